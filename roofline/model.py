@@ -1,0 +1,388 @@
+"""A decoder-only transformer as the roofline model sees it: shapes, parameter counts, KV-cache size.
+
+Read from a model profile (docs/PROFILES.md). Parameter counts are computed from the architecture
+(and tested against published figures), never copied:
+
+    embedding       = vocab * hidden                       (+ the same again for an untied LM head)
+    attention/layer = gqa:  hidden*heads*hd + 2*hidden*kv_heads*hd + heads*hd*hidden
+                      shared_kv: hidden*heads*hd + hidden*kv_heads*hd + heads*hd*hidden
+                      mla:  hidden*q_lora + q_lora*heads*(nope+rope)   (or hidden*heads*(nope+rope))
+                            + hidden*(kv_lora+rope) + kv_lora*heads*(nope+v) + heads*v*hidden
+    mlp/layer       = (3 if gated else 2) * hidden * ffn
+    moe/layer       = experts*3*hidden*expert_ffn + shared*3*hidden*shared_ffn + hidden*experts (router)
+    norms           = 2*hidden per layer + hidden (final)
+    active          = the same with top_k routed experts in place of all of them
+
+KV cache elements per cached token per layer: gqa 2*kv_heads*hd (K and V), shared_kv kv_heads*hd,
+mla kv_lora + rope (one latent, replicated on every tensor-parallel rank). Sliding-window layers
+store min(S, window) tokens; compressed layers store ceil(S/ratio) + min(S, window).
+Biases, attention sinks and quantisation scales of the checkpoint are ignored (< 0.1% of bytes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from roofline.errors import field_error
+from roofline.profiles import find_profile, read_yaml
+
+# Bytes per stored element by dtype. int4/fp4 include their group scales: int4 with one fp16 scale
+# per 128 weights (0.5 + 2/128), fp4 as MXFP4 with one 8-bit scale per 32 weights (0.5 + 1/32).
+BYTES_PER_ELEMENT = {
+    "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0,
+    "int4": 0.5 + 2.0 / 128, "fp4": 0.5 + 1.0 / 32,
+}
+KV_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8")
+WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
+GROUP_KINDS = ("full", "sliding", "compressed")
+
+
+@dataclass(frozen=True)
+class AttentionGroup:
+    """Layers sharing one attention pattern."""
+
+    kind: str          # full | sliding | compressed
+    layers: int
+    window: int = 0    # sliding: tokens kept; compressed: uncompressed recent tokens kept too
+    ratio: int = 1     # compressed: tokens per stored entry
+    read_tokens: int = 0  # sparse attention: at most this many compressed entries read per query (0: all)
+
+
+@dataclass(frozen=True)
+class MLASpec:
+    q_lora_rank: int
+    kv_lora_rank: int
+    qk_nope_head_dim: int
+    qk_rope_head_dim: int
+    v_head_dim: int
+
+
+@dataclass(frozen=True)
+class MoESpec:
+    experts: int
+    top_k: int
+    expert_ffn_size: int
+    shared_experts: int = 0
+    shared_expert_ffn_size: int = 0
+    dense_layers: int = 0
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    display_name: str
+    layers: int
+    hidden_size: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    ffn_size: int
+    ffn_gated: bool
+    vocab_size: int
+    tied_embeddings: bool
+    kv_layout: str = "gqa"
+    groups: tuple[AttentionGroup, ...] = ()
+    mla: MLASpec | None = None
+    moe: MoESpec | None = None
+    mtp_modules: int = 0
+    published_params: float | None = None
+    published_active_params: float | None = None
+    source: str = ""
+    notes: str = ""
+
+    # ---- parameter counts (per component, whole model, unsharded) ----
+    @property
+    def attention_params_per_layer(self) -> int:
+        h, hd = self.hidden_size, self.head_dim
+        if self.kv_layout == "mla":
+            m = self.mla
+            qk = m.qk_nope_head_dim + m.qk_rope_head_dim
+            q = h * m.q_lora_rank + m.q_lora_rank * self.heads * qk if m.q_lora_rank else h * self.heads * qk
+            kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank * self.heads * (m.qk_nope_head_dim + m.v_head_dim)
+            return q + kv + self.heads * m.v_head_dim * h
+        kv_mats = 1 if self.kv_layout == "shared_kv" else 2
+        return h * self.heads * hd + kv_mats * h * self.kv_heads * hd + self.heads * hd * h
+
+    @property
+    def qkv_params_per_layer(self) -> int:
+        """Input projections of attention (everything but the output projection)."""
+        return self.attention_params_per_layer - self.o_params_per_layer
+
+    @property
+    def o_params_per_layer(self) -> int:
+        v_dim = self.mla.v_head_dim if self.kv_layout == "mla" else self.head_dim
+        return self.heads * v_dim * self.hidden_size
+
+    @property
+    def dense_mlp_params(self) -> int:
+        return (3 if self.ffn_gated else 2) * self.hidden_size * self.ffn_size
+
+    @property
+    def expert_params(self) -> int:
+        """One routed expert (gated MLP)."""
+        return 3 * self.hidden_size * self.moe.expert_ffn_size
+
+    @property
+    def shared_expert_params(self) -> int:
+        m = self.moe
+        return m.shared_experts * 3 * self.hidden_size * (m.shared_expert_ffn_size or m.expert_ffn_size)
+
+    @property
+    def router_params(self) -> int:
+        return self.hidden_size * self.moe.experts
+
+    @property
+    def moe_layers(self) -> int:
+        return 0 if self.moe is None else self.layers - self.moe.dense_layers
+
+    @property
+    def dense_layers(self) -> int:
+        return self.layers - self.moe_layers
+
+    @property
+    def embedding_params(self) -> int:
+        return self.vocab_size * self.hidden_size
+
+    @property
+    def lm_head_params(self) -> int:
+        """The LM head's weights (read every step even when tied to the embedding)."""
+        return self.vocab_size * self.hidden_size
+
+    @property
+    def norm_params(self) -> int:
+        return 2 * self.hidden_size * self.layers + self.hidden_size
+
+    def block_params(self, moe_layer: bool, active: bool) -> int:
+        """One transformer block: attention + (dense MLP | MoE) + 2 norms."""
+        ffn = self.dense_mlp_params
+        if moe_layer:
+            routed = self.moe.top_k if active else self.moe.experts
+            ffn = routed * self.expert_params + self.shared_expert_params + self.router_params
+        return self.attention_params_per_layer + ffn + 2 * self.hidden_size
+
+    @property
+    def mtp_params(self) -> int:
+        """DeepSeek-style MTP modules: one block + a 2h->h projection + 2 norms each; embedding and head shared."""
+        if not self.mtp_modules:
+            return 0
+        h = self.hidden_size
+        return self.mtp_modules * (self.block_params(self.moe is not None, active=False) + 2 * h * h + 2 * h)
+
+    def _params(self, active: bool) -> int:
+        embed = self.embedding_params + (0 if self.tied_embeddings else self.lm_head_params)
+        blocks = self.dense_layers * self.block_params(False, active)
+        if self.moe_layers:
+            blocks += self.moe_layers * self.block_params(True, active)
+        return embed + blocks + self.hidden_size
+
+    @property
+    def params(self) -> int:
+        """Total parameters of the main model (MTP modules excluded, as publishers count them)."""
+        return self._params(active=False)
+
+    @property
+    def active_params(self) -> int:
+        """Parameters one token uses: top_k routed experts instead of all of them."""
+        return self._params(active=True)
+
+    # ---- KV cache ----
+    @property
+    def kv_elements_per_token_per_layer(self) -> int:
+        if self.kv_layout == "mla":
+            return self.mla.kv_lora_rank + self.mla.qk_rope_head_dim
+        return (1 if self.kv_layout == "shared_kv" else 2) * self.kv_heads * self.head_dim
+
+    def kv_elements_per_token_per_layer_per_device(self, tp: int) -> float:
+        """Under tensor parallelism KV heads are split (at least one per rank); an MLA latent is replicated."""
+        if self.kv_layout == "mla":
+            return float(self.kv_elements_per_token_per_layer)
+        per_head = self.kv_elements_per_token_per_layer / self.kv_heads
+        return per_head * -(-self.kv_heads // tp)
+
+    def kv_bytes_per_token(self, kv_bytes_per_element: float = 2.0) -> float:
+        """Nominal KV bytes per token per sequence: every layer storing every token."""
+        return self.layers * self.kv_elements_per_token_per_layer * kv_bytes_per_element
+
+    def stored_tokens(self, group: AttentionGroup, context_len):
+        """KV entries one layer of `group` holds for a sequence of `context_len` tokens (array-friendly)."""
+        s = np.asarray(context_len, dtype=np.float64)
+        if group.kind == "sliding":
+            return np.minimum(s, group.window)
+        if group.kind == "compressed":
+            return np.ceil(s / group.ratio) + np.minimum(s, group.window)
+        return s
+
+    def read_tokens(self, group: AttentionGroup, context_len):
+        """KV entries one query of one layer of `group` reads at context `context_len`."""
+        s = np.asarray(context_len, dtype=np.float64)
+        if group.kind == "compressed":
+            compressed = np.ceil(s / group.ratio)
+            if group.read_tokens:
+                compressed = np.minimum(compressed, group.read_tokens)
+            return compressed + np.minimum(s, group.window)
+        stored = self.stored_tokens(group, s)
+        return np.minimum(stored, group.read_tokens) if group.read_tokens else stored
+
+    def kv_cache_elements_per_sequence(self, context_len, tp: int = 1):
+        """KV elements one sequence of `context_len` tokens holds, per device, summed over layers."""
+        per_token = self.kv_elements_per_token_per_layer_per_device(tp)
+        return sum(g.layers * self.stored_tokens(g, context_len) for g in self.groups) * per_token
+
+    @property
+    def attention_dims_per_query_head(self) -> tuple[int, int]:
+        """(dims of q.k, dims of the value) per head as attention computes them (MLA: absorbed form)."""
+        if self.kv_layout == "mla":
+            return self.mla.kv_lora_rank + self.mla.qk_rope_head_dim, self.mla.kv_lora_rank
+        return self.head_dim, self.head_dim
+
+    def to_json(self, kv_bytes_per_element: float = 2.0) -> dict:
+        """The `roofline models show --json` object."""
+        return {
+            "name": self.name,
+            "display_name": self.display_name,
+            "params": self.params,
+            "active_params": self.active_params,
+            "mtp_params": self.mtp_params,
+            "kv_bytes_per_token": self.kv_bytes_per_token(kv_bytes_per_element),
+            "kv_layout": self.kv_layout,
+            "layers": self.layers,
+            "hidden_size": self.hidden_size,
+            "heads": self.heads,
+            "kv_heads": self.kv_heads,
+            "head_dim": self.head_dim,
+            "ffn_size": self.ffn_size,
+            "vocab_size": self.vocab_size,
+            "attention_groups": [g.__dict__ for g in self.groups],
+            "moe": None if self.moe is None else self.moe.__dict__,
+            "mtp_modules": self.mtp_modules,
+            "published_params": self.published_params,
+            "published_active_params": self.published_active_params,
+            "source": self.source,
+        }
+
+
+_INT_FIELDS = ("layers", "hidden_size", "heads", "kv_heads", "head_dim", "ffn_size", "vocab_size")
+_KNOWN = set(_INT_FIELDS) | {
+    "type", "name", "display_name", "source", "notes", "ffn_gated", "tied_embeddings", "attention",
+    "moe", "mtp_modules", "published_params", "published_active_params",
+}
+
+
+def _positive_int(where: str, key: str, value: object, allow_zero: bool = False) -> int:
+    ok = isinstance(value, int) and not isinstance(value, bool) and (value >= 0 if allow_zero else value > 0)
+    if not ok:
+        raise field_error(where, key, "a non-negative integer" if allow_zero else "a positive integer", value)
+    return value
+
+
+def _bool(where: str, key: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise field_error(where, key, "true or false", value)
+    return value
+
+
+def _mapping(where: str, key: str, value: object, allowed: set[str]) -> dict:
+    if not isinstance(value, dict):
+        raise field_error(where, key, "a mapping", value)
+    for k in value:
+        if k not in allowed:
+            raise field_error(where, f"{key}.{k}", "one of " + ", ".join(sorted(allowed)), k)
+    return value
+
+
+def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
+    """Validate a model profile mapping."""
+    for key in data:
+        if key not in _KNOWN:
+            raise field_error(where, key, "a known field (see docs/PROFILES.md)", key)
+    for key in ("name", *_INT_FIELDS):
+        if key not in data:
+            raise field_error(where, key, "a required field", "nothing")
+    if not isinstance(data["name"], str):
+        raise field_error(where, "name", "a string", data["name"])
+    ints = {k: _positive_int(where, k, data[k]) for k in _INT_FIELDS}
+    attention = _mapping(where, "attention", data.get("attention") or {}, {"kv_layout", "groups", "mla"})
+    kv_layout = attention.get("kv_layout", "gqa")
+    if kv_layout not in ("gqa", "shared_kv", "mla"):
+        raise field_error(where, "attention.kv_layout", "gqa | shared_kv | mla", kv_layout)
+    raw_groups = attention.get("groups") or [{"kind": "full", "layers": ints["layers"]}]
+    if not isinstance(raw_groups, list):
+        raise field_error(where, "attention.groups", "a list of layer groups", raw_groups)
+    groups = []
+    for i, g in enumerate(raw_groups):
+        key = f"attention.groups[{i}]"
+        g = _mapping(where, key, g, {"kind", "layers", "window", "ratio", "read_tokens"})
+        if g.get("kind") not in GROUP_KINDS:
+            raise field_error(where, f"{key}.kind", " | ".join(GROUP_KINDS), g.get("kind"))
+        group = AttentionGroup(
+            kind=g["kind"],
+            layers=_positive_int(where, f"{key}.layers", g.get("layers")),
+            window=_positive_int(where, f"{key}.window", g.get("window", 0), allow_zero=g["kind"] != "sliding"),
+            ratio=_positive_int(where, f"{key}.ratio", g.get("ratio", 1)),
+            read_tokens=_positive_int(where, f"{key}.read_tokens", g.get("read_tokens", 0), allow_zero=True),
+        )
+        if group.kind == "compressed" and group.ratio < 2:
+            raise field_error(where, f"{key}.ratio", "an integer >= 2 for a compressed group", group.ratio)
+        groups.append(group)
+    if sum(g.layers for g in groups) != ints["layers"]:
+        raise field_error(where, "attention.groups", f"layer counts summing to layers={ints['layers']}", sum(g.layers for g in groups))
+    mla = None
+    if kv_layout == "mla":
+        raw = _mapping(where, "attention.mla", attention.get("mla"), {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})
+        mla = MLASpec(
+            q_lora_rank=_positive_int(where, "attention.mla.q_lora_rank", raw.get("q_lora_rank") or 0, allow_zero=True),
+            **{k: _positive_int(where, f"attention.mla.{k}", raw.get(k)) for k in ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")},
+        )
+    moe = None
+    if data.get("moe") is not None:
+        raw = _mapping(where, "moe", data["moe"], {"experts", "top_k", "expert_ffn_size", "shared_experts", "shared_expert_ffn_size", "dense_layers"})
+        moe = MoESpec(
+            experts=_positive_int(where, "moe.experts", raw.get("experts")),
+            top_k=_positive_int(where, "moe.top_k", raw.get("top_k")),
+            expert_ffn_size=_positive_int(where, "moe.expert_ffn_size", raw.get("expert_ffn_size")),
+            shared_experts=_positive_int(where, "moe.shared_experts", raw.get("shared_experts", 0), allow_zero=True),
+            shared_expert_ffn_size=_positive_int(where, "moe.shared_expert_ffn_size", raw.get("shared_expert_ffn_size", 0), allow_zero=True),
+            dense_layers=_positive_int(where, "moe.dense_layers", raw.get("dense_layers", 0), allow_zero=True),
+        )
+        if moe.top_k > moe.experts:
+            raise field_error(where, "moe.top_k", f"at most experts={moe.experts}", moe.top_k)
+        if moe.dense_layers >= ints["layers"]:
+            raise field_error(where, "moe.dense_layers", f"fewer than layers={ints['layers']}", moe.dense_layers)
+    published = {}
+    for key in ("published_params", "published_active_params"):
+        value = data.get(key)
+        if isinstance(value, str):  # YAML 1.1 reads 8.03e9 (no sign in the exponent) as a string
+            try:
+                value = float(value)
+            except ValueError:
+                pass
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+            raise field_error(where, key, "a positive number of parameters", value)
+        published[key] = None if value is None else float(value)
+    return ModelSpec(
+        name=data["name"],
+        display_name=str(data.get("display_name", data["name"])),
+        **ints,
+        ffn_gated=_bool(where, "ffn_gated", data.get("ffn_gated", True)),
+        tied_embeddings=_bool(where, "tied_embeddings", data.get("tied_embeddings", False)),
+        kv_layout=kv_layout,
+        groups=tuple(groups),
+        mla=mla,
+        moe=moe,
+        mtp_modules=_positive_int(where, "mtp_modules", data.get("mtp_modules", 0), allow_zero=True),
+        **published,
+        source=str(data.get("source", "")).strip(),
+        notes=str(data.get("notes", "")).strip(),
+    )
+
+
+def load_model(name: str, extra_dirs: tuple[str | Path, ...] = ()) -> ModelSpec:
+    """Load model profile `name` (or a path to a YAML file) from the search path."""
+    path = find_profile("model", name, extra_dirs)
+    spec = model_from_dict(read_yaml(path), str(path))
+    if Path(name).suffix not in (".yaml", ".yml") and spec.name != path.stem:
+        raise field_error(str(path), "name", f"the file name {path.stem!r}", spec.name)
+    return spec
