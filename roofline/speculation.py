@@ -245,3 +245,39 @@ def break_even_batch(batches, speedup, axis: int = -1):
     shape[axis] = -1
     candidates = np.where(ok, batches.reshape(shape), 0)
     return candidates.max(axis=axis)
+
+
+K_SEARCH = np.arange(0, 17)
+
+
+def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context: int, k: int, alpha=None, **kw) -> dict:
+    """The `spec` object of `roofline predict --json`: one point, plus best k (0..16) and break-even batch.
+
+    best_k maximises tokens/s over k = 0..16 at this batch, context and acceptance (0 means: do not
+    speculate). break_even_batch is the largest batch in 1..max_batch (the KV-cache limit) where this k
+    still gives speedup >= 1; None if none.
+    """
+    point = speculative_metrics(hw, target, batch, context, k, alpha, **kw)
+    over_k = speculative_metrics(hw, target, batch, context, K_SEARCH, alpha, **kw)
+    cap = int(point["max_batch"])
+    batches = np.arange(1, max(cap, batch) + 1)
+    over_b = speculative_metrics(hw, target, batches, context, k, alpha, **kw)
+    be = int(break_even_batch(batches, over_b["speedup"]))
+    keys = ("iteration_time_s", "draft_time_s", "verify_time_s", "transfer_time_s", "overhead_time_s", "tau",
+            "tokens_per_s", "tokens_per_s_per_user", "speedup", "flops_per_token", "bytes_per_token",
+            "wasted_flops_fraction", "memory_needed_bytes")
+    out = {key: float(point[key]) for key in keys}
+    if k == 0 or kw.get("method", "eagle") == "none":
+        out["speedup"] = 1.0  # exactly: the same pass, no drafter
+    out.update(
+        method=kw.get("method", "eagle"),
+        k=int(k),
+        alpha=None if alpha is None else float(alpha),
+        acceptance=None if kw.get("acceptance") is None else [float(a) for a in kw["acceptance"]],
+        best_k=int(best_k(over_k, K_SEARCH)),
+        break_even_batch=be if be > 0 else None,
+        fits_in_memory=bool(point["fits_in_memory"]),
+        max_batch=cap,
+        verify_bound="compute" if bool(point["verify_compute_bound"]) else "memory",
+    )
+    return out

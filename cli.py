@@ -1,0 +1,302 @@
+"""roofline command line: a thin shell over the library (parse, call one function, print or write).
+
+Run as `roofline ...` after `pip install .`, or `python cli.py ...` from a checkout.
+Every bad input ends with one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from roofline.errors import RooflineError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Roofline model of LLM decode throughput, with and without speculative decoding.")
+hw_app = typer.Typer(no_args_is_help=True, help="Hardware profiles.")
+models_app = typer.Typer(no_args_is_help=True, help="Model profiles.")
+app.add_typer(hw_app, name="hw")
+app.add_typer(models_app, name="models")
+
+ProfilesOpt = Annotated[Optional[list[Path]], typer.Option("--profiles", help="Extra folder of YAML profiles (repeatable; also ROOFLINE_PATH).")]
+_state: dict = {"profiles": ()}
+
+
+@app.callback()
+def _root(profiles: ProfilesOpt = None) -> None:
+    _state["profiles"] = tuple(profiles or ())
+
+
+def _dirs() -> tuple:
+    return _state["profiles"]
+
+
+def _echo_json(obj: dict) -> None:
+    typer.echo(json.dumps(obj, indent=2, default=_json_default))
+
+
+def _json_default(value):
+    import numpy as np
+
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+@app.command()
+def predict(
+    hardware: Annotated[str, typer.Option(help="Hardware profile name (roofline hw list).")] = "h100-sxm",
+    model: Annotated[str, typer.Option(help="Model profile name (roofline models list).")] = "llama-3.1-8b",
+    batch: Annotated[int, typer.Option(min=1, help="Sequences decoded together.")] = 1,
+    context: Annotated[int, typer.Option(min=0, help="Tokens already in each sequence's KV cache.")] = 1024,
+    tp: Annotated[int, typer.Option(min=1, help="Tensor-parallel degree.")] = 1,
+    weight_dtype: Annotated[str, typer.Option(help="bf16 | fp16 | fp32 | fp8 | int8 | int4 | fp4")] = "bf16",
+    kv_dtype: Annotated[str, typer.Option(help="bf16 | fp16 | fp32 | fp8 | int8")] = "bf16",
+    prompt: Annotated[Optional[int], typer.Option(min=1, help="Prompt length: adds time to first token (one prefill).")] = None,
+    method: Annotated[str, typer.Option(help="Speculation: none | draft | mtp | eagle | ngram")] = "none",
+    draft: Annotated[Optional[str], typer.Option(help="Draft model name (method draft).")] = None,
+    k: Annotated[int, typer.Option(min=0, help="Draft tokens per iteration (bonus token excluded).")] = 4,
+    alpha: Annotated[Optional[float], typer.Option(min=0.0, max=1.0, help="Per-token acceptance probability.")] = None,
+    acceptance: Annotated[Optional[str], typer.Option(help="Per-position conditional acceptance rates a1,a2,... (instead of --alpha).")] = None,
+    draft_hardware: Annotated[Optional[str], typer.Option(help="Run the drafter on this device (overlapped with verify).")] = None,
+    draft_vocab: Annotated[Optional[int], typer.Option(min=1, help="EAGLE head's reduced vocabulary.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object (SI units).")] = False,
+) -> None:
+    """Predict one decode point: step time, tokens/s, MBU/MFU, bound, memory; optionally speculation."""
+    from roofline.engine import predict_point
+    from roofline.hardware import load_hardware
+    from roofline.model import KV_DTYPES, WEIGHT_DTYPES, load_model
+
+    if weight_dtype not in WEIGHT_DTYPES:
+        raise RooflineError(f"--weight-dtype: expected one of {', '.join(WEIGHT_DTYPES)}, found {weight_dtype!r}")
+    if kv_dtype not in KV_DTYPES:
+        raise RooflineError(f"--kv-dtype: expected one of {', '.join(KV_DTYPES)}, found {kv_dtype!r}")
+    hw = load_hardware(hardware, _dirs())
+    spec_model = load_model(model, _dirs())
+    point = predict_point(hw, spec_model, batch, context, weight_dtype, kv_dtype, tp, prompt)
+    if method != "none" or acceptance or alpha is not None:
+        from roofline.speculation import predict_speculation
+
+        rates = _parse_rates(acceptance) if acceptance else None
+        if rates is None and alpha is None and method not in ("none",):
+            raise RooflineError("--alpha or --acceptance: expected one of them with a speculation method, found neither")
+        point["spec"] = predict_speculation(
+            hw, spec_model, batch, context, k, alpha, method=method,
+            draft=load_model(draft, _dirs()) if draft else None,
+            draft_hw=load_hardware(draft_hardware, _dirs()) if draft_hardware else None,
+            acceptance=rates, draft_vocab=draft_vocab, weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp,
+        )
+    if json_out:
+        _echo_json(point)
+    else:
+        from roofline.report import predict_table
+
+        typer.echo(predict_table(point))
+
+
+def _parse_rates(text: str) -> list[float]:
+    try:
+        rates = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise RooflineError(f"--acceptance: expected comma-separated rates like 0.8,0.7,0.6, found {text!r}") from None
+    if not rates or any(not 0 <= r <= 1 for r in rates):
+        raise RooflineError(f"--acceptance: expected rates in [0, 1], found {text!r}")
+    return rates
+
+
+@hw_app.command("list")
+def hw_list() -> None:
+    """List hardware profiles: memory, bandwidth, bf16 peak, ridge point."""
+    from roofline.hardware import load_hardware
+    from roofline.profiles import list_names
+
+    typer.echo(f"{'name':<16}{'memory':>10}{'bandwidth':>12}{'bf16 dense':>14}{'ridge':>8}  display name")
+    for name in list_names("hardware", _dirs()):
+        hw = load_hardware(name, _dirs())
+        dtype = "bf16" if "bf16" in hw.peak_flops_per_s else "fp32"
+        typer.echo(
+            f"{name:<16}{hw.mem_bytes / 1e9:>8.0f}GB{hw.mem_bw_bytes_per_s / 1e12:>9.2f}TB/s"
+            f"{hw.peak_flops_per_s[dtype] / 1e12:>9.1f}TFLOP/s{hw.ridge_point_flops_per_byte(dtype):>7.0f}  {hw.display_name}"
+        )
+
+
+@hw_app.command("show")
+def hw_show(name: str, json_out: Annotated[bool, typer.Option("--json", help="Print JSON (SI units).")] = False) -> None:
+    """Show one hardware profile."""
+    from roofline.hardware import load_hardware
+
+    hw = load_hardware(name, _dirs())
+    if json_out:
+        _echo_json(hw.to_json())
+        return
+    from roofline.units import format_seconds, format_si
+
+    typer.echo(f"{hw.display_name} ({hw.name}, {hw.kind}){'  [measured]' if hw.measured else ''}")
+    typer.echo(f"  memory            {format_si(hw.mem_bytes, 'B')} ({hw.usable_memory_fraction:.0%} usable)")
+    typer.echo(f"  bandwidth         {format_si(hw.mem_bw_bytes_per_s, 'B/s')} x {hw.mem_efficiency:.2f} achievable")
+    for dtype, flops in hw.peak_flops_per_s.items():
+        typer.echo(f"  {dtype:<6} dense     {format_si(flops, 'FLOP/s')}  ridge {flops / hw.mem_bw_bytes_per_s:.0f} FLOP/byte")
+    typer.echo(f"  compute achievable x {hw.compute_efficiency:.2f}")
+    typer.echo(f"  on-chip cache     {format_si(hw.on_chip_cache_bytes, 'B')}")
+    typer.echo(f"  link              {format_si(hw.link_bw_bytes_per_s, 'B/s')} one direction x {hw.link_efficiency:.2f}, latency {format_seconds(hw.link_latency_s)}")
+    typer.echo(f"  step overhead     {format_seconds(hw.step_overhead_s)}")
+    if hw.price_usd_per_hour is not None:
+        typer.echo(f"  price             {hw.price_usd_per_hour:.2f} USD/h")
+    typer.echo(f"  source: {hw.source}")
+    typer.echo(f"  notes: {hw.notes}")
+
+
+@models_app.command("list")
+def models_list() -> None:
+    """List model profiles: parameters, active parameters, KV bytes per token."""
+    from roofline.model import load_model
+    from roofline.profiles import list_names
+
+    typer.echo(f"{'name':<20}{'params':>10}{'active':>10}{'KV/token (bf16)':>17}  attention")
+    for name in list_names("model", _dirs()):
+        m = load_model(name, _dirs())
+        kinds = "+".join(sorted({g.kind for g in m.groups}))
+        typer.echo(f"{name:<20}{m.params / 1e9:>9.2f}B{m.active_params / 1e9:>9.2f}B{m.kv_bytes_per_token() / 1024:>14.1f}KiB  {m.kv_layout} {kinds}{' moe' if m.moe else ''}")
+
+
+@models_app.command("show")
+def models_show(name: str, json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """Show one model profile with its computed parameter counts and KV size."""
+    from roofline.model import load_model
+
+    m = load_model(name, _dirs())
+    data = m.to_json()
+    if json_out:
+        _echo_json(data)
+        return
+    typer.echo(f"{m.display_name} ({m.name})")
+    typer.echo(f"  parameters       {m.params / 1e9:.3f} B (published {m.published_params / 1e9 if m.published_params else float('nan'):.3f} B)")
+    typer.echo(f"  active           {m.active_params / 1e9:.3f} B")
+    typer.echo(f"  KV per token     {m.kv_bytes_per_token():,.0f} bytes in bf16 ({m.kv_layout})")
+    for key in ("layers", "hidden_size", "heads", "kv_heads", "head_dim", "ffn_size", "vocab_size"):
+        typer.echo(f"  {key:<16} {data[key]}")
+    for g in m.groups:
+        typer.echo(f"  layers {g.layers:>3}: {g.kind}" + (f" window {g.window}" if g.window else "") + (f" ratio {g.ratio}" if g.ratio > 1 else "") + (f" reads <= {g.read_tokens}" if g.read_tokens else ""))
+    if m.moe:
+        typer.echo(f"  MoE: {m.moe.experts} experts top-{m.moe.top_k}, expert ffn {m.moe.expert_ffn_size}, shared {m.moe.shared_experts}, dense layers {m.moe.dense_layers}")
+    if m.mtp_modules:
+        typer.echo(f"  MTP modules      {m.mtp_modules} ({m.mtp_params / 1e9:.2f} B params)")
+    typer.echo(f"  source: {m.source}")
+
+
+@app.command()
+def sweep(
+    scenario: Annotated[str, typer.Argument(help="Scenario YAML file or built-in scenario name.")],
+    out: Annotated[Path, typer.Option(help="Output folder (results.csv, plots).")] = Path("out/sweep"),
+    force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
+    plots: Annotated[bool, typer.Option(help="Draw the standard plots.")] = True,
+    chunk_points: Annotated[int, typer.Option(min=1000, help="Rows computed per chunk (bounds memory).")] = 1_000_000,
+) -> None:
+    """Run a scenario sweep: results.csv (+ .parquet), operators.csv, plots (PNG and SVG)."""
+    from roofline.scenario import load_scenario
+    from roofline.sweep import load_pairs, write_sweep
+    from roofline.outputs import staged_dir
+
+    sc = load_scenario(scenario, _dirs())
+    pairs = load_pairs(sc, _dirs())
+    with staged_dir(out, force) as tmp:
+        summary = write_sweep(sc, pairs, tmp, plots=plots, chunk_points=chunk_points, progress=sys.stderr.isatty() or sc.points > 200_000)
+    typer.echo(f"{sc.name}: {summary['points']:,} points in {summary['compute_s']:.2f} s -> {out}/")
+    for name in summary["files"]:
+        typer.echo(f"  {out / name}")
+
+
+@app.command()
+def plot(
+    table: Annotated[Path, typer.Argument(help="A sweep output folder or its results.csv / results.parquet.")],
+    out: Annotated[Optional[Path], typer.Option(help="Folder for the plots (default: the table's folder).")] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite existing plot files.")] = False,
+) -> None:
+    """Re-draw the standard plots from a written table, without recomputing anything."""
+    from roofline.plots import plot_from_table
+
+    for path in plot_from_table(table, out, force):
+        typer.echo(str(path))
+
+
+@app.command()
+def bench(
+    points: Annotated[list[int], typer.Option(help="Sweep sizes to time (repeatable).")] = [1_000_000, 10_000_000],  # noqa: B006
+    chunk_points: Annotated[int, typer.Option(min=1000, help="Rows per chunk.")] = 1_000_000,
+) -> None:
+    """Benchmark the sweep engine: points/s and peak memory, one JSON line per size."""
+    from roofline.bench import run_bench
+
+    for n in points:
+        typer.echo(json.dumps(run_bench(n, chunk_points)))
+
+
+@app.command()
+def calibrate(
+    device: Annotated[str, typer.Option(help="cpu | cuda")] = "cpu",
+    out: Annotated[Optional[Path], typer.Option(help="Write the measured hardware profile here (YAML).")] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite an existing file.")] = False,
+) -> None:
+    """Measure this machine (bandwidth, GEMM FLOP/s, GEMV bandwidth, overhead) into a hardware profile."""
+    from roofline.calibrate import profile_to_yaml, run_calibrate
+    from roofline.hardware import hardware_from_dict
+    from roofline.outputs import write_file_safely
+
+    if out is not None and out.exists() and not force:
+        raise RooflineError(f"--out: {out} exists; pass --force to overwrite it")
+    profile = run_calibrate(device)
+    hardware_from_dict(profile, "<calibration>")  # the profile must load like any other
+    text = profile_to_yaml(profile)
+    if out is None:
+        typer.echo(text)
+    else:
+        write_file_safely(out, text, force)
+        typer.echo(f"wrote {out}")
+
+
+@app.command()
+def validate(
+    device: Annotated[str, typer.Option(help="cpu | cuda")] = "cpu",
+    quick: Annotated[bool, typer.Option(help="Fewer points and repeats (under 5 minutes on 2 cores).")] = False,
+    out: Annotated[Path, typer.Option(help="Output folder: table, plots, profile.")] = Path("out/validate"),
+    hardware: Annotated[Optional[str], typer.Option(help="Use this (calibrated) hardware profile instead of calibrating now.")] = None,
+    force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
+) -> None:
+    """Run the real PyTorch decoder and speculative loop, and report predicted against measured."""
+    from roofline.outputs import staged_dir
+    from roofline.validate import run_validate
+
+    hw = None
+    if hardware:
+        from roofline.hardware import load_hardware
+
+        hw = load_hardware(hardware, _dirs())
+    with staged_dir(out, force) as tmp:
+        summary = run_validate(device=device, quick=quick, out_dir=tmp, progress=True, hardware=hw)
+    typer.echo(json.dumps(summary))
+
+
+def main() -> None:
+    """Console entry point: bad input becomes one line on stderr and exit code 2."""
+    try:
+        app(standalone_mode=False)
+    except RooflineError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except typer.Abort:
+        typer.echo("aborted", err=True)
+        sys.exit(1)
+    except Exception as exc:  # click usage errors carry their own exit code
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise
+
+
+if __name__ == "__main__":
+    main()

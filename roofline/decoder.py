@@ -1,0 +1,303 @@
+"""A small Llama-style decoder in PyTorch, built from a model profile, for the real runs.
+
+RMSNorm, rotary position embedding (RoPE), grouped-query attention (GQA), SwiGLU MLP; random
+weights. The style follows gpt-fast: flat, plain tensors, steps named as verbs (`prefill`,
+`decode_one_token`, `verify`, `decode_n_tokens`).
+
+The KV cache is preallocated, [layers, batch, kv_heads, max_len, head_dim] for K and for V, and a
+forward pass writes its q new entries at explicit per-sequence positions `input_pos` (shape [B]:
+sequence b writes positions input_pos[b] .. input_pos[b] + q - 1). Every sequence has its own
+position, so a batch can be ragged; a query attends to the keys at positions <= its own (a mask),
+and the pass reads the cache only up to the longest sequence. Rolling a sequence back is setting
+its position to what it kept: entries past it are dead and get overwritten.
+
+One forward pass does, per layer: RMSNorm, one fused QKV GEMM, RoPE on q and k, the KV write,
+attention over the cache, the output GEMM, RMSNorm, one fused gate+up GEMM, SiLU * up, the down
+GEMM; then the final RMSNorm and the LM head. These are the operators `roofline.costs` counts.
+
+Random initialisation keeps greedy decoding well defined: the embedding dominates the residual
+stream (block outputs are scaled by 1/sqrt(2 * layers)) and the LM head is scaled so logits have a
+standard deviation of about `logit_std`, which separates the top two logits. A layer-truncated copy
+(`truncate`) therefore agrees with the full model often but not always: a natural drafter.
+
+Only dense GQA (or MHA) models with full attention and a gated MLP are supported; other profiles
+raise RooflineError.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from roofline.errors import RooflineError
+from roofline.model import AttentionGroup, ModelSpec
+
+ROPE_THETA = 10000.0
+NORM_EPS = 1e-5
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+@dataclass
+class Layer:
+    """Weights of one transformer block (linear weights stored [out, in], as F.linear takes them)."""
+
+    attn_norm: torch.Tensor  # [hidden]
+    wqkv: torch.Tensor       # [(heads + 2 * kv_heads) * head_dim, hidden]
+    wo: torch.Tensor         # [hidden, heads * head_dim]
+    mlp_norm: torch.Tensor   # [hidden]
+    w13: torch.Tensor        # [2 * ffn, hidden]: gate and up, fused
+    w2: torch.Tensor         # [hidden, ffn]
+
+
+@dataclass
+class Decoder:
+    """A whole model: the spec it was built from and its weights."""
+
+    spec: ModelSpec
+    embedding: torch.Tensor  # [vocab, hidden]
+    layers: list[Layer]
+    norm: torch.Tensor       # [hidden]
+    lm_head: torch.Tensor    # [vocab, hidden] (the embedding itself when tied)
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return self.embedding.dtype
+
+    @property
+    def device(self) -> torch.device:
+        return self.embedding.device
+
+    def weight_bytes(self) -> int:
+        """Bytes of all distinct weight tensors (a tied head counted once)."""
+        seen, total = set(), 0
+        tensors = [self.embedding, self.norm, self.lm_head]
+        for layer in self.layers:
+            tensors += [layer.attn_norm, layer.wqkv, layer.wo, layer.mlp_norm, layer.w13, layer.w2]
+        for t in tensors:
+            if t.data_ptr() not in seen:
+                seen.add(t.data_ptr())
+                total += t.numel() * t.element_size()
+        return total
+
+
+@dataclass
+class KVCache:
+    """Preallocated K and V, [layers, batch, kv_heads, max_len, head_dim] each."""
+
+    k: torch.Tensor
+    v: torch.Tensor
+
+    @property
+    def max_len(self) -> int:
+        return self.k.shape[3]
+
+    @property
+    def batch(self) -> int:
+        return self.k.shape[1]
+
+    def first(self, batch: int) -> "KVCache":
+        """A view on the first `batch` sequences (no copy)."""
+        return KVCache(self.k[:, :batch], self.v[:, :batch])
+
+    def clone(self) -> "KVCache":
+        return KVCache(self.k.clone(), self.v.clone())
+
+
+def check_supported(spec: ModelSpec) -> None:
+    """Raise RooflineError unless the profile is a dense GQA decoder with full attention and a gated MLP."""
+    problems = []
+    if spec.moe is not None:
+        problems.append("MoE layers")
+    if spec.kv_layout != "gqa":
+        problems.append(f"kv_layout {spec.kv_layout}")
+    if any(g.kind != "full" or g.read_tokens for g in spec.groups):
+        problems.append("non-full attention groups")
+    if not spec.ffn_gated:
+        problems.append("a non-gated MLP")
+    if spec.mtp_modules:
+        problems.append("MTP modules")
+    if spec.heads % spec.kv_heads:
+        problems.append(f"heads={spec.heads} not a multiple of kv_heads={spec.kv_heads}")
+    if spec.head_dim % 2:
+        problems.append(f"odd head_dim={spec.head_dim} (RoPE rotates pairs)")
+    if problems:
+        raise RooflineError(
+            f"model {spec.name!r}: the PyTorch decoder supports dense GQA models with full attention and a gated MLP; "
+            f"found {', '.join(problems)}"
+        )
+
+
+def build_decoder(spec: ModelSpec, dtype: torch.dtype = torch.bfloat16, device: str | torch.device = "cpu",
+                  seed: int = 0, logit_std: float = 8.0) -> Decoder:
+    """Random weights in the shapes of `spec` (see the module docstring for the scales)."""
+    check_supported(spec)
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    h, hd, heads, kvh, ffn = spec.hidden_size, spec.head_dim, spec.heads, spec.kv_heads, spec.ffn_size
+    block_scale = 1.0 / math.sqrt(2.0 * spec.layers)
+
+    def randn(rows: int, cols: int, std: float) -> torch.Tensor:
+        w = torch.randn(rows, cols, generator=gen, dtype=torch.float32)
+        return w.mul_(std).to(device=device, dtype=dtype)
+
+    def ones() -> torch.Tensor:
+        return torch.ones(h, device=device, dtype=dtype)
+
+    layers = [
+        Layer(
+            attn_norm=ones(),
+            wqkv=randn((heads + 2 * kvh) * hd, h, 1.0 / math.sqrt(h)),
+            wo=randn(h, heads * hd, block_scale / math.sqrt(heads * hd)),
+            mlp_norm=ones(),
+            w13=randn(2 * ffn, h, 1.0 / math.sqrt(h)),
+            w2=randn(h, ffn, block_scale / math.sqrt(ffn)),
+        )
+        for _ in range(spec.layers)
+    ]
+    embedding = randn(spec.vocab_size, h, 1.0)
+    lm_head = embedding if spec.tied_embeddings else randn(spec.vocab_size, h, logit_std / math.sqrt(h))
+    return Decoder(spec=spec, embedding=embedding, layers=layers, norm=ones(), lm_head=lm_head)
+
+
+def truncate(model: Decoder, layers: int) -> Decoder:
+    """A drafter: the first `layers` blocks of `model` with its embedding, final norm and LM head (shared tensors)."""
+    if not 1 <= layers <= model.spec.layers:
+        raise RooflineError(f"draft layers: expected 1..{model.spec.layers}, found {layers}")
+    spec = dataclasses.replace(
+        model.spec, name=f"{model.spec.name}-first{layers}", display_name=f"{model.spec.display_name} (first {layers} layers)",
+        layers=layers, groups=(AttentionGroup(kind="full", layers=layers),), published_params=None,
+    )
+    return Decoder(spec=spec, embedding=model.embedding, layers=model.layers[:layers], norm=model.norm, lm_head=model.lm_head)
+
+
+def new_kv_cache(model: Decoder, batch: int, max_len: int) -> KVCache:
+    """Zeroed K and V buffers for `batch` sequences of up to `max_len` tokens."""
+    s = model.spec
+    shape = (s.layers, batch, s.kv_heads, max_len, s.head_dim)
+    return KVCache(torch.zeros(shape, dtype=model.dtype, device=model.device),
+                   torch.zeros(shape, dtype=model.dtype, device=model.device))
+
+
+def fill_kv_cache_random(cache: KVCache, length: int, seed: int = 0) -> None:
+    """Random K and V in positions [0, length) of every sequence: a stand-in for a prompt of that length.
+
+    A decode step costs the same whatever the cached values are, so timing at context S does not
+    need an S-token prefill.
+    """
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    for buf in (cache.k, cache.v):
+        part = torch.randn(buf[:, :, :, :length].shape, generator=gen, dtype=torch.float32)
+        buf[:, :, :, :length] = part.to(device=buf.device, dtype=buf.dtype)
+
+
+def rms_norm(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """x / rms(x) * weight, the mean square taken in float32."""
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + NORM_EPS)).to(x.dtype) * weight
+
+
+def rope_angles(positions: torch.Tensor, head_dim: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """cos and sin of position * theta^(-2i/head_dim), [B, q, 1, head_dim / 2], float32."""
+    freqs = ROPE_THETA ** (-torch.arange(0, head_dim, 2, device=positions.device, dtype=torch.float32) / head_dim)
+    angles = positions.float()[..., None] * freqs
+    return angles.cos()[:, :, None, :], angles.sin()[:, :, None, :]
+
+
+def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Rotate the two halves of each head vector (x: [B, q, heads, head_dim])."""
+    half = x.shape[-1] // 2
+    x1, x2 = x[..., :half].float(), x[..., half:].float()
+    return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1).to(x.dtype)
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
+    """Grouped-query attention without repeating K and V.
+
+    q: [B, qn, heads, hd]; k, v: [B, kv_heads, L, hd] (views into the cache); allowed: [B, qn, L]
+    bool. The `group = heads / kv_heads` query heads sharing one KV head are stacked on the query
+    axis, so each KV entry is read once per pass. Softmax in float32. Returns [B, qn, heads * hd].
+    """
+    b, qn, heads, hd = q.shape
+    kvh, length = k.shape[1], k.shape[2]
+    group = heads // kvh
+    qg = q.permute(0, 2, 1, 3).reshape(b, kvh, group * qn, hd)
+    scores = torch.matmul(qg, k.transpose(-1, -2)).view(b, kvh, group, qn, length)
+    scores = scores.float().mul_(1.0 / math.sqrt(hd)).masked_fill_(~allowed[:, None, None], float("-inf"))
+    probs = torch.softmax(scores, dim=-1).to(q.dtype).view(b, kvh, group * qn, length)
+    out = torch.matmul(probs, v).view(b, kvh, group, qn, hd)
+    return out.permute(0, 3, 1, 2, 4).reshape(b, qn, heads * hd)
+
+
+def forward(model: Decoder, cache: KVCache, tokens: torch.Tensor, input_pos: torch.Tensor) -> torch.Tensor:
+    """One forward pass: tokens [B, q] at positions input_pos[b] + (0..q-1); returns float32 logits [B, q, vocab].
+
+    Writes the q new K/V entries of every layer into the cache at those positions.
+    """
+    s = model.spec
+    b, qn = tokens.shape
+    length = int(input_pos.max()) + qn
+    if length > cache.max_len:
+        raise RooflineError(f"KV cache: a sequence would reach {length} tokens, the cache holds {cache.max_len}")
+    positions = input_pos[:, None] + torch.arange(qn, device=tokens.device)           # [B, q]
+    allowed = torch.arange(length, device=tokens.device)[None, None, :] <= positions[..., None]  # [B, q, L]
+    rows = torch.arange(b, device=tokens.device)[:, None]
+    cos, sin = rope_angles(positions, s.head_dim)
+    q_dim, kv_dim = s.heads * s.head_dim, s.kv_heads * s.head_dim
+    x = F.embedding(tokens, model.embedding)
+    for i, layer in enumerate(model.layers):
+        qkv = F.linear(rms_norm(x, layer.attn_norm), layer.wqkv)
+        q, k, v = qkv.split((q_dim, kv_dim, kv_dim), dim=-1)
+        q = apply_rope(q.view(b, qn, s.heads, s.head_dim), cos, sin)
+        k = apply_rope(k.view(b, qn, s.kv_heads, s.head_dim), cos, sin)
+        cache.k[i][rows, :, positions] = k
+        cache.v[i][rows, :, positions] = v.view(b, qn, s.kv_heads, s.head_dim)
+        out = attention(q, cache.k[i][:, :, :length], cache.v[i][:, :, :length], allowed)
+        x = x + F.linear(out, layer.wo)
+        gate, up = F.linear(rms_norm(x, layer.mlp_norm), layer.w13).chunk(2, dim=-1)
+        x = x + F.linear(F.silu(gate) * up, layer.w2)
+    return F.linear(rms_norm(x, model.norm), model.lm_head).float()
+
+
+def prefill(model: Decoder, cache: KVCache, prompt: torch.Tensor) -> torch.Tensor:
+    """Run prompts [B, P] from position 0; returns the greedy next token [B]."""
+    start = torch.zeros(prompt.shape[0], dtype=torch.long, device=prompt.device)
+    return forward(model, cache, prompt, start)[:, -1].argmax(-1)
+
+
+def decode_one_token(model: Decoder, cache: KVCache, tokens: torch.Tensor, input_pos: torch.Tensor) -> torch.Tensor:
+    """One decode step: tokens [B] at positions input_pos [B]; returns the greedy next token [B]."""
+    return forward(model, cache, tokens[:, None], input_pos)[:, 0].argmax(-1)
+
+
+def verify(model: Decoder, cache: KVCache, tokens: torch.Tensor, input_pos: torch.Tensor) -> torch.Tensor:
+    """One pass over q = k + 1 tokens per sequence [B, q]; returns the greedy token after each [B, q]."""
+    return forward(model, cache, tokens, input_pos).argmax(-1)
+
+
+def decode_n_tokens(model: Decoder, cache: KVCache, cur_token: torch.Tensor, input_pos: torch.Tensor, n: int) -> torch.Tensor:
+    """Plain greedy decoding: n steps from cur_token [B] (not yet cached) at input_pos [B]; returns [B, n]."""
+    out = []
+    pos = input_pos.clone()
+    for _ in range(n):
+        cur_token = decode_one_token(model, cache, cur_token, pos)
+        out.append(cur_token)
+        pos += 1
+    return torch.stack(out, dim=1)
+
+
+def resolve_device(device: str) -> torch.device:
+    """torch.device for 'cpu' or 'cuda'; a missing CUDA device is a one-line RooflineError."""
+    if device not in ("cpu", "cuda") and not device.startswith("cuda:"):
+        raise RooflineError(f"--device: expected cpu or cuda, found {device!r}")
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise RooflineError(f"--device {device}: no CUDA device is available to this PyTorch ({torch.__version__}); use --device cpu")
+    return torch.device(device)
+
+
+def synchronize(device: torch.device) -> None:
+    """Wait for queued device work (a no-op on CPU)."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
