@@ -6,6 +6,8 @@ Read from a model profile (docs/PROFILES.md). Parameter counts are computed from
     embedding       = vocab * hidden                       (+ the same again for an untied LM head)
     attention/layer = gqa:  hidden*heads*hd + 2*hidden*kv_heads*hd + heads*hd*hidden
                       shared_kv: hidden*heads*hd + hidden*kv_heads*hd + heads*hd*hidden
+                      (optional low rank: q = hidden*q_lora + q_lora*heads*hd;
+                       o = heads*hd*o_lora + o_groups*o_lora*hidden)
                       mla:  hidden*q_lora + q_lora*heads*(nope+rope)   (or hidden*heads*(nope+rope))
                             + hidden*(kv_lora+rope) + kv_lora*heads*(nope+v) + heads*v*hidden
     mlp/layer       = (3 if gated else 2) * hidden * ffn
@@ -86,6 +88,9 @@ class ModelSpec:
     kv_layout: str = "gqa"
     groups: tuple[AttentionGroup, ...] = ()
     mla: MLASpec | None = None
+    q_lora_rank: int = 0     # gqa/shared_kv: low-rank query projection hidden -> r -> heads*hd (0: full rank)
+    o_lora_rank: int = 0     # gqa/shared_kv: grouped low-rank output, heads*hd -> o_groups*r -> hidden (0: full)
+    o_groups: int = 1
     moe: MoESpec | None = None
     mtp_modules: int = 0
     published_params: float | None = None
@@ -104,7 +109,9 @@ class ModelSpec:
             kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank * self.heads * (m.qk_nope_head_dim + m.v_head_dim)
             return q + kv + self.heads * m.v_head_dim * h
         kv_mats = 1 if self.kv_layout == "shared_kv" else 2
-        return h * self.heads * hd + kv_mats * h * self.kv_heads * hd + self.heads * hd * h
+        r = self.q_lora_rank
+        q = h * r + r * self.heads * hd if r else h * self.heads * hd
+        return q + kv_mats * h * self.kv_heads * hd + self.o_params_per_layer
 
     @property
     def qkv_params_per_layer(self) -> int:
@@ -114,6 +121,8 @@ class ModelSpec:
     @property
     def o_params_per_layer(self) -> int:
         v_dim = self.mla.v_head_dim if self.kv_layout == "mla" else self.head_dim
+        if self.o_lora_rank:
+            return self.heads * v_dim * self.o_lora_rank + self.o_groups * self.o_lora_rank * self.hidden_size
         return self.heads * v_dim * self.hidden_size
 
     @property
@@ -304,7 +313,12 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
     if not isinstance(data["name"], str):
         raise field_error(where, "name", "a string", data["name"])
     ints = {k: _positive_int(where, k, data[k]) for k in _INT_FIELDS}
-    attention = _mapping(where, "attention", data.get("attention") or {}, {"kv_layout", "groups", "mla"})
+    attention = _mapping(where, "attention", data.get("attention") or {}, {"kv_layout", "groups", "mla", "q_lora_rank", "o_lora_rank", "o_groups"})
+    low_rank = {k: _positive_int(where, f"attention.{k}", attention.get(k, 1 if k == "o_groups" else 0), allow_zero=k != "o_groups")
+                for k in ("q_lora_rank", "o_lora_rank", "o_groups")}
+    if attention.get("kv_layout") == "mla":
+        if low_rank["q_lora_rank"] or low_rank["o_lora_rank"]:
+            raise field_error(where, "attention.q_lora_rank", "no top-level low-rank fields with kv_layout mla (use attention.mla)", "both")
     kv_layout = attention.get("kv_layout", "gqa")
     if kv_layout not in ("gqa", "shared_kv", "mla"):
         raise field_error(where, "attention.kv_layout", "gqa | shared_kv | mla", kv_layout)
@@ -371,6 +385,7 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
         kv_layout=kv_layout,
         groups=tuple(groups),
         mla=mla,
+        **low_rank,
         moe=moe,
         mtp_modules=_positive_int(where, "mtp_modules", data.get("mtp_modules", 0), allow_zero=True),
         **published,
