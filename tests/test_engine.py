@@ -1,0 +1,92 @@
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from roofline.engine import max_batch, op_time_s, predict_point, step_metrics, step_time_s, ttft_s
+from roofline.hardware import load_hardware
+from roofline.model import load_model
+
+
+def test_llama_8b_batch_1_on_h100_takes_streamed_weights_over_derated_bandwidth_plus_overhead(h100, llama8b):
+    # Resident weights: 8,030,261,248 params x 2 B = 16.06 GB. A decode step streams all of them except the
+    # embedding table (only one row per token is gathered): 2 x (8,030,261,248 - 128,256 x 4096) = 15.01 GB.
+    streamed_bytes = 2 * (8_030_261_248 - 128_256 * 4096)
+    hand = streamed_bytes / (3.35e12 * 0.85) + 20e-6  # = 5.291 ms
+    assert float(step_time_s(h100, llama8b, 1, 1, 0)) == pytest.approx(hand, rel=0.002)
+
+
+def test_decode_is_memory_bound_at_batch_1_and_compute_bound_at_large_batch(h100, llama8b):
+    small = predict_point(h100, llama8b, 1, 1024)
+    large = predict_point(h100, llama8b, 1024, 128)
+    assert small["bound"] == "memory" and small["mbu"] > 0.8
+    assert large["bound"] == "compute"
+
+
+def test_op_time_is_the_larger_of_compute_and_memory_time():
+    assert op_time_s(1e12, 1e9, 1e12, 1e12) == pytest.approx(1.0)
+    assert op_time_s(1e9, 1e12, 1e12, 1e12) == pytest.approx(1.0)
+    # the smooth form lies between max and sum
+    smooth = op_time_s(1e12, 1e12, 1e12, 1e12, overlap_exponent=2.0)
+    assert 1.0 < smooth < 2.0 and smooth == pytest.approx(2 ** 0.5)
+
+
+def test_a_scalar_call_equals_the_same_point_of_a_vectorised_call(h100, llama8b):
+    b = np.array([1, 7, 64, 300])[:, None, None]
+    q = np.array([1, 4, 9])[None, :, None]
+    s = np.array([0, 512, 30000])[None, None, :]
+    grid = step_metrics(h100, llama8b, b, q, s, tp=2)
+    for i, bb in enumerate(b.ravel()):
+        for j, qq in enumerate(q.ravel()):
+            for kk, ss in enumerate(s.ravel()):
+                one = step_metrics(h100, llama8b, int(bb), int(qq), int(ss), tp=2)
+                assert float(one["step_time_s"]) == grid["step_time_s"][i, j, kk]
+                assert float(one["mbu"]) == grid["mbu"][i, j, kk]
+
+
+def test_tensor_parallelism_adds_allreduce_time_and_splits_weights(h100):
+    m70 = load_model("llama-3.1-70b")
+    one = predict_point(h100, m70, 1, 1024, tp=1)
+    four = predict_point(h100, m70, 1, 1024, tp=4)
+    assert not one["fits_in_memory"] and four["fits_in_memory"]
+    assert four["comm_time_s"] > 0 and four["step_time_s"] < one["step_time_s"] / 2
+
+
+def test_points_that_do_not_fit_are_flagged_not_raised(h100):
+    p = predict_point(h100, load_model("llama-3.1-405b"), 1, 1024)
+    assert p["fits_in_memory"] is False and p["max_batch"] == 0
+
+
+def test_max_batch_is_free_memory_over_kv_per_sequence(h100, llama8b):
+    free = 80e9 * 0.9 - 2 * 8_030_261_248
+    assert int(max_batch(h100, llama8b, 8192)) == int(free // (8192 * 131072))
+
+
+def test_ttft_of_a_long_prompt_is_compute_bound_and_longer_than_a_decode_step(h100, llama8b):
+    t = float(ttft_s(h100, llama8b, 8192))
+    flops_floor = 2 * 8e9 * 8192 / (989.4e12 * 0.8)
+    assert t > flops_floor and t > float(step_time_s(h100, llama8b, 1, 1, 8192))
+
+
+H = load_hardware("h100-sxm")
+M = load_model("qwen3-8b")
+
+
+@settings(max_examples=60, deadline=None)
+@given(bw=st.floats(1.0, 4.0), fl=st.floats(1.0, 4.0), b=st.integers(1, 512), q=st.integers(1, 16), s=st.integers(0, 64000))
+def test_more_bandwidth_or_more_flops_never_makes_a_step_slower(bw, fl, b, q, s):
+    faster = dataclasses.replace(H, mem_bw_bytes_per_s=H.mem_bw_bytes_per_s * bw,
+                                 peak_flops_per_s={k: v * fl for k, v in H.peak_flops_per_s.items()})
+    assert float(step_time_s(faster, M, b, q, s)) <= float(step_time_s(H, M, b, q, s)) * (1 + 1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(b=st.integers(1, 512), q=st.integers(1, 16), s=st.integers(0, 64000), db=st.integers(0, 64), dq=st.integers(0, 8), ds=st.integers(0, 4096))
+def test_step_time_never_falls_as_batch_query_tokens_or_context_grow(b, q, s, db, dq, ds):
+    for model in (M, load_model("deepseek-v3")):
+        base = float(step_time_s(H, model, b, q, s))
+        assert float(step_time_s(H, model, b + db, q, s)) >= base
+        assert float(step_time_s(H, model, b, q + dq, s)) >= base
+        assert float(step_time_s(H, model, b, q, s + ds)) >= base

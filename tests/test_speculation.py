@@ -1,0 +1,129 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from roofline.hardware import load_hardware
+from roofline.model import load_model
+from roofline.speculation import (
+    break_even_batch, leviathan_ops_factor, leviathan_speedup, predict_speculation, speculative_metrics,
+    tau_from_rates, tau_scalar_alpha,
+)
+
+# Leviathan et al. 2023, Table 1 (c = c_hat = 0): alpha, k, ops factor, speed factor
+LEVIATHAN_TABLE_1 = [
+    (0.6, 2, 1.53, 1.96), (0.7, 3, 1.58, 2.53), (0.8, 2, 1.23, 2.44),
+    (0.8, 5, 1.63, 3.69), (0.9, 2, 1.11, 2.71), (0.9, 10, 1.60, 6.86),
+]
+# Tables 2/4 (T5-XXL target): k, alpha, c, formula column
+LEVIATHAN_TABLES_2_4 = [
+    (7, 0.75, 0.02, 3.2), (7, 0.80, 0.04, 3.3), (7, 0.82, 0.11, 2.5),
+    (7, 0.62, 0.02, 2.3), (5, 0.68, 0.04, 2.4), (3, 0.71, 0.11, 2.0),
+]
+
+
+@pytest.mark.parametrize("alpha, k, ops, speed", LEVIATHAN_TABLE_1)
+def test_leviathan_table_1_is_reproduced_exactly(alpha, k, ops, speed):
+    assert round(float(leviathan_speedup(alpha, k, 0.0)), 2) == speed
+    assert round(float(leviathan_ops_factor(alpha, k, 0.0)), 2) == ops
+
+
+@pytest.mark.parametrize("k, alpha, c, formula", LEVIATHAN_TABLES_2_4)
+def test_leviathan_tables_2_and_4_formula_column_within_0_1(k, alpha, c, formula):
+    assert abs(float(leviathan_speedup(alpha, k, c)) - formula) <= 0.1
+
+
+def test_tau_includes_the_bonus_token():
+    assert tau_scalar_alpha(0.0, 4) == 1.0
+    assert tau_scalar_alpha(1.0, 4) == 5.0
+    assert tau_scalar_alpha(0.8, 2) == pytest.approx(1 + 0.8 + 0.64)
+
+
+def test_position_dependent_rates_multiply_along_the_chain():
+    assert tau_from_rates([0.9, 0.5], 2) == pytest.approx(1 + 0.9 + 0.45)
+    # positions past the list reuse the last rate; equal rates give the scalar formula
+    assert tau_from_rates([0.7], np.array([0, 3, 6])) == pytest.approx(tau_scalar_alpha(0.7, np.array([0, 3, 6])))
+
+
+@settings(max_examples=100, deadline=None)
+@given(alpha=st.floats(0.0, 1.0), k=st.integers(0, 32))
+def test_tau_lies_between_1_and_k_plus_1(alpha, k):
+    tau = float(tau_scalar_alpha(alpha, k))
+    assert 1.0 - 1e-12 <= tau <= k + 1 + 1e-9
+
+
+H100 = load_hardware("h100-sxm")
+LLAMA = load_model("llama-3.1-8b")
+
+
+@settings(max_examples=40, deadline=None)
+@given(b=st.integers(1, 512), s=st.integers(0, 32000), alpha=st.floats(0, 1), method=st.sampled_from(["draft", "mtp", "eagle", "ngram", "none"]))
+def test_k_0_is_exactly_the_baseline(b, s, alpha, method):
+    model = load_model("deepseek-v3") if method == "mtp" else LLAMA
+    draft = load_model("llama-3.2-1b") if method == "draft" else None
+    r = speculative_metrics(H100, model, b, s, 0, alpha, method=method, draft=draft, tp=8 if method == "mtp" else 1)
+    assert float(r["speedup"]) == 1.0
+    assert float(r["tokens_per_s"]) == float(r["baseline_tokens_per_s"])
+
+
+def test_alpha_0_with_a_costly_draft_model_slows_decoding_down():
+    r = speculative_metrics(H100, LLAMA, 1, 1024, 4, 0.0, method="draft", draft=load_model("llama-3.2-1b"))
+    assert float(r["speedup"]) < 1.0
+
+
+def test_dense_speedup_does_not_rise_with_batch_once_verification_is_compute_bound():
+    # Short context so that weights, not the KV cache, dominate; every batch that fits in memory.
+    batches = np.arange(1, 4097)
+    r = speculative_metrics(H100, LLAMA, batches, 128, 4, 0.8, method="eagle")
+    fits = r["fits_in_memory"]
+    compute_bound = r["verify_compute_bound"] & fits
+    assert compute_bound.any() and not compute_bound[0]
+    speedup = r["speedup"][compute_bound]
+    # non-increasing up to the amortisation of the fixed step overhead (relative 1e-5)
+    assert np.all(np.diff(speedup) <= 1e-5 * speedup[:-1])
+    assert speedup[0] > 2.0 and speedup[-1] < 1.0  # from a clear win to a loss
+
+
+def test_moe_speedup_dips_then_recovers_as_experts_saturate():
+    # DeepSeek-V3, TP 8 on H200, n-gram drafts (no draft cost), k = 3, alpha = 0.8.
+    # Batch 1: decode touches 8 experts per layer, verify (4 tokens) 256*(1-(1-8/256)^4) = 30.5: verification
+    # streams ~3.8x the expert bytes, so the speedup is far below tau = 2.95.
+    # Batch 4: decode 30.5 experts, verify (16 tokens) 102: still ~3.3x -> the speedup dips further.
+    # Batch 64: decode 222 experts, verify (256 tokens) 255.9: ~1.15x -> the speedup recovers toward tau.
+    model = load_model("deepseek-v3")
+    r = speculative_metrics(load_hardware("h200"), model, np.array([1, 4, 64]), 1024, 3, 0.8, method="ngram", tp=8)
+    s1, s4, s64 = r["speedup"]
+    assert s4 < s1 < s64
+    assert s64 > 2.0 and s4 < 1.2
+
+
+def test_break_even_batch_is_the_largest_batch_with_speedup_at_least_one():
+    assert break_even_batch(np.array([1, 2, 4, 8]), np.array([1.5, 1.2, 0.9, 1.0])) == 8
+    assert break_even_batch(np.array([1, 2, 4, 8]), np.array([0.5, 0.6, 0.9, 0.8])) == 0
+
+
+def test_predict_speculation_reports_best_k_and_break_even():
+    spec = predict_speculation(H100, LLAMA, 1, 1024, 4, 0.8, method="eagle")
+    assert 1 <= spec["best_k"] <= 16 and spec["speedup"] > 1.5
+    assert spec["break_even_batch"] is not None and spec["break_even_batch"] >= 1
+    none = predict_speculation(H100, LLAMA, 1, 1024, 0, 0.8, method="eagle")
+    assert none["speedup"] == 1.0
+
+
+def test_drafter_on_other_hardware_overlaps_draft_and_verify():
+    l4 = load_hardware("l4")
+    draft = load_model("llama-3.2-1b")
+    same = speculative_metrics(H100, LLAMA, 1, 1024, 4, 0.8, method="draft", draft=draft)
+    overlapped = speculative_metrics(H100, LLAMA, 1, 1024, 4, 0.8, method="draft", draft=draft, draft_hw=l4)
+    serial = speculative_metrics(H100, LLAMA, 1, 1024, 4, 0.8, method="draft", draft=draft, draft_hw=l4, overlap=False)
+    t = overlapped
+    assert float(t["iteration_time_s"]) == pytest.approx(max(float(t["draft_time_s"]), float(t["verify_time_s"])) + float(t["transfer_time_s"]))
+    assert float(serial["iteration_time_s"]) > float(overlapped["iteration_time_s"])
+    assert float(same["draft_time_s"]) < float(overlapped["draft_time_s"])  # the L4 is slower
+
+
+def test_a_draft_model_costs_memory_and_lowers_the_maximum_batch():
+    plain = speculative_metrics(H100, LLAMA, 1, 8192, 4, 0.8, method="ngram")
+    drafted = speculative_metrics(H100, LLAMA, 1, 8192, 4, 0.8, method="draft", draft=load_model("llama-3.2-1b"))
+    assert int(drafted["max_batch"]) < int(plain["max_batch"])
+    assert float(drafted["memory_needed_bytes"]) > float(plain["memory_needed_bytes"]) + 2.4e9
