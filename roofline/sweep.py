@@ -115,7 +115,7 @@ def _tidy_frame(sc: Scenario, pair: Pair, block: dict, context, alpha, batch, k)
     labels = {
         "hardware": pair.hw.name, "model": pair.model.name, "method": sc.method,
     }
-    frame = pd.concat(parts, axis=1, copy=False)
+    frame = pd.concat(parts, axis=1)
     for i, (name, value) in enumerate(labels.items()):
         frame.insert(i, name, pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=[value]))
     order = ["hardware", "model", "method", "batch", "context", "k", "alpha", *[c for c in OUTPUT_COLUMNS]]
@@ -141,10 +141,8 @@ def run_sweep(sc: Scenario, pairs: list[Pair]) -> pd.DataFrame:
 def pareto_frontier(df: pd.DataFrame, x: str = "tokens_per_s_per_user", y: str = "tokens_per_s_per_device") -> pd.DataFrame:
     """Rows not dominated in (x, y), both maximised, sorted by x: the throughput/interactivity frontier."""
     ordered = df.sort_values([x, y], ascending=[False, False])
-    best_y = ordered[y].cummax()
-    keep = ordered[y] >= best_y.shift(fill_value=-np.inf)
-    keep &= ordered[y] > best_y.shift(fill_value=-np.inf)
-    return ordered[keep].sort_values(x)
+    best_before = ordered[y].astype(np.float64).cummax().shift(1, fill_value=-np.inf)
+    return ordered[ordered[y] > best_before].sort_values(x)
 
 
 def write_table(df: pd.DataFrame, out_dir: Path) -> list[Path]:

@@ -1,0 +1,54 @@
+import pytest
+import yaml
+
+from roofline.errors import RooflineError
+from roofline.scenario import load_scenario, scenario_from_dict
+
+ISSUE_FORM = """
+name: eagle-on-hopper
+hardware: [h100-sxm, h200]
+model: llama-3.1-8b
+method: eagle          # none | draft | mtp | eagle | ngram
+draft: null            # a model name when method is draft
+axes:
+  batch: {start: 1, stop: 256, num: 9, log: true}
+  context: [1024, 8192]
+  k: [1, 2, 3, 4, 5]
+  alpha: [0.5, 0.6, 0.7, 0.8, 0.9]
+"""
+
+
+def test_the_issue_form_parses_into_axes():
+    sc = scenario_from_dict(yaml.safe_load(ISSUE_FORM), "s.yaml")
+    assert list(sc.axes["batch"]) == [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    assert sc.hardware == ("h100-sxm", "h200") and sc.points == 2 * 9 * 2 * 5 * 5
+
+
+def test_every_builtin_scenario_loads(tmp_path):
+    from roofline.profiles import list_names
+
+    names = list_names("scenario")
+    assert "eagle-on-hopper" in names and len(names) >= 4
+    for name in names:
+        assert load_scenario(name).points > 0
+
+
+@pytest.mark.parametrize("patch, message", [
+    ({"axes": {"batch": [1], "colour": [1]}}, "s.yaml: axes.colour: expected an axis among batch, context, k, alpha"),
+    ({"axes": {"alpha": [0.5, 1.2]}}, "s.yaml: axes.alpha: expected values in [0, 1], found 1.2"),
+    ({"axes": {"k": [-1, 2]}}, "s.yaml: axes.k: expected values >= 0, found -1"),
+    ({"axes": {"batch": {"start": 64, "stop": 1, "num": 4}}}, "s.yaml: axes.batch: expected a range with stop >= start"),
+    ({"axes": {"batch": []}}, "s.yaml: axes.batch: expected a non-empty list or a range"),
+    ({"axes": {"batch": "lots"}}, "s.yaml: axes.batch: expected a list or a range"),
+    ({"method": "medusa"}, "s.yaml: method: expected none | draft | mtp | eagle | ngram"),
+    ({"method": "draft"}, "s.yaml: draft: expected a draft model name when method is draft"),
+    ({"tp": 0}, "s.yaml: tp: expected a positive integer"),
+    ({"speed": "fast"}, "s.yaml: speed: expected a known key"),
+])
+def test_bad_scenarios_give_one_line_with_file_key_expected_found(patch, message):
+    data = yaml.safe_load(ISSUE_FORM)
+    data.update(patch)
+    with pytest.raises(RooflineError) as err:
+        scenario_from_dict(data, "s.yaml")
+    assert str(err.value).startswith(message)
+    assert "\n" not in str(err.value)

@@ -1,0 +1,68 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from roofline.engine import step_time_s
+from roofline.hardware import load_hardware
+from roofline.model import load_model
+from roofline.scenario import scenario_from_dict
+from roofline.speculation import speculative_metrics
+from roofline.sweep import iter_sweep, load_pairs, pareto_frontier, run_sweep
+
+SCENARIO = {
+    "name": "t", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-8b", "method": "eagle",
+    "axes": {"batch": [1, 8, 64, 512], "context": [1024, 8192], "k": [0, 2, 4], "alpha": [0.6, 0.9]},
+}
+
+
+@pytest.fixture(scope="module")
+def sweep_df():
+    sc = scenario_from_dict(SCENARIO, "t.yaml")
+    return run_sweep(sc, load_pairs(sc))
+
+
+def test_one_row_per_point_with_axis_and_output_columns(sweep_df):
+    assert len(sweep_df) == 2 * 4 * 2 * 3 * 2
+    for col in ("hardware", "batch", "context", "k", "alpha", "step_time_s", "tokens_per_s", "speedup", "tau",
+                "iteration_time_s", "fits_in_memory", "best_k", "break_even_batch", "cost_usd_per_million_tokens"):
+        assert col in sweep_df.columns
+    assert sweep_df[["hardware", "batch", "context", "k", "alpha"]].drop_duplicates().shape[0] == len(sweep_df)
+
+
+def test_each_row_equals_a_direct_scalar_call(sweep_df):
+    hw, model = load_hardware("h200"), load_model("llama-3.1-8b")
+    row = sweep_df[(sweep_df.hardware == "h200") & (sweep_df.batch == 64) & (sweep_df.context == 8192)
+                   & (sweep_df.k == 4) & (sweep_df.alpha == 0.9)].iloc[0]
+    direct = speculative_metrics(hw, model, 64, 8192, 4, 0.9, method="eagle")
+    assert row.speedup == float(direct["speedup"])
+    assert row.step_time_s == float(step_time_s(hw, model, 64, 1, 8192))
+
+
+def test_best_k_is_the_k_with_the_highest_throughput(sweep_df):
+    for _, group in sweep_df.groupby(["hardware", "batch", "context", "alpha"]):
+        fitting = group[group.fits_in_memory]
+        if len(fitting):
+            assert group.best_k.iloc[0] == fitting.loc[fitting.tokens_per_s.idxmax(), "k"]
+
+
+def test_k_0_rows_have_speedup_exactly_1(sweep_df):
+    assert (sweep_df[sweep_df.k == 0].speedup == 1.0).all()
+
+
+def test_chunked_sweep_equals_the_one_pass_sweep(sweep_df):
+    sc = scenario_from_dict(SCENARIO, "t.yaml")
+    chunked = pd.concat(list(iter_sweep(sc, load_pairs(sc), chunk_points=10)), ignore_index=True)
+    pd.testing.assert_frame_equal(chunked, sweep_df)
+
+
+def test_pareto_frontier_keeps_only_non_dominated_points():
+    df = pd.DataFrame({"tokens_per_s_per_user": [10, 20, 30, 15], "tokens_per_s_per_device": [100, 80, 10, 50]})
+    front = pareto_frontier(df)
+    assert list(front.tokens_per_s_per_user) == [10, 20, 30]
+
+
+def test_cost_per_million_tokens_follows_the_price(sweep_df):
+    row = sweep_df[(sweep_df.hardware == "h100-sxm") & (sweep_df.k == 0)].iloc[0]
+    price = load_hardware("h100-sxm").price_usd_per_hour
+    assert row.cost_usd_per_million_tokens == pytest.approx(price / 3600 / row.tokens_per_s * 1e6)
+    assert np.isfinite(sweep_df.cost_usd_per_million_tokens).all()
