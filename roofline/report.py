@@ -25,14 +25,14 @@ def predict_table(point: dict) -> str:
         lines.append(f"  all-reduce time      {format_seconds(p['comm_time_s'])}")
     lines.append(f"  fixed overhead       {format_seconds(p['overhead_s'])}")
     if "ttft_s" in p:
-        lines.append(f"  TTFT (prompt {p['prompt']:,})  {format_seconds(p['ttft_s'])}")
-    lines += ["", f"  {'operator':<16}{'time':>10}{'share':>8}{'FLOPs':>12}{'bytes':>12}{'FLOP/B':>9}  bound"]
+        lines.append(f"  TTFT                 {format_seconds(p['ttft_s'])}   (prefill of {p['prompt']:,} tokens, one sequence)")
+    lines += ["", f"  {'operator':<16}{'time':>10}{'share':>8}{'FLOPs':>14}{'bytes':>12}{'FLOP/B':>9}  bound"]
     total = p["step_time_s"]
     for name, op in p["operators"].items():
         intensity = op["flops"] / op["bytes"] if op["bytes"] else float("inf")
         lines.append(
             f"  {name:<16}{format_seconds(op['time_s']):>10}{op['time_s'] / total:>8.1%}"
-            f"{format_si(op['flops'], 'F'):>12}{format_si(op['bytes'], 'B'):>12}{intensity:>9.1f}  {op['bound']}"
+            f"{format_si(op['flops'], 'FLOP'):>14}{format_si(op['bytes'], 'B'):>12}{intensity:>9.1f}  {op['bound']}"
         )
     spec = p.get("spec")
     if spec:

@@ -238,7 +238,7 @@ def write_sweep(sc: Scenario, pairs: list[Pair], out_dir: Path, plots: bool = Tr
         "scenario": sc.name, "description": sc.description, "method": sc.method, "draft": sc.draft,
         "draft_hardware": sc.draft_hardware, "weight_dtype": sc.weight_dtype, "kv_dtype": sc.kv_dtype, "tp": sc.tp,
         "hardware": {p.hw.name: p.hw.display_name for p in pairs}, "model": {p.model.name: p.model.display_name for p in pairs},
-        "points": done,
+        "tree_nodes": sc.tree_nodes, "tree_tau": sc.tree_tau, "acceptance": sc.acceptance, "points": done,
     }
     (out_dir / "scenario.json").write_text(json.dumps(meta, indent=2))
     files += ["operators.csv", "scenario.json"]

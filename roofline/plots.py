@@ -1,0 +1,675 @@
+"""The standard plots of a sweep, drawn from the written tables only: nothing here recomputes physics.
+
+Inputs are the tidy results table (one row per point, `roofline.sweep` columns), the operators table
+(FLOPs, bytes and time per operator of a decode step and a verify step, with each device's ceilings)
+and the scenario meta (scenario.json). Each figure is written as PNG and SVG:
+
+    roofline             attainable FLOP/s vs arithmetic intensity (log-log): peak and derated ceilings,
+                         their ridge points, and the operators of a decode and a verify step
+                         (attained FLOP/s = flops / time_s, intensity = flops / bytes)
+    step_time_vs_tokens  step time vs tokens in flight B x q: decode (q = 1, step_time_s) and verify
+                         (q = k + 1, verify_time_s): the flat memory-bound floor and the compute knee
+    speedup_heatmap      speedup over batch x alpha at the best k of each cell, break-even contour at 1
+    throughput_vs_batch  tokens/s of the whole batch vs batch: per alpha at the best k, and without speculation
+    pareto               tokens/s per device vs tokens/s per user: the non-dominated points (fitting in
+                         memory only) per alpha with speculation, and without
+    best_k_vs_batch      the throughput-best k vs batch, one line per alpha
+
+Several (hardware, model, context) in a table become small multiples, at most six panels (beyond that
+the first context only, then the first model only, then the first six hardware), and the title says
+which subset is shown; line plots draw at most six alpha values. A plot the table cannot support is
+skipped, which is not an error: no speculation (no heatmap, no best k), a single batch (no knee), no
+operators table (no roofline), nothing fitting in memory (no throughput, pareto, heatmap or best k).
+Points that do not fit in memory are greyed out or left out; the roofline and step-time plots are
+timing alone and show them, saying so in the title when nothing fits.
+
+Figures are drawn on matplotlib's Agg canvas directly (no pyplot, no global backend switch), so this
+module works headless and leaves a caller's matplotlib state untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib import colormaps, rc_context
+from matplotlib import colors as mcolors
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+from roofline.errors import RooflineError
+
+PLOT_NAMES = ("roofline", "step_time_vs_tokens", "speedup_heatmap", "throughput_vs_batch", "pareto", "best_k_vs_batch")
+FORMATS = ("png", "svg")
+REQUIRED_COLUMNS = (
+    "hardware", "model", "method", "batch", "context", "k", "alpha", "step_time_s", "tokens_per_s",
+    "tokens_per_s_per_user", "speedup", "verify_time_s", "verify_compute_bound", "baseline_tokens_per_s",
+    "baseline_tokens_per_s_per_user", "fits_in_memory", "max_batch", "best_k", "tokens_per_s_per_device",
+)
+OPERATOR_COLUMNS = (
+    "hardware", "model", "pass", "batch", "q", "operator", "flops", "bytes", "time_s", "step_time_s",
+    "peak_flops_per_s", "compute_ceiling_flops_per_s", "mem_bw_bytes_per_s", "memory_ceiling_bytes_per_s",
+)
+MAX_PANELS = 6
+STYLE = {
+    "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": 8, "figure.titlesize": 11,
+    "axes.grid": True, "grid.alpha": 0.3, "grid.linewidth": 0.5, "svg.hashsalt": "roofline",
+}
+METHOD_LABELS = {"none": "no speculation", "eagle": "EAGLE", "mtp": "MTP", "ngram": "n-gram lookup", "draft": "draft model"}
+
+
+# ---------------------------------------------------------------- labels and layout (edges only)
+
+def _ctx(tokens: float) -> str:
+    """Context length for titles: 8192 -> '8k', 1000 -> '1000'."""
+    t = int(tokens)
+    return f"{t // 1024}k" if t >= 1024 and t % 1024 == 0 else f"{t:,}"
+
+
+def _alpha_label(alpha: float) -> str:
+    return "per-position rates" if alpha is None or (isinstance(alpha, float) and math.isnan(alpha)) else f"α = {alpha:.3g}"
+
+
+def _name(meta: dict, kind: str, key: str) -> str:
+    return (meta.get(kind) or {}).get(key, key)
+
+
+def _setup_line(meta: dict, models: list[str]) -> str:
+    """The fixed parameters of a figure: model(s), method, dtypes, tensor parallelism."""
+    method = meta.get("method", "none")
+    label = METHOD_LABELS.get(method, method)
+    if method == "draft" and meta.get("draft"):
+        label = f"draft model {meta['draft']}"
+    if meta.get("draft_hardware"):
+        label += f" on {meta['draft_hardware']}"
+    parts = [", ".join(_name(meta, "model", m) for m in models), label]
+    if meta.get("weight_dtype"):
+        parts.append(f"{meta['weight_dtype']} weights, {meta.get('kv_dtype', 'bf16')} KV")
+    if (meta.get("tp") or 1) > 1:
+        parts.append(f"TP {meta['tp']}")
+    return " · ".join(parts)
+
+
+def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict) -> tuple[list[tuple], str]:
+    """Distinct values of `by` in table order, at most MAX_PANELS, and a note saying which subset is shown:
+    first the first context only, then the first model only (hardware is what a sweep compares), then the first few."""
+    keys = list(df[list(by)].drop_duplicates().itertuples(index=False, name=None))
+    notes = []
+    for axis, label in (("context", lambda v: f"context {_ctx(v)}"), ("model", lambda v: _name(meta, "model", v))):
+        if len(keys) > MAX_PANELS and axis in by:
+            i = by.index(axis)
+            keys = [key for key in keys if key[i] == keys[0][i]]
+            notes.append(f"{label(keys[0][i])} only")
+    if len(keys) > MAX_PANELS:
+        notes.append(f"first {MAX_PANELS} of {len(keys)} hardware")
+        keys = keys[:MAX_PANELS]
+    return keys, ", ".join(notes)
+
+
+def _panel_title(meta: dict, key: dict, several_models: bool) -> str:
+    parts = [_name(meta, "hardware", key["hardware"])]
+    if several_models:
+        parts.append(_name(meta, "model", key["model"]))
+    if "context" in key:
+        parts.append(f"context {_ctx(key['context'])}")
+    return ", ".join(parts)
+
+
+def _figure(n: int, width: float = 5.6, height: float = 4.2, legend_in: float = 0.0, share_y: bool = False) -> tuple[Figure, list]:
+    """n panels of width x height inches (one row up to three, else two or three columns), plus room for a
+    side legend; `share_y` puts every panel on the same y scale so that hardware compare at a glance."""
+    ncols = n if n <= 3 else 2 if n == 4 else 3
+    nrows = math.ceil(n / ncols)
+    fig = Figure(figsize=(width * ncols + legend_in, height * nrows + 0.8), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharey=share_y).ravel()
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    return fig, list(axes[:n])
+
+
+def _title(fig: Figure, what: str, meta: dict, models: list[str], note: str) -> None:
+    """Two-part title (what is shown; the fixed parameters), wrapped to the figure's width."""
+    line = _setup_line(meta, models) + (f" · {note}" if note else "")
+    chars = max(40, int(fig.get_figwidth() * 10.5))
+    fig.suptitle("\n".join(textwrap.fill(part, chars, break_on_hyphens=False) for part in (what, line)))
+
+
+def _log2_axis(ax, values) -> None:
+    """Log-2 x axis with plain-number ticks: the values themselves when few, else every (other) power of 2."""
+    ax.set_xscale("log", base=2)
+    vals = np.unique(np.asarray(values, dtype=float))
+    if len(vals) <= 10:
+        ticks = vals
+    else:
+        lo, hi = math.floor(np.log2(vals[0])), math.ceil(np.log2(vals[-1]))
+        ticks = 2.0 ** np.arange(lo, hi + 1, 1 if hi - lo <= 10 else 2)
+    ax.set_xticks(ticks)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _plain(v: float, _=None) -> str:
+    """Tick label as a plain number: 0.5, 20, 1,000."""
+    return f"{v:,.0f}" if v >= 1 else f"{v:g}"
+
+
+def _log_axis(ax, which: str) -> None:
+    """Log scale with plain-number ticks: 1-2-3-5 or 1-2-5 steps over up to three decades, decades beyond."""
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    (ax.set_xscale if which == "x" else ax.set_yscale)("log")
+    lo, hi = ax.get_xlim() if which == "x" else ax.get_ylim()
+    decades = math.log10(hi / lo) if lo > 0 and hi > lo else 1.0
+    subs = (1.0, 2.0, 3.0, 5.0) if decades <= 1.5 else (1.0, 2.0, 5.0) if decades <= 3 else (1.0,)
+    axis.set_major_locator(LogLocator(base=10, subs=subs))
+    axis.set_major_formatter(FuncFormatter(_plain))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _shared_legend(fig: Figure, axes: list, **kwargs) -> None:
+    """One legend for all panels (they share their series), to the right of the figure."""
+    handles, labels = max((ax.get_legend_handles_labels() for ax in axes), key=lambda hl: len(hl[0]))
+    fig.legend(handles, labels, loc="outside right center", **kwargs)
+
+
+def _shade_memory_limit(ax, limit: float, x_max: float) -> None:
+    """Grey out batches past `limit` (the largest batch that fits in device memory)."""
+    if limit < x_max:
+        lo, hi = ax.get_xlim()
+        ax.axvspan(max(limit, lo), hi, color="0.85", alpha=0.6, zorder=0, lw=0)
+        ax.set_xlim(lo, hi)
+        ax.text(0.99, 0.02, f"does not fit in memory\n(batch > {limit:,.0f})", transform=ax.transAxes,
+                ha="right", va="bottom", fontsize=7, color="0.35")
+
+
+def _alpha_colors(alphas) -> dict:
+    n = len(alphas)
+    return {a: colormaps["viridis"](0.85 * i / max(n - 1, 1)) for i, a in enumerate(alphas)}
+
+
+def _line_alphas(df: pd.DataFrame, most: int = 6) -> tuple[list, str]:
+    """The alpha values to draw one line each for: all of them, or `most` spread evenly (and a note saying so)."""
+    alphas = _alpha_values(df)
+    if len(alphas) <= most:
+        return alphas, ""
+    picked = [alphas[i] for i in np.unique(np.round(np.linspace(0, len(alphas) - 1, most)).astype(int))]
+    return picked, f"{len(picked)} of {len(alphas)} α values"
+
+
+def _join(*notes: str) -> str:
+    return ", ".join(n for n in notes if n)
+
+
+def _panel_frames(df: pd.DataFrame, meta: dict, **figure_kw) -> tuple[Figure, list, list[str], str]:
+    """A figure with one panel per (hardware, model, context) of `df` (see `_panels`), each titled:
+    returns the figure, [(axes, that panel's rows)], the models shown and the subset note."""
+    keys, note = _panels(df, ("hardware", "model", "context"), meta)
+    models = list(dict.fromkeys(k[1] for k in keys))
+    fig, axes = _figure(len(keys), **figure_kw)
+    panels = []
+    for ax, (hw, model, context) in zip(axes, keys):
+        ax.set_title(_panel_title(meta, {"hardware": hw, "model": model, "context": context}, len(models) > 1))
+        panels.append((ax, df[(df["hardware"] == hw) & (df["model"] == model) & (df["context"] == context)]))
+    return fig, panels, models, note
+
+
+def _memory_note(df: pd.DataFrame, note: str) -> str:
+    return note if _any_fit(df) else _join(note, "nothing in this sweep fits in device memory")
+
+
+def _any_fit(df: pd.DataFrame) -> bool:
+    """Whether any point fits in device memory: plots of achievable throughput need one."""
+    return bool(df["fits_in_memory"].astype(bool).any())
+
+
+def _nothing_fits(ax) -> None:
+    ax.text(0.5, 0.5, "nothing fits in device memory\nin this panel", transform=ax.transAxes, ha="center", va="center")
+
+
+def _best_k_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows at the throughput-best k of their (hardware, model, context, alpha, batch)."""
+    return df[df["k"] == df["best_k"]]
+
+
+def _alpha_values(df: pd.DataFrame) -> list:
+    """Distinct alpha values, NaN (per-position rates) kept as one value."""
+    vals = df["alpha"].drop_duplicates().tolist()
+    return sorted(vals, key=lambda a: -1.0 if isinstance(a, float) and math.isnan(a) else a)
+
+
+def _same_alpha(series: pd.Series, alpha) -> pd.Series:
+    return series.isna() if isinstance(alpha, float) and math.isnan(alpha) else series == alpha
+
+
+# ---------------------------------------------------------------- the six plots
+
+def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Figure | None:
+    if ops is None or ops.empty:
+        return None
+    ops = ops[(ops["flops"] > 0) & (ops["bytes"] > 0) & (ops["time_s"] > 0)]
+    keys, note = _panels(ops, ("hardware", "model"), meta)
+    models = list(dict.fromkeys(k[1] for k in keys))
+    fig, axes = _figure(len(keys), width=6.0, height=4.6, legend_in=2.2)
+    op_names = list(dict.fromkeys(ops["operator"]))
+    palette = colormaps["tab10"]
+    op_color = {op: palette(i % 10) for i, op in enumerate(op_names)}
+    marker = {"decode": "o", "verify": "^"}
+    shown = []
+    for ax, (hw, model) in zip(axes, keys):
+        sub = ops[(ops["hardware"] == hw) & (ops["model"] == model)]
+        c = sub.iloc[0]
+        peak, bw = c["peak_flops_per_s"], c["mem_bw_bytes_per_s"]
+        ceil, mbw = c["compute_ceiling_flops_per_s"], c["memory_ceiling_bytes_per_s"]
+        batches = sorted(sub["batch"].unique())
+        chosen = [batches[0]] + ([batches[-1]] if len(batches) > 1 else [])
+        pts = sub[sub["batch"].isin(chosen)]
+        intensity = pts["flops"] / pts["bytes"]
+        x_lo = max(min(intensity.min(), 1.0) / 3, 1e-2)
+        x_hi = max(intensity.max(), peak / bw) * 10
+        x = np.logspace(np.log10(x_lo), np.log10(x_hi), 200)
+        ax.plot(x, np.minimum(peak, bw * x) / 1e12, color="k", lw=1.8, label="peak roof")
+        ax.plot(x, np.minimum(ceil, mbw * x) / 1e12, color="k", lw=1.2, ls="--", label="derated (achievable) roof")
+        for ridge_x, ridge_y, ls, side, text in ((peak / bw, peak, "-", 1, "peak"), (ceil / mbw, ceil, "--", -1, "derated")):
+            ax.plot([ridge_x, ridge_x], [1e-30, ridge_y / 1e12], color="0.4", lw=0.8, ls=ls, zorder=2)
+            ax.plot([ridge_x], [ridge_y / 1e12], "D", color="k", ms=4, zorder=5)
+            ax.annotate(f"{text} ridge {ridge_x:,.0f} FLOP/B", (ridge_x, 0.03), xycoords=("data", "axes fraction"),
+                        xytext=(3 * side, 0), textcoords="offset points", rotation=90, fontsize=7, color="0.25",
+                        ha="left" if side > 0 else "right", va="bottom")
+        below: list = []
+        for (pass_name, batch), g in pts.groupby(["pass", "batch"], sort=True):
+            filled = batch == chosen[-1] and len(chosen) > 1
+            q = g["q"].iloc[0]
+            for _, r in g.iterrows():
+                col = op_color[r["operator"]]
+                ax.plot(r["flops"] / r["bytes"], r["flops"] / r["time_s"] / 1e12, marker[pass_name], ms=7, mec=col,
+                        mfc=col if filled else "white", mew=1.4, zorder=4, alpha=0.9)
+            _label_overlaps(ax, g, ceil / mbw, below)
+            step_i = g["flops"].sum() / g["bytes"].sum()
+            step_y = g["flops"].sum() / g["step_time_s"].iloc[0] / 1e12
+            ax.plot(step_i, step_y, marker[pass_name], ms=15, mec="k", mfc="none", mew=1.5, zorder=3)
+            shown.append((pass_name, batch, q, filled))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(FuncFormatter(_plain))
+        ax.set_xlim(x_lo, x_hi)
+        y_lo = min((pts["flops"] / pts["time_s"]).min(), bw * x_lo) / 1e12 / 3
+        ax.set_ylim(y_lo, peak / 1e12 * 2.5)
+        ax.set_xlabel("arithmetic intensity (FLOP/byte)")
+        ax.set_ylabel("attainable performance (TFLOP/s)")
+        ax.set_title(_panel_title(meta, {"hardware": hw, "model": model}, len(models) > 1)
+                     + f"\npeak {peak / 1e12:,.0f} TFLOP/s, {bw / 1e12:.2f} TB/s")
+    handles = [Line2D([], [], color="k", lw=1.8, label="peak roof"),
+               Line2D([], [], color="k", lw=1.2, ls="--", label="derated roof")]
+    for pass_name, batch, q, filled in dict.fromkeys(shown):
+        handles.append(Line2D([], [], ls="", marker=marker[pass_name], ms=7, mec="0.2", mfc="0.2" if filled else "white",
+                              label=f"{pass_name} step, B = {batch:g}, q = {q:g}"))
+    handles.append(Line2D([], [], ls="", marker="o", ms=13, mec="k", mfc="none", mew=1.5, label="whole step (large ring)"))
+    handles += [Patch(color=op_color[op], label=op) for op in op_names]
+    fig.legend(handles=handles, loc="outside right center", title="operators and passes")
+    context = ops["context"].iloc[0] if "context" in ops else None
+    what = "Roofline: operators of one decode step and one verify step"
+    if context is not None:
+        what += f" (context {_ctx(context)})"
+    _title(fig, what, meta, models, _memory_note(df, note))
+    return fig
+
+
+def _label_overlaps(ax, g: pd.DataFrame, ridge: float, below: list, tol_decades: float = 0.1) -> None:
+    """Name the operators that sit on top of each other (within `tol_decades` on both axes): above-left of a
+    memory-bound cluster (the space over the sloped roof), below-right of a compute-bound one (under the flat
+    roof), each further compute-bound label one row lower (`below` counts them per panel)."""
+    x = np.log10((g["flops"] / g["bytes"]).to_numpy())
+    y = np.log10((g["flops"] / g["time_s"]).to_numpy() / 1e12)  # the axis is in TFLOP/s
+    names = g["operator"].tolist()
+    done: set[int] = set()
+    for i in range(len(names)):
+        if i in done:
+            continue
+        group = [j for j in range(len(names)) if j not in done and abs(x[j] - x[i]) < tol_decades and abs(y[j] - y[i]) < tol_decades]
+        done.update(group)
+        if len(group) < 2:
+            continue
+        text = ",\n".join(", ".join(names[j] for j in group[h:h + 2]) for h in range(0, len(group), 2))
+        memory_bound = 10 ** x[i] < ridge
+        if not memory_bound:
+            below.append(i)
+        offset = (-8, 8) if memory_bound else (6, -8 - 20 * (len(below) - 1))
+        ax.annotate(text, (10 ** x[i], 10 ** y[i]), xytext=offset, textcoords="offset points",
+                    ha="right" if memory_bound else "left", va="bottom" if memory_bound else "top", fontsize=6,
+                    color="0.3", linespacing=1.0)
+
+
+def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
+    if df["batch"].nunique() < 2:
+        return None
+    fig, panels, models, note = _panel_frames(df, meta, legend_in=2.0)
+    speculate = meta.get("method", "none") != "none" and (df["k"] > 0).any()
+    ks = sorted(df.loc[df["k"] > 0, "k"].unique()) if speculate else []
+    k_color = {k: colormaps["plasma"](0.8 * i / max(len(ks) - 1, 1)) for i, k in enumerate(ks)}
+    dots = df["batch"].nunique() <= 24
+    for ax, sub in panels:
+        dec = sub.drop_duplicates("batch").sort_values("batch")
+        ax.plot(dec["batch"], dec["step_time_s"] * 1e3, "o-" if dots else "-", color="k", lw=2, ms=4,
+                label="decode step, q = 1", zorder=5)
+        ver = sub[sub["k"] > 0].drop_duplicates(["batch", "k"])
+        for k in ks:
+            g = ver[ver["k"] == k].sort_values("batch")
+            ax.plot(g["batch"] * (k + 1), g["verify_time_s"] * 1e3, "s--" if dots else "--", color=k_color[k], lw=1, ms=4,
+                    label=f"verify pass, k = {k} (q = {k + 1})")
+        tokens = (ver["batch"] * (ver["k"] + 1)) if ks else pd.Series(dtype=float)
+        bound = tokens[ver["verify_compute_bound"].astype(bool)] if ks else tokens
+        floor_ms = dec["step_time_s"].iloc[0] * 1e3
+        ax.axhline(floor_ms, color="0.5", lw=0.8, ls=":")
+        ax.annotate(f"batch-{dec['batch'].iloc[0]:g} decode step {floor_ms:.2f} ms", (0.98, floor_ms),
+                    xycoords=("axes fraction", "data"), xytext=(0, 3), textcoords="offset points", ha="right",
+                    fontsize=7, color="0.35")
+        if len(bound):
+            ax.axvline(bound.min(), color="firebrick", lw=1, ls=":")
+            ax.annotate(f"verify compute-bound\nfrom {bound.min():,.0f} tokens", (bound.min(), 0.97),
+                        xycoords=("data", "axes fraction"), xytext=(-4, 0), textcoords="offset points",
+                        ha="right", va="top", fontsize=7, color="firebrick")
+        _log2_axis(ax, np.concatenate([dec["batch"].to_numpy(dtype=float), tokens.to_numpy(dtype=float)]))
+        _log_axis(ax, "y")
+        ax.set_xlabel("tokens in flight per pass, B × q")
+        ax.set_ylabel("time of one pass (ms)")
+    _shared_legend(fig, [ax for ax, _ in panels])
+    _title(fig, "Time of one forward pass vs tokens in flight B × q: decode steps (q = 1) and verify passes (q = k + 1)",
+           meta, models, _memory_note(df, note))
+    return fig
+
+
+def _thin_ticks(n: int, most: int = 12) -> range:
+    """Every cell index when there are few, else every step-th so that at most `most` carry a label."""
+    return range(0, n, math.ceil(n / most))
+
+
+def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
+    if meta.get("method", "none") == "none" or not (df["k"] > 0).any() or not _any_fit(df):
+        return None
+    df = _best_k_rows(df[df["k"] > 0]).assign(alpha_key=lambda d: d["alpha"].fillna(-1.0))
+    batches = np.sort(df["batch"].unique())
+    alphas = np.sort(df["alpha_key"].unique())
+    width, height = min(max(4.8, 0.55 * len(batches) + 1.6), 6.5), min(max(3.2, 0.45 * len(alphas) + 1.6), 5.0)
+    fig, panels, models, note = _panel_frames(df, meta, width=width, height=height)
+    vals = df.loc[df["fits_in_memory"].astype(bool), "speedup"]
+    span = max(abs(math.log(vals.min())), abs(math.log(vals.max())), math.log(1.05))
+    norm = mcolors.LogNorm(vmin=math.exp(-span), vmax=math.exp(span))  # diverging around 1: 2x and 0.5x equally strong
+    cmap = colormaps["RdBu"].with_extremes(bad="0.8")
+    annotate = len(batches) * len(alphas) <= 150
+    crossed, image = False, None
+    cells = pd.MultiIndex.from_product([alphas, batches])
+    for ax, sub in panels:
+        table = sub.drop_duplicates(["alpha_key", "batch"]).set_index(["alpha_key", "batch"]).reindex(cells)
+        grid = table["speedup"].to_numpy(dtype=float).reshape(len(alphas), len(batches))
+        kgrid = table["k"].to_numpy(dtype=float).reshape(grid.shape)
+        fits = table["fits_in_memory"].fillna(False).to_numpy(dtype=bool).reshape(grid.shape)
+        shown = np.ma.masked_where(~fits | np.isnan(grid), grid)
+        image = ax.imshow(shown, origin="lower", aspect="auto", cmap=cmap, norm=norm, interpolation="nearest")
+        if shown.count() and len(alphas) > 1 and len(batches) > 1 and shown.min() < 1.0 < shown.max():
+            ax.contour(np.arange(len(batches)), np.arange(len(alphas)), shown, levels=[1.0], colors="k", linewidths=2)
+            crossed = True
+        for i, j in np.ndindex(grid.shape) if annotate else ():
+            if not fits[i, j]:
+                ax.text(j, i, "no fit", ha="center", va="center", fontsize=6, color="0.3")
+            elif not np.isnan(grid[i, j]):
+                dark = abs(math.log(grid[i, j])) > 0.6 * span
+                ax.text(j, i, f"{grid[i, j]:.2f}\nk={kgrid[i, j]:.0f}", ha="center", va="center", fontsize=6.5,
+                        color="white" if dark else "black", linespacing=1.1)
+        xt, yt = _thin_ticks(len(batches)), _thin_ticks(len(alphas))
+        ax.set_xticks(list(xt), [f"{batches[j]:g}" for j in xt])
+        ax.set_yticks(list(yt), ["per-position\nrates" if alphas[i] < 0 else f"{alphas[i]:.3g}" for i in yt])
+        ax.grid(False)
+        ax.set_xlabel("batch size B (sequences)")
+        ax.set_ylabel("acceptance rate α (per token)")
+    cbar = fig.colorbar(image, ax=[ax for ax, _ in panels], shrink=0.9, label="speedup over plain decoding (×)")
+    steps = (0.8, 0.9, 1.0, 1.1, 1.25) if span < math.log(1.4) else (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2) if span < math.log(2.5) \
+        else (0.125, 0.25, 0.33, 0.5, 0.67, 1.0, 1.5, 2, 3, 4, 8)
+    ticks = [t for t in steps if norm.vmin <= t <= norm.vmax]
+    cbar.set_ticks(ticks, labels=[f"{t:g}×" for t in ticks])
+    cbar.ax.minorticks_off()
+    k_note = f"k = {int(df['k'].iloc[0])}" if df["k"].nunique() == 1 else "best k per cell"
+    line = "black contour: break-even (speedup = 1)" if crossed else "speedup > 1 everywhere shown: no break-even in range"
+    if not crossed and vals.max() < 1:
+        line = "speedup < 1 everywhere shown: speculation never pays here"
+    _title(fig, f"Speedup of speculative decoding at {k_note}; {line}; grey: does not fit in memory", meta, models, note)
+    return fig
+
+
+def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
+    if not _any_fit(df):
+        return None
+    fig, panels, models, note = _panel_frames(df, meta, legend_in=2.0, share_y=True)
+    speculate = meta.get("method", "none") != "none" and (df["k"] > 0).any()
+    alphas, alpha_note = _line_alphas(df)
+    color = _alpha_colors(alphas)
+    dots = df["batch"].nunique() <= 24
+    for ax, sub in panels:
+        fit = sub[sub["fits_in_memory"].astype(bool)]
+        if fit.empty:
+            _nothing_fits(ax)
+            continue
+        best = _best_k_rows(fit[fit["k"] > 0])
+        for a in alphas if speculate else ():
+            g = best[_same_alpha(best["alpha"], a)].drop_duplicates("batch").sort_values("batch")
+            ax.plot(g["batch"], g["tokens_per_s"], "o-" if dots else "-", color=color[a], ms=3.5, lw=1.5,
+                    label=f"{_alpha_label(a)}, best k")
+        base = fit.drop_duplicates("batch").sort_values("batch")
+        ax.plot(base["batch"], base["baseline_tokens_per_s"], "s--" if dots else "--", color="k", ms=3.5, lw=1.8,
+                label="no speculation")
+        _log2_axis(ax, sub["batch"])
+        _log_axis(ax, "y")
+        ax.set_xlabel("batch size B (sequences)")
+        ax.set_ylabel("throughput, whole batch (tokens/s)")
+        if (~sub["fits_in_memory"].astype(bool)).any():
+            _shade_memory_limit(ax, float(sub["max_batch"].min()), float(sub["batch"].max()))
+    _shared_legend(fig, [ax for ax, _ in panels])
+    _title(fig, "Throughput vs batch size, with speculation (best k per point) and without", meta, models, _join(note, alpha_note))
+    return fig
+
+
+def _frontier(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Indices of the points not dominated in (x, y), both maximised, sorted by x."""
+    order = np.lexsort((-y, -x))
+    best = -np.inf
+    keep = []
+    for i in order:
+        if y[i] > best:
+            keep.append(i)
+            best = y[i]
+    return np.asarray(keep[::-1], dtype=int)
+
+
+def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
+    if not _any_fit(df):
+        return None
+    fig, panels, models, note = _panel_frames(df, meta, legend_in=2.0, share_y=True)
+    speculate = meta.get("method", "none") != "none" and (df["k"] > 0).any()
+    alphas, alpha_note = _line_alphas(df)
+    color = _alpha_colors(alphas)
+    tp = meta.get("tp") or 1
+    for ax, sub in panels:
+        fit = sub[sub["fits_in_memory"].astype(bool)]
+        if fit.empty:
+            _nothing_fits(ax)
+            continue
+        spec = fit[fit["k"] > 0]
+        if speculate:
+            cloud = spec.iloc[:: math.ceil(len(spec) / 5000)]  # a background sample, not a million SVG markers
+            ax.scatter(cloud["tokens_per_s_per_user"], cloud["tokens_per_s_per_device"], s=5, color="0.75", zorder=1,
+                       label="all (batch, k, α) that fit" if len(cloud) == len(spec) else "sample of all (batch, k, α) that fit")
+        for a in alphas if speculate else ():
+            g = spec[_same_alpha(spec["alpha"], a)]
+            f = g.iloc[_frontier(g["tokens_per_s_per_user"].to_numpy(), g["tokens_per_s_per_device"].to_numpy())]
+            ax.plot(f["tokens_per_s_per_user"], f["tokens_per_s_per_device"], "o-" if len(f) <= 30 else "-", color=color[a], ms=3, lw=1.5,
+                    label=f"frontier, {_alpha_label(a)}", zorder=3)
+        base = fit.drop_duplicates("batch")
+        bx, by = base["baseline_tokens_per_s_per_user"].to_numpy(), base["baseline_tokens_per_s"].to_numpy() / tp
+        idx = _frontier(bx, by)
+        ax.plot(bx[idx], by[idx], "s--" if len(idx) <= 30 else "--", color="k", ms=3.5, lw=1.8, label="frontier, no speculation", zorder=4)
+        for i in idx if len(idx) <= 12 else ():
+            ax.annotate(f"B={base['batch'].iloc[i]:g}", (bx[i], by[i]), xytext=(-3, -3), textcoords="offset points",
+                        ha="right", va="top", fontsize=6.5, color="0.25")
+        ax.margins(x=0.12)  # room for the batch labels left of the baseline points
+        _log_axis(ax, "x")
+        _log_axis(ax, "y")
+        ax.set_xlabel("interactivity, tokens/s per user")
+        ax.set_ylabel("throughput, tokens/s per device")
+    _shared_legend(fig, [ax for ax, _ in panels])
+    _title(fig, "Throughput-interactivity frontier (up and right is better; points that do not fit excluded)", meta, models,
+           _join(note, alpha_note))
+    return fig
+
+
+def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
+    if meta.get("method", "none") == "none" or df.loc[df["k"] > 0, "k"].nunique() < 2 or not _any_fit(df):
+        return None
+    df = df[df["k"] > 0]
+    fig, panels, models, note = _panel_frames(df, meta, legend_in=1.4)
+    alphas, alpha_note = _line_alphas(df)
+    color = _alpha_colors(alphas)
+    ks = sorted(df["k"].unique())
+    dots = df["batch"].nunique() <= 24
+    for ax, sub in panels:
+        best = _best_k_rows(sub[sub["fits_in_memory"].astype(bool)])
+        if best.empty:
+            _nothing_fits(ax)
+            continue
+        for i, a in enumerate(alphas):
+            g = best[_same_alpha(best["alpha"], a)].drop_duplicates("batch").sort_values("batch")
+            offset = (i - (len(alphas) - 1) / 2) * min(0.08, 0.4 / len(alphas))  # coinciding lines stay visible
+            ax.plot(g["batch"], g["best_k"] + offset, "o-" if dots else "-", color=color[a], ms=4, lw=1.5, label=_alpha_label(a))
+        _log2_axis(ax, sub["batch"])
+        ax.set_yticks(ks if len(ks) <= 12 else ks[:: math.ceil(len(ks) / 12)])
+        ax.set_ylim(min(ks) - 0.5, max(ks) + 0.5)
+        ax.set_xlabel("batch size B (sequences)")
+        ax.set_ylabel("best draft length k (tokens)")
+        if (~sub["fits_in_memory"].astype(bool)).any():
+            _shade_memory_limit(ax, float(sub["max_batch"].min()), float(sub["batch"].max()))
+    legend_title = {"title": "lines offset slightly\nwhere they coincide", "title_fontsize": 7} if len(alphas) > 1 else {}
+    _shared_legend(fig, [ax for ax, _ in panels], **legend_title)
+    _title(fig, "Throughput-best draft length k vs batch size", meta, models, _join(note, alpha_note))
+    return fig
+
+
+PLOTTERS = {
+    "roofline": _plot_roofline, "step_time_vs_tokens": _plot_step_time, "speedup_heatmap": _plot_speedup_heatmap,
+    "throughput_vs_batch": _plot_throughput, "pareto": _plot_pareto, "best_k_vs_batch": _plot_best_k,
+}
+
+
+# ---------------------------------------------------------------- public API
+
+def _check_columns(df: pd.DataFrame, required: tuple[str, ...], where: str, what: str) -> None:
+    missing = [c for c in required if c not in df.columns]
+    if missing:
+        found = ", ".join(map(str, df.columns[:8])) + (", ..." if len(df.columns) > 8 else "") if len(df.columns) else "no columns"
+        raise RooflineError(f"{where}: expected {what} with column(s) {', '.join(missing)}, found {found}")
+
+
+def standard_plots(df: pd.DataFrame, ops: pd.DataFrame, meta: dict, out_dir: Path) -> list[Path]:
+    """Draw every plot the table supports into `out_dir` as PNG and SVG; return the written paths in PLOT_NAMES order."""
+    _check_columns(df, REQUIRED_COLUMNS, "results table", "a sweep results table")
+    if ops is not None and not ops.empty:
+        _check_columns(ops, OPERATOR_COLUMNS, "operators table", "an operators table")
+    if df.empty:
+        return []
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    df = df.assign(hardware=df["hardware"].astype(str), model=df["model"].astype(str))
+    if ops is not None:
+        ops = ops.assign(hardware=ops["hardware"].astype(str), model=ops["model"].astype(str))
+    written = []
+    with rc_context(STYLE):
+        for name in PLOT_NAMES:
+            fig = PLOTTERS[name](df, ops, meta)
+            if fig is None:
+                continue
+            for ext in FORMATS:
+                path = out_dir / f"{name}.{ext}"
+                fig.savefig(path, dpi=150, metadata={"Software": None} if ext == "png" else {"Date": None})
+                fig.set_layout_engine("none")  # keep the laid-out positions: the next format need not lay out again
+                written.append(path)
+    return written
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    if path.suffix == ".parquet":
+        try:
+            return pd.read_parquet(path)
+        except ImportError as err:
+            raise RooflineError(f"{path}: expected a readable parquet file, found no parquet engine (install roofline[parquet] or pass results.csv)") from err
+    return pd.read_csv(path)
+
+
+def _locate(table: Path) -> Path:
+    """The results file of `table` (a folder or a file), or a one-line error."""
+    table = Path(table)
+    if table.is_dir():
+        for name in ("results.parquet", "results.csv"):
+            candidate = table / name
+            if candidate.is_file() and (name == "results.csv" or _has_parquet()):
+                return candidate
+        raise RooflineError(f"{table}: expected a sweep folder with results.csv or results.parquet, found neither")
+    if not table.is_file():
+        raise RooflineError(f"{table}: expected a sweep folder or its results.csv / results.parquet, found nothing there")
+    if table.suffix not in (".csv", ".parquet"):
+        raise RooflineError(f"{table}: expected a .csv or .parquet results table, found a {table.suffix or 'suffix-less'} file")
+    return table
+
+
+def _has_parquet() -> bool:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _derived_meta(df: pd.DataFrame, folder: Path) -> dict:
+    """A minimal meta when scenario.json is missing: names as their own display names, method from the table."""
+    methods = df["method"].astype(str).unique()
+    devices = (df["tokens_per_s"] / df["tokens_per_s_per_device"]).median()
+    return {
+        "scenario": folder.name, "description": "", "method": methods[0] if len(methods) == 1 else "mixed",
+        "hardware": {h: h for h in df["hardware"].astype(str).unique()}, "model": {m: m for m in df["model"].astype(str).unique()},
+        "tp": int(round(devices)) if np.isfinite(devices) else 1, "points": len(df),
+    }
+
+
+def plot_from_table(table: Path, out: Path | None = None, force: bool = False) -> list[Path]:
+    """Re-draw the standard plots from a sweep folder or its results table (operators.csv and
+    scenario.json read from the same folder when present). Refuses to overwrite plots unless `force`."""
+    path = _locate(Path(table))
+    folder = path.parent
+    out_dir = Path(out) if out is not None else folder
+    if out_dir.exists() and not out_dir.is_dir():
+        raise RooflineError(f"--out: expected a folder, found an existing file {out_dir}")
+    if not force:
+        for name in PLOT_NAMES:
+            for ext in FORMATS:
+                if (out_dir / f"{name}.{ext}").exists():
+                    raise RooflineError(f"--out: {out_dir / f'{name}.{ext}'} exists; pass --force to overwrite it")
+    df = _read_table(path)
+    _check_columns(df, REQUIRED_COLUMNS, str(path), "a sweep results table")
+    if df.empty:
+        raise RooflineError(f"{path}: expected a sweep results table with at least one row, found none")
+    ops = None
+    if (folder / "operators.csv").is_file():
+        ops = pd.read_csv(folder / "operators.csv")
+        _check_columns(ops, OPERATOR_COLUMNS, str(folder / "operators.csv"), "an operators table")
+    meta_path = folder / "scenario.json"
+    if meta_path.is_file():
+        try:
+            meta = json.loads(meta_path.read_text())
+        except json.JSONDecodeError as err:
+            raise RooflineError(f"{meta_path}: expected JSON, found a parse error at line {err.lineno}") from err
+    else:
+        meta = _derived_meta(df, folder)
+    return standard_plots(df, ops, meta, out_dir)

@@ -1,0 +1,133 @@
+"""The CLI end to end through Typer's CliRunner (and once as a subprocess for the exit code contract)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import cli
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args):
+    return runner.invoke(cli.app, list(args))
+
+
+def run_main(*args):
+    """Through main(), the console entry point that turns bad input into exit code 2."""
+    return subprocess.run([sys.executable, str(ROOT / "cli.py"), *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_predict_json_has_the_contract_keys():
+    result = run("predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "8", "--context", "2048",
+                 "--prompt", "512", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    for key in ("step_time_s", "tokens_per_s", "tokens_per_s_per_user", "mbu", "mfu", "bound", "weight_bytes",
+                "kv_bytes", "fits_in_memory", "max_batch", "ttft_s"):
+        assert key in data
+    assert data["bound"] in ("memory", "compute")
+    assert data["tokens_per_s"] == pytest.approx(8 * data["tokens_per_s_per_user"])
+
+
+def test_predict_with_speculation_adds_a_spec_object():
+    result = run("predict", "--model", "llama-3.1-8b", "--method", "eagle", "--k", "4", "--alpha", "0.8", "--json")
+    spec = json.loads(result.output)["spec"]
+    for key in ("iteration_time_s", "draft_time_s", "verify_time_s", "tau", "tokens_per_s", "tokens_per_s_per_user",
+                "speedup", "best_k", "break_even_batch"):
+        assert key in spec
+    assert spec["tau"] == pytest.approx(3.3616)
+
+
+@pytest.mark.parametrize("args", [["--method", "none"], ["--method", "eagle", "--k", "0", "--alpha", "0.7"]])
+def test_no_speculation_gives_speedup_exactly_1(args):
+    result = run("predict", *args, "--alpha", "0.5", "--json") if "--alpha" not in args else run("predict", *args, "--json")
+    assert json.loads(result.output)["spec"]["speedup"] == 1.0
+
+
+def test_predict_accepts_per_position_acceptance_and_a_draft_on_other_hardware():
+    result = run("predict", "--model", "llama-3.1-70b", "--tp", "4", "--method", "draft", "--draft", "llama-3.2-1b",
+                 "--draft-hardware", "l4", "--acceptance", "0.9,0.8,0.7", "--k", "3", "--json")
+    spec = json.loads(result.output)["spec"]
+    assert spec["tau"] == pytest.approx(1 + 0.9 + 0.72 + 0.504)
+    assert spec["draft_time_s"] > 0
+
+
+def test_predict_table_is_readable():
+    result = run("predict", "--model", "mixtral-8x7b", "--hardware", "h200", "--batch", "4")
+    assert result.exit_code == 0
+    assert "step time" in result.output and "experts" in result.output
+
+
+def test_hw_and_models_commands_list_and_show():
+    assert "h100-sxm" in run("hw", "list").output
+    hw = json.loads(run("hw", "show", "h100-sxm", "--json").output)
+    assert hw["name"] == "h100-sxm" and hw["mem_bw_bytes_per_s"] == 3.35e12
+    assert set(hw["peak_flops_per_s"]) >= {"fp32", "tf32", "bf16", "fp16", "fp8", "int8"}
+    assert hw["link_bw_bytes_per_s"] == 450e9 and hw["mem_bytes"] == 80e9
+    assert "deepseek-v3" in run("models", "list").output
+    model = json.loads(run("models", "show", "llama-3.1-8b", "--json").output)
+    assert model["params"] == 8_030_261_248 and model["kv_bytes_per_token"] == 131072
+    assert model["active_params"] == model["params"]
+    assert "Mixture" in run("models", "show", "mixtral-8x7b").output or "MoE" in run("models", "show", "mixtral-8x7b").output
+
+
+def test_unknown_names_exit_2_with_one_line_naming_the_closest():
+    result = run_main("predict", "--hardware", "h100", "--json")
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0 and "h100-sxm" in result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    result = run_main("models", "show", "llama-3-8b")
+    assert result.returncode == 2 and "llama-3.1-8b" in result.stderr
+
+
+def test_a_broken_user_profile_exits_2_naming_file_and_field(tmp_path):
+    import yaml
+
+    data = yaml.safe_load((ROOT / "hardware_profiles" / "h100-sxm.yaml").read_text())
+    data["name"] = "broken"
+    data["memory_bandwidth"] = "3.35 TB"
+    (tmp_path / "broken.yaml").write_text(yaml.safe_dump(data))
+    result = run_main("--profiles", str(tmp_path), "hw", "show", "broken")
+    assert result.returncode == 2
+    assert "broken.yaml: memory_bandwidth: expected" in result.stderr and "'3.35 TB'" in result.stderr
+
+
+def test_invalid_yaml_reports_the_line(tmp_path):
+    (tmp_path / "bad.yaml").write_text("name: x\naxes: [1, 2\n")
+    result = run_main("sweep", str(tmp_path / "bad.yaml"), "--out", str(tmp_path / "o"))
+    assert result.returncode == 2 and "line" in result.stderr and not (tmp_path / "o").exists()
+
+
+def test_sweep_writes_table_and_plots_and_refuses_to_overwrite(tmp_path):
+    out = tmp_path / "out"
+    result = run("sweep", "eagle-on-hopper", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert (out / "results.csv").stat().st_size > 0
+    assert list(out.glob("*.png")) and list(out.glob("*.svg"))
+    again = run_main("sweep", "eagle-on-hopper", "--out", str(out))
+    assert again.returncode == 2 and "--force" in again.stderr
+    assert run("sweep", "eagle-on-hopper", "--out", str(out), "--force").exit_code == 0
+
+
+def test_a_bad_scenario_leaves_no_output_behind(tmp_path):
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("hardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  alpha: [0.5, 1.5]\n")
+    result = run_main("sweep", str(scenario), "--out", str(tmp_path / "o"))
+    assert result.returncode == 2
+    assert "axes.alpha: expected values in [0, 1], found 1.5" in result.stderr
+    assert not (tmp_path / "o").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["s.yaml"]
+
+
+def test_plot_redraws_from_a_written_table_without_the_scenario(tmp_path):
+    out = tmp_path / "sweep"
+    assert run("sweep", "moe-verify-cost", "--out", str(out), "--no-plots").exit_code == 0
+    result = run("plot", str(out / "results.csv"), "--out", str(tmp_path / "plots"))
+    assert result.exit_code == 0, result.output
+    assert list((tmp_path / "plots").glob("*.png"))

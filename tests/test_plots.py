@@ -1,0 +1,135 @@
+"""Tests for roofline.plots: the standard plots are drawn from the written tables, skip what a table
+cannot support, and refuse bad input or an overwrite with one line."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from roofline import plots
+from roofline.errors import RooflineError
+from roofline.plots import PLOT_NAMES, PLOTTERS, _frontier, plot_from_table, standard_plots
+from roofline.scenario import scenario_from_dict
+from roofline.sweep import load_pairs, operator_table, run_sweep, write_sweep
+
+SMALL = {
+    "name": "plots-test", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
+    "axes": {"batch": [1, 8, 64, 512], "context": [1024], "k": [1, 2, 4], "alpha": [0.6, 0.9]},
+}
+META = {"scenario": "plots-test", "method": "eagle", "weight_dtype": "bf16", "kv_dtype": "bf16", "tp": 1,
+        "hardware": {"h100-sxm": "NVIDIA H100 SXM5 80GB"}, "model": {"llama-3.1-8b": "Llama 3.1 8B"}}
+
+
+def _tables(data: dict):
+    sc = scenario_from_dict(data)
+    pairs = load_pairs(sc)
+    return sc, pairs, run_sweep(sc, pairs), operator_table(sc, pairs)
+
+
+@pytest.fixture(scope="module")
+def small():
+    return _tables(SMALL)
+
+
+@pytest.fixture
+def sweep_folder(small, tmp_path):
+    sc, pairs, _, _ = small
+    folder = tmp_path / "sweep"
+    folder.mkdir()
+    write_sweep(sc, pairs, folder, plots=False)
+    return folder
+
+
+def _assert_real_image(path):
+    data = path.read_bytes()
+    assert len(data) > 10_000, path
+    if path.suffix == ".png":
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    else:
+        assert b"<svg" in data[:2000] and data.rstrip().endswith(b"</svg>")
+
+
+def test_standard_plots_write_all_six_plots_as_png_and_svg(small, tmp_path):
+    _, _, df, ops = small
+    paths = standard_plots(df, ops, META, tmp_path)
+    assert [p.name for p in paths] == [f"{name}.{ext}" for name in PLOT_NAMES for ext in ("png", "svg")]
+    for path in paths:
+        _assert_real_image(path)
+
+
+def test_plot_from_table_redraws_from_a_written_results_csv_into_another_folder(sweep_folder, tmp_path):
+    out = tmp_path / "replot"
+    paths = plot_from_table(sweep_folder / "results.csv", out)
+    assert {p.name for p in paths} == {f"{name}.{ext}" for name in PLOT_NAMES for ext in ("png", "svg")}
+    assert all(p.parent == out for p in paths)
+    for path in paths:
+        _assert_real_image(path)
+
+
+def test_plot_from_table_refuses_to_overwrite_a_plot_without_force_and_writes_nothing(sweep_folder):
+    existing = sweep_folder / "pareto.svg"
+    existing.write_text("old")
+    with pytest.raises(RooflineError) as err:
+        plot_from_table(sweep_folder)
+    assert str(err.value) == f"--out: {existing} exists; pass --force to overwrite it"
+    assert existing.read_text() == "old"
+    assert not list(sweep_folder.glob("*.png"))
+
+
+def test_a_results_table_missing_a_column_is_a_one_line_error_naming_file_and_column(sweep_folder, tmp_path):
+    table = tmp_path / "broken.csv"
+    pd.read_csv(sweep_folder / "results.csv").drop(columns=["speedup"]).to_csv(table, index=False)
+    with pytest.raises(RooflineError) as err:
+        plot_from_table(table, tmp_path / "out")
+    message = str(err.value)
+    assert "\n" not in message and str(table) in message and "speedup" in message and "found hardware" in message
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_a_missing_table_is_a_one_line_error(tmp_path):
+    with pytest.raises(RooflineError, match="expected a sweep folder with results.csv or results.parquet, found neither"):
+        plot_from_table(tmp_path)
+    with pytest.raises(RooflineError, match="found nothing there"):
+        plot_from_table(tmp_path / "nope.csv")
+
+
+def test_without_operators_csv_and_scenario_json_the_roofline_is_skipped_and_the_rest_drawn(small, tmp_path, monkeypatch):
+    _, _, df, _ = small
+    df.to_csv(tmp_path / "results.csv", index=False)
+    seen = {}
+    monkeypatch.setattr(plots, "standard_plots", lambda d, o, m, out: seen.update(df=d, ops=o, meta=m, out=out) or [])
+    plot_from_table(tmp_path / "results.csv")
+    assert seen["ops"] is None and seen["out"] == tmp_path
+    assert seen["meta"]["method"] == "eagle" and seen["meta"]["hardware"] == {"h100-sxm": "h100-sxm"} and seen["meta"]["tp"] == 1
+    assert _drawn(seen["df"], None, seen["meta"]) == set(PLOT_NAMES) - {"roofline"}
+
+
+def _drawn(df, ops, meta) -> set[str]:
+    """The plots that would be drawn (figures built, not saved: fast)."""
+    return {name for name in PLOT_NAMES if PLOTTERS[name](df, ops, meta) is not None}
+
+
+def test_method_none_skips_the_heatmap_and_best_k_without_error():
+    _, _, df, ops = _tables({**SMALL, "method": "none", "axes": {"batch": [1, 16, 256], "context": [2048]}})
+    assert _drawn(df, ops, {**META, "method": "none"}) == {"roofline", "step_time_vs_tokens", "throughput_vs_batch", "pareto"}
+
+
+def test_a_single_batch_value_skips_the_step_time_knee_plot():
+    _, _, df, ops = _tables({**SMALL, "axes": {"batch": [4], "k": [1, 3], "alpha": [0.8]}})
+    assert _drawn(df, ops, META) == set(PLOT_NAMES) - {"step_time_vs_tokens"}
+
+
+def test_per_position_acceptance_rates_plot_as_one_alpha_row():
+    _, _, df, ops = _tables({**{k: v for k, v in SMALL.items() if k != "axes"}, "acceptance": [0.8, 0.7, 0.6],
+                             "axes": {"batch": [1, 64], "k": [1, 3]}})
+    assert df["alpha"].isna().all()
+    assert _drawn(df, ops, META) == set(PLOT_NAMES)
+
+
+def test_frontier_keeps_exactly_the_non_dominated_points_sorted_by_x():
+    x = np.array([1.0, 2.0, 3.0, 2.0, 0.5])
+    y = np.array([5.0, 4.0, 1.0, 3.0, 5.0])
+    assert _frontier(x, y).tolist() == [0, 1, 2]
