@@ -281,21 +281,22 @@ def validate(
 
 def main() -> None:
     """Console entry point: bad input becomes one line on stderr and exit code 2."""
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError
+
     try:
         app(standalone_mode=False)
     except RooflineError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    except NoArgsIsHelpError as exc:  # `roofline` alone, or a group without a command: show its help
+        typer.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+        sys.exit(0)
+    except ClickException as exc:  # usage errors: unknown option, value out of range, missing argument
+        typer.echo(f"error: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
     except typer.Abort:
         typer.echo("aborted", err=True)
         sys.exit(1)
-    except Exception as exc:  # click usage errors carry their own exit code
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
 
 
 if __name__ == "__main__":

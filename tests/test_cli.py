@@ -131,3 +131,11 @@ def test_plot_redraws_from_a_written_table_without_the_scenario(tmp_path):
     result = run("plot", str(out / "results.csv"), "--out", str(tmp_path / "plots"))
     assert result.exit_code == 0, result.output
     assert list((tmp_path / "plots").glob("*.png"))
+
+
+@pytest.mark.parametrize("args", [["predict", "--batch", "0"], ["predict", "--bogus"], ["hw", "show"],
+                                  ["predict", "--weight-dtype", "fp6"], ["predict", "--method", "eagle"]])
+def test_usage_errors_are_one_line_and_exit_2(args):
+    result = run_main(*args)
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and result.stderr.strip().count("\n") == 0
