@@ -63,6 +63,8 @@ def predict(
     acceptance: Annotated[Optional[str], typer.Option(help="Per-position conditional acceptance rates a1,a2,... (instead of --alpha).")] = None,
     draft_hardware: Annotated[Optional[str], typer.Option(help="Run the drafter on this device (overlapped with verify).")] = None,
     draft_vocab: Annotated[Optional[int], typer.Option(min=1, help="EAGLE head's reduced vocabulary.")] = None,
+    tree_nodes: Annotated[Optional[int], typer.Option(min=1, help="Tree verification: draft nodes per sequence (root excluded); k is the tree depth.")] = None,
+    tree_tau: Annotated[Optional[float], typer.Option(min=1.0, help="Tree verification: measured tokens per iteration (bonus included).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object (SI units).")] = False,
 ) -> None:
     """Predict one decode point: step time, tokens/s, MBU/MFU, bound, memory; optionally speculation."""
@@ -77,17 +79,20 @@ def predict(
     hw = load_hardware(hardware, _dirs())
     spec_model = load_model(model, _dirs())
     point = predict_point(hw, spec_model, batch, context, weight_dtype, kv_dtype, tp, prompt)
-    if method != "none" or acceptance or alpha is not None:
+    if method != "none" or acceptance or alpha is not None or tree_nodes is not None:
         from roofline.speculation import predict_speculation
 
         rates = _parse_rates(acceptance) if acceptance else None
-        if rates is None and alpha is None and method not in ("none",):
+        if (tree_nodes is None) != (tree_tau is None):
+            raise RooflineError("--tree-nodes and --tree-tau: expected both or neither, found one")
+        if rates is None and alpha is None and tree_nodes is None and method != "none":
             raise RooflineError("--alpha or --acceptance: expected one of them with a speculation method, found neither")
         point["spec"] = predict_speculation(
             hw, spec_model, batch, context, k, alpha, method=method,
             draft=load_model(draft, _dirs()) if draft else None,
             draft_hw=load_hardware(draft_hardware, _dirs()) if draft_hardware else None,
             acceptance=rates, draft_vocab=draft_vocab, weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp,
+            tree_nodes=tree_nodes, tree_tau=tree_tau,
         )
     if json_out:
         _echo_json(point)

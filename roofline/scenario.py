@@ -16,7 +16,8 @@
       alpha: [0.5, 0.6, 0.7, 0.8, 0.9]
 
 Optional keys: description, overlap (default true), bookkeeping_s, draft_vocab, acceptance (a list of
-per-position rates used instead of the alpha axis), tree ({nodes: N, tau: T}), type: scenario.
+per-position rates used instead of the alpha axis), tree ({nodes: N, tau: T}: N draft nodes per
+sequence, root excluded, verified as q = N + 1 tokens; the k axis is then the tree depth), type: scenario.
 Missing axes default to batch [1], context [1024], k [0] with method none else [4], alpha [0.8].
 """
 

@@ -9,7 +9,8 @@ sequence, includes the bonus (or correction) token:
 
 One iteration on B sequences with context S (method-specific draft cost t_draft, below):
 
-    t_verify = t_step(target, B, q = k + 1, S)          (chain; a tree verifies q = N nodes with a given tau)
+    t_verify = t_step(target, B, q = k + 1, S)          (chain; a tree of N draft nodes verifies q = N + 1
+                                                          with a given tau, its drafter runs k = depth steps of N/k tokens)
     t_iter   = t_draft + t_verify + t_bookkeeping                         (drafter on the same device)
              = max(t_draft, t_verify) + t_transfer + t_bookkeeping        (drafter elsewhere, overlap on)
              = t_draft + t_verify + t_transfer + t_bookkeeping            (drafter elsewhere, overlap off)
@@ -274,6 +275,7 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         k=int(k),
         alpha=None if alpha is None else float(alpha),
         acceptance=None if kw.get("acceptance") is None else [float(a) for a in kw["acceptance"]],
+        tree_nodes=kw.get("tree_nodes"),
         best_k=int(best_k(over_k, K_SEARCH)),
         break_even_batch=be if be > 0 else None,
         fits_in_memory=bool(point["fits_in_memory"]),

@@ -127,3 +127,15 @@ def test_a_draft_model_costs_memory_and_lowers_the_maximum_batch():
     drafted = speculative_metrics(H100, LLAMA, 1, 8192, 4, 0.8, method="draft", draft=load_model("llama-3.2-1b"))
     assert int(drafted["max_batch"]) < int(plain["max_batch"])
     assert float(drafted["memory_needed_bytes"]) > float(plain["memory_needed_bytes"]) + 2.4e9
+
+
+def test_tree_verification_costs_n_plus_1_tokens_and_uses_the_given_tau():
+    from roofline.engine import step_time_s
+
+    r = speculative_metrics(H100, LLAMA, 4, 1024, 5, None, method="eagle", tree_nodes=24, tree_tau=4.2)
+    assert float(r["tau"]) == 4.2
+    assert float(r["verify_time_s"]) == float(step_time_s(H100, LLAMA, 4, 25, 1024))
+    # a wider tree verifies more tokens for the same tau: never faster
+    wide = speculative_metrics(H100, LLAMA, 256, 1024, 5, None, method="eagle", tree_nodes=64, tree_tau=4.2)
+    narrow = speculative_metrics(H100, LLAMA, 256, 1024, 5, None, method="eagle", tree_nodes=24, tree_tau=4.2)
+    assert float(wide["speedup"]) < float(narrow["speedup"])
