@@ -201,9 +201,9 @@ def sweep(
     chunk_points: Annotated[int, typer.Option(min=1000, help="Rows computed per chunk (bounds memory).")] = 1_000_000,
 ) -> None:
     """Run a scenario sweep: results.csv (+ .parquet), operators.csv, plots (PNG and SVG)."""
+    from roofline.outputs import staged_dir
     from roofline.scenario import load_scenario
     from roofline.sweep import load_pairs, write_sweep
-    from roofline.outputs import staged_dir
 
     sc = load_scenario(scenario, _dirs())
     pairs = load_pairs(sc, _dirs())
@@ -271,8 +271,9 @@ def validate(
     force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
 ) -> None:
     """Run the real PyTorch decoder and speculative loop, and report predicted against measured."""
-    from roofline.outputs import staged_dir
     from roofline.validate import run_validate
+
+    from roofline.outputs import staged_dir
 
     hw = None
     if hardware:

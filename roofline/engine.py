@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from roofline.costs import WEIGHT_GEMMS, ACTIVATION_BYTES, kv_cache_bytes, operator_costs, weight_bytes
+from roofline.costs import ACTIVATION_BYTES, WEIGHT_GEMMS, kv_cache_bytes, operator_costs, weight_bytes
 from roofline.hardware import HardwareSpec
 from roofline.model import ModelSpec
 

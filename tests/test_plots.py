@@ -3,8 +3,6 @@ cannot support, and refuse bad input or an overwrite with one line."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 import pytest

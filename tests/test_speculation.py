@@ -6,8 +6,13 @@ from hypothesis import strategies as st
 from roofline.hardware import load_hardware
 from roofline.model import load_model
 from roofline.speculation import (
-    break_even_batch, leviathan_ops_factor, leviathan_speedup, predict_speculation, speculative_metrics,
-    tau_from_rates, tau_scalar_alpha,
+    break_even_batch,
+    leviathan_ops_factor,
+    leviathan_speedup,
+    predict_speculation,
+    speculative_metrics,
+    tau_from_rates,
+    tau_scalar_alpha,
 )
 
 # Leviathan et al. 2023, Table 1 (c = c_hat = 0): alpha, k, ops factor, speed factor
