@@ -160,11 +160,14 @@ def models_list() -> None:
     from roofline.model import load_model
     from roofline.profiles import list_names
 
-    typer.echo(f"{'name':<20}{'params':>10}{'active':>10}{'KV/token (bf16)':>17}  attention")
+    typer.echo(f"{'name':<20}{'params':>10}{'active':>10}{'KV/token bf16':>15}{'at 128k':>10}  attention")
     for name in list_names("model", _dirs()):
         m = load_model(name, _dirs())
         kinds = "+".join(sorted({g.kind for g in m.groups}))
-        typer.echo(f"{name:<20}{m.params / 1e9:>9.2f}B{m.active_params / 1e9:>9.2f}B{m.kv_bytes_per_token() / 1024:>14.1f}KiB  {m.kv_layout} {kinds}{' moe' if m.moe else ''}")
+        typer.echo(
+            f"{name:<20}{m.params / 1e9:>9.2f}B{m.active_params / 1e9:>9.2f}B{m.kv_bytes_per_token() / 1024:>12.1f}KiB"
+            f"{m.kv_bytes_per_token_at(131072) / 1024:>7.1f}KiB  {m.kv_layout} {kinds}{' moe' if m.moe else ''}"
+        )
 
 
 @models_app.command("show")
@@ -180,7 +183,7 @@ def models_show(name: str, json_out: Annotated[bool, typer.Option("--json", help
     typer.echo(f"{m.display_name} ({m.name})")
     typer.echo(f"  parameters       {m.params / 1e9:.3f} B (published {m.published_params / 1e9 if m.published_params else float('nan'):.3f} B)")
     typer.echo(f"  active           {m.active_params / 1e9:.3f} B")
-    typer.echo(f"  KV per token     {m.kv_bytes_per_token():,.0f} bytes in bf16 ({m.kv_layout})")
+    typer.echo(f"  KV per token     {m.kv_bytes_per_token():,.0f} bytes in bf16 ({m.kv_layout}); {m.kv_bytes_per_token_at(131072):,.0f} at 128k context")
     for key in ("layers", "hidden_size", "heads", "kv_heads", "head_dim", "ffn_size", "vocab_size"):
         typer.echo(f"  {key:<16} {data[key]}")
     for g in m.groups:

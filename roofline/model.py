@@ -215,6 +215,10 @@ class ModelSpec:
         """Nominal KV bytes per token per sequence: every layer storing every token."""
         return self.layers * self.kv_elements_per_token_per_layer * kv_bytes_per_element
 
+    def kv_bytes_per_token_at(self, context_len: int, kv_bytes_per_element: float = 2.0) -> float:
+        """Effective KV bytes per token of a sequence of `context_len` tokens (windows and compression applied)."""
+        return float(self.kv_cache_elements_per_sequence(context_len)) * kv_bytes_per_element / context_len
+
     def stored_tokens(self, group: AttentionGroup, context_len):
         """KV entries one layer of `group` holds for a sequence of `context_len` tokens (array-friendly)."""
         s = np.asarray(context_len, dtype=np.float64)
@@ -256,6 +260,7 @@ class ModelSpec:
             "active_params": self.active_params,
             "mtp_params": self.mtp_params,
             "kv_bytes_per_token": self.kv_bytes_per_token(kv_bytes_per_element),
+            "kv_bytes_per_token_at_128k": self.kv_bytes_per_token_at(131072, kv_bytes_per_element),
             "kv_layout": self.kv_layout,
             "layers": self.layers,
             "hidden_size": self.hidden_size,
