@@ -5,12 +5,14 @@ For every operator o of the pass (FLOPs and bytes from `roofline.costs`):
     t_o = max( flops_o / (peak_flops[dtype_o] * compute_efficiency),
                bytes_o / (mem_bw * mem_efficiency) )
 
-    t_step = sum_o t_o + t_comm + step_overhead
+    t_step = sum_o t_o + t_comm + step_overhead + layers * layer_overhead
     t_comm = 2 * layers * (link_latency + 2 * (tp - 1) / tp * T * hidden * 2 / (link_bw * link_efficiency))
              (two all-reduces of the residual stream per layer under tensor parallelism; 0 when tp = 1)
 
 dtype_o is the compute dtype of the weights for weight GEMMs (int4 runs as W4A16 in bf16) and bf16
-for attention and elementwise work. The pure max() is the classic roofline (a lower bound). A
+for attention and elementwise work. A profile may give attention and elementwise operators their own
+achievable ceilings (`operator_ceilings`) and a per-layer overhead (`layer_overhead`, default 0);
+without them every operator uses the derated peaks above. The pure max() is the classic roofline (a lower bound). A
 profile may set `overlap_exponent: p` to use the smooth form (t_c**p + t_m**p)**(1/p) instead: p -> inf
 is the max, p = 1 is no overlap of compute and memory at all; `roofline calibrate` measures p.
 
@@ -38,6 +40,18 @@ def op_time_s(flops, nbytes, compute_flops_per_s: float, memory_bytes_per_s: flo
     big = np.maximum(t_compute, t_memory)
     safe = np.where(big > 0, big, 1.0)
     return big * ((t_compute / safe) ** p + (t_memory / safe) ** p) ** (1.0 / p)
+
+
+def operator_ceilings(hw: HardwareSpec, weight_dtype: str) -> dict[str, tuple[float, float]]:
+    """(compute FLOP/s, memory bytes/s) ceiling of every operator: weight GEMMs on the weights' compute
+    dtype, attention and elementwise work on their own measured ceilings where the profile has them."""
+    memory = hw.memory_ceiling_bytes_per_s
+    other = hw.compute_ceiling_flops_per_s("bf16")
+    out = {name: (hw.compute_ceiling_flops_per_s(weight_dtype), memory) for name in WEIGHT_GEMMS}
+    out["attention"] = (hw.attention_compute_flops_per_s or other, hw.attention_memory_bytes_per_s or memory)
+    out["norms"] = (other, hw.elementwise_memory_bytes_per_s or memory)
+    out["embedding"] = out["kv_write"] = (other, memory)
+    return out
 
 
 def comm_time_s(hw: HardwareSpec, model: ModelSpec, tokens, tp: int, layers_scale: float = 1.0):
@@ -71,16 +85,14 @@ def step_metrics(
     With `with_operators`, also `operators`: {name: {flops, bytes, time_s, compute_bound}}.
     """
     costs = operator_costs(model, batch, q, context, weight_dtype, kv_dtype, tp, logit_tokens, layers_scale)
-    gemm_ceiling = hw.compute_ceiling_flops_per_s(weight_dtype)
-    other_ceiling = hw.compute_ceiling_flops_per_s("bf16")
-    memory_ceiling = hw.memory_ceiling_bytes_per_s
+    ceilings = operator_ceilings(hw, weight_dtype)
     p = hw.overlap_exponent
     shape = next(iter(costs.values()))[0].shape
     total_flops, total_bytes, op_sum = np.zeros(shape), np.zeros(shape), np.zeros(shape)
     compute_side = np.zeros(shape)
     operators = {}
     for name, (flops, nbytes) in costs.items():
-        ceiling = gemm_ceiling if name in WEIGHT_GEMMS else other_ceiling
+        ceiling, memory_ceiling = ceilings[name]
         t = op_time_s(flops, nbytes, ceiling, memory_ceiling, p)
         is_compute = flops / ceiling > nbytes / memory_ceiling
         total_flops, total_bytes, op_sum = total_flops + flops, total_bytes + nbytes, op_sum + t
@@ -89,13 +101,14 @@ def step_metrics(
             operators[name] = {"flops": flops, "bytes": nbytes, "time_s": t, "compute_bound": is_compute}
     tokens = np.broadcast_to(np.asarray(batch, dtype=np.float64) * np.asarray(q, dtype=np.float64), shape)
     t_comm = comm_time_s(hw, model, tokens, tp, layers_scale)
-    step = op_sum + t_comm + hw.step_overhead_s
+    overhead = hw.step_overhead_s + model.layers * layers_scale * hw.layer_overhead_s
+    step = op_sum + t_comm + overhead
     peak = hw.peak_flops_per_s[hw.compute_dtype(weight_dtype)]
     out = {
         "step_time_s": step,
         "compute_time_s": op_sum,
         "comm_time_s": t_comm,
-        "overhead_s": np.full(shape, hw.step_overhead_s),
+        "overhead_s": np.full(shape, overhead),
         "flops": total_flops,
         "bytes": total_bytes,
         "arithmetic_intensity_flops_per_byte": total_flops / total_bytes,
@@ -162,7 +175,7 @@ def predict_point(hw: HardwareSpec, model: ModelSpec, batch: int, context: int, 
         "fits_in_memory": bool(wb + kv <= hw.usable_mem_bytes),
         "max_batch": int(max_batch(hw, model, context + 1, weight_dtype, kv_dtype, tp)),
         "comm_time_s": float(m["comm_time_s"]),
-        "overhead_s": hw.step_overhead_s,
+        "overhead_s": float(m["overhead_s"]),
         "operators": {
             name: {
                 "flops": float(op["flops"]),

@@ -8,6 +8,12 @@ dense (no 2:4 sparsity). The achievable fractions (`*_efficiency`) scale the pea
     ridge point      = compute ceiling / memory ceiling                    (FLOP/byte)
 
 An operator whose arithmetic intensity (FLOP/byte) is below the ridge point is memory-bound.
+
+Optional refinements, which `roofline calibrate` measures on a real machine (datasheet profiles
+leave them out): `operator_ceilings` gives attention and elementwise operators their own
+achievable ceilings (on a CPU a fused attention kernel or an RMSNorm reaches a different fraction of
+peak than a GEMM does); `layer_overhead` is a fixed cost per layer per pass (kernel dispatch in an
+eager runtime); `overlap_exponent` replaces the max of compute and memory time by a p-norm.
 """
 
 from __future__ import annotations
@@ -56,6 +62,10 @@ class HardwareSpec:
     usable_memory_fraction: float = 0.90
     price_usd_per_hour: float | None = None
     overlap_exponent: float | None = None
+    layer_overhead_s: float = 0.0
+    attention_compute_flops_per_s: float | None = None
+    attention_memory_bytes_per_s: float | None = None
+    elementwise_memory_bytes_per_s: float | None = None
     measured: bool = False
     source: str = ""
     notes: str = ""
@@ -108,6 +118,10 @@ class HardwareSpec:
             "usable_memory_fraction": self.usable_memory_fraction,
             "price_usd_per_hour": self.price_usd_per_hour,
             "overlap_exponent": self.overlap_exponent,
+            "layer_overhead_s": self.layer_overhead_s,
+            "attention_compute_flops_per_s": self.attention_compute_flops_per_s,
+            "attention_memory_bytes_per_s": self.attention_memory_bytes_per_s,
+            "elementwise_memory_bytes_per_s": self.elementwise_memory_bytes_per_s,
             "ridge_point_flops_per_byte": {d: self.peak_flops_per_s[d] / self.mem_bw_bytes_per_s for d in self.peak_flops_per_s},
             "measured": self.measured,
             "source": self.source,
@@ -119,7 +133,8 @@ _REQUIRED = (
     "name", "display_name", "kind", "memory", "memory_bandwidth", "peak_flops", "on_chip_cache",
     "link_bandwidth", "link_latency", "efficiency", "step_overhead", "source", "notes",
 )
-_OPTIONAL = ("type", "usable_memory_fraction", "price", "measured", "overlap_exponent")
+_OPTIONAL = ("type", "usable_memory_fraction", "price", "measured", "overlap_exponent", "layer_overhead", "operator_ceilings")
+_OPERATOR_CEILINGS = {"attention_compute": "flops_per_s", "attention_memory": "bytes_per_s", "elementwise_memory": "bytes_per_s"}
 
 
 def _fraction(where: str, key: str, value: object) -> float:
@@ -173,6 +188,14 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
     measured = data.get("measured", False)
     if not isinstance(measured, bool):
         raise field_error(where, "measured", "true or false", measured)
+    ceilings = data.get("operator_ceilings") or {}
+    if not isinstance(ceilings, dict):
+        raise field_error(where, "operator_ceilings", "a mapping of " + ", ".join(_OPERATOR_CEILINGS), ceilings)
+    for key in ceilings:
+        if key not in _OPERATOR_CEILINGS:
+            raise field_error(where, f"operator_ceilings.{key}", "one of " + ", ".join(_OPERATOR_CEILINGS), key)
+    operator_ceilings = {k: _quantity(where, f"operator_ceilings.{k}", v, _OPERATOR_CEILINGS[k]) for k, v in ceilings.items()}
+    layer_overhead = data.get("layer_overhead")
     return HardwareSpec(
         name=data["name"],
         display_name=data["display_name"],
@@ -190,6 +213,10 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         usable_memory_fraction=_fraction(where, "usable_memory_fraction", data.get("usable_memory_fraction", 0.9)),
         price_usd_per_hour=None if price is None else _quantity(where, "price", price, "usd_per_hour"),
         overlap_exponent=None if overlap is None else float(overlap),
+        layer_overhead_s=0.0 if layer_overhead is None else _quantity(where, "layer_overhead", layer_overhead, "seconds"),
+        attention_compute_flops_per_s=operator_ceilings.get("attention_compute"),
+        attention_memory_bytes_per_s=operator_ceilings.get("attention_memory"),
+        elementwise_memory_bytes_per_s=operator_ceilings.get("elementwise_memory"),
         measured=measured,
         source=data["source"].strip(),
         notes=data["notes"].strip(),

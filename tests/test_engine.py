@@ -90,3 +90,27 @@ def test_step_time_never_falls_as_batch_query_tokens_or_context_grow(b, q, s, db
         assert float(step_time_s(H, model, b + db, q, s)) >= base
         assert float(step_time_s(H, model, b, q + dq, s)) >= base
         assert float(step_time_s(H, model, b, q, s + ds)) >= base
+
+
+def test_operator_ceilings_and_layer_overhead_change_only_their_operators(h100, llama8b):
+    slow = dataclasses.replace(h100, attention_memory_bytes_per_s=h100.memory_ceiling_bytes_per_s / 2, layer_overhead_s=10e-6)
+    base = step_metrics(h100, llama8b, 8, 1, 8192, with_operators=True)
+    changed = step_metrics(slow, llama8b, 8, 1, 8192, with_operators=True)
+    assert float(changed["operators"]["attention"]["time_s"]) == pytest.approx(2 * float(base["operators"]["attention"]["time_s"]))
+    assert float(changed["operators"]["mlp"]["time_s"]) == float(base["operators"]["mlp"]["time_s"])
+    assert float(changed["overhead_s"]) == pytest.approx(20e-6 + 32 * 10e-6)
+
+
+def test_operator_ceilings_load_from_a_profile():
+    import yaml
+
+    from roofline.hardware import hardware_from_dict
+    from roofline.profiles import builtin_dir
+
+    data = yaml.safe_load((builtin_dir("hardware") / "h100-sxm.yaml").read_text())
+    data.update(layer_overhead="40 us", operator_ceilings={"attention_memory": "20 GB/s", "elementwise_memory": "12 GB/s"})
+    hw = hardware_from_dict(data, "x.yaml")
+    assert hw.layer_overhead_s == pytest.approx(40e-6) and hw.attention_memory_bytes_per_s == 20e9
+    data["operator_ceilings"] = {"attention_memory": "20 GB"}
+    with pytest.raises(Exception, match="operator_ceilings.attention_memory: expected"):
+        hardware_from_dict(data, "x.yaml")
