@@ -274,9 +274,8 @@ def validate(
     force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
 ) -> None:
     """Run the real PyTorch decoder and speculative loop, and report predicted against measured."""
-    from roofline.validate import run_validate
-
     from roofline.outputs import staged_dir
+    from roofline.validate import run_validate
 
     hw = None
     if hardware:

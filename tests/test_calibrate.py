@@ -1,0 +1,107 @@
+"""Calibration: the profile it writes loads like any other; the fits recover known ceilings; errors are one line."""
+
+import datetime
+import math
+import sys
+
+import numpy as np
+import pytest
+import yaml
+
+from roofline.calibrate import build_profile, fit_overlap, pnorm_time_s, profile_to_yaml, require_torch, run_calibrate
+from roofline.errors import RooflineError
+from roofline.hardware import hardware_from_dict
+
+
+@pytest.fixture
+def torch():
+    return pytest.importorskip("torch")
+
+
+def measurements() -> dict:
+    """What `measure` returns on a made-up 2-core CPU (SI units)."""
+    return {
+        "device_name": "Test CPU (2 cores)", "kind": "cpu", "device_type": "cpu", "memory_bytes": 24e9,
+        "llc_bytes": 480 * 2**20, "stream_bytes": 2**30, "read_bw": 27.5e9, "copy_bw": 25e9,
+        "cache_sweep": {2**20: 56e9, 2**30: 27.5e9}, "effective_cache": 64 * 2**20, "square": (1024, 2048),
+        "peaks": {"fp32": 300e9, "bf16": 1.8e12}, "hidden": 2048, "weight_bytes": 1e9,
+        "gemm_sweep": {1: 0.047, 512: 0.5}, "gemv_bw": 21e9, "gemm_flops": 1.35e12, "p": 1.3,
+        "attn_bw": 8.5e9, "attn_flops": 300e9, "vector_bw": 2.5e9, "overhead_s": 3e-4, "layer_overhead_s": 2e-4,
+        "threads": 2, "rounds": 2, "torch": "2.13.0+cpu", "seconds": 80.0, "load_average": "0.10",
+        "date": datetime.datetime(2026, 1, 2, tzinfo=datetime.timezone.utc),
+    }
+
+
+def test_calibrated_profile_loads_like_any_other_with_si_values():
+    hw = hardware_from_dict(build_profile(measurements()), "<calibration>")
+    assert hw.measured and hw.kind == "cpu"
+    assert hw.mem_bw_bytes_per_s == pytest.approx(27.5e9)
+    assert hw.mem_efficiency == pytest.approx(21 / 27.5, abs=1e-4)          # GEMV / stream
+    assert hw.compute_efficiency == pytest.approx(1.35 / 1.8, abs=1e-4)     # weight shapes / square GEMM
+    assert hw.memory_ceiling_bytes_per_s == pytest.approx(21e9, rel=1e-3)
+    assert hw.compute_ceiling_flops_per_s("bf16") == pytest.approx(1.35e12, rel=1e-3)
+    assert hw.step_overhead_s == pytest.approx(3e-4)
+    assert hw.overlap_exponent == pytest.approx(1.3)
+    assert hw.layer_overhead_s == pytest.approx(2e-4)
+    assert hw.attention_memory_bytes_per_s == pytest.approx(8.5e9)
+    assert hw.attention_compute_flops_per_s == pytest.approx(300e9)
+    assert hw.elementwise_memory_bytes_per_s == pytest.approx(2.5e9)
+    assert hw.extra["measured_torch"] == "2.13.0+cpu" and hw.extra["measured_device"] == "Test CPU (2 cores)"
+    assert hw.extra["measured_date"].startswith("2026-01-02")
+
+
+def test_profile_yaml_round_trips():
+    profile = build_profile(measurements())
+    text = profile_to_yaml(profile)
+    assert text.startswith("# Measured by `roofline calibrate`")
+    assert yaml.safe_load(text) == profile
+    hardware_from_dict(yaml.safe_load(text), "<yaml>")
+
+
+def test_overlap_fit_recovers_a_known_compute_ceiling_and_exponent():
+    params, weight_bytes, bw, flops, p = 5e8, 1e9, 20e9, 1.2e12, 1.4
+    ms = (1, 4, 16, 32, 64, 128, 256, 512)
+    act = lambda m: 0.0  # noqa: E731
+    times = {m: float(pnorm_time_s(2 * params * m / flops, weight_bytes / bw, p)) for m in ms}
+    got_bw, got_flops, got_p = fit_overlap(params, weight_bytes, times, act)
+    assert got_bw == pytest.approx(bw, rel=1e-3)
+    assert got_flops == pytest.approx(flops, rel=0.03)
+    assert got_p == pytest.approx(p, abs=0.1)
+
+
+def test_pnorm_is_the_sum_at_p_1_and_tends_to_the_max():
+    assert pnorm_time_s(2.0, 3.0, 1.0) == pytest.approx(5.0)
+    assert pnorm_time_s(2.0, 3.0, 50.0) == pytest.approx(3.0, rel=1e-2)
+
+
+def test_missing_torch_says_how_to_install_in_one_line(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(RooflineError, match=r"pip install '\.\[torch\]'") as err:
+        require_torch()
+    assert "\n" not in str(err.value)
+    with pytest.raises(RooflineError, match="pip install"):
+        run_calibrate("cpu")
+
+
+def test_absent_cuda_device_is_a_one_line_error(torch):
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is present")
+    with pytest.raises(RooflineError, match="cuda") as err:
+        run_calibrate("cuda")
+    assert "\n" not in str(err.value)
+
+
+def test_unknown_device_is_rejected(torch):
+    with pytest.raises(RooflineError, match="--device"):
+        run_calibrate("tpu")
+
+
+def test_small_real_measurements_are_positive(torch):
+    from roofline.calibrate import forward_step_times, stream_bandwidth
+
+    dev = torch.device("cpu")
+    read, copy = stream_bandwidth(torch, dev, 8 * 2**20, repeats=3)
+    assert read > 1e8 and copy > 1e8
+    shallow, deep = forward_step_times(torch, dev, 1, 3, repeats=3)
+    assert 0 < shallow < 1 and 0 < deep < 1 and math.isfinite(deep)
+    assert np.isfinite(read)

@@ -1,0 +1,87 @@
+"""The PyTorch decoder: shapes from a profile, KV cache at explicit positions, verify == decode."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from roofline.decoder import (  # noqa: E402
+    build_decoder,
+    decode_n_tokens,
+    forward,
+    new_kv_cache,
+    prefill,
+    truncate,
+    verify,
+)
+from roofline.errors import RooflineError  # noqa: E402
+from roofline.model import load_model, model_from_dict  # noqa: E402
+
+TINY = {"name": "tiny", "layers": 3, "hidden_size": 64, "heads": 4, "kv_heads": 2, "head_dim": 16,
+        "ffn_size": 160, "vocab_size": 512}
+
+
+@pytest.fixture(scope="module")
+def model():
+    torch.manual_seed(0)
+    return build_decoder(model_from_dict(TINY), dtype=torch.float32, seed=1)
+
+
+def test_weights_match_the_profile_parameter_count(model):
+    spec = model.spec
+    assert model.weight_bytes() == spec.params * 4
+
+
+def test_validation_profile_is_several_times_the_reported_last_level_cache():
+    spec = load_model("validation-small")
+    assert spec.params * 2 > 3 * 480 * 2**20  # bf16 weights vs the 480 MiB L3 lscpu reports
+
+
+def test_unsupported_profiles_raise_one_line():
+    moe = dict(TINY, moe={"experts": 4, "top_k": 2, "expert_ffn_size": 32})
+    with pytest.raises(RooflineError, match="MoE"):
+        build_decoder(model_from_dict(moe))
+
+
+def test_verify_of_k_plus_1_tokens_equals_k_plus_1_decode_steps(model):
+    prompt = torch.randint(0, 512, (3, 7), generator=torch.Generator().manual_seed(2))
+    plain = new_kv_cache(model, 3, 40)
+    first = prefill(model, plain, prompt)
+    tokens = decode_n_tokens(model, plain, first, torch.full((3,), 7), 8)
+    batched = new_kv_cache(model, 3, 40)
+    prefill(model, batched, prompt)
+    checked = verify(model, batched, torch.cat((first[:, None], tokens[:, :7]), 1), torch.full((3,), 7))
+    assert torch.equal(checked, tokens)
+    assert torch.allclose(plain.k[:, :, :, :15], batched.k[:, :, :, :15], atol=1e-5)
+    assert torch.allclose(plain.v[:, :, :, :15], batched.v[:, :, :, :15], atol=1e-5)
+
+
+def test_ragged_positions_give_each_sequence_its_own_result(model):
+    """Two sequences at different positions in one batch match the same sequences run alone."""
+    gen = torch.Generator().manual_seed(3)
+    prompts = [torch.randint(0, 512, (1, n), generator=gen) for n in (5, 9)]
+    alone = []
+    for p in prompts:
+        cache = new_kv_cache(model, 1, 32)
+        prefill(model, cache, p)
+        alone.append(forward(model, cache, torch.tensor([[11, 12]]), torch.tensor([p.shape[1]])))
+    # both prompts in one padded pass (sequence 0's padding lands past its position and is overwritten)
+    cache = new_kv_cache(model, 2, 32)
+    padded = torch.zeros(2, 9, dtype=torch.long)
+    padded[0, :5], padded[1] = prompts[0][0], prompts[1][0]
+    forward(model, cache, padded, torch.zeros(2, dtype=torch.long))
+    both = forward(model, cache, torch.tensor([[11, 12], [11, 12]]), torch.tensor([5, 9]))
+    assert torch.allclose(both[0], alone[0][0], atol=1e-4)
+    assert torch.allclose(both[1], alone[1][0], atol=1e-4)
+
+
+def test_truncated_drafter_shares_weights_and_has_fewer_layers(model):
+    draft = truncate(model, 1)
+    assert draft.spec.layers == 1 and draft.embedding is model.embedding
+    with pytest.raises(RooflineError):
+        truncate(model, 9)
+
+
+def test_cache_overflow_is_an_error(model):
+    cache = new_kv_cache(model, 1, 8)
+    with pytest.raises(RooflineError, match="cache"):
+        forward(model, cache, torch.zeros(1, 4, dtype=torch.long), torch.tensor([6]))

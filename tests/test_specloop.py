@@ -1,0 +1,104 @@
+"""The speculative loop: exact greedy output, ragged rollback, controlled acceptance."""
+
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from roofline.decoder import build_decoder, decode_n_tokens, new_kv_cache, prefill, truncate  # noqa: E402
+from roofline.errors import RooflineError  # noqa: E402
+from roofline.model import model_from_dict  # noqa: E402
+from roofline.specloop import speculative_decode  # noqa: E402
+
+TINY = {"name": "tiny", "layers": 4, "hidden_size": 64, "heads": 4, "kv_heads": 2, "head_dim": 16,
+        "ffn_size": 160, "vocab_size": 512}
+PROMPT_LEN, MAX_LEN = 6, 128
+
+
+@pytest.fixture(scope="module")
+def models():
+    target = build_decoder(model_from_dict(TINY), dtype=torch.float32, seed=7)
+    return target, truncate(target, 1)
+
+
+def start(models, batch, seed=0):
+    """Prefill both caches with the same random prompts; return caches and the loop's inputs."""
+    target, draft = models
+    prompt = torch.randint(0, TINY["vocab_size"], (batch, PROMPT_LEN), generator=torch.Generator().manual_seed(seed))
+    tc, dc = new_kv_cache(target, batch, MAX_LEN), new_kv_cache(draft, batch, MAX_LEN)
+    cur = prefill(target, tc, prompt)
+    prefill(draft, dc, prompt)
+    return tc, dc, prompt[:, -1], cur, torch.full((batch,), PROMPT_LEN)
+
+
+def plain(models, batch, n, seed=0):
+    target, _ = models
+    tc, _, _, cur, pos = start(models, batch, seed)
+    return decode_n_tokens(target, tc, cur, pos, n), tc
+
+
+@pytest.mark.parametrize("batch", [1, 4])
+def test_speculative_output_equals_plain_greedy_token_for_token(models, batch):
+    n = 30
+    expected, _ = plain(models, batch, n)
+    tc, dc, prev, cur, pos = start(models, batch)
+    got, stats = speculative_decode(*models, tc, dc, prev, cur, pos, k=3, n_tokens=n)
+    assert torch.equal(got, expected)
+    assert 0 < stats.alpha < 1  # the truncated drafter is sometimes right, sometimes wrong
+
+
+def test_ragged_acceptance_output_and_rolled_back_cache_equal_plain_decoding(models):
+    batch, n, k = 4, 24, 4
+    expected, plain_cache = plain(models, batch, n + k + 1, seed=1)
+    tc, dc, prev, cur, pos = start(models, batch, seed=1)
+    got, stats = speculative_decode(*models, tc, dc, prev, cur, pos, k=k, n_tokens=n,
+                                    mode="controlled", alpha=0.5, reference=expected, seed=3)
+    assert torch.equal(got, expected[:, :n])
+    accepted = torch.stack(stats.accepted)                      # [iterations, B]
+    assert (accepted != accepted[:, :1]).any()                  # sequences accepted different counts
+    final_pos = PROMPT_LEN + (accepted + 1).sum(0)              # each sequence's own position
+    assert len(set(final_pos.tolist())) > 1                     # ragged
+    for b in range(batch):
+        end = min(int(final_pos[b]), PROMPT_LEN + n + k + 1)  # the plain run's cache ends there
+        assert torch.allclose(tc.k[:, b, :, :end], plain_cache.k[:, b, :, :end], atol=1e-5)
+        assert torch.allclose(tc.v[:, b, :, :end], plain_cache.v[:, b, :, :end], atol=1e-5)
+
+
+@pytest.mark.parametrize("alpha", [0.3, 0.8])
+def test_controlled_acceptance_is_alpha_within_statistical_tolerance(models, alpha):
+    batch, n, k = 8, 40, 4
+    reference, _ = plain(models, batch, n + k + 1, seed=2)
+    tc, dc, prev, cur, pos = start(models, batch, seed=2)
+    got, stats = speculative_decode(*models, tc, dc, prev, cur, pos, k=k, n_tokens=n,
+                                    mode="controlled", alpha=alpha, reference=reference, seed=11)
+    assert torch.equal(got, reference[:, :n])
+    accepted = torch.stack(stats.accepted).flatten()
+    trials = int(accepted.sum() + (accepted < k).sum())         # positions checked
+    assert abs(stats.alpha - alpha) < 4 * math.sqrt(alpha * (1 - alpha) / trials)
+
+
+def test_alpha_one_accepts_every_draft_and_emits_k_plus_1(models):
+    batch, n, k = 2, 20, 4
+    reference, _ = plain(models, batch, n + k + 1, seed=4)
+    tc, dc, prev, cur, pos = start(models, batch, seed=4)
+    _, stats = speculative_decode(*models, tc, dc, prev, cur, pos, k=k, n_tokens=n,
+                                  mode="controlled", alpha=1.0, reference=reference)
+    assert stats.tau == k + 1 and stats.alpha == 1.0
+
+
+def test_bad_arguments_raise_one_line(models):
+    tc, dc, prev, cur, pos = start(models, 1)
+    with pytest.raises(RooflineError, match="reference"):
+        speculative_decode(*models, tc, dc, prev, cur, pos, k=2, n_tokens=5, mode="controlled", alpha=0.5)
+    with pytest.raises(RooflineError, match="k"):
+        speculative_decode(*models, tc, dc, prev, cur, pos, k=0, n_tokens=5)
+
+
+def test_validation_inverts_tau_to_the_alpha_that_produced_it():
+    from roofline.speculation import tau_scalar_alpha
+    from roofline.validate import alpha_for_tau
+
+    for alpha in (0.3, 0.6, 0.9):
+        assert alpha_for_tau(float(tau_scalar_alpha(alpha, 4)), 4) == pytest.approx(alpha, abs=1e-6)
+    assert alpha_for_tau(5.0, 4) == pytest.approx(1.0, abs=1e-4)
