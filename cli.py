@@ -83,6 +83,10 @@ def predict(
         from roofline.speculation import predict_speculation
 
         rates = _parse_rates(acceptance) if acceptance else None
+        if rates is not None and alpha is not None:
+            raise RooflineError("--alpha and --acceptance: expected one of them, found both")
+        if tree_nodes is not None and (rates is not None or alpha is not None):
+            raise RooflineError("--tree-tau: a tree takes its tau from --tree-tau, found --alpha or --acceptance as well")
         if (tree_nodes is None) != (tree_tau is None):
             raise RooflineError("--tree-nodes and --tree-tau: expected both or neither, found one")
         if rates is None and alpha is None and tree_nodes is None and method != "none":
@@ -232,7 +236,7 @@ def plot(
 
 @app.command()
 def bench(
-    points: Annotated[list[int], typer.Option(help="Sweep sizes to time (repeatable).")] = [1_000_000, 10_000_000],  # noqa: B006
+    points: Annotated[list[int], typer.Option(min=1000, help="Sweep sizes to time (repeatable).")] = [1_000_000, 10_000_000],  # noqa: B006
     chunk_points: Annotated[int, typer.Option(min=1000, help="Rows per chunk.")] = 1_000_000,
 ) -> None:
     """Benchmark the sweep engine: points/s and peak memory, one JSON line per size."""
@@ -289,22 +293,23 @@ def validate(
 
 def main() -> None:
     """Console entry point: bad input becomes one line on stderr and exit code 2."""
-    from typer._click.exceptions import ClickException, NoArgsIsHelpError
-
     try:
         app(standalone_mode=False)
     except RooflineError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    except NoArgsIsHelpError as exc:  # `roofline` alone, or a group without a command: show its help
-        typer.echo(exc.ctx.get_help() if exc.ctx else str(exc))
-        sys.exit(0)
-    except ClickException as exc:  # usage errors: unknown option, value out of range, missing argument
-        typer.echo(f"error: {exc.format_message()}", err=True)
-        sys.exit(exc.exit_code)
     except typer.Abort:
         typer.echo("aborted", err=True)
         sys.exit(1)
+    except Exception as exc:
+        # click's usage errors (vendored by recent typer): unknown option, value out of range, missing argument
+        if type(exc).__name__ == "NoArgsIsHelpError" and getattr(exc, "ctx", None) is not None:
+            typer.echo(exc.ctx.get_help())  # `roofline` alone, or a group without a command
+            sys.exit(0)
+        if hasattr(exc, "format_message") and isinstance(getattr(exc, "exit_code", None), int):
+            typer.echo(f"error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        raise
 
 
 if __name__ == "__main__":

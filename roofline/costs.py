@@ -18,6 +18,7 @@ parallel degree; weights, heads and FLOPs are split over tp, activations are rep
     attention (per layer group g, read_g(L) = KV entries one query reads at length L):
         flops = 2 * heads * (d_qk + d_v) * T * read_g(S + (q + 1) / 2) / tp
         bytes = B * read_g(S + q) * kv_elems_per_device * c        (each KV entry read once per pass)
+                + T * hidden * a * 2                                 (queries in, attention output out)
     kv_write: bytes = T * kv_elems_per_device * c per layer
     norms (RMSNorm x2, residual adds x2, RoPE, activation): ELEMENTWISE_PASSES reads+writes of the
         residual stream per layer: bytes = T * hidden * a * ELEMENTWISE_PASSES, flops = 5 * same elems

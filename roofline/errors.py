@@ -25,4 +25,5 @@ def unknown_name_error(kind: str, name: str, known: list[str]) -> RooflineError:
     if not close:
         close = sorted(known, key=lambda k: -difflib.SequenceMatcher(None, name, k).ratio())[:3]
     hint = ", ".join(close) if close else "none installed"
-    return RooflineError(f"unknown {kind} {name!r}; closest: {hint} (see `roofline {'hw' if kind == 'hardware' else 'models'} list`)")
+    listing = {"hardware": " (see `roofline hw list`)", "model": " (see `roofline models list`)"}.get(kind, "")
+    return RooflineError(f"unknown {kind} {name!r}; closest: {hint}{listing}")

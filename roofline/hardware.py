@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from roofline.errors import RooflineError, field_error
+from roofline.errors import field_error
 from roofline.profiles import find_profile, read_yaml
 from roofline.units import parse_quantity
 
@@ -232,9 +232,3 @@ def load_hardware(name: str, extra_dirs: tuple[str | Path, ...] = ()) -> Hardwar
     if Path(name).suffix not in (".yaml", ".yml") and spec.name != path.stem:
         raise field_error(str(path), "name", f"the file name {path.stem!r}", spec.name)
     return spec
-
-
-def check_hardware_dtype(hw: HardwareSpec, dtype: str) -> None:
-    """Raise a one-line error when `dtype` is not a known weight dtype."""
-    if dtype not in _COMPUTE_DTYPE_PREFERENCE:
-        raise RooflineError(f"--weight-dtype: expected one of {', '.join(_COMPUTE_DTYPE_PREFERENCE)}, found {dtype!r}")

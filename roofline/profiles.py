@@ -42,6 +42,8 @@ def read_yaml(path: Path) -> dict:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise RooflineError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise RooflineError(f"{path}: expected UTF-8 text, found bytes that are not") from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -74,7 +76,7 @@ def profile_paths(kind: str, extra_dirs: tuple[str | Path, ...] = ()) -> dict[st
                 continue
             try:
                 data = yaml.safe_load(path.read_text(encoding="utf-8"))
-            except (OSError, yaml.YAMLError):
+            except (OSError, UnicodeDecodeError, yaml.YAMLError):
                 data = None  # reported when the file is actually asked for
             if data is None or (isinstance(data, dict) and _kind_of(data) == kind):
                 found.setdefault(path.stem, path)

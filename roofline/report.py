@@ -16,7 +16,7 @@ def predict_table(point: dict) -> str:
         f"  tokens/s (batch)     {p['tokens_per_s']:,.1f}",
         f"  tokens/s per user    {p['tokens_per_s_per_user']:,.1f}",
         f"  MBU / MFU            {p['mbu']:.1%} / {p['mfu']:.1%}",
-        f"  intensity / ridge    {p['arithmetic_intensity_flops_per_byte']:.1f} / {p['ridge_point_flops_per_byte']:.1f} FLOP/byte (derated ceilings)",
+        f"  intensity / ridge    {p['arithmetic_intensity_flops_per_byte']:.1f} / {p['derated_ridge_point_flops_per_byte']:.1f} FLOP/byte (derated ceilings)",
         f"  weights              {format_si(p['weight_bytes'], 'B')}",
         f"  KV cache             {format_si(p['kv_bytes'], 'B')}",
         f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({format_si(p['memory_needed_bytes'], 'B')} of {format_si(p['usable_memory_bytes'], 'B')} usable; max batch {p['max_batch']:,})",

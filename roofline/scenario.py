@@ -74,6 +74,19 @@ def _names(where: str, key: str, value: object) -> tuple[str, ...]:
     return tuple(items)
 
 
+def _number(value: object) -> object:
+    """YAML 1.1 reads 1e3 (no dot, no exponent sign) as a string: accept it as the number it is."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
+
+
+AXIS_MAX = {"batch": 1e8, "context": 1e9, "k": 64}
+
+
 def _axis(where: str, name: str, spec: object) -> np.ndarray:
     key = f"axes.{name}"
     integer = name in ("batch", "context", "k")
@@ -81,6 +94,9 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
         unknown = set(spec) - {"start", "stop", "num", "log", "step"}
         if unknown:
             raise field_error(where, f"{key}.{sorted(unknown)[0]}", "start, stop, num or step, log", sorted(unknown)[0])
+        if "step" in spec and "num" in spec:
+            raise field_error(where, key, "either num or step, not both", "both")
+        spec = {part: _number(v) for part, v in spec.items()}
         for part in ("start", "stop"):
             v = spec.get(part)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
@@ -93,8 +109,12 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
             raise field_error(where, f"{key}.log", "true or false", log)
         if "step" in spec:
             step = spec["step"]
-            if isinstance(step, bool) or not isinstance(step, (int, float)) or step <= 0:
+            if isinstance(step, bool) or not isinstance(step, (int, float)) or not math.isfinite(step) or step <= 0:
                 raise field_error(where, f"{key}.step", "a positive number", step)
+            if integer and float(step) != int(step):
+                raise field_error(where, f"{key}.step", "a whole number", step)
+            if (stop - start) / step > 1e8:
+                raise field_error(where, f"{key}.step", "at most 1e8 values in the range", step)
             values = np.arange(start, stop + step * 1e-9, step)
         else:
             num = spec.get("num")
@@ -106,6 +126,7 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
     elif isinstance(spec, list):
         if not spec:
             raise field_error(where, key, "a non-empty list or a range", spec)
+        spec = [_number(v) for v in spec]
         for v in spec:
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
                 raise field_error(where, key, "a list of numbers", v)
@@ -114,6 +135,8 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
         values = np.asarray([spec], dtype=np.float64)
     else:
         raise field_error(where, key, "a list or a range {start, stop, num, log}", spec)
+    if name in AXIS_MAX and values.max() > AXIS_MAX[name]:
+        raise field_error(where, key, f"values <= {AXIS_MAX[name]:g}", float(values.max()))
     if integer:
         if isinstance(spec, list) and any(float(v) != int(v) for v in values):
             raise field_error(where, key, "whole numbers", spec)
@@ -142,6 +165,11 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     draft = data.get("draft")
     if method == "draft" and not isinstance(draft, str):
         raise field_error(where, "draft", "a draft model name when method is draft", draft)
+    if draft is not None and (method != "draft" or not isinstance(draft, str)):
+        raise field_error(where, "draft", "null unless method is draft", draft)
+    draft_hardware = data.get("draft_hardware")
+    if draft_hardware is not None and not isinstance(draft_hardware, str):
+        raise field_error(where, "draft_hardware", "a hardware name", draft_hardware)
     for key, allowed in (("weight_dtype", WEIGHT_DTYPES), ("kv_dtype", KV_DTYPES)):
         if data.get(key, "bf16") not in allowed:
             raise field_error(where, key, " | ".join(allowed), data.get(key))
@@ -152,7 +180,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     if not isinstance(overlap, bool):
         raise field_error(where, "overlap", "true or false", overlap)
     bookkeeping = data.get("bookkeeping_s", 0.0)
-    if isinstance(bookkeeping, bool) or not isinstance(bookkeeping, (int, float)) or bookkeeping < 0:
+    if isinstance(bookkeeping, bool) or not isinstance(bookkeeping, (int, float)) or not math.isfinite(bookkeeping) or bookkeeping < 0:
         raise field_error(where, "bookkeeping_s", "a non-negative number of seconds", bookkeeping)
     raw_axes = data.get("axes") or {}
     if not isinstance(raw_axes, dict):
@@ -193,7 +221,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         model=_names(where, "model", data["model"]),
         method=method,
         draft=draft,
-        draft_hardware=data.get("draft_hardware"),
+        draft_hardware=draft_hardware,
         weight_dtype=data.get("weight_dtype", "bf16"),
         kv_dtype=data.get("kv_dtype", "bf16"),
         tp=tp,

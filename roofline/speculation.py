@@ -34,7 +34,7 @@ from roofline.costs import kv_cache_bytes, weight_bytes
 from roofline.engine import max_batch, step_metrics
 from roofline.errors import RooflineError
 from roofline.hardware import HardwareSpec
-from roofline.model import AttentionGroup, ModelSpec
+from roofline.model import BYTES_PER_ELEMENT, AttentionGroup, ModelSpec
 
 METHODS = ("none", "draft", "mtp", "eagle", "ngram")
 
@@ -89,24 +89,31 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
         moe = None if target.moe is None else dataclasses.replace(target.moe, dense_layers=0)
         return dataclasses.replace(target, name=f"{target.name}-mtp", layers=1, groups=one_layer, moe=moe, mtp_modules=0)
     if method == "eagle":
-        ffn = target.ffn_size
         return dataclasses.replace(
             target, name=f"{target.name}-eagle", layers=1, groups=one_layer, moe=None, mtp_modules=0,
-            kv_layout="gqa" if target.kv_layout == "mla" else target.kv_layout, mla=None, ffn_size=ffn,
+            kv_layout="gqa" if target.kv_layout == "mla" else target.kv_layout, mla=None,
             vocab_size=draft_vocab or target.vocab_size,
         )
     raise RooflineError(f"--method: expected one of {' | '.join(METHODS)}, found {method!r}")
 
 
-def drafter_memory_bytes(method: str, target: ModelSpec, drafter: ModelSpec | None, batch, context_len,
+def drafter_memory_bytes(method: str, drafter: ModelSpec | None, batch, context_len,
                          weight_dtype: str, kv_dtype: str, tp: int, draft_vocab: int | None = None):
-    """Extra device memory the drafter needs: its weights (heads share the target's embedding) and its KV cache."""
+    """Extra device memory the drafter needs: its own weights and its KV cache.
+
+    A draft model brings all its weights. MTP and EAGLE heads share the target's embedding and LM
+    head: they add their block, a 2h -> h projection of (hidden state, embedding), and, for EAGLE
+    with a reduced `draft_vocab`, a head of their own.
+    """
     if drafter is None:
         return np.zeros(np.broadcast(np.asarray(batch), np.asarray(context_len)).shape)
-    weights = weight_bytes(drafter, weight_dtype, tp)
-    if method in ("mtp", "eagle"):
-        shared_embed = drafter.embedding_params + (0 if (method == "eagle" and draft_vocab) else drafter.lm_head_params)
-        weights = weights - shared_embed * (weights / max(drafter.params, 1))
+    if method == "draft":
+        weights = weight_bytes(drafter, weight_dtype, tp)
+    else:
+        h = drafter.hidden_size
+        own_params = drafter.params - drafter.embedding_params - (0 if drafter.tied_embeddings else drafter.lm_head_params)
+        own_params += 2 * h * h + (drafter.lm_head_params if method == "eagle" and draft_vocab else 0)
+        weights = own_params * BYTES_PER_ELEMENT[weight_dtype] / tp
     return weights + kv_cache_bytes(drafter, batch, context_len, kv_dtype, tp)
 
 
@@ -149,9 +156,9 @@ def speculative_metrics(
         k = np.zeros_like(k)
     if tree_nodes is not None:
         if tree_tau is None or not 1.0 <= tree_tau <= tree_nodes + 1:
-            raise RooflineError(f"tree_tau: expected a number in [1, tree_nodes + 1 = {tree_nodes + 1}], found {tree_tau}")
-        tau = np.full(np.broadcast(k, b).shape, float(tree_tau))
-        q = np.full(tau.shape, tree_nodes + 1.0)
+            raise RooflineError(f"--tree-tau: expected a number in [1, tree nodes + 1 = {tree_nodes + 1}], found {tree_tau}")
+        tau = np.where(k > 0, float(tree_tau), 1.0)
+        q = np.where(k > 0, tree_nodes + 1.0, 1.0)
         draft_q = np.ceil(tree_nodes / np.maximum(k, 1))
     else:
         if acceptance is not None:
@@ -193,7 +200,7 @@ def speculative_metrics(
 
     verify_len = s + q
     target_mem = weight_bytes(target, weight_dtype, tp) + kv_cache_bytes(target, b, verify_len, kv_dtype, tp)
-    draft_mem = drafter_memory_bytes(method, target, drafter, b, verify_len, weight_dtype, kv_dtype, d_tp, draft_vocab)
+    draft_mem = drafter_memory_bytes(method, drafter, b, verify_len, weight_dtype, kv_dtype, d_tp, draft_vocab)
     if draft_hw is None:
         needed = target_mem + draft_mem
         fits = needed <= hw.usable_mem_bytes
@@ -204,6 +211,11 @@ def speculative_metrics(
         needed = target_mem
         fits = (target_mem <= hw.usable_mem_bytes) & (draft_mem <= dhw.usable_mem_bytes)
         cap = max_batch(hw, target, verify_len, weight_dtype, kv_dtype, tp)
+        if drafter is not None:
+            per_seq_draft = kv_cache_bytes(drafter, 1, verify_len, kv_dtype, d_tp)
+            draft_weights = draft_mem - b * per_seq_draft
+            draft_cap = np.maximum(np.floor((dhw.usable_mem_bytes - draft_weights) / per_seq_draft), 0).astype(np.int64)
+            cap = np.minimum(cap, draft_cap)
 
     out = {
         "baseline_step_time_s": base["step_time_s"],
@@ -255,21 +267,26 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
     """The `spec` object of `roofline predict --json`: one point, plus best k (0..16) and break-even batch.
 
     best_k maximises tokens/s over k = 0..16 at this batch, context and acceptance (0 means: do not
-    speculate). break_even_batch is the largest batch in 1..max_batch (the KV-cache limit) where this k
-    still gives speedup >= 1; None if none.
+    speculate). break_even_batch is the largest batch in 1..max_batch (the memory limit) where this k
+    still gives speedup >= 1, searched on a geometric grid of batches refined to every batch next to
+    the last crossing; None if none.
     """
     point = speculative_metrics(hw, target, batch, context, k, alpha, **kw)
     over_k = speculative_metrics(hw, target, batch, context, K_SEARCH, alpha, **kw)
     cap = int(point["max_batch"])
-    batches = np.arange(1, max(cap, batch) + 1)
-    over_b = speculative_metrics(hw, target, batches, context, k, alpha, **kw)
-    be = int(break_even_batch(batches, over_b["speedup"]))
+    be = 0
+    if cap >= 1:
+        # a geometric grid of batches up to the memory limit, then every batch around the last crossing
+        grid = np.unique(np.round(np.geomspace(1, cap, 512)).astype(np.int64))
+        ok = speculative_metrics(hw, target, grid, context, k, alpha, **kw)["speedup"] >= 1.0
+        if ok.any():
+            i = int(np.nonzero(ok)[0][-1])
+            fine = np.arange(grid[i], grid[min(i + 1, grid.size - 1)] + 1)
+            be = int(break_even_batch(fine, speculative_metrics(hw, target, fine, context, k, alpha, **kw)["speedup"]))
     keys = ("iteration_time_s", "draft_time_s", "verify_time_s", "transfer_time_s", "overhead_time_s", "tau",
             "tokens_per_s", "tokens_per_s_per_user", "speedup", "flops_per_token", "bytes_per_token",
             "wasted_flops_fraction", "memory_needed_bytes")
     out = {key: float(point[key]) for key in keys}
-    if k == 0 or kw.get("method", "eagle") == "none":
-        out["speedup"] = 1.0  # exactly: the same pass, no drafter
     out.update(
         method=kw.get("method", "eagle"),
         k=int(k),

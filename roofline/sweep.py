@@ -73,23 +73,26 @@ def compute_block(sc: Scenario, pair: Pair, context, alpha, batch, k) -> dict[st
     )
     shape = np.broadcast(c, a, b, kk).shape
     out = {name: np.broadcast_to(v, shape) for name, v in spec.items()}
-    base = step_metrics(pair.hw, pair.model, b, 1, c, sc.weight_dtype, sc.kv_dtype, sc.tp)
-    out["step_time_s"] = np.broadcast_to(base["step_time_s"], shape)
-    out["mbu"] = np.broadcast_to(base["mbu"], shape)
-    out["mfu"] = np.broadcast_to(base["mfu"], shape)
+    out["step_time_s"] = out["baseline_step_time_s"]
+    out["mbu"], out["mfu"] = out["baseline_mbu"], out["baseline_mfu"]
     out["baseline_tokens_per_s_per_user"] = 1.0 / out["step_time_s"]
-    best = np.take(np.asarray(k), np.argmax(np.where(out["fits_in_memory"], out["tokens_per_s"], -np.inf), axis=3))
+    fits = out["fits_in_memory"]
+    best = np.take(np.asarray(k), np.argmax(np.where(fits, out["tokens_per_s"], -np.inf), axis=3))
+    best = np.where(fits.any(axis=3), best, -1)  # -1: no k of the axis fits in memory
     out["best_k"] = np.broadcast_to(best[..., None], shape)
-    out["break_even_batch"] = np.broadcast_to(break_even_batch(batch, out["speedup"], axis=2)[:, :, None, :], shape)
-    devices = sc.tp + (1 if pair.draft_hw is not None else 0)
+    be = break_even_batch(batch, np.where(fits, out["speedup"], 0.0), axis=2)
+    out["break_even_batch"] = np.broadcast_to(be[:, :, None, :], shape)
+    # the drafter's device counts (and costs) only when there is a drafter and it drafts (k > 0)
+    uses_draft_device = (pair.draft_hw is not None and sc.method not in ("none", "ngram")) & (kk > 0)
+    devices = sc.tp + uses_draft_device.astype(np.float64)
     out["tokens_per_s_per_device"] = out["tokens_per_s"] / devices
     price = pair.hw.price_usd_per_hour
     draft_price = pair.draft_hw.price_usd_per_hour if pair.draft_hw is not None else 0.0
-    if price is None or draft_price is None:
+    if price is None or (draft_price is None and uses_draft_device.any()):
         out["cost_usd_per_million_tokens"] = np.full(shape, np.nan)
         out["baseline_cost_usd_per_million_tokens"] = np.full(shape, np.nan)
     else:
-        per_s = (price * sc.tp + draft_price) / 3600.0
+        per_s = (price * sc.tp + np.where(uses_draft_device, draft_price or 0.0, 0.0)) / 3600.0
         out["cost_usd_per_million_tokens"] = per_s / out["tokens_per_s"] * 1e6
         out["baseline_cost_usd_per_million_tokens"] = price * sc.tp / 3600.0 / out["baseline_tokens_per_s"] * 1e6
     return out
@@ -145,19 +148,6 @@ def pareto_frontier(df: pd.DataFrame, x: str = "tokens_per_s_per_user", y: str =
     return ordered[ordered[y] > best_before].sort_values(x)
 
 
-def write_table(df: pd.DataFrame, out_dir: Path) -> list[Path]:
-    """results.csv, plus results.parquet when pyarrow is installed."""
-    written = [out_dir / "results.csv"]
-    df.to_csv(written[0], index=False)
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        return written
-    df.to_parquet(out_dir / "results.parquet", index=False)
-    written.append(out_dir / "results.parquet")
-    return written
-
-
 def operator_table(sc: Scenario, pairs: list[Pair]) -> pd.DataFrame:
     """Per-operator FLOPs, bytes and time of a decode step (q = 1) and a verify step (q = max k + 1),
     at every batch of the sweep and its first context, with each device's ceilings: the roofline chart's data."""
@@ -166,6 +156,12 @@ def operator_table(sc: Scenario, pairs: list[Pair]) -> pd.DataFrame:
     q_verify = float(sc.tree_nodes + 1 if sc.tree_nodes else max(int(np.max(sc.axes["k"])), 1) + 1)
     rows = []
     for pair in pairs:
+        ceilings = {
+            "peak_flops_per_s": pair.hw.peak_flops_per_s[pair.hw.compute_dtype(sc.weight_dtype)],
+            "compute_ceiling_flops_per_s": pair.hw.compute_ceiling_flops_per_s(sc.weight_dtype),
+            "mem_bw_bytes_per_s": pair.hw.mem_bw_bytes_per_s,
+            "memory_ceiling_bytes_per_s": pair.hw.memory_ceiling_bytes_per_s,
+        }
         for pass_name, q in (("decode", 1.0), ("verify", q_verify)):
             m = step_metrics(pair.hw, pair.model, batch, q, context, sc.weight_dtype, sc.kv_dtype, sc.tp, with_operators=True)
             for op, v in m["operators"].items():
@@ -173,18 +169,9 @@ def operator_table(sc: Scenario, pairs: list[Pair]) -> pd.DataFrame:
                 frame = pd.DataFrame({
                     "hardware": pair.hw.name, "model": pair.model.name, "pass": pass_name, "batch": batch, "context": context,
                     "q": q, "operator": op, "flops": v["flops"], "bytes": v["bytes"], "time_s": v["time_s"],
-                    "compute_bound": v["compute_bound"], "step_time_s": m["step_time_s"],
+                    "compute_bound": v["compute_bound"], "step_time_s": m["step_time_s"], **ceilings,
                 })
                 rows.append(frame[keep])
-        ceil = {
-            "peak_flops_per_s": pair.hw.peak_flops_per_s[pair.hw.compute_dtype(sc.weight_dtype)],
-            "compute_ceiling_flops_per_s": pair.hw.compute_ceiling_flops_per_s(sc.weight_dtype),
-            "mem_bw_bytes_per_s": pair.hw.mem_bw_bytes_per_s,
-            "memory_ceiling_bytes_per_s": pair.hw.memory_ceiling_bytes_per_s,
-        }
-        for frame in rows[-2 * len(m["operators"]):]:
-            for key, value in ceil.items():
-                frame[key] = value
     return pd.concat(rows, ignore_index=True)
 
 

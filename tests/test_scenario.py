@@ -43,6 +43,12 @@ def test_every_builtin_scenario_loads(tmp_path):
     ({"method": "medusa"}, "s.yaml: method: expected none | draft | mtp | eagle | ngram"),
     ({"method": "draft"}, "s.yaml: draft: expected a draft model name when method is draft"),
     ({"tp": 0}, "s.yaml: tp: expected a positive integer"),
+    ({"draft_hardware": 5}, "s.yaml: draft_hardware: expected a hardware name"),
+    ({"method": "draft", "draft": 123}, "s.yaml: draft: expected a draft model name when method is draft"),
+    ({"bookkeeping_s": float("nan")}, "s.yaml: bookkeeping_s: expected a non-negative number of seconds"),
+    ({"axes": {"batch": {"start": 1, "stop": 8, "num": 4, "step": 2}}}, "s.yaml: axes.batch: expected either num or step"),
+    ({"axes": {"k": {"start": 0, "stop": 4, "step": 0.5}}}, "s.yaml: axes.k.step: expected a whole number"),
+    ({"axes": {"batch": [1, 1.0e+30]}}, "s.yaml: axes.batch: expected values <= 1e+08"),
     ({"speed": "fast"}, "s.yaml: speed: expected a known key"),
 ])
 def test_bad_scenarios_give_one_line_with_file_key_expected_found(patch, message):
@@ -52,3 +58,8 @@ def test_bad_scenarios_give_one_line_with_file_key_expected_found(patch, message
         scenario_from_dict(data, "s.yaml")
     assert str(err.value).startswith(message)
     assert "\n" not in str(err.value)
+
+
+def test_numbers_yaml_reads_as_strings_are_accepted():
+    data = yaml.safe_load(ISSUE_FORM.replace("stop: 256", "stop: 1e3"))
+    assert scenario_from_dict(data, "s.yaml").axes["batch"].max() == 1000

@@ -144,3 +144,28 @@ def test_tree_verification_costs_n_plus_1_tokens_and_uses_the_given_tau():
     wide = speculative_metrics(H100, LLAMA, 256, 1024, 5, None, method="eagle", tree_nodes=64, tree_tau=4.2)
     narrow = speculative_metrics(H100, LLAMA, 256, 1024, 5, None, method="eagle", tree_nodes=24, tree_tau=4.2)
     assert float(wide["speedup"]) < float(narrow["speedup"])
+
+
+def test_a_tree_at_k_0_is_the_baseline():
+    r = speculative_metrics(H100, LLAMA, 8, 1024, 0, None, method="eagle", tree_nodes=24, tree_tau=4.2)
+    assert float(r["tau"]) == 1.0 and float(r["speedup"]) == 1.0
+
+
+def test_head_drafters_of_tied_models_add_memory_not_subtract_it():
+    tied = load_model("llama-3.2-1b")
+    assert tied.tied_embeddings
+    plain = speculative_metrics(H100, tied, 1, 1024, 4, 0.8, method="ngram")
+    eagle = speculative_metrics(H100, tied, 1, 1024, 4, 0.8, method="eagle")
+    extra = float(eagle["memory_needed_bytes"] - plain["memory_needed_bytes"])
+    # one block (60.8M params) + its final norm + a 2h x h projection (8.4M), bf16, plus one layer of KV for 1029 tokens
+    block = tied.attention_params_per_layer + tied.dense_mlp_params + 2 * tied.hidden_size
+    expected = 2 * (block + tied.hidden_size + 2 * tied.hidden_size**2) + 1029 * 2 * 8 * 64 * 2
+    assert extra == pytest.approx(expected)
+
+
+def test_a_drafter_on_another_device_caps_the_batch_by_that_device_memory():
+    draft = load_model("llama-3.1-8b")
+    r = speculative_metrics(load_hardware("h200"), load_model("llama-3.1-70b"), 1, 8192, 4, 0.8,
+                            method="draft", draft=draft, draft_hw=load_hardware("l4"), tp=4)
+    # L4: 24 GB x 0.9 usable - 16.06 GB of 8B weights leaves 5.54 GB for 1.07 GB of KV per sequence
+    assert int(r["max_batch"]) == int((24e9 * 0.9 - 2 * 8_030_261_248) // ((8192 + 5) * 131072))

@@ -66,3 +66,25 @@ def test_cost_per_million_tokens_follows_the_price(sweep_df):
     price = load_hardware("h100-sxm").price_usd_per_hour
     assert row.cost_usd_per_million_tokens == pytest.approx(price / 3600 / row.tokens_per_s * 1e6)
     assert np.isfinite(sweep_df.cost_usd_per_million_tokens).all()
+
+
+def test_break_even_batch_never_exceeds_what_fits_in_memory():
+    sc = scenario_from_dict({**SCENARIO, "axes": {**SCENARIO["axes"], "context": [8192], "batch": [1, 16, 64, 256]}}, "t.yaml")
+    df = run_sweep(sc, load_pairs(sc))
+    assert (df.break_even_batch <= df.max_batch.max()).all()
+    h100 = df[(df.hardware == "h100-sxm") & (df.k == 4)]
+    assert (h100.break_even_batch == 16).all()  # batch 64 and 256 do not fit at 8k on 80 GB
+
+
+def test_a_drafter_device_is_paid_only_while_it_drafts():
+    data = {"name": "d", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "draft", "draft": "llama-3.2-1b",
+            "draft_hardware": "l4", "axes": {"batch": [1, 8], "k": [0, 3], "alpha": [0.8]}}
+    sc = scenario_from_dict(data, "d.yaml")
+    df = run_sweep(sc, load_pairs(sc))
+    k0, k3 = df[df.k == 0], df[df.k == 3]
+    assert (k0.cost_usd_per_million_tokens == k0.baseline_cost_usd_per_million_tokens).all()
+    assert (k0.tokens_per_s_per_device == k0.tokens_per_s).all()
+    assert (k3.tokens_per_s_per_device == k3.tokens_per_s / 2).all()
+    h100, l4 = load_hardware("h100-sxm").price_usd_per_hour, load_hardware("l4").price_usd_per_hour
+    row = k3.iloc[0]
+    assert row.cost_usd_per_million_tokens == pytest.approx((h100 + l4) / 3600 / row.tokens_per_s * 1e6)
