@@ -62,6 +62,7 @@ def predict(
     alpha: Annotated[Optional[float], typer.Option(min=0.0, max=1.0, help="Per-token acceptance probability.")] = None,
     acceptance: Annotated[Optional[str], typer.Option(help="Per-position conditional acceptance rates a1,a2,... (instead of --alpha).")] = None,
     draft_hardware: Annotated[Optional[str], typer.Option(help="Run the drafter on this device (overlapped with verify).")] = None,
+    overlap: Annotated[bool, typer.Option(help="With --draft-hardware: overlap drafting with verification.")] = True,
     draft_vocab: Annotated[Optional[int], typer.Option(min=1, help="EAGLE head's reduced vocabulary.")] = None,
     tree_nodes: Annotated[Optional[int], typer.Option(min=1, help="Tree verification: draft nodes per sequence (root excluded); k is the tree depth.")] = None,
     tree_tau: Annotated[Optional[float], typer.Option(min=1.0, help="Tree verification: measured tokens per iteration (bonus included).")] = None,
@@ -83,6 +84,10 @@ def predict(
         from roofline.speculation import predict_speculation
 
         rates = _parse_rates(acceptance) if acceptance else None
+        if draft is not None and method != "draft":
+            raise RooflineError(f"--draft: expected only with --method draft, found --method {method}")
+        if draft_vocab is not None and method != "eagle":
+            raise RooflineError(f"--draft-vocab: expected only with --method eagle, found --method {method}")
         if rates is not None and alpha is not None:
             raise RooflineError("--alpha and --acceptance: expected one of them, found both")
         if tree_nodes is not None and (rates is not None or alpha is not None):
@@ -96,7 +101,7 @@ def predict(
             draft=load_model(draft, _dirs()) if draft else None,
             draft_hw=load_hardware(draft_hardware, _dirs()) if draft_hardware else None,
             acceptance=rates, draft_vocab=draft_vocab, weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp,
-            tree_nodes=tree_nodes, tree_tau=tree_tau,
+            tree_nodes=tree_nodes, tree_tau=tree_tau, overlap=overlap,
         )
     if json_out:
         _echo_json(point)
