@@ -10,9 +10,16 @@ The library is a set of flat modules, one concept each:
     costs        FLOPs and bytes per operator of one forward pass (B sequences, q query tokens, context S)
     engine       roofline time per operator and per step, MBU, MFU, capacity, TTFT
     speculation  tau, draft/verify/iteration time, speedup, best k, break-even batch
-    sweep        scenario files -> broadcast grids -> one tidy DataFrame
-    plots        figures drawn from that DataFrame only
-    validate     (torch extra) calibration, a real decoder and speculative loop, predicted vs measured
+    scenario     scenario files: hardware, model, method and axes, validated
+    sweep        scenarios -> broadcast grids -> one tidy DataFrame, streamed in chunks
+    plots        figures drawn from the written tables only
+    report       the terminal table of `roofline predict`
+    outputs      output folders written whole or not at all
+    bench        the sweep engine's points/s and peak memory
+    decoder      (torch extra) a Llama-style decoder with a per-sequence KV cache
+    specloop     (torch extra) the real speculative decoding loop
+    calibrate    (torch extra) this machine's ceilings as a hardware profile
+    validate     (torch extra) real runs against predictions
 """
 
 __version__ = "0.1.0"
