@@ -126,15 +126,9 @@ def hw_list() -> None:
     """List hardware profiles: memory, bandwidth, bf16 peak, ridge point."""
     from roofline.hardware import load_hardware
     from roofline.profiles import list_names
+    from roofline.report import hardware_list
 
-    typer.echo(f"{'name':<16}{'memory':>10}{'bandwidth':>12}{'bf16 dense':>14}{'ridge':>8}  display name")
-    for name in list_names("hardware", _dirs()):
-        hw = load_hardware(name, _dirs())
-        dtype = "bf16" if "bf16" in hw.peak_flops_per_s else "fp32"
-        typer.echo(
-            f"{name:<16}{hw.mem_bytes / 1e9:>8.0f}GB{hw.mem_bw_bytes_per_s / 1e12:>9.2f}TB/s"
-            f"{hw.peak_flops_per_s[dtype] / 1e12:>9.1f}TFLOP/s{hw.ridge_point_flops_per_byte(dtype):>7.0f}  {hw.display_name}"
-        )
+    typer.echo(hardware_list([load_hardware(name, _dirs()) for name in list_names("hardware", _dirs())]))
 
 
 @hw_app.command("show")
@@ -146,21 +140,9 @@ def hw_show(name: str, json_out: Annotated[bool, typer.Option("--json", help="Pr
     if json_out:
         _echo_json(hw.to_json())
         return
-    from roofline.units import format_seconds, format_si
+    from roofline.report import hardware_table
 
-    typer.echo(f"{hw.display_name} ({hw.name}, {hw.kind}){'  [measured]' if hw.measured else ''}")
-    typer.echo(f"  memory            {format_si(hw.mem_bytes, 'B')} ({hw.usable_memory_fraction:.0%} usable)")
-    typer.echo(f"  bandwidth         {format_si(hw.mem_bw_bytes_per_s, 'B/s')} x {hw.mem_efficiency:.2f} achievable")
-    for dtype, flops in hw.peak_flops_per_s.items():
-        typer.echo(f"  {dtype:<6} dense     {format_si(flops, 'FLOP/s')}  ridge {flops / hw.mem_bw_bytes_per_s:.0f} FLOP/byte")
-    typer.echo(f"  compute achievable x {hw.compute_efficiency:.2f}")
-    typer.echo(f"  on-chip cache     {format_si(hw.on_chip_cache_bytes, 'B')}")
-    typer.echo(f"  link              {format_si(hw.link_bw_bytes_per_s, 'B/s')} one direction x {hw.link_efficiency:.2f}, latency {format_seconds(hw.link_latency_s)}")
-    typer.echo(f"  step overhead     {format_seconds(hw.step_overhead_s)}")
-    if hw.price_usd_per_hour is not None:
-        typer.echo(f"  price             {hw.price_usd_per_hour:.2f} USD/h")
-    typer.echo(f"  source: {hw.source}")
-    typer.echo(f"  notes: {hw.notes}")
+    typer.echo(hardware_table(hw))
 
 
 @models_app.command("list")
@@ -168,15 +150,9 @@ def models_list() -> None:
     """List model profiles: parameters, active parameters, KV bytes per token."""
     from roofline.model import load_model
     from roofline.profiles import list_names
+    from roofline.report import model_list
 
-    typer.echo(f"{'name':<20}{'params':>10}{'active':>10}{'KV/token bf16':>15}{'at 128k':>10}  attention")
-    for name in list_names("model", _dirs()):
-        m = load_model(name, _dirs())
-        kinds = "+".join(sorted({g.kind for g in m.groups}))
-        typer.echo(
-            f"{name:<20}{m.params / 1e9:>9.2f}B{m.active_params / 1e9:>9.2f}B{m.kv_bytes_per_token() / 1024:>12.1f}KiB"
-            f"{m.kv_bytes_per_token_at(131072) / 1024:>7.1f}KiB  {m.kv_layout} {kinds}{' moe' if m.moe else ''}"
-        )
+    typer.echo(model_list([load_model(name, _dirs()) for name in list_names("model", _dirs())]))
 
 
 @models_app.command("show")
@@ -185,23 +161,12 @@ def models_show(name: str, json_out: Annotated[bool, typer.Option("--json", help
     from roofline.model import load_model
 
     m = load_model(name, _dirs())
-    data = m.to_json()
     if json_out:
-        _echo_json(data)
+        _echo_json(m.to_json())
         return
-    typer.echo(f"{m.display_name} ({m.name})")
-    typer.echo(f"  parameters       {m.params / 1e9:.3f} B (published {m.published_params / 1e9 if m.published_params else float('nan'):.3f} B)")
-    typer.echo(f"  active           {m.active_params / 1e9:.3f} B")
-    typer.echo(f"  KV per token     {m.kv_bytes_per_token():,.0f} bytes in bf16 ({m.kv_layout}); {m.kv_bytes_per_token_at(131072):,.0f} at 128k context")
-    for key in ("layers", "hidden_size", "heads", "kv_heads", "head_dim", "ffn_size", "vocab_size"):
-        typer.echo(f"  {key:<16} {data[key]}")
-    for g in m.groups:
-        typer.echo(f"  layers {g.layers:>3}: {g.kind}" + (f" window {g.window}" if g.window else "") + (f" ratio {g.ratio}" if g.ratio > 1 else "") + (f" reads <= {g.read_tokens}" if g.read_tokens else ""))
-    if m.moe:
-        typer.echo(f"  MoE: {m.moe.experts} experts top-{m.moe.top_k}, expert ffn {m.moe.expert_ffn_size}, shared {m.moe.shared_experts}, dense layers {m.moe.dense_layers}")
-    if m.mtp_modules:
-        typer.echo(f"  MTP modules      {m.mtp_modules} ({m.mtp_params / 1e9:.2f} B params)")
-    typer.echo(f"  source: {m.source}")
+    from roofline.report import model_table
+
+    typer.echo(model_table(m))
 
 
 @app.command()

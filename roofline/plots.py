@@ -475,15 +475,11 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
 
 
 def _frontier(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Indices of the points not dominated in (x, y), both maximised, sorted by x."""
-    order = np.lexsort((-y, -x))
-    best = -np.inf
-    keep = []
-    for i in order:
-        if y[i] > best:
-            keep.append(i)
-            best = y[i]
-    return np.asarray(keep[::-1], dtype=int)
+    """Indices of the points not dominated in (x, y), both maximised, sorted by x (one vectorised pass)."""
+    order = np.lexsort((-y, -x))  # x descending, ties by y descending
+    ys = y[order]
+    best_before = np.concatenate([[-np.inf], np.maximum.accumulate(ys)[:-1]])
+    return order[ys > best_before][::-1]
 
 
 def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:

@@ -1,4 +1,5 @@
-"""Text tables for the terminal: unit conversion happens here, at the edge, never in the physics."""
+"""Text tables for the terminal (predict, hw list/show, models list/show): unit conversion happens here,
+at the edge, never in the physics."""
 
 from __future__ import annotations
 
@@ -50,4 +51,72 @@ def predict_table(point: dict) -> str:
             f"    break-even batch   {'none' if be is None else f'{be:,}'}",
             f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}",
         ]
+    return "\n".join(lines)
+
+
+def hardware_list(specs: list) -> str:
+    """`roofline hw list`: one line per device with memory, bandwidth, bf16 peak and ridge point."""
+    lines = [f"{'name':<16}{'memory':>10}{'bandwidth':>12}{'bf16 dense':>14}{'ridge':>8}  display name"]
+    for hw in specs:
+        dtype = "bf16" if "bf16" in hw.peak_flops_per_s else "fp32"
+        lines.append(
+            f"{hw.name:<16}{hw.mem_bytes / 1e9:>8.0f}GB{hw.mem_bw_bytes_per_s / 1e12:>9.2f}TB/s"
+            f"{hw.peak_flops_per_s[dtype] / 1e12:>9.1f}TFLOP/s{hw.ridge_point_flops_per_byte(dtype):>7.0f}  {hw.display_name}"
+        )
+    return "\n".join(lines)
+
+
+def hardware_table(hw) -> str:
+    """`roofline hw show NAME`: every field of one device, with units."""
+    lines = [
+        f"{hw.display_name} ({hw.name}, {hw.kind}){'  [measured]' if hw.measured else ''}",
+        f"  memory            {format_si(hw.mem_bytes, 'B')} ({hw.usable_memory_fraction:.0%} usable)",
+        f"  bandwidth         {format_si(hw.mem_bw_bytes_per_s, 'B/s')} x {hw.mem_efficiency:.2f} achievable",
+    ]
+    for dtype, flops in hw.peak_flops_per_s.items():
+        lines.append(f"  {dtype:<6} dense     {format_si(flops, 'FLOP/s')}  ridge {flops / hw.mem_bw_bytes_per_s:.0f} FLOP/byte")
+    lines += [
+        f"  compute achievable x {hw.compute_efficiency:.2f}",
+        f"  on-chip cache     {format_si(hw.on_chip_cache_bytes, 'B')}",
+        f"  link              {format_si(hw.link_bw_bytes_per_s, 'B/s')} one direction x {hw.link_efficiency:.2f}, latency {format_seconds(hw.link_latency_s)}",
+        f"  step overhead     {format_seconds(hw.step_overhead_s)}",
+    ]
+    if hw.price_usd_per_hour is not None:
+        lines.append(f"  price             {hw.price_usd_per_hour:.2f} USD/h")
+    lines += [f"  source: {hw.source}", f"  notes: {hw.notes}"]
+    return "\n".join(lines)
+
+
+def model_list(specs: list) -> str:
+    """`roofline models list`: parameters, active parameters, KV bytes per token (nominal and at 128k)."""
+    lines = [f"{'name':<20}{'params':>10}{'active':>10}{'KV/token bf16':>15}{'at 128k':>10}  attention"]
+    for m in specs:
+        kinds = "+".join(sorted({g.kind for g in m.groups}))
+        lines.append(
+            f"{m.name:<20}{m.params / 1e9:>9.2f}B{m.active_params / 1e9:>9.2f}B{m.kv_bytes_per_token() / 1024:>12.1f}KiB"
+            f"{m.kv_bytes_per_token_at(131072) / 1024:>7.1f}KiB  {m.kv_layout} {kinds}{' moe' if m.moe else ''}"
+        )
+    return "\n".join(lines)
+
+
+def model_table(m) -> str:
+    """`roofline models show NAME`: architecture, computed parameter counts and KV size."""
+    published = m.published_params / 1e9 if m.published_params else float("nan")
+    lines = [
+        f"{m.display_name} ({m.name})",
+        f"  parameters       {m.params / 1e9:.3f} B (published {published:.3f} B)",
+        f"  active           {m.active_params / 1e9:.3f} B",
+        f"  KV per token     {m.kv_bytes_per_token():,.0f} bytes in bf16 ({m.kv_layout}); {m.kv_bytes_per_token_at(131072):,.0f} at 128k context",
+    ]
+    for key in ("layers", "hidden_size", "heads", "kv_heads", "head_dim", "ffn_size", "vocab_size"):
+        lines.append(f"  {key:<16} {getattr(m, key)}")
+    for g in m.groups:
+        lines.append(f"  layers {g.layers:>3}: {g.kind}" + (f" window {g.window}" if g.window else "")
+                     + (f" ratio {g.ratio}" if g.ratio > 1 else "") + (f" reads <= {g.read_tokens}" if g.read_tokens else ""))
+    if m.moe:
+        lines.append(f"  MoE: {m.moe.experts} experts top-{m.moe.top_k}, expert ffn {m.moe.expert_ffn_size}, "
+                     f"shared {m.moe.shared_experts}, dense layers {m.moe.dense_layers}")
+    if m.mtp_modules:
+        lines.append(f"  MTP modules      {m.mtp_modules} ({m.mtp_params / 1e9:.2f} B params)")
+    lines.append(f"  source: {m.source}")
     return "\n".join(lines)

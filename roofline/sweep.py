@@ -141,13 +141,6 @@ def run_sweep(sc: Scenario, pairs: list[Pair]) -> pd.DataFrame:
     return pd.concat(list(iter_sweep(sc, pairs)), ignore_index=True)
 
 
-def pareto_frontier(df: pd.DataFrame, x: str = "tokens_per_s_per_user", y: str = "tokens_per_s_per_device") -> pd.DataFrame:
-    """Rows not dominated in (x, y), both maximised, sorted by x: the throughput/interactivity frontier."""
-    ordered = df.sort_values([x, y], ascending=[False, False])
-    best_before = ordered[y].astype(np.float64).cummax().shift(1, fill_value=-np.inf)
-    return ordered[ordered[y] > best_before].sort_values(x)
-
-
 def operator_table(sc: Scenario, pairs: list[Pair]) -> pd.DataFrame:
     """Per-operator FLOPs, bytes and time of a decode step (q = 1) and a verify step (q = max k + 1),
     at every batch of the sweep and its first context, with each device's ceilings: the roofline chart's data."""

@@ -131,3 +131,5 @@ def test_frontier_keeps_exactly_the_non_dominated_points_sorted_by_x():
     x = np.array([1.0, 2.0, 3.0, 2.0, 0.5])
     y = np.array([5.0, 4.0, 1.0, 3.0, 5.0])
     assert _frontier(x, y).tolist() == [0, 1, 2]
+    # (10, 100), (20, 80), (30, 10) dominate nothing of each other; (15, 50) is dominated by (20, 80)
+    assert _frontier(np.array([10.0, 20, 30, 15]), np.array([100.0, 80, 10, 50])).tolist() == [0, 1, 2]

@@ -7,7 +7,7 @@ from roofline.hardware import load_hardware
 from roofline.model import load_model
 from roofline.scenario import scenario_from_dict
 from roofline.speculation import speculative_metrics
-from roofline.sweep import iter_sweep, load_pairs, pareto_frontier, run_sweep
+from roofline.sweep import iter_sweep, load_pairs, run_sweep
 
 SCENARIO = {
     "name": "t", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-8b", "method": "eagle",
@@ -53,12 +53,6 @@ def test_chunked_sweep_equals_the_one_pass_sweep(sweep_df):
     sc = scenario_from_dict(SCENARIO, "t.yaml")
     chunked = pd.concat(list(iter_sweep(sc, load_pairs(sc), chunk_points=10)), ignore_index=True)
     pd.testing.assert_frame_equal(chunked, sweep_df)
-
-
-def test_pareto_frontier_keeps_only_non_dominated_points():
-    df = pd.DataFrame({"tokens_per_s_per_user": [10, 20, 30, 15], "tokens_per_s_per_device": [100, 80, 10, 50]})
-    front = pareto_frontier(df)
-    assert list(front.tokens_per_s_per_user) == [10, 20, 30]
 
 
 def test_cost_per_million_tokens_follows_the_price(sweep_df):
