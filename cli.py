@@ -106,7 +106,7 @@ def predict(
     if json_out:
         _echo_json(point)
     else:
-        from roofline.report import predict_table
+        from roofline.tables import predict_table
 
         typer.echo(predict_table(point))
 
@@ -126,7 +126,7 @@ def hw_list() -> None:
     """List hardware profiles: memory, bandwidth, bf16 peak, ridge point."""
     from roofline.hardware import load_hardware
     from roofline.profiles import list_names
-    from roofline.report import hardware_list
+    from roofline.tables import hardware_list
 
     typer.echo(hardware_list([load_hardware(name, _dirs()) for name in list_names("hardware", _dirs())]))
 
@@ -140,7 +140,7 @@ def hw_show(name: str, json_out: Annotated[bool, typer.Option("--json", help="Pr
     if json_out:
         _echo_json(hw.to_json())
         return
-    from roofline.report import hardware_table
+    from roofline.tables import hardware_table
 
     typer.echo(hardware_table(hw))
 
@@ -150,7 +150,7 @@ def models_list() -> None:
     """List model profiles: parameters, active parameters, KV bytes per token."""
     from roofline.model import load_model
     from roofline.profiles import list_names
-    from roofline.report import model_list
+    from roofline.tables import model_list
 
     typer.echo(model_list([load_model(name, _dirs()) for name in list_names("model", _dirs())]))
 
@@ -164,7 +164,7 @@ def models_show(name: str, json_out: Annotated[bool, typer.Option("--json", help
     if json_out:
         _echo_json(m.to_json())
         return
-    from roofline.report import model_table
+    from roofline.tables import model_table
 
     typer.echo(model_table(m))
 

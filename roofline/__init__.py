@@ -13,7 +13,7 @@ The library is a set of flat modules, one concept each:
     scenario     scenario files: hardware, model, method and axes, validated
     sweep        scenarios -> broadcast grids -> one tidy DataFrame, streamed in chunks
     plots        figures drawn from the written tables only
-    report       the terminal table of `roofline predict`
+    tables       the terminal tables of predict, hw and models
     outputs      output folders written whole or not at all
     bench        the sweep engine's points/s and peak memory
     decoder      (torch extra) a Llama-style decoder with a per-sequence KV cache

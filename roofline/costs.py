@@ -51,6 +51,14 @@ def unique_experts_touched(experts, top_k, tokens):
     return experts * (1.0 - (1.0 - np.asarray(top_k, dtype=np.float64) / experts) ** np.asarray(tokens, dtype=np.float64))
 
 
+def attention_flops(heads, d_qk, d_v, tokens, read_tokens):
+    """2 * heads * (d_qk + d_v) * tokens * read_tokens: q.k scores and the weighted sum of values, per layer.
+
+    `tokens` queries each attend over `read_tokens` KV entries (arrays broadcast); softmax is ignored.
+    """
+    return 2.0 * heads * (d_qk + d_v) * np.asarray(tokens, dtype=np.float64) * np.asarray(read_tokens, dtype=np.float64)
+
+
 def weight_bytes(model: ModelSpec, weight_dtype: str = "bf16", tp: int = 1) -> float:
     """Bytes of all weights resident on one device (embedding + head + blocks, MTP excluded)."""
     return model.params * BYTES_PER_ELEMENT[weight_dtype] / tp
@@ -108,7 +116,7 @@ def operator_costs(
     for g in model.groups:
         layers = g.layers * layers_scale
         mean_len = s + (q + 1.0) / 2.0
-        attn_flops = attn_flops + layers * 2.0 * model.heads * (d_qk + d_v) * tokens * model.read_tokens(g, mean_len) / tp
+        attn_flops = attn_flops + layers * attention_flops(model.heads, d_qk, d_v, tokens, model.read_tokens(g, mean_len)) / tp
         attn_bytes = attn_bytes + layers * b * model.read_tokens(g, s + q) * kv_elems * c
         write_bytes = write_bytes + layers * tokens * kv_elems * c
     costs["attention"] = (attn_flops, attn_bytes + tokens * h * a * 2 * n_layers)
