@@ -16,7 +16,10 @@ class RooflineError(ValueError):
 
 def field_error(where: str, field: str, expected: str, found: object) -> RooflineError:
     """Build the standard message: `FILE: FIELD: expected EXPECTED, found FOUND`."""
-    return RooflineError(f"{where}: {field}: expected {expected}, found {found!r}")
+    shown = repr(found)
+    if len(shown) > 120:
+        shown = shown[:117] + "..."
+    return RooflineError(f"{where}: {field}: expected {expected}, found {shown}")
 
 
 def unknown_name_error(kind: str, name: str, known: list[str]) -> RooflineError:
@@ -27,3 +30,22 @@ def unknown_name_error(kind: str, name: str, known: list[str]) -> RooflineError:
     hint = ", ".join(close) if close else "none installed"
     listing = {"hardware": " (see `roofline hw list`)", "model": " (see `roofline models list`)"}.get(kind, "")
     return RooflineError(f"unknown {kind} {name!r}; closest: {hint}{listing}")
+
+
+class RooflineWarning(UserWarning):
+    """A value that loads but looks suspicious (the CLI prints it as one `warning:` line)."""
+
+
+def warn(message: str) -> None:
+    """Report a suspicious but accepted value; the CLI prints it on stderr, tests can catch it."""
+    import warnings
+
+    warnings.warn(RooflineWarning(message), stacklevel=2)
+
+
+def unknown_key_error(where: str, key: object, known) -> RooflineError:
+    """An unknown key, with the nearest valid one: `FILE: KEY: expected a known field (did you mean X?), found KEY`."""
+    text = str(key)[:80]
+    close = difflib.get_close_matches(text, sorted(known), n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}?" if close else "one of " + ", ".join(sorted(known))
+    return RooflineError(f"{where}: {text}: expected a known field ({hint}), found {text!r}")

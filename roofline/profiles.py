@@ -1,23 +1,78 @@
-"""Finding and reading YAML profiles: hardware, models and scenarios.
+"""Finding and reading YAML profiles: hardware, models and scenarios; names, aliases and dtypes.
 
-Search path, first match wins: folders given by the caller (the CLI's `--profiles DIR`), then the
-folders in the `ROOFLINE_PATH` environment variable (separated by `:`), then the built-in folders
-(`hardware_profiles/`, `model_profiles/`, `scenarios/` in a checkout, or their copies inside the
-installed package). In a user folder, a file's top-level `type:` (hardware, model, scenario) says
-what it is; without it the kind is told by its keys. YAML is read with `yaml.safe_load` only.
+Search path, first match wins:
+  1. folders given by the caller (the CLI's `--profiles DIR`, repeatable, before or after the command),
+  2. the folders in the `ROOFLINE_PATH` environment variable (separated by `:`),
+  3. the user profile folder (`user_dir()`: `ROOFLINE_USER_DIR`, else `$XDG_CONFIG_HOME/roofline`,
+     else `~/.config/roofline`; `%APPDATA%\\roofline` on Windows), where `roofline hw new` writes,
+  4. the built-in folders (`hardware_profiles/`, `model_profiles/`, `scenarios/`).
+A file earlier on the path shadows a built-in of the same name; `shadowed_paths` names what it hides.
+
+In a user folder a file's top-level `type:` (hardware | model | scenario) says what it is. Without
+it the kind is told by its keys (hardware: memory_bandwidth or peak_flops; model: layers or
+hidden_size; scenario: axes, or hardware and model names); a file that matches none, or several,
+cannot be told, and `problems()` reports it by name instead of hiding it. Built-in files are typed
+by their folder. YAML is read with a bounded `yaml.safe_load` (roofline.yamlio).
+
+Names are case-insensitive (`H100-SXM` is `h100-sxm`), and a few short aliases are documented in
+`ALIASES` (`h100` is `h100-sxm`). Dtypes are normalised by `normalize_dtype` (`BF16`, `bfloat16`).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
-import yaml
-
 from roofline.errors import RooflineError, unknown_name_error
+from roofline.yamlio import read_yaml_file
 
-FOLDERS = {"hardware": "hardware_profiles", "model": "model_profiles", "scenario": "scenarios"}
-_TELL_KEYS = {"hardware": "memory_bandwidth", "model": "layers", "scenario": "axes"}
+FOLDERS = {"hardware": "hardware_profiles", "model": "model_profiles", "scenario": "scenarios", "engine": "engine_profiles"}
+_TELL_KEYS = {
+    "hardware": ({"memory_bandwidth"}, {"peak_flops"}),
+    "model": ({"layers"}, {"hidden_size"}),
+    "scenario": ({"axes"}, {"hardware", "model"}),
+    "engine": ({"kernel_floor"}, {"kernels_per_layer"}, {"host_per_step"}),
+}
+
+# Short names people type, mapped to profile names (case-insensitive on the left).
+ALIASES = {
+    "hardware": {
+        "h100": "h100-sxm", "h100-sxm5": "h100-sxm", "a100": "a100-sxm-80gb", "a100-80gb": "a100-sxm-80gb",
+        "a100-40gb": "a100-pcie-40gb", "4090": "rtx-4090", "5090": "rtx-5090", "v5e": "tpu-v5e", "v6e": "tpu-v6e",
+        "gaudi3": "gaudi-3", "m4-max": "apple-m4-max",
+    },
+    "model": {
+        "llama3.1-8b": "llama-3.1-8b", "llama3.1-70b": "llama-3.1-70b",
+        "deepseek-v3-671b": "deepseek-v3", "mixtral": "mixtral-8x7b",
+    },
+    "scenario": {},
+}
+
+DTYPE_ALIASES = {
+    "fp32": "fp32", "float32": "fp32", "float": "fp32", "f32": "fp32",
+    "tf32": "tf32", "tensorfloat32": "tf32",
+    "bf16": "bf16", "bfloat16": "bf16",
+    "fp16": "fp16", "float16": "fp16", "half": "fp16", "f16": "fp16",
+    "fp8": "fp8", "float8": "fp8", "e4m3": "fp8", "fp8_e4m3": "fp8", "float8_e4m3fn": "fp8",
+    "int8": "int8", "i8": "int8", "w8a8": "int8",
+    "int4": "int4", "i4": "int4", "w4a16": "int4",
+    "fp4": "fp4", "mxfp4": "fp4", "nvfp4": "fp4", "float4": "fp4",
+}
+
+
+def normalize_dtype(value: object, allowed: tuple[str, ...], where: str, field: str) -> str:
+    """`value` as a canonical dtype name among `allowed` ("BF16", "bfloat16" -> "bf16"), else one-line error."""
+    if isinstance(value, str):
+        canonical = DTYPE_ALIASES.get(value.strip().lower().replace("-", "_"))
+        if canonical in allowed:
+            return canonical
+    shown = value if isinstance(value, (str, int, float, bool, type(None))) else type(value).__name__
+    return _raise(f"{where}: {field}: expected one of {', '.join(allowed)}, found {str(shown)[:80]!r}")
+
+
+def _raise(message: str):
+    raise RooflineError(message)
 
 
 def builtin_dir(kind: str) -> Path:
@@ -30,70 +85,156 @@ def builtin_dir(kind: str) -> Path:
     return here / "_data" / FOLDERS[kind]
 
 
+def user_dir() -> Path:
+    """The user profile folder (may not exist yet): where `roofline hw new` writes by default."""
+    if os.environ.get("ROOFLINE_USER_DIR"):
+        return Path(os.environ["ROOFLINE_USER_DIR"])
+    if sys.platform == "win32" and os.environ.get("APPDATA"):
+        return Path(os.environ["APPDATA"]) / "roofline"
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "roofline"
+
+
 def user_dirs(extra_dirs: tuple[str | Path, ...] = ()) -> list[Path]:
-    """User folders in search order: explicit ones, then ROOFLINE_PATH."""
+    """User folders in search order: explicit ones, then ROOFLINE_PATH, then the user folder if it exists."""
     env = [p for p in os.environ.get("ROOFLINE_PATH", "").split(os.pathsep) if p]
-    return [Path(p) for p in (*extra_dirs, *env)]
+    folders = [Path(p) for p in (*extra_dirs, *env)]
+    mine = user_dir()
+    if mine.is_dir() and mine not in folders:
+        folders.append(mine)
+    return folders
 
 
 def read_yaml(path: Path) -> dict:
-    """Read one YAML mapping safely; a syntax error becomes one line with file and line number."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RooflineError(f"{path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise RooflineError(f"{path}: expected UTF-8 text, found bytes that are not") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise RooflineError(f"{path}:{line}: not valid YAML: {problem}") from None
+    """Read one YAML mapping safely and within bounds; every problem is one line with the file."""
+    data = read_yaml_file(Path(path))
     if not isinstance(data, dict):
-        raise RooflineError(f"{path}: expected a YAML mapping at the top level, found {type(data).__name__}")
+        found = "an empty file" if data is None else type(data).__name__
+        raise RooflineError(f"{path}: expected a YAML mapping at the top level, found {found}")
     return data
 
 
-def _kind_of(data: dict) -> str | None:
-    if data.get("type") in FOLDERS:
-        return data["type"]
-    for kind, key in _TELL_KEYS.items():
-        if key in data:
-            return kind
-    return None
+def kind_of(data: dict) -> tuple[str | None, str]:
+    """(kind, reason): the `type:` if valid, else the kind its keys tell; (None, why) when they cannot."""
+    if "type" in data:
+        value = data["type"]
+        if isinstance(value, str) and value.strip().lower() in FOLDERS:
+            return value.strip().lower(), ""
+        return None, f"type: expected one of {', '.join(FOLDERS)}, found {str(value)[:40]!r}"
+    matches = [kind for kind, key_sets in _TELL_KEYS.items() if any(keys <= data.keys() for keys in key_sets)]
+    if len(matches) == 1:
+        return matches[0], ""
+    if not matches:
+        return None, "no `type:` and none of the keys that tell a kind (memory_bandwidth, layers, axes)"
+    return None, f"no `type:` and keys of several kinds ({', '.join(matches)})"
+
+
+def _scan(folder: Path) -> list[tuple[str, Path, str | None, str]]:
+    """(stem, path, kind or None, reason) for every YAML file in a user folder."""
+    found = []
+    for path in sorted(folder.glob("*.y*ml")):
+        if path.suffix not in (".yaml", ".yml"):
+            continue
+        try:
+            data = read_yaml(path)
+        except RooflineError as exc:
+            found.append((path.stem, path, None, str(exc).removeprefix(f"{path}: ").removeprefix(f"{path}:").strip()))
+            continue
+        kind, reason = kind_of(data)
+        found.append((path.stem, path, kind, reason))
+    return found
+
+
+def _candidates(kind: str, extra_dirs: tuple[str | Path, ...]) -> tuple[list[tuple[str, Path]], list[tuple[str, Path, str]]]:
+    """All (stem, path) of `kind` in search order (duplicates kept), and (stem, path, reason) of untold files."""
+    ordered: list[tuple[str, Path]] = []
+    untold: list[tuple[str, Path, str]] = []
+    for folder in user_dirs(extra_dirs):
+        if not folder.is_dir():
+            raise RooflineError(f"{folder}: profile folder does not exist")
+        for stem, path, file_kind, reason in _scan(folder):
+            if file_kind == kind:
+                ordered.append((stem, path))
+            elif file_kind is None:
+                untold.append((stem, path, reason))
+    for path in sorted(builtin_dir(kind).glob("*.yaml")):
+        ordered.append((path.stem, path))
+    return ordered, untold
 
 
 def profile_paths(kind: str, extra_dirs: tuple[str | Path, ...] = ()) -> dict[str, Path]:
     """Map name -> file for every profile of `kind` on the search path (earlier folders win)."""
     found: dict[str, Path] = {}
-    for folder in user_dirs(extra_dirs):
-        if not folder.is_dir():
-            raise RooflineError(f"{folder}: profile folder does not exist")
-        for path in sorted(folder.glob("*.y*ml")):
-            if path.stem in found:
-                continue
-            try:
-                data = yaml.safe_load(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, yaml.YAMLError):
-                data = None  # reported when the file is actually asked for
-            if data is None or (isinstance(data, dict) and _kind_of(data) == kind):
-                found.setdefault(path.stem, path)
-    for path in sorted(builtin_dir(kind).glob("*.yaml")):
-        found.setdefault(path.stem, path)
+    lowered: set[str] = set()
+    for stem, path in _candidates(kind, extra_dirs)[0]:
+        if stem.lower() not in lowered:
+            lowered.add(stem.lower())
+            found[stem] = path
     return found
 
 
-def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) -> Path:
-    """The file for profile `name`; a path to an existing file is accepted as is."""
-    candidate = Path(name)
-    if candidate.suffix in (".yaml", ".yml") and candidate.is_file():
-        return candidate
+def shadowed_paths(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) -> list[Path]:
+    """Files of `kind` named `name` that the one in use hides (later on the search path)."""
+    target = resolve_name(kind, name, extra_dirs)
+    same = [path for stem, path in _candidates(kind, extra_dirs)[0] if stem.lower() == target.lower()]
+    return same[1:]
+
+
+def problems(kind: str | None = None, extra_dirs: tuple[str | Path, ...] = ()) -> list[str]:
+    """One line per user file whose kind cannot be told or that cannot be read."""
+    kinds = [kind] if kind else list(FOLDERS)
+    seen: dict[Path, str] = {}
+    for k in kinds:
+        for _, path, reason in _candidates(k, extra_dirs)[1]:
+            seen[path] = f"{path}: kind cannot be told ({reason}); add `type: hardware`, `type: model` or `type: scenario`"
+    return list(seen.values())
+
+
+def resolve_name(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) -> str:
+    """The profile name `name` stands for: exact, else case-insensitive, else a documented alias."""
     paths = profile_paths(kind, extra_dirs)
-    if name not in paths:
-        raise unknown_name_error(kind, name, list(paths))
-    return paths[name]
+    if name in paths:
+        return name
+    by_lower = {stem.lower(): stem for stem in paths}
+    key = name.strip().lower()
+    if key in by_lower:
+        return by_lower[key]
+    alias = ALIASES.get(kind, {}).get(key)
+    if alias is not None and alias in paths:
+        return alias
+    return name
+
+
+def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) -> Path:
+    """The file for profile `name`; a path to an existing file is accepted as is.
+
+    An unknown name that matches a user file whose kind cannot be told (or of another kind) is
+    reported with that file, instead of as merely unknown.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise RooflineError(f"{kind} name: expected a non-empty name, found {name!r}")
+    candidate = Path(name)
+    if candidate.suffix in (".yaml", ".yml"):
+        if candidate.is_file():
+            return candidate
+        if os.sep in name or "/" in name:
+            raise RooflineError(f"{name}: {kind} file not found")
+    paths = profile_paths(kind, extra_dirs)
+    resolved = resolve_name(kind, name, extra_dirs)
+    if resolved in paths:
+        return paths[resolved]
+    ordered, untold = _candidates(kind, extra_dirs)
+    for stem, path, reason in untold:
+        if stem.lower() == name.strip().lower():
+            raise RooflineError(f"{path}: this file would be {kind} {name!r}, but its kind cannot be told: {reason}")
+    for other in FOLDERS:
+        if other == kind:
+            continue
+        for stem, path in _candidates(other, extra_dirs)[0]:
+            if stem.lower() == name.strip().lower() and path.parent != builtin_dir(other):
+                raise RooflineError(f"{path}: is a {other} profile (by its type: or keys), not {kind}; "
+                                    f"set `type: {kind}` if it is meant as one")
+    raise unknown_name_error(kind, name, list(paths))
 
 
 def list_names(kind: str, extra_dirs: tuple[str | Path, ...] = ()) -> list[str]:

@@ -1,9 +1,18 @@
 """Quantities with units, as written in profiles: "3.35 TB/s" -> 3.35e12 (bytes per second).
 
-Every dimensional number in a hardware profile is a string "NUMBER UNIT". Parsing checks the unit
-belongs to the expected quantity (a bandwidth cannot be given in GB) and returns SI base units:
-bytes, bytes/s, FLOP/s, seconds, USD/s is NOT used: prices stay in USD per hour.
-Decimal prefixes are powers of 1000 (GB = 1e9 B); binary ones powers of 1024 (GiB = 2**30 B).
+Every dimensional number in a hardware profile is a string "NUMBER UNIT". One strict parser turns
+it into SI base units (bytes, bytes/s, FLOP/s, seconds; prices stay in USD per hour) and checks
+that the unit belongs to the expected quantity: "80 GB" given as a bandwidth is refused with
+"'GB' is a size in bytes, not a bandwidth".
+
+Prefixes: decimal ones are powers of 1000 (GB = 1e9 B), binary ones powers of 1024 (GiB = 2**30 B);
+the two are never mixed up. Accepted spellings (the datasheet ones included):
+    bytes        B, kB/KB, MB, GB, TB, PB; KiB, MiB, GiB, TiB, PiB
+    bandwidth    any byte unit + "/s" (GB/s, TB/s, GiB/s), or + "ps" (GBps)
+    compute      FLOP/s, GFLOP/s, TFLOP/s, PFLOP/s; FLOPS, TFLOPS, TFLOPs (same); OP/s, TOP/s, TOPS (integer ops)
+    time         s, ms, us, µs, μs, ns
+    price        USD/h, USD/hr, $/h, $/hr
+Bits are refused with a hint ("Gb" is gigabits; write GB). The number must be finite and > 0.
 """
 
 from __future__ import annotations
@@ -12,19 +21,32 @@ import math
 import re
 
 _DECIMAL = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
-_BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
+_BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50}
 
-_BYTE_UNITS = {f"{p}B": f for p, f in {**_DECIMAL, **_BINARY}.items() if p not in ("E",)}
+_BYTE_UNITS = {f"{p}B": f for p, f in {**_DECIMAL, **_BINARY}.items() if p != "E"}
+_FLOP_UNITS: dict[str, float] = {}
+for _p, _f in _DECIMAL.items():
+    if _p == "K":
+        continue
+    for _suffix in ("FLOP/s", "FLOPS", "FLOPs", "Flops", "FLOP/S", "OP/s", "OPS", "OPs"):
+        if _suffix in ("OPS", "OPs") and _p == "":
+            continue  # a bare "OPS" reads as a word, not a unit
+        _FLOP_UNITS[f"{_p}{_suffix}"] = _f
+
 _UNITS: dict[str, dict[str, float]] = {
     "bytes": _BYTE_UNITS,
-    "bytes_per_s": {f"{u}/s": f for u, f in _BYTE_UNITS.items()},
-    "flops_per_s": {
-        **{f"{p}FLOP/s": f for p, f in _DECIMAL.items() if p != "K"},
-        **{f"{p}OP/s": f for p, f in _DECIMAL.items() if p != "K"},
-        **{f"{p}OPS": f for p, f in _DECIMAL.items() if p not in ("", "K")},
-    },
-    "seconds": {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9},
+    "bytes_per_s": {**{f"{u}/s": f for u, f in _BYTE_UNITS.items()}, **{f"{u}ps": f for u, f in _BYTE_UNITS.items()}},
+    "flops_per_s": _FLOP_UNITS,
+    "seconds": {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ns": 1e-9},
     "usd_per_hour": {"USD/h": 1.0, "USD/hr": 1.0, "$/h": 1.0, "$/hr": 1.0},
+}
+
+KIND_WORDS = {
+    "bytes": "a size in bytes",
+    "bytes_per_s": "a bandwidth",
+    "flops_per_s": "a compute rate",
+    "seconds": "a time",
+    "usd_per_hour": "a price per hour",
 }
 
 EXAMPLES = {
@@ -36,26 +58,45 @@ EXAMPLES = {
 }
 
 _QUANTITY = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\s\d].*?)\s*$")
+_BITS = re.compile(r"^[kKMGTP]?i?(b|bit|bits)(/s|ps)?$")
+MAX_TEXT = 64
+
+
+def unit_kind(unit: str) -> str | None:
+    """The quantity a unit measures (a key of `_UNITS`), or None if it is not a known unit."""
+    for kind, table in _UNITS.items():
+        if unit in table:
+            return kind
+    return None
 
 
 def parse_quantity(text: object, kind: str) -> float:
     """Parse "NUMBER UNIT" into SI units of `kind` (a key of `_UNITS`).
 
-    Raises ValueError with a short reason ("no unit", "unit 'GB' is not a bandwidth", ...); the
-    caller adds file and field. The value must be finite and strictly positive.
+    Raises ValueError with a short reason ("a unit among ...", "'GB' is a size in bytes, not a
+    bandwidth", ...); the caller adds file and field. The value must be finite and strictly positive.
     """
+    example = EXAMPLES[kind]
     if isinstance(text, bool) or not isinstance(text, str):
-        raise ValueError(f"a string like '{EXAMPLES[kind]}'")
+        raise ValueError(f"a string like '{example}'")
+    if len(text) > MAX_TEXT:
+        raise ValueError(f"a short quantity like '{example}' (at most {MAX_TEXT} characters)")
     match = _QUANTITY.match(text)
     if not match:
-        raise ValueError(f"a number with a unit, like '{EXAMPLES[kind]}'")
-    number, unit = float(match.group(1)), match.group(2)
+        raise ValueError(f"a number with a unit, like '{example}'")
+    number_text, unit = match.group(1), match.group(2)
     table = _UNITS[kind]
     if unit not in table:
-        raise ValueError(f"a unit among {', '.join(sorted(table))} (like '{EXAMPLES[kind]}')")
-    value = number * table[unit]
+        other = unit_kind(unit)
+        if other is not None:
+            raise ValueError(f"{KIND_WORDS[kind]} like '{example}' ('{unit}' is {KIND_WORDS[other]}, not {KIND_WORDS[kind]})")
+        if _BITS.match(unit):
+            raise ValueError(f"bytes, not bits, like '{example}' ('{unit}' is in bits: divide by 8 and write B)")
+        shown = sorted(u for u in table if "/" in u or kind in ("bytes", "seconds", "usd_per_hour"))[:14]
+        raise ValueError(f"a unit among {', '.join(shown)} ... (like '{example}')")
+    value = float(number_text) * table[unit]
     if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"a finite positive quantity like '{EXAMPLES[kind]}'")
+        raise ValueError(f"a finite positive quantity like '{example}'")
     return value
 
 

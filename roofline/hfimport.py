@@ -1,0 +1,214 @@
+"""A model profile from a Hugging Face `config.json`: `roofline models import CONFIG --name NAME`.
+
+Reads the architecture keys transformers configs use and writes the profile fields they map to
+(docs/PROFILES.md); everything else in the config (rope, dropout, token ids) is ignored.
+
+    layers            num_hidden_layers                        (n_layer refused: not a decoder config we read)
+    hidden_size       hidden_size
+    heads, kv_heads   num_attention_heads, num_key_value_heads (absent: = heads, plain multi-head)
+    head_dim          head_dim, else hidden_size / heads; MLA: qk_nope_head_dim + qk_rope_head_dim
+    ffn_size          intermediate_size (Llama 4: intermediate_size_mlp, the dense layers' size)
+    vocab_size        vocab_size;  tied_embeddings: tie_word_embeddings (absent: false)
+    MoE               num_experts | num_local_experts | n_routed_experts; num_experts_per_tok;
+                      moe_intermediate_size (Mixtral, Llama 4: intermediate_size); n_shared_experts
+                      (Llama 4: one shared expert; Qwen2-MoE: shared_expert_intermediate_size);
+                      dense layers: first_k_dense_replace, mlp_only_layers, decoder_sparse_step,
+                      interleave_moe_layer_step (only their number matters to the roofline, not where they sit)
+    MLA               kv_lora_rank, q_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim
+    sliding window    layer_types ("sliding_attention" layers keep `sliding_window` tokens); Mistral-style
+                      sliding_window on every layer unless use_sliding_window is false; Llama 4 chunked
+                      attention (attention_chunk_size on the RoPE layers) as a window of one chunk, an
+                      upper bound on what a chunked layer reads
+    MTP               num_nextn_predict_layers
+Multimodal configs are read from their `text_config`; the vision tower is not counted.
+
+The parameter count computed from the profile (roofline.model) is compared with `published_params`
+when given; more than 5% apart is a warning (the import still writes the file).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from roofline.errors import RooflineError, field_error, warn
+from roofline.model import model_from_dict
+from roofline.yamlio import read_json_file, write_text_atomic
+
+PARAM_TOLERANCE = 0.05
+
+
+def _int(cfg: dict, where: str, *keys: str, default=None, allow_zero: bool = False):
+    for key in keys:
+        if key in cfg and cfg[key] is not None:
+            value = cfg[key]
+            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if allow_zero else 1):
+                raise field_error(where, key, "a non-negative integer" if allow_zero else "a positive integer", value)
+            return value
+    if default is None:
+        raise field_error(where, keys[0], "a required config key", "nothing")
+    return default
+
+
+def _sliding_groups(cfg: dict, where: str, layers: int) -> list[dict]:
+    types = cfg.get("layer_types")
+    window = cfg.get("sliding_window")
+    if isinstance(types, list) and types:
+        if len(types) != layers:
+            raise field_error(where, "layer_types", f"one entry per layer ({layers})", f"{len(types)} entries")
+        sliding = sum(1 for t in types if t == "sliding_attention")
+        other = [t for t in types if t not in ("sliding_attention", "full_attention")]
+        if other:
+            raise field_error(where, "layer_types", "sliding_attention or full_attention", other[0])
+        if sliding:
+            window = _int(cfg, where, "sliding_window")
+            groups = [{"kind": "sliding", "layers": sliding, "window": window}]
+            return groups + ([{"kind": "full", "layers": layers - sliding}] if layers - sliding else [])
+        return [{"kind": "full", "layers": layers}]
+    chunk = cfg.get("attention_chunk_size")
+    if chunk:
+        chunk = _int(cfg, where, "attention_chunk_size")
+        flags = cfg.get("no_rope_layers")
+        if isinstance(flags, list) and len(flags) == layers:
+            chunked = sum(1 for f in flags if f)
+        else:
+            interval = _int(cfg, where, "no_rope_layer_interval", default=4)
+            chunked = sum(1 for i in range(layers) if (i + 1) % interval != 0)
+        groups = [{"kind": "sliding", "layers": chunked, "window": chunk}] if chunked else []
+        return groups + ([{"kind": "full", "layers": layers - chunked}] if layers - chunked else [])
+    if window and cfg.get("use_sliding_window", True):
+        return [{"kind": "sliding", "layers": layers, "window": _int(cfg, where, "sliding_window")}]
+    return [{"kind": "full", "layers": layers}]
+
+
+def _moe(cfg: dict, where: str, layers: int, hidden: int) -> dict | None:
+    experts_key = next((k for k in ("num_experts", "num_local_experts", "n_routed_experts") if cfg.get(k)), None)
+    if experts_key is None:
+        return None
+    model_type = str(cfg.get("model_type", ""))
+    experts = _int(cfg, where, experts_key)
+    top_k = _int(cfg, where, "num_experts_per_tok", "moe_topk")
+    llama4 = model_type.startswith("llama4")
+    expert_ffn = _int(cfg, where, "intermediate_size") if llama4 else _int(cfg, where, "moe_intermediate_size", "intermediate_size")
+    moe = {"experts": experts, "top_k": top_k, "expert_ffn_size": expert_ffn}
+    shared, shared_ffn = _int(cfg, where, "n_shared_experts", default=0, allow_zero=True), 0
+    if llama4:
+        shared = 1
+    elif cfg.get("shared_expert_intermediate_size"):
+        shared, shared_ffn = 1, _int(cfg, where, "shared_expert_intermediate_size")
+    moe["shared_experts"] = shared
+    if shared_ffn and shared_ffn != expert_ffn:
+        moe["shared_expert_ffn_size"] = shared_ffn
+    if isinstance(cfg.get("moe_layers"), list) and cfg["moe_layers"]:
+        moe_layers = len(cfg["moe_layers"])
+    elif cfg.get("interleave_moe_layer_step"):
+        moe_layers = layers // _int(cfg, where, "interleave_moe_layer_step")
+    else:
+        dense = _int(cfg, where, "first_k_dense_replace", default=0, allow_zero=True)
+        only = cfg.get("mlp_only_layers") or []
+        step = _int(cfg, where, "decoder_sparse_step", default=1)
+        sparse = [i for i in range(layers) if i >= dense and i not in only and (i + 1) % step == 0]
+        moe_layers = len(sparse)
+    moe["dense_layers"] = layers - moe_layers
+    if moe_layers < 1:
+        raise field_error(where, experts_key, "at least one MoE layer", 0)
+    return moe
+
+
+def profile_from_hf_config(config: object, name: str, where: str, published_params: float | None = None,
+                           published_active_params: float | None = None, source: str = "",
+                           display_name: str | None = None) -> dict:
+    """The model profile mapping for a transformers config dict (validated by model_from_dict)."""
+    if not isinstance(config, dict):
+        raise field_error(where, "(top level)", "a JSON object (a transformers config.json)", type(config).__name__)
+    cfg = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    cfg = {**cfg, "model_type": cfg.get("model_type", config.get("model_type", ""))}
+    if "n_layer" in cfg or "n_embd" in cfg:
+        raise field_error(where, "n_layer", "a decoder config with num_hidden_layers (GPT-2 style configs are not read)", "n_layer")
+    layers = _int(cfg, where, "num_hidden_layers")
+    hidden = _int(cfg, where, "hidden_size")
+    heads = _int(cfg, where, "num_attention_heads")
+    kv_heads = _int(cfg, where, "num_key_value_heads", default=heads)
+    profile: dict = {"type": "model", "name": name, "display_name": display_name or name}
+    mla = None
+    if cfg.get("kv_lora_rank"):
+        mla = {
+            "q_lora_rank": _int(cfg, where, "q_lora_rank", default=0, allow_zero=True),
+            "kv_lora_rank": _int(cfg, where, "kv_lora_rank"),
+            "qk_nope_head_dim": _int(cfg, where, "qk_nope_head_dim"),
+            "qk_rope_head_dim": _int(cfg, where, "qk_rope_head_dim"),
+            "v_head_dim": _int(cfg, where, "v_head_dim"),
+        }
+        head_dim = mla["qk_nope_head_dim"] + mla["qk_rope_head_dim"]
+    else:
+        head_dim = _int(cfg, where, "head_dim", default=max(1, hidden // heads))
+    ffn = _int(cfg, where, "intermediate_size_mlp", "intermediate_size") if str(cfg["model_type"]).startswith("llama4") \
+        else _int(cfg, where, "intermediate_size")
+    tied = cfg.get("tie_word_embeddings", config.get("tie_word_embeddings", False))
+    if not isinstance(tied, bool):
+        raise field_error(where, "tie_word_embeddings", "true or false", tied)
+    profile.update({
+        "source": source or f"transformers config.json imported with `roofline models import` from {Path(where).name}",
+        "layers": layers, "hidden_size": hidden, "heads": heads, "kv_heads": kv_heads, "head_dim": head_dim,
+        "ffn_size": ffn, "ffn_gated": True, "vocab_size": _int(cfg, where, "vocab_size"), "tied_embeddings": tied,
+    })
+    if published_params is not None:
+        profile["published_params"] = float(published_params)
+    if published_active_params is not None:
+        profile["published_active_params"] = float(published_active_params)
+    attention: dict = {"kv_layout": "mla" if mla else "gqa", "groups": _sliding_groups(cfg, where, layers)}
+    if mla:
+        attention["mla"] = mla
+    profile["attention"] = attention
+    moe = _moe(cfg, where, layers, hidden)
+    if moe:
+        profile["moe"] = moe
+    mtp = _int(cfg, where, "num_nextn_predict_layers", default=0, allow_zero=True)
+    if mtp:
+        profile["mtp_modules"] = mtp
+    notes = [f"Imported from a transformers config (model_type {cfg['model_type'] or 'unknown'})."]
+    if moe and moe["dense_layers"]:
+        notes.append(f"{moe['dense_layers']} of {layers} layers have a dense MLP of ffn_size; where they sit does not change the roofline.")
+    if cfg.get("attention_chunk_size"):
+        notes.append("Chunked local attention is modelled as a sliding window of one chunk: an upper bound on the KV a chunked layer holds and reads.")
+    if mla:
+        notes.append("head_dim = qk_nope_head_dim + qk_rope_head_dim; MLA weights and KV come from attention.mla.")
+    profile["notes"] = " ".join(notes)
+    return profile
+
+
+def check_params(profile: dict, where: str) -> str:
+    """One line comparing computed and published parameter counts; a warning when more than 5% apart."""
+    spec = model_from_dict({k: v for k, v in profile.items()}, where)
+    parts = []
+    for label, computed, published in (("params", spec.params, spec.published_params),
+                                       ("active", spec.active_params, spec.published_active_params)):
+        if published:
+            off = computed / published - 1
+            parts.append(f"{label} {computed / 1e9:.2f}B (published {published / 1e9:.2f}B, {off:+.1%})")
+            if abs(off) > PARAM_TOLERANCE:
+                warn(f"{where}: {label}: computed {computed / 1e9:.2f}B is {off:+.1%} from published {published / 1e9:.2f}B")
+        else:
+            parts.append(f"{label} {computed / 1e9:.2f}B")
+    return ", ".join(parts)
+
+
+def profile_to_yaml(profile: dict, command: str) -> str:
+    """The profile as YAML with a header naming the command that made it."""
+    header = f"# {profile['display_name']}: made with `{command}`\n"
+    return header + yaml.safe_dump(profile, sort_keys=False, width=100, allow_unicode=True)
+
+
+def import_hf_config(config_path: Path, name: str, out_dir: Path, force: bool = False, command: str = "",
+                     **kwargs) -> tuple[Path, str]:
+    """Read CONFIG, build and validate the profile, write OUT_DIR/NAME.yaml atomically; (path, params line)."""
+    if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
+        raise RooflineError(f"--name: expected a profile name like qwen3-30b-a3b, found {name!r}")
+    config = read_json_file(Path(config_path))
+    profile = profile_from_hf_config(config, name, str(config_path), **kwargs)
+    line = check_params(profile, str(config_path))
+    text = profile_to_yaml(profile, command or f"roofline models import {config_path} --name {name}")
+    path = Path(out_dir) / f"{name}.yaml"
+    write_text_atomic(path, text, force, what="models import")
+    return path, line

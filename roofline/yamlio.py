@@ -1,0 +1,188 @@
+"""Reading YAML and JSON input within bounds, and writing files atomically.
+
+Reading keeps `yaml.safe_load` semantics (plain data only: mappings, lists, strings, numbers,
+booleans, null, dates) with limits that make every input cheap to read and to report on:
+
+    file size        <= MAX_FILE_BYTES                (checked before reading)
+    nesting depth    <= MAX_DEPTH                     (mappings and lists inside each other)
+    aliases          <= MAX_ALIASES, and the document with every alias expanded <= MAX_EXPANDED_NODES
+    keys             strings, each at most once per mapping (YAML itself keeps the last silently)
+
+An alias bomb (`b: [*a, *a, ...]` nested ten deep) is small on disk but explodes as soon as
+anything walks it, printing an error message included; the expanded-size bound refuses it first.
+
+Writing: `write_text_atomic` writes a temporary file next to the target and renames it into place,
+so a reader sees the old file or the new one, never half of one; an existing file is replaced only
+with `force`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from roofline.errors import RooflineError
+
+MAX_FILE_BYTES = 1_000_000
+MAX_DEPTH = 32
+MAX_ALIASES = 64
+MAX_EXPANDED_NODES = 100_000
+
+
+class _BoundedSafeLoader(yaml.SafeLoader):
+    """SafeLoader that refuses deep nesting, alias bombs, duplicated and non-string keys."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._depth = 0
+        self._aliases = 0
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_ALIASES:
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(None, None, f"more than {MAX_ALIASES} aliases (*name)", mark)
+            return super().compose_node(parent, index)
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(None, None, f"nesting deeper than {MAX_DEPTH} levels", mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen: dict = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                if not isinstance(key, str):
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"key {key!r} is not a string (quote it: '{key}')"[:200], key_node.start_mark)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicated key {key!r} (first at line {seen[key] + 1})", key_node.start_mark)
+                seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+
+def _expanded_nodes(node, memo: dict) -> int:
+    """Nodes of the document with every alias expanded (memoised per node, so linear in the file)."""
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    memo[key] = 1  # a cycle counts once; the bound below still holds
+    total = 1
+    if isinstance(node, yaml.SequenceNode):
+        total += sum(_expanded_nodes(child, memo) for child in node.value)
+    elif isinstance(node, yaml.MappingNode):
+        total += sum(_expanded_nodes(k, memo) + _expanded_nodes(v, memo) for k, v in node.value)
+    total = min(total, MAX_EXPANDED_NODES + 1)
+    memo[key] = total
+    return total
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    line = f" line {mark.line + 1}:" if mark is not None else ""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return f"{line} not valid YAML: {problem}"
+
+
+def load_yaml_text(text: str, where: str):
+    """Parse YAML text within the bounds above; any problem is one RooflineError naming `where`."""
+    if len(text) > MAX_FILE_BYTES:
+        raise RooflineError(f"{where}: expected at most {MAX_FILE_BYTES:,} characters of YAML, found {len(text):,}")
+    loader = _BoundedSafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _expanded_nodes(node, {}) > MAX_EXPANDED_NODES:
+            raise RooflineError(f"{where}: not valid here: more than {MAX_EXPANDED_NODES:,} values once aliases are expanded")
+        return loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        raise RooflineError(f"{where}:{_yaml_problem(exc)}") from None
+    except RecursionError:
+        raise RooflineError(f"{where}: not valid here: nested too deeply") from None
+    finally:
+        loader.dispose()
+
+
+def read_text(path: Path, limit_bytes: int = MAX_FILE_BYTES) -> str:
+    """A UTF-8 text file of at most `limit_bytes`, or one RooflineError naming it."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if path.is_dir():
+            raise RooflineError(f"{path}: expected a file, found a folder")
+        if size > limit_bytes:
+            raise RooflineError(f"{path}: expected at most {limit_bytes:,} bytes, found {size:,}")
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise RooflineError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RooflineError(f"{path}: expected UTF-8 text, found bytes that are not (at byte {exc.start})") from None
+
+
+def read_yaml_file(path: Path):
+    """Any YAML document from a file (None for an empty one), within the bounds above."""
+    return load_yaml_text(read_text(path), str(path))
+
+
+def read_json_file(path: Path, limit_bytes: int = 4 * MAX_FILE_BYTES):
+    """A JSON document from a file: bounded size, no NaN/Infinity, bounded nesting."""
+    text = read_text(path, limit_bytes)
+
+    def _no_constant(name):
+        raise ValueError(f"{name} is not a JSON number")
+
+    try:
+        data = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise RooflineError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
+    except ValueError as exc:
+        raise RooflineError(f"{path}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise RooflineError(f"{path}: not valid here: JSON nested too deeply") from None
+    return data
+
+
+def write_text_atomic(path: Path, text: str, force: bool = False, what: str = "--out") -> None:
+    """Write `text` to `path` via a temporary sibling and a rename; refuse to replace a file without `force`."""
+    path = Path(path)
+    if path.is_dir():
+        raise RooflineError(f"{what}: expected a file path, found a folder {path}")
+    if path.exists() and not force:
+        raise RooflineError(f"{what}: {path} exists; pass --force to overwrite it")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise RooflineError(f"{what}: {parent} is a file, so {path} cannot be created under it")
+            break
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise RooflineError(f"{what}: cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        else:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
