@@ -50,15 +50,15 @@ def _json_default(value):
 def predict(
     hardware: Annotated[str, typer.Option(help="Hardware profile name (roofline hw list).")] = "h100-sxm",
     model: Annotated[str, typer.Option(help="Model profile name (roofline models list).")] = "llama-3.1-8b",
-    batch: Annotated[int, typer.Option(min=1, help="Sequences decoded together.")] = 1,
-    context: Annotated[int, typer.Option(min=0, help="Tokens already in each sequence's KV cache.")] = 1024,
-    tp: Annotated[int, typer.Option(min=1, help="Tensor-parallel degree.")] = 1,
+    batch: Annotated[int, typer.Option(min=1, max=100_000_000, help="Sequences decoded together.")] = 1,
+    context: Annotated[int, typer.Option(min=0, max=1_000_000_000, help="Tokens already in each sequence's KV cache.")] = 1024,
+    tp: Annotated[int, typer.Option(min=1, max=4096, help="Tensor-parallel degree.")] = 1,
     weight_dtype: Annotated[str, typer.Option(help="bf16 | fp16 | fp32 | fp8 | int8 | int4 | fp4")] = "bf16",
     kv_dtype: Annotated[str, typer.Option(help="bf16 | fp16 | fp32 | fp8 | int8")] = "bf16",
     prompt: Annotated[Optional[int], typer.Option(min=1, help="Prompt length: adds time to first token (one prefill).")] = None,
     method: Annotated[str, typer.Option(help="Speculation: none | draft | mtp | eagle | ngram")] = "none",
     draft: Annotated[Optional[str], typer.Option(help="Draft model name (method draft).")] = None,
-    k: Annotated[int, typer.Option(min=0, help="Draft tokens per iteration (bonus token excluded).")] = 4,
+    k: Annotated[int, typer.Option(min=0, max=64, help="Draft tokens per iteration (bonus token excluded).")] = 4,
     alpha: Annotated[Optional[float], typer.Option(min=0.0, max=1.0, help="Per-token acceptance probability.")] = None,
     acceptance: Annotated[Optional[str], typer.Option(help="Per-position conditional acceptance rates a1,a2,... (instead of --alpha).")] = None,
     draft_hardware: Annotated[Optional[str], typer.Option(help="Run the drafter on this device (overlapped with verify).")] = None,
@@ -73,10 +73,10 @@ def predict(
     from roofline.hardware import load_hardware
     from roofline.model import KV_DTYPES, WEIGHT_DTYPES, load_model
 
-    if weight_dtype not in WEIGHT_DTYPES:
-        raise RooflineError(f"--weight-dtype: expected one of {', '.join(WEIGHT_DTYPES)}, found {weight_dtype!r}")
-    if kv_dtype not in KV_DTYPES:
-        raise RooflineError(f"--kv-dtype: expected one of {', '.join(KV_DTYPES)}, found {kv_dtype!r}")
+    from roofline.profiles import normalize_dtype
+
+    weight_dtype = normalize_dtype(weight_dtype, WEIGHT_DTYPES, "option", "--weight-dtype")
+    kv_dtype = normalize_dtype(kv_dtype, KV_DTYPES, "option", "--kv-dtype")
     hw = load_hardware(hardware, _dirs())
     spec_model = load_model(model, _dirs())
     point = predict_point(hw, spec_model, batch, context, weight_dtype, kv_dtype, tp, prompt)
@@ -223,8 +223,8 @@ def calibrate(
     force: Annotated[bool, typer.Option(help="Overwrite an existing file.")] = False,
 ) -> None:
     """Measure this machine (bandwidth, GEMM FLOP/s, GEMV bandwidth, overhead) into a hardware profile."""
-    from roofline.calibrate import profile_to_yaml, run_calibrate
     from roofline.hardware import hardware_from_dict
+    from roofline.harness.calibrate import profile_to_yaml, run_calibrate
     from roofline.outputs import write_file_safely
 
     if out is not None and out.exists() and not force:
@@ -248,8 +248,8 @@ def validate(
     force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
 ) -> None:
     """Run the real PyTorch decoder and speculative loop, and report predicted against measured."""
+    from roofline.harness.validate import run_validate
     from roofline.outputs import staged_dir
-    from roofline.validate import run_validate
 
     hw = None
     if hardware:

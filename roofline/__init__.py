@@ -16,10 +16,8 @@ The library is a set of flat modules, one concept each:
     tables       the terminal tables of predict, hw and models
     outputs      output folders written whole or not at all
     bench        the sweep engine's points/s and peak memory
-    decoder      (torch extra) a Llama-style decoder with a per-sequence KV cache
-    specloop     (torch extra) the real speculative decoding loop
-    calibrate    (torch extra) this machine's ceilings as a hardware profile
-    validate     (torch extra) real runs against predictions
+    harness      (torch extra) the real runs, behind one door: runtime (device, timing), decoder,
+                 specloop, calibrate, validate; no module above imports it or torch
 """
 
 __version__ = "0.1.0"

@@ -21,8 +21,11 @@ median of repeats after warm-up. What each profile field means physically, as me
     measured_*            the raw material: copy bandwidth, GEMV bandwidth, the GEMM sweep, the cache
                           sweep and the effective cache size, date, device, torch, load average
 
-`run_calibrate` returns the profile mapping (PROFILES.md schema, units on every number);
-`profile_to_yaml` renders it. torch is imported lazily: without it both raise one RooflineError.
+`measure` returns a `Calibration` (frozen, SI units, the unit in every field name);
+`build_profile(calibration)` turns it into the profile mapping (PROFILES.md schema, units on every
+number); `run_calibrate` does both; `profile_to_yaml` renders the mapping. Overlap follows
+`roofline.engine.op_time_s` and attention FLOPs `roofline.costs.attention_flops`, the functions the
+predictions use. torch is imported lazily (`roofline.harness.runtime`): without it, one RooflineError.
 """
 
 from __future__ import annotations
@@ -35,59 +38,63 @@ import platform
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 import yaml
 
-from roofline.errors import RooflineError
+from roofline.costs import attention_flops
+from roofline.engine import op_time_s
+from roofline.harness.runtime import median_time_s, setup_runtime
+from roofline.units import format_seconds, format_si
 
-INSTALL_HINT = "PyTorch is not installed; install the extra: pip install '.[torch]'"
 OVERHEAD_DEPTHS = (2, 16)  # layers of the tiny-width decoder whose step times give step_overhead and layer_overhead
 GEMM_SWEEP_M = (1, 4, 16, 24, 32, 48, 64, 80, 96, 128, 192, 256, 512, 1024)
 
 
-def require_torch():
-    """Import torch or raise the one-line install hint."""
-    try:
-        import torch
-    except ImportError:
-        raise RooflineError(INSTALL_HINT) from None
-    return torch
+@dataclass(frozen=True)
+class Calibration:
+    """What `measure` found on this machine: SI units, the unit in every name, nothing mutable.
 
+    The mappings (GEMM peaks by dtype, the cache and GEMM sweeps) are read-only views.
+    """
 
-def setup_runtime(device: str):
-    """torch with all cores in use and the device checked; returns (torch, torch.device)."""
-    torch = require_torch()
-    from roofline.decoder import resolve_device
+    device_name: str
+    kind: str                                  # profile kind: "cpu" or "gpu"
+    device_type: str                           # torch device type: "cpu" or "cuda"
+    memory_bytes: float
+    last_level_cache_bytes: float              # as the OS (or the CUDA driver) reports it
+    stream_buffer_bytes: float                 # size of the buffer the streaming read covers
+    stream_bw_bytes_per_s: float               # x.sum() over that buffer: memory_bandwidth
+    copy_bw_bytes_per_s: float                 # y.copy_(x), read + write bytes
+    cache_sweep_bw_bytes_per_s: Mapping[int, float]   # buffer bytes -> read bytes/s
+    effective_cache_bytes: float               # largest buffer read over 1.25x faster than DRAM (0: none)
+    square_gemm_sizes: tuple[int, ...]
+    peak_flops_per_s: Mapping[str, float]      # dtype -> best square GEMM FLOP/s
+    gemm_hidden_size: int                      # hidden size of the block weights of the GEMM sweep
+    gemm_weight_bytes: float                   # bytes of those weights (streamed per sweep point)
+    gemm_sweep_s: Mapping[int, float]          # M (tokens) -> seconds over all those weights
+    gemv_bw_bytes_per_s: float                 # fitted weight-streaming bandwidth (M = 1)
+    gemm_bf16_flops_per_s: float               # fitted bf16 GEMM ceiling at weight shapes
+    overlap_exponent: float                    # fitted p of (t_c^p + t_m^p)^(1/p)
+    attention_memory_bytes_per_s: float        # attention kernel's KV stream at q = 1
+    attention_compute_flops_per_s: float       # attention kernel's FLOP rate at q = 32
+    elementwise_memory_bytes_per_s: float      # activation bytes/s of the elementwise operators
+    step_overhead_s: float                     # fixed cost of a forward pass
+    layer_overhead_s: float                    # per-layer part of that cost
+    threads: int
+    rounds: int
+    torch_version: str
+    elapsed_s: float                           # wall time of the whole measurement
+    load_average: str                          # 1-minute load average when it ended
+    date: datetime.datetime
 
-    dev = resolve_device(device)
-    torch.set_num_threads(os.cpu_count() or 1)
-    torch.set_grad_enabled(False)
-    return torch, dev
-
-
-def median_time_s(fn: Callable[[], object], device, repeats: int = 5, warmup: int = 2) -> float:
-    """Median wall time of fn() over `repeats` calls after `warmup` calls (device synchronised)."""
-    from roofline.decoder import synchronize
-
-    for _ in range(warmup):
-        fn()
-    synchronize(device)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        synchronize(device)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def pnorm_time_s(t_compute, t_memory, p: float):
-    """(t_c^p + t_m^p)^(1/p): the overlap form the engine uses when a profile sets overlap_exponent."""
-    t_compute, t_memory = np.asarray(t_compute, dtype=np.float64), np.asarray(t_memory, dtype=np.float64)
-    big = np.maximum(np.maximum(t_compute, t_memory), 1e-30)
-    return big * ((t_compute / big) ** p + (t_memory / big) ** p) ** (1.0 / p)
+    def __post_init__(self):
+        for name in ("cache_sweep_bw_bytes_per_s", "peak_flops_per_s", "gemm_sweep_s"):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+        object.__setattr__(self, "square_gemm_sizes", tuple(self.square_gemm_sizes))
 
 
 class _Progress:
@@ -101,6 +108,11 @@ class _Progress:
         if self.enabled:
             elapsed = time.perf_counter() - self.start
             print(f"calibrate [{self.done}/{self.total}] {what} ({elapsed:.0f} s)", file=sys.stderr, flush=True)
+
+
+def _si(value: float, unit: str) -> str:
+    """A profile quantity with 4 significant digits: 2.75e10, 'B/s' -> '27.5 GB/s'."""
+    return format_si(value, unit, digits=4)
 
 
 # ---- the measurements (each returns SI numbers) ----
@@ -179,23 +191,25 @@ def weight_gemm_sweep(torch, dev, dtype, hidden: int, total_bytes: float, ms: tu
     return params * elem, params, times
 
 
-def fit_overlap(params: int, weight_bytes: float, times: dict[int, float], act_bytes: Callable[[int], float]):
-    """Fit the GEMM compute ceiling C (FLOP/s) and overlap exponent p to the sweep.
+def fit_overlap(params: int, weight_bytes: float, times: Mapping[int, float], act_bytes: Callable[[int], float]):
+    """Fit the GEMM compute ceiling C (FLOP/s) and overlap exponent p to the sweep; returns (bw, C, p).
 
     Memory ceiling: weight_bytes / t(M=1) (the GEMV; its compute is negligible). Then C and p
-    minimise the squared log error of pnorm(2 * params * M / C, bytes(M) / bw) over the sweep.
+    minimise the squared log error of roofline.engine.op_time_s(2 * params * M, bytes(M), C, bw, p)
+    over the sweep.
     """
     ms = np.array(sorted(times), dtype=np.float64)
     t = np.array([times[int(m)] for m in ms])
     mem_bytes = weight_bytes + np.array([act_bytes(int(m)) for m in ms])
+    flops = 2.0 * params * ms
     t_mem1 = times[1]
     for _ in range(3):  # the GEMV's own small compute time is removed from t(M=1) once C and p are known
         bw = mem_bytes[0] / t_mem1
-        c_guess = 2.0 * params * ms[-1] / t[-1]
+        c_guess = flops[-1] / t[-1]
         best = (np.inf, c_guess, 1.0)
         for c in c_guess * np.geomspace(0.7, 2.0, 61):
             for p in np.concatenate([np.linspace(1.0, 3.0, 41), np.linspace(3.2, 8.0, 25)]):
-                err = np.sum(np.log(pnorm_time_s(2.0 * params * ms / c, mem_bytes / bw, p) / t) ** 2)
+                err = np.sum(np.log(op_time_s(flops, mem_bytes, c, bw, p) / t) ** 2)
                 if err < best[0]:
                     best = (err, c, p)
         _, c, p = best
@@ -210,7 +224,7 @@ def forward_step_times(torch, dev, layers_small: int, layers_large: int, repeats
     t(L) = fixed + L * per_layer; `fixed` covers embedding, final norm, LM head, argmax and the
     step's setup (positions, mask, RoPE tables), `per_layer` the operators of one block.
     """
-    from roofline.decoder import build_decoder, decode_one_token, new_kv_cache
+    from roofline.harness.decoder import build_decoder, decode_one_token, new_kv_cache
     from roofline.model import model_from_dict
 
     def step_time(layers: int) -> float:
@@ -229,9 +243,10 @@ def attention_timings(torch, dev, batch: int, context: int, layers: int, repeats
     """{q: (seconds, FLOPs, KV bytes)} of the decoder's attention kernel at q = 1 and q = 32.
 
     16 query heads, 4 KV heads, head_dim 128; KV for `layers` layers is cycled so it streams from
-    memory. FLOPs and bytes are counted as roofline.costs counts them.
+    memory. FLOPs are roofline.costs.attention_flops at the mean causal length S + (q + 1) / 2, bytes
+    the KV entries read once, as roofline.costs counts them.
     """
-    from roofline.decoder import attention
+    from roofline.harness.decoder import attention
 
     heads, kvh, hd = 16, 4, 128
     kv = [(torch.randn(batch, kvh, context + 32, hd, device=dev).to(torch.bfloat16),
@@ -248,14 +263,14 @@ def attention_timings(torch, dev, batch: int, context: int, layers: int, repeats
                 attention(q, k[:, :, :length], v[:, :, :length], allowed)
 
         seconds = median_time_s(run, dev, repeats, warmup=1)
-        flops = layers * 2.0 * heads * 2 * hd * batch * q_len * (context + (q_len + 1) / 2)
+        flops = layers * float(attention_flops(heads, hd, hd, batch * q_len, context + (q_len + 1) / 2))
         out[q_len] = (seconds, flops, layers * batch * length * 2 * kvh * hd * 2.0)
     return out
 
 
 def attention_ceilings(timings: dict[int, tuple[float, float, float]], p: float) -> tuple[float, float]:
     """(KV bytes/s, FLOP/s) of the attention kernel: the KV stream rate at q = 1 (its compute is small),
-    then the FLOP rate at q = 32 under overlap exponent p, (t_c^p + t_m^p)^(1/p) = t."""
+    then the FLOP rate at q = 32 under overlap exponent p, solving (t_c^p + t_m^p)^(1/p) = t for t_c."""
     t1, _, b1 = timings[1]
     t32, f32, b32 = timings[32]
     bw = b1 / t1
@@ -271,7 +286,7 @@ def vector_bandwidth(torch, dev, tokens: int, hidden: int, repeats: int) -> floa
     SiLU(gate) * up, 2 residual adds) on `tokens` tokens, over 8 layers' worth of distinct buffers.
     """
     from roofline.costs import ACTIVATION_BYTES, ELEMENTWISE_PASSES
-    from roofline.decoder import apply_rope, rms_norm, rope_tables
+    from roofline.harness.decoder import apply_rope, rms_norm, rope_tables
 
     bf16 = torch.bfloat16
     heads, kvh, hd, ffn = 16, 4, 128, int(2.75 * hidden)
@@ -298,22 +313,7 @@ def vector_bandwidth(torch, dev, tokens: int, hidden: int, repeats: int) -> floa
     return counted_bytes / seconds
 
 
-# ---- the profile ----
-
-def _fmt(value: float, unit: str) -> str:
-    """A unit string with a prefix that keeps 4 significant digits: 2.75e10, 'B/s' -> '27.5 GB/s'."""
-    for prefix, factor in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3), ("", 1.0)):
-        if abs(value) >= factor:
-            return f"{value / factor:.4g} {prefix}{unit}"
-    return f"{value:.4g} {unit}"
-
-
-def _fmt_seconds(value_s: float) -> str:
-    for unit, factor in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if value_s >= factor:
-            return f"{value_s / factor:.4g} {unit}"
-    return f"{value_s / 1e-9:.4g} ns"
-
+# ---- the machine ----
 
 def _device_facts(torch, dev) -> tuple[str, str, float, float]:
     """(display name, kind, memory bytes, last-level cache bytes as the OS reports it)."""
@@ -349,13 +349,13 @@ def _load_average() -> str:
         return "unknown"
 
 
-def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, rounds: int = 3) -> dict:
+def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, rounds: int = 3) -> Calibration:
     """Run every micro-benchmark `rounds` times, some seconds apart, and keep the median round of each.
 
     Other processes share the cores (and the host's memory bandwidth) of a small VM: a burst of
     theirs during one round would read as a slow machine, a quiet moment as a fast one. The median
     of the rounds (each itself a median of repeats) is what a workload typically sees, the same
-    statistic `roofline validate` reports for its measurements. Returns SI numbers.
+    statistic `roofline validate` reports for its measurements.
     """
     start = time.perf_counter()
     scale = max(0.25, min(2.0, seconds_budget / 100.0))
@@ -363,130 +363,137 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
     gpu = dev.type == "cuda"
     steps = _Progress(7 * rounds, progress)
     name, kind, memory_bytes, llc_bytes = _device_facts(torch, dev)
-    m = {"device_name": name, "kind": kind, "device_type": dev.type, "memory_bytes": memory_bytes, "llc_bytes": llc_bytes,
-         "hidden": 8192 if gpu else 2048, "square": (4096, 8192) if gpu else (1024, 2048, 3072), "rounds": rounds,
-         "stream_bytes": int(4 * 2**30) if gpu else int(max(512 * 2**20, 2 * llc_bytes))}
-    shapes = block_shapes(m["hidden"])
+    hidden = 8192 if gpu else 2048
+    square = (4096, 8192) if gpu else (1024, 2048, 3072)
+    stream_bytes = int(4 * 2**30) if gpu else int(max(512 * 2**20, 2 * llc_bytes))
+    shapes = block_shapes(hidden)
     runs: dict = {"read_bw": [], "copy_bw": [], "peaks": [], "gemm_sweep": [], "attention": [], "vector_bw": [], "overhead": []}
     for r in range(rounds):
         tag = f"round {r + 1}/{rounds}: "
-        read, copy = stream_bandwidth(torch, dev, m["stream_bytes"], reps + 2)
+        read, copy = stream_bandwidth(torch, dev, stream_bytes, reps + 2)
         runs["read_bw"].append(read)
         runs["copy_bw"].append(copy)
-        steps.step(f"{tag}stream read {_fmt(read, 'B/s')}, copy {_fmt(copy, 'B/s')}")
+        steps.step(f"{tag}stream read {_si(read, 'B/s')}, copy {_si(copy, 'B/s')}")
 
         if r == 0:
             sizes = [2**20 * s for s in ((4, 16, 64, 256, 1024) if gpu else (1, 4, 16, 32, 64, 128, 256, 512))]
-            m["cache_sweep"], m["effective_cache"] = cache_sweep(torch, dev, sizes, read)
-        steps.step(f"{tag}cache sweep: faster than DRAM up to {_fmt(m['effective_cache'], 'B')}")
+            sweep_bw, effective_cache = cache_sweep(torch, dev, sizes, read)
+        steps.step(f"{tag}cache sweep: faster than DRAM up to {_si(effective_cache, 'B')}")
 
-        peaks = {"fp32": gemm_peak_flops(torch, dev, torch.float32, m["square"], reps),
-                 "bf16": gemm_peak_flops(torch, dev, torch.bfloat16, m["square"], reps)}
+        peaks = {"fp32": gemm_peak_flops(torch, dev, torch.float32, square, reps),
+                 "bf16": gemm_peak_flops(torch, dev, torch.bfloat16, square, reps)}
         if gpu:
-            peaks["fp16"] = gemm_peak_flops(torch, dev, torch.float16, m["square"], reps)
-            fp8 = fp8_peak_flops(torch, dev, m["square"][-1], reps)
+            peaks["fp16"] = gemm_peak_flops(torch, dev, torch.float16, square, reps)
+            fp8 = fp8_peak_flops(torch, dev, square[-1], reps)
             if fp8:
                 peaks["fp8"] = fp8
         runs["peaks"].append(peaks)
-        steps.step(tag + "GEMM peaks " + ", ".join(f"{k} {_fmt(v, 'FLOP/s')}" for k, v in peaks.items()))
+        steps.step(tag + "GEMM peaks " + ", ".join(f"{k} {_si(v, 'FLOP/s')}" for k, v in peaks.items()))
 
         total = 8 * 2**30 if gpu else 1.0e9
-        m["weight_bytes"], params, sweep = weight_gemm_sweep(torch, dev, torch.bfloat16, m["hidden"], total, GEMM_SWEEP_M, reps)
+        weight_bytes, params, sweep = weight_gemm_sweep(torch, dev, torch.bfloat16, hidden, total, GEMM_SWEEP_M, reps)
         runs["gemm_sweep"].append(sweep)
-        steps.step(f"{tag}weight-streaming GEMM sweep: GEMV {_fmt(m['weight_bytes'] / sweep[1], 'B/s')}")
+        steps.step(f"{tag}weight-streaming GEMM sweep: GEMV {_si(weight_bytes / sweep[1], 'B/s')}")
 
         timings = attention_timings(torch, dev, batch=64 if gpu else 16, context=4096 if gpu else 1024, layers=16, repeats=reps)
         runs["attention"].append(timings)
-        steps.step(f"{tag}attention kernel: KV stream {_fmt(timings[1][2] / timings[1][0], 'B/s')}")
+        steps.step(f"{tag}attention kernel: KV stream {_si(timings[1][2] / timings[1][0], 'B/s')}")
 
-        vec = vector_bandwidth(torch, dev, tokens=8192 if gpu else 256, hidden=m["hidden"], repeats=reps)
+        vec = vector_bandwidth(torch, dev, tokens=8192 if gpu else 256, hidden=hidden, repeats=reps)
         runs["vector_bw"].append(vec)
-        steps.step(f"{tag}elementwise operators: {_fmt(vec, 'B/s')} of activations")
+        steps.step(f"{tag}elementwise operators: {_si(vec, 'B/s')} of activations")
 
         small, large = forward_step_times(torch, dev, *OVERHEAD_DEPTHS, reps * 4)
         runs["overhead"].append((small, large))
-        steps.step(f"{tag}forward pass at tiny width: {_fmt_seconds(small)} ({OVERHEAD_DEPTHS[0]} layers), "
-                   f"{_fmt_seconds(large)} ({OVERHEAD_DEPTHS[1]} layers)")
+        steps.step(f"{tag}forward pass at tiny width: {format_seconds(small)} ({OVERHEAD_DEPTHS[0]} layers), "
+                   f"{format_seconds(large)} ({OVERHEAD_DEPTHS[1]} layers)")
 
     med = statistics.median
-    best = {
-        "read_bw": med(runs["read_bw"]), "copy_bw": med(runs["copy_bw"]), "vector_bw": med(runs["vector_bw"]),
-        "peaks": {k: med(r[k] for r in runs["peaks"]) for k in runs["peaks"][0]},
-        "gemm_sweep": {n: med(r[n] for r in runs["gemm_sweep"]) for n in runs["gemm_sweep"][0]},
-        "attention": {q: tuple(med(r[q][i] for r in runs["attention"]) for i in range(3)) for q in runs["attention"][0]},
-        "overhead": tuple(med(r[i] for r in runs["overhead"]) for i in range(2)),
-    }
+    gemm_sweep = {n: med(r[n] for r in runs["gemm_sweep"]) for n in runs["gemm_sweep"][0]}
+    attention = {q: tuple(med(r[q][i] for r in runs["attention"]) for i in range(3)) for q in runs["attention"][0]}
+    overhead_small, overhead_large = (med(r[i] for r in runs["overhead"]) for i in range(2))
     blocks = params / sum(i * o for i, o in shapes)
     act = lambda n: blocks * sum((i + o) * n * 2.0 for i, o in shapes)  # noqa: E731  activations in + out, bf16
-    m["gemv_bw"], m["gemm_flops"], m["p"] = fit_overlap(params, m["weight_bytes"], best["gemm_sweep"], act)
-    m["attn_bw"], m["attn_flops"] = attention_ceilings(best["attention"], m["p"])
+    gemv_bw, gemm_flops, p = fit_overlap(params, weight_bytes, gemm_sweep, act)
+    attn_bw, attn_flops = attention_ceilings(attention, p)
     shallow, deep = OVERHEAD_DEPTHS
-    per_layer = max(0.0, (best["overhead"][1] - best["overhead"][0]) / (deep - shallow))
-    m["overhead_s"], m["layer_overhead_s"] = max(best["overhead"][0] - shallow * per_layer, 1e-7), per_layer
-    m.update(read_bw=best["read_bw"], copy_bw=best["copy_bw"], peaks=best["peaks"], gemm_sweep=best["gemm_sweep"],
-             vector_bw=best["vector_bw"])
-    m["threads"] = torch.get_num_threads()
-    m["torch"] = str(torch.__version__)
-    m["seconds"] = time.perf_counter() - start
-    m["load_average"] = _load_average()
-    m["date"] = datetime.datetime.now(datetime.timezone.utc)
+    per_layer = max(0.0, (overhead_large - overhead_small) / (deep - shallow))
+    c = Calibration(
+        device_name=name, kind=kind, device_type=dev.type, memory_bytes=memory_bytes, last_level_cache_bytes=llc_bytes,
+        stream_buffer_bytes=float(stream_bytes), stream_bw_bytes_per_s=med(runs["read_bw"]), copy_bw_bytes_per_s=med(runs["copy_bw"]),
+        cache_sweep_bw_bytes_per_s=sweep_bw, effective_cache_bytes=float(effective_cache), square_gemm_sizes=square,
+        peak_flops_per_s={k: med(r[k] for r in runs["peaks"]) for k in runs["peaks"][0]},
+        gemm_hidden_size=hidden, gemm_weight_bytes=float(weight_bytes), gemm_sweep_s=gemm_sweep,
+        gemv_bw_bytes_per_s=gemv_bw, gemm_bf16_flops_per_s=gemm_flops, overlap_exponent=p,
+        attention_memory_bytes_per_s=attn_bw, attention_compute_flops_per_s=attn_flops,
+        elementwise_memory_bytes_per_s=med(runs["vector_bw"]),
+        step_overhead_s=max(overhead_small - shallow * per_layer, 1e-7), layer_overhead_s=per_layer,
+        threads=torch.get_num_threads(), rounds=rounds, torch_version=str(torch.__version__),
+        elapsed_s=time.perf_counter() - start, load_average=_load_average(),
+        date=datetime.datetime.now(datetime.timezone.utc),
+    )
     if progress:
-        print(f"calibrate: GEMV {_fmt(m['gemv_bw'], 'B/s')}, GEMM {_fmt(m['gemm_flops'], 'FLOP/s')} at weight shapes, "
-              f"overlap exponent {m['p']:.2f}; attention {_fmt(m['attn_bw'], 'B/s')}, {_fmt(m['attn_flops'], 'FLOP/s')}; "
-              f"overhead {_fmt_seconds(m['overhead_s'])} + {_fmt_seconds(m['layer_overhead_s'])} per layer "
-              f"({m['seconds']:.0f} s)", file=sys.stderr, flush=True)
-    return m
+        print(f"calibrate: GEMV {_si(c.gemv_bw_bytes_per_s, 'B/s')}, GEMM {_si(c.gemm_bf16_flops_per_s, 'FLOP/s')} at weight "
+              f"shapes, overlap exponent {c.overlap_exponent:.2f}; attention {_si(c.attention_memory_bytes_per_s, 'B/s')}, "
+              f"{_si(c.attention_compute_flops_per_s, 'FLOP/s')}; overhead {format_seconds(c.step_overhead_s)} + "
+              f"{format_seconds(c.layer_overhead_s)} per layer ({c.elapsed_s:.0f} s)", file=sys.stderr, flush=True)
+    return c
 
 
-def build_profile(m: dict) -> dict:
-    """The hardware-profile mapping (PROFILES.md schema, units on every number) from `measure`'s results."""
-    peaks = dict(m["peaks"])
-    mem_eff = min(1.0, m["gemv_bw"] / m["read_bw"])
-    compute_eff = min(1.0, m["gemm_flops"] / peaks["bf16"])
-    peaks["bf16"] = max(peaks["bf16"], m["gemm_flops"])
-    gpu = m["device_type"] == "cuda"
-    date = m["date"]
+# ---- the profile ----
+
+def build_profile(c: Calibration) -> dict:
+    """The hardware-profile mapping (PROFILES.md schema, units on every number) of a calibration.
+
+    efficiency.memory = GEMV bandwidth / streaming bandwidth; efficiency.compute = bf16 GEMM ceiling at
+    weight shapes / best square bf16 GEMM (the peak is raised to the ceiling should the fit exceed it).
+    """
+    peaks = dict(c.peak_flops_per_s)
+    mem_eff = min(1.0, c.gemv_bw_bytes_per_s / c.stream_bw_bytes_per_s)
+    compute_eff = min(1.0, c.gemm_bf16_flops_per_s / peaks["bf16"])
+    peaks["bf16"] = max(peaks["bf16"], c.gemm_bf16_flops_per_s)
+    gpu = c.device_type == "cuda"
     return {
-        "name": f"measured-{m['device_type']}",
-        "display_name": f"{m['device_name']}, measured",
-        "kind": m["kind"],
-        "memory": _fmt(m["memory_bytes"], "B"),
-        "memory_bandwidth": _fmt(m["read_bw"], "B/s"),
-        "peak_flops": {k: _fmt(v, "FLOP/s") for k, v in peaks.items()},
-        "on_chip_cache": _fmt(m["llc_bytes"], "B"),
+        "name": f"measured-{c.device_type}",
+        "display_name": f"{c.device_name}, measured",
+        "kind": c.kind,
+        "memory": _si(c.memory_bytes, "B"),
+        "memory_bandwidth": _si(c.stream_bw_bytes_per_s, "B/s"),
+        "peak_flops": {k: _si(v, "FLOP/s") for k, v in peaks.items()},
+        "on_chip_cache": _si(c.last_level_cache_bytes, "B"),
         "link_bandwidth": "25 GB/s" if gpu else "16 GB/s",
         "link_latency": "10 us",
         "efficiency": {"memory": round(mem_eff, 4), "compute": round(compute_eff, 4), "link": 0.8},
-        "step_overhead": _fmt_seconds(m["overhead_s"]),
-        "overlap_exponent": round(max(1.0, m["p"]), 3),
-        "layer_overhead": _fmt_seconds(max(m["layer_overhead_s"], 1e-9)),
+        "step_overhead": format_seconds(c.step_overhead_s),
+        "overlap_exponent": round(max(1.0, c.overlap_exponent), 3),
+        "layer_overhead": format_seconds(max(c.layer_overhead_s, 1e-9)),
         "operator_ceilings": {
-            "attention_compute": _fmt(m["attn_flops"], "FLOP/s"),
-            "attention_memory": _fmt(m["attn_bw"], "B/s"),
-            "elementwise_memory": _fmt(m["vector_bw"], "B/s"),
+            "attention_compute": _si(c.attention_compute_flops_per_s, "FLOP/s"),
+            "attention_memory": _si(c.attention_memory_bytes_per_s, "B/s"),
+            "elementwise_memory": _si(c.elementwise_memory_bytes_per_s, "B/s"),
         },
         "measured": True,
-        "measured_date": date.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "measured_device": m["device_name"],
-        "measured_torch": m["torch"],
-        "measured_threads": m["threads"],
-        "measured_seconds": round(m["seconds"], 1),
-        "measured_rounds": m["rounds"],
-        "measured_load_average": m["load_average"],
-        "measured_copy_bandwidth": _fmt(m["copy_bw"], "B/s"),
-        "measured_gemv_bandwidth": _fmt(m["gemv_bw"], "B/s"),
-        "measured_gemm_flops_weight_shapes": _fmt(m["gemm_flops"], "FLOP/s"),
-        "measured_effective_cache": _fmt(max(m["effective_cache"], 1), "B"),
-        "measured_cache_sweep": {_fmt(size, "B"): _fmt(bw, "B/s") for size, bw in m["cache_sweep"].items()},
-        "measured_gemm_sweep": {int(n): _fmt_seconds(t) for n, t in m["gemm_sweep"].items()},
+        "measured_date": c.date.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "measured_device": c.device_name,
+        "measured_torch": c.torch_version,
+        "measured_threads": c.threads,
+        "measured_seconds": round(c.elapsed_s, 1),
+        "measured_rounds": c.rounds,
+        "measured_load_average": c.load_average,
+        "measured_copy_bandwidth": _si(c.copy_bw_bytes_per_s, "B/s"),
+        "measured_gemv_bandwidth": _si(c.gemv_bw_bytes_per_s, "B/s"),
+        "measured_gemm_flops_weight_shapes": _si(c.gemm_bf16_flops_per_s, "FLOP/s"),
+        "measured_effective_cache": _si(max(c.effective_cache_bytes, 1), "B"),
+        "measured_cache_sweep": {_si(size, "B"): _si(bw, "B/s") for size, bw in c.cache_sweep_bw_bytes_per_s.items()},
+        "measured_gemm_sweep": {int(n): format_seconds(t) for n, t in c.gemm_sweep_s.items()},
         "source": (
-            f"roofline calibrate --device {m['device_type']} on {date:%Y-%m-%d}, torch {m['torch']}, {m['threads']} threads, "
-            f"{m['seconds']:.0f} s, load average {m['load_average']} at the end. Each number: the median of repeats after "
-            f"warm-up; the median of {m['rounds']} rounds some seconds apart.\n"
-            f"memory_bandwidth: x.sum() over a {_fmt(m['stream_bytes'], 'B')} fp32 buffer. "
-            f"peak_flops: best square GEMM of sizes {', '.join(map(str, m['square']))}.\n"
-            f"efficiency.memory = GEMV bandwidth (M = 1 over {_fmt(m['weight_bytes'], 'B')} of bf16 block weights at hidden "
-            f"{m['hidden']}) / memory_bandwidth. efficiency.compute and overlap_exponent: fitted to the same weights' GEMM "
+            f"roofline calibrate --device {c.device_type} on {c.date:%Y-%m-%d}, torch {c.torch_version}, {c.threads} threads, "
+            f"{c.elapsed_s:.0f} s, load average {c.load_average} at the end. Each number: the median of repeats after "
+            f"warm-up; the median of {c.rounds} rounds some seconds apart.\n"
+            f"memory_bandwidth: x.sum() over a {_si(c.stream_buffer_bytes, 'B')} fp32 buffer. "
+            f"peak_flops: best square GEMM of sizes {', '.join(map(str, c.square_gemm_sizes))}.\n"
+            f"efficiency.memory = GEMV bandwidth (M = 1 over {_si(c.gemm_weight_bytes, 'B')} of bf16 block weights at hidden "
+            f"{c.gemm_hidden_size}) / memory_bandwidth. efficiency.compute and overlap_exponent: fitted to the same weights' GEMM "
             f"time over M = {', '.join(map(str, GEMM_SWEEP_M))} (compute ceiling / peak bf16).\n"
             "step_overhead and layer_overhead: decode step of the decoder at hidden 64 with 2 and 16 layers "
             "(fixed part, per-layer part).\n"
@@ -511,7 +518,8 @@ def build_profile(m: dict) -> dict:
 def run_calibrate(device: str = "cpu", seconds_budget: float = 100, progress: bool = True) -> dict:
     """Measure this machine and return a hardware-profile mapping (docs/PROFILES.md schema, measured: true).
 
-    `seconds_budget` scales the repeats (100: about a minute and a half on 2 CPU cores). Raises RooflineError when torch is missing or the requested device is absent.
+    `seconds_budget` scales the repeats (100: about a minute and a half on 2 CPU cores). Raises
+    RooflineError when torch is missing or the requested device is absent.
     """
     torch, dev = setup_runtime(device)
     return build_profile(measure(torch, dev, seconds_budget, progress))

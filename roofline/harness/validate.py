@@ -1,12 +1,20 @@
 """Validation: run the real PyTorch decoder and speculative loop, predict every point, compare.
 
-Measured (bf16 weights and KV cache, every point the median of repeats after warm-up):
+Measured (bf16 weights and KV cache, every point a median of repeats after warm-up, reported with
+its spread: the 25th and 75th percentiles of the repeats, `*_p25` and `*_p75`):
     decode   one decode step (q = 1) over batch sizes B and contexts S
     verify   one verification pass of q = k + 1 tokens over B at S
-    spec     end-to-end speculative decoding (the real loop of roofline.specloop: a 2-layer drafter,
-             controlled acceptance over alpha and natural acceptance) over k and B: tokens/s, the
-             time of one iteration, and the speedup over plain greedy decoding of the same sequences
-    plain    that plain greedy baseline (median step time while producing the reference tokens)
+    spec     end-to-end speculative decoding (the real loop of roofline.harness.specloop: a 2-layer
+             drafter, controlled acceptance over alpha and natural acceptance) over k and B: tokens/s,
+             the time of one iteration, and the speedup over plain greedy decoding of the same sequences
+    plain    that plain greedy baseline, step time per token
+The speedup is measured in pairs: a plain greedy run (A) of as many steps as the speculative run has
+iterations, then the speculative run (B), A, B, A, B, ... (`roofline.harness.runtime.interleave`);
+each pair gives one ratio, speedup = (tokens of B / seconds of B) / (tokens of A / seconds of A),
+and the point reports the median ratio and its spread. A and B seconds apart see the shared machine
+in the same state, so its drift cancels in the ratio (a baseline timed minutes before the runs it
+divides moved the median speedup error from 3% to 12% between two runs).
+
 Predicted with the calibrated hardware profile and the same model profiles
 (model_profiles/validation-small.yaml, validation-draft.yaml) by the library itself:
     step times    roofline.engine.step_metrics
@@ -19,8 +27,9 @@ and memory time, GEMM ceilings for every operator, no per-layer overhead). `abla
 refinements off one at a time. Each error is predicted / measured - 1 (a fraction: 0.1 is 10%).
 
 Outputs in out_dir: validation.csv (the table), validation.md (summary, ablation, table),
-summary.json, hardware-measured.yaml (when calibrated here), predicted_vs_measured.png,
-step_time_vs_tokens.png, speedup.png.
+summary.json, hardware-measured.yaml (when calibrated here), and three plots in the library's style
+(roofline.plots.STYLE), named apart from a sweep's: validation_predicted_vs_measured.png,
+validation_step_time_vs_tokens.png, validation_speedup.png.
 """
 
 from __future__ import annotations
@@ -29,7 +38,6 @@ import dataclasses
 import functools
 import json
 import math
-import statistics
 import sys
 import time
 from dataclasses import dataclass
@@ -38,13 +46,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from roofline.calibrate import median_time_s, profile_to_yaml, run_calibrate, setup_runtime
 from roofline.engine import step_metrics
 from roofline.errors import RooflineError
 from roofline.hardware import HardwareSpec, hardware_from_dict
+from roofline.harness.calibrate import profile_to_yaml, run_calibrate
+from roofline.harness.runtime import interleave, quartiles, repeat_times_s, setup_runtime
 from roofline.model import ModelSpec, load_model
 from roofline.speculation import speculative_metrics, tau_scalar_alpha
 
+PLOT_FILES = ("validation_predicted_vs_measured.png", "validation_step_time_vs_tokens.png", "validation_speedup.png")
 TARGET, DRAFT = "validation-small", "validation-draft"
 WEIGHT_DTYPE = KV_DTYPE = "bf16"
 SPEC_CONTEXT = 256
@@ -64,7 +74,7 @@ class Grid:
     spec_alphas: tuple[float, ...]
     spec_iterations: int
     repeats: int
-    spec_repeats: int
+    spec_pairs: int
     calibrate_budget_s: float
 
 
@@ -72,13 +82,13 @@ QUICK = Grid(
     decode_batches=(1, 4, 16, 32), decode_contexts=(256, 1024),
     verify_batches=(1, 4, 16), verify_q=(2, 3, 5, 9), verify_contexts=(256,),
     spec_batches=(1, 4), spec_k=(2, 4), spec_alphas=(0.5, 0.7, 0.9),
-    spec_iterations=8, repeats=7, spec_repeats=3, calibrate_budget_s=40,
+    spec_iterations=8, repeats=7, spec_pairs=5, calibrate_budget_s=40,
 )
 FULL = Grid(
     decode_batches=(1, 2, 4, 8, 16, 32, 64), decode_contexts=(128, 512, 1024, 2048),
     verify_batches=(1, 2, 4, 8, 16, 32), verify_q=(2, 3, 4, 5, 7, 9), verify_contexts=(256, 1024),
     spec_batches=(1, 4, 16), spec_k=(1, 2, 4, 6), spec_alphas=(0.3, 0.5, 0.7, 0.8, 0.9, 1.0),
-    spec_iterations=12, repeats=7, spec_repeats=3, calibrate_budget_s=100,
+    spec_iterations=12, repeats=7, spec_pairs=5, calibrate_budget_s=100,
 )
 
 
@@ -145,85 +155,96 @@ def _tokens(torch, shape, vocab, seed, dev):
     return torch.randint(0, vocab, shape, generator=torch.Generator().manual_seed(seed)).to(dev)
 
 
+def _spread(prefix: str, values) -> dict:
+    """{prefix: median, prefix_p25: 25th percentile, prefix_p75: 75th percentile} of repeats."""
+    p25, p50, p75 = quartiles(values)
+    return {prefix: p50, f"{prefix}_p25": p25, f"{prefix}_p75": p75}
+
+
 def measure_steps(torch, dev, model, cache, grid: Grid, bar: Progress) -> list[dict]:
-    """Decode and verify step times (median of repeats after warm-up) over the grid."""
-    from roofline.decoder import decode_one_token, verify
+    """Decode and verify step times over the grid: median of repeats after warm-up, with its spread."""
+    from roofline.harness.decoder import decode_one_token, verify
 
     vocab, rows = model.spec.vocab_size, []
     for context in grid.decode_contexts:
         for batch in grid.decode_batches:
             view, tok = cache.first(batch), _tokens(torch, (batch,), vocab, batch, dev)
             pos = torch.full((batch,), context, dtype=torch.long, device=dev)
-            seconds = median_time_s(functools.partial(decode_one_token, model, view, tok, pos), dev, grid.repeats, warmup=2)
-            rows.append({"kind": "decode", "batch": batch, "q": 1, "context": context, "measured_s": seconds})
+            times = repeat_times_s(functools.partial(decode_one_token, model, view, tok, pos), dev, grid.repeats, warmup=2)
+            rows.append({"kind": "decode", "batch": batch, "q": 1, "context": context, **_spread("measured_s", times)})
             bar.update(f"decode B={batch} S={context}")
     for context in grid.verify_contexts:
         for batch in grid.verify_batches:
             for q in grid.verify_q:
                 view, tok = cache.first(batch), _tokens(torch, (batch, q), vocab, batch * q, dev)
                 pos = torch.full((batch,), context, dtype=torch.long, device=dev)
-                seconds = median_time_s(functools.partial(verify, model, view, tok, pos), dev, grid.repeats, warmup=2)
-                rows.append({"kind": "verify", "batch": batch, "q": q, "context": context, "measured_s": seconds})
+                times = repeat_times_s(functools.partial(verify, model, view, tok, pos), dev, grid.repeats, warmup=2)
+                rows.append({"kind": "verify", "batch": batch, "q": q, "context": context, **_spread("measured_s", times)})
                 bar.update(f"verify B={batch} q={q} S={context}")
     return rows
 
 
+def speedup_ratios(plain_s, spec_s, spec_tokens, plain_tokens: int) -> list[float]:
+    """Speedup of each interleaved pair i: (spec_tokens[i] / spec_s[i]) / (plain_tokens / plain_s[i]).
+
+    A slowdown of the machine that lasts a pair stretches plain_s[i] and spec_s[i] alike and cancels.
+    """
+    return [float(n / b_s * a_s / plain_tokens) for a_s, b_s, n in zip(plain_s, spec_s, spec_tokens, strict=True)]
+
+
 def measure_speculation(torch, dev, model, draft, cache, draft_cache, grid: Grid, bar: Progress) -> list[dict]:
-    """Plain greedy baseline and the speculative loop (controlled over alpha, natural) per batch and k."""
-    from roofline.decoder import decode_one_token, synchronize
-    from roofline.specloop import speculative_decode
+    """Per batch and (k, alpha or natural): plain greedy runs (A) and speculative runs (B) interleaved.
+
+    A decodes `spec_iterations` tokens per sequence from the same state B starts from; each (A, B)
+    pair gives one speedup ratio; the point reports the median of `spec_pairs` ratios and their
+    spread. The plain row of a batch pools the step times of all its A runs.
+    """
+    from roofline.harness.decoder import decode_n_tokens
+    from roofline.harness.specloop import speculative_decode
 
     vocab, rows, s0 = model.spec.vocab_size, [], SPEC_CONTEXT
-    k_max = max(grid.spec_k)
+    k_max, n_plain = max(grid.spec_k), grid.spec_iterations
     for batch in grid.spec_batches:
         view, dview = cache.first(batch), draft_cache.first(batch)
         prev = _tokens(torch, (batch,), vocab, 1000 + batch, dev)
         cur0 = _tokens(torch, (batch,), vocab, 2000 + batch, dev)
         start = torch.full((batch,), s0, dtype=torch.long, device=dev)
-        # plain greedy decoding from the same state: the baseline's step times and the reference continuation
-        n_ref = grid.spec_iterations * (k_max + 1) + k_max + 1
-        ref, step_s, cur, pos = [], [], cur0, start.clone()
-        for _ in range(n_ref):
-            t0 = time.perf_counter()
-            cur = decode_one_token(model, view, cur, pos)
-            synchronize(dev)
-            step_s.append(time.perf_counter() - t0)
-            ref.append(cur)
-            pos = pos + 1
-        reference = torch.stack(ref, 1)
-        plain_step_s = statistics.median(step_s[2:])
-        plain_context = s0 + n_ref / 2
-        rows.append({"kind": "plain", "batch": batch, "q": 1, "context": plain_context, "measured_s": plain_step_s,
-                     "measured_tokens_per_s": batch / plain_step_s})
-        bar.update(f"plain B={batch}")
+        # plain greedy decoding from the same state: the reference continuation controlled mode needs
+        # (it also warms the plain runs up)
+        reference = decode_n_tokens(model, view, cur0, start, grid.spec_iterations * (k_max + 1) + k_max + 1)
+        plain = functools.partial(decode_n_tokens, model, view, cur0, start, n_plain)
+        plain_step_s, spec_rows = [], []
         configs = [(k, "controlled", a) for k in grid.spec_k for a in grid.spec_alphas] + [(k, "natural", None) for k in grid.spec_k]
         for k, mode, alpha in configs:
-            runs = []
-            seed = 7919 * batch + 101 * k + int(100 * (alpha or 0))
-            for r in range(grid.spec_repeats + 1):  # the first run is the warm-up
-                t0 = time.perf_counter()
-                # the same seed every repeat: every repeat accepts the same tokens, only the timing varies
-                _, stats = speculative_decode(model, draft, view, dview, prev, cur0, start, k, grid.spec_iterations * (k + 1),
-                                              mode=mode, alpha=alpha, reference=reference, seed=seed,
-                                              iterations=grid.spec_iterations)
-                synchronize(dev)
-                if r:
-                    runs.append((time.perf_counter() - t0, stats))
-            seconds = [t for t, _ in runs]
-            tok_s = statistics.median(s.emitted_total / t for t, s in runs)
-            tau = statistics.fmean(s.tau for _, s in runs)
-            accepted = torch.cat([torch.stack(s.accepted).flatten() for _, s in runs])
+            # the same seed every run: every run accepts the same tokens, only the timing varies
+            spec = functools.partial(speculative_decode, model, draft, view, dview, prev, cur0, start, k,
+                                     grid.spec_iterations * (k + 1), mode=mode, alpha=alpha, reference=reference,
+                                     seed=7919 * batch + 101 * k + int(100 * (alpha or 0)), iterations=grid.spec_iterations)
+            spec()  # warm-up at this k
+            pairs = interleave((plain, spec), grid.spec_pairs, dev, warmup=0)
+            plain_s = [a_s for (a_s, _), _ in pairs]
+            spec_s = [b_s for _, (b_s, _) in pairs]
+            stats = [b[1] for _, (_, b) in pairs]
+            plain_step_s += [t / n_plain for t in plain_s]
+            ratios = speedup_ratios(plain_s, spec_s, [s.emitted_total for s in stats], batch * n_plain)
+            tau = float(np.mean([s.tau for s in stats]))
+            accepted = torch.cat([torch.stack(s.accepted).flatten() for s in stats])
             checked = float(accepted.sum() + (accepted < k).sum())
-            rows.append({
+            spec_rows.append({
                 "kind": "spec", "mode": mode, "batch": batch, "k": k, "alpha": alpha, "q": k + 1,
                 "context": s0 + grid.spec_iterations * tau / 2,
-                "measured_s": statistics.median(seconds) / grid.spec_iterations,  # one iteration
-                "measured_tokens_per_s": tok_s, "tau_measured": tau,
+                **_spread("measured_s", [t / grid.spec_iterations for t in spec_s]),  # one iteration
+                "measured_tokens_per_s": quartiles([s.emitted_total / t for s, t in zip(stats, spec_s)])[1],
+                "tau_measured": tau,
                 "alpha_measured": float(accepted.sum()) / checked if checked else float("nan"),
-                "measured_speedup": tok_s / (batch / plain_step_s),
-                "draft_share": statistics.fmean(s.draft_s / (s.draft_s + s.verify_s + s.other_s) for _, s in runs),
+                **_spread("measured_speedup", ratios),
+                "draft_share": float(np.mean([s.draft_s / (s.draft_s + s.verify_s + s.other_s) for s in stats])),
             })
             bar.update(f"spec {mode} B={batch} k={k}" + (f" a={alpha}" if alpha is not None else ""))
+        plain_row = {"kind": "plain", "batch": batch, "q": 1, "context": s0 + n_plain / 2, **_spread("measured_s", plain_step_s)}
+        plain_row["measured_tokens_per_s"] = batch / plain_row["measured_s"]
+        rows += [plain_row, *spec_rows]
+        bar.update(f"plain B={batch}")
     return rows
 
 
@@ -255,26 +276,43 @@ def predict_rows(rows: list[dict], hw: HardwareSpec, target: ModelSpec, draft: M
     return df
 
 
+def relative_spread(df: pd.DataFrame, column: str) -> pd.Series:
+    """(75th - 25th percentile) / median of the repeats behind `column`, per row (a fraction)."""
+    return (df[f"{column}_p75"] - df[f"{column}_p25"]) / df[column]
+
+
 def summarize(df: pd.DataFrame, device: str, form: str = "engine") -> dict:
     """The summary: errors of step times (decode + verify) and of speedups at alpha >= 0.5 (fractions).
 
-    alpha is the set alpha for controlled runs and the measured one for the natural drafter.
+    alpha is the set alpha for controlled runs and the measured one for the natural drafter. Beside
+    each median error: the interquartile range of the errors over the points (`*_iqr`: [25th, 75th
+    percentile]) and the median spread of the repeats behind each point (`*_repeat_spread`:
+    interquartile range over median of a point's repeats, or of its per-pair speedup ratios).
     """
-    steps = df[df["kind"].isin(["decode", "verify"])][f"error_{form}"].abs()
+    step_rows = df[df["kind"].isin(["decode", "verify"])]
+    steps = step_rows[f"error_{form}"].abs()
     spec = df[df["kind"] == "spec"]
     alpha = spec["alpha"].where(spec["mode"] == "controlled", spec["alpha_measured"]).astype(float)
-    speed = spec[alpha >= 0.5][f"speedup_error_{form}"].abs() if len(spec) else pd.Series(dtype=float)
+    spec = spec[alpha >= 0.5] if len(spec) else spec
+    speed = spec[f"speedup_error_{form}"].abs() if len(spec) else pd.Series(dtype=float)
 
     def quantile(series: pd.Series, level: float) -> float:
         return round(float(series.quantile(level)), 4) if len(series) else float("nan")
+
+    def iqr(series: pd.Series) -> list[float]:
+        return [quantile(series, 0.25), quantile(series, 0.75)]
 
     return {
         "device": device,
         "points": int(len(df)),
         "median_abs_error": quantile(steps, 0.5),
+        "abs_error_iqr": iqr(steps),
         "p90_abs_error": quantile(steps, 0.9),
         "max_abs_error": round(float(steps.max()), 4) if len(steps) else float("nan"),
+        "step_time_repeat_spread": quantile(relative_spread(step_rows, "measured_s"), 0.5),
         "speedup_median_abs_error": quantile(speed, 0.5),
+        "speedup_abs_error_iqr": iqr(speed),
+        "speedup_repeat_spread": quantile(relative_spread(spec, "measured_speedup"), 0.5) if len(spec) else float("nan"),
         "fractions": True,
     }
 
@@ -294,43 +332,82 @@ def ablation(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
-def _plot_predicted_vs_measured(df: pd.DataFrame, path: Path) -> None:
-    import matplotlib.pyplot as plt
+# ---- plots, in the library's style ----
 
-    fig, ax = plt.subplots(figsize=(6.4, 5.6))
+def _figure(ncols: int, width: float, height: float, legend_in: float):
+    """A figure of `ncols` panels plus room for a legend at the right, on the Agg canvas (no pyplot)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width * ncols + legend_in, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig, list(fig.subplots(1, ncols, squeeze=False, sharey=False)[0])
+
+
+def _plain_log_axis(ax, which: str) -> None:
+    """Log scale with plain-number ticks (20, 50, 100; never 2x10^1): 1-2-5 steps, decades beyond three."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    lo, hi = ax.get_xlim() if which == "x" else ax.get_ylim()
+    decades = math.log10(hi / lo) if lo > 0 and hi > lo else 1.0
+    subs = (1.0, 2.0, 3.0, 5.0) if decades <= 1.5 else (1.0, 2.0, 5.0) if decades <= 3 else (1.0,)
+    axis.set_major_locator(LogLocator(base=10, subs=subs))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _legend_right(fig, axes) -> None:
+    """One legend for all panels, outside the axes at the right (the panels' series share their labels)."""
+    handles, labels = {}, []
+    for ax in axes:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            if label not in handles:
+                handles[label] = h
+                labels.append(label)
+    fig.legend([handles[label] for label in labels], labels, loc="outside right center")
+
+
+def _save(fig, path: Path) -> None:
+    fig.savefig(path, dpi=150, metadata={"Software": None})
+
+
+def _plot_predicted_vs_measured(df: pd.DataFrame, path: Path) -> None:
+    fig, (ax,) = _figure(1, 5.2, 4.8, 2.6)
     lo = min(df["measured_s"].min(), df["predicted_s_engine"].min(), df["predicted_s_classic"].min()) * 1e3 * 0.8
     hi = max(df["measured_s"].max(), df["predicted_s_engine"].max(), df["predicted_s_classic"].max()) * 1e3 * 1.25
     line = np.geomspace(lo, hi, 50)
     ax.fill_between(line, line * 0.8, line * 1.2, color="0.92", label="±20%")
     ax.fill_between(line, line * 0.9, line * 1.1, color="0.82", label="±10%")
-    ax.plot(line, line, color="0.4", lw=1)
+    ax.plot(line, line, color="0.4", lw=1, label="predicted = measured")
     markers = {"decode": "o", "verify": "s", "spec": "^", "plain": "D"}
-    for kind, g in df.groupby("kind"):
+    for i, (kind, g) in enumerate(df.groupby("kind")):
         ax.scatter(g["measured_s"] * 1e3, g["predicted_s_classic"] * 1e3, marker=markers[kind], facecolors="none",
-                   edgecolors="tab:gray", s=30, label=f"{kind}: classic max form")
-        ax.scatter(g["measured_s"] * 1e3, g["predicted_s_engine"] * 1e3, marker=markers[kind], s=30,
-                   label=f"{kind}: calibrated profile")
+                   edgecolors="tab:gray", s=30)
+        ax.scatter(g["measured_s"] * 1e3, g["predicted_s_engine"] * 1e3, marker=markers[kind], s=30, color=f"C{i}", label=f"{kind}: calibrated profile")
+    ax.plot([], [], "o", ls="", markerfacecolor="none", markeredgecolor="tab:gray", label="hollow: classic max form")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
     ax.set_ylim(lo, hi)
+    _plain_log_axis(ax, "x")
+    _plain_log_axis(ax, "y")
     ax.set_xlabel("measured time per pass or iteration (ms)")
     ax.set_ylabel("predicted time (ms)")
-    ax.set_title("validation-small, bf16: predicted against measured")
-    ax.legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    ax.set_aspect("equal")
+    _legend_right(fig, [ax])
+    fig.suptitle("validation-small, bf16: predicted against measured")
+    _save(fig, path)
 
 
 def _plot_step_vs_tokens(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, path: Path) -> None:
-    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     steps = df[df["kind"].isin(["decode", "verify"])]
     contexts = sorted(steps["context"].unique())
-    fig, axes = plt.subplots(1, len(contexts), figsize=(6.0 * len(contexts), 4.8), squeeze=False)
+    fig, axes = _figure(len(contexts), 4.6, 4.2, 2.8)
     ridge = hw.compute_ceiling_flops_per_s(WEIGHT_DTYPE) / hw.memory_ceiling_bytes_per_s  # FLOP/byte = tokens for bf16 weights
-    for ax, context in zip(axes[0], contexts):
+    for ax, context in zip(axes, contexts):
         g = steps[steps["context"] == context]
         series = [("decode (q = 1, B varies)", g[g["kind"] == "decode"], "batch", 1)]
         series += [(f"verify B = {b} (q varies)", g[(g["kind"] == "verify") & (g["batch"] == b)], "q", b)
@@ -340,67 +417,87 @@ def _plot_step_vs_tokens(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, 
                 continue
             color = f"C{i}"
             s = s.sort_values("tokens_in_flight")
-            ax.plot(s["tokens_in_flight"], s["measured_s"] * 1e3, "o", color=color, label=f"{label}: measured")
+            ms = s["measured_s"] * 1e3
+            ax.errorbar(s["tokens_in_flight"], ms, yerr=[ms - s["measured_s_p25"] * 1e3, s["measured_s_p75"] * 1e3 - ms],
+                        fmt="o", ms=4, color=color, label=label)
             dense = np.unique(np.round(np.geomspace(s[axis].min(), s[axis].max(), 40)))
             b, q = (dense, 1) if axis == "batch" else (fixed, dense)
             pred = step_time_s(hw, target, b, q, context)
-            ax.plot(np.asarray(b) * np.asarray(q), pred * 1e3, "-", color=color, label=f"{label}: predicted")
+            ax.plot(np.asarray(b) * np.asarray(q), pred * 1e3, "-", color=color)
             old = step_time_s(classic(hw), target, b, q, context)
             ax.plot(np.asarray(b) * np.asarray(q), old * 1e3, ":", color=color, lw=1)
         ax.axvline(ridge, color="0.5", ls="--", lw=1)
-        ax.text(ridge, 0.03, f" GEMM ridge point\n ≈ {ridge:.0f} tokens", va="bottom", fontsize=8, color="0.3",
+        ax.text(ridge, 0.97, f" GEMM ridge point\n ≈ {ridge:.0f} tokens", va="top", color="0.3",
                 transform=ax.get_xaxis_transform())
         ax.set_xscale("log")
+        ax.set_yscale("log")
+        _plain_log_axis(ax, "x")
+        _plain_log_axis(ax, "y")
         ax.set_xlabel("tokens in flight per pass, B × q")
         ax.set_ylabel("time per pass (ms)")
-        ax.set_title(f"context S = {int(context)}: solid calibrated profile, dotted classic max form", fontsize=9)
-        ax.legend(fontsize=7)
+        ax.set_title(f"context S = {int(context)}")
+    axes[0].plot([], [], "k-", label="predicted, calibrated profile")
+    axes[0].plot([], [], "k:", lw=1, label="predicted, classic max form")
+    axes[0].add_line(Line2D([], [], color="k", marker="o", ls="", label="measured (bars: 25th-75th percentile)"))
+    _legend_right(fig, axes)
     fig.suptitle("validation-small, bf16: step time against tokens in flight")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _save(fig, path)
 
 
 def _plot_speedup(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, draft: ModelSpec, path: Path) -> None:
-    import matplotlib.pyplot as plt
-
     spec = df[df["kind"] == "spec"]
     if spec.empty:
         return
     batches = sorted(spec["batch"].unique())
-    fig, axes = plt.subplots(1, len(batches), figsize=(5.4 * len(batches), 4.6), squeeze=False, sharey=True)
+    fig, axes = _figure(len(batches), 4.4, 4.0, 3.0)
     alphas = np.linspace(0.3, 0.99, 60)
-    for ax, batch in zip(axes[0], batches):
+    for ax, batch in zip(axes, batches):
         g = spec[spec["batch"] == batch]
         for i, k in enumerate(sorted(g["k"].unique())):
             s = g[g["k"] == k]
             k, context = int(k), float(s["context"].mean())
             curve = speculation(hw, target, draft, int(batch), context, k, alphas)["speedup"]
             ax.plot(alphas, curve, "-", color=f"C{i}", lw=1, label=f"k = {k}: predicted, tau(alpha, k)")
-            c, n = s[s["mode"] == "controlled"], s[s["mode"] == "natural"]
-            ax.plot(c["alpha_measured"], c["measured_speedup"], "o", color=f"C{i}", label=f"k = {k}: measured (controlled alpha)")
-            ax.plot(n["alpha_measured"], n["measured_speedup"], "*", ms=12, color=f"C{i}", label=f"k = {k}: measured (natural drafter)")
-            ax.plot(s["alpha_measured"], s["predicted_speedup_engine"], "x", ms=8, color=f"C{i}",
-                    label=f"k = {k}: predicted at the run's measured tau")
+            for mode, marker, ms, what in (("controlled", "o", 5, "controlled alpha"), ("natural", "*", 10, "natural drafter")):
+                m = s[s["mode"] == mode]
+                sp = m["measured_speedup"]
+                ax.errorbar(m["alpha_measured"], sp, yerr=[sp - m["measured_speedup_p25"], m["measured_speedup_p75"] - sp],
+                            fmt=marker, ms=ms, color=f"C{i}", label=f"k = {k}: measured ({what})")
+            ax.plot(s["alpha_measured"], s["predicted_speedup_engine"], "x", ms=7, color=f"C{i}",
+                    label=f"k = {k}: predicted at the run's tau")
         ax.axhline(1.0, color="0.5", lw=1)
         ax.set_xlabel("acceptance rate alpha, as measured in the run")
-        ax.set_ylabel("speedup over plain greedy decoding (x)")
+        ax.set_ylabel("speedup over plain greedy decoding (×)")
         ax.set_title(f"batch {int(batch)}, context about {SPEC_CONTEXT}")
-        ax.legend(fontsize=6.5)
-    fig.suptitle("validation-small with its 2-layer drafter, bf16: speculative speedup, measured and predicted")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    ymin = min(ax.get_ylim()[0] for ax in axes)
+    ymax = max(ax.get_ylim()[1] for ax in axes)
+    for ax in axes:
+        ax.set_ylim(ymin, ymax)
+    _legend_right(fig, axes)
+    fig.suptitle("validation-small with its 2-layer drafter, bf16: speculative speedup\n"
+                 "measured: median of interleaved pairs, bars 25th-75th percentile")
+    _save(fig, path)
 
 
 def _markdown(df: pd.DataFrame, summary: dict, summary_classic: dict, ablated: pd.DataFrame) -> str:
-    cols = ["kind", "mode", "batch", "q", "k", "alpha", "context", "measured_s", "predicted_s_engine", "error_engine",
-            "predicted_s_classic", "error_classic", "tau_measured", "alpha_measured", "measured_speedup",
-            "predicted_speedup_engine", "speedup_error_engine"]
-    table = df[[c for c in cols if c in df]].copy()
-    for c in ("measured_s", "predicted_s_engine", "predicted_s_classic"):
-        table[c] = (table[c] * 1e3).round(2)
-    table = table.rename(columns={c: c.replace("_s", "_ms", 1) for c in ("measured_s", "predicted_s_engine", "predicted_s_classic")})
+    cols = ["kind", "mode", "batch", "q", "k", "alpha", "context", "measured_s", "measured_s_iqr", "predicted_s_engine",
+            "error_engine", "predicted_s_classic", "error_classic", "tau_measured", "alpha_measured", "measured_speedup",
+            "measured_speedup_iqr", "predicted_speedup_engine", "speedup_error_engine"]
+    table = df.copy()
+    for c in ("measured_s", "measured_s_p25", "measured_s_p75", "predicted_s_engine", "predicted_s_classic"):
+        table[c] = table[c] * 1e3
+
+    def iqr(prefix: str) -> pd.Series:
+        if f"{prefix}_p25" not in table:
+            return pd.Series("", index=table.index)
+        lo, hi = table[f"{prefix}_p25"], table[f"{prefix}_p75"]
+        return pd.Series([f"{a:.3g}–{b:.3g}" if not math.isnan(a) else "" for a, b in zip(lo, hi)], index=table.index)
+
+    table["measured_s_iqr"] = iqr("measured_s")
+    table["measured_speedup_iqr"] = iqr("measured_speedup")
+    table = table[[c for c in cols if c in table]]
+    table = table.rename(columns={c: c.replace("_s", "_ms", 1) for c in ("measured_s", "measured_s_iqr", "predicted_s_engine",
+                                                                        "predicted_s_classic")})
 
     def cell(v) -> str:
         if isinstance(v, float):
@@ -410,7 +507,9 @@ def _markdown(df: pd.DataFrame, summary: dict, summary_classic: dict, ablated: p
     return "\n".join([
         "# Validation: predicted against measured", "",
         "Errors are fractions (0.1 is 10%): predicted / measured - 1. Times per pass (decode, verify, plain) or per",
-        "speculative iteration (spec), in ms.", "",
+        "speculative iteration (spec), in ms. Each measured value is a median of repeats; `*_iqr` is the 25th-75th",
+        "percentile of those repeats. A speedup is the median of per-pair ratios: a plain greedy run and the speculative",
+        "run timed back to back (A, B, A, B, ...).", "",
         f"Calibrated profile: `{json.dumps(summary)}`", "",
         f"Classic max form (same profile, no refinements): `{json.dumps(summary_classic)}`", "",
         "Ablation (step times, decode + verify):", "",
@@ -430,7 +529,7 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     requested device is absent.
     """
     torch, dev = setup_runtime(device)
-    from roofline.decoder import build_decoder, fill_kv_cache_random, new_kv_cache, truncate
+    from roofline.harness.decoder import build_decoder, fill_kv_cache_random, new_kv_cache, truncate
 
     start = time.perf_counter()
     out_dir = Path(out_dir)
@@ -467,15 +566,26 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     rows += measure_speculation(torch, dev, model, draft, cache, draft_cache, grid, bar)
     df = predict_rows(rows, hardware, target_spec, draft_spec)
     summary = summarize(df, device)
+    summary["speedup_pairs"] = grid.spec_pairs
     summary_classic = summarize(df, device, "classic")
     summary["classic_max_form"] = {k: summary_classic[k] for k in ("median_abs_error", "p90_abs_error", "max_abs_error", "speedup_median_abs_error")}
     summary["seconds"] = round(time.perf_counter() - start, 1)
+    write_outputs(df, summary, summary_classic, hardware, target_spec, draft_spec, out_dir)
+    return summary
+
+
+def write_outputs(df: pd.DataFrame, summary: dict, summary_classic: dict, hw: HardwareSpec, target: ModelSpec,
+                  draft: ModelSpec, out_dir: Path) -> None:
+    """validation.csv, validation.md, the three plots (library style) and summary.json into out_dir."""
+    from matplotlib import rc_context
+
+    from roofline.plots import STYLE
 
     df.to_csv(out_dir / "validation.csv", index=False)
-    ablated = ablation(df, hardware, target_spec)
+    ablated = ablation(df, hw, target)
     (out_dir / "validation.md").write_text(_markdown(df, summary, summary_classic, ablated), encoding="utf-8")
-    _plot_predicted_vs_measured(df, out_dir / "predicted_vs_measured.png")
-    _plot_step_vs_tokens(df, hardware, target_spec, out_dir / "step_time_vs_tokens.png")
-    _plot_speedup(df, hardware, target_spec, draft_spec, out_dir / "speedup.png")
+    with rc_context(STYLE):
+        _plot_predicted_vs_measured(df, out_dir / PLOT_FILES[0])
+        _plot_step_vs_tokens(df, hw, target, out_dir / PLOT_FILES[1])
+        _plot_speedup(df, hw, target, draft, out_dir / PLOT_FILES[2])
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    return summary

@@ -2,9 +2,12 @@
 
 import pytest
 
+pytestmark = pytest.mark.slow  # runs PyTorch
+
 torch = pytest.importorskip("torch")
 
-from roofline.decoder import (  # noqa: E402
+from roofline.errors import RooflineError  # noqa: E402
+from roofline.harness.decoder import (  # noqa: E402
     build_decoder,
     decode_n_tokens,
     forward,
@@ -13,7 +16,6 @@ from roofline.decoder import (  # noqa: E402
     truncate,
     verify,
 )
-from roofline.errors import RooflineError  # noqa: E402
 from roofline.model import load_model, model_from_dict  # noqa: E402
 
 TINY = {"name": "tiny", "layers": 3, "hidden_size": 64, "heads": 4, "kv_heads": 2, "head_dim": 16,

@@ -298,17 +298,3 @@ def decode_n_tokens(model: Decoder, cache: KVCache, cur_token: torch.Tensor, inp
         pos += 1
     return torch.stack(out, dim=1)
 
-
-def resolve_device(device: str) -> torch.device:
-    """torch.device for 'cpu' or 'cuda'; a missing CUDA device is a one-line RooflineError."""
-    if device not in ("cpu", "cuda") and not device.startswith("cuda:"):
-        raise RooflineError(f"--device: expected cpu or cuda, found {device!r}")
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise RooflineError(f"--device {device}: no CUDA device is available to this PyTorch ({torch.__version__}); use --device cpu")
-    return torch.device(device)
-
-
-def synchronize(device: torch.device) -> None:
-    """Wait for queued device work (a no-op on CPU)."""
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)

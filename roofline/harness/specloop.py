@@ -34,8 +34,9 @@ from dataclasses import dataclass, field
 
 import torch
 
-from roofline.decoder import Decoder, KVCache, forward, greedy, synchronize, verify
 from roofline.errors import RooflineError
+from roofline.harness.decoder import Decoder, KVCache, forward, greedy, verify
+from roofline.harness.runtime import synchronize
 
 
 @dataclass

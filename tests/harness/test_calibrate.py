@@ -1,5 +1,6 @@
 """Calibration: the profile it writes loads like any other; the fits recover known ceilings; errors are one line."""
 
+import dataclasses
 import datetime
 import math
 import sys
@@ -8,9 +9,11 @@ import numpy as np
 import pytest
 import yaml
 
-from roofline.calibrate import build_profile, fit_overlap, pnorm_time_s, profile_to_yaml, require_torch, run_calibrate
+from roofline.engine import op_time_s
 from roofline.errors import RooflineError
 from roofline.hardware import hardware_from_dict
+from roofline.harness.calibrate import Calibration, build_profile, fit_overlap, profile_to_yaml, run_calibrate
+from roofline.harness.runtime import require_torch
 
 
 @pytest.fixture
@@ -18,22 +21,24 @@ def torch():
     return pytest.importorskip("torch")
 
 
-def measurements() -> dict:
+def calibration() -> Calibration:
     """What `measure` returns on a made-up 2-core CPU (SI units)."""
-    return {
-        "device_name": "Test CPU (2 cores)", "kind": "cpu", "device_type": "cpu", "memory_bytes": 24e9,
-        "llc_bytes": 480 * 2**20, "stream_bytes": 2**30, "read_bw": 27.5e9, "copy_bw": 25e9,
-        "cache_sweep": {2**20: 56e9, 2**30: 27.5e9}, "effective_cache": 64 * 2**20, "square": (1024, 2048),
-        "peaks": {"fp32": 300e9, "bf16": 1.8e12}, "hidden": 2048, "weight_bytes": 1e9,
-        "gemm_sweep": {1: 0.047, 512: 0.5}, "gemv_bw": 21e9, "gemm_flops": 1.35e12, "p": 1.3,
-        "attn_bw": 8.5e9, "attn_flops": 300e9, "vector_bw": 2.5e9, "overhead_s": 3e-4, "layer_overhead_s": 2e-4,
-        "threads": 2, "rounds": 2, "torch": "2.13.0+cpu", "seconds": 80.0, "load_average": "0.10",
-        "date": datetime.datetime(2026, 1, 2, tzinfo=datetime.timezone.utc),
-    }
+    return Calibration(
+        device_name="Test CPU (2 cores)", kind="cpu", device_type="cpu", memory_bytes=24e9,
+        last_level_cache_bytes=480 * 2**20, stream_buffer_bytes=2**30, stream_bw_bytes_per_s=27.5e9,
+        copy_bw_bytes_per_s=25e9, cache_sweep_bw_bytes_per_s={2**20: 56e9, 2**30: 27.5e9},
+        effective_cache_bytes=64 * 2**20, square_gemm_sizes=(1024, 2048),
+        peak_flops_per_s={"fp32": 300e9, "bf16": 1.8e12}, gemm_hidden_size=2048, gemm_weight_bytes=1e9,
+        gemm_sweep_s={1: 0.047, 512: 0.5}, gemv_bw_bytes_per_s=21e9, gemm_bf16_flops_per_s=1.35e12,
+        overlap_exponent=1.3, attention_memory_bytes_per_s=8.5e9, attention_compute_flops_per_s=300e9,
+        elementwise_memory_bytes_per_s=2.5e9, step_overhead_s=3e-4, layer_overhead_s=2e-4,
+        threads=2, rounds=2, torch_version="2.13.0+cpu", elapsed_s=80.0, load_average="0.10",
+        date=datetime.datetime(2026, 1, 2, tzinfo=datetime.timezone.utc),
+    )
 
 
 def test_calibrated_profile_loads_like_any_other_with_si_values():
-    hw = hardware_from_dict(build_profile(measurements()), "<calibration>")
+    hw = hardware_from_dict(build_profile(calibration()), "<calibration>")
     assert hw.measured and hw.kind == "cpu"
     assert hw.mem_bw_bytes_per_s == pytest.approx(27.5e9)
     assert hw.mem_efficiency == pytest.approx(21 / 27.5, abs=1e-4)          # GEMV / stream
@@ -50,8 +55,24 @@ def test_calibrated_profile_loads_like_any_other_with_si_values():
     assert hw.extra["measured_date"].startswith("2026-01-02")
 
 
+def test_calibration_is_frozen_and_its_mappings_are_read_only():
+    c = calibration()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        c.stream_bw_bytes_per_s = 1.0
+    with pytest.raises(TypeError):
+        c.peak_flops_per_s["bf16"] = 1.0
+    assert build_profile(c) == build_profile(calibration())  # building a profile changes nothing
+
+
+def test_every_measured_quantity_carries_its_unit_in_its_name():
+    units = ("_bytes", "_bytes_per_s", "_flops_per_s", "_s", "_exponent", "_size", "_sizes")
+    unitless = {"device_name", "kind", "device_type", "threads", "rounds", "torch_version", "load_average", "date"}
+    for f in dataclasses.fields(Calibration):
+        assert f.name in unitless or f.name.endswith(units), f.name
+
+
 def test_profile_yaml_round_trips():
-    profile = build_profile(measurements())
+    profile = build_profile(calibration())
     text = profile_to_yaml(profile)
     assert text.startswith("# Measured by `roofline calibrate`")
     assert yaml.safe_load(text) == profile
@@ -62,16 +83,17 @@ def test_overlap_fit_recovers_a_known_compute_ceiling_and_exponent():
     params, weight_bytes, bw, flops, p = 5e8, 1e9, 20e9, 1.2e12, 1.4
     ms = (1, 4, 16, 32, 64, 128, 256, 512)
     act = lambda m: 0.0  # noqa: E731
-    times = {m: float(pnorm_time_s(2 * params * m / flops, weight_bytes / bw, p)) for m in ms}
+    times = {m: float(op_time_s(2 * params * m, weight_bytes, flops, bw, p)) for m in ms}
     got_bw, got_flops, got_p = fit_overlap(params, weight_bytes, times, act)
     assert got_bw == pytest.approx(bw, rel=1e-3)
     assert got_flops == pytest.approx(flops, rel=0.03)
     assert got_p == pytest.approx(p, abs=0.1)
 
 
-def test_pnorm_is_the_sum_at_p_1_and_tends_to_the_max():
-    assert pnorm_time_s(2.0, 3.0, 1.0) == pytest.approx(5.0)
-    assert pnorm_time_s(2.0, 3.0, 50.0) == pytest.approx(3.0, rel=1e-2)
+def test_the_overlap_form_calibration_fits_is_the_sum_at_p_1_and_tends_to_the_max():
+    # op_time_s(flops, bytes, C, bw, p) with t_compute = 2 s and t_memory = 3 s
+    assert op_time_s(2.0, 3.0, 1.0, 1.0, 1.0) == pytest.approx(5.0)
+    assert op_time_s(2.0, 3.0, 1.0, 1.0, 50.0) == pytest.approx(3.0, rel=1e-2)
 
 
 def test_missing_torch_says_how_to_install_in_one_line(monkeypatch):
@@ -83,6 +105,7 @@ def test_missing_torch_says_how_to_install_in_one_line(monkeypatch):
         run_calibrate("cpu")
 
 
+@pytest.mark.slow
 def test_absent_cuda_device_is_a_one_line_error(torch):
     if torch.cuda.is_available():
         pytest.skip("a CUDA device is present")
@@ -91,13 +114,15 @@ def test_absent_cuda_device_is_a_one_line_error(torch):
     assert "\n" not in str(err.value)
 
 
+@pytest.mark.slow
 def test_unknown_device_is_rejected(torch):
     with pytest.raises(RooflineError, match="--device"):
         run_calibrate("tpu")
 
 
+@pytest.mark.slow
 def test_small_real_measurements_are_positive(torch):
-    from roofline.calibrate import forward_step_times, stream_bandwidth
+    from roofline.harness.calibrate import forward_step_times, stream_bandwidth
 
     dev = torch.device("cpu")
     read, copy = stream_bandwidth(torch, dev, 8 * 2**20, repeats=3)

@@ -1,0 +1,96 @@
+"""Validation's arithmetic without torch: tau inverted to alpha, per-pair speedups, the summary and its spreads, outputs."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from roofline.harness.validate import PLOT_FILES, alpha_for_tau, predict_rows, speedup_ratios, summarize, write_outputs
+from roofline.model import load_model
+
+
+def test_validation_inverts_tau_to_the_alpha_that_produced_it():
+    from roofline.speculation import tau_scalar_alpha
+
+    for alpha in (0.3, 0.6, 0.9):
+        assert alpha_for_tau(float(tau_scalar_alpha(alpha, 4)), 4) == pytest.approx(alpha, abs=1e-6)
+    assert alpha_for_tau(5.0, 4) == pytest.approx(1.0, abs=1e-4)
+
+
+def test_a_pair_speedup_is_the_ratio_of_tokens_per_second_and_drift_within_a_pair_cancels():
+    # batch 1, 8 plain tokens in 0.8 s (10 tok/s); the speculative run emits 20 tokens in 1.0 s (20 tok/s): 2x.
+    # In the second pair the machine runs at half speed: both runs take twice as long, the ratio stays 2.
+    assert speedup_ratios([0.8, 1.6], [1.0, 2.0], [20, 20], plain_tokens=8) == pytest.approx([2.0, 2.0])
+    # a baseline timed in the slow moment against a run timed in the fast one would have read 4x
+    assert speedup_ratios([1.6], [1.0], [20], plain_tokens=8) == pytest.approx([4.0])
+    with pytest.raises(ValueError):
+        speedup_ratios([0.8], [1.0, 2.0], [20, 20], plain_tokens=8)
+
+
+def measured_table() -> pd.DataFrame:
+    """Errors and spreads chosen so every summary figure can be worked out by hand."""
+    step = {"measured_s": 0.1, "measured_s_p25": 0.09, "measured_s_p75": 0.11}  # repeat spread (0.11 - 0.09) / 0.1 = 0.2
+    rows = [{"kind": "decode", "error_engine": e, **step} for e in (0.1, -0.2, 0.05)]
+    rows.append({"kind": "verify", "error_engine": -0.3, **step})
+    spec = {"kind": "spec", "measured_s": 0.2, "measured_s_p25": 0.2, "measured_s_p75": 0.2}
+    rows += [
+        {**spec, "mode": "controlled", "alpha": 0.5, "alpha_measured": 0.45, "speedup_error_engine": 0.04,
+         "measured_speedup": 2.0, "measured_speedup_p25": 1.9, "measured_speedup_p75": 2.1},      # spread 0.1
+        {**spec, "mode": "controlled", "alpha": 0.3, "alpha_measured": 0.6, "speedup_error_engine": 0.5,
+         "measured_speedup": 1.1, "measured_speedup_p25": 0.5, "measured_speedup_p75": 1.5},      # set alpha < 0.5: left out
+        {**spec, "mode": "natural", "alpha": float("nan"), "alpha_measured": 0.6, "speedup_error_engine": -0.02,
+         "measured_speedup": 1.5, "measured_speedup_p25": 1.47, "measured_speedup_p75": 1.53},   # spread 0.04
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_summary_reports_each_median_with_its_spread():
+    s = summarize(measured_table(), "cpu")
+    # step errors |0.1|, |-0.2|, |0.05|, |-0.3| sorted 0.05, 0.1, 0.2, 0.3: median 0.15, quartiles at
+    # positions 0.75 and 2.25: 0.05 + 0.75 * 0.05 = 0.0875 and 0.2 + 0.25 * 0.1 = 0.225
+    assert s["points"] == 7
+    assert s["median_abs_error"] == pytest.approx(0.15)
+    assert s["abs_error_iqr"] == pytest.approx([0.0875, 0.225])
+    assert s["max_abs_error"] == pytest.approx(0.3)
+    assert s["step_time_repeat_spread"] == pytest.approx(0.2)
+    # speedups at alpha >= 0.5: |0.04| and |-0.02| (the alpha 0.3 run is left out): median 0.03, quartiles 0.025, 0.035
+    assert s["speedup_median_abs_error"] == pytest.approx(0.03)
+    assert s["speedup_abs_error_iqr"] == pytest.approx([0.025, 0.035])
+    assert s["speedup_repeat_spread"] == pytest.approx(0.07)  # median of 0.1 and 0.04
+    json.dumps(s)  # the summary is one JSON line
+
+
+def synthetic_rows() -> list[dict]:
+    """Measured rows in validate's vocabulary, with made-up times (the outputs, not the numbers, are under test)."""
+    def spread(prefix, value):
+        return {prefix: value, f"{prefix}_p25": 0.95 * value, f"{prefix}_p75": 1.05 * value}
+
+    rows = [{"kind": "decode", "batch": b, "q": 1, "context": s, **spread("measured_s", 0.09 + 0.002 * b)}
+            for s in (256, 1024) for b in (1, 4, 16)]
+    rows += [{"kind": "verify", "batch": b, "q": q, "context": 256, **spread("measured_s", 0.09 + 0.002 * b * q)}
+             for b in (1, 4) for q in (2, 5)]
+    for b in (1, 4):
+        rows.append({"kind": "plain", "batch": b, "q": 1, "context": 260, **spread("measured_s", 0.092), "measured_tokens_per_s": b / 0.092})
+        for k in (2, 4):
+            for mode, alpha in (("controlled", 0.7), ("natural", None)):
+                rows.append({"kind": "spec", "mode": mode, "batch": b, "k": k, "alpha": alpha, "q": k + 1, "context": 266,
+                             **spread("measured_s", 0.15), "measured_tokens_per_s": 20.0, "tau_measured": 2.2,
+                             "alpha_measured": 0.6, **spread("measured_speedup", 1.6), "draft_share": 0.2})
+    return rows
+
+
+@pytest.mark.slow  # draws three figures
+def test_outputs_are_the_table_summary_and_three_plots_named_apart_from_a_sweeps(tmp_path, h100):
+    target, draft = load_model("validation-small"), load_model("validation-draft")
+    df = predict_rows(synthetic_rows(), h100, target, draft)
+    summary = summarize(df, "cpu")
+    write_outputs(df, summary, summarize(df, "cpu", "classic"), h100, target, draft, tmp_path)
+    names = {p.name for p in tmp_path.iterdir()}
+    assert names == {"validation.csv", "validation.md", "summary.json", *PLOT_FILES}
+    assert all(name.startswith("validation_") for name in PLOT_FILES)
+    assert "step_time_vs_tokens.png" not in names  # the sweep's file name
+    markdown = (tmp_path / "validation.md").read_text(encoding="utf-8")
+    assert "measured_ms_iqr" in markdown and "measured_speedup_iqr" in markdown
+    table = pd.read_csv(tmp_path / "validation.csv")
+    assert {"measured_s_p25", "measured_s_p75", "measured_speedup_p25", "measured_speedup_p75"} <= set(table.columns)
+    assert json.loads((tmp_path / "summary.json").read_text(encoding="utf-8")) == json.loads(json.dumps(summary))
