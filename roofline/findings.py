@@ -1,0 +1,437 @@
+"""Each report section's finding, computed from its results table: the numbers come from the table,
+the sentence around them is the only fixed part.
+
+`finding(name, df, ops, meta)` returns a `Finding`: a title (the question), one or two sentences
+with the numbers, and `numbers`, the values the sentences quote (keyed for tests and for anyone
+who wants them without parsing text). A scenario the report does not know gets the generic finding
+(best speedup and where speculation stops paying).
+
+Conventions shared by every finding:
+- only points that fit in device memory count (`fits_in_memory`), unless the question is timing alone
+  (verify-mini-prefill, where the caption says which points do not fit);
+- "best k" is the table's `best_k`; a best k at the largest k swept is censored (the optimum may lie
+  beyond) and the text says "at least";
+- a break-even batch at the largest batch that fits (or the largest swept) is censored the same way:
+  speculation still pays there, and the text says "at least".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+TOLERANCE = 1.10         # verify-mini-prefill: a pass "costs about one decode step" within +10%
+ANSWER_TOKENS = 256      # prefill-not-sped-up: the length of the answer in "time to a whole answer"
+TIER_SPEEDS = (2.0, 3.0)  # fast-tier-premium: per-user speed multiples priced against the cheapest tier
+
+
+@dataclass(frozen=True)
+class Finding:
+    title: str
+    text: str
+    numbers: dict = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------- formatting (edges only)
+
+def _n(x: float, digits: int = 3) -> str:
+    """A number for prose: 3 significant digits, thousands separated (21,507; 2.47; 0.0551)."""
+    x = float(x)
+    if not np.isfinite(x):
+        return "n/a"
+    if x == 0:
+        return "0"
+    mag = int(np.floor(np.log10(abs(x))))
+    if mag >= digits - 1:
+        return f"{round(x):,.0f}"
+    return f"{x:.{max(digits - 1 - mag, 0)}f}"
+
+
+def _x(x: float) -> str:
+    return f"{_n(x)}×"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * float(x):.0f}%"
+
+
+def _ctx(tokens: float) -> str:
+    t = int(tokens)
+    return f"{t // 1024}k" if t >= 1024 and t % 1024 == 0 else f"{t:,}"
+
+
+def _hw(meta: dict, name: str) -> str:
+    """Short display name of a device: 'NVIDIA H100 SXM5 80GB' -> 'H100 SXM5 80GB'."""
+    full = (meta.get("hardware") or {}).get(name, name)
+    for vendor in ("NVIDIA ", "AMD Instinct ", "AMD ", "Google ", "Intel ", "Apple "):
+        full = full.removeprefix(vendor)
+    return re.sub(r"\s+\d+\s*GB$", "", re.sub(r"\s*\(.*\)", "", full)) or full
+
+
+def _model(meta: dict, name: str) -> str:
+    return (meta.get("model") or {}).get(name, name)
+
+
+def _list(items: list[str]) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _fits(df: pd.DataFrame) -> pd.DataFrame:
+    return df[df["fits_in_memory"].astype(bool)]
+
+
+def _at_best_k(df: pd.DataFrame) -> pd.DataFrame:
+    return df[df["k"] == df["best_k"]]
+
+
+def ridge_points(ops: pd.DataFrame) -> pd.Series:
+    """Derated ridge point (FLOP/byte) per hardware: compute ceiling over memory ceiling, from the operators table."""
+    first = ops.drop_duplicates("hardware").set_index("hardware")
+    return first["compute_ceiling_flops_per_s"] / first["memory_ceiling_bytes_per_s"]
+
+
+# ---------------------------------------------------------------- the nine questions
+
+def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
+    """Largest q = k + 1 whose verify pass takes at most TOLERANCE x the decode step (q = 1), per
+    (hardware, model, context, batch); censored when it is the largest q swept."""
+    d = df.assign(q=df["k"] + 1, ratio=df["verify_time_s"] / df["step_time_s"])
+    within = d[d["ratio"] <= TOLERANCE]
+    q_max = within.groupby(["hardware", "model", "context", "batch"])["q"].max()
+    q_swept = int(d["q"].max())
+    batch_hi, batch_lo = int(d["batch"].max()), int(d["batch"].min())
+    model0 = d["model"].iloc[0]
+    ridge = ridge_points(ops)
+    hws = sorted(d["hardware"].unique(), key=lambda h: -ridge.get(h, 0))
+    contexts = sorted(d["context"].unique())
+    parts = []
+    for hw in hws:
+        qs = [int(q_max.get((hw, model0, c, batch_hi), 0)) for c in contexts]
+        parts.append(f"{'/'.join(map(str, qs))} on {_hw(meta, hw)} (ridge {_n(ridge[hw])} FLOP/B)")
+    models = list(dict.fromkeys(d["model"]))
+    base = q_max.xs(model0, level="model")
+    same = all(q_max.xs(m, level="model").reindex(base.index).equals(base) for m in models[1:])
+    lo = q_max.xs(batch_lo, level="batch")
+    lo_min, lo_max = int(lo.min()), int(lo.max())
+    censored = lo_max >= q_swept
+    others = _list([_model(meta, m) for m in models[1:]]) if len(models) > 1 else ""
+    text = (
+        f"At batch {batch_hi}, a pass of q tokens per sequence costs at most +{_pct(TOLERANCE - 1)} over a decode step "
+        f"up to q = {_list(parts)} at {' / '.join(_ctx(c) for c in contexts)} context ({_model(meta, model0)}"
+        f"{'; ' + others + ' the same' if others and same else ''}), i.e. {batch_hi} × q tokens in flight. "
+        f"At batch {batch_lo} a pass verifies {lo_min}{'' if lo_min == lo_max else f' to {lo_max}'} tokens"
+        f"{' (the largest q swept: the limit lies beyond)' if censored else ''} within the same +{_pct(TOLERANCE - 1)}."
+    )
+    return Finding("Verification is a mini-prefill", text,
+                   {"q_max": q_max, "q_swept": q_swept, "censored_at_smallest_batch": censored, "ridge": ridge})
+
+
+def flops_vs_time(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
+    """FLOPs, bytes and time per generated token relative to plain decoding, at each alpha's best k."""
+    d = _fits(df).assign(
+        flops_ratio=lambda t: t["flops_per_token"] / t["baseline_flops_per_token"],
+        time_ratio=lambda t: 1.0 / t["speedup"],
+    )
+    base_bytes = d[d["k"] == 0].set_index(["hardware", "model", "batch", "context", "alpha"])["bytes_per_token"]
+    key = pd.MultiIndex.from_frame(d[["hardware", "model", "batch", "context", "alpha"]])
+    d = d.assign(bytes_ratio=d["bytes_per_token"].to_numpy() / base_bytes.reindex(key).to_numpy())
+    best = _at_best_k(d[d["k"] > 0]).drop_duplicates(["hardware", "model", "batch", "context", "alpha"])
+    alphas = sorted(best["alpha"].unique())
+    a_main = min(alphas, key=lambda a: abs(a - 0.8))
+    row = best[best["alpha"] == a_main].iloc[0]
+    k_max = int(d["k"].max())
+    censored = best["best_k"] >= k_max
+    hw, model = row["hardware"], row["model"]
+    more_flops_all = bool((d.loc[d["k"] > 0, "flops_ratio"] > 1).all())
+    text = (
+        f"At α = {a_main:g} and its best k = {int(row['k'])}{' (the largest swept)' if row['k'] >= k_max else ''} "
+        f"({_model(meta, model)} on {_hw(meta, hw)}, batch {int(row['batch'])}), speculation computes {_x(row['flops_ratio'])} "
+        f"the FLOPs of plain decoding per generated token, {_pct(row['wasted_flops_fraction'])} of them on rejected drafts, "
+        f"yet reads {_x(row['bytes_ratio'])} the bytes and takes {_x(row['time_ratio'])} the time ({_x(row['speedup'])} faster). "
+        f"{'Every speculative point computes more per token than plain decoding' if more_flops_all else 'Some speculative points compute less per token'}; "
+        f"the best k grows with α, from {int(best['k'].min())} at α = {alphas[0]:g} to "
+        f"{'at least ' if censored.iloc[-1] else ''}{int(best[best['alpha'] == alphas[-1]]['k'].iloc[0])} at α = {alphas[-1]:g}."
+    )
+    return Finding("More compute, less time", text, {
+        "alpha": a_main, "best_k": int(row["k"]), "flops_ratio": float(row["flops_ratio"]),
+        "bytes_ratio": float(row["bytes_ratio"]), "time_ratio": float(row["time_ratio"]),
+        "wasted_flops_fraction": float(row["wasted_flops_fraction"]), "every_point_more_flops": more_flops_all,
+    })
+
+
+def break_even_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Per (method, alpha, hardware, model, context): the break-even batch at the best k (the largest over k of
+    the table's `break_even_batch`), the largest batch that fits, and whether the break-even is censored (speculation
+    still pays at the largest batch that fits or that was swept)."""
+    keys = ["method", "alpha", "hardware", "model", "context"]
+    fit = _fits(df)
+    be = df.groupby(keys, observed=True)["break_even_batch"].max()
+    fit_max = fit.groupby(keys, observed=True)["batch"].max().reindex(be.index)
+    swept_max = df.groupby(keys, observed=True)["batch"].max()
+    out = pd.DataFrame({"break_even_batch": be, "largest_fitting_batch": fit_max, "largest_batch": swept_max})
+    out["censored"] = out["break_even_batch"] >= out["largest_fitting_batch"].fillna(0)
+    out["memory_limited"] = out["censored"] & (out["largest_fitting_batch"] < out["largest_batch"])
+    return out.reset_index()
+
+
+def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
+    table = break_even_table(df)
+    ridge = ridge_points(ops)
+    methods = list(dict.fromkeys(table["method"]))
+    method = "eagle" if "eagle" in methods else methods[0]
+    alphas = sorted(table["alpha"].unique())
+    a0 = alphas[0]
+    t0 = table[(table["method"] == method) & (table["alpha"] == a0)].set_index("hardware")
+    t0 = t0.assign(ridge=ridge.reindex(t0.index)).sort_values(["break_even_batch", "ridge"], ascending=False)
+    free = t0[~t0["censored"]]
+    rho = float(free["break_even_batch"].rank().corr(free["ridge"].rank())) if len(free) >= 3 else float("nan")
+    parts = [f"{int(r.break_even_batch)} on {_hw(meta, h)} ({_n(r.ridge)})" for h, r in free.iterrows()]
+    capped = [f"at least {int(r.break_even_batch)} on {_hw(meta, h)} ({_n(r.ridge)}; memory ends the sweep)" for h, r in t0[t0["censored"]].iterrows()]
+    n_hw = table["hardware"].nunique()
+    later = []
+    for a in alphas[1:]:
+        ta = table[(table["method"] == method) & (table["alpha"] == a)]
+        later.append(f"{int(ta['censored'].sum())} of {n_hw} at α = {a:g}")
+    label = {"eagle": "EAGLE", "draft": "a draft model", "ngram": "n-gram lookup", "mtp": "MTP"}.get(method, method)
+    text = (
+        f"With {label} at α = {a0:g}, speculation pays up to batch {_list(parts + capped)}, derated ridge points in FLOP/B "
+        f"in brackets: {'the higher the ridge point, the later the verify pass turns compute-bound' if rho > 0 else 'the order does not follow the ridge points'}"
+        f"{f' (rank correlation {rho:.2f})' if np.isfinite(rho) else ''}. "
+        f"At higher acceptance it pays as far as memory allows on {_list(later)}."
+    )
+    return Finding("Free until compute-bound", text, {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method})
+
+
+def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
+    fit = _fits(df)
+    base = fit.drop_duplicates(["hardware", "model", "context", "alpha", "batch"])
+    b_best = base.loc[base["baseline_tokens_per_s"].idxmax()]
+    spec = _at_best_k(fit).drop_duplicates(["hardware", "model", "context", "alpha", "batch"])
+    s_best = spec.loc[spec["tokens_per_s"].idxmax()]
+    # the smallest batch at which speculation matches batching's best throughput, and what a user gets there
+    match = spec[spec["tokens_per_s"] >= b_best["baseline_tokens_per_s"]].sort_values("batch")
+    m = match.iloc[0] if len(match) else None
+    fastest_base = float(base["baseline_tokens_per_s_per_user"].max())
+    fastest_spec = float(spec["tokens_per_s_per_user"].max())
+    loses = spec[spec["speedup"] < 1.0]
+    devices = int(meta.get("tp") or 1)
+    text = (
+        f"On {devices} {_hw(meta, b_best['hardware'])}, growing the batch alone peaks at {_n(b_best['baseline_tokens_per_s'])} tokens/s "
+        f"(batch {int(b_best['batch'])}, {_n(b_best['baseline_tokens_per_s_per_user'])} tokens/s per user); "
+        + (f"speculation matches that at batch {int(m['batch'])} while each user gets {_n(m['tokens_per_s_per_user'])} tokens/s "
+           f"({_x(m['tokens_per_s_per_user'] / b_best['baseline_tokens_per_s_per_user'])}), and peaks at {_n(s_best['tokens_per_s'])}. "
+           if m is not None else f"speculation peaks lower, at {_n(s_best['tokens_per_s'])}. ")
+        + f"Above {_n(fastest_base)} tokens/s per user only speculation delivers (up to {_n(fastest_spec)}); "
+        + (f"batching alone wins from batch {int(loses['batch'].min())}." if len(loses)
+           else "at no batch that fits does batching alone win.")
+    )
+    return Finding("Few users against many", text, {
+        "batching_best_tokens_per_s": float(b_best["baseline_tokens_per_s"]), "batching_best_batch": int(b_best["batch"]),
+        "speculation_best_tokens_per_s": float(s_best["tokens_per_s"]), "speculation_best_batch": int(s_best["batch"]),
+        "fastest_user_batching": fastest_base, "fastest_user_speculation": fastest_spec,
+        "batching_wins_from": int(loses["batch"].min()) if len(loses) else None,
+    })
+
+
+def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
+    keys = ["hardware", "model", "context"]
+    caps = df[df["k"] == df["k"].min()].groupby(keys)["max_batch"].min()
+    fit = _at_best_k(_fits(df))
+    at_cap = fit.sort_values("batch").groupby(keys).tail(1).set_index(keys)
+    c_hi = int(df["context"].max())
+    hw0 = df["hardware"].iloc[0]
+    models = list(dict.fromkeys(df["model"]))
+    caps_txt = [f"{int(caps.get((hw0, m, c_hi), 0))} for {_model(meta, m)}" for m in models]
+    sp_txt = [f"{_x(at_cap.loc[(hw0, m, c_hi), 'speedup'])} ({at_cap.loc[(hw0, m, c_hi), 'method'].upper()}, batch {int(at_cap.loc[(hw0, m, c_hi), 'batch'])})"
+              if (hw0, m, c_hi) in at_cap.index else f"nothing fits for {_model(meta, m)}" for m in models]
+    trend = {}
+    for m in models:
+        g = fit[(fit["hardware"] == hw0) & (fit["model"] == m) & (fit["context"] == c_hi)].sort_values("batch")
+        if len(g) >= 2:
+            trend[m] = (float(g["speedup"].iloc[0]), float(g["speedup"].max()), int(g.loc[g["speedup"].idxmax(), "batch"]))
+    rising = [m for m, (s0, smax, _) in trend.items() if smax > s0 * 1.02]
+    tp = int(meta.get("tp") or 1)
+    split = memory_split(df)
+    per_dev = [f"{_n(split.loc[(hw0, m), 'kv_bytes_per_token'] / 1024)} KiB per token and {_n(split.loc[(hw0, m), 'fixed_bytes'] / 1e9)} GB of weights"
+               for m in models if (hw0, m) in split.index]
+    text = (
+        f"At {_ctx(c_hi)} context on {tp} × {_hw(meta, hw0)}, the KV cache caps the batch at {_list(caps_txt)}, "
+        f"which hold per device {_list(per_dev)}; "
+        f"speculation at the largest batch that fits gives {_list(sp_txt)}. "
+        + (f"At this context the gain rises with batch for {_list([f'{_model(meta, m)} ({_x(trend[m][0])} at batch 1 to {_x(trend[m][1])} at batch {trend[m][2]})' for m in rising])}."
+           if rising else "At this context the gain does not rise with batch for any model.")
+    )
+    return Finding("The KV cache caps the batch", text, {"max_batch": caps, "at_cap": at_cap, "rising": rising, "memory_split": split})
+
+
+def memory_split(df: pd.DataFrame) -> pd.DataFrame:
+    """Per (hardware, model) at the longest context: the memory one device needs, split into a fixed part (weights,
+    drafter weights) and KV bytes per token of context, read off the table as the intercept and slope of
+    memory_needed_bytes over batch (memory is linear in the batch at a fixed context), the slope divided by the
+    tokens each sequence caches (context + k + 1)."""
+    d = df[(df["k"] == df["k"].min()) & (df["context"] == df["context"].max())]
+    rows = []
+    for (hw, model), g in d.groupby(["hardware", "model"]):
+        b, m = g["batch"].to_numpy(float), g["memory_needed_bytes"].to_numpy(float)
+        slope, intercept = np.polyfit(b, m, 1) if np.ptp(b) > 0 else (np.nan, np.nan)
+        cached = float(g["context"].iloc[0] + g["k"].iloc[0] + 1)
+        rows.append({"hardware": hw, "model": model, "kv_bytes_per_token": slope / cached, "fixed_bytes": intercept})
+    return pd.DataFrame(rows).set_index(["hardware", "model"])
+
+
+def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
+    keys = ["hardware", "model", "context", "shared_prefix_tokens"]
+    caps = df[df["k"] == df["k"].min()].groupby(keys)["max_batch"].min()
+    best = _fits(df).groupby(keys)["tokens_per_s"].max()
+    hw, model, context = df["hardware"].iloc[0], df["model"].iloc[0], int(df["context"].iloc[0])
+    prefixes = sorted(df["shared_prefix_tokens"].unique())
+    p0, p1 = prefixes[0], prefixes[-1]
+    c0, c1 = int(caps[(hw, model, context, p0)]), int(caps[(hw, model, context, p1)])
+    t0, t1 = best.get((hw, model, context, p0), np.nan), best.get((hw, model, context, p1), np.nan)
+    text = (
+        f"With {_ctx(p1)} of each {_ctx(context)}-token context shared by every sequence ({_model(meta, model)}, {_hw(meta, hw)}), "
+        f"the batch that fits grows from {c0} to {c1} ({_x(c1 / max(c0, 1))}) and the best throughput from {_n(t0)} to {_n(t1)} tokens/s "
+        f"({_x(t1 / t0)})."
+    )
+    return Finding("Shared prefix", text, {"max_batch": caps, "best_tokens_per_s": best})
+
+
+def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
+    best = _at_best_k(_fits(df))
+    keys = ["hardware", "model", "context", "alpha", "batch"]
+    pivot = best.pivot_table(index=keys, columns="draft_placement", values="speedup", observed=True)
+    winner = pivot.idxmax(axis=1)
+    hw0 = df["hardware"].iloc[0]
+    w0 = winner.xs(hw0, level="hardware")
+    p0 = pivot.xs(hw0, level="hardware")
+    batches = w0.index.get_level_values("batch")
+    colo = w0 == "co-located"
+    sentences = []
+    runs = []  # contiguous runs of the same winner over batch
+    for b, w in zip(batches, w0):
+        if runs and runs[-1][0] == w:
+            runs[-1][2] = b
+        else:
+            runs.append([w, b, b])
+    parts = []
+    for w, b_lo, b_hi in runs:
+        where = f"batch {b_lo}" if b_lo == b_hi else f"batch {b_lo}–{b_hi}"
+        row = p0[p0.index.get_level_values("batch") == b_lo].iloc[0]
+        runner = row.drop(w).idxmax()
+        parts.append(f"{'co-location' if w == 'co-located' else 'a drafter on ' + _hw(meta, w)} wins at {where} "
+                     f"({_x(row[w])} against {_x(row[runner])} {'co-located' if runner == 'co-located' else 'on ' + _hw(meta, runner)})")
+    sentences.append(f"On {int(meta.get('tp') or 1)} × {_hw(meta, hw0)}, {'; '.join(parts)}.")
+    off = best[best["draft_placement"] != "co-located"]
+    share = float((off["transfer_time_s"] / off["iteration_time_s"]).max()) if len(off) else 0.0
+    b1 = best[(best["hardware"] == hw0) & (best["batch"] == best["batch"].min())].drop_duplicates("draft_placement")
+    per_step = (b1["draft_time_s"] / b1["k"]).to_numpy()
+    order = np.argsort(per_step)
+    steps = [f"{_n(per_step[i] * 1e3)} ms {'co-located' if p == 'co-located' else 'on ' + _hw(meta, p)}"
+             for i, p in zip(order, b1["draft_placement"].to_numpy()[order])]
+    sentences.append(
+        f"The PCIe transfer is at most {share * 100:.1f}% of an iteration; the drafter's own speed decides: at batch "
+        f"{int(b1['batch'].iloc[0])} one draft step takes {_list(steps)}, against a verify pass of "
+        f"{_n(b1['verify_time_s'].min() * 1e3)} ms."
+    )
+    return Finding("Draft on cheaper hardware", " ".join(sentences), {
+        "winner": winner, "colocated_wins": int(colo.sum()), "points": len(colo), "max_transfer_share": share,
+    })
+
+
+def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS) -> pd.DataFrame:
+    """Per hardware: the cheapest tier without speculation (lowest cost per million tokens among the points that fit,
+    plain decoding) and, for each multiple m of its tokens/s per user, the cheapest point reaching m times that speed
+    without speculation (k = 0 columns) and with it (any k), as a premium over the cheapest tier's price."""
+    rows = []
+    for hw, g in _fits(df).groupby("hardware"):
+        base = g.drop_duplicates(["model", "context", "alpha", "batch"])
+        ref = base.loc[base["baseline_cost_usd_per_million_tokens"].idxmin()]
+        u0, c0 = float(ref["baseline_tokens_per_s_per_user"]), float(ref["baseline_cost_usd_per_million_tokens"])
+        row = {"hardware": hw, "base_batch": int(ref["batch"]), "base_tokens_per_s_per_user": u0, "base_cost_usd_per_million_tokens": c0}
+        for m in speeds:
+            plain = base[base["baseline_tokens_per_s_per_user"] >= m * u0]["baseline_cost_usd_per_million_tokens"]
+            spec = g[g["tokens_per_s_per_user"] >= m * u0]["cost_usd_per_million_tokens"]
+            row[f"premium_{m:g}x_plain"] = float(plain.min()) / c0 if len(plain) else np.nan
+            row[f"premium_{m:g}x_speculation"] = float(spec.min()) / c0 if len(spec) else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("hardware")
+
+
+def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
+    tiers = tier_prices(df)
+    order = [h for h in dict.fromkeys(df["hardware"]) if h in tiers.index]
+    if not order:
+        return Finding("Fast tiers", "No hardware of this sweep has a price, or nothing fits: no cost to compare.", {"tiers": tiers})
+    h0 = order[0]
+    t = tiers.loc[h0]
+    m1, m2 = TIER_SPEEDS
+
+    def premium(v: float) -> str:
+        return "out of reach" if not np.isfinite(v) else _x(v)
+
+    others = tiers.drop(index=h0)
+    worst = others[f"premium_{m1:g}x_speculation"].max() if len(others) else np.nan
+    text = (
+        f"On {_hw(meta, h0)}, the cheapest tier costs ${_n(t['base_cost_usd_per_million_tokens'])} per million tokens at "
+        f"{_n(t['base_tokens_per_s_per_user'])} tokens/s per user (batch {int(t['base_batch'])}, no speculation). "
+        f"{m1:g}× that speed costs {premium(t[f'premium_{m1:g}x_plain'])} the price without speculation and "
+        f"{premium(t[f'premium_{m1:g}x_speculation'])} with it; {m2:g}× costs {premium(t[f'premium_{m2:g}x_plain'])} without "
+        f"and {premium(t[f'premium_{m2:g}x_speculation'])} with."
+        + (f" On the other {len(others)} GPUs the {m1:g}× tier with speculation costs at most {premium(worst)} their cheapest tier."
+           if len(others) else "")
+    )
+    return Finding("Fast tiers", text, {"tiers": tiers})
+
+
+def prefill_not_sped_up(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
+    fit = _fits(df)
+    c_hi = fit["context"].max()
+    g = fit[fit["context"] == c_hi]
+    plain = g[g["k"] == 0].iloc[0]
+    spec = g[g["k"] > 0].sort_values("speedup").iloc[-1]
+    answer_plain = plain["ttft_s"] + ANSWER_TOKENS / plain["tokens_per_s_per_user"]
+    answer_spec = spec["ttft_s"] + spec["draft_ttft_s"] + ANSWER_TOKENS / spec["tokens_per_s_per_user"]
+    text = (
+        f"For a {_ctx(c_hi)}-token prompt ({_model(meta, plain['model'])}, {_hw(meta, plain['hardware'])}), the first token takes "
+        f"{_n(plain['ttft_s'])} s with or without speculation, plus {_n(spec['draft_ttft_s'])} s for the draft's own prefill; "
+        f"decoding runs {_x(spec['speedup'])} faster (k = {int(spec['k'])}, α = {spec['alpha']:g}), so a {ANSWER_TOKENS}-token answer "
+        f"arrives {_x(answer_plain / answer_spec)} sooner ({_n(answer_spec)} s against {_n(answer_plain)} s)."
+    )
+    return Finding("Prefill is not sped up", text, {
+        "ttft_s": float(plain["ttft_s"]), "draft_ttft_s": float(spec["draft_ttft_s"]), "decode_speedup": float(spec["speedup"]),
+        "answer_speedup": float(answer_plain / answer_spec),
+    })
+
+
+def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
+    fit = _fits(df)
+    if fit.empty:
+        return Finding(meta.get("scenario", "scenario"), "No point of this sweep fits in device memory.", {})
+    if not (fit["k"] > 0).any():
+        b = fit.loc[fit["tokens_per_s"].idxmax()]
+        return Finding(meta.get("scenario", "scenario"), f"Throughput peaks at {_n(b['tokens_per_s'])} tokens/s "
+                       f"({_hw(meta, b['hardware'])}, {_model(meta, b['model'])}, batch {int(b['batch'])}).", {})
+    best = _at_best_k(fit[fit["k"] > 0])
+    top = best.loc[best["speedup"].idxmax()]
+    never = best[best["speedup"] < 1.0]
+    text = (f"Speculation gains up to {_x(top['speedup'])} ({_hw(meta, top['hardware'])}, {_model(meta, top['model'])}, batch "
+            f"{int(top['batch'])}, context {_ctx(top['context'])}, α = {top['alpha']:g}, k = {int(top['k'])}); "
+            + (f"it stops paying from batch {int(never['batch'].min())} somewhere in the sweep." if len(never)
+               else "it pays at every point that fits."))
+    return Finding(meta.get("scenario", "scenario"), text, {"best_speedup": float(top["speedup"])})
+
+
+FINDINGS = {
+    "verify-mini-prefill": verify_mini_prefill, "flops-vs-time": flops_vs_time, "break-even-batch": break_even_batch,
+    "batch-vs-speculation": batch_vs_speculation, "kv-caps-batch": kv_caps_batch, "shared-prefix": shared_prefix,
+    "draft-offload": draft_offload, "fast-tier-premium": fast_tier_premium, "prefill-not-sped-up": prefill_not_sped_up,
+}
+
+
+def finding(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
+    """The finding of scenario `name` (the generic one for a scenario the report has no question for)."""
+    return FINDINGS.get(name, generic)(df, ops, meta)
