@@ -1,0 +1,296 @@
+"""Creating, changing, checking and comparing profiles: the `roofline hw new/set/edit/validate/diff` commands.
+
+Reading is always the bounded safe loader (roofline.yamlio); ruamel.yaml's round-trip mode is used
+only to write an edit back, so comments, key order and formatting of the user's file survive.
+Every write is validated first and then made atomically (temporary file + rename): no command here
+leaves an invalid or half-written profile behind, and none replaces an existing file without `force`.
+
+    hw new NAME --from EXISTING [--set k=v ...]   copy EXISTING to the user folder (or --dir) as NAME
+    hw set NAME k=v ...                           change fields in place (k may be dotted: peak_flops.bf16)
+    hw edit NAME                                  $VISUAL/$EDITOR on a copy; reopened with the error on top
+                                                  until valid or saved unchanged (then nothing is written)
+    hw validate [PATHS]                           check files (all profiles on the search path without PATHS)
+    hw diff A B                                   values side by side, ridge point, a reference decode point
+
+A value in `k=v` is read as YAML (`0.8` is a number, `148 TFLOPS` a string); `k=null` removes an
+optional field.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shlex
+import subprocess
+from pathlib import Path
+
+from roofline.errors import RooflineError
+from roofline.profiles import FOLDERS, builtin_dir, find_profile, kind_of, list_names, problems, user_dir
+from roofline.yamlio import load_yaml_text, read_text, write_text_atomic
+
+SCHEMA_COMMENT = "# yaml-language-server: $schema=../docs/hardware.schema.json"
+EDIT_MARK = "# roofline: "
+MAX_EDIT_ROUNDS = 20
+
+
+def _round_trip():
+    from ruamel.yaml import YAML
+
+    rt = YAML(typ="rt")
+    rt.preserve_quotes = True
+    rt.width = 4096
+    rt.indent(mapping=2, sequence=4, offset=2)
+    return rt
+
+
+def parse_assignments(assignments: list[str], what: str = "--set") -> list[tuple[list[str], object]]:
+    """`key.sub=value` strings as (path, value) pairs; the value read as one YAML scalar or flow value."""
+    pairs = []
+    for text in assignments:
+        if "=" not in text:
+            raise RooflineError(f"{what}: expected key=value (like memory_bandwidth='4.0 TB/s'), found {text[:80]!r}")
+        key, raw = text.split("=", 1)
+        path = [part.strip() for part in key.strip().split(".")]
+        if not all(path) or len(path) > 3:
+            raise RooflineError(f"{what}: expected a field name like memory or peak_flops.bf16, found {key[:80]!r}")
+        value = load_yaml_text(raw, f"{what} {key}") if raw.strip() else None
+        flow = raw.strip().startswith(("{", "["))
+        if (isinstance(value, (dict, list)) and not flow) or not isinstance(value, (str, int, float, bool, dict, list, type(None))):
+            value = raw.strip()  # prose with ': ' in it, or a date: the text as written
+        if isinstance(value, (dict, list)) and len(str(value)) > 2000:
+            raise RooflineError(f"{what} {key}: expected a short value, found {len(str(value))} characters")
+        pairs.append((path, value))
+    return pairs
+
+
+def _apply(doc, pairs: list[tuple[list[str], object]], where: str) -> None:
+    from ruamel.yaml.comments import CommentedMap
+
+    for path, value in pairs:
+        node = doc
+        for part in path[:-1]:
+            child = node.get(part) if isinstance(node, dict) else None
+            if child is None:
+                child = CommentedMap()
+                node[part] = child
+            if not isinstance(child, dict):
+                raise RooflineError(f"{where}: {'.'.join(path)}: expected {part} to be a mapping, found {child!r}"[:300])
+            node = child
+        if value is None:
+            node.pop(path[-1], None)
+        else:
+            node[path[-1]] = value
+
+
+def _dump(doc) -> str:
+    stream = io.StringIO()
+    _round_trip().dump(doc, stream)
+    return stream.getvalue()
+
+
+def _load_rt(text: str, where: str):
+    load_yaml_text(text, where)  # bounds and duplicate keys first, with the safe loader
+    try:
+        return _round_trip().load(text)
+    except Exception as exc:  # ruamel's own errors; the safe loader above already accepted the text
+        raise RooflineError(f"{where}: cannot be edited: {str(exc).splitlines()[0][:200]}") from None
+
+
+def validate_text(kind: str, text: str, path: Path) -> object:
+    """Validate profile text of `kind` as if it were the file `path`: the spec, or a RooflineError."""
+    data = load_yaml_text(text, str(path))
+    if not isinstance(data, dict):
+        raise RooflineError(f"{path}: expected a YAML mapping at the top level, found {type(data).__name__}")
+    return validate_data(kind, data, path)
+
+
+def validate_data(kind: str, data: dict, path: Path):
+    """The loaded spec of `kind` for mapping `data` of file `path` (name must equal the file name)."""
+    if kind == "hardware":
+        from roofline.hardware import hardware_from_dict as build
+    elif kind == "model":
+        from roofline.model import model_from_dict as build
+    else:
+        from roofline.scenario import scenario_from_dict as build
+    spec = build(data, str(path))
+    if kind in ("hardware", "model") and spec.name != Path(path).stem:
+        raise RooflineError(f"{path}: name: expected the file name {Path(path).stem!r}, found {spec.name!r}")
+    return spec
+
+
+def _check_name(name: str) -> None:
+    ok = isinstance(name, str) and 0 < len(name) <= 80 and name[0].isalnum() and all(c.isalnum() or c in "._-" for c in name)
+    if not ok:
+        raise RooflineError(f"name: expected letters, digits, '.', '_' or '-' (like h20), found {str(name)[:80]!r}")
+
+
+def new_profile(kind: str, name: str, source_name: str, assignments: list[str], out_dir: Path | None = None,
+                force: bool = False, extra_dirs: tuple = ()) -> Path:
+    """Copy profile `source_name` to OUT_DIR/NAME.yaml with `name` and the assignments applied; validated, atomic."""
+    _check_name(name)
+    source = find_profile(kind, source_name, extra_dirs)
+    folder = Path(out_dir) if out_dir is not None else user_dir()
+    target = folder / f"{name}.yaml"
+    doc = _load_rt(read_text(source), str(source))
+    doc["name"] = name
+    if kind == "hardware" and folder.resolve() != builtin_dir(kind).resolve() and "type" not in doc:
+        doc.insert(0, "type", kind)
+    _apply(doc, parse_assignments(assignments), str(target))
+    doc.ca.comment = None
+    header = [SCHEMA_COMMENT] if kind == "hardware" and folder.resolve() == builtin_dir(kind).resolve() else []
+    display = doc.get("display_name", name)
+    header.append(f"# {display}: made with `roofline {'hw' if kind == 'hardware' else 'models'} new {name} --from {source_name}`"
+                  " (then edited); every number below is this device's own.")
+    text = "\n".join(header) + "\n" + _dump(doc)
+    validate_text(kind, text, target)
+    write_text_atomic(target, text, force, what=f"{'hw' if kind == 'hardware' else 'models'} new")
+    return target
+
+
+def _editable(kind: str, name: str, extra_dirs: tuple, force: bool) -> Path:
+    path = find_profile(kind, name, extra_dirs)
+    if path.resolve().parent == builtin_dir(kind).resolve() and not force:
+        raise RooflineError(f"{path}: is a built-in profile; copy it first with `roofline hw new {path.stem}-mine --from {path.stem}`"
+                            " (or pass --force to change the built-in file)")
+    return path
+
+
+def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple = (), force: bool = False) -> Path:
+    """Change fields of profile `name` in place, keeping comments, order and formatting; validated, atomic."""
+    if not assignments:
+        raise RooflineError("hw set: expected at least one key=value, found none")
+    path = _editable(kind, name, extra_dirs, force)
+    original = read_text(path)
+    doc = _load_rt(original, str(path))
+    _apply(doc, parse_assignments(assignments, "hw set"), str(path))
+    text = _dump(doc)
+    validate_text(kind, text, path)
+    write_text_atomic(path, text, force=True)
+    return path
+
+
+def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = False, editor: str | None = None) -> tuple[Path, bool]:
+    """Open the profile in an editor until it validates; (path, changed). An invalid result is never written."""
+    path = _editable(kind, name, extra_dirs, force)
+    command = editor or os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    original = read_text(path)
+    text, error = original, None
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="roofline-edit-") as tmp:
+        scratch = Path(tmp) / path.name
+        for _ in range(MAX_EDIT_ROUNDS):
+            banner = ""
+            if error:
+                banner = (f"{EDIT_MARK}NOT SAVED: {error}\n"
+                          f"{EDIT_MARK}fix the file and save, or quit without saving to give up (these lines are removed)\n")
+            scratch.write_text(banner + text, encoding="utf-8")
+            try:
+                status = subprocess.call([*shlex.split(command), str(scratch)])
+            except OSError as exc:
+                raise RooflineError(f"editor {command!r}: cannot run: {exc.strerror or exc} (set $EDITOR)") from None
+            if status != 0:
+                raise RooflineError(f"editor {command!r} exited with status {status}; {path} is unchanged")
+            edited = "".join(line for line in read_text(scratch).splitlines(keepends=True) if not line.startswith(EDIT_MARK))
+            if edited == original:
+                return path, False
+            if error and edited == text:
+                raise RooflineError(f"{path}: unchanged, the edit was given up while invalid: {error}")
+            try:
+                validate_text(kind, edited, path)
+            except RooflineError as exc:
+                text, error = edited, str(exc)
+                continue
+            write_text_atomic(path, edited, force=True)
+            return path, True
+    raise RooflineError(f"{path}: unchanged after {MAX_EDIT_ROUNDS} invalid edits: {error}")
+
+
+def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list[tuple[str, str | None]]:
+    """[(file, None if valid else the one-line error)] for PATHS, or for every `kind` profile on the search path."""
+    results: list[tuple[str, str | None]] = []
+    if not paths:
+        for line in problems(kind, extra_dirs):
+            results.append((line.split(": ", 1)[0], line))
+        for name in list_names(kind, extra_dirs):
+            path = find_profile(kind, name, extra_dirs)
+            results.append((str(path), _error_of(kind, path)))
+        return results
+    for path in paths:
+        path = Path(path)
+        try:
+            data = load_yaml_text(read_text(path), str(path))
+            if not isinstance(data, dict):
+                raise RooflineError(f"{path}: expected a YAML mapping at the top level, found {type(data).__name__}")
+            file_kind = _folder_kind(path) or kind_of(data)[0]
+            if file_kind is None:
+                raise RooflineError(f"{path}: kind cannot be told: {kind_of(data)[1]}; add `type: {kind}`")
+            validate_data(file_kind, data, path)
+            results.append((str(path), None))
+        except RooflineError as exc:
+            results.append((str(path), str(exc)))
+    return results
+
+
+def _folder_kind(path: Path) -> str | None:
+    for kind in FOLDERS:
+        if path.resolve().parent == builtin_dir(kind).resolve():
+            return kind
+    return None
+
+
+def _error_of(kind: str, path: Path) -> str | None:
+    try:
+        validate_text(kind, read_text(path), path)
+    except RooflineError as exc:
+        return str(exc)
+    return None
+
+
+def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llama-3.1-8b") -> str:
+    """Two hardware profiles side by side: peaks, ceilings, ridge point, and one reference decode point each."""
+    from roofline.engine import step_time_s
+    from roofline.hardware import load_hardware
+    from roofline.model import load_model
+    from roofline.units import format_seconds, format_si
+
+    hw_a, hw_b = load_hardware(a, extra_dirs), load_hardware(b, extra_dirs)
+    ref = load_model(model_name, extra_dirs)
+    rows: list[tuple[str, float | None, float | None, str]] = [
+        ("memory", hw_a.mem_bytes, hw_b.mem_bytes, "B"),
+        ("memory_bandwidth", hw_a.mem_bw_bytes_per_s, hw_b.mem_bw_bytes_per_s, "B/s"),
+    ]
+    for dtype in sorted(set(hw_a.peak_flops_per_s) | set(hw_b.peak_flops_per_s)):
+        rows.append((f"peak_flops.{dtype}", hw_a.peak_flops_per_s.get(dtype), hw_b.peak_flops_per_s.get(dtype), "FLOP/s"))
+    rows += [
+        ("on_chip_cache", hw_a.on_chip_cache_bytes, hw_b.on_chip_cache_bytes, "B"),
+        ("link_bandwidth", hw_a.link_bw_bytes_per_s, hw_b.link_bw_bytes_per_s, "B/s"),
+        ("link_latency", hw_a.link_latency_s, hw_b.link_latency_s, "s"),
+        ("efficiency.memory", hw_a.mem_efficiency, hw_b.mem_efficiency, ""),
+        ("efficiency.compute", hw_a.compute_efficiency, hw_b.compute_efficiency, ""),
+        ("step_overhead", hw_a.step_overhead_s, hw_b.step_overhead_s, "s"),
+        ("price", hw_a.price_usd_per_hour, hw_b.price_usd_per_hour, "USD/h"),
+        ("ridge point bf16 (FLOP/B)", hw_a.ridge_point_flops_per_byte("bf16"), hw_b.ridge_point_flops_per_byte("bf16"), ""),
+    ]
+    for batch, context in ((1, 1024), (64, 4096)):
+        ta, tb = (float(step_time_s(hw, ref, batch, 1, context)) for hw in (hw_a, hw_b))
+        label = f"{model_name} B={batch} S={context}"
+        rows.append((f"{label} step time", ta, tb, "s"))
+        rows.append((f"{label} tokens/s", batch / ta, batch / tb, "tok/s"))
+
+    def show(value, unit):
+        if value is None:
+            return "-"
+        if unit == "s":
+            return format_seconds(value)
+        if unit in ("", "USD/h"):
+            return f"{value:.4g}" + (f" {unit}" if unit else "")
+        return format_si(value, unit)
+
+    width = max(len(r[0]) for r in rows)
+    lines = [f"{'':{width}}  {hw_a.name:>16}  {hw_b.name:>16}  {'B / A':>7}", f"{'file':{width}}  {hw_a.path}", f"{'':{width}}  {hw_b.path}"]
+    for label, va, vb, unit in rows:
+        ratio = f"{vb / va:.3g}x" if va and vb else "-"
+        marker = "" if va == vb else "  *"
+        lines.append(f"{label:{width}}  {show(va, unit):>16}  {show(vb, unit):>16}  {ratio:>7}{marker}")
+    return "\n".join(lines)

@@ -1,0 +1,126 @@
+"""JSON Schemas of hardware and model profiles, for editors that check YAML as you type.
+
+`roofline hw schema` prints the hardware schema; `docs/hardware.schema.json` is that output, and
+every shipped hardware profile names it on its first line
+(`# yaml-language-server: $schema=../docs/hardware.schema.json`), which the YAML language server
+(VS Code, Neovim, ...) reads. The schema is built from the same tables the loaders use (field names,
+dtypes, device kinds, unit spellings), so it cannot drift from them; the loaders stay the authority
+(they also check meaning: bf16 not above fp8, kv_heads dividing heads, ...).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from roofline import hardware, model, units
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+# Hardware fields that hold a quantity, and the quantity (a key of units._UNITS).
+HARDWARE_QUANTITIES = {
+    "memory": "bytes", "memory_bandwidth": "bytes_per_s", "on_chip_cache": "bytes", "link_bandwidth": "bytes_per_s",
+    "link_latency": "seconds", "step_overhead": "seconds", "price": "usd_per_hour", "layer_overhead": "seconds",
+    "scale_out_bandwidth": "bytes_per_s", "scale_out_latency": "seconds",
+}
+
+
+def quantity_schema(kind: str) -> dict:
+    """A string "NUMBER UNIT" with a unit of `kind`, as a regular expression."""
+    alternatives = "|".join(re.escape(u) for u in sorted(units._UNITS[kind], key=len, reverse=True))
+    return {
+        "type": "string",
+        "pattern": rf"^\s*[+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*({alternatives})\s*$",
+        "description": f"{units.KIND_WORDS[kind]}, like '{units.EXAMPLES[kind]}'",
+    }
+
+
+def _fraction() -> dict:
+    return {"type": "number", "exclusiveMinimum": 0, "maximum": 1}
+
+
+def hardware_schema() -> dict:
+    """The JSON Schema of a hardware profile (docs/PROFILES.md)."""
+    props: dict = {name: {} for name in (*hardware._REQUIRED, *hardware._OPTIONAL)}
+    for name, kind in HARDWARE_QUANTITIES.items():
+        if name in props:
+            props[name] = quantity_schema(kind)
+    for name in ("name", "display_name", "source", "notes"):
+        props[name] = {"type": "string", "minLength": 1}
+    props["name"]["pattern"] = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+    props["type"] = {"const": "hardware"}
+    props["kind"] = {"enum": list(hardware.KINDS)}
+    props["peak_flops"] = {
+        "type": "object", "minProperties": 1,
+        "propertyNames": {"enum": list(hardware.DTYPES)},
+        "additionalProperties": quantity_schema("flops_per_s"),
+        "description": "dense peak per dtype (never with 2:4 sparsity)",
+    }
+    efficiency_keys = ["memory", "compute", "link", *getattr(hardware, "_DTYPE_EFFICIENCIES", {})]
+    props["efficiency"] = {
+        "type": "object", "required": ["memory", "compute", "link"],
+        "properties": {k: _fraction() for k in efficiency_keys}, "additionalProperties": False,
+    }
+    props["usable_memory_fraction"] = _fraction()
+    props["measured"] = {"type": "boolean"}
+    props["overlap_exponent"] = {"type": "number", "minimum": 1}
+    if "operator_ceilings" in props:
+        props["operator_ceilings"] = {
+            "type": "object",
+            "properties": {k: quantity_schema(v) for k, v in hardware._OPERATOR_CEILINGS.items()},
+            "additionalProperties": False,
+        }
+    if "scale_up_domain" in props:
+        props["scale_up_domain"] = {"type": "integer", "minimum": 1}
+    return {
+        "$schema": SCHEMA_DIALECT,
+        "$id": "https://roofline.invalid/hardware.schema.json",
+        "title": "roofline hardware profile",
+        "type": "object",
+        "required": list(hardware._REQUIRED),
+        "properties": props,
+        "patternProperties": {"^(measured_|x_)": {}},
+        "additionalProperties": False,
+    }
+
+
+def model_schema() -> dict:
+    """The JSON Schema of a model profile (shapes only; the loader checks their meaning)."""
+    count = {"type": "integer", "minimum": 1, "maximum": model.MAX_COUNT}
+    count0 = {"type": "integer", "minimum": 0, "maximum": model.MAX_COUNT}
+    props: dict = {name: {} for name in model._KNOWN}
+    props.update({name: count for name in model._INT_FIELDS})
+    props.update({
+        "type": {"const": "model"},
+        "name": {"type": "string", "minLength": 1},
+        "display_name": {"type": "string"}, "source": {"type": "string"}, "notes": {"type": "string"},
+        "ffn_gated": {"type": "boolean"}, "tied_embeddings": {"type": "boolean"},
+        "mtp_modules": count0,
+        "published_params": {"type": ["number", "null"], "exclusiveMinimum": 0},
+        "published_active_params": {"type": ["number", "null"], "exclusiveMinimum": 0},
+        "moe": {"type": ["object", "null"], "properties": {
+            "experts": count, "top_k": count, "expert_ffn_size": count, "shared_experts": count0,
+            "shared_expert_ffn_size": count0, "dense_layers": count0}, "additionalProperties": False},
+        "attention": {"type": "object", "properties": {
+            "kv_layout": {"enum": ["gqa", "shared_kv", "mla"]},
+            "groups": {"type": "array", "minItems": 1, "items": {"type": "object", "properties": {
+                "kind": {"enum": list(model.GROUP_KINDS)}, "layers": count, "window": count0, "ratio": count,
+                "read_tokens": count0}, "required": ["kind", "layers"], "additionalProperties": False}},
+            "mla": {"type": "object"}, "q_lora_rank": count0, "o_lora_rank": count0, "o_groups": count,
+        }},
+    })
+    return {
+        "$schema": SCHEMA_DIALECT,
+        "$id": "https://roofline.invalid/model.schema.json",
+        "title": "roofline model profile",
+        "type": "object",
+        "required": ["name", *model._INT_FIELDS],
+        "properties": props,
+        "additionalProperties": False,
+    }
+
+
+def schema_text(kind: str) -> str:
+    """The schema as the `schema` commands print it (stable key order, trailing newline)."""
+    schema = hardware_schema() if kind == "hardware" else model_schema()
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
