@@ -221,12 +221,12 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
             raise RooflineError(f"{name}: {kind} file not found")
     paths = profile_paths(kind, extra_dirs)
     resolved = resolve_name(kind, name, extra_dirs)
+    _, untold = _candidates(kind, extra_dirs)
+    for stem, path, reason in untold:  # a user file of this name that cannot be told: never hide it
+        if stem.lower() in (name.strip().lower(), resolved.lower()):
+            raise RooflineError(f"{path}: this file would be {kind} {name!r}, but its kind cannot be told: {reason}")
     if resolved in paths:
         return paths[resolved]
-    ordered, untold = _candidates(kind, extra_dirs)
-    for stem, path, reason in untold:
-        if stem.lower() == name.strip().lower():
-            raise RooflineError(f"{path}: this file would be {kind} {name!r}, but its kind cannot be told: {reason}")
     for other in FOLDERS:
         if other == kind:
             continue

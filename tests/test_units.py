@@ -30,3 +30,37 @@ def test_a_bare_number_is_not_a_quantity():
 def test_formatting_picks_a_readable_prefix():
     assert format_si(3.35e12, "B/s") == "3.35 TB/s"
     assert format_seconds(0.0123) == "12.3 ms"
+
+
+@pytest.mark.parametrize("text, kind, expected", [
+    ("148 TFLOPS", "flops_per_s", 148e12),        # the datasheet spelling
+    ("148 TFLOPs", "flops_per_s", 148e12),
+    ("296 TOPS", "flops_per_s", 296e12),
+    ("1.2 PFLOP/s", "flops_per_s", 1.2e15),
+    ("4.0 TB/s", "bytes_per_s", 4.0e12),
+    ("900 GBps", "bytes_per_s", 900e9),
+    ("1 GiB/s", "bytes_per_s", 2.0**30),
+    ("96 GB", "bytes", 96e9),
+    ("96 GiB", "bytes", 96 * 2.0**30),          # 103.08e9: binary and decimal prefixes never mixed up
+    ("3 µs", "seconds", 3e-6),                   # micro sign U+00B5
+    ("3 μs", "seconds", 3e-6),                   # Greek mu U+03BC
+    ("3 us", "seconds", 3e-6),
+])
+def test_datasheet_spellings_parse_to_si_units(text, kind, expected):
+    assert parse_quantity(text, kind) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("text, kind, message", [
+    ("80 GB", "bytes_per_s", "'GB' is a size in bytes, not a bandwidth"),
+    ("3.35 TB/s", "bytes", "'TB/s' is a bandwidth, not a size in bytes"),
+    ("20 us", "flops_per_s", "'us' is a time, not a compute rate"),
+    ("989 TFLOP/s", "seconds", "'TFLOP/s' is a compute rate, not a time"),
+    ("400 Gb/s", "bytes_per_s", "bytes, not bits"),
+    ("1e400 GB", "bytes", "a finite positive quantity"),
+    ("9" * 100 + " GB", "bytes", "at most 64 characters"),
+    ("3 parsecs", "seconds", "a unit among"),
+])
+def test_a_unit_of_the_wrong_kind_says_which_kind_it_is(text, kind, message):
+    with pytest.raises(ValueError, match=None) as err:
+        parse_quantity(text, kind)
+    assert message in str(err.value)

@@ -1,0 +1,282 @@
+"""The profile commands end to end through main(): hw new/set/edit/validate/diff/schema/show, models import."""
+
+import json
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+import cli
+from roofline.hardware import load_hardware
+from roofline.model import load_model
+
+ROOT = Path(__file__).resolve().parent.parent
+HF = ROOT / "tests" / "data" / "hf"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path / "user-profiles"))
+    monkeypatch.delenv("ROOFLINE_PATH", raising=False)
+
+
+@pytest.fixture
+def roofline(capsys, monkeypatch):
+    """Run `roofline ARGS...` through cli.main() in-process: (exit code, stdout, stderr)."""
+    def run(*args):
+        monkeypatch.setattr(sys, "argv", ["roofline", *map(str, args)])
+        try:
+            cli.main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code or 0
+        out = capsys.readouterr()
+        return code, out.out, out.err
+    return run
+
+
+def test_hw_new_writes_a_valid_typed_file_in_the_user_folder(roofline, tmp_path):
+    code, out, err = roofline("hw", "new", "my-gpu", "--from", "h100", "--set", "memory=96 GB",
+                              "--set", "peak_flops.bf16=148 TFLOPS", "--set", "price=null")
+    assert code == 0, err
+    path = tmp_path / "user-profiles" / "my-gpu.yaml"
+    assert out.strip() == f"wrote {path}"
+    data = yaml.safe_load(path.read_text())
+    assert data["type"] == "hardware" and data["name"] == "my-gpu" and "price" not in data
+    hw = load_hardware("my-gpu")
+    assert hw.mem_bytes == 96e9 and hw.peak_flops_per_s["bf16"] == 148e12
+    assert hw.peak_flops_per_s["fp8"] == load_hardware("h100-sxm").peak_flops_per_s["fp8"]  # untouched fields copied
+    code, _, err = roofline("hw", "new", "my-gpu", "--from", "h100")
+    assert code == 2 and "exists; pass --force" in err
+
+
+def test_hw_new_refuses_an_invalid_result_and_writes_nothing(roofline, tmp_path):
+    code, _, err = roofline("hw", "new", "bad-gpu", "--from", "h100-sxm", "--set", "memory_bandwidth=3 TB", "--dir", tmp_path)
+    assert code == 2
+    assert err.strip() == (f"error: {tmp_path / 'bad-gpu.yaml'}: memory_bandwidth: expected a bandwidth like '3.35 TB/s' "
+                           "('TB' is a size in bytes, not a bandwidth), found '3 TB'")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_shipped_h20_is_the_h100_with_the_h20_datasheet_numbers():
+    h20, h100 = load_hardware("h20"), load_hardware("h100-sxm")
+    assert (h20.mem_bytes, h20.mem_bw_bytes_per_s, h20.peak_flops_per_s["bf16"]) == (96e9, 4.0e12, 148e12)
+    assert h20.ridge_point_flops_per_byte("bf16") == pytest.approx(37.0)   # 148e12 / 4.0e12
+    assert h20.mem_efficiency == h100.mem_efficiency and h20.price_usd_per_hour is None
+    assert "made with `roofline hw new h20 --from h100-sxm`" in (ROOT / "hardware_profiles" / "h20.yaml").read_text()
+
+
+def test_hw_set_keeps_comments_order_and_formatting(roofline, tmp_path):
+    original = (
+        "# My lab's GPU: measured 2026-01-10.\n"
+        "type: hardware\n"
+        "name: lab-gpu\n"
+        "display_name: Lab GPU   # as the vendor names it\n"
+        "kind: gpu\n"
+        "memory: 24 GB\n"
+        "memory_bandwidth: 1.0 TB/s   # stream triad, not the datasheet\n"
+        "peak_flops: {bf16: 100 TFLOP/s, fp32: 20 TFLOP/s}\n"
+        "on_chip_cache: 40 MB\n"
+        "link_bandwidth: 32 GB/s\n"
+        "link_latency: 10 us\n"
+        "efficiency:\n"
+        "  memory: 0.8     # measured\n"
+        "  compute: 0.7\n"
+        "  link: 0.8\n"
+        "step_overhead: 30 us\n"
+        "source: lab notebook p. 12\n"
+        "notes: none\n"
+    )
+    path = tmp_path / "lab-gpu.yaml"
+    path.write_text(original)
+    code, _, err = roofline("--profiles", tmp_path, "hw", "set", "lab-gpu", "memory_bandwidth=1.1 TB/s", "efficiency.compute=0.75")
+    assert code == 0, err
+    expected = (original.replace("memory_bandwidth: 1.0 TB/s   # stream", "memory_bandwidth: 1.1 TB/s   # stream")
+                        .replace("  compute: 0.7\n", "  compute: 0.75\n"))
+    assert path.read_text() == expected
+    code, _, err = roofline("hw", "set", "lab-gpu", "efficiency.compute=1.5", "--profiles", tmp_path)
+    assert code == 2 and "efficiency.compute: expected a fraction in (0, 1], found 1.5" in err
+    assert path.read_text() == expected  # an invalid change never reaches the file
+
+
+def test_hw_set_refuses_a_builtin_without_force(roofline):
+    code, _, err = roofline("hw", "set", "h100-sxm", "memory=1 GB")
+    assert code == 2 and "is a built-in profile; copy it first with `roofline hw new" in err
+
+
+def _fake_editor(tmp_path, rounds):
+    """An $EDITOR that writes rounds[i] on its i-th call (None: leave the file as it is)."""
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"rounds": rounds, "calls": 0, "seen": []}))
+    script = tmp_path / "editor.py"
+    script.write_text(
+        "import json, sys\n"
+        f"plan_path = {str(plan)!r}\n"
+        "plan = json.load(open(plan_path))\n"
+        "text = open(sys.argv[1]).read()\n"
+        "plan['seen'].append(text)\n"
+        "new = plan['rounds'][plan['calls']]\n"
+        "plan['calls'] += 1\n"
+        "json.dump(plan, open(plan_path, 'w'))\n"
+        "if new is not None:\n"
+        "    open(sys.argv[1], 'w').write(new)\n")
+    return f"{sys.executable} {script}", plan
+
+
+def _user_copy(roofline, name="ed-gpu"):
+    code, out, err = roofline("hw", "new", name, "--from", "h100-sxm")
+    assert code == 0, err
+    return Path(out.split("wrote ", 1)[1].strip())
+
+
+def test_hw_edit_reopens_with_the_error_on_top_until_valid(roofline, tmp_path, monkeypatch):
+    path = _user_copy(roofline)
+    good = path.read_text().replace("memory: 80 GB", "memory: 81 GB")
+    bad = path.read_text().replace("memory: 80 GB", "memory: 81 GB/s")
+    editor, plan = _fake_editor(tmp_path, [bad, good])
+    monkeypatch.setenv("EDITOR", editor)
+    monkeypatch.delenv("VISUAL", raising=False)
+    code, out, err = roofline("hw", "edit", "ed-gpu")
+    assert code == 0, err
+    seen = json.loads(plan.read_text())["seen"]
+    assert len(seen) == 2 and seen[1].startswith("# roofline: NOT SAVED: ") and "memory: expected a size in bytes" in seen[1]
+    assert path.read_text() == good and load_hardware("ed-gpu").mem_bytes == 81e9
+
+
+def test_hw_edit_never_leaves_an_invalid_file_behind(roofline, tmp_path, monkeypatch):
+    path = _user_copy(roofline)
+    before = path.read_text()
+    editor, _ = _fake_editor(tmp_path, [before.replace("kind: gpu", "kind: gpv"), None])  # then gives up
+    monkeypatch.setenv("EDITOR", editor)
+    monkeypatch.delenv("VISUAL", raising=False)
+    code, _, err = roofline("hw", "edit", "ed-gpu")
+    assert code == 2 and "the edit was given up while invalid" in err and "kind: expected one of" in err
+    assert path.read_text() == before
+
+
+def test_hw_validate_reports_each_file_and_exits_2_on_any_failure(roofline, tmp_path):
+    good = ROOT / "hardware_profiles" / "h20.yaml"
+    bad = tmp_path / "x.yaml"
+    bad.write_text(good.read_text().replace("name: h20", "name: x").replace("memory: 96 GB", "memory: 96 GB\nmemory: 80 GB"))
+    code, out, err = roofline("hw", "validate", good, bad)
+    assert code == 2 and out.splitlines()[0] == f"ok    {good}"
+    assert "duplicated key 'memory'" in out.splitlines()[1]
+    assert "1 of 2 files failed validation" in err
+    code, out, _ = roofline("hw", "validate")
+    assert code == 0 and out.count("ok    ") == len(list((ROOT / "hardware_profiles").glob("*.yaml")))
+
+
+def test_hw_diff_shows_values_side_by_side_with_ridge_point_and_a_reference_model(roofline):
+    code, out, err = roofline("hw", "diff", "h100-sxm", "h20")
+    assert code == 0, err
+    lines = {line.split("  ")[0]: line for line in out.splitlines()}
+    assert "3.35 TB/s" in lines["memory_bandwidth"] and "4 TB/s" in lines["memory_bandwidth"]
+    ridge = lines["ridge point bf16 (FLOP/B)"].split()
+    assert ridge[-3:-1] == ["295.3", "37"] or ridge[-4:-2] == ["295.3", "37"]   # 989.4/3.35 and 148/4.0
+    assert any(label.startswith("llama-3.1-8b B=1 S=1024 step time") for label in lines)
+
+
+def test_hw_schema_is_the_shipped_file_and_every_shipped_profile_satisfies_it(roofline):
+    code, out, _ = roofline("hw", "schema")
+    assert code == 0
+    shipped = (ROOT / "docs" / "hardware.schema.json").read_text()
+    assert out == shipped, "regenerate with: roofline hw schema > docs/hardware.schema.json"
+    validator = jsonschema.Draft202012Validator(json.loads(out))
+    for path in sorted((ROOT / "hardware_profiles").glob("*.yaml")):
+        assert path.read_text().startswith("# yaml-language-server: $schema=../docs/hardware.schema.json\n"), path
+        errors = [e.message for e in validator.iter_errors(yaml.safe_load(path.read_text()))]
+        assert errors == [], (path, errors)
+    bad = yaml.safe_load((ROOT / "hardware_profiles" / "h20.yaml").read_text())
+    bad["memory_bandwidth"] = "4 TB"
+    assert not validator.is_valid(bad)
+
+
+def test_hw_show_names_the_file_it_read_and_the_file_it_shadows(roofline, tmp_path):
+    data = yaml.safe_load((ROOT / "hardware_profiles" / "h100-sxm.yaml").read_text())
+    data["type"] = "hardware"
+    (tmp_path / "h100-sxm.yaml").write_text(yaml.safe_dump(data))
+    code, out, _ = roofline("hw", "show", "H100", "--profiles", tmp_path)   # alias, and --profiles after the command
+    assert code == 0
+    assert f"file: {tmp_path / 'h100-sxm.yaml'}" in out and f"shadows: {ROOT / 'hardware_profiles' / 'h100-sxm.yaml'}" in out
+    code, out, _ = roofline("hw", "show", "h100-sxm", "--json", f"--profiles={tmp_path}")
+    assert json.loads(out)["shadows"] == [str(ROOT / "hardware_profiles" / "h100-sxm.yaml")]
+
+
+def test_hw_list_warns_about_a_user_file_whose_kind_cannot_be_told(roofline, tmp_path):
+    (tmp_path / "mystery.yaml").write_text("name: mystery\ncolour: blue\n")
+    code, out, err = roofline("hw", "list", "--profiles", tmp_path)
+    assert code == 0 and "h100-sxm" in out
+    assert err.strip() == (f"warning: {tmp_path / 'mystery.yaml'}: kind cannot be told (no `type:` and none of the keys that tell "
+                           "a kind (memory_bandwidth, layers, axes)); add `type: hardware`, `type: model` or `type: scenario`")
+
+
+@pytest.mark.parametrize("name, published, active", [
+    ("qwen3-30b-a3b", 30.5e9, 3.3e9), ("qwen3-235b-a22b", 235e9, 22e9),
+    ("llama-4-scout", 109e9, 17e9), ("llama-4-maverick", 400e9, 17e9),
+])
+def test_shipped_imported_models_are_what_models_import_makes_from_their_config(roofline, tmp_path, name, published, active):
+    shipped = ROOT / "model_profiles" / f"{name}.yaml"
+    source = yaml.safe_load(shipped.read_text())
+    code, out, err = roofline("models", "import", HF / f"{name}.json", "--name", name, "--display-name", source["display_name"],
+                              "--published-params", published, "--published-active-params", active,
+                              "--source", source["source"], "--dir", tmp_path)
+    assert code == 0, err
+    assert (tmp_path / f"{name}.yaml").read_text() == shipped.read_text()
+    model = load_model(name)
+    assert model.params == pytest.approx(published, rel=0.02)          # vision tower excluded for Llama 4 Scout: -1.1%
+    assert model.active_params == pytest.approx(active, rel=0.02)
+
+
+def test_import_counts_qwen3_30b_a3b_by_hand():
+    # per layer: q 2048*4096 + k, v 2*2048*512 + o 4096*2048 = 18,874,368; experts 128*3*2048*768 = 603,979,776;
+    # router 2048*128 = 262,144; two norms 4,096 -> 623,120,384 * 48 = 29,909,778,432;
+    # embedding + untied head 2*151936*2048 = 622,329,856; final norm 2,048 -> 30,532,110,336.
+    # KerasHub's preset says 30,532,122,624: 12,288 more = the q/k norms (48 layers * 2 * 128), not counted here.
+    assert load_model("qwen3-30b-a3b").params == 30_532_110_336
+
+
+def test_import_reads_mla_and_sliding_window_configs(tmp_path):
+    from roofline.hfimport import profile_from_hf_config
+
+    deepseek = {"model_type": "deepseek_v3", "num_hidden_layers": 61, "hidden_size": 7168, "num_attention_heads": 128,
+                "num_key_value_heads": 128, "intermediate_size": 18432, "moe_intermediate_size": 2048, "vocab_size": 129280,
+                "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
+                "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+                "num_nextn_predict_layers": 1, "tie_word_embeddings": False}
+    profile = profile_from_hf_config(deepseek, "ds", "ds.json")
+    from roofline.model import model_from_dict
+
+    spec = model_from_dict(profile, "ds")
+    assert spec.kv_layout == "mla" and spec.moe.dense_layers == 3 and spec.mtp_modules == 1
+    assert spec.params == load_model("deepseek-v3").params       # the hand-written profile's count
+    gpt_oss = {"model_type": "gpt_oss", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 8, "num_key_value_heads": 2,
+               "head_dim": 8, "intermediate_size": 32, "vocab_size": 100, "num_local_experts": 4, "num_experts_per_tok": 2,
+               "sliding_window": 128, "layer_types": ["sliding_attention", "full_attention"] * 2}
+    groups = profile_from_hf_config(gpt_oss, "g", "g.json")["attention"]["groups"]
+    assert groups == [{"kind": "sliding", "layers": 2, "window": 128}, {"kind": "full", "layers": 2}]
+
+
+def test_import_warns_when_the_count_misses_the_published_figure(roofline, tmp_path):
+    code, out, err = roofline("models", "import", HF / "qwen3-30b-a3b.json", "--name", "q", "--published-params", 40e9, "--dir", tmp_path)
+    assert code == 0 and "params 30.53B (published 40.00B, -23.7%)" in out
+    assert err.startswith("warning: ") and "-23.7% from published 40.00B" in err
+
+
+def test_profiles_option_works_before_and_after_the_command():
+    assert cli.hoist_profiles(["predict", "--profiles", "d", "--k", "2"]) == ["--profiles", "d", "predict", "--k", "2"]
+    assert cli.hoist_profiles(["hw", "show", "x", "--profiles=d"]) == ["--profiles=d", "hw", "show", "x"]
+    assert cli.hoist_profiles(["hw", "show", "--", "--profiles"]) == ["hw", "show", "--", "--profiles"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["predict", "--k", "1000000000"], "Invalid value for '--k'"),
+    (["predict", "--tp", "1000000"], "Invalid value for '--tp'"),
+    (["predict", "--batch", "1000000000000"], "Invalid value for '--batch'"),
+    (["predict", "--context", "10000000000"], "Invalid value for '--context'"),
+    (["predict", "--weight-dtype", "fp9"], "predict: --weight-dtype: expected one of fp32, bf16, fp16, fp8, int8, int4, fp4, found 'fp9'"),
+])
+def test_predict_options_are_bounded_with_a_message(roofline, args, message):
+    code, out, err = roofline(*args)
+    assert code == 2 and message in err and out == ""

@@ -1,0 +1,149 @@
+"""Profile search (folders, type:, shadowing, aliases, dtypes) and the bounded YAML reader."""
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from roofline.errors import RooflineError
+from roofline.hardware import load_hardware
+from roofline.profiles import (
+    find_profile,
+    list_names,
+    normalize_dtype,
+    problems,
+    resolve_name,
+    shadowed_paths,
+    user_dir,
+)
+from roofline.yamlio import MAX_DEPTH, load_yaml_text, read_json_file, write_text_atomic
+
+BUILTIN_H100 = Path(__file__).resolve().parent.parent / "hardware_profiles" / "h100-sxm.yaml"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_folder(tmp_path, monkeypatch):
+    """No test here may see or touch the real user profile folder."""
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path / "user-profiles"))
+    monkeypatch.delenv("ROOFLINE_PATH", raising=False)
+
+
+def h100_data(**changes):
+    data = yaml.safe_load(BUILTIN_H100.read_text())
+    data.update(changes)
+    return data
+
+
+def test_names_are_case_insensitive_and_documented_aliases_resolve():
+    assert resolve_name("hardware", "H100-SXM") == "h100-sxm"
+    assert resolve_name("hardware", "H100") == "h100-sxm"
+    assert load_hardware("H100").name == "h100-sxm"
+    assert resolve_name("model", "Llama-3.1-8B") == "llama-3.1-8b"
+
+
+@pytest.mark.parametrize("text, canonical", [("BF16", "bf16"), ("bfloat16", "bf16"), ("FP8", "fp8"), ("float8_e4m3fn", "fp8"),
+                                             ("half", "fp16"), ("MXFP4", "fp4"), (" int4 ", "int4")])
+def test_dtypes_are_normalised_in_one_place(text, canonical):
+    assert normalize_dtype(text, ("bf16", "fp16", "fp8", "fp4", "int4"), "x", "dtype") == canonical
+
+
+def test_an_unknown_dtype_names_the_field_and_the_choices():
+    with pytest.raises(RooflineError, match=r"^x: --kv-dtype: expected one of bf16, fp8, found 'fp9'$"):
+        normalize_dtype("fp9", ("bf16", "fp8"), "x", "--kv-dtype")
+
+
+def test_a_typed_user_file_shadows_the_builtin_and_says_so(tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "h100-sxm.yaml").write_text(yaml.safe_dump(h100_data(type="hardware", memory_bandwidth="1 TB/s")))
+    assert find_profile("hardware", "h100-sxm", (folder,)) == folder / "h100-sxm.yaml"
+    assert shadowed_paths("hardware", "h100-sxm", (folder,)) == [BUILTIN_H100]
+    assert load_hardware("h100-sxm", (folder,)).mem_bw_bytes_per_s == 1e12
+
+
+def test_a_file_with_a_typo_in_the_telling_key_is_reported_with_its_name(tmp_path):
+    data = h100_data(name="h21")
+    data["memory_bandwith"] = data.pop("memory_bandwidth")   # the typo that used to hide the file
+    del data["peak_flops"]
+    (tmp_path / "h21.yaml").write_text(yaml.safe_dump(data))
+    with pytest.raises(RooflineError) as err:
+        load_hardware("h21", (tmp_path,))
+    message = str(err.value)
+    assert str(tmp_path / "h21.yaml") in message and "kind cannot be told" in message
+    assert any("h21.yaml" in line for line in problems("hardware", (tmp_path,)))
+    assert "h21" not in list_names("hardware", (tmp_path,))
+
+
+def test_a_wrong_type_value_is_reported_not_hidden(tmp_path):
+    (tmp_path / "h21.yaml").write_text(yaml.safe_dump(h100_data(name="h21", type="hardwre")))
+    with pytest.raises(RooflineError, match=r"h21.yaml: this file would be hardware 'h21', but its kind cannot be told: type: expected one of"):
+        load_hardware("h21", (tmp_path,))
+
+
+def test_a_model_file_asked_for_as_hardware_says_what_it_is(tmp_path):
+    (tmp_path / "mini.yaml").write_text("type: model\nname: mini\nlayers: 2\n")
+    with pytest.raises(RooflineError, match=r"mini.yaml: is a model profile"):
+        load_hardware("mini", (tmp_path,))
+
+
+def test_the_user_folder_is_searched_after_roofline_path(tmp_path, monkeypatch):
+    mine = Path(os.environ["ROOFLINE_USER_DIR"])
+    assert user_dir() == mine
+    mine.mkdir()
+    (mine / "my-gpu.yaml").write_text(yaml.safe_dump(h100_data(name="my-gpu", type="hardware")))
+    assert "my-gpu" in list_names("hardware")
+    other = tmp_path / "path"
+    other.mkdir()
+    (other / "my-gpu.yaml").write_text(yaml.safe_dump(h100_data(name="my-gpu", type="hardware", memory="1 GB")))
+    monkeypatch.setenv("ROOFLINE_PATH", str(other))
+    assert load_hardware("my-gpu").mem_bytes == 1e9
+    assert shadowed_paths("hardware", "my-gpu") == [mine / "my-gpu.yaml"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a: 1\na: 2\n", "line 2: not valid YAML: duplicated key 'a' (first at line 1)"),
+    ("1: x\n", "key 1 is not a string"),
+    ("on: x\n", "key True is not a string"),
+    ("a: " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + "\n", f"nesting deeper than {MAX_DEPTH} levels"),
+    ("a: &a [x]\n" + "".join(f"b{i}: *a\n" for i in range(70)), "more than 64 aliases"),
+])
+def test_the_yaml_reader_refuses_what_safe_load_would_accept_silently(text, message):
+    with pytest.raises(RooflineError) as err:
+        load_yaml_text(text, "f.yaml")
+    assert message in str(err.value) and str(err.value).startswith("f.yaml:")
+
+
+def test_an_alias_bomb_is_refused_before_anything_walks_it():
+    # Ten levels of nine aliases each expand to 9**10 = 3.5e9 values from a 500-byte file.
+    lines = ["l0: &l0 [x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 8):
+        lines.append(f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 8) + "]")
+    with pytest.raises(RooflineError, match="values once aliases are expanded"):
+        load_yaml_text("\n".join(lines) + "\n", "bomb.yaml")
+
+
+def test_merge_keys_are_not_duplicates():
+    assert load_yaml_text("base: &b {x: 1}\nthing:\n  <<: *b\n  x: 2\n", "m.yaml")["thing"] == {"x": 2}
+
+
+def test_json_refuses_nan_and_deep_nesting(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text('{"hidden_size": NaN}')
+    with pytest.raises(RooflineError, match="NaN is not a JSON number"):
+        read_json_file(path)
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(RooflineError, match="nested too deeply"):
+        read_json_file(path)
+
+
+def test_atomic_write_refuses_to_overwrite_and_to_write_under_a_file(tmp_path):
+    target = tmp_path / "a.yaml"
+    write_text_atomic(target, "x: 1\n")
+    with pytest.raises(RooflineError, match="exists; pass --force"):
+        write_text_atomic(target, "x: 2\n")
+    write_text_atomic(target, "x: 2\n", force=True)
+    assert target.read_text() == "x: 2\n"
+    with pytest.raises(RooflineError, match="is a file, so"):
+        write_text_atomic(target / "b.yaml", "x: 3\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.yaml"]  # no temporary file left behind
