@@ -100,7 +100,8 @@ def validate_text(kind: str, text: str, path: Path) -> object:
     """Validate profile text of `kind` as if it were the file `path`: the spec, or a RooflineError."""
     data = load_yaml_text(text, str(path))
     if not isinstance(data, dict):
-        raise RooflineError(f"{path}: expected a YAML mapping at the top level, found {type(data).__name__}")
+        found = "an empty file" if data is None else type(data).__name__
+        raise RooflineError(f"{path}: expected a YAML mapping at the top level, found {found}")
     return validate_data(kind, data, path)
 
 
@@ -221,7 +222,8 @@ def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list
         try:
             data = load_yaml_text(read_text(path), str(path))
             if not isinstance(data, dict):
-                raise RooflineError(f"{path}: expected a YAML mapping at the top level, found {type(data).__name__}")
+                found = "an empty file" if data is None else type(data).__name__
+                raise RooflineError(f"{path}: expected a YAML mapping at the top level, found {found}")
             file_kind = _folder_kind(path) or kind_of(data)[0]
             if file_kind is None:
                 raise RooflineError(f"{path}: kind cannot be told: {kind_of(data)[1]}; add `type: {kind}`")

@@ -186,3 +186,28 @@ def write_text_atomic(path: Path, text: str, force: bool = False, what: str = "-
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def check_text_table(path: Path, what: str = "a sweep results table") -> None:
+    """A CSV table must be non-empty UTF-8: checked in 1 MiB chunks (bounded memory) before pandas reads it."""
+    import codecs
+
+    path = Path(path)
+    try:
+        if path.stat().st_size == 0:
+            raise RooflineError(f"{path}: expected {what}, found an empty file")
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        offset = 0
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                try:
+                    decoder.decode(chunk)
+                except UnicodeDecodeError as exc:
+                    raise RooflineError(f"{path}: expected UTF-8 text, found bytes that are not (at byte {offset + exc.start})") from None
+                offset += len(chunk)
+            try:
+                decoder.decode(b"", final=True)
+            except UnicodeDecodeError:
+                raise RooflineError(f"{path}: expected UTF-8 text, found a truncated character at the end") from None
+    except OSError as exc:
+        raise RooflineError(f"{path}: cannot read: {exc.strerror or exc}") from None
