@@ -71,6 +71,12 @@ def _hw(meta: dict, name: str) -> str:
     return re.sub(r"\s+\d+\s*GB$", "", re.sub(r"\s*\(.*\)", "", full)) or full
 
 
+def _tp(meta: dict) -> int:
+    tp = meta.get("tp") or 1
+    tp = tp[0] if isinstance(tp, (list, tuple)) and len(tp) == 1 else tp
+    return tp if isinstance(tp, int) else 1
+
+
 def _model(meta: dict, name: str) -> str:
     return (meta.get("model") or {}).get(name, name)
 
@@ -218,7 +224,7 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
     fastest_base = float(base["baseline_tokens_per_s_per_user"].max())
     fastest_spec = float(spec["tokens_per_s_per_user"].max())
     loses = spec[spec["speedup"] < 1.0]
-    devices = int(meta.get("tp") or 1)
+    devices = _tp(meta)
     text = (
         f"On {devices} {_hw(meta, b_best['hardware'])}, growing the batch alone peaks at {_n(b_best['baseline_tokens_per_s'])} tokens/s "
         f"(batch {int(b_best['batch'])}, {_n(b_best['baseline_tokens_per_s_per_user'])} tokens/s per user); "
@@ -254,7 +260,7 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         if len(g) >= 2:
             trend[m] = (float(g["speedup"].iloc[0]), float(g["speedup"].max()), int(g.loc[g["speedup"].idxmax(), "batch"]))
     rising = [m for m, (s0, smax, _) in trend.items() if smax > s0 * 1.02]
-    tp = int(meta.get("tp") or 1)
+    tp = _tp(meta)
     split = memory_split(df)
     per_dev = [f"{_n(split.loc[(hw0, m), 'kv_bytes_per_token'] / 1024)} KiB per token and {_n(split.loc[(hw0, m), 'fixed_bytes'] / 1e9)} GB of weights"
                for m in models if (hw0, m) in split.index]
@@ -324,7 +330,7 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         runner = row.drop(w).idxmax()
         parts.append(f"{'co-location' if w == 'co-located' else 'a drafter on ' + _hw(meta, w)} wins at {where} "
                      f"({_x(row[w])} against {_x(row[runner])} {'co-located' if runner == 'co-located' else 'on ' + _hw(meta, runner)})")
-    sentences.append(f"On {int(meta.get('tp') or 1)} × {_hw(meta, hw0)}, {'; '.join(parts)}.")
+    sentences.append(f"On {_tp(meta)} × {_hw(meta, hw0)}, {'; '.join(parts)}.")
     off = best[best["draft_placement"] != "co-located"]
     share = float((off["transfer_time_s"] / off["iteration_time_s"]).max()) if len(off) else 0.0
     b1 = best[(best["hardware"] == hw0) & (best["batch"] == best["batch"].min())].drop_duplicates("draft_placement")
@@ -333,7 +339,7 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     steps = [f"{_n(per_step[i] * 1e3)} ms {'co-located' if p == 'co-located' else 'on ' + _hw(meta, p)}"
              for i, p in zip(order, b1["draft_placement"].to_numpy()[order])]
     sentences.append(
-        f"The PCIe transfer is at most {share * 100:.1f}% of an iteration; the drafter's own speed decides: at batch "
+        f"The PCIe transfer is at most {share * 100:.2g}% of an iteration; the drafter's own speed decides: at batch "
         f"{int(b1['batch'].iloc[0])} one draft step takes {_list(steps)}, against a verify pass of "
         f"{_n(b1['verify_time_s'].min() * 1e3)} ms."
     )

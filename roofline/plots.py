@@ -29,6 +29,7 @@ module works headless and leaves a caller's matplotlib state untouched.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import textwrap
@@ -42,7 +43,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
 
 from roofline.errors import RooflineError
 
@@ -91,10 +92,24 @@ def _setup_line(meta: dict, models: list[str]) -> str:
         label += f" on {meta['draft_hardware']}"
     parts = [", ".join(_name(meta, "model", m) for m in models), label]
     if meta.get("weight_dtype"):
-        parts.append(f"{meta['weight_dtype']} weights, {meta.get('kv_dtype', 'bf16')} KV")
-    if (meta.get("tp") or 1) > 1:
-        parts.append(f"TP {meta['tp']}")
+        parts.append(f"{_one(meta['weight_dtype'])} weights, {_one(meta.get('kv_dtype', 'bf16'))} KV")
+    if _one(meta.get("tp") or 1) not in (1, "1"):
+        parts.append(f"TP {_one(meta['tp'])}")
     return " · ".join(parts)
+
+
+def _one(value):
+    """A meta value that may be a list (a sweep axis): the value itself when one, else the values joined."""
+    if isinstance(value, (list, tuple)):
+        return value[0] if len(value) == 1 else " / ".join(map(str, value))
+    return value
+
+
+def _tp(meta: dict) -> int:
+    """The tensor-parallel degree of a figure's meta (1 when several or unknown: per-device values are then
+    read from the table's own devices column where there is one)."""
+    tp = _one(meta.get("tp") or 1)
+    return tp if isinstance(tp, int) else 1
 
 
 def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict) -> tuple[list[tuple], str]:
@@ -261,7 +276,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     palette = colormaps["tab10"]
     op_color = {op: palette(i % 10) for i, op in enumerate(op_names)}
     marker = {"decode": "o", "verify": "^"}
-    shown = []
+    shown, labels = [], []
     for ax, (hw, model) in zip(axes, keys):
         sub = ops[(ops["hardware"] == hw) & (ops["model"] == model)]
         c = sub.iloc[0]
@@ -282,7 +297,6 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
             ax.annotate(f"{text} ridge {ridge_x:,.0f} FLOP/B", (ridge_x, 0.03), xycoords=("data", "axes fraction"),
                         xytext=(3 * side, 0), textcoords="offset points", rotation=90, fontsize=7, color="0.25",
                         ha="left" if side > 0 else "right", va="bottom")
-        below: list = []
         for (pass_name, batch), g in pts.groupby(["pass", "batch"], sort=True):
             filled = batch == chosen[-1] and len(chosen) > 1
             q = g["q"].iloc[0]
@@ -290,11 +304,11 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
                 col = op_color[r["operator"]]
                 ax.plot(r["flops"] / r["bytes"], r["flops"] / r["time_s"] / 1e12, marker[pass_name], ms=7, mec=col,
                         mfc=col if filled else "white", mew=1.4, zorder=4, alpha=0.9)
-            _label_overlaps(ax, g, ceil / mbw, below)
             step_i = g["flops"].sum() / g["bytes"].sum()
             step_y = g["flops"].sum() / g["step_time_s"].iloc[0] / 1e12
             ax.plot(step_i, step_y, marker[pass_name], ms=15, mec="k", mfc="none", mew=1.5, zorder=3)
             shown.append((pass_name, batch, q, filled))
+        labels += [(ax, *lab) for lab in _clusters(pts)]
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.yaxis.set_major_formatter(FuncFormatter(_plain))
@@ -318,32 +332,81 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     if context is not None:
         what += f" (context {_ctx(context)})"
     _title(fig, what, meta, models, _memory_note(df, note))
+    place_labels(fig, labels)
     return fig
 
 
-def _label_overlaps(ax, g: pd.DataFrame, ridge: float, below: list, tol_decades: float = 0.1) -> None:
-    """Name the operators that sit on top of each other (within `tol_decades` on both axes): above-left of a
-    memory-bound cluster (the space over the sloped roof), below-right of a compute-bound one (under the flat
-    roof), each further compute-bound label one row lower (`below` counts them per panel)."""
+def _clusters(g: pd.DataFrame, tol_decades: float = 0.08) -> list[tuple[float, float, str]]:
+    """(intensity, TFLOP/s, 'name, name') per group of operators whose markers sit on top of each other
+    (within `tol_decades` on both log axes): one label per visible marker."""
     x = np.log10((g["flops"] / g["bytes"]).to_numpy())
     y = np.log10((g["flops"] / g["time_s"]).to_numpy() / 1e12)  # the axis is in TFLOP/s
     names = g["operator"].tolist()
     done: set[int] = set()
-    for i in range(len(names)):
+    out = []
+    for i in np.argsort(x):
         if i in done:
             continue
         group = [j for j in range(len(names)) if j not in done and abs(x[j] - x[i]) < tol_decades and abs(y[j] - y[i]) < tol_decades]
         done.update(group)
-        if len(group) < 2:
+        out.append((10 ** x[i], 10 ** y[i], ", ".join(dict.fromkeys(names[j] for j in group))))
+    return out
+
+
+def _marker_boxes(ax) -> list:
+    """Display-space boxes of every marker drawn in `ax` (the places a label must not cover)."""
+    from matplotlib.transforms import Bbox
+
+    boxes = []
+    px = ax.figure.dpi / 72.0
+    for line in ax.get_lines():
+        if line.get_marker() in (None, "None", "", " ") or not line.get_visible():
             continue
-        text = ",\n".join(", ".join(names[j] for j in group[h:h + 2]) for h in range(0, len(group), 2))
-        memory_bound = 10 ** x[i] < ridge
-        if not memory_bound:
-            below.append(i)
-        offset = (-8, 8) if memory_bound else (6, -8 - 20 * (len(below) - 1))
-        ax.annotate(text, (10 ** x[i], 10 ** y[i]), xytext=offset, textcoords="offset points",
-                    ha="right" if memory_bound else "left", va="bottom" if memory_bound else "top", fontsize=6,
-                    color="0.3", linespacing=1.0)
+        half = line.get_markersize() * px / 2 + 1
+        xy = line.get_transform().transform(np.column_stack(line.get_data()).astype(float))
+        boxes += [Bbox.from_extents(x - half, y - half, x + half, y + half) for x, y in xy if np.isfinite(x) and np.isfinite(y)]
+    return boxes
+
+
+def place_labels(fig: Figure, labels: list, fontsize: float = 6.5) -> None:
+    """Write each (axes, x, y, text) next to its point without covering another label, a marker or an
+    existing text, and inside its axes. The figure is laid out first and the layout then frozen, so the
+    places stay where they were checked. Candidates: eight directions at growing distances; a label placed
+    away from its point gets a thin leader line; one with no free place at all goes in its nearest place."""
+    if not labels:
+        return
+    fig.draw_without_rendering()
+    fig.set_layout_engine("none")
+    renderer = fig.canvas.get_renderer()
+    taken: dict = {}
+    for ax, x, y, text in sorted(labels, key=lambda item: (id(item[0]), item[1])):
+        if ax not in taken:
+            taken[ax] = _marker_boxes(ax) + [t.get_window_extent(renderer) for t in ax.texts]
+        frame = ax.get_window_extent(renderer)
+        chosen, fallback = None, None
+        for radius in (5, 11, 18, 28, 40, 55):
+            for angle in (45, -45, 135, -135, 0, 180, 90, -90):
+                dx, dy = radius * math.cos(math.radians(angle)), radius * math.sin(math.radians(angle))
+                where = (dx, dy, "left" if dx > 1 else "right" if dx < -1 else "center",
+                         "bottom" if dy > 1 else "top" if dy < -1 else "center", radius)
+                note = ax.annotate(text, (x, y), xytext=where[:2], textcoords="offset points", ha=where[2], va=where[3],
+                                   fontsize=fontsize, annotation_clip=False)
+                box = note.get_window_extent(renderer)
+                note.remove()
+                inside = frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1)
+                score = sum(box.overlaps(other) for other in taken[ax]) + (0 if inside else 1000)
+                if score == 0:
+                    chosen = (where, box)
+                    break
+                if fallback is None or score < fallback[0]:
+                    fallback = (score, where, box)
+            if chosen:
+                break
+        where, box = chosen or fallback[1:]
+        leader = {"arrowprops": {"arrowstyle": "-", "color": "0.55", "lw": 0.6, "shrinkA": 0, "shrinkB": 2}} if where[4] > 11 else {}
+        ax.annotate(text, (x, y), xytext=where[:2], textcoords="offset points", ha=where[2], va=where[3], fontsize=fontsize,
+                    color="0.15", annotation_clip=False, **leader)
+        taken[ax].append(box)
 
 
 def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
@@ -390,6 +453,22 @@ def _thin_ticks(n: int, most: int = 12) -> range:
     return range(0, n, math.ceil(n / most))
 
 
+def _cell_boundary(ax, above: np.ndarray, valid: np.ndarray) -> None:
+    """Draw the edges between neighbouring cells of an image grid (rows = y, columns = x) where one side
+    has `above` true and the other false, both valid: the break-even line runs along cell edges, never
+    through a cell's label."""
+    segs = []
+    rows, cols = above.shape
+    for i, j in zip(*np.nonzero(valid[:, :-1] & valid[:, 1:] & (above[:, :-1] != above[:, 1:]))):
+        segs.append([(j + 0.5, i - 0.5), (j + 0.5, i + 0.5)])
+    for i, j in zip(*np.nonzero(valid[:-1, :] & valid[1:, :] & (above[:-1, :] != above[1:, :]))):
+        segs.append([(j - 0.5, i + 0.5), (j + 0.5, i + 0.5)])
+    if segs:
+        from matplotlib.collections import LineCollection
+
+        ax.add_collection(LineCollection(segs, colors="k", linewidths=2.2, capstyle="projecting", zorder=4))
+
+
 def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     if meta.get("method", "none") == "none" or not (df["k"] > 0).any() or not _any_fit(df):
         return None
@@ -403,6 +482,7 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     norm = mcolors.LogNorm(vmin=math.exp(-span), vmax=math.exp(span))  # diverging around 1: 2x and 0.5x equally strong
     cmap = colormaps["RdBu"].with_extremes(bad="0.8")
     annotate = len(batches) * len(alphas) <= 150
+    k_top = df["k"].max() if df["k"].nunique() > 1 else np.inf  # a best k at the largest swept: the optimum may lie beyond
     crossed, image = False, None
     cells = pd.MultiIndex.from_product([alphas, batches])
     for ax, sub in panels:
@@ -412,15 +492,16 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         fits = table["fits_in_memory"].fillna(False).to_numpy(dtype=bool).reshape(grid.shape)
         shown = np.ma.masked_where(~fits | np.isnan(grid), grid)
         image = ax.imshow(shown, origin="lower", aspect="auto", cmap=cmap, norm=norm, interpolation="nearest")
-        if shown.count() and len(alphas) > 1 and len(batches) > 1 and shown.min() < 1.0 < shown.max():
-            ax.contour(np.arange(len(batches)), np.arange(len(alphas)), shown, levels=[1.0], colors="k", linewidths=2)
+        if shown.count() and shown.min() < 1.0 <= shown.max():
+            _cell_boundary(ax, shown.filled(np.nan) >= 1.0, ~np.ma.getmaskarray(shown))
             crossed = True
         for i, j in np.ndindex(grid.shape) if annotate else ():
             if not fits[i, j]:
                 ax.text(j, i, "no fit", ha="center", va="center", fontsize=6, color="0.3")
             elif not np.isnan(grid[i, j]):
                 dark = abs(math.log(grid[i, j])) > 0.6 * span
-                ax.text(j, i, f"{grid[i, j]:.2f}\nk={kgrid[i, j]:.0f}", ha="center", va="center", fontsize=6.5,
+                k_text = f"k≥{kgrid[i, j]:.0f}" if kgrid[i, j] >= k_top else f"k={kgrid[i, j]:.0f}"
+                ax.text(j, i, f"{grid[i, j]:.2f}\n{k_text}", ha="center", va="center", fontsize=6.5,
                         color="white" if dark else "black", linespacing=1.1)
         xt, yt = _thin_ticks(len(batches)), _thin_ticks(len(alphas))
         ax.set_xticks(list(xt), [f"{batches[j]:g}" for j in xt])
@@ -435,7 +516,9 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     cbar.set_ticks(ticks, labels=[f"{t:g}×" for t in ticks])
     cbar.ax.minorticks_off()
     k_note = f"k = {int(df['k'].iloc[0])}" if df["k"].nunique() == 1 else "best k per cell"
-    line = "black contour: break-even (speedup = 1)" if crossed else "speedup > 1 everywhere shown: no break-even in range"
+    line = "black line: break-even (speedup 1 between the cells)" if crossed else "speedup > 1 everywhere shown: no break-even in range"
+    if (df["k"] >= k_top).any() and annotate:
+        line += f"; k≥{int(k_top)}: the largest k swept, the best may lie beyond"
     if not crossed and vals.max() < 1:
         line = "speedup < 1 everywhere shown: speculation never pays here"
     _title(fig, f"Speedup of speculative decoding at {k_note}; {line}; grey: does not fit in memory", meta, models, note)
@@ -489,7 +572,8 @@ def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     speculate = meta.get("method", "none") != "none" and (df["k"] > 0).any()
     alphas, alpha_note = _line_alphas(df)
     color = _alpha_colors(alphas)
-    tp = meta.get("tp") or 1
+    tp = _tp(meta)
+    labels = []
     for ax, sub in panels:
         fit = sub[sub["fits_in_memory"].astype(bool)]
         if fit.empty:
@@ -505,21 +589,22 @@ def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             f = g.iloc[_frontier(g["tokens_per_s_per_user"].to_numpy(), g["tokens_per_s_per_device"].to_numpy())]
             ax.plot(f["tokens_per_s_per_user"], f["tokens_per_s_per_device"], "o-" if len(f) <= 30 else "-", color=color[a], ms=3, lw=1.5,
                     label=f"frontier, {_alpha_label(a)}", zorder=3)
+            if len(f) <= 12 and (len(alphas) <= 2 or a == alphas[-1]):  # with many alphas, the top one's points say their batch
+                labels += [(ax, r.tokens_per_s_per_user, r.tokens_per_s_per_device, f"B={r.batch:g}, k={r.k:g}") for r in f.itertuples()]
         base = fit.drop_duplicates("batch")
         bx, by = base["baseline_tokens_per_s_per_user"].to_numpy(), base["baseline_tokens_per_s"].to_numpy() / tp
         idx = _frontier(bx, by)
         ax.plot(bx[idx], by[idx], "s--" if len(idx) <= 30 else "--", color="k", ms=3.5, lw=1.8, label="frontier, no speculation", zorder=4)
-        for i in idx if len(idx) <= 12 else ():
-            ax.annotate(f"B={base['batch'].iloc[i]:g}", (bx[i], by[i]), xytext=(-3, -3), textcoords="offset points",
-                        ha="right", va="top", fontsize=6.5, color="0.25")
-        ax.margins(x=0.12)  # room for the batch labels left of the baseline points
+        labels += [(ax, bx[i], by[i], f"B={base['batch'].iloc[i]:g}") for i in (idx if len(idx) <= 12 else ())]
+        ax.margins(x=0.12, y=0.1)  # room for the batch labels
         _log_axis(ax, "x")
         _log_axis(ax, "y")
         ax.set_xlabel("interactivity, tokens/s per user")
         ax.set_ylabel("throughput, tokens/s per device")
     _shared_legend(fig, [ax for ax, _ in panels])
-    _title(fig, "Throughput-interactivity frontier (up and right is better; points that do not fit excluded)", meta, models,
-           _join(note, alpha_note))
+    _title(fig, "Throughput-interactivity frontier (up and right is better; points that do not fit excluded; B batch, k draft length)",
+           meta, models, _join(note, alpha_note))
+    place_labels(fig, labels)
     return fig
 
 
@@ -532,6 +617,7 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     color = _alpha_colors(alphas)
     ks = sorted(df["k"].unique())
     dots = df["batch"].nunique() <= 24
+    censored = False
     for ax, sub in panels:
         best = _best_k_rows(sub[sub["fits_in_memory"].astype(bool)])
         if best.empty:
@@ -539,25 +625,393 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             continue
         for i, a in enumerate(alphas):
             g = best[_same_alpha(best["alpha"], a)].drop_duplicates("batch").sort_values("batch")
-            offset = (i - (len(alphas) - 1) / 2) * min(0.08, 0.4 / len(alphas))  # coinciding lines stay visible
-            ax.plot(g["batch"], g["best_k"] + offset, "o-" if dots else "-", color=color[a], ms=4, lw=1.5, label=_alpha_label(a))
+            # coinciding lines stay visible: each alpha's markers sit a little to the side (batch x 2^dodge, a
+            # shift along the log batch axis, never along k, which stays an integer)
+            dodge = 2.0 ** ((i - (len(alphas) - 1) / 2) * min(0.12, 0.5 / len(alphas)))
+            ax.plot(g["batch"] * dodge, g["best_k"], "o-" if dots else "-", color=color[a], ms=4, lw=1.5, label=_alpha_label(a),
+                    drawstyle="default")
+            edge = g[g["best_k"] >= max(ks)]
+            ax.plot(edge["batch"] * dodge, edge["best_k"], "^", color=color[a], ms=8, mec="k", mew=0.8, ls="")
+        if (best["best_k"] >= max(ks)).any():
+            censored = True
         _log2_axis(ax, sub["batch"])
         ax.set_yticks(ks if len(ks) <= 12 else ks[:: math.ceil(len(ks) / 12)])
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.0f}"))
         ax.set_ylim(min(ks) - 0.5, max(ks) + 0.5)
         ax.set_xlabel("batch size B (sequences)")
         ax.set_ylabel("best draft length k (tokens)")
         if (~sub["fits_in_memory"].astype(bool)).any():
             _shade_memory_limit(ax, float(sub["max_batch"].min()), float(sub["batch"].max()))
-    legend_title = {"title": "lines offset slightly\nwhere they coincide", "title_fontsize": 7} if len(alphas) > 1 else {}
+    legend_title = {"title": "markers shifted sideways\nwhere lines coincide", "title_fontsize": 7} if len(alphas) > 1 else {}
+    if censored:
+        panels[0][0].plot([], [], "^", color="0.6", mec="k", mew=0.8, ms=8, ls="", label=f"k = {max(ks)}: largest swept,\nbest may lie beyond")
     _shared_legend(fig, [ax for ax, _ in panels], **legend_title)
-    _title(fig, "Throughput-best draft length k vs batch size", meta, models, _join(note, alpha_note))
+    _title(fig, "Throughput-best draft length k vs batch size (integer k; grey: does not fit in memory)", meta, models, _join(note, alpha_note))
     return fig
 
 
-PLOTTERS = {
+PLOTTERS = {  # the standard plots of a sweep, in PLOT_NAMES order
     "roofline": _plot_roofline, "step_time_vs_tokens": _plot_step_time, "speedup_heatmap": _plot_speedup_heatmap,
     "throughput_vs_batch": _plot_throughput, "pareto": _plot_pareto, "best_k_vs_batch": _plot_best_k,
 }
+
+
+# ---------------------------------------------------------------- the report's figures, one per question
+# Each draws what its finding (roofline.findings) states, from the same table; points that do not fit in
+# device memory are left out or drawn faint, and the title says which.
+
+def _short_hw(meta: dict, name: str) -> str:
+    from roofline.findings import _hw
+
+    return _hw(meta, name)
+
+
+def _plain_figure(ncols: int, nrows: int = 1, width: float = 4.6, height: float = 3.6, legend_in: float = 0.0,
+                  **kw) -> tuple[Figure, np.ndarray]:
+    fig = Figure(figsize=(width * ncols + legend_in, height * nrows + 0.9), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots(nrows, ncols, squeeze=False, **kw)
+
+
+HW_COLORS = colormaps["tab10"]
+
+
+def _hw_color(names: list[str]) -> dict:
+    return {h: HW_COLORS(i % 10) for i, h in enumerate(names)}
+
+
+def _report_verify(df: pd.DataFrame, ops, meta: dict) -> Figure:
+    from roofline.findings import TOLERANCE
+
+    d = df.assign(q=df["k"] + 1, ratio=df["verify_time_s"] / df["step_time_s"])
+    models, contexts = list(dict.fromkeys(d["model"])), sorted(d["context"].unique())
+    hws, batches = list(dict.fromkeys(d["hardware"])), sorted(d["batch"].unique())
+    fig, axes = _plain_figure(len(contexts), len(models), legend_in=1.9, sharey=True)
+    color, styles = _hw_color(hws), ["-", "--", ":", "-."]
+    faint = False
+    for (r, model), (c, context) in itertools.product(enumerate(models), enumerate(contexts)):
+        ax = axes[r, c]
+        for hw, (b, batch) in itertools.product(hws, enumerate(batches)):
+            g = d[(d["model"] == model) & (d["context"] == context) & (d["hardware"] == hw) & (d["batch"] == batch)].sort_values("q")
+            fits = g["fits_in_memory"].astype(bool)
+            ax.plot(g["q"], g["ratio"].where(fits), styles[b % 4], color=color[hw], lw=1.6,
+                    label=f"{_short_hw(meta, hw)}, batch {batch:g}")
+            if (~fits).any():
+                ax.plot(g["q"], g["ratio"].where(~fits), styles[b % 4], color=color[hw], lw=1.0, alpha=0.3)
+                faint = True
+        ax.axhline(TOLERANCE, color="firebrick", lw=0.9, ls="--")
+        ax.annotate(f"+{(TOLERANCE - 1) * 100:.0f}% over a decode step", (0.02, TOLERANCE), xycoords=("axes fraction", "data"),
+                    xytext=(0, 3), textcoords="offset points", fontsize=7, color="firebrick")
+        _log2_axis(ax, [1, 2, 4, 8, 16, 32, 64][: int(np.log2(d["q"].max())) + 1])
+        ax.set_yscale("log")
+        ax.set_ylim(0.97, max(2.2, min(float(d["ratio"].max()) * 1.1, 8)))
+        ax.yaxis.set_major_locator(FixedLocator([1, 1.1, 1.25, 1.5, 2, 3, 5, 8]))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_title(f"{_name(meta, 'model', model)}, context {_ctx(context)}")
+        ax.set_xlabel("query tokens per sequence in one pass, q = k + 1")
+        ax.set_ylabel("pass time / decode step time")
+    _shared_legend(fig, list(axes.ravel()))
+    fig.suptitle("Verify pass of q tokens per sequence against a decode step (q = 1): flat while memory-bound\n"
+                 + _setup_line(meta, []).lstrip(" ·") + (" · faint: does not fit in memory (timing only)" if faint else ""))
+    return fig
+
+
+def _report_flops(df: pd.DataFrame, ops, meta: dict) -> Figure:
+    d = _fits_only(df)
+    base = d[d["k"] == 0].set_index("alpha")
+    alphas = sorted(d["alpha"].unique())
+    color = _alpha_colors(alphas)
+    fig, axes = _plain_figure(3, legend_in=1.3, sharex=True)
+    series = (("FLOPs per generated token", lambda g, b: g["flops_per_token"] / b["flops_per_token"]),
+              ("bytes per generated token", lambda g, b: g["bytes_per_token"] / b["bytes_per_token"]),
+              ("time per generated token", lambda g, b: 1.0 / g["speedup"]))
+    ks = sorted(d["k"].unique())
+    k_max = max(ks)
+    for ax, (label, ratio) in zip(axes[0], series):
+        for a in alphas:
+            g = d[d["alpha"] == a].sort_values("k")
+            y = ratio(g, base.loc[a])
+            ax.plot(g["k"], y, "o-", color=color[a], ms=3.5, lw=1.5, label=_alpha_label(a))
+            if label.startswith("time"):
+                b = g[g["k"] == g["best_k"]]
+                yb = ratio(b, base.loc[a])
+                ax.plot(b["k"], yb, "*" if int(b["k"].iloc[0]) < k_max else "^", color=color[a], ms=11, mec="k", mew=0.7)
+        ax.axhline(1.0, color="k", lw=0.8, ls=":")
+        ax.set_xticks(ks)
+        ax.set_xlabel("draft length k (tokens)")
+        ax.set_ylabel(f"{label}\n(× plain decoding)")
+        ax.set_title(label)
+    axes[0][2].plot([], [], "*", color="0.6", mec="k", ms=11, ls="", label="best k")
+    axes[0][2].plot([], [], "^", color="0.6", mec="k", ms=9, ls="", label=f"best k = {k_max}, the\nlargest swept (may\nlie beyond)")
+    _shared_legend(fig, [axes[0][2]])
+    hw, model = d["hardware"].iloc[0], d["model"].iloc[0]
+    fig.suptitle(f"More compute, less time: per generated token, against plain decoding (k = 0)\n"
+                 f"{_name(meta, 'model', model)} on {_name(meta, 'hardware', hw)}, batch {d['batch'].iloc[0]:g}, context "
+                 f"{_ctx(d['context'].iloc[0])}, {METHOD_LABELS.get(meta.get('method', ''), meta.get('method', ''))}")
+    return fig
+
+
+def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
+    from roofline.findings import break_even_table, ridge_points
+
+    table = break_even_table(df)
+    ridge = ridge_points(ops).sort_values()
+    hws = [h for h in ridge.index if h in set(table["hardware"])]
+    methods = list(dict.fromkeys(table["method"]))
+    alphas = sorted(table["alpha"].unique())
+    fig, axes = _plain_figure(len(alphas), width=4.4, legend_in=1.6, sharey=True)
+    mcolor = {m: colormaps["Set2"](i) for i, m in enumerate(methods)}
+    width = 0.8 / len(methods)
+    top = max(float(table["largest_batch"].max()), 2.0)
+    for ax, a in zip(axes[0], alphas):
+        for i, m in enumerate(methods):
+            t = table[(table["alpha"] == a) & (table["method"] == m)].set_index("hardware").reindex(hws)
+            x = np.arange(len(hws)) + (i - (len(methods) - 1) / 2) * width
+            heights = t["break_even_batch"].to_numpy(dtype=float)
+            censored = t["censored"].fillna(False).to_numpy(dtype=bool)
+            bars = ax.bar(x, np.maximum(heights, 0.6), width * 0.92, color=mcolor[m], edgecolor="k", lw=0.5,
+                          label=METHOD_LABELS.get(m, m))
+            for bar, h, cens in zip(bars, heights, censored):
+                if cens:
+                    bar.set_hatch("///")
+                text = "never" if h < 1 else (f"≥{h:g}" if cens else f"{h:g}")
+                ax.text(bar.get_x() + bar.get_width() / 2, max(h, 0.6) * 1.08, text, ha="center", va="bottom", fontsize=6,
+                        rotation=90)
+        ax.set_yscale("log", base=2)
+        ax.set_ylim(0.5, top * 8)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.set_xticks(range(len(hws)), [f"{_short_hw(meta, h)}\nridge {ridge[h]:,.0f}" for h in hws], fontsize=7)
+        ax.set_title(f"α = {a:g}")
+        ax.set_xlabel("GPU, by derated ridge point (FLOP/B)")
+        ax.set_ylabel("break-even batch (speedup ≥ 1 up to it)")
+        ax.grid(axis="x", visible=False)
+    axes[0][-1].bar([0], [0], color="white", edgecolor="k", hatch="///", label="≥: still pays at the\nlargest batch that fits")
+    _shared_legend(fig, [axes[0][-1]])
+    fig.suptitle("Free until compute-bound: the largest batch at which speculation still pays (best k per batch)\n"
+                 + f"{', '.join(_name(meta, 'model', m) for m in dict.fromkeys(df['model']))}, context {_ctx(df['context'].iloc[0])}"
+                 + (f", draft model {meta['draft']}" if meta.get("draft") else ""))
+    return fig
+
+
+def _report_batch_vs_spec(df: pd.DataFrame, ops, meta: dict) -> Figure:
+    fit = _fits_only(df)
+    fig, axes = _plain_figure(1, width=7.0, height=4.6, legend_in=1.8)
+    ax = axes[0][0]
+    base = fit.drop_duplicates("batch").sort_values("batch")
+    spec = _best_k_rows(fit).drop_duplicates("batch").sort_values("batch")
+    ax.plot(base["baseline_tokens_per_s_per_user"], base["baseline_tokens_per_s"], "s--", color="k", ms=4, lw=1.6,
+            label="growing the batch alone")
+    ax.plot(spec["tokens_per_s_per_user"], spec["tokens_per_s"], "o-", color="tab:blue", ms=4, lw=1.8,
+            label=f"with speculation (best k), {_alpha_label(fit['alpha'].iloc[0])}")
+    labels = [(ax, r.baseline_tokens_per_s_per_user, r.baseline_tokens_per_s, f"B={r.batch:g}") for r in base.itertuples()]
+    labels += [(ax, r.tokens_per_s_per_user, r.tokens_per_s, f"B={r.batch:g}, k={r.k:g}") for r in spec.itertuples()]
+    best = base["baseline_tokens_per_s"].max()
+    ax.axhline(best, color="0.5", lw=0.8, ls=":")
+    ax.axvline(base["baseline_tokens_per_s_per_user"].max(), color="0.5", lw=0.8, ls=":")
+    ax.margins(0.15)
+    _log_axis(ax, "x")
+    _log_axis(ax, "y")
+    ax.set_xlabel("tokens/s per user")
+    ax.set_ylabel(f"tokens/s, all users ({_tp(meta)} GPU)")
+    _shared_legend(fig, [ax])
+    dropped = (~df["fits_in_memory"].astype(bool)).any()
+    fig.suptitle("Few users against many: throughput against per-user speed, batch B growing along each line\n"
+                 + _setup_line(meta, list(dict.fromkeys(df["model"]))) + f" · {_name(meta, 'hardware', df['hardware'].iloc[0])}"
+                 + (" · batches that do not fit left out" if dropped else "") + "\ndotted: batching's best throughput and fastest user")
+    place_labels(fig, labels)
+    return fig
+
+
+def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
+    models, hws = list(dict.fromkeys(df["model"])), list(dict.fromkeys(df["hardware"]))
+    mcolor = {m: colormaps["tab10"](i) for i, m in enumerate(models)}
+    styles = {h: s for h, s in zip(hws, ["-", "--", ":", "-."])}
+    fig, axes = _plain_figure(2, width=5.0, height=4.0, legend_in=2.2)
+    ax0, ax1 = axes[0]
+    caps = df[df["k"] == df["k"].min()].groupby(["hardware", "model", "context"])["max_batch"].min().reset_index()
+    c_hi = df["context"].max()
+    fit = _best_k_rows(_fits_only(df[df["context"] == c_hi]))
+    for h, m in itertools.product(hws, models):
+        method = df.loc[df["model"] == m, "method"].iloc[0]
+        g = caps[(caps["hardware"] == h) & (caps["model"] == m)].sort_values("context")
+        label = f"{_name(meta, 'model', m)} ({METHOD_LABELS.get(method, method)}), {_short_hw(meta, h)}"
+        ax0.plot(g["context"], g["max_batch"].clip(lower=0.5), "o" + styles[h], color=mcolor[m], ms=4, lw=1.5, label=label)
+        s = fit[(fit["hardware"] == h) & (fit["model"] == m)].drop_duplicates("batch").sort_values("batch")
+        ax1.plot(s["batch"], s["speedup"], "o" + styles[h], color=mcolor[m], ms=4, lw=1.5)
+    _log2_axis(ax0, sorted(df["context"].unique()))
+    ax0.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _ctx(v)))
+    ax0.set_yscale("log", base=2)
+    ax0.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax0.set_xlabel("context (tokens)")
+    ax0.set_ylabel("largest batch that fits")
+    ax0.set_title("The KV cache caps the batch")
+    _log2_axis(ax1, sorted(fit["batch"].unique()))
+    ax1.axhline(1.0, color="k", lw=0.8, ls=":")
+    ax1.set_xlabel("batch size B (sequences); lines end where memory does")
+    ax1.set_ylabel("speedup at best k (×)")
+    ax1.set_title(f"Speedup at context {_ctx(c_hi)}, up to the cap")
+    _shared_legend(fig, [ax0])
+    fig.suptitle(f"Max batch and speedup: GQA, MLA, compressed attention · TP {_tp(meta)}, "
+                 f"{_one(meta.get('weight_dtype', 'bf16'))} weights, {_one(meta.get('kv_dtype', 'bf16'))} KV, {_alpha_label(df['alpha'].iloc[0])}")
+    return fig
+
+
+def _report_shared_prefix(df: pd.DataFrame, ops, meta: dict) -> Figure:
+    prefixes = sorted(df["shared_prefix_tokens"].unique())
+    fig, axes = _plain_figure(2, width=4.8, height=3.8, legend_in=1.8)
+    ax0, ax1 = axes[0]
+    color = {p: c for p, c in zip(prefixes, ["0.3", "tab:orange", "tab:blue", "tab:green"])}
+    caps = df[df["k"] == df["k"].min()].groupby("shared_prefix_tokens")["max_batch"].min()
+    context = int(df["context"].iloc[0])
+    names = [("no sharing" if p == 0 else f"{_ctx(p)} shared") for p in prefixes]
+    bars = ax0.bar(range(len(prefixes)), [caps[p] for p in prefixes], color=[color[p] for p in prefixes])
+    for bar, p in zip(bars, prefixes):
+        ax0.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), f"{caps[p]:,}", ha="center", va="bottom", fontsize=8)
+    ax0.set_xticks(range(len(prefixes)), names)
+    ax0.set_ylabel("largest batch that fits")
+    ax0.set_title(f"Batch that fits, {_ctx(context)} context each")
+    fit = _fits_only(df)
+    for p, name in zip(prefixes, names):
+        g = fit[fit["shared_prefix_tokens"] == p]
+        base = g.drop_duplicates("batch").sort_values("batch")
+        best = _best_k_rows(g[g["k"] > 0]).drop_duplicates("batch").sort_values("batch")
+        ax1.plot(base["batch"], base["baseline_tokens_per_s"], "s--", color=color[p], ms=3.5, lw=1.2, label=f"{name}, no speculation")
+        ax1.plot(best["batch"], best["tokens_per_s"], "o-", color=color[p], ms=3.5, lw=1.6, label=f"{name}, speculation (best k)")
+    _log2_axis(ax1, sorted(df["batch"].unique()))
+    _log_axis(ax1, "y")
+    ax1.set_xlabel("batch size B (lines end where memory does)")
+    ax1.set_ylabel("tokens/s, all sequences")
+    ax1.set_title("Throughput")
+    _shared_legend(fig, [ax1])
+    fig.suptitle("Shared prefix: stored once, read once per step\n" + _setup_line(meta, list(dict.fromkeys(df["model"])))
+                 + f" · {_name(meta, 'hardware', df['hardware'].iloc[0])}")
+    return fig
+
+
+def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure:
+    hws = list(dict.fromkeys(df["hardware"]))
+    places = list(dict.fromkeys(df["draft_placement"]))
+    pcolor = {p: ("k" if p == "co-located" else colormaps["tab10"](i)) for i, p in enumerate(places)}
+    fig, axes = _plain_figure(len(hws), width=4.6, height=3.8, legend_in=1.8, sharey=True)
+    fit = _best_k_rows(_fits_only(df))
+    for ax, hw in zip(axes[0], hws):
+        for p in places:
+            g = fit[(fit["hardware"] == hw) & (fit["draft_placement"] == p)].drop_duplicates("batch").sort_values("batch")
+            label = "draft co-located on the target GPUs" if p == "co-located" else f"draft on {_short_hw(meta, p)} (PCIe)"
+            ax.plot(g["batch"], g["speedup"], "s--" if p == "co-located" else "o-", color=pcolor[p], ms=3.5, lw=1.5, label=label)
+        ax.axhline(1.0, color="k", lw=0.8, ls=":")
+        _log2_axis(ax, sorted(df["batch"].unique()))
+        ax.set_xlabel("batch size B (sequences)")
+        ax.set_ylabel("speedup at best k (×)")
+        ax.set_title(f"{_tp(meta)} × {_short_hw(meta, hw)}")
+    _shared_legend(fig, list(axes[0]))
+    dropped = (~df["fits_in_memory"].astype(bool)).any()
+    fig.suptitle("Draft on cheaper hardware: overlapped drafting plus a transfer, against drafting on the target\n"
+                 + f"{_name(meta, 'model', df['model'].iloc[0])} target, draft model {meta.get('draft') or ''}, "
+                 + f"{_alpha_label(df['alpha'].iloc[0])}" + (" · batches that do not fit left out" if dropped else ""))
+    return fig
+
+
+def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure:
+    from roofline.findings import TIER_SPEEDS, tier_prices
+
+    tiers = tier_prices(df)
+    hws = [h for h in dict.fromkeys(df["hardware"]) if h in tiers.index]
+    fig, axes_grid = _plain_figure(min(len(hws), 2), math.ceil(len(hws) / 2), width=4.8, height=3.6, legend_in=1.9,
+                                   sharey=True)
+    axes = list(axes_grid.ravel())
+    for ax in axes[len(hws):]:
+        ax.set_visible(False)
+    fit = _fits_only(df)
+    for ax, hw in zip(axes, hws):
+        g = fit[fit["hardware"] == hw]
+        base = g.drop_duplicates("batch")
+        bx, by = base["baseline_tokens_per_s_per_user"].to_numpy(), base["baseline_cost_usd_per_million_tokens"].to_numpy()
+        i = _frontier(bx, -by)
+        ax.plot(bx[i], by[i], "s--", color="k", ms=3.5, lw=1.5, label="no speculation")
+        sx, sy = g["tokens_per_s_per_user"].to_numpy(), g["cost_usd_per_million_tokens"].to_numpy()
+        j = _frontier(sx, -sy)
+        ax.plot(sx[j], sy[j], "o-", color="tab:blue", ms=3.5, lw=1.6, label=f"with speculation (any k), {_alpha_label(g['alpha'].iloc[0])}")
+        t = tiers.loc[hw]
+        u0 = t["base_tokens_per_s_per_user"]
+        for m, ls in zip((1.0, *TIER_SPEEDS), (":", "--", "-.")):
+            ax.axvline(u0 * m, color="firebrick", lw=0.8, ls=ls)
+            ax.annotate(f"{m:g}× speed", (u0 * m, 0.98), xycoords=("data", "axes fraction"), xytext=(2, 0), textcoords="offset points",
+                        rotation=90, va="top", fontsize=7, color="firebrick")
+        _log_axis(ax, "x")
+        _log_axis(ax, "y")
+        ax.set_xlabel("tokens/s per user")
+        ax.set_ylabel("USD per million tokens")
+        ax.set_title(_name(meta, "hardware", hw))
+    _shared_legend(fig, axes[: len(hws)])
+    fig.suptitle("Fast tiers: the cheapest price at each per-user speed (cost frontier; points that do not fit left out)\n"
+                 + _setup_line(meta, list(dict.fromkeys(df["model"]))) + " · red lines: 1×, 2×, 3× the cheapest tier's speed")
+    return fig
+
+
+def _report_prefill(df: pd.DataFrame, ops, meta: dict) -> Figure:
+    from roofline.findings import ANSWER_TOKENS
+
+    fit = _fits_only(df)
+    contexts = sorted(fit["context"].unique())
+    fig, axes = _plain_figure(1, width=7.2, height=0.55 * 2 * len(contexts) + 1.2, legend_in=1.8)
+    ax = axes[0][0]
+    labels, y = [], 0
+    spec_k = fit[fit["k"] > 0].sort_values("speedup")["k"].iloc[-1] if (fit["k"] > 0).any() else 0
+    for c in contexts:
+        for k in (0, spec_k):
+            r = fit[(fit["context"] == c) & (fit["k"] == k)].iloc[0]
+            parts = (r["ttft_s"], r["draft_ttft_s"], ANSWER_TOKENS / r["tokens_per_s_per_user"])
+            left = 0.0
+            for part, colr, name in zip(parts, ("tab:gray", "tab:orange", "tab:blue" if k else "0.15"),
+                                        ("prefill of the prompt (time to first token)", "draft model's own prefill",
+                                         f"decoding {ANSWER_TOKENS} tokens")):
+                ax.barh(y, part, left=left, color=colr, edgecolor="white", lw=0.5,
+                        label=name if (c == contexts[0] and (k if not name.startswith("prefill") else not k)) else None)
+                left += part
+            ax.text(left, y, f" {left:.2f} s", va="center", fontsize=7)
+            labels.append(f"prompt {_ctx(c)}, " + ("no speculation" if k == 0 else f"k = {k:g}"))
+            y += 1
+        y += 0.5
+    ax.set_yticks([i + 0.5 * (i // 2) for i in range(len(labels))], labels)
+    ax.invert_yaxis()
+    ax.set_xlabel("seconds for one request")
+    ax.grid(axis="y", visible=False)
+    ax.margins(x=0.12)
+    handles, names = ax.get_legend_handles_labels()
+    decode = Patch(color="0.15", label=f"decoding {ANSWER_TOKENS} tokens, no speculation")
+    fig.legend([*handles, decode], [*names, decode.get_label()], loc="outside right center")
+    fig.suptitle("Prefill is not sped up: time to a whole answer, with and without speculation\n"
+                 + _setup_line(meta, list(dict.fromkeys(df["model"]))) + f" · {_name(meta, 'hardware', df['hardware'].iloc[0])}, "
+                 + f"batch {df['batch'].iloc[0]:g}, {_alpha_label(df['alpha'].iloc[0])}")
+    return fig
+
+
+def _report_generic(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
+    for plotter in (_plot_speedup_heatmap, _plot_throughput, _plot_step_time):
+        fig = plotter(df, ops, meta)
+        if fig is not None:
+            return fig
+    return None
+
+
+def _fits_only(df: pd.DataFrame) -> pd.DataFrame:
+    return df[df["fits_in_memory"].astype(bool)]
+
+
+REPORT_PLOTTERS = {
+    "verify-mini-prefill": _report_verify, "flops-vs-time": _report_flops, "break-even-batch": _report_break_even,
+    "batch-vs-speculation": _report_batch_vs_spec, "kv-caps-batch": _report_kv_caps, "shared-prefix": _report_shared_prefix,
+    "draft-offload": _report_draft_offload, "fast-tier-premium": _report_fast_tier, "prefill-not-sped-up": _report_prefill,
+    "generic": _report_generic,
+}
+ALL_PLOTTERS = {**PLOTTERS, **{f"report:{name}": fn for name, fn in REPORT_PLOTTERS.items()}}
+
+
+def report_job(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict, stem: Path, formats=("png",)) -> tuple:
+    """The figure job (for `draw_figures`) of report section `name` (the generic figure for an unknown one)."""
+    return (f"report:{name if name in REPORT_PLOTTERS else 'generic'}", df, ops, meta, Path(stem), tuple(formats))
 
 
 # ---------------------------------------------------------------- public API
@@ -569,11 +1023,15 @@ def _check_columns(df: pd.DataFrame, required: tuple[str, ...], where: str, what
         raise RooflineError(f"{where}: expected {what} with column(s) {', '.join(missing)}, found {found}")
 
 
-def standard_plots(df: pd.DataFrame, ops: pd.DataFrame, meta: dict, out_dir: Path) -> list[Path]:
-    """Draw every plot the table supports into `out_dir` as PNG and SVG; return the written paths in PLOT_NAMES order."""
+def standard_plots(df: pd.DataFrame, ops: pd.DataFrame, meta: dict, out_dir: Path, formats: tuple[str, ...] = ("png",),
+                   workers: int | None = None) -> list[Path]:
+    """Draw every plot the table supports into `out_dir` (PNG by default; `formats=("png", "svg")` for both),
+    in parallel over `workers` processes (default: the machine's cores); return the written paths in
+    PLOT_NAMES order."""
     _check_columns(df, REQUIRED_COLUMNS, "results table", "a sweep results table")
     if ops is not None and not ops.empty:
         _check_columns(ops, OPERATOR_COLUMNS, "operators table", "an operators table")
+    _check_formats(formats)
     if df.empty:
         return []
     out_dir = Path(out_dir)
@@ -581,18 +1039,47 @@ def standard_plots(df: pd.DataFrame, ops: pd.DataFrame, meta: dict, out_dir: Pat
     df = df.assign(hardware=df["hardware"].astype(str), model=df["model"].astype(str))
     if ops is not None:
         ops = ops.assign(hardware=ops["hardware"].astype(str), model=ops["model"].astype(str))
-    written = []
+    jobs = [(name, df, ops, meta, out_dir / name, tuple(formats)) for name in PLOT_NAMES]
+    return [path for paths in draw_figures(jobs, workers) for path in paths]
+
+
+def _check_formats(formats) -> None:
+    bad = [f for f in formats if f not in FORMATS]
+    if bad or not formats:
+        raise RooflineError(f"formats: expected some of {', '.join(FORMATS)}, found {', '.join(map(str, formats)) or 'none'}")
+
+
+def draw_figure(job: tuple) -> list[Path]:
+    """Draw one figure job (plotter name, results, operators, meta, path without suffix, formats) and save it in
+    each format; [] when the table cannot support the plot. Agg canvas only, fixed metadata: the bytes written
+    depend on the inputs alone, whichever process draws them."""
+    name, df, ops, meta, stem, formats = job
     with rc_context(STYLE):
-        for name in PLOT_NAMES:
-            fig = PLOTTERS[name](df, ops, meta)
-            if fig is None:
-                continue
-            for ext in FORMATS:
-                path = out_dir / f"{name}.{ext}"
-                fig.savefig(path, dpi=150, metadata={"Software": None} if ext == "png" else {"Date": None})
-                fig.set_layout_engine("none")  # keep the laid-out positions: the next format need not lay out again
-                written.append(path)
+        fig = ALL_PLOTTERS[name](df, ops, meta)
+        if fig is None:
+            return []
+        written = []
+        for ext in formats:
+            path = Path(f"{stem}.{ext}")
+            fig.savefig(path, dpi=150, metadata={"Software": None} if ext == "png" else {"Date": None})
+            fig.set_layout_engine("none")  # keep the laid-out positions: the next format need not lay out again
+            written.append(path)
     return written
+
+
+def draw_figures(jobs: list[tuple], workers: int | None = None) -> list[list[Path]]:
+    """Draw figure jobs (see `draw_figure`) in a pool of `workers` processes (default: one per core, at most one per
+    job), results in job order. Forked workers inherit the imported modules, so a pool costs milliseconds; where
+    fork is not available, or with one worker or one job, the figures are drawn here one after another."""
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    workers = min(workers or os.cpu_count() or 1, len(jobs))
+    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [draw_figure(job) for job in jobs]
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        return list(pool.map(draw_figure, jobs))
 
 
 def _read_table(path: Path) -> pd.DataFrame:
@@ -639,7 +1126,7 @@ def _derived_meta(df: pd.DataFrame, folder: Path) -> dict:
     }
 
 
-def plot_from_table(table: Path, out: Path | None = None, force: bool = False) -> list[Path]:
+def plot_from_table(table: Path, out: Path | None = None, force: bool = False, formats: tuple[str, ...] = ("png",)) -> list[Path]:
     """Re-draw the standard plots from a sweep folder or its results table (operators.csv and
     scenario.json read from the same folder when present). Refuses to overwrite plots unless `force`."""
     path = _locate(Path(table))
@@ -647,9 +1134,10 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False) -
     out_dir = Path(out) if out is not None else folder
     if out_dir.exists() and not out_dir.is_dir():
         raise RooflineError(f"--out: expected a folder, found an existing file {out_dir}")
+    _check_formats(formats)
     if not force:
         for name in PLOT_NAMES:
-            for ext in FORMATS:
+            for ext in formats:
                 if (out_dir / f"{name}.{ext}").exists():
                     raise RooflineError(f"--out: {out_dir / f'{name}.{ext}'} exists; pass --force to overwrite it")
     df = _read_table(path)
@@ -668,4 +1156,4 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False) -
             raise RooflineError(f"{meta_path}: expected JSON, found a parse error at line {err.lineno}") from err
     else:
         meta = _derived_meta(df, folder)
-    return standard_plots(df, ops, meta, out_dir)
+    return standard_plots(df, ops, meta, out_dir, formats)

@@ -30,7 +30,6 @@ from __future__ import annotations
 import base64
 import html
 import itertools
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,47 +94,39 @@ def scenario_variants(data: dict, where: str) -> tuple[dict, list[dict]]:
 def _sweep(data: dict, where: str, extra_dirs: tuple):
     """(results, operators, meta) of one plain scenario mapping."""
     from roofline.scenario import scenario_from_dict
-    from roofline.sweep import load_pairs, operator_table, run_sweep
+    from roofline.sweep import load_configs, operator_table, run_sweep, scenario_meta
 
     sc = scenario_from_dict(data, where)
-    pairs = load_pairs(sc, extra_dirs)
-    df = run_sweep(sc, pairs)
-    df = _with_prefill(df, sc, pairs)
-    meta = {
-        "scenario": sc.name, "description": sc.description, "method": sc.method, "draft": sc.draft,
-        "draft_hardware": sc.draft_hardware, "weight_dtype": sc.weight_dtype, "kv_dtype": sc.kv_dtype, "tp": sc.tp,
-        "hardware": {p.hw.name: p.hw.display_name for p in pairs}, "model": {p.model.name: p.model.display_name for p in pairs},
-        "tree_nodes": sc.tree_nodes, "tree_tau": sc.tree_tau, "acceptance": sc.acceptance, "points": len(df),
-    }
+    configs = load_configs(sc, extra_dirs)
+    df = run_sweep(sc, configs)
+    df = _with_prefill(df, sc, configs)
+    meta = scenario_meta(sc, configs, len(df))
     if sc.draft:
-        from roofline.model import load_model
-
-        meta["model"][sc.draft] = load_model(sc.draft, extra_dirs).display_name
+        meta["model"][sc.draft] = configs[0].draft.display_name
     if sc.draft_hardware:
-        from roofline.hardware import load_hardware
-
-        meta["hardware"][sc.draft_hardware] = load_hardware(sc.draft_hardware, extra_dirs).display_name
-    return df, operator_table(sc, pairs), meta
+        meta["hardware"][sc.draft_hardware] = configs[0].draft_hw.display_name
+    return df, operator_table(sc, configs), meta
 
 
-def _with_prefill(df: pd.DataFrame, sc, pairs) -> pd.DataFrame:
+def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
     """Add ttft_s and draft_ttft_s (prefill of `context` prompt tokens, one sequence) per row."""
     from roofline.engine import ttft_s
-    from roofline.speculation import drafter_spec
+    from roofline.speculation import drafter_deployment, drafter_spec
 
     contexts = np.asarray(sc.axes["context"], dtype=np.float64)
     target = np.zeros(len(df))
     draft = np.zeros(len(df))
-    for pair in pairs:
-        rows = ((df["hardware"].astype(str) == pair.hw.name) & (df["model"].astype(str) == pair.model.name)).to_numpy()
+    for cfg in configs:
+        rows = ((df["hardware"].astype(str) == cfg.hw.name) & (df["model"].astype(str) == cfg.model.name)
+                & (df["engine"].astype(str) == cfg.engine.name) & (df["tp"] == cfg.dep.tp)).to_numpy()
         idx = np.searchsorted(contexts, df.loc[rows, "context"].to_numpy(dtype=np.float64))
-        t = np.atleast_1d(ttft_s(pair.hw, pair.model, contexts, sc.weight_dtype, sc.kv_dtype, sc.tp))
+        t = np.atleast_1d(ttft_s(cfg.hw, cfg.model, contexts, cfg.dep, cfg.engine))
         target[rows] = np.broadcast_to(t, contexts.shape)[idx]
-        drafter = drafter_spec(sc.method, pair.model, pair.draft, sc.draft_vocab)
+        drafter = drafter_spec(sc.method, cfg.model, cfg.draft, sc.draft_vocab)
         if drafter is not None:
-            dhw = pair.draft_hw or pair.hw
-            d_tp = 1 if pair.draft_hw is not None else sc.tp
-            d = np.atleast_1d(ttft_s(dhw, drafter, contexts, sc.weight_dtype, sc.kv_dtype, d_tp))
+            dhw = cfg.draft_hw or cfg.hw
+            d_dep = drafter_deployment(sc.method, drafter, cfg.dep, cfg.draft_hw is not None)
+            d = np.atleast_1d(ttft_s(dhw, drafter, contexts, d_dep, cfg.engine))
             draft[rows] = np.broadcast_to(d, contexts.shape)[idx]
     return df.assign(ttft_s=target, draft_ttft_s=np.where(df["k"].to_numpy() > 0, draft, 0.0))
 
@@ -167,8 +158,9 @@ def run_scenario(name_or_path: str, extra_dirs: tuple = ()) -> ScenarioResult:
             meta["hardware"].update(m["hardware"])
             meta["model"].update(m["model"])
     df = pd.concat(frames, ignore_index=True)
-    for col in ("hardware", "model", "method", "draft_placement"):
-        df[col] = df[col].astype(str)
+    for col in ("hardware", "model", "method", "draft_placement", "engine"):
+        if col in df:
+            df[col] = df[col].astype(str)
     ops = pd.concat(op_frames, ignore_index=True)
     if "method" in axes:
         meta["method"] = "mixed"
@@ -179,3 +171,104 @@ def run_scenario(name_or_path: str, extra_dirs: tuple = ()) -> ScenarioResult:
     meta["points"] = len(df)
     name = str(data.get("name", path.stem))
     return ScenarioResult(name, where, str(data.get("description", "")), df, ops, meta, axes)
+
+
+@dataclass
+class Section:
+    """One report section: the finding, the figure's file name, the reproducing command."""
+
+    name: str
+    title: str
+    text: str
+    image: str | None
+    command: str
+    description: str
+
+
+def _command(result: ScenarioResult) -> str:
+    """The command that reproduces a section: the report of that scenario alone."""
+    builtin = Path(result.path).parent.resolve() == _builtin_scenarios()
+    return f"roofline report {result.name if builtin else result.path} --out out/{result.name}"
+
+
+def _builtin_scenarios() -> Path:
+    from roofline.profiles import builtin_dir
+
+    return builtin_dir("scenario").resolve()
+
+
+def _markdown(sections: list[Section], seconds: float) -> str:
+    lines = [
+        "# What speculative decoding buys, and when",
+        "",
+        "Generated by `roofline report` from the analytical roofline model: every finding below is computed from",
+        "its scenario's results table (in `tables/`), so it changes when the model, a profile or a scenario does.",
+        f"{len(sections)} scenarios, computed and drawn in {seconds:.1f} s.",
+        "",
+    ]
+    for i, s in enumerate(sections, 1):
+        lines += [f"## {i}. {s.title}", "", s.text, ""]
+        if s.image:
+            lines += [f"![{s.title}](img/{s.image})", ""]
+        lines += [f"Scenario `{s.name}`: {s.description}", "", "```bash", s.command, "```", ""]
+    return "\n".join(lines)
+
+
+_CSS = """body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem;
+color:#222;line-height:1.45}h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid #ddd}
+img{max-width:100%;height:auto;border:1px solid #eee}pre{background:#f5f5f5;padding:.6rem;overflow-x:auto}
+p.finding{font-size:1.05rem}p.scenario{color:#555;font-size:.9rem}"""
+
+
+def _html(sections: list[Section], images: dict, seconds: float) -> str:
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           "<title>roofline report</title>", f"<style>{_CSS}</style></head><body>",
+           "<h1>What speculative decoding buys, and when</h1>",
+           "<p>Generated by <code>roofline report</code> from the analytical roofline model: every finding is computed from its "
+           f"scenario's results table. {len(sections)} scenarios, computed and drawn in {seconds:.1f} s.</p>"]
+    for i, s in enumerate(sections, 1):
+        out.append(f'<section id="{html.escape(s.name)}"><h2>{i}. {html.escape(s.title)}</h2>')
+        out.append(f'<p class="finding">{html.escape(s.text)}</p>')
+        if s.image:
+            data = base64.b64encode(images[s.image]).decode("ascii")
+            out.append(f'<img alt="{html.escape(s.title)}" src="data:image/png;base64,{data}">')
+        out.append(f'<p class="scenario">Scenario <code>{html.escape(s.name)}</code>: {html.escape(s.description)}</p>')
+        out.append(f"<pre><code>{html.escape(s.command)}</code></pre></section>")
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def write_report(names: list[str] | tuple[str, ...] = (), out_dir: Path = Path("out/report"), force: bool = False,
+                 extra_dirs: tuple = (), formats: tuple[str, ...] = ("png",), workers: int | None = None) -> list[Path]:
+    """Run the named scenarios (all of REPORT_SCENARIOS when none), write report.md, report.html, img/ and tables/
+    into `out_dir` (whole or not at all; an existing non-empty folder only with `force`); return the files written."""
+    from roofline.findings import finding
+    from roofline.outputs import check_writable, staged_dir
+    from roofline.plots import draw_figures, report_job
+
+    out_dir = Path(out_dir)
+    check_writable(out_dir, force)
+    t0 = time.perf_counter()
+    results = [run_scenario(n, extra_dirs) for n in (names or REPORT_SCENARIOS)]
+    seen: dict = {}
+    for r in results:
+        if r.name in seen:
+            raise RooflineError(f"{r.path}: name: expected each scenario once in a report, found {r.name!r} twice")
+        seen[r.name] = r
+    with staged_dir(out_dir, force) as tmp:
+        (tmp / "img").mkdir()
+        (tmp / "tables").mkdir()
+        jobs = [report_job(r.name, r.df, r.ops, r.meta, tmp / "img" / r.name, formats) for r in results]
+        drawn = draw_figures(jobs, workers)
+        sections = []
+        for r, paths in zip(results, drawn):
+            f = finding(r.name, r.df, r.ops, r.meta)
+            r.df.to_csv(tmp / "tables" / f"{r.name}.csv", index=False, float_format="%.6g")
+            png = next((p.name for p in paths if p.suffix == ".png"), None)
+            sections.append(Section(r.name, f.title, f.text, png, _command(r), r.description))
+        seconds = time.perf_counter() - t0
+        images = {p.name: p.read_bytes() for paths in drawn for p in paths if p.suffix == ".png"}
+        (tmp / "report.md").write_text(_markdown(sections, seconds), encoding="utf-8")
+        (tmp / "report.html").write_text(_html(sections, images, seconds), encoding="utf-8")
+        written = sorted(p.relative_to(tmp) for p in tmp.rglob("*") if p.is_file())
+    return [out_dir / p for p in written]
