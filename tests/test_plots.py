@@ -11,7 +11,7 @@ from roofline import plots
 from roofline.errors import RooflineError
 from roofline.plots import PLOT_NAMES, PLOTTERS, _frontier, plot_from_table, standard_plots
 from roofline.scenario import scenario_from_dict
-from roofline.sweep import load_pairs, operator_table, run_sweep, write_sweep
+from roofline.sweep import load_configs, operator_table, run_sweep, write_sweep
 
 SMALL = {
     "name": "plots-test", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
@@ -23,7 +23,7 @@ META = {"scenario": "plots-test", "method": "eagle", "weight_dtype": "bf16", "kv
 
 def _tables(data: dict):
     sc = scenario_from_dict(data)
-    pairs = load_pairs(sc)
+    pairs = load_configs(sc)
     return sc, pairs, run_sweep(sc, pairs), operator_table(sc, pairs)
 
 
@@ -50,18 +50,20 @@ def _assert_real_image(path):
         assert b"<svg" in data[:2000] and data.rstrip().endswith(b"</svg>")
 
 
+@pytest.mark.slow
 def test_standard_plots_write_all_six_plots_as_png_and_svg(small, tmp_path):
     _, _, df, ops = small
-    paths = standard_plots(df, ops, META, tmp_path)
+    paths = standard_plots(df, ops, META, tmp_path, formats=("png", "svg"))
     assert [p.name for p in paths] == [f"{name}.{ext}" for name in PLOT_NAMES for ext in ("png", "svg")]
     for path in paths:
         _assert_real_image(path)
 
 
-def test_plot_from_table_redraws_from_a_written_results_csv_into_another_folder(sweep_folder, tmp_path):
+@pytest.mark.slow
+def test_plot_from_table_redraws_from_a_written_results_csv_into_another_folder_as_png_by_default(sweep_folder, tmp_path):
     out = tmp_path / "replot"
     paths = plot_from_table(sweep_folder / "results.csv", out)
-    assert {p.name for p in paths} == {f"{name}.{ext}" for name in PLOT_NAMES for ext in ("png", "svg")}
+    assert {p.name for p in paths} == {f"{name}.png" for name in PLOT_NAMES}
     assert all(p.parent == out for p in paths)
     for path in paths:
         _assert_real_image(path)
@@ -71,7 +73,7 @@ def test_plot_from_table_refuses_to_overwrite_a_plot_without_force_and_writes_no
     existing = sweep_folder / "pareto.svg"
     existing.write_text("old")
     with pytest.raises(RooflineError) as err:
-        plot_from_table(sweep_folder)
+        plot_from_table(sweep_folder, formats=("png", "svg"))
     assert str(err.value) == f"--out: {existing} exists; pass --force to overwrite it"
     assert existing.read_text() == "old"
     assert not list(sweep_folder.glob("*.png"))
@@ -98,7 +100,7 @@ def test_without_operators_csv_and_scenario_json_the_roofline_is_skipped_and_the
     _, _, df, _ = small
     df.to_csv(tmp_path / "results.csv", index=False)
     seen = {}
-    monkeypatch.setattr(plots, "standard_plots", lambda d, o, m, out: seen.update(df=d, ops=o, meta=m, out=out) or [])
+    monkeypatch.setattr(plots, "standard_plots", lambda d, o, m, out, formats: seen.update(df=d, ops=o, meta=m, out=out) or [])
     plot_from_table(tmp_path / "results.csv")
     assert seen["ops"] is None and seen["out"] == tmp_path
     assert seen["meta"]["method"] == "eagle" and seen["meta"]["hardware"] == {"h100-sxm": "h100-sxm"} and seen["meta"]["tp"] == 1
@@ -133,3 +135,56 @@ def test_frontier_keeps_exactly_the_non_dominated_points_sorted_by_x():
     assert _frontier(x, y).tolist() == [0, 1, 2]
     # (10, 100), (20, 80), (30, 10) dominate nothing of each other; (15, 50) is dominated by (20, 80)
     assert _frontier(np.array([10.0, 20, 30, 15]), np.array([100.0, 80, 10, 50])).tolist() == [0, 1, 2]
+
+
+def test_parallel_and_serial_drawing_write_the_same_png_bytes(small, tmp_path):
+    _, _, df, ops = small
+    jobs = [(name, df, ops, META, tmp_path / mode / name, ("png",)) for mode in ("serial", "pool") for name in ("best_k_vs_batch", "speedup_heatmap")]
+    for mode in ("serial", "pool"):
+        (tmp_path / mode).mkdir()
+    plots.draw_figures(jobs[:2], workers=1)
+    plots.draw_figures(jobs[2:], workers=2)
+    for name in ("best_k_vs_batch", "speedup_heatmap"):
+        assert (tmp_path / "serial" / f"{name}.png").read_bytes() == (tmp_path / "pool" / f"{name}.png").read_bytes()
+
+
+def test_best_k_is_drawn_at_integer_heights_and_the_edge_of_the_k_range_is_marked(small):
+    _, _, df, ops = small  # k swept 1, 2, 4: at alpha 0.9 and small batch the best k is 4, the largest swept
+    from matplotlib import rc_context
+
+    with rc_context(plots.STYLE):
+        fig = PLOTTERS["best_k_vs_batch"](df, ops, META)
+    ys = np.concatenate([line.get_ydata() for ax in fig.axes for line in ax.get_lines() if len(line.get_ydata())])
+    assert np.all(ys == np.round(ys))  # no offsets along k
+    edge = [line for ax in fig.axes for line in ax.get_lines() if line.get_marker() == "^" and len(line.get_ydata())]
+    assert edge and all(np.all(np.asarray(line.get_ydata()) == 4) for line in edge)
+
+
+def test_heatmap_break_even_runs_along_cell_edges_only():
+    grid = np.array([[2.0, 1.5, 0.9], [2.5, 1.2, 1.1]]) >= 1.0
+    from matplotlib.figure import Figure
+
+    ax = Figure().subplots()
+    plots._cell_boundary(ax, grid, np.ones_like(grid))
+    (segments,) = [c.get_segments() for c in ax.collections]
+    # one vertical edge between columns 1 and 2 of row 0, one horizontal edge above cell (0, 2): all at half-integers
+    pts = np.concatenate(segments)
+    assert len(segments) == 2 and np.all(np.abs(pts * 2 - np.round(pts * 2)) < 1e-12) and np.all(pts % 1 == 0.5)
+
+
+def test_labels_placed_by_place_labels_do_not_overlap_each_other():
+    from matplotlib import rc_context
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    with rc_context(plots.STYLE):
+        fig = Figure(figsize=(4, 3))
+        FigureCanvasAgg(fig)
+        ax = fig.subplots()
+        x = np.array([1.0, 1.05, 1.1, 3.0, 3.02])
+        ax.plot(x, x, "o")
+        plots.place_labels(fig, [(ax, v, v, f"operator {i}") for i, v in enumerate(x)])
+        renderer = fig.canvas.get_renderer()
+        boxes = [t.get_window_extent(renderer) for t in ax.texts]
+    assert len(boxes) == 5
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])

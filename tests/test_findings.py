@@ -1,0 +1,114 @@
+"""Tests for roofline.findings: each question's scenario is run and the direction of its finding checked
+against numbers worked out by hand; the sentences quote the table's numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from roofline.findings import _n, finding, memory_split
+from roofline.report import run_scenario
+
+KIB = 1024.0
+
+
+def _run(name):
+    r = run_scenario(name)
+    return r, finding(r.name, r.df, r.ops, r.meta)
+
+
+def test_numbers_in_prose_keep_three_significant_digits():
+    assert [_n(21507.6), _n(2.4658), _n(0.05512), _n(0)] == ["21,508", "2.47", "0.0551", "0"]
+
+
+@pytest.mark.slow
+def test_kv_caps_batch_gqa_splits_its_kv_over_tp_while_mla_is_replicated():
+    r, f = _run("kv-caps-batch")
+    split = memory_split(r.df)
+    # Llama-3.1-70B GQA: 80 layers x 2 (K, V) x 8 kv heads x 128 x 2 B = 320 KiB per token, / TP 8 = 40 KiB per device
+    # (+ the EAGLE head's one layer: 1/80 of that, 0.5 KiB)
+    assert split.loc[("h200", "llama-3.1-70b"), "kv_bytes_per_token"] == pytest.approx(40.5 * KIB, rel=0.01)
+    # DeepSeek-V3 MLA: 61 layers x (512 latent + 64 rope) x 2 B = 70,272 B, the same on every device (+ MTP layer 1,152 B)
+    assert split.loc[("h200", "deepseek-v3"), "kv_bytes_per_token"] == pytest.approx(70272 + 1152, rel=0.01)
+    caps = f.numbers["max_batch"]
+    # hence, with less room left by its 671B of weights, V3 fits fewer sequences than the 70B; V4-Flash's compressed
+    # attention fits the most
+    for ctx in (4096, 32768, 131072):
+        assert caps[("h200", "deepseek-v4-flash", ctx)] > caps[("h200", "llama-3.1-70b", ctx)] > caps[("h200", "deepseek-v3", ctx)]
+    assert f"{caps[('h200', 'deepseek-v3', 131072)]} for DeepSeek-V3" in f.text
+
+
+@pytest.mark.slow
+def test_break_even_batch_follows_the_ridge_point_at_low_acceptance():
+    r, f = _run("break-even-batch")
+    t = f.numbers["table"]
+    eagle = t[(t["method"] == "eagle") & (t["alpha"] == 0.6)].set_index("hardware")
+    # H100 (derated ridge 989.4 x 0.9 / (3.35 x 0.95) ~ 280 FLOP/B) keeps paying to a larger batch than A100 (~153)
+    assert eagle.loc["h100-sxm", "break_even_batch"] > eagle.loc["a100-sxm-80gb", "break_even_batch"]
+    assert f.numbers["rank_correlation"] > 0.5
+    # higher acceptance never ends the gain earlier
+    for hw in eagle.index:
+        assert t[(t["method"] == "eagle") & (t["hardware"] == hw)].sort_values("alpha")["break_even_batch"].is_monotonic_increasing
+
+
+@pytest.mark.slow
+def test_a_shared_prefix_fits_a_larger_batch():
+    r, f = _run("shared-prefix")
+    caps = f.numbers["max_batch"]
+    c0, c1 = caps[("h100-sxm", "llama-3.1-8b", 34816, 0)], caps[("h100-sxm", "llama-3.1-8b", 34816, 32768)]
+    # Llama-3.1-8B: 128 KiB of KV per token. Alone, a sequence holds 34,816 + q tokens (~4.3 GiB); sharing 32k, it holds
+    # ~2,048 of its own (~0.25 GiB) and the 4 GiB prefix is stored once: about 16x more sequences in the same free memory
+    assert 12 <= c1 / max(c0, 1) <= 20
+    assert f.numbers["best_tokens_per_s"].iloc[-1] > f.numbers["best_tokens_per_s"].iloc[0]
+
+
+@pytest.mark.slow
+def test_speculation_computes_more_per_token_but_takes_less_time():
+    r, f = _run("flops-vs-time")
+    n = f.numbers
+    assert n["flops_ratio"] > 1 > n["time_ratio"] and n["every_point_more_flops"]
+    # wasted share = 1 - (useful FLOPs / spent FLOPs) = 1 - 1 / flops_ratio
+    assert n["wasted_flops_fraction"] == pytest.approx(1 - 1 / n["flops_ratio"], rel=1e-9)
+
+
+@pytest.mark.slow
+def test_prefill_is_the_same_with_and_without_speculation_so_the_answer_gains_less_than_decoding():
+    r, f = _run("prefill-not-sped-up")
+    d = r.df
+    for _, g in d.groupby("context"):
+        assert g["ttft_s"].nunique() == 1
+    assert (d.loc[d["k"] == 0, "draft_ttft_s"] == 0).all() and (d.loc[d["k"] > 0, "draft_ttft_s"] > 0).all()
+    assert 1 < f.numbers["answer_speedup"] < f.numbers["decode_speedup"]
+
+
+@pytest.mark.slow
+def test_a_verify_pass_stays_near_one_decode_step_for_fewer_tokens_per_sequence_as_the_batch_grows():
+    r, f = _run("verify-mini-prefill")
+    q = f.numbers["q_max"].unstack("batch")
+    assert (q[1] >= q[4]).all() and (q[4] >= q[16]).all()
+    assert (q[1] >= 32).all()  # at batch 1 a pass of 32 tokens is far below the ridge point on every GPU
+
+
+@pytest.mark.slow
+def test_speculation_makes_a_faster_tier_cheaper_than_batching_alone():
+    r, f = _run("fast-tier-premium")
+    tiers = f.numbers["tiers"]
+    plain, spec = tiers["premium_2x_plain"], tiers["premium_2x_speculation"]
+    assert (spec.fillna(np.inf) <= plain.fillna(np.inf)).all()
+
+
+@pytest.mark.slow
+def test_batching_alone_peaks_below_speculation_and_its_fastest_user_is_slower():
+    r, f = _run("batch-vs-speculation")
+    n = f.numbers
+    assert n["speculation_best_tokens_per_s"] >= n["batching_best_tokens_per_s"]
+    assert n["fastest_user_speculation"] > n["fastest_user_batching"]
+    assert f"{_n(n['batching_best_tokens_per_s'])} tokens/s" in f.text
+
+
+@pytest.mark.slow
+def test_draft_offload_transfer_is_a_small_share_of_an_iteration():
+    r, f = _run("draft-offload")
+    assert 0 <= f.numbers["max_transfer_share"] < 0.05
+    assert isinstance(f.numbers["winner"], pd.Series) and set(f.numbers["winner"]) <= {"co-located", "l4", "l40s", "a10g"}

@@ -1,0 +1,88 @@
+"""Tests for roofline.report: report axes expand into plain scenarios, the report is written whole with a
+finding, a figure and a command per section, and the HTML page opens in a headless browser."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from roofline.errors import RooflineError
+from roofline.report import scenario_variants, write_report
+
+
+def test_list_valued_report_axes_expand_into_one_plain_scenario_each():
+    axes, variants = scenario_variants({"name": "x", "hardware": "h100-sxm", "model": "m", "method": ["draft", "eagle"],
+                                        "draft": "d", "draft_hardware": [None, "l4"]}, "x.yaml")
+    assert axes == {"method": ["draft", "eagle"], "draft_hardware": [None, "l4"]}
+    assert [(v["method"], v.get("draft"), v.get("draft_hardware")) for v in variants] == [
+        ("draft", "d", None), ("draft", "d", "l4"), ("eagle", None, None), ("eagle", None, "l4")]
+
+
+def test_a_method_mapping_must_name_every_model_once():
+    with pytest.raises(RooflineError, match="mapping of every model"):
+        scenario_variants({"model": ["a", "b"], "method": {"a": "eagle"}}, "x.yaml")
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("r") / "report"
+    files = write_report(("flops-vs-time", "prefill-not-sped-up"), out, workers=2)
+    return out, files
+
+
+@pytest.mark.slow
+def test_the_report_writes_markdown_html_figures_and_tables_with_a_command_per_section(report):
+    out, files = report
+    names = {p.relative_to(out).as_posix() for p in files}
+    assert names == {"report.md", "report.html", "img/flops-vs-time.png", "img/prefill-not-sped-up.png",
+                     "tables/flops-vs-time.csv", "tables/prefill-not-sped-up.csv"}
+    md = (out / "report.md").read_text()
+    assert "## 1. More compute, less time" in md and "## 2. Prefill is not sped up" in md
+    assert "roofline report flops-vs-time --out out/flops-vs-time" in md
+    assert md.count("![") == 2
+
+
+@pytest.mark.slow
+def test_the_html_page_inlines_its_images_and_needs_nothing_else(report):
+    out, _ = report
+    page = (out / "report.html").read_text()
+    assert page.count('src="data:image/png;base64,') == 2
+    assert not re.search(r'src="(?!data:)', page) and "<link" not in page and "<script" not in page
+
+
+@pytest.mark.slow
+def test_the_report_refuses_an_existing_folder_without_force(report):
+    out, _ = report
+    with pytest.raises(RooflineError, match="pass --force"):
+        write_report(("flops-vs-time",), out)
+
+
+def _chromium():
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+@pytest.mark.slow
+def test_the_html_report_renders_in_headless_chromium_with_its_sections_and_images(report, tmp_path):
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("chromium not installed (apt-get install -y chromium): the browser check of report.html is skipped")
+    out, _ = report
+    url = (out / "report.html").resolve().as_uri()
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run([browser, *flags, "--dump-dom", url], capture_output=True, text=True, timeout=120).stdout
+    assert "1. More compute, less time" in dom and "2. Prefill is not sped up" in dom
+    assert dom.count("<img") == 2
+    shot = tmp_path / "shot.png"
+    subprocess.run([browser, *flags, f"--screenshot={shot}", "--window-size=1200,2400", url], capture_output=True, timeout=120)
+    from matplotlib.image import imread
+
+    pixels = imread(shot)
+    assert pixels.shape[0] == 2400 and pixels.shape[1] == 1200
+    # the page is not blank: a good share of pixels is not white (figures, text), and some are coloured (plot lines)
+    rgb = pixels[..., :3]
+    assert (rgb.min(axis=2) < 0.9).mean() > 0.05
+    assert (np.ptp(rgb, axis=2) > 0.2).mean() > 0.001
