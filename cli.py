@@ -48,61 +48,44 @@ def _json_default(value):
 
 @app.command()
 def predict(
-    hardware: Annotated[str, typer.Option(help="Hardware profile name (roofline hw list).")] = "h100-sxm",
+    hardware: Annotated[str, typer.Option(help="Hardware profile name (roofline hw list; case-insensitive, aliases like H100).")] = "h100-sxm",
     model: Annotated[str, typer.Option(help="Model profile name (roofline models list).")] = "llama-3.1-8b",
-    batch: Annotated[int, typer.Option(min=1, max=100_000_000, help="Sequences decoded together.")] = 1,
+    batch: Annotated[int, typer.Option(min=1, max=100_000_000, help="Sequences decoded together (the replica's batch).")] = 1,
     context: Annotated[int, typer.Option(min=0, max=1_000_000_000, help="Tokens already in each sequence's KV cache.")] = 1024,
-    tp: Annotated[int, typer.Option(min=1, max=4096, help="Tensor-parallel degree.")] = 1,
-    weight_dtype: Annotated[str, typer.Option(help="bf16 | fp16 | fp32 | fp8 | int8 | int4 | fp4")] = "bf16",
+    engine: Annotated[Optional[str], typer.Option(help="Serving engine profile: vllm (default) | sglang | trtllm | ideal (the pure roofline).")] = None,
+    tp: Annotated[int, typer.Option(min=1, max=4096, help="Tensor-parallel degree (attention and dense layers).")] = 1,
+    dp_attention: Annotated[int, typer.Option(min=1, max=4096, help="Attention data-parallel groups: each holds and reads only its sequences' KV cache.")] = 1,
+    ep: Annotated[int, typer.Option(min=1, max=4096, help="Expert-parallel degree (MoE): experts spread over devices, tokens sent by all-to-all.")] = 1,
+    pp: Annotated[int, typer.Option(min=1, max=4096, help="Pipeline stages.")] = 1,
+    weight_dtype: Annotated[Optional[str], typer.Option(help="Override every weight class: bf16 | fp16 | fp32 | fp8 | int8 | int4 | fp4 (default: the checkpoint's native precision).")] = None,
+    expert_dtype: Annotated[Optional[str], typer.Option(help="Override the routed and shared experts' dtype only.")] = None,
     kv_dtype: Annotated[str, typer.Option(help="bf16 | fp16 | fp32 | fp8 | int8")] = "bf16",
-    prompt: Annotated[Optional[int], typer.Option(min=1, help="Prompt length: adds time to first token (one prefill).")] = None,
+    prompt: Annotated[Optional[int], typer.Option(min=1, max=1_000_000_000, help="Prompt length: adds time to first token (one prefill; with speculation, the drafter's too).")] = None,
+    shared_prefix: Annotated[int, typer.Option(min=0, max=1_000_000_000, help="Tokens of the context shared by every sequence (stored once; read once where the engine's attention kernel can).")] = 0,
     method: Annotated[str, typer.Option(help="Speculation: none | draft | mtp | eagle | ngram")] = "none",
     draft: Annotated[Optional[str], typer.Option(help="Draft model name (method draft).")] = None,
     k: Annotated[int, typer.Option(min=0, max=64, help="Draft tokens per iteration (bonus token excluded).")] = 4,
-    alpha: Annotated[Optional[float], typer.Option(min=0.0, max=1.0, help="Per-token acceptance probability.")] = None,
+    alpha: Annotated[Optional[float], typer.Option(min=0.0, max=1.0, help="Per-token acceptance probability (default: the method's published per-position rates).")] = None,
     acceptance: Annotated[Optional[str], typer.Option(help="Per-position conditional acceptance rates a1,a2,... (instead of --alpha).")] = None,
-    draft_hardware: Annotated[Optional[str], typer.Option(help="Run the drafter on this device (overlapped with verify).")] = None,
-    overlap: Annotated[bool, typer.Option(help="With --draft-hardware: overlap drafting with verification.")] = True,
-    draft_vocab: Annotated[Optional[int], typer.Option(min=1, help="EAGLE head's reduced vocabulary.")] = None,
-    tree_nodes: Annotated[Optional[int], typer.Option(min=1, help="Tree verification: draft nodes per sequence (root excluded); k is the tree depth.")] = None,
+    draft_hardware: Annotated[Optional[str], typer.Option(help="Run the drafter on this device.")] = None,
+    overlap: Annotated[bool, typer.Option(help="With --draft-hardware and a draft model: draft one half of the batch while verifying the other.")] = True,
+    draft_vocab: Annotated[Optional[int], typer.Option(min=1, max=100_000_000, help="EAGLE head's reduced vocabulary.")] = None,
+    tree_nodes: Annotated[Optional[int], typer.Option(min=1, max=4096, help="Tree verification: draft nodes per sequence (root excluded); k is the tree depth.")] = None,
     tree_tau: Annotated[Optional[float], typer.Option(min=1.0, help="Tree verification: measured tokens per iteration (bonus included).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object (SI units).")] = False,
 ) -> None:
-    """Predict one decode point: step time, tokens/s, MBU/MFU, bound, memory; optionally speculation."""
-    from roofline.engine import predict_point
-    from roofline.hardware import load_hardware
-    from roofline.model import KV_DTYPES, WEIGHT_DTYPES, load_model
+    """Predict one decode point: step time, tokens/s, MBU/MFU, bound, memory, layout; optionally speculation."""
+    from roofline.api import predict as predict_point
 
-    from roofline.profiles import normalize_dtype
-
-    weight_dtype = normalize_dtype(weight_dtype, WEIGHT_DTYPES, "option", "--weight-dtype")
-    kv_dtype = normalize_dtype(kv_dtype, KV_DTYPES, "option", "--kv-dtype")
-    hw = load_hardware(hardware, _dirs())
-    spec_model = load_model(model, _dirs())
-    point = predict_point(hw, spec_model, batch, context, weight_dtype, kv_dtype, tp, prompt)
-    if method != "none" or acceptance or alpha is not None or tree_nodes is not None:
-        from roofline.speculation import predict_speculation
-
-        rates = _parse_rates(acceptance) if acceptance else None
-        if draft is not None and method != "draft":
-            raise RooflineError(f"--draft: expected only with --method draft, found --method {method}")
-        if draft_vocab is not None and method != "eagle":
-            raise RooflineError(f"--draft-vocab: expected only with --method eagle, found --method {method}")
-        if rates is not None and alpha is not None:
-            raise RooflineError("--alpha and --acceptance: expected one of them, found both")
-        if tree_nodes is not None and (rates is not None or alpha is not None):
-            raise RooflineError("--tree-tau: a tree takes its tau from --tree-tau, found --alpha or --acceptance as well")
-        if (tree_nodes is None) != (tree_tau is None):
-            raise RooflineError("--tree-nodes and --tree-tau: expected both or neither, found one")
-        if rates is None and alpha is None and tree_nodes is None and method != "none":
-            raise RooflineError("--alpha or --acceptance: expected one of them with a speculation method, found neither")
-        point["spec"] = predict_speculation(
-            hw, spec_model, batch, context, k, alpha, method=method,
-            draft=load_model(draft, _dirs()) if draft else None,
-            draft_hw=load_hardware(draft_hardware, _dirs()) if draft_hardware else None,
-            acceptance=rates, draft_vocab=draft_vocab, weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp,
-            tree_nodes=tree_nodes, tree_tau=tree_tau, overlap=overlap,
-        )
+    point = predict_point(
+        hardware, model, batch, context, tp=tp, dp_attention=dp_attention, ep=ep, pp=pp, weight_dtype=weight_dtype,
+        expert_dtype=expert_dtype, kv_dtype=kv_dtype, engine=engine, method=method, k=k, alpha=alpha,
+        acceptance=_parse_rates(acceptance) if acceptance else None, draft=draft, draft_hardware=draft_hardware,
+        overlap=overlap, draft_vocab=draft_vocab, tree_nodes=tree_nodes, tree_tau=tree_tau, prompt=prompt,
+        shared_prefix=shared_prefix, profiles=_dirs(), where="command line",
+    )
+    for line in point["warnings"]:
+        typer.echo(f"warning: {line}", err=True)
     if json_out:
         _echo_json(point)
     else:
@@ -116,8 +99,6 @@ def _parse_rates(text: str) -> list[float]:
         rates = [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
         raise RooflineError(f"--acceptance: expected comma-separated rates like 0.8,0.7,0.6, found {text!r}") from None
-    if not rates or any(not 0 <= r <= 1 for r in rates):
-        raise RooflineError(f"--acceptance: expected rates in [0, 1], found {text!r}")
     return rates
 
 
@@ -128,21 +109,35 @@ def hw_list() -> None:
     from roofline.profiles import list_names
     from roofline.tables import hardware_list
 
+    _report_untold("hardware")
     typer.echo(hardware_list([load_hardware(name, _dirs()) for name in list_names("hardware", _dirs())]))
+
+
+def _report_untold(kind: str) -> None:
+    """User files whose kind cannot be told: one warning line each on stderr (they are not listed)."""
+    from roofline.profiles import problems
+
+    for line in problems(kind, _dirs()):
+        typer.echo(f"warning: {line}", err=True)
 
 
 @hw_app.command("show")
 def hw_show(name: str, json_out: Annotated[bool, typer.Option("--json", help="Print JSON (SI units).")] = False) -> None:
     """Show one hardware profile."""
     from roofline.hardware import load_hardware
+    from roofline.profiles import shadowed_paths
 
     hw = load_hardware(name, _dirs())
+    shadows = [] if Path(name).suffix in (".yaml", ".yml") else [str(p) for p in shadowed_paths("hardware", name, _dirs())]
     if json_out:
-        _echo_json(hw.to_json())
+        _echo_json({**hw.to_json(), "file": hw.path, "shadows": shadows})
         return
     from roofline.tables import hardware_table
 
     typer.echo(hardware_table(hw))
+    typer.echo(f"file: {hw.path}")
+    for path in shadows:
+        typer.echo(f"shadows: {path}")
 
 
 @models_app.command("list")
@@ -152,6 +147,7 @@ def models_list() -> None:
     from roofline.profiles import list_names
     from roofline.tables import model_list
 
+    _report_untold("model")
     typer.echo(model_list([load_model(name, _dirs()) for name in list_names("model", _dirs())]))
 
 
@@ -169,26 +165,158 @@ def models_show(name: str, json_out: Annotated[bool, typer.Option("--json", help
     typer.echo(model_table(m))
 
 
+SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="FIELD=VALUE to change (repeatable; dotted: peak_flops.bf16='148 TFLOPS').")]
+
+
+@hw_app.command("new")
+def hw_new(
+    name: Annotated[str, typer.Argument(help="Name of the new profile (its file is NAME.yaml).")],
+    from_: Annotated[str, typer.Option("--from", help="Existing hardware profile to start from.")],
+    set_: SetOpt = None,
+    dir_: Annotated[Optional[Path], typer.Option("--dir", help="Folder to write to (default: the user profile folder).")] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite an existing file.")] = False,
+) -> None:
+    """Create a hardware profile from an existing one, with fields changed; validated, written atomically."""
+    from roofline.editing import new_profile
+
+    typer.echo(f"wrote {new_profile('hardware', name, from_, set_ or [], dir_, force, _dirs())}")
+
+
+@hw_app.command("set")
+def hw_set(
+    name: Annotated[str, typer.Argument(help="Hardware profile to change (a user profile).")],
+    assignments: Annotated[list[str], typer.Argument(help="FIELD=VALUE ... (dotted fields; FIELD=null removes an optional one).")],
+    force: Annotated[bool, typer.Option(help="Allow changing a built-in profile file.")] = False,
+) -> None:
+    """Change fields in place, keeping comments, key order and formatting; refused if the result is invalid."""
+    from roofline.editing import set_fields
+
+    typer.echo(f"wrote {set_fields('hardware', name, assignments, _dirs(), force)}")
+
+
+@hw_app.command("edit")
+def hw_edit(
+    name: Annotated[str, typer.Argument(help="Hardware profile to edit (a user profile).")],
+    force: Annotated[bool, typer.Option(help="Allow editing a built-in profile file.")] = False,
+) -> None:
+    """Open the profile in $VISUAL/$EDITOR; reopened with the error on top while invalid, never saved invalid."""
+    from roofline.editing import edit_profile
+
+    path, changed = edit_profile("hardware", name, _dirs(), force)
+    typer.echo(f"{'wrote' if changed else 'unchanged'} {path}")
+
+
+def _validate_command(kind: str, paths: list[Path] | None) -> None:
+    from roofline.editing import validate_paths
+
+    results = validate_paths(kind, list(paths or []), _dirs())
+    for path, error in results:
+        typer.echo(f"ok    {path}" if error is None else f"FAIL  {error}")
+    failed = sum(1 for _, error in results if error is not None)
+    if failed:
+        raise RooflineError(f"{failed} of {len(results)} files failed validation")
+
+
+@hw_app.command("validate")
+def hw_validate(paths: Annotated[Optional[list[Path]], typer.Argument(help="Files to check (default: every hardware profile on the search path).")] = None) -> None:
+    """Check profile files: one line per file, exit code 2 if any is invalid."""
+    _validate_command("hardware", paths)
+
+
+@hw_app.command("diff")
+def hw_diff(
+    a: Annotated[str, typer.Argument(help="First hardware profile.")],
+    b: Annotated[str, typer.Argument(help="Second hardware profile.")],
+    model: Annotated[str, typer.Option(help="Reference model for the decode points.")] = "llama-3.1-8b",
+) -> None:
+    """Two profiles side by side: peaks, ridge point, and what changes for a reference model."""
+    from roofline.editing import diff_hardware
+
+    typer.echo(diff_hardware(a, b, _dirs(), model))
+
+
+@hw_app.command("schema")
+def hw_schema() -> None:
+    """Print the JSON Schema of hardware profiles (docs/hardware.schema.json is this output)."""
+    from roofline.schema import schema_text
+
+    typer.echo(schema_text("hardware"), nl=False)
+
+
+@models_app.command("schema")
+def models_schema() -> None:
+    """Print the JSON Schema of model profiles."""
+    from roofline.schema import schema_text
+
+    typer.echo(schema_text("model"), nl=False)
+
+
+@models_app.command("validate")
+def models_validate(paths: Annotated[Optional[list[Path]], typer.Argument(help="Files to check (default: every model profile on the search path).")] = None) -> None:
+    """Check model profile files: one line per file, exit code 2 if any is invalid."""
+    _validate_command("model", paths)
+
+
+@models_app.command("import")
+def models_import(
+    config: Annotated[Path, typer.Argument(help="A Hugging Face config.json.")],
+    name: Annotated[str, typer.Option(help="Profile name (file NAME.yaml).")],
+    display_name: Annotated[Optional[str], typer.Option(help="Human-readable name.")] = None,
+    published_params: Annotated[Optional[float], typer.Option(min=1.0, max=1e16, help="Published total parameter count, checked against the computed one.")] = None,
+    published_active_params: Annotated[Optional[float], typer.Option(min=1.0, max=1e16, help="Published active parameter count (MoE).")] = None,
+    source: Annotated[Optional[str], typer.Option(help="Where the config comes from (URL), written as the profile's source.")] = None,
+    dir_: Annotated[Optional[Path], typer.Option("--dir", help="Folder to write to (default: the user profile folder).")] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite an existing file.")] = False,
+) -> None:
+    """Build a model profile from a Hugging Face config.json (dense, GQA, MoE, MLA, sliding window)."""
+    from roofline.hfimport import import_hf_config
+    from roofline.profiles import user_dir
+
+    path, line = import_hf_config(config, name, dir_ if dir_ is not None else user_dir(), force,
+                                  command=f"roofline models import {config.name} --name {name}",
+                                  published_params=published_params, published_active_params=published_active_params,
+                                  source=source or "", display_name=display_name)
+    typer.echo(f"wrote {path}: {line}")
+
+
 @app.command()
 def sweep(
     scenario: Annotated[str, typer.Argument(help="Scenario YAML file or built-in scenario name.")],
-    out: Annotated[Path, typer.Option(help="Output folder (results.csv, plots).")] = Path("out/sweep"),
+    out: Annotated[Path, typer.Option(help="Output folder (results table, operators.csv, plots).")] = Path("out/sweep"),
     force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
     plots: Annotated[bool, typer.Option(help="Draw the standard plots.")] = True,
-    chunk_points: Annotated[int, typer.Option(min=1000, help="Rows computed per chunk (bounds memory).")] = 1_000_000,
+    svg: Annotated[bool, typer.Option(help="Write each plot as SVG beside the PNG.")] = False,
+    format_: Annotated[str, typer.Option("--format", help="Results table: csv | parquet | both.")] = "both",
+    chunk_points: Annotated[int, typer.Option(min=1000, max=100_000_000, help="Rows computed per chunk (bounds memory).")] = 1_000_000,
 ) -> None:
-    """Run a scenario sweep: results.csv (+ .parquet), operators.csv, plots (PNG and SVG)."""
+    """Run a scenario sweep: results.csv / results.parquet, operators.csv, scenario.json, plots (PNG; SVG with --svg)."""
     from roofline.outputs import staged_dir
     from roofline.scenario import load_scenario
-    from roofline.sweep import load_pairs, write_sweep
+    from roofline.sweep import load_configs, write_sweep
 
     sc = load_scenario(scenario, _dirs())
-    pairs = load_pairs(sc, _dirs())
+    configs = load_configs(sc, _dirs())
     with staged_dir(out, force) as tmp:
-        summary = write_sweep(sc, pairs, tmp, plots=plots, chunk_points=chunk_points, progress=sys.stderr.isatty() or sc.points > 200_000)
-    typer.echo(f"{sc.name}: {summary['points']:,} points in {summary['compute_s']:.2f} s -> {out}/")
+        summary = write_sweep(sc, configs, tmp, plots=plots, chunk_points=chunk_points, fmt=format_, svg=svg,
+                              progress=sys.stderr.isatty() or sc.points > 200_000)
+    typer.echo(f"{sc.name}: {summary['points']:,} points, engine {', '.join(sorted({c.engine.name for c in configs}))}: "
+               f"computed in {summary['compute_s']:.2f} s, written in {summary['write_s']:.2f} s, plotted in {summary['plot_s']:.2f} s -> {out}/")
     for name in summary["files"]:
         typer.echo(f"  {out / name}")
+
+
+@app.command()
+def report(
+    scenarios: Annotated[Optional[list[str]], typer.Argument(help="Scenario names or YAML files (default: the nine questions).")] = None,
+    out: Annotated[Path, typer.Option(help="Output folder: report.md, report.html, img/, tables/.")] = Path("out/report"),
+    force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
+    svg: Annotated[bool, typer.Option(help="Write each figure as SVG beside the PNG.")] = False,
+) -> None:
+    """Run named scenarios and write one report: a finding, a figure and a command per section (Markdown + one-file HTML)."""
+    from roofline.report import write_report
+
+    for path in write_report(tuple(scenarios or ()), out, force, _dirs(), ("png", "svg") if svg else ("png",)):
+        typer.echo(str(path))
 
 
 @app.command()
@@ -199,7 +327,11 @@ def plot(
 ) -> None:
     """Re-draw the standard plots from a written table, without recomputing anything."""
     from roofline.plots import plot_from_table
+    from roofline.yamlio import check_text_table
 
+    csv_path = table / "results.csv" if table.is_dir() and not (table / "results.parquet").exists() else table
+    if csv_path.suffix == ".csv" and csv_path.is_file():
+        check_text_table(csv_path)
     for path in plot_from_table(table, out, force):
         typer.echo(str(path))
 
@@ -263,8 +395,20 @@ def validate(
 
 def main() -> None:
     """Console entry point: bad input becomes one line on stderr and exit code 2."""
+    import warnings
+
+    from roofline.errors import RooflineWarning
+
+    def _show(message, category, *args, **kwargs):
+        if issubclass(category, RooflineWarning):
+            typer.echo(f"warning: {message}", err=True)
+        else:
+            _default_show(message, category, *args, **kwargs)
+
+    _default_show = warnings.showwarning
+    warnings.showwarning = _show
     try:
-        app(standalone_mode=False)
+        app(args=hoist_profiles(sys.argv[1:]), prog_name="roofline", standalone_mode=False)
     except RooflineError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
@@ -279,7 +423,33 @@ def main() -> None:
         if hasattr(exc, "format_message") and isinstance(getattr(exc, "exit_code", None), int):
             typer.echo(f"error: {exc.format_message()}", err=True)
             sys.exit(exc.exit_code)
+        if isinstance(exc, OSError):  # a path the user gave that the system refused (a file where a folder must be, ...)
+            where = f"{exc.filename}: " if exc.filename else ""
+            typer.echo(f"error: {where}{exc.strerror or exc}", err=True)
+            sys.exit(2)
         raise
+
+
+def hoist_profiles(argv: list[str]) -> list[str]:
+    """Move every `--profiles DIR` / `--profiles=DIR` to the front, so it works before or after the command."""
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            rest.extend(argv[i:])
+            break
+        if arg == "--profiles" and i + 1 < len(argv):
+            front += argv[i:i + 2]
+            i += 2
+            continue
+        if arg.startswith("--profiles="):
+            front.append(arg)
+        else:
+            rest.append(arg)
+        i += 1
+    return front + rest
 
 
 if __name__ == "__main__":

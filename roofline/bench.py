@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from roofline.scenario import scenario_from_dict
-from roofline.sweep import iter_sweep, load_pairs
+from roofline.sweep import iter_sweep, load_configs
 
 
 def synthetic_scenario(points: int):
@@ -38,7 +38,7 @@ def synthetic_scenario(points: int):
 def run_bench(points: int, chunk_points: int = 1_000_000) -> dict:
     """Time one synthetic sweep; return points, seconds, points/s, peak RSS."""
     sc = synthetic_scenario(points)
-    pairs = load_pairs(sc)
+    pairs = load_configs(sc)
     start = time.perf_counter()
     done = 0
     checksum = 0.0

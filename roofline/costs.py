@@ -1,28 +1,38 @@
-"""FLOPs and bytes of every operator in one forward pass, per device.
+"""FLOPs and bytes of every operator in one forward pass, on the busiest device of a deployment.
 
-The pass processes `batch` sequences (B) with `q` query tokens each on top of `context` tokens
-already in the KV cache (S): q = 1 is a decode step, q = k + 1 a speculative verification, q = P a
-prefill. T = B * q tokens go through every weight matrix. All arguments broadcast as numpy arrays.
+The pass processes `batch` sequences (B, the replica's batch) with `q` query tokens each on top of
+`context` tokens already in the KV cache (S): q = 1 is a decode step, q = k + 1 a speculative
+verification, q = P a prefill. All arguments broadcast as numpy arrays. The deployment (layout.py)
+splits the work: an attention group of tp devices handles B_a = B / dp_attention sequences, so
+T_a = B_a * q tokens go through its non-expert weights; all T = B * q tokens are routed to experts.
+B_a = ceil(B / dp_attention) on the busiest group.
 
-Per operator (w = bytes per weight, a = 2 activation bytes, c = KV bytes per element, tp = tensor
-parallel degree; weights, heads and FLOPs are split over tp, activations are replicated):
+Per operator (w_c = bytes per weight of the operator's weight class c, a = 2 activation bytes,
+c_kv = KV bytes per element; non-expert weights and heads split over tp, activations replicated):
 
-    weight GEMM (qkv_proj, o_proj, mlp, shared_experts, lm_head):
-        flops = 2 * params * T / tp
-        bytes = params * w / tp + T * (d_in + d_out) * a
-    experts (routed, per MoE layer): unique experts touched by T tokens, uniform routing,
-        touched = E * (1 - (1 - top_k / E) ** T)
-        flops = 2 * top_k * expert_params * T / tp
-        bytes = touched * expert_params * w / tp + T * 2 * hidden * top_k * a
-    router: a GEMM of hidden x E
+    weight GEMM (qkv_proj, o_proj, mlp, router, shared_experts, lm_head), on T_a tokens:
+        flops = 2 * params * T_a / tp
+        bytes = params * w_c / tp + T_a * (d_in + d_out) * a
+    experts (per MoE layer): E / ep experts per EP rank, each split over D / ep devices; the busiest
+    rank sets the pace (expected maximum over ep ranks, Blom's normal order statistic z_ep):
+        p          = 1 - (1 - top_k / E) ** T                    (one expert is touched by T tokens)
+        touched    = min(E/ep, (E/ep) p + z_ep sqrt((E/ep) p (1 - p)))      (= E p when ep = 1)
+        assigned   = T top_k / ep + z_ep sqrt(T top_k (1/ep)(1 - 1/ep))     (token-expert pairs)
+        flops = 2 * expert_params * assigned / (D / ep)
+        bytes = touched * expert_params * w_experts / (D / ep) + assigned * 2 * hidden * a
     attention (per layer group g, read_g(L) = KV entries one query reads at length L):
-        flops = 2 * heads * (d_qk + d_v) * T * read_g(S + (q + 1) / 2) / tp
-        bytes = B * read_g(S + q) * kv_elems_per_device * c        (each KV entry read once per pass)
-                + T * hidden * a * 2                                 (queries in, attention output out)
-    kv_write: bytes = T * kv_elems_per_device * c per layer
+        flops = attention_flops(heads, d_qk, d_v, T_a, read_g(S + (q + 1) / 2)) / tp
+        bytes = (B_a * read_g(S + q) - (B_a - 1) * shared_g) * kv_elems_per_device * c_kv
+                + T_a * hidden * a * 2                              (queries in, attention output out)
+        shared_g = read_g(S + q) - read_g(S + q - P) entries of a prefix of P tokens that every
+        sequence shares, read once per pass when `shared_prefix_read_once` (0 when P = 0)
+        MLA: decode and verify use the absorbed form (d_qk = kv_lora + rope, d_v = kv_lora),
+        prefill the non-absorbed form (d_qk = nope + rope, d_v = v_head_dim): per query-key pair and
+        head 2*(576) + 2*512 = 2176 FLOPs against 2*(192) + 2*128 = 640 for DeepSeek-V3.
+    kv_write: bytes = T_a * kv_elems_per_device * c_kv per layer
     norms (RMSNorm x2, residual adds x2, RoPE, activation): ELEMENTWISE_PASSES reads+writes of the
-        residual stream per layer: bytes = T * hidden * a * ELEMENTWISE_PASSES, flops = 5 * same elems
-    embedding: a gather, bytes = T * hidden * w
+        residual stream per layer: bytes = T_a * hidden * a * ELEMENTWISE_PASSES, flops = 5 * same elems
+    embedding: a gather, bytes = T_a * hidden * w_embedding
     lm_head: logits for `logit_tokens` tokens per sequence (q for decode/verify, 1 for prefill)
 
 Deliberately ignored: biases, attention sinks, softmax exponent cost, MLA's compressor and indexer
@@ -31,8 +41,11 @@ FLOPs, KV re-reads inside a long prefill (flash attention reads KV once per quer
 
 from __future__ import annotations
 
+from statistics import NormalDist
+
 import numpy as np
 
+from roofline.layout import OPERATOR_CLASS, Deployment
 from roofline.model import BYTES_PER_ELEMENT, ModelSpec
 
 ACTIVATION_BYTES = 2.0
@@ -41,14 +54,32 @@ OPERATORS = (
     "embedding", "qkv_proj", "attention", "kv_write", "o_proj", "mlp", "router", "experts",
     "shared_experts", "norms", "lm_head",
 )
-# Which operators run on the compute dtype of the weights (GEMMs) vs. the activations (bf16).
+# Weight GEMMs run on the compute dtype of their weight class; the rest on bf16.
 WEIGHT_GEMMS = ("qkv_proj", "o_proj", "mlp", "router", "experts", "shared_experts", "lm_head")
+LAYER_OPERATORS = tuple(o for o in OPERATORS if o not in ("embedding", "lm_head"))
 
 
 def unique_experts_touched(experts, top_k, tokens):
     """E * (1 - (1 - top_k/E)^N): expected distinct experts hit by N tokens under uniform routing."""
     experts = np.asarray(experts, dtype=np.float64)
     return experts * (1.0 - (1.0 - np.asarray(top_k, dtype=np.float64) / experts) ** np.asarray(tokens, dtype=np.float64))
+
+
+def expected_max_z(n: int) -> float:
+    """Blom's approximation of the expected maximum of n standard normals: Phi^-1((n - 0.375) / (n + 0.25)); 0 for n = 1."""
+    return 0.0 if n <= 1 else NormalDist().inv_cdf((n - 0.375) / (n + 0.25))
+
+
+def busiest_rank_experts(experts: int, top_k: int, tokens, ep: int):
+    """(touched, assigned) on the busiest of `ep` expert-parallel ranks (module docstring)."""
+    t = np.asarray(tokens, dtype=np.float64)
+    per_rank = experts / ep
+    p = 1.0 - (1.0 - top_k / experts) ** t
+    z = expected_max_z(ep)
+    touched = np.minimum(per_rank, per_rank * p + z * np.sqrt(per_rank * p * (1.0 - p)))
+    pairs = t * top_k
+    assigned = pairs / ep + z * np.sqrt(pairs * (1.0 / ep) * (1.0 - 1.0 / ep))
+    return touched, assigned
 
 
 def attention_flops(heads, d_qk, d_v, tokens, read_tokens):
@@ -59,15 +90,54 @@ def attention_flops(heads, d_qk, d_v, tokens, read_tokens):
     return 2.0 * heads * (d_qk + d_v) * np.asarray(tokens, dtype=np.float64) * np.asarray(read_tokens, dtype=np.float64)
 
 
-def weight_bytes(model: ModelSpec, weight_dtype: str = "bf16", tp: int = 1) -> float:
-    """Bytes of all weights resident on one device (embedding + head + blocks, MTP excluded)."""
-    return model.params * BYTES_PER_ELEMENT[weight_dtype] / tp
+def sequences_per_group(batch, dep: Deployment):
+    """B_a: sequences of the busiest attention group, ceil(B / dp_attention) (B itself when dp_attention = 1)."""
+    b = np.asarray(batch, dtype=np.float64)
+    return np.ceil(b / dep.dp_attention) if dep.dp_attention > 1 else b
 
 
-def kv_cache_bytes(model: ModelSpec, batch, context_len, kv_dtype: str = "bf16", tp: int = 1):
-    """KV bytes held on one device for `batch` sequences of `context_len` tokens each."""
-    per_seq = model.kv_cache_elements_per_sequence(context_len, tp) * BYTES_PER_ELEMENT[kv_dtype]
-    return np.asarray(batch, dtype=np.float64) * per_seq
+def weight_bytes_by_class(model: ModelSpec, dep: Deployment, with_mtp: bool = False) -> dict[str, float]:
+    """Resident weight bytes per class on the busiest device of `dep`.
+
+    Non-expert classes split over tp (replicated over dp_attention groups); routed experts over all
+    D = tp * dp_attention devices of a stage (E/ep experts, each split D/ep ways); layers over pp stages,
+    with the larger of embedding and LM head on the busiest stage. MTP modules only `with_mtp`.
+    """
+    params = model.params_by_class()
+    pp = dep.pp
+    out = {}
+    for cls, n in params.items():
+        if cls == "mtp" and not with_mtp:
+            continue
+        split = dep.devices_per_stage if cls == "experts" else dep.tp
+        per_stage = 1.0 if cls in ("embedding", "lm_head", "mtp") else 1.0 / pp
+        out[cls] = n * BYTES_PER_ELEMENT[dep.dtype(cls)] / split * per_stage
+    if pp > 1:  # embedding on the first stage, LM head on the last: the busiest stage holds the larger
+        out["embedding"], out["lm_head"] = max(out["embedding"], out["lm_head"]), 0.0
+    return out
+
+
+def weight_bytes(model: ModelSpec, dep: Deployment, with_mtp: bool = False) -> float:
+    """Bytes of weights resident on the busiest device (sum of weight_bytes_by_class)."""
+    return float(sum(weight_bytes_by_class(model, dep, with_mtp).values()))
+
+
+def kv_cache_bytes(model: ModelSpec, batch, context_len, dep: Deployment, shared_prefix=0):
+    """KV bytes held on the busiest device for `batch` sequences of `context_len` tokens each.
+
+    Each attention group holds B / dp_attention sequences, its layers / pp share; a shared prefix of
+    P tokens is stored once: B_a * stored(L) - (B_a - 1) * (stored(L) - stored(L - P)).
+    """
+    b_a = sequences_per_group(batch, dep)
+    per_token = model.kv_elements_per_token_per_layer_per_device(dep.tp) * BYTES_PER_ELEMENT[dep.kv_dtype] / dep.pp
+    length = np.asarray(context_len, dtype=np.float64)
+    p = np.minimum(np.asarray(shared_prefix, dtype=np.float64), length)
+    total = 0.0
+    for g in model.groups:
+        stored = model.stored_tokens(g, length)
+        shared = stored - model.stored_tokens(g, length - p)
+        total = total + g.layers * (b_a * stored - np.maximum(b_a - 1.0, 0.0) * shared)
+    return total * per_token
 
 
 def operator_costs(
@@ -75,67 +145,77 @@ def operator_costs(
     batch,
     q,
     context,
-    weight_dtype: str = "bf16",
-    kv_dtype: str = "bf16",
-    tp: int = 1,
+    dep: Deployment,
     logit_tokens=None,
     layers_scale: float = 1.0,
+    prefill: bool = False,
+    shared_prefix=0,
+    shared_prefix_read_once: bool = True,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Map operator name -> (flops, bytes) on one device for one forward pass (see module docstring).
+    """Map operator name -> (flops, bytes) on the busiest device for one forward pass (module docstring).
 
     `logit_tokens`: tokens per sequence that need logits (default q). `layers_scale` multiplies the
-    per-layer operators (an MTP or EAGLE draft block is one layer of the same shapes: use 1/layers).
+    per-layer operators (an MTP or EAGLE draft block is one layer of the same shapes: use 1/layers; a
+    pipeline stage holds 1/pp of them). `prefill` selects MLA's non-absorbed attention form.
     """
     b = np.asarray(batch, dtype=np.float64)
     q = np.asarray(q, dtype=np.float64)
     s = np.asarray(context, dtype=np.float64)
-    tokens = b * q
-    w = BYTES_PER_ELEMENT[weight_dtype]
-    c = BYTES_PER_ELEMENT[kv_dtype]
+    tp = dep.tp
+    b_a = sequences_per_group(b, dep)
+    tokens_a = b_a * q
+    c = BYTES_PER_ELEMENT[dep.kv_dtype]
     a = ACTIVATION_BYTES
     h = float(model.hidden_size)
     n_layers = model.layers * layers_scale
-    logits = tokens if logit_tokens is None else b * np.asarray(logit_tokens, dtype=np.float64)
+    logits = tokens_a if logit_tokens is None else b_a * np.asarray(logit_tokens, dtype=np.float64)
 
-    def gemm(params: float, d_in: float, d_out: float, n_tokens=tokens, count: float = 1.0):
+    def w(op: str) -> float:
+        return BYTES_PER_ELEMENT[dep.dtype(OPERATOR_CLASS[op])]
+
+    def gemm(op: str, params: float, d_in: float, d_out: float, n_tokens=tokens_a, count: float = 1.0):
         flops = 2.0 * params * n_tokens / tp * count
-        nbytes = (params * w / tp + n_tokens * (d_in + d_out) * a) * count
+        nbytes = (params * w(op) / tp + n_tokens * (d_in + d_out) * a) * count
         return flops, nbytes
 
     zero = np.zeros(np.broadcast(b, q, s).shape)
     costs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    costs["embedding"] = (zero, tokens * h * w + zero)
+    costs["embedding"] = (zero, tokens_a * h * w("embedding") + zero)
     qkv_out = model.qkv_params_per_layer / h
-    costs["qkv_proj"] = gemm(model.qkv_params_per_layer, h, qkv_out, count=n_layers)
-    costs["o_proj"] = gemm(model.o_params_per_layer, model.o_params_per_layer / h, h, count=n_layers)
+    costs["qkv_proj"] = gemm("qkv_proj", model.qkv_params_per_layer, h, qkv_out, count=n_layers)
+    costs["o_proj"] = gemm("o_proj", model.o_params_per_layer, model.o_params_per_layer / h, h, count=n_layers)
 
     # attention: per layer group, KV entries read per query at the mean causal position
-    d_qk, d_v = model.attention_dims_per_query_head
+    d_qk, d_v = model.attention_dims_per_query_head(prefill)
     kv_elems = model.kv_elements_per_token_per_layer_per_device(tp)
+    prefix = np.minimum(np.asarray(shared_prefix, dtype=np.float64), s)
     attn_flops, attn_bytes, write_bytes = zero.copy(), zero.copy(), zero.copy()
     for g in model.groups:
         layers = g.layers * layers_scale
         mean_len = s + (q + 1.0) / 2.0
-        attn_flops = attn_flops + layers * attention_flops(model.heads, d_qk, d_v, tokens, model.read_tokens(g, mean_len)) / tp
-        attn_bytes = attn_bytes + layers * b * model.read_tokens(g, s + q) * kv_elems * c
-        write_bytes = write_bytes + layers * tokens * kv_elems * c
-    costs["attention"] = (attn_flops, attn_bytes + tokens * h * a * 2 * n_layers)
+        attn_flops = attn_flops + layers * attention_flops(model.heads, d_qk, d_v, tokens_a, model.read_tokens(g, mean_len)) / tp
+        read = model.read_tokens(g, s + q)
+        shared = read - model.read_tokens(g, s + q - prefix) if shared_prefix_read_once else 0.0
+        attn_bytes = attn_bytes + layers * (b_a * read - np.maximum(b_a - 1.0, 0.0) * shared) * kv_elems * c
+        write_bytes = write_bytes + layers * tokens_a * kv_elems * c
+    costs["attention"] = (attn_flops, attn_bytes + tokens_a * h * a * 2 * n_layers)
     costs["kv_write"] = (zero, write_bytes)
 
     dense_layers = model.dense_layers * layers_scale if model.moe else n_layers
     ffn = model.ffn_size
-    costs["mlp"] = gemm(model.dense_mlp_params, h, (2 if model.ffn_gated else 1) * ffn, count=dense_layers)
+    costs["mlp"] = gemm("mlp", model.dense_mlp_params, h, (2 if model.ffn_gated else 1) * ffn, count=dense_layers)
     if model.moe is not None:
         moe = model.moe
         moe_layers = model.moe_layers * layers_scale
-        costs["router"] = gemm(model.router_params, h, moe.experts, count=moe_layers)
-        touched = unique_experts_touched(moe.experts, moe.top_k, tokens)
-        expert_flops = 2.0 * moe.top_k * model.expert_params * tokens / tp * moe_layers
-        expert_bytes = (touched * model.expert_params * w / tp + tokens * 2.0 * h * moe.top_k * a) * moe_layers
+        costs["router"] = gemm("router", model.router_params, h, moe.experts, count=moe_layers)
+        touched, assigned = busiest_rank_experts(moe.experts, moe.top_k, b * q, dep.ep)
+        expert_tp = dep.expert_tp
+        expert_flops = 2.0 * model.expert_params * assigned / expert_tp * moe_layers
+        expert_bytes = (touched * model.expert_params * w("experts") / expert_tp + assigned * 2.0 * h * a) * moe_layers
         costs["experts"] = (expert_flops, expert_bytes)
         if moe.shared_experts:
             shared_ffn = moe.shared_experts * (moe.shared_expert_ffn_size or moe.expert_ffn_size)
-            costs["shared_experts"] = gemm(model.shared_expert_params, h, 2 * shared_ffn, count=moe_layers)
+            costs["shared_experts"] = gemm("shared_experts", model.shared_expert_params, h, 2 * shared_ffn, count=moe_layers)
         else:
             costs["shared_experts"] = (zero, zero)
     else:
@@ -143,7 +223,7 @@ def operator_costs(
         costs["experts"] = (zero, zero)
         costs["shared_experts"] = (zero, zero)
 
-    elementwise = tokens * h * ELEMENTWISE_PASSES * n_layers
+    elementwise = tokens_a * h * ELEMENTWISE_PASSES * n_layers
     costs["norms"] = (5.0 * elementwise, elementwise * a)
-    costs["lm_head"] = gemm(model.lm_head_params, h, model.vocab_size, n_tokens=logits)
+    costs["lm_head"] = gemm("lm_head", model.lm_head_params, h, model.vocab_size, n_tokens=logits)
     return {name: (np.broadcast_to(f, zero.shape), np.broadcast_to(by, zero.shape)) for name, (f, by) in costs.items()}

@@ -1,33 +1,45 @@
-"""Roofline time of one forward pass: per operator, per step, and what bounds it.
+"""Roofline time of one forward pass on a deployment: per operator, per step, and what bounds it.
 
-For every operator o of the pass (FLOPs and bytes from `roofline.costs`):
+For every operator o of one pipeline stage's pass over a micro-batch (FLOPs and bytes on the busiest
+device from `roofline.costs`):
 
-    t_o = max( flops_o / (peak_flops[dtype_o] * compute_efficiency),
-               bytes_o / (mem_bw * mem_efficiency) )
+    t_o = max( roofline(flops_o * pad_o / (peak_flops[dtype_o] * eff[dtype_o]), bytes_o / (mem_bw * mem_eff)),
+               n_o * kernels_o * kernel_floor )
+        roofline(t_c, t_m) = max(t_c, t_m), or (t_c^p + t_m^p)^(1/p) with an overlap exponent p
+        pad_o = ceil(T_a / tile) * tile / T_a for weight GEMMs (rows padded to the tensor-core tile)
+        n_o   = layers of the stage for per-layer operators, 1 for embedding and LM head
 
-    t_step = sum_o t_o + t_comm + step_overhead + layers * layer_overhead
-    t_comm = 2 * layers * (link_latency + 2 * (tp - 1) / tp * T * hidden * 2 / (link_bw * link_efficiency))
-             (two all-reduces of the residual stream per layer under tensor parallelism; 0 when tp = 1)
+    t_stage = sum_o t_o + t_allreduce + t_all_to_all + layers_stage * layer_overhead
+    t_device = max(m, pp) * t_stage + t_p2p + step_overhead         (m = min(B, pp) micro-batches of B / m)
+    t_step = max(t_device, t_host) if the engine overlaps host work, else t_device + t_host
 
-dtype_o is the compute dtype of the weights for weight GEMMs (int4 runs as W4A16 in bf16) and bf16
-for attention and elementwise work. A profile may give attention and elementwise operators their own
-achievable ceilings (`operator_ceilings`) and a per-layer overhead (`layer_overhead`, default 0);
-without them every operator uses the derated peaks above. The pure max() is the classic roofline (a lower bound). A
-profile may set `overlap_exponent: p` to use the smooth form (t_c**p + t_m**p)**(1/p) instead: p -> inf
-is the max, p = 1 is no overlap of compute and memory at all; `roofline calibrate` measures p.
+    t_allreduce  = 2 * layers_stage * (lat + 2 (tp - 1) / tp * T_a * hidden * 2 / bw)        (tp > 1)
+    t_all_to_all = 2 * moe_layers_stage * (lat + T / D * top_k * hidden * 2 * (1 - 1/ep) / bw)
+                   (dispatch and combine, when ep > 1 and attention is data-parallel; with dp_attention = 1
+                    every device already holds every token and the combine rides on the all-reduce)
+    t_p2p        = sum over the pp stage boundaries of (lat + T_mb * hidden * 2 / bw)          (pp > 1)
+    bw, lat: the scale-up link inside one domain, the scale-out link for a group that spans domains
+    (hardware.link_for); the engine's measured collective latency replaces the link's when it sets one.
+    t_host = host_per_step + host_per_sequence * B_a (serving.py)
+
+dtype_o is the compute dtype of the operator's weight class for weight GEMMs (fp4 on Hopper runs as
+W4A16 in bf16) and bf16 for attention and elementwise work. A hardware profile may give attention and
+elementwise operators their own ceilings and a per-layer overhead (`roofline calibrate` measures them).
 
     MBU = bytes moved / t_step / mem_bw          MFU = flops / t_step / peak_flops[dtype]
-    arithmetic intensity = flops / bytes         an operator is compute-bound when its intensity
-                                                 exceeds the derated ridge point.
+    arithmetic intensity = flops / bytes         an operator is compute-bound when its compute time
+                                                 exceeds its memory time.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from roofline.costs import ACTIVATION_BYTES, WEIGHT_GEMMS, kv_cache_bytes, operator_costs, weight_bytes
+from roofline.costs import ACTIVATION_BYTES, LAYER_OPERATORS, WEIGHT_GEMMS, operator_costs
 from roofline.hardware import HardwareSpec
+from roofline.layout import OPERATOR_CLASS, Deployment, deployment
 from roofline.model import ModelSpec
+from roofline.serving import IDEAL, ServingEngine
 
 
 def op_time_s(flops, nbytes, compute_flops_per_s: float, memory_bytes_per_s: float, overlap_exponent: float | None = None):
@@ -42,26 +54,66 @@ def op_time_s(flops, nbytes, compute_flops_per_s: float, memory_bytes_per_s: flo
     return big * ((t_compute / safe) ** p + (t_memory / safe) ** p) ** (1.0 / p)
 
 
-def operator_ceilings(hw: HardwareSpec, weight_dtype: str) -> dict[str, tuple[float, float]]:
-    """(compute FLOP/s, memory bytes/s) ceiling of every operator: weight GEMMs on the weights' compute
-    dtype, attention and elementwise work on their own measured ceilings where the profile has them."""
+def operator_ceilings(hw: HardwareSpec, dep: Deployment) -> dict[str, tuple[float, float]]:
+    """(compute FLOP/s, memory bytes/s) ceiling of every operator: weight GEMMs on their weight class's
+    compute dtype, attention and elementwise work on their own measured ceilings where the profile has them."""
     memory = hw.memory_ceiling_bytes_per_s
     other = hw.compute_ceiling_flops_per_s("bf16")
-    out = {name: (hw.compute_ceiling_flops_per_s(weight_dtype), memory) for name in WEIGHT_GEMMS}
+    out = {name: (hw.compute_ceiling_flops_per_s(dep.dtype(OPERATOR_CLASS[name])), memory) for name in WEIGHT_GEMMS}
     out["attention"] = (hw.attention_compute_flops_per_s or other, hw.attention_memory_bytes_per_s or memory)
     out["norms"] = (other, hw.elementwise_memory_bytes_per_s or memory)
     out["embedding"] = out["kv_write"] = (other, memory)
     return out
 
 
-def comm_time_s(hw: HardwareSpec, model: ModelSpec, tokens, tp: int, layers_scale: float = 1.0):
-    """Two all-reduces of T * hidden activations per layer over the scale-up link (0 when tp = 1)."""
+def _latency(engine_latency_s: float, link_latency_s: float) -> float:
+    return engine_latency_s if engine_latency_s > 0 else link_latency_s
+
+
+def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, tokens,
+                       layers_scale: float = 1.0) -> dict[str, np.ndarray]:
+    """All-reduce and all-to-all time of one stage's pass over `tokens` = T (module docstring)."""
     tokens = np.asarray(tokens, dtype=np.float64)
-    if tp <= 1:
-        return np.zeros_like(tokens)
-    nbytes = tokens * model.hidden_size * ACTIVATION_BYTES
-    per_allreduce = hw.link_latency_s + 2.0 * (tp - 1) / tp * nbytes / (hw.link_bw_bytes_per_s * hw.link_efficiency)
-    return 2.0 * model.layers * layers_scale * per_allreduce
+    h_bytes = model.hidden_size * ACTIVATION_BYTES
+    layers = model.layers * layers_scale
+    out = {"allreduce_time_s": np.zeros_like(tokens), "all_to_all_time_s": np.zeros_like(tokens)}
+    if dep.tp > 1:
+        bw, lat = hw.link_for(dep.tp)
+        tokens_a = np.ceil(tokens / dep.dp_attention)
+        per = _latency(engine.allreduce_latency_s, lat) + 2.0 * (dep.tp - 1) / dep.tp * tokens_a * h_bytes / bw
+        out["allreduce_time_s"] = 2.0 * layers * per
+    if dep.ep > 1 and dep.dp_attention > 1 and model.moe is not None:
+        d = dep.devices_per_stage
+        bw, lat = hw.link_for(d)
+        nbytes = tokens / d * model.moe.top_k * h_bytes * (1.0 - 1.0 / dep.ep)
+        moe_layers = model.moe_layers * layers_scale
+        out["all_to_all_time_s"] = 2.0 * moe_layers * (_latency(engine.all_to_all_latency_s, lat) + nbytes / bw)
+    return out
+
+
+def p2p_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, tokens_per_microbatch):
+    """Activations of one micro-batch passed across every pipeline-stage boundary once per step (0 when pp = 1).
+
+    Of the pp boundaries (the last one back to the first stage for the next token), those between
+    scale-up domains use the scale-out link: min(pp, domains) of them when the replica spans domains.
+    """
+    t = np.asarray(tokens_per_microbatch, dtype=np.float64)
+    if dep.pp <= 1:
+        return np.zeros_like(t)
+    nbytes = t * model.hidden_size * ACTIVATION_BYTES
+    domains = -(-dep.devices // hw.scale_up_domain)
+    crossing = min(dep.pp, domains) if domains > 1 else 0
+    bw_in, lat_in = hw.link_for(1)
+    bw_out, lat_out = hw.link_for(dep.devices)
+    inside = (dep.pp - crossing) * (_latency(engine.allreduce_latency_s, lat_in) + nbytes / bw_in)
+    across = crossing * (_latency(engine.allreduce_latency_s, lat_out) + nbytes / bw_out)
+    return inside + across
+
+
+def host_time_s(engine: ServingEngine, batch, dep: Deployment):
+    """host_per_step + host_per_sequence * B_a (each attention-DP rank schedules its own sequences)."""
+    b_a = np.ceil(np.asarray(batch, dtype=np.float64) / dep.dp_attention)
+    return engine.host_per_step_s + engine.host_per_sequence_s * b_a
 
 
 def step_metrics(
@@ -70,50 +122,86 @@ def step_metrics(
     batch,
     q,
     context,
-    weight_dtype: str = "bf16",
-    kv_dtype: str = "bf16",
-    tp: int = 1,
+    dep: Deployment | None = None,
+    *,
+    engine: ServingEngine | None = None,
     logit_tokens=None,
     layers_scale: float = 1.0,
+    prefill: bool = False,
+    shared_prefix=0,
     with_operators: bool = False,
 ) -> dict:
     """Time and utilisation of one forward pass of B sequences x q tokens on `context` cached tokens.
 
-    Returns arrays (broadcast over batch, q, context): step_time_s, compute_time_s (sum of operator
-    times), comm_time_s, overhead_s, flops, bytes, arithmetic_intensity_flops_per_byte, mbu, mfu,
-    compute_bound (True where compute-bound operators take most of the operator time), tokens.
-    With `with_operators`, also `operators`: {name: {flops, bytes, time_s, compute_bound}}.
+    `dep` defaults to one device at the model's native precision; `engine` to the ideal roofline.
+    Returns arrays (broadcast over batch, q, context): step_time_s, operator_time_s (sum of operator
+    times of the pass), allreduce_time_s, all_to_all_time_s, p2p_time_s, comm_time_s (their sum),
+    overhead_s (fixed device overhead), host_time_s, flops, bytes (per device per step),
+    kv_read_bytes, arithmetic_intensity_flops_per_byte, mbu, mfu, compute_bound (compute-bound
+    operators take most of the operator time), tokens. With `with_operators`, also `operators`:
+    {name: {flops, bytes, time_s, compute_bound}} for one stage's pass over one micro-batch.
     """
-    costs = operator_costs(model, batch, q, context, weight_dtype, kv_dtype, tp, logit_tokens, layers_scale)
-    ceilings = operator_ceilings(hw, weight_dtype)
-    p = hw.overlap_exponent
+    dep = dep or deployment(model)
+    engine = engine or IDEAL
+    b = np.asarray(batch, dtype=np.float64)
+    q = np.asarray(q, dtype=np.float64)
+    pp = dep.pp
+    microbatches = np.minimum(b, pp)
+    mb = b / microbatches
+    stage_scale = layers_scale / pp
+    costs = operator_costs(model, mb, q, context, dep, logit_tokens, stage_scale, prefill, shared_prefix,
+                           engine.prefix_read_once)
+    ceilings = operator_ceilings(hw, dep)
+    p = engine.overlap_exponent if engine.overlap_exponent is not None else hw.overlap_exponent
     shape = next(iter(costs.values()))[0].shape
-    total_flops, total_bytes, op_sum = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-    compute_side = np.zeros(shape)
+    tokens_a = np.ceil(mb / dep.dp_attention) * q
+    if engine.gemm_tile_rows:
+        tile = float(engine.gemm_tile_rows)
+        pad = np.ceil(tokens_a / tile) * tile / np.maximum(tokens_a, 1e-30)
+    else:
+        pad = 1.0
+    stage_layers = model.layers * stage_scale
+    total_flops, total_bytes, op_sum, compute_side = (np.zeros(shape) for _ in range(4))
     operators = {}
     for name, (flops, nbytes) in costs.items():
         ceiling, memory_ceiling = ceilings[name]
-        t = op_time_s(flops, nbytes, ceiling, memory_ceiling, p)
-        is_compute = flops / ceiling > nbytes / memory_ceiling
+        effective_flops = flops * pad if name in WEIGHT_GEMMS and name != "experts" else flops
+        t = op_time_s(effective_flops, nbytes, ceiling, memory_ceiling, p)
+        if engine.kernel_floor_s > 0 and (flops.any() or nbytes.any()):
+            launches = engine.kernels(name) * (stage_layers if name in LAYER_OPERATORS else 1.0)
+            t = np.maximum(t, launches * engine.kernel_floor_s)
+        is_compute = effective_flops / ceiling > nbytes / memory_ceiling
         total_flops, total_bytes, op_sum = total_flops + flops, total_bytes + nbytes, op_sum + t
         compute_side = compute_side + np.where(is_compute, t, 0.0)
         if with_operators:
             operators[name] = {"flops": flops, "bytes": nbytes, "time_s": t, "compute_bound": is_compute}
-    tokens = np.broadcast_to(np.asarray(batch, dtype=np.float64) * np.asarray(q, dtype=np.float64), shape)
-    t_comm = comm_time_s(hw, model, tokens, tp, layers_scale)
-    overhead = hw.step_overhead_s + model.layers * layers_scale * hw.layer_overhead_s
-    step = op_sum + t_comm + overhead
-    peak = hw.peak_flops_per_s[hw.compute_dtype(weight_dtype)]
+    tokens = np.broadcast_to(b * q, shape)
+    coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb * q, shape), stage_scale)
+    waves = np.maximum(microbatches, pp)
+    p2p = np.broadcast_to(p2p_time_s(hw, model, dep, engine, mb * q), shape)
+    overhead = hw.step_overhead_s + waves * stage_layers * hw.layer_overhead_s
+    stage = op_sum + coll["allreduce_time_s"] + coll["all_to_all_time_s"]
+    device = waves * stage + p2p + overhead
+    host = np.broadcast_to(host_time_s(engine, b, dep), shape)
+    step = np.maximum(device, host) if engine.host_overlap else device + host
+    kv_read = costs["attention"][1] - tokens_a * model.hidden_size * ACTIVATION_BYTES * 2 * stage_layers
+    peak = hw.peak_flops_per_s[hw.compute_dtype(dep.dtype("mlp" if model.moe is None else "experts"))]
+    device_flops, device_bytes = microbatches * total_flops, microbatches * total_bytes
     out = {
         "step_time_s": step,
-        "compute_time_s": op_sum,
-        "comm_time_s": t_comm,
-        "overhead_s": np.full(shape, overhead),
-        "flops": total_flops,
-        "bytes": total_bytes,
+        "operator_time_s": waves * op_sum,
+        "allreduce_time_s": waves * coll["allreduce_time_s"],
+        "all_to_all_time_s": waves * coll["all_to_all_time_s"],
+        "p2p_time_s": p2p,
+        "comm_time_s": waves * (coll["allreduce_time_s"] + coll["all_to_all_time_s"]) + p2p,
+        "overhead_s": np.broadcast_to(overhead, shape),
+        "host_time_s": host,
+        "flops": device_flops,
+        "bytes": device_bytes,
+        "kv_read_bytes": microbatches * kv_read,
         "arithmetic_intensity_flops_per_byte": total_flops / total_bytes,
-        "mbu": total_bytes / step / hw.mem_bw_bytes_per_s,
-        "mfu": total_flops / step / peak,
+        "mbu": device_bytes / step / hw.mem_bw_bytes_per_s,
+        "mfu": device_flops / step / peak,
         "compute_bound": compute_side > 0.5 * op_sum,
         "tokens": tokens,
     }
@@ -122,72 +210,12 @@ def step_metrics(
     return out
 
 
-def step_time_s(hw: HardwareSpec, model: ModelSpec, batch, q, context, weight_dtype="bf16", kv_dtype="bf16", tp=1, **kw):
+def step_time_s(hw: HardwareSpec, model: ModelSpec, batch, q, context, dep: Deployment | None = None, **kw):
     """Shorthand: step_metrics(...)['step_time_s']."""
-    return step_metrics(hw, model, batch, q, context, weight_dtype, kv_dtype, tp, **kw)["step_time_s"]
+    return step_metrics(hw, model, batch, q, context, dep, **kw)["step_time_s"]
 
 
-def memory_needed_bytes(model: ModelSpec, batch, context_len, weight_dtype="bf16", kv_dtype="bf16", tp=1):
-    """Weights + KV cache on one device for `batch` sequences of `context_len` tokens."""
-    return weight_bytes(model, weight_dtype, tp) + kv_cache_bytes(model, batch, context_len, kv_dtype, tp)
-
-
-def max_batch(hw: HardwareSpec, model: ModelSpec, context_len, weight_dtype="bf16", kv_dtype="bf16", tp=1, extra_bytes=0.0, extra_bytes_per_seq=0.0):
-    """floor((usable memory - weights - extra) / (KV per sequence + extra per sequence)); 0 if the weights do not fit."""
-    free = hw.usable_mem_bytes - weight_bytes(model, weight_dtype, tp) - np.asarray(extra_bytes, dtype=np.float64)
-    per_seq = kv_cache_bytes(model, 1, context_len, kv_dtype, tp) + np.asarray(extra_bytes_per_seq, dtype=np.float64)
-    return np.maximum(np.floor(free / per_seq), 0).astype(np.int64)
-
-
-def ttft_s(hw: HardwareSpec, model: ModelSpec, prompt_len, weight_dtype="bf16", kv_dtype="bf16", tp=1):
-    """Time to first token: one prefill pass of `prompt_len` tokens for one sequence (logits for the last token only)."""
-    return step_time_s(hw, model, 1, prompt_len, 0, weight_dtype, kv_dtype, tp, logit_tokens=1)
-
-
-def predict_point(hw: HardwareSpec, model: ModelSpec, batch: int, context: int, weight_dtype="bf16", kv_dtype="bf16", tp=1, prompt: int | None = None) -> dict:
-    """Everything `roofline predict` reports for one decode point, SI units, JSON-ready."""
-    m = step_metrics(hw, model, batch, 1, context, weight_dtype, kv_dtype, tp, with_operators=True)
-    step = float(m["step_time_s"])
-    kv = float(kv_cache_bytes(model, batch, context + 1, kv_dtype, tp))
-    wb = weight_bytes(model, weight_dtype, tp)
-    out = {
-        "hardware": hw.name,
-        "model": model.name,
-        "batch": batch,
-        "context": context,
-        "tp": tp,
-        "weight_dtype": weight_dtype,
-        "kv_dtype": kv_dtype,
-        "step_time_s": step,
-        "tokens_per_s": batch / step,
-        "tokens_per_s_per_user": 1.0 / step,
-        "mbu": float(m["mbu"]),
-        "mfu": float(m["mfu"]),
-        "bound": "compute" if bool(m["compute_bound"]) else "memory",
-        "arithmetic_intensity_flops_per_byte": float(m["arithmetic_intensity_flops_per_byte"]),
-        "derated_ridge_point_flops_per_byte": hw.ridge_point_flops_per_byte(weight_dtype, derated=True),
-        "flops": float(m["flops"]),
-        "bytes": float(m["bytes"]),
-        "weight_bytes": wb,
-        "kv_bytes": kv,
-        "memory_needed_bytes": wb + kv,
-        "usable_memory_bytes": hw.usable_mem_bytes,
-        "fits_in_memory": bool(wb + kv <= hw.usable_mem_bytes),
-        "max_batch": int(max_batch(hw, model, context + 1, weight_dtype, kv_dtype, tp)),
-        "comm_time_s": float(m["comm_time_s"]),
-        "overhead_s": float(m["overhead_s"]),
-        "operators": {
-            name: {
-                "flops": float(op["flops"]),
-                "bytes": float(op["bytes"]),
-                "time_s": float(op["time_s"]),
-                "bound": "compute" if bool(op["compute_bound"]) else "memory",
-            }
-            for name, op in m["operators"].items()
-            if float(op["bytes"]) > 0 or float(op["flops"]) > 0
-        },
-    }
-    if prompt is not None:
-        out["prompt"] = prompt
-        out["ttft_s"] = float(ttft_s(hw, model, prompt, weight_dtype, kv_dtype, tp))
-    return out
+def ttft_s(hw: HardwareSpec, model: ModelSpec, prompt_len, dep: Deployment | None = None, engine: ServingEngine | None = None):
+    """Time to first token: one prefill pass of `prompt_len` tokens for one sequence (logits for the last
+    token only; MLA in its non-absorbed prefill form)."""
+    return step_time_s(hw, model, 1, prompt_len, 0, dep, engine=engine, logit_tokens=1, prefill=True)

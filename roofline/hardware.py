@@ -22,8 +22,8 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from roofline.errors import field_error
-from roofline.profiles import find_profile, read_yaml
+from roofline.errors import field_error, unknown_key_error, warn
+from roofline.profiles import find_profile, normalize_dtype, read_yaml
 from roofline.units import parse_quantity
 
 DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
@@ -38,7 +38,8 @@ _COMPUTE_DTYPE_PREFERENCE = {
     "fp8": ("fp8", "bf16", "fp16", "fp32"),
     "int8": ("int8", "bf16", "fp16", "fp32"),
     "int4": ("bf16", "fp16", "fp32"),
-    "fp4": ("fp4", "fp8", "bf16", "fp16", "fp32"),
+    # MXFP4 weights without fp4 tensor cores run as W4A16 (bf16 activations; vLLM's Marlin / Triton MXFP4 paths on Hopper)
+    "fp4": ("fp4", "bf16", "fp16", "fp32"),
 }
 
 
@@ -60,6 +61,10 @@ class HardwareSpec:
     link_efficiency: float
     step_overhead_s: float
     usable_memory_fraction: float = 0.90
+    compute_efficiency_by_dtype: dict = field(default_factory=dict, compare=False)  # fp8/fp4/int8 achievable fractions
+    scale_up_domain: int = 1                     # devices joined by link_bandwidth (an NVLink / Infinity Fabric domain)
+    scale_out_bw_bytes_per_s: float | None = None   # per device, between domains (InfiniBand / Ethernet NIC)
+    scale_out_latency_s: float | None = None
     price_usd_per_hour: float | None = None
     overlap_exponent: float | None = None
     layer_overhead_s: float = 0.0
@@ -79,9 +84,20 @@ class HardwareSpec:
                 return candidate
         return next(iter(self.peak_flops_per_s))
 
+    def compute_efficiency_for(self, dtype: str) -> float:
+        """The achievable fraction of the compute dtype's peak: its own figure where the profile gives one."""
+        return self.compute_efficiency_by_dtype.get(self.compute_dtype(dtype), self.compute_efficiency)
+
     def compute_ceiling_flops_per_s(self, dtype: str) -> float:
-        """peak_flops_per_s[compute dtype] * compute_efficiency."""
-        return self.peak_flops_per_s[self.compute_dtype(dtype)] * self.compute_efficiency
+        """peak_flops_per_s[compute dtype] * compute efficiency of that dtype."""
+        return self.peak_flops_per_s[self.compute_dtype(dtype)] * self.compute_efficiency_for(dtype)
+
+    def link_for(self, devices: int) -> tuple[float, float]:
+        """(bytes/s per device, latency s) of a collective over `devices`: the scale-up link inside one
+        domain, the slower scale-out link when the group spans domains."""
+        if devices <= self.scale_up_domain or self.scale_out_bw_bytes_per_s is None:
+            return self.link_bw_bytes_per_s * self.link_efficiency, self.link_latency_s
+        return self.scale_out_bw_bytes_per_s * self.link_efficiency, self.scale_out_latency_s or self.link_latency_s
 
     @property
     def memory_ceiling_bytes_per_s(self) -> float:
@@ -115,6 +131,10 @@ class HardwareSpec:
             "compute_efficiency": self.compute_efficiency,
             "link_efficiency": self.link_efficiency,
             "step_overhead_s": self.step_overhead_s,
+            "compute_efficiency_by_dtype": dict(self.compute_efficiency_by_dtype),
+            "scale_up_domain": self.scale_up_domain,
+            "scale_out_bw_bytes_per_s": self.scale_out_bw_bytes_per_s,
+            "scale_out_latency_s": self.scale_out_latency_s,
             "usable_memory_fraction": self.usable_memory_fraction,
             "price_usd_per_hour": self.price_usd_per_hour,
             "overlap_exponent": self.overlap_exponent,
@@ -133,7 +153,10 @@ _REQUIRED = (
     "name", "display_name", "kind", "memory", "memory_bandwidth", "peak_flops", "on_chip_cache",
     "link_bandwidth", "link_latency", "efficiency", "step_overhead", "source", "notes",
 )
-_OPTIONAL = ("type", "usable_memory_fraction", "price", "measured", "overlap_exponent", "layer_overhead", "operator_ceilings")
+_OPTIONAL = ("type", "usable_memory_fraction", "price", "measured", "overlap_exponent", "layer_overhead", "operator_ceilings",
+             "scale_up_domain", "scale_out_bandwidth", "scale_out_latency")
+_DTYPE_EFFICIENCIES = {"compute_fp8": "fp8", "compute_fp4": "fp4", "compute_int8": "int8"}
+SUSPICIOUS_MEM_BW_BYTES_PER_S = 20e12  # above this per device a profile gets a warning (B300 is 8 TB/s)
 _OPERATOR_CEILINGS = {"attention_compute": "flops_per_s", "attention_memory": "bytes_per_s", "elementwise_memory": "bytes_per_s"}
 
 
@@ -153,13 +176,15 @@ def _quantity(where: str, key: str, value: object, kind: str) -> float:
 
 def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
     """Validate a hardware profile mapping and convert it to SI units."""
+    if not isinstance(data, dict):
+        raise field_error(where, "(top level)", "a mapping of fields", type(data).__name__)
+    extra = {k: v for k, v in data.items() if k not in _REQUIRED and k not in _OPTIONAL}
+    unknown = [k for k in extra if not str(k).startswith("measured_") and not str(k).startswith("x_")]
+    if unknown:
+        raise unknown_key_error(where, unknown[0], (*_REQUIRED, *_OPTIONAL))
     missing = [k for k in _REQUIRED if k not in data]
     if missing:
         raise field_error(where, missing[0], "a required field", "nothing")
-    extra = {k: v for k, v in data.items() if k not in _REQUIRED and k not in _OPTIONAL}
-    unknown = [k for k in extra if not k.startswith("measured_") and not k.startswith("x_")]
-    if unknown:
-        raise field_error(where, unknown[0], "a known field (see docs/PROFILES.md)", unknown[0])
     for key in ("name", "display_name", "source", "notes"):
         if not isinstance(data[key], str) or not data[key].strip():
             raise field_error(where, key, "a non-empty string", data[key])
@@ -169,18 +194,32 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
     if not isinstance(flops, dict) or not flops:
         raise field_error(where, "peak_flops", "a mapping of dtype to FLOP/s", flops)
     peak_flops_per_s = {}
-    for dtype, value in flops.items():
-        if dtype not in DTYPES:
-            raise field_error(where, f"peak_flops.{dtype}", "a dtype among " + ", ".join(DTYPES), dtype)
-        peak_flops_per_s[dtype] = _quantity(where, f"peak_flops.{dtype}", value, "flops_per_s")
+    for raw_dtype, value in flops.items():
+        dtype = normalize_dtype(raw_dtype, DTYPES, where, f"peak_flops.{str(raw_dtype)[:40]}")
+        if dtype in peak_flops_per_s:
+            raise field_error(where, f"peak_flops.{raw_dtype}", f"one figure per dtype ({dtype} is given twice)", raw_dtype)
+        peak_flops_per_s[dtype] = _quantity(where, f"peak_flops.{raw_dtype}", value, "flops_per_s")
     if "bf16" not in peak_flops_per_s and "fp32" not in peak_flops_per_s:
         raise field_error(where, "peak_flops", "at least a bf16 or fp32 peak", sorted(peak_flops_per_s))
+    if "fp8" in peak_flops_per_s and peak_flops_per_s.get("bf16", 0.0) > peak_flops_per_s["fp8"]:
+        raise field_error(where, "peak_flops.bf16", f"at most the fp8 figure ({flops.get('fp8')}; fp8 tensor cores are never slower)",
+                          flops.get("bf16"))
     eff = data["efficiency"]
     if not isinstance(eff, dict):
         raise field_error(where, "efficiency", "a mapping with memory, compute, link", eff)
     for key in ("memory", "compute", "link"):
         if key not in eff:
             raise field_error(where, f"efficiency.{key}", "a required fraction", "nothing")
+    for key in eff:
+        if key not in ("memory", "compute", "link", *_DTYPE_EFFICIENCIES):
+            raise field_error(where, f"efficiency.{key}", "memory, compute, link or " + ", ".join(_DTYPE_EFFICIENCIES), key)
+    by_dtype = {d: _fraction(where, f"efficiency.{k}", eff[k]) for k, d in _DTYPE_EFFICIENCIES.items() if k in eff}
+    domain = data.get("scale_up_domain", 1)
+    if isinstance(domain, bool) or not isinstance(domain, int) or not 1 <= domain <= 100_000:
+        raise field_error(where, "scale_up_domain", "a device count in 1..100000", domain)
+    if ("scale_out_bandwidth" in data) != ("scale_out_latency" in data):
+        raise field_error(where, "scale_out_latency" if "scale_out_bandwidth" in data else "scale_out_bandwidth",
+                          "scale_out_bandwidth and scale_out_latency together", "only one of them")
     price = data.get("price")
     overlap = data.get("overlap_exponent")
     if overlap is not None and (isinstance(overlap, bool) or not isinstance(overlap, (int, float)) or not math.isfinite(overlap) or overlap < 1):
@@ -196,12 +235,15 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
             raise field_error(where, f"operator_ceilings.{key}", "one of " + ", ".join(_OPERATOR_CEILINGS), key)
     operator_ceilings = {k: _quantity(where, f"operator_ceilings.{k}", v, _OPERATOR_CEILINGS[k]) for k, v in ceilings.items()}
     layer_overhead = data.get("layer_overhead")
+    mem_bw_bytes_per_s = _quantity(where, "memory_bandwidth", data["memory_bandwidth"], "bytes_per_s")
+    if mem_bw_bytes_per_s > SUSPICIOUS_MEM_BW_BYTES_PER_S:
+        warn(f"{where}: memory_bandwidth: {data['memory_bandwidth']} is above 20 TB/s for one device; check the unit and that it is per device")
     return HardwareSpec(
         name=data["name"],
         display_name=data["display_name"],
         kind=data["kind"],
         mem_bytes=_quantity(where, "memory", data["memory"], "bytes"),
-        mem_bw_bytes_per_s=_quantity(where, "memory_bandwidth", data["memory_bandwidth"], "bytes_per_s"),
+        mem_bw_bytes_per_s=mem_bw_bytes_per_s,
         peak_flops_per_s=peak_flops_per_s,
         on_chip_cache_bytes=_quantity(where, "on_chip_cache", data["on_chip_cache"], "bytes"),
         link_bw_bytes_per_s=_quantity(where, "link_bandwidth", data["link_bandwidth"], "bytes_per_s"),
@@ -211,6 +253,10 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         link_efficiency=_fraction(where, "efficiency.link", eff["link"]),
         step_overhead_s=_quantity(where, "step_overhead", data["step_overhead"], "seconds"),
         usable_memory_fraction=_fraction(where, "usable_memory_fraction", data.get("usable_memory_fraction", 0.9)),
+        compute_efficiency_by_dtype=by_dtype,
+        scale_up_domain=domain,
+        scale_out_bw_bytes_per_s=_quantity(where, "scale_out_bandwidth", data["scale_out_bandwidth"], "bytes_per_s") if "scale_out_bandwidth" in data else None,
+        scale_out_latency_s=_quantity(where, "scale_out_latency", data["scale_out_latency"], "seconds") if "scale_out_latency" in data else None,
         price_usd_per_hour=None if price is None else _quantity(where, "price", price, "usd_per_hour"),
         overlap_exponent=None if overlap is None else float(overlap),
         layer_overhead_s=0.0 if layer_overhead is None else _quantity(where, "layer_overhead", layer_overhead, "seconds"),

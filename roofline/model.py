@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from roofline.errors import field_error
+from roofline.errors import field_error, unknown_key_error
 from roofline.profiles import find_profile, read_yaml
 
 # Bytes per stored element by dtype. int4/fp4 include their group scales: int4 with one fp16 scale
@@ -40,6 +40,9 @@ BYTES_PER_ELEMENT = {
 KV_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8")
 WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
 GROUP_KINDS = ("full", "sliding", "compressed")
+MAX_COUNT = 10**9  # any count in a profile (layers, sizes, experts, windows) is at most this
+# Weight classes that may carry their own precision (layout.py maps operators onto them).
+WEIGHT_CLASSES = ("attention", "mlp", "experts", "shared_experts", "embedding", "lm_head", "mtp")
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ class ModelSpec:
     mtp_modules: int = 0
     published_params: float | None = None
     published_active_params: float | None = None
+    native_precision: tuple[tuple[str, str], ...] = ()   # (weight class, dtype) of the released checkpoint
     source: str = ""
     notes: str = ""
 
@@ -187,6 +191,24 @@ class ModelSpec:
             blocks += self.moe_layers * self.block_params(True, active)
         return embed + blocks + self.hidden_size
 
+    def params_by_class(self) -> dict[str, int]:
+        """Resident parameters per weight class (MTP modules under 'mtp'); sums to params + mtp_params.
+
+        Norms count with attention; the router with shared experts; a tied LM head is the embedding
+        (stored once, under 'embedding').
+        """
+        moe = self.moe
+        out = dict.fromkeys(WEIGHT_CLASSES, 0)
+        out["attention"] = self.layers * (self.attention_params_per_layer + 2 * self.hidden_size) + self.hidden_size
+        out["mlp"] = self.dense_layers * self.dense_mlp_params
+        if moe is not None:
+            out["experts"] = self.moe_layers * moe.experts * self.expert_params
+            out["shared_experts"] = self.moe_layers * (self.shared_expert_params + self.router_params)
+        out["embedding"] = self.embedding_params
+        out["lm_head"] = 0 if self.tied_embeddings else self.lm_head_params
+        out["mtp"] = self.mtp_params
+        return out
+
     @property
     def params(self) -> int:
         """Total parameters of the main model (MTP modules excluded, as publishers count them)."""
@@ -244,11 +266,18 @@ class ModelSpec:
         per_token = self.kv_elements_per_token_per_layer_per_device(tp)
         return sum(g.layers * self.stored_tokens(g, context_len) for g in self.groups) * per_token
 
-    @property
-    def attention_dims_per_query_head(self) -> tuple[int, int]:
-        """(dims of q.k, dims of the value) per head as attention computes them (MLA: absorbed form)."""
+    def attention_dims_per_query_head(self, prefill: bool = False) -> tuple[int, int]:
+        """(dims of q.k, dims of the value) per head as attention computes them.
+
+        MLA decode and verification use the absorbed form (q.k over the kv_lora + rope latent, values
+        in the kv_lora latent); MLA prefill the non-absorbed form (nope + rope per head, v_head_dim),
+        as vLLM's and SGLang's MLA backends and FlashMLA do.
+        """
         if self.kv_layout == "mla":
-            return self.mla.kv_lora_rank + self.mla.qk_rope_head_dim, self.mla.kv_lora_rank
+            m = self.mla
+            if prefill:
+                return m.qk_nope_head_dim + m.qk_rope_head_dim, m.v_head_dim
+            return m.kv_lora_rank + m.qk_rope_head_dim, m.kv_lora_rank
         return self.head_dim, self.head_dim
 
     def to_json(self, kv_bytes_per_element: float = 2.0) -> dict:
@@ -281,14 +310,33 @@ class ModelSpec:
 _INT_FIELDS = ("layers", "hidden_size", "heads", "kv_heads", "head_dim", "ffn_size", "vocab_size")
 _KNOWN = set(_INT_FIELDS) | {
     "type", "name", "display_name", "source", "notes", "ffn_gated", "tied_embeddings", "attention",
-    "moe", "mtp_modules", "published_params", "published_active_params",
+    "moe", "mtp_modules", "published_params", "published_active_params", "precision",
 }
+
+
+def _precision(where: str, value: object) -> tuple[tuple[str, str], ...]:
+    """`precision: {default: fp8, embedding: bf16, ..., source: "..."}` -> ((class, dtype), ...) for every class."""
+    if value is None:
+        return ()
+    raw = _mapping(where, "precision", value, {*WEIGHT_CLASSES, "default", "source"})
+    if not isinstance(raw.get("source"), str) or not raw["source"].strip():
+        raise field_error(where, "precision.source", "a non-empty string saying where the checkpoint's dtypes come from", raw.get("source"))
+    dtypes = {}
+    for key in ("default", *WEIGHT_CLASSES):
+        if key in raw and raw[key] not in WEIGHT_DTYPES:
+            raise field_error(where, f"precision.{key}", " | ".join(WEIGHT_DTYPES), raw[key])
+    default = raw.get("default", "bf16")
+    for cls in WEIGHT_CLASSES:
+        dtypes[cls] = raw.get(cls, default)
+    return tuple(dtypes.items())
 
 
 def _positive_int(where: str, key: str, value: object, allow_zero: bool = False) -> int:
     ok = isinstance(value, int) and not isinstance(value, bool) and (value >= 0 if allow_zero else value > 0)
     if not ok:
         raise field_error(where, key, "a non-negative integer" if allow_zero else "a positive integer", value)
+    if value > MAX_COUNT:
+        raise field_error(where, key, f"an integer at most {MAX_COUNT:,}", value)
     return value
 
 
@@ -309,15 +357,21 @@ def _mapping(where: str, key: str, value: object, allowed: set[str]) -> dict:
 
 def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
     """Validate a model profile mapping."""
+    if not isinstance(data, dict):
+        raise field_error(where, "(top level)", "a mapping of fields", type(data).__name__)
     for key in data:
         if key not in _KNOWN:
-            raise field_error(where, key, "a known field (see docs/PROFILES.md)", key)
+            raise unknown_key_error(where, key, _KNOWN)
     for key in ("name", *_INT_FIELDS):
         if key not in data:
             raise field_error(where, key, "a required field", "nothing")
     if not isinstance(data["name"], str):
         raise field_error(where, "name", "a string", data["name"])
     ints = {k: _positive_int(where, k, data[k]) for k in _INT_FIELDS}
+    if ints["kv_heads"] > ints["heads"]:
+        raise field_error(where, "kv_heads", f"at most heads={ints['heads']}", ints["kv_heads"])
+    if ints["heads"] % ints["kv_heads"]:
+        raise field_error(where, "kv_heads", f"a divisor of heads={ints['heads']} (each KV head serves a whole group of query heads)", ints["kv_heads"])
     attention = _mapping(where, "attention", data.get("attention") or {}, {"kv_layout", "groups", "mla", "q_lora_rank", "o_lora_rank", "o_groups"})
     low_rank = {k: _positive_int(where, f"attention.{k}", attention.get(k, 1 if k == "o_groups" else 0), allow_zero=k != "o_groups")
                 for k in ("q_lora_rank", "o_lora_rank", "o_groups")}
@@ -378,8 +432,8 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
                 value = float(value)
             except ValueError:
                 pass
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
-            raise field_error(where, key, "a positive number of parameters", value)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1e16):
+            raise field_error(where, key, "a finite positive number of parameters (below 1e16)", value)
         published[key] = None if value is None else float(value)
     return ModelSpec(
         name=data["name"],
@@ -394,6 +448,7 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
         moe=moe,
         mtp_modules=_positive_int(where, "mtp_modules", data.get("mtp_modules", 0), allow_zero=True),
         **published,
+        native_precision=_precision(where, data.get("precision")),
         source=str(data.get("source", "")).strip(),
         notes=str(data.get("notes", "")).strip(),
     )

@@ -1,24 +1,30 @@
-"""Scenario files: which hardware, model, method and axes a sweep covers (validated, one-line errors).
+"""Scenario files: which hardware, model, layout, engine, method and axes a sweep covers (validated, one-line errors).
 
     name: eagle-on-hopper
-    hardware: [h100-sxm, h200]          # one name or a list
+    hardware: [h100-sxm, h200]          # one name or a list (a list is a sweep axis)
     model: llama-3.1-8b                 # one name or a list
+    engine: vllm                        # serving engine profile (default: the realistic default; `ideal` is the pure roofline)
     method: eagle                       # none | draft | mtp | eagle | ngram
     draft: null                         # a model name when method is draft
-    draft_hardware: null                # run the drafter on another device (overlapped with verify)
-    weight_dtype: bf16                  # bf16 | fp16 | fp32 | fp8 | int8 | int4 | fp4
+    draft_hardware: null                # run the drafter on another device
+    weight_dtype: bf16                  # overrides every weight class (default: the model's native precision)
+    expert_dtype: null                  # overrides the routed and shared experts
     kv_dtype: bf16                      # bf16 | fp16 | fp32 | fp8 | int8
-    tp: 1
+    tp: 1                               # tensor parallel; also dp_attention, ep, pp (layout.py)
     axes:                               # each a list or a range {start, stop, num, log}
       batch: {start: 1, stop: 256, num: 9, log: true}
       context: [1024, 8192]
       k: [1, 2, 3, 4, 5]
       alpha: [0.5, 0.6, 0.7, 0.8, 0.9]
 
-Optional keys: description, overlap (default true), bookkeeping_s, draft_vocab, acceptance (a list of
+Each of hardware, model, engine, weight_dtype, expert_dtype, kv_dtype, tp, dp_attention, ep and pp may
+be a list: the sweep runs every combination (a "config"), each over the numeric axes in one vectorised
+pass. Optional keys: description, overlap (default true), draft_vocab, acceptance (a list of
 per-position rates used instead of the alpha axis), tree ({nodes: N, tau: T}: N draft nodes per
-sequence, root excluded, verified as q = N + 1 tokens; the k axis is then the tree depth), type: scenario.
-Missing axes default to batch [1], context [1024], k [0] with method none else [4], alpha [0.8].
+sequence, root excluded, verified as q = N + 1 tokens; the k axis is then the tree depth),
+shared_prefix (tokens of every sequence's context shared by the whole batch), type: scenario.
+Missing axes default to batch [1], context [1024], k [0] with method none else [4], alpha [0.8]; with
+a method and no alpha axis or acceptance, the method's published default rates (speculation.py).
 """
 
 from __future__ import annotations
@@ -31,14 +37,18 @@ import numpy as np
 
 from roofline.errors import RooflineError, field_error
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES
-from roofline.profiles import find_profile, read_yaml
-from roofline.speculation import METHODS
+from roofline.profiles import find_profile, normalize_dtype, read_yaml
+from roofline.speculation import METHODS, check_options
 
 AXES = ("batch", "context", "k", "alpha")
 _KEYS = {
-    "type", "name", "description", "hardware", "model", "method", "draft", "draft_hardware",
-    "weight_dtype", "kv_dtype", "tp", "axes", "overlap", "bookkeeping_s", "draft_vocab", "acceptance", "tree",
+    "type", "name", "description", "hardware", "model", "engine", "method", "draft", "draft_hardware",
+    "weight_dtype", "expert_dtype", "kv_dtype", "tp", "dp_attention", "ep", "pp", "axes", "overlap",
+    "draft_vocab", "acceptance", "tree", "shared_prefix",
 }
+# keys that may be a list: every combination is one config of the sweep
+CONFIG_KEYS = ("hardware", "model", "engine", "method", "draft_hardware", "weight_dtype", "expert_dtype", "kv_dtype",
+               "tp", "dp_attention", "ep", "pp", "shared_prefix")
 
 
 @dataclass(frozen=True)
@@ -46,25 +56,64 @@ class Scenario:
     name: str
     hardware: tuple[str, ...]
     model: tuple[str, ...]
-    method: str = "none"
+    engine: tuple[str | None, ...] = (None,)
+    method: tuple[str, ...] = ("none",)
+    method_by_model: tuple[tuple[str, str], ...] = ()   # a mapping model -> method replaces the method axis
     draft: str | None = None
-    draft_hardware: str | None = None
-    weight_dtype: str = "bf16"
-    kv_dtype: str = "bf16"
-    tp: int = 1
+    draft_hardware: tuple[str | None, ...] = (None,)
+    weight_dtype: tuple[str | None, ...] = (None,)
+    expert_dtype: tuple[str | None, ...] = (None,)
+    kv_dtype: tuple[str, ...] = ("bf16",)
+    tp: tuple[int, ...] = (1,)
+    dp_attention: tuple[int, ...] = (1,)
+    ep: tuple[int, ...] = (1,)
+    pp: tuple[int, ...] = (1,)
     overlap: bool = True
-    bookkeeping_s: float = 0.0
     draft_vocab: int | None = None
     acceptance: tuple[float, ...] | None = None
     tree_nodes: int | None = None
     tree_tau: float | None = None
+    shared_prefix: tuple[int, ...] = (0,)
     description: str = ""
     axes: dict = field(default_factory=dict)
     path: str = ""
 
     @property
+    def configs(self) -> int:
+        n = math.prod(len(getattr(self, key)) for key in CONFIG_KEYS)
+        return n // len(self.method) if self.method_by_model else n
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        """Every method the scenario uses (the axis, or the values of the per-model mapping)."""
+        return tuple(dict.fromkeys(m for _, m in self.method_by_model)) if self.method_by_model else self.method
+
+    @property
     def points(self) -> int:
-        return len(self.hardware) * len(self.model) * int(np.prod([len(v) for v in self.axes.values()]))
+        return self.configs * int(np.prod([len(v) for v in self.axes.values()]))
+
+
+def _values(where: str, key: str, value: object, check) -> tuple:
+    """A scalar or a non-empty list of distinct values, each passed through `check`."""
+    items = value if isinstance(value, list) else [value]
+    if not items or len(items) > 64:
+        raise field_error(where, key, "a value or a list of 1..64 values", value)
+    out = tuple(check(v) for v in items)
+    if len(set(out)) != len(out):
+        raise field_error(where, key, "distinct values", value)
+    return out
+
+
+def _degree(where: str, key: str):
+    def check(v):
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= TP_MAX:
+            raise field_error(where, key, f"an integer in 1..{TP_MAX}", v)
+        return v
+    return check
+
+
+def _raise_field(where: str, key: str, expected: str, found: object):
+    raise field_error(where, key, expected, found)
 
 
 def _names(where: str, key: str, value: object) -> tuple[str, ...]:
@@ -85,6 +134,25 @@ def _number(value: object) -> object:
 
 
 AXIS_MAX = {"batch": 1e8, "context": 1e9, "k": 64}
+TP_MAX = 4096                 # tensor-parallel degree: beyond any scale-up domain built
+MAX_AXIS_VALUES = 1_000_000   # values in one axis (checked before the axis is allocated)
+DEFAULT_MAX_POINTS = 50_000_000
+
+
+def max_points() -> int:
+    """The largest sweep accepted: ROOFLINE_MAX_POINTS if set (a positive integer), else 50 million."""
+    import os
+
+    text = os.environ.get("ROOFLINE_MAX_POINTS", "")
+    if not text:
+        return DEFAULT_MAX_POINTS
+    try:
+        value = int(float(text))
+    except (ValueError, OverflowError):
+        raise RooflineError(f"ROOFLINE_MAX_POINTS: expected a positive integer, found {text[:40]!r}") from None
+    if value < 1:
+        raise RooflineError(f"ROOFLINE_MAX_POINTS: expected a positive integer, found {text[:40]!r}")
+    return value
 
 
 def _axis(where: str, name: str, spec: object) -> np.ndarray:
@@ -113,19 +181,23 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
                 raise field_error(where, f"{key}.step", "a positive number", step)
             if integer and float(step) != int(step):
                 raise field_error(where, f"{key}.step", "a whole number", step)
-            if (stop - start) / step > 1e8:
-                raise field_error(where, f"{key}.step", "at most 1e8 values in the range", step)
+            if (stop - start) / step >= MAX_AXIS_VALUES:
+                raise field_error(where, f"{key}.step", f"at most {MAX_AXIS_VALUES:,} values in the range", step)
             values = np.arange(start, stop + step * 1e-9, step)
         else:
             num = spec.get("num")
             if isinstance(num, bool) or not isinstance(num, int) or num < 1:
                 raise field_error(where, f"{key}.num", "a positive integer", num)
+            if num > MAX_AXIS_VALUES:
+                raise field_error(where, f"{key}.num", f"at most {MAX_AXIS_VALUES:,} values per axis", num)
             if log and start <= 0:
                 raise field_error(where, f"{key}.start", "a positive start for a log range", spec["start"])
             values = np.geomspace(start, stop, num) if log else np.linspace(start, stop, num)
     elif isinstance(spec, list):
         if not spec:
             raise field_error(where, key, "a non-empty list or a range", spec)
+        if len(spec) > MAX_AXIS_VALUES:
+            raise field_error(where, key, f"at most {MAX_AXIS_VALUES:,} values per axis", f"{len(spec):,} values")
         spec = [_number(v) for v in spec]
         for v in spec:
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
@@ -159,74 +231,80 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     for key in ("hardware", "model"):
         if key not in data:
             raise field_error(where, key, "a required key", "nothing")
-    method = data.get("method", "none")
-    if method not in METHODS:
-        raise field_error(where, "method", " | ".join(METHODS), method)
+    raw_method = data.get("method", "none")
+    method_by_model = ()
+    if isinstance(raw_method, dict):  # each model speculates its own way
+        models = _names(where, "model", data["model"])
+        if set(raw_method) != set(models):
+            raise field_error(where, "method", f"a method for each model ({', '.join(models)})", sorted(raw_method))
+        method_by_model = tuple((m, raw_method[m]) for m in models)
+        raw_method = list(dict.fromkeys(raw_method[m] for m in models))
+    methods = tuple(dict.fromkeys(_values(where, "method", raw_method, lambda v: v if isinstance(v, str) and v in METHODS
+                                          else _raise_field(where, "method", " | ".join(METHODS), v))))
     draft = data.get("draft")
-    if method == "draft" and not isinstance(draft, str):
-        raise field_error(where, "draft", "a draft model name when method is draft", draft)
-    if draft is not None and (method != "draft" or not isinstance(draft, str)):
-        raise field_error(where, "draft", "null unless method is draft", draft)
-    draft_hardware = data.get("draft_hardware")
-    if draft_hardware is not None and not isinstance(draft_hardware, str):
-        raise field_error(where, "draft_hardware", "a hardware name", draft_hardware)
-    for key, allowed in (("weight_dtype", WEIGHT_DTYPES), ("kv_dtype", KV_DTYPES)):
-        if data.get(key, "bf16") not in allowed:
-            raise field_error(where, key, " | ".join(allowed), data.get(key))
-    tp = data.get("tp", 1)
-    if isinstance(tp, bool) or not isinstance(tp, int) or tp < 1:
-        raise field_error(where, "tp", "a positive integer", tp)
+    if draft is not None and not isinstance(draft, str):
+        raise field_error(where, "draft", "a draft model name", draft)
+    configs = {
+        "hardware": _names(where, "hardware", data["hardware"]),
+        "model": _names(where, "model", data["model"]),
+        "method": methods,
+        "draft_hardware": _values(where, "draft_hardware", data.get("draft_hardware"), lambda v: v if v is None or (isinstance(v, str) and v) else _raise_field(where, "draft_hardware", "a hardware name or null", v)),
+        "shared_prefix": _values(where, "shared_prefix", data.get("shared_prefix", 0), lambda v: v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= AXIS_MAX["context"] else _raise_field(where, "shared_prefix", "a number of tokens in 0..1e9", v)),
+        "engine": _values(where, "engine", data.get("engine"), lambda v: v if v is None or (isinstance(v, str) and v) else _raise_field(where, "engine", "an engine name", v)),
+        "weight_dtype": _values(where, "weight_dtype", data.get("weight_dtype"), lambda v: None if v is None else normalize_dtype(v, WEIGHT_DTYPES, where, "weight_dtype")),
+        "expert_dtype": _values(where, "expert_dtype", data.get("expert_dtype"), lambda v: None if v is None else normalize_dtype(v, WEIGHT_DTYPES, where, "expert_dtype")),
+        "kv_dtype": _values(where, "kv_dtype", data.get("kv_dtype", "bf16"), lambda v: normalize_dtype(v, KV_DTYPES, where, "kv_dtype")),
+        **{key: _values(where, key, data.get(key, 1), _degree(where, key)) for key in ("tp", "dp_attention", "ep", "pp")},
+    }
     overlap = data.get("overlap", True)
     if not isinstance(overlap, bool):
         raise field_error(where, "overlap", "true or false", overlap)
-    bookkeeping = data.get("bookkeeping_s", 0.0)
-    if isinstance(bookkeeping, bool) or not isinstance(bookkeeping, (int, float)) or not math.isfinite(bookkeeping) or bookkeeping < 0:
-        raise field_error(where, "bookkeeping_s", "a non-negative number of seconds", bookkeeping)
     raw_axes = data.get("axes") or {}
     if not isinstance(raw_axes, dict):
         raise field_error(where, "axes", "a mapping of axis name to list or range", raw_axes)
     for name in raw_axes:
         if name not in AXES:
             raise field_error(where, f"axes.{name}", "an axis among " + ", ".join(AXES), name)
-    defaults = {"batch": [1], "context": [1024], "k": [0 if method == "none" else 4], "alpha": [0.8]}
+    defaults = {"batch": [1], "context": [1024], "k": [0 if methods == ("none",) else 4], "alpha": [0.8]}
     axes = {name: _axis(where, name, raw_axes.get(name, defaults[name])) for name in AXES}
+    points = math.prod(len(v) for v in configs.values()) * math.prod(len(v) for v in axes.values())
+    if points > max_points():
+        raise field_error(where, "axes", f"at most {max_points():,} points (raise the limit with ROOFLINE_MAX_POINTS=N)",
+                          f"{points:,} points")
     acceptance = data.get("acceptance")
     if acceptance is not None:
-        if not isinstance(acceptance, list) or not acceptance or not all(
-            isinstance(a, (int, float)) and not isinstance(a, bool) and 0 <= a <= 1 for a in acceptance
-        ):
+        if not isinstance(acceptance, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in acceptance):
             raise field_error(where, "acceptance", "a non-empty list of rates in [0, 1]", acceptance)
         if "alpha" in raw_axes:
             raise field_error(where, "acceptance", "either acceptance or an alpha axis, not both", "both")
-        axes["alpha"] = np.asarray([np.nan])
     tree = data.get("tree")
     tree_nodes = tree_tau = None
     if tree is not None:
         if not isinstance(tree, dict) or set(tree) != {"nodes", "tau"}:
             raise field_error(where, "tree", "a mapping {nodes: N, tau: T}", tree)
         tree_nodes, tree_tau = tree["nodes"], tree["tau"]
-        if isinstance(tree_nodes, bool) or not isinstance(tree_nodes, int) or tree_nodes < 1:
-            raise field_error(where, "tree.nodes", "a positive integer", tree_nodes)
-        if isinstance(tree_tau, bool) or not isinstance(tree_tau, (int, float)) or not 1 <= tree_tau <= tree_nodes + 1:
-            raise field_error(where, "tree.tau", f"a number in [1, nodes + 1 = {tree_nodes + 1}]", tree_tau)
     draft_vocab = data.get("draft_vocab")
-    if draft_vocab is not None and (isinstance(draft_vocab, bool) or not isinstance(draft_vocab, int) or draft_vocab < 1):
-        raise field_error(where, "draft_vocab", "a positive integer", draft_vocab)
+    alpha_given = "alpha" in raw_axes
+    if draft is not None and "draft" not in methods:
+        raise field_error(where, "draft", "a draft model only with method draft", draft)
+    if draft_vocab is not None and "eagle" not in methods:
+        raise field_error(where, "draft_vocab", "a draft vocabulary only with method eagle", draft_vocab)
+    for method in methods:  # a draft model applies to method draft, a draft vocabulary to eagle
+        check_options(where, method, draft=draft if method == "draft" else None,
+                      draft_vocab=draft_vocab if method == "eagle" else None,
+                      alpha=axes["alpha"] if alpha_given else None, acceptance=acceptance,
+                      tree_nodes=tree_nodes, tree_tau=tree_tau, k=axes["k"])
+    if not alpha_given:
+        axes["alpha"] = np.asarray([np.nan])  # acceptance given, a tree, or each method's published default rates
     name = data.get("name", Path(where).stem)
     if not isinstance(name, str) or not name:
         raise field_error(where, "name", "a non-empty string", name)
     return Scenario(
         name=name,
-        hardware=_names(where, "hardware", data["hardware"]),
-        model=_names(where, "model", data["model"]),
-        method=method,
+        **configs,
+        method_by_model=method_by_model,
         draft=draft,
-        draft_hardware=draft_hardware,
-        weight_dtype=data.get("weight_dtype", "bf16"),
-        kv_dtype=data.get("kv_dtype", "bf16"),
-        tp=tp,
         overlap=overlap,
-        bookkeeping_s=float(bookkeeping),
         draft_vocab=draft_vocab,
         acceptance=None if acceptance is None else tuple(float(a) for a in acceptance),
         tree_nodes=tree_nodes,

@@ -7,21 +7,35 @@ sequence, includes the bonus (or correction) token:
     tau = 1 + sum_{i=1..k} prod_{j<=i} a_j              (per-position conditional rates a_j)
         = (1 - alpha^(k+1)) / (1 - alpha)               (scalar alpha; k + 1 at alpha = 1)
 
-One iteration on B sequences with context S (method-specific draft cost t_draft, below):
+Without alpha or rates, a method's published per-position defaults are used (DEFAULT_RATES, with
+sources; positions past the list reuse its last rate); a draft model has none (it depends on the pair).
 
-    t_verify = t_step(target, B, q = k + 1, S)          (chain; a tree of N draft nodes verifies q = N + 1
-                                                          with a given tau, its drafter runs k = depth steps of N/k tokens)
-    t_iter   = t_draft + t_verify + t_bookkeeping                         (drafter on the same device)
-             = max(t_draft, t_verify) + t_transfer + t_bookkeeping        (drafter elsewhere, overlap on)
-             = t_draft + t_verify + t_transfer + t_bookkeeping            (drafter elsewhere, overlap off)
+One iteration on B sequences with context S (engine terms from serving.py, B_a = sequences per
+attention group):
+
+    t_verify = t_step(target, B, q = k + 1, S)            (a tree of N nodes verifies q = N + 1 with a given tau)
+    t_draft  = k * (t_step(drafter, B, 1, S) + spec_per_draft_step + spec_per_draft_step_per_sequence * B_a)
+    t_spec   = spec_per_iteration + spec_per_iteration_per_sequence * B_a             (rejection sampling, KV bookkeeping)
+    t_iter   = t_draft + t_verify + t_spec                                        (drafter on the target's devices)
+             = t_draft + t_verify + t_transfer + t_spec      (a head drafter elsewhere: it needs the verified hidden
+                                                              states before it can draft, so nothing overlaps)
+             = min(max(2 t_draft(B/2), 2 t_verify(B/2)), t_draft + t_verify) + t_transfer + t_spec
+                                                             (a draft model elsewhere with overlap and B >= 2: two
+                                                              micro-batches, one drafted while the other is verified,
+                                                              where that beats taking turns; B = 1 or overlap off: the
+                                                              times add)
     tokens/s = B * tau / t_iter;   speedup = tau * t_step(target, B, 1, S) / t_iter
 
-Draft cost, k sequential forward passes of a drafter at batch B, q = 1 (each pays the step overhead):
+Draft passes pay kernel floors but not the engine's per-step host work (they run inside the
+target's scheduler step; the per-draft-step term covers their launch and sampling). Drafters:
     draft   a separate model profile (its own weights and KV cache count against memory)
-    mtp     the target's own MTP block: one transformer block of the target's shapes + the shared LM head
-    eagle   one dense decoder layer of the target's shapes + an LM head (optionally a smaller draft vocabulary)
+    mtp     the target's own MTP block (one transformer block + the shared LM head); deeper than the
+            model's trained modules it reuses the last one, and acceptance falls (the default rates)
+    eagle   one dense decoder layer of the target's shapes + a 2h -> h projection; on the target's
+            devices it shares the embedding and LM head (or brings a smaller draft vocabulary head),
+            on other hardware it holds its own copies of both
     ngram   prompt/n-gram lookup on the host: no device time
-With k = 0 every method reduces to plain decoding: t_draft = 0, no transfer, tau = 1, speedup = 1.
+With k = 0 every method reduces to plain decoding: no draft time, no memory, tau = 1, speedup = 1.
 """
 
 from __future__ import annotations
@@ -30,13 +44,30 @@ import dataclasses
 
 import numpy as np
 
-from roofline.costs import kv_cache_bytes, weight_bytes
-from roofline.engine import max_batch, step_metrics
+from roofline.capacity import capacity
+from roofline.costs import kv_cache_bytes, sequences_per_group, weight_bytes_by_class
+from roofline.engine import step_metrics
 from roofline.errors import RooflineError
 from roofline.hardware import HardwareSpec
+from roofline.layout import Deployment, deployment, single_device
 from roofline.model import BYTES_PER_ELEMENT, AttentionGroup, ModelSpec
+from roofline.serving import IDEAL, ServingEngine
 
 METHODS = ("none", "draft", "mtp", "eagle", "ngram")
+# Per-position conditional acceptance rates a_1, a_2, ... from published measurements (see each source).
+DEFAULT_RATES = {
+    "mtp": ((0.85, 0.63),
+            "a1 0.85: DeepSeek-V3 Technical Report (arXiv:2412.19437) sec. 5.4.3, second-token acceptance 85-90%; "
+            "a2.. 0.63: geometric fit to mean acceptance length 3.20 at k = 7 with the MTP module reused "
+            "(Hugging Face model card nebius/MTP-DeepSeek-V3-0324)"),
+    "eagle": ((0.72, 0.53, 0.50),
+              "EAGLE-1 chain drafts on Llama-3(.1)-8B in vLLM, MT-bench: mean acceptance length 1.72 at k = 1 "
+              "(vllm-project/vllm PR 16035) and 2.10, 2.29 at k = 2, 3 (vllm-project/vllm issue 20780), "
+              "as conditional rates"),
+    "ngram": ((0.42,),
+              "prompt lookup decoding on Spec-Bench (hemingkx/Spec-Bench Leaderboard.md): 1.73 tokens per step, "
+              "as a constant rate at the lookup's default of 10 proposed tokens"),
+}
 
 
 def tau_scalar_alpha(alpha, k):
@@ -97,24 +128,91 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
     raise RooflineError(f"--method: expected one of {' | '.join(METHODS)}, found {method!r}")
 
 
-def drafter_memory_bytes(method: str, drafter: ModelSpec | None, batch, context_len,
-                         weight_dtype: str, kv_dtype: str, tp: int, draft_vocab: int | None = None):
-    """Extra device memory the drafter needs: its own weights and its KV cache.
+def drafter_deployment(method: str, drafter: ModelSpec | None, target_dep: Deployment, elsewhere: bool) -> Deployment | None:
+    """Where and in which dtypes the drafter runs: on its own device when `elsewhere`; a head drafter
+    shares the target's layout (one pipeline stage); a draft model runs at the target's tp where its
+    heads allow (else on one device) in the dtype of the target's attention weights."""
+    if drafter is None:
+        return None
+    dep = dataclasses.replace(target_dep, pp=1)
+    if method == "draft":
+        tp = target_dep.tp if drafter.heads % target_dep.tp == 0 and (drafter.kv_heads % target_dep.tp == 0 or target_dep.tp % drafter.kv_heads == 0) else 1
+        dep = deployment(drafter, weight_dtype=target_dep.dtype("attention"), kv_dtype=target_dep.kv_dtype, tp=tp)
+    return single_device(dep) if elsewhere else dep
 
-    A draft model brings all its weights. MTP and EAGLE heads share the target's embedding and LM
-    head: they add their block, a 2h -> h projection of (hidden state, embedding), and, for EAGLE
-    with a reduced `draft_vocab`, a head of their own.
+
+def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment | None, elsewhere: bool,
+                         draft_vocab: int | None = None) -> float:
+    """Weight bytes the drafter adds on its device.
+
+    A draft model brings all its weights. MTP and EAGLE heads bring their block and a 2h -> h
+    projection of (hidden state, embedding); on the target's devices they share its embedding and LM
+    head (EAGLE with a reduced `draft_vocab` brings that head), on other hardware they hold both.
     """
     if drafter is None:
-        return np.zeros(np.broadcast(np.asarray(batch), np.asarray(context_len)).shape)
+        return 0.0
+    by_class = weight_bytes_by_class(drafter, dep)
     if method == "draft":
-        weights = weight_bytes(drafter, weight_dtype, tp)
-    else:
-        h = drafter.hidden_size
-        own_params = drafter.params - drafter.embedding_params - (0 if drafter.tied_embeddings else drafter.lm_head_params)
-        own_params += 2 * h * h + (drafter.lm_head_params if method == "eagle" and draft_vocab else 0)
-        weights = own_params * BYTES_PER_ELEMENT[weight_dtype] / tp
-    return weights + kv_cache_bytes(drafter, batch, context_len, kv_dtype, tp)
+        return float(sum(by_class.values()))
+    h = drafter.hidden_size
+    own = sum(v for c, v in by_class.items() if c not in ("embedding", "lm_head"))
+    own += 2 * h * h * BYTES_PER_ELEMENT[dep.dtype("mtp" if method == "mtp" else "attention")] / dep.tp
+    if elsewhere:
+        head = by_class["lm_head"] or by_class["embedding"]  # a tied model's single matrix serves as the head
+        own += by_class["embedding"] + head
+    elif method == "eagle" and draft_vocab:
+        own += by_class["lm_head"] or by_class["embedding"]
+    return float(own)
+
+
+def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alpha=None, acceptance=None,
+                  tree_nodes=None, tree_tau=None, k=None) -> None:
+    """The one check of speculation options (CLI, scenario files and the Python API call it): method
+    known; a draft model exactly with method draft; a draft vocabulary only for EAGLE; alpha or rates
+    in [0, 1], not both; a tree with both its node count and tau, and no alpha or rates beside it."""
+    import math
+
+    if method not in METHODS:
+        raise RooflineError(f"{where}: method: expected one of {' | '.join(METHODS)}, found {method!r}")
+    if method == "draft" and not draft:
+        raise RooflineError(f"{where}: draft: expected a draft model name with method draft, found none")
+    if draft and method != "draft":
+        raise RooflineError(f"{where}: draft: expected only with method draft, found method {method}")
+    if draft_vocab is not None and method != "eagle":
+        raise RooflineError(f"{where}: draft_vocab: expected only with method eagle, found method {method}")
+    if draft_vocab is not None and (isinstance(draft_vocab, bool) or not isinstance(draft_vocab, int) or not 1 <= draft_vocab <= 10**7):
+        raise RooflineError(f"{where}: draft_vocab: expected an integer in 1..10000000, found {draft_vocab!r}")
+    if alpha is not None and acceptance is not None:
+        raise RooflineError(f"{where}: alpha and acceptance: expected one of them, found both")
+    values = np.atleast_1d(np.asarray(alpha if alpha is not None else (acceptance if acceptance is not None else []), dtype=np.float64))
+    if values.size and not np.all(np.isfinite(values) & (values >= 0) & (values <= 1)):
+        bad = values[~(np.isfinite(values) & (values >= 0) & (values <= 1))][0]
+        raise RooflineError(f"{where}: {'alpha' if alpha is not None else 'acceptance'}: expected rates in [0, 1], found {bad}")
+    if acceptance is not None and values.size == 0:
+        raise RooflineError(f"{where}: acceptance: expected at least one rate, found an empty list")
+    if (tree_nodes is None) != (tree_tau is None):
+        raise RooflineError(f"{where}: tree_nodes and tree_tau: expected both or neither, found one")
+    if tree_nodes is not None:
+        if alpha is not None or acceptance is not None:
+            raise RooflineError(f"{where}: tree_tau: a tree takes its tau from tree_tau, found alpha or acceptance as well")
+        if isinstance(tree_nodes, bool) or not isinstance(tree_nodes, int) or not 1 <= tree_nodes <= 4096:
+            raise RooflineError(f"{where}: tree_nodes: expected an integer in 1..4096, found {tree_nodes!r}")
+        if isinstance(tree_tau, bool) or not isinstance(tree_tau, (int, float)) or not math.isfinite(tree_tau) or not 1 <= tree_tau <= tree_nodes + 1:
+            raise RooflineError(f"{where}: tree_tau: expected a number in [1, tree_nodes + 1 = {tree_nodes + 1}], found {tree_tau!r}")
+    if k is not None:
+        ks = np.atleast_1d(np.asarray(k))
+        if ks.size and (ks.min() < 0 or ks.max() > K_MAX):
+            raise RooflineError(f"{where}: k: expected draft lengths in 0..{K_MAX}, found {int(ks.min() if ks.min() < 0 else ks.max())}")
+    if alpha is None and acceptance is None and tree_nodes is None and method not in ("none", *DEFAULT_RATES):
+        default_rates(method, where)  # raises: a draft model needs its acceptance
+
+
+def default_rates(method: str, where: str = "options") -> tuple[tuple[float, ...], str]:
+    """(rates, source) a method uses when neither alpha nor rates are given; a clear error for a draft model."""
+    if method not in DEFAULT_RATES:
+        raise RooflineError(f"{where}: alpha or acceptance: expected one of them for method {method!r} "
+                            "(its acceptance depends on the draft/target pair; no published default), found neither")
+    return DEFAULT_RATES[method]
 
 
 def speculative_metrics(
@@ -132,21 +230,25 @@ def speculative_metrics(
     tree_nodes: int | None = None,
     tree_tau: float | None = None,
     overlap: bool = True,
-    bookkeeping_s: float = 0.0,
     draft_vocab: int | None = None,
-    weight_dtype: str = "bf16",
-    kv_dtype: str = "bf16",
-    tp: int = 1,
+    dep: Deployment | None = None,
+    engine: ServingEngine | None = None,
+    shared_prefix=0,
 ) -> dict:
     """Everything about speculative decoding at the broadcast points (batch, context, k, alpha).
 
-    Returns arrays: baseline_step_time_s, baseline_tokens_per_s, draft_time_s, verify_time_s,
-    transfer_time_s, overhead_time_s, iteration_time_s, tau, tokens_per_s, tokens_per_s_per_user,
-    speedup, flops_per_token, bytes_per_token, baseline_flops_per_token, wasted_flops_fraction,
-    memory_needed_bytes, fits_in_memory, max_batch, verify_compute_bound.
+    The acceptance is alpha (scalar or array), or `acceptance` (per-position rates), or a tree's
+    `tree_tau`; with none of them the method's DEFAULT_RATES. Returns arrays: baseline_step_time_s,
+    baseline_tokens_per_s, draft_time_s, verify_time_s, transfer_time_s, overhead_time_s,
+    iteration_time_s, tau, tokens_per_s, tokens_per_s_per_user, speedup, flops_per_token,
+    bytes_per_token, baseline_flops_per_token, baseline_bytes_per_token, wasted_flops_fraction,
+    memory_needed_bytes, fits_in_memory, max_batch, verify_compute_bound, baseline_mbu, baseline_mfu,
+    drafter_overlaps.
     """
     if method not in METHODS:
         raise RooflineError(f"method: expected one of {' | '.join(METHODS)}, found {method!r}")
+    dep = dep or deployment(target)
+    engine = engine or IDEAL
     b = np.asarray(batch, dtype=np.float64)
     s = np.asarray(context, dtype=np.float64)
     k = np.asarray(k, dtype=np.int64)
@@ -163,60 +265,62 @@ def speculative_metrics(
     else:
         if acceptance is not None:
             tau = tau_from_rates(acceptance, k)
-        else:
-            a = np.asarray(0.0 if alpha is None else alpha, dtype=np.float64)
-            if np.any((a < 0) | (a > 1)):
-                raise RooflineError(f"alpha: expected a value in [0, 1], found {float(a[(a < 0) | (a > 1)].flat[0])}")
+        elif alpha is not None:
+            a = np.asarray(alpha, dtype=np.float64)
+            if np.any(~np.isfinite(a) | (a < 0) | (a > 1)):
+                raise RooflineError(f"alpha: expected a value in [0, 1], found {float(a[~((a >= 0) & (a <= 1))].flat[0])}")
             tau = tau_scalar_alpha(a, k)
+        elif method == "none":
+            tau = np.ones(k.shape)
+        else:
+            tau = tau_from_rates(default_rates(method)[0], k)
         q = k + 1.0
         draft_q = 1.0
 
-    base = step_metrics(hw, target, b, 1, s, weight_dtype, kv_dtype, tp)
-    verify = step_metrics(hw, target, b, q, s, weight_dtype, kv_dtype, tp)
+    base = step_metrics(hw, target, b, 1, s, dep, engine=engine, shared_prefix=shared_prefix)
+    verify = step_metrics(hw, target, b, q, s, dep, engine=engine, shared_prefix=shared_prefix)
     drafter = drafter_spec(method, target, draft, draft_vocab)
-    dhw = draft_hw or hw
-    d_tp = 1 if draft_hw is not None else tp
+    elsewhere = draft_hw is not None and drafter is not None
+    dhw = draft_hw if elsewhere else hw
+    d_dep = drafter_deployment(method, drafter, dep, elsewhere)
+    no_host = dataclasses.replace(engine.for_hardware(dhw.name) if elsewhere else engine, host_per_step_s=0.0, host_per_sequence_s=0.0)
+    b_a = sequences_per_group(b, dep)
     if drafter is None:
         draft_step = {"step_time_s": np.zeros(()), "flops": np.zeros(()), "bytes": np.zeros(())}
     else:
-        draft_step = step_metrics(dhw, drafter, b, draft_q, s, weight_dtype, kv_dtype, d_tp)
-    draft_time = k * draft_step["step_time_s"]
+        draft_step = step_metrics(dhw, drafter, b, draft_q, s, d_dep, engine=no_host, shared_prefix=shared_prefix)
+    per_draft_step = (engine.spec_per_draft_step_s + engine.spec_per_draft_step_per_sequence_s * b_a) if drafter is not None else 0.0
+    draft_time = k * (draft_step["step_time_s"] + per_draft_step)
     speculating = k > 0
-    if draft_hw is not None and drafter is not None:
+    overlaps = elsewhere and method == "draft" and overlap
+    if elsewhere:
         # tokens (4 B each) travel to the target, hidden states (2 B x hidden) back to a head drafter
         nbytes = b * (k * 4.0 + ((q * target.hidden_size * 2.0) if method in ("mtp", "eagle") else 0.0))
         link_bw = min(hw.link_bw_bytes_per_s * hw.link_efficiency, dhw.link_bw_bytes_per_s * dhw.link_efficiency)
         transfer = np.where(speculating, max(hw.link_latency_s, dhw.link_latency_s) + nbytes / link_bw, 0.0)
-        busy = np.maximum(draft_time, verify["step_time_s"]) if overlap else draft_time + verify["step_time_s"]
+        if overlaps:
+            half = np.maximum(b / 2.0, 1.0)
+            half_draft = k * (step_metrics(dhw, drafter, half, draft_q, s, d_dep, engine=no_host)["step_time_s"] + per_draft_step)
+            half_verify = step_metrics(hw, target, half, q, s, dep, engine=engine, shared_prefix=shared_prefix)["step_time_s"]
+            serial = draft_time + verify["step_time_s"]
+            split = np.maximum(2.0 * half_draft, 2.0 * half_verify)
+            overlaps = (b >= 2) & (split < serial)  # split only where it pays (it streams the drafter twice)
+            busy = np.where(overlaps, split, serial)
+        else:
+            busy = draft_time + verify["step_time_s"]
     else:
         transfer = np.zeros(())
         busy = draft_time + verify["step_time_s"]
-    overhead = np.where(speculating, bookkeeping_s, 0.0)
+    overhead = np.where(speculating, engine.spec_per_iteration_s + engine.spec_per_iteration_per_sequence_s * b_a, 0.0)
     t_iter = busy + transfer + overhead
     shape = np.broadcast(t_iter, tau, b, s).shape
     tokens_per_iter = b * tau
-    flops = (k * draft_step["flops"] + verify["flops"])
-    nbytes_total = (k * draft_step["bytes"] + verify["bytes"])
+    flops = k * draft_step["flops"] + verify["flops"]
+    nbytes_total = k * draft_step["bytes"] + verify["bytes"]
 
     verify_len = s + q
-    target_mem = weight_bytes(target, weight_dtype, tp) + kv_cache_bytes(target, b, verify_len, kv_dtype, tp)
-    draft_mem = drafter_memory_bytes(method, drafter, b, verify_len, weight_dtype, kv_dtype, d_tp, draft_vocab)
-    if draft_hw is None:
-        needed = target_mem + draft_mem
-        fits = needed <= hw.usable_mem_bytes
-        per_seq_draft = 0.0 if drafter is None else kv_cache_bytes(drafter, 1, verify_len, kv_dtype, d_tp)
-        fixed_draft = draft_mem - b * per_seq_draft
-        cap = max_batch(hw, target, verify_len, weight_dtype, kv_dtype, tp, fixed_draft, per_seq_draft)
-    else:
-        needed = target_mem
-        fits = (target_mem <= hw.usable_mem_bytes) & (draft_mem <= dhw.usable_mem_bytes)
-        cap = max_batch(hw, target, verify_len, weight_dtype, kv_dtype, tp)
-        if drafter is not None:
-            per_seq_draft = kv_cache_bytes(drafter, 1, verify_len, kv_dtype, d_tp)
-            draft_weights = draft_mem - b * per_seq_draft
-            draft_cap = np.maximum(np.floor((dhw.usable_mem_bytes - draft_weights) / per_seq_draft), 0).astype(np.int64)
-            cap = np.minimum(cap, draft_cap)
-
+    mem = speculation_capacity(hw, target, b, verify_len, dep, method, drafter, d_dep, dhw if elsewhere else None,
+                               draft_vocab, speculating, shared_prefix)
     out = {
         "baseline_step_time_s": base["step_time_s"],
         "baseline_tokens_per_s": b / base["step_time_s"],
@@ -234,20 +338,45 @@ def speculative_metrics(
         "baseline_flops_per_token": base["flops"] / b,
         "baseline_bytes_per_token": base["bytes"] / b,
         "wasted_flops_fraction": 1.0 - (base["flops"] / b) / (flops / tokens_per_iter),
-        "memory_needed_bytes": needed,
-        "fits_in_memory": fits,
-        "max_batch": cap,
+        "memory_needed_bytes": mem["memory_needed_bytes"],
+        "fits_in_memory": mem["fits_in_memory"],
+        "max_batch": mem["max_batch"],
         "verify_compute_bound": verify["compute_bound"],
         "baseline_mbu": base["mbu"],
         "baseline_mfu": base["mfu"],
+        "drafter_overlaps": np.asarray(overlaps),
     }
     return {key: np.broadcast_to(np.asarray(v), shape) for key, v in out.items()}
 
 
-def best_k(metrics_over_k: dict, k_values, axis: int = -1):
-    """The k maximising tokens/s along `axis` of arrays computed over `k_values` on that axis."""
-    idx = np.argmax(metrics_over_k["tokens_per_s"], axis=axis)
-    return np.asarray(k_values)[idx]
+def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_dep, draft_hw, draft_vocab,
+                         speculating, shared_prefix=0) -> dict:
+    """Memory with the drafter counted where it runs and only where it drafts (k > 0): the target's
+    devices carry a co-located drafter's weights and per-sequence KV; a drafter on `draft_hw` caps the
+    batch by that device's memory instead."""
+    speculating = np.asarray(speculating)
+    if drafter is None:
+        return capacity(hw, target, batch, verify_len, dep, shared_prefix=shared_prefix)
+    weights = drafter_weight_bytes(method, drafter, d_dep, draft_hw is not None, draft_vocab)
+    per_seq = kv_cache_bytes(drafter, d_dep.dp_attention, verify_len, d_dep)
+    on = np.where(speculating, 1.0, 0.0)
+    if draft_hw is None:
+        return capacity(hw, target, batch, verify_len, dep, shared_prefix=shared_prefix,
+                        extra_bytes=on * weights, extra_bytes_per_seq=on * per_seq)
+    main = capacity(hw, target, batch, verify_len, dep, shared_prefix=shared_prefix)
+    side = capacity(draft_hw, drafter, batch, verify_len, d_dep, weights_bytes=weights)
+    return {
+        "memory_needed_bytes": main["memory_needed_bytes"],
+        "fits_in_memory": main["fits_in_memory"] & np.where(speculating, side["fits_in_memory"], True),
+        "max_batch": np.where(speculating, np.minimum(main["max_batch"], side["max_batch"]), main["max_batch"]),
+        "drafter_memory_needed_bytes": np.where(speculating, side["memory_needed_bytes"], 0.0),
+    }
+
+
+def best_k(tokens_per_s, fits, k_values, axis: int = -1):
+    """The k maximising tokens/s along `axis` among the k that fit in memory; -1 where none fits."""
+    idx = np.argmax(np.where(fits, tokens_per_s, -np.inf), axis=axis)
+    return np.where(np.asarray(fits).any(axis=axis), np.asarray(k_values)[idx], -1)
 
 
 def break_even_batch(batches, speedup, axis: int = -1):
@@ -261,42 +390,58 @@ def break_even_batch(batches, speedup, axis: int = -1):
 
 
 K_SEARCH = np.arange(0, 17)
+K_MAX = 64
 
 
-def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context: int, k: int, alpha=None, **kw) -> dict:
-    """The `spec` object of `roofline predict --json`: one point, plus best k (0..16) and break-even batch.
+def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context: int, k: int, alpha=None, *,
+                        method: str = "eagle", draft: ModelSpec | None = None, draft_hw: HardwareSpec | None = None,
+                        acceptance=None, tree_nodes: int | None = None, tree_tau: float | None = None,
+                        overlap: bool = True, draft_vocab: int | None = None, dep: Deployment | None = None,
+                        engine: ServingEngine | None = None, shared_prefix: int = 0) -> dict:
+    """The `spec` object of `roofline predict --json`: one point, plus best k (0..16, memory respected;
+    None for a tree, whose tau at another depth is unknown) and break-even batch.
 
-    best_k maximises tokens/s over k = 0..16 at this batch, context and acceptance (0 means: do not
-    speculate). break_even_batch is the largest batch in 1..max_batch (the memory limit) where this k
-    still gives speedup >= 1, searched on a geometric grid of batches refined to every batch next to
-    the last crossing; None if none.
+    break_even_batch is the largest batch in 1..max_batch (the memory limit) where this k still gives
+    speedup >= 1, searched on a geometric grid of batches refined to every batch next to the last
+    crossing; None if none.
     """
+    kw = dict(method=method, draft=draft, draft_hw=draft_hw, acceptance=acceptance, tree_nodes=tree_nodes,
+              tree_tau=tree_tau, overlap=overlap, draft_vocab=draft_vocab, dep=dep, engine=engine, shared_prefix=shared_prefix)
     point = speculative_metrics(hw, target, batch, context, k, alpha, **kw)
-    over_k = speculative_metrics(hw, target, batch, context, K_SEARCH, alpha, **kw)
     cap = int(point["max_batch"])
     be = 0
     if cap >= 1:
-        # a geometric grid of batches up to the memory limit, then every batch around the last crossing
         grid = np.unique(np.round(np.geomspace(1, cap, 512)).astype(np.int64))
         ok = speculative_metrics(hw, target, grid, context, k, alpha, **kw)["speedup"] >= 1.0
         if ok.any():
             i = int(np.nonzero(ok)[0][-1])
             fine = np.arange(grid[i], grid[min(i + 1, grid.size - 1)] + 1)
             be = int(break_even_batch(fine, speculative_metrics(hw, target, fine, context, k, alpha, **kw)["speedup"]))
+    best = None
+    if tree_nodes is None:
+        over_k = speculative_metrics(hw, target, batch, context, K_SEARCH, alpha, **kw)
+        best = int(best_k(over_k["tokens_per_s"], over_k["fits_in_memory"], K_SEARCH))
     keys = ("iteration_time_s", "draft_time_s", "verify_time_s", "transfer_time_s", "overhead_time_s", "tau",
             "tokens_per_s", "tokens_per_s_per_user", "speedup", "flops_per_token", "bytes_per_token",
             "wasted_flops_fraction", "memory_needed_bytes")
     out = {key: float(point[key]) for key in keys}
+    rates, rates_source = (None, None)
+    if alpha is None and acceptance is None and tree_nodes is None and method != "none":
+        rates, rates_source = default_rates(method)
     out.update(
-        method=kw.get("method", "eagle"),
+        method=method,
         k=int(k),
         alpha=None if alpha is None else float(alpha),
-        acceptance=None if kw.get("acceptance") is None else [float(a) for a in kw["acceptance"]],
-        tree_nodes=kw.get("tree_nodes"),
-        best_k=int(best_k(over_k, K_SEARCH)),
+        acceptance=[float(a) for a in (acceptance if acceptance is not None else rates or [])] or None,
+        acceptance_source=rates_source or ("given" if alpha is not None or acceptance is not None else None),
+        tree_nodes=tree_nodes,
+        best_k=None if best is None or best < 0 else best,
         break_even_batch=be if be > 0 else None,
         fits_in_memory=bool(point["fits_in_memory"]),
         max_batch=cap,
         verify_bound="compute" if bool(point["verify_compute_bound"]) else "memory",
+        drafter_overlaps=bool(np.any(point["drafter_overlaps"])),
+        drafter_waits_for_target=bool(draft_hw is not None and method in ("mtp", "eagle")),
+        mtp_module_reused=bool(method == "mtp" and k > target.mtp_modules),
     )
     return out

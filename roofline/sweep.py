@@ -1,16 +1,21 @@
-"""Sweeps: a scenario's axes as broadcast numpy arrays, computed in one vectorised pass per
-(hardware, model) pair, returned as one tidy DataFrame (one row per point, unit-suffixed columns).
+"""Sweeps: a scenario's configs x numeric axes, computed in one vectorised pass per config, returned as one
+tidy table (one row per point, unit-suffixed columns) or streamed to CSV and Parquet.
 
-Axis order inside a pair is (context, alpha, batch, k): best k is an argmax along the k axis and the
-break-even batch a reduction along the batch axis, both without a Python loop over points. Large
-sweeps are cut into chunks along (context, alpha), each chunk whole in batch and k, so memory stays
-bounded and `iter_sweep` can stream them to disk.
+A config is one combination of the scenario's list-valued keys (hardware, model, engine, dtypes, tp,
+dp_attention, ep, pp). Inside a config the numeric grid has the axis order GRID_AXES = (context, alpha,
+batch, k): best k is an argmax along the k axis and the break-even batch a reduction along the batch
+axis, both without a Python loop over points. Large sweeps are cut into chunks along (context, alpha),
+each chunk whole in batch and k, so memory stays bounded and `write_sweep` streams them to disk.
 """
 
 from __future__ import annotations
 
+import json
+import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import product
 from pathlib import Path
 
 import numpy as np
@@ -18,10 +23,18 @@ import pandas as pd
 
 from roofline.engine import step_metrics
 from roofline.hardware import HardwareSpec, load_hardware
+from roofline.layout import Deployment, deployment
 from roofline.model import ModelSpec, load_model
-from roofline.scenario import Scenario
-from roofline.speculation import break_even_batch, speculative_metrics
+from roofline.scenario import CONFIG_KEYS, Scenario
+from roofline.serving import ServingEngine, load_engine
+from roofline.speculation import best_k, break_even_batch, speculative_metrics
 
+GRID_AXES = ("context", "alpha", "batch", "k")
+AXIS = {name: i for i, name in enumerate(GRID_AXES)}
+LABEL_COLUMNS = ("hardware", "model", "engine", "method", "draft_hardware", "weight_dtype", "kv_dtype")
+INT_COLUMNS = ("batch", "context", "k", "tp", "dp_attention", "ep", "pp", "devices", "shared_prefix", "max_batch", "best_k",
+               "break_even_batch")
+BOOL_COLUMNS = ("fits_in_memory", "verify_compute_bound")
 OUTPUT_COLUMNS = (
     "step_time_s", "tokens_per_s", "tokens_per_s_per_user", "speedup", "tau", "iteration_time_s",
     "draft_time_s", "verify_time_s", "transfer_time_s", "overhead_time_s", "baseline_tokens_per_s",
@@ -30,24 +43,57 @@ OUTPUT_COLUMNS = (
     "fits_in_memory", "max_batch", "best_k", "break_even_batch", "cost_usd_per_million_tokens",
     "baseline_cost_usd_per_million_tokens", "tokens_per_s_per_device",
 )
+COLUMNS = (*LABEL_COLUMNS, "tp", "dp_attention", "ep", "pp", "devices", "shared_prefix", "batch", "context", "k", "alpha",
+           *OUTPUT_COLUMNS)
 
 
 @dataclass(frozen=True)
-class Pair:
-    """One (hardware, model) combination of a scenario, specs loaded."""
+class Config:
+    """One combination of a scenario's list-valued keys, specs loaded and the layout checked."""
 
     hw: HardwareSpec
     model: ModelSpec
+    dep: Deployment
+    engine: ServingEngine
+    method: str
     draft: ModelSpec | None
     draft_hw: HardwareSpec | None
+    shared_prefix: int = 0
+    acceptance: tuple[float, ...] | None = None   # per-position rates (given, or the method's defaults); None: the alpha axis
 
 
-def load_pairs(sc: Scenario, extra_dirs: tuple = ()) -> list[Pair]:
-    """Load every hardware x model of the scenario (errors name the scenario file)."""
+def load_configs(sc: Scenario, extra_dirs: tuple = ()) -> list[Config]:
+    """Every config of the scenario (errors name the scenario file and the key)."""
+    from roofline.speculation import default_rates
+
     draft = load_model(sc.draft, extra_dirs) if sc.draft else None
-    draft_hw = load_hardware(sc.draft_hardware, extra_dirs) if sc.draft_hardware else None
-    models = [load_model(m, extra_dirs) for m in sc.model]
-    return [Pair(load_hardware(h, extra_dirs), m, draft, draft_hw) for h in sc.hardware for m in models]
+    hws = {h: load_hardware(h, extra_dirs) for h in {*sc.hardware, *(d for d in sc.draft_hardware if d)}}
+    models = {m: load_model(m, extra_dirs) for m in sc.model}
+    engines = {e: load_engine(e, extra_dirs) for e in sc.engine}
+    by_model = dict(sc.method_by_model)
+    alpha_axis = not np.isnan(sc.axes["alpha"]).all()
+    out, seen = [], set()
+    for values in product(*(getattr(sc, key) for key in CONFIG_KEYS)):
+        c = dict(zip(CONFIG_KEYS, values))
+        if by_model:
+            c["method"] = by_model[c["model"]]
+        method = c["method"]
+        draft_hw = c["draft_hardware"] = c["draft_hardware"] if method not in ("none", "ngram") else None
+        key = tuple(c.values())
+        if key in seen:  # a per-model method, or a draft device for a method without drafter, repeats a config
+            continue
+        seen.add(key)
+        model = models[c["model"]]
+        dep = deployment(model, c["weight_dtype"], c["kv_dtype"], c["tp"], c["dp_attention"], c["ep"], c["pp"],
+                         c["expert_dtype"], where=sc.path or sc.name)
+        hw = hws[c["hardware"]]
+        acceptance = sc.acceptance
+        if acceptance is None and not alpha_axis and sc.tree_nodes is None and method != "none":
+            acceptance = default_rates(method)[0]
+        out.append(Config(hw, model, dep, engines[c["engine"]].for_hardware(hw.name), method,
+                          draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
+                          c["shared_prefix"], acceptance))
+    return out
 
 
 def _chunk_slices(n_context: int, n_alpha: int, per_slice: int, chunk_points: int) -> Iterator[tuple[slice, slice]]:
@@ -58,18 +104,18 @@ def _chunk_slices(n_context: int, n_alpha: int, per_slice: int, chunk_points: in
             yield slice(c0, c0 + context_step), slice(a0, a0 + alpha_step)
 
 
-def compute_block(sc: Scenario, pair: Pair, context, alpha, batch, k) -> dict[str, np.ndarray]:
-    """All outputs on the grid context x alpha x batch x k (4-D arrays, that axis order)."""
-    c = np.asarray(context, dtype=np.float64)[:, None, None, None]
-    a = np.asarray(alpha, dtype=np.float64)[None, :, None, None]
-    b = np.asarray(batch, dtype=np.float64)[None, None, :, None]
-    kk = np.asarray(k, dtype=np.int64)[None, None, None, :]
-    alpha_arg = None if sc.acceptance is not None else a
+def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k) -> dict[str, np.ndarray]:
+    """All outputs on the grid context x alpha x batch x k (4-D arrays in GRID_AXES order)."""
+    grid = {name: np.asarray(v)[tuple(slice(None) if i == AXIS[name] else None for i in range(4))]
+            for name, v in zip(GRID_AXES, (context, alpha, batch, k))}
+    c, a = grid["context"].astype(np.float64), grid["alpha"].astype(np.float64)
+    b, kk = grid["batch"].astype(np.float64), grid["k"].astype(np.int64)
+    alpha_arg = None if (cfg.acceptance is not None or sc.tree_nodes is not None or cfg.method == "none") else a
     spec = speculative_metrics(
-        pair.hw, pair.model, b, c, kk, alpha_arg, method=sc.method, draft=pair.draft, draft_hw=pair.draft_hw,
-        acceptance=sc.acceptance, tree_nodes=sc.tree_nodes, tree_tau=sc.tree_tau, overlap=sc.overlap,
-        bookkeeping_s=sc.bookkeeping_s, draft_vocab=sc.draft_vocab, weight_dtype=sc.weight_dtype,
-        kv_dtype=sc.kv_dtype, tp=sc.tp,
+        cfg.hw, cfg.model, b, c, kk, alpha_arg, method=cfg.method, draft=cfg.draft, draft_hw=cfg.draft_hw,
+        acceptance=cfg.acceptance, tree_nodes=sc.tree_nodes, tree_tau=sc.tree_tau, overlap=sc.overlap,
+        draft_vocab=sc.draft_vocab if cfg.method == "eagle" else None, dep=cfg.dep, engine=cfg.engine,
+        shared_prefix=cfg.shared_prefix,
     )
     shape = np.broadcast(c, a, b, kk).shape
     out = {name: np.broadcast_to(v, shape) for name, v in spec.items()}
@@ -77,156 +123,191 @@ def compute_block(sc: Scenario, pair: Pair, context, alpha, batch, k) -> dict[st
     out["mbu"], out["mfu"] = out["baseline_mbu"], out["baseline_mfu"]
     out["baseline_tokens_per_s_per_user"] = 1.0 / out["step_time_s"]
     fits = out["fits_in_memory"]
-    best = np.take(np.asarray(k), np.argmax(np.where(fits, out["tokens_per_s"], -np.inf), axis=3))
-    best = np.where(fits.any(axis=3), best, -1)  # -1: no k of the axis fits in memory
-    out["best_k"] = np.broadcast_to(best[..., None], shape)
-    be = break_even_batch(batch, np.where(fits, out["speedup"], 0.0), axis=2)
-    out["break_even_batch"] = np.broadcast_to(be[:, :, None, :], shape)
+    best = best_k(out["tokens_per_s"], fits, np.asarray(k), axis=AXIS["k"])  # -1: no k of the axis fits
+    if sc.tree_nodes is not None:
+        best = np.full_like(best, -1)  # a tree's tau at another depth is unknown: no best depth
+    out["best_k"] = np.broadcast_to(np.expand_dims(best, AXIS["k"]), shape)
+    be = break_even_batch(batch, np.where(fits, out["speedup"], 0.0), axis=AXIS["batch"])
+    out["break_even_batch"] = np.broadcast_to(np.expand_dims(be, AXIS["batch"]), shape)
     # the drafter's device counts (and costs) only when there is a drafter and it drafts (k > 0)
-    uses_draft_device = (pair.draft_hw is not None and sc.method not in ("none", "ngram")) & (kk > 0)
-    devices = sc.tp + uses_draft_device.astype(np.float64)
+    uses_draft_device = (cfg.draft_hw is not None) & (kk > 0)
+    devices = cfg.dep.devices + uses_draft_device.astype(np.float64)
     out["tokens_per_s_per_device"] = out["tokens_per_s"] / devices
-    price = pair.hw.price_usd_per_hour
-    draft_price = pair.draft_hw.price_usd_per_hour if pair.draft_hw is not None else 0.0
+    price = cfg.hw.price_usd_per_hour
+    draft_price = cfg.draft_hw.price_usd_per_hour if cfg.draft_hw is not None else 0.0
     if price is None or (draft_price is None and uses_draft_device.any()):
         out["cost_usd_per_million_tokens"] = np.full(shape, np.nan)
         out["baseline_cost_usd_per_million_tokens"] = np.full(shape, np.nan)
     else:
-        per_s = (price * sc.tp + np.where(uses_draft_device, draft_price or 0.0, 0.0)) / 3600.0
+        per_s = (price * cfg.dep.devices + np.where(uses_draft_device, draft_price or 0.0, 0.0)) / 3600.0
         out["cost_usd_per_million_tokens"] = per_s / out["tokens_per_s"] * 1e6
-        out["baseline_cost_usd_per_million_tokens"] = price * sc.tp / 3600.0 / out["baseline_tokens_per_s"] * 1e6
+        out["baseline_cost_usd_per_million_tokens"] = price * cfg.dep.devices / 3600.0 / out["baseline_tokens_per_s"] * 1e6
     return out
 
 
-INT_COLUMNS = ("batch", "context", "k", "max_batch", "best_k", "break_even_batch")
-BOOL_COLUMNS = ("fits_in_memory", "verify_compute_bound")
-
-
-def _tidy_frame(sc: Scenario, pair: Pair, block: dict, context, alpha, batch, k) -> pd.DataFrame:
-    """One row per grid point. Columns are filled into three 2-D blocks (float, int, bool) so that pandas
-    wraps them without copying; names are categoricals. Column order: axes first, then outputs."""
-    grid = dict(zip(("context", "alpha", "batch", "k"), np.meshgrid(context, alpha, batch, k, indexing="ij")))
+def _columns(sc: Scenario, cfg: Config, block: dict, context, alpha, batch, k) -> tuple[dict[str, str], dict[str, np.ndarray]]:
+    """(labels, flat numeric columns) of one block: labels are constant over the block."""
+    grid = dict(zip(GRID_AXES, np.meshgrid(context, alpha, batch, k, indexing="ij")))
     n = grid["context"].size
-    columns = {**grid, **block}
-    float_names = [c for c in ("alpha", *OUTPUT_COLUMNS) if c not in INT_COLUMNS and c not in BOOL_COLUMNS]
-    parts = []
-    for names, dtype in ((list(INT_COLUMNS), np.int64), (float_names, np.float64), (list(BOOL_COLUMNS), np.bool_)):
-        data = np.empty((len(names), n), dtype=dtype)
-        for i, name in enumerate(names):
-            data[i] = np.ravel(columns[name])
-        parts.append(pd.DataFrame(data.T, columns=names, copy=False))
-    labels = {
-        "hardware": pair.hw.name, "model": pair.model.name, "method": sc.method,
-    }
-    frame = pd.concat(parts, axis=1)
-    for i, (name, value) in enumerate(labels.items()):
-        frame.insert(i, name, pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=[value]))
-    order = ["hardware", "model", "method", "batch", "context", "k", "alpha", *[c for c in OUTPUT_COLUMNS]]
-    return frame[order]
+    dep = cfg.dep
+    labels = {"hardware": cfg.hw.name, "model": cfg.model.name, "engine": cfg.engine.name, "method": cfg.method,
+              "draft_hardware": cfg.draft_hw.name if cfg.draft_hw else "", "weight_dtype": dep.weight_dtype_label,
+              "kv_dtype": dep.kv_dtype}
+    cols = {}
+    for name, value in (("tp", dep.tp), ("dp_attention", dep.dp_attention), ("ep", dep.ep), ("pp", dep.pp), ("devices", dep.devices),
+                        ("shared_prefix", cfg.shared_prefix)):
+        cols[name] = np.full(n, value, dtype=np.int64)
+    for name in ("batch", "context", "k", "alpha"):
+        cols[name] = np.ravel(grid[name])
+    for name in OUTPUT_COLUMNS:
+        cols[name] = np.ravel(block[name])
+    for name in INT_COLUMNS:
+        cols[name] = cols[name].astype(np.int64, copy=False)
+    for name in BOOL_COLUMNS:
+        cols[name] = cols[name].astype(np.bool_, copy=False)
+    return labels, cols
 
 
-def iter_sweep(sc: Scenario, pairs: list[Pair], chunk_points: int = 1_000_000) -> Iterator[pd.DataFrame]:
-    """Yield the sweep as tidy DataFrames of at most about `chunk_points` rows each."""
+def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_000) -> Iterator[tuple[dict, dict]]:
+    """Yield the sweep as (labels, columns) blocks of at most about `chunk_points` rows each."""
     ax = sc.axes
     per_slice = len(ax["batch"]) * len(ax["k"])
-    for pair in pairs:
+    for cfg in configs:
         for cs, asl in _chunk_slices(len(ax["context"]), len(ax["alpha"]), per_slice, chunk_points):
             context, alpha = ax["context"][cs], ax["alpha"][asl]
-            block = compute_block(sc, pair, context, alpha, ax["batch"], ax["k"])
-            yield _tidy_frame(sc, pair, block, context, alpha, ax["batch"], ax["k"])
+            block = compute_block(sc, cfg, context, alpha, ax["batch"], ax["k"])
+            yield _columns(sc, cfg, block, context, alpha, ax["batch"], ax["k"])
 
 
-def run_sweep(sc: Scenario, pairs: list[Pair]) -> pd.DataFrame:
-    """The whole sweep in memory as one DataFrame."""
-    return pd.concat(list(iter_sweep(sc, pairs)), ignore_index=True)
+def block_frame(labels: dict, cols: dict) -> pd.DataFrame:
+    """One block as a DataFrame in COLUMNS order (labels as categoricals)."""
+    n = len(cols["batch"])
+    data = {name: pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=[value]) for name, value in labels.items()}
+    data.update(cols)
+    return pd.DataFrame({name: data[name] for name in COLUMNS}, copy=False)
 
 
-def operator_table(sc: Scenario, pairs: list[Pair]) -> pd.DataFrame:
+def iter_sweep(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_000) -> Iterator[pd.DataFrame]:
+    """Yield the sweep as tidy DataFrames of at most about `chunk_points` rows each."""
+    for labels, cols in iter_blocks(sc, configs, chunk_points):
+        yield block_frame(labels, cols)
+
+
+def run_sweep(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
+    """The whole sweep in memory as one DataFrame (label columns categorical across configs)."""
+    frame = pd.concat(list(iter_sweep(sc, configs)), ignore_index=True)
+    for name in LABEL_COLUMNS:
+        frame[name] = frame[name].astype(str).astype("category")
+    return frame
+
+
+def operator_table(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
     """Per-operator FLOPs, bytes and time of a decode step (q = 1) and a verify step (q = max k + 1),
     at every batch of the sweep and its first context, with each device's ceilings: the roofline chart's data."""
     batch = np.asarray(sc.axes["batch"], dtype=np.float64)
     context = float(sc.axes["context"][0])
     q_verify = float(sc.tree_nodes + 1 if sc.tree_nodes else max(int(np.max(sc.axes["k"])), 1) + 1)
     rows = []
-    for pair in pairs:
+    for cfg in configs:
+        gemm_dtype = cfg.dep.dtype("mlp" if cfg.model.moe is None else "experts")
         ceilings = {
-            "peak_flops_per_s": pair.hw.peak_flops_per_s[pair.hw.compute_dtype(sc.weight_dtype)],
-            "compute_ceiling_flops_per_s": pair.hw.compute_ceiling_flops_per_s(sc.weight_dtype),
-            "mem_bw_bytes_per_s": pair.hw.mem_bw_bytes_per_s,
-            "memory_ceiling_bytes_per_s": pair.hw.memory_ceiling_bytes_per_s,
+            "peak_flops_per_s": cfg.hw.peak_flops_per_s[cfg.hw.compute_dtype(gemm_dtype)],
+            "compute_ceiling_flops_per_s": cfg.hw.compute_ceiling_flops_per_s(gemm_dtype),
+            "mem_bw_bytes_per_s": cfg.hw.mem_bw_bytes_per_s,
+            "memory_ceiling_bytes_per_s": cfg.hw.memory_ceiling_bytes_per_s,
         }
         for pass_name, q in (("decode", 1.0), ("verify", q_verify)):
-            m = step_metrics(pair.hw, pair.model, batch, q, context, sc.weight_dtype, sc.kv_dtype, sc.tp, with_operators=True)
+            m = step_metrics(cfg.hw, cfg.model, batch, q, context, cfg.dep, engine=cfg.engine,
+                             shared_prefix=cfg.shared_prefix, with_operators=True)
             for op, v in m["operators"].items():
                 keep = (v["bytes"] > 0) | (v["flops"] > 0)
                 frame = pd.DataFrame({
-                    "hardware": pair.hw.name, "model": pair.model.name, "pass": pass_name, "batch": batch, "context": context,
-                    "q": q, "operator": op, "flops": v["flops"], "bytes": v["bytes"], "time_s": v["time_s"],
-                    "compute_bound": v["compute_bound"], "step_time_s": m["step_time_s"], **ceilings,
+                    "hardware": cfg.hw.name, "model": cfg.model.name, "engine": cfg.engine.name, "pass": pass_name,
+                    "batch": batch, "context": context, "q": q, "operator": op, "flops": v["flops"], "bytes": v["bytes"],
+                    "time_s": v["time_s"], "compute_bound": v["compute_bound"], "step_time_s": m["step_time_s"], **ceilings,
                 })
                 rows.append(frame[keep])
     return pd.concat(rows, ignore_index=True)
 
 
-def write_sweep(sc: Scenario, pairs: list[Pair], out_dir: Path, plots: bool = True, chunk_points: int = 1_000_000,
-                progress: bool = False, keep_in_memory_max: int = 2_000_000) -> dict:
-    """Compute the sweep chunk by chunk, streaming results.csv (and results.parquet) into `out_dir`,
-    then operators.csv, scenario.json and the plots. Returns a summary with the files written."""
-    import json
-    import sys
-    import time
+def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
+    """scenario.json: what was swept, with display names (the plots' and report's titles)."""
+    methods = sorted({c.method for c in configs})
+    return {
+        "scenario": sc.name, "description": sc.description, "method": methods[0] if len(methods) == 1 else methods,
+        "draft": sc.draft, "draft_hardware": sorted({c.draft_hw.name for c in configs if c.draft_hw}) or None,
+        "engine": sorted({c.engine.name for c in configs}),
+        "weight_dtype": sorted({c.dep.weight_dtype_label for c in configs}), "kv_dtype": sorted({c.dep.kv_dtype for c in configs}),
+        "tp": sorted({c.dep.tp for c in configs}), "layouts": sorted({c.dep.describe() for c in configs}),
+        "hardware": {**{c.hw.name: c.hw.display_name for c in configs}, **{c.draft_hw.name: c.draft_hw.display_name for c in configs if c.draft_hw}},
+        "model": {**{c.model.name: c.model.display_name for c in configs}, **{c.draft.name: c.draft.display_name for c in configs if c.draft}},
+        "tree_nodes": sc.tree_nodes, "tree_tau": sc.tree_tau, "acceptance": sc.acceptance, "shared_prefix": sorted({c.shared_prefix for c in configs}),
+        "points": points,
+    }
+
+
+FORMATS = ("csv", "parquet", "both")
+
+
+def write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool = True, chunk_points: int = 1_000_000,
+                progress: bool = False, keep_in_memory_max: int = 2_000_000, fmt: str = "both", svg: bool = False) -> dict:
+    """Compute the sweep chunk by chunk, streaming results.csv and/or results.parquet into `out_dir`
+    (outputs.TableWriter), then operators.csv, scenario.json and the plots. Returns a summary with the
+    files written and the seconds spent computing, writing and plotting."""
+    from roofline.outputs import TableWriter, progress_bar
 
     out_dir = Path(out_dir)
     total = sc.points
-    parquet_writer = None
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        pa = pq = None
-    kept, done, compute_s = [], 0, 0.0
-    csv_path = out_dir / "results.csv"
+    kept, done = [], 0
+    timings = {"compute_s": 0.0, "write_s": 0.0, "plot_s": 0.0}
     t0 = time.perf_counter()
-    chunks = iter_sweep(sc, pairs, chunk_points)
-    while True:
-        t = time.perf_counter()
-        frame = next(chunks, None)
-        compute_s += time.perf_counter() - t
-        if frame is None:
-            break
-        frame.to_csv(csv_path, mode="a", header=done == 0, index=False)
-        if pq is not None:
-            table = pa.Table.from_pandas(frame, preserve_index=False)
-            if parquet_writer is None:
-                parquet_writer = pq.ParquetWriter(out_dir / "results.parquet", table.schema)
-            parquet_writer.write_table(table)
-        if total <= keep_in_memory_max:
-            kept.append(frame)
-        done += len(frame)
-        if progress:
-            elapsed = time.perf_counter() - t0
-            bar = "#" * int(30 * done / total)
-            print(f"\r[{bar:<30}] {done:,}/{total:,} points  {elapsed:.1f} s", end="", file=sys.stderr, flush=True)
+    blocks = iter_blocks(sc, configs, chunk_points)
+    with TableWriter(out_dir / "results", COLUMNS, fmt) as writer:
+        while True:
+            t = time.perf_counter()
+            item = next(blocks, None)
+            timings["compute_s"] += time.perf_counter() - t
+            if item is None:
+                break
+            labels, cols = item
+            t = time.perf_counter()
+            writer.write(labels, cols)
+            timings["write_s"] += time.perf_counter() - t
+            if total <= keep_in_memory_max:
+                kept.append(block_frame(labels, cols))
+            done += len(cols["batch"])
+            if progress:
+                progress_bar(done, total, time.perf_counter() - t0)
     if progress:
         print(file=sys.stderr)
-    if parquet_writer is not None:
-        parquet_writer.close()
-    files = ["results.csv"] + (["results.parquet"] if pq is not None else [])
-    ops = operator_table(sc, pairs)
+    files = list(writer.files)
+    t = time.perf_counter()
+    ops = operator_table(sc, configs)
     ops.to_csv(out_dir / "operators.csv", index=False)
-    meta = {
-        "scenario": sc.name, "description": sc.description, "method": sc.method, "draft": sc.draft,
-        "draft_hardware": sc.draft_hardware, "weight_dtype": sc.weight_dtype, "kv_dtype": sc.kv_dtype, "tp": sc.tp,
-        "hardware": {p.hw.name: p.hw.display_name for p in pairs}, "model": {p.model.name: p.model.display_name for p in pairs},
-        "tree_nodes": sc.tree_nodes, "tree_tau": sc.tree_tau, "acceptance": sc.acceptance, "points": done,
-    }
+    meta = scenario_meta(sc, configs, done)
     (out_dir / "scenario.json").write_text(json.dumps(meta, indent=2))
+    timings["write_s"] += time.perf_counter() - t
     files += ["operators.csv", "scenario.json"]
     if plots:
+        t = time.perf_counter()
         if kept:
             from roofline.plots import standard_plots
 
-            files += [p.name for p in standard_plots(pd.concat(kept, ignore_index=True), ops, meta, out_dir)]
+            frame = pd.concat(kept, ignore_index=True)
+            for name in LABEL_COLUMNS:
+                frame[name] = frame[name].astype(str)
+            files += [p.name for p in standard_plots(frame, ops, meta, out_dir, **_plot_kwargs(svg))]
         elif progress:
             print(f"plots skipped for {done:,} points: run `roofline plot {out_dir}` on a subset", file=sys.stderr)
-    return {"points": done, "compute_s": compute_s, "files": files}
+        timings["plot_s"] = time.perf_counter() - t
+    return {"points": done, **timings, "files": files}
+
+
+def _plot_kwargs(svg: bool) -> dict:
+    """Keyword arguments the plots module accepts (formats, workers), when it accepts them."""
+    import inspect
+
+    from roofline.plots import standard_plots
+
+    params = inspect.signature(standard_plots).parameters
+    return {"formats": ("png", "svg") if svg else ("png",)} if "formats" in params else {}

@@ -7,51 +7,70 @@ from roofline.units import format_seconds, format_si
 
 
 def predict_table(point: dict) -> str:
-    """The human-readable `roofline predict` output: summary, per-operator lines, speculation."""
+    """The human-readable `roofline predict` output: warnings first, summary, weights per class, operators, speculation."""
     p = point
-    lines = [
-        f"{p['model']} on {p['hardware']}  batch {p['batch']}  context {p['context']}  tp {p['tp']}  "
-        f"weights {p['weight_dtype']}  KV {p['kv_dtype']}",
+    lay = p["layout"]
+    lines = [f"WARNING: {w}" for w in p.get("warnings", [])]
+    lines += [
+        f"{p['model']} on {p['devices']} x {p['hardware']} ({_layout(lay)})  engine {p['engine']}  batch {p['batch']}  "
+        f"context {p['context']}  KV {p['kv_dtype']}" + (f"  shared prefix {p['shared_prefix']:,}" if p.get("shared_prefix") else ""),
         "",
         f"  step time            {format_seconds(p['step_time_s'])}   ({p['bound']}-bound)",
-        f"  tokens/s (batch)     {p['tokens_per_s']:,.1f}",
+        f"  tokens/s (batch)     {p['tokens_per_s']:,.1f}   ({p['tokens_per_s_per_device']:,.1f} per device)",
         f"  tokens/s per user    {p['tokens_per_s_per_user']:,.1f}",
         f"  MBU / MFU            {p['mbu']:.1%} / {p['mfu']:.1%}",
         f"  intensity / ridge    {p['arithmetic_intensity_flops_per_byte']:.1f} / {p['derated_ridge_point_flops_per_byte']:.1f} FLOP/byte (derated ceilings)",
-        f"  weights              {format_si(p['weight_bytes'], 'B')}",
-        f"  KV cache             {format_si(p['kv_bytes'], 'B')}",
+        f"  weights per device   {format_si(p['weight_bytes'], 'B')}   "
+        + ", ".join(f"{c} {v['dtype']} {format_si(v['bytes_per_device'], 'B')}" for c, v in p["weight_classes"].items()),
+        f"  KV cache per device  {format_si(p['kv_bytes'], 'B')}   (read per step: {format_si(p['kv_read_bytes_per_device'], 'B')})",
         f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({format_si(p['memory_needed_bytes'], 'B')} of {format_si(p['usable_memory_bytes'], 'B')} usable; max batch {p['max_batch']:,})",
+        f"  operators            {format_seconds(p['operator_time_s'])}",
     ]
-    if p["tp"] > 1:
-        lines.append(f"  all-reduce time      {format_seconds(p['comm_time_s'])}")
+    for key, label in (("allreduce_time_s", "all-reduce"), ("all_to_all_time_s", "all-to-all"), ("p2p_time_s", "pipeline p2p"),
+                       ("host_time_s", "host work")):
+        if p.get(key):
+            lines.append(f"  {label:<20} {format_seconds(p[key])}")
     lines.append(f"  fixed overhead       {format_seconds(p['overhead_s'])}")
     if "ttft_s" in p:
         lines.append(f"  TTFT                 {format_seconds(p['ttft_s'])}   (prefill of {p['prompt']:,} tokens, one sequence)")
-    lines += ["", f"  {'operator':<16}{'time':>10}{'share':>8}{'FLOPs':>14}{'bytes':>12}{'FLOP/B':>9}  bound"]
-    total = p["step_time_s"]
+        if "ttft_with_speculation_s" in p:
+            lines.append(f"  TTFT with drafter    {format_seconds(p['ttft_with_speculation_s'])}   (+ the drafter's own prefill {format_seconds(p['draft_prefill_s'])})")
+    lines += ["", f"  {'operator':<16}{'dtype':>6}{'time':>10}{'share':>8}{'FLOPs':>14}{'bytes':>12}{'FLOP/B':>9}  bound"]
+    total = p["operator_time_s"] or 1.0
     for name, op in p["operators"].items():
         intensity = op["flops"] / op["bytes"] if op["bytes"] else float("inf")
         lines.append(
-            f"  {name:<16}{format_seconds(op['time_s']):>10}{op['time_s'] / total:>8.1%}"
+            f"  {name:<16}{op.get('weight_dtype') or '':>6}{format_seconds(op['time_s']):>10}{op['time_s'] / total:>8.1%}"
             f"{format_si(op['flops'], 'FLOP'):>14}{format_si(op['bytes'], 'B'):>12}{intensity:>9.1f}  {op['bound']}"
         )
     spec = p.get("spec")
     if spec:
         be = spec["break_even_batch"]
+        given = f"alpha {spec['alpha']}" if spec.get("alpha") is not None else f"acceptance {spec.get('acceptance')}"
         lines += [
             "",
-            f"  speculation: {spec['method']}  k {spec['k']}  " + (f"alpha {spec['alpha']}" if spec.get("alpha") is not None else f"acceptance {spec.get('acceptance')}"),
+            f"  speculation: {spec['method']}  k {spec['k']}  {given}" + (f"  ({spec['acceptance_source']})" if spec.get("acceptance_source") not in (None, "given") else ""),
             f"    tau (tokens/iter)  {spec['tau']:.3f}",
             f"    iteration          {format_seconds(spec['iteration_time_s'])} = draft {format_seconds(spec['draft_time_s'])}"
-            f" + verify {format_seconds(spec['verify_time_s'])} + other {format_seconds(spec['transfer_time_s'] + spec['overhead_time_s'])}",
+            f" + verify {format_seconds(spec['verify_time_s'])} + other {format_seconds(spec['transfer_time_s'] + spec['overhead_time_s'])}"
+            + ("  (drafting overlapped with verification)" if spec.get("drafter_overlaps") else ""),
             f"    tokens/s (batch)   {spec['tokens_per_s']:,.1f}",
             f"    tokens/s per user  {spec['tokens_per_s_per_user']:,.1f}",
             f"    speedup            {spec['speedup']:.3f}x",
-            f"    best k here        {spec['best_k']}",
+            f"    best k here        {'not reported (tree: tau at another depth is unknown)' if spec['best_k'] is None else spec['best_k']}",
             f"    break-even batch   {'none' if be is None else f'{be:,}'}",
-            f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}",
+            f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,} with the drafter)",
         ]
+        if spec.get("drafter_waits_for_target"):
+            lines.append("    no overlap         the head drafter needs the verified hidden states before it drafts")
+        if spec.get("mtp_module_reused"):
+            lines.append("    MTP module reused  k exceeds the model's trained MTP modules; later positions are accepted less often")
     return "\n".join(lines)
+
+
+def _layout(lay: dict) -> str:
+    parts = [f"tp {lay['tp']}"] + [f"{k.replace('_', '-')} {lay[k]}" for k in ("dp_attention", "ep", "pp") if lay[k] > 1]
+    return ", ".join(parts)
 
 
 def hardware_list(specs: list) -> str:

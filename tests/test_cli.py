@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -81,7 +83,7 @@ def test_hw_and_models_commands_list_and_show():
 
 
 def test_unknown_names_exit_2_with_one_line_naming_the_closest():
-    result = run_main("predict", "--hardware", "h100", "--json")
+    result = run_main("predict", "--hardware", "h100-sxn", "--json")
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0 and "h100-sxm" in result.stderr
     assert "Traceback" not in result.stderr and result.stdout == ""
@@ -109,10 +111,14 @@ def test_invalid_yaml_reports_the_line(tmp_path):
 
 def test_sweep_writes_table_and_plots_and_refuses_to_overwrite(tmp_path):
     out = tmp_path / "out"
-    result = run("sweep", "eagle-on-hopper", "--out", str(out))
+    result = run("sweep", "eagle-on-hopper", "--out", str(out), "--svg")
     assert result.exit_code == 0, result.output
-    assert (out / "results.csv").stat().st_size > 0
+    assert (out / "results.csv").stat().st_size > 0 and (out / "results.parquet").stat().st_size > 0
     assert list(out.glob("*.png")) and list(out.glob("*.svg"))
+    csv, parquet = pd.read_csv(out / "results.csv"), pd.read_parquet(out / "results.parquet")
+    assert list(csv.columns) == list(parquet.columns) and len(csv) == len(parquet) == 900
+    # CSV floats carry 7 significant digits, Parquet the exact float64
+    np.testing.assert_allclose(csv["step_time_s"], parquet["step_time_s"], rtol=1e-6)
     again = run_main("sweep", "eagle-on-hopper", "--out", str(out))
     assert again.returncode == 2 and "--force" in again.stderr
     assert run("sweep", "eagle-on-hopper", "--out", str(out), "--force").exit_code == 0
@@ -137,9 +143,10 @@ def test_plot_redraws_from_a_written_table_without_the_scenario(tmp_path):
 
 
 @pytest.mark.parametrize("args", [["predict", "--batch", "0"], ["predict", "--bogus"], ["hw", "show"],
-                                  ["predict", "--weight-dtype", "fp6"], ["predict", "--method", "eagle"],
+                                  ["predict", "--weight-dtype", "fp6"], ["predict", "--method", "draft", "--draft", "llama-3.2-1b"],
+                                  ["predict", "--tp", "3"], ["predict", "--model", "llama-3.1-8b", "--ep", "2"],
                                   ["predict", "--method", "eagle", "--alpha", "0.5", "--acceptance", "0.5"],
-                                  ["predict", "--batch", "300000000", "--method", "eagle", "--alpha", "0.8", "--json"]])
+                                  ["predict", "--batch", "50000000", "--method", "eagle", "--alpha", "0.8", "--json"]])
 def test_usage_errors_are_one_line_and_exit_2(args):
     result = run_main(*args)
     if args[-1] == "--json":  # a batch that cannot fit is a prediction, not an error

@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 from roofline.costs import kv_cache_bytes, operator_costs, unique_experts_touched, weight_bytes
+from roofline.layout import deployment
 
 
 @pytest.mark.parametrize("tokens, expected", [(1, 8.0), (4, 30.5), (16, 102.0), (64, 222.4)])
@@ -11,13 +12,13 @@ def test_256_experts_top_8_touch_the_expected_unique_experts(tokens, expected):
 
 
 def test_llama_8b_weights_are_16_06_gb_in_bf16_and_half_in_fp8(llama8b):
-    assert weight_bytes(llama8b, "bf16") == pytest.approx(16.06e9, rel=1e-3)
-    assert weight_bytes(llama8b, "fp8") == pytest.approx(8.03e9, rel=1e-3)
-    assert weight_bytes(llama8b, "bf16", tp=2) == pytest.approx(8.03e9, rel=1e-3)
+    assert weight_bytes(llama8b, deployment(llama8b, "bf16")) == pytest.approx(16.06e9, rel=1e-3)
+    assert weight_bytes(llama8b, deployment(llama8b, "fp8")) == pytest.approx(8.03e9, rel=1e-3)
+    assert weight_bytes(llama8b, deployment(llama8b, "bf16", tp=2)) == pytest.approx(8.03e9, rel=1e-3)
 
 
 def test_decode_streams_every_weight_but_only_gathers_embedding_rows(llama8b):
-    costs = operator_costs(llama8b, 1, 1, 0)
+    costs = operator_costs(llama8b, 1, 1, 0, deployment(llama8b))
     gemm_bytes = sum(float(costs[o][1]) for o in ("qkv_proj", "o_proj", "mlp", "lm_head"))
     streamed = 2 * (llama8b.params - llama8b.embedding_params - llama8b.norm_params)
     # plus each GEMM's input and output activations for one token, 2 bytes each
@@ -28,21 +29,21 @@ def test_decode_streams_every_weight_but_only_gathers_embedding_rows(llama8b):
 
 
 def test_gemm_flops_are_two_per_parameter_per_token(llama8b):
-    costs = operator_costs(llama8b, 4, 3, 100)
+    costs = operator_costs(llama8b, 4, 3, 100, deployment(llama8b))
     assert float(costs["mlp"][0]) == pytest.approx(2 * 32 * 3 * 4096 * 14336 * 12)
 
 
 def test_attention_reads_the_whole_kv_cache_once_per_pass(llama8b):
-    costs = operator_costs(llama8b, 8, 1, 4095)
+    costs = operator_costs(llama8b, 8, 1, 4095, deployment(llama8b))
     kv_read = 8 * 4096 * 131072  # B * (S + q) * KV bytes per token
     queries_and_outputs = 8 * 4096 * 2 * 2 * 32  # T * hidden * 2 bytes * (in + out) per layer
     assert float(costs["attention"][1]) == kv_read + queries_and_outputs
-    assert float(kv_cache_bytes(llama8b, 8, 4096)) == kv_read
+    assert float(kv_cache_bytes(llama8b, 8, 4096, deployment(llama8b))) == kv_read
 
 
 def test_moe_verification_touches_more_experts_than_decode(deepseek_v3):
-    decode = operator_costs(deepseek_v3, 1, 1, 0)["experts"][1]
-    verify = operator_costs(deepseek_v3, 1, 4, 0)["experts"][1]
+    decode = operator_costs(deepseek_v3, 1, 1, 0, deployment(deepseek_v3))["experts"][1]
+    verify = operator_costs(deepseek_v3, 1, 4, 0, deployment(deepseek_v3))["experts"][1]
     # weights dominate: 30.53 vs 8 experts touched per layer
     assert float(verify / decode) == pytest.approx(30.53 / 8, rel=0.01)
 
@@ -51,6 +52,6 @@ def test_costs_broadcast_over_batch_q_and_context(llama8b):
     b = np.array([1, 2, 4])[:, None, None]
     q = np.array([1, 5])[None, :, None]
     s = np.array([0, 1000, 8000, 32000])[None, None, :]
-    costs = operator_costs(llama8b, b, q, s)
+    costs = operator_costs(llama8b, b, q, s, deployment(llama8b))
     for flops, nbytes in costs.values():
         assert flops.shape == (3, 2, 4) and nbytes.shape == (3, 2, 4)

@@ -5,7 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roofline.engine import max_batch, op_time_s, predict_point, step_metrics, step_time_s, ttft_s
+from roofline.api import predict
+from roofline.capacity import capacity
+from roofline.engine import op_time_s, step_metrics, step_time_s, ttft_s
+from roofline.layout import deployment
 from roofline.hardware import load_hardware
 from roofline.model import load_model
 
@@ -19,8 +22,8 @@ def test_llama_8b_batch_1_on_h100_takes_streamed_weights_over_derated_bandwidth_
 
 
 def test_decode_is_memory_bound_at_batch_1_and_compute_bound_at_large_batch(h100, llama8b):
-    small = predict_point(h100, llama8b, 1, 1024)
-    large = predict_point(h100, llama8b, 1024, 128)
+    small = predict(h100, llama8b, 1, 1024, engine="ideal")
+    large = predict(h100, llama8b, 1024, 128, engine="ideal")
     assert small["bound"] == "memory" and small["mbu"] > 0.8
     assert large["bound"] == "compute"
 
@@ -37,31 +40,31 @@ def test_a_scalar_call_equals_the_same_point_of_a_vectorised_call(h100, llama8b)
     b = np.array([1, 7, 64, 300])[:, None, None]
     q = np.array([1, 4, 9])[None, :, None]
     s = np.array([0, 512, 30000])[None, None, :]
-    grid = step_metrics(h100, llama8b, b, q, s, tp=2)
+    grid = step_metrics(h100, llama8b, b, q, s, deployment(llama8b, tp=2))
     for i, bb in enumerate(b.ravel()):
         for j, qq in enumerate(q.ravel()):
             for kk, ss in enumerate(s.ravel()):
-                one = step_metrics(h100, llama8b, int(bb), int(qq), int(ss), tp=2)
+                one = step_metrics(h100, llama8b, int(bb), int(qq), int(ss), deployment(llama8b, tp=2))
                 assert float(one["step_time_s"]) == grid["step_time_s"][i, j, kk]
                 assert float(one["mbu"]) == grid["mbu"][i, j, kk]
 
 
 def test_tensor_parallelism_adds_allreduce_time_and_splits_weights(h100):
     m70 = load_model("llama-3.1-70b")
-    one = predict_point(h100, m70, 1, 1024, tp=1)
-    four = predict_point(h100, m70, 1, 1024, tp=4)
+    one = predict(h100, m70, 1, 1024, tp=1, engine="ideal")
+    four = predict(h100, m70, 1, 1024, tp=4, engine="ideal")
     assert not one["fits_in_memory"] and four["fits_in_memory"]
     assert four["comm_time_s"] > 0 and four["step_time_s"] < one["step_time_s"] / 2
 
 
 def test_points_that_do_not_fit_are_flagged_not_raised(h100):
-    p = predict_point(h100, load_model("llama-3.1-405b"), 1, 1024)
+    p = predict(h100, load_model("llama-3.1-405b"), 1, 1024, engine="ideal")
     assert p["fits_in_memory"] is False and p["max_batch"] == 0
 
 
 def test_max_batch_is_free_memory_over_kv_per_sequence(h100, llama8b):
     free = 80e9 * 0.9 - 2 * 8_030_261_248
-    assert int(max_batch(h100, llama8b, 8192)) == int(free // (8192 * 131072))
+    assert int(capacity(h100, llama8b, 1, 8192, deployment(llama8b))["max_batch"]) == int(free // (8192 * 131072))
 
 
 def test_ttft_of_a_long_prompt_is_compute_bound_and_longer_than_a_decode_step(h100, llama8b):

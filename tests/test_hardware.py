@@ -73,7 +73,7 @@ def test_a_missing_field_and_an_efficiency_above_one_are_rejected():
 
 def test_an_unknown_name_suggests_the_closest_profiles():
     with pytest.raises(RooflineError) as err:
-        load_hardware("h100")
+        load_hardware("h100-sxn")
     assert "h100-sxm" in str(err.value)
 
 

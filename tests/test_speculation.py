@@ -3,7 +3,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from roofline.engine import step_time_s
 from roofline.hardware import load_hardware
+from roofline.layout import deployment
 from roofline.model import load_model
 from roofline.speculation import (
     break_even_batch,
@@ -66,7 +68,7 @@ LLAMA = load_model("llama-3.1-8b")
 def test_k_0_is_exactly_the_baseline(b, s, alpha, method):
     model = load_model("deepseek-v3") if method == "mtp" else LLAMA
     draft = load_model("llama-3.2-1b") if method == "draft" else None
-    r = speculative_metrics(H100, model, b, s, 0, alpha, method=method, draft=draft, tp=8 if method == "mtp" else 1)
+    r = speculative_metrics(H100, model, b, s, 0, alpha, method=method, draft=draft, dep=deployment(model, tp=8 if method == "mtp" else 1))
     assert float(r["speedup"]) == 1.0
     assert float(r["tokens_per_s"]) == float(r["baseline_tokens_per_s"])
 
@@ -96,7 +98,7 @@ def test_moe_speedup_dips_then_recovers_as_experts_saturate():
     # Batch 4: decode 30.5 experts, verify (16 tokens) 102: still ~3.3x -> the speedup dips further.
     # Batch 64: decode 222 experts, verify (256 tokens) 255.9: ~1.15x -> the speedup recovers toward tau.
     model = load_model("deepseek-v3")
-    r = speculative_metrics(load_hardware("h200"), model, np.array([1, 4, 64]), 1024, 3, 0.8, method="ngram", tp=8)
+    r = speculative_metrics(load_hardware("h200"), model, np.array([1, 4, 64]), 1024, 3, 0.8, method="ngram", dep=deployment(model, "bf16", tp=8))
     s1, s4, s64 = r["speedup"]
     assert s4 < s1 < s64
     assert s64 > 2.0 and s4 < 1.2
@@ -115,16 +117,28 @@ def test_predict_speculation_reports_best_k_and_break_even():
     assert none["speedup"] == 1.0
 
 
-def test_drafter_on_other_hardware_overlaps_draft_and_verify():
+def test_a_draft_model_elsewhere_overlaps_only_when_the_batch_splits_into_two_micro_batches():
     l4 = load_hardware("l4")
     draft = load_model("llama-3.2-1b")
     same = speculative_metrics(H100, LLAMA, 1, 1024, 4, 0.8, method="draft", draft=draft)
-    overlapped = speculative_metrics(H100, LLAMA, 1, 1024, 4, 0.8, method="draft", draft=draft, draft_hw=l4)
-    serial = speculative_metrics(H100, LLAMA, 1, 1024, 4, 0.8, method="draft", draft=draft, draft_hw=l4, overlap=False)
-    t = overlapped
-    assert float(t["iteration_time_s"]) == pytest.approx(max(float(t["draft_time_s"]), float(t["verify_time_s"])) + float(t["transfer_time_s"]))
-    assert float(serial["iteration_time_s"]) > float(overlapped["iteration_time_s"])
-    assert float(same["draft_time_s"]) < float(overlapped["draft_time_s"])  # the L4 is slower
+    one = speculative_metrics(H100, LLAMA, 1, 1024, 4, 0.8, method="draft", draft=draft, draft_hw=l4)
+    # batch 1 cannot be split: drafting and verifying take turns, the times add
+    assert float(one["iteration_time_s"]) == pytest.approx(float(one["draft_time_s"] + one["verify_time_s"] + one["transfer_time_s"]))
+    assert float(same["draft_time_s"]) < float(one["draft_time_s"])  # the L4 is slower
+    # batch 8: two micro-batches of 4, one drafted on the L4 while the H100 verifies the other
+    eight = speculative_metrics(H100, LLAMA, 8, 1024, 4, 0.8, method="draft", draft=draft, draft_hw=l4)
+    serial = speculative_metrics(H100, LLAMA, 8, 1024, 4, 0.8, method="draft", draft=draft, draft_hw=l4, overlap=False)
+    half_draft = 4 * float(speculative_metrics(H100, LLAMA, 4, 1024, 1, 0.8, method="draft", draft=draft, draft_hw=l4)["draft_time_s"])
+    half_verify = float(step_time_s(H100, LLAMA, 4, 5, 1024))
+    split = max(2 * half_draft, 2 * half_verify)
+    turns = float(serial["draft_time_s"] + serial["verify_time_s"])
+    assert float(eight["iteration_time_s"]) == pytest.approx(min(split, turns) + float(eight["transfer_time_s"]))
+    assert bool(eight["drafter_overlaps"]) == (split < turns)
+    # the 1B draft streams its weights once per micro-batch on the slow L4, so here taking turns wins;
+    # against a 70B target on 4 H100s at batch 64, drafting (17.6 ms) and verifying (17.3 ms) are balanced: the split pays
+    m70 = load_model("llama-3.1-70b")
+    big = speculative_metrics(H100, m70, 64, 1024, 1, 0.8, method="draft", draft=draft, draft_hw=l4, dep=deployment(m70, tp=4))
+    assert bool(big["drafter_overlaps"]) and float(big["iteration_time_s"]) < float(big["draft_time_s"] + big["verify_time_s"])
 
 
 def test_a_draft_model_costs_memory_and_lowers_the_maximum_batch():
@@ -135,8 +149,6 @@ def test_a_draft_model_costs_memory_and_lowers_the_maximum_batch():
 
 
 def test_tree_verification_costs_n_plus_1_tokens_and_uses_the_given_tau():
-    from roofline.engine import step_time_s
-
     r = speculative_metrics(H100, LLAMA, 4, 1024, 5, None, method="eagle", tree_nodes=24, tree_tau=4.2)
     assert float(r["tau"]) == 4.2
     assert float(r["verify_time_s"]) == float(step_time_s(H100, LLAMA, 4, 25, 1024))
@@ -166,6 +178,6 @@ def test_head_drafters_of_tied_models_add_memory_not_subtract_it():
 def test_a_drafter_on_another_device_caps_the_batch_by_that_device_memory():
     draft = load_model("llama-3.1-8b")
     r = speculative_metrics(load_hardware("h200"), load_model("llama-3.1-70b"), 1, 8192, 4, 0.8,
-                            method="draft", draft=draft, draft_hw=load_hardware("l4"), tp=4)
+                            method="draft", draft=draft, draft_hw=load_hardware("l4"), dep=deployment(load_model("llama-3.1-70b"), tp=4))
     # L4: 24 GB x 0.9 usable - 16.06 GB of 8B weights leaves 5.54 GB for 1.07 GB of KV per sequence
     assert int(r["max_batch"]) == int((24e9 * 0.9 - 2 * 8_030_261_248) // ((8192 + 5) * 131072))

@@ -7,7 +7,8 @@ from roofline.hardware import load_hardware
 from roofline.model import load_model
 from roofline.scenario import scenario_from_dict
 from roofline.speculation import speculative_metrics
-from roofline.sweep import iter_sweep, load_pairs, run_sweep
+from roofline.serving import load_engine
+from roofline.sweep import LABEL_COLUMNS, iter_sweep, load_configs, run_sweep
 
 SCENARIO = {
     "name": "t", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-8b", "method": "eagle",
@@ -18,7 +19,7 @@ SCENARIO = {
 @pytest.fixture(scope="module")
 def sweep_df():
     sc = scenario_from_dict(SCENARIO, "t.yaml")
-    return run_sweep(sc, load_pairs(sc))
+    return run_sweep(sc, load_configs(sc))
 
 
 def test_one_row_per_point_with_axis_and_output_columns(sweep_df):
@@ -33,9 +34,10 @@ def test_each_row_equals_a_direct_scalar_call(sweep_df):
     hw, model = load_hardware("h200"), load_model("llama-3.1-8b")
     row = sweep_df[(sweep_df.hardware == "h200") & (sweep_df.batch == 64) & (sweep_df.context == 8192)
                    & (sweep_df.k == 4) & (sweep_df.alpha == 0.9)].iloc[0]
-    direct = speculative_metrics(hw, model, 64, 8192, 4, 0.9, method="eagle")
-    assert row.speedup == float(direct["speedup"])
-    assert row.step_time_s == float(step_time_s(hw, model, 64, 1, 8192))
+    engine = load_engine("vllm")  # the default engine of a scenario that names none
+    direct = speculative_metrics(hw, model, 64, 8192, 4, 0.9, method="eagle", engine=engine)
+    assert row.engine == "vllm" and row.speedup == float(direct["speedup"])
+    assert row.step_time_s == float(step_time_s(hw, model, 64, 1, 8192, engine=engine))
 
 
 def test_best_k_is_the_k_with_the_highest_throughput(sweep_df):
@@ -51,7 +53,9 @@ def test_k_0_rows_have_speedup_exactly_1(sweep_df):
 
 def test_chunked_sweep_equals_the_one_pass_sweep(sweep_df):
     sc = scenario_from_dict(SCENARIO, "t.yaml")
-    chunked = pd.concat(list(iter_sweep(sc, load_pairs(sc), chunk_points=10)), ignore_index=True)
+    chunked = pd.concat(list(iter_sweep(sc, load_configs(sc), chunk_points=10)), ignore_index=True)
+    for name in LABEL_COLUMNS:
+        chunked[name] = chunked[name].astype(str).astype("category")
     pd.testing.assert_frame_equal(chunked, sweep_df)
 
 
@@ -64,7 +68,7 @@ def test_cost_per_million_tokens_follows_the_price(sweep_df):
 
 def test_break_even_batch_never_exceeds_what_fits_in_memory():
     sc = scenario_from_dict({**SCENARIO, "axes": {**SCENARIO["axes"], "context": [8192], "batch": [1, 16, 64, 256]}}, "t.yaml")
-    df = run_sweep(sc, load_pairs(sc))
+    df = run_sweep(sc, load_configs(sc))
     assert (df.break_even_batch <= df.max_batch.max()).all()
     h100 = df[(df.hardware == "h100-sxm") & (df.k == 4)]
     assert (h100.break_even_batch == 16).all()  # batch 64 and 256 do not fit at 8k on 80 GB
@@ -74,7 +78,7 @@ def test_a_drafter_device_is_paid_only_while_it_drafts():
     data = {"name": "d", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "draft", "draft": "llama-3.2-1b",
             "draft_hardware": "l4", "axes": {"batch": [1, 8], "k": [0, 3], "alpha": [0.8]}}
     sc = scenario_from_dict(data, "d.yaml")
-    df = run_sweep(sc, load_pairs(sc))
+    df = run_sweep(sc, load_configs(sc))
     k0, k3 = df[df.k == 0], df[df.k == 3]
     assert (k0.cost_usd_per_million_tokens == k0.baseline_cost_usd_per_million_tokens).all()
     assert (k0.tokens_per_s_per_device == k0.tokens_per_s).all()
@@ -82,3 +86,21 @@ def test_a_drafter_device_is_paid_only_while_it_drafts():
     h100, l4 = load_hardware("h100-sxm").price_usd_per_hour, load_hardware("l4").price_usd_per_hour
     row = k3.iloc[0]
     assert row.cost_usd_per_million_tokens == pytest.approx((h100 + l4) / 3600 / row.tokens_per_s * 1e6)
+
+
+def test_a_layout_the_model_cannot_take_is_one_line_naming_the_scenario():
+    from roofline.errors import RooflineError
+
+    sc = scenario_from_dict({**SCENARIO, "tp": [1, 3]}, "s.yaml")
+    with pytest.raises(RooflineError, match="s.yaml: tp: expected a divisor of the model's 32 attention heads"):
+        load_configs(sc)
+
+
+def test_method_and_draft_hardware_lists_are_config_axes_with_their_own_rows():
+    sc = scenario_from_dict({"hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 4, "method": ["draft", "ngram"],
+                             "draft": "llama-3.2-1b", "draft_hardware": [None, "l4"], "axes": {"batch": [1, 8], "k": [2], "alpha": [0.7]}}, "s.yaml")
+    df = run_sweep(sc, load_configs(sc))
+    # draft on the target GPUs, draft on an L4, n-gram (no drafter device: one config, not two)
+    assert sorted(map(tuple, df[["method", "draft_hardware"]].astype(str).drop_duplicates().values.tolist())) == [
+        ("draft", ""), ("draft", "l4"), ("ngram", "")]
+    assert len(df) == 3 * 2

@@ -1,0 +1,196 @@
+"""The public Python API: what the CLI calls, and what a notebook calls.
+
+    import roofline
+    point = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, context=4096, method="eagle", k=4, alpha=0.8)
+    df = roofline.sweep("eagle-on-hopper")                     # a built-in scenario -> pandas.DataFrame
+    df = roofline.sweep({"hardware": "h200", "model": "llama-3.1-8b", "method": "eagle",
+                         "axes": {"batch": [1, 8, 64], "k": [1, 2, 3, 4]}})
+    hw, model = roofline.load_hardware("H100"), roofline.load_model("deepseek-v3")
+
+Names or spec objects are accepted wherever a profile is named. Every option is spelled out; each
+is checked once (layout.deployment, speculation.check_options) whether it comes from here, the CLI
+or a scenario file. Results are SI units (seconds, bytes, FLOPs, tokens/s).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from roofline.capacity import capacity
+from roofline.costs import weight_bytes_by_class
+from roofline.engine import step_metrics, ttft_s
+from roofline.errors import RooflineError
+from roofline.hardware import HardwareSpec
+from roofline.hardware import load_hardware as _load_hardware
+from roofline.layout import OPERATOR_CLASS, deployment
+from roofline.model import ModelSpec
+from roofline.model import load_model as _load_model
+from roofline.serving import ServingEngine, load_engine
+from roofline.speculation import check_options, predict_speculation
+
+
+def load_hardware(hardware: str | HardwareSpec, profiles: tuple[str | Path, ...] = ()) -> HardwareSpec:
+    """A hardware profile by name (case-insensitive, aliases like 'H100'), path, or the spec itself."""
+    return hardware if isinstance(hardware, HardwareSpec) else _load_hardware(hardware, tuple(profiles))
+
+
+def load_model(model: str | ModelSpec, profiles: tuple[str | Path, ...] = ()) -> ModelSpec:
+    """A model profile by name, path, or the spec itself."""
+    return model if isinstance(model, ModelSpec) else _load_model(model, tuple(profiles))
+
+
+def _scalar_int(value, name: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= int(value) <= high:
+        raise RooflineError(f"{name}: expected an integer in {low}..{high:,} (use roofline.sweep for arrays), found {value!r}")
+    return int(value)
+
+
+BATCH_MAX, CONTEXT_MAX = 10**8, 10**9
+
+
+def predict(
+    hardware: str | HardwareSpec,
+    model: str | ModelSpec,
+    batch: int = 1,
+    context: int = 1024,
+    *,
+    tp: int = 1,
+    dp_attention: int = 1,
+    ep: int = 1,
+    pp: int = 1,
+    weight_dtype: str | None = None,
+    expert_dtype: str | None = None,
+    kv_dtype: str = "bf16",
+    engine: str | ServingEngine | None = None,
+    method: str = "none",
+    k: int = 4,
+    alpha: float | None = None,
+    acceptance: list[float] | None = None,
+    draft: str | ModelSpec | None = None,
+    draft_hardware: str | HardwareSpec | None = None,
+    overlap: bool = True,
+    draft_vocab: int | None = None,
+    tree_nodes: int | None = None,
+    tree_tau: float | None = None,
+    prompt: int | None = None,
+    shared_prefix: int = 0,
+    profiles: tuple[str | Path, ...] = (),
+    where: str = "predict",
+) -> dict:
+    """One decode point: step time, tokens/s, MBU/MFU, bound, per-class weights, memory, collectives,
+    per-operator table; with a speculation method, the `spec` object (speculation.predict_speculation).
+
+    `engine` None is the default realistic engine (serving.DEFAULT_ENGINE); 'ideal' the pure roofline.
+    Speculation without alpha, acceptance or a tree uses the method's published default rates.
+    `warnings` lists what the caller must know (does not fit in memory, ...).
+    """
+    batch = _scalar_int(batch, "batch", 1, BATCH_MAX)
+    context = _scalar_int(context, "context", 0, CONTEXT_MAX)
+    shared_prefix = _scalar_int(shared_prefix, "shared_prefix", 0, context)
+    if prompt is not None:
+        prompt = _scalar_int(prompt, "prompt", 1, CONTEXT_MAX)
+    hw, target = load_hardware(hardware, profiles), load_model(model, profiles)
+    eng = load_engine(engine, tuple(profiles)).for_hardware(hw.name)
+    dep = deployment(target, weight_dtype, kv_dtype, tp, dp_attention, ep, pp, expert_dtype, where=where)
+    m = step_metrics(hw, target, batch, 1, context, dep, engine=eng, shared_prefix=shared_prefix, with_operators=True)
+    mem = capacity(hw, target, batch, context + 1, dep, shared_prefix=shared_prefix)
+    step = float(m["step_time_s"])
+    by_class = weight_bytes_by_class(target, dep)
+    fits = bool(mem["fits_in_memory"])
+    out = {
+        "hardware": hw.name,
+        "model": target.name,
+        "engine": eng.name,
+        "batch": batch,
+        "context": context,
+        "layout": dep.to_json(),
+        "tp": dep.tp,
+        "devices": dep.devices,
+        "weight_dtype": dep.weight_dtype_label,
+        "kv_dtype": dep.kv_dtype,
+        "shared_prefix": shared_prefix,
+        "step_time_s": step,
+        "tokens_per_s": batch / step,
+        "tokens_per_s_per_user": 1.0 / step,
+        "tokens_per_s_per_device": batch / step / dep.devices,
+        "mbu": float(m["mbu"]),
+        "mfu": float(m["mfu"]),
+        "bound": "compute" if bool(m["compute_bound"]) else "memory",
+        "arithmetic_intensity_flops_per_byte": float(m["arithmetic_intensity_flops_per_byte"]),
+        "derated_ridge_point_flops_per_byte": hw.ridge_point_flops_per_byte(dep.dtype("mlp" if target.moe is None else "experts"), derated=True),
+        "flops": float(m["flops"]),
+        "bytes": float(m["bytes"]),
+        "kv_read_bytes_per_device": float(m["kv_read_bytes"]),
+        "weight_bytes": float(mem["weight_bytes"]),
+        "weight_classes": {c: {"dtype": dep.dtype(c), "bytes_per_device": by_class[c]} for c in by_class if by_class[c] > 0},
+        "kv_bytes": float(mem["kv_bytes"]),
+        "memory_needed_bytes": float(mem["memory_needed_bytes"]),
+        "usable_memory_bytes": float(mem["usable_memory_bytes"]),
+        "fits_in_memory": fits,
+        "max_batch": int(mem["max_batch"]),
+        "operator_time_s": float(m["operator_time_s"]),
+        "comm_time_s": float(m["comm_time_s"]),
+        "allreduce_time_s": float(m["allreduce_time_s"]),
+        "all_to_all_time_s": float(m["all_to_all_time_s"]),
+        "p2p_time_s": float(m["p2p_time_s"]),
+        "overhead_s": float(m["overhead_s"]),
+        "host_time_s": float(m["host_time_s"]),
+        "operators": {
+            name: {
+                "weight_dtype": dep.dtype(OPERATOR_CLASS[name]) if name in OPERATOR_CLASS else None,
+                "flops": float(op["flops"]),
+                "bytes": float(op["bytes"]),
+                "time_s": float(op["time_s"]),
+                "bound": "compute" if bool(op["compute_bound"]) else "memory",
+            }
+            for name, op in m["operators"].items()
+            if float(op["bytes"]) > 0 or float(op["flops"]) > 0
+        },
+        "warnings": [],
+    }
+    if not fits:
+        out["warnings"].append(
+            f"does not fit in memory: needs {out['memory_needed_bytes'] / 1e9:.1f} GB per device of "
+            f"{out['usable_memory_bytes'] / 1e9:.1f} GB usable (max batch {out['max_batch']:,} at this context)")
+    speculating = method != "none" or alpha is not None or acceptance is not None or tree_nodes is not None
+    draft_spec = draft_hw = None
+    if speculating:
+        check_options(where, method, draft=draft, draft_vocab=draft_vocab, alpha=alpha, acceptance=acceptance,
+                      tree_nodes=tree_nodes, tree_tau=tree_tau, k=k)
+        draft_spec = load_model(draft, profiles) if draft is not None else None
+        draft_hw = load_hardware(draft_hardware, profiles) if draft_hardware is not None else None
+        out["spec"] = predict_speculation(
+            hw, target, batch, context, k, alpha, method=method, draft=draft_spec, draft_hw=draft_hw,
+            acceptance=acceptance, tree_nodes=tree_nodes, tree_tau=tree_tau, overlap=overlap,
+            draft_vocab=draft_vocab, dep=dep, engine=eng, shared_prefix=shared_prefix,
+        )
+        if out["spec"]["drafter_waits_for_target"]:
+            out["warnings"].append(f"the {method} head on {draft_hw.name} needs the verified hidden states before it drafts: "
+                                   "drafting and verification cannot overlap")
+        if not out["spec"]["fits_in_memory"] and fits:
+            out["warnings"].append("with its drafter, this point does not fit in memory")
+    if prompt is not None:
+        out["prompt"] = prompt
+        out["ttft_s"] = float(ttft_s(hw, target, prompt, dep, eng))
+        if speculating and method in ("draft", "mtp", "eagle") and k > 0:
+            from roofline.speculation import drafter_deployment, drafter_spec
+
+            drafter = drafter_spec(method, target, draft_spec, draft_vocab)
+            d_hw = draft_hw or hw
+            d_dep = drafter_deployment(method, drafter, dep, draft_hw is not None)
+            out["draft_prefill_s"] = float(ttft_s(d_hw, drafter, prompt, d_dep, eng))
+            out["ttft_with_speculation_s"] = out["ttft_s"] + out["draft_prefill_s"]
+    return out
+
+
+def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) -> pd.DataFrame:
+    """A scenario (built-in name, YAML path, or a mapping in the scenario format of docs/PROFILES.md)
+    swept into one tidy DataFrame, one row per point."""
+    from roofline.scenario import load_scenario, scenario_from_dict
+    from roofline.sweep import load_configs, run_sweep
+
+    sc = scenario_from_dict(scenario, "<sweep>") if isinstance(scenario, dict) else load_scenario(str(scenario), tuple(profiles))
+    return run_sweep(sc, load_configs(sc, tuple(profiles)))

@@ -1,0 +1,52 @@
+"""Device memory: what a deployment needs, whether it fits, and the largest batch that fits.
+
+On the busiest device (layout.py, costs.py):
+
+    needed    = weights + KV(B) + extra + extra_per_sequence * B_a
+    KV(B)     = B_a * (stored(L) - shared(L)) + shared(L)       (a shared prefix is stored once; costs.kv_cache_bytes)
+    fits      = needed <= memory * usable_memory_fraction
+    max_batch = dp_attention * floor((usable - weights - extra - shared) / (KV per sequence + extra_per_sequence))
+                (0 when the weights alone do not fit)
+
+`extra` and `extra_per_sequence` carry a drafter that shares the device (its weights; its KV cache per
+sequence). Every caller (predict, speculation, sweeps, reports) uses this one function.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from roofline.costs import kv_cache_bytes, sequences_per_group, weight_bytes
+from roofline.hardware import HardwareSpec
+from roofline.layout import Deployment
+from roofline.model import ModelSpec
+
+
+def capacity(hw: HardwareSpec, model: ModelSpec, batch, context_len, dep: Deployment, *, shared_prefix=0,
+             extra_bytes=0.0, extra_bytes_per_seq=0.0, with_mtp: bool = False, weights_bytes: float | None = None) -> dict[str, np.ndarray]:
+    """weight_bytes, kv_bytes, memory_needed_bytes, usable_memory_bytes, fits_in_memory, max_batch (broadcast arrays).
+
+    `weights_bytes` replaces the model's resident weights (a head drafter holds only part of its spec's).
+    """
+    weights = weight_bytes(model, dep, with_mtp) if weights_bytes is None else weights_bytes
+    b_a = sequences_per_group(batch, dep)
+    kv = kv_cache_bytes(model, batch, context_len, dep, shared_prefix)
+    extra = np.asarray(extra_bytes, dtype=np.float64)
+    per_seq_extra = np.asarray(extra_bytes_per_seq, dtype=np.float64)
+    needed = weights + kv + extra + per_seq_extra * b_a
+    usable = hw.usable_mem_bytes
+    one = kv_cache_bytes(model, dep.dp_attention, context_len, dep, shared_prefix)        # B_a = 1
+    two = kv_cache_bytes(model, 2 * dep.dp_attention, context_len, dep, shared_prefix)    # B_a = 2
+    per_seq = (two - one) + per_seq_extra
+    fixed = weights + extra + (one - (two - one))
+    groups = np.floor((usable - fixed) / np.where(per_seq > 0, per_seq, 1e-30))
+    max_batch = np.where(weights + extra + one <= usable, np.maximum(groups, 0) * dep.dp_attention, 0)
+    shape = np.broadcast(needed, max_batch).shape
+    return {
+        "weight_bytes": np.broadcast_to(np.asarray(weights, dtype=np.float64), shape),
+        "kv_bytes": np.broadcast_to(kv, shape),
+        "memory_needed_bytes": np.broadcast_to(needed, shape),
+        "usable_memory_bytes": np.broadcast_to(np.asarray(usable), shape),
+        "fits_in_memory": np.broadcast_to(needed <= usable, shape),
+        "max_batch": np.broadcast_to(np.minimum(max_batch, 2**62).astype(np.int64), shape),
+    }

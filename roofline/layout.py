@@ -1,0 +1,132 @@
+"""How a model is deployed: the parallel layout over devices and the precision of each weight class.
+
+Parallel layout of one model replica (the batch B is the replica's batch):
+
+    devices per pipeline stage   D = tp * dp_attention
+    devices                      N = D * pp
+    attention (qkv, attention, KV write, o), dense MLP, shared experts, router, embedding, LM head:
+        split over the tp devices of an attention group and replicated over the dp_attention groups;
+        each group decodes B / dp_attention sequences and holds and reads only their KV cache
+        (GQA KV heads split over tp; an MLA latent is replicated over tp).
+    routed experts: experts / ep experts per EP rank, each expert's matrices split over D / ep devices.
+    pipeline: layers / pp layers per stage; the batch is cut into min(B, pp) micro-batches.
+
+Checks (one line each, exit code 2 from the CLI): heads % tp == 0; kv_heads % tp == 0 or tp % kv_heads
+== 0 (KV heads replicated when tp > kv_heads); D % ep == 0 and experts % ep == 0 (EP needs an MoE model);
+pp <= layers.
+
+Precision: a model profile may declare the checkpoint's native dtype per weight class (`precision:`
+in docs/PROFILES.md; gpt-oss-120b ships MXFP4 experts, DeepSeek-V3 fp8 blocks); `weight_dtype`
+overrides every class, `expert_dtype` the routed (and shared) experts only. Without either, a class
+the profile does not name is bf16.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from roofline.errors import RooflineError
+from roofline.model import KV_DTYPES, WEIGHT_CLASSES, WEIGHT_DTYPES
+from roofline.profiles import normalize_dtype
+
+# which weight class each operator of roofline.costs streams
+OPERATOR_CLASS = {
+    "qkv_proj": "attention", "o_proj": "attention", "mlp": "mlp", "router": "shared_experts",
+    "experts": "experts", "shared_experts": "shared_experts", "embedding": "embedding", "lm_head": "lm_head",
+}
+MAX_DEGREE = 4096
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """A layout and the dtype of every weight class and of the KV cache."""
+
+    tp: int = 1
+    dp_attention: int = 1
+    ep: int = 1
+    pp: int = 1
+    dtypes: dict = field(default_factory=lambda: dict.fromkeys(WEIGHT_CLASSES, "bf16"), compare=False, hash=False)
+    kv_dtype: str = "bf16"
+
+    @property
+    def devices_per_stage(self) -> int:
+        """D = tp * dp_attention."""
+        return self.tp * self.dp_attention
+
+    @property
+    def devices(self) -> int:
+        """N = tp * dp_attention * pp."""
+        return self.devices_per_stage * self.pp
+
+    @property
+    def expert_tp(self) -> int:
+        """Devices each routed expert's matrices are split over: D / ep."""
+        return self.devices_per_stage // self.ep
+
+    def dtype(self, weight_class: str) -> str:
+        return self.dtypes[weight_class]
+
+    @property
+    def weight_dtype_label(self) -> str:
+        """One dtype when every class shares it, else 'mixed'."""
+        used = set(self.dtypes.values())
+        return used.pop() if len(used) == 1 else "mixed"
+
+    def describe(self) -> str:
+        """'tp 8 x dp-attention 8, ep 8' style label for tables."""
+        parts = [f"tp {self.tp}"]
+        if self.dp_attention > 1:
+            parts.append(f"dp-attention {self.dp_attention}")
+        if self.ep > 1:
+            parts.append(f"ep {self.ep}")
+        if self.pp > 1:
+            parts.append(f"pp {self.pp}")
+        return ", ".join(parts)
+
+    def to_json(self) -> dict:
+        return {"tp": self.tp, "dp_attention": self.dp_attention, "ep": self.ep, "pp": self.pp,
+                "devices": self.devices, "weight_dtypes": dict(self.dtypes), "kv_dtype": self.kv_dtype}
+
+
+def _degree(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_DEGREE:
+        raise RooflineError(f"{what}: expected an integer in 1..{MAX_DEGREE}, found {value!r}")
+    return value
+
+
+def deployment(model, weight_dtype: str | None = None, kv_dtype: str = "bf16", tp: int = 1, dp_attention: int = 1,
+               ep: int = 1, pp: int = 1, expert_dtype: str | None = None, where: str = "options") -> Deployment:
+    """The checked Deployment of `model`: layout degrees against its shapes, dtypes resolved per class.
+
+    Precedence per weight class: expert_dtype (experts and shared experts) > weight_dtype > the model's
+    native precision for that class > bf16.
+    """
+    tp, dp_attention, ep, pp = (_degree(v, f"{where}: {n}") for v, n in
+                                ((tp, "tp"), (dp_attention, "dp_attention"), (ep, "ep"), (pp, "pp")))
+    if model.heads % tp:
+        raise RooflineError(f"{where}: tp: expected a divisor of the model's {model.heads} attention heads ({model.name}), found {tp}")
+    if model.kv_layout != "mla" and model.kv_heads % tp and tp % model.kv_heads:
+        raise RooflineError(f"{where}: tp: expected a divisor or a multiple of the model's {model.kv_heads} KV heads ({model.name}), found {tp}")
+    d = tp * dp_attention
+    if ep > 1:
+        if model.moe is None:
+            raise RooflineError(f"{where}: ep: expected 1 for a dense model ({model.name} has no experts), found {ep}")
+        if model.moe.experts % ep:
+            raise RooflineError(f"{where}: ep: expected a divisor of the model's {model.moe.experts} experts, found {ep}")
+        if d % ep:
+            raise RooflineError(f"{where}: ep: expected a divisor of tp x dp-attention = {d} devices per stage, found {ep}")
+    if pp > model.layers:
+        raise RooflineError(f"{where}: pp: expected at most the model's {model.layers} layers, found {pp}")
+    dtypes = dict.fromkeys(WEIGHT_CLASSES, "bf16")
+    dtypes.update(dict(model.native_precision))
+    if weight_dtype is not None:
+        dtypes = dict.fromkeys(WEIGHT_CLASSES, normalize_dtype(weight_dtype, WEIGHT_DTYPES, where, "weight_dtype"))
+    if expert_dtype is not None:
+        dtypes["experts"] = dtypes["shared_experts"] = normalize_dtype(expert_dtype, WEIGHT_DTYPES, where, "expert_dtype")
+    return Deployment(tp=tp, dp_attention=dp_attention, ep=ep, pp=pp, dtypes=dtypes,
+                      kv_dtype=normalize_dtype(kv_dtype, KV_DTYPES, where, "kv_dtype"))
+
+
+def single_device(dep: Deployment) -> Deployment:
+    """The same precision on one device (a drafter placed on its own hardware)."""
+    return replace(dep, tp=1, dp_attention=1, ep=1, pp=1)

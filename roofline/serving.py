@@ -1,0 +1,188 @@
+"""Serving engines: the costs of a deployment that the silicon's roofline does not explain.
+
+An engine profile (YAML in `engine_profiles/`, every number with its unit and a source or the fit
+that produced it) adds physical terms to the roofline step of engine.py:
+
+    kernel floor     every kernel takes at least `kernel_floor`; operator o launches kernels_o kernels per
+                     layer (embedding and LM head: per pass), so t_o = max(t_o(roofline), n_o * kernels_o * floor)
+    collectives      all-reduce and all-to-all pay the engine's measured small-message latency
+                     (NCCL/RCCL) instead of the link's wire latency: latency + bytes / link bandwidth
+    host work        scheduling, input preparation and sampling on the CPU per decode step:
+                     t_host = host_per_step + host_per_sequence * B_a; overlapped with the device
+                     (max) when the engine schedules asynchronously, else added
+    speculation      per draft step: spec_per_draft_step + spec_per_draft_step_per_sequence * B_a;
+                     per iteration (rejection sampling, KV bookkeeping):
+                     spec_per_iteration + spec_per_iteration_per_sequence * B_a
+    near the ridge   `overlap_exponent` p: the smooth form (t_c^p + t_m^p)^(1/p) of compute and memory
+                     time; `gemm_tile_rows`: weight-GEMM rows padded to the tensor-core tile
+    shared prefix    `prefix_read_once`: the attention kernel reads a prefix shared by the batch once
+                     per pass (cascade / prefix-aware attention) instead of once per sequence
+
+`ideal` sets every term to zero (the pure roofline bound). A profile may carry `overrides` per
+hardware family (a list of {hardware: GLOB, FIELD: VALUE}), e.g. HIP graphs on AMD.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from roofline.errors import RooflineError, field_error
+from roofline.profiles import find_profile, list_names, read_yaml
+from roofline.units import parse_quantity
+
+KERNEL_OPERATORS = ("embedding", "qkv_proj", "attention", "kv_write", "o_proj", "mlp", "router", "experts",
+                    "shared_experts", "norms", "lm_head")
+# YAML key -> (dataclass field, quantity kind or None for a plain number)
+_SECONDS = {
+    "kernel_floor": "kernel_floor_s",
+    "allreduce_latency": "allreduce_latency_s",
+    "all_to_all_latency": "all_to_all_latency_s",
+    "host_per_step": "host_per_step_s",
+    "host_per_sequence": "host_per_sequence_s",
+    "spec_per_draft_step": "spec_per_draft_step_s",
+    "spec_per_draft_step_per_sequence": "spec_per_draft_step_per_sequence_s",
+    "spec_per_iteration": "spec_per_iteration_s",
+    "spec_per_iteration_per_sequence": "spec_per_iteration_per_sequence_s",
+}
+DEFAULT_ENGINE = "vllm"
+
+
+@dataclass(frozen=True)
+class ServingEngine:
+    """One serving engine's costs (SI units). Zero everywhere is the pure roofline (`ideal`)."""
+
+    name: str = "ideal"
+    display_name: str = "ideal roofline"
+    version: str = ""
+    kernel_floor_s: float = 0.0
+    kernels_per_layer: dict = field(default_factory=dict, compare=False, hash=False)
+    allreduce_latency_s: float = 0.0     # 0: the hardware link latency
+    all_to_all_latency_s: float = 0.0    # 0: the hardware link latency
+    host_per_step_s: float = 0.0
+    host_per_sequence_s: float = 0.0
+    host_overlap: bool = True
+    spec_per_draft_step_s: float = 0.0
+    spec_per_draft_step_per_sequence_s: float = 0.0
+    spec_per_iteration_s: float = 0.0
+    spec_per_iteration_per_sequence_s: float = 0.0
+    overlap_exponent: float | None = None
+    gemm_tile_rows: int = 0
+    prefix_read_once: bool = True
+    overrides: tuple = ()
+    fitted: dict = field(default_factory=dict, compare=False, hash=False)
+    source: str = ""
+    notes: str = ""
+    path: str = ""
+
+    def kernels(self, operator: str) -> float:
+        """Kernels operator `operator` launches per layer (per pass for embedding and LM head)."""
+        return float(self.kernels_per_layer.get(operator, 0))
+
+    def for_hardware(self, hardware_name: str) -> ServingEngine:
+        """This engine with the overrides whose `hardware` glob matches applied."""
+        out = self
+        for glob, changes in self.overrides:
+            if fnmatch.fnmatch(hardware_name, glob):
+                out = replace(out, **changes)
+        return out
+
+    def to_json(self) -> dict:
+        keys = ("name", "display_name", "version", "kernel_floor_s", "allreduce_latency_s", "all_to_all_latency_s",
+                "host_per_step_s", "host_per_sequence_s", "host_overlap", "spec_per_draft_step_s",
+                "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
+                "overlap_exponent", "gemm_tile_rows", "prefix_read_once")
+        out = {k: getattr(self, k) for k in keys}
+        out["kernels_per_layer"] = dict(self.kernels_per_layer)
+        return out
+
+
+IDEAL = ServingEngine()
+_KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "host_overlap", "overlap_exponent",
+          "gemm_tile_rows", "prefix_read_once", "overrides", "fitted", "source", "notes", *_SECONDS}
+
+
+def _fields(data: dict, where: str, prefix: str = "") -> dict:
+    """The dataclass fields a mapping sets (shared by the profile and its overrides)."""
+    out = {}
+    for key, name in _SECONDS.items():
+        if key in data:
+            value = data[key]
+            if value in (0, "0", "0 s", "0 us"):
+                out[name] = 0.0
+                continue
+            try:
+                out[name] = parse_quantity(value, "seconds")
+            except ValueError as exc:
+                raise field_error(where, prefix + key, str(exc), value) from None
+    if "kernels_per_layer" in data:
+        raw = data["kernels_per_layer"]
+        if not isinstance(raw, dict):
+            raise field_error(where, prefix + "kernels_per_layer", "a mapping of operator to kernel count", raw)
+        for op, n in raw.items():
+            if op not in KERNEL_OPERATORS:
+                raise field_error(where, f"{prefix}kernels_per_layer.{op}", "one of " + ", ".join(KERNEL_OPERATORS), op)
+            if isinstance(n, bool) or not isinstance(n, (int, float)) or not 0 <= n <= 100:
+                raise field_error(where, f"{prefix}kernels_per_layer.{op}", "a kernel count in 0..100", n)
+        out["kernels_per_layer"] = dict(raw)
+    for key in ("host_overlap", "prefix_read_once"):
+        if key in data:
+            if not isinstance(data[key], bool):
+                raise field_error(where, prefix + key, "true or false", data[key])
+            out[key] = data[key]
+    if "overlap_exponent" in data:
+        p = data["overlap_exponent"]
+        if p is not None and (isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(p) or not 1 <= p <= 100):
+            raise field_error(where, prefix + "overlap_exponent", "a number in [1, 100] or null (pure max)", p)
+        out["overlap_exponent"] = None if p is None else float(p)
+    if "gemm_tile_rows" in data:
+        rows = data["gemm_tile_rows"]
+        if isinstance(rows, bool) or not isinstance(rows, int) or not 0 <= rows <= 1024:
+            raise field_error(where, prefix + "gemm_tile_rows", "an integer in 0..1024", rows)
+        out["gemm_tile_rows"] = rows
+    return out
+
+
+def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
+    """Validate an engine profile mapping (docs/ENGINES.md) and convert it to SI units."""
+    for key in data:
+        if key not in _KNOWN:
+            raise field_error(where, key, "a known engine field (see docs/ACCURACY.md)", key)
+    for key in ("name", "source"):
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            raise field_error(where, key, "a non-empty string", data.get(key))
+    overrides = []
+    for i, item in enumerate(data.get("overrides") or []):
+        if not isinstance(item, dict) or not isinstance(item.get("hardware"), str):
+            raise field_error(where, f"overrides[{i}]", "a mapping with a hardware glob and fields to change", item)
+        rest = {k: v for k, v in item.items() if k != "hardware"}
+        for key in rest:
+            if key not in _KNOWN - {"type", "name", "display_name", "version", "overrides", "fitted", "source", "notes"}:
+                raise field_error(where, f"overrides[{i}].{key}", "an engine cost field", key)
+        overrides.append((item["hardware"], _fields(rest, where, f"overrides[{i}].")))
+    fitted = data.get("fitted") or {}
+    if not isinstance(fitted, dict):
+        raise field_error(where, "fitted", "a mapping (written by roofline fit)", fitted)
+    return ServingEngine(
+        name=data["name"], display_name=str(data.get("display_name", data["name"])), version=str(data.get("version", "")),
+        **_fields(data, where), overrides=tuple(overrides), fitted=fitted,
+        source=data["source"].strip(), notes=str(data.get("notes", "")).strip(), path=where,
+    )
+
+
+def load_engine(name: str | ServingEngine | None, extra_dirs: tuple[str | Path, ...] = ()) -> ServingEngine:
+    """An engine profile by name or path (None: the default realistic engine); `ideal` is built in."""
+    if isinstance(name, ServingEngine):
+        return name
+    name = DEFAULT_ENGINE if name is None else name
+    if not isinstance(name, str):
+        raise RooflineError(f"--engine: expected an engine name, found {name!r}")
+    path = find_profile("engine", name.strip().lower() if not name.endswith((".yaml", ".yml")) else name, extra_dirs)
+    spec = engine_from_dict(read_yaml(path), str(path))
+    return spec
+
+
+def engine_names(extra_dirs: tuple[str | Path, ...] = ()) -> list[str]:
+    return list_names("engine", extra_dirs)
