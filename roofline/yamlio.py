@@ -101,7 +101,10 @@ def load_yaml_text(text: str, where: str):
     """Parse YAML text within the bounds above; any problem is one RooflineError naming `where`."""
     if len(text) > MAX_FILE_BYTES:
         raise RooflineError(f"{where}: expected at most {MAX_FILE_BYTES:,} characters of YAML, found {len(text):,}")
-    loader = _BoundedSafeLoader(text)
+    try:
+        loader = _BoundedSafeLoader(text)
+    except yaml.YAMLError as exc:  # the reader checks characters up front (NUL, other control characters)
+        raise RooflineError(f"{where}:{_yaml_problem(exc)}") from None
     try:
         node = loader.get_single_node()
         if node is None:
