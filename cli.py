@@ -292,7 +292,7 @@ def sweep(
     """Run a scenario sweep: results.csv / results.parquet, operators.csv, scenario.json, plots (PNG; SVG with --svg)."""
     from roofline.outputs import staged_dir
     from roofline.scenario import load_scenario
-    from roofline.sweep import load_configs, write_sweep
+    from roofline.grid import load_configs, write_sweep
 
     sc = load_scenario(scenario, _dirs())
     configs = load_configs(sc, _dirs())

@@ -1,17 +1,26 @@
 """roofline: an analytical roofline model of LLM decoding, with and without speculative decoding.
 
+    import roofline
+    roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, context=4096, method="eagle", k=4)   # one point, a dict
+    roofline.sweep("eagle-on-hopper")                                                          # a DataFrame
+
+The public API is `predict`, `sweep`, `load_hardware`, `load_model`, `load_engine` (docs/API.md).
 The library is a set of flat modules, one concept each:
 
     units        "3.35 TB/s" -> 3.35e12, with the unit checked
     errors       the one exception type the CLI turns into a one-line message and exit code 2
-    profiles     finding and reading YAML profiles (hardware, model, scenario) on the search path
-    hardware     HardwareSpec: a device's peaks, efficiencies, overheads (SI units)
-    model        ModelSpec: a transformer's architecture; parameter and KV-cache counts
-    costs        FLOPs and bytes per operator of one forward pass (B sequences, q query tokens, context S)
-    engine       roofline time per operator and per step, MBU, MFU, capacity, TTFT
-    speculation  tau, draft/verify/iteration time, speedup, best k, break-even batch
-    scenario     scenario files: hardware, model, method and axes, validated
-    sweep        scenarios -> broadcast grids -> one tidy DataFrame, streamed in chunks
+    api          the public entry points: predict, sweep, load_hardware, load_model
+    profiles     finding and reading YAML profiles (hardware, model, scenario, engine) on the search path
+    hardware     HardwareSpec: a device's peaks, efficiencies, links, overheads (SI units)
+    model        ModelSpec: a transformer's architecture; parameter counts per weight class, KV-cache size
+    layout       Deployment: TP, attention DP, EP, PP and the dtype of each weight class, checked against the model
+    serving      ServingEngine: kernel floors, collective latency, host and speculation costs (engine_profiles/)
+    costs        FLOPs and bytes per operator of one forward pass on the busiest device of a deployment
+    engine       roofline time per operator and per step, collectives, pipeline, host work, MBU, MFU, TTFT
+    capacity     memory needed, whether it fits, the largest batch that fits
+    speculation  tau, draft/verify/iteration time, speedup, best k, break-even batch, default acceptance
+    scenario     scenario files: configs (lists of hardware, model, engine, layout, method...) and axes, validated
+    grid         sweeps: scenario configs x numeric axes -> one tidy table, streamed in chunks to CSV and Parquet
     plots        figures drawn from the written tables only
     tables       the terminal tables of predict, hw and models
     outputs      output folders written whole or not at all
@@ -20,4 +29,9 @@ The library is a set of flat modules, one concept each:
                  specloop, calibrate, validate; no module above imports it or torch
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+
+from roofline.api import load_hardware, load_model, predict, sweep  # noqa: E402
+from roofline.serving import load_engine  # noqa: E402
+
+__all__ = ["predict", "sweep", "load_hardware", "load_model", "load_engine"]

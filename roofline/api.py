@@ -188,9 +188,39 @@ def predict(
 
 def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) -> pd.DataFrame:
     """A scenario (built-in name, YAML path, or a mapping in the scenario format of docs/PROFILES.md)
-    swept into one tidy DataFrame, one row per point."""
-    from roofline.scenario import load_scenario, scenario_from_dict
-    from roofline.sweep import load_configs, run_sweep
+    swept into one tidy DataFrame, one row per point.
 
-    sc = scenario_from_dict(scenario, "<sweep>") if isinstance(scenario, dict) else load_scenario(str(scenario), tuple(profiles))
-    return run_sweep(sc, load_configs(sc, tuple(profiles)))
+    In a mapping, axes may be numpy arrays, and hardware, model, draft and engine may be spec objects
+    (HardwareSpec, ModelSpec, ServingEngine) or lists of them as well as names.
+    """
+    from roofline.scenario import load_scenario, scenario_from_dict
+    from roofline.grid import load_configs, run_sweep
+
+    if isinstance(scenario, dict):
+        data, specs = _names_for_specs(scenario)
+        sc = scenario_from_dict(data, "<sweep>")
+    else:
+        specs = {}
+        sc = load_scenario(str(scenario), tuple(profiles))
+    return run_sweep(sc, load_configs(sc, tuple(profiles), specs))
+
+
+def _names_for_specs(data: dict) -> tuple[dict, dict]:
+    """Replace spec objects by their names (remembering the objects) and arrays by lists."""
+    specs: dict = {}
+
+    def name_of(value):
+        if isinstance(value, (HardwareSpec, ModelSpec, ServingEngine)):
+            specs[(type(value).__name__, value.name)] = value
+            return value.name
+        return value
+
+    out = {}
+    for key, value in data.items():
+        if key in ("hardware", "model", "draft", "draft_hardware", "engine"):
+            out[key] = [name_of(v) for v in value] if isinstance(value, (list, tuple)) else name_of(value)
+        elif key == "axes" and isinstance(value, dict):
+            out[key] = {a: (np.asarray(v).tolist() if isinstance(v, (np.ndarray, tuple)) else v) for a, v in value.items()}
+        else:
+            out[key] = value
+    return out, specs

@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from roofline.scenario import scenario_from_dict
-from roofline.sweep import iter_sweep, load_configs
+from roofline.grid import iter_sweep, load_configs
 
 
 def synthetic_scenario(points: int):

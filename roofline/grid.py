@@ -62,14 +62,20 @@ class Config:
     acceptance: tuple[float, ...] | None = None   # per-position rates (given, or the method's defaults); None: the alpha axis
 
 
-def load_configs(sc: Scenario, extra_dirs: tuple = ()) -> list[Config]:
-    """Every config of the scenario (errors name the scenario file and the key)."""
+def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None) -> list[Config]:
+    """Every config of the scenario (errors name the scenario file and the key). `specs` maps
+    (type name, profile name) to spec objects given directly (roofline.sweep with objects)."""
     from roofline.speculation import default_rates
 
-    draft = load_model(sc.draft, extra_dirs) if sc.draft else None
-    hws = {h: load_hardware(h, extra_dirs) for h in {*sc.hardware, *(d for d in sc.draft_hardware if d)}}
-    models = {m: load_model(m, extra_dirs) for m in sc.model}
-    engines = {e: load_engine(e, extra_dirs) for e in sc.engine}
+    specs = specs or {}
+
+    def get(kind: str, loader, name):
+        return specs.get((kind, name)) or loader(name, extra_dirs)
+
+    draft = get("ModelSpec", load_model, sc.draft) if sc.draft else None
+    hws = {h: get("HardwareSpec", load_hardware, h) for h in {*sc.hardware, *(d for d in sc.draft_hardware if d)}}
+    models = {m: get("ModelSpec", load_model, m) for m in sc.model}
+    engines = {e: specs.get(("ServingEngine", e)) or load_engine(e, extra_dirs) for e in sc.engine}
     by_model = dict(sc.method_by_model)
     alpha_axis = not np.isnan(sc.axes["alpha"]).all()
     out, seen = [], set()

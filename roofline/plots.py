@@ -1,6 +1,6 @@
 """The standard plots of a sweep, drawn from the written tables only: nothing here recomputes physics.
 
-Inputs are the tidy results table (one row per point, `roofline.sweep` columns), the operators table
+Inputs are the tidy results table (one row per point, `roofline.grid` columns), the operators table
 (FLOPs, bytes and time per operator of a decode step and a verify step, with each device's ceilings)
 and the scenario meta (scenario.json). Each figure is written as PNG and SVG:
 

@@ -243,7 +243,7 @@ def speculative_metrics(
     iteration_time_s, tau, tokens_per_s, tokens_per_s_per_user, speedup, flops_per_token,
     bytes_per_token, baseline_flops_per_token, baseline_bytes_per_token, wasted_flops_fraction,
     memory_needed_bytes, fits_in_memory, max_batch, verify_compute_bound, baseline_mbu, baseline_mfu,
-    drafter_overlaps.
+    drafter_overlaps, drafter_memory_bytes (its weights and KV cache on the device it runs on).
     """
     if method not in METHODS:
         raise RooflineError(f"method: expected one of {' | '.join(METHODS)}, found {method!r}")
@@ -345,6 +345,7 @@ def speculative_metrics(
         "baseline_mbu": base["mbu"],
         "baseline_mfu": base["mfu"],
         "drafter_overlaps": np.asarray(overlaps),
+        "drafter_memory_bytes": mem["drafter_memory_bytes"],
     }
     return {key: np.broadcast_to(np.asarray(v), shape) for key, v in out.items()}
 
@@ -356,20 +357,21 @@ def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_
     batch by that device's memory instead."""
     speculating = np.asarray(speculating)
     if drafter is None:
-        return capacity(hw, target, batch, verify_len, dep, shared_prefix=shared_prefix)
+        return {**capacity(hw, target, batch, verify_len, dep, shared_prefix=shared_prefix), "drafter_memory_bytes": 0.0}
     weights = drafter_weight_bytes(method, drafter, d_dep, draft_hw is not None, draft_vocab)
     per_seq = kv_cache_bytes(drafter, d_dep.dp_attention, verify_len, d_dep)
     on = np.where(speculating, 1.0, 0.0)
     if draft_hw is None:
-        return capacity(hw, target, batch, verify_len, dep, shared_prefix=shared_prefix,
-                        extra_bytes=on * weights, extra_bytes_per_seq=on * per_seq)
+        out = capacity(hw, target, batch, verify_len, dep, shared_prefix=shared_prefix,
+                       extra_bytes=on * weights, extra_bytes_per_seq=on * per_seq)
+        return {**out, "drafter_memory_bytes": on * (weights + per_seq * sequences_per_group(batch, dep))}
     main = capacity(hw, target, batch, verify_len, dep, shared_prefix=shared_prefix)
     side = capacity(draft_hw, drafter, batch, verify_len, d_dep, weights_bytes=weights)
     return {
         "memory_needed_bytes": main["memory_needed_bytes"],
         "fits_in_memory": main["fits_in_memory"] & np.where(speculating, side["fits_in_memory"], True),
         "max_batch": np.where(speculating, np.minimum(main["max_batch"], side["max_batch"]), main["max_batch"]),
-        "drafter_memory_needed_bytes": np.where(speculating, side["memory_needed_bytes"], 0.0),
+        "drafter_memory_bytes": np.where(speculating, side["memory_needed_bytes"], 0.0),
     }
 
 
@@ -423,7 +425,7 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         best = int(best_k(over_k["tokens_per_s"], over_k["fits_in_memory"], K_SEARCH))
     keys = ("iteration_time_s", "draft_time_s", "verify_time_s", "transfer_time_s", "overhead_time_s", "tau",
             "tokens_per_s", "tokens_per_s_per_user", "speedup", "flops_per_token", "bytes_per_token",
-            "wasted_flops_fraction", "memory_needed_bytes")
+            "wasted_flops_fraction", "memory_needed_bytes", "drafter_memory_bytes")
     out = {key: float(point[key]) for key in keys}
     rates, rates_source = (None, None)
     if alpha is None and acceptance is None and tree_nodes is None and method != "none":
@@ -441,6 +443,7 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         max_batch=cap,
         verify_bound="compute" if bool(point["verify_compute_bound"]) else "memory",
         drafter_overlaps=bool(np.any(point["drafter_overlaps"])),
+        draft_hardware=None if draft_hw is None else draft_hw.name,
         drafter_waits_for_target=bool(draft_hw is not None and method in ("mtp", "eagle")),
         mtp_module_reused=bool(method == "mtp" and k > target.mtp_modules),
     )

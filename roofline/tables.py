@@ -59,6 +59,7 @@ def predict_table(point: dict) -> str:
             f"    speedup            {spec['speedup']:.3f}x",
             f"    best k here        {'not reported (tree: tau at another depth is unknown)' if spec['best_k'] is None else spec['best_k']}",
             f"    break-even batch   {'none' if be is None else f'{be:,}'}",
+            f"    drafter memory     {format_si(spec['drafter_memory_bytes'], 'B')}" + (" on the draft device" if spec.get("drafter_waits_for_target") or spec.get("draft_hardware") else ""),
             f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,} with the drafter)",
         ]
         if spec.get("drafter_waits_for_target"):

@@ -37,7 +37,7 @@ from roofline.hfimport import profile_from_hf_config
 from roofline.units import parse_quantity
 
 # Import what the commands import, once and outside the memory tracing (tracing makes imports slow).
-for _module in ("roofline.engine", "roofline.speculation", "roofline.sweep", "roofline.plots", "roofline.tables", "roofline.editing"):
+for _module in ("roofline.engine", "roofline.speculation", "roofline.grid", "roofline.plots", "roofline.tables", "roofline.editing"):
     __import__(_module)
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,7 +8,7 @@ from roofline.model import load_model
 from roofline.scenario import scenario_from_dict
 from roofline.speculation import speculative_metrics
 from roofline.serving import load_engine
-from roofline.sweep import LABEL_COLUMNS, iter_sweep, load_configs, run_sweep
+from roofline.grid import LABEL_COLUMNS, iter_sweep, load_configs, run_sweep
 
 SCENARIO = {
     "name": "t", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-8b", "method": "eagle",

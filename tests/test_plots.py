@@ -11,7 +11,7 @@ from roofline import plots
 from roofline.errors import RooflineError
 from roofline.plots import PLOT_NAMES, PLOTTERS, _frontier, plot_from_table, standard_plots
 from roofline.scenario import scenario_from_dict
-from roofline.sweep import load_configs, operator_table, run_sweep, write_sweep
+from roofline.grid import load_configs, operator_table, run_sweep, write_sweep
 
 SMALL = {
     "name": "plots-test", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",

@@ -4,6 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roofline.engine import step_time_s
+from roofline.errors import RooflineError
 from roofline.hardware import load_hardware
 from roofline.layout import deployment
 from roofline.model import load_model
@@ -60,7 +61,9 @@ def test_tau_lies_between_1_and_k_plus_1(alpha, k):
 
 
 H100 = load_hardware("h100-sxm")
+H200 = load_hardware("h200")
 LLAMA = load_model("llama-3.1-8b")
+DSV3 = load_model("deepseek-v3")
 
 
 @settings(max_examples=40, deadline=None)
@@ -181,3 +184,53 @@ def test_a_drafter_on_another_device_caps_the_batch_by_that_device_memory():
                             method="draft", draft=draft, draft_hw=load_hardware("l4"), dep=deployment(load_model("llama-3.1-70b"), tp=4))
     # L4: 24 GB x 0.9 usable - 16.06 GB of 8B weights leaves 5.54 GB for 1.07 GB of KV per sequence
     assert int(r["max_batch"]) == int((24e9 * 0.9 - 2 * 8_030_261_248) // ((8192 + 5) * 131072))
+
+
+def test_a_head_drafter_on_other_hardware_holds_its_own_embedding_and_head_and_never_overlaps():
+    l4 = load_hardware("l4")
+    r = predict_speculation(H100, LLAMA, 1, 1024, 4, 0.8, method="eagle", draft_hw=l4)
+    # one layer (218M) + fc 2h x h (33.6M) + embedding and LM head copies (2 x 525M), bf16: 2.6 GB before its KV cache
+    own = 2 * (LLAMA.attention_params_per_layer + LLAMA.dense_mlp_params + 2 * 4096 + 2 * 4096**2 + 2 * 128256 * 4096)
+    assert r["drafter_memory_bytes"] > own > 2.6e9
+    assert r["drafter_waits_for_target"] and not r["drafter_overlaps"]
+    assert r["iteration_time_s"] == pytest.approx(r["draft_time_s"] + r["verify_time_s"] + r["transfer_time_s"] + r["overhead_time_s"])
+
+
+def test_k_0_charges_no_drafter_memory():
+    draft = load_model("llama-3.2-1b")
+    plain = speculative_metrics(H100, LLAMA, 1, 1024, 0, 0.8, method="ngram")
+    zero = speculative_metrics(H100, LLAMA, 1, 1024, 0, 0.8, method="draft", draft=draft)
+    four = speculative_metrics(H100, LLAMA, 1, 1024, 4, 0.8, method="draft", draft=draft)
+    assert int(zero["max_batch"]) == int(plain["max_batch"]) > int(four["max_batch"])
+
+
+def test_best_k_in_predict_respects_memory():
+    # at the largest batch that fits with k = 1, a longer draft no longer fits: best k cannot exceed 1
+    cap1 = int(speculative_metrics(H100, LLAMA, 1, 1000, 1, 0.9, method="eagle")["max_batch"])
+    cap4 = int(speculative_metrics(H100, LLAMA, 1, 1000, 4, 0.9, method="eagle")["max_batch"])
+    assert cap4 < cap1
+    spec = predict_speculation(H100, LLAMA, cap1, 1000, 4, 0.9, method="eagle")
+    assert spec["best_k"] is not None and spec["best_k"] <= 1
+
+
+def test_best_k_of_a_tree_is_not_reported():
+    spec = predict_speculation(H100, LLAMA, 4, 1024, 5, None, method="eagle", tree_nodes=24, tree_tau=4.2)
+    assert spec["best_k"] is None
+
+
+def test_without_alpha_a_method_uses_its_published_per_position_rates():
+    from roofline.speculation import DEFAULT_RATES
+
+    mtp = predict_speculation(H200, DSV3, 1, 1024, 3, None, method="mtp")
+    rates = DEFAULT_RATES["mtp"][0]
+    assert mtp["tau"] == pytest.approx(1 + rates[0] + rates[0] * rates[1] + rates[0] * rates[1] ** 2)
+    assert mtp["mtp_module_reused"] and "DeepSeek-V3" in mtp["acceptance_source"]
+    with pytest.raises(RooflineError, match="alpha or acceptance: expected one of them for method 'draft'"):
+        predict_speculation(H100, LLAMA, 1, 1024, 3, None, method="draft", draft=load_model("llama-3.2-1b"))
+
+
+def test_the_draft_models_own_prefill_is_part_of_time_to_first_token():
+    from roofline.api import predict
+
+    p = predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="draft", draft="llama-3.2-1b", alpha=0.8, prompt=4096, engine="ideal")
+    assert p["draft_prefill_s"] > 0 and p["ttft_with_speculation_s"] == pytest.approx(p["ttft_s"] + p["draft_prefill_s"])

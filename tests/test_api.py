@@ -1,0 +1,44 @@
+"""The public Python API: roofline.predict, roofline.sweep, load_* (what the CLI calls)."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import roofline
+from roofline.errors import RooflineError
+
+
+def test_predict_is_one_point_as_a_dict_naming_its_engine_and_layout():
+    p = roofline.predict("H100", "llama-3.1-8b", batch=8, context=4096)
+    assert p["hardware"] == "h100-sxm" and p["engine"] == "vllm" and p["layout"]["devices"] == 1
+    assert p["tokens_per_s"] == pytest.approx(8 / p["step_time_s"])
+    ideal = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, context=4096, engine="ideal")
+    assert ideal["step_time_s"] < p["step_time_s"]  # the engine only adds cost to the silicon's bound
+
+
+def test_predict_refuses_arrays_and_points_to_sweep():
+    with pytest.raises(RooflineError, match="use roofline.sweep for arrays"):
+        roofline.predict("h100-sxm", "llama-3.1-8b", batch=np.array([1, 2]))
+
+
+def test_a_speculation_call_without_acceptance_is_an_error_for_a_draft_model_not_alpha_0():
+    with pytest.raises(RooflineError, match="alpha or acceptance"):
+        roofline.predict("h100-sxm", "llama-3.1-8b", method="draft", draft="llama-3.2-1b")
+
+
+def test_sweep_takes_a_mapping_with_arrays_and_spec_objects():
+    hw = dataclasses.replace(roofline.load_hardware("h100-sxm"), name="h100-fast", mem_bw_bytes_per_s=6e12)
+    df = roofline.sweep({"hardware": [hw, "h100-sxm"], "model": roofline.load_model("llama-3.1-8b"), "engine": "ideal",
+                         "method": "eagle", "axes": {"batch": np.array([1, 16]), "k": (1, 3), "alpha": [0.8]}})
+    assert len(df) == 2 * 2 * 2 and set(df.hardware.astype(str)) == {"h100-fast", "h100-sxm"}
+    fast = df[(df.hardware == "h100-fast") & (df.batch == 1) & (df.k == 1)].step_time_s.iloc[0]
+    slow = df[(df.hardware == "h100-sxm") & (df.batch == 1) & (df.k == 1)].step_time_s.iloc[0]
+    assert fast < slow
+
+
+def test_sweep_by_name_equals_predict_at_the_same_point():
+    df = roofline.sweep("eagle-on-hopper")
+    row = df[(df.hardware == "h200") & (df.batch == 32) & (df.context == 8192) & (df.k == 3) & (df.alpha == 0.8)].iloc[0]
+    p = roofline.predict("h200", "llama-3.1-8b", 32, 8192, method="eagle", k=3, alpha=0.8)
+    assert row.speedup == pytest.approx(p["spec"]["speedup"]) and row.step_time_s == pytest.approx(p["step_time_s"])
