@@ -1,0 +1,287 @@
+"""Fitting a serving engine's physical parameters to measurements: `roofline fit`.
+
+Bounded least squares (scipy.optimize.least_squares, trust-region reflective) over the engine terms of
+serving.py, on the `split = fit` rows of a measurements table (roofline.measurements):
+
+    minimise  sum_rows ( ln(predicted_i(theta) / measured_i) )^2  +  w^2 * sum_params (u_j - u_j,start)^2
+    subject to  low_j <= theta_j <= high_j                        (PARAMETERS: physical bounds)
+
+Each parameter is searched on a unit scale u in [0, 1]: logarithmic between its bounds when the lower
+bound is positive (kernel floor, collective latencies, overlap exponent), linear from 0 otherwise (host
+and speculation times). The second sum is a weak pull (w = PRIOR_WEIGHT) toward the start value, the
+sourced value of the profile (or, after a fit, the sourced value the `fitted:` block kept): a parameter
+the rows do not determine stays where its source put it instead of drifting along a flat valley. A
+deviation of the whole bound range costs as much as a row missed by a factor e^w.
+
+Rows: those of the engine named (`engine` column naming vllm / sglang / TensorRT-LLM), or all fit rows,
+every one predicted with the candidate engine, when fewer than MIN_ENGINE_ROWS exist. Rows the model
+cannot predict (a draft model without a measured acceptance) are left out and named.
+Hardware-family overrides of the profile (`overrides:`, e.g. HIP graphs on AMD) stay as written: they
+replace the fitted value on the hardware they match, so those rows do not inform that parameter.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from roofline.errors import RooflineError
+from roofline.measurements import load_measurements, predict_rowset, prepare_rows
+from roofline.serving import ServingEngine, engine_from_dict, load_engine
+
+MIN_ENGINE_ROWS = 8
+PRIOR_WEIGHT = 0.1
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One fitted engine field: its YAML key, meaning, physical bounds (SI) and display unit."""
+
+    field: str
+    key: str
+    meaning: str
+    low: float
+    high: float
+    unit: str  # us | ms | "" (a plain number)
+
+    def to_unit(self, value: float) -> float:
+        return value / {"us": 1e-6, "ms": 1e-3, "": 1.0}[self.unit]
+
+    def to_u(self, value):
+        value = np.clip(value, self.low, self.high)
+        if self.low > 0:
+            return (np.log(value) - math.log(self.low)) / (math.log(self.high) - math.log(self.low))
+        return value / self.high
+
+    def from_u(self, u):
+        u = np.clip(u, 0.0, 1.0)
+        if self.low > 0:
+            return float(np.exp(math.log(self.low) + u * (math.log(self.high) - math.log(self.low))))
+        return float(u * self.high)
+
+
+PARAMETERS = (
+    Parameter("kernel_floor_s", "kernel_floor", "shortest time of one GPU kernel inside a CUDA/HIP graph", 0.5e-6, 20e-6, "us"),
+    Parameter("host_per_step_s", "host_per_step", "CPU scheduling, input preparation and sampling per decode step", 0.0, 5e-3, "ms"),
+    Parameter("host_per_sequence_s", "host_per_sequence", "host work per sequence of the batch per step", 0.0, 100e-6, "us"),
+    Parameter("allreduce_latency_s", "allreduce_latency", "small-message all-reduce latency (custom one-shot / NCCL)", 1e-6, 50e-6, "us"),
+    Parameter("all_to_all_latency_s", "all_to_all_latency", "small-message all-to-all latency (MoE dispatch + combine, each)", 5e-6, 500e-6, "us"),
+    Parameter("spec_per_draft_step_s", "spec_per_draft_step", "launch and draft sampling per draft step", 0.0, 2e-3, "us"),
+    Parameter("spec_per_iteration_s", "spec_per_iteration", "rejection sampling and KV bookkeeping per speculative iteration", 0.0, 5e-3, "us"),
+    Parameter("spec_per_iteration_per_sequence_s", "spec_per_iteration_per_sequence", "speculative bookkeeping per sequence per iteration", 0.0, 100e-6, "us"),
+    Parameter("experts_kernels", "kernels_per_layer.experts", "kernels of the routed-expert path per MoE layer (routing, quantisation, grouped GEMMs, activation, sum)", 3.0, 60.0, ""),
+    Parameter("overlap_exponent", "overlap_exponent", "p of the smooth roofline (t_c^p + t_m^p)^(1/p) near the ridge point", 1.5, 20.0, ""),
+)
+BY_FIELD = {p.field: p for p in PARAMETERS}
+
+
+def sourced_start(engine: ServingEngine, hw_overlap_exponent: float = 3.0) -> dict[str, float]:
+    """The start (and prior) value of each parameter: the sourced value the `fitted:` block kept where a
+    fit already rewrote the profile, else the profile's own value (None overlap exponent: 3)."""
+    kept = (engine.fitted or {}).get("start") or {}
+    out = {}
+    for p in PARAMETERS:
+        if p.key in kept:
+            out[p.field] = float(kept[p.key]) * {"us": 1e-6, "ms": 1e-3, "": 1.0}[p.unit] if isinstance(kept[p.key], (int, float)) else getattr(engine, p.field)
+        else:
+            value = value_of(engine, p.field)
+            out[p.field] = float(hw_overlap_exponent if value is None else value)
+    return out
+
+
+def value_of(engine: ServingEngine, field: str) -> float | None:
+    """A fitted parameter's value in `engine` (experts_kernels: the experts entry of kernels_per_layer)."""
+    if field == "experts_kernels":
+        return engine.kernels("experts")
+    return getattr(engine, field)
+
+
+def with_values(engine: ServingEngine, values: dict[str, float]) -> ServingEngine:
+    """`engine` with parameters set (dataclasses.replace; experts_kernels into a copy of kernels_per_layer)."""
+    values = dict(values)
+    if "experts_kernels" in values:
+        kernels = dict(engine.kernels_per_layer)
+        kernels["experts"] = values.pop("experts_kernels")
+        values["kernels_per_layer"] = kernels
+    return replace(engine, **values)
+
+
+def fit_rows(table: pd.DataFrame, engine_name: str) -> tuple[pd.DataFrame, str]:
+    """The fit-split rows of `engine_name` (or all fit rows when fewer than MIN_ENGINE_ROWS), and a sentence saying which."""
+    fit = table[table["split"] == "fit"]
+    if fit.empty:
+        raise RooflineError("measurements: split: expected at least one row with split = fit, found none")
+    own = fit[fit["engine_slot"] == engine_name]
+    if len(own) >= MIN_ENGINE_ROWS:
+        return own, f"{len(own)} fit rows of engine {engine_name}"
+    return fit, (f"all {len(fit)} fit rows (only {len(own)} of engine {engine_name}, fewer than {MIN_ENGINE_ROWS}), "
+                 f"each predicted with {engine_name}")
+
+
+def _starts(u0: np.ndarray) -> list[np.ndarray]:
+    """Where the search begins: the start values, and the same with each floor-type parameter (kernel floor,
+    expert-path kernels) moved to the upper half of its range. A floor enters as max(roofline, floor), so
+    its gradient is zero until it binds; a local search from below cannot find that it would."""
+    out = [u0]
+    for name in ("kernel_floor_s", "experts_kernels"):
+        j = [p.field for p in PARAMETERS].index(name)
+        moved = u0.copy()
+        moved[j] = max(u0[j], 0.75)
+        out.append(moved)
+    return out
+
+
+def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_evaluations: int = 400,
+            loss: str = "linear", loss_scale: float = 0.15) -> dict:
+    """Fit `engine`'s PARAMETERS to the fit rows of the measurements file `path` (module docstring).
+
+    Returns {engine (fitted ServingEngine), base (the profile as loaded), parameters: [rows of the
+    parameter table], rows: DataFrame of fitted rows with measured, start and fitted predictions and
+    log residuals, rows_used (sentence), rms_log_error (start, fitted), evaluations}.
+    """
+    from scipy.optimize import least_squares
+
+    base = load_engine(engine, tuple(profiles))
+    table = load_measurements(path)
+    chosen, which = fit_rows(table, base.name)
+    rows = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit")
+    usable = rows.table["skipped"] == ""
+    if usable.sum() == 0:
+        raise RooflineError(f"{path}: expected fit rows the model can predict, found none ({which})")
+    measured = rows.table["value"].to_numpy()
+    start = sourced_start(base)
+    u0 = np.array([float(p.to_u(start[p.field])) for p in PARAMETERS])
+
+    def engine_at(u) -> ServingEngine:
+        return with_values(base, {p.field: p.from_u(x) for p, x in zip(PARAMETERS, u)})
+
+    def log_residuals(eng: ServingEngine) -> np.ndarray:
+        predicted = predict_rowset(rows, {"fit": eng})["predicted"].to_numpy()
+        return np.log(predicted[usable] / measured[usable])
+
+    evaluations = [0]
+
+    def residuals(u) -> np.ndarray:
+        evaluations[0] += 1
+        return np.concatenate([log_residuals(engine_at(u)), PRIOR_WEIGHT * (u - u0)])
+
+    result = None
+    for begin in _starts(u0):
+        trial = least_squares(residuals, begin, bounds=(0.0, 1.0), method="trf", diff_step=1e-3, x_scale=1.0,
+                              max_nfev=max_evaluations, loss=loss, f_scale=loss_scale)
+        if result is None or trial.cost < result.cost - 1e-12:
+            result = trial
+    fitted = engine_at(result.x)
+    start_engine = engine_at(u0)
+    n = int(usable.sum())
+    sensitivity = np.linalg.norm(result.jac[:n], axis=0)
+    params = []
+    for j, p in enumerate(PARAMETERS):
+        at_low, at_high = result.x[j] <= 1e-3, result.x[j] >= 1 - 1e-3
+        params.append({
+            "parameter": p.key, "meaning": p.meaning, "unit": p.unit or "-",
+            "low": p.to_unit(p.low), "high": p.to_unit(p.high),
+            "start": p.to_unit(start[p.field]), "fitted": p.to_unit(value_of(fitted, p.field)),
+            "bound": "low" if at_low else ("high" if at_high else ""),
+            "determined": bool(sensitivity[j] > 1e-3),
+        })
+    pred_start = predict_rowset(rows, {"fit": start_engine})["predicted"].to_numpy()
+    pred_fit = predict_rowset(rows, {"fit": fitted})["predicted"].to_numpy()
+    out_rows = rows.table[["row", "source_id", "engine", "hardware", "model", "batch", "method", "k", "quantity", "value", "skipped"]].copy()
+    out_rows["start_predicted"] = pred_start
+    out_rows["fitted_predicted"] = pred_fit
+    out_rows["log_residual"] = np.log(pred_fit / measured)
+
+    def rms(pred):
+        return float(np.sqrt(np.mean(np.log(pred[usable] / measured[usable]) ** 2)))
+
+    return {
+        "engine": fitted, "base": base, "parameters": params, "rows": out_rows, "rows_used": which,
+        "rms_log_error": {"start": rms(pred_start), "fitted": rms(pred_fit)},
+        "evaluations": evaluations[0], "status": result.message, "file": str(path), "start": start,
+    }
+
+
+def _quantity_text(p: Parameter, value: float) -> str | float:
+    if not p.unit:
+        return round(float(value), 3)
+    return f"{p.to_unit(value):.4g} {p.unit}"
+
+
+def fitted_profile_text(fit: dict) -> str:
+    """The engine profile file with the fitted values and a `fitted:` block, comments and sources kept
+    (ruamel.yaml round trip of the profile the fit started from)."""
+    import io
+
+    from roofline.editing import _round_trip
+    from roofline.yamlio import read_text
+
+    base: ServingEngine = fit["base"]
+    engine: ServingEngine = fit["engine"]
+    rt = _round_trip()
+    doc = rt.load(read_text(Path(base.path)))
+    for p in PARAMETERS:
+        if p.key.startswith("kernels_per_layer."):
+            doc["kernels_per_layer"][p.key.split(".", 1)[1]] = round(float(value_of(engine, p.field)), 1)
+        else:
+            doc[p.key] = _quantity_text(p, value_of(engine, p.field))
+    used = fit["rows"][fit["rows"]["skipped"] == ""]
+    doc["fitted"] = {
+        "by": "roofline fit",
+        "file": fit["file"],
+        "rows": fit["rows_used"],
+        "row_numbers": " ".join(str(int(r)) for r in used["row"]),
+        "date": _dt.date.today().isoformat(),
+        "rms_log_error": round(fit["rms_log_error"]["fitted"], 4),
+        "rms_log_error_at_start": round(fit["rms_log_error"]["start"], 4),
+        "parameters": [p.key for p in PARAMETERS],
+        "start": {p.key: round(p.to_unit(fit["start"][p.field]), 6) for p in PARAMETERS},
+        "start_units": {p.key: p.unit or "number" for p in PARAMETERS},
+        "bounds_hit": [row["parameter"] for row in fit["parameters"] if row["bound"]],
+        "not_determined_by_rows": [row["parameter"] for row in fit["parameters"] if not row["determined"]],
+    }
+    stream = io.StringIO()
+    rt.dump(doc, stream)
+    return stream.getvalue()
+
+
+def write_fitted_profile(fit: dict, out: str | Path, force: bool = False) -> Path:
+    """Validate the fitted profile text as an engine profile, then write it atomically (refused without force)."""
+    from roofline.yamlio import load_yaml_text, write_text_atomic
+
+    text = fitted_profile_text(fit)
+    engine_from_dict(load_yaml_text(text, str(out)), str(out))
+    write_text_atomic(Path(out), text, force)
+    return Path(out)
+
+
+def fit_report(fit: dict) -> str:
+    """The parameter table and the residual of every fitted row, as text for the terminal."""
+    lines = [f"engine {fit['base'].name}: fitted on {fit['rows_used']} of {fit['file']}",
+             f"RMS log error {fit['rms_log_error']['start']:.3f} at the start values -> {fit['rms_log_error']['fitted']:.3f} "
+             f"fitted ({fit['evaluations']} evaluations; {fit['status']})", "",
+             f"{'parameter':<32} {'unit':>4} {'bounds':>15} {'start':>9} {'fitted':>9}  note",
+             "-" * 100]
+    for row in fit["parameters"]:
+        note = []
+        if row["bound"]:
+            note.append(f"at {row['bound']} bound")
+        if not row["determined"]:
+            note.append("not determined by these rows (kept near start)")
+        lines.append(f"{row['parameter']:<32} {row['unit']:>4} {row['low']:>7.3g}-{row['high']:<7.3g} {row['start']:>9.4g} "
+                     f"{row['fitted']:>9.4g}  {'; '.join(note)}")
+        lines.append(f"    {row['meaning']}")
+    lines += ["", f"{'row':>4} {'source':<30} {'hardware':<14} {'model':<16} {'batch':>5} {'method':<6} {'quantity':<22} "
+                  f"{'measured':>10} {'start':>10} {'fitted':>10} {'resid':>7}", "-" * 140]
+    for r in fit["rows"].itertuples():
+        if r.skipped:
+            lines.append(f"{r.row:>4} {r.source_id[:30]:<30} skipped: {r.skipped}")
+            continue
+        lines.append(f"{r.row:>4} {r.source_id[:30]:<30} {r.hardware:<14} {r.model[:16]:<16} {r.batch:>5} {r.method:<6} "
+                     f"{r.quantity:<22} {r.value:>10.4g} {r.start_predicted:>10.4g} {r.fitted_predicted:>10.4g} {r.log_residual:>+7.3f}")
+    return "\n".join(lines)

@@ -1,0 +1,522 @@
+"""Serving measurements as rows, and the roofline's prediction of each row.
+
+A measurements table (CSV; columns in measurements/README.md) holds one measured figure per row: the
+deployment (hardware, gpus, tp, ep, dp_attention, model, dtypes), the workload (batch or concurrency,
+input_len, output_len), the speculation (method, k, acceptance_length) and one `quantity` with its
+`value`. `load_measurements` checks every cell and names file, row and column in one line when one is
+wrong (row 1 is the first line under the header). `convert_benchmark` turns the result files of
+`vllm bench serve` / vLLM's benchmark_serving.py (JSON) and SGLang's bench_serving (JSONL) into rows.
+
+Prediction of a row (docs/ACCURACY.md), with B the row's batch, P = input_len, O = output_len:
+
+    layout      N = tp * dp_attention * pp devices per replica (a row that counts SGLang's attention-DP ranks
+                inside tp, tp = dp_attention * tp_layout on `gpus` = tp devices, is read that way);
+                R = gpus / N replicas (data parallel), each decoding B_r = B / R sequences
+    context     S = P + O / 2                                        (mid-decode)
+    per token   t_tok = t_step(B_r, q = 1, S)                        without speculation
+                t_tok = t_iter(B_r, k, S) / tau                      with it; tau from acceptance_length through a
+                                                                     scalar alpha, (1 - a^(k+1)) / (1 - a) = tau,
+                                                                     else the method's default rates
+    quantity    tokens_per_s_per_user = 1 / t_tok
+                step_time_s  = t_tok + (B_r - 1) * t_prefill(1, P) / O         (a serving benchmark's TPOT at
+                               concurrency B_r: the prefills of the other B_r - 1 requests run between its
+                               decode steps; 0 at B_r = 1)
+                tokens_per_s = R * B_r * O / (t_prefill(B_r, P) + O * t_tok)   (end-to-end output throughput:
+                               one prefill pass of the B_r prompts, then O tokens each)
+                speedup      = tau * t_step(B_r, 1, S) / t_iter                (decode speedup)
+
+t_prefill(b, P) is one forward pass of b sequences x P tokens on an empty cache with logits for the last
+token (engine.step_metrics with prefill=True; ttft_s at b = 1), paying the engine's costs like any pass.
+Rows are predicted in groups that share hardware, model, layout, method and engine: one vectorised call
+per group, so re-predicting the rows with another engine (the fit does it hundreds of times) is cheap.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from roofline.engine import step_metrics
+from roofline.errors import RooflineError
+from roofline.hardware import HardwareSpec, load_hardware
+from roofline.layout import Deployment, deployment
+from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
+from roofline.profiles import DTYPE_ALIASES
+from roofline.serving import DEFAULT_ENGINE, ServingEngine, load_engine
+from roofline.speculation import K_MAX, METHODS, speculative_metrics
+
+QUANTITIES = ("tokens_per_s_per_user", "step_time_s", "tokens_per_s", "speedup")
+COLUMNS = ("source_id", "source", "engine", "engine_version", "hardware", "gpus", "tp", "ep", "dp_attention", "model",
+           "weight_dtype", "kv_dtype", "batch", "input_len", "output_len", "method", "k", "acceptance_length",
+           "quantity", "value", "split", "notes")
+REQUIRED = ("hardware", "gpus", "tp", "model", "weight_dtype", "kv_dtype", "batch", "input_len", "output_len",
+            "method", "k", "quantity", "value")
+# optional columns and their value when absent or empty
+DEFAULTS = {"source_id": "", "source": "", "engine": "", "engine_version": "", "ep": "1", "dp_attention": "1", "pp": "1",
+            "acceptance_length": "", "split": "fit", "notes": "", "draft": ""}
+ENGINE_SLOTS = ("vllm", "sglang", "trtllm")
+SPLITS = ("fit", "heldout")
+MAX_ROWS = 100_000
+MAX_FILE_BYTES = 64 * 1024 * 1024
+_DRAFT_IN_NOTES = re.compile(r"(?:^|[\s;,(])draft=([A-Za-z0-9._\-]+)")
+
+
+def default_measurements_path() -> Path:
+    """measurements/published.csv of this checkout."""
+    return Path(__file__).resolve().parent.parent / "measurements" / "published.csv"
+
+
+def engine_slot(engine_text: str) -> str | None:
+    """The engine profile a row's `engine` text names: vllm, sglang, trtllm (TensorRT-LLM, NIM on it), or None
+    (gpt-fast, HF reference code, ...: predicted with the default engine unless --engine says otherwise)."""
+    text = str(engine_text).strip().lower()
+    if "vllm" in text:
+        return "vllm"
+    if "sglang" in text:
+        return "sglang"
+    if "tensorrt" in text or "trt-llm" in text or "trtllm" in text or "trt_llm" in text:
+        return "trtllm"
+    return None
+
+
+# ---------------------------------------------------------------- loading and checking
+
+def _cell_error(where: str, row: int, column: str, expected: str, found: object) -> RooflineError:
+    shown = repr(found)
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    return RooflineError(f"{where}: row {row}: {column}: expected {expected}, found {shown}")
+
+
+def _integers(df: pd.DataFrame, column: str, where: str, low: int, high: int) -> np.ndarray:
+    out = np.zeros(len(df), dtype=np.int64)
+    for i, text in enumerate(df[column]):
+        t = text.strip()
+        try:
+            value = int(t)
+        except ValueError:
+            try:
+                as_float = float(t)
+                value = int(as_float) if math.isfinite(as_float) and as_float == int(as_float) else None
+            except (ValueError, OverflowError):
+                value = None
+        if value is None or not low <= value <= high:
+            raise _cell_error(where, i + 1, column, f"an integer in {low}..{high:,}", text)
+        out[i] = value
+    return out
+
+
+def _floats(df: pd.DataFrame, column: str, where: str, expected: str, optional: bool = False) -> np.ndarray:
+    out = np.full(len(df), np.nan)
+    for i, text in enumerate(df[column]):
+        t = text.strip()
+        if optional and t == "":
+            continue
+        try:
+            value = float(t)
+        except ValueError:
+            value = float("nan")
+        if not math.isfinite(value) or value <= 0:
+            raise _cell_error(where, i + 1, column, expected, text)
+        out[i] = value
+    return out
+
+
+def _choice(df: pd.DataFrame, column: str, where: str, allowed: tuple[str, ...], aliases: dict | None = None) -> list[str]:
+    out = []
+    for i, text in enumerate(df[column]):
+        t = text.strip().lower()
+        t = (aliases or {}).get(t.replace("-", "_"), t)
+        if t not in allowed:
+            raise _cell_error(where, i + 1, column, "one of " + ", ".join(allowed), text)
+        out.append(t)
+    return out
+
+
+def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
+    """Check a table of text cells (every column a string) and return it typed; one line per problem."""
+    missing = [c for c in REQUIRED if c not in raw.columns]
+    if missing:
+        raise RooflineError(f"{where}: header: expected the columns {', '.join(REQUIRED)} (measurements/README.md), "
+                            f"found no {', '.join(missing)}")
+    if len(raw) == 0:
+        raise RooflineError(f"{where}: expected at least one measurement row under the header, found none")
+    if len(raw) > MAX_ROWS:
+        raise RooflineError(f"{where}: expected at most {MAX_ROWS:,} rows, found {len(raw):,}")
+    raw = raw.copy()
+    for column, default in DEFAULTS.items():
+        if column not in raw.columns:
+            raw[column] = default
+        raw[column] = raw[column].where(raw[column].str.strip() != "", default)
+    for column in REQUIRED + ("hardware", "model"):
+        empty = np.nonzero((raw[column].str.strip() == "").to_numpy())[0]
+        if empty.size:
+            raise _cell_error(where, int(empty[0]) + 1, column, "a value", "")
+    df = pd.DataFrame({"row": np.arange(1, len(raw) + 1)})
+    for column in ("source_id", "source", "engine", "engine_version", "notes", "draft"):
+        df[column] = raw[column].str.strip().to_numpy()
+    df["hardware"] = raw["hardware"].str.strip().str.lower().to_numpy()
+    df["model"] = raw["model"].str.strip().str.lower().to_numpy()
+    for column, high in (("gpus", 65536), ("tp", 4096), ("ep", 4096), ("dp_attention", 4096), ("pp", 4096)):
+        df[column] = _integers(raw, column, where, 1, high)
+    df["weight_dtype"] = _choice(raw, "weight_dtype", where, WEIGHT_DTYPES, DTYPE_ALIASES)
+    df["kv_dtype"] = _choice(raw, "kv_dtype", where, KV_DTYPES, DTYPE_ALIASES)
+    df["batch"] = _integers(raw, "batch", where, 1, 10**7)
+    df["input_len"] = _integers(raw, "input_len", where, 1, 10**8)
+    df["output_len"] = _integers(raw, "output_len", where, 1, 10**8)
+    df["method"] = _choice(raw, "method", where, METHODS)
+    df["k"] = _integers(raw, "k", where, 0, K_MAX)
+    df["acceptance_length"] = _floats(raw, "acceptance_length", where, "tokens per iteration >= 1 (tau), or empty", optional=True)
+    df["quantity"] = _choice(raw, "quantity", where, QUANTITIES)
+    df["value"] = _floats(raw, "value", where, "a finite positive number")
+    df["split"] = _choice(raw, "split", where, SPLITS)
+    for i, r in enumerate(df.itertuples()):
+        n = i + 1
+        if r.method == "none" and r.k != 0:
+            raise _cell_error(where, n, "k", "0 with method none", str(r.k))
+        if r.method != "none" and r.k == 0:
+            raise _cell_error(where, n, "k", f"at least 1 draft token with method {r.method}", "0")
+        if not np.isnan(r.acceptance_length):
+            if r.method == "none":
+                raise _cell_error(where, n, "acceptance_length", "empty with method none", r.acceptance_length)
+            if not 1.0 <= r.acceptance_length <= r.k + 1:
+                raise _cell_error(where, n, "acceptance_length", f"tokens per iteration in [1, k + 1 = {r.k + 1}]",
+                                  r.acceptance_length)
+        if r.quantity == "speedup" and r.method == "none":
+            raise _cell_error(where, n, "quantity", "a speed (not speedup) with method none", r.quantity)
+        if r.method == "draft" and not (r.draft or _DRAFT_IN_NOTES.search(r.notes)):
+            raise _cell_error(where, n, "draft", "a draft model name (a draft column, or draft=NAME in notes) with method draft", "")
+    df["draft"] = [r.draft or (m.group(1) if (m := _DRAFT_IN_NOTES.search(r.notes)) and r.method == "draft" else "")
+                   for r in df.itertuples()]
+    df["engine_slot"] = [engine_slot(e) or "" for e in df["engine"]]
+    return df
+
+
+def load_measurements(path: str | Path) -> pd.DataFrame:
+    """Read and check a measurements CSV (measurements/README.md); typed columns plus `row` (1-based)
+    and `engine_slot` (vllm | sglang | trtllm | '' for other code)."""
+    from roofline.yamlio import check_text_table
+
+    path = Path(path)
+    if not path.exists():
+        raise RooflineError(f"{path}: cannot read: no such file")
+    if path.is_dir():
+        raise RooflineError(f"{path}: expected a measurements CSV file, found a folder")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise RooflineError(f"{path}: expected at most {MAX_FILE_BYTES:,} bytes, found {path.stat().st_size:,}")
+    check_text_table(path, "a measurements table (CSV)")
+    try:
+        raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, skipinitialspace=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
+        raise RooflineError(f"{path}: not a valid CSV table: {str(exc).splitlines()[0][:160]}") from None
+    raw.columns = [str(c).strip() for c in raw.columns]
+    duplicated = [c for c in raw.columns if list(raw.columns).count(c) > 1]
+    if duplicated:
+        raise RooflineError(f"{path}: header: expected each column once, found {duplicated[0]!r} twice")
+    return check_measurements(raw.astype(str), str(path))
+
+
+# ---------------------------------------------------------------- acceptance
+
+def alpha_from_tau(tau, k, iterations: int = 60):
+    """The scalar alpha with (1 - alpha^(k+1)) / (1 - alpha) = tau, by bisection on [0, 1] (tau is increasing
+    in alpha, from 1 at alpha = 0 to k + 1 at alpha = 1); broadcasts over tau and k. tau <= 1 gives 0,
+    tau >= k + 1 gives 1."""
+    from roofline.speculation import tau_scalar_alpha
+
+    tau = np.asarray(tau, dtype=np.float64)
+    k = np.asarray(k, dtype=np.float64)
+    low = np.zeros(np.broadcast(tau, k).shape)
+    high = np.ones_like(low)
+    for _ in range(iterations):
+        mid = 0.5 * (low + high)
+        above = tau_scalar_alpha(mid, k) > tau
+        high = np.where(above, mid, high)
+        low = np.where(above, low, mid)
+    out = 0.5 * (low + high)
+    return np.where(tau <= 1.0, 0.0, np.where(tau >= k + 1.0, 1.0, out))
+
+
+# ---------------------------------------------------------------- rows resolved for prediction
+
+@dataclass(frozen=True)
+class _Group:
+    """Rows that share hardware, model, layout, method, draft and engine slot: predicted in one call."""
+
+    index: np.ndarray            # positions in the table
+    hw: HardwareSpec
+    model: ModelSpec
+    dep: Deployment
+    method: str
+    draft: ModelSpec | None
+    slot: str                    # engine slot name (a key of the engines mapping)
+    batch: np.ndarray            # sequences per replica B_r
+    replicas: np.ndarray
+    context: np.ndarray
+    k: np.ndarray
+    alpha: np.ndarray | None     # None: the method's default rates
+    input_len: np.ndarray
+    output_len: np.ndarray
+
+
+@dataclass(frozen=True)
+class RowSet:
+    """A checked measurements table with every row resolved to specs, layouts and acceptance."""
+
+    table: pd.DataFrame
+    groups: tuple[_Group, ...]
+
+    @property
+    def slots(self) -> tuple[str, ...]:
+        return tuple(sorted({g.slot for g in self.groups}))
+
+
+def _layout(model: ModelSpec, r, where: str) -> Deployment:
+    """The row's deployment: tp, ep, dp_attention, pp as given, or SGLang's convention where tp counts the
+    attention-DP ranks (tp = dp_attention x tp_layout on gpus = tp devices)."""
+    tp, dp, pp = int(r.tp), int(r.dp_attention), int(r.pp)
+    if tp * dp * pp > r.gpus and dp > 1 and tp % dp == 0 and tp * pp <= r.gpus:
+        tp //= dp
+    if tp * dp * pp > r.gpus:
+        raise RooflineError(f"{where}: row {r.row}: gpus: expected at least tp x dp_attention x pp = {tp * dp * pp} devices, found {r.gpus}")
+    weight = None if r.weight_dtype in set(dict(model.native_precision).values()) else r.weight_dtype
+    try:
+        return deployment(model, weight, r.kv_dtype, tp, dp, int(r.ep), pp, where=f"{where}: row {r.row}")
+    except RooflineError as exc:
+        raise RooflineError(str(exc)) from None
+
+
+def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measurements", slot_for_row=None) -> RowSet:
+    """Resolve every row (profiles loaded once per name) and group rows for vectorised prediction. A row that
+    cannot be predicted (a draft model without a measured acceptance length) keeps NaN predictions and says
+    why in the `skipped` column.
+
+    `slot_for_row(row) -> str` names the engine slot a row is predicted with (default: the row's own
+    engine_slot, '' for code that is none of vllm/sglang/trtllm).
+    """
+    hw_cache: dict[str, HardwareSpec] = {}
+    model_cache: dict[str, ModelSpec] = {}
+
+    def get(cache, loader, name, column, row):
+        if name not in cache:
+            try:
+                cache[name] = loader(name, tuple(profiles))
+            except RooflineError as exc:
+                raise RooflineError(f"{where}: row {row}: {column}: {exc}") from None
+        return cache[name]
+
+    keys: dict[tuple, list[int]] = {}
+    info: dict[tuple, tuple] = {}
+    extra = {"replicas": np.zeros(len(df), dtype=np.int64), "alpha": np.full(len(df), np.nan)}
+    batch_r = np.zeros(len(df))
+    skipped = [""] * len(df)
+    for i, r in enumerate(df.itertuples()):
+        hw = get(hw_cache, load_hardware, r.hardware, "hardware", r.row)
+        model = get(model_cache, load_model, r.model, "model", r.row)
+        dep = _layout(model, r, where)
+        replicas = r.gpus // dep.devices
+        if r.gpus % dep.devices:
+            raise RooflineError(f"{where}: row {r.row}: gpus: expected a multiple of the {dep.devices} devices of one replica, found {r.gpus}")
+        if r.batch < replicas:
+            raise RooflineError(f"{where}: row {r.row}: batch: expected at least one sequence per replica ({replicas} replicas), found {r.batch}")
+        draft = get(model_cache, load_model, r.draft, "draft", r.row) if r.method == "draft" else None
+        extra["replicas"][i] = replicas
+        if r.method == "draft" and np.isnan(r.acceptance_length):
+            skipped[i] = "no acceptance_length: a draft model has no default acceptance rates"
+            continue
+        batch_r[i] = r.batch / replicas
+        if not np.isnan(r.acceptance_length):
+            extra["alpha"][i] = float(alpha_from_tau(r.acceptance_length, r.k))
+        slot = slot_for_row(r) if slot_for_row else r.engine_slot
+        dtypes = tuple(sorted(dep.dtypes.items()))
+        key = (hw.name, model.name, dep.tp, dep.dp_attention, dep.ep, dep.pp, dtypes, dep.kv_dtype, r.method,
+               r.draft if r.method == "draft" else "", slot, bool(np.isnan(extra["alpha"][i])))
+        keys.setdefault(key, []).append(i)
+        info[key] = (hw, model, dep, draft)
+    groups = []
+    for key, rows in keys.items():
+        idx = np.asarray(rows)
+        hw, model, dep, draft = info[key]
+        sub = df.iloc[idx]
+        groups.append(_Group(
+            index=idx, hw=hw, model=model, dep=dep, method=key[8], draft=draft, slot=key[10],
+            batch=batch_r[idx], replicas=extra["replicas"][idx].astype(np.float64),
+            context=(sub["input_len"] + sub["output_len"] / 2.0).to_numpy(dtype=np.float64),
+            k=sub["k"].to_numpy(dtype=np.int64), alpha=None if key[11] else extra["alpha"][idx],
+            input_len=sub["input_len"].to_numpy(dtype=np.float64), output_len=sub["output_len"].to_numpy(dtype=np.float64),
+        ))
+    table = df.reset_index(drop=True).assign(replicas=extra["replicas"], alpha=extra["alpha"], skipped=skipped)
+    return RowSet(table=table, groups=tuple(groups))
+
+
+# ---------------------------------------------------------------- prediction
+
+PREDICTION_COLUMNS = ("predicted", "per_token_time_s", "decode_step_time_s", "prefill_time_s", "tau", "speedup_predicted")
+
+
+def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFrame:
+    """Predict every row of `rows` (module docstring); `engines` maps each group's slot to an engine
+    (overrides per hardware family are applied here). Returns one row per measurement: `predicted` in the
+    unit of the row's quantity, and the terms behind it."""
+    n = len(rows.table)
+    out = {name: np.full(n, np.nan) for name in PREDICTION_COLUMNS}
+    quantity = rows.table["quantity"].to_numpy()
+    for g in rows.groups:
+        eng = engines[g.slot].for_hardware(g.hw.name)
+        if g.method == "none":
+            step = step_metrics(g.hw, g.model, g.batch, 1, g.context, g.dep, engine=eng)["step_time_s"]
+            per_token, tau, speedup = step, np.ones_like(step), np.ones_like(step)
+        else:
+            spec = speculative_metrics(g.hw, g.model, g.batch, g.context, g.k, g.alpha, method=g.method, draft=g.draft,
+                                       dep=g.dep, engine=eng)
+            step, tau, speedup = spec["baseline_step_time_s"], spec["tau"], spec["speedup"]
+            per_token = spec["iteration_time_s"] / tau
+        q = quantity[g.index]
+        prefill = np.zeros_like(per_token)
+        need_batch = q == "tokens_per_s"
+        need_one = q == "step_time_s"
+        if need_batch.any():
+            prefill = np.where(need_batch, step_metrics(g.hw, g.model, g.batch, g.input_len, 0, g.dep, engine=eng,
+                                                        logit_tokens=1, prefill=True)["step_time_s"], prefill)
+        if need_one.any():
+            one = step_metrics(g.hw, g.model, 1, g.input_len, 0, g.dep, engine=eng, logit_tokens=1, prefill=True)["step_time_s"]
+            prefill = np.where(need_one, one, prefill)
+        o = g.output_len
+        predicted = np.select(
+            [q == "tokens_per_s_per_user", q == "step_time_s", q == "tokens_per_s", q == "speedup"],
+            [1.0 / per_token, per_token + (g.batch - 1.0) * prefill / o,
+             g.replicas * g.batch * o / (prefill + o * per_token), speedup],
+        )
+        for name, values in zip(PREDICTION_COLUMNS, (predicted, per_token, step, prefill, tau, speedup)):
+            out[name][g.index] = np.broadcast_to(values, g.index.shape)
+    return pd.DataFrame(out)
+
+
+def resolve_engines(slots, engine: str | ServingEngine | None, profiles: tuple = ()) -> dict[str, ServingEngine]:
+    """One engine per slot: every slot `engine` when given; else each named slot its own profile and the
+    unnamed slot '' the default engine."""
+    if engine is not None:
+        fixed = load_engine(engine, tuple(profiles))
+        return dict.fromkeys(slots, fixed)
+    return {s: load_engine(s or DEFAULT_ENGINE, tuple(profiles)) for s in slots}
+
+
+def predict_measurements(df: pd.DataFrame, engine: str | ServingEngine | None = None, profiles: tuple = (),
+                         where: str = "measurements") -> pd.DataFrame:
+    """The table with its predictions: `engine` None predicts each row with its own engine's profile (the
+    default engine for other code), a name or spec predicts every row with that engine."""
+    rows = prepare_rows(df, profiles, where)
+    engines = resolve_engines(rows.slots, engine, profiles)
+    pred = predict_rowset(rows, engines)
+    used = [engines[s].name for s in rows.table["engine_slot"]]
+    return pd.concat([rows.table, pred], axis=1).assign(engine_used=used)
+
+
+def with_params(engine: ServingEngine, **params) -> ServingEngine:
+    """`engine` with fields changed (dataclasses.replace), e.g. a fit's candidate parameters."""
+    return replace(engine, **params)
+
+
+# ---------------------------------------------------------------- converting benchmark output
+
+def _benchmark_results(path: Path) -> list[dict]:
+    """The result objects of a benchmark output file: one JSON object (vLLM) or one per line (SGLang JSONL)."""
+    from roofline.yamlio import read_text
+
+    text = read_text(path, MAX_FILE_BYTES)
+    stripped = text.strip()
+    if not stripped:
+        raise RooflineError(f"{path}: expected benchmark results (JSON or JSON lines), found an empty file")
+    try:
+        data = json.loads(stripped)
+        results = data if isinstance(data, list) else [data]
+    except json.JSONDecodeError:
+        results = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                results.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise RooflineError(f"{path}: line {n}: not valid JSON: {exc.msg}") from None
+    for n, item in enumerate(results, 1):
+        if not isinstance(item, dict):
+            raise RooflineError(f"{path}: result {n}: expected a JSON object of benchmark results, found {type(item).__name__}")
+    return results
+
+
+def _number(result: dict, keys: tuple[str, ...], path: Path, n: int, what: str, required: bool = True):
+    for key in keys:
+        value = result.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
+            return float(value)
+    if required:
+        raise RooflineError(f"{path}: result {n}: {keys[0]}: expected {what}, found {result.get(keys[0])!r}")
+    return None
+
+
+def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int = 1, dp_attention: int = 1,
+                      gpus: int | None = None, weight_dtype: str = "bf16", kv_dtype: str = "bf16", method: str = "none",
+                      k: int = 0, engine: str | None = None, engine_version: str = "", split: str = "fit",
+                      batch: int | None = None, quantities: tuple[str, ...] = ("step_time_s", "tokens_per_s"),
+                      source_id: str | None = None) -> pd.DataFrame:
+    """Rows (the columns of measurements/README.md, checked) from serving-benchmark result files.
+
+    Each result gives: batch = max_concurrency (or `batch`), input_len / output_len = random_input_len /
+    random_output_len where recorded, else total_input_tokens / completed and total_output_tokens /
+    completed; step_time_s = mean_tpot_ms / 1000; tokens_per_s = output_throughput; acceptance_length =
+    accept_length (SGLang) or spec_decode_acceptance_length / acceptance_length where present. The
+    deployment (hardware, model, layout, dtypes, method, k) is what the server was launched with.
+    `engine` defaults to the result's `backend` when it names one, else vllm for a JSON object and
+    sglang for JSON lines.
+    """
+    rows = []
+    for path in [Path(p) for p in (paths if isinstance(paths, (list, tuple)) else [paths])]:
+        results = _benchmark_results(path)
+        lines = len(results) > 1 or not path.read_text(encoding="utf-8").lstrip().startswith(("{", "[")) or path.suffix == ".jsonl"
+        for n, result in enumerate(results, 1):
+            completed = _number(result, ("completed",), path, n, "the number of completed requests")
+            conc = batch if batch is not None else _number(result, ("max_concurrency",), path, n,
+                                                             "the client's concurrency (run with --max-concurrency, or pass batch)")
+            in_len = _number(result, ("random_input_len",), path, n, "", required=False) \
+                or _number(result, ("total_input_tokens",), path, n, "total input tokens") / completed
+            out_len = _number(result, ("random_output_len",), path, n, "", required=False) \
+                or _number(result, ("total_output_tokens",), path, n, "total output tokens") / completed
+            tau = _number(result, ("accept_length", "spec_decode_acceptance_length", "acceptance_length"), path, n, "", required=False)
+            backend = engine or engine_slot(str(result.get("backend", ""))) or ("sglang" if lines else "vllm")
+            values = {}
+            if "step_time_s" in quantities:
+                values["step_time_s"] = _number(result, ("mean_tpot_ms",), path, n, "the mean time per output token in ms") / 1000.0
+            if "tokens_per_s" in quantities:
+                values["tokens_per_s"] = _number(result, ("output_throughput",), path, n, "the output throughput in tokens/s")
+            for quantity, value in values.items():
+                rows.append({
+                    "source_id": source_id or path.stem, "source": f"{path} (result {n})", "engine": backend,
+                    "engine_version": engine_version, "hardware": hardware, "gpus": str(gpus or tp * dp_attention), "tp": str(tp),
+                    "ep": str(ep), "dp_attention": str(dp_attention), "model": model, "weight_dtype": weight_dtype,
+                    "kv_dtype": kv_dtype, "batch": str(int(round(conc))), "input_len": str(int(round(in_len))),
+                    "output_len": str(int(round(out_len))), "method": method, "k": str(k),
+                    "acceptance_length": "" if tau is None or method == "none" else f"{tau:.4g}",
+                    "quantity": quantity, "value": f"{value:.6g}", "split": split,
+                    "notes": f"converted from {path.name}: {'mean_tpot_ms / 1000' if quantity == 'step_time_s' else 'output_throughput'}",
+                })
+    if not rows:
+        raise RooflineError("convert_benchmark: expected at least one result file with results, found none")
+    raw = pd.DataFrame(rows, columns=list(COLUMNS))
+    check_measurements(raw.astype(str), "converted benchmark output")
+    return raw
+
+
+def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False) -> Path:
+    """Write rows (text cells in the columns of COLUMNS) as CSV, atomically; refuses to replace a file without force."""
+    from roofline.yamlio import write_text_atomic
+
+    text = raw.reindex(columns=list(COLUMNS)).fillna("").to_csv(index=False, lineterminator="\n")
+    write_text_atomic(Path(out), text, force)
+    return Path(out)
