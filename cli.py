@@ -349,6 +349,47 @@ def bench(
 
 
 @app.command()
+def fit(
+    file: Annotated[Path, typer.Argument(help="Measurements CSV (measurements/README.md); its split = fit rows are fitted.")],
+    engine: Annotated[str, typer.Option(help="Engine profile whose parameters are fitted: vllm | sglang | trtllm | a profile path.")] = "vllm",
+    out: Annotated[Optional[Path], typer.Option(help="Write the fitted profile here (YAML; comments and sources kept).")] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite an existing --out file.")] = False,
+    loss: Annotated[str, typer.Option(help="Loss on ln(predicted / measured): cauchy (default: rows the model cannot reach fade) | soft_l1 | linear.")] = "cauchy",
+) -> None:
+    """Fit an engine profile's physical parameters to measurements (bounded least squares); print each parameter and row residual."""
+    from roofline.fit import LOSSES, fit_report, run_fit, write_fitted_profile
+
+    if loss not in LOSSES:
+        raise RooflineError(f"--loss: expected one of {', '.join(LOSSES)}, found {loss!r}")
+    if out is not None and out.exists() and not force:
+        raise RooflineError(f"--out: {out} exists; pass --force to overwrite it")
+    result = run_fit(file, engine, _dirs(), loss=loss)
+    typer.echo(fit_report(result))
+    if out is not None:
+        typer.echo(f"wrote {write_fitted_profile(result, out, force)}")
+
+
+@app.command()
+def accuracy(
+    engine: Annotated[Optional[str], typer.Option(help="Predict every row with this engine (default: each row's own vllm / sglang / trtllm profile, else the default engine).")] = None,
+    file: Annotated[Optional[Path], typer.Option(help="Measurements CSV (default: measurements/published.csv).")] = None,
+    out: Annotated[Path, typer.Option(help="Output folder: accuracy.csv, summary.json, predicted_vs_measured.png.")] = Path("out/accuracy"),
+    split: Annotated[str, typer.Option(help="Rows to predict: heldout | fit | all.")] = "heldout",
+    force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
+) -> None:
+    """Predict held-out published measurements with an engine and with ideal: errors overall, per source and regime; plot; one JSON line last."""
+    from roofline.accuracy import report_text, write_accuracy
+
+    if split not in ("heldout", "fit", "all"):
+        raise RooflineError(f"--split: expected heldout, fit or all, found {split!r}")
+    summary = write_accuracy(out, force, file, engine, _dirs(), split)
+    typer.echo(report_text(summary))
+    for path in summary["files"]:
+        typer.echo(f"  {path}")
+    typer.echo(json.dumps(summary["headline"]))
+
+
+@app.command()
 def calibrate(
     device: Annotated[str, typer.Option(help="cpu | cuda")] = "cpu",
     out: Annotated[Optional[Path], typer.Option(help="Write the measured hardware profile here (YAML).")] = None,
