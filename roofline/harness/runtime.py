@@ -8,6 +8,7 @@ Every real measurement of the harness goes through here, so all of them time the
                              within one round sees the machine in the same state for both, so the
                              drift of a shared machine cancels in it
     quartiles(values)        (25th percentile, median, 75th percentile): a median and its spread
+    check_bf16_matmul        refuses, in one line, a device without bf16 units (the harness runs bf16)
 
 torch is imported lazily (`require_torch`), so this module, and everything in the harness that does
 not run a model, imports without it; a command that needs torch raises one RooflineError saying how
@@ -24,6 +25,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from roofline.errors import RooflineError
+from roofline.units import format_si
 
 INSTALL_HINT = "PyTorch is not installed; install the extra: pip install '.[torch]'"
 
@@ -48,12 +50,47 @@ def resolve_device(device: str):
 
 
 def setup_runtime(device: str):
-    """torch with every core in use, gradients off and the device checked; returns (torch, torch.device)."""
+    """torch with every core in use, gradients off, the device checked and its bf16 GEMMs usable;
+    returns (torch, torch.device)."""
     torch = require_torch()
     dev = resolve_device(device)
     torch.set_num_threads(os.cpu_count() or 1)
     torch.set_grad_enabled(False)
+    check_bf16_matmul(torch, dev)
     return torch, dev
+
+
+BF16_PROBE_SIZE = 256          # n of the n x n x n GEMMs the probe times (2 n^3 = 34 MFLOP each)
+BF16_MIN_SHARE_OF_FP32 = 0.25  # bf16 GEMM FLOP/s below this share of fp32's: no bf16 units
+
+
+def check_bf16_matmul(torch, dev) -> None:
+    """Refuse, in one line, a device whose bf16 GEMMs run at under a quarter of its fp32 GEMMs' FLOP/s.
+
+    The harness runs its decoder in bf16, and calibration times bf16 GEMMs over 1 GB of weights up to
+    M = 1024 tokens. A CPU without bf16 units (no AVX512-BF16 or AMX) gets PyTorch's scalar fallback
+    kernel: on a 2-core AMD EPYC (AVX2) it ran 0.7 GFLOP/s in bf16 against 86 GFLOP/s in fp32, and a
+    `validate --quick` would take hours instead of minutes. A GPU or a CPU with bf16 units runs bf16
+    at least as fast as fp32. The probe runs on one thread (on a busy machine a 2-thread GEMM this small
+    waits on a descheduled thread: 48 ms instead of 0.5 ms) and takes about 0.2 s where bf16 is slow.
+    """
+    n, threads = BF16_PROBE_SIZE, torch.get_num_threads()
+    flops = {}
+    torch.set_num_threads(1)  # one thread: on a busy machine a multi-threaded GEMM this small waits on descheduled threads
+    try:
+        for name, dtype in (("fp32", torch.float32), ("bf16", torch.bfloat16)):
+            a = torch.randn(n, n, device=dev).to(dtype)
+            b = torch.randn(n, n, device=dev).to(dtype)
+            flops[name] = 2.0 * n**3 / median_time_s(lambda a=a, b=b: torch.matmul(a, b), dev, repeats=3, warmup=1)
+    finally:
+        torch.set_num_threads(threads)
+    if flops["bf16"] < BF16_MIN_SHARE_OF_FP32 * flops["fp32"]:
+        raise RooflineError(
+            f"--device {dev.type}: expected bf16 GEMMs at least {BF16_MIN_SHARE_OF_FP32:g}x as fast as fp32, found "
+            f"{format_si(flops['bf16'], 'FLOP/s')} against {format_si(flops['fp32'], 'FLOP/s')} ({n}^3 GEMMs): no bf16 units "
+            "(AVX512-BF16 or AMX), so PyTorch's scalar fallback would make the bf16 decoder and calibration take hours; "
+            "run on a CPU with bf16 units or a GPU (--device cuda)"
+        )
 
 
 def synchronize(device) -> None:

@@ -40,3 +40,23 @@ def test_an_unknown_device_is_one_line_before_torch_is_imported(monkeypatch):
     assert "\n" not in str(err.value)
     with pytest.raises(RooflineError, match="pip install"):
         resolve_device("cpu")
+
+
+@pytest.mark.slow  # imports torch
+def test_a_device_whose_bf16_gemms_crawl_is_refused_in_one_line_and_a_normal_one_passes(monkeypatch):
+    torch = pytest.importorskip("torch")
+    import roofline.harness.runtime as runtime
+
+    def fake_times(seconds):
+        calls = iter(seconds)  # the probe times fp32 first, then bf16
+        return lambda fn, dev, repeats, warmup: next(calls)
+
+    cpu = torch.device("cpu")
+    # 256^3 GEMM: 2 * 256^3 = 33.6 MFLOP; 0.4 ms in fp32 (84 GFLOP/s), 50 ms in bf16 (0.67 GFLOP/s): 1/125 of fp32
+    monkeypatch.setattr(runtime, "median_time_s", fake_times([0.4e-3, 50e-3]))
+    with pytest.raises(RooflineError, match="bf16 units") as err:
+        runtime.check_bf16_matmul(torch, cpu)
+    assert "\n" not in str(err.value) and "671 MFLOP/s" in str(err.value)
+    # bf16 at a third of fp32 is slow but usable (above the quarter)
+    monkeypatch.setattr(runtime, "median_time_s", fake_times([1e-3, 3e-3]))
+    runtime.check_bf16_matmul(torch, cpu)
