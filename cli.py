@@ -338,14 +338,18 @@ def plot(
 
 @app.command()
 def bench(
-    points: Annotated[list[int], typer.Option(min=1000, help="Sweep sizes to time (repeatable).")] = [1_000_000, 10_000_000],  # noqa: B006
-    chunk_points: Annotated[int, typer.Option(min=1000, help="Rows per chunk.")] = 1_000_000,
+    points: Annotated[list[int], typer.Option(min=1000, max=100_000_000, help="Sweep sizes to time (repeatable).")] = [1_000_000],  # noqa: B006
+    chunk_points: Annotated[int, typer.Option(min=1000, max=100_000_000, help="Rows per chunk.")] = 1_000_000,
+    format_: Annotated[list[str], typer.Option("--format", help="Output formats to time end to end (repeatable): parquet, csv.")] = ["parquet", "csv"],  # noqa: B006
 ) -> None:
-    """Benchmark the sweep engine: points/s and peak memory, one JSON line per size."""
+    """Benchmark sweeps: points/s computing only and end to end to each format, the ratios, peak memory; one JSON line per size."""
     from roofline.bench import run_bench
 
+    for fmt in format_:
+        if fmt not in ("parquet", "csv"):
+            raise RooflineError(f"--format: expected parquet or csv, found {fmt!r}")
     for n in points:
-        typer.echo(json.dumps(run_bench(n, chunk_points)))
+        typer.echo(json.dumps(run_bench(n, chunk_points, tuple(format_))))
 
 
 @app.command()

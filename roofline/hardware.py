@@ -142,7 +142,7 @@ class HardwareSpec:
             "attention_compute_flops_per_s": self.attention_compute_flops_per_s,
             "attention_memory_bytes_per_s": self.attention_memory_bytes_per_s,
             "elementwise_memory_bytes_per_s": self.elementwise_memory_bytes_per_s,
-            "ridge_point_flops_per_byte": {d: self.peak_flops_per_s[d] / self.mem_bw_bytes_per_s for d in self.peak_flops_per_s},
+            "ridge_point_flops_per_byte": {d: self.ridge_point_flops_per_byte(d) for d in self.peak_flops_per_s},
             "measured": self.measured,
             "source": self.source,
             "notes": self.notes,

@@ -94,11 +94,17 @@ def hardware_table(hw) -> str:
         f"  bandwidth         {format_si(hw.mem_bw_bytes_per_s, 'B/s')} x {hw.mem_efficiency:.2f} achievable",
     ]
     for dtype, flops in hw.peak_flops_per_s.items():
-        lines.append(f"  {dtype:<6} dense     {format_si(flops, 'FLOP/s')}  ridge {flops / hw.mem_bw_bytes_per_s:.0f} FLOP/byte")
+        lines.append(f"  {dtype:<6} dense     {format_si(flops, 'FLOP/s')}  ridge {hw.ridge_point_flops_per_byte(dtype):.0f} FLOP/byte")
     lines += [
-        f"  compute achievable x {hw.compute_efficiency:.2f}",
+        f"  compute achievable x {hw.compute_efficiency:.2f}"
+        + "".join(f", {d} x {e:.2f}" for d, e in hw.compute_efficiency_by_dtype.items()),
         f"  on-chip cache     {format_si(hw.on_chip_cache_bytes, 'B')}",
-        f"  link              {format_si(hw.link_bw_bytes_per_s, 'B/s')} one direction x {hw.link_efficiency:.2f}, latency {format_seconds(hw.link_latency_s)}",
+        f"  link              {format_si(hw.link_bw_bytes_per_s, 'B/s')} one direction x {hw.link_efficiency:.2f}, latency {format_seconds(hw.link_latency_s)}"
+        f", {hw.scale_up_domain} devices per domain",
+    ]
+    if hw.scale_out_bw_bytes_per_s is not None:
+        lines.append(f"  scale-out link    {format_si(hw.scale_out_bw_bytes_per_s, 'B/s')} per device, latency {format_seconds(hw.scale_out_latency_s)}")
+    lines += [
         f"  step overhead     {format_seconds(hw.step_overhead_s)}",
     ]
     if hw.price_usd_per_hour is not None:
