@@ -62,7 +62,8 @@ def test_hw_new_refuses_an_invalid_result_and_writes_nothing(roofline, tmp_path)
 
 def test_the_shipped_h20_is_the_h100_with_the_h20_datasheet_numbers():
     h20, h100 = load_hardware("h20"), load_hardware("h100-sxm")
-    assert (h20.mem_bytes, h20.mem_bw_bytes_per_s, h20.peak_flops_per_s["bf16"]) == (96e9, 4.0e12, 148e12)
+    assert (h20.mem_bw_bytes_per_s, h20.peak_flops_per_s["bf16"], h20.peak_flops_per_s["fp8"]) == (4.0e12, 148e12, 296e12)
+    assert h20.mem_bytes == pytest.approx(96e9, rel=0.07)                  # "96 GB" on the datasheet
     assert h20.ridge_point_flops_per_byte("bf16") == pytest.approx(37.0)   # 148e12 / 4.0e12
     assert h20.mem_efficiency == h100.mem_efficiency and h20.price_usd_per_hour is None
     assert "made with `roofline hw new h20 --from h100-sxm`" in (ROOT / "hardware_profiles" / "h20.yaml").read_text()
@@ -125,16 +126,40 @@ def _fake_editor(tmp_path, rounds):
     return f"{sys.executable} {script}", plan
 
 
+LAB_GPU = (
+    "# My lab's GPU: measured 2026-01-10.\n"
+    "type: hardware\n"
+    "name: {name}\n"
+    "display_name: Lab GPU   # as the vendor names it\n"
+    "kind: gpu\n"
+    "memory: 24 GB\n"
+    "memory_bandwidth: 1.0 TB/s   # stream triad, not the datasheet\n"
+    "peak_flops: {{bf16: 100 TFLOP/s, fp32: 20 TFLOP/s}}\n"
+    "on_chip_cache: 40 MB\n"
+    "link_bandwidth: 32 GB/s\n"
+    "link_latency: 10 us\n"
+    "efficiency:\n"
+    "  memory: 0.8     # measured\n"
+    "  compute: 0.7\n"
+    "  link: 0.8\n"
+    "step_overhead: 30 us\n"
+    "source: lab notebook p. 12\n"
+    "notes: none\n"
+)
+
+
 def _user_copy(roofline, name="ed-gpu"):
-    code, out, err = roofline("hw", "new", name, "--from", "h100-sxm")
-    assert code == 0, err
-    return Path(out.split("wrote ", 1)[1].strip())
+    folder = Path(__import__("os").environ["ROOFLINE_USER_DIR"])
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.yaml"
+    path.write_text(LAB_GPU.format(name=name))
+    return path
 
 
 def test_hw_edit_reopens_with_the_error_on_top_until_valid(roofline, tmp_path, monkeypatch):
     path = _user_copy(roofline)
-    good = path.read_text().replace("memory: 80 GB", "memory: 81 GB")
-    bad = path.read_text().replace("memory: 80 GB", "memory: 81 GB/s")
+    good = path.read_text().replace("memory: 24 GB", "memory: 81 GB")
+    bad = path.read_text().replace("memory: 24 GB", "memory: 81 GB/s")
     editor, plan = _fake_editor(tmp_path, [bad, good])
     monkeypatch.setenv("EDITOR", editor)
     monkeypatch.delenv("VISUAL", raising=False)
@@ -159,7 +184,7 @@ def test_hw_edit_never_leaves_an_invalid_file_behind(roofline, tmp_path, monkeyp
 def test_hw_validate_reports_each_file_and_exits_2_on_any_failure(roofline, tmp_path):
     good = ROOT / "hardware_profiles" / "h20.yaml"
     bad = tmp_path / "x.yaml"
-    bad.write_text(good.read_text().replace("name: h20", "name: x").replace("memory: 96 GB", "memory: 96 GB\nmemory: 80 GB"))
+    bad.write_text(LAB_GPU.format(name="x").replace("memory: 24 GB", "memory: 24 GB\nmemory: 80 GB"))
     code, out, err = roofline("hw", "validate", good, bad)
     assert code == 2 and out.splitlines()[0] == f"ok    {good}"
     assert "duplicated key 'memory'" in out.splitlines()[1]
