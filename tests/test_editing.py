@@ -305,3 +305,13 @@ def test_profiles_option_works_before_and_after_the_command():
 def test_predict_options_are_bounded_with_a_message(roofline, args, message):
     code, out, err = roofline(*args)
     assert code == 2 and message in err and out == ""
+
+
+def test_predict_uses_the_h20_made_with_hw_new(roofline):
+    code, out, err = roofline("predict", "--hardware", "H20", "--model", "llama-3.1-8b", "--batch", "1", "--json")
+    assert code == 0, err
+    point = json.loads(out)
+    h20 = load_hardware("h20")
+    # a decode step reads every weight byte at least once at the derated 4.0 TB/s: 16.06e9 B / 3.4e12 B/s = 4.7 ms
+    floor_s = point["weight_bytes"] / (h20.mem_bw_bytes_per_s * h20.mem_efficiency)
+    assert point["step_time_s"] >= floor_s > 4e-3
