@@ -35,6 +35,7 @@ from roofline.measurements import load_measurements, predict_rowset, prepare_row
 from roofline.serving import ServingEngine, engine_from_dict, load_engine
 
 MIN_ENGINE_ROWS = 8
+LOSSES = ("cauchy", "soft_l1", "linear")
 PRIOR_WEIGHT = 0.1
 
 
@@ -74,7 +75,6 @@ PARAMETERS = (
     Parameter("spec_per_draft_step_s", "spec_per_draft_step", "launch and draft sampling per draft step", 0.0, 2e-3, "us"),
     Parameter("spec_per_iteration_s", "spec_per_iteration", "rejection sampling and KV bookkeeping per speculative iteration", 0.0, 5e-3, "us"),
     Parameter("spec_per_iteration_per_sequence_s", "spec_per_iteration_per_sequence", "speculative bookkeeping per sequence per iteration", 0.0, 100e-6, "us"),
-    Parameter("experts_kernels", "kernels_per_layer.experts", "kernels of the routed-expert path per MoE layer (routing, quantisation, grouped GEMMs, activation, sum)", 3.0, 60.0, ""),
     Parameter("overlap_exponent", "overlap_exponent", "p of the smooth roofline (t_c^p + t_m^p)^(1/p) near the ridge point", 1.5, 20.0, ""),
 )
 BY_FIELD = {p.field: p for p in PARAMETERS}
@@ -95,19 +95,12 @@ def sourced_start(engine: ServingEngine, hw_overlap_exponent: float = 3.0) -> di
 
 
 def value_of(engine: ServingEngine, field: str) -> float | None:
-    """A fitted parameter's value in `engine` (experts_kernels: the experts entry of kernels_per_layer)."""
-    if field == "experts_kernels":
-        return engine.kernels("experts")
+    """A fitted parameter's value in `engine`."""
     return getattr(engine, field)
 
 
 def with_values(engine: ServingEngine, values: dict[str, float]) -> ServingEngine:
-    """`engine` with parameters set (dataclasses.replace; experts_kernels into a copy of kernels_per_layer)."""
-    values = dict(values)
-    if "experts_kernels" in values:
-        kernels = dict(engine.kernels_per_layer)
-        kernels["experts"] = values.pop("experts_kernels")
-        values["kernels_per_layer"] = kernels
+    """`engine` with parameters set (dataclasses.replace)."""
     return replace(engine, **values)
 
 
@@ -124,11 +117,11 @@ def fit_rows(table: pd.DataFrame, engine_name: str) -> tuple[pd.DataFrame, str]:
 
 
 def _starts(u0: np.ndarray) -> list[np.ndarray]:
-    """Where the search begins: the start values, and the same with each floor-type parameter (kernel floor,
-    expert-path kernels) moved to the upper half of its range. A floor enters as max(roofline, floor), so
-    its gradient is zero until it binds; a local search from below cannot find that it would."""
+    """Where the search begins: the start values, and the same with the kernel floor moved to the upper half of
+    its range. A floor enters as max(roofline, floor), so its gradient is zero until it binds; a local search
+    from below cannot find that it would."""
     out = [u0]
-    for name in ("kernel_floor_s", "experts_kernels"):
+    for name in ("kernel_floor_s",):
         j = [p.field for p in PARAMETERS].index(name)
         moved = u0.copy()
         moved[j] = max(u0[j], 0.75)
@@ -137,7 +130,7 @@ def _starts(u0: np.ndarray) -> list[np.ndarray]:
 
 
 def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_evaluations: int = 400,
-            loss: str = "linear", loss_scale: float = 0.15) -> dict:
+            loss: str = "cauchy", loss_scale: float = 0.15) -> dict:
     """Fit `engine`'s PARAMETERS to the fit rows of the measurements file `path` (module docstring).
 
     Returns {engine (fitted ServingEngine), base (the profile as loaded), parameters: [rows of the
@@ -178,8 +171,12 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
             result = trial
     fitted = engine_at(result.x)
     start_engine = engine_at(u0)
-    n = int(usable.sum())
-    sensitivity = np.linalg.norm(result.jac[:n], axis=0)
+    at_fit = log_residuals(fitted)
+    sensitivity = np.zeros(len(PARAMETERS))
+    for j in range(len(PARAMETERS)):  # does moving u_j by 0.05 (toward the inside) change any row by more than 0.1%?
+        moved = result.x.copy()
+        moved[j] = moved[j] + 0.05 if moved[j] < 0.5 else moved[j] - 0.05
+        sensitivity[j] = float(np.max(np.abs(log_residuals(engine_at(moved)) - at_fit)))
     params = []
     for j, p in enumerate(PARAMETERS):
         at_low, at_high = result.x[j] <= 1e-3, result.x[j] >= 1 - 1e-3
@@ -189,6 +186,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
             "start": p.to_unit(start[p.field]), "fitted": p.to_unit(value_of(fitted, p.field)),
             "bound": "low" if at_low else ("high" if at_high else ""),
             "determined": bool(sensitivity[j] > 1e-3),
+            "sensitivity": round(float(sensitivity[j]), 5),
         })
     pred_start = predict_rowset(rows, {"fit": start_engine})["predicted"].to_numpy()
     pred_fit = predict_rowset(rows, {"fit": fitted})["predicted"].to_numpy()
@@ -226,10 +224,7 @@ def fitted_profile_text(fit: dict) -> str:
     rt = _round_trip()
     doc = rt.load(read_text(Path(base.path)))
     for p in PARAMETERS:
-        if p.key.startswith("kernels_per_layer."):
-            doc["kernels_per_layer"][p.key.split(".", 1)[1]] = round(float(value_of(engine, p.field)), 1)
-        else:
-            doc[p.key] = _quantity_text(p, value_of(engine, p.field))
+        doc[p.key] = _quantity_text(p, value_of(engine, p.field))
     used = fit["rows"][fit["rows"]["skipped"] == ""]
     doc["fitted"] = {
         "by": "roofline fit",
