@@ -427,10 +427,12 @@ def _plot_step_vs_tokens(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, 
             old = step_time_s(classic(hw), target, b, q, context)
             ax.plot(np.asarray(b) * np.asarray(q), old * 1e3, ":", color=color, lw=1)
         ax.axvline(ridge, color="0.5", ls="--", lw=1)
-        ax.text(ridge, 0.97, f" GEMM ridge point\n ≈ {ridge:.0f} tokens", va="top", color="0.3",
-                transform=ax.get_xaxis_transform())
         ax.set_xscale("log")
         ax.set_yscale("log")
+        lo, hi = ax.get_xlim()
+        right = ridge > math.sqrt(lo * hi)  # label on the side of the line with more room, inside the axes
+        ax.text(ridge, 0.97, f"GEMM ridge point \n≈ {ridge:.0f} tokens " if right else f" GEMM ridge point\n ≈ {ridge:.0f} tokens",
+                va="top", ha="right" if right else "left", color="0.3", transform=ax.get_xaxis_transform())
         _plain_log_axis(ax, "x")
         _plain_log_axis(ax, "y")
         ax.set_xlabel("tokens in flight per pass, B × q")
