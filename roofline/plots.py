@@ -59,6 +59,7 @@ OPERATOR_COLUMNS = (
     "peak_flops_per_s", "compute_ceiling_flops_per_s", "mem_bw_bytes_per_s", "memory_ceiling_bytes_per_s",
 )
 MAX_PANELS = 6
+DPI = 120  # PNG resolution: sharp at README width, a third fewer pixels to draw and encode than 150
 STYLE = {
     "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": 8, "figure.titlesize": 11,
     "axes.grid": True, "grid.alpha": 0.3, "grid.linewidth": 0.5, "svg.hashsalt": "roofline",
@@ -185,6 +186,7 @@ def _log_axis(ax, which: str) -> None:
     subs = (1.0, 2.0, 3.0, 5.0) if decades <= 1.5 else (1.0, 2.0, 5.0) if decades <= 3 else (1.0,)
     axis.set_major_locator(LogLocator(base=10, subs=subs))
     axis.set_major_formatter(FuncFormatter(_plain))
+    axis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)) if decades <= 3 else NullLocator())
     axis.set_minor_formatter(NullFormatter())
 
 
@@ -1061,7 +1063,8 @@ def draw_figure(job: tuple) -> list[Path]:
         written = []
         for ext in formats:
             path = Path(f"{stem}.{ext}")
-            fig.savefig(path, dpi=150, metadata={"Software": None} if ext == "png" else {"Date": None})
+            options = {"metadata": {"Software": None}, "pil_kwargs": {"compress_level": 1}} if ext == "png" else {"metadata": {"Date": None}}
+            fig.savefig(path, dpi=DPI, **options)
             fig.set_layout_engine("none")  # keep the laid-out positions: the next format need not lay out again
             written.append(path)
     return written
