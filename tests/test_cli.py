@@ -74,7 +74,8 @@ def test_hw_and_models_commands_list_and_show():
     hw = json.loads(run("hw", "show", "h100-sxm", "--json").output)
     assert hw["name"] == "h100-sxm" and hw["mem_bw_bytes_per_s"] == 3.35e12
     assert set(hw["peak_flops_per_s"]) >= {"fp32", "tf32", "bf16", "fp16", "fp8", "int8"}
-    assert hw["link_bw_bytes_per_s"] == 450e9 and hw["mem_bytes"] == 80e9
+    # memory: 81559 MiB (what nvidia-smi shows for an H100 80GB HBM3) = 81559 * 2**20 = 85_520_809_984 B
+    assert hw["link_bw_bytes_per_s"] == 450e9 and hw["mem_bytes"] == 81559 * 2**20 == 85_520_809_984
     assert "deepseek-v3" in run("models", "list").output
     model = json.loads(run("models", "show", "llama-3.1-8b", "--json").output)
     assert model["params"] == 8_030_261_248 and model["kv_bytes_per_token"] == 131072

@@ -63,7 +63,9 @@ def test_points_that_do_not_fit_are_flagged_not_raised(h100):
 
 
 def test_max_batch_is_free_memory_over_kv_per_sequence(h100, llama8b):
-    free = 80e9 * 0.9 - 2 * 8_030_261_248
+    # h100-sxm exposes 81559 MiB = 85_520_809_984 B; free = 0.9 * 85_520_809_984 - 2 * 8_030_261_248 (bf16 weights)
+    #   = 76_968_728_985.6 - 16_060_522_496 = 60_908_206_489.6 B; / (8192 tokens * 131072 B) = 56.7 -> 56 sequences
+    free = 81559 * 2**20 * 0.9 - 2 * 8_030_261_248
     assert int(capacity(h100, llama8b, 1, 8192, deployment(llama8b))["max_batch"]) == int(free // (8192 * 131072))
 
 
