@@ -412,7 +412,7 @@ def predict_measurements(df: pd.DataFrame, engine: str | ServingEngine | None = 
     """The table with its predictions: `engine` None predicts each row with its own engine's profile (the
     default engine for other code), a name or spec predicts every row with that engine."""
     rows = prepare_rows(df, profiles, where)
-    engines = resolve_engines(rows.slots, engine, profiles)
+    engines = resolve_engines(sorted(set(rows.slots) | set(rows.table["engine_slot"])), engine, profiles)
     pred = predict_rowset(rows, engines)
     used = [engines[s].name for s in rows.table["engine_slot"]]
     return pd.concat([rows.table, pred], axis=1).assign(engine_used=used)

@@ -1,0 +1,99 @@
+"""roofline fit: the parameter scale, which rows are fitted, recovery of known parameters from synthetic
+measurements, and the fitted profile file (valid, comments kept, never overwritten without --force)."""
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import cli
+from roofline.errors import RooflineError
+from roofline.fit import BY_FIELD, PARAMETERS, fit_rows, run_fit, write_fitted_profile
+from roofline.measurements import COLUMNS, load_measurements, predict_measurements
+from roofline.serving import engine_from_dict, load_engine
+from roofline.yamlio import read_yaml_file
+
+ROW = {
+    "source_id": "synthetic", "source": "test", "engine": "vllm", "engine_version": "", "hardware": "h100-sxm", "gpus": "1",
+    "tp": "1", "ep": "1", "dp_attention": "1", "model": "llama-3.1-8b", "weight_dtype": "bf16", "kv_dtype": "bf16",
+    "batch": "1", "input_len": "1000", "output_len": "200", "method": "none", "k": "0", "acceptance_length": "",
+    "quantity": "tokens_per_s_per_user", "value": "1", "split": "fit", "notes": "",
+}
+TRUE = {"kernel_floor_s": 6e-6, "host_per_step_s": 2.5e-3, "allreduce_latency_s": 20e-6}
+
+
+def synthetic_file(tmp_path):
+    """Rows whose values the vllm profile with TRUE parameters predicts exactly: 8B on one H100 and 70B on four,
+    batch 1 to 64, plain decode speed per user."""
+    rows = []
+    for model, tp in (("llama-3.1-8b", 1), ("llama-3.1-70b", 4)):
+        for batch in (1, 4, 16, 64):
+            rows.append({**ROW, "model": model, "tp": str(tp), "gpus": str(tp), "batch": str(batch)})
+    path = tmp_path / "synthetic.csv"
+    pd.DataFrame(rows, columns=list(COLUMNS)).to_csv(path, index=False)
+    true_engine = dataclasses.replace(load_engine("vllm"), **TRUE)
+    values = predict_measurements(load_measurements(path), true_engine)["predicted"]
+    pd.DataFrame([{**r, "value": f"{v:.10g}"} for r, v in zip(rows, values)], columns=list(COLUMNS)).to_csv(path, index=False)
+    return path
+
+
+def test_each_parameter_scale_maps_its_bounds_to_0_and_1_and_back():
+    for p in PARAMETERS:
+        assert p.to_u(p.low) == pytest.approx(0.0, abs=1e-12) and p.to_u(p.high) == pytest.approx(1.0)
+        middle = (p.low * p.high) ** 0.5 if p.low > 0 else p.high / 2
+        assert p.from_u(p.to_u(middle)) == pytest.approx(middle, rel=1e-12)
+    assert BY_FIELD["kernel_floor_s"].low == 0.5e-6 and BY_FIELD["kernel_floor_s"].high == 20e-6
+    assert BY_FIELD["overlap_exponent"].low == 1.5 and BY_FIELD["overlap_exponent"].high == 20.0
+
+
+def test_an_engine_with_few_rows_falls_back_to_all_fit_rows_and_says_so():
+    table = pd.DataFrame({"split": ["fit"] * 10 + ["heldout"], "engine_slot": ["vllm"] * 3 + ["trtllm"] * 7 + ["vllm"]})
+    rows, which = fit_rows(table, "vllm")
+    assert len(rows) == 10 and "only 3 of engine vllm" in which
+    table["engine_slot"] = ["vllm"] * 9 + ["trtllm"] + ["vllm"]
+    rows, which = fit_rows(table, "vllm")
+    assert len(rows) == 9 and which == "9 fit rows of engine vllm"
+
+
+@pytest.mark.slow
+def test_the_fit_recovers_known_parameters_from_synthetic_measurements(tmp_path):
+    fit = run_fit(synthetic_file(tmp_path), "vllm", loss="linear")
+    fitted = fit["engine"]
+    assert fit["rms_log_error"]["fitted"] < 0.01 < fit["rms_log_error"]["start"]
+    assert fitted.host_per_step_s == pytest.approx(TRUE["host_per_step_s"], rel=0.05)
+    assert fitted.allreduce_latency_s == pytest.approx(TRUE["allreduce_latency_s"], rel=0.15)
+    assert fitted.kernel_floor_s == pytest.approx(TRUE["kernel_floor_s"], rel=0.15)
+    rows = {r["parameter"]: r for r in fit["parameters"]}
+    assert not rows["spec_per_iteration"]["determined"]  # no speculative row: its value stays at the start
+    assert rows["spec_per_iteration"]["fitted"] == pytest.approx(rows["spec_per_iteration"]["start"], rel=1e-3)
+
+
+@pytest.mark.slow
+def test_the_fitted_profile_is_a_valid_engine_file_with_its_comments_and_fit_record(tmp_path):
+    fit = run_fit(synthetic_file(tmp_path), "vllm", loss="linear")
+    out = write_fitted_profile(fit, tmp_path / "vllm-fitted.yaml")
+    text = out.read_text()
+    assert "# kernels per layer per operator" in text and "source:" in text
+    engine = engine_from_dict(read_yaml_file(out), str(out))
+    assert engine.host_per_step_s == pytest.approx(fit["engine"].host_per_step_s, rel=1e-3)
+    assert engine.fitted["rows"] == "8 fit rows of engine vllm"
+    assert engine.fitted["start"]["host_per_step"] == pytest.approx(1.5)  # the sourced value, in ms
+    with pytest.raises(RooflineError, match="exists; pass --force"):
+        write_fitted_profile(fit, out)
+
+
+def test_fit_on_a_file_without_fit_rows_is_one_line_exit_2(tmp_path):
+    path = tmp_path / "m.csv"
+    pd.DataFrame([{**ROW, "split": "heldout"}], columns=list(COLUMNS)).to_csv(path, index=False)
+    result = CliRunner().invoke(cli.app, ["fit", str(path)])
+    assert result.exit_code != 0
+    assert isinstance(result.exception, RooflineError) and "expected at least one row with split = fit" in str(result.exception)
+
+
+def test_the_residuals_are_logs_of_predicted_over_measured(tmp_path):
+    path = synthetic_file(tmp_path)
+    fit = run_fit(path, "vllm", loss="linear", max_evaluations=1)
+    r = fit["rows"]
+    assert np.allclose(r["log_residual"], np.log(r["fitted_predicted"] / r["value"]))

@@ -1,0 +1,186 @@
+"""Measurements tables: checking cells in one line, the row -> prediction mapping against the public API,
+acceptance length -> alpha, and the converter from vLLM / SGLang serving-benchmark output."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from roofline.api import predict
+from roofline.errors import RooflineError
+from roofline.measurements import (
+    COLUMNS,
+    alpha_from_tau,
+    convert_benchmark,
+    default_measurements_path,
+    engine_slot,
+    load_measurements,
+    predict_measurements,
+    write_measurements,
+)
+from roofline.speculation import tau_scalar_alpha
+
+BASE = {
+    "source_id": "test", "source": "here", "engine": "vllm", "engine_version": "0.9", "hardware": "h100-sxm", "gpus": "1",
+    "tp": "1", "ep": "1", "dp_attention": "1", "model": "llama-3.1-8b", "weight_dtype": "bf16", "kv_dtype": "bf16",
+    "batch": "1", "input_len": "512", "output_len": "256", "method": "none", "k": "0", "acceptance_length": "",
+    "quantity": "tokens_per_s_per_user", "value": "100", "split": "heldout", "notes": "",
+}
+
+
+def write_rows(tmp_path, rows, name="m.csv"):
+    path = tmp_path / name
+    pd.DataFrame([{**BASE, **r} for r in rows], columns=list(COLUMNS)).to_csv(path, index=False)
+    return path
+
+
+def test_the_published_dataset_loads_with_its_split_by_source():
+    df = load_measurements(default_measurements_path())
+    assert len(df) == 101
+    assert (df["split"] == "fit").sum() == 46 and (df["split"] == "heldout").sum() == 55
+    sides = df.groupby("source_id")["split"].nunique()
+    assert (sides == 1).all()  # no source on both sides
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    ({"batch": "eight"}, "row 2: batch: expected an integer"),
+    ({"quantity": "latency"}, "row 2: quantity: expected one of tokens_per_s_per_user"),
+    ({"value": "-3"}, "row 2: value: expected a finite positive number"),
+    ({"method": "none", "k": "2"}, "row 2: k: expected 0 with method none"),
+    ({"method": "eagle", "k": "2", "acceptance_length": "3.5"}, "row 2: acceptance_length: expected tokens per iteration in [1, k + 1 = 3]"),
+    ({"weight_dtype": "fp6"}, "row 2: weight_dtype: expected one of"),
+    ({"split": "train"}, "row 2: split: expected one of fit, heldout"),
+    ({"method": "draft", "k": "4", "acceptance_length": "2"}, "row 2: draft: expected a draft model name"),
+])
+def test_a_bad_cell_is_one_line_naming_file_row_and_column(tmp_path, change, expected):
+    path = write_rows(tmp_path, [{}, change])
+    with pytest.raises(RooflineError) as err:
+        load_measurements(path)
+    message = str(err.value)
+    assert message.startswith(str(path)) and expected in message and "\n" not in message
+
+
+def test_a_missing_column_is_named_in_the_header_error(tmp_path):
+    path = tmp_path / "m.csv"
+    pd.DataFrame([BASE]).drop(columns=["batch"]).to_csv(path, index=False)
+    with pytest.raises(RooflineError, match=r"header: expected the columns .* found no batch"):
+        load_measurements(path)
+
+
+def test_unknown_hardware_is_named_with_its_row(tmp_path):
+    path = write_rows(tmp_path, [{"hardware": "h999"}])
+    with pytest.raises(RooflineError, match=r"row 1: hardware: unknown hardware 'h999'"):
+        predict_measurements(load_measurements(path))
+
+
+def test_engine_text_maps_to_the_three_profiles_or_none():
+    assert engine_slot("vLLM 0.6.3") == "vllm"
+    assert engine_slot("NVIDIA NIM (TensorRT-LLM backend)") == "trtllm"
+    assert engine_slot("SGLang") == "sglang"
+    assert engine_slot("gpt-fast") is None
+
+
+def test_alpha_from_tau_inverts_the_scalar_tau_formula():
+    # k = 1: tau = 1 + a, so tau 1.5 -> a = 0.5; k = 2: tau = 1 + a + a^2 = 1.75 at a = 0.5
+    assert alpha_from_tau(1.5, 1) == pytest.approx(0.5, abs=1e-9)
+    assert alpha_from_tau(1.75, 2) == pytest.approx(0.5, abs=1e-9)
+    taus, ks = np.array([1.2, 2.5, 3.9, 5.88]), np.array([3, 4, 7, 8])
+    assert tau_scalar_alpha(alpha_from_tau(taus, ks), ks) == pytest.approx(taus, rel=1e-9)
+    assert alpha_from_tau(1.0, 4) == 0.0 and alpha_from_tau(5.0, 4) == 1.0
+
+
+def test_a_plain_row_is_the_api_step_time_at_mid_decode_context(tmp_path):
+    path = write_rows(tmp_path, [{"batch": "1", "quantity": "tokens_per_s_per_user"},
+                                 {"batch": "16", "quantity": "step_time_s", "value": "0.01"}])
+    out = predict_measurements(load_measurements(path))
+    context = 512 + 256 // 2
+    one = predict("h100-sxm", "llama-3.1-8b", 1, context, engine="vllm")
+    assert out["predicted"][0] == pytest.approx(1.0 / one["step_time_s"], rel=1e-9)
+    # TPOT at concurrency 16: the decode step plus the prefills of the 15 other requests over 256 tokens
+    sixteen = predict("h100-sxm", "llama-3.1-8b", 16, context, engine="vllm", prompt=512)
+    expected = sixteen["step_time_s"] + 15 * sixteen["ttft_s"] / 256
+    assert out["predicted"][1] == pytest.approx(expected, rel=1e-9)
+
+
+def test_replicas_decode_their_share_of_the_batch_and_add_their_throughput(tmp_path):
+    path = write_rows(tmp_path, [{"gpus": "2", "batch": "32", "quantity": "tokens_per_s", "value": "3000"},
+                                 {"gpus": "1", "batch": "16", "quantity": "tokens_per_s", "value": "1500"}])
+    out = predict_measurements(load_measurements(path))
+    assert list(out["replicas"]) == [2, 1]
+    assert out["predicted"][0] == pytest.approx(2 * out["predicted"][1], rel=1e-12)
+    # one replica: batch * O / (prefill of the batch + O * step)
+    r = out.iloc[1]
+    assert r["predicted"] == pytest.approx(16 * 256 / (r["prefill_time_s"] + 256 * r["decode_step_time_s"]), rel=1e-12)
+
+
+def test_sglang_tp_counting_attention_dp_ranks_is_one_replica_on_its_gpus(tmp_path):
+    path = write_rows(tmp_path, [{"model": "deepseek-v3", "hardware": "h200", "gpus": "8", "tp": "8", "dp_attention": "8",
+                                  "weight_dtype": "fp8", "batch": "32", "quantity": "step_time_s", "value": "0.06"}])
+    out = predict_measurements(load_measurements(path))
+    assert out["replicas"][0] == 1
+    direct = predict("h200", "deepseek-v3", 32, 512 + 256 // 2, tp=1, dp_attention=8, engine="vllm")
+    assert out["decode_step_time_s"][0] == pytest.approx(direct["step_time_s"], rel=1e-9)
+
+
+def test_a_speedup_row_uses_the_alpha_its_acceptance_length_implies(tmp_path):
+    path = write_rows(tmp_path, [{"method": "eagle", "k": "3", "acceptance_length": "2.5", "quantity": "speedup", "value": "1.6"}])
+    out = predict_measurements(load_measurements(path))
+    alpha = float(alpha_from_tau(2.5, 3))
+    spec = predict("h100-sxm", "llama-3.1-8b", 1, 640, engine="vllm", method="eagle", k=3, alpha=alpha)["spec"]
+    assert out["predicted"][0] == pytest.approx(spec["speedup"], rel=1e-9)
+    assert out["tau"][0] == pytest.approx(2.5, rel=1e-9)
+
+
+def test_a_draft_model_row_without_acceptance_is_not_predicted_and_says_why(tmp_path):
+    path = write_rows(tmp_path, [{"method": "draft", "k": "4", "notes": "draft=llama-3.2-1b"}])
+    out = predict_measurements(load_measurements(path))
+    assert np.isnan(out["predicted"][0]) and "acceptance_length" in out["skipped"][0]
+
+
+def test_every_row_engine_or_one_engine_for_all(tmp_path):
+    path = write_rows(tmp_path, [{"engine": "sglang"}, {"engine": "gpt-fast"}])
+    own = predict_measurements(load_measurements(path))
+    assert list(own["engine_used"]) == ["sglang", "vllm"]
+    ideal = predict_measurements(load_measurements(path), "ideal")
+    assert list(ideal["engine_used"]) == ["ideal", "ideal"]
+    assert (ideal["predicted"] > own["predicted"]).all()  # the bound is faster than any engine
+
+
+VLLM_RESULT = {"date": "20250601-120000", "backend": "vllm", "model_id": "meta-llama/Llama-3.1-8B-Instruct",
+               "num_prompts": 320, "request_rate": "inf", "max_concurrency": 32, "duration": 60.0, "completed": 320,
+               "total_input_tokens": 327680, "total_output_tokens": 163840, "output_throughput": 2730.7,
+               "mean_tpot_ms": 11.2, "mean_itl_ms": 11.0, "mean_ttft_ms": 250.0}
+
+
+def test_vllm_bench_serve_json_becomes_a_step_time_and_a_throughput_row(tmp_path):
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(VLLM_RESULT))
+    raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+    assert list(raw["quantity"]) == ["step_time_s", "tokens_per_s"]
+    assert list(raw["value"].astype(float)) == pytest.approx([0.0112, 2730.7])
+    first = raw.iloc[0]
+    assert (first["batch"], first["input_len"], first["output_len"], first["engine"]) == ("32", "1024", "512", "vllm")
+    out = write_measurements(raw, tmp_path / "rows.csv")
+    assert len(load_measurements(out)) == 2
+    with pytest.raises(RooflineError, match="exists; pass --force"):
+        write_measurements(raw, out)
+
+
+def test_sglang_bench_serving_jsonl_lines_become_rows_with_their_acceptance(tmp_path):
+    lines = [{"max_concurrency": c, "random_input_len": 1024, "random_output_len": 256, "completed": 100,
+              "total_input_tokens": 102400, "total_output_tokens": 25600, "output_throughput": 100.0 * c,
+              "mean_tpot_ms": 8.0 + c / 10, "accept_length": 2.6} for c in (1, 16)]
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3, quantities=("step_time_s",))
+    assert list(raw["batch"]) == ["1", "16"] and set(raw["engine"]) == {"sglang"}
+    assert list(raw["acceptance_length"]) == ["2.6", "2.6"]
+    assert list(raw["value"].astype(float)) == pytest.approx([0.0081, 0.0096])
+
+
+def test_a_benchmark_file_without_concurrency_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({**VLLM_RESULT, "max_concurrency": None}))
+    with pytest.raises(RooflineError, match=r"run.json: result 1: max_concurrency: expected the client's concurrency"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
