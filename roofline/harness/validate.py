@@ -51,6 +51,7 @@ from roofline.errors import RooflineError
 from roofline.hardware import HardwareSpec, hardware_from_dict
 from roofline.harness.calibrate import profile_to_yaml, run_calibrate
 from roofline.harness.runtime import interleave, quartiles, repeat_times_s, setup_runtime
+from roofline.layout import deployment
 from roofline.model import ModelSpec, load_model
 from roofline.speculation import speculative_metrics, tau_scalar_alpha
 
@@ -108,8 +109,8 @@ def classic(hw: HardwareSpec) -> HardwareSpec:
 
 
 def step_time_s(hw: HardwareSpec, model: ModelSpec, batch, q, context):
-    """roofline.engine.step_metrics(...)['step_time_s'] for bf16 weights and KV cache."""
-    return step_metrics(hw, model, batch, q, context, WEIGHT_DTYPE, KV_DTYPE)["step_time_s"]
+    """roofline.engine.step_metrics(...)['step_time_s'] on one device, bf16 weights and KV cache, the ideal engine."""
+    return step_metrics(hw, model, batch, q, context, deployment(model, WEIGHT_DTYPE, KV_DTYPE))["step_time_s"]
 
 
 def alpha_for_tau(tau: float, k: int) -> float:
@@ -125,7 +126,7 @@ def alpha_for_tau(tau: float, k: int) -> float:
 def speculation(hw: HardwareSpec, target: ModelSpec, draft: ModelSpec, batch, context, k, alpha) -> dict:
     """roofline.speculation.speculative_metrics for the drafter of the real loop (method draft)."""
     return speculative_metrics(hw, target, batch, context, k, alpha, method="draft", draft=draft,
-                               weight_dtype=WEIGHT_DTYPE, kv_dtype=KV_DTYPE)
+                               dep=deployment(target, WEIGHT_DTYPE, KV_DTYPE))
 
 
 # ---- measurement ----
