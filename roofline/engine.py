@@ -19,7 +19,7 @@ device from `roofline.costs`):
                     every device already holds every token and the combine rides on the all-reduce)
     t_p2p        = sum over the pp stage boundaries of (lat + T_mb * hidden * 2 / bw)          (pp > 1)
     bw, lat: the scale-up link inside one domain, the scale-out link for a group that spans domains
-    (hardware.link_for); the engine's measured collective latency replaces the link's when it sets one.
+    (hardware.link_for); lat = max(the engine's measured collective latency, the link's latency).
     t_host = host_per_step + host_per_sequence * B_a (serving.py)
 
 dtype_o is the compute dtype of the operator's weight class for weight GEMMs (fp4 on Hopper runs as
@@ -67,7 +67,8 @@ def operator_ceilings(hw: HardwareSpec, dep: Deployment) -> dict[str, tuple[floa
 
 
 def _latency(engine_latency_s: float, link_latency_s: float) -> float:
-    return engine_latency_s if engine_latency_s > 0 else link_latency_s
+    """An engine's measured collective latency, never below the link's own (a span across domains pays the scale-out latency)."""
+    return max(engine_latency_s, link_latency_s)
 
 
 def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, tokens,
