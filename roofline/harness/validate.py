@@ -83,7 +83,7 @@ QUICK = Grid(
     decode_batches=(1, 4, 16, 32), decode_contexts=(256, 1024),
     verify_batches=(1, 4, 16), verify_q=(2, 3, 5, 9), verify_contexts=(256,),
     spec_batches=(1, 4), spec_k=(2, 4), spec_alphas=(0.5, 0.7, 0.9),
-    spec_iterations=8, repeats=7, spec_pairs=5, calibrate_budget_s=40,
+    spec_iterations=8, repeats=7, spec_pairs=3, calibrate_budget_s=40,
 )
 FULL = Grid(
     decode_batches=(1, 2, 4, 8, 16, 32, 64), decode_contexts=(128, 512, 1024, 2048),
