@@ -100,11 +100,7 @@ def _sweep(data: dict, where: str, extra_dirs: tuple):
     configs = load_configs(sc, extra_dirs)
     df = run_sweep(sc, configs)
     df = _with_prefill(df, sc, configs)
-    meta = scenario_meta(sc, configs, len(df))
-    if sc.draft:
-        meta["model"][sc.draft] = configs[0].draft.display_name
-    if sc.draft_hardware:
-        meta["hardware"][sc.draft_hardware] = configs[0].draft_hw.display_name
+    meta = scenario_meta(sc, configs, len(df))  # display names of drafts and draft devices included
     return df, operator_table(sc, configs), meta
 
 
@@ -118,14 +114,16 @@ def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
     draft = np.zeros(len(df))
     for cfg in configs:
         rows = ((df["hardware"].astype(str) == cfg.hw.name) & (df["model"].astype(str) == cfg.model.name)
-                & (df["engine"].astype(str) == cfg.engine.name) & (df["tp"] == cfg.dep.tp)).to_numpy()
+                & (df["engine"].astype(str) == cfg.engine.name) & (df["method"].astype(str) == cfg.method)
+                & (df["draft_hardware"].astype(str) == (cfg.draft_hw.name if cfg.draft_hw else ""))
+                & (df["tp"] == cfg.dep.tp)).to_numpy()
         idx = np.searchsorted(contexts, df.loc[rows, "context"].to_numpy(dtype=np.float64))
         t = np.atleast_1d(ttft_s(cfg.hw, cfg.model, contexts, cfg.dep, cfg.engine))
         target[rows] = np.broadcast_to(t, contexts.shape)[idx]
-        drafter = drafter_spec(sc.method, cfg.model, cfg.draft, sc.draft_vocab)
+        drafter = drafter_spec(cfg.method, cfg.model, cfg.draft, sc.draft_vocab)
         if drafter is not None:
             dhw = cfg.draft_hw or cfg.hw
-            d_dep = drafter_deployment(sc.method, drafter, cfg.dep, cfg.draft_hw is not None)
+            d_dep = drafter_deployment(cfg.method, drafter, cfg.dep, cfg.draft_hw is not None)
             d = np.atleast_1d(ttft_s(dhw, drafter, contexts, d_dep, cfg.engine))
             draft[rows] = np.broadcast_to(d, contexts.shape)[idx]
     return df.assign(ttft_s=target, draft_ttft_s=np.where(df["k"].to_numpy() > 0, draft, 0.0))
