@@ -332,7 +332,13 @@ def plot(
     csv_path = table / "results.csv" if table.is_dir() and not (table / "results.parquet").exists() else table
     if csv_path.suffix == ".csv" and csv_path.is_file():
         check_text_table(csv_path)
-    for path in plot_from_table(table, out, force):
+    import pandas as pd
+
+    try:
+        paths = plot_from_table(table, out, force)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError) as exc:  # a CSV pandas cannot read as a table
+        raise RooflineError(f"{csv_path}: expected a sweep results table (CSV), found {str(exc).splitlines()[0][:120]}") from None
+    for path in paths:
         typer.echo(str(path))
 
 
