@@ -37,6 +37,7 @@ from roofline.serving import ServingEngine, engine_from_dict, load_engine
 MIN_ENGINE_ROWS = 8
 LOSSES = ("cauchy", "soft_l1", "linear")
 PRIOR_WEIGHT = 0.1
+SCALE_S = {"us": 1e-6, "ms": 1e-3, "": 1.0}  # seconds per display unit ("" a plain number)
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class Parameter:
     unit: str  # us | ms | "" (a plain number)
 
     def to_unit(self, value: float) -> float:
-        return value / {"us": 1e-6, "ms": 1e-3, "": 1.0}[self.unit]
+        return value / SCALE_S[self.unit]
 
     def to_u(self, value):
         value = np.clip(value, self.low, self.high)
@@ -80,35 +81,27 @@ PARAMETERS = (
 BY_FIELD = {p.field: p for p in PARAMETERS}
 
 
-def sourced_start(engine: ServingEngine, hw_overlap_exponent: float = 3.0) -> dict[str, float]:
-    """The start (and prior) value of each parameter: the sourced value the `fitted:` block kept where a
-    fit already rewrote the profile, else the profile's own value (None overlap exponent: 3)."""
+def sourced_start(engine: ServingEngine, default_overlap_exponent: float = 3.0) -> dict[str, float]:
+    """The start (and prior) value of each parameter in SI units: the sourced value a `fitted:` block kept
+    (in the parameter's display unit) where a fit already rewrote the profile, else the profile's own value
+    (an unset overlap exponent starts at 3)."""
     kept = (engine.fitted or {}).get("start") or {}
     out = {}
     for p in PARAMETERS:
-        if p.key in kept:
-            out[p.field] = float(kept[p.key]) * {"us": 1e-6, "ms": 1e-3, "": 1.0}[p.unit] if isinstance(kept[p.key], (int, float)) else getattr(engine, p.field)
+        value = kept.get(p.key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[p.field] = float(value) * SCALE_S[p.unit]
         else:
-            value = value_of(engine, p.field)
-            out[p.field] = float(hw_overlap_exponent if value is None else value)
+            own = getattr(engine, p.field)
+            out[p.field] = float(default_overlap_exponent if own is None else own)
     return out
 
 
-def value_of(engine: ServingEngine, field: str) -> float | None:
-    """A fitted parameter's value in `engine`."""
-    return getattr(engine, field)
-
-
-def with_values(engine: ServingEngine, values: dict[str, float]) -> ServingEngine:
-    """`engine` with parameters set (dataclasses.replace)."""
-    return replace(engine, **values)
-
-
-def fit_rows(table: pd.DataFrame, engine_name: str) -> tuple[pd.DataFrame, str]:
+def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements") -> tuple[pd.DataFrame, str]:
     """The fit-split rows of `engine_name` (or all fit rows when fewer than MIN_ENGINE_ROWS), and a sentence saying which."""
     fit = table[table["split"] == "fit"]
     if fit.empty:
-        raise RooflineError("measurements: split: expected at least one row with split = fit, found none")
+        raise RooflineError(f"{where}: split: expected at least one row with split = fit, found none")
     own = fit[fit["engine_slot"] == engine_name]
     if len(own) >= MIN_ENGINE_ROWS:
         return own, f"{len(own)} fit rows of engine {engine_name}"
@@ -141,7 +134,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
 
     base = load_engine(engine, tuple(profiles))
     table = load_measurements(path)
-    chosen, which = fit_rows(table, base.name)
+    chosen, which = fit_rows(table, base.name, str(path))
     rows = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit")
     usable = rows.table["skipped"] == ""
     if usable.sum() == 0:
@@ -151,7 +144,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     u0 = np.array([float(p.to_u(start[p.field])) for p in PARAMETERS])
 
     def engine_at(u) -> ServingEngine:
-        return with_values(base, {p.field: p.from_u(x) for p, x in zip(PARAMETERS, u)})
+        return replace(base, **{p.field: p.from_u(x) for p, x in zip(PARAMETERS, u)})
 
     def log_residuals(eng: ServingEngine) -> np.ndarray:
         predicted = predict_rowset(rows, {"fit": eng})["predicted"].to_numpy()
@@ -183,7 +176,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         params.append({
             "parameter": p.key, "meaning": p.meaning, "unit": p.unit or "-",
             "low": p.to_unit(p.low), "high": p.to_unit(p.high),
-            "start": p.to_unit(start[p.field]), "fitted": p.to_unit(value_of(fitted, p.field)),
+            "start": p.to_unit(start[p.field]), "fitted": p.to_unit(getattr(fitted, p.field)),
             "bound": "low" if at_low else ("high" if at_high else ""),
             "determined": bool(sensitivity[j] > 1e-3),
             "sensitivity": round(float(sensitivity[j]), 5),
@@ -224,7 +217,7 @@ def fitted_profile_text(fit: dict) -> str:
     rt = _round_trip()
     doc = rt.load(read_text(Path(base.path)))
     for p in PARAMETERS:
-        doc[p.key] = _quantity_text(p, value_of(engine, p.field))
+        doc[p.key] = _quantity_text(p, getattr(engine, p.field))
     used = fit["rows"][fit["rows"]["skipped"] == ""]
     doc["fitted"] = {
         "by": "roofline fit",
