@@ -206,13 +206,16 @@ def fit_overlap(params: int, weight_bytes: float, times: Mapping[int, float], ac
     for _ in range(3):  # the GEMV's own small compute time is removed from t(M=1) once C and p are known
         bw = mem_bytes[0] / t_mem1
         c_guess = flops[-1] / t[-1]
-        best = (np.inf, c_guess, 1.0)
-        for c in c_guess * np.geomspace(0.7, 2.0, 61):
-            for p in np.concatenate([np.linspace(1.0, 3.0, 41), np.linspace(3.2, 8.0, 25)]):
-                err = np.sum(np.log(op_time_s(flops, mem_bytes, c, bw, p) / t) ** 2)
-                if err < best[0]:
-                    best = (err, c, p)
-        _, c, p = best
+        cs = c_guess * np.geomspace(0.7, 2.0, 61)
+        ps = np.concatenate([np.linspace(1.0, 3.0, 41), np.linspace(3.2, 8.0, 25)])
+        # err[i, j]: squared log error over the sweep at C = cs[i], p = ps[j] (all C at once per p)
+        err = np.stack([np.sum(np.log(op_time_s(flops, mem_bytes, cs[:, None], bw, p) / t) ** 2, axis=1) for p in ps], axis=1)
+        err = np.where(np.isfinite(err), err, np.inf)
+        if np.isfinite(err).any():
+            i, j = np.unravel_index(np.argmin(err), err.shape)  # the first minimum, C-major as a nested loop finds it
+            c, p = float(cs[i]), float(ps[j])
+        else:
+            c, p = c_guess, 1.0
         rest = times[1] ** p - (2.0 * params / c) ** p
         t_mem1 = rest ** (1.0 / p) if rest > 0 else times[1]
     return float(bw), float(c), float(p)
