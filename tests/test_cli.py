@@ -69,6 +69,7 @@ def test_predict_table_is_readable():
     assert "step time" in result.output and "experts" in result.output
 
 
+@pytest.mark.slow
 def test_hw_and_models_commands_list_and_show():
     assert "h100-sxm" in run("hw", "list").output
     hw = json.loads(run("hw", "show", "h100-sxm", "--json").output)
@@ -83,6 +84,7 @@ def test_hw_and_models_commands_list_and_show():
     assert "MoE: 8 experts top-2" in run("models", "show", "mixtral-8x7b").output
 
 
+@pytest.mark.slow
 def test_unknown_names_exit_2_with_one_line_naming_the_closest():
     result = run_main("predict", "--hardware", "h100-sxn", "--json")
     assert result.returncode == 2
@@ -92,6 +94,7 @@ def test_unknown_names_exit_2_with_one_line_naming_the_closest():
     assert result.returncode == 2 and "llama-3.1-8b" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_broken_user_profile_exits_2_naming_file_and_field(tmp_path):
     import yaml
 
@@ -104,12 +107,14 @@ def test_a_broken_user_profile_exits_2_naming_file_and_field(tmp_path):
     assert "broken.yaml: memory_bandwidth: expected" in result.stderr and "'3.35 TB'" in result.stderr
 
 
+@pytest.mark.slow
 def test_invalid_yaml_reports_the_line(tmp_path):
     (tmp_path / "bad.yaml").write_text("name: x\naxes: [1, 2\n")
     result = run_main("sweep", str(tmp_path / "bad.yaml"), "--out", str(tmp_path / "o"))
     assert result.returncode == 2 and "line" in result.stderr and not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_sweep_writes_table_and_plots_and_refuses_to_overwrite(tmp_path):
     out = tmp_path / "out"
     result = run("sweep", "eagle-on-hopper", "--out", str(out), "--svg")
@@ -125,6 +130,7 @@ def test_sweep_writes_table_and_plots_and_refuses_to_overwrite(tmp_path):
     assert run("sweep", "eagle-on-hopper", "--out", str(out), "--force").exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_bad_scenario_leaves_no_output_behind(tmp_path):
     scenario = tmp_path / "s.yaml"
     scenario.write_text("hardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  alpha: [0.5, 1.5]\n")
@@ -135,6 +141,7 @@ def test_a_bad_scenario_leaves_no_output_behind(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["s.yaml"]
 
 
+@pytest.mark.slow
 def test_plot_redraws_from_a_written_table_without_the_scenario(tmp_path):
     out = tmp_path / "sweep"
     assert run("sweep", "moe-verify-cost", "--out", str(out), "--no-plots").exit_code == 0
@@ -148,6 +155,7 @@ def test_plot_redraws_from_a_written_table_without_the_scenario(tmp_path):
                                   ["predict", "--tp", "3"], ["predict", "--model", "llama-3.1-8b", "--ep", "2"],
                                   ["predict", "--method", "eagle", "--alpha", "0.5", "--acceptance", "0.5"],
                                   ["predict", "--batch", "50000000", "--method", "eagle", "--alpha", "0.8", "--json"]])
+@pytest.mark.slow
 def test_usage_errors_are_one_line_and_exit_2(args):
     result = run_main(*args)
     if args[-1] == "--json":  # a batch that cannot fit is a prediction, not an error
@@ -157,6 +165,7 @@ def test_usage_errors_are_one_line_and_exit_2(args):
     assert result.stderr.startswith("error: ") and result.stderr.strip().count("\n") == 0
 
 
+@pytest.mark.slow
 def test_a_file_that_is_not_utf8_is_one_line(tmp_path):
     (tmp_path / "s.yaml").write_bytes(b"name: \xff\xfe\n")
     result = run_main("sweep", str(tmp_path / "s.yaml"), "--out", str(tmp_path / "o"))

@@ -79,6 +79,7 @@ H = load_hardware("h100-sxm")
 M = load_model("qwen3-8b")
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(bw=st.floats(1.0, 4.0), fl=st.floats(1.0, 4.0), b=st.integers(1, 512), q=st.integers(1, 16), s=st.integers(0, 64000))
 def test_more_bandwidth_or_more_flops_never_makes_a_step_slower(bw, fl, b, q, s):
@@ -87,6 +88,7 @@ def test_more_bandwidth_or_more_flops_never_makes_a_step_slower(bw, fl, b, q, s)
     assert float(step_time_s(faster, M, b, q, s)) <= float(step_time_s(H, M, b, q, s)) * (1 + 1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(b=st.integers(1, 512), q=st.integers(1, 16), s=st.integers(0, 64000), db=st.integers(0, 64), dq=st.integers(0, 8), ds=st.integers(0, 4096))
 def test_step_time_never_falls_as_batch_query_tokens_or_context_grow(b, q, s, db, dq, ds):

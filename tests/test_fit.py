@@ -84,6 +84,7 @@ def test_the_fitted_profile_is_a_valid_engine_file_with_its_comments_and_fit_rec
         write_fitted_profile(fit, out)
 
 
+@pytest.mark.slow
 def test_fit_on_a_file_without_fit_rows_is_one_line_exit_2(tmp_path):
     path = tmp_path / "m.csv"
     pd.DataFrame([{**ROW, "split": "heldout"}], columns=list(COLUMNS)).to_csv(path, index=False)

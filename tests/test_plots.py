@@ -96,6 +96,7 @@ def test_a_missing_table_is_a_one_line_error(tmp_path):
         plot_from_table(tmp_path / "nope.csv")
 
 
+@pytest.mark.slow
 def test_without_operators_csv_and_scenario_json_the_roofline_is_skipped_and_the_rest_drawn(small, tmp_path, monkeypatch):
     _, _, df, _ = small
     df.to_csv(tmp_path / "results.csv", index=False)
@@ -112,16 +113,19 @@ def _drawn(df, ops, meta) -> set[str]:
     return {name for name in PLOT_NAMES if PLOTTERS[name](df, ops, meta) is not None}
 
 
+@pytest.mark.slow
 def test_method_none_skips_the_heatmap_and_best_k_without_error():
     _, _, df, ops = _tables({**SMALL, "method": "none", "axes": {"batch": [1, 16, 256], "context": [2048]}})
     assert _drawn(df, ops, {**META, "method": "none"}) == {"roofline", "step_time_vs_tokens", "throughput_vs_batch", "pareto"}
 
 
+@pytest.mark.slow
 def test_a_single_batch_value_skips_the_step_time_knee_plot():
     _, _, df, ops = _tables({**SMALL, "axes": {"batch": [4], "k": [1, 3], "alpha": [0.8]}})
     assert _drawn(df, ops, META) == set(PLOT_NAMES) - {"step_time_vs_tokens"}
 
 
+@pytest.mark.slow
 def test_per_position_acceptance_rates_plot_as_one_alpha_row():
     _, _, df, ops = _tables({**{k: v for k, v in SMALL.items() if k != "axes"}, "acceptance": [0.8, 0.7, 0.6],
                              "axes": {"batch": [1, 64], "k": [1, 3]}})
@@ -137,6 +141,7 @@ def test_frontier_keeps_exactly_the_non_dominated_points_sorted_by_x():
     assert _frontier(np.array([10.0, 20, 30, 15]), np.array([100.0, 80, 10, 50])).tolist() == [0, 1, 2]
 
 
+@pytest.mark.slow
 def test_parallel_and_serial_drawing_write_the_same_png_bytes(small, tmp_path):
     _, _, df, ops = small
     jobs = [(name, df, ops, META, tmp_path / mode / name, ("png",)) for mode in ("serial", "pool") for name in ("best_k_vs_batch", "speedup_heatmap")]

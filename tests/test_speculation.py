@@ -66,6 +66,7 @@ LLAMA = load_model("llama-3.1-8b")
 DSV3 = load_model("deepseek-v3")
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(b=st.integers(1, 512), s=st.integers(0, 32000), alpha=st.floats(0, 1), method=st.sampled_from(["draft", "mtp", "eagle", "ngram", "none"]))
 def test_k_0_is_exactly_the_baseline(b, s, alpha, method):
