@@ -263,7 +263,8 @@ def write_report(names: list[str] | tuple[str, ...] = (), out_dir: Path = Path("
             f = finding(r.name, r.df, r.ops, r.meta)
             r.df.to_csv(tmp / "tables" / f"{r.name}.csv", index=False, float_format="%.6g")
             png = next((p.name for p in paths if p.suffix == ".png"), None)
-            sections.append(Section(r.name, f.title, f.text, png, _command(r), r.description))
+            engines = ", ".join(sorted(r.df["engine"].astype(str).unique()))
+            sections.append(Section(r.name, f.title, f.text, png, _command(r), f"{r.description} (serving engine: {engines})"))
         seconds = time.perf_counter() - t0
         images = {p.name: p.read_bytes() for paths in drawn for p in paths if p.suffix == ".png"}
         (tmp / "report.md").write_text(_markdown(sections, seconds), encoding="utf-8")
