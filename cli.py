@@ -20,6 +20,8 @@ hw_app = typer.Typer(no_args_is_help=True, help="Hardware profiles.")
 models_app = typer.Typer(no_args_is_help=True, help="Model profiles.")
 app.add_typer(hw_app, name="hw")
 app.add_typer(models_app, name="models")
+scenarios_app = typer.Typer(no_args_is_help=True, help="Scenario files (sweeps and report sections).")
+app.add_typer(scenarios_app, name="scenarios")
 
 ProfilesOpt = Annotated[Optional[list[Path]], typer.Option("--profiles", help="Extra folder of YAML profiles (repeatable; also ROOFLINE_PATH).")]
 _state: dict = {"profiles": ()}
@@ -277,6 +279,16 @@ def models_import(
                                   published_params=published_params, published_active_params=published_active_params,
                                   source=source or "", display_name=display_name)
     typer.echo(f"wrote {path}: {line}")
+
+
+@scenarios_app.command("list")
+def scenarios_list() -> None:
+    """List scenarios on the search path: name, configs, points, description (format: docs/PROFILES.md)."""
+    from roofline.profiles import list_names
+    from roofline.scenario import load_scenario
+    from roofline.tables import scenario_list
+
+    typer.echo(scenario_list([load_scenario(name, _dirs()) for name in list_names("scenario", _dirs())]))
 
 
 @app.command()

@@ -146,3 +146,11 @@ def model_table(m) -> str:
         lines.append(f"  MTP modules      {m.mtp_modules} ({m.mtp_params / 1e9:.2f} B params)")
     lines.append(f"  source: {m.source}")
     return "\n".join(lines)
+
+
+def scenario_list(scenarios: list) -> str:
+    """`roofline scenarios list`: one line per scenario with its configs, points and description."""
+    lines = [f"{'name':<24}{'configs':>8}{'points':>10}  description"]
+    for sc in scenarios:
+        lines.append(f"{sc.name:<24}{sc.configs:>8}{sc.points:>10,}  {sc.description}")
+    return "\n".join(lines)

@@ -170,3 +170,10 @@ def test_a_file_that_is_not_utf8_is_one_line(tmp_path):
     (tmp_path / "s.yaml").write_bytes(b"name: \xff\xfe\n")
     result = run_main("sweep", str(tmp_path / "s.yaml"), "--out", str(tmp_path / "o"))
     assert result.returncode == 2 and "expected UTF-8 text" in result.stderr
+
+
+def test_scenarios_list_names_every_builtin_scenario_with_its_points():
+    out = run("scenarios", "list").output
+    for name in ("eagle-on-hopper", "break-even-batch", "mtp-deepseek-v3"):
+        assert name in out
+    assert "7,776" in out  # break-even-batch: 6 GPUs x 3 methods configs x 25 batches x 6 k x 3 alpha x 1 context
