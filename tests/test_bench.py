@@ -1,0 +1,17 @@
+"""The sweep benchmark reports compute-only and end-to-end figures with their ratios (figures printed, never asserted)."""
+
+import pytest
+
+from roofline.bench import run_bench, synthetic_scenario
+
+
+def test_the_synthetic_scenario_has_about_the_asked_points():
+    assert synthetic_scenario(1_000_000).points == 983_040  # 16 k x 20 alpha x 128 batch x 24 contexts
+
+
+@pytest.mark.slow
+def test_bench_reports_every_format_and_its_ratio_to_compute():
+    r = run_bench(40_960, chunk_points=10_000)
+    assert r["points"] == 40_960
+    for fmt in ("parquet", "csv"):
+        assert r[f"{fmt}_bytes"] > 0 and r[f"{fmt}_over_compute"] == pytest.approx(r[f"{fmt}_s"] / r["compute_s"], rel=0.05, abs=0.02)

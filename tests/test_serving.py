@@ -1,0 +1,80 @@
+"""Serving-engine terms (serving.py) as they enter the step time (engine.py) and speculation."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from roofline.engine import step_metrics
+from roofline.errors import RooflineError
+from roofline.hardware import load_hardware
+from roofline.layout import deployment
+from roofline.model import load_model
+from roofline.serving import IDEAL, engine_from_dict, load_engine
+from roofline.speculation import speculative_metrics
+
+H100 = load_hardware("h100-sxm")
+SMALL = load_model("llama-3.2-1b")
+LLAMA = load_model("llama-3.1-8b")
+
+
+def test_the_ideal_engine_is_the_pure_roofline():
+    ideal = load_engine("ideal")
+    a = step_metrics(H100, LLAMA, 8, 1, 2048, engine=ideal)["step_time_s"]
+    b = step_metrics(H100, LLAMA, 8, 1, 2048)["step_time_s"]  # no engine: the ideal roofline
+    assert float(a) == float(b)
+
+
+def test_a_kernel_floor_sets_the_time_of_small_operators():
+    floor = dataclasses.replace(IDEAL, kernel_floor_s=5e-6, kernels_per_layer={"norms": 2})
+    m = step_metrics(H100, SMALL, 1, 1, 128, engine=floor, with_operators=True)
+    # 16 layers x 2 kernels x 5 us = 160 us, far above the norms' bytes over bandwidth
+    assert float(m["operators"]["norms"]["time_s"]) == pytest.approx(16 * 2 * 5e-6)
+    base = step_metrics(H100, SMALL, 1, 1, 128, with_operators=True)
+    assert float(m["operators"]["mlp"]["time_s"]) == float(base["operators"]["mlp"]["time_s"])  # no kernels given: unchanged
+
+
+def test_host_work_adds_or_overlaps_as_the_engine_schedules():
+    host = dataclasses.replace(IDEAL, host_per_step_s=1e-3, host_per_sequence_s=10e-6, host_overlap=False)
+    device = float(step_metrics(H100, LLAMA, 16, 1, 1024)["step_time_s"])
+    added = float(step_metrics(H100, LLAMA, 16, 1, 1024, engine=host)["step_time_s"])
+    assert added == pytest.approx(device + 1e-3 + 16 * 10e-6)
+    overlapped = float(step_metrics(H100, LLAMA, 16, 1, 1024, engine=dataclasses.replace(host, host_overlap=True))["step_time_s"])
+    assert overlapped == pytest.approx(max(device, 1e-3 + 16 * 10e-6))
+
+
+def test_collectives_pay_the_engines_latency_but_never_less_than_the_links():
+    m70 = load_model("llama-3.1-70b")
+    dep = deployment(m70, tp=4)
+    slow = dataclasses.replace(IDEAL, allreduce_latency_s=20e-6)
+    fast = dataclasses.replace(IDEAL, allreduce_latency_s=1e-6)  # below NVLink's 3 us: the link's latency stands
+    t_slow = float(step_metrics(H100, m70, 1, 1, 1024, dep, engine=slow)["allreduce_time_s"])
+    t_fast = float(step_metrics(H100, m70, 1, 1, 1024, dep, engine=fast)["allreduce_time_s"])
+    t_link = float(step_metrics(H100, m70, 1, 1, 1024, dep)["allreduce_time_s"])
+    assert t_fast == pytest.approx(t_link)
+    assert t_slow - t_link == pytest.approx(2 * 80 * (20e-6 - H100.link_latency_s))
+
+
+def test_speculation_bookkeeping_is_paid_per_iteration_and_per_draft_step_only_when_drafting():
+    eng = dataclasses.replace(IDEAL, spec_per_iteration_s=100e-6, spec_per_iteration_per_sequence_s=1e-6,
+                              spec_per_draft_step_s=50e-6)
+    k = np.array([0, 3])
+    base = speculative_metrics(H100, LLAMA, 8, 1024, k, 0.8, method="eagle")
+    with_costs = speculative_metrics(H100, LLAMA, 8, 1024, k, 0.8, method="eagle", engine=eng)
+    assert float(with_costs["speedup"][0]) == 1.0  # k = 0 is plain decoding, whatever the engine
+    assert float(with_costs["overhead_time_s"][1]) == pytest.approx(100e-6 + 8 * 1e-6)
+    assert float(with_costs["draft_time_s"][1] - base["draft_time_s"][1]) == pytest.approx(3 * 50e-6)
+
+
+def test_an_override_applies_to_its_hardware_family_only():
+    vllm = load_engine("vllm")
+    assert vllm.for_hardware("mi300x").kernel_floor_s > vllm.for_hardware("h100-sxm").kernel_floor_s
+
+
+def test_every_shipped_engine_loads_and_a_bad_field_is_one_line():
+    for name in ("ideal", "vllm", "sglang", "trtllm"):
+        assert load_engine(name).name == name
+    with pytest.raises(RooflineError, match="e.yaml: kernel_floor: expected"):
+        engine_from_dict({"name": "x", "source": "s", "kernel_floor": "3 GB"}, "e.yaml")
+    with pytest.raises(RooflineError, match="e.yaml: kernels_per_layer.warp: expected one of"):
+        engine_from_dict({"name": "x", "source": "s", "kernels_per_layer": {"warp": 1}}, "e.yaml")
