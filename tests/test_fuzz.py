@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TIME_LIMIT_S = 20          # per input: far above any legitimate run, far below "hangs"
 MEMORY_LIMIT_BYTES = 512 * 2**20
 FAST = settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-SLOW = settings(max_examples=int(os.environ.get("ROOFLINE_FUZZ_EXAMPLES", "200")), deadline=None,
+SLOW = settings(max_examples=int(os.environ.get("ROOFLINE_FUZZ_EXAMPLES", "40")), deadline=None,
                 suppress_health_check=list(HealthCheck), database=None)
 
 TALLY = {"inputs": 0, "ok": 0, "one_line_error": 0, "tracebacks": 0, "hangs": 0, "memory_blowups": 0}
