@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from roofline.api import predict
 from roofline.capacity import capacity
 from roofline.engine import op_time_s, step_metrics, step_time_s, ttft_s
-from roofline.layout import deployment
 from roofline.hardware import load_hardware
+from roofline.layout import deployment
 from roofline.model import load_model
 
 

@@ -3,12 +3,12 @@ import pandas as pd
 import pytest
 
 from roofline.engine import step_time_s
+from roofline.grid import LABEL_COLUMNS, iter_sweep, load_configs, run_sweep
 from roofline.hardware import load_hardware
 from roofline.model import load_model
 from roofline.scenario import scenario_from_dict
-from roofline.speculation import speculative_metrics
 from roofline.serving import load_engine
-from roofline.grid import LABEL_COLUMNS, iter_sweep, load_configs, run_sweep
+from roofline.speculation import speculative_metrics
 
 SCENARIO = {
     "name": "t", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-8b", "method": "eagle",

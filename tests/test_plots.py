@@ -9,9 +9,9 @@ import pytest
 
 from roofline import plots
 from roofline.errors import RooflineError
+from roofline.grid import load_configs, operator_table, run_sweep, write_sweep
 from roofline.plots import PLOT_NAMES, PLOTTERS, _frontier, plot_from_table, standard_plots
 from roofline.scenario import scenario_from_dict
-from roofline.grid import load_configs, operator_table, run_sweep, write_sweep
 
 SMALL = {
     "name": "plots-test", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
@@ -193,3 +193,16 @@ def test_labels_placed_by_place_labels_do_not_overlap_each_other():
         boxes = [t.get_window_extent(renderer) for t in ax.texts]
     assert len(boxes) == 5
     assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+
+def test_a_log_axis_over_many_decades_has_no_minor_ticks_and_draws():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure()
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ax.plot([1, 1e5], [1, 2])
+    plots._log_axis(ax, "x")
+    fig.canvas.draw()
+    assert len(ax.xaxis.get_minorticklocs()) == 0 and len(ax.xaxis.get_majorticklocs()) >= 5
