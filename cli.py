@@ -302,9 +302,9 @@ def sweep(
     chunk_points: Annotated[int, typer.Option(min=1000, max=100_000_000, help="Rows computed per chunk (bounds memory).")] = 1_000_000,
 ) -> None:
     """Run a scenario sweep: results.csv / results.parquet, operators.csv, scenario.json, plots (PNG; SVG with --svg)."""
+    from roofline.grid import load_configs, write_sweep
     from roofline.outputs import staged_dir
     from roofline.scenario import load_scenario
-    from roofline.grid import load_configs, write_sweep
 
     sc = load_scenario(scenario, _dirs())
     configs = load_configs(sc, _dirs())

@@ -193,8 +193,8 @@ def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) ->
     In a mapping, axes may be numpy arrays, and hardware, model, draft and engine may be spec objects
     (HardwareSpec, ModelSpec, ServingEngine) or lists of them as well as names.
     """
-    from roofline.scenario import load_scenario, scenario_from_dict
     from roofline.grid import load_configs, run_sweep
+    from roofline.scenario import load_scenario, scenario_from_dict
 
     if isinstance(scenario, dict):
         data, specs = _names_for_specs(scenario)

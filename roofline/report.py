@@ -93,8 +93,8 @@ def scenario_variants(data: dict, where: str) -> tuple[dict, list[dict]]:
 
 def _sweep(data: dict, where: str, extra_dirs: tuple):
     """(results, operators, meta) of one plain scenario mapping."""
-    from roofline.scenario import scenario_from_dict
     from roofline.grid import load_configs, operator_table, run_sweep, scenario_meta
+    from roofline.scenario import scenario_from_dict
 
     sc = scenario_from_dict(data, where)
     configs = load_configs(sc, extra_dirs)
