@@ -53,6 +53,7 @@ from roofline.harness.calibrate import profile_to_yaml, run_calibrate
 from roofline.harness.runtime import interleave, quartiles, repeat_times_s, setup_runtime
 from roofline.layout import deployment
 from roofline.model import ModelSpec, load_model
+from roofline.outputs import progress_bar
 from roofline.speculation import speculative_metrics, tau_scalar_alpha
 
 PLOT_FILES = ("validation_predicted_vs_measured.png", "validation_step_time_vs_tokens.png", "validation_speedup.png")
@@ -132,7 +133,7 @@ def speculation(hw: HardwareSpec, target: ModelSpec, draft: ModelSpec, batch, co
 # ---- measurement ----
 
 class Progress:
-    """A one-line progress bar on stderr: [#####-----] 12/36 verify B=4 q=5 S=256  1:23."""
+    """The library's one progress bar (outputs.progress_bar) on stderr: [#####.....] 12/36  verify B=4 q=5 S=256  83.0 s."""
 
     def __init__(self, total: int, enabled: bool):
         self.total, self.done, self.enabled, self.start = total, 0, enabled, time.perf_counter()
@@ -141,11 +142,9 @@ class Progress:
         self.done += 1
         if not self.enabled:
             return
-        width = 24
-        filled = int(width * self.done / max(self.total, 1))
-        elapsed = int(time.perf_counter() - self.start)
-        line = f"\rvalidate [{'#' * filled}{'-' * (width - filled)}] {self.done}/{self.total} {label:<34} {elapsed // 60}:{elapsed % 60:02d}"
-        print(line, end="\n" if self.done >= self.total else "", file=sys.stderr, flush=True)
+        progress_bar(self.done, self.total, time.perf_counter() - self.start, f"{label:<34}", width=24)
+        if self.done >= self.total:
+            print(file=sys.stderr, flush=True)
 
     def note(self, text: str) -> None:
         if self.enabled:
@@ -407,7 +406,7 @@ def _plot_step_vs_tokens(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, 
     steps = df[df["kind"].isin(["decode", "verify"])]
     contexts = sorted(steps["context"].unique())
     fig, axes = _figure(len(contexts), 4.6, 4.2, 2.8)
-    ridge = hw.compute_ceiling_flops_per_s(WEIGHT_DTYPE) / hw.memory_ceiling_bytes_per_s  # FLOP/byte = tokens for bf16 weights
+    ridge = hw.ridge_point_flops_per_byte(WEIGHT_DTYPE, derated=True)  # FLOP/byte = tokens for bf16 weights
     for ax, context in zip(axes, contexts):
         g = steps[steps["context"] == context]
         series = [("decode (q = 1, B varies)", g[g["kind"] == "decode"], "batch", 1)]
