@@ -20,7 +20,7 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, activat
         assigned   = T top_k / ep + z_ep sqrt(T top_k (1/ep)(1 - 1/ep))     (token-expert pairs)
         flops = 2 * expert_params * assigned / (D / ep)
         bytes = touched * expert_params * w_experts / (D / ep) + assigned * 2 * hidden * a
-    attention (per layer group g, read_g(L) = KV entries one query reads at length L):
+    attention (per layer group g, read_g(L) = model.entries_read(g, L), KV entries one query reads at length L (capped by the group's read_tokens)):
         flops = attention_flops(heads, d_qk, d_v, T_a, read_g(S + (q + 1) / 2)) / tp
         bytes = (B_a * read_g(S + q) - (B_a - 1) * shared_g) * kv_elems_per_device * c_kv
                 + T_a * hidden * a * 2                              (queries in, attention output out)
@@ -193,9 +193,9 @@ def operator_costs(
     for g in model.groups:
         layers = g.layers * layers_scale
         mean_len = s + (q + 1.0) / 2.0
-        attn_flops = attn_flops + layers * attention_flops(model.heads, d_qk, d_v, tokens_a, model.read_tokens(g, mean_len)) / tp
-        read = model.read_tokens(g, s + q)
-        shared = read - model.read_tokens(g, s + q - prefix) if shared_prefix_read_once else 0.0
+        attn_flops = attn_flops + layers * attention_flops(model.heads, d_qk, d_v, tokens_a, model.entries_read(g, mean_len)) / tp
+        read = model.entries_read(g, s + q)
+        shared = read - model.entries_read(g, s + q - prefix) if shared_prefix_read_once else 0.0
         attn_bytes = attn_bytes + layers * (b_a * read - np.maximum(b_a - 1.0, 0.0) * shared) * kv_elems * c
         write_bytes = write_bytes + layers * tokens_a * kv_elems * c
     costs["attention"] = (attn_flops, attn_bytes + tokens_a * h * a * 2 * n_layers)

@@ -250,7 +250,7 @@ class ModelSpec:
             return np.ceil(s / group.ratio) + np.minimum(s, group.window)
         return s
 
-    def read_tokens(self, group: AttentionGroup, context_len):
+    def entries_read(self, group: AttentionGroup, context_len):
         """KV entries one query of one layer of `group` reads at context `context_len`."""
         s = np.asarray(context_len, dtype=np.float64)
         if group.kind == "compressed":
