@@ -1,5 +1,6 @@
 """Shared fixtures: profiles loaded once per session; whole suites that belong to the slow loop."""
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,48 @@ SLOW_SUITES = {"test_fuzz.py", "test_bad_inputs.py", "test_editing.py", "test_fi
                "test_accuracy.py", "test_report.py", "test_findings.py", "test_plots.py"}
 
 
+# Harness modules that import torch at their top: slow as a whole.
+TORCH_AT_IMPORT = {"test_decoder.py", "test_specloop.py"}
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if Path(str(item.fspath)).name in SLOW_SUITES:
+        if Path(str(item.fspath)).name in SLOW_SUITES | TORCH_AT_IMPORT:
             item.add_marker(pytest.mark.slow)
+
+
+def deselects_slow(markexpr: str) -> bool:
+    """True when a test marked only `slow` fails the -m expression ('not slow': True; 'slow', '': False).
+
+    The expression (and, or, not, parentheses, marker names) is evaluated with `slow` true and every
+    other marker false; anything else is left to pytest (False: collect as usual).
+    """
+    if not markexpr.strip():
+        return False
+    try:
+        tree = ast.parse(markexpr, mode="eval")
+    except SyntaxError:
+        return False
+
+    def value(node) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id == "slow"
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return not value(node.operand)
+        if isinstance(node, ast.BoolOp):
+            parts = [value(v) for v in node.values]
+            return all(parts) if isinstance(node.op, ast.And) else any(parts)
+        raise ValueError(ast.dump(node))
+
+    try:
+        return not value(tree.body)
+    except ValueError:
+        return False
+
+
+def pytest_ignore_collect(collection_path, config):
+    """When slow tests are deselected (the quick loop), the slow suites are not even imported: the quick loop
+    pays neither for torch nor for hypothesis, scipy and matplotlib's drawing stack."""
+    if collection_path.name in SLOW_SUITES | TORCH_AT_IMPORT and deselects_slow(config.getoption("markexpr") or ""):
+        return True
+    return None
