@@ -46,7 +46,7 @@ def test_the_report_writes_its_files_and_prints_one_json_line_last(tmp_path):
     assert headline["rows"] == 3 and headline["predicted"] == 3 and headline["batch1_moe_rows"] == 1
     assert set(headline["ideal"]) == {"median_abs_error", "p90_abs_error", "within_15pct"}
     table = pd.read_csv(tmp_path / "acc" / "accuracy.csv")
-    assert np.allclose(table["error"], table["predicted"] / table["value"] - 1)
+    assert np.allclose(table["error"], table["predicted"] / table["value"] - 1, rtol=1e-4, atol=1e-5)  # the CSV rounds predicted
     assert (table["predicted_ideal"] > table["predicted"]).all()  # speeds: the bound is faster than the engine
     assert (tmp_path / "acc" / "predicted_vs_measured.png").read_bytes()[:4] == b"\x89PNG"
     again = CliRunner().invoke(cli.app, ["accuracy", "--file", str(path), "--out", str(tmp_path / "acc")])
