@@ -9,12 +9,9 @@ parallel over the machine's cores) and writes into `out_dir`:
     img/*.png      one figure per section (and .svg when asked)
     tables/*.csv   each scenario's results table, so every number of a finding can be looked up
 
-Report axes. A scenario file of the report may give a list where a sweep takes one value, for the keys
-in `LIST_KEYS` (`method`, `draft_hardware`, `shared_prefix`): the report runs one sweep per value and
-stacks the tables, with a column naming the value (`method` is already one; `draft_placement` for the
-drafter's device, `co-located` when on the target; `shared_prefix_tokens`). `method` may also map every
-model to its own method (one sweep per model). `draft` applies to method `draft` only and is dropped
-for the others.
+Report columns. A report scenario is a plain scenario (lists of method, draft_hardware, shared_prefix, ...
+are sweep axes, `method` may map each model to its own method); its table gains `draft_placement` (the
+drafter's device, `co-located` when on the target) and `shared_prefix_tokens`, which the findings read.
 
 Prefill columns. Every table gets `ttft_s`, the time to first token of one sequence whose prompt is the
 row's `context` (one prefill pass of the target, `roofline.engine.ttft_s`), and `draft_ttft_s`, the
@@ -29,21 +26,19 @@ from __future__ import annotations
 
 import base64
 import html
-import itertools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from roofline.errors import RooflineError, field_error
+from roofline.errors import RooflineError
 
 REPORT_SCENARIOS = (
     "verify-mini-prefill", "flops-vs-time", "break-even-batch", "batch-vs-speculation", "kv-caps-batch",
     "shared-prefix", "draft-offload", "fast-tier-premium", "prefill-not-sped-up",
 )
-LIST_KEYS = ("method", "draft_hardware", "shared_prefix")  # also `method` as a mapping model -> method
 
 
 @dataclass
@@ -56,39 +51,6 @@ class ScenarioResult:
     df: pd.DataFrame
     ops: pd.DataFrame
     meta: dict
-    variants: dict = field(default_factory=dict)  # report axis -> its values, in file order
-
-
-def scenario_variants(data: dict, where: str) -> tuple[dict, list[dict]]:
-    """Expand the list-valued report axes of a scenario mapping into one plain scenario mapping each.
-
-    Returns ({axis: values}, [mapping, ...]) in product order of the axes as listed in LIST_KEYS."""
-    axes = {}
-    for key in LIST_KEYS:
-        value = data.get(key)
-        if isinstance(value, list):
-            if not value:
-                raise field_error(where, key, "a value or a non-empty list", value)
-            axes[key] = value
-    method = data.get("method")
-    if isinstance(method, dict):  # model -> method: one sweep per model, each with its own method
-        models = data.get("model") if isinstance(data.get("model"), list) else [data.get("model")]
-        if sorted(method) != sorted(models) or not all(isinstance(v, str) for v in method.values()):
-            raise field_error(where, "method", "a method, a list of methods or a mapping of every model to its method", method)
-        axes["model"] = models
-    variants = []
-    for combo in itertools.product(*axes.values()):
-        one = {**data, **dict(zip(axes, combo))}
-        if isinstance(method, dict):
-            one["method"] = method[one["model"]]
-        if one.get("method", "none") != "draft":
-            one.pop("draft", None)
-        if one.get("draft_hardware") is None:
-            one.pop("draft_hardware", None)
-        if "shared_prefix" in axes and not one.get("shared_prefix"):
-            one.pop("shared_prefix", None)
-        variants.append(one)
-    return axes, variants
 
 
 def _sweep(data: dict, where: str, extra_dirs: tuple):
@@ -130,7 +92,7 @@ def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
 
 
 def run_scenario(name_or_path: str, extra_dirs: tuple = ()) -> ScenarioResult:
-    """Run one report scenario (a name on the search path or a YAML file), report axes expanded."""
+    """Run one report scenario (a name on the search path or a YAML file) as one sweep."""
     from roofline.profiles import find_profile, read_yaml
 
     path = Path(name_or_path)
@@ -140,35 +102,13 @@ def run_scenario(name_or_path: str, extra_dirs: tuple = ()) -> ScenarioResult:
         path = find_profile("scenario", name_or_path, extra_dirs)
     data = read_yaml(path)
     where = str(path)
-    axes, variants = scenario_variants(data, where)
-    frames, op_frames, meta = [], [], None
-    for one in variants:
-        df, ops, m = _sweep(one, where, extra_dirs)
-        placement = one.get("draft_hardware") or "co-located"
-        prefix = int(one.get("shared_prefix") or 0)
-        df = df.assign(draft_placement=placement, shared_prefix_tokens=prefix)
-        ops = ops.assign(method=one.get("method", "none"), draft_placement=placement, shared_prefix_tokens=prefix)
-        frames.append(df)
-        op_frames.append(ops)
-        if meta is None:
-            meta = m
-        else:
-            meta["hardware"].update(m["hardware"])
-            meta["model"].update(m["model"])
-    df = pd.concat(frames, ignore_index=True)
+    df, ops, meta = _sweep(data, where, extra_dirs)
+    placement = df["draft_hardware"].astype(str)
+    df = df.assign(draft_placement=placement.where(placement != "", "co-located"), shared_prefix_tokens=df["shared_prefix"])
     for col in ("hardware", "model", "method", "draft_placement", "engine"):
-        if col in df:
-            df[col] = df[col].astype(str)
-    ops = pd.concat(op_frames, ignore_index=True)
-    if "method" in axes:
-        meta["method"] = "mixed"
-        meta["methods"] = list(axes["method"])
-    if "draft_hardware" in axes:
-        meta["draft_hardware"] = None
-    meta["variants"] = {k: [v if v is not None else "co-located" for v in vals] for k, vals in axes.items()}
-    meta["points"] = len(df)
+        df[col] = df[col].astype(str)
     name = str(data.get("name", path.stem))
-    return ScenarioResult(name, where, str(data.get("description", "")), df, ops, meta, axes)
+    return ScenarioResult(name, where, str(data.get("description", "")), df, ops, meta)
 
 
 @dataclass

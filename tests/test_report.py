@@ -11,20 +11,14 @@ import numpy as np
 import pytest
 
 from roofline.errors import RooflineError
-from roofline.report import scenario_variants, write_report
-
-
-def test_list_valued_report_axes_expand_into_one_plain_scenario_each():
-    axes, variants = scenario_variants({"name": "x", "hardware": "h100-sxm", "model": "m", "method": ["draft", "eagle"],
-                                        "draft": "d", "draft_hardware": [None, "l4"]}, "x.yaml")
-    assert axes == {"method": ["draft", "eagle"], "draft_hardware": [None, "l4"]}
-    assert [(v["method"], v.get("draft"), v.get("draft_hardware")) for v in variants] == [
-        ("draft", "d", None), ("draft", "d", "l4"), ("eagle", None, None), ("eagle", None, "l4")]
+from roofline.report import write_report
 
 
 def test_a_method_mapping_must_name_every_model_once():
-    with pytest.raises(RooflineError, match="mapping of every model"):
-        scenario_variants({"model": ["a", "b"], "method": {"a": "eagle"}}, "x.yaml")
+    from roofline.scenario import scenario_from_dict
+
+    with pytest.raises(RooflineError, match="method: expected a method for each model"):
+        scenario_from_dict({"hardware": "h100-sxm", "model": ["llama-3.1-8b", "deepseek-v3"], "method": {"llama-3.1-8b": "eagle"}}, "x.yaml")
 
 
 @pytest.fixture(scope="module")
