@@ -180,7 +180,7 @@ def write_report(names: list[str] | tuple[str, ...] = (), out_dir: Path = Path("
                  extra_dirs: tuple = (), formats: tuple[str, ...] = ("png",), workers: int | None = None) -> list[Path]:
     """Run the named scenarios (all of REPORT_SCENARIOS when none), write report.md, report.html, img/ and tables/
     into `out_dir` (whole or not at all; an existing non-empty folder only with `force`); return the files written."""
-    from roofline.findings import finding
+    from roofline.findings import finding, main_engine
     from roofline.outputs import check_writable, staged_dir
     from roofline.plots import draw_figures, report_job
 
@@ -196,7 +196,9 @@ def write_report(names: list[str] | tuple[str, ...] = (), out_dir: Path = Path("
     with staged_dir(out_dir, force) as tmp:
         (tmp / "img").mkdir()
         (tmp / "tables").mkdir()
-        jobs = [report_job(r.name, r.df, r.ops, r.meta, tmp / "img" / r.name, formats) for r in results]
+        # figures show the section's main engine; a finding may compare it with `ideal` from the full table
+        jobs = [report_job(r.name, r.df[r.df["engine"] == main_engine(r.df)], r.ops[r.ops["engine"].astype(str) == main_engine(r.df)],
+                           r.meta, tmp / "img" / r.name, formats) for r in results]
         drawn = draw_figures(jobs, workers)
         sections = []
         for r, paths in zip(results, drawn):
