@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from roofline.costs import ACTIVATION_BYTES, LAYER_OPERATORS, WEIGHT_GEMMS, operator_costs
+from roofline.costs import ACTIVATION_BYTES, LAYER_OPERATORS, WEIGHT_GEMMS, operator_costs, sequences_per_group
 from roofline.hardware import HardwareSpec
 from roofline.layout import OPERATOR_CLASS, Deployment, deployment
 from roofline.model import ModelSpec
@@ -80,7 +80,7 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     out = {"allreduce_time_s": np.zeros_like(tokens), "all_to_all_time_s": np.zeros_like(tokens)}
     if dep.tp > 1:
         bw, lat = hw.link_for(dep.tp)
-        tokens_a = np.ceil(tokens / dep.dp_attention)
+        tokens_a = sequences_per_group(tokens, dep)
         per = _latency(engine.allreduce_latency_s, lat) + 2.0 * (dep.tp - 1) / dep.tp * tokens_a * h_bytes / bw
         out["allreduce_time_s"] = 2.0 * layers * per
     if dep.ep > 1 and dep.dp_attention > 1 and model.moe is not None:
@@ -113,7 +113,7 @@ def p2p_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: Serv
 
 def host_time_s(engine: ServingEngine, batch, dep: Deployment):
     """host_per_step + host_per_sequence * B_a (each attention-DP rank schedules its own sequences)."""
-    b_a = np.ceil(np.asarray(batch, dtype=np.float64) / dep.dp_attention)
+    b_a = sequences_per_group(batch, dep)
     return engine.host_per_step_s + engine.host_per_sequence_s * b_a
 
 
@@ -155,7 +155,7 @@ def step_metrics(
     ceilings = operator_ceilings(hw, dep)
     p = engine.overlap_exponent if engine.overlap_exponent is not None else hw.overlap_exponent
     shape = next(iter(costs.values()))[0].shape
-    tokens_a = np.ceil(mb / dep.dp_attention) * q
+    tokens_a = sequences_per_group(mb, dep) * q
     if engine.gemm_tile_rows:
         tile = float(engine.gemm_tile_rows)
         pad = np.ceil(tokens_a / tile) * tile / np.maximum(tokens_a, 1e-30)
