@@ -22,6 +22,8 @@ app.add_typer(hw_app, name="hw")
 app.add_typer(models_app, name="models")
 scenarios_app = typer.Typer(no_args_is_help=True, help="Scenario files (sweeps and report sections).")
 app.add_typer(scenarios_app, name="scenarios")
+engines_app = typer.Typer(no_args_is_help=True, help="Serving-engine profiles (ideal, vllm, sglang, trtllm).")
+app.add_typer(engines_app, name="engines")
 
 ProfilesOpt = Annotated[Optional[list[Path]], typer.Option("--profiles", help="Extra folder of YAML profiles (repeatable; also ROOFLINE_PATH).")]
 _state: dict = {"profiles": ()}
@@ -279,6 +281,29 @@ def models_import(
                                   published_params=published_params, published_active_params=published_active_params,
                                   source=source or "", display_name=display_name)
     typer.echo(f"wrote {path}: {line}")
+
+
+@engines_app.command("list")
+def engines_list() -> None:
+    """List serving-engine profiles with their main costs (the default engine is marked)."""
+    from roofline.serving import engine_names, load_engine
+    from roofline.tables import engine_list
+
+    typer.echo(engine_list([load_engine(name, _dirs()) for name in engine_names(_dirs())]))
+
+
+@engines_app.command("show")
+def engines_show(name: str, json_out: Annotated[bool, typer.Option("--json", help="Print JSON (SI units).")] = False) -> None:
+    """Show one serving-engine profile: every cost term, its overrides and its sources."""
+    from roofline.serving import load_engine
+
+    eng = load_engine(name, _dirs())
+    if json_out:
+        _echo_json({**eng.to_json(), "file": eng.path, "source": eng.source, "notes": eng.notes})
+        return
+    from roofline.tables import engine_table
+
+    typer.echo(engine_table(eng))
 
 
 @scenarios_app.command("list")

@@ -154,3 +154,39 @@ def scenario_list(scenarios: list) -> str:
     for sc in scenarios:
         lines.append(f"{sc.name:<24}{sc.configs:>8}{sc.points:>10,}  {sc.description}")
     return "\n".join(lines)
+
+
+def engine_list(engines: list) -> str:
+    """`roofline engines list`: one line per serving engine with its main cost terms."""
+    from roofline.serving import DEFAULT_ENGINE
+
+    lines = [f"{'name':<10}{'kernel floor':>14}{'host/step':>11}{'host/seq':>10}{'all-reduce':>12}  host overlap  display name"]
+    for e in engines:
+        lines.append(f"{e.name:<10}{format_seconds(e.kernel_floor_s):>14}{format_seconds(e.host_per_step_s):>11}"
+                     f"{format_seconds(e.host_per_sequence_s):>10}{format_seconds(e.allreduce_latency_s):>12}  "
+                     f"{'yes' if e.host_overlap else 'no':<12}  {e.display_name}{'  (default)' if e.name == DEFAULT_ENGINE else ''}")
+    return "\n".join(lines)
+
+
+def engine_table(e) -> str:
+    """`roofline engines show NAME`: every cost term of one engine, with units."""
+    fields = [
+        ("kernel floor", format_seconds(e.kernel_floor_s)),
+        ("kernels per layer", ", ".join(f"{k} {v:g}" for k, v in e.kernels_per_layer.items()) or "none"),
+        ("all-reduce latency", format_seconds(e.allreduce_latency_s) + " (never below the link's)"),
+        ("all-to-all latency", format_seconds(e.all_to_all_latency_s)),
+        ("host work per step", format_seconds(e.host_per_step_s)),
+        ("host work per sequence", format_seconds(e.host_per_sequence_s)),
+        ("host work overlapped", "yes" if e.host_overlap else "no (added to the device time)"),
+        ("per draft step", f"{format_seconds(e.spec_per_draft_step_s)} + {format_seconds(e.spec_per_draft_step_per_sequence_s)} per sequence"),
+        ("per speculative iteration", f"{format_seconds(e.spec_per_iteration_s)} + {format_seconds(e.spec_per_iteration_per_sequence_s)} per sequence"),
+        ("overlap exponent", "max (none)" if e.overlap_exponent is None else f"{e.overlap_exponent:g}"),
+        ("GEMM tile rows", str(e.gemm_tile_rows or "none")),
+        ("shared prefix read once", "yes" if e.prefix_read_once else "no"),
+    ]
+    lines = [f"{e.display_name} ({e.name}{', ' + e.version if e.version else ''})"]
+    lines += [f"  {k:<26}{v}" for k, v in fields]
+    for glob, changes in e.overrides:
+        lines.append(f"  override for {glob}: " + ", ".join(f"{k} {format_seconds(v) if k.endswith('_s') else v}" for k, v in changes.items()))
+    lines += [f"  file: {e.path}", f"  source: {e.source}"]
+    return "\n".join(lines)

@@ -177,3 +177,12 @@ def test_scenarios_list_names_every_builtin_scenario_with_its_points():
     for name in ("eagle-on-hopper", "break-even-batch", "mtp-deepseek-v3"):
         assert name in out
     assert "7,776" in out  # break-even-batch: 6 GPUs x 3 methods configs x 25 batches x 6 k x 3 alpha x 1 context
+
+
+def test_engines_list_and_show_print_every_cost_term():
+    out = run("engines", "list").output
+    assert "vllm" in out and "(default)" in out and "ideal" in out
+    show = run("engines", "show", "sglang").output
+    assert "kernel floor" in show and "host work overlapped" in show and "override for mi*" in show
+    data = json.loads(run("engines", "show", "trtllm", "--json").output)
+    assert data["name"] == "trtllm" and data["kernel_floor_s"] > 0
