@@ -3,8 +3,9 @@
 For every operator o of one pipeline stage's pass over a micro-batch (FLOPs and bytes on the busiest
 device from `roofline.costs`):
 
-    t_o = max( roofline(flops_o * pad_o / (peak_flops[dtype_o] * eff[dtype_o]), bytes_o / (mem_bw * mem_eff)),
+    t_o = max( roofline(flops_o * pad_o / (peak_flops[dtype_o] * eff[dtype_o] * k_o), bytes_o / (mem_bw * mem_eff * k_o)),
                n_o * kernels_o * kernel_floor )
+        k_o   = the engine's moe_kernel_efficiency for the routed experts, 1 for every other operator
         roofline(t_c, t_m) = max(t_c, t_m), or (t_c^p + t_m^p)^(1/p) with an overlap exponent p
         pad_o = ceil(T_a / tile) * tile / T_a for weight GEMMs (rows padded to the tensor-core tile)
         n_o   = layers of the stage for per-layer operators, 1 for embedding and LM head
@@ -166,6 +167,8 @@ def step_metrics(
     operators = {}
     for name, (flops, nbytes) in costs.items():
         ceiling, memory_ceiling = ceilings[name]
+        if name == "experts":  # the engine's MoE kernels reach a share of the ceilings
+            ceiling, memory_ceiling = ceiling * engine.moe_kernel_efficiency, memory_ceiling * engine.moe_kernel_efficiency
         effective_flops = flops * pad if name in WEIGHT_GEMMS and name != "experts" else flops
         t = op_time_s(effective_flops, nbytes, ceiling, memory_ceiling, p)
         if engine.kernel_floor_s > 0 and (flops.any() or nbytes.any()):

@@ -76,6 +76,7 @@ PARAMETERS = (
     Parameter("spec_per_draft_step_s", "spec_per_draft_step", "launch and draft sampling per draft step", 0.0, 2e-3, "us"),
     Parameter("spec_per_iteration_s", "spec_per_iteration", "rejection sampling and KV bookkeeping per speculative iteration", 0.0, 5e-3, "us"),
     Parameter("spec_per_iteration_per_sequence_s", "spec_per_iteration_per_sequence", "speculative bookkeeping per sequence per iteration", 0.0, 100e-6, "us"),
+    Parameter("moe_kernel_efficiency", "moe_kernel_efficiency", "share of the ceilings the engine's routed-expert (fused MoE) kernels reach", 0.05, 1.0, ""),
     Parameter("overlap_exponent", "overlap_exponent", "p of the smooth roofline (t_c^p + t_m^p)^(1/p) near the ridge point", 1.5, 20.0, ""),
 )
 BY_FIELD = {p.field: p for p in PARAMETERS}
