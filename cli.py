@@ -441,6 +441,7 @@ def calibrate(
     device: Annotated[str, typer.Option(help="cpu | cuda")] = "cpu",
     out: Annotated[Optional[Path], typer.Option(help="Write the measured hardware profile here (YAML).")] = None,
     force: Annotated[bool, typer.Option(help="Overwrite an existing file.")] = False,
+    dtype: Annotated[str, typer.Option(help="bf16 | fp32: the dtype of the GEMMs, attention and operators measured (fp32 where the device has no bf16 units).")] = "bf16",
 ) -> None:
     """Measure this machine (bandwidth, GEMM FLOP/s, GEMV bandwidth, overhead) into a hardware profile."""
     from roofline.hardware import hardware_from_dict
@@ -449,7 +450,7 @@ def calibrate(
 
     if out is not None and out.exists() and not force:
         raise RooflineError(f"--out: {out} exists; pass --force to overwrite it")
-    profile = run_calibrate(device)
+    profile = run_calibrate(device, dtype=dtype)
     hardware_from_dict(profile, "<calibration>")  # the profile must load like any other
     text = profile_to_yaml(profile)
     if out is None:
@@ -466,6 +467,7 @@ def validate(
     out: Annotated[Path, typer.Option(help="Output folder: table, plots, profile.")] = Path("out/validate"),
     hardware: Annotated[Optional[str], typer.Option(help="Use this (calibrated) hardware profile instead of calibrating now.")] = None,
     force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
+    dtype: Annotated[str, typer.Option(help="bf16 | fp32: weights, KV cache and activations, measured and predicted (fp32 where the device has no bf16 units).")] = "bf16",
 ) -> None:
     """Run the real PyTorch decoder and speculative loop, and report predicted against measured."""
     from roofline.harness.validate import run_validate
@@ -477,7 +479,7 @@ def validate(
 
         hw = load_hardware(hardware, _dirs())
     with staged_dir(out, force) as tmp:
-        summary = run_validate(device=device, quick=quick, out_dir=tmp, progress=True, hardware=hw)
+        summary = run_validate(device=device, quick=quick, out_dir=tmp, progress=True, hardware=hw, dtype=dtype)
     typer.echo(json.dumps(summary))
 
 

@@ -7,7 +7,7 @@ median of repeats after warm-up. What each profile field means physically, as me
     efficiency.memory     weight-streaming GEMV bandwidth / memory_bandwidth: the share of the stream
                           a matrix-vector product (M = 1 token) sustains while it also does the math
     peak_flops[dtype]     best large square GEMM in that dtype (fp32, bf16; fp16 and fp8 on a GPU)
-    efficiency.compute    GEMM throughput at LLM weight shapes and large M / peak_flops[bf16]
+    efficiency.compute    GEMM throughput at LLM weight shapes and large M / peak_flops[dtype]
     overlap_exponent p    how memory and compute time of one operator combine,
                           t = (t_compute^p + t_memory^p)^(1/p): p = 1 is no overlap at all (the sum),
                           p -> inf perfect overlap (the roofline max); fitted on a sweep of M
@@ -20,6 +20,12 @@ median of repeats after warm-up. What each profile field means physically, as me
                           (RMSNorm, RoPE, SiLU*up, residual adds) as roofline.costs counts them
     measured_*            the raw material: copy bandwidth, GEMV bandwidth, the GEMM sweep, the cache
                           sweep and the effective cache size, date, device, torch, load average
+
+Everything runs in one dtype, `--dtype` (bf16 by default, or fp32 where the device has no bf16
+units): the square GEMM peak, the weight GEMM sweep, the attention kernel and KV cache, the
+elementwise operators and the tiny-width decoder. The profile's efficiency.compute is taken against
+that dtype's peak, so a prediction with weights and KV cache in the same dtype uses the measured
+ceiling. (bf16 runs also time the fp32 peak, as a profile's second dtype.)
 
 `measure` returns a `Calibration` (frozen, SI units, the unit in every field name);
 `build_profile(calibration)` turns it into the profile mapping (PROFILES.md schema, units on every
@@ -45,13 +51,16 @@ from types import MappingProxyType
 import numpy as np
 import yaml
 
-from roofline.costs import attention_flops
+from roofline.costs import ACTIVATION_BYTES, attention_flops
 from roofline.engine import op_time_s
-from roofline.harness.runtime import median_time_s, setup_runtime
+from roofline.harness.runtime import median_time_s, setup_runtime, torch_dtype
 from roofline.units import format_seconds, format_si
 
 OVERHEAD_DEPTHS = (2, 16)  # layers of the tiny-width decoder whose step times give step_overhead and layer_overhead
 GEMM_SWEEP_M = (1, 4, 16, 24, 32, 48, 64, 80, 96, 128, 192, 256, 512, 1024)
+# largest M of the GEMM sweep per dtype: far past the ridge point (bf16 on AMX: about 100 tokens;
+# fp32 on AVX2/AVX-512 FMAs: a few tokens), and fp32 GEMMs at M = 1024 over 1 GB take seconds each
+GEMM_SWEEP_MAX_M = {"bf16": 1024, "fp32": 64}
 
 
 @dataclass(frozen=True)
@@ -72,12 +81,13 @@ class Calibration:
     cache_sweep_bw_bytes_per_s: Mapping[int, float]   # buffer bytes -> read bytes/s
     effective_cache_bytes: float               # largest buffer read over 1.25x faster than DRAM (0: none)
     square_gemm_sizes: tuple[int, ...]
+    dtype: str                                 # what the GEMM sweep, attention, elementwise and decoder ran in
     peak_flops_per_s: Mapping[str, float]      # dtype -> best square GEMM FLOP/s
     gemm_hidden_size: int                      # hidden size of the block weights of the GEMM sweep
     gemm_weight_bytes: float                   # bytes of those weights (streamed per sweep point)
     gemm_sweep_s: Mapping[int, float]          # M (tokens) -> seconds over all those weights
     gemv_bw_bytes_per_s: float                 # fitted weight-streaming bandwidth (M = 1)
-    gemm_bf16_flops_per_s: float               # fitted bf16 GEMM ceiling at weight shapes
+    gemm_flops_per_s: float                    # fitted GEMM ceiling at weight shapes, in `dtype`
     overlap_exponent: float                    # fitted p of (t_c^p + t_m^p)^(1/p)
     attention_memory_bytes_per_s: float        # attention kernel's KV stream at q = 1
     attention_compute_flops_per_s: float       # attention kernel's FLOP rate at q = 32
@@ -221,7 +231,7 @@ def fit_overlap(params: int, weight_bytes: float, times: Mapping[int, float], ac
     return float(bw), float(c), float(p)
 
 
-def forward_step_times(torch, dev, layers_small: int, layers_large: int, repeats: int) -> tuple[float, float]:
+def forward_step_times(torch, dev, layers_small: int, layers_large: int, repeats: int, dtype: str = "bf16") -> tuple[float, float]:
     """Seconds of a decode step of the decoder at tiny width (dispatch only) with two depths.
 
     t(L) = fixed + L * per_layer; `fixed` covers embedding, final norm, LM head, argmax and the
@@ -233,7 +243,7 @@ def forward_step_times(torch, dev, layers_small: int, layers_large: int, repeats
     def step_time(layers: int) -> float:
         spec = model_from_dict({"name": "tiny", "layers": layers, "hidden_size": 64, "heads": 4, "kv_heads": 1,
                                 "head_dim": 16, "ffn_size": 176, "vocab_size": 256})
-        model = build_decoder(spec, dtype=torch.bfloat16, device=dev)
+        model = build_decoder(spec, dtype=torch_dtype(torch, dtype), device=dev)
         cache = new_kv_cache(model, 1, 64)
         tok = torch.zeros(1, dtype=torch.long, device=dev)
         pos = torch.full((1,), 16, dtype=torch.long, device=dev)
@@ -242,21 +252,23 @@ def forward_step_times(torch, dev, layers_small: int, layers_large: int, repeats
     return step_time(layers_small), step_time(layers_large)
 
 
-def attention_timings(torch, dev, batch: int, context: int, layers: int, repeats: int) -> dict[int, tuple[float, float, float]]:
+def attention_timings(torch, dev, batch: int, context: int, layers: int, repeats: int,
+                      dtype: str = "bf16") -> dict[int, tuple[float, float, float]]:
     """{q: (seconds, FLOPs, KV bytes)} of the decoder's attention kernel at q = 1 and q = 32.
 
     16 query heads, 4 KV heads, head_dim 128; KV for `layers` layers is cycled so it streams from
     memory. FLOPs are roofline.costs.attention_flops at the mean causal length S + (q + 1) / 2, bytes
-    the KV entries read once, as roofline.costs counts them.
+    the KV entries read once at the KV dtype's size, as roofline.costs counts them.
     """
     from roofline.harness.decoder import attention
 
-    heads, kvh, hd = 16, 4, 128
-    kv = [(torch.randn(batch, kvh, context + 32, hd, device=dev).to(torch.bfloat16),
-           torch.randn(batch, kvh, context + 32, hd, device=dev).to(torch.bfloat16)) for _ in range(layers)]
+    heads, kvh, hd, dt = 16, 4, 128, torch_dtype(torch, dtype)
+    kv = [(torch.randn(batch, kvh, context + 32, hd, device=dev).to(dt),
+           torch.randn(batch, kvh, context + 32, hd, device=dev).to(dt)) for _ in range(layers)]
+    elem_bytes = float(kv[0][0].element_size())
     out = {}
     for q_len in (1, 32):
-        q = torch.randn(batch, q_len, heads, hd, device=dev).to(torch.bfloat16)
+        q = torch.randn(batch, q_len, heads, hd, device=dev).to(dt)
         length = context + q_len
         pos = context + torch.arange(q_len, device=dev)
         allowed = (torch.arange(length, device=dev)[None, :] <= pos[:, None]).expand(batch, q_len, length)
@@ -267,7 +279,7 @@ def attention_timings(torch, dev, batch: int, context: int, layers: int, repeats
 
         seconds = median_time_s(run, dev, repeats, warmup=1)
         flops = layers * float(attention_flops(heads, hd, hd, batch * q_len, context + (q_len + 1) / 2))
-        out[q_len] = (seconds, flops, layers * batch * length * 2 * kvh * hd * 2.0)
+        out[q_len] = (seconds, flops, layers * batch * length * 2 * kvh * hd * elem_bytes)
     return out
 
 
@@ -282,24 +294,26 @@ def attention_ceilings(timings: dict[int, tuple[float, float, float]], p: float)
     return bw, f32 / t_c
 
 
-def vector_bandwidth(torch, dev, tokens: int, hidden: int, repeats: int) -> float:
+def vector_bandwidth(torch, dev, tokens: int, hidden: int, repeats: int, dtype: str = "bf16") -> float:
     """Activation bytes/s of one block's elementwise operators, counted as roofline.costs counts them.
 
     Runs what the decoder runs per layer outside GEMMs and attention (2 RMSNorms, RoPE on q and k,
-    SiLU(gate) * up, 2 residual adds) on `tokens` tokens, over 8 layers' worth of distinct buffers.
+    SiLU(gate) * up, 2 residual adds) on `tokens` tokens in `dtype`, over 8 layers' worth of distinct
+    buffers. Bytes are counted at roofline.costs.ACTIVATION_BYTES per element whatever the dtype, as the
+    prediction counts them, so the ceiling is in the prediction's own bytes.
     """
-    from roofline.costs import ACTIVATION_BYTES, ELEMENTWISE_PASSES
+    from roofline.costs import ELEMENTWISE_PASSES
     from roofline.harness.decoder import apply_rope, rms_norm, rope_tables
 
-    bf16 = torch.bfloat16
+    dt = torch_dtype(torch, dtype)
     heads, kvh, hd, ffn = 16, 4, 128, int(2.75 * hidden)
     positions = torch.arange(tokens, device=dev)[None, :]
-    cos, sin = rope_tables(positions, hd, bf16)
+    cos, sin = rope_tables(positions, hd, dt)
     layers = 8
-    bufs = [(torch.randn(1, tokens, hidden, device=dev).to(bf16),
-             torch.randn(1, tokens, (heads + kvh) * hd, device=dev).to(bf16),
-             torch.randn(1, tokens, 2 * ffn, device=dev).to(bf16)) for _ in range(layers)]
-    weight = torch.ones(hidden, device=dev, dtype=bf16)
+    bufs = [(torch.randn(1, tokens, hidden, device=dev).to(dt),
+             torch.randn(1, tokens, (heads + kvh) * hd, device=dev).to(dt),
+             torch.randn(1, tokens, 2 * ffn, device=dev).to(dt)) for _ in range(layers)]
+    weight = torch.ones(hidden, device=dev, dtype=dt)
 
     def run():
         for x, qk, gu in bufs:
@@ -352,15 +366,16 @@ def _load_average() -> str:
         return "unknown"
 
 
-def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, rounds: int = 3) -> Calibration:
+def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, rounds: int = 3, dtype: str = "bf16") -> Calibration:
     """Run every micro-benchmark `rounds` times, some seconds apart, and keep the median round of each.
 
     Other processes share the cores (and the host's memory bandwidth) of a small VM: a burst of
     theirs during one round would read as a slow machine, a quiet moment as a fast one. The median
     of the rounds (each itself a median of repeats) is what a workload typically sees, the same
-    statistic `roofline validate` reports for its measurements.
+    statistic `roofline validate` reports for its measurements. Everything runs in `dtype` (bf16 or fp32).
     """
     start = time.perf_counter()
+    dt = torch_dtype(torch, dtype)
     scale = max(0.25, min(2.0, seconds_budget / 100.0))
     reps = max(3, int(round(7 * scale)))
     gpu = dev.type == "cuda"
@@ -383,9 +398,8 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
             sweep_bw, effective_cache = cache_sweep(torch, dev, sizes, read)
         steps.step(f"{tag}cache sweep: faster than DRAM up to {_si(effective_cache, 'B')}")
 
-        peaks = {"fp32": gemm_peak_flops(torch, dev, torch.float32, square, reps),
-                 "bf16": gemm_peak_flops(torch, dev, torch.bfloat16, square, reps)}
-        if gpu:
+        peaks = {name: gemm_peak_flops(torch, dev, torch_dtype(torch, name), square, reps) for name in dict.fromkeys(("fp32", dtype))}
+        if gpu and dtype == "bf16":
             peaks["fp16"] = gemm_peak_flops(torch, dev, torch.float16, square, reps)
             fp8 = fp8_peak_flops(torch, dev, square[-1], reps)
             if fp8:
@@ -394,19 +408,21 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
         steps.step(tag + "GEMM peaks " + ", ".join(f"{k} {_si(v, 'FLOP/s')}" for k, v in peaks.items()))
 
         total = 8 * 2**30 if gpu else 1.0e9
-        weight_bytes, params, sweep = weight_gemm_sweep(torch, dev, torch.bfloat16, hidden, total, GEMM_SWEEP_M, reps)
+        sweep_ms = tuple(m for m in GEMM_SWEEP_M if m <= GEMM_SWEEP_MAX_M[dtype])
+        weight_bytes, params, sweep = weight_gemm_sweep(torch, dev, dt, hidden, total, sweep_ms, reps)
         runs["gemm_sweep"].append(sweep)
         steps.step(f"{tag}weight-streaming GEMM sweep: GEMV {_si(weight_bytes / sweep[1], 'B/s')}")
 
-        timings = attention_timings(torch, dev, batch=64 if gpu else 16, context=4096 if gpu else 1024, layers=16, repeats=reps)
+        timings = attention_timings(torch, dev, batch=64 if gpu else 16, context=4096 if gpu else 1024, layers=16, repeats=reps,
+                                    dtype=dtype)
         runs["attention"].append(timings)
         steps.step(f"{tag}attention kernel: KV stream {_si(timings[1][2] / timings[1][0], 'B/s')}")
 
-        vec = vector_bandwidth(torch, dev, tokens=8192 if gpu else 256, hidden=hidden, repeats=reps)
+        vec = vector_bandwidth(torch, dev, tokens=8192 if gpu else 256, hidden=hidden, repeats=reps, dtype=dtype)
         runs["vector_bw"].append(vec)
         steps.step(f"{tag}elementwise operators: {_si(vec, 'B/s')} of activations")
 
-        small, large = forward_step_times(torch, dev, *OVERHEAD_DEPTHS, reps * 4)
+        small, large = forward_step_times(torch, dev, *OVERHEAD_DEPTHS, reps * 4, dtype=dtype)
         runs["overhead"].append((small, large))
         steps.step(f"{tag}forward pass at tiny width: {format_seconds(small)} ({OVERHEAD_DEPTHS[0]} layers), "
                    f"{format_seconds(large)} ({OVERHEAD_DEPTHS[1]} layers)")
@@ -416,7 +432,7 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
     attention = {q: tuple(med(r[q][i] for r in runs["attention"]) for i in range(3)) for q in runs["attention"][0]}
     overhead_small, overhead_large = (med(r[i] for r in runs["overhead"]) for i in range(2))
     blocks = params / sum(i * o for i, o in shapes)
-    act = lambda n: blocks * sum((i + o) * n * 2.0 for i, o in shapes)  # noqa: E731  activations in + out, bf16
+    act = lambda n: blocks * sum((i + o) * n * ACTIVATION_BYTES for i, o in shapes)  # noqa: E731  activations in + out, as costs counts them
     gemv_bw, gemm_flops, p = fit_overlap(params, weight_bytes, gemm_sweep, act)
     attn_bw, attn_flops = attention_ceilings(attention, p)
     shallow, deep = OVERHEAD_DEPTHS
@@ -424,10 +440,10 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
     c = Calibration(
         device_name=name, kind=kind, device_type=dev.type, memory_bytes=memory_bytes, last_level_cache_bytes=llc_bytes,
         stream_buffer_bytes=float(stream_bytes), stream_bw_bytes_per_s=med(runs["read_bw"]), copy_bw_bytes_per_s=med(runs["copy_bw"]),
-        cache_sweep_bw_bytes_per_s=sweep_bw, effective_cache_bytes=float(effective_cache), square_gemm_sizes=square,
+        cache_sweep_bw_bytes_per_s=sweep_bw, effective_cache_bytes=float(effective_cache), square_gemm_sizes=square, dtype=dtype,
         peak_flops_per_s={k: med(r[k] for r in runs["peaks"]) for k in runs["peaks"][0]},
         gemm_hidden_size=hidden, gemm_weight_bytes=float(weight_bytes), gemm_sweep_s=gemm_sweep,
-        gemv_bw_bytes_per_s=gemv_bw, gemm_bf16_flops_per_s=gemm_flops, overlap_exponent=p,
+        gemv_bw_bytes_per_s=gemv_bw, gemm_flops_per_s=gemm_flops, overlap_exponent=p,
         attention_memory_bytes_per_s=attn_bw, attention_compute_flops_per_s=attn_flops,
         elementwise_memory_bytes_per_s=med(runs["vector_bw"]),
         step_overhead_s=max(overhead_small - shallow * per_layer, 1e-7), layer_overhead_s=per_layer,
@@ -436,7 +452,7 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
         date=datetime.datetime.now(datetime.timezone.utc),
     )
     if progress:
-        print(f"calibrate: GEMV {_si(c.gemv_bw_bytes_per_s, 'B/s')}, GEMM {_si(c.gemm_bf16_flops_per_s, 'FLOP/s')} at weight "
+        print(f"calibrate ({dtype}): GEMV {_si(c.gemv_bw_bytes_per_s, 'B/s')}, GEMM {_si(c.gemm_flops_per_s, 'FLOP/s')} at weight "
               f"shapes, overlap exponent {c.overlap_exponent:.2f}; attention {_si(c.attention_memory_bytes_per_s, 'B/s')}, "
               f"{_si(c.attention_compute_flops_per_s, 'FLOP/s')}; overhead {format_seconds(c.step_overhead_s)} + "
               f"{format_seconds(c.layer_overhead_s)} per layer ({c.elapsed_s:.0f} s)", file=sys.stderr, flush=True)
@@ -448,13 +464,14 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
 def build_profile(c: Calibration) -> dict:
     """The hardware-profile mapping (PROFILES.md schema, units on every number) of a calibration.
 
-    efficiency.memory = GEMV bandwidth / streaming bandwidth; efficiency.compute = bf16 GEMM ceiling at
-    weight shapes / best square bf16 GEMM (the peak is raised to the ceiling should the fit exceed it).
+    efficiency.memory = GEMV bandwidth / streaming bandwidth; efficiency.compute = GEMM ceiling at
+    weight shapes / best square GEMM, both in the calibration's dtype (the peak is raised to the ceiling
+    should the fit exceed it).
     """
     peaks = dict(c.peak_flops_per_s)
     mem_eff = min(1.0, c.gemv_bw_bytes_per_s / c.stream_bw_bytes_per_s)
-    compute_eff = min(1.0, c.gemm_bf16_flops_per_s / peaks["bf16"])
-    peaks["bf16"] = max(peaks["bf16"], c.gemm_bf16_flops_per_s)
+    compute_eff = min(1.0, c.gemm_flops_per_s / peaks[c.dtype])
+    peaks[c.dtype] = max(peaks[c.dtype], c.gemm_flops_per_s)
     gpu = c.device_type == "cuda"
     return {
         "name": f"measured-{c.device_type}",
@@ -485,7 +502,8 @@ def build_profile(c: Calibration) -> dict:
         "measured_load_average": c.load_average,
         "measured_copy_bandwidth": _si(c.copy_bw_bytes_per_s, "B/s"),
         "measured_gemv_bandwidth": _si(c.gemv_bw_bytes_per_s, "B/s"),
-        "measured_gemm_flops_weight_shapes": _si(c.gemm_bf16_flops_per_s, "FLOP/s"),
+        "measured_dtype": c.dtype,
+        "measured_gemm_flops_weight_shapes": _si(c.gemm_flops_per_s, "FLOP/s"),
         "measured_effective_cache": _si(max(c.effective_cache_bytes, 1), "B"),
         "measured_cache_sweep": {_si(size, "B"): _si(bw, "B/s") for size, bw in c.cache_sweep_bw_bytes_per_s.items()},
         "measured_gemm_sweep": {int(n): format_seconds(t) for n, t in c.gemm_sweep_s.items()},
@@ -495,9 +513,10 @@ def build_profile(c: Calibration) -> dict:
             f"warm-up; the median of {c.rounds} rounds some seconds apart.\n"
             f"memory_bandwidth: x.sum() over a {_si(c.stream_buffer_bytes, 'B')} fp32 buffer. "
             f"peak_flops: best square GEMM of sizes {', '.join(map(str, c.square_gemm_sizes))}.\n"
-            f"efficiency.memory = GEMV bandwidth (M = 1 over {_si(c.gemm_weight_bytes, 'B')} of bf16 block weights at hidden "
+            f"Measured in {c.dtype} (weights, KV cache, activations). "
+            f"efficiency.memory = GEMV bandwidth (M = 1 over {_si(c.gemm_weight_bytes, 'B')} of {c.dtype} block weights at hidden "
             f"{c.gemm_hidden_size}) / memory_bandwidth. efficiency.compute and overlap_exponent: fitted to the same weights' GEMM "
-            f"time over M = {', '.join(map(str, GEMM_SWEEP_M))} (compute ceiling / peak bf16).\n"
+            f"time over M = {', '.join(map(str, c.gemm_sweep_s))} (compute ceiling / peak {c.dtype}).\n"
             "step_overhead and layer_overhead: decode step of the decoder at hidden 64 with 2 and 16 layers "
             "(fixed part, per-layer part).\n"
             "operator_ceilings: the decoder's attention kernel on a synthetic KV cache (KV stream at q = 1, FLOP/s at "
@@ -518,14 +537,16 @@ def build_profile(c: Calibration) -> dict:
     }
 
 
-def run_calibrate(device: str = "cpu", seconds_budget: float = 100, progress: bool = True) -> dict:
-    """Measure this machine and return a hardware-profile mapping (docs/PROFILES.md schema, measured: true).
+def run_calibrate(device: str = "cpu", seconds_budget: float = 100, progress: bool = True, dtype: str = "bf16") -> dict:
+    """Measure this machine in `dtype` ('bf16' or 'fp32') and return a hardware-profile mapping
+    (docs/PROFILES.md schema, measured: true).
 
     `seconds_budget` scales the repeats (100: about a minute and a half on 2 CPU cores). Raises
-    RooflineError when torch is missing or the requested device is absent.
+    RooflineError when torch is missing, the requested device is absent, the dtype unknown, or (bf16)
+    the device has no bf16 units.
     """
-    torch, dev = setup_runtime(device)
-    return build_profile(measure(torch, dev, seconds_budget, progress))
+    torch, dev = setup_runtime(device, dtype)
+    return build_profile(measure(torch, dev, seconds_budget, progress, dtype=dtype))
 
 
 def profile_to_yaml(d: dict) -> str:

@@ -164,14 +164,19 @@ def build_decoder(spec: ModelSpec, dtype: torch.dtype = torch.bfloat16, device: 
     return Decoder(spec=spec, embedding=embedding, layers=layers, norm=ones(), lm_head=lm_head)
 
 
-def truncate(model: Decoder, layers: int) -> Decoder:
-    """A drafter: the first `layers` blocks of `model` with its embedding, final norm and LM head (shared tensors)."""
-    if not 1 <= layers <= model.spec.layers:
-        raise RooflineError(f"draft layers: expected 1..{model.spec.layers}, found {layers}")
-    spec = dataclasses.replace(
-        model.spec, name=f"{model.spec.name}-first{layers}", display_name=f"{model.spec.display_name} (first {layers} layers)",
+def first_layers_spec(spec: ModelSpec, layers: int) -> ModelSpec:
+    """The profile of the first `layers` blocks of `spec` (same shapes, embedding and LM head), renamed."""
+    if not 1 <= layers <= spec.layers:
+        raise RooflineError(f"{spec.name} layers: expected 1..{spec.layers}, found {layers}")
+    return dataclasses.replace(
+        spec, name=f"{spec.name}-first{layers}", display_name=f"{spec.display_name} (first {layers} layers)",
         layers=layers, groups=(AttentionGroup(kind="full", layers=layers),), published_params=None,
     )
+
+
+def truncate(model: Decoder, layers: int) -> Decoder:
+    """A drafter: the first `layers` blocks of `model` with its embedding, final norm and LM head (shared tensors)."""
+    spec = first_layers_spec(model.spec, layers)
     return Decoder(spec=spec, embedding=model.embedding, layers=model.layers[:layers], norm=model.norm, lm_head=model.lm_head)
 
 

@@ -8,7 +8,8 @@ Every real measurement of the harness goes through here, so all of them time the
                              within one round sees the machine in the same state for both, so the
                              drift of a shared machine cancels in it
     quartiles(values)        (25th percentile, median, 75th percentile): a median and its spread
-    check_bf16_matmul        refuses, in one line, a device without bf16 units (the harness runs bf16)
+    check_bf16_matmul        refuses, in one line, a device without bf16 units (when the harness runs bf16)
+    torch_dtype(torch, name) the torch dtype of a harness dtype name ('bf16', 'fp32'), checked
 
 torch is imported lazily (`require_torch`), so this module, and everything in the harness that does
 not run a model, imports without it; a command that needs torch raises one RooflineError saying how
@@ -49,14 +50,31 @@ def resolve_device(device: str):
     return torch.device(device)
 
 
-def setup_runtime(device: str):
-    """torch with every core in use, gradients off, the device checked and its bf16 GEMMs usable;
-    returns (torch, torch.device)."""
+HARNESS_DTYPES = {"bf16": "bfloat16", "fp32": "float32"}  # --dtype name -> torch attribute: weights, KV cache, activations
+
+
+def check_dtype(dtype: str) -> str:
+    """The dtype name if the harness runs in it ('bf16' or 'fp32'), else a one-line RooflineError."""
+    if dtype not in HARNESS_DTYPES:
+        raise RooflineError(f"--dtype: expected {' or '.join(HARNESS_DTYPES)}, found {dtype!r}")
+    return dtype
+
+
+def torch_dtype(torch, dtype: str):
+    """torch.bfloat16 for 'bf16', torch.float32 for 'fp32' (checked by check_dtype)."""
+    return getattr(torch, HARNESS_DTYPES[check_dtype(dtype)])
+
+
+def setup_runtime(device: str, dtype: str = "bf16"):
+    """torch with every core in use, gradients off, the device and dtype checked and, for bf16, its bf16
+    GEMMs usable; returns (torch, torch.device)."""
+    check_dtype(dtype)
     torch = require_torch()
     dev = resolve_device(device)
     torch.set_num_threads(os.cpu_count() or 1)
     torch.set_grad_enabled(False)
-    check_bf16_matmul(torch, dev)
+    if dtype == "bf16":
+        check_bf16_matmul(torch, dev)
     return torch, dev
 
 
@@ -67,7 +85,7 @@ BF16_MIN_SHARE_OF_FP32 = 0.25  # bf16 GEMM FLOP/s below this share of fp32's: no
 def check_bf16_matmul(torch, dev) -> None:
     """Refuse, in one line, a device whose bf16 GEMMs run at under a quarter of its fp32 GEMMs' FLOP/s.
 
-    The harness runs its decoder in bf16, and calibration times bf16 GEMMs over 1 GB of weights up to
+    With --dtype bf16 (the default) the harness runs its decoder in bf16, and calibration times bf16 GEMMs over 1 GB of weights up to
     M = 1024 tokens. A CPU without bf16 units (no AVX512-BF16 or AMX) gets PyTorch's scalar fallback
     kernel: on a 2-core AMD EPYC (AVX2) it ran 0.7 GFLOP/s in bf16 against 86 GFLOP/s in fp32, and a
     `validate --quick` would take hours instead of minutes. A GPU or a CPU with bf16 units runs bf16
@@ -89,7 +107,7 @@ def check_bf16_matmul(torch, dev) -> None:
             f"--device {dev.type}: expected bf16 GEMMs at least {BF16_MIN_SHARE_OF_FP32:g}x as fast as fp32, found "
             f"{format_si(flops['bf16'], 'FLOP/s')} against {format_si(flops['fp32'], 'FLOP/s')} ({n}^3 GEMMs): no bf16 units "
             "(AVX512-BF16 or AMX), so PyTorch's scalar fallback would make the bf16 decoder and calibration take hours; "
-            "run on a CPU with bf16 units or a GPU (--device cuda)"
+            "run on a CPU with bf16 units or a GPU (--device cuda), or in fp32 (--dtype fp32)"
         )
 
 

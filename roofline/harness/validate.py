@@ -1,6 +1,7 @@
 """Validation: run the real PyTorch decoder and speculative loop, predict every point, compare.
 
-Measured (bf16 weights and KV cache, every point a median of repeats after warm-up, reported with
+Measured (weights, KV cache and activations in one dtype, `--dtype`: bf16 by default, or fp32 on a
+device without bf16 units; every point a median of repeats after warm-up, reported with
 its spread: the 25th and 75th percentiles of the repeats, `*_p25` and `*_p75`):
     decode   one decode step (q = 1) over batch sizes B and contexts S
     verify   one verification pass of q = k + 1 tokens over B at S
@@ -16,7 +17,8 @@ in the same state, so its drift cancels in the ratio (a baseline timed minutes b
 divides moved the median speedup error from 3% to 12% between two runs).
 
 Predicted with the calibrated hardware profile and the same model profiles
-(model_profiles/validation-small.yaml, validation-draft.yaml) by the library itself:
+(model_profiles/validation-small.yaml, validation-draft.yaml), weights and KV cache in the run's
+dtype (roofline.layout.deployment(model, dtype, dtype)), by the library itself:
     step times    roofline.engine.step_metrics
     speculation   roofline.speculation.speculative_metrics (method draft), at the alpha whose
                   tau(alpha, k) equals the tokens each sequence actually emitted per iteration
@@ -25,6 +27,11 @@ Predicted with the calibrated hardware profile and the same model profiles
 and, for comparison, by the classic form: the same profile without its refinements (max of compute
 and memory time, GEMM ceilings for every operator, no per-layer overhead). `ablation` switches the
 refinements off one at a time. Each error is predicted / measured - 1 (a fraction: 0.1 is 10%).
+
+fp32 --quick runs the first 4 of validation-small's 16 layers (1.25 GB of fp32 weights, still 39
+times a 32 MB last-level cache) and speculation at batch 1 only (`QUICK_FP32`): fp32 GEMMs with 2 to 16
+rows run at a fraction of the GEMV's bandwidth on a CPU whose BLAS falls back to its generic path
+(MKL on AMD), so the 16-layer model at batch 4 alone would take half an hour.
 
 Outputs in out_dir: validation.csv (the table), validation.md (summary, ablation, table),
 summary.json, hardware-measured.yaml (when calibrated here), and three plots in the library's style
@@ -50,15 +57,14 @@ from roofline.engine import step_metrics
 from roofline.errors import RooflineError
 from roofline.hardware import HardwareSpec, hardware_from_dict
 from roofline.harness.calibrate import profile_to_yaml, run_calibrate
-from roofline.harness.runtime import interleave, quartiles, repeat_times_s, setup_runtime
+from roofline.harness.runtime import check_dtype, interleave, quartiles, repeat_times_s, setup_runtime, torch_dtype
 from roofline.layout import deployment
-from roofline.model import ModelSpec, load_model
+from roofline.model import BYTES_PER_ELEMENT, ModelSpec, load_model
 from roofline.outputs import progress_bar
 from roofline.speculation import speculative_metrics, tau_scalar_alpha
 
 PLOT_FILES = ("validation_predicted_vs_measured.png", "validation_step_time_vs_tokens.png", "validation_speedup.png")
 TARGET, DRAFT = "validation-small", "validation-draft"
-WEIGHT_DTYPE = KV_DTYPE = "bf16"
 SPEC_CONTEXT = 256
 
 
@@ -78,6 +84,7 @@ class Grid:
     repeats: int
     spec_pairs: int
     calibrate_budget_s: float
+    target_layers: int | None = None  # run the first n layers of TARGET (None: all of them)
 
 
 QUICK = Grid(
@@ -92,6 +99,16 @@ FULL = Grid(
     spec_batches=(1, 4, 16), spec_k=(1, 2, 4, 6), spec_alphas=(0.3, 0.5, 0.7, 0.8, 0.9, 1.0),
     spec_iterations=12, repeats=7, spec_pairs=5, calibrate_budget_s=100,
 )
+# fp32 on a CPU: the same points with 4 of the 16 layers (1.25 GB of weights, far past any last-level
+# cache), speculation at batch 1 only (see the module docstring)
+QUICK_FP32 = dataclasses.replace(QUICK, spec_batches=(1,), target_layers=4)
+
+
+def grid_for(quick: bool, dtype: str) -> Grid:
+    """The grid a run measures: QUICK or FULL, QUICK_FP32 for a quick fp32 run."""
+    if quick:
+        return QUICK_FP32 if check_dtype(dtype) == "fp32" else QUICK
+    return FULL
 
 
 # ---- prediction ----
@@ -109,9 +126,9 @@ def classic(hw: HardwareSpec) -> HardwareSpec:
     return dataclasses.replace(hw, **{k: v for change in REFINEMENTS.values() for k, v in change.items()})
 
 
-def step_time_s(hw: HardwareSpec, model: ModelSpec, batch, q, context):
-    """roofline.engine.step_metrics(...)['step_time_s'] on one device, bf16 weights and KV cache, the ideal engine."""
-    return step_metrics(hw, model, batch, q, context, deployment(model, WEIGHT_DTYPE, KV_DTYPE))["step_time_s"]
+def step_time_s(hw: HardwareSpec, model: ModelSpec, batch, q, context, dtype: str = "bf16"):
+    """roofline.engine.step_metrics(...)['step_time_s'] on one device, weights and KV cache in `dtype`, the ideal engine."""
+    return step_metrics(hw, model, batch, q, context, deployment(model, dtype, dtype))["step_time_s"]
 
 
 def alpha_for_tau(tau: float, k: int) -> float:
@@ -124,10 +141,10 @@ def alpha_for_tau(tau: float, k: int) -> float:
     return (lo + hi) / 2
 
 
-def speculation(hw: HardwareSpec, target: ModelSpec, draft: ModelSpec, batch, context, k, alpha) -> dict:
-    """roofline.speculation.speculative_metrics for the drafter of the real loop (method draft)."""
+def speculation(hw: HardwareSpec, target: ModelSpec, draft: ModelSpec, batch, context, k, alpha, dtype: str = "bf16") -> dict:
+    """roofline.speculation.speculative_metrics for the drafter of the real loop (method draft), `dtype` weights and KV."""
     return speculative_metrics(hw, target, batch, context, k, alpha, method="draft", draft=draft,
-                               dep=deployment(target, WEIGHT_DTYPE, KV_DTYPE))
+                               dep=deployment(target, dtype, dtype))
 
 
 # ---- measurement ----
@@ -250,8 +267,9 @@ def measure_speculation(torch, dev, model, draft, cache, draft_cache, grid: Grid
 
 # ---- comparison, table, plots ----
 
-def predict_rows(rows: list[dict], hw: HardwareSpec, target: ModelSpec, draft: ModelSpec) -> pd.DataFrame:
-    """Add predicted_s_<form>, error_<form> (and speedup columns for spec rows) to the measured rows.
+def predict_rows(rows: list[dict], hw: HardwareSpec, target: ModelSpec, draft: ModelSpec, dtype: str = "bf16") -> pd.DataFrame:
+    """Add predicted_s_<form>, error_<form> (and speedup columns for spec rows) to the measured rows,
+    weights and KV cache in `dtype` as the run had them.
 
     Forms: `engine` (the calibrated profile as the library uses it) and `classic` (without refinements).
     """
@@ -261,11 +279,11 @@ def predict_rows(rows: list[dict], hw: HardwareSpec, target: ModelSpec, draft: M
         for row in df.itertuples():
             if row.kind == "spec":
                 m = speculation(profile, target, draft, int(row.batch), float(row.context), int(row.k),
-                                alpha_for_tau(row.tau_measured, int(row.k)))
+                                alpha_for_tau(row.tau_measured, int(row.k)), dtype)
                 pred.append(float(m["iteration_time_s"]))
                 speed.append(float(m["speedup"]))
             else:
-                pred.append(float(step_time_s(profile, target, int(row.batch), int(row.q), float(row.context))))
+                pred.append(float(step_time_s(profile, target, int(row.batch), int(row.q), float(row.context), dtype)))
                 speed.append(float("nan"))
         df[f"predicted_s_{form}"] = pred
         df[f"error_{form}"] = df[f"predicted_s_{form}"] / df["measured_s"] - 1.0
@@ -317,7 +335,7 @@ def summarize(df: pd.DataFrame, device: str, form: str = "engine") -> dict:
     }
 
 
-def ablation(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec) -> pd.DataFrame:
+def ablation(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, dtype: str = "bf16") -> pd.DataFrame:
     """Step-time errors (decode + verify) of the calibrated profile with each refinement switched off in turn."""
     steps = df[df["kind"].isin(["decode", "verify"])]
     variants = {"calibrated profile (all refinements)": hw}
@@ -325,7 +343,7 @@ def ablation(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec) -> pd.DataFr
     variants["classic form (none of them)"] = classic(hw)
     rows = []
     for label, profile in variants.items():
-        pred = step_time_s(profile, target, steps["batch"].to_numpy(), steps["q"].to_numpy(), steps["context"].to_numpy())
+        pred = step_time_s(profile, target, steps["batch"].to_numpy(), steps["q"].to_numpy(), steps["context"].to_numpy(), dtype)
         err = np.abs(pred / steps["measured_s"].to_numpy() - 1.0)
         rows.append({"form": label, "median_abs_error": round(float(np.median(err)), 4),
                      "p90_abs_error": round(float(np.quantile(err, 0.9)), 4), "max_abs_error": round(float(err.max()), 4)})
@@ -372,7 +390,7 @@ def _save(fig, path: Path) -> None:
     fig.savefig(path, dpi=150, metadata={"Software": None})
 
 
-def _plot_predicted_vs_measured(df: pd.DataFrame, path: Path) -> None:
+def _plot_predicted_vs_measured(df: pd.DataFrame, path: Path, title: str) -> None:
     fig, (ax,) = _figure(1, 5.2, 4.8, 2.6)
     lo = min(df["measured_s"].min(), df["predicted_s_engine"].min(), df["predicted_s_classic"].min()) * 1e3 * 0.8
     hi = max(df["measured_s"].max(), df["predicted_s_engine"].max(), df["predicted_s_classic"].max()) * 1e3 * 1.25
@@ -396,17 +414,18 @@ def _plot_predicted_vs_measured(df: pd.DataFrame, path: Path) -> None:
     ax.set_ylabel("predicted time (ms)")
     ax.set_aspect("equal")
     _legend_right(fig, [ax])
-    fig.suptitle("validation-small, bf16: predicted against measured")
+    fig.suptitle(f"{title}: predicted against measured")
     _save(fig, path)
 
 
-def _plot_step_vs_tokens(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, path: Path) -> None:
+def _plot_step_vs_tokens(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, path: Path, dtype: str, title: str) -> None:
     from matplotlib.lines import Line2D
 
     steps = df[df["kind"].isin(["decode", "verify"])]
     contexts = sorted(steps["context"].unique())
     fig, axes = _figure(len(contexts), 4.6, 4.2, 2.8)
-    ridge = hw.ridge_point_flops_per_byte(WEIGHT_DTYPE, derated=True)  # FLOP/byte = tokens for bf16 weights
+    # FLOP/byte of the weight GEMMs: 2 FLOPs per weight per token over BYTES_PER_ELEMENT[dtype] bytes per weight
+    ridge = hw.ridge_point_flops_per_byte(dtype, derated=True) * BYTES_PER_ELEMENT[dtype] / 2.0  # in tokens
     for ax, context in zip(axes, contexts):
         g = steps[steps["context"] == context]
         series = [("decode (q = 1, B varies)", g[g["kind"] == "decode"], "batch", 1)]
@@ -422,9 +441,9 @@ def _plot_step_vs_tokens(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, 
                         fmt="o", ms=4, color=color, label=label)
             dense = np.unique(np.round(np.geomspace(s[axis].min(), s[axis].max(), 40)))
             b, q = (dense, 1) if axis == "batch" else (fixed, dense)
-            pred = step_time_s(hw, target, b, q, context)
+            pred = step_time_s(hw, target, b, q, context, dtype)
             ax.plot(np.asarray(b) * np.asarray(q), pred * 1e3, "-", color=color)
-            old = step_time_s(classic(hw), target, b, q, context)
+            old = step_time_s(classic(hw), target, b, q, context, dtype)
             ax.plot(np.asarray(b) * np.asarray(q), old * 1e3, ":", color=color, lw=1)
         ax.axvline(ridge, color="0.5", ls="--", lw=1)
         ax.set_xscale("log")
@@ -442,11 +461,11 @@ def _plot_step_vs_tokens(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, 
     axes[0].plot([], [], "k:", lw=1, label="predicted, classic max form")
     axes[0].add_line(Line2D([], [], color="k", marker="o", ls="", label="measured (bars: 25th-75th percentile)"))
     _legend_right(fig, axes)
-    fig.suptitle("validation-small, bf16: step time against tokens in flight")
+    fig.suptitle(f"{title}: step time against tokens in flight")
     _save(fig, path)
 
 
-def _plot_speedup(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, draft: ModelSpec, path: Path) -> None:
+def _plot_speedup(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, draft: ModelSpec, path: Path, dtype: str, title: str) -> None:
     spec = df[df["kind"] == "spec"]
     if spec.empty:
         return
@@ -458,7 +477,7 @@ def _plot_speedup(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, draft: 
         for i, k in enumerate(sorted(g["k"].unique())):
             s = g[g["k"] == k]
             k, context = int(k), float(s["context"].mean())
-            curve = speculation(hw, target, draft, int(batch), context, k, alphas)["speedup"]
+            curve = speculation(hw, target, draft, int(batch), context, k, alphas, dtype)["speedup"]
             ax.plot(alphas, curve, "-", color=f"C{i}", lw=1, label=f"k = {k}: predicted, tau(alpha, k)")
             for mode, marker, ms, what in (("controlled", "o", 5, "controlled alpha"), ("natural", "*", 10, "natural drafter")):
                 m = s[s["mode"] == mode]
@@ -476,7 +495,7 @@ def _plot_speedup(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, draft: 
     for ax in axes:
         ax.set_ylim(ymin, ymax)
     _legend_right(fig, axes)
-    fig.suptitle("validation-small with its 2-layer drafter, bf16: speculative speedup\n"
+    fig.suptitle(f"{title} with its {draft.layers}-layer drafter: speculative speedup\n"
                  "measured: median of interleaved pairs, bars 25th-75th percentile")
     _save(fig, path)
 
@@ -523,26 +542,29 @@ def _markdown(df: pd.DataFrame, summary: dict, summary_classic: dict, ablated: p
 
 
 def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path("out/validate"), progress: bool = True,
-                 hardware: HardwareSpec | None = None) -> dict:
+                 hardware: HardwareSpec | None = None, dtype: str = "bf16") -> dict:
     """Measure, predict, compare; write the table, plots and JSON into out_dir; return the summary.
 
-    Without `hardware`, calibrates first (a shorter calibration with `quick`) and writes the
-    profile to out_dir/hardware-measured.yaml. Raises RooflineError when torch is missing or the
-    requested device is absent.
+    Weights, KV cache and activations in `dtype` ('bf16' or 'fp32'), measured and predicted alike.
+    Without `hardware`, calibrates first in the same dtype (a shorter calibration with `quick`) and
+    writes the profile to out_dir/hardware-measured.yaml. Raises RooflineError when torch is missing,
+    the requested device is absent or (bf16) has no bf16 units.
     """
-    torch, dev = setup_runtime(device)
-    from roofline.harness.decoder import build_decoder, fill_kv_cache_random, new_kv_cache, truncate
+    torch, dev = setup_runtime(device, dtype)
+    from roofline.harness.decoder import build_decoder, fill_kv_cache_random, first_layers_spec, new_kv_cache, truncate
 
     start = time.perf_counter()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    grid = QUICK if quick else FULL
+    grid = grid_for(quick, dtype)
     if hardware is None:
-        profile = run_calibrate(device, seconds_budget=grid.calibrate_budget_s, progress=progress)
+        profile = run_calibrate(device, seconds_budget=grid.calibrate_budget_s, progress=progress, dtype=dtype)
         path = out_dir / "hardware-measured.yaml"
         path.write_text(profile_to_yaml(profile), encoding="utf-8")
         hardware = hardware_from_dict(profile, str(path))
     target_spec, draft_spec = load_model(TARGET), load_model(DRAFT)
+    if grid.target_layers is not None:
+        target_spec = first_layers_spec(target_spec, grid.target_layers)
     same = ("hidden_size", "heads", "kv_heads", "head_dim", "ffn_size", "vocab_size", "tied_embeddings")
     if any(getattr(target_spec, f) != getattr(draft_spec, f) for f in same) or draft_spec.layers >= target_spec.layers:
         raise RooflineError(f"{DRAFT}: expected the first layers of {TARGET} (same shapes, fewer layers)")
@@ -550,7 +572,7 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     n_spec = len(grid.spec_batches) * (1 + len(grid.spec_k) * (len(grid.spec_alphas) + 1))
     n_steps = len(grid.decode_batches) * len(grid.decode_contexts) + len(grid.verify_batches) * len(grid.verify_q) * len(grid.verify_contexts)
     bar = Progress(n_steps + n_spec, progress)
-    model = build_decoder(target_spec, dtype=torch.bfloat16, device=dev, seed=0)
+    model = build_decoder(target_spec, dtype=torch_dtype(torch, dtype), device=dev, seed=0)
     draft = truncate(model, draft_spec.layers)
     b_max = max(grid.decode_batches + grid.verify_batches + grid.spec_batches)
     max_len = max(max(grid.decode_contexts) + 1, max(grid.verify_contexts) + max(grid.verify_q),
@@ -561,33 +583,34 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     draft_cache = new_kv_cache(draft, spec_b, max_len)
     draft_cache.k.copy_(cache.k[: draft_spec.layers, :spec_b])  # the drafter's layers saw the same context
     draft_cache.v.copy_(cache.v[: draft_spec.layers, :spec_b])
-    bar.note(f"{TARGET}: {model.weight_bytes() / 1e9:.2f} GB of bf16 weights, KV cache {2 * cache.k.numel() * 2 / 1e9:.2f} GB; "
-             f"{bar.total} points")
+    bar.note(f"{target_spec.name}: {model.weight_bytes() / 1e9:.2f} GB of {dtype} weights, KV cache "
+             f"{2 * cache.k.numel() * cache.k.element_size() / 1e9:.2f} GB; {bar.total} points")
 
     rows = measure_steps(torch, dev, model, cache, grid, bar)
     rows += measure_speculation(torch, dev, model, draft, cache, draft_cache, grid, bar)
-    df = predict_rows(rows, hardware, target_spec, draft_spec)
+    df = predict_rows(rows, hardware, target_spec, draft_spec, dtype)
     summary = summarize(df, device)
-    summary["speedup_pairs"] = grid.spec_pairs
+    summary.update(dtype=dtype, model=target_spec.name, speedup_pairs=grid.spec_pairs)
     summary_classic = summarize(df, device, "classic")
     summary["classic_max_form"] = {k: summary_classic[k] for k in ("median_abs_error", "p90_abs_error", "max_abs_error", "speedup_median_abs_error")}
     summary["seconds"] = round(time.perf_counter() - start, 1)
-    write_outputs(df, summary, summary_classic, hardware, target_spec, draft_spec, out_dir)
+    write_outputs(df, summary, summary_classic, hardware, target_spec, draft_spec, out_dir, dtype)
     return summary
 
 
 def write_outputs(df: pd.DataFrame, summary: dict, summary_classic: dict, hw: HardwareSpec, target: ModelSpec,
-                  draft: ModelSpec, out_dir: Path) -> None:
+                  draft: ModelSpec, out_dir: Path, dtype: str = "bf16") -> None:
     """validation.csv, validation.md, the three plots (library style) and summary.json into out_dir."""
     from matplotlib import rc_context
 
     from roofline.plots import STYLE
 
     df.to_csv(out_dir / "validation.csv", index=False)
-    ablated = ablation(df, hw, target)
+    ablated = ablation(df, hw, target, dtype)
+    title = f"{target.name}, {dtype}"
     (out_dir / "validation.md").write_text(_markdown(df, summary, summary_classic, ablated), encoding="utf-8")
     with rc_context(STYLE):
-        _plot_predicted_vs_measured(df, out_dir / PLOT_FILES[0])
-        _plot_step_vs_tokens(df, hw, target, out_dir / PLOT_FILES[1])
-        _plot_speedup(df, hw, target, draft, out_dir / PLOT_FILES[2])
+        _plot_predicted_vs_measured(df, out_dir / PLOT_FILES[0], title)
+        _plot_step_vs_tokens(df, hw, target, out_dir / PLOT_FILES[1], dtype, title)
+        _plot_speedup(df, hw, target, draft, out_dir / PLOT_FILES[2], dtype, title)
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

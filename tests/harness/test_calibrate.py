@@ -27,9 +27,9 @@ def calibration() -> Calibration:
         device_name="Test CPU (2 cores)", kind="cpu", device_type="cpu", memory_bytes=24e9,
         last_level_cache_bytes=480 * 2**20, stream_buffer_bytes=2**30, stream_bw_bytes_per_s=27.5e9,
         copy_bw_bytes_per_s=25e9, cache_sweep_bw_bytes_per_s={2**20: 56e9, 2**30: 27.5e9},
-        effective_cache_bytes=64 * 2**20, square_gemm_sizes=(1024, 2048),
+        effective_cache_bytes=64 * 2**20, square_gemm_sizes=(1024, 2048), dtype="bf16",
         peak_flops_per_s={"fp32": 300e9, "bf16": 1.8e12}, gemm_hidden_size=2048, gemm_weight_bytes=1e9,
-        gemm_sweep_s={1: 0.047, 512: 0.5}, gemv_bw_bytes_per_s=21e9, gemm_bf16_flops_per_s=1.35e12,
+        gemm_sweep_s={1: 0.047, 512: 0.5}, gemv_bw_bytes_per_s=21e9, gemm_flops_per_s=1.35e12,
         overlap_exponent=1.3, attention_memory_bytes_per_s=8.5e9, attention_compute_flops_per_s=300e9,
         elementwise_memory_bytes_per_s=2.5e9, step_overhead_s=3e-4, layer_overhead_s=2e-4,
         threads=2, rounds=2, torch_version="2.13.0+cpu", elapsed_s=80.0, load_average="0.10",
@@ -55,6 +55,27 @@ def test_calibrated_profile_loads_like_any_other_with_si_values():
     assert hw.extra["measured_date"].startswith("2026-01-02")
 
 
+def test_an_fp32_calibration_gives_its_compute_efficiency_against_the_fp32_peak():
+    # fp32 run: square fp32 GEMMs peak at 80 GFLOP/s, the weight GEMMs' fitted ceiling is 60 GFLOP/s,
+    # so efficiency.compute = 60 / 80 = 0.75 and the fp32 compute ceiling is 80e9 * 0.75 = 60e9 again;
+    # no bf16 was timed, so the profile has no bf16 peak to fall back on
+    c = dataclasses.replace(calibration(), dtype="fp32", peak_flops_per_s={"fp32": 80e9}, gemm_flops_per_s=60e9)
+    profile = build_profile(c)
+    assert profile["peak_flops"] == {"fp32": "80 GFLOP/s"}
+    assert profile["efficiency"]["compute"] == pytest.approx(0.75)
+    assert profile["measured_dtype"] == "fp32" and "Measured in fp32" in profile["source"]
+    hw = hardware_from_dict(profile, "<calibration>")
+    assert hw.compute_ceiling_flops_per_s("fp32") == pytest.approx(60e9, rel=1e-3)
+    assert hw.compute_dtype("fp32") == "fp32"
+
+
+def test_an_unknown_dtype_is_one_line_before_torch_is_imported(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)  # would raise the install hint if it were reached
+    with pytest.raises(RooflineError, match=r"--dtype: expected bf16 or fp32, found 'fp16'") as err:
+        run_calibrate("cpu", dtype="fp16")
+    assert "\n" not in str(err.value)
+
+
 def test_calibration_is_frozen_and_its_mappings_are_read_only():
     c = calibration()
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -66,7 +87,7 @@ def test_calibration_is_frozen_and_its_mappings_are_read_only():
 
 def test_every_measured_quantity_carries_its_unit_in_its_name():
     units = ("_bytes", "_bytes_per_s", "_flops_per_s", "_s", "_exponent", "_size", "_sizes")
-    unitless = {"device_name", "kind", "device_type", "threads", "rounds", "torch_version", "load_average", "date"}
+    unitless = {"device_name", "kind", "device_type", "dtype", "threads", "rounds", "torch_version", "load_average", "date"}
     for f in dataclasses.fields(Calibration):
         assert f.name in unitless or f.name.endswith(units), f.name
 
@@ -130,3 +151,19 @@ def test_small_real_measurements_are_positive(torch):
     shallow, deep = forward_step_times(torch, dev, 1, 3, repeats=3)
     assert 0 < shallow < 1 and 0 < deep < 1 and math.isfinite(deep)
     assert np.isfinite(read)
+
+
+@pytest.mark.slow
+def test_fp32_measurements_run_and_count_fp32_bytes(torch):
+    from roofline.harness.calibrate import attention_timings, forward_step_times, weight_gemm_sweep
+
+    dev = torch.device("cpu")
+    # attention at q = 1: 1 layer, batch 1, 32 cached + 1 new = 33 positions, K and V of 4 heads x 128:
+    # 33 * 2 * 4 * 128 = 33792 elements, 4 bytes each in fp32 (135168 B), 2 in bf16
+    fp32 = attention_timings(torch, dev, batch=1, context=32, layers=1, repeats=1, dtype="fp32")
+    assert fp32[1][2] == 33 * 2 * 4 * 128 * 4
+    # weight stack at hidden 64: block shapes (64, 96), (64, 64), (64, 352), (176, 64): 6144 + 4096 + 22528 + 11264 = 44032 weights, 4 bytes each (one block)
+    weight_bytes, params, times = weight_gemm_sweep(torch, dev, torch.float32, 64, 1.0, (1, 4), repeats=1)
+    assert params == 44032 and weight_bytes == 4 * 44032 and set(times) == {1, 4}
+    shallow, deep = forward_step_times(torch, dev, 1, 3, repeats=3, dtype="fp32")
+    assert 0 < shallow < 1 and 0 < deep < 1

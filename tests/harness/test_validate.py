@@ -5,7 +5,20 @@ import json
 import pandas as pd
 import pytest
 
-from roofline.harness.validate import PLOT_FILES, alpha_for_tau, predict_rows, speedup_ratios, summarize, write_outputs
+from roofline.errors import RooflineError
+from roofline.harness.validate import (
+    FULL,
+    PLOT_FILES,
+    QUICK,
+    QUICK_FP32,
+    alpha_for_tau,
+    grid_for,
+    predict_rows,
+    run_validate,
+    speedup_ratios,
+    summarize,
+    write_outputs,
+)
 from roofline.model import load_model
 
 
@@ -94,3 +107,69 @@ def test_outputs_are_the_table_summary_and_three_plots_named_apart_from_a_sweeps
     table = pd.read_csv(tmp_path / "validation.csv")
     assert {"measured_s_p25", "measured_s_p75", "measured_speedup_p25", "measured_speedup_p75"} <= set(table.columns)
     assert json.loads((tmp_path / "summary.json").read_text(encoding="utf-8")) == json.loads(json.dumps(summary))
+
+
+def test_the_dtype_reaches_the_prediction_fp32_streaming_up_to_twice_the_bytes_of_bf16(h100):
+    target, draft = load_model("validation-small"), load_model("validation-draft")
+    bf16 = predict_rows(synthetic_rows(), h100, target, draft, "bf16")
+    fp32 = predict_rows(synthetic_rows(), h100, target, draft, "fp32")
+    # decode at batch 1 on an H100 is memory-bound: fp32 doubles the weight and KV bytes, activations
+    # are counted at the same 2 bytes and the step overhead is the same, so the ratio is above 1.5
+    # (1.7 GB of weights against microseconds of overhead) and at most 2
+    ratio = (fp32["predicted_s_engine"] / bf16["predicted_s_engine"])[(bf16["kind"] == "decode") & (bf16["batch"] == 1)]
+    assert ((ratio > 1.5) & (ratio <= 2.0)).all() and len(ratio) == 2
+
+
+def test_a_quick_fp32_run_measures_4_of_the_16_layers_at_the_same_points_with_speculation_at_batch_1():
+    assert grid_for(True, "bf16") is QUICK and grid_for(False, "fp32") is FULL and grid_for(False, "bf16") is FULL
+    g = grid_for(True, "fp32")
+    assert g is QUICK_FP32 and g.target_layers == 4 and g.spec_batches == (1,) and QUICK.target_layers is None
+    assert (g.decode_batches, g.verify_batches, g.verify_q, g.spec_k, g.spec_alphas) == (
+        QUICK.decode_batches, QUICK.verify_batches, QUICK.verify_q, QUICK.spec_k, QUICK.spec_alphas)
+    with pytest.raises(RooflineError, match="--dtype"):
+        grid_for(True, "int8")
+
+
+def test_the_cli_passes_dtype_to_calibrate_and_validate(monkeypatch, tmp_path):
+    from typer.testing import CliRunner
+
+    import cli
+    import roofline.harness.calibrate as calibrate
+    import roofline.harness.validate as validate
+
+    seen = {}
+
+    def fake_validate(**kw):
+        seen["validate"] = kw["dtype"]
+        return {"dtype": kw["dtype"]}
+
+    def fake_calibrate(device, dtype="bf16"):
+        seen["calibrate"] = dtype
+        raise RooflineError("stop here")
+
+    monkeypatch.setattr(validate, "run_validate", fake_validate)
+    monkeypatch.setattr(calibrate, "run_calibrate", fake_calibrate)
+    runner = CliRunner()
+    result = runner.invoke(cli.app, ["validate", "--dtype", "fp32", "--out", str(tmp_path / "v")])
+    assert result.exit_code == 0 and json.loads(result.stdout.strip().splitlines()[-1]) == {"dtype": "fp32"}
+    runner.invoke(cli.app, ["calibrate", "--dtype", "fp32"])
+    assert seen == {"validate": "fp32", "calibrate": "fp32"}
+    result = runner.invoke(cli.app, ["validate", "--out", str(tmp_path / "w")])
+    assert seen["validate"] == "bf16"  # the default
+
+
+@pytest.mark.slow  # imports torch (builds nothing: the decoder is stopped at its first call)
+def test_run_validate_builds_its_decoder_in_the_dtype_asked_for(monkeypatch, tmp_path, h100):
+    torch = pytest.importorskip("torch")
+    import roofline.harness.decoder as decoder
+
+    built = {}
+
+    def stop(spec, dtype, device, seed):
+        built.update(layers=spec.layers, dtype=dtype)
+        raise RooflineError("stop before building")
+
+    monkeypatch.setattr(decoder, "build_decoder", stop)
+    with pytest.raises(RooflineError, match="stop before building"):
+        run_validate(quick=True, out_dir=tmp_path, progress=False, hardware=h100, dtype="fp32")
+    assert built == {"layers": 4, "dtype": torch.float32}
