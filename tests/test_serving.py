@@ -78,3 +78,16 @@ def test_every_shipped_engine_loads_and_a_bad_field_is_one_line():
         engine_from_dict({"name": "x", "source": "s", "kernel_floor": "3 GB"}, "e.yaml")
     with pytest.raises(RooflineError, match="e.yaml: kernels_per_layer.warp: expected one of"):
         engine_from_dict({"name": "x", "source": "s", "kernels_per_layer": {"warp": 1}}, "e.yaml")
+
+
+def test_moe_kernel_efficiency_slows_only_the_routed_experts():
+    ds = load_model("deepseek-v3")
+    dep = deployment(ds, tp=8)
+    h200 = load_hardware("h200")
+    base = step_metrics(h200, ds, 4, 1, 4096, dep, with_operators=True)["operators"]
+    half = step_metrics(h200, ds, 4, 1, 4096, dep, engine=dataclasses.replace(IDEAL, moe_kernel_efficiency=0.5),
+                        with_operators=True)["operators"]
+    assert float(half["experts"]["time_s"]) == pytest.approx(2 * float(base["experts"]["time_s"]))
+    assert float(half["attention"]["time_s"]) == float(base["attention"]["time_s"])
+    with pytest.raises(RooflineError, match="moe_kernel_efficiency: expected a fraction"):
+        engine_from_dict({"name": "x", "source": "s", "moe_kernel_efficiency": 1.5}, "e.yaml")
