@@ -45,7 +45,7 @@ class Deployment:
     dp_attention: int = 1
     ep: int = 1
     pp: int = 1
-    dtypes: dict = field(default_factory=lambda: dict.fromkeys(WEIGHT_CLASSES, "bf16"), compare=False, hash=False)
+    dtypes: dict = field(default_factory=lambda: dict.fromkeys(WEIGHT_CLASSES, "bf16"), hash=False)  # compared, not hashed
     kv_dtype: str = "bf16"
 
     @property
@@ -73,7 +73,7 @@ class Deployment:
         return used.pop() if len(used) == 1 else "mixed"
 
     def describe(self) -> str:
-        """'tp 8 x dp-attention 8, ep 8' style label for tables."""
+        """'tp 1, dp-attention 8, ep 8' style label for tables."""
         parts = [f"tp {self.tp}"]
         if self.dp_attention > 1:
             parts.append(f"dp-attention {self.dp_attention}")
