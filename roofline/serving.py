@@ -60,7 +60,7 @@ class ServingEngine:
     display_name: str = "ideal roofline"
     version: str = ""
     kernel_floor_s: float = 0.0
-    kernels_per_layer: dict = field(default_factory=dict, compare=False, hash=False)
+    kernels_per_layer: dict = field(default_factory=dict, hash=False)
     allreduce_latency_s: float = 0.0     # 0: the hardware link latency
     all_to_all_latency_s: float = 0.0    # 0: the hardware link latency
     host_per_step_s: float = 0.0
