@@ -22,9 +22,18 @@ The library is a set of flat modules, one concept each:
     scenario     scenario files: configs (lists of hardware, model, engine, layout, method...) and axes, validated
     grid         sweeps: scenario configs x numeric axes -> one tidy table, streamed in chunks to CSV and Parquet
     plots        figures drawn from the written tables only
-    tables       the terminal tables of predict, hw and models
-    outputs      output folders written whole or not at all
-    bench        the sweep engine's points/s and peak memory
+    findings     each report question's finding, computed from its results table
+    report       the generated report: Markdown and one-file HTML, a finding, a figure and a command per section
+    tables       the terminal tables of predict, hw, models, engines and scenarios
+    outputs      output folders and files written whole or not at all; CSV/Parquet writer; the progress bar
+    bench        sweeps' points/s computing and end to end to each format, peak memory
+    yamlio       the bounded safe YAML reader (aliases, depth, duplicate keys) and atomic writes
+    editing      hw new / set / edit / validate / diff (comments kept)
+    schema       the JSON Schema of hardware and model profiles
+    hfimport     model profiles from Hugging Face config.json
+    measurements published serving measurements: load, predict each row, convert benchmark output
+    fit          engine parameters fitted to measurements by bounded least squares
+    accuracy     held-out error of an engine against ideal, per source and regime
     harness      (torch extra) the real runs, behind one door: runtime (device, timing), decoder,
                  specloop, calibrate, validate; no module above imports it or torch
 """
