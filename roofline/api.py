@@ -43,8 +43,10 @@ def load_model(model: str | ModelSpec, profiles: tuple[str | Path, ...] = ()) ->
 
 
 def _scalar_int(value, name: str, low: int, high: int) -> int:
+    if isinstance(value, (list, tuple, np.ndarray)):
+        raise RooflineError(f"{name}: expected one integer (use roofline.sweep for arrays), found {type(value).__name__}")
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= int(value) <= high:
-        raise RooflineError(f"{name}: expected an integer in {low}..{high:,} (use roofline.sweep for arrays), found {value!r}")
+        raise RooflineError(f"{name}: expected an integer in {low}..{high:,}, found {value!r}")
     return int(value)
 
 
