@@ -24,6 +24,7 @@ The library is a set of flat modules, one concept each:
     plots        figures drawn from the written tables only
     findings     each report question's finding, computed from its results table
     report       the generated report: Markdown and one-file HTML, a finding, a figure and a command per section
+    report_figures  the report's figures, one per question (drawn by plots.draw_figures)
     tables       the terminal tables of predict, hw, models, engines and scenarios
     outputs      output folders and files written whole or not at all; CSV/Parquet writer; the progress bar
     bench        sweeps' points/s computing and end to end to each format, peak memory

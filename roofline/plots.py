@@ -29,7 +29,6 @@ module works headless and leaves a caller's matplotlib state untouched.
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import textwrap
@@ -43,7 +42,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
 
 from roofline.errors import RooflineError
 
@@ -658,364 +657,6 @@ PLOTTERS = {  # the standard plots of a sweep, in PLOT_NAMES order
 }
 
 
-# ---------------------------------------------------------------- the report's figures, one per question
-# Each draws what its finding (roofline.findings) states, from the same table; points that do not fit in
-# device memory are left out or drawn faint, and the title says which.
-
-def _short_hw(meta: dict, name: str) -> str:
-    from roofline.findings import _hw
-
-    return _hw(meta, name)
-
-
-def _plain_figure(ncols: int, nrows: int = 1, width: float = 4.6, height: float = 3.6, legend_in: float = 0.0,
-                  **kw) -> tuple[Figure, np.ndarray]:
-    fig = Figure(figsize=(width * ncols + legend_in, height * nrows + 0.9), layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig, fig.subplots(nrows, ncols, squeeze=False, **kw)
-
-
-HW_COLORS = colormaps["tab10"]
-
-
-def _hw_color(names: list[str]) -> dict:
-    return {h: HW_COLORS(i % 10) for i, h in enumerate(names)}
-
-
-def _report_verify(df: pd.DataFrame, ops, meta: dict) -> Figure:
-    from roofline.findings import TOLERANCE
-
-    d = df.assign(q=df["k"] + 1, ratio=df["verify_time_s"] / df["step_time_s"])
-    models, contexts = list(dict.fromkeys(d["model"])), sorted(d["context"].unique())
-    hws, batches = list(dict.fromkeys(d["hardware"])), sorted(d["batch"].unique())
-    fig, axes = _plain_figure(len(contexts), len(models), legend_in=1.9, sharey=True)
-    color, styles = _hw_color(hws), ["-", "--", ":", "-."]
-    faint = False
-    for (r, model), (c, context) in itertools.product(enumerate(models), enumerate(contexts)):
-        ax = axes[r, c]
-        for hw, (b, batch) in itertools.product(hws, enumerate(batches)):
-            g = d[(d["model"] == model) & (d["context"] == context) & (d["hardware"] == hw) & (d["batch"] == batch)].sort_values("q")
-            fits = g["fits_in_memory"].astype(bool)
-            ax.plot(g["q"], g["ratio"].where(fits), styles[b % 4], color=color[hw], lw=1.6,
-                    label=f"{_short_hw(meta, hw)}, batch {batch:g}")
-            if (~fits).any():
-                ax.plot(g["q"], g["ratio"].where(~fits), styles[b % 4], color=color[hw], lw=1.0, alpha=0.3)
-                faint = True
-        ax.axhline(TOLERANCE, color="firebrick", lw=0.9, ls="--")
-        ax.annotate(f"+{(TOLERANCE - 1) * 100:.0f}% over a decode step", (0.02, TOLERANCE), xycoords=("axes fraction", "data"),
-                    xytext=(0, 3), textcoords="offset points", fontsize=7, color="firebrick")
-        _log2_axis(ax, [1, 2, 4, 8, 16, 32, 64][: int(np.log2(d["q"].max())) + 1])
-        ax.set_yscale("log")
-        ax.set_ylim(0.97, max(2.2, min(float(d["ratio"].max()) * 1.1, 8)))
-        ax.yaxis.set_major_locator(FixedLocator([1, 1.1, 1.25, 1.5, 2, 3, 5, 8]))
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
-        ax.yaxis.set_minor_formatter(NullFormatter())
-        ax.set_title(f"{_name(meta, 'model', model)}, context {_ctx(context)}")
-        ax.set_xlabel("query tokens per sequence in one pass, q = k + 1")
-        ax.set_ylabel("pass time / decode step time")
-    _shared_legend(fig, list(axes.ravel()))
-    fig.suptitle("Verify pass of q tokens per sequence against a decode step (q = 1): flat while memory-bound\n"
-                 + _setup_line(meta, []).lstrip(" ·") + (" · faint: does not fit in memory (timing only)" if faint else ""))
-    return fig
-
-
-def _report_flops(df: pd.DataFrame, ops, meta: dict) -> Figure:
-    d = _fits_only(df)
-    base = d[d["k"] == 0].set_index("alpha")
-    alphas = sorted(d["alpha"].unique())
-    color = _alpha_colors(alphas)
-    fig, axes = _plain_figure(3, legend_in=1.3, sharex=True)
-    series = (("FLOPs per generated token", lambda g, b: g["flops_per_token"] / b["flops_per_token"]),
-              ("bytes per generated token", lambda g, b: g["bytes_per_token"] / b["bytes_per_token"]),
-              ("time per generated token", lambda g, b: 1.0 / g["speedup"]))
-    ks = sorted(d["k"].unique())
-    k_max = max(ks)
-    for ax, (label, ratio) in zip(axes[0], series):
-        for a in alphas:
-            g = d[d["alpha"] == a].sort_values("k")
-            y = ratio(g, base.loc[a])
-            ax.plot(g["k"], y, "o-", color=color[a], ms=3.5, lw=1.5, label=_alpha_label(a))
-            if label.startswith("time"):
-                b = g[g["k"] == g["best_k"]]
-                yb = ratio(b, base.loc[a])
-                ax.plot(b["k"], yb, "*" if int(b["k"].iloc[0]) < k_max else "^", color=color[a], ms=11, mec="k", mew=0.7)
-        ax.axhline(1.0, color="k", lw=0.8, ls=":")
-        ax.set_xticks(ks)
-        ax.set_xlabel("draft length k (tokens)")
-        ax.set_ylabel(f"{label}\n(× plain decoding)")
-        ax.set_title(label)
-    axes[0][2].plot([], [], "*", color="0.6", mec="k", ms=11, ls="", label="best k")
-    axes[0][2].plot([], [], "^", color="0.6", mec="k", ms=9, ls="", label=f"best k = {k_max}, the\nlargest swept (may\nlie beyond)")
-    _shared_legend(fig, [axes[0][2]])
-    hw, model = d["hardware"].iloc[0], d["model"].iloc[0]
-    fig.suptitle(f"More compute, less time: per generated token, against plain decoding (k = 0)\n"
-                 f"{_name(meta, 'model', model)} on {_name(meta, 'hardware', hw)}, batch {d['batch'].iloc[0]:g}, context "
-                 f"{_ctx(d['context'].iloc[0])}, {METHOD_LABELS.get(meta.get('method', ''), meta.get('method', ''))}")
-    return fig
-
-
-def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
-    from roofline.findings import break_even_table, ridge_points
-
-    table = break_even_table(df)
-    ridge = ridge_points(ops).sort_values()
-    hws = [h for h in ridge.index if h in set(table["hardware"])]
-    methods = list(dict.fromkeys(table["method"]))
-    alphas = sorted(table["alpha"].unique())
-    fig, axes = _plain_figure(len(alphas), width=4.4, legend_in=1.6, sharey=True)
-    mcolor = {m: colormaps["Set2"](i) for i, m in enumerate(methods)}
-    width = 0.8 / len(methods)
-    top = max(float(table["largest_batch"].max()), 2.0)
-    for ax, a in zip(axes[0], alphas):
-        for i, m in enumerate(methods):
-            t = table[(table["alpha"] == a) & (table["method"] == m)].set_index("hardware").reindex(hws)
-            x = np.arange(len(hws)) + (i - (len(methods) - 1) / 2) * width
-            heights = t["break_even_batch"].to_numpy(dtype=float)
-            censored = t["censored"].fillna(False).to_numpy(dtype=bool)
-            bars = ax.bar(x, np.maximum(heights, 0.6), width * 0.92, color=mcolor[m], edgecolor="k", lw=0.5,
-                          label=METHOD_LABELS.get(m, m))
-            for bar, h, cens in zip(bars, heights, censored):
-                if cens:
-                    bar.set_hatch("///")
-                text = "never" if h < 1 else (f"≥{h:g}" if cens else f"{h:g}")
-                ax.text(bar.get_x() + bar.get_width() / 2, max(h, 0.6) * 1.08, text, ha="center", va="bottom", fontsize=6,
-                        rotation=90)
-        ax.set_yscale("log", base=2)
-        ax.set_ylim(0.5, top * 8)
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        ax.set_xticks(range(len(hws)), [f"{_short_hw(meta, h)}\nridge {ridge[h]:,.0f}" for h in hws], fontsize=7)
-        ax.set_title(f"α = {a:g}")
-        ax.set_xlabel("GPU, by derated ridge point (FLOP/B)")
-        ax.set_ylabel("break-even batch (speedup ≥ 1 up to it)")
-        ax.grid(axis="x", visible=False)
-    axes[0][-1].bar([0], [0], color="white", edgecolor="k", hatch="///", label="≥: still pays at the\nlargest batch that fits")
-    _shared_legend(fig, [axes[0][-1]])
-    fig.suptitle("Free until compute-bound: the largest batch at which speculation still pays (best k per batch)\n"
-                 + f"{', '.join(_name(meta, 'model', m) for m in dict.fromkeys(df['model']))}, context {_ctx(df['context'].iloc[0])}"
-                 + (f", draft model {meta['draft']}" if meta.get("draft") else ""))
-    return fig
-
-
-def _report_batch_vs_spec(df: pd.DataFrame, ops, meta: dict) -> Figure:
-    fit = _fits_only(df)
-    fig, axes = _plain_figure(1, width=7.0, height=4.6, legend_in=1.8)
-    ax = axes[0][0]
-    base = fit.drop_duplicates("batch").sort_values("batch")
-    spec = _best_k_rows(fit).drop_duplicates("batch").sort_values("batch")
-    ax.plot(base["baseline_tokens_per_s_per_user"], base["baseline_tokens_per_s"], "s--", color="k", ms=4, lw=1.6,
-            label="growing the batch alone")
-    ax.plot(spec["tokens_per_s_per_user"], spec["tokens_per_s"], "o-", color="tab:blue", ms=4, lw=1.8,
-            label=f"with speculation (best k), {_alpha_label(fit['alpha'].iloc[0])}")
-    labels = [(ax, r.baseline_tokens_per_s_per_user, r.baseline_tokens_per_s, f"B={r.batch:g}") for r in base.itertuples()]
-    labels += [(ax, r.tokens_per_s_per_user, r.tokens_per_s, f"B={r.batch:g}, k={r.k:g}") for r in spec.itertuples()]
-    best = base["baseline_tokens_per_s"].max()
-    ax.axhline(best, color="0.5", lw=0.8, ls=":")
-    ax.axvline(base["baseline_tokens_per_s_per_user"].max(), color="0.5", lw=0.8, ls=":")
-    ax.margins(0.15)
-    _log_axis(ax, "x")
-    _log_axis(ax, "y")
-    ax.set_xlabel("tokens/s per user")
-    ax.set_ylabel(f"tokens/s, all users ({_tp(meta)} GPU)")
-    _shared_legend(fig, [ax])
-    dropped = (~df["fits_in_memory"].astype(bool)).any()
-    fig.suptitle("Few users against many: throughput against per-user speed, batch B growing along each line\n"
-                 + _setup_line(meta, list(dict.fromkeys(df["model"]))) + f" · {_name(meta, 'hardware', df['hardware'].iloc[0])}"
-                 + (" · batches that do not fit left out" if dropped else "") + "\ndotted: batching's best throughput and fastest user")
-    place_labels(fig, labels)
-    return fig
-
-
-def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
-    models, hws = list(dict.fromkeys(df["model"])), list(dict.fromkeys(df["hardware"]))
-    mcolor = {m: colormaps["tab10"](i) for i, m in enumerate(models)}
-    styles = {h: s for h, s in zip(hws, ["-", "--", ":", "-."])}
-    fig, axes = _plain_figure(2, width=5.0, height=4.0, legend_in=2.2)
-    ax0, ax1 = axes[0]
-    caps = df[df["k"] == df["k"].min()].groupby(["hardware", "model", "context"])["max_batch"].min().reset_index()
-    c_hi = df["context"].max()
-    fit = _best_k_rows(_fits_only(df[df["context"] == c_hi]))
-    for h, m in itertools.product(hws, models):
-        method = df.loc[df["model"] == m, "method"].iloc[0]
-        g = caps[(caps["hardware"] == h) & (caps["model"] == m)].sort_values("context")
-        label = f"{_name(meta, 'model', m)} ({METHOD_LABELS.get(method, method)}), {_short_hw(meta, h)}"
-        ax0.plot(g["context"], g["max_batch"].clip(lower=0.5), "o" + styles[h], color=mcolor[m], ms=4, lw=1.5, label=label)
-        s = fit[(fit["hardware"] == h) & (fit["model"] == m)].drop_duplicates("batch").sort_values("batch")
-        ax1.plot(s["batch"], s["speedup"], "o" + styles[h], color=mcolor[m], ms=4, lw=1.5)
-    _log2_axis(ax0, sorted(df["context"].unique()))
-    ax0.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _ctx(v)))
-    ax0.set_yscale("log", base=2)
-    ax0.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax0.set_xlabel("context (tokens)")
-    ax0.set_ylabel("largest batch that fits")
-    ax0.set_title("The KV cache caps the batch")
-    _log2_axis(ax1, sorted(fit["batch"].unique()))
-    ax1.axhline(1.0, color="k", lw=0.8, ls=":")
-    ax1.set_xlabel("batch size B (sequences); lines end where memory does")
-    ax1.set_ylabel("speedup at best k (×)")
-    ax1.set_title(f"Speedup at context {_ctx(c_hi)}, up to the cap")
-    _shared_legend(fig, [ax0])
-    fig.suptitle(f"Max batch and speedup: GQA, MLA, compressed attention · TP {_tp(meta)}, "
-                 f"{_one(meta.get('weight_dtype', 'bf16'))} weights, {_one(meta.get('kv_dtype', 'bf16'))} KV, {_alpha_label(df['alpha'].iloc[0])}")
-    return fig
-
-
-def _report_shared_prefix(df: pd.DataFrame, ops, meta: dict) -> Figure:
-    prefixes = sorted(df["shared_prefix_tokens"].unique())
-    fig, axes = _plain_figure(2, width=4.8, height=3.8, legend_in=1.8)
-    ax0, ax1 = axes[0]
-    color = {p: c for p, c in zip(prefixes, ["0.3", "tab:orange", "tab:blue", "tab:green"])}
-    caps = df[df["k"] == df["k"].min()].groupby("shared_prefix_tokens")["max_batch"].min()
-    context = int(df["context"].iloc[0])
-    names = [("no sharing" if p == 0 else f"{_ctx(p)} shared") for p in prefixes]
-    bars = ax0.bar(range(len(prefixes)), [caps[p] for p in prefixes], color=[color[p] for p in prefixes])
-    for bar, p in zip(bars, prefixes):
-        ax0.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), f"{caps[p]:,}", ha="center", va="bottom", fontsize=8)
-    ax0.set_xticks(range(len(prefixes)), names)
-    ax0.set_ylabel("largest batch that fits")
-    ax0.set_title(f"Batch that fits, {_ctx(context)} context each")
-    fit = _fits_only(df)
-    for p, name in zip(prefixes, names):
-        g = fit[fit["shared_prefix_tokens"] == p]
-        base = g.drop_duplicates("batch").sort_values("batch")
-        best = _best_k_rows(g[g["k"] > 0]).drop_duplicates("batch").sort_values("batch")
-        ax1.plot(base["batch"], base["baseline_tokens_per_s"], "s--", color=color[p], ms=3.5, lw=1.2, label=f"{name}, no speculation")
-        ax1.plot(best["batch"], best["tokens_per_s"], "o-", color=color[p], ms=3.5, lw=1.6, label=f"{name}, speculation (best k)")
-    _log2_axis(ax1, sorted(df["batch"].unique()))
-    _log_axis(ax1, "y")
-    ax1.set_xlabel("batch size B (lines end where memory does)")
-    ax1.set_ylabel("tokens/s, all sequences")
-    ax1.set_title("Throughput")
-    _shared_legend(fig, [ax1])
-    fig.suptitle("Shared prefix: stored once, read once per step\n" + _setup_line(meta, list(dict.fromkeys(df["model"])))
-                 + f" · {_name(meta, 'hardware', df['hardware'].iloc[0])}")
-    return fig
-
-
-def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure:
-    hws = list(dict.fromkeys(df["hardware"]))
-    places = list(dict.fromkeys(df["draft_placement"]))
-    pcolor = {p: ("k" if p == "co-located" else colormaps["tab10"](i)) for i, p in enumerate(places)}
-    fig, axes = _plain_figure(len(hws), width=4.6, height=3.8, legend_in=1.8, sharey=True)
-    fit = _best_k_rows(_fits_only(df))
-    for ax, hw in zip(axes[0], hws):
-        for p in places:
-            g = fit[(fit["hardware"] == hw) & (fit["draft_placement"] == p)].drop_duplicates("batch").sort_values("batch")
-            label = "draft co-located on the target GPUs" if p == "co-located" else f"draft on {_short_hw(meta, p)} (PCIe)"
-            ax.plot(g["batch"], g["speedup"], "s--" if p == "co-located" else "o-", color=pcolor[p], ms=3.5, lw=1.5, label=label)
-        ax.axhline(1.0, color="k", lw=0.8, ls=":")
-        _log2_axis(ax, sorted(df["batch"].unique()))
-        ax.set_xlabel("batch size B (sequences)")
-        ax.set_ylabel("speedup at best k (×)")
-        ax.set_title(f"{_tp(meta)} × {_short_hw(meta, hw)}")
-    _shared_legend(fig, list(axes[0]))
-    dropped = (~df["fits_in_memory"].astype(bool)).any()
-    fig.suptitle("Draft on cheaper hardware: overlapped drafting plus a transfer, against drafting on the target\n"
-                 + f"{_name(meta, 'model', df['model'].iloc[0])} target, draft model {meta.get('draft') or ''}, "
-                 + f"{_alpha_label(df['alpha'].iloc[0])}" + (" · batches that do not fit left out" if dropped else ""))
-    return fig
-
-
-def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure:
-    from roofline.findings import TIER_SPEEDS, tier_prices
-
-    tiers = tier_prices(df)
-    hws = [h for h in dict.fromkeys(df["hardware"]) if h in tiers.index]
-    fig, axes_grid = _plain_figure(min(len(hws), 2), math.ceil(len(hws) / 2), width=4.8, height=3.6, legend_in=1.9,
-                                   sharey=True)
-    axes = list(axes_grid.ravel())
-    for ax in axes[len(hws):]:
-        ax.set_visible(False)
-    fit = _fits_only(df)
-    for ax, hw in zip(axes, hws):
-        g = fit[fit["hardware"] == hw]
-        base = g.drop_duplicates("batch")
-        bx, by = base["baseline_tokens_per_s_per_user"].to_numpy(), base["baseline_cost_usd_per_million_tokens"].to_numpy()
-        i = _frontier(bx, -by)
-        ax.plot(bx[i], by[i], "s--", color="k", ms=3.5, lw=1.5, label="no speculation")
-        sx, sy = g["tokens_per_s_per_user"].to_numpy(), g["cost_usd_per_million_tokens"].to_numpy()
-        j = _frontier(sx, -sy)
-        ax.plot(sx[j], sy[j], "o-", color="tab:blue", ms=3.5, lw=1.6, label=f"with speculation (any k), {_alpha_label(g['alpha'].iloc[0])}")
-        t = tiers.loc[hw]
-        u0 = t["base_tokens_per_s_per_user"]
-        for m, ls in zip((1.0, *TIER_SPEEDS), (":", "--", "-.")):
-            ax.axvline(u0 * m, color="firebrick", lw=0.8, ls=ls)
-            ax.annotate(f"{m:g}× speed", (u0 * m, 0.98), xycoords=("data", "axes fraction"), xytext=(2, 0), textcoords="offset points",
-                        rotation=90, va="top", fontsize=7, color="firebrick")
-        _log_axis(ax, "x")
-        _log_axis(ax, "y")
-        ax.set_xlabel("tokens/s per user")
-        ax.set_ylabel("USD per million tokens")
-        ax.set_title(_name(meta, "hardware", hw))
-    _shared_legend(fig, axes[: len(hws)])
-    fig.suptitle("Fast tiers: the cheapest price at each per-user speed (cost frontier; points that do not fit left out)\n"
-                 + _setup_line(meta, list(dict.fromkeys(df["model"]))) + " · red lines: 1×, 2×, 3× the cheapest tier's speed")
-    return fig
-
-
-def _report_prefill(df: pd.DataFrame, ops, meta: dict) -> Figure:
-    from roofline.findings import ANSWER_TOKENS
-
-    fit = _fits_only(df)
-    contexts = sorted(fit["context"].unique())
-    fig, axes = _plain_figure(1, width=7.2, height=0.55 * 2 * len(contexts) + 1.2, legend_in=1.8)
-    ax = axes[0][0]
-    labels, y = [], 0
-    spec_k = fit[fit["k"] > 0].sort_values("speedup")["k"].iloc[-1] if (fit["k"] > 0).any() else 0
-    for c in contexts:
-        for k in (0, spec_k):
-            r = fit[(fit["context"] == c) & (fit["k"] == k)].iloc[0]
-            parts = (r["ttft_s"], r["draft_ttft_s"], ANSWER_TOKENS / r["tokens_per_s_per_user"])
-            left = 0.0
-            for part, colr, name in zip(parts, ("tab:gray", "tab:orange", "tab:blue" if k else "0.15"),
-                                        ("prefill of the prompt (time to first token)", "draft model's own prefill",
-                                         f"decoding {ANSWER_TOKENS} tokens")):
-                ax.barh(y, part, left=left, color=colr, edgecolor="white", lw=0.5,
-                        label=name if (c == contexts[0] and (k if not name.startswith("prefill") else not k)) else None)
-                left += part
-            ax.text(left, y, f" {left:.2f} s", va="center", fontsize=7)
-            labels.append(f"prompt {_ctx(c)}, " + ("no speculation" if k == 0 else f"k = {k:g}"))
-            y += 1
-        y += 0.5
-    ax.set_yticks([i + 0.5 * (i // 2) for i in range(len(labels))], labels)
-    ax.invert_yaxis()
-    ax.set_xlabel("seconds for one request")
-    ax.grid(axis="y", visible=False)
-    ax.margins(x=0.12)
-    handles, names = ax.get_legend_handles_labels()
-    decode = Patch(color="0.15", label=f"decoding {ANSWER_TOKENS} tokens, no speculation")
-    fig.legend([*handles, decode], [*names, decode.get_label()], loc="outside right center")
-    fig.suptitle("Prefill is not sped up: time to a whole answer, with and without speculation\n"
-                 + _setup_line(meta, list(dict.fromkeys(df["model"]))) + f" · {_name(meta, 'hardware', df['hardware'].iloc[0])}, "
-                 + f"batch {df['batch'].iloc[0]:g}, {_alpha_label(df['alpha'].iloc[0])}")
-    return fig
-
-
-def _report_generic(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
-    for plotter in (_plot_speedup_heatmap, _plot_throughput, _plot_step_time):
-        fig = plotter(df, ops, meta)
-        if fig is not None:
-            return fig
-    return None
-
-
-def _fits_only(df: pd.DataFrame) -> pd.DataFrame:
-    return df[df["fits_in_memory"].astype(bool)]
-
-
-REPORT_PLOTTERS = {
-    "verify-mini-prefill": _report_verify, "flops-vs-time": _report_flops, "break-even-batch": _report_break_even,
-    "batch-vs-speculation": _report_batch_vs_spec, "kv-caps-batch": _report_kv_caps, "shared-prefix": _report_shared_prefix,
-    "draft-offload": _report_draft_offload, "fast-tier-premium": _report_fast_tier, "prefill-not-sped-up": _report_prefill,
-    "generic": _report_generic,
-}
-ALL_PLOTTERS = {**PLOTTERS, **{f"report:{name}": fn for name, fn in REPORT_PLOTTERS.items()}}
-
-
-def report_job(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict, stem: Path, formats=("png",)) -> tuple:
-    """The figure job (for `draw_figures`) of report section `name` (the generic figure for an unknown one)."""
-    return (f"report:{name if name in REPORT_PLOTTERS else 'generic'}", df, ops, meta, Path(stem), tuple(formats))
-
-
 # ---------------------------------------------------------------- public API
 
 def _check_columns(df: pd.DataFrame, required: tuple[str, ...], where: str, what: str) -> None:
@@ -1051,13 +692,22 @@ def _check_formats(formats) -> None:
         raise RooflineError(f"formats: expected some of {', '.join(FORMATS)}, found {', '.join(map(str, formats)) or 'none'}")
 
 
+def plotter(name: str):
+    """The function drawing figure `name`: a standard plot, or `report:QUESTION` (roofline.report_figures)."""
+    if name.startswith("report:"):
+        from roofline.report_figures import REPORT_PLOTTERS
+
+        return REPORT_PLOTTERS[name.split(":", 1)[1]]
+    return PLOTTERS[name]
+
+
 def draw_figure(job: tuple) -> list[Path]:
     """Draw one figure job (plotter name, results, operators, meta, path without suffix, formats) and save it in
     each format; [] when the table cannot support the plot. Agg canvas only, fixed metadata: the bytes written
     depend on the inputs alone, whichever process draws them."""
     name, df, ops, meta, stem, formats = job
     with rc_context(STYLE):
-        fig = ALL_PLOTTERS[name](df, ops, meta)
+        fig = plotter(name)(df, ops, meta)
         if fig is None:
             return []
         written = []

@@ -182,7 +182,8 @@ def write_report(names: list[str] | tuple[str, ...] = (), out_dir: Path = Path("
     into `out_dir` (whole or not at all; an existing non-empty folder only with `force`); return the files written."""
     from roofline.findings import finding, main_engine
     from roofline.outputs import check_writable, staged_dir
-    from roofline.plots import draw_figures, report_job
+    from roofline.plots import draw_figures
+    from roofline.report_figures import report_job
 
     out_dir = Path(out_dir)
     check_writable(out_dir, force)

@@ -1,4 +1,4 @@
-"""Tests for roofline.report: report axes expand into plain scenarios, the report is written whole with a
+"""Tests for roofline.report: the report is written whole with a
 finding, a figure and a command per section, and the HTML page opens in a headless browser."""
 
 from __future__ import annotations
