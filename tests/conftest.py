@@ -1,12 +1,30 @@
 """Shared fixtures: profiles loaded once per session; whole suites that belong to the slow loop."""
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
 
 from roofline.hardware import load_hardware
 from roofline.model import load_model
+
+
+@pytest.fixture
+def roofline(capsys, monkeypatch):
+    """Run `roofline ARGS...` through cli.main() in-process: (exit code, stdout, stderr)."""
+    import cli
+
+    def run(*args):
+        monkeypatch.setattr(sys, "argv", ["roofline", *map(str, args)])
+        try:
+            cli.main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code or 0
+        out = capsys.readouterr()
+        return code, out.out, out.err
+    return run
 
 
 @pytest.fixture(scope="session")

@@ -9,12 +9,10 @@ YAML files runs through cli.main(); the YAML files too, once, through `hw/models
 """
 
 import shlex
-import sys
 from pathlib import Path
 
 import pytest
 
-import cli
 from roofline.editing import validate_text
 from roofline.errors import RooflineError
 from roofline.yamlio import read_text
@@ -36,17 +34,6 @@ def test_the_corpus_has_at_least_60_cases():
     assert len(YAML_CASES) + len(FILE_CASES) + len(CLI_CASES) >= 60
 
 
-def run_main(monkeypatch, capsys, args):
-    monkeypatch.setattr(sys, "argv", ["roofline", *args])
-    try:
-        cli.main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 @pytest.fixture(autouse=True)
 def _isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path / "user-profiles"))
@@ -66,34 +53,34 @@ def test_a_bad_profile_file_gives_its_expected_message(path):
 
 
 @pytest.mark.parametrize("path", FILE_CASES, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_a_bad_config_or_table_gives_its_expected_message(path, tmp_path, monkeypatch, capsys):
+def test_a_bad_config_or_table_gives_its_expected_message(path, tmp_path, roofline):
     expected = _expect_line(Path(f"{path}.expect").read_text())
     if path.suffix == ".json":
         args = ["models", "import", str(path), "--name", "imported", "--dir", str(tmp_path / "out")]
     else:
         args = ["plot", str(path), "--out", str(tmp_path / "plots")]
-    code, out, err = run_main(monkeypatch, capsys, args)
+    code, out, err = roofline(*args)
     assert code == 2 and out == ""
     assert err.startswith("error: ") and err.count("\n") == 1 and expected in err, err
     assert not (tmp_path / "out").exists() and not (tmp_path / "plots").exists()
 
 
 @pytest.mark.parametrize("path", CLI_CASES, ids=lambda p: p.name)
-def test_a_bad_command_line_gives_its_expected_message(path, tmp_path, monkeypatch, capsys):
+def test_a_bad_command_line_gives_its_expected_message(path, tmp_path, roofline):
     lines = path.read_text().splitlines()
     expected = _expect_line(lines[0])
     regular = tmp_path / "a-file"
     regular.write_text("not a folder, not JSON\n")
     args = shlex.split(lines[1].replace("{tmp}", str(tmp_path)).replace("{file}", str(regular)))
     before = sorted(p.name for p in tmp_path.iterdir())
-    code, out, err = run_main(monkeypatch, capsys, args)
+    code, out, err = roofline(*args)
     assert code == 2 and expected in out + err and err.count("\n") == 1, err   # validate lists files on stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == before     # nothing half-written left behind
 
 
 @pytest.mark.parametrize("kind", ["hardware", "model"])
-def test_validate_reports_every_bad_file_of_a_folder_on_its_own_line(kind, monkeypatch, capsys):
+def test_validate_reports_every_bad_file_of_a_folder_on_its_own_line(kind, roofline):
     paths = sorted((CORPUS / kind).glob("*.yaml"))
-    code, out, err = run_main(monkeypatch, capsys, ["hw" if kind == "hardware" else "models", "validate", *map(str, paths)])
+    code, out, err = roofline("hw" if kind == "hardware" else "models", "validate", *paths)
     assert code == 2 and f"{len(paths)} of {len(paths)} files failed validation" in err
     assert out.count("\n") == len(paths) and "Traceback" not in out + err

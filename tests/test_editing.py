@@ -22,21 +22,6 @@ def _isolated_user_folder(tmp_path, monkeypatch):
     monkeypatch.delenv("ROOFLINE_PATH", raising=False)
 
 
-@pytest.fixture
-def roofline(capsys, monkeypatch):
-    """Run `roofline ARGS...` through cli.main() in-process: (exit code, stdout, stderr)."""
-    def run(*args):
-        monkeypatch.setattr(sys, "argv", ["roofline", *map(str, args)])
-        try:
-            cli.main()
-            code = 0
-        except SystemExit as exc:
-            code = exc.code or 0
-        out = capsys.readouterr()
-        return code, out.out, out.err
-    return run
-
-
 def test_hw_new_writes_a_valid_typed_file_in_the_user_folder(roofline, tmp_path):
     code, out, err = roofline("hw", "new", "my-gpu", "--from", "h100", "--set", "memory=96 GB",
                               "--set", "peak_flops.bf16=148 TFLOPS", "--set", "price=null")
@@ -70,26 +55,7 @@ def test_the_shipped_h20_is_the_h100_with_the_h20_datasheet_numbers():
 
 
 def test_hw_set_keeps_comments_order_and_formatting(roofline, tmp_path):
-    original = (
-        "# My lab's GPU: measured 2026-01-10.\n"
-        "type: hardware\n"
-        "name: lab-gpu\n"
-        "display_name: Lab GPU   # as the vendor names it\n"
-        "kind: gpu\n"
-        "memory: 24 GB\n"
-        "memory_bandwidth: 1.0 TB/s   # stream triad, not the datasheet\n"
-        "peak_flops: {bf16: 100 TFLOP/s, fp32: 20 TFLOP/s}\n"
-        "on_chip_cache: 40 MB\n"
-        "link_bandwidth: 32 GB/s\n"
-        "link_latency: 10 us\n"
-        "efficiency:\n"
-        "  memory: 0.8     # measured\n"
-        "  compute: 0.7\n"
-        "  link: 0.8\n"
-        "step_overhead: 30 us\n"
-        "source: lab notebook p. 12\n"
-        "notes: none\n"
-    )
+    original = LAB_GPU.format(name="lab-gpu")  # comments, order, flow mapping and spacing to keep
     path = tmp_path / "lab-gpu.yaml"
     path.write_text(original)
     code, _, err = roofline("--profiles", tmp_path, "hw", "set", "lab-gpu", "memory_bandwidth=1.1 TB/s", "efficiency.compute=0.75")
