@@ -302,18 +302,8 @@ def write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool 
             frame = pd.concat(kept, ignore_index=True)
             for name in LABEL_COLUMNS:
                 frame[name] = frame[name].astype(str)
-            files += [p.name for p in standard_plots(frame, ops, meta, out_dir, **_plot_kwargs(svg))]
+            files += [p.name for p in standard_plots(frame, ops, meta, out_dir, formats=("png", "svg") if svg else ("png",))]
         elif progress:
             print(f"plots skipped for {done:,} points: run `roofline plot {out_dir}` on a subset", file=sys.stderr)
         timings["plot_s"] = time.perf_counter() - t
     return {"points": done, **timings, "files": files}
-
-
-def _plot_kwargs(svg: bool) -> dict:
-    """Keyword arguments the plots module accepts (formats, workers), when it accepts them."""
-    import inspect
-
-    from roofline.plots import standard_plots
-
-    params = inspect.signature(standard_plots).parameters
-    return {"formats": ("png", "svg") if svg else ("png",)} if "formats" in params else {}

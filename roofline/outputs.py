@@ -119,8 +119,6 @@ class TableWriter:
             self._csv.close()
         if self._parquet is not None:
             self._parquet.close()
-        if self._header and self._csv is not None:  # nothing written: leave no headerless empty file
-            pass
 
 
 def _csv_field(field):

@@ -245,20 +245,16 @@ def speculative_metrics(
     memory_needed_bytes, fits_in_memory, max_batch, verify_compute_bound, baseline_mbu, baseline_mfu,
     drafter_overlaps, drafter_memory_bytes (its weights and KV cache on the device it runs on).
     """
-    if method not in METHODS:
-        raise RooflineError(f"method: expected one of {' | '.join(METHODS)}, found {method!r}")
+    check_options("speculation", method, draft=draft, draft_vocab=draft_vocab, alpha=alpha, acceptance=acceptance,
+                  tree_nodes=tree_nodes, tree_tau=tree_tau, k=k)
     dep = dep or deployment(target)
     engine = engine or IDEAL
     b = np.asarray(batch, dtype=np.float64)
     s = np.asarray(context, dtype=np.float64)
     k = np.asarray(k, dtype=np.int64)
-    if np.any(k < 0):
-        raise RooflineError(f"k: expected a non-negative integer, found {int(k.min())}")
     if method == "none":
         k = np.zeros_like(k)
     if tree_nodes is not None:
-        if tree_tau is None or not 1.0 <= tree_tau <= tree_nodes + 1:
-            raise RooflineError(f"--tree-tau: expected a number in [1, tree nodes + 1 = {tree_nodes + 1}], found {tree_tau}")
         tau = np.where(k > 0, float(tree_tau), 1.0)
         q = np.where(k > 0, tree_nodes + 1.0, 1.0)
         draft_q = np.ceil(tree_nodes / np.maximum(k, 1))
@@ -266,10 +262,7 @@ def speculative_metrics(
         if acceptance is not None:
             tau = tau_from_rates(acceptance, k)
         elif alpha is not None:
-            a = np.asarray(alpha, dtype=np.float64)
-            if np.any(~np.isfinite(a) | (a < 0) | (a > 1)):
-                raise RooflineError(f"alpha: expected a value in [0, 1], found {float(a[~((a >= 0) & (a <= 1))].flat[0])}")
-            tau = tau_scalar_alpha(a, k)
+            tau = tau_scalar_alpha(alpha, k)
         elif method == "none":
             tau = np.ones(k.shape)
         else:
