@@ -288,7 +288,7 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure:
         ax.set_title(f"{_tp(meta)} × {_short_hw(meta, hw)}")
     _shared_legend(fig, list(axes[0]))
     dropped = (~df["fits_in_memory"].astype(bool)).any()
-    fig.suptitle("Draft on cheaper hardware: overlapped drafting plus a transfer, against drafting on the target\n"
+    fig.suptitle("Draft on cheaper hardware: drafting elsewhere (overlapped over two micro-batches where that pays) plus a transfer, against drafting on the target\n"
                  + f"{_name(meta, 'model', df['model'].iloc[0])} target, draft model {meta.get('draft') or ''}, "
                  + f"{_alpha_label(df['alpha'].iloc[0])}" + (" · batches that do not fit left out" if dropped else ""))
     return fig
