@@ -19,6 +19,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
 from roofline.plots import (
+    DPI,
     METHOD_LABELS,
     _alpha_colors,
     _alpha_label,
@@ -49,7 +50,7 @@ def _short_hw(meta: dict, name: str) -> str:
 
 def _plain_figure(ncols: int, nrows: int = 1, width: float = 4.6, height: float = 3.6, legend_in: float = 0.0,
                   **kw) -> tuple[Figure, np.ndarray]:
-    fig = Figure(figsize=(width * ncols + legend_in, height * nrows + 0.9), layout="constrained")
+    fig = Figure(figsize=(width * ncols + legend_in, height * nrows + 0.9), dpi=DPI)  # laid out by roofline.plots.arrange
     FigureCanvasAgg(fig)
     return fig, fig.subplots(nrows, ncols, squeeze=False, **kw)
 

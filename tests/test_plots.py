@@ -181,6 +181,7 @@ def test_labels_placed_by_place_labels_do_not_overlap_each_other():
     from matplotlib import rc_context
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.text import Text
 
     with rc_context(plots.STYLE):
         fig = Figure(figsize=(4, 3))
@@ -189,10 +190,13 @@ def test_labels_placed_by_place_labels_do_not_overlap_each_other():
         x = np.array([1.0, 1.05, 1.1, 3.0, 3.02])
         ax.plot(x, x, "o")
         plots.place_labels(fig, [(ax, v, v, f"operator {i}") for i, v in enumerate(x)])
+        fig.canvas.draw()
         renderer = fig.canvas.get_renderer()
-        boxes = [t.get_window_extent(renderer) for t in ax.texts]
+        boxes = [Text.get_window_extent(t, renderer) for t in ax.texts]  # the text alone, without its leader line
+        leaders = [(ax.transData.transform(t.xy), box) for t, box in zip(ax.texts, boxes) if t.arrow_patch is not None]
     assert len(boxes) == 5
     assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    assert all(plots._leader_crossings(point, box, [b for b in boxes if b is not box]) == 0 for point, box in leaders)
 
 
 def test_a_log_axis_over_many_decades_has_no_minor_ticks_and_draws():
@@ -206,3 +210,40 @@ def test_a_log_axis_over_many_decades_has_no_minor_ticks_and_draws():
     plots._log_axis(ax, "x")
     fig.canvas.draw()
     assert len(ax.xaxis.get_minorticklocs()) == 0 and len(ax.xaxis.get_majorticklocs()) >= 5
+
+
+@pytest.mark.parametrize("name", ["roofline", "speedup_heatmap", "throughput_vs_batch"])
+def test_arrange_keeps_every_text_inside_the_figure_and_off_the_other_panels(small, name):
+    """The measured layout (`arrange`) leaves room for what each panel draws outside its frame: tick labels,
+    axis labels and titles stay inside the figure and off every other panel, and the legend or colour bar
+    sits right of the panels."""
+    from matplotlib import rc_context
+
+    _, _, df, ops = small
+    two = pd.concat([df, df.assign(hardware="h200")])  # two panels side by side
+    two_ops = pd.concat([ops, ops.assign(hardware="h200")])
+    with rc_context(plots.STYLE):
+        fig = PLOTTERS[name](two, two_ops, META)
+        plots.arrange(fig)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        frame = fig.bbox
+        panels = [ax for ax in fig.axes if ax.get_subplotspec() is not None]
+        assert len(panels) == 2
+        def drawn_ticks(axis):  # the labels of ticks inside the view: matplotlib keeps others but never draws them
+            lo, hi = sorted(axis.get_view_interval())
+            return [t.label1 for t in axis.get_major_ticks() if lo * (1 - 1e-9) <= t.get_loc() <= hi * (1 + 1e-9)]
+
+        texts = [fig._suptitle] + [t for ax in fig.axes for t in
+                                   (ax.title, ax.xaxis.label, ax.yaxis.label, *drawn_ticks(ax.xaxis), *drawn_ticks(ax.yaxis))]
+        for t in texts:
+            if not (t.get_visible() and t.get_text()):
+                continue
+            box = t.get_window_extent(renderer)
+            assert frame.x0 - 1 <= box.x0 and box.x1 <= frame.x1 + 1 and frame.y0 - 1 <= box.y0 and box.y1 <= frame.y1 + 1, t.get_text()
+            owner = t.axes
+            assert not any(box.overlaps(ax.bbox) for ax in panels if ax is not owner and owner in panels), t.get_text()
+        right_edge = max(ax.bbox.x1 for ax in panels)
+        extras = [legend.get_window_extent(renderer) for legend in fig.legends]
+        extras += [ax.bbox for ax in fig.axes if ax.get_subplotspec() is None]
+        assert extras and all(box.x0 >= right_edge and box.x1 <= frame.x1 + 1 for box in extras)
