@@ -14,7 +14,7 @@ The library is a set of flat modules, one concept each:
     hardware     HardwareSpec: a device's peaks, efficiencies, links, overheads (SI units)
     model        ModelSpec: a transformer's architecture; parameter counts per weight class, KV-cache size
     layout       Deployment: TP, attention DP, EP, PP and the dtype of each weight class, checked against the model
-    serving      ServingEngine: kernel floors, collective latency, host and speculation costs (engine_profiles/)
+    serving      ServingEngine: kernel latencies, collective latency, host and speculation costs (engine_profiles/)
     costs        FLOPs and bytes per operator of one forward pass on the busiest device of a deployment
     engine       roofline time per operator and per step, collectives, pipeline, host work, MBU, MFU, TTFT
     capacity     memory needed, whether it fits, the largest batch that fits

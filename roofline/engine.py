@@ -3,12 +3,14 @@
 For every operator o of one pipeline stage's pass over a micro-batch (FLOPs and bytes on the busiest
 device from `roofline.costs`):
 
-    t_o = max( roofline(flops_o * pad_o / (peak_flops[dtype_o] * eff[dtype_o] * k_o), bytes_o / (mem_bw * mem_eff * k_o)),
-               n_o * kernels_o * kernel_floor )
+    t_o = roofline(flops_o * pad_o / (peak_flops[dtype_o] * eff[dtype_o] * k_o), bytes_o / (mem_bw * mem_eff * k_o))
+          + n_o * kernels_o * kernel_latency
         k_o   = the engine's moe_kernel_efficiency for the routed experts, 1 for every other operator
         roofline(t_c, t_m) = max(t_c, t_m), or (t_c^p + t_m^p)^(1/p) with an overlap exponent p
         pad_o = ceil(T_a / tile) * tile / T_a for weight GEMMs (rows padded to the tensor-core tile)
         n_o   = layers of the stage for per-layer operators, 1 for embedding and LM head
+        kernels_o = the engine's kernels per layer of operator o (serving.py), each paying a fixed latency
+                    (launch, ramp-up, tail) on top of its data time: a latency + size / bandwidth model
 
     t_stage = sum_o t_o + t_allreduce + t_all_to_all + layers_stage * layer_overhead
     t_device = max(m, pp) * t_stage + t_p2p + step_overhead         (m = min(B, pp) micro-batches of B / m)
@@ -171,9 +173,9 @@ def step_metrics(
             ceiling, memory_ceiling = ceiling * engine.moe_kernel_efficiency, memory_ceiling * engine.moe_kernel_efficiency
         effective_flops = flops * pad if name in WEIGHT_GEMMS and name != "experts" else flops
         t = op_time_s(effective_flops, nbytes, ceiling, memory_ceiling, p)
-        if engine.kernel_floor_s > 0 and (flops.any() or nbytes.any()):
+        if engine.kernel_latency_s > 0 and (flops.any() or nbytes.any()):
             launches = engine.kernels(name) * (stage_layers if name in LAYER_OPERATORS else 1.0)
-            t = np.maximum(t, launches * engine.kernel_floor_s)
+            t = t + launches * engine.kernel_latency_s
         is_compute = effective_flops / ceiling > nbytes / memory_ceiling
         total_flops, total_bytes, op_sum = total_flops + flops, total_bytes + nbytes, op_sum + t
         compute_side = compute_side + np.where(is_compute, t, 0.0)

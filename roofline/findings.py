@@ -147,7 +147,7 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
         pairs = [(int(q_max.get((hw, model0, contexts[0], batch_hi), 0)), int(q_ideal.get((hw, model0, contexts[0], batch_hi), 0)))
                  for hw in hws]
         wider = sum(e > i for e, i in pairs)
-        text += (f" The {engine} engine's fixed costs per pass (kernel floors, host work) are paid by the decode step too: against "
+        text += (f" The {engine} engine's fixed costs per pass (kernel latencies, host work) are paid by the decode step too: against "
                  f"the bare roofline (ideal: q = {_list([f'{i} on {_hw(meta, hw)}' for hw, (_, i) in zip(hws, pairs)])} at "
                  f"batch {batch_hi}, {_ctx(contexts[0])}), the free verify width is wider on {wider} of {len(hws)} GPUs.")
         numbers["q_max_ideal"] = q_ideal

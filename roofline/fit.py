@@ -7,7 +7,7 @@ serving.py, on the `split = fit` rows of a measurements table (roofline.measurem
     subject to  low_j <= theta_j <= high_j                        (PARAMETERS: physical bounds)
 
 Each parameter is searched on a unit scale u in [0, 1]: logarithmic between its bounds when the lower
-bound is positive (kernel floor, collective latencies, overlap exponent), linear from 0 otherwise (host
+bound is positive (kernel latency, collective latencies, overlap exponent), linear from 0 otherwise (host
 and speculation times). The second sum is a weak pull (w = PRIOR_WEIGHT) toward the start value, the
 sourced value of the profile (or, after a fit, the sourced value the `fitted:` block kept): a parameter
 the rows do not determine stays where its source put it instead of drifting along a flat valley. A
@@ -68,7 +68,7 @@ class Parameter:
 
 
 PARAMETERS = (
-    Parameter("kernel_floor_s", "kernel_floor", "shortest time of one GPU kernel inside a CUDA/HIP graph", 0.5e-6, 20e-6, "us"),
+    Parameter("kernel_latency_s", "kernel_latency", "fixed time of one GPU kernel inside a CUDA/HIP graph (launch, ramp-up, tail)", 0.5e-6, 20e-6, "us"),
     Parameter("host_per_step_s", "host_per_step", "CPU scheduling, input preparation and sampling per decode step", 0.0, 5e-3, "ms"),
     Parameter("host_per_sequence_s", "host_per_sequence", "host work per sequence of the batch per step", 0.0, 100e-6, "us"),
     Parameter("allreduce_latency_s", "allreduce_latency", "small-message all-reduce latency (custom one-shot / NCCL)", 1e-6, 50e-6, "us"),
@@ -111,11 +111,11 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements")
 
 
 def _starts(u0: np.ndarray) -> list[np.ndarray]:
-    """Where the search begins: the start values, and the same with the kernel floor moved to the upper half of
-    its range. A floor enters as max(roofline, floor), so its gradient is zero until it binds; a local search
-    from below cannot find that it would."""
+    """Where the search begins: the start values, and the same with the kernel latency moved to the upper half of
+    its range. Kernel latency, collective latency and host work all add time per step and trade against each
+    other where the rows span few models; a second start guards against the local minimum of the first."""
     out = [u0]
-    for name in ("kernel_floor_s",):
+    for name in ("kernel_latency_s",):
         j = [p.field for p in PARAMETERS].index(name)
         moved = u0.copy()
         moved[j] = max(u0[j], 0.75)

@@ -32,7 +32,7 @@ _TELL_KEYS = {
     "hardware": ({"memory_bandwidth"}, {"peak_flops"}),
     "model": ({"layers"}, {"hidden_size"}),
     "scenario": ({"axes"}, {"hardware", "model"}),
-    "engine": ({"kernel_floor"}, {"kernels_per_layer"}, {"host_per_step"}),
+    "engine": ({"kernel_latency"}, {"kernels_per_layer"}, {"host_per_step"}),
 }
 
 # Short names people type, mapped to profile names (case-insensitive on the left).

@@ -3,8 +3,9 @@
 An engine profile (YAML in `engine_profiles/`, every number with its unit and a source or the fit
 that produced it) adds physical terms to the roofline step of engine.py:
 
-    kernel floor     every kernel takes at least `kernel_floor`; operator o launches kernels_o kernels per
-                     layer (embedding and LM head: per pass), so t_o = max(t_o(roofline), n_o * kernels_o * floor)
+    kernel latency   every kernel pays a fixed `kernel_latency` (launch inside the graph, ramp-up, tail) on top
+                     of its data time; operator o launches kernels_o kernels per layer (embedding and LM head:
+                     per pass), so t_o = t_o(roofline) + n_o * kernels_o * kernel_latency
     collectives      all-reduce and all-to-all pay the engine's measured small-message latency
                      (NCCL/RCCL) instead of the link's wire latency: latency + bytes / link bandwidth
     host work        scheduling, input preparation and sampling on the CPU per decode step:
@@ -39,7 +40,7 @@ KERNEL_OPERATORS = ("embedding", "qkv_proj", "attention", "kv_write", "o_proj", 
                     "shared_experts", "norms", "lm_head")
 # YAML key -> (dataclass field, quantity kind or None for a plain number)
 _SECONDS = {
-    "kernel_floor": "kernel_floor_s",
+    "kernel_latency": "kernel_latency_s",
     "allreduce_latency": "allreduce_latency_s",
     "all_to_all_latency": "all_to_all_latency_s",
     "host_per_step": "host_per_step_s",
@@ -59,7 +60,7 @@ class ServingEngine:
     name: str = "ideal"
     display_name: str = "ideal roofline"
     version: str = ""
-    kernel_floor_s: float = 0.0
+    kernel_latency_s: float = 0.0
     kernels_per_layer: dict = field(default_factory=dict, hash=False)
     allreduce_latency_s: float = 0.0     # 0: the hardware link latency
     all_to_all_latency_s: float = 0.0    # 0: the hardware link latency
@@ -93,7 +94,7 @@ class ServingEngine:
         return out
 
     def to_json(self) -> dict:
-        keys = ("name", "display_name", "version", "kernel_floor_s", "allreduce_latency_s", "all_to_all_latency_s",
+        keys = ("name", "display_name", "version", "kernel_latency_s", "allreduce_latency_s", "all_to_all_latency_s",
                 "host_per_step_s", "host_per_sequence_s", "host_overlap", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "moe_kernel_efficiency")

@@ -26,7 +26,7 @@ attention group):
                                                               times add)
     tokens/s = B * tau / t_iter;   speedup = tau * t_step(target, B, 1, S) / t_iter
 
-Draft passes pay kernel floors but not the engine's per-step host work (they run inside the
+Draft passes pay kernel latencies but not the engine's per-step host work (they run inside the
 target's scheduler step; the per-draft-step term covers their launch and sampling). Drafters:
     draft   a separate model profile (its own weights and KV cache count against memory)
     mtp     the target's own MTP block (one transformer block + the shared LM head); deeper than the

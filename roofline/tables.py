@@ -160,9 +160,9 @@ def engine_list(engines: list) -> str:
     """`roofline engines list`: one line per serving engine with its main cost terms."""
     from roofline.serving import DEFAULT_ENGINE
 
-    lines = [f"{'name':<10}{'kernel floor':>14}{'host/step':>11}{'host/seq':>10}{'all-reduce':>12}  host overlap  display name"]
+    lines = [f"{'name':<10}{'kernel latency':>14}{'host/step':>11}{'host/seq':>10}{'all-reduce':>12}  host overlap  display name"]
     for e in engines:
-        lines.append(f"{e.name:<10}{format_seconds(e.kernel_floor_s):>14}{format_seconds(e.host_per_step_s):>11}"
+        lines.append(f"{e.name:<10}{format_seconds(e.kernel_latency_s):>14}{format_seconds(e.host_per_step_s):>11}"
                      f"{format_seconds(e.host_per_sequence_s):>10}{format_seconds(e.allreduce_latency_s):>12}  "
                      f"{'yes' if e.host_overlap else 'no':<12}  {e.display_name}{'  (default)' if e.name == DEFAULT_ENGINE else ''}")
     return "\n".join(lines)
@@ -171,7 +171,7 @@ def engine_list(engines: list) -> str:
 def engine_table(e) -> str:
     """`roofline engines show NAME`: every cost term of one engine, with units."""
     fields = [
-        ("kernel floor", format_seconds(e.kernel_floor_s)),
+        ("kernel latency", format_seconds(e.kernel_latency_s)),
         ("kernels per layer", ", ".join(f"{k} {v:g}" for k, v in e.kernels_per_layer.items()) or "none"),
         ("all-reduce latency", format_seconds(e.allreduce_latency_s) + " (never below the link's)"),
         ("all-to-all latency", format_seconds(e.all_to_all_latency_s)),

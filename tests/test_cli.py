@@ -183,6 +183,6 @@ def test_engines_list_and_show_print_every_cost_term():
     out = run("engines", "list").output
     assert "vllm" in out and "(default)" in out and "ideal" in out
     show = run("engines", "show", "sglang").output
-    assert "kernel floor" in show and "host work overlapped" in show and "override for mi*" in show
+    assert "kernel latency" in show and "host work overlapped" in show and "override for mi*" in show
     data = json.loads(run("engines", "show", "trtllm", "--json").output)
-    assert data["name"] == "trtllm" and data["kernel_floor_s"] > 0
+    assert data["name"] == "trtllm" and data["kernel_latency_s"] > 0

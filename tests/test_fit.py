@@ -21,14 +21,16 @@ ROW = {
     "batch": "1", "input_len": "1000", "output_len": "200", "method": "none", "k": "0", "acceptance_length": "",
     "quantity": "tokens_per_s_per_user", "value": "1", "split": "fit", "notes": "",
 }
-TRUE = {"kernel_floor_s": 6e-6, "host_per_step_s": 2.5e-3, "allreduce_latency_s": 20e-6}
+TRUE = {"kernel_latency_s": 6e-6, "host_per_step_s": 2.5e-3, "allreduce_latency_s": 20e-6}
 
 
 def synthetic_file(tmp_path):
-    """Rows whose values the vllm profile with TRUE parameters predicts exactly: 8B on one H100 and 70B on four,
-    batch 1 to 64, plain decode speed per user."""
+    """Rows whose values the vllm profile with TRUE parameters predicts exactly: 1B and 8B on one H100, 8B on two
+    and 70B on four, batch 1 to 64, plain decode speed per user. Host work is paid once per step, kernel latency
+    once per kernel of every layer and all-reduce latency twice per layer under TP: models of 16, 32 and 80
+    layers with and without TP tell the three apart."""
     rows = []
-    for model, tp in (("llama-3.1-8b", 1), ("llama-3.1-70b", 4)):
+    for model, tp in (("llama-3.2-1b", 1), ("llama-3.1-8b", 1), ("llama-3.1-8b", 2), ("llama-3.1-70b", 4)):
         for batch in (1, 4, 16, 64):
             rows.append({**ROW, "model": model, "tp": str(tp), "gpus": str(tp), "batch": str(batch)})
     path = tmp_path / "synthetic.csv"
@@ -44,7 +46,7 @@ def test_each_parameter_scale_maps_its_bounds_to_0_and_1_and_back():
         assert p.to_u(p.low) == pytest.approx(0.0, abs=1e-12) and p.to_u(p.high) == pytest.approx(1.0)
         middle = (p.low * p.high) ** 0.5 if p.low > 0 else p.high / 2
         assert p.from_u(p.to_u(middle)) == pytest.approx(middle, rel=1e-12)
-    assert BY_FIELD["kernel_floor_s"].low == 0.5e-6 and BY_FIELD["kernel_floor_s"].high == 20e-6
+    assert BY_FIELD["kernel_latency_s"].low == 0.5e-6 and BY_FIELD["kernel_latency_s"].high == 20e-6
     assert BY_FIELD["overlap_exponent"].low == 1.5 and BY_FIELD["overlap_exponent"].high == 20.0
 
 
@@ -64,7 +66,7 @@ def test_the_fit_recovers_known_parameters_from_synthetic_measurements(tmp_path)
     assert fit["rms_log_error"]["fitted"] < 0.01 < fit["rms_log_error"]["start"]
     assert fitted.host_per_step_s == pytest.approx(TRUE["host_per_step_s"], rel=0.05)
     assert fitted.allreduce_latency_s == pytest.approx(TRUE["allreduce_latency_s"], rel=0.15)
-    assert fitted.kernel_floor_s == pytest.approx(TRUE["kernel_floor_s"], rel=0.15)
+    assert fitted.kernel_latency_s == pytest.approx(TRUE["kernel_latency_s"], rel=0.15)
     rows = {r["parameter"]: r for r in fit["parameters"]}
     assert not rows["spec_per_iteration"]["determined"]  # no speculative row: its value stays at the start
     assert rows["spec_per_iteration"]["fitted"] == pytest.approx(rows["spec_per_iteration"]["start"], rel=1e-3)
@@ -78,7 +80,7 @@ def test_the_fitted_profile_is_a_valid_engine_file_with_its_comments_and_fit_rec
     assert "# kernels per layer per operator" in text and "source:" in text
     engine = engine_from_dict(read_yaml_file(out), str(out))
     assert engine.host_per_step_s == pytest.approx(fit["engine"].host_per_step_s, rel=1e-3)
-    assert engine.fitted["rows"] == "8 fit rows of engine vllm"
+    assert engine.fitted["rows"] == "16 fit rows of engine vllm"
     assert engine.fitted["start"]["host_per_step"] == pytest.approx(1.5)  # the sourced value, in ms
     with pytest.raises(RooflineError, match="exists; pass --force"):
         write_fitted_profile(fit, out)

@@ -25,13 +25,14 @@ def test_the_ideal_engine_is_the_pure_roofline():
     assert float(a) == float(b)
 
 
-def test_a_kernel_floor_sets_the_time_of_small_operators():
-    floor = dataclasses.replace(IDEAL, kernel_floor_s=5e-6, kernels_per_layer={"norms": 2})
-    m = step_metrics(H100, SMALL, 1, 1, 128, engine=floor, with_operators=True)
-    # 16 layers x 2 kernels x 5 us = 160 us, far above the norms' bytes over bandwidth
-    assert float(m["operators"]["norms"]["time_s"]) == pytest.approx(16 * 2 * 5e-6)
+def test_each_kernel_adds_its_latency_to_the_operators_data_time():
+    engine = dataclasses.replace(IDEAL, kernel_latency_s=5e-6, kernels_per_layer={"norms": 2, "mlp": 3})
+    m = step_metrics(H100, SMALL, 1, 1, 128, engine=engine, with_operators=True)
     base = step_metrics(H100, SMALL, 1, 1, 128, with_operators=True)
-    assert float(m["operators"]["mlp"]["time_s"]) == float(base["operators"]["mlp"]["time_s"])  # no kernels given: unchanged
+    # 16 layers x 2 kernels x 5 us = 160 us on top of the norms' bytes over bandwidth; 16 x 3 x 5 us on the MLP's
+    for name, kernels in (("norms", 2), ("mlp", 3)):
+        assert float(m["operators"][name]["time_s"]) == pytest.approx(float(base["operators"][name]["time_s"]) + 16 * kernels * 5e-6)
+    assert float(m["operators"]["o_proj"]["time_s"]) == float(base["operators"]["o_proj"]["time_s"])  # no kernels given: unchanged
 
 
 def test_host_work_adds_or_overlaps_as_the_engine_schedules():
@@ -68,14 +69,14 @@ def test_speculation_bookkeeping_is_paid_per_iteration_and_per_draft_step_only_w
 
 def test_an_override_applies_to_its_hardware_family_only():
     vllm = load_engine("vllm")
-    assert vllm.for_hardware("mi300x").kernel_floor_s > vllm.for_hardware("h100-sxm").kernel_floor_s
+    assert vllm.for_hardware("mi300x").kernel_latency_s > vllm.for_hardware("h100-sxm").kernel_latency_s
 
 
 def test_every_shipped_engine_loads_and_a_bad_field_is_one_line():
     for name in ("ideal", "vllm", "sglang", "trtllm"):
         assert load_engine(name).name == name
-    with pytest.raises(RooflineError, match="e.yaml: kernel_floor: expected"):
-        engine_from_dict({"name": "x", "source": "s", "kernel_floor": "3 GB"}, "e.yaml")
+    with pytest.raises(RooflineError, match="e.yaml: kernel_latency: expected"):
+        engine_from_dict({"name": "x", "source": "s", "kernel_latency": "3 GB"}, "e.yaml")
     with pytest.raises(RooflineError, match="e.yaml: kernels_per_layer.warp: expected one of"):
         engine_from_dict({"name": "x", "source": "s", "kernels_per_layer": {"warp": 1}}, "e.yaml")
 
