@@ -8,9 +8,11 @@ device from `roofline.costs`):
         k_o   = the engine's moe_kernel_efficiency for the routed experts, 1 for every other operator
         roofline(t_c, t_m) = max(t_c, t_m), or (t_c^p + t_m^p)^(1/p) with an overlap exponent p
         pad_o = ceil(T_a / tile) * tile / T_a for weight GEMMs (rows padded to the tensor-core tile)
-        n_o   = layers of the stage for per-layer operators, 1 for embedding and LM head
-        kernels_o = the engine's kernels per layer of operator o (serving.py), each paying a fixed latency
-                    (launch, ramp-up, tail) on top of its data time: a latency + size / bandwidth model
+        n_o   = layers of the stage that run operator o (MoE layers for router, experts and shared experts; the
+                other layers for a MoE model's dense MLP; every layer for attention and norms), 1 for embedding and LM head
+        kernels_o = the engine's kernels per layer of operator o (serving.py: per attention kind, plus activation
+                    quantisation before GEMMs computing in fp8/fp4/int8), each paying a fixed latency (launch,
+                    ramp-up, tail) on top of its data time: a latency + size / bandwidth model
 
     t_stage = sum_o t_o + t_allreduce + t_all_to_all + layers_stage * layer_overhead
     t_device = max(m, pp) * t_stage + t_p2p + step_overhead         (m = min(B, pp) micro-batches of B / m)
@@ -55,6 +57,22 @@ def op_time_s(flops, nbytes, compute_flops_per_s: float, memory_bytes_per_s: flo
     big = np.maximum(t_compute, t_memory)
     safe = np.where(big > 0, big, 1.0)
     return big * ((t_compute / safe) ** p + (t_memory / safe) ** p) ** (1.0 / p)
+
+
+QUANTISED_COMPUTE = ("fp8", "fp4", "int8")  # GEMM compute dtypes whose activations are quantised by a kernel of their own
+_MOE_OPERATORS = ("router", "experts", "shared_experts")
+
+
+def operator_layers(model: ModelSpec, name: str, stage_scale: float = 1.0) -> float:
+    """Layers of one stage that run operator `name` (n_o of the module docstring): MoE layers for the MoE
+    operators, the dense layers for a MoE model's MLP, every layer otherwise; 1 for embedding and LM head."""
+    if name not in LAYER_OPERATORS:
+        return 1.0
+    if name in _MOE_OPERATORS:
+        return model.moe_layers * stage_scale
+    if name == "mlp" and model.moe is not None:
+        return model.dense_layers * stage_scale
+    return model.layers * stage_scale
 
 
 def operator_ceilings(hw: HardwareSpec, dep: Deployment) -> dict[str, tuple[float, float]]:
@@ -174,8 +192,9 @@ def step_metrics(
         effective_flops = flops * pad if name in WEIGHT_GEMMS and name != "experts" else flops
         t = op_time_s(effective_flops, nbytes, ceiling, memory_ceiling, p)
         if engine.kernel_latency_s > 0 and (flops.any() or nbytes.any()):
-            launches = engine.kernels(name) * (stage_layers if name in LAYER_OPERATORS else 1.0)
-            t = t + launches * engine.kernel_latency_s
+            quantised = name in WEIGHT_GEMMS and hw.compute_dtype(dep.dtype(OPERATOR_CLASS[name])) in QUANTISED_COMPUTE
+            kernels = engine.kernels(name, mla=model.kv_layout == "mla", quantised=quantised)
+            t = t + kernels * operator_layers(model, name, stage_scale) * engine.kernel_latency_s
         is_compute = effective_flops / ceiling > nbytes / memory_ceiling
         total_flops, total_bytes, op_sum = total_flops + flops, total_bytes + nbytes, op_sum + t
         compute_side = compute_side + np.where(is_compute, t, 0.0)

@@ -13,6 +13,9 @@ Prediction of a row (docs/ACCURACY.md), with B the row's batch, P = input_len, O
                 inside tp, tp = dp_attention * tp_layout on `gpus` = tp devices, is read that way);
                 R = gpus / N replicas (data parallel), each decoding B_r = B / R sequences
     context     S = P + O / 2                                        (mid-decode)
+    running     b = min(B_r, max_batch(P + O))                        the engine admits only the sequences whose KV
+                                                                     cache fits (capacity.py, usable memory); the
+                                                                     rest wait in its queue. Below, B_r stands for b.
     per token   t_tok = t_step(B_r, q = 1, S)                        without speculation
                 t_tok = t_iter(B_r, k, S) / tau                      with it; tau from acceptance_length through a
                                                                      scalar alpha, (1 - a^(k+1)) / (1 - a) = tau,
@@ -42,6 +45,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from roofline.capacity import capacity
 from roofline.engine import step_metrics
 from roofline.errors import RooflineError
 from roofline.hardware import HardwareSpec, load_hardware
@@ -357,7 +361,14 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
 
 # ---------------------------------------------------------------- prediction
 
-PREDICTION_COLUMNS = ("predicted", "per_token_time_s", "decode_step_time_s", "prefill_time_s", "tau", "speedup_predicted")
+PREDICTION_COLUMNS = ("predicted", "running_batch", "per_token_time_s", "decode_step_time_s", "prefill_time_s", "tau", "speedup_predicted")
+
+
+def running_batch(g: _Group) -> np.ndarray:
+    """Sequences per replica the engine runs at once: the row's B_r, capped by the largest batch whose KV cache of
+    P + O tokens each fits beside the weights (capacity.max_batch; at least 1)."""
+    cap = capacity(g.hw, g.model, 1, g.input_len + g.output_len, g.dep)["max_batch"]
+    return np.minimum(g.batch, np.maximum(cap, 1).astype(np.float64))
 
 
 def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFrame:
@@ -369,11 +380,12 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
     quantity = rows.table["quantity"].to_numpy()
     for g in rows.groups:
         eng = engines[g.slot].for_hardware(g.hw.name)
+        running = running_batch(g)
         if g.method == "none":
-            step = step_metrics(g.hw, g.model, g.batch, 1, g.context, g.dep, engine=eng)["step_time_s"]
+            step = step_metrics(g.hw, g.model, running, 1, g.context, g.dep, engine=eng)["step_time_s"]
             per_token, tau, speedup = step, np.ones_like(step), np.ones_like(step)
         else:
-            spec = speculative_metrics(g.hw, g.model, g.batch, g.context, g.k, g.alpha, method=g.method, draft=g.draft,
+            spec = speculative_metrics(g.hw, g.model, running, g.context, g.k, g.alpha, method=g.method, draft=g.draft,
                                        dep=g.dep, engine=eng)
             step, tau, speedup = spec["baseline_step_time_s"], spec["tau"], spec["speedup"]
             per_token = spec["iteration_time_s"] / tau
@@ -382,7 +394,7 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
         need_batch = q == "tokens_per_s"
         need_one = q == "step_time_s"
         if need_batch.any():
-            prefill = np.where(need_batch, step_metrics(g.hw, g.model, g.batch, g.input_len, 0, g.dep, engine=eng,
+            prefill = np.where(need_batch, step_metrics(g.hw, g.model, running, g.input_len, 0, g.dep, engine=eng,
                                                         logit_tokens=1, prefill=True)["step_time_s"], prefill)
         if need_one.any():
             one = step_metrics(g.hw, g.model, 1, g.input_len, 0, g.dep, engine=eng, logit_tokens=1, prefill=True)["step_time_s"]
@@ -390,10 +402,10 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
         o = g.output_len
         predicted = np.select(
             [q == "tokens_per_s_per_user", q == "step_time_s", q == "tokens_per_s", q == "speedup"],
-            [1.0 / per_token, per_token + (g.batch - 1.0) * prefill / o,
-             g.replicas * g.batch * o / (prefill + o * per_token), speedup],
+            [1.0 / per_token, per_token + (running - 1.0) * prefill / o,
+             g.replicas * running * o / (prefill + o * per_token), speedup],
         )
-        for name, values in zip(PREDICTION_COLUMNS, (predicted, per_token, step, prefill, tau, speedup)):
+        for name, values in zip(PREDICTION_COLUMNS, (predicted, running, per_token, step, prefill, tau, speedup)):
             out[name][g.index] = np.broadcast_to(values, g.index.shape)
     return pd.DataFrame(out)
 

@@ -5,7 +5,9 @@ that produced it) adds physical terms to the roofline step of engine.py:
 
     kernel latency   every kernel pays a fixed `kernel_latency` (launch inside the graph, ramp-up, tail) on top
                      of its data time; operator o launches kernels_o kernels per layer (embedding and LM head:
-                     per pass), so t_o = t_o(roofline) + n_o * kernels_o * kernel_latency
+                     per pass), so t_o = t_o(roofline) + n_o * kernels_o * kernel_latency, with
+                     kernels_o = kernels_per_layer[o] (`kernels_per_layer_mla` for MLA models) plus
+                     `quant_kernels_per_gemm` per activation-quantised GEMM (weights computing in fp8/fp4/int8)
     collectives      all-reduce and all-to-all pay the engine's measured small-message latency
                      (NCCL/RCCL) instead of the link's wire latency: latency + bytes / link bandwidth
     host work        scheduling, input preparation and sampling on the CPU per decode step:
@@ -38,6 +40,12 @@ from roofline.units import parse_quantity
 
 KERNEL_OPERATORS = ("embedding", "qkv_proj", "attention", "kv_write", "o_proj", "mlp", "router", "experts",
                     "shared_experts", "norms", "lm_head")
+# weight GEMMs per layer of each operator that take a quantised activation when the weights compute in fp8 / fp4 /
+# int8 (one quantisation kernel each, `quant_kernels_per_gemm`): GQA's fused QKV; MLA's fused q_a + kv_a projection
+# and q_b projection (kv_b is absorbed into the attention's batched matmuls, which stay in bf16); the gate-up and
+# down GEMMs of an MLP, of the routed experts and of the shared experts. Router and LM head run in bf16.
+QUANTISED_GEMMS = {"qkv_proj": 1, "o_proj": 1, "mlp": 2, "experts": 2, "shared_experts": 2}
+QUANTISED_GEMMS_MLA = {**QUANTISED_GEMMS, "qkv_proj": 2}
 # YAML key -> (dataclass field, quantity kind or None for a plain number)
 _SECONDS = {
     "kernel_latency": "kernel_latency_s",
@@ -62,6 +70,8 @@ class ServingEngine:
     version: str = ""
     kernel_latency_s: float = 0.0
     kernels_per_layer: dict = field(default_factory=dict, hash=False)
+    kernels_per_layer_mla: dict = field(default_factory=dict, hash=False)  # replaces entries for MLA attention
+    quant_kernels_per_gemm: float = 0.0
     allreduce_latency_s: float = 0.0     # 0: the hardware link latency
     all_to_all_latency_s: float = 0.0    # 0: the hardware link latency
     host_per_step_s: float = 0.0
@@ -81,9 +91,17 @@ class ServingEngine:
     notes: str = ""
     path: str = ""
 
-    def kernels(self, operator: str) -> float:
-        """Kernels operator `operator` launches per layer (per pass for embedding and LM head)."""
-        return float(self.kernels_per_layer.get(operator, 0))
+    def kernels(self, operator: str, mla: bool = False, quantised: bool = False) -> float:
+        """Kernels operator `operator` launches per layer (per pass for embedding and LM head):
+
+            kernels_per_layer[o]  (kernels_per_layer_mla[o] where the model's attention is MLA and the entry exists)
+            + quant_kernels_per_gemm * QUANTISED_GEMMS[o]   when the operator's weights compute in fp8 / fp4 / int8
+        """
+        counts = self.kernels_per_layer_mla if mla and operator in self.kernels_per_layer_mla else self.kernels_per_layer
+        n = float(counts.get(operator, 0))
+        if quantised:
+            n += self.quant_kernels_per_gemm * (QUANTISED_GEMMS_MLA if mla else QUANTISED_GEMMS).get(operator, 0)
+        return n
 
     def for_hardware(self, hardware_name: str) -> ServingEngine:
         """This engine with the overrides whose `hardware` glob matches applied."""
@@ -97,14 +115,16 @@ class ServingEngine:
         keys = ("name", "display_name", "version", "kernel_latency_s", "allreduce_latency_s", "all_to_all_latency_s",
                 "host_per_step_s", "host_per_sequence_s", "host_overlap", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
-                "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "moe_kernel_efficiency")
+                "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "moe_kernel_efficiency", "quant_kernels_per_gemm")
         out = {k: getattr(self, k) for k in keys}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)
+        out["kernels_per_layer_mla"] = dict(self.kernels_per_layer_mla)
         return out
 
 
 IDEAL = ServingEngine()
-_KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "host_overlap", "overlap_exponent",
+_KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
+          "host_overlap", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "moe_kernel_efficiency", "overrides", "fitted", "source", "notes", *_SECONDS}
 
 
@@ -121,16 +141,23 @@ def _fields(data: dict, where: str, prefix: str = "") -> dict:
                 out[name] = parse_quantity(value, "seconds")
             except ValueError as exc:
                 raise field_error(where, prefix + key, str(exc), value) from None
-    if "kernels_per_layer" in data:
-        raw = data["kernels_per_layer"]
+    for key in ("kernels_per_layer", "kernels_per_layer_mla"):
+        if key not in data:
+            continue
+        raw = data[key]
         if not isinstance(raw, dict):
-            raise field_error(where, prefix + "kernels_per_layer", "a mapping of operator to kernel count", raw)
+            raise field_error(where, prefix + key, "a mapping of operator to kernel count", raw)
         for op, n in raw.items():
             if op not in KERNEL_OPERATORS:
-                raise field_error(where, f"{prefix}kernels_per_layer.{op}", "one of " + ", ".join(KERNEL_OPERATORS), op)
+                raise field_error(where, f"{prefix}{key}.{op}", "one of " + ", ".join(KERNEL_OPERATORS), op)
             if isinstance(n, bool) or not isinstance(n, (int, float)) or not 0 <= n <= 100:
-                raise field_error(where, f"{prefix}kernels_per_layer.{op}", "a kernel count in 0..100", n)
-        out["kernels_per_layer"] = dict(raw)
+                raise field_error(where, f"{prefix}{key}.{op}", "a kernel count in 0..100", n)
+        out[key] = dict(raw)
+    if "quant_kernels_per_gemm" in data:
+        n = data["quant_kernels_per_gemm"]
+        if isinstance(n, bool) or not isinstance(n, (int, float)) or not 0 <= n <= 10:
+            raise field_error(where, prefix + "quant_kernels_per_gemm", "a kernel count in 0..10", n)
+        out["quant_kernels_per_gemm"] = float(n)
     for key in ("host_overlap", "prefix_read_once"):
         if key in data:
             if not isinstance(data[key], bool):

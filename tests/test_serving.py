@@ -35,6 +35,36 @@ def test_each_kernel_adds_its_latency_to_the_operators_data_time():
     assert float(m["operators"]["o_proj"]["time_s"]) == float(base["operators"]["o_proj"]["time_s"])  # no kernels given: unchanged
 
 
+def test_kernel_counts_follow_the_attention_kind_the_quantised_gemms_and_the_layers_that_run_them():
+    v3 = load_model("deepseek-v3")  # MLA, 3 dense layers then 58 MoE layers
+    engine = dataclasses.replace(IDEAL, kernel_latency_s=1e-6, quant_kernels_per_gemm=1,
+                                 kernels_per_layer={"qkv_proj": 2, "mlp": 3, "experts": 5},
+                                 kernels_per_layer_mla={"qkv_proj": 6})
+    ideal = step_metrics(H100, v3, 1, 1, 1024, deployment(v3), with_operators=True)["operators"]
+    got = step_metrics(H100, v3, 1, 1, 1024, deployment(v3), engine=engine, with_operators=True)["operators"]
+
+    def added_us(name):
+        return (float(got[name]["time_s"]) - float(ideal[name]["time_s"])) * 1e6
+
+    # native fp8 GEMMs: MLA's projection is 6 kernels + 2 quantised GEMMs (q_a+kv_a, q_b), on all 61 layers
+    assert added_us("qkv_proj") == pytest.approx(61 * (6 + 2))
+    assert added_us("mlp") == pytest.approx(3 * (3 + 2))       # the dense MLP runs on the 3 dense layers only
+    assert added_us("experts") == pytest.approx(58 * (5 + 2))  # the experts on the 58 MoE layers
+    bf16 = step_metrics(H100, v3, 1, 1, 1024, deployment(v3, "bf16"), engine=engine, with_operators=True)["operators"]
+    ideal16 = step_metrics(H100, v3, 1, 1, 1024, deployment(v3, "bf16"), with_operators=True)["operators"]
+    assert (float(bf16["experts"]["time_s"]) - float(ideal16["experts"]["time_s"])) * 1e6 == pytest.approx(58 * 5)  # bf16: no quantisation
+    gqa = step_metrics(H100, LLAMA, 1, 1, 1024, engine=engine, with_operators=True)["operators"]
+    base = step_metrics(H100, LLAMA, 1, 1, 1024, with_operators=True)["operators"]
+    assert (float(gqa["qkv_proj"]["time_s"]) - float(base["qkv_proj"]["time_s"])) * 1e6 == pytest.approx(32 * 2)  # GQA count
+
+
+def test_an_engine_file_with_a_bad_mla_kernel_count_or_quant_count_is_refused():
+    with pytest.raises(RooflineError, match="e.yaml: kernels_per_layer_mla.qkv: expected one of"):
+        engine_from_dict({"name": "x", "source": "s", "kernels_per_layer_mla": {"qkv": 3}}, "e.yaml")
+    with pytest.raises(RooflineError, match="e.yaml: quant_kernels_per_gemm: expected a kernel count in 0..10"):
+        engine_from_dict({"name": "x", "source": "s", "quant_kernels_per_gemm": -1}, "e.yaml")
+
+
 def test_host_work_adds_or_overlaps_as_the_engine_schedules():
     host = dataclasses.replace(IDEAL, host_per_step_s=1e-3, host_per_sequence_s=10e-6, host_overlap=False)
     device = float(step_metrics(H100, LLAMA, 16, 1, 1024)["step_time_s"])
