@@ -5,7 +5,8 @@ device from `roofline.costs`):
 
     t_o = roofline(flops_o * pad_o / (peak_flops[dtype_o] * eff[dtype_o] * k_o), bytes_o / (mem_bw * mem_eff * k_o))
           + n_o * kernels_o * kernel_latency
-        k_o   = the engine's moe_kernel_efficiency for the routed experts, 1 for every other operator
+        k_o   = the engine's quantised_moe_efficiency for routed experts computing in fp8 / fp4 / int8 (block-quantised
+                fused-MoE kernels at small batch), 1 for every other operator and for bf16 experts
         roofline(t_c, t_m) = max(t_c, t_m), or (t_c^p + t_m^p)^(1/p) with an overlap exponent p
         pad_o = ceil(T_a / tile) * tile / T_a for weight GEMMs (rows padded to the tensor-core tile)
         n_o   = layers of the stage that run operator o (MoE layers for router, experts and shared experts; the
@@ -187,8 +188,8 @@ def step_metrics(
     operators = {}
     for name, (flops, nbytes) in costs.items():
         ceiling, memory_ceiling = ceilings[name]
-        if name == "experts":  # the engine's MoE kernels reach a share of the ceilings
-            ceiling, memory_ceiling = ceiling * engine.moe_kernel_efficiency, memory_ceiling * engine.moe_kernel_efficiency
+        if name == "experts" and hw.compute_dtype(dep.dtype("experts")) in QUANTISED_COMPUTE:  # quantised MoE kernels
+            ceiling, memory_ceiling = ceiling * engine.quantised_moe_efficiency, memory_ceiling * engine.quantised_moe_efficiency
         effective_flops = flops * pad if name in WEIGHT_GEMMS and name != "experts" else flops
         t = op_time_s(effective_flops, nbytes, ceiling, memory_ceiling, p)
         if engine.kernel_latency_s > 0 and (flops.any() or nbytes.any()):

@@ -76,7 +76,7 @@ PARAMETERS = (
     Parameter("spec_per_draft_step_s", "spec_per_draft_step", "launch and draft sampling per draft step", 0.0, 2e-3, "us"),
     Parameter("spec_per_iteration_s", "spec_per_iteration", "rejection sampling and KV bookkeeping per speculative iteration", 0.0, 5e-3, "us"),
     Parameter("spec_per_iteration_per_sequence_s", "spec_per_iteration_per_sequence", "speculative bookkeeping per sequence per iteration", 0.0, 100e-6, "us"),
-    Parameter("moe_kernel_efficiency", "moe_kernel_efficiency", "share of the ceilings the engine's routed-expert (fused MoE) kernels reach", 0.05, 1.0, ""),
+    Parameter("quantised_moe_efficiency", "quantised_moe_efficiency", "share of the ceilings the engine's routed-expert kernels reach in fp8 / fp4 / int8 (quantised fused MoE)", 0.05, 1.0, ""),
     Parameter("overlap_exponent", "overlap_exponent", "p of the smooth roofline (t_c^p + t_m^p)^(1/p) near the ridge point", 1.5, 20.0, ""),
 )
 BY_FIELD = {p.field: p for p in PARAMETERS}
@@ -124,8 +124,10 @@ def _starts(u0: np.ndarray) -> list[np.ndarray]:
 
 
 def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_evaluations: int = 400,
-            loss: str = "cauchy", loss_scale: float = 0.15) -> dict:
+            loss: str = "cauchy", loss_scale: float = 0.15, fixed: tuple[str, ...] = ()) -> dict:
     """Fit `engine`'s PARAMETERS to the fit rows of the measurements file `path` (module docstring).
+    Parameters named in `fixed` (YAML keys) stay at their start value: a quantity measured directly (a
+    collective's latency in a microbenchmark) need not be inferred again from end-to-end rows.
 
     Returns {engine (fitted ServingEngine), base (the profile as loaded), parameters: [rows of the
     parameter table], rows: DataFrame of fitted rows with measured, start and fitted predictions and
@@ -133,6 +135,13 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     """
     from scipy.optimize import least_squares
 
+    keys = [p.key for p in PARAMETERS]
+    unknown = [k for k in fixed if k not in keys]
+    if unknown:
+        raise RooflineError(f"--fix: expected parameters among {', '.join(keys)}, found {', '.join(unknown)}")
+    free = np.array([k not in fixed for k in keys])
+    if not free.any():
+        raise RooflineError("--fix: expected at least one parameter left to fit, found every one fixed")
     base = load_engine(engine, tuple(profiles))
     table = load_measurements(path)
     chosen, which = fit_rows(table, base.name, str(path))
@@ -153,16 +162,22 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
 
     evaluations = [0]
 
-    def residuals(u) -> np.ndarray:
+    def full(u_free) -> np.ndarray:
+        u = u0.copy()
+        u[free] = u_free
+        return u
+
+    def residuals(u_free) -> np.ndarray:
         evaluations[0] += 1
-        return np.concatenate([log_residuals(engine_at(u)), PRIOR_WEIGHT * (u - u0)])
+        return np.concatenate([log_residuals(engine_at(full(u_free))), PRIOR_WEIGHT * (u_free - u0[free])])
 
     result = None
     for begin in _starts(u0):
-        trial = least_squares(residuals, begin, bounds=(0.0, 1.0), method="trf", diff_step=1e-3, x_scale=1.0,
+        trial = least_squares(residuals, begin[free], bounds=(0.0, 1.0), method="trf", diff_step=1e-3, x_scale=1.0,
                               max_nfev=max_evaluations, loss=loss, f_scale=loss_scale)
         if result is None or trial.cost < result.cost - 1e-12:
             result = trial
+    result.x = full(result.x)
     fitted = engine_at(result.x)
     start_engine = engine_at(u0)
     at_fit = log_residuals(fitted)
@@ -178,7 +193,8 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
             "parameter": p.key, "meaning": p.meaning, "unit": p.unit or "-",
             "low": p.to_unit(p.low), "high": p.to_unit(p.high),
             "start": p.to_unit(start[p.field]), "fitted": p.to_unit(getattr(fitted, p.field)),
-            "bound": "low" if at_low else ("high" if at_high else ""),
+            "bound": "" if not free[j] else "low" if at_low else ("high" if at_high else ""),
+            "fixed": not free[j],
             "determined": bool(sensitivity[j] > 1e-3),
             "sensitivity": round(float(sensitivity[j]), 5),
         })
@@ -200,9 +216,19 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
 
 
 def _quantity_text(p: Parameter, value: float) -> str | float:
+    if value - p.low < 1e-6 * (p.high - p.low):  # at the lower bound: the bound itself, not the optimiser's residue
+        value = p.low
     if not p.unit:
         return round(float(value), 3)
     return f"{p.to_unit(value):.4g} {p.unit}"
+
+
+def _shown_path(path: str) -> str:
+    """`path` relative to the working directory where it lies below it (a profile names its data portably)."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def fitted_profile_text(fit: dict) -> str:
@@ -222,7 +248,7 @@ def fitted_profile_text(fit: dict) -> str:
     used = fit["rows"][fit["rows"]["skipped"] == ""]
     doc["fitted"] = {
         "by": "roofline fit",
-        "file": fit["file"],
+        "file": _shown_path(fit["file"]),
         "rows": fit["rows_used"],
         "row_numbers": " ".join(str(int(r)) for r in used["row"]),
         "date": _dt.date.today().isoformat(),
@@ -232,6 +258,7 @@ def fitted_profile_text(fit: dict) -> str:
         "start": {p.key: round(p.to_unit(fit["start"][p.field]), 6) for p in PARAMETERS},
         "start_units": {p.key: p.unit or "number" for p in PARAMETERS},
         "bounds_hit": [row["parameter"] for row in fit["parameters"] if row["bound"]],
+        "fixed": [row["parameter"] for row in fit["parameters"] if row["fixed"]],
         "not_determined_by_rows": [row["parameter"] for row in fit["parameters"] if not row["determined"]],
     }
     stream = io.StringIO()
@@ -257,10 +284,10 @@ def fit_report(fit: dict) -> str:
              f"{'parameter':<32} {'unit':>4} {'bounds':>15} {'start':>9} {'fitted':>9}  note",
              "-" * 100]
     for row in fit["parameters"]:
-        note = []
+        note = ["fixed at its start value (--fix)"] if row["fixed"] else []
         if row["bound"]:
             note.append(f"at {row['bound']} bound")
-        if not row["determined"]:
+        if not row["determined"] and not row["fixed"]:
             note.append("not determined by these rows (kept near start)")
         lines.append(f"{row['parameter']:<32} {row['unit']:>4} {row['low']:>7.3g}-{row['high']:<7.3g} {row['start']:>9.4g} "
                      f"{row['fitted']:>9.4g}  {'; '.join(note)}")

@@ -18,8 +18,9 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      spec_per_iteration + spec_per_iteration_per_sequence * B_a
     near the ridge   `overlap_exponent` p: the smooth form (t_c^p + t_m^p)^(1/p) of compute and memory
                      time; `gemm_tile_rows`: weight-GEMM rows padded to the tensor-core tile
-    MoE kernels      `moe_kernel_efficiency`: the share of the device's ceilings the engine's routed-expert kernels
-                     (grouped / fused MoE GEMMs) reach; the expert operator's time is divided by it (1: the roofline)
+    MoE kernels      `quantised_moe_efficiency`: the share of the device's ceilings the engine's routed-expert kernels
+                     (grouped / fused MoE GEMMs) reach when the experts compute in fp8 / fp4 / int8; the expert
+                     operator's time is divided by it (1: the roofline; bf16 experts are not affected)
     shared prefix    `prefix_read_once`: the attention kernel reads a prefix shared by the batch once
                      per pass (cascade / prefix-aware attention) instead of once per sequence
 
@@ -84,7 +85,7 @@ class ServingEngine:
     overlap_exponent: float | None = None
     gemm_tile_rows: int = 0
     prefix_read_once: bool = True
-    moe_kernel_efficiency: float = 1.0
+    quantised_moe_efficiency: float = 1.0
     overrides: tuple = ()
     fitted: dict = field(default_factory=dict, compare=False, hash=False)
     source: str = ""
@@ -115,7 +116,7 @@ class ServingEngine:
         keys = ("name", "display_name", "version", "kernel_latency_s", "allreduce_latency_s", "all_to_all_latency_s",
                 "host_per_step_s", "host_per_sequence_s", "host_overlap", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
-                "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "moe_kernel_efficiency", "quant_kernels_per_gemm")
+                "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "quant_kernels_per_gemm")
         out = {k: getattr(self, k) for k in keys}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)
         out["kernels_per_layer_mla"] = dict(self.kernels_per_layer_mla)
@@ -125,7 +126,7 @@ class ServingEngine:
 IDEAL = ServingEngine()
 _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
           "host_overlap", "overlap_exponent",
-          "gemm_tile_rows", "prefix_read_once", "moe_kernel_efficiency", "overrides", "fitted", "source", "notes", *_SECONDS}
+          "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "overrides", "fitted", "source", "notes", *_SECONDS}
 
 
 def _fields(data: dict, where: str, prefix: str = "") -> dict:
@@ -168,11 +169,11 @@ def _fields(data: dict, where: str, prefix: str = "") -> dict:
         if p is not None and (isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(p) or not 1 <= p <= 100):
             raise field_error(where, prefix + "overlap_exponent", "a number in [1, 100] or null (pure max)", p)
         out["overlap_exponent"] = None if p is None else float(p)
-    if "moe_kernel_efficiency" in data:
-        eff = data["moe_kernel_efficiency"]
+    if "quantised_moe_efficiency" in data:
+        eff = data["quantised_moe_efficiency"]
         if isinstance(eff, bool) or not isinstance(eff, (int, float)) or not math.isfinite(eff) or not 0.01 <= eff <= 1:
-            raise field_error(where, prefix + "moe_kernel_efficiency", "a fraction in [0.01, 1]", eff)
-        out["moe_kernel_efficiency"] = float(eff)
+            raise field_error(where, prefix + "quantised_moe_efficiency", "a fraction in [0.01, 1]", eff)
+        out["quantised_moe_efficiency"] = float(eff)
     if "gemm_tile_rows" in data:
         rows = data["gemm_tile_rows"]
         if isinstance(rows, bool) or not isinstance(rows, int) or not 0 <= rows <= 1024:
