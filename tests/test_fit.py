@@ -100,3 +100,17 @@ def test_the_residuals_are_logs_of_predicted_over_measured(tmp_path):
     fit = run_fit(path, "vllm", loss="linear", max_evaluations=1)
     r = fit["rows"]
     assert np.allclose(r["log_residual"], np.log(r["fitted_predicted"] / r["value"]))
+
+
+@pytest.mark.slow
+def test_a_fixed_parameter_keeps_its_start_value_and_the_record_says_so(tmp_path):
+    path = synthetic_file(tmp_path)
+    fit = run_fit(path, "vllm", loss="linear", fixed=("allreduce_latency",))
+    start = fit["start"]["allreduce_latency_s"]
+    assert fit["engine"].allreduce_latency_s == start != TRUE["allreduce_latency_s"]
+    row = next(r for r in fit["parameters"] if r["parameter"] == "allreduce_latency")
+    assert row["fixed"] and row["bound"] == ""
+    engine = engine_from_dict(read_yaml_file(write_fitted_profile(fit, tmp_path / "f.yaml")), "f.yaml")
+    assert engine.fitted["fixed"] == ["allreduce_latency"]
+    with pytest.raises(RooflineError, match="--fix: expected parameters among .*, found all_reduce"):
+        run_fit(path, "vllm", fixed=("all_reduce",))
