@@ -24,6 +24,8 @@ scenarios_app = typer.Typer(no_args_is_help=True, help="Scenario files (sweeps a
 app.add_typer(scenarios_app, name="scenarios")
 engines_app = typer.Typer(no_args_is_help=True, help="Serving-engine profiles (ideal, vllm, sglang, trtllm).")
 app.add_typer(engines_app, name="engines")
+measurements_app = typer.Typer(no_args_is_help=True, help="Serving measurements: convert benchmark output into rows for fit and accuracy.")
+app.add_typer(measurements_app, name="measurements")
 
 ProfilesOpt = Annotated[Optional[list[Path]], typer.Option("--profiles", help="Extra folder of YAML profiles (repeatable; also ROOFLINE_PATH).")]
 _state: dict = {"profiles": ()}
@@ -304,6 +306,40 @@ def engines_show(name: str, json_out: Annotated[bool, typer.Option("--json", hel
     from roofline.tables import engine_table
 
     typer.echo(engine_table(eng))
+
+
+@measurements_app.command("convert")
+def measurements_convert(
+    files: Annotated[list[Path], typer.Argument(help="Result files of `vllm bench serve` / benchmark_serving.py (JSON) or SGLang bench_serving (JSONL).")],
+    hardware: Annotated[str, typer.Option(help="Hardware profile the server ran on.")],
+    model: Annotated[str, typer.Option(help="Model profile the server ran.")],
+    out: Annotated[Path, typer.Option(help="Measurements CSV to write (columns: measurements/README.md).")],
+    tp: Annotated[int, typer.Option(help="Tensor-parallel degree of the server.")] = 1,
+    ep: Annotated[int, typer.Option(help="Expert-parallel degree.")] = 1,
+    dp_attention: Annotated[int, typer.Option(help="Attention data-parallel degree.")] = 1,
+    gpus: Annotated[Optional[int], typer.Option(help="GPUs of the deployment (default tp x dp-attention).")] = None,
+    weight_dtype: Annotated[str, typer.Option(help="Weight dtype the server ran.")] = "bf16",
+    kv_dtype: Annotated[str, typer.Option(help="KV-cache dtype.")] = "bf16",
+    method: Annotated[str, typer.Option(help="Speculation method of the server: none | draft | mtp | eagle | ngram.")] = "none",
+    k: Annotated[int, typer.Option(help="Draft length (speculative tokens per step).")] = 0,
+    engine: Annotated[Optional[str], typer.Option(help="Engine (default: the result's backend, else vllm for JSON, sglang for JSONL).")] = None,
+    engine_version: Annotated[str, typer.Option(help="Engine version, for the record.")] = "",
+    split: Annotated[str, typer.Option(help="fit | heldout: the half these rows belong to.")] = "fit",
+    force: Annotated[bool, typer.Option(help="Overwrite an existing --out file.")] = False,
+) -> None:
+    """Convert serving-benchmark results into measurement rows (mean TPOT and output throughput per result)."""
+    from roofline.hardware import load_hardware
+    from roofline.measurements import convert_benchmark, write_measurements
+    from roofline.model import load_model
+
+    if out.exists() and not force:
+        raise RooflineError(f"--out: {out} exists; pass --force to overwrite it")
+    load_hardware(hardware, _dirs())  # the names must be profiles fit and accuracy can load
+    load_model(model, _dirs())
+    rows = convert_benchmark(files, hardware=hardware, model=model, tp=tp, ep=ep, dp_attention=dp_attention, gpus=gpus,
+                             weight_dtype=weight_dtype, kv_dtype=kv_dtype, method=method, k=k, engine=engine,
+                             engine_version=engine_version, split=split)
+    typer.echo(f"{len(rows)} rows from {len(files)} file(s) -> {write_measurements(rows, out, force)}")
 
 
 @scenarios_app.command("list")

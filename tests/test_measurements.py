@@ -184,3 +184,18 @@ def test_a_benchmark_file_without_concurrency_is_refused_in_one_line(tmp_path):
     path.write_text(json.dumps({**VLLM_RESULT, "max_concurrency": None}))
     with pytest.raises(RooflineError, match=r"run.json: result 1: max_concurrency: expected the client's concurrency"):
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+
+
+def test_measurements_convert_from_the_cli_writes_rows_that_fit_reads_and_refuses_to_overwrite(tmp_path, roofline):
+    path = tmp_path / "c32.json"
+    path.write_text(json.dumps(VLLM_RESULT))
+    out = tmp_path / "mine.csv"
+    code, stdout, _ = roofline("measurements", "convert", path, "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--out", out)
+    assert code == 0 and "2 rows from 1 file(s)" in stdout
+    rows = load_measurements(out)
+    assert list(rows["quantity"]) == ["step_time_s", "tokens_per_s"] and set(rows["split"]) == {"fit"}
+    code, _, err = roofline("measurements", "convert", path, "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--out", out)
+    assert code == 2 and "exists; pass --force" in err
+    code, _, err = roofline("measurements", "convert", path, "--hardware", "h100-sxm", "--model", "no-such-model", "--out",
+                            tmp_path / "x.csv")
+    assert code == 2 and "no-such-model" in err and not (tmp_path / "x.csv").exists()
