@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import fnmatch
 import math
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -129,13 +130,25 @@ _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kerne
           "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "overrides", "fitted", "source", "notes", *_SECONDS}
 
 
+_ZERO_TIME = re.compile(r"^\s*0+(\.0*)?\s*(s|ms|us|µs|ns)?\s*$")
+
+
+def _is_zero_time(value) -> bool:
+    """0, 0.0, '0', '0 ms', '0.0 us': a time of zero, which parse_quantity (positive quantities only) refuses."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return value == 0
+    return isinstance(value, str) and bool(_ZERO_TIME.match(value))
+
+
 def _fields(data: dict, where: str, prefix: str = "") -> dict:
     """The dataclass fields a mapping sets (shared by the profile and its overrides)."""
     out = {}
     for key, name in _SECONDS.items():
         if key in data:
             value = data[key]
-            if value in (0, "0", "0 s", "0 us"):
+            if _is_zero_time(value):  # a cost the engine does not have: 0 in any unit
                 out[name] = 0.0
                 continue
             try:

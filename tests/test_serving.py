@@ -58,6 +58,14 @@ def test_kernel_counts_follow_the_attention_kind_the_quantised_gemms_and_the_lay
     assert (float(gqa["qkv_proj"]["time_s"]) - float(base["qkv_proj"]["time_s"])) * 1e6 == pytest.approx(32 * 2)  # GQA count
 
 
+def test_a_zero_time_in_any_unit_is_no_cost_and_a_negative_one_is_refused():
+    engine = engine_from_dict({"name": "x", "source": "s", "host_per_step": "0 ms", "host_per_sequence": "0.0 us",
+                               "spec_per_iteration": 0}, "e.yaml")
+    assert engine.host_per_step_s == engine.host_per_sequence_s == engine.spec_per_iteration_s == 0.0
+    with pytest.raises(RooflineError, match="e.yaml: host_per_step: expected"):
+        engine_from_dict({"name": "x", "source": "s", "host_per_step": "-1 ms"}, "e.yaml")
+
+
 def test_an_engine_file_with_a_bad_mla_kernel_count_or_quant_count_is_refused():
     with pytest.raises(RooflineError, match="e.yaml: kernels_per_layer_mla.qkv: expected one of"):
         engine_from_dict({"name": "x", "source": "s", "kernels_per_layer_mla": {"qkv": 3}}, "e.yaml")
