@@ -114,6 +114,21 @@ def test_replicas_decode_their_share_of_the_batch_and_add_their_throughput(tmp_p
     assert r["predicted"] == pytest.approx(16 * 256 / (r["prefill_time_s"] + 256 * r["decode_step_time_s"]), rel=1e-12)
 
 
+def test_a_batch_whose_kv_cache_does_not_fit_runs_at_the_largest_batch_that_does(tmp_path):
+    from roofline.capacity import capacity
+    from roofline.hardware import load_hardware
+    from roofline.layout import deployment
+    from roofline.model import load_model
+
+    model = load_model("llama-3.1-70b")
+    cap = int(capacity(load_hardware("h100-sxm"), model, 1, 512 + 256, deployment(model, tp=4))["max_batch"])
+    rows = [{"model": "llama-3.1-70b", "gpus": "4", "tp": "4", "batch": str(b), "quantity": "tokens_per_s", "value": "1000"}
+            for b in (8 * cap, cap)]
+    out = predict_measurements(load_measurements(write_rows(tmp_path, rows)))
+    assert 32 < cap < 8 * cap and list(out["running_batch"]) == [cap, cap]
+    assert out["predicted"][0] == pytest.approx(out["predicted"][1], rel=1e-12)  # the queue adds no throughput
+
+
 def test_sglang_tp_counting_attention_dp_ranks_is_one_replica_on_its_gpus(tmp_path):
     path = write_rows(tmp_path, [{"model": "deepseek-v3", "hardware": "h200", "gpus": "8", "tp": "8", "dp_attention": "8",
                                   "weight_dtype": "fp8", "batch": "32", "quantity": "step_time_s", "value": "0.06"}])
