@@ -43,6 +43,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
 
 from roofline.errors import RooflineError
@@ -197,6 +198,22 @@ def _decorations_px(ax) -> dict:
     }
 
 
+def _fit_title(fig: Figure, room_px: float) -> None:
+    """Re-wrap the figure title, line by line, where a line is wider than `room_px`."""
+    title = fig._suptitle
+    if title is None or _extent_px([title], "x") <= room_px:
+        return
+    renderer = fig.canvas.get_renderer()
+    lines = []
+    for line in title.get_text().split("\n"):
+        probe = Text(text=line, fontproperties=title.get_fontproperties(), figure=fig)
+        width = probe.get_window_extent(renderer).width
+        pieces = math.ceil(width / room_px)  # as few lines as fit, of about equal length
+        chars = len(line) if pieces <= 1 else max(20, math.ceil(len(line) / pieces * 1.1))
+        lines.append(textwrap.fill(line, chars, break_on_hyphens=False))
+    title.set_text("\n".join(lines))
+
+
 def arrange(fig: Figure) -> None:
     """Lay out a figure of a grid of panels (`Figure.subplots`), a figure title, legends at the right edge
     (`fig.legend(loc="outside right center")`) and colour bars in axes of their own (`fig.add_axes`):
@@ -223,6 +240,7 @@ def arrange(fig: Figure) -> None:
     pad = MARGIN_PAD_PT * fig.dpi / 72.0
     deco = [_decorations_px(ax) for ax in panels]
     most = {side: max(d[side] for d in deco) for side in ("left", "bottom", "top", "right")}
+    _fit_title(fig, width_px - 2 * (MARGIN_PAD_PT * fig.dpi / 72.0))
     title_px = _extent_px([fig._suptitle], "y") if fig._suptitle is not None else 0.0
     strip_px = max((legend.get_window_extent(fig.canvas.get_renderer()).width for legend in fig.legends), default=0.0)
     bar_px = []

@@ -247,3 +247,19 @@ def test_arrange_keeps_every_text_inside_the_figure_and_off_the_other_panels(sma
         extras = [legend.get_window_extent(renderer) for legend in fig.legends]
         extras += [ax.bbox for ax in fig.axes if ax.get_subplotspec() is None]
         assert extras and all(box.x0 >= right_edge and box.x1 <= frame.x1 + 1 for box in extras)
+
+
+def test_arrange_rewraps_a_figure_title_wider_than_the_figure():
+    from matplotlib import rc_context
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    with rc_context(plots.STYLE):
+        fig = Figure(figsize=(4, 3), dpi=plots.DPI)
+        FigureCanvasAgg(fig)
+        fig.subplots()
+        fig.suptitle("a title far longer than a four-inch figure can hold on one line, " * 2 + "\nsecond line")
+        plots.arrange(fig)
+        box = fig._suptitle.get_window_extent(fig.canvas.get_renderer())
+    assert fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1
+    assert fig._suptitle.get_text().count("\n") >= 2 and fig._suptitle.get_text().endswith("\nsecond line")
