@@ -172,13 +172,9 @@ def _extent_px(texts, along: str) -> float:
 
 
 def _tick_labels(axis) -> list:
-    """The tick labels (major and minor) that the axis draws: ticks updated, those outside the view left out."""
-    axis.get_majorticklabels()
-    axis.get_minorticklabels()
-    lo, hi = sorted(axis.get_view_interval())
-    span = (hi - lo) * 1e-9
-    ticks = [t for t in axis.get_major_ticks() + axis.get_minor_ticks() if lo - span <= t.get_loc() <= hi + span]
-    return [label for t in ticks for label in (t.label1, t.label2)]  # label2: ticks on the right or top
+    """The tick labels (major and minor, both sides) that the axis draws: its ticks updated once, as drawing
+    would (Axis._update_ticks returns the ticks inside the view)."""
+    return [label for tick in axis._update_ticks() for label in (tick.label1, tick.label2)]
 
 
 def _decorations_px(ax) -> dict:
