@@ -13,6 +13,9 @@ sourced value of the profile (or, after a fit, the sourced value the `fitted:` b
 the rows do not determine stays where its source put it instead of drifting along a flat valley. A
 deviation of the whole bound range costs as much as a row missed by a factor e^w.
 
+Parameters named in `fixed` (`roofline fit --fix NAME`) stay at their start value and are left out of the
+search: a quantity measured directly by a microbenchmark (a collective's latency) is not inferred again.
+
 Rows: those of the engine named (`engine` column naming vllm / sglang / TensorRT-LLM), or all fit rows,
 every one predicted with the candidate engine, when fewer than MIN_ENGINE_ROWS exist. Rows the model
 cannot predict (a draft model without a measured acceptance) are left out and named.
