@@ -223,7 +223,8 @@ def arrange(fig: Figure) -> None:
 
     each text measured once on the figure's own renderer (whose cache the drawing then reuses), where
     constrained layout measures every artist of every panel over several passes: on the standard plots
-    that layout was about 40% of a figure's drawing time. Idempotent: a figure is arranged once."""
+    that layout was about 40% of a figure's drawing time. A figure title wider than the figure is re-wrapped
+    first (`_fit_title`). Idempotent: a figure is arranged once."""
     if fig in _ARRANGED:
         return
     _ARRANGED.add(fig)
@@ -236,7 +237,7 @@ def arrange(fig: Figure) -> None:
     pad = MARGIN_PAD_PT * fig.dpi / 72.0
     deco = [_decorations_px(ax) for ax in panels]
     most = {side: max(d[side] for d in deco) for side in ("left", "bottom", "top", "right")}
-    _fit_title(fig, width_px - 2 * (MARGIN_PAD_PT * fig.dpi / 72.0))
+    _fit_title(fig, width_px - 2 * pad)
     title_px = _extent_px([fig._suptitle], "y") if fig._suptitle is not None else 0.0
     strip_px = max((legend.get_window_extent(fig.canvas.get_renderer()).width for legend in fig.legends), default=0.0)
     bar_px = []
