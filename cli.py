@@ -321,7 +321,8 @@ def measurements_convert(
     weight_dtype: Annotated[str, typer.Option(help="Weight dtype the server ran.")] = "bf16",
     kv_dtype: Annotated[str, typer.Option(help="KV-cache dtype.")] = "bf16",
     method: Annotated[str, typer.Option(help="Speculation method of the server: none | draft | mtp | eagle | ngram.")] = "none",
-    k: Annotated[int, typer.Option(help="Draft length (speculative tokens per step).")] = 0,
+    k: Annotated[int, typer.Option(help="Draft length (speculative tokens per step; a tree's depth).")] = 0,
+    draft_tokens: Annotated[int, typer.Option(help="Tree drafting: tokens verified per sequence (SGLang --speculative-num-draft-tokens); 0 for a chain.")] = 0,
     engine: Annotated[Optional[str], typer.Option(help="Engine (default: the result's backend, else vllm for JSON, sglang for JSONL).")] = None,
     engine_version: Annotated[str, typer.Option(help="Engine version, for the record.")] = "",
     split: Annotated[str, typer.Option(help="fit | heldout: the half these rows belong to.")] = "fit",
@@ -338,7 +339,7 @@ def measurements_convert(
     load_model(model, _dirs())
     rows = convert_benchmark(files, hardware=hardware, model=model, tp=tp, ep=ep, dp_attention=dp_attention, gpus=gpus,
                              weight_dtype=weight_dtype, kv_dtype=kv_dtype, method=method, k=k, engine=engine,
-                             engine_version=engine_version, split=split)
+                             engine_version=engine_version, split=split, draft_tokens=draft_tokens)
     typer.echo(f"{len(rows)} rows from {len(files)} file(s) -> {write_measurements(rows, out, force)}")
 
 

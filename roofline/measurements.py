@@ -17,7 +17,9 @@ Prediction of a row (docs/ACCURACY.md), with B the row's batch, P = input_len, O
                                                                      cache fits (capacity.py, usable memory); the
                                                                      rest wait in its queue. Below, B_r stands for b.
     per token   t_tok = t_step(B_r, q = 1, S)                        without speculation
-                t_tok = t_iter(B_r, k, S) / tau                      with it; tau from acceptance_length through a
+                t_tok = t_iter(B_r, k, S) / tau                      with it (a tree row, draft_tokens > 0: t_iter of
+                                                                     a tree of draft_tokens - 1 nodes, tau = acceptance_length);
+                                                                     for a chain, tau from acceptance_length through a
                                                                      scalar alpha, (1 - a^(k+1)) / (1 - a) = tau,
                                                                      else the method's default rates
     quantity    tokens_per_s_per_user = 1 / t_tok
@@ -58,12 +60,12 @@ from roofline.speculation import K_MAX, METHODS, speculative_metrics
 QUANTITIES = ("tokens_per_s_per_user", "step_time_s", "tokens_per_s", "speedup")
 COLUMNS = ("source_id", "source", "engine", "engine_version", "hardware", "gpus", "tp", "ep", "dp_attention", "model",
            "weight_dtype", "kv_dtype", "batch", "input_len", "output_len", "method", "k", "acceptance_length",
-           "quantity", "value", "split", "notes")
+           "draft_tokens", "quantity", "value", "split", "notes")
 REQUIRED = ("hardware", "gpus", "tp", "model", "weight_dtype", "kv_dtype", "batch", "input_len", "output_len",
             "method", "k", "quantity", "value")
 # optional columns and their value when absent or empty
 DEFAULTS = {"source_id": "", "source": "", "engine": "", "engine_version": "", "ep": "1", "dp_attention": "1", "pp": "1",
-            "acceptance_length": "", "split": "fit", "notes": "", "draft": ""}
+            "acceptance_length": "", "draft_tokens": "0", "split": "fit", "notes": "", "draft": ""}
 ENGINE_SLOTS = ("vllm", "sglang", "trtllm")
 SPLITS = ("fit", "heldout")
 MAX_ROWS = 100_000
@@ -177,6 +179,7 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
     df["method"] = _choice(raw, "method", where, METHODS)
     df["k"] = _integers(raw, "k", where, 0, K_MAX)
     df["acceptance_length"] = _floats(raw, "acceptance_length", where, "tokens per iteration >= 1 (tau), or empty", optional=True)
+    df["draft_tokens"] = _integers(raw, "draft_tokens", where, 0, 4096)
     df["quantity"] = _choice(raw, "quantity", where, QUANTITIES)
     df["value"] = _floats(raw, "value", where, "a finite positive number")
     df["split"] = _choice(raw, "split", where, SPLITS)
@@ -192,6 +195,14 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
             if not 1.0 <= r.acceptance_length <= r.k + 1:
                 raise _cell_error(where, n, "acceptance_length", f"tokens per iteration in [1, k + 1 = {r.k + 1}]",
                                   r.acceptance_length)
+        if r.draft_tokens:  # a tree: the target verifies draft_tokens per sequence, and tau is measured
+            if r.method == "none":
+                raise _cell_error(where, n, "draft_tokens", "empty or 0 with method none", str(r.draft_tokens))
+            if r.draft_tokens < r.k + 1:
+                raise _cell_error(where, n, "draft_tokens", f"at least k + 1 = {r.k + 1} tokens verified per sequence",
+                                  str(r.draft_tokens))
+            if np.isnan(r.acceptance_length):
+                raise _cell_error(where, n, "acceptance_length", "the measured tau of the tree (draft_tokens given)", "")
         if r.quantity == "speedup" and r.method == "none":
             raise _cell_error(where, n, "quantity", "a speed (not speedup) with method none", r.quantity)
         if r.method == "draft" and not (r.draft or _DRAFT_IN_NOTES.search(r.notes)):
@@ -260,6 +271,8 @@ class _Group:
     method: str
     draft: ModelSpec | None
     slot: str                    # engine slot name (a key of the engines mapping)
+    tree_tokens: int             # tokens verified per sequence for tree drafting (its root included); 0: a chain
+    tree_tau: float              # the tree's measured tau (rows of one group share it)
     batch: np.ndarray            # sequences per replica B_r
     replicas: np.ndarray
     context: np.ndarray
@@ -335,12 +348,13 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
             skipped[i] = "no acceptance_length: a draft model has no default acceptance rates"
             continue
         batch_r[i] = r.batch / replicas
-        if not np.isnan(r.acceptance_length):
+        if not np.isnan(r.acceptance_length) and not r.draft_tokens:
             extra["alpha"][i] = float(alpha_from_tau(r.acceptance_length, r.k))
         slot = slot_for_row(r) if slot_for_row else r.engine_slot
         dtypes = tuple(sorted(dep.dtypes.items()))
+        tree = (int(r.draft_tokens), float(r.acceptance_length)) if r.draft_tokens else (0, 0.0)
         key = (hw.name, model.name, dep.tp, dep.dp_attention, dep.ep, dep.pp, dtypes, dep.kv_dtype, r.method,
-               r.draft if r.method == "draft" else "", slot, bool(np.isnan(extra["alpha"][i])))
+               r.draft if r.method == "draft" else "", slot, bool(np.isnan(extra["alpha"][i])), tree)
         keys.setdefault(key, []).append(i)
         info[key] = (hw, model, dep, draft)
     groups = []
@@ -349,7 +363,8 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
         hw, model, dep, draft = info[key]
         sub = df.iloc[idx]
         groups.append(_Group(
-            index=idx, hw=hw, model=model, dep=dep, method=key[8], draft=draft, slot=key[10],
+            index=idx, hw=hw, model=model, dep=dep, method=key[8], draft=draft, slot=key[10], tree_tokens=key[12][0],
+            tree_tau=key[12][1],
             batch=batch_r[idx], replicas=extra["replicas"][idx].astype(np.float64),
             context=(sub["input_len"] + sub["output_len"] / 2.0).to_numpy(dtype=np.float64),
             k=sub["k"].to_numpy(dtype=np.int64), alpha=None if key[11] else extra["alpha"][idx],
@@ -385,8 +400,9 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
             step = step_metrics(g.hw, g.model, running, 1, g.context, g.dep, engine=eng)["step_time_s"]
             per_token, tau, speedup = step, np.ones_like(step), np.ones_like(step)
         else:
+            tree = {"tree_nodes": g.tree_tokens - 1, "tree_tau": g.tree_tau} if g.tree_tokens else {}
             spec = speculative_metrics(g.hw, g.model, running, g.context, g.k, g.alpha, method=g.method, draft=g.draft,
-                                       dep=g.dep, engine=eng)
+                                       dep=g.dep, engine=eng, **tree)
             step, tau, speedup = spec["baseline_step_time_s"], spec["tau"], spec["speedup"]
             per_token = spec["iteration_time_s"] / tau
         q = quantity[g.index]
@@ -477,14 +493,15 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                       gpus: int | None = None, weight_dtype: str = "bf16", kv_dtype: str = "bf16", method: str = "none",
                       k: int = 0, engine: str | None = None, engine_version: str = "", split: str = "fit",
                       batch: int | None = None, quantities: tuple[str, ...] = ("step_time_s", "tokens_per_s"),
-                      source_id: str | None = None) -> pd.DataFrame:
+                      source_id: str | None = None, draft_tokens: int = 0) -> pd.DataFrame:
     """Rows (the columns of measurements/README.md, checked) from serving-benchmark result files.
 
     Each result gives: batch = max_concurrency (or `batch`), input_len / output_len = random_input_len /
     random_output_len where recorded, else total_input_tokens / completed and total_output_tokens /
     completed; step_time_s = mean_tpot_ms / 1000; tokens_per_s = output_throughput; acceptance_length =
     accept_length (SGLang) or spec_decode_acceptance_length / acceptance_length where present. The
-    deployment (hardware, model, layout, dtypes, method, k) is what the server was launched with.
+    deployment (hardware, model, layout, dtypes, method, k, and `draft_tokens` for a tree: SGLang's
+    --speculative-num-draft-tokens with --speculative-eagle-topk > 1) is what the server was launched with.
     `engine` defaults to the result's `backend` when it names one, else vllm for a JSON object and
     sglang for JSON lines.
     """
@@ -514,7 +531,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                     "ep": str(ep), "dp_attention": str(dp_attention), "model": model, "weight_dtype": weight_dtype,
                     "kv_dtype": kv_dtype, "batch": str(int(round(conc))), "input_len": str(int(round(in_len))),
                     "output_len": str(int(round(out_len))), "method": method, "k": str(k),
-                    "acceptance_length": "" if tau is None or method == "none" else f"{tau:.4g}",
+                    "acceptance_length": "" if tau is None or method == "none" else f"{tau:.4g}", "draft_tokens": str(draft_tokens) if draft_tokens else "",
                     "quantity": quantity, "value": f"{value:.6g}", "split": split,
                     "notes": f"converted from {path.name}: {'mean_tpot_ms / 1000' if quantity == 'step_time_s' else 'output_throughput'}",
                 })

@@ -147,6 +147,26 @@ def test_a_speedup_row_uses_the_alpha_its_acceptance_length_implies(tmp_path):
     assert out["tau"][0] == pytest.approx(2.5, rel=1e-9)
 
 
+def test_a_tree_row_verifies_its_draft_tokens_with_its_measured_tau(tmp_path):
+    path = write_rows(tmp_path, [{"method": "eagle", "k": "4", "acceptance_length": "2.5", "draft_tokens": "16",
+                                  "quantity": "speedup", "value": "1.6"},
+                                 {"method": "eagle", "k": "4", "acceptance_length": "2.5", "quantity": "speedup", "value": "1.6"}])
+    out = predict_measurements(load_measurements(path))
+    spec = predict("h100-sxm", "llama-3.1-8b", 1, 640, engine="vllm", method="eagle", k=4, tree_nodes=15, tree_tau=2.5)["spec"]
+    assert out["predicted"][0] == pytest.approx(spec["speedup"], rel=1e-9) and out["tau"][0] == pytest.approx(2.5)
+    assert out["predicted"][0] < out["predicted"][1]  # 16 tokens verified cost more than the chain's 5, at the same tau
+
+
+@pytest.mark.parametrize("cells, message", [
+    ({"method": "eagle", "k": "4", "draft_tokens": "16"}, "acceptance_length: expected the measured tau of the tree"),
+    ({"method": "eagle", "k": "4", "acceptance_length": "2", "draft_tokens": "3"}, "draft_tokens: expected at least k \\+ 1 = 5"),
+    ({"draft_tokens": "8"}, "draft_tokens: expected empty or 0 with method none"),
+])
+def test_a_bad_tree_row_is_refused_in_one_line(tmp_path, cells, message):
+    with pytest.raises(RooflineError, match=message):
+        load_measurements(write_rows(tmp_path, [cells]))
+
+
 def test_a_draft_model_row_without_acceptance_is_not_predicted_and_says_why(tmp_path):
     path = write_rows(tmp_path, [{"method": "draft", "k": "4", "notes": "draft=llama-3.2-1b"}])
     out = predict_measurements(load_measurements(path))
@@ -190,6 +210,9 @@ def test_sglang_bench_serving_jsonl_lines_become_rows_with_their_acceptance(tmp_
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3, quantities=("step_time_s",))
     assert list(raw["batch"]) == ["1", "16"] and set(raw["engine"]) == {"sglang"}
+    tree = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3, draft_tokens=8,
+                             quantities=("step_time_s",))
+    assert list(tree["draft_tokens"]) == ["8", "8"] and list(raw["draft_tokens"]) == ["", ""]
     assert list(raw["acceptance_length"]) == ["2.6", "2.6"]
     assert list(raw["value"].astype(float)) == pytest.approx([0.0081, 0.0096])
 
