@@ -21,10 +21,11 @@ The library is a set of flat modules, one concept each:
     speculation  tau, draft/verify/iteration time, speedup, best k, break-even batch, default acceptance
     scenario     scenario files: configs (lists of hardware, model, engine, layout, method...) and axes, validated
     grid         sweeps: scenario configs x numeric axes -> one tidy table, streamed in chunks to CSV and Parquet
+    plot_jobs    which figures to draw, and the worker processes that draw them (started before matplotlib is imported)
     plots        figures drawn from the written tables only
     findings     each report question's finding, computed from its results table
     report       the generated report: Markdown and one-file HTML, a finding, a figure and a command per section
-    report_figures  the report's figures, one per question (drawn by plots.draw_figures)
+    report_figures  the report's figures, one per question (drawn by plot_jobs.FigurePool)
     tables       the terminal tables of predict, hw, models, engines and scenarios
     outputs      output folders and files written whole or not at all; CSV/Parquet writer; the progress bar
     bench        sweeps' points/s computing and end to end to each format, peak memory

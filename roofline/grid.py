@@ -260,9 +260,25 @@ def write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool 
     """Compute the sweep chunk by chunk, streaming results.csv and/or results.parquet into `out_dir`
     (outputs.TableWriter), then operators.csv, scenario.json and the plots. Returns a summary with the
     files written and the seconds spent computing, writing and plotting."""
-    from roofline.outputs import TableWriter, progress_bar
+    from roofline.plot_jobs import PLOT_NAMES, FigurePool
 
     out_dir = Path(out_dir)
+    total = sc.points
+    # figure workers start now: they import matplotlib while this process computes and writes the tables
+    pool = FigurePool(len(PLOT_NAMES)) if plots and total <= keep_in_memory_max else None
+    try:
+        return _write_sweep(sc, configs, out_dir, plots, chunk_points, progress, keep_in_memory_max, fmt, svg, pool)
+    finally:
+        if pool is not None:
+            pool.close()
+
+
+def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool, chunk_points: int, progress: bool,
+                 keep_in_memory_max: int, fmt: str, svg: bool, pool) -> dict:
+    """write_sweep's work, the figure pool already started (None without plots)."""
+    from roofline.outputs import TableWriter, progress_bar
+    from roofline.plot_jobs import standard_jobs
+
     total = sc.points
     kept, done = [], 0
     timings = {"compute_s": 0.0, "write_s": 0.0, "plot_s": 0.0}
@@ -297,12 +313,11 @@ def write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool 
     if plots:
         t = time.perf_counter()
         if kept:
-            from roofline.plots import standard_plots
-
             frame = pd.concat(kept, ignore_index=True)
             for name in LABEL_COLUMNS:
                 frame[name] = frame[name].astype(str)
-            files += [p.name for p in standard_plots(frame, ops, meta, out_dir, formats=("png", "svg") if svg else ("png",))]
+            jobs = standard_jobs(frame, ops, meta, out_dir, formats=("png", "svg") if svg else ("png",))
+            files += [p.name for paths in pool.draw(jobs) for p in paths]
         elif progress:
             print(f"plots skipped for {done:,} points: run `roofline plot {out_dir}` on a subset", file=sys.stderr)
         timings["plot_s"] = time.perf_counter() - t

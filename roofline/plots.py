@@ -47,18 +47,17 @@ from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
 
 from roofline.errors import RooflineError
+from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots' names and columns)
+    FORMATS,
+    OPERATOR_COLUMNS,
+    PLOT_NAMES,
+    REQUIRED_COLUMNS,
+    FigurePool,
+    check_columns,
+    check_formats,
+    standard_jobs,
+)
 
-PLOT_NAMES = ("roofline", "step_time_vs_tokens", "speedup_heatmap", "throughput_vs_batch", "pareto", "best_k_vs_batch")
-FORMATS = ("png", "svg")
-REQUIRED_COLUMNS = (
-    "hardware", "model", "method", "batch", "context", "k", "alpha", "step_time_s", "tokens_per_s",
-    "tokens_per_s_per_user", "speedup", "verify_time_s", "verify_compute_bound", "baseline_tokens_per_s",
-    "baseline_tokens_per_s_per_user", "fits_in_memory", "max_batch", "best_k", "tokens_per_s_per_device",
-)
-OPERATOR_COLUMNS = (
-    "hardware", "model", "pass", "batch", "q", "operator", "flops", "bytes", "time_s", "step_time_s",
-    "peak_flops_per_s", "compute_ceiling_flops_per_s", "mem_bw_bytes_per_s", "memory_ceiling_bytes_per_s",
-)
 MAX_PANELS = 6
 DPI = 120  # PNG resolution: sharp at README width, a third fewer pixels to draw and encode than 150
 STYLE = {
@@ -784,37 +783,14 @@ PLOTTERS = {  # the standard plots of a sweep, in PLOT_NAMES order
 
 # ---------------------------------------------------------------- public API
 
-def _check_columns(df: pd.DataFrame, required: tuple[str, ...], where: str, what: str) -> None:
-    missing = [c for c in required if c not in df.columns]
-    if missing:
-        found = ", ".join(map(str, df.columns[:8])) + (", ..." if len(df.columns) > 8 else "") if len(df.columns) else "no columns"
-        raise RooflineError(f"{where}: expected {what} with column(s) {', '.join(missing)}, found {found}")
-
-
 def standard_plots(df: pd.DataFrame, ops: pd.DataFrame, meta: dict, out_dir: Path, formats: tuple[str, ...] = ("png",),
                    workers: int | None = None) -> list[Path]:
     """Draw every plot the table supports into `out_dir` (PNG by default; `formats=("png", "svg")` for both),
     in parallel over `workers` processes (default: the machine's cores); return the written paths in
     PLOT_NAMES order."""
-    _check_columns(df, REQUIRED_COLUMNS, "results table", "a sweep results table")
-    if ops is not None and not ops.empty:
-        _check_columns(ops, OPERATOR_COLUMNS, "operators table", "an operators table")
-    _check_formats(formats)
-    if df.empty:
-        return []
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    df = df.assign(hardware=df["hardware"].astype(str), model=df["model"].astype(str))
-    if ops is not None:
-        ops = ops.assign(hardware=ops["hardware"].astype(str), model=ops["model"].astype(str))
-    jobs = [(name, df, ops, meta, out_dir / name, tuple(formats)) for name in PLOT_NAMES]
-    return [path for paths in draw_figures(jobs, workers) for path in paths]
-
-
-def _check_formats(formats) -> None:
-    bad = [f for f in formats if f not in FORMATS]
-    if bad or not formats:
-        raise RooflineError(f"formats: expected some of {', '.join(FORMATS)}, found {', '.join(map(str, formats)) or 'none'}")
+    jobs = standard_jobs(df, ops, meta, out_dir, formats)
+    with FigurePool(len(jobs), workers) as pool:
+        return [path for paths in pool.draw(jobs) for path in paths]
 
 
 def plotter(name: str):
@@ -822,7 +798,7 @@ def plotter(name: str):
     if name.startswith("report:"):
         from roofline.report_figures import REPORT_PLOTTERS
 
-        return REPORT_PLOTTERS[name.split(":", 1)[1]]
+        return REPORT_PLOTTERS.get(name.split(":", 1)[1], REPORT_PLOTTERS["generic"])
     return PLOTTERS[name]
 
 
@@ -846,18 +822,10 @@ def draw_figure(job: tuple) -> list[Path]:
 
 
 def draw_figures(jobs: list[tuple], workers: int | None = None) -> list[list[Path]]:
-    """Draw figure jobs (see `draw_figure`) in a pool of `workers` processes (default: one per core, at most one per
-    job), results in job order. Forked workers inherit the imported modules, so a pool costs milliseconds; where
-    fork is not available, or with one worker or one job, the figures are drawn here one after another."""
-    import multiprocessing
-    import os
-    from concurrent.futures import ProcessPoolExecutor
-
-    workers = min(workers or os.cpu_count() or 1, len(jobs))
-    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return [draw_figure(job) for job in jobs]
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        return list(pool.map(draw_figure, jobs))
+    """Draw figure jobs (see `draw_figure`) over `workers` processes (default: one per core, at most one per job),
+    results in job order (roofline.plot_jobs.FigurePool)."""
+    with FigurePool(len(jobs), workers) as pool:
+        return pool.draw(jobs)
 
 
 def _read_table(path: Path) -> pd.DataFrame:
@@ -912,20 +880,20 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
     out_dir = Path(out) if out is not None else folder
     if out_dir.exists() and not out_dir.is_dir():
         raise RooflineError(f"--out: expected a folder, found an existing file {out_dir}")
-    _check_formats(formats)
+    check_formats(formats)
     if not force:
         for name in PLOT_NAMES:
             for ext in formats:
                 if (out_dir / f"{name}.{ext}").exists():
                     raise RooflineError(f"--out: {out_dir / f'{name}.{ext}'} exists; pass --force to overwrite it")
     df = _read_table(path)
-    _check_columns(df, REQUIRED_COLUMNS, str(path), "a sweep results table")
+    check_columns(df, REQUIRED_COLUMNS, str(path), "a sweep results table")
     if df.empty:
         raise RooflineError(f"{path}: expected a sweep results table with at least one row, found none")
     ops = None
     if (folder / "operators.csv").is_file():
         ops = pd.read_csv(folder / "operators.csv")
-        _check_columns(ops, OPERATOR_COLUMNS, str(folder / "operators.csv"), "an operators table")
+        check_columns(ops, OPERATOR_COLUMNS, str(folder / "operators.csv"), "an operators table")
     meta_path = folder / "scenario.json"
     if meta_path.is_file():
         try:

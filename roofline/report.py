@@ -180,14 +180,21 @@ def write_report(names: list[str] | tuple[str, ...] = (), out_dir: Path = Path("
                  extra_dirs: tuple = (), formats: tuple[str, ...] = ("png",), workers: int | None = None) -> list[Path]:
     """Run the named scenarios (all of REPORT_SCENARIOS when none), write report.md, report.html, img/ and tables/
     into `out_dir` (whole or not at all; an existing non-empty folder only with `force`); return the files written."""
-    from roofline.findings import finding, main_engine
-    from roofline.outputs import check_writable, staged_dir
-    from roofline.plots import draw_figures
-    from roofline.report_figures import report_job
+    from roofline.outputs import check_writable
+    from roofline.plot_jobs import FigurePool
 
     out_dir = Path(out_dir)
     check_writable(out_dir, force)
     t0 = time.perf_counter()
+    with FigurePool(len(names or REPORT_SCENARIOS), workers) as pool:  # workers import matplotlib while the scenarios run
+        return _write_report(names, out_dir, force, extra_dirs, formats, pool, t0)
+
+
+def _write_report(names, out_dir: Path, force: bool, extra_dirs: tuple, formats: tuple[str, ...], pool, t0: float) -> list[Path]:
+    from roofline.findings import finding, main_engine
+    from roofline.outputs import staged_dir
+    from roofline.plot_jobs import report_job
+
     results = [run_scenario(n, extra_dirs) for n in (names or REPORT_SCENARIOS)]
     seen: dict = {}
     for r in results:
@@ -200,7 +207,7 @@ def write_report(names: list[str] | tuple[str, ...] = (), out_dir: Path = Path("
         # figures show the section's main engine; a finding may compare it with `ideal` from the full table
         jobs = [report_job(r.name, r.df[r.df["engine"] == main_engine(r.df)], r.ops[r.ops["engine"].astype(str) == main_engine(r.df)],
                            r.meta, tmp / "img" / r.name, formats) for r in results]
-        drawn = draw_figures(jobs, workers)
+        drawn = pool.draw(jobs)
         sections = []
         for r, paths in zip(results, drawn):
             f = finding(r.name, r.df, r.ops, r.meta)

@@ -1,14 +1,13 @@
 """The report's figures, one per question (roofline.report): each draws what its finding (roofline.findings)
 states, from the same results table; points that do not fit in device memory are left out or drawn faint, and
 the title says which. Drawn like the standard plots (roofline.plots): Agg canvas, the library's STYLE,
-`plots.draw_figures` in parallel; a job's name is `report:QUESTION` (`report_job`).
+`plot_jobs.FigurePool` in parallel; a job's name is `report:QUESTION` (`plot_jobs.report_job`).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -388,8 +387,3 @@ REPORT_PLOTTERS = {
     "draft-offload": _report_draft_offload, "fast-tier-premium": _report_fast_tier, "prefill-not-sped-up": _report_prefill,
     "generic": _report_generic,
 }
-
-
-def report_job(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict, stem: Path, formats=("png",)) -> tuple:
-    """The figure job (for `draw_figures`) of report section `name` (the generic figure for an unknown one)."""
-    return (f"report:{name if name in REPORT_PLOTTERS else 'generic'}", df, ops, meta, Path(stem), tuple(formats))

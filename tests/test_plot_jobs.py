@@ -1,0 +1,50 @@
+"""Tests for roofline.plot_jobs: the standard jobs are checked and ordered, the module keeps matplotlib out of the
+calling process, and a FigurePool draws jobs in job order in its workers or, with one worker, in the caller."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from roofline.errors import RooflineError
+from roofline.grid import load_configs, operator_table, run_sweep
+from roofline.plot_jobs import PLOT_NAMES, FigurePool, report_job, standard_jobs
+from roofline.scenario import scenario_from_dict
+
+SMALL = {"name": "jobs-test", "hardware": "h100-sxm", "model": "llama-3.2-1b", "method": "eagle",
+         "axes": {"batch": [1, 16], "context": [512], "k": [1, 2], "alpha": [0.7]}}
+
+
+def test_importing_plot_jobs_leaves_matplotlib_unimported():
+    code = "import sys, roofline.plot_jobs, roofline.grid, roofline.report; print('matplotlib' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_standard_jobs_are_the_six_plots_in_order_and_a_bad_table_is_one_line(tmp_path):
+    sc = scenario_from_dict(SMALL)
+    pairs = load_configs(sc)
+    df, ops = run_sweep(sc, pairs), operator_table(sc, pairs)
+    jobs = standard_jobs(df, ops, {"method": "eagle"}, tmp_path / "plots")
+    assert [job[0] for job in jobs] == list(PLOT_NAMES) and all(job[4].parent == tmp_path / "plots" for job in jobs)
+    assert standard_jobs(df.iloc[:0], ops, {}, tmp_path) == []
+    with pytest.raises(RooflineError, match="results table: expected a sweep results table with column"):
+        standard_jobs(df.drop(columns=["speedup"]), ops, {}, tmp_path)
+    with pytest.raises(RooflineError, match="formats: expected some of png, svg, found pdf"):
+        standard_jobs(df, ops, {}, tmp_path, formats=("pdf",))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_pool_draws_every_job_in_job_order(tmp_path, workers):
+    sc = scenario_from_dict(SMALL)
+    pairs = load_configs(sc)
+    df, ops = run_sweep(sc, pairs), operator_table(sc, pairs)
+    df = df.assign(hardware=df["hardware"].astype(str), model=df["model"].astype(str))
+    jobs = [report_job("no-such-question", df, ops, {}, tmp_path / "generic"), *standard_jobs(df, ops, {"method": "eagle"}, tmp_path)]
+    with FigurePool(len(jobs), workers) as pool:
+        drawn = pool.draw(jobs)
+    assert [paths[0].name if paths else None for paths in drawn][:3] == ["generic.png", "roofline.png", "step_time_vs_tokens.png"]
+    assert all(p.stat().st_size > 10_000 for paths in drawn for p in paths)
