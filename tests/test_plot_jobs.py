@@ -17,6 +17,7 @@ SMALL = {"name": "jobs-test", "hardware": "h100-sxm", "model": "llama-3.2-1b", "
          "axes": {"batch": [1, 16], "context": [512], "k": [1, 2], "alpha": [0.7]}}
 
 
+@pytest.mark.slow  # a fresh interpreter importing numpy and pandas: most of a second here
 def test_importing_plot_jobs_leaves_matplotlib_unimported():
     code = "import sys, roofline.plot_jobs, roofline.grid, roofline.report; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
