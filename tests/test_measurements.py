@@ -37,8 +37,8 @@ def write_rows(tmp_path, rows, name="m.csv"):
 
 def test_the_published_dataset_loads_with_its_split_by_source():
     df = load_measurements(default_measurements_path())
-    assert len(df) == 101
-    assert (df["split"] == "fit").sum() == 46 and (df["split"] == "heldout").sum() == 55
+    assert len(df) == 166 and df["source_id"].nunique() == 15
+    assert (df["split"] == "fit").sum() == 111 and (df["split"] == "heldout").sum() == 55
     sides = df.groupby("source_id")["split"].nunique()
     assert (sides == 1).all()  # no source on both sides
 
