@@ -99,3 +99,12 @@ def pytest_ignore_collect(collection_path, config):
     if collection_path.name in SLOW_SUITES | TORCH_AT_IMPORT and deselects_slow(config.getoption("markexpr") or ""):
         return True
     return None
+
+
+def pytest_configure(config):
+    """The quick loop collects no hypothesis test (they live in slow suites), so it drops hypothesis's pytest
+    plugin, whose terminal summary alone imports hypothesis: about a second of the loop."""
+    if deselects_slow(config.getoption("markexpr") or ""):
+        plugin = config.pluginmanager.get_plugin("hypothesispytest")
+        if plugin is not None:
+            config.pluginmanager.unregister(plugin)
