@@ -10,6 +10,7 @@ each chunk whole in batch and k, so memory stays bounded and `write_sweep` strea
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
@@ -265,12 +266,8 @@ def write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool 
     out_dir = Path(out_dir)
     total = sc.points
     # figure workers start now: they import matplotlib while this process computes and writes the tables
-    pool = FigurePool(len(PLOT_NAMES)) if plots and total <= keep_in_memory_max else None
-    try:
+    with FigurePool(len(PLOT_NAMES)) if plots and total <= keep_in_memory_max else contextlib.nullcontext() as pool:
         return _write_sweep(sc, configs, out_dir, plots, chunk_points, progress, keep_in_memory_max, fmt, svg, pool)
-    finally:
-        if pool is not None:
-            pool.close()
 
 
 def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool, chunk_points: int, progress: bool,
