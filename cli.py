@@ -398,6 +398,7 @@ def plot(
     table: Annotated[Path, typer.Argument(help="A sweep output folder or its results.csv / results.parquet.")],
     out: Annotated[Optional[Path], typer.Option(help="Folder for the plots (default: the table's folder).")] = None,
     force: Annotated[bool, typer.Option(help="Overwrite existing plot files.")] = False,
+    svg: Annotated[bool, typer.Option(help="Write each plot as SVG beside the PNG.")] = False,
 ) -> None:
     """Re-draw the standard plots from a written table, without recomputing anything."""
     from roofline.plots import plot_from_table
@@ -409,7 +410,7 @@ def plot(
     import pandas as pd
 
     try:
-        paths = plot_from_table(table, out, force)
+        paths = plot_from_table(table, out, force, formats=("png", "svg") if svg else ("png",))
     except (pd.errors.EmptyDataError, pd.errors.ParserError) as exc:  # a CSV pandas cannot read as a table
         raise RooflineError(f"{csv_path}: expected a sweep results table (CSV), found {str(exc).splitlines()[0][:120]}") from None
     for path in paths:

@@ -147,7 +147,11 @@ def test_plot_redraws_from_a_written_table_without_the_scenario(tmp_path):
     assert run("sweep", "moe-verify-cost", "--out", str(out), "--no-plots").exit_code == 0
     result = run("plot", str(out / "results.csv"), "--out", str(tmp_path / "plots"))
     assert result.exit_code == 0, result.output
-    assert list((tmp_path / "plots").glob("*.png"))
+    pngs = {p.stem for p in (tmp_path / "plots").glob("*.png")}
+    assert pngs and not list((tmp_path / "plots").glob("*.svg"))
+    result = run("plot", str(out), "--out", str(tmp_path / "plots"), "--svg", "--force")
+    assert result.exit_code == 0, result.output
+    assert {p.stem for p in (tmp_path / "plots").glob("*.svg")} == pngs  # SVG on request, beside each PNG
 
 
 @pytest.mark.parametrize("args", [["predict", "--batch", "0"], ["predict", "--bogus"], ["hw", "show"],
