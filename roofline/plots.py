@@ -821,13 +821,6 @@ def draw_figure(job: tuple) -> list[Path]:
     return written
 
 
-def draw_figures(jobs: list[tuple], workers: int | None = None) -> list[list[Path]]:
-    """Draw figure jobs (see `draw_figure`) over `workers` processes (default: one per core, at most one per job),
-    results in job order (roofline.plot_jobs.FigurePool)."""
-    with FigurePool(len(jobs), workers) as pool:
-        return pool.draw(jobs)
-
-
 def _read_table(path: Path) -> pd.DataFrame:
     if path.suffix == ".parquet":
         try:

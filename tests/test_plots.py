@@ -10,6 +10,7 @@ import pytest
 from roofline import plots
 from roofline.errors import RooflineError
 from roofline.grid import load_configs, operator_table, run_sweep, write_sweep
+from roofline.plot_jobs import FigurePool
 from roofline.plots import PLOT_NAMES, PLOTTERS, _frontier, plot_from_table, standard_plots
 from roofline.scenario import scenario_from_dict
 
@@ -147,8 +148,9 @@ def test_parallel_and_serial_drawing_write_the_same_png_bytes(small, tmp_path):
     jobs = [(name, df, ops, META, tmp_path / mode / name, ("png",)) for mode in ("serial", "pool") for name in ("best_k_vs_batch", "speedup_heatmap")]
     for mode in ("serial", "pool"):
         (tmp_path / mode).mkdir()
-    plots.draw_figures(jobs[:2], workers=1)
-    plots.draw_figures(jobs[2:], workers=2)
+    with FigurePool(2, workers=1) as serial, FigurePool(2, workers=2) as pool:
+        serial.draw(jobs[:2])
+        pool.draw(jobs[2:])
     for name in ("best_k_vs_batch", "speedup_heatmap"):
         assert (tmp_path / "serial" / f"{name}.png").read_bytes() == (tmp_path / "pool" / f"{name}.png").read_bytes()
 
