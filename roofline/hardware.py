@@ -37,6 +37,7 @@ _COMPUTE_DTYPE_PREFERENCE = {
     "fp16": ("fp16", "bf16", "fp32"),
     "fp8": ("fp8", "bf16", "fp16", "fp32"),
     "int8": ("int8", "bf16", "fp16", "fp32"),
+    "w8a16": ("bf16", "fp16", "fp32"),  # weight-only int8: dequantised to bf16 in the GEMM
     "int4": ("bf16", "fp16", "fp32"),
     # MXFP4 weights without fp4 tensor cores run as W4A16 (bf16 activations; vLLM's Marlin / Triton MXFP4 paths on Hopper)
     "fp4": ("fp4", "bf16", "fp16", "fp32"),

@@ -266,7 +266,7 @@ def test_profiles_option_works_before_and_after_the_command():
     (["predict", "--tp", "1000000"], "Invalid value for '--tp'"),
     (["predict", "--batch", "1000000000000"], "Invalid value for '--batch'"),
     (["predict", "--context", "10000000000"], "Invalid value for '--context'"),
-    (["predict", "--weight-dtype", "fp9"], "command line: weight_dtype: expected one of fp32, bf16, fp16, fp8, int8, int4, fp4, found 'fp9'"),
+    (["predict", "--weight-dtype", "fp9"], "command line: weight_dtype: expected one of fp32, bf16, fp16, fp8, int8, w8a16, int4, fp4, found 'fp9'"),
 ])
 def test_predict_options_are_bounded_with_a_message(roofline, args, message):
     code, out, err = roofline(*args)

@@ -136,3 +136,18 @@ def test_quantised_moe_efficiency_slows_only_quantised_routed_experts():
     assert float(same["experts"]["time_s"]) == float(plain["experts"]["time_s"])
     with pytest.raises(RooflineError, match="quantised_moe_efficiency: expected a fraction"):
         engine_from_dict({"name": "x", "source": "s", "quantised_moe_efficiency": 1.5}, "e.yaml")
+
+
+def test_weight_only_int8_streams_one_byte_per_weight_and_computes_in_bf16_without_quantisation_costs():
+    a100, mixtral = load_hardware("a100-sxm-80gb"), load_model("mixtral-8x7b")
+    engine = dataclasses.replace(IDEAL, kernel_latency_s=1e-6, quant_kernels_per_gemm=1, quantised_moe_efficiency=0.5,
+                                 kernels_per_layer={"experts": 5})
+    w8a8 = step_metrics(a100, mixtral, 1, 1, 1024, deployment(mixtral, "int8"), engine=engine, with_operators=True)["operators"]
+    w8a16 = step_metrics(a100, mixtral, 1, 1, 1024, deployment(mixtral, "w8a16"), engine=engine, with_operators=True)["operators"]
+    ideal16 = step_metrics(a100, mixtral, 1, 1, 1024, deployment(mixtral, "w8a16"), with_operators=True)["operators"]
+    assert float(w8a16["experts"]["bytes"]) == float(w8a8["experts"]["bytes"])  # the same int8 bytes streamed
+    assert a100.compute_dtype("w8a16") == "bf16" and a100.compute_dtype("int8") == "int8"
+    # weight-only: 5 kernels a layer, no quantisation kernel, no quantised-MoE efficiency; W8A8 pays both
+    assert float(w8a16["experts"]["time_s"]) == pytest.approx(float(ideal16["experts"]["time_s"]) + 32 * 5 * 1e-6)
+    ideal8 = step_metrics(a100, mixtral, 1, 1, 1024, deployment(mixtral, "int8"), with_operators=True)["operators"]
+    assert float(w8a8["experts"]["time_s"]) == pytest.approx(2 * float(ideal8["experts"]["time_s"]) + 32 * (5 + 2) * 1e-6)
