@@ -1,7 +1,7 @@
 """How far the predictions are from published serving measurements: `roofline accuracy`.
 
 Every held-out row of a measurements table (roofline.measurements) is predicted twice: with a serving
-engine (each row's own profile, vllm / sglang / trtllm, where the row names one, else the default engine;
+engine (each row's own profile, vllm / vllm-v0 / sglang / trtllm, where the row names one, else the default engine;
 or every row with `--engine`) and with `ideal`, the pure roofline bound. Per row
 
     error = predicted / measured - 1                 (signed; a positive error predicts too fast a speed,
@@ -109,7 +109,7 @@ def summarize(df: pd.DataFrame, engine_label: str, file: str, split: str) -> dic
 
 
 def engine_label(engine: str | None) -> str:
-    return engine or f"each row's own profile (vllm / sglang / trtllm), else {DEFAULT_ENGINE}"
+    return engine or f"each row's own profile (vllm / vllm-v0 / sglang / trtllm), else {DEFAULT_ENGINE}"
 
 
 def report_text(summary: dict) -> str:

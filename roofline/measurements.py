@@ -66,7 +66,7 @@ REQUIRED = ("hardware", "gpus", "tp", "model", "weight_dtype", "kv_dtype", "batc
 # optional columns and their value when absent or empty
 DEFAULTS = {"source_id": "", "source": "", "engine": "", "engine_version": "", "ep": "1", "dp_attention": "1", "pp": "1",
             "acceptance_length": "", "draft_tokens": "0", "split": "fit", "notes": "", "draft": ""}
-ENGINE_SLOTS = ("vllm", "sglang", "trtllm")
+ENGINE_SLOTS = ("vllm", "vllm-v0", "sglang", "trtllm")
 SPLITS = ("fit", "heldout")
 MAX_ROWS = 100_000
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -78,12 +78,18 @@ def default_measurements_path() -> Path:
     return Path(__file__).resolve().parent.parent / "measurements" / "published.csv"
 
 
-def engine_slot(engine_text: str) -> str | None:
-    """The engine profile a row's `engine` text names: vllm, sglang, trtllm (TensorRT-LLM, NIM on it), or None
-    (gpt-fast, HF reference code, ...: predicted with the default engine unless --engine says otherwise)."""
+VLLM_V1_FROM = (0, 8)  # vLLM's V1 engine is the default from 0.8.0; up to 0.7 the V0 engine ran
+_VERSION = re.compile(r"(\d+)\.(\d+)")
+
+
+def engine_slot(engine_text: str, engine_version: str = "") -> str | None:
+    """The engine profile a row's `engine` text names: vllm (vllm-v0 when `engine_version` is below 0.8: the
+    V0 engine), sglang, trtllm (TensorRT-LLM, NIM on it), or None (gpt-fast, HF reference code, ...: predicted
+    with the default engine unless --engine says otherwise). A version without a number reads as current."""
     text = str(engine_text).strip().lower()
     if "vllm" in text:
-        return "vllm"
+        m = _VERSION.search(str(engine_version))
+        return "vllm-v0" if m and (int(m.group(1)), int(m.group(2))) < VLLM_V1_FROM else "vllm"
     if "sglang" in text:
         return "sglang"
     if "tensorrt" in text or "trt-llm" in text or "trtllm" in text or "trt_llm" in text:
@@ -209,7 +215,7 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
             raise _cell_error(where, n, "draft", "a draft model name (a draft column, or draft=NAME in notes) with method draft", "")
     df["draft"] = [r.draft or (m.group(1) if (m := _DRAFT_IN_NOTES.search(r.notes)) and r.method == "draft" else "")
                    for r in df.itertuples()]
-    df["engine_slot"] = [engine_slot(e) or "" for e in df["engine"]]
+    df["engine_slot"] = [engine_slot(e, v) or "" for e, v in zip(df["engine"], df["engine_version"])]
     return df
 
 

@@ -37,8 +37,8 @@ def write_rows(tmp_path, rows, name="m.csv"):
 
 def test_the_published_dataset_loads_with_its_split_by_source():
     df = load_measurements(default_measurements_path())
-    assert len(df) == 166 and df["source_id"].nunique() == 15
-    assert (df["split"] == "fit").sum() == 111 and (df["split"] == "heldout").sum() == 55
+    assert len(df) == 195 and df["source_id"].nunique() == 18
+    assert (df["split"] == "fit").sum() == 140 and (df["split"] == "heldout").sum() == 55
     sides = df.groupby("source_id")["split"].nunique()
     assert (sides == 1).all()  # no source on both sides
 
@@ -171,6 +171,16 @@ def test_a_draft_model_row_without_acceptance_is_not_predicted_and_says_why(tmp_
     path = write_rows(tmp_path, [{"method": "draft", "k": "4", "notes": "draft=llama-3.2-1b"}])
     out = predict_measurements(load_measurements(path))
     assert np.isnan(out["predicted"][0]) and "acceptance_length" in out["skipped"][0]
+
+
+def test_vllm_rows_below_0_8_are_its_v0_engine_and_a_version_without_a_number_is_current():
+    from roofline.measurements import engine_slot
+
+    assert engine_slot("vllm", "0.6.3.post2.dev308+gb489fc3c") == "vllm-v0"
+    assert engine_slot("vLLM", "0.7.4.dev181 (FLASHMLA)") == "vllm-v0"
+    assert engine_slot("vllm", "0.8.0") == engine_slot("vllm", "0.15.1") == "vllm"
+    assert engine_slot("vllm", "V1 engine, main branch 2025-04") == engine_slot("vllm", "") == "vllm"
+    assert engine_slot("sglang", "0.4.3") == "sglang" and engine_slot("gpt-fast", "0.1") is None
 
 
 def test_every_row_engine_or_one_engine_for_all(tmp_path):
