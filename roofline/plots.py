@@ -96,7 +96,17 @@ def _setup_line(meta: dict, models: list[str]) -> str:
         parts.append(f"{_one(meta['weight_dtype'])} weights, {_one(meta.get('kv_dtype', 'bf16'))} KV")
     if _one(meta.get("tp") or 1) not in (1, "1"):
         parts.append(f"TP {_one(meta['tp'])}")
+    if engine_label(meta):
+        parts.append(engine_label(meta))
     return " · ".join(parts)
+
+
+def engine_label(meta: dict) -> str:
+    """'engine NAME[, NAME]' for the serving engine(s) a figure shows (meta['engine']), or '' when unknown."""
+    engines = meta.get("engine")
+    if not engines:
+        return ""
+    return "engine " + (", ".join(map(str, engines)) if isinstance(engines, (list, tuple)) else str(engines))
 
 
 def _one(value):

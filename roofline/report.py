@@ -206,7 +206,7 @@ def _write_report(names, out_dir: Path, force: bool, extra_dirs: tuple, formats:
         (tmp / "tables").mkdir()
         # figures show the section's main engine; a finding may compare it with `ideal` from the full table
         jobs = [report_job(r.name, r.df[r.df["engine"] == main_engine(r.df)], r.ops[r.ops["engine"].astype(str) == main_engine(r.df)],
-                           r.meta, tmp / "img" / r.name, formats) for r in results]
+                           {**r.meta, "engine": [main_engine(r.df)]}, tmp / "img" / r.name, formats) for r in results]
         drawn = pool.draw(jobs)
         sections = []
         for r, paths in zip(results, drawn):

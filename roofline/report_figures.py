@@ -35,6 +35,7 @@ from roofline.plots import (
     _setup_line,
     _shared_legend,
     _tp,
+    engine_label,
     place_labels,
 )
 
@@ -129,7 +130,7 @@ def _report_flops(df: pd.DataFrame, ops, meta: dict) -> Figure:
     hw, model = d["hardware"].iloc[0], d["model"].iloc[0]
     fig.suptitle(f"More compute, less time: per generated token, against plain decoding (k = 0)\n"
                  f"{_name(meta, 'model', model)} on {_name(meta, 'hardware', hw)}, batch {d['batch'].iloc[0]:g}, context "
-                 f"{_ctx(d['context'].iloc[0])}, {METHOD_LABELS.get(meta.get('method', ''), meta.get('method', ''))}")
+                 f"{_ctx(d['context'].iloc[0])}, {METHOD_LABELS.get(meta.get('method', ''), meta.get('method', ''))} · {engine_label(meta)}")
     return fig
 
 
@@ -171,7 +172,7 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
     _shared_legend(fig, [axes[0][-1]])
     fig.suptitle("Free until compute-bound: the largest batch at which speculation still pays (best k per batch)\n"
                  + f"{', '.join(_name(meta, 'model', m) for m in dict.fromkeys(df['model']))}, context {_ctx(df['context'].iloc[0])}"
-                 + (f", draft model {meta['draft']}" if meta.get("draft") else ""))
+                 + (f", draft model {meta['draft']}" if meta.get("draft") else "") + f" · {engine_label(meta)}")
     return fig
 
 
@@ -234,7 +235,7 @@ def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
     ax1.set_title(f"Speedup at context {_ctx(c_hi)}, up to the cap")
     _shared_legend(fig, [ax0])
     fig.suptitle(f"Max batch and speedup: GQA, MLA, compressed attention · TP {_tp(meta)}, "
-                 f"{_one(meta.get('weight_dtype', 'bf16'))} weights, {_one(meta.get('kv_dtype', 'bf16'))} KV, {_alpha_label(df['alpha'].iloc[0])}")
+                 f"{_one(meta.get('weight_dtype', 'bf16'))} weights, {_one(meta.get('kv_dtype', 'bf16'))} KV, {_alpha_label(df['alpha'].iloc[0])} · {engine_label(meta)}")
     return fig
 
 
@@ -290,7 +291,7 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure:
     dropped = (~df["fits_in_memory"].astype(bool)).any()
     fig.suptitle("Draft on cheaper hardware: drafting elsewhere (overlapped over two micro-batches where that pays) plus a transfer, against drafting on the target\n"
                  + f"{_name(meta, 'model', df['model'].iloc[0])} target, draft model {meta.get('draft') or ''}, "
-                 + f"{_alpha_label(df['alpha'].iloc[0])}" + (" · batches that do not fit left out" if dropped else ""))
+                 + f"{_alpha_label(df['alpha'].iloc[0])} · {engine_label(meta)}" + (" · batches that do not fit left out" if dropped else ""))
     return fig
 
 
