@@ -37,7 +37,7 @@ from roofline.errors import RooflineError
 from roofline.measurements import load_measurements, predict_rowset, prepare_rows
 from roofline.serving import ServingEngine, engine_from_dict, load_engine
 
-MIN_ENGINE_ROWS = 8
+MIN_ENGINE_ROWS = 5  # with the prior (PRIOR_WEIGHT), parameters a few rows cannot determine stay at their sources
 LOSSES = ("cauchy", "soft_l1", "linear")
 PRIOR_WEIGHT = 0.1
 SCALE_S = {"us": 1e-6, "ms": 1e-3, "": 1.0}  # seconds per display unit ("" a plain number)

@@ -37,8 +37,8 @@ def write_rows(tmp_path, rows, name="m.csv"):
 
 def test_the_published_dataset_loads_with_its_split_by_source():
     df = load_measurements(default_measurements_path())
-    assert len(df) == 195 and df["source_id"].nunique() == 18
-    assert (df["split"] == "fit").sum() == 140 and (df["split"] == "heldout").sum() == 55
+    assert len(df) == 160 and df["source_id"].nunique() == 15
+    assert (df["split"] == "fit").sum() == 105 and (df["split"] == "heldout").sum() == 55
     sides = df.groupby("source_id")["split"].nunique()
     assert (sides == 1).all()  # no source on both sides
 
