@@ -436,7 +436,7 @@ def bench(
 @app.command()
 def fit(
     file: Annotated[Path, typer.Argument(help="Measurements CSV (measurements/README.md); its split = fit rows are fitted.")],
-    engine: Annotated[str, typer.Option(help="Engine profile whose parameters are fitted: vllm | sglang | trtllm | a profile path.")] = "vllm",
+    engine: Annotated[str, typer.Option(help="Engine profile whose parameters are fitted: vllm | vllm-v0 | sglang | sglang-early | trtllm | a profile path.")] = "vllm",
     out: Annotated[Optional[Path], typer.Option(help="Write the fitted profile here (YAML; comments and sources kept).")] = None,
     force: Annotated[bool, typer.Option(help="Overwrite an existing --out file.")] = False,
     loss: Annotated[str, typer.Option(help="Loss on ln(predicted / measured): cauchy (default: rows the model cannot reach fade) | soft_l1 | linear.")] = "cauchy",
@@ -457,7 +457,7 @@ def fit(
 
 @app.command()
 def accuracy(
-    engine: Annotated[Optional[str], typer.Option(help="Predict every row with this engine (default: each row's own vllm / sglang / trtllm profile, else the default engine).")] = None,
+    engine: Annotated[Optional[str], typer.Option(help="Predict every row with this engine (default: each row's own profile by engine and version: vllm, vllm-v0, sglang, sglang-early, trtllm; else the default engine).")] = None,
     file: Annotated[Optional[Path], typer.Option(help="Measurements CSV (default: measurements/published.csv).")] = None,
     out: Annotated[Path, typer.Option(help="Output folder: accuracy.csv, summary.json, predicted_vs_measured.png.")] = Path("out/accuracy"),
     split: Annotated[str, typer.Option(help="Rows to predict: heldout | fit | all.")] = "heldout",

@@ -1,7 +1,8 @@
 """How far the predictions are from published serving measurements: `roofline accuracy`.
 
 Every held-out row of a measurements table (roofline.measurements) is predicted twice: with a serving
-engine (each row's own profile, vllm / vllm-v0 / sglang / trtllm, where the row names one, else the default engine;
+engine (each row's own profile by engine and version, vllm / vllm-v0 / sglang / sglang-early / trtllm, where the
+row names one, else the default engine;
 or every row with `--engine`) and with `ideal`, the pure roofline bound. Per row
 
     error = predicted / measured - 1                 (signed; a positive error predicts too fast a speed,
@@ -22,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from roofline.measurements import default_measurements_path, load_measurements, predict_measurements
+from roofline.measurements import ENGINE_SLOTS, default_measurements_path, load_measurements, predict_measurements
 from roofline.model import load_model
 from roofline.serving import DEFAULT_ENGINE
 
@@ -109,7 +110,7 @@ def summarize(df: pd.DataFrame, engine_label: str, file: str, split: str) -> dic
 
 
 def engine_label(engine: str | None) -> str:
-    return engine or f"each row's own profile (vllm / vllm-v0 / sglang / trtllm), else {DEFAULT_ENGINE}"
+    return engine or f"each row's own profile ({' / '.join(ENGINE_SLOTS)}), else {DEFAULT_ENGINE}"
 
 
 def report_text(summary: dict) -> str:

@@ -80,7 +80,8 @@ PARAMETERS = (
     Parameter("spec_per_iteration_s", "spec_per_iteration", "rejection sampling and KV bookkeeping per speculative iteration", 0.0, 5e-3, "us"),
     Parameter("spec_per_iteration_per_sequence_s", "spec_per_iteration_per_sequence", "speculative bookkeeping per sequence per iteration", 0.0, 100e-6, "us"),
     Parameter("quantised_moe_efficiency", "quantised_moe_efficiency", "share of the ceilings the engine's routed-expert kernels reach in fp8 / fp4 / int8 (quantised fused MoE)", 0.05, 1.0, ""),
-    Parameter("overlap_exponent", "overlap_exponent", "p of the smooth roofline (t_c^p + t_m^p)^(1/p) near the ridge point", 1.5, 20.0, ""),
+    # p = 1 is the physical limit: compute and memory time add (no overlap); p -> infinity is the max form
+    Parameter("overlap_exponent", "overlap_exponent", "p of the smooth roofline (t_c^p + t_m^p)^(1/p) near the ridge point", 1.0, 20.0, ""),
 )
 BY_FIELD = {p.field: p for p in PARAMETERS}
 

@@ -66,7 +66,7 @@ REQUIRED = ("hardware", "gpus", "tp", "model", "weight_dtype", "kv_dtype", "batc
 # optional columns and their value when absent or empty
 DEFAULTS = {"source_id": "", "source": "", "engine": "", "engine_version": "", "ep": "1", "dp_attention": "1", "pp": "1",
             "acceptance_length": "", "draft_tokens": "0", "split": "fit", "notes": "", "draft": ""}
-ENGINE_SLOTS = ("vllm", "vllm-v0", "sglang", "trtllm")
+ENGINE_SLOTS = ("vllm", "vllm-v0", "sglang", "sglang-early", "trtllm")
 SPLITS = ("fit", "heldout")
 MAX_ROWS = 100_000
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -78,20 +78,29 @@ def default_measurements_path() -> Path:
     return Path(__file__).resolve().parent.parent / "measurements" / "published.csv"
 
 
-VLLM_V1_FROM = (0, 8)  # vLLM's V1 engine is the default from 0.8.0; up to 0.7 the V0 engine ran
-_VERSION = re.compile(r"(\d+)\.(\d+)")
+VLLM_V1_FROM = (0, 8, 0)  # vLLM's V1 engine is the default from 0.8.0; up to 0.7 the V0 engine ran
+SGLANG_CURRENT_FROM = (0, 4, 5)  # after SGLang switched its default attention backends per architecture (FA3 on
+#   Hopper for GQA and MLA: sgl-project/sglang issue 5064, 2025-04-04); the dataset's rows are 0.4.2-0.4.3 or >= 0.5.3
+_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+def _version(text: str) -> tuple[int, int, int] | None:
+    """The first major.minor[.patch] in `text` ("0.4.3.post2" -> (0, 4, 3)), or None."""
+    m = _VERSION.search(str(text))
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) if m else None
 
 
 def engine_slot(engine_text: str, engine_version: str = "") -> str | None:
     """The engine profile a row's `engine` text names: vllm (vllm-v0 when `engine_version` is below 0.8: the
-    V0 engine), sglang, trtllm (TensorRT-LLM, NIM on it), or None (gpt-fast, HF reference code, ...: predicted
-    with the default engine unless --engine says otherwise). A version without a number reads as current."""
+    V0 engine), sglang (sglang-early below 0.4.5), trtllm (TensorRT-LLM, NIM on it), or None (gpt-fast, HF
+    reference code, ...: predicted with the default engine unless --engine says otherwise). A version without a
+    number reads as current."""
     text = str(engine_text).strip().lower()
+    version = _version(engine_version)
     if "vllm" in text:
-        m = _VERSION.search(str(engine_version))
-        return "vllm-v0" if m and (int(m.group(1)), int(m.group(2))) < VLLM_V1_FROM else "vllm"
+        return "vllm-v0" if version and version < VLLM_V1_FROM else "vllm"
     if "sglang" in text:
-        return "sglang"
+        return "sglang-early" if version and version < SGLANG_CURRENT_FROM else "sglang"
     if "tensorrt" in text or "trt-llm" in text or "trtllm" in text or "trt_llm" in text:
         return "trtllm"
     return None

@@ -47,7 +47,7 @@ def test_each_parameter_scale_maps_its_bounds_to_0_and_1_and_back():
         middle = (p.low * p.high) ** 0.5 if p.low > 0 else p.high / 2
         assert p.from_u(p.to_u(middle)) == pytest.approx(middle, rel=1e-12)
     assert BY_FIELD["kernel_latency_s"].low == 0.5e-6 and BY_FIELD["kernel_latency_s"].high == 20e-6
-    assert BY_FIELD["overlap_exponent"].low == 1.5 and BY_FIELD["overlap_exponent"].high == 20.0
+    assert BY_FIELD["overlap_exponent"].low == 1.0 and BY_FIELD["overlap_exponent"].high == 20.0
 
 
 def test_an_engine_with_few_rows_falls_back_to_all_fit_rows_and_says_so():

@@ -37,8 +37,8 @@ def write_rows(tmp_path, rows, name="m.csv"):
 
 def test_the_published_dataset_loads_with_its_split_by_source():
     df = load_measurements(default_measurements_path())
-    assert len(df) == 160 and df["source_id"].nunique() == 15
-    assert (df["split"] == "fit").sum() == 105 and (df["split"] == "heldout").sum() == 55
+    assert len(df) == 232 and df["source_id"].nunique() == 25
+    assert (df["split"] == "fit").sum() == 164 and (df["split"] == "heldout").sum() == 68
     sides = df.groupby("source_id")["split"].nunique()
     assert (sides == 1).all()  # no source on both sides
 
@@ -173,14 +173,16 @@ def test_a_draft_model_row_without_acceptance_is_not_predicted_and_says_why(tmp_
     assert np.isnan(out["predicted"][0]) and "acceptance_length" in out["skipped"][0]
 
 
-def test_vllm_rows_below_0_8_are_its_v0_engine_and_a_version_without_a_number_is_current():
+def test_vllm_below_0_8_and_sglang_below_0_4_5_are_their_early_profiles_and_a_version_without_a_number_is_current():
     from roofline.measurements import engine_slot
 
     assert engine_slot("vllm", "0.6.3.post2.dev308+gb489fc3c") == "vllm-v0"
     assert engine_slot("vLLM", "0.7.4.dev181 (FLASHMLA)") == "vllm-v0"
     assert engine_slot("vllm", "0.8.0") == engine_slot("vllm", "0.15.1") == "vllm"
     assert engine_slot("vllm", "V1 engine, main branch 2025-04") == engine_slot("vllm", "") == "vllm"
-    assert engine_slot("sglang", "0.4.3") == "sglang" and engine_slot("gpt-fast", "0.1") is None
+    assert engine_slot("SGLang", "0.4.3.post2") == engine_slot("sglang", "0.4.2.post4 (ROCm)") == "sglang-early"
+    assert engine_slot("sglang", "0.4.5") == engine_slot("sglang", "v0.5.3.post3") == engine_slot("sglang", "main 2025-03") == "sglang"
+    assert engine_slot("gpt-fast", "0.1") is None
 
 
 def test_every_row_engine_or_one_engine_for_all(tmp_path):
