@@ -21,6 +21,15 @@ every one predicted with the candidate engine, when fewer than MIN_ENGINE_ROWS e
 cannot predict (a draft model without a measured acceptance) are left out and named.
 Hardware-family overrides of the profile (`overrides:`, e.g. HIP graphs on AMD) stay as written: they
 replace the fitted value on the hardware they match, so those rows do not inform that parameter.
+
+Per family (`roofline fit --per-family NAME`): the engines pick kernels per GPU architecture (SGLang's
+attention and MoE backends per SM version, sgl-project/sglang issue 5064; HIP graphs and AITER kernels on
+AMD), so a parameter named in `per_family` gets one value per hardware family of FAMILIES with at least
+MIN_FAMILY_ROWS usable rows, written as `overrides:` entries; the profile's own value serves NVIDIA Hopper
+and every family with fewer rows. Each family value is pulled toward the profile's own fitted value
+(partial pooling) instead of toward its start:
+
+    + w^2 * sum_(param, family) (u_param,family - u_param)^2
 """
 
 from __future__ import annotations
@@ -38,6 +47,16 @@ from roofline.measurements import load_measurements, predict_rowset, prepare_row
 from roofline.serving import ServingEngine, engine_from_dict, load_engine
 
 MIN_ENGINE_ROWS = 5  # with the prior (PRIOR_WEIGHT), parameters a few rows cannot determine stay at their sources
+MIN_FAMILY_ROWS = 5  # a hardware family gets its own value of a --per-family parameter from this many usable rows
+# Hardware families whose engines run different kernels (hardware-profile name globs); NVIDIA Hopper (h*) and
+# any hardware not listed use the profile's own value.
+FAMILIES = (
+    ("AMD Instinct", ("mi*",)),
+    ("NVIDIA Blackwell", ("b[0-9]*", "gb*")),
+    ("NVIDIA Ampere", ("a[0-9]*",)),
+    ("NVIDIA Ada", ("l4*", "rtx-4*")),
+)
+PER_FAMILY = ("kernel_latency", "quantised_moe_efficiency")  # the kernels' own parameters: may differ per family
 LOSSES = ("cauchy", "soft_l1", "linear")
 PRIOR_WEIGHT = 0.1
 SCALE_S = {"us": 1e-6, "ms": 1e-3, "": 1.0}  # seconds per display unit ("" a plain number)
@@ -114,6 +133,16 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements")
                  f"each predicted with {engine_name}")
 
 
+def family_of(hardware_name: str) -> str | None:
+    """The FAMILIES entry a hardware profile name belongs to, or None (NVIDIA Hopper and the rest)."""
+    import fnmatch
+
+    for family, globs in FAMILIES:
+        if any(fnmatch.fnmatch(hardware_name, g) for g in globs):
+            return family
+    return None
+
+
 def _starts(u0: np.ndarray) -> list[np.ndarray]:
     """Where the search begins: the start values, and the same with the kernel latency moved to the upper half of
     its range. Kernel latency, collective latency and host work all add time per step and trade against each
@@ -128,10 +157,12 @@ def _starts(u0: np.ndarray) -> list[np.ndarray]:
 
 
 def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_evaluations: int = 400,
-            loss: str = "cauchy", loss_scale: float = 0.15, fixed: tuple[str, ...] = ()) -> dict:
+            loss: str = "cauchy", loss_scale: float = 0.15, fixed: tuple[str, ...] = (),
+            per_family: tuple[str, ...] = ()) -> dict:
     """Fit `engine`'s PARAMETERS to the fit rows of the measurements file `path` (module docstring).
     Parameters named in `fixed` (YAML keys) stay at their start value: a quantity measured directly (a
-    collective's latency in a microbenchmark) need not be inferred again from end-to-end rows.
+    collective's latency in a microbenchmark) need not be inferred again from end-to-end rows. Parameters
+    named in `per_family` (among PER_FAMILY) get a value per hardware family with enough rows.
 
     Returns {engine (fitted ServingEngine), base (the profile as loaded), parameters: [rows of the
     parameter table], rows: DataFrame of fitted rows with measured, start and fitted predictions and
@@ -146,6 +177,10 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     free = np.array([k not in fixed for k in keys])
     if not free.any():
         raise RooflineError("--fix: expected at least one parameter left to fit, found every one fixed")
+    bad = [k for k in per_family if k not in PER_FAMILY or k in fixed]
+    if bad:
+        raise RooflineError(f"--per-family: expected parameters among {', '.join(PER_FAMILY)} and not fixed, "
+                            f"found {', '.join(bad)}")
     base = load_engine(engine, tuple(profiles))
     table = load_measurements(path)
     chosen, which = fit_rows(table, base.name, str(path))
@@ -155,10 +190,23 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         raise RooflineError(f"{path}: expected fit rows the model can predict, found none ({which})")
     measured = rows.table["value"].to_numpy()
     start = sourced_start(base)
-    u0 = np.array([float(p.to_u(start[p.field])) for p in PARAMETERS])
+    n_base = len(PARAMETERS)
+    families = rows.table.loc[usable, "hardware"].map(family_of).value_counts()
+    own = [f for f, _ in FAMILIES if families.get(f, 0) >= MIN_FAMILY_ROWS]
+    extra = [(keys.index(k), f) for k in dict.fromkeys(per_family) for f in own]  # (base parameter index, family)
+    u0 = np.array([float(p.to_u(start[p.field])) for p in PARAMETERS] + [0.0] * len(extra))
+    for i, (j, _) in enumerate(extra):
+        u0[n_base + i] = u0[j]
+    free = np.concatenate([free, np.ones(len(extra), dtype=bool)])
+    globs = dict(FAMILIES)
 
     def engine_at(u) -> ServingEngine:
-        return replace(base, **{p.field: p.from_u(x) for p, x in zip(PARAMETERS, u)})
+        eng = replace(base, **{p.field: p.from_u(x) for p, x in zip(PARAMETERS, u)})
+        if not extra:
+            return eng
+        added = tuple((g, {PARAMETERS[j].field: PARAMETERS[j].from_u(u[n_base + i])})
+                      for i, (j, family) in enumerate(extra) for g in globs[family])
+        return replace(eng, overrides=tuple(base.overrides) + added)
 
     def log_residuals(eng: ServingEngine) -> np.ndarray:
         predicted = predict_rowset(rows, {"fit": eng})["predicted"].to_numpy()
@@ -171,9 +219,14 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         u[free] = u_free
         return u
 
+    pooled = np.array([j for j, _ in extra], dtype=int)
+
     def residuals(u_free) -> np.ndarray:
         evaluations[0] += 1
-        return np.concatenate([log_residuals(engine_at(full(u_free))), PRIOR_WEIGHT * (u_free - u0[free])])
+        u = full(u_free)
+        prior = np.where(free[:n_base], u[:n_base] - u0[:n_base], 0.0)[free[:n_base]]
+        pool = u[n_base:] - u[pooled]  # each family value pulled toward the profile's own value
+        return np.concatenate([log_residuals(engine_at(u)), PRIOR_WEIGHT * prior, PRIOR_WEIGHT * pool])
 
     result = None
     for begin in _starts(u0):
@@ -185,8 +238,8 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     fitted = engine_at(result.x)
     start_engine = engine_at(u0)
     at_fit = log_residuals(fitted)
-    sensitivity = np.zeros(len(PARAMETERS))
-    for j in range(len(PARAMETERS)):  # does moving u_j by 0.05 (toward the inside) change any row by more than 0.1%?
+    sensitivity = np.zeros(len(result.x))
+    for j in range(len(result.x)):  # does moving u_j by 0.05 (toward the inside) change any row by more than 0.1%?
         moved = result.x.copy()
         moved[j] = moved[j] + 0.05 if moved[j] < 0.5 else moved[j] - 0.05
         sensitivity[j] = float(np.max(np.abs(log_residuals(engine_at(moved)) - at_fit)))
@@ -202,6 +255,20 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
             "determined": bool(sensitivity[j] > 1e-3),
             "sensitivity": round(float(sensitivity[j]), 5),
         })
+    family_values = []
+    for i, (j, family) in enumerate(extra):
+        p, x = PARAMETERS[j], result.x[n_base + i]
+        value = p.from_u(x)
+        family_values.append({"parameter": p.key, "family": family, "globs": globs[family], "value": value,
+                              "rows": int(families[family]), "determined": bool(sensitivity[n_base + i] > 1e-3)})
+        params.append({
+            "parameter": f"{p.key} [{family}]", "meaning": f"the same on {family} ({', '.join(globs[family])}: "
+                                                          f"{int(families[family])} rows)",
+            "unit": p.unit or "-", "low": p.to_unit(p.low), "high": p.to_unit(p.high),
+            "start": p.to_unit(start[p.field]), "fitted": p.to_unit(value),
+            "bound": "low" if x <= 1e-3 else ("high" if x >= 1 - 1e-3 else ""), "fixed": False,
+            "determined": bool(sensitivity[n_base + i] > 1e-3), "sensitivity": round(float(sensitivity[n_base + i]), 5),
+        })
     pred_start = predict_rowset(rows, {"fit": start_engine})["predicted"].to_numpy()
     pred_fit = predict_rowset(rows, {"fit": fitted})["predicted"].to_numpy()
     out_rows = rows.table[["row", "source_id", "engine", "hardware", "model", "batch", "method", "k", "quantity", "value", "skipped"]].copy()
@@ -216,6 +283,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         "engine": fitted, "base": base, "parameters": params, "rows": out_rows, "rows_used": which,
         "rms_log_error": {"start": rms(pred_start), "fitted": rms(pred_fit)},
         "evaluations": evaluations[0], "status": result.message, "file": str(path), "start": start,
+        "per_family": family_values,
     }
 
 
@@ -249,6 +317,15 @@ def fitted_profile_text(fit: dict) -> str:
     doc = rt.load(read_text(Path(base.path)))
     for p in PARAMETERS:
         doc[p.key] = _quantity_text(p, getattr(engine, p.field))
+    for item in [i for i in fit.get("per_family", []) if i["determined"]]:  # into the entry of the same glob, else a new one
+        p = PARAMETERS[[q.key for q in PARAMETERS].index(item["parameter"])]
+        entries = doc.setdefault("overrides", [])
+        for glob in item["globs"]:
+            entry = next((e for e in entries if e.get("hardware") == glob), None)
+            if entry is None:
+                entries.append({"hardware": glob})
+                entry = entries[-1]
+            entry[p.key] = _quantity_text(p, item["value"])
     used = fit["rows"][fit["rows"]["skipped"] == ""]
     doc["fitted"] = {
         "by": "roofline fit",
@@ -265,6 +342,10 @@ def fitted_profile_text(fit: dict) -> str:
         "fixed": [row["parameter"] for row in fit["parameters"] if row["fixed"]],
         "not_determined_by_rows": [row["parameter"] for row in fit["parameters"] if not row["determined"]],
     }
+    if fit.get("per_family"):
+        doc["fitted"]["per_family"] = [f"{i['parameter']} on {i['family']} ({', '.join(i['globs'])}; {i['rows']} rows)"
+                                       + ("" if i["determined"] else ": not determined, not written")
+                                       for i in fit["per_family"]]
     stream = io.StringIO()
     rt.dump(doc, stream)
     return stream.getvalue()
