@@ -502,34 +502,51 @@ def _leader_crossings(point, box, boxes: list) -> int:
     return sum(any(other.contains(px, py) for px, py in samples) for other in boxes if not other.contains(*start))
 
 
+def _offset_box(anchor_px, size_px, where, px_per_pt: float):
+    """The display box a label of `size_px` (width, height) takes when annotated at `anchor_px` with offset
+    (dx, dy) points and alignment (ha, va) `where`: the arithmetic of matplotlib's offset-points annotation."""
+    from matplotlib.transforms import Bbox
+
+    (dx, dy, ha, va), (w, h) = where[:4], size_px
+    x = anchor_px[0] + dx * px_per_pt
+    y = anchor_px[1] + dy * px_per_pt
+    x0 = x if ha == "left" else x - w if ha == "right" else x - w / 2
+    y0 = y if va == "bottom" else y - h if va == "top" else y - h / 2
+    return Bbox.from_extents(x0, y0, x0 + w, y0 + h)
+
+
 def place_labels(fig: Figure, labels: list, fontsize: float = 6.5) -> None:
     """Write each (axes, x, y, text) next to its point without covering another label, a marker or an
     existing text, and inside its axes. The figure is laid out first and the layout then frozen, so the
     places stay where they were checked. Candidates: eight directions at growing distances; a label placed
-    away from its point gets a thin leader line; one with no free place at all goes in its nearest place."""
+    away from its point gets a thin leader line; one with no free place at all goes in its nearest place.
+    A label is measured once; each candidate's box is that size moved to the candidate place (_offset_box)."""
     if not labels:
         return
     arrange(fig)
     renderer = fig.canvas.get_renderer()
+    px_per_pt = fig.dpi / 72.0
     taken: dict = {}
     for ax, x, y, text in sorted(labels, key=lambda item: (id(item[0]), item[1])):
         if ax not in taken:
             taken[ax] = _marker_boxes(ax) + [t.get_window_extent(renderer) for t in ax.texts]
         frame = ax.get_window_extent(renderer)
+        probe = ax.annotate(text, (x, y), xytext=(0, 0), textcoords="offset points", fontsize=fontsize, annotation_clip=False)
+        extent = probe.get_window_extent(renderer)
+        probe.remove()
+        size = (extent.width, extent.height)
+        anchor = ax.transData.transform((x, y))
         chosen, fallback = None, None
         for radius in (5, 11, 18, 28, 40, 55):
             for angle in (45, -45, 135, -135, 0, 180, 90, -90):
                 dx, dy = radius * math.cos(math.radians(angle)), radius * math.sin(math.radians(angle))
                 where = (dx, dy, "left" if dx > 1 else "right" if dx < -1 else "center",
                          "bottom" if dy > 1 else "top" if dy < -1 else "center", radius)
-                note = ax.annotate(text, (x, y), xytext=where[:2], textcoords="offset points", ha=where[2], va=where[3],
-                                   fontsize=fontsize, annotation_clip=False)
-                box = note.get_window_extent(renderer)
-                note.remove()
+                box = _offset_box(anchor, size, where, px_per_pt)
                 inside = frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1)
                 score = sum(box.overlaps(other) for other in taken[ax]) + (0 if inside else 1000)
                 if radius > 11:  # the leader line must not cross another label or marker either
-                    score += _leader_crossings(ax.transData.transform((x, y)), box, taken[ax])
+                    score += _leader_crossings(anchor, box, taken[ax])
                 if score == 0:
                     chosen = (where, box)
                     break

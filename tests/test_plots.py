@@ -265,3 +265,29 @@ def test_arrange_rewraps_a_figure_title_wider_than_the_figure():
         box = fig._suptitle.get_window_extent(fig.canvas.get_renderer())
     assert fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1
     assert fig._suptitle.get_text().count("\n") >= 2 and fig._suptitle.get_text().endswith("\nsecond line")
+
+
+def test_a_candidate_label_box_is_where_matplotlib_would_draw_the_annotation():
+    import math
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from roofline.plots import DPI, _offset_box
+
+    fig = Figure(figsize=(4, 3), dpi=DPI)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ax.set_xscale("log")
+    ax.set_xlim(1, 100)
+    renderer = fig.canvas.get_renderer()
+    probe = ax.annotate("attention, o_proj", (10, 0.5), xytext=(0, 0), textcoords="offset points", fontsize=6.5)
+    size = (probe.get_window_extent(renderer).width, probe.get_window_extent(renderer).height)
+    for radius, angle in ((5, 45), (28, -135), (55, 0), (18, 90), (40, 180), (11, -90)):
+        dx, dy = radius * math.cos(math.radians(angle)), radius * math.sin(math.radians(angle))
+        where = (dx, dy, "left" if dx > 1 else "right" if dx < -1 else "center", "bottom" if dy > 1 else "top" if dy < -1 else "center")
+        note = ax.annotate("attention, o_proj", (10, 0.5), xytext=(dx, dy), textcoords="offset points", ha=where[2], va=where[3],
+                           fontsize=6.5)
+        drawn = note.get_window_extent(renderer)
+        box = _offset_box(ax.transData.transform((10, 0.5)), size, where, fig.dpi / 72.0)
+        assert np.allclose([box.x0, box.y0, box.x1, box.y1], [drawn.x0, drawn.y0, drawn.x1, drawn.y1], atol=0.01)
