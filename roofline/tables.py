@@ -160,9 +160,10 @@ def engine_list(engines: list) -> str:
     """`roofline engines list`: one line per serving engine with its main cost terms."""
     from roofline.serving import DEFAULT_ENGINE
 
-    lines = [f"{'name':<10}{'kernel latency':>14}{'host/step':>11}{'host/seq':>10}{'all-reduce':>12}  host overlap  display name"]
+    w = max([10] + [len(e.name) + 2 for e in engines])
+    lines = [f"{'name':<{w}}{'kernel latency':>14}{'host/step':>11}{'host/seq':>10}{'all-reduce':>12}  host overlap  display name"]
     for e in engines:
-        lines.append(f"{e.name:<10}{format_seconds(e.kernel_latency_s):>14}{format_seconds(e.host_per_step_s):>11}"
+        lines.append(f"{e.name:<{w}}{format_seconds(e.kernel_latency_s):>14}{format_seconds(e.host_per_step_s):>11}"
                      f"{format_seconds(e.host_per_sequence_s):>10}{format_seconds(e.allreduce_latency_s):>12}  "
                      f"{'yes' if e.host_overlap else 'no':<12}  {e.display_name}{'  (default)' if e.name == DEFAULT_ENGINE else ''}")
     return "\n".join(lines)
@@ -187,6 +188,6 @@ def engine_table(e) -> str:
     lines = [f"{e.display_name} ({e.name}{', ' + e.version if e.version else ''})"]
     lines += [f"  {k:<26}{v}" for k, v in fields]
     for glob, changes in e.overrides:
-        lines.append(f"  override for {glob}: " + ", ".join(f"{k} {format_seconds(v) if k.endswith('_s') else v}" for k, v in changes.items()))
+        lines.append(f"  override for {glob}: " + ", ".join(f"{k.removesuffix('_s')} {format_seconds(v) if k.endswith('_s') else v}" for k, v in changes.items()))
     lines += [f"  file: {e.path}", f"  source: {e.source}"]
     return "\n".join(lines)
