@@ -224,7 +224,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     def residuals(u_free) -> np.ndarray:
         evaluations[0] += 1
         u = full(u_free)
-        prior = np.where(free[:n_base], u[:n_base] - u0[:n_base], 0.0)[free[:n_base]]
+        prior = (u[:n_base] - u0[:n_base])[free[:n_base]]  # each free parameter pulled toward its start
         pool = u[n_base:] - u[pooled]  # each family value pulled toward the profile's own value
         return np.concatenate([log_residuals(engine_at(u)), PRIOR_WEIGHT * prior, PRIOR_WEIGHT * pool])
 
