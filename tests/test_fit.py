@@ -117,15 +117,16 @@ def test_a_fixed_parameter_keeps_its_start_value_and_the_record_says_so(tmp_path
 
 
 def family_file(tmp_path):
-    """8B rows on one H100 and one MI300X, batch 1 to 64, from the vllm profile with a kernel latency of 3 us, and
-    8 us on AMD (an override): the per-family fit must tell the two apart."""
+    """1B and 8B rows on one H100, one MI300X and one B200, batch 1 to 64, from the vllm profile with a kernel
+    latency of 3 us, 8 us on AMD and 2 us on Blackwell (overrides): the per-family fit must tell them apart."""
     from roofline.fit import sourced_start
 
     vllm = load_engine("vllm")  # every parameter at its sourced start (the fit's fixed values), AMD's all-reduce kept
     true = dataclasses.replace(vllm, **{**sourced_start(vllm), "kernel_latency_s": 3e-6},
-                               overrides=(("mi*", {"allreduce_latency_s": 12e-6, "kernel_latency_s": 8e-6}),))
+                               overrides=(("mi*", {"allreduce_latency_s": 12e-6, "kernel_latency_s": 8e-6}),
+                                          ("b[0-9]*", {"kernel_latency_s": 2e-6})))
     rows = [{**ROW, "hardware": hw, "model": model, "batch": str(b)}
-            for hw in ("h100-sxm", "mi300x") for model in ("llama-3.2-1b", "llama-3.1-8b") for b in (1, 4, 16, 64)]
+            for hw in ("h100-sxm", "mi300x", "b200") for model in ("llama-3.2-1b", "llama-3.1-8b") for b in (1, 4, 16, 64)]
     path = tmp_path / "family.csv"
     pd.DataFrame(rows, columns=list(COLUMNS)).to_csv(path, index=False)
     values = predict_measurements(load_measurements(path), true)["predicted"]
@@ -145,10 +146,13 @@ def test_a_per_family_parameter_gets_a_value_per_hardware_family_written_as_an_o
     both = run_fit(path, "vllm", loss="linear", fixed=fixed, per_family=("kernel_latency",))
     assert both["rms_log_error"]["fitted"] < 0.01 < one["rms_log_error"]["fitted"]
     assert both["engine"].kernel_latency_s == pytest.approx(3e-6, rel=0.1)
-    (amd,) = both["per_family"]
+    amd, blackwell = both["per_family"]
     assert amd["family"] == "AMD Instinct" and amd["determined"] and amd["value"] == pytest.approx(8e-6, rel=0.1)
+    assert blackwell["family"] == "NVIDIA Blackwell" and blackwell["value"] == pytest.approx(2e-6, rel=0.1)
     engine = engine_from_dict(read_yaml_file(write_fitted_profile(both, tmp_path / "f.yaml")), "f.yaml")
     assert engine.for_hardware("mi300x").kernel_latency_s == pytest.approx(amd["value"], rel=1e-3)
+    assert engine.for_hardware("b200").kernel_latency_s == pytest.approx(blackwell["value"], rel=1e-3)  # a new entry
+    assert engine.for_hardware("gb200").kernel_latency_s == pytest.approx(blackwell["value"], rel=1e-3)
     assert engine.for_hardware("mi300x").allreduce_latency_s == pytest.approx(12e-6)  # the sourced AMD entry is kept
     assert engine.for_hardware("h100-sxm").kernel_latency_s == pytest.approx(both["engine"].kernel_latency_s, rel=1e-3)
     with pytest.raises(RooflineError, match="--per-family: expected parameters among"):
