@@ -13,9 +13,12 @@ Prediction of a row (docs/ACCURACY.md), with B the row's batch, P = input_len, O
                 inside tp, tp = dp_attention * tp_layout on `gpus` = tp devices, is read that way);
                 R = gpus / N replicas (data parallel), each decoding B_r = B / R sequences
     context     S = P + O / 2                                        (mid-decode)
-    running     b = min(B_r, max_batch(P + O))                        the engine admits only the sequences whose KV
+    running     b = min(C_r, max_batch(P + O))                        the engine admits only the sequences whose KV
                                                                      cache fits (capacity.py, usable memory); the
                                                                      rest wait in its queue. Below, B_r stands for b.
+                C_r = concurrency / R where the row gives the mean number of requests in flight over the run
+                (`concurrency`, SGLang bench_serving's "Concurrency": the sum of request latencies over the
+                duration, by Little's law what the engine ran on average), else C_r = B_r
     per token   t_tok = t_step(B_r, q = 1, S)                        without speculation
                 t_tok = t_iter(B_r, k, S) / tau                      with it (a tree row, draft_tokens > 0: t_iter of
                                                                      a tree of draft_tokens - 1 nodes, tau = acceptance_length);
@@ -59,13 +62,13 @@ from roofline.speculation import K_MAX, METHODS, speculative_metrics
 
 QUANTITIES = ("tokens_per_s_per_user", "step_time_s", "tokens_per_s", "speedup")
 COLUMNS = ("source_id", "source", "engine", "engine_version", "hardware", "gpus", "tp", "ep", "dp_attention", "model",
-           "weight_dtype", "kv_dtype", "batch", "input_len", "output_len", "method", "k", "acceptance_length",
+           "weight_dtype", "kv_dtype", "batch", "concurrency", "input_len", "output_len", "method", "k", "acceptance_length",
            "draft_tokens", "quantity", "value", "split", "notes")
 REQUIRED = ("hardware", "gpus", "tp", "model", "weight_dtype", "kv_dtype", "batch", "input_len", "output_len",
             "method", "k", "quantity", "value")
 # optional columns and their value when absent or empty
 DEFAULTS = {"source_id": "", "source": "", "engine": "", "engine_version": "", "ep": "1", "dp_attention": "1", "pp": "1",
-            "acceptance_length": "", "draft_tokens": "0", "split": "fit", "notes": "", "draft": ""}
+            "concurrency": "", "acceptance_length": "", "draft_tokens": "0", "split": "fit", "notes": "", "draft": ""}
 ENGINE_SLOTS = ("vllm", "vllm-v0", "sglang", "sglang-early", "trtllm")
 SPLITS = ("fit", "heldout")
 MAX_ROWS = 100_000
@@ -189,6 +192,12 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
     df["weight_dtype"] = _choice(raw, "weight_dtype", where, WEIGHT_DTYPES, DTYPE_ALIASES)
     df["kv_dtype"] = _choice(raw, "kv_dtype", where, KV_DTYPES, DTYPE_ALIASES)
     df["batch"] = _integers(raw, "batch", where, 1, 10**7)
+    df["concurrency"] = _floats(raw, "concurrency", where, "the mean requests in flight (> 0), or empty", optional=True)
+    over = np.flatnonzero(df["concurrency"].to_numpy() > df["batch"].to_numpy() + 1e-9)
+    if over.size:
+        i = int(over[0])
+        raise _cell_error(where, i + 1, "concurrency", f"at most the batch ({int(df['batch'].iloc[i])}: the client's cap)",
+                          raw["concurrency"].iloc[i])
     df["input_len"] = _integers(raw, "input_len", where, 1, 10**8)
     df["output_len"] = _integers(raw, "output_len", where, 1, 10**8)
     df["method"] = _choice(raw, "method", where, METHODS)
@@ -289,6 +298,7 @@ class _Group:
     tree_tokens: int             # tokens verified per sequence for tree drafting (its root included); 0: a chain
     tree_tau: float              # the tree's measured tau (rows of one group share it)
     batch: np.ndarray            # sequences per replica B_r
+    concurrency: np.ndarray      # mean requests in flight per replica C_r where the row gives one, else NaN
     replicas: np.ndarray
     context: np.ndarray
     k: np.ndarray
@@ -381,6 +391,7 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
             index=idx, hw=hw, model=model, dep=dep, method=key[8], draft=draft, slot=key[10], tree_tokens=key[12][0],
             tree_tau=key[12][1],
             batch=batch_r[idx], replicas=extra["replicas"][idx].astype(np.float64),
+            concurrency=sub["concurrency"].to_numpy(dtype=np.float64) / extra["replicas"][idx],
             context=(sub["input_len"] + sub["output_len"] / 2.0).to_numpy(dtype=np.float64),
             k=sub["k"].to_numpy(dtype=np.int64), alpha=None if key[11] else extra["alpha"][idx],
             input_len=sub["input_len"].to_numpy(dtype=np.float64), output_len=sub["output_len"].to_numpy(dtype=np.float64),
@@ -395,10 +406,12 @@ PREDICTION_COLUMNS = ("predicted", "running_batch", "per_token_time_s", "decode_
 
 
 def running_batch(g: _Group) -> np.ndarray:
-    """Sequences per replica the engine runs at once: the row's B_r, capped by the largest batch whose KV cache of
-    P + O tokens each fits beside the weights (capacity.max_batch; at least 1)."""
+    """Sequences per replica the engine runs at once: the row's mean requests in flight C_r where it gives them,
+    else its B_r, capped by the largest batch whose KV cache of P + O tokens each fits beside the weights
+    (capacity.max_batch; at least 1)."""
     cap = capacity(g.hw, g.model, 1, g.input_len + g.output_len, g.dep)["max_batch"]
-    return np.minimum(g.batch, np.maximum(cap, 1).astype(np.float64))
+    asked = np.where(np.isnan(g.concurrency), g.batch, g.concurrency)
+    return np.minimum(asked, np.maximum(cap, 1).astype(np.float64))
 
 
 def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFrame:
@@ -511,7 +524,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                       source_id: str | None = None, draft_tokens: int = 0) -> pd.DataFrame:
     """Rows (the columns of measurements/README.md, checked) from serving-benchmark result files.
 
-    Each result gives: batch = max_concurrency (or `batch`), input_len / output_len = random_input_len /
+    Each result gives: batch = max_concurrency (or `batch`), concurrency = the mean requests in flight where
+    recorded (SGLang's `concurrency`), input_len / output_len = random_input_len /
     random_output_len where recorded, else total_input_tokens / completed and total_output_tokens /
     completed; step_time_s = mean_tpot_ms / 1000; tokens_per_s = output_throughput; acceptance_length =
     accept_length (SGLang) or spec_decode_acceptance_length / acceptance_length where present. The
@@ -533,6 +547,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             out_len = _number(result, ("random_output_len",), path, n, "", required=False) \
                 or _number(result, ("total_output_tokens",), path, n, "total output tokens") / completed
             tau = _number(result, ("accept_length", "spec_decode_acceptance_length", "acceptance_length"), path, n, "", required=False)
+            mean_conc = _number(result, ("concurrency",), path, n, "", required=False)  # SGLang: mean requests in flight
             backend = engine or engine_slot(str(result.get("backend", ""))) or ("sglang" if lines else "vllm")
             values = {}
             if "step_time_s" in quantities:
@@ -544,7 +559,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                     "source_id": source_id or path.stem, "source": f"{path} (result {n})", "engine": backend,
                     "engine_version": engine_version, "hardware": hardware, "gpus": str(gpus or tp * dp_attention), "tp": str(tp),
                     "ep": str(ep), "dp_attention": str(dp_attention), "model": model, "weight_dtype": weight_dtype,
-                    "kv_dtype": kv_dtype, "batch": str(int(round(conc))), "input_len": str(int(round(in_len))),
+                    "kv_dtype": kv_dtype, "batch": str(int(round(conc))),
+                    "concurrency": f"{min(mean_conc, conc):.4g}" if mean_conc else "", "input_len": str(int(round(in_len))),
                     "output_len": str(int(round(out_len))), "method": method, "k": str(k),
                     "acceptance_length": "" if tau is None or method == "none" else f"{tau:.4g}", "draft_tokens": str(draft_tokens) if draft_tokens else "",
                     "quantity": quantity, "value": f"{value:.6g}", "split": split,

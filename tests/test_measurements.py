@@ -129,6 +129,16 @@ def test_a_batch_whose_kv_cache_does_not_fit_runs_at_the_largest_batch_that_does
     assert out["predicted"][0] == pytest.approx(out["predicted"][1], rel=1e-12)  # the queue adds no throughput
 
 
+def test_a_row_with_its_mean_concurrency_runs_at_it_and_a_mean_above_the_cap_is_refused(tmp_path):
+    rows = [{"batch": "16", "concurrency": c, "quantity": "tokens_per_s", "value": "1000"} for c in ("13.5", "")]
+    rows.append({"batch": "13", "quantity": "tokens_per_s", "value": "1000"})
+    out = predict_measurements(load_measurements(write_rows(tmp_path, rows)))
+    assert list(out["running_batch"]) == [13.5, 16, 13]
+    assert out["predicted"][2] < out["predicted"][0] < out["predicted"][1]  # throughput grows with the sequences in flight
+    with pytest.raises(RooflineError, match=r"row 1: concurrency: expected at most the batch \(16"):
+        load_measurements(write_rows(tmp_path, [{"batch": "16", "concurrency": "16.5"}], "over.csv"))
+
+
 def test_sglang_tp_counting_attention_dp_ranks_is_one_replica_on_its_gpus(tmp_path):
     path = write_rows(tmp_path, [{"model": "deepseek-v3", "hardware": "h200", "gpus": "8", "tp": "8", "dp_attention": "8",
                                   "weight_dtype": "fp8", "batch": "32", "quantity": "step_time_s", "value": "0.06"}])
@@ -217,7 +227,7 @@ def test_vllm_bench_serve_json_becomes_a_step_time_and_a_throughput_row(tmp_path
 def test_sglang_bench_serving_jsonl_lines_become_rows_with_their_acceptance(tmp_path):
     lines = [{"max_concurrency": c, "random_input_len": 1024, "random_output_len": 256, "completed": 100,
               "total_input_tokens": 102400, "total_output_tokens": 25600, "output_throughput": 100.0 * c,
-              "mean_tpot_ms": 8.0 + c / 10, "accept_length": 2.6} for c in (1, 16)]
+              "mean_tpot_ms": 8.0 + c / 10, "accept_length": 2.6, "concurrency": 0.98 * c} for c in (1, 16)]
     path = tmp_path / "run.jsonl"
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3, quantities=("step_time_s",))
@@ -225,7 +235,7 @@ def test_sglang_bench_serving_jsonl_lines_become_rows_with_their_acceptance(tmp_
     tree = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3, draft_tokens=8,
                              quantities=("step_time_s",))
     assert list(tree["draft_tokens"]) == ["8", "8"] and list(raw["draft_tokens"]) == ["", ""]
-    assert list(raw["acceptance_length"]) == ["2.6", "2.6"]
+    assert list(raw["acceptance_length"]) == ["2.6", "2.6"] and list(raw["concurrency"]) == ["0.98", "15.68"]
     assert list(raw["value"].astype(float)) == pytest.approx([0.0081, 0.0096])
 
 
