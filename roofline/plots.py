@@ -494,12 +494,30 @@ def _marker_boxes(ax) -> list:
     return boxes
 
 
-def _leader_crossings(point, box, boxes: list) -> int:
-    """How many of `boxes` (other than those holding `point`) the straight leader from `point` to the centre
-    of the label `box` passes through, sampled at eight places along its middle."""
+def _extents(boxes: list) -> np.ndarray:
+    """(n, 4) array of x0, y0, x1, y1 of display boxes, each with x0 <= x1 and y0 <= y1."""
+    e = np.array([b.extents for b in boxes], dtype=float).reshape(-1, 4)
+    return np.column_stack([np.minimum(e[:, 0], e[:, 2]), np.minimum(e[:, 1], e[:, 3]),
+                            np.maximum(e[:, 0], e[:, 2]), np.maximum(e[:, 1], e[:, 3])])
+
+
+def _overlaps(box, taken: np.ndarray) -> int:
+    """How many of the `taken` extents the box overlaps, edges included (Bbox.overlaps for each)."""
+    x0, y0, x1, y1 = box.extents
+    return int(np.count_nonzero((x0 <= taken[:, 2]) & (taken[:, 0] <= x1) & (y0 <= taken[:, 3]) & (taken[:, 1] <= y1)))
+
+
+def _leader_crossings(point, box, taken: np.ndarray) -> int:
+    """How many of the `taken` extents (other than those holding `point`) the straight leader from `point` to the
+    centre of the label `box` passes through, sampled at eight places along its middle (edges included)."""
     start, end = np.asarray(point, dtype=float), np.array([(box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2])
     samples = start + np.linspace(0.15, 0.85, 8)[:, None] * (end - start)
-    return sum(any(other.contains(px, py) for px, py in samples) for other in boxes if not other.contains(*start))
+
+    def inside(x, y):  # (boxes, points) membership
+        return ((taken[:, 0, None] <= x) & (x <= taken[:, 2, None]) & (taken[:, 1, None] <= y) & (y <= taken[:, 3, None]))
+
+    others = ~inside(np.array([start[0]]), np.array([start[1]]))[:, 0]
+    return int(np.count_nonzero(others & inside(samples[:, 0], samples[:, 1]).any(axis=1)))
 
 
 def _offset_box(anchor_px, size_px, where, px_per_pt: float):
@@ -529,7 +547,7 @@ def place_labels(fig: Figure, labels: list, fontsize: float = 6.5) -> None:
     taken: dict = {}
     for ax, x, y, text in sorted(labels, key=lambda item: (id(item[0]), item[1])):
         if ax not in taken:
-            taken[ax] = _marker_boxes(ax) + [t.get_window_extent(renderer) for t in ax.texts]
+            taken[ax] = _extents(_marker_boxes(ax) + [t.get_window_extent(renderer) for t in ax.texts])
         frame = ax.get_window_extent(renderer)
         probe = ax.annotate(text, (x, y), xytext=(0, 0), textcoords="offset points", fontsize=fontsize, annotation_clip=False)
         extent = probe.get_window_extent(renderer)
@@ -544,7 +562,7 @@ def place_labels(fig: Figure, labels: list, fontsize: float = 6.5) -> None:
                          "bottom" if dy > 1 else "top" if dy < -1 else "center", radius)
                 box = _offset_box(anchor, size, where, px_per_pt)
                 inside = frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1)
-                score = sum(box.overlaps(other) for other in taken[ax]) + (0 if inside else 1000)
+                score = _overlaps(box, taken[ax]) + (0 if inside else 1000)
                 if radius > 11:  # the leader line must not cross another label or marker either
                     score += _leader_crossings(anchor, box, taken[ax])
                 if score == 0:
@@ -558,7 +576,7 @@ def place_labels(fig: Figure, labels: list, fontsize: float = 6.5) -> None:
         leader = {"arrowprops": {"arrowstyle": "-", "color": "0.55", "lw": 0.6, "shrinkA": 0, "shrinkB": 2}} if where[4] > 11 else {}
         ax.annotate(text, (x, y), xytext=where[:2], textcoords="offset points", ha=where[2], va=where[3], fontsize=fontsize,
                     color="0.15", annotation_clip=False, **leader)
-        taken[ax].append(box)
+        taken[ax] = np.vstack([taken[ax], _extents([box])])
 
 
 def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:

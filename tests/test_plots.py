@@ -198,7 +198,7 @@ def test_labels_placed_by_place_labels_do_not_overlap_each_other():
         leaders = [(ax.transData.transform(t.xy), box) for t, box in zip(ax.texts, boxes) if t.arrow_patch is not None]
     assert len(boxes) == 5
     assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
-    assert all(plots._leader_crossings(point, box, [b for b in boxes if b is not box]) == 0 for point, box in leaders)
+    assert all(plots._leader_crossings(point, box, plots._extents([b for b in boxes if b is not box])) == 0 for point, box in leaders)
 
 
 def test_a_log_axis_over_many_decades_has_no_minor_ticks_and_draws():
