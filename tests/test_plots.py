@@ -291,3 +291,21 @@ def test_a_candidate_label_box_is_where_matplotlib_would_draw_the_annotation():
         drawn = note.get_window_extent(renderer)
         box = _offset_box(ax.transData.transform((10, 0.5)), size, where, fig.dpi / 72.0)
         assert np.allclose([box.x0, box.y0, box.x1, box.y1], [drawn.x0, drawn.y0, drawn.x1, drawn.y1], atol=0.01)
+
+
+def test_the_vectorised_overlap_and_leader_checks_agree_with_matplotlibs_box_tests():
+    from matplotlib.transforms import Bbox
+
+    from roofline.plots import _extents, _leader_crossings, _overlaps
+
+    rng = np.random.default_rng(7)
+    boxes = [Bbox.from_extents(*rng.uniform(0, 100, 4)) for _ in range(60)]  # some with x1 < x0: inverted extents
+    taken = _extents(boxes)
+    for _ in range(40):
+        box = Bbox.from_bounds(*rng.uniform(0, 90, 2), *rng.uniform(1, 20, 2))
+        point = rng.uniform(0, 100, 2)
+        assert _overlaps(box, taken) == sum(box.overlaps(b) for b in boxes)
+        centre = ((box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2)
+        samples = [point + f * (np.array(centre) - point) for f in np.linspace(0.15, 0.85, 8)]
+        crossed = sum(any(b.contains(*s) for s in samples) for b in boxes if not b.contains(*point))
+        assert _leader_crossings(point, box, taken) == crossed
