@@ -363,18 +363,19 @@ def write_fitted_profile(fit: dict, out: str | Path, force: bool = False) -> Pat
 
 def fit_report(fit: dict) -> str:
     """The parameter table and the residual of every fitted row, as text for the terminal."""
+    w = max([32] + [len(row["parameter"]) for row in fit["parameters"]])
     lines = [f"engine {fit['base'].name}: fitted on {fit['rows_used']} of {fit['file']}",
              f"RMS log error {fit['rms_log_error']['start']:.3f} at the start values -> {fit['rms_log_error']['fitted']:.3f} "
              f"fitted ({fit['evaluations']} evaluations; {fit['status']})", "",
-             f"{'parameter':<32} {'unit':>4} {'bounds':>15} {'start':>9} {'fitted':>9}  note",
-             "-" * 100]
+             f"{'parameter':<{w}} {'unit':>4} {'bounds':>15} {'start':>9} {'fitted':>9}  note",
+             "-" * (w + 68)]
     for row in fit["parameters"]:
         note = ["fixed at its start value (--fix)"] if row["fixed"] else []
         if row["bound"]:
             note.append(f"at {row['bound']} bound")
         if not row["determined"] and not row["fixed"]:
             note.append("not determined by these rows (kept near start)")
-        lines.append(f"{row['parameter']:<32} {row['unit']:>4} {row['low']:>7.3g}-{row['high']:<7.3g} {row['start']:>9.4g} "
+        lines.append(f"{row['parameter']:<{w}} {row['unit']:>4} {row['low']:>7.3g}-{row['high']:<7.3g} {row['start']:>9.4g} "
                      f"{row['fitted']:>9.4g}  {'; '.join(note)}")
         lines.append(f"    {row['meaning']}")
     lines += ["", f"{'row':>4} {'source':<30} {'hardware':<14} {'model':<16} {'batch':>5} {'method':<6} {'quantity':<22} "
