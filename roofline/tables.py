@@ -169,11 +169,24 @@ def engine_list(engines: list) -> str:
     return "\n".join(lines)
 
 
+def _kernel_counts(counts: dict) -> str:
+    """{operator: kernels} as 'qkv_proj 2, attention 1, ...' (or 'none')."""
+    return ", ".join(f"{k} {v:g}" for k, v in counts.items()) or "none"
+
+
+def _override_value(key: str, value) -> str:
+    if key.endswith("_s"):
+        return format_seconds(value)
+    return f"({_kernel_counts(value)})" if isinstance(value, dict) else f"{value:g}" if isinstance(value, float) else str(value)
+
+
 def engine_table(e) -> str:
     """`roofline engines show NAME`: every cost term of one engine, with units."""
     fields = [
         ("kernel latency", format_seconds(e.kernel_latency_s)),
-        ("kernels per layer", ", ".join(f"{k} {v:g}" for k, v in e.kernels_per_layer.items()) or "none"),
+        ("kernels per layer", _kernel_counts(e.kernels_per_layer)),
+        ("kernels per MLA layer", _kernel_counts(e.kernels_per_layer_mla) + " (the rest as above)"),
+        ("quantised MoE efficiency", f"{e.quantised_moe_efficiency:g} (fp8 / fp4 / int8 routed experts)"),
         ("all-reduce latency", format_seconds(e.allreduce_latency_s) + " (never below the link's)"),
         ("all-to-all latency", format_seconds(e.all_to_all_latency_s)),
         ("host work per step", format_seconds(e.host_per_step_s)),
@@ -188,6 +201,6 @@ def engine_table(e) -> str:
     lines = [f"{e.display_name} ({e.name}{', ' + e.version if e.version else ''})"]
     lines += [f"  {k:<26}{v}" for k, v in fields]
     for glob, changes in e.overrides:
-        lines.append(f"  override for {glob}: " + ", ".join(f"{k.removesuffix('_s')} {format_seconds(v) if k.endswith('_s') else v}" for k, v in changes.items()))
+        lines.append(f"  override for {glob}: " + ", ".join(f"{k.removesuffix('_s')} {_override_value(k, v)}" for k, v in changes.items()))
     lines += [f"  file: {e.path}", f"  source: {e.source}"]
     return "\n".join(lines)

@@ -10,3 +10,14 @@ def test_the_predict_table_names_engine_layout_and_weight_dtypes_and_warns_first
     assert text.startswith("WARNING: does not fit in memory")
     assert "engine vllm" in text and "dp-attention 8, ep 8" in text and "experts fp8" in text and "embedding bf16" in text
     assert "all-to-all" in text and "MTP module reused" in text
+
+
+def test_engine_show_writes_override_fields_by_their_yaml_keys_and_kernel_counts_as_a_list():
+    import dataclasses
+
+    from roofline.serving import load_engine
+    from roofline.tables import engine_table
+
+    e = dataclasses.replace(load_engine("vllm"), overrides=(("mi*", {"kernel_latency_s": 8e-6, "kernels_per_layer_mla": {"attention": 10}}),))
+    line = next(x for x in engine_table(e).splitlines() if x.strip().startswith("override"))
+    assert line == "  override for mi*: kernel_latency 8 us, kernels_per_layer_mla (attention 10)"
