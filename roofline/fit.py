@@ -35,6 +35,7 @@ and every family with fewer rows. Each family value is pulled toward the profile
 from __future__ import annotations
 
 import datetime as _dt
+import fnmatch
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -135,8 +136,6 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements")
 
 def family_of(hardware_name: str) -> str | None:
     """The FAMILIES entry a hardware profile name belongs to, or None (NVIDIA Hopper and the rest)."""
-    import fnmatch
-
     for family, globs in FAMILIES:
         if any(fnmatch.fnmatch(hardware_name, g) for g in globs):
             return family
