@@ -56,7 +56,7 @@ def _sliding_groups(cfg: dict, where: str, layers: int) -> list[dict]:
     window = cfg.get("sliding_window")
     if isinstance(types, list) and types:
         if len(types) != layers:
-            raise field_error(where, "layer_types", f"one entry per layer ({layers})", f"{len(types)} entries")
+            raise field_error(where, "layer_types", f"as many entries as layers ({layers})", len(types))
         sliding = sum(1 for t in types if t == "sliding_attention")
         other = [t for t in types if t not in ("sliding_attention", "full_attention")]
         if other:

@@ -228,27 +228,6 @@ def test_import_counts_qwen3_30b_a3b_by_hand():
     assert load_model("qwen3-30b-a3b").params == 30_532_110_336
 
 
-def test_import_reads_mla_and_sliding_window_configs(tmp_path):
-    from roofline.hfimport import profile_from_hf_config
-
-    deepseek = {"model_type": "deepseek_v3", "num_hidden_layers": 61, "hidden_size": 7168, "num_attention_heads": 128,
-                "num_key_value_heads": 128, "intermediate_size": 18432, "moe_intermediate_size": 2048, "vocab_size": 129280,
-                "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
-                "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
-                "num_nextn_predict_layers": 1, "tie_word_embeddings": False}
-    profile = profile_from_hf_config(deepseek, "ds", "ds.json")
-    from roofline.model import model_from_dict
-
-    spec = model_from_dict(profile, "ds")
-    assert spec.kv_layout == "mla" and spec.moe.dense_layers == 3 and spec.mtp_modules == 1
-    assert spec.params == load_model("deepseek-v3").params       # the hand-written profile's count
-    gpt_oss = {"model_type": "gpt_oss", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 8, "num_key_value_heads": 2,
-               "head_dim": 8, "intermediate_size": 32, "vocab_size": 100, "num_local_experts": 4, "num_experts_per_tok": 2,
-               "sliding_window": 128, "layer_types": ["sliding_attention", "full_attention"] * 2}
-    groups = profile_from_hf_config(gpt_oss, "g", "g.json")["attention"]["groups"]
-    assert groups == [{"kind": "sliding", "layers": 2, "window": 128}, {"kind": "full", "layers": 2}]
-
-
 def test_import_warns_when_the_count_misses_the_published_figure(roofline, tmp_path):
     code, out, err = roofline("models", "import", HF / "qwen3-30b-a3b.json", "--name", "q", "--published-params", 40e9, "--dir", tmp_path)
     assert code == 0 and "params 30.53B (published 40.00B, -23.7%)" in out

@@ -1,4 +1,4 @@
-"""Profile search (folders, type:, shadowing, aliases, dtypes) and the bounded YAML reader."""
+"""Profile search (folders, type:, shadowing, aliases, dtypes); the YAML reader itself is tested in test_yamlio."""
 
 import os
 from pathlib import Path
@@ -17,7 +17,6 @@ from roofline.profiles import (
     shadowed_paths,
     user_dir,
 )
-from roofline.yamlio import MAX_DEPTH, load_yaml_text, read_json_file, write_text_atomic
 
 BUILTIN_H100 = Path(__file__).resolve().parent.parent / "hardware_profiles" / "h100-sxm.yaml"
 
@@ -99,51 +98,3 @@ def test_the_user_folder_is_searched_after_roofline_path(tmp_path, monkeypatch):
     monkeypatch.setenv("ROOFLINE_PATH", str(other))
     assert load_hardware("my-gpu").mem_bytes == 1e9
     assert shadowed_paths("hardware", "my-gpu") == [mine / "my-gpu.yaml"]
-
-
-@pytest.mark.parametrize("text, message", [
-    ("a: 1\na: 2\n", "line 2: not valid YAML: duplicated key 'a' (first at line 1)"),
-    ("1: x\n", "key 1 is not a string"),
-    ("on: x\n", "key True is not a string"),
-    ("a: " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + "\n", f"nesting deeper than {MAX_DEPTH} levels"),
-    ("a: &a [x]\n" + "".join(f"b{i}: *a\n" for i in range(70)), "more than 64 aliases"),
-])
-def test_the_yaml_reader_refuses_what_safe_load_would_accept_silently(text, message):
-    with pytest.raises(RooflineError) as err:
-        load_yaml_text(text, "f.yaml")
-    assert message in str(err.value) and str(err.value).startswith("f.yaml:")
-
-
-def test_an_alias_bomb_is_refused_before_anything_walks_it():
-    # Ten levels of nine aliases each expand to 9**10 = 3.5e9 values from a 500-byte file.
-    lines = ["l0: &l0 [x, x, x, x, x, x, x, x, x]"]
-    for i in range(1, 8):
-        lines.append(f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 8) + "]")
-    with pytest.raises(RooflineError, match="values once aliases are expanded"):
-        load_yaml_text("\n".join(lines) + "\n", "bomb.yaml")
-
-
-def test_merge_keys_are_not_duplicates():
-    assert load_yaml_text("base: &b {x: 1}\nthing:\n  <<: *b\n  x: 2\n", "m.yaml")["thing"] == {"x": 2}
-
-
-def test_json_refuses_nan_and_deep_nesting(tmp_path):
-    path = tmp_path / "config.json"
-    path.write_text('{"hidden_size": NaN}')
-    with pytest.raises(RooflineError, match="NaN is not a JSON number"):
-        read_json_file(path)
-    path.write_text("[" * 100_000 + "]" * 100_000)
-    with pytest.raises(RooflineError, match="nested too deeply"):
-        read_json_file(path)
-
-
-def test_atomic_write_refuses_to_overwrite_and_to_write_under_a_file(tmp_path):
-    target = tmp_path / "a.yaml"
-    write_text_atomic(target, "x: 1\n")
-    with pytest.raises(RooflineError, match="exists; pass --force"):
-        write_text_atomic(target, "x: 2\n")
-    write_text_atomic(target, "x: 2\n", force=True)
-    assert target.read_text() == "x: 2\n"
-    with pytest.raises(RooflineError, match="is a file, so"):
-        write_text_atomic(target / "b.yaml", "x: 3\n")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.yaml"]  # no temporary file left behind

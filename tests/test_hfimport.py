@@ -1,0 +1,84 @@
+"""roofline.hfimport: a transformers config.json read into a model profile (attention groups, MLA, MoE layers, MTP)."""
+
+import pytest
+
+from roofline.errors import RooflineError
+from roofline.hfimport import import_hf_config, profile_from_hf_config
+from roofline.model import load_model, model_from_dict
+
+TINY = {"model_type": "llama", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 8, "num_key_value_heads": 2,
+        "intermediate_size": 128, "vocab_size": 1000}
+
+
+def test_import_reads_mla_and_sliding_window_configs():
+    deepseek = {"model_type": "deepseek_v3", "num_hidden_layers": 61, "hidden_size": 7168, "num_attention_heads": 128,
+                "num_key_value_heads": 128, "intermediate_size": 18432, "moe_intermediate_size": 2048, "vocab_size": 129280,
+                "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
+                "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+                "num_nextn_predict_layers": 1, "tie_word_embeddings": False}
+    profile = profile_from_hf_config(deepseek, "ds", "ds.json")
+    spec = model_from_dict(profile, "ds")
+    assert spec.kv_layout == "mla" and spec.moe.dense_layers == 3 and spec.mtp_modules == 1
+    assert spec.params == load_model("deepseek-v3").params       # the hand-written profile's count
+    gpt_oss = {"model_type": "gpt_oss", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 8, "num_key_value_heads": 2,
+               "head_dim": 8, "intermediate_size": 32, "vocab_size": 100, "num_local_experts": 4, "num_experts_per_tok": 2,
+               "sliding_window": 128, "layer_types": ["sliding_attention", "full_attention"] * 2}
+    groups = profile_from_hf_config(gpt_oss, "g", "g.json")["attention"]["groups"]
+    assert groups == [{"kind": "sliding", "layers": 2, "window": 128}, {"kind": "full", "layers": 2}]
+
+
+def test_a_dense_config_counts_its_parameters_by_hand():
+    spec = model_from_dict(profile_from_hf_config(TINY, "tiny", "tiny.json"), "tiny")
+    # per layer: q 64*64 + k, v 2*64*16 + o 64*64 = 10,240; gated MLP 3*64*128 = 24,576; two norms 128 -> 34,944 * 4
+    # = 139,776; untied embedding and head 2*1000*64 = 128,000; final norm 64 -> 267,840
+    assert spec.params == 267_840 and spec.kv_layout == "gqa" and spec.moe is None
+
+
+def test_moe_layers_follow_the_sparse_step_and_the_mlp_only_list():
+    cfg = {**TINY, "num_hidden_layers": 8, "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+           "decoder_sparse_step": 2, "mlp_only_layers": [3]}
+    moe = profile_from_hf_config(cfg, "m", "m.json")["moe"]
+    # sparse layers: (i + 1) % 2 == 0 -> 1, 3, 5, 7; layer 3 is MLP-only -> 1, 5, 7: 3 MoE layers, 5 dense
+    assert moe == {"experts": 4, "top_k": 2, "expert_ffn_size": 32, "shared_experts": 0, "dense_layers": 5}
+
+
+def test_a_shared_expert_of_its_own_size_is_kept():
+    cfg = {**TINY, "num_experts": 4, "num_experts_per_tok": 1, "moe_intermediate_size": 32, "shared_expert_intermediate_size": 96}
+    moe = profile_from_hf_config(cfg, "q", "q.json")["moe"]
+    assert moe["shared_experts"] == 1 and moe["shared_expert_ffn_size"] == 96 and moe["dense_layers"] == 0
+
+
+def test_chunked_attention_layers_become_sliding_groups_of_one_chunk():
+    cfg = {"text_config": {**TINY, "model_type": "llama4_text", "num_hidden_layers": 8, "attention_chunk_size": 8192,
+                           "no_rope_layer_interval": 4, "intermediate_size_mlp": 256}}
+    profile = profile_from_hf_config(cfg, "l4", "l4.json")
+    # every 4th layer (4 and 8) is global; the other 6 attend within one chunk
+    assert profile["attention"]["groups"] == [{"kind": "sliding", "layers": 6, "window": 8192}, {"kind": "full", "layers": 2}]
+    assert profile["ffn_size"] == 256 and "Chunked local attention" in profile["notes"]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"n_layer": 12}, "n_layer: expected a decoder config with num_hidden_layers"),
+    ({"hidden_size": 64.5}, "hidden_size: expected a positive integer, found 64.5"),
+    ({"num_hidden_layers": True}, "num_hidden_layers: expected a positive integer, found True"),
+    ({"layer_types": ["full_attention"] * 3}, "layer_types: expected as many entries as layers (4), found 3"),
+    ({"layer_types": ["full_attention"] * 3 + ["linear_attention"]}, "layer_types: expected sliding_attention or full_attention"),
+    ({"tie_word_embeddings": "yes"}, "tie_word_embeddings: expected true or false"),
+])
+def test_a_config_the_importer_cannot_read_is_one_line_naming_the_key(change, message):
+    with pytest.raises(RooflineError) as err:
+        profile_from_hf_config({**TINY, **change}, "bad", "bad.json")
+    assert str(err.value).startswith("bad.json") and message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_import_writes_once_and_refuses_to_overwrite_without_force(tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text('{"model_type": "llama", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 8, '
+                      '"intermediate_size": 128, "vocab_size": 1000}')
+    path, line = import_hf_config(config, "tiny", tmp_path / "out")
+    assert path.name == "tiny.yaml" and path.read_text().startswith("# tiny: made with `roofline models import")
+    assert line.startswith("params ") and "published" not in line
+    with pytest.raises(RooflineError, match="exists; pass --force"):
+        import_hf_config(config, "tiny", tmp_path / "out")
+    with pytest.raises(RooflineError, match="expected a profile name"):
+        import_hf_config(config, "../escape", tmp_path / "out")

@@ -1,0 +1,123 @@
+"""roofline.yamlio: the bounded YAML and JSON readers, the parse cache, the UTF-8 table check and atomic writes."""
+
+import os
+
+import pytest
+
+from roofline.errors import RooflineError
+from roofline.yamlio import (
+    MAX_DEPTH,
+    check_text_table,
+    load_yaml_text,
+    read_json_file,
+    read_text,
+    read_yaml_file,
+    write_text_atomic,
+)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a: 1\na: 2\n", "line 2: not valid YAML: duplicated key 'a' (first at line 1)"),
+    ("1: x\n", "key 1 is not a string"),
+    ("on: x\n", "key True is not a string"),
+    ("a: " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + "\n", f"nesting deeper than {MAX_DEPTH} levels"),
+    ("a: &a [x]\n" + "".join(f"b{i}: *a\n" for i in range(70)), "more than 64 aliases"),
+])
+def test_the_yaml_reader_refuses_what_safe_load_would_accept_silently(text, message):
+    with pytest.raises(RooflineError) as err:
+        load_yaml_text(text, "f.yaml")
+    assert message in str(err.value) and str(err.value).startswith("f.yaml:")
+
+
+def test_an_alias_bomb_is_refused_before_anything_walks_it():
+    # Ten levels of nine aliases each expand to 9**10 = 3.5e9 values from a 500-byte file.
+    lines = ["l0: &l0 [x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 8):
+        lines.append(f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 8) + "]")
+    with pytest.raises(RooflineError, match="values once aliases are expanded"):
+        load_yaml_text("\n".join(lines) + "\n", "bomb.yaml")
+
+
+def test_merge_keys_are_not_duplicates():
+    assert load_yaml_text("base: &b {x: 1}\nthing:\n  <<: *b\n  x: 2\n", "m.yaml")["thing"] == {"x": 2}
+
+
+def test_json_refuses_nan_and_deep_nesting(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text('{"hidden_size": NaN}')
+    with pytest.raises(RooflineError, match="NaN is not a JSON number"):
+        read_json_file(path)
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(RooflineError, match="nested too deeply"):
+        read_json_file(path)
+
+
+def test_atomic_write_refuses_to_overwrite_and_to_write_under_a_file(tmp_path):
+    target = tmp_path / "a.yaml"
+    write_text_atomic(target, "x: 1\n")
+    with pytest.raises(RooflineError, match="exists; pass --force"):
+        write_text_atomic(target, "x: 2\n")
+    write_text_atomic(target, "x: 2\n", force=True)
+    assert target.read_text() == "x: 2\n"
+    with pytest.raises(RooflineError, match="is a file, so"):
+        write_text_atomic(target / "b.yaml", "x: 3\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.yaml"]  # no temporary file left behind
+
+
+def test_a_parsed_file_is_cached_per_modification_and_every_caller_gets_its_own_copy(tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_text("a: [1, 2]\n")
+    first = read_yaml_file(path)
+    first["a"].append(3)  # a caller editing its copy must not change what the next caller reads
+    assert read_yaml_file(path) == {"a": [1, 2]}
+    path.write_text("a: [1, 2, 3, 4]\n")  # a new size: parsed again, not served from the cache
+    os.utime(path, ns=(1, 1))
+    assert read_yaml_file(path) == {"a": [1, 2, 3, 4]}
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"x" * 101, "expected at most 100 bytes, found 101"),
+    (b"caf\xe9\n", "expected UTF-8 text, found bytes that are not (at byte 3)"),
+])
+def test_read_text_refuses_large_and_non_utf8_files_by_name(tmp_path, content, message):
+    path = tmp_path / "f.txt"
+    path.write_bytes(content)
+    with pytest.raises(RooflineError) as err:
+        read_text(path, limit_bytes=100)
+    assert str(err.value) == f"{path}: {message}"
+
+
+def test_read_text_refuses_a_folder_and_a_missing_file(tmp_path):
+    with pytest.raises(RooflineError, match="expected a file, found a folder"):
+        read_text(tmp_path)
+    with pytest.raises(RooflineError, match="cannot read"):
+        read_text(tmp_path / "missing.yaml")
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", "expected a sweep results table, found an empty file"),
+    (b"a,b\n1,\xff\n", "found bytes that are not (at byte 6)"),
+    (b"a,b\n1,\xc3", "found a truncated character at the end"),
+])
+def test_a_results_table_must_be_non_empty_utf8(tmp_path, content, message):
+    path = tmp_path / "results.csv"
+    path.write_bytes(content)
+    with pytest.raises(RooflineError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        check_text_table(path)
+
+
+def test_a_utf8_table_passes_the_check(tmp_path):
+    path = tmp_path / "results.csv"
+    path.write_text("hardware,model\nh100-sxm,café\n", encoding="utf-8")
+    check_text_table(path)  # no error
+
+
+def test_an_atomic_replace_keeps_the_files_permissions(tmp_path):
+    target = tmp_path / "mine.yaml"
+    target.write_text("x: 1\n")
+    target.chmod(0o600)
+    write_text_atomic(target, "x: 2\n", force=True)
+    assert target.read_text() == "x: 2\n" and (target.stat().st_mode & 0o777) == 0o600
+    fresh = tmp_path / "sub" / "new.yaml"
+    write_text_atomic(fresh, "y: 1\n")
+    assert (fresh.stat().st_mode & 0o777) == 0o644
