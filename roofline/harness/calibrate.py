@@ -178,11 +178,13 @@ def block_shapes(hidden: int) -> list[tuple[int, int]]:
 
 
 def weight_gemm_sweep(torch, dev, dtype, hidden: int, total_bytes: float, ms: tuple[int, ...], repeats: int):
-    """Time x[M, in] @ W[in, out] over a stack of block weights totalling ~total_bytes, for each M.
+    """Time x[M, in] @ W[in, out] (decoder.linear) over a stack of block weights totalling ~total_bytes, for each M.
 
     The stack is several blocks of distinct weights, so every matrix is streamed from memory
     (the stack is many times the last-level cache). Returns (weight_bytes, params, {M: seconds}).
     """
+    from roofline.harness.decoder import linear  # the decoder's own weight GEMM, so the sweep times what it runs
+
     shapes = block_shapes(hidden)
     elem = torch.tensor([], dtype=dtype).element_size()
     per_block = sum(i * o for i, o in shapes) * elem
@@ -195,7 +197,7 @@ def weight_gemm_sweep(torch, dev, dtype, hidden: int, total_bytes: float, ms: tu
 
         def run(xs=xs):
             for w in weights:
-                torch.nn.functional.linear(xs[w.shape[1]], w)
+                linear(xs[w.shape[1]], w)
 
         times[m] = median_time_s(run, dev, repeats if m <= 256 else 3, warmup=1)
     return params * elem, params, times

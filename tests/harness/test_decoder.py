@@ -11,6 +11,7 @@ from roofline.harness.decoder import (  # noqa: E402
     build_decoder,
     decode_n_tokens,
     forward,
+    linear,
     new_kv_cache,
     prefill,
     truncate,
@@ -87,3 +88,13 @@ def test_cache_overflow_is_an_error(model):
     cache = new_kv_cache(model, 1, 8)
     with pytest.raises(RooflineError, match="cache"):
         forward(model, cache, torch.zeros(1, 4, dtype=torch.long), torch.tensor([6]))
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 48), (1, 3, 48), (4, 5, 48), (7, 48)])
+def test_linear_is_f_linear_with_the_weight_as_left_operand(shape):
+    gen = torch.Generator().manual_seed(0)
+    x, w = torch.randn(*shape, generator=gen), torch.randn(40, 48, generator=gen)
+    out = linear(x, w)
+    assert out.shape == (*shape[:-1], 40) and out.is_contiguous()
+    torch.testing.assert_close(out, torch.nn.functional.linear(x, w), rtol=1e-5, atol=1e-5)
+
