@@ -97,4 +97,3 @@ def test_linear_is_f_linear_with_the_weight_as_left_operand(shape):
     out = linear(x, w)
     assert out.shape == (*shape[:-1], 40) and out.is_contiguous()
     torch.testing.assert_close(out, torch.nn.functional.linear(x, w), rtol=1e-5, atol=1e-5)
-
