@@ -157,14 +157,17 @@ def scenario_list(scenarios: list) -> str:
 
 
 def engine_list(engines: list) -> str:
-    """`roofline engines list`: one line per serving engine with its main cost terms."""
+    """`roofline engines list`: one line per serving engine with its main cost terms and its overlap exponent
+    (p of the smooth roofline; "hardware": the hardware profile's, the max form where it sets none, as `ideal` does)."""
     from roofline.serving import DEFAULT_ENGINE
 
     w = max([10] + [len(e.name) + 2 for e in engines])
-    lines = [f"{'name':<{w}}{'kernel latency':>14}{'host/step':>11}{'host/seq':>10}{'all-reduce':>12}  host overlap  display name"]
+    lines = [f"{'name':<{w}}{'kernel latency':>14}{'host/step':>11}{'host/seq':>10}{'all-reduce':>12}{'overlap p':>11}"
+             f"  host overlap  display name"]
     for e in engines:
+        p = "hardware" if e.overlap_exponent is None else f"{e.overlap_exponent:.3g}"
         lines.append(f"{e.name:<{w}}{format_seconds(e.kernel_latency_s):>14}{format_seconds(e.host_per_step_s):>11}"
-                     f"{format_seconds(e.host_per_sequence_s):>10}{format_seconds(e.allreduce_latency_s):>12}  "
+                     f"{format_seconds(e.host_per_sequence_s):>10}{format_seconds(e.allreduce_latency_s):>12}{p:>11}  "
                      f"{'yes' if e.host_overlap else 'no':<12}  {e.display_name}{'  (default)' if e.name == DEFAULT_ENGINE else ''}")
     return "\n".join(lines)
 

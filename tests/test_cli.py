@@ -186,6 +186,8 @@ def test_scenarios_list_names_every_builtin_scenario_with_its_points():
 def test_engines_list_and_show_print_every_cost_term():
     out = run("engines", "list").output
     assert "vllm" in out and "(default)" in out and "ideal" in out
+    ideal_line = next(line for line in out.splitlines() if line.startswith("ideal "))
+    assert "overlap p" in out.splitlines()[0] and " hardware " in ideal_line  # the pure roofline: the hardware's form
     show = run("engines", "show", "sglang").output
     assert "kernel latency" in show and "host work overlapped" in show and "override for mi*" in show
     data = json.loads(run("engines", "show", "trtllm", "--json").output)
