@@ -517,6 +517,21 @@ def _number(result: dict, keys: tuple[str, ...], path: Path, n: int, what: str, 
     return None
 
 
+def _mean_in_flight(result: dict) -> float | None:
+    """Mean requests in flight by Little's law from vLLM's per-request records (`--save-detailed`): the sum of
+    request latencies over the run's duration, a request's latency being its time to first token plus its
+    inter-token gaps (how the tool times a completion). None without those records."""
+    ttfts, itls, duration = result.get("ttfts"), result.get("itls"), result.get("duration")
+    if not (isinstance(ttfts, list) and isinstance(itls, list) and ttfts and len(ttfts) == len(itls)
+            and isinstance(duration, (int, float)) and duration > 0):
+        return None
+    try:
+        busy_s = float(np.sum(np.asarray(ttfts, dtype=float))) + sum(float(np.sum(np.asarray(g, dtype=float))) for g in itls)
+    except (TypeError, ValueError):
+        return None
+    return busy_s / duration if math.isfinite(busy_s) and busy_s > 0 else None
+
+
 def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int = 1, dp_attention: int = 1,
                       gpus: int | None = None, weight_dtype: str = "bf16", kv_dtype: str = "bf16", method: str = "none",
                       k: int = 0, engine: str | None = None, engine_version: str = "", split: str = "fit",
@@ -525,7 +540,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     """Rows (the columns of measurements/README.md, checked) from serving-benchmark result files.
 
     Each result gives: batch = max_concurrency (or `batch`), concurrency = the mean requests in flight where
-    recorded (SGLang's `concurrency`), input_len / output_len = random_input_len /
+    recorded (SGLang's `concurrency`; for vLLM, Little's law over its `--save-detailed` per-request records,
+    `_mean_in_flight`), input_len / output_len = random_input_len /
     random_output_len where recorded, else total_input_tokens / completed and total_output_tokens /
     completed; step_time_s = mean_tpot_ms / 1000; tokens_per_s = output_throughput; acceptance_length =
     accept_length (SGLang) or spec_decode_acceptance_length / acceptance_length where present. The
@@ -547,7 +563,9 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             out_len = _number(result, ("random_output_len",), path, n, "", required=False) \
                 or _number(result, ("total_output_tokens",), path, n, "total output tokens") / completed
             tau = _number(result, ("accept_length", "spec_decode_acceptance_length", "acceptance_length"), path, n, "", required=False)
-            mean_conc = _number(result, ("concurrency",), path, n, "", required=False)  # SGLang: mean requests in flight
+            mean_conc = _number(result, ("concurrency",), path, n, "", required=False)
+            little = None if mean_conc else _mean_in_flight(result)
+            mean_conc = mean_conc or little
             backend = engine or engine_slot(str(result.get("backend", ""))) or ("sglang" if lines else "vllm")
             values = {}
             if "step_time_s" in quantities:
@@ -564,7 +582,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                     "output_len": str(int(round(out_len))), "method": method, "k": str(k),
                     "acceptance_length": "" if tau is None or method == "none" else f"{tau:.4g}", "draft_tokens": str(draft_tokens) if draft_tokens else "",
                     "quantity": quantity, "value": f"{value:.6g}", "split": split,
-                    "notes": f"converted from {path.name}: {'mean_tpot_ms / 1000' if quantity == 'step_time_s' else 'output_throughput'}",
+                    "notes": f"converted from {path.name}: {'mean_tpot_ms / 1000' if quantity == 'step_time_s' else 'output_throughput'}"
+                             + ("; concurrency = (sum of ttfts and itls) / duration" if little else ""),
                 })
     if not rows:
         raise RooflineError("convert_benchmark: expected at least one result file with results, found none")

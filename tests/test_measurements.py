@@ -224,6 +224,21 @@ def test_vllm_bench_serve_json_becomes_a_step_time_and_a_throughput_row(tmp_path
         write_measurements(raw, out)
 
 
+def test_vllm_per_request_records_give_the_mean_in_flight_by_littles_law(tmp_path):
+    # 4 requests over 2.0 s: latencies 0.1 + 0.3, 0.2 + 0.6, 0.1 + 0.5, 0.2 + 0.4 = 2.4 s in flight -> 1.2 on average
+    detailed = {**VLLM_RESULT, "max_concurrency": 2, "duration": 2.0, "completed": 4,
+                "ttfts": [0.1, 0.2, 0.1, 0.2], "itls": [[0.1, 0.2], [0.3, 0.3], [0.25, 0.25], [0.4]]}
+    path = tmp_path / "detailed.json"
+    path.write_text(json.dumps(detailed))
+    raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+    assert list(raw["concurrency"]) == ["1.2", "1.2"]
+    assert "concurrency = (sum of ttfts and itls) / duration" in raw["notes"][0]
+    plain_path = tmp_path / "plain.json"
+    plain_path.write_text(json.dumps(VLLM_RESULT))
+    plain = convert_benchmark(plain_path, hardware="h100-sxm", model="llama-3.1-8b")
+    assert list(plain["concurrency"]) == ["", ""]  # run-level averages only: the prediction runs at the cap
+
+
 def test_sglang_bench_serving_jsonl_lines_become_rows_with_their_acceptance(tmp_path):
     lines = [{"max_concurrency": c, "random_input_len": 1024, "random_output_len": 256, "completed": 100,
               "total_input_tokens": 102400, "total_output_tokens": 25600, "output_throughput": 100.0 * c,
