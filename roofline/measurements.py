@@ -563,9 +563,9 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             out_len = _number(result, ("random_output_len",), path, n, "", required=False) \
                 or _number(result, ("total_output_tokens",), path, n, "total output tokens") / completed
             tau = _number(result, ("accept_length", "spec_decode_acceptance_length", "acceptance_length"), path, n, "", required=False)
-            mean_conc = _number(result, ("concurrency",), path, n, "", required=False)
-            little = None if mean_conc else _mean_in_flight(result)
-            mean_conc = mean_conc or little
+            printed = _number(result, ("concurrency",), path, n, "", required=False)  # SGLang's mean in flight
+            little = None if printed else _mean_in_flight(result)
+            mean_conc = printed or little
             backend = engine or engine_slot(str(result.get("backend", ""))) or ("sglang" if lines else "vllm")
             values = {}
             if "step_time_s" in quantities:
