@@ -65,8 +65,10 @@ def standard_jobs(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict, out_di
         return []
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    df = df.assign(hardware=df["hardware"].astype(str), model=df["model"].astype(str))
+    # only the columns the plotters read: every row filter in a plotter copies each column it carries
+    df = df[list(REQUIRED_COLUMNS)].assign(hardware=df["hardware"].astype(str), model=df["model"].astype(str))
     if ops is not None:
+        ops = ops[list(OPERATOR_COLUMNS)] if not ops.empty else ops
         ops = ops.assign(hardware=ops["hardware"].astype(str), model=ops["model"].astype(str))
     return [(name, df, ops, meta, out_dir / name, tuple(formats)) for name in PLOT_NAMES]
 
