@@ -441,7 +441,7 @@ def fit(
     force: Annotated[bool, typer.Option(help="Overwrite an existing --out file.")] = False,
     loss: Annotated[str, typer.Option(help="Loss on ln(predicted / measured): cauchy (default: rows the model cannot reach fade) | soft_l1 | linear.")] = "cauchy",
     fix: Annotated[Optional[list[str]], typer.Option(help="Keep this parameter at its sourced value (repeatable), e.g. --fix allreduce_latency.")] = None,
-    per_family: Annotated[Optional[list[str]], typer.Option(help="Fit this parameter per hardware family with 5 or more rows (repeatable): kernel_latency | quantised_moe_efficiency; written as overrides.")] = None,
+    per_family: Annotated[Optional[list[str]], typer.Option(help="Fit this parameter per hardware family with 5 or more rows (repeatable): kernel_latency | quantised_moe_efficiency | weight_only_efficiency; written as overrides.")] = None,
 ) -> None:
     """Fit an engine profile's physical parameters to measurements (bounded least squares); print each parameter and row residual."""
     from roofline.fit import LOSSES, fit_report, run_fit, write_fitted_profile

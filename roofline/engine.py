@@ -6,7 +6,9 @@ device from `roofline.costs`):
     t_o = roofline(flops_o * pad_o / (peak_flops[dtype_o] * eff[dtype_o] * k_o), bytes_o / (mem_bw * mem_eff * k_o))
           + n_o * kernels_o * kernel_latency
         k_o   = the engine's quantised_moe_efficiency for routed experts computing in fp8 / fp4 / int8 (block-quantised
-                fused-MoE kernels at small batch), 1 for every other operator and for bf16 experts
+                fused-MoE kernels at small batch), times its weight_only_efficiency for a weight GEMM whose weights
+                are narrower than its compute dtype (w8a16, int4; fp8 / fp4 where the device has no such tensor
+                cores: dequantised inside the GEMM), 1 for every other operator
         roofline(t_c, t_m) = max(t_c, t_m), or (t_c^p + t_m^p)^(1/p) with an overlap exponent p
         pad_o = ceil(T_a / tile) * tile / T_a for weight GEMMs (rows padded to the tensor-core tile)
         n_o   = layers of the stage that run operator o (MoE layers for router, experts and shared experts; the
@@ -44,8 +46,14 @@ import numpy as np
 from roofline.costs import ACTIVATION_BYTES, LAYER_OPERATORS, WEIGHT_GEMMS, operator_costs, sequences_per_group
 from roofline.hardware import HardwareSpec
 from roofline.layout import OPERATOR_CLASS, Deployment, deployment
-from roofline.model import ModelSpec
+from roofline.model import BYTES_PER_ELEMENT, ModelSpec
 from roofline.serving import IDEAL, ServingEngine
+
+
+def weight_only(hw: HardwareSpec, weight_dtype: str) -> bool:
+    """Whether weights of `weight_dtype` are narrower than the dtype their GEMM computes in on `hw` (w8a16 and
+    int4 always; fp8 and fp4 on a device without fp8 / fp4 tensor cores): the GEMM dequantises them."""
+    return BYTES_PER_ELEMENT[weight_dtype] < BYTES_PER_ELEMENT.get(hw.compute_dtype(weight_dtype), 2.0)
 
 
 def op_time_s(flops, nbytes, compute_flops_per_s: float, memory_bytes_per_s: float, overlap_exponent: float | None = None):
@@ -188,8 +196,12 @@ def step_metrics(
     operators = {}
     for name, (flops, nbytes) in costs.items():
         ceiling, memory_ceiling = ceilings[name]
+        k = 1.0
         if name == "experts" and hw.compute_dtype(dep.dtype("experts")) in QUANTISED_COMPUTE:  # quantised MoE kernels
-            ceiling, memory_ceiling = ceiling * engine.quantised_moe_efficiency, memory_ceiling * engine.quantised_moe_efficiency
+            k *= engine.quantised_moe_efficiency
+        if name in WEIGHT_GEMMS and weight_only(hw, dep.dtype(OPERATOR_CLASS[name])):  # dequantised in the GEMM
+            k *= engine.weight_only_efficiency
+        ceiling, memory_ceiling = ceiling * k, memory_ceiling * k
         effective_flops = flops * pad if name in WEIGHT_GEMMS and name != "experts" else flops
         t = op_time_s(effective_flops, nbytes, ceiling, memory_ceiling, p)
         if engine.kernel_latency_s > 0 and (flops.any() or nbytes.any()):

@@ -57,7 +57,7 @@ FAMILIES = (
     ("NVIDIA Ampere", ("a[0-9]*",)),
     ("NVIDIA Ada", ("l4*", "rtx-4*")),
 )
-PER_FAMILY = ("kernel_latency", "quantised_moe_efficiency")  # the kernels' own parameters: may differ per family
+PER_FAMILY = ("kernel_latency", "quantised_moe_efficiency", "weight_only_efficiency")  # the kernels' own parameters: may differ per family
 LOSSES = ("cauchy", "soft_l1", "linear")
 PRIOR_WEIGHT = 0.1
 SCALE_S = {"us": 1e-6, "ms": 1e-3, "": 1.0}  # seconds per display unit ("" a plain number)
@@ -100,6 +100,7 @@ PARAMETERS = (
     Parameter("spec_per_iteration_s", "spec_per_iteration", "rejection sampling and KV bookkeeping per speculative iteration", 0.0, 5e-3, "us"),
     Parameter("spec_per_iteration_per_sequence_s", "spec_per_iteration_per_sequence", "speculative bookkeeping per sequence per iteration", 0.0, 100e-6, "us"),
     Parameter("quantised_moe_efficiency", "quantised_moe_efficiency", "share of the ceilings the engine's routed-expert kernels reach in fp8 / fp4 / int8 (quantised fused MoE)", 0.05, 1.0, ""),
+    Parameter("weight_only_efficiency", "weight_only_efficiency", "share of the ceilings the engine's weight-only GEMMs reach (w8a16 / int4 weights dequantised in the GEMM)", 0.05, 1.0, ""),
     # p = 1 is the physical limit: compute and memory time add (no overlap); p -> infinity is the max form
     Parameter("overlap_exponent", "overlap_exponent", "p of the smooth roofline (t_c^p + t_m^p)^(1/p) near the ridge point", 1.0, 20.0, ""),
 )

@@ -17,8 +17,14 @@ pp <= layers.
 
 Precision: a model profile may declare the checkpoint's native dtype per weight class (`precision:`
 in docs/PROFILES.md; gpt-oss-120b ships MXFP4 experts, DeepSeek-V3 fp8 blocks); `weight_dtype`
-overrides every class, `expert_dtype` the routed (and shared) experts only. Without either, a class
-the profile does not name is bf16.
+overrides every class but the embedding and the LM head, `expert_dtype` the routed (and shared) experts
+only. Without either, a class the profile does not name is bf16.
+
+A quantised `weight_dtype` (fp8, int8, w8a16, int4, fp4) leaves the embedding and the LM head at the model's
+native dtype, as quantised checkpoints ship them: vLLM's llm-compressor recipes quantise the Linear layers with
+`ignore=["lm_head"]` (examples/big_models_with_accelerate/cpu_offloading_fp8.py; model_free_ptq also ignores
+model.embed_tokens), and DeepSeek-V3's and gpt-oss's own fp8 / MXFP4 checkpoints keep both in bf16 (their
+model profiles). A 16- or 32-bit `weight_dtype` (bf16, fp16, fp32) applies to every class.
 """
 
 from __future__ import annotations
@@ -28,6 +34,9 @@ from dataclasses import dataclass, field, replace
 from roofline.errors import RooflineError
 from roofline.model import KV_DTYPES, WEIGHT_CLASSES, WEIGHT_DTYPES
 from roofline.profiles import normalize_dtype
+
+QUANTISED_DTYPES = ("fp8", "int8", "w8a16", "int4", "fp4")  # narrower than 16 bits: a quantised checkpoint
+UNQUANTISED_CLASSES = ("embedding", "lm_head")  # kept at the native dtype by a quantised weight_dtype (module docstring)
 
 # which weight class each operator of roofline.costs streams
 OPERATOR_CLASS = {
@@ -68,8 +77,9 @@ class Deployment:
 
     @property
     def weight_dtype_label(self) -> str:
-        """One dtype when every class shares it, else 'mixed'."""
-        used = set(self.dtypes.values())
+        """One dtype when every class of the decoder blocks shares it (the embedding and LM head of a quantised
+        checkpoint stay in 16 bits and do not count), else 'mixed'."""
+        used = {d for c, d in self.dtypes.items() if c not in UNQUANTISED_CLASSES}
         return used.pop() if len(used) == 1 else "mixed"
 
     def describe(self) -> str:
@@ -120,7 +130,9 @@ def deployment(model, weight_dtype: str | None = None, kv_dtype: str = "bf16", t
     dtypes = dict.fromkeys(WEIGHT_CLASSES, "bf16")
     dtypes.update(dict(model.native_precision))
     if weight_dtype is not None:
-        dtypes = dict.fromkeys(WEIGHT_CLASSES, normalize_dtype(weight_dtype, WEIGHT_DTYPES, where, "weight_dtype"))
+        chosen = normalize_dtype(weight_dtype, WEIGHT_DTYPES, where, "weight_dtype")
+        kept = UNQUANTISED_CLASSES if chosen in QUANTISED_DTYPES else ()
+        dtypes = {c: dtypes[c] if c in kept else chosen for c in WEIGHT_CLASSES}
     if expert_dtype is not None:
         dtypes["experts"] = dtypes["shared_experts"] = normalize_dtype(expert_dtype, WEIGHT_DTYPES, where, "expert_dtype")
     return Deployment(tp=tp, dp_attention=dp_attention, ep=ep, pp=pp, dtypes=dtypes,

@@ -21,6 +21,10 @@ that produced it) adds physical terms to the roofline step of engine.py:
     MoE kernels      `quantised_moe_efficiency`: the share of the device's ceilings the engine's routed-expert kernels
                      (grouped / fused MoE GEMMs) reach when the experts compute in fp8 / fp4 / int8; the expert
                      operator's time is divided by it (1: the roofline; bf16 experts are not affected)
+    weight-only      `weight_only_efficiency`: the share of the device's ceilings a weight GEMM reaches when its
+                     weights are narrower than the dtype it computes in (w8a16, int4, and fp8 / fp4 without
+                     tensor cores for them: Marlin, Machete, AWQ, TensorRT-LLM int4_awq dequantise in the GEMM);
+                     that operator's time is divided by it (1: the roofline)
     shared prefix    `prefix_read_once`: the attention kernel reads a prefix shared by the batch once
                      per pass (cascade / prefix-aware attention) instead of once per sequence
 
@@ -87,6 +91,7 @@ class ServingEngine:
     gemm_tile_rows: int = 0
     prefix_read_once: bool = True
     quantised_moe_efficiency: float = 1.0
+    weight_only_efficiency: float = 1.0
     overrides: tuple = ()
     fitted: dict = field(default_factory=dict, compare=False, hash=False)
     source: str = ""
@@ -117,7 +122,8 @@ class ServingEngine:
         keys = ("name", "display_name", "version", "kernel_latency_s", "allreduce_latency_s", "all_to_all_latency_s",
                 "host_per_step_s", "host_per_sequence_s", "host_overlap", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
-                "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "quant_kernels_per_gemm")
+                "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency",
+                "quant_kernels_per_gemm")
         out = {k: getattr(self, k) for k in keys}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)
         out["kernels_per_layer_mla"] = dict(self.kernels_per_layer_mla)
@@ -127,7 +133,7 @@ class ServingEngine:
 IDEAL = ServingEngine()
 _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
           "host_overlap", "overlap_exponent",
-          "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "overrides", "fitted", "source", "notes", *_SECONDS}
+          "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "overrides", "fitted", "source", "notes", *_SECONDS}
 
 
 _ZERO_TIME = re.compile(r"^\s*0+(\.0*)?\s*(s|ms|us|µs|ns)?\s*$")
@@ -182,11 +188,12 @@ def _fields(data: dict, where: str, prefix: str = "") -> dict:
         if p is not None and (isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(p) or not 1 <= p <= 100):
             raise field_error(where, prefix + "overlap_exponent", "a number in [1, 100] or null (pure max)", p)
         out["overlap_exponent"] = None if p is None else float(p)
-    if "quantised_moe_efficiency" in data:
-        eff = data["quantised_moe_efficiency"]
-        if isinstance(eff, bool) or not isinstance(eff, (int, float)) or not math.isfinite(eff) or not 0.01 <= eff <= 1:
-            raise field_error(where, prefix + "quantised_moe_efficiency", "a fraction in [0.01, 1]", eff)
-        out["quantised_moe_efficiency"] = float(eff)
+    for key in ("quantised_moe_efficiency", "weight_only_efficiency"):
+        if key in data:
+            eff = data[key]
+            if isinstance(eff, bool) or not isinstance(eff, (int, float)) or not math.isfinite(eff) or not 0.01 <= eff <= 1:
+                raise field_error(where, prefix + key, "a fraction in [0.01, 1]", eff)
+            out[key] = float(eff)
     if "gemm_tile_rows" in data:
         rows = data["gemm_tile_rows"]
         if isinstance(rows, bool) or not isinstance(rows, int) or not 0 <= rows <= 1024:

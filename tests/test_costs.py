@@ -11,9 +11,13 @@ def test_256_experts_top_8_touch_the_expected_unique_experts(tokens, expected):
     assert unique_experts_touched(256, 8, tokens) == pytest.approx(expected, abs=0.1)
 
 
-def test_llama_8b_weights_are_16_06_gb_in_bf16_and_half_in_fp8(llama8b):
+def test_llama_8b_weights_are_16_06_gb_in_bf16_and_its_blocks_half_in_fp8(llama8b):
     assert weight_bytes(llama8b, deployment(llama8b, "bf16")) == pytest.approx(16.06e9, rel=1e-3)
-    assert weight_bytes(llama8b, deployment(llama8b, "fp8")) == pytest.approx(8.03e9, rel=1e-3)
+    # fp8 halves the decoder blocks; the embedding and LM head (128256 x 4096 each) stay bf16: 2.10 GB
+    head_and_embedding = 2 * 128256 * 4096 * 2.0
+    expected = head_and_embedding + (16.06e9 - head_and_embedding) / 2
+    assert weight_bytes(llama8b, deployment(llama8b, "fp8")) == pytest.approx(expected, rel=1e-3)
+    assert expected == pytest.approx(9.08e9, rel=1e-3)
     assert weight_bytes(llama8b, deployment(llama8b, "bf16", tp=2)) == pytest.approx(8.03e9, rel=1e-3)
 
 

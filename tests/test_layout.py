@@ -29,10 +29,26 @@ def test_gpt_oss_native_precision_streams_mxfp4_experts_and_bf16_attention_head_
     assert t["fp4"] < native < t["bf16"] and native == pytest.approx(1.9e-3, rel=0.05)
 
 
-def test_expert_dtype_overrides_only_the_experts_and_weight_dtype_everything():
+def test_expert_dtype_overrides_only_the_experts_and_weight_dtype_the_decoder_blocks():
     dep = deployment(GPT_OSS, expert_dtype="bf16")
     assert dep.dtype("experts") == "bf16" and dep.dtype("attention") == "bf16"
-    assert set(deployment(DSV3, "FP8").dtypes.values()) == {"fp8"}  # dtype names are case-insensitive
+    fp8 = deployment(DSV3, "FP8")  # dtype names are case-insensitive
+    assert {c: d for c, d in fp8.dtypes.items() if c not in ("embedding", "lm_head")} == dict.fromkeys(
+        ("attention", "mlp", "experts", "shared_experts", "mtp"), "fp8")
+    assert fp8.weight_dtype_label == "fp8" and deployment(DSV3).weight_dtype_label == "fp8"  # DeepSeek ships fp8 blocks
+
+
+def test_a_quantised_weight_dtype_keeps_the_lm_head_and_embedding_at_the_native_dtype():
+    llama = load_model("llama-3.1-8b")
+    for wd in ("fp8", "int8", "w8a16", "int4", "fp4"):  # as quantised checkpoints ship them (ignore=["lm_head"])
+        dep = deployment(llama, wd)
+        assert dep.dtype("lm_head") == dep.dtype("embedding") == "bf16" and dep.dtype("mlp") == wd
+        assert dep.weight_dtype_label == wd
+    assert set(deployment(llama, "fp32").dtypes.values()) == {"fp32"}  # 16/32-bit floats: every class
+    assert set(deployment(GPT_OSS, "fp16").dtypes.values()) == {"fp16"}
+    # the LM head of Llama-3.1-8B (128256 x 4096) stays 2 bytes a weight: 1.05 GB of an int4 step's bytes
+    by_class = weight_bytes_by_class(llama, deployment(llama, "int4"))
+    assert by_class["lm_head"] == pytest.approx(128256 * 4096 * 2.0)
 
 
 def test_fp4_weights_on_hopper_compute_in_bf16_and_fp8_uses_its_own_efficiency():

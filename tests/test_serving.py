@@ -138,6 +138,27 @@ def test_quantised_moe_efficiency_slows_only_quantised_routed_experts():
         engine_from_dict({"name": "x", "source": "s", "quantised_moe_efficiency": 1.5}, "e.yaml")
 
 
+def test_weight_only_efficiency_slows_only_gemms_that_dequantise_their_weights():
+    from roofline.engine import weight_only
+
+    llama, h100, a100 = load_model("llama-3.1-8b"), load_hardware("h100-sxm"), load_hardware("a100-sxm-80gb")
+    slow = dataclasses.replace(IDEAL, weight_only_efficiency=0.5)
+    int4 = deployment(llama, "int4")
+    base = step_metrics(h100, llama, 4, 1, 2048, int4, with_operators=True)["operators"]
+    half = step_metrics(h100, llama, 4, 1, 2048, int4, engine=slow, with_operators=True)["operators"]
+    assert float(half["mlp"]["time_s"]) == pytest.approx(2 * float(base["mlp"]["time_s"]))
+    assert float(half["lm_head"]["time_s"]) == float(base["lm_head"]["time_s"])  # the bf16 LM head does not dequantise
+    assert float(half["attention"]["time_s"]) == float(base["attention"]["time_s"])
+    # fp8 weights are weight-only only where the device has no fp8 tensor cores (Marlin FP8 on Ampere)
+    assert weight_only(h100, "int4") and weight_only(h100, "w8a16") and weight_only(h100, "fp4")
+    assert not weight_only(h100, "fp8") and weight_only(a100, "fp8") and not weight_only(h100, "bf16")
+    fp8 = deployment(llama, "fp8")
+    assert float(step_metrics(h100, llama, 4, 1, 2048, fp8, engine=slow)["step_time_s"]) == float(
+        step_metrics(h100, llama, 4, 1, 2048, fp8)["step_time_s"])
+    with pytest.raises(RooflineError, match="weight_only_efficiency: expected a fraction"):
+        engine_from_dict({"name": "x", "source": "s", "weight_only_efficiency": 0}, "e.yaml")
+
+
 def test_weight_only_int8_streams_one_byte_per_weight_and_computes_in_bf16_without_quantisation_costs():
     a100, mixtral = load_hardware("a100-sxm-80gb"), load_model("mixtral-8x7b")
     engine = dataclasses.replace(IDEAL, kernel_latency_s=1e-6, quant_kernels_per_gemm=1, quantised_moe_efficiency=0.5,

@@ -57,7 +57,11 @@ from roofline.harness.runtime import median_time_s, setup_runtime, torch_dtype
 from roofline.units import format_seconds, format_si
 
 OVERHEAD_DEPTHS = (2, 16)  # layers of the tiny-width decoder whose step times give step_overhead and layer_overhead
-GEMM_SWEEP_M = (1, 4, 16, 24, 32, 48, 64, 80, 96, 128, 192, 256, 512, 1024)
+# M of the weight-GEMM sweep: every row count from 1 to 5 and several to 16, where decode steps and the verify
+# passes of small batches run (k + 1 rows at batch 1), then the road past the ridge point. A BLAS whose small-M
+# kernels are uneven (MKL on an AVX2 EPYC: 3 rows 1.5-1.7x a 1-row pass, 4 rows 0.9-1.1x) is then fitted on
+# the rows decoding uses, not on one lucky row count (docs/VALIDATION.md, session 6)
+GEMM_SWEEP_M = (1, 2, 3, 4, 5, 8, 9, 12, 16, 24, 32, 48, 64, 80, 96, 128, 192, 256, 512, 1024)
 # largest M of the GEMM sweep per dtype: far past the ridge point (bf16 on AMX: about 100 tokens;
 # fp32 on AVX2/AVX-512 FMAs: a few tokens), and fp32 GEMMs at M = 1024 over 1 GB take seconds each
 GEMM_SWEEP_MAX_M = {"bf16": 1024, "fp32": 64}
