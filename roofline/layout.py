@@ -17,8 +17,8 @@ pp <= layers.
 
 Precision: a model profile may declare the checkpoint's native dtype per weight class (`precision:`
 in docs/PROFILES.md; gpt-oss-120b ships MXFP4 experts, DeepSeek-V3 fp8 blocks); `weight_dtype`
-overrides every class but the embedding and the LM head, `expert_dtype` the routed (and shared) experts
-only. Without either, a class the profile does not name is bf16.
+overrides every class (a quantised one all but the embedding and the LM head, below), `expert_dtype` the
+routed (and shared) experts only. Without either, a class the profile does not name is bf16.
 
 A quantised `weight_dtype` (fp8, int8, w8a16, int4, fp4) leaves the embedding and the LM head at the model's
 native dtype, as quantised checkpoints ship them: vLLM's llm-compressor recipes quantise the Linear layers with
