@@ -1,0 +1,47 @@
+"""roofline.errors: the one-line messages every bad input gets (file, field, expected, found)."""
+
+import warnings
+
+import pytest
+
+from roofline.errors import RooflineError, RooflineWarning, field_error, unknown_key_error, unknown_name_error, warn
+
+
+def test_a_field_error_names_file_field_expected_and_found_and_is_a_value_error():
+    err = field_error("h100.yaml", "memory", "a size like '80 GB'", "eighty")
+    assert isinstance(err, ValueError) and isinstance(err, RooflineError)
+    assert str(err) == "h100.yaml: memory: expected a size like '80 GB', found 'eighty'"
+    assert "\n" not in str(field_error("f", "k", "x", "two\nlines"))  # repr keeps a found value on one line
+
+
+def test_a_long_found_value_is_cut_to_120_characters():
+    message = str(field_error("f.yaml", "notes", "a string", "x" * 500))
+    found = message.split("found ", 1)[1]
+    assert len(found) == 120 and found.endswith("...") and found.startswith("'xxx")
+
+
+def test_an_unknown_name_suggests_the_closest_names_and_the_list_command():
+    message = str(unknown_name_error("hardware", "h100-sx", ["h100-sxm", "h200", "a100-sxm-80gb", "mi300x"]))
+    assert message.startswith("unknown hardware 'h100-sx'; closest: h100-sxm")
+    assert message.endswith("(see `roofline hw list`)")
+    far = str(unknown_name_error("engine", "zzz", ["vllm", "sglang"]))  # nothing close: the most similar anyway
+    assert set(far.split("closest: ", 1)[1].split(", ")) == {"vllm", "sglang"}
+    assert "none installed" in str(unknown_name_error("scenario", "x", []))
+
+
+def test_an_unknown_key_suggests_the_nearest_known_one_or_lists_them():
+    assert str(unknown_key_error("s.yaml", "methd", {"method", "model", "hardware"})) == (
+        "s.yaml: methd: expected a known field (did you mean 'method'?), found 'methd'")
+    listed = str(unknown_key_error("s.yaml", "qqqq", {"b", "a"}))
+    assert "expected a known field (one of a, b), found 'qqqq'" in listed
+    assert len(str(unknown_key_error("s.yaml", "k" * 300, {"a"}))) < 300  # a huge key is cut to 80 characters
+
+
+def test_warn_raises_a_roofline_warning_the_cli_can_print():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warn("efficiency.memory 0.99 is above what any GPU sustains")
+    assert len(caught) == 1 and issubclass(caught[0].category, RooflineWarning)
+    assert str(caught[0].message) == "efficiency.memory 0.99 is above what any GPU sustains"
+    with pytest.warns(RooflineWarning, match="looks"):
+        warn("looks odd")

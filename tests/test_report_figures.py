@@ -1,0 +1,72 @@
+"""roofline.report_figures: one figure per report question, drawn from that question's own results table.
+
+Marked slow: it imports matplotlib and draws every report figure (the quick loop never imports matplotlib)."""
+
+import numpy as np
+import pytest
+
+from roofline.findings import main_engine
+from roofline.report import REPORT_SCENARIOS, run_scenario
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def plotters():
+    from roofline.report_figures import REPORT_PLOTTERS
+
+    return REPORT_PLOTTERS
+
+
+@pytest.fixture(scope="module")
+def results():
+    return {name: run_scenario(name) for name in REPORT_SCENARIOS}
+
+
+def _drawn(ax) -> int:
+    """Artists that show data in a panel: lines, markers, bars, images, filled regions."""
+    return len(ax.lines) + len(ax.collections) + len(ax.images) + len(ax.patches)
+
+
+def test_every_report_question_has_its_own_figure_and_an_unknown_one_the_generic(plotters):
+    from roofline.plots import plotter
+
+    assert set(plotters) == {*REPORT_SCENARIOS, "generic"}
+    assert plotter("report:no-such-question") is plotters["generic"]
+    assert plotter("report:fast-tier-premium") is plotters["fast-tier-premium"]
+
+
+@pytest.mark.parametrize("name", REPORT_SCENARIOS)
+def test_each_report_figure_draws_its_table_and_names_the_engine(plotters, results, name):
+    from roofline.plots import arrange
+
+    r = results[name]
+    engine = main_engine(r.df)
+    df, ops = r.df[r.df["engine"] == engine], r.ops[r.ops["engine"].astype(str) == engine]
+    fig = plotters[name](df, ops, {**r.meta, "engine": [engine]})
+    assert fig is not None, name
+    arrange(fig)
+    panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_subplotspec() is not None]
+    assert panels and all(_drawn(ax) > 0 for ax in panels), name
+    title = fig._suptitle.get_text() if fig._suptitle is not None else ""
+    assert f"engine {engine}" in title, (name, title)
+    fig.canvas.draw()  # renders without error, inside the figure's bounds
+    width, height = fig.canvas.get_width_height()
+    assert width > 400 and height > 300
+
+
+def test_the_generic_figure_draws_nothing_for_a_table_where_nothing_fits(plotters, results):
+    r = results["flops-vs-time"]
+    assert plotters["generic"](r.df, r.ops, r.meta) is not None
+    nothing = r.df.assign(fits_in_memory=False)
+    assert plotters["generic"](nothing, r.ops, r.meta) is None
+
+
+def test_figures_leave_out_or_fade_points_that_do_not_fit(plotters, results):
+    from roofline.report_figures import _fits_only
+
+    r = results["kv-caps-batch"]
+    assert (~r.df["fits_in_memory"].astype(bool)).any()  # the scenario runs past the KV cap
+    kept = _fits_only(r.df)
+    assert len(kept) < len(r.df) and kept["fits_in_memory"].astype(bool).all()
+    assert np.isin(kept.index, r.df.index).all()

@@ -1,0 +1,54 @@
+"""roofline.schema: the JSON Schemas editors check profiles with, built from the loaders' own tables."""
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from roofline.schema import hardware_schema, model_schema, quantity_schema, schema_text
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("kind, good, bad", [
+    ("bytes_per_s", ["3.35 TB/s", "900 GBps", "1e12 B/s", " 4.8 TB/s "], ["3.35", "3.35 TB", "fast", "-1 TB/s"]),
+    ("bytes", ["80 GB", "96 GiB", ".5 TB"], ["80", "80 GB/s", "80 Gb"]),
+    ("seconds", ["20 us", "1.5 ms", "3 µs"], ["20", "20 GB"]),
+])
+def test_a_quantity_is_a_number_and_a_unit_of_its_own_kind(kind, good, bad):
+    pattern = re.compile(quantity_schema(kind)["pattern"])
+    assert all(pattern.match(text) for text in good), good
+    assert not any(pattern.match(text) for text in bad), bad
+
+
+def test_every_shipped_model_profile_satisfies_the_model_schema_and_bad_ones_do_not():
+    validator = jsonschema.Draft202012Validator(model_schema())
+    paths = sorted((ROOT / "model_profiles").glob("*.yaml"))
+    assert len(paths) >= 20
+    for path in paths:
+        errors = [e.message for e in validator.iter_errors(yaml.safe_load(path.read_text()))]
+        assert errors == [], (path, errors)
+    llama = yaml.safe_load((ROOT / "model_profiles" / "llama-3.1-8b.yaml").read_text())
+    for change in ({"layers": 0}, {"colour": "red"}, {"ffn_gated": "yes"},
+                   {"attention": {"kv_layout": "paged", "groups": [{"kind": "full", "layers": 32}]}}):
+        assert not validator.is_valid({**llama, **change}), change
+
+
+def test_the_hardware_schema_refuses_unknown_fields_and_efficiencies_above_one():
+    validator = jsonschema.Draft202012Validator(hardware_schema())
+    h100 = yaml.safe_load((ROOT / "hardware_profiles" / "h100-sxm.yaml").read_text())
+    assert validator.is_valid(h100)
+    assert not validator.is_valid({**h100, "memory_bandwith": "3.35 TB/s"})  # a typo is an unknown field
+    assert not validator.is_valid({**h100, "efficiency": {**h100["efficiency"], "memory": 1.2}})
+    assert not validator.is_valid({**h100, "peak_flops": {"bf16_sparse": "1979 TFLOP/s"}})
+    assert validator.is_valid({**h100, "x_my_note": 3, "measured_gemv": [1, 2]})  # x_ and measured_ keys pass
+
+
+def test_the_printed_schema_is_stable_json_ending_in_a_newline():
+    text = schema_text("hardware")
+    assert text.endswith("}\n") and json.loads(text) == hardware_schema()
+    assert schema_text("hardware") == text  # the same bytes every time (the shipped file is this output)
+    assert json.loads(schema_text("model"))["title"] == "roofline model profile"
