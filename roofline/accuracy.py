@@ -9,7 +9,9 @@ or every row with `--engine`) and with `ideal`, the pure roofline bound. Per row
                                                       or too long a step_time_s)
 
 and per group of rows: the median absolute error, its 90th percentile and the share of rows within 15%,
-overall, per source and per regime (batch 1 / 2-64 / above 64; dense / MoE; with / without speculation).
+overall, per source and per regime (batch 1 / 2-64 / above 64; dense / MoE; with / without speculation;
+16-bit weights / weights computing in fp8, int8 or fp4 / weight-only quantised weights, dequantised in the GEMM
+on the row's GPU, `engine.weight_only`).
 The issue's targets are checked on the held-out rows: at least 80% within 15%, median at most 10%, and the
 batch-1 speed of MoE models within 25%. Rows the model cannot predict (a draft model without a measured
 acceptance) are counted and named, never dropped silently.
@@ -30,12 +32,26 @@ from roofline.serving import DEFAULT_ENGINE
 WITHIN = 0.15
 MOE_BATCH1_WITHIN = 0.25
 BATCH_REGIMES = ("batch 1", "batch 2-64", "batch > 64")
+PRECISIONS = ("16-bit weights", "fp8 / int8 / fp4 compute", "weight-only quantised")
 TARGETS = {"within_15pct": 0.80, "median_abs_error": 0.10, "batch1_moe_within_25pct": 1.0}
 
 
 def batch_regime(batch) -> np.ndarray:
     b = np.asarray(batch)
     return np.where(b <= 1, BATCH_REGIMES[0], np.where(b <= 64, BATCH_REGIMES[1], BATCH_REGIMES[2]))
+
+
+def precision(hardware_names, weight_dtypes, profiles: tuple = ()) -> np.ndarray:
+    """Each row's PRECISIONS label: 16-bit weights, weights computing in their own narrow dtype, or weights
+    the GEMM dequantises on that GPU (engine.weight_only: w8a16, int4; fp8 / fp4 without tensor cores for them)."""
+    from roofline.engine import weight_only
+    from roofline.hardware import load_hardware
+
+    pairs = pd.Series(list(zip(hardware_names, weight_dtypes)))
+    labels = {(hw, dtype): PRECISIONS[0] if dtype in ("fp32", "bf16", "fp16") else
+              PRECISIONS[2] if weight_only(load_hardware(hw, tuple(profiles)), dtype) else PRECISIONS[1]
+              for hw, dtype in pairs.unique()}
+    return pairs.map(labels).to_numpy()
 
 
 def error_stats(errors) -> dict:
@@ -70,6 +86,7 @@ def accuracy_table(path: str | Path | None = None, engine: str | None = None, pr
         batch_regime=batch_regime(pred["batch"]),
         moe=pred["model"].map(moe),
         speculative=pred["method"] != "none",
+        precision=precision(pred["hardware"].astype(str), pred["weight_dtype"].astype(str), profiles),
     )
     return out
 
@@ -86,6 +103,8 @@ def summarize(df: pd.DataFrame, engine_label: str, file: str, split: str) -> dic
     regimes["MoE"] = both(df[df["moe"]])
     regimes["without speculation"] = both(df[~df["speculative"]])
     regimes["with speculation"] = both(df[df["speculative"]])
+    for name in PRECISIONS:
+        regimes[name] = both(df[df["precision"] == name])
     moe1 = df[df["moe"] & (df["batch"] == 1) & df["quantity"].isin(["tokens_per_s_per_user", "tokens_per_s", "step_time_s"])]
     moe1_err = np.abs(moe1["error"].to_numpy())
     moe1_err = moe1_err[np.isfinite(moe1_err)]
@@ -224,7 +243,7 @@ def write_accuracy(out: Path, force: bool = False, path: str | Path | None = Non
     columns = ["row", "source_id", "engine", "engine_used", "hardware", "gpus", "tp", "ep", "dp_attention", "model",
                "weight_dtype", "kv_dtype", "batch", "input_len", "output_len", "method", "k", "acceptance_length",
                "quantity", "value", "predicted", "error", "predicted_ideal", "error_ideal", "running_batch", "per_token_time_s",
-               "decode_step_time_s", "prefill_time_s", "tau", "replicas", "batch_regime", "moe", "speculative", "skipped"]
+               "decode_step_time_s", "prefill_time_s", "tau", "replicas", "batch_regime", "moe", "speculative", "precision", "skipped"]
     with staged_dir(Path(out), force) as tmp:
         df[columns].to_csv(tmp / "accuracy.csv", index=False, float_format="%.6g")
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

@@ -30,6 +30,16 @@ def test_error_statistics_by_hand():
     assert error_stats([])["rows"] == 0
 
 
+def test_precision_groups_follow_what_the_gemm_computes_in_on_the_rows_gpu():
+    from roofline.accuracy import PRECISIONS, precision
+
+    labels = precision(["h100-sxm", "h100-sxm", "a100-sxm-80gb", "h100-sxm", "h100-sxm", "b200", "h100-sxm"],
+                       ["bf16", "fp8", "fp8", "int4", "w8a16", "fp4", "fp4"])
+    sixteen, narrow, weight_only = PRECISIONS
+    # fp8 on an A100 and fp4 on an H100 have no tensor cores of their own: dequantised, like int4 and w8a16
+    assert list(labels) == [sixteen, narrow, weight_only, weight_only, weight_only, narrow, weight_only]
+
+
 def test_batch_regimes_are_1_2_to_64_and_above():
     assert list(batch_regime([1, 2, 64, 65])) == ["batch 1", "batch 2-64", "batch 2-64", "batch > 64"]
 
