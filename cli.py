@@ -422,6 +422,7 @@ def bench(
     points: Annotated[list[int], typer.Option(min=1000, max=100_000_000, help="Sweep sizes to time (repeatable).")] = [1_000_000],  # noqa: B006
     chunk_points: Annotated[int, typer.Option(min=1000, max=100_000_000, help="Rows per chunk.")] = 1_000_000,
     format_: Annotated[list[str], typer.Option("--format", help="Output formats to time end to end (repeatable): parquet, csv.")] = ["parquet", "csv"],  # noqa: B006
+    repeats: Annotated[int, typer.Option(min=1, max=20, help="Interleaved rounds after an untimed run; medians and ranges reported.")] = 3,
 ) -> None:
     """Benchmark sweeps: points/s computing only and end to end to each format, the ratios, peak memory; one JSON line per size."""
     from roofline.bench import run_bench
@@ -430,7 +431,7 @@ def bench(
         if fmt not in ("parquet", "csv"):
             raise RooflineError(f"--format: expected parquet or csv, found {fmt!r}")
     for n in points:
-        typer.echo(json.dumps(run_bench(n, chunk_points, tuple(format_))))
+        typer.echo(json.dumps(run_bench(n, chunk_points, tuple(format_), repeats)))
 
 
 @app.command()

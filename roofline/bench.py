@@ -7,8 +7,14 @@ sized to N points. Three runs of the same sweep, timed separately:
     parquet   grid.write_sweep to results.parquet (no plots), end to end
     csv       grid.write_sweep to results.csv (no plots), end to end
 
-and the ratios parquet / compute and csv / compute. Peak memory is the process's peak resident set
-size (ru_maxrss) after the runs, in bytes. Timings are this machine's, printed, never asserted.
+each `repeats` times, interleaved (compute, parquet, csv, compute, ...) after one untimed compute run, and
+the medians reported with their range, and the ratios of the medians parquet / compute and csv / compute.
+The untimed run and the interleaving put the three in the same state of the process: a first run in a
+fresh process pays the kernel's first touch of every page it allocates (on this project's VM that alone
+moved a single compute-only figure between 0.15 and 0.93 s), and a denominator taken once, cold, while
+the writes ran warm after it, made the ratios look 2 to 5 times better than they are. Peak memory is the
+process's peak resident set size (ru_maxrss) after the runs, in bytes. Timings are this machine's,
+printed, never asserted.
 """
 
 from __future__ import annotations
@@ -43,26 +49,47 @@ def synthetic_scenario(points: int):
     return scenario_from_dict(data, "<bench>")
 
 
-def run_bench(points: int, chunk_points: int = 1_000_000, formats: tuple[str, ...] = ("parquet", "csv")) -> dict:
-    """Time one synthetic sweep computed only, then written to each format; return figures and ratios."""
-    sc = synthetic_scenario(points)
-    configs = load_configs(sc)
-    start = time.perf_counter()
+def _compute(sc, configs, chunk_points: int) -> int:
     done = 0
     for _, cols in iter_blocks(sc, configs, chunk_points):
         done += len(cols["batch"])
-    compute_s = time.perf_counter() - start
-    out = {"points": done, "compute_s": round(compute_s, 3), "compute_points_per_s": round(done / compute_s)}
-    for fmt in formats:
-        with tempfile.TemporaryDirectory() as tmp:
+    return done
+
+
+def _write(sc, configs, chunk_points: int, fmt: str) -> int:
+    """Write the sweep to `fmt` in a temporary folder; the bytes of its results file."""
+    with tempfile.TemporaryDirectory() as tmp:
+        write_sweep(sc, configs, Path(tmp), plots=False, chunk_points=chunk_points, fmt=fmt)
+        return sum(p.stat().st_size for p in Path(tmp).glob("results.*"))
+
+
+def run_bench(points: int, chunk_points: int = 1_000_000, formats: tuple[str, ...] = ("parquet", "csv"),
+              repeats: int = 3) -> dict:
+    """Time one synthetic sweep computed only and written to each format, `repeats` interleaved rounds after an
+    untimed compute run (module docstring); return the medians, their ranges and the ratios of the medians."""
+    sc = synthetic_scenario(points)
+    configs = load_configs(sc)
+    done = _compute(sc, configs, chunk_points)  # untimed: the process's first touch of its working set
+    times: dict[str, list[float]] = {name: [] for name in ("compute", *formats)}
+    sizes = {}
+    for _ in range(repeats):
+        start = time.perf_counter()
+        _compute(sc, configs, chunk_points)
+        times["compute"].append(time.perf_counter() - start)
+        for fmt in formats:
             start = time.perf_counter()
-            write_sweep(sc, configs, Path(tmp), plots=False, chunk_points=chunk_points, fmt=fmt)
-            seconds = time.perf_counter() - start
-            size = sum(p.stat().st_size for p in Path(tmp).glob("results.*"))
-        out[f"{fmt}_s"] = round(seconds, 3)
-        out[f"{fmt}_points_per_s"] = round(done / seconds)
-        out[f"{fmt}_over_compute"] = round(seconds / compute_s, 2)
-        out[f"{fmt}_bytes"] = size
+            sizes[fmt] = _write(sc, configs, chunk_points, fmt)
+            times[fmt].append(time.perf_counter() - start)
+    median = {name: float(np.median(values)) for name, values in times.items()}
+    out = {"points": done, "repeats": repeats, "compute_s": round(median["compute"], 3),
+           "compute_s_range": [round(min(times["compute"]), 3), round(max(times["compute"]), 3)],
+           "compute_points_per_s": round(done / median["compute"])}
+    for fmt in formats:
+        out[f"{fmt}_s"] = round(median[fmt], 3)
+        out[f"{fmt}_s_range"] = [round(min(times[fmt]), 3), round(max(times[fmt]), 3)]
+        out[f"{fmt}_points_per_s"] = round(done / median[fmt])
+        out[f"{fmt}_over_compute"] = round(median[fmt] / median["compute"], 2)
+        out[f"{fmt}_bytes"] = sizes[fmt]
     rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     out["peak_rss_bytes"] = rss_kib * (1 if sys.platform == "darwin" else 1024)
     out["chunk_points"] = chunk_points

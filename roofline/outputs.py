@@ -107,8 +107,12 @@ class TableWriter:
         if self.fmt in ("parquet", "both"):
             import pyarrow.parquet as pq
 
-            if self._parquet is None:
-                self._parquet = pq.ParquetWriter(self.stem.with_suffix(".parquet"), table.schema, compression="lz4")
+            if self._parquet is None:  # dictionary pages for the label columns only: tried on a float column of a
+                # million distinct values, a dictionary is built and then abandoned (0.82 s against 0.50 s for a
+                # 983,040-row table, 53 MB against 55 MB)
+                labels_only = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
+                self._parquet = pq.ParquetWriter(self.stem.with_suffix(".parquet"), table.schema, compression="lz4",
+                                                 use_dictionary=labels_only)
             self._parquet.write_table(table)
         if self._csv is not None:
             self._csv.write(_csv_bytes(table.cast(pa.schema([_csv_field(f) for f in table.schema])), self._header))

@@ -11,7 +11,11 @@ def test_the_synthetic_scenario_has_about_the_asked_points():
 
 @pytest.mark.slow
 def test_bench_reports_every_format_and_its_ratio_to_compute():
-    r = run_bench(40_960, chunk_points=10_000)
-    assert r["points"] == 40_960
+    r = run_bench(40_960, chunk_points=10_000, repeats=3)
+    assert r["points"] == 40_960 and r["repeats"] == 3
+    low, high = r["compute_s_range"]
+    assert low <= r["compute_s"] <= high  # the median of the repeats lies within their range
     for fmt in ("parquet", "csv"):
         assert r[f"{fmt}_bytes"] > 0 and r[f"{fmt}_over_compute"] == pytest.approx(r[f"{fmt}_s"] / r["compute_s"], rel=0.05, abs=0.02)
+        low, high = r[f"{fmt}_s_range"]
+        assert low <= r[f"{fmt}_s"] <= high
