@@ -46,9 +46,10 @@ def precision(hardware_names, weight_dtypes, profiles: tuple = ()) -> np.ndarray
     the GEMM dequantises on that GPU (engine.weight_only: w8a16, int4; fp8 / fp4 without tensor cores for them)."""
     from roofline.engine import weight_only
     from roofline.hardware import load_hardware
+    from roofline.layout import QUANTISED_DTYPES
 
     pairs = pd.Series(list(zip(hardware_names, weight_dtypes)))
-    labels = {(hw, dtype): PRECISIONS[0] if dtype in ("fp32", "bf16", "fp16") else
+    labels = {(hw, dtype): PRECISIONS[0] if dtype not in QUANTISED_DTYPES else
               PRECISIONS[2] if weight_only(load_hardware(hw, tuple(profiles)), dtype) else PRECISIONS[1]
               for hw, dtype in pairs.unique()}
     return pairs.map(labels).to_numpy()
