@@ -4,22 +4,27 @@ A figure job is (plotter name, results table, operators table, meta, path withou
 `roofline.plots.draw_figure` draws one. The standard plots of a sweep are `standard_jobs`; a report's
 figures are jobs named `report:QUESTION`.
 
-`FigurePool` forks its workers when it is created, each importing roofline.plots (matplotlib, about
-half a second on a small machine) while the caller computes and writes its tables; the caller itself
-never imports matplotlib to draw. So that import leaves the serial path of `roofline sweep` and
-`roofline report`:
+`FigurePool` forks one process (the seed) when it is created. The seed imports roofline.plots
+(matplotlib, about half a second on a small machine) while the caller computes and writes its tables,
+then forks the drawers from itself, so they start with matplotlib loaded: it is imported once, not once
+per drawer, and the caller itself never imports it to draw. So that import leaves the serial path of
+`roofline sweep` and `roofline report`:
 
-    wall ~ max(caller's compute and write, worker start-up) + drawing / workers
+    wall ~ max(caller's compute and write, seed's import) + drawing / drawers
 
-Workers are forked, never spawned (a spawned worker would re-import everything); where fork does not
-exist, or with one worker or one job, `draw` draws in the calling process, one figure after another.
+Drawers take the next job when they finish one and send back (index, paths) or the job's error; the seed
+watches them, so a drawer that dies (a signal, out of memory) becomes an error, not a wait. Processes
+are forked, never spawned (a spawned one would re-import everything); where fork does not exist, or with
+one worker or one job, `draw` draws in the calling process, one figure after another.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
 import os
-from concurrent.futures import ProcessPoolExecutor
+import pickle
+import queue
 from pathlib import Path
 
 import pandas as pd
@@ -78,41 +83,91 @@ def report_job(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict, stem:
     return (f"report:{name}", df, ops, meta, Path(stem), tuple(formats))
 
 
-def _warm() -> None:
-    import roofline.plots  # noqa: F401  (matplotlib and the plotters, imported once per worker)
-
-
-def _ready() -> bool:
-    return True
-
-
 def _draw(job: tuple) -> list[Path]:
     from roofline.plots import draw_figure
 
     return draw_figure(job)
 
 
+def _sendable(exc: BaseException) -> BaseException:
+    """`exc` if it survives pickling (to cross back to the caller), else a RooflineError saying what it was."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:
+        return RooflineError(f"drawing a figure: {type(exc).__name__}: {exc}")
+
+
+def _drawer(jobs, results) -> None:
+    """Draw (index, job) items from `jobs` until None, putting (index, paths, None) or (index, None, error)."""
+    while (item := jobs.get()) is not None:
+        index, job = item
+        try:
+            results.put((index, _draw(job), None))
+        except Exception as exc:
+            results.put((index, None, _sendable(exc)))
+
+
+def _seed(workers: int, jobs, results) -> None:
+    """Import roofline.plots (matplotlib) once, fork the drawers from this process, then watch them: a drawer
+    that ends without being told to (killed, out of memory) is reported, so the caller never waits forever."""
+    import roofline.plots  # noqa: F401
+
+    context = multiprocessing.get_context("fork")
+    drawers = [context.Process(target=_drawer, args=(jobs, results), name=f"roofline-drawer-{i}") for i in range(workers)]
+    for drawer in drawers:
+        drawer.start()
+    running = {drawer.sentinel: drawer for drawer in drawers}
+    while running:  # whichever ends first
+        for sentinel in multiprocessing.connection.wait(list(running)):
+            drawer = running.pop(sentinel)
+            drawer.join()
+            if drawer.exitcode != 0:
+                results.put((None, None, RooflineError(f"figure worker {drawer.name}: ended with exit code {drawer.exitcode}")))
+
+
 class FigurePool:
-    """Worker processes for figure jobs, started now (see the module docstring). Use as a context manager;
-    `draw(jobs)` returns each job's written paths, in job order."""
+    """Figure drawers, started now (see the module docstring). Use as a context manager; `draw(jobs)` returns
+    each job's written paths, in job order, and raises the first error a job raised."""
 
     def __init__(self, jobs: int, workers: int | None = None):
-        n = min(workers or os.cpu_count() or 1, max(jobs, 1))
-        self._pool = None
-        if n > 1 and "fork" in multiprocessing.get_all_start_methods():
-            self._pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"), initializer=_warm)
-            for _ in range(n):  # start every worker now, so its import overlaps the caller's work
-                self._pool.submit(_ready)
+        self._workers = min(workers or os.cpu_count() or 1, max(jobs, 1))
+        self._seed = None
+        if self._workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+            context = multiprocessing.get_context("fork")
+            self._jobs, self._results = context.Queue(), context.Queue()
+            self._seed = context.Process(target=_seed, args=(self._workers, self._jobs, self._results), name="roofline-figures")
+            self._seed.start()
 
     def draw(self, jobs: list[tuple]) -> list[list[Path]]:
-        if self._pool is None or len(jobs) <= 1:
+        if self._seed is None or len(jobs) <= 1:
             return [_draw(job) for job in jobs]
-        return list(self._pool.map(_draw, jobs))
+        for index, job in enumerate(jobs):
+            self._jobs.put((index, job))
+        drawn: list = [None] * len(jobs)
+        for _ in jobs:
+            index, paths, error = self._next()
+            if error is not None:
+                raise error
+            drawn[index] = paths
+        return drawn
+
+    def _next(self) -> tuple:
+        while True:
+            try:
+                return self._results.get(timeout=0.5)
+            except queue.Empty:
+                if not self._seed.is_alive():
+                    raise RooflineError(f"figure workers: ended with exit code {self._seed.exitcode} before drawing every figure") from None
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
+        if self._seed is not None:
+            for _ in range(self._workers):
+                self._jobs.put(None)
+            self._seed.join()
+            for q in (self._jobs, self._results):  # nothing left to deliver: never wait on a pipe at exit
+                q.cancel_join_thread()
+            self._seed = None
 
     def __enter__(self) -> FigurePool:
         return self

@@ -44,7 +44,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.text import Text
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator
+from matplotlib.ticker import FuncFormatter, Locator, LogLocator, NullFormatter, NullLocator
 
 from roofline.errors import RooflineError
 from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots' names and columns)
@@ -180,6 +180,49 @@ def _extent_px(texts, along: str) -> float:
     return max(sizes, default=0.0)
 
 
+class _InView(Locator):
+    """The ticks of locator `base` that lie in the axis's view, no others. A log locator returns a decade or more
+    beyond each side of the view, and matplotlib builds a Tick (two lines, two texts) for every location a
+    locator returns, updates it and then drops the ones outside the view: on the standard plots that was about
+    half of every tick built. The view test is matplotlib's own (in the axis's transformed coordinates), with a
+    wider tolerance, so every tick matplotlib would draw is kept."""
+
+    def __init__(self, base: Locator):
+        self.base = base
+
+    def set_axis(self, axis) -> None:
+        super().set_axis(axis)
+        self.base.set_axis(axis)
+
+    def __call__(self):
+        locs = np.asarray(self.base(), dtype=float)
+        if locs.size == 0 or self.axis is None:
+            return locs
+        transform = self.axis.get_transform()
+        lo, hi = sorted(transform.transform(np.asarray(self.axis.get_view_interval(), dtype=float)))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            at = np.asarray(transform.transform(locs), dtype=float)
+        tol = 1e-6 * max(hi - lo, 1e-300)
+        return locs[~np.isfinite(at) | ((at >= lo - tol) & (at <= hi + tol))] if np.isfinite(lo + hi) else locs
+
+    def tick_values(self, vmin, vmax):
+        return self.base.tick_values(vmin, vmax)
+
+    def nonsingular(self, v0, v1):
+        return self.base.nonsingular(v0, v1)
+
+    def view_limits(self, vmin, vmax):
+        return self.base.view_limits(vmin, vmax)
+
+
+def _ticks_in_view(ax) -> None:
+    """Wrap both locators of both axes of `ax` in _InView (once)."""
+    for axis in (ax.xaxis, ax.yaxis):
+        for ticker in (axis.major, axis.minor):
+            if not isinstance(ticker.locator, _InView):
+                axis.set_major_locator(_InView(ticker.locator)) if ticker is axis.major else axis.set_minor_locator(_InView(ticker.locator))
+
+
 def _tick_labels(axis) -> list:
     """The tick labels (major and minor, both sides) that the axis draws: its ticks updated once, as drawing
     would (Axis._update_ticks returns the ticks inside the view)."""
@@ -244,6 +287,8 @@ def arrange(fig: Figure) -> None:
     nrows, ncols = panels[0].get_subplotspec().get_gridspec().get_geometry()
     width_px, height_px = fig.bbox.width, fig.bbox.height
     pad = MARGIN_PAD_PT * fig.dpi / 72.0
+    for ax in panels:
+        _ticks_in_view(ax)
     deco = [_decorations_px(ax) for ax in panels]
     most = {side: max(d[side] for d in deco) for side in ("left", "bottom", "top", "right")}
     _fit_title(fig, width_px - 2 * pad)

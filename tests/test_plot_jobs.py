@@ -3,6 +3,7 @@ calling process, and a FigurePool draws jobs in job order in its workers or, wit
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -10,6 +11,7 @@ import pytest
 
 from roofline.errors import RooflineError
 from roofline.grid import load_configs, operator_table, run_sweep
+from roofline import plot_jobs
 from roofline.plot_jobs import PLOT_NAMES, FigurePool, report_job, standard_jobs
 from roofline.scenario import scenario_from_dict
 
@@ -49,3 +51,24 @@ def test_a_pool_draws_every_job_in_job_order(tmp_path, workers):
         drawn = pool.draw(jobs)
     assert [paths[0].name if paths else None for paths in drawn][:3] == ["generic.png", "roofline.png", "step_time_vs_tokens.png"]
     assert all(p.stat().st_size > 10_000 for paths in drawn for p in paths)
+
+
+def _draw_or_die(job):
+    if job[0] == "die":
+        os._exit(3)  # a drawer killed mid-job (out of memory, a signal)
+    if job[0] == "fail":
+        raise RooflineError("fail: expected a figure this table supports")
+    return [job[4]]
+
+
+@pytest.mark.slow
+def test_a_pool_reports_a_failed_job_and_a_dead_worker_instead_of_waiting(tmp_path, monkeypatch):
+    monkeypatch.setattr(plot_jobs, "_draw", _draw_or_die)  # the pool forks, so its workers see the stand-in
+    ok = ("ok", None, None, {}, tmp_path / "ok", ("png",))
+    with FigurePool(3, workers=2) as pool:
+        assert pool.draw([ok, ok]) == [[tmp_path / "ok"]] * 2
+        with pytest.raises(RooflineError, match="fail: expected a figure"):
+            pool.draw([ok, ("fail", *ok[1:])])
+    with FigurePool(3, workers=2) as pool:
+        with pytest.raises(RooflineError, match="figure worker roofline-drawer-[01]: ended with exit code 3"):
+            pool.draw([("die", *ok[1:]), ok, ok])
