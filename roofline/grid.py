@@ -44,8 +44,8 @@ OUTPUT_COLUMNS = (
     "fits_in_memory", "max_batch", "best_k", "break_even_batch", "cost_usd_per_million_tokens",
     "baseline_cost_usd_per_million_tokens", "tokens_per_s_per_device",
 )
-COLUMNS = (*LABEL_COLUMNS, "tp", "dp_attention", "ep", "pp", "devices", "shared_prefix", "batch", "context", "k", "alpha",
-           *OUTPUT_COLUMNS)
+INPUT_COLUMNS = (*LABEL_COLUMNS, "tp", "dp_attention", "ep", "pp", "devices", "shared_prefix", "batch", "context", "k", "alpha")
+COLUMNS = (*INPUT_COLUMNS, *OUTPUT_COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -281,7 +281,7 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
     timings = {"compute_s": 0.0, "write_s": 0.0, "plot_s": 0.0}
     t0 = time.perf_counter()
     blocks = iter_blocks(sc, configs, chunk_points)
-    with TableWriter(out_dir / "results", COLUMNS, fmt) as writer:
+    with TableWriter(out_dir / "results", COLUMNS, fmt, statistics=INPUT_COLUMNS) as writer:
         while True:
             t = time.perf_counter()
             item = next(blocks, None)

@@ -66,15 +66,19 @@ def progress_bar(done: int, total: int, elapsed_s: float, note: str = "", width:
 class TableWriter:
     """Streams tidy blocks (constant labels + numeric columns) to `stem`.csv and/or `stem`.parquet.
 
-    Parquet keeps every float64 exactly. CSV is written by Arrow's C++ writer, floats as the shortest
-    float32 round-trip string (7 significant digits: 0.00534044, not 0.005340445257945567), each block
-    split in two halves formatted on two threads; CSV and Parquet hold the same rows in the same order.
+    Parquet keeps every float64 exactly, with min/max statistics for the `statistics` columns only (default:
+    all): a sweep names its inputs (labels and axes, what a reader skips row groups on), since statistics of
+    a million distinct output floats cost about a fifth of the write (983,040 rows: 0.48 s with them on every
+    column, 0.38 s on the inputs only). CSV is written by Arrow's C++ writer, floats as the shortest float32
+    round-trip string (7 significant digits: 0.00534044, not 0.005340445257945567), each block split in two
+    halves formatted on two threads; CSV and Parquet hold the same rows in the same order.
     """
 
-    def __init__(self, stem: Path, columns: tuple[str, ...], fmt: str = "both"):
+    def __init__(self, stem: Path, columns: tuple[str, ...], fmt: str = "both", statistics: tuple[str, ...] | None = None):
         if fmt not in ("csv", "parquet", "both"):
             raise RooflineError(f"--format: expected csv, parquet or both, found {fmt!r}")
         self.stem, self.columns, self.fmt = Path(stem), columns, fmt
+        self.statistics = list(columns if statistics is None else statistics)
         self.files: list[str] = []
         self._csv = self._parquet = None
         self._header = True
@@ -112,7 +116,7 @@ class TableWriter:
                 # 983,040-row table, 53 MB against 55 MB)
                 labels_only = [f.name for f in table.schema if pa.types.is_dictionary(f.type)]
                 self._parquet = pq.ParquetWriter(self.stem.with_suffix(".parquet"), table.schema, compression="lz4",
-                                                 use_dictionary=labels_only)
+                                                 use_dictionary=labels_only, write_statistics=self.statistics)
             self._parquet.write_table(table)
         if self._csv is not None:
             self._csv.write(_csv_bytes(table.cast(pa.schema([_csv_field(f) for f in table.schema])), self._header))

@@ -22,6 +22,19 @@ def test_csv_and_parquet_hold_the_same_rows_and_csv_floats_keep_seven_digits(tmp
     np.testing.assert_allclose(csv["step_time_s"], parquet["step_time_s"], rtol=1e-6)  # CSV: float32 shortest form
 
 
+def test_parquet_statistics_are_written_for_the_named_columns_only(tmp_path):
+    import pyarrow.parquet as pq
+
+    cols = {"batch": np.arange(1000), "step_time_s": np.linspace(1e-3, 2e-3, 1000)}
+    with TableWriter(tmp_path / "some", ("hardware", "batch", "step_time_s"), "parquet", statistics=("hardware", "batch")) as w:
+        w.write({"hardware": "h100-sxm"}, cols)
+    with TableWriter(tmp_path / "all", ("hardware", "batch", "step_time_s"), "parquet") as w:
+        w.write({"hardware": "h100-sxm"}, cols)
+    some, every = (pq.ParquetFile(tmp_path / f"{name}.parquet").metadata.row_group(0) for name in ("some", "all"))
+    assert some.column(1).statistics.max == 999 and every.column(2).statistics.min == 1e-3
+    assert some.column(2).statistics is None  # the output column: no min/max
+
+
 def test_a_failure_inside_a_staged_folder_leaves_nothing_behind(tmp_path):
     out = tmp_path / "o"
     with pytest.raises(RuntimeError), staged_dir(out, force=False) as tmp:
