@@ -214,7 +214,7 @@ def operator_table(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
     batch = np.asarray(sc.axes["batch"], dtype=np.float64)
     context = float(sc.axes["context"][0])
     q_verify = float(sc.tree_nodes + 1 if sc.tree_nodes else max(int(np.max(sc.axes["k"])), 1) + 1)
-    rows = []
+    columns: dict[str, list] = {}  # one list of arrays per column, one DataFrame at the end (not one per operator)
     for cfg in configs:
         gemm_dtype = cfg.dep.dtype("mlp" if cfg.model.moe is None else "experts")
         ceilings = {
@@ -227,14 +227,16 @@ def operator_table(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
             m = step_metrics(cfg.hw, cfg.model, batch, q, context, cfg.dep, engine=cfg.engine,
                              shared_prefix=cfg.shared_prefix, with_operators=True)
             for op, v in m["operators"].items():
-                keep = (v["bytes"] > 0) | (v["flops"] > 0)
-                frame = pd.DataFrame({
+                keep = np.broadcast_to((v["bytes"] > 0) | (v["flops"] > 0), batch.shape)
+                row = {
                     "hardware": cfg.hw.name, "model": cfg.model.name, "engine": cfg.engine.name, "pass": pass_name,
                     "batch": batch, "context": context, "q": q, "operator": op, "flops": v["flops"], "bytes": v["bytes"],
                     "time_s": v["time_s"], "compute_bound": v["compute_bound"], "step_time_s": m["step_time_s"], **ceilings,
-                })
-                rows.append(frame[keep])
-    return pd.concat(rows, ignore_index=True)
+                }
+                for name, value in row.items():
+                    value = np.full(batch.shape, value, dtype=object) if isinstance(value, str) else np.broadcast_to(value, batch.shape)
+                    columns.setdefault(name, []).append(value[keep])
+    return pd.DataFrame({name: np.concatenate(parts) for name, parts in columns.items()})
 
 
 def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:

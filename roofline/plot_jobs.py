@@ -127,30 +127,47 @@ def _seed(workers: int, jobs, results) -> None:
 
 
 class FigurePool:
-    """Figure drawers, started now (see the module docstring). Use as a context manager; `draw(jobs)` returns
-    each job's written paths, in job order, and raises the first error a job raised."""
+    """Figure drawers, started now (see the module docstring). Use as a context manager. `submit(job)` hands a
+    job over at once (drawers start on it while the caller goes on), `collect()` returns the written paths of
+    every job submitted since the last collect, in submission order, and raises the first error a job raised;
+    `draw(jobs)` is both."""
 
     def __init__(self, jobs: int, workers: int | None = None):
         self._workers = min(workers or os.cpu_count() or 1, max(jobs, 1))
         self._seed = None
+        self._waiting: list[tuple] = []  # without drawers: the jobs collect() will draw here
+        self._submitted = self._collected = 0
         if self._workers > 1 and "fork" in multiprocessing.get_all_start_methods():
             context = multiprocessing.get_context("fork")
             self._jobs, self._results = context.Queue(), context.Queue()
             self._seed = context.Process(target=_seed, args=(self._workers, self._jobs, self._results), name="roofline-figures")
             self._seed.start()
 
-    def draw(self, jobs: list[tuple]) -> list[list[Path]]:
-        if self._seed is None or len(jobs) <= 1:
+    def submit(self, job: tuple) -> None:
+        if self._seed is None:
+            self._waiting.append(job)
+        else:
+            self._jobs.put((self._submitted, job))
+        self._submitted += 1
+
+    def collect(self) -> list[list[Path]]:
+        first, count = self._collected, self._submitted - self._collected
+        self._collected = self._submitted
+        if self._seed is None:
+            jobs, self._waiting = self._waiting, []
             return [_draw(job) for job in jobs]
-        for index, job in enumerate(jobs):
-            self._jobs.put((index, job))
-        drawn: list = [None] * len(jobs)
-        for _ in jobs:
+        drawn: list = [None] * count
+        for _ in range(count):
             index, paths, error = self._next()
             if error is not None:
                 raise error
-            drawn[index] = paths
+            drawn[index - first] = paths
         return drawn
+
+    def draw(self, jobs: list[tuple]) -> list[list[Path]]:
+        for job in jobs:
+            self.submit(job)
+        return self.collect()
 
     def _next(self) -> tuple:
         while True:
@@ -160,17 +177,25 @@ class FigurePool:
                 if not self._seed.is_alive():
                     raise RooflineError(f"figure workers: ended with exit code {self._seed.exitcode} before drawing every figure") from None
 
-    def close(self) -> None:
+    def close(self, abandon: bool = False) -> None:
+        """Stop the drawers once they have drawn every job submitted; with `abandon` (the caller failed), once
+        they have finished the job each has in hand: the jobs still queued are taken back undrawn."""
         if self._seed is not None:
+            while abandon:
+                try:
+                    self._jobs.get(timeout=0.05)
+                except queue.Empty:
+                    break
             for _ in range(self._workers):
                 self._jobs.put(None)
             self._seed.join()
             for q in (self._jobs, self._results):  # nothing left to deliver: never wait on a pipe at exit
                 q.cancel_join_thread()
             self._seed = None
+        self._waiting = []
 
     def __enter__(self) -> FigurePool:
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, exc_type, *exc) -> None:
+        self.close(abandon=exc_type is not None)

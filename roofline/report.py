@@ -74,11 +74,12 @@ def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
     contexts = np.asarray(sc.axes["context"], dtype=np.float64)
     target = np.zeros(len(df))
     draft = np.zeros(len(df))
+    label = {name: df[name].astype(str).to_numpy() for name in ("hardware", "model", "engine", "method", "draft_hardware")}
+    tp = df["tp"].to_numpy()
     for cfg in configs:
-        rows = ((df["hardware"].astype(str) == cfg.hw.name) & (df["model"].astype(str) == cfg.model.name)
-                & (df["engine"].astype(str) == cfg.engine.name) & (df["method"].astype(str) == cfg.method)
-                & (df["draft_hardware"].astype(str) == (cfg.draft_hw.name if cfg.draft_hw else ""))
-                & (df["tp"] == cfg.dep.tp)).to_numpy()
+        rows = ((label["hardware"] == cfg.hw.name) & (label["model"] == cfg.model.name) & (label["engine"] == cfg.engine.name)
+                & (label["method"] == cfg.method) & (label["draft_hardware"] == (cfg.draft_hw.name if cfg.draft_hw else ""))
+                & (tp == cfg.dep.tp))
         idx = np.searchsorted(contexts, df.loc[rows, "context"].to_numpy(dtype=np.float64))
         t = np.atleast_1d(ttft_s(cfg.hw, cfg.model, contexts, cfg.dep, cfg.engine))
         target[rows] = np.broadcast_to(t, contexts.shape)[idx]
@@ -180,44 +181,47 @@ def write_report(names: list[str] | tuple[str, ...] = (), out_dir: Path = Path("
                  extra_dirs: tuple = (), formats: tuple[str, ...] = ("png",), workers: int | None = None) -> list[Path]:
     """Run the named scenarios (all of REPORT_SCENARIOS when none), write report.md, report.html, img/ and tables/
     into `out_dir` (whole or not at all; an existing non-empty folder only with `force`); return the files written."""
-    from roofline.outputs import check_writable
+    from roofline.outputs import staged_dir
     from roofline.plot_jobs import FigurePool
 
     out_dir = Path(out_dir)
-    check_writable(out_dir, force)
     t0 = time.perf_counter()
-    with FigurePool(len(names or REPORT_SCENARIOS), workers) as pool:  # workers import matplotlib while the scenarios run
-        return _write_report(names, out_dir, force, extra_dirs, formats, pool, t0)
+    # the drawers import matplotlib while the scenarios run, and stop before the folder is kept or removed
+    with staged_dir(out_dir, force) as tmp, FigurePool(len(names or REPORT_SCENARIOS), workers) as pool:
+        written = _write_report(names, tmp, extra_dirs, formats, pool, t0)
+    return [out_dir / p for p in written]
 
 
-def _write_report(names, out_dir: Path, force: bool, extra_dirs: tuple, formats: tuple[str, ...], pool, t0: float) -> list[Path]:
+def _write_report(names, tmp: Path, extra_dirs: tuple, formats: tuple[str, ...], pool, t0: float) -> list[Path]:
+    """write_report's work in the staged folder `tmp`, the figure pool started; the files written, relative to `tmp`."""
     from roofline.findings import finding, main_engine
-    from roofline.outputs import staged_dir
+    from roofline.outputs import write_csv
     from roofline.plot_jobs import report_job
 
-    results = [run_scenario(n, extra_dirs) for n in (names or REPORT_SCENARIOS)]
-    seen: dict = {}
-    for r in results:
-        if r.name in seen:
+    results: list[ScenarioResult] = []
+    (tmp / "img").mkdir()
+    (tmp / "tables").mkdir()
+    for name in names or REPORT_SCENARIOS:  # each figure goes to the drawers as soon as its scenario has run
+        r = run_scenario(name, extra_dirs)
+        if any(r.name == done.name for done in results):
             raise RooflineError(f"{r.path}: name: expected each scenario once in a report, found {r.name!r} twice")
-        seen[r.name] = r
-    with staged_dir(out_dir, force) as tmp:
-        (tmp / "img").mkdir()
-        (tmp / "tables").mkdir()
+        results.append(r)
         # figures show the section's main engine; a finding may compare it with `ideal` from the full table
-        jobs = [report_job(r.name, r.df[r.df["engine"] == main_engine(r.df)], r.ops[r.ops["engine"].astype(str) == main_engine(r.df)],
-                           {**r.meta, "engine": [main_engine(r.df)]}, tmp / "img" / r.name, formats) for r in results]
-        drawn = pool.draw(jobs)
-        sections = []
-        for r, paths in zip(results, drawn):
-            f = finding(r.name, r.df, r.ops, r.meta)
-            r.df.to_csv(tmp / "tables" / f"{r.name}.csv", index=False, float_format="%.6g")
-            png = next((p.name for p in paths if p.suffix == ".png"), None)
-            engines = ", ".join(sorted(r.df["engine"].astype(str).unique()))
-            sections.append(Section(r.name, f.title, f.text, png, _command(r), f"{r.description} (serving engine: {engines})"))
-        seconds = time.perf_counter() - t0
-        images = {p.name: p.read_bytes() for paths in drawn for p in paths if p.suffix == ".png"}
-        (tmp / "report.md").write_text(_markdown(sections, seconds), encoding="utf-8")
-        (tmp / "report.html").write_text(_html(sections, images, seconds), encoding="utf-8")
-        written = sorted(p.relative_to(tmp) for p in tmp.rglob("*") if p.is_file())
-    return [out_dir / p for p in written]
+        engine = main_engine(r.df)
+        pool.submit(report_job(r.name, r.df[r.df["engine"] == engine], r.ops[r.ops["engine"].astype(str) == engine],
+                               {**r.meta, "engine": [engine]}, tmp / "img" / r.name, formats))
+    found = []
+    for r in results:  # while the figures are drawn
+        found.append(finding(r.name, r.df, r.ops, r.meta))
+        write_csv(r.df, tmp / "tables" / f"{r.name}.csv")
+    drawn = pool.collect()
+    sections = []
+    for r, f, paths in zip(results, found, drawn):
+        png = next((p.name for p in paths if p.suffix == ".png"), None)
+        engines = ", ".join(sorted(r.df["engine"].astype(str).unique()))
+        sections.append(Section(r.name, f.title, f.text, png, _command(r), f"{r.description} (serving engine: {engines})"))
+    seconds = time.perf_counter() - t0
+    images = {p.name: p.read_bytes() for paths in drawn for p in paths if p.suffix == ".png"}
+    (tmp / "report.md").write_text(_markdown(sections, seconds), encoding="utf-8")
+    (tmp / "report.html").write_text(_html(sections, images, seconds), encoding="utf-8")
+    return sorted(p.relative_to(tmp) for p in tmp.rglob("*") if p.is_file())

@@ -60,3 +60,16 @@ def test_the_progress_bar_is_one_line_redrawn_in_place(capsys):
     progress_bar(5, 10, 1.25, "points")
     err = capsys.readouterr().err
     assert err.startswith("\r[###############") and "5/10" in err and "\n" not in err
+
+
+def test_write_csv_round_trips_a_frame_and_quotes_only_when_a_value_needs_it(tmp_path):
+    from roofline.outputs import write_csv
+
+    df = pd.DataFrame({"hardware": pd.Categorical(["h100-sxm", "l4"]), "step_time_s": [0.005340445257945567, np.nan],
+                       "fits": [True, False], "batch": [1, 2]})
+    write_csv(df, tmp_path / "plain.csv")
+    assert (tmp_path / "plain.csv").read_text().splitlines()[1] == "h100-sxm,0.0053404453,true,1"
+    back = pd.read_csv(tmp_path / "plain.csv")
+    assert back["fits"].tolist() == [True, False] and back["step_time_s"].isna().tolist() == [False, True]
+    write_csv(df.assign(hardware=["a, b", "c"]), tmp_path / "quoted.csv")
+    assert pd.read_csv(tmp_path / "quoted.csv")["hardware"].tolist() == ["a, b", "c"]

@@ -72,3 +72,24 @@ def test_a_pool_reports_a_failed_job_and_a_dead_worker_instead_of_waiting(tmp_pa
     with FigurePool(3, workers=2) as pool:
         with pytest.raises(RooflineError, match="figure worker roofline-drawer-[01]: ended with exit code 3"):
             pool.draw([("die", *ok[1:]), ok, ok])
+
+
+def _slow_draw(job):
+    import time
+
+    time.sleep(0.3)
+    job[4].write_text("drawn")
+    return [job[4]]
+
+
+@pytest.mark.slow
+def test_a_failing_caller_leaves_the_queued_jobs_undrawn(tmp_path, monkeypatch):
+    import time
+
+    monkeypatch.setattr(plot_jobs, "_draw", _slow_draw)
+    with pytest.raises(RuntimeError, match="the caller failed"), FigurePool(20, workers=2) as pool:
+        for i in range(20):
+            pool.submit((f"job{i}", None, None, {}, tmp_path / f"j{i}", ("png",)))
+        time.sleep(1.0)  # 20 jobs of 0.3 s on 2 drawers need 3 s: most are still queued
+        raise RuntimeError("the caller failed")
+    assert len(list(tmp_path.iterdir())) < 20  # the pool has closed, the queued jobs taken back undrawn
