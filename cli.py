@@ -365,15 +365,20 @@ def sweep(
     chunk_points: Annotated[int, typer.Option(min=1000, max=100_000_000, help="Rows computed per chunk (bounds memory).")] = 1_000_000,
 ) -> None:
     """Run a scenario sweep: results.csv / results.parquet, operators.csv, scenario.json, plots (PNG; SVG with --svg)."""
-    from roofline.grid import load_configs, write_sweep
     from roofline.outputs import staged_dir
-    from roofline.scenario import load_scenario
+    from roofline.plot_jobs import PLOT_NAMES, FigurePool
 
-    sc = load_scenario(scenario, _dirs())
-    configs = load_configs(sc, _dirs())
-    with staged_dir(out, force) as tmp:
+    # the figure workers start before pandas is imported (roofline's API loads on first use): their import of
+    # pandas and matplotlib (about 1 s here) then overlaps this process's, where a small sweep, computed and
+    # written in 0.1 s, would otherwise wait for it (`roofline report` computes for seconds: it forks later)
+    with staged_dir(out, force) as tmp, FigurePool(len(PLOT_NAMES) if plots else 1) as pool:
+        from roofline.grid import load_configs, write_sweep
+        from roofline.scenario import load_scenario
+
+        sc = load_scenario(scenario, _dirs())
+        configs = load_configs(sc, _dirs())
         summary = write_sweep(sc, configs, tmp, plots=plots, chunk_points=chunk_points, fmt=format_, svg=svg,
-                              progress=sys.stderr.isatty() or sc.points > 200_000)
+                              progress=sys.stderr.isatty() or sc.points > 200_000, pool=pool)
     typer.echo(f"{sc.name}: {summary['points']:,} points, engine {', '.join(sorted({c.engine.name for c in configs}))}: "
                f"computed in {summary['compute_s']:.2f} s, written in {summary['write_s']:.2f} s, plotted in {summary['plot_s']:.2f} s -> {out}/")
     for name in summary["files"]:

@@ -42,7 +42,23 @@ The library is a set of flat modules, one concept each:
 
 __version__ = "0.2.0"
 
-from roofline.api import load_hardware, load_model, predict, sweep  # noqa: E402
-from roofline.serving import load_engine  # noqa: E402
-
 __all__ = ["predict", "sweep", "load_hardware", "load_model", "load_engine"]
+_HOME = {"predict": "roofline.api", "sweep": "roofline.api", "load_hardware": "roofline.api", "load_model": "roofline.api",
+         "load_engine": "roofline.serving"}
+
+
+def __getattr__(name: str):
+    """The public API, imported on first use (PEP 562): `import roofline.errors` or `roofline --help` then
+    costs no numpy and pandas (about half a second on a small machine), and the CLI can start its figure
+    workers before it imports them."""
+    if name in _HOME:
+        import importlib
+
+        value = getattr(importlib.import_module(_HOME[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'roofline' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -10,7 +10,6 @@ each chunk whole in batch and k, so memory stays bounded and `write_sweep` strea
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sys
 import time
@@ -259,17 +258,20 @@ FORMATS = ("csv", "parquet", "both")
 
 
 def write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool = True, chunk_points: int = 1_000_000,
-                progress: bool = False, keep_in_memory_max: int = 2_000_000, fmt: str = "both", svg: bool = False) -> dict:
+                progress: bool = False, keep_in_memory_max: int = 2_000_000, fmt: str = "both", svg: bool = False,
+                pool=None) -> dict:
     """Compute the sweep chunk by chunk, streaming results.csv and/or results.parquet into `out_dir`
-    (outputs.TableWriter), then operators.csv, scenario.json and the plots. Returns a summary with the
-    files written and the seconds spent computing, writing and plotting."""
+    (outputs.TableWriter), then operators.csv, scenario.json and the plots, drawn on `pool` (a started
+    plot_jobs.FigurePool, which the caller closes; by default one of this call's own). Returns a summary with
+    the files written and the seconds spent computing, writing and plotting."""
     from roofline.plot_jobs import PLOT_NAMES, FigurePool
 
     out_dir = Path(out_dir)
-    total = sc.points
-    # figure workers start now: they import matplotlib while this process computes and writes the tables
-    with FigurePool(len(PLOT_NAMES)) if plots and total <= keep_in_memory_max else contextlib.nullcontext() as pool:
-        return _write_sweep(sc, configs, out_dir, plots, chunk_points, progress, keep_in_memory_max, fmt, svg, pool)
+    if pool is None and plots and sc.points <= keep_in_memory_max:
+        # figure workers start now: they import matplotlib while this process computes and writes the tables
+        with FigurePool(len(PLOT_NAMES)) as pool:
+            return _write_sweep(sc, configs, out_dir, plots, chunk_points, progress, keep_in_memory_max, fmt, svg, pool)
+    return _write_sweep(sc, configs, out_dir, plots, chunk_points, progress, keep_in_memory_max, fmt, svg, pool)
 
 
 def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool, chunk_points: int, progress: bool,

@@ -26,10 +26,12 @@ import os
 import pickle
 import queue
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from roofline.errors import RooflineError
+
+if TYPE_CHECKING:  # pandas is not imported here, so a pool can start before it is (cli.py)
+    import pandas as pd
 
 PLOT_NAMES = ("roofline", "step_time_vs_tokens", "speedup_heatmap", "throughput_vs_batch", "pareto", "best_k_vs_batch")
 FORMATS = ("png", "svg")

@@ -186,13 +186,15 @@ def write_report(names: list[str] | tuple[str, ...] = (), out_dir: Path = Path("
 
     out_dir = Path(out_dir)
     t0 = time.perf_counter()
-    # the drawers import matplotlib while the scenarios run, and stop before the folder is kept or removed
+    # the drawers import matplotlib while the scenarios run (this module has imported pandas, which they inherit:
+    # the scenarios keep this process busy, so forking earlier would only add an import), and stop before the
+    # folder is kept or removed
     with staged_dir(out_dir, force) as tmp, FigurePool(len(names or REPORT_SCENARIOS), workers) as pool:
-        written = _write_report(names, tmp, extra_dirs, formats, pool, t0)
+        written = _write_report(tmp, names, extra_dirs, formats, pool, t0)
     return [out_dir / p for p in written]
 
 
-def _write_report(names, tmp: Path, extra_dirs: tuple, formats: tuple[str, ...], pool, t0: float) -> list[Path]:
+def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...], pool, t0: float) -> list[Path]:
     """write_report's work in the staged folder `tmp`, the figure pool started; the files written, relative to `tmp`."""
     from roofline.findings import finding, main_engine
     from roofline.outputs import write_csv

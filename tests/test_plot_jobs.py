@@ -26,6 +26,16 @@ def test_importing_plot_jobs_leaves_matplotlib_unimported():
     assert out.stdout.strip() == "False"
 
 
+@pytest.mark.slow
+def test_the_cli_starts_its_figure_pool_before_pandas_is_imported():
+    # what `roofline sweep` and `roofline report` import before they fork the figure workers; then the public API,
+    # imported on first use
+    code = ("import sys, cli, roofline.plot_jobs, roofline.outputs; print('pandas' in sys.modules, 'numpy' in sys.modules); "
+            "import roofline; print(roofline.predict.__module__, 'pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False", "roofline.api", "True"]
+
+
 def test_standard_jobs_are_the_six_plots_in_order_and_a_bad_table_is_one_line(tmp_path):
     sc = scenario_from_dict(SMALL)
     pairs = load_configs(sc)
