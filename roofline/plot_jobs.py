@@ -181,7 +181,9 @@ class FigurePool:
 
     def close(self, abandon: bool = False) -> None:
         """Stop the drawers once they have drawn every job submitted; with `abandon` (the caller failed), once
-        they have finished the job each has in hand: the jobs still queued are taken back undrawn."""
+        they have finished the job each has in hand: the jobs still queued are taken back undrawn. A caller
+        that fails before submitting any job (a bad scenario) does not wait for the seed's imports: the seed
+        is ended at once, and drawers it may have forked end on the stop marks, having nothing to write."""
         if self._seed is not None:
             while abandon:
                 try:
@@ -190,6 +192,8 @@ class FigurePool:
                     break
             for _ in range(self._workers):
                 self._jobs.put(None)
+            if abandon and self._submitted == 0:
+                self._seed.terminate()
             self._seed.join()
             for q in (self._jobs, self._results):  # nothing left to deliver: never wait on a pipe at exit
                 q.cancel_join_thread()

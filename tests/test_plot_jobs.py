@@ -103,3 +103,13 @@ def test_a_failing_caller_leaves_the_queued_jobs_undrawn(tmp_path, monkeypatch):
         time.sleep(1.0)  # 20 jobs of 0.3 s on 2 drawers need 3 s: most are still queued
         raise RuntimeError("the caller failed")
     assert len(list(tmp_path.iterdir())) < 20  # the pool has closed, the queued jobs taken back undrawn
+
+
+@pytest.mark.slow
+def test_a_caller_failing_before_any_job_ends_the_seed_without_waiting_for_its_imports():
+    import signal
+
+    with pytest.raises(RooflineError, match="a bad scenario"), FigurePool(6, workers=2) as pool:
+        seed = pool._seed
+        raise RooflineError("a bad scenario")
+    assert seed.exitcode == -signal.SIGTERM  # ended, not joined after its matplotlib import
