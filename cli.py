@@ -545,7 +545,11 @@ def main() -> None:
     _default_show = warnings.showwarning
     warnings.showwarning = _show
     try:
-        app(args=hoist_profiles(sys.argv[1:]), prog_name="roofline", standalone_mode=False)
+        code = app(args=hoist_profiles(sys.argv[1:]), prog_name="roofline", standalone_mode=False)
+        if isinstance(code, int) and code:  # typer returns an exit code instead of raising: 130 for Ctrl-C
+            if code == 130:
+                typer.echo("interrupted", err=True)
+            sys.exit(code)
     except RooflineError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)

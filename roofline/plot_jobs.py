@@ -25,6 +25,7 @@ import multiprocessing.connection
 import os
 import pickle
 import queue
+import signal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -102,7 +103,17 @@ def _sendable(exc: BaseException) -> BaseException:
 
 def _drawer(jobs, results) -> None:
     """Draw (index, job) items from `jobs` until None, putting (index, paths, None) or (index, None, error)."""
-    while (item := jobs.get()) is not None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's to handle: it stops the pool
+    seed = os.getppid()
+    while True:
+        try:
+            item = jobs.get(timeout=1.0)
+        except queue.Empty:
+            if os.getppid() != seed:  # the seed is gone (killed with the caller): nobody will stop us
+                return
+            continue
+        if item is None:
+            return
         index, job = item
         try:
             results.put((index, _draw(job), None))
@@ -113,6 +124,8 @@ def _drawer(jobs, results) -> None:
 def _seed(workers: int, jobs, results) -> None:
     """Import roofline.plots (matplotlib) once, fork the drawers from this process, then watch them: a drawer
     that ends without being told to (killed, out of memory) is reported, so the caller never waits forever."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's to handle: it stops the pool
+    caller = os.getppid()
     import roofline.plots  # noqa: F401
 
     context = multiprocessing.get_context("fork")
@@ -121,7 +134,12 @@ def _seed(workers: int, jobs, results) -> None:
         drawer.start()
     running = {drawer.sentinel: drawer for drawer in drawers}
     while running:  # whichever ends first
-        for sentinel in multiprocessing.connection.wait(list(running)):
+        ready = multiprocessing.connection.wait(list(running), timeout=1.0)
+        if not ready and os.getppid() != caller:  # the caller was killed: stop drawing for nobody
+            for drawer in running.values():
+                drawer.terminate()
+            return
+        for sentinel in ready:
             drawer = running.pop(sentinel)
             drawer.join()
             if drawer.exitcode != 0:

@@ -192,3 +192,14 @@ def test_engines_list_and_show_print_every_cost_term():
     assert "kernel latency" in show and "host work overlapped" in show and "override for mi*" in show
     data = json.loads(run("engines", "show", "trtllm", "--json").output)
     assert data["name"] == "trtllm" and data["kernel_latency_s"] > 0
+
+
+def test_ctrl_c_ends_with_exit_code_130_and_one_line(roofline, monkeypatch, tmp_path):
+    import roofline.scenario as scenario
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(scenario, "load_scenario", interrupted)  # typer turns Ctrl-C into a returned 130
+    code, out, err = roofline("sweep", "eagle-on-hopper", "--no-plots", "--out", tmp_path / "o")
+    assert (code, out, err) == (130, "", "interrupted\n") and not (tmp_path / "o").exists()
