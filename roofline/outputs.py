@@ -69,9 +69,10 @@ class TableWriter:
     Parquet keeps every float64 exactly, with min/max statistics for the `statistics` columns only (default:
     all): a sweep names its inputs (labels and axes, what a reader skips row groups on), since statistics of
     a million distinct output floats cost about a fifth of the write (983,040 rows: 0.48 s with them on every
-    column, 0.38 s on the inputs only). CSV is written by Arrow's C++ writer, floats as the shortest float32
-    round-trip string (7 significant digits: 0.00534044, not 0.005340445257945567), each block split in two
-    halves formatted on two threads; CSV and Parquet hold the same rows in the same order.
+    column, 0.38 s on the inputs only). CSV is written by Arrow's C++ writer, floats at float32 precision (about
+    7 significant digits) as the shortest string that reads back as that float32 (0.0053404453, not
+    0.005340445257945567), each block split in two halves formatted on two threads; CSV and Parquet hold the
+    same rows in the same order.
     """
 
     def __init__(self, stem: Path, columns: tuple[str, ...], fmt: str = "both", statistics: tuple[str, ...] | None = None):

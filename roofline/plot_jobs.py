@@ -13,7 +13,9 @@ per drawer, and the caller itself never imports it to draw. So that import leave
     wall ~ max(caller's compute and write, seed's import) + drawing / drawers
 
 Drawers take the next job when they finish one and send back (index, paths) or the job's error; the seed
-watches them, so a drawer that dies (a signal, out of memory) becomes an error, not a wait. Processes
+watches them, so a drawer that dies (a signal, out of memory) becomes an error, not a wait. Seed and
+drawers ignore Ctrl-C (the caller stops the pool, see `close`) and end by themselves within about a
+second when the process above them dies, so a killed caller leaves none behind. Processes
 are forked, never spawned (a spawned one would re-import everything); where fork does not exist, or with
 one worker or one job, `draw` draws in the calling process, one figure after another.
 """

@@ -218,9 +218,10 @@ class _InView(Locator):
 def _ticks_in_view(ax) -> None:
     """Wrap both locators of both axes of `ax` in _InView (once)."""
     for axis in (ax.xaxis, ax.yaxis):
-        for ticker in (axis.major, axis.minor):
-            if not isinstance(ticker.locator, _InView):
-                axis.set_major_locator(_InView(ticker.locator)) if ticker is axis.major else axis.set_minor_locator(_InView(ticker.locator))
+        if not isinstance(axis.get_major_locator(), _InView):
+            axis.set_major_locator(_InView(axis.get_major_locator()))
+        if not isinstance(axis.get_minor_locator(), _InView):
+            axis.set_minor_locator(_InView(axis.get_minor_locator()))
 
 
 def _tick_labels(axis) -> list:
