@@ -407,18 +407,20 @@ def plot(
     svg: Annotated[bool, typer.Option(help="Write each plot as SVG beside the PNG.")] = False,
 ) -> None:
     """Re-draw the standard plots from a written table, without recomputing anything."""
-    from roofline.plots import plot_from_table
+    from roofline.plot_jobs import PLOT_NAMES, FigurePool, plot_from_table
     from roofline.yamlio import check_text_table
 
     csv_path = table / "results.csv" if table.is_dir() and not (table / "results.parquet").exists() else table
     if csv_path.suffix == ".csv" and csv_path.is_file():
         check_text_table(csv_path)
-    import pandas as pd
+    # the figure workers start before pandas is imported, as in `sweep`: their imports overlap this process's
+    with FigurePool(len(PLOT_NAMES)) as pool:
+        import pandas as pd
 
-    try:
-        paths = plot_from_table(table, out, force, formats=("png", "svg") if svg else ("png",))
-    except (pd.errors.EmptyDataError, pd.errors.ParserError) as exc:  # a CSV pandas cannot read as a table
-        raise RooflineError(f"{csv_path}: expected a sweep results table (CSV), found {str(exc).splitlines()[0][:120]}") from None
+        try:
+            paths = plot_from_table(table, out, force, formats=("png", "svg") if svg else ("png",), pool=pool)
+        except (pd.errors.EmptyDataError, pd.errors.ParserError) as exc:  # a CSV pandas cannot read as a table
+            raise RooflineError(f"{csv_path}: expected a sweep results table (CSV), found {str(exc).splitlines()[0][:120]}") from None
     for path in paths:
         typer.echo(str(path))
 

@@ -21,7 +21,8 @@ The library is a set of flat modules, one concept each:
     speculation  tau, draft/verify/iteration time, speedup, best k, break-even batch, default acceptance
     scenario     scenario files: configs (lists of hardware, model, engine, layout, method...) and axes, validated
     grid         sweeps: scenario configs x numeric axes -> one tidy table, streamed in chunks to CSV and Parquet
-    plot_jobs    which figures to draw, and the worker processes that draw them (started before matplotlib is imported)
+    plot_jobs    which figures to draw, the worker processes that draw them (started before matplotlib is imported),
+                 and re-drawing a written sweep's plots
     plots        figures drawn from the written tables only
     findings     each report question's finding, computed from its results table
     report       the generated report: Markdown and one-file HTML, a finding, a figure and a command per section

@@ -2,7 +2,9 @@
 
 A figure job is (plotter name, results table, operators table, meta, path without suffix, formats);
 `roofline.plots.draw_figure` draws one. The standard plots of a sweep are `standard_jobs`; a report's
-figures are jobs named `report:QUESTION`.
+figures are jobs named `report:QUESTION`. `standard_plots` draws a table's six, and `plot_from_table` those
+of a written sweep folder (`roofline plot`), reading the table here, not in a process that has imported
+matplotlib.
 
 `FigurePool` forks one process (the seed) when it is created. The seed imports roofline.plots
 (matplotlib, about half a second on a small machine) while the caller computes and writes its tables,
@@ -22,6 +24,7 @@ one worker or one job, `draw` draws in the calling process, one figure after ano
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -225,3 +228,103 @@ class FigurePool:
 
     def __exit__(self, exc_type, *exc) -> None:
         self.close(abandon=exc_type is not None)
+
+
+# ---------------------------------------------------------------- drawing a table's standard plots
+
+def standard_plots(df: pd.DataFrame, ops: pd.DataFrame, meta: dict, out_dir: Path, formats: tuple[str, ...] = ("png",),
+                   workers: int | None = None, pool: FigurePool | None = None) -> list[Path]:
+    """Draw every plot the table supports into `out_dir` (PNG by default; `formats=("png", "svg")` for both),
+    on `pool` (a started FigurePool, which the caller closes) or over `workers` processes of a pool of this
+    call's own (default: the machine's cores); return the written paths in PLOT_NAMES order."""
+    jobs = standard_jobs(df, ops, meta, out_dir, formats)
+    if pool is None:
+        with FigurePool(len(jobs), workers) as pool:
+            return [path for paths in pool.draw(jobs) for path in paths]
+    return [path for paths in pool.draw(jobs) for path in paths]
+
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    import pandas as pd
+
+    if path.suffix == ".parquet":
+        try:
+            return pd.read_parquet(path)
+        except ImportError as err:
+            raise RooflineError(f"{path}: expected a readable parquet file, found no parquet engine (install roofline[parquet] or pass results.csv)") from err
+    return pd.read_csv(path)
+
+
+def _locate(table: Path) -> Path:
+    """The results file of `table` (a folder or a file), or a one-line error."""
+    table = Path(table)
+    if table.is_dir():
+        for name in ("results.parquet", "results.csv"):
+            candidate = table / name
+            if candidate.is_file() and (name == "results.csv" or _has_parquet()):
+                return candidate
+        raise RooflineError(f"{table}: expected a sweep folder with results.csv or results.parquet, found neither")
+    if not table.is_file():
+        raise RooflineError(f"{table}: expected a sweep folder or its results.csv / results.parquet, found nothing there")
+    if table.suffix not in (".csv", ".parquet"):
+        raise RooflineError(f"{table}: expected a .csv or .parquet results table, found a {table.suffix or 'suffix-less'} file")
+    return table
+
+
+def _has_parquet() -> bool:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _derived_meta(df: pd.DataFrame, folder: Path) -> dict:
+    """A minimal meta when scenario.json is missing: names as their own display names, method from the table."""
+    import numpy as np
+
+    methods = df["method"].astype(str).unique()
+    devices = (df["tokens_per_s"] / df["tokens_per_s_per_device"]).median()
+    return {
+        "scenario": folder.name, "description": "", "method": methods[0] if len(methods) == 1 else "mixed",
+        "hardware": {h: h for h in df["hardware"].astype(str).unique()}, "model": {m: m for m in df["model"].astype(str).unique()},
+        "tp": int(round(devices)) if np.isfinite(devices) else 1, "points": len(df),
+    }
+
+
+def plot_from_table(table: Path, out: Path | None = None, force: bool = False, formats: tuple[str, ...] = ("png",),
+                    pool: FigurePool | None = None) -> list[Path]:
+    """Re-draw the standard plots from a sweep folder or its results table (operators.csv and
+    scenario.json read from the same folder when present), on `pool` when given (see standard_plots).
+    Refuses to overwrite plots unless `force`."""
+    path = _locate(Path(table))
+    folder = path.parent
+    out_dir = Path(out) if out is not None else folder
+    if out_dir.exists() and not out_dir.is_dir():
+        raise RooflineError(f"--out: expected a folder, found an existing file {out_dir}")
+    check_formats(formats)
+    if not force:
+        for name in PLOT_NAMES:
+            for ext in formats:
+                if (out_dir / f"{name}.{ext}").exists():
+                    raise RooflineError(f"--out: {out_dir / f'{name}.{ext}'} exists; pass --force to overwrite it")
+    df = _read_table(path)
+    check_columns(df, REQUIRED_COLUMNS, str(path), "a sweep results table")
+    if df.empty:
+        raise RooflineError(f"{path}: expected a sweep results table with at least one row, found none")
+    import pandas as pd
+
+    ops = None
+    if (folder / "operators.csv").is_file():
+        ops = pd.read_csv(folder / "operators.csv")
+        check_columns(ops, OPERATOR_COLUMNS, str(folder / "operators.csv"), "an operators table")
+    meta_path = folder / "scenario.json"
+    if meta_path.is_file():
+        try:
+            meta = json.loads(meta_path.read_text())
+        except json.JSONDecodeError as err:
+            raise RooflineError(f"{meta_path}: expected JSON, found a parse error at line {err.lineno}") from err
+    else:
+        meta = _derived_meta(df, folder)
+    return standard_plots(df, ops, meta, out_dir, formats, pool=pool)

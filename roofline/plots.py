@@ -29,7 +29,6 @@ module works headless and leaves a caller's matplotlib state untouched.
 
 from __future__ import annotations
 
-import json
 import math
 import textwrap
 import weakref
@@ -46,8 +45,7 @@ from matplotlib.patches import Patch
 from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, Locator, LogLocator, NullFormatter, NullLocator
 
-from roofline.errors import RooflineError
-from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots' names and columns)
+from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots' names, columns and entry points)
     FORMATS,
     OPERATOR_COLUMNS,
     PLOT_NAMES,
@@ -55,7 +53,9 @@ from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots
     FigurePool,
     check_columns,
     check_formats,
+    plot_from_table,
     standard_jobs,
+    standard_plots,
 )
 
 MAX_PANELS = 6
@@ -874,16 +874,6 @@ PLOTTERS = {  # the standard plots of a sweep, in PLOT_NAMES order
 
 # ---------------------------------------------------------------- public API
 
-def standard_plots(df: pd.DataFrame, ops: pd.DataFrame, meta: dict, out_dir: Path, formats: tuple[str, ...] = ("png",),
-                   workers: int | None = None) -> list[Path]:
-    """Draw every plot the table supports into `out_dir` (PNG by default; `formats=("png", "svg")` for both),
-    in parallel over `workers` processes (default: the machine's cores); return the written paths in
-    PLOT_NAMES order."""
-    jobs = standard_jobs(df, ops, meta, out_dir, formats)
-    with FigurePool(len(jobs), workers) as pool:
-        return [path for paths in pool.draw(jobs) for path in paths]
-
-
 def plotter(name: str):
     """The function drawing figure `name`: a standard plot, or `report:QUESTION` (roofline.report_figures)."""
     if name.startswith("report:"):
@@ -910,80 +900,3 @@ def draw_figure(job: tuple) -> list[Path]:
             fig.savefig(path, dpi=DPI, **options)
             written.append(path)
     return written
-
-
-def _read_table(path: Path) -> pd.DataFrame:
-    if path.suffix == ".parquet":
-        try:
-            return pd.read_parquet(path)
-        except ImportError as err:
-            raise RooflineError(f"{path}: expected a readable parquet file, found no parquet engine (install roofline[parquet] or pass results.csv)") from err
-    return pd.read_csv(path)
-
-
-def _locate(table: Path) -> Path:
-    """The results file of `table` (a folder or a file), or a one-line error."""
-    table = Path(table)
-    if table.is_dir():
-        for name in ("results.parquet", "results.csv"):
-            candidate = table / name
-            if candidate.is_file() and (name == "results.csv" or _has_parquet()):
-                return candidate
-        raise RooflineError(f"{table}: expected a sweep folder with results.csv or results.parquet, found neither")
-    if not table.is_file():
-        raise RooflineError(f"{table}: expected a sweep folder or its results.csv / results.parquet, found nothing there")
-    if table.suffix not in (".csv", ".parquet"):
-        raise RooflineError(f"{table}: expected a .csv or .parquet results table, found a {table.suffix or 'suffix-less'} file")
-    return table
-
-
-def _has_parquet() -> bool:
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def _derived_meta(df: pd.DataFrame, folder: Path) -> dict:
-    """A minimal meta when scenario.json is missing: names as their own display names, method from the table."""
-    methods = df["method"].astype(str).unique()
-    devices = (df["tokens_per_s"] / df["tokens_per_s_per_device"]).median()
-    return {
-        "scenario": folder.name, "description": "", "method": methods[0] if len(methods) == 1 else "mixed",
-        "hardware": {h: h for h in df["hardware"].astype(str).unique()}, "model": {m: m for m in df["model"].astype(str).unique()},
-        "tp": int(round(devices)) if np.isfinite(devices) else 1, "points": len(df),
-    }
-
-
-def plot_from_table(table: Path, out: Path | None = None, force: bool = False, formats: tuple[str, ...] = ("png",)) -> list[Path]:
-    """Re-draw the standard plots from a sweep folder or its results table (operators.csv and
-    scenario.json read from the same folder when present). Refuses to overwrite plots unless `force`."""
-    path = _locate(Path(table))
-    folder = path.parent
-    out_dir = Path(out) if out is not None else folder
-    if out_dir.exists() and not out_dir.is_dir():
-        raise RooflineError(f"--out: expected a folder, found an existing file {out_dir}")
-    check_formats(formats)
-    if not force:
-        for name in PLOT_NAMES:
-            for ext in formats:
-                if (out_dir / f"{name}.{ext}").exists():
-                    raise RooflineError(f"--out: {out_dir / f'{name}.{ext}'} exists; pass --force to overwrite it")
-    df = _read_table(path)
-    check_columns(df, REQUIRED_COLUMNS, str(path), "a sweep results table")
-    if df.empty:
-        raise RooflineError(f"{path}: expected a sweep results table with at least one row, found none")
-    ops = None
-    if (folder / "operators.csv").is_file():
-        ops = pd.read_csv(folder / "operators.csv")
-        check_columns(ops, OPERATOR_COLUMNS, str(folder / "operators.csv"), "an operators table")
-    meta_path = folder / "scenario.json"
-    if meta_path.is_file():
-        try:
-            meta = json.loads(meta_path.read_text())
-        except json.JSONDecodeError as err:
-            raise RooflineError(f"{meta_path}: expected JSON, found a parse error at line {err.lineno}") from err
-    else:
-        meta = _derived_meta(df, folder)
-    return standard_plots(df, ops, meta, out_dir, formats)

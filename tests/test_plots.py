@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from roofline import plots
+from roofline import plot_jobs, plots
 from roofline.errors import RooflineError
 from roofline.grid import load_configs, operator_table, run_sweep, write_sweep
 from roofline.plot_jobs import FigurePool
@@ -102,7 +102,7 @@ def test_without_operators_csv_and_scenario_json_the_roofline_is_skipped_and_the
     _, _, df, _ = small
     df.to_csv(tmp_path / "results.csv", index=False)
     seen = {}
-    monkeypatch.setattr(plots, "standard_plots", lambda d, o, m, out, formats: seen.update(df=d, ops=o, meta=m, out=out) or [])
+    monkeypatch.setattr(plot_jobs, "standard_plots", lambda d, o, m, out, formats, pool=None: seen.update(df=d, ops=o, meta=m, out=out) or [])
     plot_from_table(tmp_path / "results.csv")
     assert seen["ops"] is None and seen["out"] == tmp_path
     assert seen["meta"]["method"] == "eagle" and seen["meta"]["hardware"] == {"h100-sxm": "h100-sxm"} and seen["meta"]["tp"] == 1
