@@ -43,6 +43,12 @@ The library is a set of flat modules, one concept each:
 
 __version__ = "0.2.0"
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # for type checkers and editors; at run time `__getattr__` below imports them on first use
+    from roofline.api import load_hardware, load_model, predict, sweep
+    from roofline.serving import load_engine
+
 __all__ = ["predict", "sweep", "load_hardware", "load_model", "load_engine"]
 _HOME = {"predict": "roofline.api", "sweep": "roofline.api", "load_hardware": "roofline.api", "load_model": "roofline.api",
          "load_engine": "roofline.serving"}
