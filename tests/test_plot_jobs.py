@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
+from roofline import plot_jobs
 from roofline.errors import RooflineError
 from roofline.grid import load_configs, operator_table, run_sweep
-from roofline import plot_jobs
 from roofline.plot_jobs import PLOT_NAMES, FigurePool, report_job, standard_jobs
 from roofline.scenario import scenario_from_dict
 
