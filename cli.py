@@ -431,10 +431,14 @@ def bench(
     chunk_points: Annotated[int, typer.Option(min=1000, max=100_000_000, help="Rows per chunk.")] = 1_000_000,
     format_: Annotated[list[str], typer.Option("--format", help="Output formats to time end to end (repeatable): parquet, csv.")] = ["parquet", "csv"],  # noqa: B006
     repeats: Annotated[int, typer.Option(min=1, max=20, help="Interleaved rounds after an untimed run; medians and ranges reported.")] = 3,
+    jobs: Annotated[bool, typer.Option("--jobs", help="Instead: time the README's main jobs (report; sweep with six plots) end to end, each a fresh process.")] = False,
 ) -> None:
     """Benchmark sweeps: points/s computing only and end to end to each format, the ratios, peak memory; one JSON line per size."""
-    from roofline.bench import run_bench
+    from roofline.bench import run_bench, run_jobs
 
+    if jobs:
+        typer.echo(json.dumps(run_jobs(repeats)))
+        return
     for fmt in format_:
         if fmt not in ("parquet", "csv"):
             raise RooflineError(f"--format: expected parquet or csv, found {fmt!r}")

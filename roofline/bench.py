@@ -16,11 +16,20 @@ the writes ran warm after it, made the ratios look better than they are (983,040
 2.62x and CSV 5.06x in one such run, 4.3-4.5x and 20.9-23.5x measured this way). Peak memory is the
 process's peak resident set size (ru_maxrss) after the runs, in bytes. Timings are this machine's,
 printed, never asserted.
+
+`run_jobs` times the README's two main jobs as a user runs them, each a fresh `roofline` process
+(interpreter start, imports, compute, tables, figures, exit) writing into a temporary folder:
+
+    report   roofline report --out DIR --force                          (nine scenarios, nine figures)
+    sweep    roofline sweep eagle-on-hopper --out DIR --force           (900 points, six figures)
+
+one untimed round, then `repeats` rounds interleaved (report, sweep, report, ...), medians and ranges.
 """
 
 from __future__ import annotations
 
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -28,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from roofline.errors import RooflineError
 from roofline.grid import iter_blocks, load_configs, write_sweep
 from roofline.scenario import scenario_from_dict
 
@@ -94,4 +104,40 @@ def run_bench(points: int, chunk_points: int = 1_000_000, formats: tuple[str, ..
     rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     out["peak_rss_bytes"] = rss_kib * (1 if sys.platform == "darwin" else 1024)
     out["chunk_points"] = chunk_points
+    return out
+
+
+README_JOBS = {
+    "report": ("report", "--out", "{out}", "--force"),
+    "sweep": ("sweep", "eagle-on-hopper", "--out", "{out}", "--force"),
+}
+
+
+def _run_job(name: str, args: tuple[str, ...], out: Path) -> float:
+    """Seconds one fresh `roofline ARGS` process takes, start to exit; a failure is one line naming the job."""
+    command = [sys.executable, "-c", "import cli; cli.run()", *(a.replace("{out}", str(out)) for a in args)]
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise RooflineError(f"bench job {name} (roofline {' '.join(args)}): exit code {done.returncode}: {last[:120]}")
+    return seconds
+
+
+def run_jobs(repeats: int = 3, jobs: dict[str, tuple[str, ...]] | None = None) -> dict:
+    """Time each job of `jobs` (default README_JOBS) end to end, one untimed round then `repeats` interleaved rounds
+    (module docstring); return each job's median seconds and range."""
+    jobs = README_JOBS if jobs is None else jobs
+    times: dict[str, list[float]] = {name: [] for name in jobs}
+    with tempfile.TemporaryDirectory() as tmp:
+        for round_ in range(repeats + 1):
+            for name, args in jobs.items():
+                seconds = _run_job(name, args, Path(tmp) / name)
+                if round_:
+                    times[name].append(seconds)
+    out: dict = {"repeats": repeats}
+    for name, values in times.items():
+        out[f"{name}_s"] = round(float(np.median(values)), 2)
+        out[f"{name}_s_range"] = [round(min(values), 2), round(max(values), 2)]
     return out

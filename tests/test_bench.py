@@ -19,3 +19,16 @@ def test_bench_reports_every_format_and_its_ratio_to_compute():
         assert r[f"{fmt}_bytes"] > 0 and r[f"{fmt}_over_compute"] == pytest.approx(r[f"{fmt}_s"] / r["compute_s"], rel=0.05, abs=0.02)
         low, high = r[f"{fmt}_s_range"]
         assert low <= r[f"{fmt}_s"] <= high
+
+
+@pytest.mark.slow  # fresh interpreters: about a second each
+def test_jobs_are_timed_as_fresh_processes_and_a_failing_job_is_one_line():
+    from roofline.bench import README_JOBS, run_jobs
+    from roofline.errors import RooflineError
+
+    assert set(README_JOBS) == {"report", "sweep"}
+    timed = run_jobs(repeats=2, jobs={"list": ("scenarios", "list"), "sweep": ("sweep", "flops-vs-time", "--no-plots", "--out", "{out}", "--force")})
+    assert timed["repeats"] == 2 and set(timed) == {"repeats", "list_s", "list_s_range", "sweep_s", "sweep_s_range"}
+    assert 0 < timed["list_s_range"][0] <= timed["list_s"] <= timed["list_s_range"][1]
+    with pytest.raises(RooflineError, match=r"bench job bad \(roofline sweep no-such-scenario\): exit code 2: error: unknown scenario"):
+        run_jobs(repeats=1, jobs={"bad": ("sweep", "no-such-scenario")})
