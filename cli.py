@@ -366,12 +366,13 @@ def sweep(
 ) -> None:
     """Run a scenario sweep: results.csv / results.parquet, operators.csv, scenario.json, plots (PNG; SVG with --svg)."""
     from roofline.outputs import staged_dir
-    from roofline.plot_jobs import PLOT_NAMES, FigurePool
+    from roofline.plot_jobs import PLOT_NAMES, early_or_new
 
-    # the figure workers start before pandas is imported (roofline's API loads on first use): their import of
-    # pandas and matplotlib (about 1 s here) then overlaps this process's, where a small sweep, computed and
-    # written in 0.1 s, would otherwise wait for it (`roofline report` computes for seconds: it forks later)
-    with staged_dir(out, force) as tmp, FigurePool(len(PLOT_NAMES) if plots else 1) as pool:
+    # the figure workers started before typer and pandas were imported (roofline.launch), or start now, before
+    # pandas (roofline's API loads on first use): their imports of pandas and matplotlib (about 1 s here) then
+    # overlap this process's, where a small sweep, computed and written in 0.1 s, would otherwise wait for them
+    # (`roofline report` computes for seconds: it forks later)
+    with staged_dir(out, force) as tmp, early_or_new(len(PLOT_NAMES) if plots else 1) as pool:
         from roofline.grid import load_configs, write_sweep
         from roofline.scenario import load_scenario
 
@@ -407,14 +408,14 @@ def plot(
     svg: Annotated[bool, typer.Option(help="Write each plot as SVG beside the PNG.")] = False,
 ) -> None:
     """Re-draw the standard plots from a written table, without recomputing anything."""
-    from roofline.plot_jobs import PLOT_NAMES, FigurePool, plot_from_table
+    from roofline.plot_jobs import PLOT_NAMES, early_or_new, plot_from_table
     from roofline.yamlio import check_text_table
 
     csv_path = table / "results.csv" if table.is_dir() and not (table / "results.parquet").exists() else table
     if csv_path.suffix == ".csv" and csv_path.is_file():
         check_text_table(csv_path)
-    # the figure workers start before pandas is imported, as in `sweep`: their imports overlap this process's
-    with FigurePool(len(PLOT_NAMES)) as pool:
+    # the figure workers started before this process imported pandas, as in `sweep`: their imports overlap its own
+    with early_or_new(len(PLOT_NAMES)) as pool:
         import pandas as pd
 
         try:

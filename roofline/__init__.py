@@ -29,7 +29,8 @@ The library is a set of flat modules, one concept each:
     report_figures  the report's figures, one per question (drawn by plot_jobs.FigurePool)
     tables       the terminal tables of predict, hw, models, engines and scenarios
     outputs      output folders and files written whole or not at all; CSV/Parquet writer; the progress bar
-    bench        sweeps' points/s computing and end to end to each format, peak memory
+    bench        sweeps' points/s computing and end to end to each format, peak memory; the README's jobs end to end
+    launch       the `roofline` executable: figure workers first for the commands that draw, then cli.py
     yamlio       the bounded safe YAML reader (aliases, depth, duplicate keys) and atomic writes
     editing      hw new / set / edit / validate / diff (comments kept)
     schema       the JSON Schema of hardware and model profiles

@@ -115,7 +115,7 @@ README_JOBS = {
 
 def _run_job(name: str, args: tuple[str, ...], out: Path) -> float:
     """Seconds one fresh `roofline ARGS` process takes, start to exit; a failure is one line naming the job."""
-    command = [sys.executable, "-c", "import cli; cli.run()", *(a.replace("{out}", str(out)) for a in args)]
+    command = [sys.executable, "-c", "from roofline.launch import run; run()", *(a.replace("{out}", str(out)) for a in args)]
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True)
     seconds = time.perf_counter() - start

@@ -230,6 +230,31 @@ class FigurePool:
         self.close(abandon=exc_type is not None)
 
 
+_EARLY: FigurePool | None = None  # started by `start_early`, handed to the first command that draws
+
+
+def start_early(jobs: int) -> None:
+    """Start a pool before anything heavy is imported (roofline.launch, for the commands that draw)."""
+    global _EARLY
+    stop_early()
+    _EARLY = FigurePool(jobs)
+
+
+def early_or_new(jobs: int) -> FigurePool:
+    """The pool `start_early` started, handed over once (the caller closes it), else a new one."""
+    global _EARLY
+    pool, _EARLY = _EARLY, None
+    return pool if pool is not None else FigurePool(jobs)
+
+
+def stop_early() -> None:
+    """End a pool `start_early` started that no command took (the command failed before it drew)."""
+    global _EARLY
+    if _EARLY is not None:
+        _EARLY.close(abandon=True)
+        _EARLY = None
+
+
 # ---------------------------------------------------------------- drawing a table's standard plots
 
 def standard_plots(df: pd.DataFrame, ops: pd.DataFrame, meta: dict, out_dir: Path, formats: tuple[str, ...] = ("png",),

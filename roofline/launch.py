@@ -1,0 +1,44 @@
+"""The `roofline` executable: for a command that draws (`sweep`, `plot`), the figure workers start first,
+then the CLI runs (`cli.run`).
+
+By the time a command's body runs, this process has imported typer, and typer has imported pydantic
+to parse the arguments: about 0.3 s on a 2-core machine, which the workers' own imports (pandas and
+matplotlib, about 1 s) would otherwise wait for. The command is read from the arguments as typer will
+read it (the first word that is not an option, `--profiles DIR` skipped); `--no-plots` or `--help` start
+nothing. A command that fails before it takes the workers leaves them to `plot_jobs.stop_early`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+DRAWING_COMMANDS = ("sweep", "plot")
+
+
+def command_of(argv: list[str]) -> str | None:
+    """The subcommand `argv` names (its first word that is not an option), or None."""
+    words = iter(argv)
+    for word in words:
+        if word == "--profiles":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def draws(argv: list[str]) -> bool:
+    """Whether `roofline ARGV` will draw figures: `sweep` or `plot`, without --no-plots or --help."""
+    return command_of(argv) in DRAWING_COMMANDS and not {"--no-plots", "--help"} & set(argv)
+
+
+def run() -> None:
+    from roofline import plot_jobs
+
+    if draws(sys.argv[1:]):
+        plot_jobs.start_early(len(plot_jobs.PLOT_NAMES))
+    try:
+        import cli
+
+        cli.run()
+    finally:
+        plot_jobs.stop_early()

@@ -1,0 +1,56 @@
+"""The `roofline` executable (roofline.launch): which commands start their figure workers before anything heavy
+is imported, the hand-over of those workers to the command, and the executable end to end."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from roofline import plot_jobs
+from roofline.launch import command_of, draws
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("argv, command, drawing", [
+    (["sweep", "eagle-on-hopper", "--out", "o"], "sweep", True),
+    (["--profiles", "my-dir", "plot", "out/x"], "plot", True),
+    (["--profiles=my-dir", "sweep", "s.yaml"], "sweep", True),
+    (["sweep", "eagle-on-hopper", "--no-plots"], "sweep", False),
+    (["sweep", "--help"], "sweep", False),
+    (["report", "--out", "o"], "report", False),  # computes for seconds: it starts its workers itself
+    (["--help"], None, False),
+    ([], None, False),
+])
+def test_only_sweep_and_plot_with_plots_start_their_workers_first(argv, command, drawing):
+    assert command_of(argv) == command and draws(argv) is drawing
+
+
+@pytest.mark.slow
+def test_workers_started_early_are_handed_over_once_and_ended_when_no_command_takes_them():
+    import signal
+
+    plot_jobs.start_early(2)
+    early = plot_jobs._EARLY
+    with plot_jobs.early_or_new(2) as pool:
+        assert pool is early
+    assert plot_jobs._EARLY is None and plot_jobs.early_or_new(1)._seed is None  # a new pool, one worker: no processes
+    plot_jobs.start_early(2)
+    seed = plot_jobs._EARLY._seed
+    plot_jobs.stop_early()
+    assert plot_jobs._EARLY is None and seed.exitcode == -signal.SIGTERM
+
+
+@pytest.mark.slow
+def test_the_executable_sweeps_with_plots_and_a_bad_command_is_one_line(tmp_path):
+    def roofline(*args):
+        code = "from roofline.launch import run; run()"
+        return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT)
+
+    done = roofline("sweep", "flops-vs-time", "--out", str(tmp_path / "s"))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "s" / "results.csv").is_file() and list((tmp_path / "s").glob("*.png"))
+    bad = roofline("sweep", "no-such-scenario", "--out", str(tmp_path / "b"))
+    assert bad.returncode == 2 and bad.stderr.startswith("error: unknown scenario") and len(bad.stderr.splitlines()) == 1
+    assert not (tmp_path / "b").exists()
