@@ -14,6 +14,9 @@ per drawer, and the caller itself never imports it to draw. So that import leave
 
     wall ~ max(caller's compute and write, seed's import) + drawing / drawers
 
+The `roofline` executable starts the pool of `sweep` and `plot` before it imports anything heavy
+(`start_early`, from roofline.launch), and the command takes it over (`early_or_new`).
+
 Drawers take the next job when they finish one and send back (index, paths) or the job's error; the seed
 watches them, so a drawer that dies (a signal, out of memory) becomes an error, not a wait. Seed and
 drawers ignore Ctrl-C (the caller stops the pool, see `close`) and end by themselves within about a
