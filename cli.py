@@ -456,12 +456,20 @@ def fit(
     loss: Annotated[str, typer.Option(help="Loss on ln(predicted / measured): cauchy (default: rows the model cannot reach fade) | soft_l1 | linear.")] = "cauchy",
     fix: Annotated[Optional[list[str]], typer.Option(help="Keep this parameter at its sourced value (repeatable), e.g. --fix allreduce_latency.")] = None,
     per_family: Annotated[Optional[list[str]], typer.Option(help="Fit this parameter per hardware family with 5 or more rows (repeatable): kernel_latency | quantised_moe_efficiency | weight_only_efficiency; written as overrides.")] = None,
+    cv: Annotated[bool, typer.Option("--cv", help="Instead: leave one source out (fit on the other sources, predict it); per-source errors beside the in-sample ones, one JSON line last.")] = False,
 ) -> None:
     """Fit an engine profile's physical parameters to measurements (bounded least squares); print each parameter and row residual."""
-    from roofline.fit import LOSSES, fit_report, run_fit, write_fitted_profile
+    from roofline.fit import LOSSES, cross_validate, cross_validation_report, fit_report, run_fit, write_fitted_profile
 
     if loss not in LOSSES:
         raise RooflineError(f"--loss: expected one of {', '.join(LOSSES)}, found {loss!r}")
+    if cv:
+        if out is not None:
+            raise RooflineError("--out: expected no profile to write with --cv (it fits once per source left out), found one")
+        result = cross_validate(file, engine, _dirs(), loss=loss, fixed=tuple(fix or ()), per_family=tuple(per_family or ()))
+        typer.echo(cross_validation_report(result))
+        typer.echo(json.dumps(result["overall"]))
+        return
     if out is not None and out.exists() and not force:
         raise RooflineError(f"--out: {out} exists; pass --force to overwrite it")
     result = run_fit(file, engine, _dirs(), loss=loss, fixed=tuple(fix or ()), per_family=tuple(per_family or ()))

@@ -158,11 +158,12 @@ def _starts(u0: np.ndarray) -> list[np.ndarray]:
 
 def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_evaluations: int = 400,
             loss: str = "cauchy", loss_scale: float = 0.15, fixed: tuple[str, ...] = (),
-            per_family: tuple[str, ...] = ()) -> dict:
+            per_family: tuple[str, ...] = (), table: pd.DataFrame | None = None) -> dict:
     """Fit `engine`'s PARAMETERS to the fit rows of the measurements file `path` (module docstring).
     Parameters named in `fixed` (YAML keys) stay at their start value: a quantity measured directly (a
     collective's latency in a microbenchmark) need not be inferred again from end-to-end rows. Parameters
-    named in `per_family` (among PER_FAMILY) get a value per hardware family with enough rows.
+    named in `per_family` (among PER_FAMILY) get a value per hardware family with enough rows. `table`: the
+    measurements already loaded from `path` (a subset of them, for `cross_validate`).
 
     Returns {engine (fitted ServingEngine), base (the profile as loaded), parameters: [rows of the
     parameter table], rows: DataFrame of fitted rows with measured, start and fitted predictions and
@@ -182,7 +183,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         raise RooflineError(f"--per-family: expected parameters among {', '.join(PER_FAMILY)} and not fixed, "
                             f"found {', '.join(bad)}")
     base = load_engine(engine, tuple(profiles))
-    table = load_measurements(path)
+    table = load_measurements(path) if table is None else table
     chosen, which = fit_rows(table, base.name, str(path))
     rows = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit")
     usable = rows.table["skipped"] == ""
@@ -285,6 +286,63 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         "evaluations": evaluations[0], "status": result.message, "file": str(path), "start": start,
         "per_family": family_values,
     }
+
+
+def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (), loss: str = "cauchy",
+                   fixed: tuple[str, ...] = (), per_family: tuple[str, ...] = (), max_evaluations: int = 400) -> dict:
+    """Leave one source out: for each source of the rows `run_fit` would fit, fit on the other fit rows (same
+    options) and predict that source's rows, which the fit never saw; beside it, the same rows' error when
+    every source is fitted (in sample). The gap between the two says how far a fitted profile carries to a
+    source it was not fitted on, which is what the held-out half asks of it, measured on the fit half alone.
+
+    Returns {rows: DataFrame (source, row, measured, loso and in-sample predictions and errors), sources:
+    DataFrame (per source: rows, median absolute errors), overall: dict, rows_used}.
+    """
+    base = load_engine(engine, tuple(profiles))
+    table = load_measurements(path)
+    chosen, which = fit_rows(table, base.name, str(path))
+    options = {"loss": loss, "fixed": tuple(fixed), "per_family": tuple(per_family), "max_evaluations": max_evaluations}
+    everything = run_fit(path, engine, profiles, table=table, **options)["engine"]
+    parts = []
+    for source in dict.fromkeys(chosen["source_id"]):
+        others = table[~((table["split"] == "fit") & (table["source_id"] == source))]
+        left_out = run_fit(path, engine, profiles, table=others, **options)["engine"]
+        rows = prepare_rows(chosen[chosen["source_id"] == source], profiles, str(path), slot_for_row=lambda r: "fit")
+        usable = (rows.table["skipped"] == "").to_numpy()
+        measured = rows.table["value"].to_numpy()[usable]
+        parts.append(pd.DataFrame({
+            "source_id": source, "row": rows.table["row"].to_numpy()[usable], "measured": measured,
+            "loso_predicted": predict_rowset(rows, {"fit": left_out})["predicted"].to_numpy()[usable],
+            "in_sample_predicted": predict_rowset(rows, {"fit": everything})["predicted"].to_numpy()[usable],
+        }))
+    rows = pd.concat(parts, ignore_index=True)
+    rows["loso_error"] = rows["loso_predicted"] / rows["measured"] - 1
+    rows["in_sample_error"] = rows["in_sample_predicted"] / rows["measured"] - 1
+
+    def stats(frame: pd.DataFrame) -> pd.Series:
+        loso, inside = frame["loso_error"].abs(), frame["in_sample_error"].abs()
+        return pd.Series({"rows": len(frame), "loso_median_abs_error": loso.median(), "loso_within_15pct": (loso <= 0.15).mean(),
+                          "in_sample_median_abs_error": inside.median(), "in_sample_within_15pct": (inside <= 0.15).mean()})
+
+    sources = rows.groupby("source_id", sort=False).apply(stats, include_groups=False).reset_index()
+    overall = {k: (int(v) if k == "rows" else round(float(v), 4)) for k, v in stats(rows).items()}
+    return {"rows": rows, "sources": sources, "overall": {"engine": base.name, "sources": len(sources), **overall},
+            "rows_used": which}
+
+
+def cross_validation_report(cv: dict) -> str:
+    """The per-source table of `cross_validate`, as text for the terminal (the caller prints the JSON line)."""
+    lines = [f"engine {cv['overall']['engine']}: leave one source out over {cv['rows_used']}",
+             "each source predicted by a fit to the other sources (loso) and by the fit to all (in sample)", "",
+             f"{'source':<40} {'rows':>5} {'loso median':>12} {'within 15%':>11} {'in-sample median':>17} {'within 15%':>11}",
+             "-" * 101]
+    for r in cv["sources"].itertuples():
+        lines.append(f"{r.source_id[:40]:<40} {int(r.rows):>5} {r.loso_median_abs_error:>11.1%} {r.loso_within_15pct:>11.0%} "
+                     f"{r.in_sample_median_abs_error:>16.1%} {r.in_sample_within_15pct:>11.0%}")
+    o = cv["overall"]
+    lines.append(f"{'all rows':<40} {o['rows']:>5} {o['loso_median_abs_error']:>11.1%} {o['loso_within_15pct']:>11.0%} "
+                 f"{o['in_sample_median_abs_error']:>16.1%} {o['in_sample_within_15pct']:>11.0%}")
+    return "\n".join(lines)
 
 
 def _quantity_text(p: Parameter, value: float) -> str | float:

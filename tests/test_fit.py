@@ -157,3 +157,24 @@ def test_a_per_family_parameter_gets_a_value_per_hardware_family_written_as_an_o
     assert engine.for_hardware("h100-sxm").kernel_latency_s == pytest.approx(both["engine"].kernel_latency_s, rel=1e-3)
     with pytest.raises(RooflineError, match="--per-family: expected parameters among"):
         run_fit(path, "vllm", per_family=("host_per_step",))
+
+
+@pytest.mark.slow
+def test_cross_validation_predicts_each_source_from_a_fit_to_the_others(tmp_path):
+    from roofline.fit import cross_validate, cross_validation_report
+
+    path = synthetic_file(tmp_path)
+    table = pd.read_csv(path, dtype=str)
+    table["source_id"] = table["model"] + "-tp" + table["tp"]  # four sources of four rows
+    poisoned = table["source_id"] == "llama-3.2-1b-tp1"
+    table.loc[poisoned, "value"] = (table.loc[poisoned, "value"].astype(float) * 1.5).map(lambda v: f"{v:.10g}")
+    table.to_csv(path, index=False)
+    cv = cross_validate(path, "vllm", loss="linear", max_evaluations=200)
+    sources = cv["sources"].set_index("source_id")
+    assert cv["overall"]["sources"] == 4 and cv["overall"]["rows"] == 16 and len(cv["rows"]) == 16
+    # fitted without them, the 1B rows are predicted as the true engine runs them: about 1/1.5 - 1 = -33% off;
+    # fitted with them, the fit has bent toward them
+    poisoned_rows = cv["rows"][cv["rows"]["source_id"] == "llama-3.2-1b-tp1"]
+    assert poisoned_rows["loso_error"].between(-0.40, -0.25).all()
+    assert sources.loc["llama-3.2-1b-tp1", "loso_median_abs_error"] > sources.loc["llama-3.2-1b-tp1", "in_sample_median_abs_error"]
+    assert "leave one source out over 16 fit rows of engine vllm" in cross_validation_report(cv)
