@@ -105,6 +105,7 @@ PARAMETERS = (
     Parameter("overlap_exponent", "overlap_exponent", "p of the smooth roofline (t_c^p + t_m^p)^(1/p) near the ridge point", 1.0, 20.0, ""),
 )
 BY_FIELD = {p.field: p for p in PARAMETERS}
+BY_KEY = {p.key: p for p in PARAMETERS}
 
 
 def sourced_start(engine: ServingEngine, default_overlap_exponent: float = 3.0) -> dict[str, float]:
@@ -158,12 +159,14 @@ def _starts(u0: np.ndarray) -> list[np.ndarray]:
 
 def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_evaluations: int = 400,
             loss: str = "cauchy", loss_scale: float = 0.15, fixed: tuple[str, ...] = (),
-            per_family: tuple[str, ...] = (), table: pd.DataFrame | None = None) -> dict:
+            per_family: tuple[str, ...] = (), table: pd.DataFrame | None = None, fresh_families: bool = False) -> dict:
     """Fit `engine`'s PARAMETERS to the fit rows of the measurements file `path` (module docstring).
     Parameters named in `fixed` (YAML keys) stay at their start value: a quantity measured directly (a
     collective's latency in a microbenchmark) need not be inferred again from end-to-end rows. Parameters
     named in `per_family` (among PER_FAMILY) get a value per hardware family with enough rows. `table`: the
-    measurements already loaded from `path` (a subset of them, for `cross_validate`).
+    measurements already loaded from `path` (a subset of them, for `cross_validate`). `fresh_families`: drop
+    the values an earlier fit wrote for the `per_family` parameters into the profile's `overrides` (a
+    family the rows no longer determine then takes the profile's own value, not one fitted on other rows).
 
     Returns {engine (fitted ServingEngine), base (the profile as loaded), parameters: [rows of the
     parameter table], rows: DataFrame of fitted rows with measured, start and fitted predictions and
@@ -183,6 +186,10 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         raise RooflineError(f"--per-family: expected parameters among {', '.join(PER_FAMILY)} and not fixed, "
                             f"found {', '.join(bad)}")
     base = load_engine(engine, tuple(profiles))
+    if fresh_families:
+        fields = {BY_KEY[k].field for k in per_family if k in BY_KEY}
+        kept = tuple((glob, {f: v for f, v in changes.items() if f not in fields}) for glob, changes in base.overrides)
+        base = replace(base, overrides=tuple((glob, changes) for glob, changes in kept if changes))
     table = load_measurements(path) if table is None else table
     chosen, which = fit_rows(table, base.name, str(path))
     rows = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit")
@@ -301,7 +308,10 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
     base = load_engine(engine, tuple(profiles))
     table = load_measurements(path)
     chosen, which = fit_rows(table, base.name, str(path))
-    options = {"loss": loss, "fixed": tuple(fixed), "per_family": tuple(per_family), "max_evaluations": max_evaluations}
+    # every fit, the one to all sources included, starts from the profile without the per-family values an
+    # earlier fit wrote (they were fitted on every source: a left-out source must not reach its prediction so)
+    options = {"loss": loss, "fixed": tuple(fixed), "per_family": tuple(per_family), "max_evaluations": max_evaluations,
+               "fresh_families": True}
     everything = run_fit(path, engine, profiles, table=table, **options)["engine"]
     parts = []
     for source in dict.fromkeys(chosen["source_id"]):
@@ -319,13 +329,13 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
     rows["loso_error"] = rows["loso_predicted"] / rows["measured"] - 1
     rows["in_sample_error"] = rows["in_sample_predicted"] / rows["measured"] - 1
 
-    def stats(frame: pd.DataFrame) -> pd.Series:
+    def stats(frame: pd.DataFrame) -> dict:
         loso, inside = frame["loso_error"].abs(), frame["in_sample_error"].abs()
-        return pd.Series({"rows": len(frame), "loso_median_abs_error": loso.median(), "loso_within_15pct": (loso <= 0.15).mean(),
-                          "in_sample_median_abs_error": inside.median(), "in_sample_within_15pct": (inside <= 0.15).mean()})
+        return {"rows": len(frame), "loso_median_abs_error": float(loso.median()), "loso_within_15pct": float((loso <= 0.15).mean()),
+                "in_sample_median_abs_error": float(inside.median()), "in_sample_within_15pct": float((inside <= 0.15).mean())}
 
-    sources = rows.groupby("source_id", sort=False).apply(stats, include_groups=False).reset_index()
-    overall = {k: (int(v) if k == "rows" else round(float(v), 4)) for k, v in stats(rows).items()}
+    sources = pd.DataFrame([{"source_id": source, **stats(part)} for source, part in rows.groupby("source_id", sort=False)])
+    overall = {k: (v if k == "rows" else round(v, 4)) for k, v in stats(rows).items()}
     return {"rows": rows, "sources": sources, "overall": {"engine": base.name, "sources": len(sources), **overall},
             "rows_used": which}
 

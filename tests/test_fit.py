@@ -178,3 +178,13 @@ def test_cross_validation_predicts_each_source_from_a_fit_to_the_others(tmp_path
     assert poisoned_rows["loso_error"].between(-0.40, -0.25).all()
     assert sources.loc["llama-3.2-1b-tp1", "loso_median_abs_error"] > sources.loc["llama-3.2-1b-tp1", "in_sample_median_abs_error"]
     assert "leave one source out over 16 fit rows of engine vllm" in cross_validation_report(cv)
+
+
+@pytest.mark.slow
+def test_fresh_families_drop_the_per_family_values_an_earlier_fit_wrote_and_keep_sourced_ones(tmp_path):
+    path = synthetic_file(tmp_path)  # H100 rows only: no family of its own
+    assert dict(load_engine("vllm").overrides)["mi*"].keys() == {"kernel_latency_s", "allreduce_latency_s"}
+    kept = run_fit(path, "vllm", loss="linear", per_family=("kernel_latency",), max_evaluations=50)["engine"]
+    fresh = run_fit(path, "vllm", loss="linear", per_family=("kernel_latency",), max_evaluations=50, fresh_families=True)["engine"]
+    assert "kernel_latency_s" in dict(kept.overrides)["mi*"]
+    assert dict(fresh.overrides)["mi*"] == {"allreduce_latency_s": 12e-6}  # the measured RCCL latency stays
