@@ -303,7 +303,8 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
     source it was not fitted on, which is what the held-out half asks of it, measured on the fit half alone.
 
     Returns {rows: DataFrame (source, row, measured, loso and in-sample predictions and errors), sources:
-    DataFrame (per source: rows, median absolute errors), overall: dict, rows_used}.
+    DataFrame (per source: rows, median absolute errors), overall: dict, rows_used, widened: the sources whose
+    fold fitted every engine's rows (fit_rows' fallback when too few of this engine's remain)}.
     """
     base = load_engine(engine, tuple(profiles))
     table = load_measurements(path)
@@ -313,10 +314,13 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
     options = {"loss": loss, "fixed": tuple(fixed), "per_family": tuple(per_family), "max_evaluations": max_evaluations,
                "fresh_families": True}
     everything = run_fit(path, engine, profiles, table=table, **options)["engine"]
-    parts = []
+    parts, widened = [], []
     for source in dict.fromkeys(chosen["source_id"]):
         others = table[~((table["split"] == "fit") & (table["source_id"] == source))]
-        left_out = run_fit(path, engine, profiles, table=others, **options)["engine"]
+        fold = run_fit(path, engine, profiles, table=others, **options)
+        left_out = fold["engine"]
+        if fold["rows_used"].startswith("all "):
+            widened.append(source)  # too few rows of this engine left: fit_rows took every engine's fit rows
         rows = prepare_rows(chosen[chosen["source_id"] == source], profiles, str(path), slot_for_row=lambda r: "fit")
         usable = (rows.table["skipped"] == "").to_numpy()
         measured = rows.table["value"].to_numpy()[usable]
@@ -337,7 +341,7 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
     sources = pd.DataFrame([{"source_id": source, **stats(part)} for source, part in rows.groupby("source_id", sort=False)])
     overall = {k: (v if k == "rows" else round(v, 4)) for k, v in stats(rows).items()}
     return {"rows": rows, "sources": sources, "overall": {"engine": base.name, "sources": len(sources), **overall},
-            "rows_used": which}
+            "rows_used": which, "widened": widened}
 
 
 def cross_validation_report(cv: dict) -> str:
@@ -352,6 +356,9 @@ def cross_validation_report(cv: dict) -> str:
     o = cv["overall"]
     lines.append(f"{'all rows':<40} {o['rows']:>5} {o['loso_median_abs_error']:>11.1%} {o['loso_within_15pct']:>11.0%} "
                  f"{o['in_sample_median_abs_error']:>16.1%} {o['in_sample_within_15pct']:>11.0%}")
+    if cv.get("widened"):
+        lines.append(f"left out, these leave fewer than {MIN_ENGINE_ROWS} rows of the engine, so their fit took every "
+                     f"engine's fit rows: {', '.join(cv['widened'])}")
     return "\n".join(lines)
 
 

@@ -177,7 +177,11 @@ def test_cross_validation_predicts_each_source_from_a_fit_to_the_others(tmp_path
     poisoned_rows = cv["rows"][cv["rows"]["source_id"] == "llama-3.2-1b-tp1"]
     assert poisoned_rows["loso_error"].between(-0.40, -0.25).all()
     assert sources.loc["llama-3.2-1b-tp1", "loso_median_abs_error"] > sources.loc["llama-3.2-1b-tp1", "in_sample_median_abs_error"]
-    assert "leave one source out over 16 fit rows of engine vllm" in cross_validation_report(cv)
+    assert "leave one source out over 16 fit rows of engine vllm" in cross_validation_report(cv) and cv["widened"] == []
+    table["source_id"] = ["big"] * 13 + ["small"] * 3  # without "big", 3 vllm rows remain: fewer than MIN_ENGINE_ROWS
+    table.to_csv(path, index=False)
+    cv = cross_validate(path, "vllm", loss="linear", max_evaluations=50)
+    assert cv["widened"] == ["big"] and "their fit took every engine's fit rows: big" in cross_validation_report(cv)
 
 
 @pytest.mark.slow
