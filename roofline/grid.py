@@ -274,30 +274,50 @@ def write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool 
     return _write_sweep(sc, configs, out_dir, plots, chunk_points, progress, keep_in_memory_max, fmt, svg, pool)
 
 
+def _timed(blocks, timings: dict) -> Iterator[tuple[dict, dict]]:
+    """The blocks of `blocks` (a generator that computes them, or a list already computed), the seconds spent
+    getting each added to timings["compute_s"]."""
+    blocks = iter(blocks)
+    while True:
+        t = time.perf_counter()
+        item = next(blocks, None)
+        timings["compute_s"] += time.perf_counter() - t
+        if item is None:
+            return
+        yield item
+
+
 def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool, chunk_points: int, progress: bool,
                  keep_in_memory_max: int, fmt: str, svg: bool, pool) -> dict:
-    """write_sweep's work, the figure pool already started (None without plots)."""
+    """write_sweep's work, the figure pool already started (None without plots). A sweep small enough to plot is
+    computed whole first and its figures handed to the drawers before any table is written, so they draw while
+    this process writes; a larger one streams block by block into the tables."""
     from roofline.outputs import TableWriter, progress_bar
     from roofline.plot_jobs import standard_jobs
 
     total = sc.points
-    kept, done = [], 0
+    drawn_here = plots and total <= keep_in_memory_max
     timings = {"compute_s": 0.0, "write_s": 0.0, "plot_s": 0.0}
     t0 = time.perf_counter()
+    ops = operator_table(sc, configs)
     blocks = iter_blocks(sc, configs, chunk_points)
-    with TableWriter(out_dir / "results", COLUMNS, fmt, statistics=INPUT_COLUMNS) as writer:
-        while True:
-            t = time.perf_counter()
-            item = next(blocks, None)
-            timings["compute_s"] += time.perf_counter() - t
-            if item is None:
-                break
-            labels, cols = item
+    if drawn_here:
+        blocks = list(blocks)
+        timings["compute_s"] += time.perf_counter() - t0
+        t = time.perf_counter()
+        frame = pd.concat([block_frame(labels, cols) for labels, cols in blocks], ignore_index=True)
+        for name in LABEL_COLUMNS:
+            frame[name] = frame[name].astype(str)
+        meta = scenario_meta(sc, configs, len(frame))
+        for job in standard_jobs(frame, ops, meta, out_dir, formats=("png", "svg") if svg else ("png",)):
+            pool.submit(job)
+        timings["plot_s"] += time.perf_counter() - t
+    done = 0
+    with TableWriter(out_dir / "results", COLUMNS, fmt, rows=total) as writer:
+        for labels, cols in _timed(blocks, timings):
             t = time.perf_counter()
             writer.write(labels, cols)
             timings["write_s"] += time.perf_counter() - t
-            if total <= keep_in_memory_max:
-                kept.append(block_frame(labels, cols))
             done += len(cols["batch"])
             if progress:
                 progress_bar(done, total, time.perf_counter() - t0)
@@ -305,21 +325,15 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
         print(file=sys.stderr)
     files = list(writer.files)
     t = time.perf_counter()
-    ops = operator_table(sc, configs)
     ops.to_csv(out_dir / "operators.csv", index=False)
     meta = scenario_meta(sc, configs, done)
     (out_dir / "scenario.json").write_text(json.dumps(meta, indent=2))
     timings["write_s"] += time.perf_counter() - t
     files += ["operators.csv", "scenario.json"]
-    if plots:
+    if drawn_here:
         t = time.perf_counter()
-        if kept:
-            frame = pd.concat(kept, ignore_index=True)
-            for name in LABEL_COLUMNS:
-                frame[name] = frame[name].astype(str)
-            jobs = standard_jobs(frame, ops, meta, out_dir, formats=("png", "svg") if svg else ("png",))
-            files += [p.name for paths in pool.draw(jobs) for p in paths]
-        elif progress:
-            print(f"plots skipped for {done:,} points: run `roofline plot {out_dir}` on a subset", file=sys.stderr)
-        timings["plot_s"] = time.perf_counter() - t
+        files += [p.name for paths in pool.collect() for p in paths]
+        timings["plot_s"] += time.perf_counter() - t
+    elif plots and progress:
+        print(f"plots skipped for {done:,} points: run `roofline plot {out_dir}` on a subset", file=sys.stderr)
     return {"points": done, **timings, "files": files}

@@ -2,37 +2,59 @@
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from roofline.errors import RooflineError
-from roofline.outputs import TableWriter, progress_bar, staged_dir, write_file_safely
+from roofline.outputs import POLARS_FROM_ROWS, TableWriter, progress_bar, staged_dir, write_file_safely
 
 
-def test_csv_and_parquet_hold_the_same_rows_and_csv_floats_keep_seven_digits(tmp_path):
+@pytest.mark.parametrize("by_polars", [False, True])
+def test_csv_and_parquet_hold_the_same_rows_and_csv_floats_keep_seven_digits(tmp_path, by_polars):
     rng = np.random.default_rng(0)
     cols = {"batch": np.arange(110_000), "step_time_s": rng.random(110_000) * 1e-2, "fits": rng.random(110_000) > 0.5}
-    with TableWriter(tmp_path / "results", ("hardware", "batch", "step_time_s", "fits"), "both") as w:
+    rows = POLARS_FROM_ROWS if by_polars else 220_000 - POLARS_FROM_ROWS
+    with TableWriter(tmp_path / "results", ("hardware", "batch", "step_time_s", "fits"), "both", rows=rows) as w:
         w.write({"hardware": "h100-sxm"}, cols)
         w.write({"hardware": "h200"}, cols)
-    assert w.files == ["results.csv", "results.parquet"]
+    assert w.files == ["results.csv", "results.parquet"] and w.by_polars == by_polars
     csv, parquet = pd.read_csv(tmp_path / "results.csv"), pd.read_parquet(tmp_path / "results.parquet")
     assert len(csv) == len(parquet) == 220_000 and list(csv["batch"][:3]) == [0, 1, 2]
-    assert (csv["hardware"] == parquet["hardware"].astype(str)).all()
+    assert (csv["hardware"] == parquet["hardware"].astype(str)).all() and list(csv["hardware"][109_999:110_001]) == ["h100-sxm", "h200"]
     np.testing.assert_array_equal(parquet["step_time_s"][:110_000], cols["step_time_s"])  # Parquet: exact
     np.testing.assert_allclose(csv["step_time_s"], parquet["step_time_s"], rtol=1e-6)  # CSV: float32 shortest form
+    assert not np.array_equal(csv["step_time_s"], parquet["step_time_s"])  # ... which is not float64's
 
 
-def test_parquet_statistics_are_written_for_the_named_columns_only(tmp_path):
-    import pyarrow.parquet as pq
+def test_arrow_and_polars_write_files_that_read_back_as_the_same_values(tmp_path):
+    cols = {"batch": np.arange(4), "context": np.array([1, 2, 3, 4]), "flops": np.array([3.0276555e10, 1e-12, np.nan, 0.05]),
+            "fits": np.array([True, False, True, True])}
+    names = ("hardware", "draft_hardware", "batch", "context", "flops", "fits")
+    for rows, stem in ((None, "arrow"), (POLARS_FROM_ROWS, "polars")):
+        with TableWriter(tmp_path / stem, names, "both", rows=rows) as w:
+            w.write({"hardware": "h100-sxm", "draft_hardware": ""}, cols)
+    for suffix, read in ((".csv", pd.read_csv), (".parquet", pd.read_parquet)):
+        arrow, polars = read(tmp_path / f"arrow{suffix}"), read(tmp_path / f"polars{suffix}")
+        pd.testing.assert_frame_equal(arrow, polars, check_categorical=False, check_dtype=suffix == ".csv")
+    meta = pq.ParquetFile(tmp_path / "polars.parquet").metadata.row_group(0)
+    assert meta.column(2).statistics.max == 3 and meta.column(4).statistics.max == pytest.approx(3.0276555e10)
+    assert pq.ParquetFile(tmp_path / "arrow.parquet").metadata.row_group(0).column(2).statistics.max == 3
+    field = pq.read_schema(tmp_path / "polars.parquet").field("hardware")
+    assert pa.types.is_dictionary(field.type) and field.type.value_type in (pa.string(), pa.large_string())
 
-    cols = {"batch": np.arange(1000), "step_time_s": np.linspace(1e-3, 2e-3, 1000)}
-    with TableWriter(tmp_path / "some", ("hardware", "batch", "step_time_s"), "parquet", statistics=("hardware", "batch")) as w:
-        w.write({"hardware": "h100-sxm"}, cols)
-    with TableWriter(tmp_path / "all", ("hardware", "batch", "step_time_s"), "parquet") as w:
-        w.write({"hardware": "h100-sxm"}, cols)
-    some, every = (pq.ParquetFile(tmp_path / f"{name}.parquet").metadata.row_group(0) for name in ("some", "all"))
-    assert some.column(1).statistics.max == 999 and every.column(2).statistics.min == 1e-3
-    assert some.column(2).statistics is None  # the output column: no min/max
+
+def test_a_parquet_file_polars_cannot_write_is_one_line_and_a_caller_error_is_not_masked(tmp_path):
+    cols = {"batch": np.arange(10)}
+    (tmp_path / "gone").mkdir()
+    with pytest.raises(RooflineError, match=r"^r\.parquet: could not write Parquet: "):
+        with TableWriter(tmp_path / "gone" / "r", ("batch",), "parquet", rows=POLARS_FROM_ROWS) as w:
+            (tmp_path / "gone").rmdir()
+            w.write({}, cols)
+    with pytest.raises(KeyError, match="the sweep failed"):  # the sink is abandoned, the caller's error goes on
+        with TableWriter(tmp_path / "r", ("batch",), "parquet", rows=POLARS_FROM_ROWS) as w:
+            w.write({}, cols)
+            raise KeyError("the sweep failed")
 
 
 def test_a_failure_inside_a_staged_folder_leaves_nothing_behind(tmp_path):
