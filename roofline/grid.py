@@ -292,7 +292,7 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
     """write_sweep's work, the figure pool already started (None without plots). A sweep small enough to plot is
     computed whole first and its figures handed to the drawers before any table is written, so they draw while
     this process writes; a larger one streams block by block into the tables."""
-    from roofline.outputs import TableWriter, progress_bar
+    from roofline.outputs import TableWriter, progress_bar, write_csv
     from roofline.plot_jobs import standard_jobs
 
     total = sc.points
@@ -325,7 +325,7 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
         print(file=sys.stderr)
     files = list(writer.files)
     t = time.perf_counter()
-    ops.to_csv(out_dir / "operators.csv", index=False)
+    write_csv(ops, out_dir / "operators.csv", exact=True)  # float64 exactly: `roofline plot` redraws the same figure
     meta = scenario_meta(sc, configs, done)
     (out_dir / "scenario.json").write_text(json.dumps(meta, indent=2))
     timings["write_s"] += time.perf_counter() - t

@@ -95,3 +95,14 @@ def test_write_csv_round_trips_a_frame_and_quotes_only_when_a_value_needs_it(tmp
     assert back["fits"].tolist() == [True, False] and back["step_time_s"].isna().tolist() == [False, True]
     write_csv(df.assign(hardware=["a, b", "c"]), tmp_path / "quoted.csv")
     assert pd.read_csv(tmp_path / "quoted.csv")["hardware"].tolist() == ["a, b", "c"]
+
+
+def test_write_csv_exact_keeps_every_float64(tmp_path):
+    from roofline.outputs import write_csv
+
+    df = pd.DataFrame({"time_s": [0.005340445257945567, 2.575876909569798e-06], "bound": [False, True]})
+    write_csv(df, tmp_path / "exact.csv", exact=True)
+    back = pd.read_csv(tmp_path / "exact.csv")
+    assert back["time_s"].tolist() == df["time_s"].tolist() and back["bound"].tolist() == [False, True]
+    write_csv(df, tmp_path / "float32.csv")
+    assert pd.read_csv(tmp_path / "float32.csv")["time_s"].tolist() != df["time_s"].tolist()
