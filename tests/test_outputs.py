@@ -10,7 +10,8 @@ from roofline.errors import RooflineError
 from roofline.outputs import POLARS_FROM_ROWS, TableWriter, progress_bar, staged_dir, write_file_safely
 
 
-@pytest.mark.parametrize("by_polars, n", [(False, 110_000), (True, 3_000)])  # Arrow formats 100,000 rows or more in two halves
+# Arrow formats 100,000 rows or more in two halves; polars costs 0.3-0.4 s to import, so its cases are slow-marked
+@pytest.mark.parametrize("by_polars, n", [(False, 110_000), pytest.param(True, 3_000, marks=pytest.mark.slow)])
 def test_csv_and_parquet_hold_the_same_rows_and_csv_floats_keep_seven_digits(tmp_path, by_polars, n):
     rng = np.random.default_rng(0)
     cols = {"batch": np.arange(n), "step_time_s": rng.random(n) * 1e-2, "fits": rng.random(n) > 0.5}
@@ -27,6 +28,7 @@ def test_csv_and_parquet_hold_the_same_rows_and_csv_floats_keep_seven_digits(tmp
     assert not np.array_equal(csv["step_time_s"], parquet["step_time_s"])  # ... which is not float64's
 
 
+@pytest.mark.slow
 def test_arrow_and_polars_write_files_that_read_back_as_the_same_values(tmp_path):
     cols = {"batch": np.arange(4), "context": np.array([1, 2, 3, 4]), "flops": np.array([3.0276555e10, 1e-12, np.nan, 0.05]),
             "fits": np.array([True, False, True, True])}
@@ -44,6 +46,7 @@ def test_arrow_and_polars_write_files_that_read_back_as_the_same_values(tmp_path
     assert pa.types.is_dictionary(field.type) and field.type.value_type in (pa.string(), pa.large_string())
 
 
+@pytest.mark.slow
 def test_a_parquet_file_polars_cannot_write_is_one_line_and_a_caller_error_is_not_masked(tmp_path):
     cols = {"batch": np.arange(10)}
     (tmp_path / "gone").mkdir()
