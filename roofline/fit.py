@@ -389,7 +389,13 @@ def fitted_profile_text(fit: dict) -> str:
     base: ServingEngine = fit["base"]
     engine: ServingEngine = fit["engine"]
     rt = _round_trip()
-    doc = rt.load(read_text(Path(base.path)))
+    doc = rt.load(read_text(Path(base.costs_from or base.path)))
+    if base.costs_from:  # a profile that took another's costs (serving.load_engine) gets costs of its own: the
+        # other's file, fitted, under this profile's name, version, source and notes
+        own = rt.load(read_text(Path(base.path)))
+        for key in ("name", "display_name", "version", "source", "notes"):
+            if key in own:
+                doc[key] = own[key]
     for p in PARAMETERS:
         doc[p.key] = _quantity_text(p, getattr(engine, p.field))
     for item in [i for i in fit.get("per_family", []) if i["determined"]]:  # into the entry of the same glob, else a new one

@@ -97,6 +97,7 @@ class ServingEngine:
     source: str = ""
     notes: str = ""
     path: str = ""
+    costs_from: str = ""  # the path of the profile whose costs this one takes (load_engine), or "" for costs of its own
 
     def kernels(self, operator: str, mla: bool = False, quantised: bool = False) -> float:
         """Kernels operator `operator` launches per layer (per pass for embedding and LM head):
@@ -123,7 +124,7 @@ class ServingEngine:
                 "host_per_step_s", "host_per_sequence_s", "host_overlap", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency",
-                "quant_kernels_per_gemm")
+                "quant_kernels_per_gemm", "costs_from")
         out = {k: getattr(self, k) for k in keys}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)
         out["kernels_per_layer_mla"] = dict(self.kernels_per_layer_mla)
@@ -229,16 +230,45 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
     )
 
 
+_OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from"}
+
+
 def load_engine(name: str | ServingEngine | None, extra_dirs: tuple[str | Path, ...] = ()) -> ServingEngine:
-    """An engine profile by name or path (None: the default realistic engine); `ideal` is built in."""
+    """An engine profile by name or path (None: the default realistic engine); `ideal` is built in.
+
+    A profile with `costs_from: OTHER` takes every cost of profile OTHER (its values, kernel counts, overrides and
+    `fitted` block) and keeps only its own name, display name, version, source and notes: an engine whose own fit
+    does not carry to sources it was not fitted on (vllm-v0, docs/ACCURACY.md) says whose costs it uses instead
+    of holding a copy that would drift. Such a file may set no cost itself, and OTHER may not use `costs_from`."""
     if isinstance(name, ServingEngine):
         return name
     name = DEFAULT_ENGINE if name is None else name
     if not isinstance(name, str):
         raise RooflineError(f"--engine: expected an engine name, found {name!r}")
     path = find_profile("engine", name.strip().lower() if not name.endswith((".yaml", ".yml")) else name, extra_dirs)
-    spec = engine_from_dict(read_yaml(path), str(path))
-    return spec
+    data = read_yaml(path)
+    if "costs_from" not in data:
+        return engine_from_dict(data, str(path))
+    where, other = str(path), data["costs_from"]
+    for key in data:
+        if key not in _OWN_FIELDS:
+            raise field_error(where, key, "no cost field beside costs_from (the costs are those of the profile it names)", key)
+    for key in ("name", "source"):
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            raise field_error(where, key, "a non-empty string", data.get(key))
+    if not isinstance(other, str) or not other.strip() or other.strip().lower() in (data["name"].strip().lower(), "ideal"):
+        raise field_error(where, "costs_from", "the name of another engine profile (not itself, not ideal)", other)
+    try:
+        base_path = find_profile("engine", other.strip().lower(), extra_dirs)
+    except RooflineError as exc:
+        raise RooflineError(f"{where}: costs_from: {exc}") from None
+    base_data = read_yaml(base_path)
+    if "costs_from" in base_data:
+        raise field_error(where, "costs_from", f"a profile with costs of its own ({base_path} takes them from another)", other)
+    base = engine_from_dict(base_data, str(base_path))
+    return replace(base, name=data["name"], display_name=str(data.get("display_name", data["name"])),
+                   version=str(data.get("version", "")), source=data["source"].strip(),
+                   notes=str(data.get("notes", "")).strip(), path=where, costs_from=str(base_path))
 
 
 def engine_names(extra_dirs: tuple[str | Path, ...] = ()) -> list[str]:

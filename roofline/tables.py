@@ -3,6 +3,8 @@ at the edge, never in the physics."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from roofline.units import format_seconds, format_si
 
 
@@ -203,6 +205,8 @@ def engine_table(e) -> str:
         ("shared prefix read once", "yes" if e.prefix_read_once else "no"),
     ]
     lines = [f"{e.display_name} ({e.name}{', ' + e.version if e.version else ''})"]
+    if e.costs_from:
+        lines.append(f"  costs of {Path(e.costs_from).stem} ({e.costs_from}): costs_from in {e.path}")
     lines += [f"  {k:<26}{v}" for k, v in fields]
     for glob, changes in e.overrides:
         lines.append(f"  override for {glob}: " + ", ".join(f"{k.removesuffix('_s')} {_override_value(k, v)}" for k, v in changes.items()))

@@ -192,3 +192,15 @@ def test_fresh_families_drop_the_per_family_values_an_earlier_fit_wrote_and_keep
     fresh = run_fit(path, "vllm", loss="linear", per_family=("kernel_latency",), max_evaluations=50, fresh_families=True)["engine"]
     assert "kernel_latency_s" in dict(kept.overrides)["mi*"]
     assert dict(fresh.overrides)["mi*"] == {"allreduce_latency_s": 12e-6}  # the measured RCCL latency stays
+
+
+@pytest.mark.slow
+def test_fitting_a_profile_that_takes_anothers_costs_writes_one_with_costs_of_its_own(tmp_path):
+    fit = run_fit(synthetic_file(tmp_path), "vllm-v0", loss="linear", max_evaluations=20)
+    assert fit["base"].costs_from.endswith("vllm.yaml")
+    out = write_fitted_profile(fit, tmp_path / "vllm-v0.yaml")
+    data = read_yaml_file(out)
+    assert "costs_from" not in data and data["name"] == "vllm-v0" and data["version"] == "0.4-0.7"
+    engine = engine_from_dict(data, str(out))
+    assert engine.host_per_step_s == pytest.approx(fit["engine"].host_per_step_s, rel=1e-3) and engine.costs_from == ""
+    assert "# kernels per layer per operator" in out.read_text()  # vllm's file, its comments kept

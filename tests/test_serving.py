@@ -172,3 +172,24 @@ def test_weight_only_int8_streams_one_byte_per_weight_and_computes_in_bf16_witho
     assert float(w8a16["experts"]["time_s"]) == pytest.approx(float(ideal16["experts"]["time_s"]) + 32 * 5 * 1e-6)
     ideal8 = step_metrics(a100, mixtral, 1, 1, 1024, deployment(mixtral, "int8"), with_operators=True)["operators"]
     assert float(w8a8["experts"]["time_s"]) == pytest.approx(2 * float(ideal8["experts"]["time_s"]) + 32 * (5 + 2) * 1e-6)
+
+
+def test_a_profile_with_costs_from_takes_every_cost_of_the_one_it_names_and_nothing_else(tmp_path):
+    vllm, v0 = load_engine("vllm"), load_engine("vllm-v0")
+    assert (v0.name, v0.costs_from.endswith("vllm.yaml"), v0.path.endswith("vllm-v0.yaml")) == ("vllm-v0", True, True)
+    costs = {f.name for f in dataclasses.fields(vllm)} - {"name", "display_name", "version", "source", "notes", "path", "costs_from"}
+    assert all(getattr(v0, f) == getattr(vllm, f) for f in costs) and v0.fitted == vllm.fitted
+    assert v0.for_hardware("mi300x").kernel_latency_s == vllm.for_hardware("mi300x").kernel_latency_s != vllm.kernel_latency_s
+
+    def write(name, text):
+        (tmp_path / f"{name}.yaml").write_text(f"type: engine\nname: {name}\nsource: test\n{text}")
+        return load_engine(name, (tmp_path,))
+
+    assert write("mine", "costs_from: sglang\n").host_per_step_s == load_engine("sglang").host_per_step_s
+    with pytest.raises(RooflineError, match=r"bad\.yaml: kernel_latency: expected no cost field beside costs_from"):
+        write("bad", "costs_from: vllm\nkernel_latency: 3 us\n")
+    for target in ("loop", "ideal", "nothing-of-that-name"):
+        with pytest.raises(RooflineError, match=r"loop\.yaml: costs_from: (expected|unknown engine)"):
+            write("loop", f"costs_from: {target}\n")
+    with pytest.raises(RooflineError, match=r"chain\.yaml: costs_from: expected a profile with costs of its own"):
+        write("chain", "costs_from: vllm-v0\n")
