@@ -384,6 +384,12 @@ def sweep(
                f"computed in {summary['compute_s']:.2f} s, written in {summary['write_s']:.2f} s, plotted in {summary['plot_s']:.2f} s -> {out}/")
     for name in summary["files"]:
         typer.echo(f"  {out / name}")
+    if summary["plots_skipped"]:
+        from roofline.grid import PLOT_POINTS_MAX
+
+        typer.echo(f"plots skipped: {summary['points']:,} points are more than a sweep holds in memory to draw "
+                   f"({PLOT_POINTS_MAX:,}); draw a smaller sweep, or `roofline plot TABLE` on a subset of {out / 'results.*'}",
+                   err=True)
 
 
 @app.command()

@@ -255,18 +255,22 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
 
 
 FORMATS = ("csv", "parquet", "both")
+PLOT_POINTS_MAX = 2_000_000  # write_sweep holds a sweep of at most this many points in memory to draw its plots
 
 
 def write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool = True, chunk_points: int = 1_000_000,
-                progress: bool = False, keep_in_memory_max: int = 2_000_000, fmt: str = "both", svg: bool = False,
+                progress: bool = False, keep_in_memory_max: int | None = None, fmt: str = "both", svg: bool = False,
                 pool=None) -> dict:
     """Compute the sweep chunk by chunk, streaming results.csv and/or results.parquet into `out_dir`
     (outputs.TableWriter), then operators.csv, scenario.json and the plots, drawn on `pool` (a started
     plot_jobs.FigurePool, which the caller closes; by default one of this call's own). Returns a summary with
-    the files written and the seconds spent computing, writing and plotting."""
+    the files written, the seconds spent computing, writing and plotting, and `plots_skipped` (plots asked for
+    a sweep of more than `keep_in_memory_max` points, default PLOT_POINTS_MAX, which is not held in memory to
+    draw)."""
     from roofline.plot_jobs import PLOT_NAMES, FigurePool
 
     out_dir = Path(out_dir)
+    keep_in_memory_max = PLOT_POINTS_MAX if keep_in_memory_max is None else keep_in_memory_max
     if pool is None and plots and sc.points <= keep_in_memory_max:
         # figure workers start now: they import matplotlib while this process computes and writes the tables
         with FigurePool(len(PLOT_NAMES)) as pool:
@@ -313,14 +317,15 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
             pool.submit(job)
         timings["plot_s"] += time.perf_counter() - t
     done = 0
+    t, computed_s = time.perf_counter(), timings["compute_s"]
     with TableWriter(out_dir / "results", COLUMNS, fmt, rows=total) as writer:
         for labels, cols in _timed(blocks, timings):
-            t = time.perf_counter()
             writer.write(labels, cols)
-            timings["write_s"] += time.perf_counter() - t
             done += len(cols["batch"])
             if progress:
                 progress_bar(done, total, time.perf_counter() - t0)
+    # the writer's whole time, closing included (a Parquet sink finishes its file then), less the computing
+    timings["write_s"] += time.perf_counter() - t - (timings["compute_s"] - computed_s)
     if progress:
         print(file=sys.stderr)
     files = list(writer.files)
@@ -334,6 +339,4 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
         t = time.perf_counter()
         files += [p.name for paths in pool.collect() for p in paths]
         timings["plot_s"] += time.perf_counter() - t
-    elif plots and progress:
-        print(f"plots skipped for {done:,} points: run `roofline plot {out_dir}` on a subset", file=sys.stderr)
-    return {"points": done, **timings, "files": files}
+    return {"points": done, **timings, "files": files, "plots_skipped": plots and not drawn_here}

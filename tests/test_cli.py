@@ -203,3 +203,16 @@ def test_ctrl_c_ends_with_exit_code_130_and_one_line(roofline, monkeypatch, tmp_
     monkeypatch.setattr(scenario, "load_scenario", interrupted)  # typer turns Ctrl-C into a returned 130
     code, out, err = roofline("sweep", "eagle-on-hopper", "--no-plots", "--out", tmp_path / "o")
     assert (code, out, err) == (130, "", "interrupted\n") and not (tmp_path / "o").exists()
+
+
+@pytest.mark.slow
+def test_a_sweep_too_large_to_plot_says_so_naming_the_output_folder(tmp_path, monkeypatch):
+    import roofline.grid
+
+    monkeypatch.setattr(roofline.grid, "PLOT_POINTS_MAX", 100)
+    out = tmp_path / "out"
+    result = run("sweep", "eagle-on-hopper", "--out", str(out), "--format", "csv")
+    assert result.exit_code == 0, result.output
+    assert "plots skipped: 900 points are more than a sweep holds in memory to draw (100)" in result.output
+    assert f"{out / 'results.*'}" in result.output and ".out." not in result.output  # the folder, not its staging
+    assert not list(out.glob("*.png")) and (out / "results.csv").is_file()
