@@ -203,14 +203,18 @@ def _fields(data: dict, where: str, prefix: str = "") -> dict:
     return out
 
 
+def _require_name_and_source(data: dict, where: str) -> None:
+    for key in ("name", "source"):
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            raise field_error(where, key, "a non-empty string", data.get(key))
+
+
 def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
     """Validate an engine profile mapping (docs/ENGINES.md) and convert it to SI units."""
     for key in data:
         if key not in _KNOWN:
             raise field_error(where, key, "a known engine field (see docs/ACCURACY.md)", key)
-    for key in ("name", "source"):
-        if not isinstance(data.get(key), str) or not data[key].strip():
-            raise field_error(where, key, "a non-empty string", data.get(key))
+    _require_name_and_source(data, where)
     overrides = []
     for i, item in enumerate(data.get("overrides") or []):
         if not isinstance(item, dict) or not isinstance(item.get("hardware"), str):
@@ -253,9 +257,7 @@ def load_engine(name: str | ServingEngine | None, extra_dirs: tuple[str | Path, 
     for key in data:
         if key not in _OWN_FIELDS:
             raise field_error(where, key, "no cost field beside costs_from (the costs are those of the profile it names)", key)
-    for key in ("name", "source"):
-        if not isinstance(data.get(key), str) or not data[key].strip():
-            raise field_error(where, key, "a non-empty string", data.get(key))
+    _require_name_and_source(data, where)
     if not isinstance(other, str) or not other.strip() or other.strip().lower() in (data["name"].strip().lower(), "ideal"):
         raise field_error(where, "costs_from", "the name of another engine profile (not itself, not ideal)", other)
     try:
