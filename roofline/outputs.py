@@ -63,9 +63,11 @@ def progress_bar(done: int, total: int, elapsed_s: float, note: str = "", width:
     print(f"\r[{'#' * filled:<{width}}] {done:,}/{total:,}  {note}  {elapsed_s:.1f} s", end="", file=sys.stderr, flush=True)
 
 
-POLARS_FROM_ROWS = 200_000  # TableWriter: a table of at least this many rows is written by polars (its import
-#   costs 0.25-0.4 s; from about 160,000 rows its writers win that back: CSV and Parquet 1.9 us a row faster than
-#   Arrow's on 44 columns, 2-core EPYC, 2026-11-30)
+POLARS_FROM_ROWS = 50_000  # TableWriter: a table of at least this many rows is written by polars. Both writers
+#   pay an import on first use (polars 0.25-0.4 s, pyarrow's csv and parquet modules about 0.2 s); writing both
+#   formats of a sweep in a fresh process, Arrow against polars (2-core EPYC, 2026-11-30, three runs each):
+#   40,960 rows 0.22-0.27 s against 0.28-0.30 s, 61,440 rows 0.39-0.52 s against 0.30-0.43 s, 163,840 rows
+#   0.86-0.94 s against 0.42-0.46 s
 
 
 class TableWriter:
@@ -73,7 +75,7 @@ class TableWriter:
 
     A table of `rows` >= POLARS_FROM_ROWS is written by polars, whose writers encode and format on every core
     (983,040 rows x 44 columns, 2-core EPYC: Parquet 0.17 s against Arrow's 0.42 s, CSV 1.0 s against 2.6-3.0 s,
-    2026-11-30); a smaller one by Arrow's C++ writers, which need no import beyond the pyarrow pandas has loaded.
+    2026-11-30); a smaller one by Arrow's C++ writers, whose modules import faster (POLARS_FROM_ROWS).
     Either way Parquet keeps every float64 exactly, labels as dictionary-encoded strings, lz4-compressed, with
     min/max statistics on every column; and CSV holds floats at float32 precision (about 7 significant digits) as
     the shortest string that reads back as that float32 (0.0053404453, not 0.005340445257945567), so both writers'
