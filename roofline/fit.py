@@ -396,6 +396,8 @@ def fitted_profile_text(fit: dict) -> str:
         for key in ("name", "display_name", "version", "source", "notes"):
             if key in own:
                 doc[key] = own[key]
+            elif key in doc:  # never the other profile's display name or notes under this one's name
+                del doc[key]
     for p in PARAMETERS:
         doc[p.key] = _quantity_text(p, getattr(engine, p.field))
     for item in [i for i in fit.get("per_family", []) if i["determined"]]:  # into the entry of the same glob, else a new one

@@ -204,3 +204,4 @@ def test_fitting_a_profile_that_takes_anothers_costs_writes_one_with_costs_of_it
     engine = engine_from_dict(data, str(out))
     assert engine.host_per_step_s == pytest.approx(fit["engine"].host_per_step_s, rel=1e-3) and engine.costs_from == ""
     assert "# kernels per layer per operator" in out.read_text()  # vllm's file, its comments kept
+    assert data["display_name"] == load_engine("vllm-v0").display_name != load_engine("vllm").display_name
