@@ -305,6 +305,7 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
     t0 = time.perf_counter()
     ops = operator_table(sc, configs)
     blocks = iter_blocks(sc, configs, chunk_points)
+    meta = None
     if drawn_here:
         blocks = list(blocks)
         timings["compute_s"] += time.perf_counter() - t0
@@ -331,7 +332,7 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
     files = list(writer.files)
     t = time.perf_counter()
     write_csv(ops, out_dir / "operators.csv", exact=True)  # float64 exactly: `roofline plot` redraws the same figure
-    meta = scenario_meta(sc, configs, done)
+    meta = meta or scenario_meta(sc, configs, done)  # a plotted sweep's, built for its figures, is the same
     (out_dir / "scenario.json").write_text(json.dumps(meta, indent=2))
     timings["write_s"] += time.perf_counter() - t
     files += ["operators.csv", "scenario.json"]
