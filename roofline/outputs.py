@@ -15,7 +15,13 @@ from roofline.errors import RooflineError
 
 
 def check_writable(out: Path, force: bool) -> None:
-    """Refuse to touch an existing non-empty folder (or a file) unless `force`."""
+    """Refuse to touch an existing non-empty folder (or a file) unless `force`, and never take the current folder
+    or one above it: the output replaces its folder whole, so `--out .` would remove the folder the user is in."""
+    here = Path.cwd().resolve()
+    resolved = Path(out).resolve()
+    if resolved == here or resolved in here.parents:
+        raise RooflineError(f"--out: expected a folder to create or replace, found {str(out)!r}, the current folder or one "
+                            f"above it (the output replaces its folder whole): name a subfolder, e.g. --out {Path(out) / 'out'}")
     if out.exists() and not out.is_dir():
         raise RooflineError(f"--out: expected a folder, found an existing file {out} (choose another path)")
     if out.is_dir() and any(out.iterdir()) and not force:

@@ -1,5 +1,7 @@
 """Output files: written whole or not at all, CSV and Parquet holding the same rows (outputs.py)."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -79,6 +81,21 @@ def test_an_existing_output_is_replaced_only_with_force(tmp_path):
     write_file_safely(tmp_path / "f.yaml", "a: 1\n", force=False)
     with pytest.raises(RooflineError, match="exists"):
         write_file_safely(tmp_path / "f.yaml", "a: 2\n", force=False)
+
+
+def test_the_current_folder_or_one_above_it_is_never_an_output_folder(tmp_path, monkeypatch):
+    here = tmp_path / "work"
+    here.mkdir()
+    (here / "notes.txt").write_text("mine")
+    monkeypatch.chdir(here)
+    for out in (".", "./", "..", str(here), str(tmp_path)):
+        with pytest.raises(RooflineError, match=r"^--out: expected a folder to create or replace, found .*the current folder"):
+            with staged_dir(Path(out), force=True):
+                pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["work"] and (here / "notes.txt").read_text() == "mine"
+    with staged_dir(Path("sub"), force=False) as tmp:  # a subfolder is fine
+        (tmp / "r.csv").write_text("x")
+    assert (here / "sub" / "r.csv").exists()
 
 
 def test_the_progress_bar_is_one_line_redrawn_in_place(capsys):
