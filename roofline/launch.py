@@ -10,6 +10,7 @@ nothing. A command that fails before it takes the workers leaves them to `plot_j
 
 from __future__ import annotations
 
+import signal
 import sys
 
 DRAWING_COMMANDS = ("sweep", "plot")
@@ -31,11 +32,25 @@ def draws(argv: list[str]) -> bool:
     return command_of(argv) in DRAWING_COMMANDS and not {"--no-plots", "--help"} & set(argv)
 
 
+def stop_on_sigterm() -> None:
+    """Make SIGTERM (`kill`, `timeout`, a job scheduler) end a command the way Ctrl-C does: a SystemExit raised in
+    the main thread, so output folders still being staged are removed, Parquet sinks abandoned and figure workers
+    stopped, with exit code 143 (128 + 15) and one line on stderr. Installed after the early workers are forked,
+    which keep the default action (they are stopped by their pool)."""
+
+    def terminate(signum, frame):
+        sys.stderr.write("terminated\n")
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, terminate)
+
+
 def run() -> None:
     from roofline import plot_jobs
 
     if draws(sys.argv[1:]):
         plot_jobs.start_early(len(plot_jobs.PLOT_NAMES))
+    stop_on_sigterm()
     try:
         import cli
 

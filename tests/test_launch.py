@@ -54,3 +54,25 @@ def test_the_executable_sweeps_with_plots_and_a_bad_command_is_one_line(tmp_path
     bad = roofline("sweep", "no-such-scenario", "--out", str(tmp_path / "b"))
     assert bad.returncode == 2 and bad.stderr.startswith("error: unknown scenario") and len(bad.stderr.splitlines()) == 1
     assert not (tmp_path / "b").exists()
+
+
+@pytest.mark.slow
+def test_sigterm_mid_sweep_removes_the_staged_output_like_ctrl_c(tmp_path):
+    import signal
+    import time
+
+    scenario = tmp_path / "big.yaml"
+    scenario.write_text("name: big\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-8b\nmethod: eagle\naxes:\n"
+                        "  batch: {start: 1, stop: 256, num: 256}\n  context: [1024, 2048, 4096, 8192]\n"
+                        "  k: [1, 2, 3, 4, 5, 6, 7, 8]\n  alpha: {start: 0.5, stop: 0.9, num: 100}\n")
+    code = "from roofline.launch import run; run()"
+    proc = subprocess.Popen([sys.executable, "-c", code, "sweep", str(scenario), "--out", str(tmp_path / "o"), "--no-plots"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".o.*")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)  # until the staging folder exists: the sweep is under way
+    assert proc.poll() is None, "the sweep ended before it could be stopped"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM and err.splitlines()[-1] == "terminated"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.yaml"]
