@@ -211,16 +211,27 @@ def _names_for_specs(data: dict) -> tuple[dict, dict]:
     """Replace spec objects by their names (remembering the objects) and arrays by lists."""
     specs: dict = {}
 
-    def name_of(value):
+    def name_of(key: str, value):
         if isinstance(value, (HardwareSpec, ModelSpec, ServingEngine)):
-            specs[(type(value).__name__, value.name)] = value
+            slot = (type(value).__name__, value.name)
+            if specs.setdefault(slot, value) != value:
+                raise RooflineError(f"{key}: two different {slot[0]} objects are both named {value.name!r}; give each a name "
+                                    f"of its own (dataclasses.replace(spec, name=...))")
             return value.name
         return value
 
     out = {}
     for key, value in data.items():
         if key in ("hardware", "model", "draft", "draft_hardware", "engine"):
-            out[key] = [name_of(v) for v in value] if isinstance(value, (list, tuple)) else name_of(value)
+            if isinstance(value, (list, tuple)):
+                names = [name_of(key, v) for v in value]
+                repeated = next((n for n in names if names.count(n) > 1), None)
+                if repeated is not None and any(getattr(v, "name", None) == repeated for v in value if not isinstance(v, str)):
+                    raise RooflineError(f"{key}: {repeated!r} is listed twice, as a spec object and again; list it once, or "
+                                        f"give the spec object a name of its own (dataclasses.replace(spec, name=...))")
+                out[key] = names
+            else:
+                out[key] = name_of(key, value)
         elif key == "axes" and isinstance(value, dict):
             out[key] = {a: (np.asarray(v).tolist() if isinstance(v, (np.ndarray, tuple)) else v) for a, v in value.items()}
         else:

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from roofline.engine import step_metrics
+from roofline.errors import RooflineError
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment
 from roofline.model import ModelSpec, load_model
@@ -76,6 +77,10 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
     hws = {h: get("HardwareSpec", load_hardware, h) for h in {*sc.hardware, *(d for d in sc.draft_hardware if d)}}
     models = {m: get("ModelSpec", load_model, m) for m in sc.model}
     engines = {e: specs.get(("ServingEngine", e)) or load_engine(e, extra_dirs) for e in sc.engine}
+    where = sc.path or sc.name
+    for key, entries, loaded in (("hardware", sc.hardware, hws), ("model", sc.model, models), ("engine", sc.engine, engines),
+                                 ("draft_hardware", [d for d in sc.draft_hardware if d], hws)):
+        _one_entry_per_profile(where, key, entries, loaded)
     by_model = dict(sc.method_by_model)
     alpha_axis = not np.isnan(sc.axes["alpha"]).all()
     out, seen = [], set()
@@ -100,6 +105,18 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                           draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                           c["shared_prefix"], acceptance))
     return out
+
+
+def _one_entry_per_profile(where: str, key: str, entries, loaded: dict) -> None:
+    """Refuse two entries of a list-valued key that load profiles of the same name ("h100-sxm" and its alias "H100",
+    or a user file named like a built-in profile): their rows would carry the same label and could not be told apart."""
+    first: dict[str, str] = {}
+    for entry in entries:
+        name = loaded[entry].name
+        if name in first and first[name] != entry:
+            raise RooflineError(f"{where}: {key}: {first[name]!r} and {entry!r} both load a profile named {name!r}, so their "
+                                f"rows could not be told apart; list each profile once, each under a name of its own")
+        first.setdefault(name, entry)
 
 
 def _chunk_slices(n_context: int, n_alpha: int, per_slice: int, chunk_points: int) -> Iterator[tuple[slice, slice]]:

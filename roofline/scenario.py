@@ -120,6 +120,8 @@ def _names(where: str, key: str, value: object) -> tuple[str, ...]:
     items = value if isinstance(value, list) else [value]
     if not items or not all(isinstance(v, str) and v for v in items):
         raise field_error(where, key, "a name or a non-empty list of names", value)
+    if len(set(items)) != len(items):
+        raise field_error(where, key, "distinct names", value)
     return tuple(items)
 
 

@@ -37,6 +37,21 @@ def test_sweep_takes_a_mapping_with_arrays_and_spec_objects():
     assert fast < slow
 
 
+def test_sweep_refuses_two_spec_objects_of_one_name_and_a_spec_named_like_a_listed_profile():
+    h100 = roofline.load_hardware("h100-sxm")
+    fast, slow = (dataclasses.replace(h100, name="fast", mem_bw_bytes_per_s=bw) for bw in (6e12, 2e12))
+    base = {"model": "llama-3.1-8b", "axes": {"batch": [1, 8]}}
+    with pytest.raises(RooflineError, match="^hardware: two different HardwareSpec objects are both named 'fast'"):
+        roofline.sweep({**base, "hardware": [fast, slow]})
+    with pytest.raises(RooflineError, match="^hardware: 'h100-sxm' is listed twice, as a spec object and again"):
+        roofline.sweep({**base, "hardware": [dataclasses.replace(h100, mem_bw_bytes_per_s=6e12), "h100-sxm"]})
+    with pytest.raises(RooflineError, match="hardware: 'h100-sxm' and 'H100' both load a profile named 'h100-sxm'"):
+        roofline.sweep({**base, "hardware": ["h100-sxm", "H100"]})
+    with pytest.raises(RooflineError, match="hardware: expected distinct names"):
+        roofline.sweep({**base, "hardware": ["h100-sxm", "h100-sxm"]})
+    assert len(roofline.sweep({**base, "hardware": fast})) == 2  # one object, once: fine
+
+
 def test_sweep_by_name_equals_predict_at_the_same_point():
     df = roofline.sweep("eagle-on-hopper")
     row = df[(df.hardware == "h200") & (df.batch == 32) & (df.context == 8192) & (df.k == 3) & (df.alpha == 0.8)].iloc[0]

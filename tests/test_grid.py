@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -93,6 +95,16 @@ def test_a_layout_the_model_cannot_take_is_one_line_naming_the_scenario():
 
     sc = scenario_from_dict({**SCENARIO, "tp": [1, 3]}, "s.yaml")
     with pytest.raises(RooflineError, match="s.yaml: tp: expected a divisor of the model's 32 attention heads"):
+        load_configs(sc)
+
+
+def test_a_user_file_named_like_a_listed_profile_is_refused_not_labelled_twice(tmp_path):
+    from roofline.errors import RooflineError
+
+    mine = tmp_path / "h100-sxm.yaml"  # a user's copy, still named h100-sxm inside
+    mine.write_text((Path(__file__).resolve().parent.parent / "hardware_profiles" / "h100-sxm.yaml").read_text())
+    sc = scenario_from_dict({**SCENARIO, "hardware": [str(mine), "h100-sxm"]}, "s.yaml")
+    with pytest.raises(RooflineError, match=r"^s.yaml: hardware: '.*h100-sxm.yaml' and 'h100-sxm' both load a profile named"):
         load_configs(sc)
 
 
