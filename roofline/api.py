@@ -29,7 +29,7 @@ from roofline.layout import OPERATOR_CLASS, deployment
 from roofline.model import ModelSpec
 from roofline.model import load_model as _load_model
 from roofline.serving import ServingEngine, load_engine
-from roofline.speculation import check_options, predict_speculation
+from roofline.speculation import check_options, check_speculating, predict_speculation
 
 
 def load_hardware(hardware: str | HardwareSpec, profiles: tuple[str | Path, ...] = ()) -> HardwareSpec:
@@ -94,6 +94,9 @@ def predict(
     shared_prefix = _scalar_int(shared_prefix, "shared_prefix", 0, context)
     if prompt is not None:
         prompt = _scalar_int(prompt, "prompt", 1, CONTEXT_MAX)
+    check_options(where, method, draft=draft, draft_vocab=draft_vocab, alpha=alpha, acceptance=acceptance,
+                  tree_nodes=tree_nodes, tree_tau=tree_tau, k=k)
+    check_speculating(where, (method,), alpha=alpha, acceptance=acceptance, tree_nodes=tree_nodes, draft_hardware=draft_hardware)
     hw, target = load_hardware(hardware, profiles), load_model(model, profiles)
     eng = load_engine(engine, tuple(profiles)).for_hardware(hw.name)
     dep = deployment(target, weight_dtype, kv_dtype, tp, dp_attention, ep, pp, expert_dtype, where=where)
@@ -157,11 +160,8 @@ def predict(
         out["warnings"].append(
             f"does not fit in memory: needs {out['memory_needed_bytes'] / 1e9:.1f} GB per device of "
             f"{out['usable_memory_bytes'] / 1e9:.1f} GB usable (max batch {out['max_batch']:,} at this context)")
-    speculating = method != "none" or alpha is not None or acceptance is not None or tree_nodes is not None
     draft_spec = draft_hw = None
-    if speculating:
-        check_options(where, method, draft=draft, draft_vocab=draft_vocab, alpha=alpha, acceptance=acceptance,
-                      tree_nodes=tree_nodes, tree_tau=tree_tau, k=k)
+    if method != "none":
         draft_spec = load_model(draft, profiles) if draft is not None else None
         draft_hw = load_hardware(draft_hardware, profiles) if draft_hardware is not None else None
         out["spec"] = predict_speculation(
@@ -177,7 +177,7 @@ def predict(
     if prompt is not None:
         out["prompt"] = prompt
         out["ttft_s"] = float(ttft_s(hw, target, prompt, dep, eng))
-        if speculating and method in ("draft", "mtp", "eagle") and k > 0:
+        if method in ("draft", "mtp", "eagle") and k > 0:
             from roofline.speculation import drafter_deployment, drafter_spec
 
             drafter = drafter_spec(method, target, draft_spec, draft_vocab)

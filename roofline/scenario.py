@@ -38,7 +38,7 @@ import numpy as np
 from roofline.errors import RooflineError, field_error
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES
 from roofline.profiles import find_profile, normalize_dtype, read_yaml
-from roofline.speculation import METHODS, check_options
+from roofline.speculation import METHODS, check_options, check_speculating
 
 AXES = ("batch", "context", "k", "alpha")
 _KEYS = {
@@ -273,6 +273,9 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     if points > max_points():
         raise field_error(where, "axes", f"at most {max_points():,} points (raise the limit with ROOFLINE_MAX_POINTS=N)",
                           f"{points:,} points")
+    if max(configs["shared_prefix"]) > axes["context"].min():
+        raise field_error(where, "shared_prefix", f"at most the smallest context of the sweep ({int(axes['context'].min()):,} "
+                          f"tokens: a shared prefix is part of each sequence's context)", max(configs["shared_prefix"]))
     acceptance = data.get("acceptance")
     if acceptance is not None:
         if not isinstance(acceptance, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in acceptance):
@@ -291,6 +294,8 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         raise field_error(where, "draft", "a draft model only with method draft", draft)
     if draft_vocab is not None and "eagle" not in methods:
         raise field_error(where, "draft_vocab", "a draft vocabulary only with method eagle", draft_vocab)
+    check_speculating(where, methods, alpha=axes["alpha"] if alpha_given else None, acceptance=acceptance, tree_nodes=tree_nodes,
+                      draft_hardware=next((d for d in configs["draft_hardware"] if d is not None), None))
     for method in methods:  # a draft model applies to method draft, a draft vocabulary to eagle
         check_options(where, method, draft=draft if method == "draft" else None,
                       draft_vocab=draft_vocab if method == "eagle" else None,

@@ -207,6 +207,21 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
         default_rates(method, where)  # raises: a draft model needs its acceptance
 
 
+def check_speculating(where: str, methods, *, alpha=None, acceptance=None, tree_nodes=None, draft_hardware=None) -> None:
+    """The options that only speculation uses need a method that uses them (CLI, scenario files and the Python API
+    call this once with every method they run): an acceptance (alpha, rates) or a tree needs a speculation method, a
+    drafter's device a method that runs a drafter (n-gram lookup drafts on the host)."""
+    methods = tuple(methods)
+    if all(m == "none" for m in methods):
+        for name, value in (("alpha", alpha), ("acceptance", acceptance), ("tree_nodes", tree_nodes)):
+            if value is not None:
+                raise RooflineError(f"{where}: {name}: expected only with a speculation method (method draft, mtp, eagle or "
+                                    f"ngram), found method none")
+    if draft_hardware is not None and all(m in ("none", "ngram") for m in methods):
+        raise RooflineError(f"{where}: draft_hardware: expected only with a method that runs a drafter (draft, mtp or "
+                            f"eagle), found method {' and '.join(methods)}")
+
+
 def default_rates(method: str, where: str = "options") -> tuple[tuple[float, ...], str]:
     """(rates, source) a method uses when neither alpha nor rates are given; a clear error for a draft model."""
     if method not in DEFAULT_RATES:

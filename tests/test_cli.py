@@ -46,7 +46,20 @@ def test_predict_with_speculation_adds_a_spec_object():
     assert spec["tau"] == pytest.approx(3.3616)
 
 
-@pytest.mark.parametrize("args", [["--method", "none", "--alpha", "0.5"], ["--method", "eagle", "--k", "0", "--alpha", "0.7"],
+@pytest.mark.parametrize("args, message", [
+    (["--method", "none", "--alpha", "0.5"], "alpha: expected only with a speculation method"),
+    (["--acceptance", "0.9"], "acceptance: expected only with a speculation method"),
+    (["--tree-nodes", "4", "--tree-tau", "2"], "tree_nodes: expected only with a speculation method"),
+    (["--draft", "llama-3.2-1b"], "draft: expected only with method draft, found method none"),
+    (["--draft-hardware", "l4"], "draft_hardware: expected only with a method that runs a drafter"),
+    (["--method", "ngram", "--draft-hardware", "l4"], "draft_hardware: expected only with a method that runs a drafter"),
+])
+def test_speculation_options_without_a_method_that_uses_them_are_one_line(roofline, args, message):
+    code, out, err = roofline("predict", *args)
+    assert code == 2 and out == "" and err.startswith("error: command line: ") and message in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("args", [["--method", "eagle", "--k", "0", "--alpha", "0.7"],
                                   ["--method", "draft", "--draft", "llama-3.2-1b", "--k", "0", "--tree-nodes", "8", "--tree-tau", "3"]])
 def test_no_speculation_is_exactly_the_baseline(args):
     data = json.loads(run("predict", "--batch", "16", *args, "--json").output)

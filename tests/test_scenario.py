@@ -52,6 +52,11 @@ def test_every_builtin_scenario_loads(tmp_path):
     ({"axes": {"k": {"start": 0, "stop": 4, "step": 0.5}}}, "s.yaml: axes.k.step: expected a whole number"),
     ({"axes": {"batch": [1, 1.0e+30]}}, "s.yaml: axes.batch: expected values <= 1e+08"),
     ({"speed": "fast"}, "s.yaml: speed: expected a known key"),
+    ({"method": "none", "axes": {"alpha": [0.5]}}, "s.yaml: alpha: expected only with a speculation method"),
+    ({"method": "none", "axes": {"batch": [1]}, "acceptance": [0.9]}, "s.yaml: acceptance: expected only with a speculation method"),
+    ({"method": "ngram", "draft_hardware": "l4"}, "s.yaml: draft_hardware: expected only with a method that runs a drafter"),
+    ({"hardware": ["h100-sxm", "h100-sxm"]}, "s.yaml: hardware: expected distinct names"),
+    ({"shared_prefix": 2048}, "s.yaml: shared_prefix: expected at most the smallest context of the sweep (1,024 tokens"),
 ])
 def test_bad_scenarios_give_one_line_with_file_key_expected_found(patch, message):
     data = yaml.safe_load(ISSUE_FORM)
@@ -65,3 +70,10 @@ def test_bad_scenarios_give_one_line_with_file_key_expected_found(patch, message
 def test_numbers_yaml_reads_as_strings_are_accepted():
     data = yaml.safe_load(ISSUE_FORM.replace("stop: 256", "stop: 1e3"))
     assert scenario_from_dict(data, "s.yaml").axes["batch"].max() == 1000
+
+
+def test_options_apply_when_some_method_of_the_sweep_uses_them():
+    data = yaml.safe_load(ISSUE_FORM)
+    data.update({"method": ["none", "eagle"], "draft_hardware": [None, "l4"], "shared_prefix": [0, 1024]})
+    sc = scenario_from_dict(data, "s.yaml")  # alpha and a drafter's device serve eagle; the prefix fits every context
+    assert sc.method == ("none", "eagle") and max(sc.shared_prefix) == 1024
