@@ -29,17 +29,42 @@ from roofline.layout import OPERATOR_CLASS, deployment
 from roofline.model import ModelSpec
 from roofline.model import load_model as _load_model
 from roofline.serving import ServingEngine, load_engine
-from roofline.speculation import check_options, check_speculating, predict_speculation
+from roofline.speculation import K_MAX, check_options, check_speculating, predict_speculation
 
 
 def load_hardware(hardware: str | HardwareSpec, profiles: tuple[str | Path, ...] = ()) -> HardwareSpec:
     """A hardware profile by name (case-insensitive, aliases like 'H100'), path, or the spec itself."""
-    return hardware if isinstance(hardware, HardwareSpec) else _load_hardware(hardware, tuple(profiles))
+    return hardware if isinstance(hardware, HardwareSpec) else _load_hardware(hardware, _folders(profiles))
 
 
 def load_model(model: str | ModelSpec, profiles: tuple[str | Path, ...] = ()) -> ModelSpec:
     """A model profile by name, path, or the spec itself."""
-    return model if isinstance(model, ModelSpec) else _load_model(model, tuple(profiles))
+    return model if isinstance(model, ModelSpec) else _load_model(model, _folders(profiles))
+
+
+def _folders(profiles) -> tuple:
+    """`profiles` as a tuple of folders: one folder (a string or a Path) is a tuple of one, not of its characters."""
+    return (profiles,) if isinstance(profiles, (str, Path)) else tuple(profiles)
+
+
+def _scalar_float(value, name: str):
+    """None, or one real number as a float (a rate is checked against [0, 1] by speculation.check_options)."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple, np.ndarray)):
+        raise RooflineError(f"{name}: expected one number (use roofline.sweep for arrays), found {type(value).__name__}")
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise RooflineError(f"{name}: expected a number, found {value!r}")
+    return float(value)
+
+
+def _rates(value, name: str):
+    """None, or per-position rates as a list of floats."""
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple, np.ndarray)):
+        raise RooflineError(f"{name}: expected a list of rates in [0, 1], found {value!r}")
+    return [_scalar_float(v, name) for v in np.asarray(value, dtype=object).ravel()]
 
 
 def _scalar_int(value, name: str, low: int, high: int) -> int:
@@ -91,6 +116,11 @@ def predict(
     """
     batch = _scalar_int(batch, "batch", 1, BATCH_MAX)
     context = _scalar_int(context, "context", 0, CONTEXT_MAX)
+    k = _scalar_int(k, "k", 0, K_MAX)
+    alpha, acceptance = _scalar_float(alpha, "alpha"), _rates(acceptance, "acceptance")
+    if not isinstance(overlap, bool):
+        raise RooflineError(f"overlap: expected true or false, found {overlap!r}")
+    profiles = _folders(profiles)
     shared_prefix = _scalar_int(shared_prefix, "shared_prefix", 0, context)
     if prompt is not None:
         prompt = _scalar_int(prompt, "prompt", 1, CONTEXT_MAX)
@@ -98,7 +128,7 @@ def predict(
                   tree_nodes=tree_nodes, tree_tau=tree_tau, k=k)
     check_speculating(where, (method,), alpha=alpha, acceptance=acceptance, tree_nodes=tree_nodes, draft_hardware=draft_hardware)
     hw, target = load_hardware(hardware, profiles), load_model(model, profiles)
-    eng = load_engine(engine, tuple(profiles)).for_hardware(hw.name)
+    eng = load_engine(engine, profiles).for_hardware(hw.name)
     dep = deployment(target, weight_dtype, kv_dtype, tp, dp_attention, ep, pp, expert_dtype, where=where)
     m = step_metrics(hw, target, batch, 1, context, dep, engine=eng, shared_prefix=shared_prefix, with_operators=True)
     mem = capacity(hw, target, batch, context + 1, dep, shared_prefix=shared_prefix)
@@ -203,8 +233,8 @@ def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) ->
         sc = scenario_from_dict(data, "<sweep>")
     else:
         specs = {}
-        sc = load_scenario(str(scenario), tuple(profiles))
-    return run_sweep(sc, load_configs(sc, tuple(profiles), specs))
+        sc = load_scenario(str(scenario), _folders(profiles))
+    return run_sweep(sc, load_configs(sc, _folders(profiles), specs))
 
 
 def _names_for_specs(data: dict) -> tuple[dict, dict]:

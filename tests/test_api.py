@@ -22,6 +22,25 @@ def test_predict_refuses_arrays_and_points_to_sweep():
         roofline.predict("h100-sxm", "llama-3.1-8b", batch=np.array([1, 2]))
 
 
+@pytest.mark.parametrize("options, message", [
+    ({"k": 2.5}, "k: expected an integer in 0..64, found 2.5"),
+    ({"alpha": np.array([0.6, 0.8])}, "alpha: expected one number (use roofline.sweep for arrays)"),
+    ({"alpha": "0.8"}, "alpha: expected a number, found '0.8'"),
+    ({"acceptance": "0.8,0.7"}, "acceptance: expected a list of rates in [0, 1], found '0.8,0.7'"),
+    ({"overlap": "no"}, "overlap: expected true or false, found 'no'"),
+])
+def test_predict_checks_the_type_of_every_option(options, message):
+    with pytest.raises(RooflineError) as err:
+        roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle", **options)
+    assert str(err.value) == message or str(err.value).startswith(message)
+
+
+def test_one_profile_folder_may_be_given_as_a_string(tmp_path):
+    with pytest.raises(RooflineError, match=f"^{tmp_path / 'none'}: profile folder does not exist"):
+        roofline.predict("h100-sxm", "llama-3.1-8b", profiles=str(tmp_path / "none"))
+    assert roofline.load_hardware("h100-sxm", profiles=str(tmp_path)).name == "h100-sxm"
+
+
 def test_a_speculation_call_without_acceptance_is_an_error_for_a_draft_model_not_alpha_0():
     with pytest.raises(RooflineError, match="alpha or acceptance"):
         roofline.predict("h100-sxm", "llama-3.1-8b", method="draft", draft="llama-3.2-1b")
