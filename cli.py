@@ -23,7 +23,7 @@ app.add_typer(hw_app, name="hw")
 app.add_typer(models_app, name="models")
 scenarios_app = typer.Typer(no_args_is_help=True, help="Scenario files (sweeps and report sections).")
 app.add_typer(scenarios_app, name="scenarios")
-engines_app = typer.Typer(no_args_is_help=True, help="Serving-engine profiles (ideal, vllm, sglang, trtllm).")
+engines_app = typer.Typer(no_args_is_help=True, help="Serving-engine profiles (ideal, vllm, vllm-v0, sglang, sglang-early, trtllm).")
 app.add_typer(engines_app, name="engines")
 measurements_app = typer.Typer(no_args_is_help=True, help="Serving measurements: convert benchmark output into rows for fit and accuracy.")
 app.add_typer(measurements_app, name="measurements")
@@ -59,7 +59,7 @@ def predict(
     model: Annotated[str, typer.Option(help="Model profile name (roofline models list).")] = "llama-3.1-8b",
     batch: Annotated[int, typer.Option(min=1, max=100_000_000, help="Sequences decoded together (the replica's batch).")] = 1,
     context: Annotated[int, typer.Option(min=0, max=1_000_000_000, help="Tokens already in each sequence's KV cache.")] = 1024,
-    engine: Annotated[Optional[str], typer.Option(help="Serving engine profile: vllm (default) | sglang | trtllm | ideal (the pure roofline).")] = None,
+    engine: Annotated[Optional[str], typer.Option(help="Serving engine profile: vllm (default) | vllm-v0 | sglang | sglang-early | trtllm | ideal (the pure roofline); `roofline engines list`.")] = None,
     tp: Annotated[int, typer.Option(min=1, max=4096, help="Tensor-parallel degree (attention and dense layers).")] = 1,
     dp_attention: Annotated[int, typer.Option(min=1, max=4096, help="Attention data-parallel groups: each holds and reads only its sequences' KV cache.")] = 1,
     ep: Annotated[int, typer.Option(min=1, max=4096, help="Expert-parallel degree (MoE): experts spread over devices, tokens sent by all-to-all.")] = 1,
@@ -434,7 +434,7 @@ def plot(
 
 @app.command()
 def bench(
-    points: Annotated[list[int], typer.Option(min=1000, max=100_000_000, help="Sweep sizes to time (repeatable).")] = [1_000_000],  # noqa: B006
+    points: Annotated[list[int], typer.Option(min=1000, max=100_000_000, help="Sweep sizes to time (repeatable), each rounded to whole grids of 40,960 points (16 k x 20 alpha x 128 batch per context): 1,000,000 runs 983,040; the JSON line gives the points run.")] = [1_000_000],  # noqa: B006
     chunk_points: Annotated[int, typer.Option(min=1000, max=100_000_000, help="Rows per chunk.")] = 1_000_000,
     format_: Annotated[list[str], typer.Option("--format", help="Output formats to time end to end (repeatable): parquet, csv.")] = ["parquet", "csv"],  # noqa: B006
     repeats: Annotated[int, typer.Option(min=1, max=20, help="Interleaved rounds after an untimed run; medians and ranges reported.")] = 3,
