@@ -145,6 +145,7 @@ def predict(
         "tp": dep.tp,
         "devices": dep.devices,
         "weight_dtype": dep.weight_dtype_label,
+        "expert_dtype": dep.expert_dtype_label,
         "kv_dtype": dep.kv_dtype,
         "shared_prefix": shared_prefix,
         "step_time_s": step,

@@ -32,7 +32,7 @@ from roofline.speculation import best_k, break_even_batch, speculative_metrics
 
 GRID_AXES = ("context", "alpha", "batch", "k")
 AXIS = {name: i for i, name in enumerate(GRID_AXES)}
-LABEL_COLUMNS = ("hardware", "model", "engine", "method", "draft_hardware", "weight_dtype", "kv_dtype")
+LABEL_COLUMNS = ("hardware", "model", "engine", "method", "draft_hardware", "weight_dtype", "expert_dtype", "kv_dtype")
 INT_COLUMNS = ("batch", "context", "k", "tp", "dp_attention", "ep", "pp", "devices", "shared_prefix", "max_batch", "best_k",
                "break_even_batch")
 BOOL_COLUMNS = ("fits_in_memory", "verify_compute_bound")
@@ -81,6 +81,9 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
     for key, entries, loaded in (("hardware", sc.hardware, hws), ("model", sc.model, models), ("engine", sc.engine, engines),
                                  ("draft_hardware", [d for d in sc.draft_hardware if d], hws)):
         _one_entry_per_profile(where, key, entries, loaded)
+    if any(sc.expert_dtype) and all(m.moe is None for m in models.values()):
+        raise RooflineError(f"{where}: expert_dtype: expected a mixture-of-experts model among the models, found only dense "
+                            f"ones ({', '.join(sorted(m.name for m in models.values()))})")
     by_model = dict(sc.method_by_model)
     alpha_axis = not np.isnan(sc.axes["alpha"]).all()
     out, seen = [], set()
@@ -90,11 +93,13 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
             c["method"] = by_model[c["model"]]
         method = c["method"]
         draft_hw = c["draft_hardware"] = c["draft_hardware"] if method not in ("none", "ngram") else None
-        key = tuple(c.values())
-        if key in seen:  # a per-model method, or a draft device for a method without drafter, repeats a config
-            continue
-        seen.add(key)
         model = models[c["model"]]
+        if model.moe is None:
+            c["expert_dtype"] = None  # the experts' dtype of a sweep with MoE models beside a dense one
+        key = tuple(c.values())
+        if key in seen:  # a per-model method, a draft device for a method without drafter, or an expert dtype for a dense
+            continue     # model repeats a config
+        seen.add(key)
         dep = deployment(model, c["weight_dtype"], c["kv_dtype"], c["tp"], c["dp_attention"], c["ep"], c["pp"],
                          c["expert_dtype"], where=sc.path or sc.name)
         hw = hws[c["hardware"]]
@@ -175,7 +180,7 @@ def _columns(sc: Scenario, cfg: Config, block: dict, context, alpha, batch, k) -
     dep = cfg.dep
     labels = {"hardware": cfg.hw.name, "model": cfg.model.name, "engine": cfg.engine.name, "method": cfg.method,
               "draft_hardware": cfg.draft_hw.name if cfg.draft_hw else "", "weight_dtype": dep.weight_dtype_label,
-              "kv_dtype": dep.kv_dtype}
+              "expert_dtype": dep.expert_dtype_label, "kv_dtype": dep.kv_dtype}
     cols = {}
     for name, value in (("tp", dep.tp), ("dp_attention", dep.dp_attention), ("ep", dep.ep), ("pp", dep.pp), ("devices", dep.devices),
                         ("shared_prefix", cfg.shared_prefix)):
@@ -231,7 +236,16 @@ def operator_table(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
     context = float(sc.axes["context"][0])
     q_verify = float(sc.tree_nodes + 1 if sc.tree_nodes else max(int(np.max(sc.axes["k"])), 1) + 1)
     columns: dict[str, list] = {}  # one list of arrays per column, one DataFrame at the end (not one per operator)
+    seen = set()
     for cfg in configs:
+        dep = cfg.dep
+        labels = {"hardware": cfg.hw.name, "model": cfg.model.name, "engine": cfg.engine.name, "tp": dep.tp,
+                  "dp_attention": dep.dp_attention, "ep": dep.ep, "pp": dep.pp, "weight_dtype": dep.weight_dtype_label,
+                  "expert_dtype": dep.expert_dtype_label, "kv_dtype": dep.kv_dtype, "shared_prefix": cfg.shared_prefix}
+        key = (*labels.values(), tuple(sorted(dep.dtypes.items())))
+        if key in seen:  # configs that differ only in method or drafter run the same target passes
+            continue
+        seen.add(key)
         gemm_dtype = cfg.dep.dtype("mlp" if cfg.model.moe is None else "experts")
         ceilings = {
             "peak_flops_per_s": cfg.hw.peak_flops_per_s[cfg.hw.compute_dtype(gemm_dtype)],
@@ -245,8 +259,7 @@ def operator_table(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
             for op, v in m["operators"].items():
                 keep = np.broadcast_to((v["bytes"] > 0) | (v["flops"] > 0), batch.shape)
                 row = {
-                    "hardware": cfg.hw.name, "model": cfg.model.name, "engine": cfg.engine.name, "pass": pass_name,
-                    "batch": batch, "context": context, "q": q, "operator": op, "flops": v["flops"], "bytes": v["bytes"],
+                    **labels, "pass": pass_name, "batch": batch, "context": context, "q": q, "operator": op, "flops": v["flops"], "bytes": v["bytes"],
                     "time_s": v["time_s"], "compute_bound": v["compute_bound"], "step_time_s": m["step_time_s"], **ceilings,
                 }
                 for name, value in row.items():
@@ -262,7 +275,9 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
         "scenario": sc.name, "description": sc.description, "method": methods[0] if len(methods) == 1 else methods,
         "draft": sc.draft, "draft_hardware": sorted({c.draft_hw.name for c in configs if c.draft_hw}) or None,
         "engine": sorted({c.engine.name for c in configs}),
-        "weight_dtype": sorted({c.dep.weight_dtype_label for c in configs}), "kv_dtype": sorted({c.dep.kv_dtype for c in configs}),
+        "weight_dtype": sorted({c.dep.weight_dtype_label for c in configs}),
+        "expert_dtype": sorted({c.dep.expert_dtype_label for c in configs if c.dep.has_experts}),
+        "kv_dtype": sorted({c.dep.kv_dtype for c in configs}),
         "tp": sorted({c.dep.tp for c in configs}), "layouts": sorted({c.dep.describe() for c in configs}),
         "hardware": {**{c.hw.name: c.hw.display_name for c in configs}, **{c.draft_hw.name: c.draft_hw.display_name for c in configs if c.draft_hw}},
         "model": {**{c.model.name: c.model.display_name for c in configs}, **{c.draft.name: c.draft.display_name for c in configs if c.draft}},

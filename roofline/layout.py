@@ -36,6 +36,7 @@ from roofline.model import KV_DTYPES, WEIGHT_CLASSES, WEIGHT_DTYPES
 from roofline.profiles import normalize_dtype
 
 QUANTISED_DTYPES = ("fp8", "int8", "w8a16", "int4", "fp4")  # narrower than 16 bits: a quantised checkpoint
+EXPERT_CLASSES = ("experts", "shared_experts")  # what expert_dtype sets; no weights in a dense model
 UNQUANTISED_CLASSES = ("embedding", "lm_head")  # kept at the native dtype by a quantised weight_dtype (module docstring)
 
 # which weight class each operator of roofline.costs streams
@@ -56,6 +57,7 @@ class Deployment:
     pp: int = 1
     dtypes: dict = field(default_factory=lambda: dict.fromkeys(WEIGHT_CLASSES, "bf16"), hash=False)  # compared, not hashed
     kv_dtype: str = "bf16"
+    has_experts: bool = True  # False for a dense model: its expert classes hold no weights and are left out of labels
 
     @property
     def devices_per_stage(self) -> int:
@@ -78,9 +80,14 @@ class Deployment:
     @property
     def weight_dtype_label(self) -> str:
         """One dtype when every class of the decoder blocks shares it (the embedding and LM head of a quantised
-        checkpoint stay in 16 bits and do not count), else 'mixed'."""
-        used = {d for c, d in self.dtypes.items() if c not in UNQUANTISED_CLASSES}
+        checkpoint stay in 16 bits and do not count, nor a dense model's empty expert classes), else 'mixed'."""
+        used = {d for c, d in self.dtypes.items() if c not in UNQUANTISED_CLASSES and (self.has_experts or c not in EXPERT_CLASSES)}
         return used.pop() if len(used) == 1 else "mixed"
+
+    @property
+    def expert_dtype_label(self) -> str:
+        """The routed experts' dtype, '' for a dense model: with weight_dtype, what tells a sweep's configs apart."""
+        return self.dtypes["experts"] if self.has_experts else ""
 
     def describe(self) -> str:
         """'tp 1, dp-attention 8, ep 8' style label for tables."""
@@ -94,8 +101,9 @@ class Deployment:
         return ", ".join(parts)
 
     def to_json(self) -> dict:
-        return {"tp": self.tp, "dp_attention": self.dp_attention, "ep": self.ep, "pp": self.pp,
-                "devices": self.devices, "weight_dtypes": dict(self.dtypes), "kv_dtype": self.kv_dtype}
+        return {"tp": self.tp, "dp_attention": self.dp_attention, "ep": self.ep, "pp": self.pp, "devices": self.devices,
+                "weight_dtypes": {c: d for c, d in self.dtypes.items() if self.has_experts or c not in EXPERT_CLASSES},
+                "kv_dtype": self.kv_dtype}
 
 
 def _degree(value: object, what: str) -> int:
@@ -134,9 +142,12 @@ def deployment(model, weight_dtype: str | None = None, kv_dtype: str = "bf16", t
         kept = UNQUANTISED_CLASSES if chosen in QUANTISED_DTYPES else ()
         dtypes = {c: dtypes[c] if c in kept else chosen for c in WEIGHT_CLASSES}
     if expert_dtype is not None:
+        if model.moe is None:
+            raise RooflineError(f"{where}: expert_dtype: expected only for a mixture-of-experts model ({model.name} has no "
+                                f"experts), found {expert_dtype!r}")
         dtypes["experts"] = dtypes["shared_experts"] = normalize_dtype(expert_dtype, WEIGHT_DTYPES, where, "expert_dtype")
     return Deployment(tp=tp, dp_attention=dp_attention, ep=ep, pp=pp, dtypes=dtypes,
-                      kv_dtype=normalize_dtype(kv_dtype, KV_DTYPES, where, "kv_dtype"))
+                      kv_dtype=normalize_dtype(kv_dtype, KV_DTYPES, where, "kv_dtype"), has_experts=model.moe is not None)
 
 
 def single_device(dep: Deployment) -> Deployment:

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from roofline.engine import step_time_s
-from roofline.grid import LABEL_COLUMNS, iter_sweep, load_configs, run_sweep
+from roofline.grid import LABEL_COLUMNS, iter_sweep, load_configs, operator_table, run_sweep
 from roofline.hardware import load_hardware
 from roofline.model import load_model
 from roofline.scenario import scenario_from_dict
@@ -116,3 +116,25 @@ def test_method_and_draft_hardware_lists_are_config_axes_with_their_own_rows():
     assert sorted(map(tuple, df[["method", "draft_hardware"]].astype(str).drop_duplicates().values.tolist())) == [
         ("draft", ""), ("draft", "l4"), ("ngram", "")]
     assert len(df) == 3 * 2
+
+
+def test_configs_differing_in_expert_dtype_or_layout_have_labels_that_tell_them_apart():
+    sc = scenario_from_dict({"hardware": "h200", "model": ["llama-3.1-8b", "mixtral-8x7b"], "expert_dtype": ["fp8", "fp4"],
+                             "tp": [1, 2], "axes": {"batch": [1, 8]}}, "s.yaml")
+    configs = load_configs(sc)
+    df = run_sweep(sc, configs)  # the dense model once per tp: an expert dtype does not apply to it
+    assert len(configs) == 2 + 4 and len(df) == 2 * len(configs)
+    assert set(df[df.model == "mixtral-8x7b"].expert_dtype.astype(str)) == {"fp8", "fp4"}
+    assert set(df[df.model == "llama-3.1-8b"].expert_dtype.astype(str)) == {""}
+    assert not df.duplicated(list(LABEL_COLUMNS) + ["tp", "batch"]).any()
+    ops = operator_table(sc, configs)
+    assert not ops.duplicated(["model", "tp", "expert_dtype", "pass", "batch", "operator"]).any()
+    assert len(ops.drop_duplicates(["model", "tp", "expert_dtype"])) == len(configs)
+
+
+def test_an_expert_dtype_with_only_dense_models_is_refused():
+    from roofline.errors import RooflineError
+
+    sc = scenario_from_dict({"hardware": "h200", "model": "llama-3.1-8b", "expert_dtype": ["fp8", "bf16"]}, "s.yaml")
+    with pytest.raises(RooflineError, match="^s.yaml: expert_dtype: expected a mixture-of-experts model among the models"):
+        load_configs(sc)

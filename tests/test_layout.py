@@ -64,6 +64,7 @@ def test_fp4_weights_on_hopper_compute_in_bf16_and_fp8_uses_its_own_efficiency()
     (dict(model="deepseek-v3", tp=8, ep=3), "ep: expected a divisor of the model's 256 experts"),
     (dict(model="deepseek-v3", tp=2, ep=8), "ep: expected a divisor of tp x dp-attention = 2 devices per stage"),
     (dict(model="llama-3.2-1b", pp=64), "pp: expected at most the model's 16 layers"),
+    (dict(model="llama-3.1-8b", expert_dtype="fp8"), "expert_dtype: expected only for a mixture-of-experts model"),
 ])
 def test_layouts_the_model_cannot_take_are_refused_in_one_line(kwargs, message):
     with pytest.raises(RooflineError, match=message):
@@ -139,3 +140,11 @@ def test_kv_and_weights_per_device_follow_the_layout():
     # experts spread over the 8 devices, attention replicated on each
     assert moe["experts"] == pytest.approx(DSV3.params_by_class()["experts"] / 8)
     assert moe["attention"] == pytest.approx(DSV3.params_by_class()["attention"])
+
+
+def test_a_dense_models_label_is_its_blocks_dtype_and_an_moe_models_experts_have_a_label_of_their_own():
+    dense = deployment(load_model("llama-3.1-8b"), "fp8")
+    assert (dense.weight_dtype_label, dense.expert_dtype_label) == ("fp8", "") and "experts" not in dense.to_json()["weight_dtypes"]
+    oss = deployment(load_model("gpt-oss-120b"))  # native MXFP4 experts, bf16 attention
+    assert (oss.weight_dtype_label, oss.expert_dtype_label) == ("mixed", "fp4")
+    assert deployment(load_model("mixtral-8x7b"), expert_dtype="int4").expert_dtype_label == "int4"
