@@ -23,23 +23,23 @@ from roofline.capacity import capacity
 from roofline.costs import weight_bytes_by_class
 from roofline.engine import step_metrics, ttft_s
 from roofline.errors import RooflineError
-from roofline.hardware import HardwareSpec
+from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
 from roofline.layout import OPERATOR_CLASS, deployment
-from roofline.model import ModelSpec
+from roofline.model import ModelSpec, check_model_spec
 from roofline.model import load_model as _load_model
-from roofline.serving import ServingEngine, load_engine
+from roofline.serving import ServingEngine, check_engine_spec, load_engine
 from roofline.speculation import K_MAX, check_options, check_speculating, predict_speculation
 
 
 def load_hardware(hardware: str | HardwareSpec, profiles: tuple[str | Path, ...] = ()) -> HardwareSpec:
     """A hardware profile by name (case-insensitive, aliases like 'H100'), path, or the spec itself."""
-    return hardware if isinstance(hardware, HardwareSpec) else _load_hardware(hardware, _folders(profiles))
+    return check_hardware_spec(hardware) if isinstance(hardware, HardwareSpec) else _load_hardware(hardware, _folders(profiles))
 
 
 def load_model(model: str | ModelSpec, profiles: tuple[str | Path, ...] = ()) -> ModelSpec:
     """A model profile by name, path, or the spec itself."""
-    return model if isinstance(model, ModelSpec) else _load_model(model, _folders(profiles))
+    return check_model_spec(model) if isinstance(model, ModelSpec) else _load_model(model, _folders(profiles))
 
 
 def _folders(profiles) -> tuple:
@@ -244,6 +244,7 @@ def _names_for_specs(data: dict) -> tuple[dict, dict]:
 
     def name_of(key: str, value):
         if isinstance(value, (HardwareSpec, ModelSpec, ServingEngine)):
+            {HardwareSpec: check_hardware_spec, ModelSpec: check_model_spec, ServingEngine: check_engine_spec}[type(value)](value)
             slot = (type(value).__name__, value.name)
             if specs.setdefault(slot, value) != value:
                 raise RooflineError(f"{key}: two different {slot[0]} objects are both named {value.name!r}; give each a name "

@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from roofline.errors import field_error, unknown_key_error, warn
+from roofline.errors import RooflineError, field_error, unknown_key_error, warn
 from roofline.profiles import find_profile, normalize_dtype, read_yaml
 from roofline.units import parse_quantity
 
@@ -161,10 +161,35 @@ SUSPICIOUS_MEM_BW_BYTES_PER_S = 20e12  # above this per device a profile gets a 
 _OPERATOR_CEILINGS = {"attention_compute": "flops_per_s", "attention_memory": "bytes_per_s", "elementwise_memory": "bytes_per_s"}
 
 
+def spec_where(kind: str, name: object) -> str:
+    """Where a spec object built in Python is wrong, for messages: `hardware spec 'h100-sxm'`."""
+    shown = name if isinstance(name, str) else repr(name)
+    return f"{kind} spec {shown[:80]!r}"
+
+
+def check_file_name(path: Path, asked: str, name: object) -> None:
+    """A profile found by name (not given as a path) must carry its file's name: `name:` equals the file stem."""
+    if Path(asked).suffix not in (".yaml", ".yml") and name != path.stem:
+        raise field_error(str(path), "name", f"the file name {path.stem!r}", name)
+
+
+def _is_number(value: object) -> bool:
+    """A finite int or float (a bool is not a number here)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _fraction(where: str, key: str, value: object) -> float:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and 0 < value <= 1
-    if not ok:
+    """An achievable fraction in (0, 1] (efficiencies, usable_memory_fraction)."""
+    if not (_is_number(value) and 0 < value <= 1):
         raise field_error(where, key, "a fraction in (0, 1]", value)
+    return float(value)
+
+
+def _positive(where: str, key: str, value: object, unit: str, zero_ok: bool = False) -> float:
+    """A spec's quantity in SI `unit`: finite and positive (or 0 where 0 means absent). A profile's quantities are
+    strings with units, checked by units.parse_quantity."""
+    if not (_is_number(value) and (value > 0 or (zero_ok and value == 0))):
+        raise field_error(where, key, f"a {'non-negative' if zero_ok else 'positive'} finite number ({unit})", value)
     return float(value)
 
 
@@ -173,6 +198,74 @@ def _quantity(where: str, key: str, value: object, kind: str) -> float:
         return parse_quantity(value, kind)
     except ValueError as exc:
         raise field_error(where, key, str(exc), value) from None
+
+
+def _text(where: str, key: str, value: object, empty_ok: bool = False) -> str:
+    """A string; non-empty unless `empty_ok` (a spec's source and notes default to "")."""
+    if not isinstance(value, str) or not (empty_ok or value.strip()):
+        raise field_error(where, key, "a string" if empty_ok else "a non-empty string", value)
+    return value
+
+
+def _kind(where: str, key: str, value: object) -> str:
+    if not isinstance(value, str) or value not in KINDS:
+        raise field_error(where, key, "one of " + "|".join(KINDS), value)
+    return value
+
+
+def _flag(where: str, key: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise field_error(where, key, "true or false", value)
+    return value
+
+
+def _domain(where: str, key: str, value: object) -> int:
+    """Devices in one scale-up domain."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
+        raise field_error(where, key, "a device count in 1..100000", value)
+    return value
+
+
+def _overlap_exponent(where: str, key: str, value: object) -> float | None:
+    """p of the p-norm overlap of compute and memory time; None: the pure max."""
+    if value is None:
+        return None
+    if not (_is_number(value) and value >= 1):
+        raise field_error(where, key, "a number >= 1 (or absent for the pure max)", value)
+    return float(value)
+
+
+def _peak_mapping(where: str, key: str, value: object) -> dict:
+    if not isinstance(value, dict) or not value:
+        raise field_error(where, key, "a mapping of dtype to FLOP/s (at least one dtype)", value)
+    return value
+
+
+def _check_peaks(where: str, key: str, peaks: dict[str, float], shown: dict) -> None:
+    """Peaks keyed by canonical dtype: a bf16 or fp32 one, and bf16 not above fp8 (`shown`: the values as given)."""
+    if "bf16" not in peaks and "fp32" not in peaks:
+        raise field_error(where, key, "at least a bf16 or fp32 peak", sorted(peaks))
+    if "fp8" in peaks and peaks.get("bf16", 0.0) > peaks["fp8"]:
+        raise field_error(where, f"{key}.bf16", f"at most the fp8 figure ({shown['fp8']}; fp8 tensor cores are never slower)",
+                          shown["bf16"])
+
+
+def _check_scale_out_pair(where: str, bw_key: str, has_bw: bool, latency_key: str, has_latency: bool) -> None:
+    if has_bw != has_latency:
+        raise field_error(where, latency_key if has_bw else bw_key, f"{bw_key} and {latency_key} together", "only one of them")
+
+
+def _peaks_from_profile(where: str, flops: object) -> dict[str, float]:
+    """`peak_flops:` ({dtype: "989.4 TFLOP/s"}, any dtype spelling) -> {canonical dtype: FLOP/s}."""
+    peak_flops_per_s, shown = {}, {}
+    for raw_dtype, value in _peak_mapping(where, "peak_flops", flops).items():
+        dtype = normalize_dtype(raw_dtype, DTYPES, where, f"peak_flops.{str(raw_dtype)[:40]}")
+        if dtype in peak_flops_per_s:
+            raise field_error(where, f"peak_flops.{raw_dtype}", f"one figure per dtype ({dtype} is given twice)", raw_dtype)
+        peak_flops_per_s[dtype] = _quantity(where, f"peak_flops.{raw_dtype}", value, "flops_per_s")
+        shown[dtype] = value
+    _check_peaks(where, "peak_flops", peak_flops_per_s, shown)
+    return peak_flops_per_s
 
 
 def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
@@ -187,24 +280,9 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
     if missing:
         raise field_error(where, missing[0], "a required field", "nothing")
     for key in ("name", "display_name", "source", "notes"):
-        if not isinstance(data[key], str) or not data[key].strip():
-            raise field_error(where, key, "a non-empty string", data[key])
-    if data["kind"] not in KINDS:
-        raise field_error(where, "kind", "one of " + "|".join(KINDS), data["kind"])
-    flops = data["peak_flops"]
-    if not isinstance(flops, dict) or not flops:
-        raise field_error(where, "peak_flops", "a mapping of dtype to FLOP/s", flops)
-    peak_flops_per_s = {}
-    for raw_dtype, value in flops.items():
-        dtype = normalize_dtype(raw_dtype, DTYPES, where, f"peak_flops.{str(raw_dtype)[:40]}")
-        if dtype in peak_flops_per_s:
-            raise field_error(where, f"peak_flops.{raw_dtype}", f"one figure per dtype ({dtype} is given twice)", raw_dtype)
-        peak_flops_per_s[dtype] = _quantity(where, f"peak_flops.{raw_dtype}", value, "flops_per_s")
-    if "bf16" not in peak_flops_per_s and "fp32" not in peak_flops_per_s:
-        raise field_error(where, "peak_flops", "at least a bf16 or fp32 peak", sorted(peak_flops_per_s))
-    if "fp8" in peak_flops_per_s and peak_flops_per_s.get("bf16", 0.0) > peak_flops_per_s["fp8"]:
-        raise field_error(where, "peak_flops.bf16", f"at most the fp8 figure ({flops.get('fp8')}; fp8 tensor cores are never slower)",
-                          flops.get("bf16"))
+        _text(where, key, data[key])
+    _kind(where, "kind", data["kind"])
+    peak_flops_per_s = _peaks_from_profile(where, data["peak_flops"])
     eff = data["efficiency"]
     if not isinstance(eff, dict):
         raise field_error(where, "efficiency", "a mapping with memory, compute, link", eff)
@@ -215,19 +293,11 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         if key not in ("memory", "compute", "link", *_DTYPE_EFFICIENCIES):
             raise field_error(where, f"efficiency.{key}", "memory, compute, link or " + ", ".join(_DTYPE_EFFICIENCIES), key)
     by_dtype = {d: _fraction(where, f"efficiency.{k}", eff[k]) for k, d in _DTYPE_EFFICIENCIES.items() if k in eff}
-    domain = data.get("scale_up_domain", 1)
-    if isinstance(domain, bool) or not isinstance(domain, int) or not 1 <= domain <= 100_000:
-        raise field_error(where, "scale_up_domain", "a device count in 1..100000", domain)
-    if ("scale_out_bandwidth" in data) != ("scale_out_latency" in data):
-        raise field_error(where, "scale_out_latency" if "scale_out_bandwidth" in data else "scale_out_bandwidth",
-                          "scale_out_bandwidth and scale_out_latency together", "only one of them")
+    domain = _domain(where, "scale_up_domain", data.get("scale_up_domain", 1))
+    _check_scale_out_pair(where, "scale_out_bandwidth", "scale_out_bandwidth" in data, "scale_out_latency", "scale_out_latency" in data)
     price = data.get("price")
-    overlap = data.get("overlap_exponent")
-    if overlap is not None and (isinstance(overlap, bool) or not isinstance(overlap, (int, float)) or not math.isfinite(overlap) or overlap < 1):
-        raise field_error(where, "overlap_exponent", "a number >= 1 (or absent for the pure max)", overlap)
-    measured = data.get("measured", False)
-    if not isinstance(measured, bool):
-        raise field_error(where, "measured", "true or false", measured)
+    overlap = _overlap_exponent(where, "overlap_exponent", data.get("overlap_exponent"))
+    measured = _flag(where, "measured", data.get("measured", False))
     ceilings = data.get("operator_ceilings") or {}
     if not isinstance(ceilings, dict):
         raise field_error(where, "operator_ceilings", "a mapping of " + ", ".join(_OPERATOR_CEILINGS), ceilings)
@@ -259,7 +329,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         scale_out_bw_bytes_per_s=_quantity(where, "scale_out_bandwidth", data["scale_out_bandwidth"], "bytes_per_s") if "scale_out_bandwidth" in data else None,
         scale_out_latency_s=_quantity(where, "scale_out_latency", data["scale_out_latency"], "seconds") if "scale_out_latency" in data else None,
         price_usd_per_hour=None if price is None else _quantity(where, "price", price, "usd_per_hour"),
-        overlap_exponent=None if overlap is None else float(overlap),
+        overlap_exponent=overlap,
         layer_overhead_s=0.0 if layer_overhead is None else _quantity(where, "layer_overhead", layer_overhead, "seconds"),
         attention_compute_flops_per_s=operator_ceilings.get("attention_compute"),
         attention_memory_bytes_per_s=operator_ceilings.get("attention_memory"),
@@ -272,10 +342,68 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
     )
 
 
+# A spec's quantities (SI units): required ones, then those that may be None (absent from the profile).
+_SPEC_QUANTITIES = {"mem_bytes": "bytes", "mem_bw_bytes_per_s": "bytes/s", "on_chip_cache_bytes": "bytes",
+                    "link_bw_bytes_per_s": "bytes/s", "link_latency_s": "s", "step_overhead_s": "s"}
+_SPEC_OPTIONAL_QUANTITIES = {"scale_out_bw_bytes_per_s": "bytes/s", "scale_out_latency_s": "s", "price_usd_per_hour": "USD/h",
+                             "attention_compute_flops_per_s": "FLOP/s", "attention_memory_bytes_per_s": "bytes/s",
+                             "elementwise_memory_bytes_per_s": "bytes/s"}
+_SPEC_FRACTIONS = ("mem_efficiency", "compute_efficiency", "link_efficiency", "usable_memory_fraction")
+
+
+def _check_spec_peaks(where: str, peaks: object) -> None:
+    """peak_flops_per_s of a spec: canonical dtype names, positive finite FLOP/s, a bf16 or fp32 peak."""
+    for dtype, value in _peak_mapping(where, "peak_flops_per_s", peaks).items():
+        if dtype not in DTYPES:
+            raise field_error(where, f"peak_flops_per_s.{str(dtype)[:40]}", "a dtype key among " + ", ".join(DTYPES), dtype)
+        _positive(where, f"peak_flops_per_s.{dtype}", value, "FLOP/s")
+    _check_peaks(where, "peak_flops_per_s", peaks, peaks)
+
+
+def _check_spec_dtype_efficiencies(where: str, by_dtype: object) -> None:
+    """compute_efficiency_by_dtype of a spec: fractions keyed by fp8, fp4 or int8."""
+    allowed = tuple(_DTYPE_EFFICIENCIES.values())
+    if not isinstance(by_dtype, dict):
+        raise field_error(where, "compute_efficiency_by_dtype", "a mapping of " + ", ".join(allowed) + " to a fraction", by_dtype)
+    for dtype, value in by_dtype.items():
+        if dtype not in allowed:
+            raise field_error(where, f"compute_efficiency_by_dtype.{str(dtype)[:40]}", "one of " + ", ".join(allowed), dtype)
+        _fraction(where, f"compute_efficiency_by_dtype.{dtype}", value)
+
+
+def check_hardware_spec(spec: object) -> HardwareSpec:
+    """`spec` itself if it is a HardwareSpec that hardware_from_dict could have produced, else one RooflineError
+    naming the spec and field: `hardware spec 'h100-sxm': mem_bw_bytes_per_s: expected a positive finite number
+    (bytes/s), found -1`. For specs built or changed in Python (dataclasses.replace), which no profile check saw."""
+    if not isinstance(spec, HardwareSpec):
+        raise RooflineError(f"hardware: expected a HardwareSpec or a profile name, found {type(spec).__name__}")
+    where = spec_where("hardware", spec.name)
+    for key in ("name", "display_name"):
+        _text(where, key, getattr(spec, key))
+    _kind(where, "kind", spec.kind)
+    for key, unit in _SPEC_QUANTITIES.items():
+        _positive(where, key, getattr(spec, key), unit)
+    for key, unit in _SPEC_OPTIONAL_QUANTITIES.items():
+        if getattr(spec, key) is not None:
+            _positive(where, key, getattr(spec, key), unit)
+    _positive(where, "layer_overhead_s", spec.layer_overhead_s, "s", zero_ok=True)
+    _check_spec_peaks(where, spec.peak_flops_per_s)
+    for key in _SPEC_FRACTIONS:
+        _fraction(where, key, getattr(spec, key))
+    _check_spec_dtype_efficiencies(where, spec.compute_efficiency_by_dtype)
+    _domain(where, "scale_up_domain", spec.scale_up_domain)
+    _check_scale_out_pair(where, "scale_out_bw_bytes_per_s", spec.scale_out_bw_bytes_per_s is not None,
+                          "scale_out_latency_s", spec.scale_out_latency_s is not None)
+    _overlap_exponent(where, "overlap_exponent", spec.overlap_exponent)
+    _flag(where, "measured", spec.measured)
+    for key in ("source", "notes"):
+        _text(where, key, getattr(spec, key), empty_ok=True)
+    return spec
+
+
 def load_hardware(name: str, extra_dirs: tuple[str | Path, ...] = ()) -> HardwareSpec:
     """Load hardware profile `name` (or a path to a YAML file) from the search path."""
     path = find_profile("hardware", name, extra_dirs)
     spec = hardware_from_dict(read_yaml(path), str(path))
-    if Path(name).suffix not in (".yaml", ".yml") and spec.name != path.stem:
-        raise field_error(str(path), "name", f"the file name {path.stem!r}", spec.name)
+    check_file_name(path, name, spec.name)
     return spec

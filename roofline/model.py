@@ -28,7 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from roofline.errors import field_error, unknown_key_error
+from roofline.errors import RooflineError, field_error, unknown_key_error
+from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, read_yaml
 
 # Bytes per stored element by dtype. int4/fp4 include their group scales: int4 with one fp16 scale
@@ -325,8 +326,8 @@ def _precision(where: str, value: object) -> tuple[tuple[str, str], ...]:
         raise field_error(where, "precision.source", "a non-empty string saying where the checkpoint's dtypes come from", raw.get("source"))
     dtypes = {}
     for key in ("default", *WEIGHT_CLASSES):
-        if key in raw and raw[key] not in WEIGHT_DTYPES:
-            raise field_error(where, f"precision.{key}", " | ".join(WEIGHT_DTYPES), raw[key])
+        if key in raw:
+            _weight_dtype(where, f"precision.{key}", raw[key])
     default = raw.get("default", "bf16")
     for cls in WEIGHT_CLASSES:
         dtypes[cls] = raw.get(cls, default)
@@ -348,12 +349,113 @@ def _bool(where: str, key: str, value: object) -> bool:
     return value
 
 
+def _text(where: str, key: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise field_error(where, key, "a string", value)
+    return value
+
+
 def _mapping(where: str, key: str, value: object, allowed: set[str]) -> dict:
     if not isinstance(value, dict):
         raise field_error(where, key, "a mapping", value)
     for k in value:
         if k not in allowed:
             raise field_error(where, f"{key}.{k}", "one of " + ", ".join(sorted(allowed)), k)
+    return value
+
+
+def _weight_dtype(where: str, key: str, value: object) -> str:
+    if not isinstance(value, str) or value not in WEIGHT_DTYPES:
+        raise field_error(where, key, " | ".join(WEIGHT_DTYPES), value)
+    return value
+
+
+def _shape(where: str, values: dict[str, object]) -> dict[str, int]:
+    """The required counts (layers, hidden_size, heads, ...), with KV heads grouping the query heads evenly."""
+    ints = {k: _positive_int(where, k, values[k]) for k in _INT_FIELDS}
+    if ints["kv_heads"] > ints["heads"]:
+        raise field_error(where, "kv_heads", f"at most heads={ints['heads']}", ints["kv_heads"])
+    if ints["heads"] % ints["kv_heads"]:
+        raise field_error(where, "kv_heads", f"a divisor of heads={ints['heads']} (each KV head serves a whole group of query heads)", ints["kv_heads"])
+    return ints
+
+
+def _kv_layout(where: str, key: str, value: object) -> str:
+    if value not in ("gqa", "shared_kv", "mla"):
+        raise field_error(where, key, "gqa | shared_kv | mla", value)
+    return value
+
+
+def _low_rank(where: str, prefix: str, kv_layout: object, q_lora_rank: object, o_lora_rank: object, o_groups: object) -> dict[str, int]:
+    """Low-rank query / grouped output projections of GQA and shared-KV attention (MLA has its own ranks)."""
+    out = {"q_lora_rank": _positive_int(where, f"{prefix}q_lora_rank", q_lora_rank, allow_zero=True),
+           "o_lora_rank": _positive_int(where, f"{prefix}o_lora_rank", o_lora_rank, allow_zero=True),
+           "o_groups": _positive_int(where, f"{prefix}o_groups", o_groups)}
+    if kv_layout == "mla" and (out["q_lora_rank"] or out["o_lora_rank"]):
+        raise field_error(where, f"{prefix}q_lora_rank", "no top-level low-rank fields with kv_layout mla (use attention.mla)", "both")
+    return out
+
+
+def _group(where: str, key: str, kind: object, layers: object, window: object, ratio: object, read_tokens: object) -> AttentionGroup:
+    """One layer group: a known kind; a sliding group's window above 0; a compressed group's ratio at least 2."""
+    if kind not in GROUP_KINDS:
+        raise field_error(where, f"{key}.kind", " | ".join(GROUP_KINDS), kind)
+    group = AttentionGroup(
+        kind=kind,
+        layers=_positive_int(where, f"{key}.layers", layers),
+        window=_positive_int(where, f"{key}.window", window, allow_zero=kind != "sliding"),
+        ratio=_positive_int(where, f"{key}.ratio", ratio),
+        read_tokens=_positive_int(where, f"{key}.read_tokens", read_tokens, allow_zero=True),
+    )
+    if group.kind == "compressed" and group.ratio < 2:
+        raise field_error(where, f"{key}.ratio", "an integer >= 2 for a compressed group", group.ratio)
+    return group
+
+
+def _check_group_layers(where: str, key: str, groups: list[AttentionGroup], layers: int) -> None:
+    if sum(g.layers for g in groups) != layers:
+        raise field_error(where, key, f"layer counts summing to layers={layers}", sum(g.layers for g in groups))
+
+
+def _mla(where: str, key: str, ranks: dict[str, object]) -> MLASpec:
+    """MLA's ranks and head dims (q_lora_rank 0: a full-rank query projection)."""
+    return MLASpec(
+        q_lora_rank=_positive_int(where, f"{key}.q_lora_rank", ranks.get("q_lora_rank", 0), allow_zero=True),
+        **{k: _positive_int(where, f"{key}.{k}", ranks.get(k)) for k in ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")},
+    )
+
+
+def _moe(where: str, key: str, counts: dict[str, object], layers: int) -> MoESpec:
+    """Routed experts (top_k of them per token) and optional shared experts, on all but the leading dense layers."""
+    moe = MoESpec(
+        experts=_positive_int(where, f"{key}.experts", counts.get("experts")),
+        top_k=_positive_int(where, f"{key}.top_k", counts.get("top_k")),
+        expert_ffn_size=_positive_int(where, f"{key}.expert_ffn_size", counts.get("expert_ffn_size")),
+        **{k: _positive_int(where, f"{key}.{k}", counts.get(k, 0), allow_zero=True)
+           for k in ("shared_experts", "shared_expert_ffn_size", "dense_layers")},
+    )
+    if moe.top_k > moe.experts:
+        raise field_error(where, f"{key}.top_k", f"at most experts={moe.experts}", moe.top_k)
+    if moe.dense_layers >= layers:
+        raise field_error(where, f"{key}.dense_layers", f"fewer than layers={layers}", moe.dense_layers)
+    return moe
+
+
+def _published(where: str, key: str, value: object) -> float | None:
+    """A published parameter count, or None."""
+    ok = value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1e16)
+    if not ok:
+        raise field_error(where, key, "a finite positive number of parameters (below 1e16)", value)
+    return None if value is None else float(value)
+
+
+def _yaml_number(value: object) -> object:
+    """YAML 1.1 reads 8.03e9 (no sign in the exponent) as a string: that string as a float, anything else as is."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            pass
     return value
 
 
@@ -367,22 +469,12 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
     for key in ("name", *_INT_FIELDS):
         if key not in data:
             raise field_error(where, key, "a required field", "nothing")
-    if not isinstance(data["name"], str):
-        raise field_error(where, "name", "a string", data["name"])
-    ints = {k: _positive_int(where, k, data[k]) for k in _INT_FIELDS}
-    if ints["kv_heads"] > ints["heads"]:
-        raise field_error(where, "kv_heads", f"at most heads={ints['heads']}", ints["kv_heads"])
-    if ints["heads"] % ints["kv_heads"]:
-        raise field_error(where, "kv_heads", f"a divisor of heads={ints['heads']} (each KV head serves a whole group of query heads)", ints["kv_heads"])
+    _text(where, "name", data["name"])
+    ints = _shape(where, data)
     attention = _mapping(where, "attention", data.get("attention") or {}, {"kv_layout", "groups", "mla", "q_lora_rank", "o_lora_rank", "o_groups"})
-    low_rank = {k: _positive_int(where, f"attention.{k}", attention.get(k, 1 if k == "o_groups" else 0), allow_zero=k != "o_groups")
-                for k in ("q_lora_rank", "o_lora_rank", "o_groups")}
-    if attention.get("kv_layout") == "mla":
-        if low_rank["q_lora_rank"] or low_rank["o_lora_rank"]:
-            raise field_error(where, "attention.q_lora_rank", "no top-level low-rank fields with kv_layout mla (use attention.mla)", "both")
-    kv_layout = attention.get("kv_layout", "gqa")
-    if kv_layout not in ("gqa", "shared_kv", "mla"):
-        raise field_error(where, "attention.kv_layout", "gqa | shared_kv | mla", kv_layout)
+    low_rank = _low_rank(where, "attention.", attention.get("kv_layout"), attention.get("q_lora_rank", 0), attention.get("o_lora_rank", 0),
+                         attention.get("o_groups", 1))
+    kv_layout = _kv_layout(where, "attention.kv_layout", attention.get("kv_layout", "gqa"))
     raw_groups = attention.get("groups") or [{"kind": "full", "layers": ints["layers"]}]
     if not isinstance(raw_groups, list):
         raise field_error(where, "attention.groups", "a list of layer groups", raw_groups)
@@ -390,53 +482,17 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
     for i, g in enumerate(raw_groups):
         key = f"attention.groups[{i}]"
         g = _mapping(where, key, g, {"kind", "layers", "window", "ratio", "read_tokens"})
-        if g.get("kind") not in GROUP_KINDS:
-            raise field_error(where, f"{key}.kind", " | ".join(GROUP_KINDS), g.get("kind"))
-        group = AttentionGroup(
-            kind=g["kind"],
-            layers=_positive_int(where, f"{key}.layers", g.get("layers")),
-            window=_positive_int(where, f"{key}.window", g.get("window", 0), allow_zero=g["kind"] != "sliding"),
-            ratio=_positive_int(where, f"{key}.ratio", g.get("ratio", 1)),
-            read_tokens=_positive_int(where, f"{key}.read_tokens", g.get("read_tokens", 0), allow_zero=True),
-        )
-        if group.kind == "compressed" and group.ratio < 2:
-            raise field_error(where, f"{key}.ratio", "an integer >= 2 for a compressed group", group.ratio)
-        groups.append(group)
-    if sum(g.layers for g in groups) != ints["layers"]:
-        raise field_error(where, "attention.groups", f"layer counts summing to layers={ints['layers']}", sum(g.layers for g in groups))
+        groups.append(_group(where, key, g.get("kind"), g.get("layers"), g.get("window", 0), g.get("ratio", 1), g.get("read_tokens", 0)))
+    _check_group_layers(where, "attention.groups", groups, ints["layers"])
     mla = None
     if kv_layout == "mla":
         raw = _mapping(where, "attention.mla", attention.get("mla"), {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})
-        mla = MLASpec(
-            q_lora_rank=_positive_int(where, "attention.mla.q_lora_rank", raw.get("q_lora_rank") or 0, allow_zero=True),
-            **{k: _positive_int(where, f"attention.mla.{k}", raw.get(k)) for k in ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")},
-        )
+        mla = _mla(where, "attention.mla", {**raw, "q_lora_rank": raw.get("q_lora_rank") or 0})  # null: full rank
     moe = None
     if data.get("moe") is not None:
         raw = _mapping(where, "moe", data["moe"], {"experts", "top_k", "expert_ffn_size", "shared_experts", "shared_expert_ffn_size", "dense_layers"})
-        moe = MoESpec(
-            experts=_positive_int(where, "moe.experts", raw.get("experts")),
-            top_k=_positive_int(where, "moe.top_k", raw.get("top_k")),
-            expert_ffn_size=_positive_int(where, "moe.expert_ffn_size", raw.get("expert_ffn_size")),
-            shared_experts=_positive_int(where, "moe.shared_experts", raw.get("shared_experts", 0), allow_zero=True),
-            shared_expert_ffn_size=_positive_int(where, "moe.shared_expert_ffn_size", raw.get("shared_expert_ffn_size", 0), allow_zero=True),
-            dense_layers=_positive_int(where, "moe.dense_layers", raw.get("dense_layers", 0), allow_zero=True),
-        )
-        if moe.top_k > moe.experts:
-            raise field_error(where, "moe.top_k", f"at most experts={moe.experts}", moe.top_k)
-        if moe.dense_layers >= ints["layers"]:
-            raise field_error(where, "moe.dense_layers", f"fewer than layers={ints['layers']}", moe.dense_layers)
-    published = {}
-    for key in ("published_params", "published_active_params"):
-        value = data.get(key)
-        if isinstance(value, str):  # YAML 1.1 reads 8.03e9 (no sign in the exponent) as a string
-            try:
-                value = float(value)
-            except ValueError:
-                pass
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1e16):
-            raise field_error(where, key, "a finite positive number of parameters (below 1e16)", value)
-        published[key] = None if value is None else float(value)
+        moe = _moe(where, "moe", raw, ints["layers"])
+    published = {k: _published(where, k, _yaml_number(data.get(k))) for k in ("published_params", "published_active_params")}
     return ModelSpec(
         name=data["name"],
         display_name=str(data.get("display_name", data["name"])),
@@ -456,10 +512,66 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
     )
 
 
+def _check_spec_groups(where: str, spec: ModelSpec) -> None:
+    """The spec's layer groups: AttentionGroup objects, each valid, their layers summing to `layers` (an empty
+    tuple, the dataclass default, holds no layer: a spec built in Python names its groups)."""
+    if not isinstance(spec.groups, (tuple, list)):
+        raise field_error(where, "groups", "a tuple of AttentionGroup", spec.groups)
+    for i, g in enumerate(spec.groups):
+        if not isinstance(g, AttentionGroup):
+            raise field_error(where, f"groups[{i}]", "an AttentionGroup", g)
+        _group(where, f"groups[{i}]", g.kind, g.layers, g.window, g.ratio, g.read_tokens)
+    _check_group_layers(where, "groups", list(spec.groups), spec.layers)
+
+
+def _check_spec_parts(where: str, spec: ModelSpec) -> None:
+    """The spec's MLA ranks (with kv_layout mla) and MoE counts, as their own objects."""
+    if spec.kv_layout == "mla":
+        if not isinstance(spec.mla, MLASpec):
+            raise field_error(where, "mla", "an MLASpec with kv_layout mla", spec.mla)
+        _mla(where, "mla", vars(spec.mla))
+    if spec.moe is not None:
+        if not isinstance(spec.moe, MoESpec):
+            raise field_error(where, "moe", "a MoESpec or None", spec.moe)
+        _moe(where, "moe", vars(spec.moe), spec.layers)
+
+
+def _check_spec_precision(where: str, precision: object) -> None:
+    """native_precision: (weight class, weight dtype) pairs."""
+    if not isinstance(precision, (tuple, list)):
+        raise field_error(where, "native_precision", "a tuple of (weight class, dtype) pairs", precision)
+    for i, pair in enumerate(precision):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2 or pair[0] not in WEIGHT_CLASSES:
+            raise field_error(where, f"native_precision[{i}]", "a (weight class, dtype) pair, the class one of " + ", ".join(WEIGHT_CLASSES), pair)
+        _weight_dtype(where, f"native_precision[{i}]", pair[1])
+
+
+def check_model_spec(spec: object) -> ModelSpec:
+    """`spec` itself if it is a ModelSpec that model_from_dict could have produced, else one RooflineError naming the
+    spec and field: `model spec 'llama-3.1-8b': kv_heads: expected a divisor of heads=32 (...), found 5`. For specs
+    built or changed in Python (dataclasses.replace), which no profile check saw."""
+    if not isinstance(spec, ModelSpec):
+        raise RooflineError(f"model: expected a ModelSpec or a profile name, found {type(spec).__name__}")
+    where = spec_where("model", spec.name)
+    for key in ("name", "display_name", "source", "notes"):
+        _text(where, key, getattr(spec, key))
+    _shape(where, vars(spec))
+    for key in ("ffn_gated", "tied_embeddings"):
+        _bool(where, key, getattr(spec, key))
+    _kv_layout(where, "kv_layout", spec.kv_layout)
+    _low_rank(where, "", spec.kv_layout, spec.q_lora_rank, spec.o_lora_rank, spec.o_groups)
+    _check_spec_groups(where, spec)
+    _check_spec_parts(where, spec)
+    _positive_int(where, "mtp_modules", spec.mtp_modules, allow_zero=True)
+    for key in ("published_params", "published_active_params"):
+        _published(where, key, getattr(spec, key))
+    _check_spec_precision(where, spec.native_precision)
+    return spec
+
+
 def load_model(name: str, extra_dirs: tuple[str | Path, ...] = ()) -> ModelSpec:
     """Load model profile `name` (or a path to a YAML file) from the search path."""
     path = find_profile("model", name, extra_dirs)
     spec = model_from_dict(read_yaml(path), str(path))
-    if Path(name).suffix not in (".yaml", ".yml") and spec.name != path.stem:
-        raise field_error(str(path), "name", f"the file name {path.stem!r}", spec.name)
+    check_file_name(path, name, spec.name)
     return spec

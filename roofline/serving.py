@@ -41,6 +41,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from roofline.errors import RooflineError, field_error
+from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, list_names, read_yaml
 from roofline.units import parse_quantity
 
@@ -52,7 +53,7 @@ KERNEL_OPERATORS = ("embedding", "qkv_proj", "attention", "kv_write", "o_proj", 
 # down GEMMs of an MLP, of the routed experts and of the shared experts. Router and LM head run in bf16.
 QUANTISED_GEMMS = {"qkv_proj": 1, "o_proj": 1, "mlp": 2, "experts": 2, "shared_experts": 2}
 QUANTISED_GEMMS_MLA = {**QUANTISED_GEMMS, "qkv_proj": 2}
-# YAML key -> (dataclass field, quantity kind or None for a plain number)
+# YAML key of a time -> its dataclass field (seconds)
 _SECONDS = {
     "kernel_latency": "kernel_latency_s",
     "allreduce_latency": "allreduce_latency_s",
@@ -149,58 +150,130 @@ def _is_zero_time(value) -> bool:
     return isinstance(value, str) and bool(_ZERO_TIME.match(value))
 
 
+def _yaml_seconds(where: str, key: str, value: object) -> float:
+    """A profile's time: "3 us" (a positive quantity), or 0 in any unit (a cost the engine does not have)."""
+    if _is_zero_time(value):
+        return 0.0
+    try:
+        return parse_quantity(value, "seconds")
+    except ValueError as exc:
+        raise field_error(where, key, str(exc), value) from None
+
+
+def _spec_seconds(where: str, key: str, value: object) -> float:
+    """A spec's time in seconds: finite, 0 or more (0: no such cost)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise field_error(where, key, "a finite number of seconds >= 0", value)
+    return float(value)
+
+
+def _kernel_counts(where: str, key: str, value: object) -> dict:
+    """{operator: kernels per layer}, operators of KERNEL_OPERATORS, counts in 0..100."""
+    if not isinstance(value, dict):
+        raise field_error(where, key, "a mapping of operator to kernel count", value)
+    for op, n in value.items():
+        if op not in KERNEL_OPERATORS:
+            raise field_error(where, f"{key}.{op}", "one of " + ", ".join(KERNEL_OPERATORS), op)
+        if isinstance(n, bool) or not isinstance(n, (int, float)) or not 0 <= n <= 100:
+            raise field_error(where, f"{key}.{op}", "a kernel count in 0..100", n)
+    return dict(value)
+
+
+def _quant_kernels(where: str, key: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 10:
+        raise field_error(where, key, "a kernel count in 0..10", value)
+    return float(value)
+
+
+def _flag(where: str, key: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise field_error(where, key, "true or false", value)
+    return value
+
+
+def _overlap_exponent(where: str, key: str, value: object) -> float | None:
+    """p of the smooth max of compute and memory time; None: the max itself."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+                              or not 1 <= value <= 100):
+        raise field_error(where, key, "a number in [1, 100] or null (pure max)", value)
+    return None if value is None else float(value)
+
+
+def _efficiency(where: str, key: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not 0.01 <= value <= 1:
+        raise field_error(where, key, "a fraction in [0.01, 1]", value)
+    return float(value)
+
+
+def _tile_rows(where: str, key: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1024:
+        raise field_error(where, key, "an integer in 0..1024", value)
+    return value
+
+
+# The cost fields whose profile key is the dataclass field and whose value is a plain one (no unit): their rules,
+# applied alike to a profile's values (engine_from_dict) and to a spec's (check_engine_spec).
+_VALUE_RULES = {
+    "kernels_per_layer": _kernel_counts,
+    "kernels_per_layer_mla": _kernel_counts,
+    "quant_kernels_per_gemm": _quant_kernels,
+    "host_overlap": _flag,
+    "prefix_read_once": _flag,
+    "overlap_exponent": _overlap_exponent,
+    "quantised_moe_efficiency": _efficiency,
+    "weight_only_efficiency": _efficiency,
+    "gemm_tile_rows": _tile_rows,
+}
+COST_FIELDS = (*_SECONDS.values(), *_VALUE_RULES)  # the ServingEngine fields an override may change
+
+
 def _fields(data: dict, where: str, prefix: str = "") -> dict:
-    """The dataclass fields a mapping sets (shared by the profile and its overrides)."""
-    out = {}
-    for key, name in _SECONDS.items():
-        if key in data:
-            value = data[key]
-            if _is_zero_time(value):  # a cost the engine does not have: 0 in any unit
-                out[name] = 0.0
-                continue
-            try:
-                out[name] = parse_quantity(value, "seconds")
-            except ValueError as exc:
-                raise field_error(where, prefix + key, str(exc), value) from None
-    for key in ("kernels_per_layer", "kernels_per_layer_mla"):
-        if key not in data:
-            continue
-        raw = data[key]
-        if not isinstance(raw, dict):
-            raise field_error(where, prefix + key, "a mapping of operator to kernel count", raw)
-        for op, n in raw.items():
-            if op not in KERNEL_OPERATORS:
-                raise field_error(where, f"{prefix}{key}.{op}", "one of " + ", ".join(KERNEL_OPERATORS), op)
-            if isinstance(n, bool) or not isinstance(n, (int, float)) or not 0 <= n <= 100:
-                raise field_error(where, f"{prefix}{key}.{op}", "a kernel count in 0..100", n)
-        out[key] = dict(raw)
-    if "quant_kernels_per_gemm" in data:
-        n = data["quant_kernels_per_gemm"]
-        if isinstance(n, bool) or not isinstance(n, (int, float)) or not 0 <= n <= 10:
-            raise field_error(where, prefix + "quant_kernels_per_gemm", "a kernel count in 0..10", n)
-        out["quant_kernels_per_gemm"] = float(n)
-    for key in ("host_overlap", "prefix_read_once"):
-        if key in data:
-            if not isinstance(data[key], bool):
-                raise field_error(where, prefix + key, "true or false", data[key])
-            out[key] = data[key]
-    if "overlap_exponent" in data:
-        p = data["overlap_exponent"]
-        if p is not None and (isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(p) or not 1 <= p <= 100):
-            raise field_error(where, prefix + "overlap_exponent", "a number in [1, 100] or null (pure max)", p)
-        out["overlap_exponent"] = None if p is None else float(p)
-    for key in ("quantised_moe_efficiency", "weight_only_efficiency"):
-        if key in data:
-            eff = data[key]
-            if isinstance(eff, bool) or not isinstance(eff, (int, float)) or not math.isfinite(eff) or not 0.01 <= eff <= 1:
-                raise field_error(where, prefix + key, "a fraction in [0.01, 1]", eff)
-            out[key] = float(eff)
-    if "gemm_tile_rows" in data:
-        rows = data["gemm_tile_rows"]
-        if isinstance(rows, bool) or not isinstance(rows, int) or not 0 <= rows <= 1024:
-            raise field_error(where, prefix + "gemm_tile_rows", "an integer in 0..1024", rows)
-        out["gemm_tile_rows"] = rows
+    """The dataclass fields a mapping sets (shared by the profile and its overrides). A cost it leaves out keeps the
+    ServingEngine default: 0 for every time and kernel count (the pure roofline's term), 1 for the efficiencies."""
+    out = {name: _yaml_seconds(where, prefix + key, data[key]) for key, name in _SECONDS.items() if key in data}
+    out.update({key: rule(where, prefix + key, data[key]) for key, rule in _VALUE_RULES.items() if key in data})
     return out
+
+
+def _check_spec_costs(where: str, costs: dict, prefix: str = "") -> None:
+    """Cost fields of a spec (or of one of its overrides) by dataclass name: times in seconds, the rest by _VALUE_RULES."""
+    for name, value in costs.items():
+        if name in _VALUE_RULES:
+            _VALUE_RULES[name](where, prefix + name, value)
+        elif name in _SECONDS.values():
+            _spec_seconds(where, prefix + name, value)
+        else:
+            raise field_error(where, prefix + str(name), "an engine cost field (" + ", ".join(COST_FIELDS) + ")", name)
+
+
+def _check_spec_overrides(where: str, overrides: object) -> None:
+    """overrides: (hardware glob, {cost field: value}) pairs."""
+    if not isinstance(overrides, (tuple, list)):
+        raise field_error(where, "overrides", "a tuple of (hardware glob, {field: value}) pairs", overrides)
+    for i, item in enumerate(overrides):
+        if not isinstance(item, (tuple, list)) or len(item) != 2 or not isinstance(item[0], str) or not isinstance(item[1], dict):
+            raise field_error(where, f"overrides[{i}]", "a (hardware glob, {field: value}) pair", item)
+        _check_spec_costs(where, item[1], f"overrides[{i}].")
+
+
+def check_engine_spec(spec: object) -> ServingEngine:
+    """`spec` itself if it is a ServingEngine that engine_from_dict could have produced, else one RooflineError naming
+    the spec and field: `engine spec 'vllm': host_per_step_s: expected a finite number of seconds >= 0, found -0.001`.
+    For engines built or changed in Python (dataclasses.replace), which no profile check saw. Its source may be
+    empty (the dataclass default, as IDEAL's is)."""
+    if not isinstance(spec, ServingEngine):
+        raise RooflineError(f"engine: expected a ServingEngine or a profile name, found {type(spec).__name__}")
+    where = spec_where("engine", spec.name)
+    if not isinstance(spec.name, str) or not spec.name.strip():
+        raise field_error(where, "name", "a non-empty string", spec.name)
+    for key in ("display_name", "version", "source", "notes"):
+        if not isinstance(getattr(spec, key), str):
+            raise field_error(where, key, "a string", getattr(spec, key))
+    _check_spec_costs(where, {name: getattr(spec, name) for name in COST_FIELDS})
+    _check_spec_overrides(where, spec.overrides)
+    if not isinstance(spec.fitted, dict):
+        raise field_error(where, "fitted", "a mapping (written by roofline fit)", spec.fitted)
+    return spec
 
 
 def _require_name_and_source(data: dict, where: str) -> None:
@@ -210,7 +283,10 @@ def _require_name_and_source(data: dict, where: str) -> None:
 
 
 def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
-    """Validate an engine profile mapping (docs/ENGINES.md) and convert it to SI units."""
+    """Validate an engine profile mapping (docs/ACCURACY.md, "Engine profile fields") and convert it to SI units.
+
+    Only `name` and `source` are required: a cost left out keeps the ServingEngine default, the pure roofline's
+    term (0 s, 0 kernels, efficiencies 1, no overlap exponent), as `ideal` has it."""
     for key in data:
         if key not in _KNOWN:
             raise field_error(where, key, "a known engine field (see docs/ACCURACY.md)", key)
@@ -243,16 +319,24 @@ def load_engine(name: str | ServingEngine | None, extra_dirs: tuple[str | Path, 
     A profile with `costs_from: OTHER` takes every cost of profile OTHER (its values, kernel counts, overrides and
     `fitted` block) and keeps only its own name, display name, version, source and notes: an engine whose own fit
     does not carry to sources it was not fitted on (vllm-v0, docs/ACCURACY.md) says whose costs it uses instead
-    of holding a copy that would drift. Such a file may set no cost itself, and OTHER may not use `costs_from`."""
+    of holding a copy that would drift. Such a file may set no cost itself, and OTHER may not use `costs_from`.
+
+    A profile found by name must carry its file's name (`name:` equals the file stem, as hardware and model profiles
+    do); a ServingEngine object is checked by check_engine_spec and returned as it is."""
     if isinstance(name, ServingEngine):
-        return name
+        return check_engine_spec(name)
     name = DEFAULT_ENGINE if name is None else name
     if not isinstance(name, str):
         raise RooflineError(f"--engine: expected an engine name, found {name!r}")
     path = find_profile("engine", name.strip().lower() if not name.endswith((".yaml", ".yml")) else name, extra_dirs)
     data = read_yaml(path)
-    if "costs_from" not in data:
-        return engine_from_dict(data, str(path))
+    engine = engine_from_dict(data, str(path)) if "costs_from" not in data else _with_costs_from(data, path, extra_dirs)
+    check_file_name(path, name, engine.name)
+    return engine
+
+
+def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...]) -> ServingEngine:
+    """Profile `data` (file `path`, with `costs_from: OTHER`): every cost of profile OTHER under its own identity."""
     where, other = str(path), data["costs_from"]
     for key in data:
         if key not in _OWN_FIELDS:
@@ -268,6 +352,7 @@ def load_engine(name: str | ServingEngine | None, extra_dirs: tuple[str | Path, 
     if "costs_from" in base_data:
         raise field_error(where, "costs_from", f"a profile with costs of its own ({base_path} takes them from another)", other)
     base = engine_from_dict(base_data, str(base_path))
+    check_file_name(base_path, other, base.name)
     return replace(base, name=data["name"], display_name=str(data.get("display_name", data["name"])),
                    version=str(data.get("version", "")), source=data["source"].strip(),
                    notes=str(data.get("notes", "")).strip(), path=where, costs_from=str(base_path))

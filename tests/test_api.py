@@ -76,3 +76,14 @@ def test_sweep_by_name_equals_predict_at_the_same_point():
     row = df[(df.hardware == "h200") & (df.batch == 32) & (df.context == 8192) & (df.k == 3) & (df.alpha == 0.8)].iloc[0]
     p = roofline.predict("h200", "llama-3.1-8b", 32, 8192, method="eagle", k=3, alpha=0.8)
     assert row.speedup == pytest.approx(p["spec"]["speedup"]) and row.step_time_s == pytest.approx(p["step_time_s"])
+
+
+def test_spec_objects_changed_in_python_are_checked_like_profiles():
+    h100 = roofline.load_hardware("h100-sxm")
+    with pytest.raises(RooflineError, match=r"^hardware spec 'h100-sxm': mem_bw_bytes_per_s: expected a positive finite number"):
+        roofline.predict(dataclasses.replace(h100, mem_bw_bytes_per_s=-1), "llama-3.1-8b")
+    with pytest.raises(RooflineError, match=r"^hardware spec 'h100-sxm': mem_efficiency: expected a fraction in \(0, 1\]"):
+        roofline.predict(dataclasses.replace(h100, mem_efficiency=5.0), "llama-3.1-8b")
+    bad_model = dataclasses.replace(roofline.load_model("llama-3.1-8b"), name="odd", layers=0)
+    with pytest.raises(RooflineError, match=r"^model spec 'odd': "):
+        roofline.sweep({"hardware": "h100-sxm", "model": bad_model})

@@ -1,10 +1,11 @@
+import dataclasses
 import math
 
 import pytest
 import yaml
 
 from roofline.errors import RooflineError
-from roofline.hardware import hardware_from_dict, load_hardware
+from roofline.hardware import check_hardware_spec, hardware_from_dict, load_hardware
 from roofline.profiles import builtin_dir, list_names
 
 REQUIRED_DEVICES = [
@@ -85,3 +86,61 @@ def test_a_user_folder_profile_is_found_and_wins_over_builtin(tmp_path, monkeypa
     monkeypatch.setenv("ROOFLINE_PATH", str(tmp_path))
     assert load_hardware("my-gpu").mem_bw_bytes_per_s == 1e12
     assert "my-gpu" in list_names("hardware")
+
+
+def test_every_shipped_hardware_spec_passes_its_check_unchanged():
+    for name in list_names("hardware"):
+        spec = load_hardware(name)
+        assert check_hardware_spec(spec) is spec
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"mem_bw_bytes_per_s": -1}, "mem_bw_bytes_per_s: expected a positive finite number (bytes/s), found -1"),
+    ({"mem_efficiency": 5.0}, "mem_efficiency: expected a fraction in (0, 1], found 5.0"),
+    ({"peak_flops_per_s": {}}, "peak_flops_per_s: expected a mapping of dtype to FLOP/s (at least one dtype), found {}"),
+    ({"peak_flops_per_s": {"bf16": float("nan")}}, "peak_flops_per_s.bf16: expected a positive finite number (FLOP/s), found nan"),
+    ({"peak_flops_per_s": {"BF16": 1e15}}, "peak_flops_per_s.BF16: expected a dtype key among fp32, tf32, bf16"),
+    ({"peak_flops_per_s": {"fp8": 1e15}}, "peak_flops_per_s: expected at least a bf16 or fp32 peak, found ['fp8']"),
+    ({"peak_flops_per_s": {"bf16": 2e15, "fp8": 1e15}}, "peak_flops_per_s.bf16: expected at most the fp8 figure"),
+    ({"mem_bytes": "80 GB"}, "mem_bytes: expected a positive finite number (bytes), found '80 GB'"),
+    ({"link_latency_s": float("inf")}, "link_latency_s: expected a positive finite number (s), found inf"),
+    ({"step_overhead_s": 0}, "step_overhead_s: expected a positive finite number (s), found 0"),
+    ({"layer_overhead_s": -1e-6}, "layer_overhead_s: expected a non-negative finite number (s), found -1e-06"),
+    ({"price_usd_per_hour": True}, "price_usd_per_hour: expected a positive finite number (USD/h), found True"),
+    ({"usable_memory_fraction": 0}, "usable_memory_fraction: expected a fraction in (0, 1], found 0"),
+    ({"compute_efficiency_by_dtype": {"fp8": 1.2}}, "compute_efficiency_by_dtype.fp8: expected a fraction in (0, 1], found 1.2"),
+    ({"compute_efficiency_by_dtype": {"bf16": 0.5}}, "compute_efficiency_by_dtype.bf16: expected one of fp8, fp4, int8"),
+    ({"scale_up_domain": True}, "scale_up_domain: expected a device count in 1..100000, found True"),
+    ({"scale_up_domain": 2.0}, "scale_up_domain: expected a device count in 1..100000, found 2.0"),
+    ({"scale_out_latency_s": None}, "scale_out_latency_s: expected scale_out_bw_bytes_per_s and scale_out_latency_s together"),
+    ({"overlap_exponent": 0.5}, "overlap_exponent: expected a number >= 1 (or absent for the pure max), found 0.5"),
+    ({"kind": "fpga"}, "kind: expected one of gpu|tpu|accelerator|cpu|soc, found 'fpga'"),
+    ({"measured": "no"}, "measured: expected true or false, found 'no'"),
+    ({"display_name": ""}, "display_name: expected a non-empty string, found ''"),
+])
+def test_a_hardware_spec_built_in_python_is_checked_like_a_profile(h100, change, message):
+    with pytest.raises(RooflineError) as err:
+        check_hardware_spec(dataclasses.replace(h100, **change))
+    assert str(err.value).startswith(f"hardware spec 'h100-sxm': {message}") and "\n" not in str(err.value)
+
+
+def test_the_spec_check_and_the_profile_loader_share_their_rules(h100):
+    data = base_profile()
+    data["efficiency"]["link"] = 5.0
+    with pytest.raises(RooflineError, match=r"^x.yaml: efficiency.link: expected a fraction in \(0, 1\], found 5.0$"):
+        hardware_from_dict(data, "x.yaml")
+    with pytest.raises(RooflineError, match=r"^hardware spec 'h100-sxm': link_efficiency: expected a fraction in \(0, 1\], found 5.0$"):
+        check_hardware_spec(dataclasses.replace(h100, link_efficiency=5.0))
+    data = base_profile()
+    data["peak_flops"] = {"BF16": "2000 TFLOP/s", "fp8": "1000 TFLOP/s"}
+    with pytest.raises(RooflineError, match=r"^x.yaml: peak_flops.bf16: expected at most the fp8 figure \(1000 TFLOP/s;"):
+        hardware_from_dict(data, "x.yaml")
+    data = base_profile()
+    data["peak_flops"] = {}
+    with pytest.raises(RooflineError, match=r"^x.yaml: peak_flops: expected a mapping of dtype to FLOP/s"):
+        hardware_from_dict(data, "x.yaml")
+
+
+def test_something_other_than_a_spec_is_one_line():
+    with pytest.raises(RooflineError, match="^hardware: expected a HardwareSpec or a profile name, found dict$"):
+        check_hardware_spec({"name": "h100-sxm"})

@@ -1,8 +1,10 @@
+import dataclasses
+
 import pytest
 import yaml
 
 from roofline.errors import RooflineError
-from roofline.model import load_model, model_from_dict
+from roofline.model import AttentionGroup, MoESpec, check_model_spec, load_model, model_from_dict
 from roofline.profiles import builtin_dir, list_names
 
 REQUIRED_MODELS = [
@@ -92,3 +94,61 @@ def test_layer_groups_must_sum_to_the_layer_count():
     data["attention"] = {"groups": [{"kind": "full", "layers": 30}]}
     with pytest.raises(RooflineError, match="attention.groups: expected layer counts summing to layers=32"):
         model_from_dict(data, "m.yaml")
+
+
+def test_every_shipped_model_spec_passes_its_check_unchanged():
+    for name in list_names("model"):
+        spec = load_model(name)
+        assert check_model_spec(spec) is spec
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"layers": 0}, "layers: expected a positive integer, found 0"),
+    ({"layers": True}, "layers: expected a positive integer, found True"),
+    ({"heads": "32"}, "heads: expected a positive integer, found '32'"),
+    ({"hidden_size": 4096.0}, "hidden_size: expected a positive integer, found 4096.0"),
+    ({"vocab_size": 10**10}, "vocab_size: expected an integer at most 1,000,000,000, found 10000000000"),
+    ({"kv_heads": 64}, "kv_heads: expected at most heads=32, found 64"),
+    ({"kv_heads": 5}, "kv_heads: expected a divisor of heads=32"),
+    ({"ffn_gated": 1}, "ffn_gated: expected true or false, found 1"),
+    ({"kv_layout": "mha"}, "kv_layout: expected gqa | shared_kv | mla, found 'mha'"),
+    ({"o_groups": 0}, "o_groups: expected a positive integer, found 0"),
+    ({"groups": ()}, "groups: expected layer counts summing to layers=32, found 0"),
+    ({"groups": (AttentionGroup("sliding", 32),)}, "groups[0].window: expected a positive integer, found 0"),
+    ({"groups": (AttentionGroup("compressed", 32, 128, 1),)}, "groups[0].ratio: expected an integer >= 2 for a compressed group, found 1"),
+    ({"moe": MoESpec(experts=8, top_k=9, expert_ffn_size=1024)}, "moe.top_k: expected at most experts=8, found 9"),
+    ({"moe": MoESpec(experts=8, top_k=2, expert_ffn_size=1024, dense_layers=32)}, "moe.dense_layers: expected fewer than layers=32, found 32"),
+    ({"moe": {"experts": 8}}, "moe: expected a MoESpec or None"),
+    ({"mtp_modules": -1}, "mtp_modules: expected a non-negative integer, found -1"),
+    ({"published_params": float("inf")}, "published_params: expected a finite positive number of parameters (below 1e16), found inf"),
+    ({"native_precision": (("mlp", "fp9"),)}, "native_precision[0]: expected fp32 | bf16 | fp16 | fp8 | int8 | w8a16 | int4 | fp4, found 'fp9'"),
+])
+def test_a_model_spec_built_in_python_is_checked_like_a_profile(llama8b, change, message):
+    with pytest.raises(RooflineError) as err:
+        check_model_spec(dataclasses.replace(llama8b, **change))
+    assert str(err.value).startswith(f"model spec 'llama-3.1-8b': {message}") and "\n" not in str(err.value)
+
+
+def test_an_mla_spec_needs_its_ranks(deepseek_v3):
+    with pytest.raises(RooflineError, match="^model spec 'deepseek-v3': mla: expected an MLASpec with kv_layout mla, found None$"):
+        check_model_spec(dataclasses.replace(deepseek_v3, mla=None))
+    with pytest.raises(RooflineError, match="^model spec 'deepseek-v3': mla.kv_lora_rank: expected a positive integer, found 0$"):
+        check_model_spec(dataclasses.replace(deepseek_v3, mla=dataclasses.replace(deepseek_v3.mla, kv_lora_rank=0)))
+    with pytest.raises(RooflineError, match="^model spec 'deepseek-v3': q_lora_rank: expected no top-level low-rank fields"):
+        check_model_spec(dataclasses.replace(deepseek_v3, q_lora_rank=64))
+
+
+def test_the_model_loader_keeps_its_messages_through_the_shared_rules():
+    data = _llama_dict()
+    data["moe"] = {"experts": 8, "top_k": 9, "expert_ffn_size": 1024}
+    with pytest.raises(RooflineError, match=r"^m.yaml: moe.top_k: expected at most experts=8, found 9$"):
+        model_from_dict(data, "m.yaml")
+    data = _llama_dict()
+    data["attention"] = {"groups": [{"kind": "compressed", "layers": 32, "ratio": 1}]}
+    with pytest.raises(RooflineError, match=r"^m.yaml: attention.groups\[0\].ratio: expected an integer >= 2 for a compressed group"):
+        model_from_dict(data, "m.yaml")
+    data = _llama_dict()
+    data["published_params"] = "8.03e9"  # YAML 1.1's string form of a number
+    assert model_from_dict(data, "m.yaml").published_params == 8.03e9
+    with pytest.raises(RooflineError, match="^model: expected a ModelSpec or a profile name, found str$"):
+        check_model_spec("llama-3.1-8b")

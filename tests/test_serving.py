@@ -10,7 +10,8 @@ from roofline.errors import RooflineError
 from roofline.hardware import load_hardware
 from roofline.layout import deployment
 from roofline.model import load_model
-from roofline.serving import IDEAL, engine_from_dict, load_engine
+from roofline.profiles import builtin_dir
+from roofline.serving import IDEAL, check_engine_spec, engine_from_dict, engine_names, load_engine
 from roofline.speculation import speculative_metrics
 
 H100 = load_hardware("h100-sxm")
@@ -193,3 +194,71 @@ def test_a_profile_with_costs_from_takes_every_cost_of_the_one_it_names_and_noth
             write("loop", f"costs_from: {target}\n")
     with pytest.raises(RooflineError, match=r"chain\.yaml: costs_from: expected a profile with costs of its own"):
         write("chain", "costs_from: vllm-v0\n")
+
+
+def test_every_shipped_engine_and_ideal_pass_the_spec_check_unchanged():
+    assert check_engine_spec(IDEAL) is IDEAL
+    for name in engine_names():
+        engine = load_engine(name)
+        assert engine.name == name and check_engine_spec(engine) is engine
+        assert load_engine(engine) is engine  # a spec object is returned as it is once checked
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"host_per_step_s": -1e-3}, "host_per_step_s: expected a finite number of seconds >= 0, found -0.001"),
+    ({"kernel_latency_s": float("nan")}, "kernel_latency_s: expected a finite number of seconds >= 0, found nan"),
+    ({"allreduce_latency_s": "10 us"}, "allreduce_latency_s: expected a finite number of seconds >= 0, found '10 us'"),
+    ({"kernels_per_layer": {"warp": 1}}, "kernels_per_layer.warp: expected one of embedding, qkv_proj"),
+    ({"kernels_per_layer_mla": {"attention": 101}}, "kernels_per_layer_mla.attention: expected a kernel count in 0..100, found 101"),
+    ({"quant_kernels_per_gemm": -1}, "quant_kernels_per_gemm: expected a kernel count in 0..10, found -1"),
+    ({"host_overlap": 1}, "host_overlap: expected true or false, found 1"),
+    ({"overlap_exponent": 0.5}, "overlap_exponent: expected a number in [1, 100] or null (pure max), found 0.5"),
+    ({"quantised_moe_efficiency": 5.0}, "quantised_moe_efficiency: expected a fraction in [0.01, 1], found 5.0"),
+    ({"weight_only_efficiency": 0}, "weight_only_efficiency: expected a fraction in [0.01, 1], found 0"),
+    ({"gemm_tile_rows": 16.0}, "gemm_tile_rows: expected an integer in 0..1024, found 16.0"),
+    ({"overrides": (("mi*", {"kernel_latency_s": -1.0}),)}, "overrides[0].kernel_latency_s: expected a finite number of seconds >= 0"),
+    ({"overrides": (("mi*", {"kernel_latency": 1e-6}),)}, "overrides[0].kernel_latency: expected an engine cost field"),
+    ({"overrides": ({"hardware": "mi*"},)}, "overrides[0]: expected a (hardware glob, {field: value}) pair"),
+    ({"name": ""}, "name: expected a non-empty string, found ''"),
+])
+def test_an_engine_built_in_python_is_checked_like_a_profile_where_the_api_takes_it(change, message):
+    bad = dataclasses.replace(load_engine("vllm"), **change)
+    shown = change.get("name", "vllm")
+    for check in (check_engine_spec, load_engine):
+        with pytest.raises(RooflineError) as err:
+            check(bad)
+        assert str(err.value).startswith(f"engine spec {shown!r}: {message}") and "\n" not in str(err.value)
+
+
+def test_the_engine_spec_check_and_the_profile_loader_share_their_rules():
+    with pytest.raises(RooflineError, match=r"^e.yaml: overrides\[0\].quantised_moe_efficiency: expected a fraction in \[0.01, 1\], found 5.0$"):
+        engine_from_dict({"name": "x", "source": "s", "overrides": [{"hardware": "mi*", "quantised_moe_efficiency": 5.0}]}, "e.yaml")
+    with pytest.raises(RooflineError, match=r"^engine spec 'ideal': quantised_moe_efficiency: expected a fraction in \[0.01, 1\], found 5.0$"):
+        check_engine_spec(dataclasses.replace(IDEAL, quantised_moe_efficiency=5.0))
+    with pytest.raises(RooflineError, match="^engine: expected a ServingEngine or a profile name, found dict$"):
+        check_engine_spec({"name": "vllm"})
+
+
+def test_an_engine_profile_found_by_name_must_carry_its_file_name(tmp_path):
+    text = (builtin_dir("engine") / "vllm.yaml").read_text()
+    (tmp_path / "vllm-fitted.yaml").write_text(text)  # `roofline fit --out DIR/vllm-fitted.yaml` wrote name: vllm
+    with pytest.raises(RooflineError) as err:
+        load_engine("vllm-fitted", (tmp_path,))
+    assert str(err.value) == f"{tmp_path / 'vllm-fitted.yaml'}: name: expected the file name 'vllm-fitted', found 'vllm'"
+    assert load_engine(str(tmp_path / "vllm-fitted.yaml")).name == "vllm"  # a path is taken as it is, as for hardware
+    (tmp_path / "vllm-fitted.yaml").write_text(text.replace("\nname: vllm\n", "\nname: vllm-fitted\n"))
+    assert load_engine("vllm-fitted", (tmp_path,)).kernel_latency_s == load_engine("vllm").kernel_latency_s
+    (tmp_path / "mine.yaml").write_text("type: engine\nname: mine\nsource: test\ncosts_from: other\n")
+    (tmp_path / "other.yaml").write_text("type: engine\nname: not-other\nsource: test\nkernel_latency: 3 us\n")
+    with pytest.raises(RooflineError, match=r"other\.yaml: name: expected the file name 'other', found 'not-other'$"):
+        load_engine("mine", (tmp_path,))
+    (tmp_path / "mine.yaml").write_text("type: engine\nname: yours\nsource: test\ncosts_from: vllm\n")
+    with pytest.raises(RooflineError, match=r"mine\.yaml: name: expected the file name 'mine', found 'yours'$"):
+        load_engine("mine", (tmp_path,))
+
+
+def test_a_cost_an_engine_profile_leaves_out_is_the_pure_rooflines_term():
+    # documented (docs/ACCURACY.md, "Engine profile fields"): only source is required; a missing cost adds nothing
+    bare = engine_from_dict({"name": "bare", "source": "s"}, "bare.yaml")
+    assert dataclasses.replace(bare, name=IDEAL.name, display_name=IDEAL.display_name, source="", path="") == IDEAL
+    assert bare.host_per_step_s == 0.0 and bare.kernel_latency_s == 0.0 and bare.quantised_moe_efficiency == 1.0
