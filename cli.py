@@ -87,7 +87,7 @@ def predict(
     point = predict_point(
         hardware, model, batch, context, tp=tp, dp_attention=dp_attention, ep=ep, pp=pp, weight_dtype=weight_dtype,
         expert_dtype=expert_dtype, kv_dtype=kv_dtype, engine=engine, method=method, k=k, alpha=alpha,
-        acceptance=_parse_rates(acceptance) if acceptance else None, draft=draft, draft_hardware=draft_hardware,
+        acceptance=_parse_rates(acceptance) if acceptance is not None else None, draft=draft, draft_hardware=draft_hardware,
         overlap=overlap, draft_vocab=draft_vocab, tree_nodes=tree_nodes, tree_tau=tree_tau, prompt=prompt,
         shared_prefix=shared_prefix, profiles=_dirs(), where="command line",
     )

@@ -53,6 +53,7 @@ def test_predict_with_speculation_adds_a_spec_object():
     (["--draft", "llama-3.2-1b"], "draft: expected only with method draft, found method none"),
     (["--draft-hardware", "l4"], "draft_hardware: expected only with a method that runs a drafter"),
     (["--method", "ngram", "--draft-hardware", "l4"], "draft_hardware: expected only with a method that runs a drafter"),
+    (["--method", "eagle", "--acceptance", ""], "acceptance: expected at least one rate, found an empty list"),
 ])
 def test_speculation_options_without_a_method_that_uses_them_are_one_line(roofline, args, message):
     code, out, err = roofline("predict", *args)
