@@ -340,7 +340,7 @@ def measurements_convert(
     load_model(model, _dirs())
     rows = convert_benchmark(files, hardware=hardware, model=model, tp=tp, ep=ep, dp_attention=dp_attention, gpus=gpus,
                              weight_dtype=weight_dtype, kv_dtype=kv_dtype, method=method, k=k, engine=engine,
-                             engine_version=engine_version, split=split, draft_tokens=draft_tokens)
+                             engine_version=engine_version, split=split, draft_tokens=draft_tokens, profiles=_dirs())
     typer.echo(f"{len(rows)} rows from {len(files)} file(s) -> {write_measurements(rows, out, force)}")
 
 
@@ -465,7 +465,7 @@ def fit(
     cv: Annotated[bool, typer.Option("--cv", help="Instead: leave one source out (fit on the other sources, predict it); per-source errors beside the in-sample ones, one JSON line last.")] = False,
 ) -> None:
     """Fit an engine profile's physical parameters to measurements (bounded least squares); print each parameter and row residual."""
-    from roofline.fit import LOSSES, cross_validate, cross_validation_report, fit_report, run_fit, write_fitted_profile
+    from roofline.fit import LOSSES, check_fit_out, cross_validate, cross_validation_report, fit_report, run_fit, write_fitted_profile
 
     if loss not in LOSSES:
         raise RooflineError(f"--loss: expected one of {', '.join(LOSSES)}, found {loss!r}")
@@ -476,8 +476,8 @@ def fit(
         typer.echo(cross_validation_report(result))
         typer.echo(json.dumps(result["overall"]))
         return
-    if out is not None and out.exists() and not force:
-        raise RooflineError(f"--out: {out} exists; pass --force to overwrite it")
+    if out is not None:
+        check_fit_out(out, force)  # before the fit, not after it
     result = run_fit(file, engine, _dirs(), loss=loss, fixed=tuple(fix or ()), per_family=tuple(per_family or ()))
     typer.echo(fit_report(result))
     if out is not None:

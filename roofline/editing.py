@@ -12,8 +12,9 @@ leaves an invalid or half-written profile behind, and none replaces an existing 
     hw validate [PATHS]                           check files (all profiles on the search path without PATHS)
     hw diff A B                                   values side by side, ridge point, a reference decode point
 
-A value in `k=v` is read as YAML (`0.8` is a number, `148 TFLOPS` a string); `k=null` removes an
-optional field.
+A value in `k=v` is read as YAML where it is a number, boolean, null, quoted string, or a list or mapping
+in brackets (`0.8`, `[a, b]`); any other text is kept as written (`148 TFLOPS`, prose such as
+`NVIDIA datasheet: 4.0 TB/s` or `...`); `k=null` removes an optional field.
 """
 
 from __future__ import annotations
@@ -53,10 +54,18 @@ def parse_assignments(assignments: list[str], what: str = "--set") -> list[tuple
         path = [part.strip() for part in key.strip().split(".")]
         if not all(path) or len(path) > 3:
             raise RooflineError(f"{what}: expected a field name like memory or peak_flops.bf16, found {key[:80]!r}")
-        value = load_yaml_text(raw, f"{what} {key}") if raw.strip() else None
-        flow = raw.strip().startswith(("{", "["))
+        text = raw.strip()
+        flow = text.startswith(("{", "["))
+        try:
+            value = load_yaml_text(raw, f"{what} {key}") if text else None
+        except RooflineError:
+            if flow:  # a list or mapping meant, and mistyped
+                raise
+            value = text  # prose YAML cannot read ("...", "a: b: c", backquotes): the text as written
+        if isinstance(value, str) and not text.startswith(("'", '"')):
+            value = text  # an unquoted string as written (YAML would drop " #2, p. 3" as a comment)
         if (isinstance(value, (dict, list)) and not flow) or not isinstance(value, (str, int, float, bool, dict, list, type(None))):
-            value = raw.strip()  # prose with ': ' in it, or a date: the text as written
+            value = text  # prose with ': ' in it, or a date: the text as written
         if isinstance(value, (dict, list)) and len(str(value)) > 2000:
             raise RooflineError(f"{what} {key}: expected a short value, found {len(str(value))} characters")
         pairs.append((path, value))

@@ -37,6 +37,7 @@ from __future__ import annotations
 import datetime as _dt
 import fnmatch
 import math
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -124,6 +125,16 @@ def sourced_start(engine: ServingEngine, default_overlap_exponent: float = 3.0) 
     return out
 
 
+def fittable_engine(engine: str, profiles: tuple = ()) -> ServingEngine:
+    """The engine profile `engine` to fit; `ideal` is refused: it is the pure roofline bound, which no measurement
+    enters (a fit would give it engine costs), so a fit of it would no longer be what its name says."""
+    base = load_engine(engine, tuple(profiles))
+    if base.name == "ideal":
+        raise RooflineError("--engine: expected an engine with costs to fit (vllm, sglang, trtllm, or a copy of ideal "
+                            "under another name), found ideal: the pure roofline bound, which no measurement enters")
+    return base
+
+
 def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements") -> tuple[pd.DataFrame, str]:
     """The fit-split rows of `engine_name` (or all fit rows when fewer than MIN_ENGINE_ROWS), and a sentence saying which."""
     fit = table[table["split"] == "fit"]
@@ -185,7 +196,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     if bad:
         raise RooflineError(f"--per-family: expected parameters among {', '.join(PER_FAMILY)} and not fixed, "
                             f"found {', '.join(bad)}")
-    base = load_engine(engine, tuple(profiles))
+    base = fittable_engine(engine, profiles)
     if fresh_families:
         fields = {BY_KEY[k].field for k in per_family if k in BY_KEY}
         kept = tuple((glob, {f: v for f, v in changes.items() if f not in fields}) for glob, changes in base.overrides)
@@ -306,7 +317,7 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
     DataFrame (per source: rows, median absolute errors), overall: dict, rows_used, widened: the sources whose
     fold fitted every engine's rows (fit_rows' fallback when too few of this engine's remain)}.
     """
-    base = load_engine(engine, tuple(profiles))
+    base = fittable_engine(engine, profiles)
     table = load_measurements(path)
     chosen, which = fit_rows(table, base.name, str(path))
     # every fit, the one to all sources included, starts from the profile without the per-family values an
@@ -378,9 +389,38 @@ def _shown_path(path: str) -> str:
         return str(path)
 
 
-def fitted_profile_text(fit: dict) -> str:
+def _costs_from_text(doc, own, base: ServingEngine, name: str, fit: dict) -> str:
+    """For a fit of a profile that took another's costs (`costs_from`, serving.load_engine): put this profile's
+    version, display name, source and notes into `doc` (the other's file, which the fit started from) where
+    they do not speak of taking the other's costs (name it, or `costs_from`), since the file written holds
+    costs of its own; where they do, or are absent, text saying what the file now is, never the other's
+    display name or notes. Returns the header comment that replaces the other's."""
+    other = str(doc.get("name", Path(base.costs_from).stem))
+    speaks_of_other = re.compile(rf"(?<![\w-]){re.escape(other)}(?![\w-])|costs_from")
+    path = _shown_path(base.costs_from)
+    written = {
+        "display_name": f"{name} (fitted; start values from {other})",
+        "source": (f"The start values, kernel counts and hardware overrides of {other} ({path}), with their sources "
+                   f"below; the fitted values are this file's own (`fitted:` block). {str(doc.get('source', '')).strip()}"),
+        "notes": (f"{base.name} took every cost of {other} (costs_from) until `roofline fit --engine {base.name}` gave it "
+                  f"costs of its own, fitted on {fit['rows_used']} of {_shown_path(fit['file'])} from {other}'s start "
+                  f"values: the `fitted:` block records the rows, the start values and the result."),
+    }
+    for key in ("version", "display_name", "source", "notes"):
+        if key in own and not speaks_of_other.search(str(own[key])):
+            doc[key] = own[key]
+        elif key in written:
+            doc[key] = written[key]
+        elif key in doc:
+            del doc[key]
+    return (f"# {name}: written by `roofline fit --engine {base.name}`, which took the costs of {other} ({path}):\n"
+            f"# {other}'s file, its comments kept, with the fitted values of {base.name}.\n")
+
+
+def fitted_profile_text(fit: dict, name: str | None = None) -> str:
     """The engine profile file with the fitted values and a `fitted:` block, comments and sources kept
-    (ruamel.yaml round trip of the profile the fit started from)."""
+    (ruamel.yaml round trip of the profile the fit started from), named `name` (default: the profile's own
+    name; `write_fitted_profile` gives the file's stem)."""
     import io
 
     from roofline.editing import _round_trip
@@ -388,16 +428,14 @@ def fitted_profile_text(fit: dict) -> str:
 
     base: ServingEngine = fit["base"]
     engine: ServingEngine = fit["engine"]
+    name = name or base.name
     rt = _round_trip()
     doc = rt.load(read_text(Path(base.costs_from or base.path)))
-    if base.costs_from:  # a profile that took another's costs (serving.load_engine) gets costs of its own: the
-        # other's file, fitted, under this profile's name, version, source and notes
-        own = rt.load(read_text(Path(base.path)))
-        for key in ("name", "display_name", "version", "source", "notes"):
-            if key in own:
-                doc[key] = own[key]
-            elif key in doc:  # never the other profile's display name or notes under this one's name
-                del doc[key]
+    header = ""
+    if base.costs_from:  # the other's file, fitted, under this profile's own text where it is still true
+        header = _costs_from_text(doc, rt.load(read_text(Path(base.path))), base, name, fit)
+        doc.ca.comment = None
+    doc["name"] = name
     for p in PARAMETERS:
         doc[p.key] = _quantity_text(p, getattr(engine, p.field))
     for item in [i for i in fit.get("per_family", []) if i["determined"]]:  # into the entry of the same glob, else a new one
@@ -431,14 +469,34 @@ def fitted_profile_text(fit: dict) -> str:
                                        for i in fit["per_family"]]
     stream = io.StringIO()
     rt.dump(doc, stream)
-    return stream.getvalue()
+    return header + stream.getvalue()
+
+
+def check_fit_out(out: str | Path | None, force: bool = False) -> None:
+    """Refuse, before anything is fitted, an `--out` the fitted profile would not be written to: a folder, an
+    existing file without force, a name other than NAME.yaml / NAME.yml (the profile is named by the file's
+    stem, as engine profiles are found), or ideal.yaml (the pure roofline's name). None (no --out) passes."""
+    if out is None:
+        return
+    out = Path(out)
+    if out.is_dir():
+        raise RooflineError(f"--out: expected a file path, found a folder {out}")
+    if out.suffix not in (".yaml", ".yml") or not out.stem:
+        raise RooflineError(f"--out: expected an engine profile file NAME.yaml (NAME becomes its name), found {out}")
+    if out.stem.lower() == "ideal":
+        raise RooflineError(f"--out: expected a name other than ideal (the pure roofline bound, which no measurement "
+                            f"enters), found {out}")
+    if out.exists() and not force:
+        raise RooflineError(f"--out: {out} exists; pass --force to overwrite it")
 
 
 def write_fitted_profile(fit: dict, out: str | Path, force: bool = False) -> Path:
-    """Validate the fitted profile text as an engine profile, then write it atomically (refused without force)."""
+    """Validate the fitted profile text as an engine profile named after the file (`out`'s stem), then write it
+    atomically (`check_fit_out` first: the CLI calls it before fitting too)."""
     from roofline.yamlio import load_yaml_text, write_text_atomic
 
-    text = fitted_profile_text(fit)
+    check_fit_out(out, force)
+    text = fitted_profile_text(fit, Path(out).stem)
     engine_from_dict(load_yaml_text(text, str(out)), str(out))
     write_text_atomic(Path(out), text, force)
     return Path(out)

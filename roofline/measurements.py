@@ -46,6 +46,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -320,18 +321,22 @@ class RowSet:
 
 
 def _layout(model: ModelSpec, r, where: str) -> Deployment:
-    """The row's deployment: tp, ep, dp_attention, pp as given, or SGLang's convention where tp counts the
-    attention-DP ranks (tp = dp_attention x tp_layout on gpus = tp devices)."""
+    """The deployment of a row (or of `convert_benchmark`'s options; `where` names which): tp, ep, dp_attention,
+    pp as given, or SGLang's convention where tp counts the attention-DP ranks (tp = dp_attention x tp_layout on
+    gpus = tp devices); `gpus` must hold whole replicas of it."""
     tp, dp, pp = int(r.tp), int(r.dp_attention), int(r.pp)
     if tp * dp * pp > r.gpus and dp > 1 and tp % dp == 0 and tp * pp <= r.gpus:
         tp //= dp
     if tp * dp * pp > r.gpus:
-        raise RooflineError(f"{where}: row {r.row}: gpus: expected at least tp x dp_attention x pp = {tp * dp * pp} devices, found {r.gpus}")
+        raise RooflineError(f"{where}: gpus: expected at least tp x dp_attention x pp = {tp * dp * pp} devices, found {r.gpus}")
     weight = None if r.weight_dtype in set(dict(model.native_precision).values()) else r.weight_dtype
     try:
-        return deployment(model, weight, r.kv_dtype, tp, dp, int(r.ep), pp, where=f"{where}: row {r.row}")
+        dep = deployment(model, weight, r.kv_dtype, tp, dp, int(r.ep), pp, where=where)
     except RooflineError as exc:
         raise RooflineError(str(exc)) from None
+    if r.gpus % dep.devices:
+        raise RooflineError(f"{where}: gpus: expected a multiple of the {dep.devices} devices of one replica, found {r.gpus}")
+    return dep
 
 
 def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measurements", slot_for_row=None) -> RowSet:
@@ -361,10 +366,8 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
     for i, r in enumerate(df.itertuples()):
         hw = get(hw_cache, load_hardware, r.hardware, "hardware", r.row)
         model = get(model_cache, load_model, r.model, "model", r.row)
-        dep = _layout(model, r, where)
+        dep = _layout(model, r, f"{where}: row {r.row}")
         replicas = r.gpus // dep.devices
-        if r.gpus % dep.devices:
-            raise RooflineError(f"{where}: row {r.row}: gpus: expected a multiple of the {dep.devices} devices of one replica, found {r.gpus}")
         if r.batch < replicas:
             raise RooflineError(f"{where}: row {r.row}: batch: expected at least one sequence per replica ({replicas} replicas), found {r.batch}")
         draft = get(model_cache, load_model, r.draft, "draft", r.row) if r.method == "draft" else None
@@ -536,7 +539,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                       gpus: int | None = None, weight_dtype: str = "bf16", kv_dtype: str = "bf16", method: str = "none",
                       k: int = 0, engine: str | None = None, engine_version: str = "", split: str = "fit",
                       batch: int | None = None, quantities: tuple[str, ...] = ("step_time_s", "tokens_per_s"),
-                      source_id: str | None = None, draft_tokens: int = 0) -> pd.DataFrame:
+                      source_id: str | None = None, draft_tokens: int = 0, profiles: tuple = ()) -> pd.DataFrame:
     """Rows (the columns of measurements/README.md, checked) from serving-benchmark result files.
 
     Each result gives: batch = max_concurrency (or `batch`), concurrency = the mean requests in flight where
@@ -548,8 +551,13 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     deployment (hardware, model, layout, dtypes, method, k, and `draft_tokens` for a tree: SGLang's
     --speculative-num-draft-tokens with --speculative-eagle-topk > 1) is what the server was launched with.
     `engine` defaults to the result's `backend` when it names one, else vllm for a JSON object and
-    sglang for JSON lines.
+    sglang for JSON lines. The layout options are checked first by the rule rows are read with (`_layout`,
+    the error naming the option), and the rows written by the rules `roofline accuracy` and `fit` apply
+    (`prepare_rows`): what they would refuse is never written. `profiles`: folders to find the model in.
     """
+    gpus = tp * dp_attention if gpus is None else gpus
+    options = SimpleNamespace(tp=tp, ep=ep, dp_attention=dp_attention, pp=1, gpus=gpus, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+    _layout(load_model(model, tuple(profiles)), options, "command line")
     rows = []
     for path in [Path(p) for p in (paths if isinstance(paths, (list, tuple)) else [paths])]:
         results = _benchmark_results(path)
@@ -575,7 +583,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             for quantity, value in values.items():
                 rows.append({
                     "source_id": source_id or path.stem, "source": f"{path} (result {n})", "engine": backend,
-                    "engine_version": engine_version, "hardware": hardware, "gpus": str(gpus or tp * dp_attention), "tp": str(tp),
+                    "engine_version": engine_version, "hardware": hardware, "gpus": str(gpus), "tp": str(tp),
                     "ep": str(ep), "dp_attention": str(dp_attention), "model": model, "weight_dtype": weight_dtype,
                     "kv_dtype": kv_dtype, "batch": str(int(round(conc))),
                     "concurrency": f"{min(mean_conc, conc):.4g}" if mean_conc else "", "input_len": str(int(round(in_len))),
@@ -588,7 +596,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     if not rows:
         raise RooflineError("convert_benchmark: expected at least one result file with results, found none")
     raw = pd.DataFrame(rows, columns=list(COLUMNS))
-    check_measurements(raw.astype(str), "converted benchmark output")
+    prepare_rows(check_measurements(raw.astype(str), "converted benchmark output"), profiles, "converted benchmark output")
     return raw
 
 

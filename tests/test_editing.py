@@ -260,3 +260,44 @@ def test_predict_uses_the_h20_made_with_hw_new(roofline):
     # a decode step reads every weight byte at least once at the derated 4.0 TB/s: 16.06e9 B / 3.4e12 B/s = 4.7 ms
     floor_s = point["weight_bytes"] / (h20.mem_bw_bytes_per_s * h20.mem_efficiency)
     assert point["step_time_s"] >= floor_s > 4e-3
+
+
+def test_the_h20_command_of_profiles_md_runs_as_written(roofline, tmp_path):
+    import shlex
+
+    doc = (ROOT / "docs" / "PROFILES.md").read_text()
+    start = doc.index("roofline hw new h20 ")
+    command = shlex.split(doc[start:doc.index("\nroofline predict", start)].replace("\\\n", " "))
+    assert command[command.index("--dir") + 1] == "hardware_profiles"
+    command[command.index("--dir") + 1] = str(tmp_path)  # never into the built-in folder
+    code, out, err = roofline(*command[1:])
+    assert code == 0, err
+    data = yaml.safe_load((tmp_path / "h20.yaml").read_text())
+    assert data["source"].startswith("NVIDIA HGX H20 product brief: 96 GB HBM3, 4.0 TB/s")
+    assert load_hardware(str(tmp_path / "h20.yaml")).mem_bw_bytes_per_s == 4.0e12
+
+
+@pytest.mark.parametrize(("value", "read"), [
+    ("NVIDIA datasheet: 4.0 TB/s", "NVIDIA datasheet: 4.0 TB/s"),   # prose YAML reads as a mapping
+    ("...", "..."),                                                 # YAML's document end
+    ("datasheet: table 2: 4.0 TB/s", "datasheet: table 2: 4.0 TB/s"),
+    ("`nvidia-smi` says 97871 MiB", "`nvidia-smi` says 97871 MiB"),
+    ("brief #2, p. 3", "brief #2, p. 3"),                           # not a YAML comment
+    ('"dense" FLOPS, not "sparse"', '"dense" FLOPS, not "sparse"'),
+    ("'quoted: kept as YAML'", "quoted: kept as YAML"),
+    ("148 TFLOPS", "148 TFLOPS"), ("0.75", 0.75), ("true", True), ("null", None), ("[a, b]", ["a", "b"]),
+    ("{bf16: 148 TFLOPS}", {"bf16": "148 TFLOPS"}),
+])
+def test_a_set_value_is_yaml_where_it_is_a_value_and_else_the_text_as_written(value, read):
+    from roofline.editing import parse_assignments
+
+    assert parse_assignments([f"source={value}"]) == [(["source"], read)]
+
+
+def test_a_mistyped_list_or_mapping_is_still_refused_in_one_line():
+    from roofline.editing import parse_assignments
+    from roofline.errors import RooflineError
+
+    for value in ("{bf16: 148 TFLOPS", "[a, b"):
+        with pytest.raises(RooflineError, match=r"^--set peak_flops: line 1: not valid YAML: "):
+            parse_assignments([f"peak_flops={value}"])

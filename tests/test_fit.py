@@ -2,6 +2,7 @@
 measurements, and the fitted profile file (valid, comments kept, never overwritten without --force)."""
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -203,5 +204,73 @@ def test_fitting_a_profile_that_takes_anothers_costs_writes_one_with_costs_of_it
     assert "costs_from" not in data and data["name"] == "vllm-v0" and data["version"] == "0.4-0.7"
     engine = engine_from_dict(data, str(out))
     assert engine.host_per_step_s == pytest.approx(fit["engine"].host_per_step_s, rel=1e-3) and engine.costs_from == ""
-    assert "# kernels per layer per operator" in out.read_text()  # vllm's file, its comments kept
-    assert data["display_name"] == load_engine("vllm-v0").display_name != load_engine("vllm").display_name
+    text = out.read_text()
+    assert "# kernels per layer per operator" in text  # vllm's file, its comments kept
+    # none of vllm-v0's text that says it takes vllm's costs is kept, nor vllm's (V1) header, display name or notes
+    shipped = load_engine("vllm-v0")
+    assert shipped.display_name not in text and shipped.source[:60] not in text and shipped.notes[:60] not in text
+    assert "(costs_from)" in data["notes"] and "gave it costs of its own" in data["notes"]
+    assert data["display_name"] == "vllm-v0 (fitted; start values from vllm)"
+    assert not text.startswith("# vLLM (V1") and text.startswith("# vllm-v0: written by `roofline fit --engine vllm-v0`")
+    assert data["notes"] != load_engine("vllm").notes and data["display_name"] != load_engine("vllm").display_name
+    assert data["source"].startswith("The start values, kernel counts and hardware overrides of vllm (engine_profiles/vllm.yaml)")
+    assert load_engine("vllm").source in data["source"]  # the sources of the start values stay
+
+
+def test_a_costs_from_profiles_own_text_is_kept_where_it_does_not_speak_of_the_other(tmp_path):
+    own = tmp_path / "v0.yaml"
+    own.write_text("type: engine\nname: v0\ndisplay_name: vLLM V0 engine\nversion: '0.5'\ncosts_from: vllm\n"
+                   "source: taken whole from engine_profiles/vllm.yaml\nnotes: the V0 engine (vLLM-v0.7 and older)\n")
+    fit = run_fit(synthetic_file(tmp_path), str(own), loss="linear", max_evaluations=1)
+    data = read_yaml_file(write_fitted_profile(fit, tmp_path / "out" / "v0.yaml"))
+    assert (data["name"], data["display_name"], data["version"]) == ("v0", "vLLM V0 engine", "0.5")
+    assert data["notes"] == "the V0 engine (vLLM-v0.7 and older)"  # "vLLM-v0" is not the profile vllm
+    assert data["source"].startswith("The start values, kernel counts and hardware overrides of vllm")
+
+
+def test_the_written_profile_is_named_after_its_file(tmp_path):
+    fit = run_fit(synthetic_file(tmp_path), "vllm", loss="linear", max_evaluations=1)
+    for name in ("vllm-fitted", "vllm"):
+        out = write_fitted_profile(fit, tmp_path / "engines" / f"{name}.yaml")
+        assert read_yaml_file(out)["name"] == name and load_engine(str(out)).name == name
+    assert load_engine(str(out)).display_name == load_engine("vllm").display_name  # a plain fit keeps its text
+
+
+def test_fitting_ideal_is_refused_in_one_line_and_a_copy_under_another_name_is_fitted(tmp_path, roofline):
+    path = synthetic_file(tmp_path)
+    for engine in ("ideal", "IDEAL", "engine_profiles/ideal.yaml"):
+        with pytest.raises(RooflineError, match=r"^--engine: expected an engine with costs to fit \(vllm, sglang, trtllm, "
+                                                r"or a copy of ideal under another name\), found ideal: the pure roofline"):
+            run_fit(path, engine, max_evaluations=1)
+    code, out, err = roofline("fit", path, "--engine", "ideal")
+    assert code == 2 and err.count("\n") == 1 and "found ideal: the pure roofline bound" in err and out == ""
+    code, _, err = roofline("fit", path, "--engine", "ideal", "--cv")
+    assert code == 2 and "found ideal" in err
+    copy = tmp_path / "profiles" / "ideal-fit.yaml"
+    copy.parent.mkdir()
+    copy.write_text((Path(cli.__file__).parent / "engine_profiles" / "ideal.yaml").read_text().replace("name: ideal", "name: ideal-fit"))
+    fit = run_fit(path, "ideal-fit", (copy.parent,), loss="linear", max_evaluations=3)
+    assert fit["engine"].name == "ideal-fit" and fit["engine"].kernel_latency_s > 0  # at least the lower bound
+
+
+def test_an_out_path_the_fit_could_not_write_is_refused_before_fitting(tmp_path):
+    from roofline.fit import check_fit_out
+
+    folder = tmp_path / "dir"
+    folder.mkdir()
+    with pytest.raises(RooflineError, match=r"^--out: expected a file path, found a folder .*dir$"):
+        check_fit_out(folder, force=True)
+    with pytest.raises(RooflineError, match=r"^--out: expected an engine profile file NAME.yaml \(NAME becomes its name\), found .*x.txt$"):
+        check_fit_out(tmp_path / "x.txt")
+    with pytest.raises(RooflineError, match=r"^--out: expected a name other than ideal"):
+        check_fit_out(tmp_path / "ideal.yaml")
+    existing = tmp_path / "e.yaml"
+    existing.write_text("x")
+    with pytest.raises(RooflineError, match=r"^--out: .*e.yaml exists; pass --force to overwrite it$"):
+        check_fit_out(existing)
+    check_fit_out(existing, force=True)  # the good paths pass
+    check_fit_out(tmp_path / "new" / "vllm-fitted.yml")
+    check_fit_out(None)
+    fit = run_fit(synthetic_file(tmp_path), "vllm", loss="linear", max_evaluations=1)
+    with pytest.raises(RooflineError, match="found a folder"):  # the writer applies the same check
+        write_fitted_profile(fit, folder, force=True)

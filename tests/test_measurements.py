@@ -274,3 +274,39 @@ def test_measurements_convert_from_the_cli_writes_rows_that_fit_reads_and_refuse
     code, _, err = roofline("measurements", "convert", path, "--hardware", "h100-sxm", "--model", "no-such-model", "--out",
                             tmp_path / "x.csv")
     assert code == 2 and "no-such-model" in err and not (tmp_path / "x.csv").exists()
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"tp": 0}, "command line: tp: expected an integer in 1..4096, found 0"),
+    ({"tp": 3}, "command line: tp: expected a divisor of the model's 32 attention heads (llama-3.1-8b), found 3"),
+    ({"ep": 2}, "command line: ep: expected 1 for a dense model (llama-3.1-8b has no experts), found 2"),
+    ({"dp_attention": 0}, "command line: dp_attention: expected an integer in 1..4096, found 0"),
+    ({"tp": 2, "gpus": 3}, "command line: gpus: expected a multiple of the 2 devices of one replica, found 3"),
+    ({"tp": 4, "gpus": 2}, "command line: gpus: expected at least tp x dp_attention x pp = 4 devices, found 2"),
+    ({"gpus": 64}, "converted benchmark output: row 1: batch: expected at least one sequence per replica (64 replicas), found 32"),
+])
+def test_convert_refuses_a_layout_that_fit_and_accuracy_would_refuse_naming_the_option(tmp_path, options, message):
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(VLLM_RESULT))
+    with pytest.raises(RooflineError) as err:
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", **options)
+    assert str(err.value) == message
+
+
+def test_convert_writes_a_layout_that_accuracy_reads_the_same_way(tmp_path):
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(VLLM_RESULT))
+    for options, replicas in (({"tp": 2}, 1), ({"tp": 2, "gpus": 8}, 4), ({"tp": 4, "dp_attention": 2, "gpus": 4}, 1)):
+        raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", **options)
+        rows = predict_measurements(load_measurements(write_measurements(raw, tmp_path / "rows.csv", force=True)))
+        assert list(rows["replicas"]) == [replicas, replicas] and rows["predicted"].notna().all()
+
+
+def test_measurements_convert_from_the_cli_names_the_bad_option_in_one_line(tmp_path, roofline):
+    path = tmp_path / "c32.json"
+    path.write_text(json.dumps(VLLM_RESULT))
+    for tp, message in (("0", "tp: expected an integer in 1..4096, found 0"), ("3", "tp: expected a divisor of the model's 32")):
+        code, _, err = roofline("measurements", "convert", path, "--hardware", "h100-sxm", "--model", "llama-3.1-8b",
+                                "--tp", tp, "--out", tmp_path / "x.csv")
+        assert code == 2 and err.startswith(f"error: command line: {message}")
+        assert err.count("\n") == 1 and not (tmp_path / "x.csv").exists()
