@@ -49,6 +49,10 @@ REQUIRED_COLUMNS = (
     "tokens_per_s_per_user", "speedup", "verify_time_s", "verify_compute_bound", "baseline_tokens_per_s",
     "baseline_tokens_per_s_per_user", "fits_in_memory", "max_batch", "best_k", "tokens_per_s_per_device",
 )
+# Config columns of a sweep besides hardware and model (a list-valued scenario key makes one a sweep axis), read when
+# present: a panel holds one value of each that varies, or the rows of several configs would fall into one curve or cell.
+PANEL_CONFIG_COLUMNS = ("engine", "method", "draft_hardware", "weight_dtype", "expert_dtype", "kv_dtype", "tp", "dp_attention",
+                        "ep", "pp", "shared_prefix")
 OPERATOR_COLUMNS = (
     "hardware", "model", "pass", "batch", "q", "operator", "flops", "bytes", "time_s", "step_time_s",
     "peak_flops_per_s", "compute_ceiling_flops_per_s", "mem_bw_bytes_per_s", "memory_ceiling_bytes_per_s",
@@ -82,11 +86,20 @@ def standard_jobs(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict, out_di
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     # only the columns the plotters read: every row filter in a plotter copies each column it carries
-    df = df[list(REQUIRED_COLUMNS)].assign(hardware=df["hardware"].astype(str), model=df["model"].astype(str))
+    df = _labelled(df[[*REQUIRED_COLUMNS, *_varying(df, PANEL_CONFIG_COLUMNS)]])
     if ops is not None:
-        ops = ops[list(OPERATOR_COLUMNS)] if not ops.empty else ops
-        ops = ops.assign(hardware=ops["hardware"].astype(str), model=ops["model"].astype(str))
+        ops = _labelled(ops[[*OPERATOR_COLUMNS, *_varying(ops, PANEL_CONFIG_COLUMNS)]]) if not ops.empty else ops
     return [(name, df, ops, meta, out_dir / name, tuple(formats)) for name in PLOT_NAMES]
+
+
+def _varying(df: pd.DataFrame, columns: tuple[str, ...]) -> list[str]:
+    """The `columns` of `df` (those it has; older tables lack some) that hold more than one value."""
+    return [c for c in columns if c in df.columns and c not in REQUIRED_COLUMNS and df[c].nunique(dropna=False) > 1]
+
+
+def _labelled(df: pd.DataFrame) -> pd.DataFrame:
+    """Label columns as plain strings (a Parquet table reads them as categoricals)."""
+    return df.assign(**{c: df[c].astype(str) for c in df.columns if df[c].dtype.name == "category" or c in ("hardware", "model")})
 
 
 def report_job(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict, stem: Path, formats=("png",)) -> tuple:
@@ -315,7 +328,7 @@ def _derived_meta(df: pd.DataFrame, folder: Path) -> dict:
     methods = df["method"].astype(str).unique()
     devices = (df["tokens_per_s"] / df["tokens_per_s_per_device"]).median()
     return {
-        "scenario": folder.name, "description": "", "method": methods[0] if len(methods) == 1 else "mixed",
+        "scenario": folder.name, "description": "", "method": methods[0] if len(methods) == 1 else sorted(methods),
         "hardware": {h: h for h in df["hardware"].astype(str).unique()}, "model": {m: m for m in df["model"].astype(str).unique()},
         "tp": int(round(devices)) if np.isfinite(devices) else 1, "points": len(df),
     }

@@ -48,6 +48,7 @@ from matplotlib.ticker import FuncFormatter, Locator, LogLocator, NullFormatter,
 from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots' names, columns and entry points)
     FORMATS,
     OPERATOR_COLUMNS,
+    PANEL_CONFIG_COLUMNS,
     PLOT_NAMES,
     REQUIRED_COLUMNS,
     FigurePool,
@@ -85,12 +86,12 @@ def _name(meta: dict, kind: str, key: str) -> str:
 
 def _setup_line(meta: dict, models: list[str]) -> str:
     """The fixed parameters of a figure: model(s), method, dtypes, tensor parallelism."""
-    method = meta.get("method", "none")
-    label = METHOD_LABELS.get(method, method)
-    if method == "draft" and meta.get("draft"):
-        label = f"draft model {meta['draft']}"
+    methods = meta.get("method", "none")
+    labels = [f"draft model {meta['draft']}" if m == "draft" and meta.get("draft") else METHOD_LABELS.get(m, m)
+              for m in (methods if isinstance(methods, (list, tuple)) else [methods])]  # a list when methods are an axis
+    label = " / ".join(labels)
     if meta.get("draft_hardware"):
-        label += f" on {meta['draft_hardware']}"
+        label += f" on {_one(meta['draft_hardware'])}"
     parts = [", ".join(_name(meta, "model", m) for m in models), label]
     if meta.get("weight_dtype"):
         parts.append(f"{_one(meta['weight_dtype'])} weights, {_one(meta.get('kv_dtype', 'bf16'))} KV")
@@ -123,26 +124,56 @@ def _tp(meta: dict) -> int:
     return tp if isinstance(tp, int) else 1
 
 
-def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict) -> tuple[list[tuple], str]:
-    """Distinct values of `by` in table order, at most MAX_PANELS, and a note saying which subset is shown:
-    first the first context only, then the first model only (hardware is what a sweep compares), then the first few."""
+def _config_label(meta: dict, column: str, value) -> str:
+    """A config column's value as a panel title or a subset note says it: 'EAGLE', 'engine vllm', 'TP 2'."""
+    if column == "method":
+        return METHOD_LABELS.get(value, str(value))
+    if column == "draft_hardware":
+        return f"drafter on {_name(meta, 'hardware', value)}" if value else "drafter on the target"
+    if column == "expert_dtype" and value == "":
+        return ""  # a dense model
+    if column == "shared_prefix":
+        return f"shared prefix {int(value):,}"
+    words = {"engine": "engine {}", "weight_dtype": "{} weights", "expert_dtype": "{} experts", "kv_dtype": "{} KV",
+             "tp": "TP {}", "dp_attention": "DP-attention {}", "ep": "EP {}", "pp": "PP {}"}
+    return words[column].format(value)
+
+
+def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict) -> tuple[tuple[str, ...], list[tuple], str]:
+    """The panel columns (`by` and the config columns of PANEL_CONFIG_COLUMNS that vary within its panels), their distinct
+    values in table order, at most MAX_PANELS, and a note saying which subset is shown: first the first context
+    only, then the first value of each varying config column, then the first model only (hardware is what a sweep
+    compares), then the first few."""
+    groups = len(df[list(by)].drop_duplicates())  # a column that only follows the model (expert_dtype) splits no panel
+    by = (*by, *(c for c in PANEL_CONFIG_COLUMNS if c in df.columns and df[c].nunique(dropna=False) > 1
+                 and len(df[[*by, c]].drop_duplicates()) > groups))
     keys = list(df[list(by)].drop_duplicates().itertuples(index=False, name=None))
     notes = []
-    for axis, label in (("context", lambda v: f"context {_ctx(v)}"), ("model", lambda v: _name(meta, "model", v))):
-        if len(keys) > MAX_PANELS and axis in by:
+    label = {"context": lambda v: f"context {_ctx(v)}", "model": lambda v: _name(meta, "model", v)}
+    for axis in ("context", *by[by.index("model") + 1:], "model"):
+        if len(keys) > MAX_PANELS and axis in by and len({key[by.index(axis)] for key in keys}) > 1:
             i = by.index(axis)
             keys = [key for key in keys if key[i] == keys[0][i]]
-            notes.append(f"{label(keys[0][i])} only")
+            notes.append(f"{label.get(axis, lambda v: _config_label(meta, axis, v))(keys[0][i])} only")
     if len(keys) > MAX_PANELS:
         notes.append(f"first {MAX_PANELS} of {len(keys)} hardware")
         keys = keys[:MAX_PANELS]
-    return keys, ", ".join(notes)
+    return by, keys, ", ".join(notes)
+
+
+def _panel_rows(df: pd.DataFrame, by: tuple[str, ...], key: tuple) -> pd.DataFrame:
+    """The rows of one panel: those whose `by` columns hold `key`."""
+    mask = np.ones(len(df), dtype=bool)
+    for column, value in zip(by, key):
+        mask &= (df[column] == value).to_numpy()
+    return df[mask]
 
 
 def _panel_title(meta: dict, key: dict, several_models: bool) -> str:
     parts = [_name(meta, "hardware", key["hardware"])]
     if several_models:
         parts.append(_name(meta, "model", key["model"]))
+    parts += [label for c in PANEL_CONFIG_COLUMNS if c in key and (label := _config_label(meta, c, key[c]))]
     if "context" in key:
         parts.append(f"context {_ctx(key['context'])}")
     return ", ".join(parts)
@@ -398,13 +429,13 @@ def _join(*notes: str) -> str:
 def _panel_frames(df: pd.DataFrame, meta: dict, **figure_kw) -> tuple[Figure, list, list[str], str]:
     """A figure with one panel per (hardware, model, context) of `df` (see `_panels`), each titled:
     returns the figure, [(axes, that panel's rows)], the models shown and the subset note."""
-    keys, note = _panels(df, ("hardware", "model", "context"), meta)
+    by, keys, note = _panels(df, ("hardware", "model", "context"), meta)
     models = list(dict.fromkeys(k[1] for k in keys))
     fig, axes = _figure(len(keys), **figure_kw)
     panels = []
-    for ax, (hw, model, context) in zip(axes, keys):
-        ax.set_title(_panel_title(meta, {"hardware": hw, "model": model, "context": context}, len(models) > 1))
-        panels.append((ax, df[(df["hardware"] == hw) & (df["model"] == model) & (df["context"] == context)]))
+    for ax, key in zip(axes, keys):
+        ax.set_title(_panel_title(meta, dict(zip(by, key)), len(models) > 1))
+        panels.append((ax, _panel_rows(df, by, key)))
     return fig, panels, models, note
 
 
@@ -442,7 +473,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     if ops is None or ops.empty:
         return None
     ops = ops[(ops["flops"] > 0) & (ops["bytes"] > 0) & (ops["time_s"] > 0)]
-    keys, note = _panels(ops, ("hardware", "model"), meta)
+    by, keys, note = _panels(ops, ("hardware", "model"), meta)
     models = list(dict.fromkeys(k[1] for k in keys))
     fig, axes = _figure(len(keys), width=6.0, height=4.6, legend_in=2.2)
     op_names = list(dict.fromkeys(ops["operator"]))
@@ -450,8 +481,8 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     op_color = {op: palette(i % 10) for i, op in enumerate(op_names)}
     marker = {"decode": "o", "verify": "^"}
     shown, labels = [], []
-    for ax, (hw, model) in zip(axes, keys):
-        sub = ops[(ops["hardware"] == hw) & (ops["model"] == model)]
+    for ax, key in zip(axes, keys):
+        sub = _panel_rows(ops, by, key)
         c = sub.iloc[0]
         peak, bw = c["peak_flops_per_s"], c["mem_bw_bytes_per_s"]
         ceil, mbw = c["compute_ceiling_flops_per_s"], c["memory_ceiling_bytes_per_s"]
@@ -489,7 +520,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         _log_axis(ax, "y")
         ax.set_xlabel("arithmetic intensity (FLOP/byte)")
         ax.set_ylabel("attainable performance (TFLOP/s)")
-        ax.set_title(_panel_title(meta, {"hardware": hw, "model": model}, len(models) > 1)
+        ax.set_title(_panel_title(meta, dict(zip(by, key)), len(models) > 1)
                      + f"\npeak {peak / 1e12:,.0f} TFLOP/s, {bw / 1e12:.2f} TB/s")
     handles = [Line2D([], [], color="k", lw=1.8, label="peak roof"),
                Line2D([], [], color="k", lw=1.2, ls="--", label="derated roof")]

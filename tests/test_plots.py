@@ -309,3 +309,33 @@ def test_the_vectorised_overlap_and_leader_checks_agree_with_matplotlibs_box_tes
         samples = [point + f * (np.array(centre) - point) for f in np.linspace(0.15, 0.85, 8)]
         crossed = sum(any(b.contains(*s) for s in samples) for b in boxes if not b.contains(*point))
         assert _leader_crossings(point, box, taken) == crossed
+
+
+def _panel_keys(data: dict):
+    from roofline.grid import scenario_meta
+
+    sc, pairs, df, ops = _tables(data)
+    return plots._panels(df, ("hardware", "model", "context"), scenario_meta(sc, pairs, len(df))), df
+
+
+def test_a_config_axis_gets_panels_of_its_own_or_its_first_value_with_a_note():
+    methods = {**SMALL, "hardware": ["h100-sxm", "h200"], "method": ["ngram", "eagle", "draft"], "draft": "llama-3.2-1b"}
+    (by, keys, note), df = _panel_keys(methods)
+    assert by == ("hardware", "model", "context", "method") and len(keys) == 6 and note == ""
+    for key in keys:  # each panel one config: no cell or curve mixes methods
+        rows = plots._panel_rows(df, by, key)
+        assert rows["method"].nunique() == 1 and len(rows) == len(df) // 6
+    many = {**SMALL, "hardware": ["h100-sxm", "h200"], "method": "draft", "draft": "llama-3.2-1b",
+            "draft_hardware": [None, "l4", "l40s", "a10g"]}
+    (by, keys, note), df = _panel_keys(many)
+    assert "draft_hardware" in by and len(keys) == 2 and note == "drafter on the target only"
+    assert plots._panel_title({}, dict(zip(by, keys[1])), False) == "h200, drafter on the target, context 1k"
+
+
+@pytest.mark.slow
+def test_a_sweep_over_methods_draws_every_standard_plot(tmp_path):
+    sc, pairs, df, ops = _tables({**SMALL, "method": ["eagle", "ngram"]})
+    from roofline.grid import scenario_meta
+
+    paths = standard_plots(df, ops, scenario_meta(sc, pairs, len(df)), tmp_path, workers=1)
+    assert {p.stem for p in paths} == set(PLOT_NAMES)
