@@ -339,3 +339,21 @@ def test_a_sweep_over_methods_draws_every_standard_plot(tmp_path):
 
     paths = standard_plots(df, ops, scenario_meta(sc, pairs, len(df)), tmp_path, workers=1)
     assert {p.stem for p in paths} == set(PLOT_NAMES)
+
+
+def test_every_builtin_scenarios_meta_makes_a_setup_line_and_panels():
+    import dataclasses
+
+    from roofline.grid import scenario_meta
+    from roofline.profiles import list_names
+    from roofline.scenario import load_scenario
+
+    for name in list_names("scenario"):  # each scenario's configs as they are, at one point each
+        sc = load_scenario(name)
+        sc = dataclasses.replace(sc, axes={axis: values[-1:] for axis, values in sc.axes.items()})
+        pairs = load_configs(sc)
+        df = run_sweep(sc, pairs)
+        meta = scenario_meta(sc, pairs, len(df))
+        assert plots._setup_line(meta, list(sc.model)), name
+        by, keys, _ = plots._panels(df, ("hardware", "model", "context"), meta)
+        assert all(len(plots._panel_rows(df, by, key)) == 1 for key in keys), name  # one config per panel
