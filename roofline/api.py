@@ -14,6 +14,8 @@ or a scenario file. Results are SI units (seconds, bytes, FLOPs, tokens/s).
 
 from __future__ import annotations
 
+import dataclasses
+import numbers
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +24,7 @@ import pandas as pd
 from roofline.capacity import capacity
 from roofline.costs import weight_bytes_by_class
 from roofline.engine import step_metrics, ttft_s
-from roofline.errors import RooflineError
+from roofline.errors import RooflineError, field_error
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
 from roofline.layout import OPERATOR_CLASS, deployment
@@ -47,31 +49,31 @@ def _folders(profiles) -> tuple:
     return (profiles,) if isinstance(profiles, (str, Path)) else tuple(profiles)
 
 
-def _scalar_float(value, name: str):
+def _scalar_float(value, name: str, where: str):
     """None, or one real number as a float (a rate is checked against [0, 1] by speculation.check_options)."""
     if value is None:
         return None
     if isinstance(value, (list, tuple, np.ndarray)):
-        raise RooflineError(f"{name}: expected one number (use roofline.sweep for arrays), found {type(value).__name__}")
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise RooflineError(f"{name}: expected a number, found {value!r}")
+        raise field_error(where, name, "one number (use roofline.sweep for arrays)", type(value).__name__)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise field_error(where, name, "a number", value)
     return float(value)
 
 
-def _rates(value, name: str):
-    """None, or per-position rates as a list of floats."""
+def _rates(value, name: str, where: str):
+    """None, or per-position rates as a flat list of floats."""
     if value is None:
         return None
-    if not isinstance(value, (list, tuple, np.ndarray)):
-        raise RooflineError(f"{name}: expected a list of rates in [0, 1], found {value!r}")
-    return [_scalar_float(v, name) for v in np.asarray(value, dtype=object).ravel()]
+    if not isinstance(value, (list, tuple, np.ndarray)) or np.asarray(value, dtype=object).ndim != 1:
+        raise field_error(where, name, "a flat list of rates in [0, 1]", value)
+    return [_scalar_float(v, name, where) for v in value]
 
 
-def _scalar_int(value, name: str, low: int, high: int) -> int:
+def _scalar_int(value, name: str, low: int, high: int, where: str = "predict") -> int:
     if isinstance(value, (list, tuple, np.ndarray)):
-        raise RooflineError(f"{name}: expected one integer (use roofline.sweep for arrays), found {type(value).__name__}")
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= int(value) <= high:
-        raise RooflineError(f"{name}: expected an integer in {low}..{high:,}, found {value!r}")
+        raise field_error(where, name, "one integer (use roofline.sweep for arrays)", type(value).__name__)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or not low <= int(value) <= high:
+        raise field_error(where, name, f"an integer in {low}..{high:,}", value)
     return int(value)
 
 
@@ -114,16 +116,17 @@ def predict(
     Speculation without alpha, acceptance or a tree uses the method's published default rates.
     `warnings` lists what the caller must know (does not fit in memory, ...).
     """
-    batch = _scalar_int(batch, "batch", 1, BATCH_MAX)
-    context = _scalar_int(context, "context", 0, CONTEXT_MAX)
-    k = _scalar_int(k, "k", 0, K_MAX)
-    alpha, acceptance = _scalar_float(alpha, "alpha"), _rates(acceptance, "acceptance")
-    if not isinstance(overlap, bool):
-        raise RooflineError(f"overlap: expected true or false, found {overlap!r}")
+    batch = _scalar_int(batch, "batch", 1, BATCH_MAX, where)
+    context = _scalar_int(context, "context", 0, CONTEXT_MAX, where)
+    k = _scalar_int(k, "k", 0, K_MAX, where)
+    alpha, acceptance = _scalar_float(alpha, "alpha", where), _rates(acceptance, "acceptance", where)
+    if not isinstance(overlap, (bool, np.bool_)):
+        raise field_error(where, "overlap", "true or false", overlap)
+    overlap = bool(overlap)
     profiles = _folders(profiles)
-    shared_prefix = _scalar_int(shared_prefix, "shared_prefix", 0, context)
+    shared_prefix = _scalar_int(shared_prefix, "shared_prefix", 0, context, where)
     if prompt is not None:
-        prompt = _scalar_int(prompt, "prompt", 1, CONTEXT_MAX)
+        prompt = _scalar_int(prompt, "prompt", 1, CONTEXT_MAX, where)
     check_options(where, method, draft=draft, draft_vocab=draft_vocab, alpha=alpha, acceptance=acceptance,
                   tree_nodes=tree_nodes, tree_tau=tree_tau, k=k)
     check_speculating(where, (method,), alpha=alpha, acceptance=acceptance, tree_nodes=tree_nodes, draft_hardware=draft_hardware)
@@ -246,9 +249,9 @@ def _names_for_specs(data: dict) -> tuple[dict, dict]:
         if isinstance(value, (HardwareSpec, ModelSpec, ServingEngine)):
             {HardwareSpec: check_hardware_spec, ModelSpec: check_model_spec, ServingEngine: check_engine_spec}[type(value)](value)
             slot = (type(value).__name__, value.name)
-            if specs.setdefault(slot, value) != value:
-                raise RooflineError(f"{key}: two different {slot[0]} objects are both named {value.name!r}; give each a name "
-                                    f"of its own (dataclasses.replace(spec, name=...))")
+            if dataclasses.astuple(specs.setdefault(slot, value)) != dataclasses.astuple(value):  # every field compared
+                raise field_error("sweep", key, f"{slot[0]} objects of distinct names (dataclasses.replace(spec, name=...))",
+                                  f"two different ones named {value.name!r}")
             return value.name
         return value
 
@@ -259,8 +262,8 @@ def _names_for_specs(data: dict) -> tuple[dict, dict]:
                 names = [name_of(key, v) for v in value]
                 repeated = next((n for n in names if names.count(n) > 1), None)
                 if repeated is not None and any(getattr(v, "name", None) == repeated for v in value if not isinstance(v, str)):
-                    raise RooflineError(f"{key}: {repeated!r} is listed twice, as a spec object and again; list it once, or "
-                                        f"give the spec object a name of its own (dataclasses.replace(spec, name=...))")
+                    raise field_error("sweep", key, "each profile once (a changed spec object under a name of its own: "
+                                      "dataclasses.replace(spec, name=...))", f"{repeated!r} as a spec object and again")
                 out[key] = names
             else:
                 out[key] = name_of(key, value)

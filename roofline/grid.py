@@ -10,6 +10,7 @@ each chunk whole in batch and k, so memory stays bounded and `write_sweep` strea
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
@@ -22,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from roofline.engine import step_metrics
-from roofline.errors import RooflineError
+from roofline.errors import RooflineError, field_error
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment
 from roofline.model import ModelSpec, load_model
@@ -81,6 +82,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
     for key, entries, loaded in (("hardware", sc.hardware, hws), ("model", sc.model, models), ("engine", sc.engine, engines),
                                  ("draft_hardware", [d for d in sc.draft_hardware if d], hws)):
         _one_entry_per_profile(where, key, entries, loaded)
+    _one_profile_per_name(where, "draft_hardware", [*sc.hardware, *(d for d in sc.draft_hardware if d)], hws)
     if any(sc.expert_dtype) and all(m.moe is None for m in models.values()):
         raise RooflineError(f"{where}: expert_dtype: expected a mixture-of-experts model among the models, found only dense "
                             f"ones ({', '.join(sorted(m.name for m in models.values()))})")
@@ -119,9 +121,21 @@ def _one_entry_per_profile(where: str, key: str, entries, loaded: dict) -> None:
     for entry in entries:
         name = loaded[entry].name
         if name in first and first[name] != entry:
-            raise RooflineError(f"{where}: {key}: {first[name]!r} and {entry!r} both load a profile named {name!r}, so their "
-                                f"rows could not be told apart; list each profile once, each under a name of its own")
+            raise field_error(where, key, "each profile once, under a name of its own (rows are labelled by name)",
+                              f"the profile named {name!r} twice, as {first[name]!r} and {entry!r}")
         first.setdefault(name, entry)
+
+
+def _one_profile_per_name(where: str, key: str, entries, loaded: dict) -> None:
+    """Refuse entries of different keys (hardware and draft_hardware) that load different profiles of one name (a user
+    file named like a built-in): the same name in both columns would stand for two devices."""
+    first: dict[str, str] = {}
+    for entry in entries:
+        spec = loaded[entry]
+        other = first.setdefault(spec.name, entry)
+        if dataclasses.astuple(loaded[other]) != dataclasses.astuple(spec):
+            raise field_error(where, key, "one profile per name across hardware and draft_hardware (rows are labelled by name)",
+                              f"two profiles named {spec.name!r}: {other!r} and {entry!r}")
 
 
 def _chunk_slices(n_context: int, n_alpha: int, per_slice: int, chunk_points: int) -> Iterator[tuple[slice, slice]]:

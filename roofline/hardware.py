@@ -18,6 +18,7 @@ eager runtime); `overlap_exponent` replaces the max of compute and memory time b
 
 from __future__ import annotations
 
+import numbers
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -175,7 +176,7 @@ def check_file_name(path: Path, asked: str, name: object) -> None:
 
 def _is_number(value: object) -> bool:
     """A finite int or float (a bool is not a number here)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _fraction(where: str, key: str, value: object) -> float:
@@ -221,7 +222,7 @@ def _flag(where: str, key: str, value: object) -> bool:
 
 def _domain(where: str, key: str, value: object) -> int:
     """Devices in one scale-up domain."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= 100_000:
         raise field_error(where, key, "a device count in 1..100000", value)
     return value
 

@@ -23,6 +23,7 @@ Biases, attention sinks and quantisation scales of the checkpoint are ignored (<
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -335,7 +336,7 @@ def _precision(where: str, value: object) -> tuple[tuple[str, str], ...]:
 
 
 def _positive_int(where: str, key: str, value: object, allow_zero: bool = False) -> int:
-    ok = isinstance(value, int) and not isinstance(value, bool) and (value >= 0 if allow_zero else value > 0)
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool) and (value >= 0 if allow_zero else value > 0)
     if not ok:
         raise field_error(where, key, "a non-negative integer" if allow_zero else "a positive integer", value)
     if value > MAX_COUNT:
@@ -443,7 +444,7 @@ def _moe(where: str, key: str, counts: dict[str, object], layers: int) -> MoESpe
 
 def _published(where: str, key: str, value: object) -> float | None:
     """A published parameter count, or None."""
-    ok = value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1e16)
+    ok = value is None or (isinstance(value, numbers.Real) and not isinstance(value, bool) and 0 < value < 1e16)
     if not ok:
         raise field_error(where, key, "a finite positive number of parameters (below 1e16)", value)
     return None if value is None else float(value)

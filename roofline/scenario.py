@@ -295,7 +295,8 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     if draft_vocab is not None and "eagle" not in methods:
         raise field_error(where, "draft_vocab", "a draft vocabulary only with method eagle", draft_vocab)
     check_speculating(where, methods, alpha=axes["alpha"] if alpha_given else None, acceptance=acceptance, tree_nodes=tree_nodes,
-                      draft_hardware=next((d for d in configs["draft_hardware"] if d is not None), None))
+                      draft_hardware=next((d for d in configs["draft_hardware"] if d is not None), None),
+                      k=axes["k"] if "k" in raw_axes else None)
     for method in methods:  # a draft model applies to method draft, a draft vocabulary to eagle
         check_options(where, method, draft=draft if method == "draft" else None,
                       draft_vocab=draft_vocab if method == "eagle" else None,

@@ -34,6 +34,7 @@ hardware family (a list of {hardware: GLOB, FIELD: VALUE}), e.g. HIP graphs on A
 
 from __future__ import annotations
 
+import numbers
 import fnmatch
 import math
 import re
@@ -145,7 +146,7 @@ def _is_zero_time(value) -> bool:
     """0, 0.0, '0', '0 ms', '0.0 us': a time of zero, which parse_quantity (positive quantities only) refuses."""
     if isinstance(value, bool):
         return False
-    if isinstance(value, (int, float)):
+    if isinstance(value, numbers.Real):
         return value == 0
     return isinstance(value, str) and bool(_ZERO_TIME.match(value))
 
@@ -162,7 +163,7 @@ def _yaml_seconds(where: str, key: str, value: object) -> float:
 
 def _spec_seconds(where: str, key: str, value: object) -> float:
     """A spec's time in seconds: finite, 0 or more (0: no such cost)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value < 0:
         raise field_error(where, key, "a finite number of seconds >= 0", value)
     return float(value)
 
@@ -174,13 +175,13 @@ def _kernel_counts(where: str, key: str, value: object) -> dict:
     for op, n in value.items():
         if op not in KERNEL_OPERATORS:
             raise field_error(where, f"{key}.{op}", "one of " + ", ".join(KERNEL_OPERATORS), op)
-        if isinstance(n, bool) or not isinstance(n, (int, float)) or not 0 <= n <= 100:
+        if isinstance(n, bool) or not isinstance(n, numbers.Real) or not 0 <= n <= 100:
             raise field_error(where, f"{key}.{op}", "a kernel count in 0..100", n)
     return dict(value)
 
 
 def _quant_kernels(where: str, key: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 10:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 10:
         raise field_error(where, key, "a kernel count in 0..10", value)
     return float(value)
 
@@ -193,20 +194,20 @@ def _flag(where: str, key: str, value: object) -> bool:
 
 def _overlap_exponent(where: str, key: str, value: object) -> float | None:
     """p of the smooth max of compute and memory time; None: the max itself."""
-    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)
                               or not 1 <= value <= 100):
         raise field_error(where, key, "a number in [1, 100] or null (pure max)", value)
     return None if value is None else float(value)
 
 
 def _efficiency(where: str, key: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not 0.01 <= value <= 1:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or not 0.01 <= value <= 1:
         raise field_error(where, key, "a fraction in [0.01, 1]", value)
     return float(value)
 
 
 def _tile_rows(where: str, key: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1024:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value <= 1024:
         raise field_error(where, key, "an integer in 0..1024", value)
     return value
 

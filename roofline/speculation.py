@@ -207,13 +207,16 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
         default_rates(method, where)  # raises: a draft model needs its acceptance
 
 
-def check_speculating(where: str, methods, *, alpha=None, acceptance=None, tree_nodes=None, draft_hardware=None) -> None:
+def check_speculating(where: str, methods, *, alpha=None, acceptance=None, tree_nodes=None, draft_hardware=None,
+                      k=None) -> None:
     """The options that only speculation uses need a method that uses them (CLI, scenario files and the Python API
-    call this once with every method they run): an acceptance (alpha, rates) or a tree needs a speculation method, a
-    drafter's device a method that runs a drafter (n-gram lookup drafts on the host)."""
+    call this once with every method they run): an acceptance (alpha, rates), a tree or draft lengths above 0 (`k`,
+    where given by the caller rather than defaulted) need a speculation method, a drafter's device a method that runs a
+    drafter (n-gram lookup drafts on the host)."""
     methods = tuple(methods)
     if all(m == "none" for m in methods):
-        for name, value in (("alpha", alpha), ("acceptance", acceptance), ("tree_nodes", tree_nodes)):
+        drafts = None if k is None or not np.any(np.asarray(k) > 0) else k
+        for name, value in (("alpha", alpha), ("acceptance", acceptance), ("tree_nodes", tree_nodes), ("k", drafts)):
             if value is not None:
                 raise RooflineError(f"{where}: {name}: expected only with a speculation method (method draft, mtp, eagle or "
                                     f"ngram), found method none")

@@ -23,11 +23,12 @@ def test_predict_refuses_arrays_and_points_to_sweep():
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"k": 2.5}, "k: expected an integer in 0..64, found 2.5"),
-    ({"alpha": np.array([0.6, 0.8])}, "alpha: expected one number (use roofline.sweep for arrays)"),
-    ({"alpha": "0.8"}, "alpha: expected a number, found '0.8'"),
-    ({"acceptance": "0.8,0.7"}, "acceptance: expected a list of rates in [0, 1], found '0.8,0.7'"),
-    ({"overlap": "no"}, "overlap: expected true or false, found 'no'"),
+    ({"k": 2.5}, "predict: k: expected an integer in 0..64, found 2.5"),
+    ({"alpha": np.array([0.6, 0.8])}, "predict: alpha: expected one number (use roofline.sweep for arrays)"),
+    ({"alpha": "0.8"}, "predict: alpha: expected a number, found '0.8'"),
+    ({"acceptance": "0.8,0.7"}, "predict: acceptance: expected a flat list of rates in [0, 1], found '0.8,0.7'"),
+    ({"acceptance": [[0.9, 0.8]]}, "predict: acceptance: expected a flat list of rates in [0, 1], found [[0.9, 0.8]]"),
+    ({"overlap": "no"}, "predict: overlap: expected true or false, found 'no'"),
 ])
 def test_predict_checks_the_type_of_every_option(options, message):
     with pytest.raises(RooflineError) as err:
@@ -60,15 +61,18 @@ def test_sweep_refuses_two_spec_objects_of_one_name_and_a_spec_named_like_a_list
     h100 = roofline.load_hardware("h100-sxm")
     fast, slow = (dataclasses.replace(h100, name="fast", mem_bw_bytes_per_s=bw) for bw in (6e12, 2e12))
     base = {"model": "llama-3.1-8b", "axes": {"batch": [1, 8]}}
-    with pytest.raises(RooflineError, match="^hardware: two different HardwareSpec objects are both named 'fast'"):
+    with pytest.raises(RooflineError, match="^sweep: hardware: expected HardwareSpec objects of distinct names .*found \"two different ones named 'fast'\""):
         roofline.sweep({**base, "hardware": [fast, slow]})
-    with pytest.raises(RooflineError, match="^hardware: 'h100-sxm' is listed twice, as a spec object and again"):
+    with pytest.raises(RooflineError, match="^sweep: hardware: expected each profile once .*found \"'h100-sxm' as a spec object and again\""):
         roofline.sweep({**base, "hardware": [dataclasses.replace(h100, mem_bw_bytes_per_s=6e12), "h100-sxm"]})
-    with pytest.raises(RooflineError, match="hardware: 'h100-sxm' and 'H100' both load a profile named 'h100-sxm'"):
+    with pytest.raises(RooflineError, match="hardware: expected each profile once, under a name of its own .*the profile named 'h100-sxm' twice, as 'h100-sxm' and 'H100'"):
         roofline.sweep({**base, "hardware": ["h100-sxm", "H100"]})
     with pytest.raises(RooflineError, match="hardware: expected distinct names"):
         roofline.sweep({**base, "hardware": ["h100-sxm", "h100-sxm"]})
     assert len(roofline.sweep({**base, "hardware": fast})) == 2  # one object, once: fine
+    fp8 = dataclasses.replace(fast, compute_efficiency_by_dtype={"fp8": 0.5})  # differs in a field dataclass == skips
+    with pytest.raises(RooflineError, match="two different ones named 'fast'"):
+        roofline.sweep({**base, "hardware": fast, "draft_hardware": fp8, "method": "eagle"})
 
 
 def test_sweep_by_name_equals_predict_at_the_same_point():

@@ -104,7 +104,7 @@ def test_a_user_file_named_like_a_listed_profile_is_refused_not_labelled_twice(t
     mine = tmp_path / "h100-sxm.yaml"  # a user's copy, still named h100-sxm inside
     mine.write_text((Path(__file__).resolve().parent.parent / "hardware_profiles" / "h100-sxm.yaml").read_text())
     sc = scenario_from_dict({**SCENARIO, "hardware": [str(mine), "h100-sxm"]}, "s.yaml")
-    with pytest.raises(RooflineError, match=r"^s.yaml: hardware: '.*h100-sxm.yaml' and 'h100-sxm' both load a profile named"):
+    with pytest.raises(RooflineError, match=r"^s.yaml: hardware: expected each profile once.*found \"the profile named 'h100-sxm' twice, as '/"):
         load_configs(sc)
 
 
@@ -138,3 +138,16 @@ def test_an_expert_dtype_with_only_dense_models_is_refused():
     sc = scenario_from_dict({"hardware": "h200", "model": "llama-3.1-8b", "expert_dtype": ["fp8", "bf16"]}, "s.yaml")
     with pytest.raises(RooflineError, match="^s.yaml: expert_dtype: expected a mixture-of-experts model among the models"):
         load_configs(sc)
+
+
+def test_a_drafter_device_named_like_a_different_target_device_is_refused(tmp_path):
+    from roofline.errors import RooflineError
+
+    slow = tmp_path / "h100-sxm.yaml"  # a user's h100-sxm at 1 TB/s
+    text = (Path(__file__).resolve().parent.parent / "hardware_profiles" / "h100-sxm.yaml").read_text()
+    slow.write_text("\n".join("memory_bandwidth: 1 TB/s" if line.startswith("memory_bandwidth:") else line for line in text.splitlines()))
+    data = {"hardware": str(slow), "model": "llama-3.1-70b", "tp": 4, "method": "draft", "draft": "llama-3.2-1b",
+            "axes": {"alpha": [0.8]}}
+    with pytest.raises(RooflineError, match="draft_hardware: expected one profile per name across hardware and draft_hardware"):
+        load_configs(scenario_from_dict({**data, "draft_hardware": "H100"}, "s.yaml"))
+    assert len(load_configs(scenario_from_dict({**data, "draft_hardware": str(slow)}, "s.yaml"))) == 1  # the same one: fine
