@@ -79,14 +79,15 @@ class Deployment:
 
     @property
     def weight_dtype_label(self) -> str:
-        """One dtype when every class of the decoder blocks shares it (the embedding and LM head of a quantised
-        checkpoint stay in 16 bits and do not count, nor a dense model's empty expert classes), else 'mixed'."""
-        used = {d for c, d in self.dtypes.items() if c not in UNQUANTISED_CLASSES and (self.has_experts or c not in EXPERT_CLASSES)}
+        """The dtype of the decoder blocks' weights other than the experts (attention, dense MLP, MTP), 'mixed' when
+        they differ; the embedding and LM head of a quantised checkpoint stay in 16 bits and do not count, and the
+        experts have a label of their own (expert_dtype_label), so the two tell a sweep's dtype configs apart."""
+        used = {d for c, d in self.dtypes.items() if c not in UNQUANTISED_CLASSES and c not in EXPERT_CLASSES}
         return used.pop() if len(used) == 1 else "mixed"
 
     @property
     def expert_dtype_label(self) -> str:
-        """The routed experts' dtype, '' for a dense model: with weight_dtype, what tells a sweep's configs apart."""
+        """The routed experts' dtype, '' for a dense model."""
         return self.dtypes["experts"] if self.has_experts else ""
 
     def describe(self) -> str:

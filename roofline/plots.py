@@ -94,7 +94,8 @@ def _setup_line(meta: dict, models: list[str]) -> str:
         label += f" on {_one(meta['draft_hardware'])}"
     parts = [", ".join(_name(meta, "model", m) for m in models), label]
     if meta.get("weight_dtype"):
-        parts.append(f"{_one(meta['weight_dtype'])} weights, {_one(meta.get('kv_dtype', 'bf16'))} KV")
+        experts = f", {_one(meta['expert_dtype'])} experts" if meta.get("expert_dtype") else ""
+        parts.append(f"{_one(meta['weight_dtype'])} weights{experts}, {_one(meta.get('kv_dtype', 'bf16'))} KV")
     if _one(meta.get("tp") or 1) not in (1, "1"):
         parts.append(f"TP {_one(meta['tp'])}")
     if engine_label(meta):

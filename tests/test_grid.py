@@ -151,3 +151,10 @@ def test_a_drafter_device_named_like_a_different_target_device_is_refused(tmp_pa
     with pytest.raises(RooflineError, match="draft_hardware: expected one profile per name across hardware and draft_hardware"):
         load_configs(scenario_from_dict({**data, "draft_hardware": "H100"}, "s.yaml"))
     assert len(load_configs(scenario_from_dict({**data, "draft_hardware": str(slow)}, "s.yaml"))) == 1  # the same one: fine
+
+
+def test_weight_and_expert_dtype_labels_tell_dtype_configs_of_an_moe_model_apart():
+    sc = scenario_from_dict({"hardware": "h200", "model": "mixtral-8x7b", "weight_dtype": ["fp8", "int4"], "expert_dtype": "bf16",
+                             "axes": {"batch": [1]}}, "s.yaml")
+    df = run_sweep(sc, load_configs(sc))
+    assert sorted(zip(df.weight_dtype.astype(str), df.expert_dtype.astype(str))) == [("fp8", "bf16"), ("int4", "bf16")]

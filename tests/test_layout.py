@@ -146,5 +146,5 @@ def test_a_dense_models_label_is_its_blocks_dtype_and_an_moe_models_experts_have
     dense = deployment(load_model("llama-3.1-8b"), "fp8")
     assert (dense.weight_dtype_label, dense.expert_dtype_label) == ("fp8", "") and "experts" not in dense.to_json()["weight_dtypes"]
     oss = deployment(load_model("gpt-oss-120b"))  # native MXFP4 experts, bf16 attention
-    assert (oss.weight_dtype_label, oss.expert_dtype_label) == ("mixed", "fp4")
+    assert (oss.weight_dtype_label, oss.expert_dtype_label) == ("bf16", "fp4")
     assert deployment(load_model("mixtral-8x7b"), expert_dtype="int4").expert_dtype_label == "int4"
