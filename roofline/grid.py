@@ -365,16 +365,18 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
         timings["plot_s"] += time.perf_counter() - t
     done = 0
     t, computed_s = time.perf_counter(), timings["compute_s"]
-    with TableWriter(out_dir / "results", COLUMNS, fmt, rows=total) as writer:
-        for labels, cols in _timed(blocks, timings):
-            writer.write(labels, cols)
-            done += len(cols["batch"])
-            if progress:
-                progress_bar(done, total, time.perf_counter() - t0)
+    try:
+        with TableWriter(out_dir / "results", COLUMNS, fmt, rows=total) as writer:
+            for labels, cols in _timed(blocks, timings):
+                writer.write(labels, cols)
+                done += len(cols["batch"])
+                if progress:
+                    progress_bar(done, total, time.perf_counter() - t0)
+    finally:  # the bar's line ends here, also when the sweep is stopped (its message goes on a line of its own)
+        if progress:
+            print(file=sys.stderr)
     # the writer's whole time, closing included (a Parquet sink finishes its file then), less the computing
     timings["write_s"] += time.perf_counter() - t - (timings["compute_s"] - computed_s)
-    if progress:
-        print(file=sys.stderr)
     files = list(writer.files)
     t = time.perf_counter()
     write_csv(ops, out_dir / "operators.csv", exact=True)  # float64 exactly: `roofline plot` redraws the same figure

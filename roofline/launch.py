@@ -32,15 +32,18 @@ def draws(argv: list[str]) -> bool:
     return command_of(argv) in DRAWING_COMMANDS and not {"--no-plots", "--help"} & set(argv)
 
 
+class Terminated(SystemExit):
+    """SIGTERM, raised in the main thread (stop_on_sigterm)."""
+
+
 def stop_on_sigterm() -> None:
     """Make SIGTERM (`kill`, `timeout`, a job scheduler) end a command the way Ctrl-C does: a SystemExit raised in
     the main thread, so output folders still being staged are removed, Parquet sinks abandoned and figure workers
-    stopped, with exit code 143 (128 + 15) and one line on stderr. Installed after the early workers are forked,
-    which keep the default action (they are stopped by their pool)."""
+    stopped, with exit code 143 (128 + 15) and one line on stderr (`run`). Installed after the early workers are
+    forked, which keep the default action (they are stopped by their pool)."""
 
     def terminate(signum, frame):
-        sys.stderr.write("terminated\n")
-        raise SystemExit(128 + signum)
+        raise Terminated(128 + signum)
 
     signal.signal(signal.SIGTERM, terminate)
 
@@ -55,5 +58,8 @@ def run() -> None:
         import cli
 
         cli.run()
+    except Terminated:
+        sys.stderr.write("terminated\n")
+        raise
     finally:
         plot_jobs.stop_early()
