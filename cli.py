@@ -465,7 +465,15 @@ def fit(
     cv: Annotated[bool, typer.Option("--cv", help="Instead: leave one source out (fit on the other sources, predict it); per-source errors beside the in-sample ones, one JSON line last.")] = False,
 ) -> None:
     """Fit an engine profile's physical parameters to measurements (bounded least squares); print each parameter and row residual."""
-    from roofline.fit import LOSSES, check_fit_out, cross_validate, cross_validation_report, fit_report, run_fit, write_fitted_profile
+    from roofline.fit import (
+        LOSSES,
+        check_fit_out,
+        cross_validate,
+        cross_validation_report,
+        fit_report,
+        run_fit,
+        write_fitted_profile,
+    )
 
     if loss not in LOSSES:
         raise RooflineError(f"--loss: expected one of {', '.join(LOSSES)}, found {loss!r}")

@@ -24,7 +24,7 @@ import pandas as pd
 from roofline.capacity import capacity
 from roofline.costs import weight_bytes_by_class
 from roofline.engine import step_metrics, ttft_s
-from roofline.errors import RooflineError, field_error
+from roofline.errors import field_error
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
 from roofline.layout import OPERATOR_CLASS, deployment

@@ -18,8 +18,8 @@ eager runtime); `overlap_exponent` replaces the max of compute and memory time b
 
 from __future__ import annotations
 
-import numbers
 import math
+import numbers
 from dataclasses import dataclass, field
 from pathlib import Path
 

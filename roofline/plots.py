@@ -150,12 +150,14 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict) -> tuple[tuple[st
                  and len(df[[*by, c]].drop_duplicates()) > groups))
     keys = list(df[list(by)].drop_duplicates().itertuples(index=False, name=None))
     notes = []
-    label = {"context": lambda v: f"context {_ctx(v)}", "model": lambda v: _name(meta, "model", v)}
     for axis in ("context", *by[by.index("model") + 1:], "model"):
         if len(keys) > MAX_PANELS and axis in by and len({key[by.index(axis)] for key in keys}) > 1:
             i = by.index(axis)
             keys = [key for key in keys if key[i] == keys[0][i]]
-            notes.append(f"{label.get(axis, lambda v: _config_label(meta, axis, v))(keys[0][i])} only")
+            value = keys[0][i]
+            shown = (f"context {_ctx(value)}" if axis == "context" else _name(meta, "model", value) if axis == "model"
+                     else _config_label(meta, axis, value))
+            notes.append(f"{shown} only")
     if len(keys) > MAX_PANELS:
         notes.append(f"first {MAX_PANELS} of {len(keys)} hardware")
         keys = keys[:MAX_PANELS]

@@ -34,9 +34,9 @@ hardware family (a list of {hardware: GLOB, FIELD: VALUE}), e.g. HIP graphs on A
 
 from __future__ import annotations
 
-import numbers
 import fnmatch
 import math
+import numbers
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path

@@ -46,12 +46,8 @@ def test_predict_with_speculation_adds_a_spec_object():
     assert spec["tau"] == pytest.approx(3.3616)
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--method", "none", "--alpha", "0.5"], "alpha: expected only with a speculation method"),
+@pytest.mark.parametrize("args, message", [  # every option and method: tests/test_speculation.py (check_speculating)
     (["--acceptance", "0.9"], "acceptance: expected only with a speculation method"),
-    (["--tree-nodes", "4", "--tree-tau", "2"], "tree_nodes: expected only with a speculation method"),
-    (["--draft", "llama-3.2-1b"], "draft: expected only with method draft, found method none"),
-    (["--draft-hardware", "l4"], "draft_hardware: expected only with a method that runs a drafter"),
     (["--method", "ngram", "--draft-hardware", "l4"], "draft_hardware: expected only with a method that runs a drafter"),
     (["--method", "eagle", "--acceptance", ""], "acceptance: expected at least one rate, found an empty list"),
 ])

@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 
@@ -224,3 +226,21 @@ def test_the_draft_models_own_prefill_is_part_of_time_to_first_token():
 
     p = predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="draft", draft="llama-3.2-1b", alpha=0.8, prompt=4096, engine="ideal")
     assert p["draft_prefill_s"] > 0 and p["ttft_with_speculation_s"] == pytest.approx(p["ttft_s"] + p["draft_prefill_s"])
+
+
+@pytest.mark.parametrize("methods, options, message", [
+    (("none",), {"alpha": 0.5}, "alpha: expected only with a speculation method"),
+    (("none",), {"acceptance": [0.9]}, "acceptance: expected only with a speculation method"),
+    (("none",), {"tree_nodes": 4}, "tree_nodes: expected only with a speculation method"),
+    (("none",), {"k": [0, 2]}, "k: expected only with a speculation method"),
+    (("none",), {"draft_hardware": "l4"}, "draft_hardware: expected only with a method that runs a drafter"),
+    (("none", "ngram"), {"draft_hardware": "l4"}, "draft_hardware: expected only with a method that runs a drafter (draft, "
+                                                  "mtp or eagle), found method none and ngram"),
+])
+def test_options_only_speculation_uses_need_a_method_that_uses_them(methods, options, message):
+    from roofline.speculation import check_speculating
+
+    with pytest.raises(RooflineError, match="^w: " + re.escape(message)):
+        check_speculating("w", methods, **options)
+    check_speculating("w", (*methods, "eagle"), **options)  # one method of the sweep uses them: fine
+    check_speculating("w", ("none",), k=[0])  # no draft tokens asked for
