@@ -22,6 +22,13 @@ def field_error(where: str, field: str, expected: str, found: object) -> Rooflin
     return RooflineError(f"{where}: {field}: expected {expected}, found {shown}")
 
 
+def check_flag(where: str, field: str, value: object) -> bool:
+    """`value` if it is true or false (not 0, 1 or a string), else the standard one-line error."""
+    if not isinstance(value, bool):
+        raise field_error(where, field, "true or false", value)
+    return value
+
+
 def unknown_name_error(kind: str, name: str, known: list[str]) -> RooflineError:
     """An unknown profile name, with the closest known names."""
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.4)

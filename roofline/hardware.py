@@ -23,7 +23,7 @@ import numbers
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from roofline.errors import RooflineError, field_error, unknown_key_error, warn
+from roofline.errors import RooflineError, check_flag, field_error, unknown_key_error, warn
 from roofline.profiles import find_profile, normalize_dtype, read_yaml
 from roofline.units import parse_quantity
 
@@ -214,11 +214,6 @@ def _kind(where: str, key: str, value: object) -> str:
     return value
 
 
-def _flag(where: str, key: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise field_error(where, key, "true or false", value)
-    return value
-
 
 def _domain(where: str, key: str, value: object) -> int:
     """Devices in one scale-up domain."""
@@ -298,7 +293,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
     _check_scale_out_pair(where, "scale_out_bandwidth", "scale_out_bandwidth" in data, "scale_out_latency", "scale_out_latency" in data)
     price = data.get("price")
     overlap = _overlap_exponent(where, "overlap_exponent", data.get("overlap_exponent"))
-    measured = _flag(where, "measured", data.get("measured", False))
+    measured = check_flag(where, "measured", data.get("measured", False))
     ceilings = data.get("operator_ceilings") or {}
     if not isinstance(ceilings, dict):
         raise field_error(where, "operator_ceilings", "a mapping of " + ", ".join(_OPERATOR_CEILINGS), ceilings)
@@ -396,7 +391,7 @@ def check_hardware_spec(spec: object) -> HardwareSpec:
     _check_scale_out_pair(where, "scale_out_bw_bytes_per_s", spec.scale_out_bw_bytes_per_s is not None,
                           "scale_out_latency_s", spec.scale_out_latency_s is not None)
     _overlap_exponent(where, "overlap_exponent", spec.overlap_exponent)
-    _flag(where, "measured", spec.measured)
+    check_flag(where, "measured", spec.measured)
     for key in ("source", "notes"):
         _text(where, key, getattr(spec, key), empty_ok=True)
     return spec

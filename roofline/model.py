@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from roofline.errors import RooflineError, field_error, unknown_key_error
+from roofline.errors import RooflineError, check_flag, field_error, unknown_key_error
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, read_yaml
 
@@ -344,11 +344,6 @@ def _positive_int(where: str, key: str, value: object, allow_zero: bool = False)
     return value
 
 
-def _bool(where: str, key: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise field_error(where, key, "true or false", value)
-    return value
-
 
 def _text(where: str, key: str, value: object) -> str:
     if not isinstance(value, str):
@@ -498,8 +493,8 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
         name=data["name"],
         display_name=str(data.get("display_name", data["name"])),
         **ints,
-        ffn_gated=_bool(where, "ffn_gated", data.get("ffn_gated", True)),
-        tied_embeddings=_bool(where, "tied_embeddings", data.get("tied_embeddings", False)),
+        ffn_gated=check_flag(where, "ffn_gated", data.get("ffn_gated", True)),
+        tied_embeddings=check_flag(where, "tied_embeddings", data.get("tied_embeddings", False)),
         kv_layout=kv_layout,
         groups=tuple(groups),
         mla=mla,
@@ -558,7 +553,7 @@ def check_model_spec(spec: object) -> ModelSpec:
         _text(where, key, getattr(spec, key))
     _shape(where, vars(spec))
     for key in ("ffn_gated", "tied_embeddings"):
-        _bool(where, key, getattr(spec, key))
+        check_flag(where, key, getattr(spec, key))
     _kv_layout(where, "kv_layout", spec.kv_layout)
     _low_rank(where, "", spec.kv_layout, spec.q_lora_rank, spec.o_lora_rank, spec.o_groups)
     _check_spec_groups(where, spec)

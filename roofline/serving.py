@@ -41,7 +41,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from roofline.errors import RooflineError, field_error
+from roofline.errors import RooflineError, check_flag, field_error
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, list_names, read_yaml
 from roofline.units import parse_quantity
@@ -186,11 +186,6 @@ def _quant_kernels(where: str, key: str, value: object) -> float:
     return float(value)
 
 
-def _flag(where: str, key: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise field_error(where, key, "true or false", value)
-    return value
-
 
 def _overlap_exponent(where: str, key: str, value: object) -> float | None:
     """p of the smooth max of compute and memory time; None: the max itself."""
@@ -218,8 +213,8 @@ _VALUE_RULES = {
     "kernels_per_layer": _kernel_counts,
     "kernels_per_layer_mla": _kernel_counts,
     "quant_kernels_per_gemm": _quant_kernels,
-    "host_overlap": _flag,
-    "prefix_read_once": _flag,
+    "host_overlap": check_flag,
+    "prefix_read_once": check_flag,
     "overlap_exponent": _overlap_exponent,
     "quantised_moe_efficiency": _efficiency,
     "weight_only_efficiency": _efficiency,
