@@ -216,18 +216,20 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
     free = t0[~t0["censored"]]
     rho = float(free["break_even_batch"].rank().corr(free["ridge"].rank())) if len(free) >= 3 else float("nan")
     parts = [f"{int(r.break_even_batch)} on {_hw(meta, h)} ({_n(r.ridge)})" for h, r in free.iterrows()]
-    capped = [f"at least {int(r.break_even_batch)} on {_hw(meta, h)} ({_n(r.ridge)}; memory ends the sweep)" for h, r in t0[t0["censored"]].iterrows()]
+    capped = [f"at least {int(r.break_even_batch)} on {_hw(meta, h)} ({_n(r.ridge)}; "
+              f"{'memory ends the sweep' if r.memory_limited else 'the sweep ends there'})" for h, r in t0[t0["censored"]].iterrows()]
     n_hw = table["hardware"].nunique()
     later = []
     for a in alphas[1:]:
         ta = table[(table["method"] == method) & (table["alpha"] == a)]
-        later.append(f"{int(ta['censored'].sum())} of {n_hw} at α = {a:g}")
+        by_memory = int(ta["memory_limited"].sum())
+        later.append(f"{int(ta['censored'].sum())} of {n_hw} at α = {a:g} ({by_memory} where memory ends it)")
     label = {"eagle": "EAGLE", "draft": "a draft model", "ngram": "n-gram lookup", "mtp": "MTP"}.get(method, method)
     text = (
         f"With {label} at α = {a0:g}, speculation pays up to batch {_list(parts + capped)}, derated ridge points in FLOP/B "
         f"in brackets: {'the higher the ridge point, the later the verify pass turns compute-bound' if rho > 0 else 'the order does not follow the ridge points'}"
-        f"{f' (rank correlation {rho:.2f})' if np.isfinite(rho) else ''}. "
-        f"At higher acceptance it pays as far as memory allows on {_list(later)}."
+        f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. "
+        f"At higher acceptance it still pays at the largest batch that fits or was swept on {_list(later)}."
     )
     return Finding("Free until compute-bound", text, {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method})
 

@@ -168,7 +168,7 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
         ax.set_xlabel("GPU, by derated ridge point (FLOP/B)")
         ax.set_ylabel("break-even batch (speedup ≥ 1 up to it)")
         ax.grid(axis="x", visible=False)
-    axes[0][-1].bar([0], [0], color="white", edgecolor="k", hatch="///", label="≥: still pays at the\nlargest batch that fits")
+    axes[0][-1].bar([0], [0], color="white", edgecolor="k", hatch="///", label="≥: still pays at the largest\nbatch that fits or was swept")
     _shared_legend(fig, [axes[0][-1]])
     fig.suptitle("Free until compute-bound: the largest batch at which speculation still pays (best k per batch)\n"
                  + f"{', '.join(_name(meta, 'model', m) for m in dict.fromkeys(df['model']))}, context {_ctx(df['context'].iloc[0])}"

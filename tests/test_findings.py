@@ -50,6 +50,11 @@ def test_break_even_batch_follows_the_ridge_point_at_low_acceptance():
     # higher acceptance never ends the gain earlier
     for hw in eagle.index:
         assert t[(t["method"] == "eagle") & (t["hardware"] == hw)].sort_values("alpha")["break_even_batch"].is_monotonic_increasing
+    # the sentence counts, per alpha, the GPUs still paying at the end of the sweep and those where memory ends it
+    for a in (0.8, 0.9):
+        ta = t[(t["method"] == "eagle") & (t["alpha"] == a)]
+        assert f"{int(ta['censored'].sum())} of 6 at α = {a:g} ({int(ta['memory_limited'].sum())} where memory ends it)" in f.text
+    assert (t["memory_limited"] <= t["censored"]).all() and not t["memory_limited"].equals(t["censored"])
 
 
 @pytest.mark.slow
