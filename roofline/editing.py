@@ -258,10 +258,16 @@ def _error_of(kind: str, path: Path) -> str | None:
     return None
 
 
+NO_FIT = "does not fit"  # a reference point of `hw diff` that does not fit in the device's memory
+
+
 def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llama-3.1-8b") -> str:
-    """Two hardware profiles side by side: peaks, ceilings, ridge point, and one reference decode point each."""
+    """Two hardware profiles side by side: every field that changes a prediction (a `*` where they differ), the
+    ridge point, and two reference decode points each on the ideal engine (the silicon's bound)."""
+    from roofline.capacity import capacity
     from roofline.engine import step_time_s
     from roofline.hardware import load_hardware
+    from roofline.layout import deployment
     from roofline.model import load_model
     from roofline.units import format_seconds, format_si
 
@@ -279,19 +285,33 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
         ("link_latency", hw_a.link_latency_s, hw_b.link_latency_s, "s"),
         ("efficiency.memory", hw_a.mem_efficiency, hw_b.mem_efficiency, ""),
         ("efficiency.compute", hw_a.compute_efficiency, hw_b.compute_efficiency, ""),
-        ("step_overhead", hw_a.step_overhead_s, hw_b.step_overhead_s, "s"),
-        ("price", hw_a.price_usd_per_hour, hw_b.price_usd_per_hour, "USD/h"),
-        ("ridge point bf16 (FLOP/B)", hw_a.ridge_point_flops_per_byte("bf16"), hw_b.ridge_point_flops_per_byte("bf16"), ""),
+        ("efficiency.link", hw_a.link_efficiency, hw_b.link_efficiency, ""),
     ]
+    for dtype in sorted(set(hw_a.compute_efficiency_by_dtype) | set(hw_b.compute_efficiency_by_dtype)):
+        rows.append((f"efficiency.compute_{dtype}", hw_a.compute_efficiency_by_dtype.get(dtype),
+                     hw_b.compute_efficiency_by_dtype.get(dtype), ""))
+    rows += [(label, getattr(hw_a, attr), getattr(hw_b, attr), unit) for label, attr, unit in (
+        ("usable_memory_fraction", "usable_memory_fraction", ""), ("scale_up_domain", "scale_up_domain", ""),
+        ("scale_out_bandwidth", "scale_out_bw_bytes_per_s", "B/s"), ("scale_out_latency", "scale_out_latency_s", "s"),
+        ("step_overhead", "step_overhead_s", "s"), ("layer_overhead", "layer_overhead_s", "s"),
+        ("overlap_exponent", "overlap_exponent", ""), ("operator_ceilings.attention_compute", "attention_compute_flops_per_s", "FLOP/s"),
+        ("operator_ceilings.attention_memory", "attention_memory_bytes_per_s", "B/s"),
+        ("operator_ceilings.elementwise_memory", "elementwise_memory_bytes_per_s", "B/s"),
+        ("price", "price_usd_per_hour", "USD/h"))]
+    rows.append(("ridge point bf16 (FLOP/B)", hw_a.ridge_point_flops_per_byte("bf16"), hw_b.ridge_point_flops_per_byte("bf16"), ""))
+    dep = deployment(ref)
     for batch, context in ((1, 1024), (64, 4096)):
         ta, tb = (float(step_time_s(hw, ref, batch, 1, context)) for hw in (hw_a, hw_b))
-        label = f"{model_name} B={batch} S={context}"
+        fits = [bool(capacity(hw, ref, batch, context + 1, dep)["fits_in_memory"]) for hw in (hw_a, hw_b)]
+        label = f"{model_name} B={batch} S={context}, ideal engine"
         rows.append((f"{label} step time", ta, tb, "s"))
-        rows.append((f"{label} tokens/s", batch / ta, batch / tb, "tok/s"))
+        rows.append((f"{label} tokens/s", *(batch / t if fit else NO_FIT for t, fit in ((ta, fits[0]), (tb, fits[1]))), "tok/s"))
 
     def show(value, unit):
         if value is None:
             return "-"
+        if value is NO_FIT:
+            return "does not fit"
         if unit == "s":
             return format_seconds(value)
         if unit in ("", "USD/h"):
@@ -301,7 +321,7 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
     width = max(len(r[0]) for r in rows)
     lines = [f"{'':{width}}  {hw_a.name:>16}  {hw_b.name:>16}  {'B / A':>7}", f"{'file':{width}}  {hw_a.path}", f"{'':{width}}  {hw_b.path}"]
     for label, va, vb, unit in rows:
-        ratio = f"{vb / va:.3g}x" if va and vb else "-"
+        ratio = f"{vb / va:.3g}x" if va and vb and NO_FIT not in (va, vb) else "-"
         marker = "" if va == vb else "  *"
         lines.append(f"{label:{width}}  {show(va, unit):>16}  {show(vb, unit):>16}  {ratio:>7}{marker}")
     return "\n".join(lines)

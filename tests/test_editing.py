@@ -166,7 +166,18 @@ def test_hw_diff_shows_values_side_by_side_with_ridge_point_and_a_reference_mode
     assert "3.35 TB/s" in lines["memory_bandwidth"] and "4 TB/s" in lines["memory_bandwidth"]
     ridge = lines["ridge point bf16 (FLOP/B)"].split()
     assert ridge[-3:-1] == ["295.3", "37"] or ridge[-4:-2] == ["295.3", "37"]   # 989.4/3.35 and 148/4.0
-    assert any(label.startswith("llama-3.1-8b B=1 S=1024 step time") for label in lines)
+    assert any(label.startswith("llama-3.1-8b B=1 S=1024, ideal engine step time") for label in lines)
+
+
+def test_hw_diff_marks_every_field_that_changes_a_prediction_and_points_that_do_not_fit(roofline):
+    code, out, err = roofline("hw", "diff", "h100-sxm", "h200")
+    assert code == 0, err
+    marked = {line.split("  ")[0] for line in out.splitlines() if line.endswith("*")}
+    assert {"efficiency.link", "efficiency.compute_fp8", "memory"} <= marked  # link 0.84 / 0.88, fp8 0.71 / 0.73
+    assert "usable_memory_fraction" not in marked
+    code, out, _ = roofline("hw", "diff", "l4", "h100-sxm")
+    point = next(line for line in out.splitlines() if line.startswith("llama-3.1-8b B=64 S=4096, ideal engine tokens/s"))
+    assert "does not fit" in point  # an 8B model's 64 sequences of 4k tokens need more than an L4's 24 GB
 
 
 def test_hw_schema_is_the_shipped_file_and_every_shipped_profile_satisfies_it(roofline):
