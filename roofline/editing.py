@@ -141,6 +141,10 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     source = find_profile(kind, source_name, extra_dirs)
     folder = Path(out_dir) if out_dir is not None else user_dir()
     target = folder / f"{name}.yaml"
+    clash = [p for p in (folder.glob("*.y*ml") if folder.is_dir() else []) if p.stem.lower() == name.lower() and p.stem != name]
+    if clash:  # names are found case-insensitively: one of the two files would never be
+        raise RooflineError(f"name: expected a name no profile in {folder} has (names are case-insensitive), found {name!r} "
+                            f"beside {clash[0].name}")
     doc = _load_rt(read_text(source), str(source))
     doc["name"] = name
     if kind == "hardware" and folder.resolve() != builtin_dir(kind).resolve() and "type" not in doc:

@@ -312,3 +312,12 @@ def test_a_mistyped_list_or_mapping_is_still_refused_in_one_line():
     for value in ("{bf16: 148 TFLOPS", "[a, b"):
         with pytest.raises(RooflineError, match=r"^--set peak_flops: line 1: not valid YAML: "):
             parse_assignments([f"peak_flops={value}"])
+
+
+def test_hw_new_refuses_a_name_that_differs_only_in_case_from_a_profile_in_the_folder(roofline, tmp_path):
+    code, _, err = roofline("hw", "new", "X7", "--from", "h100-sxm", "--dir", tmp_path)
+    assert code == 0, err
+    for force in ((), ("--force",)):
+        code, out, err = roofline("hw", "new", "x7", "--from", "h100-sxm", "--dir", tmp_path, *force)
+        assert code == 2 and "names are case-insensitive" in err and "beside X7.yaml" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["X7.yaml"]
