@@ -39,6 +39,17 @@ from roofline.yamlio import read_json_file, write_text_atomic
 PARAM_TOLERANCE = 0.05
 
 
+# transformers model types whose MLP is up and down projections with an activation between them (no gate):
+# GPT-NeoX / Pythia, Phi-1/2, Falcon, GPT-J, OPT, BLOOM, StarCoder (gpt_bigcode), MPT. Every other type read here
+# (Llama, Mistral, Mixtral, Qwen, Gemma, DeepSeek, Phi-3 ...) gates its MLP: three matrices.
+UNGATED_MODEL_TYPES = ("gpt_neox", "phi", "falcon", "gptj", "opt", "bloom", "gpt_bigcode", "mpt")
+
+
+def _ffn_gated(cfg: dict) -> bool:
+    """Whether the config's MLP is gated (gate, up, down) or two matrices, by its model_type."""
+    return str(cfg.get("model_type", "")) not in UNGATED_MODEL_TYPES
+
+
 def _int(cfg: dict, where: str, *keys: str, default=None, allow_zero: bool = False):
     for key in keys:
         if key in cfg and cfg[key] is not None:
@@ -151,7 +162,7 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     profile.update({
         "source": source or f"transformers config.json imported with `roofline models import` from {Path(where).name}",
         "layers": layers, "hidden_size": hidden, "heads": heads, "kv_heads": kv_heads, "head_dim": head_dim,
-        "ffn_size": ffn, "ffn_gated": True, "vocab_size": _int(cfg, where, "vocab_size"), "tied_embeddings": tied,
+        "ffn_size": ffn, "ffn_gated": _ffn_gated(cfg), "vocab_size": _int(cfg, where, "vocab_size"), "tied_embeddings": tied,
     })
     if published_params is not None:
         profile["published_params"] = float(published_params)
@@ -168,6 +179,8 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     if mtp:
         profile["mtp_modules"] = mtp
     notes = [f"Imported from a transformers config (model_type {cfg['model_type'] or 'unknown'})."]
+    if not profile["ffn_gated"]:
+        notes.append(f"Its MLP is two matrices (up, down; {cfg['model_type']} with {cfg.get('hidden_act', 'gelu')}), not a gated three.")
     if moe and moe["dense_layers"]:
         notes.append(f"{moe['dense_layers']} of {layers} layers have a dense MLP of ffn_size; where they sit does not change the roofline.")
     if cfg.get("attention_chunk_size"):
@@ -198,6 +211,7 @@ def profile_to_yaml(profile: dict, command: str) -> str:
     """The profile as YAML with a header naming the command that made it."""
     header = f"# {profile['display_name']}: made with `{command}`\n"
     return header + yaml.safe_dump(profile, sort_keys=False, width=100, allow_unicode=True)
+
 
 
 def import_hf_config(config_path: Path, name: str, out_dir: Path, force: bool = False, command: str = "",

@@ -82,3 +82,16 @@ def test_import_writes_once_and_refuses_to_overwrite_without_force(tmp_path):
         import_hf_config(config, "tiny", tmp_path / "out")
     with pytest.raises(RooflineError, match="expected a profile name"):
         import_hf_config(config, "../escape", tmp_path / "out")
+
+
+def test_an_ungated_mlp_architecture_counts_two_ffn_matrices():
+    # Pythia-6.9B (gpt_neox): 32 layers of 4 h^2 attention + 2 h x 16384 MLP, embedding and head of 50,432 x 4096 each;
+    # two norms per layer and a final one; biases left out as everywhere: 6.856e9 against the published 6.857e9
+    pythia = {"model_type": "gpt_neox", "hidden_act": "gelu", "num_hidden_layers": 32, "hidden_size": 4096,
+              "num_attention_heads": 32, "intermediate_size": 16384, "vocab_size": 50432, "tie_word_embeddings": False}
+    profile = profile_from_hf_config(pythia, "p", "p.json")
+    spec = model_from_dict(profile, "p")
+    assert profile["ffn_gated"] is False and "two matrices" in profile["notes"]
+    h = 4096
+    assert spec.params == pytest.approx(32 * (4 * h * h + 2 * h * 16384) + 2 * 50432 * h + (2 * 32 + 1) * h, rel=1e-9)
+    assert profile_from_hf_config(TINY, "t", "t.json")["ffn_gated"] is True  # llama: gate, up, down
