@@ -313,19 +313,21 @@ def memory_split(df: pd.DataFrame) -> pd.DataFrame:
 
 def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     keys = ["hardware", "model", "context", "shared_prefix_tokens"]
-    caps = df[df["k"] == df["k"].min()].groupby(keys)["max_batch"].min()
+    caps = df[df["k"] == df["k"].min()].groupby(keys)["max_batch"].min()  # without speculation
+    spec_caps = df[df["k"] == df["k"].max()].groupby(keys)["max_batch"].min()  # with the drafter's weights and KV
     best = _fits(df).groupby(keys)["tokens_per_s"].max()
     hw, model, context = df["hardware"].iloc[0], df["model"].iloc[0], int(df["context"].iloc[0])
     prefixes = sorted(df["shared_prefix_tokens"].unique())
     p0, p1 = prefixes[0], prefixes[-1]
     c0, c1 = int(caps[(hw, model, context, p0)]), int(caps[(hw, model, context, p1)])
+    s0, s1 = int(spec_caps[(hw, model, context, p0)]), int(spec_caps[(hw, model, context, p1)])
     t0, t1 = best.get((hw, model, context, p0), np.nan), best.get((hw, model, context, p1), np.nan)
     text = (
         f"With {_ctx(p1)} of each {_ctx(context)}-token context shared by every sequence ({_model(meta, model)}, {_hw(meta, hw)}), "
-        f"the batch that fits grows from {c0} to {c1} ({_x(c1 / max(c0, 1))}) and the best throughput from {_n(t0)} to {_n(t1)} tokens/s "
-        f"({_x(t1 / t0)})."
+        f"the batch that fits grows from {c0} to {c1} ({_x(c1 / max(c0, 1))}) without speculation and from {s0} to {s1} with its "
+        f"drafter, and the best throughput, speculating where it pays, from {_n(t0)} to {_n(t1)} tokens/s ({_x(t1 / t0)})."
     )
-    return Finding("Shared prefix", text, {"max_batch": caps, "best_tokens_per_s": best})
+    return Finding("Shared prefix", text, {"max_batch": caps, "max_batch_speculating": spec_caps, "best_tokens_per_s": best})
 
 
 def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:

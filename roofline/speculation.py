@@ -370,14 +370,16 @@ def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_
     if drafter is None:
         return {**capacity(hw, target, batch, verify_len, dep, shared_prefix=shared_prefix), "drafter_memory_bytes": 0.0}
     weights = drafter_weight_bytes(method, drafter, d_dep, draft_hw is not None, draft_vocab)
-    per_seq = kv_cache_bytes(drafter, d_dep.dp_attention, verify_len, d_dep)
+    one = kv_cache_bytes(drafter, d_dep.dp_attention, verify_len, d_dep, shared_prefix)      # one sequence per group
+    per_seq = kv_cache_bytes(drafter, 2 * d_dep.dp_attention, verify_len, d_dep, shared_prefix) - one  # its own tokens
+    shared = one - per_seq  # the drafter's KV of a shared prefix, held once like the target's (capacity)
     on = np.where(speculating, 1.0, 0.0)
     if draft_hw is None:
         out = capacity(hw, target, batch, verify_len, dep, shared_prefix=shared_prefix,
-                       extra_bytes=on * weights, extra_bytes_per_seq=on * per_seq)
-        return {**out, "drafter_memory_bytes": on * (weights + per_seq * sequences_per_group(batch, dep))}
+                       extra_bytes=on * (weights + shared), extra_bytes_per_seq=on * per_seq)
+        return {**out, "drafter_memory_bytes": on * (weights + shared + per_seq * sequences_per_group(batch, dep))}
     main = capacity(hw, target, batch, verify_len, dep, shared_prefix=shared_prefix)
-    side = capacity(draft_hw, drafter, batch, verify_len, d_dep, weights_bytes=weights)
+    side = capacity(draft_hw, drafter, batch, verify_len, d_dep, shared_prefix=shared_prefix, weights_bytes=weights)
     return {
         "memory_needed_bytes": main["memory_needed_bytes"],
         "fits_in_memory": main["fits_in_memory"] & np.where(speculating, side["fits_in_memory"], True),

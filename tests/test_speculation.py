@@ -244,3 +244,16 @@ def test_options_only_speculation_uses_need_a_method_that_uses_them(methods, opt
         check_speculating("w", methods, **options)
     check_speculating("w", (*methods, "eagle"), **options)  # one method of the sweep uses them: fine
     check_speculating("w", ("none",), k=[0])  # no draft tokens asked for
+
+
+def test_a_colocated_drafter_holds_the_kv_of_a_shared_prefix_once_as_the_target_does():
+    from roofline.api import predict
+
+    own, shared = 2048, 32768
+    plain = predict("h100-sxm", "llama-3.1-8b", batch=8, context=own + shared, method="eagle", k=2, alpha=0.8)["spec"]
+    prefix = predict("h100-sxm", "llama-3.1-8b", batch=8, context=own + shared, shared_prefix=shared, method="eagle", k=2,
+                     alpha=0.8)["spec"]
+    alone = predict("h100-sxm", "llama-3.1-8b", batch=8, context=own, method="eagle", k=2, alpha=0.8)["spec"]
+    # the drafter's KV: 8 sequences of 34,816 tokens without sharing; with it, 8 of 2,048 plus one prefix of 32,768
+    per_token = (plain["drafter_memory_bytes"] - alone["drafter_memory_bytes"]) / (8 * shared)
+    assert prefix["drafter_memory_bytes"] - alone["drafter_memory_bytes"] == pytest.approx(per_token * shared, rel=1e-6)
