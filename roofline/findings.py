@@ -280,8 +280,16 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     for m in models:
         g = fit[(fit["hardware"] == hw0) & (fit["model"] == m) & (fit["context"] == c_hi)].sort_values("batch")
         if len(g) >= 2:
-            trend[m] = (float(g["speedup"].iloc[0]), float(g["speedup"].max()), int(g.loc[g["speedup"].idxmax(), "batch"]))
-    rising = [m for m, (s0, smax, _) in trend.items() if smax > s0 * 1.02]
+            before_max = g[g["batch"] <= g.loc[g["speedup"].idxmax(), "batch"]]
+            trend[m] = (float(g["speedup"].iloc[0]), float(g["speedup"].max()), int(g.loc[g["speedup"].idxmax(), "batch"]),
+                        float(before_max["speedup"].min()), int(before_max.loc[before_max["speedup"].idxmin(), "batch"]))
+    rising = [m for m, (s0, smax, *_) in trend.items() if smax > s0 * 1.02]
+
+    def path(m: str) -> str:
+        """'1.73× at batch 1 to 1.91× at batch 64', naming a dip on the way (the curve is not monotonic then)."""
+        s0, smax, bmax, smin, bmin = trend[m]
+        dip = f", down to {_x(smin)} at batch {bmin}," if smin < s0 * 0.98 else ""
+        return f"{_model(meta, m)} ({_x(s0)} at batch 1{dip} to {_x(smax)} at batch {bmax})"
     tp = _tp(meta)
     split = memory_split(df)
     per_dev = [f"{_n(split.loc[(hw0, m), 'kv_bytes_per_token'] / 1024)} KiB per token and {_n(split.loc[(hw0, m), 'fixed_bytes'] / 1e9)} GB of weights"
@@ -290,8 +298,8 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         f"At {_ctx(c_hi)} context on {tp} × {_hw(meta, hw0)}, the KV cache caps the batch at {_list(caps_txt)}, "
         f"which hold per device {_list(per_dev)}; "
         f"speculation at the largest batch that fits gives {_list(sp_txt)}. "
-        + (f"At this context the gain rises with batch for {_list([f'{_model(meta, m)} ({_x(trend[m][0])} at batch 1 to {_x(trend[m][1])} at batch {trend[m][2]})' for m in rising])}."
-           if rising else "At this context the gain does not rise with batch for any model.")
+        + (f"At this context the gain is largest above batch 1 for {_list([path(m) for m in rising])}."
+           if rising else "At this context no model gains more above batch 1 than at batch 1.")
     )
     return Finding("The KV cache caps the batch", text, {"max_batch": caps, "at_cap": at_cap, "rising": rising, "memory_split": split})
 

@@ -121,3 +121,12 @@ def test_draft_offload_transfer_is_a_small_share_of_an_iteration():
     r, f = _run("draft-offload")
     assert 0 <= f.numbers["max_transfer_share"] < 0.05
     assert isinstance(f.numbers["winner"], pd.Series) and set(f.numbers["winner"]) <= {"co-located", "l4", "l40s", "a10g"}
+
+
+def test_the_kv_cap_finding_names_a_dip_on_the_way_to_the_largest_gain():
+    r, f = _run("kv-caps-batch")
+    fit = f.numbers["at_cap"]
+    assert "gain is largest above batch 1" in f.text and "rises with batch" not in f.text
+    for m in f.numbers["rising"]:  # each named curve's largest gain is above its batch-1 gain
+        assert m in set(fit.index.get_level_values("model"))
+    assert ", down to " in f.text  # DeepSeek-V4-Flash on H200 falls from batch 1 to 8 before it rises (1.73, 1.27, 1.91)
