@@ -129,10 +129,10 @@ def model_list(specs: list) -> str:
 
 def model_table(m) -> str:
     """`roofline models show NAME`: architecture, computed parameter counts and KV size."""
-    published = m.published_params / 1e9 if m.published_params else float("nan")
+    published = f" (published {m.published_params / 1e9:.3f} B)" if m.published_params else " (no published figure)"
     lines = [
         f"{m.display_name} ({m.name})",
-        f"  parameters       {m.params / 1e9:.3f} B (published {published:.3f} B)",
+        f"  parameters       {m.params / 1e9:.3f} B{published}",
         f"  active           {m.active_params / 1e9:.3f} B",
         f"  KV per token     {m.kv_bytes_per_token():,.0f} bytes in bf16 ({m.kv_layout}); {m.kv_bytes_per_token_at(131072):,.0f} at 128k context",
     ]

@@ -21,3 +21,11 @@ def test_engine_show_writes_override_fields_by_their_yaml_keys_and_kernel_counts
     e = dataclasses.replace(load_engine("vllm"), overrides=(("mi*", {"kernel_latency_s": 8e-6, "kernels_per_layer_mla": {"attention": 10}}),))
     line = next(x for x in engine_table(e).splitlines() if x.strip().startswith("override"))
     assert line == "  override for mi*: kernel_latency 8 us, kernels_per_layer_mla (attention 10)"
+
+
+def test_a_model_without_a_published_count_says_so_not_nan():
+    from roofline.model import load_model
+    from roofline.tables import model_table
+
+    assert "(no published figure)" in model_table(load_model("validation-small")) and "nan" not in model_table(load_model("validation-small"))
+    assert "(published 8.030 B)" in model_table(load_model("llama-3.1-8b"))
