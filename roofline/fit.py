@@ -478,16 +478,15 @@ def check_fit_out(out: str | Path | None, force: bool = False) -> None:
     stem, as engine profiles are found), or ideal.yaml (the pure roofline's name). None (no --out) passes."""
     if out is None:
         return
+    from roofline.yamlio import check_file_target
+
     out = Path(out)
-    if out.is_dir():
-        raise RooflineError(f"--out: expected a file path, found a folder {out}")
+    check_file_target(out, force)  # the writer's own rule: a folder, or an existing file without force
     if out.suffix not in (".yaml", ".yml") or not out.stem:
         raise RooflineError(f"--out: expected an engine profile file NAME.yaml (NAME becomes its name), found {out}")
     if out.stem.lower() == "ideal":
         raise RooflineError(f"--out: expected a name other than ideal (the pure roofline bound, which no measurement "
                             f"enters), found {out}")
-    if out.exists() and not force:
-        raise RooflineError(f"--out: {out} exists; pass --force to overwrite it")
 
 
 def write_fitted_profile(fit: dict, out: str | Path, force: bool = False) -> Path:

@@ -146,11 +146,12 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict) -> tuple[tuple[st
     only, then the first value of each varying config column, then the first model only (hardware is what a sweep
     compares), then the first few."""
     groups = len(df[list(by)].drop_duplicates())  # a column that only follows the model (expert_dtype) splits no panel
-    by = (*by, *(c for c in PANEL_CONFIG_COLUMNS if c in df.columns and df[c].nunique(dropna=False) > 1
-                 and len(df[[*by, c]].drop_duplicates()) > groups))
+    extras = tuple(c for c in PANEL_CONFIG_COLUMNS if c in df.columns and df[c].nunique(dropna=False) > 1
+                   and len(df[[*by, c]].drop_duplicates()) > groups)
+    by = (*by, *extras)
     keys = list(df[list(by)].drop_duplicates().itertuples(index=False, name=None))
     notes = []
-    for axis in ("context", *by[by.index("model") + 1:], "model"):
+    for axis in ("context", *extras, "model"):
         if len(keys) > MAX_PANELS and axis in by and len({key[by.index(axis)] for key in keys}) > 1:
             i = by.index(axis)
             keys = [key for key in keys if key[i] == keys[0][i]]

@@ -183,13 +183,19 @@ def read_json_file(path: Path, limit_bytes: int = 4 * MAX_FILE_BYTES):
     return data
 
 
-def write_text_atomic(path: Path, text: str, force: bool = False, what: str = "--out") -> None:
-    """Write `text` to `path` via a temporary sibling and a rename; refuse to replace a file without `force`."""
+def check_file_target(path: Path, force: bool = False, what: str = "--out") -> None:
+    """Refuse a file target that is a folder, or an existing file without `force` (before any work is done for it)."""
     path = Path(path)
     if path.is_dir():
         raise RooflineError(f"{what}: expected a file path, found a folder {path}")
     if path.exists() and not force:
         raise RooflineError(f"{what}: {path} exists; pass --force to overwrite it")
+
+
+def write_text_atomic(path: Path, text: str, force: bool = False, what: str = "--out") -> None:
+    """Write `text` to `path` via a temporary sibling and a rename; refuse to replace a file without `force`."""
+    path = Path(path)
+    check_file_target(path, force, what)
     for parent in path.parents:
         if parent.exists():
             if not parent.is_dir():
