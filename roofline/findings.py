@@ -247,12 +247,19 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
     fastest_spec = float(spec["tokens_per_s_per_user"].max())
     loses = spec[spec["speedup"] < 1.0]
     devices = _tp(meta)
+    largest = int(base["batch"].max())  # the largest batch that fits: a best there may still be rising
+
+    def peak(row, throughput: str, rows: pd.DataFrame) -> str:
+        edge = int(row["batch"]) == int(rows["batch"].max()) < int(df["batch"].max())  # memory, not the curve, ends it
+        return f"{'reaches at least' if edge else 'peaks at'} {_n(row[throughput])}"
+
     text = (
-        f"On {devices} {_hw(meta, b_best['hardware'])}, growing the batch alone peaks at {_n(b_best['baseline_tokens_per_s'])} tokens/s "
-        f"(batch {int(b_best['batch'])}, {_n(b_best['baseline_tokens_per_s_per_user'])} tokens/s per user); "
+        f"On {devices} {_hw(meta, b_best['hardware'])}, growing the batch alone {peak(b_best, 'baseline_tokens_per_s', base)} tokens/s "
+        f"(batch {int(b_best['batch'])}{', the largest that fits' if int(b_best['batch']) == largest else ''}, "
+        f"{_n(b_best['baseline_tokens_per_s_per_user'])} tokens/s per user); "
         + (f"speculation matches that at batch {int(m['batch'])} while each user gets {_n(m['tokens_per_s_per_user'])} tokens/s "
-           f"({_x(m['tokens_per_s_per_user'] / b_best['baseline_tokens_per_s_per_user'])}), and peaks at {_n(s_best['tokens_per_s'])}. "
-           if m is not None else f"speculation peaks lower, at {_n(s_best['tokens_per_s'])}. ")
+           f"({_x(m['tokens_per_s_per_user'] / b_best['baseline_tokens_per_s_per_user'])}), and {peak(s_best, 'tokens_per_s', spec)}. "
+           if m is not None else f"speculation stays lower and {peak(s_best, 'tokens_per_s', spec)}. ")
         + f"Above {_n(fastest_base)} tokens/s per user only speculation delivers (up to {_n(fastest_spec)}); "
         + (f"batching alone wins from batch {int(loses['batch'].min())}." if len(loses)
            else "at no batch that fits does batching alone win.")

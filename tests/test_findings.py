@@ -130,3 +130,9 @@ def test_the_kv_cap_finding_names_a_dip_on_the_way_to_the_largest_gain():
     for m in f.numbers["rising"]:  # each named curve's largest gain is above its batch-1 gain
         assert m in set(fit.index.get_level_values("model"))
     assert ", down to " in f.text  # DeepSeek-V4-Flash on H200 falls from batch 1 to 8 before it rises (1.73, 1.27, 1.91)
+
+
+def test_a_best_at_the_largest_batch_that_fits_is_a_lower_bound_not_a_peak():
+    r, f = _run("batch-vs-speculation")
+    assert f.numbers["batching_best_batch"] == int(r.df[r.df["fits_in_memory"]]["batch"].max()) < int(r.df["batch"].max())
+    assert "growing the batch alone reaches at least" in f.text and "the largest that fits" in f.text
