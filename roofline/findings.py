@@ -176,7 +176,7 @@ def flops_vs_time(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     text = (
         f"At α = {a_main:g} and its best k = {int(row['k'])}{' (the largest swept)' if row['k'] >= k_max else ''} "
         f"({_model(meta, model)} on {_hw(meta, hw)}, batch {int(row['batch'])}), speculation computes {_x(row['flops_ratio'])} "
-        f"the FLOPs of plain decoding per generated token, {_pct(row['wasted_flops_fraction'])} of them on rejected drafts, "
+        f"the FLOPs of plain decoding per generated token, {_pct(row['wasted_flops_fraction'])} of them beyond plain decoding's (the drafter's work and the rejected positions), "
         f"yet reads {_x(row['bytes_ratio'])} the bytes and takes {_x(row['time_ratio'])} the time ({_x(row['speedup'])} faster). "
         f"{'Every speculative point computes more per token than plain decoding' if more_flops_all else 'Some speculative points compute less per token'}; "
         f"the best k grows with α, from {int(best['k'].min())} at α = {alphas[0]:g} to "
