@@ -367,9 +367,25 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         where = f"batch {b_lo}" if b_lo == b_hi else f"batch {b_lo}–{b_hi}"
         row = p0[p0.index.get_level_values("batch") == b_lo].iloc[0]
         runner = row.drop(w).idxmax()
+        at = "" if b_lo == b_hi else f"at batch {b_lo}: "
         parts.append(f"{'co-location' if w == 'co-located' else 'a drafter on ' + _hw(meta, w)} wins at {where} "
-                     f"({_x(row[w])} against {_x(row[runner])} {'co-located' if runner == 'co-located' else 'on ' + _hw(meta, runner)})")
+                     f"({at}{_x(row[w])} against {_x(row[runner])} {'co-located' if runner == 'co-located' else 'on ' + _hw(meta, runner)})")
     sentences.append(f"On {_tp(meta)} × {_hw(meta, hw0)}, {'; '.join(parts)}.")
+    others = []  # the other targets: where, if anywhere, an offloaded drafter wins
+    for hw in dict.fromkeys(winner.index.get_level_values("hardware")):
+        if hw == hw0:
+            continue
+        w_hw, p_hw = winner.xs(hw, level="hardware"), pivot.xs(hw, level="hardware")
+        off_wins = w_hw[w_hw != "co-located"]
+        if off_wins.empty:
+            others.append(f"on {_hw(meta, hw)} co-location wins at every batch that fits")
+        else:
+            key, w = off_wins.index[0], off_wins.iloc[0]
+            others.append(f"on {_hw(meta, hw)} a drafter on {_hw(meta, w)} wins at batch {key[-1]} "
+                          f"({_x(p_hw.loc[key, w])} against {_x(p_hw.loc[key, 'co-located'])} co-located)"
+                          + (f" and {len(off_wins) - 1} more batch{'es' if len(off_wins) > 2 else ''}" if len(off_wins) > 1 else ""))
+    if others:
+        sentences.append(f"{'; '.join(others)[0].upper()}{'; '.join(others)[1:]}.")
     off = best[best["draft_placement"] != "co-located"]
     share = float((off["transfer_time_s"] / off["iteration_time_s"]).max()) if len(off) else 0.0
     b1 = best[(best["hardware"] == hw0) & (best["batch"] == best["batch"].min())].drop_duplicates("draft_placement")

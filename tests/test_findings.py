@@ -121,6 +121,13 @@ def test_draft_offload_transfer_is_a_small_share_of_an_iteration():
     r, f = _run("draft-offload")
     assert 0 <= f.numbers["max_transfer_share"] < 0.05
     assert isinstance(f.numbers["winner"], pd.Series) and set(f.numbers["winner"]) <= {"co-located", "l4", "l40s", "a10g"}
+    # every target is spoken for: where an offloaded drafter wins on the second one, the sentence names it
+    h200 = f.numbers["winner"].xs("h200", level="hardware")
+    offloaded = h200[h200 != "co-located"]
+    if len(offloaded):
+        assert f"wins at batch {offloaded.index[0][-1]}" in f.text and "H200" in f.text
+    else:
+        assert "co-location wins at every batch that fits" in f.text
 
 
 def test_the_kv_cap_finding_names_a_dip_on_the_way_to_the_largest_gain():
