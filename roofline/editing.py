@@ -26,7 +26,7 @@ import subprocess
 from pathlib import Path
 
 from roofline.errors import RooflineError
-from roofline.profiles import FOLDERS, builtin_dir, find_profile, kind_of, list_names, problems, user_dir
+from roofline.profiles import FOLDERS, builtin_dir, check_profile_name, find_profile, kind_of, list_names, problems, user_dir
 from roofline.yamlio import load_yaml_text, read_text, write_text_atomic
 
 SCHEMA_COMMENT = "# yaml-language-server: $schema=../docs/hardware.schema.json"
@@ -128,16 +128,10 @@ def validate_data(kind: str, data: dict, path: Path):
     return spec
 
 
-def _check_name(name: str) -> None:
-    ok = isinstance(name, str) and 0 < len(name) <= 80 and name[0].isalnum() and all(c.isalnum() or c in "._-" for c in name)
-    if not ok:
-        raise RooflineError(f"name: expected letters, digits, '.', '_' or '-' (like h20), found {str(name)[:80]!r}")
-
-
 def new_profile(kind: str, name: str, source_name: str, assignments: list[str], out_dir: Path | None = None,
                 force: bool = False, extra_dirs: tuple = ()) -> Path:
     """Copy profile `source_name` to OUT_DIR/NAME.yaml with `name` and the assignments applied; validated, atomic."""
-    _check_name(name)
+    check_profile_name(name)
     source = find_profile(kind, source_name, extra_dirs)
     folder = Path(out_dir) if out_dir is not None else user_dir()
     target = folder / f"{name}.yaml"

@@ -32,8 +32,9 @@ from pathlib import Path
 
 import yaml
 
-from roofline.errors import RooflineError, field_error, warn
+from roofline.errors import field_error, warn
 from roofline.model import model_from_dict
+from roofline.profiles import check_profile_name
 from roofline.yamlio import read_json_file, write_text_atomic
 
 PARAM_TOLERANCE = 0.05
@@ -217,8 +218,7 @@ def profile_to_yaml(profile: dict, command: str) -> str:
 def import_hf_config(config_path: Path, name: str, out_dir: Path, force: bool = False, command: str = "",
                      **kwargs) -> tuple[Path, str]:
     """Read CONFIG, build and validate the profile, write OUT_DIR/NAME.yaml atomically; (path, params line)."""
-    if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
-        raise RooflineError(f"--name: expected a profile name like qwen3-30b-a3b, found {name!r}")
+    check_profile_name(name, "--name")
     config = read_json_file(Path(config_path))
     profile = profile_from_hf_config(config, name, str(config_path), **kwargs)
     line = check_params(profile, str(config_path))

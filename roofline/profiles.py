@@ -191,6 +191,16 @@ def problems(kind: str | None = None, extra_dirs: tuple[str | Path, ...] = ()) -
     return list(seen.values())
 
 
+def check_profile_name(name: object, what: str = "name") -> str:
+    """A name for a new profile file NAME.yaml (hw new, models new, models import): letters, digits, '.', '_' or '-',
+    starting with a letter or digit, at most 80 characters, not itself ending in .yaml."""
+    ok = (isinstance(name, str) and 0 < len(name) <= 80 and name[0].isalnum() and all(c.isalnum() or c in "._-" for c in name)
+          and not name.lower().endswith((".yaml", ".yml")))
+    if not ok:
+        raise RooflineError(f"{what}: expected letters, digits, '.', '_' or '-' (like h20; no .yaml), found {str(name)[:80]!r}")
+    return name
+
+
 def resolve_name(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) -> str:
     """The profile name `name` stands for: exact, else case-insensitive, else a documented alias."""
     paths = profile_paths(kind, extra_dirs)

@@ -80,7 +80,7 @@ def test_import_writes_once_and_refuses_to_overwrite_without_force(tmp_path):
     assert line.startswith("params ") and "published" not in line
     with pytest.raises(RooflineError, match="exists; pass --force"):
         import_hf_config(config, "tiny", tmp_path / "out")
-    with pytest.raises(RooflineError, match="expected a profile name"):
+    with pytest.raises(RooflineError, match="--name: expected letters, digits"):
         import_hf_config(config, "../escape", tmp_path / "out")
 
 
@@ -95,3 +95,13 @@ def test_an_ungated_mlp_architecture_counts_two_ffn_matrices():
     h = 4096
     assert spec.params == pytest.approx(32 * (4 * h * h + 2 * h * 16384) + 2 * 50432 * h + (2 * 32 + 1) * h, rel=1e-9)
     assert profile_from_hf_config(TINY, "t", "t.json")["ffn_gated"] is True  # llama: gate, up, down
+
+
+@pytest.mark.parametrize("name", ["my model", "x:y", "x.yaml", "-dash"])
+def test_import_takes_the_names_hw_new_takes(name, tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text('{"model_type": "llama", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 8, '
+                      '"num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 1000}')
+    with pytest.raises(RooflineError, match="^--name: expected letters, digits"):
+        import_hf_config(config, name, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.json"]
