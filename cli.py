@@ -333,9 +333,9 @@ def measurements_convert(
     from roofline.hardware import load_hardware
     from roofline.measurements import convert_benchmark, write_measurements
     from roofline.model import load_model
+    from roofline.yamlio import check_file_target
 
-    if out.exists() and not force:
-        raise RooflineError(f"--out: {out} exists; pass --force to overwrite it")
+    check_file_target(out, force)  # before anything is read: a folder, or an existing file without --force
     load_hardware(hardware, _dirs())  # the names must be profiles fit and accuracy can load
     load_model(model, _dirs())
     rows = convert_benchmark(files, hardware=hardware, model=model, tp=tp, ep=ep, dp_attention=dp_attention, gpus=gpus,

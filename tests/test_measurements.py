@@ -271,6 +271,10 @@ def test_measurements_convert_from_the_cli_writes_rows_that_fit_reads_and_refuse
     assert list(rows["quantity"]) == ["step_time_s", "tokens_per_s"] and set(rows["split"]) == {"fit"}
     code, _, err = roofline("measurements", "convert", path, "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--out", out)
     assert code == 2 and "exists; pass --force" in err
+    for force in ((), ("--force",)):  # a folder is refused as a folder, with or without --force
+        code, _, err = roofline("measurements", "convert", path, "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--out",
+                                tmp_path, *force)
+        assert code == 2 and "expected a file path, found a folder" in err
     code, _, err = roofline("measurements", "convert", path, "--hardware", "h100-sxm", "--model", "no-such-model", "--out",
                             tmp_path / "x.csv")
     assert code == 2 and "no-such-model" in err and not (tmp_path / "x.csv").exists()
