@@ -247,15 +247,13 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
     fastest_spec = float(spec["tokens_per_s_per_user"].max())
     loses = spec[spec["speedup"] < 1.0]
     devices = _tp(meta)
-    largest = int(base["batch"].max())  # the largest batch that fits: a best there may still be rising
-
     def peak(row, throughput: str, rows: pd.DataFrame) -> str:
         edge = int(row["batch"]) == int(rows["batch"].max()) < int(df["batch"].max())  # memory, not the curve, ends it
         return f"{'reaches at least' if edge else 'peaks at'} {_n(row[throughput])}"
 
     text = (
         f"On {devices} {_hw(meta, b_best['hardware'])}, growing the batch alone {peak(b_best, 'baseline_tokens_per_s', base)} tokens/s "
-        f"(batch {int(b_best['batch'])}{', the largest that fits' if int(b_best['batch']) == largest else ''}, "
+        f"(batch {int(b_best['batch'])}{', the largest that fits' if int(b_best['batch']) == int(base['batch'].max()) else ''}, "
         f"{_n(b_best['baseline_tokens_per_s_per_user'])} tokens/s per user); "
         + (f"speculation matches that at batch {int(m['batch'])} while each user gets {_n(m['tokens_per_s_per_user'])} tokens/s "
            f"({_x(m['tokens_per_s_per_user'] / b_best['baseline_tokens_per_s_per_user'])}), and {peak(s_best, 'tokens_per_s', spec)}. "
@@ -385,7 +383,8 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
                           f"({_x(p_hw.loc[key, w])} against {_x(p_hw.loc[key, 'co-located'])} co-located)"
                           + (f" and {len(off_wins) - 1} more batch{'es' if len(off_wins) > 2 else ''}" if len(off_wins) > 1 else ""))
     if others:
-        sentences.append(f"{'; '.join(others)[0].upper()}{'; '.join(others)[1:]}.")
+        said = "; ".join(others)
+        sentences.append(f"{said[0].upper()}{said[1:]}.")
     off = best[best["draft_placement"] != "co-located"]
     share = float((off["transfer_time_s"] / off["iteration_time_s"]).max()) if len(off) else 0.0
     b1 = best[(best["hardware"] == hw0) & (best["batch"] == best["batch"].min())].drop_duplicates("draft_placement")
