@@ -32,6 +32,7 @@ from roofline.yamlio import load_yaml_text, read_text, write_text_atomic
 SCHEMA_COMMENT = "# yaml-language-server: $schema=../docs/hardware.schema.json"
 EDIT_MARK = "# roofline: "
 MAX_EDIT_ROUNDS = 20
+TEXT_FIELDS = ("name", "display_name", "source", "notes")  # prose: a value that reads as a number stays text
 
 
 def _round_trip():
@@ -45,7 +46,8 @@ def _round_trip():
 
 
 def parse_assignments(assignments: list[str], what: str = "--set") -> list[tuple[list[str], object]]:
-    """`key.sub=value` strings as (path, value) pairs; the value read as one YAML scalar or flow value."""
+    """`key.sub=value` strings as (path, value) pairs; the value read as one YAML scalar or flow value, except
+    that an unquoted value of a prose field (TEXT_FIELDS) is its text as written."""
     pairs = []
     for text in assignments:
         if "=" not in text:
@@ -55,6 +57,10 @@ def parse_assignments(assignments: list[str], what: str = "--set") -> list[tuple
         if not all(path) or len(path) > 3:
             raise RooflineError(f"{what}: expected a field name like memory or peak_flops.bf16, found {key[:80]!r}")
         text = raw.strip()
+        if path[0] in TEXT_FIELDS and len(path) == 1 and text not in ("", "null", "Null", "NULL", "~") \
+                and not text.startswith(("'", '"')):
+            pairs.append((path, text))  # `notes=0.8 # x` is the note "0.8 # x", not the number 0.8; null removes
+            continue
         flow = text.startswith(("{", "["))
         try:
             value = load_yaml_text(raw, f"{what} {key}") if text else None
@@ -86,9 +92,52 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str) -> None:
                 raise RooflineError(f"{where}: {'.'.join(path)}: expected {part} to be a mapping, found {child!r}"[:300])
             node = child
         if value is None:
-            node.pop(path[-1], None)
+            _pop_keeping_comments(node, path[-1])
         else:
             node[path[-1]] = value
+
+
+def _last_entry(node, key):
+    """The mapping and key whose trailing comment follows the whole entry `key` of `node` (the entry's
+    own, or that of the last key inside its value, recursively)."""
+    from ruamel.yaml.comments import CommentedMap
+
+    value = node[key]
+    if isinstance(value, CommentedMap) and len(value):
+        return _last_entry(value, list(value)[-1])
+    return node, key
+
+
+def _pop_keeping_comments(node, key) -> None:
+    """Remove `key` from `node`, keeping the comment lines that follow its entry.
+
+    ruamel files the comment lines between two entries under the entry before them: removing that
+    entry would drop the block comment above the next field. Its end-of-line comment goes with it;
+    the lines after it move above the next key, or after the previous entry when it was the last."""
+    from ruamel.yaml.error import CommentMark
+    from ruamel.yaml.tokens import CommentToken
+
+    if key not in node:
+        return
+    keys = list(node)
+    at = keys.index(key)
+    owner, last = _last_entry(node, key)
+    token = (owner.ca.items.get(last) or [None, None, None, None])[2]
+    kept = token.value.split("\n", 1)[1] if token is not None and "\n" in token.value else ""
+    del node[key]
+    if not kept.strip():
+        return
+    if at + 1 < len(keys):
+        slots = node.ca.items.setdefault(keys[at + 1], [None, None, None, None])
+        lines = [CommentToken(line + "\n", CommentMark(0)) for line in kept.rstrip("\n").split("\n")]
+        slots[1] = lines + (slots[1] or [])
+    elif at > 0:
+        owner, last = _last_entry(node, keys[at - 1])
+        slots = owner.ca.items.setdefault(last, [None, None, None, None])
+        if slots[2] is None:
+            slots[2] = CommentToken("\n" + kept, CommentMark(0))
+        else:
+            slots[2].value += kept
 
 
 def _dump(doc) -> str:

@@ -26,11 +26,12 @@ HARDWARE_QUANTITIES = {
 
 
 def quantity_schema(kind: str) -> dict:
-    """A string "NUMBER UNIT" with a unit of `kind`, as a regular expression."""
+    """A string "NUMBER UNIT" with a unit of `kind`, as a regular expression; the number has a non-zero digit
+    (quantities are positive, as units.parse_quantity requires)."""
     alternatives = "|".join(re.escape(u) for u in sorted(units._UNITS[kind], key=len, reverse=True))
     return {
         "type": "string",
-        "pattern": rf"^\s*[+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*({alternatives})\s*$",
+        "pattern": rf"^\s*[+]?(?=[\d.]*[1-9])(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*({alternatives})\s*$",
         "description": f"{units.KIND_WORDS[kind]}, like '{units.EXAMPLES[kind]}'",
     }
 

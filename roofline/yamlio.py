@@ -193,9 +193,12 @@ def check_file_target(path: Path, force: bool = False, what: str = "--out") -> N
 
 
 def write_text_atomic(path: Path, text: str, force: bool = False, what: str = "--out") -> None:
-    """Write `text` to `path` via a temporary sibling and a rename; refuse to replace a file without `force`."""
+    """Write `text` to `path` via a temporary sibling and a rename; refuse to replace a file without `force`.
+    A symbolic link is written through: its target file is replaced, the link stays."""
     path = Path(path)
     check_file_target(path, force, what)
+    if path.is_symlink() and path.exists():
+        path = path.resolve()
     for parent in path.parents:
         if parent.exists():
             if not parent.is_dir():

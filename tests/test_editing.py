@@ -193,6 +193,10 @@ def test_hw_schema_is_the_shipped_file_and_every_shipped_profile_satisfies_it(ro
     bad = yaml.safe_load((ROOT / "hardware_profiles" / "h20.yaml").read_text())
     bad["memory_bandwidth"] = "4 TB"
     assert not validator.is_valid(bad)
+    for text, valid in (("0 TB/s", False), ("0.0 TB/s", False), ("0e3 GB/s", False), (".5 TB/s", True), ("0.05 TB/s", True),
+                        ("10 TB/s", True), ("1e-1 TB/s", True)):
+        bad["memory_bandwidth"] = text  # the loader refuses zero quantities, so the schema does
+        assert validator.is_valid(bad) is valid, text
 
 
 def test_hw_show_names_the_file_it_read_and_the_file_it_shadows(roofline, tmp_path):
@@ -302,7 +306,7 @@ def test_the_h20_command_of_profiles_md_runs_as_written(roofline, tmp_path):
 def test_a_set_value_is_yaml_where_it_is_a_value_and_else_the_text_as_written(value, read):
     from roofline.editing import parse_assignments
 
-    assert parse_assignments([f"source={value}"]) == [(["source"], read)]
+    assert parse_assignments([f"x_lab={value}"]) == [(["x_lab"], read)]
 
 
 def test_a_mistyped_list_or_mapping_is_still_refused_in_one_line():
@@ -321,3 +325,62 @@ def test_hw_new_refuses_a_name_that_differs_only_in_case_from_a_profile_in_the_f
         code, out, err = roofline("hw", "new", "x7", "--from", "h100-sxm", "--dir", tmp_path, *force)
         assert code == 2 and "names are case-insensitive" in err and "beside X7.yaml" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["X7.yaml"]
+
+
+def test_hw_set_removing_a_field_keeps_the_comment_block_above_the_next_field(roofline, tmp_path):
+    # ruamel files the lines between two entries under the entry before them: removing `price` or
+    # `efficiency.compute_fp8` took the comment above `link_bandwidth` / `efficiency.link` with it
+    original = (LAB_GPU.format(name="lab-gpu")
+                .replace("on_chip_cache: 40 MB\n", "on_chip_cache: 40 MB\nprice: 1.20 USD/h   # list\n# links: measured with nccl-tests\n")
+                .replace("  link: 0.8\n", "  compute_fp8: 0.6  # fp8 GEMMs\n  # p2p copies\n  link: 0.8\n"))
+    path = tmp_path / "lab-gpu.yaml"
+    path.write_text(original)
+    code, _, err = roofline("--profiles", tmp_path, "hw", "set", "lab-gpu", "price=", "efficiency.compute_fp8=")
+    assert code == 0, err
+    assert path.read_text() == (original.replace("price: 1.20 USD/h   # list\n", "").replace("  compute_fp8: 0.6  # fp8 GEMMs\n", ""))
+    code, _, err = roofline("--profiles", tmp_path, "hw", "set", "lab-gpu", "efficiency.compute=")
+    assert code == 2 and "efficiency.compute" in err  # required: refused, the file unchanged
+
+
+def test_removing_keeps_the_lines_after_the_entry_and_drops_its_own_end_of_line_comment():
+    from roofline.editing import _dump, _load_rt, _pop_keeping_comments
+
+    text = "a: 1\nb: 2  # b's own\n# above c\n\n# more\nc: 3\nd:\n  x: 1\n  # above y\n  y: 2\n# above e\ne: 5\n"
+    cases = {
+        ("b",): "a: 1\n# above c\n\n# more\nc: 3\nd:\n  x: 1\n  # above y\n  y: 2\n# above e\ne: 5\n",
+        ("d",): "a: 1\nb: 2  # b's own\n# above c\n\n# more\nc: 3\n# above e\ne: 5\n",
+        ("d", "y"): "a: 1\nb: 2  # b's own\n# above c\n\n# more\nc: 3\nd:\n  x: 1\n  # above y\n# above e\ne: 5\n",
+        ("e",): "a: 1\nb: 2  # b's own\n# above c\n\n# more\nc: 3\nd:\n  x: 1\n  # above y\n  y: 2\n# above e\n",  # kept
+    }
+    for path, expected in cases.items():
+        doc = _load_rt(text, "t.yaml")
+        node = doc
+        for part in path[:-1]:
+            node = node[part]
+        _pop_keeping_comments(node, path[-1])
+        assert _dump(doc) == expected, path
+
+
+def test_hw_set_writes_through_a_symbolic_link(roofline, tmp_path):
+    real = tmp_path / "kept" / "lab-gpu.yaml"
+    real.parent.mkdir()
+    real.write_text(LAB_GPU.format(name="lab-gpu"))
+    folder = tmp_path / "profiles"
+    folder.mkdir()
+    link = folder / "lab-gpu.yaml"
+    link.symlink_to(real)
+    code, _, err = roofline("--profiles", folder, "hw", "set", "lab-gpu", "memory=48 GB")
+    assert code == 0, err
+    assert link.is_symlink() and "memory: 48 GB\n" in real.read_text()
+
+
+def test_an_unquoted_prose_field_is_its_text_even_where_it_reads_as_a_number(roofline, tmp_path):
+    from roofline.editing import parse_assignments
+
+    assert parse_assignments(["notes=0.8 # x", "display_name=4090", "source='a: b'", "memory=24 GB", "source=null"]) == [
+        (["notes"], "0.8 # x"), (["display_name"], "4090"), (["source"], "a: b"), (["memory"], "24 GB"), (["source"], None)]
+    path = tmp_path / "lab-gpu.yaml"
+    path.write_text(LAB_GPU.format(name="lab-gpu"))
+    code, _, err = roofline("--profiles", tmp_path, "hw", "set", "lab-gpu", "notes=0.8 # x")
+    assert code == 0, err
+    assert yaml.safe_load(path.read_text())["notes"] == "0.8 # x"
