@@ -559,6 +559,13 @@ def validate(
     typer.echo(json.dumps(summary))
 
 
+PROFILES_EPILOG = ("Every command takes --profiles DIR (repeatable; before or after the command; also the "
+                   "ROOFLINE_PATH variable): an extra folder of YAML profiles, searched before the built-ins.")
+for _typer in (app, hw_app, models_app, scenarios_app, engines_app, measurements_app):
+    for _info in _typer.registered_commands:  # the option is the root's (hoist_profiles): each command's help names it
+        _info.epilog = _info.epilog or PROFILES_EPILOG
+
+
 def main() -> None:
     """Console entry point: bad input becomes one line on stderr and exit code 2."""
     import warnings

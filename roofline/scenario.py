@@ -38,7 +38,7 @@ import numpy as np
 from roofline.errors import RooflineError, field_error
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES
 from roofline.profiles import find_profile, normalize_dtype, read_yaml
-from roofline.speculation import METHODS, check_options, check_speculating
+from roofline.speculation import METHODS, check_options, check_speculating, unknown_method
 
 AXES = ("batch", "context", "k", "alpha")
 _KEYS = {
@@ -114,6 +114,10 @@ def _degree(where: str, key: str):
 
 def _raise_field(where: str, key: str, expected: str, found: object):
     raise field_error(where, key, expected, found)
+
+
+def _raise(error: Exception):
+    raise error
 
 
 def _names(where: str, key: str, value: object) -> tuple[str, ...]:
@@ -242,7 +246,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         method_by_model = tuple((m, raw_method[m]) for m in models)
         raw_method = list(dict.fromkeys(raw_method[m] for m in models))
     methods = tuple(dict.fromkeys(_values(where, "method", raw_method, lambda v: v if isinstance(v, str) and v in METHODS
-                                          else _raise_field(where, "method", " | ".join(METHODS), v))))
+                                          else _raise(unknown_method(where, v)))))
     draft = data.get("draft")
     if draft is not None and not isinstance(draft, str):
         raise field_error(where, "draft", "a draft model name", draft)

@@ -125,7 +125,13 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
             kv_layout="gqa" if target.kv_layout == "mla" else target.kv_layout, mla=None,
             vocab_size=draft_vocab or target.vocab_size,
         )
-    raise RooflineError(f"--method: expected one of {' | '.join(METHODS)}, found {method!r}")
+    raise unknown_method("--method", method)
+
+
+def unknown_method(where: str, method: object) -> RooflineError:
+    """`WHERE: method: expected one of ..., found X`, naming the method meant where only its case differs."""
+    hint = f" (method names are lower case: {method.lower()})" if isinstance(method, str) and method.lower() in METHODS else ""
+    return RooflineError(f"{where}: method: expected one of {' | '.join(METHODS)}, found {method!r}{hint}")
 
 
 def drafter_deployment(method: str, drafter: ModelSpec | None, target_dep: Deployment, elsewhere: bool) -> Deployment | None:
@@ -173,7 +179,7 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
     import math
 
     if method not in METHODS:
-        raise RooflineError(f"{where}: method: expected one of {' | '.join(METHODS)}, found {method!r}")
+        raise unknown_method(where, method)
     if method == "draft" and not draft:
         raise RooflineError(f"{where}: draft: expected a draft model name with method draft, found none")
     if draft and method != "draft":

@@ -255,6 +255,12 @@ def test_profiles_option_works_before_and_after_the_command():
     assert cli.hoist_profiles(["hw", "show", "--", "--profiles"]) == ["hw", "show", "--", "--profiles"]
 
 
+@pytest.mark.parametrize("command", [["predict"], ["sweep"], ["hw", "set"], ["models", "import"], ["fit"], ["measurements", "convert"]])
+def test_every_commands_help_names_the_profiles_option_it_takes(roofline, command):
+    code, out, _ = roofline(*command, "--help")
+    assert code == 0 and "--profiles DIR" in " ".join(out.split())
+
+
 @pytest.mark.parametrize("args, message", [
     (["predict", "--k", "1000000000"], "Invalid value for '--k'"),
     (["predict", "--tp", "1000000"], "Invalid value for '--tp'"),
