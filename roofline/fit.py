@@ -435,6 +435,8 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
     if base.costs_from:  # the other's file, fitted, under this profile's own text where it is still true
         header = _costs_from_text(doc, rt.load(read_text(Path(base.path))), base, name, fit)
         doc.ca.comment = None
+    elif name != base.name:  # a copy beside the profile it came from: `engines list` must tell the two apart
+        doc["display_name"] = f"{doc.get('display_name', base.name)}, fitted to {Path(fit['file']).name}"
     doc["name"] = name
     for p in PARAMETERS:
         doc[p.key] = _quantity_text(p, getattr(engine, p.field))

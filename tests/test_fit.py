@@ -230,10 +230,11 @@ def test_a_costs_from_profiles_own_text_is_kept_where_it_does_not_speak_of_the_o
 
 def test_the_written_profile_is_named_after_its_file(tmp_path):
     fit = run_fit(synthetic_file(tmp_path), "vllm", loss="linear", max_evaluations=1)
-    for name in ("vllm-fitted", "vllm"):
+    shown = load_engine("vllm").display_name
+    for name, display in (("vllm-fitted", f"{shown}, fitted to {Path(fit['file']).name}"), ("vllm", shown)):
         out = write_fitted_profile(fit, tmp_path / "engines" / f"{name}.yaml")
         assert read_yaml_file(out)["name"] == name and load_engine(str(out)).name == name
-    assert load_engine(str(out)).display_name == load_engine("vllm").display_name  # a plain fit keeps its text
+        assert load_engine(str(out)).display_name == display  # a copy says it is one; a refit in place keeps its text
 
 
 def test_fitting_ideal_is_refused_in_one_line_and_a_copy_under_another_name_is_fitted(tmp_path, roofline):
