@@ -74,6 +74,7 @@ POLARS_FROM_ROWS = 50_000  # TableWriter: a table of at least this many rows is 
 #   formats of a sweep in a fresh process, Arrow against polars (2-core EPYC, 2026-11-30, three runs each):
 #   40,960 rows 0.22-0.27 s against 0.28-0.30 s, 61,440 rows 0.39-0.52 s against 0.30-0.43 s, 163,840 rows
 #   0.86-0.94 s against 0.42-0.46 s
+CSV_HALVES_FROM_ROWS = 100_000  # Arrow formats a CSV table of this many rows or more in two halves, one per thread
 
 
 class TableWriter:
@@ -267,7 +268,7 @@ def _csv_bytes(table, header: bool, quoting: str = "none") -> bytes:
         return buf.getvalue()
 
     half = table.num_rows // 2
-    if half < 50_000:
+    if 2 * half < CSV_HALVES_FROM_ROWS:
         return fmt(table, header)
     with ThreadPoolExecutor(2) as pool:
         first = pool.submit(fmt, table.slice(0, half), header)
