@@ -24,7 +24,7 @@ import pandas as pd
 from roofline.capacity import capacity
 from roofline.costs import weight_bytes_by_class
 from roofline.engine import step_metrics, ttft_s
-from roofline.errors import field_error
+from roofline.errors import RooflineError, field_error
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
 from roofline.layout import OPERATOR_CLASS, deployment
@@ -36,17 +36,34 @@ from roofline.speculation import K_MAX, check_options, check_speculating, predic
 
 def load_hardware(hardware: str | HardwareSpec, profiles: tuple[str | Path, ...] = ()) -> HardwareSpec:
     """A hardware profile by name (case-insensitive, aliases like 'H100'), path, or the spec itself."""
-    return check_hardware_spec(hardware) if isinstance(hardware, HardwareSpec) else _load_hardware(hardware, _folders(profiles))
+    _check_profile_arg("load_hardware", "hardware", hardware, HardwareSpec)
+    return check_hardware_spec(hardware) if isinstance(hardware, HardwareSpec) else _load_hardware(str(hardware), _folders(profiles))
 
 
 def load_model(model: str | ModelSpec, profiles: tuple[str | Path, ...] = ()) -> ModelSpec:
     """A model profile by name, path, or the spec itself."""
-    return check_model_spec(model) if isinstance(model, ModelSpec) else _load_model(model, _folders(profiles))
+    _check_profile_arg("load_model", "model", model, ModelSpec)
+    return check_model_spec(model) if isinstance(model, ModelSpec) else _load_model(str(model), _folders(profiles))
+
+
+def _check_profile_arg(where: str, field: str, value, kind: type) -> None:
+    """A profile argument is a name, a path or a spec object of its own kind: a spec of another kind (a ModelSpec
+    passed as hardware) is named in one short line, not printed whole."""
+    if isinstance(value, (str, Path, kind)):
+        return
+    if isinstance(value, (HardwareSpec, ModelSpec, ServingEngine)):
+        raise RooflineError(f"{where}: {field}: expected a name or a {kind.__name__}, found a {type(value).__name__} "
+                            f"({str(value.name)[:60]!r})")
+    raise field_error(where, field, f"a name or a {kind.__name__}", value)
 
 
 def _folders(profiles) -> tuple:
     """`profiles` as a tuple of folders: one folder (a string or a Path) is a tuple of one, not of its characters."""
-    return (profiles,) if isinstance(profiles, (str, Path)) else tuple(profiles)
+    if isinstance(profiles, (str, Path)):
+        return (profiles,)
+    if not isinstance(profiles, (list, tuple)) or not all(isinstance(p, (str, Path)) for p in profiles):
+        raise RooflineError(f"profiles: expected a folder or a list of folders, found {profiles!r}"[:200])
+    return tuple(profiles)
 
 
 def _scalar_float(value, name: str, where: str):
@@ -75,6 +92,18 @@ def _scalar_int(value, name: str, low: int, high: int, where: str = "predict") -
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or not low <= int(value) <= high:
         raise field_error(where, name, f"an integer in {low}..{high:,}", value)
     return int(value)
+
+
+def _plain(value):
+    """`value` as a scenario file would hold it: numpy scalars as Python numbers; numpy arrays, pandas Series and
+    Index, ranges and tuples as lists; mappings and lists item by item. Anything else (spec objects) as it is."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (np.ndarray, pd.Series, pd.Index, range, tuple, list)):
+        return [_plain(v) for v in (value.tolist() if isinstance(value, (np.ndarray, pd.Series, pd.Index)) else value)]
+    if isinstance(value, dict):
+        return {key: _plain(v) for key, v in value.items()}
+    return value
 
 
 BATCH_MAX, CONTEXT_MAX = 10**8, 10**9
@@ -116,6 +145,8 @@ def predict(
     Speculation without alpha, acceptance or a tree uses the method's published default rates.
     `warnings` lists what the caller must know (does not fit in memory, ...).
     """
+    tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau = (
+        v.item() if isinstance(v, np.generic) else v for v in (tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau))
     batch = _scalar_int(batch, "batch", 1, BATCH_MAX, where)
     context = _scalar_int(context, "context", 0, CONTEXT_MAX, where)
     k = _scalar_int(k, "k", 0, K_MAX, where)
@@ -127,6 +158,10 @@ def predict(
     shared_prefix = _scalar_int(shared_prefix, "shared_prefix", 0, context, where)
     if prompt is not None:
         prompt = _scalar_int(prompt, "prompt", 1, CONTEXT_MAX, where)
+    for field, value, kind in (("hardware", hardware, HardwareSpec), ("model", model, ModelSpec), ("draft", draft, ModelSpec),
+                               ("draft_hardware", draft_hardware, HardwareSpec), ("engine", engine, ServingEngine)):
+        if value is not None:
+            _check_profile_arg(where, field, value, kind)
     check_options(where, method, draft=draft, draft_vocab=draft_vocab, alpha=alpha, acceptance=acceptance,
                   tree_nodes=tree_nodes, tree_tau=tree_tau, k=k)
     check_speculating(where, (method,), alpha=alpha, acceptance=acceptance, tree_nodes=tree_nodes, draft_hardware=draft_hardware)
@@ -232,8 +267,11 @@ def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) ->
     from roofline.grid import load_configs, run_sweep
     from roofline.scenario import load_scenario, scenario_from_dict
 
+    if not isinstance(scenario, (str, Path, dict)):
+        raise field_error("sweep", "scenario", "a built-in scenario name, a YAML path or a mapping", scenario)
     if isinstance(scenario, dict):
-        data, specs = _names_for_specs(scenario)
+        data, specs, named = _names_for_specs(scenario)
+        _check_names_against_specs(specs, named, _folders(profiles))
         sc = scenario_from_dict(data, "<sweep>")
     else:
         specs = {}
@@ -241,24 +279,38 @@ def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) ->
     return run_sweep(sc, load_configs(sc, _folders(profiles), specs))
 
 
-def _names_for_specs(data: dict) -> tuple[dict, dict]:
-    """Replace spec objects by their names (remembering the objects) and arrays by lists."""
+SPEC_KEYS = {"hardware": HardwareSpec, "draft_hardware": HardwareSpec, "model": ModelSpec, "draft": ModelSpec,
+             "engine": ServingEngine}  # the keys of a scenario mapping that name profiles, and the spec type of each
+
+
+def _names_for_specs(data: dict) -> tuple[dict, dict, dict]:
+    """Replace spec objects by their names (remembering the objects), numpy values by Python's (_plain).
+
+    Returns (mapping, specs, named): specs maps (type name, profile name) to the spec object, named maps
+    (type name, profile name) to the first key that gave that name as a string (`sweep` checks that such a name
+    loads the same profile as the object given under it)."""
     specs: dict = {}
+    named: dict = {}
 
     def name_of(key: str, value):
+        kind = SPEC_KEYS[key]
         if isinstance(value, (HardwareSpec, ModelSpec, ServingEngine)):
-            {HardwareSpec: check_hardware_spec, ModelSpec: check_model_spec, ServingEngine: check_engine_spec}[type(value)](value)
-            slot = (type(value).__name__, value.name)
+            if not isinstance(value, kind):
+                _check_profile_arg("sweep", key, value, kind)
+            {HardwareSpec: check_hardware_spec, ModelSpec: check_model_spec, ServingEngine: check_engine_spec}[kind](value)
+            slot = (kind.__name__, value.name)
             if dataclasses.astuple(specs.setdefault(slot, value)) != dataclasses.astuple(value):  # every field compared
                 raise field_error("sweep", key, f"{slot[0]} objects of distinct names (dataclasses.replace(spec, name=...))",
                                   f"two different ones named {value.name!r}")
             return value.name
+        if isinstance(value, str):
+            named.setdefault((kind.__name__, value), key)
         return value
 
     out = {}
-    for key, value in data.items():
-        if key in ("hardware", "model", "draft", "draft_hardware", "engine"):
-            if isinstance(value, (list, tuple)):
+    for key, value in _plain(data).items():
+        if key in SPEC_KEYS:
+            if isinstance(value, list):
                 names = [name_of(key, v) for v in value]
                 repeated = next((n for n in names if names.count(n) > 1), None)
                 if repeated is not None and any(getattr(v, "name", None) == repeated for v in value if not isinstance(v, str)):
@@ -267,8 +319,22 @@ def _names_for_specs(data: dict) -> tuple[dict, dict]:
                 out[key] = names
             else:
                 out[key] = name_of(key, value)
-        elif key == "axes" and isinstance(value, dict):
-            out[key] = {a: (np.asarray(v).tolist() if isinstance(v, (np.ndarray, tuple)) else v) for a, v in value.items()}
         else:
             out[key] = value
-    return out, specs
+    return out, specs, named
+
+
+def _check_names_against_specs(specs: dict, named: dict, profiles: tuple) -> None:
+    """A name given as a string where a spec object of that name is given too (`hardware="h100-sxm"` beside
+    `draft_hardware=<a changed h100-sxm>`) must load the same profile: else one label would stand for two devices."""
+    loaders = {"HardwareSpec": _load_hardware, "ModelSpec": _load_model, "ServingEngine": load_engine}
+    for slot, key in named.items():
+        if slot in specs:
+            try:
+                same = dataclasses.astuple(loaders[slot[0]](slot[1], profiles)) == dataclasses.astuple(specs[slot])
+            except RooflineError:  # no profile of that name: the string can only mean the object
+                same = True
+            if not same:
+                raise field_error("sweep", key, f"one profile per name ({slot[1]!r} here is a name, and elsewhere a changed "
+                                  "spec object of that name: pass the object in both places, or rename it with "
+                                  "dataclasses.replace(spec, name=...))", slot[1])

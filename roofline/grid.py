@@ -170,6 +170,8 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k) -> dict[s
         best = np.full_like(best, -1)  # a tree's tau at another depth is unknown: no best depth
     out["best_k"] = np.broadcast_to(np.expand_dims(best, AXIS["k"]), shape)
     be = break_even_batch(batch, np.where(fits, out["speedup"], 0.0), axis=AXIS["batch"])
+    if cfg.method == "none":
+        be = np.zeros_like(be)  # nothing speculates: no batch up to which speculation pays
     out["break_even_batch"] = np.broadcast_to(np.expand_dims(be, AXIS["batch"]), shape)
     # the drafter's device counts (and costs) only when there is a drafter and it drafts (k > 0)
     uses_draft_device = (cfg.draft_hw is not None) & (kk > 0)

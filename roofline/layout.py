@@ -29,6 +29,7 @@ model profiles). A 16- or 32-bit `weight_dtype` (bf16, fp16, fp32) applies to ev
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field, replace
 
 from roofline.errors import RooflineError
@@ -108,9 +109,10 @@ class Deployment:
 
 
 def _degree(value: object, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_DEGREE:
+    """A parallel degree: an integer (Python's or numpy's) in 1..MAX_DEGREE, as a Python int."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= MAX_DEGREE:
         raise RooflineError(f"{what}: expected an integer in 1..{MAX_DEGREE}, found {value!r}")
-    return value
+    return int(value)
 
 
 def deployment(model, weight_dtype: str | None = None, kv_dtype: str = "bf16", tp: int = 1, dp_attention: int = 1,

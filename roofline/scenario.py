@@ -199,6 +199,8 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
             if log and start <= 0:
                 raise field_error(where, f"{key}.start", "a positive start for a log range", spec["start"])
             values = np.geomspace(start, stop, num) if log else np.linspace(start, stop, num)
+        if not integer:  # 0.7999999999999999 from 0.5 + 3 x 0.1 is the 0.8 the user meant: `alpha == 0.8` must find it
+            values = np.array([float(f"{v:.12g}") for v in values])
     elif isinstance(spec, list):
         if not spec:
             raise field_error(where, key, "a non-empty list or a range", spec)

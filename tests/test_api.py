@@ -91,3 +91,53 @@ def test_spec_objects_changed_in_python_are_checked_like_profiles():
     bad_model = dataclasses.replace(roofline.load_model("llama-3.1-8b"), name="odd", layers=0)
     with pytest.raises(RooflineError, match=r"^model spec 'odd': "):
         roofline.sweep({"hardware": "h100-sxm", "model": bad_model})
+
+
+def test_numpy_numbers_and_arrays_are_taken_as_python_ones():
+    plain = roofline.predict("h100-sxm", "llama-3.1-70b", 4, tp=2, method="eagle", draft_vocab=32000)
+    numpy = roofline.predict("h100-sxm", "llama-3.1-70b", np.int64(4), tp=np.int64(2), method="eagle", draft_vocab=np.int32(32000))
+    assert numpy["spec"]["speedup"] == plain["spec"]["speedup"] and numpy["tp"] == 2 and type(numpy["tp"]) is int
+    scenario = {"hardware": "h100-sxm", "model": "llama-3.1-70b", "method": "eagle", "tp": [2, 4], "shared_prefix": 0,
+                "axes": {"batch": [4, 16], "alpha": [0.5, 0.75]}}
+    as_numpy = {**scenario, "tp": np.array([2, 4]), "shared_prefix": np.int64(0),
+                "axes": {"batch": [np.int64(4), np.int64(16)], "alpha": np.array([0.5, 0.75], dtype=np.float32)}}
+    assert roofline.sweep(as_numpy).equals(roofline.sweep(scenario))  # 0.5 and 0.75 are exact in float32
+
+
+def test_a_range_axis_holds_the_values_written_not_their_float_sums():
+    df = roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
+                         "axes": {"batch": [8], "alpha": {"start": 0.5, "stop": 0.9, "step": 0.1}}})
+    assert sorted(set(df["alpha"])) == [0.5, 0.6, 0.7, 0.8, 0.9]  # 0.5 + 3 x 0.1 is 0.7999999999999999
+    linspace = roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
+                               "axes": {"batch": [8], "alpha": {"start": 0.3, "stop": 0.95, "num": 14}}})
+    assert (linspace["alpha"] == 0.4).any() and (linspace["alpha"] == 0.9).any()
+
+
+def test_a_spec_object_of_another_kind_is_one_short_line():
+    model = roofline.load_model("llama-3.1-8b")
+    for call, message in (
+        (lambda: roofline.predict(model, "llama-3.1-8b"), "predict: hardware: expected a name or a HardwareSpec, found a ModelSpec ('llama-3.1-8b')"),
+        (lambda: roofline.predict("h100-sxm", "llama-3.1-8b", engine=1), "predict: engine: expected a name or a ServingEngine, found 1"),
+        (lambda: roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-70b", "method": "draft", "draft": roofline.load_hardware("l4")}),
+         "sweep: draft: expected a name or a ModelSpec, found a HardwareSpec ('l4')"),
+        (lambda: roofline.sweep(None), "sweep: scenario: expected a built-in scenario name, a YAML path or a mapping, found None"),
+        (lambda: roofline.predict("h100-sxm", "llama-3.1-8b", profiles=1), "profiles: expected a folder or a list of folders, found 1"),
+    ):
+        with pytest.raises(RooflineError) as error:
+            call()
+        assert str(error.value) == message
+
+
+def test_a_name_beside_a_changed_spec_object_of_that_name_is_refused_and_the_same_object_is_not():
+    changed = dataclasses.replace(roofline.load_hardware("h100-sxm"), mem_bw_bytes_per_s=6e12)  # name kept: h100-sxm
+    with pytest.raises(RooflineError, match=r"^sweep: hardware: expected one profile per name \('h100-sxm' here is a name"):
+        roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "draft_hardware": changed})
+    same = roofline.load_hardware("h100-sxm")
+    df = roofline.sweep({"hardware": same, "model": "llama-3.1-8b", "method": "eagle", "draft_hardware": "h100-sxm",
+                         "axes": {"batch": [8]}})
+    assert set(df["draft_hardware"]) == {"h100-sxm"}
+
+
+def test_a_sweep_without_speculation_has_no_break_even_batch():
+    df = roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "axes": {"batch": [1, 8, 64]}})
+    assert (df["break_even_batch"] == 0).all() and (df["best_k"] == 0).all()
