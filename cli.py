@@ -72,8 +72,8 @@ def predict(
     method: Annotated[str, typer.Option(help="Speculation: none | draft | mtp | eagle | ngram")] = "none",
     draft: Annotated[Optional[str], typer.Option(help="Draft model name (method draft).")] = None,
     k: Annotated[int, typer.Option(min=0, max=64, help="Draft tokens per iteration (bonus token excluded).")] = 4,
-    alpha: Annotated[Optional[float], typer.Option(min=0.0, max=1.0, help="Per-token acceptance probability (default: the method's published per-position rates).")] = None,
-    acceptance: Annotated[Optional[str], typer.Option(help="Per-position conditional acceptance rates a1,a2,... (instead of --alpha).")] = None,
+    alpha: Annotated[Optional[float], typer.Option(min=0.0, max=1.0, help="Per-token acceptance probability (default: the method's published per-position rates; method draft has none and needs --alpha or --acceptance).")] = None,
+    acceptance: Annotated[Optional[str], typer.Option(help="Per-position conditional acceptance rates a1,a2,... (instead of --alpha); positions past the list reuse its last rate, rates past k are unused.")] = None,
     draft_hardware: Annotated[Optional[str], typer.Option(help="Run the drafter on this device.")] = None,
     overlap: Annotated[bool, typer.Option(help="With --draft-hardware and a draft model: draft one half of the batch while verifying the other.")] = True,
     draft_vocab: Annotated[Optional[int], typer.Option(min=1, max=100_000_000, help="EAGLE head's reduced vocabulary.")] = None,
@@ -380,8 +380,9 @@ def sweep(
         configs = load_configs(sc, _dirs())
         summary = write_sweep(sc, configs, tmp, plots=plots, chunk_points=chunk_points, fmt=format_, svg=svg,
                               progress=sys.stderr.isatty() or sc.points > 200_000, pool=pool)
+    plotted = f", plotted in {summary['plot_s']:.2f} s" if plots else ""
     typer.echo(f"{sc.name}: {summary['points']:,} points, engine {', '.join(sorted({c.engine.name for c in configs}))}: "
-               f"computed in {summary['compute_s']:.2f} s, written in {summary['write_s']:.2f} s, plotted in {summary['plot_s']:.2f} s -> {out}/")
+               f"computed in {summary['compute_s']:.2f} s, written in {summary['write_s']:.2f} s{plotted} -> {out}/")
     for name in summary["files"]:
         typer.echo(f"  {out / name}")
     if summary["plots_skipped"]:
