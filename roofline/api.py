@@ -238,6 +238,10 @@ def predict(
             acceptance=acceptance, tree_nodes=tree_nodes, tree_tau=tree_tau, overlap=overlap,
             draft_vocab=draft_vocab, dep=dep, engine=eng, shared_prefix=shared_prefix,
         )
+        if draft_spec is not None and draft_spec.vocab_size != target.vocab_size:
+            out["warnings"].append(f"draft model {draft_spec.name} has a vocabulary of {draft_spec.vocab_size:,} tokens and "
+                                   f"{target.name} one of {target.vocab_size:,}: engines verify draft tokens by id, so a draft "
+                                   "model must share the target's tokenizer")
         if out["spec"]["drafter_waits_for_target"]:
             out["warnings"].append(f"the {method} head on {draft_hw.name} needs the verified hidden states before it drafts: "
                                    "drafting and verification cannot overlap")

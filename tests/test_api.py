@@ -141,3 +141,10 @@ def test_a_name_beside_a_changed_spec_object_of_that_name_is_refused_and_the_sam
 def test_a_sweep_without_speculation_has_no_break_even_batch():
     df = roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "axes": {"batch": [1, 8, 64]}})
     assert (df["break_even_batch"] == 0).all() and (df["best_k"] == 0).all()
+
+
+def test_a_draft_model_with_another_vocabulary_is_warned_about():
+    other = roofline.predict("h100-sxm", "llama-3.1-8b", method="draft", draft="qwen3-0.6b", alpha=0.7)
+    assert any("must share the target's tokenizer" in w for w in other["warnings"])
+    same = roofline.predict("h100-sxm", "llama-3.1-8b", method="draft", draft="llama-3.2-1b", alpha=0.7)
+    assert not any("tokenizer" in w for w in same["warnings"])
