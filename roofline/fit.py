@@ -170,14 +170,17 @@ def _starts(u0: np.ndarray) -> list[np.ndarray]:
 
 def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_evaluations: int = 400,
             loss: str = "cauchy", loss_scale: float = 0.15, fixed: tuple[str, ...] = (),
-            per_family: tuple[str, ...] = (), table: pd.DataFrame | None = None, fresh_families: bool = False) -> dict:
+            per_family: tuple[str, ...] = (), table: pd.DataFrame | None = None) -> dict:
     """Fit `engine`'s PARAMETERS to the fit rows of the measurements file `path` (module docstring).
     Parameters named in `fixed` (YAML keys) stay at their start value: a quantity measured directly (a
     collective's latency in a microbenchmark) need not be inferred again from end-to-end rows. Parameters
     named in `per_family` (among PER_FAMILY) get a value per hardware family with enough rows. `table`: the
-    measurements already loaded from `path` (a subset of them, for `cross_validate`). `fresh_families`: drop
-    the values an earlier fit wrote for the `per_family` parameters into the profile's `overrides` (a
-    family the rows no longer determine then takes the profile's own value, not one fitted on other rows).
+    measurements already loaded from `path` (a subset of them, for `cross_validate`). The override values an
+    earlier `--per-family` fit wrote for a parameter this fit frees are dropped first (`stale_overrides`): they
+    were fitted on other rows, and left in place they would replace this fit's value on their hardware (a
+    server's own mi300x rows could not inform kernel_latency; a source left out by `cross_validate` would
+    be predicted with values fitted on itself). Overrides written by hand (sourced) stay, and shadow the
+    fitted value on their hardware: `shadowed` names those that match rows of this fit.
 
     Returns {engine (fitted ServingEngine), base (the profile as loaded), parameters: [rows of the
     parameter table], rows: DataFrame of fitted rows with measured, start and fitted predictions and
@@ -196,11 +199,10 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     if bad:
         raise RooflineError(f"--per-family: expected parameters among {', '.join(PER_FAMILY)} and not fixed, "
                             f"found {', '.join(bad)}")
-    base = fittable_engine(engine, profiles)
-    if fresh_families:
-        fields = {BY_KEY[k].field for k in per_family if k in BY_KEY}
-        kept = tuple((glob, {f: v for f, v in changes.items() if f not in fields}) for glob, changes in base.overrides)
-        base = replace(base, overrides=tuple((glob, changes) for glob, changes in kept if changes))
+    loaded = fittable_engine(engine, profiles)
+    stale = stale_overrides(loaded, fixed)
+    kept = tuple((glob, {f: v for f, v in changes.items() if (glob, f) not in stale}) for glob, changes in loaded.overrides)
+    base = replace(loaded, overrides=tuple((glob, changes) for glob, changes in kept if changes))
     table = load_measurements(path) if table is None else table
     chosen, which = fit_rows(table, base.name, str(path))
     rows = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit")
@@ -303,7 +305,35 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         "rms_log_error": {"start": rms(pred_start), "fitted": rms(pred_fit)},
         "evaluations": evaluations[0], "status": result.message, "file": str(path), "start": start,
         "per_family": family_values,
+        "dropped_overrides": sorted((glob, BY_FIELD[f].key) for glob, f in stale),
+        "shadowed": _shadowed(base, fixed, rows.table.loc[usable, "hardware"]),
     }
+
+
+_FAMILY_ENTRY = re.compile(r"^(\w+) on .+ \(([^;()]+); \d+ rows\)$")  # an item of `fitted.per_family`, as written below
+
+
+def stale_overrides(engine: ServingEngine, fixed: tuple[str, ...] = ()) -> set[tuple[str, str]]:
+    """(hardware glob, field) of the override values an earlier `fit --per-family` wrote (its `fitted.per_family`
+    list, items "kernel_latency on AMD Instinct (mi*; 32 rows)") for parameters not in `fixed`."""
+    out = set()
+    for item in (engine.fitted or {}).get("per_family") or []:
+        match = _FAMILY_ENTRY.match(str(item))
+        if match and match.group(1) in BY_KEY and match.group(1) not in fixed:
+            out |= {(glob.strip(), BY_KEY[match.group(1)].field) for glob in match.group(2).split(",")}
+    return out
+
+
+def _shadowed(engine: ServingEngine, fixed: tuple[str, ...], hardware: pd.Series) -> list[str]:
+    """'kernel_latency on mi* (3 rows)' for each override value of a free parameter that replaces the fitted
+    value on hardware of these rows: those rows do not inform that parameter."""
+    counts = hardware.astype(str).value_counts()
+    out = []
+    for glob, changes in engine.overrides:  # matched as ServingEngine.for_hardware matches them
+        hits = int(sum(n for name, n in counts.items() if fnmatch.fnmatch(name, glob)))
+        out += [f"{BY_FIELD[f].key} on {glob} ({hits} rows)" for f in changes
+                if hits and f in BY_FIELD and BY_FIELD[f].key not in fixed]
+    return out
 
 
 def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (), loss: str = "cauchy",
@@ -321,9 +351,8 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
     table = load_measurements(path)
     chosen, which = fit_rows(table, base.name, str(path))
     # every fit, the one to all sources included, starts from the profile without the per-family values an
-    # earlier fit wrote (they were fitted on every source: a left-out source must not reach its prediction so)
-    options = {"loss": loss, "fixed": tuple(fixed), "per_family": tuple(per_family), "max_evaluations": max_evaluations,
-               "fresh_families": True}
+    # earlier fit wrote (run_fit drops them: fitted on every source, a left-out source must not reach its prediction so)
+    options = {"loss": loss, "fixed": tuple(fixed), "per_family": tuple(per_family), "max_evaluations": max_evaluations}
     everything = run_fit(path, engine, profiles, table=table, **options)["engine"]
     parts, widened = [], []
     for source in dict.fromkeys(chosen["source_id"]):
@@ -440,6 +469,14 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
     doc["name"] = name
     for p in PARAMETERS:
         doc[p.key] = _quantity_text(p, getattr(engine, p.field))
+    entries = doc.get("overrides") or []
+    for glob, key in fit.get("dropped_overrides", []):  # fitted on other rows by an earlier --per-family fit
+        for entry in [e for e in entries if e.get("hardware") == glob and key in e]:
+            del entry[key]
+    if "overrides" in doc:
+        doc["overrides"] = [e for e in entries if set(e) - {"hardware"}] or None
+        if doc["overrides"] is None:
+            del doc["overrides"]
     for item in [i for i in fit.get("per_family", []) if i["determined"]]:  # into the entry of the same glob, else a new one
         p = PARAMETERS[[q.key for q in PARAMETERS].index(item["parameter"])]
         entries = doc.setdefault("overrides", [])
@@ -511,6 +548,14 @@ def fit_report(fit: dict) -> str:
              f"fitted ({fit['evaluations']} evaluations; {fit['status']})", "",
              f"{'parameter':<{w}} {'unit':>4} {'bounds':>15} {'start':>9} {'fitted':>9}  note",
              "-" * (w + 68)]
+    if fit.get("dropped_overrides"):
+        lines.append("dropped: " + ", ".join(f"{key} on {glob}" for glob, key in fit["dropped_overrides"])
+                     + " (override values an earlier --per-family fit wrote; --per-family NAME fits them again)")
+    if fit.get("shadowed"):
+        lines.append("kept: " + ", ".join(fit["shadowed"]) + " (sourced override values: on that hardware they replace the "
+                     "fitted value, so those rows do not inform it)")
+    if fit.get("dropped_overrides") or fit.get("shadowed"):
+        lines.append("")
     for row in fit["parameters"]:
         note = ["fixed at its start value (--fix)"] if row["fixed"] else []
         if row["bound"]:

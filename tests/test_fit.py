@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 import cli
 from roofline.errors import RooflineError
-from roofline.fit import BY_FIELD, PARAMETERS, fit_rows, run_fit, write_fitted_profile
+from roofline.fit import BY_FIELD, PARAMETERS, fit_report, fit_rows, run_fit, stale_overrides, write_fitted_profile
 from roofline.measurements import COLUMNS, load_measurements, predict_measurements
 from roofline.serving import engine_from_dict, load_engine
 from roofline.yamlio import read_yaml_file
@@ -186,13 +186,30 @@ def test_cross_validation_predicts_each_source_from_a_fit_to_the_others(tmp_path
 
 
 @pytest.mark.slow
-def test_fresh_families_drop_the_per_family_values_an_earlier_fit_wrote_and_keep_sourced_ones(tmp_path):
+def test_a_fit_drops_the_per_family_values_an_earlier_fit_wrote_and_keeps_sourced_ones(tmp_path):
     path = synthetic_file(tmp_path)  # H100 rows only: no family of its own
-    assert dict(load_engine("vllm").overrides)["mi*"].keys() == {"kernel_latency_s", "allreduce_latency_s"}
-    kept = run_fit(path, "vllm", loss="linear", per_family=("kernel_latency",), max_evaluations=50)["engine"]
-    fresh = run_fit(path, "vllm", loss="linear", per_family=("kernel_latency",), max_evaluations=50, fresh_families=True)["engine"]
-    assert "kernel_latency_s" in dict(kept.overrides)["mi*"]
-    assert dict(fresh.overrides)["mi*"] == {"allreduce_latency_s": 12e-6}  # the measured RCCL latency stays
+    shipped = load_engine("vllm")
+    assert dict(shipped.overrides)["mi*"].keys() == {"kernel_latency_s", "allreduce_latency_s"}
+    assert stale_overrides(shipped) == {("mi*", "kernel_latency_s")}  # its fitted.per_family says so
+    assert stale_overrides(shipped, fixed=("kernel_latency",)) == set()  # held at its value: the override stays too
+    for per_family in ((), ("kernel_latency",)):  # bare, the values of other families leaked into a fit (and --cv)
+        fit = run_fit(path, "vllm", loss="linear", per_family=per_family, max_evaluations=50)
+        assert dict(fit["engine"].overrides)["mi*"] == {"allreduce_latency_s": 12e-6}  # the measured RCCL latency stays
+        assert fit["dropped_overrides"] == [("mi*", "kernel_latency")]
+        assert "dropped: kernel_latency on mi*" in fit_report(fit)
+    data = read_yaml_file(write_fitted_profile(fit, tmp_path / "mine.yaml"))
+    mi = next(e for e in data["overrides"] if e["hardware"] == "mi*")
+    assert "kernel_latency" not in mi and mi["allreduce_latency"] == "12 us"
+
+
+@pytest.mark.slow
+def test_the_report_names_sourced_overrides_that_replace_the_fitted_value_on_the_rows_hardware(tmp_path):
+    rows = synthetic_file(tmp_path).read_text().replace("h100-sxm", "mi300x")
+    path = tmp_path / "mi.csv"
+    path.write_text(rows)
+    fit = run_fit(path, "vllm", loss="linear", max_evaluations=20)
+    assert any(s.startswith("allreduce_latency on mi* (") for s in fit["shadowed"])
+    assert "kept: allreduce_latency on mi*" in fit_report(fit)
 
 
 @pytest.mark.slow
