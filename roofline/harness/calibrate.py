@@ -512,7 +512,7 @@ def build_profile(c: Calibration) -> dict:
         "measured_gemm_flops_weight_shapes": _si(c.gemm_flops_per_s, "FLOP/s"),
         "measured_effective_cache": _si(max(c.effective_cache_bytes, 1), "B"),
         "measured_cache_sweep": {_si(size, "B"): _si(bw, "B/s") for size, bw in c.cache_sweep_bw_bytes_per_s.items()},
-        "measured_gemm_sweep": {int(n): format_seconds(t) for n, t in c.gemm_sweep_s.items()},
+        "measured_gemm_sweep": {f"M={int(n)}": format_seconds(t) for n, t in c.gemm_sweep_s.items()},  # text keys: YAML's rule
         "source": (
             f"roofline calibrate --device {c.device_type} on {c.date:%Y-%m-%d}, torch {c.torch_version}, {c.threads} threads, "
             f"{c.elapsed_s:.0f} s, load average {c.load_average} at the end. Each number: the median of repeats after "
