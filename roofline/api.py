@@ -212,6 +212,7 @@ def predict(
         "p2p_time_s": float(m["p2p_time_s"]),
         "overhead_s": float(m["overhead_s"]),
         "host_time_s": float(m["host_time_s"]),
+        "host_overlap": bool(eng.host_overlap),  # step = max(device, host) when true, device + host when false
         "operators": {
             name: {
                 "weight_dtype": dep.dtype(OPERATOR_CLASS[name]) if name in OPERATOR_CLASS else None,

@@ -31,7 +31,9 @@ def predict_table(point: dict) -> str:
     for key, label in (("allreduce_time_s", "all-reduce"), ("all_to_all_time_s", "all-to-all"), ("p2p_time_s", "pipeline p2p"),
                        ("host_time_s", "host work")):
         if p.get(key):
-            lines.append(f"  {label:<20} {format_seconds(p[key])}")
+            note = ("   (overlapped: the step is the larger of it and the device's time)"
+                    if key == "host_time_s" and p.get("host_overlap") else "")
+            lines.append(f"  {label:<20} {format_seconds(p[key])}{note}")
     lines.append(f"  fixed overhead       {format_seconds(p['overhead_s'])}")
     if "ttft_s" in p:
         lines.append(f"  TTFT                 {format_seconds(p['ttft_s'])}   (prefill of {p['prompt']:,} tokens, one sequence)")

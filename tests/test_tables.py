@@ -1,5 +1,7 @@
 """Terminal tables (tables.py): what `predict` prints, warnings first."""
 
+import pytest
+
 import roofline
 from roofline.tables import predict_table
 
@@ -29,3 +31,12 @@ def test_a_model_without_a_published_count_says_so_not_nan():
 
     assert "(no published figure)" in model_table(load_model("validation-small")) and "nan" not in model_table(load_model("validation-small"))
     assert "(published 8.030 B)" in model_table(load_model("llama-3.1-8b"))
+
+
+def test_the_breakdown_says_when_host_work_overlaps_the_device_so_it_does_not_add():
+    for engine, overlapped in (("sglang", True), ("vllm", False)):
+        p = roofline.predict("h100-sxm", "llama-3.1-8b", engine=engine)
+        parts = p["operator_time_s"] + p["overhead_s"]
+        total = max(parts, p["host_time_s"]) if overlapped else parts + p["host_time_s"]
+        assert p["host_overlap"] is overlapped and p["step_time_s"] == pytest.approx(total, rel=1e-9)
+        assert ("(overlapped:" in predict_table(p)) is overlapped
