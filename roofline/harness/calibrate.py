@@ -140,16 +140,20 @@ def stream_bandwidth(torch, dev, nbytes: int, repeats: int) -> tuple[float, floa
     return read, copy
 
 
-def cache_sweep(torch, dev, sizes_bytes: list[int], dram_read: float) -> tuple[dict[int, float], int]:
-    """Read bandwidth per buffer size, and the largest size still read over 1.25x faster than DRAM."""
-    sweep, effective = {}, 0
+def cache_sweep(torch, dev, sizes_bytes: list[int]) -> dict[int, float]:
+    """Read bandwidth (bytes/s) per buffer size (bytes)."""
+    sweep = {}
     for size in sizes_bytes:
         x = torch.ones(size // 4, dtype=torch.float32, device=dev)
         reps = max(3, min(50, int(2e9 / size)))
         sweep[size] = size / median_time_s(x.sum, dev, reps, warmup=2)
-        if sweep[size] > 1.25 * dram_read:
-            effective = size
-    return sweep, effective
+    return sweep
+
+
+def effective_cache_bytes(sweep_bw_bytes_per_s: Mapping[int, float], dram_read_bytes_per_s: float) -> int:
+    """The largest buffer of the sweep still read over 1.25x faster than DRAM (0: none). Both are medians over
+    the rounds: one round's stalled stream read made every buffer look cache-fast (537 MB 'effective cache')."""
+    return max((size for size, bw in sweep_bw_bytes_per_s.items() if bw > 1.25 * dram_read_bytes_per_s), default=0)
 
 
 def gemm_peak_flops(torch, dev, dtype, sizes: tuple[int, ...], repeats: int) -> float:
@@ -391,7 +395,9 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
     square = (4096, 8192) if gpu else (1024, 2048, 3072)
     stream_bytes = int(4 * 2**30) if gpu else int(max(512 * 2**20, 2 * llc_bytes))
     shapes = block_shapes(hidden)
-    runs: dict = {"read_bw": [], "copy_bw": [], "peaks": [], "gemm_sweep": [], "attention": [], "vector_bw": [], "overhead": []}
+    runs: dict = {"read_bw": [], "copy_bw": [], "cache": [], "peaks": [], "gemm_sweep": [], "attention": [], "vector_bw": [],
+                  "overhead": []}
+    sizes = [2**20 * s for s in ((4, 16, 64, 256, 1024) if gpu else (1, 4, 16, 32, 64, 128, 256, 512))]
     for r in range(rounds):
         tag = f"round {r + 1}/{rounds}: "
         read, copy = stream_bandwidth(torch, dev, stream_bytes, reps + 2)
@@ -399,10 +405,9 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
         runs["copy_bw"].append(copy)
         steps.step(f"{tag}stream read {_si(read, 'B/s')}, copy {_si(copy, 'B/s')}")
 
-        if r == 0:
-            sizes = [2**20 * s for s in ((4, 16, 64, 256, 1024) if gpu else (1, 4, 16, 32, 64, 128, 256, 512))]
-            sweep_bw, effective_cache = cache_sweep(torch, dev, sizes, read)
-        steps.step(f"{tag}cache sweep: faster than DRAM up to {_si(effective_cache, 'B')}")
+        runs["cache"].append(cache_sweep(torch, dev, sizes))
+        steps.step(f"{tag}cache sweep: faster than this round's DRAM read up to "
+                   f"{_si(max(effective_cache_bytes(runs['cache'][-1], read), 1), 'B')}")
 
         peaks = {name: gemm_peak_flops(torch, dev, torch_dtype(torch, name), square, reps) for name in dict.fromkeys(("fp32", dtype))}
         if gpu and dtype == "bf16":
@@ -435,6 +440,8 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
 
     med = statistics.median
     gemm_sweep = {n: med(r[n] for r in runs["gemm_sweep"]) for n in runs["gemm_sweep"][0]}
+    sweep_bw = {size: med(r[size] for r in runs["cache"]) for size in sizes}
+    effective_cache = effective_cache_bytes(sweep_bw, med(runs["read_bw"]))
     attention = {q: tuple(med(r[q][i] for r in runs["attention"]) for i in range(3)) for q in runs["attention"][0]}
     overhead_small, overhead_large = (med(r[i] for r in runs["overhead"]) for i in range(2))
     blocks = params / sum(i * o for i, o in shapes)
