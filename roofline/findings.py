@@ -137,8 +137,10 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
         f"At batch {batch_hi}, a pass of q tokens per sequence costs at most +{_pct(TOLERANCE - 1)} over a decode step "
         f"up to q = {_list(parts)} at {' / '.join(_ctx(c) for c in contexts)} context ({_model(meta, model0)}"
         f"{'; ' + others + ' the same' if others and same else ''}), i.e. {batch_hi} × q tokens in flight. "
-        f"At batch {batch_lo} a pass verifies {lo_min}{'' if lo_min == lo_max else f' to {lo_max}'} tokens"
-        f"{' (the largest q swept: the limit lies beyond)' if censored else ''} within the same +{_pct(TOLERANCE - 1)}."
+        f"At batch {batch_lo} a pass verifies {'at least ' if censored and lo_min == lo_max else ''}{lo_min}"
+        f"{'' if lo_min == lo_max else f' to {lo_max}'} tokens"
+        f"{(' (the largest q swept: the limit lies beyond)' if lo_min == lo_max else f' ({lo_max} is the largest q swept: there the limit lies beyond)') if censored else ''}"
+        f" within the same +{_pct(TOLERANCE - 1)}."
     )
     numbers = {"q_max": q_max, "q_swept": q_swept, "censored_at_smallest_batch": censored, "ridge": ridge, "engine": engine}
     if "engine" in every and engine != "ideal" and (every["engine"].astype(str) == "ideal").any():
@@ -338,7 +340,7 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     text = (
         f"With {_ctx(p1)} of each {_ctx(context)}-token context shared by every sequence ({_model(meta, model)}, {_hw(meta, hw)}), "
         f"the batch that fits grows from {c0} to {c1} ({_x(c1 / max(c0, 1))}) without speculation and from {s0} to {s1} with its "
-        f"drafter, and the best throughput, speculating where it pays, from {_n(t0)} to {_n(t1)} tokens/s ({_x(t1 / t0)})."
+        f"drafter (at k = {int(df['k'].max())}), and the best throughput, speculating where it pays, from {_n(t0)} to {_n(t1)} tokens/s ({_x(t1 / t0)})."
     )
     return Finding("Shared prefix", text, {"max_batch": caps, "max_batch_speculating": spec_caps, "best_tokens_per_s": best})
 
@@ -393,7 +395,7 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     steps = [f"{_n(per_step[i] * 1e3)} ms {'co-located' if p == 'co-located' else 'on ' + _hw(meta, p)}"
              for i, p in zip(order, b1["draft_placement"].to_numpy()[order])]
     sentences.append(
-        f"The PCIe transfer is at most {share * 100:.2g}% of an iteration; the drafter's own speed decides: at batch "
+        f"The PCIe transfer is at most {share * 100:.2g}% of an iteration at the best k; the drafter's own speed decides: at batch "
         f"{int(b1['batch'].iloc[0])} one draft step takes {_list(steps)}, against a verify pass of "
         f"{_n(b1['verify_time_s'].min() * 1e3)} ms."
     )
