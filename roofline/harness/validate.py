@@ -524,7 +524,9 @@ def _markdown(df: pd.DataFrame, summary: dict, summary_classic: dict, ablated: p
 
     def cell(v) -> str:
         if isinstance(v, float):
-            return "" if math.isnan(v) else f"{v:.3g}"
+            if math.isnan(v):
+                return ""
+            return f"{int(v)}" if v.is_integer() and abs(v) < 1e15 else f"{v:.3g}"  # a context of 1024, not 1.02e+03
         return str(v)
 
     return "\n".join([

@@ -104,6 +104,7 @@ def test_outputs_are_the_table_summary_and_three_plots_named_apart_from_a_sweeps
     assert "step_time_vs_tokens.png" not in names  # the sweep's file name
     markdown = (tmp_path / "validation.md").read_text(encoding="utf-8")
     assert "measured_ms_iqr" in markdown and "measured_speedup_iqr" in markdown
+    assert "| 1024 |" in markdown and "1.02e+03" not in markdown  # a context as written, not in 3 digits
     table = pd.read_csv(tmp_path / "validation.csv")
     assert {"measured_s_p25", "measured_s_p75", "measured_speedup_p25", "measured_speedup_p75"} <= set(table.columns)
     assert json.loads((tmp_path / "summary.json").read_text(encoding="utf-8")) == json.loads(json.dumps(summary))
