@@ -277,7 +277,7 @@ def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) ->
     if isinstance(scenario, dict):
         data, specs, named = _names_for_specs(scenario)
         _check_names_against_specs(specs, named, _folders(profiles))
-        sc = scenario_from_dict(data, "<sweep>")
+        sc = scenario_from_dict(data, "sweep")
     else:
         specs = {}
         sc = load_scenario(str(scenario), _folders(profiles))
