@@ -87,8 +87,8 @@ def standard_jobs(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict, out_di
     out_dir.mkdir(parents=True, exist_ok=True)
     # only the columns the plotters read: every row filter in a plotter copies each column it carries
     df = _labelled(df[[*REQUIRED_COLUMNS, *_varying(df, PANEL_CONFIG_COLUMNS)]])
-    if ops is not None:
-        ops = _labelled(ops[[*OPERATOR_COLUMNS, *_varying(ops, PANEL_CONFIG_COLUMNS)]]) if not ops.empty else ops
+    if ops is not None and not ops.empty:  # its context too (older tables lack it): the roofline says which it shows
+        ops = _labelled(ops[[*OPERATOR_COLUMNS, *[c for c in ("context",) if c in ops.columns], *_varying(ops, PANEL_CONFIG_COLUMNS)]])
     return [(name, df, ops, meta, out_dir / name, tuple(formats)) for name in PLOT_NAMES]
 
 

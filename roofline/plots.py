@@ -16,12 +16,20 @@ and the scenario meta (scenario.json). Each figure is written as PNG and SVG:
     best_k_vs_batch      the throughput-best k vs batch, one line per alpha
 
 Several (hardware, model, context) in a table become small multiples, at most six panels (beyond that
-the first context only, then the first model only, then the first six hardware), and the title says
-which subset is shown; line plots draw at most six alpha values. A plot the table cannot support is
-skipped, which is not an error: no speculation (no heatmap, no best k), a single batch (no knee), no
-operators table (no roofline), nothing fitting in memory (no throughput, pareto, heatmap or best k).
-Points that do not fit in memory are greyed out or left out; the roofline and step-time plots are
-timing alone and show them, saying so in the title when nothing fits.
+one context only, then one value of each varying config column, then one model only, then the first six
+hardware; a value kept is the first under which every panel has a point that fits, else per panel the
+first that fits, see `_panels`), and the title says which subset is shown; line plots draw at most six
+alpha values. A plot the table cannot support is skipped, which is not an error: no speculation (no
+heatmap, no best k), a single batch (no knee), no operators table (no roofline), nothing fitting in
+memory (no throughput, pareto, heatmap or best k).
+
+Best k: the table's best_k. Where the k axis holds 0 and no k > 0 beats plain decoding, best_k = 0:
+speculation does not pay there, drawn as speedup 1 at k = 0 (heatmap cell '1.00 k=0', best-k point at
+0, throughput on the baseline), never as a point that does not fit. Points that do not fit in memory
+are grey (heatmap cells; batches past the largest that fits under any k) or left out; the step-time
+plot is timing alone and draws them faded with hollow markers, saying so in its legend and title; the
+roofline draws the smallest batch and the largest that fits at the operators table's context, and
+names that context.
 
 Figures are drawn on matplotlib's Agg canvas directly (no pyplot, no global backend switch), so this
 module works headless and leaves a caller's matplotlib state untouched.
@@ -140,29 +148,73 @@ def _config_label(meta: dict, column: str, value) -> str:
     return words[column].format(value)
 
 
-def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict) -> tuple[tuple[str, ...], list[tuple], str]:
+def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
+            fitting: pd.DataFrame | None = None) -> tuple[tuple[str, ...], list[tuple], str]:
     """The panel columns (`by` and the config columns of PANEL_CONFIG_COLUMNS that vary within its panels), their distinct
-    values in table order, at most MAX_PANELS, and a note saying which subset is shown: first the first context
-    only, then the first value of each varying config column, then the first model only (hardware is what a sweep
-    compares), then the first few."""
+    values in table order, at most MAX_PANELS, and a note saying which subset is shown: first one context only, then
+    one value of each varying config column, then one model only (hardware is what a sweep compares), then the first few.
+
+    A column narrowed to one value keeps, in this order of preference (see `_narrow`): the first value (in table order)
+    under which every remaining panel has a point that fits in memory ('TP 4 only'); else, per panel, the first value
+    under which that panel has one ('TP: the first that fits, per panel', the value then in each panel's title); else the
+    first value. What fits: the rows of `fitting` (default: the rows of `df` whose fits_in_memory is true, when it has
+    that column; none given and no such column: the first value, as if everything fitted)."""
     groups = len(df[list(by)].drop_duplicates())  # a column that only follows the model (expert_dtype) splits no panel
     extras = tuple(c for c in PANEL_CONFIG_COLUMNS if c in df.columns and df[c].nunique(dropna=False) > 1
                    and len(df[[*by, c]].drop_duplicates()) > groups)
     by = (*by, *extras)
     keys = list(df[list(by)].drop_duplicates().itertuples(index=False, name=None))
+    if fitting is None and "fits_in_memory" in df.columns:
+        fitting = df[df["fits_in_memory"].astype(bool)]
+    columns = [c for c in by if fitting is not None and c in fitting.columns]
+    fit_keys = set(fitting[columns].drop_duplicates().itertuples(index=False, name=None)) if fitting is not None else None
+    fits = {key for key in keys if fit_keys is None or tuple(key[by.index(c)] for c in columns) in fit_keys}
     notes = []
     for axis in ("context", *extras, "model"):
         if len(keys) > MAX_PANELS and axis in by and len({key[by.index(axis)] for key in keys}) > 1:
-            i = by.index(axis)
-            keys = [key for key in keys if key[i] == keys[0][i]]
-            value = keys[0][i]
-            shown = (f"context {_ctx(value)}" if axis == "context" else _name(meta, "model", value) if axis == "model"
-                     else _config_label(meta, axis, value))
-            notes.append(f"{shown} only")
+            keys, note = _narrow(keys, by.index(axis), fits)
+            if note == "one":
+                value = keys[0][by.index(axis)]
+                notes.append(f"{_axis_value_label(meta, axis, value)} only")
+            else:
+                notes.append(f"{_axis_name(axis)}: the first that fits, per panel")
     if len(keys) > MAX_PANELS:
         notes.append(f"first {MAX_PANELS} of {len(keys)} hardware")
         keys = keys[:MAX_PANELS]
     return by, keys, ", ".join(notes)
+
+
+def _narrow(keys: list[tuple], i: int, fits: set) -> tuple[list[tuple], str]:
+    """Keep one value of position `i` of the panel `keys`: the first value under which every panel (a key without
+    position i) has a key in `fits`; else per panel its first key in `fits` (or its first key where none fits).
+    Returns the kept keys, in their order, and 'one' when they hold one value of position i, else 'per panel'."""
+    rest = [key[:i] + key[i + 1:] for key in keys]
+    panels = list(dict.fromkeys(rest))
+    fitting = {(r, key[i]) for r, key in zip(rest, keys) if key in fits}
+    values = list(dict.fromkeys(key[i] for key in keys))
+    shared = next((v for v in values if all((r, v) in fitting for r in panels)), None)
+    if shared is not None:
+        return [key for key in keys if key[i] == shared], "one"
+    chosen: dict = {}
+    for r, key in zip(rest, keys):  # table order: a panel's first key that fits, else its first key
+        if r not in chosen or (chosen[r] not in fits and key in fits):
+            chosen[r] = key
+    kept = [key for key in keys if chosen[key[:i] + key[i + 1:]] == key]
+    return kept, "one" if len({key[i] for key in kept}) == 1 else "per panel"
+
+
+def _axis_value_label(meta: dict, axis: str, value) -> str:
+    """A panel axis's value as a subset note says it: 'context 8k', 'Llama 3.1 8B', 'TP 4'."""
+    if axis == "context":
+        return f"context {_ctx(value)}"
+    return _name(meta, "model", value) if axis == "model" else _config_label(meta, axis, value)
+
+
+def _axis_name(axis: str) -> str:
+    """A panel axis as a subset note names it: 'TP', 'weight dtype', 'context'."""
+    names = {"tp": "TP", "ep": "EP", "pp": "PP", "dp_attention": "DP-attention", "draft_hardware": "drafter hardware",
+             "shared_prefix": "shared prefix"}
+    return names.get(axis, axis.replace("_", " "))
 
 
 def _panel_rows(df: pd.DataFrame, by: tuple[str, ...], key: tuple) -> pd.DataFrame:
@@ -358,10 +410,22 @@ def arrange(fig: Figure) -> None:
 
 
 def _title(fig: Figure, what: str, meta: dict, models: list[str], note: str) -> None:
-    """Two-part title (what is shown; the fixed parameters), wrapped to the figure's width."""
+    """Two-part title (what is shown, its lines split at newlines; the fixed parameters), each line wrapped to the
+    figure's width in lines of about equal length (`_balanced_fill`)."""
     line = _setup_line(meta, models) + (f" · {note}" if note else "")
     chars = max(40, int(fig.get_figwidth() * 10.5))
-    fig.suptitle("\n".join(textwrap.fill(part, chars, break_on_hyphens=False) for part in (what, line)))
+    fig.suptitle("\n".join(_balanced_fill(part, chars) for part in (*what.split("\n"), line)))
+
+
+def _balanced_fill(text: str, chars: int) -> str:
+    """`text` wrapped at most `chars` a line, in as few lines as that allows, of about equal length: no line of one
+    orphaned word. Width: the narrowest from ceil(len / lines) up to `chars` that needs no more lines."""
+    lines = len(textwrap.wrap(text, chars, break_on_hyphens=False)) or 1
+    for width in range(min(math.ceil(len(text) / lines), chars), chars + 1):
+        wrapped = textwrap.wrap(text, width, break_on_hyphens=False)
+        if len(wrapped) <= lines:
+            return "\n".join(wrapped)
+    return textwrap.fill(text, chars, break_on_hyphens=False)
 
 
 def _log2_axis(ax, values) -> None:
@@ -402,14 +466,25 @@ def _shared_legend(fig: Figure, axes: list, **kwargs) -> None:
     fig.legend(handles, labels, loc="outside right center", **kwargs)
 
 
-def _shade_memory_limit(ax, limit: float, x_max: float) -> None:
-    """Grey out batches past `limit` (the largest batch that fits in device memory)."""
-    if limit < x_max:
-        lo, hi = ax.get_xlim()
-        ax.axvspan(max(limit, lo), hi, color="0.85", alpha=0.6, zorder=0, lw=0)
-        ax.set_xlim(lo, hi)
-        ax.text(0.99, 0.02, f"does not fit in memory\n(batch > {limit:,.0f})", transform=ax.transAxes,
-                ha="right", va="bottom", fontsize=7, color="0.35")
+def _shade_memory_limit(ax, limit: float, x_max: float, drawn_max: float) -> bool:
+    """Grey out batches past `limit` (the largest batch that fits in device memory) and say so, written upwards at
+    mid-height where no point is drawn (the plots calling this draw only points that fit, up to batch `drawn_max`):
+    centred in the grey band, on two lines, where the band is at least 8% of the axis wide; else on one line, in the
+    band where it is at least 4% wide, else just left of it where the axis is free of points there (right of
+    `drawn_max` by 4%), else in the band. Returns whether it shaded anything."""
+    if limit >= x_max:
+        return False
+    lo, hi = ax.get_xlim()
+    start = max(limit, lo)
+    ax.axvspan(start, hi, color="0.85", alpha=0.6, zorder=0, lw=0)
+    ax.set_xlim(lo, hi)
+    to_axes = ax.transData + ax.transAxes.inverted()  # data -> axes fraction, whatever the scale
+    x0, x1, last = to_axes.transform([(v, ax.get_ylim()[1]) for v in (start, hi, max(drawn_max, lo))])[:, 0]
+    wide, beside = x1 - x0 >= 0.08, x1 - x0 < 0.04 and x0 - last >= 0.06
+    text = f"does not fit in memory{chr(10) if wide else ' '}(batch > {limit:,.0f})"
+    ax.text(x0 - 0.01 if beside else (x0 + x1) / 2, 0.5, text, transform=ax.transAxes, rotation=90, ha="right" if beside else "center",
+            va="center", fontsize=7, color="0.35", multialignment="center")
+    return True
 
 
 def _alpha_colors(alphas) -> dict:
@@ -461,6 +536,19 @@ def _best_k_rows(df: pd.DataFrame) -> pd.DataFrame:
     return df[df["k"] == df["best_k"]]
 
 
+def _ranked_points(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of `df` ordered so that the first of each (alpha, batch) of a panel is that point's best row: the row
+    at the table's best k (k = best_k; best_k = 0, when the k axis holds 0, is the k = 0 row: no speculation, speedup 1),
+    else, where the table names no best k (best_k = -1: nothing fits, or a tree, whose best depth is unknown), the
+    fitting row of the highest tokens/s, else a row that does not fit. Only those candidates are kept (the rows at
+    best k, and every row of a point without one), sorted by (at best k, fits, tokens/s), descending:
+    `drop_duplicates(["alpha", "batch"])` then picks."""
+    df = df[(df["k"] == df["best_k"]) | (df["best_k"] < 0)]
+    ranked = df.assign(at_best_k=(df["k"] == df["best_k"]), fits_rank=df["fits_in_memory"].astype(bool))
+    return ranked.sort_values(["at_best_k", "fits_rank", "tokens_per_s"], ascending=False, kind="stable").drop(
+        columns=["at_best_k", "fits_rank"])
+
+
 def _alpha_values(df: pd.DataFrame) -> list:
     """Distinct alpha values, NaN (per-position rates) kept as one value."""
     vals = df["alpha"].drop_duplicates().tolist()
@@ -474,24 +562,36 @@ def _same_alpha(series: pd.Series, alpha) -> pd.Series:
 # ---------------------------------------------------------------- the six plots
 
 def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Figure | None:
+    """Operators of a decode and a verify step on each panel's roofs, at two batches of the operators table (which
+    holds the sweep's first context): the smallest, and the largest that fits in memory at that context in the
+    results table (the largest swept where none fits, its legend entry saying so). Where that large batch differs
+    between panels, each panel's title names it and the legend says 'largest B that fits'."""
     if ops is None or ops.empty:
         return None
     ops = ops[(ops["flops"] > 0) & (ops["bytes"] > 0) & (ops["time_s"] > 0)]
-    by, keys, note = _panels(ops, ("hardware", "model"), meta)
+    context = ops["context"].iloc[0] if "context" in ops.columns else None
+    fitting = df[df["fits_in_memory"].astype(bool)]
+    if context is not None:
+        fitting = fitting[fitting["context"] == context]
+    by, keys, note = _panels(ops, ("hardware", "model"), meta, fitting=fitting)
     models = list(dict.fromkeys(k[1] for k in keys))
     fig, axes = _figure(len(keys), width=6.0, height=4.6, legend_in=2.2)
     op_names = list(dict.fromkeys(ops["operator"]))
     palette = colormaps["tab10"]
     op_color = {op: palette(i % 10) for i, op in enumerate(op_names)}
     marker = {"decode": "o", "verify": "^"}
-    shown, labels = [], []
+    shown, labels, larges = [], [], []
     for ax, key in zip(axes, keys):
         sub = _panel_rows(ops, by, key)
         c = sub.iloc[0]
         peak, bw = c["peak_flops_per_s"], c["mem_bw_bytes_per_s"]
         ceil, mbw = c["compute_ceiling_flops_per_s"], c["memory_ceiling_bytes_per_s"]
-        batches = sorted(sub["batch"].unique())
-        chosen = [batches[0]] + ([batches[-1]] if len(batches) > 1 else [])
+        batches = np.sort(sub["batch"].unique())
+        shared = [column for column in by if column in fitting.columns]
+        fit_batches = batches[np.isin(batches, _panel_rows(fitting, tuple(shared), tuple(key[by.index(col)] for col in shared))["batch"])]
+        large = fit_batches[-1] if len(fit_batches) else batches[-1]
+        chosen = [batches[0]] + ([large] if large != batches[0] else [])
+        larges += [(ax, large, bool(np.isin(large, fit_batches)))] if len(chosen) > 1 else []
         pts = sub[sub["batch"].isin(chosen)]
         intensity = pts["flops"] / pts["bytes"]
         x_lo = max(min(intensity.min(), 1.0) / 3, 1e-2)
@@ -515,7 +615,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
             step_i = g["flops"].sum() / g["bytes"].sum()
             step_y = g["flops"].sum() / g["step_time_s"].iloc[0] / 1e12
             ax.plot(step_i, step_y, marker[pass_name], ms=15, mec="k", mfc="none", mew=1.5, zorder=3)
-            shown.append((pass_name, batch, q, filled))
+            shown.append((pass_name, batch, q, filled, bool(np.isin(batch, fit_batches))))
         labels += [(ax, *lab) for lab in _clusters(pts)]
         ax.set_xlim(x_lo, x_hi)
         y_lo = min((pts["flops"] / pts["time_s"]).min(), bw * x_lo) / 1e12 / 3
@@ -528,16 +628,20 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
                      + f"\npeak {peak / 1e12:,.0f} TFLOP/s, {bw / 1e12:.2f} TB/s")
     handles = [Line2D([], [], color="k", lw=1.8, label="peak roof"),
                Line2D([], [], color="k", lw=1.2, ls="--", label="derated roof")]
-    for pass_name, batch, q, filled in dict.fromkeys(shown):
+    if len({large for _, large, _ in larges}) > 1:  # the large batch differs by panel: each title says which
+        for ax, large, fits in larges:
+            ax.set_title(ax.get_title() + f" · filled: B = {large:,.0f}" + ("" if fits else " (does not fit)"))
+        shown = [(p, None, q, True, True) if filled else (p, b, q, filled, fits) for p, b, q, filled, fits in shown]
+    for pass_name, batch, q, filled, fits in dict.fromkeys(shown):
+        label = (f"{pass_name} step, largest B that fits\n(in each panel's title), q = {q:g}" if batch is None
+                 else f"{pass_name} step, B = {batch:g}, q = {q:g}" + ("" if fits else "\n(does not fit in memory)"))
         handles.append(Line2D([], [], ls="", marker=marker[pass_name], ms=7, mec="0.2", mfc="0.2" if filled else "white",
-                              label=f"{pass_name} step, B = {batch:g}, q = {q:g}"))
+                              label=label))
     handles.append(Line2D([], [], ls="", marker="o", ms=13, mec="k", mfc="none", mew=1.5, label="whole step (large ring)"))
     handles += [Patch(color=op_color[op], label=op) for op in op_names]
     fig.legend(handles=handles, loc="outside right center", title="operators and passes")
-    context = ops["context"].iloc[0] if "context" in ops else None
-    what = "Roofline: operators of one decode step and one verify step"
-    if context is not None:
-        what += f" (context {_ctx(context)})"
+    what = "Roofline" + (f" at context {_ctx(context)}" if context is not None else "")
+    what += ": operators of one decode step and one verify step, at the smallest batch and the largest that fits in memory"
     _title(fig, what, meta, models, _memory_note(df, note))
     place_labels(fig, labels)
     return fig
@@ -569,7 +673,7 @@ def _marker_boxes(ax) -> list:
     for line in ax.get_lines():
         if line.get_marker() in (None, "None", "", " ") or not line.get_visible():
             continue
-        half = line.get_markersize() * px / 2 + 1
+        half = (line.get_markersize() + line.get_markeredgewidth()) * px / 2 + 1  # the edge is drawn centred on the outline
         xy = line.get_transform().transform(np.column_stack(line.get_data()).astype(float))
         boxes += [Bbox.from_extents(x - half, y - half, x + half, y + half) for x, y in xy if np.isfinite(x) and np.isfinite(y)]
     return boxes
@@ -614,17 +718,33 @@ def _offset_box(anchor_px, size_px, where, px_per_pt: float):
     return Bbox.from_extents(x0, y0, x0 + w, y0 + h)
 
 
+LABEL_CLEARANCE_PT = 1.5  # the least gap between a placed label and any marker or other text
+# behind a placed label: a line running under it (a roof) does not strike through the text; its pad (0.1 of the font
+# size) stays inside the clearance
+LABEL_HALO = {"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.75}
+# candidate directions of a label from its point, tried in this order at each distance: the diagonals, the sides,
+# then the directions between them
+ANGLES_DEG = (45, -45, 135, -135, 0, 180, 90, -90, 22.5, -22.5, 157.5, -157.5, 67.5, -67.5, 112.5, -112.5)
+
+
 def place_labels(fig: Figure, labels: list, fontsize: float = 6.5) -> None:
     """Write each (axes, x, y, text) next to its point without covering another label, a marker or an
     existing text, and inside its axes. The figure is laid out first and the layout then frozen, so the
-    places stay where they were checked. Candidates: eight directions at growing distances; a label placed
-    away from its point gets a thin leader line; one with no free place at all goes in its nearest place.
-    A label is measured once; each candidate's box is that size moved to the candidate place (_offset_box)."""
+    places stay where they were checked. Candidates: sixteen directions (ANGLES_DEG) at growing distances;
+    a label further than 11 pt from its point gets a thin leader line, which must not cross another label
+    or marker either. A label is measured once; each candidate's box is that size moved to the candidate
+    place (_offset_box). A candidate is taken when it keeps LABEL_CLEARANCE_PT from every marker (edge
+    included) and text, its own point's markers too (box.padded(clearance) overlaps none); the nearest
+    ring (7 pt) clears a 7-pt marker (half 4.2 pt with its edge) by that much straight to the side. Where
+    none does, the first that covers nothing; else the one of least 10 x (boxes covered) + (boxes its
+    leader crosses): covering is worse than crossing. Each label is drawn on a faint white halo
+    (LABEL_HALO), so that a line under it does not strike through it."""
     if not labels:
         return
     arrange(fig)
     renderer = fig.canvas.get_renderer()
     px_per_pt = fig.dpi / 72.0
+    clearance_px = LABEL_CLEARANCE_PT * px_per_pt
     taken: dict = {}
     for ax, x, y, text in sorted(labels, key=lambda item: (id(item[0]), item[1])):
         if ax not in taken:
@@ -635,32 +755,59 @@ def place_labels(fig: Figure, labels: list, fontsize: float = 6.5) -> None:
         probe.remove()
         size = (extent.width, extent.height)
         anchor = ax.transData.transform((x, y))
-        chosen, fallback = None, None
-        for radius in (5, 11, 18, 28, 40, 55):
-            for angle in (45, -45, 135, -135, 0, 180, 90, -90):
+        chosen, touching, fallback = None, None, None
+        for radius in (7, 11, 18, 28, 40, 55, 75):
+            for angle in ANGLES_DEG:
                 dx, dy = radius * math.cos(math.radians(angle)), radius * math.sin(math.radians(angle))
                 where = (dx, dy, "left" if dx > 1 else "right" if dx < -1 else "center",
                          "bottom" if dy > 1 else "top" if dy < -1 else "center", radius)
                 box = _offset_box(anchor, size, where, px_per_pt)
                 inside = frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1)
-                score = _overlaps(box, taken[ax]) + (0 if inside else 1000)
+                score = 10 * _overlaps(box, taken[ax]) + (0 if inside else 1000)  # covering is worse than crossing
                 if radius > 11:  # the leader line must not cross another label or marker either
                     score += _leader_crossings(anchor, box, taken[ax])
-                if score == 0:
+                if score == 0 and _overlaps(box.padded(clearance_px), taken[ax]) == 0:
                     chosen = (where, box)
                     break
+                if score == 0 and touching is None:
+                    touching = (where, box)
                 if fallback is None or score < fallback[0]:
                     fallback = (score, where, box)
             if chosen:
                 break
+        chosen = chosen or touching  # crowded: a place that covers nothing, if short of the clearance
         where, box = chosen or fallback[1:]
         leader = {"arrowprops": {"arrowstyle": "-", "color": "0.55", "lw": 0.6, "shrinkA": 0, "shrinkB": 2}} if where[4] > 11 else {}
         ax.annotate(text, (x, y), xytext=where[:2], textcoords="offset points", ha=where[2], va=where[3], fontsize=fontsize,
-                    color="0.15", annotation_clip=False, **leader)
+                    color="0.15", annotation_clip=False, bbox=LABEL_HALO, **leader)
         taken[ax] = np.vstack([taken[ax], _extents([box])])
 
 
+FADED_ALPHA = 0.35  # points that do not fit in memory, on the timing-only plots
+
+
+def _plot_fitting(ax, x, y, fits, marker: str, ls: str, **style) -> bool:
+    """Plot a line through (x, y): the points that fit in memory (`fits`) as usual, the others faded (FADED_ALPHA)
+    with hollow markers, the faded stretch running from the last point that fits. A point joins the faded line when
+    it or a neighbour does not fit: fit | neighbour_not_fit draws the connecting segment. Returns whether any point
+    does not fit."""
+    x, y, fits = np.asarray(x, dtype=float), np.asarray(y, dtype=float), np.asarray(fits, dtype=bool)
+    ax.plot(x, np.where(fits, y, np.nan), marker=marker, ls=ls, **style)
+    out = ~fits
+    if not out.any():
+        return False
+    near = out | np.concatenate([out[1:], [False]]) | np.concatenate([[False], out[:-1]])
+    faded = {**style, "label": None, "alpha": FADED_ALPHA}
+    ax.plot(x, np.where(near, y, np.nan), ls=ls, **faded)
+    ax.plot(x[out], y[out], marker=marker, ls="", mfc="white", **faded)
+    return True
+
+
 def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
+    """Decode step time vs batch B (q = 1) and verify pass time vs tokens B x (k + 1), per k. A point that does not fit
+    in memory is drawn faded and hollow (timing only): a verify point where its (batch, k) fits under no alpha, a
+    decode point where no row of its batch fits (plain decoding fits where any k does; the throughput plot's baseline
+    is drawn over the same batches)."""
     if df["batch"].nunique() < 2:
         return None
     fig, panels, models, note = _panel_frames(df, meta, legend_in=2.0)
@@ -668,15 +815,19 @@ def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     ks = sorted(df.loc[df["k"] > 0, "k"].unique()) if speculate else []
     k_color = {k: colormaps["plasma"](0.8 * i / max(len(ks) - 1, 1)) for i, k in enumerate(ks)}
     dots = df["batch"].nunique() <= 24
+    faded = False
     for ax, sub in panels:
+        fit = sub["fits_in_memory"].astype(bool)
+        sub = sub.assign(batch_fits=fit.groupby(sub["batch"]).transform("any"),
+                         pass_fits=fit.groupby([sub["batch"], sub["k"]]).transform("any"))
         dec = sub.drop_duplicates("batch").sort_values("batch")
-        ax.plot(dec["batch"], dec["step_time_s"] * 1e3, "o-" if dots else "-", color="k", lw=2, ms=4,
-                label="decode step, q = 1", zorder=5)
+        faded |= _plot_fitting(ax, dec["batch"], dec["step_time_s"] * 1e3, dec["batch_fits"], "o" if dots else "", "-",
+                               color="k", lw=2, ms=4, label="decode step, q = 1", zorder=5)
         ver = sub[sub["k"] > 0].drop_duplicates(["batch", "k"])
         for k in ks:
             g = ver[ver["k"] == k].sort_values("batch")
-            ax.plot(g["batch"] * (k + 1), g["verify_time_s"] * 1e3, "s--" if dots else "--", color=k_color[k], lw=1, ms=4,
-                    label=f"verify pass, k = {k} (q = {k + 1})")
+            faded |= _plot_fitting(ax, g["batch"] * (k + 1), g["verify_time_s"] * 1e3, g["pass_fits"], "s" if dots else "", "--",
+                                   color=k_color[k], lw=1, ms=4, label=f"verify pass, k = {k} (q = {k + 1})")
         tokens = (ver["batch"] * (ver["k"] + 1)) if ks else pd.Series(dtype=float)
         bound = tokens[ver["verify_compute_bound"].astype(bool)] if ks else tokens
         floor_ms = dec["step_time_s"].iloc[0] * 1e3
@@ -693,9 +844,12 @@ def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         _log_axis(ax, "y")
         ax.set_xlabel("tokens in flight per pass, B × q")
         ax.set_ylabel("time of one pass (ms)")
+    if faded:
+        panels[0][0].plot([], [], "o", ls="-", color="0.3", mfc="white", alpha=FADED_ALPHA, label="faded, hollow: does not\nfit in memory (timing only)")
     _shared_legend(fig, [ax for ax, _ in panels])
-    _title(fig, "Time of one forward pass vs tokens in flight B × q: decode steps (q = 1) and verify passes (q = k + 1)",
-           meta, models, _memory_note(df, note))
+    what = "Time of one forward pass vs tokens in flight B × q: decode steps (q = 1) and verify passes (q = k + 1)"
+    what += "\nfaded, hollow: does not fit in memory (timing only)" if faded else ""
+    _title(fig, what, meta, models, _memory_note(df, note))
     return fig
 
 
@@ -721,30 +875,44 @@ def _cell_boundary(ax, above: np.ndarray, valid: np.ndarray) -> None:
 
 
 def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
+    """Speedup over batch x alpha at the best k of each cell (`_ranked_points`). A cell whose best k is 0 (the k axis
+    holds 0 and no k > 0 beats plain decoding) shows speedup 1 at 'k=0': speculation does not pay there. Grey:
+    nothing of the cell fits in memory. Speculation pays in a cell where k > 0 and speedup >= 1; the break-even
+    line runs along the edges between a cell where it pays and one where it does not."""
     if meta.get("method", "none") == "none" or not (df["k"] > 0).any() or not _any_fit(df):
         return None
-    df = _best_k_rows(df[df["k"] > 0]).assign(alpha_key=lambda d: d["alpha"].fillna(-1.0))
+    swept_k = np.sort(df["k"].unique())
+    df = df.assign(alpha_key=df["alpha"].fillna(-1.0))
     batches = np.sort(df["batch"].unique())
     alphas = np.sort(df["alpha_key"].unique())
     width, height = min(max(4.8, 0.55 * len(batches) + 1.6), 6.5), min(max(3.2, 0.45 * len(alphas) + 1.6), 5.0)
+    _, keys, _ = _panels(df, ("hardware", "model", "context"), meta)
+    width = max(width, 7.0) if len(keys) == 1 else width  # one panel: room for the title on a few lines
     fig, panels, models, note = _panel_frames(df, meta, width=width, height=height)
-    vals = df.loc[df["fits_in_memory"].astype(bool), "speedup"]
+    panels = [(ax, _ranked_points(sub).drop_duplicates(["alpha_key", "batch"])) for ax, sub in panels]  # a cell's best row
+    best = pd.concat([sub for _, sub in panels])
+    vals = best.loc[best["fits_in_memory"].astype(bool), "speedup"]
+    vals = vals if len(vals) else pd.Series([1.0])  # nothing fits in the panels shown
     span = max(abs(math.log(vals.min())), abs(math.log(vals.max())), math.log(1.05))
     norm = mcolors.LogNorm(vmin=math.exp(-span), vmax=math.exp(span))  # diverging around 1: 2x and 0.5x equally strong
     cmap = colormaps["RdBu"].with_extremes(bad="0.8")
     annotate = len(batches) * len(alphas) <= 150
-    k_top = df["k"].max() if df["k"].nunique() > 1 else np.inf  # a best k at the largest swept: the optimum may lie beyond
-    crossed, image = False, None
+    k_top = swept_k.max() if len(swept_k) > 1 else np.inf  # a best k at the largest swept: the optimum may lie beyond
+    crossed, paying, grey, image = False, [], False, None
     cells = pd.MultiIndex.from_product([alphas, batches])
     for ax, sub in panels:
-        table = sub.drop_duplicates(["alpha_key", "batch"]).set_index(["alpha_key", "batch"]).reindex(cells)
+        table = sub.set_index(["alpha_key", "batch"]).reindex(cells)
         grid = table["speedup"].to_numpy(dtype=float).reshape(len(alphas), len(batches))
         kgrid = table["k"].to_numpy(dtype=float).reshape(grid.shape)
         fits = table["fits_in_memory"].fillna(False).to_numpy(dtype=bool).reshape(grid.shape)
         shown = np.ma.masked_where(~fits | np.isnan(grid), grid)
+        valid = ~np.ma.getmaskarray(shown)
+        pays = (kgrid > 0) & (grid >= 1.0 - 1e-12)
         image = ax.imshow(shown, origin="lower", aspect="auto", cmap=cmap, norm=norm, interpolation="nearest")
-        if shown.count() and shown.min() < 1.0 <= shown.max():
-            _cell_boundary(ax, shown.filled(np.nan) >= 1.0, ~np.ma.getmaskarray(shown))
+        paying.append(pays[valid])
+        grey |= bool((~fits).any())
+        if pays[valid].any() and not pays[valid].all():
+            _cell_boundary(ax, pays, valid)
             crossed = True
         for i, j in np.ndindex(grid.shape) if annotate else ():
             if not fits[i, j]:
@@ -766,17 +934,36 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     ticks = [t for t in steps if norm.vmin <= t <= norm.vmax]
     cbar.set_ticks(ticks, labels=[f"{t:g}×" for t in ticks])
     cbar.ax.minorticks_off()
-    k_note = f"k = {int(df['k'].iloc[0])}" if df["k"].nunique() == 1 else "best k per cell"
-    line = "black line: break-even (speedup 1 between the cells)" if crossed else "speedup > 1 everywhere shown: no break-even in range"
-    if (df["k"] >= k_top).any() and annotate:
-        line += f"; k≥{int(k_top)}: the largest k swept, the best may lie beyond"
-    if not crossed and vals.max() < 1:
-        line = "speedup < 1 everywhere shown: speculation never pays here"
-    _title(fig, f"Speedup of speculative decoding at {k_note}; {line}; grey: does not fit in memory", meta, models, note)
+    _title(fig, _heatmap_title(swept_k, np.concatenate(paying), crossed, grey, best, k_top, annotate), meta, models, note)
     return fig
 
 
+def _heatmap_title(swept_k: np.ndarray, pays: np.ndarray, crossed: bool, grey: bool, best: pd.DataFrame, k_top: float,
+                   annotate: bool) -> str:
+    """The heatmap's title: what it shows, then a key line: where speculation pays (`pays`, one value per cell that
+    fits, over all panels), what k=0 and k≥K mean where such cells are shown (`best`: the cells' rows), and grey
+    where a cell shown does not fit in memory (`grey`)."""
+    k_note = f"k = {int(swept_k[0])}" if len(swept_k) == 1 else "the best k per cell"
+    if not pays.any():
+        key = ["speculation never pays here (speedup < 1 or best k = 0 everywhere shown)"]
+    elif pays.all():
+        key = ["speculation pays everywhere shown: no break-even in range"]
+    else:
+        key = ["black line: break-even" if crossed else "break-even between cells that do not touch"]
+    fit = best[best["fits_in_memory"].astype(bool)]
+    if (fit["k"] == 0).any():
+        key.append("k=0: speculation does not pay (speedup 1)")
+    if (fit["k"] >= k_top).any() and annotate:
+        key.append(f"k≥{int(k_top)}: largest k swept, best may lie beyond")
+    if grey:
+        key.append("grey: does not fit in memory")
+    return f"Speedup of speculative decoding at {k_note}\n" + "; ".join(key)
+
+
 def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
+    """Tokens/s of the whole batch vs batch, of the points that fit in memory: per alpha at the best k of each point
+    (`_ranked_points`; a best k of 0 is plain decoding, on the baseline), and without speculation. The title names
+    speculation only when the sweep speculates; grey beyond the largest batch that fits under any k."""
     if not _any_fit(df):
         return None
     fig, panels, models, note = _panel_frames(df, meta, legend_in=2.0, share_y=True)
@@ -789,7 +976,7 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         if fit.empty:
             _nothing_fits(ax)
             continue
-        best = _best_k_rows(fit[fit["k"] > 0])
+        best = _ranked_points(fit)
         for a in alphas if speculate else ():
             g = best[_same_alpha(best["alpha"], a)].drop_duplicates("batch").sort_values("batch")
             ax.plot(g["batch"], g["tokens_per_s"], "o-" if dots else "-", color=color[a], ms=3.5, lw=1.5,
@@ -802,9 +989,11 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         ax.set_xlabel("batch size B (sequences)")
         ax.set_ylabel("throughput, whole batch (tokens/s)")
         if (~sub["fits_in_memory"].astype(bool)).any():
-            _shade_memory_limit(ax, float(sub["max_batch"].min()), float(sub["batch"].max()))
+            _shade_memory_limit(ax, float(sub["max_batch"].max()), float(sub["batch"].max()), float(fit["batch"].max()))
     _shared_legend(fig, [ax for ax, _ in panels])
-    _title(fig, "Throughput vs batch size, with speculation (best k per point) and without", meta, models, _join(note, alpha_note))
+    what = "Throughput vs batch size, with speculation (best k per point) and without" if speculate else \
+        "Throughput vs batch size (no speculation)"
+    _title(fig, what, meta, models, _join(note, alpha_note if speculate else ""))
     return fig
 
 
@@ -860,17 +1049,19 @@ def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
 
 
 def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
-    if meta.get("method", "none") == "none" or df.loc[df["k"] > 0, "k"].nunique() < 2 or not _any_fit(df):
+    """The table's best k (best_k) vs batch, per alpha, at the points that fit: with 0 on the k axis, a best k of 0
+    (no k > 0 beats plain decoding: speculation does not pay) is drawn at k = 0, 'no speculation'. Grey beyond the
+    largest batch that fits under any k. Needs two k values and a best k somewhere (a tree has none)."""
+    if meta.get("method", "none") == "none" or df["k"].nunique() < 2 or not _any_fit(df) or not (df["best_k"] >= 0).any():
         return None
-    df = df[df["k"] > 0]
     fig, panels, models, note = _panel_frames(df, meta, legend_in=1.4)
     alphas, alpha_note = _line_alphas(df)
     color = _alpha_colors(alphas)
     ks = sorted(df["k"].unique())
     dots = df["batch"].nunique() <= 24
-    censored = False
+    censored = shaded = False
     for ax, sub in panels:
-        best = _best_k_rows(sub[sub["fits_in_memory"].astype(bool)])
+        best = _best_k_rows(sub[sub["fits_in_memory"].astype(bool)])  # best_k = 0: the k = 0 row
         if best.empty:
             _nothing_fits(ax)
             continue
@@ -887,17 +1078,18 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             censored = True
         _log2_axis(ax, sub["batch"])
         ax.set_yticks(ks if len(ks) <= 12 else ks[:: math.ceil(len(ks) / 12)])
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.0f}"))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "0, none" if v == 0 else f"{v:.0f}"))
         ax.set_ylim(min(ks) - 0.5, max(ks) + 0.5)
         ax.set_xlabel("batch size B (sequences)")
-        ax.set_ylabel("best draft length k (tokens)")
+        ax.set_ylabel("best draft length k (tokens)" + ("\n0: speculation does not pay" if min(ks) == 0 else ""))
         if (~sub["fits_in_memory"].astype(bool)).any():
-            _shade_memory_limit(ax, float(sub["max_batch"].min()), float(sub["batch"].max()))
+            shaded |= _shade_memory_limit(ax, float(sub["max_batch"].max()), float(sub["batch"].max()), float(best["batch"].max()))
     legend_title = {"title": "markers shifted sideways\nwhere lines coincide", "title_fontsize": 7} if len(alphas) > 1 else {}
     if censored:
         panels[0][0].plot([], [], "^", color="0.6", mec="k", mew=0.8, ms=8, ls="", label=f"k = {max(ks)}: largest swept,\nbest may lie beyond")
     _shared_legend(fig, [ax for ax, _ in panels], **legend_title)
-    _title(fig, "Throughput-best draft length k vs batch size (integer k; grey: does not fit in memory)", meta, models, _join(note, alpha_note))
+    what = "Throughput-best draft length k vs batch size (integer k" + ("; grey: does not fit in memory)" if shaded else ")")
+    _title(fig, what, meta, models, _join(note, alpha_note))
     return fig
 
 

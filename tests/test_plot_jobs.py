@@ -49,6 +49,17 @@ def test_standard_jobs_are_the_six_plots_in_order_and_a_bad_table_is_one_line(tm
         standard_jobs(df, ops, {}, tmp_path, formats=("pdf",))
 
 
+def test_standard_jobs_keep_the_operators_context_for_the_roofline_title(tmp_path):
+    sc = scenario_from_dict({**SMALL, "axes": {**SMALL["axes"], "context": [8192, 1024]}})
+    pairs = load_configs(sc)
+    df, ops = run_sweep(sc, pairs), operator_table(sc, pairs)
+    (roof,) = [job for job in standard_jobs(df, ops, {"method": "eagle"}, tmp_path) if job[0] == "roofline"]
+    assert roof[2]["context"].unique().tolist() == [1024]  # the operators table's one context, kept for the title
+    older = ops.drop(columns=["context"])  # a table written before the column existed still makes its jobs
+    (roof,) = [job for job in standard_jobs(df, older, {"method": "eagle"}, tmp_path) if job[0] == "roofline"]
+    assert "context" not in roof[2].columns
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_pool_draws_every_job_in_job_order(tmp_path, workers):

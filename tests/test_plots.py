@@ -357,3 +357,216 @@ def test_every_builtin_scenarios_meta_makes_a_setup_line_and_panels():
         assert plots._setup_line(meta, list(sc.model)), name
         by, keys, _ = plots._panels(df, ("hardware", "model", "context"), meta)
         assert all(len(plots._panel_rows(df, by, key)) == 1 for key in keys), name  # one config per panel
+
+
+# ---------------------------------------------------------------- best k = 0, points that do not fit, panel choice
+
+K0 = {"name": "hm-k0", "hardware": "h100-sxm", "model": "llama-3.1-8b", "engine": "ideal", "method": "eagle",
+      "axes": {"batch": [64, 128, 256, 512], "context": [512], "k": [0, 1, 2], "alpha": [0.3, 0.5]}}
+
+
+@pytest.fixture(scope="module")
+def k0():
+    return _tables(K0)
+
+
+def _figure(name, df, ops, meta):
+    from matplotlib import rc_context
+
+    with rc_context(plots.STYLE):
+        fig = PLOTTERS[name](df, ops, meta)
+        plots.arrange(fig)
+    return fig
+
+
+def test_heatmap_draws_a_cell_whose_best_k_is_0_as_speedup_1_not_as_no_fit(k0):
+    _, _, df, ops = k0
+    best = df[df["k"] == df["best_k"]].sort_values(["alpha", "batch"])
+    assert (best["best_k"] == 0).any() and best["fits_in_memory"].all()  # the tester's case: fits, best k 0
+    fig = _figure("speedup_heatmap", df, ops, {**META, "method": "eagle"})
+    (image,) = [im for ax in fig.axes for im in ax.images]
+    shown = image.get_array()
+    assert shown.shape == (2, 4) and not np.ma.getmaskarray(shown).any()  # every cell fits: none grey, batch 512 kept
+    grid = best["speedup"].to_numpy().reshape(2, 4)  # rows alpha 0.3, 0.5; columns batch 64..512
+    assert np.allclose(shown.filled(np.nan), grid) and np.allclose(grid[best["best_k"].to_numpy().reshape(2, 4) == 0], 1.0)
+    texts = {t.get_text() for ax in fig.axes for t in ax.texts}
+    assert "1.00\nk=0" in texts and "no fit" not in texts
+    title = fig._suptitle.get_text().replace("\n", " ")
+    assert "black line: break-even" in title and "no break-even" not in title and "k=0: speculation does not pay" in title
+    assert "grey" not in title  # nothing shown is grey
+    (edges,) = [c for ax in fig.axes if ax.get_subplotspec() is not None for c in ax.collections]  # k > 0 | k = 0 cells
+    assert len(edges.get_segments()) >= 2
+
+
+def test_heatmap_greys_only_the_cells_that_do_not_fit(k0):
+    _, _, df, ops = k0
+    tight = df.assign(fits_in_memory=df["fits_in_memory"] & (df["batch"] < 512))  # batch 512 fits under no k
+    tight = tight.assign(best_k=np.where(tight["batch"] < 512, tight["best_k"], -1))
+    fig = _figure("speedup_heatmap", tight, ops, META)
+    (image,) = [im for ax in fig.axes for im in ax.images]
+    assert np.ma.getmaskarray(image.get_array()).tolist() == [[False, False, False, True]] * 2
+    assert "grey: does not fit in memory" in fig._suptitle.get_text().replace("\n", " ")
+
+
+def test_best_k_and_throughput_keep_the_points_whose_best_k_is_0(k0):
+    _, _, df, ops = k0
+    fig = _figure("best_k_vs_batch", df, ops, META)
+    (ax,) = [ax for ax in fig.axes if ax.get_subplotspec() is not None]
+    lines = [line for line in ax.get_lines() if line.get_label().startswith("α")]
+    ys = {line.get_label(): np.asarray(line.get_ydata()).tolist() for line in lines}
+    assert ys == {"α = 0.3": [1, 1, 0, 0], "α = 0.5": [2, 1, 1, 0]}  # the table's best_k at batch 64..512
+    assert ax.get_ylim()[0] < 0 and ax.yaxis.get_major_formatter()(0, 0) == "0, none"
+    fig = _figure("throughput_vs_batch", df, ops, META)
+    (ax,) = [ax for ax in fig.axes if ax.get_subplotspec() is not None]
+    spec = {line.get_label(): line for line in ax.get_lines() if "best k" in line.get_label()}
+    base = df[df["k"] == 0].drop_duplicates("batch").sort_values("batch")
+    g = spec["α = 0.3, best k"]
+    assert np.asarray(g.get_xdata()).tolist() == [64, 128, 256, 512]  # speculation does not pay at 256, 512: the baseline
+    assert np.allclose(np.asarray(g.get_ydata())[2:], base["baseline_tokens_per_s"].to_numpy()[2:])
+
+
+def test_step_time_fades_and_hollows_the_passes_that_do_not_fit():
+    _, _, df, ops = _tables({**SMALL, "axes": {"batch": [1, 32, 256], "context": [8192], "k": [1, 2], "alpha": [0.7]}})
+    fits = df.groupby("batch")["fits_in_memory"].any()
+    assert fits.tolist() == [True, True, False]  # batch 256 at 8k context does not fit an H100
+    fig = _figure("step_time_vs_tokens", df, ops, META)
+    (ax,) = [ax for ax in fig.axes if ax.get_subplotspec() is not None]
+    decode = [line for line in ax.get_lines() if line.get_color() == "k" and len(line.get_xdata()) == 3]
+    solid = [line for line in decode if line.get_alpha() is None]
+    faded = [line for line in decode if line.get_alpha() is not None and line.get_alpha() < 0.5]
+    assert len(solid) == 1 and np.isnan(solid[0].get_ydata()[2]) and np.isfinite(solid[0].get_ydata()[:2]).all()
+    assert faded and np.isfinite(faded[0].get_ydata()[1:]).all()  # the faded stretch runs from the last point that fits
+    hollow = [line for line in ax.get_lines() if line.get_alpha() is not None and line.get_alpha() < 0.5
+              and line.get_markerfacecolor() == "white" and line.get_linestyle() == "None"]
+    assert sorted(x for line in hollow for x in line.get_xdata()) == [256.0, 512.0, 768.0]  # decode B=256, verify 256 x 2, x 3
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any("does not" in text and "fit in memory" in text for text in legend)
+    assert "faded, hollow: does not fit in memory" in fig._suptitle.get_text()
+
+
+def test_roofline_names_its_context_and_draws_the_largest_batch_that_fits(tmp_path):
+    _, _, df, ops = _tables({**SMALL, "axes": {"batch": [1, 32, 256], "context": [8192], "k": [1, 2], "alpha": [0.7]}})
+    # standard_jobs keeps the operators' context (it used to drop it); batch 256 does not fit an H100 at 8k
+    (job,) = [job for job in plot_jobs.standard_jobs(df, ops, META, tmp_path) if job[0] == "roofline"]
+    fig = _figure("roofline", *job[1:4])
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "decode step, B = 32, q = 1" in legend and not any("B = 256" in text for text in legend)
+    assert fig._suptitle.get_text().startswith("Roofline at context 8k:")
+
+
+def test_a_roofline_panel_where_nothing_fits_says_so_in_its_legend():
+    _, _, df, ops = _tables({**SMALL, "axes": {"batch": [1, 32, 256], "context": [8192], "k": [1, 2], "alpha": [0.7]}})
+    fig = _figure("roofline", df.assign(fits_in_memory=False), ops, META)
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "decode step, B = 256, q = 1\n(does not fit in memory)" in legend
+
+
+def test_memory_shading_writes_its_note_upwards_where_no_point_is_drawn(k0):
+    _, _, df, ops = k0
+    tight = df.assign(fits_in_memory=df["fits_in_memory"] & (df["batch"] <= 128), max_batch=200)
+    tight = tight.assign(best_k=np.where(tight["batch"] <= 128, tight["best_k"], -1))
+    for name in ("best_k_vs_batch", "throughput_vs_batch"):
+        fig = _figure(name, tight, ops, META)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        (ax,) = [ax for ax in fig.axes if ax.get_subplotspec() is not None]
+        (note,) = [t for t in ax.texts if t.get_text().startswith("does not fit in memory")]
+        box = note.get_window_extent(renderer)
+        last_point = ax.transData.transform((128, 1))[0]
+        band = ax.transData.transform((200, 1))[0]
+        assert note.get_rotation() == 90 and box.x0 > last_point and box.x0 >= band - 1, name
+        assert not any(box.overlaps(marker) for marker in plots._marker_boxes(ax)), name
+
+
+def test_placed_labels_keep_clear_of_every_marker():
+    from matplotlib import rc_context
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.text import Text
+
+    with rc_context(plots.STYLE):
+        fig = Figure(figsize=(4, 3), dpi=plots.DPI)
+        FigureCanvasAgg(fig)
+        ax = fig.subplots()
+        x = np.array([1.0, 1.3, 2.0, 2.2, 3.0, 3.1])
+        y = np.array([1.0, 1.1, 2.0, 1.8, 3.0, 2.7])
+        for xi, yi in zip(x, y):
+            ax.plot([xi], [yi], "o", ms=7, mew=1.4, mfc="white")
+        ax.set_xlim(0, 4)
+        ax.set_ylim(0, 4)
+        plots.place_labels(fig, [(ax, xi, yi, f"operator {i}") for i, (xi, yi) in enumerate(zip(x, y))])
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        gap_px = 1.4 * fig.dpi / 72.0  # at least 1.4 pt between a label and any marker, its own point's included
+        marks = plots._marker_boxes(ax)
+        for text in ax.texts:
+            box = Text.get_window_extent(text, renderer).padded(gap_px)
+            assert not any(box.overlaps(m) for m in marks), text.get_text()
+
+
+def test_a_one_panel_heatmap_title_is_a_few_balanced_lines(k0):
+    _, _, df, ops = k0
+    fig = _figure("speedup_heatmap", df, ops, META)
+    lines = fig._suptitle.get_text().split("\n")
+    assert len(lines) <= 4
+    assert min(len(line) for line in lines) >= 20  # no line of an orphaned word or two
+    text = "black line: break-even; k=0: speculation does not pay (speedup 1); k≥2: largest k swept, best may lie beyond"
+    wrapped = plots._balanced_fill(text, 73).split("\n")
+    assert len(wrapped) == 2 and abs(len(wrapped[0]) - len(wrapped[1])) <= 12 and " ".join(wrapped) == text
+
+
+NONE_TP = {"name": "none-tp", "hardware": ["h100-sxm", "h200"], "model": ["llama-3.1-8b", "llama-3.1-70b"], "tp": [1, 4],
+           "axes": {"batch": [1, 8, 64, 512], "context": [1024]}}
+
+
+def test_too_many_panels_keep_a_config_value_under_which_every_panel_has_points():
+    from roofline.grid import scenario_meta
+
+    sc, pairs, df, ops = _tables(NONE_TP)
+    meta = scenario_meta(sc, pairs, len(df))
+    by, keys, note = plots._panels(df, ("hardware", "model", "context"), meta)
+    assert len(keys) == 4 and {key[by.index("tp")] for key in keys} == {4} and note == "TP 4 only"
+    fig = _figure("throughput_vs_batch", df, ops, meta)
+    panels = [ax for ax in fig.axes if ax.get_subplotspec() is not None]
+    assert all(ax.get_lines() for ax in panels) and not any("nothing fits" in t.get_text() for ax in panels for t in ax.texts)
+    title = fig._suptitle.get_text()
+    assert title.startswith("Throughput vs batch size (no speculation)") and "with speculation" not in title
+    roof = _figure("roofline", df, ops, meta)
+    assert all(title.get_text().split("\n")[0].endswith("TP 4") for title in (ax.title for ax in roof.axes if ax.get_subplotspec()))
+
+
+def test_without_a_shared_value_each_panel_keeps_its_first_config_that_fits():
+    rows = pd.DataFrame([(hw, m, 1024, tp) for hw in ("a", "b") for m in ("x", "y") for tp in (1, 4)],
+                        columns=["hardware", "model", "context", "tp"])
+    rows["fits_in_memory"] = (rows["model"] == "x") == (rows["tp"] == 1)  # x fits at TP 1 only, y at TP 4 only
+    by, keys, note = plots._panels(rows, ("hardware", "model", "context"), {})
+    assert keys == [("a", "x", 1024, 1), ("a", "y", 1024, 4), ("b", "x", 1024, 1), ("b", "y", 1024, 4)]
+    assert note == "TP: the first that fits, per panel"
+    nothing = rows.assign(fits_in_memory=False)  # nothing fits anywhere: the first value, as before
+    assert plots._panels(nothing, ("hardware", "model", "context"), {})[2] == "TP 1 only"
+
+
+def test_a_tree_sweep_without_a_best_depth_draws_its_heatmap_and_speculative_throughput():
+    tree = {**SMALL, "tree": {"nodes": 8, "tau": 3.0}, "axes": {"batch": [1, 64, 512], "context": [1024], "k": [3]}}
+    _, _, df, ops = _tables(tree)
+    assert (df["best_k"] == -1).all()  # a tree's best depth is unknown: no row is "at best k"
+    fig = _figure("speedup_heatmap", df, ops, META)
+    (image,) = [im for ax in fig.axes for im in ax.images]
+    fits = df.sort_values("batch")["fits_in_memory"].to_numpy()
+    assert (~np.ma.getmaskarray(image.get_array())[0]).tolist() == fits.tolist()
+    assert np.allclose(image.get_array().compressed(), df.sort_values("batch").loc[fits, "speedup"])
+    fig = _figure("throughput_vs_batch", df, ops, META)
+    (ax,) = [ax for ax in fig.axes if ax.get_subplotspec() is not None]
+    (spec,) = [line for line in ax.get_lines() if "best k" in line.get_label()]
+    assert np.asarray(spec.get_xdata()).tolist() == df.loc[df["fits_in_memory"], "batch"].tolist()
+
+
+def test_roofline_panels_whose_largest_fitting_batch_differs_name_it_in_their_titles():
+    _, _, df, ops = _tables({**SMALL, "hardware": ["h100-sxm", "h200"],
+                             "axes": {"batch": [1, 32, 64, 256], "context": [8192], "k": [1, 2], "alpha": [0.7]}})
+    fig = _figure("roofline", df, ops, META)
+    titles = [ax.get_title() for ax in fig.axes if ax.get_subplotspec() is not None]
+    assert [t.split("filled: ")[-1] for t in titles] == ["B = 32", "B = 64"]  # H100 fits ~54 sequences of 8k, H200 ~107
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "decode step, largest B that fits\n(in each panel's title), q = 1" in legend
+    assert not any("B = 256" in text for text in legend + titles)
