@@ -424,7 +424,8 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
 
     break_even_batch is the largest batch in 1..max_batch (the memory limit) where this k still gives
     speedup >= 1, searched on a geometric grid of batches refined to every batch next to the last
-    crossing; None if none.
+    crossing; None if none. break_even_at_memory_limit: it is max_batch, so speculation still pays where
+    memory ends the search (the break-even, if any, lies beyond what fits).
     """
     kw = dict(method=method, draft=draft, draft_hw=draft_hw, acceptance=acceptance, tree_nodes=tree_nodes,
               tree_tau=tree_tau, overlap=overlap, draft_vocab=draft_vocab, dep=dep, engine=engine, shared_prefix=shared_prefix)
@@ -458,6 +459,7 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         tree_nodes=tree_nodes,
         best_k=None if best is None or best < 0 else best,
         break_even_batch=be if be > 0 else None,
+        break_even_at_memory_limit=bool(be > 0 and be == cap),  # still pays where memory ends the search: at least `be`
         fits_in_memory=bool(point["fits_in_memory"]),
         max_batch=cap,
         verify_bound="compute" if bool(point["verify_compute_bound"]) else "memory",

@@ -62,7 +62,9 @@ def predict_table(point: dict) -> str:
             f"    tokens/s per user  {spec['tokens_per_s_per_user']:,.1f}",
             f"    speedup            {spec['speedup']:.3f}x",
             f"    best k here        {'not reported (tree: tau at another depth is unknown)' if spec['best_k'] is None else spec['best_k']}",
-            f"    break-even batch   {'none' if be is None else f'{be:,}'}",
+            f"    break-even batch   {'none' if be is None else f'{be:,}'}"
+            + ("  (the largest batch that fits: speculation still pays where memory ends the search)"
+               if spec.get("break_even_at_memory_limit") else ""),
             f"    drafter memory     {format_si(spec['drafter_memory_bytes'], 'B')}" + (" on the draft device" if spec.get("drafter_waits_for_target") or spec.get("draft_hardware") else ""),
             f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,} with the drafter)",
         ]
