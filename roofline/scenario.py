@@ -239,6 +239,10 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     for key in ("hardware", "model"):
         if key not in data:
             raise field_error(where, key, "a required key", "nothing")
+    if data.get("type", "scenario") != "scenario":  # a profile of another kind given as a scenario
+        raise field_error(where, "type", "scenario (or no type)", data["type"])
+    if not isinstance(data.get("description", ""), str):
+        raise field_error(where, "description", "text", data["description"])
     raw_method = data.get("method", "none")
     method_by_model = ()
     if isinstance(raw_method, dict):  # each model speculates its own way
