@@ -327,6 +327,10 @@ def measurements_convert(
     engine: Annotated[Optional[str], typer.Option(help="Engine (default: the result's backend, else vllm for JSON, sglang for JSONL).")] = None,
     engine_version: Annotated[str, typer.Option(help="Engine version, for the record.")] = "",
     split: Annotated[str, typer.Option(help="fit | heldout: the half these rows belong to.")] = "fit",
+    source_id: Annotated[Optional[str], typer.Option(help="Source of every row (default: each file's name). One server's runs "
+                                                      "under one id are one source to `fit --cv`, which leaves a source out.")] = None,
+    batch: Annotated[Optional[int], typer.Option(min=1, help="Client concurrency the runs used, for results that do not "
+                                                 "record max_concurrency (every file's).")] = None,
     force: Annotated[bool, typer.Option(help="Overwrite an existing --out file.")] = False,
 ) -> None:
     """Convert serving-benchmark results into measurement rows (mean TPOT and output throughput per result)."""
@@ -340,7 +344,8 @@ def measurements_convert(
     load_model(model, _dirs())
     rows = convert_benchmark(files, hardware=hardware, model=model, tp=tp, ep=ep, dp_attention=dp_attention, gpus=gpus,
                              weight_dtype=weight_dtype, kv_dtype=kv_dtype, method=method, k=k, engine=engine,
-                             engine_version=engine_version, split=split, draft_tokens=draft_tokens, profiles=_dirs())
+                             engine_version=engine_version, split=split, draft_tokens=draft_tokens, profiles=_dirs(),
+                             source_id=source_id, batch=batch)
     typer.echo(f"{len(rows)} rows from {len(files)} file(s) -> {write_measurements(rows, out, force)}")
 
 

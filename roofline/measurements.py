@@ -565,8 +565,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         for n, result in enumerate(results, 1):
             completed = _number(result, ("completed",), path, n, "the number of completed requests")
             conc = batch if batch is not None else _number(result, ("max_concurrency",), path, n,
-                                                             "the client's concurrency (run the benchmark with --max-concurrency; from Python, "
-                                                             "convert_benchmark(..., batch=N))")
+                                                             "the client's concurrency (run the benchmark with --max-concurrency, or pass "
+                                                             "--batch N / batch=N)")
             in_len = _number(result, ("random_input_len",), path, n, "", required=False) \
                 or _number(result, ("total_input_tokens",), path, n, "total input tokens") / completed
             out_len = _number(result, ("random_output_len",), path, n, "", required=False) \

@@ -314,3 +314,19 @@ def test_measurements_convert_from_the_cli_names_the_bad_option_in_one_line(tmp_
                                 "--tp", tp, "--out", tmp_path / "x.csv")
         assert code == 2 and err.startswith(f"error: command line: {message}")
         assert err.count("\n") == 1 and not (tmp_path / "x.csv").exists()
+
+
+def test_convert_from_the_cli_takes_one_source_id_and_the_batch_of_results_without_one(tmp_path, roofline):
+    files = []
+    for c in (8, 32):
+        path = tmp_path / f"c{c}.json"
+        path.write_text(json.dumps({**VLLM_RESULT, "max_concurrency": None}))
+        files.append(path)
+    out = tmp_path / "mine.csv"
+    code, _, err = roofline("measurements", "convert", *files, "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--out", out)
+    assert code == 2 and "or pass --batch N" in err
+    code, _, err = roofline("measurements", "convert", *files, "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--out", out,
+                            "--source-id", "my-server", "--batch", "16")
+    assert code == 0, err
+    rows = load_measurements(out)
+    assert set(rows["source_id"]) == {"my-server"} and set(rows["batch"]) == {16}
