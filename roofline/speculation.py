@@ -266,8 +266,9 @@ def speculative_metrics(
     baseline_tokens_per_s, draft_time_s, verify_time_s, transfer_time_s, overhead_time_s,
     iteration_time_s, tau, tokens_per_s, tokens_per_s_per_user, speedup, flops_per_token,
     bytes_per_token, baseline_flops_per_token, baseline_bytes_per_token, wasted_flops_fraction,
-    memory_needed_bytes, fits_in_memory, max_batch, verify_compute_bound, baseline_mbu, baseline_mfu,
-    drafter_overlaps, drafter_memory_bytes (its weights and KV cache on the device it runs on).
+    memory_needed_bytes, fits_in_memory, max_batch, baseline_max_batch (plain decoding's, without a drafter and
+    its k + 1 extra tokens), verify_compute_bound, baseline_mbu, baseline_mfu, drafter_overlaps,
+    drafter_memory_bytes (its weights and KV cache on the device it runs on).
     """
     check_options("speculation", method, draft=draft, draft_vocab=draft_vocab, alpha=alpha, acceptance=acceptance,
                   tree_nodes=tree_nodes, tree_tau=tree_tau, k=k)
@@ -358,6 +359,7 @@ def speculative_metrics(
         "memory_needed_bytes": mem["memory_needed_bytes"],
         "fits_in_memory": mem["fits_in_memory"],
         "max_batch": mem["max_batch"],
+        "baseline_max_batch": capacity(hw, target, b, s + 1, dep, shared_prefix=shared_prefix)["max_batch"],  # plain decoding
         "verify_compute_bound": verify["compute_bound"],
         "baseline_mbu": base["mbu"],
         "baseline_mfu": base["mfu"],
