@@ -53,6 +53,9 @@ REQUIRED_COLUMNS = (
 # present: a panel holds one value of each that varies, or the rows of several configs would fall into one curve or cell.
 PANEL_CONFIG_COLUMNS = ("engine", "method", "draft_hardware", "weight_dtype", "expert_dtype", "kv_dtype", "tp", "dp_attention",
                         "ep", "pp", "shared_prefix")
+# Read when present (older tables lack them): the devices of the target (tp x pp, the drafter's own device not counted)
+# and plain decoding's batch cap (max_batch and fits_in_memory count the drafter and its k + 1 tokens).
+OPTIONAL_COLUMNS = ("devices", "baseline_max_batch")
 OPERATOR_COLUMNS = (
     "hardware", "model", "pass", "batch", "q", "operator", "flops", "bytes", "time_s", "step_time_s",
     "peak_flops_per_s", "compute_ceiling_flops_per_s", "mem_bw_bytes_per_s", "memory_ceiling_bytes_per_s",
@@ -86,7 +89,8 @@ def standard_jobs(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict, out_di
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     # only the columns the plotters read: every row filter in a plotter copies each column it carries
-    df = _labelled(df[[*REQUIRED_COLUMNS, *_varying(df, PANEL_CONFIG_COLUMNS)]])
+    optional = [c for c in OPTIONAL_COLUMNS if c in df.columns]
+    df = _labelled(df[[*REQUIRED_COLUMNS, *optional, *_varying(df, PANEL_CONFIG_COLUMNS)]])
     if ops is not None and not ops.empty:  # its context too (older tables lack it): the roofline says which it shows
         ops = _labelled(ops[[*OPERATOR_COLUMNS, *[c for c in ("context",) if c in ops.columns], *_varying(ops, PANEL_CONFIG_COLUMNS)]])
     return [(name, df, ops, meta, out_dir / name, tuple(formats)) for name in PLOT_NAMES]
@@ -98,8 +102,11 @@ def _varying(df: pd.DataFrame, columns: tuple[str, ...]) -> list[str]:
 
 
 def _labelled(df: pd.DataFrame) -> pd.DataFrame:
-    """Label columns as plain strings (a Parquet table reads them as categoricals)."""
-    return df.assign(**{c: df[c].astype(str) for c in df.columns if df[c].dtype.name == "category" or c in ("hardware", "model")})
+    """Label columns as plain strings (a Parquet table reads them as categoricals); a missing label of a config column
+    (a drafter on the target, read from CSV as NaN) as '', which equals itself, so that panels can be keyed by it."""
+    labels = {c: df[c].astype(str) for c in df.columns if df[c].dtype.name == "category" or c in ("hardware", "model")}
+    missing = {c: df[c].fillna("") for c in PANEL_CONFIG_COLUMNS if c in df.columns and df[c].dtype.kind not in "biufcmM" and df[c].isna().any()}
+    return df.assign(**missing, **labels)
 
 
 def report_job(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict, stem: Path, formats=("png",)) -> tuple:

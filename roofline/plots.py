@@ -15,8 +15,10 @@ and the scenario meta (scenario.json). Each figure is written as PNG and SVG:
                          memory only) per alpha with speculation, and without
     best_k_vs_batch      the throughput-best k vs batch, one line per alpha
 
-Several (hardware, model, context) in a table become small multiples, at most six panels (beyond that
-one context only, then one value of each varying config column, then one model only, then the first six
+Several (hardware, model, context) in a table become small multiples, at most six panels, or a whole grid
+of up to eight (hardware, model) (beyond that one context only, then one model only where hardware x model
+alone are too many, then one value of each
+varying config column, then one model only, then the first six
 hardware; a value kept is the first under which every panel has a point that fits, else per panel the
 first that fits, see `_panels`), and the title says which subset is shown; line plots draw at most six
 alpha values. A plot the table cannot support is skipped, which is not an error: no speculation (no
@@ -38,6 +40,7 @@ module works headless and leaves a caller's matplotlib state untouched.
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 import weakref
 from pathlib import Path
@@ -51,7 +54,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.text import Text
-from matplotlib.ticker import FuncFormatter, Locator, LogLocator, NullFormatter, NullLocator
+from matplotlib.ticker import Formatter, FuncFormatter, Locator, LogLocator, NullFormatter, NullLocator
 
 from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots' names, columns and entry points)
     FORMATS,
@@ -68,6 +71,7 @@ from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots
 )
 
 MAX_PANELS = 6
+MAX_GRID_PANELS = 8  # a (hardware, model) grid of up to this many panels is kept whole: no model is dropped to fit six
 DPI = 120  # PNG resolution: sharp at README width, a third fewer pixels to draw and encode than 150
 STYLE = {
     "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": 8, "figure.titlesize": 11,
@@ -84,8 +88,27 @@ def _ctx(tokens: float) -> str:
     return f"{t // 1024}k" if t >= 1024 and t % 1024 == 0 else f"{t:,}"
 
 
-def _alpha_label(alpha: float) -> str:
-    return "per-position rates" if alpha is None or (isinstance(alpha, float) and math.isnan(alpha)) else f"α = {alpha:.3g}"
+def _alpha_label(alpha: float, meta: dict | None = None) -> str:
+    """An acceptance value as a legend says it: 'α = 0.8'; no alpha (NaN): 'tree of N nodes, tau T' for a tree
+    (meta's tree_nodes, tree_tau), else 'per-position rates'."""
+    if alpha is not None and not (isinstance(alpha, float) and math.isnan(alpha)):
+        return f"α = {alpha:.3g}"
+    return _tree_label(meta or {}) or "per-position rates"
+
+
+def _tree_label(meta: dict) -> str:
+    """'tree of 60 nodes, τ 4.5' for a tree-verification sweep (meta's tree_nodes, tree_tau), else ''."""
+    if not meta.get("tree_nodes"):
+        return ""
+    tau = f", τ {meta['tree_tau']:g}" if meta.get("tree_tau") is not None else ""
+    return f"tree of {int(meta['tree_nodes'])} nodes{tau}"
+
+
+def _speculates(meta: dict, df: pd.DataFrame) -> bool:
+    """Whether a figure's table speculates: a method other than none (meta's method, a list when an axis) and k > 0."""
+    methods = meta.get("method", "none")
+    methods = methods if isinstance(methods, (list, tuple)) else [methods]
+    return any(m != "none" for m in methods) and bool((df["k"] > 0).any())
 
 
 def _name(meta: dict, kind: str, key: str) -> str:
@@ -98,17 +121,38 @@ def _setup_line(meta: dict, models: list[str]) -> str:
     labels = [f"draft model {meta['draft']}" if m == "draft" and meta.get("draft") else METHOD_LABELS.get(m, m)
               for m in (methods if isinstance(methods, (list, tuple)) else [methods])]  # a list when methods are an axis
     label = " / ".join(labels)
-    if meta.get("draft_hardware"):
-        label += f" on {_one(meta['draft_hardware'])}"
+    drafters = _drafter_names(meta.get("draft_hardware"))
+    if drafters:
+        label += f" on {drafters}"
     parts = [", ".join(_name(meta, "model", m) for m in models), label]
     if meta.get("weight_dtype"):
         experts = f", {_one(meta['expert_dtype'])} experts" if meta.get("expert_dtype") else ""
         parts.append(f"{_one(meta['weight_dtype'])} weights{experts}, {_one(meta.get('kv_dtype', 'bf16'))} KV")
     if _one(meta.get("tp") or 1) not in (1, "1"):
         parts.append(f"TP {_one(meta['tp'])}")
+    pp = _pp(meta)
+    if pp:
+        parts.append(f"PP {pp}")
     if engine_label(meta):
         parts.append(engine_label(meta))
     return " · ".join(parts)
+
+
+def _drafter_names(value) -> str:
+    """Where the drafter runs, as the setup line says it: '' on the target (None, NaN, ''), 'l4', 'the target / l4'."""
+    values = value if isinstance(value, (list, tuple)) else [value]
+    names = ["the target" if v is None or v == "" or (isinstance(v, float) and math.isnan(v)) else str(v) for v in values]
+    return "" if set(names) <= {"the target"} else " / ".join(dict.fromkeys(names))
+
+
+def _pp(meta: dict) -> str:
+    """The pipeline-parallel degree(s) of a figure's meta, '' when 1: its pp value (a panel column), else the
+    'pp N' of its layouts."""
+    pp = meta.get("pp")
+    if pp is None:
+        pp = [m.group(1) for layout in meta.get("layouts") or [] if (m := re.search(r"\bpp (\d+)", str(layout)))] or [1]
+    values = list(dict.fromkeys(str(v) for v in (pp if isinstance(pp, (list, tuple)) else [pp])))
+    return "" if values == ["1"] else " / ".join(values)
 
 
 def engine_label(meta: dict) -> str:
@@ -138,7 +182,7 @@ def _config_label(meta: dict, column: str, value) -> str:
     if column == "method":
         return METHOD_LABELS.get(value, str(value))
     if column == "draft_hardware":
-        return f"drafter on {_name(meta, 'hardware', value)}" if value else "drafter on the target"
+        return f"drafter on {_name(meta, 'hardware', value)}" if _drafter_names(value) else "drafter on the target"
     if column == "expert_dtype" and value == "":
         return ""  # a dense model
     if column == "shared_prefix":
@@ -151,8 +195,10 @@ def _config_label(meta: dict, column: str, value) -> str:
 def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
             fitting: pd.DataFrame | None = None) -> tuple[tuple[str, ...], list[tuple], str]:
     """The panel columns (`by` and the config columns of PANEL_CONFIG_COLUMNS that vary within its panels), their distinct
-    values in table order, at most MAX_PANELS, and a note saying which subset is shown: first one context only, then
-    one value of each varying config column, then one model only (hardware is what a sweep compares), then the first few.
+    values in table order, at most MAX_PANELS (a (hardware, model) grid of up to MAX_GRID_PANELS is kept whole), and a
+    note saying which subset is shown: first one context only, then one model only where the (hardware, model) panels
+    alone are too many (so that a config value is chosen for the panels kept, not for a model dropped later), then one
+    value of each varying config column, then one model only (hardware is what a sweep compares), then the first few.
 
     A column narrowed to one value keeps, in this order of preference (see `_narrow`): the first value (in table order)
     under which every remaining panel has a point that fits in memory ('TP 4 only'); else, per panel, the first value
@@ -170,17 +216,23 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
     fit_keys = set(fitting[columns].drop_duplicates().itertuples(index=False, name=None)) if fitting is not None else None
     fits = {key for key in keys if fit_keys is None or tuple(key[by.index(c)] for c in columns) in fit_keys}
     notes = []
-    for axis in ("context", *extras, "model"):
-        if len(keys) > MAX_PANELS and axis in by and len({key[by.index(axis)] for key in keys}) > 1:
+    grid = len(by) - len(extras)  # (hardware, model, context): the panels before config columns split them
+    most = MAX_PANELS
+    for step, axis in enumerate(("context", "model", *extras, "model")):
+        if step == 1:  # one context left: a grid of up to MAX_GRID_PANELS (hardware, model) is kept whole
+            cells = len({key[:grid] for key in keys})
+            most = cells if MAX_PANELS < cells <= MAX_GRID_PANELS else MAX_PANELS
+        count = len({key[:grid] for key in keys}) if step == 1 else len(keys)  # first: model only if the grid alone is too big
+        if count > most and axis in by and len({key[by.index(axis)] for key in keys}) > 1:
             keys, note = _narrow(keys, by.index(axis), fits)
             if note == "one":
                 value = keys[0][by.index(axis)]
                 notes.append(f"{_axis_value_label(meta, axis, value)} only")
             else:
                 notes.append(f"{_axis_name(axis)}: the first that fits, per panel")
-    if len(keys) > MAX_PANELS:
-        notes.append(f"first {MAX_PANELS} of {len(keys)} hardware")
-        keys = keys[:MAX_PANELS]
+    if len(keys) > most:
+        notes.append(f"first {most} of {len(keys)} hardware")
+        keys = keys[:most]
     return by, keys, ", ".join(notes)
 
 
@@ -236,9 +288,9 @@ def _panel_title(meta: dict, key: dict, several_models: bool) -> str:
 
 
 def _figure(n: int, width: float = 5.6, height: float = 4.2, legend_in: float = 0.0, share_y: bool = False) -> tuple[Figure, list]:
-    """n panels of width x height inches (one row up to three, else two or three columns), plus room for a
+    """n panels of width x height inches (one row up to three, else two, three or, for eight, four columns), plus room for a
     side legend; `share_y` puts every panel on the same y scale so that hardware compare at a glance."""
-    ncols = n if n <= 3 else 2 if n == 4 else 3
+    ncols = n if n <= 3 else 2 if n == 4 else 4 if n == 8 else 3
     nrows = math.ceil(n / ncols)
     fig = Figure(figsize=(width * ncols + legend_in, height * nrows + 0.8), dpi=DPI)  # laid out by `arrange`
     FigureCanvasAgg(fig)
@@ -447,6 +499,24 @@ def _plain(v: float, _=None) -> str:
     return f"{v:,.0f}" if v >= 1 else f"{v:g}"
 
 
+class _PlainTicks(Formatter):
+    """Tick labels as plain numbers (`_plain`), with as many decimals (up to 3) as the ticks shown need to be written
+    exactly, else as make their labels distinct: over a narrow range 33.25, 33.50, 33.75, not 33, 34, 34."""
+
+    decimals = 0
+
+    def set_locs(self, locs):
+        super().set_locs(locs)
+        vals = np.unique(np.asarray(locs, dtype=float))
+        vals = vals[vals >= 1]  # below 1, `_plain` writes the value as it is (0.1, 0.01)
+        exact = (d for d in range(4) if np.allclose(np.round(vals, d), vals, rtol=1e-6, atol=0))
+        distinct = (d for d in range(4) if len(np.unique(np.round(vals, d))) == len(vals))
+        self.decimals = next(exact, next(distinct, 3))
+
+    def __call__(self, v, pos=None):
+        return _plain(v) if self.decimals == 0 or v < 1 else f"{v:,.{self.decimals}f}"
+
+
 def _log_axis(ax, which: str) -> None:
     """Log scale with plain-number ticks: 1-2-3-5 or 1-2-5 steps over up to three decades, decades beyond."""
     axis = ax.xaxis if which == "x" else ax.yaxis
@@ -455,7 +525,7 @@ def _log_axis(ax, which: str) -> None:
     decades = math.log10(hi / lo) if lo > 0 and hi > lo else 1.0
     subs = (1.0, 2.0, 3.0, 5.0) if decades <= 1.5 else (1.0, 2.0, 5.0) if decades <= 3 else (1.0,)
     axis.set_major_locator(LogLocator(base=10, subs=subs))
-    axis.set_major_formatter(FuncFormatter(_plain))
+    axis.set_major_formatter(_PlainTicks())
     axis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)) if decades <= 3 else NullLocator())
     axis.set_minor_formatter(NullFormatter())
 
@@ -466,12 +536,25 @@ def _shared_legend(fig: Figure, axes: list, **kwargs) -> None:
     fig.legend(handles, labels, loc="outside right center", **kwargs)
 
 
-def _shade_memory_limit(ax, limit: float, x_max: float, drawn_max: float) -> bool:
+def _memory_limits(sub: pd.DataFrame, drawn: pd.DataFrame, base: pd.DataFrame) -> tuple[float, float, float, float]:
+    """The arguments of `_shade_memory_limit` for a panel's rows `sub`: the band starts past the largest batch that fits
+    with speculation (max_batch) where a speculative line is drawn, else past plain decoding's (`base`: its rows that
+    fit); the axis's largest batch; the largest batch `drawn`; plain decoding's batch cap (baseline_max_batch, else
+    its largest batch drawn)."""
+    plain = float(sub["baseline_max_batch"].max()) if "baseline_max_batch" in sub.columns else float(base["batch"].max()) if len(base) else 0.0
+    limit = float(sub["max_batch"].max()) if drawn is not base else plain
+    drawn_max = max(float(drawn["batch"].max()) if len(drawn) else 0.0, float(base["batch"].max()) if len(base) else 0.0)
+    return limit, float(sub["batch"].max()), drawn_max, plain
+
+
+def _shade_memory_limit(ax, limit: float, x_max: float, drawn_max: float, plain_max: float = 0.0) -> bool:
     """Grey out batches past `limit` (the largest batch that fits in device memory) and say so, written upwards at
     mid-height where no point is drawn (the plots calling this draw only points that fit, up to batch `drawn_max`):
     centred in the grey band, on two lines, where the band is at least 8% of the axis wide; else on one line, in the
     band where it is at least 4% wide, else just left of it where the axis is free of points there (right of
-    `drawn_max` by 4%), else in the band. Returns whether it shaded anything."""
+    `drawn_max` by 4%), else in the band. Where plain decoding fits past the band's start (`plain_max`, its batch
+    cap, > `limit`: the drafter and its k + 1 tokens take the memory), the note says speculation does not fit
+    there and how far plain decoding does. Returns whether it shaded anything."""
     if limit >= x_max:
         return False
     lo, hi = ax.get_xlim()
@@ -482,6 +565,8 @@ def _shade_memory_limit(ax, limit: float, x_max: float, drawn_max: float) -> boo
     x0, x1, last = to_axes.transform([(v, ax.get_ylim()[1]) for v in (start, hi, max(drawn_max, lo))])[:, 0]
     wide, beside = x1 - x0 >= 0.08, x1 - x0 < 0.04 and x0 - last >= 0.06
     text = f"does not fit in memory{chr(10) if wide else ' '}(batch > {limit:,.0f})"
+    if plain_max > limit:
+        text = f"speculation does not fit{chr(10) if wide else ' '}(batch > {limit:,.0f}; plain decoding fits to {plain_max:,.0f})"
     ax.text(x0 - 0.01 if beside else (x0 + x1) / 2, 0.5, text, transform=ax.transAxes, rotation=90, ha="right" if beside else "center",
             va="center", fontsize=7, color="0.35", multialignment="center")
     return True
@@ -505,17 +590,40 @@ def _join(*notes: str) -> str:
     return ", ".join(n for n in notes if n)
 
 
-def _panel_frames(df: pd.DataFrame, meta: dict, **figure_kw) -> tuple[Figure, list, list[str], str]:
-    """A figure with one panel per (hardware, model, context) of `df` (see `_panels`), each titled:
-    returns the figure, [(axes, that panel's rows)], the models shown and the subset note."""
+def _panel_frames(df: pd.DataFrame, meta: dict, **figure_kw) -> tuple[Figure, list, list[str], str, dict]:
+    """A figure with one panel per (hardware, model, context) of `df` (see `_panels`), each titled (wrapped to the
+    panel's width, `_wrap_panel_title`): returns the figure, [(axes, that panel's rows)], the models shown, the subset
+    note and the meta of what is drawn (`_shown_meta`)."""
     by, keys, note = _panels(df, ("hardware", "model", "context"), meta)
     models = list(dict.fromkeys(k[1] for k in keys))
     fig, axes = _figure(len(keys), **figure_kw)
     panels = []
     for ax, key in zip(axes, keys):
-        ax.set_title(_panel_title(meta, dict(zip(by, key)), len(models) > 1))
+        ax.set_title(_wrap_panel_title(fig, _panel_title(meta, dict(zip(by, key)), len(models) > 1)))
         panels.append((ax, _panel_rows(df, by, key)))
-    return fig, panels, models, note
+    return fig, panels, models, note, _shown_meta(meta, by[3:], [key[3:] for key in keys])
+
+
+def _wrap_panel_title(fig: Figure, title: str) -> str:
+    """A panel title wrapped to its panel's width (about 12 characters of the title font per inch of the panel's
+    frame), between its comma-separated parts where it can, so that neighbouring panel titles never run into each
+    other."""
+    ncols = fig.axes[0].get_subplotspec().get_gridspec().ncols if fig.axes else 1
+    chars = max(24, int((fig.get_figwidth() / ncols - 1.2) * 12))
+    lines = []
+    for line in title.split("\n"):
+        rows = [""]
+        for part in line.split(", "):
+            joined = f"{rows[-1]}, {part}" if rows[-1] else part
+            rows[-1:] = [joined] if len(joined) <= chars or not rows[-1] else [rows[-1] + ",", part]
+        lines += [textwrap.fill(row, chars + 1, break_on_hyphens=False) for row in rows]  # + 1: the comma ending a row
+    return "\n".join(lines)
+
+
+def _shown_meta(meta: dict, columns: tuple[str, ...], keys: list[tuple]) -> dict:
+    """The meta of what a figure draws: each panel config column in `columns` (its values in the panel `keys`) holds
+    the values shown, not every value of the sweep, so that the title's setup line describes the drawn panels."""
+    return {**meta, **{column: list(dict.fromkeys(key[i] for key in keys)) for i, column in enumerate(columns)}}
 
 
 def _memory_note(df: pd.DataFrame, note: str) -> str:
@@ -528,7 +636,27 @@ def _any_fit(df: pd.DataFrame) -> bool:
 
 
 def _nothing_fits(ax) -> None:
+    """Say that nothing of a panel fits in memory, on a bare frame: no ticks, no grid (its axes would mean nothing),
+    except a y axis shared with other panels, whose tick labels the row's other panels read."""
     ax.text(0.5, 0.5, "nothing fits in device memory\nin this panel", transform=ax.transAxes, ha="center", va="center")
+    shared_y = len(ax.get_shared_y_axes().get_siblings(ax)) > 1
+    ax.tick_params(which="both", bottom=False, labelbottom=False)
+    ax.tick_params(which="both", left=shared_y, labelleft=shared_y and ax.get_subplotspec().is_first_col())
+    ax.grid(False)
+
+
+def _baseline_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per batch at which plain decoding fits in memory, sorted by batch: batch <= baseline_max_batch (plain
+    decoding's cap, without the drafter and its k + 1 tokens), or, in a table without that column, a batch where some
+    row fits."""
+    fits = df["batch"] <= df["baseline_max_batch"] if "baseline_max_batch" in df.columns else df["fits_in_memory"].astype(bool)
+    return df[fits].drop_duplicates("batch").sort_values("batch")
+
+
+def _baseline_devices(df: pd.DataFrame, meta: dict):
+    """The devices plain decoding runs on, per row: the table's devices column (the target's tp x pp; an offloaded
+    drafter's own device is not plain decoding's), else the meta's tensor-parallel degree."""
+    return df["devices"].to_numpy(dtype=float) if "devices" in df.columns else float(_tp(meta))
 
 
 def _best_k_rows(df: pd.DataFrame) -> pd.DataFrame:
@@ -562,25 +690,28 @@ def _same_alpha(series: pd.Series, alpha) -> pd.Series:
 # ---------------------------------------------------------------- the six plots
 
 def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Figure | None:
-    """Operators of a decode and a verify step on each panel's roofs, at two batches of the operators table (which
+    """Operators of a decode and a verify step (a decode step only without speculation) on each panel's roofs, at
+    two batches of the operators table (which
     holds the sweep's first context): the smallest, and the largest that fits in memory at that context in the
     results table (the largest swept where none fits, its legend entry saying so). Where that large batch differs
     between panels, each panel's title names it and the legend says 'largest B that fits'."""
     if ops is None or ops.empty:
         return None
-    ops = ops[(ops["flops"] > 0) & (ops["bytes"] > 0) & (ops["time_s"] > 0)]
+    speculate = _speculates(meta, df)
+    ops = ops[(ops["flops"] > 0) & (ops["bytes"] > 0) & (ops["time_s"] > 0) & (speculate | (ops["pass"] == "decode"))]
     context = ops["context"].iloc[0] if "context" in ops.columns else None
     fitting = df[df["fits_in_memory"].astype(bool)]
     if context is not None:
         fitting = fitting[fitting["context"] == context]
     by, keys, note = _panels(ops, ("hardware", "model"), meta, fitting=fitting)
     models = list(dict.fromkeys(k[1] for k in keys))
+    title_meta = _shown_meta(meta, by[2:], [key[2:] for key in keys])
     fig, axes = _figure(len(keys), width=6.0, height=4.6, legend_in=2.2)
     op_names = list(dict.fromkeys(ops["operator"]))
     palette = colormaps["tab10"]
     op_color = {op: palette(i % 10) for i, op in enumerate(op_names)}
     marker = {"decode": "o", "verify": "^"}
-    shown, labels, larges = [], [], []
+    shown, labels, larges, wide_roofs = [], [], [], []
     for ax, key in zip(axes, keys):
         sub = _panel_rows(ops, by, key)
         c = sub.iloc[0]
@@ -599,6 +730,11 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         x = np.logspace(np.log10(x_lo), np.log10(x_hi), 200)
         ax.plot(x, np.minimum(peak, bw * x) / 1e12, color="k", lw=1.8, label="peak roof")
         ax.plot(x, np.minimum(ceil, mbw * x) / 1e12, color="k", lw=1.2, ls="--", label="derated (achievable) roof")
+        dtype = c["weight_dtype"] if "weight_dtype" in sub.columns else _one(meta.get("weight_dtype") or "bf16")
+        wide_peak = _unquantised_peak(key[0], dtype)
+        if wide_peak and not math.isclose(wide_peak, peak, rel_tol=1e-6):
+            ax.plot(x, np.minimum(wide_peak, bw * x) / 1e12, color="0.35", lw=1.0, ls="-.", zorder=2)
+            wide_roofs.append(dtype)
         for ridge_x, ridge_y, ls, side, text in ((peak / bw, peak, "-", 1, "peak"), (ceil / mbw, ceil, "--", -1, "derated")):
             ax.plot([ridge_x, ridge_x], [1e-30, ridge_y / 1e12], color="0.4", lw=0.8, ls=ls, zorder=2)
             ax.plot([ridge_x], [ridge_y / 1e12], "D", color="k", ms=4, zorder=5)
@@ -624,10 +760,12 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         _log_axis(ax, "y")
         ax.set_xlabel("arithmetic intensity (FLOP/byte)")
         ax.set_ylabel("attainable performance (TFLOP/s)")
-        ax.set_title(_panel_title(meta, dict(zip(by, key)), len(models) > 1)
-                     + f"\npeak {peak / 1e12:,.0f} TFLOP/s, {bw / 1e12:.2f} TB/s")
-    handles = [Line2D([], [], color="k", lw=1.8, label="peak roof"),
+        ax.set_title(_wrap_panel_title(fig, _panel_title(meta, dict(zip(by, key)), len(models) > 1)
+                                       + f"\npeak {peak / 1e12:,.0f} TFLOP/s, {bw / 1e12:.2f} TB/s"))
+    handles = [Line2D([], [], color="k", lw=1.8, label="peak roof" + (f" ({_one(sorted(set(wide_roofs)))} operators)" if wide_roofs else "")),
                Line2D([], [], color="k", lw=1.2, ls="--", label="derated roof")]
+    if wide_roofs:
+        handles.append(Line2D([], [], color="0.35", lw=1.0, ls="-.", label=f"bf16 peak roof\n({', '.join(UNQUANTISED_OPERATORS)}: unquantised)"))
     if len({large for _, large, _ in larges}) > 1:  # the large batch differs by panel: each title says which
         for ax, large, fits in larges:
             ax.set_title(ax.get_title() + f" · filled: B = {large:,.0f}" + ("" if fits else " (does not fit)"))
@@ -641,10 +779,31 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     handles += [Patch(color=op_color[op], label=op) for op in op_names]
     fig.legend(handles=handles, loc="outside right center", title="operators and passes")
     what = "Roofline" + (f" at context {_ctx(context)}" if context is not None else "")
-    what += ": operators of one decode step and one verify step, at the smallest batch and the largest that fits in memory"
-    _title(fig, what, meta, models, _memory_note(df, note))
+    what += ": operators of one decode step" + (" and one verify step" if speculate else " (no speculation)")
+    what += ", at the smallest batch and the largest that fits in memory"
+    _title(fig, what, title_meta, models, _memory_note(df, note))
     place_labels(fig, labels)
     return fig
+
+
+UNQUANTISED_OPERATORS = ("embedding", "lm_head")  # kept at bf16 by a quantised weight dtype (roofline.layout)
+
+
+def _unquantised_peak(hardware: str, weight_dtype: str) -> float | None:
+    """The bf16 peak FLOP/s of `hardware` (its profile's datasheet figure), which the embedding and the LM head run at
+    when the weights are quantised (`weight_dtype` narrower than 16 bits: roofline.layout keeps those two unquantised);
+    None for 16- or 32-bit weights, or where the profile cannot be read (a custom hardware folder not on the path)."""
+    from roofline.layout import QUANTISED_DTYPES
+
+    if weight_dtype not in QUANTISED_DTYPES:
+        return None
+    from roofline.errors import RooflineError
+    from roofline.hardware import load_hardware
+
+    try:
+        return load_hardware(hardware).peak_flops_per_s.get("bf16")
+    except RooflineError:  # a figure without the secondary roof, not an error
+        return None
 
 
 def _clusters(g: pd.DataFrame, tol_decades: float = 0.08) -> list[tuple[float, float, str]]:
@@ -803,32 +962,43 @@ def _plot_fitting(ax, x, y, fits, marker: str, ls: str, **style) -> bool:
     return True
 
 
+MAX_K_LINES = 8  # verify-pass lines of the step-time plot: beyond that, evenly spread k values, first and last kept
+
+
 def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
-    """Decode step time vs batch B (q = 1) and verify pass time vs tokens B x (k + 1), per k. A point that does not fit
-    in memory is drawn faded and hollow (timing only): a verify point where its (batch, k) fits under no alpha, a
-    decode point where no row of its batch fits (plain decoding fits where any k does; the throughput plot's baseline
-    is drawn over the same batches)."""
+    """Decode step time vs batch B (q = 1) and verify pass time vs tokens B x (k + 1), per k: at most MAX_K_LINES k
+    values, evenly spread with the first and last, the title saying how many of how many. A tree (meta's tree_nodes)
+    verifies nodes + 1 tokens per sequence whatever k: one verify curve at B x (nodes + 1). Without speculation,
+    decode steps only. A point that does not fit in memory is drawn faded and hollow (timing only): a verify point
+    where its (batch, k) fits under no alpha, a decode point past plain decoding's batch cap (baseline_max_batch;
+    in a table without it, where no row of its batch fits)."""
     if df["batch"].nunique() < 2:
         return None
-    fig, panels, models, note = _panel_frames(df, meta, legend_in=2.0)
-    speculate = meta.get("method", "none") != "none" and (df["k"] > 0).any()
-    ks = sorted(df.loc[df["k"] > 0, "k"].unique()) if speculate else []
+    fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=2.0)
+    speculate = _speculates(meta, df)
+    all_ks = sorted(df.loc[df["k"] > 0, "k"].unique()) if speculate else []
+    nodes = int(meta["tree_nodes"]) if speculate and meta.get("tree_nodes") else 0
+    ks = all_ks[:1] if nodes else [all_ks[i] for i in np.unique(np.round(np.linspace(0, len(all_ks) - 1, min(len(all_ks), MAX_K_LINES))).astype(int))]
+    k_note = f"{len(ks)} of {len(all_ks)} k values" if not nodes and len(ks) < len(all_ks) else ""
     k_color = {k: colormaps["plasma"](0.8 * i / max(len(ks) - 1, 1)) for i, k in enumerate(ks)}
     dots = df["batch"].nunique() <= 24
     faded = False
     for ax, sub in panels:
         fit = sub["fits_in_memory"].astype(bool)
-        sub = sub.assign(batch_fits=fit.groupby(sub["batch"]).transform("any"),
+        plain_fits = sub["batch"] <= sub["baseline_max_batch"] if "baseline_max_batch" in sub.columns else fit.groupby(sub["batch"]).transform("any")
+        sub = sub.assign(batch_fits=plain_fits,
                          pass_fits=fit.groupby([sub["batch"], sub["k"]]).transform("any"))
         dec = sub.drop_duplicates("batch").sort_values("batch")
         faded |= _plot_fitting(ax, dec["batch"], dec["step_time_s"] * 1e3, dec["batch_fits"], "o" if dots else "", "-",
                                color="k", lw=2, ms=4, label="decode step, q = 1", zorder=5)
-        ver = sub[sub["k"] > 0].drop_duplicates(["batch", "k"])
+        ver = sub[sub["k"].isin(ks)].drop_duplicates(["batch", "k"])
+        ver = ver.assign(q=nodes + 1 if nodes else ver["k"] + 1)  # a tree verifies its nodes + 1 tokens per sequence
         for k in ks:
             g = ver[ver["k"] == k].sort_values("batch")
-            faded |= _plot_fitting(ax, g["batch"] * (k + 1), g["verify_time_s"] * 1e3, g["pass_fits"], "s" if dots else "", "--",
-                                   color=k_color[k], lw=1, ms=4, label=f"verify pass, k = {k} (q = {k + 1})")
-        tokens = (ver["batch"] * (ver["k"] + 1)) if ks else pd.Series(dtype=float)
+            label = f"verify pass, {_tree_label(meta)} (q = {nodes + 1})" if nodes else f"verify pass, k = {k} (q = {k + 1})"
+            faded |= _plot_fitting(ax, g["batch"] * g["q"], g["verify_time_s"] * 1e3, g["pass_fits"], "s" if dots else "", "--",
+                                   color=k_color[k], lw=1, ms=4, label=label)
+        tokens = (ver["batch"] * ver["q"]) if ks else pd.Series(dtype=float)
         bound = tokens[ver["verify_compute_bound"].astype(bool)] if ks else tokens
         floor_ms = dec["step_time_s"].iloc[0] * 1e3
         ax.axhline(floor_ms, color="0.5", lw=0.8, ls=":")
@@ -847,9 +1017,11 @@ def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     if faded:
         panels[0][0].plot([], [], "o", ls="-", color="0.3", mfc="white", alpha=FADED_ALPHA, label="faded, hollow: does not\nfit in memory (timing only)")
     _shared_legend(fig, [ax for ax, _ in panels])
-    what = "Time of one forward pass vs tokens in flight B × q: decode steps (q = 1) and verify passes (q = k + 1)"
+    verify = f"verify passes of a {_tree_label(meta)} (q = {nodes + 1})" if nodes else "verify passes (q = k + 1)"
+    what = f"Time of one forward pass vs tokens in flight B × q: decode steps (q = 1) and {verify}" if ks else \
+        "Time of one decode step vs batch size B (q = 1, no speculation)"
     what += "\nfaded, hollow: does not fit in memory (timing only)" if faded else ""
-    _title(fig, what, meta, models, _memory_note(df, note))
+    _title(fig, what, meta, models, _memory_note(df, _join(note, k_note)))
     return fig
 
 
@@ -874,6 +1046,9 @@ def _cell_boundary(ax, above: np.ndarray, valid: np.ndarray) -> None:
         ax.add_collection(LineCollection(segs, colors="k", linewidths=2.2, capstyle="projecting", zorder=4))
 
 
+NO_FIT_TEXT_IN = 0.4  # the narrowest heatmap cell (inches) that says 'no fit' in words
+
+
 def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     """Speedup over batch x alpha at the best k of each cell (`_ranked_points`). A cell whose best k is 0 (the k axis
     holds 0 and no k > 0 beats plain decoding) shows speedup 1 at 'k=0': speculation does not pay there. Grey:
@@ -888,7 +1063,7 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     width, height = min(max(4.8, 0.55 * len(batches) + 1.6), 6.5), min(max(3.2, 0.45 * len(alphas) + 1.6), 5.0)
     _, keys, _ = _panels(df, ("hardware", "model", "context"), meta)
     width = max(width, 7.0) if len(keys) == 1 else width  # one panel: room for the title on a few lines
-    fig, panels, models, note = _panel_frames(df, meta, width=width, height=height)
+    fig, panels, models, note, meta = _panel_frames(df, meta, width=width, height=height)
     panels = [(ax, _ranked_points(sub).drop_duplicates(["alpha_key", "batch"])) for ax, sub in panels]  # a cell's best row
     best = pd.concat([sub for _, sub in panels])
     vals = best.loc[best["fits_in_memory"].astype(bool), "speedup"]
@@ -897,6 +1072,7 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     norm = mcolors.LogNorm(vmin=math.exp(-span), vmax=math.exp(span))  # diverging around 1: 2x and 0.5x equally strong
     cmap = colormaps["RdBu"].with_extremes(bad="0.8")
     annotate = len(batches) * len(alphas) <= 150
+    cell_in = (width - 1.6) / len(batches)  # about a cell's width in inches (the frame less the axis decorations)
     k_top = swept_k.max() if len(swept_k) > 1 else np.inf  # a best k at the largest swept: the optimum may lie beyond
     crossed, paying, grey, image = False, [], False, None
     cells = pd.MultiIndex.from_product([alphas, batches])
@@ -916,7 +1092,8 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             crossed = True
         for i, j in np.ndindex(grid.shape) if annotate else ():
             if not fits[i, j]:
-                ax.text(j, i, "no fit", ha="center", va="center", fontsize=6, color="0.3")
+                if cell_in >= NO_FIT_TEXT_IN:  # narrower cells: the grey says it (title key), 'no fit' would run together
+                    ax.text(j, i, "no fit", ha="center", va="center", fontsize=6, color="0.3")
             elif not np.isnan(grid[i, j]):
                 dark = abs(math.log(grid[i, j])) > 0.6 * span
                 k_text = f"k≥{kgrid[i, j]:.0f}" if kgrid[i, j] >= k_top else f"k={kgrid[i, j]:.0f}"
@@ -924,7 +1101,8 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
                         color="white" if dark else "black", linespacing=1.1)
         xt, yt = _thin_ticks(len(batches)), _thin_ticks(len(alphas))
         ax.set_xticks(list(xt), [f"{batches[j]:g}" for j in xt])
-        ax.set_yticks(list(yt), ["per-position\nrates" if alphas[i] < 0 else f"{alphas[i]:.3g}" for i in yt])
+        nan_label = (_tree_label(meta) or "per-position rates").replace(", ", ",\n").replace("rates", "\nrates")
+        ax.set_yticks(list(yt), [nan_label if alphas[i] < 0 else f"{alphas[i]:.3g}" for i in yt])
         ax.grid(False)
         ax.set_xlabel("batch size B (sequences)")
         ax.set_ylabel("acceptance rate α (per token)")
@@ -966,22 +1144,22 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     speculation only when the sweep speculates; grey beyond the largest batch that fits under any k."""
     if not _any_fit(df):
         return None
-    fig, panels, models, note = _panel_frames(df, meta, legend_in=2.0, share_y=True)
+    fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=2.0, share_y=True)
     speculate = meta.get("method", "none") != "none" and (df["k"] > 0).any()
     alphas, alpha_note = _line_alphas(df)
     color = _alpha_colors(alphas)
     dots = df["batch"].nunique() <= 24
     for ax, sub in panels:
         fit = sub[sub["fits_in_memory"].astype(bool)]
-        if fit.empty:
+        base = _baseline_rows(sub)
+        if fit.empty and base.empty:
             _nothing_fits(ax)
             continue
         best = _ranked_points(fit)
         for a in alphas if speculate else ():
             g = best[_same_alpha(best["alpha"], a)].drop_duplicates("batch").sort_values("batch")
             ax.plot(g["batch"], g["tokens_per_s"], "o-" if dots else "-", color=color[a], ms=3.5, lw=1.5,
-                    label=f"{_alpha_label(a)}, best k")
-        base = fit.drop_duplicates("batch").sort_values("batch")
+                    label=f"{_alpha_label(a, meta)}, best k")
         ax.plot(base["batch"], base["baseline_tokens_per_s"], "s--" if dots else "--", color="k", ms=3.5, lw=1.8,
                 label="no speculation")
         _log2_axis(ax, sub["batch"])
@@ -989,7 +1167,7 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         ax.set_xlabel("batch size B (sequences)")
         ax.set_ylabel("throughput, whole batch (tokens/s)")
         if (~sub["fits_in_memory"].astype(bool)).any():
-            _shade_memory_limit(ax, float(sub["max_batch"].max()), float(sub["batch"].max()), float(fit["batch"].max()))
+            _shade_memory_limit(ax, *_memory_limits(sub, fit if speculate else base, base))
     _shared_legend(fig, [ax for ax, _ in panels])
     what = "Throughput vs batch size, with speculation (best k per point) and without" if speculate else \
         "Throughput vs batch size (no speculation)"
@@ -1008,15 +1186,15 @@ def _frontier(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     if not _any_fit(df):
         return None
-    fig, panels, models, note = _panel_frames(df, meta, legend_in=2.0, share_y=True)
+    fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=2.0, share_y=True)
     speculate = meta.get("method", "none") != "none" and (df["k"] > 0).any()
     alphas, alpha_note = _line_alphas(df)
     color = _alpha_colors(alphas)
-    tp = _tp(meta)
     labels = []
     for ax, sub in panels:
         fit = sub[sub["fits_in_memory"].astype(bool)]
-        if fit.empty:
+        base = _baseline_rows(sub)
+        if fit.empty and base.empty:
             _nothing_fits(ax)
             continue
         spec = fit[fit["k"] > 0]
@@ -1028,11 +1206,11 @@ def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             g = spec[_same_alpha(spec["alpha"], a)]
             f = g.iloc[_frontier(g["tokens_per_s_per_user"].to_numpy(), g["tokens_per_s_per_device"].to_numpy())]
             ax.plot(f["tokens_per_s_per_user"], f["tokens_per_s_per_device"], "o-" if len(f) <= 30 else "-", color=color[a], ms=3, lw=1.5,
-                    label=f"frontier, {_alpha_label(a)}", zorder=3)
+                    label=f"frontier, {_alpha_label(a, meta)}", zorder=3)
             if len(f) <= 12 and (len(alphas) <= 2 or a == alphas[-1]):  # with many alphas, the top one's points say their batch
                 labels += [(ax, r.tokens_per_s_per_user, r.tokens_per_s_per_device, f"B={r.batch:g}, k={r.k:g}") for r in f.itertuples()]
-        base = fit.drop_duplicates("batch")
-        bx, by = base["baseline_tokens_per_s_per_user"].to_numpy(), base["baseline_tokens_per_s"].to_numpy() / tp
+        bx = base["baseline_tokens_per_s_per_user"].to_numpy()
+        by = base["baseline_tokens_per_s"].to_numpy() / _baseline_devices(base, meta)
         idx = _frontier(bx, by)
         ax.plot(bx[idx], by[idx], "s--" if len(idx) <= 30 else "--", color="k", ms=3.5, lw=1.8, label="frontier, no speculation", zorder=4)
         labels += [(ax, bx[i], by[i], f"B={base['batch'].iloc[i]:g}") for i in (idx if len(idx) <= 12 else ())]
@@ -1050,16 +1228,17 @@ def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
 
 def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     """The table's best k (best_k) vs batch, per alpha, at the points that fit: with 0 on the k axis, a best k of 0
-    (no k > 0 beats plain decoding: speculation does not pay) is drawn at k = 0, 'no speculation'. Grey beyond the
+    (no k > 0 beats plain decoding: speculation does not pay) is drawn at k = 0, 'no speculation'; without 0 on the
+    k axis, a best k whose speedup is below 1 (it still loses to plain decoding) is ringed hollow red. Grey beyond the
     largest batch that fits under any k. Needs two k values and a best k somewhere (a tree has none)."""
     if meta.get("method", "none") == "none" or df["k"].nunique() < 2 or not _any_fit(df) or not (df["best_k"] >= 0).any():
         return None
-    fig, panels, models, note = _panel_frames(df, meta, legend_in=1.4)
+    fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=1.4)
     alphas, alpha_note = _line_alphas(df)
     color = _alpha_colors(alphas)
     ks = sorted(df["k"].unique())
     dots = df["batch"].nunique() <= 24
-    censored = shaded = False
+    censored = shaded = losing = False
     for ax, sub in panels:
         best = _best_k_rows(sub[sub["fits_in_memory"].astype(bool)])  # best_k = 0: the k = 0 row
         if best.empty:
@@ -1070,10 +1249,13 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             # coinciding lines stay visible: each alpha's markers sit a little to the side (batch x 2^dodge, a
             # shift along the log batch axis, never along k, which stays an integer)
             dodge = 2.0 ** ((i - (len(alphas) - 1) / 2) * min(0.12, 0.5 / len(alphas)))
-            ax.plot(g["batch"] * dodge, g["best_k"], "o-" if dots else "-", color=color[a], ms=4, lw=1.5, label=_alpha_label(a),
+            ax.plot(g["batch"] * dodge, g["best_k"], "o-" if dots else "-", color=color[a], ms=4, lw=1.5, label=_alpha_label(a, meta),
                     drawstyle="default")
             edge = g[g["best_k"] >= max(ks)]
             ax.plot(edge["batch"] * dodge, edge["best_k"], "^", color=color[a], ms=8, mec="k", mew=0.8, ls="")
+            loses = g[(g["best_k"] > 0) & (g["speedup"] < 1.0)]  # the best k > 0 still slower than plain decoding
+            ax.plot(loses["batch"] * dodge, loses["best_k"], "o", ms=7, mfc="white", mec="red", mew=1.4, ls="", zorder=5)
+            losing |= len(loses) > 0
         if (best["best_k"] >= max(ks)).any():
             censored = True
         _log2_axis(ax, sub["batch"])
@@ -1087,6 +1269,8 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     legend_title = {"title": "markers shifted sideways\nwhere lines coincide", "title_fontsize": 7} if len(alphas) > 1 else {}
     if censored:
         panels[0][0].plot([], [], "^", color="0.6", mec="k", mew=0.8, ms=8, ls="", label=f"k = {max(ks)}: largest swept,\nbest may lie beyond")
+    if losing:
+        panels[0][0].plot([], [], "o", ms=7, mfc="white", mec="red", mew=1.4, ls="", label="speedup < 1:\nbest k still loses")
     _shared_legend(fig, [ax for ax, _ in panels], **legend_title)
     what = "Throughput-best draft length k vs batch size (integer k" + ("; grey: does not fit in memory)" if shaded else ")")
     _title(fig, what, meta, models, _join(note, alpha_note))

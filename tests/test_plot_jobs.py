@@ -124,3 +124,18 @@ def test_a_caller_failing_before_any_job_ends_the_seed_without_waiting_for_its_i
         seed = pool._seed
         raise RooflineError("a bad scenario")
     assert seed.exitcode == -signal.SIGTERM  # ended, not joined after its matplotlib import
+
+
+def test_standard_jobs_keep_the_device_count_and_plain_decodings_cap_and_key_a_drafter_on_the_target_as_empty(tmp_path):
+    import io
+
+    import pandas as pd
+
+    sc = scenario_from_dict({**SMALL, "method": "draft", "draft": "llama-3.2-1b", "draft_hardware": [None, "l4"]})
+    pairs = load_configs(sc)
+    df = pd.read_csv(io.StringIO(run_sweep(sc, pairs).to_csv(index=False)))  # as read back from results.csv
+    assert df["draft_hardware"].isna().any()
+    (job, *_) = standard_jobs(df, operator_table(sc, pairs), {"method": "draft"}, tmp_path)
+    table = job[1]
+    assert {"devices", "baseline_max_batch"} <= set(table.columns)
+    assert sorted(table["draft_hardware"].unique()) == ["", "l4"]  # NaN != NaN would split no panel by it

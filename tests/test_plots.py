@@ -463,7 +463,7 @@ def test_a_roofline_panel_where_nothing_fits_says_so_in_its_legend():
 
 def test_memory_shading_writes_its_note_upwards_where_no_point_is_drawn(k0):
     _, _, df, ops = k0
-    tight = df.assign(fits_in_memory=df["fits_in_memory"] & (df["batch"] <= 128), max_batch=200)
+    tight = df.assign(fits_in_memory=df["fits_in_memory"] & (df["batch"] <= 128), max_batch=200, baseline_max_batch=200)
     tight = tight.assign(best_k=np.where(tight["batch"] <= 128, tight["best_k"], -1))
     for name in ("best_k_vs_batch", "throughput_vs_batch"):
         fig = _figure(name, tight, ops, META)
@@ -570,3 +570,168 @@ def test_roofline_panels_whose_largest_fitting_batch_differs_name_it_in_their_ti
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "decode step, largest B that fits\n(in each panel's title), q = 1" in legend
     assert not any("B = 256" in text for text in legend + titles)
+
+
+# ---------------------------------------------------------------- the reviewer's figure defects (plain decoding's cap, trees, titles)
+
+def _meta_of(data: dict):
+    from roofline.grid import scenario_meta
+
+    sc, pairs, df, ops = _tables(data)
+    return df, ops, scenario_meta(sc, pairs, len(df))
+
+
+def _panel_axes(fig) -> list:
+    return [ax for ax in fig.axes if ax.get_subplotspec() is not None and ax.get_visible()]
+
+
+def test_pareto_divides_plain_decoding_by_the_tables_devices_and_the_title_names_pp():
+    df, ops, meta = _meta_of({**SMALL, "pp": 2, "axes": {"batch": [1, 8, 64], "context": [1024], "k": [1, 2], "alpha": [0.8]}})
+    assert (df["devices"] == 2).all()  # pp 2: the meta's tp is 1
+    fig = _figure("pareto", df, ops, meta)
+    (ax,) = _panel_axes(fig)
+    (base,) = [line for line in ax.get_lines() if line.get_label() == "frontier, no speculation"]
+    rows = df.drop_duplicates("batch").set_index("baseline_tokens_per_s_per_user")
+    xs, ys = np.asarray(base.get_xdata(), dtype=float), np.asarray(base.get_ydata(), dtype=float)
+    assert np.allclose(ys, rows.loc[xs, "baseline_tokens_per_s"].to_numpy() / 2)
+    assert "PP 2" in fig._suptitle.get_text().replace("\n", " ")
+
+
+DRAFT_L4 = {"name": "draft-l4", "hardware": "l4", "model": "llama-3.1-8b", "method": "draft", "draft": "llama-3.2-1b",
+            "engine": "ideal", "axes": {"batch": [1, 16, 64, 128], "context": [256], "k": [4], "alpha": [0.8]}}
+
+
+def test_plain_decoding_is_drawn_up_to_its_own_batch_cap_not_the_drafters():
+    df, ops, meta = _meta_of(DRAFT_L4)
+    assert df["fits_in_memory"].tolist() == [True, True, True, False] and (df["baseline_max_batch"] >= 128).all()
+    jobs = {job[0]: job for job in plot_jobs.standard_jobs(df, ops, meta, "/tmp/unused-plots")}  # keeps baseline_max_batch
+    fig = _figure("throughput_vs_batch", *jobs["throughput_vs_batch"][1:4])
+    (ax,) = _panel_axes(fig)
+    (base,) = [line for line in ax.get_lines() if line.get_label() == "no speculation"]
+    assert np.asarray(base.get_xdata()).tolist() == [1, 16, 64, 128]
+    (note,) = [t.get_text() for t in ax.texts if "fit" in t.get_text()]
+    assert note.startswith("speculation does not fit") and "plain decoding fits to 168" in note.replace("\n", " ")
+    fig = _figure("pareto", *jobs["pareto"][1:4])
+    (ax,) = _panel_axes(fig)
+    (base,) = [line for line in ax.get_lines() if line.get_label() == "frontier, no speculation"]
+    assert 128 in df.set_index("baseline_tokens_per_s_per_user").loc[np.asarray(base.get_xdata(), dtype=float), "batch"].tolist()
+    fig = _figure("step_time_vs_tokens", *jobs["step_time_vs_tokens"][1:4])
+    (ax,) = _panel_axes(fig)
+    (decode,) = [line for line in ax.get_lines() if line.get_label() == "decode step, q = 1"]
+    assert np.isfinite(np.asarray(decode.get_ydata(), dtype=float)).all()  # batch 128 solid: plain decoding fits
+
+
+def test_a_tree_verifies_its_nodes_plus_one_tokens_once_and_is_named_as_a_tree():
+    df, ops, meta = _meta_of({**SMALL, "tree": {"nodes": 8, "tau": 3.0}, "axes": {"batch": [1, 8, 64], "context": [1024], "k": [3, 4]}})
+    fig = _figure("step_time_vs_tokens", df, ops, meta)
+    (ax,) = _panel_axes(fig)
+    verify = [line for line in ax.get_lines() if str(line.get_label()).startswith("verify pass")]
+    assert [line.get_label() for line in verify] == ["verify pass, tree of 8 nodes, τ 3 (q = 9)"]
+    assert np.asarray(verify[0].get_xdata()).tolist() == [9, 72, 576]
+    assert "tree of 8 nodes" in fig._suptitle.get_text().replace("\n", " ")
+    fig = _figure("throughput_vs_batch", df, ops, meta)
+    assert any(line.get_label() == "tree of 8 nodes, τ 3, best k" for line in _panel_axes(fig)[0].get_lines())
+
+
+def test_step_time_draws_at_most_eight_k_lines_with_the_first_and_last_and_says_so():
+    df, ops, meta = _meta_of({**SMALL, "method": "ngram", "axes": {"batch": [1, 8], "context": [1024], "k": list(range(1, 13)),
+                                                                   "alpha": [0.8]}})
+    fig = _figure("step_time_vs_tokens", df, ops, meta)
+    labels = [t.get_text() for t in fig.legends[0].get_texts() if t.get_text().startswith("verify pass")]
+    assert len(labels) == 8 and labels[0] == "verify pass, k = 1 (q = 2)" and labels[-1] == "verify pass, k = 12 (q = 13)"
+    assert "8 of 12 k values" in fig._suptitle.get_text().replace("\n", " ")
+
+
+def test_the_title_describes_the_drafter_hardware_and_engine_drawn_not_every_value():
+    df, ops, meta = _meta_of({**SMALL, "hardware": ["h100-sxm", "h200"], "method": "draft", "draft": "llama-3.2-1b",
+                              "draft_hardware": [None, "l4", "l40s", "a10g"]})
+    title = _figure("throughput_vs_batch", df, ops, meta)._suptitle.get_text().replace("\n", " ")
+    assert "drafter on the target only" in title and "l4" not in title and "l40s" not in title
+    df, ops, meta = _meta_of({**SMALL, "hardware": ["h100-sxm", "h200", "b200", "mi300x"], "engine": ["ideal", "vllm"]})
+    title = _figure("throughput_vs_batch", df, ops, meta)._suptitle.get_text().replace("\n", " ")
+    assert "engine ideal only" in title and "vllm" not in title
+
+
+def test_without_speculation_the_roofline_and_step_time_show_decode_steps_only():
+    df, ops, meta = _meta_of({**SMALL, "method": "none", "axes": {"batch": [1, 8, 64], "context": [1024]}})
+    fig = _figure("roofline", df, ops, meta)
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert not any("verify" in text for text in legend) and "verify" not in fig._suptitle.get_text()
+    assert not any(line.get_marker() == "^" for ax in _panel_axes(fig) for line in ax.get_lines())
+    fig = _figure("step_time_vs_tokens", df, ops, meta)
+    assert "verify" not in fig._suptitle.get_text() and fig._suptitle.get_text().startswith("Time of one decode step")
+
+
+def test_best_k_rings_a_best_k_that_still_loses_to_plain_decoding():
+    _, _, df, ops = _tables({**K0, "axes": {"batch": [64, 256, 512], "context": [512], "k": [1, 2], "alpha": [0.3]}})
+    loses = df[(df["k"] == df["best_k"]) & (df["speedup"] < 1)]
+    assert len(loses)  # no k = 0 on the axis: the best k > 0 is still slower than plain decoding
+    fig = _figure("best_k_vs_batch", df, ops, META)
+    (ax,) = _panel_axes(fig)
+    rings = [line for line in ax.get_lines() if line.get_markeredgecolor() == "red" and line.get_markerfacecolor() == "white"]
+    assert sorted(np.round(x) for line in rings for x in np.asarray(line.get_xdata(), dtype=float)) == sorted(loses["batch"].tolist())
+    assert any("best k still loses" in t.get_text() for t in fig.legends[0].get_texts())
+
+
+def test_too_many_panels_choose_the_model_before_the_config_value_so_the_value_suits_the_panels_kept():
+    data = {**SMALL, "hardware": ["h100-sxm", "h200", "b200", "mi300x", "a100-sxm-80gb"], "model": ["llama-3.1-8b", "llama-3.1-70b"],
+            "tp": [1, 2], "axes": {"batch": [1, 8], "context": [1024], "k": [1], "alpha": [0.8]}}
+    (by, keys, note), _ = _panel_keys(data)  # 5 hardware x 2 models: one model, then its TP
+    assert len(keys) == 5 and {key[by.index("model")] for key in keys} == {"llama-3.1-8b"}
+    assert {key[by.index("tp")] for key in keys} == {1} and note == "Llama 3.1 8B only, TP 1 only"
+
+
+def test_a_grid_of_eight_hardware_and_model_panels_is_kept_whole():
+    data = {**SMALL, "hardware": ["h100-sxm", "h200", "b200", "mi300x"], "model": ["llama-3.1-8b", "llama-3.1-70b"], "tp": [1, 2],
+            "axes": {"batch": [1, 8], "context": [1024, 8192], "k": [1], "alpha": [0.8]}}
+    (by, keys, note), df = _panel_keys(data)
+    assert len(keys) == 8 and {key[by.index("model")] for key in keys} == {"llama-3.1-8b", "llama-3.1-70b"}
+    assert {key[by.index("tp")] for key in keys} == {2} and note == "context 1k only, TP 2 only"  # the TP every panel fits
+    fig = _figure("throughput_vs_batch", df, None, META)
+    assert len(_panel_axes(fig)) == 8 and all(ax.get_lines() for ax in _panel_axes(fig))
+
+
+def test_narrow_heatmap_cells_say_no_fit_in_grey_only_and_panel_titles_do_not_touch():
+    _, _, df, ops = _tables({**SMALL, "hardware": ["h100-sxm", "h200", "b200"], "engine": "vllm",
+                             "axes": {"batch": [2 ** i for i in range(14)], "context": [8192], "k": [1, 2], "alpha": [0.6, 0.9]}})
+    assert (~df["fits_in_memory"]).any()
+    meta = {**META, "hardware": {"h100-sxm": "NVIDIA H100 SXM5 80GB (a long display name)", "h200": "NVIDIA H200 SXM 141GB (long)",
+                                 "b200": "NVIDIA B200 (HGX, 180 GB), a long name again"}}
+    fig = _figure("speedup_heatmap", df, ops, meta)
+    assert not any(t.get_text() == "no fit" for ax in fig.axes for t in ax.texts)
+    assert "grey: does not fit in memory" in fig._suptitle.get_text().replace("\n", " ")
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [ax.title.get_window_extent(renderer) for ax in _panel_axes(fig)]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+
+def test_a_quantised_roofline_draws_the_bf16_roof_of_the_embedding_and_lm_head():
+    df, ops, meta = _meta_of({**SMALL, "weight_dtype": "fp8", "axes": {"batch": [1, 64], "context": [1024], "k": [1], "alpha": [0.8]}})
+    fig = _figure("roofline", df, ops, meta)
+    (ax,) = _panel_axes(fig)
+    (roof,) = [line for line in ax.get_lines() if line.get_linestyle() == "-."]
+    assert np.isclose(np.max(roof.get_ydata()), 989.4, rtol=0.01)  # the H100's dense bf16 peak, TFLOP/s
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "peak roof (fp8 operators)" in legend and any(text.startswith("bf16 peak roof") for text in legend)
+
+
+def test_log_tick_labels_over_a_narrow_range_are_distinct_and_an_empty_panel_has_no_ticks():
+    formatter = plots._PlainTicks()
+    formatter.set_locs([33.0, 33.5, 34.0, 34.5])
+    assert [formatter(v) for v in (33.0, 33.5, 34.0, 34.5)] == ["33.0", "33.5", "34.0", "34.5"]
+    formatter.set_locs([33.25, 33.5, 33.75])
+    assert [formatter(v) for v in (33.25, 33.5, 33.75)] == ["33.25", "33.50", "33.75"]
+    formatter.set_locs([0.01, 0.1, 10.0, 20.0, 1000.0])
+    assert [formatter(v) for v in (0.01, 0.1, 10.0, 20.0, 1000.0)] == ["0.01", "0.1", "10", "20", "1,000"]
+    _, _, df, ops = _tables({**SMALL, "hardware": ["h100-sxm", "h200"], "axes": {"batch": [1, 8], "context": [1024], "k": [1], "alpha": [0.8]}})
+    none_on_h100 = df.assign(fits_in_memory=df["fits_in_memory"] & (df["hardware"] == "h200"), baseline_max_batch=np.where(df["hardware"] == "h200", 10 ** 6, 0))
+    fig = _figure("throughput_vs_batch", none_on_h100, ops, META)
+    empty = _panel_axes(fig)[0]
+    assert any("nothing fits" in t.get_text() for t in empty.texts)
+    drawn = [label for label in plots._tick_labels(empty.xaxis) if label.get_visible() and label.get_text()]
+    assert drawn == [] and not any(line.get_visible() for line in empty.get_xgridlines() + empty.get_ygridlines())
+    assert any(label.get_visible() for label in plots._tick_labels(empty.yaxis))  # the y axis the row shares keeps its labels
+    fig, (alone,) = plots._figure(1)  # a y axis of its own (best k): a bare frame
+    plots._nothing_fits(alone)
+    assert not [label for axis in (alone.xaxis, alone.yaxis) for label in plots._tick_labels(axis) if label.get_visible()]
