@@ -1254,9 +1254,11 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             ax.plot(g["batch"] * dodge, g["best_k"], "o-" if dots else "-", color=color[a], ms=4, lw=1.5, label=_alpha_label(a, meta),
                     drawstyle="default")
             edge = g[g["best_k"] >= max(ks)]
-            ax.plot(edge["batch"] * dodge, edge["best_k"], "^", color=color[a], ms=8, mec="k", mew=0.8, ls="")
+            if len(edge):  # an empty line still costs its artist at drawing time
+                ax.plot(edge["batch"] * dodge, edge["best_k"], "^", color=color[a], ms=8, mec="k", mew=0.8, ls="")
             loses = g[(g["best_k"] > 0) & (g["speedup"] < 1.0)]  # the best k > 0 still slower than plain decoding
-            ax.plot(loses["batch"] * dodge, loses["best_k"], "o", ms=7, mfc="white", mec="red", mew=1.4, ls="", zorder=5)
+            if len(loses):
+                ax.plot(loses["batch"] * dodge, loses["best_k"], "o", ms=7, mfc="white", mec="red", mew=1.4, ls="", zorder=5)
             losing |= len(loses) > 0
         if (best["best_k"] >= max(ks)).any():
             censored = True
