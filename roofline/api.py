@@ -145,8 +145,7 @@ def predict(
     Speculation without alpha, acceptance or a tree uses the method's published default rates.
     `warnings` lists what the caller must know (does not fit in memory, ...).
     """
-    tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau = (
-        v.item() if isinstance(v, np.generic) else v for v in (tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau))
+    tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau = map(_plain, (tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau))
     batch = _scalar_int(batch, "batch", 1, BATCH_MAX, where)
     context = _scalar_int(context, "context", 0, CONTEXT_MAX, where)
     k = _scalar_int(k, "k", 0, K_MAX, where)

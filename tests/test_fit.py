@@ -197,9 +197,11 @@ def test_a_fit_drops_the_per_family_values_an_earlier_fit_wrote_and_keeps_source
         assert dict(fit["engine"].overrides)["mi*"] == {"allreduce_latency_s": 12e-6}  # the measured RCCL latency stays
         assert fit["dropped_overrides"] == [("mi*", "kernel_latency")]
         assert "dropped: kernel_latency on mi*" in fit_report(fit)
-    data = read_yaml_file(write_fitted_profile(fit, tmp_path / "mine.yaml"))
+    written = write_fitted_profile(fit, tmp_path / "mine.yaml")
+    data = read_yaml_file(written)
     mi = next(e for e in data["overrides"] if e["hardware"] == "mi*")
     assert "kernel_latency" not in mi and mi["allreduce_latency"] == "12 us"
+    assert "# ROCm: HIP graphs, RCCL" in written.read_text()  # the overrides keep their comments
 
 
 @pytest.mark.slow
