@@ -764,8 +764,10 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
                                        + f"\npeak {peak / 1e12:,.0f} TFLOP/s, {bw / 1e12:.2f} TB/s"))
     handles = [Line2D([], [], color="k", lw=1.8, label="peak roof" + (f" ({_one(sorted(set(wide_roofs)))} operators)" if wide_roofs else "")),
                Line2D([], [], color="k", lw=1.2, ls="--", label="derated roof")]
-    if wide_roofs:
-        handles.append(Line2D([], [], color="0.35", lw=1.0, ls="-.", label=f"bf16 peak roof\n({', '.join(UNQUANTISED_OPERATORS)}: unquantised)"))
+    if wide_roofs:  # roofline.layout is loaded by now (_unquantised_peak found quantised weights)
+        from roofline.layout import UNQUANTISED_CLASSES
+
+        handles.append(Line2D([], [], color="0.35", lw=1.0, ls="-.", label=f"bf16 peak roof\n({', '.join(UNQUANTISED_CLASSES)}: unquantised)"))
     if len({large for _, large, _ in larges}) > 1:  # the large batch differs by panel: each title says which
         for ax, large, fits in larges:
             ax.set_title(ax.get_title() + f" · filled: B = {large:,.0f}" + ("" if fits else " (does not fit)"))
@@ -786,7 +788,6 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     return fig
 
 
-UNQUANTISED_OPERATORS = ("embedding", "lm_head")  # kept at bf16 by a quantised weight dtype (roofline.layout)
 
 
 def _unquantised_peak(hardware: str, weight_dtype: str) -> float | None:
