@@ -141,12 +141,13 @@ def report_text(summary: dict) -> str:
         return f"{stats['rows']:>6} {100 * stats['median_abs_error']:>7.1f}% {100 * stats['p90_abs_error']:>6.1f}% {100 * stats['within_15pct']:>7.0f}%"
 
     h = summary["headline"]
+    w = max([34, *map(len, summary["per_source"]), *map(len, summary["per_regime"])])  # source ids are written whole
     lines = [f"{h['file']}: {h['rows']} {h['split']} rows, engine: {h['engine']} (ideal beside it)", "",
-             f"{'group':<34} {'rows':>6} {'median':>8} {'p90':>7} {'<=15%':>8}   |  ideal: {'median':>8} {'p90':>7} {'<=15%':>8}",
-             "-" * 110]
+             f"{'group':<{w}} {'rows':>6} {'median':>8} {'p90':>7} {'<=15%':>8}   |  ideal: {'median':>8} {'p90':>7} {'<=15%':>8}",
+             "-" * (w + 76)]
 
     def add(label: str, pair: dict) -> None:
-        lines.append(f"{label[:34]:<34} {fmt(pair['engine'])}   |  {fmt(pair['ideal'])[7:]}")
+        lines.append(f"{label:<{w}} {fmt(pair['engine'])}   |  {fmt(pair['ideal'])[7:]}")
 
     add("all rows", summary["overall"])
     lines.append("")

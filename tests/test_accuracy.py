@@ -101,3 +101,16 @@ def test_eagle_speedup_on_an_8b_model_falls_with_batch_from_2_to_48():
 def test_a_small_draft_model_on_a_70b_target_slows_down_by_batch_32():
     spec = predict("h100-sxm", "llama-3.1-70b", 32, 1024, tp=4, method="draft", draft="llama-3.2-1b", k=4, alpha=0.6)["spec"]
     assert spec["speedup"] < 1.0
+
+
+def test_the_terminal_table_writes_long_source_ids_whole():
+    from roofline.accuracy import report_text
+
+    stats = {"rows": 1, "median_abs_error": 0.1, "p90_abs_error": 0.1, "within_15pct": 1.0}
+    pair = {"engine": stats, "ideal": stats}
+    long_id = "specforge-issue339-qwen3-30b-a3b-h100-and-more"
+    summary = {"headline": {"file": "f.csv", "rows": 1, "split": "heldout", "engine": "vllm", "batch1_moe_rows": 0, "targets_met": {}},
+               "overall": pair,
+               "per_regime": {"batch 1": pair}, "per_source": {long_id: pair}, "skipped": []}
+    text = report_text(summary)
+    assert f"{long_id} " in text
