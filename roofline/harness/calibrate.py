@@ -422,7 +422,8 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
         sweep_ms = tuple(m for m in GEMM_SWEEP_M if m <= GEMM_SWEEP_MAX_M[dtype])
         weight_bytes, params, sweep = weight_gemm_sweep(torch, dev, dt, hidden, total, sweep_ms, reps)
         runs["gemm_sweep"].append(sweep)
-        steps.step(f"{tag}weight-streaming GEMM sweep: GEMV {_si(weight_bytes / sweep[1], 'B/s')}")
+        steps.step(f"{tag}weight-streaming GEMM sweep: GEMV {_si(weight_bytes / sweep[1], 'B/s')} (raw: its compute time "
+                   "included; the summary's figure is fitted with that removed)")
 
         timings = attention_timings(torch, dev, batch=64 if gpu else 16, context=4096 if gpu else 1024, layers=16, repeats=reps,
                                     dtype=dtype)
@@ -465,7 +466,7 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
         date=datetime.datetime.now(datetime.timezone.utc),
     )
     if progress:
-        print(f"calibrate ({dtype}): GEMV {_si(c.gemv_bw_bytes_per_s, 'B/s')}, GEMM {_si(c.gemm_flops_per_s, 'FLOP/s')} at weight "
+        print(f"calibrate ({dtype}): GEMV {_si(c.gemv_bw_bytes_per_s, 'B/s')} (fitted), GEMM {_si(c.gemm_flops_per_s, 'FLOP/s')} at weight "
               f"shapes, overlap exponent {c.overlap_exponent:.2f}; attention {_si(c.attention_memory_bytes_per_s, 'B/s')}, "
               f"{_si(c.attention_compute_flops_per_s, 'FLOP/s')}; overhead {format_seconds(c.step_overhead_s)} + "
               f"{format_seconds(c.layer_overhead_s)} per layer ({c.elapsed_s:.0f} s)", file=sys.stderr, flush=True)
