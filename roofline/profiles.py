@@ -68,8 +68,9 @@ def normalize_dtype(value: object, allowed: tuple[str, ...], where: str, field: 
         canonical = DTYPE_ALIASES.get(value.strip().lower().replace("-", "_"))
         if canonical in allowed:
             return canonical
-    shown = value if isinstance(value, (str, int, float, bool, type(None))) else type(value).__name__
-    return _raise(f"{where}: {field}: expected one of {', '.join(allowed)}, found {str(shown)[:80]!r}")
+    shown = repr(value[:80]) if isinstance(value, str) else repr(value) if isinstance(value, (int, float, bool, type(None))) \
+        else type(value).__name__
+    return _raise(f"{where}: {field}: expected one of {', '.join(allowed)}, found {shown}")
 
 
 def _raise(message: str):

@@ -122,6 +122,8 @@ def test_a_spec_object_of_another_kind_is_one_short_line():
          "sweep: draft: expected a name or a ModelSpec, found a HardwareSpec ('l4')"),
         (lambda: roofline.sweep(None), "sweep: scenario: expected a built-in scenario name, a YAML path or a mapping, found None"),
         (lambda: roofline.predict("h100-sxm", "llama-3.1-8b", profiles=1), "profiles: expected a folder or a list of folders, found 1"),
+        (lambda: roofline.predict("h100-sxm", "llama-3.1-8b", kv_dtype=None),
+         "predict: kv_dtype: expected one of fp32, bf16, fp16, fp8, int8, found None"),  # None, not the text 'None'
     ):
         with pytest.raises(RooflineError) as error:
             call()
