@@ -94,15 +94,15 @@ def _scalar_int(value, name: str, low: int, high: int, where: str = "predict") -
     return int(value)
 
 
-def _plain(value):
+def _as_file_values(value):
     """`value` as a scenario file would hold it: numpy scalars as Python numbers; numpy arrays, pandas Series and
     Index, ranges and tuples as lists; mappings and lists item by item. Anything else (spec objects) as it is."""
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, (np.ndarray, pd.Series, pd.Index, range, tuple, list)):
-        return [_plain(v) for v in (value.tolist() if isinstance(value, (np.ndarray, pd.Series, pd.Index)) else value)]
+        return [_as_file_values(v) for v in (value.tolist() if isinstance(value, (np.ndarray, pd.Series, pd.Index)) else value)]
     if isinstance(value, dict):
-        return {key: _plain(v) for key, v in value.items()}
+        return {key: _as_file_values(v) for key, v in value.items()}
     return value
 
 
@@ -145,7 +145,7 @@ def predict(
     Speculation without alpha, acceptance or a tree uses the method's published default rates.
     `warnings` lists what the caller must know (does not fit in memory, ...).
     """
-    tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau = map(_plain, (tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau))
+    tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau = map(_as_file_values, (tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau))
     batch = _scalar_int(batch, "batch", 1, BATCH_MAX, where)
     context = _scalar_int(context, "context", 0, CONTEXT_MAX, where)
     k = _scalar_int(k, "k", 0, K_MAX, where)
@@ -288,7 +288,7 @@ SPEC_KEYS = {"hardware": HardwareSpec, "draft_hardware": HardwareSpec, "model": 
 
 
 def _names_for_specs(data: dict) -> tuple[dict, dict, dict]:
-    """Replace spec objects by their names (remembering the objects), numpy values by Python's (_plain).
+    """Replace spec objects by their names (remembering the objects), numpy values by Python's (_as_file_values).
 
     Returns (mapping, specs, named): specs maps (type name, profile name) to the spec object, named maps
     (type name, profile name) to the first key that gave that name as a string (`sweep` checks that such a name
@@ -312,7 +312,7 @@ def _names_for_specs(data: dict) -> tuple[dict, dict, dict]:
         return value
 
     out = {}
-    for key, value in _plain(data).items():
+    for key, value in _as_file_values(data).items():
         if key in SPEC_KEYS:
             if isinstance(value, list):
                 names = [name_of(key, v) for v in value]
