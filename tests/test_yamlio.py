@@ -1,6 +1,7 @@
 """roofline.yamlio: the bounded YAML and JSON readers, the parse cache, the UTF-8 table check and atomic writes."""
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -36,6 +37,29 @@ def test_an_alias_bomb_is_refused_before_anything_walks_it():
         lines.append(f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 8) + "]")
     with pytest.raises(RooflineError, match="values once aliases are expanded"):
         load_yaml_text("\n".join(lines) + "\n", "bomb.yaml")
+
+
+def test_a_document_nested_200000_deep_is_one_line_not_a_crash():
+    # LibYAML's composer recurses in C: at this depth it would end the process with a segmentation fault.
+    with pytest.raises(RooflineError, match=f"line 1: not valid YAML: nesting deeper than {MAX_DEPTH} levels"):
+        load_yaml_text("[" * 200_000 + "]" * 200_000, "deep.yaml")
+
+
+def test_libyaml_and_the_pure_python_loader_read_every_shipped_file_and_tricky_scalars_alike(monkeypatch):
+    import yaml
+
+    from roofline import yamlio
+
+    assert yamlio._CSafeLoader is yaml.CSafeLoader  # PyYAML's wheels carry LibYAML; the fast path is the one tested
+    root = Path(__file__).resolve().parent.parent
+    texts = [p.read_text() for folder in ("hardware_profiles", "model_profiles", "engine_profiles", "scenarios")
+             for p in sorted((root / folder).glob("*.yaml"))]
+    texts.append("a: 1e3\nb: 1.0e3\nc: 0x1F\nd: 2026-11-30\ne: yes\nf: ~\ng: '08'\nh: 010\ni: .inf\nj: 1_000\n"
+                 "k: &k {x: [1, 2]}\nl: *k\nm: {<<: *k, y: 3}\nn: |\n  two\n  lines\n")
+    fast = [load_yaml_text(text, "f.yaml") for text in texts]
+    monkeypatch.setattr(yamlio, "_CSafeLoader", None)
+    slow = [load_yaml_text(text, "f.yaml") for text in texts]
+    assert len(texts) > 40 and fast == slow
 
 
 def test_merge_keys_are_not_duplicates():
