@@ -35,6 +35,7 @@ from roofline.editing import validate_text
 from roofline.errors import RooflineError
 from roofline.hfimport import profile_from_hf_config
 from roofline.units import parse_quantity
+from roofline.yamlio import read_yaml_file
 
 # Import what the commands import, once and outside the memory tracing (tracing makes imports slow).
 for _module in ("roofline.engine", "roofline.speculation", "roofline.grid", "roofline.plots", "roofline.tables", "roofline.editing"):
@@ -151,7 +152,7 @@ nasty = st.recursive(
 def _base(kind: str) -> dict:
     name = {"hardware": "h100-sxm", "model": "deepseek-v3", "scenario": "eagle-on-hopper"}[kind]
     folder = {"hardware": "hardware_profiles", "model": "model_profiles", "scenario": "scenarios"}[kind]
-    return yaml.safe_load((ROOT / folder / f"{name}.yaml").read_text())
+    return read_yaml_file(ROOT / folder / f"{name}.yaml")  # a fresh copy each call
 
 
 BASES = {kind: _base(kind) for kind in ("hardware", "model", "scenario")}

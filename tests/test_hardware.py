@@ -7,6 +7,7 @@ import yaml
 from roofline.errors import RooflineError
 from roofline.hardware import check_hardware_spec, hardware_from_dict, load_hardware
 from roofline.profiles import builtin_dir, list_names
+from roofline.yamlio import read_yaml_file
 
 REQUIRED_DEVICES = [
     "a100-sxm-80gb", "a100-pcie-40gb", "h100-sxm", "h100-pcie", "h200", "b200", "gb200", "b300", "l4", "l40s",
@@ -16,7 +17,7 @@ REQUIRED_DEVICES = [
 
 
 def base_profile():
-    return yaml.safe_load((builtin_dir("hardware") / "h100-sxm.yaml").read_text())
+    return read_yaml_file(builtin_dir("hardware") / "h100-sxm.yaml")  # a fresh copy each call
 
 
 def test_every_required_device_has_a_profile_that_loads():

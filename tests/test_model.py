@@ -1,11 +1,11 @@
 import dataclasses
 
 import pytest
-import yaml
 
 from roofline.errors import RooflineError
 from roofline.model import AttentionGroup, MoESpec, check_model_spec, load_model, model_from_dict
 from roofline.profiles import builtin_dir, list_names
+from roofline.yamlio import read_yaml_file
 
 REQUIRED_MODELS = [
     "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "llama-3.2-1b", "llama-3.2-3b", "llama-2-7b", "tinyllama-1.1b",
@@ -75,7 +75,7 @@ def test_all_presets_are_listed():
 
 
 def _llama_dict():
-    return yaml.safe_load((builtin_dir("model") / "llama-3.1-8b.yaml").read_text())
+    return read_yaml_file(builtin_dir("model") / "llama-3.1-8b.yaml")  # a fresh copy each call
 
 
 @pytest.mark.parametrize("key, value, field", [

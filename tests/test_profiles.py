@@ -17,6 +17,7 @@ from roofline.profiles import (
     shadowed_paths,
     user_dir,
 )
+from roofline.yamlio import read_yaml_file
 
 BUILTIN_H100 = Path(__file__).resolve().parent.parent / "hardware_profiles" / "h100-sxm.yaml"
 
@@ -29,7 +30,7 @@ def _isolated_user_folder(tmp_path, monkeypatch):
 
 
 def h100_data(**changes):
-    data = yaml.safe_load(BUILTIN_H100.read_text())
+    data = read_yaml_file(BUILTIN_H100)  # a fresh copy each call
     data.update(changes)
     return data
 

@@ -45,6 +45,7 @@ def test_a_document_nested_200000_deep_is_one_line_not_a_crash():
         load_yaml_text("[" * 200_000 + "]" * 200_000, "deep.yaml")
 
 
+@pytest.mark.slow  # the pure-Python reads of 68 files take 0.4 s
 def test_libyaml_and_the_pure_python_loader_read_every_shipped_file_and_tricky_scalars_alike(monkeypatch):
     import yaml
 
