@@ -159,9 +159,24 @@ def _candidates(kind: str, extra_dirs: tuple[str | Path, ...]) -> tuple[list[tup
                 ordered.append((stem, path))
             elif file_kind is None:
                 untold.append((stem, path, reason))
-    for path in sorted(builtin_dir(kind).glob("*.yaml")):
-        ordered.append((path.stem, path))
+    ordered.extend((path.stem, path) for path in _builtin_files(kind))
     return ordered, untold
+
+
+_LISTED: dict = {}
+
+
+def _builtin_files(kind: str) -> list[Path]:
+    """The built-in folder's YAML files, sorted; listed again only when the folder changes (its modification time),
+    since every profile lookup walks the search path."""
+    folder = builtin_dir(kind)
+    try:
+        key = (str(folder), folder.stat().st_mtime_ns)
+    except OSError:
+        return []
+    if key not in _LISTED:
+        _LISTED[key] = sorted(folder.glob("*.yaml"))
+    return list(_LISTED[key])
 
 
 def profile_paths(kind: str, extra_dirs: tuple[str | Path, ...] = ()) -> dict[str, Path]:
