@@ -124,9 +124,11 @@ def _expanded_nodes(node, memo: dict) -> int:
     return total
 
 
-def _yaml_problem(exc: yaml.YAMLError) -> str:
+def _yaml_problem(exc: yaml.YAMLError, text: str) -> str:
+    """' line N: not valid YAML: problem'; N is at most the text's last line (LibYAML puts the end of input one past it)."""
     mark = getattr(exc, "problem_mark", None)
-    line = f" line {mark.line + 1}:" if mark is not None else ""
+    last_line = max(1, len(text.splitlines()))
+    line = f" line {min(mark.line + 1, last_line)}:" if mark is not None else ""
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     return f"{line} not valid YAML: {problem}"
 
@@ -143,7 +145,7 @@ def load_yaml_text(text: str, where: str):
         else:
             loader = _BoundedSafeLoader(text)
     except yaml.YAMLError as exc:
-        raise RooflineError(f"{where}:{_yaml_problem(exc)}") from None
+        raise RooflineError(f"{where}:{_yaml_problem(exc, text)}") from None
     except RecursionError:
         raise RooflineError(f"{where}: not valid here: nested too deeply") from None
     try:
@@ -154,7 +156,7 @@ def load_yaml_text(text: str, where: str):
             raise RooflineError(f"{where}: not valid here: more than {MAX_EXPANDED_NODES:,} values once aliases are expanded")
         return loader.construct_document(node)
     except yaml.YAMLError as exc:
-        raise RooflineError(f"{where}:{_yaml_problem(exc)}") from None
+        raise RooflineError(f"{where}:{_yaml_problem(exc, text)}") from None
     except RecursionError:
         raise RooflineError(f"{where}: not valid here: nested too deeply") from None
     finally:
