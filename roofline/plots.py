@@ -1143,8 +1143,9 @@ def _heatmap_title(swept_k: np.ndarray, pays: np.ndarray, crossed: bool, grey: b
 
 def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     """Tokens/s of the whole batch vs batch, of the points that fit in memory: per alpha at the best k of each point
-    (`_ranked_points`; a best k of 0 is plain decoding, on the baseline), and without speculation. The title names
-    speculation only when the sweep speculates; grey beyond the largest batch that fits under any k."""
+    (`_ranked_points`; a best k of 0 is plain decoding, on the baseline; for a tree, its best depth), and without
+    speculation. The title names speculation only when the sweep speculates; grey beyond the largest batch that fits
+    under any k."""
     if not _any_fit(df):
         return None
     fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=2.0, share_y=True)
@@ -1152,6 +1153,7 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     alphas, alpha_note = _line_alphas(df)
     color = _alpha_colors(alphas)
     dots = df["batch"].nunique() <= 24
+    best_name = "best depth" if meta.get("tree_nodes") else "best k"  # a tree's k axis is its depth
     for ax, sub in panels:
         fit = sub[sub["fits_in_memory"].astype(bool)]
         base = _baseline_rows(sub)
@@ -1162,7 +1164,7 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         for a in alphas if speculate else ():
             g = best[_same_alpha(best["alpha"], a)].drop_duplicates("batch").sort_values("batch")
             ax.plot(g["batch"], g["tokens_per_s"], "o-" if dots else "-", color=color[a], ms=3.5, lw=1.5,
-                    label=f"{_alpha_label(a, meta)}, best k")
+                    label=f"{_alpha_label(a, meta)}, {best_name}")
         ax.plot(base["batch"], base["baseline_tokens_per_s"], "s--" if dots else "--", color="k", ms=3.5, lw=1.8,
                 label="no speculation")
         _log2_axis(ax, sub["batch"])
@@ -1172,7 +1174,7 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         if (~sub["fits_in_memory"].astype(bool)).any():
             _shade_memory_limit(ax, *_memory_limits(sub, fit if speculate else base, base))
     _shared_legend(fig, [ax for ax, _ in panels])
-    what = "Throughput vs batch size, with speculation (best k per point) and without" if speculate else \
+    what = f"Throughput vs batch size, with speculation ({best_name} per point) and without" if speculate else \
         "Throughput vs batch size (no speculation)"
     _title(fig, what, meta, models, _join(note, alpha_note if speculate else ""))
     return fig

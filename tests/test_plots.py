@@ -559,6 +559,12 @@ def test_a_tree_sweep_without_a_best_depth_draws_its_heatmap_and_speculative_thr
     (ax,) = [ax for ax in fig.axes if ax.get_subplotspec() is not None]
     (spec,) = [line for line in ax.get_lines() if "best k" in line.get_label()]
     assert np.asarray(spec.get_xdata()).tolist() == df.loc[df["fits_in_memory"], "batch"].tolist()
+    df, ops, meta = _meta_of(tree)  # with the tree in the meta, its k axis is named as its depth
+    fig = _figure("throughput_vs_batch", df, ops, meta)
+    (ax,) = _panel_axes(fig)
+    labels = [line.get_label() for line in ax.get_lines() if not line.get_label().startswith("_")]
+    assert labels == ["tree of 8 nodes, τ 3, best depth", "no speculation"]
+    assert "(best depth per point)" in fig._suptitle.get_text()
 
 
 def test_roofline_panels_whose_largest_fitting_batch_differs_name_it_in_their_titles():
@@ -630,7 +636,7 @@ def test_a_tree_verifies_its_nodes_plus_one_tokens_once_and_is_named_as_a_tree()
     assert np.asarray(verify[0].get_xdata()).tolist() == [9, 72, 576]
     assert "tree of 8 nodes" in fig._suptitle.get_text().replace("\n", " ")
     fig = _figure("throughput_vs_batch", df, ops, meta)
-    assert any(line.get_label() == "tree of 8 nodes, τ 3, best k" for line in _panel_axes(fig)[0].get_lines())
+    assert any(line.get_label() == "tree of 8 nodes, τ 3, best depth" for line in _panel_axes(fig)[0].get_lines())
 
 
 def test_step_time_draws_at_most_eight_k_lines_with_the_first_and_last_and_says_so():
