@@ -463,8 +463,10 @@ def arrange(fig: Figure) -> None:
 
 def _title(fig: Figure, what: str, meta: dict, models: list[str], note: str) -> None:
     """Two-part title (what is shown, its lines split at newlines; the fixed parameters), each line wrapped to the
-    figure's width in lines of about equal length (`_balanced_fill`)."""
-    line = _setup_line(meta, models) + (f" · {note}" if note else "")
+    figure's width in lines of about equal length (`_balanced_fill`). A setup part that the subset note names
+    ('engine vllm' beside 'engine vllm only') is said once, by the note."""
+    parts = [part for part in _setup_line(meta, models).split(" · ") if f"{part} only" not in note.split(", ")]
+    line = " · ".join([*parts, *([note] if note else [])])
     chars = max(40, int(fig.get_figwidth() * 10.5))
     fig.suptitle("\n".join(_balanced_fill(part, chars) for part in (*what.split("\n"), line)))
 

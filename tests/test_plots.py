@@ -741,3 +741,11 @@ def test_log_tick_labels_over_a_narrow_range_are_distinct_and_an_empty_panel_has
     fig, (alone,) = plots._figure(1)  # a y axis of its own (best k): a bare frame
     plots._nothing_fits(alone)
     assert not [label for axis in (alone.xaxis, alone.yaxis) for label in plots._tick_labels(axis) if label.get_visible()]
+
+
+def test_a_config_narrowed_to_one_value_is_named_once_in_the_title():
+    df, ops, meta = _meta_of({**SMALL, "hardware": ["h100-sxm", "h200", "b200", "a100-sxm-80gb"], "engine": ["vllm", "ideal"],
+                              "axes": {"batch": [1, 8], "context": [1024], "k": [1, 2], "alpha": [0.8]}})
+    fig = _figure("roofline", df, ops, meta)
+    title = fig._suptitle.get_text().replace("\n", " ")
+    assert "engine vllm only" in title and title.count("engine vllm") == 1
