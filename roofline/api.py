@@ -229,6 +229,11 @@ def predict(
         out["warnings"].append(
             f"does not fit in memory: needs {out['memory_needed_bytes'] / 1e9:.1f} GB per device of "
             f"{out['usable_memory_bytes'] / 1e9:.1f} GB usable (max batch {out['max_batch']:,} at this context)")
+    if dep.dp_attention > batch:
+        idle = dep.dp_attention - batch
+        out["warnings"].append(f"dp_attention {dep.dp_attention} at batch {batch}: {idle} of the {dep.dp_attention} attention "
+                               f"groups have no sequence to decode, and their devices idle through attention; "
+                               f"DP-attention needs a batch of at least {dep.dp_attention}")
     draft_spec = draft_hw = None
     if method != "none":
         draft_spec = load_model(draft, profiles) if draft is not None else None

@@ -1,6 +1,7 @@
 """The public Python API: roofline.predict, roofline.sweep, load_* (what the CLI calls)."""
 
 import dataclasses
+import json
 
 import numpy as np
 import pytest
@@ -143,6 +144,19 @@ def test_a_name_beside_a_changed_spec_object_of_that_name_is_refused_and_the_sam
 def test_a_sweep_without_speculation_has_no_break_even_batch():
     df = roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "axes": {"batch": [1, 8, 64]}})
     assert (df["break_even_batch"] == 0).all() and (df["best_k"] == 0).all()
+
+
+def test_dp_attention_above_the_batch_is_warned_about_and_the_cli_says_it_once(request):
+    roofline_cli = request.getfixturevalue("roofline")  # the CLI runner (this module's `roofline` is the package)
+    idle = roofline.predict("h200", "deepseek-v3", batch=1, tp=8, dp_attention=3)
+    assert [w for w in idle["warnings"] if w.startswith("dp_attention 3 at batch 1: 2 of the 3 attention groups")]
+    busy = roofline.predict("h200", "deepseek-v3", batch=3, tp=8, dp_attention=3)
+    assert not any("dp_attention" in w for w in busy["warnings"])
+    code, out, err = roofline_cli("predict", "--hardware", "h200", "--model", "deepseek-v3", "--tp", "8", "--dp-attention", "3")
+    assert code == 0 and (out + err).count("2 of the 3 attention groups") == 1 and out.startswith("WARNING: dp_attention 3")
+    code, out, err = roofline_cli("predict", "--hardware", "h200", "--model", "deepseek-v3", "--tp", "8", "--dp-attention", "3",
+                                  "--json")
+    assert err.startswith("warning: dp_attention 3") and json.loads(out)["warnings"][0].startswith("dp_attention 3")
 
 
 def test_a_draft_model_with_another_vocabulary_is_warned_about():
