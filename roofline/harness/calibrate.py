@@ -515,7 +515,7 @@ def build_profile(c: Calibration) -> dict:
         "measured_rounds": c.rounds,
         "measured_load_average": c.load_average,
         "measured_copy_bandwidth": _si(c.copy_bw_bytes_per_s, "B/s"),
-        "measured_gemv_bandwidth": _si(c.gemv_bw_bytes_per_s, "B/s"),
+        "measured_gemv_bandwidth_fitted": _si(c.gemv_bw_bytes_per_s, "B/s"),  # fit_overlap's memory term over the GEMM sweep, not a raw read
         "measured_dtype": c.dtype,
         "measured_gemm_flops_weight_shapes": _si(c.gemm_flops_per_s, "FLOP/s"),
         "measured_effective_cache": _si(max(c.effective_cache_bytes, 1), "B"),
