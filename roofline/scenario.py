@@ -112,11 +112,8 @@ def _degree(where: str, key: str):
     return check
 
 
-def _raise_field(where: str, key: str, expected: str, found: object):
-    raise field_error(where, key, expected, found)
-
-
 def _raise(error: Exception):
+    """`raise` as an expression, for the value checks written as lambdas."""
     raise error
 
 
@@ -260,9 +257,9 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         "hardware": _names(where, "hardware", data["hardware"]),
         "model": _names(where, "model", data["model"]),
         "method": methods,
-        "draft_hardware": _values(where, "draft_hardware", data.get("draft_hardware"), lambda v: v if v is None or (isinstance(v, str) and v) else _raise_field(where, "draft_hardware", "a hardware name or null", v)),
-        "shared_prefix": _values(where, "shared_prefix", data.get("shared_prefix", 0), lambda v: v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= AXIS_MAX["context"] else _raise_field(where, "shared_prefix", "a number of tokens in 0..1e9", v)),
-        "engine": _values(where, "engine", data.get("engine"), lambda v: v if v is None or (isinstance(v, str) and v) else _raise_field(where, "engine", "an engine name", v)),
+        "draft_hardware": _values(where, "draft_hardware", data.get("draft_hardware"), lambda v: v if v is None or (isinstance(v, str) and v) else _raise(field_error(where, "draft_hardware", "a hardware name or null", v))),
+        "shared_prefix": _values(where, "shared_prefix", data.get("shared_prefix", 0), lambda v: v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= AXIS_MAX["context"] else _raise(field_error(where, "shared_prefix", "a number of tokens in 0..1e9", v))),
+        "engine": _values(where, "engine", data.get("engine"), lambda v: v if v is None or (isinstance(v, str) and v) else _raise(field_error(where, "engine", "an engine name", v))),
         "weight_dtype": _values(where, "weight_dtype", data.get("weight_dtype"), lambda v: None if v is None else normalize_dtype(v, WEIGHT_DTYPES, where, "weight_dtype")),
         "expert_dtype": _values(where, "expert_dtype", data.get("expert_dtype"), lambda v: None if v is None else normalize_dtype(v, WEIGHT_DTYPES, where, "expert_dtype")),
         "kv_dtype": _values(where, "kv_dtype", data.get("kv_dtype", "bf16"), lambda v: normalize_dtype(v, KV_DTYPES, where, "kv_dtype")),
