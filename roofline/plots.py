@@ -187,9 +187,8 @@ def _config_label(meta: dict, column: str, value) -> str:
         return ""  # a dense model
     if column == "shared_prefix":
         return f"shared prefix {int(value):,}"
-    words = {"engine": "engine {}", "weight_dtype": "{} weights", "expert_dtype": "{} experts", "kv_dtype": "{} KV",
-             "tp": "TP {}", "dp_attention": "DP-attention {}", "ep": "EP {}", "pp": "PP {}"}
-    return words[column].format(value)
+    words = {"engine": "engine {}", "weight_dtype": "{} weights", "expert_dtype": "{} experts", "kv_dtype": "{} KV"}
+    return words[column].format(value) if column in words else f"{_axis_name(column)} {value}"  # TP 2, DP-attention 4
 
 
 def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
