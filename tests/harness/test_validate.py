@@ -132,7 +132,8 @@ def test_a_quick_fp32_run_measures_4_of_the_16_layers_at_the_same_points_with_sp
 
 
 def test_the_cli_passes_dtype_to_calibrate_and_validate(monkeypatch, tmp_path):
-    from typer.testing import CliRunner
+    import typer.main
+    from click.testing import CliRunner
 
     import cli
     import roofline.harness.calibrate as calibrate
@@ -150,12 +151,12 @@ def test_the_cli_passes_dtype_to_calibrate_and_validate(monkeypatch, tmp_path):
 
     monkeypatch.setattr(validate, "run_validate", fake_validate)
     monkeypatch.setattr(calibrate, "run_calibrate", fake_calibrate)
-    runner = CliRunner()
-    result = runner.invoke(cli.app, ["validate", "--dtype", "fp32", "--out", str(tmp_path / "v")])
+    runner, command = CliRunner(), typer.main.get_command(cli.app)  # built once: Typer's runner rebuilds it per call
+    result = runner.invoke(command, ["validate", "--dtype", "fp32", "--out", str(tmp_path / "v")])
     assert result.exit_code == 0 and json.loads(result.stdout.strip().splitlines()[-1]) == {"dtype": "fp32"}
-    runner.invoke(cli.app, ["calibrate", "--dtype", "fp32"])
+    runner.invoke(command, ["calibrate", "--dtype", "fp32"])
     assert seen == {"validate": "fp32", "calibrate": "fp32"}
-    result = runner.invoke(cli.app, ["validate", "--out", str(tmp_path / "w")])
+    result = runner.invoke(command, ["validate", "--out", str(tmp_path / "w")])
     assert seen["validate"] == "bf16"  # the default
 
 
