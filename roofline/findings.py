@@ -108,6 +108,21 @@ def ridge_points(ops: pd.DataFrame) -> pd.Series:
 
 # ---------------------------------------------------------------- the nine questions
 
+def _one_value(value) -> str:
+    """A meta value that names one setting ('fp8'), else '' (several, or none)."""
+    values = value if isinstance(value, (list, tuple)) else [value]
+    return str(values[0]) if len(values) == 1 and values[0] else ""
+
+
+def _largest_swept(row: pd.Series, rows: pd.DataFrame) -> str:
+    """'; the largest swept batch that fits' (', of N that fit in memory' where the table says more fit) when `row` is at
+    the largest batch of `rows`, else ''."""
+    if int(row["batch"]) != int(rows["batch"].max()):
+        return ""
+    cap = int(row["baseline_max_batch"]) if "baseline_max_batch" in row.index else 0
+    return "; the largest swept batch" + (f", of {cap:,} that fit in memory" if cap > int(row["batch"]) else " that fits")
+
+
 def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     """Largest q = k + 1 whose verify pass takes at most TOLERANCE x the decode step (q = 1), per
     (hardware, model, context, batch); censored when it is the largest q swept."""
@@ -133,6 +148,8 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     lo_min, lo_max = int(lo.min()), int(lo.max())
     censored = lo_max >= q_swept
     others = _list([_model(meta, m) for m in models[1:]]) if len(models) > 1 else ""
+    dtype = _one_value(meta.get("weight_dtype"))
+    parts = [part.replace("(ridge ", f"({dtype} ridge ") for part in parts] if dtype else parts
     text = (
         f"At batch {batch_hi}, a pass of q tokens per sequence costs at most +{_pct(TOLERANCE - 1)} over a decode step "
         f"up to q = {_list(parts)} at {' / '.join(_ctx(c) for c in contexts)} context ({_model(meta, model0)}"
@@ -140,7 +157,7 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
         f"At batch {batch_lo} a pass verifies {'at least ' if censored and lo_min == lo_max else ''}{lo_min}"
         f"{'' if lo_min == lo_max else f' to {lo_max}'} tokens"
         f"{(' (the largest q swept: the limit lies beyond)' if lo_min == lo_max else f' ({lo_max} is the largest q swept: there the limit lies beyond)') if censored else ''}"
-        f" within the same +{_pct(TOLERANCE - 1)}."
+        f" within the same +{_pct(TOLERANCE - 1)}{' over every model, GPU and context' if len(lo) > 1 else ''}."
     )
     numbers = {"q_max": q_max, "q_swept": q_swept, "censored_at_smallest_batch": censored, "ridge": ridge, "engine": engine}
     if "engine" in every and engine != "ideal" and (every["engine"].astype(str) == "ideal").any():
@@ -255,8 +272,8 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
 
     text = (
         f"On {devices} {_hw(meta, b_best['hardware'])}, growing the batch alone {peak(b_best, 'baseline_tokens_per_s', base)} tokens/s "
-        f"(batch {int(b_best['batch'])}{', the largest that fits' if int(b_best['batch']) == int(base['batch'].max()) else ''}, "
-        f"{_n(b_best['baseline_tokens_per_s_per_user'])} tokens/s per user); "
+        f"(batch {int(b_best['batch'])}, {_n(b_best['baseline_tokens_per_s_per_user'])} tokens/s per user"
+        f"{_largest_swept(b_best, base)}); "
         + (f"speculation matches that at batch {int(m['batch'])} while each user gets {_n(m['tokens_per_s_per_user'])} tokens/s "
            f"({_x(m['tokens_per_s_per_user'] / b_best['baseline_tokens_per_s_per_user'])}), and {peak(s_best, 'tokens_per_s', spec)}. "
            if m is not None else f"speculation stays lower and {peak(s_best, 'tokens_per_s', spec)}. ")
@@ -438,7 +455,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     others = tiers.drop(index=h0)
     worst = others[f"premium_{m1:g}x_speculation"].max() if len(others) else np.nan
     text = (
-        f"On {_hw(meta, h0)}, the cheapest tier costs ${_n(t['base_cost_usd_per_million_tokens'])} per million tokens at "
+        f"On {_hw(meta, h0)}, the cheapest tier without speculation costs ${_n(t['base_cost_usd_per_million_tokens'])} per million tokens at "
         f"{_n(t['base_tokens_per_s_per_user'])} tokens/s per user (batch {int(t['base_batch'])}, no speculation). "
         f"{m1:g}× that speed costs {premium(t[f'premium_{m1:g}x_plain'])} the price without speculation and "
         f"{premium(t[f'premium_{m1:g}x_speculation'])} with it; {m2:g}× costs {premium(t[f'premium_{m2:g}x_plain'])} without "
