@@ -100,6 +100,7 @@ class ModelSpec:
     o_groups: int = 1
     moe: MoESpec | None = None
     mtp_modules: int = 0
+    mtp_window: int = 0      # tokens the MTP block's attention keeps (a sliding window; 0: full attention)
     published_params: float | None = None
     published_active_params: float | None = None
     native_precision: tuple[tuple[str, str], ...] = ()   # (weight class, dtype) of the released checkpoint
@@ -305,6 +306,7 @@ class ModelSpec:
             "attention_groups": [g.__dict__ for g in self.groups],
             "moe": None if self.moe is None else self.moe.__dict__,
             "mtp_modules": self.mtp_modules,
+            "mtp_window": self.mtp_window,
             "published_params": self.published_params,
             "published_active_params": self.published_active_params,
             "source": self.source,
@@ -314,7 +316,7 @@ class ModelSpec:
 _INT_FIELDS = ("layers", "hidden_size", "heads", "kv_heads", "head_dim", "ffn_size", "vocab_size")
 _KNOWN = set(_INT_FIELDS) | {
     "type", "name", "display_name", "source", "notes", "ffn_gated", "tied_embeddings", "attention",
-    "moe", "mtp_modules", "published_params", "published_active_params", "precision",
+    "moe", "mtp_modules", "mtp_window", "published_params", "published_active_params", "precision",
 }
 
 
@@ -501,6 +503,7 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
         **low_rank,
         moe=moe,
         mtp_modules=_positive_int(where, "mtp_modules", data.get("mtp_modules", 0), allow_zero=True),
+        mtp_window=_positive_int(where, "mtp_window", data.get("mtp_window", 0), allow_zero=True),
         **published,
         native_precision=_precision(where, data.get("precision")),
         source=str(data.get("source", "")).strip(),
@@ -559,6 +562,7 @@ def check_model_spec(spec: object) -> ModelSpec:
     _check_spec_groups(where, spec)
     _check_spec_parts(where, spec)
     _positive_int(where, "mtp_modules", spec.mtp_modules, allow_zero=True)
+    _positive_int(where, "mtp_window", spec.mtp_window, allow_zero=True)
     for key in ("published_params", "published_active_params"):
         _published(where, key, getattr(spec, key))
     _check_spec_precision(where, spec.native_precision)

@@ -97,6 +97,7 @@ def model_schema() -> dict:
         "display_name": {"type": "string"}, "source": {"type": "string"}, "notes": {"type": "string"},
         "ffn_gated": {"type": "boolean"}, "tied_embeddings": {"type": "boolean"},
         "mtp_modules": count0,
+        "mtp_window": count0,
         "published_params": {"type": ["number", "null"], "exclusiveMinimum": 0},
         "published_active_params": {"type": ["number", "null"], "exclusiveMinimum": 0},
         "moe": {"type": ["object", "null"], "properties": {

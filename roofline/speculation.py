@@ -104,7 +104,8 @@ def leviathan_ops_factor(alpha, k, c_hat):
 def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None, draft_vocab: int | None = None) -> ModelSpec | None:
     """The model whose forward pass one draft step runs (None for none/ngram).
 
-    mtp: one block of the target (MoE if the target is MoE) with the shared LM head.
+    mtp: one block of the target (MoE if the target is MoE) with the shared LM head; full attention, or a sliding
+         window of the profile's mtp_window tokens (DeepSeek-V4's MTP block).
     eagle: one dense decoder layer of the target's shapes, full attention, LM head of `draft_vocab` rows.
     """
     if method in ("none", "ngram"):
@@ -118,7 +119,9 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
         if target.mtp_modules < 1:
             raise RooflineError(f"--method mtp: model {target.name!r} has no MTP modules (mtp_modules: 0); use eagle or draft")
         moe = None if target.moe is None else dataclasses.replace(target.moe, dense_layers=0)
-        return dataclasses.replace(target, name=f"{target.name}-mtp", layers=1, groups=one_layer, moe=moe, mtp_modules=0)
+        groups = (AttentionGroup(kind="sliding", layers=1, window=target.mtp_window),) if target.mtp_window else one_layer
+        return dataclasses.replace(target, name=f"{target.name}-mtp", layers=1, groups=groups, moe=moe, mtp_modules=0,
+                                   mtp_window=0)
     if method == "eagle":
         return dataclasses.replace(
             target, name=f"{target.name}-eagle", layers=1, groups=one_layer, moe=None, mtp_modules=0,

@@ -10,6 +10,7 @@ from roofline.layout import deployment
 from roofline.model import load_model
 from roofline.speculation import (
     break_even_batch,
+    drafter_spec,
     leviathan_ops_factor,
     leviathan_speedup,
     predict_speculation,
@@ -257,3 +258,17 @@ def test_a_colocated_drafter_holds_the_kv_of_a_shared_prefix_once_as_the_target_
     # the drafter's KV: 8 sequences of 34,816 tokens without sharing; with it, 8 of 2,048 plus one prefix of 32,768
     per_token = (plain["drafter_memory_bytes"] - alone["drafter_memory_bytes"]) / (8 * shared)
     assert prefix["drafter_memory_bytes"] - alone["drafter_memory_bytes"] == pytest.approx(per_token * shared, rel=1e-6)
+
+
+def test_deepseek_v4s_mtp_block_attends_its_sliding_window_only():
+    from roofline.api import predict
+
+    v4 = load_model("deepseek-v4-flash")
+    (group,) = drafter_spec("mtp", v4).groups
+    assert (group.kind, group.window, v4.mtp_window) == ("sliding", 128, 128)
+    (full,) = drafter_spec("mtp", load_model("deepseek-v3")).groups
+    assert full.kind == "full"  # V3's MTP block attends the whole context
+    point = predict("h200", "deepseek-v4-flash", 1, 131072, tp=8, weight_dtype="fp8", method="mtp", k=2, alpha=0.8)
+    # a 128-token window costs the drafter a fixed few hundred kB a sequence, not 1 KiB per context token (full
+    # attention took the cap from 136 to 114 sequences at 128k)
+    assert point["max_batch"] - 2 <= point["spec"]["max_batch"] <= point["max_batch"]
