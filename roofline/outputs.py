@@ -1,6 +1,8 @@
 """Safe output folders: written in full to a temporary sibling, then moved into place.
 
-A failed run leaves nothing behind; an existing output is replaced only with `force`.
+A failed run leaves nothing behind; an existing output is replaced only with `force`, and only when it is one:
+every output folder holds a marker file (MARKER), and a folder without it (a repository, the profile folder,
+anything the user keeps) is never replaced, `force` or not.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ from pathlib import Path
 
 from roofline.errors import RooflineError
 
+MARKER = ".roofline-output"  # in every output folder: what `--force` may replace whole
+
 
 def check_writable(out: Path, force: bool) -> None:
-    """Refuse to touch an existing non-empty folder (or a file) unless `force`, and never take the current folder
-    or one above it: the output replaces its folder whole, so `--out .` would remove the folder the user is in."""
+    """Refuse to touch an existing non-empty folder (or a file) unless `force` and the folder is an earlier output (it
+    holds MARKER), and never take the current folder or one above it: the output replaces its folder whole, so
+    `--out .` would remove the folder the user is in."""
     here = Path.cwd().resolve()
     resolved = Path(out).resolve()
     if resolved == here or resolved in here.parents:
@@ -24,8 +29,12 @@ def check_writable(out: Path, force: bool) -> None:
                             f"above it (the output replaces its folder whole): name a subfolder, e.g. --out {Path(out) / 'out'}")
     if out.exists() and not out.is_dir():
         raise RooflineError(f"--out: expected a folder, found an existing file {out} (choose another path)")
-    if out.is_dir() and any(out.iterdir()) and not force:
-        raise RooflineError(f"--out: {out} exists and is not empty; pass --force to replace it")
+    if out.is_dir() and any(out.iterdir()):
+        if not force:
+            raise RooflineError(f"--out: {out} exists and is not empty; pass --force to replace it")
+        if not (out / MARKER).is_file():
+            raise RooflineError(f"--out: {out} holds files roofline did not write (no {MARKER} in it) and --force would "
+                                f"replace the folder whole: choose a new or empty folder, or remove this one yourself")
 
 
 @contextlib.contextmanager
@@ -36,6 +45,7 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
+        (tmp / MARKER).write_text("Written by roofline: `--force` replaces this folder whole.\n", encoding="utf-8")
         yield tmp
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from roofline.errors import RooflineError
+from roofline.outputs import MARKER
 
 REPORT_SCENARIOS = (
     "verify-mini-prefill", "flops-vs-time", "break-even-batch", "batch-vs-speculation", "kv-caps-batch",
@@ -226,4 +227,4 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
     images = {p.name: p.read_bytes() for paths in drawn for p in paths if p.suffix == ".png"}
     (tmp / "report.md").write_text(_markdown(sections, seconds), encoding="utf-8")
     (tmp / "report.html").write_text(_html(sections, images, seconds), encoding="utf-8")
-    return sorted(p.relative_to(tmp) for p in tmp.rglob("*") if p.is_file())
+    return sorted(p.relative_to(tmp) for p in tmp.rglob("*") if p.is_file() and p.name != MARKER)

@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from roofline.errors import RooflineError
-from roofline.outputs import POLARS_FROM_ROWS, TableWriter, progress_bar, staged_dir, write_file_safely
+from roofline.outputs import MARKER, POLARS_FROM_ROWS, TableWriter, progress_bar, staged_dir, write_file_safely
 
 
 # Arrow formats CSV_HALVES_FROM_ROWS rows or more in two halves (lowered here, so the halves are few rows);
@@ -73,16 +73,30 @@ def test_a_failure_inside_a_staged_folder_leaves_nothing_behind(tmp_path):
 
 
 def test_an_existing_output_is_replaced_only_with_force(tmp_path):
-    (tmp_path / "o").mkdir()
-    (tmp_path / "o" / "old.csv").write_text("x")
+    with staged_dir(tmp_path / "o", force=False) as tmp:
+        (tmp / "old.csv").write_text("x")
     with pytest.raises(RooflineError, match="pass --force"), staged_dir(tmp_path / "o", force=False):
         pass
     with staged_dir(tmp_path / "o", force=True) as tmp:
         (tmp / "new.csv").write_text("y")
-    assert [p.name for p in (tmp_path / "o").iterdir()] == ["new.csv"]
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == [MARKER, "new.csv"]
     write_file_safely(tmp_path / "f.yaml", "a: 1\n", force=False)
     with pytest.raises(RooflineError, match="exists"):
         write_file_safely(tmp_path / "f.yaml", "a: 2\n", force=False)
+
+
+def test_force_never_replaces_a_folder_roofline_did_not_write(tmp_path):
+    # a repository, the profile folder, anything the user keeps: --force replaced it whole, .git and profiles with it
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "a.py").write_text("mine")
+    with pytest.raises(RooflineError, match=f"holds files roofline did not write \\(no {MARKER} in it\\)"):
+        with staged_dir(repo, force=True):
+            pass
+    assert sorted(p.name for p in repo.iterdir()) == [".git", "a.py"]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".repo")]  # no staging folder left
+    with staged_dir(tmp_path / "empty", force=False):  # an empty folder, or a new one, is fine
+        pass
 
 
 def test_the_current_folder_or_one_above_it_is_never_an_output_folder(tmp_path, monkeypatch):
