@@ -532,7 +532,15 @@ def calibrate(
 
     if out is not None and out.exists() and not force:
         raise RooflineError(f"--out: {out} exists; pass --force to overwrite it")
+    if out is not None:
+        from roofline.profiles import check_profile_name
+
+        if out.suffix not in (".yaml", ".yml"):
+            raise RooflineError(f"--out: expected a profile file NAME.yaml, found {str(out)!r}")
+        check_profile_name(out.stem, "--out")
     profile = run_calibrate(device, dtype=dtype)
+    if out is not None:  # a profile file is found by its name, which must be the file's (hw validate, --profiles)
+        profile["name"] = out.stem
     hardware_from_dict(profile, "<calibration>")  # the profile must load like any other
     text = profile_to_yaml(profile)
     if out is None:

@@ -564,6 +564,7 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     if hardware is None:
         profile = run_calibrate(device, seconds_budget=grid.calibrate_budget_s, progress=progress, dtype=dtype)
         path = out_dir / "hardware-measured.yaml"
+        profile["name"] = path.stem  # the file's name, as every profile file carries
         path.write_text(profile_to_yaml(profile), encoding="utf-8")
         hardware = hardware_from_dict(profile, str(path))
     target_spec, draft_spec = load_model(TARGET), load_model(DRAFT)

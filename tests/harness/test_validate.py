@@ -175,3 +175,25 @@ def test_run_validate_builds_its_decoder_in_the_dtype_asked_for(monkeypatch, tmp
     with pytest.raises(RooflineError, match="stop before building"):
         run_validate(quick=True, out_dir=tmp_path, progress=False, hardware=h100, dtype="fp32")
     assert built == {"layers": 4, "dtype": torch.float32}
+
+
+def test_a_calibrated_profile_is_named_after_its_file_so_it_loads_by_that_name(monkeypatch, tmp_path):
+    import typer.main
+    from click.testing import CliRunner
+
+    import cli
+    import roofline.harness.calibrate as calibrate
+    from roofline.hardware import load_hardware
+    from roofline.profiles import builtin_dir
+    from roofline.yamlio import read_yaml_file
+
+    measured = {**read_yaml_file(builtin_dir("hardware") / "h100-sxm.yaml"), "name": "measured-cpu"}
+    monkeypatch.setattr(calibrate, "run_calibrate", lambda device, dtype="bf16": dict(measured))
+    runner, command = CliRunner(), typer.main.get_command(cli.app)
+    result = runner.invoke(command, ["calibrate", "--out", str(tmp_path / "my-box.yaml")])
+    assert result.exit_code == 0, result.output
+    assert load_hardware("my-box", (tmp_path,)).name == "my-box"  # found by its file name, which it carries
+    result = runner.invoke(command, ["hw", "validate", str(tmp_path / "my-box.yaml")])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(command, ["calibrate", "--out", str(tmp_path / "my-box")])
+    assert result.exit_code != 0 and "expected a profile file NAME.yaml" in str(result.exception)
