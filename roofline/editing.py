@@ -163,16 +163,22 @@ def validate_text(kind: str, text: str, path: Path) -> object:
     return validate_data(kind, data, path)
 
 
-def validate_data(kind: str, data: dict, path: Path):
-    """The loaded spec of `kind` for mapping `data` of file `path` (name must equal the file name)."""
+def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
+    """The loaded spec of `kind` for mapping `data` of file `path` (name must equal the file name; an engine's
+    `costs_from` is looked up on the search path with `extra_dirs`)."""
     if kind == "hardware":
         from roofline.hardware import hardware_from_dict as build
     elif kind == "model":
         from roofline.model import model_from_dict as build
+    elif kind == "engine":
+        from roofline.serving import engine_from_file_data
+
+        def build(data, where):
+            return engine_from_file_data(data, Path(where), extra_dirs)
     else:
         from roofline.scenario import scenario_from_dict as build
     spec = build(data, str(path))
-    if kind in ("hardware", "model") and spec.name != Path(path).stem:
+    if kind in ("hardware", "model", "engine") and spec.name != Path(path).stem:
         raise RooflineError(f"{path}: name: expected the file name {Path(path).stem!r}, found {spec.name!r}")
     return spec
 
@@ -283,7 +289,7 @@ def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list
             file_kind = _folder_kind(path) or kind_of(data)[0]
             if file_kind is None:
                 raise RooflineError(f"{path}: kind cannot be told: {kind_of(data)[1]}; add `type: {kind}`")
-            validate_data(file_kind, data, path)
+            validate_data(file_kind, data, path, extra_dirs)
             results.append((str(path), None))
         except RooflineError as exc:
             results.append((str(path), str(exc)))

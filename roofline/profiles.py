@@ -131,6 +131,9 @@ def kind_of(data: dict) -> tuple[str | None, str]:
     return None, f"no `type:` and keys of several kinds ({', '.join(matches)})"
 
 
+UNREADABLE = "cannot be read: "  # a user file's reason when it is not valid YAML (adding `type:` would not help)
+
+
 def _scan(folder: Path) -> list[tuple[str, Path, str | None, str]]:
     """(stem, path, kind or None, reason) for every YAML file in a user folder."""
     found = []
@@ -140,7 +143,7 @@ def _scan(folder: Path) -> list[tuple[str, Path, str | None, str]]:
         try:
             data = read_yaml(path)
         except RooflineError as exc:
-            found.append((path.stem, path, None, str(exc).removeprefix(f"{path}: ").removeprefix(f"{path}:").strip()))
+            found.append((path.stem, path, None, UNREADABLE + str(exc).removeprefix(f"{path}: ").removeprefix(f"{path}:").strip()))
             continue
         kind, reason = kind_of(data)
         found.append((path.stem, path, kind, reason))
@@ -203,7 +206,8 @@ def problems(kind: str | None = None, extra_dirs: tuple[str | Path, ...] = ()) -
     seen: dict[Path, str] = {}
     for k in kinds:
         for _, path, reason in _candidates(k, extra_dirs)[1]:
-            seen[path] = f"{path}: kind cannot be told ({reason}); add `type: hardware`, `type: model` or `type: scenario`"
+            seen[path] = (f"{path}: {reason}" if reason.startswith(UNREADABLE) else
+                          f"{path}: kind cannot be told ({reason}); add `type: hardware`, `type: model` or `type: scenario`")
     return list(seen.values())
 
 
@@ -251,7 +255,8 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
     _, untold = _candidates(kind, extra_dirs)
     for stem, path, reason in untold:  # a user file of this name that cannot be told: never hide it
         if stem.lower() in (name.strip().lower(), resolved.lower()):
-            raise RooflineError(f"{path}: this file would be {kind} {name!r}, but its kind cannot be told: {reason}")
+            why = f"it {reason}" if reason.startswith(UNREADABLE) else f"its kind cannot be told: {reason}"
+            raise RooflineError(f"{path}: this file would be {kind} {name!r}, but {why}")
     if resolved in paths:
         return paths[resolved]
     for other in FOLDERS:

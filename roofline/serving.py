@@ -325,10 +325,14 @@ def load_engine(name: str | ServingEngine | None, extra_dirs: tuple[str | Path, 
     if not isinstance(name, str):
         raise RooflineError(f"--engine: expected an engine name, found {name!r}")
     path = find_profile("engine", name.strip().lower() if not name.endswith((".yaml", ".yml")) else name, extra_dirs)
-    data = read_yaml(path)
-    engine = engine_from_dict(data, str(path)) if "costs_from" not in data else _with_costs_from(data, path, extra_dirs)
+    engine = engine_from_file_data(read_yaml(path), path, extra_dirs)
     check_file_name(path, name, engine.name)
     return engine
+
+
+def engine_from_file_data(data: dict, path: Path, extra_dirs: tuple[str | Path, ...] = ()) -> ServingEngine:
+    """An engine profile file's mapping as it loads: its own costs, or those of the profile its `costs_from` names."""
+    return engine_from_dict(data, str(path)) if "costs_from" not in data else _with_costs_from(data, Path(path), extra_dirs)
 
 
 def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...]) -> ServingEngine:

@@ -218,6 +218,23 @@ def test_hw_list_warns_about_a_user_file_whose_kind_cannot_be_told(roofline, tmp
                            "a kind (memory_bandwidth, layers, axes)); add `type: hardware`, `type: model` or `type: scenario`")
 
 
+def test_a_user_file_that_is_not_valid_yaml_is_named_as_unreadable_not_told_to_add_a_type(roofline, tmp_path):
+    (tmp_path / "dup.yaml").write_text("type: hardware\nname: dup\nmemory: 80 GB\nmemory: 80 GB\n")
+    code, _, err = roofline("hw", "list", "--profiles", tmp_path)
+    assert code == 0 and err.strip() == (f"warning: {tmp_path / 'dup.yaml'}: cannot be read: line 4: not valid YAML: "
+                                         "duplicated key 'memory' (first at line 3)")
+    code, _, err = roofline("predict", "--hardware", "dup", "--profiles", tmp_path)
+    assert code == 2 and "but it cannot be read: line 4" in err and "add `type" not in err
+
+
+def test_hw_validate_checks_engine_profiles_with_their_costs_from(roofline, tmp_path):
+    code, out, _ = roofline("hw", "validate", *sorted((ROOT / "engine_profiles").glob("*.yaml")))
+    assert code == 0 and out.count("ok    ") == len(list((ROOT / "engine_profiles").glob("*.yaml")))
+    (tmp_path / "my-engine.yaml").write_text("type: engine\nname: other\nsource: mine\nkernel_latency: 3 us\n")
+    code, out, _ = roofline("hw", "validate", tmp_path / "my-engine.yaml")
+    assert code == 2 and "name: expected the file name 'my-engine', found 'other'" in out
+
+
 @pytest.mark.parametrize("name, published, active", [
     ("qwen3-30b-a3b", 30.5e9, 3.3e9), ("qwen3-235b-a22b", 235e9, 22e9),
     ("llama-4-scout", 109e9, 17e9), ("llama-4-maverick", 400e9, 17e9),
