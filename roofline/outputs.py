@@ -33,8 +33,9 @@ def check_writable(out: Path, force: bool) -> None:
         if not force:
             raise RooflineError(f"--out: {out} exists and is not empty; pass --force to replace it")
         if not (out / MARKER).is_file():
-            raise RooflineError(f"--out: {out} holds files roofline did not write (no {MARKER} in it) and --force would "
-                                f"replace the folder whole: choose a new or empty folder, or remove this one yourself")
+            raise RooflineError(f"--out: {out} holds files roofline did not write (no {MARKER} in it: a folder of your own, "
+                                f"or an output of a version before the marker) and --force would replace the folder whole: "
+                                f"choose a new or empty folder, or remove this one yourself")
 
 
 @contextlib.contextmanager

@@ -90,7 +90,7 @@ def test_force_never_replaces_a_folder_roofline_did_not_write(tmp_path):
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     (repo / "a.py").write_text("mine")
-    with pytest.raises(RooflineError, match=f"holds files roofline did not write \\(no {MARKER} in it\\)"):
+    with pytest.raises(RooflineError, match=f"holds files roofline did not write \\(no {MARKER} in it: a folder of your own"):
         with staged_dir(repo, force=True):
             pass
     assert sorted(p.name for p in repo.iterdir()) == [".git", "a.py"]
