@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -344,7 +343,7 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
     """write_sweep's work, the figure pool already started (None without plots). A sweep small enough to plot is
     computed whole first and its figures handed to the drawers before any table is written, so they draw while
     this process writes; a larger one streams block by block into the tables."""
-    from roofline.outputs import TableWriter, progress_bar, write_csv
+    from roofline.outputs import TableWriter, progress_bar, progress_done, write_csv
     from roofline.plot_jobs import standard_jobs
 
     total = sc.points
@@ -376,7 +375,7 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
                     progress_bar(done, total, time.perf_counter() - t0)
     finally:  # the bar's line ends here, also when the sweep is stopped (its message goes on a line of its own)
         if progress:
-            print(file=sys.stderr)
+            progress_done()
     # the writer's whole time, closing included (a Parquet sink finishes its file then), less the computing
     timings["write_s"] += time.perf_counter() - t - (timings["compute_s"] - computed_s)
     files = list(writer.files)

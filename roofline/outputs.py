@@ -73,11 +73,25 @@ def write_file_safely(path: Path, text: str, force: bool) -> None:
 
 
 def progress_bar(done: int, total: int, elapsed_s: float, note: str = "", width: int = 30) -> None:
-    """The one progress bar: `[#####.....] 12/36 points  note  1.2 s` redrawn in place on stderr."""
+    """The one progress bar: `[#####.....] 12/36 points  note  1.2 s` redrawn in place on stderr when it is a
+    terminal, else one line per update (a log file gets lines, not one line of carriage returns); `progress_done`
+    ends it."""
     import sys
 
     filled = int(width * done / max(total, 1))
-    print(f"\r[{'#' * filled:<{width}}] {done:,}/{total:,}  {note}  {elapsed_s:.1f} s", end="", file=sys.stderr, flush=True)
+    line = f"[{'#' * filled:<{width}}] {done:,}/{total:,}  {note}  {elapsed_s:.1f} s"
+    if sys.stderr.isatty():
+        print(f"\r{line}", end="", file=sys.stderr, flush=True)
+    else:
+        print(line.rstrip(), file=sys.stderr, flush=True)
+
+
+def progress_done() -> None:
+    """End the progress bar's line (on a terminal; elsewhere each update was a line of its own)."""
+    import sys
+
+    if sys.stderr.isatty():
+        print(file=sys.stderr, flush=True)
 
 
 POLARS_FROM_ROWS = 50_000  # TableWriter: a table of at least this many rows is written by polars. Both writers

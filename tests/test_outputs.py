@@ -114,10 +114,22 @@ def test_the_current_folder_or_one_above_it_is_never_an_output_folder(tmp_path, 
     assert (here / "sub" / "r.csv").exists()
 
 
-def test_the_progress_bar_is_one_line_redrawn_in_place(capsys):
+def test_the_progress_bar_is_one_line_redrawn_in_place_on_a_terminal_and_lines_in_a_log(capsys, monkeypatch):
+    import sys
+
+    from roofline.outputs import progress_done
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     progress_bar(5, 10, 1.25, "points")
+    progress_done()
     err = capsys.readouterr().err
-    assert err.startswith("\r[###############") and "5/10" in err and "\n" not in err
+    assert err.startswith("\r[###############") and "5/10" in err and err.count("\n") == 1 and err.endswith("\n")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    progress_bar(5, 10, 1.25, "points")
+    progress_bar(10, 10, 2.5, "points")
+    progress_done()
+    err = capsys.readouterr().err
+    assert "\r" not in err and err.splitlines()[1].startswith("[" + "#" * 30 + "] 10/10  points  2.5 s") and err.count("\n") == 2
 
 
 def test_write_csv_round_trips_a_frame_and_quotes_only_when_a_value_needs_it(tmp_path):

@@ -62,7 +62,7 @@ from roofline.harness.calibrate import profile_to_yaml, run_calibrate
 from roofline.harness.runtime import check_dtype, interleave, quartiles, repeat_times_s, setup_runtime, torch_dtype
 from roofline.layout import deployment
 from roofline.model import BYTES_PER_ELEMENT, ModelSpec, load_model
-from roofline.outputs import progress_bar
+from roofline.outputs import progress_bar, progress_done
 from roofline.speculation import speculative_metrics, tau_scalar_alpha
 
 PLOT_FILES = ("validation_predicted_vs_measured.png", "validation_step_time_vs_tokens.png", "validation_speedup.png")
@@ -163,7 +163,7 @@ class Progress:
             return
         progress_bar(self.done, self.total, time.perf_counter() - self.start, f"{label:<34}", width=24)
         if self.done >= self.total:
-            print(file=sys.stderr, flush=True)
+            progress_done()
 
     def note(self, text: str) -> None:
         if self.enabled:
