@@ -30,7 +30,7 @@ from roofline.hardware import load_hardware as _load_hardware
 from roofline.layout import OPERATOR_CLASS, deployment
 from roofline.model import ModelSpec, check_model_spec
 from roofline.model import load_model as _load_model
-from roofline.serving import ServingEngine, check_engine_spec, load_engine
+from roofline.serving import ServingEngine, check_engine_spec, engine_on_a_cpu, load_engine
 from roofline.speculation import K_MAX, check_options, check_speculating, predict_speculation
 
 
@@ -229,6 +229,8 @@ def predict(
         out["warnings"].append(
             f"does not fit in memory: needs {out['memory_needed_bytes'] / 1e9:.1f} GB per device of "
             f"{out['usable_memory_bytes'] / 1e9:.1f} GB usable (max batch {out['max_batch']:,} at this context)")
+    if engine_on_a_cpu(eng, hw):
+        out["warnings"].append(engine_on_a_cpu(eng, hw))
     if dep.dp_attention > batch:
         idle = dep.dp_attention - batch
         out["warnings"].append(f"dp_attention {dep.dp_attention} at batch {batch}: {idle} of the {dep.dp_attention} attention "

@@ -22,12 +22,12 @@ import numpy as np
 import pandas as pd
 
 from roofline.engine import step_metrics
-from roofline.errors import RooflineError, field_error
+from roofline.errors import RooflineError, field_error, warn
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment
 from roofline.model import ModelSpec, load_model
 from roofline.scenario import CONFIG_KEYS, Scenario
-from roofline.serving import ServingEngine, load_engine
+from roofline.serving import ServingEngine, engine_on_a_cpu, load_engine
 from roofline.speculation import best_k, break_even_batch, speculative_metrics
 
 GRID_AXES = ("context", "alpha", "batch", "k")
@@ -87,7 +87,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                             f"ones ({', '.join(sorted(m.name for m in models.values()))})")
     by_model = dict(sc.method_by_model)
     alpha_axis = not np.isnan(sc.axes["alpha"]).all()
-    out, seen = [], set()
+    out, seen, warned = [], set(), set()
     for values in product(*(getattr(sc, key) for key in CONFIG_KEYS)):
         c = dict(zip(CONFIG_KEYS, values))
         if by_model:
@@ -107,6 +107,10 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         acceptance = sc.acceptance
         if acceptance is None and not alpha_axis and sc.tree_nodes is None and method != "none":
             acceptance = default_rates(method)[0]
+        note = engine_on_a_cpu(engines[c["engine"]], hw)
+        if note and note not in warned:
+            warned.add(note)
+            warn(note)
         out.append(Config(hw, model, dep, engines[c["engine"]].for_hardware(hw.name), method,
                           draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                           c["shared_prefix"], acceptance))

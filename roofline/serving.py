@@ -330,6 +330,15 @@ def load_engine(name: str | ServingEngine | None, extra_dirs: tuple[str | Path, 
     return engine
 
 
+def engine_on_a_cpu(engine: ServingEngine, hw) -> str:
+    """A warning when a GPU serving engine's costs are put on a CPU profile (hardware kind cpu), else ''."""
+    if getattr(hw, "kind", "") != "cpu" or engine.name == "ideal":
+        return ""
+    return (f"engine {engine.name} holds a GPU serving engine's costs (kernel latencies inside CUDA/HIP graphs, "
+            f"{engine.gemm_tile_rows or 1}-row GEMM tiles, host work), and {hw.name} is a CPU: --engine ideal is the CPU's "
+            f"own roofline (what roofline calibrate measures and roofline validate checks)")
+
+
 def engine_from_file_data(data: dict, path: Path, extra_dirs: tuple[str | Path, ...] = ()) -> ServingEngine:
     """An engine profile file's mapping as it loads: its own costs, or those of the profile its `costs_from` names."""
     return engine_from_dict(data, str(path)) if "costs_from" not in data else _with_costs_from(data, Path(path), extra_dirs)

@@ -164,3 +164,21 @@ def test_a_draft_model_with_another_vocabulary_is_warned_about():
     assert any("must share the target's tokenizer" in w for w in other["warnings"])
     same = roofline.predict("h100-sxm", "llama-3.1-8b", method="draft", draft="llama-3.2-1b", alpha=0.7)
     assert not any("tokenizer" in w for w in same["warnings"])
+
+
+def test_a_gpu_engine_on_a_cpu_profile_is_warned_about_in_predict_and_once_in_a_sweep():
+    import warnings
+
+    from roofline.errors import RooflineWarning
+
+    cpu = dataclasses.replace(roofline.load_hardware("h100-sxm"), name="my-cpu", kind="cpu")
+    gpu_engine = roofline.predict(cpu, "llama-3.2-1b", engine="vllm")["warnings"]
+    assert [w for w in gpu_engine if w.startswith("engine vllm holds a GPU serving engine's costs") and "my-cpu is a CPU" in w]
+    assert not any("is a CPU" in w for w in roofline.predict(cpu, "llama-3.2-1b", engine="ideal")["warnings"])
+    assert not any("is a CPU" in w for w in roofline.predict("h100-sxm", "llama-3.2-1b", engine="vllm")["warnings"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({"name": "cpu", "hardware": cpu, "model": "llama-3.2-1b", "engine": "vllm", "tp": [1, 2],
+                        "axes": {"batch": [1, 2], "context": [512]}})
+    notes = [w for w in caught if issubclass(w.category, RooflineWarning) and "is a CPU" in str(w.message)]
+    assert len(notes) == 1  # once for the (engine, hardware) pair, not once per config
