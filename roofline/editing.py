@@ -198,12 +198,16 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     doc["name"] = name
     if kind == "hardware" and folder.resolve() != builtin_dir(kind).resolve() and "type" not in doc:
         doc.insert(0, "type", kind)
-    _apply(doc, parse_assignments(assignments), str(target))
+    pairs = parse_assignments(assignments)
+    if "display_name" in doc and ["display_name"] not in [keys for keys, _ in pairs]:  # panels and tables tell the two apart
+        doc["display_name"] = f"{name} (copy of {doc['display_name']})"
+    _apply(doc, pairs, str(target))
     doc.ca.comment = None
     header = [SCHEMA_COMMENT] if kind == "hardware" and folder.resolve() == builtin_dir(kind).resolve() else []
     display = doc.get("display_name", name)
-    header.append(f"# {display}: made with `roofline {'hw' if kind == 'hardware' else 'models'} new {name} --from {source_name}`"
-                  " (then edited); every number below is this device's own.")
+    command = f"roofline {'hw' if kind == 'hardware' else 'models'} new {name} --from {source_name}"
+    header.append(f"# {display}: made with `{command}`; every field not set there is {source_name}'s (values, source, "
+                  "notes) until edited.")
     text = "\n".join(header) + "\n" + _dump(doc)
     validate_text(kind, text, target)
     write_text_atomic(target, text, force, what=f"{'hw' if kind == 'hardware' else 'models'} new")

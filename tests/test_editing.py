@@ -45,6 +45,18 @@ def test_hw_new_refuses_an_invalid_result_and_writes_nothing(roofline, tmp_path)
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_new_profile_says_whose_values_it_holds_and_is_not_displayed_as_its_source(tmp_path):
+    from roofline.editing import new_profile
+
+    path = new_profile("hardware", "my-h20", "h100-sxm", ["memory_bandwidth=4.0 TB/s"], out_dir=tmp_path)
+    text = path.read_text()
+    assert text.startswith("# my-h20 (copy of NVIDIA H100 SXM5 80GB): made with `roofline hw new my-h20 --from h100-sxm`; "
+                           "every field not set there is h100-sxm's")
+    assert load_hardware("my-h20", (tmp_path,)).display_name == "my-h20 (copy of NVIDIA H100 SXM5 80GB)"
+    named = new_profile("hardware", "my-h20b", "h100-sxm", ["display_name=My H20"], out_dir=tmp_path)
+    assert load_hardware(named.stem, (tmp_path,)).display_name == "My H20"
+
+
 def test_the_shipped_h20_is_the_h100_with_the_h20_datasheet_numbers():
     h20, h100 = load_hardware("h20"), load_hardware("h100-sxm")
     assert (h20.mem_bw_bytes_per_s, h20.peak_flops_per_s["bf16"], h20.peak_flops_per_s["fp8"]) == (4.0e12, 148e12, 296e12)
