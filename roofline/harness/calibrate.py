@@ -53,7 +53,7 @@ import yaml
 
 from roofline.costs import ACTIVATION_BYTES, attention_flops
 from roofline.engine import op_time_s
-from roofline.harness.runtime import median_time_s, setup_runtime, torch_dtype
+from roofline.harness.runtime import busy_machine_note, median_time_s, setup_runtime, torch_dtype
 from roofline.units import format_seconds, format_si
 
 OVERHEAD_DEPTHS = (2, 16)  # layers of the tiny-width decoder whose step times give step_overhead and layer_overhead
@@ -390,6 +390,8 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
     reps = max(3, int(round(7 * scale)))
     gpu = dev.type == "cuda"
     steps = _Progress(7 * rounds, progress)
+    if progress and busy_machine_note():
+        print(f"calibrate: warning: {busy_machine_note()}", file=sys.stderr, flush=True)
     name, kind, memory_bytes, llc_bytes = _device_facts(torch, dev)
     hidden = 8192 if gpu else 2048
     square = (4096, 8192) if gpu else (1024, 2048, 3072)

@@ -10,6 +10,7 @@ Every real measurement of the harness goes through here, so all of them time the
     quartiles(values)        (25th percentile, median, 75th percentile): a median and its spread
     check_bf16_matmul        refuses, in one line, a device without bf16 units (when the harness runs bf16)
     torch_dtype(torch, name) the torch dtype of a harness dtype name ('bf16', 'fp32'), checked
+    busy_machine_note()      a warning when other work keeps the cores busy before a measurement starts
 
 torch is imported lazily (`require_torch`), so this module, and everything in the harness that does
 not run a model, imports without it; a command that needs torch raises one RooflineError saying how
@@ -156,3 +157,17 @@ def quartiles(values) -> tuple[float, float, float]:
     """(25th percentile, median, 75th percentile) of `values` (linear interpolation, numpy's default)."""
     p25, p50, p75 = np.percentile(np.asarray(values, dtype=np.float64), [25.0, 50.0, 75.0])
     return float(p25), float(p50), float(p75)
+
+
+def busy_machine_note() -> str:
+    """A warning when the 1-minute load average is at least half the cores before a measurement starts (other work
+    shares the machine: timings come out slower and noisier than idle), else ''."""
+    try:
+        load = os.getloadavg()[0]
+    except (OSError, AttributeError):  # no load average on this platform
+        return ""
+    cores = os.cpu_count() or 1
+    if load < 0.5 * cores:
+        return ""
+    return (f"the load average is {load:.1f} on {cores} cores before measuring: other work shares this machine, so "
+            f"timings come out slower and noisier than on an idle one")

@@ -59,7 +59,15 @@ from roofline.engine import step_metrics
 from roofline.errors import RooflineError
 from roofline.hardware import HardwareSpec, hardware_from_dict
 from roofline.harness.calibrate import profile_to_yaml, run_calibrate
-from roofline.harness.runtime import check_dtype, interleave, quartiles, repeat_times_s, setup_runtime, torch_dtype
+from roofline.harness.runtime import (
+    busy_machine_note,
+    check_dtype,
+    interleave,
+    quartiles,
+    repeat_times_s,
+    setup_runtime,
+    torch_dtype,
+)
 from roofline.layout import deployment
 from roofline.model import BYTES_PER_ELEMENT, ModelSpec, load_model
 from roofline.outputs import progress_bar, progress_done
@@ -577,6 +585,8 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     n_spec = len(grid.spec_batches) * (1 + len(grid.spec_k) * (len(grid.spec_alphas) + 1))
     n_steps = len(grid.decode_batches) * len(grid.decode_contexts) + len(grid.verify_batches) * len(grid.verify_q) * len(grid.verify_contexts)
     bar = Progress(n_steps + n_spec, progress)
+    if busy_machine_note():
+        bar.note(f"warning: {busy_machine_note()}")
     model = build_decoder(target_spec, dtype=torch_dtype(torch, dtype), device=dev, seed=0)
     draft = truncate(model, draft_spec.layers)
     b_max = max(grid.decode_batches + grid.verify_batches + grid.spec_batches)

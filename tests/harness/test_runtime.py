@@ -60,3 +60,15 @@ def test_a_device_whose_bf16_gemms_crawl_is_refused_in_one_line_and_a_normal_one
     # bf16 at a third of fp32 is slow but usable (above the quarter)
     monkeypatch.setattr(runtime, "median_time_s", fake_times([1e-3, 3e-3]))
     runtime.check_bf16_matmul(torch, cpu)
+
+
+def test_a_busy_machine_is_named_before_a_measurement_and_an_idle_one_is_not(monkeypatch):
+    import os
+
+    from roofline.harness.runtime import busy_machine_note
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.2, 3.0, 2.0))
+    assert busy_machine_note().startswith("the load average is 3.2 on 2 cores before measuring")
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.4, 0.3, 0.2))
+    assert busy_machine_note() == ""
