@@ -81,13 +81,14 @@ def _layout(lay: dict) -> str:
 
 
 def hardware_list(specs: list) -> str:
-    """`roofline hw list`: one line per device with memory, bandwidth, bf16 peak and ridge point."""
-    lines = [f"{'name':<16}{'memory':>10}{'bandwidth':>12}{'bf16 dense':>14}{'ridge':>8}  display name"]
+    """`roofline hw list`: one line per device with memory (GiB, as device names give it), bandwidth, bf16 peak and the
+    ridge point at the peaks (predict reports the derated one, at the achievable ceilings)."""
+    lines = [f"{'name':<16}{'memory':>10}{'bandwidth':>12}{'bf16 dense':>14}{'peak ridge':>12}  display name"]
     for hw in specs:
         dtype = "bf16" if "bf16" in hw.peak_flops_per_s else "fp32"
         lines.append(
-            f"{hw.name:<16}{hw.mem_bytes / 1e9:>8.0f}GB{hw.mem_bw_bytes_per_s / 1e12:>9.2f}TB/s"
-            f"{hw.peak_flops_per_s[dtype] / 1e12:>9.1f}TFLOP/s{hw.ridge_point_flops_per_byte(dtype):>7.0f}  {hw.display_name}"
+            f"{hw.name:<16}{hw.mem_bytes / 2**30:>7.0f}GiB{hw.mem_bw_bytes_per_s / 1e12:>9.2f}TB/s"
+            f"{hw.peak_flops_per_s[dtype] / 1e12:>9.1f}TFLOP/s{hw.ridge_point_flops_per_byte(dtype):>11.0f}  {hw.display_name}"
         )
     return "\n".join(lines)
 
@@ -100,7 +101,7 @@ def hardware_table(hw) -> str:
         f"  bandwidth         {format_si(hw.mem_bw_bytes_per_s, 'B/s')} x {hw.mem_efficiency:.2f} achievable",
     ]
     for dtype, flops in hw.peak_flops_per_s.items():
-        lines.append(f"  {dtype:<6} dense     {format_si(flops, 'FLOP/s')}  ridge {hw.ridge_point_flops_per_byte(dtype):.0f} FLOP/byte")
+        lines.append(f"  {dtype:<6} dense     {format_si(flops, 'FLOP/s')}  peak ridge {hw.ridge_point_flops_per_byte(dtype):.0f} FLOP/byte")
     lines += [
         f"  compute achievable x {hw.compute_efficiency:.2f}"
         + "".join(f", {d} x {e:.2f}" for d, e in hw.compute_efficiency_by_dtype.items()),
