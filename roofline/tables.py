@@ -138,7 +138,8 @@ def model_table(m) -> str:
     lines = [
         f"{m.display_name} ({m.name})",
         f"  parameters       {m.params / 1e9:.3f} B{published}",
-        f"  active           {m.active_params / 1e9:.3f} B",
+        f"  active           {m.active_params / 1e9:.3f} B"
+        + (f" (published {m.published_active_params / 1e9:.3f} B)" if m.published_active_params else ""),
         f"  KV per token     {m.kv_bytes_per_token():,.0f} bytes in bf16 ({m.kv_layout}); {m.kv_bytes_per_token_at(131072):,.0f} at 128k context",
     ]
     for key in ("layers", "hidden_size", "heads", "kv_heads", "head_dim", "ffn_size", "vocab_size"):

@@ -94,6 +94,7 @@ def test_hw_and_models_commands_list_and_show():
     assert model["params"] == 8_030_261_248 and model["kv_bytes_per_token"] == 131072
     assert model["active_params"] == model["params"]
     assert "MoE: 8 experts top-2" in run("models", "show", "mixtral-8x7b").output
+    assert "  active           5.710 B (published 5.100 B)" in run("models", "show", "gpt-oss-120b").output.splitlines()
 
 
 @pytest.mark.slow
