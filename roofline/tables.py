@@ -39,8 +39,11 @@ def predict_table(point: dict) -> str:
         lines.append(f"  TTFT                 {format_seconds(p['ttft_s'])}   (prefill of {p['prompt']:,} tokens, one sequence)")
         if "ttft_with_speculation_s" in p:
             lines.append(f"  TTFT with drafter    {format_seconds(p['ttft_with_speculation_s'])}   (+ the drafter's own prefill {format_seconds(p['draft_prefill_s'])})")
-    lines += ["", f"  {'operator':<16}{'dtype':>6}{'time':>10}{'share':>8}{'FLOPs':>14}{'bytes':>12}{'FLOP/B':>9}  bound"]
-    total = p["operator_time_s"] or 1.0
+    lines += [""]
+    if lay.get("pp", 1) > 1:  # engine.step_metrics: the step runs max(micro-batches, pp) = pp stage passes
+        lines.append(f"  operators of one pipeline stage's pass over one micro-batch; the step runs {lay['pp']} such passes")
+    lines += [f"  {'operator':<16}{'dtype':>6}{'time':>10}{'share':>8}{'FLOPs':>14}{'bytes':>12}{'FLOP/B':>9}  bound"]
+    total = sum(op["time_s"] for op in p["operators"].values()) or 1.0  # shares of the pass the rows describe
     for name, op in p["operators"].items():
         intensity = op["flops"] / op["bytes"] if op["bytes"] else float("inf")
         lines.append(

@@ -48,3 +48,13 @@ def test_a_break_even_batch_that_is_the_memory_limit_says_so():
     inside = roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle", engine="ideal", alpha=0.5)["spec"]
     assert inside["break_even_batch"] < inside["max_batch"] and inside["break_even_at_memory_limit"] is False
     assert "memory ends the search" in predict_table(roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle"))
+
+
+def test_operator_shares_of_a_pipelined_step_add_up_and_say_what_they_are_shares_of():
+    from roofline.api import predict
+    from roofline.tables import predict_table
+
+    text = predict_table(predict("h100-sxm", "llama-3.1-405b", tp=8, pp=2, weight_dtype="fp8"))
+    assert "operators of one pipeline stage's pass over one micro-batch; the step runs 2 such passes" in text
+    rows = text.split("  bound\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert abs(sum(float(row.split("%")[0].split()[-1]) for row in rows) - 100) < 0.5  # was about 50% with pp 2
