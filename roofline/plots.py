@@ -397,8 +397,14 @@ def _fit_title(fig: Figure, room_px: float) -> None:
         width = probe.get_window_extent(renderer).width
         pieces = math.ceil(width / room_px)  # as few lines as fit, of about equal length
         chars = len(line) if pieces <= 1 else max(20, math.ceil(len(line) / pieces * 1.1))
-        lines.append(textwrap.fill(line, chars, break_on_hyphens=False))
+        lines.append(_tidy_breaks(textwrap.fill(line, chars, break_on_hyphens=False)))
     title.set_text("\n".join(lines))
+
+
+def _tidy_breaks(text: str) -> str:
+    """Wrapped title lines without a separator left at a line's end or start ('... engine vllm ·' / '· NVIDIA ...'):
+    the line break separates them already."""
+    return "\n".join(line.removesuffix(" ·").removeprefix("· ") for line in text.split("\n"))
 
 
 def arrange(fig: Figure) -> None:
@@ -477,8 +483,8 @@ def _balanced_fill(text: str, chars: int) -> str:
     for width in range(min(math.ceil(len(text) / lines), chars), chars + 1):
         wrapped = textwrap.wrap(text, width, break_on_hyphens=False)
         if len(wrapped) <= lines:
-            return "\n".join(wrapped)
-    return textwrap.fill(text, chars, break_on_hyphens=False)
+            return _tidy_breaks("\n".join(wrapped))
+    return _tidy_breaks(textwrap.fill(text, chars, break_on_hyphens=False))
 
 
 def _log2_axis(ax, values) -> None:

@@ -749,3 +749,10 @@ def test_a_config_narrowed_to_one_value_is_named_once_in_the_title():
     fig = _figure("roofline", df, ops, meta)
     title = fig._suptitle.get_text().replace("\n", " ")
     assert "engine vllm only" in title and title.count("engine vllm") == 1
+
+
+def test_a_wrapped_title_leaves_no_separator_at_a_lines_end_or_start():
+    assert plots._tidy_breaks("Llama 3.1 8B · EAGLE · engine vllm ·\nNVIDIA H100 · batches\n· dotted") == \
+        "Llama 3.1 8B · EAGLE · engine vllm\nNVIDIA H100 · batches\ndotted"
+    text = plots._balanced_fill("Llama 3.1 8B · EAGLE · bf16 weights, bf16 KV · engine vllm · NVIDIA H100 SXM5 80GB · batches", 60)
+    assert all(not line.endswith("·") and not line.startswith("·") for line in text.split("\n")) and "\n" in text
