@@ -1020,6 +1020,9 @@ def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             ax.annotate(f"verify compute-bound\nfrom {bound.min():,.0f} tokens", (bound.min(), 0.97),
                         xycoords=("data", "axes fraction"), xytext=(-4, 0), textcoords="offset points",
                         ha="right", va="top", fontsize=7, color="firebrick")
+        elif ks:  # no compute-bound verify pass in the sweep: say so, or the missing line reads as an omission
+            ax.annotate("verify memory-bound at every\nwidth swept (no compute-bound line)", (0.03, 0.97),
+                        xycoords="axes fraction", ha="left", va="top", fontsize=7, color="firebrick")
         _log2_axis(ax, np.concatenate([dec["batch"].to_numpy(dtype=float), tokens.to_numpy(dtype=float)]))
         _log_axis(ax, "y")
         ax.set_xlabel("tokens in flight per pass, B × q")

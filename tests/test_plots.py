@@ -756,3 +756,12 @@ def test_a_wrapped_title_leaves_no_separator_at_a_lines_end_or_start():
         "Llama 3.1 8B · EAGLE · engine vllm\nNVIDIA H100 · batches\ndotted"
     text = plots._balanced_fill("Llama 3.1 8B · EAGLE · bf16 weights, bf16 KV · engine vllm · NVIDIA H100 SXM5 80GB · batches", 60)
     assert all(not line.endswith("·") and not line.startswith("·") for line in text.split("\n")) and "\n" in text
+
+
+def test_a_step_time_panel_without_a_compute_bound_verify_pass_says_so():
+    df, ops, meta = _meta_of({**SMALL, "axes": {"batch": [1, 8], "context": [32768], "k": [1, 2], "alpha": [0.8]}})
+    assert not df["verify_compute_bound"].astype(bool).any()
+    fig = _figure("step_time_vs_tokens", df, ops, meta)
+    (ax,) = _panel_axes(fig)
+    assert any(t.get_text().startswith("verify memory-bound at every") for t in ax.texts)
+    assert not [line for line in ax.get_lines() if line.get_linestyle() == ":" and line.get_color() == "firebrick"]
