@@ -253,6 +253,30 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
     return Finding("Free until compute-bound", text, {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method})
 
 
+HOST_SHARE_NOTED = 0.25  # batch-vs-speculation: a share of the plain step above which the engine's host work is named
+
+
+def _host_share(row: pd.Series, engine: str, meta: dict) -> str:
+    """' At batch B the ENGINE engine's host work ... is X of the plain step: ...' where an engine that does not overlap
+    its host work with the device spends more than HOST_SHARE_NOTED of plain decoding's step on it at `row`'s batch:
+    t_host = host_per_step + host_per_sequence * B_a (B_a = ceil(B / dp_attention)), the step B / baseline tokens/s."""
+    if engine == "ideal":
+        return ""
+    from roofline.serving import load_engine
+
+    eng = load_engine(engine).for_hardware(str(row["hardware"]))
+    if eng.host_overlap or not eng.host_per_sequence_s:
+        return ""
+    batch = int(row["batch"])
+    b_a = -(-batch // max(int(row["dp_attention"]) if "dp_attention" in row.index else 1, 1))
+    host_s = eng.host_per_step_s + eng.host_per_sequence_s * b_a
+    step_s = batch / float(row["baseline_tokens_per_s"])
+    if host_s / step_s <= HOST_SHARE_NOTED:
+        return ""
+    return (f" At batch {batch} the {engine} engine's host work ({_n(host_s * 1e3)} ms, {_n(eng.host_per_sequence_s * 1e6)} us a "
+            f"sequence, fitted) is {_pct(host_s / step_s)} of the plain step, so how far batching alone goes rests on that term.")
+
+
 def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     fit = _fits(df)
     base = fit.drop_duplicates(["hardware", "model", "context", "alpha", "batch"])
@@ -280,6 +304,7 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
         + f"Above {_n(fastest_base)} tokens/s per user only speculation delivers (up to {_n(fastest_spec)}); "
         + (f"batching alone wins from batch {int(loses['batch'].min())}." if len(loses)
            else "at no batch that fits does batching alone win.")
+        + _host_share(b_best, str(b_best["engine"]) if "engine" in b_best.index else "ideal", meta)
     )
     return Finding("Few users against many", text, {
         "batching_best_tokens_per_s": float(b_best["baseline_tokens_per_s"]), "batching_best_batch": int(b_best["batch"]),

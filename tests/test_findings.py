@@ -153,3 +153,10 @@ def test_a_best_at_the_largest_batch_that_fits_is_a_lower_bound_not_a_peak():
     assert "growing the batch alone reaches at least" in f.text and "; the largest swept batch, of " in f.text
     cap = int(r.df[r.df["fits_in_memory"]]["baseline_max_batch"].max())
     assert f"of {cap:,} that fit in memory" in f.text  # the batch memory allows, beyond the sweep
+    # the engine's host work at that batch, when it is a large share of the plain step (not overlapped: vllm)
+    from roofline.serving import load_engine
+
+    eng, row = load_engine("vllm"), r.df[r.df["batch"] == f.numbers["batching_best_batch"]].iloc[0]
+    host_s = eng.host_per_step_s + eng.host_per_sequence_s * int(row["batch"])
+    share = host_s / (int(row["batch"]) / row["baseline_tokens_per_s"])
+    assert share > 0.25 and f"is {share:.0%} of the plain step" in f.text
