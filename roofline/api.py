@@ -182,7 +182,7 @@ def predict(
         "tp": dep.tp,
         "devices": dep.devices,
         "weight_dtype": dep.weight_dtype_label,
-        "expert_dtype": dep.expert_dtype_label,
+        "expert_dtype": dep.expert_dtype_label or None,  # None for a dense model
         "kv_dtype": dep.kv_dtype,
         "shared_prefix": shared_prefix,
         "step_time_s": step,

@@ -59,6 +59,7 @@ class Deployment:
     dtypes: dict = field(default_factory=lambda: dict.fromkeys(WEIGHT_CLASSES, "bf16"), hash=False)  # compared, not hashed
     kv_dtype: str = "bf16"
     has_experts: bool = True  # False for a dense model: its expert classes hold no weights and are left out of labels
+    has_mtp: bool = True      # False for a model without MTP modules: its mtp class is left out of labels
 
     @property
     def devices_per_stage(self) -> int:
@@ -104,7 +105,8 @@ class Deployment:
 
     def to_json(self) -> dict:
         return {"tp": self.tp, "dp_attention": self.dp_attention, "ep": self.ep, "pp": self.pp, "devices": self.devices,
-                "weight_dtypes": {c: d for c, d in self.dtypes.items() if self.has_experts or c not in EXPERT_CLASSES},
+                "weight_dtypes": {c: d for c, d in self.dtypes.items()
+                                  if (self.has_experts or c not in EXPERT_CLASSES) and (self.has_mtp or c != "mtp")},
                 "kv_dtype": self.kv_dtype}
 
 
@@ -150,7 +152,8 @@ def deployment(model, weight_dtype: str | None = None, kv_dtype: str = "bf16", t
                                 f"experts), found {expert_dtype!r}")
         dtypes["experts"] = dtypes["shared_experts"] = normalize_dtype(expert_dtype, WEIGHT_DTYPES, where, "expert_dtype")
     return Deployment(tp=tp, dp_attention=dp_attention, ep=ep, pp=pp, dtypes=dtypes,
-                      kv_dtype=normalize_dtype(kv_dtype, KV_DTYPES, where, "kv_dtype"), has_experts=model.moe is not None)
+                      kv_dtype=normalize_dtype(kv_dtype, KV_DTYPES, where, "kv_dtype"), has_experts=model.moe is not None,
+                      has_mtp=model.mtp_modules > 0)
 
 
 def single_device(dep: Deployment) -> Deployment:

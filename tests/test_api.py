@@ -182,3 +182,10 @@ def test_a_gpu_engine_on_a_cpu_profile_is_warned_about_in_predict_and_once_in_a_
                         "axes": {"batch": [1, 2], "context": [512]}})
     notes = [w for w in caught if issubclass(w.category, RooflineWarning) and "is a CPU" in str(w.message)]
     assert len(notes) == 1  # once for the (engine, hardware) pair, not once per config
+
+
+def test_a_dense_model_without_mtp_lists_neither_expert_nor_mtp_dtypes():
+    dense = roofline.predict("h100-sxm", "llama-3.1-8b")
+    assert dense["expert_dtype"] is None and set(dense["layout"]["weight_dtypes"]) == {"attention", "mlp", "embedding", "lm_head"}
+    moe = roofline.predict("h200", "deepseek-v3", tp=8)
+    assert moe["expert_dtype"] == "fp8" and {"experts", "shared_experts", "mtp"} <= set(moe["layout"]["weight_dtypes"])
