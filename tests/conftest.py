@@ -10,6 +10,28 @@ from roofline.hardware import load_hardware
 from roofline.model import load_model
 
 
+def _typer_commands_built_once() -> None:
+    """Typer's test runner (typer.testing.CliRunner.invoke) rebuilds the click command from the app's signatures on
+    every call, about 80 ms for cli.app: keep one per app. Where typer.testing has no `_get_command` (another Typer
+    version) nothing changes but the speed."""
+    import typer.testing
+
+    build = getattr(typer.testing, "_get_command", None)
+    if build is None:
+        return
+    built: dict = {}
+
+    def once(app):
+        if id(app) not in built:
+            built[id(app)] = (app, build(app))  # the app kept alive with its command, so its id is not reused
+        return built[id(app)][1]
+
+    typer.testing._get_command = once
+
+
+_typer_commands_built_once()
+
+
 @pytest.fixture
 def roofline(capsys, monkeypatch):
     """Run `roofline ARGS...` through cli.main() in-process: (exit code, stdout, stderr)."""

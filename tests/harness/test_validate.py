@@ -132,8 +132,7 @@ def test_a_quick_fp32_run_measures_4_of_the_16_layers_at_the_same_points_with_sp
 
 
 def test_the_cli_passes_dtype_to_calibrate_and_validate(monkeypatch, tmp_path):
-    import typer.main
-    from click.testing import CliRunner
+    from typer.testing import CliRunner
 
     import cli
     import roofline.harness.calibrate as calibrate
@@ -151,7 +150,7 @@ def test_the_cli_passes_dtype_to_calibrate_and_validate(monkeypatch, tmp_path):
 
     monkeypatch.setattr(validate, "run_validate", fake_validate)
     monkeypatch.setattr(calibrate, "run_calibrate", fake_calibrate)
-    runner, command = CliRunner(), typer.main.get_command(cli.app)  # built once: Typer's runner rebuilds it per call
+    runner, command = CliRunner(), cli.app
     result = runner.invoke(command, ["validate", "--dtype", "fp32", "--out", str(tmp_path / "v")])
     assert result.exit_code == 0 and json.loads(result.stdout.strip().splitlines()[-1]) == {"dtype": "fp32"}
     runner.invoke(command, ["calibrate", "--dtype", "fp32"])
@@ -178,8 +177,7 @@ def test_run_validate_builds_its_decoder_in_the_dtype_asked_for(monkeypatch, tmp
 
 
 def test_a_calibrated_profile_is_named_after_its_file_so_it_loads_by_that_name(monkeypatch, tmp_path):
-    import typer.main
-    from click.testing import CliRunner
+    from typer.testing import CliRunner
 
     import cli
     import roofline.harness.calibrate as calibrate
@@ -189,7 +187,7 @@ def test_a_calibrated_profile_is_named_after_its_file_so_it_loads_by_that_name(m
 
     measured = {**read_yaml_file(builtin_dir("hardware") / "h100-sxm.yaml"), "name": "measured-cpu"}
     monkeypatch.setattr(calibrate, "run_calibrate", lambda device, dtype="bf16": dict(measured))
-    runner, command = CliRunner(), typer.main.get_command(cli.app)
+    runner, command = CliRunner(), cli.app
     result = runner.invoke(command, ["calibrate", "--out", str(tmp_path / "my-box.yaml")])
     assert result.exit_code == 0, result.output
     assert load_hardware("my-box", (tmp_path,)).name == "my-box"  # found by its file name, which it carries
