@@ -229,8 +229,9 @@ def predict(
         out["warnings"].append(
             f"does not fit in memory: needs {out['memory_needed_bytes'] / 1e9:.1f} GB per device of "
             f"{out['usable_memory_bytes'] / 1e9:.1f} GB usable (max batch {out['max_batch']:,} at this context)")
-    if engine_on_a_cpu(eng, hw):
-        out["warnings"].append(engine_on_a_cpu(eng, hw))
+    on_a_cpu = engine_on_a_cpu(eng, hw)
+    if on_a_cpu:
+        out["warnings"].append(on_a_cpu)
     if dep.dp_attention > batch:
         idle = dep.dp_attention - batch
         out["warnings"].append(f"dp_attention {dep.dp_attention} at batch {batch}: {idle} of the {dep.dp_attention} attention "

@@ -256,7 +256,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
 HOST_SHARE_NOTED = 0.25  # batch-vs-speculation: a share of the plain step above which the engine's host work is named
 
 
-def _host_share(row: pd.Series, engine: str, meta: dict) -> str:
+def _host_share(row: pd.Series, engine: str) -> str:
     """' At batch B the ENGINE engine's host work ... is X of the plain step: ...' where an engine that does not overlap
     its host work with the device spends more than HOST_SHARE_NOTED of plain decoding's step on it at `row`'s batch:
     t_host = host_per_step + host_per_sequence * B_a (B_a = ceil(B / dp_attention)), the step B / baseline tokens/s."""
@@ -304,7 +304,7 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
         + f"Above {_n(fastest_base)} tokens/s per user only speculation delivers (up to {_n(fastest_spec)}); "
         + (f"batching alone wins from batch {int(loses['batch'].min())}." if len(loses)
            else "at no batch that fits does batching alone win.")
-        + _host_share(b_best, str(b_best["engine"]) if "engine" in b_best.index else "ideal", meta)
+        + _host_share(b_best, str(b_best["engine"]) if "engine" in b_best.index else "ideal")
     )
     return Finding("Few users against many", text, {
         "batching_best_tokens_per_s": float(b_best["baseline_tokens_per_s"]), "batching_best_batch": int(b_best["batch"]),

@@ -390,8 +390,9 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
     reps = max(3, int(round(7 * scale)))
     gpu = dev.type == "cuda"
     steps = _Progress(7 * rounds, progress)
-    if progress and busy_machine_note():
-        print(f"calibrate: warning: {busy_machine_note()}", file=sys.stderr, flush=True)
+    busy = busy_machine_note() if progress else ""
+    if busy:
+        print(f"calibrate: warning: {busy}", file=sys.stderr, flush=True)
     name, kind, memory_bytes, llc_bytes = _device_facts(torch, dev)
     hidden = 8192 if gpu else 2048
     square = (4096, 8192) if gpu else (1024, 2048, 3072)

@@ -585,8 +585,9 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     n_spec = len(grid.spec_batches) * (1 + len(grid.spec_k) * (len(grid.spec_alphas) + 1))
     n_steps = len(grid.decode_batches) * len(grid.decode_contexts) + len(grid.verify_batches) * len(grid.verify_q) * len(grid.verify_contexts)
     bar = Progress(n_steps + n_spec, progress)
-    if busy_machine_note():
-        bar.note(f"warning: {busy_machine_note()}")
+    busy = busy_machine_note()
+    if busy:
+        bar.note(f"warning: {busy}")
     model = build_decoder(target_spec, dtype=torch_dtype(torch, dtype), device=dev, seed=0)
     draft = truncate(model, draft_spec.layers)
     b_max = max(grid.decode_batches + grid.verify_batches + grid.spec_batches)
