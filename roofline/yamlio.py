@@ -91,21 +91,29 @@ if _CSafeLoader is not None:
 
 
 def _check_events(text: str) -> None:
-    """Refuse nesting deeper than MAX_DEPTH and more than MAX_ALIASES aliases, reading LibYAML's flat event stream."""
+    """Refuse nesting deeper than MAX_DEPTH and more than MAX_ALIASES aliases, reading LibYAML's flat event stream
+    (lazily: a refused document is read only up to its first level too deep)."""
     depth = aliases = 0
     starts = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
     ends = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
-    for event in yaml.parse(text, Loader=_CSafeLoader):
-        if isinstance(event, starts):
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise yaml.composer.ComposerError(None, None, f"nesting deeper than {MAX_DEPTH} levels", event.start_mark)
-        elif isinstance(event, ends):
-            depth -= 1
-        elif isinstance(event, yaml.AliasEvent):
-            aliases += 1
-            if aliases > MAX_ALIASES:
-                raise yaml.composer.ComposerError(None, None, f"more than {MAX_ALIASES} aliases (*name)", event.start_mark)
+    try:
+        for event in yaml.parse(text, Loader=_CSafeLoader):
+            if isinstance(event, starts):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise yaml.composer.ComposerError(None, None, f"nesting deeper than {MAX_DEPTH} levels", event.start_mark)
+            elif isinstance(event, ends):
+                depth -= 1
+            elif isinstance(event, yaml.AliasEvent):
+                aliases += 1
+                if aliases > MAX_ALIASES:
+                    raise yaml.composer.ComposerError(None, None, f"more than {MAX_ALIASES} aliases (*name)", event.start_mark)
+    except yaml.composer.ComposerError:
+        raise
+    except yaml.YAMLError as exc:  # LibYAML 0.2.5+ stops at 1,000 levels itself, far beyond MAX_DEPTH: said as above
+        if "nesting depth" not in str(getattr(exc, "problem", "") or ""):
+            raise
+        raise yaml.composer.ComposerError(None, None, f"nesting deeper than {MAX_DEPTH} levels", exc.problem_mark) from None
 
 
 def _expanded_nodes(node, memo: dict) -> int:

@@ -145,3 +145,20 @@ def test_an_atomic_replace_keeps_the_files_permissions(tmp_path):
     fresh = tmp_path / "sub" / "new.yaml"
     write_text_atomic(fresh, "y: 1\n")
     assert (fresh.stat().st_mode & 0o777) == 0o644
+
+
+def test_libyamls_own_depth_limit_is_said_as_the_readers(monkeypatch):
+    # LibYAML 0.2.5+ refuses 1,000 levels itself ("exceeded maximum nesting depth"), before the reader counts to 33
+    import yaml
+
+    from roofline import yamlio
+
+    def parse(text, Loader):
+        yield yaml.StreamStartEvent()
+        raise yaml.scanner.ScannerError(None, None, "exceeded maximum nesting depth", yaml.Mark("f", 0, 20, 5, None, None))
+
+    monkeypatch.setattr(yaml, "parse", parse)
+    if yamlio._CSafeLoader is None:
+        pytest.skip("no LibYAML: the pure-Python reader has no event pass")
+    with pytest.raises(RooflineError, match=f"^f.yaml: line 21: not valid YAML: nesting deeper than {MAX_DEPTH} levels$"):
+        load_yaml_text("a: 1\n" * 30, "f.yaml")
