@@ -359,6 +359,21 @@ def scenarios_list() -> None:
     typer.echo(scenario_list([load_scenario(name, _dirs()) for name in list_names("scenario", _dirs())]))
 
 
+@scenarios_app.command("show")
+def scenarios_show(name: Annotated[str, typer.Argument(help="Scenario name or YAML file.")]) -> None:
+    """One scenario: its file, config keys, axes and the points they make (the file itself: docs/PROFILES.md)."""
+    from roofline.scenario import load_scenario
+    from roofline.tables import scenario_table
+
+    typer.echo(scenario_table(load_scenario(name, _dirs())))
+
+
+@scenarios_app.command("validate")
+def scenarios_validate(paths: Annotated[Optional[list[Path]], typer.Argument(help="Files to check (default: every scenario on the search path).")] = None) -> None:
+    """Check scenario files: one line per file, exit code 2 if any is invalid."""
+    _validate_command("scenario", paths)
+
+
 @app.command()
 def sweep(
     scenario: Annotated[str, typer.Argument(help="Scenario YAML file or built-in scenario name.")],

@@ -167,6 +167,35 @@ def scenario_list(scenarios: list) -> str:
     return "\n".join(lines)
 
 
+def scenario_table(sc) -> str:
+    """`roofline scenarios show NAME`: the file, what each config key and axis holds, and the points it makes."""
+    def shown(values) -> str:
+        values = list(values)
+        return ", ".join("default" if v is None else str(v) for v in values)
+
+    lines = [f"{sc.name}  ({sc.path})", f"  {sc.description}" if sc.description else "  (no description)", ""]
+    keys = ("hardware", "model", "engine", "method", "draft_hardware", "weight_dtype", "expert_dtype", "kv_dtype", "tp",
+            "dp_attention", "ep", "pp", "shared_prefix")
+    for key in keys:
+        values = getattr(sc, key)
+        if key == "method" and sc.method_by_model:
+            lines.append(f"  {'method':<16}" + ", ".join(f"{m}: {meth}" for m, meth in sc.method_by_model))
+        elif tuple(values) not in ((None,), (1,), (0,), ("bf16",)) or key in ("hardware", "model", "method"):
+            lines.append(f"  {key:<16}{shown(values)}")
+    for key, label in (("draft", "draft model"), ("acceptance", "acceptance"), ("tree_nodes", "tree nodes"), ("tree_tau", "tree tau")):
+        if getattr(sc, key) is not None:
+            lines.append(f"  {label:<16}{getattr(sc, key)}")
+    lines.append("")
+    for axis, values in sc.axes.items():
+        vals = [v for v in values if v == v]  # NaN: the axis is not swept (per-position rates, a tree)
+        if not vals:
+            continue
+        head = ", ".join(f"{v:g}" for v in (vals if len(vals) <= 10 else vals[:8])) + (f", ... {vals[-1]:g}" if len(vals) > 10 else "")
+        lines.append(f"  axis {axis:<11}{len(vals):>4} value{'s' if len(vals) > 1 else ' '}: {head}")
+    lines.append(f"\n  {sc.configs} configs x {sc.points // max(sc.configs, 1):,} grid points = {sc.points:,} points")
+    return "\n".join(lines)
+
+
 def engine_list(engines: list) -> str:
     """`roofline engines list`: one line per serving engine with its main cost terms and its overlap exponent
     (p of the smooth roofline; "hardware": the hardware profile's, the max form where it sets none, as `ideal` does)."""

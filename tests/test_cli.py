@@ -227,3 +227,12 @@ def test_a_sweep_too_large_to_plot_says_so_naming_the_output_folder(tmp_path, mo
     assert "plots skipped: 900 points are more than a sweep holds in memory to draw (100)" in result.output
     assert f"{out / 'results.*'}" in result.output and ".out." not in result.output  # the folder, not its staging
     assert not list(out.glob("*.png")) and (out / "results.csv").is_file()
+
+
+def test_scenarios_show_and_validate():
+    out = run("scenarios", "show", "eagle-on-hopper").output
+    assert out.startswith("eagle-on-hopper  (") and "  hardware        h100-sxm, h200" in out
+    assert "  axis batch         9 values: 1, 2, 4, 8, 16, 32, 64, 128, 256" in out
+    assert out.rstrip().endswith("2 configs x 450 grid points = 900 points")
+    result = run("scenarios", "validate")
+    assert result.exit_code == 0 and result.output.count("ok    ") == len(list((ROOT / "scenarios").glob("*.yaml")))
