@@ -212,12 +212,15 @@ def problems(kind: str | None = None, extra_dirs: tuple[str | Path, ...] = ()) -
 
 
 def check_profile_name(name: object, what: str = "name") -> str:
-    """A name for a new profile file NAME.yaml (hw new, models new, models import): letters, digits, '.', '_' or '-',
-    starting with a letter or digit, at most 80 characters, not itself ending in .yaml."""
+    """A name for a new profile file NAME.yaml (hw new, models new, models import, calibrate --out): lower-case letters,
+    digits, '.', '_' or '-', starting with a letter or digit, at most 80 characters, not itself ending in .yaml
+    (docs/PROFILES.md: names are lower case; lookups are case-insensitive)."""
     ok = (isinstance(name, str) and 0 < len(name) <= 80 and name[0].isalnum() and all(c.isalnum() or c in "._-" for c in name)
           and not name.lower().endswith((".yaml", ".yml")))
     if not ok:
         raise RooflineError(f"{what}: expected letters, digits, '.', '_' or '-' (like h20; no .yaml), found {str(name)[:80]!r}")
+    if name != name.lower():
+        raise RooflineError(f"{what}: expected a lower-case name (profile names are lower case: {name.lower()}), found {name!r}")
     return name
 
 

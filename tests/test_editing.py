@@ -355,7 +355,9 @@ def test_a_mistyped_list_or_mapping_is_still_refused_in_one_line():
 
 def test_hw_new_refuses_a_name_that_differs_only_in_case_from_a_profile_in_the_folder(roofline, tmp_path):
     code, _, err = roofline("hw", "new", "X7", "--from", "h100-sxm", "--dir", tmp_path)
-    assert code == 0, err
+    assert code == 2 and "expected a lower-case name (profile names are lower case: x7), found 'X7'" in err
+    shipped = (ROOT / "hardware_profiles" / "h100-sxm.yaml").read_text()
+    (tmp_path / "X7.yaml").write_text("type: hardware\n" + shipped.replace("name: h100-sxm", "name: X7"))  # made by hand
     for force in ((), ("--force",)):
         code, out, err = roofline("hw", "new", "x7", "--from", "h100-sxm", "--dir", tmp_path, *force)
         assert code == 2 and "names are case-insensitive" in err and "beside X7.yaml" in err
