@@ -186,7 +186,19 @@ def hw_new(
     """Create a hardware profile from an existing one, with fields changed; validated, written atomically."""
     from roofline.editing import new_profile
 
-    typer.echo(f"wrote {new_profile('hardware', name, from_, set_ or [], dir_, force, _dirs())}")
+    path = new_profile('hardware', name, from_, set_ or [], dir_, force, _dirs())
+    typer.echo(f"wrote {path}")
+    _warn_if_builtin_name("hardware", path)
+
+
+def _warn_if_builtin_name(kind: str, path: Path) -> None:
+    """A new profile named like a built-in one shadows it wherever its folder is on the search path: say so."""
+    from roofline.profiles import builtin_dir
+
+    builtin = builtin_dir(kind) / path.name
+    if builtin.is_file() and builtin.resolve() != path.resolve():
+        typer.echo(f"warning: {path} has the name of the built-in {builtin}: where its folder is on the search path, "
+                   f"{path.stem} means this file, not the built-in", err=True)
 
 
 @hw_app.command("set")
@@ -284,6 +296,7 @@ def models_import(
                                   published_params=published_params, published_active_params=published_active_params,
                                   source=source or "", display_name=display_name)
     typer.echo(f"wrote {path}: {line}")
+    _warn_if_builtin_name("model", path)
 
 
 @engines_app.command("list")

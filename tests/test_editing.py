@@ -421,3 +421,11 @@ def test_an_unquoted_prose_field_is_its_text_even_where_it_reads_as_a_number(roo
     code, _, err = roofline("--profiles", tmp_path, "hw", "set", "lab-gpu", "notes=0.8 # x")
     assert code == 0, err
     assert yaml.safe_load(path.read_text())["notes"] == "0.8 # x"
+
+
+def test_a_new_profile_named_like_a_built_in_says_it_shadows_it(roofline, tmp_path):
+    code, out, err = roofline("hw", "new", "h100-sxm", "--from", "h100-sxm", "--dir", tmp_path)
+    assert code == 0 and out.startswith(f"wrote {tmp_path / 'h100-sxm.yaml'}")
+    assert err.startswith(f"warning: {tmp_path / 'h100-sxm.yaml'} has the name of the built-in") and "means this file" in err
+    code, _, err = roofline("hw", "new", "my-x", "--from", "h100-sxm", "--dir", tmp_path)
+    assert code == 0 and err == ""
