@@ -78,10 +78,18 @@ def parse_assignments(assignments: list[str], what: str = "--set") -> list[tuple
     return pairs
 
 
-def _apply(doc, pairs: list[tuple[list[str], object]], where: str) -> None:
+def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: tuple[str, ...] = ()) -> None:
+    """Set (or, for None, remove) each dotted path of `pairs` in `doc`; a top-level field it adds goes in its place
+    in `order` (after the last present field that `order` puts before it), else at the end."""
     from ruamel.yaml.comments import CommentedMap
 
     for path, value in pairs:
+        if len(path) == 1 and value is not None and path[0] not in doc and path[0] in order:
+            before = order[:order.index(path[0])]
+            keys = list(doc)
+            at = max((keys.index(k) + 1 for k in before if k in doc), default=0)
+            doc.insert(at, path[0], value)
+            continue
         node = doc
         for part in path[:-1]:
             child = node.get(part) if isinstance(node, dict) else None
@@ -95,6 +103,15 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str) -> None:
             _pop_keeping_comments(node, path[-1])
         else:
             node[path[-1]] = value
+
+
+def _field_order(kind: str) -> tuple[str, ...]:
+    """The top-level field order of `kind`'s profiles (hardware: hardware.FIELD_ORDER), () where there is none."""
+    if kind != "hardware":
+        return ()
+    from roofline.hardware import FIELD_ORDER
+
+    return FIELD_ORDER
 
 
 def _last_entry(node, key):
@@ -201,7 +218,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     pairs = parse_assignments(assignments)
     if "display_name" in doc and ["display_name"] not in [keys for keys, _ in pairs]:  # panels and tables tell the two apart
         doc["display_name"] = f"{name} (copy of {doc['display_name']})"
-    _apply(doc, pairs, str(target))
+    _apply(doc, pairs, str(target), _field_order(kind))
     doc.ca.comment = None
     header = [SCHEMA_COMMENT] if kind == "hardware" and folder.resolve() == builtin_dir(kind).resolve() else []
     display = doc.get("display_name", name)
@@ -229,7 +246,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     path = _editable(kind, name, extra_dirs, force)
     original = read_text(path)
     doc = _load_rt(original, str(path))
-    _apply(doc, parse_assignments(assignments, "hw set"), str(path))
+    _apply(doc, parse_assignments(assignments, "hw set"), str(path), _field_order(kind))
     text = _dump(doc)
     validate_text(kind, text, path)
     write_text_atomic(path, text, force=True)

@@ -157,6 +157,13 @@ _REQUIRED = (
 )
 _OPTIONAL = ("type", "usable_memory_fraction", "price", "measured", "overlap_exponent", "layer_overhead", "operator_ceilings",
              "scale_up_domain", "scale_out_bandwidth", "scale_out_latency")
+# the order of a profile's top-level fields as the shipped files write them: `hw set` puts a field it adds in its place
+FIELD_ORDER = (
+    "type", "name", "display_name", "kind", "memory", "usable_memory_fraction", "memory_bandwidth", "peak_flops",
+    "on_chip_cache", "link_bandwidth", "link_latency", "scale_up_domain", "scale_out_bandwidth", "scale_out_latency",
+    "efficiency", "overlap_exponent", "step_overhead", "layer_overhead", "operator_ceilings", "price", "measured",
+    "source", "notes",
+)
 _DTYPE_EFFICIENCIES = {"compute_fp8": "fp8", "compute_fp4": "fp4", "compute_int8": "int8"}
 SUSPICIOUS_MEM_BW_BYTES_PER_S = 20e12  # above this per device a profile gets a warning (B300 is 8 TB/s)
 _OPERATOR_CEILINGS = {"attention_compute": "flops_per_s", "attention_memory": "bytes_per_s", "elementwise_memory": "bytes_per_s"}

@@ -429,3 +429,13 @@ def test_a_new_profile_named_like_a_built_in_says_it_shadows_it(roofline, tmp_pa
     assert err.startswith(f"warning: {tmp_path / 'h100-sxm.yaml'} has the name of the built-in") and "means this file" in err
     code, _, err = roofline("hw", "new", "my-x", "--from", "h100-sxm", "--dir", tmp_path)
     assert code == 0 and err == ""
+
+
+def test_a_field_hw_set_adds_goes_in_its_place_not_at_the_end(roofline, tmp_path):
+    assert roofline("hw", "new", "lab", "--from", "h100-sxm", "--dir", tmp_path)[0] == 0
+    for value in ("price=null", "price=2.5 USD/h", "usable_memory_fraction=0.9"):
+        code, _, err = roofline("hw", "set", "lab", value, "--profiles", tmp_path)
+        assert code == 0, err
+    keys = [line.split(":")[0] for line in (tmp_path / "lab.yaml").read_text().splitlines() if line[:1].isalpha()]
+    assert keys[keys.index("step_overhead") + 1] == "price" and keys[-1] == "notes"
+    assert keys[keys.index("memory") + 1] == "usable_memory_fraction"
