@@ -259,17 +259,19 @@ HOST_SHARE_NOTED = 0.25  # batch-vs-speculation: a share of the plain step above
 def _host_share(row: pd.Series, engine: str) -> str:
     """' At batch B the ENGINE engine's host work ... is X of the plain step: ...' where an engine that does not overlap
     its host work with the device spends more than HOST_SHARE_NOTED of plain decoding's step on it at `row`'s batch:
-    t_host = host_per_step + host_per_sequence * B_a (B_a = ceil(B / dp_attention)), the step B / baseline tokens/s."""
+    t_host from engine.host_time_s, the step B / baseline tokens/s."""
     if engine == "ideal":
         return ""
+    from roofline.engine import host_time_s
+    from roofline.layout import Deployment
     from roofline.serving import load_engine
 
     eng = load_engine(engine).for_hardware(str(row["hardware"]))
     if eng.host_overlap or not eng.host_per_sequence_s:
         return ""
     batch = int(row["batch"])
-    b_a = -(-batch // max(int(row["dp_attention"]) if "dp_attention" in row.index else 1, 1))
-    host_s = eng.host_per_step_s + eng.host_per_sequence_s * b_a
+    dp = int(row["dp_attention"]) if "dp_attention" in row.index else 1
+    host_s = float(host_time_s(eng, batch, Deployment(dp_attention=dp)))
     step_s = batch / float(row["baseline_tokens_per_s"])
     if host_s / step_s <= HOST_SHARE_NOTED:
         return ""

@@ -173,10 +173,10 @@ def scenario_table(sc) -> str:
         values = list(values)
         return ", ".join("default" if v is None else str(v) for v in values)
 
+    from roofline.scenario import CONFIG_KEYS
+
     lines = [f"{sc.name}  ({sc.path})", f"  {sc.description}" if sc.description else "  (no description)", ""]
-    keys = ("hardware", "model", "engine", "method", "draft_hardware", "weight_dtype", "expert_dtype", "kv_dtype", "tp",
-            "dp_attention", "ep", "pp", "shared_prefix")
-    for key in keys:
+    for key in CONFIG_KEYS:
         values = getattr(sc, key)
         if key == "method" and sc.method_by_model:
             lines.append(f"  {'method':<16}" + ", ".join(f"{m}: {meth}" for m, meth in sc.method_by_model))
