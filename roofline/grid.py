@@ -192,14 +192,20 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k) -> dict[s
     return out
 
 
+def config_labels(cfg: Config) -> dict[str, str]:
+    """The LABEL_COLUMNS values of one config's rows, each the same on every row of it."""
+    dep = cfg.dep
+    return {"hardware": cfg.hw.name, "model": cfg.model.name, "engine": cfg.engine.name, "method": cfg.method,
+            "draft_hardware": cfg.draft_hw.name if cfg.draft_hw else "", "weight_dtype": dep.weight_dtype_label,
+            "expert_dtype": dep.expert_dtype_label, "kv_dtype": dep.kv_dtype}
+
+
 def _columns(sc: Scenario, cfg: Config, block: dict, context, alpha, batch, k) -> tuple[dict[str, str], dict[str, np.ndarray]]:
     """(labels, flat numeric columns) of one block: labels are constant over the block."""
     grid = dict(zip(GRID_AXES, np.meshgrid(context, alpha, batch, k, indexing="ij")))
     n = grid["context"].size
     dep = cfg.dep
-    labels = {"hardware": cfg.hw.name, "model": cfg.model.name, "engine": cfg.engine.name, "method": cfg.method,
-              "draft_hardware": cfg.draft_hw.name if cfg.draft_hw else "", "weight_dtype": dep.weight_dtype_label,
-              "expert_dtype": dep.expert_dtype_label, "kv_dtype": dep.kv_dtype}
+    labels = config_labels(cfg)
     cols = {}
     for name, value in (("tp", dep.tp), ("dp_attention", dep.dp_attention), ("ep", dep.ep), ("pp", dep.pp), ("devices", dep.devices),
                         ("shared_prefix", cfg.shared_prefix)):
@@ -371,7 +377,8 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
     done = 0
     t, computed_s = time.perf_counter(), timings["compute_s"]
     try:
-        with TableWriter(out_dir / "results", COLUMNS, fmt, rows=total) as writer:
+        label_values = {name: list(dict.fromkeys(config_labels(cfg)[name] for cfg in configs)) for name in LABEL_COLUMNS}
+        with TableWriter(out_dir / "results", COLUMNS, fmt, rows=total, label_values=label_values) as writer:
             for labels, cols in _timed(blocks, timings):
                 writer.write(labels, cols)
                 done += len(cols["batch"])

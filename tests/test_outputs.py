@@ -14,13 +14,17 @@ from roofline.outputs import MARKER, POLARS_FROM_ROWS, TableWriter, progress_bar
 
 # Arrow formats CSV_HALVES_FROM_ROWS rows or more in two halves (lowered here, so the halves are few rows);
 # polars costs 0.3-0.4 s to import, so its cases are slow-marked
-@pytest.mark.parametrize("by_polars, n", [(False, 3_000), pytest.param(True, 3_000, marks=pytest.mark.slow)])
-def test_csv_and_parquet_hold_the_same_rows_and_csv_floats_keep_seven_digits(tmp_path, monkeypatch, by_polars, n):
+# label_values: polars writes the labels as an Enum of the values named, else as a Categorical (arrow either way)
+@pytest.mark.parametrize("by_polars, n, label_values", [
+    (False, 3_000, None), pytest.param(True, 3_000, None, marks=pytest.mark.slow),
+    pytest.param(True, 3_000, {"hardware": ["h100-sxm", "h200"]}, marks=pytest.mark.slow)])
+def test_csv_and_parquet_hold_the_same_rows_and_csv_floats_keep_seven_digits(tmp_path, monkeypatch, by_polars, n, label_values):
     monkeypatch.setattr("roofline.outputs.CSV_HALVES_FROM_ROWS", 4_000)  # the 2n rows of each write: two halves
     rng = np.random.default_rng(0)
     cols = {"batch": np.arange(n), "step_time_s": rng.random(n) * 1e-2, "fits": rng.random(n) > 0.5}
     rows = POLARS_FROM_ROWS if by_polars else None
-    with TableWriter(tmp_path / "results", ("hardware", "batch", "step_time_s", "fits"), "both", rows=rows) as w:
+    with TableWriter(tmp_path / "results", ("hardware", "batch", "step_time_s", "fits"), "both", rows=rows,
+                     label_values=label_values) as w:
         w.write({"hardware": "h100-sxm"}, cols)
         w.write({"hardware": "h200"}, cols)
     assert w.files == ["results.csv", "results.parquet"] and w.by_polars == by_polars
