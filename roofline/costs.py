@@ -32,7 +32,9 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, activat
     kv_write: bytes = T_a * kv_elems_per_device * c_kv per layer
     norms (RMSNorm x2, residual adds x2, RoPE, activation): ELEMENTWISE_PASSES reads+writes of the
         residual stream per layer: bytes = T_a * hidden * a * ELEMENTWISE_PASSES, flops = 5 * same elems
-    embedding: a gather, bytes = T_a * hidden * w_embedding
+    embedding: a gather, bytes = T_a * hidden * w_embedding; a drafter's input projection (EAGLE's fc, MTP's
+        eh_proj: model.input_projection) adds a weight GEMM of 2 h^2 params, d_in = 2h, d_out = h, on the
+        attention class's dtype, to this row (the pass's input stage)
     lm_head: logits for `logit_tokens` tokens per sequence (q for decode/verify, 1 for prefill)
 
 Deliberately ignored: biases, attention sinks, softmax exponent cost, MLA's compressor and indexer
@@ -181,6 +183,9 @@ def operator_costs(
     zero = np.zeros(np.broadcast(b, q, s).shape)
     costs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     costs["embedding"] = (zero, tokens_a * h * w("embedding") + zero)
+    if model.input_projection:
+        proj_flops, proj_bytes = gemm("qkv_proj", model.input_projection_params, 2 * h, h)  # qkv_proj: the attention dtype
+        costs["embedding"] = (proj_flops + zero, costs["embedding"][1] + proj_bytes)
     qkv_out = model.qkv_params_per_layer / h
     costs["qkv_proj"] = gemm("qkv_proj", model.qkv_params_per_layer, h, qkv_out, count=n_layers)
     costs["o_proj"] = gemm("o_proj", model.o_params_per_layer, model.o_params_per_layer / h, h, count=n_layers)

@@ -101,6 +101,8 @@ class ModelSpec:
     moe: MoESpec | None = None
     mtp_modules: int = 0
     mtp_window: int = 0      # tokens the MTP block's attention keeps (a sliding window; 0: full attention)
+    input_projection: bool = False  # a drafter's 2h -> h projection of (hidden state, token embedding) before its
+    #   layer: EAGLE's fc, MTP's eh_proj (speculation.drafter_spec sets it; counted with attention)
     published_params: float | None = None
     published_active_params: float | None = None
     native_precision: tuple[tuple[str, str], ...] = ()   # (weight class, dtype) of the released checkpoint
@@ -182,6 +184,11 @@ class ModelSpec:
         return self.attention_params_per_layer + ffn + 2 * self.hidden_size
 
     @property
+    def input_projection_params(self) -> int:
+        """A drafter's 2h -> h input projection (input_projection), 0 for any other model."""
+        return 2 * self.hidden_size * self.hidden_size if self.input_projection else 0
+
+    @property
     def mtp_params(self) -> int:
         """DeepSeek-style MTP modules: one block + a 2h->h projection + 2 norms each; embedding and head shared."""
         if not self.mtp_modules:
@@ -199,12 +206,13 @@ class ModelSpec:
     def params_by_class(self) -> dict[str, int]:
         """Resident parameters per weight class (MTP modules under 'mtp'); sums to params + mtp_params.
 
-        Norms count with attention; the router with shared experts; a tied LM head is the embedding
-        (stored once, under 'embedding').
+        Norms count with attention, and so does a drafter's input projection (2 h^2); the router with shared
+        experts; a tied LM head is the embedding (stored once, under 'embedding').
         """
         moe = self.moe
         out = dict.fromkeys(WEIGHT_CLASSES, 0)
         out["attention"] = self.layers * (self.attention_params_per_layer + 2 * self.hidden_size) + self.hidden_size
+        out["attention"] += self.input_projection_params
         out["mlp"] = self.dense_layers * self.dense_mlp_params
         if moe is not None:
             out["experts"] = self.moe_layers * moe.experts * self.expert_params

@@ -29,7 +29,7 @@ attention group):
 Draft passes pay kernel latencies but not the engine's per-step host work (they run inside the
 target's scheduler step; the per-draft-step term covers their launch and sampling). Drafters:
     draft   a separate model profile (its own weights and KV cache count against memory)
-    mtp     the target's own MTP block (one transformer block + the shared LM head); deeper than the
+    mtp     the target's own MTP block (a 2h -> h projection, one transformer block + the shared LM head); deeper than the
             model's trained modules it reuses the last one, and acceptance falls (the default rates)
     eagle   one dense decoder layer of the target's shapes + a 2h -> h projection; on the target's
             devices it shares the embedding and LM head (or brings a smaller draft vocabulary head),
@@ -104,9 +104,10 @@ def leviathan_ops_factor(alpha, k, c_hat):
 def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None, draft_vocab: int | None = None) -> ModelSpec | None:
     """The model whose forward pass one draft step runs (None for none/ngram).
 
-    mtp: one block of the target (MoE if the target is MoE) with the shared LM head; full attention, or a sliding
-         window of the profile's mtp_window tokens (DeepSeek-V4's MTP block).
-    eagle: one dense decoder layer of the target's shapes, full attention, LM head of `draft_vocab` rows.
+    mtp: eh_proj (2h -> h) and one block of the target (MoE if the target is MoE) with the shared LM head; full
+         attention, or a sliding window of the profile's mtp_window tokens (DeepSeek-V4's MTP block).
+    eagle: fc (2h -> h) and one dense decoder layer of the target's shapes, full attention, LM head of `draft_vocab` rows.
+    Both projections are the drafter's `input_projection`: read and computed in every draft step, held in memory.
     """
     if method in ("none", "ngram"):
         return None
@@ -121,12 +122,12 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
         moe = None if target.moe is None else dataclasses.replace(target.moe, dense_layers=0)
         groups = (AttentionGroup(kind="sliding", layers=1, window=target.mtp_window),) if target.mtp_window else one_layer
         return dataclasses.replace(target, name=f"{target.name}-mtp", layers=1, groups=groups, moe=moe, mtp_modules=0,
-                                   mtp_window=0)
+                                   mtp_window=0, input_projection=True)
     if method == "eagle":
         return dataclasses.replace(
             target, name=f"{target.name}-eagle", layers=1, groups=one_layer, moe=None, mtp_modules=0,
             kv_layout="gqa" if target.kv_layout == "mla" else target.kv_layout, mla=None,
-            vocab_size=draft_vocab or target.vocab_size,
+            vocab_size=draft_vocab or target.vocab_size, input_projection=True,
         )
     raise unknown_method("--method", method)
 
@@ -163,9 +164,7 @@ def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment
     by_class = weight_bytes_by_class(drafter, dep)
     if method == "draft":
         return float(sum(by_class.values()))
-    h = drafter.hidden_size
-    own = sum(v for c, v in by_class.items() if c not in ("embedding", "lm_head"))
-    own += 2 * h * h * BYTES_PER_ELEMENT[dep.dtype("mtp" if method == "mtp" else "attention")] / dep.tp
+    own = sum(v for c, v in by_class.items() if c not in ("embedding", "lm_head"))  # the 2h -> h projection with attention
     if elsewhere:
         head = by_class["lm_head"] or by_class["embedding"]  # a tied model's single matrix serves as the head
         own += by_class["embedding"] + head

@@ -272,3 +272,22 @@ def test_deepseek_v4s_mtp_block_attends_its_sliding_window_only():
     # a 128-token window costs the drafter a fixed few hundred kB a sequence, not 1 KiB per context token (full
     # attention took the cap from 136 to 114 sequences at 128k)
     assert point["max_batch"] - 2 <= point["spec"]["max_batch"] <= point["max_batch"]
+
+
+@pytest.mark.parametrize("method, model", [("eagle", "llama-3.1-8b"), ("mtp", "deepseek-v3")])
+def test_a_head_drafters_input_projection_is_read_and_computed_every_draft_step(method, model):
+    import dataclasses
+
+    from roofline.costs import operator_costs
+
+    target = load_model(model)
+    dep = deployment(target, weight_dtype="fp8" if method == "mtp" else "bf16")
+    drafter = drafter_spec(method, target)
+    bare = dataclasses.replace(drafter, input_projection=False)
+    h, batch = target.hidden_size, 8
+    with_fc, without = operator_costs(drafter, batch, 1, 1024, dep), operator_costs(bare, batch, 1, 1024, dep)
+    flops, nbytes = (float(with_fc["embedding"][i] - without["embedding"][i]) for i in (0, 1))
+    w = 1.0 if method == "mtp" else 2.0  # the attention class's bytes per weight (fp8 / bf16)
+    assert flops == pytest.approx(2 * 2 * h * h * batch)  # 2 FLOPs per weight per token: EAGLE's fc, MTP's eh_proj
+    assert nbytes == pytest.approx(2 * h * h * w + batch * 3 * h * 2)  # its weights once, 2h in and h out per token
+    assert all(np.array_equal(with_fc[op][i], without[op][i]) for op in with_fc if op != "embedding" for i in (0, 1))
