@@ -50,7 +50,7 @@ from roofline.engine import step_metrics
 from roofline.errors import RooflineError
 from roofline.hardware import HardwareSpec
 from roofline.layout import Deployment, deployment, single_device
-from roofline.model import BYTES_PER_ELEMENT, AttentionGroup, ModelSpec
+from roofline.model import AttentionGroup, ModelSpec
 from roofline.serving import IDEAL, ServingEngine
 
 METHODS = ("none", "draft", "mtp", "eagle", "ngram")
