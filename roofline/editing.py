@@ -78,40 +78,46 @@ def parse_assignments(assignments: list[str], what: str = "--set") -> list[tuple
     return pairs
 
 
-def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: tuple[str, ...] = ()) -> None:
-    """Set (or, for None, remove) each dotted path of `pairs` in `doc`; a top-level field it adds goes in its place
-    in `order` (after the last present field that `order` puts before it), else at the end."""
+def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[tuple[str, ...], tuple[str, ...]] | None = None) -> None:
+    """Set (or, for None, remove) each dotted path of `pairs` in `doc`; a field it adds to a mapping goes in its
+    place in that mapping's key order (`order`, keyed by the mapping's path, () for the top level: after the last
+    present key the order puts before it), else at the end."""
     from ruamel.yaml.comments import CommentedMap
 
+    order = order or {}
+
+    def put(node, parents: tuple[str, ...], key: str, value) -> None:
+        keys, place = list(node), order.get(parents, ())
+        if key in node or key not in place:
+            node[key] = value
+            return
+        before = place[:place.index(key)]
+        node.insert(max((keys.index(k) + 1 for k in before if k in node), default=0), key, value)
+
     for path, value in pairs:
-        if len(path) == 1 and value is not None and path[0] not in doc and path[0] in order:
-            before = order[:order.index(path[0])]
-            keys = list(doc)
-            at = max((keys.index(k) + 1 for k in before if k in doc), default=0)
-            doc.insert(at, path[0], value)
-            continue
         node = doc
-        for part in path[:-1]:
+        for depth, part in enumerate(path[:-1]):
             child = node.get(part) if isinstance(node, dict) else None
             if child is None:
                 child = CommentedMap()
-                node[part] = child
+                put(node, tuple(path[:depth]), part, child)
             if not isinstance(child, dict):
                 raise RooflineError(f"{where}: {'.'.join(path)}: expected {part} to be a mapping, found {child!r}"[:300])
             node = child
         if value is None:
             _pop_keeping_comments(node, path[-1])
         else:
-            node[path[-1]] = value
+            put(node, tuple(path[:-1]), path[-1], value)
 
 
-def _field_order(kind: str) -> tuple[str, ...]:
-    """The top-level field order of `kind`'s profiles (hardware: hardware.FIELD_ORDER), () where there is none."""
+def _field_order(kind: str) -> dict[tuple[str, ...], tuple[str, ...]]:
+    """The key order of `kind`'s profiles by mapping path (hardware: hardware.FIELD_ORDER at the top level,
+    NESTED_FIELD_ORDER inside peak_flops and efficiency), empty where there is none."""
     if kind != "hardware":
-        return ()
-    from roofline.hardware import FIELD_ORDER
+        return {}
+    from roofline.hardware import FIELD_ORDER, NESTED_FIELD_ORDER
 
-    return FIELD_ORDER
+    return {(): FIELD_ORDER, **{(name,): keys for name, keys in NESTED_FIELD_ORDER.items()}}
 
 
 def _last_entry(node, key):

@@ -164,6 +164,10 @@ FIELD_ORDER = (
     "efficiency", "overlap_exponent", "step_overhead", "layer_overhead", "operator_ceilings", "price", "measured",
     "source", "notes",
 )
+NESTED_FIELD_ORDER = {  # the key order inside a mapping field, as the shipped profiles write it
+    "peak_flops": ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"),
+    "efficiency": ("memory", "compute", "compute_fp8", "compute_fp4", "compute_int8", "link"),
+}
 _DTYPE_EFFICIENCIES = {"compute_fp8": "fp8", "compute_fp4": "fp4", "compute_int8": "int8"}
 SUSPICIOUS_MEM_BW_BYTES_PER_S = 20e12  # above this per device a profile gets a warning (B300 is 8 TB/s)
 _OPERATOR_CEILINGS = {"attention_compute": "flops_per_s", "attention_memory": "bytes_per_s", "elementwise_memory": "bytes_per_s"}

@@ -63,6 +63,7 @@ def test_the_shipped_h20_is_the_h100_with_the_h20_datasheet_numbers():
     assert h20.mem_bytes == pytest.approx(96e9, rel=0.07)                  # "96 GB" on the datasheet
     assert h20.ridge_point_flops_per_byte("bf16") == pytest.approx(37.0)   # 148e12 / 4.0e12
     assert h20.mem_efficiency == h100.mem_efficiency and h20.price_usd_per_hour is None
+    assert h20.compute_efficiency_by_dtype == h100.compute_efficiency_by_dtype  # fp8 0.71 too, as its source says
     assert "made with `roofline hw new h20 --from h100-sxm`" in (ROOT / "hardware_profiles" / "h20.yaml").read_text()
 
 
@@ -439,3 +440,28 @@ def test_a_field_hw_set_adds_goes_in_its_place_not_at_the_end(roofline, tmp_path
     keys = [line.split(":")[0] for line in (tmp_path / "lab.yaml").read_text().splitlines() if line[:1].isalpha()]
     assert keys[keys.index("step_overhead") + 1] == "price" and keys[-1] == "notes"
     assert keys[keys.index("memory") + 1] == "usable_memory_fraction"
+
+
+def test_a_key_hw_set_adds_inside_efficiency_or_peak_flops_goes_in_the_shipped_order(roofline, tmp_path):
+    from roofline.hardware import NESTED_FIELD_ORDER
+
+    assert roofline("hw", "new", "lab", "--from", "a100-sxm-80gb", "--dir", tmp_path)[0] == 0
+    for value in ("efficiency.compute_fp8=0.7", "peak_flops.tf32=100 TFLOP/s", "peak_flops.fp4=1 PFLOP/s"):
+        code, _, err = roofline("hw", "set", "lab", value, "--profiles", tmp_path)
+        assert code == 0, err
+    doc = yaml.safe_load((tmp_path / "lab.yaml").read_text())
+    for name, order in NESTED_FIELD_ORDER.items():
+        keys = list(doc[name])
+        assert keys == sorted(keys, key=order.index), (name, keys)
+    assert list(doc["efficiency"])[:3] == ["memory", "compute", "compute_fp8"]
+    assert load_hardware("lab", (tmp_path,)).compute_efficiency_by_dtype["fp8"] == 0.7
+
+
+def test_every_shipped_profile_writes_efficiency_and_peak_flops_in_the_shipped_order():
+    from roofline.hardware import NESTED_FIELD_ORDER
+
+    for path in sorted((ROOT / "hardware_profiles").glob("*.yaml")):
+        doc = yaml.safe_load(path.read_text())
+        for name, order in NESTED_FIELD_ORDER.items():
+            keys = [k for k in doc.get(name) or {} if k in order]
+            assert keys == sorted(keys, key=order.index), (path.name, name, keys)
