@@ -104,7 +104,8 @@ def hardware_table(hw) -> str:
         f"  bandwidth         {format_si(hw.mem_bw_bytes_per_s, 'B/s')} x {hw.mem_efficiency:.2f} achievable",
     ]
     for dtype, flops in hw.peak_flops_per_s.items():
-        lines.append(f"  {dtype:<6} dense     {format_si(flops, 'FLOP/s')}  peak ridge {hw.ridge_point_flops_per_byte(dtype):.0f} FLOP/byte")
+        op = "OP" if dtype.startswith("int") else "FLOP"  # integer peaks are operations, as the profiles write them
+        lines.append(f"  {dtype:<6} dense     {format_si(flops, op + '/s')}  peak ridge {hw.ridge_point_flops_per_byte(dtype):.0f} {op}/byte")
     lines += [
         f"  compute achievable x {hw.compute_efficiency:.2f}"
         + "".join(f", {d} x {e:.2f}" for d, e in hw.compute_efficiency_by_dtype.items()),

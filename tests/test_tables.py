@@ -58,3 +58,14 @@ def test_operator_shares_of_a_pipelined_step_add_up_and_say_what_they_are_shares
     assert "operators of one pipeline stage's pass over one micro-batch; the step runs 2 such passes" in text
     rows = text.split("  bound\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert abs(sum(float(row.split("%")[0].split()[-1]) for row in rows) - 100) < 0.5  # was about 50% with pp 2
+
+
+def test_hw_show_writes_integer_peaks_as_operations_and_float_peaks_as_flops():
+    from roofline.hardware import load_hardware
+    from roofline.tables import hardware_table
+
+    lines = hardware_table(load_hardware("h100-sxm")).splitlines()
+    (int8,) = [line for line in lines if line.strip().startswith("int8 ")]
+    (bf16,) = [line for line in lines if line.strip().startswith("bf16 ")]
+    assert "OP/s" in int8 and "FLOP" not in int8 and int8.endswith("OP/byte")
+    assert "989 TFLOP/s" in bf16 and bf16.endswith("FLOP/byte")
