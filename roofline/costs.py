@@ -32,9 +32,11 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, activat
     kv_write: bytes = T_a * kv_elems_per_device * c_kv per layer
     norms (RMSNorm x2, residual adds x2, RoPE, activation): ELEMENTWISE_PASSES reads+writes of the
         residual stream per layer: bytes = T_a * hidden * a * ELEMENTWISE_PASSES, flops = 5 * same elems
-    embedding: a gather, bytes = T_a * hidden * w_embedding; a drafter's input projection (EAGLE's fc, MTP's
-        eh_proj: model.input_projection) adds a weight GEMM of 2 h^2 params, d_in = 2h, d_out = h, on the
-        attention class's dtype, to this row (the pass's input stage)
+    embedding: a gather, bytes = T_a * hidden * w_embedding
+    input_proj: a drafter's 2h -> h projection of (hidden state, token embedding) (EAGLE's fc, MTP's eh_proj;
+        model.input_projection, else zero), a plain linear layer in vLLM and SGLang: unquantised (the embedding's
+        dtype) and replicated on every tensor-parallel rank, so not split over tp:
+        flops = 2 * 2h^2 * T_a,   bytes = 2h^2 * w_embedding + T_a * (2h + h) * a
     lm_head: logits for `logit_tokens` tokens per sequence (q for decode/verify, 1 for prefill)
 
 Deliberately ignored: biases, attention sinks, softmax exponent cost, MLA's compressor and indexer
@@ -53,12 +55,12 @@ from roofline.model import BYTES_PER_ELEMENT, ModelSpec
 ACTIVATION_BYTES = 2.0
 ELEMENTWISE_PASSES = 8
 OPERATORS = (
-    "embedding", "qkv_proj", "attention", "kv_write", "o_proj", "mlp", "router", "experts",
+    "embedding", "input_proj", "qkv_proj", "attention", "kv_write", "o_proj", "mlp", "router", "experts",
     "shared_experts", "norms", "lm_head",
 )
 # Weight GEMMs run on the compute dtype of their weight class; the rest on bf16.
-WEIGHT_GEMMS = ("qkv_proj", "o_proj", "mlp", "router", "experts", "shared_experts", "lm_head")
-LAYER_OPERATORS = tuple(o for o in OPERATORS if o not in ("embedding", "lm_head"))
+WEIGHT_GEMMS = ("input_proj", "qkv_proj", "o_proj", "mlp", "router", "experts", "shared_experts", "lm_head")
+LAYER_OPERATORS = tuple(o for o in OPERATORS if o not in ("embedding", "input_proj", "lm_head"))
 
 
 def unique_experts_touched(experts, top_k, tokens):
@@ -183,9 +185,8 @@ def operator_costs(
     zero = np.zeros(np.broadcast(b, q, s).shape)
     costs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     costs["embedding"] = (zero, tokens_a * h * w("embedding") + zero)
-    if model.input_projection:
-        proj_flops, proj_bytes = gemm("qkv_proj", model.input_projection_params, 2 * h, h)  # qkv_proj: the attention dtype
-        costs["embedding"] = (proj_flops + zero, costs["embedding"][1] + proj_bytes)
+    proj = model.input_projection_params  # 0 but for a head drafter; replicated, not split over tp
+    costs["input_proj"] = (2.0 * proj * tokens_a + zero, (proj * w("input_proj") + tokens_a * 3.0 * h * a) * (proj > 0) + zero)
     qkv_out = model.qkv_params_per_layer / h
     costs["qkv_proj"] = gemm("qkv_proj", model.qkv_params_per_layer, h, qkv_out, count=n_layers)
     costs["o_proj"] = gemm("o_proj", model.o_params_per_layer, model.o_params_per_layer / h, h, count=n_layers)

@@ -43,7 +43,7 @@ UNQUANTISED_CLASSES = ("embedding", "lm_head")  # kept at the native dtype by a 
 # which weight class each operator of roofline.costs streams
 OPERATOR_CLASS = {
     "qkv_proj": "attention", "o_proj": "attention", "mlp": "mlp", "router": "shared_experts",
-    "experts": "experts", "shared_experts": "shared_experts", "embedding": "embedding", "lm_head": "lm_head",
+    "experts": "experts", "shared_experts": "shared_experts", "embedding": "embedding", "input_proj": "embedding", "lm_head": "lm_head",
 }
 MAX_DEGREE = 4096
 

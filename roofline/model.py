@@ -102,7 +102,7 @@ class ModelSpec:
     mtp_modules: int = 0
     mtp_window: int = 0      # tokens the MTP block's attention keeps (a sliding window; 0: full attention)
     input_projection: bool = False  # a drafter's 2h -> h projection of (hidden state, token embedding) before its
-    #   layer: EAGLE's fc, MTP's eh_proj (speculation.drafter_spec sets it; counted with attention)
+    #   layer: EAGLE's fc, MTP's eh_proj (speculation.drafter_spec sets it; costs' input_proj operator)
     published_params: float | None = None
     published_active_params: float | None = None
     native_precision: tuple[tuple[str, str], ...] = ()   # (weight class, dtype) of the released checkpoint
@@ -206,13 +206,13 @@ class ModelSpec:
     def params_by_class(self) -> dict[str, int]:
         """Resident parameters per weight class (MTP modules under 'mtp'); sums to params + mtp_params.
 
-        Norms count with attention, and so does a drafter's input projection (2 h^2); the router with shared
-        experts; a tied LM head is the embedding (stored once, under 'embedding').
+        Norms count with attention; the router with shared experts; a tied LM head is the embedding
+        (stored once, under 'embedding'). A drafter's input projection is not a class's: it is replicated on every
+        tensor-parallel rank (speculation.drafter_weight_bytes).
         """
         moe = self.moe
         out = dict.fromkeys(WEIGHT_CLASSES, 0)
         out["attention"] = self.layers * (self.attention_params_per_layer + 2 * self.hidden_size) + self.hidden_size
-        out["attention"] += self.input_projection_params
         out["mlp"] = self.dense_layers * self.dense_mlp_params
         if moe is not None:
             out["experts"] = self.moe_layers * moe.experts * self.expert_params

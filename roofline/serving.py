@@ -46,8 +46,9 @@ from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, list_names, read_yaml
 from roofline.units import parse_quantity
 
-KERNEL_OPERATORS = ("embedding", "qkv_proj", "attention", "kv_write", "o_proj", "mlp", "router", "experts",
+KERNEL_OPERATORS = ("embedding", "input_proj", "qkv_proj", "attention", "kv_write", "o_proj", "mlp", "router", "experts",
                     "shared_experts", "norms", "lm_head")
+DEFAULT_KERNELS = {"input_proj": 1}  # a drafter's input projection: one GEMM, where a profile's counts do not name it
 # weight GEMMs per layer of each operator that take a quantised activation when the weights compute in fp8 / fp4 /
 # int8 (one quantisation kernel each, `quant_kernels_per_gemm`): GQA's fused QKV; MLA's fused q_a + kv_a projection
 # and q_b projection (kv_b is absorbed into the attention's batched matmuls, which stay in bf16); the gate-up and
@@ -102,13 +103,14 @@ class ServingEngine:
     costs_from: str = ""  # the path of the profile whose costs this one takes (load_engine), or "" for costs of its own
 
     def kernels(self, operator: str, mla: bool = False, quantised: bool = False) -> float:
-        """Kernels operator `operator` launches per layer (per pass for embedding and LM head):
+        """Kernels operator `operator` launches per layer (per pass for embedding, input projection and LM head):
 
-            kernels_per_layer[o]  (kernels_per_layer_mla[o] where the model's attention is MLA and the entry exists)
+            kernels_per_layer[o]  (kernels_per_layer_mla[o] where the model's attention is MLA and the entry exists;
+                                   DEFAULT_KERNELS[o] where neither names o, else 0)
             + quant_kernels_per_gemm * QUANTISED_GEMMS[o]   when the operator's weights compute in fp8 / fp4 / int8
         """
         counts = self.kernels_per_layer_mla if mla and operator in self.kernels_per_layer_mla else self.kernels_per_layer
-        n = float(counts.get(operator, 0))
+        n = float(counts.get(operator, DEFAULT_KERNELS.get(operator, 0)))
         if quantised:
             n += self.quant_kernels_per_gemm * (QUANTISED_GEMMS_MLA if mla else QUANTISED_GEMMS).get(operator, 0)
         return n

@@ -50,7 +50,7 @@ from roofline.engine import step_metrics
 from roofline.errors import RooflineError
 from roofline.hardware import HardwareSpec
 from roofline.layout import Deployment, deployment, single_device
-from roofline.model import AttentionGroup, ModelSpec
+from roofline.model import BYTES_PER_ELEMENT, AttentionGroup, ModelSpec
 from roofline.serving import IDEAL, ServingEngine
 
 METHODS = ("none", "draft", "mtp", "eagle", "ngram")
@@ -107,7 +107,9 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
     mtp: eh_proj (2h -> h) and one block of the target (MoE if the target is MoE) with the shared LM head; full
          attention, or a sliding window of the profile's mtp_window tokens (DeepSeek-V4's MTP block).
     eagle: fc (2h -> h) and one dense decoder layer of the target's shapes, full attention, LM head of `draft_vocab` rows.
-    Both projections are the drafter's `input_projection`: read and computed in every draft step, held in memory.
+    Both projections are the drafter's `input_projection` (costs' input_proj), read and computed in every draft step
+    as EAGLE-1's fc and MTP's eh_proj are; EAGLE-3's fc (3h -> h) runs once an iteration in vLLM, so for EAGLE-3 this
+    charges k - 1 small GEMMs too many and the first one at 2/3 of its weights.
     """
     if method in ("none", "ngram"):
         return None
@@ -156,15 +158,17 @@ def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment
     """Weight bytes the drafter adds on its device.
 
     A draft model brings all its weights. MTP and EAGLE heads bring their block and a 2h -> h
-    projection of (hidden state, embedding); on the target's devices they share its embedding and LM
-    head (EAGLE with a reduced `draft_vocab` brings that head), on other hardware they hold both.
+    projection of (hidden state, embedding), unquantised and whole on every tensor-parallel rank (costs'
+    input_proj); on the target's devices they share its embedding and LM head (EAGLE with a reduced
+    `draft_vocab` brings that head), on other hardware they hold both.
     """
     if drafter is None:
         return 0.0
     by_class = weight_bytes_by_class(drafter, dep)
     if method == "draft":
         return float(sum(by_class.values()))
-    own = sum(v for c, v in by_class.items() if c not in ("embedding", "lm_head"))  # the 2h -> h projection with attention
+    own = sum(v for c, v in by_class.items() if c not in ("embedding", "lm_head"))
+    own += drafter.input_projection_params * BYTES_PER_ELEMENT[dep.dtype("embedding")]  # unquantised, replicated: no / tp
     if elsewhere:
         head = by_class["lm_head"] or by_class["embedding"]  # a tied model's single matrix serves as the head
         own += by_class["embedding"] + head

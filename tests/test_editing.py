@@ -446,7 +446,7 @@ def test_a_key_hw_set_adds_inside_efficiency_or_peak_flops_goes_in_the_shipped_o
     from roofline.hardware import NESTED_FIELD_ORDER
 
     assert roofline("hw", "new", "lab", "--from", "a100-sxm-80gb", "--dir", tmp_path)[0] == 0
-    for value in ("efficiency.compute_fp8=0.7", "peak_flops.tf32=100 TFLOP/s", "peak_flops.fp4=1 PFLOP/s"):
+    for value in ("efficiency.compute_fp8=0.7", "peak_flops.fp8=600 TFLOP/s", "peak_flops.fp4=1 PFLOP/s"):
         code, _, err = roofline("hw", "set", "lab", value, "--profiles", tmp_path)
         assert code == 0, err
     doc = yaml.safe_load((tmp_path / "lab.yaml").read_text())

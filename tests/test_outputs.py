@@ -34,6 +34,8 @@ def test_csv_and_parquet_hold_the_same_rows_and_csv_floats_keep_seven_digits(tmp
     np.testing.assert_array_equal(parquet["step_time_s"][:n], cols["step_time_s"])  # Parquet: exact
     np.testing.assert_allclose(csv["step_time_s"], parquet["step_time_s"], rtol=1e-6)  # CSV: float32 shortest form
     assert not np.array_equal(csv["step_time_s"], parquet["step_time_s"])  # ... which is not float64's
+    if by_polars:  # an Enum of the values named reads back as an ordered categorical in their order
+        assert parquet["hardware"].cat.ordered == (label_values is not None)
 
 
 @pytest.mark.slow
