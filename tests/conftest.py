@@ -78,11 +78,20 @@ SLOW_SUITES = {"test_fuzz.py", "test_bad_inputs.py", "test_editing.py", "test_fi
 
 # Harness modules that import torch at their top: slow as a whole.
 TORCH_AT_IMPORT = {"test_decoder.py", "test_specloop.py"}
+# The PyTorch harness's tests (tests/harness/, issue 7: "with a slow marker"), those that need no torch too: the
+# quick loop is the analytical core's (they took 0.7 s of it, 2026-12-01)
+HARNESS_DIR = Path(__file__).parent / "harness"
+
+
+def is_slow_suite(path: Path) -> bool:
+    """A test file (or folder) that is slow as a whole: SLOW_SUITES, TORCH_AT_IMPORT, or the harness's."""
+    path = Path(path)
+    return path.name in SLOW_SUITES | TORCH_AT_IMPORT or path == HARNESS_DIR or HARNESS_DIR in path.parents
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if Path(str(item.fspath)).name in SLOW_SUITES | TORCH_AT_IMPORT:
+        if is_slow_suite(Path(str(item.fspath))):
             item.add_marker(pytest.mark.slow)
 
 
@@ -118,7 +127,7 @@ def deselects_slow(markexpr: str) -> bool:
 def pytest_ignore_collect(collection_path, config):
     """When slow tests are deselected (the quick loop), the slow suites are not even imported: the quick loop
     pays neither for torch nor for hypothesis, scipy and matplotlib's drawing stack."""
-    if collection_path.name in SLOW_SUITES | TORCH_AT_IMPORT and deselects_slow(config.getoption("markexpr") or ""):
+    if is_slow_suite(collection_path) and deselects_slow(config.getoption("markexpr") or ""):
         return True
     return None
 
