@@ -186,7 +186,7 @@ def operator_costs(
     costs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     costs["embedding"] = (zero, tokens_a * h * w("embedding") + zero)
     proj = model.input_projection_params  # 0 but for a head drafter; replicated, not split over tp
-    costs["input_proj"] = (2.0 * proj * tokens_a + zero, (proj * w("input_proj") + tokens_a * 3.0 * h * a) * (proj > 0) + zero)
+    costs["input_proj"] = (2.0 * proj * tokens_a + zero, proj * w("input_proj") + tokens_a * 3.0 * h * a + zero) if proj else (zero, zero)
     qkv_out = model.qkv_params_per_layer / h
     costs["qkv_proj"] = gemm("qkv_proj", model.qkv_params_per_layer, h, qkv_out, count=n_layers)
     costs["o_proj"] = gemm("o_proj", model.o_params_per_layer, model.o_params_per_layer / h, h, count=n_layers)

@@ -12,7 +12,7 @@ device from `roofline.costs`):
         roofline(t_c, t_m) = max(t_c, t_m), or (t_c^p + t_m^p)^(1/p) with an overlap exponent p
         pad_o = ceil(T_a / tile) * tile / T_a for weight GEMMs (rows padded to the tensor-core tile)
         n_o   = layers of the stage that run operator o (MoE layers for router, experts and shared experts; the
-                other layers for a MoE model's dense MLP; every layer for attention and norms), 1 for embedding and LM head
+                other layers for a MoE model's dense MLP; every layer for attention and norms), 1 for embedding, input projection and LM head
         kernels_o = the engine's kernels per layer of operator o (serving.py: per attention kind, plus activation
                     quantisation before GEMMs computing in fp8/fp4/int8), each paying a fixed latency (launch,
                     ramp-up, tail) on top of its data time: a latency + size / bandwidth model
@@ -74,7 +74,7 @@ _MOE_OPERATORS = ("router", "experts", "shared_experts")
 
 def operator_layers(model: ModelSpec, name: str, stage_scale: float = 1.0) -> float:
     """Layers of one stage that run operator `name` (n_o of the module docstring): MoE layers for the MoE
-    operators, the dense layers for a MoE model's MLP, every layer otherwise; 1 for embedding and LM head."""
+    operators, the dense layers for a MoE model's MLP, every layer otherwise; 1 for embedding, input projection and LM head."""
     if name not in LAYER_OPERATORS:
         return 1.0
     if name in _MOE_OPERATORS:
