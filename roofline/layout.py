@@ -17,14 +17,15 @@ pp <= layers.
 
 Precision: a model profile may declare the checkpoint's native dtype per weight class (`precision:`
 in docs/PROFILES.md; gpt-oss-120b ships MXFP4 experts, DeepSeek-V3 fp8 blocks); `weight_dtype`
-overrides every class (a quantised one all but the embedding and the LM head, below), `expert_dtype` the
-routed (and shared) experts only. Without either, a class the profile does not name is bf16.
+overrides every class (a quantised one all but the embedding, the LM head and the router, below),
+`expert_dtype` the routed (and shared) experts only. Without either, a class the profile does not name is bf16.
 
-A quantised `weight_dtype` (fp8, int8, w8a16, int4, fp4) leaves the embedding and the LM head at the model's
-native dtype, as quantised checkpoints ship them: vLLM's llm-compressor recipes quantise the Linear layers with
-`ignore=["lm_head"]` (examples/big_models_with_accelerate/cpu_offloading_fp8.py; model_free_ptq also ignores
-model.embed_tokens), and DeepSeek-V3's and gpt-oss's own fp8 / MXFP4 checkpoints keep both in bf16 (their
-model profiles). A 16- or 32-bit `weight_dtype` (bf16, fp16, fp32) applies to every class.
+A quantised `weight_dtype` (fp8, int8, w8a16, int4, fp4) leaves the embedding, the LM head and an MoE layer's
+router at the model's native dtype, as quantised checkpoints ship them: vLLM's llm-compressor recipes quantise the
+Linear layers with `ignore=["lm_head"]` (examples/big_models_with_accelerate/cpu_offloading_fp8.py; its
+model_free_ptq example for an MoE model, examples/model_free_ptq/glm_4.6_fp8_block.py, ignores "re:.*gate$",
+"lm_head" and "model.embed_tokens"), and DeepSeek-V3's and gpt-oss's own fp8 / MXFP4 checkpoints keep all three in
+bf16 (their model profiles). A 16- or 32-bit `weight_dtype` (bf16, fp16, fp32) applies to every class.
 """
 
 from __future__ import annotations
@@ -38,11 +39,12 @@ from roofline.profiles import normalize_dtype
 
 QUANTISED_DTYPES = ("fp8", "int8", "w8a16", "int4", "fp4")  # narrower than 16 bits: a quantised checkpoint
 EXPERT_CLASSES = ("experts", "shared_experts")  # what expert_dtype sets; no weights in a dense model
-UNQUANTISED_CLASSES = ("embedding", "lm_head")  # kept at the native dtype by a quantised weight_dtype (module docstring)
+MOE_CLASSES = (*EXPERT_CLASSES, "router")  # classes a dense model has no weights in
+UNQUANTISED_CLASSES = ("embedding", "lm_head", "router")  # kept at the native dtype by a quantised weight_dtype (module docstring)
 
 # which weight class each operator of roofline.costs streams
 OPERATOR_CLASS = {
-    "qkv_proj": "attention", "o_proj": "attention", "mlp": "mlp", "router": "shared_experts",
+    "qkv_proj": "attention", "o_proj": "attention", "mlp": "mlp", "router": "router",
     "experts": "experts", "shared_experts": "shared_experts", "embedding": "embedding", "input_proj": "embedding", "lm_head": "lm_head",
 }
 MAX_DEGREE = 4096
@@ -82,7 +84,7 @@ class Deployment:
     @property
     def weight_dtype_label(self) -> str:
         """The dtype of the decoder blocks' weights other than the experts (attention, dense MLP, MTP), 'mixed' when
-        they differ; the embedding and LM head of a quantised checkpoint stay in 16 bits and do not count, and the
+        they differ; the embedding, LM head and router of a quantised checkpoint stay in 16 bits and do not count, and the
         experts have a label of their own (expert_dtype_label), so the two tell a sweep's dtype configs apart."""
         used = {d for c, d in self.dtypes.items() if c not in UNQUANTISED_CLASSES and c not in EXPERT_CLASSES}
         return used.pop() if len(used) == 1 else "mixed"
@@ -106,7 +108,7 @@ class Deployment:
     def to_json(self) -> dict:
         return {"tp": self.tp, "dp_attention": self.dp_attention, "ep": self.ep, "pp": self.pp, "devices": self.devices,
                 "weight_dtypes": {c: d for c, d in self.dtypes.items()
-                                  if (self.has_experts or c not in EXPERT_CLASSES) and (self.has_mtp or c != "mtp")},
+                                  if (self.has_experts or c not in MOE_CLASSES) and (self.has_mtp or c != "mtp")},
                 "kv_dtype": self.kv_dtype}
 
 

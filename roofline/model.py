@@ -46,7 +46,7 @@ WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "w8a16", "int4", "fp4")
 GROUP_KINDS = ("full", "sliding", "compressed")
 MAX_COUNT = 10**9  # any count in a profile (layers, sizes, experts, windows) is at most this
 # Weight classes that may carry their own precision (layout.py maps operators onto them).
-WEIGHT_CLASSES = ("attention", "mlp", "experts", "shared_experts", "embedding", "lm_head", "mtp")
+WEIGHT_CLASSES = ("attention", "mlp", "experts", "shared_experts", "router", "embedding", "lm_head", "mtp")
 
 
 @dataclass(frozen=True)
@@ -206,8 +206,8 @@ class ModelSpec:
     def params_by_class(self) -> dict[str, int]:
         """Resident parameters per weight class (MTP modules under 'mtp'); sums to params + mtp_params.
 
-        Norms count with attention; the router with shared experts; a tied LM head is the embedding
-        (stored once, under 'embedding'). A drafter's input projection is not a class's: it is replicated on every
+        Norms count with attention; a tied LM head is the embedding (stored once, under 'embedding'); the
+        router (an MoE layer's gate) is a class of its own, kept 16-bit by quantised checkpoints. A drafter's input projection is not a class's: it is replicated on every
         tensor-parallel rank (speculation.drafter_weight_bytes).
         """
         moe = self.moe
@@ -216,7 +216,8 @@ class ModelSpec:
         out["mlp"] = self.dense_layers * self.dense_mlp_params
         if moe is not None:
             out["experts"] = self.moe_layers * moe.experts * self.expert_params
-            out["shared_experts"] = self.moe_layers * (self.shared_expert_params + self.router_params)
+            out["shared_experts"] = self.moe_layers * self.shared_expert_params
+            out["router"] = self.moe_layers * self.router_params
         out["embedding"] = self.embedding_params
         out["lm_head"] = 0 if self.tied_embeddings else self.lm_head_params
         out["mtp"] = self.mtp_params

@@ -33,8 +33,9 @@ def test_expert_dtype_overrides_only_the_experts_and_weight_dtype_the_decoder_bl
     dep = deployment(GPT_OSS, expert_dtype="bf16")
     assert dep.dtype("experts") == "bf16" and dep.dtype("attention") == "bf16"
     fp8 = deployment(DSV3, "FP8")  # dtype names are case-insensitive
-    assert {c: d for c, d in fp8.dtypes.items() if c not in ("embedding", "lm_head")} == dict.fromkeys(
+    assert {c: d for c, d in fp8.dtypes.items() if c not in ("embedding", "lm_head", "router")} == dict.fromkeys(
         ("attention", "mlp", "experts", "shared_experts", "mtp"), "fp8")
+    assert fp8.dtype("router") == "bf16"  # the gate stays 16-bit in quantised checkpoints, as in DeepSeek's own
     assert fp8.weight_dtype_label == "fp8" and deployment(DSV3).weight_dtype_label == "fp8"  # DeepSeek ships fp8 blocks
 
 
@@ -148,3 +149,15 @@ def test_a_dense_models_label_is_its_blocks_dtype_and_an_moe_models_experts_have
     oss = deployment(load_model("gpt-oss-120b"))  # native MXFP4 experts, bf16 attention
     assert (oss.weight_dtype_label, oss.expert_dtype_label) == ("bf16", "fp4")
     assert deployment(load_model("mixtral-8x7b"), expert_dtype="int4").expert_dtype_label == "int4"
+
+
+def test_the_router_is_a_class_of_its_own_kept_16_bit_and_not_set_by_expert_dtype():
+    by_class = weight_bytes_by_class(GPT_OSS, deployment(GPT_OSS))
+    assert by_class["shared_experts"] == 0  # gpt-oss has no shared experts: its 26 MB of router weights were shown so
+    assert by_class["router"] == pytest.approx(36 * 2880 * 128 * 2)  # 36 MoE layers, hidden 2880 x 128 experts, bf16
+    dep = deployment(DSV3, "fp8", expert_dtype="fp4")
+    assert (dep.dtype("experts"), dep.dtype("shared_experts"), dep.dtype("router")) == ("fp4", "fp4", "bf16")
+    assert deployment(DSV3).dtype("router") == "bf16"  # the checkpoint's own (DeepSeek-V3 README_WEIGHTS.md)
+    assert "router" not in deployment(load_model("llama-3.1-8b")).to_json()["weight_dtypes"]  # a dense model has none
+    point = predict("h100-sxm", "gpt-oss-120b", 1, 1024)
+    assert point["weight_classes"]["router"]["dtype"] == "bf16" and "shared_experts" not in point["weight_classes"]
