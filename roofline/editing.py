@@ -346,7 +346,7 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
     ridge point, and two reference decode points each on the ideal engine (the silicon's bound)."""
     from roofline.capacity import capacity
     from roofline.engine import step_time_s
-    from roofline.hardware import load_hardware
+    from roofline.hardware import load_hardware, peak_dtypes_in_order, peak_unit
     from roofline.layout import deployment
     from roofline.model import load_model
     from roofline.units import format_seconds, format_si
@@ -357,8 +357,8 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
         ("memory", hw_a.mem_bytes, hw_b.mem_bytes, "B"),
         ("memory_bandwidth", hw_a.mem_bw_bytes_per_s, hw_b.mem_bw_bytes_per_s, "B/s"),
     ]
-    for dtype in sorted(set(hw_a.peak_flops_per_s) | set(hw_b.peak_flops_per_s)):
-        rows.append((f"peak_flops.{dtype}", hw_a.peak_flops_per_s.get(dtype), hw_b.peak_flops_per_s.get(dtype), "FLOP/s"))
+    for dtype in peak_dtypes_in_order(hw_a, hw_b):
+        rows.append((f"peak_flops.{dtype}", hw_a.peak_flops_per_s.get(dtype), hw_b.peak_flops_per_s.get(dtype), peak_unit(dtype)))
     rows += [
         ("on_chip_cache", hw_a.on_chip_cache_bytes, hw_b.on_chip_cache_bytes, "B"),
         ("link_bandwidth", hw_a.link_bw_bytes_per_s, hw_b.link_bw_bytes_per_s, "B/s"),

@@ -169,6 +169,18 @@ NESTED_FIELD_ORDER = {  # the key order inside a mapping field, as the shipped p
     "efficiency": ("memory", "compute", "compute_fp8", "compute_fp4", "compute_int8", "link"),
 }
 _DTYPE_EFFICIENCIES = {"compute_fp8": "fp8", "compute_fp4": "fp4", "compute_int8": "int8"}
+
+
+def peak_unit(dtype: str) -> str:
+    """The unit of a peak rate in `dtype`, as the profiles write it: 'OP/s' for integer dtypes, 'FLOP/s' otherwise."""
+    return "OP/s" if dtype.startswith("int") else "FLOP/s"
+
+
+def peak_dtypes_in_order(*specs) -> list[str]:
+    """The dtypes with a peak in any of `specs`, in the shipped profiles' order (NESTED_FIELD_ORDER), others after."""
+    names = {d for spec in specs for d in spec.peak_flops_per_s}
+    order = NESTED_FIELD_ORDER["peak_flops"]
+    return sorted(names, key=lambda d: (order.index(d) if d in order else len(order), d))
 SUSPICIOUS_MEM_BW_BYTES_PER_S = 20e12  # above this per device a profile gets a warning (B300 is 8 TB/s)
 _OPERATOR_CEILINGS = {"attention_compute": "flops_per_s", "attention_memory": "bytes_per_s", "elementwise_memory": "bytes_per_s"}
 

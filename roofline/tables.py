@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from roofline.hardware import peak_unit
 from roofline.units import format_seconds, format_si
 
 
@@ -104,8 +105,8 @@ def hardware_table(hw) -> str:
         f"  bandwidth         {format_si(hw.mem_bw_bytes_per_s, 'B/s')} x {hw.mem_efficiency:.2f} achievable",
     ]
     for dtype, flops in hw.peak_flops_per_s.items():
-        op = "OP" if dtype.startswith("int") else "FLOP"  # integer peaks are operations, as the profiles write them
-        lines.append(f"  {dtype:<6} dense     {format_si(flops, op + '/s')}  peak ridge {hw.ridge_point_flops_per_byte(dtype):.0f} {op}/byte")
+        unit = peak_unit(dtype)
+        lines.append(f"  {dtype:<6} dense     {format_si(flops, unit)}  peak ridge {hw.ridge_point_flops_per_byte(dtype):.0f} {unit[:-2]}/byte")
     lines += [
         f"  compute achievable x {hw.compute_efficiency:.2f}"
         + "".join(f", {d} x {e:.2f}" for d, e in hw.compute_efficiency_by_dtype.items()),

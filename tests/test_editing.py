@@ -180,6 +180,9 @@ def test_hw_diff_shows_values_side_by_side_with_ridge_point_and_a_reference_mode
     ridge = lines["ridge point bf16 (FLOP/B)"].split()
     assert ridge[-3:-1] == ["295.3", "37"] or ridge[-4:-2] == ["295.3", "37"]   # 989.4/3.35 and 148/4.0
     assert any(label.startswith("llama-3.1-8b B=1 S=1024, ideal engine step time") for label in lines)
+    peaks = [label for label in lines if label.startswith("peak_flops.")]
+    assert peaks == ["peak_flops." + d for d in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8")]  # the profiles' order
+    assert "296 TOP/s" in lines["peak_flops.int8"] and "FLOP" not in lines["peak_flops.int8"]
 
 
 def test_hw_diff_marks_every_field_that_changes_a_prediction_and_points_that_do_not_fit(roofline):
