@@ -795,12 +795,11 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     return fig
 
 
-
-
 def _unquantised_peak(hardware: str, weight_dtype: str) -> float | None:
-    """The bf16 peak FLOP/s of `hardware` (its profile's datasheet figure), which the embedding and the LM head run at
-    when the weights are quantised (`weight_dtype` narrower than 16 bits: roofline.layout keeps those two unquantised);
-    None for 16- or 32-bit weights, or where the profile cannot be read (a custom hardware folder not on the path)."""
+    """The bf16 peak FLOP/s of `hardware` (its profile's datasheet figure), which the embedding, the LM head and the
+    router run at when the weights are quantised (`weight_dtype` narrower than 16 bits: roofline.layout keeps those
+    unquantised); None for 16- or 32-bit weights, or where the profile cannot be read (a custom hardware folder not
+    on the path)."""
     if weight_dtype in ("fp32", "bf16", "fp16", "mixed", "", None):  # most sweeps: decided before importing the
         return None                                                 # loaders and yaml (0.1 s in a drawer, cold)
     from roofline.layout import QUANTISED_DTYPES
