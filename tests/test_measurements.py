@@ -37,8 +37,8 @@ def write_rows(tmp_path, rows, name="m.csv"):
 
 def test_the_published_dataset_loads_with_its_split_by_source():
     df = load_measurements(default_measurements_path())
-    assert len(df) == 335 and df["source_id"].nunique() == 32
-    assert (df["split"] == "fit").sum() == 257 and (df["split"] == "heldout").sum() == 78
+    assert len(df) == 338 and df["source_id"].nunique() == 33
+    assert (df["split"] == "fit").sum() == 257 and (df["split"] == "heldout").sum() == 81
     sides = df.groupby("source_id")["split"].nunique()
     assert (sides == 1).all()  # no source on both sides
 
