@@ -49,7 +49,7 @@ from roofline.costs import kv_cache_bytes, sequences_per_group, weight_bytes_by_
 from roofline.engine import step_metrics
 from roofline.errors import RooflineError
 from roofline.hardware import HardwareSpec
-from roofline.layout import Deployment, deployment, single_device
+from roofline.layout import OPERATOR_CLASS, Deployment, deployment, single_device
 from roofline.model import BYTES_PER_ELEMENT, AttentionGroup, ModelSpec
 from roofline.serving import IDEAL, ServingEngine
 
@@ -168,7 +168,7 @@ def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment
     if method == "draft":
         return float(sum(by_class.values()))
     own = sum(v for c, v in by_class.items() if c not in ("embedding", "lm_head"))
-    own += drafter.input_projection_params * BYTES_PER_ELEMENT[dep.dtype("embedding")]  # unquantised, replicated: no / tp
+    own += drafter.input_projection_params * BYTES_PER_ELEMENT[dep.dtype(OPERATOR_CLASS["input_proj"])]  # replicated: no / tp
     if elsewhere:
         head = by_class["lm_head"] or by_class["embedding"]  # a tied model's single matrix serves as the head
         own += by_class["embedding"] + head
