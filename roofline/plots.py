@@ -772,9 +772,10 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     handles = [Line2D([], [], color="k", lw=1.8, label="peak roof" + (f" ({_one(sorted(set(wide_roofs)))} operators)" if wide_roofs else "")),
                Line2D([], [], color="k", lw=1.2, ls="--", label="derated roof")]
     if wide_roofs:  # roofline.layout is loaded by now (_unquantised_peak found quantised weights)
-        from roofline.layout import UNQUANTISED_CLASSES
+        from roofline.layout import OPERATOR_CLASS, UNQUANTISED_CLASSES
 
-        handles.append(Line2D([], [], color="0.35", lw=1.0, ls="-.", label=f"bf16 peak roof\n({', '.join(UNQUANTISED_CLASSES)}: unquantised)"))
+        wide_ops = [op for op in op_names if OPERATOR_CLASS.get(op) in UNQUANTISED_CLASSES]  # the drawn ones only: no router on a dense model
+        handles.append(Line2D([], [], color="0.35", lw=1.0, ls="-.", label=f"bf16 peak roof\n({', '.join(wide_ops)}: unquantised)"))
     if len({large for _, large, _ in larges}) > 1:  # the large batch differs by panel: each title says which
         for ax, large, fits in larges:
             ax.set_title(ax.get_title() + f" · filled: B = {large:,.0f}" + ("" if fits else " (does not fit)"))

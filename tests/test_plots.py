@@ -712,7 +712,7 @@ def test_narrow_heatmap_cells_say_no_fit_in_grey_only_and_panel_titles_do_not_to
     assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
 
 
-def test_a_quantised_roofline_draws_the_bf16_roof_of_the_embedding_and_lm_head():
+def test_a_quantised_roofline_draws_the_bf16_roof_of_the_unquantised_operators_it_draws():
     df, ops, meta = _meta_of({**SMALL, "weight_dtype": "fp8", "axes": {"batch": [1, 64], "context": [1024], "k": [1], "alpha": [0.8]}})
     fig = _figure("roofline", df, ops, meta)
     (ax,) = _panel_axes(fig)
@@ -720,6 +720,12 @@ def test_a_quantised_roofline_draws_the_bf16_roof_of_the_embedding_and_lm_head()
     assert np.isclose(np.max(roof.get_ydata()), 989.4, rtol=0.01)  # the H100's dense bf16 peak, TFLOP/s
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "peak roof (fp8 operators)" in legend and any(text.startswith("bf16 peak roof") for text in legend)
+    (wide,) = [text for text in legend if text.startswith("bf16 peak roof")]
+    assert wide.endswith("\n(lm_head: unquantised)")  # the drawn operators only: no router on a dense model, no FLOP-less embedding
+    df, ops, meta = _meta_of({**SMALL, "model": "qwen3-30b-a3b", "weight_dtype": "fp8",
+                              "axes": {"batch": [1, 64], "context": [1024], "k": [1], "alpha": [0.8]}})
+    legend = [t.get_text() for t in _figure("roofline", df, ops, meta).legends[0].get_texts()]
+    assert "(router, lm_head: unquantised)" in "".join(legend)
 
 
 def test_log_tick_labels_over_a_narrow_range_are_distinct_and_an_empty_panel_has_no_ticks():
