@@ -181,7 +181,7 @@ def hw_new(
     from_: Annotated[str, typer.Option("--from", help="Existing hardware profile to start from.")],
     set_: SetOpt = None,
     dir_: Annotated[Optional[Path], typer.Option("--dir", help="Folder to write to (default: the user profile folder).")] = None,
-    force: Annotated[bool, typer.Option(help="Overwrite an existing file.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
 ) -> None:
     """Create a hardware profile from an existing one, with fields changed; validated, written atomically."""
     from roofline.editing import new_profile
@@ -205,7 +205,7 @@ def _warn_if_builtin_name(kind: str, path: Path) -> None:
 def hw_set(
     name: Annotated[str, typer.Argument(help="Hardware profile to change (a user profile).")],
     assignments: Annotated[list[str], typer.Argument(help="FIELD=VALUE ... (dotted fields; FIELD=null removes an optional one).")],
-    force: Annotated[bool, typer.Option(help="Allow changing a built-in profile file.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Allow changing a built-in profile file.")] = False,
 ) -> None:
     """Change fields in place, keeping comments, key order and formatting; refused if the result is invalid."""
     from roofline.editing import set_fields
@@ -216,7 +216,7 @@ def hw_set(
 @hw_app.command("edit")
 def hw_edit(
     name: Annotated[str, typer.Argument(help="Hardware profile to edit (a user profile).")],
-    force: Annotated[bool, typer.Option(help="Allow editing a built-in profile file.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Allow editing a built-in profile file.")] = False,
 ) -> None:
     """Open the profile in $VISUAL/$EDITOR; reopened with the error on top while invalid, never saved invalid."""
     from roofline.editing import edit_profile
@@ -285,7 +285,7 @@ def models_import(
     published_active_params: Annotated[Optional[float], typer.Option(min=1.0, max=1e16, help="Published active parameter count (MoE).")] = None,
     source: Annotated[Optional[str], typer.Option(help="Where the config comes from (URL), written as the profile's source.")] = None,
     dir_: Annotated[Optional[Path], typer.Option("--dir", help="Folder to write to (default: the user profile folder).")] = None,
-    force: Annotated[bool, typer.Option(help="Overwrite an existing file.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
 ) -> None:
     """Build a model profile from a Hugging Face config.json (dense, GQA, MoE, MLA, sliding window)."""
     from roofline.hfimport import import_hf_config
@@ -327,7 +327,7 @@ def measurements_convert(
     files: Annotated[list[Path], typer.Argument(help="Result files of `vllm bench serve` / benchmark_serving.py (JSON) or SGLang bench_serving (JSONL).")],
     hardware: Annotated[str, typer.Option(help="Hardware profile the server ran on.")],
     model: Annotated[str, typer.Option(help="Model profile the server ran.")],
-    out: Annotated[Path, typer.Option(help="Measurements CSV to write (columns: measurements/README.md).")],
+    out: Annotated[Path, typer.Option(help="Measurements CSV to write (its columns: the README in measurements/).")],
     tp: Annotated[int, typer.Option(help="Tensor-parallel degree of the server.")] = 1,
     ep: Annotated[int, typer.Option(help="Expert-parallel degree.")] = 1,
     dp_attention: Annotated[int, typer.Option(help="Attention data-parallel degree.")] = 1,
@@ -336,7 +336,7 @@ def measurements_convert(
     kv_dtype: Annotated[str, typer.Option(help="KV-cache dtype.")] = "bf16",
     method: Annotated[str, typer.Option(help="Speculation method of the server: none | draft | mtp | eagle | ngram.")] = "none",
     k: Annotated[int, typer.Option(help="Draft length (speculative tokens per step; a tree's depth).")] = 0,
-    draft_tokens: Annotated[int, typer.Option(help="Tree drafting: tokens verified per sequence (SGLang --speculative-num-draft-tokens); 0 for a chain.")] = 0,
+    draft_tokens: Annotated[int, typer.Option(help="Tree drafting: tokens verified per sequence (SGLang's option named speculative num draft tokens); 0 for a chain.")] = 0,
     engine: Annotated[Optional[str], typer.Option(help="Engine (default: the result's backend, else vllm for JSON, sglang for JSONL).")] = None,
     engine_version: Annotated[str, typer.Option(help="Engine version, for the record.")] = "",
     split: Annotated[str, typer.Option(help="fit | heldout: the half these rows belong to.")] = "fit",
@@ -344,7 +344,7 @@ def measurements_convert(
                                                       "under one id are one source to `fit --cv`, which leaves a source out.")] = None,
     batch: Annotated[Optional[int], typer.Option(min=1, help="Client concurrency the runs used, for results that do not "
                                                  "record max_concurrency (every file's).")] = None,
-    force: Annotated[bool, typer.Option(help="Overwrite an existing --out file.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --out file.")] = False,
 ) -> None:
     """Convert serving-benchmark results into measurement rows (mean TPOT and output throughput per result)."""
     from roofline.hardware import load_hardware
@@ -391,7 +391,7 @@ def scenarios_validate(paths: Annotated[Optional[list[Path]], typer.Argument(hel
 def sweep(
     scenario: Annotated[str, typer.Argument(help="Scenario YAML file or built-in scenario name.")],
     out: Annotated[Path, typer.Option(help="Output folder (results table, operators.csv, plots).")] = Path("out/sweep"),
-    force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder.")] = False,
     plots: Annotated[bool, typer.Option(help="Draw the standard plots.")] = True,
     svg: Annotated[bool, typer.Option(help="Write each plot as SVG beside the PNG.")] = False,
     format_: Annotated[str, typer.Option("--format", help="Results table: csv | parquet | both.")] = "both",
@@ -430,7 +430,7 @@ def sweep(
 def report(
     scenarios: Annotated[Optional[list[str]], typer.Argument(help="Scenario names or YAML files (default: the nine questions).")] = None,
     out: Annotated[Path, typer.Option(help="Output folder: report.md, report.html, img/, tables/.")] = Path("out/report"),
-    force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder.")] = False,
     svg: Annotated[bool, typer.Option(help="Write each figure as SVG beside the PNG.")] = False,
 ) -> None:
     """Run named scenarios and write one report: a finding, a figure and a command per section (Markdown + one-file HTML)."""
@@ -444,7 +444,7 @@ def report(
 def plot(
     table: Annotated[Path, typer.Argument(help="A sweep output folder or its results.csv / results.parquet.")],
     out: Annotated[Optional[Path], typer.Option(help="Folder for the plots (default: the table's folder).")] = None,
-    force: Annotated[bool, typer.Option(help="Overwrite existing plot files.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing plot files.")] = False,
     svg: Annotated[bool, typer.Option(help="Write each plot as SVG beside the PNG.")] = False,
 ) -> None:
     """Re-draw the standard plots from a written table, without recomputing anything."""
@@ -492,7 +492,7 @@ def fit(
     file: Annotated[Path, typer.Argument(help="Measurements CSV (measurements/README.md); its split = fit rows are fitted.")],
     engine: Annotated[str, typer.Option(help="Engine profile whose parameters are fitted: vllm | vllm-v0 | sglang | sglang-early | trtllm | a profile path.")] = "vllm",
     out: Annotated[Optional[Path], typer.Option(help="Write the fitted profile here (YAML; comments and sources kept).")] = None,
-    force: Annotated[bool, typer.Option(help="Overwrite an existing --out file.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --out file.")] = False,
     loss: Annotated[str, typer.Option(help="Loss on ln(predicted / measured): cauchy (default: rows the model cannot reach fade) | soft_l1 | linear.")] = "cauchy",
     fix: Annotated[Optional[list[str]], typer.Option(help="Keep this parameter at its sourced value (repeatable), e.g. --fix allreduce_latency.")] = None,
     per_family: Annotated[Optional[list[str]], typer.Option(help="Fit this parameter per hardware family with 5 or more rows (repeatable): kernel_latency | quantised_moe_efficiency | weight_only_efficiency; written as overrides.")] = None,
@@ -532,7 +532,7 @@ def accuracy(
     file: Annotated[Optional[Path], typer.Option(help="Measurements CSV (default: measurements/published.csv).")] = None,
     out: Annotated[Path, typer.Option(help="Output folder: accuracy.csv, summary.json, predicted_vs_measured.png.")] = Path("out/accuracy"),
     split: Annotated[str, typer.Option(help="Rows to predict: heldout | fit | all.")] = "heldout",
-    force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder.")] = False,
 ) -> None:
     """Predict held-out published measurements with an engine and with ideal: errors overall, per source and regime; plot; one JSON line last."""
     from roofline.accuracy import report_text, write_accuracy
@@ -550,7 +550,7 @@ def accuracy(
 def calibrate(
     device: Annotated[str, typer.Option(help="cpu | cuda")] = "cpu",
     out: Annotated[Optional[Path], typer.Option(help="Write the measured hardware profile here (YAML).")] = None,
-    force: Annotated[bool, typer.Option(help="Overwrite an existing file.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
     dtype: Annotated[str, typer.Option(help="bf16 | fp32: the dtype of the GEMMs, attention and operators measured (fp32 where the device has no bf16 units).")] = "bf16",
 ) -> None:
     """Measure this machine (bandwidth, GEMM FLOP/s, GEMV bandwidth, overhead) into a hardware profile."""
@@ -584,7 +584,7 @@ def validate(
     quick: Annotated[bool, typer.Option(help="Fewer points and repeats (under 5 minutes on 2 cores).")] = False,
     out: Annotated[Path, typer.Option(help="Output folder: table, plots, profile.")] = Path("out/validate"),
     hardware: Annotated[Optional[str], typer.Option(help="Use this (calibrated) hardware profile instead of calibrating now.")] = None,
-    force: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder.")] = False,
     dtype: Annotated[str, typer.Option(help="bf16 | fp32: weights, KV cache and activations, measured and predicted (fp32 where the device has no bf16 units).")] = "bf16",
 ) -> None:
     """Run the real PyTorch decoder and speculative loop, and report predicted against measured."""
