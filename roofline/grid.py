@@ -182,12 +182,13 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k) -> dict[s
     out["tokens_per_s_per_device"] = out["tokens_per_s"] / devices
     price = cfg.hw.price_usd_per_hour
     draft_price = cfg.draft_hw.price_usd_per_hour if cfg.draft_hw is not None else 0.0
-    if price is None or (draft_price is None and uses_draft_device.any()):
+    if price is None:
         out["cost_usd_per_million_tokens"] = np.full(shape, np.nan)
         out["baseline_cost_usd_per_million_tokens"] = np.full(shape, np.nan)
-    else:
-        per_s = (price * cfg.dep.devices + np.where(uses_draft_device, draft_price or 0.0, 0.0)) / 3600.0
-        out["cost_usd_per_million_tokens"] = per_s / out["tokens_per_s"] * 1e6
+    else:  # an unpriced drafter device blanks only the rows that pay for it: plain decoding never does
+        drafter_usd_per_hour = np.where(uses_draft_device, np.nan if draft_price is None else draft_price, 0.0)
+        per_s = (price * cfg.dep.devices + drafter_usd_per_hour) / 3600.0
+        out["cost_usd_per_million_tokens"] = np.broadcast_to(per_s / out["tokens_per_s"] * 1e6, shape)
         out["baseline_cost_usd_per_million_tokens"] = price * cfg.dep.devices / 3600.0 / out["baseline_tokens_per_s"] * 1e6
     return out
 

@@ -90,6 +90,19 @@ def test_a_drafter_device_is_paid_only_while_it_drafts():
     assert row.cost_usd_per_million_tokens == pytest.approx((h100 + l4) / 3600 / row.tokens_per_s * 1e6)
 
 
+def test_an_unpriced_drafter_device_blanks_only_the_costs_of_the_rows_that_draft_on_it():
+    assert load_hardware("l40s").price_usd_per_hour is None
+    data = {"name": "d", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "draft", "draft": "llama-3.2-1b",
+            "draft_hardware": "l40s", "axes": {"batch": [1, 8], "k": [0, 3], "alpha": [0.8]}}
+    sc = scenario_from_dict(data, "d.yaml")
+    df = run_sweep(sc, load_configs(sc))
+    h100 = load_hardware("h100-sxm").price_usd_per_hour
+    assert np.allclose(df.baseline_cost_usd_per_million_tokens, h100 / 3600 / df.baseline_tokens_per_s * 1e6)  # plain decoding: priced
+    k0, k3 = df[df.k == 0], df[df.k == 3]
+    assert (k0.cost_usd_per_million_tokens == k0.baseline_cost_usd_per_million_tokens).all()  # k = 0 never drafts
+    assert k3.cost_usd_per_million_tokens.isna().all()  # the drafter's hour has no price
+
+
 def test_a_layout_the_model_cannot_take_is_one_line_naming_the_scenario():
     from roofline.errors import RooflineError
 
