@@ -428,7 +428,8 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
                         overlap: bool = True, draft_vocab: int | None = None, dep: Deployment | None = None,
                         engine: ServingEngine | None = None, shared_prefix: int = 0) -> dict:
     """The `spec` object of `roofline predict --json`: one point, plus best k (0..16, memory respected;
-    None for a tree, whose tau at another depth is unknown) and break-even batch.
+    None for a tree, whose tau at another depth is unknown, or where no k fits in memory at this batch; which
+    of the two `best_k_unknown_because` says) and break-even batch.
 
     break_even_batch is the largest batch in 1..max_batch (the memory limit) where this k still gives
     speedup >= 1, searched on a geometric grid of batches refined to every batch next to the last
@@ -465,7 +466,10 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         acceptance=[float(a) for a in (acceptance if acceptance is not None else rates or [])] or None,
         acceptance_source=rates_source or ("given" if alpha is not None or acceptance is not None else None),
         tree_nodes=tree_nodes,
+        tree_tau=None if tree_tau is None else float(tree_tau),
         best_k=None if best is None or best < 0 else best,
+        best_k_unknown_because=("tree: tau at another depth is unknown" if best is None else
+                                f"no k of {int(K_SEARCH[0])}..{int(K_SEARCH[-1])} fits in memory at this batch" if best < 0 else None),
         break_even_batch=be if be > 0 else None,
         break_even_at_memory_limit=bool(be > 0 and be == cap),  # still pays where memory ends the search: at least `be`
         fits_in_memory=bool(point["fits_in_memory"]),

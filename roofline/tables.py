@@ -54,7 +54,9 @@ def predict_table(point: dict) -> str:
     spec = p.get("spec")
     if spec:
         be = spec["break_even_batch"]
-        given = f"alpha {spec['alpha']}" if spec.get("alpha") is not None else f"acceptance {spec.get('acceptance')}"
+        given = (f"alpha {spec['alpha']}" if spec.get("alpha") is not None else
+                 f"tree of {spec['tree_nodes']} nodes, tau {spec['tree_tau']:g} (given)" if spec.get("tree_nodes") is not None else
+                 f"acceptance {spec.get('acceptance')}")
         lines += [
             "",
             f"  speculation: {spec['method']}  k {spec['k']}  {given}" + (f"  ({spec['acceptance_source']})" if spec.get("acceptance_source") not in (None, "given") else ""),
@@ -65,7 +67,7 @@ def predict_table(point: dict) -> str:
             f"    tokens/s (batch)   {spec['tokens_per_s']:,.1f}",
             f"    tokens/s per user  {spec['tokens_per_s_per_user']:,.1f}",
             f"    speedup            {spec['speedup']:.3f}x",
-            f"    best k here        {'not reported (tree: tau at another depth is unknown)' if spec['best_k'] is None else spec['best_k']}",
+            f"    best k here        {_best_k_text(spec)}",
             f"    break-even batch   {'none' if be is None else f'{be:,}'}"
             + ("  (the largest batch that fits: speculation still pays where memory ends the search)"
                if spec.get("break_even_at_memory_limit") else ""),
@@ -77,6 +79,14 @@ def predict_table(point: dict) -> str:
         if spec.get("mtp_module_reused"):
             lines.append("    MTP module reused  k exceeds the model's trained MTP modules; later positions are accepted less often")
     return "\n".join(lines)
+
+
+def _best_k_text(spec: dict) -> str:
+    """Best k, or why there is none: a tree (its tau at another depth is unknown: not reported), or no k fits."""
+    if spec["best_k"] is not None:
+        return str(spec["best_k"])
+    why = spec["best_k_unknown_because"]
+    return f"{'not reported' if why.startswith('tree') else 'none'} ({why})"
 
 
 def _layout(lay: dict) -> str:
