@@ -31,7 +31,7 @@ from roofline.layout import OPERATOR_CLASS, deployment
 from roofline.model import ModelSpec, check_model_spec
 from roofline.model import load_model as _load_model
 from roofline.serving import ServingEngine, check_engine_spec, engine_on_a_cpu, load_engine
-from roofline.speculation import K_MAX, check_options, check_speculating, predict_speculation
+from roofline.speculation import K_MAX, check_draft_vocab, check_options, check_speculating, predict_speculation
 
 
 def load_hardware(hardware: str | HardwareSpec, profiles: tuple[str | Path, ...] = ()) -> HardwareSpec:
@@ -167,6 +167,7 @@ def predict(
     hw, target = load_hardware(hardware, profiles), load_model(model, profiles)
     eng = load_engine(engine, profiles).for_hardware(hw.name)
     dep = deployment(target, weight_dtype, kv_dtype, tp, dp_attention, ep, pp, expert_dtype, where=where)
+    check_draft_vocab(where, draft_vocab if method == "eagle" else None, target)
     m = step_metrics(hw, target, batch, 1, context, dep, engine=eng, shared_prefix=shared_prefix, with_operators=True)
     mem = capacity(hw, target, batch, context + 1, dep, shared_prefix=shared_prefix)
     step = float(m["step_time_s"])

@@ -66,7 +66,7 @@ class Config:
 def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None) -> list[Config]:
     """Every config of the scenario (errors name the scenario file and the key). `specs` maps
     (type name, profile name) to spec objects given directly (roofline.sweep with objects)."""
-    from roofline.speculation import default_rates
+    from roofline.speculation import check_draft_vocab, default_rates
 
     specs = specs or {}
 
@@ -103,6 +103,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         seen.add(key)
         dep = deployment(model, c["weight_dtype"], c["kv_dtype"], c["tp"], c["dp_attention"], c["ep"], c["pp"],
                          c["expert_dtype"], where=sc.path or sc.name)
+        check_draft_vocab(where, sc.draft_vocab if method == "eagle" else None, model)
         hw = hws[c["hardware"]]
         acceptance = sc.acceptance
         if acceptance is None and not alpha_axis and sc.tree_nodes is None and method != "none":

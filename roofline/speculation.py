@@ -219,6 +219,13 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
         default_rates(method, where)  # raises: a draft model needs its acceptance
 
 
+def check_draft_vocab(where: str, draft_vocab: int | None, target: ModelSpec) -> None:
+    """A head drafter's vocabulary is the target's or a reduced part of it (EAGLE-3's 32k heads): never larger."""
+    if draft_vocab is not None and draft_vocab > target.vocab_size:
+        raise RooflineError(f"{where}: draft_vocab: expected at most the vocabulary of {target.name} ({target.vocab_size:,} "
+                            f"tokens: a head drafter's LM head covers part of it), found {draft_vocab:,}")
+
+
 def check_speculating(where: str, methods, *, alpha=None, acceptance=None, tree_nodes=None, draft_hardware=None,
                       k=None) -> None:
     """The options that only speculation uses need a method that uses them (CLI, scenario files and the Python API

@@ -103,6 +103,15 @@ def test_an_unpriced_drafter_device_blanks_only_the_costs_of_the_rows_that_draft
     assert k3.cost_usd_per_million_tokens.isna().all()  # the drafter's hour has no price
 
 
+def test_a_draft_vocabulary_above_the_models_is_one_line_naming_the_scenario():
+    from roofline.errors import RooflineError
+
+    data = {**SCENARIO, "method": "eagle", "draft_vocab": 300_000}
+    with pytest.raises(RooflineError, match=r"s.yaml: draft_vocab: expected at most the vocabulary of llama-3.1-8b \(128,256 tokens"):
+        load_configs(scenario_from_dict(data, "s.yaml"))
+    assert load_configs(scenario_from_dict({**data, "draft_vocab": 32_000}, "s.yaml"))  # a reduced head: fine
+
+
 def test_a_layout_the_model_cannot_take_is_one_line_naming_the_scenario():
     from roofline.errors import RooflineError
 
