@@ -31,7 +31,7 @@ from roofline.layout import OPERATOR_CLASS, deployment
 from roofline.model import ModelSpec, check_model_spec
 from roofline.model import load_model as _load_model
 from roofline.serving import ServingEngine, check_engine_spec, engine_on_a_cpu, load_engine
-from roofline.speculation import K_MAX, check_draft_vocab, check_options, check_speculating, predict_speculation
+from roofline.speculation import K_DEFAULT, K_MAX, check_draft_vocab, check_options, check_speculating, predict_speculation
 
 
 def load_hardware(hardware: str | HardwareSpec, profiles: tuple[str | Path, ...] = ()) -> HardwareSpec:
@@ -124,7 +124,7 @@ def predict(
     kv_dtype: str = "bf16",
     engine: str | ServingEngine | None = None,
     method: str = "none",
-    k: int = 4,
+    k: int | None = None,
     alpha: float | None = None,
     acceptance: list[float] | None = None,
     draft: str | ModelSpec | None = None,
@@ -142,13 +142,15 @@ def predict(
     per-operator table; with a speculation method, the `spec` object (speculation.predict_speculation).
 
     `engine` None is the default realistic engine (serving.DEFAULT_ENGINE); 'ideal' the pure roofline.
+    `k` None is K_DEFAULT draft tokens with a speculation method; a k above 0 without one is an error, as alpha is.
     Speculation without alpha, acceptance or a tree uses the method's published default rates.
     `warnings` lists what the caller must know (does not fit in memory, ...).
     """
     tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau = map(_as_file_values, (tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau))
     batch = _scalar_int(batch, "batch", 1, BATCH_MAX, where)
     context = _scalar_int(context, "context", 0, CONTEXT_MAX, where)
-    k = _scalar_int(k, "k", 0, K_MAX, where)
+    k_given = k is not None
+    k = _scalar_int(K_DEFAULT if k is None else k, "k", 0, K_MAX, where)
     alpha, acceptance = _scalar_float(alpha, "alpha", where), _rates(acceptance, "acceptance", where)
     if not isinstance(overlap, (bool, np.bool_)):
         raise field_error(where, "overlap", "true or false", overlap)
@@ -163,7 +165,8 @@ def predict(
             _check_profile_arg(where, field, value, kind)
     check_options(where, method, draft=draft, draft_vocab=draft_vocab, alpha=alpha, acceptance=acceptance,
                   tree_nodes=tree_nodes, tree_tau=tree_tau, k=k)
-    check_speculating(where, (method,), alpha=alpha, acceptance=acceptance, tree_nodes=tree_nodes, draft_hardware=draft_hardware)
+    check_speculating(where, (method,), alpha=alpha, acceptance=acceptance, tree_nodes=tree_nodes, draft_hardware=draft_hardware,
+                      k=k if k_given else None)
     hw, target = load_hardware(hardware, profiles), load_model(model, profiles)
     eng = load_engine(engine, profiles).for_hardware(hw.name)
     dep = deployment(target, weight_dtype, kv_dtype, tp, dp_attention, ep, pp, expert_dtype, where=where)

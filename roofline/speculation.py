@@ -427,6 +427,7 @@ def break_even_batch(batches, speedup, axis: int = -1):
 
 K_SEARCH = np.arange(0, 17)
 K_MAX = 64
+K_DEFAULT = 4  # draft tokens per iteration where a caller speculates without giving k (predict)
 
 
 def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context: int, k: int, alpha=None, *,

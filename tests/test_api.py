@@ -189,3 +189,10 @@ def test_a_dense_model_without_mtp_lists_neither_expert_nor_mtp_dtypes():
     assert dense["expert_dtype"] is None and set(dense["layout"]["weight_dtypes"]) == {"attention", "mlp", "embedding", "lm_head"}
     moe = roofline.predict("h200", "deepseek-v3", tp=8)
     assert moe["expert_dtype"] == "fp8" and {"experts", "shared_experts", "mtp"} <= set(moe["layout"]["weight_dtypes"])
+
+
+def test_k_without_a_method_is_refused_as_alpha_is_and_defaults_to_four_with_one():
+    with pytest.raises(RooflineError, match="predict: k: expected only with a speculation method"):
+        roofline.predict("h100-sxm", "llama-3.1-8b", k=4)
+    assert "spec" not in roofline.predict("h100-sxm", "llama-3.1-8b", k=0)
+    assert roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle")["spec"]["k"] == 4
