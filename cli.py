@@ -444,7 +444,7 @@ def report(
 def plot(
     table: Annotated[Path, typer.Argument(help="A sweep output folder or its results.csv / results.parquet.")],
     out: Annotated[Optional[Path], typer.Option(help="Folder for the plots (default: the table's folder).")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite existing plot files.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite the plots in the table's folder; with --out, replace that folder (one roofline wrote).")] = False,
     svg: Annotated[bool, typer.Option(help="Write each plot as SVG beside the PNG.")] = False,
 ) -> None:
     """Re-draw the standard plots from a written table, without recomputing anything."""

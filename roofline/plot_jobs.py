@@ -345,14 +345,21 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
                     pool: FigurePool | None = None) -> list[Path]:
     """Re-draw the standard plots from a sweep folder or its results table (operators.csv and
     scenario.json read from the same folder when present), on `pool` when given (see standard_plots).
-    Refuses to overwrite plots unless `force`."""
+    Into the table's own folder (no `out`): refuses to overwrite plots unless `force`. Into another folder `out`:
+    an output folder like sweep's (outputs.staged_dir: created whole, marked, replaced with `force` only where
+    roofline wrote it)."""
+    from roofline.outputs import check_writable, staged_dir
+
     path = _locate(Path(table))
     folder = path.parent
     out_dir = Path(out) if out is not None else folder
+    own_folder = out_dir.resolve() == folder.resolve()
     if out_dir.exists() and not out_dir.is_dir():
         raise RooflineError(f"--out: expected a folder, found an existing file {out_dir}")
     check_formats(formats)
-    if not force:
+    if not own_folder:
+        check_writable(out_dir, force)
+    elif not force:
         for name in PLOT_NAMES:
             for ext in formats:
                 if (out_dir / f"{name}.{ext}").exists():
@@ -375,4 +382,8 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
             raise RooflineError(f"{meta_path}: expected JSON, found a parse error at line {err.lineno}") from err
     else:
         meta = _derived_meta(df, folder)
-    return standard_plots(df, ops, meta, out_dir, formats, pool=pool)
+    if own_folder:
+        return standard_plots(df, ops, meta, out_dir, formats, pool=pool)
+    with staged_dir(out_dir, force) as staged:
+        paths = standard_plots(df, ops, meta, staged, formats, pool=pool)
+    return [out_dir / p.name for p in paths]

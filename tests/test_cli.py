@@ -163,6 +163,14 @@ def test_plot_redraws_from_a_written_table_without_the_scenario(tmp_path):
     result = run("plot", str(out), "--out", str(tmp_path / "plots"), "--svg", "--force")
     assert result.exit_code == 0, result.output
     assert {p.stem for p in (tmp_path / "plots").glob("*.svg")} == pngs  # SVG on request, beside each PNG
+    assert (tmp_path / "plots" / ".roofline-output").is_file()  # an output folder like sweep's: a later --force may replace it
+    assert run("sweep", "moe-verify-cost", "--out", str(tmp_path / "plots"), "--no-plots", "--force").exit_code == 0
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "keep.txt").write_text("mine")
+    result = run_main("plot", str(out), "--out", str(mine), "--force")  # a folder of the user's own: never replaced
+    assert result.returncode == 2 and "holds files roofline did not write" in result.stderr
+    assert [p.name for p in mine.iterdir()] == ["keep.txt"]
 
 
 @pytest.mark.parametrize("args", [["predict", "--batch", "0"], ["predict", "--bogus"], ["hw", "show"],
