@@ -104,17 +104,19 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment, with_mtp: bool = Fa
     """Resident weight bytes per class on the busiest device of `dep`.
 
     Non-expert classes split over tp (replicated over dp_attention groups); routed experts over all
-    D = tp * dp_attention devices of a stage (E/ep experts, each split D/ep ways); layers over pp stages,
-    with the larger of embedding and LM head on the busiest stage. MTP modules only `with_mtp`.
+    D = tp * dp_attention devices of a stage (E/ep experts, each split D/ep ways); layers over pp stages, the
+    busiest holding ceil(layers / pp) of them (Deployment.stage_share) and the larger of embedding and LM head.
+    MTP modules only `with_mtp`.
     """
     params = model.params_by_class()
     pp = dep.pp
+    share = dep.stage_share(model.layers)
     out = {}
     for cls, n in params.items():
         if cls == "mtp" and not with_mtp:
             continue
         split = dep.devices_per_stage if cls == "experts" else dep.tp
-        per_stage = 1.0 if cls in ("embedding", "lm_head", "mtp") else 1.0 / pp
+        per_stage = 1.0 if cls in ("embedding", "lm_head", "mtp") else share
         out[cls] = n * BYTES_PER_ELEMENT[dep.dtype(cls)] / split * per_stage
     if pp > 1:  # embedding on the first stage, LM head on the last: the busiest stage holds the larger
         out["embedding"], out["lm_head"] = max(out["embedding"], out["lm_head"]), 0.0
@@ -129,11 +131,13 @@ def weight_bytes(model: ModelSpec, dep: Deployment, with_mtp: bool = False) -> f
 def kv_cache_bytes(model: ModelSpec, batch, context_len, dep: Deployment, shared_prefix=0):
     """KV bytes held on the busiest device for `batch` sequences of `context_len` tokens each.
 
-    Each attention group holds B / dp_attention sequences, its layers / pp share; a shared prefix of
-    P tokens is stored once: B_a * stored(L) - (B_a - 1) * (stored(L) - stored(L - P)).
+    Each attention group holds B / dp_attention sequences, its busiest stage's share of the layers
+    (Deployment.stage_share); a shared prefix of P tokens is stored once:
+    B_a * stored(L) - (B_a - 1) * (stored(L) - stored(L - P)).
     """
     b_a = sequences_per_group(batch, dep)
-    per_token = model.kv_elements_per_token_per_layer_per_device(dep.tp) * BYTES_PER_ELEMENT[dep.kv_dtype] / dep.pp
+    per_token = (model.kv_elements_per_token_per_layer_per_device(dep.tp) * BYTES_PER_ELEMENT[dep.kv_dtype]
+                 * dep.stage_share(model.layers))
     length = np.asarray(context_len, dtype=np.float64)
     p = np.minimum(np.asarray(shared_prefix, dtype=np.float64), length)
     total = 0.0
@@ -160,7 +164,7 @@ def operator_costs(
 
     `logit_tokens`: tokens per sequence that need logits (default q). `layers_scale` multiplies the
     per-layer operators (an MTP or EAGLE draft block is one layer of the same shapes: use 1/layers; a
-    pipeline stage holds 1/pp of them). `prefill` selects MLA's non-absorbed attention form.
+    pipeline stage holds Deployment.stage_share of them). `prefill` selects MLA's non-absorbed attention form.
     """
     b = np.asarray(batch, dtype=np.float64)
     q = np.asarray(q, dtype=np.float64)

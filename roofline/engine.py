@@ -19,6 +19,9 @@ device from `roofline.costs`):
 
     t_stage = sum_o t_o + t_allreduce + t_all_to_all + layers_stage * layer_overhead
     t_device = max(m, pp) * t_stage + t_p2p + step_overhead         (m = min(B, pp) micro-batches of B / m)
+        the stage is the busiest: ceil(layers / pp) layers (layout.Deployment.stage_share), so a pp that does not
+        divide the layers paces every wave at that stage, as a full pipeline runs; with fewer micro-batches than
+        stages the others are lighter, which this overstates by at most pp * ceil(layers / pp) / layers - 1
     t_step = max(t_device, t_host) if the engine overlaps host work, else t_device + t_host
 
     t_allreduce  = 2 * layers_stage * (lat + 2 (tp - 1) / tp * T_a * hidden * 2 / bw)        (tp > 1)
@@ -179,7 +182,7 @@ def step_metrics(
     pp = dep.pp
     microbatches = np.minimum(b, pp)
     mb = b / microbatches
-    stage_scale = layers_scale / pp
+    stage_scale = layers_scale * dep.stage_share(model.layers)  # the busiest stage's layers
     costs = operator_costs(model, mb, q, context, dep, logit_tokens, stage_scale, prefill, shared_prefix,
                            engine.prefix_read_once)
     ceilings = operator_ceilings(hw, dep)

@@ -9,7 +9,9 @@ Parallel layout of one model replica (the batch B is the replica's batch):
         each group decodes B / dp_attention sequences and holds and reads only their KV cache
         (GQA KV heads split over tp; an MLA latent is replicated over tp).
     routed experts: experts / ep experts per EP rank, each expert's matrices split over D / ep devices.
-    pipeline: layers / pp layers per stage; the batch is cut into min(B, pp) micro-batches.
+    pipeline: ceil(layers / pp) layers on the busiest stage (vLLM and SGLang give the remainder of an
+        uneven split to stages one layer each), so its share of the layers is ceil(layers / pp) / layers
+        (Deployment.stage_share); the batch is cut into min(B, pp) micro-batches.
 
 Checks (one line each, exit code 2 from the CLI): heads % tp == 0; kv_heads % tp == 0 or tp % kv_heads
 == 0 (KV heads replicated when tp > kv_heads); D % ep == 0 and experts % ep == 0 (EP needs an MoE model);
@@ -30,6 +32,7 @@ bf16 (their model profiles). A 16- or 32-bit `weight_dtype` (bf16, fp16, fp32) a
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass, field, replace
 
@@ -72,6 +75,10 @@ class Deployment:
     def devices(self) -> int:
         """N = tp * dp_attention * pp."""
         return self.devices_per_stage * self.pp
+
+    def stage_share(self, layers: int) -> float:
+        """The busiest pipeline stage's share of a model's `layers`: ceil(layers / pp) / layers (1 without pp)."""
+        return math.ceil(layers / self.pp) / layers if self.pp > 1 else 1.0
 
     @property
     def expert_tp(self) -> int:

@@ -59,3 +59,22 @@ def test_costs_broadcast_over_batch_q_and_context(llama8b):
     costs = operator_costs(llama8b, b, q, s, deployment(llama8b))
     for flops, nbytes in costs.values():
         assert flops.shape == (3, 2, 4) and nbytes.shape == (3, 2, 4)
+
+
+def test_a_pipeline_stage_holds_whole_layers_the_busiest_ceil_of_layers_over_pp(llama8b):
+    from roofline.costs import weight_bytes_by_class
+    from roofline.engine import step_metrics
+    from roofline.hardware import load_hardware
+
+    whole = weight_bytes_by_class(llama8b, deployment(llama8b, "bf16"))
+    three = weight_bytes_by_class(llama8b, deployment(llama8b, "bf16", pp=3))  # 32 layers: stages of 11, 11, 10
+    assert three["mlp"] == pytest.approx(whole["mlp"] * 11 / 32) and three["attention"] == pytest.approx(whole["attention"] * 11 / 32)
+    assert three["embedding"] == whole["embedding"] and three["lm_head"] == 0.0  # the larger of the two, on one stage
+    assert float(kv_cache_bytes(llama8b, 4, 1024, deployment(llama8b, "bf16", pp=3))) == pytest.approx(
+        float(kv_cache_bytes(llama8b, 4, 1024, deployment(llama8b, "bf16"))) * 11 / 32)
+    two = weight_bytes_by_class(llama8b, deployment(llama8b, "bf16", pp=2))  # an even split: half, as before
+    assert two["mlp"] == pytest.approx(whole["mlp"] / 2)
+    h100 = load_hardware("h100-sxm")
+    ops = step_metrics(h100, llama8b, 3, 1, 1024, deployment(llama8b, "bf16", pp=3), with_operators=True)["operators"]
+    ref = step_metrics(h100, llama8b, 1, 1, 1024, deployment(llama8b, "bf16"), with_operators=True)["operators"]
+    assert float(ops["mlp"]["bytes"]) == pytest.approx(float(ref["mlp"]["bytes"]) * 11 / 32)  # one micro-batch of 1 on the busiest stage
