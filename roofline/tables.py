@@ -181,19 +181,20 @@ def scenario_list(scenarios: list) -> str:
 
 def scenario_table(sc) -> str:
     """`roofline scenarios show NAME`: the file, what each config key and axis holds, and the points it makes."""
-    def shown(values) -> str:
-        values = list(values)
-        return ", ".join("default" if v is None else str(v) for v in values)
-
     from roofline.scenario import CONFIG_KEYS
+    from roofline.serving import DEFAULT_ENGINE
+
+    def shown(values, key: str) -> str:
+        default = f"{DEFAULT_ENGINE} (the default)" if key == "engine" else "default"  # every output names its engine
+        return ", ".join(default if v is None else str(v) for v in values)
 
     lines = [f"{sc.name}  ({sc.path})", f"  {sc.description}" if sc.description else "  (no description)", ""]
     for key in CONFIG_KEYS:
         values = getattr(sc, key)
         if key == "method" and sc.method_by_model:
             lines.append(f"  {'method':<16}" + ", ".join(f"{m}: {meth}" for m, meth in sc.method_by_model))
-        elif tuple(values) not in ((None,), (1,), (0,), ("bf16",)) or key in ("hardware", "model", "method"):
-            lines.append(f"  {key:<16}{shown(values)}")
+        elif tuple(values) not in ((None,), (1,), (0,), ("bf16",)) or key in ("hardware", "model", "method", "engine"):
+            lines.append(f"  {key:<16}{shown(values, key)}")
     for key, label in (("draft", "draft model"), ("acceptance", "acceptance"), ("tree_nodes", "tree nodes"), ("tree_tau", "tree tau")):
         if getattr(sc, key) is not None:
             lines.append(f"  {label:<16}{getattr(sc, key)}")

@@ -241,6 +241,8 @@ def test_scenarios_show_and_validate():
     out = run("scenarios", "show", "eagle-on-hopper").output
     assert out.startswith("eagle-on-hopper  (") and "  hardware        h100-sxm, h200" in out
     assert "  axis batch         9 values: 1, 2, 4, 8, 16, 32, 64, 128, 256" in out
+    assert "  engine          vllm (the default)" in out  # named where the file leaves it to the default
+    assert "  engine          ideal" in run("scenarios", "show", "break-even-batch").output
     assert out.rstrip().endswith("2 configs x 450 grid points = 900 points")
     result = run("scenarios", "validate")
     assert result.exit_code == 0 and result.output.count("ok    ") == len(list((ROOT / "scenarios").glob("*.yaml")))
