@@ -71,12 +71,14 @@ def accuracy_table(path: str | Path | None = None, engine: str | None = None, pr
     signed errors, and the regime labels."""
     path = Path(path) if path is not None else default_measurements_path()
     table = load_measurements(path)
-    if split != "all":
-        table = table[table["split"] == split]
-    if table.empty:
+    held = table[table["split"] == split] if split != "all" else table
+    if held.empty:
         from roofline.errors import RooflineError
 
-        raise RooflineError(f"{path}: split: expected at least one row with split = {split}, found none")
+        found = ", ".join(f"{n} {s}" for s, n in table["split"].value_counts().items())  # `measurements convert` writes fit rows
+        raise RooflineError(f"{path}: split: expected at least one row with split = {split}, found none ({found}: pass "
+                            f"--split all to predict every row, or --split fit)")
+    table = held
     pred = predict_measurements(table, engine, profiles, str(path))
     ideal = predict_measurements(table, "ideal", profiles, str(path))
     moe = {name: load_model(name, tuple(profiles)).moe is not None for name in pred["model"].unique()}

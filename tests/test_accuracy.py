@@ -64,6 +64,17 @@ def test_the_report_writes_its_files_and_prints_one_json_line_last(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_file_of_fit_rows_only_says_how_to_predict_them(tmp_path):
+    from roofline.accuracy import accuracy_table
+    from roofline.errors import RooflineError
+
+    path = tmp_path / "my-server.csv"  # what `measurements convert` writes by default: fit rows
+    pd.DataFrame([{**ROW, "split": "fit"}, {**ROW, "split": "fit", "batch": "8"}], columns=list(COLUMNS)).to_csv(path, index=False)
+    with pytest.raises(RooflineError, match=r"split = heldout, found none \(2 fit: pass --split all to predict every row"):
+        accuracy_table(path)
+    assert len(accuracy_table(path, split="all")) == 2
+
+
 def test_one_engine_for_every_row_is_named_in_the_headline(tmp_path):
     path = tmp_path / "m.csv"
     pd.DataFrame([ROW], columns=list(COLUMNS)).to_csv(path, index=False)
