@@ -86,6 +86,12 @@ def _list(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _range(values, unit: str = "") -> str:
+    """'1.01-1.12×' (min-max to two decimals), or one value where they agree."""
+    lo, hi = f"{min(values):.2f}", f"{max(values):.2f}"
+    return f"{lo}{unit}" if lo == hi else f"{lo}-{hi}{unit}"
+
+
 def main_engine(df: pd.DataFrame) -> str:
     """The engine a section reports on: the first realistic one of the table (ideal only when alone)."""
     engines = list(dict.fromkeys(df["engine"].astype(str))) if "engine" in df else ["ideal"]
@@ -210,8 +216,8 @@ def flops_vs_time(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
 
 def break_even_table(df: pd.DataFrame) -> pd.DataFrame:
     """Per (method, alpha, hardware, model, context): the break-even batch at the best k (the largest over k of
-    the table's `break_even_batch`), the largest batch that fits, and whether the break-even is censored (speculation
-    still pays at the largest batch that fits or that was swept)."""
+    the table's `break_even_batch`), the largest batch that fits, whether the break-even is censored (speculation
+    still pays at the largest batch that fits or that was swept) and the best speedup over k > 0 at that batch."""
     keys = ["method", "alpha", "hardware", "model", "context"]
     fit = _fits(df)
     be = df.groupby(keys, observed=True)["break_even_batch"].max()
@@ -220,6 +226,10 @@ def break_even_table(df: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame({"break_even_batch": be, "largest_fitting_batch": fit_max, "largest_batch": swept_max})
     out["censored"] = out["break_even_batch"] >= out["largest_fitting_batch"].fillna(0)
     out["memory_limited"] = out["censored"] & (out["largest_fitting_batch"] < out["largest_batch"])
+    # how much it pays where the search ends: a censored break-even may rest on a speedup of 1.01
+    end = fit[fit["k"] > 0].merge(out["largest_fitting_batch"].reset_index(), on=keys)
+    end = end[end["batch"] == end["largest_fitting_batch"]]
+    out["speedup_at_largest_fitting_batch"] = end.groupby(keys, observed=True)["speedup"].max().reindex(out.index)
     return out.reset_index()
 
 
@@ -236,13 +246,16 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
     rho = float(free["break_even_batch"].rank().corr(free["ridge"].rank())) if len(free) >= 3 else float("nan")
     parts = [f"{int(r.break_even_batch)} on {_hw(meta, h)} ({_n(r.ridge)})" for h, r in free.iterrows()]
     capped = [f"at least {int(r.break_even_batch)} on {_hw(meta, h)} ({_n(r.ridge)}; "
-              f"{'memory ends the sweep' if r.memory_limited else 'the sweep ends there'})" for h, r in t0[t0["censored"]].iterrows()]
+              f"{'memory ends the sweep' if r.memory_limited else 'the sweep ends there'}, {r.speedup_at_largest_fitting_batch:.2f}× there)"
+              for h, r in t0[t0["censored"]].iterrows()]
     n_hw = table["hardware"].nunique()
     later = []
     for a in alphas[1:]:
         ta = table[(table["method"] == method) & (table["alpha"] == a)]
         by_memory = int(ta["memory_limited"].sum())
-        later.append(f"{int(ta['censored'].sum())} of {n_hw} at α = {a:g} ({by_memory} where memory ends it)")
+        gain = ta.loc[ta["censored"], "speedup_at_largest_fitting_batch"]
+        there = f"; {_range(gain, '×')} there" if len(gain) else ""
+        later.append(f"{int(ta['censored'].sum())} of {n_hw} at α = {a:g} ({by_memory} where memory ends it{there})")
     label = {"eagle": "EAGLE", "draft": "a draft model", "ngram": "n-gram lookup", "mtp": "MTP"}.get(method, method)
     text = (
         f"With {label} at α = {a0:g}, speculation pays up to batch {_list(parts + capped)}, derated ridge points in FLOP/B "
@@ -348,7 +361,7 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     text = (
         f"At {_ctx(c_hi)} context on {tp} × {_hw(meta, hw0)}, the KV cache caps the batch at {_list(caps_txt)}, "
         f"which hold per device {_list(per_dev)}; "
-        f"speculation at the largest batch that fits gives {_list(sp_txt)}. "
+        f"speculation at the largest swept batch that fits gives {_list(sp_txt)}. "
         + (f"At this context the gain is largest above batch 1 for {_list([path(m) for m in rising])}."
            if rising else "At this context no model gains more above batch 1 than at batch 1.")
     )
@@ -457,7 +470,8 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS) -> pd.DataFrame:
         base = g.drop_duplicates(["model", "context", "alpha", "batch"])
         ref = base.loc[base["baseline_cost_usd_per_million_tokens"].idxmin()]
         u0, c0 = float(ref["baseline_tokens_per_s_per_user"]), float(ref["baseline_cost_usd_per_million_tokens"])
-        row = {"hardware": hw, "base_batch": int(ref["batch"]), "base_tokens_per_s_per_user": u0, "base_cost_usd_per_million_tokens": c0}
+        row = {"hardware": hw, "base_batch": int(ref["batch"]), "base_tokens_per_s_per_user": u0, "base_cost_usd_per_million_tokens": c0,
+               "base_batch_note": _largest_swept(ref, base)}  # the cheapest at the sweep's edge: more may fit
         for m in speeds:
             plain = base[base["baseline_tokens_per_s_per_user"] >= m * u0]["baseline_cost_usd_per_million_tokens"]
             spec = g[g["tokens_per_s_per_user"] >= m * u0]["cost_usd_per_million_tokens"]
@@ -483,7 +497,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     worst = others[f"premium_{m1:g}x_speculation"].max() if len(others) else np.nan
     text = (
         f"On {_hw(meta, h0)}, the cheapest tier without speculation costs ${_n(t['base_cost_usd_per_million_tokens'])} per million tokens at "
-        f"{_n(t['base_tokens_per_s_per_user'])} tokens/s per user (batch {int(t['base_batch'])}, no speculation). "
+        f"{_n(t['base_tokens_per_s_per_user'])} tokens/s per user (batch {int(t['base_batch'])}, no speculation{t['base_batch_note']}). "
         f"{m1:g}× that speed costs {premium(t[f'premium_{m1:g}x_plain'])} the price without speculation and "
         f"{premium(t[f'premium_{m1:g}x_speculation'])} with it; {m2:g}× costs {premium(t[f'premium_{m2:g}x_plain'])} without "
         f"and {premium(t[f'premium_{m2:g}x_speculation'])} with."
