@@ -77,6 +77,7 @@ STYLE = {
     "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": 8, "figure.titlesize": 11,
     "axes.grid": True, "grid.alpha": 0.3, "grid.linewidth": 0.5, "svg.hashsalt": "roofline",
 }
+NBSP = "\u00a0"  # a space a wrapped title never breaks at: "TP 4", "PP 2", "engine vllm" stay on one line
 METHOD_LABELS = {"none": "no speculation", "eagle": "EAGLE", "mtp": "MTP", "ngram": "n-gram lookup", "draft": "draft model"}
 
 
@@ -129,12 +130,12 @@ def _setup_line(meta: dict, models: list[str]) -> str:
         experts = f", {_one(meta['expert_dtype'])} experts" if meta.get("expert_dtype") else ""
         parts.append(f"{_one(meta['weight_dtype'])} weights{experts}, {_one(meta.get('kv_dtype', 'bf16'))} KV")
     if _one(meta.get("tp") or 1) not in (1, "1"):
-        parts.append(f"TP {_one(meta['tp'])}")
+        parts.append(f"TP{NBSP}{_one(meta['tp'])}")
     pp = _pp(meta)
     if pp:
-        parts.append(f"PP {pp}")
+        parts.append(f"PP{NBSP}{pp}")
     if engine_label(meta):
-        parts.append(engine_label(meta))
+        parts.append(engine_label(meta).replace(" ", NBSP, 1))
     return " · ".join(parts)
 
 
@@ -470,7 +471,7 @@ def _title(fig: Figure, what: str, meta: dict, models: list[str], note: str) -> 
     """Two-part title (what is shown, its lines split at newlines; the fixed parameters), each line wrapped to the
     figure's width in lines of about equal length (`_balanced_fill`). A setup part that the subset note names
     ('engine vllm' beside 'engine vllm only') is said once, by the note."""
-    parts = [part for part in _setup_line(meta, models).split(" · ") if f"{part} only" not in note.split(", ")]
+    parts = [part for part in _setup_line(meta, models).split(" · ") if f"{part.replace(NBSP, ' ')} only" not in note.split(", ")]
     line = " · ".join([*parts, *([note] if note else [])])
     chars = max(40, int(fig.get_figwidth() * 10.5))
     fig.suptitle("\n".join(_balanced_fill(part, chars) for part in (*what.split("\n"), line)))
