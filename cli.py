@@ -72,7 +72,7 @@ def predict(
     method: Annotated[str, typer.Option(help="Speculation: none | draft | mtp | eagle | ngram")] = "none",
     draft: Annotated[Optional[str], typer.Option(help="Draft model name (method draft).")] = None,
     k: Annotated[Optional[int], typer.Option(min=0, max=64, help="Draft tokens per iteration (bonus token excluded); default 4 with a method.")] = None,
-    alpha: Annotated[Optional[float], typer.Option(min=0.0, max=1.0, help="Per-token acceptance probability (default: the method's published per-position rates; method draft has none and needs --alpha or --acceptance).")] = None,
+    alpha: Annotated[Optional[float], typer.Option(help="Per-token acceptance probability (default: the method's published per-position rates; method draft has none and needs --alpha or --acceptance).")] = None,
     acceptance: Annotated[Optional[str], typer.Option(help="Per-position conditional acceptance rates a1,a2,... (instead of --alpha); positions past the list reuse its last rate, rates past k are unused.")] = None,
     draft_hardware: Annotated[Optional[str], typer.Option(help="Run the drafter on this device.")] = None,
     overlap: Annotated[bool, typer.Option(help="With --draft-hardware and a draft model: draft one half of the batch while verifying the other.")] = True,

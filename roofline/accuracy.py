@@ -225,7 +225,8 @@ def plot_accuracy(df: pd.DataFrame, path: Path, title: str) -> Path:
             ax.set_ylabel(f"predicted {label}")
         handles = [Line2D([], [], color=c, marker="o", ls="", label=r) for r, c in REGIME_COLOURS.items()]
         handles += [Line2D([], [], color="0.4", marker="^", ls="", label="MoE (circles: dense)"),
-                    Line2D([], [], color="white", marker="o", markeredgecolor="black", ls="", label="with speculation"),
+                    Line2D([], [], color="0.4", marker="o", markeredgecolor="black", markeredgewidth=1.0, ls="",
+                           label="black edge: with speculation"),  # drawn filled in its regime's colour, as the points are
                     Line2D([], [], color="0.6", marker="s", ls="", label="ideal roofline"),
                     Line2D([], [], color="0.85", lw=6, label="within ±15%")]
         fig.legend(handles=handles, loc="outside lower center", ncol=4, frameon=False)

@@ -205,6 +205,9 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
             raise field_error(where, key, f"at most {MAX_AXIS_VALUES:,} values per axis", f"{len(spec):,} values")
         spec = [_number(v) for v in spec]
         for v in spec:
+            if isinstance(v, list):  # a 2-D array or a nested list: say so, not just its first row
+                raise RooflineError(f"{where}: {key}: expected a flat list of numbers (one axis), found a nested list "
+                                    f"of {len(spec)} rows, the first {str(v)[:60]}")
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
                 raise field_error(where, key, "a list of numbers", v)
         values = np.asarray(spec, dtype=np.float64)

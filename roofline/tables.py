@@ -81,6 +81,13 @@ def predict_table(point: dict) -> str:
     return "\n".join(lines)
 
 
+def _text_block(label: str, text: object) -> str:
+    """'  LABEL: first line' and every further line of a profile's free text indented under it (4 spaces), whatever
+    indent the YAML gave it."""
+    lines = [line.strip() for line in str(text).strip().splitlines()] or [""]
+    return "\n".join([f"  {label}: {lines[0]}", *(f"    {line}" for line in lines[1:] if line)])
+
+
 def _best_k_text(spec: dict) -> str:
     """Best k, or why there is none: a tree (its tau at another depth is unknown: not reported), or no k fits."""
     if spec["best_k"] is not None:
@@ -131,7 +138,7 @@ def hardware_table(hw) -> str:
     ]
     if hw.price_usd_per_hour is not None:
         lines.append(f"  price             {hw.price_usd_per_hour:.2f} USD/h")
-    lines += [f"  source: {hw.source}", f"  notes: {hw.notes}"]
+    lines += [_text_block("source", hw.source), _text_block("notes", hw.notes)]
     return "\n".join(lines)
 
 
@@ -167,7 +174,7 @@ def model_table(m) -> str:
                      f"shared {m.moe.shared_experts}, dense layers {m.moe.dense_layers}")
     if m.mtp_modules:
         lines.append(f"  MTP modules      {m.mtp_modules} ({m.mtp_params / 1e9:.2f} B params)")
-    lines.append(f"  source: {m.source}")
+    lines.append(_text_block("source", m.source))
     return "\n".join(lines)
 
 
@@ -261,5 +268,5 @@ def engine_table(e) -> str:
     lines += [f"  {k:<26}{v}" for k, v in fields]
     for glob, changes in e.overrides:
         lines.append(f"  override for {glob}: " + ", ".join(f"{k.removesuffix('_s')} {_override_value(k, v)}" for k, v in changes.items()))
-    lines += [f"  file: {e.path}", f"  source: {e.source}"]
+    lines += [f"  file: {e.path}", _text_block("source", e.source)]
     return "\n".join(lines)

@@ -69,3 +69,13 @@ def test_hw_show_writes_integer_peaks_as_operations_and_float_peaks_as_flops():
     (bf16,) = [line for line in lines if line.strip().startswith("bf16 ")]
     assert "OP/s" in int8 and "FLOP" not in int8 and int8.endswith("OP/byte")
     assert "989 TFLOP/s" in bf16 and bf16.endswith("FLOP/byte")
+
+
+def test_hw_show_indents_every_further_line_of_a_profiles_source_and_notes_under_its_label():
+    from roofline.hardware import load_hardware
+    from roofline.tables import hardware_table
+
+    text = hardware_table(load_hardware("h100-sxm"))
+    tail = text[text.index("  source: "):].splitlines()
+    assert tail[0].startswith("  source: ") and sum(line.startswith("  notes: ") for line in tail) == 1
+    assert len(tail) > 10 and all(line.startswith(("  source: ", "  notes: ", "    ")) for line in tail)  # none at column 0
