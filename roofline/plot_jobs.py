@@ -79,13 +79,19 @@ def check_formats(formats) -> None:
 def standard_jobs(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict, out_dir: Path,
                   formats: tuple[str, ...] = ("png",)) -> list[tuple]:
     """The jobs of every standard plot of a sweep table (checked; none for an empty table), in PLOT_NAMES order.
-    A plot the table cannot support draws nothing (roofline.plots)."""
+    A plot the table cannot support draws nothing (roofline.plots). Rows of method none beside speculative methods are
+    left out: the speculative rows' baseline columns hold plain decoding."""
     check_columns(df, REQUIRED_COLUMNS, "results table", "a sweep results table")
     if ops is not None and not ops.empty:
         check_columns(ops, OPERATOR_COLUMNS, "operators table", "an operators table")
     check_formats(formats)
     if df.empty:
         return []
+    methods = list(dict.fromkeys(df["method"].astype(str)))
+    if "none" in methods and len(methods) > 1:  # every speculative row carries plain decoding in its baseline columns: a
+        df = df[df["method"].astype(str) != "none"]  # method none beside others would only take the panels' first pick
+        kept = [m for m in methods if m != "none"]
+        meta = {**meta, "method": kept[0] if len(kept) == 1 else kept}
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     # only the columns the plotters read: every row filter in a plotter copies each column it carries

@@ -672,6 +672,15 @@ def _best_k_rows(df: pd.DataFrame) -> pd.DataFrame:
     return df[df["k"] == df["best_k"]]
 
 
+def _speculation_fits(df: pd.DataFrame) -> pd.Series:
+    """Per row: whether some row with k > 0 of its point (its panel's config, context, alpha and batch) fits in memory.
+    Where none does, speculation does not fit there, whatever plain decoding (a k = 0 row) does: the heatmap greys
+    such a cell and the best-k plot ends there, rather than showing 'k = 0, does not pay'."""
+    keys = [c for c in ("hardware", "model", "context", *PANEL_CONFIG_COLUMNS) if c in df.columns]
+    d = df.assign(alpha_key=df["alpha"].fillna(-1.0), spec_fit=df["fits_in_memory"].astype(bool) & (df["k"] > 0))
+    return d.groupby([*keys, "alpha_key", "batch"], observed=True, dropna=False)["spec_fit"].transform("any")
+
+
 def _ranked_points(df: pd.DataFrame) -> pd.DataFrame:
     """The rows of `df` ordered so that the first of each (alpha, batch) of a panel is that point's best row: the row
     at the table's best k (k = best_k; best_k = 0, when the k axis holds 0, is the k = 0 row: no speculation, speedup 1),
@@ -1071,7 +1080,7 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     if meta.get("method", "none") == "none" or not (df["k"] > 0).any() or not _any_fit(df):
         return None
     swept_k = np.sort(df["k"].unique())
-    df = df.assign(alpha_key=df["alpha"].fillna(-1.0))
+    df = df.assign(alpha_key=df["alpha"].fillna(-1.0), spec_fits=_speculation_fits(df))
     batches = np.sort(df["batch"].unique())
     alphas = np.sort(df["alpha_key"].unique())
     width, height = min(max(4.8, 0.55 * len(batches) + 1.6), 6.5), min(max(3.2, 0.45 * len(alphas) + 1.6), 5.0)
@@ -1080,7 +1089,7 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     fig, panels, models, note, meta = _panel_frames(df, meta, width=width, height=height)
     panels = [(ax, _ranked_points(sub).drop_duplicates(["alpha_key", "batch"])) for ax, sub in panels]  # a cell's best row
     best = pd.concat([sub for _, sub in panels])
-    vals = best.loc[best["fits_in_memory"].astype(bool), "speedup"]
+    vals = best.loc[best["fits_in_memory"].astype(bool) & best["spec_fits"], "speedup"]
     vals = vals if len(vals) else pd.Series([1.0])  # nothing fits in the panels shown
     span = max(abs(math.log(vals.min())), abs(math.log(vals.max())), math.log(1.05))
     norm = mcolors.LogNorm(vmin=math.exp(-span), vmax=math.exp(span))  # diverging around 1: 2x and 0.5x equally strong
@@ -1094,7 +1103,8 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         table = sub.set_index(["alpha_key", "batch"]).reindex(cells)
         grid = table["speedup"].to_numpy(dtype=float).reshape(len(alphas), len(batches))
         kgrid = table["k"].to_numpy(dtype=float).reshape(grid.shape)
-        fits = table["fits_in_memory"].fillna(False).to_numpy(dtype=bool).reshape(grid.shape)
+        fits = (table["fits_in_memory"].fillna(False).to_numpy(dtype=bool)  # grey: speculation does not fit, even where
+                & table["spec_fits"].fillna(False).to_numpy(dtype=bool)).reshape(grid.shape)  # plain decoding (k = 0) does
         shown = np.ma.masked_where(~fits | np.isnan(grid), grid)
         valid = ~np.ma.getmaskarray(shown)
         pays = (kgrid > 0) & (grid >= 1.0 - 1e-12)
@@ -1256,7 +1266,7 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     dots = df["batch"].nunique() <= 24
     censored = shaded = losing = False
     for ax, sub in panels:
-        best = _best_k_rows(sub[sub["fits_in_memory"].astype(bool)])  # best_k = 0: the k = 0 row
+        best = _best_k_rows(sub[sub["fits_in_memory"].astype(bool) & _speculation_fits(sub)])  # best_k = 0: the k = 0 row
         if best.empty:
             _nothing_fits(ax)
             continue

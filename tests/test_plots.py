@@ -771,3 +771,32 @@ def test_a_step_time_panel_without_a_compute_bound_verify_pass_says_so():
     (ax,) = _panel_axes(fig)
     assert any(t.get_text().startswith("verify memory-bound at every") for t in ax.texts)
     assert not [line for line in ax.get_lines() if line.get_linestyle() == ":" and line.get_color() == "firebrick"]
+
+
+def test_method_none_beside_a_speculative_method_leaves_the_plots_to_the_speculative_rows(tmp_path):
+    from roofline.plot_jobs import standard_jobs
+
+    df, ops, meta = _meta_of({**SMALL, "method": ["none", "eagle"], "axes": {"batch": [1, 64], "context": [1024], "k": [0, 2], "alpha": [0.8]}})
+    assert set(df["method"].astype(str)) == {"none", "eagle"}
+    (job, *_) = standard_jobs(df, ops, meta, tmp_path)
+    plotted, plotted_meta = job[1], job[3]
+    assert set(plotted["method"]) == {"eagle"} and plotted_meta["method"] == "eagle"  # not narrowed to 'none', listed first
+    fig = _figure("speedup_heatmap", plotted, ops, plotted_meta)
+    assert "never pays" not in fig._suptitle.get_text()
+
+
+def test_a_point_where_only_plain_decoding_fits_is_greyed_not_called_a_loss():
+    # Llama-3.1-8B on one H200 at 8k: 111 sequences fit at k = 0, 107 with k = 4 (its k + 1 tokens each)
+    df, ops, meta = _meta_of({**SMALL, "hardware": "h200", "model": "llama-3.1-8b",
+                              "axes": {"batch": [1, 16, 108, 110], "context": [8192], "k": [0, 4], "alpha": [0.8]}})
+    point = df.groupby("batch")[["fits_in_memory"]].agg(list)
+    only_plain = [b for b in df["batch"].unique()
+                  if df[(df.batch == b) & (df.k == 0)]["fits_in_memory"].all() and not df[(df.batch == b) & (df.k == 4)]["fits_in_memory"].any()]
+    assert only_plain and len(point) == 4, "the grid must hold a batch where only k = 0 fits"
+    spec_fits = plots._speculation_fits(df)
+    assert not spec_fits[df["batch"].isin(only_plain)].any() and spec_fits[df["batch"] == 1].all()
+    fig = _figure("speedup_heatmap", df, ops, meta)
+    (ax,) = _panel_axes(fig)
+    texts = {round(t.get_position()[0]): t.get_text() for t in ax.texts}
+    col = sorted(df["batch"].unique()).index(only_plain[0])
+    assert texts[col] == "no fit"  # grey, not '1.00 k=0' (speculation does not pay)
