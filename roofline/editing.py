@@ -188,7 +188,8 @@ def validate_text(kind: str, text: str, path: Path) -> object:
 
 def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
     """The loaded spec of `kind` for mapping `data` of file `path` (name must equal the file name; an engine's
-    `costs_from` is looked up on the search path with `extra_dirs`)."""
+    `costs_from` is looked up on the search path with `extra_dirs`; a scenario's configs are loaded, so that an
+    unknown profile or a layout its model cannot take fails here as it would in a sweep)."""
     if kind == "hardware":
         from roofline.hardware import hardware_from_dict as build
     elif kind == "model":
@@ -203,6 +204,13 @@ def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
     spec = build(data, str(path))
     if kind in ("hardware", "model", "engine") and spec.name != Path(path).stem:
         raise RooflineError(f"{path}: name: expected the file name {Path(path).stem!r}, found {spec.name!r}")
+    if kind == "scenario":  # the profiles it names, and every layout and option against them, as a sweep checks them
+        from roofline.grid import load_configs
+
+        try:
+            load_configs(spec, tuple(extra_dirs))
+        except RooflineError as err:  # a profile lookup names no file: this one
+            raise RooflineError(str(err) if str(err).startswith(str(path)) else f"{path}: {err}") from None
     return spec
 
 
