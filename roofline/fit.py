@@ -144,9 +144,12 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements")
         raise RooflineError(f"{where}: split: expected at least one row with split = fit, found none")
     own = fit[fit["engine_slot"] == engine_name]
     if len(own) >= MIN_ENGINE_ROWS:
-        return own, f"{len(own)} fit rows of engine {engine_name}"
+        others = fit[fit["engine_slot"] != engine_name]["engine_slot"].value_counts()
+        n_left = int(others.sum())
+        left = f" ({n_left} row{'s' if n_left != 1 else ''} of other engines left out: " + ", ".join(f"{e} {n}" for e, n in others.items()) + ")"
+        return own, f"{len(own)} fit rows of engine {engine_name}" + (left if len(others) else "")
     return fit, (f"all {len(fit)} fit rows (only {len(own)} of engine {engine_name}, fewer than {MIN_ENGINE_ROWS}), "
-                 f"each predicted with {engine_name}")
+                 f"each predicted with {engine_name}: a profile fitted to other engines' measurements")
 
 
 def family_of(hardware_name: str) -> str | None:
@@ -468,6 +471,10 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
         doc.ca.comment = None
     elif name != base.name:  # a copy beside the profile it came from: `engines list` must tell the two apart
         doc["display_name"] = f"{doc.get('display_name', base.name)}, fitted to {Path(fit['file']).name}"
+        doc["notes"] = (f"Fitted by `roofline fit` to {Path(fit['file']).name} (the `fitted:` block below says on which rows, "
+                        f"with which parameters fixed, and how well). The rest of these notes and the source describe "
+                        f"{base.name}, the profile this fit started from, and its own fit: its figures are not this file's. "
+                        + str(doc.get("notes", "")).strip())
     doc["name"] = name
     for p in PARAMETERS:
         doc[p.key] = _quantity_text(p, getattr(engine, p.field))

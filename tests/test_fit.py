@@ -54,10 +54,12 @@ def test_each_parameter_scale_maps_its_bounds_to_0_and_1_and_back():
 def test_an_engine_with_few_rows_falls_back_to_all_fit_rows_and_says_so():
     table = pd.DataFrame({"split": ["fit"] * 10 + ["heldout"], "engine_slot": ["vllm"] * 3 + ["trtllm"] * 7 + ["vllm"]})
     rows, which = fit_rows(table, "vllm")
-    assert len(rows) == 10 and "only 3 of engine vllm" in which
+    assert len(rows) == 10 and "only 3 of engine vllm" in which and which.endswith("a profile fitted to other engines' measurements")
     table["engine_slot"] = ["vllm"] * 9 + ["trtllm"] + ["vllm"]
     rows, which = fit_rows(table, "vllm")
-    assert len(rows) == 9 and which == "9 fit rows of engine vllm"
+    assert len(rows) == 9 and which == "9 fit rows of engine vllm (1 row of other engines left out: trtllm 1)"
+    rows, which = fit_rows(table[table["engine_slot"] == "vllm"], "vllm")
+    assert which == "9 fit rows of engine vllm"  # nothing left out: nothing said
 
 
 @pytest.mark.slow
@@ -83,6 +85,8 @@ def test_the_fitted_profile_is_a_valid_engine_file_with_its_comments_and_fit_rec
     assert engine.host_per_step_s == pytest.approx(fit["engine"].host_per_step_s, rel=1e-3)
     assert engine.fitted["rows"] == "16 fit rows of engine vllm"
     assert engine.fitted["start"]["host_per_step"] == pytest.approx(1.5)  # the sourced value, in ms
+    # a copy under another name: its notes first say that the text after them is the starting profile's
+    assert engine.notes.startswith("Fitted by `roofline fit` to ") and "describe vllm, the profile this fit started from" in engine.notes
     with pytest.raises(RooflineError, match="exists; pass --force"):
         write_fitted_profile(fit, out)
 
