@@ -9,8 +9,10 @@ sized to N points. Three runs of the same sweep, timed separately:
               folder afterwards was timed too: about 0.06 s for 983,040 points)
     csv       the same to results.csv
 
-each `repeats` times, interleaved (compute, parquet, csv, compute, ...) after one untimed compute run, and
-the medians reported with their range, and the ratios of the medians parquet / compute and csv / compute.
+each `repeats` times, interleaved (compute, parquet, csv, compute, ...) after one untimed compute run and the
+writers' modules imported (`_import_writers`: polars, pyarrow's csv and parquet, 0.2-0.4 s, which the first timed
+write of either format paid before 2026-12-01, so that `--repeats 1` reported Parquet slower than CSV at 100,000
+points), and the medians reported with their range, and the ratios of the medians parquet / compute and csv / compute.
 The untimed run and the interleaving put the three in the same state of the process: a first run in a
 fresh process pays the kernel's first touch of every page it allocates (on this project's VM that alone
 moved a single compute-only figure between 0.15 and 0.93 s), and a denominator taken once, cold, while
@@ -69,6 +71,14 @@ def _compute(sc, configs, chunk_points: int) -> int:
     return done
 
 
+def _import_writers() -> None:
+    """Import what TableWriter writes with, once, untimed: every format's first write would pay it otherwise."""
+    import polars  # noqa: F401
+    import polars.io.plugins  # noqa: F401
+    import pyarrow.csv  # noqa: F401
+    import pyarrow.parquet  # noqa: F401
+
+
 def _write(sc, configs, chunk_points: int, fmt: str) -> tuple[float, int]:
     """Write the sweep to `fmt` in a temporary folder: the seconds write_sweep took (the folder's removal
     afterwards not counted: a user's sweep keeps its files) and the bytes of its results file."""
@@ -86,6 +96,7 @@ def run_bench(points: int, chunk_points: int = 1_000_000, formats: tuple[str, ..
     sc = synthetic_scenario(points)
     configs = load_configs(sc)
     done = _compute(sc, configs, chunk_points)  # untimed: the process's first touch of its working set
+    _import_writers()
     times: dict[str, list[float]] = {name: [] for name in ("compute", *formats)}
     sizes = {}
     for _ in range(repeats):
