@@ -144,12 +144,20 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements")
         raise RooflineError(f"{where}: split: expected at least one row with split = fit, found none")
     own = fit[fit["engine_slot"] == engine_name]
     if len(own) >= MIN_ENGINE_ROWS:
-        others = fit[fit["engine_slot"] != engine_name]["engine_slot"].value_counts()
-        n_left = int(others.sum())
-        left = f" ({n_left} row{'s' if n_left != 1 else ''} of other engines left out: " + ", ".join(f"{e} {n}" for e, n in others.items()) + ")"
-        return own, f"{len(own)} fit rows of engine {engine_name}" + (left if len(others) else "")
+        return own, f"{len(own)} fit rows of engine {engine_name}"
     return fit, (f"all {len(fit)} fit rows (only {len(own)} of engine {engine_name}, fewer than {MIN_ENGINE_ROWS}), "
                  f"each predicted with {engine_name}: a profile fitted to other engines' measurements")
+
+
+def left_out_note(table: pd.DataFrame, engine_name: str) -> str:
+    """' (N rows of other engines left out: sglang-early 6, vllm 1)' for the fit rows of other engines that a fit of
+    `engine_name` on its own rows leaves out, '' when there are none or the fit falls back to every row."""
+    fit = table[table["split"] == "fit"]
+    others = fit[fit["engine_slot"] != engine_name]["engine_slot"].value_counts()
+    if not len(others) or (fit["engine_slot"] == engine_name).sum() < MIN_ENGINE_ROWS:
+        return ""
+    n = int(others.sum())
+    return f" ({n} row{'s' if n != 1 else ''} of other engines left out: " + ", ".join(f"{e} {c}" for e, c in others.items()) + ")"
 
 
 def family_of(hardware_name: str) -> str | None:
@@ -307,6 +315,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
 
     return {
         "engine": fitted, "base": base, "parameters": params, "rows": out_rows, "rows_used": which,
+        "left_out": left_out_note(table, base.name),
         "rms_log_error": {"start": rms(pred_start), "fitted": rms(pred_fit)},
         "evaluations": evaluations[0], "status": result.message, "file": str(path), "start": start,
         "per_family": family_values,
@@ -553,7 +562,7 @@ def write_fitted_profile(fit: dict, out: str | Path, force: bool = False) -> Pat
 def fit_report(fit: dict) -> str:
     """The parameter table and the residual of every fitted row, as text for the terminal."""
     w = max([32] + [len(row["parameter"]) for row in fit["parameters"]])
-    lines = [f"engine {fit['base'].name}: fitted on {fit['rows_used']} of {fit['file']}",
+    lines = [f"engine {fit['base'].name}: fitted on {fit['rows_used']}{fit.get('left_out', '')} of {fit['file']}",
              f"RMS log error {fit['rms_log_error']['start']:.3f} at the start values -> {fit['rms_log_error']['fitted']:.3f} "
              f"fitted ({fit['evaluations']} evaluations; {fit['status']})", "",
              f"{'parameter':<{w}} {'unit':>4} {'bounds':>15} {'start':>9} {'fitted':>9}  note",
