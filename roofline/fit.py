@@ -157,7 +157,8 @@ def left_out_note(table: pd.DataFrame, engine_name: str) -> str:
     if not len(others) or (fit["engine_slot"] == engine_name).sum() < MIN_ENGINE_ROWS:
         return ""
     n = int(others.sum())
-    return f" ({n} row{'s' if n != 1 else ''} of other engines left out: " + ", ".join(f"{e} {c}" for e, c in others.items()) + ")"
+    return (f" ({n} row{'s' if n != 1 else ''} of other engines left out: "
+            + ", ".join(f"{e or 'no engine profile'} {c}" for e, c in others.items()) + ")")  # '': benchmark code
 
 
 def family_of(hardware_name: str) -> str | None:
