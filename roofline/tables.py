@@ -181,8 +181,10 @@ def model_table(m) -> str:
 def scenario_list(scenarios: list) -> str:
     """`roofline scenarios list`: one line per scenario with its configs, points and description."""
     lines = [f"{'name':<24}{'configs':>8}{'points':>10}  description"]
-    for sc in scenarios:
-        lines.append(f"{sc.name:<24}{sc.configs:>8}{sc.points:>10,}  {sc.description}")
+    for sc in scenarios:  # the name a command takes is the file's; a `name:` inside that differs is said beside it
+        called = Path(sc.path).stem if sc.path else sc.name
+        inner = f" (its name: field says {sc.name!r})" if called != sc.name else ""
+        lines.append(f"{called:<24}{sc.configs:>8}{sc.points:>10,}  {sc.description}{inner}")
     return "\n".join(lines)
 
 

@@ -79,3 +79,14 @@ def test_hw_show_indents_every_further_line_of_a_profiles_source_and_notes_under
     tail = text[text.index("  source: "):].splitlines()
     assert tail[0].startswith("  source: ") and sum(line.startswith("  notes: ") for line in tail) == 1
     assert len(tail) > 10 and all(line.startswith(("  source: ", "  notes: ", "    ")) for line in tail)  # none at column 0
+
+
+def test_scenarios_list_names_a_scenario_by_its_file_which_is_what_commands_take():
+    from roofline.scenario import scenario_from_dict
+    from roofline.tables import scenario_list
+
+    data = {"name": "multi-qa", "hardware": "h100-sxm", "model": "llama-3.1-8b", "axes": {"batch": [1], "context": [1024]}}
+    (line,) = scenario_list([scenario_from_dict(data, "/somewhere/multi.yaml")]).splitlines()[1:]
+    assert line.startswith("multi ") and line.endswith("(its name: field says 'multi-qa')")
+    (same,) = scenario_list([scenario_from_dict({**data, "name": "multi"}, "/somewhere/multi.yaml")]).splitlines()[1:]
+    assert "its name: field" not in same
