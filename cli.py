@@ -117,7 +117,25 @@ def hw_list() -> None:
     from roofline.tables import hardware_list
 
     _report_untold("hardware")
-    typer.echo(hardware_list([load_hardware(name, _dirs()) for name in list_names("hardware", _dirs())]))
+    _list_each(hardware_list, load_hardware, list_names("hardware", _dirs()))
+
+
+def _list_each(table, loader, names: list[str]) -> None:
+    """A list command's table of every profile that loads; then one line per file that does not (exit code 2): one bad
+    file in a user folder must not hide the rest."""
+    from roofline.errors import RooflineError
+
+    loaded, errors = [], []
+    for name in names:
+        try:
+            loaded.append(loader(name, _dirs()))
+        except RooflineError as err:
+            errors.append(str(err))
+    typer.echo(table(loaded))
+    for line in errors:
+        typer.echo(f"error: {line}", err=True)
+    if errors:
+        raise typer.Exit(2)
 
 
 def _report_untold(kind: str) -> None:
@@ -155,7 +173,7 @@ def models_list() -> None:
     from roofline.tables import model_list
 
     _report_untold("model")
-    typer.echo(model_list([load_model(name, _dirs()) for name in list_names("model", _dirs())]))
+    _list_each(model_list, load_model, list_names("model", _dirs()))
 
 
 @models_app.command("show")
@@ -305,7 +323,7 @@ def engines_list() -> None:
     from roofline.serving import engine_names, load_engine
     from roofline.tables import engine_list
 
-    typer.echo(engine_list([load_engine(name, _dirs()) for name in engine_names(_dirs())]))
+    _list_each(engine_list, load_engine, engine_names(_dirs()))
 
 
 @engines_app.command("show")
@@ -369,7 +387,7 @@ def scenarios_list() -> None:
     from roofline.scenario import load_scenario
     from roofline.tables import scenario_list
 
-    typer.echo(scenario_list([load_scenario(name, _dirs()) for name in list_names("scenario", _dirs())]))
+    _list_each(scenario_list, load_scenario, list_names("scenario", _dirs()))
 
 
 @scenarios_app.command("show")
