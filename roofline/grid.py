@@ -296,11 +296,22 @@ def operator_table(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
 
 
 def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
-    """scenario.json: what was swept, with display names (the plots' and report's titles)."""
+    """scenario.json: what was swept (configs, axes and options, enough to run it again), with display names (the
+    plots' and report's titles). `draft_hardware` lists null for a drafter on the target beside other placements."""
+    from roofline import __version__
+
     methods = sorted({c.method for c in configs})
+    drafting = [c for c in configs if c.method in ("draft", "mtp", "eagle")]
+    placements = {c.draft_hw.name if c.draft_hw else None for c in drafting}
+    draft_hardware = (sorted(placements - {None}) if None not in placements else [None, *sorted(placements - {None})]) \
+        if placements - {None} else None
+    axes = {name: [None if v != v else (int(v) if float(v).is_integer() and name != "alpha" else float(v)) for v in values]
+            for name, values in sc.axes.items()}  # NaN alpha (per-position rates, a tree): null
     return {
-        "scenario": sc.name, "description": sc.description, "method": methods[0] if len(methods) == 1 else methods,
-        "draft": sc.draft, "draft_hardware": sorted({c.draft_hw.name for c in configs if c.draft_hw}) or None,
+        "scenario": sc.name, "description": sc.description, "roofline_version": __version__,
+        "method": methods[0] if len(methods) == 1 else methods,
+        "method_by_model": dict(sc.method_by_model) or None,
+        "draft": sc.draft, "draft_hardware": draft_hardware, "overlap": sc.overlap, "draft_vocab": sc.draft_vocab,
         "engine": sorted({c.engine.name for c in configs}),
         "weight_dtype": sorted({c.dep.weight_dtype_label for c in configs}),
         "expert_dtype": sorted({c.dep.expert_dtype_label for c in configs if c.dep.has_experts}),
@@ -309,7 +320,7 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
         "hardware": {**{c.hw.name: c.hw.display_name for c in configs}, **{c.draft_hw.name: c.draft_hw.display_name for c in configs if c.draft_hw}},
         "model": {**{c.model.name: c.model.display_name for c in configs}, **{c.draft.name: c.draft.display_name for c in configs if c.draft}},
         "tree_nodes": sc.tree_nodes, "tree_tau": sc.tree_tau, "acceptance": sc.acceptance, "shared_prefix": sorted({c.shared_prefix for c in configs}),
-        "points": points,
+        "axes": axes, "points": points,
     }
 
 

@@ -180,3 +180,19 @@ def test_weight_and_expert_dtype_labels_tell_dtype_configs_of_an_moe_model_apart
                              "axes": {"batch": [1]}}, "s.yaml")
     df = run_sweep(sc, load_configs(sc))
     assert sorted(zip(df.weight_dtype.astype(str), df.expert_dtype.astype(str))) == [("fp8", "bf16"), ("int4", "bf16")]
+
+
+def test_scenario_json_holds_the_axes_and_every_drafter_placement_enough_to_run_it_again():
+    import json
+
+    from roofline.grid import scenario_meta
+
+    data = {"name": "d", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "draft", "draft": "llama-3.2-1b",
+            "draft_hardware": [None, "l4"], "axes": {"batch": [1, 8], "context": [1024], "k": [2], "alpha": [0.7, 0.9]}}
+    sc = scenario_from_dict(data, "d.yaml")
+    meta = json.loads(json.dumps(scenario_meta(sc, load_configs(sc), 8)))  # as written
+    assert meta["axes"] == {"batch": [1, 8], "context": [1024], "k": [2], "alpha": [0.7, 0.9]}
+    assert meta["draft_hardware"] == [None, "l4"]  # the drafter on the target is a placement of its own
+    again = scenario_from_dict({**{k: meta[k] for k in ("method", "draft", "draft_hardware", "axes")}, "name": "again",
+                                "hardware": list(meta["hardware"])[0], "model": "llama-3.1-8b"}, "again.yaml")
+    assert again.points == sc.points
