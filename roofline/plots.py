@@ -1027,7 +1027,12 @@ def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
                     fontsize=7, color="0.35")
         if len(bound):
             ax.axvline(bound.min(), color="firebrick", lw=1, ls=":")
-            ax.annotate(f"verify compute-bound\nfrom {bound.min():,.0f} tokens", (bound.min(), 0.97),
+            # "from N" only where every wider pass is compute-bound too: KV reads grow with the batch, and a wider
+            # pass of more sequences can be memory-bound again
+            wider_memory = bool((tokens[~ver["verify_compute_bound"].astype(bool)] > bound.min()).any())
+            text = (f"first compute-bound verify\npass: {bound.min():,.0f} tokens\n(not every wider one)" if wider_memory
+                    else f"verify compute-bound\nfrom {bound.min():,.0f} tokens")
+            ax.annotate(text, (bound.min(), 0.97),
                         xycoords=("data", "axes fraction"), xytext=(-4, 0), textcoords="offset points",
                         ha="right", va="top", fontsize=7, color="firebrick")
         elif ks:  # no compute-bound verify pass in the sweep: say so, or the missing line reads as an omission

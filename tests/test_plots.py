@@ -800,3 +800,16 @@ def test_a_point_where_only_plain_decoding_fits_is_greyed_not_called_a_loss():
     texts = {round(t.get_position()[0]): t.get_text() for t in ax.texts}
     col = sorted(df["batch"].unique()).index(only_plain[0])
     assert texts[col] == "no fit"  # grey, not '1.00 k=0' (speculation does not pay)
+
+
+def test_the_compute_bound_line_says_from_only_where_every_wider_verify_pass_is_compute_bound_too():
+    # kv-caps-batch's Llama-3.1-70B panel at 4k: k = 3 at batch 256 and 512 is compute-bound, k = 1 at 512 (as wide as
+    # k = 3 at 256) and every pass of batch 1024 and up are memory-bound: the KV reads grow with the batch
+    df, ops, meta = _meta_of({**SMALL, "model": "llama-3.1-70b", "hardware": "h200", "tp": 8, "weight_dtype": "fp8", "engine": "vllm",
+                              "axes": {"batch": [64, 256, 512, 1024, 2048], "context": [4096], "k": [1, 2, 3], "alpha": [0.8]}})
+    fig = _figure("step_time_vs_tokens", df, ops, meta)
+    texts = [t.get_text() for ax in _panel_axes(fig) for t in ax.texts if "compute-bound" in t.get_text()]
+    ver = df[df["k"] > 0].assign(tokens=df["batch"] * (df["k"] + 1))
+    first = ver.loc[ver["verify_compute_bound"].astype(bool), "tokens"].min()
+    wider_memory = (ver.loc[~ver["verify_compute_bound"].astype(bool), "tokens"] > first).any()
+    assert wider_memory and texts == [f"first compute-bound verify\npass: {first:,.0f} tokens\n(not every wider one)"]
