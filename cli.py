@@ -439,9 +439,9 @@ def sweep(
     if summary["plots_skipped"]:
         from roofline.grid import PLOT_POINTS_MAX
 
-        typer.echo(f"plots skipped: {summary['points']:,} points are more than a sweep holds in memory to draw "
-                   f"({PLOT_POINTS_MAX:,}); draw a smaller sweep, or `roofline plot TABLE` on a subset of {out / 'results.*'}",
-                   err=True)
+        typer.echo(f"plots skipped: {summary['points']:,} points are more than a sweep keeps in memory while it writes "
+                   f"({PLOT_POINTS_MAX:,}); `roofline plot {out}` draws them from the written table (it reads the whole "
+                   f"table into memory), or draw a smaller sweep", err=True)
 
 
 @app.command()

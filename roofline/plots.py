@@ -779,7 +779,9 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         ax.set_ylabel("attainable performance (TFLOP/s)")
         ax.set_title(_wrap_panel_title(fig, _panel_title(meta, dict(zip(by, key)), len(models) > 1)
                                        + f"\npeak {peak / 1e12:,.0f} TFLOP/s, {bw / 1e12:.2f} TB/s"))
-    handles = [Line2D([], [], color="k", lw=1.8, label="peak roof" + (f" ({_one(sorted(set(wide_roofs)))} operators)" if wide_roofs else "")),
+    roof_dtypes = ("each panel's weight dtype" if len(wide_roofs) < len(keys)  # a bf16 panel beside fp8 ones: its own roof
+                   else f"{_one(sorted(set(wide_roofs)))} operators")
+    handles = [Line2D([], [], color="k", lw=1.8, label="peak roof" + (f" ({roof_dtypes})" if wide_roofs else "")),
                Line2D([], [], color="k", lw=1.2, ls="--", label="derated roof")]
     if wide_roofs:  # roofline.layout is loaded by now (_unquantised_peak found quantised weights)
         from roofline.layout import OPERATOR_CLASS, UNQUANTISED_CLASSES

@@ -813,3 +813,9 @@ def test_the_compute_bound_line_says_from_only_where_every_wider_verify_pass_is_
     first = ver.loc[ver["verify_compute_bound"].astype(bool), "tokens"].min()
     wider_memory = (ver.loc[~ver["verify_compute_bound"].astype(bool), "tokens"] > first).any()
     assert wider_memory and texts == [f"first compute-bound verify\npass: {first:,.0f} tokens\n(not every wider one)"]
+
+
+def test_a_roofline_of_bf16_and_fp8_panels_does_not_call_every_peak_roof_fp8():
+    df, ops, meta = _meta_of({**SMALL, "weight_dtype": ["bf16", "fp8"], "axes": {"batch": [1, 64], "context": [1024], "k": [1], "alpha": [0.8]}})
+    legend = [t.get_text() for t in _figure("roofline", df, ops, meta).legends[0].get_texts()]
+    assert "peak roof (each panel's weight dtype)" in legend and "peak roof (fp8 operators)" not in legend
