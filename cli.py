@@ -329,15 +329,19 @@ def engines_list() -> None:
 @engines_app.command("show")
 def engines_show(name: str, json_out: Annotated[bool, typer.Option("--json", help="Print JSON (SI units).")] = False) -> None:
     """Show one serving-engine profile: every cost term, its overrides and its sources."""
+    from roofline.profiles import shadowed_paths
     from roofline.serving import load_engine
 
     eng = load_engine(name, _dirs())
+    shadows = [] if Path(name).suffix in (".yaml", ".yml") else [str(p) for p in shadowed_paths("engine", name, _dirs())]
     if json_out:
-        _echo_json({**eng.to_json(), "file": eng.path, "source": eng.source, "notes": eng.notes})
+        _echo_json({**eng.to_json(), "file": eng.path, "source": eng.source, "notes": eng.notes, "shadows": shadows})
         return
     from roofline.tables import engine_table
 
     typer.echo(engine_table(eng))
+    for path in shadows:  # a fitted copy named like a built-in: which file is in use, and which it hides
+        typer.echo(f"shadows: {path}")
 
 
 @measurements_app.command("convert")

@@ -269,3 +269,10 @@ def test_one_bad_user_file_is_named_and_the_list_still_shows_the_rest(roofline, 
     assert code == 2 and "eagle-on-hopper" in out and "y.yaml: axes.batch: expected values >= 1, found 0" in err
     code, out, err = roofline("--profiles", tmp_path, "hw", "list")
     assert code == 2 and "h100-sxm" in out and err.count("my-gpu.yaml") == 1
+
+
+def test_engines_show_names_the_built_in_a_user_profile_shadows(roofline, tmp_path):
+    (tmp_path / "sglang.yaml").write_text((ROOT / "engine_profiles" / "sglang.yaml").read_text())
+    code, out, _ = roofline("--profiles", tmp_path, "engines", "show", "sglang")
+    assert code == 0 and f"file: {tmp_path / 'sglang.yaml'}" in out
+    assert out.rstrip().endswith(f"shadows: {ROOT / 'engine_profiles' / 'sglang.yaml'}")
