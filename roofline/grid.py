@@ -176,6 +176,7 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k) -> dict[s
     be = break_even_batch(batch, np.where(fits, out["speedup"], 0.0), axis=AXIS["batch"])
     if cfg.method == "none":
         be = np.zeros_like(be)  # nothing speculates: no batch up to which speculation pays
+    be = np.where(np.squeeze(kk, axis=AXIS["batch"]) == 0, 0, be)  # k = 0 does not speculate either (its speedup is 1)
     out["break_even_batch"] = np.broadcast_to(np.expand_dims(be, AXIS["batch"]), shape)
     # the drafter's device counts (and costs) only when there is a drafter and it drafts (k > 0)
     uses_draft_device = (cfg.draft_hw is not None) & (kk > 0)

@@ -196,3 +196,9 @@ def test_scenario_json_holds_the_axes_and_every_drafter_placement_enough_to_run_
     again = scenario_from_dict({**{k: meta[k] for k in ("method", "draft", "draft_hardware", "axes")}, "name": "again",
                                 "hardware": list(meta["hardware"])[0], "model": "llama-3.1-8b"}, "again.yaml")
     assert again.points == sc.points
+
+
+def test_k_zero_rows_have_no_break_even_batch_as_plain_decoding_has_none():
+    sc = scenario_from_dict({**SCENARIO, "axes": {"batch": [1, 64], "context": [1024], "k": [0, 2], "alpha": [0.8]}}, "t.yaml")
+    df = run_sweep(sc, load_configs(sc))
+    assert (df[df.k == 0].break_even_batch == 0).all() and (df[df.k == 2].break_even_batch == 64).all()
