@@ -149,6 +149,23 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements")
                  f"each predicted with {engine_name}: a profile fitted to other engines' measurements")
 
 
+def check_profile_names(table: pd.DataFrame, profiles: tuple, where: str) -> None:
+    """Every row's hardware, model and draft model names a profile, the rows a fit leaves out included (a typo there
+    would otherwise pass until the row is predicted): one line naming the first row that does not."""
+    from roofline.hardware import load_hardware
+    from roofline.model import load_model
+
+    for column, loader in (("hardware", load_hardware), ("model", load_model), ("draft", load_model)):
+        if column not in table.columns:
+            continue
+        for name, row in table.drop_duplicates(column)[[column, "row"]].itertuples(index=False):
+            if name:
+                try:
+                    loader(name, tuple(profiles))
+                except RooflineError as exc:
+                    raise RooflineError(f"{where}: row {row}: {column}: {exc}") from None
+
+
 def left_out_note(table: pd.DataFrame, engine_name: str) -> str:
     """' (N rows of other engines left out: sglang-early 6, vllm 1)' for the fit rows of other engines that a fit of
     `engine_name` on its own rows leaves out, '' when there are none or the fit falls back to every row."""
@@ -218,6 +235,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     kept = tuple((glob, {f: v for f, v in changes.items() if (glob, f) not in stale}) for glob, changes in loaded.overrides)
     base = replace(loaded, overrides=tuple((glob, changes) for glob, changes in kept if changes))
     table = load_measurements(path) if table is None else table
+    check_profile_names(table, profiles, str(path))
     chosen, which = fit_rows(table, base.name, str(path))
     rows = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit")
     usable = rows.table["skipped"] == ""

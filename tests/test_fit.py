@@ -298,3 +298,13 @@ def test_an_out_path_the_fit_could_not_write_is_refused_before_fitting(tmp_path)
     fit = run_fit(synthetic_file(tmp_path), "vllm", loss="linear", max_evaluations=1)
     with pytest.raises(RooflineError, match="found a folder"):  # the writer applies the same check
         write_fitted_profile(fit, folder, force=True)
+
+
+def test_a_row_the_fit_leaves_out_is_still_checked_for_profile_names():
+    from roofline.fit import check_profile_names
+
+    table = pd.DataFrame({"row": [1, 2], "hardware": ["h100-sxm", "nosuchgpu"], "model": ["llama-3.1-8b"] * 2, "draft": ["", ""],
+                          "engine_slot": ["sglang", "sglang-early"], "split": ["fit", "fit"]})
+    with pytest.raises(RooflineError, match=r"m.csv: row 2: hardware: unknown hardware 'nosuchgpu'"):
+        check_profile_names(table, (), "m.csv")
+    check_profile_names(table.iloc[:1], (), "m.csv")  # every name known: nothing said
