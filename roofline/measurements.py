@@ -544,9 +544,9 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
 
     Each result gives: batch = max_concurrency (or `batch`), concurrency = the mean requests in flight where
     recorded (SGLang's `concurrency`; for vLLM, Little's law over its `--save-detailed` per-request records,
-    `_mean_in_flight`), input_len / output_len = random_input_len /
-    random_output_len where recorded, else total_input_tokens / completed and total_output_tokens /
-    completed; step_time_s = mean_tpot_ms / 1000; tokens_per_s = output_throughput; acceptance_length =
+    `_mean_in_flight`), input_len / output_len = total_input_tokens / completed and total_output_tokens /
+    completed (the tokens the run measured), else random_input_len / random_output_len (SGLang records these
+    settings whatever the dataset, and its random lengths average below them); step_time_s = mean_tpot_ms / 1000; tokens_per_s = output_throughput; acceptance_length =
     accept_length (SGLang) or spec_decode_acceptance_length / acceptance_length where present. The
     deployment (hardware, model, layout, dtypes, method, k, and `draft_tokens` for a tree: SGLang's
     --speculative-num-draft-tokens with --speculative-eagle-topk > 1) is what the server was launched with.
@@ -567,10 +567,14 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             conc = batch if batch is not None else _number(result, ("max_concurrency",), path, n,
                                                              "the client's concurrency (run the benchmark with --max-concurrency, or pass "
                                                              "--batch N / batch=N)")
-            in_len = _number(result, ("random_input_len",), path, n, "", required=False) \
-                or _number(result, ("total_input_tokens",), path, n, "total input tokens") / completed
-            out_len = _number(result, ("random_output_len",), path, n, "", required=False) \
-                or _number(result, ("total_output_tokens",), path, n, "total output tokens") / completed
+            # the tokens the run measured: SGLang writes random_input_len / random_output_len whatever the dataset
+            # (its 1024 defaults for ShareGPT) and draws random lengths from [ratio * len, len], so they are settings
+            in_len = (_number(result, ("total_input_tokens",), path, n, "total input tokens") / completed
+                      if "total_input_tokens" in result else
+                      _number(result, ("random_input_len",), path, n, "total input tokens (or random_input_len)"))
+            out_len = (_number(result, ("total_output_tokens",), path, n, "total output tokens") / completed
+                       if "total_output_tokens" in result else
+                       _number(result, ("random_output_len",), path, n, "total output tokens (or random_output_len)"))
             tau = _number(result, ("accept_length", "spec_decode_acceptance_length", "acceptance_length"), path, n, "", required=False)
             printed = _number(result, ("concurrency",), path, n, "", required=False)  # SGLang's mean in flight
             little = None if printed else _mean_in_flight(result)

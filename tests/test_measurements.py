@@ -330,3 +330,19 @@ def test_convert_from_the_cli_takes_one_source_id_and_the_batch_of_results_witho
     assert code == 0, err
     rows = load_measurements(out)
     assert set(rows["source_id"]) == {"my-server"} and set(rows["batch"]) == {16}
+
+
+def test_lengths_are_the_tokens_the_run_measured_not_sglangs_random_length_settings(tmp_path):
+    # SGLang writes random_input_len / random_output_len (its 1024 defaults) even for a ShareGPT run, and draws random
+    # lengths uniformly from [ratio * len, len]: the totals over completed requests are what was decoded
+    line = {"backend": "sglang", "dataset_name": "sharegpt", "max_concurrency": 32, "random_input_len": 1024,
+            "random_output_len": 1024, "random_range_ratio": 0.0, "completed": 500, "total_input_tokens": 115000,
+            "total_output_tokens": 95000, "output_throughput": 2000.0, "mean_tpot_ms": 12.0}
+    path = tmp_path / "run.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", quantities=("step_time_s",))
+    assert (raw["input_len"].iloc[0], raw["output_len"].iloc[0]) == ("230", "190")
+    settings_only = {k: v for k, v in line.items() if not k.startswith("total_")}  # no totals: the settings are all there is
+    path.write_text(json.dumps(settings_only) + "\n")
+    raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", quantities=("step_time_s",))
+    assert (raw["input_len"].iloc[0], raw["output_len"].iloc[0]) == ("1024", "1024")
