@@ -190,6 +190,8 @@ def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
     """The loaded spec of `kind` for mapping `data` of file `path` (name must equal the file name; an engine's
     `costs_from` is looked up on the search path with `extra_dirs`; a scenario's configs are loaded, so that an
     unknown profile or a layout its model cannot take fails here as it would in a sweep)."""
+    if "type" in data and data["type"] != kind:  # `hw set type=model` would turn a hardware file into an unreadable model
+        raise RooflineError(f"{path}: type: expected {kind} (this is a {kind} profile), found {data['type']!r}")
     if kind == "hardware":
         from roofline.hardware import hardware_from_dict as build
     elif kind == "model":

@@ -468,3 +468,12 @@ def test_every_shipped_profile_writes_efficiency_and_peak_flops_in_the_shipped_o
         for name, order in NESTED_FIELD_ORDER.items():
             keys = [k for k in doc.get(name) or {} if k in order]
             assert keys == sorted(keys, key=order.index), (path.name, name, keys)
+
+
+def test_a_profile_cannot_be_set_to_another_kind(tmp_path, roofline):
+    code, _, err = roofline("hw", "new", "myx", "--from", "h100-sxm", "--set", "type=model", "--dir", tmp_path)
+    assert code == 2 and "type: expected hardware (this is a hardware profile), found 'model'" in err and not list(tmp_path.iterdir())
+    assert roofline("hw", "new", "myx", "--from", "h100-sxm", "--dir", tmp_path)[0] == 0
+    before = (tmp_path / "myx.yaml").read_text()
+    code, _, err = roofline("--profiles", tmp_path, "hw", "set", "myx", "type=model")
+    assert code == 2 and (tmp_path / "myx.yaml").read_text() == before
