@@ -538,9 +538,17 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     best = _at_best_k(fit[fit["k"] > 0])
     top = best.loc[best["speedup"].idxmax()]
     never = best[best["speedup"] < 1.0]
+    points = best.drop_duplicates(["hardware", "model", "context", "alpha", "batch"])  # one per point at its best k
+    losing = points[points["speedup"] < 1.0]
+
+    def span(column: str, fmt) -> str:
+        lo, hi = losing[column].min(), losing[column].max()
+        return fmt(lo) if lo == hi else f"{fmt(lo)} to {fmt(hi)}"
     text = (f"Speculation gains up to {_x(top['speedup'])} ({_hw(meta, top['hardware'])}, {_model(meta, top['model'])}, batch "
             f"{int(top['batch'])}, context {_ctx(top['context'])}, α = {top['alpha']:g}, k = {int(top['k'])}); "
-            + (f"it stops paying from batch {int(never['batch'].min())} somewhere in the sweep." if len(never)
+            + (f"at its best k it still loses (speedup below 1) at {len(losing)} of the {len(points)} points that fit, "
+               f"at batch {span('batch', lambda v: f'{int(v):,}')} and α {span('alpha', lambda v: 'per-position rates' if v != v else f'{v:g}')}."
+               if len(never)
                else "it pays at every point that fits."))
     return Finding(meta.get("scenario", "scenario"), text, {"best_speedup": float(top["speedup"])})
 

@@ -173,3 +173,17 @@ def test_a_best_at_the_largest_batch_that_fits_is_a_lower_bound_not_a_peak():
     host_s = eng.host_per_step_s + eng.host_per_sequence_s * int(row["batch"])
     share = host_s / (int(row["batch"]) / row["baseline_tokens_per_s"])
     assert share > 0.25 and f"is {share:.0%} of the plain step" in f.text
+
+
+@pytest.mark.slow
+def test_the_generic_finding_says_where_speculation_loses_not_that_it_stops_paying():
+    from roofline.findings import generic
+
+    r = run_scenario("moe-verify-cost")
+    f = generic(r.df, r.ops, r.meta)
+    fit = r.df[r.df["fits_in_memory"].astype(bool) & (r.df["k"] > 0)]
+    best = fit[fit["k"] == fit["best_k"]].drop_duplicates(["hardware", "model", "context", "alpha", "batch"])
+    losing = best[best["speedup"] < 1.0]
+    assert len(losing) and losing["batch"].max() < best["batch"].max()  # it loses at small batch, pays above
+    assert (f"still loses (speedup below 1) at {len(losing)} of the {len(best)} points that fit, at batch "
+            f"{int(losing['batch'].min())} to {int(losing['batch'].max())}") in f.text and "stops paying" not in f.text
