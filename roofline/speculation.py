@@ -368,7 +368,9 @@ def speculative_metrics(
         "bytes_per_token": nbytes_total / tokens_per_iter,
         "baseline_flops_per_token": base["flops"] / b,
         "baseline_bytes_per_token": base["bytes"] / b,
-        "wasted_flops_fraction": 1.0 - (base["flops"] / b) / (flops / tokens_per_iter),
+        # on the busiest device: with expert parallelism the wider verify pass spreads its tokens over the experts more
+        # evenly than a decode step (costs.py's z_ep term), which can outweigh the rejected work: then none is counted
+        "wasted_flops_fraction": np.maximum(1.0 - (base["flops"] / b) / (flops / tokens_per_iter), 0.0),
         "memory_needed_bytes": mem["memory_needed_bytes"],
         "fits_in_memory": mem["fits_in_memory"],
         "max_batch": mem["max_batch"],

@@ -314,3 +314,16 @@ def test_a_head_drafters_input_projection_is_a_whole_bf16_gemm_on_every_rank_eac
     pad = vllm.gemm_tile_rows / batch  # 8 tokens padded to the engine's tile of rows
     t_roofline = max(op["flops"] / H100.compute_ceiling_flops_per_s("bf16") * pad, op["bytes"] / H100.memory_ceiling_bytes_per_s)
     assert float(op["time_s"]) >= t_roofline + vllm.kernel_latency_s * 0.999  # one GEMM kernel's latency on top
+
+
+def test_wasted_flops_are_never_negative_when_expert_parallel_balance_improves_with_the_wider_pass():
+    from roofline.hardware import load_hardware
+    from roofline.layout import deployment
+    from roofline.model import load_model
+
+    mixtral = load_model("mixtral-8x7b")
+    spec = predict_speculation(load_hardware("h20"), mixtral, 2, 1024, 1, 1.0, method="ngram",
+                               dep=deployment(mixtral, tp=2, ep=2))  # alpha 1: nothing is rejected
+    assert spec["wasted_flops_fraction"] == 0.0
+    dense = predict_speculation(H100, LLAMA, 1, 1024, 4, 0.5, method="eagle")
+    assert 0.0 < dense["wasted_flops_fraction"] < 1.0  # drafter work and rejected positions: a share, as before
