@@ -73,6 +73,10 @@ def test_a_file_of_fit_rows_only_says_how_to_predict_them(tmp_path):
     with pytest.raises(RooflineError, match=r"split = heldout, found none \(2 fit: pass --split all to predict every row"):
         accuracy_table(path)
     assert len(accuracy_table(path, split="all")) == 2
+    result = CliRunner().invoke(cli.app, ["accuracy", "--file", str(path), "--split", "all", "--out", str(tmp_path / "acc")])
+    headline = json.loads(result.output.strip().splitlines()[-1])
+    assert headline["batch1_moe_rows"] == 0 and headline["targets_met"]["batch-1 MoE speed within 25%"] is None  # not tested
+    assert "target batch-1 MoE speed within 25%: no row tests it" in result.output
 
 
 def test_one_engine_for_every_row_is_named_in_the_headline(tmp_path):
