@@ -484,19 +484,21 @@ def with_params(engine: ServingEngine, **params) -> ServingEngine:
 
 # ---------------------------------------------------------------- converting benchmark output
 
-def _benchmark_results(path: Path) -> list[dict]:
-    """The result objects of a benchmark output file: one JSON object (vLLM) or one per line (SGLang JSONL)."""
+def _benchmark_results(path: Path) -> tuple[list[dict], bool]:
+    """The result objects of a benchmark output file, and whether it is JSON lines: one JSON object or an array of them
+    (vLLM), or one object per line (SGLang JSONL)."""
     from roofline.yamlio import read_text
 
     text = read_text(path, MAX_FILE_BYTES)
     stripped = text.strip()
     if not stripped:
         raise RooflineError(f"{path}: expected benchmark results (JSON or JSON lines), found an empty file")
+    lines = False
     try:
         data = json.loads(stripped)
         results = data if isinstance(data, list) else [data]
     except json.JSONDecodeError:
-        results = []
+        results, lines = [], True
         for n, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
@@ -507,7 +509,7 @@ def _benchmark_results(path: Path) -> list[dict]:
     for n, item in enumerate(results, 1):
         if not isinstance(item, dict):
             raise RooflineError(f"{path}: result {n}: expected a JSON object of benchmark results, found {type(item).__name__}")
-    return results
+    return results, lines or path.suffix == ".jsonl"
 
 
 def _number(result: dict, keys: tuple[str, ...], path: Path, n: int, what: str, required: bool = True):
@@ -550,8 +552,9 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     accept_length (SGLang) or spec_decode_acceptance_length / acceptance_length where present. The
     deployment (hardware, model, layout, dtypes, method, k, and `draft_tokens` for a tree: SGLang's
     --speculative-num-draft-tokens with --speculative-eagle-topk > 1) is what the server was launched with.
-    `engine` defaults to the result's `backend` when it names one, else vllm for a JSON object and
-    sglang for JSON lines. The layout options are checked first by the rule rows are read with (`_layout`,
+    `engine` defaults to the engine the result's `backend` names (`trt`: TensorRT-LLM; one no profile covers, such as
+    lmdeploy, as named, and predicted with the default engine), else (none, or a generic `openai*` client) vllm for a
+    JSON document or array and sglang for JSON lines. The layout options are checked first by the rule rows are read with (`_layout`,
     the error naming the option), and the rows written by the rules `roofline accuracy` and `fit` apply
     (`prepare_rows`): what they would refuse is never written. `profiles`: folders to find the model in.
     """
@@ -560,8 +563,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     _layout(load_model(model, tuple(profiles)), options, "command line")
     rows = []
     for path in [Path(p) for p in (paths if isinstance(paths, (list, tuple)) else [paths])]:
-        results = _benchmark_results(path)
-        lines = len(results) > 1 or not path.read_text(encoding="utf-8").lstrip().startswith(("{", "[")) or path.suffix == ".jsonl"
+        results, lines = _benchmark_results(path)
         for n, result in enumerate(results, 1):
             completed = _number(result, ("completed",), path, n, "the number of completed requests")
             conc = batch if batch is not None else _number(result, ("max_concurrency",), path, n,
@@ -579,7 +581,11 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             printed = _number(result, ("concurrency",), path, n, "", required=False)  # SGLang's mean in flight
             little = None if printed else _mean_in_flight(result)
             mean_conc = printed or little
-            backend = engine or engine_slot(str(result.get("backend", ""))) or ("sglang" if lines else "vllm")
+            named = str(result.get("backend") or "").strip()
+            # a backend no engine profile covers (lmdeploy, ...) is kept as named (predicted with the default engine);
+            # a generic client (openai, openai-chat) names the benchmark's own engine: vllm for JSON, sglang for lines
+            backend = (engine or engine_slot(named) or ("trtllm" if named.lower() == "trt" else None)
+                       or (named if named and not named.lower().startswith("openai") else None) or ("sglang" if lines else "vllm"))
             values = {}
             if "step_time_s" in quantities:
                 values["step_time_s"] = _number(result, ("mean_tpot_ms",), path, n, "the mean time per output token in ms") / 1000.0

@@ -346,3 +346,15 @@ def test_lengths_are_the_tokens_the_run_measured_not_sglangs_random_length_setti
     path.write_text(json.dumps(settings_only) + "\n")
     raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", quantities=("step_time_s",))
     assert (raw["input_len"].iloc[0], raw["output_len"].iloc[0]) == ("1024", "1024")
+
+
+def test_the_engine_is_read_from_the_backend_and_a_json_array_is_not_taken_for_sglang_lines(tmp_path):
+    base = {"max_concurrency": 8, "completed": 100, "total_input_tokens": 51200, "total_output_tokens": 12800,
+            "output_throughput": 800.0, "mean_tpot_ms": 9.0}
+    array = tmp_path / "runs.json"
+    array.write_text(json.dumps([{**base, "backend": "openai-chat"}, {**base, "backend": "openai-chat", "max_concurrency": 16}]))
+    assert set(convert_benchmark(array, hardware="h100-sxm", model="llama-3.1-8b")["engine"]) == {"vllm"}
+    lines = tmp_path / "runs.jsonl"
+    lines.write_text("\n".join(json.dumps({**base, "backend": b}) for b in ("trt", "lmdeploy", "sglang")) + "\n")
+    raw = convert_benchmark(lines, hardware="h100-sxm", model="llama-3.1-8b", quantities=("step_time_s",))
+    assert list(raw["engine"]) == ["trtllm", "lmdeploy", "sglang"]
