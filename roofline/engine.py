@@ -37,7 +37,9 @@ dtype_o is the compute dtype of the operator's weight class for weight GEMMs (fp
 W4A16 in bf16) and bf16 for attention and elementwise work. A hardware profile may give attention and
 elementwise operators their own ceilings and a per-layer overhead (`roofline calibrate` measures them).
 
-    MBU = bytes moved / t_step / mem_bw          MFU = flops / t_step / peak_flops[dtype]
+    MBU = bytes moved / t_step / mem_bw          MFU = sum_o (flops_o / peak_flops[dtype_o]) / t_step
+                                                 (each operator against the peak of the dtype it computes in: fp32
+                                                 weight GEMMs beside bf16 attention stay at most 1)
     arithmetic intensity = flops / bytes         an operator is compute-bound when its compute time
                                                  exceeds its memory time.
 """
@@ -96,6 +98,15 @@ def operator_ceilings(hw: HardwareSpec, dep: Deployment) -> dict[str, tuple[floa
     out["attention"] = (hw.attention_compute_flops_per_s or other, hw.attention_memory_bytes_per_s or memory)
     out["norms"] = (other, hw.elementwise_memory_bytes_per_s or memory)
     out["embedding"] = out["kv_write"] = (other, memory)
+    return out
+
+
+def operator_peaks(hw: HardwareSpec, dep: Deployment) -> dict[str, float]:
+    """The dense peak FLOP/s of every operator's compute dtype (MFU's denominators): weight GEMMs their weight class's,
+    attention and elementwise work bf16's (the device's widest where it has no bf16 units)."""
+    other = hw.peak_flops_per_s[hw.compute_dtype("bf16")]
+    out = {name: hw.peak_flops_per_s[hw.compute_dtype(dep.dtype(OPERATOR_CLASS[name]))] for name in WEIGHT_GEMMS}
+    out.update({name: other for name in ("attention", "norms", "embedding", "kv_write")})
     return out
 
 
@@ -195,7 +206,8 @@ def step_metrics(
     else:
         pad = 1.0
     stage_layers = model.layers * stage_scale
-    total_flops, total_bytes, op_sum, compute_side = (np.zeros(shape) for _ in range(4))
+    total_flops, total_bytes, op_sum, compute_side, peak_time = (np.zeros(shape) for _ in range(5))
+    peaks = operator_peaks(hw, dep)
     operators = {}
     for name, (flops, nbytes) in costs.items():
         ceiling, memory_ceiling = ceilings[name]
@@ -213,6 +225,7 @@ def step_metrics(
             t = t + kernels * operator_layers(model, name, stage_scale) * engine.kernel_latency_s
         is_compute = effective_flops / ceiling > nbytes / memory_ceiling
         total_flops, total_bytes, op_sum = total_flops + flops, total_bytes + nbytes, op_sum + t
+        peak_time = peak_time + flops / peaks[name]
         compute_side = compute_side + np.where(is_compute, t, 0.0)
         if with_operators:
             operators[name] = {"flops": flops, "bytes": nbytes, "time_s": t, "compute_bound": is_compute}
@@ -226,7 +239,6 @@ def step_metrics(
     host = np.broadcast_to(host_time_s(engine, b, dep), shape)
     step = np.maximum(device, host) if engine.host_overlap else device + host
     kv_read = costs["attention"][1] - tokens_a * model.hidden_size * ACTIVATION_BYTES * 2 * stage_layers
-    peak = hw.peak_flops_per_s[hw.compute_dtype(dep.dtype("mlp" if model.moe is None else "experts"))]
     device_flops, device_bytes = microbatches * total_flops, microbatches * total_bytes
     out = {
         "step_time_s": step,
@@ -242,7 +254,7 @@ def step_metrics(
         "kv_read_bytes": microbatches * kv_read,
         "arithmetic_intensity_flops_per_byte": total_flops / total_bytes,
         "mbu": device_bytes / step / hw.mem_bw_bytes_per_s,
-        "mfu": device_flops / step / peak,
+        "mfu": microbatches * peak_time / step,
         "compute_bound": compute_side > 0.5 * op_sum,
         "tokens": tokens,
     }

@@ -99,3 +99,18 @@ def test_operator_ceilings_load_from_a_profile():
     data["operator_ceilings"] = {"attention_memory": "20 GB"}
     with pytest.raises(Exception, match="operator_ceilings.attention_memory: expected"):
         hardware_from_dict(data, "x.yaml")
+
+
+def test_mfu_weighs_each_operator_by_the_peak_of_its_own_dtype_and_stays_at_most_one():
+    from roofline.hardware import load_hardware
+    from roofline.layout import deployment
+    from roofline.model import load_model
+
+    b200, v3 = load_hardware("b200"), load_model("deepseek-v3")
+    dep = deployment(v3, "fp32", tp=8, pp=4)  # fp32 weight GEMMs beside bf16 attention over a 128k context
+    m = step_metrics(b200, v3, 16, 1, 131072, dep, engine=None, with_operators=True)
+    ops = m["operators"]
+    assert float(m["mfu"]) <= 1.0
+    by_hand = sum(float(o["flops"]) / (b200.peak_flops_per_s["bf16"] if name in ("attention", "norms", "embedding", "kv_write")
+                                      else b200.peak_flops_per_s["fp32"]) for name, o in ops.items())
+    assert float(m["mfu"]) == pytest.approx(min(16, 4) * by_hand / float(m["step_time_s"]))
