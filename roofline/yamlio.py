@@ -192,6 +192,19 @@ def read_text(path: Path, limit_bytes: int = MAX_FILE_BYTES) -> str:
 _PARSED: dict = {}
 
 
+def _copied(value):
+    """A copy of safely loaded YAML: new mappings, lists and sets all the way down; the leaves (str, numbers, bool,
+    None, dates, bytes) are immutable and shared. About 4x faster than copy.deepcopy on a profile, which `fit` and
+    the tests copy thousands of times."""
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copied(v) for v in value]
+    if isinstance(value, set):
+        return set(value)
+    return value
+
+
 def read_yaml_file(path: Path):
     """Any YAML document from a file (None for an empty one), within the bounds above.
 
@@ -199,20 +212,18 @@ def read_yaml_file(path: Path):
     fits and tests load the same few files many times (about 0.5 ms a profile with LibYAML, 5 ms
     without). An edited file has a new time or size and is parsed again.
     """
-    import copy
-
     try:
         st = Path(path).stat()
         key = (str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
     except OSError:
         key = None
     if key is not None and key in _PARSED:
-        return copy.deepcopy(_PARSED[key])
+        return _copied(_PARSED[key])
     data = load_yaml_text(read_text(path), str(path))
     if key is not None:
         if len(_PARSED) > 512:
             _PARSED.clear()
-        _PARSED[key] = copy.deepcopy(data)
+        _PARSED[key] = _copied(data)
     return data
 
 
