@@ -512,6 +512,18 @@ def _benchmark_results(path: Path) -> tuple[list[dict], bool]:
     return results, lines or path.suffix == ".jsonl"
 
 
+def _engine_of_backend(backend: str, lines: bool) -> str:
+    """The `engine` of a benchmark result from its `backend`: the engine profile it names (SGLang's `trt` is
+    TensorRT-LLM); one no profile covers (lmdeploy, ...) as named, predicted with the default engine; none, or a
+    generic client (openai, openai-chat), the benchmark's own engine: vllm for a JSON document, sglang for JSON lines."""
+    named = backend.strip()
+    if engine_slot(named) or named.lower() == "trt":
+        return engine_slot(named) or "trtllm"
+    if named and not named.lower().startswith("openai"):
+        return named
+    return "sglang" if lines else "vllm"
+
+
 def _number(result: dict, keys: tuple[str, ...], path: Path, n: int, what: str, required: bool = True):
     for key in keys:
         value = result.get(key)
@@ -548,14 +560,12 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     recorded (SGLang's `concurrency`; for vLLM, Little's law over its `--save-detailed` per-request records,
     `_mean_in_flight`), input_len / output_len = total_input_tokens / completed and total_output_tokens /
     completed (the tokens the run measured), else random_input_len / random_output_len (SGLang records these
-    settings whatever the dataset, and its random lengths average below them); step_time_s = mean_tpot_ms / 1000; tokens_per_s = output_throughput; acceptance_length =
-    accept_length (SGLang) or spec_decode_acceptance_length / acceptance_length where present. The
-    deployment (hardware, model, layout, dtypes, method, k, and `draft_tokens` for a tree: SGLang's
-    --speculative-num-draft-tokens with --speculative-eagle-topk > 1) is what the server was launched with.
-    `engine` defaults to the engine the result's `backend` names (`trt`: TensorRT-LLM; one no profile covers, such as
-    lmdeploy, as named, and predicted with the default engine), else (none, or a generic `openai*` client) vllm for a
-    JSON document or array and sglang for JSON lines. The layout options are checked first by the rule rows are read with (`_layout`,
-    the error naming the option), and the rows written by the rules `roofline accuracy` and `fit` apply
+    settings whatever the dataset, and its random lengths average below them); step_time_s = mean_tpot_ms / 1000;
+    tokens_per_s = output_throughput; acceptance_length = accept_length (SGLang) or spec_decode_acceptance_length /
+    acceptance_length where present. The deployment (hardware, model, layout, dtypes, method, k, and `draft_tokens`
+    for a tree: SGLang's --speculative-num-draft-tokens with --speculative-eagle-topk > 1) is what the server was
+    launched with. `engine` defaults to the one the result's `backend` names (`_engine_of_backend`). The layout
+    options are checked first by the rule rows are read with (`_layout`, the error naming the option), and the rows written by the rules `roofline accuracy` and `fit` apply
     (`prepare_rows`): what they would refuse is never written. `profiles`: folders to find the model in.
     """
     gpus = tp * dp_attention if gpus is None else gpus
@@ -581,11 +591,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             printed = _number(result, ("concurrency",), path, n, "", required=False)  # SGLang's mean in flight
             little = None if printed else _mean_in_flight(result)
             mean_conc = printed or little
-            named = str(result.get("backend") or "").strip()
-            # a backend no engine profile covers (lmdeploy, ...) is kept as named (predicted with the default engine);
-            # a generic client (openai, openai-chat) names the benchmark's own engine: vllm for JSON, sglang for lines
-            backend = (engine or engine_slot(named) or ("trtllm" if named.lower() == "trt" else None)
-                       or (named if named and not named.lower().startswith("openai") else None) or ("sglang" if lines else "vllm"))
+            backend = engine or _engine_of_backend(str(result.get("backend") or ""), lines)
             values = {}
             if "step_time_s" in quantities:
                 values["step_time_s"] = _number(result, ("mean_tpot_ms",), path, n, "the mean time per output token in ms") / 1000.0
