@@ -537,7 +537,6 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
                        f"({_hw(meta, b['hardware'])}, {_model(meta, b['model'])}, batch {int(b['batch'])}).", {})
     best = _at_best_k(fit[fit["k"] > 0])
     top = best.loc[best["speedup"].idxmax()]
-    never = best[best["speedup"] < 1.0]
     points = best.drop_duplicates(["hardware", "model", "context", "alpha", "batch"])  # one per point at its best k
     losing = points[points["speedup"] < 1.0]
 
@@ -548,7 +547,7 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
             f"{int(top['batch'])}, context {_ctx(top['context'])}, α = {top['alpha']:g}, k = {int(top['k'])}); "
             + (f"at its best k it still loses (speedup below 1) at {len(losing)} of the {len(points)} points that fit, "
                f"at batch {span('batch', lambda v: f'{int(v):,}')} and α {span('alpha', lambda v: 'per-position rates' if v != v else f'{v:g}')}."
-               if len(never)
+               if len(losing)
                else "it pays at every point that fits."))
     return Finding(meta.get("scenario", "scenario"), text, {"best_speedup": float(top["speedup"])})
 

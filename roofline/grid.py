@@ -304,8 +304,8 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
     methods = sorted({c.method for c in configs})
     drafting = [c for c in configs if c.method in ("draft", "mtp", "eagle")]
     placements = {c.draft_hw.name if c.draft_hw else None for c in drafting}
-    draft_hardware = (sorted(placements - {None}) if None not in placements else [None, *sorted(placements - {None})]) \
-        if placements - {None} else None
+    elsewhere = sorted(placements - {None})
+    draft_hardware = ([None] if None in placements else []) + elsewhere if elsewhere else None
     axes = {name: [None if v != v else (int(v) if float(v).is_integer() and name != "alpha" else float(v)) for v in values]
             for name, values in sc.axes.items()}  # NaN alpha (per-position rates, a tree): null
     return {
