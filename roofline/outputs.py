@@ -45,6 +45,7 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
     check_writable(out, force)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    tmp.chmod(0o777 & ~_umask())  # mkdtemp makes it private (0700): the output gets the mode any new folder gets
     try:
         (tmp / MARKER).write_text("Written by roofline: `--force` replaces this folder whole.\n", encoding="utf-8")
         yield tmp
@@ -59,6 +60,15 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
         shutil.rmtree(old, ignore_errors=True)
     else:
         tmp.rename(out)
+
+
+def _umask() -> int:
+    """The process's file-creation mask (read by setting it, then restored)."""
+    import os
+
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def write_file_safely(path: Path, text: str, force: bool) -> None:

@@ -160,3 +160,17 @@ def test_write_csv_exact_keeps_every_float64(tmp_path):
     assert back["time_s"].tolist() == df["time_s"].tolist() and back["bound"].tolist() == [False, True]
     write_csv(df, tmp_path / "float32.csv")
     assert pd.read_csv(tmp_path / "float32.csv")["time_s"].tolist() != df["time_s"].tolist()
+
+
+def test_an_output_folder_gets_the_mode_any_new_folder_gets_not_a_private_one(tmp_path):
+    import os
+
+    mask = os.umask(0o022)
+    try:
+        with staged_dir(tmp_path / "out", force=False) as tmp:
+            (tmp / "a.txt").write_text("x")
+        reference = tmp_path / "plain"
+        reference.mkdir()
+        assert (tmp_path / "out").stat().st_mode & 0o777 == reference.stat().st_mode & 0o777 == 0o755  # mkdtemp: 0o700
+    finally:
+        os.umask(mask)
