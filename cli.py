@@ -588,6 +588,14 @@ def calibrate(
         if out.suffix not in (".yaml", ".yml"):
             raise RooflineError(f"--out: expected a profile file NAME.yaml, found {str(out)!r}")
         check_profile_name(out.stem, "--out")
+        if out.parent.exists() and not out.parent.is_dir():
+            raise RooflineError(f"--out: expected a folder to write {out.name} into, found a file {out.parent}")
+        try:  # the folder, before minutes of measuring: a path that cannot be written fails now, not after them
+            out.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RooflineError(f"--out: cannot create the folder {out.parent}: {exc.strerror or exc}") from None
+        if not os.access(out.parent, os.W_OK):
+            raise RooflineError(f"--out: cannot write into {out.parent}: permission denied")
     profile = run_calibrate(device, dtype=dtype)
     if out is not None:  # a profile file is found by its name, which must be the file's (hw validate, --profiles)
         profile["name"] = out.stem
