@@ -107,9 +107,10 @@ def hardware_list(specs: list) -> str:
     lines = [f"{'name':<16}{'memory':>10}{'bandwidth':>12}{'bf16 dense':>14}{'peak ridge':>12}  display name"]
     for hw in specs:
         dtype = "bf16" if "bf16" in hw.peak_flops_per_s else "fp32"
+        no_bf16 = "" if dtype == "bf16" else "  (no bf16 units: fp32 peak and ridge)"  # a calibrated CPU profile
         lines.append(
             f"{hw.name:<16}{hw.mem_bytes / 2**30:>7.0f}GiB{hw.mem_bw_bytes_per_s / 1e12:>9.2f}TB/s"
-            f"{hw.peak_flops_per_s[dtype] / 1e12:>9.1f}TFLOP/s{hw.ridge_point_flops_per_byte(dtype):>11.0f}  {hw.display_name}"
+            f"{hw.peak_flops_per_s[dtype] / 1e12:>9.1f}TFLOP/s{hw.ridge_point_flops_per_byte(dtype):>11.0f}  {hw.display_name}{no_bf16}"
         )
     return "\n".join(lines)
 
@@ -134,8 +135,16 @@ def hardware_table(hw) -> str:
     if hw.scale_out_bw_bytes_per_s is not None:
         lines.append(f"  scale-out link    {format_si(hw.scale_out_bw_bytes_per_s, 'B/s')} per device, latency {format_seconds(hw.scale_out_latency_s)}")
     lines += [
-        f"  step overhead     {format_seconds(hw.step_overhead_s)}",
+        f"  step overhead     {format_seconds(hw.step_overhead_s)}"
+        + (f", {format_seconds(hw.layer_overhead_s)} per layer" if hw.layer_overhead_s else ""),
     ]
+    if hw.overlap_exponent is not None:  # a calibrated profile's: predictions use them, so the table shows them
+        lines.append(f"  overlap exponent  {hw.overlap_exponent:.3g} (compute and memory time combined as a {hw.overlap_exponent:.3g}-norm)")
+    for label, value, unit in (("attention compute", hw.attention_compute_flops_per_s, "FLOP/s"),
+                               ("attention memory", hw.attention_memory_bytes_per_s, "B/s"),
+                               ("elementwise mem.", hw.elementwise_memory_bytes_per_s, "B/s")):
+        if value is not None:
+            lines.append(f"  {label:<17} {format_si(value, unit)} (measured ceiling)")
     if hw.price_usd_per_hour is not None:
         lines.append(f"  price             {hw.price_usd_per_hour:.2f} USD/h")
     lines += [_text_block("source", hw.source), _text_block("notes", hw.notes)]

@@ -90,3 +90,20 @@ def test_scenarios_list_names_a_scenario_by_its_file_which_is_what_commands_take
     assert line.startswith("multi ") and line.endswith("(its name: field says 'multi-qa')")
     (same,) = scenario_list([scenario_from_dict({**data, "name": "multi"}, "/somewhere/multi.yaml")]).splitlines()[1:]
     assert "its name: field" not in same
+
+
+def test_hw_show_writes_the_fields_a_calibration_adds_and_hw_list_marks_a_profile_without_bf16():
+    import dataclasses
+
+    from roofline.hardware import load_hardware
+    from roofline.tables import hardware_list, hardware_table
+
+    h100 = load_hardware("h100-sxm")
+    measured = dataclasses.replace(h100, layer_overhead_s=4e-4, overlap_exponent=1.0, attention_compute_flops_per_s=9.13e10,
+                                   attention_memory_bytes_per_s=8.9e9, elementwise_memory_bytes_per_s=2.1e9)
+    text = hardware_table(measured)
+    assert "step overhead     20 us, 400 us per layer" in text and "overlap exponent  1 (" in text
+    assert "attention compute 91.3 GFLOP/s (measured ceiling)" in text and "elementwise mem.  2.1 GB/s (measured ceiling)" in text
+    assert "per layer" not in hardware_table(h100) and "overlap exponent" not in hardware_table(h100)
+    fp32_only = dataclasses.replace(h100, name="cpu", peak_flops_per_s={"fp32": 1.68e11})
+    assert hardware_list([fp32_only]).splitlines()[1].endswith("(no bf16 units: fp32 peak and ridge)")
