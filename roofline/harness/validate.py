@@ -569,6 +569,9 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     grid = grid_for(quick, dtype)
+    calibrated_here = hardware is None
+    mismatch = (f"the profile {hardware.name} is a {hardware.kind} profile, and this runs on the {device}: its predictions "
+                f"describe another machine" if hardware is not None and (hardware.kind == "cpu") != (device == "cpu") else "")
     if hardware is None:
         profile = run_calibrate(device, seconds_budget=grid.calibrate_budget_s, progress=progress, dtype=dtype)
         path = out_dir / "hardware-measured.yaml"
@@ -586,8 +589,9 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     n_steps = len(grid.decode_batches) * len(grid.decode_contexts) + len(grid.verify_batches) * len(grid.verify_q) * len(grid.verify_contexts)
     bar = Progress(n_steps + n_spec, progress)
     busy = busy_machine_note()
-    if busy:
-        bar.note(f"warning: {busy}")
+    for note in (busy, mismatch):
+        if note:
+            bar.note(f"warning: {note}")
     model = build_decoder(target_spec, dtype=torch_dtype(torch, dtype), device=dev, seed=0)
     draft = truncate(model, draft_spec.layers)
     b_max = max(grid.decode_batches + grid.verify_batches + grid.spec_batches)
@@ -606,7 +610,8 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     rows += measure_speculation(torch, dev, model, draft, cache, draft_cache, grid, bar)
     df = predict_rows(rows, hardware, target_spec, draft_spec, dtype)
     summary = summarize(df, device)
-    summary.update(dtype=dtype, model=target_spec.name, speedup_pairs=grid.spec_pairs)
+    summary.update(dtype=dtype, model=target_spec.name, speedup_pairs=grid.spec_pairs, hardware=hardware.name,
+                   hardware_display_name=hardware.display_name, calibrated_here=calibrated_here)  # which profile predicted
     summary_classic = summarize(df, device, "classic")
     summary["classic_max_form"] = {k: summary_classic[k] for k in ("median_abs_error", "p90_abs_error", "max_abs_error", "speedup_median_abs_error")}
     summary["seconds"] = round(time.perf_counter() - start, 1)

@@ -176,6 +176,20 @@ def test_run_validate_builds_its_decoder_in_the_dtype_asked_for(monkeypatch, tmp
     assert built == {"layers": 4, "dtype": torch.float32}
 
 
+@pytest.mark.slow  # imports torch (builds nothing)
+def test_a_gpu_profile_given_to_a_cpu_run_is_warned_about_before_anything_is_measured(monkeypatch, tmp_path, h100, capsys):
+    pytest.importorskip("torch")
+    import roofline.harness.decoder as decoder
+
+    def stop(spec, dtype, device, seed):
+        raise RooflineError("stop before building")
+
+    monkeypatch.setattr(decoder, "build_decoder", stop)
+    with pytest.raises(RooflineError, match="stop before building"):
+        run_validate(device="cpu", quick=True, out_dir=tmp_path, progress=True, hardware=h100, dtype="fp32")
+    assert "warning: the profile h100-sxm is a gpu profile, and this runs on the cpu" in capsys.readouterr().err
+
+
 def test_a_calibrated_profile_is_named_after_its_file_so_it_loads_by_that_name(monkeypatch, tmp_path):
     from typer.testing import CliRunner
 
