@@ -489,15 +489,18 @@ def _plot_speedup(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, draft: 
             k, context = int(k), float(s["context"].mean())
             curve = speculation(hw, target, draft, int(batch), context, k, alphas, dtype)["speedup"]
             ax.plot(alphas, curve, "-", color=f"C{i}", lw=1, label=f"k = {k}: predicted, tau(alpha, k)")
+            # at the alpha whose tau(alpha, k) is the run's tau, the one the prediction was computed at: the share of
+            # drafts accepted (alpha_measured) differs from it over a few iterations, and put the crosses off the curve
+            x = s["tau_measured"].map(lambda tau, k=k: alpha_for_tau(tau, k))
             for mode, marker, ms, what in (("controlled", "o", 5, "controlled alpha"), ("natural", "*", 10, "natural drafter")):
-                m = s[s["mode"] == mode]
+                chosen = s["mode"] == mode
+                m = s[chosen]
                 sp = m["measured_speedup"]
-                ax.errorbar(m["alpha_measured"], sp, yerr=[sp - m["measured_speedup_p25"], m["measured_speedup_p75"] - sp],
+                ax.errorbar(x[chosen], sp, yerr=[sp - m["measured_speedup_p25"], m["measured_speedup_p75"] - sp],
                             fmt=marker, ms=ms, color=f"C{i}", label=f"k = {k}: measured ({what})")
-            ax.plot(s["alpha_measured"], s["predicted_speedup_engine"], "x", ms=7, color=f"C{i}",
-                    label=f"k = {k}: predicted at the run's tau")
+            ax.plot(x, s["predicted_speedup_engine"], "x", ms=7, color=f"C{i}", label=f"k = {k}: predicted at the run's tau")
         ax.axhline(1.0, color="0.5", lw=1)
-        ax.set_xlabel("acceptance rate alpha, as measured in the run")
+        ax.set_xlabel("acceptance rate alpha whose tau(alpha, k) is the run's tau")
         ax.set_ylabel("speedup over plain greedy decoding (×)")
         ax.set_title(f"batch {int(batch)}, context about {SPEC_CONTEXT}")
     ymin = min(ax.get_ylim()[0] for ax in axes)
