@@ -236,6 +236,10 @@ def predict(
     on_a_cpu = engine_on_a_cpu(eng, hw)
     if on_a_cpu:
         out["warnings"].append(on_a_cpu)
+    narrow = sorted({d for d in dep.dtypes.values() if d in ("bf16", "fp16") and hw.compute_dtype(d) == "fp32"})
+    if narrow:  # a profile calibrated in fp32 on a CPU without bf16 units: 16-bit weights are taken at the fp32 peak
+        out["warnings"].append(f"{hw.name} has no {' or '.join(narrow)} peak: {' and '.join(narrow)} weights compute at its fp32 "
+                               f"peak here (a profile measured in fp32: --weight-dtype fp32 predicts what it measured)")
     if dep.dp_attention > batch:
         idle = dep.dp_attention - batch
         out["warnings"].append(f"dp_attention {dep.dp_attention} at batch {batch}: {idle} of the {dep.dp_attention} attention "

@@ -196,3 +196,12 @@ def test_k_without_a_method_is_refused_as_alpha_is_and_defaults_to_four_with_one
         roofline.predict("h100-sxm", "llama-3.1-8b", k=4)
     assert "spec" not in roofline.predict("h100-sxm", "llama-3.1-8b", k=0)
     assert roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle")["spec"]["k"] == 4
+
+
+def test_sixteen_bit_weights_on_a_profile_without_sixteen_bit_units_are_warned_about():
+    fp32_only = dataclasses.replace(roofline.load_hardware("h100-sxm"), name="my-cpu", kind="cpu", peak_flops_per_s={"fp32": 1.68e11})
+    warned = [w for w in roofline.predict(fp32_only, "llama-3.2-1b", engine="ideal")["warnings"] if "has no bf16 peak" in w]
+    assert warned == ["my-cpu has no bf16 peak: bf16 weights compute at its fp32 peak here (a profile measured in fp32: "
+                      "--weight-dtype fp32 predicts what it measured)"]
+    assert not any("peak" in w for w in roofline.predict(fp32_only, "llama-3.2-1b", engine="ideal", weight_dtype="fp32")["warnings"])
+    assert not any("has no" in w for w in roofline.predict("h100-sxm", "llama-3.2-1b")["warnings"])
