@@ -171,10 +171,12 @@ def test_fp32_measurements_run_and_count_fp32_bytes(torch):
     assert 0 < shallow < 1 and 0 < deep < 1
 
 
-def test_the_effective_cache_is_the_largest_buffer_read_over_a_quarter_faster_than_the_median_dram_read():
+def test_the_effective_cache_ends_the_run_of_buffers_read_over_a_quarter_faster_than_the_median_dram_read():
     from roofline.harness.calibrate import effective_cache_bytes
 
     sweep = {2**20: 80e9, 2**24: 40e9, 2**28: 21e9, 2**29: 20e9}  # medians over the rounds
     assert effective_cache_bytes(sweep, 20e9) == 2**24
     assert effective_cache_bytes(sweep, 9.5e9) == 2**29  # a stalled DRAM read: every buffer looks cache-fast
     assert effective_cache_bytes({2**20: 10e9}, 20e9) == 0
+    noisy = {2**20: 80e9, 2**24: 40e9, 2**26: 22e9, 2**28: 32e9, 2**29: 31.7e9}  # fast again after a slow buffer: noise
+    assert effective_cache_bytes(noisy, 25e9) == 2**24
