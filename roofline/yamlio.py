@@ -194,7 +194,7 @@ _PARSED: dict = {}
 
 def _copied(value):
     """A copy of safely loaded YAML: new mappings, lists and sets all the way down; the leaves (str, numbers, bool,
-    None, dates, bytes) are immutable and shared. About 4x faster than copy.deepcopy on a profile, which `fit` and
+    None, dates, bytes) are immutable and shared. 2.4x faster than copy.deepcopy on vllm.yaml (30 against 73 us), which `fit` and
     the tests copy thousands of times."""
     if isinstance(value, dict):
         return {k: _copied(v) for k, v in value.items()}
