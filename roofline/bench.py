@@ -9,15 +9,19 @@ sized to N points. Three runs of the same sweep, timed separately:
               folder afterwards was timed too: about 0.06 s for 983,040 points)
     csv       the same to results.csv
 
-each `repeats` times, interleaved (compute, parquet, csv, compute, ...) after one untimed compute run and the
-writers' modules imported (`_import_writers`: polars, pyarrow's csv and parquet, 0.2-0.4 s, which the first timed
+each `repeats` times, interleaved (compute, parquet, csv, compute, ...) after one untimed run of each (its write
+times reported apart, as `<format>_first_s`) and the writers' modules imported (`_import_writers`: polars, pyarrow's csv and parquet, 0.2-0.4 s, which the first timed
 write of either format paid before 2026-12-01, so that `--repeats 1` reported Parquet slower than CSV at 100,000
 points), and the medians reported with their range, and the ratios of the medians parquet / compute and csv / compute.
 The untimed run and the interleaving put the three in the same state of the process: a first run in a
 fresh process pays the kernel's first touch of every page it allocates (on this project's VM that alone
 moved a single compute-only figure between 0.15 and 0.93 s), and a denominator taken once, cold, while
 the writes ran warm after it, made the ratios look better than they are (983,040 points, 2026-11-30: Parquet
-2.62x and CSV 5.06x in one such run, 4.3-4.5x and 20.9-23.5x measured this way). Peak memory is the
+2.62x and CSV 5.06x in one such run, 4.3-4.5x and 20.9-23.5x measured this way). The same holds for the writes:
+on this VM, memory the guest freed goes back to the host and the next touch of it is slow, so the first 336 MB
+written after a quiet spell took 0.41-0.84 s where the same write took 0.07 s once warm (a plain `write` of a
+336 MB buffer into a new file, four times in a row, 2026-12-01); the untimed write of each format pays that touch,
+and `<format>_first_s` shows what it cost. Peak memory is the
 process's peak resident set size (ru_maxrss) after the runs, in bytes. Timings are this machine's,
 printed, never asserted.
 
@@ -97,6 +101,8 @@ def run_bench(points: int, chunk_points: int = 1_000_000, formats: tuple[str, ..
     configs = load_configs(sc)
     done = _compute(sc, configs, chunk_points)  # untimed: the process's first touch of its working set
     _import_writers()
+    first = {fmt: _write(sc, configs, chunk_points, fmt)[0] for fmt in formats}  # untimed in the medians: the
+    # first touch of the memory each write's file takes in the page cache (module docstring)
     times: dict[str, list[float]] = {name: [] for name in ("compute", *formats)}
     sizes = {}
     for _ in range(repeats):
@@ -116,6 +122,7 @@ def run_bench(points: int, chunk_points: int = 1_000_000, formats: tuple[str, ..
         out[f"{fmt}_points_per_s"] = round(done / median[fmt])
         out[f"{fmt}_over_compute"] = round(median[fmt] / median["compute"], 2)
         out[f"{fmt}_bytes"] = sizes[fmt]
+        out[f"{fmt}_first_s"] = round(first[fmt], 3)
     rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     out["peak_rss_bytes"] = rss_kib * (1 if sys.platform == "darwin" else 1024)
     out["chunk_points"] = chunk_points
