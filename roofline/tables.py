@@ -92,8 +92,7 @@ def _best_k_text(spec: dict) -> str:
     """Best k, or why there is none: a tree (its tau at another depth is unknown: not reported), or no k fits."""
     if spec["best_k"] is not None:
         return str(spec["best_k"])
-    why = spec["best_k_unknown_because"]
-    return f"{'not reported' if why.startswith('tree') else 'none'} ({why})"
+    return f"{'not reported' if spec['tree_nodes'] is not None else 'none'} ({spec['best_k_unknown_because']})"
 
 
 def _layout(lay: dict) -> str:
