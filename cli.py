@@ -300,7 +300,7 @@ def models_import(
     name: Annotated[str, typer.Option(help="Profile name (file NAME.yaml).")],
     display_name: Annotated[Optional[str], typer.Option(help="Human-readable name.")] = None,
     published_params: Annotated[Optional[float], typer.Option(min=1.0, max=1e16, help="Published total parameter count, checked against the computed one.")] = None,
-    published_active_params: Annotated[Optional[float], typer.Option(min=1.0, max=1e16, help="Published active parameter count (MoE).")] = None,
+    published_active_params: Annotated[Optional[float], typer.Option("--published-active", min=1.0, max=1e16, help="Published active parameter count (MoE), checked against the computed one.")] = None,
     source: Annotated[Optional[str], typer.Option(help="Where the config comes from (URL), written as the profile's source.")] = None,
     dir_: Annotated[Optional[Path], typer.Option("--dir", help="Folder to write to (default: the user profile folder).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,

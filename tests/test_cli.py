@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import typer.main
 from typer.testing import CliRunner
 
 import cli
@@ -248,15 +249,22 @@ def test_scenarios_show_and_validate():
     assert result.exit_code == 0 and result.output.count("ok    ") == len(list((ROOT / "scenarios").glob("*.yaml")))
 
 
-HELP_COMMANDS = (["predict"], ["sweep"], ["report"], ["plot"], ["bench"], ["fit"], ["accuracy"], ["calibrate"], ["validate"],
-                 ["hw", "set"], ["hw", "new"], ["hw", "show"], ["hw", "diff"], ["measurements", "convert"], ["scenarios", "show"])
+def _commands(cmd, path=()):
+    """Every leaf command of the CLI, as its words (`hw set`)."""
+    if not hasattr(cmd, "commands"):
+        return [list(path)]
+    return [words for name, sub in cmd.commands.items() for words in _commands(sub, (*path, name))]
+
+
+HELP_COMMANDS = _commands(typer.main.get_command(cli.app))
 
 
 @pytest.mark.slow  # rich renders the help: 0.3 s to import, then 0.03-0.05 s a command
 @pytest.mark.parametrize("command", HELP_COMMANDS, ids=" ".join)
 def test_help_at_80_columns_cuts_no_option_name_or_help_word(command):
-    """rich cuts a word wider than its column with an ellipsis; a boolean option's --no-X twin took a column of its
-    own. (`models import` is left out: its --published-active-params is the profile field's name, cut at 80.)"""
+    """rich cuts a word wider than its column with an ellipsis (`models import --published-active-params` was cut);
+    a boolean option's --no-X twin took a column of its own."""
+    assert len(HELP_COMMANDS) >= 28 and ["models", "import"] in HELP_COMMANDS  # every command, walked from the app
     result = CliRunner().invoke(cli.app, [*command, "--help"], env={"COLUMNS": "80", "TERMINAL_WIDTH": "80"})
     assert result.exit_code == 0 and "Usage:" in result.output
     assert "…" not in result.output and "--no-force" not in result.output

@@ -259,7 +259,7 @@ def test_shipped_imported_models_are_what_models_import_makes_from_their_config(
     shipped = ROOT / "model_profiles" / f"{name}.yaml"
     source = yaml.safe_load(shipped.read_text())
     code, out, err = roofline("models", "import", HF / f"{name}.json", "--name", name, "--display-name", source["display_name"],
-                              "--published-params", published, "--published-active-params", active,
+                              "--published-params", published, "--published-active", active,
                               "--source", source["source"], "--dir", tmp_path)
     assert code == 0, err
     assert (tmp_path / f"{name}.yaml").read_text() == shipped.read_text()
