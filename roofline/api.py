@@ -233,6 +233,7 @@ def predict(
         out["warnings"].append(
             f"does not fit in memory: needs {out['memory_needed_bytes'] / 1e9:.1f} GB per device of "
             f"{out['usable_memory_bytes'] / 1e9:.1f} GB usable (max batch {out['max_batch']:,} at this context)")
+    memory_warning = len(out["warnings"]) - 1 if not fits else None  # a speculative point says what it needs with its drafter
     on_a_cpu = engine_on_a_cpu(eng, hw)
     if on_a_cpu:
         out["warnings"].append(on_a_cpu)
@@ -261,8 +262,15 @@ def predict(
         if out["spec"]["drafter_waits_for_target"]:
             out["warnings"].append(f"the {method} head on {draft_hw.name} needs the verified hidden states before it drafts: "
                                    "drafting and verification cannot overlap")
-        if not out["spec"]["fits_in_memory"] and fits:
-            out["warnings"].append("with its drafter, this point does not fit in memory")
+        spec = out["spec"]
+        if not spec["fits_in_memory"]:
+            with_drafter = (f"{spec['memory_needed_bytes'] / 1e9:.1f} GB per device of {out['usable_memory_bytes'] / 1e9:.1f} GB "
+                            f"usable (max batch {spec['max_batch']:,} at this context)")
+            if memory_warning is None:
+                out["warnings"].append(f"with its drafter, this point does not fit in memory: needs {with_drafter}")
+            else:
+                out["warnings"][memory_warning] = (f"does not fit in memory: with its drafter it needs {with_drafter}; "
+                                                   f"plain decoding {out['memory_needed_bytes'] / 1e9:.1f} GB (max batch {out['max_batch']:,})")
     if prompt is not None:
         out["prompt"] = prompt
         out["ttft_s"] = float(ttft_s(hw, target, prompt, dep, eng))

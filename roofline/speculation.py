@@ -283,7 +283,9 @@ def speculative_metrics(
     bytes_per_token, baseline_flops_per_token, baseline_bytes_per_token, wasted_flops_fraction,
     memory_needed_bytes, fits_in_memory, max_batch, baseline_max_batch (plain decoding's, without a drafter and
     its k + 1 extra tokens), verify_compute_bound, baseline_mbu, baseline_mfu, drafter_overlaps,
-    drafter_memory_bytes (its weights and KV cache on the device it runs on).
+    drafter_memory_bytes (its weights and KV cache on the device it runs on). draft_time_s and verify_time_s are the
+    drafter's and the target's busy time in one iteration: where a draft model elsewhere overlaps (drafter_overlaps),
+    each is two half-batch passes, the iteration takes the larger, and FLOPs and bytes count both passes.
     """
     check_options("speculation", method, draft=draft, draft_vocab=draft_vocab, alpha=alpha, acceptance=acceptance,
                   tree_nodes=tree_nodes, tree_tau=tree_tau, k=k)
@@ -326,30 +328,36 @@ def speculative_metrics(
     draft_time = k * (draft_step["step_time_s"] + per_draft_step)
     speculating = k > 0
     overlaps = elsewhere and method == "draft" and overlap
+    verify_time = verify["step_time_s"]
+    flops = k * draft_step["flops"] + verify["flops"]
+    nbytes_total = k * draft_step["bytes"] + verify["bytes"]
     if elsewhere:
         # tokens (4 B each) travel to the target, hidden states (2 B x hidden) back to a head drafter
         nbytes = b * (k * 4.0 + ((q * target.hidden_size * 2.0) if method in ("mtp", "eagle") else 0.0))
         link_bw = min(hw.link_bw_bytes_per_s * hw.link_efficiency, dhw.link_bw_bytes_per_s * dhw.link_efficiency)
         transfer = np.where(speculating, max(hw.link_latency_s, dhw.link_latency_s) + nbytes / link_bw, 0.0)
-        if overlaps:
+        if overlaps:  # two micro-batches of B/2: each device's busy time is two half-batch passes
             half = np.maximum(b / 2.0, 1.0)
-            half_draft = k * (step_metrics(dhw, drafter, half, draft_q, s, d_dep, engine=no_host)["step_time_s"] + per_draft_step)
-            half_verify = step_metrics(hw, target, half, q, s, dep, engine=engine, shared_prefix=shared_prefix)["step_time_s"]
-            serial = draft_time + verify["step_time_s"]
-            split = np.maximum(2.0 * half_draft, 2.0 * half_verify)
-            overlaps = (b >= 2) & (split < serial)  # split only where it pays (it streams the drafter twice)
-            busy = np.where(overlaps, split, serial)
+            half_step = step_metrics(dhw, drafter, half, draft_q, s, d_dep, engine=no_host, shared_prefix=shared_prefix)
+            half_per_step = engine.spec_per_draft_step_s + engine.spec_per_draft_step_per_sequence_s * sequences_per_group(half, dep)
+            half_draft = k * (half_step["step_time_s"] + half_per_step)
+            half_verify = step_metrics(hw, target, half, q, s, dep, engine=engine, shared_prefix=shared_prefix)
+            split = np.maximum(2.0 * half_draft, 2.0 * half_verify["step_time_s"])
+            overlaps = (b >= 2) & (split < draft_time + verify_time)  # split only where it pays (it streams both models twice)
+            draft_time = np.where(overlaps, 2.0 * half_draft, draft_time)
+            verify_time = np.where(overlaps, 2.0 * half_verify["step_time_s"], verify_time)
+            flops = np.where(overlaps, 2.0 * (k * half_step["flops"] + half_verify["flops"]), flops)
+            nbytes_total = np.where(overlaps, 2.0 * (k * half_step["bytes"] + half_verify["bytes"]), nbytes_total)
+            busy = np.where(overlaps, split, draft_time + verify_time)
         else:
-            busy = draft_time + verify["step_time_s"]
+            busy = draft_time + verify_time
     else:
         transfer = np.zeros(())
-        busy = draft_time + verify["step_time_s"]
+        busy = draft_time + verify_time
     overhead = np.where(speculating, engine.spec_per_iteration_s + engine.spec_per_iteration_per_sequence_s * b_a, 0.0)
     t_iter = busy + transfer + overhead
     shape = np.broadcast(t_iter, tau, b, s).shape
     tokens_per_iter = b * tau
-    flops = k * draft_step["flops"] + verify["flops"]
-    nbytes_total = k * draft_step["bytes"] + verify["bytes"]
 
     verify_len = s + q
     mem = speculation_capacity(hw, target, b, verify_len, dep, method, drafter, d_dep, dhw if elsewhere else None,
@@ -358,7 +366,7 @@ def speculative_metrics(
         "baseline_step_time_s": base["step_time_s"],
         "baseline_tokens_per_s": b / base["step_time_s"],
         "draft_time_s": draft_time,
-        "verify_time_s": verify["step_time_s"],
+        "verify_time_s": verify_time,
         "transfer_time_s": transfer,
         "overhead_time_s": overhead,
         "iteration_time_s": t_iter,

@@ -61,9 +61,7 @@ def predict_table(point: dict) -> str:
             "",
             f"  speculation: {spec['method']}  k {spec['k']}  {given}" + (f"  ({spec['acceptance_source']})" if spec.get("acceptance_source") not in (None, "given") else ""),
             f"    tau (tokens/iter)  {spec['tau']:.3f}",
-            f"    iteration          {format_seconds(spec['iteration_time_s'])} = draft {format_seconds(spec['draft_time_s'])}"
-            f" + verify {format_seconds(spec['verify_time_s'])} + other {format_seconds(spec['transfer_time_s'] + spec['overhead_time_s'])}"
-            + ("  (drafting overlapped with verification)" if spec.get("drafter_overlaps") else ""),
+            f"    iteration          {_iteration_text(spec)}",
             f"    tokens/s (batch)   {spec['tokens_per_s']:,.1f}",
             f"    tokens/s per user  {spec['tokens_per_s_per_user']:,.1f}",
             f"    speedup            {spec['speedup']:.3f}x",
@@ -71,13 +69,15 @@ def predict_table(point: dict) -> str:
             f"    break-even batch   {'none' if be is None else f'{be:,}'}"
             + ("  (the largest batch that fits: speculation still pays where memory ends the search)"
                if spec.get("break_even_at_memory_limit") else ""),
-            f"    drafter memory     {format_si(spec['drafter_memory_bytes'], 'B')}" + (" on the draft device" if spec.get("drafter_waits_for_target") or spec.get("draft_hardware") else ""),
+            f"    drafter memory     {format_si(spec['drafter_memory_bytes'], 'B')}" + (" on the draft device" if spec.get("draft_hardware") else " per device"),
             f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,} with the drafter)",
         ]
         if spec.get("drafter_waits_for_target"):
             lines.append("    no overlap         the head drafter needs the verified hidden states before it drafts")
         if spec.get("mtp_module_reused"):
-            lines.append("    MTP module reused  k exceeds the model's trained MTP modules; later positions are accepted less often")
+            lines.append("    MTP module reused  k exceeds the trained MTP modules: the last is reused, "
+                         + ("and the default rates accept later positions less often" if spec.get("acceptance_source") not in (None, "given")
+                            else "at the acceptance given (a reused module accepts less in practice)"))
     return "\n".join(lines)
 
 
@@ -86,6 +86,17 @@ def _text_block(label: str, text: object) -> str:
     indent the YAML gave it."""
     lines = [line.strip() for line in str(text).strip().splitlines()] or [""]
     return "\n".join([f"  {label}: {lines[0]}", *(f"    {line}" for line in lines[1:] if line)])
+
+
+def _iteration_text(spec: dict) -> str:
+    """The iteration time as the sum it is: draft + verify + other, or with a draft model overlapped, the larger of the
+    two devices' busy times (two half batches each, one drafted while the other is verified) + other."""
+    draft, verify = format_seconds(spec["draft_time_s"]), format_seconds(spec["verify_time_s"])
+    other = format_seconds(spec["transfer_time_s"] + spec["overhead_time_s"])
+    if spec.get("drafter_overlaps"):
+        return (f"{format_seconds(spec['iteration_time_s'])} = max(draft {draft}, verify {verify}) + other {other}"
+                "  (two half batches: one drafted while the other is verified)")
+    return f"{format_seconds(spec['iteration_time_s'])} = draft {draft} + verify {verify} + other {other}"
 
 
 def _best_k_text(spec: dict) -> str:

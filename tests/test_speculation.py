@@ -135,6 +135,28 @@ def test_a_draft_model_elsewhere_overlaps_only_when_the_batch_splits_into_two_mi
     assert bool(big["drafter_overlaps"]) and float(big["iteration_time_s"]) < float(big["draft_time_s"] + big["verify_time_s"])
 
 
+def test_an_overlapped_iteration_is_the_larger_busy_time_of_two_half_batch_passes_each():
+    """With overlap, draft_time_s and verify_time_s are each device's busy time (two half-batch passes, each paying the
+    per-sequence draft cost of its own B/2 and the shared prefix), the iteration the larger of them plus the rest."""
+    from roofline.serving import load_engine
+
+    a100, draft, m70 = load_hardware("a100-sxm-80gb"), load_model("llama-3.2-1b"), load_model("llama-3.1-70b")
+    kw = dict(method="draft", draft=draft, draft_hw=a100, dep=deployment(m70, tp=4), engine=load_engine("vllm"))
+    r = speculative_metrics(H100, m70, 64, 4096, 4, 0.8, **kw)
+    assert bool(r["drafter_overlaps"])
+    assert float(r["iteration_time_s"]) == pytest.approx(max(float(r["draft_time_s"]), float(r["verify_time_s"]))
+                                                        + float(r["transfer_time_s"] + r["overhead_time_s"]), rel=1e-12)
+    half = speculative_metrics(H100, m70, 32, 4096, 4, 0.8, **kw, overlap=False)  # one micro-batch of 32, taking turns
+    assert float(r["draft_time_s"]) == pytest.approx(2 * float(half["draft_time_s"]), rel=1e-12)
+    assert float(r["verify_time_s"]) == pytest.approx(2 * float(half["verify_time_s"]), rel=1e-12)
+    # both models stream their weights once per micro-batch: two half passes' bytes and FLOPs
+    assert float(r["bytes_per_token"]) == pytest.approx(float(half["bytes_per_token"]), rel=1e-12)
+    prefix = speculative_metrics(H100, m70, 64, 4096, 4, 0.8, **kw, shared_prefix=2000)
+    half_prefix = speculative_metrics(H100, m70, 32, 4096, 4, 0.8, **kw, shared_prefix=2000, overlap=False)
+    assert bool(prefix["drafter_overlaps"]) and float(prefix["draft_time_s"]) < float(r["draft_time_s"])  # the prefix read once
+    assert float(prefix["draft_time_s"]) == pytest.approx(2 * float(half_prefix["draft_time_s"]), rel=1e-12)
+
+
 def test_a_draft_model_costs_memory_and_lowers_the_maximum_batch():
     plain = speculative_metrics(H100, LLAMA, 1, 8192, 4, 0.8, method="ngram")
     drafted = speculative_metrics(H100, LLAMA, 1, 8192, 4, 0.8, method="draft", draft=load_model("llama-3.2-1b"))

@@ -4,6 +4,7 @@ import pytest
 
 import roofline
 from roofline.tables import predict_table
+from roofline.units import format_si
 
 
 def test_the_predict_table_names_engine_layout_and_weight_dtypes_and_warns_first():
@@ -12,6 +13,29 @@ def test_the_predict_table_names_engine_layout_and_weight_dtypes_and_warns_first
     assert text.startswith("WARNING: does not fit in memory")
     assert "engine vllm" in text and "dp-attention 8, ep 8" in text and "experts fp8" in text and "embedding bf16" in text
     assert "all-to-all" in text and "MTP module reused" in text
+
+
+def test_a_speculative_point_that_does_not_fit_says_what_it_needs_with_its_drafter():
+    kw = dict(tp=8, method="mtp", k=2, alpha=0.9)
+    both = roofline.predict("h200", "deepseek-v3", 256, 4096, **kw)  # plain needs 157.8 GB, with MTP 160.7 GB of 135.7
+    (line,) = [w for w in both["warnings"] if "does not fit" in w]
+    assert f"with its drafter it needs {both['spec']['memory_needed_bytes'] / 1e9:.1f} GB" in line
+    assert f"(max batch {both['spec']['max_batch']:,} at this context); plain decoding {both['memory_needed_bytes'] / 1e9:.1f} GB" in line
+    only = roofline.predict("h200", "deepseek-v3", both["spec"]["max_batch"] + 2, 4096, **kw)  # fits plain, not with MTP
+    assert only["fits_in_memory"] and not only["spec"]["fits_in_memory"]
+    assert only["warnings"] == [f"with its drafter, this point does not fit in memory: needs {only['spec']['memory_needed_bytes'] / 1e9:.1f} "
+                                f"GB per device of {only['usable_memory_bytes'] / 1e9:.1f} GB usable (max batch {only['spec']['max_batch']:,} at this context)"]
+    text = predict_table(both)
+    assert f"drafter memory     {format_si(both['spec']['drafter_memory_bytes'], 'B')} per device" in text  # on each target device
+    assert "the last is reused, at the acceptance given" in text  # alpha given: not the default rates' fall
+
+
+def test_an_overlapped_iteration_is_written_as_the_larger_of_the_two_busy_times():
+    p = roofline.predict("h100-sxm", "llama-3.1-70b", 64, 4096, tp=4, method="draft", draft="llama-3.2-1b",
+                         draft_hardware="a100-sxm-80gb", k=4, alpha=0.8)
+    (line,) = [x for x in predict_table(p).splitlines() if x.strip().startswith("iteration")]
+    assert p["spec"]["drafter_overlaps"] and "= max(draft " in line and "(two half batches" in line
+    assert "drafter memory" in predict_table(p) and "on the draft device" in predict_table(p)
 
 
 def test_engine_show_writes_override_fields_by_their_yaml_keys_and_kernel_counts_as_a_list():
