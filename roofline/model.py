@@ -130,6 +130,16 @@ class ModelSpec:
         return self.attention_params_per_layer - self.o_params_per_layer
 
     @property
+    def qkv_replicated_params_per_layer(self) -> int:
+        """Of qkv_params_per_layer, those every tensor-parallel rank holds whole: MLA's down-projections
+        hidden -> q_lora + kv_lora + rope (q_a and kv_a, one `fused_qkv_a_proj = MergedReplicatedLinear(...)` in
+        vLLM's and SGLang's deepseek_v2.py; kv_a alone, a ReplicatedLinear, without q_lora); 0 for other layouts."""
+        if self.kv_layout != "mla":
+            return 0
+        m = self.mla
+        return self.hidden_size * (m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim)
+
+    @property
     def o_params_per_layer(self) -> int:
         v_dim = self.mla.v_head_dim if self.kv_layout == "mla" else self.head_dim
         if self.o_lora_rank:

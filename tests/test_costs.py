@@ -78,3 +78,25 @@ def test_a_pipeline_stage_holds_whole_layers_the_busiest_ceil_of_layers_over_pp(
     ops = step_metrics(h100, llama8b, 3, 1, 1024, deployment(llama8b, "bf16", pp=3), with_operators=True)["operators"]
     ref = step_metrics(h100, llama8b, 1, 1, 1024, deployment(llama8b, "bf16"), with_operators=True)["operators"]
     assert float(ops["mlp"]["bytes"]) == pytest.approx(float(ref["mlp"]["bytes"]) * 11 / 32)  # one micro-batch of 1 on the busiest stage
+
+
+def test_mla_down_projections_are_whole_on_every_tensor_parallel_rank():
+    """vLLM and SGLang hold q_a and kv_a (hidden -> q_lora + kv_lora + rope) as one replicated linear: at tp 8 each
+    rank holds them whole and the rest of the attention weights an eighth (DeepSeek-V3: 7168 x 2112 a layer)."""
+    from roofline.costs import weight_bytes_by_class
+    from roofline.model import load_model
+
+    v3 = load_model("deepseek-v3")
+    whole = 7168 * (1536 + 512 + 64)
+    assert v3.qkv_replicated_params_per_layer == whole == 15_138_816
+    one, eight = deployment(v3, "fp8"), deployment(v3, "fp8", tp=8)
+    attention_1, attention_8 = weight_bytes_by_class(v3, one)["attention"], weight_bytes_by_class(v3, eight)["attention"]
+    assert attention_8 == pytest.approx((attention_1 - 61 * whole) / 8 + 61 * whole, rel=1e-12)  # fp8: 1 byte a weight
+    mtp_1, mtp_8 = (weight_bytes_by_class(v3, d, with_mtp=True)["mtp"] for d in (one, eight))
+    assert mtp_8 == pytest.approx((mtp_1 - whole) / 8 + whole, rel=1e-12)  # one MTP module, one MLA block
+    (flops_1, bytes_1), (flops_8, bytes_8) = (operator_costs(v3, 1, 1, 1024, d)["qkv_proj"] for d in (one, eight))
+    per_device = (v3.qkv_params_per_layer - whole) / 8 + whole
+    assert float(flops_8) == pytest.approx(2.0 * per_device * 61, rel=1e-12)
+    assert float(bytes_8 - (bytes_1 - v3.qkv_params_per_layer * 61)) == pytest.approx(per_device * 61, rel=1e-12)
+    llama = load_model("llama-3.1-8b")
+    assert llama.qkv_replicated_params_per_layer == 0  # GQA: every projection column-parallel
