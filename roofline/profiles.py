@@ -56,7 +56,7 @@ DTYPE_ALIASES = {
     "fp16": "fp16", "float16": "fp16", "half": "fp16", "f16": "fp16",
     "fp8": "fp8", "float8": "fp8", "e4m3": "fp8", "fp8_e4m3": "fp8", "float8_e4m3fn": "fp8",
     "int8": "int8", "i8": "int8", "w8a8": "int8",
-    "w8a16": "w8a16", "int8-weight-only": "w8a16", "int8wo": "w8a16",
+    "w8a16": "w8a16", "int8_weight_only": "w8a16", "int8wo": "w8a16",  # looked up with - read as _
     "int4": "int4", "i4": "int4", "w4a16": "int4",
     "fp4": "fp4", "mxfp4": "fp4", "nvfp4": "fp4", "float4": "fp4",
 }
