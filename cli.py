@@ -91,9 +91,9 @@ def predict(
         overlap=overlap, draft_vocab=draft_vocab, tree_nodes=tree_nodes, tree_tau=tree_tau, prompt=prompt,
         shared_prefix=shared_prefix, profiles=_dirs(), where="command line",
     )
-    if json_out:  # the table writes its warnings first itself; JSON carries them in "warnings", and stderr says them
-        for line in point["warnings"]:
-            typer.echo(f"warning: {line}", err=True)
+    for line in point["warnings"]:  # first, on stderr, whichever the output (JSON also carries them in "warnings")
+        typer.echo(f"warning: {line}", err=True)
+    if json_out:
         _echo_json(point)
     else:
         from roofline.tables import predict_table

@@ -10,11 +10,11 @@ from roofline.units import format_seconds, format_si
 
 
 def predict_table(point: dict) -> str:
-    """The human-readable `roofline predict` output: warnings first, summary, weights per class, operators, speculation."""
+    """The human-readable `roofline predict` output: summary, weights per class, operators, speculation (the CLI writes
+    the point's warnings on stderr before it)."""
     p = point
     lay = p["layout"]
-    lines = [f"WARNING: {w}" for w in p.get("warnings", [])]
-    lines += [
+    lines = [
         f"{p['model']} on {p['devices']} x {p['hardware']} ({_layout(lay)})  engine {p['engine']}  batch {p['batch']}  "
         f"context {p['context']}  KV {p['kv_dtype']}" + (f"  shared prefix {p['shared_prefix']:,}" if p.get("shared_prefix") else ""),
         "",
