@@ -350,17 +350,17 @@ def measurements_convert(
     hardware: Annotated[str, typer.Option(help="Hardware profile the server ran on.")],
     model: Annotated[str, typer.Option(help="Model profile the server ran.")],
     out: Annotated[Path, typer.Option(help="Measurements CSV to write (its columns: the README in measurements/).")],
-    tp: Annotated[int, typer.Option(help="Tensor-parallel degree of the server.")] = 1,
-    ep: Annotated[int, typer.Option(help="Expert-parallel degree.")] = 1,
-    dp_attention: Annotated[int, typer.Option(help="Attention data-parallel degree.")] = 1,
-    gpus: Annotated[Optional[int], typer.Option(help="GPUs of the deployment (default tp x dp-attention).")] = None,
+    tp: Annotated[int, typer.Option(min=1, help="Tensor-parallel degree of the server.")] = 1,
+    ep: Annotated[int, typer.Option(min=1, help="Expert-parallel degree.")] = 1,
+    dp_attention: Annotated[int, typer.Option(min=1, help="Attention data-parallel degree.")] = 1,
+    gpus: Annotated[Optional[int], typer.Option(min=1, help="GPUs of the deployment (default tp x dp-attention).")] = None,
     weight_dtype: Annotated[str, typer.Option(help="Weight dtype the server ran.")] = "bf16",
     kv_dtype: Annotated[str, typer.Option(help="KV-cache dtype.")] = "bf16",
     method: Annotated[str, typer.Option(help="Speculation method of the server: none | draft | mtp | eagle | ngram.")] = "none",
-    k: Annotated[int, typer.Option(help="Draft length (speculative tokens per step; a tree's depth).")] = 0,
+    k: Annotated[int, typer.Option(min=0, help="Draft length (speculative tokens per step; a tree's depth).")] = 0,
     draft_tokens: Annotated[int, typer.Option(help="Tree drafting: tokens verified per sequence (SGLang's option named speculative num draft tokens); 0 for a chain.")] = 0,
     engine: Annotated[Optional[str], typer.Option(help="Engine (default: the result's backend, else vllm for JSON, sglang for JSONL).")] = None,
-    engine_version: Annotated[str, typer.Option(help="Engine version, for the record.")] = "",
+    engine_version: Annotated[str, typer.Option(help="Engine version: it picks the profile rows are predicted and fitted with (vLLM below 0.8: vllm-v0; SGLang below 0.4.5: sglang-early).")] = "",
     split: Annotated[str, typer.Option(help="fit | heldout: the half these rows belong to.")] = "fit",
     source_id: Annotated[Optional[str], typer.Option(help="Source of every row (default: each file's name). One server's runs "
                                                       "under one id are one source to `fit --cv`, which leaves a source out.")] = None,
@@ -684,13 +684,28 @@ def main() -> None:
             typer.echo(exc.ctx.get_help())  # `roofline` alone, or a group without a command
             sys.exit(0)
         if hasattr(exc, "format_message") and isinstance(getattr(exc, "exit_code", None), int):
-            typer.echo(f"error: {exc.format_message()}", err=True)
+            found = _value_given(getattr(exc, "param", None), sys.argv[1:])
+            typer.echo(f"error: {exc.format_message()}" + (f", found {found!r}" if found is not None else ""), err=True)
             sys.exit(exc.exit_code)
         if isinstance(exc, OSError):  # a path the user gave that the system refused (a file where a folder must be, ...)
             where = f"{exc.filename}: " if exc.filename else ""
             typer.echo(f"error: {where}{exc.strerror or exc}", err=True)
             sys.exit(2)
         raise
+
+
+def _value_given(param, args: list[str]) -> str | None:
+    """What the command line gave an option a usage error names (`--tp 0`, `--tp=0`; the last one given), else None."""
+    found = None
+    for name in getattr(param, "opts", None) or []:
+        if not name.startswith("-"):
+            continue
+        for i, arg in enumerate(args):
+            if arg == name and i + 1 < len(args):
+                found = args[i + 1]
+            elif arg.startswith(name + "="):
+                found = arg[len(name) + 1:]
+    return found
 
 
 def run() -> None:
