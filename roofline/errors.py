@@ -29,6 +29,10 @@ def check_flag(where: str, field: str, value: object) -> bool:
     return value
 
 
+class UnknownName(RooflineError):
+    """A profile name that names no profile (a scenario adds its file and key in front)."""
+
+
 def unknown_name_error(kind: str, name: str, known: list[str]) -> RooflineError:
     """An unknown profile name, with the closest known names."""
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.4)
@@ -36,7 +40,7 @@ def unknown_name_error(kind: str, name: str, known: list[str]) -> RooflineError:
         close = sorted(known, key=lambda k: -difflib.SequenceMatcher(None, name, k).ratio())[:3]
     hint = ", ".join(close) if close else "none installed"
     listing = {"hardware": " (see `roofline hw list`)", "model": " (see `roofline models list`)"}.get(kind, "")
-    return RooflineError(f"unknown {kind} {name!r}; closest: {hint}{listing}")
+    return UnknownName(f"unknown {kind} {name!r}; closest: {hint}{listing}")
 
 
 class RooflineWarning(UserWarning):

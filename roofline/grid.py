@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from roofline.engine import step_metrics
-from roofline.errors import RooflineError, field_error, warn
+from roofline.errors import RooflineError, UnknownName, field_error, warn
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment
 from roofline.model import ModelSpec, load_model
@@ -69,15 +69,19 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
     from roofline.speculation import check_draft_vocab, default_rates
 
     specs = specs or {}
-
-    def get(kind: str, loader, name):
-        return specs.get((kind, name)) or loader(name, extra_dirs)
-
-    draft = get("ModelSpec", load_model, sc.draft) if sc.draft else None
-    hws = {h: get("HardwareSpec", load_hardware, h) for h in {*sc.hardware, *(d for d in sc.draft_hardware if d)}}
-    models = {m: get("ModelSpec", load_model, m) for m in sc.model}
-    engines = {e: specs.get(("ServingEngine", e)) or load_engine(e, extra_dirs) for e in sc.engine}
     where = sc.path or sc.name
+
+    def get(key: str, kind: str, loader, name):
+        try:
+            return specs.get((kind, name)) or loader(name, extra_dirs)
+        except UnknownName as exc:  # say which file and key named it
+            raise RooflineError(f"{where}: {key}: {exc}") from None
+
+    draft = get("draft", "ModelSpec", load_model, sc.draft) if sc.draft else None
+    hws = {h: get("hardware", "HardwareSpec", load_hardware, h) for h in sc.hardware}
+    hws.update({d: get("draft_hardware", "HardwareSpec", load_hardware, d) for d in sc.draft_hardware if d and d not in hws})
+    models = {m: get("model", "ModelSpec", load_model, m) for m in sc.model}
+    engines = {e: get("engine", "ServingEngine", load_engine, e) for e in sc.engine}
     for key, entries, loaded in (("hardware", sc.hardware, hws), ("model", sc.model, models), ("engine", sc.engine, engines),
                                  ("draft_hardware", [d for d in sc.draft_hardware if d], hws)):
         _one_entry_per_profile(where, key, entries, loaded)
