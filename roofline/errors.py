@@ -14,9 +14,12 @@ class RooflineError(ValueError):
     """Bad input, described in one line."""
 
 
+MISSING = object()  # field_error's `found` for a field that is not there: "found nothing"
+
+
 def field_error(where: str, field: str, expected: str, found: object) -> RooflineError:
-    """Build the standard message: `FILE: FIELD: expected EXPECTED, found FOUND`."""
-    shown = repr(found)
+    """Build the standard message: `FILE: FIELD: expected EXPECTED, found FOUND` (MISSING: found nothing)."""
+    shown = "nothing" if found is MISSING else repr(found)
     if len(shown) > 120:
         shown = shown[:117] + "..."
     return RooflineError(f"{where}: {field}: expected {expected}, found {shown}")

@@ -23,7 +23,7 @@ import numbers
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from roofline.errors import RooflineError, check_flag, field_error, unknown_key_error, warn
+from roofline.errors import MISSING, RooflineError, check_flag, field_error, unknown_key_error, warn
 from roofline.profiles import find_profile, normalize_dtype, read_yaml
 from roofline.units import parse_quantity
 
@@ -297,7 +297,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         raise unknown_key_error(where, unknown[0], (*_REQUIRED, *_OPTIONAL))
     missing = [k for k in _REQUIRED if k not in data]
     if missing:
-        raise field_error(where, missing[0], "a required field", "nothing")
+        raise field_error(where, missing[0], "a required field", MISSING)
     for key in ("name", "display_name", "source", "notes"):
         _text(where, key, data[key])
     _kind(where, "kind", data["kind"])
@@ -307,7 +307,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         raise field_error(where, "efficiency", "a mapping with memory, compute, link", eff)
     for key in ("memory", "compute", "link"):
         if key not in eff:
-            raise field_error(where, f"efficiency.{key}", "a required fraction", "nothing")
+            raise field_error(where, f"efficiency.{key}", "a required fraction", MISSING)
     for key in eff:
         if key not in ("memory", "compute", "link", *_DTYPE_EFFICIENCIES):
             raise field_error(where, f"efficiency.{key}", "memory, compute, link or " + ", ".join(_DTYPE_EFFICIENCIES), key)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import yaml
 
-from roofline.errors import field_error, warn
+from roofline.errors import MISSING, field_error, warn
 from roofline.model import model_from_dict
 from roofline.profiles import check_profile_name
 from roofline.yamlio import read_json_file, write_text_atomic
@@ -59,7 +59,7 @@ def _int(cfg: dict, where: str, *keys: str, default=None, allow_zero: bool = Fal
                 raise field_error(where, key, "a non-negative integer" if allow_zero else "a positive integer", value)
             return value
     if default is None:
-        raise field_error(where, keys[0], "a required config key", "nothing")
+        raise field_error(where, keys[0], "a required config key", MISSING)
     return default
 
 

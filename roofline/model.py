@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from roofline.errors import RooflineError, check_flag, field_error, unknown_key_error
+from roofline.errors import MISSING, RooflineError, check_flag, field_error, unknown_key_error
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, read_yaml
 
@@ -485,7 +485,7 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
             raise unknown_key_error(where, key, _KNOWN)
     for key in ("name", *_INT_FIELDS):
         if key not in data:
-            raise field_error(where, key, "a required field", "nothing")
+            raise field_error(where, key, "a required field", MISSING)
     _text(where, "name", data["name"])
     ints = _shape(where, data)
     attention = _mapping(where, "attention", data.get("attention") or {}, {"kv_layout", "groups", "mla", "q_lora_rank", "o_lora_rank", "o_groups"})

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from roofline.errors import RooflineError, field_error
+from roofline.errors import MISSING, RooflineError, field_error
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES
 from roofline.profiles import find_profile, normalize_dtype, read_yaml
 from roofline.speculation import METHODS, check_options, check_speculating, unknown_method
@@ -238,7 +238,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
             raise field_error(where, key, "a known key (" + ", ".join(sorted(_KEYS - {"type"})) + ")", key)
     for key in ("hardware", "model"):
         if key not in data:
-            raise field_error(where, key, "a required key", "nothing")
+            raise field_error(where, key, "a required key", MISSING)
     if data.get("type", "scenario") != "scenario":  # a profile of another kind given as a scenario
         raise field_error(where, "type", "scenario (or no type)", data["type"])
     if not isinstance(data.get("description", ""), str):

@@ -138,6 +138,8 @@ def _yaml_problem(exc: yaml.YAMLError, text: str) -> str:
     last_line = max(1, len(text.splitlines()))
     line = f" line {min(mark.line + 1, last_line)}:" if mark is not None else ""
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    if mark is not None and 0 <= mark.index < len(text) and text[mark.index] == "\t":  # LibYAML: "cannot start any token"
+        return f" line {mark.line + 1}, column {mark.column + 1}: not valid YAML: expected spaces (YAML indents with spaces), found a tab"
     return f"{line} not valid YAML: {problem}"
 
 
