@@ -28,12 +28,28 @@ app.add_typer(engines_app, name="engines")
 measurements_app = typer.Typer(no_args_is_help=True, help="Serving measurements: convert benchmark output into rows for fit and accuracy.")
 app.add_typer(measurements_app, name="measurements")
 
-ProfilesOpt = Annotated[Optional[list[Path]], typer.Option("--profiles", help="Extra folder of YAML profiles (repeatable; also ROOFLINE_PATH).")]
+ProfilesOpt = Annotated[Optional[list[Path]], typer.Option("--profiles", metavar="DIR", help="Extra folder of YAML profiles (repeatable; also ROOFLINE_PATH).")]
 _state: dict = {"profiles": ()}
 
 
+# roofline.fit.PARAMETERS' keys, written out: importing roofline.fit (numpy, pandas) to build the help would slow
+# every command's start (a test holds the two equal)
+FIT_PARAMETER_NAMES = ("kernel_latency", "host_per_step", "host_per_sequence", "allreduce_latency", "all_to_all_latency",
+                       "spec_per_draft_step", "spec_per_iteration", "spec_per_iteration_per_sequence",
+                       "quantised_moe_efficiency", "weight_only_efficiency", "overlap_exponent")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"roofline {version('roofline')}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root(profiles: ProfilesOpt = None) -> None:
+def _root(profiles: ProfilesOpt = None,
+          version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False) -> None:
     _state["profiles"] = tuple(profiles or ())
 
 
@@ -147,7 +163,7 @@ def _report_untold(kind: str) -> None:
 
 
 @hw_app.command("show")
-def hw_show(name: str, json_out: Annotated[bool, typer.Option("--json", help="Print JSON (SI units).")] = False) -> None:
+def hw_show(name: Annotated[str, typer.Argument(help="Hardware profile name, alias or YAML path.")], json_out: Annotated[bool, typer.Option("--json", help="Print JSON (SI units).")] = False) -> None:
     """Show one hardware profile."""
     from roofline.hardware import load_hardware
     from roofline.profiles import shadowed_paths
@@ -177,7 +193,7 @@ def models_list() -> None:
 
 
 @models_app.command("show")
-def models_show(name: str, json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+def models_show(name: Annotated[str, typer.Argument(help="Model profile name or YAML path.")], json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Show one model profile with its computed parameter counts and KV size."""
     from roofline.model import load_model
 
@@ -190,7 +206,7 @@ def models_show(name: str, json_out: Annotated[bool, typer.Option("--json", help
     typer.echo(model_table(m))
 
 
-SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="FIELD=VALUE to change (repeatable; dotted: peak_flops.bf16='148 TFLOPS').")]
+SetOpt = Annotated[Optional[list[str]], typer.Option("--set", metavar="FIELD=VALUE", help="FIELD=VALUE to change (repeatable; dotted: peak_flops.bf16='148 TFLOPS').")]
 
 
 @hw_app.command("new")
@@ -327,7 +343,7 @@ def engines_list() -> None:
 
 
 @engines_app.command("show")
-def engines_show(name: str, json_out: Annotated[bool, typer.Option("--json", help="Print JSON (SI units).")] = False) -> None:
+def engines_show(name: Annotated[str, typer.Argument(help="Engine profile name or YAML path.")], json_out: Annotated[bool, typer.Option("--json", help="Print JSON (SI units).")] = False) -> None:
     """Show one serving-engine profile: every cost term, its overrides and its sources."""
     from roofline.profiles import shadowed_paths
     from roofline.serving import load_engine
@@ -490,9 +506,9 @@ def plot(
 
 @app.command()
 def bench(
-    points: Annotated[list[int], typer.Option(min=1000, max=100_000_000, help="Sweep sizes to time (repeatable), each rounded to whole grids of 40,960 points (16 k x 20 alpha x 128 batch per context): 1,000,000 runs 983,040; the JSON line gives the points run.")] = [1_000_000],  # noqa: B006
+    points: Annotated[list[int], typer.Option(metavar="N", min=1000, max=100_000_000, help="Sweep sizes to time (repeatable), each rounded to whole grids of 40,960 points (16 k x 20 alpha x 128 batch per context): 1,000,000 runs 983,040; the JSON line gives the points run.")] = [1_000_000],  # noqa: B006
     chunk_points: Annotated[int, typer.Option(min=1000, max=100_000_000, help="Rows per chunk.")] = 1_000_000,
-    format_: Annotated[list[str], typer.Option("--format", help="Output formats to time end to end (repeatable): parquet, csv.")] = ["parquet", "csv"],  # noqa: B006
+    format_: Annotated[list[str], typer.Option("--format", metavar="FORMAT", help="Output formats to time end to end (repeatable): parquet, csv.")] = ["parquet", "csv"],  # noqa: B006
     repeats: Annotated[int, typer.Option(min=1, max=20, help="Interleaved rounds after an untimed run; medians and ranges reported.")] = 3,
     jobs: Annotated[bool, typer.Option("--jobs", help="Instead: time the README's main jobs (report; sweep with six plots) end to end, each a fresh process.")] = False,
 ) -> None:
@@ -516,8 +532,8 @@ def fit(
     out: Annotated[Optional[Path], typer.Option(help="Write the fitted profile here (YAML; comments and sources kept).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --out file.")] = False,
     loss: Annotated[str, typer.Option(help="Loss on ln(predicted / measured): cauchy (default: rows the model cannot reach fade) | soft_l1 | linear.")] = "cauchy",
-    fix: Annotated[Optional[list[str]], typer.Option(help="Keep this parameter at its sourced value (repeatable), e.g. --fix allreduce_latency.")] = None,
-    per_family: Annotated[Optional[list[str]], typer.Option(help="Fit this parameter per hardware family with 5 or more rows (repeatable): kernel_latency | quantised_moe_efficiency | weight_only_efficiency; written as overrides.")] = None,
+    fix: Annotated[Optional[list[str]], typer.Option(metavar="NAME", help="Keep this parameter at the profile's value (repeatable): " + " | ".join(FIT_PARAMETER_NAMES) + ".")] = None,
+    per_family: Annotated[Optional[list[str]], typer.Option(metavar="NAME", help="Fit this parameter per hardware family with 5 or more rows (repeatable): kernel_latency | quantised_moe_efficiency | weight_only_efficiency; written as overrides.")] = None,
     cv: Annotated[bool, typer.Option("--cv", help="Instead: leave one source out (fit on the other sources, predict it); per-source errors beside the in-sample ones, one JSON line last.")] = False,
 ) -> None:
     """Fit an engine profile's physical parameters to measurements (bounded least squares); print each parameter and row residual."""

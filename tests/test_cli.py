@@ -294,3 +294,16 @@ def test_a_value_the_option_parser_refuses_is_named_in_the_error(roofline):
     assert code == 2 and err.strip().endswith("greater than or equal to 1, found '0'")  # --tp has a range now
     code, _, err = roofline("predict", "--nosuch", "3")
     assert code == 2 and "found" not in err  # an unknown option has no value to name
+
+
+def test_fit_help_lists_every_fitted_parameter_and_the_cli_starts_without_pandas():
+    import subprocess
+
+    from roofline.fit import PARAMETERS
+
+    assert cli.FIT_PARAMETER_NAMES == tuple(p.key for p in PARAMETERS)
+    code = "import sys, cli; cli._click_command(); print('pandas' in sys.modules, 'numpy' in sys.modules)"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(cli.__file__).parent, check=True)
+    assert loaded.stdout.split() == ["False", "False"]  # building the commands' help imports neither
+    version = CliRunner().invoke(cli.app, ["--version"])
+    assert version.exit_code == 0 and version.output.startswith("roofline ")
