@@ -532,7 +532,7 @@ def fit(
     out: Annotated[Optional[Path], typer.Option(help="Write the fitted profile here (YAML; comments and sources kept).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --out file.")] = False,
     loss: Annotated[str, typer.Option(help="Loss on ln(predicted / measured): cauchy (default: rows the model cannot reach fade) | soft_l1 | linear.")] = "cauchy",
-    fix: Annotated[Optional[list[str]], typer.Option(metavar="NAME", help="Keep this parameter at the profile's value (repeatable): " + " | ".join(FIT_PARAMETER_NAMES) + ".")] = None,
+    fix: Annotated[Optional[list[str]], typer.Option(metavar="NAME", help="Keep this parameter at its sourced start value (repeatable): " + " | ".join(FIT_PARAMETER_NAMES) + ".")] = None,
     per_family: Annotated[Optional[list[str]], typer.Option(metavar="NAME", help="Fit this parameter per hardware family with 5 or more rows (repeatable): kernel_latency | quantised_moe_efficiency | weight_only_efficiency; written as overrides.")] = None,
     cv: Annotated[bool, typer.Option("--cv", help="Instead: leave one source out (fit on the other sources, predict it); per-source errors beside the in-sample ones, one JSON line last.")] = False,
 ) -> None:

@@ -319,7 +319,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
                                                           f"{int(families[family])} rows)",
             "unit": p.unit or "-", "low": p.to_unit(p.low), "high": p.to_unit(p.high),
             "start": p.to_unit(start[p.field]), "fitted": p.to_unit(value),
-            "bound": "low" if x <= 1e-3 else ("high" if x >= 1 - 1e-3 else ""), "fixed": False,
+            "bound": "low" if x <= 1e-3 else ("high" if x >= 1 - 1e-3 else ""), "fixed": False, "family": family,
             "determined": bool(sensitivity[n_base + i] > 1e-3), "sensitivity": round(float(sensitivity[n_base + i]), 5),
         })
     pred_start = predict_rowset(rows, {"fit": start_engine})["predicted"].to_numpy()
@@ -598,8 +598,8 @@ def fit_report(fit: dict) -> str:
         note = ["fixed at its start value (--fix)"] if row["fixed"] else []
         if row["bound"]:
             note.append(f"at {row['bound']} bound")
-        if not row["determined"] and not row["fixed"]:
-            note.append("not determined by these rows (kept near start)")
+        if not row["determined"] and not row["fixed"]:  # a family's value is pooled toward the profile's own fitted value
+            note.append("not determined by these rows (kept near " + ("the profile's fitted value)" if row.get("family") else "start)"))
         lines.append(f"{row['parameter']:<{w}} {row['unit']:>4} {row['low']:>7.3g}-{row['high']:<7.3g} {row['start']:>9.4g} "
                      f"{row['fitted']:>9.4g}  {'; '.join(note)}")
         lines.append(f"    {row['meaning']}")
