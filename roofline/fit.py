@@ -479,6 +479,24 @@ def _costs_from_text(doc, own, base: ServingEngine, name: str, fit: dict) -> str
             f"# {other}'s file, its comments kept, with the fitted values of {base.name}.\n")
 
 
+def _folded(text: str, width: int = 110):
+    """`text` as a folded block scalar (`notes: >-`) of lines at most `width` long, as the shipped profiles write their
+    notes (a plain scalar would be one line of 1,500 characters)."""
+    from ruamel.yaml.scalarstring import FoldedScalarString
+
+    folded, line_start, last_space = FoldedScalarString(text), 0, None
+    folded.fold_pos = []
+    for i, char in enumerate(text):
+        if char == " ":
+            if i - line_start > width and last_space is not None:
+                folded.fold_pos.append(last_space)
+                line_start = last_space + 1
+            last_space = i
+    if len(text) - line_start > width and last_space is not None and last_space > line_start:
+        folded.fold_pos.append(last_space)
+    return folded
+
+
 def fitted_profile_text(fit: dict, name: str | None = None) -> str:
     """The engine profile file with the fitted values and a `fitted:` block, comments and sources kept
     (ruamel.yaml round trip of the profile the fit started from), named `name` (default: the profile's own
@@ -499,10 +517,10 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
         doc.ca.comment = None
     elif name != base.name:  # a copy beside the profile it came from: `engines list` must tell the two apart
         doc["display_name"] = f"{doc.get('display_name', base.name)}, fitted to {Path(fit['file']).name}"
-        doc["notes"] = (f"Fitted by `roofline fit` to {Path(fit['file']).name} (the `fitted:` block below says on which rows, "
-                        f"with which parameters fixed, and how well). The rest of these notes and the source describe "
-                        f"{base.name}, the profile this fit started from, and its own fit: its figures are not this file's. "
-                        + str(doc.get("notes", "")).strip())
+        doc["notes"] = _folded(f"Fitted by `roofline fit` to {Path(fit['file']).name} (the `fitted:` block below says on which "
+                               f"rows, with which parameters fixed, and how well). The rest of these notes and the source "
+                               f"describe {base.name}, the profile this fit started from, and its own fit: its figures are "
+                               f"not this file's. " + " ".join(str(doc.get("notes", "")).split()))
     doc["name"] = name
     for p in PARAMETERS:
         doc[p.key] = _quantity_text(p, getattr(engine, p.field))

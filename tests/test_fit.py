@@ -87,6 +87,10 @@ def test_the_fitted_profile_is_a_valid_engine_file_with_its_comments_and_fit_rec
     assert engine.fitted["start"]["host_per_step"] == pytest.approx(1.5)  # the sourced value, in ms
     # a copy under another name: its notes first say that the text after them is the starting profile's
     assert engine.notes.startswith("Fitted by `roofline fit` to ") and "describe vllm, the profile this fit started from" in engine.notes
+    notes = text[text.index("\nnotes: >-\n") + 1:].splitlines()[1:]
+    notes = notes[:next(i for i, line in enumerate(notes) if not line.startswith("  "))]
+    assert len(notes) > 5 and max(map(len, notes)) <= 115  # a folded block like the shipped notes, not one long line
+    assert engine.notes.endswith(" ".join(load_engine("vllm").notes.split()))  # the starting profile's notes, whole
     with pytest.raises(RooflineError, match="exists; pass --force"):
         write_fitted_profile(fit, out)
 
