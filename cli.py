@@ -437,7 +437,7 @@ def sweep(
 ) -> None:
     """Run a scenario sweep: results.csv / results.parquet, operators.csv, scenario.json, plots (PNG; SVG with --svg)."""
     from roofline.outputs import staged_dir
-    from roofline.plot_jobs import PLOT_NAMES, early_or_new
+    from roofline.plot_jobs import PLOT_NAMES, early_or_new, not_drawn
 
     # the figure workers started before typer and pandas were imported (roofline.launch), or start now, before
     # pandas (roofline's API loads on first use): their imports of pandas and matplotlib (about 1 s here) then
@@ -456,6 +456,8 @@ def sweep(
                f"computed in {summary['compute_s']:.2f} s, written in {summary['write_s']:.2f} s{plotted} -> {out}/")
     for name in summary["files"]:
         typer.echo(f"  {out / name}")
+    if plots and not summary["plots_skipped"] and not_drawn(summary["files"]):
+        typer.echo(not_drawn(summary["files"]))
     if summary["plots_skipped"]:
         from roofline.grid import PLOT_POINTS_MAX
 
@@ -486,7 +488,7 @@ def plot(
     svg: Annotated[bool, typer.Option(help="Write each plot as SVG beside the PNG.")] = False,
 ) -> None:
     """Re-draw the standard plots from a written table, without recomputing anything."""
-    from roofline.plot_jobs import PLOT_NAMES, early_or_new, plot_from_table
+    from roofline.plot_jobs import PLOT_NAMES, early_or_new, not_drawn, plot_from_table
     from roofline.yamlio import check_text_table
 
     csv_path = table / "results.csv" if table.is_dir() and not (table / "results.parquet").exists() else table
@@ -502,6 +504,8 @@ def plot(
             raise RooflineError(f"{csv_path}: expected a sweep results table (CSV), found {str(exc).splitlines()[0][:120]}") from None
     for path in paths:
         typer.echo(str(path))
+    if not_drawn(paths):
+        typer.echo(not_drawn(paths))
 
 
 @app.command()

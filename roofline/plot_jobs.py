@@ -43,6 +43,21 @@ if TYPE_CHECKING:  # pandas is not imported here, so a pool can start before it 
     import pandas as pd
 
 PLOT_NAMES = ("roofline", "step_time_vs_tokens", "speedup_heatmap", "throughput_vs_batch", "pareto", "best_k_vs_batch")
+PLOT_NEEDS = {  # what a table must hold for each standard plot (its plotter returns None otherwise): `not_drawn` says so
+    "roofline": "the operator table, operators.csv",
+    "step_time_vs_tokens": "two batch sizes",
+    "speedup_heatmap": "a speculative method with k > 0 and a point that fits in memory",
+    "throughput_vs_batch": "a point that fits in memory",
+    "pareto": "a point that fits in memory",
+    "best_k_vs_batch": "a speculative method (not a tree), two k values and a point that fits in memory",
+}
+
+
+def not_drawn(paths) -> str:
+    """'not drawn: NAME (needs ...), ...' for the standard plots missing from `paths` (files written), else ''."""
+    drawn = {Path(p).stem for p in paths}
+    missing = [f"{name} (needs {PLOT_NEEDS[name]})" for name in PLOT_NAMES if name not in drawn]
+    return "not drawn: " + "; ".join(missing) if missing else ""
 FORMATS = ("png", "svg")
 REQUIRED_COLUMNS = (
     "hardware", "model", "method", "batch", "context", "k", "alpha", "step_time_s", "tokens_per_s",
@@ -369,7 +384,9 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
         for name in PLOT_NAMES:
             for ext in formats:
                 if (out_dir / f"{name}.{ext}").exists():
-                    raise RooflineError(f"--out: {out_dir / f'{name}.{ext}'} exists; pass --force to overwrite it")
+                    where = "--out" if out is not None else "plot (into the table's folder)"
+                    raise RooflineError(f"{where}: {out_dir / f'{name}.{ext}'} exists; pass --force to overwrite it "
+                                        f"or --out DIR for another folder")
     df = _read_table(path)
     check_columns(df, REQUIRED_COLUMNS, str(path), "a sweep results table")
     if df.empty:

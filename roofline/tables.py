@@ -114,13 +114,13 @@ def _layout(lay: dict) -> str:
 def hardware_list(specs: list) -> str:
     """`roofline hw list`: one line per device with memory (GiB, as device names give it), bandwidth, bf16 peak and the
     ridge point at the peaks (predict reports the derated one, at the achievable ceilings)."""
-    lines = [f"{'name':<16}{'memory':>10}{'bandwidth':>12}{'bf16 dense':>14}{'peak ridge':>12}  display name"]
+    lines = [f"{'name':<16}{'memory GiB':>11}{'bandwidth TB/s':>16}{'bf16 dense TFLOP/s':>20}{'peak ridge FLOP/B':>19}  display name"]
     for hw in specs:
         dtype = "bf16" if "bf16" in hw.peak_flops_per_s else "fp32"
         no_bf16 = "" if dtype == "bf16" else "  (no bf16 units: fp32 peak and ridge)"  # a calibrated CPU profile
         lines.append(
-            f"{hw.name:<16}{hw.mem_bytes / 2**30:>7.0f}GiB{hw.mem_bw_bytes_per_s / 1e12:>9.2f}TB/s"
-            f"{hw.peak_flops_per_s[dtype] / 1e12:>9.1f}TFLOP/s{hw.ridge_point_flops_per_byte(dtype):>11.0f}  {hw.display_name}{no_bf16}"
+            f"{hw.name:<16}{hw.mem_bytes / 2**30:>11.0f}{hw.mem_bw_bytes_per_s / 1e12:>16.2f}"
+            f"{hw.peak_flops_per_s[dtype] / 1e12:>20.1f}{hw.ridge_point_flops_per_byte(dtype):>19.0f}  {hw.display_name}{no_bf16}"
         )
     return "\n".join(lines)
 
@@ -233,7 +233,7 @@ def scenario_table(sc) -> str:
             continue
         head = ", ".join(f"{v:g}" for v in (vals if len(vals) <= 10 else vals[:8])) + (f", ... {vals[-1]:g}" if len(vals) > 10 else "")
         lines.append(f"  axis {axis:<11}{len(vals):>4} value{'s' if len(vals) > 1 else ' '}: {head}")
-    lines.append(f"\n  {sc.configs} configs x {sc.points // max(sc.configs, 1):,} grid points = {sc.points:,} points")
+    lines.append(f"\n  {sc.configs} config{'' if sc.configs == 1 else 's'} x {sc.points // max(sc.configs, 1):,} grid points = {sc.points:,} points")
     return "\n".join(lines)
 
 

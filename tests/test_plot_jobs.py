@@ -139,3 +139,12 @@ def test_standard_jobs_keep_the_device_count_and_plain_decodings_cap_and_key_a_d
     table = job[1]
     assert {"devices", "baseline_max_batch"} <= set(table.columns)
     assert sorted(table["draft_hardware"].unique()) == ["", "l4"]  # NaN != NaN would split no panel by it
+
+
+@pytest.mark.slow  # draws five figures
+def test_a_standard_plot_the_table_cannot_support_is_named_with_what_it_needs(roofline, tmp_path):
+    from roofline.plot_jobs import PLOT_NAMES, PLOT_NEEDS, not_drawn
+
+    assert tuple(PLOT_NEEDS) == PLOT_NAMES and not_drawn([f"x/{n}.png" for n in PLOT_NAMES]) == ""
+    code, out, _ = roofline("sweep", "flops-vs-time", "--out", tmp_path / "fvt")  # one batch size: no step-time curve
+    assert code == 0 and out.rstrip().splitlines()[-1] == "not drawn: step_time_vs_tokens (needs two batch sizes)"

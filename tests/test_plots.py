@@ -75,7 +75,8 @@ def test_plot_from_table_refuses_to_overwrite_a_plot_without_force_and_writes_no
     existing.write_text("old")
     with pytest.raises(RooflineError) as err:
         plot_from_table(sweep_folder, formats=("png", "svg"))
-    assert str(err.value) == f"--out: {existing} exists; pass --force to overwrite it"
+    # no --out was given: the message names the table's folder, not an option the user did not pass
+    assert str(err.value) == f"plot (into the table's folder): {existing} exists; pass --force to overwrite it or --out DIR for another folder"
     assert existing.read_text() == "old"
     assert not list(sweep_folder.glob("*.png"))
 

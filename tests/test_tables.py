@@ -131,3 +131,15 @@ def test_hw_show_writes_the_fields_a_calibration_adds_and_hw_list_marks_a_profil
     assert "per layer" not in hardware_table(h100) and "overlap exponent" not in hardware_table(h100)
     fp32_only = dataclasses.replace(h100, name="cpu", peak_flops_per_s={"fp32": 1.68e11})
     assert hardware_list([fp32_only]).splitlines()[1].endswith("(no bf16 units: fp32 peak and ridge)")
+
+
+def test_hw_list_values_sit_under_their_headers_with_the_unit_in_the_header():
+    from roofline.hardware import load_hardware
+    from roofline.tables import hardware_list
+
+    header, *rows = hardware_list([load_hardware("h100-sxm"), load_hardware("a10g")]).splitlines()
+    for title in ("memory GiB", "bandwidth TB/s", "bf16 dense TFLOP/s", "peak ridge FLOP/B"):
+        right = header.index(title) + len(title)  # values right-aligned to their header's last character
+        for row in rows:
+            assert row[right - 1] != " " and row[right] == " ", (title, row)
+    assert "GiB" not in "".join(rows) and "TB/s" not in "".join(rows)  # units once, in the header
