@@ -239,7 +239,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     header = [SCHEMA_COMMENT] if kind == "hardware" and folder.resolve() == builtin_dir(kind).resolve() else []
     display = doc.get("display_name", name)
     command = f"roofline {'hw' if kind == 'hardware' else 'models'} new {name} --from {source_name}"
-    header.append(f"# {display}: made with `{command}`; every field not set there is {source_name}'s (values, source, "
+    header.append(f"# {display}: made with `{command}`; every field not set there is {source.stem}'s (values, source, "
                   "notes) until edited.")
     text = "\n".join(header) + "\n" + _dump(doc)
     validate_text(kind, text, target)

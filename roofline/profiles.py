@@ -154,9 +154,11 @@ def _candidates(kind: str, extra_dirs: tuple[str | Path, ...]) -> tuple[list[tup
     """All (stem, path) of `kind` in search order (duplicates kept), and (stem, path, reason) of untold files."""
     ordered: list[tuple[str, Path]] = []
     untold: list[tuple[str, Path, str]] = []
+    given = {Path(d) for d in extra_dirs}
     for folder in user_dirs(extra_dirs):
         if not folder.is_dir():
-            raise RooflineError(f"{folder}: profile folder does not exist")
+            where = "profiles" if folder in given else "ROOFLINE_PATH"  # --profiles on the command line, profiles= in the API
+            raise RooflineError(f"{where}: {folder}: expected a folder of profiles, found {'a file' if folder.exists() else 'nothing'}")
         for stem, path, file_kind, reason in _scan(folder):
             if file_kind == kind:
                 ordered.append((stem, path))

@@ -38,9 +38,15 @@ def test_predict_checks_the_type_of_every_option(options, message):
 
 
 def test_one_profile_folder_may_be_given_as_a_string(tmp_path):
-    with pytest.raises(RooflineError, match=f"^{tmp_path / 'none'}: profile folder does not exist"):
+    with pytest.raises(RooflineError, match=f"^profiles: {tmp_path / 'none'}: expected a folder of profiles, found nothing$"):
         roofline.predict("h100-sxm", "llama-3.1-8b", profiles=str(tmp_path / "none"))
     assert roofline.load_hardware("h100-sxm", profiles=str(tmp_path)).name == "h100-sxm"
+
+
+def test_a_missing_roofline_path_folder_is_named_as_the_variable_s(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROOFLINE_PATH", str(tmp_path / "gone"))
+    with pytest.raises(RooflineError, match=f"^ROOFLINE_PATH: {tmp_path / 'gone'}: expected a folder of profiles, found nothing$"):
+        roofline.load_hardware("h100-sxm")
 
 
 def test_a_speculation_call_without_acceptance_is_an_error_for_a_draft_model_not_alpha_0():

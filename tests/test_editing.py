@@ -53,6 +53,8 @@ def test_a_new_profile_says_whose_values_it_holds_and_is_not_displayed_as_its_so
     assert text.startswith("# my-h20 (copy of NVIDIA H100 SXM5 80GB): made with `roofline hw new my-h20 --from h100-sxm`; "
                            "every field not set there is h100-sxm's")
     assert load_hardware("my-h20", (tmp_path,)).display_name == "my-h20 (copy of NVIDIA H100 SXM5 80GB)"
+    aliased = new_profile("hardware", "my-h20c", "h100", [], out_dir=tmp_path)  # an alias: the profile it names is said
+    assert "--from h100`; every field not set there is h100-sxm's" in aliased.read_text().splitlines()[0]
     named = new_profile("hardware", "my-h20b", "h100-sxm", ["display_name=My H20"], out_dir=tmp_path)
     assert load_hardware(named.stem, (tmp_path,)).display_name == "My H20"
 
