@@ -390,10 +390,11 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
         ("price", "price_usd_per_hour", "USD/h"))]
     rows.append(("ridge point bf16 (FLOP/B)", hw_a.ridge_point_flops_per_byte("bf16"), hw_b.ridge_point_flops_per_byte("bf16"), ""))
     dep = deployment(ref)
+    rows.append((f"{model_name} decoding, ideal engine:", None, None, None))  # a heading: the rows under it are its
     for batch, context in ((1, 1024), (64, 4096)):
         ta, tb = (float(step_time_s(hw, ref, batch, 1, context)) for hw in (hw_a, hw_b))
         fits = [bool(capacity(hw, ref, batch, context + 1, dep)["fits_in_memory"]) for hw in (hw_a, hw_b)]
-        label = f"{model_name} B={batch} S={context}, ideal engine"
+        label = f"  B={batch} S={context}"
         rows.append((f"{label} step time", ta, tb, "s"))
         rows.append((f"{label} tokens/s", *(batch / t if fit else NO_FIT for t, fit in ((ta, fits[0]), (tb, fits[1]))), "tok/s"))
 
@@ -408,10 +409,13 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
             return f"{value:.4g}" + (f" {unit}" if unit else "")
         return format_si(value, unit)
 
-    width = max(len(r[0]) for r in rows)
-    lines = [f"{'':{width}}  {hw_a.name:>16}  {hw_b.name:>16}  {'B / A':>7}", f"{'file':{width}}  {hw_a.path}", f"{'':{width}}  {hw_b.path}"]
+    width = max(len(r[0]) for r in rows if r[3] is not None)  # at most 36 (operator_ceilings.elementwise_memory): 80 columns
+    lines = [f"A  {hw_a.path}", f"B  {hw_b.path}", "", f"{'':{width}}  {hw_a.name:>14}  {hw_b.name:>14}  {'B / A':>7}"]
     for label, va, vb, unit in rows:
+        if unit is None:
+            lines.append(label)
+            continue
         ratio = f"{vb / va:.3g}x" if va and vb and NO_FIT not in (va, vb) else "-"
         marker = "" if va == vb else "  *"
-        lines.append(f"{label:{width}}  {show(va, unit):>16}  {show(vb, unit):>16}  {ratio:>7}{marker}")
+        lines.append(f"{label:{width}}  {show(va, unit):>14}  {show(vb, unit):>14}  {ratio:>7}{marker}")
     return "\n".join(lines)

@@ -181,7 +181,9 @@ def test_hw_diff_shows_values_side_by_side_with_ridge_point_and_a_reference_mode
     assert "3.35 TB/s" in lines["memory_bandwidth"] and "4 TB/s" in lines["memory_bandwidth"]
     ridge = lines["ridge point bf16 (FLOP/B)"].split()
     assert ridge[-3:-1] == ["295.3", "37"] or ridge[-4:-2] == ["295.3", "37"]   # 989.4/3.35 and 148/4.0
-    assert any(label.startswith("llama-3.1-8b B=1 S=1024, ideal engine step time") for label in lines)
+    heading = out.splitlines().index("llama-3.1-8b decoding, ideal engine:")
+    assert out.splitlines()[heading + 1].startswith("  B=1 S=1024 step time")
+    assert max(map(len, out.splitlines()[2:])) <= 80  # the table (not the two file paths above it) fits 80 columns
     peaks = [label for label in lines if label.startswith("peak_flops.")]
     assert peaks == ["peak_flops." + d for d in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8")]  # the profiles' order
     assert "296 TOP/s" in lines["peak_flops.int8"] and "FLOP" not in lines["peak_flops.int8"]
@@ -194,7 +196,7 @@ def test_hw_diff_marks_every_field_that_changes_a_prediction_and_points_that_do_
     assert {"efficiency.link", "efficiency.compute_fp8", "memory"} <= marked  # link 0.84 / 0.88, fp8 0.71 / 0.73
     assert "usable_memory_fraction" not in marked
     code, out, _ = roofline("hw", "diff", "l4", "h100-sxm")
-    point = next(line for line in out.splitlines() if line.startswith("llama-3.1-8b B=64 S=4096, ideal engine tokens/s"))
+    point = next(line for line in out.splitlines() if line.startswith("  B=64 S=4096 tokens/s"))
     assert "does not fit" in point  # an 8B model's 64 sequences of 4k tokens need more than an L4's 24 GB
 
 
