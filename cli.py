@@ -259,6 +259,48 @@ def hw_edit(
     typer.echo(f"{'wrote' if changed else 'unchanged'} {path}")
 
 
+def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
+    """`new`, `set` and `edit` for model or engine profiles: the same functions `hw new/set/edit` call."""
+
+    @group.command("new")
+    def new(
+        name: Annotated[str, typer.Argument(help="Name of the new profile (its file is NAME.yaml).")],
+        from_: Annotated[str, typer.Option("--from", help="Existing profile of the same kind to start from.")],
+        set_: Annotated[Optional[list[str]], typer.Option("--set", metavar="FIELD=VALUE", help="FIELD=VALUE to change (repeatable; dotted fields).")] = None,
+        dir_: Annotated[Optional[Path], typer.Option("--dir", help="Folder to write to (default: the user profile folder).")] = None,
+        force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+    ) -> None:
+        from roofline.editing import new_profile
+
+        path = new_profile(kind, name, from_, set_ or [], dir_, force, _dirs())
+        typer.echo(f"wrote {path}")
+        _warn_if_builtin_name(kind, path)
+
+    @group.command("set")
+    def set_(
+        name: Annotated[str, typer.Argument(help="Profile to change (a user profile).")],
+        assignments: Annotated[list[str], typer.Argument(help="FIELD=VALUE ... (dotted fields; FIELD=null removes an optional one).")],
+        force: Annotated[bool, typer.Option("--force", help="Allow changing a built-in profile file.")] = False,
+    ) -> None:
+        from roofline.editing import set_fields
+
+        typer.echo(f"wrote {set_fields(kind, name, assignments, _dirs(), force)}")
+
+    @group.command("edit")
+    def edit(
+        name: Annotated[str, typer.Argument(help="Profile to edit (a user profile).")],
+        force: Annotated[bool, typer.Option("--force", help="Allow editing a built-in profile file.")] = False,
+    ) -> None:
+        from roofline.editing import edit_profile
+
+        path, changed = edit_profile(kind, name, _dirs(), force)
+        typer.echo(f"{'wrote' if changed else 'unchanged'} {path}")
+
+    new.__doc__ = f"Create a {what} profile from an existing one, with fields changed; validated, written atomically."
+    set_.__doc__ = "Change fields in place, keeping comments, key order and formatting; refused if the result is invalid."
+    edit.__doc__ = "Open the profile in $VISUAL/$EDITOR; reopened with the error on top while invalid, never saved invalid."
+
+
 def _validate_command(kind: str, paths: list[Path] | None) -> None:
     from roofline.editing import validate_paths
 
@@ -294,6 +336,9 @@ def hw_schema() -> None:
     from roofline.schema import schema_text
 
     typer.echo(schema_text("hardware"), nl=False)
+
+
+_editing_commands(models_app, "model", "model")
 
 
 @models_app.command("schema")
@@ -358,6 +403,15 @@ def engines_show(name: Annotated[str, typer.Argument(help="Engine profile name o
     typer.echo(engine_table(eng))
     for path in shadows:  # a fitted copy named like a built-in: which file is in use, and which it hides
         typer.echo(f"shadows: {path}")
+
+
+_editing_commands(engines_app, "engine", "serving-engine")
+
+
+@engines_app.command("validate")
+def engines_validate(paths: Annotated[Optional[list[Path]], typer.Argument(help="Files to check (default: every engine profile on the search path).")] = None) -> None:
+    """Check engine profiles: one line per file, exit code 2 if any is invalid."""
+    _validate_command("engine", paths)
 
 
 @measurements_app.command("convert")

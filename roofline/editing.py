@@ -1,4 +1,5 @@
-"""Creating, changing, checking and comparing profiles: the `roofline hw new/set/edit/validate/diff` commands.
+"""Creating, changing, checking and comparing profiles: the `roofline hw / models / engines new, set, edit, validate`
+commands and `roofline hw diff`.
 
 Reading is always the bounded safe loader (roofline.yamlio); ruamel.yaml's round-trip mode is used
 only to write an edit back, so comments, key order and formatting of the user's file survive.
@@ -11,6 +12,7 @@ leaves an invalid or half-written profile behind, and none replaces an existing 
                                                   until valid or saved unchanged (then nothing is written)
     hw validate [PATHS]                           check files (all profiles on the search path without PATHS)
     hw diff A B                                   values side by side, ridge point, a reference decode point
+    models new/set/edit/validate, engines new/set/edit/validate: the same for model and engine profiles
 
 A value in `k=v` is read as YAML where it is a number, boolean, null, quoted string, or a list or mapping
 in brackets (`0.8`, `[a, b]`); any other text is kept as written (`148 TFLOPS`, prose such as
@@ -108,6 +110,9 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[t
             _pop_keeping_comments(node, path[-1])
         else:
             put(node, tuple(path[:-1]), path[-1], value)
+
+
+GROUP = {"hardware": "hw", "model": "models", "engine": "engines"}  # the CLI command group of each editable kind
 
 
 def _field_order(kind: str) -> dict[tuple[str, ...], tuple[str, ...]]:
@@ -229,7 +234,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
                             f"beside {clash[0].name}")
     doc = _load_rt(read_text(source), str(source))
     doc["name"] = name
-    if kind == "hardware" and folder.resolve() != builtin_dir(kind).resolve() and "type" not in doc:
+    if folder.resolve() != builtin_dir(kind).resolve() and "type" not in doc:  # a user folder holds every kind
         doc.insert(0, "type", kind)
     pairs = parse_assignments(assignments)
     if "display_name" in doc and ["display_name"] not in [keys for keys, _ in pairs]:  # panels and tables tell the two apart
@@ -238,19 +243,19 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     doc.ca.comment = None
     header = [SCHEMA_COMMENT] if kind == "hardware" and folder.resolve() == builtin_dir(kind).resolve() else []
     display = doc.get("display_name", name)
-    command = f"roofline {'hw' if kind == 'hardware' else 'models'} new {name} --from {source_name}"
+    command = f"roofline {GROUP[kind]} new {name} --from {source_name}"
     header.append(f"# {display}: made with `{command}`; every field not set there is {source.stem}'s (values, source, "
                   "notes) until edited.")
     text = "\n".join(header) + "\n" + _dump(doc)
     validate_text(kind, text, target)
-    write_text_atomic(target, text, force, what=f"{'hw' if kind == 'hardware' else 'models'} new")
+    write_text_atomic(target, text, force, what=f"{GROUP[kind]} new")
     return target
 
 
 def _editable(kind: str, name: str, extra_dirs: tuple, force: bool) -> Path:
     path = find_profile(kind, name, extra_dirs)
     if path.resolve().parent == builtin_dir(kind).resolve() and not force:
-        raise RooflineError(f"{path}: is a built-in profile; copy it first with `roofline hw new {path.stem}-mine --from {path.stem}`"
+        raise RooflineError(f"{path}: is a built-in profile; copy it first with `roofline {GROUP[kind]} new {path.stem}-mine --from {path.stem}`"
                             " (or pass --force to change the built-in file)")
     return path
 
@@ -258,11 +263,11 @@ def _editable(kind: str, name: str, extra_dirs: tuple, force: bool) -> Path:
 def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple = (), force: bool = False) -> Path:
     """Change fields of profile `name` in place, keeping comments, order and formatting; validated, atomic."""
     if not assignments:
-        raise RooflineError("hw set: expected at least one key=value, found none")
+        raise RooflineError(f"{GROUP[kind]} set: expected at least one key=value, found none")
     path = _editable(kind, name, extra_dirs, force)
     original = read_text(path)
     doc = _load_rt(original, str(path))
-    _apply(doc, parse_assignments(assignments, "hw set"), str(path), _field_order(kind))
+    _apply(doc, parse_assignments(assignments, f"{GROUP[kind]} set"), str(path), _field_order(kind))
     text = _dump(doc)
     validate_text(kind, text, path)
     write_text_atomic(path, text, force=True)

@@ -481,3 +481,39 @@ def test_a_profile_cannot_be_set_to_another_kind(tmp_path, roofline):
     before = (tmp_path / "myx.yaml").read_text()
     code, _, err = roofline("--profiles", tmp_path, "hw", "set", "myx", "type=model")
     assert code == 2 and (tmp_path / "myx.yaml").read_text() == before
+
+
+def test_models_and_engines_have_new_set_edit_and_validate_like_hw(roofline, tmp_path, monkeypatch):
+    from roofline.model import load_model
+    from roofline.serving import load_engine
+
+    user = Path(__import__("os").environ["ROOFLINE_USER_DIR"])
+    code, out, err = roofline("models", "new", "my-llama", "--from", "llama-3.1-8b", "--set", "ffn_size=16384")
+    assert code == 0 and out.strip() == f"wrote {user / 'my-llama.yaml'}", err
+    assert roofline("models", "set", "my-llama", "vocab_size=64000")[0] == 0
+    model = load_model("my-llama")
+    assert (model.ffn_size, model.vocab_size, model.layers) == (16384, 64000, 32)
+    text = (user / "my-llama.yaml").read_text()
+    assert text.startswith("# my-llama (copy of Llama 3.1 8B): made with `roofline models new my-llama --from llama-3.1-8b`")
+    assert "\ntype: model\n" in text  # a user folder holds every kind: the file says its own
+    code, _, err = roofline("models", "set", "my-llama", "layers=0")  # invalid: refused, the file as it was
+    assert code == 2 and "my-llama.yaml: layers:" in err and (user / "my-llama.yaml").read_text() == text
+    code, _, err = roofline("models", "set", "llama-3.1-8b", "layers=33")
+    assert code == 2 and "copy it first with `roofline models new llama-3.1-8b-mine --from llama-3.1-8b`" in err
+
+    assert roofline("engines", "new", "my-vllm", "--from", "vllm", "--set", "kernel_latency=6 us")[0] == 0
+    assert roofline("engines", "set", "my-vllm", "host_per_sequence=40 us")[0] == 0
+    engine = load_engine("my-vllm")
+    assert engine.kernel_latency_s == pytest.approx(6e-6) and engine.host_per_sequence_s == pytest.approx(40e-6)
+    code, _, err = roofline("engines", "set", "my-vllm", "kernel_latency=6 parsecs")
+    assert code == 2 and "my-vllm.yaml: kernel_latency: expected a unit" in err
+    editor, _ = _fake_editor(tmp_path, [(user / "my-vllm.yaml").read_text().replace("host_per_sequence: 40 us", "host_per_sequence: 41 us")])
+    monkeypatch.setenv("EDITOR", editor)
+    monkeypatch.delenv("VISUAL", raising=False)
+    assert roofline("engines", "edit", "my-vllm")[0] == 0 and load_engine("my-vllm").host_per_sequence_s == pytest.approx(41e-6)
+    code, out, _ = roofline("engines", "validate", user / "my-vllm.yaml")
+    assert code == 0 and out.startswith("ok")
+    bad = tmp_path / "bad-engine.yaml"
+    bad.write_text((user / "my-vllm.yaml").read_text().replace("name: my-vllm", "name: other"))
+    code, out, err = roofline("engines", "validate", bad)
+    assert code == 2 and "bad-engine.yaml" in out + err
