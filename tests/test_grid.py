@@ -202,3 +202,15 @@ def test_k_zero_rows_have_no_break_even_batch_as_plain_decoding_has_none():
     sc = scenario_from_dict({**SCENARIO, "axes": {"batch": [1, 64], "context": [1024], "k": [0, 2], "alpha": [0.8]}}, "t.yaml")
     df = run_sweep(sc, load_configs(sc))
     assert (df[df.k == 0].break_even_batch == 0).all() and (df[df.k == 2].break_even_batch == 64).all()
+
+
+def test_every_output_column_is_in_api_md_s_table_saying_whether_it_is_plain_or_speculative():
+    from pathlib import Path
+
+    from roofline.grid import OUTPUT_COLUMNS
+
+    text = (Path(__file__).parent.parent / "docs" / "API.md").read_text()
+    table = text[text.index("### Output columns"):text.index("## Lower levels")]
+    documented = {name for line in table.splitlines() if line.startswith("| `") for name in
+                  [c.strip(" `") for c in line.split("|")[1].split(",")]}
+    assert documented == set(OUTPUT_COLUMNS)
