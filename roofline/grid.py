@@ -35,14 +35,14 @@ AXIS = {name: i for i, name in enumerate(GRID_AXES)}
 LABEL_COLUMNS = ("hardware", "model", "engine", "method", "draft_hardware", "weight_dtype", "expert_dtype", "kv_dtype")
 INT_COLUMNS = ("batch", "context", "k", "tp", "dp_attention", "ep", "pp", "devices", "shared_prefix", "max_batch",
                "baseline_max_batch", "best_k", "break_even_batch")
-BOOL_COLUMNS = ("fits_in_memory", "verify_compute_bound")
+BOOL_COLUMNS = ("fits_in_memory", "verify_compute_bound", "drafter_overlaps")
 OUTPUT_COLUMNS = (
     "step_time_s", "tokens_per_s", "tokens_per_s_per_user", "speedup", "tau", "iteration_time_s",
     "draft_time_s", "verify_time_s", "transfer_time_s", "overhead_time_s", "baseline_tokens_per_s",
     "baseline_tokens_per_s_per_user", "mbu", "mfu", "verify_compute_bound", "flops_per_token",
     "bytes_per_token", "baseline_flops_per_token", "wasted_flops_fraction", "memory_needed_bytes",
     "fits_in_memory", "max_batch", "baseline_max_batch", "best_k", "break_even_batch", "cost_usd_per_million_tokens",
-    "baseline_cost_usd_per_million_tokens", "tokens_per_s_per_device",
+    "baseline_cost_usd_per_million_tokens", "tokens_per_s_per_device", "drafter_overlaps",
 )
 INPUT_COLUMNS = (*LABEL_COLUMNS, "tp", "dp_attention", "ep", "pp", "devices", "shared_prefix", "batch", "context", "k", "alpha")
 COLUMNS = (*INPUT_COLUMNS, *OUTPUT_COLUMNS)

@@ -22,8 +22,9 @@ attention group):
              = min(max(2 t_draft(B/2), 2 t_verify(B/2)), t_draft + t_verify) + t_transfer + t_spec
                                                              (a draft model elsewhere with overlap and B >= 2: two
                                                               micro-batches, one drafted while the other is verified,
-                                                              where that beats taking turns; B = 1 or overlap off: the
-                                                              times add)
+                                                              where that beats taking turns, each paying the link
+                                                              latency and spec_per_iteration; B = 1 or overlap off:
+                                                              the times add)
     tokens/s = B * tau / t_iter;   speedup = tau * t_step(target, B, 1, S) / t_iter
 
 Draft passes pay kernel latencies but not the engine's per-step host work (they run inside the
@@ -283,9 +284,12 @@ def speculative_metrics(
     bytes_per_token, baseline_flops_per_token, baseline_bytes_per_token, wasted_flops_fraction,
     memory_needed_bytes, fits_in_memory, max_batch, baseline_max_batch (plain decoding's, without a drafter and
     its k + 1 extra tokens), verify_compute_bound, baseline_mbu, baseline_mfu, drafter_overlaps,
-    drafter_memory_bytes (its weights and KV cache on the device it runs on). draft_time_s and verify_time_s are the
-    drafter's and the target's busy time in one iteration: where a draft model elsewhere overlaps (drafter_overlaps),
-    each is two half-batch passes, the iteration takes the larger, and FLOPs and bytes count both passes.
+    drafter_memory_bytes (its weights and KV cache on the device it runs on), draft_busy_time_s and
+    verify_busy_time_s. draft_time_s and verify_time_s are k draft steps and one verify pass over the whole batch;
+    the busy times are what the drafter's and the target's devices spend in one iteration: the same, or where a draft
+    model elsewhere overlaps (drafter_overlaps) two half-batch passes each, of which the iteration takes the larger,
+    with FLOPs and bytes counting both passes and the link latency and spec_per_iteration paid twice (each
+    micro-batch is verified and accepted on its own).
     """
     check_options("speculation", method, draft=draft, draft_vocab=draft_vocab, alpha=alpha, acceptance=acceptance,
                   tree_nodes=tree_nodes, tree_tau=tree_tau, k=k)
@@ -329,13 +333,15 @@ def speculative_metrics(
     speculating = k > 0
     overlaps = elsewhere and method == "draft" and overlap
     verify_time = verify["step_time_s"]
+    draft_busy, verify_busy = draft_time, verify_time  # each device's busy time in one iteration
     flops = k * draft_step["flops"] + verify["flops"]
     nbytes_total = k * draft_step["bytes"] + verify["bytes"]
+    fixed_parts = 1.0  # iterations an iteration's time holds: two where two micro-batches overlap
     if elsewhere:
         # tokens (4 B each) travel to the target, hidden states (2 B x hidden) back to a head drafter
         nbytes = b * (k * 4.0 + ((q * target.hidden_size * 2.0) if method in ("mtp", "eagle") else 0.0))
         link_bw = min(hw.link_bw_bytes_per_s * hw.link_efficiency, dhw.link_bw_bytes_per_s * dhw.link_efficiency)
-        transfer = np.where(speculating, max(hw.link_latency_s, dhw.link_latency_s) + nbytes / link_bw, 0.0)
+        link_latency = max(hw.link_latency_s, dhw.link_latency_s)
         if overlaps:  # two micro-batches of B/2: each device's busy time is two half-batch passes
             half = np.maximum(b / 2.0, 1.0)
             half_step = step_metrics(dhw, drafter, half, draft_q, s, d_dep, engine=no_host, shared_prefix=shared_prefix)
@@ -344,17 +350,19 @@ def speculative_metrics(
             half_verify = step_metrics(hw, target, half, q, s, dep, engine=engine, shared_prefix=shared_prefix)
             split = np.maximum(2.0 * half_draft, 2.0 * half_verify["step_time_s"])
             overlaps = (b >= 2) & (split < draft_time + verify_time)  # split only where it pays (it streams both models twice)
-            draft_time = np.where(overlaps, 2.0 * half_draft, draft_time)
-            verify_time = np.where(overlaps, 2.0 * half_verify["step_time_s"], verify_time)
+            draft_busy = np.where(overlaps, 2.0 * half_draft, draft_time)
+            verify_busy = np.where(overlaps, 2.0 * half_verify["step_time_s"], verify_time)
             flops = np.where(overlaps, 2.0 * (k * half_step["flops"] + half_verify["flops"]), flops)
             nbytes_total = np.where(overlaps, 2.0 * (k * half_step["bytes"] + half_verify["bytes"]), nbytes_total)
+            fixed_parts = np.where(overlaps, 2.0, 1.0)
             busy = np.where(overlaps, split, draft_time + verify_time)
         else:
             busy = draft_time + verify_time
+        transfer = np.where(speculating, fixed_parts * link_latency + nbytes / link_bw, 0.0)
     else:
         transfer = np.zeros(())
         busy = draft_time + verify_time
-    overhead = np.where(speculating, engine.spec_per_iteration_s + engine.spec_per_iteration_per_sequence_s * b_a, 0.0)
+    overhead = np.where(speculating, fixed_parts * engine.spec_per_iteration_s + engine.spec_per_iteration_per_sequence_s * b_a, 0.0)
     t_iter = busy + transfer + overhead
     shape = np.broadcast(t_iter, tau, b, s).shape
     tokens_per_iter = b * tau
@@ -367,6 +375,8 @@ def speculative_metrics(
         "baseline_tokens_per_s": b / base["step_time_s"],
         "draft_time_s": draft_time,
         "verify_time_s": verify_time,
+        "draft_busy_time_s": draft_busy,
+        "verify_busy_time_s": verify_busy,
         "transfer_time_s": transfer,
         "overhead_time_s": overhead,
         "iteration_time_s": t_iter,
@@ -474,7 +484,7 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         best = int(best_k(over_k["tokens_per_s"], over_k["fits_in_memory"], K_SEARCH))
     keys = ("iteration_time_s", "draft_time_s", "verify_time_s", "transfer_time_s", "overhead_time_s", "tau",
             "tokens_per_s", "tokens_per_s_per_user", "speedup", "flops_per_token", "bytes_per_token",
-            "wasted_flops_fraction", "memory_needed_bytes", "drafter_memory_bytes")
+            "wasted_flops_fraction", "memory_needed_bytes", "drafter_memory_bytes", "draft_busy_time_s", "verify_busy_time_s")
     out = {key: float(point[key]) for key in keys}
     rates, rates_source = (None, None)
     if alpha is None and acceptance is None and tree_nodes is None and method != "none":

@@ -91,9 +91,9 @@ def _text_block(label: str, text: object) -> str:
 def _iteration_text(spec: dict) -> str:
     """The iteration time as the sum it is: draft + verify + other, or with a draft model overlapped, the larger of the
     two devices' busy times (two half batches each, one drafted while the other is verified) + other."""
-    draft, verify = format_seconds(spec["draft_time_s"]), format_seconds(spec["verify_time_s"])
+    draft, verify = format_seconds(spec["draft_busy_time_s"]), format_seconds(spec["verify_busy_time_s"])
     other = format_seconds(spec["transfer_time_s"] + spec["overhead_time_s"])
-    if spec.get("drafter_overlaps"):
+    if spec.get("drafter_overlaps"):  # the busy times: two half-batch passes on each device
         return (f"{format_seconds(spec['iteration_time_s'])} = max(draft {draft}, verify {verify}) + other {other}"
                 "  (two half batches: one drafted while the other is verified)")
     return f"{format_seconds(spec['iteration_time_s'])} = draft {draft} + verify {verify} + other {other}"

@@ -144,17 +144,23 @@ def test_an_overlapped_iteration_is_the_larger_busy_time_of_two_half_batch_passe
     kw = dict(method="draft", draft=draft, draft_hw=a100, dep=deployment(m70, tp=4), engine=load_engine("vllm"))
     r = speculative_metrics(H100, m70, 64, 4096, 4, 0.8, **kw)
     assert bool(r["drafter_overlaps"])
-    assert float(r["iteration_time_s"]) == pytest.approx(max(float(r["draft_time_s"]), float(r["verify_time_s"]))
+    assert float(r["iteration_time_s"]) == pytest.approx(max(float(r["draft_busy_time_s"]), float(r["verify_busy_time_s"]))
                                                         + float(r["transfer_time_s"] + r["overhead_time_s"]), rel=1e-12)
     half = speculative_metrics(H100, m70, 32, 4096, 4, 0.8, **kw, overlap=False)  # one micro-batch of 32, taking turns
-    assert float(r["draft_time_s"]) == pytest.approx(2 * float(half["draft_time_s"]), rel=1e-12)
-    assert float(r["verify_time_s"]) == pytest.approx(2 * float(half["verify_time_s"]), rel=1e-12)
+    assert float(r["draft_busy_time_s"]) == pytest.approx(2 * float(half["draft_time_s"]), rel=1e-12)
+    assert float(r["verify_busy_time_s"]) == pytest.approx(2 * float(half["verify_time_s"]), rel=1e-12)
+    whole = speculative_metrics(H100, m70, 64, 4096, 4, 0.8, **kw, overlap=False)  # the columns keep one whole-batch pass
+    assert float(r["verify_time_s"]) == float(whole["verify_time_s"]) and float(r["draft_time_s"]) == float(whole["draft_time_s"])
+    # each micro-batch is verified and accepted on its own: the link latency and spec_per_iteration twice
+    latency = max(H100.link_latency_s, a100.link_latency_s)
+    assert float(r["transfer_time_s"] - whole["transfer_time_s"]) == pytest.approx(latency, rel=1e-9)
+    assert float(r["overhead_time_s"] - whole["overhead_time_s"]) == pytest.approx(kw["engine"].spec_per_iteration_s, rel=1e-9)
     # both models stream their weights once per micro-batch: two half passes' bytes and FLOPs
     assert float(r["bytes_per_token"]) == pytest.approx(float(half["bytes_per_token"]), rel=1e-12)
     prefix = speculative_metrics(H100, m70, 64, 4096, 4, 0.8, **kw, shared_prefix=2000)
     half_prefix = speculative_metrics(H100, m70, 32, 4096, 4, 0.8, **kw, shared_prefix=2000, overlap=False)
-    assert bool(prefix["drafter_overlaps"]) and float(prefix["draft_time_s"]) < float(r["draft_time_s"])  # the prefix read once
-    assert float(prefix["draft_time_s"]) == pytest.approx(2 * float(half_prefix["draft_time_s"]), rel=1e-12)
+    assert bool(prefix["drafter_overlaps"]) and float(prefix["draft_busy_time_s"]) < float(r["draft_busy_time_s"])  # read once
+    assert float(prefix["draft_busy_time_s"]) == pytest.approx(2 * float(half_prefix["draft_time_s"]), rel=1e-12)
 
 
 def test_a_draft_model_costs_memory_and_lowers_the_maximum_batch():
