@@ -769,17 +769,18 @@ def main() -> None:
 
 
 def _value_given(param, args: list[str]) -> str | None:
-    """What the command line gave an option a usage error names (`--tp 0`, `--tp=0`; the last one given), else None."""
-    found = None
-    for name in getattr(param, "opts", None) or []:
-        if not name.startswith("-"):
-            continue
-        for i, arg in enumerate(args):
+    """What the command line gave an option a usage error names (`--tp 0`, `--tp=0`: the last one given, the one an
+    option of one value takes; every one given, comma-separated, for a repeatable option), else None."""
+    found = []
+    for i, arg in enumerate(args):
+        for name in [n for n in getattr(param, "opts", None) or [] if n.startswith("-")]:
             if arg == name and i + 1 < len(args):
-                found = args[i + 1]
+                found.append(args[i + 1])
             elif arg.startswith(name + "="):
-                found = arg[len(name) + 1:]
-    return found
+                found.append(arg[len(name) + 1:])
+    if not found:
+        return None
+    return ", ".join(found) if getattr(param, "multiple", False) else found[-1]
 
 
 def run() -> None:

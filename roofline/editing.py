@@ -47,17 +47,25 @@ def _round_trip():
     return rt
 
 
-def parse_assignments(assignments: list[str], what: str = "--set") -> list[tuple[list[str], object]]:
+EXAMPLE = {  # a field of each kind, for the messages of parse_assignments
+    "hardware": ("memory_bandwidth='4.0 TB/s'", "memory or peak_flops.bf16"),
+    "model": ("layers=32", "layers or moe.experts"),
+    "engine": ("kernel_latency='5 us'", "kernel_latency or kernels_per_layer.mlp"),
+}
+
+
+def parse_assignments(assignments: list[str], what: str = "--set", kind: str = "hardware") -> list[tuple[list[str], object]]:
     """`key.sub=value` strings as (path, value) pairs; the value read as one YAML scalar or flow value, except
     that an unquoted value of a prose field (TEXT_FIELDS) is its text as written."""
     pairs = []
+    assignment, field = EXAMPLE.get(kind, EXAMPLE["hardware"])
     for text in assignments:
         if "=" not in text:
-            raise RooflineError(f"{what}: expected key=value (like memory_bandwidth='4.0 TB/s'), found {text[:80]!r}")
+            raise RooflineError(f"{what}: expected key=value (like {assignment}), found {text[:80]!r}")
         key, raw = text.split("=", 1)
         path = [part.strip() for part in key.strip().split(".")]
         if not all(path) or len(path) > 3:
-            raise RooflineError(f"{what}: expected a field name like memory or peak_flops.bf16, found {key[:80]!r}")
+            raise RooflineError(f"{what}: expected a field name like {field}, found {key[:80]!r}")
         text = raw.strip()
         if path[0] in TEXT_FIELDS and len(path) == 1 and text not in ("", "null", "Null", "NULL", "~") \
                 and not text.startswith(("'", '"')):
@@ -233,10 +241,17 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
         raise RooflineError(f"name: expected a name no profile in {folder} has (names are case-insensitive), found {name!r} "
                             f"beside {clash[0].name}")
     doc = _load_rt(read_text(source), str(source))
+    found = kind_of(doc)[0]
+    if found is not None and found != kind:  # `engines new x --from hardware_profiles/h100-sxm.yaml`
+        raise RooflineError(f"--from: expected a{'n' if kind[0] in 'aeiou' else ''} {kind} profile, found {source} (a {found} profile)")
     doc["name"] = name
     if folder.resolve() != builtin_dir(kind).resolve() and "type" not in doc:  # a user folder holds every kind
         doc.insert(0, "type", kind)
-    pairs = parse_assignments(assignments)
+    pairs = parse_assignments(assignments, kind=kind)
+    if kind == "model" and any(keys[0] not in (*TEXT_FIELDS, "display_name", "precision") for keys, _ in pairs):
+        for key in ("published_params", "published_active_params"):  # the source's counts are not the new shape's
+            if key in doc and [key] not in [keys for keys, _ in pairs]:
+                del doc[key]
     if "display_name" in doc and ["display_name"] not in [keys for keys, _ in pairs]:  # panels and tables tell the two apart
         doc["display_name"] = f"{name} (copy of {doc['display_name']})"
     _apply(doc, pairs, str(target), _field_order(kind))
@@ -267,7 +282,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     path = _editable(kind, name, extra_dirs, force)
     original = read_text(path)
     doc = _load_rt(original, str(path))
-    _apply(doc, parse_assignments(assignments, f"{GROUP[kind]} set"), str(path), _field_order(kind))
+    _apply(doc, parse_assignments(assignments, f"{GROUP[kind]} set", kind), str(path), _field_order(kind))
     text = _dump(doc)
     validate_text(kind, text, path)
     write_text_atomic(path, text, force=True)
@@ -415,12 +430,13 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
         return format_si(value, unit)
 
     width = max(len(r[0]) for r in rows if r[3] is not None)  # at most 36 (operator_ceilings.elementwise_memory): 80 columns
-    lines = [f"A  {hw_a.path}", f"B  {hw_b.path}", "", f"{'':{width}}  {hw_a.name:>14}  {hw_b.name:>14}  {'B / A':>7}"]
+    col = max(14, len(hw_a.name), len(hw_b.name))  # a long user profile name widens the value columns under it
+    lines = [f"A  {hw_a.path}", f"B  {hw_b.path}", "", f"{'':{width}}  {hw_a.name:>{col}}  {hw_b.name:>{col}}  {'B / A':>7}"]
     for label, va, vb, unit in rows:
         if unit is None:
             lines.append(label)
             continue
         ratio = f"{vb / va:.3g}x" if va and vb and NO_FIT not in (va, vb) else "-"
         marker = "" if va == vb else "  *"
-        lines.append(f"{label:{width}}  {show(va, unit):>14}  {show(vb, unit):>14}  {ratio:>7}{marker}")
+        lines.append(f"{label:{width}}  {show(va, unit):>{col}}  {show(vb, unit):>{col}}  {ratio:>7}{marker}")
     return "\n".join(lines)

@@ -1280,8 +1280,8 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         lines = [best[_same_alpha(best["alpha"], a)].drop_duplicates("batch").sort_values("batch") for a in alphas]
         shared = pd.concat(lines)[["batch", "best_k"]].duplicated().any()  # two alphas' lines meet at a point
         for i, (a, g) in enumerate(zip(alphas, lines)):
-            # where lines meet they stay visible: each alpha's markers sit a little to the side (batch x 2^dodge, a
-            # shift along the log batch axis, never along k, which stays an integer); where none meet, none moves
+            # in a panel where two lines meet they stay visible: each alpha's markers sit a little to the side (batch x
+            # 2^dodge, a shift along the log batch axis, never along k, which stays an integer); where none meet, none moves
             dodge = 2.0 ** ((i - (len(alphas) - 1) / 2) * min(0.12, 0.5 / len(alphas))) if shared else 1.0
             ax.plot(g["batch"] * dodge, g["best_k"], "o-" if dots else "-", color=color[a], ms=4, lw=1.5, label=_alpha_label(a, meta),
                     drawstyle="default")

@@ -214,7 +214,7 @@ def problems(kind: str | None = None, extra_dirs: tuple[str | Path, ...] = ()) -
 
 
 def check_profile_name(name: object, what: str = "name") -> str:
-    """A name for a new profile file NAME.yaml (hw new, models new, models import, calibrate --out): lower-case letters,
+    """A name for a new profile file NAME.yaml (hw new, models new, engines new, models import, calibrate --out): lower-case letters,
     digits, '.', '_' or '-', starting with a letter or digit, at most 80 characters, not itself ending in .yaml
     (docs/PROFILES.md: names are lower case; lookups are case-insensitive)."""
     ok = (isinstance(name, str) and 0 < len(name) <= 80 and name[0].isalnum() and all(c.isalnum() or c in "._-" for c in name)

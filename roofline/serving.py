@@ -159,8 +159,8 @@ def _yaml_seconds(where: str, key: str, value: object) -> float:
         return 0.0
     try:
         return parse_quantity(value, "seconds")
-    except ValueError as exc:
-        raise field_error(where, key, str(exc), value) from None
+    except ValueError as exc:  # a time may be 0 too (a cost the engine does not have): the message says so
+        raise field_error(where, key, str(exc).replace("a finite positive quantity", "a finite time of 0 or more"), value) from None
 
 
 def _spec_seconds(where: str, key: str, value: object) -> float:

@@ -291,6 +291,8 @@ def test_a_value_the_option_parser_refuses_is_named_in_the_error(roofline):
     assert code == 2 and err.strip() == "error: Invalid value for '--batch': Input should be greater than or equal to 1, found '-1'"
     code, _, err = roofline("predict", "--prompt", "0")
     assert code == 2 and err.strip() == "error: Invalid value for '--prompt': Input should be greater than or equal to 1, found '0'"
+    code, _, err = roofline("bench", "--points", "5", "--points", "5000")  # repeatable: every value given is named
+    assert code == 2 and err.strip().endswith("greater than or equal to 1000, found '5, 5000'")
     code, _, err = roofline("predict", "--nosuch", "3")
     assert code == 2 and "found" not in err  # an unknown option has no value to name
 

@@ -498,6 +498,11 @@ def test_models_and_engines_have_new_set_edit_and_validate_like_hw(roofline, tmp
     assert "\ntype: model\n" in text  # a user folder holds every kind: the file says its own
     code, _, err = roofline("models", "set", "my-llama", "layers=0")  # invalid: refused, the file as it was
     assert code == 2 and "my-llama.yaml: layers:" in err and (user / "my-llama.yaml").read_text() == text
+    code, _, err = roofline("models", "set", "my-llama", "layers")  # the example is a model's field
+    assert code == 2 and err.strip() == "error: models set: expected key=value (like layers=32), found 'layers'"
+    assert "published_params" not in text  # a new shape: the source's published counts do not describe it
+    code, _, err = roofline("engines", "new", "x", "--from", ROOT / "hardware_profiles" / "h100-sxm.yaml")
+    assert code == 2 and "--from: expected an engine profile, found" in err and "(a hardware profile)" in err
     code, _, err = roofline("models", "set", "llama-3.1-8b", "layers=33")
     assert code == 2 and "copy it first with `roofline models new llama-3.1-8b-mine --from llama-3.1-8b`" in err
 
@@ -505,6 +510,8 @@ def test_models_and_engines_have_new_set_edit_and_validate_like_hw(roofline, tmp
     assert roofline("engines", "set", "my-vllm", "host_per_sequence=40 us")[0] == 0
     engine = load_engine("my-vllm")
     assert engine.kernel_latency_s == pytest.approx(6e-6) and engine.host_per_sequence_s == pytest.approx(40e-6)
+    code, _, err = roofline("engines", "set", "my-vllm", "host_per_step=-5 us")  # 0 is a valid time: the message says so
+    assert code == 2 and "host_per_step: expected a finite time of 0 or more like" in err
     code, _, err = roofline("engines", "set", "my-vllm", "kernel_latency=6 parsecs")
     assert code == 2 and "my-vllm.yaml: kernel_latency: expected a unit" in err
     editor, _ = _fake_editor(tmp_path, [(user / "my-vllm.yaml").read_text().replace("host_per_sequence: 40 us", "host_per_sequence: 41 us")])
