@@ -11,10 +11,10 @@ Per operator (w_c = bytes per weight of the operator's weight class c, a = 2 act
 c_kv = KV bytes per element; non-expert weights and heads split over tp, activations replicated):
 
     weight GEMM (qkv_proj, o_proj, mlp, router, shared_experts, lm_head), on T_a tokens:
-        flops = 2 * (params_split / tp + params_whole) * T_a
-        bytes = (params_split / tp + params_whole) * w_c + T_a * (d_in + d_out) * a
-        params_whole: weights every tensor-parallel rank holds whole: MLA's down-projections in qkv_proj
-        (model.qkv_replicated_params_per_layer), else 0; params_split = params - params_whole
+        flops = 2 * params_device * T_a
+        bytes = params_device * w_c + T_a * (d_in + d_out) * a
+        params_device = params / tp, but for qkv_proj model.qkv_params_per_layer_per_device(tp): MLA's
+        down-projections whole on every rank, and one KV head's K and V on each rank once tp > kv_heads
     experts (per MoE layer): E / ep experts per EP rank, each split over D / ep devices; the busiest
     rank sets the pace (expected maximum over ep ranks, Blom's normal order statistic z_ep):
         p          = 1 - (1 - top_k / E) ** T                    (one expert is touched by T tokens)
@@ -105,8 +105,9 @@ def sequences_per_group(batch, dep: Deployment):
 def weight_bytes_by_class(model: ModelSpec, dep: Deployment, with_mtp: bool = False) -> dict[str, float]:
     """Resident weight bytes per class on the busiest device of `dep`.
 
-    Non-expert classes split over tp (replicated over dp_attention groups), but for MLA's down-projections, whole
-    on every rank (model.qkv_replicated_params_per_layer, in each layer and MTP module); routed experts over all
+    Non-expert classes split over tp (replicated over dp_attention groups), but for the attention input projections
+    a rank holds whole (model.qkv_params_per_layer_per_device: MLA's down-projections, a KV head replicated once tp >
+    kv_heads; in each layer and MTP module); routed experts over all
     D = tp * dp_attention devices of a stage (E/ep experts, each split D/ep ways); layers over pp stages, the
     busiest holding ceil(layers / pp) of them (Deployment.stage_share) and the larger of embedding and LM head.
     MTP modules only `with_mtp`.
@@ -114,15 +115,16 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment, with_mtp: bool = Fa
     params = model.params_by_class()
     pp = dep.pp
     share = dep.stage_share(model.layers)
-    whole = {"attention": model.layers * model.qkv_replicated_params_per_layer,
-             "mtp": model.mtp_modules * model.qkv_replicated_params_per_layer}
+    qkv, qkv_device = model.qkv_params_per_layer, model.qkv_params_per_layer_per_device(dep.tp)
+    blocks = {"attention": model.layers, "mtp": model.mtp_modules}  # the attention input projections each class holds
     out = {}
     for cls, n in params.items():
         if cls == "mtp" and not with_mtp:
             continue
         split = dep.devices_per_stage if cls == "experts" else dep.tp
         per_stage = 1.0 if cls in ("embedding", "lm_head", "mtp") else share
-        out[cls] = ((n - whole.get(cls, 0)) / split + whole.get(cls, 0)) * BYTES_PER_ELEMENT[dep.dtype(cls)] * per_stage
+        count = blocks.get(cls, 0)
+        out[cls] = ((n - count * qkv) / split + count * qkv_device) * BYTES_PER_ELEMENT[dep.dtype(cls)] * per_stage
     if pp > 1:  # embedding on the first stage, LM head on the last: the busiest stage holds the larger
         out["embedding"], out["lm_head"] = max(out["embedding"], out["lm_head"]), 0.0
     return out
@@ -186,8 +188,8 @@ def operator_costs(
     def w(op: str) -> float:
         return BYTES_PER_ELEMENT[dep.dtype(OPERATOR_CLASS[op])]
 
-    def gemm(op: str, params: float, d_in: float, d_out: float, n_tokens=tokens_a, count: float = 1.0, whole: float = 0.0):
-        per_device = (params - whole) / tp + whole
+    def gemm(op: str, params: float, d_in: float, d_out: float, n_tokens=tokens_a, count: float = 1.0, per_device: float | None = None):
+        per_device = params / tp if per_device is None else per_device
         flops = 2.0 * per_device * n_tokens * count
         nbytes = (per_device * w(op) + n_tokens * (d_in + d_out) * a) * count
         return flops, nbytes
@@ -198,7 +200,8 @@ def operator_costs(
     proj = model.input_projection_params  # 0 but for a head drafter; replicated, not split over tp
     costs["input_proj"] = (2.0 * proj * tokens_a + zero, proj * w("input_proj") + tokens_a * 3.0 * h * a + zero) if proj else (zero, zero)
     qkv_out = model.qkv_params_per_layer / h
-    costs["qkv_proj"] = gemm("qkv_proj", model.qkv_params_per_layer, h, qkv_out, count=n_layers, whole=model.qkv_replicated_params_per_layer)
+    costs["qkv_proj"] = gemm("qkv_proj", model.qkv_params_per_layer, h, qkv_out, count=n_layers,
+                             per_device=model.qkv_params_per_layer_per_device(tp))
     costs["o_proj"] = gemm("o_proj", model.o_params_per_layer, model.o_params_per_layer / h, h, count=n_layers)
 
     # attention: per layer group, KV entries read per query at the mean causal position

@@ -129,15 +129,21 @@ class ModelSpec:
         """Input projections of attention (everything but the output projection)."""
         return self.attention_params_per_layer - self.o_params_per_layer
 
-    @property
-    def qkv_replicated_params_per_layer(self) -> int:
-        """Of qkv_params_per_layer, those every tensor-parallel rank holds whole: MLA's down-projections
-        hidden -> q_lora + kv_lora + rope (q_a and kv_a, one `fused_qkv_a_proj = MergedReplicatedLinear(...)` in
-        vLLM's and SGLang's deepseek_v2.py; kv_a alone, a ReplicatedLinear, without q_lora); 0 for other layouts."""
-        if self.kv_layout != "mla":
-            return 0
-        m = self.mla
-        return self.hidden_size * (m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim)
+    def qkv_params_per_layer_per_device(self, tp: int) -> float:
+        """Of qkv_params_per_layer, what one of `tp` tensor-parallel ranks holds (vLLM's and SGLang's layers):
+        MLA: the down-projections hidden -> q_lora + kv_lora + rope whole (q_a and kv_a, one
+             `fused_qkv_a_proj = MergedReplicatedLinear(...)` in deepseek_v2.py; kv_a alone without q_lora), the rest a
+             1/tp share;
+        gqa / shared_kv: the query projection a 1/tp share, and max(kv_heads / tp, 1) KV heads' key and value
+             projections (QKVParallelLinear gives each rank one KV head, replicated, once tp > kv_heads).
+        """
+        h = self.hidden_size
+        if self.kv_layout == "mla":
+            m = self.mla
+            whole = h * (m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim)
+            return (self.qkv_params_per_layer - whole) / tp + whole
+        kv = (1 if self.kv_layout == "shared_kv" else 2) * h * self.kv_heads * self.head_dim
+        return (self.qkv_params_per_layer - kv) / tp + kv * max(1.0 / tp, 1.0 / self.kv_heads)
 
     @property
     def o_params_per_layer(self) -> int:

@@ -88,7 +88,7 @@ def test_mla_down_projections_are_whole_on_every_tensor_parallel_rank():
 
     v3 = load_model("deepseek-v3")
     whole = 7168 * (1536 + 512 + 64)
-    assert v3.qkv_replicated_params_per_layer == whole == 15_138_816
+    assert v3.qkv_params_per_layer_per_device(8) == (v3.qkv_params_per_layer - whole) / 8 + whole and whole == 15_138_816
     one, eight = deployment(v3, "fp8"), deployment(v3, "fp8", tp=8)
     attention_1, attention_8 = weight_bytes_by_class(v3, one)["attention"], weight_bytes_by_class(v3, eight)["attention"]
     assert attention_8 == pytest.approx((attention_1 - 61 * whole) / 8 + 61 * whole, rel=1e-12)  # fp8: 1 byte a weight
@@ -99,4 +99,20 @@ def test_mla_down_projections_are_whole_on_every_tensor_parallel_rank():
     assert float(flops_8) == pytest.approx(2.0 * per_device * 61, rel=1e-12)
     assert float(bytes_8 - (bytes_1 - v3.qkv_params_per_layer * 61)) == pytest.approx(per_device * 61, rel=1e-12)
     llama = load_model("llama-3.1-8b")
-    assert llama.qkv_replicated_params_per_layer == 0  # GQA: every projection column-parallel
+    assert llama.qkv_params_per_layer_per_device(8) == llama.qkv_params_per_layer / 8  # 8 KV heads over 8 ranks: split
+
+
+def test_a_kv_head_is_replicated_with_its_weights_once_tp_exceeds_the_kv_heads():
+    """vLLM's QKVParallelLinear gives each rank one KV head once tp > kv_heads: Qwen3-235B-A22B (4 KV heads of 128
+    over hidden 4096) at tp 8 holds an eighth of the query projection and one whole KV head's K and V."""
+    from roofline.costs import weight_bytes_by_class
+    from roofline.model import load_model
+
+    qwen = load_model("qwen3-235b-a22b")
+    q, kv_head = 4096 * 64 * 128, 2 * 4096 * 128
+    assert qwen.qkv_params_per_layer == q + 4 * kv_head
+    assert qwen.qkv_params_per_layer_per_device(4) == (q + 4 * kv_head) / 4  # tp = kv_heads: one head each, split
+    assert qwen.qkv_params_per_layer_per_device(8) == q / 8 + kv_head       # not (q + 4 kv) / 8
+    one, eight = deployment(qwen, "bf16"), deployment(qwen, "bf16", tp=8)
+    extra = weight_bytes_by_class(qwen, eight)["attention"] - weight_bytes_by_class(qwen, one)["attention"] / 8
+    assert extra == pytest.approx(94 * (kv_head - 4 * kv_head / 8) * 2.0, rel=1e-12)  # 94 layers, bf16
