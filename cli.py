@@ -206,25 +206,6 @@ def models_show(name: Annotated[str, typer.Argument(help="Model profile name or 
     typer.echo(model_table(m))
 
 
-SetOpt = Annotated[Optional[list[str]], typer.Option("--set", metavar="FIELD=VALUE", help="FIELD=VALUE to change (repeatable; dotted: peak_flops.bf16='148 TFLOPS').")]
-
-
-@hw_app.command("new")
-def hw_new(
-    name: Annotated[str, typer.Argument(help="Name of the new profile (its file is NAME.yaml).")],
-    from_: Annotated[str, typer.Option("--from", help="Existing hardware profile to start from.")],
-    set_: SetOpt = None,
-    dir_: Annotated[Optional[Path], typer.Option("--dir", help="Folder to write to (default: the user profile folder).")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
-) -> None:
-    """Create a hardware profile from an existing one, with fields changed; validated, written atomically."""
-    from roofline.editing import new_profile
-
-    path = new_profile('hardware', name, from_, set_ or [], dir_, force, _dirs())
-    typer.echo(f"wrote {path}")
-    _warn_if_builtin_name("hardware", path)
-
-
 def _warn_if_builtin_name(kind: str, path: Path) -> None:
     """A new profile named like a built-in one shadows it wherever its folder is on the search path: say so."""
     from roofline.profiles import builtin_dir
@@ -235,38 +216,14 @@ def _warn_if_builtin_name(kind: str, path: Path) -> None:
                    f"{path.stem} means this file, not the built-in", err=True)
 
 
-@hw_app.command("set")
-def hw_set(
-    name: Annotated[str, typer.Argument(help="Hardware profile to change (a user profile).")],
-    assignments: Annotated[list[str], typer.Argument(help="FIELD=VALUE ... (dotted fields; FIELD=null removes an optional one).")],
-    force: Annotated[bool, typer.Option("--force", help="Allow changing a built-in profile file.")] = False,
-) -> None:
-    """Change fields in place, keeping comments, key order and formatting; refused if the result is invalid."""
-    from roofline.editing import set_fields
-
-    typer.echo(f"wrote {set_fields('hardware', name, assignments, _dirs(), force)}")
-
-
-@hw_app.command("edit")
-def hw_edit(
-    name: Annotated[str, typer.Argument(help="Hardware profile to edit (a user profile).")],
-    force: Annotated[bool, typer.Option("--force", help="Allow editing a built-in profile file.")] = False,
-) -> None:
-    """Open the profile in $VISUAL/$EDITOR; reopened with the error on top while invalid, never saved invalid."""
-    from roofline.editing import edit_profile
-
-    path, changed = edit_profile("hardware", name, _dirs(), force)
-    typer.echo(f"{'wrote' if changed else 'unchanged'} {path}")
-
-
 def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
-    """`new`, `set` and `edit` for model or engine profiles: the same functions `hw new/set/edit` call."""
+    """`new`, `set` and `edit` of `group`'s profiles (hw, models, engines): roofline.editing's functions told the kind."""
 
     @group.command("new")
     def new(
         name: Annotated[str, typer.Argument(help="Name of the new profile (its file is NAME.yaml).")],
         from_: Annotated[str, typer.Option("--from", help="Existing profile of the same kind to start from.")],
-        set_: Annotated[Optional[list[str]], typer.Option("--set", metavar="FIELD=VALUE", help="FIELD=VALUE to change (repeatable; dotted fields).")] = None,
+        set_: Annotated[Optional[list[str]], typer.Option("--set", metavar="FIELD=VALUE", help="FIELD=VALUE to change (repeatable; dotted: peak_flops.bf16='148 TFLOPS', moe.experts=64).")] = None,
         dir_: Annotated[Optional[Path], typer.Option("--dir", help="Folder to write to (default: the user profile folder).")] = None,
         force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
     ) -> None:
@@ -299,6 +256,9 @@ def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
     new.__doc__ = f"Create a {what} profile from an existing one, with fields changed; validated, written atomically."
     set_.__doc__ = "Change fields in place, keeping comments, key order and formatting; refused if the result is invalid."
     edit.__doc__ = "Open the profile in $VISUAL/$EDITOR; reopened with the error on top while invalid, never saved invalid."
+
+
+_editing_commands(hw_app, "hardware", "hardware")
 
 
 def _validate_command(kind: str, paths: list[Path] | None) -> None:
