@@ -248,7 +248,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     if folder.resolve() != builtin_dir(kind).resolve() and "type" not in doc:  # a user folder holds every kind
         doc.insert(0, "type", kind)
     pairs = parse_assignments(assignments, kind=kind)
-    if kind == "model" and any(keys[0] not in (*TEXT_FIELDS, "display_name", "precision") for keys, _ in pairs):
+    if kind == "model" and any(keys[0] not in (*TEXT_FIELDS, "precision") for keys, _ in pairs):
         for key in ("published_params", "published_active_params"):  # the source's counts are not the new shape's
             if key in doc and [key] not in [keys for keys, _ in pairs]:
                 del doc[key]

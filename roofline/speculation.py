@@ -19,12 +19,12 @@ attention group):
     t_iter   = t_draft + t_verify + t_spec                                        (drafter on the target's devices)
              = t_draft + t_verify + t_transfer + t_spec      (a head drafter elsewhere: it needs the verified hidden
                                                               states before it can draft, so nothing overlaps)
-             = min(max(2 t_draft(B/2), 2 t_verify(B/2)), t_draft + t_verify) + t_transfer + t_spec
-                                                             (a draft model elsewhere with overlap and B >= 2: two
+             = min(max(2 t_draft(B/2), 2 t_verify(B/2)) + t_link + spec_per_iteration, t_draft + t_verify)
+               + t_transfer + t_spec                         (a draft model elsewhere with overlap and B >= 2: two
                                                               micro-batches, one drafted while the other is verified,
-                                                              where that beats taking turns, each paying the link
-                                                              latency and spec_per_iteration; B = 1 or overlap off:
-                                                              the times add)
+                                                              each paying the link latency t_link and
+                                                              spec_per_iteration, where that beats taking turns;
+                                                              B = 1 or overlap off: the times add)
     tokens/s = B * tau / t_iter;   speedup = tau * t_step(target, B, 1, S) / t_iter
 
 Draft passes pay kernel latencies but not the engine's per-step host work (they run inside the
@@ -349,7 +349,8 @@ def speculative_metrics(
             half_draft = k * (half_step["step_time_s"] + half_per_step)
             half_verify = step_metrics(hw, target, half, q, s, dep, engine=engine, shared_prefix=shared_prefix)
             split = np.maximum(2.0 * half_draft, 2.0 * half_verify["step_time_s"])
-            overlaps = (b >= 2) & (split < draft_time + verify_time)  # split only where it pays (it streams both models twice)
+            second = link_latency + engine.spec_per_iteration_s  # the fixed costs the second micro-batch adds
+            overlaps = (b >= 2) & (split + second < draft_time + verify_time)  # only where it pays (both models streamed twice)
             draft_busy = np.where(overlaps, 2.0 * half_draft, draft_time)
             verify_busy = np.where(overlaps, 2.0 * half_verify["step_time_s"], verify_time)
             flops = np.where(overlaps, 2.0 * (k * half_step["flops"] + half_verify["flops"]), flops)

@@ -126,8 +126,10 @@ def test_a_draft_model_elsewhere_overlaps_only_when_the_batch_splits_into_two_mi
     half_verify = float(step_time_s(H100, LLAMA, 4, 5, 1024))
     split = max(2 * half_draft, 2 * half_verify)
     turns = float(serial["draft_time_s"] + serial["verify_time_s"])
-    assert float(eight["iteration_time_s"]) == pytest.approx(min(split, turns) + float(eight["transfer_time_s"]))
-    assert bool(eight["drafter_overlaps"]) == (split < turns)
+    second = max(H100.link_latency_s, l4.link_latency_s)  # the second micro-batch's link latency (ideal: no spec cost)
+    overlapped = split + second < turns
+    assert bool(eight["drafter_overlaps"]) == overlapped
+    assert float(eight["iteration_time_s"]) == pytest.approx((split if overlapped else turns) + float(eight["transfer_time_s"]))
     # the 1B draft streams its weights once per micro-batch on the slow L4, so here taking turns wins;
     # against a 70B target on 4 H100s at batch 64, drafting (17.6 ms) and verifying (17.3 ms) are balanced: the split pays
     m70 = load_model("llama-3.1-70b")
