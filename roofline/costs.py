@@ -13,8 +13,8 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, activat
     weight GEMM (qkv_proj, o_proj, mlp, router, shared_experts, lm_head), on T_a tokens:
         flops = 2 * params_device * T_a
         bytes = params_device * w_c + T_a * (d_in + d_out) * a
-        params_device = params / tp, but for qkv_proj model.qkv_params_per_layer_per_device(tp): MLA's
-        down-projections whole on every rank, and one KV head's K and V on each rank once tp > kv_heads
+        params_device = params / tp, but for qkv_proj model.qkv_params_per_layer_per_device(tp): MLA's and a
+        low-rank query's down-projections whole on every rank, and one KV head's K and V on each rank once tp > kv_heads
     experts (per MoE layer): E / ep experts per EP rank, each split over D / ep devices; the busiest
     rank sets the pace (expected maximum over ep ranks, Blom's normal order statistic z_ep):
         p          = 1 - (1 - top_k / E) ** T                    (one expert is touched by T tokens)

@@ -8,8 +8,9 @@ Parallel layout of one model replica (the batch B is the replica's batch):
         split over the tp devices of an attention group and replicated over the dp_attention groups;
         each group decodes B / dp_attention sequences and holds and reads only their KV cache
         (GQA KV heads split over tp, one replicated on each rank once tp > kv_heads, its K and V weights too; an
-        MLA latent is replicated over tp, and so are MLA's down-projections q_a and kv_a, whole on every rank as vLLM
-        and SGLang hold them: model.qkv_params_per_layer_per_device).
+        MLA latent is replicated over tp, and so are MLA's down-projections q_a and kv_a and a low-rank query's
+        down-projection (DeepSeek-V4's wq_a), whole on every rank as vLLM and SGLang hold them:
+        model.qkv_params_per_layer_per_device).
     routed experts: experts / ep experts per EP rank, each expert's matrices split over D / ep devices.
     pipeline: ceil(layers / pp) layers on the busiest stage (vLLM and SGLang give the remainder of an
         uneven split to stages one layer each), so its share of the layers is ceil(layers / pp) / layers

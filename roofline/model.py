@@ -134,8 +134,10 @@ class ModelSpec:
         MLA: the down-projections hidden -> q_lora + kv_lora + rope whole (q_a and kv_a, one
              `fused_qkv_a_proj = MergedReplicatedLinear(...)` in deepseek_v2.py; kv_a alone without q_lora), the rest a
              1/tp share;
-        gqa / shared_kv: the query projection a 1/tp share, and max(kv_heads / tp, 1) KV heads' key and value
-             projections (QKVParallelLinear gives each rank one KV head, replicated, once tp > kv_heads).
+        gqa / shared_kv: the query projection a 1/tp share but for a low-rank query's down-projection hidden ->
+             q_lora_rank, whole (DeepSeek-V4's `wq_a = ReplicatedLinear(hidden_size, q_lora_rank)` in SGLang), and
+             max(kv_heads / tp, 1) KV heads' key and value projections (QKVParallelLinear gives each rank one KV
+             head, replicated, once tp > kv_heads; V4's single shared KV head is a ReplicatedLinear `wkv`).
         """
         h = self.hidden_size
         if self.kv_layout == "mla":
@@ -143,7 +145,8 @@ class ModelSpec:
             whole = h * (m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim)
             return (self.qkv_params_per_layer - whole) / tp + whole
         kv = (1 if self.kv_layout == "shared_kv" else 2) * h * self.kv_heads * self.head_dim
-        return (self.qkv_params_per_layer - kv) / tp + kv * max(1.0 / tp, 1.0 / self.kv_heads)
+        q_down = h * self.q_lora_rank  # 0 for a full-rank query
+        return (self.qkv_params_per_layer - kv - q_down) / tp + q_down + kv * max(1.0 / tp, 1.0 / self.kv_heads)
 
     @property
     def o_params_per_layer(self) -> int:

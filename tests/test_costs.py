@@ -116,3 +116,14 @@ def test_a_kv_head_is_replicated_with_its_weights_once_tp_exceeds_the_kv_heads()
     one, eight = deployment(qwen, "bf16"), deployment(qwen, "bf16", tp=8)
     extra = weight_bytes_by_class(qwen, eight)["attention"] - weight_bytes_by_class(qwen, one)["attention"] / 8
     assert extra == pytest.approx(94 * (kv_head - 4 * kv_head / 8) * 2.0, rel=1e-12)  # 94 layers, bf16
+
+
+def test_deepseek_v4_holds_its_query_down_projection_and_shared_kv_head_whole_on_every_rank():
+    """SGLang's DeepSeek-V4 attention: wq_a (hidden -> q_lora 1024) and wkv (hidden -> the one shared KV head of 512)
+    are ReplicatedLinear; wq_b (1024 -> 64 heads x 512) is column-parallel."""
+    from roofline.model import load_model
+
+    v4 = load_model("deepseek-v4-flash")
+    q_down, kv, q_up = 4096 * 1024, 4096 * 512, 1024 * 64 * 512
+    assert v4.qkv_params_per_layer == q_down + kv + q_up
+    assert v4.qkv_params_per_layer_per_device(8) == q_down + kv + q_up / 8
