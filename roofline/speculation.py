@@ -107,7 +107,8 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
 
     mtp: eh_proj (2h -> h) and one block of the target (MoE if the target is MoE) with the shared LM head; full
          attention, or a sliding window of the profile's mtp_window tokens (DeepSeek-V4's MTP block).
-    eagle: fc (2h -> h) and one dense decoder layer of the target's shapes, full attention, LM head of `draft_vocab` rows.
+    eagle: fc (2h -> h) and one dense decoder layer of the target's shapes (its attention layout too: MLA for an MLA
+           target, as vLLM's and SGLang's DeepSeek EAGLE-3 heads run it), full attention, LM head of `draft_vocab` rows.
     Both projections are the drafter's `input_projection` (costs' input_proj), read and computed in every draft step
     as EAGLE-1's fc and MTP's eh_proj are. EAGLE-3 is charged as EAGLE-1: its fc (3h -> h) runs once an iteration
     in vLLM, but its layer's QKV projection reads a 2h-wide input (embedding and hidden state) in every step; for
@@ -128,10 +129,10 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
         groups = (AttentionGroup(kind="sliding", layers=1, window=target.mtp_window),) if target.mtp_window else one_layer
         return dataclasses.replace(target, name=f"{target.name}-mtp", layers=1, groups=groups, moe=moe, mtp_modules=0,
                                    mtp_window=0, input_projection=True)
-    if method == "eagle":
+    if method == "eagle":  # an MLA target's head keeps MLA attention: vLLM's deepseek_eagle3.py and SGLang's
+        # (DeepseekV2MLAAttention + DeepseekV2MLP: "Eagle3 ... for DeepseekV2/V3 with MLP (no MoE)")
         return dataclasses.replace(
             target, name=f"{target.name}-eagle", layers=1, groups=one_layer, moe=None, mtp_modules=0,
-            kv_layout="gqa" if target.kv_layout == "mla" else target.kv_layout, mla=None,
             vocab_size=draft_vocab or target.vocab_size, input_projection=True,
         )
     raise unknown_method("--method", method)

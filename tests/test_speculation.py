@@ -357,3 +357,14 @@ def test_wasted_flops_are_never_negative_when_expert_parallel_balance_improves_w
     assert spec["wasted_flops_fraction"] == 0.0
     dense = predict_speculation(H100, LLAMA, 1, 1024, 4, 0.5, method="eagle")
     assert 0.0 < dense["wasted_flops_fraction"] < 1.0  # drafter work and rejected positions: a share, as before
+
+
+def test_an_eagle_head_on_an_mla_target_keeps_mla_attention():
+    """vLLM's deepseek_eagle3.py and SGLang's run a DeepSeek EAGLE-3 head as DeepseekV2MLAAttention + a dense MLP: its
+    KV cache is the 576-wide latent a token (1,152 bytes in bf16), not 128 heads of 192-wide keys and 128-wide values."""
+    from roofline.speculation import drafter_spec
+
+    v3 = load_model("deepseek-v3")
+    head = drafter_spec("eagle", v3)
+    assert head.kv_layout == "mla" and head.layers == 1 and head.moe is None
+    assert head.kv_elements_per_token_per_layer_per_device(8) == 512 + 64  # replicated under tp, like the target's
