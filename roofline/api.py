@@ -263,7 +263,12 @@ def predict(
             out["warnings"].append(f"the {method} head on {draft_hw.name} needs the verified hidden states before it drafts: "
                                    "drafting and verification cannot overlap")
         spec = out["spec"]
-        if not spec["fits_in_memory"]:
+        drafter_side = draft_hw is not None and spec["drafter_memory_bytes"] > draft_hw.usable_mem_bytes
+        if drafter_side:  # the drafter's own device is what runs out: name it and its figures
+            out["warnings"].append(f"the drafter does not fit on {draft_hw.name}: its weights and KV cache need "
+                                   f"{spec['drafter_memory_bytes'] / 1e9:.1f} GB of {draft_hw.usable_mem_bytes / 1e9:.1f} GB usable "
+                                   f"(max batch {spec['max_batch']:,} with the drafter)")
+        elif not spec["fits_in_memory"]:
             with_drafter = (f"{spec['memory_needed_bytes'] / 1e9:.1f} GB per device of {out['usable_memory_bytes'] / 1e9:.1f} GB "
                             f"usable (max batch {spec['max_batch']:,} at this context)")
             if memory_warning is None:

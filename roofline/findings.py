@@ -466,8 +466,10 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS) -> pd.DataFrame:
     plain decoding) and, for each multiple m of its tokens/s per user, the cheapest point reaching m times that speed
     without speculation (k = 0 columns) and with it (any k), as a premium over the cheapest tier's price."""
     rows = []
-    for hw, g in _fits(df).groupby("hardware"):
+    for hw, g in _fits(df).groupby("hardware", observed=True):
         base = g.drop_duplicates(["model", "context", "alpha", "batch"])
+        if base["baseline_cost_usd_per_million_tokens"].isna().all():  # a device without a price: no tier to compare
+            continue
         ref = base.loc[base["baseline_cost_usd_per_million_tokens"].idxmin()]
         u0, c0 = float(ref["baseline_tokens_per_s_per_user"]), float(ref["baseline_cost_usd_per_million_tokens"])
         row = {"hardware": hw, "base_batch": int(ref["batch"]), "base_tokens_per_s_per_user": u0, "base_cost_usd_per_million_tokens": c0,
@@ -476,9 +478,11 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS) -> pd.DataFrame:
             plain = base[base["baseline_tokens_per_s_per_user"] >= m * u0]["baseline_cost_usd_per_million_tokens"]
             spec = g[g["tokens_per_s_per_user"] >= m * u0]["cost_usd_per_million_tokens"]
             row[f"premium_{m:g}x_plain"] = float(plain.min()) / c0 if len(plain) else np.nan
-            row[f"premium_{m:g}x_speculation"] = float(spec.min()) / c0 if len(spec) else np.nan
+            row[f"premium_{m:g}x_speculation"] = float(spec.min()) / c0 if spec.notna().any() else np.nan
+            # reached, but only where a drafter's device has no price: the premium is unknown, not out of reach
+            row[f"unpriced_{m:g}x_speculation"] = bool(len(spec) and spec.isna().all())
         rows.append(row)
-    return pd.DataFrame(rows).set_index("hardware")
+    return pd.DataFrame(rows, columns=list(rows[0]) if rows else ["hardware"]).set_index("hardware")
 
 
 def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
@@ -490,20 +494,32 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     t = tiers.loc[h0]
     m1, m2 = TIER_SPEEDS
 
-    def premium(v: float) -> str:
-        return "out of reach" if not np.isfinite(v) else _x(v)
+    def tier(m: float, first: bool) -> str:
+        """'costs A× the price without speculation and B× with it' (the second tier shorter), or where a price is
+        missing what is known: out of reach, or reached at an unknown price."""
+        plain, spec = t[f"premium_{m:g}x_plain"], t[f"premium_{m:g}x_speculation"]
+        if np.isfinite(plain) and np.isfinite(spec):
+            return (f"costs {_x(plain)} the price without speculation and {_x(spec)} with it" if first
+                    else f"costs {_x(plain)} without and {_x(spec)} with")
+        without = f"costs {_x(plain)} the price without speculation" if np.isfinite(plain) else "is out of reach without speculation"
+        with_it = (f"costs {_x(spec)} the price with it" if np.isfinite(spec) else
+                   "is reached with it only where the drafter's device has no price (cost unknown)"
+                   if t[f"unpriced_{m:g}x_speculation"] else "is out of reach with it")
+        return f"{without} and {with_it}"
 
     others = tiers.drop(index=h0)
     worst = others[f"premium_{m1:g}x_speculation"].max() if len(others) else np.nan
     text = (
         f"On {_hw(meta, h0)}, the cheapest tier without speculation costs ${_n(t['base_cost_usd_per_million_tokens'])} per million tokens at "
         f"{_n(t['base_tokens_per_s_per_user'])} tokens/s per user (batch {int(t['base_batch'])}, no speculation{t['base_batch_note']}). "
-        f"{m1:g}× that speed costs {premium(t[f'premium_{m1:g}x_plain'])} the price without speculation and "
-        f"{premium(t[f'premium_{m1:g}x_speculation'])} with it; {m2:g}× costs {premium(t[f'premium_{m2:g}x_plain'])} without "
-        f"and {premium(t[f'premium_{m2:g}x_speculation'])} with."
-        + (f" On the other {len(others)} GPUs the {m1:g}× tier with speculation costs at most {premium(worst)} their cheapest tier."
-           if len(others) else "")
+        f"{m1:g}× that speed {tier(m1, True)}; {m2:g}× {tier(m2, False)}."
+        + (f" On the other {len(others)} GPUs the {m1:g}× tier with speculation costs at most {_x(worst)} their cheapest tier."
+           if len(others) and np.isfinite(worst) else "")
     )
+    unpriced = [h for h in dict.fromkeys(df["hardware"]) if h not in tiers.index and _fits(df)["hardware"].eq(h).any()]
+    if unpriced:
+        text += f" Left out, without a price in their profiles: {', '.join(_hw(meta, h) for h in unpriced)}."
+
     return Finding("Fast tiers", text, {"tiers": tiers})
 
 

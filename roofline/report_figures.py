@@ -295,11 +295,13 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure:
     return fig
 
 
-def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure:
+def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     from roofline.findings import TIER_SPEEDS, tier_prices
 
     tiers = tier_prices(df)
     hws = [h for h in dict.fromkeys(df["hardware"]) if h in tiers.index]
+    if not hws:  # no device with a price, or nothing fits: the finding says so, and there is no cost to draw
+        return None
     fig, axes_grid = _plain_figure(min(len(hws), 2), math.ceil(len(hws) / 2), width=4.8, height=3.6, legend_in=1.9,
                                    sharey=True)
     axes = list(axes_grid.ravel())

@@ -212,3 +212,13 @@ def test_sixteen_bit_weights_on_a_profile_without_sixteen_bit_units_are_warned_a
                       "--weight-dtype fp32 predicts what it measured)"]
     assert not any("peak" in w for w in roofline.predict(fp32_only, "llama-3.2-1b", engine="ideal", weight_dtype="fp32")["warnings"])
     assert not any("has no" in w for w in roofline.predict("h100-sxm", "llama-3.2-1b")["warnings"])
+
+
+def test_a_drafter_that_does_not_fit_on_its_own_device_is_named_with_that_device_s_figures():
+    p = roofline.predict("h200", "llama-3.1-70b", batch=400, context=2048, tp=4, method="draft", draft="llama-3.2-1b",
+                         draft_hardware="l4", alpha=0.8, k=3)
+    l4 = roofline.load_hardware("l4")
+    (line,) = [w for w in p["warnings"] if "drafter" in w]
+    assert p["spec"]["drafter_memory_bytes"] > l4.usable_mem_bytes and p["spec"]["memory_needed_bytes"] < p["usable_memory_bytes"]
+    assert line.startswith(f"the drafter does not fit on l4: its weights and KV cache need {p['spec']['drafter_memory_bytes'] / 1e9:.1f} GB "
+                           f"of {l4.usable_mem_bytes / 1e9:.1f} GB usable")

@@ -187,3 +187,25 @@ def test_the_generic_finding_says_where_speculation_loses_not_that_it_stops_payi
     assert len(losing) and losing["batch"].max() < best["batch"].max()  # it loses at small batch, pays above
     assert (f"still loses (speedup below 1) at {len(losing)} of the {len(best)} points that fit, at batch "
             f"{int(losing['batch'].min())} to {int(losing['batch'].max())}") in f.text and "stops paying" not in f.text
+
+
+@pytest.mark.slow
+def test_fast_tiers_leave_out_a_device_without_a_price_and_say_where_only_an_unpriced_drafter_reaches_a_speed(roofline, tmp_path):
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "scenarios" / "fast-tier-premium.yaml").read_text()
+    for hardware, says in (("[h100-sxm, b200]", "Left out, without a price in their profiles: B200."),
+                           ("[b200]", "No hardware of this sweep has a price")):  # it crashed on both (all-NaN costs)
+        path = tmp_path / "ft.yaml"
+        path.write_text("\n".join(f"hardware: {hardware}" if line.startswith("hardware:") else line for line in text.splitlines()))
+        r = run_scenario(str(path))
+        assert says in finding("fast-tier-premium", r.df, r.ops, r.meta).text
+        code, _, err = roofline("report", path, "--out", tmp_path / "out", "--force")
+        assert code == 0, err
+    # a 70B on 4 H100s drafting on an L40S (no price): 3x the cheapest tier's speed is reached, at an unknown cost
+    path.write_text(text.replace("model: llama-3.1-8b", "model: llama-3.1-70b\ntp: 4\ndraft: llama-3.2-1b\ndraft_hardware: l40s")
+                    .replace("method: eagle", "method: draft").replace("hardware: [h100-sxm, h200, mi300x, a100-sxm-80gb]", "hardware: [h100-sxm]"))
+    r = run_scenario(str(path))
+    tiers = finding("fast-tier-premium", r.df, r.ops, r.meta)
+    assert tiers.numbers["tiers"].loc["h100-sxm", "unpriced_3x_speculation"]
+    assert "is reached with it only where the drafter's device has no price (cost unknown)" in tiers.text
