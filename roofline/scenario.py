@@ -211,8 +211,11 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
                 raise field_error(where, key, "a list of numbers", v)
         values = np.asarray(spec, dtype=np.float64)
-    elif isinstance(spec, (int, float)) and not isinstance(spec, bool):
-        values = np.asarray([spec], dtype=np.float64)
+    elif isinstance(_number(spec), (int, float)) and not isinstance(spec, bool):  # one value, read as a list's are
+        value = _number(spec)
+        if not math.isfinite(value):
+            raise field_error(where, key, "a number", spec)
+        values = np.asarray([value], dtype=np.float64)
     else:
         raise field_error(where, key, "a list or a range {start, stop, num, log}", spec)
     if name in AXIS_MAX and values.max() > AXIS_MAX[name]:

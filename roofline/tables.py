@@ -233,7 +233,9 @@ def scenario_table(sc) -> str:
             continue
         head = ", ".join(f"{v:g}" for v in (vals if len(vals) <= 10 else vals[:8])) + (f", ... {vals[-1]:g}" if len(vals) > 10 else "")
         lines.append(f"  axis {axis:<11}{len(vals):>4} value{'s' if len(vals) > 1 else ' '}: {head}")
-    lines.append(f"\n  {sc.configs} config{'' if sc.configs == 1 else 's'} x {sc.points // max(sc.configs, 1):,} grid points = {sc.points:,} points")
+    grid = sc.points // max(sc.configs, 1)
+    lines.append(f"\n  {sc.configs} config{'' if sc.configs == 1 else 's'} x {grid:,} grid point{'' if grid == 1 else 's'} "
+                 f"= {sc.points:,} point{'' if sc.points == 1 else 's'}")
     return "\n".join(lines)
 
 

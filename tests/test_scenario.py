@@ -74,6 +74,13 @@ def test_bad_scenarios_give_one_line_with_file_key_expected_found(patch, message
 def test_numbers_yaml_reads_as_strings_are_accepted():
     data = yaml.safe_load(ISSUE_FORM.replace("stop: 256", "stop: 1e3"))
     assert scenario_from_dict(data, "s.yaml").axes["batch"].max() == 1000
+    # in a list, a range or alone alike: a lone axis value written as text was refused while a list of them was taken
+    one = {"name": "s", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
+           "axes": {"batch": "8", "context": "1e3", "alpha": ["0.8"]}}
+    axes = scenario_from_dict(one, "s.yaml").axes
+    assert axes["batch"].tolist() == [8] and axes["context"].tolist() == [1000]
+    with pytest.raises(RooflineError, match=r"^s.yaml: axes.batch: expected a list or a range .*, found 'eight'$"):
+        scenario_from_dict({**one, "axes": {"batch": "eight"}}, "s.yaml")
 
 
 def test_options_apply_when_some_method_of_the_sweep_uses_them():
