@@ -259,7 +259,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
     label = {"eagle": "EAGLE", "draft": "a draft model", "ngram": "n-gram lookup", "mtp": "MTP"}.get(method, method)
     text = (
         f"With {label} at α = {a0:g}, speculation pays up to batch {_list(parts + capped)}, derated ridge points in FLOP/B "
-        f"in brackets: {'the higher the ridge point, the later the verify pass turns compute-bound' if rho > 0 else 'the order does not follow the ridge points'}"
+        f"in brackets: {_ridge_order(rho, free)}"
         f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. "
         f"At higher acceptance it still pays at the largest batch that fits or was swept on {_list(later)}."
     )
@@ -331,15 +331,23 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
 
 def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     keys = ["hardware", "model", "context"]
-    caps = df[df["k"] == df["k"].min()].groupby(keys)["max_batch"].min()
+    k_min = int(df["k"].min())
+    plain_caps = df.groupby(keys)["baseline_max_batch"].min()  # plain decoding's
+    caps = df[df["k"] == k_min].groupby(keys)["max_batch"].min()  # with the drafter at the smallest k swept
     fit = _at_best_k(_fits(df))
     at_cap = fit.sort_values("batch").groupby(keys).tail(1).set_index(keys)
     c_hi = int(df["context"].max())
     hw0 = df["hardware"].iloc[0]
     models = list(dict.fromkeys(df["model"]))
-    caps_txt = [f"{int(caps.get((hw0, m, c_hi), 0))} for {_model(meta, m)}" for m in models]
+
+    def cap(m: str) -> str:
+        plain, drafted = int(plain_caps.get((hw0, m, c_hi), 0)), int(caps.get((hw0, m, c_hi), 0))
+        if plain == 0:
+            return f"0 for {_model(meta, m)} (not one sequence fits beside its weights)"
+        return f"{plain} for {_model(meta, m)}" + (f" ({drafted} with its drafter)" if drafted != plain else "")
+    caps_txt = [cap(m) for m in models]
     sp_txt = [f"{_x(at_cap.loc[(hw0, m, c_hi), 'speedup'])} ({at_cap.loc[(hw0, m, c_hi), 'method'].upper()}, batch {int(at_cap.loc[(hw0, m, c_hi), 'batch'])})"
-              if (hw0, m, c_hi) in at_cap.index else f"nothing fits for {_model(meta, m)}" for m in models]
+              if (hw0, m, c_hi) in at_cap.index else f"no point for {_model(meta, m)} (nothing fits)" for m in models]
     trend = {}
     for m in models:
         g = fit[(fit["hardware"] == hw0) & (fit["model"] == m) & (fit["context"] == c_hi)].sort_values("batch")
@@ -358,9 +366,10 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     split = memory_split(df)
     per_dev = [f"{_n(split.loc[(hw0, m), 'kv_bytes_per_token'] / 1024)} KiB per token and {_n(split.loc[(hw0, m), 'fixed_bytes'] / 1e9)} GB of weights"
                for m in models if (hw0, m) in split.index]
+    drafter = " (with the drafter, at k = {k_min})".format(k_min=k_min) if k_min > 0 else ""
     text = (
         f"At {_ctx(c_hi)} context on {tp} × {_hw(meta, hw0)}, the KV cache caps the batch at {_list(caps_txt)}, "
-        f"which hold per device {_list(per_dev)}; "
+        f"which {'hold' if len(models) > 1 else 'holds'} per device{drafter} {_list(per_dev)}; "
         f"speculation at the largest swept batch that fits gives {_list(sp_txt)}. "
         + (f"At this context the gain is largest above batch 1 for {_list([path(m) for m in rising])}."
            if rising else "At this context no model gains more above batch 1 than at batch 1.")
@@ -459,6 +468,16 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     return Finding("Draft on cheaper hardware", " ".join(sentences), {
         "winner": winner, "colocated_wins": int(colo.sum()), "points": len(colo), "max_transfer_share": share,
     })
+
+
+def _ridge_order(rho: float, free: pd.DataFrame) -> str:
+    """What the break-even batches say about the ridge points: a positive rank correlation, a negative one, or too
+    few distinct break-evens inside the sweep to tell (ties everywhere leave the correlation undefined)."""
+    if not np.isfinite(rho):
+        return ("too few break-even batches inside the sweep, or too few distinct ones, to compare with the ridge "
+                "points" if free["break_even_batch"].nunique() < 2 or len(free) < 3 else "no order to compare")
+    return ("the higher the ridge point, the later the verify pass turns compute-bound" if rho > 0
+            else "the order does not follow the ridge points")
 
 
 def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS) -> pd.DataFrame:

@@ -209,3 +209,33 @@ def test_fast_tiers_leave_out_a_device_without_a_price_and_say_where_only_an_unp
     tiers = finding("fast-tier-premium", r.df, r.ops, r.meta)
     assert tiers.numbers["tiers"].loc["h100-sxm", "unpriced_3x_speculation"]
     assert "is reached with it only where the drafter's device has no price (cost unknown)" in tiers.text
+
+
+def test_ties_in_the_break_even_batches_are_not_read_as_an_order_against_the_ridge_points():
+    from roofline.findings import _ridge_order
+
+    free = pd.DataFrame({"break_even_batch": [256, 256, 256], "ridge": [150.0, 200.0, 280.0]})
+    rho = float(free["break_even_batch"].rank().corr(free["ridge"].rank()))
+    assert not np.isfinite(rho)  # all ties: undefined, where the text said "the order does not follow the ridge points"
+    assert _ridge_order(rho, free).startswith("too few break-even batches inside the sweep, or too few distinct ones")
+    assert _ridge_order(0.9, free).startswith("the higher the ridge point") and _ridge_order(-0.5, free).startswith("the order does not")
+
+
+@pytest.mark.slow
+def test_kv_caps_say_plain_caps_the_drafter_s_and_when_not_one_sequence_fits(tmp_path):
+    from pathlib import Path
+
+    r, f = _run("kv-caps-batch")
+    assert "which hold per device (with the drafter, at k = 1)" in f.text and "(135 with its drafter)" in f.text
+    cap = {m: int(r.df[(r.df["hardware"] == "h200") & (r.df["model"] == m) & (r.df["context"] == 131072)]["baseline_max_batch"].min())
+           for m in ("llama-3.1-70b", "deepseek-v3")}  # plain decoding's caps, read from the table
+    assert f"caps the batch at {cap['llama-3.1-70b']} for Llama 3.1 70B, {cap['deepseek-v3']} for DeepSeek-V3" in f.text
+    # on 8 H100s DeepSeek-V3's fp8 weights alone need more than a device holds: it said "caps the batch at 0"
+    text = (Path(__file__).parent.parent / "scenarios" / "kv-caps-batch.yaml").read_text()
+    path = tmp_path / "kv.yaml"
+    path.write_text(text.replace("hardware: [h200, b200]", "hardware: [h100-sxm]").replace("model: [llama-3.1-70b, deepseek-v3, deepseek-v4-flash]", "model: [deepseek-v3]")
+                    .replace("method: {llama-3.1-70b: eagle, deepseek-v3: mtp, deepseek-v4-flash: mtp}", "method: mtp"))
+    r = run_scenario(str(path))
+    f = finding("kv-caps-batch", r.df, r.ops, r.meta)
+    assert "0 for DeepSeek-V3 (not one sequence fits beside its weights), which holds per device" in f.text
+    assert "no point for DeepSeek-V3 (nothing fits)" in f.text
