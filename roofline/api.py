@@ -193,6 +193,9 @@ def predict(
         "tokens_per_s": batch / step,
         "tokens_per_s_per_user": 1.0 / step,
         "tokens_per_s_per_device": batch / step / dep.devices,
+        # the devices' rent over the tokens they make (the sweep's baseline_cost_usd_per_million_tokens); None unpriced
+        "cost_usd_per_million_tokens": (None if hw.price_usd_per_hour is None else
+                                        hw.price_usd_per_hour * dep.devices / 3600.0 / (batch / step) * 1e6),
         "mbu": float(m["mbu"]),
         "mfu": float(m["mfu"]),
         "bound": "compute" if bool(m["compute_bound"]) else "memory",
@@ -263,6 +266,9 @@ def predict(
             out["warnings"].append(f"the {method} head on {draft_hw.name} needs the verified hidden states before it drafts: "
                                    "drafting and verification cannot overlap")
         spec = out["spec"]
+        draft_price = 0.0 if draft_hw is None or k == 0 else draft_hw.price_usd_per_hour  # a drafter's device, while it drafts
+        spec["cost_usd_per_million_tokens"] = (None if hw.price_usd_per_hour is None or draft_price is None else
+                                               (hw.price_usd_per_hour * dep.devices + draft_price) / 3600.0 / spec["tokens_per_s"] * 1e6)
         drafter_side = draft_hw is not None and spec["drafter_memory_bytes"] > draft_hw.usable_mem_bytes
         if drafter_side:  # the drafter's own device is what runs out: name it and its figures
             out["warnings"].append(f"the drafter does not fit on {draft_hw.name}: its weights and KV cache need "

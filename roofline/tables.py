@@ -21,6 +21,7 @@ def predict_table(point: dict) -> str:
         f"  step time            {format_seconds(p['step_time_s'])}   ({p['bound']}-bound)",
         f"  tokens/s (batch)     {p['tokens_per_s']:,.1f}   ({p['tokens_per_s_per_device']:,.1f} per device)",
         f"  tokens/s per user    {p['tokens_per_s_per_user']:,.1f}",
+        f"  cost                 {_cost_text(p['cost_usd_per_million_tokens'])}",
         f"  MBU / MFU            {p['mbu']:.1%} / {p['mfu']:.1%}",
         f"  intensity / ridge    {p['arithmetic_intensity_flops_per_byte']:.1f} / {p['derated_ridge_point_flops_per_byte']:.1f} FLOP/byte (derated ceilings)",
         f"  weights per device   {format_si(p['weight_bytes'], 'B')}   "
@@ -65,6 +66,7 @@ def predict_table(point: dict) -> str:
             f"    tokens/s (batch)   {spec['tokens_per_s']:,.1f}",
             f"    tokens/s per user  {spec['tokens_per_s_per_user']:,.1f}",
             f"    speedup            {spec['speedup']:.3f}x",
+            f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], drafter=bool(spec.get('draft_hardware')))}",
             f"    best k here        {_best_k_text(spec)}",
             f"    break-even batch   {'none' if be is None else f'{be:,}'}"
             + ("  (the largest batch that fits: speculation still pays where memory ends the search)"
@@ -86,6 +88,13 @@ def _text_block(label: str, text: object) -> str:
     indent the YAML gave it."""
     lines = [line.strip() for line in str(text).strip().splitlines()] or [""]
     return "\n".join([f"  {label}: {lines[0]}", *(f"    {line}" for line in lines[1:] if line)])
+
+
+def _cost_text(usd: float | None, drafter: bool = False) -> str:
+    """'$0.175 per million tokens', or why there is none (a device without a price in its profile)."""
+    if usd is None:
+        return f"unknown: {'a device' if drafter else 'the device'} has no price in its profile (hw set NAME price='2.5 USD/h')"
+    return f"${usd:,.3g} per million tokens" + (" (the drafter's device included)" if drafter else "")
 
 
 def _iteration_text(spec: dict) -> str:
@@ -112,15 +121,17 @@ def _layout(lay: dict) -> str:
 
 
 def hardware_list(specs: list) -> str:
-    """`roofline hw list`: one line per device with memory (GiB, as device names give it), bandwidth, bf16 peak and the
-    ridge point at the peaks (predict reports the derated one, at the achievable ceilings)."""
-    lines = [f"{'name':<16}{'memory GiB':>11}{'bandwidth TB/s':>16}{'bf16 dense TFLOP/s':>20}{'peak ridge FLOP/B':>19}  display name"]
+    """`roofline hw list`: one line per device with memory (GiB, as device names give it), bandwidth, bf16 peak, the
+    ridge point at the peaks (predict reports the derated one, at the achievable ceilings) and the price ('-': none)."""
+    lines = [f"{'name':<16}{'memory GiB':>11}{'bandwidth TB/s':>16}{'bf16 dense TFLOP/s':>20}{'peak ridge FLOP/B':>19}"
+             f"{'price USD/h':>13}  display name"]
     for hw in specs:
         dtype = "bf16" if "bf16" in hw.peak_flops_per_s else "fp32"
         no_bf16 = "" if dtype == "bf16" else "  (no bf16 units: fp32 peak and ridge)"  # a calibrated CPU profile
         lines.append(
             f"{hw.name:<16}{hw.mem_bytes / 2**30:>11.0f}{hw.mem_bw_bytes_per_s / 1e12:>16.2f}"
-            f"{hw.peak_flops_per_s[dtype] / 1e12:>20.1f}{hw.ridge_point_flops_per_byte(dtype):>19.0f}  {hw.display_name}{no_bf16}"
+            f"{hw.peak_flops_per_s[dtype] / 1e12:>20.1f}{hw.ridge_point_flops_per_byte(dtype):>19.0f}"
+            f"{'-' if hw.price_usd_per_hour is None else f'{hw.price_usd_per_hour:.2f}':>13}  {hw.display_name}{no_bf16}"
         )
     return "\n".join(lines)
 

@@ -70,6 +70,9 @@ def unit_kind(unit: str) -> str | None:
     return None
 
 
+_DOLLARS = re.compile(r"^\s*\$\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*/\s*(?:h|hr|hour)\s*$")
+
+
 def parse_quantity(text: object, kind: str) -> float:
     """Parse "NUMBER UNIT" into SI units of `kind` (a key of `_UNITS`).
 
@@ -81,6 +84,9 @@ def parse_quantity(text: object, kind: str) -> float:
         raise ValueError(f"a string like '{example}'")
     if len(text) > MAX_TEXT:
         raise ValueError(f"a short quantity like '{example}' (at most {MAX_TEXT} characters)")
+    if kind == "usd_per_hour":  # a price as people write one: '$2.50/hr', '2 usd/h' (currency units have no case to keep)
+        dollars = _DOLLARS.match(text)
+        text = f"{dollars.group(1)} USD/h" if dollars else text.strip().replace("usd", "USD").replace("Usd", "USD")
     match = _QUANTITY.match(text)
     if not match:
         raise ValueError(f"a number with a unit, like '{example}'")

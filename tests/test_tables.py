@@ -137,9 +137,25 @@ def test_hw_list_values_sit_under_their_headers_with_the_unit_in_the_header():
     from roofline.hardware import load_hardware
     from roofline.tables import hardware_list
 
-    header, *rows = hardware_list([load_hardware("h100-sxm"), load_hardware("a10g")]).splitlines()
-    for title in ("memory GiB", "bandwidth TB/s", "bf16 dense TFLOP/s", "peak ridge FLOP/B"):
+    header, *rows = hardware_list([load_hardware("h100-sxm"), load_hardware("b200")]).splitlines()
+    for title in ("memory GiB", "bandwidth TB/s", "bf16 dense TFLOP/s", "peak ridge FLOP/B", "price USD/h"):
         right = header.index(title) + len(title)  # values right-aligned to their header's last character
         for row in rows:
             assert row[right - 1] != " " and row[right] == " ", (title, row)
     assert "GiB" not in "".join(rows) and "TB/s" not in "".join(rows)  # units once, in the header
+    price = header.index("price USD/h") + len("price USD/h")
+    assert rows[0][price - 4:price] == "3.00" and rows[1][price - 2:price] == " -"  # b200 has no price: said, not blank
+
+
+def test_predict_gives_the_cost_per_million_tokens_or_says_why_it_cannot():
+    p = roofline.predict("h100-sxm", "llama-3.1-8b", 128, 2048, method="eagle", alpha=0.8)
+    assert p["cost_usd_per_million_tokens"] == pytest.approx(3.0 / 3600 / p["tokens_per_s"] * 1e6, rel=1e-12)
+    assert p["spec"]["cost_usd_per_million_tokens"] == pytest.approx(3.0 / 3600 / p["spec"]["tokens_per_s"] * 1e6, rel=1e-12)
+    a100 = roofline.load_hardware("a100-sxm-80gb").price_usd_per_hour  # a drafter's device is paid while it drafts
+    d = roofline.predict("h100-sxm", "llama-3.1-70b", 32, 1024, tp=4, method="draft", draft="llama-3.2-1b",
+                         draft_hardware="a100-sxm-80gb", k=3, alpha=0.8)
+    assert d["spec"]["cost_usd_per_million_tokens"] == pytest.approx((4 * 3.0 + a100) / 3600 / d["spec"]["tokens_per_s"] * 1e6, rel=1e-12)
+    text = predict_table(d)
+    assert f"cost               ${d['spec']['cost_usd_per_million_tokens']:,.3g} per million tokens (the drafter's device included)" in text
+    unpriced = roofline.predict("b200", "llama-3.1-8b")
+    assert unpriced["cost_usd_per_million_tokens"] is None and "cost                 unknown: the device has no price" in predict_table(unpriced)

@@ -64,3 +64,13 @@ def test_a_unit_of_the_wrong_kind_says_which_kind_it_is(text, kind, message):
     with pytest.raises(ValueError, match=None) as err:
         parse_quantity(text, kind)
     assert message in str(err.value)
+
+
+def test_a_price_is_read_as_people_write_one():
+    from roofline.units import parse_quantity
+
+    for text in ("3.00 USD/h", "3 usd/hr", "3 $/h", "$3/hr", "$3.00/h", "$ 3 / hour"):
+        assert parse_quantity(text, "usd_per_hour") == 3.0, text
+    for text in ("free", "$-3/hr", "-3 USD/h", "3 EUR/h"):
+        with pytest.raises(ValueError):
+            parse_quantity(text, "usd_per_hour")
