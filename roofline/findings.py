@@ -461,10 +461,20 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     steps = [f"{_n(per_step[i] * 1e3)} ms {'co-located' if p == 'co-located' else 'on ' + _hw(meta, p)}"
              for i, p in zip(order, b1["draft_placement"].to_numpy()[order])]
     sentences.append(
-        f"The PCIe transfer is at most {share * 100:.2g}% of an iteration at the best k; the drafter's own speed decides: at batch "
-        f"{int(b1['batch'].iloc[0])} one draft step takes {_list(steps)}, against a verify pass of "
+        f"The transfer between the devices is at most {share * 100:.2g}% of an iteration at the best k; the drafter's own speed "
+        f"decides: at batch {int(b1['batch'].iloc[0])} one draft step takes {_list(steps)}, against a verify pass of "
         f"{_n(b1['verify_time_s'].min() * 1e3)} ms."
     )
+    # what each placement costs there, the drafter's device paid while it drafts (at each placement's fastest k)
+    costs = [("co-located" if pl == "co-located" else f"on {_hw(meta, pl)}", c)
+             for pl, c in zip(b1["draft_placement"], b1["cost_usd_per_million_tokens"])]
+    priced = sorted((c, name) for name, c in costs if np.isfinite(c))
+    unpriced = [name for name, c in costs if not np.isfinite(c)]
+    plain = float(b1["baseline_cost_usd_per_million_tokens"].iloc[0])
+    if priced and np.isfinite(plain):
+        sentences.append(
+            f"Per million tokens at batch {int(b1['batch'].iloc[0])}, each at its fastest k: {_list([f'${_n(c)} {name}' for c, name in priced])}, against "
+            f"${_n(plain)} without speculation" + (f" (drafting {_list(unpriced)}: no price in the profile)" if unpriced else "") + ".")
     return Finding("Draft on cheaper hardware", " ".join(sentences), {
         "winner": winner, "colocated_wins": int(colo.sum()), "points": len(colo), "max_transfer_share": share,
     })

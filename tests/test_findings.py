@@ -239,3 +239,15 @@ def test_kv_caps_say_plain_caps_the_drafter_s_and_when_not_one_sequence_fits(tmp
     f = finding("kv-caps-batch", r.df, r.ops, r.meta)
     assert "0 for DeepSeek-V3 (not one sequence fits beside its weights), which holds per device" in f.text
     assert "no point for DeepSeek-V3 (nothing fits)" in f.text
+
+
+@pytest.mark.slow
+def test_draft_offload_says_what_each_placement_costs_where_its_device_has_a_price():
+    r, f = _run("draft-offload")
+    assert "PCIe" not in f.text  # the link is whatever the profiles say, not named
+    b1 = r.df[(r.df["hardware"] == "h100-sxm") & (r.df["batch"] == 1) & (r.df["k"] > 0) & r.df["fits_in_memory"]]
+    colocated = b1[b1["draft_hardware"].astype(str) == ""]
+    fastest = colocated.loc[colocated["tokens_per_s"].idxmax()]
+    assert f"${_n(fastest['cost_usd_per_million_tokens'])} co-located" in f.text
+    assert f"against ${_n(fastest['baseline_cost_usd_per_million_tokens'])} without speculation" in f.text
+    assert "(drafting on L40S: no price in the profile)" in f.text
