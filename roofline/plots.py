@@ -1239,7 +1239,7 @@ def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             g = spec[_same_alpha(spec["alpha"], a)]
             f = g.iloc[_frontier(g["tokens_per_s_per_user"].to_numpy(), g["tokens_per_s_per_device"].to_numpy())]
             ax.plot(f["tokens_per_s_per_user"], f["tokens_per_s_per_device"], "o-" if len(f) <= 30 else "-", color=color[a], ms=3, lw=1.5,
-                    label=f"frontier, {_alpha_label(a, meta)}", zorder=3)
+                    label=f"frontier, speculating (k ≥ 1), {_alpha_label(a, meta)}", zorder=3)
             if len(f) <= 12 and (len(alphas) <= 2 or a == alphas[-1]):  # with many alphas, the top one's points say their batch
                 labels += [(ax, r.tokens_per_s_per_user, r.tokens_per_s_per_device, f"B={r.batch:g}, k={r.k:g}") for r in f.itertuples()]
         bx = base["baseline_tokens_per_s_per_user"].to_numpy()
