@@ -32,6 +32,7 @@ from roofline.model import ModelSpec, check_model_spec
 from roofline.model import load_model as _load_model
 from roofline.serving import ServingEngine, check_engine_spec, engine_on_a_cpu, load_engine
 from roofline.speculation import K_DEFAULT, K_MAX, check_draft_vocab, check_options, check_speculating, predict_speculation
+from roofline.units import usd_per_million_tokens
 
 
 def load_hardware(hardware: str | HardwareSpec, profiles: tuple[str | Path, ...] = ()) -> HardwareSpec:
@@ -195,7 +196,7 @@ def predict(
         "tokens_per_s_per_device": batch / step / dep.devices,
         # the devices' rent over the tokens they make (the sweep's baseline_cost_usd_per_million_tokens); None unpriced
         "cost_usd_per_million_tokens": (None if hw.price_usd_per_hour is None else
-                                        hw.price_usd_per_hour * dep.devices / 3600.0 / (batch / step) * 1e6),
+                                        usd_per_million_tokens(hw.price_usd_per_hour * dep.devices, batch / step)),
         "mbu": float(m["mbu"]),
         "mfu": float(m["mfu"]),
         "bound": "compute" if bool(m["compute_bound"]) else "memory",
@@ -268,7 +269,7 @@ def predict(
         spec = out["spec"]
         draft_price = 0.0 if draft_hw is None or k == 0 else draft_hw.price_usd_per_hour  # a drafter's device, while it drafts
         spec["cost_usd_per_million_tokens"] = (None if hw.price_usd_per_hour is None or draft_price is None else
-                                               (hw.price_usd_per_hour * dep.devices + draft_price) / 3600.0 / spec["tokens_per_s"] * 1e6)
+                                               usd_per_million_tokens(hw.price_usd_per_hour * dep.devices + draft_price, spec["tokens_per_s"]))
         drafter_side = draft_hw is not None and spec["drafter_memory_bytes"] > draft_hw.usable_mem_bytes
         if drafter_side:  # the drafter's own device is what runs out: name it and its figures
             out["warnings"].append(f"the drafter does not fit on {draft_hw.name}: its weights and KV cache need "

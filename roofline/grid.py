@@ -29,6 +29,7 @@ from roofline.model import ModelSpec, load_model
 from roofline.scenario import CONFIG_KEYS, Scenario
 from roofline.serving import ServingEngine, engine_on_a_cpu, load_engine
 from roofline.speculation import best_k, break_even_batch, speculative_metrics
+from roofline.units import usd_per_million_tokens
 
 GRID_AXES = ("context", "alpha", "batch", "k")
 AXIS = {name: i for i, name in enumerate(GRID_AXES)}
@@ -193,9 +194,9 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k) -> dict[s
         out["baseline_cost_usd_per_million_tokens"] = np.full(shape, np.nan)
     else:  # an unpriced drafter device blanks only the rows that pay for it: plain decoding never does
         drafter_usd_per_hour = np.where(uses_draft_device, np.nan if draft_price is None else draft_price, 0.0)
-        per_s = (price * cfg.dep.devices + drafter_usd_per_hour) / 3600.0
-        out["cost_usd_per_million_tokens"] = np.broadcast_to(per_s / out["tokens_per_s"] * 1e6, shape)
-        out["baseline_cost_usd_per_million_tokens"] = price * cfg.dep.devices / 3600.0 / out["baseline_tokens_per_s"] * 1e6
+        usd_per_hour = price * cfg.dep.devices + drafter_usd_per_hour
+        out["cost_usd_per_million_tokens"] = np.broadcast_to(usd_per_million_tokens(usd_per_hour, out["tokens_per_s"]), shape)
+        out["baseline_cost_usd_per_million_tokens"] = usd_per_million_tokens(price * cfg.dep.devices, out["baseline_tokens_per_s"])
     return out
 
 

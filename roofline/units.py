@@ -70,6 +70,11 @@ def unit_kind(unit: str) -> str | None:
     return None
 
 
+def usd_per_million_tokens(usd_per_hour, tokens_per_s):
+    """Cost of a million tokens: usd_per_hour / 3600 / tokens_per_s * 1e6 (arrays broadcast)."""
+    return usd_per_hour / 3600.0 / tokens_per_s * 1e6
+
+
 _DOLLARS = re.compile(r"^\s*\$\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*/\s*(?:h|hr|hour)\s*$")
 
 
@@ -86,7 +91,7 @@ def parse_quantity(text: object, kind: str) -> float:
         raise ValueError(f"a short quantity like '{example}' (at most {MAX_TEXT} characters)")
     if kind == "usd_per_hour":  # a price as people write one: '$2.50/hr', '2 usd/h' (currency units have no case to keep)
         dollars = _DOLLARS.match(text)
-        text = f"{dollars.group(1)} USD/h" if dollars else text.strip().replace("usd", "USD").replace("Usd", "USD")
+        text = f"{dollars.group(1)} USD/h" if dollars else re.sub(r"(?i)usd", "USD", text.strip())
     match = _QUANTITY.match(text)
     if not match:
         raise ValueError(f"a number with a unit, like '{example}'")
