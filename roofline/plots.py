@@ -488,12 +488,19 @@ def _balanced_fill(text: str, chars: int) -> str:
     return _tidy_breaks(textwrap.fill(text, chars, break_on_hyphens=False))
 
 
+MIN_TICK_OCTAVES = 0.6  # the closest two labelled batch ticks sit on a log-2 axis (384 -> 512 is 0.42)
+
+
 def _log2_axis(ax, values) -> None:
-    """Log-2 x axis with plain-number ticks: the values themselves when few, else every (other) power of 2."""
+    """Log-2 x axis with plain-number ticks: the values themselves when few (each at least MIN_TICK_OCTAVES from the
+    last one kept, so 384 and 512 do not print as '384512'), else every (other) power of 2."""
     ax.set_xscale("log", base=2)
     vals = np.unique(np.asarray(values, dtype=float))
     if len(vals) <= 10:
-        ticks = vals
+        ticks = [vals[0]]
+        for v in vals[1:]:
+            if np.log2(v / ticks[-1]) >= MIN_TICK_OCTAVES:
+                ticks.append(v)
     else:
         lo, hi = math.floor(np.log2(vals[0])), math.ceil(np.log2(vals[-1]))
         ticks = 2.0 ** np.arange(lo, hi + 1, 1 if hi - lo <= 10 else 2)

@@ -834,3 +834,14 @@ def test_a_roofline_of_bf16_and_fp8_panels_does_not_call_every_peak_roof_fp8():
     df, ops, meta = _meta_of({**SMALL, "weight_dtype": ["bf16", "fp8"], "axes": {"batch": [1, 64], "context": [1024], "k": [1], "alpha": [0.8]}})
     legend = [t.get_text() for t in _figure("roofline", df, ops, meta).legends[0].get_texts()]
     assert "peak roof (each panel's weight dtype)" in legend and "peak roof (fp8 operators)" not in legend
+
+
+def test_batch_ticks_closer_than_their_labels_allow_are_thinned():
+    from matplotlib.figure import Figure
+
+    ax = Figure().subplots()
+    plots._log2_axis(ax, [1, 8, 64, 256, 384, 512])
+    assert list(ax.get_xticks()) == [1, 8, 64, 256, 512]  # 384 beside 512 printed as one label, '384512'
+    ax = Figure().subplots()
+    plots._log2_axis(ax, [1, 2, 4, 8])
+    assert list(ax.get_xticks()) == [1, 2, 4, 8]
