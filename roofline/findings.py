@@ -366,7 +366,7 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     split = memory_split(df)
     per_dev = [f"{_n(split.loc[(hw0, m), 'kv_bytes_per_token'] / 1024)} KiB per token and {_n(split.loc[(hw0, m), 'fixed_bytes'] / 1e9)} GB of weights"
                for m in models if (hw0, m) in split.index]
-    drafter = " (with the drafter, at k = {k_min})".format(k_min=k_min) if k_min > 0 else ""
+    drafter = f" (with the drafter, at k = {k_min})" if k_min > 0 else ""
     text = (
         f"At {_ctx(c_hi)} context on {tp} × {_hw(meta, hw0)}, the KV cache caps the batch at {_list(caps_txt)}, "
         f"which {'hold' if len(models) > 1 else 'holds'} per device{drafter} {_list(per_dev)}; "
