@@ -273,7 +273,7 @@ def _validate_command(kind: str, paths: list[Path] | None) -> None:
 
 
 @hw_app.command("validate")
-def hw_validate(paths: Annotated[Optional[list[Path]], typer.Argument(help="Files to check (default: every hardware profile on the search path).")] = None) -> None:
+def hw_validate(paths: Annotated[Optional[list[Path]], typer.Argument(help="Files or profile names to check (default: every hardware profile on the search path).")] = None) -> None:
     """Check profile files: one line per file, exit code 2 if any is invalid."""
     _validate_command("hardware", paths)
 
@@ -310,7 +310,7 @@ def models_schema() -> None:
 
 
 @models_app.command("validate")
-def models_validate(paths: Annotated[Optional[list[Path]], typer.Argument(help="Files to check (default: every model profile on the search path).")] = None) -> None:
+def models_validate(paths: Annotated[Optional[list[Path]], typer.Argument(help="Files or profile names to check (default: every model profile on the search path).")] = None) -> None:
     """Check model profile files: one line per file, exit code 2 if any is invalid."""
     _validate_command("model", paths)
 
@@ -369,7 +369,7 @@ _editing_commands(engines_app, "engine", "serving-engine")
 
 
 @engines_app.command("validate")
-def engines_validate(paths: Annotated[Optional[list[Path]], typer.Argument(help="Files to check (default: every engine profile on the search path).")] = None) -> None:
+def engines_validate(paths: Annotated[Optional[list[Path]], typer.Argument(help="Files or profile names to check (default: every engine profile on the search path).")] = None) -> None:
     """Check engine profiles: one line per file, exit code 2 if any is invalid."""
     _validate_command("engine", paths)
 
@@ -434,7 +434,7 @@ def scenarios_show(name: Annotated[str, typer.Argument(help="Scenario name or YA
 
 
 @scenarios_app.command("validate")
-def scenarios_validate(paths: Annotated[Optional[list[Path]], typer.Argument(help="Files to check (default: every scenario on the search path).")] = None) -> None:
+def scenarios_validate(paths: Annotated[Optional[list[Path]], typer.Argument(help="Files or scenario names to check (default: every scenario on the search path).")] = None) -> None:
     """Check scenario files: one line per file, exit code 2 if any is invalid."""
     _validate_command("scenario", paths)
 

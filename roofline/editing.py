@@ -327,7 +327,8 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
 
 
 def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list[tuple[str, str | None]]:
-    """[(file, None if valid else the one-line error)] for PATHS, or for every `kind` profile on the search path."""
+    """[(file, None if valid else the one-line error)] for PATHS (files, or names of `kind` profiles), or for every
+    `kind` profile on the search path."""
     results: list[tuple[str, str | None]] = []
     if not paths:
         for line in problems(kind, extra_dirs):
@@ -339,6 +340,8 @@ def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list
     for path in paths:
         path = Path(path)
         try:
+            if not path.exists() and path.suffix not in (".yaml", ".yml") and len(path.parts) == 1:
+                path = find_profile(kind, str(path), extra_dirs)  # a profile's name (`hw validate h100`)
             data = load_yaml_text(read_text(path), str(path))
             if not isinstance(data, dict):
                 found = "an empty file" if data is None else type(data).__name__

@@ -46,7 +46,7 @@ import pandas as pd
 
 from roofline.errors import RooflineError
 from roofline.measurements import load_measurements, predict_rowset, prepare_rows
-from roofline.serving import ServingEngine, engine_from_dict, load_engine
+from roofline.serving import FITTED_UNITS, ServingEngine, engine_from_dict, load_engine
 
 MIN_ENGINE_ROWS = 5  # with the prior (PRIOR_WEIGHT), parameters a few rows cannot determine stay at their sources
 MIN_FAMILY_ROWS = 5  # a hardware family gets its own value of a --per-family parameter from this many usable rows
@@ -115,12 +115,13 @@ def sourced_start(engine: ServingEngine, default_overlap_exponent: float = 3.0) 
     """The start (and prior) value of each parameter in SI units: the sourced value a `fitted:` block kept
     (in the parameter's display unit) where a fit already rewrote the profile, else the profile's own value
     (an unset overlap exponent starts at 3)."""
-    kept = (engine.fitted or {}).get("start") or {}
+    kept = (engine.fitted or {}).get("start") or {}  # numbers >= 0, checked where the profile is read (check_fitted)
+    units = (engine.fitted or {}).get("start_units") or {}
     out = {}
     for p in PARAMETERS:
         value = kept.get(p.key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            out[p.field] = float(value) * SCALE_S[p.unit]
+        if value is not None:
+            out[p.field] = float(value) * FITTED_UNITS[units.get(p.key, p.unit or "number")]
         else:
             own = getattr(engine, p.field)
             out[p.field] = float(default_overlap_exponent if own is None else own)

@@ -244,6 +244,42 @@ def _check_spec_costs(where: str, costs: dict, prefix: str = "") -> None:
             raise field_error(where, prefix + str(name), "an engine cost field (" + ", ".join(COST_FIELDS) + ")", name)
 
 
+FITTED_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "number": 1.0}  # fitted.start_units: seconds per unit (number: none)
+_FITTED_LISTS = ("parameters", "bounds_hit", "fixed", "not_determined_by_rows", "per_family")
+
+
+def check_fitted(where: str, fitted: object) -> dict:
+    """The `fitted:` block `roofline fit` writes, checked where it is read back: `start` holds the sourced start
+    value of each fitted parameter as a plain number >= 0 (no unit in the value) in the unit `start_units` names
+    (one of FITTED_UNITS), and a later fit starts from it (fit.sourced_start), so a hand edit that writes
+    `kernel_latency: 3 us` there is refused rather than silently passed over. The lists are record, of strings."""
+    if not isinstance(fitted, dict):
+        raise field_error(where, "fitted", "a mapping (written by roofline fit)", fitted)
+    start, units = fitted.get("start", {}), fitted.get("start_units", {})
+    for key, block in (("start", start), ("start_units", units)):
+        if not isinstance(block, dict):
+            raise field_error(where, f"fitted.{key}", "a mapping of engine field to value (written by roofline fit)", block)
+    cost_keys = (*_SECONDS, *_VALUE_RULES)
+    for key, value in start.items():
+        if key not in cost_keys:
+            raise field_error(where, f"fitted.start.{key}", "an engine cost field (" + ", ".join(cost_keys) + ")", key)
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value < 0:
+            unit = units.get(key, "the parameter's own unit")
+            raise field_error(where, f"fitted.start.{key}", f"a plain number >= 0 (in {unit}, as fitted.start_units "
+                              "says; no unit in the value)", value)
+    for key, unit in units.items():
+        if key not in cost_keys:
+            raise field_error(where, f"fitted.start_units.{key}", "an engine cost field", key)
+        allowed = ("us", "ms", "s") if key in _SECONDS else ("number",)  # a time, or a plain number
+        if unit not in allowed:
+            raise field_error(where, f"fitted.start_units.{key}", "one of " + ", ".join(allowed), unit)
+    for key in _FITTED_LISTS:
+        items = fitted.get(key, [])
+        if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+            raise field_error(where, f"fitted.{key}", "a list of strings (written by roofline fit)", items)
+    return fitted
+
+
 def _check_spec_overrides(where: str, overrides: object) -> None:
     """overrides: (hardware glob, {cost field: value}) pairs."""
     if not isinstance(overrides, (tuple, list)):
@@ -269,8 +305,7 @@ def check_engine_spec(spec: object) -> ServingEngine:
             raise field_error(where, key, "a string", getattr(spec, key))
     _check_spec_costs(where, {name: getattr(spec, name) for name in COST_FIELDS})
     _check_spec_overrides(where, spec.overrides)
-    if not isinstance(spec.fitted, dict):
-        raise field_error(where, "fitted", "a mapping (written by roofline fit)", spec.fitted)
+    check_fitted(where, spec.fitted)
     return spec
 
 
@@ -298,9 +333,7 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
             if key not in _KNOWN - {"type", "name", "display_name", "version", "overrides", "fitted", "source", "notes"}:
                 raise field_error(where, f"overrides[{i}].{key}", "an engine cost field", key)
         overrides.append((item["hardware"], _fields(rest, where, f"overrides[{i}].")))
-    fitted = data.get("fitted") or {}
-    if not isinstance(fitted, dict):
-        raise field_error(where, "fitted", "a mapping (written by roofline fit)", fitted)
+    fitted = check_fitted(where, data.get("fitted") or {})
     return ServingEngine(
         name=data["name"], display_name=str(data.get("display_name", data["name"])), version=str(data.get("version", "")),
         **_fields(data, where), overrides=tuple(overrides), fitted=fitted,

@@ -172,6 +172,11 @@ def test_hw_validate_reports_each_file_and_exits_2_on_any_failure(roofline, tmp_
     assert "1 of 2 files failed validation" in err
     code, out, _ = roofline("hw", "validate")
     assert code == 0 and out.count("ok    ") == len(list((ROOT / "hardware_profiles").glob("*.yaml")))
+    code, out, _ = roofline("hw", "validate", "h100")  # a profile's name is found on the search path
+    assert code == 0 and out == f"ok    {ROOT / 'hardware_profiles' / 'h100-sxm.yaml'}\n"
+    code, out, _ = roofline("engines", "validate", "vllm", "no-such-engine")
+    assert code == 2 and out.splitlines()[0].endswith("engine_profiles/vllm.yaml")
+    assert out.splitlines()[1].startswith("FAIL  unknown engine 'no-such-engine'")
 
 
 def test_hw_diff_shows_values_side_by_side_with_ridge_point_and_a_reference_model(roofline):

@@ -275,3 +275,32 @@ def test_quantised_experts_are_not_slower_than_16_bit_ones_in_a_shipped_engine(e
         fp8 = predict("h200", "deepseek-v3", batch, 4096, tp=8, engine=engine)["operators"]["experts"]["time_s"]
         bf16 = predict("h200", "deepseek-v3", batch, 4096, tp=8, engine=engine, expert_dtype="bf16")["operators"]["experts"]["time_s"]
         assert fp8 <= 1.05 * bf16, (engine, batch, fp8, bf16)
+
+
+def test_the_fitted_block_a_later_fit_starts_from_is_checked_where_it_is_read(tmp_path):
+    """fit.sourced_start reads fitted.start back; a value with a unit in it was passed over in silence (the fit then
+    started from the fitted value instead of the sourced one)."""
+    from roofline.fit import sourced_start
+    from roofline.yamlio import load_yaml_text
+
+    text = (builtin_dir("engine") / "vllm.yaml").read_text()
+    data = load_yaml_text(text, "vllm.yaml")
+    assert sourced_start(engine_from_dict(data, "vllm.yaml"))["kernel_latency_s"] == pytest.approx(3e-6)
+    cases = [
+        (("start", "kernel_latency"), "3 us", r"fitted.start.kernel_latency: expected a plain number >= 0 \(in us, "),
+        (("start", "kernel_latncy"), 3.0, r"fitted.start.kernel_latncy: expected an engine cost field"),
+        (("start_units", "host_per_step"), "number", r"fitted.start_units.host_per_step: expected one of us, ms, s, found 'number'"),
+        (("start_units", "overlap_exponent"), "us", r"fitted.start_units.overlap_exponent: expected one of number, found 'us'"),
+        (("per_family",), "kernel_latency on mi*", r"fitted.per_family: expected a list of strings"),
+    ]
+    for keys, value, message in cases:
+        bad = load_yaml_text(text, "vllm.yaml")
+        block = bad["fitted"]
+        for key in keys[:-1]:
+            block = block[key]
+        block[keys[-1]] = value
+        with pytest.raises(RooflineError, match=r"^vllm.yaml: " + message):
+            engine_from_dict(bad, "vllm.yaml")
+    millis = load_yaml_text(text, "vllm.yaml")  # a start in another time unit, named in start_units, is converted
+    millis["fitted"]["start"]["kernel_latency"], millis["fitted"]["start_units"]["kernel_latency"] = 0.003, "ms"
+    assert sourced_start(engine_from_dict(millis, "vllm.yaml"))["kernel_latency_s"] == pytest.approx(3e-6)
