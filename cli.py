@@ -325,8 +325,11 @@ def models_import(
     source: Annotated[Optional[str], typer.Option(help="Where the config comes from (URL), written as the profile's source.")] = None,
     dir_: Annotated[Optional[Path], typer.Option("--dir", help="Folder to write to (default: the user profile folder).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+    old_published_active: Annotated[Optional[float], typer.Option("--published-active-params", hidden=True, min=1.0, max=1e16)] = None,
 ) -> None:
     """Build a model profile from a Hugging Face config.json (dense, GQA, MoE, MLA, sliding window)."""
+    # --published-active-params: the option's name until session 14, kept working (hidden: two names cut the help at 80 columns)
+    published_active_params = published_active_params if published_active_params is not None else old_published_active
     from roofline.hfimport import import_hf_config
     from roofline.profiles import user_dir
 

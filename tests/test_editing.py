@@ -272,6 +272,11 @@ def test_shipped_imported_models_are_what_models_import_makes_from_their_config(
                               "--source", source["source"], "--dir", tmp_path)
     assert code == 0, err
     assert (tmp_path / f"{name}.yaml").read_text() == shipped.read_text()
+    code, _, err = roofline("models", "import", HF / f"{name}.json", "--name", name, "--display-name", source["display_name"],
+                            "--published-params", published, "--published-active-params", active,  # the older name
+                            "--source", source["source"], "--dir", tmp_path / "old")
+    assert code == 0, err
+    assert (tmp_path / "old" / f"{name}.yaml").read_text() == shipped.read_text()
     model = load_model(name)
     assert model.params == pytest.approx(published, rel=0.02)          # vision tower excluded for Llama 4 Scout: -1.1%
     assert model.active_params == pytest.approx(active, rel=0.02)
