@@ -31,7 +31,15 @@ from roofline.layout import OPERATOR_CLASS, deployment
 from roofline.model import ModelSpec, check_model_spec
 from roofline.model import load_model as _load_model
 from roofline.serving import ServingEngine, check_engine_spec, engine_on_a_cpu, load_engine
-from roofline.speculation import K_DEFAULT, K_MAX, check_draft_vocab, check_options, check_speculating, predict_speculation
+from roofline.speculation import (
+    K_DEFAULT,
+    K_MAX,
+    check_draft_vocab,
+    check_options,
+    check_speculating,
+    predict_speculation,
+    speculates,
+)
 from roofline.units import usd_per_million_tokens
 
 
@@ -267,7 +275,7 @@ def predict(
             out["warnings"].append(f"the {method} head on {draft_hw.name} needs the verified hidden states before it drafts: "
                                    "drafting and verification cannot overlap")
         spec = out["spec"]
-        draft_price = 0.0 if draft_hw is None or k == 0 else draft_hw.price_usd_per_hour  # a drafter's device, while it drafts
+        draft_price = draft_hw.price_usd_per_hour if draft_hw is not None and speculates(method, k) else 0.0  # while it drafts
         spec["cost_usd_per_million_tokens"] = (None if hw.price_usd_per_hour is None or draft_price is None else
                                                usd_per_million_tokens(hw.price_usd_per_hour * dep.devices + draft_price, spec["tokens_per_s"]))
         drafter_side = draft_hw is not None and spec["drafter_memory_bytes"] > draft_hw.usable_mem_bytes

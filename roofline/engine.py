@@ -10,7 +10,9 @@ device from `roofline.costs`):
                 are narrower than its compute dtype (w8a16, int4; fp8 / fp4 where the device has no such tensor
                 cores: dequantised inside the GEMM), 1 for every other operator
         roofline(t_c, t_m) = max(t_c, t_m), or (t_c^p + t_m^p)^(1/p) with an overlap exponent p
-        pad_o = ceil(T_a / tile) * tile / T_a for weight GEMMs (rows padded to the tensor-core tile)
+        pad_o = ceil(R_o / tile) * tile / R_o for weight GEMMs but the routed experts (rows padded to the tensor-core
+                tile): R_o = T_a tokens of the busiest attention group, B_a * logit tokens for the LM head; 1 for
+                the routed experts, whose rows per expert vary, and for every other operator
         n_o   = layers of the stage that run operator o (MoE layers for router, experts and shared experts; the
                 other layers for a MoE model's dense MLP; every layer for attention and norms), 1 for embedding, input projection and LM head
         kernels_o = the engine's kernels per layer of operator o (serving.py: per attention kind, plus activation
@@ -110,21 +112,34 @@ def operator_peaks(hw: HardwareSpec, dep: Deployment) -> dict[str, float]:
     return out
 
 
+PADDED_GEMMS = tuple(name for name in WEIGHT_GEMMS if name != "experts")  # experts: each expert's rows vary (module docstring)
+
+
+def _tile_padding(rows, tile_rows: int):
+    """pad = ceil(rows / tile) * tile / rows: the share of a GEMM's FLOPs its rows padded to the tile cost (1 without tiles)."""
+    if not tile_rows:
+        return 1.0
+    rows = np.asarray(rows, dtype=np.float64)
+    return np.ceil(rows / tile_rows) * tile_rows / np.maximum(rows, 1e-30)
+
+
 def _latency(engine_latency_s: float, link_latency_s: float) -> float:
     """An engine's measured collective latency, never below the link's own (a span across domains pays the scale-out latency)."""
     return max(engine_latency_s, link_latency_s)
 
 
-def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, tokens,
+def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, batch, q,
                        layers_scale: float = 1.0) -> dict[str, np.ndarray]:
-    """All-reduce and all-to-all time of one stage's pass over `tokens` = T (module docstring)."""
-    tokens = np.asarray(tokens, dtype=np.float64)
+    """All-reduce and all-to-all time of one stage's pass over `batch` sequences of `q` tokens each (module
+    docstring): T = B * q, and T_a = ceil(B / dp_attention) * q for the busiest attention group's all-reduce."""
+    b, q = np.broadcast_arrays(np.asarray(batch, dtype=np.float64), np.asarray(q, dtype=np.float64))
+    tokens = b * q
     h_bytes = model.hidden_size * ACTIVATION_BYTES
     layers = model.layers * layers_scale
     out = {"allreduce_time_s": np.zeros_like(tokens), "all_to_all_time_s": np.zeros_like(tokens)}
     if dep.tp > 1:
         bw, lat = hw.link_for(dep.tp)
-        tokens_a = sequences_per_group(tokens, dep)
+        tokens_a = sequences_per_group(b, dep) * q
         per = _latency(engine.allreduce_latency_s, lat) + 2.0 * (dep.tp - 1) / dep.tp * tokens_a * h_bytes / bw
         out["allreduce_time_s"] = 2.0 * layers * per
     if dep.ep > 1 and dep.dp_attention > 1 and model.moe is not None:
@@ -200,11 +215,8 @@ def step_metrics(
     p = engine.overlap_exponent if engine.overlap_exponent is not None else hw.overlap_exponent
     shape = next(iter(costs.values()))[0].shape
     tokens_a = sequences_per_group(mb, dep) * q
-    if engine.gemm_tile_rows:
-        tile = float(engine.gemm_tile_rows)
-        pad = np.ceil(tokens_a / tile) * tile / np.maximum(tokens_a, 1e-30)
-    else:
-        pad = 1.0
+    logit_rows = tokens_a if logit_tokens is None else sequences_per_group(mb, dep) * np.asarray(logit_tokens, dtype=np.float64)
+    pad = {name: _tile_padding(rows, engine.gemm_tile_rows) for name, rows in (("gemm", tokens_a), ("lm_head", logit_rows))}
     stage_layers = model.layers * stage_scale
     total_flops, total_bytes, op_sum, compute_side, peak_time = (np.zeros(shape) for _ in range(5))
     peaks = operator_peaks(hw, dep)
@@ -217,7 +229,7 @@ def step_metrics(
         if name in WEIGHT_GEMMS and weight_only(hw, dep.dtype(OPERATOR_CLASS[name])):  # dequantised in the GEMM
             k *= engine.weight_only_efficiency
         ceiling, memory_ceiling = ceiling * k, memory_ceiling * k
-        effective_flops = flops * pad if name in WEIGHT_GEMMS and name != "experts" else flops
+        effective_flops = flops * pad["lm_head" if name == "lm_head" else "gemm"] if name in PADDED_GEMMS else flops
         t = op_time_s(effective_flops, nbytes, ceiling, memory_ceiling, p)
         if engine.kernel_latency_s > 0 and (flops.any() or nbytes.any()):
             quantised = name in WEIGHT_GEMMS and hw.compute_dtype(dep.dtype(OPERATOR_CLASS[name])) in QUANTISED_COMPUTE
@@ -230,7 +242,7 @@ def step_metrics(
         if with_operators:
             operators[name] = {"flops": flops, "bytes": nbytes, "time_s": t, "compute_bound": is_compute}
     tokens = np.broadcast_to(b * q, shape)
-    coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb * q, shape), stage_scale)
+    coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q, stage_scale)
     waves = np.maximum(microbatches, pp)
     p2p = np.broadcast_to(p2p_time_s(hw, model, dep, engine, mb * q), shape)
     overhead = hw.step_overhead_s + waves * stage_layers * hw.layer_overhead_s

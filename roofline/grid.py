@@ -28,7 +28,7 @@ from roofline.layout import Deployment, deployment
 from roofline.model import ModelSpec, load_model
 from roofline.scenario import CONFIG_KEYS, Scenario
 from roofline.serving import ServingEngine, engine_on_a_cpu, load_engine
-from roofline.speculation import best_k, break_even_batch, speculative_metrics
+from roofline.speculation import best_k, break_even_batch, speculates, speculative_metrics
 from roofline.units import usd_per_million_tokens
 
 GRID_AXES = ("context", "alpha", "batch", "k")
@@ -179,12 +179,10 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k) -> dict[s
         best = np.full_like(best, -1)  # a tree's tau at another depth is unknown: no best depth
     out["best_k"] = np.broadcast_to(np.expand_dims(best, AXIS["k"]), shape)
     be = break_even_batch(batch, np.where(fits, out["speedup"], 0.0), axis=AXIS["batch"])
-    if cfg.method == "none":
-        be = np.zeros_like(be)  # nothing speculates: no batch up to which speculation pays
-    be = np.where(np.squeeze(kk, axis=AXIS["batch"]) == 0, 0, be)  # k = 0 does not speculate either (its speedup is 1)
+    be = np.where(speculates(cfg.method, np.squeeze(kk, axis=AXIS["batch"])), be, 0)  # none, or k = 0: nothing pays
     out["break_even_batch"] = np.broadcast_to(np.expand_dims(be, AXIS["batch"]), shape)
-    # the drafter's device counts (and costs) only when there is a drafter and it drafts (k > 0)
-    uses_draft_device = (cfg.draft_hw is not None) & (kk > 0)
+    # the drafter's device counts (and costs) only when there is a drafter and it drafts
+    uses_draft_device = (cfg.draft_hw is not None) & speculates(cfg.method, kk)
     devices = cfg.dep.devices + uses_draft_device.astype(np.float64)
     out["tokens_per_s_per_device"] = out["tokens_per_s"] / devices
     price = cfg.hw.price_usd_per_hour

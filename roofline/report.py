@@ -70,17 +70,21 @@ def _sweep(data: dict, where: str, extra_dirs: tuple):
 def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
     """Add ttft_s and draft_ttft_s (prefill of `context` prompt tokens, one sequence) per row."""
     from roofline.engine import ttft_s
+    from roofline.grid import LABEL_COLUMNS, config_labels
     from roofline.speculation import drafter_deployment, drafter_spec
 
     contexts = np.asarray(sc.axes["context"], dtype=np.float64)
     target = np.zeros(len(df))
     draft = np.zeros(len(df))
-    label = {name: df[name].astype(str).to_numpy() for name in ("hardware", "model", "engine", "method", "draft_hardware")}
-    tp = df["tp"].to_numpy()
-    for cfg in configs:
-        rows = ((label["hardware"] == cfg.hw.name) & (label["model"] == cfg.model.name) & (label["engine"] == cfg.engine.name)
-                & (label["method"] == cfg.method) & (label["draft_hardware"] == (cfg.draft_hw.name if cfg.draft_hw else ""))
-                & (tp == cfg.dep.tp))
+    label = {name: df[name].astype(str).to_numpy() for name in LABEL_COLUMNS}
+    layout = {name: df[name].to_numpy() for name in ("tp", "dp_attention", "ep", "pp", "shared_prefix")}
+    for cfg in configs:  # a config's rows: every label and layout column its own (grid.config_labels)
+        rows = np.ones(len(df), dtype=bool)
+        for name, value in config_labels(cfg).items():
+            rows &= label[name] == value
+        for name, value in (("tp", cfg.dep.tp), ("dp_attention", cfg.dep.dp_attention), ("ep", cfg.dep.ep),
+                            ("pp", cfg.dep.pp), ("shared_prefix", cfg.shared_prefix)):
+            rows &= layout[name] == value
         idx = np.searchsorted(contexts, df.loc[rows, "context"].to_numpy(dtype=np.float64))
         t = np.atleast_1d(ttft_s(cfg.hw, cfg.model, contexts, cfg.dep, cfg.engine))
         target[rows] = np.broadcast_to(t, contexts.shape)[idx]
@@ -88,7 +92,8 @@ def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
         if drafter is not None:
             dhw = cfg.draft_hw or cfg.hw
             d_dep = drafter_deployment(cfg.method, drafter, cfg.dep, cfg.draft_hw is not None)
-            d = np.atleast_1d(ttft_s(dhw, drafter, contexts, d_dep, cfg.engine))
+            d_engine = cfg.engine.for_other_hardware(dhw.name) if cfg.draft_hw is not None else cfg.engine
+            d = np.atleast_1d(ttft_s(dhw, drafter, contexts, d_dep, d_engine))
             draft[rows] = np.broadcast_to(d, contexts.shape)[idx]
     return df.assign(ttft_s=target, draft_ttft_s=np.where(df["k"].to_numpy() > 0, draft, 0.0))
 

@@ -101,6 +101,8 @@ class ServingEngine:
     notes: str = ""
     path: str = ""
     costs_from: str = ""  # the path of the profile whose costs this one takes (load_engine), or "" for costs of its own
+    # the engine before for_hardware applied its overrides (None: this one): a drafter on other hardware starts from it
+    general: ServingEngine | None = field(default=None, compare=False, hash=False, repr=False)
 
     def kernels(self, operator: str, mla: bool = False, quantised: bool = False) -> float:
         """Kernels operator `operator` launches per layer (per pass for embedding, input projection and LM head):
@@ -116,12 +118,19 @@ class ServingEngine:
         return n
 
     def for_hardware(self, hardware_name: str) -> ServingEngine:
-        """This engine with the overrides whose `hardware` glob matches applied."""
+        """This engine with the overrides whose `hardware` glob matches applied. It keeps the engine it started from
+        as `general`, so that a device of another family (a drafter's) takes that family's values, not these:
+        `engine.for_other_hardware(name)`."""
         out = self
         for glob, changes in self.overrides:
             if fnmatch.fnmatch(hardware_name, glob):
                 out = replace(out, **changes)
-        return out
+        return replace(out, general=self.general or self)
+
+    def for_other_hardware(self, hardware_name: str) -> ServingEngine:
+        """The engine as `for_hardware(hardware_name)` makes it from the profile's own values: an engine already
+        made for one device (the target's) gives another (a drafter's) none of that device's override values."""
+        return (self.general or self).for_hardware(hardware_name)
 
     def to_json(self) -> dict:
         keys = ("name", "display_name", "version", "kernel_latency_s", "allreduce_latency_s", "all_to_all_latency_s",

@@ -147,13 +147,18 @@ def unknown_method(where: str, method: object) -> RooflineError:
 def drafter_deployment(method: str, drafter: ModelSpec | None, target_dep: Deployment, elsewhere: bool) -> Deployment | None:
     """Where and in which dtypes the drafter runs: on its own device when `elsewhere`; a head drafter
     shares the target's layout (one pipeline stage); a draft model runs at the target's tp where its
-    heads allow (else on one device) in the dtype of the target's attention weights."""
+    heads allow (layout.deployment's rule; else at tp 1) and with the target's attention data parallelism, each
+    attention group drafting its own ceil(B / dp_attention) sequences (as their KV cache is counted), in the
+    dtype of the target's attention weights."""
     if drafter is None:
         return None
     dep = dataclasses.replace(target_dep, pp=1)
     if method == "draft":
-        tp = target_dep.tp if drafter.heads % target_dep.tp == 0 and (drafter.kv_heads % target_dep.tp == 0 or target_dep.tp % drafter.kv_heads == 0) else 1
-        dep = deployment(drafter, weight_dtype=target_dep.dtype("attention"), kv_dtype=target_dep.kv_dtype, tp=tp)
+        layout = dict(weight_dtype=target_dep.dtype("attention"), kv_dtype=target_dep.kv_dtype, dp_attention=target_dep.dp_attention)
+        try:
+            dep = deployment(drafter, tp=target_dep.tp, **layout)
+        except RooflineError:  # the draft model's heads do not split tp ways
+            dep = deployment(drafter, tp=1, **layout)
     return single_device(dep) if elsewhere else dep
 
 
@@ -323,7 +328,7 @@ def speculative_metrics(
     elsewhere = draft_hw is not None and drafter is not None
     dhw = draft_hw if elsewhere else hw
     d_dep = drafter_deployment(method, drafter, dep, elsewhere)
-    no_host = dataclasses.replace(engine.for_hardware(dhw.name) if elsewhere else engine, host_per_step_s=0.0, host_per_sequence_s=0.0)
+    no_host = dataclasses.replace(engine.for_other_hardware(dhw.name) if elsewhere else engine, host_per_step_s=0.0, host_per_sequence_s=0.0)
     b_a = sequences_per_group(b, dep)
     if drafter is None:
         draft_step = {"step_time_s": np.zeros(()), "flops": np.zeros(()), "bytes": np.zeros(())}
@@ -439,8 +444,15 @@ def best_k(tokens_per_s, fits, k_values, axis: int = -1):
     return np.where(np.asarray(fits).any(axis=axis), np.asarray(k_values)[idx], -1)
 
 
+def speculates(method: str, k):
+    """Whether a configuration drafts at all: a method other than none, and k > 0 (k = 0 is plain decoding, its
+    speedup exactly 1). Only then is there a batch up to which speculation pays, or a drafter's device to pay for."""
+    return (method != "none") & (np.asarray(k) > 0)
+
+
 def break_even_batch(batches, speedup, axis: int = -1):
-    """Largest batch whose speedup >= 1 along `axis` (batches ascending); 0 where none."""
+    """Largest batch whose speedup >= 1 along `axis` (batches ascending; 1 less rounding); 0 where none. A caller
+    passes only configurations that speculate (`speculates`)."""
     batches = np.asarray(batches)
     ok = np.asarray(speedup) >= 1.0 - 1e-12
     shape = [1] * ok.ndim
@@ -464,7 +476,7 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
     of the two `best_k_unknown_because` says) and break-even batch.
 
     break_even_batch is the largest batch in 1..max_batch (the memory limit) where this k still gives
-    speedup >= 1, searched on a geometric grid of batches refined to every batch next to the last
+    speedup >= 1 (None where nothing speculates: method none or k = 0), searched on a geometric grid of batches refined to every batch next to the last
     crossing; None if none. break_even_at_memory_limit: it is max_batch, so speculation still pays where
     memory ends the search (the break-even, if any, lies beyond what fits).
     """
@@ -473,11 +485,11 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
     point = speculative_metrics(hw, target, batch, context, k, alpha, **kw)
     cap = int(point["max_batch"])
     be = 0
-    if cap >= 1:
+    if cap >= 1 and speculates(method, k):
         grid = np.unique(np.round(np.geomspace(1, cap, 512)).astype(np.int64))
-        ok = speculative_metrics(hw, target, grid, context, k, alpha, **kw)["speedup"] >= 1.0
-        if ok.any():
-            i = int(np.nonzero(ok)[0][-1])
+        last = int(break_even_batch(grid, speculative_metrics(hw, target, grid, context, k, alpha, **kw)["speedup"]))
+        if last > 0:
+            i = int(np.searchsorted(grid, last))
             fine = np.arange(grid[i], grid[min(i + 1, grid.size - 1)] + 1)
             be = int(break_even_batch(fine, speculative_metrics(hw, target, fine, context, k, alpha, **kw)["speedup"]))
     best = None

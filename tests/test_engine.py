@@ -114,3 +114,35 @@ def test_mfu_weighs_each_operator_by_the_peak_of_its_own_dtype_and_stays_at_most
     by_hand = sum(float(o["flops"]) / (b200.peak_flops_per_s["bf16"] if name in ("attention", "norms", "embedding", "kv_write")
                                       else b200.peak_flops_per_s["fp32"]) for name, o in ops.items())
     assert float(m["mfu"]) == pytest.approx(min(16, 4) * by_hand / float(m["step_time_s"]))
+
+
+def test_the_allreduce_carries_the_busiest_attention_groups_tokens_ceil_b_over_dp_times_q():
+    """T_a = ceil(B / dp_attention) * q (module docstring, costs.py); it was ceil(B * q / dp_attention)."""
+    from roofline.engine import collective_times_s
+    from roofline.serving import IDEAL
+
+    model = load_model("deepseek-v3")
+    dep = deployment(model, weight_dtype="fp8", tp=2, dp_attention=4, ep=8)
+    bw, lat = H.link_for(2)
+    batch, q = np.array([1.0, 2.0, 5.0, 6.0]), 5
+    got = collective_times_s(H, model, dep, IDEAL, batch, q)["allreduce_time_s"]
+    tokens_a = np.array([5.0, 5.0, 10.0, 10.0])
+    assert got == pytest.approx(2 * model.layers * (lat + 2 * (2 - 1) / 2 * tokens_a * model.hidden_size * 2 / bw), rel=1e-12)
+
+
+def test_the_lm_head_is_padded_to_the_tile_by_its_own_rows_not_the_prompts():
+    """In prefill one token per sequence needs logits: the LM head's GEMM pads that 1 row to the tile (16 rows of
+    FLOPs), where it was padded as the prompt's T_a = 1000 rows (1008 / 1000)."""
+    from roofline.engine import operator_ceilings
+    from roofline.serving import load_engine
+
+    vllm = load_engine("vllm")
+    model = load_model("llama-3.1-8b")
+    dep = deployment(model)
+    ops = step_metrics(H, model, 1, 1000, 0, dep, engine=vllm, logit_tokens=1, prefill=True, with_operators=True)["operators"]
+    flops, nbytes = float(ops["lm_head"]["flops"]), float(ops["lm_head"]["bytes"])
+    assert flops == pytest.approx(2 * model.hidden_size * model.vocab_size, rel=1e-9)  # one row of logits
+    compute_ceiling, memory_ceiling = operator_ceilings(H, dep)["lm_head"]
+    latency = vllm.kernels("lm_head") * vllm.kernel_latency_s
+    padded = op_time_s(flops * vllm.gemm_tile_rows, nbytes, compute_ceiling, memory_ceiling, vllm.overlap_exponent) + latency
+    assert float(ops["lm_head"]["time_s"]) == pytest.approx(float(padded), rel=1e-12)

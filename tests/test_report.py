@@ -80,3 +80,23 @@ def test_the_html_report_renders_in_headless_chromium_with_its_sections_and_imag
     rgb = pixels[..., :3]
     assert (rgb.min(axis=2) < 0.9).mean() > 0.05
     assert (np.ptp(rgb, axis=2) > 0.2).mean() > 0.001
+
+
+def test_each_configs_rows_get_their_own_time_to_first_token():
+    """The prefill was matched to rows on hardware, model, engine, method, drafter device and tp only: a sweep over
+    weight dtypes gave every row the last dtype's time to first token."""
+    from roofline.engine import ttft_s
+    from roofline.hardware import load_hardware
+    from roofline.layout import deployment
+    from roofline.model import load_model
+    from roofline.report import _sweep
+    from roofline.serving import load_engine
+
+    data = {"name": "t", "hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 4, "weight_dtype": ["bf16", "fp8"],
+            "method": "draft", "draft": "llama-3.2-1b", "axes": {"batch": [1], "context": [32768], "k": [0, 4], "alpha": [0.8]}}
+    df, _, _ = _sweep(data, "t", ())
+    hw, model, engine = load_hardware("h100-sxm"), load_model("llama-3.1-70b"), load_engine("vllm").for_hardware("h100-sxm")
+    for dtype in ("bf16", "fp8"):
+        want = float(ttft_s(hw, model, 32768, deployment(model, weight_dtype=dtype, tp=4), engine))
+        assert df.loc[df["weight_dtype"] == dtype, "ttft_s"].to_numpy() == pytest.approx(want, rel=1e-12)
+    assert df.loc[df["weight_dtype"] == "bf16", "ttft_s"].iloc[0] > df.loc[df["weight_dtype"] == "fp8", "ttft_s"].iloc[0]

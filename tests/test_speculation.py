@@ -1,3 +1,4 @@
+import dataclasses
 import re
 
 import numpy as np
@@ -10,6 +11,7 @@ from roofline.layout import deployment
 from roofline.model import load_model
 from roofline.speculation import (
     break_even_batch,
+    drafter_deployment,
     drafter_spec,
     leviathan_ops_factor,
     leviathan_speedup,
@@ -368,3 +370,44 @@ def test_an_eagle_head_on_an_mla_target_keeps_mla_attention():
     head = drafter_spec("eagle", v3)
     assert head.kv_layout == "mla" and head.layers == 1 and head.moe is None
     assert head.kv_elements_per_token_per_layer_per_device(8) == 512 + 64  # replicated under tp, like the target's
+
+
+def test_k_0_has_no_break_even_batch_in_predict_as_in_the_sweep():
+    """k = 0 is plain decoding (speedup exactly 1 at every batch): predict gave the memory limit as its break-even."""
+    spec = predict_speculation(H100, LLAMA, 8, 1024, 0, 0.7, method="eagle")
+    assert spec["speedup"] == pytest.approx(1.0)
+    assert spec["break_even_batch"] is None and not spec["break_even_at_memory_limit"]
+    assert predict_speculation(H100, LLAMA, 8, 1024, 3, 0.7, method="eagle")["break_even_batch"] > 8
+
+
+def test_a_draft_model_drafts_with_the_targets_attention_data_parallelism_as_its_kv_is_counted():
+    """Each attention group drafts its own ceil(B / dp) sequences: the draft time fell with dp only in memory before."""
+    from roofline.api import predict
+
+    spec = {dp: predict("h100-sxm", "llama-3.1-70b", 64, 4096, method="draft", draft="llama-3.2-1b", k=4, alpha=0.7,
+                        tp=2, dp_attention=dp)["spec"] for dp in (1, 2, 4)}
+    assert spec[1]["draft_time_s"] > spec[2]["draft_time_s"] > spec[4]["draft_time_s"]
+    assert spec[1]["drafter_memory_bytes"] > spec[2]["drafter_memory_bytes"] > spec[4]["drafter_memory_bytes"]
+    dep = drafter_deployment("draft", load_model("llama-3.2-1b"), deployment(load_model("llama-3.1-70b"), tp=2, dp_attention=4), False)
+    assert (dep.tp, dep.dp_attention) == (2, 4)
+    dep = drafter_deployment("draft", load_model("llama-3.2-1b"), deployment(load_model("llama-3.1-70b"), tp=64), False)
+    assert dep.tp == 1  # 32 heads do not split 64 ways (layout.deployment's rule)
+
+
+def test_a_drafter_on_other_hardware_takes_its_own_familys_engine_values_not_the_targets():
+    """The engine the target's device made (mi300x: 4.49 us kernels) was specialised again for the drafter's h100,
+    which kept every mi* value h100 does not override."""
+    from roofline.serving import load_engine
+
+    vllm = load_engine("vllm")
+    on_mi300x = vllm.for_hardware("mi300x")
+    assert on_mi300x.kernel_latency_s != vllm.kernel_latency_s
+    assert on_mi300x.for_other_hardware("h100-sxm") == vllm.for_hardware("h100-sxm")
+    mi300x, target = load_hardware("mi300x"), load_model("llama-3.1-70b")
+    draft = load_model("llama-3.2-1b")
+    kw = dict(method="draft", draft=draft, draft_hw=H100, overlap=False)
+    got = speculative_metrics(mi300x, target, 1, 1024, 4, 0.7, engine=on_mi300x, **kw)["draft_time_s"]
+    alone = step_time_s(H100, draft, 1, 1, 1024, drafter_deployment("draft", draft, deployment(target), True),
+                        engine=dataclasses.replace(vllm.for_hardware("h100-sxm"), host_per_step_s=0.0, host_per_sequence_s=0.0))
+    per_step = vllm.spec_per_draft_step_s + vllm.spec_per_draft_step_per_sequence_s
+    assert float(got) == pytest.approx(4 * (alone + per_step), rel=1e-12)
