@@ -101,6 +101,12 @@ class HardwareSpec:
             return self.link_bw_bytes_per_s * self.link_efficiency, self.link_latency_s
         return self.scale_out_bw_bytes_per_s * self.link_efficiency, self.scale_out_latency_s or self.link_latency_s
 
+    def link_outside_domain(self) -> tuple[float, float]:
+        """(bytes/s, latency s) of this device's link to a device outside its scale-up domain (link_for a group
+        one larger than the domain): the scale-out link, or the one link a device without a scale-up fabric has
+        (PCIe). A device of another kind (a drafter's) is never on the target's NVLink / xGMI."""
+        return self.link_for(self.scale_up_domain + 1)
+
     @property
     def memory_ceiling_bytes_per_s(self) -> float:
         """mem_bw_bytes_per_s * mem_efficiency."""

@@ -44,7 +44,7 @@ from pathlib import Path
 from roofline.errors import RooflineError, check_flag, field_error
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, list_names, read_yaml
-from roofline.units import parse_quantity
+from roofline.units import TIME_UNITS, parse_quantity
 
 KERNEL_OPERATORS = ("embedding", "input_proj", "qkv_proj", "attention", "kv_write", "o_proj", "mlp", "router", "experts",
                     "shared_experts", "norms", "lm_head")
@@ -150,7 +150,7 @@ _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kerne
           "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "overrides", "fitted", "source", "notes", *_SECONDS}
 
 
-_ZERO_TIME = re.compile(r"^\s*0+(\.0*)?\s*(s|ms|us|µs|ns)?\s*$")
+_ZERO_TIME = re.compile(r"^\s*0+(\.0*)?\s*(" + "|".join(map(re.escape, TIME_UNITS)) + r")?\s*$")  # any time unit
 
 
 def _is_zero_time(value) -> bool:

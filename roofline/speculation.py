@@ -25,6 +25,10 @@ attention group):
                                                               each paying the link latency t_link and
                                                               spec_per_iteration, where that beats taking turns;
                                                               B = 1 or overlap off: the times add)
+    t_transfer = t_link + B * (4 k + 2 q hidden [a head drafter]) / bw_link     (draft tokens as 4-byte ids to the
+                 target; verified hidden states in bf16 back to a head drafter); bw_link and t_link the slower of
+                 the two devices' links outside their scale-up domain (HardwareSpec.link_outside_domain: the
+                 scale-out link, or PCIe): a device of another kind is never on the target's NVLink
     tokens/s = B * tau / t_iter;   speedup = tau * t_step(target, B, 1, S) / t_iter
 
 Draft passes pay kernel latencies but not the engine's per-step host work (they run inside the
@@ -46,7 +50,7 @@ import dataclasses
 import numpy as np
 
 from roofline.capacity import capacity
-from roofline.costs import kv_cache_bytes, sequences_per_group, weight_bytes_by_class
+from roofline.costs import ACTIVATION_BYTES, kv_cache_bytes, sequences_per_group, weight_bytes_by_class
 from roofline.engine import step_metrics
 from roofline.errors import RooflineError
 from roofline.hardware import HardwareSpec
@@ -334,8 +338,10 @@ def speculative_metrics(
         draft_step = {"step_time_s": np.zeros(()), "flops": np.zeros(()), "bytes": np.zeros(())}
     else:
         draft_step = step_metrics(dhw, drafter, b, draft_q, s, d_dep, engine=no_host, shared_prefix=shared_prefix)
-    per_draft_step = (engine.spec_per_draft_step_s + engine.spec_per_draft_step_per_sequence_s * b_a) if drafter is not None else 0.0
-    draft_time = k * (draft_step["step_time_s"] + per_draft_step)
+    def per_draft_step_s(batch):  # the engine's launch and sampling per draft step: spec_per_draft_step (+ per sequence)
+        return engine.spec_per_draft_step_s + engine.spec_per_draft_step_per_sequence_s * sequences_per_group(batch, dep)
+
+    draft_time = k * (draft_step["step_time_s"] + (per_draft_step_s(b) if drafter is not None else 0.0))
     speculating = k > 0
     overlaps = elsewhere and method == "draft" and overlap
     verify_time = verify["step_time_s"]
@@ -344,15 +350,14 @@ def speculative_metrics(
     nbytes_total = k * draft_step["bytes"] + verify["bytes"]
     fixed_parts = 1.0  # iterations an iteration's time holds: two where two micro-batches overlap
     if elsewhere:
-        # tokens (4 B each) travel to the target, hidden states (2 B x hidden) back to a head drafter
-        nbytes = b * (k * 4.0 + ((q * target.hidden_size * 2.0) if method in ("mtp", "eagle") else 0.0))
-        link_bw = min(hw.link_bw_bytes_per_s * hw.link_efficiency, dhw.link_bw_bytes_per_s * dhw.link_efficiency)
-        link_latency = max(hw.link_latency_s, dhw.link_latency_s)
+        # draft token ids travel to the target, verified hidden states back to a head drafter
+        nbytes = b * (k * TOKEN_ID_BYTES + ((q * target.hidden_size * ACTIVATION_BYTES) if method in ("mtp", "eagle") else 0.0))
+        (target_bw, target_latency), (draft_bw, draft_latency) = hw.link_outside_domain(), dhw.link_outside_domain()
+        link_bw, link_latency = min(target_bw, draft_bw), max(target_latency, draft_latency)
         if overlaps:  # two micro-batches of B/2: each device's busy time is two half-batch passes
             half = np.maximum(b / 2.0, 1.0)
             half_step = step_metrics(dhw, drafter, half, draft_q, s, d_dep, engine=no_host, shared_prefix=shared_prefix)
-            half_per_step = engine.spec_per_draft_step_s + engine.spec_per_draft_step_per_sequence_s * sequences_per_group(half, dep)
-            half_draft = k * (half_step["step_time_s"] + half_per_step)
+            half_draft = k * (half_step["step_time_s"] + per_draft_step_s(half))
             half_verify = step_metrics(hw, target, half, q, s, dep, engine=engine, shared_prefix=shared_prefix)
             split = np.maximum(2.0 * half_draft, 2.0 * half_verify["step_time_s"])
             second = link_latency + engine.spec_per_iteration_s  # the fixed costs the second micro-batch adds
@@ -461,6 +466,7 @@ def break_even_batch(batches, speedup, axis: int = -1):
     return candidates.max(axis=axis)
 
 
+TOKEN_ID_BYTES = 4  # a draft token id sent to the target (int32)
 K_SEARCH = np.arange(0, 17)
 K_MAX = 64
 K_DEFAULT = 4  # draft tokens per iteration where a caller speculates without giving k (predict)

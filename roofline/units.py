@@ -11,7 +11,7 @@ the two are never mixed up. Accepted spellings (the datasheet ones included):
     bandwidth    any byte unit + "/s" (GB/s, TB/s, GiB/s), or + "ps" (GBps)
     compute      FLOP/s, GFLOP/s, TFLOP/s, PFLOP/s; FLOPS, TFLOPS, TFLOPs (same); OP/s, TOP/s, TOPS (integer ops)
     time         s, ms, us, µs, μs, ns
-    price        USD/h, USD/hr, $/h, $/hr
+    price        USD/h, USD/hr, USD/hour, $/h, $/hr, $/hour
 Bits are refused with a hint ("Gb" is gigabits; write GB). The number must be finite and > 0.
 """
 
@@ -38,8 +38,9 @@ _UNITS: dict[str, dict[str, float]] = {
     "bytes_per_s": {**{f"{u}/s": f for u, f in _BYTE_UNITS.items()}, **{f"{u}ps": f for u, f in _BYTE_UNITS.items()}},
     "flops_per_s": _FLOP_UNITS,
     "seconds": {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ns": 1e-9},
-    "usd_per_hour": {"USD/h": 1.0, "USD/hr": 1.0, "$/h": 1.0, "$/hr": 1.0},
+    "usd_per_hour": {"USD/h": 1.0, "USD/hr": 1.0, "USD/hour": 1.0, "$/h": 1.0, "$/hr": 1.0, "$/hour": 1.0},
 }
+TIME_UNITS = tuple(_UNITS["seconds"])  # every spelling of a time unit
 
 KIND_WORDS = {
     "bytes": "a size in bytes",

@@ -156,7 +156,7 @@ def test_an_overlapped_iteration_is_the_larger_busy_time_of_two_half_batch_passe
     whole = speculative_metrics(H100, m70, 64, 4096, 4, 0.8, **kw, overlap=False)  # the columns keep one whole-batch pass
     assert float(r["verify_time_s"]) == float(whole["verify_time_s"]) and float(r["draft_time_s"]) == float(whole["draft_time_s"])
     # each micro-batch is verified and accepted on its own: the link latency and spec_per_iteration twice
-    latency = max(H100.link_latency_s, a100.link_latency_s)
+    latency = max(H100.link_outside_domain()[1], a100.link_outside_domain()[1])  # each device's scale-out NIC: 20 us
     assert float(r["transfer_time_s"] - whole["transfer_time_s"]) == pytest.approx(latency, rel=1e-9)
     assert float(r["overhead_time_s"] - whole["overhead_time_s"]) == pytest.approx(kw["engine"].spec_per_iteration_s, rel=1e-9)
     # both models stream their weights once per micro-batch: two half passes' bytes and FLOPs
@@ -411,3 +411,17 @@ def test_a_drafter_on_other_hardware_takes_its_own_familys_engine_values_not_the
                         engine=dataclasses.replace(vllm.for_hardware("h100-sxm"), host_per_step_s=0.0, host_per_sequence_s=0.0))
     per_step = vllm.spec_per_draft_step_s + vllm.spec_per_draft_step_per_sequence_s
     assert float(got) == pytest.approx(4 * (alone + per_step), rel=1e-12)
+
+
+def test_a_drafter_of_another_kind_is_reached_over_the_slower_link_outside_the_targets_scale_up_domain():
+    """An H100 target and an MI300X drafter share no NVLink or xGMI: the transfer went at min(378, 336) GB/s with
+    3-6 us latency; it goes over the scale-out links (37.5 GB/s, 20 us). An L4 has PCIe only, which then sets it."""
+    target, draft = load_model("llama-3.1-8b"), load_model("llama-3.2-1b")
+    for other in ("mi300x", "l4"):
+        dhw = load_hardware(other)
+        bw = min(H100.link_outside_domain()[0], dhw.link_outside_domain()[0])
+        latency = max(H100.link_outside_domain()[1], dhw.link_outside_domain()[1])
+        r = speculative_metrics(H100, target, 8, 1024, 4, 0.7, method="draft", draft=draft, draft_hw=dhw, overlap=False)
+        assert float(r["transfer_time_s"]) == pytest.approx(latency + 8 * 4 * 4 / bw, rel=1e-12)
+        assert bw < dhw.link_for(2)[0] or other == "l4"
+    assert load_hardware("l4").link_outside_domain() == load_hardware("l4").link_for(2)  # PCIe, its only link

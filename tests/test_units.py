@@ -74,3 +74,12 @@ def test_a_price_is_read_as_people_write_one():
     for text in ("free", "$-3/hr", "-3 USD/h", "3 EUR/h"):
         with pytest.raises(ValueError):
             parse_quantity(text, "usd_per_hour")
+
+
+def test_every_time_unit_spelling_is_a_zero_time_in_an_engine_profile_and_hour_is_spelled_out_in_prices():
+    """'0 μs' (Greek mu, which parse_quantity reads) was refused as an engine time; '2 USD/hour' as a price."""
+    from roofline.serving import engine_from_dict
+
+    for unit in ("s", "ms", "us", "µs", "μs", "ns"):
+        assert engine_from_dict({"name": "e", "source": "t", "host_per_step": f"0 {unit}"}).host_per_step_s == 0.0
+    assert parse_quantity("2 USD/hour", "usd_per_hour") == parse_quantity("$2/hour", "usd_per_hour") == 2.0
