@@ -23,12 +23,12 @@ from roofline.model import ModelSpec
 
 
 def capacity(hw: HardwareSpec, model: ModelSpec, batch, context_len, dep: Deployment, *, shared_prefix=0,
-             extra_bytes=0.0, extra_bytes_per_seq=0.0, with_mtp: bool = False, weights_bytes: float | None = None) -> dict[str, np.ndarray]:
+             extra_bytes=0.0, extra_bytes_per_seq=0.0, weights_bytes: float | None = None) -> dict[str, np.ndarray]:
     """weight_bytes, kv_bytes, memory_needed_bytes, usable_memory_bytes, fits_in_memory, max_batch (broadcast arrays).
 
     `weights_bytes` replaces the model's resident weights (a head drafter holds only part of its spec's).
     """
-    weights = weight_bytes(model, dep, with_mtp) if weights_bytes is None else weights_bytes
+    weights = weight_bytes(model, dep) if weights_bytes is None else weights_bytes
     b_a = sequences_per_group(batch, dep)
     kv = kv_cache_bytes(model, batch, context_len, dep, shared_prefix)
     extra = np.asarray(extra_bytes, dtype=np.float64)

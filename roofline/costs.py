@@ -102,7 +102,7 @@ def sequences_per_group(batch, dep: Deployment):
     return np.ceil(b / dep.dp_attention) if dep.dp_attention > 1 else b
 
 
-def weight_bytes_by_class(model: ModelSpec, dep: Deployment, with_mtp: bool = False) -> dict[str, float]:
+def weight_bytes_by_class(model: ModelSpec, dep: Deployment) -> dict[str, float]:
     """Resident weight bytes per class on the busiest device of `dep`.
 
     Non-expert classes split over tp (replicated over dp_attention groups), but for the attention input projections
@@ -110,16 +110,17 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment, with_mtp: bool = Fa
     kv_heads; in each layer and MTP module); routed experts over all
     D = tp * dp_attention devices of a stage (E/ep experts, each split D/ep ways); layers over pp stages, the
     busiest holding ceil(layers / pp) of them (Deployment.stage_share) and the larger of embedding and LM head.
-    MTP modules only `with_mtp`.
+    The target's MTP modules are not counted: an MTP drafter brings them as a drafter
+    (speculation.drafter_weight_bytes, its routed experts split as the target's are), only while it drafts.
     """
     params = model.params_by_class()
     pp = dep.pp
     share = dep.stage_share(model.layers)
     qkv, qkv_device = model.qkv_params_per_layer, model.qkv_params_per_layer_per_device(dep.tp)
-    blocks = {"attention": model.layers, "mtp": model.mtp_modules}  # the attention input projections each class holds
+    blocks = {"attention": model.layers}  # the attention input projections the class holds
     out = {}
     for cls, n in params.items():
-        if cls == "mtp" and not with_mtp:
+        if cls == "mtp":
             continue
         split = dep.devices_per_stage if cls == "experts" else dep.tp
         per_stage = 1.0 if cls in ("embedding", "lm_head", "mtp") else share
@@ -130,9 +131,9 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment, with_mtp: bool = Fa
     return out
 
 
-def weight_bytes(model: ModelSpec, dep: Deployment, with_mtp: bool = False) -> float:
+def weight_bytes(model: ModelSpec, dep: Deployment) -> float:
     """Bytes of weights resident on the busiest device (sum of weight_bytes_by_class)."""
-    return float(sum(weight_bytes_by_class(model, dep, with_mtp).values()))
+    return float(sum(weight_bytes_by_class(model, dep).values()))
 
 
 def kv_cache_bytes(model: ModelSpec, batch, context_len, dep: Deployment, shared_prefix=0):

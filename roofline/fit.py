@@ -3,12 +3,17 @@
 Bounded least squares (scipy.optimize.least_squares, trust-region reflective) over the engine terms of
 serving.py, on the `split = fit` rows of a measurements table (roofline.measurements):
 
-    minimise  sum_rows ( ln(predicted_i(theta) / measured_i) )^2  +  w^2 * sum_params (u_j - u_j,start)^2
+    minimise  sum_rows rho( ln(predicted_i(theta) / measured_i) )  +  sum_params rho( w * (u_j - u_j,start) )
     subject to  low_j <= theta_j <= high_j                        (PARAMETERS: physical bounds)
 
+rho is the robust loss (`--loss`, LOSSES) applied to every residual, the prior's included: cauchy (the
+default) rho(r) = f^2 ln(1 + r^2 / f^2) with f = loss_scale (0.15: a row missed by more than about 15%
+counts less than its square, so one source that disagrees with the rest does not pull the fit), soft_l1, or
+linear rho(r) = r^2 (plain least squares).
+
 Each parameter is searched on a unit scale u in [0, 1]: logarithmic between its bounds when the lower
-bound is positive (kernel latency, collective latencies, overlap exponent), linear from 0 otherwise (host
-and speculation times). The second sum is a weak pull (w = PRIOR_WEIGHT) toward the start value, the
+bound is positive (kernel latency, collective latencies, the two efficiencies, overlap exponent), linear
+from 0 otherwise (host and speculation times). The second sum is a weak pull (w = PRIOR_WEIGHT) toward the start value, the
 sourced value of the profile (or, after a fit, the sourced value the `fitted:` block kept): a parameter
 the rows do not determine stays where its source put it instead of drifting along a flat valley. A
 deviation of the whole bound range costs as much as a row missed by a factor e^w.
@@ -29,7 +34,7 @@ MIN_FAMILY_ROWS usable rows, written as `overrides:` entries; the profile's own 
 and every family with fewer rows. Each family value is pulled toward the profile's own fitted value
 (partial pooling) instead of toward its start:
 
-    + w^2 * sum_(param, family) (u_param,family - u_param)^2
+    + sum_(param, family) rho( w * (u_param,family - u_param) )
 """
 
 from __future__ import annotations

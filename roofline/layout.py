@@ -17,7 +17,7 @@ Parallel layout of one model replica (the batch B is the replica's batch):
         (Deployment.stage_share); the batch is cut into min(B, pp) micro-batches.
 
 Checks (one line each, exit code 2 from the CLI): heads % tp == 0; kv_heads % tp == 0 or tp % kv_heads
-== 0 (KV heads replicated when tp > kv_heads); D % ep == 0 and experts % ep == 0 (EP needs an MoE model);
+== 0 (KV heads replicated when tp > kv_heads; not for MLA, whose one latent KV is whole on every rank); D % ep == 0 and experts % ep == 0 (EP needs an MoE model);
 pp <= layers.
 
 Precision: a model profile may declare the checkpoint's native dtype per weight class (`precision:`

@@ -17,14 +17,16 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      per iteration (rejection sampling, KV bookkeeping):
                      spec_per_iteration + spec_per_iteration_per_sequence * B_a
     near the ridge   `overlap_exponent` p: the smooth form (t_c^p + t_m^p)^(1/p) of compute and memory
-                     time; `gemm_tile_rows`: weight-GEMM rows padded to the tensor-core tile
+                     time; `gemm_tile_rows`: weight-GEMM rows padded to the tensor-core tile (engine.py's pad_o: not
+                     the routed experts, whose rows per expert vary; the LM head by its own logit rows)
     MoE kernels      `quantised_moe_efficiency`: the share of the device's ceilings the engine's routed-expert kernels
                      (grouped / fused MoE GEMMs) reach when the experts compute in fp8 / fp4 / int8; the expert
-                     operator's time is divided by it (1: the roofline; bf16 experts are not affected)
+                     operator's roofline time is divided by it, its kernel latencies are not (1: the roofline;
+                     bf16 experts are not affected)
     weight-only      `weight_only_efficiency`: the share of the device's ceilings a weight GEMM reaches when its
                      weights are narrower than the dtype it computes in (w8a16, int4, and fp8 / fp4 without
                      tensor cores for them: Marlin, Machete, AWQ, TensorRT-LLM int4_awq dequantise in the GEMM);
-                     that operator's time is divided by it (1: the roofline)
+                     that operator's roofline time is divided by it, its kernel latencies are not (1: the roofline)
     shared prefix    `prefix_read_once`: the attention kernel reads a prefix shared by the batch once
                      per pass (cascade / prefix-aware attention) instead of once per sequence
 

@@ -14,7 +14,8 @@ One iteration on B sequences with context S (engine terms from serving.py, B_a =
 attention group):
 
     t_verify = t_step(target, B, q = k + 1, S)            (a tree of N nodes verifies q = N + 1 with a given tau)
-    t_draft  = k * (t_step(drafter, B, 1, S) + spec_per_draft_step + spec_per_draft_step_per_sequence * B_a)
+    t_draft  = k * (t_step(drafter, B, q_d, S) + spec_per_draft_step + spec_per_draft_step_per_sequence * B_a)
+               q_d = 1 for a chain; ceil(N / k) for a tree of N nodes at depth k (each draft step widens the tree)
     t_spec   = spec_per_iteration + spec_per_iteration_per_sequence * B_a             (rejection sampling, KV bookkeeping)
     t_iter   = t_draft + t_verify + t_spec                                        (drafter on the target's devices)
              = t_draft + t_verify + t_transfer + t_spec      (a head drafter elsewhere: it needs the verified hidden

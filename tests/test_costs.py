@@ -85,6 +85,7 @@ def test_mla_down_projections_are_whole_on_every_tensor_parallel_rank():
     rank holds them whole and the rest of the attention weights an eighth (DeepSeek-V3: 7168 x 2112 a layer)."""
     from roofline.costs import weight_bytes_by_class
     from roofline.model import load_model
+    from roofline.speculation import drafter_deployment, drafter_spec
 
     v3 = load_model("deepseek-v3")
     whole = 7168 * (1536 + 512 + 64)
@@ -92,8 +93,10 @@ def test_mla_down_projections_are_whole_on_every_tensor_parallel_rank():
     one, eight = deployment(v3, "fp8"), deployment(v3, "fp8", tp=8)
     attention_1, attention_8 = weight_bytes_by_class(v3, one)["attention"], weight_bytes_by_class(v3, eight)["attention"]
     assert attention_8 == pytest.approx((attention_1 - 61 * whole) / 8 + 61 * whole, rel=1e-12)  # fp8: 1 byte a weight
-    mtp_1, mtp_8 = (weight_bytes_by_class(v3, d, with_mtp=True)["mtp"] for d in (one, eight))
-    assert mtp_8 == pytest.approx((mtp_1 - whole) / 8 + whole, rel=1e-12)  # one MTP module, one MLA block
+    mtp = drafter_spec("mtp", v3)  # the MTP drafter: one MLA block, its down-projections whole on every rank too
+    mtp_1, mtp_8 = (weight_bytes_by_class(mtp, drafter_deployment("mtp", mtp, d, False))["attention"] for d in (one, eight))
+    assert mtp_8 == pytest.approx((mtp_1 - whole) / 8 + whole, rel=1e-12)
+    assert "mtp" not in weight_bytes_by_class(v3, eight)  # the target's own MTP modules count as a drafter, while it drafts
     (flops_1, bytes_1), (flops_8, bytes_8) = (operator_costs(v3, 1, 1, 1024, d)["qkv_proj"] for d in (one, eight))
     per_device = (v3.qkv_params_per_layer - whole) / 8 + whole
     assert float(flops_8) == pytest.approx(2.0 * per_device * 61, rel=1e-12)
