@@ -224,6 +224,7 @@ def predict(
         "comm_time_s": float(m["comm_time_s"]),
         "allreduce_time_s": float(m["allreduce_time_s"]),
         "all_to_all_time_s": float(m["all_to_all_time_s"]),
+        "moe_gather_time_s": float(m["moe_gather_time_s"]),
         "p2p_time_s": float(m["p2p_time_s"]),
         "overhead_s": float(m["overhead_s"]),
         "host_time_s": float(m["host_time_s"]),

@@ -19,7 +19,7 @@ device from `roofline.costs`):
                     quantisation before GEMMs computing in fp8/fp4/int8), each paying a fixed latency (launch,
                     ramp-up, tail) on top of its data time: a latency + size / bandwidth model
 
-    t_stage = sum_o t_o + t_allreduce + t_all_to_all + layers_stage * layer_overhead
+    t_stage = sum_o t_o + t_allreduce + t_all_to_all + t_moe_gather + layers_stage * layer_overhead
     t_device = max(m, pp) * t_stage + t_p2p + step_overhead         (m = min(B, pp) micro-batches of B / m)
         the stage is the busiest: ceil(layers / pp) layers (layout.Deployment.stage_share), so a pp that does not
         divide the layers paces every wave at that stage, as a full pipeline runs; with fewer micro-batches than
@@ -30,6 +30,11 @@ device from `roofline.costs`):
     t_all_to_all = 2 * moe_layers_stage * (lat + T / D * top_k * hidden * 2 * (1 - 1/ep) / bw)
                    (dispatch and combine, when ep > 1 and attention is data-parallel; with dp_attention = 1
                     every device already holds every token and the combine rides on the all-reduce)
+    t_moe_gather = 2 * moe_layers_stage * (lat + (g - 1) / g * T_g * hidden * 2 / bw)
+                   (attention data-parallel with each routed expert split over g = D / ep > 1 devices: the tokens
+                    of every attention group gathered before the experts and the outputs reduce-scattered after,
+                    SGLang's dp_gather / dp_scatter; T_g = T when ep = 1, min(T, T * top_k / ep) tokens routed to
+                    one EP rank's experts otherwise)
     t_p2p        = sum over the pp stage boundaries of (lat + T_mb * hidden * 2 / bw)          (pp > 1)
     bw, lat: the scale-up link inside one domain, the scale-out link for a group that spans domains
     (hardware.link_for); lat = max(the engine's measured collective latency, the link's latency).
@@ -130,13 +135,13 @@ def _latency(engine_latency_s: float, link_latency_s: float) -> float:
 
 def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, batch, q,
                        layers_scale: float = 1.0) -> dict[str, np.ndarray]:
-    """All-reduce and all-to-all time of one stage's pass over `batch` sequences of `q` tokens each (module
+    """All-reduce, all-to-all and MoE gather / scatter time of one stage's pass over `batch` sequences of `q` tokens each (module
     docstring): T = B * q, and T_a = ceil(B / dp_attention) * q for the busiest attention group's all-reduce."""
     b, q = np.broadcast_arrays(np.asarray(batch, dtype=np.float64), np.asarray(q, dtype=np.float64))
     tokens = b * q
     h_bytes = model.hidden_size * ACTIVATION_BYTES
     layers = model.layers * layers_scale
-    out = {"allreduce_time_s": np.zeros_like(tokens), "all_to_all_time_s": np.zeros_like(tokens)}
+    out = {name: np.zeros_like(tokens) for name in ("allreduce_time_s", "all_to_all_time_s", "moe_gather_time_s")}
     if dep.tp > 1:
         bw, lat = hw.link_for(dep.tp)
         tokens_a = sequences_per_group(b, dep) * q
@@ -148,6 +153,13 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         nbytes = tokens / d * model.moe.top_k * h_bytes * (1.0 - 1.0 / dep.ep)
         moe_layers = model.moe_layers * layers_scale
         out["all_to_all_time_s"] = 2.0 * moe_layers * (_latency(engine.all_to_all_latency_s, lat) + nbytes / bw)
+    g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over
+    if dep.dp_attention > 1 and g > 1 and model.moe is not None:
+        bw, lat = hw.link_for(g)
+        tokens_g = tokens if dep.ep == 1 else np.minimum(tokens, tokens * model.moe.top_k / dep.ep)
+        nbytes = (g - 1) / g * tokens_g * h_bytes
+        moe_layers = model.moe_layers * layers_scale
+        out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, lat) + nbytes / bw)
     return out
 
 
@@ -246,7 +258,8 @@ def step_metrics(
     waves = np.maximum(microbatches, pp)
     p2p = np.broadcast_to(p2p_time_s(hw, model, dep, engine, mb * q), shape)
     overhead = hw.step_overhead_s + waves * stage_layers * hw.layer_overhead_s
-    stage = op_sum + coll["allreduce_time_s"] + coll["all_to_all_time_s"]
+    comm = coll["allreduce_time_s"] + coll["all_to_all_time_s"] + coll["moe_gather_time_s"]
+    stage = op_sum + comm
     device = waves * stage + p2p + overhead
     host = np.broadcast_to(host_time_s(engine, b, dep), shape)
     step = np.maximum(device, host) if engine.host_overlap else device + host
@@ -257,8 +270,9 @@ def step_metrics(
         "operator_time_s": waves * op_sum,
         "allreduce_time_s": waves * coll["allreduce_time_s"],
         "all_to_all_time_s": waves * coll["all_to_all_time_s"],
+        "moe_gather_time_s": waves * coll["moe_gather_time_s"],
         "p2p_time_s": p2p,
-        "comm_time_s": waves * (coll["allreduce_time_s"] + coll["all_to_all_time_s"]) + p2p,
+        "comm_time_s": waves * comm + p2p,
         "overhead_s": np.broadcast_to(overhead, shape),
         "host_time_s": host,
         "flops": device_flops,

@@ -30,7 +30,8 @@ def predict_table(point: dict) -> str:
         f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({format_si(p['memory_needed_bytes'], 'B')} of {format_si(p['usable_memory_bytes'], 'B')} usable; max batch {p['max_batch']:,})",
         f"  operators            {format_seconds(p['operator_time_s'])}",
     ]
-    for key, label in (("allreduce_time_s", "all-reduce"), ("all_to_all_time_s", "all-to-all"), ("p2p_time_s", "pipeline p2p"),
+    for key, label in (("allreduce_time_s", "all-reduce"), ("all_to_all_time_s", "all-to-all"),
+                       ("moe_gather_time_s", "MoE gather/scatter"), ("p2p_time_s", "pipeline p2p"),
                        ("host_time_s", "host work")):
         if p.get(key):
             note = ("   (overlapped: the step is the larger of it and the device's time)"

@@ -146,3 +146,25 @@ def test_the_lm_head_is_padded_to_the_tile_by_its_own_rows_not_the_prompts():
     latency = vllm.kernels("lm_head") * vllm.kernel_latency_s
     padded = op_time_s(flops * vllm.gemm_tile_rows, nbytes, compute_ceiling, memory_ceiling, vllm.overlap_exponent) + latency
     assert float(ops["lm_head"]["time_s"]) == pytest.approx(float(padded), rel=1e-12)
+
+
+def test_attention_dp_with_experts_split_over_devices_pays_the_gather_and_scatter_of_every_groups_tokens():
+    """dp_attention 8 with ep 1: each expert is split over the 8 devices, so every device needs every group's tokens
+    (SGLang's dp_gather) and the outputs are reduce-scattered. It was priced with no communication at all, which
+    made it beat every real layout."""
+    from roofline.engine import collective_times_s
+    from roofline.serving import load_engine
+
+    model, h200, vllm = load_model("deepseek-v3"), load_hardware("h200"), load_engine("vllm")
+    dep = deployment(model, weight_dtype="fp8", dp_attention=8)
+    bw, lat = h200.link_for(8)
+    got = collective_times_s(h200, model, dep, vllm, 256, 1)
+    expected = 2 * model.moe_layers * (max(vllm.allreduce_latency_s, lat) + 7 / 8 * 256 * model.hidden_size * 2 / bw)
+    assert float(got["moe_gather_time_s"]) == pytest.approx(expected, rel=1e-12)
+    assert float(got["allreduce_time_s"]) == 0.0 == float(got["all_to_all_time_s"])  # attention tp 1, no EP
+    ep8 = collective_times_s(h200, model, deployment(model, weight_dtype="fp8", dp_attention=8, ep=8), vllm, 256, 1)
+    assert float(ep8["moe_gather_time_s"]) == 0.0 < float(ep8["all_to_all_time_s"])  # whole experts: dispatched instead
+    tp8 = collective_times_s(h200, model, deployment(model, weight_dtype="fp8", tp=8), vllm, 256, 1)
+    assert float(tp8["moe_gather_time_s"]) == 0.0 < float(tp8["allreduce_time_s"])  # every device holds every token
+    step = step_metrics(h200, model, 256, 1, 4096, dep, engine=vllm)
+    assert float(step["comm_time_s"]) == pytest.approx(float(step["moe_gather_time_s"]), rel=1e-12)
