@@ -105,7 +105,7 @@ def predict(
         expert_dtype=expert_dtype, kv_dtype=kv_dtype, engine=engine, method=method, k=k, alpha=alpha,
         acceptance=_parse_rates(acceptance) if acceptance is not None else None, draft=draft, draft_hardware=draft_hardware,
         overlap=overlap, draft_vocab=draft_vocab, tree_nodes=tree_nodes, tree_tau=tree_tau, prompt=prompt,
-        shared_prefix=shared_prefix, profiles=_dirs(), where="command line",
+        shared_prefix=shared_prefix, profiles=_dirs(), _where="command line",
     )
     for line in point["warnings"]:  # first, on stderr, whichever the output (JSON also carries them in "warnings")
         typer.echo(f"warning: {line}", err=True)

@@ -47,12 +47,10 @@ __version__ = "0.2.0"
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time `__getattr__` below imports them on first use
-    from roofline.api import load_hardware, load_model, predict, sweep
-    from roofline.serving import load_engine
+    from roofline.api import load_engine, load_hardware, load_model, predict, sweep
 
 __all__ = ["predict", "sweep", "load_hardware", "load_model", "load_engine"]
-_HOME = {"predict": "roofline.api", "sweep": "roofline.api", "load_hardware": "roofline.api", "load_model": "roofline.api",
-         "load_engine": "roofline.serving"}
+_HOME = {name: "roofline.api" for name in __all__}
 
 
 def __getattr__(name: str):

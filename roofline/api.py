@@ -30,13 +30,15 @@ from roofline.hardware import load_hardware as _load_hardware
 from roofline.layout import OPERATOR_CLASS, deployment
 from roofline.model import ModelSpec, check_model_spec
 from roofline.model import load_model as _load_model
-from roofline.serving import ServingEngine, check_engine_spec, engine_on_a_cpu, load_engine
+from roofline.serving import ServingEngine, check_engine_spec, engine_on_a_cpu
+from roofline.serving import load_engine as _load_engine
 from roofline.speculation import (
     K_DEFAULT,
     K_MAX,
     check_draft_vocab,
     check_options,
     check_speculating,
+    drafter_warnings,
     predict_speculation,
     speculates,
 )
@@ -53,6 +55,14 @@ def load_model(model: str | ModelSpec, profiles: tuple[str | Path, ...] = ()) ->
     """A model profile by name, path, or the spec itself."""
     _check_profile_arg("load_model", "model", model, ModelSpec)
     return check_model_spec(model) if isinstance(model, ModelSpec) else _load_model(str(model), _folders(profiles))
+
+
+def load_engine(engine: str | ServingEngine | None = None, profiles: tuple[str | Path, ...] = ()) -> ServingEngine:
+    """A serving-engine profile by name or path, or the spec itself (None: the default engine, vllm; `ideal` is the
+    pure roofline)."""
+    if engine is not None:
+        _check_profile_arg("load_engine", "engine", engine, ServingEngine)
+    return _load_engine(str(engine) if isinstance(engine, Path) else engine, _folders(profiles))
 
 
 def _check_profile_arg(where: str, field: str, value, kind: type) -> None:
@@ -75,12 +85,23 @@ def _folders(profiles) -> tuple:
     return tuple(profiles)
 
 
+_ARRAYS = (list, tuple, np.ndarray, pd.Series, pd.Index)
+
+
+def _one(value, name: str, where: str, what: str):
+    """`value` itself, a 0-d array as its item; an array, Series or list refused: predict takes one point."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value.item()
+    if isinstance(value, _ARRAYS):
+        raise field_error(where, name, f"{what} (use roofline.sweep for arrays)", type(value).__name__)
+    return value
+
+
 def _scalar_float(value, name: str, where: str):
     """None, or one real number as a float (a rate is checked against [0, 1] by speculation.check_options)."""
     if value is None:
         return None
-    if isinstance(value, (list, tuple, np.ndarray)):
-        raise field_error(where, name, "one number (use roofline.sweep for arrays)", type(value).__name__)
+    value = _one(value, name, where, "one number")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise field_error(where, name, "a number", value)
     return float(value)
@@ -90,14 +111,16 @@ def _rates(value, name: str, where: str):
     """None, or per-position rates as a flat list of floats."""
     if value is None:
         return None
-    if not isinstance(value, (list, tuple, np.ndarray)) or np.asarray(value, dtype=object).ndim != 1:
+    if not isinstance(value, _ARRAYS) or np.asarray(value, dtype=object).ndim != 1:
         raise field_error(where, name, "a flat list of rates in [0, 1]", value)
     return [_scalar_float(v, name, where) for v in value]
 
 
 def _scalar_int(value, name: str, low: int, high: int, where: str = "predict") -> int:
-    if isinstance(value, (list, tuple, np.ndarray)):
-        raise field_error(where, name, "one integer (use roofline.sweep for arrays)", type(value).__name__)
+    """One integer in low..high; a whole float (8.0, 1e3) is taken as one, as a scenario's axis values are."""
+    value = _one(value, name, where, "one integer")
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        value = int(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or not low <= int(value) <= high:
         raise field_error(where, name, f"an integer in {low}..{high:,}", value)
     return int(value)
@@ -106,8 +129,12 @@ def _scalar_int(value, name: str, low: int, high: int, where: str = "predict") -
 def _as_file_values(value):
     """`value` as a scenario file would hold it: numpy scalars as Python numbers; numpy arrays, pandas Series and
     Index, ranges and tuples as lists; mappings and lists item by item. Anything else (spec objects) as it is."""
-    if isinstance(value, np.generic):
+    if isinstance(value, (np.floating, np.ndarray)) and value.dtype.kind == "f" and value.dtype.itemsize < 8 and np.ndim(value) == 0:
+        return float(str(value))  # a float32 scalar: its shortest decimal
+    if isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):  # a scalar, 0-d array too
         return value.item()
+    if isinstance(value, (np.ndarray, pd.Series, pd.Index)) and value.dtype.kind == "f" and value.dtype.itemsize < 8:
+        return [float(str(v)) for v in np.asarray(value)]  # float32 0.8 is the 0.8 meant, not 0.800000011920929
     if isinstance(value, (np.ndarray, pd.Series, pd.Index, range, tuple, list)):
         return [_as_file_values(v) for v in (value.tolist() if isinstance(value, (np.ndarray, pd.Series, pd.Index)) else value)]
     if isinstance(value, dict):
@@ -145,16 +172,36 @@ def predict(
     prompt: int | None = None,
     shared_prefix: int = 0,
     profiles: tuple[str | Path, ...] = (),
-    where: str = "predict",
+    _where: str = "predict",
 ) -> dict:
     """One decode point: step time, tokens/s, MBU/MFU, bound, per-class weights, memory, collectives,
-    per-operator table; with a speculation method, the `spec` object (speculation.predict_speculation).
+    per-operator table; with a speculation method, the `spec` object. SI units; docs/API.md lists every key.
 
-    `engine` None is the default realistic engine (serving.DEFAULT_ENGINE); 'ideal' the pure roofline.
-    `k` None is K_DEFAULT draft tokens with a speculation method; a k above 0 without one is an error, as alpha is.
-    Speculation without alpha, acceptance or a tree uses the method's published default rates.
-    `warnings` lists what the caller must know (does not fit in memory, ...).
+    hardware, model     a profile name ("h100", "llama-3.1-8b"), a YAML path, or a spec object
+    batch, context      sequences decoded together, and tokens already in each one's KV cache
+    tp, dp_attention, ep, pp
+                        tensor parallel, attention data-parallel groups, expert parallel, pipeline stages
+    weight_dtype        every weight class's dtype (None: the checkpoint's native precision per class; a quantised
+                        one leaves the embedding, LM head and router native); expert_dtype the experts' only
+    kv_dtype            the KV cache's dtype
+    engine              serving engine profile or spec (None: vllm, the default; "ideal": the pure roofline bound)
+    method              none, draft, mtp, eagle or ngram
+    k                   draft tokens per iteration, bonus token excluded (None: 4 with a method)
+    alpha, acceptance   per-token acceptance, or per-position conditional rates (positions past the list reuse its
+                        last rate; rates past k are not used); neither: the method's published rates (a draft
+                        model has none: give one)
+    draft               the draft model (method draft); draft_hardware the device a drafter runs on (None: the
+                        target's); overlap: a draft model elsewhere drafts one half batch while the other is
+                        verified, where that pays; draft_vocab EAGLE's reduced vocabulary
+    tree_nodes, tree_tau
+                        tree verification: draft nodes per sequence and measured tokens per iteration (k the depth)
+    prompt              prompt tokens: adds time to first token (and a drafter's own prefill)
+    shared_prefix       tokens of the context every sequence shares
+    profiles            extra profile folders: one folder, or a tuple of them
+
+    `warnings` lists what the caller must know (does not fit in memory, ...). Bad input raises RooflineError.
     """
+    where = _where
     tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau = map(_as_file_values, (tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau))
     batch = _scalar_int(batch, "batch", 1, BATCH_MAX, where)
     context = _scalar_int(context, "context", 0, CONTEXT_MAX, where)
@@ -253,7 +300,7 @@ def predict(
     narrow = sorted({d for d in dep.dtypes.values() if d in ("bf16", "fp16") and hw.compute_dtype(d) == "fp32"})
     if narrow:  # a profile calibrated in fp32 on a CPU without bf16 units: 16-bit weights are taken at the fp32 peak
         out["warnings"].append(f"{hw.name} has no {' or '.join(narrow)} peak: {' and '.join(narrow)} weights compute at its fp32 "
-                               f"peak here (a profile measured in fp32: --weight-dtype fp32 predicts what it measured)")
+                               f"peak here (a profile measured in fp32: weight dtype fp32 predicts what it measured)")
     if dep.dp_attention > batch:
         idle = dep.dp_attention - batch
         out["warnings"].append(f"dp_attention {dep.dp_attention} at batch {batch}: {idle} of the {dep.dp_attention} attention "
@@ -268,13 +315,7 @@ def predict(
             acceptance=acceptance, tree_nodes=tree_nodes, tree_tau=tree_tau, overlap=overlap,
             draft_vocab=draft_vocab, dep=dep, engine=eng, shared_prefix=shared_prefix,
         )
-        if draft_spec is not None and draft_spec.vocab_size != target.vocab_size:
-            out["warnings"].append(f"draft model {draft_spec.name} has a vocabulary of {draft_spec.vocab_size:,} tokens and "
-                                   f"{target.name} one of {target.vocab_size:,}: engines verify draft tokens by id, so a draft "
-                                   "model must share the target's tokenizer")
-        if out["spec"]["drafter_waits_for_target"]:
-            out["warnings"].append(f"the {method} head on {draft_hw.name} needs the verified hidden states before it drafts: "
-                                   "drafting and verification cannot overlap")
+        out["warnings"] += drafter_warnings(method, target, draft_spec, draft_hw)
         spec = out["spec"]
         draft_price = draft_hw.price_usd_per_hour if draft_hw is not None and speculates(method, k) else 0.0  # while it drafts
         spec["cost_usd_per_million_tokens"] = (None if hw.price_usd_per_hour is None or draft_price is None else
@@ -376,7 +417,7 @@ def _names_for_specs(data: dict) -> tuple[dict, dict, dict]:
 def _check_names_against_specs(specs: dict, named: dict, profiles: tuple) -> None:
     """A name given as a string where a spec object of that name is given too (`hardware="h100-sxm"` beside
     `draft_hardware=<a changed h100-sxm>`) must load the same profile: else one label would stand for two devices."""
-    loaders = {"HardwareSpec": _load_hardware, "ModelSpec": _load_model, "ServingEngine": load_engine}
+    loaders = {"HardwareSpec": _load_hardware, "ModelSpec": _load_model, "ServingEngine": _load_engine}
     for slot, key in named.items():
         if slot in specs:
             try:

@@ -19,7 +19,7 @@ MISSING = object()  # field_error's `found` for a field that is not there: "foun
 
 def field_error(where: str, field: str, expected: str, found: object) -> RooflineError:
     """Build the standard message: `FILE: FIELD: expected EXPECTED, found FOUND` (MISSING: found nothing)."""
-    shown = "nothing" if found is MISSING else repr(found)
+    shown = "nothing" if found is MISSING else " ".join(repr(found).split())  # one line, whatever the repr
     if len(shown) > 120:
         shown = shown[:117] + "..."
     return RooflineError(f"{where}: {field}: expected {expected}, found {shown}")

@@ -67,7 +67,7 @@ class Config:
 def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None) -> list[Config]:
     """Every config of the scenario (errors name the scenario file and the key). `specs` maps
     (type name, profile name) to spec objects given directly (roofline.sweep with objects)."""
-    from roofline.speculation import check_draft_vocab, default_rates
+    from roofline.speculation import check_draft_vocab, default_rates, drafter_warnings
 
     specs = specs or {}
     where = sc.path or sc.name
@@ -92,7 +92,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                             f"ones ({', '.join(sorted(m.name for m in models.values()))})")
     by_model = dict(sc.method_by_model)
     alpha_axis = not np.isnan(sc.axes["alpha"]).all()
-    out, seen, warned = [], set(), set()
+    out, seen, warned, resolved = [], set(), set(), {}
     for values in product(*(getattr(sc, key) for key in CONFIG_KEYS)):
         c = dict(zip(CONFIG_KEYS, values))
         if by_model:
@@ -108,15 +108,23 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         seen.add(key)
         dep = deployment(model, c["weight_dtype"], c["kv_dtype"], c["tp"], c["dp_attention"], c["ep"], c["pp"],
                          c["expert_dtype"], where=sc.path or sc.name)
+        labels = (c["hardware"], c["model"], c["engine"], method, draft_hw, dep.weight_dtype_label, dep.expert_dtype_label,
+                  dep.kv_dtype, dep.tp, dep.dp_attention, dep.ep, dep.pp, c["shared_prefix"])
+        if labels in resolved:  # null (the native dtype) beside that dtype spelled out: two configs, one set of labels
+            key = next((k for k in ("weight_dtype", "expert_dtype") if resolved[labels][k] != c[k]), "weight_dtype")
+            raise RooflineError(f"{where}: {key}: expected values that differ for {model.name}, found "
+                                f"{resolved[labels][key] or 'null'!r} and {c[key] or 'null'!r}, both its {getattr(dep, key + '_label')}")
+        resolved[labels] = c
         check_draft_vocab(where, sc.draft_vocab if method == "eagle" else None, model)
         hw = hws[c["hardware"]]
         acceptance = sc.acceptance
         if acceptance is None and not alpha_axis and sc.tree_nodes is None and method != "none":
             acceptance = default_rates(method)[0]
-        note = engine_on_a_cpu(engines[c["engine"]], hw)
-        if note and note not in warned:
-            warned.add(note)
-            warn(note)
+        for note in [engine_on_a_cpu(engines[c["engine"]], hw),
+                     *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None)]:
+            if note and note not in warned:
+                warned.add(note)
+                warn(note)
         out.append(Config(hw, model, dep, engines[c["engine"]].for_hardware(hw.name), method,
                           draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                           c["shared_prefix"], acceptance))

@@ -196,8 +196,6 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
             if log and start <= 0:
                 raise field_error(where, f"{key}.start", "a positive start for a log range", spec["start"])
             values = np.geomspace(start, stop, num) if log else np.linspace(start, stop, num)
-        if not integer:  # 0.7999999999999999 from 0.5 + 3 x 0.1 is the 0.8 the user meant: `alpha == 0.8` must find it
-            values = np.array([float(f"{v:.12g}") for v in values])
     elif isinstance(spec, list):
         if not spec:
             raise field_error(where, key, "a non-empty list or a range", spec)
@@ -224,8 +222,8 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
         if isinstance(spec, list) and any(float(v) != int(v) for v in values):
             raise field_error(where, key, "whole numbers", spec)
         values = np.unique(np.round(values).astype(np.int64))
-    else:
-        values = np.unique(values)
+    else:  # 0.7999999999999999 from 0.5 + 3 x 0.1 (a range, or numpy's arange) is the 0.8 the user meant: `alpha == 0.8` must find it
+        values = np.unique([float(f"{v:.12g}") for v in values])
     low = {"batch": 1, "context": 0, "k": 0}.get(name)
     if low is not None and values.min() < low:
         raise field_error(where, key, f"values >= {low}", int(values.min()))
@@ -274,8 +272,9 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     overlap = data.get("overlap", True)
     if not isinstance(overlap, bool):
         raise field_error(where, "overlap", "true or false", overlap)
-    raw_axes = data.get("axes") or {}
-    if not isinstance(raw_axes, dict):
+    raw_axes = data.get("axes")
+    raw_axes = {} if raw_axes is None else raw_axes
+    if not isinstance(raw_axes, dict):  # checked before any truth test: a DataFrame has none
         raise field_error(where, "axes", "a mapping of axis name to list or range", raw_axes)
     for name in raw_axes:
         if name not in AXES:

@@ -367,9 +367,9 @@ def load_engine(name: str | ServingEngine | None, extra_dirs: tuple[str | Path, 
     do); a ServingEngine object is checked by check_engine_spec and returned as it is."""
     if isinstance(name, ServingEngine):
         return check_engine_spec(name)
-    name = DEFAULT_ENGINE if name is None else name
+    name = DEFAULT_ENGINE if name is None else str(name) if isinstance(name, Path) else name
     if not isinstance(name, str):
-        raise RooflineError(f"--engine: expected an engine name, found {name!r}")
+        raise field_error("engine", "name", "an engine name or path", name)
     path = find_profile("engine", name.strip().lower() if not name.endswith((".yaml", ".yml")) else name, extra_dirs)
     engine = engine_from_file_data(read_yaml(path), path, extra_dirs)
     check_file_name(path, name, engine.name)
@@ -381,7 +381,7 @@ def engine_on_a_cpu(engine: ServingEngine, hw) -> str:
     if getattr(hw, "kind", "") != "cpu" or engine.name == "ideal":
         return ""
     return (f"engine {engine.name} holds a GPU serving engine's costs (kernel latencies inside CUDA/HIP graphs, "
-            f"{engine.gemm_tile_rows or 1}-row GEMM tiles, host work), and {hw.name} is a CPU: --engine ideal is the CPU's "
+            f"{engine.gemm_tile_rows or 1}-row GEMM tiles, host work), and {hw.name} is a CPU: engine ideal is the CPU's "
             f"own roofline (what roofline calibrate measures and roofline validate checks)")
 
 

@@ -124,12 +124,12 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
         return None
     if method == "draft":
         if draft is None:
-            raise RooflineError("--draft: method 'draft' needs a draft model name, found none")
+            raise RooflineError("draft: method 'draft' needs a draft model name, found none")
         return draft
     one_layer = (AttentionGroup(kind="full", layers=1),)
     if method == "mtp":
         if target.mtp_modules < 1:
-            raise RooflineError(f"--method mtp: model {target.name!r} has no MTP modules (mtp_modules: 0); use eagle or draft")
+            raise RooflineError(f"method: mtp: model {target.name!r} has no MTP modules (mtp_modules: 0); use eagle or draft")
         moe = None if target.moe is None else dataclasses.replace(target.moe, dense_layers=0)
         groups = (AttentionGroup(kind="sliding", layers=1, window=target.mtp_window),) if target.mtp_window else one_layer
         return dataclasses.replace(target, name=f"{target.name}-mtp", layers=1, groups=groups, moe=moe, mtp_modules=0,
@@ -140,7 +140,7 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
             target, name=f"{target.name}-eagle", layers=1, groups=one_layer, moe=None, mtp_modules=0,
             vocab_size=draft_vocab or target.vocab_size, input_projection=True,
         )
-    raise unknown_method("--method", method)
+    raise unknown_method("method", method)
 
 
 def unknown_method(where: str, method: object) -> RooflineError:
@@ -195,7 +195,8 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
                   tree_nodes=None, tree_tau=None, k=None) -> None:
     """The one check of speculation options (CLI, scenario files and the Python API call it): method
     known; a draft model exactly with method draft; a draft vocabulary only for EAGLE; alpha or rates
-    in [0, 1], not both; a tree with both its node count and tau, and no alpha or rates beside it."""
+    in [0, 1], not both; a tree with both its node count and tau, and no alpha or rates beside it, its tau at most
+    k + 1 and its nodes at least k for every depth k > 0 given."""
     import math
 
     if method not in METHODS:
@@ -229,8 +230,30 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
         ks = np.atleast_1d(np.asarray(k))
         if ks.size and (ks.min() < 0 or ks.max() > K_MAX):
             raise RooflineError(f"{where}: k: expected draft lengths in 0..{K_MAX}, found {int(ks.min() if ks.min() < 0 else ks.max())}")
+        depths = ks[ks > 0]
+        if tree_nodes is not None and depths.size:  # k is the tree's depth: k + 1 tokens at most, k nodes at least
+            shallow, deep = int(depths.min()), int(depths.max())
+            if tree_tau > shallow + 1:
+                raise RooflineError(f"{where}: tree_tau: expected at most k + 1 = {shallow + 1} (a tree of depth k = {shallow} "
+                                    f"emits at most k + 1 tokens an iteration), found {tree_tau!r}")
+            if tree_nodes < deep:
+                raise RooflineError(f"{where}: tree_nodes: expected at least the depth k = {deep} (a node per level), "
+                                    f"found {tree_nodes}")
     if alpha is None and acceptance is None and tree_nodes is None and method not in ("none", *DEFAULT_RATES):
         default_rates(method, where)  # raises: a draft model needs its acceptance
+
+
+def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, draft_hw: HardwareSpec | None) -> list[str]:
+    """What a user must know about a drafter that predict and sweep still price: a draft model with another
+    tokenizer, and a head drafter on other hardware, which waits for the verified hidden states."""
+    out = []
+    if method == "draft" and draft is not None and draft.vocab_size != target.vocab_size:
+        out.append(f"draft model {draft.name} has a vocabulary of {draft.vocab_size:,} tokens and {target.name} one of "
+                   f"{target.vocab_size:,}: engines verify draft tokens by id, so a draft model must share the target's tokenizer")
+    if method in ("mtp", "eagle") and draft_hw is not None:
+        out.append(f"the {method} head on {draft_hw.name} needs the verified hidden states before it drafts: "
+                   "drafting and verification cannot overlap")
+    return out
 
 
 def check_draft_vocab(where: str, draft_vocab: int | None, target: ModelSpec) -> None:

@@ -2,6 +2,8 @@
 
 import dataclasses
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -209,7 +211,7 @@ def test_sixteen_bit_weights_on_a_profile_without_sixteen_bit_units_are_warned_a
     fp32_only = dataclasses.replace(roofline.load_hardware("h100-sxm"), name="my-cpu", kind="cpu", peak_flops_per_s={"fp32": 1.68e11})
     warned = [w for w in roofline.predict(fp32_only, "llama-3.2-1b", engine="ideal")["warnings"] if "has no bf16 peak" in w]
     assert warned == ["my-cpu has no bf16 peak: bf16 weights compute at its fp32 peak here (a profile measured in fp32: "
-                      "--weight-dtype fp32 predicts what it measured)"]
+                      "weight dtype fp32 predicts what it measured)"]
     assert not any("peak" in w for w in roofline.predict(fp32_only, "llama-3.2-1b", engine="ideal", weight_dtype="fp32")["warnings"])
     assert not any("has no" in w for w in roofline.predict("h100-sxm", "llama-3.2-1b")["warnings"])
 
@@ -222,3 +224,13 @@ def test_a_drafter_that_does_not_fit_on_its_own_device_is_named_with_that_device
     assert p["spec"]["drafter_memory_bytes"] > l4.usable_mem_bytes and p["spec"]["memory_needed_bytes"] < p["usable_memory_bytes"]
     assert line.startswith(f"the drafter does not fit on l4: its weights and KV cache need {p['spec']['drafter_memory_bytes'] / 1e9:.1f} GB "
                            f"of {l4.usable_mem_bytes / 1e9:.1f} GB usable")
+
+
+def test_every_key_predict_returns_is_named_in_api_md():
+    """A notebook user reads docs/API.md for what predict's dict holds: every key, and every key of `spec`."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "API.md").read_text()
+    section = text[text.index("The keys of `predict`'s dict"):text.index("## A sweep")]
+    named = set(re.findall(r"`([a-z_0-9]+)`", section))
+    p = roofline.predict("h100", "llama-3.1-8b", method="draft", draft="llama-3.2-1b", alpha=0.7, prompt=1000,
+                         draft_hardware="l4")
+    assert set(p) - named == set() and set(p["spec"]) - named == set()

@@ -425,3 +425,17 @@ def test_a_drafter_of_another_kind_is_reached_over_the_slower_link_outside_the_t
         assert float(r["transfer_time_s"]) == pytest.approx(latency + 8 * 4 * 4 / bw, rel=1e-12)
         assert bw < dhw.link_for(2)[0] or other == "l4"
     assert load_hardware("l4").link_outside_domain() == load_hardware("l4").link_for(2)  # PCIe, its only link
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"tree_nodes": 60, "tree_tau": 61, "k": 4}, "tree_tau: expected at most k + 1 = 5 (a tree of depth k = 4"),
+    ({"tree_nodes": 60, "tree_tau": 4.5, "k": [0, 3, 6]}, "tree_tau: expected at most k + 1 = 4 (a tree of depth k = 3"),
+    ({"tree_nodes": 1, "tree_tau": 2, "k": 8}, "tree_nodes: expected at least the depth k = 8"),
+])
+def test_a_trees_tau_and_nodes_are_checked_against_its_depth_k(options, message):
+    """A tree of depth k emits at most k + 1 tokens an iteration: tree_tau 61 at k = 4 gave a speedup of 38.7."""
+    from roofline.speculation import check_options
+
+    with pytest.raises(RooflineError, match="^w: " + re.escape(message)):
+        check_options("w", "eagle", **options)
+    check_options("w", "eagle", tree_nodes=60, tree_tau=4.5, k=[0, 4])  # k = 0 is plain decoding beside it
