@@ -496,6 +496,22 @@ K_MAX = 64
 K_DEFAULT = 4  # draft tokens per iteration where a caller speculates without giving k (predict)
 
 
+def _losing_batches(grid, grid_speedup, break_even: int, speedup_at) -> list[int] | None:
+    """[first, last] batch below `break_even` where speculation does not pay (speedup < 1), each refined to the
+    exact batch between its grid neighbours; None where it pays at every batch up to the break-even. A curve can
+    dip and recover: a draft model elsewhere overlaps its two half batches only from the batch where that pays."""
+    below = (grid < break_even) & (grid_speedup < 1.0 - 1e-12)
+    if not below.any():
+        return None
+    first_i, last_i = int(np.argmax(below)), int(below.size - 1 - np.argmax(below[::-1]))
+    lo = np.arange(grid[max(first_i - 1, 0)], grid[first_i] + 1)
+    hi = np.arange(grid[last_i], grid[min(last_i + 1, grid.size - 1)] + 1)
+    lo_pays, hi_pays = speedup_at(lo) >= 1.0 - 1e-12, speedup_at(hi) >= 1.0 - 1e-12
+    first = int(lo[np.argmin(lo_pays)]) if not lo_pays.all() else int(grid[first_i])
+    last = int(hi[len(hi) - 1 - np.argmin(hi_pays[::-1])]) if not hi_pays.all() else int(grid[last_i])
+    return [first, min(last, break_even - 1)]
+
+
 def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context: int, k: int, alpha=None, *,
                         method: str = "eagle", draft: ModelSpec | None = None, draft_hw: HardwareSpec | None = None,
                         acceptance=None, tree_nodes: int | None = None, tree_tau: float | None = None,
@@ -508,20 +524,24 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
     break_even_batch is the largest batch in 1..max_batch (the memory limit) where this k still gives
     speedup >= 1 (None where nothing speculates: method none or k = 0), searched on a geometric grid of batches refined to every batch next to the last
     crossing; None if none. break_even_at_memory_limit: it is max_batch, so speculation still pays where
-    memory ends the search (the break-even, if any, lies beyond what fits).
+    memory ends the search (the break-even, if any, lies beyond what fits). not_paying_below_break_even: [first,
+    last] batch below it where speedup < 1 (a dip: the overlap of a drafter elsewhere starts only where it pays),
+    or None where it pays at every batch up to the break-even (on the search grid, its edges refined).
     """
     kw = dict(method=method, draft=draft, draft_hw=draft_hw, acceptance=acceptance, tree_nodes=tree_nodes,
               tree_tau=tree_tau, overlap=overlap, draft_vocab=draft_vocab, dep=dep, engine=engine, shared_prefix=shared_prefix)
     point = speculative_metrics(hw, target, batch, context, k, alpha, **kw)
     cap = int(point["max_batch"])
-    be = 0
+    be, losing = 0, None
     if cap >= 1 and speculates(method, k):
         grid = np.unique(np.round(np.geomspace(1, cap, 512)).astype(np.int64))
-        last = int(break_even_batch(grid, speculative_metrics(hw, target, grid, context, k, alpha, **kw)["speedup"]))
+        grid_speedup = speculative_metrics(hw, target, grid, context, k, alpha, **kw)["speedup"]
+        last = int(break_even_batch(grid, grid_speedup))
         if last > 0:
             i = int(np.searchsorted(grid, last))
             fine = np.arange(grid[i], grid[min(i + 1, grid.size - 1)] + 1)
             be = int(break_even_batch(fine, speculative_metrics(hw, target, fine, context, k, alpha, **kw)["speedup"]))
+            losing = _losing_batches(grid, grid_speedup, be, lambda b: speculative_metrics(hw, target, b, context, k, alpha, **kw)["speedup"])
     best = None
     if tree_nodes is None:
         over_k = speculative_metrics(hw, target, batch, context, K_SEARCH, alpha, **kw)
@@ -546,6 +566,7 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
                                 f"no k of {int(K_SEARCH[0])}..{int(K_SEARCH[-1])} fits in memory at this batch" if best < 0 else None),
         break_even_batch=be if be > 0 else None,
         break_even_at_memory_limit=bool(be > 0 and be == cap),  # still pays where memory ends the search: at least `be`
+        not_paying_below_break_even=losing,
         fits_in_memory=bool(point["fits_in_memory"]),
         max_batch=cap,
         verify_bound="compute" if bool(point["verify_compute_bound"]) else "memory",

@@ -70,8 +70,10 @@ def predict_table(point: dict) -> str:
             f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], drafter=bool(spec.get('draft_hardware')))}",
             f"    best k here        {_best_k_text(spec)}",
             f"    break-even batch   {'none' if be is None else f'{be:,}'}"
-            + ("  (the largest batch that fits: speculation still pays where memory ends the search)"
+            + ("  (the largest batch that fits: speculation pays there, where memory ends the search)"
                if spec.get("break_even_at_memory_limit") else ""),
+            *([f"    below it           speedup < 1 at batches {gap[0]:,}-{gap[1]:,}: the curve dips and recovers"]
+              if (gap := spec.get("not_paying_below_break_even")) else []),
             f"    drafter memory     {format_si(spec['drafter_memory_bytes'], 'B')}" + (" on the draft device" if spec.get("draft_hardware") else " per device"),
             f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,} with the drafter)",
         ]
