@@ -257,11 +257,16 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         there = f"; {_range(gain, '×')} there" if len(gain) else ""
         later.append(f"{int(ta['censored'].sum())} of {n_hw} at α = {a:g} ({by_memory} where memory ends it{there})")
     label = {"eagle": "EAGLE", "draft": "a draft model", "ngram": "n-gram lookup", "mtp": "MTP"}.get(method, method)
+    contexts = sorted(df["context"].unique())
+    at = (f"and a {int(contexts[0]):,}-token context" if len(contexts) == 1 else
+          f"and contexts of {_list([f'{int(c):,}' for c in contexts])} tokens" if len(contexts) <= 3 else "over the swept contexts")
     text = (
-        f"With {label} at α = {a0:g}, speculation pays up to batch {_list(parts + capped)}, derated ridge points in FLOP/B "
+        f"With {label} at α = {a0:g} {at}, speculation pays up to batch {_list(parts + capped)}, derated ridge points in FLOP/B "
         f"in brackets: {_ridge_order(rho, free)}"
         f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. "
-        f"At higher acceptance it still pays at the largest batch that fits or was swept on {_list(later)}."
+        f"At higher acceptance it still pays at the largest batch that fits or was swept on {_list(later)}. "
+        "At longer contexts each sequence's KV-cache reads keep the verify pass memory-bound to larger batches, and memory "
+        "caps the batch sooner: speculation then pays up to the largest batch that fits, more often than here."
     )
     return Finding("Free until compute-bound", text, {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method})
 
@@ -320,6 +325,9 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
         + (f"batching alone wins from batch {int(loses['batch'].min())}." if len(loses)
            else "at no batch that fits does batching alone win.")
         + _host_share(b_best, str(b_best["engine"]) if "engine" in b_best.index else "ideal")
+        + (" The speculative curve here keeps its gain to larger batches than published serving curves of EAGLE on an "
+           "8B model do (they fall over batch 2-48): a known miss of this model (docs/ACCURACY.md, \"The two speculation "
+           "checks\"), so read its gain at large batches as optimistic." if len(spec) else "")
     )
     return Finding("Few users against many", text, {
         "batching_best_tokens_per_s": float(b_best["baseline_tokens_per_s"]), "batching_best_batch": int(b_best["batch"]),
@@ -367,12 +375,18 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     per_dev = [f"{_n(split.loc[(hw0, m), 'kv_bytes_per_token'] / 1024)} KiB per token and {_n(split.loc[(hw0, m), 'fixed_bytes'] / 1e9)} GB of weights"
                for m in models if (hw0, m) in split.index]
     drafter = f" (with the drafter, at k = {k_min})" if k_min > 0 else ""
+    whole = [m for m in models if 0 < (meta.get("kv_heads") or {}).get(m, tp) < tp]  # a KV head per layer on every device
+    replicated = (f" {_list([_model(meta, m) for m in whole])} {'keep' if len(whole) > 1 else 'keeps'} fewer KV heads per layer than the "
+                  f"{tp} tensor-parallel devices (MLA's one latent, or one shared KV head), so every device holds a whole copy of "
+                  "each sequence's cache where GQA's heads split; attention data parallelism (dp_attention and ep, roofline predict "
+                  "--dp-attention 8 --ep 8) gives each device its own share of the sequences instead." if whole and tp > 1 else "")
     text = (
         f"At {_ctx(c_hi)} context on {tp} × {_hw(meta, hw0)}, the KV cache caps the batch at {_list(caps_txt)}, "
         f"which {'hold' if len(models) > 1 else 'holds'} per device{drafter} {_list(per_dev)}; "
         f"speculation at the largest swept batch that fits gives {_list(sp_txt)}. "
         + (f"At this context the gain is largest above batch 1 for {_list([path(m) for m in rising])}."
            if rising else "At this context no model gains more above batch 1 than at batch 1.")
+        + replicated
     )
     return Finding("The KV cache caps the batch", text, {"max_batch": caps, "at_cap": at_cap, "rising": rising, "memory_split": split})
 

@@ -331,6 +331,8 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
         "tp": sorted({c.dep.tp for c in configs}), "layouts": sorted({c.dep.describe() for c in configs}),
         "hardware": {**{c.hw.name: c.hw.display_name for c in configs}, **{c.draft_hw.name: c.draft_hw.display_name for c in configs if c.draft_hw}},
         "model": {**{c.model.name: c.model.display_name for c in configs}, **{c.draft.name: c.draft.display_name for c in configs if c.draft}},
+        # KV heads a layer caches per token: MLA's one latent and V4's one shared KV head count 1 (whole on every TP rank)
+        "kv_heads": {c.model.name: 1 if c.model.kv_layout == "mla" else c.model.kv_heads for c in configs},
         "tree_nodes": sc.tree_nodes, "tree_tau": sc.tree_tau, "acceptance": sc.acceptance, "shared_prefix": sorted({c.shared_prefix for c in configs}),
         "axes": axes, "points": points,
     }
