@@ -28,10 +28,14 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, activat
                 + T_a * hidden * a * 2                              (queries in, attention output out)
         shared_g = read_g(S + q) - read_g(S + q - P) entries of a prefix of P tokens that every
         sequence shares, read once per pass when `shared_prefix_read_once` (0 when P = 0)
+        a lightning indexer (a group's index_dim, index_heads; DeepSeek-V4's compressed sparse layers): every query
+        scores every indexed entry idx_g(L) = model.indexed_entries(g, L) before attention reads read_tokens of them:
+          flops += 2 * index_heads * index_dim * T_a * idx_g(S + (q + 1) / 2) / tp
+          bytes += (B_a * idx_g(S + q) - (B_a - 1) * shared_idx_g) * index_dim * c_kv     (index keys whole on every rank)
         MLA: decode and verify use the absorbed form (d_qk = kv_lora + rope, d_v = kv_lora),
         prefill the non-absorbed form (d_qk = nope + rope, d_v = v_head_dim): per query-key pair and
         head 2*(576) + 2*512 = 2176 FLOPs against 2*(192) + 2*128 = 640 for DeepSeek-V3.
-    kv_write: bytes = T_a * kv_elems_per_device * c_kv per layer
+    kv_write: bytes = T_a * kv_elems_per_device * c_kv per layer (+ T_a / ratio * index_dim * c_kv, an indexer's keys)
     norms (RMSNorm x2, residual adds x2, RoPE, activation): ELEMENTWISE_PASSES reads+writes of the
         residual stream per layer: bytes = T_a * hidden * a * ELEMENTWISE_PASSES, flops = 5 * same elems
     embedding: a gather, bytes = T_a * hidden * w_embedding
@@ -41,8 +45,8 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, activat
         flops = 2 * 2h^2 * T_a,   bytes = 2h^2 * w_embedding + T_a * (2h + h) * a
     lm_head: logits for `logit_tokens` tokens per sequence (q for decode/verify, 1 for prefill)
 
-Deliberately ignored: biases, attention sinks, softmax exponent cost, MLA's compressor and indexer
-FLOPs, KV re-reads inside a long prefill (flash attention reads KV once per query tile; counted once).
+Deliberately ignored: biases, attention sinks, softmax exponent cost, the compressors of compressed attention and
+an indexer's query projection (their weights, about 0.5B in DeepSeek-V4-Flash), KV re-reads inside a long prefill (flash attention reads KV once per query tile; counted once).
 """
 
 from __future__ import annotations
@@ -144,16 +148,14 @@ def kv_cache_bytes(model: ModelSpec, batch, context_len, dep: Deployment, shared
     B_a * stored(L) - (B_a - 1) * (stored(L) - stored(L - P)).
     """
     b_a = sequences_per_group(batch, dep)
-    per_token = (model.kv_elements_per_token_per_layer_per_device(dep.tp) * BYTES_PER_ELEMENT[dep.kv_dtype]
-                 * dep.stage_share(model.layers))
     length = np.asarray(context_len, dtype=np.float64)
     p = np.minimum(np.asarray(shared_prefix, dtype=np.float64), length)
     total = 0.0
-    for g in model.groups:
-        stored = model.stored_tokens(g, length)
-        shared = stored - model.stored_tokens(g, length - p)
+    for g in model.groups:  # elements of a layer: KV entries and indexer keys (model.cache_elements_per_layer)
+        stored = model.cache_elements_per_layer(g, length, dep.tp)
+        shared = stored - model.cache_elements_per_layer(g, length - p, dep.tp)
         total = total + g.layers * (b_a * stored - np.maximum(b_a - 1.0, 0.0) * shared)
-    return total * per_token
+    return total * BYTES_PER_ELEMENT[dep.kv_dtype] * dep.stage_share(model.layers)
 
 
 def operator_costs(
@@ -218,6 +220,12 @@ def operator_costs(
         shared = read - model.entries_read(g, s + q - prefix) if shared_prefix_read_once else 0.0
         attn_bytes = attn_bytes + layers * (b_a * read - np.maximum(b_a - 1.0, 0.0) * shared) * kv_elems * c
         write_bytes = write_bytes + layers * tokens_a * kv_elems * c
+        if g.index_dim:  # the lightning indexer scores every indexed entry, then attention reads read_tokens of them
+            indexed = model.indexed_entries(g, s + q)
+            shared_index = indexed - model.indexed_entries(g, s + q - prefix) if shared_prefix_read_once else 0.0
+            attn_flops = attn_flops + layers * 2.0 * g.index_heads * g.index_dim * tokens_a * model.indexed_entries(g, mean_len) / tp
+            attn_bytes = attn_bytes + layers * (b_a * indexed - np.maximum(b_a - 1.0, 0.0) * shared_index) * g.index_dim * c
+            write_bytes = write_bytes + layers * tokens_a / (g.ratio if g.kind == "compressed" else 1) * g.index_dim * c
     costs["attention"] = (attn_flops, attn_bytes + tokens_a * h * a * 2 * n_layers)
     costs["kv_write"] = (zero, write_bytes)
 

@@ -58,6 +58,10 @@ class AttentionGroup:
     window: int = 0    # sliding: tokens kept; compressed: uncompressed recent tokens kept too
     ratio: int = 1     # compressed: tokens per stored entry
     read_tokens: int = 0  # sparse attention: at most this many compressed entries read per query (0: all)
+    # a lightning indexer (sparse attention picks its read_tokens entries by it): one index key of index_dim values
+    # stored per indexed entry, whole on every rank, and scored by every query over index_heads heads (0: none)
+    index_dim: int = 0
+    index_heads: int = 0
 
 
 @dataclass(frozen=True)
@@ -294,10 +298,24 @@ class ModelSpec:
         stored = self.stored_tokens(group, s)
         return np.minimum(stored, group.read_tokens) if group.read_tokens else stored
 
+    def indexed_entries(self, group: AttentionGroup, context_len):
+        """Entries one layer's lightning indexer holds an index key for, and every query scores, at `context_len`:
+        the compressed entries of a compressed group (the recent window is read whole), every stored token of
+        another group; 0 without an indexer."""
+        s = np.asarray(context_len, dtype=np.float64)
+        if not group.index_dim:
+            return np.zeros_like(s)
+        return np.ceil(s / group.ratio) if group.kind == "compressed" else self.stored_tokens(group, s)
+
+    def cache_elements_per_layer(self, group: AttentionGroup, context_len, tp: int = 1):
+        """Cache elements one layer of `group` holds for a sequence of `context_len` tokens, per device: its KV
+        entries (split over tp as kv_elements_per_token_per_layer_per_device) and its indexer's keys (whole on every rank)."""
+        return (self.stored_tokens(group, context_len) * self.kv_elements_per_token_per_layer_per_device(tp)
+                + self.indexed_entries(group, context_len) * group.index_dim)
+
     def kv_cache_elements_per_sequence(self, context_len, tp: int = 1):
-        """KV elements one sequence of `context_len` tokens holds, per device, summed over layers."""
-        per_token = self.kv_elements_per_token_per_layer_per_device(tp)
-        return sum(g.layers * self.stored_tokens(g, context_len) for g in self.groups) * per_token
+        """KV elements one sequence of `context_len` tokens holds, per device, summed over layers (indexer keys included)."""
+        return sum(g.layers * self.cache_elements_per_layer(g, context_len, tp) for g in self.groups)
 
     def attention_dims_per_query_head(self, prefill: bool = False) -> tuple[int, int]:
         """(dims of q.k, dims of the value) per head as attention computes them.
@@ -422,8 +440,10 @@ def _low_rank(where: str, prefix: str, kv_layout: object, q_lora_rank: object, o
     return out
 
 
-def _group(where: str, key: str, kind: object, layers: object, window: object, ratio: object, read_tokens: object) -> AttentionGroup:
-    """One layer group: a known kind; a sliding group's window above 0; a compressed group's ratio at least 2."""
+def _group(where: str, key: str, kind: object, layers: object, window: object, ratio: object, read_tokens: object,
+           index_dim: object = 0, index_heads: object = 0) -> AttentionGroup:
+    """One layer group: a known kind; a sliding group's window above 0; a compressed group's ratio at least 2; an
+    indexer (index_dim and index_heads, both or neither) only where sparse attention picks entries (read_tokens)."""
     if kind not in GROUP_KINDS:
         raise field_error(where, f"{key}.kind", " | ".join(GROUP_KINDS), kind)
     group = AttentionGroup(
@@ -432,9 +452,16 @@ def _group(where: str, key: str, kind: object, layers: object, window: object, r
         window=_positive_int(where, f"{key}.window", window, allow_zero=kind != "sliding"),
         ratio=_positive_int(where, f"{key}.ratio", ratio),
         read_tokens=_positive_int(where, f"{key}.read_tokens", read_tokens, allow_zero=True),
+        index_dim=_positive_int(where, f"{key}.index_dim", index_dim, allow_zero=True),
+        index_heads=_positive_int(where, f"{key}.index_heads", index_heads, allow_zero=True),
     )
     if group.kind == "compressed" and group.ratio < 2:
         raise field_error(where, f"{key}.ratio", "an integer >= 2 for a compressed group", group.ratio)
+    if bool(group.index_dim) != bool(group.index_heads):
+        raise field_error(where, f"{key}.index_dim", "index_dim and index_heads both (a lightning indexer) or neither",
+                          f"index_dim {group.index_dim}, index_heads {group.index_heads}")
+    if group.index_dim and not group.read_tokens:
+        raise field_error(where, f"{key}.read_tokens", "the entries an indexer picks per query, with index_dim", 0)
     return group
 
 
@@ -507,8 +534,9 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
     groups = []
     for i, g in enumerate(raw_groups):
         key = f"attention.groups[{i}]"
-        g = _mapping(where, key, g, {"kind", "layers", "window", "ratio", "read_tokens"})
-        groups.append(_group(where, key, g.get("kind"), g.get("layers"), g.get("window", 0), g.get("ratio", 1), g.get("read_tokens", 0)))
+        g = _mapping(where, key, g, {"kind", "layers", "window", "ratio", "read_tokens", "index_dim", "index_heads"})
+        groups.append(_group(where, key, g.get("kind"), g.get("layers"), g.get("window", 0), g.get("ratio", 1), g.get("read_tokens", 0),
+                             g.get("index_dim", 0), g.get("index_heads", 0)))
     _check_group_layers(where, "attention.groups", groups, ints["layers"])
     mla = None
     if kv_layout == "mla":
@@ -547,7 +575,7 @@ def _check_spec_groups(where: str, spec: ModelSpec) -> None:
     for i, g in enumerate(spec.groups):
         if not isinstance(g, AttentionGroup):
             raise field_error(where, f"groups[{i}]", "an AttentionGroup", g)
-        _group(where, f"groups[{i}]", g.kind, g.layers, g.window, g.ratio, g.read_tokens)
+        _group(where, f"groups[{i}]", g.kind, g.layers, g.window, g.ratio, g.read_tokens, g.index_dim, g.index_heads)
     _check_group_layers(where, "groups", list(spec.groups), spec.layers)
 
 

@@ -229,7 +229,7 @@ def test_kv_caps_say_plain_caps_the_drafter_s_and_when_not_one_sequence_fits(tmp
     from pathlib import Path
 
     r, f = _run("kv-caps-batch")
-    assert "which hold per device (with the drafter, at k = 1)" in f.text and "(135 with its drafter)" in f.text
+    assert "which hold per device (with the drafter, at k = 1)" in f.text and "(109 with its drafter)" in f.text
     cap = {m: int(r.df[(r.df["hardware"] == "h200") & (r.df["model"] == m) & (r.df["context"] == 131072)]["baseline_max_batch"].min())
            for m in ("llama-3.1-70b", "deepseek-v3")}  # plain decoding's caps, read from the table
     assert f"caps the batch at {cap['llama-3.1-70b']} for Llama 3.1 70B, {cap['deepseek-v3']} for DeepSeek-V3" in f.text

@@ -1,5 +1,6 @@
 import dataclasses
 
+import numpy as np
 import pytest
 
 from roofline.errors import RooflineError
@@ -66,7 +67,26 @@ def test_compressed_layers_store_one_entry_per_ratio_plus_the_window():
     v4 = load_model("deepseek-v4-flash")
     s = 65_536
     expected_tokens = 2 * 128 + 21 * (s // 4 + 128) + 20 * (s // 128 + 128)
-    assert v4.kv_cache_elements_per_sequence(s) == expected_tokens * 512
+    index_keys = 21 * (s // 4) * 128  # the CSA layers' Lightning Indexer: one 128-wide key per compressed entry
+    assert v4.kv_cache_elements_per_sequence(s) == expected_tokens * 512 + index_keys
+
+
+def test_the_lightning_indexer_scores_every_compressed_entry_and_its_keys_are_read_each_step():
+    """DeepSeek-V4's CSA layers: every query scores all ceil(S/4) index keys (64 heads x 128) before attention reads
+    its top 512; the keys are read whole on every rank each step. The profile left the indexer out until session 15."""
+    from roofline.costs import operator_costs
+    from roofline.layout import deployment
+
+    v4 = load_model("deepseek-v4-flash")
+    plain = dataclasses.replace(v4, groups=tuple(dataclasses.replace(g, index_dim=0, index_heads=0) for g in v4.groups))
+    dep, s = deployment(v4, tp=8), 131072
+    (f1, b1), (f0, b0) = (operator_costs(m, 4, 1, s, dep)["attention"] for m in (v4, plain))
+    keys = 21 * np.ceil((s + 1) / 4)  # indexed entries a CSA layer holds at S + q
+    assert float(b1 - b0) == pytest.approx(4 * keys * 128 * 2, rel=1e-12)  # 4 sequences, bf16 keys, whole per rank
+    assert float(f1 - f0) == pytest.approx(21 * 2 * 64 * 128 * 4 * np.ceil((s + 1) / 4) / 8, rel=1e-12)
+    half = dataclasses.replace(v4, groups=(v4.groups[0], dataclasses.replace(v4.groups[1], index_heads=0), v4.groups[2]))
+    with pytest.raises(RooflineError, match=r"groups\[1\].index_dim: expected index_dim and index_heads both"):
+        check_model_spec(half)
 
 
 def test_all_presets_are_listed():
