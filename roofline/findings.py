@@ -146,7 +146,7 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     parts = []
     for hw in hws:
         qs = [int(q_max.get((hw, model0, c, batch_hi), 0)) for c in contexts]
-        parts.append(f"{'/'.join(map(str, qs))} on {_hw(meta, hw)} (ridge {_n(ridge[hw])} FLOP/B)")
+        parts.append(f"{'/'.join(map(str, qs))} on {_hw(meta, hw)}")
     models = list(dict.fromkeys(d["model"]))
     base = q_max.xs(model0, level="model")
     same = all(q_max.xs(m, level="model").reindex(base.index).equals(base) for m in models[1:])
@@ -155,7 +155,7 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     censored = lo_max >= q_swept
     others = _list([_model(meta, m) for m in models[1:]]) if len(models) > 1 else ""
     dtype = _one_value(meta.get("weight_dtype"))
-    parts = [part.replace("(ridge ", f"({dtype} ridge ") for part in parts] if dtype else parts
+    ridges = _list([f"{_n(ridge[hw])} on {_hw(meta, hw)}" for hw in hws])
     text = (
         f"At batch {batch_hi}, a pass of q tokens per sequence costs at most +{_pct(TOLERANCE - 1)} over a decode step "
         f"up to q = {_list(parts)} at {' / '.join(_ctx(c) for c in contexts)} context ({_model(meta, model0)}"
@@ -172,11 +172,21 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
         pairs = [(int(q_max.get((hw, model0, contexts[0], batch_hi), 0)), int(q_ideal.get((hw, model0, contexts[0], batch_hi), 0)))
                  for hw in hws]
         wider, narrower = sum(e > i for e, i in pairs), sum(e < i for e, i in pairs)
-        text += (f" Against the bare roofline (ideal: q = {_list([f'{i} on {_hw(meta, hw)}' for hw, (_, i) in zip(hws, pairs)])} at "
-                 f"batch {batch_hi}, {_ctx(contexts[0])}) the {engine} engine's free verify width is wider on {wider} and "
-                 f"narrower on {narrower} of {len(hws)} GPUs: its fixed costs per pass (kernel latencies, host work) widen it, "
-                 f"being paid by the decode step too; its partial overlap of compute with memory traffic (the profile's "
-                 f"overlap_exponent) narrows it.")
+        ideal_q = [i for _, i in pairs]
+        at_width = every[(every["engine"].astype(str) == "ideal") & (every["model"] == model0) & (every["batch"] == batch_hi)
+                         & (every["context"] == contexts[0]) & every["q"].isin(ideal_q)]
+        memory_bound = not bool(at_width["verify_compute_bound"].any())
+        widths = (f"q = {ideal_q[0]} on every GPU" if len(set(ideal_q)) == 1 else
+                  f"q = {_list([f'{i} on {_hw(meta, hw)}' for hw, i in zip(hws, ideal_q)])}")
+        why = (" The pass is still memory-bound there: the width ends where the bytes each extra token adds (its "
+               "activations through every GEMM and elementwise pass, its KV write) reach "
+               f"+{_pct(TOLERANCE - 1)} of the step's weight and KV reads, a ratio the GPU's compute does not change."
+               if memory_bound else "")
+        text += (f" On the bare roofline (ideal, batch {batch_hi}, {_ctx(contexts[0])}) it is {widths}.{why} The {engine} "
+                 f"engine's width is wider on {wider} and narrower on {narrower} of {len(hws)} GPUs: its fixed costs per pass "
+                 f"(kernel latencies, host work) widen it, being paid by the decode step too; its partial overlap of compute "
+                 f"with memory traffic (the profile's overlap_exponent) narrows it, more where the ridge point is lower "
+                 f"({dtype + ' ' if dtype else ''}ridge points in FLOP/B: {ridges}).")
         numbers["q_max_ideal"] = q_ideal
     return Finding("Verification is a mini-prefill", text, numbers)
 
