@@ -76,7 +76,7 @@ def predict(
     batch: Annotated[int, typer.Option(min=1, max=100_000_000, help="Sequences decoded together (the replica's batch).")] = 1,
     context: Annotated[int, typer.Option(min=0, max=1_000_000_000, help="Tokens already in each sequence's KV cache.")] = 1024,
     engine: Annotated[Optional[str], typer.Option(help="Serving engine profile: vllm (default) | vllm-v0 | sglang | sglang-early | trtllm | ideal (the pure roofline); `roofline engines list`.")] = None,
-    tp: Annotated[int, typer.Option(min=1, max=4096, help="Tensor-parallel degree (attention and dense layers).")] = 1,
+    tp: Annotated[int, typer.Option(min=1, max=4096, help="Tensor-parallel degree (attention, dense layers, and experts unless --ep splits them).")] = 1,
     dp_attention: Annotated[int, typer.Option(min=1, max=4096, help="Attention data-parallel groups: each holds and reads only its sequences' KV cache.")] = 1,
     ep: Annotated[int, typer.Option(min=1, max=4096, help="Expert-parallel degree (MoE): experts spread over devices, tokens sent by all-to-all.")] = 1,
     pp: Annotated[int, typer.Option(min=1, max=4096, help="Pipeline stages.")] = 1,
@@ -91,7 +91,7 @@ def predict(
     alpha: Annotated[Optional[float], typer.Option(help="Per-token acceptance probability (default: the method's published per-position rates; method draft has none and needs --alpha or --acceptance).")] = None,
     acceptance: Annotated[Optional[str], typer.Option(help="Per-position conditional acceptance rates a1,a2,... (instead of --alpha); positions past the list reuse its last rate, rates past k are unused.")] = None,
     draft_hardware: Annotated[Optional[str], typer.Option(help="Run the drafter on this device.")] = None,
-    overlap: Annotated[bool, typer.Option(help="With --draft-hardware and a draft model: draft one half of the batch while verifying the other.")] = True,
+    overlap: Annotated[bool, typer.Option(help="With --draft-hardware and a draft model: draft one half of the batch while verifying the other, where that is faster than taking turns.")] = True,
     draft_vocab: Annotated[Optional[int], typer.Option(min=1, max=100_000_000, help="EAGLE head's reduced vocabulary.")] = None,
     tree_nodes: Annotated[Optional[int], typer.Option(min=1, max=4096, help="Tree verification: draft nodes per sequence (root excluded); k is the tree depth.")] = None,
     tree_tau: Annotated[Optional[float], typer.Option(min=1.0, help="Tree verification: measured tokens per iteration (bonus included).")] = None,
@@ -490,7 +490,11 @@ def report(
     force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder.")] = False,
     svg: Annotated[bool, typer.Option(help="Write each figure as SVG beside the PNG.")] = False,
 ) -> None:
-    """Run named scenarios and write one report: a finding, a figure and a command per section (Markdown + one-file HTML)."""
+    """Run named scenarios and write one report: a finding, a figure and a command per section (Markdown + one-file HTML).
+
+    Each section runs the engine its scenario names and says which: break-even-batch ideal, verify-mini-prefill vllm and ideal.
+
+    The rest run the default engine (vllm); ideal is the silicon's bound, without a serving engine's costs."""
     from roofline.report import write_report
 
     for path in write_report(tuple(scenarios or ()), out, force, _dirs(), ("png", "svg") if svg else ("png",)):

@@ -4,9 +4,9 @@ Inputs are the tidy results table (one row per point, `roofline.grid` columns), 
 (FLOPs, bytes and time per operator of a decode step and a verify step, with each device's ceilings)
 and the scenario meta (scenario.json). Each figure is written as PNG and SVG:
 
-    roofline             attainable FLOP/s vs arithmetic intensity (log-log): peak and derated ceilings,
-                         their ridge points, and the operators of a decode and a verify step
-                         (attained FLOP/s = flops / time_s, intensity = flops / bytes)
+    roofline             FLOP/s vs arithmetic intensity (log-log): the attainable peak and derated ceilings,
+                         their ridge points, and the achieved FLOP/s of the operators of a decode and a verify step
+                         (flops / time_s, kernel latencies included; intensity = flops / bytes)
     step_time_vs_tokens  step time vs tokens in flight B x q: decode (q = 1, step_time_s) and verify
                          (q = k + 1, verify_time_s): the flat memory-bound floor and the compute knee
     speedup_heatmap      speedup over batch x alpha at the best k of each cell, break-even contour at 1
@@ -783,7 +783,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         _log_axis(ax, "x")
         _log_axis(ax, "y")
         ax.set_xlabel("arithmetic intensity (FLOP/byte)")
-        ax.set_ylabel("attainable performance (TFLOP/s)")
+        ax.set_ylabel("performance (TFLOP/s): roofs attainable, points achieved")
         ax.set_title(_wrap_panel_title(fig, _panel_title(meta, dict(zip(by, key)), len(models) > 1)
                                        + f"\npeak {peak / 1e12:,.0f} TFLOP/s, {bw / 1e12:.2f} TB/s"))
     roof_dtypes = ("each panel's weight dtype" if len(wide_roofs) < len(keys)  # a bf16 panel beside fp8 ones: its own roof
