@@ -365,42 +365,42 @@ def speculative_metrics(
     def per_draft_step_s(batch):  # the engine's launch and sampling per draft step: spec_per_draft_step (+ per sequence)
         return engine.spec_per_draft_step_s + engine.spec_per_draft_step_per_sequence_s * sequences_per_group(batch, dep)
 
-    draft_time = k * (draft_step["step_time_s"] + (per_draft_step_s(b) if drafter is not None else 0.0))
+    draft_time_s = k * (draft_step["step_time_s"] + (per_draft_step_s(b) if drafter is not None else 0.0))
     speculating = k > 0
     overlaps = elsewhere and method == "draft" and overlap
-    verify_time = verify["step_time_s"]
-    draft_busy, verify_busy = draft_time, verify_time  # each device's busy time in one iteration
+    verify_time_s = verify["step_time_s"]
+    draft_busy_s, verify_busy_s = draft_time_s, verify_time_s  # each device's busy time in one iteration
     flops = k * draft_step["flops"] + verify["flops"]
-    nbytes_total = k * draft_step["bytes"] + verify["bytes"]
+    total_bytes = k * draft_step["bytes"] + verify["bytes"]
     fixed_parts = 1.0  # iterations an iteration's time holds: two where two micro-batches overlap
     if elsewhere:
         # draft token ids travel to the target, verified hidden states back to a head drafter
-        nbytes = b * (k * TOKEN_ID_BYTES + ((q * target.hidden_size * ACTIVATION_BYTES) if method in ("mtp", "eagle") else 0.0))
+        link_bytes = b * (k * TOKEN_ID_BYTES + ((q * target.hidden_size * ACTIVATION_BYTES) if method in ("mtp", "eagle") else 0.0))
         (target_bw, target_latency), (draft_bw, draft_latency) = hw.link_outside_domain(), dhw.link_outside_domain()
-        link_bw, link_latency = min(target_bw, draft_bw), max(target_latency, draft_latency)
+        link_bytes_per_s, link_latency_s = min(target_bw, draft_bw), max(target_latency, draft_latency)
         if overlaps:  # two micro-batches of B/2: each device's busy time is two half-batch passes
             half = np.maximum(b / 2.0, 1.0)
             half_step = step_metrics(dhw, drafter, half, draft_q, s, d_dep, engine=no_host, shared_prefix=shared_prefix)
-            half_draft = k * (half_step["step_time_s"] + per_draft_step_s(half))
+            half_draft_s = k * (half_step["step_time_s"] + per_draft_step_s(half))
             half_verify = step_metrics(hw, target, half, q, s, dep, engine=engine, shared_prefix=shared_prefix)
-            split = np.maximum(2.0 * half_draft, 2.0 * half_verify["step_time_s"])
-            second = link_latency + engine.spec_per_iteration_s  # the fixed costs the second micro-batch adds
-            overlaps = (b >= 2) & (split + second < draft_time + verify_time)  # only where it pays (both models streamed twice)
-            draft_busy = np.where(overlaps, 2.0 * half_draft, draft_time)
-            verify_busy = np.where(overlaps, 2.0 * half_verify["step_time_s"], verify_time)
+            split_s = np.maximum(2.0 * half_draft_s, 2.0 * half_verify["step_time_s"])
+            second_fixed_s = link_latency_s + engine.spec_per_iteration_s  # the fixed costs the second micro-batch adds
+            overlaps = (b >= 2) & (split_s + second_fixed_s < draft_time_s + verify_time_s)  # only where it pays (both models streamed twice)
+            draft_busy_s = np.where(overlaps, 2.0 * half_draft_s, draft_time_s)
+            verify_busy_s = np.where(overlaps, 2.0 * half_verify["step_time_s"], verify_time_s)
             flops = np.where(overlaps, 2.0 * (k * half_step["flops"] + half_verify["flops"]), flops)
-            nbytes_total = np.where(overlaps, 2.0 * (k * half_step["bytes"] + half_verify["bytes"]), nbytes_total)
+            total_bytes = np.where(overlaps, 2.0 * (k * half_step["bytes"] + half_verify["bytes"]), total_bytes)
             fixed_parts = np.where(overlaps, 2.0, 1.0)
-            busy = np.where(overlaps, split, draft_time + verify_time)
+            busy_s = np.where(overlaps, split_s, draft_time_s + verify_time_s)
         else:
-            busy = draft_time + verify_time
-        transfer = np.where(speculating, fixed_parts * link_latency + nbytes / link_bw, 0.0)
+            busy_s = draft_time_s + verify_time_s
+        transfer_s = np.where(speculating, fixed_parts * link_latency_s + link_bytes / link_bytes_per_s, 0.0)
     else:
-        transfer = np.zeros(())
-        busy = draft_time + verify_time
-    overhead = np.where(speculating, fixed_parts * engine.spec_per_iteration_s + engine.spec_per_iteration_per_sequence_s * b_a, 0.0)
-    t_iter = busy + transfer + overhead
-    shape = np.broadcast(t_iter, tau, b, s).shape
+        transfer_s = np.zeros(())
+        busy_s = draft_time_s + verify_time_s
+    overhead_s = np.where(speculating, fixed_parts * engine.spec_per_iteration_s + engine.spec_per_iteration_per_sequence_s * b_a, 0.0)
+    iteration_s = busy_s + transfer_s + overhead_s
+    shape = np.broadcast(iteration_s, tau, b, s).shape
     tokens_per_iter = b * tau
 
     verify_len = s + q
@@ -409,19 +409,19 @@ def speculative_metrics(
     out = {
         "baseline_step_time_s": base["step_time_s"],
         "baseline_tokens_per_s": b / base["step_time_s"],
-        "draft_time_s": draft_time,
-        "verify_time_s": verify_time,
-        "draft_busy_time_s": draft_busy,
-        "verify_busy_time_s": verify_busy,
-        "transfer_time_s": transfer,
-        "overhead_time_s": overhead,
-        "iteration_time_s": t_iter,
+        "draft_time_s": draft_time_s,
+        "verify_time_s": verify_time_s,
+        "draft_busy_time_s": draft_busy_s,
+        "verify_busy_time_s": verify_busy_s,
+        "transfer_time_s": transfer_s,
+        "overhead_time_s": overhead_s,
+        "iteration_time_s": iteration_s,
         "tau": tau,
-        "tokens_per_s": tokens_per_iter / t_iter,
-        "tokens_per_s_per_user": tau / t_iter,
-        "speedup": tau * base["step_time_s"] / t_iter,
+        "tokens_per_s": tokens_per_iter / iteration_s,
+        "tokens_per_s_per_user": tau / iteration_s,
+        "speedup": tau * base["step_time_s"] / iteration_s,
         "flops_per_token": flops / tokens_per_iter,
-        "bytes_per_token": nbytes_total / tokens_per_iter,
+        "bytes_per_token": total_bytes / tokens_per_iter,
         "baseline_flops_per_token": base["flops"] / b,
         "baseline_bytes_per_token": base["bytes"] / b,
         # on the busiest device: with expert parallelism the wider verify pass spreads its tokens over the experts more
