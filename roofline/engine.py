@@ -143,23 +143,23 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     layers = model.layers * layers_scale
     out = {name: np.zeros_like(tokens) for name in ("allreduce_time_s", "all_to_all_time_s", "moe_gather_time_s")}
     if dep.tp > 1:
-        bw, lat = hw.link_for(dep.tp)
+        bytes_per_s, latency_s = hw.link_for(dep.tp)
         tokens_a = sequences_per_group(b, dep) * q
-        per = _latency(engine.allreduce_latency_s, lat) + 2.0 * (dep.tp - 1) / dep.tp * tokens_a * h_bytes / bw
-        out["allreduce_time_s"] = 2.0 * layers * per
+        per_layer_s = _latency(engine.allreduce_latency_s, latency_s) + 2.0 * (dep.tp - 1) / dep.tp * tokens_a * h_bytes / bytes_per_s
+        out["allreduce_time_s"] = 2.0 * layers * per_layer_s
     if dep.ep > 1 and dep.dp_attention > 1 and model.moe is not None:
         d = dep.devices_per_stage
-        bw, lat = hw.link_for(d)
+        bytes_per_s, latency_s = hw.link_for(d)
         nbytes = tokens / d * model.moe.top_k * h_bytes * (1.0 - 1.0 / dep.ep)
         moe_layers = model.moe_layers * layers_scale
-        out["all_to_all_time_s"] = 2.0 * moe_layers * (_latency(engine.all_to_all_latency_s, lat) + nbytes / bw)
+        out["all_to_all_time_s"] = 2.0 * moe_layers * (_latency(engine.all_to_all_latency_s, latency_s) + nbytes / bytes_per_s)
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over
     if dep.dp_attention > 1 and g > 1 and model.moe is not None:
-        bw, lat = hw.link_for(g)
+        bytes_per_s, latency_s = hw.link_for(g)
         tokens_g = tokens if dep.ep == 1 else np.minimum(tokens, tokens * model.moe.top_k / dep.ep)
         nbytes = (g - 1) / g * tokens_g * h_bytes
         moe_layers = model.moe_layers * layers_scale
-        out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, lat) + nbytes / bw)
+        out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, latency_s) + nbytes / bytes_per_s)
     return out
 
 
@@ -169,17 +169,17 @@ def p2p_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: Serv
     Of the pp boundaries (the last one back to the first stage for the next token), those between
     scale-up domains use the scale-out link: min(pp, domains) of them when the replica spans domains.
     """
-    t = np.asarray(tokens_per_microbatch, dtype=np.float64)
+    tokens = np.asarray(tokens_per_microbatch, dtype=np.float64)
     if dep.pp <= 1:
-        return np.zeros_like(t)
-    nbytes = t * model.hidden_size * ACTIVATION_BYTES
+        return np.zeros_like(tokens)
+    nbytes = tokens * model.hidden_size * ACTIVATION_BYTES
     domains = -(-dep.devices // hw.scale_up_domain)
     crossing = min(dep.pp, domains) if domains > 1 else 0
-    bw_in, lat_in = hw.link_for(1)
-    bw_out, lat_out = hw.link_for(dep.devices)
-    inside = (dep.pp - crossing) * (_latency(engine.allreduce_latency_s, lat_in) + nbytes / bw_in)
-    across = crossing * (_latency(engine.allreduce_latency_s, lat_out) + nbytes / bw_out)
-    return inside + across
+    inside_bytes_per_s, inside_latency_s = hw.link_for(1)
+    across_bytes_per_s, across_latency_s = hw.link_for(dep.devices)
+    inside_s = (dep.pp - crossing) * (_latency(engine.allreduce_latency_s, inside_latency_s) + nbytes / inside_bytes_per_s)
+    across_s = crossing * (_latency(engine.allreduce_latency_s, across_latency_s) + nbytes / across_bytes_per_s)
+    return inside_s + across_s
 
 
 def host_time_s(engine: ServingEngine, batch, dep: Deployment):
@@ -242,45 +242,45 @@ def step_metrics(
             k *= engine.weight_only_efficiency
         ceiling, memory_ceiling = ceiling * k, memory_ceiling * k
         effective_flops = flops * pad["lm_head" if name == "lm_head" else "gemm"] if name in PADDED_GEMMS else flops
-        t = op_time_s(effective_flops, nbytes, ceiling, memory_ceiling, p)
+        time_s = op_time_s(effective_flops, nbytes, ceiling, memory_ceiling, p)
         if engine.kernel_latency_s > 0 and (flops.any() or nbytes.any()):
             quantised = name in WEIGHT_GEMMS and hw.compute_dtype(dep.dtype(OPERATOR_CLASS[name])) in QUANTISED_COMPUTE
             kernels = engine.kernels(name, mla=model.kv_layout == "mla", quantised=quantised)
-            t = t + kernels * operator_layers(model, name, stage_scale) * engine.kernel_latency_s
+            time_s = time_s + kernels * operator_layers(model, name, stage_scale) * engine.kernel_latency_s
         is_compute = effective_flops / ceiling > nbytes / memory_ceiling
-        total_flops, total_bytes, op_sum = total_flops + flops, total_bytes + nbytes, op_sum + t
+        total_flops, total_bytes, op_sum = total_flops + flops, total_bytes + nbytes, op_sum + time_s
         peak_time = peak_time + flops / peaks[name]
-        compute_side = compute_side + np.where(is_compute, t, 0.0)
+        compute_side = compute_side + np.where(is_compute, time_s, 0.0)
         if with_operators:
-            operators[name] = {"flops": flops, "bytes": nbytes, "time_s": t, "compute_bound": is_compute}
+            operators[name] = {"flops": flops, "bytes": nbytes, "time_s": time_s, "compute_bound": is_compute}
     tokens = np.broadcast_to(b * q, shape)
     coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q, stage_scale)
     waves = np.maximum(microbatches, pp)
-    p2p = np.broadcast_to(p2p_time_s(hw, model, dep, engine, mb * q), shape)
-    overhead = hw.step_overhead_s + waves * stage_layers * hw.layer_overhead_s
-    comm = coll["allreduce_time_s"] + coll["all_to_all_time_s"] + coll["moe_gather_time_s"]
-    stage = op_sum + comm
-    device = waves * stage + p2p + overhead
-    host = np.broadcast_to(host_time_s(engine, b, dep), shape)
-    step = np.maximum(device, host) if engine.host_overlap else device + host
+    p2p_s = np.broadcast_to(p2p_time_s(hw, model, dep, engine, mb * q), shape)
+    overhead_s = hw.step_overhead_s + waves * stage_layers * hw.layer_overhead_s
+    comm_s = coll["allreduce_time_s"] + coll["all_to_all_time_s"] + coll["moe_gather_time_s"]
+    stage_s = op_sum + comm_s
+    device_s = waves * stage_s + p2p_s + overhead_s
+    host_s = np.broadcast_to(host_time_s(engine, b, dep), shape)
+    step_s = np.maximum(device_s, host_s) if engine.host_overlap else device_s + host_s
     kv_read = costs["attention"][1] - tokens_a * model.hidden_size * ACTIVATION_BYTES * 2 * stage_layers
     device_flops, device_bytes = microbatches * total_flops, microbatches * total_bytes
     out = {
-        "step_time_s": step,
+        "step_time_s": step_s,
         "operator_time_s": waves * op_sum,
         "allreduce_time_s": waves * coll["allreduce_time_s"],
         "all_to_all_time_s": waves * coll["all_to_all_time_s"],
         "moe_gather_time_s": waves * coll["moe_gather_time_s"],
-        "p2p_time_s": p2p,
-        "comm_time_s": waves * comm + p2p,
-        "overhead_s": np.broadcast_to(overhead, shape),
-        "host_time_s": host,
+        "p2p_time_s": p2p_s,
+        "comm_time_s": waves * comm_s + p2p_s,
+        "overhead_s": np.broadcast_to(overhead_s, shape),
+        "host_time_s": host_s,
         "flops": device_flops,
         "bytes": device_bytes,
         "kv_read_bytes": microbatches * kv_read,
         "arithmetic_intensity_flops_per_byte": total_flops / total_bytes,
-        "mbu": device_bytes / step / hw.mem_bw_bytes_per_s,
-        "mfu": microbatches * peak_time / step,
+        "mbu": device_bytes / step_s / hw.mem_bw_bytes_per_s,
+        "mfu": microbatches * peak_time / step_s,
         "compute_bound": compute_side > 0.5 * op_sum,
         "tokens": tokens,
     }
