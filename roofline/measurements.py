@@ -53,7 +53,7 @@ import pandas as pd
 
 from roofline.capacity import capacity
 from roofline.engine import step_metrics
-from roofline.errors import RooflineError
+from roofline.errors import MISSING, RooflineError, field_error
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
@@ -495,7 +495,7 @@ def _benchmark_results(path: Path) -> tuple[list[dict], bool]:
         raise RooflineError(f"{path}: expected benchmark results (JSON or JSON lines), found an empty file")
     lines = False
     try:
-        data = json.loads(stripped)
+        data = _json(stripped, f"{path}")
         results = data if isinstance(data, list) else [data]
     except json.JSONDecodeError:
         results, lines = [], True
@@ -503,13 +503,37 @@ def _benchmark_results(path: Path) -> tuple[list[dict], bool]:
             if not line.strip():
                 continue
             try:
-                results.append(json.loads(line))
+                results.append(_json(line, f"{path}: line {n}"))
             except json.JSONDecodeError as exc:
                 raise RooflineError(f"{path}: line {n}: not valid JSON: {exc.msg}") from None
     for n, item in enumerate(results, 1):
         if not isinstance(item, dict):
             raise RooflineError(f"{path}: result {n}: expected a JSON object of benchmark results, found {type(item).__name__}")
     return results, lines or path.suffix == ".jsonl"
+
+
+def _json(text: str, where: str):
+    """json.loads, its other failures (nesting deeper than Python's recursion, an integer of more than 4,300 digits)
+    as one RooflineError; a JSONDecodeError is the caller's (a JSON-lines file is tried line by line)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise RooflineError(f"{where}: not valid JSON: nested too deeply") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        raise RooflineError(f"{where}: not valid JSON: {str(exc).split(';')[0]}") from None
+
+
+def _positive(value) -> float | None:
+    """`value` as a float if it is a finite number > 0 (an integer too large for a float is not), else None."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) and number > 0 else None
 
 
 def _engine_of_backend(backend: str, lines: bool) -> str:
@@ -526,11 +550,11 @@ def _engine_of_backend(backend: str, lines: bool) -> str:
 
 def _number(result: dict, keys: tuple[str, ...], path: Path, n: int, what: str, required: bool = True):
     for key in keys:
-        value = result.get(key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
-            return float(value)
+        value = _positive(result.get(key))
+        if value is not None:
+            return value
     if required:
-        raise RooflineError(f"{path}: result {n}: {keys[0]}: expected {what}, found {result.get(keys[0])!r}")
+        raise field_error(f"{path}: result {n}", keys[0], what, result.get(keys[0], MISSING))
     return None
 
 
@@ -539,12 +563,12 @@ def _mean_in_flight(result: dict) -> float | None:
     request latencies over the run's duration, a request's latency being its time to first token plus its
     inter-token gaps (how the tool times a completion). None without those records."""
     ttfts, itls, duration = result.get("ttfts"), result.get("itls"), result.get("duration")
-    if not (isinstance(ttfts, list) and isinstance(itls, list) and ttfts and len(ttfts) == len(itls)
-            and isinstance(duration, (int, float)) and duration > 0):
+    duration = _positive(duration)
+    if not (isinstance(ttfts, list) and isinstance(itls, list) and ttfts and len(ttfts) == len(itls) and duration):
         return None
     try:
         busy_s = float(np.sum(np.asarray(ttfts, dtype=float))) + sum(float(np.sum(np.asarray(g, dtype=float))) for g in itls)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     return busy_s / duration if math.isfinite(busy_s) and busy_s > 0 else None
 

@@ -64,6 +64,7 @@ REQUIRED_COLUMNS = (
     "tokens_per_s_per_user", "speedup", "verify_time_s", "verify_compute_bound", "baseline_tokens_per_s",
     "baseline_tokens_per_s_per_user", "fits_in_memory", "max_batch", "best_k", "tokens_per_s_per_device",
 )
+NUMERIC_COLUMNS = tuple(c for c in REQUIRED_COLUMNS if c not in ("hardware", "model", "method"))
 # Config columns of a sweep besides hardware and model (a list-valued scenario key makes one a sweep axis), read when
 # present: a panel holds one value of each that varies, or the rows of several configs would fall into one curve or cell.
 PANEL_CONFIG_COLUMNS = ("engine", "method", "draft_hardware", "weight_dtype", "expert_dtype", "kv_dtype", "tp", "dp_attention",
@@ -322,7 +323,26 @@ def _read_table(path: Path) -> pd.DataFrame:
             return pd.read_parquet(path)
         except ImportError as err:
             raise RooflineError(f"{path}: expected a readable parquet file, found no parquet engine (install roofline[parquet] or pass results.csv)") from err
+        except (OSError, ValueError) as err:  # pyarrow's ArrowInvalid is a ValueError: not Parquet, or cut short
+            raise RooflineError(f"{path}: expected a Parquet results table, found a file Arrow cannot read "
+                                f"({' '.join(str(err).split())[:100]})") from None
     return pd.read_csv(path)
+
+
+def check_numeric(df: pd.DataFrame, columns: tuple[str, ...], where: str) -> None:
+    """One line naming the first of `columns` that holds something other than numbers (or true/false), and the value."""
+    import pandas as pd
+
+    for column in columns:
+        values = df[column]
+        if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            continue
+        parsed = pd.to_numeric(values, errors="coerce")
+        bad = values[parsed.isna() & values.notna()]
+        if len(bad) or not pd.api.types.is_numeric_dtype(parsed):
+            row = int(bad.index[0]) + 2 if len(bad) else 2  # the file's line: its header is line 1
+            raise RooflineError(f"{where}: {column}: expected numbers, found {bad.iloc[0] if len(bad) else values.iloc[0]!r} "
+                                f"(line {row})")
 
 
 def _locate(table: Path) -> Path:
@@ -389,6 +409,7 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
                                         f"or --out DIR for another folder")
     df = _read_table(path)
     check_columns(df, REQUIRED_COLUMNS, str(path), "a sweep results table")
+    check_numeric(df, NUMERIC_COLUMNS, str(path))
     if df.empty:
         raise RooflineError(f"{path}: expected a sweep results table with at least one row, found none")
     import pandas as pd
@@ -405,8 +426,15 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
             raise RooflineError(f"{meta_path}: expected JSON, found a parse error at line {err.lineno}") from err
     else:
         meta = _derived_meta(df, folder)
-    if own_folder:
-        return standard_plots(df, ops, meta, out_dir, formats, pool=pool)
+    if own_folder:  # drawn aside, then moved in: a plot that fails leaves the folder's earlier figures as they were
+        import os
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix=".plots-", dir=out_dir) as aside:
+            paths = standard_plots(df, ops, meta, Path(aside), formats, pool=pool)
+            for p in paths:
+                os.replace(p, out_dir / p.name)
+        return [out_dir / p.name for p in paths]
     with staged_dir(out_dir, force) as staged:
         paths = standard_plots(df, ops, meta, staged, formats, pool=pool)
     return [out_dir / p.name for p in paths]

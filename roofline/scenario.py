@@ -30,6 +30,7 @@ a method and no alpha axis or acceptance, the method's published default rates (
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -156,6 +157,9 @@ def max_points() -> int:
     if value < 1:
         raise RooflineError(f"ROOFLINE_MAX_POINTS: expected a positive integer, found {text[:40]!r}")
     return value
+
+
+SCENARIO_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
 
 
 def _axis(where: str, name: str, spec: object) -> np.ndarray:
@@ -316,9 +320,10 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
                       tree_nodes=tree_nodes, tree_tau=tree_tau, k=axes["k"])
     if not alpha_given:
         axes["alpha"] = np.asarray([np.nan])  # acceptance given, a tree, or each method's published default rates
-    name = data.get("name", Path(where).stem)
-    if not isinstance(name, str) or not name:
-        raise field_error(where, "name", "a non-empty string", name)
+    name = data.get("name", re.sub(r"[^A-Za-z0-9._-]", "-", Path(where).stem).lstrip(".") or "scenario")
+    if not isinstance(name, str) or not SCENARIO_NAME.match(name):  # a report names its files after it: no path in it
+        raise field_error(where, "name", "a name of letters, digits, '-', '_' and '.' (not starting with '.'), as a file "
+                          "is named", name)
     return Scenario(
         name=name,
         **configs,

@@ -169,6 +169,10 @@ def load_yaml_text(text: str, where: str):
         raise RooflineError(f"{where}:{_yaml_problem(exc, text)}") from None
     except RecursionError:
         raise RooflineError(f"{where}: not valid here: nested too deeply") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits (Python's limit on int(str))
+        if "integer string conversion" not in str(exc):
+            raise
+        raise RooflineError(f"{where}: not valid here: an integer of more than 4,300 digits") from None
     finally:
         loader.dispose()
 

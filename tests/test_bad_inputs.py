@@ -20,7 +20,7 @@ from roofline.yamlio import read_text
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "bad_inputs"
 YAML_CASES = sorted(p for kind in ("hardware", "model", "scenario") for p in (CORPUS / kind).glob("*.yaml"))
-FILE_CASES = sorted([*(CORPUS / "hf").glob("*.json"), *(CORPUS / "tables").glob("*.csv")])
+FILE_CASES = sorted([*(CORPUS / "hf").glob("*.json"), *(CORPUS / "tables").glob("*.csv"), *(CORPUS / "tables").glob("*.parquet")])
 CLI_CASES = sorted((CORPUS / "cli").glob("*.args"))
 
 

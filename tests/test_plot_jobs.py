@@ -148,3 +148,31 @@ def test_a_standard_plot_the_table_cannot_support_is_named_with_what_it_needs(ro
     assert tuple(PLOT_NEEDS) == PLOT_NAMES and not_drawn([f"x/{n}.png" for n in PLOT_NAMES]) == ""
     code, out, _ = roofline("sweep", "flops-vs-time", "--out", tmp_path / "fvt")  # one batch size: no step-time curve
     assert code == 0 and out.rstrip().splitlines()[-1] == "not drawn: step_time_vs_tokens (needs two batch sizes)"
+
+
+def test_plot_into_the_tables_own_folder_replaces_its_figures_only_once_all_are_drawn(roofline, tmp_path, monkeypatch):
+    """`plot DIR --force` drew into the folder itself: a failure halfway left new and old figures mixed."""
+    code, _, err = roofline("sweep", "eagle-on-hopper", "--out", tmp_path / "sw", "--no-plots")
+    assert code == 0, err
+    folder = tmp_path / "sw"
+    (folder / "roofline.png").write_bytes(b"the earlier figure")
+
+    def half_then_fail(df, ops, meta, out_dir, formats=("png",), workers=None, pool=None):
+        (out_dir / "roofline.png").write_bytes(b"new")
+        raise RooflineError("a figure failed")
+
+    monkeypatch.setattr(plot_jobs, "standard_plots", half_then_fail)
+    with pytest.raises(RooflineError, match="a figure failed"):
+        plot_jobs.plot_from_table(folder, None, force=True)
+    assert (folder / "roofline.png").read_bytes() == b"the earlier figure"
+    assert sorted(p.name for p in folder.iterdir() if p.name.startswith(".plots-")) == []
+
+
+def test_a_results_table_with_text_in_a_number_column_is_one_line(tmp_path):
+    import pandas as pd
+
+    df = pd.DataFrame({c: [1.0, 2.0] for c in plot_jobs.REQUIRED_COLUMNS})
+    df["hardware"], df["model"], df["method"] = "h100-sxm", "llama-3.1-8b", "eagle"
+    df["step_time_s"] = ["0.01", "abc"]
+    with pytest.raises(RooflineError, match=r"^t.csv: step_time_s: expected numbers, found 'abc' \(line 3\)$"):
+        plot_jobs.check_numeric(df, plot_jobs.NUMERIC_COLUMNS, "t.csv")

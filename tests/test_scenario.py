@@ -88,3 +88,11 @@ def test_options_apply_when_some_method_of_the_sweep_uses_them():
     data.update({"method": ["none", "eagle"], "draft_hardware": [None, "l4"], "shared_prefix": [0, 1024]})
     sc = scenario_from_dict(data, "s.yaml")  # alpha and a drafter's device serve eagle; the prefix fits every context
     assert sc.method == ("none", "eagle") and max(sc.shared_prefix) == 1024
+
+
+@pytest.mark.parametrize("name", ["../../notes", "/tmp/abs", ".hidden", "a/b", ""])
+def test_a_scenario_name_is_a_file_stem_never_a_path(name):
+    """A report writes tables/NAME.csv and img/NAME.png: `name: ../../notes` overwrote a user's file outside --out."""
+    with pytest.raises(RooflineError, match=r"name: expected a name of letters, digits"):
+        scenario_from_dict({"name": name, "hardware": "h100", "model": "llama-3.1-8b"}, "s.yaml")
+    assert scenario_from_dict({"hardware": "h100", "model": "llama-3.1-8b"}, "/tmp/my scenario.yaml").name == "my-scenario"
