@@ -58,6 +58,16 @@ EXAMPLES = {
     "usd_per_hour": "3.00 USD/h",
 }
 
+# The physical range a quantity of each kind may take (SI): a value outside it is a wrong unit or a typo, not a device
+# (1e-300 B/s made every time infinite and printed nan). Wide on purpose: a microcontroller to a rack, a ns to an hour.
+PHYSICAL_RANGE = {
+    "bytes": (1e3, 1e16),              # 1 kB .. 10 PB
+    "bytes_per_s": (1e6, 1e16),        # 1 MB/s .. 10 PB/s
+    "flops_per_s": (1e6, 1e17),        # 1 MFLOP/s .. 100 PFLOP/s (per device)
+    "seconds": (1e-12, 3600.0),        # 1 ps .. 1 h
+    "usd_per_hour": (1e-6, 1e6),
+}
+
 _QUANTITY = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\s\d].*?)\s*$")
 _BITS = re.compile(r"^[kKMGTP]?i?(b|bit|bits)(/s|ps)?$")
 MAX_TEXT = 64
@@ -83,7 +93,8 @@ def parse_quantity(text: object, kind: str) -> float:
     """Parse "NUMBER UNIT" into SI units of `kind` (a key of `_UNITS`).
 
     Raises ValueError with a short reason ("a unit among ...", "'GB' is a size in bytes, not a
-    bandwidth", ...); the caller adds file and field. The value must be finite and strictly positive.
+    bandwidth", ...); the caller adds file and field. The value must be finite, strictly positive, and within
+    its kind's PHYSICAL_RANGE.
     """
     example = EXAMPLES[kind]
     if isinstance(text, bool) or not isinstance(text, str):
@@ -109,7 +120,19 @@ def parse_quantity(text: object, kind: str) -> float:
     value = float(number_text) * table[unit]
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"a finite positive quantity like '{example}'")
+    low, high = PHYSICAL_RANGE[kind]
+    if not low <= value <= high:
+        raise ValueError(f"{KIND_WORDS[kind]} between {format_quantity(low, kind)} and {format_quantity(high, kind)}, "
+                         f"like '{example}'")
     return value
+
+
+def format_quantity(value: float, kind: str) -> str:
+    """A quantity of `kind` as a profile would write it: format_quantity(1e6, 'bytes_per_s') -> '1 MB/s'."""
+    unit = {"bytes": "B", "bytes_per_s": "B/s", "flops_per_s": "FLOP/s", "seconds": "s", "usd_per_hour": "USD/h"}[kind]
+    if kind in ("seconds", "usd_per_hour"):
+        return f"{value:g} {unit}"
+    return format_si(value, unit)
 
 
 def format_si(value: float, unit: str, digits: int = 3) -> str:

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from roofline.units import format_seconds, format_si, parse_quantity
@@ -83,3 +85,15 @@ def test_every_time_unit_spelling_is_a_zero_time_in_an_engine_profile_and_hour_i
     for unit in ("s", "ms", "us", "µs", "μs", "ns"):
         assert engine_from_dict({"name": "e", "source": "t", "host_per_step": f"0 {unit}"}).host_per_step_s == 0.0
     assert parse_quantity("2 USD/hour", "usd_per_hour") == parse_quantity("$2/hour", "usd_per_hour") == 2.0
+
+
+@pytest.mark.parametrize("text, kind, message", [
+    ("1e-300 B/s", "bytes_per_s", "a bandwidth between 1 MB/s and 10 PB/s"),
+    ("1e9 s", "seconds", "a time between 1e-12 s and 3600 s"),
+    ("1e30 FLOP/s", "flops_per_s", "a compute rate between 1 MFLOP/s and 100 PFLOP/s"),
+    ("10 B", "bytes", "a size in bytes between 1 kB and 10 PB"),
+])
+def test_a_quantity_outside_its_physical_range_is_refused(text, kind, message):
+    """A memory bandwidth of 1e-300 B/s validated and made every predicted time nan (printed as JSON NaN)."""
+    with pytest.raises(ValueError, match="^" + re.escape(message)):
+        parse_quantity(text, kind)
