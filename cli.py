@@ -210,10 +210,15 @@ def _warn_if_builtin_name(kind: str, path: Path) -> None:
     """A new profile named like a built-in one shadows it wherever its folder is on the search path: say so."""
     from roofline.profiles import builtin_dir
 
+    from roofline.profiles import ALIASES
+
     builtin = builtin_dir(kind) / path.name
     if builtin.is_file() and builtin.resolve() != path.resolve():
         typer.echo(f"warning: {path} has the name of the built-in {builtin}: where its folder is on the search path, "
                    f"{path.stem} means this file, not the built-in", err=True)
+    elif path.stem.lower() in ALIASES.get(kind, {}):  # `hw new h100` takes over the README's `--hardware h100`
+        typer.echo(f"warning: {path.stem} is the short name of the built-in {ALIASES[kind][path.stem.lower()]}: where "
+                   f"{path.parent} is on the search path, {path.stem} means this file, not the built-in", err=True)
 
 
 def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:

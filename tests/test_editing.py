@@ -447,6 +447,8 @@ def test_a_new_profile_named_like_a_built_in_says_it_shadows_it(roofline, tmp_pa
     assert err.startswith(f"warning: {tmp_path / 'h100-sxm.yaml'} has the name of the built-in") and "means this file" in err
     code, _, err = roofline("hw", "new", "my-x", "--from", "h100-sxm", "--dir", tmp_path)
     assert code == 0 and err == ""
+    code, _, err = roofline("hw", "new", "h100", "--from", "h100-sxm", "--dir", tmp_path / "short")  # an alias: the same
+    assert code == 0 and err.startswith("warning: h100 is the short name of the built-in h100-sxm") and "means this file" in err
 
 
 def test_a_field_hw_set_adds_goes_in_its_place_not_at_the_end(roofline, tmp_path):
