@@ -208,9 +208,7 @@ def models_show(name: Annotated[str, typer.Argument(help="Model profile name or 
 
 def _warn_if_builtin_name(kind: str, path: Path) -> None:
     """A new profile named like a built-in one shadows it wherever its folder is on the search path: say so."""
-    from roofline.profiles import builtin_dir
-
-    from roofline.profiles import ALIASES
+    from roofline.profiles import ALIASES, builtin_dir
 
     builtin = builtin_dir(kind) / path.name
     if builtin.is_file() and builtin.resolve() != path.resolve():

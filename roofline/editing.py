@@ -27,7 +27,7 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from roofline.errors import RooflineError
+from roofline.errors import RooflineError, UnreadableProfile
 from roofline.profiles import FOLDERS, builtin_dir, check_profile_name, find_profile, kind_of, list_names, problems, user_dir
 from roofline.yamlio import load_yaml_text, read_text, write_text_atomic
 
@@ -290,11 +290,15 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
 
 
 def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = False, editor: str | None = None) -> tuple[Path, bool]:
-    """Open the profile in an editor until it validates; (path, changed). An invalid result is never written."""
-    path = _editable(kind, name, extra_dirs, force)
+    """Open the profile in an editor until it validates; (path, changed). An invalid result is never written. A user
+    file of that name that cannot be read as a profile (a YAML syntax error) opens with its error on top."""
+    try:
+        path, error = _editable(kind, name, extra_dirs, force), None
+    except UnreadableProfile as exc:
+        path, error = Path(exc.path), str(exc)
     command = editor or os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     original = read_text(path)
-    text, error = original, None
+    text = original
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="roofline-edit-") as tmp:

@@ -36,6 +36,15 @@ class UnknownName(RooflineError):
     """A profile name that names no profile (a scenario adds its file and key in front)."""
 
 
+class UnreadableProfile(RooflineError):
+    """A user file that would be the profile asked for, but cannot be read or told (`path` names it): `edit` opens it
+    with this message on top, since an edit is how such a file gets fixed."""
+
+    def __init__(self, message: str, path):
+        super().__init__(message)
+        self.path = path
+
+
 def unknown_name_error(kind: str, name: str, known: list[str]) -> RooflineError:
     """An unknown profile name, with the closest known names."""
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.4)

@@ -24,7 +24,7 @@ import os
 import sys
 from pathlib import Path
 
-from roofline.errors import RooflineError, unknown_name_error
+from roofline.errors import RooflineError, UnreadableProfile, unknown_name_error
 from roofline.yamlio import read_yaml_file
 
 FOLDERS = {"hardware": "hardware_profiles", "model": "model_profiles", "scenario": "scenarios", "engine": "engine_profiles"}
@@ -261,7 +261,7 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
     for stem, path, reason in untold:  # a user file of this name that cannot be told: never hide it
         if stem.lower() in (name.strip().lower(), resolved.lower()):
             why = f"it {reason}" if reason.startswith(UNREADABLE) else f"its kind cannot be told: {reason}"
-            raise RooflineError(f"{path}: this file would be {kind} {name!r}, but {why}")
+            raise UnreadableProfile(f"{path}: this file would be {kind} {name!r}, but {why}", path)
     if resolved in paths:
         return paths[resolved]
     for other in FOLDERS:

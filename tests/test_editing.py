@@ -151,6 +151,21 @@ def test_hw_edit_reopens_with_the_error_on_top_until_valid(roofline, tmp_path, m
     assert path.read_text() == good and load_hardware("ed-gpu").mem_bytes == 81e9
 
 
+def test_hw_edit_opens_a_file_with_a_yaml_syntax_error_so_it_can_be_fixed(roofline, tmp_path, monkeypatch):
+    """`hw edit` refused a user file it could not parse, the one command that could fix it."""
+    path = _user_copy(roofline)
+    good = path.read_text()
+    path.write_text(good.replace("kind: gpu\n", "kind: gpu\nkind: cpu\n"))  # a duplicated key: not valid YAML
+    editor, plan = _fake_editor(tmp_path, [good])
+    monkeypatch.setenv("EDITOR", editor)
+    monkeypatch.delenv("VISUAL", raising=False)
+    code, out, err = roofline("hw", "edit", "ed-gpu")
+    assert code == 0, err
+    seen = json.loads(plan.read_text())["seen"]
+    assert seen[0].startswith("# roofline: NOT SAVED: ") and "duplicated key 'kind'" in seen[0]
+    assert path.read_text() == good
+
+
 def test_hw_edit_never_leaves_an_invalid_file_behind(roofline, tmp_path, monkeypatch):
     path = _user_copy(roofline)
     before = path.read_text()
