@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -88,6 +89,13 @@ if _CSafeLoader is not None:
         Its composer recurses in C (a 200,000-deep list crashes the process), so `_check_events` bounds
         the nesting and the aliases on the event stream first, which LibYAML produces without recursion.
         """
+
+
+# YAML 1.2's floats without a dot (1e3, 5e-1, as ruamel writes and reads them; YAML 1.1, PyYAML's, reads them as text):
+# a value `hw set` wrote must read back as the number it was
+_EXPONENT_FLOAT = re.compile(r"^[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][-+]?[0-9]+$")
+for _loader in (_BoundedSafeLoader, *([_FastSafeLoader] if _CSafeLoader is not None else [])):
+    _loader.add_implicit_resolver("tag:yaml.org,2002:float", _EXPONENT_FLOAT, list("-+0123456789."))
 
 
 def _check_events(text: str) -> None:

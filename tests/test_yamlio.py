@@ -162,3 +162,11 @@ def test_libyamls_own_depth_limit_is_said_as_the_readers(monkeypatch):
         pytest.skip("no LibYAML: the pure-Python reader has no event pass")
     with pytest.raises(RooflineError, match=f"^f.yaml: line 21: not valid YAML: nesting deeper than {MAX_DEPTH} levels$"):
         load_yaml_text("a: 1\n" * 30, "f.yaml")
+
+
+def test_a_float_without_a_dot_reads_as_a_number_as_yaml_1_2_and_ruamel_write_it():
+    """`hw set gpu efficiency.compute=5e-1` wrote 5e-1, which PyYAML (YAML 1.1) read back as the text '5e-1'."""
+    from roofline.yamlio import load_yaml_text
+
+    data = load_yaml_text("a: 5e-1\nb: 1e3\nc: -2.5E+2\nd: e5\ne: '1e3'\nf: 12\n", "t.yaml")
+    assert data == {"a": 0.5, "b": 1000.0, "c": -250.0, "d": "e5", "e": "1e3", "f": 12}
