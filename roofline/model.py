@@ -31,7 +31,7 @@ import numpy as np
 
 from roofline.errors import MISSING, RooflineError, check_flag, field_error, unknown_key_error
 from roofline.hardware import check_file_name, spec_where
-from roofline.profiles import find_profile, read_yaml
+from roofline.profiles import find_profile, normalize_dtype, read_yaml
 
 # Bytes per stored element by dtype. int4/fp4 include their group scales: int4 with one fp16 scale
 # per 128 weights (0.5 + 2/128), fp4 as MXFP4 with one 8-bit scale per 32 weights (0.5 + 1/32).
@@ -371,16 +371,13 @@ def _precision(where: str, value: object) -> tuple[tuple[str, str], ...]:
     if value is None:
         return ()
     raw = _mapping(where, "precision", value, {*WEIGHT_CLASSES, "default", "source"})
+    given = {key: normalize_dtype(raw[key], WEIGHT_DTYPES, where, f"precision.{key}")  # any spelling: FP8, bfloat16
+             for key in ("default", *WEIGHT_CLASSES) if key in raw}
     if not isinstance(raw.get("source"), str) or not raw["source"].strip():
-        raise field_error(where, "precision.source", "a non-empty string saying where the checkpoint's dtypes come from", raw.get("source"))
-    dtypes = {}
-    for key in ("default", *WEIGHT_CLASSES):
-        if key in raw:
-            _weight_dtype(where, f"precision.{key}", raw[key])
-    default = raw.get("default", "bf16")
-    for cls in WEIGHT_CLASSES:
-        dtypes[cls] = raw.get(cls, default)
-    return tuple(dtypes.items())
+        raise field_error(where, "precision.source", "a non-empty string saying where the checkpoint's dtypes come from",
+                          raw.get("source", MISSING))
+    default = given.get("default", "bf16")
+    return tuple((cls, given.get(cls, default)) for cls in WEIGHT_CLASSES)
 
 
 def _positive_int(where: str, key: str, value: object, allow_zero: bool = False) -> int:

@@ -189,7 +189,8 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
             if integer and float(step) != int(step):
                 raise field_error(where, f"{key}.step", "a whole number", step)
             if (stop - start) / step >= MAX_AXIS_VALUES:
-                raise field_error(where, f"{key}.step", f"at most {MAX_AXIS_VALUES:,} values in the range", step)
+                raise RooflineError(f"{where}: {key}.step: expected at most {MAX_AXIS_VALUES:,} values in the range, found "
+                                    f"{math.floor((stop - start) / step) + 1:,} (step {step:g})")
             values = np.arange(start, stop + step * 1e-9, step)
         else:
             num = spec.get("num")
@@ -238,13 +239,19 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
 
 def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     """Validate a scenario mapping; every problem is one line naming file, key, expected and found."""
+    from roofline.profiles import kind_of
+
+    kind = kind_of(data)[0]
+    if kind not in (None, "scenario"):  # a profile of another kind given as a scenario: say so before its keys
+        raise RooflineError(f"{where}: expected a scenario, found a {kind} profile"
+                            + (f" (type: {data['type']})" if "type" in data else ""))
     for key in data:
         if key not in _KEYS:
             raise field_error(where, key, "a known key (" + ", ".join(sorted(_KEYS - {"type"})) + ")", key)
     for key in ("hardware", "model"):
         if key not in data:
             raise field_error(where, key, "a required key", MISSING)
-    if data.get("type", "scenario") != "scenario":  # a profile of another kind given as a scenario
+    if data.get("type", "scenario") != "scenario":
         raise field_error(where, "type", "scenario (or no type)", data["type"])
     if not isinstance(data.get("description", ""), str):
         raise field_error(where, "description", "text", data["description"])
@@ -344,6 +351,8 @@ def load_scenario(name_or_path: str, extra_dirs: tuple[str | Path, ...] = ()) ->
     """A scenario from a file path or a name on the search path."""
     path = Path(name_or_path)
     if not path.is_file():
+        if path.is_dir():
+            raise RooflineError(f"{path}: expected a scenario file, found a folder")
         if path.suffix in (".yaml", ".yml"):
             raise RooflineError(f"{path}: scenario file not found")
         path = find_profile("scenario", name_or_path, extra_dirs)

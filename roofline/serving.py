@@ -336,6 +336,8 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
             raise field_error(where, key, "a known engine field (see docs/ACCURACY.md)", key)
     _require_name_and_source(data, where)
     overrides = []
+    if not isinstance(data.get("overrides") or [], list):
+        raise field_error(where, "overrides", "a list of {hardware: GLOB, FIELD: VALUE} mappings", data["overrides"])
     for i, item in enumerate(data.get("overrides") or []):
         if not isinstance(item, dict) or not isinstance(item.get("hardware"), str):
             raise field_error(where, f"overrides[{i}]", "a mapping with a hardware glob and fields to change", item)

@@ -172,3 +172,15 @@ def test_the_model_loader_keeps_its_messages_through_the_shared_rules():
     assert model_from_dict(data, "m.yaml").published_params == 8.03e9
     with pytest.raises(RooflineError, match="^model: expected a ModelSpec or a profile name, found str$"):
         check_model_spec("llama-3.1-8b")
+
+
+def test_a_models_precision_takes_every_dtype_spelling_and_checks_it_before_the_source():
+    from roofline.yamlio import load_yaml_text
+
+    data = load_yaml_text((builtin_dir("model") / "llama-3.1-8b.yaml").read_text(), "m.yaml")
+    data["precision"] = {"default": "FP8", "embedding": "bfloat16", "source": "test"}
+    dtypes = dict(model_from_dict(data, "m.yaml").native_precision)
+    assert dtypes["attention"] == "fp8" and dtypes["embedding"] == "bf16"
+    data["precision"] = {"default": "fp7"}  # no source either: the dtype is what is wrong first
+    with pytest.raises(RooflineError, match=r"precision.default: expected one of .*found 'fp7'"):
+        model_from_dict(data, "m.yaml")

@@ -41,7 +41,7 @@ def test_every_builtin_scenario_loads(tmp_path):
     ({"axes": {"batch": []}}, "s.yaml: axes.batch: expected a non-empty list or a range"),
     ({"axes": {"batch": "lots"}}, "s.yaml: axes.batch: expected a list or a range"),
     ({"method": "medusa"}, "s.yaml: method: expected one of none | draft | mtp | eagle | ngram"),
-    ({"type": "hardware"}, "s.yaml: type: expected scenario (or no type), found 'hardware'"),
+    ({"type": "hardware"}, "s.yaml: expected a scenario, found a hardware profile (type: hardware)"),
     ({"description": 5}, "s.yaml: description: expected text, found 5"),
     ({"method": ["none", "EAGLE"]}, "s.yaml: method: expected one of none | draft | mtp | eagle | ngram, found 'EAGLE' (method names are lower case: eagle)"),
     ({"method": "draft"}, "s.yaml: draft: expected a draft model name with method draft, found none"),

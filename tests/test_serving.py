@@ -304,3 +304,8 @@ def test_the_fitted_block_a_later_fit_starts_from_is_checked_where_it_is_read(tm
     millis = load_yaml_text(text, "vllm.yaml")  # a start in another time unit, named in start_units, is converted
     millis["fitted"]["start"]["kernel_latency"], millis["fitted"]["start_units"]["kernel_latency"] = 0.003, "ms"
     assert sourced_start(engine_from_dict(millis, "vllm.yaml"))["kernel_latency_s"] == pytest.approx(3e-6)
+
+
+def test_overrides_written_as_a_mapping_are_named_as_such():
+    with pytest.raises(RooflineError, match=r"^e.yaml: overrides: expected a list of \{hardware: GLOB, FIELD: VALUE\} mappings, found \{'a': 1\}$"):
+        engine_from_dict({"name": "e", "source": "t", "overrides": {"a": 1}}, "e.yaml")
