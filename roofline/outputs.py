@@ -43,11 +43,19 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
     """Yield a temporary folder next to `out`; on success it replaces `out`, on error it is removed."""
     out = Path(out)
     check_writable(out, force)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    tmp.chmod(0o777 & ~_umask())  # mkdtemp makes it private (0700): the output gets the mode any new folder gets
-    try:
+    tmp = None
+    try:  # the folder it goes into: an error names --out, not the hidden staging folder beside it
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+        tmp.chmod(0o777 & ~_umask())  # mkdtemp makes it private (0700): the output gets the mode any new folder gets
         (tmp / MARKER).write_text("Written by roofline: `--force` replaces this folder whole.\n", encoding="utf-8")
+    except OSError as exc:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        blocker = next((q for q in out.parents if q.is_file()), None)
+        why = f"{blocker} is a file" if blocker is not None else exc.strerror or str(exc)
+        raise RooflineError(f"--out: {out}: cannot write a folder there: {why}") from None
+    try:
         yield tmp
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
