@@ -592,6 +592,11 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     options are checked first by the rule rows are read with (`_layout`, the error naming the option), and the rows written by the rules `roofline accuracy` and `fit` apply
     (`prepare_rows`): what they would refuse is never written. `profiles`: folders to find the model in.
     """
+    for option, value, ok, expected in (("--k", k, isinstance(k, int) and 0 <= k <= 64, "an integer in 0..64"),
+                                        ("--split", split, split in ("fit", "heldout"), "fit or heldout"),
+                                        ("--batch", batch, batch is None or (isinstance(batch, int) and batch >= 1), "an integer >= 1")):
+        if not ok:  # the option, named as the user typed it (the rows' own check would name a converted row)
+            raise field_error("command line", option, expected, value)
     gpus = tp * dp_attention if gpus is None else gpus
     options = SimpleNamespace(tp=tp, ep=ep, dp_attention=dp_attention, pp=1, gpus=gpus, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
     _layout(load_model(model, tuple(profiles)), options, "command line")
@@ -603,6 +608,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             conc = batch if batch is not None else _number(result, ("max_concurrency",), path, n,
                                                              "the client's concurrency (run the benchmark with --max-concurrency, or pass "
                                                              "--batch N / batch=N)")
+            if round(conc) < 1:
+                raise field_error(f"{path}: result {n}", "max_concurrency", "at least 1 request in flight", result.get("max_concurrency"))
             # the tokens the run measured: SGLang writes random_input_len / random_output_len whatever the dataset
             # (its 1024 defaults for ShareGPT) and draws random lengths from [ratio * len, len], so they are settings
             in_len = (_number(result, ("total_input_tokens",), path, n, "total input tokens") / completed
