@@ -118,11 +118,15 @@ def predict(
 
 
 def _parse_rates(text: str) -> list[float]:
+    parts = text.split(",")
+    if not text.strip():
+        return []  # speculation.check_options says an empty list is not a rate
     try:
-        rates = [float(x) for x in text.split(",") if x.strip()]
+        if any(not x.strip() for x in parts):  # '0.8,,0.7': a rate left out, not a rate of nothing
+            raise ValueError
+        return [float(x) for x in parts]
     except ValueError:
         raise RooflineError(f"--acceptance: expected comma-separated rates like 0.8,0.7,0.6, found {text!r}") from None
-    return rates
 
 
 @hw_app.command("list")

@@ -525,9 +525,9 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
     low_rank = _low_rank(where, "attention.", attention.get("kv_layout"), attention.get("q_lora_rank", 0), attention.get("o_lora_rank", 0),
                          attention.get("o_groups", 1))
     kv_layout = _kv_layout(where, "attention.kv_layout", attention.get("kv_layout", "gqa"))
-    raw_groups = attention.get("groups") or [{"kind": "full", "layers": ints["layers"]}]
-    if not isinstance(raw_groups, list):
-        raise field_error(where, "attention.groups", "a list of layer groups", raw_groups)
+    raw_groups = attention.get("groups", [{"kind": "full", "layers": ints["layers"]}])
+    if not isinstance(raw_groups, list) or not raw_groups:
+        raise field_error(where, "attention.groups", "a non-empty list of layer groups (or no groups key: all layers full)", raw_groups)
     groups = []
     for i, g in enumerate(raw_groups):
         key = f"attention.groups[{i}]"

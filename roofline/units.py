@@ -68,7 +68,7 @@ PHYSICAL_RANGE = {
     "usd_per_hour": (1e-6, 1e6),
 }
 
-_QUANTITY = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\s\d].*?)\s*$")
+_QUANTITY = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\s\d].*?)\s*$", re.ASCII)  # 0-9 only
 _BITS = re.compile(r"^[kKMGTP]?i?(b|bit|bits)(/s|ps)?$")
 MAX_TEXT = 64
 
