@@ -7,6 +7,7 @@ that line and exits with code 2; no traceback reaches the user.
 
 from __future__ import annotations
 
+import datetime
 import difflib
 
 
@@ -19,6 +20,8 @@ MISSING = object()  # field_error's `found` for a field that is not there: "foun
 
 def field_error(where: str, field: str, expected: str, found: object) -> RooflineError:
     """Build the standard message: `FILE: FIELD: expected EXPECTED, found FOUND` (MISSING: found nothing)."""
+    if isinstance(found, (datetime.date, datetime.time)):  # YAML reads 2024-01-01 as a date: show it as written
+        found = found.isoformat()
     shown = "nothing" if found is MISSING else " ".join(repr(found).split())  # one line, whatever the repr
     if len(shown) > 120:
         shown = shown[:117] + "..."
