@@ -284,6 +284,8 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     doc = _load_rt(original, str(path))
     _apply(doc, parse_assignments(assignments, f"{GROUP[kind]} set", kind), str(path), _field_order(kind))
     text = _dump(doc)
+    if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     validate_text(kind, text, path)
     write_text_atomic(path, text, force=True)
     return path

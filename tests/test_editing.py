@@ -551,3 +551,15 @@ def test_models_and_engines_have_new_set_edit_and_validate_like_hw(roofline, tmp
     bad.write_text((user / "my-vllm.yaml").read_text().replace("name: my-vllm", "name: other"))
     code, out, err = roofline("engines", "validate", bad)
     assert code == 2 and "bad-engine.yaml" in out + err
+
+
+def test_hw_set_keeps_a_windows_files_line_ends(roofline, tmp_path):
+    """ruamel kept \\r only on the lines it did not rewrite: a CRLF file came back with mixed line ends."""
+    code, _, err = roofline("hw", "new", "crlf-gpu", "--from", "h100-sxm", "--dir", tmp_path)
+    assert code == 0, err
+    path = tmp_path / "crlf-gpu.yaml"
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    code, _, err = roofline("--profiles", tmp_path, "hw", "set", "crlf-gpu", "memory=81 GB")
+    assert code == 0, err
+    data = path.read_bytes()
+    assert data.count(b"\n") == data.count(b"\r\n") > 10 and b"memory: 81 GB\r\n" in data
