@@ -22,6 +22,14 @@ from roofline.layout import Deployment
 from roofline.model import ModelSpec
 
 
+def kv_shared_and_per_sequence_bytes(model: ModelSpec, context_len, dep: Deployment, shared_prefix=0):
+    """(shared, per_sequence): the KV bytes a device holds once (a prefix every sequence shares) and per sequence of
+    its attention group, read off kv_cache_bytes at B_a = 1 and B_a = 2 (memory is linear in B_a)."""
+    one = kv_cache_bytes(model, dep.dp_attention, context_len, dep, shared_prefix)        # B_a = 1
+    two = kv_cache_bytes(model, 2 * dep.dp_attention, context_len, dep, shared_prefix)    # B_a = 2
+    return one - (two - one), two - one
+
+
 def capacity(hw: HardwareSpec, model: ModelSpec, batch, context_len, dep: Deployment, *, shared_prefix=0,
              extra_bytes=0.0, extra_bytes_per_seq=0.0, weights_bytes: float | None = None) -> dict[str, np.ndarray]:
     """weight_bytes, kv_bytes, memory_needed_bytes, usable_memory_bytes, fits_in_memory, max_batch (broadcast arrays).
@@ -35,12 +43,11 @@ def capacity(hw: HardwareSpec, model: ModelSpec, batch, context_len, dep: Deploy
     per_seq_extra = np.asarray(extra_bytes_per_seq, dtype=np.float64)
     needed = weights + kv + extra + per_seq_extra * b_a
     usable = hw.usable_mem_bytes
-    one = kv_cache_bytes(model, dep.dp_attention, context_len, dep, shared_prefix)        # B_a = 1
-    two = kv_cache_bytes(model, 2 * dep.dp_attention, context_len, dep, shared_prefix)    # B_a = 2
-    per_seq = (two - one) + per_seq_extra
-    fixed = weights + extra + (one - (two - one))
+    shared, kv_per_seq = kv_shared_and_per_sequence_bytes(model, context_len, dep, shared_prefix)
+    per_seq = kv_per_seq + per_seq_extra
+    fixed = weights + extra + shared
     groups = np.floor((usable - fixed) / np.where(per_seq > 0, per_seq, 1e-30))
-    max_batch = np.where(weights + extra + one <= usable, np.maximum(groups, 0) * dep.dp_attention, 0)
+    max_batch = np.where(fixed + per_seq <= usable, np.maximum(groups, 0) * dep.dp_attention, 0)
     shape = np.broadcast(needed, max_batch).shape
     return {
         "weight_bytes": np.broadcast_to(np.asarray(weights, dtype=np.float64), shape),

@@ -50,8 +50,8 @@ import dataclasses
 
 import numpy as np
 
-from roofline.capacity import capacity
-from roofline.costs import ACTIVATION_BYTES, kv_cache_bytes, sequences_per_group, weight_bytes_by_class
+from roofline.capacity import capacity, kv_shared_and_per_sequence_bytes
+from roofline.costs import ACTIVATION_BYTES, sequences_per_group, weight_bytes_by_class
 from roofline.engine import step_metrics
 from roofline.errors import RooflineError
 from roofline.hardware import HardwareSpec
@@ -449,9 +449,8 @@ def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_
     if drafter is None:
         return {**capacity(hw, target, batch, verify_len, dep, shared_prefix=shared_prefix), "drafter_memory_bytes": 0.0}
     weights = drafter_weight_bytes(method, drafter, d_dep, draft_hw is not None, draft_vocab)
-    one = kv_cache_bytes(drafter, d_dep.dp_attention, verify_len, d_dep, shared_prefix)      # one sequence per group
-    per_seq = kv_cache_bytes(drafter, 2 * d_dep.dp_attention, verify_len, d_dep, shared_prefix) - one  # its own tokens
-    shared = one - per_seq  # the drafter's KV of a shared prefix, held once like the target's (capacity)
+    # the drafter's KV of a shared prefix, held once like the target's, and of each sequence
+    shared, per_seq = kv_shared_and_per_sequence_bytes(drafter, verify_len, d_dep, shared_prefix)
     on = np.where(speculating, 1.0, 0.0)
     if draft_hw is None:
         out = capacity(hw, target, batch, verify_len, dep, shared_prefix=shared_prefix,
