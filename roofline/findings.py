@@ -612,8 +612,13 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     def span(column: str, fmt) -> str:
         lo, hi = losing[column].min(), losing[column].max()
         return fmt(lo) if lo == hi else f"{fmt(lo)} to {fmt(hi)}"
-    text = (f"Speculation gains up to {_x(top['speedup'])} ({_hw(meta, top['hardware'])}, {_model(meta, top['model'])}, batch "
-            f"{int(top['batch'])}, context {_ctx(top['context'])}, α = {top['alpha']:g}, k = {int(top['k'])}); "
+    def acceptance(alpha) -> str:
+        return "the method's per-position rates" if alpha != alpha else f"α = {alpha:g}"
+    varying = [c for c in ("engine", "method", "tp", "dp_attention", "ep", "pp", "weight_dtype", "expert_dtype", "kv_dtype",
+                           "draft_hardware", "shared_prefix") if c in df and df[c].nunique() > 1]  # what else the sweep varied
+    where = "".join(f", {c.replace('_', ' ')} {top[c] if str(top[c]) else 'none'}" for c in varying)
+    text = (f"Speculation gains up to {_x(top['speedup'])} ({_hw(meta, top['hardware'])}, {_model(meta, top['model'])}{where}, batch "
+            f"{int(top['batch'])}, context {_ctx(top['context'])}, {acceptance(top['alpha'])}, k = {int(top['k'])}); "
             + (f"at its best k it still loses (speedup below 1) at {len(losing)} of the {len(points)} points that fit, "
                f"at batch {span('batch', lambda v: f'{int(v):,}')} and α {span('alpha', lambda v: 'per-position rates' if v != v else f'{v:g}')}."
                if len(losing)

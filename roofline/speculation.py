@@ -531,7 +531,7 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
               tree_tau=tree_tau, overlap=overlap, draft_vocab=draft_vocab, dep=dep, engine=engine, shared_prefix=shared_prefix)
     point = speculative_metrics(hw, target, batch, context, k, alpha, **kw)
     cap = int(point["max_batch"])
-    be, losing = 0, None
+    be, losing, be_speedup = 0, None, None
     if cap >= 1 and speculates(method, k):
         grid = np.unique(np.round(np.geomspace(1, cap, 512)).astype(np.int64))
         grid_speedup = speculative_metrics(hw, target, grid, context, k, alpha, **kw)["speedup"]
@@ -539,7 +539,9 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         if last > 0:
             i = int(np.searchsorted(grid, last))
             fine = np.arange(grid[i], grid[min(i + 1, grid.size - 1)] + 1)
-            be = int(break_even_batch(fine, speculative_metrics(hw, target, fine, context, k, alpha, **kw)["speedup"]))
+            fine_speedup = speculative_metrics(hw, target, fine, context, k, alpha, **kw)["speedup"]
+            be = int(break_even_batch(fine, fine_speedup))
+            be_speedup = float(np.asarray(fine_speedup)[list(fine).index(be)])
             losing = _losing_batches(grid, grid_speedup, be, lambda b: speculative_metrics(hw, target, b, context, k, alpha, **kw)["speedup"])
     best = None
     if tree_nodes is None:
@@ -566,6 +568,7 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         break_even_batch=be if be > 0 else None,
         break_even_at_memory_limit=bool(be > 0 and be == cap),  # still pays where memory ends the search: at least `be`
         not_paying_below_break_even=losing,
+        break_even_speedup=be_speedup,  # the speedup at the break-even batch: within a percent of 1, the batch is not sharp
         fits_in_memory=bool(point["fits_in_memory"]),
         max_batch=cap,
         verify_bound="compute" if bool(point["verify_compute_bound"]) else "memory",

@@ -69,9 +69,9 @@ def predict_table(point: dict) -> str:
             f"    speedup            {spec['speedup']:.3f}x",
             f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], drafter=bool(spec.get('draft_hardware')))}",
             f"    best k here        {_best_k_text(spec)}",
-            f"    break-even batch   {'none' if be is None else f'{be:,}'}"
-            + ("  (the largest batch that fits: speculation pays there, where memory ends the search)"
-               if spec.get("break_even_at_memory_limit") else ""),
+            f"    break-even batch   {'none' if be is None else f'{be:,}'} at k {spec['k']}"
+            + (f", {spec['break_even_speedup']:.3f}x there" if be is not None and spec.get("break_even_speedup") else "")
+            + ("  (the largest batch that fits: memory ends the search)" if spec.get("break_even_at_memory_limit") else ""),
             *([f"    below it           speedup < 1 at batches {gap[0]:,}-{gap[1]:,}: the curve dips and recovers"]
               if (gap := spec.get("not_paying_below_break_even")) else []),
             f"    drafter memory     {format_si(spec['drafter_memory_bytes'], 'B')}" + (" on the draft device" if spec.get("draft_hardware") else " per device"),
@@ -114,7 +114,10 @@ def _iteration_text(spec: dict) -> str:
 def _best_k_text(spec: dict) -> str:
     """Best k, or why there is none: a tree (its tau at another depth is unknown: not reported), or no k fits."""
     if spec["best_k"] is not None:
-        return str(spec["best_k"])
+        from roofline.speculation import K_SEARCH
+
+        at_cap = spec["best_k"] == int(K_SEARCH[-1])  # the largest k searched: a larger one may be better still
+        return f">= {spec['best_k']} (the largest k searched)" if at_cap else str(spec["best_k"])
     return f"{'not reported' if spec['tree_nodes'] is not None else 'none'} ({spec['best_k_unknown_because']})"
 
 

@@ -254,3 +254,15 @@ def test_draft_offload_says_what_each_placement_costs_where_its_device_has_a_pri
     assert f"${_n(fastest['cost_usd_per_million_tokens'])} co-located" in f.text
     assert f"against ${_n(fastest['baseline_cost_usd_per_million_tokens'])} without speculation" in f.text
     assert "(drafting on L40S: no price in the profile)" in f.text
+
+
+def test_the_generic_finding_names_what_the_sweep_varied_and_never_prints_alpha_nan(tmp_path):
+    """A user's scenario with the method's default rates printed 'α = nan' and left out the tp and engine that won."""
+    path = tmp_path / "gen.yaml"
+    path.write_text("name: gen-test\nhardware: h100\nmodel: llama-3.1-70b\nmethod: eagle\ntp: [4, 8]\nengine: [vllm, sglang]\n"
+                    "axes:\n  batch: [1, 8]\n  context: [2048]\n  k: [2, 4]\n")
+    r = run_scenario(str(path))
+    f = finding(r.name, r.df, r.ops, r.meta)
+    assert "nan" not in f.text and "the method's per-position rates" in f.text
+    top = r.df[r.df["k"] > 0].sort_values("speedup").iloc[-1]
+    assert f"engine {top['engine']}, tp {int(top['tp'])}, batch {int(top['batch'])}" in f.text
