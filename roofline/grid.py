@@ -67,7 +67,7 @@ class Config:
 def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None) -> list[Config]:
     """Every config of the scenario (errors name the scenario file and the key). `specs` maps
     (type name, profile name) to spec objects given directly (roofline.sweep with objects)."""
-    from roofline.speculation import check_draft_vocab, default_rates, drafter_warnings
+    from roofline.speculation import check_draft_vocab, default_rates, default_rates_note, drafter_warnings
 
     specs = specs or {}
     where = sc.path or sc.name
@@ -118,9 +118,15 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         check_draft_vocab(where, sc.draft_vocab if method == "eagle" else None, model)
         hw = hws[c["hardware"]]
         acceptance = sc.acceptance
+        rates_note = ""
         if acceptance is None and not alpha_axis and sc.tree_nodes is None and method != "none":
             acceptance = default_rates(method)[0]
-        for note in [engine_on_a_cpu(engines[c["engine"]], hw),
+            rates_note = default_rates_note(method, model.name)
+        smallest = int(np.min(sc.axes["batch"]))
+        idle = (f"dp_attention {dep.dp_attention}: at batches below {dep.dp_attention} (the sweep's smallest is {smallest}) "
+                "some attention groups have no sequence to decode, and their devices idle through attention"
+                if dep.dp_attention > smallest else "")
+        for note in [engine_on_a_cpu(engines[c["engine"]], hw), idle, rates_note,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None)]:
             if note and note not in warned:
                 warned.add(note)

@@ -281,6 +281,19 @@ def check_speculating(where: str, methods, *, alpha=None, acceptance=None, tree_
                             f"eagle), found method {' and '.join(methods)}")
 
 
+MEASURED_ON = {"mtp": ("deepseek-v3", "deepseek-r1"), "eagle": ("llama-3.1-8b",), "ngram": ()}  # models DEFAULT_RATES come from
+
+
+def default_rates_note(method: str, model_name: str) -> str:
+    """A warning where a method's published default rates stand in for a model they were not measured on ('' where
+    they were): acceptance depends on the model, its drafter and the prompts, and it sets the speedup."""
+    if method not in DEFAULT_RATES or model_name in MEASURED_ON.get(method, ()):
+        return ""
+    measured = {"eagle": "Llama-3.1-8B", "mtp": "DeepSeek-V3", "ngram": "Spec-Bench's prompts"}[method]
+    return (f"no acceptance given: {method}'s published rates ({', '.join(f'{a:g}' for a in DEFAULT_RATES[method][0])}, "
+            f"measured on {measured}) stand in for {model_name}; give alpha or acceptance measured on it")
+
+
 def default_rates(method: str, where: str = "options") -> tuple[tuple[float, ...], str]:
     """(rates, source) a method uses when neither alpha nor rates are given; a clear error for a draft model."""
     if method not in DEFAULT_RATES:

@@ -234,3 +234,21 @@ def test_every_key_predict_returns_is_named_in_api_md():
     p = roofline.predict("h100", "llama-3.1-8b", method="draft", draft="llama-3.2-1b", alpha=0.7, prompt=1000,
                          draft_hardware="l4")
     assert set(p) - named == set() and set(p["spec"]) - named == set()
+
+
+def test_a_sweep_warns_of_idle_attention_groups_and_of_default_rates_on_another_model_as_predict_does():
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        roofline.sweep({"hardware": "h200", "model": "deepseek-v3", "dp_attention": 8, "ep": 8, "axes": {"batch": [1, 64]}})
+        roofline.sweep({"hardware": "h100", "model": "gpt-oss-120b", "method": "eagle", "axes": {"batch": [1]}})
+        roofline.sweep({"hardware": "h100", "model": "llama-3.1-8b", "method": "eagle", "axes": {"batch": [1]}})  # measured on it
+    messages = [str(w.message) for w in seen]
+    assert any(m.startswith("dp_attention 8: at batches below 8 (the sweep's smallest is 1)") for m in messages)
+    assert [m for m in messages if m.startswith("no acceptance given")] == [
+        "no acceptance given: eagle's published rates (0.72, 0.53, 0.5, measured on Llama-3.1-8B) stand in for gpt-oss-120b; "
+        "give alpha or acceptance measured on it"]
+    p = roofline.predict("h100", "gpt-oss-120b", method="eagle")
+    assert any(w.startswith("no acceptance given: eagle's published rates") for w in p["warnings"])
+    assert not any(w.startswith("no acceptance given") for w in roofline.predict("h100", "gpt-oss-120b", method="eagle", alpha=0.7)["warnings"])
