@@ -146,7 +146,7 @@ def hardware_table(hw) -> str:
     """`roofline hw show NAME`: every field of one device, with units."""
     lines = [
         f"{hw.display_name} ({hw.name}, {hw.kind}){'  [measured]' if hw.measured else ''}",
-        f"  memory            {format_si(hw.mem_bytes, 'B')} ({hw.usable_memory_fraction:.0%} usable)",
+        f"  memory            {format_si(hw.mem_bytes, 'B')} ({hw.mem_bytes / 2**30:,.0f} GiB; {hw.usable_memory_fraction:.0%} usable)",
         f"  bandwidth         {format_si(hw.mem_bw_bytes_per_s, 'B/s')} x {hw.mem_efficiency:.2f} achievable",
     ]
     for dtype, flops in hw.peak_flops_per_s.items():
