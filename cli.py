@@ -482,6 +482,15 @@ def sweep(
         typer.echo(f"  {out / name}")
     if plots and not summary["plots_skipped"] and not_drawn(summary["files"]):
         typer.echo(not_drawn(summary["files"]))
+    if plots and not summary["plots_skipped"]:
+        several = {key: values for key, values in (("tp", sorted({c.dep.tp for c in configs})), ("context", list(sc.axes["context"])),
+                                                   ("engine", sorted({c.engine.name for c in configs})),
+                                                   ("weight_dtype", sorted({c.dep.weight_dtype_label for c in configs})))
+                   if len(values) > 1}
+        if several:  # a figure of too many panels keeps a subset (its title says '... only'): say how to draw another
+            key, values = next(iter(several.items()))
+            typer.echo(f"note: where a figure keeps a subset of {', '.join(several)} (its title says '... only'), "
+                       f"`roofline plot {out} --where {key}={values[-1]} --out DIR` draws another", err=True)
     if summary["plots_skipped"]:
         from roofline.grid import PLOT_POINTS_MAX
 
@@ -514,8 +523,12 @@ def plot(
     out: Annotated[Optional[Path], typer.Option(help="Folder for the plots (default: the table's folder).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite the plots in the table's folder; with --out, replace that folder (one roofline wrote).")] = False,
     svg: Annotated[bool, typer.Option(help="Write each plot as SVG beside the PNG.")] = False,
+    where: Annotated[Optional[list[str]], typer.Option(metavar="COLUMN=VALUE", help="Draw only rows where COLUMN is VALUE (repeatable): tp=8, context=32768, engine=sglang.")] = None,
 ) -> None:
-    """Re-draw the standard plots from a written table, without recomputing anything."""
+    """Re-draw the standard plots from a written table, without recomputing anything.
+
+    A sweep's plots show one value of each config a panel cannot hold (the first TP, context, ... that fits; their
+    titles say which): --where draws another, e.g. --where tp=8 --where context=32768 --out DIR."""
     from roofline.plot_jobs import PLOT_NAMES, early_or_new, not_drawn, plot_from_table
     from roofline.yamlio import check_text_table
 
@@ -527,7 +540,8 @@ def plot(
         import pandas as pd
 
         try:
-            paths = plot_from_table(table, out, force, formats=("png", "svg") if svg else ("png",), pool=pool)
+            paths = plot_from_table(table, out, force, formats=("png", "svg") if svg else ("png",), pool=pool,
+                                    where=tuple(where or ()))
         except (pd.errors.EmptyDataError, pd.errors.ParserError) as exc:  # a CSV pandas cannot read as a table
             raise RooflineError(f"{csv_path}: expected a sweep results table (CSV), found {str(exc).splitlines()[0][:120]}") from None
     for path in paths:

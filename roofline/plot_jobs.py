@@ -382,10 +382,66 @@ def _derived_meta(df: pd.DataFrame, folder: Path) -> dict:
     }
 
 
+def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str) -> pd.DataFrame:
+    """The rows of `df` matching every COLUMN=VALUE of `where` (a number compared as a number: tp=4, context=8192;
+    text as written: engine=sglang), or one line naming the condition no row meets and the values there are."""
+    import numpy as np
+    import pandas as pd
+
+    for condition in where:
+        column, sep, value = condition.partition("=")
+        column, value = column.strip(), value.strip()
+        if not sep or column not in df.columns:
+            raise RooflineError(f"--where: expected COLUMN=VALUE with a column of {source}, found {condition!r}")
+        values = df[column]
+        if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+            try:
+                keep = np.isclose(values.to_numpy(dtype=float), float(value), rtol=1e-9, atol=0.0)
+            except ValueError:
+                raise RooflineError(f"--where {condition}: expected a number for {column}, found {value!r}") from None
+        else:
+            keep = values.astype(str).to_numpy() == value
+        if not keep.any():
+            there = ", ".join(map(str, sorted(values.astype(str).unique(), key=lambda v: (len(v), v))[:12]))
+            raise RooflineError(f"--where {condition}: expected a value {column} takes in {source}, found none there "
+                                f"(values: {there})")
+        df = df[keep]
+    return df
+
+
+def _meta_of_rows(meta: dict, df: pd.DataFrame) -> dict:
+    """`meta` (scenario.json) with the config values and axes the selected rows hold, so a title says 'TP 8', not
+    the sweep's 'TP 2 / 4 / 8'."""
+    import numpy as np
+
+    def values(column: str) -> list:
+        out = sorted(df[column].dropna().unique().tolist(), key=str)
+        return [v.item() if isinstance(v, np.generic) else v for v in out]
+    meta = dict(meta)
+    for key in ("engine", "weight_dtype", "kv_dtype", "tp"):
+        if key in df:
+            meta[key] = values(key)
+    if "expert_dtype" in df:
+        meta["expert_dtype"] = [v for v in values("expert_dtype") if str(v)]
+    if "method" in df:
+        methods = values("method")
+        meta["method"] = methods[0] if len(methods) == 1 else methods
+    if "layouts" in meta and "tp" in df:
+        meta["layouts"] = [lay for lay in meta["layouts"] if any(f"tp {t}" in str(lay) for t in values("tp"))] or meta["layouts"]
+    axes = dict(meta.get("axes") or {})
+    for axis in ("batch", "context", "k"):
+        if axis in df:
+            axes[axis] = [int(v) for v in values(axis)]
+    meta["axes"] = axes
+    return meta
+
+
 def plot_from_table(table: Path, out: Path | None = None, force: bool = False, formats: tuple[str, ...] = ("png",),
-                    pool: FigurePool | None = None) -> list[Path]:
+                    pool: FigurePool | None = None, where: tuple[str, ...] = ()) -> list[Path]:
     """Re-draw the standard plots from a sweep folder or its results table (operators.csv and
     scenario.json read from the same folder when present), on `pool` when given (see standard_plots).
+    `where` (COLUMN=VALUE, repeatable) draws only the matching rows: another subset than the plots' own choice
+    (the first TP, context, ... that fits: their titles say which), e.g. ("tp=8", "context=32768").
     Into the table's own folder (no `out`): refuses to overwrite plots unless `force`. Into another folder `out`:
     an output folder like sweep's (outputs.staged_dir: created whole, marked, replaced with `force` only where
     roofline wrote it)."""
@@ -410,6 +466,7 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
     df = _read_table(path)
     check_columns(df, REQUIRED_COLUMNS, str(path), "a sweep results table")
     check_numeric(df, NUMERIC_COLUMNS, str(path))
+    df = select_rows(df, tuple(where), str(path))
     if df.empty:
         raise RooflineError(f"{path}: expected a sweep results table with at least one row, found none")
     import pandas as pd
@@ -418,6 +475,7 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
     if (folder / "operators.csv").is_file():
         ops = pd.read_csv(folder / "operators.csv")
         check_columns(ops, OPERATOR_COLUMNS, str(folder / "operators.csv"), "an operators table")
+        ops = ops.merge(df[[c for c in ("hardware", "model") if c in ops]].drop_duplicates())  # the selected rows' devices
     meta_path = folder / "scenario.json"
     if meta_path.is_file():
         try:
@@ -426,6 +484,8 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
             raise RooflineError(f"{meta_path}: expected JSON, found a parse error at line {err.lineno}") from err
     else:
         meta = _derived_meta(df, folder)
+    if where:  # the titles describe the rows drawn, not the whole sweep
+        meta = _meta_of_rows(meta, df)
     if own_folder:  # drawn aside, then moved in: a plot that fails leaves the folder's earlier figures as they were
         import os
         import tempfile

@@ -176,3 +176,22 @@ def test_a_results_table_with_text_in_a_number_column_is_one_line(tmp_path):
     df["step_time_s"] = ["0.01", "abc"]
     with pytest.raises(RooflineError, match=r"^t.csv: step_time_s: expected numbers, found 'abc' \(line 3\)$"):
         plot_jobs.check_numeric(df, plot_jobs.NUMERIC_COLUMNS, "t.csv")
+
+
+def test_plot_where_draws_the_rows_asked_for_and_names_a_condition_no_row_meets(roofline, tmp_path, monkeypatch):
+    """A sweep's figures keep the first TP / context that fits; --where draws another subset, titled by what it holds."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\nhardware: h100\nmodel: llama-3.1-70b\nmethod: eagle\nalpha: 0.8\ntp: [4, 8]\n"
+                        "axes:\n  batch: [1, 8]\n  context: [2048, 8192]\n  k: [2]\n  alpha: [0.8]\n".replace("alpha: 0.8\n", ""))
+    code, _, err = roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")
+    assert code == 0, err
+    seen = {}
+    monkeypatch.setattr(plot_jobs, "standard_plots",
+                        lambda df, ops, meta, out_dir, formats=("png",), workers=None, pool=None: seen.update(df=df, meta=meta) or [])
+    plot_jobs.plot_from_table(tmp_path / "sw", tmp_path / "p", where=("tp=8", "context=8192"))
+    assert set(seen["df"]["tp"]) == {8} and set(seen["df"]["context"]) == {8192}
+    assert seen["meta"]["tp"] == [8] and seen["meta"]["axes"]["context"] == [8192]  # the titles' setup line
+    with pytest.raises(RooflineError, match=r"--where tp=3: expected a value tp takes in .*found none there \(values: 4, 8\)"):
+        plot_jobs.plot_from_table(tmp_path / "sw", tmp_path / "q", where=("tp=3",))
+    with pytest.raises(RooflineError, match=r"--where: expected COLUMN=VALUE with a column of"):
+        plot_jobs.plot_from_table(tmp_path / "sw", tmp_path / "q", where=("tpx=3",))
