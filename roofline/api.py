@@ -99,10 +99,13 @@ def _one(value, name: str, where: str, what: str):
 
 
 def _scalar_float(value, name: str, where: str):
-    """None, or one real number as a float (a rate is checked against [0, 1] by speculation.check_options)."""
+    """None, or one real number as a float (a rate is checked against [0, 1] by speculation.check_options); a float32
+    as its shortest decimal (np.float32(0.8) is 0.8)."""
     if value is None:
         return None
     value = _one(value, name, where, "one number")
+    if isinstance(value, np.floating) and value.dtype.itemsize < 8:
+        value = float(str(value))
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise field_error(where, name, "a number", value)
     return float(value)
@@ -134,7 +137,8 @@ def _as_file_values(value):
         return float(str(value))  # a float32 scalar: its shortest decimal
     if isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):  # a scalar, 0-d array too
         return value.item()
-    if isinstance(value, (np.ndarray, pd.Series, pd.Index)) and value.dtype.kind == "f" and value.dtype.itemsize < 8:
+    if (isinstance(value, (np.ndarray, pd.Series, pd.Index)) and value.dtype.kind == "f" and value.dtype.itemsize < 8
+            and np.ndim(value) == 1):
         return [float(str(v)) for v in np.asarray(value)]  # float32 0.8 is the 0.8 meant, not 0.800000011920929
     if isinstance(value, (np.ndarray, pd.Series, pd.Index, range, tuple, list)):
         return [_as_file_values(v) for v in (value.tolist() if isinstance(value, (np.ndarray, pd.Series, pd.Index)) else value)]
@@ -187,7 +191,8 @@ def predict(
     kv_dtype            the KV cache's dtype
     engine              serving engine profile or spec (None: vllm, the default; "ideal": the pure roofline bound)
     method              none, draft, mtp, eagle or ngram
-    k                   draft tokens per iteration, bonus token excluded (None: 4 with a method)
+    k                   draft tokens per iteration, bonus token excluded (None: 4 with a method; a tree's depth, at
+                        most its node count)
     alpha, acceptance   per-token acceptance, or per-position conditional rates (positions past the list reuse its
                         last rate; rates past k are not used); neither: the method's published rates (a draft
                         model has none: give one)
@@ -207,7 +212,8 @@ def predict(
     batch = _scalar_int(batch, "batch", 1, BATCH_MAX, where)
     context = _scalar_int(context, "context", 0, CONTEXT_MAX, where)
     k_given = k is not None
-    k = _scalar_int(K_DEFAULT if k is None else k, "k", 0, K_MAX, where)
+    default_k = K_DEFAULT if not isinstance(tree_nodes, int) or tree_nodes < 1 else min(K_DEFAULT, tree_nodes)  # a tree's depth
+    k = _scalar_int(default_k if k is None else k, "k", 0, K_MAX, where)
     alpha, acceptance = _scalar_float(alpha, "alpha", where), _rates(acceptance, "acceptance", where)
     if not isinstance(overlap, (bool, np.bool_)):
         raise field_error(where, "overlap", "true or false", overlap)

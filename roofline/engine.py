@@ -26,7 +26,8 @@ device from `roofline.costs`):
         stages the others are lighter, which this overstates by at most pp * ceil(layers / pp) / layers - 1
     t_step = max(t_device, t_host) if the engine overlaps host work, else t_device + t_host
 
-    t_allreduce  = 2 * layers_stage * (lat + 2 (tp - 1) / tp * T_a * hidden * 2 / bw)        (tp > 1)
+    t_allreduce  = (2 * layers_stage - r) * (lat + 2 (tp - 1) / tp * T_a * hidden * 2 / bw)  (tp > 1; r = moe_layers_stage
+                   with attention DP, whose MoE layers reduce in the gather's scatter or the all-to-all's combine, else 0)
     t_all_to_all = 2 * moe_layers_stage * (lat + T / D * top_k * hidden * 2 * (1 - 1/ep) / bw)
                    (dispatch and combine, when ep > 1 and attention is data-parallel; with dp_attention = 1
                     every device already holds every token and the combine rides on the all-reduce)
@@ -146,7 +147,10 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         bytes_per_s, latency_s = hw.link_for(dep.tp)
         tokens_a = sequences_per_group(b, dep) * q
         per_layer_s = _latency(engine.allreduce_latency_s, latency_s) + 2.0 * (dep.tp - 1) / dep.tp * tokens_a * h_bytes / bytes_per_s
-        out["allreduce_time_s"] = 2.0 * layers * per_layer_s
+        # two per layer (after attention, after the MLP); with attention DP an MoE layer's second is the reduce-scatter
+        # of its gather or the combine of its all-to-all, priced below
+        replaced = model.moe_layers * layers_scale if dep.dp_attention > 1 and model.moe is not None else 0.0
+        out["allreduce_time_s"] = (2.0 * layers - replaced) * per_layer_s
     if dep.ep > 1 and dep.dp_attention > 1 and model.moe is not None:
         d = dep.devices_per_stage
         bytes_per_s, latency_s = hw.link_for(d)
@@ -207,7 +211,7 @@ def step_metrics(
 
     `dep` defaults to one device at the model's native precision; `engine` to the ideal roofline.
     Returns arrays (broadcast over batch, q, context): step_time_s, operator_time_s (sum of operator
-    times of the pass), allreduce_time_s, all_to_all_time_s, p2p_time_s, comm_time_s (their sum),
+    times of the pass), allreduce_time_s, all_to_all_time_s, moe_gather_time_s, p2p_time_s, comm_time_s (their sum),
     overhead_s (fixed device overhead), host_time_s, flops, bytes (per device per step),
     kv_read_bytes, arithmetic_intensity_flops_per_byte, mbu, mfu, compute_bound (compute-bound
     operators take most of the operator time), tokens. With `with_operators`, also `operators`:

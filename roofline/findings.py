@@ -173,8 +173,9 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
                  for hw in hws]
         wider, narrower = sum(e > i for e, i in pairs), sum(e < i for e, i in pairs)
         ideal_q = [i for _, i in pairs]
-        at_width = every[(every["engine"].astype(str) == "ideal") & (every["model"] == model0) & (every["batch"] == batch_hi)
-                         & (every["context"] == contexts[0]) & every["q"].isin(ideal_q)]
+        at_width = pd.concat([every[(every["engine"].astype(str) == "ideal") & (every["hardware"] == hw) & (every["model"] == model0)
+                                    & (every["batch"] == batch_hi) & (every["context"] == contexts[0]) & (every["q"] == q)]
+                              for hw, q in zip(hws, ideal_q)])  # each GPU's own row at its own width
         memory_bound = not bool(at_width["verify_compute_bound"].any())
         widths = (f"q = {ideal_q[0]} on every GPU" if len(set(ideal_q)) == 1 else
                   f"q = {_list([f'{i} on {_hw(meta, hw)}' for hw, i in zip(hws, ideal_q)])}")
@@ -337,7 +338,7 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
         + _host_share(b_best, str(b_best["engine"]) if "engine" in b_best.index else "ideal")
         + (" The speculative curve here keeps its gain to larger batches than published serving curves of EAGLE on an "
            "8B model do (they fall over batch 2-48): a known miss of this model (docs/ACCURACY.md, \"The two speculation "
-           "checks\"), so read its gain at large batches as optimistic." if len(spec) else "")
+           "checks\"), so read its gain at large batches as optimistic." if len(spec) and set(spec["method"]) == {"eagle"} else "")
     )
     return Finding("Few users against many", text, {
         "batching_best_tokens_per_s": float(b_best["baseline_tokens_per_s"]), "batching_best_batch": int(b_best["batch"]),
@@ -385,11 +386,18 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     per_dev = [f"{_n(split.loc[(hw0, m), 'kv_bytes_per_token'] / 1024)} KiB per token and {_n(split.loc[(hw0, m), 'fixed_bytes'] / 1e9)} GB of weights"
                for m in models if (hw0, m) in split.index]
     drafter = f" (with the drafter, at k = {k_min})" if k_min > 0 else ""
-    whole = [m for m in models if 0 < (meta.get("kv_heads") or {}).get(m, tp) < tp]  # a KV head per layer on every device
-    replicated = (f" {_list([_model(meta, m) for m in whole])} {'keep' if len(whole) > 1 else 'keeps'} fewer KV heads per layer than the "
-                  f"{tp} tensor-parallel devices (MLA's one latent, or one shared KV head), so every device holds a whole copy of "
-                  "each sequence's cache where GQA's heads split; attention data parallelism (dp_attention and ep, roofline predict "
-                  "--dp-attention 8 --ep 8) gives each device its own share of the sequences instead." if whole and tp > 1 else "")
+    layout, heads = meta.get("kv_layout") or {}, meta.get("kv_heads") or {}
+    whole = [m for m in models if layout.get(m) in ("mla", "shared_kv")]  # one latent / one K = V head: whole on every rank
+    copied = [m for m in models if layout.get(m) == "gqa" and 0 < heads.get(m, tp) < tp]  # fewer KV heads than ranks
+    replicated = ""
+    if tp > 1 and whole:
+        replicated += (f" {_list([_model(meta, m) for m in whole])} {'cache' if len(whole) > 1 else 'caches'} one latent (or one "
+                       f"shared K = V head) per layer, which tensor parallelism cannot split: each of the {tp} devices holds every "
+                       "sequence's whole cache, where GQA's heads split; attention data parallelism (dp_attention, with ep for "
+                       "the experts) gives each device its own share of the sequences instead.")
+    if tp > 1 and copied:
+        replicated += "".join(f" {_model(meta, m)}'s {heads[m]} KV heads split {heads[m]} ways, each copied on {tp // heads[m]} "
+                              f"of the {tp} devices." for m in copied)
     text = (
         f"At {_ctx(c_hi)} context on {tp} × {_hw(meta, hw0)}, the KV cache caps the batch at {_list(caps_txt)}, "
         f"which {'hold' if len(models) > 1 else 'holds'} per device{drafter} {_list(per_dev)}; "

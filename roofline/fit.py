@@ -66,7 +66,7 @@ FAMILIES = (
 PER_FAMILY = ("kernel_latency", "quantised_moe_efficiency", "weight_only_efficiency")  # the kernels' own parameters: may differ per family
 LOSSES = ("cauchy", "soft_l1", "linear")
 PRIOR_WEIGHT = 0.1
-SCALE_S = {"us": 1e-6, "ms": 1e-3, "": 1.0}  # seconds per display unit ("" a plain number)
+SCALE_S = {"us": FITTED_UNITS["us"], "ms": FITTED_UNITS["ms"], "": 1.0}  # seconds per display unit ("" a plain number)
 
 
 @dataclass(frozen=True)

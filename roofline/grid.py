@@ -112,8 +112,12 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                   dep.kv_dtype, dep.tp, dep.dp_attention, dep.ep, dep.pp, c["shared_prefix"])
         if labels in resolved:  # null (the native dtype) beside that dtype spelled out: two configs, one set of labels
             key = next((k for k in ("weight_dtype", "expert_dtype") if resolved[labels][k] != c[k]), "weight_dtype")
-            raise RooflineError(f"{where}: {key}: expected values that differ for {model.name}, found "
-                                f"{resolved[labels][key] or 'null'!r} and {c[key] or 'null'!r}, both its {getattr(dep, key + '_label')}")
+            note = (f"{where}: {key}: {resolved[labels][key] or 'null'} and {c[key] or 'null'} are both {model.name}'s "
+                    f"{getattr(dep, key + '_label')}: its rows are swept once")
+            if note not in warned:
+                warned.add(note)
+                warn(note)
+            continue
         resolved[labels] = c
         check_draft_vocab(where, sc.draft_vocab if method == "eagle" else None, model)
         hw = hws[c["hardware"]]
@@ -337,8 +341,9 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
         "tp": sorted({c.dep.tp for c in configs}), "layouts": sorted({c.dep.describe() for c in configs}),
         "hardware": {**{c.hw.name: c.hw.display_name for c in configs}, **{c.draft_hw.name: c.draft_hw.display_name for c in configs if c.draft_hw}},
         "model": {**{c.model.name: c.model.display_name for c in configs}, **{c.draft.name: c.draft.display_name for c in configs if c.draft}},
-        # KV heads a layer caches per token: MLA's one latent and V4's one shared KV head count 1 (whole on every TP rank)
-        "kv_heads": {c.model.name: 1 if c.model.kv_layout == "mla" else c.model.kv_heads for c in configs},
+        # how a layer caches a token: MLA's one latent, a shared K = V head, or GQA's kv_heads (whole per rank once tp > kv_heads)
+        "kv_layout": {c.model.name: c.model.kv_layout for c in configs},
+        "kv_heads": {c.model.name: c.model.kv_heads for c in configs},
         "tree_nodes": sc.tree_nodes, "tree_tau": sc.tree_tau, "acceptance": sc.acceptance, "shared_prefix": sorted({c.shared_prefix for c in configs}),
         "axes": axes, "points": points,
     }

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from roofline.errors import MISSING, RooflineError, check_flag, field_error, unknown_key_error, warn
 from roofline.profiles import find_profile, normalize_dtype, read_yaml
-from roofline.units import parse_quantity
+from roofline.units import PHYSICAL_RANGE, parse_quantity
 
 DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 KINDS = ("gpu", "tpu", "accelerator", "cpu", "soc")
@@ -103,8 +103,9 @@ class HardwareSpec:
 
     def link_outside_domain(self) -> tuple[float, float]:
         """(bytes/s, latency s) of this device's link to a device outside its scale-up domain (link_for a group
-        one larger than the domain): the scale-out link, or the one link a device without a scale-up fabric has
-        (PCIe). A device of another kind (a drafter's) is never on the target's NVLink / xGMI."""
+        one larger than the domain): the scale-out link; without one, the profile's only link (PCIe on a device without
+        a scale-up fabric, the scale-up link where the profile names no other). A drafter's device of another kind
+        than the target's is reached over the slower of the two devices' links out (speculation)."""
         return self.link_for(self.scale_up_domain + 1)
 
     @property
@@ -220,7 +221,14 @@ def _positive(where: str, key: str, value: object, unit: str, zero_ok: bool = Fa
     strings with units, checked by units.parse_quantity."""
     if not (_is_number(value) and (value > 0 or (zero_ok and value == 0))):
         raise field_error(where, key, f"a {'non-negative' if zero_ok else 'positive'} finite number ({unit})", value)
+    kind = _UNIT_KINDS.get(unit)
+    if kind is not None and value > 0 and not PHYSICAL_RANGE[kind][0] <= value <= PHYSICAL_RANGE[kind][1]:
+        low, high = PHYSICAL_RANGE[kind]  # the range a profile's quantity is held to (units.parse_quantity)
+        raise field_error(where, key, f"a number between {low:g} and {high:g} ({unit})", value)
     return float(value)
+
+
+_UNIT_KINDS = {"bytes": "bytes", "bytes/s": "bytes_per_s", "FLOP/s": "flops_per_s", "s": "seconds", "USD/h": "usd_per_hour"}
 
 
 def _quantity(where: str, key: str, value: object, kind: str) -> float:

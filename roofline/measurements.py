@@ -594,7 +594,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     """
     for option, value, ok, expected in (("--k", k, isinstance(k, int) and 0 <= k <= 64, "an integer in 0..64"),
                                         ("--split", split, split in ("fit", "heldout"), "fit or heldout"),
-                                        ("--batch", batch, batch is None or (isinstance(batch, int) and batch >= 1), "an integer >= 1")):
+                                        ("--batch", batch, batch is None or (isinstance(batch, int) and batch >= 1), "an integer >= 1"),
+                                        ("--k", k, method == "none" or k >= 1, f"at least 1 draft token with method {method}")):
         if not ok:  # the option, named as the user typed it (the rows' own check would name a converted row)
             raise field_error("command line", option, expected, value)
     gpus = tp * dp_attention if gpus is None else gpus

@@ -65,6 +65,7 @@ REQUIRED_COLUMNS = (
     "baseline_tokens_per_s_per_user", "fits_in_memory", "max_batch", "best_k", "tokens_per_s_per_device",
 )
 NUMERIC_COLUMNS = tuple(c for c in REQUIRED_COLUMNS if c not in ("hardware", "model", "method"))
+BOOL_FLAG_COLUMNS = ("verify_compute_bound", "fits_in_memory")
 # Config columns of a sweep besides hardware and model (a list-valued scenario key makes one a sweep axis), read when
 # present: a panel holds one value of each that varies, or the rows of several configs would fall into one curve or cell.
 PANEL_CONFIG_COLUMNS = ("engine", "method", "draft_hardware", "weight_dtype", "expert_dtype", "kv_dtype", "tp", "dp_attention",
@@ -337,12 +338,16 @@ def check_numeric(df: pd.DataFrame, columns: tuple[str, ...], where: str) -> Non
         values = df[column]
         if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
             continue
-        parsed = pd.to_numeric(values, errors="coerce")
-        bad = values[parsed.isna() & values.notna()]
-        if len(bad) or not pd.api.types.is_numeric_dtype(parsed):
-            row = int(bad.index[0]) + 2 if len(bad) else 2  # the file's line: its header is line 1
-            raise RooflineError(f"{where}: {column}: expected numbers, found {bad.iloc[0] if len(bad) else values.iloc[0]!r} "
-                                f"(line {row})")
+        flags = column in BOOL_FLAG_COLUMNS  # true / false, as the writers spell them, in any case
+        ok = (values.astype(str).str.lower().isin(("true", "false")) if flags
+              else pd.to_numeric(values, errors="coerce").notna()) & values.notna()
+        bad = values[~ok]
+        if len(bad):
+            line = f" (line {int(bad.index[0]) + 2})" if where.endswith(".csv") else ""  # the header is line 1
+            raise RooflineError(f"{where}: {column}: expected {'true or false' if flags else 'numbers'}, found "
+                                f"{'nothing' if pd.isna(bad.iloc[0]) else repr(bad.iloc[0])}{line}")
+        if flags:
+            df[column] = values.astype(str).str.lower() == "true"
 
 
 def _locate(table: Path) -> Path:

@@ -327,7 +327,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
                       tree_nodes=tree_nodes, tree_tau=tree_tau, k=axes["k"])
     if not alpha_given:
         axes["alpha"] = np.asarray([np.nan])  # acceptance given, a tree, or each method's published default rates
-    name = data.get("name", re.sub(r"[^A-Za-z0-9._-]", "-", Path(where).stem).lstrip(".") or "scenario")
+    name = data.get("name", re.sub(r"[^A-Za-z0-9._-]", "-", Path(where).stem).strip("-.") or "scenario")
     if not isinstance(name, str) or not SCENARIO_NAME.match(name):  # a report names its files after it: no path in it
         raise field_error(where, "name", "a name of letters, digits, '-', '_' and '.' (not starting with '.'), as a file "
                           "is named", name)

@@ -14,7 +14,8 @@ One iteration on B sequences with context S (engine terms from serving.py, B_a =
 attention group):
 
     t_verify = t_step(target, B, q = k + 1, S)            (a tree of N nodes verifies q = N + 1 with a given tau)
-    t_draft  = k * (t_step(drafter, B, q_d, S) + spec_per_draft_step + spec_per_draft_step_per_sequence * B_a)
+    t_draft  = k * (t_step(drafter, B, q_d, S) + spec_per_draft_step + spec_per_draft_step_per_sequence * B_d)
+               (the drafter's device's engine values; B_d its sequences per attention group: B on a device of its own)
                q_d = 1 for a chain; ceil(N / k) for a tree of N nodes at depth k (each draft step widens the tree)
     t_spec   = spec_per_iteration + spec_per_iteration_per_sequence * B_a             (rejection sampling, KV bookkeeping)
     t_iter   = t_draft + t_verify + t_spec                                        (drafter on the target's devices)
@@ -27,9 +28,10 @@ attention group):
                                                               spec_per_iteration, where that beats taking turns;
                                                               B = 1 or overlap off: the times add)
     t_transfer = t_link + B * (4 k + 2 q hidden [a head drafter]) / bw_link     (draft tokens as 4-byte ids to the
-                 target; verified hidden states in bf16 back to a head drafter); bw_link and t_link the slower of
-                 the two devices' links outside their scale-up domain (HardwareSpec.link_outside_domain: the
-                 scale-out link, or PCIe): a device of another kind is never on the target's NVLink
+                 target; verified hidden states in bf16 back to a head drafter); bw_link and t_link: a device of
+                 the target's kind is another GPU of its scale-up domain (link_for(2)); a device of another kind is
+                 never on the target's NVLink, so the slower of the two devices' links outside their domain
+                 (HardwareSpec.link_outside_domain: the scale-out link, or the one link a device has, PCIe)
     tokens/s = B * tau / t_iter;   speedup = tau * t_step(target, B, 1, S) / t_iter
 
 Draft passes pay kernel latencies but not the engine's per-step host work (they run inside the
@@ -375,8 +377,8 @@ def speculative_metrics(
         draft_step = {"step_time_s": np.zeros(()), "flops": np.zeros(()), "bytes": np.zeros(())}
     else:
         draft_step = step_metrics(dhw, drafter, b, draft_q, s, d_dep, engine=no_host, shared_prefix=shared_prefix)
-    def per_draft_step_s(batch):  # the engine's launch and sampling per draft step: spec_per_draft_step (+ per sequence)
-        return engine.spec_per_draft_step_s + engine.spec_per_draft_step_per_sequence_s * sequences_per_group(batch, dep)
+    def per_draft_step_s(batch):  # launch and sampling per draft step, by the drafter's device's engine values and layout
+        return no_host.spec_per_draft_step_s + no_host.spec_per_draft_step_per_sequence_s * sequences_per_group(batch, d_dep)
 
     draft_time_s = k * (draft_step["step_time_s"] + (per_draft_step_s(b) if drafter is not None else 0.0))
     speculating = k > 0
@@ -389,8 +391,11 @@ def speculative_metrics(
     if elsewhere:
         # draft token ids travel to the target, verified hidden states back to a head drafter
         link_bytes = b * (k * TOKEN_ID_BYTES + ((q * target.hidden_size * ACTIVATION_BYTES) if method in ("mtp", "eagle") else 0.0))
-        (target_bw, target_latency), (draft_bw, draft_latency) = hw.link_outside_domain(), dhw.link_outside_domain()
-        link_bytes_per_s, link_latency_s = min(target_bw, draft_bw), max(target_latency, draft_latency)
+        if dhw.name == hw.name:  # a device of the target's kind: inside its scale-up domain (another GPU of the node)
+            link_bytes_per_s, link_latency_s = hw.link_for(2)
+        else:  # another kind is never on the target's NVLink / xGMI: the slower of the two devices' links out
+            (target_bw, target_latency), (draft_bw, draft_latency) = hw.link_outside_domain(), dhw.link_outside_domain()
+            link_bytes_per_s, link_latency_s = min(target_bw, draft_bw), max(target_latency, draft_latency)
         if overlaps:  # two micro-batches of B/2: each device's busy time is two half-batch passes
             half = np.maximum(b / 2.0, 1.0)
             half_step = step_metrics(dhw, drafter, half, draft_q, s, d_dep, engine=no_host, shared_prefix=shared_prefix)

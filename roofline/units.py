@@ -62,13 +62,13 @@ EXAMPLES = {
 # (1e-300 B/s made every time infinite and printed nan). Wide on purpose: a microcontroller to a rack, a ns to an hour.
 PHYSICAL_RANGE = {
     "bytes": (1e3, 1e16),              # 1 kB .. 10 PB
-    "bytes_per_s": (1e6, 1e16),        # 1 MB/s .. 10 PB/s
-    "flops_per_s": (1e6, 1e17),        # 1 MFLOP/s .. 100 PFLOP/s (per device)
+    "bytes_per_s": (1e6, 1e18),        # 1 MB/s .. 1 EB/s (a wafer-scale chip's on-chip memory: about 21 PB/s)
+    "flops_per_s": (1e6, 1e19),        # 1 MFLOP/s .. 10 EFLOP/s (per device; a wafer-scale chip: about 0.1 EFLOP/s)
     "seconds": (1e-12, 3600.0),        # 1 ps .. 1 h
     "usd_per_hour": (1e-6, 1e6),
 }
 
-_QUANTITY = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\s\d].*?)\s*$", re.ASCII)  # 0-9 only
+_QUANTITY = re.compile(r"^\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*([^\s0-9].*?)\s*$")  # ASCII digits only
 _BITS = re.compile(r"^[kKMGTP]?i?(b|bit|bits)(/s|ps)?$")
 MAX_TEXT = 64
 
@@ -139,7 +139,7 @@ def format_si(value: float, unit: str, digits: int = 3) -> str:
     """Human-readable value with a decimal prefix: format_si(3.35e12, 'B/s') -> '3.35 TB/s'."""
     if value == 0 or not math.isfinite(value):
         return f"{value:g} {unit}"
-    for prefix, factor in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3), ("", 1.0)):
+    for prefix, factor in (("E", 1e18), ("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3), ("", 1.0)):
         if abs(value) >= factor:
             return f"{value / factor:.{digits}g} {prefix}{unit}"
     return f"{value:.{digits}g} {unit}"

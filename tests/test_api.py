@@ -252,3 +252,17 @@ def test_a_sweep_warns_of_idle_attention_groups_and_of_default_rates_on_another_
     p = roofline.predict("h100", "gpt-oss-120b", method="eagle")
     assert any(w.startswith("no acceptance given: eagle's published rates") for w in p["warnings"])
     assert not any(w.startswith("no acceptance given") for w in roofline.predict("h100", "gpt-oss-120b", method="eagle", alpha=0.7)["warnings"])
+
+
+def test_null_beside_a_models_native_dtype_is_swept_once_for_that_model_and_both_for_the_others():
+    """A sweep of weight_dtype [null, fp8] over a bf16 and an fp8-native model: the fp8 model's two configs are one."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        df = roofline.sweep({"hardware": "h200", "model": ["llama-3.1-70b", "deepseek-v3"], "tp": 8,
+                             "weight_dtype": [None, "fp8"], "axes": {"batch": [1]}})
+    assert sorted(df[df["model"] == "llama-3.1-70b"]["weight_dtype"]) == ["bf16", "fp8"]
+    assert list(df[df["model"] == "deepseek-v3"]["weight_dtype"]) == ["fp8"]
+    assert [str(w.message) for w in seen if "swept once" in str(w.message)] == [
+        "sweep: weight_dtype: null and fp8 are both deepseek-v3's fp8: its rows are swept once"]

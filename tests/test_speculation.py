@@ -455,3 +455,10 @@ def test_predict_names_the_batches_below_the_break_even_where_speculation_does_n
     losing = batches[speedup < 1.0 - 1e-12]
     assert (first, last) == (int(losing.min()), int(losing.max())) and first > 1
     assert predict_speculation(H100, LLAMA, 8, 1024, 3, 0.7, method="eagle")["not_paying_below_break_even"] is None
+
+
+def test_a_drafter_on_another_gpu_of_the_targets_kind_is_reached_over_the_scale_up_link():
+    target, draft = load_model("llama-3.1-8b"), load_model("llama-3.2-1b")
+    r = speculative_metrics(H100, target, 8, 1024, 4, 0.7, method="draft", draft=draft, draft_hw=H100, overlap=False)
+    bw, latency = H100.link_for(2)
+    assert float(r["transfer_time_s"]) == pytest.approx(latency + 8 * 4 * 4 / bw, rel=1e-12)
