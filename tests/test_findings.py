@@ -197,8 +197,8 @@ def test_fast_tiers_leave_out_a_device_without_a_price_and_say_where_only_an_unp
     from pathlib import Path
 
     text = (Path(__file__).parent.parent / "scenarios" / "fast-tier-premium.yaml").read_text()
-    for hardware, says in (("[h100-sxm, b200]", "Left out, without a price in their profiles: B200."),
-                           ("[b200]", "No hardware of this sweep has a price")):  # it crashed on both (all-NaN costs)
+    for hardware, says in (("[h100-sxm, b300]", "Left out, without a price in their profiles: B300 Blackwell Ultra."),
+                           ("[b300]", "No hardware of this sweep has a price")):  # it crashed on both (all-NaN costs)
         path = tmp_path / "ft.yaml"
         path.write_text("\n".join(f"hardware: {hardware}" if line.startswith("hardware:") else line for line in text.splitlines()))
         r = run_scenario(str(path))

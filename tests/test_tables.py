@@ -137,14 +137,14 @@ def test_hw_list_values_sit_under_their_headers_with_the_unit_in_the_header():
     from roofline.hardware import load_hardware
     from roofline.tables import hardware_list
 
-    header, *rows = hardware_list([load_hardware("h100-sxm"), load_hardware("b200")]).splitlines()
+    header, *rows = hardware_list([load_hardware("h100-sxm"), load_hardware("gb200")]).splitlines()
     for title in ("memory GiB", "bandwidth TB/s", "bf16 dense TFLOP/s", "peak ridge FLOP/B", "price USD/h"):
         right = header.index(title) + len(title)  # values right-aligned to their header's last character
         for row in rows:
             assert row[right - 1] != " " and row[right] == " ", (title, row)
     assert "GiB" not in "".join(rows) and "TB/s" not in "".join(rows)  # units once, in the header
     price = header.index("price USD/h") + len("price USD/h")
-    assert rows[0][price - 4:price] == "3.00" and rows[1][price - 2:price] == " -"  # b200 has no price: said, not blank
+    assert rows[0][price - 4:price] == "3.00" and rows[1][price - 2:price] == " -"  # gb200 has no price: said, not blank
 
 
 def test_predict_gives_the_cost_per_million_tokens_or_says_why_it_cannot():
@@ -157,5 +157,5 @@ def test_predict_gives_the_cost_per_million_tokens_or_says_why_it_cannot():
     assert d["spec"]["cost_usd_per_million_tokens"] == pytest.approx((4 * 3.0 + a100) / 3600 / d["spec"]["tokens_per_s"] * 1e6, rel=1e-12)
     text = predict_table(d)
     assert f"cost               ${d['spec']['cost_usd_per_million_tokens']:,.3g} per million tokens (the drafter's device included)" in text
-    unpriced = roofline.predict("b200", "llama-3.1-8b")
+    unpriced = roofline.predict("gb200", "llama-3.1-8b")
     assert unpriced["cost_usd_per_million_tokens"] is None and "cost                 unknown: the device has no price" in predict_table(unpriced)
