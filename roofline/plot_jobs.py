@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # pandas is not imported here, so a pool can start before it 
 
 PLOT_NAMES = ("roofline", "step_time_vs_tokens", "speedup_heatmap", "throughput_vs_batch", "pareto", "best_k_vs_batch")
 PLOT_NEEDS = {  # what a table must hold for each standard plot (its plotter returns None otherwise): `not_drawn` says so
-    "roofline": "the operator table, operators.csv",
+    "roofline": "the operator table, operators.csv, with rows of the selection: it holds the first context swept",
     "step_time_vs_tokens": "two batch sizes",
     "speedup_heatmap": "a speculative method with k > 0 and a point that fits in memory",
     "throughput_vs_batch": "a point that fits in memory",
@@ -387,15 +387,18 @@ def _derived_meta(df: pd.DataFrame, folder: Path) -> dict:
     }
 
 
-def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str) -> pd.DataFrame:
+def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: bool = True) -> pd.DataFrame:
     """The rows of `df` matching every COLUMN=VALUE of `where` (a number compared as a number: tp=4, context=8192;
-    text as written: engine=sglang), or one line naming the condition no row meets and the values there are."""
+    text as written: engine=sglang), or one line naming the condition no row meets and the values there are.
+    Not `strict` (the operators table): a column it lacks is passed over, and no match leaves no rows."""
     import numpy as np
     import pandas as pd
 
     for condition in where:
         column, sep, value = condition.partition("=")
         column, value = column.strip(), value.strip()
+        if sep and column not in df.columns and not strict:
+            continue
         if not sep or column not in df.columns:
             raise RooflineError(f"--where: expected COLUMN=VALUE with a column of {source}, found {condition!r}")
         values = df[column]
@@ -406,6 +409,8 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str) -> pd.Dat
                 raise RooflineError(f"--where {condition}: expected a number for {column}, found {value!r}") from None
         else:
             keep = values.astype(str).to_numpy() == value
+        if not keep.any() and not strict:
+            return df[keep]
         if not keep.any():
             there = ", ".join(map(str, sorted(values.astype(str).unique(), key=lambda v: (len(v), v))[:12]))
             raise RooflineError(f"--where {condition}: expected a value {column} takes in {source}, found none there "
@@ -480,7 +485,9 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
     if (folder / "operators.csv").is_file():
         ops = pd.read_csv(folder / "operators.csv")
         check_columns(ops, OPERATOR_COLUMNS, str(folder / "operators.csv"), "an operators table")
+        ops = select_rows(ops, tuple(where), str(folder / "operators.csv"), strict=False)  # the same selection
         ops = ops.merge(df[[c for c in ("hardware", "model") if c in ops]].drop_duplicates())  # the selected rows' devices
+        ops = ops if len(ops) else None  # nothing of the selection was tabled per operator: no roofline figure
     meta_path = folder / "scenario.json"
     if meta_path.is_file():
         try:

@@ -187,9 +187,12 @@ def test_plot_where_draws_the_rows_asked_for_and_names_a_condition_no_row_meets(
     assert code == 0, err
     seen = {}
     monkeypatch.setattr(plot_jobs, "standard_plots",
-                        lambda df, ops, meta, out_dir, formats=("png",), workers=None, pool=None: seen.update(df=df, meta=meta) or [])
+                        lambda df, ops, meta, out_dir, formats=("png",), workers=None, pool=None: seen.update(df=df, ops=ops, meta=meta) or [])
+    plot_jobs.plot_from_table(tmp_path / "sw", tmp_path / "o", where=("tp=8",))
+    assert set(seen["ops"]["tp"]) == {8}  # the roofline figure's operators are the selection's too (they were every TP's)
     plot_jobs.plot_from_table(tmp_path / "sw", tmp_path / "p", where=("tp=8", "context=8192"))
     assert set(seen["df"]["tp"]) == {8} and set(seen["df"]["context"]) == {8192}
+    assert seen["ops"] is None  # the operator table holds the first context only: no roofline figure, not a wrong one
     assert seen["meta"]["tp"] == [8] and seen["meta"]["axes"]["context"] == [8192]  # the titles' setup line
     with pytest.raises(RooflineError, match=r"--where tp=3: expected a value tp takes in .*found none there \(values: 4, 8\)"):
         plot_jobs.plot_from_table(tmp_path / "sw", tmp_path / "q", where=("tp=3",))
