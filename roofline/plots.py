@@ -557,7 +557,8 @@ def _memory_limits(sub: pd.DataFrame, drawn: pd.DataFrame, base: pd.DataFrame) -
     fit); the axis's largest batch; the largest batch `drawn`; plain decoding's batch cap (baseline_max_batch, else
     its largest batch drawn)."""
     plain = float(sub["baseline_max_batch"].max()) if "baseline_max_batch" in sub.columns else float(base["batch"].max()) if len(base) else 0.0
-    limit = float(sub["max_batch"].max()) if drawn is not base else plain
+    drafting = sub[sub["k"] > 0] if (sub["k"] > 0).any() else sub  # with the drafter and its k + 1 tokens: k = 0 is plain's
+    limit = float(drafting["max_batch"].max()) if drawn is not base else plain
     drawn_max = max(float(drawn["batch"].max()) if len(drawn) else 0.0, float(base["batch"].max()) if len(base) else 0.0)
     return limit, float(sub["batch"].max()), drawn_max, plain
 
@@ -1178,8 +1179,8 @@ def _heatmap_title(swept_k: np.ndarray, pays: np.ndarray, crossed: bool, grey: b
 
 def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     """Tokens/s of the whole batch vs batch, of the points that fit in memory: per alpha at the best k of each point
-    (`_ranked_points`; a best k of 0 is plain decoding, on the baseline; for a tree, its best depth), and without
-    speculation. The title names speculation only when the sweep speculates; grey beyond the largest batch that fits
+    (`_ranked_points`; a best k of 0 is plain decoding, on the baseline; for a tree, its best depth), up to the largest
+    batch where some k >= 1 fits, and without speculation. The title names speculation only when the sweep speculates; grey beyond the largest batch that fits
     under any k."""
     if not _any_fit(df):
         return None
@@ -1196,8 +1197,10 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             _nothing_fits(ax)
             continue
         best = _ranked_points(fit)
+        drafts = fit[fit["k"] > 0]  # a batch where no k >= 1 fits ends the line: its best k 0 would sit on the baseline
         for a in alphas if speculate else ():
             g = best[_same_alpha(best["alpha"], a)].drop_duplicates("batch").sort_values("batch")
+            g = g[g["batch"].isin(drafts.loc[_same_alpha(drafts["alpha"], a), "batch"])]
             ax.plot(g["batch"], g["tokens_per_s"], "o-" if dots else "-", color=color[a], ms=3.5, lw=1.5,
                     label=f"{_alpha_label(a, meta)}, {best_name}")
         ax.plot(base["batch"], base["baseline_tokens_per_s"], "s--" if dots else "--", color="k", ms=3.5, lw=1.8,
@@ -1239,7 +1242,7 @@ def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             continue
         spec = fit[fit["k"] > 0]
         if speculate:
-            cloud = spec.iloc[:: math.ceil(len(spec) / 5000)]  # a background sample, not a million SVG markers
+            cloud = spec.iloc[:: max(1, math.ceil(len(spec) / 5000))]  # a background sample, not a million SVG markers
             ax.scatter(cloud["tokens_per_s_per_user"], cloud["tokens_per_s_per_device"], s=5, color="0.75", zorder=1,
                        label="all (batch, k, α) that fit" if len(cloud) == len(spec) else "sample of all (batch, k, α) that fit")
         for a in alphas if speculate else ():

@@ -845,3 +845,19 @@ def test_batch_ticks_closer_than_their_labels_allow_are_thinned():
     ax = Figure().subplots()
     plots._log2_axis(ax, [1, 2, 4, 8])
     assert list(ax.get_xticks()) == [1, 2, 4, 8]
+
+
+def test_a_panel_where_no_drafting_point_fits_draws_and_ends_the_speculative_line_where_the_drafter_fits():
+    """A 70B fp8 with a 1B draft model on one H100 (only plain batch 1 fits) crashed the pareto figure (a slice step
+    of 0), and on one MI300X the best-k line fell onto the baseline past the drafter's cap, reading as 'stops paying'."""
+    sc = scenario_from_dict({"name": "d70", "hardware": ["mi300x", "h100-sxm"], "model": "llama-3.1-70b", "method": "draft",
+                             "draft": "llama-3.2-1b", "weight_dtype": "fp8",
+                             "axes": {"batch": [1, 2, 4, 8, 16, 32, 40, 64], "context": [8192], "k": [0, 2, 4], "alpha": [0.8]}}, "d70")
+    configs = load_configs(sc)
+    df = run_sweep(sc, configs)
+    meta = {"method": "draft", "hardware": {"mi300x": "MI300X", "h100-sxm": "H100"}, "model": {"llama-3.1-70b": "70B"}}
+    assert PLOTTERS["pareto"](df, None, meta) is not None
+    fig = PLOTTERS["throughput_vs_batch"](df, None, meta)
+    mi = df[(df["hardware"] == "mi300x") & (df["k"] > 0) & df["fits_in_memory"]]
+    line = next(l for l in fig.axes[0].get_lines() if l.get_label().startswith("α = 0.8"))
+    assert max(line.get_xdata()) == mi["batch"].max() < df[(df["hardware"] == "mi300x") & df["fits_in_memory"]]["batch"].max()
