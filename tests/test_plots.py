@@ -859,5 +859,5 @@ def test_a_panel_where_no_drafting_point_fits_draws_and_ends_the_speculative_lin
     assert PLOTTERS["pareto"](df, None, meta) is not None
     fig = PLOTTERS["throughput_vs_batch"](df, None, meta)
     mi = df[(df["hardware"] == "mi300x") & (df["k"] > 0) & df["fits_in_memory"]]
-    line = next(l for l in fig.axes[0].get_lines() if l.get_label().startswith("α = 0.8"))
+    line = next(ln for ln in fig.axes[0].get_lines() if ln.get_label().startswith("α = 0.8"))
     assert max(line.get_xdata()) == mi["batch"].max() < df[(df["hardware"] == "mi300x") & df["fits_in_memory"]]["batch"].max()
