@@ -151,6 +151,12 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     base = q_max.xs(model0, level="model")
     same = all(q_max.xs(m, level="model").reindex(base.index).equals(base) for m in models[1:])
     lo = q_max.xs(batch_lo, level="batch")
+    plain_fits = d[(d["k"] == 0) & (d["batch"] == batch_lo) & d["fits_in_memory"].astype(bool)]
+    fitting = set(plain_fits[["hardware", "model", "context"]].itertuples(index=False, name=None))
+    dropped = len(lo)
+    lo = lo[[key in fitting for key in lo.index]] if fitting else lo  # a configuration that fits at no batch claims nothing
+    dropped -= len(lo)
+    left_out = f" that fits in memory ({dropped} that {'does' if dropped == 1 else 'do'} not left out)" if dropped else ""
     lo_min, lo_max = int(lo.min()), int(lo.max())
     censored = lo_max >= q_swept
     others = _list([_model(meta, m) for m in models[1:]]) if len(models) > 1 else ""
@@ -163,7 +169,8 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
         f"At batch {batch_lo} a pass verifies {'at least ' if censored and lo_min == lo_max else ''}{lo_min}"
         f"{'' if lo_min == lo_max else f' to {lo_max}'} tokens"
         f"{(' (the largest q swept: the limit lies beyond)' if lo_min == lo_max else f' ({lo_max} is the largest q swept: there the limit lies beyond)') if censored else ''}"
-        f" within the same +{_pct(TOLERANCE - 1)}{' over every model, GPU and context' if len(lo) > 1 else ''}."
+        f" within the same +{_pct(TOLERANCE - 1)}{' over every model, GPU and context' if len(lo) > 1 else ''}"
+        f"{left_out}."
     )
     numbers = {"q_max": q_max, "q_swept": q_swept, "censored_at_smallest_batch": censored, "ridge": ridge, "engine": engine}
     if "engine" in every and engine != "ideal" and (every["engine"].astype(str) == "ideal").any():
@@ -171,7 +178,6 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
         q_ideal = bound.groupby(["hardware", "model", "context", "batch"])["q"].max()
         pairs = [(int(q_max.get((hw, model0, contexts[0], batch_hi), 0)), int(q_ideal.get((hw, model0, contexts[0], batch_hi), 0)))
                  for hw in hws]
-        wider, narrower = sum(e > i for e, i in pairs), sum(e < i for e, i in pairs)
         ideal_q = [i for _, i in pairs]
         at_width = pd.concat([every[(every["engine"].astype(str) == "ideal") & (every["hardware"] == hw) & (every["model"] == model0)
                                     & (every["batch"] == batch_hi) & (every["context"] == contexts[0]) & (every["q"] == q)]
@@ -183,8 +189,11 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
                "activations through every GEMM and elementwise pass, its KV write) reach "
                f"+{_pct(TOLERANCE - 1)} of the step's weight and KV reads, a ratio the GPU's compute does not change."
                if memory_bound else "")
-        text += (f" On the bare roofline (ideal, batch {batch_hi}, {_ctx(contexts[0])}) it is {widths}.{why} The {engine} "
-                 f"engine's width is wider on {wider} and narrower on {narrower} of {len(hws)} GPUs: its fixed costs per pass "
+        compare = _list([f"{word} on {_list([_hw(meta, hw) for hw, (e, i) in zip(hws, pairs) if test(e, i)])}"
+                         for word, test in (("wider", lambda e, i: e > i), ("narrower", lambda e, i: e < i),
+                                            ("the same", lambda e, i: e == i)) if any(test(e, i) for e, i in pairs)])
+        text += (f" On the bare roofline (ideal, batch {batch_hi}, {_ctx(contexts[0])}; not drawn) it is {widths}.{why} The {engine} "
+                 f"engine's width is {compare}: its fixed costs per pass "
                  f"(kernel latencies, host work) widen it, being paid by the decode step too; its partial overlap of compute "
                  f"with memory traffic (the profile's overlap_exponent) narrows it, more where the ridge point is lower "
                  f"({dtype + ' ' if dtype else ''}ridge points in FLOP/B: {ridges}).")
@@ -365,8 +374,13 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
             return f"0 for {_model(meta, m)} (not one sequence fits beside its weights)"
         return f"{plain} for {_model(meta, m)}" + (f" ({drafted} with its drafter)" if drafted != plain else "")
     caps_txt = [cap(m) for m in models]
-    sp_txt = [f"{_x(at_cap.loc[(hw0, m, c_hi), 'speedup'])} ({at_cap.loc[(hw0, m, c_hi), 'method'].upper()}, batch {int(at_cap.loc[(hw0, m, c_hi), 'batch'])})"
-              if (hw0, m, c_hi) in at_cap.index else f"no point for {_model(meta, m)} (nothing fits)" for m in models]
+    k_top = int(df["k"].max())
+
+    def gain(m: str) -> str:
+        row = at_cap.loc[(hw0, m, c_hi)]
+        capped = f"; k = {k_top}, the largest swept: at least this" if int(row["k"]) >= k_top else ""
+        return f"{_x(row['speedup'])} ({row['method'].upper()}, batch {int(row['batch'])}{capped})"
+    sp_txt = [gain(m) if (hw0, m, c_hi) in at_cap.index else f"no point for {_model(meta, m)} (nothing fits)" for m in models]
     trend = {}
     for m in models:
         g = fit[(fit["hardware"] == hw0) & (fit["model"] == m) & (fit["context"] == c_hi)].sort_values("batch")
@@ -429,6 +443,7 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     caps = df[df["k"] == df["k"].min()].groupby(keys)["max_batch"].min()  # without speculation
     spec_caps = df[df["k"] == df["k"].max()].groupby(keys)["max_batch"].min()  # with the drafter's weights and KV
     best = _fits(df).groupby(keys)["tokens_per_s"].max()
+    at_batch = _fits(df).loc[_fits(df).groupby(keys)["tokens_per_s"].idxmax()].set_index(keys)["batch"]  # where each peaks
     hw, model, context = df["hardware"].iloc[0], df["model"].iloc[0], int(df["context"].iloc[0])
     prefixes = sorted(df["shared_prefix_tokens"].unique())
     p0, p1 = prefixes[0], prefixes[-1]
@@ -438,7 +453,9 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     text = (
         f"With {_ctx(p1)} of each {_ctx(context)}-token context shared by every sequence ({_model(meta, model)}, {_hw(meta, hw)}), "
         f"the batch that fits grows from {c0} to {c1} ({_x(c1 / max(c0, 1))}) without speculation and from {s0} to {s1} with its "
-        f"drafter (at k = {int(df['k'].max())}), and the best throughput, speculating where it pays, from {_n(t0)} to {_n(t1)} tokens/s ({_x(t1 / t0)})."
+        f"drafter (at k = {int(df['k'].max())}), and the best throughput, speculating where it pays, from {_n(t0)} to {_n(t1)} tokens/s ({_x(t1 / t0)}; "
+        f"at batch {int(at_batch[(hw, model, context, p0)])} and {int(at_batch[(hw, model, context, p1)])}, the largest swept that fit, "
+        "so the gain follows the batch grid as much as the memory)."
     )
     return Finding("Shared prefix", text, {"max_batch": caps, "max_batch_speculating": spec_caps, "best_tokens_per_s": best})
 
