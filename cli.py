@@ -74,7 +74,7 @@ def predict(
     hardware: Annotated[str, typer.Option(help="Hardware profile name (roofline hw list; case-insensitive, aliases like H100).")] = "h100-sxm",
     model: Annotated[str, typer.Option(help="Model profile name (roofline models list).")] = "llama-3.1-8b",
     batch: Annotated[int, typer.Option(min=1, max=100_000_000, help="Sequences decoded together (the replica's batch).")] = 1,
-    context: Annotated[int, typer.Option(min=0, max=1_000_000_000, help="Tokens already in each sequence's KV cache.")] = 1024,
+    context: Annotated[int, typer.Option(min=0, max=1_000_000_000, help="Tokens already in each sequence's KV cache (the decode position; --prompt prices the prefill).")] = 1024,
     engine: Annotated[Optional[str], typer.Option(help="Serving engine profile: vllm (default) | vllm-v0 | sglang | sglang-early | trtllm | ideal (the pure roofline); `roofline engines list`.")] = None,
     tp: Annotated[int, typer.Option(min=1, max=4096, help="Tensor-parallel degree (attention, dense layers, and experts unless --ep splits them).")] = 1,
     dp_attention: Annotated[int, typer.Option(min=1, max=4096, help="Attention data-parallel groups: each holds and reads only its sequences' KV cache.")] = 1,
@@ -459,7 +459,9 @@ def sweep(
     format_: Annotated[str, typer.Option("--format", help="Results table: csv | parquet | both.")] = "both",
     chunk_points: Annotated[int, typer.Option(min=1000, max=100_000_000, help="Rows computed per chunk (bounds memory).")] = 1_000_000,
 ) -> None:
-    """Run a scenario sweep: results.csv / results.parquet, operators.csv, scenario.json, plots (PNG; SVG with --svg)."""
+    """Run a scenario sweep: results.csv / results.parquet, operators.csv, scenario.json, plots (PNG; SVG with --svg).
+
+    A figure of too many panels keeps one TP, context, engine or dtype (its title says which): plot --where draws another."""
     from roofline.outputs import staged_dir
     from roofline.plot_jobs import PLOT_NAMES, early_or_new, not_drawn
 
@@ -501,7 +503,7 @@ def sweep(
 
 @app.command()
 def report(
-    scenarios: Annotated[Optional[list[str]], typer.Argument(help="Scenario names or YAML files (default: the nine questions).")] = None,
+    scenarios: Annotated[Optional[list[str]], typer.Argument(help="Scenario names or YAML files (default: the nine questions; `roofline scenarios list` shows every built-in).")] = None,
     out: Annotated[Path, typer.Option(help="Output folder: report.md, report.html, img/, tables/.")] = Path("out/report"),
     force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder.")] = False,
     svg: Annotated[bool, typer.Option(help="Write each figure as SVG beside the PNG.")] = False,
