@@ -475,6 +475,10 @@ def _title(fig: Figure, what: str, meta: dict, models: list[str], note: str) -> 
     line = " · ".join([*parts, *([note] if note else [])])
     chars = max(40, int(fig.get_figwidth() * 10.5))
     fig.suptitle("\n".join(_balanced_fill(part, chars) for part in (*what.split("\n"), line)))
+    engines = meta.get("engine") or []
+    ideal = " · engine ideal: the roofline bound, no serving engine's costs" if "ideal" in (engines if isinstance(engines, list) else [engines]) else ""
+    fig.text(0.995, 0.004, f"predicted by roofline's model, not measured{ideal}", ha="right", va="bottom", fontsize=6.5,
+             color="0.45")  # a figure shared on its own still says what it is
 
 
 def _balanced_fill(text: str, chars: int) -> str:

@@ -861,3 +861,16 @@ def test_a_panel_where_no_drafting_point_fits_draws_and_ends_the_speculative_lin
     mi = df[(df["hardware"] == "mi300x") & (df["k"] > 0) & df["fits_in_memory"]]
     line = next(ln for ln in fig.axes[0].get_lines() if ln.get_label().startswith("α = 0.8"))
     assert max(line.get_xdata()) == mi["batch"].max() < df[(df["hardware"] == "mi300x") & df["fits_in_memory"]]["batch"].max()
+
+
+def test_every_standard_figure_says_it_is_a_prediction_and_what_ideal_means_when_drawn():
+    """A figure shared on its own looked like a benchmark, and 'engine ideal' was read as a best case."""
+    sc = scenario_from_dict({"name": "f", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
+                             "engine": ["ideal", "vllm"], "axes": {"batch": [1, 8], "k": [0, 2], "alpha": [0.8]}}, "f")
+    df = run_sweep(sc, load_configs(sc))
+    meta = {"method": "eagle", "engine": ["ideal", "vllm"], "hardware": {"h100-sxm": "H100"}, "model": {"llama-3.1-8b": "8B"}}
+    fig = PLOTTERS["throughput_vs_batch"](df, None, meta)
+    texts = [t.get_text() for t in fig.texts]
+    assert "predicted by roofline's model, not measured · engine ideal: the roofline bound, no serving engine's costs" in texts
+    fig = PLOTTERS["throughput_vs_batch"](df[df["engine"] == "vllm"], None, {**meta, "engine": ["vllm"]})
+    assert "predicted by roofline's model, not measured" in [t.get_text() for t in fig.texts]
