@@ -151,8 +151,11 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements")
     own = fit[fit["engine_slot"] == engine_name]
     if len(own) >= MIN_ENGINE_ROWS:
         return own, f"{len(own)} fit rows of engine {engine_name}"
+    others = len(fit) - len(own)
     return fit, (f"all {len(fit)} fit rows (only {len(own)} of engine {engine_name}, fewer than {MIN_ENGINE_ROWS}), "
-                 f"each predicted with {engine_name}: a profile fitted to other engines' measurements")
+                 f"each predicted with {engine_name}"
+                 + (f": a profile fitted partly to other engines' measurements ({others} rows)" if others else
+                    ": fewer rows than a fit of this many parameters is sure of"))
 
 
 def check_profile_names(table: pd.DataFrame, profiles: tuple, where: str) -> None:

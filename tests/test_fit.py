@@ -54,7 +54,7 @@ def test_each_parameter_scale_maps_its_bounds_to_0_and_1_and_back():
 def test_an_engine_with_few_rows_falls_back_to_all_fit_rows_and_says_so():
     table = pd.DataFrame({"split": ["fit"] * 10 + ["heldout"], "engine_slot": ["vllm"] * 3 + ["trtllm"] * 7 + ["vllm"]})
     rows, which = fit_rows(table, "vllm")
-    assert len(rows) == 10 and "only 3 of engine vllm" in which and which.endswith("a profile fitted to other engines' measurements")
+    assert len(rows) == 10 and "only 3 of engine vllm" in which and which.endswith("a profile fitted partly to other engines' measurements (7 rows)")
     table["engine_slot"] = ["vllm"] * 9 + ["trtllm"] + ["vllm"]
     rows, which = fit_rows(table, "vllm")
     assert len(rows) == 9 and which == "9 fit rows of engine vllm"
