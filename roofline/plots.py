@@ -492,6 +492,12 @@ def _balanced_fill(text: str, chars: int) -> str:
     return _tidy_breaks(textwrap.fill(text, chars, break_on_hyphens=False))
 
 
+# each operator's colour, the same in every roofline figure whichever operators a sweep has (tab20's dark shades by
+# costs.OPERATORS order, then two light ones)
+OPERATOR_COLORS = {op: colormaps["tab20"](i) for op, i in zip(
+    ("embedding", "input_proj", "qkv_proj", "attention", "kv_write", "o_proj", "mlp", "router", "experts", "shared_experts",
+     "norms", "lm_head"), (14, 15, 0, 4, 17, 2, 6, 8, 10, 12, 18, 16))}
+
 MIN_TICK_OCTAVES = 0.6  # the closest two labelled batch ticks sit on a log-2 axis (384 -> 512 is 0.42)
 
 
@@ -737,8 +743,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     title_meta = _shown_meta(meta, by[2:], [key[2:] for key in keys])
     fig, axes = _figure(len(keys), width=6.0, height=4.6, legend_in=2.2)
     op_names = list(dict.fromkeys(ops["operator"]))
-    palette = colormaps["tab10"]
-    op_color = {op: palette(i % 10) for i, op in enumerate(op_names)}
+    op_color = {op: OPERATOR_COLORS.get(op, "0.5") for op in op_names}  # one colour per operator in every figure
     marker = {"decode": "o", "verify": "^"}
     shown, labels, larges, wide_roofs = [], [], [], []
     for ax, key in zip(axes, keys):

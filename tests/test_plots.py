@@ -874,3 +874,11 @@ def test_every_standard_figure_says_it_is_a_prediction_and_what_ideal_means_when
     assert "predicted by roofline's model, not measured · engine ideal: the roofline bound, no serving engine's costs" in texts
     fig = PLOTTERS["throughput_vs_batch"](df[df["engine"] == "vllm"], None, {**meta, "engine": ["vllm"]})
     assert "predicted by roofline's model, not measured" in [t.get_text() for t in fig.texts]
+
+
+def test_each_operator_has_one_colour_in_every_roofline_figure():
+    """Colours were handed out in the order a sweep's operators came: norms brown in one sweep, purple in another."""
+    from roofline.costs import OPERATORS
+    from roofline.plots import OPERATOR_COLORS
+
+    assert set(OPERATOR_COLORS) == set(OPERATORS) and len(set(OPERATOR_COLORS.values())) == len(OPERATORS)
