@@ -476,7 +476,7 @@ def _title(fig: Figure, what: str, meta: dict, models: list[str], note: str) -> 
     chars = max(40, int(fig.get_figwidth() * 10.5))
     fig.suptitle("\n".join(_balanced_fill(part, chars) for part in (*what.split("\n"), line)))
     engines = meta.get("engine") or []
-    ideal = " · engine ideal: the roofline bound, no serving engine's costs" if "ideal" in (engines if isinstance(engines, list) else [engines]) else ""
+    ideal = "\nengine ideal: the roofline bound, no serving engine's costs" if "ideal" in (engines if isinstance(engines, list) else [engines]) else ""
     fig.text(0.995, 0.004, f"predicted by roofline's model, not measured{ideal}", ha="right", va="bottom", fontsize=6.5,
              color="0.45")  # a figure shared on its own still says what it is
 
@@ -1055,7 +1055,10 @@ def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
                         xycoords=("data", "axes fraction"), xytext=(-4, 0), textcoords="offset points",
                         ha="right", va="top", fontsize=7, color="firebrick")
         elif ks:  # no compute-bound verify pass in the sweep: say so, or the missing line reads as an omission
-            ax.annotate("verify memory-bound at every\nwidth swept (no compute-bound line)", (0.03, 0.97),
+            models_here = set(sub["model"])
+            moe = ops is not None and bool(((ops["operator"] == "experts") & (ops["bytes"] > 0) & ops["model"].isin(models_here)).any())
+            ax.annotate("verify memory-bound at every\nwidth swept (no compute-bound line)"
+                        + (":\nits time grows with the experts\nits tokens touch" if moe else ""), (0.03, 0.97),
                         xycoords="axes fraction", ha="left", va="top", fontsize=7, color="firebrick")
         _log2_axis(ax, np.concatenate([dec["batch"].to_numpy(dtype=float), tokens.to_numpy(dtype=float)]))
         _log_axis(ax, "y")

@@ -871,7 +871,7 @@ def test_every_standard_figure_says_it_is_a_prediction_and_what_ideal_means_when
     meta = {"method": "eagle", "engine": ["ideal", "vllm"], "hardware": {"h100-sxm": "H100"}, "model": {"llama-3.1-8b": "8B"}}
     fig = PLOTTERS["throughput_vs_batch"](df, None, meta)
     texts = [t.get_text() for t in fig.texts]
-    assert "predicted by roofline's model, not measured · engine ideal: the roofline bound, no serving engine's costs" in texts
+    assert "predicted by roofline's model, not measured\nengine ideal: the roofline bound, no serving engine's costs" in texts
     fig = PLOTTERS["throughput_vs_batch"](df[df["engine"] == "vllm"], None, {**meta, "engine": ["vllm"]})
     assert "predicted by roofline's model, not measured" in [t.get_text() for t in fig.texts]
 
