@@ -19,8 +19,8 @@ def predict_table(point: dict) -> str:
         f"context {p['context']}  KV {p['kv_dtype']}" + (f"  shared prefix {p['shared_prefix']:,}" if p.get("shared_prefix") else ""),
         "",
         f"  step time            {format_seconds(p['step_time_s'])}   ({p['bound']}-bound)",
-        f"  tokens/s (batch)     {p['tokens_per_s']:,.1f}   ({p['tokens_per_s_per_device']:,.1f} per device)",
-        f"  tokens/s per user    {p['tokens_per_s_per_user']:,.1f}",
+        f"  tokens/s (batch)     {_rate(p['tokens_per_s'])}   ({_rate(p['tokens_per_s_per_device'])} per device)",
+        f"  tokens/s per user    {_rate(p['tokens_per_s_per_user'])}",
         f"  cost                 {_cost_text(p['cost_usd_per_million_tokens'])}",
         f"  MBU / MFU            {p['mbu']:.1%} / {p['mfu']:.1%}",
         f"  intensity / ridge    {p['arithmetic_intensity_flops_per_byte']:.1f} / {p['derated_ridge_point_flops_per_byte']:.1f} FLOP/byte (derated ceilings)",
@@ -64,8 +64,8 @@ def predict_table(point: dict) -> str:
             f"  speculation: {spec['method']}  k {spec['k']}  {given}" + (f"  ({spec['acceptance_source']})" if spec.get("acceptance_source") not in (None, "given") else ""),
             f"    tau (tokens/iter)  {spec['tau']:.3f}",
             f"    iteration          {_iteration_text(spec)}",
-            f"    tokens/s (batch)   {spec['tokens_per_s']:,.1f}",
-            f"    tokens/s per user  {spec['tokens_per_s_per_user']:,.1f}",
+            f"    tokens/s (batch)   {_rate(spec['tokens_per_s'])}",
+            f"    tokens/s per user  {_rate(spec['tokens_per_s_per_user'])}",
             f"    speedup            {spec['speedup']:.3f}x",
             f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], drafter=bool(spec.get('draft_hardware')))}",
             f"    best k here        {_best_k_text(spec)}",
@@ -109,6 +109,11 @@ def _iteration_text(spec: dict) -> str:
         return (f"{format_seconds(spec['iteration_time_s'])} = max(draft {draft}, verify {verify}) + other {other}"
                 "  (two half batches: one drafted while the other is verified)")
     return f"{format_seconds(spec['iteration_time_s'])} = draft {draft} + verify {verify} + other {other}"
+
+
+def _rate(tokens_per_s: float) -> str:
+    """Tokens/s as read: whole tokens from 100 up (4,930, not 4,930.0), one decimal below (37.1)."""
+    return f"{tokens_per_s:,.0f}" if tokens_per_s >= 100 else f"{tokens_per_s:,.1f}"
 
 
 def _best_k_text(spec: dict) -> str:
