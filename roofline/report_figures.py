@@ -152,8 +152,9 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
             x = np.arange(len(hws)) + (i - (len(methods) - 1) / 2) * width
             heights = t["break_even_batch"].to_numpy(dtype=float)
             censored = t["censored"].fillna(False).to_numpy(dtype=bool)
+            drafted_by = f" ({meta['draft']})" if m == "draft" and meta.get("draft") else ""  # the bars it applies to
             bars = ax.bar(x, np.maximum(heights, 0.6), width * 0.92, color=mcolor[m], edgecolor="k", lw=0.5,
-                          label=METHOD_LABELS.get(m, m))
+                          label=METHOD_LABELS.get(m, m) + drafted_by)
             for bar, h, cens in zip(bars, heights, censored):
                 if cens:
                     bar.set_hatch("///")
@@ -172,7 +173,7 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
     _shared_legend(fig, [axes[0][-1]])
     fig.suptitle("Free until compute-bound: the largest batch at which speculation still pays (best k per batch)\n"
                  + f"{', '.join(_name(meta, 'model', m) for m in dict.fromkeys(df['model']))}, context {_ctx(df['context'].iloc[0])}"
-                 + (f", draft model {meta['draft']}" if meta.get("draft") else "") + f" · {engine_label(meta)}")
+                 + f" · {engine_label(meta)}")
     return fig
 
 
