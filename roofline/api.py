@@ -323,7 +323,7 @@ def predict(
             draft_vocab=draft_vocab, dep=dep, engine=eng, shared_prefix=shared_prefix,
         )
         out["warnings"] += drafter_warnings(method, target, draft_spec, draft_hw)
-        if out["spec"]["acceptance_source"] not in (None, "given") and tree_nodes is None:
+        if out["spec"]["acceptance_source"] not in (None, "given") and tree_nodes is None and speculates(method, k):
             out["warnings"] += [note for note in [default_rates_note(method, target.name)] if note]
         spec = out["spec"]
         draft_price = draft_hw.price_usd_per_hour if draft_hw is not None and speculates(method, k) else 0.0  # while it drafts

@@ -151,7 +151,7 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     base = q_max.xs(model0, level="model")
     same = all(q_max.xs(m, level="model").reindex(base.index).equals(base) for m in models[1:])
     lo = q_max.xs(batch_lo, level="batch")
-    plain_fits = d[(d["k"] == 0) & (d["batch"] == batch_lo) & d["fits_in_memory"].astype(bool)]
+    plain_fits = d[(d["k"] == d["k"].min()) & (d["batch"] == batch_lo) & d["fits_in_memory"].astype(bool)]  # narrowest pass
     fitting = set(plain_fits[["hardware", "model", "context"]].itertuples(index=False, name=None))
     dropped = len(lo)
     lo = lo[[key in fitting for key in lo.index]] if fitting else lo  # a configuration that fits at no batch claims nothing
@@ -444,18 +444,21 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     spec_caps = df[df["k"] == df["k"].max()].groupby(keys)["max_batch"].min()  # with the drafter's weights and KV
     best = _fits(df).groupby(keys)["tokens_per_s"].max()
     at_batch = _fits(df).loc[_fits(df).groupby(keys)["tokens_per_s"].idxmax()].set_index(keys)["batch"]  # where each peaks
+    largest = _fits(df).groupby(keys)["batch"].max()  # the largest swept batch that fits
     hw, model, context = df["hardware"].iloc[0], df["model"].iloc[0], int(df["context"].iloc[0])
     prefixes = sorted(df["shared_prefix_tokens"].unique())
     p0, p1 = prefixes[0], prefixes[-1]
     c0, c1 = int(caps[(hw, model, context, p0)]), int(caps[(hw, model, context, p1)])
     s0, s1 = int(spec_caps[(hw, model, context, p0)]), int(spec_caps[(hw, model, context, p1)])
     t0, t1 = best.get((hw, model, context, p0), np.nan), best.get((hw, model, context, p1), np.nan)
+    b_at0, b_at1 = int(at_batch[(hw, model, context, p0)]), int(at_batch[(hw, model, context, p1)])
     text = (
         f"With {_ctx(p1)} of each {_ctx(context)}-token context shared by every sequence ({_model(meta, model)}, {_hw(meta, hw)}), "
         f"the batch that fits grows from {c0} to {c1} ({_x(c1 / max(c0, 1))}) without speculation and from {s0} to {s1} with its "
         f"drafter (at k = {int(df['k'].max())}), and the best throughput, speculating where it pays, from {_n(t0)} to {_n(t1)} tokens/s ({_x(t1 / t0)}; "
-        f"at batch {int(at_batch[(hw, model, context, p0)])} and {int(at_batch[(hw, model, context, p1)])}, the largest swept that fit, "
-        "so the gain follows the batch grid as much as the memory)."
+        + (f"at batch {b_at0} and {b_at1}, the largest swept that fit, so the gain follows the batch grid as much as the memory)."
+           if (b_at0, b_at1) == (largest.get((hw, model, context, p0)), largest.get((hw, model, context, p1)))
+           else f"at batch {b_at0} and {b_at1}).")
     )
     return Finding("Shared prefix", text, {"max_batch": caps, "max_batch_speculating": spec_caps, "best_tokens_per_s": best})
 
@@ -641,7 +644,9 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         return "the method's per-position rates" if alpha != alpha else f"α = {alpha:g}"
     varying = [c for c in ("engine", "method", "tp", "dp_attention", "ep", "pp", "weight_dtype", "expert_dtype", "kv_dtype",
                            "draft_hardware", "shared_prefix") if c in df and df[c].nunique() > 1]  # what else the sweep varied
-    where = "".join(f", {c.replace('_', ' ')} {top[c] if str(top[c]) else 'none'}" for c in varying)
+    where = "".join(f", drafter on {top[c]}" if c == "draft_hardware" and str(top[c]) else
+                    ", drafter on the target's devices" if c == "draft_hardware" else f", {c.replace('_', ' ')} {top[c]}"
+                    for c in varying)
     text = (f"Speculation gains up to {_x(top['speedup'])} ({_hw(meta, top['hardware'])}, {_model(meta, top['model'])}{where}, batch "
             f"{int(top['batch'])}, context {_ctx(top['context'])}, {acceptance(top['alpha'])}, k = {int(top['k'])}); "
             + (f"at its best k it still loses (speedup below 1) at {len(losing)} of the {len(points)} points that fit, "

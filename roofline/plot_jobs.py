@@ -402,6 +402,8 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
         if not sep or column not in df.columns:
             raise RooflineError(f"--where: expected COLUMN=VALUE with a column of {source}, found {condition!r}")
         values = df[column]
+        if pd.api.types.is_bool_dtype(values):  # true / false, in any case
+            values, value = values.astype(str).str.lower(), value.lower()
         if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
             try:
                 keep = np.isclose(values.to_numpy(dtype=float), float(value), rtol=1e-9, atol=0.0)
@@ -436,8 +438,10 @@ def _meta_of_rows(meta: dict, df: pd.DataFrame) -> dict:
     if "method" in df:
         methods = values("method")
         meta["method"] = methods[0] if len(methods) == 1 else methods
-    if "layouts" in meta and "tp" in df:
-        meta["layouts"] = [lay for lay in meta["layouts"] if any(f"tp {t}" in str(lay) for t in values("tp"))] or meta["layouts"]
+    if "layouts" in meta and "tp" in df:  # the selected rows' layouts, as Deployment.describe words them
+        layouts = df[[c for c in ("tp", "dp_attention", "ep", "pp") if c in df]].drop_duplicates()
+        meta["layouts"] = [", ".join(f"{c.replace('_', '-') if c != 'tp' else 'tp'} {int(r[c])}" for c in layouts.columns
+                                     if c == "tp" or int(r[c]) > 1) for _, r in layouts.iterrows()]
     axes = dict(meta.get("axes") or {})
     for axis in ("batch", "context", "k"):
         if axis in df:
@@ -461,6 +465,9 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
     folder = path.parent
     out_dir = Path(out) if out is not None else folder
     own_folder = out_dir.resolve() == folder.resolve()
+    if where and own_folder:  # a subset's figures beside the whole sweep's would not say which is which
+        raise RooflineError(f"--where: expected --out DIR for a subset's figures, found them going into the table's own "
+                            f"folder {folder}, beside the whole sweep's")
     if out_dir.exists() and not out_dir.is_dir():
         raise RooflineError(f"--out: expected a folder, found an existing file {out_dir}")
     check_formats(formats)

@@ -29,7 +29,8 @@ attention group):
                                                               B = 1 or overlap off: the times add)
     t_transfer = t_link + B * (4 k + 2 q hidden [a head drafter]) / bw_link     (draft tokens as 4-byte ids to the
                  target; verified hidden states in bf16 back to a head drafter); bw_link and t_link: a device of
-                 the target's kind is another GPU of its scale-up domain (link_for(2)); a device of another kind is
+                 the target's kind is one more GPU beside the target's (link_for(devices + 1): the scale-up link while
+                 the domain has room, else the scale-out one); a device of another kind is
                  never on the target's NVLink, so the slower of the two devices' links outside their domain
                  (HardwareSpec.link_outside_domain: the scale-out link, or the one link a device has, PCIe)
     tokens/s = B * tau / t_iter;   speedup = tau * t_step(target, B, 1, S) / t_iter
@@ -391,8 +392,8 @@ def speculative_metrics(
     if elsewhere:
         # draft token ids travel to the target, verified hidden states back to a head drafter
         link_bytes = b * (k * TOKEN_ID_BYTES + ((q * target.hidden_size * ACTIVATION_BYTES) if method in ("mtp", "eagle") else 0.0))
-        if dhw.name == hw.name:  # a device of the target's kind: inside its scale-up domain (another GPU of the node)
-            link_bytes_per_s, link_latency_s = hw.link_for(2)
+        if dhw.name == hw.name:  # a device of the target's kind: one more GPU, inside the scale-up domain if it has room
+            link_bytes_per_s, link_latency_s = hw.link_for(dep.devices + 1)
         else:  # another kind is never on the target's NVLink / xGMI: the slower of the two devices' links out
             (target_bw, target_latency), (draft_bw, draft_latency) = hw.link_outside_domain(), dhw.link_outside_domain()
             link_bytes_per_s, link_latency_s = min(target_bw, draft_bw), max(target_latency, draft_latency)

@@ -170,3 +170,16 @@ def test_attention_dp_with_experts_split_over_devices_pays_the_gather_and_scatte
     assert float(tp8["moe_gather_time_s"]) == 0.0 < float(tp8["allreduce_time_s"])  # every device holds every token
     step = step_metrics(h200, model, 256, 1, 4096, dep, engine=vllm)
     assert float(step["comm_time_s"]) == pytest.approx(float(step["moe_gather_time_s"]), rel=1e-12)
+
+
+def test_with_attention_dp_and_experts_split_over_devices_an_moe_layers_second_all_reduce_is_its_scatter():
+    from roofline.engine import collective_times_s
+    from roofline.serving import IDEAL
+
+    model = load_model("deepseek-v3")
+    dep = deployment(model, weight_dtype="fp8", tp=2, dp_attention=4)  # ep 1: experts split over all 8 devices
+    bw, lat = H.link_for(2)
+    got = collective_times_s(H, model, dep, IDEAL, 8, 1)
+    per_layer = lat + 2 * (2 - 1) / 2 * 2 * model.hidden_size * 2 / bw  # T_a = ceil(8 / 4) = 2 tokens
+    assert float(got["allreduce_time_s"]) == pytest.approx((2 * model.layers - model.moe_layers) * per_layer, rel=1e-12)
+    assert float(got["moe_gather_time_s"]) > 0 and float(got["all_to_all_time_s"]) == 0

@@ -462,3 +462,29 @@ def test_a_drafter_on_another_gpu_of_the_targets_kind_is_reached_over_the_scale_
     r = speculative_metrics(H100, target, 8, 1024, 4, 0.7, method="draft", draft=draft, draft_hw=H100, overlap=False)
     bw, latency = H100.link_for(2)
     assert float(r["transfer_time_s"]) == pytest.approx(latency + 8 * 4 * 4 / bw, rel=1e-12)
+
+
+def test_a_drafter_of_the_targets_kind_beside_a_full_scale_up_domain_is_reached_over_the_scale_out_link():
+    """With 8 of the node's 8 GPUs taken by the target, a ninth H100 for the drafter is outside the NVLink domain."""
+    target, draft = load_model("llama-3.1-70b"), load_model("llama-3.2-1b")
+    r = speculative_metrics(H100, target, 8, 1024, 4, 0.7, method="draft", draft=draft, draft_hw=H100, overlap=False,
+                            dep=deployment(target, tp=8))
+    bw, latency = H100.link_for(9)
+    assert (bw, latency) == H100.link_outside_domain() and latency > H100.link_for(2)[1]
+    assert float(r["transfer_time_s"]) == pytest.approx(latency + 8 * 4 * 4 / bw, rel=1e-12)
+
+
+def test_a_drafter_elsewhere_pays_its_own_devices_per_draft_step_costs_for_every_sequence_it_drafts():
+    """The per-draft-step cost was the target's engine value per target attention group; the drafter's device runs its
+    own family's engine values over all B sequences."""
+    from roofline.serving import load_engine
+
+    base = load_engine("vllm")
+    engine = dataclasses.replace(base, overrides=(*base.overrides, ("l4", {"spec_per_draft_step_s": 1e-3})))
+    target, draft, l4 = load_model("llama-3.1-8b"), load_model("llama-3.2-1b"), load_hardware("l4")
+    kw = dict(method="draft", draft=draft, overlap=False, engine=engine.for_hardware("h100-sxm"))
+    elsewhere = speculative_metrics(H100, target, 8, 1024, 4, 0.7, draft_hw=l4, **kw)
+    step = step_time_s(l4, draft, 8, 1, 1024, drafter_deployment("draft", draft, deployment(target), True),
+                       engine=dataclasses.replace(engine.for_other_hardware("l4"), host_per_step_s=0.0, host_per_sequence_s=0.0))
+    per_step = 1e-3 + base.spec_per_draft_step_per_sequence_s * 8
+    assert float(elsewhere["draft_time_s"]) == pytest.approx(4 * (step + per_step), rel=1e-12)
