@@ -395,9 +395,17 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
     # every fit, the one to all sources included, starts from the profile without the per-family values an
     # earlier fit wrote (run_fit drops them: fitted on every source, a left-out source must not reach its prediction so)
     options = {"loss": loss, "fixed": tuple(fixed), "per_family": tuple(per_family), "max_evaluations": max_evaluations}
+    import time
+
+    from roofline.outputs import progress_bar, progress_done
+
+    sources_to_leave_out = list(dict.fromkeys(chosen["source_id"]))
+    began = time.perf_counter()
+    progress_bar(0, len(sources_to_leave_out) + 1, 0.0, "fits: all sources")  # a fit a source: minutes, not silence
     everything = run_fit(path, engine, profiles, table=table, **options)["engine"]
     parts, widened = [], []
-    for source in dict.fromkeys(chosen["source_id"]):
+    for done, source in enumerate(sources_to_leave_out, 1):
+        progress_bar(done, len(sources_to_leave_out) + 1, time.perf_counter() - began, f"fits: without {source[:40]}")
         others = table[~((table["split"] == "fit") & (table["source_id"] == source))]
         fold = run_fit(path, engine, profiles, table=others, **options)
         left_out = fold["engine"]
@@ -411,6 +419,7 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
             "loso_predicted": predict_rowset(rows, {"fit": left_out})["predicted"].to_numpy()[usable],
             "in_sample_predicted": predict_rowset(rows, {"fit": everything})["predicted"].to_numpy()[usable],
         }))
+    progress_done()
     rows = pd.concat(parts, ignore_index=True)
     rows["loso_error"] = rows["loso_predicted"] / rows["measured"] - 1
     rows["in_sample_error"] = rows["in_sample_predicted"] / rows["measured"] - 1

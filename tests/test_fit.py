@@ -169,7 +169,7 @@ def test_a_per_family_parameter_gets_a_value_per_hardware_family_written_as_an_o
 
 
 @pytest.mark.slow
-def test_cross_validation_predicts_each_source_from_a_fit_to_the_others(tmp_path):
+def test_cross_validation_predicts_each_source_from_a_fit_to_the_others(tmp_path, capsys):
     from roofline.fit import cross_validate, cross_validation_report
 
     path = synthetic_file(tmp_path)
@@ -187,6 +187,9 @@ def test_cross_validation_predicts_each_source_from_a_fit_to_the_others(tmp_path
     assert poisoned_rows["loso_error"].between(-0.40, -0.25).all()
     assert sources.loc["llama-3.2-1b-tp1", "loso_median_abs_error"] > sources.loc["llama-3.2-1b-tp1", "in_sample_median_abs_error"]
     assert "leave one source out over 16 fit rows of engine vllm" in cross_validation_report(cv) and cv["widened"] == []
+    progress = capsys.readouterr().err.splitlines()  # one line a fit: --cv ran for minutes without a word
+    assert len(progress) == 5 and progress[0].startswith("[") and "0/5  fits: all sources" in progress[0]
+    assert "fits: without llama-3.2-1b-tp1" in "\n".join(progress)
     table["source_id"] = ["big"] * 13 + ["small"] * 3  # without "big", 3 vllm rows remain: fewer than MIN_ENGINE_ROWS
     table.to_csv(path, index=False)
     cv = cross_validate(path, "vllm", loss="linear", max_evaluations=50)
