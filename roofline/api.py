@@ -323,6 +323,9 @@ def predict(
             draft_vocab=draft_vocab, dep=dep, engine=eng, shared_prefix=shared_prefix,
         )
         out["warnings"] += drafter_warnings(method, target, draft_spec, draft_hw)
+        if not speculates(method, k) and (tree_nodes is not None or alpha is not None or acceptance is not None):
+            out["warnings"].append("k 0: nothing is drafted, so the point is plain decoding and the acceptance given "
+                                   "(alpha, rates or a tree's tau) is not used")
         if out["spec"]["acceptance_source"] not in (None, "given") and tree_nodes is None and speculates(method, k):
             out["warnings"] += [note for note in [default_rates_note(method, target.name)] if note]
         spec = out["spec"]

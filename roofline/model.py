@@ -457,6 +457,9 @@ def _group(where: str, key: str, kind: object, layers: object, window: object, r
     if bool(group.index_dim) != bool(group.index_heads):
         raise field_error(where, f"{key}.index_dim", "index_dim and index_heads both (a lightning indexer) or neither",
                           f"index_dim {group.index_dim}, index_heads {group.index_heads}")
+    if group.index_dim and group.kind == "sliding":
+        raise field_error(where, f"{key}.index_dim", "an indexer only on a compressed or full group (a window reads all it keeps)",
+                          group.index_dim)
     if group.index_dim and not group.read_tokens:
         raise field_error(where, f"{key}.read_tokens", "the entries an indexer picks per query, with index_dim", 0)
     return group

@@ -394,6 +394,7 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
     import numpy as np
     import pandas as pd
 
+    before: list[str] = []  # the conditions already applied: a value they left out is named with them
     for condition in where:
         column, sep, value = condition.partition("=")
         column, value = column.strip(), value.strip()
@@ -404,7 +405,9 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
         values = df[column]
         if pd.api.types.is_bool_dtype(values):  # true / false, in any case
             values, value = values.astype(str).str.lower(), value.lower()
-        if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        if value == "":  # an empty cell: no drafter device, no expert dtype (a column of nothing reads as numbers)
+            keep = (values.isna() | (values.astype(str) == "")).to_numpy()
+        elif pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
             try:
                 keep = np.isclose(values.to_numpy(dtype=float), float(value), rtol=1e-9, atol=0.0)
             except ValueError:
@@ -415,8 +418,10 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
             return df[keep]
         if not keep.any():
             there = ", ".join(map(str, sorted(values.astype(str).unique(), key=lambda v: (len(v), v))[:12]))
-            raise RooflineError(f"--where {condition}: expected a value {column} takes in {source}, found none there "
-                                f"(values: {there})")
+            after = f" once --where {' --where '.join(before)} is applied" if before else ""
+            raise RooflineError(f"--where {condition}: expected a value {column} takes in {source}{after}, found {value!r}, "
+                                f"which no row has (values: {there})")
+        before.append(condition)
         df = df[keep]
     return df
 

@@ -278,6 +278,8 @@ def check_fitted(where: str, fitted: object) -> dict:
             unit = units.get(key, "the parameter's own unit")
             raise field_error(where, f"fitted.start.{key}", f"a plain number >= 0 (in {unit}, as fitted.start_units "
                               "says; no unit in the value)", value)
+        if key in _VALUE_RULES:  # an efficiency or exponent starts where the field itself may be
+            _VALUE_RULES[key](where, f"fitted.start.{key}", value)
     for key, unit in units.items():
         if key not in cost_keys:
             raise field_error(where, f"fitted.start_units.{key}", "an engine cost field", key)

@@ -194,7 +194,11 @@ def test_plot_where_draws_the_rows_asked_for_and_names_a_condition_no_row_meets(
     assert set(seen["df"]["tp"]) == {8} and set(seen["df"]["context"]) == {8192}
     assert seen["ops"] is None  # the operator table holds the first context only: no roofline figure, not a wrong one
     assert seen["meta"]["tp"] == [8] and seen["meta"]["axes"]["context"] == [8192]  # the titles' setup line
-    with pytest.raises(RooflineError, match=r"--where tp=3: expected a value tp takes in .*found none there \(values: 4, 8\)"):
+    with pytest.raises(RooflineError, match=r"--where tp=3: expected a value tp takes in .*found '3', which no row has \(values: 4, 8\)"):
         plot_jobs.plot_from_table(tmp_path / "sw", tmp_path / "q", where=("tp=3",))
+    plot_jobs.plot_from_table(tmp_path / "sw", tmp_path / "r", where=("draft_hardware=",))  # an empty cell: the drafter on the target
+    assert set(seen["df"]["draft_hardware"].fillna("").astype(str)) == {""}
+    with pytest.raises(RooflineError, match=r"--where context=2048: .* once --where tp=8 --where context=8192 is applied"):
+        plot_jobs.plot_from_table(tmp_path / "sw", tmp_path / "s", where=("tp=8", "context=8192", "context=2048"))
     with pytest.raises(RooflineError, match=r"--where: expected COLUMN=VALUE with a column of"):
         plot_jobs.plot_from_table(tmp_path / "sw", tmp_path / "q", where=("tpx=3",))

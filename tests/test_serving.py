@@ -292,6 +292,7 @@ def test_the_fitted_block_a_later_fit_starts_from_is_checked_where_it_is_read(tm
         (("start_units", "host_per_step"), "number", r"fitted.start_units.host_per_step: expected one of us, ms, s, found 'number'"),
         (("start_units", "overlap_exponent"), "us", r"fitted.start_units.overlap_exponent: expected one of number, found 'us'"),
         (("per_family",), "kernel_latency on mi*", r"fitted.per_family: expected a list of strings"),
+        (("start", "quantised_moe_efficiency"), 0.0, r"fitted.start.quantised_moe_efficiency: expected a fraction"),
     ]
     for keys, value, message in cases:
         bad = load_yaml_text(text, "vllm.yaml")

@@ -101,3 +101,4 @@ def test_a_quantity_outside_its_physical_range_is_refused(text, kind, message):
 
 def test_a_quantity_copied_from_a_datasheet_may_have_a_non_breaking_or_thin_space_before_its_unit():
     assert parse_quantity("3.35\u00a0TB/s", "bytes_per_s") == parse_quantity("3.35\u2009TB/s", "bytes_per_s") == 3.35e12
+    assert parse_quantity("1 EB/s", "bytes_per_s") == 1e18  # the range's upper end, as its message writes it
