@@ -43,6 +43,7 @@ import datetime as _dt
 import fnmatch
 import math
 import re
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -51,6 +52,7 @@ import pandas as pd
 
 from roofline.errors import RooflineError
 from roofline.measurements import load_measurements, predict_rowset, prepare_rows
+from roofline.outputs import progress_bar, progress_done
 from roofline.serving import FITTED_UNITS, ServingEngine, engine_from_dict, load_engine
 
 MIN_ENGINE_ROWS = 5  # with the prior (PRIOR_WEIGHT), parameters a few rows cannot determine stay at their sources
@@ -395,10 +397,6 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
     # every fit, the one to all sources included, starts from the profile without the per-family values an
     # earlier fit wrote (run_fit drops them: fitted on every source, a left-out source must not reach its prediction so)
     options = {"loss": loss, "fixed": tuple(fixed), "per_family": tuple(per_family), "max_evaluations": max_evaluations}
-    import time
-
-    from roofline.outputs import progress_bar, progress_done
-
     sources_to_leave_out = list(dict.fromkeys(chosen["source_id"]))
     began = time.perf_counter()
     progress_bar(0, len(sources_to_leave_out) + 1, 0.0, "fits: all sources")  # a fit a source: minutes, not silence
