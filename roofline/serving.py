@@ -257,6 +257,8 @@ def _check_spec_costs(where: str, costs: dict, prefix: str = "") -> None:
 
 FITTED_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "number": 1.0}  # fitted.start_units: seconds per unit (number: none)
 _FITTED_LISTS = ("parameters", "bounds_hit", "fixed", "not_determined_by_rows", "per_family")
+_FITTED_KEYS = ("by", "file", "rows", "row_numbers", "date", "rms_log_error", "rms_log_error_at_start", "start",
+                "start_units", *_FITTED_LISTS)  # what fit.fitted_profile_text writes: a misspelt `start` would lose the start values
 
 
 def check_fitted(where: str, fitted: object) -> dict:
@@ -266,6 +268,9 @@ def check_fitted(where: str, fitted: object) -> dict:
     `kernel_latency: 3 us` there is refused rather than silently passed over. The lists are record, of strings."""
     if not isinstance(fitted, dict):
         raise field_error(where, "fitted", "a mapping (written by roofline fit)", fitted)
+    for key in fitted:
+        if key not in _FITTED_KEYS:
+            raise field_error(where, f"fitted.{key}", "one of the keys roofline fit writes (" + ", ".join(_FITTED_KEYS) + ")", key)
     start, units = fitted.get("start", {}), fitted.get("start_units", {})
     for key, block in (("start", start), ("start_units", units)):
         if not isinstance(block, dict):

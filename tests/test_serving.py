@@ -293,6 +293,7 @@ def test_the_fitted_block_a_later_fit_starts_from_is_checked_where_it_is_read(tm
         (("start_units", "overlap_exponent"), "us", r"fitted.start_units.overlap_exponent: expected one of number, found 'us'"),
         (("per_family",), "kernel_latency on mi*", r"fitted.per_family: expected a list of strings"),
         (("start", "quantised_moe_efficiency"), 0.0, r"fitted.start.quantised_moe_efficiency: expected a fraction"),
+        (("strat",), {"kernel_latency": 3.0}, r"fitted.strat: expected one of the keys roofline fit writes \(by, file, "),
     ]
     for keys, value, message in cases:
         bad = load_yaml_text(text, "vllm.yaml")
