@@ -143,9 +143,12 @@ def test_a_name_beside_a_changed_spec_object_of_that_name_is_refused_and_the_sam
     changed = dataclasses.replace(roofline.load_hardware("h100-sxm"), mem_bw_bytes_per_s=6e12)  # name kept: h100-sxm
     with pytest.raises(RooflineError, match=r"^sweep: hardware: expected one profile per name \('h100-sxm' here is a name"):
         roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "draft_hardware": changed})
+    from roofline.errors import RooflineWarning
+
     same = roofline.load_hardware("h100-sxm")
-    df = roofline.sweep({"hardware": same, "model": "llama-3.1-8b", "method": "eagle", "draft_hardware": "h100-sxm",
-                         "axes": {"batch": [8]}})
+    with pytest.warns(RooflineWarning, match="the eagle head on h100-sxm needs the verified hidden states"):
+        df = roofline.sweep({"hardware": same, "model": "llama-3.1-8b", "method": "eagle", "draft_hardware": "h100-sxm",
+                             "axes": {"batch": [8]}})  # a head on devices of its own waits for the target's hidden states
     assert set(df["draft_hardware"]) == {"h100-sxm"}
 
 
