@@ -19,7 +19,18 @@ Reads the architecture keys transformers configs use and writes the profile fiel
                       sliding_window on every layer unless use_sliding_window is false; Llama 4 chunked
                       attention (attention_chunk_size on the RoPE layers) as a window of one chunk, an
                       upper bound on what a chunked layer reads
+                      Gemma 3 / Cohere 2 style sliding_window_pattern P (every P-th layer global); Gemma 2
+                      (model_type gemma2) alternates, its even layers sliding
     MTP               num_nextn_predict_layers
+    precision         quantization_config (the checkpoint's dtypes; none: bf16 throughout):
+                        fp8, fbgemm_fp8, modelopt FP8, compressed-tensors 8-bit float: fp8, embedding,
+                          LM head and router bf16;
+                        mxfp4 (gpt-oss): the experts fp4, the rest bf16; modelopt NVFP4: fp4, embedding, LM
+                          head and router bf16;
+                        awq, gptq, compressed-tensors int weights: int4 (4 bits) or w8a16 (8 bits), weight-only,
+                          embedding, LM head and router bf16;
+                        modules_to_not_convert / ignored_layers / ignore / exclude_modules naming the attention,
+                          router, embedding or LM head keep those bf16; any other method is refused
 Multimodal configs are read from their `text_config`; the vision tower is not counted.
 
 The parameter count computed from the profile (roofline.model) is compared with `published_params`
@@ -90,8 +101,103 @@ def _sliding_groups(cfg: dict, where: str, layers: int) -> list[dict]:
         groups = [{"kind": "sliding", "layers": chunked, "window": chunk}] if chunked else []
         return groups + ([{"kind": "full", "layers": layers - chunked}] if layers - chunked else [])
     if window and cfg.get("use_sliding_window", True):
-        return [{"kind": "sliding", "layers": layers, "window": _int(cfg, where, "sliding_window")}]
+        window = _int(cfg, where, "sliding_window")
+        if cfg.get("sliding_window_pattern"):  # Gemma 3, Cohere 2: layer i is global where (i + 1) % P == 0
+            pattern = _int(cfg, where, "sliding_window_pattern")
+            sliding = sum(1 for i in range(layers) if (i + 1) % pattern != 0)
+        elif str(cfg.get("model_type", "")) == "gemma2":  # transformers' Gemma2: layer i slides where i % 2 == 0
+            sliding = (layers + 1) // 2
+        else:  # Mistral: every layer
+            sliding = layers
+        groups = [{"kind": "sliding", "layers": sliding, "window": window}] if sliding else []
+        return groups + ([{"kind": "full", "layers": layers - sliding}] if layers - sliding else [])
     return [{"kind": "full", "layers": layers}]
+
+
+# quantization_config.quant_method -> the dtype of the quantised linears, and which classes it covers
+_FP8_METHODS = ("fp8", "fbgemm_fp8")
+_WEIGHT_ONLY_METHODS = ("awq", "gptq", "awq_marlin", "gptq_marlin")
+_KEPT_BF16 = ("embedding", "lm_head", "router")  # what quantised checkpoints leave in 16 bits unless they say otherwise
+_SKIP_KEYS = ("modules_to_not_convert", "ignored_layers", "ignore", "exclude_modules")
+
+
+def _skipped_classes(qc: dict) -> set[str]:
+    """The weight classes a quantization_config's skip list keeps in 16 bits (module names or patterns)."""
+    names = [str(n) for key in _SKIP_KEYS if isinstance(qc.get(key), list) for n in qc[key]]
+    classes = set()
+    for name in names:
+        low = name.lower()
+        if "embed" in low:
+            classes.add("embedding")
+        if "lm_head" in low:
+            classes.add("lm_head")
+        if "attn" in low or "attention" in low:
+            classes.add("attention")
+        if "router" in low or low.rstrip("$").endswith(("mlp.gate", ".gate")):
+            classes.add("router")
+        if "shared_expert" in low:
+            classes.add("shared_experts")
+    return classes
+
+
+def _bits_and_kind(qc: dict, where: str) -> tuple[int, str]:
+    """compressed-tensors: the weights' (num_bits, type) of its first config group."""
+    groups = qc.get("config_groups")
+    group = next(iter(groups.values()), None) if isinstance(groups, dict) and groups else None
+    weights = group.get("weights") if isinstance(group, dict) else None
+    if not isinstance(weights, dict):
+        raise field_error(where, "quantization_config.config_groups", "a group with a weights entry (num_bits, type)", groups)
+    bits, kind = weights.get("num_bits"), str(weights.get("type", "int"))
+    if bits not in (4, 8):
+        raise field_error(where, "quantization_config.config_groups.weights.num_bits", "4 or 8", bits)
+    activations = group.get("input_activations")
+    return bits, ("weight_only" if not activations else kind)
+
+
+def _precision(config: dict, cfg: dict, where: str) -> dict | None:
+    """The profile's `precision:` block from the checkpoint's quantization_config (None: bf16 throughout)."""
+    qc = config.get("quantization_config", cfg.get("quantization_config"))
+    if qc is None:
+        return None
+    if not isinstance(qc, dict):
+        raise field_error(where, "quantization_config", "a JSON object", type(qc).__name__)
+    method = str(qc.get("quant_method", "")).lower()
+    algo = str(qc.get("quant_algo", "")).upper()
+    bits = qc.get("bits", qc.get("w_bit"))
+    if method in _FP8_METHODS or (method == "modelopt" and algo.startswith("FP8")):
+        quantised, dtype = None, "fp8"
+    elif method == "mxfp4":  # gpt-oss: the MoE experts' projections only
+        quantised, dtype = ("experts",), "fp4"
+    elif method == "modelopt" and "FP4" in algo:  # NVFP4: every linear of the decoder blocks but those excluded
+        quantised, dtype = None, "fp4"
+    elif method in _WEIGHT_ONLY_METHODS:
+        if bits not in (4, 8):
+            raise field_error(where, "quantization_config.bits", "4 or 8 (weight bits)", bits)
+        quantised, dtype = None, "int4" if bits == 4 else "w8a16"
+    elif method == "compressed-tensors":
+        n, kind = _bits_and_kind(qc, where)
+        if kind == "float" and n == 8:
+            quantised, dtype = None, "fp8"
+        elif kind == "int" and n == 8:
+            quantised, dtype = None, "int8"
+        elif kind == "weight_only":
+            quantised, dtype = None, "int4" if n == 4 else "w8a16"
+        else:
+            raise field_error(where, "quantization_config.config_groups", "8-bit float or int, or weight-only 4/8-bit weights",
+                              f"{n}-bit {kind}")
+    else:
+        raise field_error(where, "quantization_config.quant_method", "fp8, fbgemm_fp8, mxfp4, modelopt (FP8, NVFP4), awq, gptq "
+                          "or compressed-tensors (or write the profile's precision: by hand, docs/PROFILES.md)", method or MISSING)
+    kept = set(_KEPT_BF16) | _skipped_classes(qc)
+    if quantised is None:
+        block: dict = {"default": dtype, **{c: "bf16" for c in ("attention", "embedding", "lm_head", "router", "shared_experts") if c in kept}}
+    else:
+        block = {"default": "bf16", **{c: dtype for c in quantised if c not in kept}}
+    detail = ", ".join(f"{k} {qc[k]}" for k in ("quant_algo", "bits", "fmt", "weight_block_size") if qc.get(k) is not None)
+    block["source"] = (f"quantization_config of the imported config.json: quant_method {method}" + (f", {detail}" if detail else "")
+                       + "; embedding, LM head and router kept in 16 bits"
+                       + (" with the modules it leaves unconverted" if _skipped_classes(qc) else "") + " (roofline/hfimport.py)")
+    return block
 
 
 def _moe(cfg: dict, where: str, layers: int, hidden: int) -> dict | None:
@@ -176,6 +282,9 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     moe = _moe(cfg, where, layers, hidden)
     if moe:
         profile["moe"] = moe
+    precision = _precision(config, cfg, where)
+    if precision:
+        profile["precision"] = precision
     mtp = _int(cfg, where, "num_nextn_predict_layers", default=0, allow_zero=True)
     if mtp:
         profile["mtp_modules"] = mtp

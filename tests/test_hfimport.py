@@ -105,3 +105,46 @@ def test_import_takes_the_names_hw_new_takes(name, tmp_path):
     with pytest.raises(RooflineError, match="^--name: expected letters, digits"):
         import_hf_config(config, name, tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["config.json"]
+
+
+def test_a_quantised_checkpoint_is_imported_in_its_own_precision():
+    """quantization_config was dropped: DeepSeek-V3's fp8 and gpt-oss's mxfp4 configs came out bf16 (gpt-oss-120b then
+    needed 234 GB and fit no 80 GB GPU). The shipped profiles, written by hand from the model cards, are the reference."""
+    deepseek = {"model_type": "deepseek_v3", "num_hidden_layers": 61, "hidden_size": 7168, "num_attention_heads": 128,
+                "num_key_value_heads": 128, "intermediate_size": 18432, "moe_intermediate_size": 2048, "vocab_size": 129280,
+                "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
+                "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+                "quantization_config": {"activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8",
+                                        "weight_block_size": [128, 128]}}
+    spec = model_from_dict(profile_from_hf_config(deepseek, "ds", "ds.json"), "ds")
+    assert dict(spec.native_precision) == dict(load_model("deepseek-v3").native_precision)
+    gpt_oss = {"model_type": "gpt_oss", "num_hidden_layers": 36, "hidden_size": 2880, "num_attention_heads": 64,
+               "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 2880, "vocab_size": 201088,
+               "num_local_experts": 128, "num_experts_per_tok": 4, "sliding_window": 128,
+               "layer_types": ["sliding_attention", "full_attention"] * 18,
+               "quantization_config": {"quant_method": "mxfp4", "modules_to_not_convert": [
+                   "model.layers.*.self_attn", "model.layers.*.mlp.router", "model.embed_tokens", "lm_head"]}}
+    spec = model_from_dict(profile_from_hf_config(gpt_oss, "g", "g.json"), "g")
+    assert dict(spec.native_precision) == dict(load_model("gpt-oss-120b").native_precision)
+    awq = profile_from_hf_config({**TINY, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128}}, "a", "a.json")
+    assert awq["precision"]["default"] == "int4" and awq["precision"]["lm_head"] == "bf16"
+    w8a8 = {"quant_method": "compressed-tensors", "config_groups": {"group_0": {
+        "weights": {"num_bits": 8, "type": "float"}, "input_activations": {"num_bits": 8, "type": "float"}}}, "ignore": ["lm_head"]}
+    assert profile_from_hf_config({**TINY, "quantization_config": w8a8}, "c", "c.json")["precision"]["default"] == "fp8"
+    assert "precision" not in profile_from_hf_config(TINY, "t", "t.json")  # no quantization_config: bf16 throughout
+    with pytest.raises(RooflineError, match=r"^b.json: quantization_config.quant_method: expected fp8, .* found 'bitsandbytes'"):
+        profile_from_hf_config({**TINY, "quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": True}}, "b", "b.json")
+
+
+def test_gemma_layouts_keep_their_global_layers():
+    """sliding_window_pattern (Gemma 3) and Gemma 2's alternation were read as every layer sliding: Gemma 3 27B's KV
+    cache at 128k came out about 21x too small."""
+    gemma3 = {"text_config": {**TINY, "model_type": "gemma3_text", "num_hidden_layers": 62, "sliding_window": 1024,
+                              "sliding_window_pattern": 6}}
+    assert profile_from_hf_config(gemma3, "g3", "g3.json")["attention"]["groups"] == [
+        {"kind": "sliding", "layers": 52, "window": 1024}, {"kind": "full", "layers": 10}]  # layers 6, 12, ..., 60 global
+    gemma2 = {**TINY, "model_type": "gemma2", "num_hidden_layers": 42, "sliding_window": 4096}
+    assert profile_from_hf_config(gemma2, "g2", "g2.json")["attention"]["groups"] == [
+        {"kind": "sliding", "layers": 21, "window": 4096}, {"kind": "full", "layers": 21}]
+    mistral = {**TINY, "model_type": "mistral", "sliding_window": 4096}
+    assert profile_from_hf_config(mistral, "m", "m.json")["attention"]["groups"] == [{"kind": "sliding", "layers": 4, "window": 4096}]
