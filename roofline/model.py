@@ -339,9 +339,19 @@ class ModelSpec:
             "params": self.params,
             "active_params": self.active_params,
             "mtp_params": self.mtp_params,
-            "kv_bytes_per_token": self.kv_bytes_per_token(kv_bytes_per_element),
+            "kv_bytes_per_token": self.kv_bytes_per_token(kv_bytes_per_element),  # nominal: every layer keeps every token
+            "kv_bytes_per_token_at_4k": self.kv_bytes_per_token_at(4096, kv_bytes_per_element),
             "kv_bytes_per_token_at_128k": self.kv_bytes_per_token_at(131072, kv_bytes_per_element),
             "kv_layout": self.kv_layout,
+            "mla": None if self.mla is None else self.mla.__dict__,
+            "q_lora_rank": self.q_lora_rank,
+            "o_lora_rank": self.o_lora_rank,
+            "o_groups": self.o_groups,
+            "ffn_gated": self.ffn_gated,
+            "tied_embeddings": self.tied_embeddings,
+            "native_precision": dict(self.native_precision) or dict.fromkeys(WEIGHT_CLASSES, "bf16"),
+            "params_by_class": self.params_by_class(),
+            "weight_bytes_as_released": self.weight_bytes_as_released,
             "layers": self.layers,
             "hidden_size": self.hidden_size,
             "heads": self.heads,
@@ -356,7 +366,14 @@ class ModelSpec:
             "published_params": self.published_params,
             "published_active_params": self.published_active_params,
             "source": self.source,
+            "notes": self.notes,
         }
+
+    @property
+    def weight_bytes_as_released(self) -> float:
+        """Bytes of every weight (MTP modules included) in the checkpoint's own dtypes (bf16 where it names none)."""
+        dtypes = dict(self.native_precision)
+        return float(sum(n * BYTES_PER_ELEMENT[dtypes.get(cls, "bf16")] for cls, n in self.params_by_class().items()))
 
 
 _INT_FIELDS = ("layers", "hidden_size", "heads", "kv_heads", "head_dim", "ffn_size", "vocab_size")

@@ -184,38 +184,75 @@ def hardware_table(hw) -> str:
 
 
 def model_list(specs: list) -> str:
-    """`roofline models list`: parameters, active parameters, KV bytes per token (nominal and at 128k)."""
-    lines = [f"{'name':<20}{'params':>10}{'active':>10}{'KV/token bf16':>15}{'at 128k':>10}  attention"]
+    """`roofline models list`: parameters, active parameters, KV bytes per token in bf16 at a 4k and a 128k context
+    (the whole context's KV over its tokens: windows, compression and indexer keys applied)."""
+    lines = [f"{'name':<20}{'params':>10}{'active':>10}{'KV/token 4k':>13}{'128k':>10}  attention"]
     for m in specs:
         kinds = "+".join(sorted({g.kind for g in m.groups}))
         lines.append(
-            f"{m.name:<20}{m.params / 1e9:>9.2f}B{m.active_params / 1e9:>9.2f}B{m.kv_bytes_per_token() / 1024:>12.1f}KiB"
+            f"{m.name:<20}{m.params / 1e9:>9.2f}B{m.active_params / 1e9:>9.2f}B{m.kv_bytes_per_token_at(4096) / 1024:>10.1f}KiB"
             f"{m.kv_bytes_per_token_at(131072) / 1024:>7.1f}KiB  {m.kv_layout} {kinds}{' moe' if m.moe else ''}"
         )
     return "\n".join(lines)
 
 
+def _kv_shape(m) -> str:
+    """What one layer stores per token: 'mla latent 512 + rope 64', '2 x 8 KV heads x 128'."""
+    if m.kv_layout == "mla":
+        return f"mla latent {m.mla.kv_lora_rank} + rope {m.mla.qk_rope_head_dim} per layer"
+    return f"{'1 (shared K = V)' if m.kv_layout == 'shared_kv' else '2'} x {m.kv_heads} KV heads x {m.head_dim} per layer"
+
+
+def _precision_text(m) -> str:
+    """'fp8; bf16: router, embedding, lm_head' (the most common dtype first, the others by class)."""
+    dtypes = dict(m.native_precision) or {"all": "bf16"}
+    counts = {d: sum(1 for v in dtypes.values() if v == d) for d in dtypes.values()}
+    main = max(counts, key=counts.get)
+    others = {}
+    for cls, d in dtypes.items():
+        if d != main:
+            others.setdefault(d, []).append(cls)
+    return main + "".join(f"; {d}: {', '.join(classes)}" for d, classes in others.items())
+
+
 def model_table(m) -> str:
-    """`roofline models show NAME`: architecture, computed parameter counts and KV size."""
+    """`roofline models show NAME`: architecture, computed parameter counts, KV size and the checkpoint's precision."""
     published = f" (published {m.published_params / 1e9:.3f} B)" if m.published_params else " (no published figure)"
+    embedded = m.embedding_params + (0 if m.tied_embeddings else m.lm_head_params)
     lines = [
         f"{m.display_name} ({m.name})",
         f"  parameters       {m.params / 1e9:.3f} B{published}",
         f"  active           {m.active_params / 1e9:.3f} B"
-        + (f" (published {m.published_active_params / 1e9:.3f} B)" if m.published_active_params else ""),
-        f"  KV per token     {m.kv_bytes_per_token():,.0f} bytes in bf16 ({m.kv_layout}); {m.kv_bytes_per_token_at(131072):,.0f} at 128k context",
+        + (f" (published {m.published_active_params / 1e9:.3f} B)" if m.published_active_params else "")
+        + (f"; counts the embedding and LM head ({embedded / 1e9:.2f} B)" if not m.tied_embeddings
+           else f"; counts the tied embedding once ({embedded / 1e9:.2f} B)"),
+        f"  KV per token     {m.kv_bytes_per_token_at(4096):,.0f} B at 4k context, {m.kv_bytes_per_token_at(131072):,.0f} B at 128k "
+        f"(bf16; the context's KV over its tokens); {_kv_shape(m)}",
+        f"  precision        {_precision_text(m)}  ({format_si(m.weight_bytes_as_released, 'B')} of weights as released"
+        + (", MTP included)" if m.mtp_modules else ")"),
     ]
     for key in ("layers", "hidden_size", "heads", "kv_heads", "head_dim", "ffn_size", "vocab_size"):
         lines.append(f"  {key:<16} {getattr(m, key)}")
+    lines.append(f"  {'ffn_gated':<16} {str(m.ffn_gated).lower()}")
+    lines.append(f"  {'tied_embeddings':<16} {str(m.tied_embeddings).lower()}")
+    if m.mla is not None:
+        lines.append(f"  MLA: q_lora_rank {m.mla.q_lora_rank}, kv_lora_rank {m.mla.kv_lora_rank}, qk_nope_head_dim "
+                     f"{m.mla.qk_nope_head_dim}, qk_rope_head_dim {m.mla.qk_rope_head_dim}, v_head_dim {m.mla.v_head_dim} "
+                     "(head_dim and kv_heads above do not set the KV cache)")
+    if m.q_lora_rank or m.o_lora_rank:
+        lines.append(f"  low rank: q_lora_rank {m.q_lora_rank}, o_lora_rank {m.o_lora_rank}, o_groups {m.o_groups}")
     for g in m.groups:
         lines.append(f"  layers {g.layers:>3}: {g.kind}" + (f" window {g.window}" if g.window else "")
-                     + (f" ratio {g.ratio}" if g.ratio > 1 else "") + (f" reads <= {g.read_tokens}" if g.read_tokens else ""))
+                     + (f" ratio {g.ratio}" if g.ratio > 1 else "") + (f" reads <= {g.read_tokens}" if g.read_tokens else "")
+                     + (f" indexer {g.index_heads} heads x {g.index_dim}" if g.index_dim else ""))
     if m.moe:
         lines.append(f"  MoE: {m.moe.experts} experts top-{m.moe.top_k}, expert ffn {m.moe.expert_ffn_size}, "
                      f"shared {m.moe.shared_experts}, dense layers {m.moe.dense_layers}")
     if m.mtp_modules:
         lines.append(f"  MTP modules      {m.mtp_modules} ({m.mtp_params / 1e9:.2f} B params)")
     lines.append(_text_block("source", m.source))
+    if m.notes:
+        lines.append(_text_block("notes", m.notes))
     return "\n".join(lines)
 
 
