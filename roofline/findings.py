@@ -548,13 +548,14 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS) -> pd.DataFrame:
     without speculation (k = 0 columns) and with it (any k), as a premium over the cheapest tier's price."""
     rows = []
     for hw, g in _fits(df).groupby("hardware", observed=True):
-        base = g.drop_duplicates(["model", "context", "alpha", "batch"])
+        base = g  # plain decoding's columns repeat on every k of a point: the cheapest over every config of this GPU
         if base["baseline_cost_usd_per_million_tokens"].isna().all():  # a device without a price: no tier to compare
             continue
         ref = base.loc[base["baseline_cost_usd_per_million_tokens"].idxmin()]
         u0, c0 = float(ref["baseline_tokens_per_s_per_user"]), float(ref["baseline_cost_usd_per_million_tokens"])
         row = {"hardware": hw, "base_batch": int(ref["batch"]), "base_tokens_per_s_per_user": u0, "base_cost_usd_per_million_tokens": c0,
-               "base_batch_note": _largest_swept(ref, base)}  # the cheapest at the sweep's edge: more may fit
+               "base_batch_note": _largest_swept(ref, base),  # the cheapest at the sweep's edge: more may fit
+               "base_config": _config_text(ref, _varying(g))}
         for m in speeds:
             plain = base[base["baseline_tokens_per_s_per_user"] >= m * u0]["baseline_cost_usd_per_million_tokens"]
             spec = g[g["tokens_per_s_per_user"] >= m * u0]["cost_usd_per_million_tokens"]
@@ -567,6 +568,8 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS) -> pd.DataFrame:
 
 
 def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
+    engine = main_engine(df)  # the figure's engine: prices of two engines are not tiers of one service
+    df = df[df["engine"].astype(str) == engine] if "engine" in df else df
     tiers = tier_prices(df)
     order = [h for h in dict.fromkeys(df["hardware"]) if h in tiers.index]
     if not order:
@@ -592,7 +595,8 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     worst = others[f"premium_{m1:g}x_speculation"].max() if len(others) else np.nan
     text = (
         f"On {_hw(meta, h0)}, the cheapest tier without speculation costs ${_n(t['base_cost_usd_per_million_tokens'])} per million tokens at "
-        f"{_n(t['base_tokens_per_s_per_user'])} tokens/s per user (batch {int(t['base_batch'])}, no speculation{t['base_batch_note']}). "
+        f"{_n(t['base_tokens_per_s_per_user'])} tokens/s per user (batch {int(t['base_batch'])}{t['base_config']}, no speculation"
+        f"{t['base_batch_note']}). "
         f"{m1:g}× that speed {tier(m1, True)}; {m2:g}× {tier(m2, False)}."
         + (f" On the other {len(others)} GPUs the {m1:g}× tier with speculation costs at most {_x(worst)} their cheapest tier."
            if len(others) and np.isfinite(worst) else "")
@@ -624,36 +628,80 @@ def prefill_not_sped_up(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     })
 
 
+CONFIG_COLUMNS = ("engine", "method", "tp", "dp_attention", "ep", "pp", "weight_dtype", "expert_dtype", "kv_dtype",
+                  "draft_hardware", "shared_prefix")  # what a sweep may vary besides hardware, model and its axes
+POINT_COLUMNS = ("hardware", "model", "context", "alpha", "batch")
+
+
+def _varying(df: pd.DataFrame) -> list[str]:
+    """The config columns of CONFIG_COLUMNS that take more than one value in `df`."""
+    return [c for c in CONFIG_COLUMNS if c in df and df[c].astype(str).nunique() > 1]
+
+
+def _config_text(row: pd.Series, columns: list[str], meta: dict | None = None) -> str:
+    """', tp 4, drafter on L4' for the config columns given ('' for none)."""
+    def one(c: str) -> str:
+        if c == "draft_hardware":
+            return f", drafter on {_hw(meta or {}, str(row[c]))}" if str(row[c]) else ", drafter on the target's devices"
+        return f", {c.replace('_', ' ')} {row[c]}"
+    return "".join(one(c) for c in columns)
+
+
 def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
-    fit = _fits(df)
+    engine = main_engine(df)  # the figure's engine
+    fit = _fits(df[df["engine"].astype(str) == engine] if "engine" in df else df)
+    title = meta.get("scenario", "scenario")
     if fit.empty:
-        return Finding(meta.get("scenario", "scenario"), "No point of this sweep fits in device memory.", {})
+        return Finding(title, f"No point of this sweep fits in device memory (engine {engine}).", {})
     if not (fit["k"] > 0).any():
         b = fit.loc[fit["tokens_per_s"].idxmax()]
-        return Finding(meta.get("scenario", "scenario"), f"Throughput peaks at {_n(b['tokens_per_s'])} tokens/s "
+        return Finding(title, f"Throughput peaks at {_n(b['tokens_per_s'])} tokens/s "
                        f"({_hw(meta, b['hardware'])}, {_model(meta, b['model'])}, batch {int(b['batch'])}).", {})
-    best = _at_best_k(fit[fit["k"] > 0])
-    top = best.loc[best["speedup"].idxmax()]
-    points = best.drop_duplicates(["hardware", "model", "context", "alpha", "batch"])  # one per point at its best k
+    varying = _varying(fit)
+    keys = [c for c in (*POINT_COLUMNS, *varying)]
+    # each point of each config at its best drafting k (the largest speedup over k > 0; a tree has one k, best_k -1)
+    points = fit[fit["k"] > 0].sort_values("speedup", kind="stable").drop_duplicates(keys, keep="last")
+    top = points.loc[points["speedup"].idxmax()]
     losing = points[points["speedup"] < 1.0]
 
     def span(column: str, fmt) -> str:
-        lo, hi = losing[column].min(), losing[column].max()
-        return fmt(lo) if lo == hi else f"{fmt(lo)} to {fmt(hi)}"
+        values = losing[column].dropna()  # alpha is NaN where per-position rates (or a tree's tau) stand for it
+        if values.empty:
+            return fmt(float("nan"))
+        lo, hi = values.min(), values.max()
+        text = fmt(lo) if lo == hi else f"{fmt(lo)} to {fmt(hi)}"
+        return text + (" and per-position rates" if len(values) < len(losing) else "")
+
+    tree = meta.get("tree_nodes")
+
     def acceptance(alpha) -> str:
+        if tree:
+            return f"a tree of {tree} nodes, τ = {meta.get('tree_tau'):g}"
         return "the method's per-position rates" if alpha != alpha else f"α = {alpha:g}"
-    varying = [c for c in ("engine", "method", "tp", "dp_attention", "ep", "pp", "weight_dtype", "expert_dtype", "kv_dtype",
-                           "draft_hardware", "shared_prefix") if c in df and df[c].nunique() > 1]  # what else the sweep varied
-    where = "".join(f", drafter on {top[c]}" if c == "draft_hardware" and str(top[c]) else
-                    ", drafter on the target's devices" if c == "draft_hardware" else f", {c.replace('_', ' ')} {top[c]}"
-                    for c in varying)
-    text = (f"Speculation gains up to {_x(top['speedup'])} ({_hw(meta, top['hardware'])}, {_model(meta, top['model'])}{where}, batch "
-            f"{int(top['batch'])}, context {_ctx(top['context'])}, {acceptance(top['alpha'])}, k = {int(top['k'])}); "
-            + (f"at its best k it still loses (speedup below 1) at {len(losing)} of the {len(points)} points that fit, "
-               f"at batch {span('batch', lambda v: f'{int(v):,}')} and α {span('alpha', lambda v: 'per-position rates' if v != v else f'{v:g}')}."
+    # what every losing point shares where the sweep varied it: the cause a reader looks for
+    shared = [c for c in (*varying, "hardware", "model") if c in points and points[c].astype(str).nunique() > 1
+              and losing[c].astype(str).nunique() == 1]
+    cause = ""
+    if len(losing) and shared:
+        first = losing.iloc[0]
+        parts = [_config_text(first, [c], meta)[2:] for c in shared if c in varying]
+        parts += [_hw(meta, first["hardware"])] if "hardware" in shared else []
+        parts += [_model(meta, first["model"])] if "model" in shared else []
+        cause = f", all with {_list(parts)}"
+    never = [m for m in dict.fromkeys(df["model"].astype(str)) if not fit["model"].astype(str).eq(m).any()]
+    text = (f"Speculation gains up to {_x(top['speedup'])} ({_hw(meta, top['hardware'])}, {_model(meta, top['model'])}"
+            f"{_config_text(top, varying, meta)}, batch {int(top['batch'])}, context {_ctx(top['context'])}, "
+            f"{acceptance(top['alpha'])}, k = {int(top['k'])}); "
+            + (f"at its best k it still loses (speedup below 1) at {len(losing)} of the {len(points)} points that fit{cause}, "
+               f"at batch {span('batch', lambda v: f'{int(v):,}')}"
+               + ("." if tree else f" and α {span('alpha', lambda v: 'per-position rates' if v != v else f'{v:g}')}.")
                if len(losing)
-               else "it pays at every point that fits."))
-    return Finding(meta.get("scenario", "scenario"), text, {"best_speedup": float(top["speedup"])})
+               else "it pays at every point that fits.")
+            + (f" {_list([_model(meta, m) for m in never])} fit{'s' if len(never) == 1 else ''} in memory at no point of the sweep."
+               if never else "")
+            + (f" (Engine {engine}, as in the figure; the table also holds "
+               f"{_list(sorted(set(df['engine'].astype(str)) - {engine}))}.)" if "engine" in df and df["engine"].nunique() > 1 else ""))
+    return Finding(title, text, {"best_speedup": float(top["speedup"])})
 
 
 FINDINGS = {

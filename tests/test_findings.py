@@ -269,5 +269,34 @@ def test_the_generic_finding_names_what_the_sweep_varied_and_never_prints_alpha_
     r = run_scenario(str(path))
     f = finding(r.name, r.df, r.ops, r.meta)
     assert "nan" not in f.text and "the method's per-position rates" in f.text
-    top = r.df[r.df["k"] > 0].sort_values("speedup").iloc[-1]
-    assert f"engine {top['engine']}, tp {int(top['tp'])}, batch {int(top['batch'])}" in f.text
+    # the finding reports on the figure's engine (vllm, the first realistic one) and names the engine it left aside
+    top = r.df[(r.df["k"] > 0) & (r.df["engine"] == "vllm")].sort_values("speedup").iloc[-1]
+    assert f"tp {int(top['tp'])}, batch {int(top['batch'])}" in f.text and f"{top['speedup']:.3g}×" in f.text
+    assert "(Engine vllm, as in the figure; the table also holds sglang.)" in f.text
+
+
+def test_the_generic_finding_counts_every_config_and_names_what_the_losing_points_share(tmp_path):
+    """A drafter-placement axis collapsed into its first value: '8 of the 10 points' (30 fit), and with the list
+    reordered 'it pays at every point that fits' while the drafter on an L4 lost at 8."""
+    from roofline.findings import generic
+
+    path = tmp_path / "place.yaml"
+    path.write_text("name: place-test\nhardware: h100\nmodel: llama-3.1-70b\ntp: 4\nmethod: draft\ndraft: llama-3.2-1b\n"
+                    "draft_hardware: [h100-sxm, l4]\naxes:\n  batch: [1, 32, 128]\n  context: [2048]\n  k: [3]\n  alpha: [0.6]\n")
+    r = run_scenario(str(path))
+    f = generic(r.df, r.ops, r.meta)
+    points = r.df[r.df["fits_in_memory"] & (r.df["k"] > 0)]
+    losing = points[points["speedup"] < 1]
+    assert len(points) == 6 and len(losing) and set(losing["draft_hardware"]) == {"l4"}  # the L4 drafter loses
+    assert f"loses (speedup below 1) at {len(losing)} of the 6 points that fit, all with drafter on L4" in f.text
+
+
+def test_the_generic_finding_reads_a_tree_and_names_a_model_that_never_fits(tmp_path):
+    """A tree (best_k -1) crashed the report with a traceback (argmax of an empty sequence)."""
+    path = tmp_path / "tree.yaml"
+    path.write_text("name: tree-test\nhardware: h100\nmodel: [llama-3.1-8b, llama-3.1-405b]\nmethod: eagle\n"
+                    "tree: {nodes: 60, tau: 4.5}\naxes:\n  batch: [1, 256]\n  context: [2048]\n  k: [5]\n")
+    r = run_scenario(str(path))
+    f = finding(r.name, r.df, r.ops, r.meta)
+    assert "a tree of 60 nodes, τ = 4.5, k = 5" in f.text and "nan" not in f.text
+    assert "Llama 3.1 405B fits in memory at no point of the sweep." in f.text
