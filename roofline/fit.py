@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 
 from roofline.errors import RooflineError
-from roofline.measurements import load_measurements, predict_rowset, prepare_rows
+from roofline.measurements import ENGINE_SLOTS, engine_slot, load_measurements, predict_rowset, prepare_rows
 from roofline.outputs import progress_bar, progress_done
 from roofline.serving import FITTED_UNITS, ServingEngine, engine_from_dict, load_engine
 
@@ -145,19 +145,38 @@ def fittable_engine(engine: str, profiles: tuple = ()) -> ServingEngine:
     return base
 
 
-def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements") -> tuple[pd.DataFrame, str]:
-    """The fit-split rows of `engine_name` (or all fit rows when fewer than MIN_ENGINE_ROWS), and a sentence saying which."""
+def rows_slot(engine_name: str, table: pd.DataFrame) -> str:
+    """The engine slot (measurements.ENGINE_SLOTS) whose rows a fit of profile `engine_name` takes: its own name where
+    it is a slot (vllm, sglang, ...); else the engine its name contains (`my-vllm` from `engines new my-vllm --from
+    vllm`: vllm); else the one engine of the file's fit rows where they have one (a user's own server)."""
+    if engine_name in ENGINE_SLOTS:
+        return engine_name
+    named = engine_slot(engine_name)
+    if named:
+        return named
+    slots = set(table.loc[table["split"] == "fit", "engine_slot"]) - {""}
+    return slots.pop() if len(slots) == 1 else engine_name
+
+
+def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements", fold: bool = False) -> tuple[pd.DataFrame, str]:
+    """The fit-split rows of `engine_name`'s engine (rows_slot), or all fit rows when fewer than MIN_ENGINE_ROWS,
+    and a sentence saying which. Fewer than MIN_ENGINE_ROWS fit rows in all are refused: a fit of that few does not
+    determine its parameters (each would trade off against the others at one point); a cross-validation `fold`,
+    whose full fit passed this check, takes what is left of them."""
     fit = table[table["split"] == "fit"]
     if fit.empty:
         raise RooflineError(f"{where}: split: expected at least one row with split = fit, found none")
-    own = fit[fit["engine_slot"] == engine_name]
+    if len(fit) < MIN_ENGINE_ROWS and not fold:
+        raise RooflineError(f"{where}: expected at least {MIN_ENGINE_ROWS} fit rows to fit an engine's parameters to, found "
+                            f"{len(fit)} (measure more batch sizes, or predict these rows with `roofline accuracy --split all`)")
+    slot = rows_slot(engine_name, table)
+    own = fit[fit["engine_slot"] == slot]
+    label = slot if slot == engine_name else f"{slot} (profile {engine_name})"
     if len(own) >= MIN_ENGINE_ROWS:
-        return own, f"{len(own)} fit rows of engine {engine_name}"
+        return own, f"{len(own)} fit rows of engine {label}"
     others = len(fit) - len(own)
-    return fit, (f"all {len(fit)} fit rows (only {len(own)} of engine {engine_name}, fewer than {MIN_ENGINE_ROWS}), "
-                 f"each predicted with {engine_name}"
-                 + (f": a profile fitted partly to other engines' measurements ({others} rows)" if others else
-                    ": fewer rows than a fit of this many parameters is sure of"))
+    return fit, (f"all {len(fit)} fit rows (only {len(own)} of engine {label}, fewer than {MIN_ENGINE_ROWS}), "
+                 f"each predicted with {engine_name}: a profile fitted partly to other engines' measurements ({others} rows)")
 
 
 def check_profile_names(table: pd.DataFrame, profiles: tuple, where: str) -> None:
@@ -181,8 +200,9 @@ def left_out_note(table: pd.DataFrame, engine_name: str) -> str:
     """' (N rows of other engines left out: sglang-early 6, vllm 1)' for the fit rows of other engines that a fit of
     `engine_name` on its own rows leaves out, '' when there are none or the fit falls back to every row."""
     fit = table[table["split"] == "fit"]
-    others = fit[fit["engine_slot"] != engine_name]["engine_slot"].value_counts()
-    if not len(others) or (fit["engine_slot"] == engine_name).sum() < MIN_ENGINE_ROWS:
+    slot = rows_slot(engine_name, table)
+    others = fit[fit["engine_slot"] != slot]["engine_slot"].value_counts()
+    if not len(others) or (fit["engine_slot"] == slot).sum() < MIN_ENGINE_ROWS:
         return ""
     n = int(others.sum())
     return (f" ({n} row{'s' if n != 1 else ''} of other engines left out: "
@@ -212,8 +232,9 @@ def _starts(u0: np.ndarray) -> list[np.ndarray]:
 
 def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_evaluations: int = 400,
             loss: str = "cauchy", loss_scale: float = 0.15, fixed: tuple[str, ...] = (),
-            per_family: tuple[str, ...] = (), table: pd.DataFrame | None = None) -> dict:
-    """Fit `engine`'s PARAMETERS to the fit rows of the measurements file `path` (module docstring).
+            per_family: tuple[str, ...] = (), table: pd.DataFrame | None = None, fold: bool = False) -> dict:
+    """Fit `engine`'s PARAMETERS to the fit rows of the measurements file `path` (module docstring); `fold`: a
+    cross-validation fold (fit_rows).
     Parameters named in `fixed` (YAML keys) stay at their start value: a quantity measured directly (a
     collective's latency in a microbenchmark) need not be inferred again from end-to-end rows. Parameters
     named in `per_family` (among PER_FAMILY) get a value per hardware family with enough rows. `table`: the
@@ -247,7 +268,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     base = replace(loaded, overrides=tuple((glob, changes) for glob, changes in kept if changes))
     table = load_measurements(path) if table is None else table
     check_profile_names(table, profiles, str(path))
-    chosen, which = fit_rows(table, base.name, str(path))
+    chosen, which = fit_rows(table, base.name, str(path), fold=fold)
     rows = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit")
     usable = rows.table["skipped"] == ""
     if usable.sum() == 0:
@@ -398,6 +419,9 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
     # earlier fit wrote (run_fit drops them: fitted on every source, a left-out source must not reach its prediction so)
     options = {"loss": loss, "fixed": tuple(fixed), "per_family": tuple(per_family), "max_evaluations": max_evaluations}
     sources_to_leave_out = list(dict.fromkeys(chosen["source_id"]))
+    if len(sources_to_leave_out) < 2:  # before minutes of fitting: a fold needs a source left to fit on
+        raise RooflineError(f"--cv: expected fit rows from at least 2 sources (source_id) to leave one out at a time, "
+                            f"found {len(sources_to_leave_out)} ({which})")
     began = time.perf_counter()
     progress_bar(0, len(sources_to_leave_out) + 1, 0.0, "fits: all sources")  # a fit a source: minutes, not silence
     everything = run_fit(path, engine, profiles, table=table, **options)["engine"]
@@ -405,7 +429,7 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
     for done, source in enumerate(sources_to_leave_out, 1):
         progress_bar(done, len(sources_to_leave_out) + 1, time.perf_counter() - began, f"fits: without {source[:40]}")
         others = table[~((table["split"] == "fit") & (table["source_id"] == source))]
-        fold = run_fit(path, engine, profiles, table=others, **options)
+        fold = run_fit(path, engine, profiles, table=others, fold=True, **options)
         left_out = fold["engine"]
         if fold["rows_used"].startswith("all "):
             widened.append(source)  # too few rows of this engine left: fit_rows took every engine's fit rows

@@ -315,3 +315,25 @@ def test_a_row_the_fit_leaves_out_is_still_checked_for_profile_names():
     with pytest.raises(RooflineError, match=r"m.csv: row 2: hardware: unknown hardware 'nosuchgpu'"):
         check_profile_names(table, (), "m.csv")
     check_profile_names(table.iloc[:1], (), "m.csv")  # every name known: nothing said
+
+
+def test_a_profile_under_a_name_of_its_own_fits_the_rows_of_its_engine_and_too_few_rows_are_refused(tmp_path):
+    """`engines new my-vllm --from vllm` then `fit --engine my-vllm` found none of the file's vllm rows and fitted the
+    copy to every engine's; one fit row was fitted (11 parameters) and written without a word; `--cv` on one source
+    ran the whole fit before failing with a wrong message."""
+    from roofline.fit import cross_validate, rows_slot
+
+    path = synthetic_file(tmp_path)
+    table = load_measurements(path)
+    assert rows_slot("my-vllm", table) == "vllm" and rows_slot("vllm-v0", table) == "vllm-v0"
+    assert rows_slot("our-server", table) == "vllm"  # the file's one engine
+    chosen, which = fit_rows(table, "my-vllm")
+    assert len(chosen) == 16 and which == "16 fit rows of engine vllm (profile my-vllm)"
+    few = tmp_path / "few.csv"
+    pd.read_csv(path, dtype=str).head(3).to_csv(few, index=False)
+    with pytest.raises(RooflineError, match=r"few.csv: expected at least 5 fit rows to fit an engine's parameters to, found 3"):
+        run_fit(few)
+    one_source = tmp_path / "one.csv"
+    pd.read_csv(path, dtype=str).assign(source_id="my-server").to_csv(one_source, index=False)
+    with pytest.raises(RooflineError, match=r"^--cv: expected fit rows from at least 2 sources \(source_id\) .* found 1"):
+        cross_validate(one_source)
