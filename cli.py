@@ -399,13 +399,15 @@ def measurements_convert(
     method: Annotated[str, typer.Option(help="Speculation method of the server: none | draft | mtp | eagle | ngram.")] = "none",
     k: Annotated[int, typer.Option(help="Draft length (speculative tokens per step; a tree's depth).")] = 0,
     draft_tokens: Annotated[int, typer.Option(help="Tree drafting: tokens verified per sequence (SGLang's option named speculative num draft tokens); 0 for a chain.")] = 0,
-    engine: Annotated[Optional[str], typer.Option(help="Engine (default: the result's backend, else vllm for JSON, sglang for JSONL).")] = None,
+    draft: Annotated[str, typer.Option(help="Draft model profile, with --method draft.")] = "",
+    engine: Annotated[Optional[str], typer.Option(help="Engine: vllm | sglang | trtllm (default: the result's backend, else the "
+                                                  "benchmark that wrote it, told by its fields).")] = None,
     engine_version: Annotated[str, typer.Option(help="Engine version: it picks the profile rows are predicted and fitted with (vLLM below 0.8: vllm-v0; SGLang below 0.4.5: sglang-early).")] = "",
     split: Annotated[str, typer.Option(help="fit | heldout: the half these rows belong to.")] = "fit",
     source_id: Annotated[Optional[str], typer.Option(help="Source of every row (default: each file's name). One server's runs "
                                                       "under one id are one source to `fit --cv`, which leaves a source out.")] = None,
     batch: Annotated[Optional[int], typer.Option(min=1, help="Client concurrency the runs used, for results that do not "
-                                                 "record max_concurrency (every file's).")] = None,
+                                                 "record max_concurrency (refused beside one that does).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --out file.")] = False,
 ) -> None:
     """Convert serving-benchmark results into measurement rows (mean TPOT and output throughput per result)."""
@@ -419,8 +421,8 @@ def measurements_convert(
     load_model(model, _dirs())
     rows = convert_benchmark(files, hardware=hardware, model=model, tp=tp, ep=ep, dp_attention=dp_attention, gpus=gpus,
                              weight_dtype=weight_dtype, kv_dtype=kv_dtype, method=method, k=k, engine=engine,
-                             engine_version=engine_version, split=split, draft_tokens=draft_tokens, profiles=_dirs(),
-                             source_id=source_id, batch=batch)
+                             engine_version=engine_version, split=split, draft_tokens=draft_tokens, draft=draft,
+                             profiles=_dirs(), source_id=source_id, batch=batch)
     typer.echo(f"{len(rows)} rows from {len(files)} file(s) -> {write_measurements(rows, out, force)}")
 
 

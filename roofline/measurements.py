@@ -536,15 +536,26 @@ def _positive(value) -> float | None:
     return number if math.isfinite(number) and number > 0 else None
 
 
-def _engine_of_backend(backend: str, lines: bool) -> str:
+_SGLANG_ONLY_FIELDS = ("random_range_ratio", "accept_length", "concurrency", "sharegpt_output_len")  # bench_serving.py
+_VLLM_ONLY_FIELDS = ("date", "burstiness", "endpoint_type", "spec_decode_acceptance_length")  # vllm bench serve
+
+
+def _engine_of_backend(backend: str, lines: bool, result: dict | None = None) -> str:
     """The `engine` of a benchmark result from its `backend`: the engine profile it names (SGLang's `trt` is
     TensorRT-LLM); one no profile covers (lmdeploy, ...) as named, predicted with the default engine; none, or a
-    generic client (openai, openai-chat), the benchmark's own engine: vllm for a JSON document, sglang for JSON lines."""
+    generic client (openai, openai-chat), the benchmark that wrote it, told by the fields only it writes
+    (_SGLANG_ONLY_FIELDS, _VLLM_ONLY_FIELDS), else by the layout: vllm for a JSON document, sglang for JSON lines
+    (vLLM's --append-result writes JSON lines too)."""
     named = backend.strip()
     if engine_slot(named) or named.lower() == "trt":
         return engine_slot(named) or "trtllm"
     if named and not named.lower().startswith("openai"):
         return named
+    fields = set(result or ())
+    if fields & set(_SGLANG_ONLY_FIELDS) and not fields & set(_VLLM_ONLY_FIELDS):
+        return "sglang"
+    if fields & set(_VLLM_ONLY_FIELDS) and not fields & set(_SGLANG_ONLY_FIELDS):
+        return "vllm"
     return "sglang" if lines else "vllm"
 
 
@@ -577,7 +588,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                       gpus: int | None = None, weight_dtype: str = "bf16", kv_dtype: str = "bf16", method: str = "none",
                       k: int = 0, engine: str | None = None, engine_version: str = "", split: str = "fit",
                       batch: int | None = None, quantities: tuple[str, ...] = ("step_time_s", "tokens_per_s"),
-                      source_id: str | None = None, draft_tokens: int = 0, profiles: tuple = ()) -> pd.DataFrame:
+                      source_id: str | None = None, draft_tokens: int = 0, draft: str = "", profiles: tuple = ()) -> pd.DataFrame:
     """Rows (the columns of measurements/README.md, checked) from serving-benchmark result files.
 
     Each result gives: batch = max_concurrency (or `batch`), concurrency = the mean requests in flight where
@@ -588,7 +599,11 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     tokens_per_s = output_throughput; acceptance_length = accept_length (SGLang) or spec_decode_acceptance_length /
     acceptance_length where present. The deployment (hardware, model, layout, dtypes, method, k, and `draft_tokens`
     for a tree: SGLang's --speculative-num-draft-tokens with --speculative-eagle-topk > 1) is what the server was
-    launched with. `engine` defaults to the one the result's `backend` names (`_engine_of_backend`). The layout
+    launched with; `draft` names the draft model of method draft (written as draft=NAME in the notes). `batch` stands
+    in for a result that records no max_concurrency, and is refused beside one that records another. A result that
+    records an acceptance length above 1 with method none is refused (a speculative run read as plain decoding).
+    `engine` defaults to the one the result's `backend` names (`_engine_of_backend`); given, it must name an engine
+    profile (vllm, sglang, trtllm, with a version where it picks one). The layout
     options are checked first by the rule rows are read with (`_layout`, the error naming the option), and the rows written by the rules `roofline accuracy` and `fit` apply
     (`prepare_rows`): what they would refuse is never written. `profiles`: folders to find the model in.
     """
@@ -598,6 +613,13 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                                         ("--k", k, method == "none" or k >= 1, f"at least 1 draft token with method {method}")):
         if not ok:  # the option, named as the user typed it (the rows' own check would name a converted row)
             raise field_error("command line", option, expected, value)
+    if engine is not None and not engine_slot(engine) and str(engine).strip().lower() != "trt":
+        raise field_error("command line", "--engine", "an engine with a profile: vllm, sglang or trtllm (the version goes in "
+                          "--engine-version)", engine)
+    if (method == "draft") != bool(draft):
+        raise field_error("command line", "--draft", "the draft model's profile name, with --method draft only", draft or MISSING)
+    if draft:
+        load_model(draft, tuple(profiles))
     gpus = tp * dp_attention if gpus is None else gpus
     options = SimpleNamespace(tp=tp, ep=ep, dp_attention=dp_attention, pp=1, gpus=gpus, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
     _layout(load_model(model, tuple(profiles)), options, "command line")
@@ -606,9 +628,13 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         results, lines = _benchmark_results(path)
         for n, result in enumerate(results, 1):
             completed = _number(result, ("completed",), path, n, "the number of completed requests")
-            conc = batch if batch is not None else _number(result, ("max_concurrency",), path, n,
-                                                             "the client's concurrency (run the benchmark with --max-concurrency, or pass "
-                                                             "--batch N / batch=N)")
+            recorded = _number(result, ("max_concurrency",), path, n, "", required=False)
+            if batch is not None and recorded is not None and round(recorded) != batch:
+                raise field_error(f"{path}: result {n}", "max_concurrency", f"no recorded concurrency beside --batch {batch} "
+                                  "(--batch is for results that record none; leave it out)", result.get("max_concurrency"))
+            conc = recorded if recorded is not None else batch if batch is not None else _number(
+                result, ("max_concurrency",), path, n,
+                "the client's concurrency (run the benchmark with --max-concurrency, or pass --batch N / batch=N)")
             if round(conc) < 1:
                 raise field_error(f"{path}: result {n}", "max_concurrency", "at least 1 request in flight", result.get("max_concurrency"))
             # the tokens the run measured: SGLang writes random_input_len / random_output_len whatever the dataset
@@ -620,10 +646,14 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                        if "total_output_tokens" in result else
                        _number(result, ("random_output_len",), path, n, "total output tokens (or random_output_len)"))
             tau = _number(result, ("accept_length", "spec_decode_acceptance_length", "acceptance_length"), path, n, "", required=False)
+            if method == "none" and tau is not None and tau > 1.0 + 1e-9:
+                raise field_error(f"{path}: result {n}", next(key for key in ("accept_length", "spec_decode_acceptance_length",
+                                                                              "acceptance_length") if _positive(result.get(key))),
+                                  "a plain run with --method none (this one speculated: pass its --method and --k)", f"{tau:g}")
             printed = _number(result, ("concurrency",), path, n, "", required=False)  # SGLang's mean in flight
             little = None if printed else _mean_in_flight(result)
             mean_conc = printed or little
-            backend = engine or _engine_of_backend(str(result.get("backend") or ""), lines)
+            backend = engine or _engine_of_backend(str(result.get("backend") or ""), lines, result)
             values = {}
             if "step_time_s" in quantities:
                 values["step_time_s"] = _number(result, ("mean_tpot_ms",), path, n, "the mean time per output token in ms") / 1000.0
@@ -640,7 +670,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                     "acceptance_length": "" if tau is None or method == "none" else f"{tau:.4g}", "draft_tokens": str(draft_tokens) if draft_tokens else "",
                     "quantity": quantity, "value": f"{value:.6g}", "split": split,
                     "notes": f"converted from {path.name}: {'mean_tpot_ms / 1000' if quantity == 'step_time_s' else 'output_throughput'}"
-                             + ("; concurrency = (sum of ttfts and itls) / duration" if little else ""),
+                             + ("; concurrency = (sum of ttfts and itls) / duration" if little else "")
+                             + (f"; draft={draft}" if draft else ""),
                 })
     if not rows:
         raise RooflineError("convert_benchmark: expected at least one result file with results, found none")

@@ -358,3 +358,28 @@ def test_the_engine_is_read_from_the_backend_and_a_json_array_is_not_taken_for_s
     lines.write_text("\n".join(json.dumps({**base, "backend": b}) for b in ("trt", "lmdeploy", "sglang")) + "\n")
     raw = convert_benchmark(lines, hardware="h100-sxm", model="llama-3.1-8b", quantities=("step_time_s",))
     assert list(raw["engine"]) == ["trtllm", "lmdeploy", "sglang"]
+
+
+def test_convert_keeps_what_a_result_records_and_refuses_what_contradicts_it(tmp_path):
+    """Each of these was written with exit 0: --batch 8 over a run that recorded max_concurrency 1; a speculative run
+    without --method as plain decoding (its acceptance length dropped); vLLM's --append-result lines as SGLang's; an
+    --engine typo, predicted with the default engine; and a draft-model run could not be converted at all."""
+    path = tmp_path / "c1.json"
+    path.write_text(json.dumps({**VLLM_RESULT, "max_concurrency": 1}))
+    with pytest.raises(RooflineError, match=r"c1.json: result 1: max_concurrency: expected no recorded concurrency beside --batch 8"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", batch=8)
+    assert set(convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", batch=1)["batch"]) == {"1"}
+    eagle = tmp_path / "eagle.json"
+    eagle.write_text(json.dumps({**VLLM_RESULT, "backend": "openai", "spec_decode_acceptance_length": 2.6}))
+    with pytest.raises(RooflineError, match=r"spec_decode_acceptance_length: expected a plain run with --method none "
+                                            r"\(this one speculated: pass its --method and --k\), found '2.6'"):
+        convert_benchmark(eagle, hardware="h100-sxm", model="llama-3.1-8b")
+    appended = tmp_path / "appended.json"  # vllm bench serve --append-result: one JSON object a line, backend openai
+    appended.write_text("\n".join(json.dumps({**VLLM_RESULT, "backend": "openai", "max_concurrency": c}) for c in (1, 8)) + "\n")
+    assert set(convert_benchmark(appended, hardware="h100-sxm", model="llama-3.1-8b")["engine"]) == {"vllm"}
+    with pytest.raises(RooflineError, match=r"^command line: --engine: expected an engine with a profile: vllm, sglang or trtllm"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", engine="vlm")
+    draft = convert_benchmark(eagle, hardware="h100-sxm", model="llama-3.1-70b", tp=4, method="draft", k=3, draft="llama-3.2-1b")
+    assert draft["notes"][0].endswith("; draft=llama-3.2-1b") and set(draft["acceptance_length"]) == {"2.6"}
+    with pytest.raises(RooflineError, match=r"^command line: --draft: expected the draft model's profile name, with --method draft"):
+        convert_benchmark(eagle, hardware="h100-sxm", model="llama-3.1-8b", method="draft", k=3)
