@@ -622,6 +622,11 @@ def check_fit_out(out: str | Path | None, force: bool = False) -> None:
     if out.stem.lower() == "ideal":
         raise RooflineError(f"--out: expected a name other than ideal (the pure roofline bound, which no measurement "
                             f"enters), found {out}")
+    from roofline.profiles import builtin_dir
+
+    if not force and out.resolve().parent == builtin_dir("engine").resolve():  # a new file there becomes a built-in
+        raise RooflineError(f"--out: {out} is in the built-in engine folder, where a new file becomes a built-in profile: "
+                            "write to your own folder (ROOFLINE_USER_DIR, ~/.config/roofline) or pass --force")
 
 
 def write_fitted_profile(fit: dict, out: str | Path, force: bool = False) -> Path:
