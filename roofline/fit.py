@@ -51,7 +51,14 @@ import numpy as np
 import pandas as pd
 
 from roofline.errors import RooflineError
-from roofline.measurements import ENGINE_SLOTS, engine_slot, load_measurements, predict_rowset, prepare_rows
+from roofline.measurements import (
+    ENGINE_SLOTS,
+    default_measurements_path,
+    engine_slot,
+    load_measurements,
+    predict_rowset,
+    prepare_rows,
+)
 from roofline.outputs import progress_bar, progress_done
 from roofline.serving import FITTED_UNITS, ServingEngine, engine_from_dict, load_engine
 
@@ -555,7 +562,9 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
     if base.costs_from:  # the other's file, fitted, under this profile's own text where it is still true
         header = _costs_from_text(doc, rt.load(read_text(Path(base.path))), base, name, fit)
         doc.ca.comment = None
-    elif name != base.name:  # a copy beside the profile it came from: `engines list` must tell the two apart
+    elif name != base.name or Path(fit["file"]).resolve() != default_measurements_path().resolve():
+        # a copy beside the profile it came from, or one fitted to other rows (a user's own server) under the same
+        # name: `engines list` must tell it from the built-in, and the notes must not describe the built-in's fit
         doc["display_name"] = f"{doc.get('display_name', base.name)}, fitted to {Path(fit['file']).name}"
         doc["notes"] = _folded(f"Fitted by `roofline fit` to {Path(fit['file']).name} (the `fitted:` block below says on which "
                                f"rows, with which parameters fixed, and how well). The rest of these notes and the source "

@@ -261,10 +261,19 @@ def test_a_costs_from_profiles_own_text_is_kept_where_it_does_not_speak_of_the_o
 def test_the_written_profile_is_named_after_its_file(tmp_path):
     fit = run_fit(synthetic_file(tmp_path), "vllm", loss="linear", max_evaluations=1)
     shown = load_engine("vllm").display_name
-    for name, display in (("vllm-fitted", f"{shown}, fitted to {Path(fit['file']).name}"), ("vllm", shown)):
+    copy = f"{shown}, fitted to {Path(fit['file']).name}"
+    # a copy says it is one, and so does a fit to a user's own rows under the built-in's name (its notes described the
+    # built-in's fit: 123 rows, options this fit never used); a refit of the shipped file in place keeps its text
+    for name, display in (("vllm-fitted", copy), ("vllm", copy)):
         out = write_fitted_profile(fit, tmp_path / "engines" / f"{name}.yaml")
         assert read_yaml_file(out)["name"] == name and load_engine(str(out)).name == name
-        assert load_engine(str(out)).display_name == display  # a copy says it is one; a refit in place keeps its text
+        assert load_engine(str(out)).display_name == display
+        assert read_yaml_file(out)["notes"].startswith(f"Fitted by `roofline fit` to {Path(fit['file']).name}")
+    from roofline.fit import fitted_profile_text
+    from roofline.measurements import default_measurements_path
+
+    shipped = {**fit, "file": str(default_measurements_path())}  # the project's refit: `--out engine_profiles/vllm.yaml`
+    assert f"display_name: {shown}\n" in fitted_profile_text(shipped, "vllm")
 
 
 def test_fitting_ideal_is_refused_in_one_line_and_a_copy_under_another_name_is_fitted(tmp_path, roofline):
