@@ -414,7 +414,7 @@ def arrange(fig: Figure) -> None:
 
         left   = max_panels(y ticks + y tick labels + y label) + pad
         wspace = max_panels(left decorations) + max_panels(x tick label overhang) + pad
-        bottom = max_panels(x ticks + x tick labels + x label) + pad
+        bottom = max_panels(x ticks + x tick labels + x label) + footer + pad
         hspace = max_panels(bottom decorations) + max_panels(panel title) + pad
         top    = figure title + max_panels(panel title) + 2 pad
         right  = max(legend width, colour bar with its labels) + x tick label overhang + 2 pad
@@ -439,6 +439,7 @@ def arrange(fig: Figure) -> None:
     most = {side: max(d[side] for d in deco) for side in ("left", "bottom", "top", "right")}
     _fit_title(fig, width_px - 2 * pad)
     title_px = _extent_px([fig._suptitle], "y") if fig._suptitle is not None else 0.0
+    footer_px = _extent_px([t for t in fig.texts if t.get_gid() == FOOTER_GID], "y")  # under the x labels, not over them
     strip_px = max((legend.get_window_extent(fig.canvas.get_renderer()).width for legend in fig.legends), default=0.0)
     bar_px = []
     for bar in bars:
@@ -449,7 +450,7 @@ def arrange(fig: Figure) -> None:
     strip_px = max([strip_px, *bar_px])
     left = most["left"] + pad
     right = strip_px + most["right"] + 2 * pad
-    bottom = most["bottom"] + pad
+    bottom = most["bottom"] + footer_px + pad
     top = title_px + most["top"] + (2 * pad if title_px else pad)
     gap_w = most["left"] + most["right"] + pad
     gap_h = most["bottom"] + most["top"] + pad
@@ -467,6 +468,9 @@ def arrange(fig: Figure) -> None:
         bar.set_position([x0, plot_bottom + (plot_top - plot_bottom - h) / 2, COLORBAR_WIDTH_IN * fig.dpi / width_px, h])
 
 
+FOOTER_GID = "roofline-footer"  # the footer's artist id: `arrange` keeps the panels' x labels above it
+
+
 def _title(fig: Figure, what: str, meta: dict, models: list[str], note: str) -> None:
     """Two-part title (what is shown, its lines split at newlines; the fixed parameters), each line wrapped to the
     figure's width in lines of about equal length (`_balanced_fill`). A setup part that the subset note names
@@ -478,7 +482,7 @@ def _title(fig: Figure, what: str, meta: dict, models: list[str], note: str) -> 
     engines = meta.get("engine") or []
     ideal = "\nengine ideal: the roofline bound, no serving engine's costs" if "ideal" in (engines if isinstance(engines, list) else [engines]) else ""
     fig.text(0.995, 0.004, f"predicted by roofline's model, not measured{ideal}", ha="right", va="bottom", fontsize=6.5,
-             color="0.45")  # a figure shared on its own still says what it is
+             color="0.45", gid=FOOTER_GID)  # a figure shared on its own still says what it is; `arrange` leaves room
 
 
 def _balanced_fill(text: str, chars: int) -> str:
@@ -1322,8 +1326,12 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         ax.set_ylim(min(ks) - 0.5, max(ks) + 0.5)
         ax.set_xlabel("batch size B (sequences)")
         ax.set_ylabel("best draft length k (tokens)" + ("\n0: speculation does not pay" if min(ks) == 0 else ""))
-        if (~sub["fits_in_memory"].astype(bool)).any():
-            shaded |= _shade_memory_limit(ax, float(sub["max_batch"].max()), float(sub["batch"].max()), float(best["batch"].max()))
+        if (~sub["fits_in_memory"].astype(bool)).any():  # beyond the largest batch a drafting k fits at (its best k is
+            # drawn only there); where plain decoding fits further, the band says so, as the throughput figure does
+            drafting = sub[sub["k"] > 0]
+            limit = float((drafting if len(drafting) else sub)["max_batch"].max())
+            plain = float(sub["baseline_max_batch"].max()) if "baseline_max_batch" in sub else 0.0
+            shaded |= _shade_memory_limit(ax, limit, float(sub["batch"].max()), float(best["batch"].max()), plain)
     legend_title = {"title": "markers shifted sideways\nwhere lines coincide", "title_fontsize": 7} if len(alphas) > 1 else {}
     if censored:
         panels[0][0].plot([], [], "^", color="0.6", mec="k", mew=0.8, ms=8, ls="", label=f"k = {max(ks)}: largest swept,\nbest may lie beyond")

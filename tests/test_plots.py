@@ -246,6 +246,9 @@ def test_arrange_keeps_every_text_inside_the_figure_and_off_the_other_panels(sma
             assert frame.x0 - 1 <= box.x0 and box.x1 <= frame.x1 + 1 and frame.y0 - 1 <= box.y0 and box.y1 <= frame.y1 + 1, t.get_text()
             owner = t.axes
             assert not any(box.overlaps(ax.bbox) for ax in panels if ax is not owner and owner in panels), t.get_text()
+        footer = [t for t in fig.texts if t.get_gid() == plots.FOOTER_GID]  # it overprinted the last panel's x label
+        lowest = min(t.get_window_extent(renderer).y0 for ax in panels for t in (ax.xaxis.label, *drawn_ticks(ax.xaxis)))
+        assert len(footer) == 1 and footer[0].get_window_extent(renderer).y1 <= lowest + 0.5  # below every x label
         right_edge = max(ax.bbox.x1 for ax in panels)
         extras = [legend.get_window_extent(renderer) for legend in fig.legends]
         extras += [ax.bbox for ax in fig.axes if ax.get_subplotspec() is None]
