@@ -250,10 +250,17 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
     ax = sc.axes
     per_slice = len(ax["batch"]) * len(ax["k"])
     for cfg in configs:
+        fits_somewhere = False
         for cs, asl in _chunk_slices(len(ax["context"]), len(ax["alpha"]), per_slice, chunk_points):
             context, alpha = ax["context"][cs], ax["alpha"][asl]
             block = compute_block(sc, cfg, context, alpha, ax["batch"], ax["k"])
+            fits_somewhere = fits_somewhere or bool(np.any(block["fits_in_memory"]))
             yield _columns(sc, cfg, block, context, alpha, ax["batch"], ax["k"])
+        if not fits_somewhere:  # its rows are all there, each fits_in_memory false: said once, not found by filtering
+            dep = cfg.dep
+            warn(f"{sc.path or sc.name}: {cfg.model.name} on {dep.devices} x {cfg.hw.name} (tp {dep.tp}, {dep.weight_dtype_label} "
+                 f"weights{', drafter on ' + cfg.draft_hw.name if cfg.draft_hw else ''}) fits in device memory at no point of "
+                 "the sweep, not even at its smallest batch and context")
 
 
 def block_frame(labels: dict, cols: dict) -> pd.DataFrame:

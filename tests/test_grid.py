@@ -214,3 +214,16 @@ def test_every_output_column_is_in_api_md_s_table_saying_whether_it_is_plain_or_
     documented = {name for line in table.splitlines() if line.startswith("| `") for name in
                   [c.strip(" `") for c in line.split("|")[1].split(",")]}
     assert documented == set(OUTPUT_COLUMNS)
+
+
+def test_a_config_that_fits_at_no_point_is_said_once():
+    """Mixtral-8x7B in bf16 on one H100 (94 GB of weights) fit nowhere, and the sweep said nothing: its rows were all
+    there with fits_in_memory false, and the report's finding spoke only of the points that fit."""
+    import roofline
+    from roofline.errors import RooflineWarning
+
+    with pytest.warns(RooflineWarning, match=r"mixtral-8x7b on 1 x h100-sxm \(tp 1, bf16 weights\) fits in device memory at no "
+                                             r"point of the sweep") as caught:
+        df = roofline.sweep({"hardware": "h100-sxm", "model": ["mixtral-8x7b", "llama-3.1-8b"], "axes": {"batch": [1, 8]}})
+    assert not df[df["model"] == "mixtral-8x7b"]["fits_in_memory"].any()
+    assert sum("fits in device memory at no point" in str(w.message) for w in caught) == 1  # the 8B fits: no word of it
