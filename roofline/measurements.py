@@ -360,6 +360,7 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
 
     keys: dict[tuple, list[int]] = {}
     info: dict[tuple, tuple] = {}
+    cap_cache: dict[tuple, int] = {}
     extra = {"replicas": np.zeros(len(df), dtype=np.int64), "alpha": np.full(len(df), np.nan)}
     batch_r = np.zeros(len(df))
     skipped = [""] * len(df)
@@ -374,6 +375,14 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
         extra["replicas"][i] = replicas
         if r.method == "draft" and np.isnan(r.acceptance_length):
             skipped[i] = "no acceptance_length: a draft model has no default acceptance rates"
+            continue
+        tokens = int(r.input_len + r.output_len)
+        fit_key = (hw.name, model.name, dep.tp, dep.dp_attention, dep.ep, dep.pp, tuple(sorted(dep.dtypes.items())), dep.kv_dtype, tokens)
+        if fit_key not in cap_cache:
+            cap_cache[fit_key] = int(capacity(hw, model, 1, tokens, dep)["max_batch"])
+        if cap_cache[fit_key] < 1:  # its prediction would run a batch of 1 that the device cannot hold
+            skipped[i] = (f"does not fit in memory: not one sequence of {tokens:,} tokens fits beside {model.name}'s weights on "
+                          f"{dep.devices} x {hw.name} (tp {dep.tp}, {dep.weight_dtype_label} weights)")
             continue
         batch_r[i] = r.batch / replicas
         if not np.isnan(r.acceptance_length) and not r.draft_tokens:
@@ -676,7 +685,11 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     if not rows:
         raise RooflineError("convert_benchmark: expected at least one result file with results, found none")
     raw = pd.DataFrame(rows, columns=list(COLUMNS))
-    prepare_rows(check_measurements(raw.astype(str), "converted benchmark output"), profiles, "converted benchmark output")
+    prepared = prepare_rows(check_measurements(raw.astype(str), "converted benchmark output"), profiles, "converted benchmark output")
+    unfit = prepared.table[prepared.table["skipped"].str.startswith("does not fit")]
+    if len(unfit):  # a row fit and accuracy could only leave out: a layout option left at its default, most likely
+        raise RooflineError(f"{unfit.iloc[0]['source']}: {unfit.iloc[0]['skipped']}: give the layout the server ran "
+                            "(--tp, --gpus, --weight-dtype)")
     return raw
 
 

@@ -12,11 +12,13 @@ from roofline.errors import RooflineError
 from roofline.measurements import (
     COLUMNS,
     alpha_from_tau,
+    check_measurements,
     convert_benchmark,
     default_measurements_path,
     engine_slot,
     load_measurements,
     predict_measurements,
+    prepare_rows,
     write_measurements,
 )
 from roofline.speculation import tau_scalar_alpha
@@ -383,3 +385,19 @@ def test_convert_keeps_what_a_result_records_and_refuses_what_contradicts_it(tmp
     assert draft["notes"][0].endswith("; draft=llama-3.2-1b") and set(draft["acceptance_length"]) == {"2.6"}
     with pytest.raises(RooflineError, match=r"^command line: --draft: expected the draft model's profile name, with --method draft"):
         convert_benchmark(eagle, hardware="h100-sxm", model="llama-3.1-8b", method="draft", k=3)
+
+
+def test_a_deployment_the_model_does_not_fit_on_is_left_out_with_its_reason_and_refused_by_convert(tmp_path):
+    """Llama-3.1-405B on one H100 (a forgotten --tp) was converted, then predicted at a batch of 1 the device cannot
+    hold: accuracy printed a 1925% median error without a word, and fit ran on those rows."""
+    path = tmp_path / "c1.json"
+    path.write_text(json.dumps({**VLLM_RESULT, "max_concurrency": 1}))
+    with pytest.raises(RooflineError, match=r"c1.json \(result 1\): does not fit in memory: not one sequence of 1,536 tokens "
+                                            r"fits beside llama-3.1-405b's weights on 1 x h100-sxm \(tp 1, bf16 weights\): give the "
+                                            r"layout the server ran \(--tp, --gpus, --weight-dtype\)$"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-405b")
+    rows = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-405b", tp=8, weight_dtype="fp8")
+    table = rows.assign(tp="1", gpus="1")  # the same rows as a hand-written file would give them
+    prepared = prepare_rows(check_measurements(table.astype(str), "mine.csv"), (), "mine.csv")
+    assert set(prepared.table["skipped"]) == {"does not fit in memory: not one sequence of 1,536 tokens fits beside "
+                                              "llama-3.1-405b's weights on 1 x h100-sxm (tp 1, fp8 weights)"}
