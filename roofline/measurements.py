@@ -631,9 +631,16 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         load_model(draft, tuple(profiles))
     gpus = tp * dp_attention if gpus is None else gpus
     options = SimpleNamespace(tp=tp, ep=ep, dp_attention=dp_attention, pp=1, gpus=gpus, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
-    _layout(load_model(model, tuple(profiles)), options, "command line")
-    rows = []
+    try:
+        _layout(load_model(model, tuple(profiles)), options, "command line")
+    except RooflineError as exc:  # name the option as typed: --tp, --dp-attention, --weight-dtype
+        raise RooflineError(re.sub(r"^command line: (tp|ep|dp_attention|gpus|weight_dtype|kv_dtype):",
+                                   lambda m: f"command line: --{m.group(1).replace('_', '-')}:", str(exc))) from None
+    rows, seen = [], set()
     for path in [Path(p) for p in (paths if isinstance(paths, (list, tuple)) else [paths])]:
+        if path.resolve() in seen:  # its rows would be written twice, and weigh twice in a fit
+            raise field_error("command line", "FILES", "each result file once", str(path))
+        seen.add(path.resolve())
         results, lines = _benchmark_results(path)
         for n, result in enumerate(results, 1):
             completed = _number(result, ("completed",), path, n, "the number of completed requests")
@@ -655,6 +662,9 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                        if "total_output_tokens" in result else
                        _number(result, ("random_output_len",), path, n, "total output tokens (or random_output_len)"))
             tau = _number(result, ("accept_length", "spec_decode_acceptance_length", "acceptance_length"), path, n, "", required=False)
+            if method != "none" and tau is not None and not draft_tokens and tau > k + 1 + 1e-9:  # a chain emits at most k + 1
+                raise field_error(f"{path}: result {n}", "acceptance_length", f"at most k + 1 = {k + 1} tokens per iteration "
+                                  "(pass the server's --k: num_speculative_tokens / --speculative-num-steps)", f"{tau:g}")
             if method == "none" and tau is not None and tau > 1.0 + 1e-9:
                 raise field_error(f"{path}: result {n}", next(key for key in ("accept_length", "spec_decode_acceptance_length",
                                                                               "acceptance_length") if _positive(result.get(key))),

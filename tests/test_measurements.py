@@ -401,3 +401,15 @@ def test_a_deployment_the_model_does_not_fit_on_is_left_out_with_its_reason_and_
     prepared = prepare_rows(check_measurements(table.astype(str), "mine.csv"), (), "mine.csv")
     assert set(prepared.table["skipped"]) == {"does not fit in memory: not one sequence of 1,536 tokens fits beside "
                                               "llama-3.1-405b's weights on 1 x h100-sxm (tp 1, fp8 weights)"}
+
+
+def test_convert_names_the_option_and_the_file_not_the_table_it_converted_to(tmp_path):
+    path = tmp_path / "e.json"
+    path.write_text(json.dumps({**VLLM_RESULT, "spec_decode_acceptance_length": 2.6}))
+    with pytest.raises(RooflineError, match=r"^command line: --tp: expected a divisor of the model's 32 attention heads"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", tp=3, method="eagle", k=3)
+    with pytest.raises(RooflineError, match=r"e.json: result 1: acceptance_length: expected at most k \+ 1 = 2 tokens per "
+                                            r"iteration \(pass the server's --k"):  # it said 'converted benchmark output: row 1'
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=1)
+    with pytest.raises(RooflineError, match=r"^command line: FILES: expected each result file once"):
+        convert_benchmark([path, path], hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3)
