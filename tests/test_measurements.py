@@ -283,12 +283,12 @@ def test_measurements_convert_from_the_cli_writes_rows_that_fit_reads_and_refuse
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    ({"tp": 0}, "command line: tp: expected an integer in 1..4096, found 0"),
-    ({"tp": 3}, "command line: tp: expected a divisor of the model's 32 attention heads (llama-3.1-8b), found 3"),
-    ({"ep": 2}, "command line: ep: expected 1 for a dense model (llama-3.1-8b has no experts), found 2"),
-    ({"dp_attention": 0}, "command line: dp_attention: expected an integer in 1..4096, found 0"),
-    ({"tp": 2, "gpus": 3}, "command line: gpus: expected a multiple of the 2 devices of one replica, found 3"),
-    ({"tp": 4, "gpus": 2}, "command line: gpus: expected at least tp x dp_attention x pp = 4 devices, found 2"),
+    ({"tp": 0}, "command line: --tp: expected an integer in 1..4096, found 0"),
+    ({"tp": 3}, "command line: --tp: expected a divisor of the model's 32 attention heads (llama-3.1-8b), found 3"),
+    ({"ep": 2}, "command line: --ep: expected 1 for a dense model (llama-3.1-8b has no experts), found 2"),
+    ({"dp_attention": 0}, "command line: --dp-attention: expected an integer in 1..4096, found 0"),
+    ({"tp": 2, "gpus": 3}, "command line: --gpus: expected a multiple of the 2 devices of one replica, found 3"),
+    ({"tp": 4, "gpus": 2}, "command line: --gpus: expected at least tp x dp_attention x pp = 4 devices, found 2"),
     ({"gpus": 64}, "converted benchmark output: row 1: batch: expected at least one sequence per replica (64 replicas), found 32"),
 ])
 def test_convert_refuses_a_layout_that_fit_and_accuracy_would_refuse_naming_the_option(tmp_path, options, message):
@@ -311,7 +311,7 @@ def test_convert_writes_a_layout_that_accuracy_reads_the_same_way(tmp_path):
 def test_measurements_convert_from_the_cli_names_the_bad_option_in_one_line(tmp_path, roofline):
     path = tmp_path / "c32.json"
     path.write_text(json.dumps(VLLM_RESULT))
-    for tp, message in (("0", "tp: expected an integer in 1..4096, found 0"), ("3", "tp: expected a divisor of the model's 32")):
+    for tp, message in (("0", "--tp: expected an integer in 1..4096, found 0"), ("3", "--tp: expected a divisor of the model's 32")):
         code, _, err = roofline("measurements", "convert", path, "--hardware", "h100-sxm", "--model", "llama-3.1-8b",
                                 "--tp", tp, "--out", tmp_path / "x.csv")
         assert code == 2 and err.startswith(f"error: command line: {message}")
