@@ -168,8 +168,10 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
     """Check a table of text cells (every column a string) and return it typed; one line per problem."""
     missing = [c for c in REQUIRED if c not in raw.columns]
     if missing:
+        hint = ("; a serving benchmark's result file? convert it first: roofline measurements convert"
+                if str(where).lower().endswith((".json", ".jsonl")) else "")
         raise RooflineError(f"{where}: header: expected the columns {', '.join(REQUIRED)} (measurements/README.md), "
-                            f"found no {', '.join(missing)}")
+                            f"found no {', '.join(missing)}{hint}")
     if len(raw) == 0:
         raise RooflineError(f"{where}: expected at least one measurement row under the header, found none")
     if len(raw) > MAX_ROWS:
