@@ -72,9 +72,16 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
     specs = specs or {}
     where = sc.path or sc.name
 
+    beside = Path(sc.path).parent if sc.path else None
+
     def get(key: str, kind: str, loader, name):
+        if (kind, name) not in specs and beside is not None and isinstance(name, str) and name.endswith((".yaml", ".yml")) \
+                and not Path(name).is_absolute() and not Path(name).is_file() and (beside / name).is_file():
+            name_or_path = str(beside / name)  # a profile file named relative to the scenario file, as a reader expects
+        else:
+            name_or_path = name
         try:
-            return specs.get((kind, name)) or loader(name, extra_dirs)
+            return specs.get((kind, name)) or loader(name_or_path, extra_dirs)
         except UnknownName as exc:  # say which file and key named it
             raise RooflineError(f"{where}: {key}: {exc}") from None
 

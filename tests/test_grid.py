@@ -227,3 +227,21 @@ def test_a_config_that_fits_at_no_point_is_said_once():
         df = roofline.sweep({"hardware": "h100-sxm", "model": ["mixtral-8x7b", "llama-3.1-8b"], "axes": {"batch": [1, 8]}})
     assert not df[df["model"] == "mixtral-8x7b"]["fits_in_memory"].any()
     assert sum("fits in device memory at no point" in str(w.message) for w in caught) == 1  # the 8B fits: no word of it
+
+
+def test_a_profile_file_named_in_a_scenario_is_found_beside_the_scenario(tmp_path, monkeypatch):
+    """`engine: myeng.yaml` beside the scenario was looked up in the working directory only: 'unknown engine'."""
+    import shutil
+
+    from roofline.grid import load_configs
+    from roofline.profiles import builtin_dir
+    from roofline.scenario import load_scenario
+
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / "myeng.yaml").write_text((builtin_dir("engine") / "vllm.yaml").read_text().replace("name: vllm", "name: myeng", 1))
+    shutil.copy(builtin_dir("hardware") / "h100-sxm.yaml", folder / "my-h100.yaml")
+    (folder / "s.yaml").write_text("name: s\nhardware: my-h100.yaml\nmodel: llama-3.1-8b\nengine: myeng.yaml\naxes:\n  batch: [1]\n")
+    monkeypatch.chdir(tmp_path)  # not the scenario's folder
+    configs = load_configs(load_scenario("sub/s.yaml"))
+    assert [c.engine.name for c in configs] == ["myeng"] and configs[0].hw.mem_bw_bytes_per_s == 3.35e12
