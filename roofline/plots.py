@@ -479,10 +479,18 @@ def _title(fig: Figure, what: str, meta: dict, models: list[str], note: str) -> 
     line = " · ".join([*parts, *([note] if note else [])])
     chars = max(40, int(fig.get_figwidth() * 10.5))
     fig.suptitle("\n".join(_balanced_fill(part, chars) for part in (*what.split("\n"), line)))
+    footer(fig, meta)
+
+
+def footer(fig: Figure, meta: dict) -> None:
+    """'predicted by roofline's model, not measured' (and what engine ideal means, where drawn) at the bottom right,
+    once: a figure shared on its own still says what it is. `arrange` keeps the panels' x labels above it."""
+    if any(t.get_gid() == FOOTER_GID for t in fig.texts):
+        return
     engines = meta.get("engine") or []
     ideal = "\nengine ideal: the roofline bound, no serving engine's costs" if "ideal" in (engines if isinstance(engines, list) else [engines]) else ""
     fig.text(0.995, 0.004, f"predicted by roofline's model, not measured{ideal}", ha="right", va="bottom", fontsize=6.5,
-             color="0.45", gid=FOOTER_GID)  # a figure shared on its own still says what it is; `arrange` leaves room
+             color="0.45", gid=FOOTER_GID)
 
 
 def _balanced_fill(text: str, chars: int) -> str:
@@ -1369,6 +1377,7 @@ def draw_figure(job: tuple) -> list[Path]:
         fig = plotter(name)(df, ops, meta)
         if fig is None:
             return []
+        footer(fig, meta)  # the report's figures too (the standard ones have it from their title)
         arrange(fig)
         written = []
         for ext in formats:
