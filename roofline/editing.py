@@ -411,7 +411,7 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
         rows.append((f"efficiency.compute_{dtype}", hw_a.compute_efficiency_by_dtype.get(dtype),
                      hw_b.compute_efficiency_by_dtype.get(dtype), ""))
     rows += [(label, getattr(hw_a, attr), getattr(hw_b, attr), unit) for label, attr, unit in (
-        ("usable_memory_fraction", "usable_memory_fraction", ""), ("scale_up_domain", "scale_up_domain", ""),
+        ("usable_memory_fraction", "usable_memory_fraction", ""), ("scale_up_domain", "scale_up_domain", ""), ("mesh_links", "mesh_links", ""),
         ("scale_out_bandwidth", "scale_out_bw_bytes_per_s", "B/s"), ("scale_out_latency", "scale_out_latency_s", "s"),
         ("step_overhead", "step_overhead_s", "s"), ("layer_overhead", "layer_overhead_s", "s"),
         ("overlap_exponent", "overlap_exponent", ""), ("operator_ceilings.attention_compute", "attention_compute_flops_per_s", "FLOP/s"),

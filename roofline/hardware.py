@@ -65,6 +65,8 @@ class HardwareSpec:
     usable_memory_fraction: float = 0.90
     compute_efficiency_by_dtype: dict = field(default_factory=dict, compare=False)  # fp8/fp4/int8 achievable fractions
     scale_up_domain: int = 1                     # devices joined by link_bandwidth (an NVLink / Infinity Fabric domain)
+    mesh_links: int = 0                          # 0: a switch (each device reaches any peer at link_bandwidth); L: a
+    #   fully connected mesh of L point-to-point links per device, each link_bandwidth / L (MI300X xGMI: 7 x 64 GB/s)
     scale_out_bw_bytes_per_s: float | None = None   # per device, between domains (InfiniBand / Ethernet NIC)
     scale_out_latency_s: float | None = None
     price_usd_per_hour: float | None = None
@@ -96,9 +98,15 @@ class HardwareSpec:
 
     def link_for(self, devices: int) -> tuple[float, float]:
         """(bytes/s per device, latency s) of a collective over `devices`: the scale-up link inside one
-        domain, the slower scale-out link when the group spans domains."""
+        domain, the slower scale-out link when the group spans domains. On a mesh (mesh_links L > 0) a device
+        reaches its devices - 1 peers over one link each, so a group uses only
+
+            bytes/s = link_bw_bytes_per_s * min(max(devices - 1, 1), L) / L * link_efficiency
+
+        (on an 8-GPU MI300X: TP 2 one 64 GB/s link, TP 8 all seven)."""
         if devices <= self.scale_up_domain or self.scale_out_bw_bytes_per_s is None:
-            return self.link_bw_bytes_per_s * self.link_efficiency, self.link_latency_s
+            share = min(max(devices - 1, 1), self.mesh_links) / self.mesh_links if self.mesh_links else 1.0
+            return self.link_bw_bytes_per_s * share * self.link_efficiency, self.link_latency_s
         return self.scale_out_bw_bytes_per_s * self.link_efficiency, self.scale_out_latency_s or self.link_latency_s
 
     def link_outside_domain(self) -> tuple[float, float]:
@@ -142,6 +150,7 @@ class HardwareSpec:
             "step_overhead_s": self.step_overhead_s,
             "compute_efficiency_by_dtype": dict(self.compute_efficiency_by_dtype),
             "scale_up_domain": self.scale_up_domain,
+            "mesh_links": self.mesh_links,
             "scale_out_bw_bytes_per_s": self.scale_out_bw_bytes_per_s,
             "scale_out_latency_s": self.scale_out_latency_s,
             "usable_memory_fraction": self.usable_memory_fraction,
@@ -163,11 +172,11 @@ _REQUIRED = (
     "link_bandwidth", "link_latency", "efficiency", "step_overhead", "source", "notes",
 )
 _OPTIONAL = ("type", "usable_memory_fraction", "price", "measured", "overlap_exponent", "layer_overhead", "operator_ceilings",
-             "scale_up_domain", "scale_out_bandwidth", "scale_out_latency")
+             "scale_up_domain", "mesh_links", "scale_out_bandwidth", "scale_out_latency")
 # the order of a profile's top-level fields as the shipped files write them: `hw set` puts a field it adds in its place
 FIELD_ORDER = (
     "type", "name", "display_name", "kind", "memory", "usable_memory_fraction", "memory_bandwidth", "peak_flops",
-    "on_chip_cache", "link_bandwidth", "link_latency", "scale_up_domain", "scale_out_bandwidth", "scale_out_latency",
+    "on_chip_cache", "link_bandwidth", "link_latency", "scale_up_domain", "mesh_links", "scale_out_bandwidth", "scale_out_latency",
     "efficiency", "overlap_exponent", "step_overhead", "layer_overhead", "operator_ceilings", "price", "measured",
     "source", "notes",
 )
@@ -259,6 +268,15 @@ def _domain(where: str, key: str, value: object) -> int:
     return value
 
 
+def _mesh_links(where: str, key: str, value: object, domain: int) -> int:
+    """Point-to-point links per device of a fully connected mesh (0: a switch); a mesh of D devices has D - 1."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise field_error(where, key, "a link count >= 0 (0: a switched fabric)", value)
+    if value and value != domain - 1:
+        raise field_error(where, key, f"scale_up_domain - 1 = {domain - 1} links (a fully connected mesh), or 0", value)
+    return int(value)
+
+
 def _overlap_exponent(where: str, key: str, value: object) -> float | None:
     """p of the p-norm overlap of compute and memory time; None: the pure max."""
     if value is None:
@@ -327,6 +345,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
             raise field_error(where, f"efficiency.{key}", "memory, compute, link or " + ", ".join(_DTYPE_EFFICIENCIES), key)
     by_dtype = {d: _fraction(where, f"efficiency.{k}", eff[k]) for k, d in _DTYPE_EFFICIENCIES.items() if k in eff}
     domain = _domain(where, "scale_up_domain", data.get("scale_up_domain", 1))
+    mesh_links = _mesh_links(where, "mesh_links", data.get("mesh_links", 0), domain)
     _check_scale_out_pair(where, "scale_out_bandwidth", "scale_out_bandwidth" in data, "scale_out_latency", "scale_out_latency" in data)
     price = data.get("price")
     overlap = _overlap_exponent(where, "overlap_exponent", data.get("overlap_exponent"))
@@ -359,6 +378,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         usable_memory_fraction=_fraction(where, "usable_memory_fraction", data.get("usable_memory_fraction", 0.9)),
         compute_efficiency_by_dtype=by_dtype,
         scale_up_domain=domain,
+        mesh_links=mesh_links,
         scale_out_bw_bytes_per_s=_quantity(where, "scale_out_bandwidth", data["scale_out_bandwidth"], "bytes_per_s") if "scale_out_bandwidth" in data else None,
         scale_out_latency_s=_quantity(where, "scale_out_latency", data["scale_out_latency"], "seconds") if "scale_out_latency" in data else None,
         price_usd_per_hour=None if price is None else _quantity(where, "price", price, "usd_per_hour"),
@@ -425,6 +445,7 @@ def check_hardware_spec(spec: object) -> HardwareSpec:
         _fraction(where, key, getattr(spec, key))
     _check_spec_dtype_efficiencies(where, spec.compute_efficiency_by_dtype)
     _domain(where, "scale_up_domain", spec.scale_up_domain)
+    _mesh_links(where, "mesh_links", spec.mesh_links, spec.scale_up_domain)
     _check_scale_out_pair(where, "scale_out_bw_bytes_per_s", spec.scale_out_bw_bytes_per_s is not None,
                           "scale_out_latency_s", spec.scale_out_latency_s is not None)
     _overlap_exponent(where, "overlap_exponent", spec.overlap_exponent)

@@ -36,6 +36,18 @@ def quantity_schema(kind: str) -> dict:
     }
 
 
+def price_schema() -> dict:
+    """A price as units.parse_quantity reads one: 'NUMBER UNIT' with USD in any case ('3 usd/h'), or '$3/hr'."""
+    number = r"(?=[\d.]*[1-9])(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?"
+    usd = "[Uu][Ss][Dd]"
+    per_hour = r"\s*/\s*(h|hr|hour)"
+    return {
+        "type": "string",
+        "pattern": rf"^\s*([+]?{number}\s*({usd}|\$){per_hour}|\$\s*{number}{per_hour})\s*$",
+        "description": f"{units.KIND_WORDS['usd_per_hour']}, like '{units.EXAMPLES['usd_per_hour']}' or '$3/hr'",
+    }
+
+
 def _fraction() -> dict:
     return {"type": "number", "exclusiveMinimum": 0, "maximum": 1}
 
@@ -45,7 +57,7 @@ def hardware_schema() -> dict:
     props: dict = {name: {} for name in (*hardware._REQUIRED, *hardware._OPTIONAL)}
     for name, kind in HARDWARE_QUANTITIES.items():
         if name in props:
-            props[name] = quantity_schema(kind)
+            props[name] = price_schema() if kind == "usd_per_hour" else quantity_schema(kind)
     for name in ("name", "display_name", "source", "notes"):
         props[name] = {"type": "string", "minLength": 1}
     props["name"]["pattern"] = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
@@ -73,6 +85,8 @@ def hardware_schema() -> dict:
         }
     if "scale_up_domain" in props:
         props["scale_up_domain"] = {"type": "integer", "minimum": 1}
+    if "mesh_links" in props:
+        props["mesh_links"] = {"type": "integer", "minimum": 0}
     return {
         "$schema": SCHEMA_DIALECT,
         "$id": "https://roofline.invalid/hardware.schema.json",

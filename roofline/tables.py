@@ -162,7 +162,9 @@ def hardware_table(hw) -> str:
         + "".join(f", {d} x {e:.2f}" for d, e in hw.compute_efficiency_by_dtype.items()),
         f"  on-chip cache     {format_si(hw.on_chip_cache_bytes, 'B')}",
         f"  link              {format_si(hw.link_bw_bytes_per_s, 'B/s')} one direction x {hw.link_efficiency:.2f}, latency {format_seconds(hw.link_latency_s)}"
-        f", {hw.scale_up_domain} devices per domain",
+        f", {hw.scale_up_domain} devices per domain"
+        + (f" (a mesh: {hw.mesh_links} links of {format_si(hw.link_bw_bytes_per_s / hw.mesh_links, 'B/s')}, one per peer)"
+           if hw.mesh_links else ""),
     ]
     if hw.scale_out_bw_bytes_per_s is not None:
         lines.append(f"  scale-out link    {format_si(hw.scale_out_bw_bytes_per_s, 'B/s')} per device, latency {format_seconds(hw.scale_out_latency_s)}")

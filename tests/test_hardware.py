@@ -145,3 +145,16 @@ def test_the_spec_check_and_the_profile_loader_share_their_rules(h100):
 def test_something_other_than_a_spec_is_one_line():
     with pytest.raises(RooflineError, match="^hardware: expected a HardwareSpec or a profile name, found dict$"):
         check_hardware_spec({"name": "h100-sxm"})
+
+
+def test_a_mesh_device_reaches_each_peer_over_one_link():
+    """MI300X's 448 GB/s is 7 xGMI links of 64 GB/s, one per peer: TP 2 priced its all-reduce on all seven (3x too fast)."""
+    mi300x = load_hardware("mi300x")
+    assert mi300x.mesh_links == 7
+    for devices, links in ((1, 1), (2, 1), (4, 3), (8, 7)):
+        assert mi300x.link_for(devices)[0] == pytest.approx(448e9 * links / 7 * mi300x.link_efficiency)
+    h100 = load_hardware("h100-sxm")  # a switch: any group at the full link
+    assert h100.mesh_links == 0 and h100.link_for(2) == h100.link_for(8)
+    data = {**read_yaml_file(builtin_dir("hardware") / "mi300x.yaml"), "mesh_links": 3}
+    with pytest.raises(RooflineError, match=r"mesh_links: expected scale_up_domain - 1 = 7 links \(a fully connected mesh\), or 0"):
+        hardware_from_dict(data, "m.yaml")
