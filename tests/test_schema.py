@@ -52,3 +52,18 @@ def test_the_printed_schema_is_stable_json_ending_in_a_newline():
     assert text.endswith("}\n") and json.loads(text) == hardware_schema()
     assert schema_text("hardware") == text  # the same bytes every time (the shipped file is this output)
     assert json.loads(schema_text("model"))["title"] == "roofline model profile"
+
+
+def test_the_price_schema_takes_the_spellings_the_tool_reads():
+    """`3 usd/h` and `$3/hr` were valid profiles (`hw validate`: ok) that an editor checking the schema flagged."""
+    from roofline.schema import price_schema
+    from roofline.units import parse_quantity
+
+    pattern = re.compile(price_schema()["pattern"])
+    for text in ("3 USD/h", "3 usd/h", "$3/hr", "$ 2.50/hour", "2.5 $/hr", "3.00 USD/hour", "1e1 USD/h", "3 EUR/h", "3", "0 USD/h"):
+        try:
+            parse_quantity(text, "usd_per_hour")
+            read = True
+        except ValueError:
+            read = False
+        assert bool(pattern.match(text)) == read, text
