@@ -158,6 +158,10 @@ def rows_slot(engine_name: str, table: pd.DataFrame) -> str:
     vllm`: vllm); else the one engine of the file's fit rows where they have one (a user's own server)."""
     if engine_name in ENGINE_SLOTS:
         return engine_name
+    text = engine_name.lower()
+    named = next((slot for slot in sorted(ENGINE_SLOTS, key=len, reverse=True) if slot in text), None)  # sglang-early
+    if named:  # before sglang: a copy of a versioned profile fits that version's rows
+        return named
     named = engine_slot(engine_name)
     if named:
         return named
@@ -183,7 +187,8 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements",
         return own, f"{len(own)} fit rows of engine {label}"
     others = len(fit) - len(own)
     return fit, (f"all {len(fit)} fit rows (only {len(own)} of engine {label}, fewer than {MIN_ENGINE_ROWS}), "
-                 f"each predicted with {engine_name}: a profile fitted partly to other engines' measurements ({others} rows)")
+                 f"each predicted with {engine_name}: a profile fitted {'partly ' if len(own) else ''}to other engines' "
+                 f"measurements ({others} rows)")
 
 
 def check_profile_names(table: pd.DataFrame, profiles: tuple, where: str) -> None:
@@ -278,8 +283,10 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     chosen, which = fit_rows(table, base.name, str(path), fold=fold)
     rows = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit")
     usable = rows.table["skipped"] == ""
-    if usable.sum() == 0:
-        raise RooflineError(f"{path}: expected fit rows the model can predict, found none ({which})")
+    if usable.sum() == 0 or (usable.sum() < MIN_ENGINE_ROWS and not fold):  # rows it cannot predict do not count
+        first = rows.table.loc[~usable, "skipped"]
+        raise RooflineError(f"{path}: expected at least {MIN_ENGINE_ROWS} fit rows the model can predict, found "
+                            f"{int(usable.sum())} of {len(usable)} ({which})" + (f"; left out: {first.iloc[0]}" if len(first) else ""))
     measured = rows.table["value"].to_numpy()
     start = sourced_start(base)
     n_base = len(PARAMETERS)

@@ -76,7 +76,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
 
     def get(key: str, kind: str, loader, name):
         if (kind, name) not in specs and beside is not None and isinstance(name, str) and name.endswith((".yaml", ".yml")) \
-                and not Path(name).is_absolute() and not Path(name).is_file() and (beside / name).is_file():
+                and not Path(name).is_absolute() and (beside / name).is_file():  # the scenario's folder first
             name_or_path = str(beside / name)  # a profile file named relative to the scenario file, as a reader expects
         else:
             name_or_path = name

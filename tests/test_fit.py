@@ -347,6 +347,14 @@ def test_a_profile_under_a_name_of_its_own_fits_the_rows_of_its_engine_and_too_f
     pd.read_csv(path, dtype=str).head(3).to_csv(few, index=False)
     with pytest.raises(RooflineError, match=r"few.csv: expected at least 5 fit rows to fit an engine's parameters to, found 3"):
         run_fit(few)
+    unfit = tmp_path / "unfit.csv"  # 16 rows, 13 of them a 405B on one GPU: 3 the model can predict
+    table = pd.read_csv(path, dtype=str)
+    table.loc[3:, "model"] = "llama-3.1-405b"
+    table.loc[3:, ["tp", "gpus"]] = "1"
+    table.to_csv(unfit, index=False)
+    with pytest.raises(RooflineError, match=r"unfit.csv: expected at least 5 fit rows the model can predict, found 3 of 16 "
+                                            r".*; left out: does not fit in memory"):
+        run_fit(unfit)
     one_source = tmp_path / "one.csv"
     pd.read_csv(path, dtype=str).assign(source_id="my-server").to_csv(one_source, index=False)
     with pytest.raises(RooflineError, match=r"^--cv: expected fit rows from at least 2 sources \(source_id\) .* found 1"):

@@ -245,3 +245,5 @@ def test_a_profile_file_named_in_a_scenario_is_found_beside_the_scenario(tmp_pat
     monkeypatch.chdir(tmp_path)  # not the scenario's folder
     configs = load_configs(load_scenario("sub/s.yaml"))
     assert [c.engine.name for c in configs] == ["myeng"] and configs[0].hw.mem_bw_bytes_per_s == 3.35e12
+    shutil.copy(builtin_dir("hardware") / "h200.yaml", tmp_path / "my-h100.yaml")  # one of that name here too: the
+    assert load_configs(load_scenario("sub/s.yaml"))[0].hw.mem_bw_bytes_per_s == 3.35e12  # scenario's own is read
