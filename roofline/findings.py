@@ -542,7 +542,7 @@ def _ridge_order(rho: float, free: pd.DataFrame) -> str:
             else "the order does not follow the ridge points")
 
 
-def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS) -> pd.DataFrame:
+def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) -> pd.DataFrame:
     """Per hardware: the cheapest tier without speculation (lowest cost per million tokens among the points that fit,
     plain decoding) and, for each multiple m of its tokens/s per user, the cheapest point reaching m times that speed
     without speculation (k = 0 columns) and with it (any k), as a premium over the cheapest tier's price."""
@@ -555,7 +555,7 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS) -> pd.DataFrame:
         u0, c0 = float(ref["baseline_tokens_per_s_per_user"]), float(ref["baseline_cost_usd_per_million_tokens"])
         row = {"hardware": hw, "base_batch": int(ref["batch"]), "base_tokens_per_s_per_user": u0, "base_cost_usd_per_million_tokens": c0,
                "base_batch_note": _largest_swept(ref, base),  # the cheapest at the sweep's edge: more may fit
-               "base_config": _config_text(ref, _varying(g))}
+               "base_config": _config_text(ref, [c for c in _varying(g) if c not in ("method", "draft_hardware")], meta)}
         for m in speeds:
             plain = base[base["baseline_tokens_per_s_per_user"] >= m * u0]["baseline_cost_usd_per_million_tokens"]
             spec = g[g["tokens_per_s_per_user"] >= m * u0]["cost_usd_per_million_tokens"]
@@ -569,8 +569,9 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS) -> pd.DataFrame:
 
 def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     engine = main_engine(df)  # the figure's engine: prices of two engines are not tiers of one service
+    engines = sorted(set(df["engine"].astype(str))) if "engine" in df else []
     df = df[df["engine"].astype(str) == engine] if "engine" in df else df
-    tiers = tier_prices(df)
+    tiers = tier_prices(df, meta=meta)
     order = [h for h in dict.fromkeys(df["hardware"]) if h in tiers.index]
     if not order:
         return Finding("Fast tiers", "No hardware of this sweep has a price, or nothing fits: no cost to compare.", {"tiers": tiers})
@@ -598,12 +599,16 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         f"{_n(t['base_tokens_per_s_per_user'])} tokens/s per user (batch {int(t['base_batch'])}{t['base_config']}, no speculation"
         f"{t['base_batch_note']}). "
         f"{m1:g}× that speed {tier(m1, True)}; {m2:g}× {tier(m2, False)}."
-        + (f" On the other {len(others)} GPUs the {m1:g}× tier with speculation costs at most {_x(worst)} their cheapest tier."
+        + ((f" On the other {len(others)} GPUs the {m1:g}× tier with speculation costs at most {_x(worst)} their cheapest tier."
+            if len(others) > 1 else
+            f" On {_hw(meta, others.index[0])} the {m1:g}× tier with speculation costs {_x(worst)} its cheapest tier.")
            if len(others) and np.isfinite(worst) else "")
     )
     unpriced = [h for h in dict.fromkeys(df["hardware"]) if h not in tiers.index and _fits(df)["hardware"].eq(h).any()]
     if unpriced:
         text += f" Left out, without a price in their profiles: {', '.join(_hw(meta, h) for h in unpriced)}."
+    if len(engines) > 1:
+        text += f" (Engine {engine}, as in the figure; the table also holds {_list([e for e in engines if e != engine])}.)"
 
     return Finding("Fast tiers", text, {"tiers": tiers})
 
@@ -653,14 +658,15 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     title = meta.get("scenario", "scenario")
     if fit.empty:
         return Finding(title, f"No point of this sweep fits in device memory (engine {engine}).", {})
-    if not (fit["k"] > 0).any():
+    drafting = fit[(fit["k"] > 0) & (fit["method"].astype(str) != "none")] if "method" in fit else fit[fit["k"] > 0]
+    if drafting.empty:  # plain decoding's rows repeat over a k axis swept for another method: not speculation
         b = fit.loc[fit["tokens_per_s"].idxmax()]
         return Finding(title, f"Throughput peaks at {_n(b['tokens_per_s'])} tokens/s "
                        f"({_hw(meta, b['hardware'])}, {_model(meta, b['model'])}, batch {int(b['batch'])}).", {})
-    varying = _varying(fit)
+    varying = _varying(drafting)
     keys = [c for c in (*POINT_COLUMNS, *varying)]
     # each point of each config at its best drafting k (the largest speedup over k > 0; a tree has one k, best_k -1)
-    points = fit[fit["k"] > 0].sort_values("speedup", kind="stable").drop_duplicates(keys, keep="last")
+    points = drafting.sort_values("speedup", kind="stable").drop_duplicates(keys, keep="last")
     top = points.loc[points["speedup"].idxmax()]
     losing = points[points["speedup"] < 1.0]
 
@@ -680,7 +686,7 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         return "the method's per-position rates" if alpha != alpha else f"α = {alpha:g}"
     # what every losing point shares where the sweep varied it: the cause a reader looks for
     shared = [c for c in (*varying, "hardware", "model") if c in points and points[c].astype(str).nunique() > 1
-              and losing[c].astype(str).nunique() == 1]
+              and losing[c].astype(str).nunique() == 1] if len(losing) > 1 else []  # one point shares everything
     cause = ""
     if len(losing) and shared:
         first = losing.iloc[0]

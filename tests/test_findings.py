@@ -300,3 +300,25 @@ def test_the_generic_finding_reads_a_tree_and_names_a_model_that_never_fits(tmp_
     f = finding(r.name, r.df, r.ops, r.meta)
     assert "a tree of 60 nodes, τ = 4.5, k = 5" in f.text and "nan" not in f.text
     assert "Llama 3.1 405B fits in memory at no point of the sweep." in f.text
+
+
+@pytest.mark.slow
+def test_fast_tiers_price_one_engine_and_say_which_and_plain_rows_are_not_speculation(tmp_path):
+    """With an engine axis the tiers mixed engines (vllm's base, ideal's speculative price); a method axis with none
+    counted plain decoding's rows among the points where speculation loses."""
+    tiers = tmp_path / "fast-tier-premium.yaml"
+    tiers.write_text("name: fast-tier-premium\nhardware: h100\nmodel: llama-3.1-8b\nmethod: eagle\nengine: [sglang, vllm]\n"
+                     "axes:\n  batch: [1, 16, 128]\n  context: [2048]\n  k: [0, 2, 4]\n  alpha: [0.8]\n")
+    r = run_scenario(str(tiers))
+    f = finding(r.name, r.df, r.ops, r.meta)
+    sglang = r.df[(r.df["engine"] == "sglang") & r.df["fits_in_memory"]]
+    base = sglang["baseline_cost_usd_per_million_tokens"].min()
+    assert f"costs ${_n(base)} per million tokens" in f.text and "(Engine sglang, as in the figure; the table also holds vllm.)" in f.text
+    methods = tmp_path / "methods.yaml"
+    methods.write_text("name: methods-test\nhardware: h100\nmodel: llama-3.1-8b\nmethod: [none, eagle]\n"
+                       "axes:\n  batch: [1, 64]\n  context: [4096]\n  k: [0, 2, 4]\n  alpha: [0.1, 0.8]\n")
+    r = run_scenario(str(methods))
+    f = finding(r.name, r.df, r.ops, r.meta)
+    eagle = r.df[(r.df["method"] == "eagle") & r.df["fits_in_memory"] & (r.df["k"] > 0)]
+    best = eagle.sort_values("speedup").drop_duplicates(["batch", "alpha"], keep="last")
+    assert f"at {int((best['speedup'] < 1).sum())} of the {len(best)} points that fit" in f.text and "method" not in f.text
