@@ -256,18 +256,36 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
     """Yield the sweep as (labels, columns) blocks of at most about `chunk_points` rows each."""
     ax = sc.axes
     per_slice = len(ax["batch"]) * len(ax["k"])
+    drafting_k = np.asarray(ax["k"]) > 0
     for cfg in configs:
-        fits_somewhere = False
+        fits_somewhere = drafts_somewhere = False
         for cs, asl in _chunk_slices(len(ax["context"]), len(ax["alpha"]), per_slice, chunk_points):
             context, alpha = ax["context"][cs], ax["alpha"][asl]
             block = compute_block(sc, cfg, context, alpha, ax["batch"], ax["k"])
-            fits_somewhere = fits_somewhere or bool(np.any(block["fits_in_memory"]))
+            fits = np.asarray(block["fits_in_memory"])  # (context, alpha, batch, k): GRID_AXES
+            fits_somewhere = fits_somewhere or bool(np.any(fits))
+            drafts_somewhere = drafts_somewhere or bool(np.any(np.take(fits, np.flatnonzero(drafting_k), axis=AXIS["k"])))
             yield _columns(sc, cfg, block, context, alpha, ax["batch"], ax["k"])
-        if not fits_somewhere:  # its rows are all there, each fits_in_memory false: said once, not found by filtering
-            dep = cfg.dep
-            warn(f"{sc.path or sc.name}: {cfg.model.name} on {dep.devices} x {cfg.hw.name} (tp {dep.tp}, {dep.weight_dtype_label} "
-                 f"weights{', drafter on ' + cfg.draft_hw.name if cfg.draft_hw else ''}) fits in device memory at no point of "
-                 "the sweep, not even at its smallest batch and context")
+        # its rows are all there, each fits_in_memory false: said once, where filtering would hide it
+        if not fits_somewhere:
+            warn(f"{sc.path or sc.name}: {_config_text(cfg)} fits in device memory at no point of the sweep, not even at its "
+                 "smallest batch and context")
+        elif speculates(cfg.method, 1) and drafting_k.any() and not drafts_somewhere:
+            warn(f"{sc.path or sc.name}: {_config_text(cfg)}: speculation fits in device memory at no point of the sweep "
+                 "(the drafter and its k + 1 tokens per sequence take the memory); plain decoding does")
+
+
+def _config_text(cfg: Config) -> str:
+    """'llama-3.1-8b on 1 x l4 (tp 1, bf16 weights, fp8 KV, engine vllm, method eagle)': a config as a warning names it, with
+    every label that tells it from the sweep's other configs."""
+    dep, labels = cfg.dep, config_labels(cfg)
+    parts = [f"tp {dep.tp}", *(f"{name.replace('_', ' ')} {value}" for name, value in
+                               (("dp_attention", dep.dp_attention), ("ep", dep.ep), ("pp", dep.pp)) if value > 1),
+             f"{labels['weight_dtype']} weights", *([f"{labels['expert_dtype']} experts"] if labels["expert_dtype"] else []),
+             f"{labels['kv_dtype']} KV", f"engine {labels['engine']}", *([f"method {labels['method']}"] if labels["method"] != "none" else []),
+             *([f"drafter on {labels['draft_hardware']}"] if labels["draft_hardware"] else []),
+             *([f"shared prefix {cfg.shared_prefix}"] if cfg.shared_prefix else [])]
+    return f"{cfg.model.name} on {dep.devices} x {cfg.hw.name} ({', '.join(parts)})"
 
 
 def block_frame(labels: dict, cols: dict) -> pd.DataFrame:

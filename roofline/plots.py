@@ -570,7 +570,8 @@ def _log_axis(ax, which: str) -> None:
 def _shared_legend(fig: Figure, axes: list, **kwargs) -> None:
     """One legend for all panels (they share their series), to the right of the figure."""
     handles, labels = max((ax.get_legend_handles_labels() for ax in axes), key=lambda hl: len(hl[0]))
-    fig.legend(handles, labels, loc="outside right center", **kwargs)
+    if handles:  # no series drawn (every panel says why): no empty legend box
+        fig.legend(handles, labels, loc="outside right center", **kwargs)
 
 
 def _memory_limits(sub: pd.DataFrame, drawn: pd.DataFrame, base: pd.DataFrame) -> tuple[float, float, float, float]:
@@ -673,10 +674,13 @@ def _any_fit(df: pd.DataFrame) -> bool:
     return bool(df["fits_in_memory"].astype(bool).any())
 
 
-def _nothing_fits(ax) -> None:
+def _nothing_fits(ax, plain_max: float = 0.0) -> None:
     """Say that nothing of a panel fits in memory, on a bare frame: no ticks, no grid (its axes would mean nothing),
-    except a y axis shared with other panels, whose tick labels the row's other panels read."""
-    ax.text(0.5, 0.5, "nothing fits in device memory\nin this panel", transform=ax.transAxes, ha="center", va="center")
+    except a y axis shared with other panels, whose tick labels the row's other panels read. `plain_max` > 0: a panel
+    of speculation where only plain decoding fits, up to that batch (the drafter and its k + 1 tokens take the rest)."""
+    text = ("speculation fits in device memory\nat no batch of this panel\n"
+            f"(plain decoding fits to batch {plain_max:,.0f})" if plain_max >= 1 else "nothing fits in device memory\nin this panel")
+    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center")
     shared_y = len(ax.get_shared_y_axes().get_siblings(ax)) > 1
     ax.tick_params(which="both", bottom=False, labelbottom=False)
     ax.tick_params(which="both", left=shared_y, labelleft=shared_y and ax.get_subplotspec().is_first_col())
@@ -1309,7 +1313,8 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     for ax, sub in panels:
         best = _best_k_rows(sub[sub["fits_in_memory"].astype(bool) & _speculation_fits(sub)])  # best_k = 0: the k = 0 row
         if best.empty:
-            _nothing_fits(ax)
+            plain = sub[sub["fits_in_memory"].astype(bool)]  # k = 0 rows that fit: plain decoding does, speculation not
+            _nothing_fits(ax, float(plain["batch"].max()) if len(plain) else 0.0)
             continue
         lines = [best[_same_alpha(best["alpha"], a)].drop_duplicates("batch").sort_values("batch") for a in alphas]
         shared = pd.concat(lines)[["batch", "best_k"]].duplicated().any()  # two alphas' lines meet at a point

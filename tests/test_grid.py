@@ -222,8 +222,8 @@ def test_a_config_that_fits_at_no_point_is_said_once():
     import roofline
     from roofline.errors import RooflineWarning
 
-    with pytest.warns(RooflineWarning, match=r"mixtral-8x7b on 1 x h100-sxm \(tp 1, bf16 weights\) fits in device memory at no "
-                                             r"point of the sweep") as caught:
+    with pytest.warns(RooflineWarning, match=r"mixtral-8x7b on 1 x h100-sxm \(tp 1, bf16 weights, bf16 experts, bf16 KV, engine "
+                                             r"vllm\) fits in device memory at no point of the sweep") as caught:
         df = roofline.sweep({"hardware": "h100-sxm", "model": ["mixtral-8x7b", "llama-3.1-8b"], "axes": {"batch": [1, 8]}})
     assert not df[df["model"] == "mixtral-8x7b"]["fits_in_memory"].any()
     assert sum("fits in device memory at no point" in str(w.message) for w in caught) == 1  # the 8B fits: no word of it
@@ -247,3 +247,16 @@ def test_a_profile_file_named_in_a_scenario_is_found_beside_the_scenario(tmp_pat
     assert [c.engine.name for c in configs] == ["myeng"] and configs[0].hw.mem_bw_bytes_per_s == 3.35e12
     shutil.copy(builtin_dir("hardware") / "h200.yaml", tmp_path / "my-h100.yaml")  # one of that name here too: the
     assert load_configs(load_scenario("sub/s.yaml"))[0].hw.mem_bw_bytes_per_s == 3.35e12  # scenario's own is read
+
+
+def test_a_config_where_only_plain_decoding_fits_is_said_once():
+    """A 70B on 2 H100s with an 8B draft model at 8k: plain decoding fits to batch 4, speculation nowhere; the best-k
+    figure said 'nothing fits' and the sweep nothing."""
+    import roofline
+    from roofline.errors import RooflineWarning
+
+    with pytest.warns(RooflineWarning, match=r"llama-3.1-70b on 2 x h100-sxm \(tp 2, bf16 weights, bf16 KV, engine vllm, method "
+                                             r"draft\): speculation fits in device memory at no point of the sweep"):
+        df = roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 2, "method": "draft", "draft": "llama-3.1-8b",
+                             "axes": {"batch": [1, 4], "context": [8192], "k": [0, 2], "alpha": [0.6]}})
+    assert df[df["k"] == 0]["fits_in_memory"].any() and not df[df["k"] == 2]["fits_in_memory"].any()
