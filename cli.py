@@ -407,7 +407,7 @@ def measurements_convert(
     source_id: Annotated[Optional[str], typer.Option(help="Source of every row (default: each file's name). One server's runs "
                                                       "under one id are one source to `fit --cv`, which leaves a source out.")] = None,
     batch: Annotated[Optional[int], typer.Option(min=1, help="Client concurrency the runs used, for results that do not "
-                                                 "record max_concurrency (refused beside one that does).")] = None,
+                                                 "record max_concurrency (refused beside one that records another).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --out file.")] = False,
 ) -> None:
     """Convert serving-benchmark results into measurement rows (mean TPOT and output throughput per result)."""

@@ -343,8 +343,9 @@ def _layout(model: ModelSpec, r, where: str) -> Deployment:
 
 def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measurements", slot_for_row=None) -> RowSet:
     """Resolve every row (profiles loaded once per name) and group rows for vectorised prediction. A row that
-    cannot be predicted (a draft model without a measured acceptance length) keeps NaN predictions and says
-    why in the `skipped` column.
+    cannot be predicted (a draft model without a measured acceptance length; a deployment that holds not one
+    sequence of input_len + output_len tokens beside its weights) keeps NaN predictions and says why in the
+    `skipped` column.
 
     `slot_for_row(row) -> str` names the engine slot a row is predicted with (default: the row's own
     engine_slot, '' for code that is none of vllm/sglang/trtllm).
