@@ -27,8 +27,9 @@ Reads the architecture keys transformers configs use and writes the profile fiel
                           LM head and router bf16;
                         mxfp4 (gpt-oss): the experts fp4, the rest bf16; modelopt NVFP4: fp4, embedding, LM
                           head and router bf16;
-                        awq, gptq, compressed-tensors int weights: int4 (4 bits) or w8a16 (8 bits), weight-only,
-                          embedding, LM head and router bf16;
+                        awq, gptq: weight-only int4 (4 bits) or w8a16 (8 bits); compressed-tensors by its first
+                          config group: 8-bit float fp8, 8-bit int with activations int8 (W8A8), 4-bit float fp4,
+                          weight-only int int4 / w8a16; embedding, LM head and router bf16 throughout;
                         modules_to_not_convert / ignored_layers / ignore / exclude_modules naming the attention,
                           router, embedding or LM head keep those bf16; any other method is refused
 Multimodal configs are read from their `text_config`; the vision tower is not counted.
@@ -39,6 +40,7 @@ when given; more than 5% apart is a warning (the import still writes the file).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
@@ -122,20 +124,24 @@ _SKIP_KEYS = ("modules_to_not_convert", "ignored_layers", "ignore", "exclude_mod
 
 
 def _skipped_classes(qc: dict) -> set[str]:
-    """The weight classes a quantization_config's skip list keeps in 16 bits (module names or patterns)."""
+    """The weight classes a quantization_config's skip list keeps in 16 bits. A name counts where it ends at a whole
+    module of a class ('model.layers.*.self_attn', 'mlp.router', 'lm_head', 're:.*embed_tokens'); one projection
+    inside a module ('linear_attn.in_proj_ba') leaves its class quantised."""
     names = [str(n) for key in _SKIP_KEYS if isinstance(qc.get(key), list) for n in qc[key]]
     classes = set()
     for name in names:
-        low = name.lower()
-        if "embed" in low:
+        parts = [p for p in re.split(r"[.:/]", name.lower().removesuffix(".weight")) if p and p not in ("re", "*")]
+        last, before = (parts[-1] if parts else ""), (parts[-2] if len(parts) > 1 else "")
+        last = re.sub(r"[^a-z0-9_]", "", last)
+        if last in ("embed_tokens", "wte", "embeddings", "embedding"):
             classes.add("embedding")
-        if "lm_head" in low:
+        elif last == "lm_head":
             classes.add("lm_head")
-        if "attn" in low or "attention" in low:
+        elif last in ("self_attn", "attn", "attention"):
             classes.add("attention")
-        if "router" in low or low.rstrip("$").endswith(("mlp.gate", ".gate")):
+        elif last in ("router", "shared_expert_gate") or (last == "gate" and before in ("mlp", "block_sparse_moe", "feed_forward")):
             classes.add("router")
-        if "shared_expert" in low:
+        elif last in ("shared_expert", "shared_experts"):
             classes.add("shared_experts")
     return classes
 
@@ -151,7 +157,7 @@ def _bits_and_kind(qc: dict, where: str) -> tuple[int, str]:
     if bits not in (4, 8):
         raise field_error(where, "quantization_config.config_groups.weights.num_bits", "4 or 8", bits)
     activations = group.get("input_activations")
-    return bits, ("weight_only" if not activations else kind)
+    return bits, (kind if activations else "weight_only_float" if kind == "float" else "weight_only")
 
 
 def _precision(config: dict, cfg: dict, where: str) -> dict | None:
@@ -180,11 +186,16 @@ def _precision(config: dict, cfg: dict, where: str) -> dict | None:
             quantised, dtype = None, "fp8"
         elif kind == "int" and n == 8:
             quantised, dtype = None, "int8"
+        elif kind in ("float", "weight_only_float") and n == 4:
+            quantised, dtype = None, "fp4"  # NVFP4 (W4A4) or FP4 weights with 16-bit activations: fp4 weights either way
         elif kind == "weight_only":
             quantised, dtype = None, "int4" if n == 4 else "w8a16"
         else:
-            raise field_error(where, "quantization_config.config_groups", "8-bit float or int, or weight-only 4/8-bit weights",
-                              f"{n}-bit {kind}")
+            raise field_error(where, "quantization_config.config_groups", "8-bit float or int, 4-bit float, or weight-only "
+                              "4/8-bit int weights", f"{n}-bit {kind}")
+    elif method == "modelopt":
+        raise field_error(where, "quantization_config.quant_algo", "FP8 or NVFP4 (or write the profile's precision: by hand, "
+                          "docs/PROFILES.md)", qc.get("quant_algo", MISSING))
     else:
         raise field_error(where, "quantization_config.quant_method", "fp8, fbgemm_fp8, mxfp4, modelopt (FP8, NVFP4), awq, gptq "
                           "or compressed-tensors (or write the profile's precision: by hand, docs/PROFILES.md)", method or MISSING)

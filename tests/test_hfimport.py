@@ -148,3 +148,21 @@ def test_gemma_layouts_keep_their_global_layers():
         {"kind": "sliding", "layers": 21, "window": 4096}, {"kind": "full", "layers": 21}]
     mistral = {**TINY, "model_type": "mistral", "sliding_window": 4096}
     assert profile_from_hf_config(mistral, "m", "m.json")["attention"]["groups"] == [{"kind": "sliding", "layers": 4, "window": 4096}]
+
+
+def test_a_skip_list_keeps_whole_modules_and_four_bit_floats_are_fp4():
+    """`mlp.shared_expert_gate` in a skip list made every shared expert bf16, `linear_attn.in_proj_ba` all of attention;
+    compressed-tensors FP4 weights were int4 or refused."""
+    skip = {"quant_method": "fp8", "weight_block_size": [128, 128],
+            "modules_to_not_convert": ["lm_head", "model.layers.0.mlp.shared_expert_gate", "model.layers.0.linear_attn.in_proj_ba"]}
+    precision = profile_from_hf_config({**TINY, "quantization_config": skip}, "s", "s.json")["precision"]
+    assert precision["default"] == "fp8" and "attention" not in precision and "shared_experts" not in precision
+    whole = {**skip, "modules_to_not_convert": ["re:.*self_attn", "model.layers.*.mlp.gate", "model.embed_tokens"]}
+    precision = profile_from_hf_config({**TINY, "quantization_config": whole}, "w", "w.json")["precision"]
+    assert (precision["attention"], precision["router"], precision["embedding"]) == ("bf16", "bf16", "bf16")
+    for activations in ({"num_bits": 4, "type": "float"}, None):  # NVFP4 (W4A4) and FP4 weights with 16-bit activations
+        fp4 = {"quant_method": "compressed-tensors", "config_groups": {"group_0": {
+            "weights": {"num_bits": 4, "type": "float"}, "input_activations": activations}}}
+        assert profile_from_hf_config({**TINY, "quantization_config": fp4}, "f", "f.json")["precision"]["default"] == "fp4"
+    with pytest.raises(RooflineError, match=r"quantization_config.quant_algo: expected FP8 or NVFP4 .*found 'W4A8_AWQ'"):
+        profile_from_hf_config({**TINY, "quantization_config": {"quant_method": "modelopt", "quant_algo": "W4A8_AWQ"}}, "m", "m.json")
