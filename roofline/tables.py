@@ -206,13 +206,14 @@ def _kv_shape(m) -> str:
 
 
 def _precision_text(m) -> str:
-    """'fp8; bf16: router, embedding, lm_head' (the most common dtype first, the others by class)."""
+    """'fp8; bf16: router, embedding, lm_head' (the dtype of most parameters first, the others by class)."""
     dtypes = dict(m.native_precision) or {"all": "bf16"}
-    counts = {d: sum(1 for v in dtypes.values() if v == d) for d in dtypes.values()}
+    params = m.params_by_class()
+    counts = {d: sum(params.get(c, 0) for c, v in dtypes.items() if v == d) for d in dtypes.values()}
     main = max(counts, key=counts.get)
     others = {}
     for cls, d in dtypes.items():
-        if d != main:
+        if d != main and (params.get(cls, 0) or cls not in params):  # a class without parameters (no MTP) goes unsaid
             others.setdefault(d, []).append(cls)
     return main + "".join(f"; {d}: {', '.join(classes)}" for d, classes in others.items())
 

@@ -97,7 +97,8 @@ def test_hw_and_models_commands_list_and_show():
     shown = run("models", "show", "gpt-oss-120b").output.splitlines()
     # 5.71 B active against 5.1 B published: the tool counts the input embedding as well (2 x 201,088 x 2,880 = 1.16 B)
     assert "  active           5.710 B (published 5.100 B); counts the embedding and LM head (1.16 B)" in shown
-    assert "  precision        bf16; fp4: experts  (65.2 GB of weights as released)" in shown
+    # the dtype of most parameters first (the experts' fp4: about 93% of them), then the classes it leaves 16-bit
+    assert "  precision        fp4; bf16: attention, router, embedding, lm_head  (65.2 GB of weights as released)" in shown
     v4 = json.loads(run("models", "show", "deepseek-v4-flash", "--json").output)  # the fields its numbers come from
     assert v4["q_lora_rank"] == 1024 and v4["native_precision"]["experts"] == "fp4" and v4["mla"] is None
     assert v4["kv_bytes_per_token_at_128k"] == 6923  # windows, compressed entries and indexer keys over 131,072 tokens
