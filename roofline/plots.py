@@ -119,7 +119,7 @@ def _name(meta: dict, kind: str, key: str) -> str:
 def _setup_line(meta: dict, models: list[str]) -> str:
     """The fixed parameters of a figure: model(s), method, dtypes, tensor parallelism."""
     methods = meta.get("method", "none")
-    labels = [f"draft model {meta['draft']}" if m == "draft" and meta.get("draft") else METHOD_LABELS.get(m, m)
+    labels = [f"draft model {_name(meta, 'model', meta['draft'])}" if m == "draft" and meta.get("draft") else METHOD_LABELS.get(m, m)
               for m in (methods if isinstance(methods, (list, tuple)) else [methods])]  # a list when methods are an axis
     label = " / ".join(labels)
     drafters = _drafter_names(meta.get("draft_hardware"))
