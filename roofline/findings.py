@@ -83,7 +83,7 @@ def _model(meta: dict, name: str) -> str:
 
 def _list(items: list[str]) -> str:
     items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    return "" if not items else items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _range(values, unit: str = "") -> str:
@@ -223,9 +223,10 @@ def flops_vs_time(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         f"({_model(meta, model)} on {_hw(meta, hw)}, batch {int(row['batch'])}), speculation computes {_x(row['flops_ratio'])} "
         f"the FLOPs of plain decoding per generated token, {_pct(row['wasted_flops_fraction'])} of them beyond plain decoding's (the drafter's work and the rejected positions), "
         f"yet reads {_x(row['bytes_ratio'])} the bytes and takes {_x(row['time_ratio'])} the time ({_x(row['speedup'])} faster). "
-        f"{'Every speculative point computes more per token than plain decoding' if more_flops_all else 'Some speculative points compute less per token'}; "
-        f"the best k grows with α, from {int(best['k'].min())} at α = {alphas[0]:g} to "
-        f"{'at least ' if censored.iloc[-1] else ''}{int(best[best['alpha'] == alphas[-1]]['k'].iloc[0])} at α = {alphas[-1]:g}."
+        f"{'Every speculative point computes more per token than plain decoding' if more_flops_all else 'Some speculative points compute less per token'}"
+        + (f"; the best k grows with α, from {int(best['k'].min())} at α = {alphas[0]:g} to "
+           f"{'at least ' if censored.iloc[-1] else ''}{int(best[best['alpha'] == alphas[-1]]['k'].iloc[0])} at α = {alphas[-1]:g}."
+           if len(alphas) > 1 else ".")
     )
     return Finding("More compute, less time", text, {
         "alpha": a_main, "best_k": int(row["k"]), "flops_ratio": float(row["flops_ratio"]),
@@ -284,8 +285,8 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         f"With {label} at α = {a0:g} {at}, speculation pays up to batch {_list(parts + capped)}, derated ridge points in FLOP/B "
         f"in brackets: {_ridge_order(rho, free)}"
         f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. "
-        f"At higher acceptance it still pays at the largest batch that fits or was swept on {_list(later)}. "
-        "At longer contexts each sequence's KV-cache reads keep the verify pass memory-bound to larger batches, and memory "
+        + (f"At higher acceptance it still pays at the largest batch that fits or was swept on {_list(later)}. " if later else "")
+        + "At longer contexts each sequence's KV-cache reads keep the verify pass memory-bound to larger batches, and memory "
         "caps the batch sooner: speculation then pays up to the largest batch that fits, more often than here."
     )
     return Finding("Free until compute-bound", text, {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method})
@@ -547,8 +548,11 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
     plain decoding) and, for each multiple m of its tokens/s per user, the cheapest point reaching m times that speed
     without speculation (k = 0 columns) and with it (any k), as a premium over the cheapest tier's price."""
     rows = []
+    plain_fits = df["batch"] <= df["baseline_max_batch"] if "baseline_max_batch" in df else df["fits_in_memory"].astype(bool)
     for hw, g in _fits(df).groupby("hardware", observed=True):
-        base = g  # plain decoding's columns repeat on every k of a point: the cheapest over every config of this GPU
+        # plain decoding's columns repeat on every k of a point: the cheapest over every config of this GPU, at every
+        # batch plain decoding fits (a batch where only the drafter's k + 1 tokens overflow still has a plain tier)
+        base = df[plain_fits & (df["hardware"] == hw)]
         if base["baseline_cost_usd_per_million_tokens"].isna().all():  # a device without a price: no tier to compare
             continue
         ref = base.loc[base["baseline_cost_usd_per_million_tokens"].idxmin()]
@@ -710,6 +714,46 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     return Finding(title, text, {"best_speedup": float(top["speedup"])})
 
 
+# the config columns each question compares by design (its built-in scenario's lists); a user's scenario of that name
+# that varies another is answered on its first value of it (question_rows), the figure likewise
+QUESTION_CONFIGS = {
+    "verify-mini-prefill": ("hardware", "model", "engine"), "flops-vs-time": (), "break-even-batch": ("hardware", "method"),
+    "batch-vs-speculation": (), "kv-caps-batch": ("hardware", "model", "method", "expert_dtype"),
+    "shared-prefix": ("shared_prefix",), "draft-offload": ("hardware", "draft_hardware"), "fast-tier-premium": ("hardware",),
+    "prefill-not-sped-up": (),
+}
+
+
+def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> tuple[pd.DataFrame, pd.DataFrame, dict, str]:
+    """The rows a report question answers on, its operators' rows, its meta, and a sentence naming what was set aside:
+    for a question of QUESTION_CONFIGS, every other config column the sweep varies (hardware, model, engine, tp,
+    dtypes, ...) held at its first value (the engine at main_engine), in the meta as in the rows, so that its finding
+    and figure describe one config each, not an average of several. Any other name: everything, ''."""
+    if name not in QUESTION_CONFIGS:
+        return df, ops, meta, ""
+    kept, meta = [], dict(meta)
+    methods = set(df["method"].astype(str)) if "method" in df else set()
+    if "method" in QUESTION_CONFIGS[name] and "none" in methods and len(methods) > 1:  # it compares drafting methods:
+        df = df[df["method"].astype(str) != "none"]  # plain decoding is their k = 0 rows and baseline columns
+        kept.append("the drafting methods (plain decoding as their baseline)")
+    for column in ("hardware", "model", *CONFIG_COLUMNS):
+        if column in QUESTION_CONFIGS[name] or column not in df or df[column].astype(str).nunique() < 2:
+            continue
+        values = list(dict.fromkeys(df[column].tolist()))
+        first = (main_engine(df) if column == "engine" else
+                 next((v for v in values if v != "none"), values[0]) if column == "method" else values[0])  # a drafting one
+        df = df[df[column].astype(str) == str(first)]
+        if column in ops:
+            ops = ops[ops[column].astype(str) == str(first)]
+        if column in meta and column not in ("hardware", "model"):  # those two map names to display names
+            meta[column] = [first]
+        kept.append(f"{column.replace('_', ' ')} {first if str(first) else 'none'} "
+                    f"(of {', '.join(str(v) if str(v) else 'none' for v in values)})")
+    note = (f" This question compares {_list([c.replace('_', ' ') for c in QUESTION_CONFIGS[name]]) or 'one config'}; its answer "
+            f"and figure hold {_list(kept)}, and the table holds every row." if kept else "")
+    return df, ops, meta, note
+
+
 FINDINGS = {
     "verify-mini-prefill": verify_mini_prefill, "flops-vs-time": flops_vs_time, "break-even-batch": break_even_batch,
     "batch-vs-speculation": batch_vs_speculation, "kv-caps-batch": kv_caps_batch, "shared-prefix": shared_prefix,
@@ -717,6 +761,18 @@ FINDINGS = {
 }
 
 
-def finding(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
-    """The finding of scenario `name` (the generic one for a scenario the report has no question for)."""
-    return FINDINGS.get(name, generic)(df, ops, meta)
+def finding(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict, strict: bool = True) -> Finding:
+    """The finding of scenario `name` (the generic one for a scenario the report has no question for). Not `strict`
+    (a user's scenario named like a question, of another shape than the question's own), a question whose finding
+    cannot be computed from the sweep gives the generic finding and says so, instead of failing the report."""
+    question = FINDINGS.get(name)
+    if question is None:
+        return generic(df, ops, meta)
+    if strict:
+        return question(df, ops, meta)
+    try:
+        return question(df, ops, meta)
+    except (IndexError, KeyError, ValueError, ZeroDivisionError, TypeError):
+        f = generic(df, ops, meta)
+        return Finding(f.title, f.text + f" (This sweep's axes are not those the {name} question's own finding reads, so it "
+                                         "is the generic finding.)", f.numbers)

@@ -1379,7 +1379,14 @@ def draw_figure(job: tuple) -> list[Path]:
     depend on the inputs alone, whichever process draws them."""
     name, df, ops, meta, stem, formats = job
     with rc_context(STYLE):
-        fig = plotter(name)(df, ops, meta)
+        try:
+            fig = plotter(name)(df, ops, meta)
+        except (IndexError, KeyError, ValueError, ZeroDivisionError, TypeError):
+            # a user's scenario named like a report question but of another shape (meta "strict" false): the generic
+            # figure, as its finding falls back to the generic one (findings.finding)
+            if not name.startswith("report:") or meta.get("strict", True):
+                raise
+            fig = plotter("report:generic")(df, ops, meta)
         if fig is None:
             return []
         footer(fig, meta)  # the report's figures too (the standard ones have it from their title)

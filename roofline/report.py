@@ -25,6 +25,7 @@ Everything written is staged in a temporary folder and moved into place whole (`
 from __future__ import annotations
 
 import base64
+import dataclasses
 import html
 import time
 from dataclasses import dataclass
@@ -203,9 +204,10 @@ def write_report(names: list[str] | tuple[str, ...] = (), out_dir: Path = Path("
 
 def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...], pool, t0: float) -> list[Path]:
     """write_report's work in the staged folder `tmp`, the figure pool started; the files written, relative to `tmp`."""
-    from roofline.findings import finding, main_engine
+    from roofline.findings import finding, main_engine, question_rows
     from roofline.outputs import write_csv
     from roofline.plot_jobs import report_job
+    from roofline.profiles import builtin_dir
 
     results: list[ScenarioResult] = []
     (tmp / "img").mkdir()
@@ -215,13 +217,20 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
         if any(r.name == done.name for done in results):
             raise RooflineError(f"{r.path}: name: expected each scenario once in a report, found {r.name!r} twice")
         results.append(r)
-        # figures show the section's main engine; a finding may compare it with `ideal` from the full table
-        engine = main_engine(r.df)
-        pool.submit(report_job(r.name, r.df[r.df["engine"] == engine], r.ops[r.ops["engine"].astype(str) == engine],
-                               {**r.meta, "engine": [engine]}, tmp / "img" / r.name, formats))
+        # a question's finding and figure read its own config of a sweep that varies others (question_rows); figures
+        # show the section's main engine, while a finding may compare it with `ideal` from the question's rows
+        df, ops, meta, _ = question_rows(r.name, r.df, r.ops, r.meta)
+        engine = main_engine(df)
+        builtin = Path(r.path).resolve().parent == builtin_dir("scenario").resolve()
+        job = report_job(r.name, df[df["engine"] == engine], ops[ops["engine"].astype(str) == engine],
+                         {**meta, "engine": [engine], "strict": builtin}, tmp / "img" / r.name, formats)
+        pool.submit(job)
     found = []
     for r in results:  # while the figures are drawn
-        found.append(finding(r.name, r.df, r.ops, r.meta))
+        df, ops, meta, note = question_rows(r.name, r.df, r.ops, r.meta)
+        builtin = Path(r.path).resolve().parent == builtin_dir("scenario").resolve()
+        f = finding(r.name, df, ops, meta, strict=builtin)
+        found.append(dataclasses.replace(f, text=f.text + note) if note else f)
         write_csv(r.df, tmp / "tables" / f"{r.name}.csv")
     drawn = pool.collect()
     sections = []

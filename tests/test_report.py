@@ -8,6 +8,7 @@ import shutil
 import subprocess
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from roofline.errors import RooflineError
@@ -100,3 +101,33 @@ def test_each_configs_rows_get_their_own_time_to_first_token():
         want = float(ttft_s(hw, model, 32768, deployment(model, weight_dtype=dtype, tp=4), engine))
         assert df.loc[df["weight_dtype"] == dtype, "ttft_s"].to_numpy() == pytest.approx(want, rel=1e-12)
     assert df.loc[df["weight_dtype"] == "bf16", "ttft_s"].iloc[0] > df.loc[df["weight_dtype"] == "fp8", "ttft_s"].iloc[0]
+
+
+@pytest.mark.slow
+def test_a_users_scenario_named_like_a_question_is_answered_on_one_config_or_by_the_generic_finding(tmp_path):
+    """The draft-offload question with a tp axis averaged tp 4 and 8 (2.36x, no real config's) and said '1 x H100';
+    with one drafter placement, and the break-even question with one alpha, the report died with a traceback."""
+    import yaml as pyyaml
+
+    from roofline.profiles import builtin_dir
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    offload = pyyaml.safe_load((builtin_dir("scenario") / "draft-offload.yaml").read_text())
+    (folder / "draft-offload.yaml").write_text(pyyaml.safe_dump({**offload, "tp": [4, 8]}))
+    one = {**offload, "draft_hardware": ["l4"]}
+    (tmp_path / "draft-offload.yaml").write_text(pyyaml.safe_dump(one))
+    beb = pyyaml.safe_load((builtin_dir("scenario") / "break-even-batch.yaml").read_text())
+    beb["axes"]["alpha"] = [0.8]
+    (folder / "break-even-batch.yaml").write_text(pyyaml.safe_dump(beb))
+    out = tmp_path / "rep"
+    write_report((str(folder / "draft-offload.yaml"), str(folder / "break-even-batch.yaml")), out, workers=1)
+    text = (out / "report.md").read_text()
+    table = pd.read_csv(out / "tables" / "draft-offload.csv")
+    tp4 = table[(table["tp"] == 4) & (table["draft_hardware"].isna()) & (table["batch"] == 1) & table["fits_in_memory"]
+                & (table["hardware"] == table["hardware"].iloc[0])]
+    assert "On 4 × H100 SXM5, co-location wins" in text and f"{tp4['speedup'].max():.2f}×" in text
+    assert "its answer and figure hold tp 4 (of 4, 8), and the table holds every row" in text
+    assert "Free until compute-bound" in text and "At higher acceptance" not in text  # one alpha: no higher one
+    write_report((str(tmp_path / "draft-offload.yaml"),), tmp_path / "rep2", workers=1)  # no runner-up placement
+    assert "so it is the generic finding" in (tmp_path / "rep2" / "report.md").read_text()
