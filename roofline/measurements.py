@@ -625,9 +625,16 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                                         ("--k", k, method == "none" or k >= 1, f"at least 1 draft token with method {method}")):
         if not ok:  # the option, named as the user typed it (the rows' own check would name a converted row)
             raise field_error("command line", option, expected, value)
-    if engine is not None and not engine_slot(engine) and str(engine).strip().lower() != "trt":
-        raise field_error("command line", "--engine", "an engine with a profile: vllm, sglang or trtllm (the version goes in "
-                          "--engine-version)", engine)
+    if engine is not None:  # written as the slot it names, so that fit and accuracy read it back as that engine
+        text = str(engine).strip().lower()
+        slot = "trtllm" if text == "trt" else engine_slot(text)
+        if slot not in ("vllm", "sglang", "trtllm") or _version(text) or text.endswith(("-v0", "-early")):
+            raise field_error("command line", "--engine", "vllm, sglang or trtllm (the version goes in --engine-version: vLLM "
+                              "below 0.8 is predicted with vllm-v0, SGLang below 0.4.5 with sglang-early)", engine)
+        engine = slot
+    if draft_tokens and draft_tokens < k + 1:
+        raise field_error("command line", "--draft-tokens", f"at least k + 1 = {k + 1} tokens verified per sequence (or 0: a "
+                          "chain)", draft_tokens)
     if (method == "draft") != bool(draft):
         raise field_error("command line", "--draft", "the draft model's profile name, with --method draft only", draft or MISSING)
     if draft:
@@ -641,6 +648,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                                    lambda m: f"command line: --{m.group(1).replace('_', '-')}:", str(exc))) from None
     rows, seen = [], set()
     for path in [Path(p) for p in (paths if isinstance(paths, (list, tuple)) else [paths])]:
+        taus_recorded: list[bool] = []
         if path.resolve() in seen:  # its rows would be written twice, and weigh twice in a fit
             raise field_error("command line", "FILES", "each result file once", str(path))
         seen.add(path.resolve())
@@ -648,6 +656,9 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         for n, result in enumerate(results, 1):
             completed = _number(result, ("completed",), path, n, "the number of completed requests")
             recorded = _number(result, ("max_concurrency",), path, n, "", required=False)
+            if result.get("max_concurrency") is not None and (recorded is None or recorded != round(recorded)):
+                raise field_error(f"{path}: result {n}", "max_concurrency", "a whole number of requests >= 1 (or null: then "
+                                  "pass --batch)", result.get("max_concurrency"))
             if batch is not None and recorded is not None and round(recorded) != batch:
                 raise field_error(f"{path}: result {n}", "max_concurrency", f"no recorded concurrency beside --batch {batch} "
                                   "(--batch is for results that record none; leave it out)", result.get("max_concurrency"))
@@ -664,7 +675,13 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             out_len = (_number(result, ("total_output_tokens",), path, n, "total output tokens") / completed
                        if "total_output_tokens" in result else
                        _number(result, ("random_output_len",), path, n, "total output tokens (or random_output_len)"))
-            tau = _number(result, ("accept_length", "spec_decode_acceptance_length", "acceptance_length"), path, n, "", required=False)
+            tau_keys = [key for key in ("accept_length", "spec_decode_acceptance_length", "acceptance_length")
+                        if result.get(key) is not None]
+            tau = _number(result, tuple(tau_keys), path, n, "", required=False) if tau_keys else None
+            if tau_keys and (tau is None or tau < 1.0):  # a measured tau dropped in silence stood in for the default rates
+                raise field_error(f"{path}: result {n}", tau_keys[0], "tokens per iteration, a number >= 1",
+                                  result.get(tau_keys[0]))
+            taus_recorded.append(bool(tau_keys))
             if method != "none" and tau is not None and not draft_tokens and tau > k + 1 + 1e-9:  # a chain emits at most k + 1
                 raise field_error(f"{path}: result {n}", "acceptance_length", f"at most k + 1 = {k + 1} tokens per iteration "
                                   "(pass the server's --k: num_speculative_tokens / --speculative-num-steps)", f"{tau:g}")
@@ -695,6 +712,11 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                              + ("; concurrency = (sum of ttfts and itls) / duration" if little else "")
                              + (f"; draft={draft}" if draft else ""),
                 })
+        if method != "none" and any(taus_recorded) and not all(taus_recorded):  # a plain run among speculative ones
+            plain_n = taus_recorded.index(False) + 1
+            raise field_error(f"{path}: result {plain_n}", "acceptance length", f"one, as results "
+                              f"{', '.join(str(i + 1) for i, t in enumerate(taus_recorded) if t)} of this file record (a plain "
+                              f"run among speculative ones? convert plain runs with --method none)", MISSING)
     if not rows:
         raise RooflineError("convert_benchmark: expected at least one result file with results, found none")
     raw = pd.DataFrame(rows, columns=list(COLUMNS))

@@ -379,8 +379,21 @@ def test_convert_keeps_what_a_result_records_and_refuses_what_contradicts_it(tmp
     appended = tmp_path / "appended.json"  # vllm bench serve --append-result: one JSON object a line, backend openai
     appended.write_text("\n".join(json.dumps({**VLLM_RESULT, "backend": "openai", "max_concurrency": c}) for c in (1, 8)) + "\n")
     assert set(convert_benchmark(appended, hardware="h100-sxm", model="llama-3.1-8b")["engine"]) == {"vllm"}
-    with pytest.raises(RooflineError, match=r"^command line: --engine: expected an engine with a profile: vllm, sglang or trtllm"):
-        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", engine="vlm")
+    for typo in ("vlm", "vllm-v0", "sglang-early", "vllm 0.6"):  # a version goes in --engine-version
+        with pytest.raises(RooflineError, match=r"^command line: --engine: expected vllm, sglang or trtllm \(the version goes in"):
+            convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", engine=typo)
+    for spelling, slot in (("trt", "trtllm"), ("TensorRT-LLM", "trtllm"), ("SGLang", "sglang")):  # written as fit reads it
+        assert set(convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", engine=spelling)["engine"]) == {slot}
+    for bad in (0, -2, "2.5", float("nan")):  # a measured tau that cannot be read stood in silence for the default rates
+        unreadable = tmp_path / "unreadable.json"
+        unreadable.write_text(json.dumps({**VLLM_RESULT, "spec_decode_acceptance_length": bad}))
+        with pytest.raises(RooflineError, match=r"unreadable.json: result 1: spec_decode_acceptance_length: expected tokens per "
+                                                r"iteration, a number >= 1"):
+            convert_benchmark(unreadable, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3)
+    mixed = tmp_path / "mixed.json"  # one plain and one speculative result, converted as eagle
+    mixed.write_text("\n".join(json.dumps(r) for r in (VLLM_RESULT, {**VLLM_RESULT, "spec_decode_acceptance_length": 2.6})))
+    with pytest.raises(RooflineError, match=r"mixed.json: result 1: acceptance length: expected one, as results 2 of this file"):
+        convert_benchmark(mixed, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3)
     draft = convert_benchmark(eagle, hardware="h100-sxm", model="llama-3.1-70b", tp=4, method="draft", k=3, draft="llama-3.2-1b")
     assert draft["notes"][0].endswith("; draft=llama-3.2-1b") and set(draft["acceptance_length"]) == {"2.6"}
     with pytest.raises(RooflineError, match=r"^command line: --draft: expected the draft model's profile name, with --method draft"):
