@@ -1,5 +1,7 @@
 """roofline.hfimport: a transformers config.json read into a model profile (attention groups, MLA, MoE layers, MTP)."""
 
+import re
+
 import pytest
 
 from roofline.errors import RooflineError
@@ -166,3 +168,24 @@ def test_a_skip_list_keeps_whole_modules_and_four_bit_floats_are_fp4():
         assert profile_from_hf_config({**TINY, "quantization_config": fp4}, "f", "f.json")["precision"]["default"] == "fp4"
     with pytest.raises(RooflineError, match=r"quantization_config.quant_algo: expected FP8 or NVFP4 .*found 'W4A8_AWQ'"):
         profile_from_hf_config({**TINY, "quantization_config": {"quant_method": "modelopt", "quant_algo": "W4A8_AWQ"}}, "m", "m.json")
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"sliding_window": 1024, "sliding_window_pattern": 0}, "sliding_window_pattern: expected a positive integer, found 0"),
+    ({"quantization_config": {"quant_method": "fp8", "modules_to_not_convert": "model.layers.*.self_attn"}},
+     "quantization_config.modules_to_not_convert: expected a list of module names"),
+    ({"quantization_config": {"quant_method": "compressed-tensors", "config_groups": {
+        "attn": {"weights": {"num_bits": 8, "type": "float"}, "input_activations": {"num_bits": 8, "type": "float"}},
+        "mlp": {"weights": {"num_bits": 4, "type": "float"}}}}},
+     "quantization_config.config_groups: expected groups that quantise the weights alike"),
+])
+def test_what_the_importer_read_wrongly_in_silence_is_refused(change, message):
+    """A pattern of 0 made every layer sliding; a skip list given as a string was ignored (attention became fp8); two
+    config groups of different weights were read as the first one's everywhere."""
+    with pytest.raises(RooflineError, match=re.escape(message)):
+        profile_from_hf_config({**TINY, "model_type": "gemma3_text", **change}, "bad", "bad.json")
+
+
+def test_a_skip_list_naming_one_layer_leaves_its_class_quantised():
+    qc = {"quant_method": "fp8", "modules_to_not_convert": ["model.layers.0.self_attn", "lm_head"]}
+    assert "attention" not in profile_from_hf_config({**TINY, "quantization_config": qc}, "o", "o.json")["precision"]
