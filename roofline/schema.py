@@ -40,10 +40,10 @@ def price_schema() -> dict:
     """A price as units.parse_quantity reads one: 'NUMBER UNIT' with USD in any case ('3 usd/h'), or '$3/hr'."""
     number = r"(?=[\d.]*[1-9])(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?"
     usd = "[Uu][Ss][Dd]"
-    per_hour = r"\s*/\s*(h|hr|hour)"
+    per_hour = r"/(h|hr|hour)"
     return {
-        "type": "string",
-        "pattern": rf"^\s*([+]?{number}\s*({usd}|\$){per_hour}|\$\s*{number}{per_hour})\s*$",
+        "type": ["string", "null"],  # null: no price, as leaving the field out
+        "pattern": rf"^\s*([+]?{number}\s*({usd}|\$){per_hour}|\$\s*{number}\s*/\s*(h|hr|hour))\s*$",
         "description": f"{units.KIND_WORDS['usd_per_hour']}, like '{units.EXAMPLES['usd_per_hour']}' or '$3/hr'",
     }
 

@@ -60,7 +60,8 @@ def test_the_price_schema_takes_the_spellings_the_tool_reads():
     from roofline.units import parse_quantity
 
     pattern = re.compile(price_schema()["pattern"])
-    for text in ("3 USD/h", "3 usd/h", "$3/hr", "$ 2.50/hour", "2.5 $/hr", "3.00 USD/hour", "1e1 USD/h", "3 EUR/h", "3", "0 USD/h"):
+    for text in ("3 USD/h", "3 usd/h", "$3/hr", "$ 2.50/hour", "2.5 $/hr", "3.00 USD/hour", "1e1 USD/h", "3 EUR/h", "3", "0 USD/h",
+                 "3 USD / h", "3 USD /h", "3 $/ h", "$3 /hr", "$3/ hr"):
         try:
             parse_quantity(text, "usd_per_hour")
             read = True
