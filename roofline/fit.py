@@ -186,6 +186,8 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements",
     if len(own) >= MIN_ENGINE_ROWS:
         return own, f"{len(own)} fit rows of engine {label}"
     others = len(fit) - len(own)
+    if not others:  # a cross-validation fold with fewer than MIN_ENGINE_ROWS left, all of this engine
+        return fit, f"all {len(fit)} fit rows, of engine {label} (fewer than {MIN_ENGINE_ROWS})"
     return fit, (f"all {len(fit)} fit rows (only {len(own)} of engine {label}, fewer than {MIN_ENGINE_ROWS}), "
                  f"each predicted with {engine_name}: a profile fitted {'partly ' if len(own) else ''}to other engines' "
                  f"measurements ({others} rows)")
@@ -432,6 +434,12 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
     # every fit, the one to all sources included, starts from the profile without the per-family values an
     # earlier fit wrote (run_fit drops them: fitted on every source, a left-out source must not reach its prediction so)
     options = {"loss": loss, "fixed": tuple(fixed), "per_family": tuple(per_family), "max_evaluations": max_evaluations}
+    prepared = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit").table
+    for source in dict.fromkeys(chosen["source_id"]):  # before minutes of fitting: a source the model cannot predict
+        skipped = prepared.loc[prepared["source_id"] == source, "skipped"]
+        if (skipped != "").all():
+            raise RooflineError(f"--cv: source {source!r} has no fit row the model can predict ({len(skipped)} rows; the first: "
+                                f"{skipped.iloc[0]}): fix its rows or leave them out of the file")
     sources_to_leave_out = list(dict.fromkeys(chosen["source_id"]))
     if len(sources_to_leave_out) < 2:  # before minutes of fitting: a fold needs a source left to fit on
         raise RooflineError(f"--cv: expected fit rows from at least 2 sources (source_id) to leave one out at a time, "

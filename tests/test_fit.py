@@ -359,3 +359,18 @@ def test_a_profile_under_a_name_of_its_own_fits_the_rows_of_its_engine_and_too_f
     pd.read_csv(path, dtype=str).assign(source_id="my-server").to_csv(one_source, index=False)
     with pytest.raises(RooflineError, match=r"^--cv: expected fit rows from at least 2 sources \(source_id\) .* found 1"):
         cross_validate(one_source)
+
+
+def test_cross_validation_refuses_a_source_it_cannot_predict_before_fitting(tmp_path):
+    """A source whose rows were all unpredictable (a 405B on one GPU) failed a fold minutes in, with a message that
+    contradicted itself."""
+    from roofline.fit import cross_validate
+
+    path = synthetic_file(tmp_path)
+    table = pd.read_csv(path, dtype=str)
+    table["source_id"] = ["good"] * 13 + ["bad"] * 3
+    table.loc[13:, ["model", "tp", "gpus"]] = ["llama-3.1-405b", "1", "1"]
+    table.to_csv(path, index=False)
+    with pytest.raises(RooflineError, match=r"^--cv: source 'bad' has no fit row the model can predict \(3 rows; the first: "
+                                            r"does not fit in memory"):
+        cross_validate(path)
