@@ -24,7 +24,7 @@ import os
 import sys
 from pathlib import Path
 
-from roofline.errors import RooflineError, UnreadableProfile, unknown_name_error
+from roofline.errors import RooflineError, UnknownName, UnreadableProfile, unknown_name_error
 from roofline.yamlio import read_yaml_file
 
 FOLDERS = {"hardware": "hardware_profiles", "model": "model_profiles", "scenario": "scenarios", "engine": "engine_profiles"}
@@ -253,8 +253,9 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
     if candidate.suffix in (".yaml", ".yml"):
         if candidate.is_file():
             return candidate
-        if os.sep in name or "/" in name:
-            raise RooflineError(f"{name}: {kind} file not found")
+        if os.sep in name or "/" in name:  # UnknownName: a scenario names its own file and key in front
+            raise UnknownName(f"{name}: {kind} file not found (a path is read from the working directory, or in a "
+                              "scenario from the scenario file's folder first)")
     paths = profile_paths(kind, extra_dirs)
     resolved = resolve_name(kind, name, extra_dirs)
     _, untold = _candidates(kind, extra_dirs)
