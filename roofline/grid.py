@@ -271,8 +271,9 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
             warn(f"{sc.path or sc.name}: {_config_text(cfg)} fits in device memory at no point of the sweep, not even at its "
                  "smallest batch and context")
         elif speculates(cfg.method, 1) and drafting_k.any() and not drafts_somewhere:
+            verified = "its tree's nodes + 1" if sc.tree_nodes else "its k + 1"
             warn(f"{sc.path or sc.name}: {_config_text(cfg)}: speculation fits in device memory at no point of the sweep "
-                 "(the drafter and its k + 1 tokens per sequence take the memory); plain decoding does")
+                 f"(the drafter and {verified} tokens per sequence take the memory); plain decoding does")
 
 
 def _config_text(cfg: Config) -> str:

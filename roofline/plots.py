@@ -1189,13 +1189,15 @@ def _heatmap_title(swept_k: np.ndarray, pays: np.ndarray, crossed: bool, grey: b
     fits, over all panels), what k=0 and k≥K mean where such cells are shown (`best`: the cells' rows), and grey
     where a cell shown does not fit in memory (`grey`)."""
     k_note = f"k = {int(swept_k[0])}" if len(swept_k) == 1 else "the best k per cell"
-    if not pays.any():
+    if not pays.size:  # no cell where speculation fits: nothing to pay or not (plain decoding may fit: the sweep says)
+        key = ["speculation fits in memory in no cell shown"]
+    elif not pays.any():
         key = ["speculation never pays here (speedup < 1 or best k = 0 everywhere shown)"]
     elif pays.all():
         key = ["speculation pays everywhere shown: no break-even in range"]
     else:
         key = ["black line: break-even" if crossed else "break-even between cells that do not touch"]
-    fit = best[best["fits_in_memory"].astype(bool)]
+    fit = best[best["fits_in_memory"].astype(bool)] if pays.size else best.iloc[:0]  # no cell shown: no k to explain
     if (fit["k"] == 0).any():
         key.append("k=0: speculation does not pay (speedup 1)")
     if (fit["k"] >= k_top).any() and annotate:
