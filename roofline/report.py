@@ -210,6 +210,7 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
     from roofline.profiles import builtin_dir
 
     results: list[ScenarioResult] = []
+    asked: list[tuple] = []  # per result: the question's rows, operators, meta, note, and whether it is a built-in
     (tmp / "img").mkdir()
     (tmp / "tables").mkdir()
     for name in names or REPORT_SCENARIOS:  # each figure goes to the drawers as soon as its scenario has run
@@ -219,16 +220,15 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
         results.append(r)
         # a question's finding and figure read its own config of a sweep that varies others (question_rows); figures
         # show the section's main engine, while a finding may compare it with `ideal` from the question's rows
-        df, ops, meta, _ = question_rows(r.name, r.df, r.ops, r.meta)
+        df, ops, meta, note = question_rows(r.name, r.df, r.ops, r.meta)
         engine = main_engine(df)
-        builtin = Path(r.path).resolve().parent == builtin_dir("scenario").resolve()
+        builtin = Path(r.path).resolve().parent == builtin_dir("scenario").resolve()  # else a fallback, not a traceback
         job = report_job(r.name, df[df["engine"] == engine], ops[ops["engine"].astype(str) == engine],
                          {**meta, "engine": [engine], "strict": builtin}, tmp / "img" / r.name, formats)
         pool.submit(job)
+        asked.append((df, ops, meta, note, builtin))
     found = []
-    for r in results:  # while the figures are drawn
-        df, ops, meta, note = question_rows(r.name, r.df, r.ops, r.meta)
-        builtin = Path(r.path).resolve().parent == builtin_dir("scenario").resolve()
+    for r, (df, ops, meta, note, builtin) in zip(results, asked):  # while the figures are drawn
         f = finding(r.name, df, ops, meta, strict=builtin)
         found.append(dataclasses.replace(f, text=f.text + note) if note else f)
         write_csv(r.df, tmp / "tables" / f"{r.name}.csv")
