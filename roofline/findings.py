@@ -772,7 +772,7 @@ def finding(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict, strict: 
         return question(df, ops, meta)
     try:
         return question(df, ops, meta)
-    except (IndexError, KeyError, ValueError, ZeroDivisionError, TypeError):
-        f = generic(df, ops, meta)
+    except (IndexError, KeyError, ValueError, ZeroDivisionError, TypeError) as exc:
+        f = generic(df, ops, meta)  # numbers["fallback"]: the report draws the generic figure beside it, and warns
         return Finding(f.title, f.text + f" (This sweep's axes are not those the {name} question's own finding reads, so it "
-                                         "is the generic finding.)", f.numbers)
+                                         "is the generic finding.)", {**f.numbers, "fallback": f"{type(exc).__name__}: {exc}"})

@@ -439,7 +439,7 @@ def arrange(fig: Figure) -> None:
     most = {side: max(d[side] for d in deco) for side in ("left", "bottom", "top", "right")}
     _fit_title(fig, width_px - 2 * pad)
     title_px = _extent_px([fig._suptitle], "y") if fig._suptitle is not None else 0.0
-    footer_px = _extent_px([t for t in fig.texts if t.get_gid() == FOOTER_GID], "y")  # under the x labels, not over them
+    footer_px = _extent_px([t for t in fig.texts if str(t.get_gid()).startswith(FOOTER_GID)], "y")  # under the x labels
     strip_px = max((legend.get_window_extent(fig.canvas.get_renderer()).width for legend in fig.legends), default=0.0)
     bar_px = []
     for bar in bars:
@@ -1389,6 +1389,9 @@ def draw_figure(job: tuple) -> list[Path]:
             if not name.startswith("report:") or meta.get("strict", True):
                 raise
             fig = plotter("report:generic")(df, ops, meta)
+            if fig is not None:  # the figure says what it is: its question's own could not be drawn from these axes
+                fig.text(0.005, 0.004, f"the {name.split(':', 1)[1]} question's own figure needs other axes than this sweep's: "
+                         "the generic figure", ha="left", va="bottom", fontsize=6.5, color="0.45", gid=FOOTER_GID + "-note")
         if fig is None:
             return []
         footer(fig, meta)  # the report's figures too (the standard ones have it from their title)

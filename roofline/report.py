@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from roofline.errors import RooflineError
+from roofline.errors import RooflineError, warn
 from roofline.outputs import MARKER
 
 REPORT_SCENARIOS = (
@@ -210,7 +210,7 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
     from roofline.profiles import builtin_dir
 
     results: list[ScenarioResult] = []
-    asked: list[tuple] = []  # per result: the question's rows, operators, meta, note, and whether it is a built-in
+    found = []
     (tmp / "img").mkdir()
     (tmp / "tables").mkdir()
     for name in names or REPORT_SCENARIOS:  # each figure goes to the drawers as soon as its scenario has run
@@ -223,14 +223,16 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
         df, ops, meta, note = question_rows(r.name, r.df, r.ops, r.meta)
         engine = main_engine(df)
         builtin = Path(r.path).resolve().parent == builtin_dir("scenario").resolve()  # else a fallback, not a traceback
-        job = report_job(r.name, df[df["engine"] == engine], ops[ops["engine"].astype(str) == engine],
+        f = finding(r.name, df, ops, meta, strict=builtin)  # first: a section falls back to generic as a whole
+        fallback = f.numbers.get("fallback")
+        if fallback:
+            warn(f"{r.path}: the {r.name} question cannot be answered from this sweep's axes ({fallback}): its section "
+                 "has the generic finding and figure")
+        job = report_job("generic" if fallback else r.name, df[df["engine"] == engine], ops[ops["engine"].astype(str) == engine],
                          {**meta, "engine": [engine], "strict": builtin}, tmp / "img" / r.name, formats)
         pool.submit(job)
-        asked.append((df, ops, meta, note, builtin))
-    found = []
-    for r, (df, ops, meta, note, builtin) in zip(results, asked):  # while the figures are drawn
-        f = finding(r.name, df, ops, meta, strict=builtin)
         found.append(dataclasses.replace(f, text=f.text + note) if note else f)
+    for r in results:  # while the figures are drawn
         write_csv(r.df, tmp / "tables" / f"{r.name}.csv")
     drawn = pool.collect()
     sections = []
