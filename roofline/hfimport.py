@@ -40,7 +40,6 @@ when given; more than 5% apart is a warning (the import still writes the file).
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -124,29 +123,45 @@ _KEPT_BF16 = ("embedding", "lm_head", "router")  # what quantised checkpoints le
 _SKIP_KEYS = ("modules_to_not_convert", "ignored_layers", "ignore", "exclude_modules")
 
 
-def _skipped_classes(qc: dict) -> set[str]:
-    """The weight classes a quantization_config's skip list keeps in 16 bits. A name counts where it ends at a whole
-    module of a class ('model.layers.*.self_attn', 'mlp.router', 'lm_head', 're:.*embed_tokens'); one projection
-    inside a module ('linear_attn.in_proj_ba') leaves its class quantised."""
-    names = [str(n) for key in _SKIP_KEYS if isinstance(qc.get(key), list) for n in qc[key]]
-    classes = set()
-    for name in names:
-        if re.search(r"(^|[.:/])\d+([.:/]|$)", name):  # one layer's module ('model.layers.0.self_attn'): its class
-            continue  # stays quantised in the other layers
+def _skip_class(name: str) -> tuple[str | None, int | None]:
+    """(the weight class a skip-list entry keeps 16-bit, or None; its layer index where it names one layer's module).
+    A name counts where it ends at a whole module of a class ('model.layers.*.self_attn', 'mlp.router', 'lm_head',
+    're:.*mlp.gate$', 're:.*embed.*'); one projection inside a module ('linear_attn.in_proj_ba') counts for none."""
+    text = name.lower().removeprefix("re:").removesuffix("$").removesuffix(".weight")
+    parts = [re.sub(r"[^a-z0-9_]", "", p) for p in re.split(r"[.:/]|\\\.", text)]
+    parts = [p for p in parts if p]
+    layer = next((int(p) for p in parts if p.isdigit()), None)
+    last, before = (parts[-1] if parts else ""), (parts[-2] if len(parts) > 1 else "")
+    if last in ("embed_tokens", "wte", "embeddings", "embedding", "embed"):
+        return "embedding", layer
+    if last == "lm_head":
+        return "lm_head", layer
+    if last in ("self_attn", "attn", "attention"):
+        return "attention", layer
+    if last in ("router", "shared_expert_gate") or (last == "gate" and before in ("mlp", "block_sparse_moe", "feed_forward")):
+        return "router", layer
+    if last in ("shared_expert", "shared_experts"):
+        return "shared_experts", layer
+    return None, layer
 
-        parts = [p for p in re.split(r"[.:/]", name.lower().removesuffix(".weight")) if p and p not in ("re", "*")]
-        last, before = (parts[-1] if parts else ""), (parts[-2] if len(parts) > 1 else "")
-        last = re.sub(r"[^a-z0-9_]", "", last)
-        if last in ("embed_tokens", "wte", "embeddings", "embedding"):
-            classes.add("embedding")
-        elif last == "lm_head":
-            classes.add("lm_head")
-        elif last in ("self_attn", "attn", "attention"):
-            classes.add("attention")
-        elif last in ("router", "shared_expert_gate") or (last == "gate" and before in ("mlp", "block_sparse_moe", "feed_forward")):
-            classes.add("router")
-        elif last in ("shared_expert", "shared_experts"):
-            classes.add("shared_experts")
+
+def _skipped_classes(qc: dict, layers: int = 0) -> set[str]:
+    """The weight classes a quantization_config's skip list keeps in 16 bits (_skip_class): a class named for one
+    layer's module counts only where the list names it in every layer (or in as many layers as any other class's)."""
+    names = [str(n) for key in _SKIP_KEYS if isinstance(qc.get(key), list) for n in qc[key]]
+    classes, per_layer = set(), {}
+    for name in names:
+        cls, layer = _skip_class(name)
+        if cls is None:
+            continue
+        if layer is None:
+            classes.add(cls)
+        else:
+            per_layer.setdefault(cls, set()).add(layer)
+    most = max((len(v) for v in per_layer.values()), default=0)
+    for cls, indices in per_layer.items():  # every layer listed (a router lives in the MoE layers only: as many as most)
+        if (layers and len(indices) >= layers) or (len(indices) == most and most > 1 and cls == "router"):
+            classes.add(cls)
     return classes
 
 
@@ -155,10 +170,15 @@ def _bits_and_kind(qc: dict, where: str) -> tuple[int, str]:
     groups = qc.get("config_groups")
     group = next(iter(groups.values()), None) if isinstance(groups, dict) and groups else None
     if isinstance(groups, dict) and len(groups) > 1:  # one precision per weight class: groups must agree on the weights
-        kinds = {json.dumps(g.get("weights"), sort_keys=True) if isinstance(g, dict) else repr(g) for g in groups.values()}
+        def kind_of(g):  # what sets the bytes and the GEMM: bits, type, and whether activations are quantised too
+            w = g.get("weights") if isinstance(g, dict) else None
+            return (w.get("num_bits"), w.get("type"), bool(g.get("input_activations"))) if isinstance(w, dict) else repr(g)
+        kinds = {kind_of(g) for g in groups.values()}
         if len(kinds) > 1:
             raise field_error(where, "quantization_config.config_groups", "groups that quantise the weights alike (write "
-                              "the profile's precision: per weight class by hand, docs/PROFILES.md)", f"{len(kinds)} kinds")
+                              "the profile's precision: per weight class by hand, docs/PROFILES.md)",
+                              "; ".join(f"{k[0]}-bit {k[1]}{' with activations' if k[2] else ''}" if isinstance(k, tuple) else k
+                                        for k in sorted(kinds, key=str)))
     weights = group.get("weights") if isinstance(group, dict) else None
     if not isinstance(weights, dict):
         raise field_error(where, "quantization_config.config_groups", "a group with a weights entry (num_bits, type)", groups)
@@ -169,7 +189,7 @@ def _bits_and_kind(qc: dict, where: str) -> tuple[int, str]:
     return bits, (kind if activations else "weight_only_float" if kind == "float" else "weight_only")
 
 
-def _precision(config: dict, cfg: dict, where: str) -> dict | None:
+def _precision(config: dict, cfg: dict, where: str, layers: int = 0) -> dict | None:
     """The profile's `precision:` block from the checkpoint's quantization_config (None: bf16 throughout)."""
     qc = config.get("quantization_config", cfg.get("quantization_config"))
     if qc is None:
@@ -211,7 +231,7 @@ def _precision(config: dict, cfg: dict, where: str) -> dict | None:
     else:
         raise field_error(where, "quantization_config.quant_method", "fp8, fbgemm_fp8, mxfp4, modelopt (FP8, NVFP4), awq, gptq "
                           "or compressed-tensors (or write the profile's precision: by hand, docs/PROFILES.md)", method or MISSING)
-    kept = set(_KEPT_BF16) | _skipped_classes(qc)
+    kept = set(_KEPT_BF16) | _skipped_classes(qc, layers)
     if quantised is None:
         block: dict = {"default": dtype, **{c: "bf16" for c in ("attention", "embedding", "lm_head", "router", "shared_experts") if c in kept}}
     else:
@@ -219,7 +239,7 @@ def _precision(config: dict, cfg: dict, where: str) -> dict | None:
     detail = ", ".join(f"{k} {qc[k]}" for k in ("quant_algo", "bits", "fmt", "weight_block_size") if qc.get(k) is not None)
     block["source"] = (f"quantization_config of the imported config.json: quant_method {method}" + (f", {detail}" if detail else "")
                        + "; embedding, LM head and router kept in 16 bits"
-                       + (" with the modules it leaves unconverted" if _skipped_classes(qc) else "") + " (roofline/hfimport.py)")
+                       + (" with the modules it leaves unconverted" if _skipped_classes(qc, layers) else "") + " (roofline/hfimport.py)")
     return block
 
 
@@ -305,7 +325,7 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     moe = _moe(cfg, where, layers, hidden)
     if moe:
         profile["moe"] = moe
-    precision = _precision(config, cfg, where)
+    precision = _precision(config, cfg, where, layers)
     if precision:
         profile["precision"] = precision
     mtp = _int(cfg, where, "num_nextn_predict_layers", default=0, allow_zero=True)

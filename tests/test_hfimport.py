@@ -189,3 +189,22 @@ def test_what_the_importer_read_wrongly_in_silence_is_refused(change, message):
 def test_a_skip_list_naming_one_layer_leaves_its_class_quantised():
     qc = {"quant_method": "fp8", "modules_to_not_convert": ["model.layers.0.self_attn", "lm_head"]}
     assert "attention" not in profile_from_hf_config({**TINY, "quantization_config": qc}, "o", "o.json")["precision"]
+
+
+@pytest.mark.parametrize("names, layers, expected", [
+    (["re:.*mlp.gate$"], 4, {"router"}), ([r"re:.*mlp\.gate$"], 4, {"router"}), (["re:.*block_sparse_moe.gate"], 4, {"router"}),
+    (["re:.*embed.*", "lm_head"], 4, {"embedding", "lm_head"}),  # llm-compressor's usual ignore entries
+    ([f"model.layers.{i}.mlp.gate" for i in range(4)], 4, {"router"}),  # every layer named one by one
+    (["model.layers.0.self_attn"], 4, set()),  # one layer of four: attention stays quantised
+])
+def test_skip_lists_in_the_forms_quantisers_write(names, layers, expected):
+    from roofline.hfimport import _skipped_classes
+
+    assert _skipped_classes({"ignore": names}, layers) == expected
+
+
+def test_config_groups_differing_only_in_strategy_are_one_precision():
+    groups = {"a": {"weights": {"num_bits": 8, "type": "float", "strategy": "channel"}, "input_activations": {"num_bits": 8}},
+              "b": {"weights": {"num_bits": 8, "type": "float", "strategy": "block"}, "input_activations": {"num_bits": 8}}}
+    qc = {"quant_method": "compressed-tensors", "config_groups": groups}
+    assert profile_from_hf_config({**TINY, "quantization_config": qc}, "s", "s.json")["precision"]["default"] == "fp8"
