@@ -273,7 +273,8 @@ def _mesh_links(where: str, key: str, value: object, domain: int) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
         raise field_error(where, key, "a link count >= 0 (0: a switched fabric)", value)
     if value and value != domain - 1:
-        raise field_error(where, key, f"scale_up_domain - 1 = {domain - 1} links (a fully connected mesh), or 0", value)
+        raise field_error(where, key, f"scale_up_domain - 1 = {domain - 1} links (a fully connected mesh; link_bandwidth is "
+                          "then their sum: the per-link rate x links), or 0", value)
     return int(value)
 
 

@@ -632,6 +632,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             raise field_error("command line", "--engine", "vllm, sglang or trtllm (the version goes in --engine-version: vLLM "
                               "below 0.8 is predicted with vllm-v0, SGLang below 0.4.5 with sglang-early)", engine)
         engine = slot
+    if draft_tokens and method == "none":
+        raise field_error("command line", "--draft-tokens", "0 with --method none (a tree is drafted by a method)", draft_tokens)
     if draft_tokens and draft_tokens < k + 1:
         raise field_error("command line", "--draft-tokens", f"at least k + 1 = {k + 1} tokens verified per sequence (or 0: a "
                           "chain)", draft_tokens)
@@ -681,9 +683,13 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             if tau_keys and (tau is None or tau < 1.0):  # a measured tau dropped in silence stood in for the default rates
                 raise field_error(f"{path}: result {n}", tau_keys[0], "tokens per iteration, a number >= 1",
                                   result.get(tau_keys[0]))
+            taus = {key: _positive(result.get(key)) for key in tau_keys}
+            if len(set(taus.values())) > 1:  # two benchmarks' fields that disagree: which one measured it is unknown
+                raise field_error(f"{path}: result {n}", " / ".join(taus), "one acceptance length",
+                                  ", ".join(f"{key} {value:g}" for key, value in taus.items() if value is not None))
             taus_recorded.append(bool(tau_keys))
             if method != "none" and tau is not None and not draft_tokens and tau > k + 1 + 1e-9:  # a chain emits at most k + 1
-                raise field_error(f"{path}: result {n}", "acceptance_length", f"at most k + 1 = {k + 1} tokens per iteration "
+                raise field_error(f"{path}: result {n}", tau_keys[0], f"at most k + 1 = {k + 1} tokens per iteration "
                                   "(pass the server's --k: num_speculative_tokens / --speculative-num-steps)", f"{tau:g}")
             if method == "none" and tau is not None and tau > 1.0 + 1e-9:
                 raise field_error(f"{path}: result {n}", next(key for key in ("accept_length", "spec_decode_acceptance_length",

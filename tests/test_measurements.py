@@ -421,8 +421,18 @@ def test_convert_names_the_option_and_the_file_not_the_table_it_converted_to(tmp
     path.write_text(json.dumps({**VLLM_RESULT, "spec_decode_acceptance_length": 2.6}))
     with pytest.raises(RooflineError, match=r"^command line: --tp: expected a divisor of the model's 32 attention heads"):
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", tp=3, method="eagle", k=3)
-    with pytest.raises(RooflineError, match=r"e.json: result 1: acceptance_length: expected at most k \+ 1 = 2 tokens per "
+    with pytest.raises(RooflineError, match=r"e.json: result 1: spec_decode_acceptance_length: expected at most k \+ 1 = 2 tokens per "
                                             r"iteration \(pass the server's --k"):  # it said 'converted benchmark output: row 1'
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=1)
     with pytest.raises(RooflineError, match=r"^command line: FILES: expected each result file once"):
         convert_benchmark([path, path], hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3)
+
+
+def test_convert_refuses_two_acceptance_fields_that_disagree_and_draft_tokens_without_a_method(tmp_path):
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps({**VLLM_RESULT, "accept_length": 3.0, "spec_decode_acceptance_length": 2.5}))
+    with pytest.raises(RooflineError, match=r"two.json: result 1: accept_length / spec_decode_acceptance_length: expected one "
+                                            r"acceptance length, found 'accept_length 3, spec_decode_acceptance_length 2.5'"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3)
+    with pytest.raises(RooflineError, match=r"^command line: --draft-tokens: expected 0 with --method none"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", draft_tokens=2)
