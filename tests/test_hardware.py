@@ -156,5 +156,5 @@ def test_a_mesh_device_reaches_each_peer_over_one_link():
     h100 = load_hardware("h100-sxm")  # a switch: any group at the full link
     assert h100.mesh_links == 0 and h100.link_for(2) == h100.link_for(8)
     data = {**read_yaml_file(builtin_dir("hardware") / "mi300x.yaml"), "mesh_links": 3}
-    with pytest.raises(RooflineError, match=r"mesh_links: expected scale_up_domain - 1 = 7 links \(a fully connected mesh\), or 0"):
+    with pytest.raises(RooflineError, match=r"mesh_links: expected scale_up_domain - 1 = 7 links \(a fully connected mesh; link_bandwidth"):
         hardware_from_dict(data, "m.yaml")
