@@ -1316,7 +1316,8 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         best = _best_k_rows(sub[sub["fits_in_memory"].astype(bool) & _speculation_fits(sub)])  # best_k = 0: the k = 0 row
         if best.empty:
             plain = sub[sub["fits_in_memory"].astype(bool)]  # k = 0 rows that fit: plain decoding does, speculation not
-            _nothing_fits(ax, float(plain["batch"].max()) if len(plain) else 0.0)
+            cap = float(sub["baseline_max_batch"].max()) if "baseline_max_batch" in sub and len(plain) else 0.0
+            _nothing_fits(ax, cap or (float(plain["batch"].max()) if len(plain) else 0.0))  # its cap, not the largest swept
             continue
         lines = [best[_same_alpha(best["alpha"], a)].drop_duplicates("batch").sort_values("batch") for a in alphas]
         shared = pd.concat(lines)[["batch", "best_k"]].duplicated().any()  # two alphas' lines meet at a point

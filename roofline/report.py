@@ -239,7 +239,7 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
     for r, f, paths in zip(results, found, drawn):
         png = next((p.name for p in paths if p.suffix == ".png"), None)
         engines = ", ".join(sorted(r.df["engine"].astype(str).unique()))
-        sections.append(Section(r.name, f.title, f.text, png, _command(r), f"{r.description} (serving engine: {engines})"))
+        sections.append(Section(r.name, f.title, f.text, png, _command(r), f"{r.description} (serving engine: {engines})".strip()))
     seconds = time.perf_counter() - t0
     images = {p.name: p.read_bytes() for paths in drawn for p in paths if p.suffix == ".png"}
     (tmp / "report.md").write_text(_markdown(sections, seconds), encoding="utf-8")
