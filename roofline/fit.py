@@ -285,6 +285,14 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     chosen, which = fit_rows(table, base.name, str(path), fold=fold)
     rows = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit")
     usable = rows.table["skipped"] == ""
+    every = table[table["split"] == "fit"]
+    if usable.sum() < MIN_ENGINE_ROWS and len(chosen) < len(every):  # too few of this engine's rows it can predict:
+        # every engine's, as fit_rows does where too few exist (the rule counts the rows a fit can use)
+        chosen = every
+        which = (f"all {len(every)} fit rows (only {int(usable.sum())} of engine {rows_slot(base.name, table)} the model can "
+                 f"predict, fewer than {MIN_ENGINE_ROWS}), each predicted with {base.name}")
+        rows = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit")
+        usable = rows.table["skipped"] == ""
     if usable.sum() == 0 or (usable.sum() < MIN_ENGINE_ROWS and not fold):  # rows it cannot predict do not count
         first = rows.table.loc[~usable, "skipped"]
         raise RooflineError(f"{path}: expected at least {MIN_ENGINE_ROWS} fit rows the model can predict, found "
@@ -382,7 +390,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
 
     return {
         "engine": fitted, "base": base, "parameters": params, "rows": out_rows, "rows_used": which,
-        "left_out": left_out_note(table, base.name),
+        "left_out": left_out_note(table, base.name) if len(chosen) < len(every) else "",  # all rows taken: none left out
         "rms_log_error": {"start": rms(pred_start), "fitted": rms(pred_fit)},
         "evaluations": evaluations[0], "status": result.message, "file": str(path), "start": start,
         "per_family": family_values,

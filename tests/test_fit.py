@@ -374,3 +374,19 @@ def test_cross_validation_refuses_a_source_it_cannot_predict_before_fitting(tmp_
     with pytest.raises(RooflineError, match=r"^--cv: source 'bad' has no fit row the model can predict \(3 rows; the first: "
                                             r"does not fit in memory"):
         cross_validate(path)
+
+
+def test_too_few_predictable_rows_of_the_engine_take_every_engines_rows_as_too_few_rows_do():
+    """5 vllm rows with 2 unpredictable were refused while 3 vllm rows fell back to every engine's rows: the rule now
+    counts the rows a fit can use."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = synthetic_file(Path(folder))
+        table = pd.read_csv(path, dtype=str)
+        table.loc[5:, "engine"] = "sglang"  # 5 vllm rows, 11 sglang
+        table.loc[3:4, ["model", "tp", "gpus"]] = ["llama-3.1-405b", "1", "1"]  # 2 of the vllm rows fit on no device
+        table.to_csv(path, index=False)
+        fit = run_fit(path, "vllm", loss="linear", max_evaluations=5)
+    assert fit["rows_used"].startswith("all 16 fit rows (only 3 of engine vllm the model can predict, fewer than 5)")
+    assert fit["left_out"] == ""
