@@ -169,11 +169,13 @@ def rows_slot(engine_name: str, table: pd.DataFrame) -> str:
     return slots.pop() if len(slots) == 1 else engine_name
 
 
-def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements", fold: bool = False) -> tuple[pd.DataFrame, str]:
-    """The fit-split rows of `engine_name`'s engine (rows_slot), or all fit rows when fewer than MIN_ENGINE_ROWS,
-    and a sentence saying which. Fewer than MIN_ENGINE_ROWS fit rows in all are refused: a fit of that few does not
-    determine its parameters (each would trade off against the others at one point); a cross-validation `fold`,
-    whose full fit passed this check, takes what is left of them."""
+def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements", fold: bool = False,
+             predictable: pd.Series | None = None) -> tuple[pd.DataFrame, str]:
+    """The fit-split rows of `engine_name`'s engine (rows_slot), or all fit rows when fewer than MIN_ENGINE_ROWS of
+    them are rows the model can predict (`predictable`: a boolean Series over the fit rows' index, from prepare_rows;
+    None: every row), and a sentence saying which. Fewer than MIN_ENGINE_ROWS fit rows in all are refused: a fit of
+    that few does not determine its parameters (each would trade off against the others at one point); a
+    cross-validation `fold`, whose full fit passed this check, takes what is left of them."""
     fit = table[table["split"] == "fit"]
     if fit.empty:
         raise RooflineError(f"{where}: split: expected at least one row with split = fit, found none")
@@ -181,14 +183,17 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements",
         raise RooflineError(f"{where}: expected at least {MIN_ENGINE_ROWS} fit rows to fit an engine's parameters to, found "
                             f"{len(fit)} (measure more batch sizes, or predict these rows with `roofline accuracy --split all`)")
     slot = rows_slot(engine_name, table)
-    own = fit[fit["engine_slot"] == slot]
+    mine = fit["engine_slot"] == slot
+    own = fit[mine]
+    usable = int(mine.sum() if predictable is None else (predictable.reindex(fit.index, fill_value=True) & mine).sum())
     label = slot if slot == engine_name else f"{slot} (profile {engine_name})"
-    if len(own) >= MIN_ENGINE_ROWS:
+    if usable >= MIN_ENGINE_ROWS:
         return own, f"{len(own)} fit rows of engine {label}"
     others = len(fit) - len(own)
     if not others:  # a cross-validation fold with fewer than MIN_ENGINE_ROWS left, all of this engine
         return fit, f"all {len(fit)} fit rows, of engine {label} (fewer than {MIN_ENGINE_ROWS})"
-    return fit, (f"all {len(fit)} fit rows (only {len(own)} of engine {label}, fewer than {MIN_ENGINE_ROWS}), "
+    only = f"{usable} of engine {label}" + (" the model can predict" if usable < len(own) else "")
+    return fit, (f"all {len(fit)} fit rows (only {only}, fewer than {MIN_ENGINE_ROWS}), "
                  f"each predicted with {engine_name}: a profile fitted {'partly ' if len(own) else ''}to other engines' "
                  f"measurements ({others} rows)")
 
@@ -282,17 +287,13 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     base = replace(loaded, overrides=tuple((glob, changes) for glob, changes in kept if changes))
     table = load_measurements(path) if table is None else table
     check_profile_names(table, profiles, str(path))
-    chosen, which = fit_rows(table, base.name, str(path), fold=fold)
+    every = table[table["split"] == "fit"]
+    predictable = None  # which fit rows the model can predict: fit_rows counts those (a row it cannot predict is no row)
+    if len(every):
+        predictable = pd.Series(prepare_rows(every, profiles, str(path)).table["skipped"].eq("").to_numpy(), index=every.index)
+    chosen, which = fit_rows(table, base.name, str(path), fold=fold, predictable=predictable)
     rows = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit")
     usable = rows.table["skipped"] == ""
-    every = table[table["split"] == "fit"]
-    if usable.sum() < MIN_ENGINE_ROWS and len(chosen) < len(every):  # too few of this engine's rows it can predict:
-        # every engine's, as fit_rows does where too few exist (the rule counts the rows a fit can use)
-        chosen = every
-        which = (f"all {len(every)} fit rows (only {int(usable.sum())} of engine {rows_slot(base.name, table)} the model can "
-                 f"predict, fewer than {MIN_ENGINE_ROWS}), each predicted with {base.name}")
-        rows = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit")
-        usable = rows.table["skipped"] == ""
     if usable.sum() == 0 or (usable.sum() < MIN_ENGINE_ROWS and not fold):  # rows it cannot predict do not count
         first = rows.table.loc[~usable, "skipped"]
         raise RooflineError(f"{path}: expected at least {MIN_ENGINE_ROWS} fit rows the model can predict, found "
