@@ -27,9 +27,10 @@ Reads the architecture keys transformers configs use and writes the profile fiel
                           LM head and router bf16;
                         mxfp4 (gpt-oss): the experts fp4, the rest bf16; modelopt NVFP4: fp4, embedding, LM
                           head and router bf16;
-                        awq, gptq: weight-only int4 (4 bits) or w8a16 (8 bits); compressed-tensors by its first
-                          config group: 8-bit float fp8, 8-bit int with activations int8 (W8A8), 4-bit float fp4,
-                          weight-only int int4 / w8a16; embedding, LM head and router bf16 throughout;
+                        awq, gptq: weight-only int4 (4 bits) or w8a16 (8 bits); compressed-tensors by its config
+                          groups (which must quantise the weights alike): 8-bit float fp8, 8-bit int with
+                          activations int8 (W8A8), 4-bit float fp4, weight-only int int4 / w8a16; embedding, LM
+                          head and router bf16 throughout;
                         modules_to_not_convert / ignored_layers / ignore / exclude_modules naming the attention,
                           router, embedding or LM head keep those bf16; any other method is refused
 Multimodal configs are read from their `text_config`; the vision tower is not counted.
@@ -147,7 +148,8 @@ def _skip_class(name: str) -> tuple[str | None, int | None]:
 
 def _skipped_classes(qc: dict, layers: int = 0) -> set[str]:
     """The weight classes a quantization_config's skip list keeps in 16 bits (_skip_class): a class named for one
-    layer's module counts only where the list names it in every layer (or in as many layers as any other class's)."""
+    layer's module counts only where the list names it in every layer (a router, in the MoE layers only: where it is
+    named in as many layers as the most-named class, at least two)."""
     names = [str(n) for key in _SKIP_KEYS if isinstance(qc.get(key), list) for n in qc[key]]
     classes, per_layer = set(), {}
     for name in names:
@@ -231,7 +233,8 @@ def _precision(config: dict, cfg: dict, where: str, layers: int = 0) -> dict | N
     else:
         raise field_error(where, "quantization_config.quant_method", "fp8, fbgemm_fp8, mxfp4, modelopt (FP8, NVFP4), awq, gptq "
                           "or compressed-tensors (or write the profile's precision: by hand, docs/PROFILES.md)", method or MISSING)
-    kept = set(_KEPT_BF16) | _skipped_classes(qc, layers)
+    skipped = _skipped_classes(qc, layers)
+    kept = set(_KEPT_BF16) | skipped
     if quantised is None:
         block: dict = {"default": dtype, **{c: "bf16" for c in ("attention", "embedding", "lm_head", "router", "shared_experts") if c in kept}}
     else:
@@ -239,7 +242,7 @@ def _precision(config: dict, cfg: dict, where: str, layers: int = 0) -> dict | N
     detail = ", ".join(f"{k} {qc[k]}" for k in ("quant_algo", "bits", "fmt", "weight_block_size") if qc.get(k) is not None)
     block["source"] = (f"quantization_config of the imported config.json: quant_method {method}" + (f", {detail}" if detail else "")
                        + "; embedding, LM head and router kept in 16 bits"
-                       + (" with the modules it leaves unconverted" if _skipped_classes(qc, layers) else "") + " (roofline/hfimport.py)")
+                       + (" with the modules it leaves unconverted" if skipped else "") + " (roofline/hfimport.py)")
     return block
 
 
