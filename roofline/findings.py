@@ -668,7 +668,7 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         return Finding(title, f"Throughput peaks at {_n(b['tokens_per_s'])} tokens/s "
                        f"({_hw(meta, b['hardware'])}, {_model(meta, b['model'])}, batch {int(b['batch'])}).", {})
     varying = _varying(drafting)
-    keys = [c for c in (*POINT_COLUMNS, *varying)]
+    keys = [*POINT_COLUMNS, *varying]
     # each point of each config at its best drafting k (the largest speedup over k > 0; a tree has one k, best_k -1)
     points = drafting.sort_values("speedup", kind="stable").drop_duplicates(keys, keep="last")
     top = points.loc[points["speedup"].idxmax()]

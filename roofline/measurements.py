@@ -667,8 +667,6 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             conc = recorded if recorded is not None else batch if batch is not None else _number(
                 result, ("max_concurrency",), path, n,
                 "the client's concurrency (run the benchmark with --max-concurrency, or pass --batch N / batch=N)")
-            if round(conc) < 1:
-                raise field_error(f"{path}: result {n}", "max_concurrency", "at least 1 request in flight", result.get("max_concurrency"))
             # the tokens the run measured: SGLang writes random_input_len / random_output_len whatever the dataset
             # (its 1024 defaults for ShareGPT) and draws random lengths from [ratio * len, len], so they are settings
             in_len = (_number(result, ("total_input_tokens",), path, n, "total input tokens") / completed
