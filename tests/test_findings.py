@@ -20,6 +20,14 @@ def _run(name):
     return r, finding(r.name, r.df, r.ops, r.meta)
 
 
+def _run_text(tmp_path, text: str):
+    """A user's scenario file of `text` (its `name:` line names the file), swept, and its finding."""
+    name = re.search(r"^name: (\S+)", text, re.M).group(1)
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(text)
+    return _run(str(path))
+
+
 def test_numbers_in_prose_keep_three_significant_digits():
     assert [_n(21507.6), _n(2.4658), _n(0.05512), _n(0)] == ["21,508", "2.47", "0.0551", "0"]
 
@@ -263,11 +271,8 @@ def test_draft_offload_says_what_each_placement_costs_where_its_device_has_a_pri
 
 def test_the_generic_finding_names_what_the_sweep_varied_and_never_prints_alpha_nan(tmp_path):
     """A user's scenario with the method's default rates printed 'α = nan' and left out the tp and engine that won."""
-    path = tmp_path / "gen.yaml"
-    path.write_text("name: gen-test\nhardware: h100\nmodel: llama-3.1-70b\nmethod: eagle\ntp: [4, 8]\nengine: [vllm, sglang]\n"
-                    "axes:\n  batch: [1, 8]\n  context: [2048]\n  k: [2, 4]\n")
-    r = run_scenario(str(path))
-    f = finding(r.name, r.df, r.ops, r.meta)
+    r, f = _run_text(tmp_path, "name: gen-test\nhardware: h100\nmodel: llama-3.1-70b\nmethod: eagle\ntp: [4, 8]\n"
+                     "engine: [vllm, sglang]\naxes:\n  batch: [1, 8]\n  context: [2048]\n  k: [2, 4]\n")
     assert "nan" not in f.text and "the method's per-position rates" in f.text
     # the finding reports on the figure's engine (vllm, the first realistic one) and names the engine it left aside
     top = r.df[(r.df["k"] > 0) & (r.df["engine"] == "vllm")].sort_values("speedup").iloc[-1]
@@ -293,11 +298,8 @@ def test_the_generic_finding_counts_every_config_and_names_what_the_losing_point
 
 def test_the_generic_finding_reads_a_tree_and_names_a_model_that_never_fits(tmp_path):
     """A tree (best_k -1) crashed the report with a traceback (argmax of an empty sequence)."""
-    path = tmp_path / "tree.yaml"
-    path.write_text("name: tree-test\nhardware: h100\nmodel: [llama-3.1-8b, llama-3.1-405b]\nmethod: eagle\n"
-                    "tree: {nodes: 60, tau: 4.5}\naxes:\n  batch: [1, 256]\n  context: [2048]\n  k: [5]\n")
-    r = run_scenario(str(path))
-    f = finding(r.name, r.df, r.ops, r.meta)
+    r, f = _run_text(tmp_path, "name: tree-test\nhardware: h100\nmodel: [llama-3.1-8b, llama-3.1-405b]\nmethod: eagle\n"
+                     "tree: {nodes: 60, tau: 4.5}\naxes:\n  batch: [1, 256]\n  context: [2048]\n  k: [5]\n")
     assert "a tree of 60 nodes, τ = 4.5, k = 5" in f.text and "nan" not in f.text
     assert "Llama 3.1 405B fits in memory at no point of the sweep." in f.text
 
