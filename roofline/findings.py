@@ -465,15 +465,31 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
 
 
 def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
+    """Per target GPU and batch, which drafter placement gives the largest speedup at its best k. A placement whose
+    drafter fits at no k > 0 there (its weights and KV beside the target's, or on its own device) drafts nothing:
+    it competes as "no drafting k fits", never as plain decoding's 1.00x; a point where no placement drafts is won by
+    plain decoding ("none" in `winner`)."""
     best = _at_best_k(_fits(df))
     keys = ["hardware", "model", "context", "alpha", "batch"]
-    pivot = best.pivot_table(index=keys, columns="draft_placement", values="speedup", observed=True)
-    winner = pivot.idxmax(axis=1)
+    placements = list(dict.fromkeys(df["draft_placement"]))
+    points = pd.MultiIndex.from_frame(best[keys].drop_duplicates())
+    drafting = best[best["k"] > 0]  # a placement whose best k is 0 only decodes plainly there
+    pivot = (drafting.pivot_table(index=keys, columns="draft_placement", values="speedup", observed=True)
+             .reindex(index=points, columns=placements))
+    drafts = pivot.notna().any(axis=1)
+    winner = pivot.fillna(-np.inf).idxmax(axis=1).where(drafts, "none")
     hw0 = df["hardware"].iloc[0]
     w0 = winner.xs(hw0, level="hardware")
     p0 = pivot.xs(hw0, level="hardware")
     batches = w0.index.get_level_values("batch")
     colo = w0 == "co-located"
+
+    def place(p: str) -> str:
+        return "co-located" if p == "co-located" else f"on {_hw(meta, p)}"
+
+    def against(speedup: float, p: str) -> str:
+        return f"{_x(speedup)} {place(p)}" if np.isfinite(speedup) else f"{place(p)}, where no drafting k fits"
+
     sentences = []
     runs = []  # contiguous runs of the same winner over batch
     for b, w in zip(batches, w0):
@@ -484,49 +500,57 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     parts = []
     for w, b_lo, b_hi in runs:
         where = f"batch {b_lo}" if b_lo == b_hi else f"batch {b_lo}–{b_hi}"
+        if w == "none":
+            parts.append(f"no drafter fits at {where}, co-located or on another device (plain decoding only)")
+            continue
         row = p0[p0.index.get_level_values("batch") == b_lo].iloc[0]
-        runner = row.drop(w).idxmax()
+        rest = row.drop(w)
+        runner = rest.fillna(-np.inf).idxmax() if len(rest) else None
         at = "" if b_lo == b_hi else f"at batch {b_lo}: "
+        vs = f" against {against(row[runner], runner)}" if runner is not None else ""
         parts.append(f"{'co-location' if w == 'co-located' else 'a drafter on ' + _hw(meta, w)} wins at {where} "
-                     f"({at}{_x(row[w])} against {_x(row[runner])} {'co-located' if runner == 'co-located' else 'on ' + _hw(meta, runner)})")
+                     f"({at}{_x(row[w])}{vs})")
     sentences.append(f"On {_tp(meta)} × {_hw(meta, hw0)}, {'; '.join(parts)}.")
     others = []  # the other targets: where, if anywhere, an offloaded drafter wins
     for hw in dict.fromkeys(winner.index.get_level_values("hardware")):
         if hw == hw0:
             continue
         w_hw, p_hw = winner.xs(hw, level="hardware"), pivot.xs(hw, level="hardware")
-        off_wins = w_hw[w_hw != "co-located"]
+        off_wins = w_hw[~w_hw.isin(["co-located", "none"])]
         if off_wins.empty:
-            others.append(f"on {_hw(meta, hw)} co-location wins at every batch that fits")
+            others.append(f"on {_hw(meta, hw)} co-location wins at every batch that fits" if (w_hw == "co-located").all() else
+                          f"on {_hw(meta, hw)} no offloaded drafter wins at a batch that fits")
         else:
             key, w = off_wins.index[0], off_wins.iloc[0]
             others.append(f"on {_hw(meta, hw)} a drafter on {_hw(meta, w)} wins at batch {key[-1]} "
-                          f"({_x(p_hw.loc[key, w])} against {_x(p_hw.loc[key, 'co-located'])} co-located)"
+                          f"({_x(p_hw.loc[key, w])} against {against(p_hw.loc[key, 'co-located'], 'co-located')})"
                           + (f" and {len(off_wins) - 1} more batch{'es' if len(off_wins) > 2 else ''}" if len(off_wins) > 1 else ""))
     if others:
         said = "; ".join(others)
         sentences.append(f"{said[0].upper()}{said[1:]}.")
-    off = best[best["draft_placement"] != "co-located"]
+    off = drafting[drafting["draft_placement"] != "co-located"]
     share = float((off["transfer_time_s"] / off["iteration_time_s"]).max()) if len(off) else 0.0
-    b1 = best[(best["hardware"] == hw0) & (best["batch"] == best["batch"].min())].drop_duplicates("draft_placement")
+    at0 = best[best["hardware"] == hw0]
+    b_min = int(at0["batch"].min())
+    b1 = drafting[(drafting["hardware"] == hw0) & (drafting["batch"] == b_min)].drop_duplicates("draft_placement")
+    missing = [place(p) for p in placements if p not in set(b1["draft_placement"])]
     per_step = (b1["draft_time_s"] / b1["k"]).to_numpy()
     order = np.argsort(per_step)
-    steps = [f"{_n(per_step[i] * 1e3)} ms {'co-located' if p == 'co-located' else 'on ' + _hw(meta, p)}"
-             for i, p in zip(order, b1["draft_placement"].to_numpy()[order])]
+    steps = [f"{_n(per_step[i] * 1e3)} ms {place(p)}" for i, p in zip(order, b1["draft_placement"].to_numpy()[order])]
+    not_fitting = f" (no drafting k fits {_list(missing)})" if missing else ""
     sentences.append(
         f"The transfer between the devices is at most {share * 100:.2g}% of an iteration at the best k; the drafter's own speed "
-        f"decides: at batch {int(b1['batch'].iloc[0])} one draft step takes {_list(steps)}, against a verify pass of "
-        f"{_n(b1['verify_time_s'].min() * 1e3)} ms."
-    )
+        f"decides: at batch {b_min} one draft step takes {_list(steps)}{not_fitting}, against a verify pass of "
+        f"{_n(b1['verify_time_s'].min() * 1e3)} ms." if len(b1) else
+        f"At batch {b_min} no drafter fits, co-located or on another device: only plain decoding runs there.")
     # what each placement costs there, the drafter's device paid while it drafts (at each placement's fastest k)
-    costs = [("co-located" if pl == "co-located" else f"on {_hw(meta, pl)}", c)
-             for pl, c in zip(b1["draft_placement"], b1["cost_usd_per_million_tokens"])]
+    costs = [(place(pl), c) for pl, c in zip(b1["draft_placement"], b1["cost_usd_per_million_tokens"])]
     priced = sorted((c, name) for name, c in costs if np.isfinite(c))
     unpriced = [name for name, c in costs if not np.isfinite(c)]
-    plain = float(b1["baseline_cost_usd_per_million_tokens"].iloc[0])
+    plain = float(at0.loc[at0["batch"] == b_min, "baseline_cost_usd_per_million_tokens"].iloc[0])
     if priced and np.isfinite(plain):
         sentences.append(
-            f"Per million tokens at batch {int(b1['batch'].iloc[0])}, each at its fastest k: {_list([f'${_n(c)} {name}' for c, name in priced])}, against "
+            f"Per million tokens at batch {b_min}, each at its fastest k: {_list([f'${_n(c)} {name}' for c, name in priced])}, against "
             f"${_n(plain)} without speculation" + (f" (drafting {_list(unpriced)}: no price in the profile)" if unpriced else "") + ".")
     return Finding("Draft on cheaper hardware", " ".join(sentences), {
         "winner": winner, "colocated_wins": int(colo.sum()), "points": len(colo), "max_transfer_share": share,

@@ -284,7 +284,8 @@ def _config_text(cfg: Config) -> str:
                                (("dp_attention", dep.dp_attention), ("ep", dep.ep), ("pp", dep.pp)) if value > 1),
              f"{labels['weight_dtype']} weights", *([f"{labels['expert_dtype']} experts"] if labels["expert_dtype"] else []),
              f"{labels['kv_dtype']} KV", f"engine {labels['engine']}", *([f"method {labels['method']}"] if labels["method"] != "none" else []),
-             *([f"drafter on {labels['draft_hardware']}"] if labels["draft_hardware"] else []),
+             *([f"drafter on {labels['draft_hardware']}"] if labels["draft_hardware"] else
+               ["drafter on the target"] if labels["method"] == "draft" else []),
              *([f"shared prefix {cfg.shared_prefix}"] if cfg.shared_prefix else [])]
     return f"{cfg.model.name} on {dep.devices} x {cfg.hw.name} ({', '.join(parts)})"
 

@@ -324,3 +324,39 @@ def test_fast_tiers_price_one_engine_and_say_which_and_plain_rows_are_not_specul
     eagle = r.df[(r.df["method"] == "eagle") & r.df["fits_in_memory"] & (r.df["k"] > 0)]
     best = eagle.sort_values("speedup").drop_duplicates(["batch", "alpha"], keep="last")
     assert f"at {int((best['speedup'] < 1).sum())} of the {len(best)} points that fit" in f.text and "method" not in f.text
+
+
+def test_draft_offload_names_a_placement_where_no_drafting_k_fits_instead_of_a_plain_1x(tmp_path):
+    """70B on 2 H100 (bf16) leaves no room for an 8B drafter beside it: co-located, only k = 0 fits, whose speedup is plain
+    decoding's 1.00x. The finding read that as 'co-location wins at batch 4 (1.00x against 1.00x on L40S)', '$51.5
+    co-located' and 'n/a ms co-located'. The sweep's warning names the placement that fits nowhere."""
+    from roofline.errors import RooflineWarning
+
+    with pytest.warns(RooflineWarning, match=r"method draft, drafter on the target\): speculation fits .* at no point"):
+        r, f = _run_text(tmp_path, """name: draft-offload
+hardware: h100-sxm
+model: llama-3.1-70b
+tp: 2
+method: draft
+draft: llama-3.1-8b
+draft_hardware: [null, l40s]
+axes:
+  batch: [1, 2, 4]
+  context: [8192]
+  k: [0, 1, 2, 3]
+  alpha: [0.8]
+""")
+    best = r.df[(r.df["k"] == r.df["best_k"]) & r.df["fits_in_memory"]]
+    colocated = best[best["draft_placement"] == "co-located"]
+    assert len(colocated) and (colocated["k"] == 0).all()  # the premise: co-located, nothing drafts
+    offloaded = best[best["draft_placement"] != "co-located"]
+    drafting = sorted(offloaded.loc[offloaded["k"] > 0, "batch"])
+    plain_only = sorted(set(best["batch"]) - set(drafting))
+    assert drafting and plain_only  # the premise: the L40S drafter drafts at small batches, nothing at the largest
+    assert "1.00× co-located" not in f.text and "n/a" not in f.text and "co-location wins" not in f.text
+    assert "against co-located, where no drafting k fits" in f.text
+    assert f"no drafter fits at batch {plain_only[0]}" in f.text
+    assert "no drafting k fits co-located" in f.text
+    winner = f.numbers["winner"]
+    assert set(winner[winner.index.get_level_values("batch").isin(plain_only)]) == {"none"}
+    assert f.numbers["colocated_wins"] == 0

@@ -256,7 +256,7 @@ def test_a_config_where_only_plain_decoding_fits_is_said_once():
     from roofline.errors import RooflineWarning
 
     with pytest.warns(RooflineWarning, match=r"llama-3.1-70b on 2 x h100-sxm \(tp 2, bf16 weights, bf16 KV, engine vllm, method "
-                                             r"draft\): speculation fits in device memory at no point of the sweep"):
+                                             r"draft, drafter on the target\): speculation fits in device memory at no point of the sweep"):
         df = roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 2, "method": "draft", "draft": "llama-3.1-8b",
                              "axes": {"batch": [1, 4], "context": [8192], "k": [0, 2], "alpha": [0.6]}})
     assert df[df["k"] == 0]["fits_in_memory"].any() and not df[df["k"] == 2]["fits_in_memory"].any()
