@@ -748,6 +748,34 @@ QUESTION_CONFIGS = {
 }
 
 
+# what each question's finding reads from its sweep beyond its columns (its built-in scenario has each); a user's
+# scenario of that name without one gets the generic finding and figure, saying which (shape_problem)
+QUESTION_NEEDS = {
+    "verify-mini-prefill": ("chain", "widths"), "flops-vs-time": ("plain", "drafting"),
+    "break-even-batch": ("drafting", "batches"), "batch-vs-speculation": ("drafting", "batches"),
+    "kv-caps-batch": ("batches",), "shared-prefix": ("prefixes",), "draft-offload": ("drafting", "placements"),
+    "fast-tier-premium": ("drafting",), "prefill-not-sped-up": ("chain", "plain", "drafting"),
+}
+NEEDS = {  # name: (test of the question's rows and meta, what it asks for)
+    "chain": (lambda df, meta: not meta.get("tree_nodes"), "a chain of drafts, each pass k + 1 tokens wide, not a tree"),
+    "widths": (lambda df, meta: df["k"].nunique() >= 2, "at least two draft lengths k"),
+    "plain": (lambda df, meta: bool((df["k"] == 0).any()), "k = 0 among the draft lengths, for plain decoding's own rows"),
+    "drafting": (lambda df, meta: bool((df["k"] > 0).any()), "a drafting method with a draft length k > 0"),
+    "batches": (lambda df, meta: df["batch"].nunique() >= 2, "at least two batch sizes"),
+    "prefixes": (lambda df, meta: "shared_prefix_tokens" in df and df["shared_prefix_tokens"].nunique() >= 2,
+                 "at least two shared_prefix lengths, e.g. shared_prefix: [0, 32768]"),
+    "placements": (lambda df, meta: "draft_placement" in df and df["draft_placement"].nunique() >= 2,
+                   "at least two drafter placements, e.g. draft_hardware: [null, l4]"),
+}
+
+
+def shape_problem(name: str, df: pd.DataFrame, meta: dict) -> str:
+    """What question `name` needs that its rows (question_rows) lack, as one clause ('it needs at least two batch
+    sizes and ...'), or '' where it has all of QUESTION_NEEDS[name] (or is no question)."""
+    missing = [what for need in QUESTION_NEEDS.get(name, ()) for test, what in [NEEDS[need]] if not test(df, meta)]
+    return f"it needs {_list(missing)}" if missing else ""
+
+
 def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> tuple[pd.DataFrame, pd.DataFrame, dict, str]:
     """The rows a report question answers on, its operators' rows, its meta, and a sentence naming what was set aside:
     for a question of QUESTION_CONFIGS, every other config column the sweep varies (hardware, model, engine, tp,
@@ -787,16 +815,21 @@ FINDINGS = {
 
 def finding(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict, strict: bool = True) -> Finding:
     """The finding of scenario `name` (the generic one for a scenario the report has no question for). Not `strict`
-    (a user's scenario named like a question, of another shape than the question's own), a question whose finding
-    cannot be computed from the sweep gives the generic finding and says so, instead of failing the report."""
+    (a user's scenario named like a question, of another shape than the question's own), a question whose sweep
+    lacks what it reads (shape_problem), or whose finding cannot be computed from it, gives the generic finding and
+    says so, instead of a poor answer or a failed report."""
     question = FINDINGS.get(name)
     if question is None:
         return generic(df, ops, meta)
     if strict:
         return question(df, ops, meta)
+    problem = shape_problem(name, df, meta)
     try:
+        if problem:
+            raise ValueError(problem)
         return question(df, ops, meta)
     except (IndexError, KeyError, ValueError, ZeroDivisionError, TypeError) as exc:
         f = generic(df, ops, meta)  # numbers["fallback"]: the report draws the generic figure beside it, and warns
-        return Finding(f.title, f.text + f" (This sweep's axes are not those the {name} question's own finding reads, so it "
-                                         "is the generic finding.)", {**f.numbers, "fallback": f"{type(exc).__name__}: {exc}"})
+        why = f": {problem}" if problem else ""
+        return Finding(f.title, f.text + f" (This sweep's axes are not those the {name} question's own finding reads{why}, so "
+                                         "it is the generic finding.)", {**f.numbers, "fallback": problem or f"{type(exc).__name__}: {exc}"})

@@ -9,22 +9,34 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from roofline.findings import _n, finding, memory_split
+from roofline.findings import _n, finding, memory_split, question_rows, shape_problem
 from roofline.report import run_scenario
 
 KIB = 1024.0
 
 
 def _run(name):
+    """A scenario swept and its finding; a built-in question's sweep has everything its question reads."""
     r = run_scenario(name)
+    if "/" not in name:
+        assert shape_problem(name, r.df, r.meta) == ""
     return r, finding(r.name, r.df, r.ops, r.meta)
 
 
-def _run_text(tmp_path, text: str):
-    """A user's scenario file of `text` (its `name:` line names the file), swept, and its finding."""
+def _report_finding(tmp_path, text: str):
+    """A user's scenario file of `text` answered as the report answers it (question_rows, not strict)."""
+    r, _ = _run_text(tmp_path, text, answer=False)
+    df, ops, meta, _ = question_rows(r.name, r.df, r.ops, r.meta)
+    return r, finding(r.name, df, ops, meta, strict=False)
+
+
+def _run_text(tmp_path, text: str, answer: bool = True):
+    """A user's scenario file of `text` (its `name:` line names the file), swept, and its finding (None if not `answer`)."""
     name = re.search(r"^name: (\S+)", text, re.M).group(1)
     path = tmp_path / f"{name}.yaml"
     path.write_text(text)
+    if not answer:
+        return run_scenario(str(path)), None
     return _run(str(path))
 
 
@@ -360,3 +372,21 @@ axes:
     winner = f.numbers["winner"]
     assert set(winner[winner.index.get_level_values("batch").isin(plain_only)]) == {"none"}
     assert f.numbers["colocated_wins"] == 0
+
+
+@pytest.mark.parametrize("text, needs", [
+    ("name: shared-prefix\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\naxes:\n  batch: [1, 64]\n  context: [4096]\n"
+     "  k: [0, 3]\n  alpha: [0.8]\n", "at least two shared_prefix lengths"),
+    ("name: verify-mini-prefill\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\ntree: {nodes: 15, tau: 3.5}\n"
+     "axes:\n  batch: [1, 64]\n  context: [4096]\n  k: [4]\n", "a chain of drafts, each pass k + 1 tokens wide, not a tree "
+     "and at least two draft lengths k"),
+    ("name: prefill-not-sped-up\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\naxes:\n  batch: [1]\n"
+     "  context: [4096]\n  k: [3]\n  alpha: [0.8]\n", "k = 0 among the draft lengths"),
+])
+def test_a_users_scenario_named_like_a_question_without_what_it_reads_gets_the_generic_finding_saying_what(tmp_path, text, needs):
+    """A shared-prefix scenario without a shared_prefix axis said 'the batch that fits grows from 453 to 453'; a
+    verify-mini-prefill one on a tree read its widths as q = k + 1, not the tree's nodes + 1."""
+    r, f = _report_finding(tmp_path, text)
+    assert f.numbers["fallback"].startswith("it needs ") and needs in f.numbers["fallback"]
+    assert "question's own finding reads: it needs " in f.text and needs in f.text and "so it is the generic finding" in f.text
+    assert "grows from" not in f.text and "a pass of q tokens" not in f.text and "arrives" not in f.text
