@@ -255,37 +255,49 @@ def break_even_table(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
+    """Up to which batch speculation pays per GPU (the drafting method's break-even at its lowest alpha, at the
+    smallest context swept), against the GPUs' derated ridge points; then at higher alpha, and at each longer context."""
     table = break_even_table(df)
     ridge = ridge_points(ops)
     methods = list(dict.fromkeys(table["method"]))
     method = "eagle" if "eagle" in methods else methods[0]
     alphas = sorted(table["alpha"].unique())
     a0 = alphas[0]
-    t0 = table[(table["method"] == method) & (table["alpha"] == a0)].set_index("hardware")
-    t0 = t0.assign(ridge=ridge.reindex(t0.index)).sort_values(["break_even_batch", "ridge"], ascending=False)
-    free = t0[~t0["censored"]]
+    contexts = sorted(table["context"].unique())
+    c0 = contexts[0]
+    at_c0 = table[table["context"] == c0]
+
+    def pays(t: pd.DataFrame, ridges: bool) -> tuple[list[str], pd.DataFrame]:
+        """'256 on H100 SXM5 (278)' per GPU of `t` (one method, alpha and context), largest first; and its free rows."""
+        t = t.set_index("hardware")
+        t = t.assign(ridge=ridge.reindex(t.index)).sort_values(["break_even_batch", "ridge"], ascending=False)
+        free = t[~t["censored"]]
+        parts = [f"{int(r.break_even_batch)} on {_hw(meta, h)}" + (f" ({_n(r.ridge)})" if ridges else "") for h, r in free.iterrows()]
+        capped = [f"at least {int(r.break_even_batch)} on {_hw(meta, h)} (" + (f"{_n(r.ridge)}; " if ridges else "")
+                  + f"{'memory ends the sweep' if r.memory_limited else 'the sweep ends there'}, "
+                  f"{r.speedup_at_largest_fitting_batch:.2f}× there)" for h, r in t[t["censored"]].iterrows()]
+        return parts + capped, free
+
+    said, free = pays(at_c0[(at_c0["method"] == method) & (at_c0["alpha"] == a0)], True)
     rho = float(free["break_even_batch"].rank().corr(free["ridge"].rank())) if len(free) >= 3 else float("nan")
-    parts = [f"{int(r.break_even_batch)} on {_hw(meta, h)} ({_n(r.ridge)})" for h, r in free.iterrows()]
-    capped = [f"at least {int(r.break_even_batch)} on {_hw(meta, h)} ({_n(r.ridge)}; "
-              f"{'memory ends the sweep' if r.memory_limited else 'the sweep ends there'}, {r.speedup_at_largest_fitting_batch:.2f}× there)"
-              for h, r in t0[t0["censored"]].iterrows()]
-    n_hw = table["hardware"].nunique()
+    n_hw = at_c0["hardware"].nunique()
     later = []
     for a in alphas[1:]:
-        ta = table[(table["method"] == method) & (table["alpha"] == a)]
+        ta = at_c0[(at_c0["method"] == method) & (at_c0["alpha"] == a)]
         by_memory = int(ta["memory_limited"].sum())
         gain = ta.loc[ta["censored"], "speedup_at_largest_fitting_batch"]
         there = f"; {_range(gain, '×')} there" if len(gain) else ""
         later.append(f"{int(ta['censored'].sum())} of {n_hw} at α = {a:g} ({by_memory} where memory ends it{there})")
+    longer = [f"at a {int(c):,}-token context up to batch "
+              + _list(pays(table[(table["method"] == method) & (table["alpha"] == a0) & (table["context"] == c)], False)[0])
+              for c in contexts[1:]]
     label = {"eagle": "EAGLE", "draft": "a draft model", "ngram": "n-gram lookup", "mtp": "MTP"}.get(method, method)
-    contexts = sorted(df["context"].unique())
-    at = (f"and a {int(contexts[0]):,}-token context" if len(contexts) == 1 else
-          f"and contexts of {_list([f'{int(c):,}' for c in contexts])} tokens" if len(contexts) <= 3 else "over the swept contexts")
     text = (
-        f"With {label} at α = {a0:g} {at}, speculation pays up to batch {_list(parts + capped)}, derated ridge points in FLOP/B "
-        f"in brackets: {_ridge_order(rho, free)}"
+        f"With {label} at α = {a0:g} and a {int(c0):,}-token context, speculation pays up to batch {_list(said)}, derated "
+        f"ridge points in FLOP/B in brackets: {_ridge_order(rho, free)}"
         f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. "
         + (f"At higher acceptance it still pays at the largest batch that fits or was swept on {_list(later)}. " if later else "")
+        + (f"At α = {a0:g} it pays {'; '.join(longer)}. " if longer else "")
         + "At longer contexts each sequence's KV-cache reads keep the verify pass memory-bound to larger batches, and memory "
         "caps the batch sooner: speculation then pays up to the largest batch that fits, more often than here."
     )

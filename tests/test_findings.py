@@ -390,3 +390,24 @@ def test_a_users_scenario_named_like_a_question_without_what_it_reads_gets_the_g
     assert f.numbers["fallback"].startswith("it needs ") and needs in f.numbers["fallback"]
     assert "question's own finding reads: it needs " in f.text and needs in f.text and "so it is the generic finding" in f.text
     assert "grows from" not in f.text and "a pass of q tokens" not in f.text and "arrives" not in f.text
+
+
+def test_the_break_even_finding_of_two_contexts_answers_at_the_first_and_names_the_other(tmp_path):
+    """With two contexts it listed each GPU once per context without naming it, and counted '4 of 2' GPUs at α = 0.8."""
+    r, f = _run_text(tmp_path, """name: break-even-batch
+hardware: [h100-sxm, a100-sxm-80gb]
+model: llama-3.1-8b
+method: eagle
+engine: ideal
+axes:
+  batch: [1, 64, 256, 1024]
+  context: [1024, 16384]
+  k: [0, 2, 4]
+  alpha: [0.6, 0.8]
+""")
+    assert "a 1,024-token context, speculation pays up to batch" in f.text
+    assert f.text.count("on H100 SXM5") == 2 and f.text.count("on A100 SXM4") == 2  # once per context, each named
+    assert "on 2 of 2 at α = 0.8" in f.text and "of 2 at" in f.text and "4 of 2" not in f.text
+    table = f.numbers["table"]
+    at_16k = table[(table["context"] == 16384) & (table["alpha"] == 0.6)].set_index("hardware")["break_even_batch"]
+    assert f"at a 16,384-token context up to batch at least {int(at_16k['h100-sxm'])} on H100 SXM5" in f.text
