@@ -80,7 +80,7 @@ def predict(
     dp_attention: Annotated[int, typer.Option(min=1, max=4096, help="Attention data-parallel groups: each holds and reads only its sequences' KV cache.")] = 1,
     ep: Annotated[int, typer.Option(min=1, max=4096, help="Expert-parallel degree (MoE): experts spread over devices, tokens sent by all-to-all.")] = 1,
     pp: Annotated[int, typer.Option(min=1, max=4096, help="Pipeline stages.")] = 1,
-    weight_dtype: Annotated[Optional[str], typer.Option(help="Override every weight class: bf16 | fp16 | fp32 | fp8 | int8 (W8A8) | w8a16 (int8 weight-only) | int4 | fp4; a quantised one leaves the embedding, LM head and router at their native dtype (default: the checkpoint's native precision).")] = None,
+    weight_dtype: Annotated[Optional[str], typer.Option(help="Override every weight class: bf16 | fp16 | fp32 | fp8 | int8 (W8A8) | w8a16 (int8 weight-only) | int4 | fp4 (MXFP4) | nvfp4; a quantised one leaves the embedding, LM head and router at their native dtype (default: the checkpoint's native precision).")] = None,
     expert_dtype: Annotated[Optional[str], typer.Option(help="Override the routed and shared experts' dtype only.")] = None,
     kv_dtype: Annotated[str, typer.Option(help="bf16 | fp16 | fp32 | fp8 | int8")] = "bf16",
     prompt: Annotated[Optional[int], typer.Option(min=1, max=1_000_000_000, help="Prompt length: adds time to first token (one prefill; with speculation, the drafter's too).")] = None,

@@ -42,6 +42,7 @@ _COMPUTE_DTYPE_PREFERENCE = {
     "int4": ("bf16", "fp16", "fp32"),
     # MXFP4 weights without fp4 tensor cores run as W4A16 (bf16 activations; vLLM's Marlin / Triton MXFP4 paths on Hopper)
     "fp4": ("fp4", "bf16", "fp16", "fp32"),
+    "nvfp4": ("fp4", "bf16", "fp16", "fp32"),  # NVFP4: fp4 elements with finer scales, the same tensor cores
 }
 
 

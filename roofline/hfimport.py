@@ -25,11 +25,11 @@ Reads the architecture keys transformers configs use and writes the profile fiel
     precision         quantization_config (the checkpoint's dtypes; none: bf16 throughout):
                         fp8, fbgemm_fp8, modelopt FP8, compressed-tensors 8-bit float: fp8, embedding,
                           LM head and router bf16;
-                        mxfp4 (gpt-oss): the experts fp4, the rest bf16; modelopt NVFP4: fp4, embedding, LM
+                        mxfp4 (gpt-oss): the experts fp4, the rest bf16; modelopt NVFP4: nvfp4, embedding, LM
                           head and router bf16;
                         awq, gptq: weight-only int4 (4 bits) or w8a16 (8 bits); compressed-tensors by its config
                           groups (which must quantise the weights alike): 8-bit float fp8, 8-bit int with
-                          activations int8 (W8A8), 4-bit float fp4, weight-only int int4 / w8a16; embedding, LM
+                          activations int8 (W8A8), 4-bit float nvfp4 (group size 16) or fp4, weight-only int int4 / w8a16; embedding, LM
                           head and router bf16 throughout;
                         modules_to_not_convert / ignored_layers / ignore / exclude_modules naming the attention,
                           router, embedding or LM head keep those bf16; any other method is refused
@@ -167,8 +167,8 @@ def _skipped_classes(qc: dict, layers: int = 0) -> set[str]:
     return classes
 
 
-def _bits_and_kind(qc: dict, where: str) -> tuple[int, str]:
-    """compressed-tensors: the weights' (num_bits, type) of its first config group."""
+def _bits_and_kind(qc: dict, where: str) -> tuple[int, str, object]:
+    """compressed-tensors: the weights' (num_bits, type, group_size) of its first config group."""
     groups = qc.get("config_groups")
     group = next(iter(groups.values()), None) if isinstance(groups, dict) and groups else None
     if isinstance(groups, dict) and len(groups) > 1:  # one precision per weight class: groups must agree on the weights
@@ -188,7 +188,7 @@ def _bits_and_kind(qc: dict, where: str) -> tuple[int, str]:
     if bits not in (4, 8):
         raise field_error(where, "quantization_config.config_groups.weights.num_bits", "4 or 8", bits)
     activations = group.get("input_activations")
-    return bits, (kind if activations else "weight_only_float" if kind == "float" else "weight_only")
+    return bits, (kind if activations else "weight_only_float" if kind == "float" else "weight_only"), weights.get("group_size")
 
 
 def _precision(config: dict, cfg: dict, where: str, layers: int = 0) -> dict | None:
@@ -209,19 +209,20 @@ def _precision(config: dict, cfg: dict, where: str, layers: int = 0) -> dict | N
     elif method == "mxfp4":  # gpt-oss: the MoE experts' projections only
         quantised, dtype = ("experts",), "fp4"
     elif method == "modelopt" and "FP4" in algo:  # NVFP4: every linear of the decoder blocks but those excluded
-        quantised, dtype = None, "fp4"  # costed as fp4 (one scale a 32 weights): NVFP4's fp8 scale a 16 adds 3% more
+        quantised, dtype = None, "nvfp4"  # one FP8 scale a 16 weights
     elif method in _WEIGHT_ONLY_METHODS:
         if bits not in (4, 8):
             raise field_error(where, "quantization_config.bits", "4 or 8 (weight bits)", bits)
         quantised, dtype = None, "int4" if bits == 4 else "w8a16"
     elif method == "compressed-tensors":
-        n, kind = _bits_and_kind(qc, where)
+        n, kind, group_size = _bits_and_kind(qc, where)
         if kind == "float" and n == 8:
             quantised, dtype = None, "fp8"
         elif kind == "int" and n == 8:
             quantised, dtype = None, "int8"
         elif kind in ("float", "weight_only_float") and n == 4:
-            quantised, dtype = None, "fp4"  # NVFP4 (W4A4) or FP4 weights with 16-bit activations: fp4 weights either way
+            # 4-bit float weights (W4A4, or with 16-bit activations): NVFP4 with a scale a 16 weights, else MXFP4 (a 32)
+            quantised, dtype = None, "nvfp4" if group_size == 16 else "fp4"
         elif kind == "weight_only":
             quantised, dtype = None, "int4" if n == 4 else "w8a16"
         else:

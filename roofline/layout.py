@@ -25,7 +25,7 @@ in docs/PROFILES.md; gpt-oss-120b ships MXFP4 experts, DeepSeek-V3 fp8 blocks); 
 overrides every class (a quantised one all but the embedding, the LM head and the router, below),
 `expert_dtype` the routed (and shared) experts only. Without either, a class the profile does not name is bf16.
 
-A quantised `weight_dtype` (fp8, int8, w8a16, int4, fp4) leaves the embedding, the LM head and an MoE layer's
+A quantised `weight_dtype` (fp8, int8, w8a16, int4, fp4, nvfp4) leaves the embedding, the LM head and an MoE layer's
 router at the model's native dtype, as quantised checkpoints ship them: vLLM's llm-compressor recipes quantise the
 Linear layers with `ignore=["lm_head"]` (examples/big_models_with_accelerate/cpu_offloading_fp8.py; its
 model_free_ptq example for an MoE model, examples/model_free_ptq/glm_4.6_fp8_block.py, ignores "re:.*gate$",
@@ -43,7 +43,7 @@ from roofline.errors import RooflineError
 from roofline.model import KV_DTYPES, WEIGHT_CLASSES, WEIGHT_DTYPES
 from roofline.profiles import normalize_dtype
 
-QUANTISED_DTYPES = ("fp8", "int8", "w8a16", "int4", "fp4")  # narrower than 16 bits: a quantised checkpoint
+QUANTISED_DTYPES = ("fp8", "int8", "w8a16", "int4", "fp4", "nvfp4")  # narrower than 16 bits: a quantised checkpoint
 EXPERT_CLASSES = ("experts", "shared_experts")  # what expert_dtype sets; no weights in a dense model
 MOE_CLASSES = (*EXPERT_CLASSES, "router")  # classes a dense model has no weights in
 UNQUANTISED_CLASSES = ("embedding", "lm_head", "router")  # kept at the native dtype by a quantised weight_dtype (module docstring)

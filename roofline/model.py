@@ -33,16 +33,19 @@ from roofline.errors import MISSING, RooflineError, check_flag, field_error, unk
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, normalize_dtype, read_yaml
 
-# Bytes per stored element by dtype. int4/fp4 include their group scales: int4 with one fp16 scale
-# per 128 weights (0.5 + 2/128), fp4 as MXFP4 with one 8-bit scale per 32 weights (0.5 + 1/32).
+# Bytes per stored element by dtype. int4/fp4/nvfp4 include their group scales: int4 with one fp16 scale
+# per 128 weights (0.5 + 2/128); fp4 is MXFP4 (OCP microscaling: one E8M0 scale per 32 weights, 0.5 + 1/32);
+# nvfp4 is NVIDIA's NVFP4 (one FP8 E4M3 scale per 16 weights, 0.5 + 1/16, and one FP32 scale per tensor, which
+# rounds to nothing: NVIDIA, "Introducing NVFP4 for Efficient and Accurate Low-Precision Inference", June 2025;
+# modal.com/llm-almanac/block-quants). Both compute on fp4 tensor cores where the device has them.
 # int8 computes in int8 where the device can (W8A8); w8a16 is int8 weights, dequantised to bf16 (weight-only,
 # per-channel scales: GPTQ 8-bit, gpt-fast's int8).
 BYTES_PER_ELEMENT = {
     "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "w8a16": 1.0,
-    "int4": 0.5 + 2.0 / 128, "fp4": 0.5 + 1.0 / 32,
+    "int4": 0.5 + 2.0 / 128, "fp4": 0.5 + 1.0 / 32, "nvfp4": 0.5 + 1.0 / 16,
 }
 KV_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8")
-WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "w8a16", "int4", "fp4")
+WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "w8a16", "int4", "fp4", "nvfp4")
 GROUP_KINDS = ("full", "sliding", "compressed")
 MAX_COUNT = 10**9  # any count in a profile (layers, sizes, experts, windows) is at most this
 # Weight classes that may carry their own precision (layout.py maps operators onto them).

@@ -58,7 +58,8 @@ DTYPE_ALIASES = {
     "int8": "int8", "i8": "int8", "w8a8": "int8",
     "w8a16": "w8a16", "int8_weight_only": "w8a16", "int8wo": "w8a16",  # looked up with - read as _
     "int4": "int4", "i4": "int4", "w4a16": "int4",
-    "fp4": "fp4", "mxfp4": "fp4", "nvfp4": "fp4", "float4": "fp4",
+    "fp4": "fp4", "mxfp4": "fp4", "float4": "fp4", "e2m1": "fp4",  # fp4 is MXFP4 as a weight dtype (one scale a 32)
+    "nvfp4": "nvfp4",  # a weight dtype of its own (one scale a 16); as a peak's key, the fp4 tensor cores it runs on
 }
 
 
@@ -66,6 +67,8 @@ def normalize_dtype(value: object, allowed: tuple[str, ...], where: str, field: 
     """`value` as a canonical dtype name among `allowed` ("BF16", "bfloat16" -> "bf16"), else one-line error."""
     if isinstance(value, str):
         canonical = DTYPE_ALIASES.get(value.strip().lower().replace("-", "_"))
+        if canonical == "nvfp4" and canonical not in allowed:  # a compute dtype (a peak's key): NVFP4 runs as fp4
+            canonical = "fp4"
         if canonical in allowed:
             return canonical
     shown = repr(value[:80]) if isinstance(value, str) else repr(value) if isinstance(value, (int, float, bool, type(None))) \

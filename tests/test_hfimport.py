@@ -154,7 +154,7 @@ def test_gemma_layouts_keep_their_global_layers():
 
 def test_a_skip_list_keeps_whole_modules_and_four_bit_floats_are_fp4():
     """`mlp.shared_expert_gate` in a skip list made every shared expert bf16, `linear_attn.in_proj_ba` all of attention;
-    compressed-tensors FP4 weights were int4 or refused."""
+    compressed-tensors FP4 weights were int4 or refused; NVFP4 (a scale a 16 weights) was costed as MXFP4 (a 32)."""
     skip = {"quant_method": "fp8", "weight_block_size": [128, 128],
             "modules_to_not_convert": ["lm_head", "model.layers.0.mlp.shared_expert_gate", "model.layers.0.linear_attn.in_proj_ba"]}
     precision = profile_from_hf_config({**TINY, "quantization_config": skip}, "s", "s.json")["precision"]
@@ -166,6 +166,11 @@ def test_a_skip_list_keeps_whole_modules_and_four_bit_floats_are_fp4():
         fp4 = {"quant_method": "compressed-tensors", "config_groups": {"group_0": {
             "weights": {"num_bits": 4, "type": "float"}, "input_activations": activations}}}
         assert profile_from_hf_config({**TINY, "quantization_config": fp4}, "f", "f.json")["precision"]["default"] == "fp4"
+        nv = {**fp4, "config_groups": {"group_0": {**fp4["config_groups"]["group_0"], "weights": {
+            "num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16}}}}
+        assert profile_from_hf_config({**TINY, "quantization_config": nv}, "n", "n.json")["precision"]["default"] == "nvfp4"
+    modelopt = {"quant_method": "modelopt", "quant_algo": "NVFP4", "exclude_modules": ["lm_head"]}
+    assert profile_from_hf_config({**TINY, "quantization_config": modelopt}, "m", "m.json")["precision"]["default"] == "nvfp4"
     with pytest.raises(RooflineError, match=r"quantization_config.quant_algo: expected FP8 or NVFP4 .*found 'W4A8_AWQ'"):
         profile_from_hf_config({**TINY, "quantization_config": {"quant_method": "modelopt", "quant_algo": "W4A8_AWQ"}}, "m", "m.json")
 

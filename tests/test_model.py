@@ -141,7 +141,7 @@ def test_every_shipped_model_spec_passes_its_check_unchanged():
     ({"moe": {"experts": 8}}, "moe: expected a MoESpec or None"),
     ({"mtp_modules": -1}, "mtp_modules: expected a non-negative integer, found -1"),
     ({"published_params": float("inf")}, "published_params: expected a finite positive number of parameters (below 1e16), found inf"),
-    ({"native_precision": (("mlp", "fp9"),)}, "native_precision[0]: expected fp32 | bf16 | fp16 | fp8 | int8 | w8a16 | int4 | fp4, found 'fp9'"),
+    ({"native_precision": (("mlp", "fp9"),)}, "native_precision[0]: expected fp32 | bf16 | fp16 | fp8 | int8 | w8a16 | int4 | fp4 | nvfp4, found 'fp9'"),
 ])
 def test_a_model_spec_built_in_python_is_checked_like_a_profile(llama8b, change, message):
     with pytest.raises(RooflineError) as err:
@@ -184,3 +184,23 @@ def test_a_models_precision_takes_every_dtype_spelling_and_checks_it_before_the_
     data["precision"] = {"default": "fp7"}  # no source either: the dtype is what is wrong first
     with pytest.raises(RooflineError, match=r"precision.default: expected one of .*found 'fp7'"):
         model_from_dict(data, "m.yaml")
+
+
+def test_nvfp4_weights_carry_a_scale_a_16_and_compute_on_the_fp4_tensor_cores():
+    """NVFP4 was costed as MXFP4 (one 8-bit scale a 32 weights): 5.9% light on every quantised weight."""
+    import roofline
+    from roofline.hardware import load_hardware
+    from roofline.model import BYTES_PER_ELEMENT
+    from roofline.profiles import normalize_dtype
+
+    assert BYTES_PER_ELEMENT["nvfp4"] == 0.5 + 1 / 16 and BYTES_PER_ELEMENT["fp4"] == 0.5 + 1 / 32
+    mx = roofline.predict("b200", "llama-3.1-70b", 1, 1024, weight_dtype="mxfp4", engine="ideal")
+    nv = roofline.predict("b200", "llama-3.1-70b", 1, 1024, weight_dtype="NVFP4", engine="ideal")
+    for cls in ("attention", "mlp"):  # quantised; embedding and LM head stay bf16
+        assert nv["weight_classes"][cls]["bytes_per_device"] == pytest.approx(mx["weight_classes"][cls]["bytes_per_device"] * 0.5625 / 0.53125)
+        assert (nv["weight_classes"][cls]["dtype"], mx["weight_classes"][cls]["dtype"]) == ("nvfp4", "fp4")
+    assert nv["weight_classes"]["embedding"] == mx["weight_classes"]["embedding"]
+    b200 = load_hardware("b200")
+    assert b200.compute_dtype("nvfp4") == b200.compute_dtype("fp4") == "fp4"
+    assert load_hardware("h100-sxm").compute_dtype("nvfp4") == "bf16"  # no fp4 tensor cores: weight-only
+    assert normalize_dtype("nvfp4", ("bf16", "fp8", "fp4"), "x", "peak_flops") == "fp4"  # a peak's key: the cores it runs on

@@ -55,7 +55,7 @@ def test_every_dtype_spelling_profiles_md_lists_resolves_as_written():
     listed = text[text.index("these spellings:"):text.index("(`roofline.profiles.normalize_dtype`")]
     spellings = re.findall(r"`([^`]+)`", listed)
     assert len(spellings) >= 20 and "int8-weight-only" in spellings  # it was refused: looked up as int8_weight_only
-    everything = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "w8a16", "int4", "fp4")
+    everything = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "w8a16", "int4", "fp4", "nvfp4")
     for spelling in spellings:
         assert normalize_dtype(spelling, everything, "x", "dtype") in everything
 
