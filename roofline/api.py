@@ -348,13 +348,11 @@ def predict(
     if prompt is not None:
         out["prompt"] = prompt
         out["ttft_s"] = float(ttft_s(hw, target, prompt, dep, eng))
-        if method in ("draft", "mtp", "eagle") and k > 0:
-            from roofline.speculation import drafter_deployment, drafter_spec
+        from roofline.speculation import drafter_ttft_s
 
-            drafter = drafter_spec(method, target, draft_spec, draft_vocab)
-            d_hw = draft_hw or hw
-            d_dep = drafter_deployment(method, drafter, dep, draft_hw is not None)
-            out["draft_prefill_s"] = float(ttft_s(d_hw, drafter, prompt, d_dep, eng))
+        draft_s = drafter_ttft_s(method, target, draft_spec, draft_vocab, hw, draft_hw, dep, eng, prompt) if speculates(method, k) else None
+        if draft_s is not None:
+            out["draft_prefill_s"] = float(draft_s)
             out["ttft_with_speculation_s"] = out["ttft_s"] + out["draft_prefill_s"]
     return out
 

@@ -307,17 +307,19 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
 HOST_SHARE_NOTED = 0.25  # batch-vs-speculation: a share of the plain step above which the engine's host work is named
 
 
-def _host_share(row: pd.Series, engine: str) -> str:
+def _host_share(row: pd.Series, engine: str, meta: dict) -> str:
     """' At batch B the ENGINE engine's host work ... is X of the plain step: ...' where an engine that does not overlap
     its host work with the device spends more than HOST_SHARE_NOTED of plain decoding's step on it at `row`'s batch:
-    t_host from engine.host_time_s, the step B / baseline tokens/s."""
+    t_host from engine.host_time_s with the engine values the sweep ran with (meta's engine_values; without them, the
+    profile on the search path), the step B / baseline tokens/s."""
     if engine == "ideal":
         return ""
     from roofline.engine import host_time_s
     from roofline.layout import Deployment
     from roofline.serving import load_engine
 
-    eng = load_engine(engine).for_hardware(str(row["hardware"]))
+    hw = str(row["hardware"])
+    eng = (meta.get("engine_values") or {}).get((engine, hw)) or load_engine(engine).for_hardware(hw)
     if eng.host_overlap or not eng.host_per_sequence_s:
         return ""
     batch = int(row["batch"])
@@ -326,8 +328,9 @@ def _host_share(row: pd.Series, engine: str) -> str:
     step_s = batch / float(row["baseline_tokens_per_s"])
     if host_s / step_s <= HOST_SHARE_NOTED:
         return ""
+    fitted = ", fitted" if "host_per_sequence" in (eng.fitted.get("parameters") or ()) else ""  # as its profile says
     return (f" At batch {batch} the {engine} engine's host work ({_n(host_s * 1e3)} ms, {_n(eng.host_per_sequence_s * 1e6)} us a "
-            f"sequence, fitted) is {_pct(host_s / step_s)} of the plain step, so how far batching alone goes rests on that term.")
+            f"sequence{fitted}) is {_pct(host_s / step_s)} of the plain step, so how far batching alone goes rests on that term.")
 
 
 def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
@@ -357,7 +360,7 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
         + f"Above {_n(fastest_base)} tokens/s per user only speculation delivers (up to {_n(fastest_spec)}); "
         + (f"batching alone wins from batch {int(loses['batch'].min())}." if len(loses)
            else "at no batch that fits does batching alone win.")
-        + _host_share(b_best, str(b_best["engine"]) if "engine" in b_best.index else "ideal")
+        + _host_share(b_best, str(b_best["engine"]) if "engine" in b_best.index else "ideal", meta)
         + (" The speculative curve here keeps its gain to larger batches than published serving curves of EAGLE on an "
            "8B model do (they fall over batch 2-48): a known miss of this model (docs/ACCURACY.md, \"The two speculation "
            "checks\"), so read its gain at large batches as optimistic." if len(spec) and set(spec["method"]) == {"eagle"} else "")

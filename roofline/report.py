@@ -65,6 +65,9 @@ def _sweep(data: dict, where: str, extra_dirs: tuple):
     df = run_sweep(sc, configs)
     df = _with_prefill(df, sc, configs)
     meta = scenario_meta(sc, configs, len(df))  # display names of drafts and draft devices included
+    # the engine values each config ran with (a profile of --profiles or a scenario's own folder included), for a
+    # finding that quotes an engine term: keyed (engine name, hardware name); not JSON, so not in scenario.json
+    meta["engine_values"] = {(c.engine.name, c.hw.name): c.engine for c in configs}
     return df, operator_table(sc, configs), meta
 
 
@@ -72,7 +75,7 @@ def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
     """Add ttft_s and draft_ttft_s (prefill of `context` prompt tokens, one sequence) per row."""
     from roofline.engine import ttft_s
     from roofline.grid import LABEL_COLUMNS, config_labels
-    from roofline.speculation import drafter_deployment, drafter_spec
+    from roofline.speculation import drafter_ttft_s
 
     contexts = np.asarray(sc.axes["context"], dtype=np.float64)
     target = np.zeros(len(df))
@@ -89,13 +92,9 @@ def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
         idx = np.searchsorted(contexts, df.loc[rows, "context"].to_numpy(dtype=np.float64))
         t = np.atleast_1d(ttft_s(cfg.hw, cfg.model, contexts, cfg.dep, cfg.engine))
         target[rows] = np.broadcast_to(t, contexts.shape)[idx]
-        drafter = drafter_spec(cfg.method, cfg.model, cfg.draft, sc.draft_vocab)
-        if drafter is not None:
-            dhw = cfg.draft_hw or cfg.hw
-            d_dep = drafter_deployment(cfg.method, drafter, cfg.dep, cfg.draft_hw is not None)
-            d_engine = cfg.engine.for_other_hardware(dhw.name) if cfg.draft_hw is not None else cfg.engine
-            d = np.atleast_1d(ttft_s(dhw, drafter, contexts, d_dep, d_engine))
-            draft[rows] = np.broadcast_to(d, contexts.shape)[idx]
+        d = drafter_ttft_s(cfg.method, cfg.model, cfg.draft, sc.draft_vocab, cfg.hw, cfg.draft_hw, cfg.dep, cfg.engine, contexts)
+        if d is not None:
+            draft[rows] = np.broadcast_to(np.atleast_1d(d), contexts.shape)[idx]
     return df.assign(ttft_s=target, draft_ttft_s=np.where(df["k"].to_numpy() > 0, draft, 0.0))
 
 

@@ -170,6 +170,22 @@ def drafter_deployment(method: str, drafter: ModelSpec | None, target_dep: Deplo
     return single_device(dep) if elsewhere else dep
 
 
+def drafter_ttft_s(method: str, target: ModelSpec, draft: ModelSpec | None, draft_vocab: int | None, hw: HardwareSpec,
+                   draft_hw: HardwareSpec | None, dep: Deployment, engine: ServingEngine, prompt):
+    """The drafter's own prefill of `prompt` tokens (its KV cache), engine.ttft_s of drafter_spec's model at
+    drafter_deployment: on `draft_hw` with that device's engine values (ServingEngine.for_other_hardware) where the
+    drafter runs elsewhere, else on `hw` with `engine`; None for a method without a drafter model (none, ngram)."""
+    from roofline.engine import ttft_s
+
+    drafter = drafter_spec(method, target, draft, draft_vocab)
+    if drafter is None:
+        return None
+    d_dep = drafter_deployment(method, drafter, dep, draft_hw is not None)
+    if draft_hw is None:
+        return ttft_s(hw, drafter, prompt, d_dep, engine)
+    return ttft_s(draft_hw, drafter, prompt, d_dep, engine.for_other_hardware(draft_hw.name))
+
+
 def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment | None, elsewhere: bool,
                          draft_vocab: int | None = None) -> float:
     """Weight bytes the drafter adds on its device.

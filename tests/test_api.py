@@ -269,3 +269,18 @@ def test_null_beside_a_models_native_dtype_is_swept_once_for_that_model_and_both
     assert list(df[df["model"] == "deepseek-v3"]["weight_dtype"]) == ["fp8"]
     assert [str(w.message) for w in seen if "swept once" in str(w.message)] == [
         "sweep: weight_dtype: null and fp8 are both deepseek-v3's fp8: its rows are swept once"]
+
+
+def test_predict_prices_a_drafters_prefill_on_another_device_with_that_devices_engine_values_as_the_report_does():
+    """predict's draft_prefill_s took the target's engine values for a drafter on other hardware (sglang, a drafter on
+    H100 for an A100 target: 29.7% over the report's draft_ttft_s for the same point)."""
+    import roofline
+    from roofline.report import _sweep
+
+    for target_hw, draft_hw in (("a100-sxm-80gb", "h100-sxm"), ("h100-sxm", "mi300x")):
+        p = roofline.predict(target_hw, "llama-3.1-70b", 8, 2048, tp=4, method="draft", draft="llama-3.2-1b",
+                             draft_hardware=draft_hw, alpha=0.8, k=4, prompt=2048, engine="sglang")
+        df, _, _ = _sweep({"name": "t", "hardware": target_hw, "model": "llama-3.1-70b", "tp": 4, "engine": "sglang",
+                           "method": "draft", "draft": "llama-3.2-1b", "draft_hardware": draft_hw,
+                           "axes": {"batch": [8], "context": [2048], "k": [4], "alpha": [0.8]}}, "t", ())
+        assert p["draft_prefill_s"] == pytest.approx(float(df["draft_ttft_s"].iloc[0]), rel=1e-12)

@@ -411,3 +411,21 @@ axes:
     table = f.numbers["table"]
     at_16k = table[(table["context"] == 16384) & (table["alpha"] == 0.6)].set_index("hardware")["break_even_batch"]
     assert f"at a 16,384-token context up to batch at least {int(at_16k['h100-sxm'])} on H100 SXM5" in f.text
+
+
+def test_the_host_work_sentence_quotes_the_engine_the_sweep_ran_with_not_the_built_in_one(tmp_path):
+    """With --profiles holding an edited vllm.yaml (host 100 us a sequence), the finding quoted the built-in 57.7 us."""
+    from roofline.profiles import builtin_dir
+
+    folder = tmp_path / "prof"
+    folder.mkdir()
+    text = (builtin_dir("engine") / "vllm.yaml").read_text()
+    assert "\nhost_per_sequence: 57.68 us" in text
+    (folder / "vllm.yaml").write_text(text.replace("\nhost_per_sequence: 57.68 us", "\nhost_per_sequence: 100 us"))
+    r = run_scenario("batch-vs-speculation", (str(folder),))
+    f = finding(r.name, r.df, r.ops, r.meta)
+    batch = f.numbers["batching_best_batch"]
+    engine = r.meta["engine_values"][("vllm", "h100-sxm")]
+    assert engine.host_per_sequence_s == pytest.approx(100e-6)
+    host_ms = (engine.host_per_step_s + 100e-6 * batch) * 1e3
+    assert f"At batch {batch} the vllm engine's host work ({_n(host_ms)} ms, 100 us a sequence, fitted)" in f.text
