@@ -93,6 +93,17 @@ def check_formats(formats) -> None:
         raise RooflineError(f"formats: expected some of {', '.join(FORMATS)}, found {', '.join(map(str, formats)) or 'none'}")
 
 
+def drafting_rows(df: pd.DataFrame, meta: dict) -> tuple[pd.DataFrame, dict]:
+    """`df` without its method-none rows where other methods stand beside them, and `meta` saying which methods are
+    left: every speculative row carries plain decoding in its baseline columns, and a method none beside others
+    would only take a panel's first pick (a heatmap of 1.00x, "speculation never pays")."""
+    methods = list(dict.fromkeys(df["method"].astype(str))) if "method" in df else []
+    if "none" not in methods or len(methods) < 2:
+        return df, meta
+    kept = [m for m in methods if m != "none"]
+    return df[df["method"].astype(str) != "none"], {**meta, "method": kept[0] if len(kept) == 1 else kept}
+
+
 def standard_jobs(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict, out_dir: Path,
                   formats: tuple[str, ...] = ("png",)) -> list[tuple]:
     """The jobs of every standard plot of a sweep table (checked; none for an empty table), in PLOT_NAMES order.
@@ -104,11 +115,7 @@ def standard_jobs(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict, out_di
     check_formats(formats)
     if df.empty:
         return []
-    methods = list(dict.fromkeys(df["method"].astype(str)))
-    if "none" in methods and len(methods) > 1:  # every speculative row carries plain decoding in its baseline columns: a
-        df = df[df["method"].astype(str) != "none"]  # method none beside others would only take the panels' first pick
-        kept = [m for m in methods if m != "none"]
-        meta = {**meta, "method": kept[0] if len(kept) == 1 else kept}
+    df, meta = drafting_rows(df, meta)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     # only the columns the plotters read: every row filter in a plotter copies each column it carries

@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
+from roofline.plot_jobs import drafting_rows
 from roofline.plots import (
     DPI,
     METHOD_LABELS,
@@ -377,6 +378,8 @@ def _report_prefill(df: pd.DataFrame, ops, meta: dict) -> Figure:
 
 
 def _report_generic(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
+    """The sweep's speedup heatmap (else its throughput, else its step-time figure), drawn as the sweep draws it."""
+    df, meta = drafting_rows(df, meta)
     for plotter in (_plot_speedup_heatmap, _plot_throughput, _plot_step_time):
         fig = plotter(df, ops, meta)
         if fig is not None:

@@ -71,3 +71,17 @@ def test_figures_leave_out_or_fade_points_that_do_not_fit(plotters, results):
     kept = _fits_only(r.df)
     assert len(kept) < len(r.df) and kept["fits_in_memory"].astype(bool).all()
     assert np.isin(kept.index, r.df.index).all()
+
+
+def test_the_generic_figure_leaves_plain_decoding_out_beside_a_drafting_method_as_the_sweep_does(plotters):
+    """A user's scenario with method [none, eagle]: the report's generic heatmap drew the none rows ('speculation never
+    pays', every cell 1.00 at k = 0) beside a finding of a 2x gain; the sweep's own heatmap left them out."""
+    from roofline.report import _sweep
+
+    df, ops, meta = _sweep({"name": "mix", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": ["none", "eagle"],
+                            "axes": {"batch": [1, 8], "context": [4096], "k": [0, 2], "alpha": [0.8]}}, "mix", ())
+    fig = plotters["generic"](df, ops, meta)
+    title = fig._suptitle.get_text()
+    assert "never pays" not in title and "EAGLE" in title and "no speculation" not in title
+    cells = [t.get_text() for ax in fig.axes for t in ax.texts if "\nk" in t.get_text()]
+    assert len(cells) == 2 and all(c.endswith(("k=2", "k≥2")) for c in cells), cells  # drafting at k = 2, never k = 0
