@@ -429,3 +429,26 @@ def test_the_host_work_sentence_quotes_the_engine_the_sweep_ran_with_not_the_bui
     assert engine.host_per_sequence_s == pytest.approx(100e-6)
     host_ms = (engine.host_per_step_s + 100e-6 * batch) * 1e3
     assert f"At batch {batch} the vllm engine's host work ({_n(host_ms)} ms, 100 us a sequence, fitted)" in f.text
+
+
+def test_the_cheapest_tier_ranges_over_every_layout_and_dtype_a_fast_tier_sweep_holds(tmp_path):
+    """question_rows held tp and weight dtype at their first values, so a planner's 'cheapest tier' was the dearest
+    setup of the table ($6.84 at tp 2, bf16, where tp 4 fp8 cost $1.02)."""
+    r, f = _report_finding(tmp_path, """name: fast-tier-premium
+hardware: h100-sxm
+model: llama-3.1-70b
+method: eagle
+weight_dtype: [bf16, fp8]
+tp: [2, 4]
+axes:
+  batch: [1, 8, 64, 128]
+  context: [4096]
+  k: [0, 2]
+  alpha: [0.8]
+""")
+    plain = r.df[r.df["batch"] <= r.df["baseline_max_batch"]]
+    cheapest = plain.loc[plain["baseline_cost_usd_per_million_tokens"].idxmin()]
+    assert (int(cheapest["tp"]), str(cheapest["weight_dtype"])) != (2, "bf16")  # the premise: not the first config
+    assert f"costs ${_n(cheapest['baseline_cost_usd_per_million_tokens'])} per million tokens" in f.text
+    assert f"tp {int(cheapest['tp'])}" in f.text and f"weight dtype {cheapest['weight_dtype']}" in f.text
+    assert "its answer and figure hold" not in f.text
