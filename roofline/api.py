@@ -256,9 +256,11 @@ def predict(
         "tokens_per_s": batch / step,
         "tokens_per_s_per_user": 1.0 / step,
         "tokens_per_s_per_device": batch / step / dep.devices,
-        # the devices' rent over the tokens they make (the sweep's baseline_cost_usd_per_million_tokens); None unpriced
+        # the devices' rent over the tokens they decode (the sweep's baseline_cost_usd_per_million_tokens; prefill not
+        # charged); None unpriced. The price is the profile's, per device.
         "cost_usd_per_million_tokens": (None if hw.price_usd_per_hour is None else
                                         usd_per_million_tokens(hw.price_usd_per_hour * dep.devices, batch / step)),
+        "price_usd_per_hour_per_device": hw.price_usd_per_hour,
         "mbu": float(m["mbu"]),
         "mfu": float(m["mfu"]),
         "bound": "compute" if bool(m["compute_bound"]) else "memory",
@@ -330,6 +332,7 @@ def predict(
             out["warnings"] += [note for note in [default_rates_note(method, target.name)] if note]
         spec = out["spec"]
         draft_price = draft_hw.price_usd_per_hour if draft_hw is not None and speculates(method, k) else 0.0  # while it drafts
+        spec["draft_price_usd_per_hour"] = draft_price if draft_hw is not None else None
         spec["cost_usd_per_million_tokens"] = (None if hw.price_usd_per_hour is None or draft_price is None else
                                                usd_per_million_tokens(hw.price_usd_per_hour * dep.devices + draft_price, spec["tokens_per_s"]))
         drafter_side = draft_hw is not None and spec["drafter_memory_bytes"] > draft_hw.usable_mem_bytes

@@ -637,8 +637,9 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
 
     others = tiers.drop(index=h0)
     worst = others[f"premium_{m1:g}x_speculation"].max() if len(others) else np.nan
+    price = (meta.get("price_usd_per_hour") or {}).get(h0)
     text = (
-        f"On {_hw(meta, h0)}, the cheapest tier without speculation costs ${_n(t['base_cost_usd_per_million_tokens'])} per million tokens at "
+        f"On {_hw(meta, h0)}{f' (${_n(price)} a device-hour)' if price else ''}, the cheapest tier without speculation costs ${_n(t['base_cost_usd_per_million_tokens'])} per million tokens at "
         f"{_n(t['base_tokens_per_s_per_user'])} tokens/s per user (batch {int(t['base_batch'])}{t['base_config']}, no speculation"
         f"{t['base_batch_note']}). "
         f"{m1:g}× that speed {tier(m1, True)}; {m2:g}× {tier(m2, False)}."

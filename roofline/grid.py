@@ -375,6 +375,9 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
         "tp": sorted({c.dep.tp for c in configs}), "layouts": sorted({c.dep.describe() for c in configs}),
         "hardware": {**{c.hw.name: c.hw.display_name for c in configs}, **{c.draft_hw.name: c.draft_hw.display_name for c in configs if c.draft_hw}},
         "model": {**{c.model.name: c.model.display_name for c in configs}, **{c.draft.name: c.draft.display_name for c in configs if c.draft}},
+        # the price per device-hour every cost column divides (None: no price in the profile)
+        "price_usd_per_hour": {**{c.hw.name: c.hw.price_usd_per_hour for c in configs},
+                               **{c.draft_hw.name: c.draft_hw.price_usd_per_hour for c in configs if c.draft_hw}},
         # how a layer caches a token: MLA's one latent, a shared K = V head, or GQA's kv_heads (whole per rank once tp > kv_heads)
         "kv_layout": {c.model.name: c.model.kv_layout for c in configs},
         "kv_heads": {c.model.name: c.model.kv_heads for c in configs},

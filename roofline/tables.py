@@ -21,7 +21,9 @@ def predict_table(point: dict) -> str:
         f"  step time            {format_seconds(p['step_time_s'])}   ({p['bound']}-bound)",
         f"  tokens/s (batch)     {_rate(p['tokens_per_s'])}   ({_rate(p['tokens_per_s_per_device'])} per device)",
         f"  tokens/s per user    {_rate(p['tokens_per_s_per_user'])}",
-        f"  cost                 {_cost_text(p['cost_usd_per_million_tokens'])}",
+        f"  cost                 {_cost_text(p['cost_usd_per_million_tokens'])}"
+        + (f"  ({p['devices']} x ${p['price_usd_per_hour_per_device']:,.3g}/h; decoding only)"
+           if p.get("price_usd_per_hour_per_device") is not None and p["cost_usd_per_million_tokens"] is not None else ""),
         f"  MBU / MFU            {p['mbu']:.1%} / {p['mfu']:.1%}",
         f"  intensity / ridge    {p['arithmetic_intensity_flops_per_byte']:.1f} / {p['derated_ridge_point_flops_per_byte']:.1f} FLOP/byte (derated ceilings)",
         f"  weights per device   {format_si(p['weight_bytes'], 'B')}   "
@@ -67,7 +69,7 @@ def predict_table(point: dict) -> str:
             f"    tokens/s (batch)   {_rate(spec['tokens_per_s'])}",
             f"    tokens/s per user  {_rate(spec['tokens_per_s_per_user'])}",
             f"    speedup            {spec['speedup']:.3f}x",
-            f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], drafter=bool(spec.get('draft_hardware')))}",
+            f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], bool(spec.get('draft_hardware')), spec.get('draft_price_usd_per_hour'))}",
             f"    best k here        {_best_k_text(spec)}",
             f"    break-even batch   {'none' if be is None else f'{be:,}'} at k {spec['k']}"
             + (f", {spec['break_even_speedup']:.3f}x there" if be is not None and spec.get("break_even_speedup") else "")
@@ -93,11 +95,13 @@ def _text_block(label: str, text: object) -> str:
     return "\n".join([f"  {label}: {lines[0]}", *(f"    {line}" for line in lines[1:] if line)])
 
 
-def _cost_text(usd: float | None, drafter: bool = False) -> str:
+def _cost_text(usd: float | None, drafter: bool = False, drafter_price: float | None = None) -> str:
     """'$0.175 per million tokens', or why there is none (a device without a price in its profile)."""
     if usd is None:
         return f"unknown: {'a device' if drafter else 'the device'} has no price in its profile (hw set NAME price='2.5 USD/h')"
-    return f"${usd:,.3g} per million tokens" + (" (the drafter's device included)" if drafter else "")
+    return f"${usd:,.3g} per million tokens" + (
+        f" (the drafter's device included: + ${drafter_price:,.3g}/h)" if drafter and drafter_price else
+        " (the drafter's device included)" if drafter else "")
 
 
 def _iteration_text(spec: dict) -> str:

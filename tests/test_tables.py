@@ -156,6 +156,9 @@ def test_predict_gives_the_cost_per_million_tokens_or_says_why_it_cannot():
                          draft_hardware="a100-sxm-80gb", k=3, alpha=0.8)
     assert d["spec"]["cost_usd_per_million_tokens"] == pytest.approx((4 * 3.0 + a100) / 3600 / d["spec"]["tokens_per_s"] * 1e6, rel=1e-12)
     text = predict_table(d)
-    assert f"cost               ${d['spec']['cost_usd_per_million_tokens']:,.3g} per million tokens (the drafter's device included)" in text
+    assert (f"cost               ${d['spec']['cost_usd_per_million_tokens']:,.3g} per million tokens (the drafter's device "
+            f"included: + ${a100:,.3g}/h)") in text
+    assert d["price_usd_per_hour_per_device"] == 3.0 and d["spec"]["draft_price_usd_per_hour"] == a100
+    assert "  (4 x $3/h; decoding only)" in text  # which price the cost divides, and that prefill is not in it
     unpriced = roofline.predict("gb200", "llama-3.1-8b")
     assert unpriced["cost_usd_per_million_tokens"] is None and "cost                 unknown: the device has no price" in predict_table(unpriced)
