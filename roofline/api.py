@@ -23,7 +23,7 @@ import pandas as pd
 
 from roofline.capacity import capacity
 from roofline.costs import weight_bytes_by_class
-from roofline.engine import step_metrics, ttft_s
+from roofline.engine import step_metrics, ttft_s, weight_only_note
 from roofline.errors import RooflineError, field_error
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
@@ -303,9 +303,9 @@ def predict(
             f"does not fit in memory: needs {out['memory_needed_bytes'] / 1e9:.1f} GB per device of "
             f"{out['usable_memory_bytes'] / 1e9:.1f} GB usable (max batch {out['max_batch']:,} at this context)")
     memory_warning = len(out["warnings"]) - 1 if not fits else None  # a speculative point says what it needs with its drafter
-    on_a_cpu = engine_on_a_cpu(eng, hw)
-    if on_a_cpu:
-        out["warnings"].append(on_a_cpu)
+    for note in (engine_on_a_cpu(eng, hw), weight_only_note(hw, dep)):
+        if note:
+            out["warnings"].append(note)
     narrow = sorted({d for d in dep.dtypes.values() if d in ("bf16", "fp16") and hw.compute_dtype(d) == "fp32"})
     if narrow:  # a profile calibrated in fp32 on a CPU without bf16 units: 16-bit weights are taken at the fp32 peak
         out["warnings"].append(f"{hw.name} has no {' or '.join(narrow)} peak: {' and '.join(narrow)} weights compute at its fp32 "

@@ -69,6 +69,19 @@ def weight_only(hw: HardwareSpec, weight_dtype: str) -> bool:
     return BYTES_PER_ELEMENT[weight_dtype] < BYTES_PER_ELEMENT.get(hw.compute_dtype(weight_dtype), 2.0)
 
 
+def weight_only_note(hw: HardwareSpec, dep: Deployment) -> str:
+    """'fp8 weights on a100-sxm-80gb: the device has no fp8 tensor cores; ...' where weights that compute in their own
+    dtype on a device with such units (fp8, int8, fp4, nvfp4) run weight-only here (weight_only: dequantised to the
+    device's compute dtype in every GEMM, at the engine's weight_only_efficiency); '' where none do."""
+    lost = sorted({d for d in dep.dtypes.values() if d in ("fp8", "int8", "fp4", "nvfp4") and weight_only(hw, d)})
+    if not lost:
+        return ""
+    names = " and ".join(lost)
+    return (f"{names} weights on {hw.name}: the device has no {names} tensor cores (no such peak in its profile), so they "
+            f"are modelled as weight-only, dequantised to {hw.compute_dtype(lost[0])} in every GEMM at the engine's "
+            "weight_only_efficiency")
+
+
 def op_time_s(flops, nbytes, compute_flops_per_s: float, memory_bytes_per_s: float, overlap_exponent: float | None = None):
     """max(flops / compute ceiling, bytes / memory ceiling), or the p-norm when overlap_exponent is set."""
     t_compute = np.asarray(flops, dtype=np.float64) / compute_flops_per_s

@@ -284,3 +284,23 @@ def test_predict_prices_a_drafters_prefill_on_another_device_with_that_devices_e
                            "method": "draft", "draft": "llama-3.2-1b", "draft_hardware": draft_hw,
                            "axes": {"batch": [8], "context": [2048], "k": [4], "alpha": [0.8]}}, "t", ())
         assert p["draft_prefill_s"] == pytest.approx(float(df["draft_ttft_s"].iloc[0]), rel=1e-12)
+
+
+def test_weights_a_device_cannot_compute_in_are_said_to_run_weight_only_by_predict_and_by_a_sweep():
+    """fp4 on an MI300X (no fp4 peak) or fp8 on an A100 was accepted without a word, though it is costed as weight-only
+    dequantisation at the engine's weight_only_efficiency."""
+    import roofline
+    from roofline.errors import RooflineWarning
+
+    p = roofline.predict("mi300x", "llama-3.1-70b", 8, 1024, weight_dtype="fp4")
+    assert any(w.startswith("fp4 weights on mi300x: the device has no fp4 tensor cores") and "weight-only" in w
+               for w in p["warnings"])
+    a100 = roofline.predict("a100-sxm-80gb", "llama-3.1-8b", 8, 1024, weight_dtype="fp8")
+    assert any(w.startswith("fp8 weights on a100-sxm-80gb") for w in a100["warnings"])
+    for native in (roofline.predict("b200", "llama-3.1-70b", 8, 1024, weight_dtype="nvfp4"),
+                   roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, weight_dtype="fp8"),
+                   roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, weight_dtype="int4")):  # int4 is always weight-only
+        assert not any("tensor cores" in w for w in native["warnings"])
+    with pytest.warns(RooflineWarning, match=r"^fp8 weights on a100-sxm-80gb: the device has no fp8 tensor cores"):
+        roofline.sweep({"hardware": ["h100-sxm", "a100-sxm-80gb"], "model": "llama-3.1-8b", "weight_dtype": "fp8",
+                        "axes": {"batch": [1], "context": [1024]}})
