@@ -77,7 +77,7 @@ def predict(
     context: Annotated[int, typer.Option(min=0, max=1_000_000_000, help="Tokens already in each sequence's KV cache (the decode position; --prompt prices the prefill).")] = 1024,
     engine: Annotated[Optional[str], typer.Option(help="Serving engine profile: vllm (default) | vllm-v0 | sglang | sglang-early | trtllm | ideal (the pure roofline); `roofline engines list`.")] = None,
     tp: Annotated[int, typer.Option(min=1, max=4096, help="Tensor-parallel degree (attention, dense layers, and experts unless --ep splits them). Devices = tp x dp-attention x pp.")] = 1,
-    dp_attention: Annotated[int, typer.Option(min=1, max=4096, help="Attention data-parallel groups of tp devices each: each holds and reads only its sequences' KV cache. Multiplies the devices: SGLang's --tp 8 --dp 8 --enable-dp-attention on 8 GPUs is --tp 1 --dp-attention 8.")] = 1,
+    dp_attention: Annotated[int, typer.Option(min=1, max=4096, help="Attention data-parallel groups of tp devices each: each holds and reads only its sequences' KV cache. Multiplies the devices: SGLang's DP attention with --tp 8 --dp 8 on 8 GPUs is --tp 1 --dp-attention 8.")] = 1,
     ep: Annotated[int, typer.Option(min=1, max=4096, help="Expert-parallel degree (MoE): experts spread over devices, tokens sent by all-to-all.")] = 1,
     pp: Annotated[int, typer.Option(min=1, max=4096, help="Pipeline stages.")] = 1,
     weight_dtype: Annotated[Optional[str], typer.Option(help="Override every weight class: bf16 | fp16 | fp32 | fp8 | int8 (W8A8) | w8a16 (int8 weight-only) | int4 | fp4 (MXFP4) | nvfp4; a quantised one leaves the embedding, LM head and router at their native dtype (default: the checkpoint's native precision).")] = None,
@@ -200,27 +200,31 @@ def models_list() -> None:
 def models_show(name: Annotated[str, typer.Argument(help="Model profile name or YAML path.")], json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Show one model profile with its computed parameter counts and KV size."""
     from roofline.model import load_model
+    from roofline.profiles import find_profile, shadowed_paths
 
     m = load_model(name, _dirs())
+    path = str(find_profile("model", name, _dirs()))
+    shadows = [] if Path(name).suffix in (".yaml", ".yml") else [str(p) for p in shadowed_paths("model", name, _dirs())]
     if json_out:
-        _echo_json(m.to_json())
+        _echo_json({**m.to_json(), "file": path, "shadows": shadows})
         return
     from roofline.tables import model_table
 
     typer.echo(model_table(m))
+    typer.echo(f"file: {path}")
+    for shadowed in shadows:
+        typer.echo(f"shadows: {shadowed}")
 
 
 def _warn_if_builtin_name(kind: str, path: Path) -> None:
-    """A new profile named like a built-in one shadows it wherever its folder is on the search path: say so."""
-    from roofline.profiles import ALIASES, builtin_dir
+    """A new profile named like a built-in one (written with --force) shadows it wherever its folder is on the search
+    path: say so."""
+    from roofline.profiles import builtin_shadowed
 
-    builtin = builtin_dir(kind) / path.name
-    if builtin.is_file() and builtin.resolve() != path.resolve():
-        typer.echo(f"warning: {path} has the name of the built-in {builtin}: where its folder is on the search path, "
-                   f"{path.stem} means this file, not the built-in", err=True)
-    elif path.stem.lower() in ALIASES.get(kind, {}):  # `hw new h100` takes over the README's `--hardware h100`
-        typer.echo(f"warning: {path.stem} is the short name of the built-in {ALIASES[kind][path.stem.lower()]}: where "
-                   f"{path.parent} is on the search path, {path.stem} means this file, not the built-in", err=True)
+    hidden = builtin_shadowed(kind, path)
+    if hidden:
+        typer.echo(f"warning: {path} has the name of {hidden}: where {path.parent} is on the search path, {path.stem} "
+                   "means this file, not the built-in", err=True)
 
 
 def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
@@ -232,7 +236,7 @@ def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
         from_: Annotated[str, typer.Option("--from", help="Existing profile of the same kind to start from.")],
         set_: Annotated[Optional[list[str]], typer.Option("--set", metavar="FIELD=VALUE", help="FIELD=VALUE to change (repeatable; dotted: peak_flops.bf16='148 TFLOPS', moe.experts=64).")] = None,
         dir_: Annotated[Optional[Path], typer.Option("--dir", help="Folder to write to (default: the user profile folder).")] = None,
-        force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+        force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file, or take a built-in profile's name (shadowing it).")] = False,
     ) -> None:
         from roofline.editing import new_profile
 
@@ -331,7 +335,7 @@ def models_import(
     published_active_params: Annotated[Optional[float], typer.Option("--published-active", min=1.0, max=1e16, help="Published active parameter count (MoE), checked against the computed one.")] = None,
     source: Annotated[Optional[str], typer.Option(help="Where the config comes from (URL), written as the profile's source.")] = None,
     dir_: Annotated[Optional[Path], typer.Option("--dir", help="Folder to write to (default: the user profile folder).")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file, or take a built-in profile's name (shadowing it).")] = False,
     old_published_active: Annotated[Optional[float], typer.Option("--published-active-params", hidden=True, min=1.0, max=1e16)] = None,
 ) -> None:
     """Build a model profile from a Hugging Face config.json (dense, GQA, MoE, MLA, sliding window)."""

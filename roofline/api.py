@@ -30,7 +30,8 @@ from roofline.hardware import load_hardware as _load_hardware
 from roofline.layout import OPERATOR_CLASS, deployment
 from roofline.model import ModelSpec, check_model_spec
 from roofline.model import load_model as _load_model
-from roofline.serving import ServingEngine, check_engine_spec, engine_on_a_cpu
+from roofline.profiles import shadow_note
+from roofline.serving import DEFAULT_ENGINE, ServingEngine, check_engine_spec, engine_on_a_cpu
 from roofline.serving import load_engine as _load_engine
 from roofline.speculation import (
     K_DEFAULT,
@@ -232,6 +233,8 @@ def predict(
                       k=k if k_given else None)
     hw, target = load_hardware(hardware, profiles), load_model(model, profiles)
     eng = load_engine(engine, profiles).for_hardware(hw.name)
+    shadows = [note for kind, name in (("hardware", hardware), ("model", model), ("engine", engine or DEFAULT_ENGINE), ("hardware", draft_hardware),
+                                       ("model", draft)) for note in [shadow_note(kind, name, _folders(profiles))] if note]
     dep = deployment(target, weight_dtype, kv_dtype, tp, dp_attention, ep, pp, expert_dtype, where=where)
     check_draft_vocab(where, draft_vocab if method == "eagle" else None, target)
     m = step_metrics(hw, target, batch, 1, context, dep, engine=eng, shared_prefix=shared_prefix, with_operators=True)
@@ -296,7 +299,7 @@ def predict(
             for name, op in m["operators"].items()
             if float(op["bytes"]) > 0 or float(op["flops"]) > 0
         },
-        "warnings": [],
+        "warnings": list(dict.fromkeys(shadows)),  # a user file that took a built-in's name: its numbers are that file's
     }
     if not fits:
         out["warnings"].append(

@@ -28,7 +28,17 @@ import subprocess
 from pathlib import Path
 
 from roofline.errors import RooflineError, UnreadableProfile
-from roofline.profiles import FOLDERS, builtin_dir, check_profile_name, find_profile, kind_of, list_names, problems, user_dir
+from roofline.profiles import (
+    FOLDERS,
+    builtin_dir,
+    check_not_shadowing,
+    check_profile_name,
+    find_profile,
+    kind_of,
+    list_names,
+    problems,
+    user_dir,
+)
 from roofline.yamlio import load_yaml_text, read_text, write_text_atomic
 
 SCHEMA_COMMENT = "# yaml-language-server: $schema=../docs/hardware.schema.json"
@@ -236,6 +246,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     source = find_profile(kind, source_name, extra_dirs)
     folder = Path(out_dir) if out_dir is not None else user_dir()
     target = folder / f"{name}.yaml"
+    check_not_shadowing(kind, target, force, f"{GROUP[kind]} new")
     clash = [p for p in (folder.glob("*.y*ml") if folder.is_dir() else []) if p.stem.lower() == name.lower() and p.stem != name]
     if clash:  # names are found case-insensitively: one of the two files would never be
         raise RooflineError(f"name: expected a name no profile in {folder} has (names are case-insensitive), found {name!r} "

@@ -26,8 +26,9 @@ from roofline.errors import RooflineError, UnknownName, field_error, warn
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment
 from roofline.model import ModelSpec, load_model
+from roofline.profiles import shadow_note
 from roofline.scenario import CONFIG_KEYS, Scenario
-from roofline.serving import ServingEngine, engine_on_a_cpu, load_engine
+from roofline.serving import DEFAULT_ENGINE, ServingEngine, engine_on_a_cpu, load_engine
 from roofline.speculation import best_k, break_even_batch, speculates, speculative_metrics
 from roofline.units import usd_per_million_tokens
 
@@ -64,6 +65,9 @@ class Config:
     acceptance: tuple[float, ...] | None = None   # per-position rates (given, or the method's defaults); None: the alpha axis
 
 
+SHADOW_KINDS = {"HardwareSpec": "hardware", "ModelSpec": "model", "ServingEngine": "engine"}  # spec type: profile kind
+
+
 def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None) -> list[Config]:
     """Every config of the scenario (errors name the scenario file and the key). `specs` maps
     (type name, profile name) to spec objects given directly (roofline.sweep with objects)."""
@@ -81,9 +85,14 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         else:
             name_or_path = name
         try:
-            return specs.get((kind, name)) or loader(name_or_path, extra_dirs)
+            spec = specs.get((kind, name)) or loader(name_or_path, extra_dirs)
         except UnknownName as exc:  # say which file and key named it
             raise RooflineError(f"{where}: {key}: {exc}") from None
+        named = DEFAULT_ENGINE if name_or_path is None and kind == "ServingEngine" else name_or_path  # the default engine's
+        note = "" if (kind, name) in specs else shadow_note(SHADOW_KINDS[kind], named, extra_dirs)
+        if note:  # a user file that took a built-in's name: the sweep's numbers are that file's
+            warn(f"{where}: {note}")
+        return spec
 
     draft = get("draft", "ModelSpec", load_model, sc.draft) if sc.draft else None
     hws = {h: get("hardware", "HardwareSpec", load_hardware, h) for h in sc.hardware}

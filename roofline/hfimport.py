@@ -48,7 +48,7 @@ import yaml
 
 from roofline.errors import MISSING, field_error, warn
 from roofline.model import model_from_dict
-from roofline.profiles import check_profile_name
+from roofline.profiles import check_not_shadowing, check_profile_name
 from roofline.yamlio import read_json_file, write_text_atomic
 
 PARAM_TOLERANCE = 0.05
@@ -375,6 +375,7 @@ def import_hf_config(config_path: Path, name: str, out_dir: Path, force: bool = 
                      **kwargs) -> tuple[Path, str]:
     """Read CONFIG, build and validate the profile, write OUT_DIR/NAME.yaml atomically; (path, params line)."""
     check_profile_name(name, "--name")
+    check_not_shadowing("model", Path(out_dir) / f"{name}.yaml", force, "models import")
     config = read_json_file(Path(config_path))
     profile = profile_from_hf_config(config, name, str(config_path), **kwargs)
     line = check_params(profile, str(config_path))

@@ -198,6 +198,38 @@ def profile_paths(kind: str, extra_dirs: tuple[str | Path, ...] = ()) -> dict[st
     return found
 
 
+def builtin_shadowed(kind: str, path: Path) -> str:
+    """What a new profile file `path` would shadow where its folder is on the search path: 'the built-in FILE' when its
+    stem names one (or is one's short name, ALIASES), else ''."""
+    builtin = builtin_dir(kind) / path.name
+    if builtin.is_file() and builtin.resolve() != path.resolve():
+        return f"the built-in {builtin}"
+    if path.stem.lower() in ALIASES.get(kind, {}):  # `hw new h100` takes over the README's `--hardware h100`
+        return f"the built-in {ALIASES[kind][path.stem.lower()]} (its short name)"
+    return ""
+
+
+def check_not_shadowing(kind: str, path: Path, force: bool, what: str) -> None:
+    """Refuse to write a new profile that would take a built-in's name without `force`: every later use of that name
+    (`--hardware h100`, a scenario's model) would mean the new file wherever its folder is on the search path."""
+    hidden = builtin_shadowed(kind, path)
+    if hidden and not force:
+        raise RooflineError(f"{what}: {path.stem} is the name of {hidden}: where {path.parent} is on the search path, "
+                            f"{path.stem} would mean the new file instead, in every later command; choose another name, "
+                            "or pass --force to shadow it")
+
+
+def shadow_note(kind: str, name: object, extra_dirs: tuple[str | Path, ...] = ()) -> str:
+    """'model llama-3.1-8b is FILE, which shadows the built-in FILE' where profile name `name` (not a path) resolves to
+    a user file that hides a built-in of that name; '' else (a spec object, a path, a built-in, nothing hidden)."""
+    if not isinstance(name, str) or name.endswith((".yaml", ".yml")):
+        return ""
+    hidden = [p for p in shadowed_paths(kind, name, extra_dirs) if p.resolve().parent == builtin_dir(kind).resolve()]
+    if not hidden:
+        return ""
+    return f"{kind} {name} is {find_profile(kind, name, extra_dirs)}, which shadows the built-in {hidden[0]}"
+
+
 def shadowed_paths(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) -> list[Path]:
     """Files of `kind` named `name` that the one in use hides (later on the search path)."""
     target = resolve_name(kind, name, extra_dirs)

@@ -285,12 +285,12 @@ def test_shipped_imported_models_are_what_models_import_makes_from_their_config(
     source = yaml.safe_load(shipped.read_text())
     code, out, err = roofline("models", "import", HF / f"{name}.json", "--name", name, "--display-name", source["display_name"],
                               "--published-params", published, "--published-active", active,
-                              "--source", source["source"], "--dir", tmp_path)
+                              "--source", source["source"], "--dir", tmp_path, "--force")  # the built-in's own name
     assert code == 0, err
     assert (tmp_path / f"{name}.yaml").read_text() == shipped.read_text()
     code, _, err = roofline("models", "import", HF / f"{name}.json", "--name", name, "--display-name", source["display_name"],
                             "--published-params", published, "--published-active-params", active,  # the older name
-                            "--source", source["source"], "--dir", tmp_path / "old")
+                            "--source", source["source"], "--dir", tmp_path / "old", "--force")
     assert code == 0, err
     assert (tmp_path / "old" / f"{name}.yaml").read_text() == shipped.read_text()
     model = load_model(name)
@@ -329,7 +329,7 @@ def test_every_commands_help_names_the_profiles_option_it_takes(roofline, comman
     (["predict", "--tp", "1000000"], "Invalid value for '--tp'"),
     (["predict", "--batch", "1000000000000"], "Invalid value for '--batch'"),
     (["predict", "--context", "10000000000"], "Invalid value for '--context'"),
-    (["predict", "--weight-dtype", "fp9"], "command line: weight_dtype: expected one of fp32, bf16, fp16, fp8, int8, w8a16, int4, fp4, found 'fp9'"),
+    (["predict", "--weight-dtype", "fp9"], "command line: weight_dtype: expected one of fp32, bf16, fp16, fp8, int8, w8a16, int4, fp4, nvfp4, found 'fp9'"),
 ])
 def test_predict_options_are_bounded_with_a_message(roofline, args, message):
     code, out, err = roofline(*args)
@@ -354,7 +354,7 @@ def test_the_h20_command_of_profiles_md_runs_as_written(roofline, tmp_path):
     command = shlex.split(doc[start:doc.index("\nroofline predict", start)].replace("\\\n", " "))
     assert command[command.index("--dir") + 1] == "hardware_profiles"
     command[command.index("--dir") + 1] = str(tmp_path)  # never into the built-in folder
-    code, out, err = roofline(*command[1:])
+    code, out, err = roofline(*command[1:], "--force")  # h20 is a built-in's name now: shadowing it takes --force
     assert code == 0, err
     data = yaml.safe_load((tmp_path / "h20.yaml").read_text())
     assert data["source"].startswith("NVIDIA HGX H20 product brief: 96 GB HBM3, 4.0 TB/s")
@@ -457,14 +457,24 @@ def test_an_unquoted_prose_field_is_its_text_even_where_it_reads_as_a_number(roo
     assert yaml.safe_load(path.read_text())["notes"] == "0.8 # x"
 
 
-def test_a_new_profile_named_like_a_built_in_says_it_shadows_it(roofline, tmp_path):
+def test_a_new_profile_named_like_a_built_in_needs_force_and_says_it_shadows_it(roofline, tmp_path):
+    """`models import ... --name llama-3.1-8b` wrote a Qwen3 MoE under the README's default model's name with one
+    warning line, and every later predict of llama-3.1-8b gave the MoE's numbers."""
     code, out, err = roofline("hw", "new", "h100-sxm", "--from", "h100-sxm", "--dir", tmp_path)
+    assert code == 2 and out == "" and not (tmp_path / "h100-sxm.yaml").exists()
+    assert "h100-sxm is the name of the built-in" in err and "pass --force to shadow it" in err and len(err.splitlines()) == 1
+    code, out, err = roofline("hw", "new", "h100-sxm", "--from", "h100-sxm", "--dir", tmp_path, "--force")
     assert code == 0 and out.startswith(f"wrote {tmp_path / 'h100-sxm.yaml'}")
     assert err.startswith(f"warning: {tmp_path / 'h100-sxm.yaml'} has the name of the built-in") and "means this file" in err
     code, _, err = roofline("hw", "new", "my-x", "--from", "h100-sxm", "--dir", tmp_path)
     assert code == 0 and err == ""
     code, _, err = roofline("hw", "new", "h100", "--from", "h100-sxm", "--dir", tmp_path / "short")  # an alias: the same
-    assert code == 0 and err.startswith("warning: h100 is the short name of the built-in h100-sxm") and "means this file" in err
+    assert code == 2 and "h100 is the name of the built-in h100-sxm (its short name)" in err
+    code, _, err = roofline("hw", "new", "h100", "--from", "h100-sxm", "--dir", tmp_path / "short", "--force")
+    assert code == 0 and err.startswith(f"warning: {tmp_path / 'short' / 'h100.yaml'} has the name of the built-in h100-sxm")
+    hf = Path(__file__).parent / "data" / "hf" / "qwen3-30b-a3b.json"
+    code, _, err = roofline("models", "import", hf, "--name", "llama-3.1-8b", "--dir", tmp_path / "m")
+    assert code == 2 and "llama-3.1-8b is the name of the built-in" in err and not (tmp_path / "m").exists()
 
 
 def test_a_field_hw_set_adds_goes_in_its_place_not_at_the_end(roofline, tmp_path):
@@ -564,3 +574,20 @@ def test_hw_set_keeps_a_windows_files_line_ends(roofline, tmp_path):
     assert code == 0, err
     data = path.read_bytes()
     assert data.count(b"\n") == data.count(b"\r\n") > 10 and b"memory: 81 GB\r\n" in data
+
+
+def test_a_profile_that_shadows_a_built_in_is_named_by_show_predict_and_sweep(roofline, tmp_path):
+    """Once written (with --force), a model named like the README's default changed every later predict without a
+    word: `models show` had no file line, predict and sweep said nothing."""
+    code, _, err = roofline("models", "new", "llama-3.1-8b", "--from", "llama-3.1-8b", "--set", "display_name=Mine",
+                            "--dir", tmp_path, "--force")
+    assert code == 0, err
+    code, out, _ = roofline("--profiles", tmp_path, "models", "show", "llama-3.1-8b")
+    assert f"file: {tmp_path / 'llama-3.1-8b.yaml'}" in out and "shadows: " in out and "model_profiles" in out
+    code, out, err = roofline("--profiles", tmp_path, "predict", "--batch", "2")
+    assert code == 0 and err.startswith(f"warning: model llama-3.1-8b is {tmp_path / 'llama-3.1-8b.yaml'}, which shadows "
+                                         "the built-in")
+    code, out, err = roofline("predict", "--batch", "2")  # without the folder: the built-in, and no word
+    assert code == 0 and "shadows" not in err
+    code, out, err = roofline("--profiles", tmp_path, "sweep", "eagle-on-hopper", "--out", tmp_path / "sw", "--no-plots")
+    assert code == 0 and err.count("which shadows the built-in") == 1 and "eagle-on-hopper.yaml: model llama-3.1-8b is" in err
