@@ -25,7 +25,7 @@ from pathlib import Path
 
 from roofline.errors import MISSING, RooflineError, check_flag, field_error, unknown_key_error, warn
 from roofline.profiles import find_profile, normalize_dtype, read_yaml
-from roofline.units import PHYSICAL_RANGE, parse_quantity
+from roofline.units import PHYSICAL_RANGE, parse_quantity, parse_seconds_or_zero
 
 DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 KINDS = ("gpu", "tpu", "accelerator", "cpu", "soc")
@@ -248,6 +248,14 @@ def _quantity(where: str, key: str, value: object, kind: str) -> float:
         raise field_error(where, key, str(exc), value) from None
 
 
+def _seconds_or_zero(where: str, key: str, value: object) -> float:
+    """A fixed cost that a device may not have: '20 us', or 0 in any unit."""
+    try:
+        return parse_seconds_or_zero(value)
+    except ValueError as exc:
+        raise field_error(where, key, str(exc), value) from None
+
+
 def _text(where: str, key: str, value: object, empty_ok: bool = False) -> str:
     """A string; non-empty unless `empty_ok` (a spec's source and notes default to "")."""
     if not isinstance(value, str) or not (empty_ok or value.strip()):
@@ -376,7 +384,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         mem_efficiency=_fraction(where, "efficiency.memory", eff["memory"]),
         compute_efficiency=_fraction(where, "efficiency.compute", eff["compute"]),
         link_efficiency=_fraction(where, "efficiency.link", eff["link"]),
-        step_overhead_s=_quantity(where, "step_overhead", data["step_overhead"], "seconds"),
+        step_overhead_s=_seconds_or_zero(where, "step_overhead", data["step_overhead"]),
         usable_memory_fraction=_fraction(where, "usable_memory_fraction", data.get("usable_memory_fraction", 0.9)),
         compute_efficiency_by_dtype=by_dtype,
         scale_up_domain=domain,
@@ -385,7 +393,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         scale_out_latency_s=_quantity(where, "scale_out_latency", data["scale_out_latency"], "seconds") if "scale_out_latency" in data else None,
         price_usd_per_hour=None if price is None else _quantity(where, "price", price, "usd_per_hour"),
         overlap_exponent=overlap,
-        layer_overhead_s=0.0 if layer_overhead is None else _quantity(where, "layer_overhead", layer_overhead, "seconds"),
+        layer_overhead_s=0.0 if layer_overhead is None else _seconds_or_zero(where, "layer_overhead", layer_overhead),
         attention_compute_flops_per_s=operator_ceilings.get("attention_compute"),
         attention_memory_bytes_per_s=operator_ceilings.get("attention_memory"),
         elementwise_memory_bytes_per_s=operator_ceilings.get("elementwise_memory"),
@@ -399,7 +407,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
 
 # A spec's quantities (SI units): required ones, then those that may be None (absent from the profile).
 _SPEC_QUANTITIES = {"mem_bytes": "bytes", "mem_bw_bytes_per_s": "bytes/s", "on_chip_cache_bytes": "bytes",
-                    "link_bw_bytes_per_s": "bytes/s", "link_latency_s": "s", "step_overhead_s": "s"}
+                    "link_bw_bytes_per_s": "bytes/s", "link_latency_s": "s"}
 _SPEC_OPTIONAL_QUANTITIES = {"scale_out_bw_bytes_per_s": "bytes/s", "scale_out_latency_s": "s", "price_usd_per_hour": "USD/h",
                              "attention_compute_flops_per_s": "FLOP/s", "attention_memory_bytes_per_s": "bytes/s",
                              "elementwise_memory_bytes_per_s": "bytes/s"}
@@ -441,7 +449,8 @@ def check_hardware_spec(spec: object) -> HardwareSpec:
     for key, unit in _SPEC_OPTIONAL_QUANTITIES.items():
         if getattr(spec, key) is not None:
             _positive(where, key, getattr(spec, key), unit)
-    _positive(where, "layer_overhead_s", spec.layer_overhead_s, "s", zero_ok=True)
+    for key in ("step_overhead_s", "layer_overhead_s"):  # fixed costs a device may not have
+        _positive(where, key, getattr(spec, key), "s", zero_ok=True)
     _check_spec_peaks(where, spec.peak_flops_per_s)
     for key in _SPEC_FRACTIONS:
         _fraction(where, key, getattr(spec, key))

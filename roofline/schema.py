@@ -36,6 +36,13 @@ def quantity_schema(kind: str) -> dict:
     }
 
 
+def time_or_zero_schema() -> dict:
+    """A fixed cost that may be zero (units.parse_seconds_or_zero): a time like '20 us', or 0 in any time unit."""
+    return {"anyOf": [quantity_schema("seconds"), {"type": "number", "const": 0},
+                      {"type": "string", "pattern": units._ZERO_TIME.pattern}],
+            "description": f"{units.KIND_WORDS['seconds']} or 0, like '{units.EXAMPLES['seconds']}'"}
+
+
 def price_schema() -> dict:
     """A price as units.parse_quantity reads one: 'NUMBER UNIT' with USD in any case ('3 usd/h'), or '$3/hr'."""
     number = r"(?=[\d.]*[1-9])(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?"
@@ -57,7 +64,8 @@ def hardware_schema() -> dict:
     props: dict = {name: {} for name in (*hardware._REQUIRED, *hardware._OPTIONAL)}
     for name, kind in HARDWARE_QUANTITIES.items():
         if name in props:
-            props[name] = price_schema() if kind == "usd_per_hour" else quantity_schema(kind)
+            props[name] = (price_schema() if kind == "usd_per_hour" else time_or_zero_schema()
+                           if name in ("step_overhead", "layer_overhead") else quantity_schema(kind))
     for name in ("name", "display_name", "source", "notes"):
         props[name] = {"type": "string", "minLength": 1}
     props["name"]["pattern"] = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"

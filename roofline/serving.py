@@ -39,14 +39,13 @@ from __future__ import annotations
 import fnmatch
 import math
 import numbers
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from roofline.errors import RooflineError, check_flag, field_error
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, list_names, read_yaml
-from roofline.units import TIME_UNITS, parse_quantity
+from roofline.units import parse_seconds_or_zero
 
 KERNEL_OPERATORS = ("embedding", "input_proj", "qkv_proj", "attention", "kv_write", "o_proj", "mlp", "router", "experts",
                     "shared_experts", "norms", "lm_head")
@@ -152,26 +151,12 @@ _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kerne
           "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "overrides", "fitted", "source", "notes", *_SECONDS}
 
 
-_ZERO_TIME = re.compile(r"^\s*0+(\.0*)?\s*(" + "|".join(map(re.escape, TIME_UNITS)) + r")?\s*$")  # any time unit
-
-
-def _is_zero_time(value) -> bool:
-    """0, 0.0, '0', '0 ms', '0.0 us': a time of zero, which parse_quantity (positive quantities only) refuses."""
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, numbers.Real):
-        return value == 0
-    return isinstance(value, str) and bool(_ZERO_TIME.match(value))
-
-
 def _yaml_seconds(where: str, key: str, value: object) -> float:
     """A profile's time: "3 us" (a positive quantity), or 0 in any unit (a cost the engine does not have)."""
-    if _is_zero_time(value):
-        return 0.0
     try:
-        return parse_quantity(value, "seconds")
-    except ValueError as exc:  # a time may be 0 too (a cost the engine does not have): the message says so
-        raise field_error(where, key, str(exc).replace("a finite positive quantity", "a finite time of 0 or more"), value) from None
+        return parse_seconds_or_zero(value)
+    except ValueError as exc:
+        raise field_error(where, key, str(exc), value) from None
 
 
 def _spec_seconds(where: str, key: str, value: object) -> float:

@@ -151,3 +151,18 @@ def format_seconds(value_s: float) -> str:
         if abs(value_s) >= factor:
             return f"{value_s / factor:.3g} {unit}"
     return f"{value_s:.3g} s"
+
+
+_ZERO_TIME = re.compile(r"^\s*0+(\.0*)?\s*(" + "|".join(map(re.escape, TIME_UNITS)) + r")?\s*$")  # any time unit
+
+
+def parse_seconds_or_zero(value: object) -> float:
+    """A profile's time that may be zero (a cost a device or an engine does not have): 0, '0', '0 ms', '0.0 us' give
+    0.0; anything else parse_quantity(value, 'seconds'), whose refusal says 'a finite time of 0 or more'."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if (number and value == 0) or (isinstance(value, str) and _ZERO_TIME.match(value)):
+        return 0.0
+    try:
+        return parse_quantity(value, "seconds")
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("a finite positive quantity", "a finite time of 0 or more")) from None

@@ -105,7 +105,7 @@ def test_every_shipped_hardware_spec_passes_its_check_unchanged():
     ({"peak_flops_per_s": {"bf16": 2e15, "fp8": 1e15}}, "peak_flops_per_s.bf16: expected at most the fp8 figure"),
     ({"mem_bytes": "80 GB"}, "mem_bytes: expected a positive finite number (bytes), found '80 GB'"),
     ({"link_latency_s": float("inf")}, "link_latency_s: expected a positive finite number (s), found inf"),
-    ({"step_overhead_s": 0}, "step_overhead_s: expected a positive finite number (s), found 0"),
+    ({"step_overhead_s": -1.0}, "step_overhead_s: expected a non-negative finite number (s), found -1.0"),  # 0: no fixed cost
     ({"layer_overhead_s": -1e-6}, "layer_overhead_s: expected a non-negative finite number (s), found -1e-06"),
     ({"price_usd_per_hour": True}, "price_usd_per_hour: expected a positive finite number (USD/h), found True"),
     ({"usable_memory_fraction": 0}, "usable_memory_fraction: expected a fraction in (0, 1], found 0"),
@@ -158,3 +158,24 @@ def test_a_mesh_device_reaches_each_peer_over_one_link():
     data = {**read_yaml_file(builtin_dir("hardware") / "mi300x.yaml"), "mesh_links": 3}
     with pytest.raises(RooflineError, match=r"mesh_links: expected scale_up_domain - 1 = 7 links \(a fully connected mesh; link_bandwidth"):
         hardware_from_dict(data, "m.yaml")
+
+
+def test_a_devices_fixed_costs_may_be_zero_as_their_defaults_are_and_the_schema_agrees(tmp_path):
+    """layer_overhead (documented default 0) and step_overhead were refused at '0 us': a device with the pure roofline
+    could not be described."""
+    import json
+    from pathlib import Path
+
+    import jsonschema
+
+    from roofline.schema import hardware_schema
+
+    data = yaml.safe_load(Path(load_hardware("h100-sxm").path).read_text())
+    for zero in ("0 us", "0", 0, "0.0 ms"):
+        hw = hardware_from_dict({**data, "step_overhead": zero, "layer_overhead": zero}, "x.yaml")
+        assert hw.step_overhead_s == 0.0 and hw.layer_overhead_s == 0.0
+        jsonschema.validate(json.loads(json.dumps({**data, "step_overhead": zero, "layer_overhead": zero})), hardware_schema())
+    with pytest.raises(RooflineError, match=r"^x.yaml: step_overhead: expected a finite time of 0 or more like '20 us', found '-1 us'$"):
+        hardware_from_dict({**data, "step_overhead": "-1 us"}, "x.yaml")
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**data, "step_overhead": "-1 us"}, hardware_schema())
