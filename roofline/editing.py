@@ -192,6 +192,41 @@ def _dump(doc) -> str:
     return stream.getvalue()
 
 
+def _splice(original: str, before: str, after: str) -> str:
+    """`original` with only the lines that ruamel's dump changes from `before` (the unedited document) to `after` (the
+    edited one): a file whose indentation, line wrapping or `null`s ruamel writes otherwise keeps them everywhere but
+    in the lines an edit touches. An added field goes above the comment lines directly over the field after it (they
+    describe that one). A change next to lines ruamel rewrites differently from the file (no line of the file to
+    anchor it) takes `after` whole, as before."""
+    import difflib
+
+    orig, old, new = (t.splitlines(keepends=True) for t in (original.lstrip("\ufeff"), before, after))
+    keep = original[:1] if original.startswith("\ufeff") else ""
+    anchor = {}  # a line of `before` -> the same line of `original`
+    for block in difflib.SequenceMatcher(None, old, orig, autojunk=False).get_matching_blocks():
+        anchor.update({block.a + i: block.b + i for i in range(block.size)})
+    out, at = [], 0  # lines of `original` copied up to `at`
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if i1 < i2:  # lines of `before` replaced or deleted: each must be a line of the file
+            if not all(i in anchor for i in range(i1, i2)) or anchor[i2 - 1] - anchor[i1] != i2 - i1 - 1:
+                return after
+            start, end = anchor[i1], anchor[i2 - 1] + 1
+        else:  # an insertion before line i1 of `before` (after its last line: at the file's end), above the comment
+            while i1 > 0 and old[i1 - 1].lstrip().startswith("#"):  # lines that sit on the next field, which they describe
+                i1 -= 1
+            start = end = anchor[i1] if i1 in anchor else (len(orig) if i1 == len(old) else None)
+            if start is None:
+                return after
+        if start < at:
+            return after
+        out += orig[at:start] + new[j1:j2]
+        at = end
+    out += orig[at:]
+    return keep + "".join(out)
+
+
 def _load_rt(text: str, where: str):
     load_yaml_text(text, where)  # bounds and duplicate keys first, with the safe loader
     try:
@@ -293,8 +328,9 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     path = _editable(kind, name, extra_dirs, force)
     original = read_text(path)
     doc = _load_rt(original, str(path))
+    before = _dump(doc)
     _apply(doc, parse_assignments(assignments, f"{GROUP[kind]} set", kind), str(path), _field_order(kind))
-    text = _dump(doc)
+    text = _splice(original.replace("\r\n", "\n"), before, _dump(doc))  # only the lines the edit changes
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     validate_text(kind, text, path)

@@ -591,3 +591,37 @@ def test_a_profile_that_shadows_a_built_in_is_named_by_show_predict_and_sweep(ro
     assert code == 0 and "shadows" not in err
     code, out, err = roofline("--profiles", tmp_path, "sweep", "eagle-on-hopper", "--out", tmp_path / "sw", "--no-plots")
     assert code == 0 and err.count("which shadows the built-in") == 1 and "eagle-on-hopper.yaml: model llama-3.1-8b is" in err
+
+
+@pytest.mark.parametrize("kind, folder, field", [("hardware", "hardware_profiles", "display_name=Changed"),
+                                                  ("model", "model_profiles", "display_name=Changed"),
+                                                  ("engine", "engine_profiles", "kernel_latency=1.5 us")])
+def test_set_changes_only_the_lines_it_is_asked_to_in_every_shipped_profile(roofline, tmp_path, kind, folder, field):
+    """set rewrote what it was not asked to touch: models import's wrapped source lines were joined, its lists
+    re-indented (9-19 lines of Llama 4 and Qwen3), ideal.yaml's `null` dropped."""
+    import difflib
+
+    group = {"hardware": "hw", "model": "models", "engine": "engines"}[kind]
+    for shipped in sorted((ROOT / folder).glob("*.yaml")):
+        if kind == "engine" and "costs_from" in shipped.read_text():
+            continue  # a profile that takes another's costs has no kernel_latency of its own to set
+        text = shipped.read_text().replace(f"\nname: {shipped.stem}\n", f"\nname: x-{shipped.stem}\n")
+        (tmp_path / f"x-{shipped.stem}.yaml").write_text(text)
+        code, _, err = roofline(group, "set", f"x-{shipped.stem}", field, "--profiles", tmp_path)
+        assert code == 0, (shipped.name, err)
+        after = (tmp_path / f"x-{shipped.stem}.yaml").read_text()
+        changed = [line for line in difflib.unified_diff(text.splitlines(), after.splitlines(), n=0, lineterm="")
+                   if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+        key = field.split("=")[0]
+        assert changed and all(line[1:].lstrip().startswith(f"{key}:") for line in changed), (shipped.name, changed)
+
+
+def test_a_field_set_adds_goes_above_the_comment_of_the_field_after_it_and_a_bom_is_kept(roofline, tmp_path):
+    text = (ROOT / "hardware_profiles" / "h100-sxm.yaml").read_text().replace("name: h100-sxm", "name: cm")
+    text = "\ufeff" + text.replace("\nstep_overhead:", "\n# the step's fixed cost\nstep_overhead:", 1)
+    (tmp_path / "cm.yaml").write_text(text, encoding="utf-8")
+    code, _, err = roofline("hw", "set", "cm", "overlap_exponent=4", "--profiles", tmp_path)
+    assert code == 0, err
+    after = (tmp_path / "cm.yaml").read_text(encoding="utf-8")
+    assert after.startswith("\ufeff") and "overlap_exponent: 4\n# the step's fixed cost\nstep_overhead:" in after
+    assert after.replace("overlap_exponent: 4\n", "", 1) == text
