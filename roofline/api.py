@@ -34,11 +34,11 @@ from roofline.profiles import shadow_note
 from roofline.serving import DEFAULT_ENGINE, ServingEngine, check_engine_spec, engine_on_a_cpu
 from roofline.serving import load_engine as _load_engine
 from roofline.speculation import (
-    K_DEFAULT,
     K_MAX,
     check_draft_vocab,
     check_options,
     check_speculating,
+    default_k,
     default_rates_note,
     drafter_warnings,
     predict_speculation,
@@ -213,8 +213,7 @@ def predict(
     batch = _scalar_int(batch, "batch", 1, BATCH_MAX, where)
     context = _scalar_int(context, "context", 0, CONTEXT_MAX, where)
     k_given = k is not None
-    default_k = K_DEFAULT if not isinstance(tree_nodes, int) or tree_nodes < 1 else min(K_DEFAULT, tree_nodes)  # a tree's depth
-    k = _scalar_int(default_k if k is None else k, "k", 0, K_MAX, where)
+    k = _scalar_int(default_k("none" if method is None else method, tree_nodes) if k is None else k, "k", 0, K_MAX, where)
     alpha, acceptance = _scalar_float(alpha, "alpha", where), _rates(acceptance, "acceptance", where)
     if not isinstance(overlap, (bool, np.bool_)):
         raise field_error(where, "overlap", "true or false", overlap)

@@ -39,7 +39,7 @@ import numpy as np
 from roofline.errors import MISSING, RooflineError, field_error
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES
 from roofline.profiles import find_profile, normalize_dtype, read_yaml
-from roofline.speculation import METHODS, check_options, check_speculating, unknown_method
+from roofline.speculation import METHODS, check_options, check_speculating, default_k, unknown_method
 
 AXES = ("batch", "context", "k", "alpha")
 _KEYS = {
@@ -290,7 +290,14 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     for name in raw_axes:
         if name not in AXES:
             raise field_error(where, f"axes.{name}", "an axis among " + ", ".join(AXES), name)
-    defaults = {"batch": [1], "context": [1024], "k": [0 if methods == ("none",) else 4], "alpha": [0.8]}
+    tree = data.get("tree")
+    tree_nodes = tree_tau = None
+    if tree is not None:
+        if not isinstance(tree, dict) or set(tree) != {"nodes", "tau"}:
+            raise field_error(where, "tree", "a mapping {nodes: N, tau: T}", tree)
+        tree_nodes, tree_tau = tree["nodes"], tree["tau"]
+    defaults = {"batch": [1], "context": [1024], "alpha": [0.8],
+                "k": [0 if methods == ("none",) else default_k(next(m for m in methods if m != "none"), tree_nodes)]}
     axes = {name: _axis(where, name, raw_axes.get(name, defaults[name])) for name in AXES}
     points = math.prod(len(v) for v in configs.values()) * math.prod(len(v) for v in axes.values())
     if points > max_points():
@@ -305,12 +312,6 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
             raise field_error(where, "acceptance", "a non-empty list of rates in [0, 1]", acceptance)
         if "alpha" in raw_axes:
             raise field_error(where, "acceptance", "either acceptance or an alpha axis, not both", "both")
-    tree = data.get("tree")
-    tree_nodes = tree_tau = None
-    if tree is not None:
-        if not isinstance(tree, dict) or set(tree) != {"nodes", "tau"}:
-            raise field_error(where, "tree", "a mapping {nodes: N, tau: T}", tree)
-        tree_nodes, tree_tau = tree["nodes"], tree["tau"]
     draft_vocab = data.get("draft_vocab")
     alpha_given = "alpha" in raw_axes
     if draft is not None and "draft" not in methods:

@@ -527,7 +527,16 @@ def break_even_batch(batches, speedup, axis: int = -1):
 TOKEN_ID_BYTES = 4  # a draft token id sent to the target (int32)
 K_SEARCH = np.arange(0, 17)
 K_MAX = 64
-K_DEFAULT = 4  # draft tokens per iteration where a caller speculates without giving k (predict)
+K_DEFAULT = 4  # draft tokens per iteration where a caller speculates without giving k (predict, a scenario's k axis)
+
+
+def default_k(method: str, tree_nodes: object = None) -> int:
+    """The draft length where none is given: 0 for plain decoding, else K_DEFAULT, at most a tree's nodes (its depth
+    cannot exceed them). One rule for predict and for a scenario without a k axis."""
+    if method == "none":
+        return 0
+    nodes = tree_nodes if isinstance(tree_nodes, int) and not isinstance(tree_nodes, bool) and tree_nodes >= 1 else None
+    return K_DEFAULT if nodes is None else min(K_DEFAULT, nodes)
 
 
 def _losing_batches(grid, grid_speedup, break_even: int, speedup_at) -> list[int] | None:

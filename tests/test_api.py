@@ -304,3 +304,17 @@ def test_weights_a_device_cannot_compute_in_are_said_to_run_weight_only_by_predi
     with pytest.warns(RooflineWarning, match=r"^fp8 weights on a100-sxm-80gb: the device has no fp8 tensor cores"):
         roofline.sweep({"hardware": ["h100-sxm", "a100-sxm-80gb"], "model": "llama-3.1-8b", "weight_dtype": "fp8",
                         "axes": {"batch": [1], "context": [1024]}})
+
+
+def test_a_tree_without_k_gets_the_same_default_depth_from_predict_and_from_a_sweep():
+    """predict took min(4, nodes) where a scenario wrote k 4: a tree of 2 nodes predicted, and was refused as a sweep
+    ('tree_nodes: expected at least the depth k = 4') though no k was given."""
+    import roofline
+
+    p = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, method="eagle", tree_nodes=2, tree_tau=1.8)
+    df = roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "tree": {"nodes": 2, "tau": 1.8},
+                         "axes": {"batch": [8]}})
+    assert p["spec"]["k"] == 2 and list(df["k"].unique()) == [2]
+    assert df["speedup"].iloc[0] == pytest.approx(p["spec"]["speedup"], rel=1e-9)
+    assert list(roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
+                                "axes": {"batch": [8], "alpha": [0.8]}})["k"].unique()) == [4]
