@@ -15,6 +15,7 @@ from typing import Annotated, Optional
 import typer
 
 from roofline.errors import RooflineError
+from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, DRAFT_VOCAB_MAX, K_MAX, TREE_NODES_MAX
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Roofline model of LLM decode throughput, with and without speculative decoding.")
 hw_app = typer.Typer(no_args_is_help=True, help="Hardware profiles.")
@@ -73,27 +74,27 @@ def _json_default(value):
 def predict(
     hardware: Annotated[str, typer.Option(help="Hardware profile name (roofline hw list; case-insensitive, aliases like H100).")] = "h100-sxm",
     model: Annotated[str, typer.Option(help="Model profile name (roofline models list).")] = "llama-3.1-8b",
-    batch: Annotated[int, typer.Option(min=1, max=100_000_000, help="Sequences decoded together (the replica's batch).")] = 1,
-    context: Annotated[int, typer.Option(min=0, max=1_000_000_000, help="Tokens already in each sequence's KV cache (the decode position; --prompt prices the prefill).")] = 1024,
+    batch: Annotated[int, typer.Option(min=1, max=BATCH_MAX, help="Sequences decoded together (the replica's batch).")] = 1,
+    context: Annotated[int, typer.Option(min=0, max=CONTEXT_MAX, help="Tokens already in each sequence's KV cache (the decode position; --prompt prices the prefill).")] = 1024,
     engine: Annotated[Optional[str], typer.Option(help="Serving engine profile: vllm (default) | vllm-v0 | sglang | sglang-early | trtllm | ideal (the pure roofline); `roofline engines list`.")] = None,
-    tp: Annotated[int, typer.Option(min=1, max=4096, help="Tensor-parallel degree (attention, dense layers, and experts unless --ep splits them). Devices = tp x dp-attention x pp.")] = 1,
-    dp_attention: Annotated[int, typer.Option(min=1, max=4096, help="Attention data-parallel groups of tp devices each: each holds and reads only its sequences' KV cache. Multiplies the devices: SGLang's DP attention with --tp 8 --dp 8 on 8 GPUs is --tp 1 --dp-attention 8.")] = 1,
-    ep: Annotated[int, typer.Option(min=1, max=4096, help="Expert-parallel degree (MoE): experts spread over devices, tokens sent by all-to-all.")] = 1,
-    pp: Annotated[int, typer.Option(min=1, max=4096, help="Pipeline stages.")] = 1,
+    tp: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Tensor-parallel degree (attention, dense layers, and experts unless --ep splits them). Devices = tp x dp-attention x pp.")] = 1,
+    dp_attention: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Attention data-parallel groups of tp devices each: each holds and reads only its sequences' KV cache. Multiplies the devices: SGLang's DP attention with --tp 8 --dp 8 on 8 GPUs is --tp 1 --dp-attention 8.")] = 1,
+    ep: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Expert-parallel degree (MoE): experts spread over devices, tokens sent by all-to-all.")] = 1,
+    pp: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Pipeline stages.")] = 1,
     weight_dtype: Annotated[Optional[str], typer.Option(help="Override every weight class: bf16 | fp16 | fp32 | fp8 | int8 (W8A8) | w8a16 (int8 weight-only) | int4 | fp4 (MXFP4) | nvfp4; a quantised one leaves the embedding, LM head and router at their native dtype (default: the checkpoint's native precision).")] = None,
     expert_dtype: Annotated[Optional[str], typer.Option(help="Override the routed and shared experts' dtype only.")] = None,
     kv_dtype: Annotated[str, typer.Option(help="bf16 | fp16 | fp32 | fp8 | int8")] = "bf16",
-    prompt: Annotated[Optional[int], typer.Option(min=1, max=1_000_000_000, help="Prompt length: adds time to first token (one prefill; with speculation, the drafter's too).")] = None,
-    shared_prefix: Annotated[int, typer.Option(min=0, max=1_000_000_000, help="Tokens of the context shared by every sequence (stored once; read once where the engine's attention kernel can).")] = 0,
+    prompt: Annotated[Optional[int], typer.Option(min=1, max=CONTEXT_MAX, help="Prompt length: adds time to first token (one prefill; with speculation, the drafter's too).")] = None,
+    shared_prefix: Annotated[int, typer.Option(min=0, max=CONTEXT_MAX, help="Tokens of the context shared by every sequence (stored once; read once where the engine's attention kernel can).")] = 0,
     method: Annotated[str, typer.Option(help="Speculation: none | draft | mtp | eagle | ngram")] = "none",
     draft: Annotated[Optional[str], typer.Option(help="Draft model name (method draft).")] = None,
-    k: Annotated[Optional[int], typer.Option(min=0, max=64, help="Draft tokens per iteration (bonus token excluded); default 4 with a method.")] = None,
+    k: Annotated[Optional[int], typer.Option(min=0, max=K_MAX, help="Draft tokens per iteration (bonus token excluded); default 4 with a method.")] = None,
     alpha: Annotated[Optional[float], typer.Option(help="Per-token acceptance probability (default: the method's published per-position rates; method draft has none and needs --alpha or --acceptance).")] = None,
     acceptance: Annotated[Optional[str], typer.Option(help="Per-position conditional acceptance rates a1,a2,... (instead of --alpha); positions past the list reuse its last rate, rates past k are unused.")] = None,
     draft_hardware: Annotated[Optional[str], typer.Option(help="Run the drafter on this device.")] = None,
     overlap: Annotated[bool, typer.Option(help="With --draft-hardware and a draft model: draft one half of the batch while verifying the other, where that is faster than taking turns.")] = True,
-    draft_vocab: Annotated[Optional[int], typer.Option(min=1, max=100_000_000, help="EAGLE head's reduced vocabulary.")] = None,
-    tree_nodes: Annotated[Optional[int], typer.Option(min=1, max=4096, help="Tree verification: draft nodes per sequence (root excluded); k is the tree depth.")] = None,
+    draft_vocab: Annotated[Optional[int], typer.Option(min=1, max=DRAFT_VOCAB_MAX, help="EAGLE head's reduced vocabulary.")] = None,
+    tree_nodes: Annotated[Optional[int], typer.Option(min=1, max=TREE_NODES_MAX, help="Tree verification: draft nodes per sequence (root excluded); k is the tree depth.")] = None,
     tree_tau: Annotated[Optional[float], typer.Option(min=1.0, help="Tree verification: measured tokens per iteration (bonus included).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object (SI units).")] = False,
 ) -> None:
@@ -592,8 +593,8 @@ def fit(
 ) -> None:
     """Fit an engine profile's physical parameters to measurements (bounded least squares); print each parameter and row residual."""
     from roofline.fit import (
-        LOSSES,
         check_fit_out,
+        check_loss,
         cross_validate,
         cross_validation_report,
         fit_report,
@@ -601,8 +602,7 @@ def fit(
         write_fitted_profile,
     )
 
-    if loss not in LOSSES:
-        raise RooflineError(f"--loss: expected one of {', '.join(LOSSES)}, found {loss!r}")
+    check_loss(loss)  # before a --cv or an --out is looked at
     if cv:
         if out is not None:
             raise RooflineError("--out: expected no profile to write with --cv (it fits once per source left out), found one")
@@ -629,8 +629,6 @@ def accuracy(
     """Predict held-out published measurements with an engine and with ideal: errors overall, per source and regime; plot; one JSON line last."""
     from roofline.accuracy import report_text, write_accuracy
 
-    if split not in ("heldout", "fit", "all"):
-        raise RooflineError(f"--split: expected heldout, fit or all, found {split!r}")
     summary = write_accuracy(out, force, file, engine, _dirs(), split)
     typer.echo(report_text(summary))
     for path in summary["files"]:

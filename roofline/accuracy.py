@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from roofline.errors import RooflineError
 from roofline.measurements import ENGINE_SLOTS, default_measurements_path, load_measurements, predict_measurements
 from roofline.model import load_model
 from roofline.serving import DEFAULT_ENGINE
@@ -69,12 +70,12 @@ def accuracy_table(path: str | Path | None = None, engine: str | None = None, pr
                    split: str = "heldout") -> pd.DataFrame:
     """The rows of `split` (heldout | fit | all) with their predictions by the engine and by `ideal`, the
     signed errors, and the regime labels."""
+    if split not in ("heldout", "fit", "all"):  # before the file is read
+        raise RooflineError(f"--split: expected heldout, fit or all, found {split!r}")
     path = Path(path) if path is not None else default_measurements_path()
     table = load_measurements(path)
     held = table[table["split"] == split] if split != "all" else table
     if held.empty:
-        from roofline.errors import RooflineError
-
         found = ", ".join(f"{n} {s}" for s, n in table["split"].value_counts().items())  # `measurements convert` writes fit rows
         other = next((s for s in ("fit", "heldout") if s != split and (table["split"] == s).any()), None)
         raise RooflineError(f"{path}: split: expected at least one row with split = {split}, found none ({found}: pass "

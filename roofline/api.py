@@ -28,13 +28,13 @@ from roofline.errors import RooflineError, field_error
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
 from roofline.layout import OPERATOR_CLASS, deployment
+from roofline.limits import BATCH_MAX, CONTEXT_MAX, K_MAX
 from roofline.model import ModelSpec, check_model_spec
 from roofline.model import load_model as _load_model
 from roofline.profiles import shadow_note
 from roofline.serving import DEFAULT_ENGINE, ServingEngine, check_engine_spec, engine_on_a_cpu
 from roofline.serving import load_engine as _load_engine
 from roofline.speculation import (
-    K_MAX,
     check_draft_vocab,
     check_options,
     check_speculating,
@@ -148,7 +148,6 @@ def _as_file_values(value):
     return value
 
 
-BATCH_MAX, CONTEXT_MAX = 10**8, 10**9
 
 
 def predict(

@@ -249,6 +249,12 @@ def _starts(u0: np.ndarray) -> list[np.ndarray]:
     return out
 
 
+def check_loss(loss: object) -> None:
+    """One of LOSSES (the CLI's --loss, a library caller's loss=)."""
+    if loss not in LOSSES:
+        raise RooflineError(f"--loss: expected one of {', '.join(LOSSES)}, found {loss!r}")
+
+
 def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_evaluations: int = 400,
             loss: str = "cauchy", loss_scale: float = 0.15, fixed: tuple[str, ...] = (),
             per_family: tuple[str, ...] = (), table: pd.DataFrame | None = None, fold: bool = False) -> dict:
@@ -270,6 +276,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     """
     from scipy.optimize import least_squares
 
+    check_loss(loss)
     keys = [p.key for p in PARAMETERS]
     unknown = [k for k in fixed if k not in keys]
     if unknown:
@@ -437,6 +444,7 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
     DataFrame (per source: rows, median absolute errors), overall: dict, rows_used, widened: the sources whose
     fold fitted every engine's rows (fit_rows' fallback when too few of this engine's remain)}.
     """
+    check_loss(loss)  # before minutes of fitting
     base = fittable_engine(engine, profiles)
     table = load_measurements(path)
     chosen, which = fit_rows(table, base.name, str(path))

@@ -40,6 +40,7 @@ import numbers
 from dataclasses import dataclass, field, replace
 
 from roofline.errors import RooflineError
+from roofline.limits import DEGREE_MAX
 from roofline.model import KV_DTYPES, WEIGHT_CLASSES, WEIGHT_DTYPES
 from roofline.profiles import normalize_dtype
 
@@ -53,7 +54,6 @@ OPERATOR_CLASS = {
     "qkv_proj": "attention", "o_proj": "attention", "mlp": "mlp", "router": "router",
     "experts": "experts", "shared_experts": "shared_experts", "embedding": "embedding", "input_proj": "embedding", "lm_head": "lm_head",
 }
-MAX_DEGREE = 4096
 
 
 @dataclass(frozen=True)
@@ -123,9 +123,9 @@ class Deployment:
 
 
 def _degree(value: object, what: str) -> int:
-    """A parallel degree: an integer (Python's or numpy's) in 1..MAX_DEGREE, as a Python int."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= MAX_DEGREE:
-        raise RooflineError(f"{what}: expected an integer in 1..{MAX_DEGREE}, found {value!r}")
+    """A parallel degree: an integer (Python's or numpy's) in 1..DEGREE_MAX, as a Python int."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= DEGREE_MAX:
+        raise RooflineError(f"{what}: expected an integer in 1..{DEGREE_MAX}, found {value!r}")
     return int(value)
 
 

@@ -56,10 +56,11 @@ from roofline.engine import step_metrics
 from roofline.errors import MISSING, RooflineError, field_error
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment
+from roofline.limits import DEGREE_MAX, K_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
 from roofline.profiles import DTYPE_ALIASES
 from roofline.serving import DEFAULT_ENGINE, ServingEngine, load_engine
-from roofline.speculation import K_MAX, METHODS, speculative_metrics
+from roofline.speculation import METHODS, speculative_metrics
 
 QUANTITIES = ("tokens_per_s_per_user", "step_time_s", "tokens_per_s", "speedup")
 COLUMNS = ("source_id", "source", "engine", "engine_version", "hardware", "gpus", "tp", "ep", "dp_attention", "model",
@@ -190,7 +191,7 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
         df[column] = raw[column].str.strip().to_numpy()
     df["hardware"] = raw["hardware"].str.strip().str.lower().to_numpy()
     df["model"] = raw["model"].str.strip().str.lower().to_numpy()
-    for column, high in (("gpus", 65536), ("tp", 4096), ("ep", 4096), ("dp_attention", 4096), ("pp", 4096)):
+    for column, high in (("gpus", 65536), ("tp", DEGREE_MAX), ("ep", DEGREE_MAX), ("dp_attention", DEGREE_MAX), ("pp", DEGREE_MAX)):
         df[column] = _integers(raw, column, where, 1, high)
     df["weight_dtype"] = _choice(raw, "weight_dtype", where, WEIGHT_DTYPES, DTYPE_ALIASES)
     df["kv_dtype"] = _choice(raw, "kv_dtype", where, KV_DTYPES, DTYPE_ALIASES)

@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from roofline.errors import MISSING, RooflineError, field_error
+from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, K_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES
 from roofline.profiles import find_profile, normalize_dtype, read_yaml
 from roofline.speculation import METHODS, check_options, check_speculating, default_k, unknown_method
@@ -107,8 +108,8 @@ def _values(where: str, key: str, value: object, check) -> tuple:
 
 def _degree(where: str, key: str):
     def check(v):
-        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= TP_MAX:
-            raise field_error(where, key, f"an integer in 1..{TP_MAX}", v)
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= DEGREE_MAX:
+            raise field_error(where, key, f"an integer in 1..{DEGREE_MAX}", v)
         return v
     return check
 
@@ -137,8 +138,7 @@ def _number(value: object) -> object:
     return value
 
 
-AXIS_MAX = {"batch": 1e8, "context": 1e9, "k": 64}
-TP_MAX = 4096                 # tensor-parallel degree: beyond any scale-up domain built
+AXIS_MAX = {"batch": BATCH_MAX, "context": CONTEXT_MAX, "k": K_MAX}
 MAX_AXIS_VALUES = 1_000_000   # values in one axis (checked before the axis is allocated)
 DEFAULT_MAX_POINTS = 50_000_000
 
@@ -273,7 +273,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         "model": _names(where, "model", data["model"]),
         "method": methods,
         "draft_hardware": _values(where, "draft_hardware", data.get("draft_hardware"), lambda v: v if v is None or (isinstance(v, str) and v) else _raise(field_error(where, "draft_hardware", "a hardware name or null", v))),
-        "shared_prefix": _values(where, "shared_prefix", data.get("shared_prefix", 0), lambda v: v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= AXIS_MAX["context"] else _raise(field_error(where, "shared_prefix", "a number of tokens in 0..1e9", v))),
+        "shared_prefix": _values(where, "shared_prefix", data.get("shared_prefix", 0), lambda v: v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= AXIS_MAX["context"] else _raise(field_error(where, "shared_prefix", f"a number of tokens in 0..{CONTEXT_MAX:.0e}", v))),
         "engine": _values(where, "engine", data.get("engine"), lambda v: v if v is None or (isinstance(v, str) and v) else _raise(field_error(where, "engine", "an engine name", v))),
         "weight_dtype": _values(where, "weight_dtype", data.get("weight_dtype"), lambda v: None if v is None else normalize_dtype(v, WEIGHT_DTYPES, where, "weight_dtype")),
         "expert_dtype": _values(where, "expert_dtype", data.get("expert_dtype"), lambda v: None if v is None else normalize_dtype(v, WEIGHT_DTYPES, where, "expert_dtype")),

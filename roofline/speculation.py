@@ -59,6 +59,7 @@ from roofline.engine import step_metrics
 from roofline.errors import RooflineError
 from roofline.hardware import HardwareSpec
 from roofline.layout import OPERATOR_CLASS, Deployment, deployment, single_device
+from roofline.limits import DRAFT_VOCAB_MAX, K_MAX, TREE_NODES_MAX
 from roofline.model import BYTES_PER_ELEMENT, AttentionGroup, ModelSpec
 from roofline.serving import IDEAL, ServingEngine
 
@@ -226,8 +227,8 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
         raise RooflineError(f"{where}: draft: expected only with method draft, found method {method}")
     if draft_vocab is not None and method != "eagle":
         raise RooflineError(f"{where}: draft_vocab: expected only with method eagle, found method {method}")
-    if draft_vocab is not None and (isinstance(draft_vocab, bool) or not isinstance(draft_vocab, int) or not 1 <= draft_vocab <= 10**7):
-        raise RooflineError(f"{where}: draft_vocab: expected an integer in 1..10000000, found {draft_vocab!r}")
+    if draft_vocab is not None and (isinstance(draft_vocab, bool) or not isinstance(draft_vocab, int) or not 1 <= draft_vocab <= DRAFT_VOCAB_MAX):
+        raise RooflineError(f"{where}: draft_vocab: expected an integer in 1..{DRAFT_VOCAB_MAX}, found {draft_vocab!r}")
     if alpha is not None and acceptance is not None:
         raise RooflineError(f"{where}: alpha and acceptance: expected one of them, found both")
     values = np.atleast_1d(np.asarray(alpha if alpha is not None else (acceptance if acceptance is not None else []), dtype=np.float64))
@@ -241,8 +242,8 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
     if tree_nodes is not None:
         if alpha is not None or acceptance is not None:
             raise RooflineError(f"{where}: tree_tau: a tree takes its tau from tree_tau, found alpha or acceptance as well")
-        if isinstance(tree_nodes, bool) or not isinstance(tree_nodes, int) or not 1 <= tree_nodes <= 4096:
-            raise RooflineError(f"{where}: tree_nodes: expected an integer in 1..4096, found {tree_nodes!r}")
+        if isinstance(tree_nodes, bool) or not isinstance(tree_nodes, int) or not 1 <= tree_nodes <= TREE_NODES_MAX:
+            raise RooflineError(f"{where}: tree_nodes: expected an integer in 1..{TREE_NODES_MAX}, found {tree_nodes!r}")
         if isinstance(tree_tau, bool) or not isinstance(tree_tau, (int, float)) or not math.isfinite(tree_tau) or not 1 <= tree_tau <= tree_nodes + 1:
             raise RooflineError(f"{where}: tree_tau: expected a number in [1, tree_nodes + 1 = {tree_nodes + 1}], found {tree_tau!r}")
     if k is not None:
@@ -526,7 +527,6 @@ def break_even_batch(batches, speedup, axis: int = -1):
 
 TOKEN_ID_BYTES = 4  # a draft token id sent to the target (int32)
 K_SEARCH = np.arange(0, 17)
-K_MAX = 64
 K_DEFAULT = 4  # draft tokens per iteration where a caller speculates without giving k (predict, a scenario's k axis)
 
 

@@ -390,3 +390,18 @@ def test_too_few_predictable_rows_of_the_engine_take_every_engines_rows_as_too_f
         fit = run_fit(path, "vllm", loss="linear", max_evaluations=5)
     assert fit["rows_used"].startswith("all 16 fit rows (only 3 of engine vllm the model can predict, fewer than 5)")
     assert fit["left_out"] == ""
+
+
+def test_a_library_caller_gets_the_clis_refusal_of_an_unknown_loss_or_split():
+    """run_fit(loss='huber') ran, write_accuracy(split='bogus') said 'expected at least one row with split = bogus':
+    the checks lived in cli.py only."""
+    from roofline.accuracy import accuracy_table
+    from roofline.fit import cross_validate
+    from roofline.measurements import default_measurements_path
+
+    measurements = default_measurements_path()
+    for call in (lambda: run_fit(measurements, "vllm", loss="huber"), lambda: cross_validate(measurements, "vllm", loss="huber")):
+        with pytest.raises(RooflineError, match=r"^--loss: expected one of cauchy, soft_l1, linear, found 'huber'$"):
+            call()
+    with pytest.raises(RooflineError, match=r"^--split: expected heldout, fit or all, found 'bogus'$"):
+        accuracy_table(measurements, None, (), "bogus")
