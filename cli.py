@@ -646,24 +646,15 @@ def calibrate(
     """Measure this machine (bandwidth, GEMM FLOP/s, GEMV bandwidth, overhead) into a hardware profile."""
     from roofline.hardware import hardware_from_dict
     from roofline.harness.calibrate import profile_to_yaml, run_calibrate
-    from roofline.outputs import write_file_safely
+    from roofline.yamlio import check_file_out, write_text_atomic
 
-    if out is not None and out.exists() and not force:
-        raise RooflineError(f"--out: {out} exists; pass --force to overwrite it")
-    if out is not None:
+    if out is not None:  # before minutes of measuring: a path that cannot be written fails now, not after them
         from roofline.profiles import check_profile_name
 
         if out.suffix not in (".yaml", ".yml"):
             raise RooflineError(f"--out: expected a profile file NAME.yaml, found {str(out)!r}")
         check_profile_name(out.stem, "--out")
-        if out.parent.exists() and not out.parent.is_dir():
-            raise RooflineError(f"--out: expected a folder to write {out.name} into, found a file {out.parent}")
-        try:  # the folder, before minutes of measuring: a path that cannot be written fails now, not after them
-            out.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise RooflineError(f"--out: cannot create the folder {out.parent}: {exc.strerror or exc}") from None
-        if not os.access(out.parent, os.W_OK):
-            raise RooflineError(f"--out: cannot write into {out.parent}: permission denied")
+        check_file_out(out, force)
     profile = run_calibrate(device, dtype=dtype)
     if out is not None:  # a profile file is found by its name, which must be the file's (hw validate, --profiles)
         profile["name"] = out.stem
@@ -672,7 +663,7 @@ def calibrate(
     if out is None:
         typer.echo(text)
     else:
-        write_file_safely(out, text, force)
+        write_text_atomic(out, text, force)
         typer.echo(f"wrote {out}")
 
 

@@ -651,13 +651,14 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
 def check_fit_out(out: str | Path | None, force: bool = False) -> None:
     """Refuse, before anything is fitted, an `--out` the fitted profile would not be written to: a folder, an
     existing file without force, a name other than NAME.yaml / NAME.yml (the profile is named by the file's
-    stem, as engine profiles are found), or ideal.yaml (the pure roofline's name). None (no --out) passes."""
+    stem, as engine profiles are found), ideal.yaml (the pure roofline's name), or a folder it cannot create or write.
+    None (no --out) passes."""
     if out is None:
         return
-    from roofline.yamlio import check_file_target
+    from roofline.yamlio import check_file_out, check_file_target
 
     out = Path(out)
-    check_file_target(out, force)  # the writer's own rule: a folder, or an existing file without force
+    check_file_target(out, force)  # a folder, or an existing file without force: said first
     if out.suffix not in (".yaml", ".yml") or not out.stem:
         raise RooflineError(f"--out: expected an engine profile file NAME.yaml (NAME becomes its name), found {out}")
     if out.stem.lower() == "ideal":
@@ -668,6 +669,7 @@ def check_fit_out(out: str | Path | None, force: bool = False) -> None:
     if not force and out.resolve().parent == builtin_dir("engine").resolve():  # a new file there becomes a built-in
         raise RooflineError(f"--out: {out} is in the built-in engine folder, where a new file becomes a built-in profile: "
                             "write to your own folder (ROOFLINE_USER_DIR, ~/.config/roofline) or pass --force")
+    check_file_out(out, force)  # last: it creates the folder the profile goes into, and tries writing there
 
 
 def write_fitted_profile(fit: dict, out: str | Path, force: bool = False) -> Path:

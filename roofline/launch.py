@@ -37,15 +37,18 @@ class Terminated(SystemExit):
 
 
 def stop_on_sigterm() -> None:
-    """Make SIGTERM (`kill`, `timeout`, a job scheduler) end a command the way Ctrl-C does: a SystemExit raised in
-    the main thread, so output folders still being staged are removed, Parquet sinks abandoned and figure workers
-    stopped, with exit code 143 (128 + 15) and one line on stderr (`run`). Installed after the early workers are
+    """Make SIGTERM (`kill`, `timeout`, a job scheduler) and SIGHUP (the terminal closed, an ssh session dropped) end a
+    command the way Ctrl-C does: a SystemExit raised in the main thread, so output folders still being staged are
+    removed, Parquet sinks abandoned and figure workers stopped, with exit code 128 + the signal's number (143 for
+    SIGTERM, 129 for SIGHUP) and one line on stderr (`run`). Installed after the early workers are
     forked, which keep the default action (they are stopped by their pool)."""
 
     def terminate(signum, frame):
         raise Terminated(128 + signum)
 
     signal.signal(signal.SIGTERM, terminate)
+    if hasattr(signal, "SIGHUP"):  # not on Windows
+        signal.signal(signal.SIGHUP, terminate)
 
 
 def run() -> None:
@@ -61,5 +64,8 @@ def run() -> None:
     except Terminated:
         sys.stderr.write("terminated\n")
         raise
+    except KeyboardInterrupt:  # Ctrl-C before the CLI's own handler is in place (while it imports): one line, no traceback
+        sys.stderr.write("interrupted\n")
+        raise SystemExit(130) from None
     finally:
         plot_jobs.stop_early()

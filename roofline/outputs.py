@@ -1,8 +1,9 @@
 """Safe output folders: written in full to a temporary sibling, then moved into place.
 
 A failed run leaves nothing behind; an existing output is replaced only with `force`, and only when it is one:
-every output folder holds a marker file (MARKER), and a folder without it (a repository, the profile folder,
-anything the user keeps) is never replaced, `force` or not.
+every output folder holds a marker file (MARKER) listing the files roofline wrote into it, and a folder without it
+(a repository, the profile folder, anything the user keeps), or one holding a file the marker does not list (a
+scenario or notes the user put beside the results), is never replaced, `force` or not.
 """
 
 from __future__ import annotations
@@ -15,7 +16,35 @@ from pathlib import Path
 
 from roofline.errors import RooflineError
 
-MARKER = ".roofline-output"  # in every output folder: what `--force` may replace whole
+MARKER = ".roofline-output"  # in every output folder: what `--force` may replace whole, and the files written there
+MARKER_HEAD = "Written by roofline: `--force` replaces this folder whole, if it holds only the files listed here.\nfiles:\n"
+
+
+def _files_under(folder: Path) -> set[str]:
+    """Every file below `folder` (its relative POSIX paths), the marker left out."""
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if (p.is_file() or p.is_symlink()) and p.name != MARKER}
+
+
+def listed_files(folder: Path) -> set[str] | None:
+    """The files `folder`'s marker lists as written by roofline; None for a marker without a list (an older version's)."""
+    lines = (folder / MARKER).read_text(encoding="utf-8", errors="replace").splitlines()
+    if "files:" not in lines:
+        return None
+    return {line.strip() for line in lines[lines.index("files:") + 1:] if line.strip()}
+
+
+def write_marker(folder: Path, files: set[str]) -> None:
+    """(Re)write `folder`'s marker listing `files` (relative POSIX paths) as roofline's."""
+    (folder / MARKER).write_text(MARKER_HEAD + "".join(f"  {name}\n" for name in sorted(files)), encoding="utf-8")
+
+
+def add_to_marker(folder: Path, files: set[str]) -> None:
+    """Files roofline wrote into an existing output `folder` (plot into a sweep's own folder), added to its marker's
+    list; nothing where the folder has no marker, or one without a list."""
+    if (folder / MARKER).is_file():
+        listed = listed_files(folder)
+        if listed is not None:
+            write_marker(folder, listed | set(files))
 
 
 def check_writable(out: Path, force: bool) -> None:
@@ -27,6 +56,9 @@ def check_writable(out: Path, force: bool) -> None:
     if resolved == here or resolved in here.parents:
         raise RooflineError(f"--out: expected a folder to create or replace, found {str(out)!r}, the current folder or one "
                             f"above it (the output replaces its folder whole): name a subfolder, e.g. --out {Path(out) / 'out'}")
+    if out.is_symlink():
+        raise RooflineError(f"--out: {out} is a symbolic link: name the folder itself (an output replaces its folder whole, "
+                            "which would replace the link, not write where it points)")
     if out.exists() and not out.is_dir():
         raise RooflineError(f"--out: expected a folder, found an existing file {out} (choose another path)")
     if out.is_dir() and any(out.iterdir()):
@@ -36,6 +68,12 @@ def check_writable(out: Path, force: bool) -> None:
             raise RooflineError(f"--out: {out} holds files roofline did not write (no {MARKER} in it: a folder of your own, "
                                 f"or an output of a version before the marker) and --force would replace the folder whole: "
                                 f"choose a new or empty folder, or remove this one yourself")
+        listed = listed_files(out)
+        foreign = sorted(_files_under(out) - listed) if listed is not None else []
+        if foreign:
+            shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+            raise RooflineError(f"--out: {out} holds files roofline did not write there ({shown}), which --force would "
+                                "delete with the folder: move them out, or choose another --out")
 
 
 @contextlib.contextmanager
@@ -48,7 +86,7 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
         tmp.chmod(0o777 & ~_umask())  # mkdtemp makes it private (0700): the output gets the mode any new folder gets
-        (tmp / MARKER).write_text("Written by roofline: `--force` replaces this folder whole.\n", encoding="utf-8")
+        (tmp / MARKER).write_text(MARKER_HEAD, encoding="utf-8")
     except OSError as exc:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -57,17 +95,39 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
         raise RooflineError(f"--out: {out}: cannot write a folder there: {why}") from None
     try:
         yield tmp
+        write_marker(tmp, _files_under(tmp))
+        _swap(tmp, out, force)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    if out.exists():
-        old = out.with_name(f".{out.name}.old")
-        shutil.rmtree(old, ignore_errors=True)
-        out.rename(old)
+
+
+def _swap(tmp: Path, out: Path, force: bool) -> None:
+    """Move the finished folder `tmp` to `out`, replacing an earlier output there (checked again: another run may have
+    written it meanwhile) through a uniquely named aside folder, put back if the move fails."""
+    if not (out.exists() or out.is_symlink()):
+        try:
+            tmp.rename(out)
+            return
+        except OSError:  # another run's output arrived first
+            if not out.exists():
+                raise
+    check_writable(out, force)
+    if not out.is_dir() or not any(out.iterdir()):  # an empty folder (made meanwhile): moved onto
         tmp.rename(out)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
+    try:
+        out.rename(old)  # onto the empty folder mkdtemp made
+    except OSError as exc:
+        old.rmdir()
+        raise RooflineError(f"--out: {out}: cannot replace it: {exc.strerror or exc}") from None
+    try:
         tmp.rename(out)
+    except OSError as exc:
+        old.rename(out)  # the earlier output back in place
+        raise RooflineError(f"--out: {out}: cannot replace it: {exc.strerror or exc}") from None
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def _umask() -> int:
@@ -77,17 +137,6 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
-
-
-def write_file_safely(path: Path, text: str, force: bool) -> None:
-    """Write `text` to `path` atomically; refuse to overwrite without `force`."""
-    path = Path(path)
-    if path.exists() and not force:
-        raise RooflineError(f"--out: {path} exists; pass --force to overwrite it")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
 
 
 def progress_bar(done: int, total: int, elapsed_s: float, note: str = "", width: int = 30) -> None:

@@ -468,10 +468,11 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
     scenario.json read from the same folder when present), on `pool` when given (see standard_plots).
     `where` (COLUMN=VALUE, repeatable) draws only the matching rows: another subset than the plots' own choice
     (the first TP, context, ... that fits: their titles say which), e.g. ("tp=8", "context=32768").
-    Into the table's own folder (no `out`): refuses to overwrite plots unless `force`. Into another folder `out`:
+    Into the table's own folder (no `out`): refuses to overwrite plots unless `force`, which also removes the
+    standard figures this run does not draw (they would look current). Into another folder `out`:
     an output folder like sweep's (outputs.staged_dir: created whole, marked, replaced with `force` only where
     roofline wrote it)."""
-    from roofline.outputs import check_writable, staged_dir
+    from roofline.outputs import add_to_marker, check_writable, staged_dir
 
     path = _locate(Path(table))
     folder = path.parent
@@ -525,6 +526,12 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
             paths = standard_plots(df, ops, meta, Path(aside), formats, pool=pool)
             for p in paths:
                 os.replace(p, out_dir / p.name)
+        drawn = {p.name for p in paths}
+        stale = [out_dir / f"{name}.{ext}" for name in PLOT_NAMES for ext in ("png", "svg")
+                 if force and f"{name}.{ext}" not in drawn and (out_dir / f"{name}.{ext}").is_file()]
+        for figure in stale:  # an earlier figure this table no longer makes (or in a format not asked for) would look current
+            figure.unlink()
+        add_to_marker(out_dir, drawn)
         return [out_dir / p.name for p in paths]
     with staged_dir(out_dir, force) as staged:
         paths = standard_plots(df, ops, meta, staged, formats, pool=pool)

@@ -268,6 +268,29 @@ def check_file_target(path: Path, force: bool = False, what: str = "--out") -> N
         raise RooflineError(f"{what}: {path} exists; pass --force to overwrite it")
 
 
+def check_file_out(path: Path, force: bool = False, what: str = "--out") -> None:
+    """check_file_target, and the folder it goes into created and writable: a path the result cannot be written to is
+    refused before the minutes of work (a fit, a calibration) that make the result, not after them."""
+    path = Path(path)
+    check_file_target(path, force, what)
+    blocker = next((q for q in path.parents if q.exists() and not q.is_dir()), None)
+    if blocker is not None:
+        raise RooflineError(f"{what}: {blocker} is a file, so {path} cannot be created under it")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RooflineError(f"{what}: cannot create the folder {path.parent}: {exc.strerror or exc}") from None
+    probe = None
+    try:  # os.access says yes to root on a read-only mount or an immutable folder: try it
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=path.parent)
+        os.close(fd)
+    except OSError as exc:
+        raise RooflineError(f"{what}: cannot write into {path.parent}: {exc.strerror or exc}") from None
+    finally:
+        if probe is not None:
+            os.unlink(probe)
+
+
 def write_text_atomic(path: Path, text: str, force: bool = False, what: str = "--out") -> None:
     """Write `text` to `path` via a temporary sibling and a rename; refuse to replace a file without `force`.
     A symbolic link is written through: its target file is replaced, the link stays."""

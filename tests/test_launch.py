@@ -57,7 +57,8 @@ def test_the_executable_sweeps_with_plots_and_a_bad_command_is_one_line(tmp_path
 
 
 @pytest.mark.slow
-def test_sigterm_mid_sweep_removes_the_staged_output_like_ctrl_c(tmp_path):
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])  # SIGHUP: a closed terminal, a dropped ssh session
+def test_sigterm_mid_sweep_removes_the_staged_output_like_ctrl_c(tmp_path, signame):
     import signal
     import time
 
@@ -72,7 +73,7 @@ def test_sigterm_mid_sweep_removes_the_staged_output_like_ctrl_c(tmp_path):
     while not list(tmp_path.glob(".o.*")) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)  # until the staging folder exists: the sweep is under way
     assert proc.poll() is None, "the sweep ended before it could be stopped"
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(getattr(signal, signame))
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 128 + signal.SIGTERM and err.splitlines()[-1] == "terminated"
+    assert proc.returncode == 128 + getattr(signal, signame) and err.splitlines()[-1] == "terminated"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.yaml"]

@@ -9,7 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from roofline.errors import RooflineError
-from roofline.outputs import MARKER, POLARS_FROM_ROWS, TableWriter, progress_bar, staged_dir, write_file_safely
+from roofline.outputs import MARKER, POLARS_FROM_ROWS, TableWriter, progress_bar, staged_dir
+from roofline.yamlio import write_text_atomic
 
 
 # Arrow formats CSV_HALVES_FROM_ROWS rows or more in two halves (lowered here, so the halves are few rows);
@@ -86,9 +87,9 @@ def test_an_existing_output_is_replaced_only_with_force(tmp_path):
     with staged_dir(tmp_path / "o", force=True) as tmp:
         (tmp / "new.csv").write_text("y")
     assert sorted(p.name for p in (tmp_path / "o").iterdir()) == [MARKER, "new.csv"]
-    write_file_safely(tmp_path / "f.yaml", "a: 1\n", force=False)
+    write_text_atomic(tmp_path / "f.yaml", "a: 1\n", force=False)
     with pytest.raises(RooflineError, match="exists"):
-        write_file_safely(tmp_path / "f.yaml", "a: 2\n", force=False)
+        write_text_atomic(tmp_path / "f.yaml", "a: 2\n", force=False)
 
 
 def test_force_never_replaces_a_folder_roofline_did_not_write(tmp_path):
@@ -174,3 +175,44 @@ def test_an_output_folder_gets_the_mode_any_new_folder_gets_not_a_private_one(tm
         assert (tmp_path / "out").stat().st_mode & 0o777 == reference.stat().st_mode & 0o777 == 0o755  # mkdtemp: 0o700
     finally:
         os.umask(mask)
+
+
+def test_force_never_deletes_a_file_roofline_did_not_write_into_its_output_folder(tmp_path):
+    """A scenario kept beside its results (`sweep run1/mine.yaml --out run1 --force`) was deleted with the folder: the
+    marker said the folder was an output, not which files in it were roofline's."""
+    out = tmp_path / "run1"
+    with staged_dir(out, force=False) as tmp:
+        (tmp / "results.csv").write_text("a\n1\n")
+        (tmp / "sub").mkdir()
+        (tmp / "sub" / "fig.png").write_bytes(b"x")
+    assert (out / MARKER).read_text().splitlines()[-2:] == ["  results.csv", "  sub/fig.png"]
+    (out / "mine.yaml").write_text("name: mine\n")
+    with pytest.raises(RooflineError, match=r"run1 holds files roofline did not write there \(mine.yaml\), which --force would delete"):
+        with staged_dir(out, force=True) as tmp:
+            (tmp / "results.csv").write_text("a\n2\n")
+    assert (out / "mine.yaml").read_text() == "name: mine\n" and (out / "results.csv").read_text() == "a\n1\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run1"]  # nothing staged left beside it
+    (out / "mine.yaml").unlink()
+    with staged_dir(out, force=True) as tmp:  # only its own files: replaced whole
+        (tmp / "results.csv").write_text("a\n2\n")
+    assert (out / "results.csv").read_text() == "a\n2\n" and not (out / "sub").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run1"]  # the earlier output, set aside, is gone
+
+
+def test_an_output_folder_named_by_a_symbolic_link_or_written_meanwhile_is_not_replaced_unasked(tmp_path):
+    """A symlink --out was replaced by a real folder without --force; a second run writing the same --out while the
+    first ran replaced the first's output without --force."""
+    (tmp_path / "target").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "target")
+    with pytest.raises(RooflineError, match=r"link is a symbolic link: name the folder itself"):
+        with staged_dir(tmp_path / "link", force=True):
+            pass
+    assert (tmp_path / "link").is_symlink()
+    out = tmp_path / "same"
+    with pytest.raises(RooflineError, match=r"same exists and is not empty; pass --force to replace it"):
+        with staged_dir(out, force=False) as tmp:
+            (tmp / "mine.csv").write_text("first\n")
+            with staged_dir(out, force=False) as other:  # another run finishes first
+                (other / "theirs.csv").write_text("second\n")
+    assert sorted(p.name for p in out.iterdir()) == [MARKER, "theirs.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "same", "target"]

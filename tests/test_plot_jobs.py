@@ -168,6 +168,25 @@ def test_plot_into_the_tables_own_folder_replaces_its_figures_only_once_all_are_
     assert sorted(p.name for p in folder.iterdir() if p.name.startswith(".plots-")) == []
 
 
+@pytest.mark.slow
+def test_plot_force_into_the_own_folder_removes_figures_it_no_longer_draws_and_marks_the_new_ones(roofline, tmp_path):
+    """An SVG of an earlier run, or a figure the table no longer makes, stayed beside the new figures and looked
+    current; the new figures must be the folder's own (its marker lists them), so a later --force may replace it."""
+    from roofline.outputs import MARKER, listed_files
+
+    folder = tmp_path / "sw"
+    code, _, err = roofline("sweep", "eagle-on-hopper", "--out", folder, "--svg")
+    assert code == 0, err
+    svgs = sorted(p.name for p in folder.glob("*.svg"))
+    assert svgs
+    code, _, err = roofline("plot", folder, "--force")  # PNG only now
+    assert code == 0, err
+    assert not list(folder.glob("*.svg")) and (folder / "speedup_heatmap.png").is_file()
+    assert {p.name for p in folder.glob("*.png")} <= listed_files(folder) and (folder / MARKER).is_file()
+    code, _, err = roofline("sweep", "eagle-on-hopper", "--out", folder, "--force", "--no-plots")
+    assert code == 0, err  # every file in it roofline's: replaced
+
+
 def test_a_results_table_with_text_in_a_number_column_is_one_line(tmp_path):
     import pandas as pd
 
