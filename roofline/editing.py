@@ -374,6 +374,9 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
             except RooflineError as exc:
                 text, error = edited, str(exc)
                 continue
+            if read_text(path) != original:  # changed while the editor was open (a `set`, another editor): not lost
+                raise RooflineError(f"{path}: changed on disk while it was being edited; your edit is not saved (run "
+                                    "the edit again on the new file)")
             write_text_atomic(path, edited, force=True)
             return path, True
     raise RooflineError(f"{path}: unchanged after {MAX_EDIT_ROUNDS} invalid edits: {error}")

@@ -664,11 +664,6 @@ def check_fit_out(out: str | Path | None, force: bool = False) -> None:
     if out.stem.lower() == "ideal":
         raise RooflineError(f"--out: expected a name other than ideal (the pure roofline bound, which no measurement "
                             f"enters), found {out}")
-    from roofline.profiles import builtin_dir
-
-    if not force and out.resolve().parent == builtin_dir("engine").resolve():  # a new file there becomes a built-in
-        raise RooflineError(f"--out: {out} is in the built-in engine folder, where a new file becomes a built-in profile: "
-                            "write to your own folder (ROOFLINE_USER_DIR, ~/.config/roofline) or pass --force")
     check_file_out(out, force)  # last: it creates the folder the profile goes into, and tries writing there
 
 

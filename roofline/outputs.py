@@ -56,6 +56,11 @@ def check_writable(out: Path, force: bool) -> None:
     if resolved == here or resolved in here.parents:
         raise RooflineError(f"--out: expected a folder to create or replace, found {str(out)!r}, the current folder or one "
                             f"above it (the output replaces its folder whole): name a subfolder, e.g. --out {Path(out) / 'out'}")
+    from roofline.profiles import builtin_folder_of
+
+    folder = builtin_folder_of(out)
+    if folder is not None:  # a folder among the profiles: `hw list` and `hw validate` would fail on it
+        raise RooflineError(f"--out: {out} is inside the built-in profile folder {folder}: choose another folder")
     if out.is_symlink():
         raise RooflineError(f"--out: {out} is a symbolic link: name the folder itself (an output replaces its folder whole, "
                             "which would replace the link, not write where it points)")

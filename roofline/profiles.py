@@ -198,6 +198,16 @@ def profile_paths(kind: str, extra_dirs: tuple[str | Path, ...] = ()) -> dict[st
     return found
 
 
+def builtin_folder_of(path: Path) -> Path | None:
+    """The built-in profile folder `path` is, or lies inside (a file there becomes a built-in profile); else None."""
+    resolved = Path(path).resolve()
+    for kind in FOLDERS:
+        folder = builtin_dir(kind).resolve()
+        if resolved == folder or folder in resolved.parents:
+            return folder
+    return None
+
+
 def builtin_shadowed(kind: str, path: Path) -> str:
     """What a new profile file `path` would shadow where its folder is on the search path: 'the built-in FILE' when its
     stem names one (or is one's short name, ALIASES), else ''."""

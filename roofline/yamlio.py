@@ -268,11 +268,23 @@ def check_file_target(path: Path, force: bool = False, what: str = "--out") -> N
         raise RooflineError(f"{what}: {path} exists; pass --force to overwrite it")
 
 
+def _check_not_builtin(path: Path, force: bool, what: str) -> None:
+    """A new file in a built-in profile folder only with `force`: there it becomes a built-in profile (or, not being
+    one, breaks the listing of them)."""
+    from roofline.profiles import builtin_folder_of  # profiles reads through this module: imported when writing
+
+    folder = builtin_folder_of(path.parent)
+    if folder is not None and not force and not path.exists():
+        raise RooflineError(f"{what}: {path} is in the built-in folder {folder}, where a new file becomes a built-in "
+                            "profile (or breaks the listing of them): write to your own folder, or pass --force")
+
+
 def check_file_out(path: Path, force: bool = False, what: str = "--out") -> None:
     """check_file_target, and the folder it goes into created and writable: a path the result cannot be written to is
     refused before the minutes of work (a fit, a calibration) that make the result, not after them."""
     path = Path(path)
     check_file_target(path, force, what)
+    _check_not_builtin(path, force, what)
     blocker = next((q for q in path.parents if q.exists() and not q.is_dir()), None)
     if blocker is not None:
         raise RooflineError(f"{what}: {blocker} is a file, so {path} cannot be created under it")
@@ -296,6 +308,7 @@ def write_text_atomic(path: Path, text: str, force: bool = False, what: str = "-
     A symbolic link is written through: its target file is replaced, the link stays."""
     path = Path(path)
     check_file_target(path, force, what)
+    _check_not_builtin(path, force, what)
     if path.is_symlink() and path.exists():
         path = path.resolve()
     for parent in path.parents:

@@ -152,6 +152,22 @@ def test_hw_edit_reopens_with_the_error_on_top_until_valid(roofline, tmp_path, m
     assert path.read_text() == good and load_hardware("ed-gpu").mem_bytes == 81e9
 
 
+def test_hw_edit_does_not_overwrite_a_change_made_while_the_editor_was_open(roofline, tmp_path, monkeypatch):
+    """A `set` run while `edit` had the file open was lost when the editor saved."""
+    path = _user_copy(roofline)
+    meanwhile = path.read_text().replace("memory: 24 GB", "memory: 48 GB")
+    script = tmp_path / "editor.py"
+    script.write_text("import sys\n"
+                      f"open({str(path)!r}, 'w').write({meanwhile!r})  # another command, while the editor is open\n"
+                      "text = open(sys.argv[1]).read()\n"
+                      "open(sys.argv[1], 'w').write(text.replace('memory: 24 GB', 'memory: 81 GB'))\n")
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
+    monkeypatch.delenv("VISUAL", raising=False)
+    code, _, err = roofline("hw", "edit", "ed-gpu")
+    assert code == 2 and "changed on disk while it was being edited; your edit is not saved" in err
+    assert path.read_text() == meanwhile
+
+
 def test_hw_edit_opens_a_file_with_a_yaml_syntax_error_so_it_can_be_fixed(roofline, tmp_path, monkeypatch):
     """`hw edit` refused a user file it could not parse, the one command that could fix it."""
     path = _user_copy(roofline)

@@ -311,7 +311,7 @@ def test_an_out_path_the_fit_could_not_write_is_refused_before_fitting(tmp_path)
     check_fit_out(existing, force=True)  # the good paths pass
     from roofline.profiles import builtin_dir
 
-    with pytest.raises(RooflineError, match=r"is in the built-in engine folder, where a new file becomes a built-in"):
+    with pytest.raises(RooflineError, match=r"is in the built-in folder .*engine_profiles, where a new file becomes a built-in"):
         check_fit_out(builtin_dir("engine") / "my-fit.yaml")  # `engines edit` refuses built-ins without --force too
     check_fit_out(builtin_dir("engine") / "my-fit.yaml", force=True)  # the project's own refits pass --force
     check_fit_out(tmp_path / "new" / "vllm-fitted.yml")

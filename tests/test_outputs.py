@@ -216,3 +216,18 @@ def test_an_output_folder_named_by_a_symbolic_link_or_written_meanwhile_is_not_r
                 (other / "theirs.csv").write_text("second\n")
     assert sorted(p.name for p in out.iterdir()) == [MARKER, "theirs.csv"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "same", "target"]
+
+
+def test_nothing_lands_in_a_built_in_profile_folder_unasked():
+    """`sweep --out hardware_profiles/x.yaml` made a folder there and `hw list` failed on it; `hw new --dir
+    hardware_profiles` and `measurements convert --out engine_profiles/rows.yaml` wrote new files there without --force."""
+    from roofline.profiles import builtin_dir
+
+    with pytest.raises(RooflineError, match=r"x.yaml is inside the built-in profile folder .*hardware_profiles"):
+        with staged_dir(builtin_dir("hardware") / "x.yaml", force=True):
+            pass
+    assert not (builtin_dir("hardware") / "x.yaml").exists()
+    target = builtin_dir("engine") / "rows.yaml"
+    with pytest.raises(RooflineError, match=r"is in the built-in folder .*engine_profiles, where a new file becomes a built-in"):
+        write_text_atomic(target, "source,row\n")
+    assert not target.exists() and not list(builtin_dir("engine").glob(".rows.yaml.*"))
