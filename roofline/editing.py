@@ -64,6 +64,16 @@ EXAMPLE = {  # a field of each kind, for the messages of parse_assignments
 }
 
 
+def _plain_value(text: str) -> object:
+    """What the profile reader makes of `text` written plain (unquoted) as a value."""
+    import yaml
+
+    try:
+        return yaml.safe_load(f"v: {text}")["v"]
+    except yaml.YAMLError:
+        return text
+
+
 def parse_assignments(assignments: list[str], what: str = "--set", kind: str = "hardware") -> list[tuple[list[str], object]]:
     """`key.sub=value` strings as (path, value) pairs; the value read as one YAML scalar or flow value, except
     that an unquoted value of a prose field (TEXT_FIELDS) is its text as written."""
@@ -79,7 +89,11 @@ def parse_assignments(assignments: list[str], what: str = "--set", kind: str = "
         text = raw.strip()
         if path[0] in TEXT_FIELDS and len(path) == 1 and text not in ("", "null", "Null", "NULL", "~") \
                 and not text.startswith(("'", '"')):
-            pairs.append((path, text))  # `notes=0.8 # x` is the note "0.8 # x", not the number 0.8; null removes
+            from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+            # `notes=0.8 # x` is the note "0.8 # x", not the number 0.8; null removes. Text the profile reader would take
+            # for another type (`yes`, `on`, `0.8`: YAML 1.1) is written quoted, so it reads back as the text given
+            pairs.append((path, text if isinstance(_plain_value(text), str) else DoubleQuotedScalarString(text)))
             continue
         flow = text.startswith(("{", "["))
         try:

@@ -46,9 +46,11 @@ class _StrictKeys:
                 if key_node.tag == "tag:yaml.org,2002:merge":
                     continue
                 key = self.construct_object(key_node, deep=True)
-                if not isinstance(key, str):
+                if not isinstance(key, str):  # `on:` reads as True: name the key as written
+                    written = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key)
                     raise yaml.constructor.ConstructorError(
-                        None, None, f"key {key!r} is not a string (quote it: '{key}')"[:200], key_node.start_mark)
+                        None, None, f"key {written} is read as {key!r}, not a string (quote it: '{written}')"[:200],
+                        key_node.start_mark)
                 if key in seen:
                     raise yaml.constructor.ConstructorError(
                         None, None, f"duplicated key {key!r} (first at line {seen[key] + 1})", key_node.start_mark)

@@ -641,3 +641,13 @@ def test_a_field_set_adds_goes_above_the_comment_of_the_field_after_it_and_a_bom
     after = (tmp_path / "cm.yaml").read_text(encoding="utf-8")
     assert after.startswith("\ufeff") and "overlap_exponent: 4\n# the step's fixed cost\nstep_overhead:" in after
     assert after.replace("overlap_exponent: 4\n", "", 1) == text
+
+
+def test_prose_set_to_a_word_yaml_reads_as_another_type_is_written_quoted_and_reads_back_as_given(roofline, tmp_path):
+    """`hw set NAME display_name=yes` was refused ('found True'): ruamel wrote a plain yes, which the profile reader
+    (YAML 1.1) takes for a boolean."""
+    assert roofline("hw", "new", "lab", "--from", "h100-sxm", "--dir", tmp_path)[0] == 0
+    for value in ("yes", "on", "0.8", "2026-12-01"):
+        code, _, err = roofline("hw", "set", "lab", f"display_name={value}", "--profiles", tmp_path)
+        assert code == 0, err
+        assert load_hardware("lab", (tmp_path,)).display_name == value

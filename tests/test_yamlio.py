@@ -19,8 +19,8 @@ from roofline.yamlio import (
 
 @pytest.mark.parametrize("text, message", [
     ("a: 1\na: 2\n", "line 2: not valid YAML: duplicated key 'a' (first at line 1)"),
-    ("1: x\n", "key 1 is not a string"),
-    ("on: x\n", "key True is not a string"),
+    ("1: x\n", "key 1 is read as 1, not a string (quote it: '1')"),
+    ("on: x\n", "key on is read as True, not a string (quote it: 'on')"),
     ("a: " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + "\n", f"nesting deeper than {MAX_DEPTH} levels"),
     ("a: &a [x]\n" + "".join(f"b{i}: *a\n" for i in range(70)), "more than 64 aliases"),
 ])
