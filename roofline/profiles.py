@@ -259,13 +259,15 @@ def problems(kind: str | None = None, extra_dirs: tuple[str | Path, ...] = ()) -
 
 
 def check_profile_name(name: object, what: str = "name") -> str:
-    """A name for a new profile file NAME.yaml (hw new, models new, engines new, models import, calibrate --out): lower-case letters,
-    digits, '.', '_' or '-', starting with a letter or digit, at most 80 characters, not itself ending in .yaml
+    """A name for a new profile file NAME.yaml (hw new, models new, engines new, models import, calibrate --out): lower-case ASCII
+    letters, digits, '.', '_' or '-', starting with a letter or digit, at most 80 characters, not itself ending in .yaml
     (docs/PROFILES.md: names are lower case; lookups are case-insensitive)."""
-    ok = (isinstance(name, str) and 0 < len(name) <= 80 and name[0].isalnum() and all(c.isalnum() or c in "._-" for c in name)
-          and not name.lower().endswith((".yaml", ".yml")))
+    if isinstance(name, str) and len(name) > 80:
+        raise RooflineError(f"{what}: expected a name of at most 80 characters, found one of {len(name)} ({name[:40]!r}...)")
+    ok = (isinstance(name, str) and 0 < len(name) <= 80 and name.isascii() and name[0].isalnum()
+          and all(c.isalnum() or c in "._-" for c in name) and not name.lower().endswith((".yaml", ".yml")))
     if not ok:
-        raise RooflineError(f"{what}: expected letters, digits, '.', '_' or '-' (like h20; no .yaml), found {str(name)[:80]!r}")
+        raise RooflineError(f"{what}: expected ASCII letters, digits, '.', '_' or '-' (like h20; no .yaml), found {str(name)[:80]!r}")
     if name != name.lower():
         raise RooflineError(f"{what}: expected a lower-case name (profile names are lower case: {name.lower()}), found {name!r}")
     return name

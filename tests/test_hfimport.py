@@ -82,7 +82,7 @@ def test_import_writes_once_and_refuses_to_overwrite_without_force(tmp_path):
     assert line.startswith("params ") and "published" not in line
     with pytest.raises(RooflineError, match="exists; pass --force"):
         import_hf_config(config, "tiny", tmp_path / "out")
-    with pytest.raises(RooflineError, match="--name: expected letters, digits"):
+    with pytest.raises(RooflineError, match="--name: expected ASCII letters, digits"):
         import_hf_config(config, "../escape", tmp_path / "out")
 
 
@@ -99,12 +99,12 @@ def test_an_ungated_mlp_architecture_counts_two_ffn_matrices():
     assert profile_from_hf_config(TINY, "t", "t.json")["ffn_gated"] is True  # llama: gate, up, down
 
 
-@pytest.mark.parametrize("name", ["my model", "x:y", "x.yaml", "-dash"])
+@pytest.mark.parametrize("name", ["my model", "x:y", "x.yaml", "-dash", "gpü"])
 def test_import_takes_the_names_hw_new_takes(name, tmp_path):
     config = tmp_path / "config.json"
     config.write_text('{"model_type": "llama", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 8, '
                       '"num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 1000}')
-    with pytest.raises(RooflineError, match="^--name: expected letters, digits"):
+    with pytest.raises(RooflineError, match="^--name: expected ASCII letters, digits"):
         import_hf_config(config, name, tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["config.json"]
 
@@ -213,3 +213,10 @@ def test_config_groups_differing_only_in_strategy_are_one_precision():
               "b": {"weights": {"num_bits": 8, "type": "float", "strategy": "block"}, "input_activations": {"num_bits": 8}}}
     qc = {"quant_method": "compressed-tensors", "config_groups": groups}
     assert profile_from_hf_config({**TINY, "quantization_config": qc}, "s", "s.json")["precision"]["default"] == "fp8"
+
+
+def test_a_name_too_long_says_so_and_its_length():
+    from roofline.profiles import check_profile_name
+
+    with pytest.raises(RooflineError, match=r"^--name: expected a name of at most 80 characters, found one of 300 "):
+        check_profile_name("a" * 300, "--name")
