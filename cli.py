@@ -295,11 +295,12 @@ def hw_diff(
     a: Annotated[str, typer.Argument(help="First hardware profile.")],
     b: Annotated[str, typer.Argument(help="Second hardware profile.")],
     model: Annotated[str, typer.Option(help="Reference model for the decode points.")] = "llama-3.1-8b",
+    tp: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Tensor-parallel degree of the reference model (devices of each).")] = 1,
 ) -> None:
-    """Two profiles side by side: peaks, ridge point, and what changes for a reference model."""
+    """Two profiles side by side: peaks, ridge points, and what changes for a reference model."""
     from roofline.editing import diff_hardware
 
-    typer.echo(diff_hardware(a, b, _dirs(), model))
+    typer.echo(diff_hardware(a, b, _dirs(), model, tp))
 
 
 @hw_app.command("schema")

@@ -421,7 +421,7 @@ def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list
                 raise RooflineError(f"{path}: kind cannot be told: {kind_of(data)[1]}; add `type: {kind}`")
             validate_data(file_kind, data, path, extra_dirs)
             # a file of another kind is checked as what it is, and says so (`scenarios validate h100.yaml`)
-            results.append((str(path) if file_kind == kind else f"{path} (a {file_kind} profile, checked as one)", None))
+            results.append((str(path) if file_kind == kind else f"{path} ({'an' if file_kind[0] in 'aeiou' else 'a'} {file_kind} profile, checked as one)", None))
         except RooflineError as exc:
             results.append((str(path), str(exc)))
     return results
@@ -445,9 +445,10 @@ def _error_of(kind: str, path: Path) -> str | None:
 NO_FIT = "does not fit"  # a reference point of `hw diff` that does not fit in the device's memory
 
 
-def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llama-3.1-8b") -> str:
+def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llama-3.1-8b", tp: int = 1) -> str:
     """Two hardware profiles side by side: every field that changes a prediction (a `*` where they differ), the
-    ridge point, and two reference decode points each on the ideal engine (the silicon's bound)."""
+    ridge points (peak and derated), and two reference decode points each on the ideal engine (the silicon's bound),
+    the model at tensor parallelism `tp`; a point that does not fit in memory is said so, not timed."""
     from roofline.capacity import capacity
     from roofline.engine import step_time_s
     from roofline.hardware import load_hardware, peak_dtypes_in_order, peak_unit
@@ -482,14 +483,16 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
         ("operator_ceilings.attention_memory", "attention_memory_bytes_per_s", "B/s"),
         ("operator_ceilings.elementwise_memory", "elementwise_memory_bytes_per_s", "B/s"),
         ("price", "price_usd_per_hour", "USD/h"))]
-    rows.append(("ridge point bf16 (FLOP/B)", hw_a.ridge_point_flops_per_byte("bf16"), hw_b.ridge_point_flops_per_byte("bf16"), ""))
-    dep = deployment(ref)
-    rows.append((f"{model_name} decoding, ideal engine:", None, None, None))  # a heading: the rows under it are its
+    rows.append(("peak ridge bf16 (FLOP/B)", hw_a.ridge_point_flops_per_byte("bf16"), hw_b.ridge_point_flops_per_byte("bf16"), ""))
+    rows.append(("derated ridge bf16 (FLOP/B)", hw_a.ridge_point_flops_per_byte("bf16", derated=True),
+                 hw_b.ridge_point_flops_per_byte("bf16", derated=True), ""))
+    dep = deployment(ref, tp=tp, where="--tp")
+    rows.append((f"{model_name} decoding on {tp} x each, ideal engine:", None, None, None))  # a heading over its rows
     for batch, context in ((1, 1024), (64, 4096)):
-        ta, tb = (float(step_time_s(hw, ref, batch, 1, context)) for hw in (hw_a, hw_b))
+        ta, tb = (float(step_time_s(hw, ref, batch, 1, context, dep)) for hw in (hw_a, hw_b))
         fits = [bool(capacity(hw, ref, batch, context + 1, dep)["fits_in_memory"]) for hw in (hw_a, hw_b)]
         label = f"  B={batch} S={context}"
-        rows.append((f"{label} step time", ta, tb, "s"))
+        rows.append((f"{label} step time", *(t if fit else NO_FIT for t, fit in ((ta, fits[0]), (tb, fits[1]))), "s"))
         rows.append((f"{label} tokens/s", *(batch / t if fit else NO_FIT for t, fit in ((ta, fits[0]), (tb, fits[1]))), "tok/s"))
 
     def show(value, unit):

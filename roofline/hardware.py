@@ -5,9 +5,10 @@ dense (no 2:4 sparsity). The achievable fractions (`*_efficiency`) scale the pea
 
     compute ceiling  = peak_flops_per_s[dtype] * compute_efficiency        (FLOP/s)
     memory ceiling   = mem_bw_bytes_per_s * mem_efficiency                 (bytes/s)
-    ridge point      = compute ceiling / memory ceiling                    (FLOP/byte)
+    ridge point      = compute ceiling / memory ceiling                    (FLOP/byte, "derated")
 
-An operator whose arithmetic intensity (FLOP/byte) is below the ridge point is memory-bound.
+An operator whose arithmetic intensity (FLOP/byte) is below the ridge point is memory-bound. The datasheet's
+ratio, peak FLOP/s / peak bytes/s, is the "peak ridge" (`hw list`, `hw diff`); predictions use the derated one.
 
 Optional refinements, which `roofline calibrate` measures on a real machine (datasheet profiles
 leave them out): `operator_ceilings` gives attention and elementwise operators their own

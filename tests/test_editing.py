@@ -216,9 +216,10 @@ def test_hw_diff_shows_values_side_by_side_with_ridge_point_and_a_reference_mode
     assert code == 0, err
     lines = {line.split("  ")[0]: line for line in out.splitlines()}
     assert "3.35 TB/s" in lines["memory_bandwidth"] and "4 TB/s" in lines["memory_bandwidth"]
-    ridge = lines["ridge point bf16 (FLOP/B)"].split()
+    ridge = lines["peak ridge bf16 (FLOP/B)"].split()
     assert ridge[-3:-1] == ["295.3", "37"] or ridge[-4:-2] == ["295.3", "37"]   # 989.4/3.35 and 148/4.0
-    heading = out.splitlines().index("llama-3.1-8b decoding, ideal engine:")
+    assert "278" in lines["derated ridge bf16 (FLOP/B)"]  # 989.4 x 0.80 / (3.35 x 0.85)
+    heading = out.splitlines().index("llama-3.1-8b decoding on 1 x each, ideal engine:")
     assert out.splitlines()[heading + 1].startswith("  B=1 S=1024 step time")
     assert max(map(len, out.splitlines()[2:])) <= 80  # the table (not the two file paths above it) fits 80 columns
     peaks = [label for label in lines if label.startswith("peak_flops.")]
@@ -235,6 +236,10 @@ def test_hw_diff_marks_every_field_that_changes_a_prediction_and_points_that_do_
     code, out, _ = roofline("hw", "diff", "l4", "h100-sxm")
     point = next(line for line in out.splitlines() if line.startswith("  B=64 S=4096 tokens/s"))
     assert "does not fit" in point  # an 8B model's 64 sequences of 4k tokens need more than an L4's 24 GB
+    step = next(line for line in out.splitlines() if line.startswith("  B=64 S=4096 step time"))
+    assert "does not fit" in step  # not a step time for a point that cannot run
+    code, out, _ = roofline("hw", "diff", "h100-sxm", "h200", "--model", "deepseek-v3", "--tp", "8")
+    assert "deepseek-v3 decoding on 8 x each" in out and "does not fit" in out and "ms" in out  # fits on 8 H200, not 8 H100
 
 
 def test_hw_schema_is_the_shipped_file_and_every_shipped_profile_satisfies_it(roofline):
