@@ -20,7 +20,8 @@ device from `roofline.costs`):
                     ramp-up, tail) on top of its data time: a latency + size / bandwidth model
 
     t_stage = sum_o t_o + t_allreduce + t_all_to_all + t_moe_gather + layers_stage * layer_overhead
-    t_device = max(m, pp) * t_stage + t_p2p + step_overhead         (m = min(B, pp) micro-batches of B / m)
+    t_device = pp * t_stage + t_p2p + step_overhead                 (m = min(B, pp) micro-batches of B / m)
+        each sequence's token passes the pp stages once a step, the m micro-batches following each other through them;
         the stage is the busiest: ceil(layers / pp) layers (layout.Deployment.stage_share), so a pp that does not
         divide the layers paces every wave at that stage, as a full pipeline runs; with fewer micro-batches than
         stages the others are lighter, which this overstates by at most pp * ceil(layers / pp) / layers - 1
@@ -272,7 +273,7 @@ def step_metrics(
             operators[name] = {"flops": flops, "bytes": nbytes, "time_s": time_s, "compute_bound": is_compute}
     tokens = np.broadcast_to(b * q, shape)
     coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q, stage_scale)
-    waves = np.maximum(microbatches, pp)
+    waves = pp  # stage passes a step: every token crosses the pp stages once (m <= pp micro-batches fill them in turn)
     p2p_s = np.broadcast_to(p2p_time_s(hw, model, dep, engine, mb * q), shape)
     overhead_s = hw.step_overhead_s + waves * stage_layers * hw.layer_overhead_s
     comm_s = coll["allreduce_time_s"] + coll["all_to_all_time_s"] + coll["moe_gather_time_s"]

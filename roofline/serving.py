@@ -13,7 +13,8 @@ that produced it) adds physical terms to the roofline step of engine.py:
     host work        scheduling, input preparation and sampling on the CPU per decode step:
                      t_host = host_per_step + host_per_sequence * B_a; overlapped with the device
                      (max) when the engine schedules asynchronously, else added
-    speculation      per draft step: spec_per_draft_step + spec_per_draft_step_per_sequence * B_a;
+    speculation      per draft step: spec_per_draft_step + spec_per_draft_step_per_sequence * B_d (the drafter's
+                     sequences per attention group; B on a device of its own: speculation.py);
                      per iteration (rejection sampling, KV bookkeeping):
                      spec_per_iteration + spec_per_iteration_per_sequence * B_a
     near the ridge   `overlap_exponent` p: the smooth form (t_c^p + t_m^p)^(1/p) of compute and memory
