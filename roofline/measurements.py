@@ -44,7 +44,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -488,11 +488,6 @@ def predict_measurements(df: pd.DataFrame, engine: str | ServingEngine | None = 
     pred = predict_rowset(rows, engines)
     used = [engines[s].name for s in rows.table["engine_slot"]]
     return pd.concat([rows.table, pred], axis=1).assign(engine_used=used)
-
-
-def with_params(engine: ServingEngine, **params) -> ServingEngine:
-    """`engine` with fields changed (dataclasses.replace), e.g. a fit's candidate parameters."""
-    return replace(engine, **params)
 
 
 # ---------------------------------------------------------------- converting benchmark output
