@@ -269,6 +269,8 @@ def predict(
         "derated_ridge_point_flops_per_byte": hw.ridge_point_flops_per_byte(dep.dtype("mlp" if target.moe is None else "experts"), derated=True),
         "flops": float(m["flops"]),
         "bytes": float(m["bytes"]),
+        # those bytes at the derated bandwidth: the step's data time, against which its fixed costs show
+        "bytes_time_s": float(m["bytes"]) / hw.memory_ceiling_bytes_per_s,
         "kv_read_bytes_per_device": float(m["kv_read_bytes"]),
         "weight_bytes": float(mem["weight_bytes"]),
         "weight_classes": {c: {"dtype": dep.dtype(c), "bytes_per_device": by_class[c]} for c in by_class if by_class[c] > 0},

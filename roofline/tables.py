@@ -18,7 +18,9 @@ def predict_table(point: dict) -> str:
         f"{p['model']} on {p['devices']} x {p['hardware']} ({_layout(lay)})  engine {p['engine']}  batch {p['batch']}  "
         f"context {p['context']}  KV {p['kv_dtype']}" + (f"  shared prefix {p['shared_prefix']:,}" if p.get("shared_prefix") else ""),
         "",
-        f"  step time            {format_seconds(p['step_time_s'])}   ({p['bound']}-bound)",
+        f"  step time            {format_seconds(p['step_time_s'])}   ({p['bound']}-bound"
+        + (f"; its bytes take {format_seconds(p['bytes_time_s'])} at the derated bandwidth, fixed costs the rest: "
+           "more bandwidth buys little here)" if p["bound"] == "memory" and p["bytes_time_s"] < 0.5 * p["step_time_s"] else ")"),
         f"  tokens/s (batch)     {_rate(p['tokens_per_s'])}   ({_rate(p['tokens_per_s_per_device'])} per device)",
         f"  tokens/s per user    {_rate(p['tokens_per_s_per_user'])}",
         f"  cost                 {_cost_text(p['cost_usd_per_million_tokens'])}"

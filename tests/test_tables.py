@@ -162,3 +162,16 @@ def test_predict_gives_the_cost_per_million_tokens_or_says_why_it_cannot():
     assert "  (4 x $3/h; decoding only)" in text  # which price the cost divides, and that prefill is not in it
     unpriced = roofline.predict("gb200", "llama-3.1-8b")
     assert unpriced["cost_usd_per_million_tokens"] is None and "cost                 unknown: the device has no price" in predict_table(unpriced)
+
+
+def test_a_memory_bound_step_set_by_its_fixed_costs_says_so():
+    """'15 ms (memory-bound)' for a 70B fp8 on 8 B200 at batch 64, whose bytes take 3.3 ms: a planner read that more
+    bandwidth helps."""
+    from roofline.hardware import load_hardware
+
+    p = roofline.predict("b200", "llama-3.1-70b", 64, 4096, tp=8, weight_dtype="fp8")
+    assert p["bytes_time_s"] == pytest.approx(p["bytes"] / load_hardware("b200").memory_ceiling_bytes_per_s)
+    assert p["bound"] == "memory" and p["bytes_time_s"] < 0.5 * p["step_time_s"]
+    assert "fixed costs the rest: more bandwidth buys little here" in predict_table(p)
+    q = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, engine="ideal")  # bytes are nearly all of it
+    assert q["bytes_time_s"] > 0.9 * q["step_time_s"] and "fixed costs" not in predict_table(q)
