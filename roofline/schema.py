@@ -43,6 +43,21 @@ def time_or_zero_schema() -> dict:
             "description": f"{units.KIND_WORDS['seconds']} or 0, like '{units.EXAMPLES['seconds']}'"}
 
 
+def dtype_key_schema() -> dict:
+    """A peak's dtype key as profiles.normalize_dtype reads one: any spelling of DTYPE_ALIASES that names a compute
+    dtype (nvfp4 as fp4), in any case, '-' or '_' alike, spaces around ignored."""
+    from roofline.profiles import DTYPE_ALIASES
+
+    spellings = sorted((s for s, dtype in DTYPE_ALIASES.items() if dtype in hardware.DTYPES or dtype == "nvfp4"),
+                       key=lambda s: (-len(s), s))
+
+    def any_case(word: str) -> str:
+        return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else "[-_]" if c in "-_" else re.escape(c) for c in word)
+
+    return {"type": "string", "pattern": r"^\s*(" + "|".join(map(any_case, spellings)) + r")\s*$",
+            "description": "a dtype: " + ", ".join(dict.fromkeys(hardware.DTYPES)) + " (any spelling docs/PROFILES.md lists)"}
+
+
 def price_schema() -> dict:
     """A price as units.parse_quantity reads one: 'NUMBER UNIT' with USD in any case ('3 usd/h'), or '$3/hr'."""
     number = r"(?=[\d.]*[1-9])(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?"
@@ -73,7 +88,7 @@ def hardware_schema() -> dict:
     props["kind"] = {"enum": list(hardware.KINDS)}
     props["peak_flops"] = {
         "type": "object", "minProperties": 1,
-        "propertyNames": {"enum": list(hardware.DTYPES)},
+        "propertyNames": dtype_key_schema(),
         "additionalProperties": quantity_schema("flops_per_s"),
         "description": "dense peak per dtype (never with 2:4 sparsity)",
     }
@@ -113,6 +128,8 @@ def model_schema() -> dict:
     count0 = {"type": "integer", "minimum": 0, "maximum": model.MAX_COUNT}
     props: dict = {name: {} for name in model._KNOWN}
     props.update({name: count for name in model._INT_FIELDS})
+    published = {"anyOf": [{"type": ["number", "null"], "exclusiveMinimum": 0},
+                           {"type": "string", "pattern": r"^\s*[+]?(?=[\d.]*[1-9])(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$"}]}
     props.update({
         "type": {"const": "model"},
         "name": {"type": "string", "minLength": 1},
@@ -120,8 +137,8 @@ def model_schema() -> dict:
         "ffn_gated": {"type": "boolean"}, "tied_embeddings": {"type": "boolean"},
         "mtp_modules": count0,
         "mtp_window": count0,
-        "published_params": {"type": ["number", "null"], "exclusiveMinimum": 0},
-        "published_active_params": {"type": ["number", "null"], "exclusiveMinimum": 0},
+        # YAML 1.1 reads 8.03e9 (no sign in the exponent) as text, which the tool takes as the number
+        "published_params": published, "published_active_params": published,
         "moe": {"type": ["object", "null"], "properties": {
             "experts": count, "top_k": count, "expert_ffn_size": count, "shared_experts": count0,
             "shared_expert_ffn_size": count0, "dense_layers": count0}, "additionalProperties": False},

@@ -68,3 +68,26 @@ def test_the_price_schema_takes_the_spellings_the_tool_reads():
         except ValueError:
             read = False
         assert bool(pattern.match(text)) == read, text
+
+
+def test_the_schemas_take_the_dtype_keys_and_published_counts_the_tool_reads():
+    """An editor using the schema flagged `BF16:` and `e4m3:` peaks, and PROFILES.md's `published_params: 8.03e9`
+    (text in YAML 1.1), all of which the tool reads."""
+    from roofline.hardware import hardware_from_dict
+    from roofline.model import model_from_dict
+
+    root = Path(__file__).parent.parent
+    hw = yaml.safe_load((root / "hardware_profiles" / "h100-sxm.yaml").read_text())
+    peaks = hw["peak_flops"]
+    spelled = {**hw, "peak_flops": {"BF16": peaks["bf16"], "E4M3": peaks["fp8"], "w8a8": peaks["int8"], "Float32": peaks["fp32"]}}
+    jsonschema.validate(spelled, hardware_schema())
+    hardware_from_dict(spelled, "x.yaml")
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**hw, "peak_flops": {"bf17": peaks["bf16"]}}, hardware_schema())
+    model = yaml.safe_load((root / "model_profiles" / "llama-3.1-8b.yaml").read_text())
+    text = yaml.safe_load("published_params: 8.03e9")
+    assert isinstance(text["published_params"], str)  # the premise: YAML 1.1 reads it as text
+    jsonschema.validate({**model, **text}, model_schema())
+    assert model_from_dict({**model, **text}, "m.yaml").published_params == 8.03e9
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**model, "published_params": "eight billion"}, model_schema())
