@@ -87,6 +87,7 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
     out = Path(out)
     check_writable(out, force)
     tmp = None
+    made = [q for q in out.parents if not q.exists()]  # folders above `out` this run creates: removed again if it fails
     try:  # the folder it goes into: an error names --out, not the hidden staging folder beside it
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
@@ -95,6 +96,7 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
     except OSError as exc:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+        _remove_empty(made)
         blocker = next((q for q in out.parents if q.is_file()), None)
         why = f"{blocker} is a file" if blocker is not None else exc.strerror or str(exc)
         raise RooflineError(f"--out: {out}: cannot write a folder there: {why}") from None
@@ -104,7 +106,17 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
         _swap(tmp, out, force)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        _remove_empty(made)
         raise
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove `folders` (innermost first) where still empty: the parents a failed run created for its output."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def _swap(tmp: Path, out: Path, force: bool) -> None:

@@ -329,7 +329,9 @@ def write_text_atomic(path: Path, text: str, force: bool = False, what: str = "-
         if path.exists():
             os.chmod(tmp, path.stat().st_mode & 0o777)
         else:
-            os.chmod(tmp, 0o644)
+            mask = os.umask(0o022)  # read the process's mask (set, then restored): a new file gets what any would
+            os.umask(mask)
+            os.chmod(tmp, 0o666 & ~mask)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -231,3 +231,18 @@ def test_nothing_lands_in_a_built_in_profile_folder_unasked():
     with pytest.raises(RooflineError, match=r"is in the built-in folder .*engine_profiles, where a new file becomes a built-in"):
         write_text_atomic(target, "source,row\n")
     assert not target.exists() and not list(builtin_dir("engine").glob(".rows.yaml.*"))
+
+
+def test_a_failed_output_removes_the_folders_it_made_and_a_written_file_follows_the_umask(tmp_path):
+    """`sweep no-such --out deep/er/path` left deep/er behind; `hw new` files were 0644 under umask 077."""
+    import os
+
+    with pytest.raises(RooflineError, match="boom"), staged_dir(tmp_path / "deep" / "er" / "path", force=False):
+        raise RooflineError("boom")
+    assert list(tmp_path.iterdir()) == []
+    old = os.umask(0o077)
+    try:
+        write_text_atomic(tmp_path / "f.yaml", "a: 1\n")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "f.yaml").stat().st_mode & 0o777 == 0o600
