@@ -423,6 +423,9 @@ def measurements_convert(
     from roofline.yamlio import check_file_target
 
     check_file_target(out, force)  # before anything is read: a folder, or an existing file without --force
+    same = next((f for f in files if f.exists() and out.exists() and f.resolve() == out.resolve()), None)
+    if same is not None:  # --force would replace the benchmark output being converted
+        raise RooflineError(f"--out: expected a file other than the results being converted, found {same} among them")
     load_hardware(hardware, _dirs())  # the names must be profiles fit and accuracy can load
     load_model(model, _dirs())
     rows = convert_benchmark(files, hardware=hardware, model=model, tp=tp, ep=ep, dp_attention=dp_attention, gpus=gpus,
