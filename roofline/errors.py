@@ -17,6 +17,24 @@ class RooflineError(ValueError):
 
 MISSING = object()  # field_error's `found` for a field that is not there: "found nothing"
 
+# where a file's fields are: {where (the file's path as read): {field ("efficiency.memory", "attention.groups[0].layers"):
+# its 1-based line}}, filled by yamlio as it reads YAML files, so that field_error can say the line
+FIELD_LINES: dict[str, dict[str, int]] = {}
+
+
+def field_line(where: str, field: str) -> int | None:
+    """The line of `field` in file `where` as last read (else of the nearest enclosing field), or None."""
+    lines = FIELD_LINES.get(where)
+    if not lines:
+        return None
+    name = field
+    while name:
+        if name in lines:
+            return lines[name]
+        cut = max(name.rfind("."), name.rfind("["))
+        name = name[:cut] if cut > 0 else ""
+    return None
+
 
 def field_error(where: str, field: str, expected: str, found: object) -> RooflineError:
     """Build the standard message: `FILE: FIELD: expected EXPECTED, found FOUND` (MISSING: found nothing)."""
@@ -25,7 +43,8 @@ def field_error(where: str, field: str, expected: str, found: object) -> Rooflin
     shown = "nothing" if found is MISSING else " ".join(repr(found).split())  # one line, whatever the repr
     if len(shown) > 120:
         shown = shown[:117] + "..."
-    return RooflineError(f"{where}: {field}: expected {expected}, found {shown}")
+    line = field_line(where, field)
+    return RooflineError(f"{where}: {f'line {line}: ' if line else ''}{field}: expected {expected}, found {shown}")
 
 
 def check_flag(where: str, field: str, value: object) -> bool:

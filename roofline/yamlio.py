@@ -28,7 +28,7 @@ from pathlib import Path
 
 import yaml
 
-from roofline.errors import RooflineError
+from roofline.errors import FIELD_LINES, RooflineError
 
 MAX_FILE_BYTES = 1_000_000
 MAX_DEPTH = 32
@@ -174,7 +174,9 @@ def load_yaml_text(text: str, where: str):
             return None
         if _expanded_nodes(node, {}) > MAX_EXPANDED_NODES:
             raise RooflineError(f"{where}: not valid here: more than {MAX_EXPANDED_NODES:,} values once aliases are expanded")
-        return loader.construct_document(node)
+        data = loader.construct_document(node)
+        _record_lines(where, node)
+        return data
     except yaml.YAMLError as exc:
         raise RooflineError(f"{where}:{_yaml_problem(exc, text)}") from None
     except RecursionError:
@@ -185,6 +187,28 @@ def load_yaml_text(text: str, where: str):
         raise RooflineError(f"{where}: not valid here: an integer of more than 4,300 digits") from None
     finally:
         loader.dispose()
+
+
+def _record_lines(where: str, root) -> None:
+    """errors.FIELD_LINES[where]: the line of every key of the document (dotted; list items as [i]), for field_error."""
+    lines: dict[str, int] = {}
+    todo = [("", root)]
+    while todo:
+        prefix, node = todo.pop()
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                if isinstance(key_node, yaml.ScalarNode):
+                    name = f"{prefix}.{key_node.value}" if prefix else key_node.value
+                    lines.setdefault(name, key_node.start_mark.line + 1)
+                    todo.append((name, value_node))
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                name = f"{prefix}[{i}]"
+                lines.setdefault(name, item.start_mark.line + 1)
+                todo.append((name, item))
+    if len(FIELD_LINES) > 512:
+        FIELD_LINES.clear()
+    FIELD_LINES[where] = lines
 
 
 def read_text(path: Path, limit_bytes: int = MAX_FILE_BYTES) -> str:

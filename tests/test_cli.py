@@ -283,7 +283,7 @@ def test_one_bad_user_file_is_named_and_the_list_still_shows_the_rest(roofline, 
     (tmp_path / "y.yaml").write_text("type: scenario\nname: y\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [0]\n  context: [1024]\n")
     (tmp_path / "my-gpu.yaml").write_text("type: hardware\nname: my-gpu\n")  # no fields: refused
     code, out, err = roofline("--profiles", tmp_path, "scenarios", "list")
-    assert code == 2 and "eagle-on-hopper" in out and "y.yaml: axes.batch: expected values >= 1, found 0" in err
+    assert code == 2 and "eagle-on-hopper" in out and "y.yaml: line 6: axes.batch: expected values >= 1, found 0" in err
     code, out, err = roofline("--profiles", tmp_path, "hw", "list")
     assert code == 2 and "h100-sxm" in out and err.count("my-gpu.yaml") == 1
 

@@ -187,12 +187,12 @@ def test_a_profile_with_costs_from_takes_every_cost_of_the_one_it_names_and_noth
         return load_engine(name, (tmp_path,))
 
     assert write("mine", "costs_from: sglang\n").host_per_step_s == load_engine("sglang").host_per_step_s
-    with pytest.raises(RooflineError, match=r"bad\.yaml: kernel_latency: expected no cost field beside costs_from"):
+    with pytest.raises(RooflineError, match=r"bad\.yaml: line \d+: kernel_latency: expected no cost field beside costs_from"):
         write("bad", "costs_from: vllm\nkernel_latency: 3 us\n")
     for target in ("loop", "ideal", "nothing-of-that-name"):
-        with pytest.raises(RooflineError, match=r"loop\.yaml: costs_from: (expected|unknown engine)"):
+        with pytest.raises(RooflineError, match=r"loop\.yaml: (line \d+: )?costs_from: (expected|unknown engine)"):
             write("loop", f"costs_from: {target}\n")
-    with pytest.raises(RooflineError, match=r"chain\.yaml: costs_from: expected a profile with costs of its own"):
+    with pytest.raises(RooflineError, match=r"chain\.yaml: line 4: costs_from: expected a profile with costs of its own"):
         write("chain", "costs_from: vllm-v0\n")
 
 
@@ -244,16 +244,16 @@ def test_an_engine_profile_found_by_name_must_carry_its_file_name(tmp_path):
     (tmp_path / "vllm-fitted.yaml").write_text(text)  # `roofline fit --out DIR/vllm-fitted.yaml` wrote name: vllm
     with pytest.raises(RooflineError) as err:
         load_engine("vllm-fitted", (tmp_path,))
-    assert str(err.value) == f"{tmp_path / 'vllm-fitted.yaml'}: name: expected the file name 'vllm-fitted', found 'vllm'"
+    assert str(err.value) == f"{tmp_path / 'vllm-fitted.yaml'}: line 5: name: expected the file name 'vllm-fitted', found 'vllm'"
     assert load_engine(str(tmp_path / "vllm-fitted.yaml")).name == "vllm"  # a path is taken as it is, as for hardware
     (tmp_path / "vllm-fitted.yaml").write_text(text.replace("\nname: vllm\n", "\nname: vllm-fitted\n"))
     assert load_engine("vllm-fitted", (tmp_path,)).kernel_latency_s == load_engine("vllm").kernel_latency_s
     (tmp_path / "mine.yaml").write_text("type: engine\nname: mine\nsource: test\ncosts_from: other\n")
     (tmp_path / "other.yaml").write_text("type: engine\nname: not-other\nsource: test\nkernel_latency: 3 us\n")
-    with pytest.raises(RooflineError, match=r"other\.yaml: name: expected the file name 'other', found 'not-other'$"):
+    with pytest.raises(RooflineError, match=r"other\.yaml: line 2: name: expected the file name 'other', found 'not-other'$"):
         load_engine("mine", (tmp_path,))
     (tmp_path / "mine.yaml").write_text("type: engine\nname: yours\nsource: test\ncosts_from: vllm\n")
-    with pytest.raises(RooflineError, match=r"mine\.yaml: name: expected the file name 'mine', found 'yours'$"):
+    with pytest.raises(RooflineError, match=r"mine\.yaml: line 2: name: expected the file name 'mine', found 'yours'$"):
         load_engine("mine", (tmp_path,))
 
 
@@ -301,7 +301,7 @@ def test_the_fitted_block_a_later_fit_starts_from_is_checked_where_it_is_read(tm
         for key in keys[:-1]:
             block = block[key]
         block[keys[-1]] = value
-        with pytest.raises(RooflineError, match=r"^vllm.yaml: " + message):
+        with pytest.raises(RooflineError, match=r"^vllm.yaml: line \d+: " + message):  # the line of the field read
             engine_from_dict(bad, "vllm.yaml")
     millis = load_yaml_text(text, "vllm.yaml")  # a start in another time unit, named in start_units, is converted
     millis["fitted"]["start"]["kernel_latency"], millis["fitted"]["start_units"]["kernel_latency"] = 0.003, "ms"

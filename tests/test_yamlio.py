@@ -170,3 +170,20 @@ def test_a_float_without_a_dot_reads_as_a_number_as_yaml_1_2_and_ruamel_write_it
 
     data = load_yaml_text("a: 5e-1\nb: 1e3\nc: -2.5E+2\nd: e5\ne: '1e3'\nf: 12\n", "t.yaml")
     assert data == {"a": 0.5, "b": 1000.0, "c": -250.0, "d": "e5", "e": "1e3", "f": 12}
+
+
+def test_a_field_error_names_the_line_of_the_field_in_the_file_read(tmp_path):
+    """Only YAML syntax errors said their line; `efficiency.memory: expected a fraction` left the user to find it."""
+    from roofline.hardware import load_hardware
+    from roofline.profiles import builtin_dir
+
+    text = (builtin_dir("hardware") / "h100-sxm.yaml").read_text().replace("name: h100-sxm", "name: eff")
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if row.strip().startswith("memory: 0.85"))
+    (tmp_path / "eff.yaml").write_text(text.replace("  memory: 0.85", "  memory: 1.5"))
+    with pytest.raises(RooflineError, match=rf"eff.yaml: line {line}: efficiency.memory: expected a fraction in \(0, 1\], found 1.5$"):
+        load_hardware(str(tmp_path / "eff.yaml"))
+    (tmp_path / "sc.yaml").write_text("name: sc\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1, 0]\n")
+    from roofline.scenario import load_scenario
+
+    with pytest.raises(RooflineError, match=r"sc.yaml: line 5: axes.batch: expected values >= 1, found 0$"):
+        load_scenario(str(tmp_path / "sc.yaml"))
