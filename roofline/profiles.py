@@ -71,13 +71,11 @@ def normalize_dtype(value: object, allowed: tuple[str, ...], where: str, field: 
             canonical = "fp4"
         if canonical in allowed:
             return canonical
-    shown = repr(value[:80]) if isinstance(value, str) else repr(value) if isinstance(value, (int, float, bool, type(None))) \
+    from roofline.errors import field_error
+
+    shown = value[:80] if isinstance(value, str) else value if isinstance(value, (int, float, bool, type(None))) \
         else type(value).__name__
-    return _raise(f"{where}: {field}: expected one of {', '.join(allowed)}, found {shown}")
-
-
-def _raise(message: str):
-    raise RooflineError(message)
+    raise field_error(where, field, f"one of {', '.join(allowed)}", shown)
 
 
 def builtin_dir(kind: str) -> Path:
