@@ -40,7 +40,7 @@ def test_hw_new_writes_a_valid_typed_file_in_the_user_folder(roofline, tmp_path)
 def test_hw_new_refuses_an_invalid_result_and_writes_nothing(roofline, tmp_path):
     code, _, err = roofline("hw", "new", "bad-gpu", "--from", "h100-sxm", "--set", "memory_bandwidth=3 TB", "--dir", tmp_path)
     assert code == 2
-    assert err.strip() == (f"error: {tmp_path / 'bad-gpu.yaml'}: memory_bandwidth: expected a bandwidth like '3.35 TB/s' "
+    assert err.strip() == (f"error: {tmp_path / 'bad-gpu.yaml'}: line 7: memory_bandwidth: expected a bandwidth like '3.35 TB/s' "
                            "('TB' is a size in bytes, not a bandwidth), found '3 TB'")
     assert list(tmp_path.iterdir()) == []
 
@@ -556,7 +556,7 @@ def test_models_and_engines_have_new_set_edit_and_validate_like_hw(roofline, tmp
     assert text.startswith("# my-llama (copy of Llama 3.1 8B): made with `roofline models new my-llama --from llama-3.1-8b`")
     assert "\ntype: model\n" in text  # a user folder holds every kind: the file says its own
     code, _, err = roofline("models", "set", "my-llama", "layers=0")  # invalid: refused, the file as it was
-    assert code == 2 and "my-llama.yaml: layers:" in err and (user / "my-llama.yaml").read_text() == text
+    assert code == 2 and "my-llama.yaml: line 9: layers:" in err and (user / "my-llama.yaml").read_text() == text
     code, _, err = roofline("models", "set", "my-llama", "layers")  # the example is a model's field
     assert code == 2 and err.strip() == "error: models set: expected key=value (like layers=32), found 'layers'"
     assert "published_params" not in text  # a new shape: the source's published counts do not describe it
@@ -572,7 +572,7 @@ def test_models_and_engines_have_new_set_edit_and_validate_like_hw(roofline, tmp
     code, _, err = roofline("engines", "set", "my-vllm", "host_per_step=-5 us")  # 0 is a valid time: the message says so
     assert code == 2 and "host_per_step: expected a finite time of 0 or more like" in err
     code, _, err = roofline("engines", "set", "my-vllm", "kernel_latency=6 parsecs")
-    assert code == 2 and "my-vllm.yaml: kernel_latency: expected a unit" in err
+    assert code == 2 and "my-vllm.yaml: line 6: kernel_latency: expected a unit" in err
     editor, _ = _fake_editor(tmp_path, [(user / "my-vllm.yaml").read_text().replace("host_per_sequence: 40 us", "host_per_sequence: 41 us")])
     monkeypatch.setenv("EDITOR", editor)
     monkeypatch.delenv("VISUAL", raising=False)
