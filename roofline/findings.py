@@ -479,16 +479,31 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     return Finding("Shared prefix", text, {"max_batch": caps, "max_batch_speculating": spec_caps, "best_tokens_per_s": best})
 
 
+DRAFT_KEYS = ["hardware", "model", "context", "alpha", "batch"]  # a point of the draft-offload question
+
+
+def best_drafting(df: pd.DataFrame) -> pd.DataFrame:
+    """Per point and drafter placement, the row of its fastest draft length k > 0 that fits in memory, whether or not
+    it beats plain decoding (best_k would be 0 where it does not): what that placement's drafting gives there. A
+    placement absent at a point has no k > 0 that fits there."""
+    drafting = _fits(df)
+    drafting = drafting[drafting["k"] > 0]
+    if drafting.empty:
+        return drafting
+    top = drafting.groupby([*DRAFT_KEYS, "draft_placement"], observed=True)["speedup"].idxmax()
+    return drafting.loc[top.to_numpy()]
+
+
 def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
-    """Per target GPU and batch, which drafter placement gives the largest speedup at its best k. A placement whose
-    drafter fits at no k > 0 there (its weights and KV beside the target's, or on its own device) drafts nothing:
-    it competes as "no drafting k fits", never as plain decoding's 1.00x; a point where no placement drafts is won by
-    plain decoding ("none" in `winner`)."""
-    best = _at_best_k(_fits(df))
-    keys = ["hardware", "model", "context", "alpha", "batch"]
+    """Per target GPU and batch, which drafter placement gives the largest speedup at its fastest fitting k > 0
+    (best_drafting; below 1 where drafting loses to plain decoding, which is said). A placement whose drafter fits at
+    no k > 0 there (its weights and KV beside the target's, or on its own device) competes as "no drafting k fits",
+    never as plain decoding's 1.00x; a point where no placement fits is won by plain decoding ("none" in `winner`)."""
+    keys = DRAFT_KEYS
+    fitting = _fits(df)
     placements = list(dict.fromkeys(df["draft_placement"]))
-    points = pd.MultiIndex.from_frame(best[keys].drop_duplicates())
-    drafting = best[best["k"] > 0]  # a placement whose best k is 0 only decodes plainly there
+    points = pd.MultiIndex.from_frame(fitting[keys].drop_duplicates())
+    drafting = best_drafting(df)
     pivot = (drafting.pivot_table(index=keys, columns="draft_placement", values="speedup", observed=True)
              .reindex(index=points, columns=placements))
     drafts = pivot.notna().any(axis=1)
@@ -523,8 +538,9 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         runner = rest.fillna(-np.inf).idxmax() if len(rest) else None
         at = "" if b_lo == b_hi else f"at batch {b_lo}: "
         vs = f" against {against(row[runner], runner)}" if runner is not None else ""
+        loses = "; plain decoding is faster still" if row[w] < 1 else ""
         parts.append(f"{'co-location' if w == 'co-located' else 'a drafter on ' + _hw(meta, w)} wins at {where} "
-                     f"({at}{_x(row[w])}{vs})")
+                     f"({at}{_x(row[w])}{vs}{loses})")
     sentences.append(f"On {_tp(meta)} × {_hw(meta, hw0)}, {'; '.join(parts)}.")
     others = []  # the other targets: where, if anywhere, an offloaded drafter wins
     for hw in dict.fromkeys(winner.index.get_level_values("hardware")):
@@ -537,15 +553,18 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
                           f"on {_hw(meta, hw)} no offloaded drafter wins at a batch that fits")
         else:
             key, w = off_wins.index[0], off_wins.iloc[0]
+            rest = p_hw.loc[key].drop(w)  # co-location where swept, else the next placement
+            runner = "co-located" if "co-located" in rest.index else rest.fillna(-np.inf).idxmax() if len(rest) else None
+            vs = f" against {against(p_hw.loc[key, runner], runner)}" if runner is not None else ""
             others.append(f"on {_hw(meta, hw)} a drafter on {_hw(meta, w)} wins at batch {key[-1]} "
-                          f"({_x(p_hw.loc[key, w])} against {against(p_hw.loc[key, 'co-located'], 'co-located')})"
+                          f"({_x(p_hw.loc[key, w])}{vs})"
                           + (f" and {len(off_wins) - 1} more batch{'es' if len(off_wins) > 2 else ''}" if len(off_wins) > 1 else ""))
     if others:
         said = "; ".join(others)
         sentences.append(f"{said[0].upper()}{said[1:]}.")
     off = drafting[drafting["draft_placement"] != "co-located"]
     share = float((off["transfer_time_s"] / off["iteration_time_s"]).max()) if len(off) else 0.0
-    at0 = best[best["hardware"] == hw0]
+    at0 = fitting[fitting["hardware"] == hw0]
     b_min = int(at0["batch"].min())
     b1 = drafting[(drafting["hardware"] == hw0) & (drafting["batch"] == b_min)].drop_duplicates("draft_placement")
     missing = [place(p) for p in placements if p not in set(b1["draft_placement"])]

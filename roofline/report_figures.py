@@ -278,13 +278,14 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure:
     places = list(dict.fromkeys(df["draft_placement"]))
     pcolor = {p: ("k" if p == "co-located" else colormaps["tab10"](i)) for i, p in enumerate(places)}
     fig, axes = _plain_figure(len(hws), width=4.6, height=3.8, legend_in=1.8, sharey=True)
-    fit = _best_k_rows(_fits_only(df))
-    fit = fit[fit["k"] > 0]  # a placement's best k of 0 is plain decoding's 1.00x: its drafter fits nowhere there
+    from roofline.findings import best_drafting
+
+    fit = best_drafting(df)  # each placement's fastest fitting k > 0 (below 1 where drafting loses), as the finding reads
     for ax, hw in zip(axes[0], hws):
         for p in places:
             g = fit[(fit["hardware"] == hw) & (fit["draft_placement"] == p)].drop_duplicates("batch").sort_values("batch")
             label = ("draft co-located on the target GPUs" if p == "co-located" else f"draft on {_short_hw(meta, p)}") + (
-                "" if len(g) else " (no drafting k fits)")
+                "" if len(g) else " (no drafting k fits)")  # fits at no k > 0 anywhere: nothing to draw
             ax.plot(g["batch"], g["speedup"], "s--" if p == "co-located" else "o-", color=pcolor[p], ms=3.5, lw=1.5, label=label)
         ax.axhline(1.0, color="k", lw=0.8, ls=":")
         _log2_axis(ax, sorted(df["batch"].unique()))
@@ -294,7 +295,7 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure:
     _shared_legend(fig, list(axes[0]))
     dropped = (~df["fits_in_memory"].astype(bool)).any()
     fig.suptitle("Draft on cheaper hardware: drafting elsewhere plus a transfer (overlapped over two\nmicro-batches where "
-                 "that pays), against drafting on the target; drafting points only\n"
+                 "that pays), against drafting on the target; each at its fastest k > 0 that fits\n"
                  + f"{_name(meta, 'model', df['model'].iloc[0])} target, draft model {meta.get('draft') or ''}, "
                  + f"{_alpha_label(df['alpha'].iloc[0])} · {engine_label(meta)}" + (" · batches that do not fit left out" if dropped else ""))
     return fig
