@@ -228,8 +228,9 @@ def _splice(original: str, before: str, after: str) -> str:
                 return after
             start, end = anchor[i1], anchor[i2 - 1] + 1
         else:  # an insertion before line i1 of `before` (after its last line: at the file's end), above the comment
-            while i1 > 0 and old[i1 - 1].lstrip().startswith("#"):  # lines that sit on the next field, which they describe
-                i1 -= 1
+            indent = len(new[j1]) - len(new[j1].lstrip()) if j1 < j2 else 0
+            while i1 > 0 and old[i1 - 1].lstrip().startswith("#") and len(old[i1 - 1]) - len(old[i1 - 1].lstrip()) <= indent:
+                i1 -= 1  # comment lines at the field's own indent sit on the next field, which they describe
             start = end = anchor[i1] if i1 in anchor else (len(orig) if i1 == len(old) else None)
             if start is None:
                 return after
@@ -238,7 +239,14 @@ def _splice(original: str, before: str, after: str) -> str:
         out += orig[at:start] + new[j1:j2]
         at = end
     out += orig[at:]
-    return keep + "".join(out)
+    spliced = keep + "".join(out)
+    import yaml
+
+    try:  # the file as spliced must read as the edited document does (a '#' line inside a block of text is no comment)
+        same = yaml.safe_load(spliced.lstrip("\ufeff")) == yaml.safe_load(after)
+    except yaml.YAMLError:
+        same = False
+    return spliced if same else after
 
 
 def _load_rt(text: str, where: str):
@@ -388,9 +396,11 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
             except RooflineError as exc:
                 text, error = edited, str(exc)
                 continue
-            if read_text(path) != original:  # changed while the editor was open (a `set`, another editor): not lost
-                raise RooflineError(f"{path}: changed on disk while it was being edited; your edit is not saved (run "
-                                    "the edit again on the new file)")
+            if read_text(path) != original:  # changed while the editor was open (a `set`, another editor): neither lost
+                kept = Path(tempfile.mkstemp(prefix=f"{path.name}.", suffix=".edit", dir=path.parent)[1])
+                kept.write_text(edited, encoding="utf-8")
+                raise RooflineError(f"{path}: changed on disk while it was being edited, so your edit is not saved there: "
+                                    f"it is in {kept} (merge it by hand, or run the edit again)")
             write_text_atomic(path, edited, force=True)
             return path, True
     raise RooflineError(f"{path}: unchanged after {MAX_EDIT_ROUNDS} invalid edits: {error}")

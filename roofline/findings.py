@@ -246,7 +246,7 @@ def break_even_table(df: pd.DataFrame) -> pd.DataFrame:
     swept_max = df.groupby(keys, observed=True)["batch"].max()
     out = pd.DataFrame({"break_even_batch": be, "largest_fitting_batch": fit_max, "largest_batch": swept_max})
     out["censored"] = out["break_even_batch"] >= out["largest_fitting_batch"].fillna(0)
-    out["memory_limited"] = out["censored"] & (out["largest_fitting_batch"] < out["largest_batch"])
+    out["memory_limited"] = out["censored"] & ~(out["largest_fitting_batch"] >= out["largest_batch"])  # NaN: none fits
     # how much it pays where the search ends: a censored break-even may rest on a speedup of 1.01
     end = fit[fit["k"] > 0].merge(out["largest_fitting_batch"].reset_index(), on=keys)
     end = end[end["batch"] == end["largest_fitting_batch"]]
@@ -273,10 +273,12 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         t = t.assign(ridge=ridge.reindex(t.index)).sort_values(["break_even_batch", "ridge"], ascending=False)
         free = t[~t["censored"]]
         parts = [f"{int(r.break_even_batch)} on {_hw(meta, h)}" + (f" ({_n(r.ridge)})" if ridges else "") for h, r in free.iterrows()]
+        fitting = t["censored"] & t["largest_fitting_batch"].notna()
         capped = [f"at least {int(r.break_even_batch)} on {_hw(meta, h)} (" + (f"{_n(r.ridge)}; " if ridges else "")
                   + f"{'memory ends the sweep' if r.memory_limited else 'the sweep ends there'}, "
-                  f"{r.speedup_at_largest_fitting_batch:.2f}× there)" for h, r in t[t["censored"]].iterrows()]
-        return parts + capped, free
+                  f"{r.speedup_at_largest_fitting_batch:.2f}× there)" for h, r in t[fitting].iterrows()]
+        nowhere = [f"not at all on {_hw(meta, h)} (not one batch fits)" for h in t.index[t["largest_fitting_batch"].isna()]]
+        return parts + capped + nowhere, free
 
     said, free = pays(at_c0[(at_c0["method"] == method) & (at_c0["alpha"] == a0)], True)
     rho = float(free["break_even_batch"].rank().corr(free["ridge"].rank())) if len(free) >= 3 else float("nan")
@@ -791,7 +793,7 @@ QUESTION_CONFIGS = {
 QUESTION_NEEDS = {
     "verify-mini-prefill": ("chain", "widths"), "flops-vs-time": ("plain", "drafting"),
     "break-even-batch": ("drafting", "batches"), "batch-vs-speculation": ("drafting", "batches"),
-    "kv-caps-batch": ("batches",), "shared-prefix": ("prefixes",), "draft-offload": ("drafting", "placements"),
+    "kv-caps-batch": ("drafting", "batches"), "shared-prefix": ("drafting", "prefixes"), "draft-offload": ("drafting", "placements"),
     "fast-tier-premium": ("drafting",), "prefill-not-sped-up": ("chain", "plain", "drafting"),
 }
 NEEDS = {  # name: (test of the question's rows and meta, what it asks for)

@@ -164,8 +164,10 @@ def test_hw_edit_does_not_overwrite_a_change_made_while_the_editor_was_open(roof
     monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
     monkeypatch.delenv("VISUAL", raising=False)
     code, _, err = roofline("hw", "edit", "ed-gpu")
-    assert code == 2 and "changed on disk while it was being edited; your edit is not saved" in err
+    assert code == 2 and "changed on disk while it was being edited, so your edit is not saved there: it is in" in err
     assert path.read_text() == meanwhile
+    kept = [p for p in path.parent.glob("ed-gpu.yaml.*.edit")]
+    assert len(kept) == 1 and "memory: 81 GB" in kept[0].read_text() and str(kept[0]) in err  # the edit, not lost
 
 
 def test_hw_edit_opens_a_file_with_a_yaml_syntax_error_so_it_can_be_fixed(roofline, tmp_path, monkeypatch):
@@ -656,3 +658,15 @@ def test_prose_set_to_a_word_yaml_reads_as_another_type_is_written_quoted_and_re
         code, _, err = roofline("hw", "set", "lab", f"display_name={value}", "--profiles", tmp_path)
         assert code == 0, err
         assert load_hardware("lab", (tmp_path,)).display_name == value
+
+
+def test_set_never_moves_a_field_into_a_block_of_text_whose_line_starts_with_a_hash(roofline, tmp_path):
+    """An engine profile ending in `notes: |` with a line '# see issue 12' got the new field above that line: the
+    rest of the notes became a comment, silently."""
+    text = (ROOT / "engine_profiles" / "vllm.yaml").read_text().replace("\nname: vllm\n", "\nname: myeng\n")
+    text = text[:text.index("\nnotes:")] + "\nnotes: |\n  My measured engine.\n  # see issue 12 for the host numbers\n"
+    (tmp_path / "myeng.yaml").write_text(text)
+    code, _, err = roofline("engines", "set", "myeng", "weight_only_efficiency=0.7", "--profiles", tmp_path)
+    assert code == 0, err
+    data = yaml.safe_load((tmp_path / "myeng.yaml").read_text())
+    assert data["notes"] == "My measured engine.\n# see issue 12 for the host numbers\n" and data["weight_only_efficiency"] == 0.7

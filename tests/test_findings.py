@@ -381,6 +381,8 @@ axes:
      "and at least two draft lengths k"),
     ("name: prefill-not-sped-up\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\naxes:\n  batch: [1]\n"
      "  context: [4096]\n  k: [3]\n  alpha: [0.8]\n", "k = 0 among the draft lengths"),
+    ("name: kv-caps-batch\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1, 64]\n  context: [4096]\n",
+     "a drafting method with a draft length k > 0"),  # it said 'speculation gives 1.00× (NONE, ...)'
 ])
 def test_a_users_scenario_named_like_a_question_without_what_it_reads_gets_the_generic_finding_saying_what(tmp_path, text, needs):
     """A shared-prefix scenario without a shared_prefix axis said 'the batch that fits grows from 453 to 453'; a
@@ -488,3 +490,22 @@ axes:
 """)
     assert "fallback" not in f2.numbers and "On 4 × H100 SXM5, a drafter on L40S wins" in f2.text
     assert "On H200 SXM a drafter on L40S wins at batch 1" in f2.text and "on L4)" in f2.text
+
+
+def test_the_break_even_finding_says_where_not_one_batch_fits_at_a_longer_context(tmp_path):
+    """'at least 0 on H100 SXM5 (the sweep ends there, nan× there)' where nothing fits at a 600k context."""
+    r, f = _run_text(tmp_path, """name: break-even-batch
+hardware: [h100-sxm, h200]
+model: llama-3.1-8b
+method: eagle
+engine: ideal
+axes:
+  batch: [1, 64]
+  context: [1024, 600000]
+  k: [0, 2]
+  alpha: [0.6]
+""")
+    assert "nan" not in f.text and "at least 0 " not in f.text
+    assert "not at all on H100 SXM5 (not one batch fits)" in f.text
+    table = f.numbers["table"]
+    assert table.loc[table["largest_fitting_batch"].isna(), "memory_limited"].all()
