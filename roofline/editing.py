@@ -322,13 +322,22 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
                 del doc[key]
     if "display_name" in doc and ["display_name"] not in [keys for keys, _ in pairs]:  # panels and tables tell the two apart
         doc["display_name"] = f"{name} (copy of {doc['display_name']})"
+    fitted = doc.get("fitted")
+    set_here = {".".join(keys) for keys, _ in pairs}
+    if kind == "engine" and isinstance(fitted, dict) and isinstance(fitted.get("parameters"), list):
+        kept = [p for p in fitted["parameters"] if p not in set_here]  # a value set by hand is no longer the fit's
+        if len(kept) != len(fitted["parameters"]):
+            fitted["parameters"][:] = kept
     _apply(doc, pairs, str(target), _field_order(kind))
     doc.ca.comment = None
     header = [SCHEMA_COMMENT] if kind == "hardware" and folder.resolve() == builtin_dir(kind).resolve() else []
     display = doc.get("display_name", name)
-    command = f"roofline {GROUP[kind]} new {name} --from {source_name}"
+    command = " ".join([f"roofline {GROUP[kind]} new {name} --from {source_name}",
+                        *(f"--set {shlex.quote(a)}" for a in assignments)])
     header.append(f"# {display}: made with `{command}`; every field not set there is {source.stem}'s (values, source, "
                   "notes) until edited.")
+    if assignments:  # which values are not the source profile's, whatever its source and notes say
+        header.append("# set by hand, not from the source or notes below: " + ", ".join(sorted(set_here)) + ".")
     text = "\n".join(header) + "\n" + _dump(doc)
     validate_text(kind, text, target)
     write_text_atomic(target, text, force, what=f"{GROUP[kind]} new")

@@ -40,7 +40,7 @@ def test_hw_new_writes_a_valid_typed_file_in_the_user_folder(roofline, tmp_path)
 def test_hw_new_refuses_an_invalid_result_and_writes_nothing(roofline, tmp_path):
     code, _, err = roofline("hw", "new", "bad-gpu", "--from", "h100-sxm", "--set", "memory_bandwidth=3 TB", "--dir", tmp_path)
     assert code == 2
-    assert err.strip() == (f"error: {tmp_path / 'bad-gpu.yaml'}: line 7: memory_bandwidth: expected a bandwidth like '3.35 TB/s' "
+    assert err.strip() == (f"error: {tmp_path / 'bad-gpu.yaml'}: line 8: memory_bandwidth: expected a bandwidth like '3.35 TB/s' "
                            "('TB' is a size in bytes, not a bandwidth), found '3 TB'")
     assert list(tmp_path.iterdir()) == []
 
@@ -50,8 +50,9 @@ def test_a_new_profile_says_whose_values_it_holds_and_is_not_displayed_as_its_so
 
     path = new_profile("hardware", "my-h20", "h100-sxm", ["memory_bandwidth=4.0 TB/s"], out_dir=tmp_path)
     text = path.read_text()
-    assert text.startswith("# my-h20 (copy of NVIDIA H100 SXM5 80GB): made with `roofline hw new my-h20 --from h100-sxm`; "
-                           "every field not set there is h100-sxm's")
+    assert text.startswith("# my-h20 (copy of NVIDIA H100 SXM5 80GB): made with `roofline hw new my-h20 --from h100-sxm "
+                           "--set 'memory_bandwidth=4.0 TB/s'`; every field not set there is h100-sxm's")
+    assert text.splitlines()[1] == "# set by hand, not from the source or notes below: memory_bandwidth."
     assert load_hardware("my-h20", (tmp_path,)).display_name == "my-h20 (copy of NVIDIA H100 SXM5 80GB)"
     aliased = new_profile("hardware", "my-h20c", "h100", [], out_dir=tmp_path)  # an alias: the profile it names is said
     assert "--from h100`; every field not set there is h100-sxm's" in aliased.read_text().splitlines()[0]
@@ -555,10 +556,11 @@ def test_models_and_engines_have_new_set_edit_and_validate_like_hw(roofline, tmp
     model = load_model("my-llama")
     assert (model.ffn_size, model.vocab_size, model.layers) == (16384, 64000, 32)
     text = (user / "my-llama.yaml").read_text()
-    assert text.startswith("# my-llama (copy of Llama 3.1 8B): made with `roofline models new my-llama --from llama-3.1-8b`")
+    assert text.startswith("# my-llama (copy of Llama 3.1 8B): made with `roofline models new my-llama --from llama-3.1-8b "
+                           "--set ffn_size=16384`")
     assert "\ntype: model\n" in text  # a user folder holds every kind: the file says its own
     code, _, err = roofline("models", "set", "my-llama", "layers=0")  # invalid: refused, the file as it was
-    assert code == 2 and "my-llama.yaml: line 9: layers:" in err and (user / "my-llama.yaml").read_text() == text
+    assert code == 2 and "my-llama.yaml: line 10: layers:" in err and (user / "my-llama.yaml").read_text() == text
     code, _, err = roofline("models", "set", "my-llama", "layers")  # the example is a model's field
     assert code == 2 and err.strip() == "error: models set: expected key=value (like layers=32), found 'layers'"
     assert "published_params" not in text  # a new shape: the source's published counts do not describe it
@@ -574,7 +576,7 @@ def test_models_and_engines_have_new_set_edit_and_validate_like_hw(roofline, tmp
     code, _, err = roofline("engines", "set", "my-vllm", "host_per_step=-5 us")  # 0 is a valid time: the message says so
     assert code == 2 and "host_per_step: expected a finite time of 0 or more like" in err
     code, _, err = roofline("engines", "set", "my-vllm", "kernel_latency=6 parsecs")
-    assert code == 2 and "my-vllm.yaml: line 6: kernel_latency: expected a unit" in err
+    assert code == 2 and "my-vllm.yaml: line 7: kernel_latency: expected a unit" in err
     editor, _ = _fake_editor(tmp_path, [(user / "my-vllm.yaml").read_text().replace("host_per_sequence: 40 us", "host_per_sequence: 41 us")])
     monkeypatch.setenv("EDITOR", editor)
     monkeypatch.delenv("VISUAL", raising=False)
@@ -670,3 +672,16 @@ def test_set_never_moves_a_field_into_a_block_of_text_whose_line_starts_with_a_h
     assert code == 0, err
     data = yaml.safe_load((tmp_path / "myeng.yaml").read_text())
     assert data["notes"] == "My measured engine.\n# see issue 12 for the host numbers\n" and data["weight_only_efficiency"] == 0.7
+
+
+def test_an_engine_copied_with_a_value_set_by_hand_no_longer_calls_that_value_fitted(tmp_path):
+    """`engines new my-vllm --from vllm --set 'host_per_sequence=40 us'` kept host_per_sequence in fitted.parameters,
+    so the report called 40 us 'fitted', and the header did not say which values were set."""
+    from roofline.editing import new_profile
+    from roofline.serving import load_engine
+
+    path = new_profile("engine", "my-vllm", "vllm", ["host_per_sequence=40 us"], out_dir=tmp_path)
+    engine = load_engine("my-vllm", (tmp_path,))
+    assert engine.host_per_sequence_s == pytest.approx(40e-6)
+    assert "host_per_sequence" not in engine.fitted["parameters"] and "host_per_step" in engine.fitted["parameters"]
+    assert "# set by hand, not from the source or notes below: host_per_sequence." in path.read_text().splitlines()[1]
