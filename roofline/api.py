@@ -31,7 +31,7 @@ from roofline.layout import OPERATOR_CLASS, deployment
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, K_MAX
 from roofline.model import ModelSpec, check_model_spec
 from roofline.model import load_model as _load_model
-from roofline.profiles import shadow_note
+from roofline.profiles import costs_shadow_note, shadow_note
 from roofline.serving import DEFAULT_ENGINE, ServingEngine, check_engine_spec, engine_on_a_cpu
 from roofline.serving import load_engine as _load_engine
 from roofline.speculation import (
@@ -233,6 +233,7 @@ def predict(
     eng = load_engine(engine, profiles).for_hardware(hw.name)
     shadows = [note for kind, name in (("hardware", hardware), ("model", model), ("engine", engine or DEFAULT_ENGINE), ("hardware", draft_hardware),
                                        ("model", draft)) for note in [shadow_note(kind, name, _folders(profiles))] if note]
+    shadows += [note for note in [costs_shadow_note(eng.name, eng.costs_from)] if note]
     dep = deployment(target, weight_dtype, kv_dtype, tp, dp_attention, ep, pp, expert_dtype, where=where)
     check_draft_vocab(where, draft_vocab if method == "eagle" else None, target)
     m = step_metrics(hw, target, batch, 1, context, dep, engine=eng, shared_prefix=shared_prefix, with_operators=True)

@@ -664,6 +664,9 @@ def check_fit_out(out: str | Path | None, force: bool = False) -> None:
     if out.stem.lower() == "ideal":
         raise RooflineError(f"--out: expected a name other than ideal (the pure roofline bound, which no measurement "
                             f"enters), found {out}")
+    from roofline.profiles import check_not_shadowing
+
+    check_not_shadowing("engine", out, force, "--out")  # a fitted vllm.yaml in a user folder replaces the built-in vllm
     check_file_out(out, force)  # last: it creates the folder the profile goes into, and tries writing there
 
 

@@ -26,7 +26,7 @@ from roofline.errors import RooflineError, UnknownName, field_error, warn
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment
 from roofline.model import ModelSpec, load_model
-from roofline.profiles import shadow_note
+from roofline.profiles import costs_shadow_note, shadow_note
 from roofline.scenario import CONFIG_KEYS, Scenario
 from roofline.serving import DEFAULT_ENGINE, ServingEngine, engine_on_a_cpu, load_engine
 from roofline.speculation import best_k, break_even_batch, speculates, speculative_metrics
@@ -90,6 +90,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
             raise RooflineError(f"{where}: {key}: {exc}") from None
         named = DEFAULT_ENGINE if name_or_path is None and kind == "ServingEngine" else name_or_path  # the default engine's
         note = "" if (kind, name) in specs else shadow_note(SHADOW_KINDS[kind], named, extra_dirs)
+        if isinstance(spec, ServingEngine) and not note:  # a profile taking its costs from one that shadows a built-in
+            note = costs_shadow_note(spec.name, spec.costs_from)
         if note:  # a user file that took a built-in's name: the sweep's numbers are that file's
             warn(f"{where}: {note}")
         return spec

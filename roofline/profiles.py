@@ -152,7 +152,8 @@ def _scan(folder: Path) -> list[tuple[str, Path, str | None, str]]:
 
 
 def _candidates(kind: str, extra_dirs: tuple[str | Path, ...]) -> tuple[list[tuple[str, Path]], list[tuple[str, Path, str]]]:
-    """All (stem, path) of `kind` in search order (duplicates kept), and (stem, path, reason) of untold files."""
+    """All (stem, path) of `kind` in search order (duplicate names kept, each file once: a folder named twice, or the
+    built-in folder named with --profiles, is one set of files), and (stem, path, reason) of untold files."""
     ordered: list[tuple[str, Path]] = []
     untold: list[tuple[str, Path, str]] = []
     given = {Path(d) for d in extra_dirs}
@@ -165,8 +166,17 @@ def _candidates(kind: str, extra_dirs: tuple[str | Path, ...]) -> tuple[list[tup
                 ordered.append((stem, path))
             elif file_kind is None:
                 untold.append((stem, path, reason))
+    if not ordered:  # the built-in folder alone: each file once already
+        return [(path.stem, path) for path in _builtin_files(kind)], untold
     ordered.extend((path.stem, path) for path in _builtin_files(kind))
-    return ordered, untold
+    seen: set[Path] = set()
+    unique = []
+    for stem, path in ordered:
+        real = path.resolve()
+        if real not in seen:
+            seen.add(real)
+            unique.append((stem, path))
+    return unique, untold
 
 
 _LISTED: dict = {}
@@ -236,6 +246,15 @@ def shadow_note(kind: str, name: object, extra_dirs: tuple[str | Path, ...] = ()
     if not hidden:
         return ""
     return f"{kind} {name} is {find_profile(kind, name, extra_dirs)}, which shadows the built-in {hidden[0]}"
+
+
+def costs_shadow_note(engine_name: str, costs_from: str | None) -> str:
+    """'engine vllm-v0 takes its costs from FILE, which shadows the built-in FILE' where an engine profile's costs_from
+    resolved to a user file standing in for a built-in (a fitted vllm.yaml changes vllm-v0 too); '' else."""
+    if not costs_from:
+        return ""
+    hidden = builtin_shadowed("engine", Path(costs_from))
+    return f"engine {engine_name} takes its costs from {costs_from}, which shadows {hidden}" if hidden else ""
 
 
 def shadowed_paths(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) -> list[Path]:

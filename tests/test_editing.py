@@ -685,3 +685,15 @@ def test_an_engine_copied_with_a_value_set_by_hand_no_longer_calls_that_value_fi
     assert engine.host_per_sequence_s == pytest.approx(40e-6)
     assert "host_per_sequence" not in engine.fitted["parameters"] and "host_per_step" in engine.fitted["parameters"]
     assert "# set by hand, not from the source or notes below: host_per_sequence." in path.read_text().splitlines()[1]
+
+
+def test_a_profile_folder_named_twice_is_not_its_own_shadow_and_an_engine_taking_shadowed_costs_says_so(roofline, tmp_path):
+    """`--profiles hardware_profiles` reported h100-sxm.yaml as shadowing itself; a user vllm.yaml changed vllm-v0
+    (costs_from: vllm) without a word."""
+    code, out, err = roofline("--profiles", ROOT / "hardware_profiles", "predict", "--hardware", "h100")
+    assert code == 0 and "shadows" not in err
+    code, out, _ = roofline("--profiles", ROOT / "hardware_profiles", "hw", "show", "h100")
+    assert "shadows:" not in out
+    (tmp_path / "vllm.yaml").write_text((ROOT / "engine_profiles" / "vllm.yaml").read_text())
+    code, _, err = roofline("--profiles", tmp_path, "predict", "--engine", "vllm-v0")
+    assert code == 0 and f"engine vllm-v0 takes its costs from {tmp_path / 'vllm.yaml'}, which shadows the built-in" in err

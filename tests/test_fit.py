@@ -265,7 +265,7 @@ def test_the_written_profile_is_named_after_its_file(tmp_path):
     # a copy says it is one, and so does a fit to a user's own rows under the built-in's name (its notes described the
     # built-in's fit: 123 rows, options this fit never used); a refit of the shipped file in place keeps its text
     for name, display in (("vllm-fitted", copy), ("vllm", copy)):
-        out = write_fitted_profile(fit, tmp_path / "engines" / f"{name}.yaml")
+        out = write_fitted_profile(fit, tmp_path / "engines" / f"{name}.yaml", force=name == "vllm")  # a built-in's name
         assert read_yaml_file(out)["name"] == name and load_engine(str(out)).name == name
         assert load_engine(str(out)).display_name == display
         assert read_yaml_file(out)["notes"].startswith(f"Fitted by `roofline fit` to {Path(fit['file']).name}")
@@ -405,3 +405,13 @@ def test_a_library_caller_gets_the_clis_refusal_of_an_unknown_loss_or_split():
             call()
     with pytest.raises(RooflineError, match=r"^--split: expected heldout, fit or all, found 'bogus'$"):
         accuracy_table(measurements, None, (), "bogus")
+
+
+def test_fit_out_under_a_built_in_engines_name_needs_force(tmp_path):
+    """`fit --out USER/vllm.yaml` wrote a profile that replaced the built-in vllm (and vllm-v0's costs) silently."""
+    from roofline.fit import check_fit_out
+
+    with pytest.raises(RooflineError, match=r"^--out: vllm is the name of the built-in .*pass --force to shadow it$"):
+        check_fit_out(tmp_path / "vllm.yaml")
+    check_fit_out(tmp_path / "vllm.yaml", force=True)
+    check_fit_out(tmp_path / "my-vllm.yaml")
