@@ -78,7 +78,8 @@ def weight_only_note(hw: HardwareSpec, dep: Deployment) -> str:
     if not lost:
         return ""
     names = " and ".join(lost)
-    return (f"{names} weights on {hw.name}: the device has no {names} tensor cores (no such peak in its profile), so they "
+    cores = " or ".join(dict.fromkeys("fp4" if d == "nvfp4" else d for d in lost))  # NVFP4 runs on the fp4 tensor cores
+    return (f"{names} weights on {hw.name}: the device has no {cores} tensor cores (no such peak in its profile), so they "
             f"are modelled as weight-only, dequantised to {hw.compute_dtype(lost[0])} in every GEMM at the engine's "
             "weight_only_efficiency")
 
