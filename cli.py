@@ -17,6 +17,23 @@ import typer
 from roofline.errors import RooflineError
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, DRAFT_VOCAB_MAX, K_MAX, TREE_NODES_MAX
 
+
+def _flags_take_no_value() -> None:
+    """Typer 0.29 shows flags as `--force <bool>`, which reads as if they took a value (`--force true` is refused):
+    show none for a flag, as click does. Left alone where Typer's help has no such hook."""
+    option = getattr(typer.core, "TyperOption", None)
+    shown = getattr(option, "display_type_rich", None)
+    if shown is None or getattr(shown, "_flag_aware", False):
+        return
+
+    def display_type_rich(self, ctx):
+        return None if getattr(self, "is_flag", False) and self.metavar is None else shown(self, ctx)
+
+    display_type_rich._flag_aware = True
+    option.display_type_rich = display_type_rich
+
+
+_flags_take_no_value()
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Roofline model of LLM decode throughput, with and without speculative decoding.")
 hw_app = typer.Typer(no_args_is_help=True, help="Hardware profiles.")
 models_app = typer.Typer(no_args_is_help=True, help="Model profiles.")

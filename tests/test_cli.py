@@ -125,7 +125,7 @@ def test_a_broken_user_profile_exits_2_naming_file_and_field(tmp_path):
     (tmp_path / "broken.yaml").write_text(yaml.safe_dump(data))
     result = run_main("--profiles", str(tmp_path), "hw", "show", "broken")
     assert result.returncode == 2
-    assert "broken.yaml: memory_bandwidth: expected" in result.stderr and "'3.35 TB'" in result.stderr
+    assert "broken.yaml: line 11: memory_bandwidth: expected" in result.stderr and "'3.35 TB'" in result.stderr
 
 
 @pytest.mark.slow
@@ -317,3 +317,10 @@ def test_fit_help_lists_every_fitted_parameter_and_the_cli_starts_without_pandas
     assert loaded.stdout.split() == ["False", "False"]  # building the commands' help imports neither
     version = CliRunner().invoke(cli.app, ["--version"])
     assert version.exit_code == 0 and version.output.startswith("roofline ")
+
+
+def test_help_shows_no_value_for_a_flag():
+    """Typer showed `--force <bool>`: `--force true` was then refused as an extra argument."""
+    out = run("sweep", "--help").output
+    assert "<bool>" not in out and "--force" in out
+    assert "<bool>" not in run("--help").output
