@@ -25,7 +25,7 @@ def predict_table(point: dict) -> str:
         f"  tokens/s per user    {_rate(p['tokens_per_s_per_user'])}",
         f"  cost                 {_cost_text(p['cost_usd_per_million_tokens'])}"
         + (f"  ({p['devices']} x ${p['price_usd_per_hour_per_device']:,.3g}/h; decoding only"
-           + ("; not reachable: the point does not fit in memory)" if not p["fits_in_memory"] else ")")
+           + ("; not reachable: fits in memory NO, below)" if not p["fits_in_memory"] else ")")
            if p.get("price_usd_per_hour_per_device") is not None and p["cost_usd_per_million_tokens"] is not None else ""),
         f"  MBU / MFU            {p['mbu']:.1%} / {p['mfu']:.1%}",
         f"  intensity / ridge    {p['arithmetic_intensity_flops_per_byte']:.1f} / {p['derated_ridge_point_flops_per_byte']:.1f} FLOP/byte (derated ceilings)",
