@@ -557,8 +557,8 @@ def plot(
 ) -> None:
     """Re-draw the standard plots from a written table, without recomputing anything.
 
-    A sweep's plots show one value of each config a panel cannot hold (the first TP, context, ... that fits; their
-    titles say which): --where draws another, e.g. --where tp=8 --where context=32768 --out DIR."""
+    Each config a panel cannot hold is shown at its first value that fits (titles say which): --where draws another.
+    """
     from roofline.plot_jobs import PLOT_NAMES, early_or_new, not_drawn, plot_from_table
     from roofline.yamlio import check_text_table
 
