@@ -102,6 +102,11 @@ def _fits(df: pd.DataFrame) -> pd.DataFrame:
     return df[df["fits_in_memory"].astype(bool)]
 
 
+def plain_fits(df: pd.DataFrame) -> pd.Series:
+    """Rows whose batch plain decoding fits in memory (its own cap: the drafter's weights and k + 1 tokens may not)."""
+    return df["batch"] <= df["baseline_max_batch"] if "baseline_max_batch" in df else df["fits_in_memory"].astype(bool)
+
+
 def _at_best_k(df: pd.DataFrame) -> pd.DataFrame:
     return df[df["k"] == df["best_k"]]
 
@@ -151,8 +156,8 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     base = q_max.xs(model0, level="model")
     same = all(q_max.xs(m, level="model").reindex(base.index).equals(base) for m in models[1:])
     lo = q_max.xs(batch_lo, level="batch")
-    plain_fits = d[(d["k"] == d["k"].min()) & (d["batch"] == batch_lo) & d["fits_in_memory"].astype(bool)]  # narrowest pass
-    fitting = set(plain_fits[["hardware", "model", "context"]].itertuples(index=False, name=None))
+    narrowest = d[(d["k"] == d["k"].min()) & (d["batch"] == batch_lo) & d["fits_in_memory"].astype(bool)]  # narrowest pass
+    fitting = set(narrowest[["hardware", "model", "context"]].itertuples(index=False, name=None))
     dropped = len(lo)
     lo = lo[[key in fitting for key in lo.index]] if fitting else lo  # a configuration that fits at no batch claims nothing
     dropped -= len(lo)
@@ -608,11 +613,11 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
     plain decoding) and, for each multiple m of its tokens/s per user, the cheapest point reaching m times that speed
     without speculation (k = 0 columns) and with it (any k), as a premium over the cheapest tier's price."""
     rows = []
-    plain_fits = df["batch"] <= df["baseline_max_batch"] if "baseline_max_batch" in df else df["fits_in_memory"].astype(bool)
+    plain_ok = plain_fits(df)
     for hw, g in _fits(df).groupby("hardware", observed=True):
         # plain decoding's columns repeat on every k of a point: the cheapest over every config of this GPU, at every
         # batch plain decoding fits (a batch where only the drafter's k + 1 tokens overflow still has a plain tier)
-        base = df[plain_fits & (df["hardware"] == hw)]
+        base = df[plain_ok & (df["hardware"] == hw)]
         if base["baseline_cost_usd_per_million_tokens"].isna().all():  # a device without a price: no tier to compare
             continue
         ref = base.loc[base["baseline_cost_usd_per_million_tokens"].idxmin()]

@@ -313,10 +313,12 @@ def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     axes = list(axes_grid.ravel())
     for ax in axes[len(hws):]:
         ax.set_visible(False)
+    from roofline.findings import plain_fits
+
     fit = _fits_only(df)
     for ax, hw in zip(axes, hws):
         g = fit[fit["hardware"] == hw]
-        base = g  # plain decoding's columns on every row: the frontier over every config swept, as tier_prices takes it
+        base = df[plain_fits(df) & (df["hardware"] == hw)]  # every batch plain decoding fits, over every config: as tier_prices
         bx, by = base["baseline_tokens_per_s_per_user"].to_numpy(), base["baseline_cost_usd_per_million_tokens"].to_numpy()
         i = _frontier(bx, -by)
         ax.plot(bx[i], by[i], "s--", color="k", ms=3.5, lw=1.5, label="no speculation")
