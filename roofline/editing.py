@@ -296,6 +296,14 @@ def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
     return spec
 
 
+def _unfit(kind: str, doc, set_here: set[str]) -> None:
+    """An engine profile's fields set by hand leave its `fitted.parameters` list: the value is no longer the fit's."""
+    fitted = doc.get("fitted") if kind == "engine" else None
+    if isinstance(fitted, dict) and isinstance(fitted.get("parameters"), list):
+        for name in [p for p in fitted["parameters"] if p in set_here]:
+            fitted["parameters"].remove(name)
+
+
 def new_profile(kind: str, name: str, source_name: str, assignments: list[str], out_dir: Path | None = None,
                 force: bool = False, extra_dirs: tuple = ()) -> Path:
     """Copy profile `source_name` to OUT_DIR/NAME.yaml with `name` and the assignments applied; validated, atomic."""
@@ -322,12 +330,8 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
                 del doc[key]
     if "display_name" in doc and ["display_name"] not in [keys for keys, _ in pairs]:  # panels and tables tell the two apart
         doc["display_name"] = f"{name} (copy of {doc['display_name']})"
-    fitted = doc.get("fitted")
     set_here = {".".join(keys) for keys, _ in pairs}
-    if kind == "engine" and isinstance(fitted, dict) and isinstance(fitted.get("parameters"), list):
-        kept = [p for p in fitted["parameters"] if p not in set_here]  # a value set by hand is no longer the fit's
-        if len(kept) != len(fitted["parameters"]):
-            fitted["parameters"][:] = kept
+    _unfit(kind, doc, set_here)
     _apply(doc, pairs, str(target), _field_order(kind))
     doc.ca.comment = None
     header = [SCHEMA_COMMENT] if kind == "hardware" and folder.resolve() == builtin_dir(kind).resolve() else []
@@ -360,7 +364,9 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     original = read_text(path)
     doc = _load_rt(original, str(path))
     before = _dump(doc)
-    _apply(doc, parse_assignments(assignments, f"{GROUP[kind]} set", kind), str(path), _field_order(kind))
+    pairs = parse_assignments(assignments, f"{GROUP[kind]} set", kind)
+    _unfit(kind, doc, {".".join(keys) for keys, _ in pairs})
+    _apply(doc, pairs, str(path), _field_order(kind))
     text = _splice(original.replace("\r\n", "\n"), before, _dump(doc))  # only the lines the edit changes
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")

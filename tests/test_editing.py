@@ -638,7 +638,8 @@ def test_set_changes_only_the_lines_it_is_asked_to_in_every_shipped_profile(roof
         changed = [line for line in difflib.unified_diff(text.splitlines(), after.splitlines(), n=0, lineterm="")
                    if line[:1] in "+-" and not line.startswith(("+++", "---"))]
         key = field.split("=")[0]
-        assert changed and all(line[1:].lstrip().startswith(f"{key}:") for line in changed), (shipped.name, changed)
+        unfit = f"-    - {key}"  # an engine's value set by hand leaves fitted.parameters
+        assert changed and all(line[1:].lstrip().startswith(f"{key}:") or line == unfit for line in changed), (shipped.name, changed)
 
 
 def test_a_field_set_adds_goes_above_the_comment_of_the_field_after_it_and_a_bom_is_kept(roofline, tmp_path):
