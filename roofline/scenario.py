@@ -273,7 +273,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         "model": _names(where, "model", data["model"]),
         "method": methods,
         "draft_hardware": _values(where, "draft_hardware", data.get("draft_hardware"), lambda v: v if v is None or (isinstance(v, str) and v) else _raise(field_error(where, "draft_hardware", "a hardware name or null", v))),
-        "shared_prefix": _values(where, "shared_prefix", data.get("shared_prefix", 0), lambda v: v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= AXIS_MAX["context"] else _raise(field_error(where, "shared_prefix", f"a number of tokens in 0..{CONTEXT_MAX:.0e}", v))),
+        "shared_prefix": _values(where, "shared_prefix", data.get("shared_prefix", 0), lambda v: v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= AXIS_MAX["context"] else _raise(field_error(where, "shared_prefix", f"a number of tokens in 0..{CONTEXT_MAX:,}", v))),
         "engine": _values(where, "engine", data.get("engine"), lambda v: v if v is None or (isinstance(v, str) and v) else _raise(field_error(where, "engine", "an engine name", v))),
         "weight_dtype": _values(where, "weight_dtype", data.get("weight_dtype"), lambda v: None if v is None else normalize_dtype(v, WEIGHT_DTYPES, where, "weight_dtype")),
         "expert_dtype": _values(where, "expert_dtype", data.get("expert_dtype"), lambda v: None if v is None else normalize_dtype(v, WEIGHT_DTYPES, where, "expert_dtype")),
