@@ -43,13 +43,12 @@ import numbers
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from roofline.costs import OPERATORS
 from roofline.errors import RooflineError, check_flag, field_error
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, list_names, read_yaml
 from roofline.units import parse_seconds_or_zero
 
-KERNEL_OPERATORS = ("embedding", "input_proj", "qkv_proj", "attention", "kv_write", "o_proj", "mlp", "router", "experts",
-                    "shared_experts", "norms", "lm_head")
 DEFAULT_KERNELS = {"input_proj": 1}  # a drafter's input projection: one GEMM, where a profile's counts do not name it
 # weight GEMMs per layer of each operator that take a quantised activation when the weights compute in fp8 / fp4 /
 # int8 (one quantisation kernel each, `quant_kernels_per_gemm`): GQA's fused QKV; MLA's fused q_a + kv_a projection
@@ -168,12 +167,12 @@ def _spec_seconds(where: str, key: str, value: object) -> float:
 
 
 def _kernel_counts(where: str, key: str, value: object) -> dict:
-    """{operator: kernels per layer}, operators of KERNEL_OPERATORS, counts in 0..100."""
+    """{operator: kernels per layer}, operators of OPERATORS, counts in 0..100."""
     if not isinstance(value, dict):
         raise field_error(where, key, "a mapping of operator to kernel count", value)
     for op, n in value.items():
-        if op not in KERNEL_OPERATORS:
-            raise field_error(where, f"{key}.{op}", "one of " + ", ".join(KERNEL_OPERATORS), op)
+        if op not in OPERATORS:
+            raise field_error(where, f"{key}.{op}", "one of " + ", ".join(OPERATORS), op)
         if isinstance(n, bool) or not isinstance(n, numbers.Real) or not 0 <= n <= 100:
             raise field_error(where, f"{key}.{op}", "a kernel count in 0..100", n)
     return dict(value)
