@@ -513,10 +513,10 @@ def sweep(
     if plots and not summary["plots_skipped"] and not_drawn(summary["files"]):
         typer.echo(not_drawn(summary["files"]))
     if plots and not summary["plots_skipped"]:
-        several = {key: values for key, values in (("tp", sorted({c.dep.tp for c in configs})), ("context", list(sc.axes["context"])),
-                                                   ("engine", sorted({c.engine.name for c in configs})),
-                                                   ("weight_dtype", sorted({c.dep.weight_dtype_label for c in configs})))
-                   if len(values) > 1}
+        from roofline.grid import varying_config_values
+        from roofline.plot_jobs import PANEL_CONFIG_COLUMNS
+
+        several = varying_config_values(sc, configs, ("context", *PANEL_CONFIG_COLUMNS))
         if several:  # a figure of too many panels keeps a subset (its title says '... only'): say how to draw another
             key, values = next(iter(several.items()))
             typer.echo(f"note: where a figure keeps a subset of {', '.join(several)} (its title says '... only'), "

@@ -242,6 +242,23 @@ def config_labels(cfg: Config) -> dict[str, str]:
             "expert_dtype": dep.expert_dtype_label, "kv_dtype": dep.kv_dtype}
 
 
+def varying_config_values(sc: Scenario, configs: list[Config], columns: tuple[str, ...]) -> dict[str, list]:
+    """{column: its values} for each of `columns` (labels, layout degrees, shared_prefix, or context) that holds more
+    than one value over the sweep's configs and axes, in the order given: what a figure's panels may have to narrow."""
+    def values(cfg: Config) -> dict:
+        dep = cfg.dep
+        return {**config_labels(cfg), "tp": dep.tp, "dp_attention": dep.dp_attention, "ep": dep.ep, "pp": dep.pp,
+                "shared_prefix": cfg.shared_prefix}
+
+    rows = [values(c) for c in configs]
+    out = {}
+    for column in columns:
+        seen = list(sc.axes["context"]) if column == "context" else list(dict.fromkeys(r[column] for r in rows if column in r))
+        if len(seen) > 1:
+            out[column] = seen
+    return out
+
+
 def _columns(sc: Scenario, cfg: Config, block: dict, context, alpha, batch, k) -> tuple[dict[str, str], dict[str, np.ndarray]]:
     """(labels, flat numeric columns) of one block: labels are constant over the block."""
     grid = dict(zip(GRID_AXES, np.meshgrid(context, alpha, batch, k, indexing="ij")))

@@ -324,3 +324,14 @@ def test_help_shows_no_value_for_a_flag():
     out = run("sweep", "--help").output
     assert "<bool>" not in out and "--force" in out
     assert "<bool>" not in run("--help").output
+
+
+@pytest.mark.slow
+def test_a_sweep_that_varies_a_config_its_figures_narrow_says_how_to_draw_another(tmp_path):
+    """The hint named tp, context, engine and weight dtype only: a sweep over kv dtypes or methods got none."""
+    scenario = tmp_path / "kv.yaml"
+    scenario.write_text("name: kv\nhardware: h100-sxm\nmodel: llama-3.1-8b\nkv_dtype: [bf16, fp8]\naxes:\n  batch: [1, 8]\n")
+    result = subprocess.run([sys.executable, "-c", "import cli; cli.main()", "sweep", str(scenario), "--out", str(tmp_path / "o")],
+                            cwd=Path(__file__).parent.parent, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "keeps a subset of kv_dtype" in result.stderr and "--where kv_dtype=fp8" in result.stderr
