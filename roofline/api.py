@@ -44,7 +44,7 @@ from roofline.speculation import (
     predict_speculation,
     speculates,
 )
-from roofline.units import usd_per_million_tokens
+from roofline.units import rent_usd_per_hour, usd_per_million_tokens
 
 
 def load_hardware(hardware: str | HardwareSpec, profiles: tuple[str | Path, ...] = ()) -> HardwareSpec:
@@ -261,7 +261,7 @@ def predict(
         # the devices' rent over the tokens they decode (the sweep's baseline_cost_usd_per_million_tokens; prefill not
         # charged); None unpriced. The price is the profile's, per device.
         "cost_usd_per_million_tokens": (None if hw.price_usd_per_hour is None else
-                                        usd_per_million_tokens(hw.price_usd_per_hour * dep.devices, batch / step)),
+                                        usd_per_million_tokens(float(rent_usd_per_hour(hw.price_usd_per_hour, dep.devices)), batch / step)),
         "price_usd_per_hour_per_device": hw.price_usd_per_hour,
         "mbu": float(m["mbu"]),
         "mfu": float(m["mfu"]),
@@ -335,10 +335,12 @@ def predict(
         if out["spec"]["acceptance_source"] not in (None, "given") and tree_nodes is None and speculates(method, k):
             out["warnings"] += [note for note in [default_rates_note(method, target.name)] if note]
         spec = out["spec"]
-        draft_price = draft_hw.price_usd_per_hour if draft_hw is not None and speculates(method, k) else 0.0  # while it drafts
-        spec["draft_price_usd_per_hour"] = draft_price if draft_hw is not None else None
-        spec["cost_usd_per_million_tokens"] = (None if hw.price_usd_per_hour is None or draft_price is None else
-                                               usd_per_million_tokens(hw.price_usd_per_hour * dep.devices + draft_price, spec["tokens_per_s"]))
+        drafting = draft_hw is not None and speculates(method, k)  # the drafter's own device is paid while it drafts
+        spec["draft_price_usd_per_hour"] = (draft_hw.price_usd_per_hour if drafting else 0.0) if draft_hw is not None else None
+        usd_per_hour = float(rent_usd_per_hour(hw.price_usd_per_hour, dep.devices,
+                                               draft_hw.price_usd_per_hour if draft_hw is not None else 0.0, drafting))
+        spec["cost_usd_per_million_tokens"] = (usd_per_million_tokens(usd_per_hour, spec["tokens_per_s"])
+                                               if np.isfinite(usd_per_hour) else None)
         drafter_side = draft_hw is not None and spec["drafter_memory_bytes"] > draft_hw.usable_mem_bytes
         if drafter_side:  # the drafter's own device is what runs out: name it and its figures
             out["warnings"].append(f"the drafter does not fit on {draft_hw.name}: its weights and KV cache need "

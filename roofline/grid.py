@@ -30,7 +30,7 @@ from roofline.profiles import costs_shadow_note, shadow_note
 from roofline.scenario import CONFIG_KEYS, Scenario
 from roofline.serving import DEFAULT_ENGINE, ServingEngine, engine_on_a_cpu, load_engine
 from roofline.speculation import best_k, break_even_batch, speculates, speculative_metrics
-from roofline.units import usd_per_million_tokens
+from roofline.units import rent_usd_per_hour, usd_per_million_tokens
 
 GRID_AXES = ("context", "alpha", "batch", "k")
 AXIS = {name: i for i, name in enumerate(GRID_AXES)}
@@ -223,14 +223,11 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k) -> dict[s
     out["tokens_per_s_per_device"] = out["tokens_per_s"] / devices
     price = cfg.hw.price_usd_per_hour
     draft_price = cfg.draft_hw.price_usd_per_hour if cfg.draft_hw is not None else 0.0
-    if price is None:
-        out["cost_usd_per_million_tokens"] = np.full(shape, np.nan)
-        out["baseline_cost_usd_per_million_tokens"] = np.full(shape, np.nan)
-    else:  # an unpriced drafter device blanks only the rows that pay for it: plain decoding never does
-        drafter_usd_per_hour = np.where(uses_draft_device, np.nan if draft_price is None else draft_price, 0.0)
-        usd_per_hour = price * cfg.dep.devices + drafter_usd_per_hour
-        out["cost_usd_per_million_tokens"] = np.broadcast_to(usd_per_million_tokens(usd_per_hour, out["tokens_per_s"]), shape)
-        out["baseline_cost_usd_per_million_tokens"] = usd_per_million_tokens(price * cfg.dep.devices, out["baseline_tokens_per_s"])
+    # an unpriced drafter device blanks only the rows that pay for it: plain decoding never does
+    usd_per_hour = rent_usd_per_hour(price, cfg.dep.devices, draft_price, uses_draft_device)
+    out["cost_usd_per_million_tokens"] = np.broadcast_to(usd_per_million_tokens(usd_per_hour, out["tokens_per_s"]), shape)
+    out["baseline_cost_usd_per_million_tokens"] = np.broadcast_to(
+        usd_per_million_tokens(rent_usd_per_hour(price, cfg.dep.devices), out["baseline_tokens_per_s"]), shape)
     return out
 
 

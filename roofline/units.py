@@ -81,6 +81,16 @@ def unit_kind(unit: str) -> str | None:
     return None
 
 
+def rent_usd_per_hour(price_usd_per_hour: float | None, devices, draft_price_usd_per_hour: float | None = 0.0, drafting=False):
+    """The devices' rent while they decode: price x devices, plus a drafter's own device's price while it drafts
+    (`drafting`, a bool or an array); NaN where a price it needs is missing (None)."""
+    import numpy as np
+
+    base = np.nan if price_usd_per_hour is None else price_usd_per_hour * devices
+    draft = np.nan if draft_price_usd_per_hour is None else draft_price_usd_per_hour
+    return base + np.where(drafting, draft, 0.0)
+
+
 def usd_per_million_tokens(usd_per_hour, tokens_per_s):
     """Cost of a million tokens: usd_per_hour / 3600 / tokens_per_s * 1e6 (arrays broadcast)."""
     return usd_per_hour / 3600.0 / tokens_per_s * 1e6
