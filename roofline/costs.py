@@ -84,7 +84,7 @@ def busiest_rank_experts(experts: int, top_k: int, tokens, ep: int):
     """(touched, assigned) on the busiest of `ep` expert-parallel ranks (module docstring)."""
     t = np.asarray(tokens, dtype=np.float64)
     per_rank = experts / ep
-    p = 1.0 - (1.0 - top_k / experts) ** t
+    p = unique_experts_touched(experts, top_k, t) / experts  # the chance that a given expert is hit
     z = expected_max_z(ep)
     touched = np.minimum(per_rank, per_rank * p + z * np.sqrt(per_rank * p * (1.0 - p)))
     pairs = t * top_k
