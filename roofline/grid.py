@@ -315,26 +315,30 @@ def _config_text(cfg: Config) -> str:
     return f"{cfg.model.name} on {dep.devices} x {cfg.hw.name} ({', '.join(parts)})"
 
 
-def block_frame(labels: dict, cols: dict) -> pd.DataFrame:
-    """One block as a DataFrame in COLUMNS order (labels as categoricals)."""
-    n = len(cols["batch"])
-    data = {name: pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=[value]) for name, value in labels.items()}
-    data.update(cols)
-    return pd.DataFrame({name: data[name] for name in COLUMNS}, copy=False)
-
-
-def iter_sweep(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_000) -> Iterator[pd.DataFrame]:
-    """Yield the sweep as tidy DataFrames of at most about `chunk_points` rows each."""
-    for labels, cols in iter_blocks(sc, configs, chunk_points):
-        yield block_frame(labels, cols)
+def blocks_frame(blocks: list[tuple[dict, dict]], categorical: bool) -> pd.DataFrame:
+    """Blocks of iter_blocks as one DataFrame in COLUMNS order, built once: each numeric column one np.concatenate,
+    each label column (constant over a block) its blocks' values repeated, as a categorical of sorted categories or
+    as text: built once, not as a categorical per block and column, their union and conversions (pandas' per-call
+    costs were most of a small sweep's time)."""
+    counts = np.array([len(cols["batch"]) for _, cols in blocks], dtype=np.int64)
+    data = {}
+    for name in COLUMNS:
+        if name in LABEL_COLUMNS:
+            values = [labels[name] for labels, _ in blocks]
+            if categorical:
+                categories = sorted(set(values))
+                codes = np.repeat(np.array([categories.index(v) for v in values], dtype=np.int64), counts)
+                data[name] = pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype=str))
+            else:
+                data[name] = pd.array(np.repeat(np.array(values, dtype=object), counts), dtype=str)
+        else:
+            data[name] = np.concatenate([cols[name] for _, cols in blocks])
+    return pd.DataFrame(data, copy=False)
 
 
 def run_sweep(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
     """The whole sweep in memory as one DataFrame (label columns categorical across configs)."""
-    frame = pd.concat(list(iter_sweep(sc, configs)), ignore_index=True)
-    for name in LABEL_COLUMNS:
-        frame[name] = frame[name].astype(str).astype("category")
-    return frame
+    return blocks_frame(list(iter_blocks(sc, configs)), categorical=True)
 
 
 def operator_table(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
@@ -343,7 +347,8 @@ def operator_table(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
     batch = np.asarray(sc.axes["batch"], dtype=np.float64)
     context = float(sc.axes["context"][0])
     q_verify = float(sc.tree_nodes + 1 if sc.tree_nodes else max(int(np.max(sc.axes["k"])), 1) + 1)
-    columns: dict[str, list] = {}  # one list of arrays per column, one DataFrame at the end (not one per operator)
+    columns: dict[str, list] = {}  # one list of arrays (or of values, each the same on its rows) per column, one DataFrame at the end
+    counts: list[int] = []  # rows of each operator kept
     seen = set()
     for cfg in configs:
         dep = cfg.dep
@@ -370,10 +375,21 @@ def operator_table(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
                     **labels, "pass": pass_name, "batch": batch, "context": context, "q": q, "operator": op, "flops": v["flops"], "bytes": v["bytes"],
                     "time_s": v["time_s"], "compute_bound": v["compute_bound"], "step_time_s": m["step_time_s"], **ceilings,
                 }
-                for name, value in row.items():
-                    value = np.full(batch.shape, value, dtype=object) if isinstance(value, str) else np.broadcast_to(value, batch.shape)
-                    columns.setdefault(name, []).append(value[keep])
-    return pd.DataFrame({name: np.concatenate(parts) for name, parts in columns.items()})
+                n = int(np.count_nonzero(keep))
+                counts.append(n)
+                for name, value in row.items():  # a value the same on every row: kept once, repeated at the end
+                    if isinstance(value, np.ndarray) and value.ndim:
+                        columns.setdefault(name, []).append(value[keep] if value.shape == batch.shape else np.broadcast_to(value, batch.shape)[keep])
+                    else:
+                        columns.setdefault(name, []).append(value)
+    out = {}
+    for name, parts in columns.items():
+        if any(isinstance(part, np.ndarray) for part in parts):
+            out[name] = np.concatenate([part if isinstance(part, np.ndarray) else np.full(n, part, dtype=object if isinstance(part, str) else None)
+                                        for part, n in zip(parts, counts)])
+        else:
+            out[name] = np.repeat(np.array(parts, dtype=object if isinstance(parts[0], str) else None), counts)
+    return pd.DataFrame(out)
 
 
 def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
@@ -467,9 +483,7 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
         blocks = list(blocks)
         timings["compute_s"] += time.perf_counter() - t0
         t = time.perf_counter()
-        frame = pd.concat([block_frame(labels, cols) for labels, cols in blocks], ignore_index=True)
-        for name in LABEL_COLUMNS:
-            frame[name] = frame[name].astype(str)
+        frame = blocks_frame(blocks, categorical=False)
         meta = scenario_meta(sc, configs, len(frame))
         for job in standard_jobs(frame, ops, meta, out_dir, formats=("png", "svg") if svg else ("png",)):
             pool.submit(job)

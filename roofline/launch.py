@@ -1,9 +1,9 @@
-"""The `roofline` executable: for a command that draws (`sweep`, `plot`), the figure workers start first,
-then the CLI runs (`cli.run`).
+"""The `roofline` executable: for a command that draws (`sweep`, `plot`), pandas is imported and the figure
+workers start, then the CLI runs (`cli.run`).
 
 By the time a command's body runs, this process has imported typer, and typer has imported pydantic
-to parse the arguments: about 0.3 s on a 2-core machine, which the workers' own imports (pandas and
-matplotlib, about 1 s) would otherwise wait for. The command is read from the arguments as typer will
+to parse the arguments: about 0.3 s on a 2-core machine, which the workers' own import of matplotlib (about
+1 s) would otherwise wait for; the workers inherit pandas rather than import it again. The command is read from the arguments as typer will
 read it (the first word that is not an option, `--profiles DIR` skipped); `--no-plots` or `--help` start
 nothing. A command that fails before it takes the workers leaves them to `plot_jobs.stop_early`.
 """
@@ -55,6 +55,11 @@ def run() -> None:
     from roofline import plot_jobs
 
     if draws(sys.argv[1:]):
+        # pandas first, then the fork: the figure workers inherit it, where this process and the workers' seed each
+        # imported it on its own (about 0.4 s of CPU each on a 2-core machine); the seed's path to its first figure is the
+        # same (pandas, then matplotlib), and this process's imports go on beside matplotlib's
+        import pandas  # noqa: F401
+
         plot_jobs.start_early(len(plot_jobs.PLOT_NAMES))
     stop_on_sigterm()
     try:

@@ -80,7 +80,7 @@ def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
     contexts = np.asarray(sc.axes["context"], dtype=np.float64)
     target = np.zeros(len(df))
     draft = np.zeros(len(df))
-    label = {name: df[name].astype(str).to_numpy() for name in LABEL_COLUMNS}
+    label = {name: _text(df[name]) for name in LABEL_COLUMNS}
     layout = {name: df[name].to_numpy() for name in ("tp", "dp_attention", "ep", "pp", "shared_prefix")}
     for cfg in configs:  # a config's rows: every label and layout column its own (grid.config_labels)
         rows = np.ones(len(df), dtype=bool)
@@ -96,6 +96,13 @@ def _with_prefill(df: pd.DataFrame, sc, configs) -> pd.DataFrame:
         if d is not None:
             draft[rows] = np.broadcast_to(np.atleast_1d(d), contexts.shape)[idx]
     return df.assign(ttft_s=target, draft_ttft_s=np.where(df["k"].to_numpy() > 0, draft, 0.0))
+
+
+def _text(column: pd.Series) -> np.ndarray:
+    """column.astype(str).to_numpy(), for a categorical without converting every row: its categories as text, taken by code."""
+    if isinstance(column.dtype, pd.CategoricalDtype) and not column.isna().any():
+        return np.asarray(column.cat.categories.astype(str), dtype=object)[column.cat.codes.to_numpy()]
+    return column.astype(str).to_numpy()
 
 
 def run_scenario(name_or_path: str, extra_dirs: tuple = ()) -> ScenarioResult:

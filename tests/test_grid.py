@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from roofline.engine import step_time_s
-from roofline.grid import LABEL_COLUMNS, iter_sweep, load_configs, operator_table, run_sweep
+from roofline.grid import LABEL_COLUMNS, blocks_frame, iter_blocks, load_configs, operator_table, run_sweep
 from roofline.hardware import load_hardware
 from roofline.model import load_model
 from roofline.scenario import scenario_from_dict
@@ -55,9 +55,8 @@ def test_k_0_rows_have_speedup_exactly_1(sweep_df):
 
 def test_chunked_sweep_equals_the_one_pass_sweep(sweep_df):
     sc = scenario_from_dict(SCENARIO, "t.yaml")
-    chunked = pd.concat(list(iter_sweep(sc, load_configs(sc), chunk_points=10)), ignore_index=True)
-    for name in LABEL_COLUMNS:
-        chunked[name] = chunked[name].astype(str).astype("category")
+    chunked = blocks_frame(list(iter_blocks(sc, load_configs(sc), chunk_points=10)), categorical=True)
+    assert len(list(iter_blocks(sc, load_configs(sc), chunk_points=10))) > len(list(iter_blocks(sc, load_configs(sc))))
     pd.testing.assert_frame_equal(chunked, sweep_df)
 
 
