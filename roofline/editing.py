@@ -250,7 +250,7 @@ def _splice(original: str, before: str, after: str) -> str:
 
 
 def _load_rt(text: str, where: str):
-    load_yaml_text(text, where)  # bounds and duplicate keys first, with the safe loader
+    load_yaml_text(text, where, lines=True)  # bounds and duplicate keys first (safe loader); the file on disk: its lines
     try:
         return _round_trip().load(text)
     except Exception as exc:  # ruamel's own errors; the safe loader above already accepted the text
@@ -437,7 +437,7 @@ def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list
         try:
             if not path.exists() and path.suffix not in (".yaml", ".yml") and len(path.parts) == 1:
                 path = find_profile(kind, str(path), extra_dirs)  # a profile's name (`hw validate h100`)
-            data = load_yaml_text(read_text(path), str(path))
+            data = load_yaml_text(read_text(path), str(path), lines=True)
             if not isinstance(data, dict):
                 found = "an empty file" if data is None else type(data).__name__
                 raise RooflineError(f"{path}: expected a YAML mapping at the top level, found {found}")

@@ -169,12 +169,12 @@ def _candidates(kind: str, extra_dirs: tuple[str | Path, ...]) -> tuple[list[tup
     if not ordered:  # the built-in folder alone: each file once already
         return [(path.stem, path) for path in _builtin_files(kind)], untold
     ordered.extend((path.stem, path) for path in _builtin_files(kind))
-    seen: set[Path] = set()
+    seen: set[tuple[str, Path]] = set()
     unique = []
-    for stem, path in ordered:
-        real = path.resolve()
-        if real not in seen:
-            seen.add(real)
+    for stem, path in ordered:  # the same file under the same name twice (a link under another name is another name)
+        key = (stem.lower(), path.resolve())
+        if key not in seen:
+            seen.add(key)
             unique.append((stem, path))
     return unique, untold
 
@@ -219,8 +219,8 @@ def builtin_folder_of(path: Path) -> Path | None:
 def builtin_shadowed(kind: str, path: Path) -> str:
     """What a new profile file `path` would shadow where its folder is on the search path: 'the built-in FILE' when its
     stem names one (or is one's short name, ALIASES), else ''."""
-    builtin = builtin_dir(kind) / path.name
-    if builtin.is_file() and builtin.resolve() != path.resolve():
+    builtin = next((f for f in _builtin_files(kind) if f.stem.lower() == path.stem.lower()), None)  # .yaml or .yml
+    if builtin is not None and builtin.resolve() != Path(path).resolve():
         return f"the built-in {builtin}"
     if path.stem.lower() in ALIASES.get(kind, {}):  # `hw new h100` takes over the README's `--hardware h100`
         return f"the built-in {ALIASES[kind][path.stem.lower()]} (its short name)"

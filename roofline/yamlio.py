@@ -126,12 +126,19 @@ def _check_events(text: str) -> None:
         raise yaml.composer.ComposerError(None, None, f"nesting deeper than {MAX_DEPTH} levels", exc.problem_mark) from None
 
 
+class _Recursive(Exception):
+    """A node that contains itself through an alias (`&n [*n]`)."""
+
+
 def _expanded_nodes(node, memo: dict) -> int:
-    """Nodes of the document with every alias expanded (memoised per node, so linear in the file)."""
+    """Nodes of the document with every alias expanded (memoised per node, so linear in the file); a node met again
+    while it is still being counted contains itself: _Recursive (no profile value is infinite)."""
     key = id(node)
     if key in memo:
+        if memo[key] is None:
+            raise _Recursive
         return memo[key]
-    memo[key] = 1  # a cycle counts once; the bound below still holds
+    memo[key] = None  # being counted
     total = 1
     if isinstance(node, yaml.SequenceNode):
         total += sum(_expanded_nodes(child, memo) for child in node.value)
@@ -153,8 +160,10 @@ def _yaml_problem(exc: yaml.YAMLError, text: str) -> str:
     return f"{line} not valid YAML: {problem}"
 
 
-def load_yaml_text(text: str, where: str):
-    """Parse YAML text within the bounds above; any problem is one RooflineError naming `where`."""
+def load_yaml_text(text: str, where: str, lines: bool = False):
+    """Parse YAML text within the bounds above; any problem is one RooflineError naming `where`. `lines`: the text is
+    the file `where` as it is on disk, whose fields' lines field_error may then name (errors.FIELD_LINES); text not
+    on disk (an edit not yet saved, a profile about to be written) names none."""
     if len(text) > MAX_FILE_BYTES:
         raise RooflineError(f"{where}: expected at most {MAX_FILE_BYTES:,} characters of YAML, found {len(text):,}")
     try:
@@ -172,10 +181,16 @@ def load_yaml_text(text: str, where: str):
         node = loader.get_single_node()
         if node is None:
             return None
-        if _expanded_nodes(node, {}) > MAX_EXPANDED_NODES:
+        try:
+            expanded = _expanded_nodes(node, {})
+        except _Recursive:
+            raise RooflineError(f"{where}: not valid here: an alias inside the value it names (a value that contains "
+                                "itself)") from None
+        if expanded > MAX_EXPANDED_NODES:
             raise RooflineError(f"{where}: not valid here: more than {MAX_EXPANDED_NODES:,} values once aliases are expanded")
         data = loader.construct_document(node)
-        _record_lines(where, node)
+        if lines:
+            _record_lines(where, node)
         return data
     except yaml.YAMLError as exc:
         raise RooflineError(f"{where}:{_yaml_problem(exc, text)}") from None
@@ -193,8 +208,12 @@ def _record_lines(where: str, root) -> None:
     """errors.FIELD_LINES[where]: the line of every key of the document (dotted; list items as [i]), for field_error."""
     lines: dict[str, int] = {}
     todo = [("", root)]
+    seen: set[int] = set()
     while todo:
         prefix, node = todo.pop()
+        if id(node) in seen:  # an alias met again (`&n [*n]` contains itself): its lines are recorded once
+            continue
+        seen.add(id(node))
         if isinstance(node, yaml.MappingNode):
             for key_node, value_node in node.value:
                 if isinstance(key_node, yaml.ScalarNode):
@@ -259,7 +278,7 @@ def read_yaml_file(path: Path):
         key = None
     if key is not None and key in _PARSED:
         return _copied(_PARSED[key])
-    data = load_yaml_text(read_text(path), str(path))
+    data = load_yaml_text(read_text(path), str(path), lines=True)
     if key is not None:
         if len(_PARSED) > 512:
             _PARSED.clear()

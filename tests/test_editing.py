@@ -40,7 +40,7 @@ def test_hw_new_writes_a_valid_typed_file_in_the_user_folder(roofline, tmp_path)
 def test_hw_new_refuses_an_invalid_result_and_writes_nothing(roofline, tmp_path):
     code, _, err = roofline("hw", "new", "bad-gpu", "--from", "h100-sxm", "--set", "memory_bandwidth=3 TB", "--dir", tmp_path)
     assert code == 2
-    assert err.strip() == (f"error: {tmp_path / 'bad-gpu.yaml'}: line 8: memory_bandwidth: expected a bandwidth like '3.35 TB/s' "
+    assert err.strip() == (f"error: {tmp_path / 'bad-gpu.yaml'}: memory_bandwidth: expected a bandwidth like '3.35 TB/s' "
                            "('TB' is a size in bytes, not a bandwidth), found '3 TB'")
     assert list(tmp_path.iterdir()) == []
 

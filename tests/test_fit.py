@@ -229,7 +229,7 @@ def test_the_report_names_sourced_overrides_that_replace_the_fitted_value_on_the
 def test_fitting_a_profile_that_takes_anothers_costs_writes_one_with_costs_of_its_own(tmp_path):
     fit = run_fit(synthetic_file(tmp_path), "vllm-v0", loss="linear", max_evaluations=20)
     assert fit["base"].costs_from.endswith("vllm.yaml")
-    out = write_fitted_profile(fit, tmp_path / "vllm-v0.yaml")
+    out = write_fitted_profile(fit, tmp_path / "vllm-v0.yaml", force=True)  # the built-in's own name
     data = read_yaml_file(out)
     assert "costs_from" not in data and data["name"] == "vllm-v0" and data["version"] == "0.4-0.7"
     engine = engine_from_dict(data, str(out))

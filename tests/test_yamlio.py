@@ -187,3 +187,13 @@ def test_a_field_error_names_the_line_of_the_field_in_the_file_read(tmp_path):
 
     with pytest.raises(RooflineError, match=r"sc.yaml: line 5: axes.batch: expected values >= 1, found 0$"):
         load_scenario(str(tmp_path / "sc.yaml"))
+
+
+def test_a_recursive_alias_is_read_once_not_walked_forever(tmp_path):
+    """`notes: &n [*n]` hung every command that read the file (gigabytes of memory) once field lines were recorded, and
+    loading it as a profile ended in a RecursionError traceback (the cache's copy)."""
+    from roofline.hardware import load_hardware
+
+    (tmp_path / "rec.yaml").write_text("type: hardware\nname: rec\nnotes: &n [*n]\n")
+    with pytest.raises(RooflineError, match=r"rec.yaml: not valid here: an alias inside the value it names"):
+        load_hardware(str(tmp_path / "rec.yaml"))
