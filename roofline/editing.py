@@ -337,7 +337,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     header = [SCHEMA_COMMENT] if kind == "hardware" and folder.resolve() == builtin_dir(kind).resolve() else []
     display = doc.get("display_name", name)
     command = " ".join([f"roofline {GROUP[kind]} new {name} --from {source_name}",
-                        *(f"--set {shlex.quote(a)}" for a in assignments)])
+                        *(f"--set {shlex.quote(a)}".replace("\r", "\\r").replace("\n", "\\n") for a in assignments)])
     header.append(f"# {display}: made with `{command}`; every field not set there is {source.stem}'s (values, source, "
                   "notes) until edited.")
     if assignments:  # which values are not the source profile's, whatever its source and notes say

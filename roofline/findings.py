@@ -290,8 +290,8 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
     n_hw = at_c0["hardware"].nunique()
     later = []
     for a in alphas[1:]:
-        ta = at_c0[(at_c0["method"] == method) & (at_c0["alpha"] == a)]
-        by_memory = int(ta["memory_limited"].sum())
+        ta = at_c0[(at_c0["method"] == method) & (at_c0["alpha"] == a) & at_c0["largest_fitting_batch"].notna()]
+        by_memory = int(ta["memory_limited"].sum())  # a GPU where not one batch fits is said in the first sentence
         gain = ta.loc[ta["censored"], "speedup_at_largest_fitting_batch"]
         there = f"; {_range(gain, '×')} there" if len(gain) else ""
         later.append(f"{int(ta['censored'].sum())} of {n_hw} at α = {a:g} ({by_memory} where memory ends it{there})")

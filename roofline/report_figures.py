@@ -152,14 +152,15 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
             t = table[(table["alpha"] == a) & (table["method"] == m)].set_index("hardware").reindex(hws)
             x = np.arange(len(hws)) + (i - (len(methods) - 1) / 2) * width
             heights = t["break_even_batch"].to_numpy(dtype=float)
-            censored = t["censored"].fillna(False).to_numpy(dtype=bool)
+            censored = (t["censored"].fillna(False) & t["largest_fitting_batch"].notna()).to_numpy(dtype=bool)  # none fits: not ≥
             drafted_by = f" ({meta['draft']})" if m == "draft" and meta.get("draft") else ""  # the bars it applies to
             bars = ax.bar(x, np.maximum(heights, 0.6), width * 0.92, color=mcolor[m], edgecolor="k", lw=0.5,
                           label=METHOD_LABELS.get(m, m) + drafted_by)
-            for bar, h, cens in zip(bars, heights, censored):
+            fits_none = t["largest_fitting_batch"].isna().to_numpy() & t["break_even_batch"].notna().to_numpy()
+            for bar, h, cens, none in zip(bars, heights, censored, fits_none):
                 if cens:
                     bar.set_hatch("///")
-                text = "never" if h < 1 else (f"≥{h:g}" if cens else f"{h:g}")
+                text = "no fit" if none else "never" if h < 1 else (f"≥{h:g}" if cens else f"{h:g}")
                 ax.text(bar.get_x() + bar.get_width() / 2, max(h, 0.6) * 1.08, text, ha="center", va="bottom", fontsize=6,
                         rotation=90)
         ax.set_yscale("log", base=2)

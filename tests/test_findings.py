@@ -509,3 +509,22 @@ axes:
     assert "not at all on H100 SXM5 (not one batch fits)" in f.text
     table = f.numbers["table"]
     assert table.loc[table["largest_fitting_batch"].isna(), "memory_limited"].all()
+
+
+def test_the_break_even_count_at_higher_acceptance_leaves_out_a_gpu_where_nothing_fits(tmp_path):
+    """'on 2 of 2 at α = 0.8 (2 where memory ends it)' where an L4 fits not one batch at 300k tokens."""
+    r, f = _run_text(tmp_path, """name: break-even-batch
+hardware: [h100-sxm, l4]
+model: llama-3.1-8b
+method: eagle
+engine: ideal
+axes:
+  batch: [1, 2, 4]
+  context: [300000]
+  k: [0, 2]
+  alpha: [0.6, 0.8]
+""")
+    table = f.numbers["table"]
+    assert table.loc[table["hardware"] == "l4", "largest_fitting_batch"].isna().all()  # the premise
+    assert "not at all on L4 (not one batch fits)" in f.text and "2 of 2 at α = 0.8" not in f.text
+    assert "1 of 2 at α = 0.8 (1 where memory ends it" in f.text
