@@ -9,6 +9,7 @@ scenario or notes the user put beside the results), is never replaced, `force` o
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -21,8 +22,17 @@ MARKER_HEAD = "Written by roofline: `--force` replaces this folder whole, if it 
 
 
 def _files_under(folder: Path) -> set[str]:
-    """Every file below `folder` (its relative POSIX paths), the marker left out."""
-    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if (p.is_file() or p.is_symlink()) and p.name != MARKER}
+    """Every file below `folder` (its relative POSIX paths), the folder's own marker left out, and every empty folder
+    (as 'name/'): what --force would delete with it."""
+    out = set()
+    for p in folder.rglob("*"):
+        name = p.relative_to(folder).as_posix()
+        if p.is_file() or p.is_symlink():
+            if name != MARKER:  # the top-level marker only: a file of that name in a subfolder is someone's
+                out.add(name)
+        elif p.is_dir() and not any(p.iterdir()):
+            out.add(name + "/")
+    return out
 
 
 def listed_files(folder: Path) -> set[str] | None:
@@ -84,10 +94,10 @@ def check_writable(out: Path, force: bool) -> None:
 @contextlib.contextmanager
 def staged_dir(out: Path, force: bool) -> Iterator[Path]:
     """Yield a temporary folder next to `out`; on success it replaces `out`, on error it is removed."""
-    out = Path(out)
+    out = Path(os.path.normpath(out))  # `new/../o` is o: a failed run would leave `new` behind
     check_writable(out, force)
     tmp = None
-    made = [q for q in out.parents if not q.exists()]  # folders above `out` this run creates: removed again if it fails
+    made = [q for q in out.parents if not q.exists()]  # folders this run creates above `out`: removed if it fails
     try:  # the folder it goes into: an error names --out, not the hidden staging folder beside it
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
@@ -121,29 +131,37 @@ def _remove_empty(folders: list[Path]) -> None:
 
 def _swap(tmp: Path, out: Path, force: bool) -> None:
     """Move the finished folder `tmp` to `out`, replacing an earlier output there (checked again: another run may have
-    written it meanwhile) through a uniquely named aside folder, put back if the move fails."""
+    written it meanwhile) through a uniquely named aside folder, put back if the move fails. Another run that writes
+    `out` at the same moment wins: this run's output is discarded, with one line saying so."""
+    raced = RooflineError(f"--out: {out}: another run wrote it while this one ran; this run's output is not kept")
     if not (out.exists() or out.is_symlink()):
         try:
             tmp.rename(out)
             return
         except OSError:  # another run's output arrived first
             if not out.exists():
-                raise
-    check_writable(out, force)
-    if not out.is_dir() or not any(out.iterdir()):  # an empty folder (made meanwhile): moved onto
-        tmp.rename(out)
-        return
+                raise raced from None
+    try:
+        check_writable(out, force)
+        if not out.is_dir() or not any(out.iterdir()):  # an empty folder (made meanwhile): moved onto
+            tmp.rename(out)
+            return
+    except OSError:  # the folder moved or changed under the check: another run's
+        raise raced from None
     old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
     try:
         out.rename(old)  # onto the empty folder mkdtemp made
-    except OSError as exc:
+    except OSError:
         old.rmdir()
-        raise RooflineError(f"--out: {out}: cannot replace it: {exc.strerror or exc}") from None
+        raise raced from None
     try:
         tmp.rename(out)
-    except OSError as exc:
-        old.rename(out)  # the earlier output back in place
-        raise RooflineError(f"--out: {out}: cannot replace it: {exc.strerror or exc}") from None
+    except OSError:
+        try:
+            old.rename(out)  # the earlier output back in place
+        except OSError:  # another run's output is there now: the earlier one goes, as that run replaced it
+            shutil.rmtree(old, ignore_errors=True)
+        raise raced from None
     shutil.rmtree(old, ignore_errors=True)
 
 

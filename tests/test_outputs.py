@@ -246,3 +246,40 @@ def test_a_failed_output_removes_the_folders_it_made_and_a_written_file_follows_
     finally:
         os.umask(old)
     assert (tmp_path / "f.yaml").stat().st_mode & 0o777 == 0o600
+
+
+def test_force_keeps_a_users_empty_folder_and_nested_marker_and_a_raced_run_leaves_one_line_and_nothing_aside(tmp_path, monkeypatch):
+    """A user's `sub/.roofline-output` and empty folders were deleted with the output; two --force runs finishing at
+    once left a traceback and a hidden `.o.old.*` copy of a whole output."""
+    out = tmp_path / "o"
+    with staged_dir(out, force=False) as tmp:
+        (tmp / "a.csv").write_text("1\n")
+    (out / "keep").mkdir()
+    with pytest.raises(RooflineError, match=r"holds files roofline did not write there \(keep/\)"):
+        with staged_dir(out, force=True):
+            pass
+    (out / "keep").rmdir()
+    (out / "sub").mkdir()
+    (out / "sub" / MARKER).write_text("my own notes\n")
+    with pytest.raises(RooflineError, match=r"holds files roofline did not write there \(sub/.roofline-output\)"):
+        with staged_dir(out, force=True):
+            pass
+    import shutil
+
+    shutil.rmtree(out / "sub")
+    import roofline.outputs as outputs
+
+    real = outputs.check_writable
+
+    def another_run_lands(target, force):  # the other run's output arrives just before this one's swap
+        real(target, force)
+        if target == out and not getattr(another_run_lands, "done", False):
+            another_run_lands.done = True
+            with staged_dir(out, force=True) as other:
+                (other / "theirs.csv").write_text("2\n")
+
+    with staged_dir(out, force=True) as tmp:
+        (tmp / "mine.csv").write_text("3\n")
+        monkeypatch.setattr(outputs, "check_writable", another_run_lands)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o"]  # nothing staged or set aside left
+    assert (out / "mine.csv").is_file() or (out / "theirs.csv").is_file()
