@@ -47,14 +47,36 @@ MAX_EDIT_ROUNDS = 20
 TEXT_FIELDS = ("name", "display_name", "source", "notes")  # prose: a value that reads as a number stays text
 
 
-def _round_trip():
+def _round_trip(indent: tuple[int, int] = (2, 2)):
+    """ruamel's round-trip YAML, writing mappings `indent[0]` spaces in and a list's dash `indent[1]` spaces in under
+    its key (the shipped profiles: 2 and 2; PyYAML's, as `models import` writes: 2 and 0)."""
     from ruamel.yaml import YAML
 
     rt = YAML(typ="rt")
     rt.preserve_quotes = True
     rt.width = 4096
-    rt.indent(mapping=2, sequence=4, offset=2)
+    mapping, offset = indent
+    rt.indent(mapping=mapping, sequence=offset + 2, offset=offset)
     return rt
+
+
+def _indent_of(text: str) -> tuple[int, int]:
+    """The file's own (mapping indent, list dash indent): how far the first nested key, and the first list's dash, sit
+    in from a `key:` line above them; 2 and 2 (the shipped profiles') where the file has none. A line inside a block of
+    text may mislead the guess: then more lines than the edit's differ, never the values (_splice checks them)."""
+    rows = [(len(line) - len(line.lstrip(" ")), line.strip()) for line in text.splitlines()]
+    rows = [(indent, body) for indent, body in rows if body and not body.startswith("#")]
+    mapping = offset = None
+    for (indent, body), (inner, below) in zip(rows, rows[1:]):
+        if not body.endswith(":") or body.startswith("- ") or inner < indent:
+            continue
+        if below.startswith("- "):
+            offset = inner - indent if offset is None else offset
+        elif inner > indent and mapping is None:
+            mapping = inner - indent
+        if mapping is not None and offset is not None:
+            break
+    return (mapping if mapping and mapping <= 8 else 2, offset if offset is not None and offset <= 8 else 2)
 
 
 EXAMPLE = {  # a field of each kind, for the messages of parse_assignments
@@ -200,9 +222,9 @@ def _pop_keeping_comments(node, key) -> None:
             slots[2].value += kept
 
 
-def _dump(doc) -> str:
+def _dump(doc, indent: tuple[int, int] = (2, 2)) -> str:
     stream = io.StringIO()
-    _round_trip().dump(doc, stream)
+    _round_trip(indent).dump(doc, stream)
     return stream.getvalue()
 
 
@@ -300,8 +322,22 @@ def _unfit(kind: str, doc, set_here: set[str]) -> None:
     """An engine profile's fields set by hand leave its `fitted.parameters` list: the value is no longer the fit's."""
     fitted = doc.get("fitted") if kind == "engine" else None
     if isinstance(fitted, dict) and isinstance(fitted.get("parameters"), list):
-        for name in [p for p in fitted["parameters"] if p in set_here]:
-            fitted["parameters"].remove(name)
+        seq = fitted["parameters"]
+        for name in [p for p in seq if p in set_here]:
+            i = seq.index(name)
+            token = getattr(seq, "ca", None) and seq.ca.items.get(i)
+            del seq[i]
+            comment = token[0] if token else None
+            if comment is None or i != len(seq) or i == 0 or "\n" not in comment.value:
+                continue
+            block = comment.value[comment.value.index("\n") + 1:]  # the last item carried the comment lines after the list
+            if block.strip():
+                before = seq.ca.items.get(i - 1)
+                if before and before[0] is not None:
+                    before[0].value += block
+                else:
+                    comment.value = "\n" + block
+                    seq.ca.items[i - 1] = [comment, None, None, None]
 
 
 def new_profile(kind: str, name: str, source_name: str, assignments: list[str], out_dir: Path | None = None,
@@ -362,12 +398,14 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
         raise RooflineError(f"{GROUP[kind]} set: expected at least one key=value, found none")
     path = _editable(kind, name, extra_dirs, force)
     original = read_text(path)
-    doc = _load_rt(original, str(path))
-    before = _dump(doc)
+    unix = original.replace("\r\n", "\n")  # ruamel keeps a \r in comments: read and dumped as \n, put back below
+    doc = _load_rt(unix, str(path))
+    indent = _indent_of(unix)  # dumped as the file is written, so that only the edited lines differ
+    before = _dump(doc, indent)
     pairs = parse_assignments(assignments, f"{GROUP[kind]} set", kind)
     _unfit(kind, doc, {".".join(keys) for keys, _ in pairs})
     _apply(doc, pairs, str(path), _field_order(kind))
-    text = _splice(original.replace("\r\n", "\n"), before, _dump(doc))  # only the lines the edit changes
+    text = _splice(unix, before, _dump(doc, indent))  # only the lines the edit changes
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     validate_text(kind, text, path)

@@ -698,3 +698,37 @@ def test_a_profile_folder_named_twice_is_not_its_own_shadow_and_an_engine_taking
     (tmp_path / "vllm.yaml").write_text((ROOT / "engine_profiles" / "vllm.yaml").read_text())
     code, _, err = roofline("--profiles", tmp_path, "predict", "--engine", "vllm-v0")
     assert code == 0 and f"engine vllm-v0 takes its costs from {tmp_path / 'vllm.yaml'}, which shadows the built-in" in err
+
+
+def test_set_keeps_a_files_own_indentation_line_ends_and_the_comment_after_a_fitted_list(roofline, tmp_path):
+    """A 4-space file, and the PyYAML style `models import` writes, were re-indented whole by one `set`; in a CRLF file
+    a new field landed under the next field's comment; `engines set` dropped the comment after fitted.parameters."""
+    import difflib
+
+    def changed(before: str, after: str) -> list[str]:
+        return [line for line in difflib.unified_diff(before.splitlines(), after.splitlines(), n=0, lineterm="")
+                if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+
+    text = (ROOT / "hardware_profiles" / "h100-sxm.yaml").read_text().replace("name: h100-sxm", "name: four")
+    four = "\n".join(("  " + line if line.startswith("  ") else line) for line in text.splitlines()) + "\n"  # 4 spaces
+    (tmp_path / "four.yaml").write_text(four)
+    assert roofline("hw", "set", "four", "efficiency.compute=0.75", "--profiles", tmp_path)[0] == 0
+    assert changed(four, (tmp_path / "four.yaml").read_text()) == ["-    compute: 0.80", "+    compute: 0.75"]
+    code, _, err = roofline("models", "import", ROOT / "tests" / "data" / "hf" / "llama-4-scout.json", "--name", "scout-mine",
+                            "--dir", tmp_path)
+    assert code == 0, err
+    imported = (tmp_path / "scout-mine.yaml").read_text()
+    assert roofline("models", "set", "scout-mine", "display_name=Mine", "--profiles", tmp_path)[0] == 0
+    assert [line[0] for line in changed(imported, (tmp_path / "scout-mine.yaml").read_text())] == ["-", "+"]
+    crlf = text.replace("name: four", "name: win").replace("\nstep_overhead:", "\n# the fixed cost\nstep_overhead:", 1)
+    (tmp_path / "win.yaml").write_bytes(crlf.replace("\n", "\r\n").encode())
+    assert roofline("hw", "set", "win", "overlap_exponent=3", "--profiles", tmp_path)[0] == 0
+    written = (tmp_path / "win.yaml").read_bytes().decode()
+    assert "overlap_exponent: 3\r\n# the fixed cost\r\nstep_overhead:" in written and "\n" not in written.replace("\r\n", "")
+    engine = (ROOT / "engine_profiles" / "trtllm.yaml").read_text().replace("\nname: trtllm\n", "\nname: trt-mine\n")
+    engine = engine.replace("\n  start:\n", "\n  # starting values of the fit\n  start:\n", 1)
+    (tmp_path / "trt-mine.yaml").write_text(engine)
+    assert roofline("engines", "set", "trt-mine", "overlap_exponent=2.5", "--profiles", tmp_path)[0] == 0
+    after = (tmp_path / "trt-mine.yaml").read_text()
+    assert "  # starting values of the fit\n  start:\n" in after
+    assert sorted(changed(engine, after)) == ["+overlap_exponent: 2.5", "-    - overlap_exponent", "-overlap_exponent: 1.0"]
