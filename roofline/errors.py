@@ -47,6 +47,21 @@ def field_error(where: str, field: str, expected: str, found: object) -> Rooflin
     return RooflineError(f"{where}: {f'line {line}: ' if line else ''}{field}: expected {expected}, found {shown}")
 
 
+def prose(where: str, field: str, value: object, default: str = "") -> str:
+    """A text field (display_name, version, source, notes): a string, or a finite number YAML read from digits
+    (`display_name: 4090`) as its text; `default` where absent (None); anything else (a list, a mapping, a bool,
+    inf) the standard one-line error."""
+    import math
+
+    if value is None:
+        return default
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return str(value)
+    raise field_error(where, field, "text", value)
+
+
 def check_flag(where: str, field: str, value: object) -> bool:
     """`value` if it is true or false (not 0, 1 or a string), else the standard one-line error."""
     if not isinstance(value, bool):

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from roofline.errors import MISSING, RooflineError, check_flag, field_error, unknown_key_error
+from roofline.errors import MISSING, RooflineError, check_flag, field_error, prose, unknown_key_error
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, normalize_dtype, read_yaml
 
@@ -569,7 +569,7 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
     published = {k: _published(where, k, _yaml_number(data.get(k))) for k in ("published_params", "published_active_params")}
     return ModelSpec(
         name=data["name"],
-        display_name=str(data.get("display_name", data["name"])),
+        display_name=prose(where, "display_name", data.get("display_name"), data["name"]),
         **ints,
         ffn_gated=check_flag(where, "ffn_gated", data.get("ffn_gated", True)),
         tied_embeddings=check_flag(where, "tied_embeddings", data.get("tied_embeddings", False)),
@@ -582,8 +582,8 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
         mtp_window=_positive_int(where, "mtp_window", data.get("mtp_window", 0), allow_zero=True),
         **published,
         native_precision=_precision(where, data.get("precision")),
-        source=str(data.get("source", "")).strip(),
-        notes=str(data.get("notes", "")).strip(),
+        source=prose(where, "source", data.get("source")).strip(),
+        notes=prose(where, "notes", data.get("notes")).strip(),
     )
 
 

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from roofline.costs import OPERATORS
-from roofline.errors import RooflineError, check_flag, field_error
+from roofline.errors import RooflineError, check_flag, field_error, prose
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, list_names, read_yaml
 from roofline.units import parse_seconds_or_zero
@@ -340,9 +340,10 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
         overrides.append((item["hardware"], _fields(rest, where, f"overrides[{i}].")))
     fitted = check_fitted(where, data.get("fitted") or {})
     return ServingEngine(
-        name=data["name"], display_name=str(data.get("display_name", data["name"])), version=str(data.get("version", "")),
+        name=data["name"], display_name=prose(where, "display_name", data.get("display_name"), data["name"]),
+        version=prose(where, "version", data.get("version")),
         **_fields(data, where), overrides=tuple(overrides), fitted=fitted,
-        source=data["source"].strip(), notes=str(data.get("notes", "")).strip(), path=where,
+        source=data["source"].strip(), notes=prose(where, "notes", data.get("notes")).strip(), path=where,
     )
 
 
@@ -402,9 +403,9 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
         raise field_error(where, "costs_from", f"a profile with costs of its own ({base_path} takes them from another)", other)
     base = engine_from_dict(base_data, str(base_path))
     check_file_name(base_path, other, base.name)
-    return replace(base, name=data["name"], display_name=str(data.get("display_name", data["name"])),
-                   version=str(data.get("version", "")), source=data["source"].strip(),
-                   notes=str(data.get("notes", "")).strip(), path=where, costs_from=str(base_path))
+    return replace(base, name=data["name"], display_name=prose(where, "display_name", data.get("display_name"), data["name"]),
+                   version=prose(where, "version", data.get("version")), source=data["source"].strip(),
+                   notes=prose(where, "notes", data.get("notes")).strip(), path=where, costs_from=str(base_path))
 
 
 def engine_names(extra_dirs: tuple[str | Path, ...] = ()) -> list[str]:

@@ -204,3 +204,21 @@ def test_nvfp4_weights_carry_a_scale_a_16_and_compute_on_the_fp4_tensor_cores():
     assert b200.compute_dtype("nvfp4") == b200.compute_dtype("fp4") == "fp4"
     assert load_hardware("h100-sxm").compute_dtype("nvfp4") == "bf16"  # no fp4 tensor cores: weight-only
     assert normalize_dtype("nvfp4", ("bf16", "fp8", "fp4"), "x", "peak_flops") == "fp4"  # a peak's key: the cores it runs on
+
+
+def test_a_models_or_engines_text_fields_must_be_text():
+    """`display_name: {a: 1}` or `true` passed `models validate` and printed as "{'a': 1} (dn)"; hardware refused them."""
+    import yaml as pyyaml
+
+    from roofline.model import model_from_dict
+    from roofline.profiles import builtin_dir
+    from roofline.serving import engine_from_dict
+
+    model = pyyaml.safe_load((builtin_dir("model") / "llama-3.1-8b.yaml").read_text())
+    engine = pyyaml.safe_load((builtin_dir("engine") / "vllm.yaml").read_text())
+    for bad in ({"a": 1}, [1, 2], True, float("inf")):
+        with pytest.raises(RooflineError, match=r"^m.yaml: display_name: expected text, found "):
+            model_from_dict({**model, "display_name": bad}, "m.yaml")
+        with pytest.raises(RooflineError, match=r"^e.yaml: (display_name|notes): expected text, found "):
+            engine_from_dict({**engine, "display_name": bad}, "e.yaml")
+    assert model_from_dict({**model, "display_name": 4090}, "m.yaml").display_name == "4090"  # digits YAML read as a number
