@@ -450,8 +450,13 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
                 text, error = edited, str(exc)
                 continue
             if read_text(path) != original:  # changed while the editor was open (a `set`, another editor): neither lost
-                kept = Path(tempfile.mkstemp(prefix=f"{path.name}.", suffix=".edit", dir=path.parent)[1])
-                kept.write_text(edited, encoding="utf-8")
+                try:
+                    fd, name = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".edit", dir=path.parent)
+                except OSError:  # the profile's folder cannot take it: beside the scratch files, in the temporary folder
+                    fd, name = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".edit")
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(edited)
+                kept = Path(name)
                 raise RooflineError(f"{path}: changed on disk while it was being edited, so your edit is not saved there: "
                                     f"it is in {kept} (merge it by hand, or run the edit again)")
             write_text_atomic(path, edited, force=True)

@@ -563,8 +563,9 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
             rest = p_hw.loc[key].drop(w)  # co-location where swept, else the next placement
             runner = "co-located" if "co-located" in rest.index else rest.fillna(-np.inf).idxmax() if len(rest) else None
             vs = f" against {against(p_hw.loc[key, runner], runner)}" if runner is not None else ""
+            loses = "; plain decoding is faster still" if p_hw.loc[key, w] < 1 else ""
             others.append(f"on {_hw(meta, hw)} a drafter on {_hw(meta, w)} wins at batch {key[-1]} "
-                          f"({_x(p_hw.loc[key, w])}{vs})"
+                          f"({_x(p_hw.loc[key, w])}{vs}{loses})"
                           + (f" and {len(off_wins) - 1} more batch{'es' if len(off_wins) > 2 else ''}" if len(off_wins) > 1 else ""))
     if others:
         said = "; ".join(others)
@@ -580,7 +581,7 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     steps = [f"{_n(per_step[i] * 1e3)} ms {place(p)}" for i, p in zip(order, b1["draft_placement"].to_numpy()[order])]
     not_fitting = f" (no drafting k fits {_list(missing)})" if missing else ""
     sentences.append(
-        f"The transfer between the devices is at most {share * 100:.2g}% of an iteration at the best k; the drafter's own speed "
+        f"The transfer between the devices is at most {share * 100:.2g}% of an iteration at each placement's fastest k; the drafter's own speed "
         f"decides: at batch {b_min} one draft step takes {_list(steps)}{not_fitting}, against a verify pass of "
         f"{_n(b1['verify_time_s'].min() * 1e3)} ms." if len(b1) else
         f"At batch {b_min} no drafter fits, co-located or on another device: only plain decoding runs there.")

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from roofline.errors import RooflineError
+from roofline.yamlio import umask
 
 MARKER = ".roofline-output"  # in every output folder: what `--force` may replace whole, and the files written there
 MARKER_HEAD = "Written by roofline: `--force` replaces this folder whole, if it holds only the files listed here.\nfiles:\n"
@@ -101,7 +102,7 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
     try:  # the folder it goes into: an error names --out, not the hidden staging folder beside it
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-        tmp.chmod(0o777 & ~_umask())  # mkdtemp makes it private (0700): the output gets the mode any new folder gets
+        tmp.chmod(0o777 & ~umask())  # mkdtemp makes it private (0700): the output gets the mode any new folder gets
         (tmp / MARKER).write_text(MARKER_HEAD, encoding="utf-8")
     except OSError as exc:
         if tmp is not None:
@@ -163,15 +164,6 @@ def _swap(tmp: Path, out: Path, force: bool) -> None:
             shutil.rmtree(old, ignore_errors=True)
         raise raced from None
     shutil.rmtree(old, ignore_errors=True)
-
-
-def _umask() -> int:
-    """The process's file-creation mask (read by setting it, then restored)."""
-    import os
-
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def progress_bar(done: int, total: int, elapsed_s: float, note: str = "", width: int = 30) -> None:

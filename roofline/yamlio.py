@@ -348,6 +348,13 @@ def check_file_out(path: Path, force: bool = False, what: str = "--out") -> None
             os.unlink(probe)
 
 
+def umask() -> int:
+    """The process's file-creation mask (read by setting it, then restored)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_text_atomic(path: Path, text: str, force: bool = False, what: str = "--out") -> None:
     """Write `text` to `path` via a temporary sibling and a rename; refuse to replace a file without `force`.
     A symbolic link is written through: its target file is replaced, the link stays."""
@@ -372,9 +379,7 @@ def write_text_atomic(path: Path, text: str, force: bool = False, what: str = "-
         if path.exists():
             os.chmod(tmp, path.stat().st_mode & 0o777)
         else:
-            mask = os.umask(0o022)  # read the process's mask (set, then restored): a new file gets what any would
-            os.umask(mask)
-            os.chmod(tmp, 0o666 & ~mask)
+            os.chmod(tmp, 0o666 & ~umask())  # a new file gets the mode any new file would
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -175,3 +175,10 @@ def test_a_memory_bound_step_set_by_its_fixed_costs_says_so():
     assert "fixed costs the rest: more bandwidth buys little here" in predict_table(p)
     q = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, engine="ideal")  # bytes are nearly all of it
     assert q["bytes_time_s"] > 0.9 * q["step_time_s"] and "fixed costs" not in predict_table(q)
+
+
+def test_the_cost_of_a_point_that_does_not_fit_says_it_is_not_reachable():
+    p = roofline.predict("h100-sxm", "llama-3.1-70b", 1, 1024)  # 141 GB of bf16 weights on one 80 GB device
+    assert not p["fits_in_memory"] and p["cost_usd_per_million_tokens"] is not None
+    assert "(1 x $3/h; decoding only; not reachable: fits in memory NO, below)" in predict_table(p)
+    assert "not reachable" not in predict_table(roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024))
