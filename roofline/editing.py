@@ -328,16 +328,27 @@ def _unfit(kind: str, doc, set_here: set[str]) -> None:
             token = getattr(seq, "ca", None) and seq.ca.items.get(i)
             del seq[i]
             comment = token[0] if token else None
-            if comment is None or i != len(seq) or i == 0 or "\n" not in comment.value:
+            if comment is None or "\n" not in comment.value:
                 continue
-            block = comment.value[comment.value.index("\n") + 1:]  # the last item carried the comment lines after the list
-            if block.strip():
+            block = comment.value[comment.value.index("\n") + 1:]  # lines below the item: above what follows it
+            if not block.strip():
+                continue
+            indent = len(block) - len(block.lstrip(" "))
+            text = "\n".join(line.strip().lstrip("#").strip() for line in block.splitlines() if line.strip())
+            if i > 0:  # the item before now carries them
                 before = seq.ca.items.get(i - 1)
                 if before and before[0] is not None:
                     before[0].value += block
                 else:
                     comment.value = "\n" + block
                     seq.ca.items[i - 1] = [comment, None, None, None]
+            elif seq:  # above the list's new first item
+                seq.yaml_set_start_comment(text, indent=indent)
+            else:  # the list is empty now: above the key after it
+                keys = list(fitted.keys())
+                at = keys.index("parameters") + 1
+                if at < len(keys):
+                    fitted.yaml_set_comment_before_after_key(keys[at], before=text, indent=indent)
 
 
 def new_profile(kind: str, name: str, source_name: str, assignments: list[str], out_dir: Path | None = None,

@@ -48,15 +48,17 @@ def field_error(where: str, field: str, expected: str, found: object) -> Rooflin
 
 
 def prose(where: str, field: str, value: object, default: str = "") -> str:
-    """A text field (display_name, version, source, notes): a string, or a finite number YAML read from digits
-    (`display_name: 4090`) as its text; `default` where absent (None); anything else (a list, a mapping, a bool,
-    inf) the standard one-line error."""
+    """A text field (display_name, version, source, notes): a string, or what YAML read from unquoted digits as a
+    finite number (`display_name: 4090`, as Python writes the number: 1.10 is '1.1') or a date (ISO); `default` where
+    absent (None); anything else (a list, a mapping, a bool, inf) the standard one-line error."""
     import math
 
     if value is None:
         return default
     if isinstance(value, str):
         return value
+    if isinstance(value, (datetime.date, datetime.time)):  # `version: 2025-06-01`: YAML reads a date
+        return value.isoformat()
     if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
         return str(value)
     raise field_error(where, field, "text", value)

@@ -9,7 +9,6 @@ scenario or notes the user put beside the results), is never replaced, `force` o
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -95,10 +94,10 @@ def check_writable(out: Path, force: bool) -> None:
 @contextlib.contextmanager
 def staged_dir(out: Path, force: bool) -> Iterator[Path]:
     """Yield a temporary folder next to `out`; on success it replaces `out`, on error it is removed."""
-    out = Path(os.path.normpath(out))  # `new/../o` is o: a failed run would leave `new` behind
+    out = Path(out)
     check_writable(out, force)
     tmp = None
-    made = [q for q in out.parents if not q.exists()]  # folders this run creates above `out`: removed if it fails
+    made = _folders_made(out)  # removed again if the run fails
     try:  # the folder it goes into: an error names --out, not the hidden staging folder beside it
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
@@ -121,6 +120,17 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
         raise
 
 
+def _folders_made(out: Path) -> list[Path]:
+    """The folders above `out` that creating its parent makes, innermost first, as written (`new/../o` makes `new`;
+    a `..` is the OS's: after a symbolic link it is the link target's parent, so the path is not normalised)."""
+    parts, made = out.parent.parts, []
+    for i in range(1, len(parts) + 1):
+        folder = Path(*parts[:i])
+        if parts[i - 1] not in (".", "..") and not folder.exists():
+            made.append(folder)
+    return made[::-1]
+
+
 def _remove_empty(folders: list[Path]) -> None:
     """Remove `folders` (innermost first) where still empty: the parents a failed run created for its output."""
     for folder in folders:
@@ -133,36 +143,44 @@ def _remove_empty(folders: list[Path]) -> None:
 def _swap(tmp: Path, out: Path, force: bool) -> None:
     """Move the finished folder `tmp` to `out`, replacing an earlier output there (checked again: another run may have
     written it meanwhile) through a uniquely named aside folder, put back if the move fails. Another run that writes
-    `out` at the same moment wins: this run's output is discarded, with one line saying so."""
-    raced = RooflineError(f"--out: {out}: another run wrote it while this one ran; this run's output is not kept")
+    `out` at the same moment wins: this run's output is discarded, with one line saying so; any other failure (a
+    mount point, permissions) is one line naming --out and why."""
+    import errno
+
+    def failed(exc: OSError) -> RooflineError:
+        if exc.errno in (errno.EEXIST, errno.ENOTEMPTY, errno.ENOENT):  # the folder came or went under this run
+            return RooflineError(f"--out: {out}: another run wrote it while this one ran; this run's output is not kept")
+        hint = " (a mount point cannot be replaced: name a folder inside it)" if exc.errno == errno.EBUSY else ""
+        return RooflineError(f"--out: {out}: cannot replace it: {exc.strerror or exc}{hint}")
+
     if not (out.exists() or out.is_symlink()):
         try:
             tmp.rename(out)
             return
-        except OSError:  # another run's output arrived first
+        except OSError as exc:
             if not out.exists():
-                raise raced from None
-    try:
+                raise failed(exc) from None
+    try:  # another run's output arrived first: it too must be an output this run may replace
         check_writable(out, force)
         if not out.is_dir() or not any(out.iterdir()):  # an empty folder (made meanwhile): moved onto
             tmp.rename(out)
             return
-    except OSError:  # the folder moved or changed under the check: another run's
-        raise raced from None
+    except OSError as exc:
+        raise failed(exc) from None
     old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
     try:
         out.rename(old)  # onto the empty folder mkdtemp made
-    except OSError:
+    except OSError as exc:
         old.rmdir()
-        raise raced from None
+        raise failed(exc) from None
     try:
         tmp.rename(out)
-    except OSError:
+    except OSError as exc:
         try:
             old.rename(out)  # the earlier output back in place
         except OSError:  # another run's output is there now: the earlier one goes, as that run replaced it
             shutil.rmtree(old, ignore_errors=True)
-        raise raced from None
+        raise failed(exc) from None
     shutil.rmtree(old, ignore_errors=True)
 
 

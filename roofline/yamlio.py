@@ -191,6 +191,8 @@ def load_yaml_text(text: str, where: str, lines: bool = False):
         data = loader.construct_document(node)
         if lines:
             _record_lines(where, node)
+        else:  # text that is not the file on disk: an earlier read's lines would name the wrong text
+            FIELD_LINES.pop(where, None)
         return data
     except yaml.YAMLError as exc:
         raise RooflineError(f"{where}:{_yaml_problem(exc, text)}") from None
@@ -211,7 +213,7 @@ def _record_lines(where: str, root) -> None:
     seen: set[int] = set()
     while todo:
         prefix, node = todo.pop()
-        if id(node) in seen:  # an alias met again (`&n [*n]` contains itself): its lines are recorded once
+        if id(node) in seen:  # a node an alias names again: its fields keep the lines where it is written
             continue
         seen.add(id(node))
         if isinstance(node, yaml.MappingNode):

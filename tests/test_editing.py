@@ -560,7 +560,7 @@ def test_models_and_engines_have_new_set_edit_and_validate_like_hw(roofline, tmp
                            "--set ffn_size=16384`")
     assert "\ntype: model\n" in text  # a user folder holds every kind: the file says its own
     code, _, err = roofline("models", "set", "my-llama", "layers=0")  # invalid: refused, the file as it was
-    assert code == 2 and "my-llama.yaml: line 10: layers:" in err and (user / "my-llama.yaml").read_text() == text
+    assert code == 2 and "my-llama.yaml: layers:" in err and (user / "my-llama.yaml").read_text() == text
     code, _, err = roofline("models", "set", "my-llama", "layers")  # the example is a model's field
     assert code == 2 and err.strip() == "error: models set: expected key=value (like layers=32), found 'layers'"
     assert "published_params" not in text  # a new shape: the source's published counts do not describe it
@@ -576,7 +576,7 @@ def test_models_and_engines_have_new_set_edit_and_validate_like_hw(roofline, tmp
     code, _, err = roofline("engines", "set", "my-vllm", "host_per_step=-5 us")  # 0 is a valid time: the message says so
     assert code == 2 and "host_per_step: expected a finite time of 0 or more like" in err
     code, _, err = roofline("engines", "set", "my-vllm", "kernel_latency=6 parsecs")
-    assert code == 2 and "my-vllm.yaml: line 7: kernel_latency: expected a unit" in err
+    assert code == 2 and "my-vllm.yaml: kernel_latency: expected a unit" in err
     editor, _ = _fake_editor(tmp_path, [(user / "my-vllm.yaml").read_text().replace("host_per_sequence: 40 us", "host_per_sequence: 41 us")])
     monkeypatch.setenv("EDITOR", editor)
     monkeypatch.delenv("VISUAL", raising=False)
@@ -732,3 +732,33 @@ def test_set_keeps_a_files_own_indentation_line_ends_and_the_comment_after_a_fit
     after = (tmp_path / "trt-mine.yaml").read_text()
     assert "  # starting values of the fit\n  start:\n" in after
     assert sorted(changed(engine, after)) == ["+overlap_exponent: 2.5", "-    - overlap_exponent", "-overlap_exponent: 1.0"]
+
+
+def test_engines_set_keeps_the_comments_around_a_fitted_parameter_it_removes_from_any_place_in_the_list(roofline, tmp_path):
+    """A one-item list lost the comment after it; a comment above a middle item went with the item removed before it."""
+    text = (ROOT / "engine_profiles" / "trtllm.yaml").read_text().replace("\nname: trtllm\n", "\nname: one\n")
+    head, tail = text.split("\n  parameters:\n", 1)
+    rest = tail[tail.index("\n  start:"):]
+    one = head + "\n  parameters:\n    - overlap_exponent\n  # starting values of the fit" + rest
+    (tmp_path / "one.yaml").write_text(one)
+    assert roofline("engines", "set", "one", "overlap_exponent=2.5", "--profiles", tmp_path)[0] == 0
+    assert "  parameters: []\n  # starting values of the fit\n  start:" in (tmp_path / "one.yaml").read_text()
+    mid = (head + "\n  parameters:\n    - kernel_latency\n    # the host's costs\n    - host_per_step\n" + rest.lstrip("\n")
+           ).replace("\nname: one\n", "\nname: mid\n")
+    (tmp_path / "mid.yaml").write_text(mid)
+    assert roofline("engines", "set", "mid", "kernel_latency=3 us", "--profiles", tmp_path)[0] == 0
+    assert "  parameters:\n    # the host's costs\n    - host_per_step\n" in (tmp_path / "mid.yaml").read_text()
+
+
+def test_a_failed_edit_names_no_line_of_another_text(roofline, tmp_path, monkeypatch):
+    """The NOT SAVED banner named the line of the field in the file on disk, not in the text being fixed."""
+    path = _user_copy(roofline)
+    bad = "# a\n# b\n# c\n" + path.read_text().replace("memory: 24 GB", "memory: 24 GB/s")
+    editor, plan = _fake_editor(tmp_path, [bad, None])
+    monkeypatch.setenv("EDITOR", editor)
+    monkeypatch.delenv("VISUAL", raising=False)
+    roofline("hw", "show", "ed-gpu")  # the file read first: its lines are known
+    code, _, err = roofline("hw", "edit", "ed-gpu")
+    seen = json.loads(plan.read_text())["seen"]
+    assert "NOT SAVED: " in seen[1] and ": memory: expected a size in bytes" in seen[1].splitlines()[0]
+    assert "line " not in seen[1].splitlines()[0]

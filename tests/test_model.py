@@ -222,3 +222,14 @@ def test_a_models_or_engines_text_fields_must_be_text():
         with pytest.raises(RooflineError, match=r"^e.yaml: (display_name|notes): expected text, found "):
             engine_from_dict({**engine, "display_name": bad}, "e.yaml")
     assert model_from_dict({**model, "display_name": 4090}, "m.yaml").display_name == "4090"  # digits YAML read as a number
+
+
+def test_a_version_yaml_reads_as_a_date_is_its_text():
+    import yaml as pyyaml
+
+    from roofline.profiles import builtin_dir
+    from roofline.serving import engine_from_dict
+
+    engine = pyyaml.safe_load((builtin_dir("engine") / "trtllm.yaml").read_text())
+    dated = {**engine, "version": pyyaml.safe_load("v: 2025-06-01")["v"]}
+    assert engine_from_dict(dated, "e.yaml").version == "2025-06-01"

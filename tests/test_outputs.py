@@ -283,3 +283,13 @@ def test_force_keeps_a_users_empty_folder_and_nested_marker_and_a_raced_run_leav
         monkeypatch.setattr(outputs, "check_writable", another_run_lands)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["o"]  # nothing staged or set aside left
     assert (out / "mine.csv").is_file() or (out / "theirs.csv").is_file()
+
+
+def test_an_out_path_through_a_link_and_up_goes_where_the_system_says(tmp_path, monkeypatch):
+    """`--out lnk/../o1` was normalised to ./o1, where the system puts it beside the link's target."""
+    (tmp_path / "elsewhere" / "deep").mkdir(parents=True)
+    (tmp_path / "lnk").symlink_to(tmp_path / "elsewhere" / "deep")
+    monkeypatch.chdir(tmp_path)
+    with staged_dir(Path("lnk/../o1"), force=False) as tmp:
+        (tmp / "a.csv").write_text("1\n")
+    assert (tmp_path / "elsewhere" / "o1" / "a.csv").is_file() and not (tmp_path / "o1").exists()
