@@ -492,27 +492,9 @@ axes:
     assert "On H200 SXM a drafter on L40S wins at batch 1" in f2.text and "on L4)" in f2.text
 
 
-def test_the_break_even_finding_says_where_not_one_batch_fits_at_a_longer_context(tmp_path):
-    """'at least 0 on H100 SXM5 (the sweep ends there, nan× there)' where nothing fits at a 600k context."""
-    r, f = _run_text(tmp_path, """name: break-even-batch
-hardware: [h100-sxm, h200]
-model: llama-3.1-8b
-method: eagle
-engine: ideal
-axes:
-  batch: [1, 64]
-  context: [1024, 600000]
-  k: [0, 2]
-  alpha: [0.6]
-""")
-    assert "nan" not in f.text and "at least 0 " not in f.text
-    assert "not at all on H100 SXM5 (not one batch fits)" in f.text
-    table = f.numbers["table"]
-    assert table.loc[table["largest_fitting_batch"].isna(), "memory_limited"].all()
-
-
-def test_the_break_even_count_at_higher_acceptance_leaves_out_a_gpu_where_nothing_fits(tmp_path):
-    """'on 2 of 2 at α = 0.8 (2 where memory ends it)' where an L4 fits not one batch at 300k tokens."""
+def test_the_break_even_finding_says_where_not_one_batch_fits_and_counts_it_nowhere(tmp_path):
+    """'at least 0 on H100 SXM5 (the sweep ends there, nan× there)' where nothing fits at a long context, and 'on 2 of
+    2 at α = 0.8 (2 where memory ends it)' where an L4 fits not one batch."""
     r, f = _run_text(tmp_path, """name: break-even-batch
 hardware: [h100-sxm, l4]
 model: llama-3.1-8b
@@ -520,11 +502,13 @@ method: eagle
 engine: ideal
 axes:
   batch: [1, 2, 4]
-  context: [300000]
+  context: [300000, 600000]
   k: [0, 2]
   alpha: [0.6, 0.8]
 """)
     table = f.numbers["table"]
     assert table.loc[table["hardware"] == "l4", "largest_fitting_batch"].isna().all()  # the premise
+    assert table.loc[table["largest_fitting_batch"].isna(), "memory_limited"].all()
+    assert "nan" not in f.text and "at least 0 " not in f.text
     assert "not at all on L4 (not one batch fits)" in f.text and "2 of 2 at α = 0.8" not in f.text
     assert "1 of 2 at α = 0.8 (1 where memory ends it" in f.text
