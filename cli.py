@@ -440,7 +440,7 @@ def measurements_convert(
     from roofline.yamlio import check_file_target
 
     check_file_target(out, force)  # before anything is read: a folder, or an existing file without --force
-    same = next((f for f in files if f.exists() and out.exists() and f.resolve() == out.resolve()), None)
+    same = next((f for f in files if f.exists() and out.exists() and os.path.samefile(f, out)), None)  # hard links too
     if same is not None:  # --force would replace the benchmark output being converted
         raise RooflineError(f"--out: expected a file other than the results being converted, found {same} among them")
     load_hardware(hardware, _dirs())  # the names must be profiles fit and accuracy can load

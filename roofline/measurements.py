@@ -647,9 +647,13 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     rows, seen = [], set()
     for path in [Path(p) for p in (paths if isinstance(paths, (list, tuple)) else [paths])]:
         taus_recorded: list[bool] = []
-        if path.resolve() in seen:  # its rows would be written twice, and weigh twice in a fit
+        try:  # one file under two names (a link, a hard link) is the same file
+            identity = (path.stat().st_dev, path.stat().st_ino)
+        except OSError:
+            identity = path.resolve()  # unreadable: _benchmark_results says why
+        if identity in seen:  # its rows would be written twice, and weigh twice in a fit
             raise field_error("command line", "FILES", "each result file once", str(path))
-        seen.add(path.resolve())
+        seen.add(identity)
         results, lines = _benchmark_results(path)
         for n, result in enumerate(results, 1):
             completed = _number(result, ("completed",), path, n, "the number of completed requests")

@@ -426,6 +426,11 @@ def test_convert_names_the_option_and_the_file_not_the_table_it_converted_to(tmp
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=1)
     with pytest.raises(RooflineError, match=r"^command line: FILES: expected each result file once"):
         convert_benchmark([path, path], hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3)
+    import os
+
+    os.link(path, tmp_path / "same.json")  # a hard link: the same file under another name (was converted twice)
+    with pytest.raises(RooflineError, match=r"^command line: FILES: expected each result file once, found .*same.json"):
+        convert_benchmark([path, tmp_path / "same.json"], hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3)
 
 
 def test_convert_refuses_two_acceptance_fields_that_disagree_and_draft_tokens_without_a_method(tmp_path):
