@@ -271,11 +271,17 @@ def _kind(where: str, key: str, value: object) -> str:
 
 
 
+def _whole(value: object) -> object:
+    """A count a profile writes 8.0 as the 8 it is (JSON Schema's integer takes 8.0 too); anything else as it is. A spec
+    built in Python keeps its types: there 8.0 is refused."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def _domain(where: str, key: str, value: object) -> int:
     """Devices in one scale-up domain."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= 100_000:
         raise field_error(where, key, "a device count in 1..100000", value)
-    return value
+    return int(value)
 
 
 def _mesh_links(where: str, key: str, value: object, domain: int) -> int:
@@ -355,8 +361,8 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         if key not in ("memory", "compute", "link", *_DTYPE_EFFICIENCIES):
             raise field_error(where, f"efficiency.{key}", "memory, compute, link or " + ", ".join(_DTYPE_EFFICIENCIES), key)
     by_dtype = {d: _fraction(where, f"efficiency.{k}", eff[k]) for k, d in _DTYPE_EFFICIENCIES.items() if k in eff}
-    domain = _domain(where, "scale_up_domain", data.get("scale_up_domain", 1))
-    mesh_links = _mesh_links(where, "mesh_links", data.get("mesh_links", 0), domain)
+    domain = _domain(where, "scale_up_domain", _whole(data.get("scale_up_domain", 1)))
+    mesh_links = _mesh_links(where, "mesh_links", _whole(data.get("mesh_links", 0)), domain)
     _check_scale_out_pair(where, "scale_out_bandwidth", "scale_out_bandwidth" in data, "scale_out_latency", "scale_out_latency" in data)
     price = data.get("price")
     overlap = _overlap_exponent(where, "overlap_exponent", data.get("overlap_exponent"))

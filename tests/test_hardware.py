@@ -179,3 +179,12 @@ def test_a_devices_fixed_costs_may_be_zero_as_their_defaults_are_and_the_schema_
         hardware_from_dict({**data, "step_overhead": "-1 us"}, "x.yaml")
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**data, "step_overhead": "-1 us"}, hardware_schema())
+
+
+def test_a_profiles_device_counts_written_as_whole_floats_are_read_as_the_schema_reads_them():
+    """`mesh_links: 7.0` passed the JSON schema (7.0 is an integer there) and was refused by the tool."""
+    data = read_yaml_file(builtin_dir("hardware") / "mi300x.yaml")
+    hw = hardware_from_dict({**data, "mesh_links": 7.0, "scale_up_domain": 8.0}, "x.yaml")
+    assert (hw.mesh_links, hw.scale_up_domain) == (7, 8) and isinstance(hw.mesh_links, int)
+    with pytest.raises(RooflineError, match=r"^x.yaml: mesh_links: expected a link count >= 0"):
+        hardware_from_dict({**data, "mesh_links": 7.5}, "x.yaml")
