@@ -154,8 +154,9 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
             heights = t["break_even_batch"].to_numpy(dtype=float)
             censored = (t["censored"].fillna(False) & t["largest_fitting_batch"].notna()).to_numpy(dtype=bool)  # none fits: not ≥
             drafted_by = f" ({meta['draft']})" if m == "draft" and meta.get("draft") else ""  # the bars it applies to
-            bars = ax.bar(x, np.maximum(heights, 0.6), width * 0.92, color=mcolor[m], edgecolor="k", lw=0.5,
-                          label=METHOD_LABELS.get(m, m) + drafted_by)
+            bars = ax.bar(x, np.maximum(heights, 0.6), width * 0.92, color=mcolor[m], edgecolor="k", lw=0.5)
+            ax.bar([0], [0], color=mcolor[m], edgecolor="k", lw=0.5, label=METHOD_LABELS.get(m, m) + drafted_by)  # legend:
+            # the method's colour alone (its first bar may carry the hatch that means "still pays at the largest batch")
             fits_none = t["largest_fitting_batch"].isna().to_numpy() & t["break_even_batch"].notna().to_numpy()
             for bar, h, cens, none in zip(bars, heights, censored, fits_none):
                 if cens:
