@@ -262,7 +262,7 @@ def predict(
         # charged); None unpriced. The price is the profile's, per device.
         "cost_usd_per_million_tokens": (None if hw.price_usd_per_hour is None else
                                         usd_per_million_tokens(float(rent_usd_per_hour(hw.price_usd_per_hour, dep.devices)), batch / step)),
-        "price_usd_per_hour_per_device": hw.price_usd_per_hour,
+        "price_usd_per_hour_per_device": None if hw.price_usd_per_hour is None else float(hw.price_usd_per_hour),
         "mbu": float(m["mbu"]),
         "mfu": float(m["mfu"]),
         "bound": "compute" if bool(m["compute_bound"]) else "memory",
@@ -336,7 +336,8 @@ def predict(
             out["warnings"] += [note for note in [default_rates_note(method, target.name)] if note]
         spec = out["spec"]
         drafting = draft_hw is not None and speculates(method, k)  # the drafter's own device is paid while it drafts
-        spec["draft_price_usd_per_hour"] = (draft_hw.price_usd_per_hour if drafting else 0.0) if draft_hw is not None else None
+        draft_price = (draft_hw.price_usd_per_hour if drafting else 0.0) if draft_hw is not None else None
+        spec["draft_price_usd_per_hour"] = None if draft_price is None else float(draft_price)
         usd_per_hour = float(rent_usd_per_hour(hw.price_usd_per_hour, dep.devices,
                                                draft_hw.price_usd_per_hour if draft_hw is not None else 0.0, drafting))
         spec["cost_usd_per_million_tokens"] = (usd_per_million_tokens(usd_per_hour, spec["tokens_per_s"])

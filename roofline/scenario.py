@@ -102,7 +102,10 @@ def _values(where: str, key: str, value: object, check) -> tuple:
         raise field_error(where, key, "a value or a list of 1..64 values", value)
     out = tuple(check(v) for v in items)
     if len(set(out)) != len(out):
-        raise field_error(where, key, "distinct values", value)
+        twice = next(v for v in out if out.count(v) > 1)
+        spelled = [str(item) for item, v in zip(items, out) if v == twice]
+        same = f" ({' and '.join(spelled)} are one: {twice})" if len(set(spelled)) > 1 else ""
+        raise field_error(where, key, f"distinct values{same}", value)
     return out
 
 
@@ -357,4 +360,15 @@ def load_scenario(name_or_path: str, extra_dirs: tuple[str | Path, ...] = ()) ->
         if path.suffix in (".yaml", ".yml"):
             raise RooflineError(f"{path}: scenario file not found")
         path = find_profile("scenario", name_or_path, extra_dirs)
+        scenario_shadow_warning(name_or_path, extra_dirs)
     return scenario_from_dict(read_yaml(path), str(path))
+
+
+def scenario_shadow_warning(name: str, extra_dirs: tuple[str | Path, ...] = ()) -> None:
+    """Warn where scenario `name` (a name, not a path) is a user file standing in for a built-in scenario."""
+    from roofline.errors import warn
+    from roofline.profiles import shadow_note
+
+    note = shadow_note("scenario", name, extra_dirs)
+    if note:
+        warn(note)

@@ -318,3 +318,27 @@ def test_a_tree_without_k_gets_the_same_default_depth_from_predict_and_from_a_sw
     assert df["speedup"].iloc[0] == pytest.approx(p["spec"]["speedup"], rel=1e-9)
     assert list(roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
                                 "axes": {"batch": [8], "alpha": [0.8]}})["k"].unique()) == [4]
+
+
+def test_a_scenario_shadowing_a_built_in_is_said_and_mxfp4_beside_fp4_is_named_as_one_and_prices_are_plain_floats(tmp_path):
+    """A user eagle-on-hopper.yaml was swept in the built-in's place without a word; ['nvfp4', 'mxfp4', 'fp4'] was
+    refused as 'expected distinct values'; a numpy price came back as numpy (json.dumps failed)."""
+    import dataclasses
+    import json
+
+    import roofline
+    from roofline.errors import RooflineError, RooflineWarning
+    from roofline.profiles import builtin_dir
+
+    text = (builtin_dir("scenario") / "eagle-on-hopper.yaml").read_text()
+    (tmp_path / "eagle-on-hopper.yaml").write_text(text.replace("hardware: [h100-sxm, h200]", "hardware: [h100-sxm]"))
+    with pytest.warns(RooflineWarning, match=r"scenario eagle-on-hopper is .*eagle-on-hopper.yaml, which shadows the built-in"):
+        df = roofline.sweep("eagle-on-hopper", profiles=tmp_path)
+    assert set(df["hardware"]) == {"h100-sxm"}
+    with pytest.raises(RooflineError, match=r"expected distinct values \(mxfp4 and fp4 are one: fp4\)"):
+        roofline.sweep({"hardware": "b200", "model": "llama-3.1-8b", "weight_dtype": ["nvfp4", "mxfp4", "fp4"],
+                        "axes": {"batch": [8]}})
+    h = dataclasses.replace(roofline.load_hardware("h100"), name="x", price_usd_per_hour=np.float32(3))
+    p = roofline.predict(h, "llama-3.1-8b", batch=4, method="eagle", alpha=0.8, draft_hardware=h)
+    assert type(p["price_usd_per_hour_per_device"]) is float and type(p["spec"]["draft_price_usd_per_hour"]) is float
+    json.dumps({k: v for k, v in p.items() if k != "operators"})
