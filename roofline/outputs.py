@@ -102,7 +102,6 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
         tmp.chmod(0o777 & ~umask())  # mkdtemp makes it private (0700): the output gets the mode any new folder gets
-        (tmp / MARKER).write_text(MARKER_HEAD, encoding="utf-8")
     except OSError as exc:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)

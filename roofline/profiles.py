@@ -239,13 +239,13 @@ def check_not_shadowing(kind: str, path: Path, force: bool, what: str) -> None:
 
 def shadow_note(kind: str, name: object, extra_dirs: tuple[str | Path, ...] = ()) -> str:
     """'model llama-3.1-8b is FILE, which shadows the built-in FILE' where profile name `name` (not a path) resolves to
-    a user file that hides a built-in of that name; '' else (a spec object, a path, a built-in, nothing hidden)."""
+    a user file that takes a built-in's name or short name (builtin_shadowed); '' else (a spec object, a path, a
+    built-in, nothing hidden)."""
     if not isinstance(name, str) or name.endswith((".yaml", ".yml")):
         return ""
-    hidden = [p for p in shadowed_paths(kind, name, extra_dirs) if p.resolve().parent == builtin_dir(kind).resolve()]
-    if not hidden:
-        return ""
-    return f"{kind} {name} is {find_profile(kind, name, extra_dirs)}, which shadows the built-in {hidden[0]}"
+    path = find_profile(kind, name, extra_dirs)
+    hidden = builtin_shadowed(kind, path)
+    return f"{kind} {name} is {path}, which shadows {hidden}" if hidden else ""
 
 
 def costs_shadow_note(engine_name: str, costs_from: str | None) -> str:
