@@ -27,7 +27,7 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from roofline.errors import RooflineError, UnreadableProfile
+from roofline.errors import RooflineError, UnreadableProfile, warn
 from roofline.profiles import (
     FOLDERS,
     builtin_dir,
@@ -153,13 +153,22 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[t
     for path, value in pairs:
         node = doc
         for depth, part in enumerate(path[:-1]):
+            if isinstance(node, list):  # overrides.0.kernel_latency: an entry of a list by its index
+                if not (part.isdigit() and int(part) < len(node)):
+                    raise RooflineError(f"{where}: {'.'.join(path)}: expected an index of {'.'.join(path[:depth])} "
+                                        f"(0 to {len(node) - 1}), found {part!r}")
+                node = node[int(part)]
+                continue
             child = node.get(part) if isinstance(node, dict) else None
             if child is None:
                 child = CommentedMap()
                 put(node, tuple(path[:depth]), part, child)
-            if not isinstance(child, dict):
+            if not isinstance(child, (dict, list)):
                 raise RooflineError(f"{where}: {'.'.join(path)}: expected {part} to be a mapping, found {child!r}"[:300])
             node = child
+        if not isinstance(node, dict):
+            raise RooflineError(f"{where}: {'.'.join(path)}: expected a field of an entry ({'.'.join(path)}.FIELD), found "
+                                "the entry itself (a list is edited entry by entry, or with `edit`)")
         if value is None:
             _pop_keeping_comments(node, path[-1])
         else:
@@ -351,6 +360,20 @@ def _unfit(kind: str, doc, set_here: set[str]) -> None:
                     fitted.yaml_set_comment_before_after_key(keys[at], before=text, indent=indent)
 
 
+def _family_values_kept(kind: str, doc, set_here: set[str], where: str) -> None:
+    """An engine field set by hand that an `overrides` entry also sets keeps that family's value there: said (a
+    warning naming the entry), since the hand value does not reach that hardware."""
+    overrides = doc.get("overrides") if kind == "engine" else None
+    if not isinstance(overrides, list):
+        return
+    for i, entry in enumerate(overrides):
+        if not isinstance(entry, dict):
+            continue
+        for key in sorted(set_here & set(entry)):
+            warn(f"{where}: {key}: set for every hardware but overrides[{i}] (hardware {entry.get('hardware')!r}) keeps "
+                 f"its own {key}: {entry[key]}; set overrides.{i}.{key} too (=null drops that family's value)")
+
+
 def new_profile(kind: str, name: str, source_name: str, assignments: list[str], out_dir: Path | None = None,
                 force: bool = False, extra_dirs: tuple = ()) -> Path:
     """Copy profile `source_name` to OUT_DIR/NAME.yaml with `name` and the assignments applied; validated, atomic."""
@@ -380,6 +403,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     set_here = {".".join(keys) for keys, _ in pairs}
     _unfit(kind, doc, set_here)
     _apply(doc, pairs, str(target), _field_order(kind))
+    _family_values_kept(kind, doc, set_here, str(target))
     doc.ca.comment = None
     header = [SCHEMA_COMMENT] if kind == "hardware" and folder.resolve() == builtin_dir(kind).resolve() else []
     display = doc.get("display_name", name)
@@ -414,8 +438,10 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     indent = _indent_of(unix)  # dumped as the file is written, so that only the edited lines differ
     before = _dump(doc, indent)
     pairs = parse_assignments(assignments, f"{GROUP[kind]} set", kind)
-    _unfit(kind, doc, {".".join(keys) for keys, _ in pairs})
+    set_here = {".".join(keys) for keys, _ in pairs}
+    _unfit(kind, doc, set_here)
     _apply(doc, pairs, str(path), _field_order(kind))
+    _family_values_kept(kind, doc, set_here, str(path))
     text = _splice(unix, before, _dump(doc, indent))  # only the lines the edit changes
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")

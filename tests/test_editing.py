@@ -762,3 +762,25 @@ def test_a_failed_edit_names_no_line_of_another_text(roofline, tmp_path, monkeyp
     seen = json.loads(plan.read_text())["seen"]
     assert "NOT SAVED: " in seen[1] and ": memory: expected a size in bytes" in seen[1].splitlines()[0]
     assert "line " not in seen[1].splitlines()[0]
+
+
+def test_an_engine_value_set_by_hand_says_which_family_keeps_its_own_and_a_list_entry_can_be_set(roofline, tmp_path):
+    """`engines set my-vllm kernel_latency=3us` changed every device but MI300X (overrides[0] holds mi*'s fitted
+    4.493 us) without a word, and `overrides.0.kernel_latency=null` was refused ("expected overrides to be a mapping")."""
+    from roofline.serving import load_engine
+
+    code, _, err = roofline("engines", "new", "my-vllm", "--from", "vllm", "--set", "kernel_latency=3us", "--dir", tmp_path)
+    assert code == 0 and "overrides[0] (hardware 'mi*') keeps its own kernel_latency: 4.493 us" in err
+    assert load_engine("my-vllm", (tmp_path,)).for_hardware("mi300x").kernel_latency_s == pytest.approx(4.493e-6)
+    code, _, err = roofline("engines", "set", "my-vllm", "overrides.0.kernel_latency=null", "--profiles", tmp_path)
+    assert code == 0, err
+    assert load_engine("my-vllm", (tmp_path,)).for_hardware("mi300x").kernel_latency_s == pytest.approx(3e-6)
+    code, _, err = roofline("engines", "set", "my-vllm", "kernel_latency=4us", "--profiles", tmp_path)
+    assert code == 0 and "keeps its own" not in err
+    code, _, err = roofline("engines", "set", "my-vllm", "overrides.0.allreduce_latency=11 us", "--profiles", tmp_path)
+    assert code == 0 and load_engine("my-vllm", (tmp_path,)).for_hardware("mi300x").allreduce_latency_s == pytest.approx(11e-6)
+    assert "    allreduce_latency: 11 us\n" in (tmp_path / "my-vllm.yaml").read_text()
+    for bad, says in (("overrides.3.kernel_latency=1us", "expected an index of overrides (0 to 0), found '3'"),
+                      ("overrides.0=1us", "found the entry itself")):
+        code, _, err = roofline("engines", "set", "my-vllm", bad, "--profiles", tmp_path)
+        assert code == 2 and says in err and len(err.strip().splitlines()) == 1
