@@ -24,7 +24,7 @@ import pandas as pd
 from roofline.capacity import capacity
 from roofline.costs import weight_bytes_by_class
 from roofline.engine import step_metrics, ttft_s, weight_only_note
-from roofline.errors import RooflineError, field_error
+from roofline.errors import RooflineError, field_error, warn
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
 from roofline.layout import OPERATOR_CLASS, deployment
@@ -76,6 +76,23 @@ def _check_profile_arg(where: str, field: str, value, kind: type) -> None:
         raise RooflineError(f"{where}: {field}: expected a name or a {kind.__name__}, found a {type(value).__name__} "
                             f"({str(value.name)[:60]!r})")
     raise field_error(where, field, f"a name or a {kind.__name__}", value)
+
+
+def _changed_spec_note(field: str, value, profiles: tuple) -> str | None:
+    """A spec object under the name of a profile it no longer matches (dataclasses.replace(h100, mem_bw...)) is
+    labelled with that profile's name in every output: said, naming the first field that differs."""
+    loaders = {HardwareSpec: _load_hardware, ModelSpec: _load_model, ServingEngine: _load_engine}
+    if type(value) not in loaders:
+        return None
+    try:
+        named = loaders[type(value)](value.name, profiles)
+    except RooflineError:  # no profile of that name: the label is the object's own
+        return None
+    differ = [f.name for f in dataclasses.fields(value) if getattr(value, f.name) != getattr(named, f.name)]
+    if not differ:
+        return None
+    return (f"{field}: a {type(value).__name__} named {value.name!r} with a {differ[0]} other than the {value.name} profile's "
+            f"is labelled {value.name} in every output (dataclasses.replace(spec, name=...) names it apart)")
 
 
 def _folders(profiles) -> tuple:
@@ -234,6 +251,8 @@ def predict(
     shadows = [note for kind, name in (("hardware", hardware), ("model", model), ("engine", engine or DEFAULT_ENGINE), ("hardware", draft_hardware),
                                        ("model", draft)) for note in [shadow_note(kind, name, _folders(profiles))] if note]
     shadows += [note for note in [costs_shadow_note(eng.name, eng.costs_from)] if note]
+    shadows += [note for field, value in (("hardware", hardware), ("model", model), ("engine", engine), ("draft_hardware", draft_hardware),
+                                          ("draft", draft)) for note in [_changed_spec_note(field, value, profiles)] if note]
     dep = deployment(target, weight_dtype, kv_dtype, tp, dp_attention, ep, pp, expert_dtype, where=where)
     check_draft_vocab(where, draft_vocab if method == "eagle" else None, target)
     m = step_metrics(hw, target, batch, 1, context, dep, engine=eng, shared_prefix=shared_prefix, with_operators=True)
@@ -382,6 +401,11 @@ def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) ->
     if isinstance(scenario, dict):
         data, specs, named = _names_for_specs(scenario)
         _check_names_against_specs(specs, named, _folders(profiles))
+        for (type_name, _name), spec in specs.items():
+            note = _changed_spec_note({"HardwareSpec": "hardware", "ModelSpec": "model", "ServingEngine": "engine"}[type_name],
+                                      spec, _folders(profiles))
+            if note:
+                warn(note)
         sc = scenario_from_dict(data, "sweep")
     else:
         specs = {}

@@ -342,3 +342,23 @@ def test_a_scenario_shadowing_a_built_in_is_said_and_mxfp4_beside_fp4_is_named_a
     p = roofline.predict(h, "llama-3.1-8b", batch=4, method="eagle", alpha=0.8, draft_hardware=h)
     assert type(p["price_usd_per_hour_per_device"]) is float and type(p["spec"]["draft_price_usd_per_hour"]) is float
     json.dumps({k: v for k, v in p.items() if k != "operators"})
+
+
+def test_a_changed_spec_object_under_a_profiles_name_is_said_in_predict_and_sweep():
+    """dataclasses.replace(h100, mem_bw_bytes_per_s=...) kept the name h100-sxm: every output labelled the changed
+    device "h100-sxm", unwarned."""
+    import dataclasses
+    import warnings
+
+    h100 = roofline.load_hardware("h100")
+    faster = dataclasses.replace(h100, mem_bw_bytes_per_s=h100.mem_bw_bytes_per_s * 1.5)
+    assert roofline.predict(h100, "llama-3.1-8b")["warnings"] == []
+    assert roofline.predict(dataclasses.replace(faster, name="my-h100"), "llama-3.1-8b")["warnings"] == []
+    said = roofline.predict(faster, "llama-3.1-8b")["warnings"]
+    assert len(said) == 1 and "named 'h100-sxm' with a mem_bw_bytes_per_s other than the h100-sxm profile's" in said[0]
+    engine = dataclasses.replace(roofline.load_engine("vllm"), kernel_latency_s=1e-6)
+    assert any("named 'vllm' with a kernel_latency_s" in w for w in roofline.predict("h100", "llama-3.1-8b", engine=engine)["warnings"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({"name": "x", "hardware": [faster], "model": "llama-3.1-8b", "axes": {"batch": [1, 2]}})
+    assert sum("named 'h100-sxm' with a mem_bw_bytes_per_s" in str(w.message) for w in caught) == 1
