@@ -243,7 +243,7 @@ def predict(
         if value is not None:
             _check_profile_arg(where, field, value, kind)
     check_options(where, method, draft=draft, draft_vocab=draft_vocab, alpha=alpha, acceptance=acceptance,
-                  tree_nodes=tree_nodes, tree_tau=tree_tau, k=k)
+                  tree_nodes=tree_nodes, tree_tau=tree_tau, k=k, k_given=k_given)
     check_speculating(where, (method,), alpha=alpha, acceptance=acceptance, tree_nodes=tree_nodes, draft_hardware=draft_hardware,
                       k=k if k_given else None)
     hw, target = load_hardware(hardware, profiles), load_model(model, profiles)

@@ -133,7 +133,8 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
     one_layer = (AttentionGroup(kind="full", layers=1),)
     if method == "mtp":
         if target.mtp_modules < 1:
-            raise RooflineError(f"method: mtp: model {target.name!r} has no MTP modules (mtp_modules: 0); use eagle or draft")
+            raise RooflineError(f"method: expected a model with MTP modules for mtp, found {target.name!r} (mtp_modules: 0); "
+                               "use eagle or draft")
         moe = None if target.moe is None else dataclasses.replace(target.moe, dense_layers=0)
         groups = (AttentionGroup(kind="sliding", layers=1, window=target.mtp_window),) if target.mtp_window else one_layer
         return dataclasses.replace(target, name=f"{target.name}-mtp", layers=1, groups=groups, moe=moe, mtp_modules=0,
@@ -212,11 +213,12 @@ def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment
 
 
 def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alpha=None, acceptance=None,
-                  tree_nodes=None, tree_tau=None, k=None) -> None:
+                  tree_nodes=None, tree_tau=None, k=None, k_given: bool = True) -> None:
     """The one check of speculation options (CLI, scenario files and the Python API call it): method
     known; a draft model exactly with method draft; a draft vocabulary only for EAGLE; alpha or rates
     in [0, 1], not both; a tree with both its node count and tau, and no alpha or rates beside it, its tau at most
-    k + 1 and its nodes at least k for every depth k > 0 given."""
+    k + 1 and its nodes at least k for every depth k > 0 given (`k_given` False: k is the default, and a tau above
+    it says so)."""
     import math
 
     if method not in METHODS:
@@ -255,7 +257,8 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
             shallow, deep = int(depths.min()), int(depths.max())
             if tree_tau > shallow + 1:
                 raise RooflineError(f"{where}: tree_tau: expected at most k + 1 = {shallow + 1} (a tree of depth k = {shallow} "
-                                    f"emits at most k + 1 tokens an iteration), found {tree_tau!r}")
+                                    f"emits at most k + 1 tokens an iteration{'' if k_given else '; k not given: the default depth, give k'}), "
+                                    f"found {tree_tau!r}")
             if tree_nodes < deep:
                 raise RooflineError(f"{where}: tree_nodes: expected at least the depth k = {deep} (a node per level), "
                                     f"found {tree_nodes}")

@@ -362,3 +362,13 @@ def test_a_changed_spec_object_under_a_profiles_name_is_said_in_predict_and_swee
         warnings.simplefilter("always")
         roofline.sweep({"name": "x", "hardware": [faster], "model": "llama-3.1-8b", "axes": {"batch": [1, 2]}})
     assert sum("named 'h100-sxm' with a mem_bw_bytes_per_s" in str(w.message) for w in caught) == 1
+
+
+def test_a_tree_tau_above_the_default_depth_says_k_was_not_given():
+    """predict(tree_nodes=8, tree_tau=6) was refused at "k + 1 = 5" though the caller never gave k."""
+    with pytest.raises(RooflineError, match=r"k not given: the default depth, give k\), found 6.0"):
+        roofline.predict("h100", "llama-3.1-8b", method="eagle", tree_nodes=8, tree_tau=6.0)
+    with pytest.raises(RooflineError) as err:
+        roofline.predict("h100", "llama-3.1-8b", method="eagle", tree_nodes=8, tree_tau=6.0, k=3)
+    assert "k not given" not in str(err.value)
+    assert roofline.predict("h100", "llama-3.1-8b", method="eagle", tree_nodes=8, tree_tau=6.0, k=5)["spec"]["k"] == 5
