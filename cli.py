@@ -18,22 +18,37 @@ from roofline.errors import RooflineError
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, DRAFT_VOCAB_MAX, K_MAX, TREE_NODES_MAX
 
 
-def _flags_take_no_value() -> None:
+def _compact_help_types() -> None:
     """Typer 0.29 shows flags as `--force <bool>`, which reads as if they took a value (`--force true` is refused):
-    show none for a flag, as click does. Left alone where Typer's help has no such hook."""
+    show none for a flag, as click does. And a bounded number as `<int> [1..4096]`, not `<int range>
+    [1<=x<=4096]`, which took a third of `predict --help`'s width from its help column. Left alone where Typer's
+    help has no such hooks."""
     option = getattr(typer.core, "TyperOption", None)
     shown = getattr(option, "display_type_rich", None)
-    if shown is None or getattr(shown, "_flag_aware", False):
+    ranged = getattr(option, "_get_number_range_help_str", None)
+    if shown is None or ranged is None or getattr(shown, "_flag_aware", False):
         return
 
     def display_type_rich(self, ctx):
-        return None if getattr(self, "is_flag", False) and self.metavar is None else shown(self, ctx)
+        if getattr(self, "is_flag", False) and self.metavar is None:
+            return None
+        text = shown(self, ctx)
+        return text.replace(" range>", ">") if isinstance(text, str) and self.metavar is None else text
+
+    def number_range(self):
+        low, high = getattr(self, "min", None), getattr(self, "max", None)
+        if getattr(self, "count", False) or (low is None and high is None):
+            return ranged(self)
+        if low is not None and high is not None:
+            return f"{low}..{high}"
+        return f">={low}" if low is not None else f"<={high}"
 
     display_type_rich._flag_aware = True
     option.display_type_rich = display_type_rich
+    option._get_number_range_help_str = number_range
 
 
-_flags_take_no_value()
+_compact_help_types()
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Roofline model of LLM decode throughput, with and without speculative decoding.")
 hw_app = typer.Typer(no_args_is_help=True, help="Hardware profiles.")
 models_app = typer.Typer(no_args_is_help=True, help="Model profiles.")
@@ -109,7 +124,8 @@ def predict(
     alpha: Annotated[Optional[float], typer.Option(help="Per-token acceptance probability (default: the method's published per-position rates; method draft has none and needs --alpha or --acceptance).")] = None,
     acceptance: Annotated[Optional[str], typer.Option(help="Per-position conditional acceptance rates a1,a2,... (instead of --alpha); positions past the list reuse its last rate, rates past k are unused.")] = None,
     draft_hardware: Annotated[Optional[str], typer.Option(help="Run the drafter on this device.")] = None,
-    overlap: Annotated[bool, typer.Option(help="With --draft-hardware and a draft model: draft one half of the batch while verifying the other, where that is faster than taking turns.")] = True,
+    no_overlap: Annotated[bool, typer.Option("--no-overlap", help="With --draft-hardware and a draft model: take turns drafting and verifying (default: draft one half of the batch while verifying the other, where that is faster).")] = False,
+    _overlap: Annotated[bool, typer.Option("--overlap", hidden=True, help="The default (kept for scripts that name it).")] = False,
     draft_vocab: Annotated[Optional[int], typer.Option(min=1, max=DRAFT_VOCAB_MAX, help="EAGLE head's reduced vocabulary.")] = None,
     tree_nodes: Annotated[Optional[int], typer.Option(min=1, max=TREE_NODES_MAX, help="Tree verification: draft nodes per sequence (root excluded); k is the tree depth.")] = None,
     tree_tau: Annotated[Optional[float], typer.Option(min=1.0, help="Tree verification: measured tokens per iteration (bonus included).")] = None,
@@ -122,7 +138,7 @@ def predict(
         hardware, model, batch, context, tp=tp, dp_attention=dp_attention, ep=ep, pp=pp, weight_dtype=weight_dtype,
         expert_dtype=expert_dtype, kv_dtype=kv_dtype, engine=engine, method=method, k=k, alpha=alpha,
         acceptance=_parse_rates(acceptance) if acceptance is not None else None, draft=draft, draft_hardware=draft_hardware,
-        overlap=overlap, draft_vocab=draft_vocab, tree_nodes=tree_nodes, tree_tau=tree_tau, prompt=prompt,
+        overlap=not no_overlap, draft_vocab=draft_vocab, tree_nodes=tree_nodes, tree_tau=tree_tau, prompt=prompt,
         shared_prefix=shared_prefix, profiles=_dirs(), _where="command line",
     )
     for line in point["warnings"]:  # first, on stderr, whichever the output (JSON also carries them in "warnings")

@@ -326,6 +326,18 @@ def test_help_shows_no_value_for_a_flag():
     assert "<bool>" not in run("--help").output
 
 
+def test_predict_help_gives_its_help_column_room_and_overlap_is_one_flag(roofline):
+    """`--overlap --no-overlap` and `<int range> [1<=x<=100000000]` took 64 of 100 columns from the help text."""
+    out = CliRunner().invoke(cli.app, ["predict", "--help"], env={"COLUMNS": "100", "TERMINAL_WIDTH": "100"}).output
+    assert "<int> [1..4096]" in out and "<int range>" not in out and "<=x<=" not in out
+    assert "--no-overlap" in out and "--overlap " not in out
+    args = ["predict", "--model", "llama-3.1-70b", "--tp", "4", "--method", "draft", "--draft", "llama-3.2-1b", "--alpha",
+            "0.8", "--draft-hardware", "a100", "--batch", "256", "--json"]
+    points = [json.loads(roofline(*args, *flag)[1])["spec"] for flag in ([], ["--overlap"], ["--no-overlap"])]
+    assert points[0]["drafter_overlaps"] and points[1] == points[0]
+    assert not points[2]["drafter_overlaps"] and points[2]["tokens_per_s"] < 0.9 * points[0]["tokens_per_s"]
+
+
 @pytest.mark.slow
 def test_a_sweep_that_varies_a_config_its_figures_narrow_says_how_to_draw_another(tmp_path):
     """The hint named tp, context, engine and weight dtype only: a sweep over kv dtypes or methods got none."""
