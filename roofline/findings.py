@@ -165,12 +165,13 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     lo_min, lo_max = int(lo.min()), int(lo.max())
     censored = lo_max >= q_swept
     others = _list([_model(meta, m) for m in models[1:]]) if len(models) > 1 else ""
-    dtype = _one_value(meta.get("weight_dtype"))
+    dtype = _one_value(meta.get("weight_dtype"))  # said beside the model: the width is the bytes' ratio, set by the dtype
     ridges = _list([f"{_n(ridge[hw])} on {_hw(meta, hw)}" for hw in hws])
     text = (
         f"At batch {batch_hi}, a pass of q tokens per sequence costs at most +{_pct(TOLERANCE - 1)} over a decode step "
         f"up to q = {_list(parts)} at {' / '.join(_ctx(c) for c in contexts)} context ({_model(meta, model0)}"
-        f"{'; ' + others + ' the same' if others and same else ''}), i.e. {batch_hi} × q tokens in flight. "
+        f"{', ' + dtype + ' weights' if dtype else ''}{'; ' + others + ' the same' if others and same else ''}), "
+        f"i.e. {batch_hi} × q tokens in flight. "
         f"At batch {batch_lo} a pass verifies {'at least ' if censored and lo_min == lo_max else ''}{lo_min}"
         f"{'' if lo_min == lo_max else f' to {lo_max}'} tokens"
         f"{(' (the largest q swept: the limit lies beyond)' if lo_min == lo_max else f' ({lo_max} is the largest q swept: there the limit lies beyond)') if censored else ''}"
@@ -299,6 +300,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
               + _list(pays(table[(table["method"] == method) & (table["alpha"] == a0) & (table["context"] == c)], False)[0])
               for c in contexts[1:]]
     label = {"eagle": "EAGLE", "draft": "a draft model", "ngram": "n-gram lookup", "mtp": "MTP"}.get(method, method)
+    mla = [m for m in dict.fromkeys(df["model"].astype(str)) if (meta.get("kv_layout") or {}).get(m) == "mla"]
     text = (
         f"With {label} at α = {a0:g} and a {int(c0):,}-token context, speculation pays up to batch {_list(said)}, derated "
         f"ridge points in FLOP/B in brackets: {_ridge_order(rho, free)}"
@@ -307,6 +309,10 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         + (f"At α = {a0:g} it pays {'; '.join(longer)}. " if longer else "")
         + "At longer contexts each sequence's KV-cache reads keep the verify pass memory-bound to larger batches, and memory "
         "caps the batch sooner: speculation then pays up to the largest batch that fits, more often than here."
+        + (f" For {_list([_model(meta, m) for m in mla])} that holds only while its attention stays memory-bound: MLA's "
+           "absorbed attention does about 1.9 FLOP per byte of its latent cache for each head on the device (about 240 "
+           "for 128 heads, as under attention data parallelism), compute-bound itself, and there a longer context narrows "
+           "the margin instead." if mla else "")
     )
     return Finding("Free until compute-bound", text, {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method})
 

@@ -529,7 +529,7 @@ def break_even_batch(batches, speedup, axis: int = -1):
 
 
 TOKEN_ID_BYTES = 4  # a draft token id sent to the target (int32)
-K_SEARCH = np.arange(0, 17)
+K_SEARCH = np.arange(0, K_MAX + 1)  # predict's best k: every k the CLI takes (16 was the cap before: k = 32 beat its "best" 16)
 K_DEFAULT = 4  # draft tokens per iteration where a caller speculates without giving k (predict, a scenario's k axis)
 
 
@@ -545,7 +545,8 @@ def default_k(method: str, tree_nodes: object = None) -> int:
 def _losing_batches(grid, grid_speedup, break_even: int, speedup_at) -> list[int] | None:
     """[first, last] batch below `break_even` where speculation does not pay (speedup < 1), each refined to the
     exact batch between its grid neighbours; None where it pays at every batch up to the break-even. A curve can
-    dip and recover: a draft model elsewhere overlaps its two half batches only from the batch where that pays."""
+    dip and recover: a draft model elsewhere overlaps its two half batches only from the batch where that pays, and on
+    an MoE target the verify pass's B(k + 1) tokens touch more experts than the step's B until B alone touches them all."""
     below = (grid < break_even) & (grid_speedup < 1.0 - 1e-12)
     if not below.any():
         return None

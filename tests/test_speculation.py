@@ -247,14 +247,14 @@ def test_best_k_of_a_tree_is_not_reported_and_where_no_k_fits_there_is_none_each
     assert spec["tree_nodes"] == 24 and spec["tree_tau"] == 4.2
     full = predict_speculation(H100, LLAMA, 64, 131072, 3, 0.7, method="eagle")  # 64 x 128k of KV fits nowhere
     assert not full["fits_in_memory"] and full["best_k"] is None
-    assert full["best_k_unknown_because"] == "no k of 0..16 fits in memory at this batch"
+    assert full["best_k_unknown_because"] == "no k of 0..64 fits in memory at this batch"
     fits = predict_speculation(H100, LLAMA, 4, 1024, 3, 0.7, method="eagle")
     assert fits["best_k"] is not None and fits["best_k_unknown_because"] is None
     tree_text = predict_table(predict("h100-sxm", "llama-3.1-8b", batch=4, method="eagle", k=3, tree_nodes=8, tree_tau=3.5))
     assert "k 3  tree of 8 nodes, tau 3.5 (given)" in tree_text and "None" not in tree_text
     assert "best k here        not reported (tree: tau at another depth is unknown)" in tree_text
     full_text = predict_table(predict("h100-sxm", "llama-3.1-8b", batch=64, context=131072, method="eagle", k=3, alpha=0.7))
-    assert "best k here        none (no k of 0..16 fits in memory at this batch)" in full_text
+    assert "best k here        none (no k of 0..64 fits in memory at this batch)" in full_text
 
 
 def test_without_alpha_a_method_uses_its_published_per_position_rates():
