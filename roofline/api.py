@@ -287,6 +287,8 @@ def predict(
         "bound": "compute" if bool(m["compute_bound"]) else "memory",
         "arithmetic_intensity_flops_per_byte": float(m["arithmetic_intensity_flops_per_byte"]),
         "derated_ridge_point_flops_per_byte": hw.ridge_point_flops_per_byte(dep.dtype("mlp" if target.moe is None else "experts"), derated=True),
+        "ridge_point_dtype": dep.dtype("mlp" if target.moe is None else "experts"),  # the main GEMM's: an operator
+        # in another dtype (bf16 attention beside fp8 experts) has its own ridge, and its row in `operators` its own bound
         "flops": float(m["flops"]),
         "bytes": float(m["bytes"]),
         # those bytes at the derated bandwidth: the step's data time, against which its fixed costs show

@@ -14,6 +14,7 @@ def predict_table(point: dict) -> str:
     the point's warnings on stderr before it)."""
     p = point
     lay = p["layout"]
+    ridge_of = "the experts'" if p["expert_dtype"] else "the MLP's"  # api.predict: the main GEMM's dtype
     lines = [
         f"{p['model']} on {p['devices']} x {p['hardware']} ({_layout(lay)})  engine {p['engine']}  batch {p['batch']}  "
         f"context {p['context']}  KV {p['kv_dtype']}" + (f"  shared prefix {p['shared_prefix']:,}" if p.get("shared_prefix") else ""),
@@ -28,7 +29,8 @@ def predict_table(point: dict) -> str:
            + ("; not reachable: fits in memory NO, below)" if not p["fits_in_memory"] else ")")
            if p.get("price_usd_per_hour_per_device") is not None and p["cost_usd_per_million_tokens"] is not None else ""),
         f"  MBU / MFU            {p['mbu']:.1%} / {p['mfu']:.1%}",
-        f"  intensity / ridge    {p['arithmetic_intensity_flops_per_byte']:.1f} / {p['derated_ridge_point_flops_per_byte']:.1f} FLOP/byte (derated ceilings)",
+        f"  intensity / ridge    {p['arithmetic_intensity_flops_per_byte']:.1f} / {p['derated_ridge_point_flops_per_byte']:.1f} FLOP/byte (derated; "
+        f"the ridge of {p['ridge_point_dtype']}, {ridge_of} dtype)",
         f"  weights per device   {format_si(p['weight_bytes'], 'B')}   "
         + ", ".join(f"{c} {v['dtype']} {format_si(v['bytes_per_device'], 'B')}" for c, v in p["weight_classes"].items()),
         f"  KV cache per device  {format_si(p['kv_bytes'], 'B')}   (read per step: {format_si(p['kv_read_bytes_per_device'], 'B')})",
