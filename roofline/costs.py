@@ -14,12 +14,13 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, activat
         flops = 2 * params_device * T_a
         bytes = params_device * w_c + T_a * (d_in + d_out) * a
         params_device = params / tp, but for qkv_proj model.qkv_params_per_layer_per_device(tp): MLA's and a
-        low-rank query's down-projections whole on every rank, and one KV head's K and V on each rank once tp > kv_heads
+        low-rank query's down-projections whole on every rank, and one KV head's K and V on each rank once tp > kv_heads;
+        and the router whole on every rank (vLLM's ReplicatedLinear gate, SGLang's MoEGate)
     experts (per MoE layer): E / ep experts per EP rank, each split over D / ep devices; the busiest
     rank sets the pace (expected maximum over ep ranks, Blom's normal order statistic z_ep):
         p          = 1 - (1 - top_k / E) ** T                    (one expert is touched by T tokens)
-        touched    = min(E/ep, (E/ep) p + z_ep sqrt((E/ep) p (1 - p)))      (= E p when ep = 1)
         assigned   = T top_k / ep + z_ep sqrt(T top_k (1/ep)(1 - 1/ep))     (token-expert pairs)
+        touched    = min(E/ep, assigned, (E/ep) p + z_ep sqrt((E/ep) p (1 - p)))      (= E p when ep = 1)
         flops = 2 * expert_params * assigned / (D / ep)
         bytes = touched * expert_params * w_experts / (D / ep) + assigned * 2 * hidden * a
     attention (per layer group g, read_g(L) = model.entries_read(g, L), KV entries one query reads at length L (capped by the group's read_tokens)):
@@ -86,9 +87,9 @@ def busiest_rank_experts(experts: int, top_k: int, tokens, ep: int):
     per_rank = experts / ep
     p = unique_experts_touched(experts, top_k, t) / experts  # the chance that a given expert is hit
     z = expected_max_z(ep)
-    touched = np.minimum(per_rank, per_rank * p + z * np.sqrt(per_rank * p * (1.0 - p)))
     pairs = t * top_k
     assigned = pairs / ep + z * np.sqrt(pairs * (1.0 / ep) * (1.0 - 1.0 / ep))
+    touched = np.minimum(np.minimum(per_rank, assigned), per_rank * p + z * np.sqrt(per_rank * p * (1.0 - p)))
     return touched, assigned
 
 
@@ -111,7 +112,7 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment) -> dict[str, float]
 
     Non-expert classes split over tp (replicated over dp_attention groups), but for the attention input projections
     a rank holds whole (model.qkv_params_per_layer_per_device: MLA's down-projections, a KV head replicated once tp >
-    kv_heads; in each layer and MTP module); routed experts over all
+    kv_heads; in each layer and MTP module) and the router, whole on every rank; routed experts over all
     D = tp * dp_attention devices of a stage (E/ep experts, each split D/ep ways); layers over pp stages, the
     busiest holding ceil(layers / pp) of them (Deployment.stage_share) and the larger of embedding and LM head.
     The target's MTP modules are not counted: an MTP drafter brings them as a drafter
@@ -126,7 +127,7 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment) -> dict[str, float]
     for cls, n in params.items():
         if cls == "mtp":
             continue
-        split = dep.devices_per_stage if cls == "experts" else dep.tp
+        split = dep.devices_per_stage if cls == "experts" else 1 if cls == "router" else dep.tp
         per_stage = 1.0 if cls in ("embedding", "lm_head", "mtp") else share
         count = blocks.get(cls, 0)
         out[cls] = ((n - count * qkv) / split + count * qkv_device) * BYTES_PER_ELEMENT[dep.dtype(cls)] * per_stage
@@ -235,7 +236,7 @@ def operator_costs(
     if model.moe is not None:
         moe = model.moe
         moe_layers = model.moe_layers * layers_scale
-        costs["router"] = gemm("router", model.router_params, h, moe.experts, count=moe_layers)
+        costs["router"] = gemm("router", model.router_params, h, moe.experts, count=moe_layers, per_device=model.router_params)
         touched, assigned = busiest_rank_experts(moe.experts, moe.top_k, b * q, dep.ep)
         expert_tp = dep.expert_tp
         expert_flops = 2.0 * model.expert_params * assigned / expert_tp * moe_layers

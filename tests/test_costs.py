@@ -130,3 +130,20 @@ def test_deepseek_v4_holds_its_query_down_projection_and_shared_kv_head_whole_on
     q_down, kv, q_up = 4096 * 1024, 4096 * 512, 1024 * 64 * 512
     assert v4.qkv_params_per_layer == q_down + kv + q_up
     assert v4.qkv_params_per_layer_per_device(8) == q_down + kv + q_up / 8
+
+
+def test_the_router_is_whole_on_every_rank_and_a_rank_touches_no_more_experts_than_it_is_given_pairs():
+    """The MoE gate was split over tp (26.6 MB a device for DeepSeek-V3 at tp 8, against the 213 MB every rank holds:
+    vLLM's ReplicatedLinear gate); on an ep rank the expected experts touched could exceed the token-expert pairs."""
+    from roofline.costs import busiest_rank_experts, weight_bytes_by_class
+    from roofline.model import load_model
+
+    v3 = load_model("deepseek-v3")
+    whole = v3.router_params * v3.moe_layers * 2  # bf16, every MoE layer's gate
+    for tp in (1, 8):
+        dep = deployment(v3, "fp8", tp=tp)
+        assert weight_bytes_by_class(v3, dep)["router"] == pytest.approx(whole)
+        flops, _ = operator_costs(v3, 4, 1, 1024, dep)["router"]
+        assert float(flops) == pytest.approx(2 * (whole / 2) * 4)  # 2 FLOPs per weight per token, 4 tokens, every rank
+    touched, assigned = busiest_rank_experts(256, 8, np.array([1.0, 8.0, 64.0]), 8)
+    assert np.all(touched <= assigned) and touched[0] == pytest.approx(assigned[0])
