@@ -31,7 +31,9 @@ device from `roofline.costs`):
                    with attention DP, whose MoE layers reduce in the gather's scatter or the all-to-all's combine, else 0)
     t_all_to_all = 2 * moe_layers_stage * (lat + T / D * top_k * hidden * 2 * (1 - 1/ep) / bw)
                    (dispatch and combine, when ep > 1 and attention is data-parallel; with dp_attention = 1
-                    every device already holds every token and the combine rides on the all-reduce)
+                    every device already holds every token and the combine rides on the all-reduce). An upper bound
+                    on the bytes: every top-k copy of a token is counted, in bf16, where DeepEP sends a token once to
+                    each rank it routes to and SGLang dispatches fp8; at decode sizes the latency term dominates
     t_moe_gather = 2 * moe_layers_stage * (lat + (g - 1) / g * T_g * hidden * 2 / bw)
                    (attention data-parallel with each routed expert split over g = D / ep > 1 devices: the tokens
                     of every attention group gathered before the experts and the outputs reduce-scattered after,
