@@ -27,7 +27,7 @@ from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment
 from roofline.model import ModelSpec, load_model
 from roofline.profiles import costs_shadow_note, shadow_note
-from roofline.scenario import CONFIG_KEYS, Scenario
+from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, Scenario
 from roofline.serving import DEFAULT_ENGINE, ServingEngine, engine_on_a_cpu, load_engine
 from roofline.speculation import best_k, break_even_batch, speculates, speculative_metrics
 from roofline.units import rent_usd_per_hour, usd_per_million_tokens
@@ -111,8 +111,9 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
     by_model = dict(sc.method_by_model)
     alpha_axis = not np.isnan(sc.axes["alpha"]).all()
     out, seen, warned, resolved = [], set(), set(), {}
-    for values in product(*(getattr(sc, key) for key in CONFIG_KEYS)):
-        c = dict(zip(CONFIG_KEYS, values))
+    others = [key for key in CONFIG_KEYS if key not in LAYOUT_KEYS]
+    for values in product(*(getattr(sc, key) for key in others), sc.layout_list):
+        c = {**dict(zip(others, values[:-1])), **dict(zip(LAYOUT_KEYS, values[-1]))}
         if by_model:
             c["method"] = by_model[c["model"]]
         method = c["method"]
@@ -124,8 +125,15 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         if key in seen:  # a per-model method, a draft device for a method without drafter, or an expert dtype for a dense
             continue     # model repeats a config
         seen.add(key)
-        dep = deployment(model, c["weight_dtype"], c["kv_dtype"], c["tp"], c["dp_attention"], c["ep"], c["pp"],
-                         c["expert_dtype"], where=sc.path or sc.name)
+        try:
+            dep = deployment(model, c["weight_dtype"], c["kv_dtype"], c["tp"], c["dp_attention"], c["ep"], c["pp"],
+                             c["expert_dtype"], where=sc.path or sc.name)
+        except RooflineError as err:
+            if len(sc.layout_list) < 2 or sc.layouts:
+                raise
+            combo = ", ".join(f"{key} {c[key]}" for key in LAYOUT_KEYS)
+            raise RooflineError(f"{err} (the combination {combo} of the lists crossed; `layouts: [{{tp: 8}}, "
+                                "{dp_attention: 8, ep: 8}]` sweeps chosen layouts side by side)") from None
         labels = (c["hardware"], c["model"], c["engine"], method, draft_hw, dep.weight_dtype_label, dep.expert_dtype_label,
                   dep.kv_dtype, dep.tp, dep.dp_attention, dep.ep, dep.pp, c["shared_prefix"])
         if labels in resolved:  # null (the native dtype) beside that dtype spelled out: two configs, one set of labels

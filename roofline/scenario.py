@@ -22,13 +22,16 @@ be a list: the sweep runs every combination (a "config"), each over the numeric 
 pass. Optional keys: description, overlap (default true), draft_vocab, acceptance (a list of
 per-position rates used instead of the alpha axis), tree ({nodes: N, tau: T}: N draft nodes per
 sequence, root excluded, verified as q = N + 1 tokens; the k axis is then the tree depth),
-shared_prefix (tokens of every sequence's context shared by the whole batch), type: scenario.
+shared_prefix (tokens of every sequence's context shared by the whole batch), type: scenario, and
+layouts (a list of whole layouts, `[{tp: 8}, {dp_attention: 8, ep: 8}]`, swept side by side instead of every
+combination of tp, dp_attention, ep and pp, which it replaces).
 Missing axes default to batch [1], context [1024], k [0] with method none else [4], alpha [0.8]; with
 a method and no alpha axis or acceptance, the method's published default rates (speculation.py).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import dataclass, field
@@ -46,11 +49,12 @@ AXES = ("batch", "context", "k", "alpha")
 _KEYS = {
     "type", "name", "description", "hardware", "model", "engine", "method", "draft", "draft_hardware",
     "weight_dtype", "expert_dtype", "kv_dtype", "tp", "dp_attention", "ep", "pp", "axes", "overlap",
-    "draft_vocab", "acceptance", "tree", "shared_prefix",
+    "draft_vocab", "acceptance", "tree", "shared_prefix", "layouts",
 }
 # keys that may be a list: every combination is one config of the sweep
 CONFIG_KEYS = ("hardware", "model", "engine", "method", "draft_hardware", "weight_dtype", "expert_dtype", "kv_dtype",
                "tp", "dp_attention", "ep", "pp", "shared_prefix")
+LAYOUT_KEYS = ("tp", "dp_attention", "ep", "pp")  # one layout; `layouts:` lists whole ones instead of crossing these
 
 
 @dataclass(frozen=True)
@@ -76,13 +80,19 @@ class Scenario:
     tree_nodes: int | None = None
     tree_tau: float | None = None
     shared_prefix: tuple[int, ...] = (0,)
+    layouts: tuple[tuple[int, int, int, int], ...] = ()  # (tp, dp_attention, ep, pp) each; () crosses the four keys
     description: str = ""
     axes: dict = field(default_factory=dict)
     path: str = ""
 
     @property
+    def layout_list(self) -> tuple[tuple[int, int, int, int], ...]:
+        """Every (tp, dp_attention, ep, pp) the sweep runs: `layouts`, else every combination of the four keys."""
+        return self.layouts or tuple(itertools.product(self.tp, self.dp_attention, self.ep, self.pp))
+
+    @property
     def configs(self) -> int:
-        n = math.prod(len(getattr(self, key)) for key in CONFIG_KEYS)
+        n = math.prod(len(getattr(self, key)) for key in CONFIG_KEYS if key not in LAYOUT_KEYS) * len(self.layout_list)
         return n // len(self.method) if self.method_by_model else n
 
     @property
@@ -115,6 +125,31 @@ def _degree(where: str, key: str):
             raise field_error(where, key, f"an integer in 1..{DEGREE_MAX}", v)
         return v
     return check
+
+
+def _layouts(where: str, data: dict) -> tuple[tuple[int, int, int, int], ...]:
+    """`layouts: [{tp: 8}, {dp_attention: 8, ep: 8}]`: whole layouts to sweep side by side (a missing degree is 1),
+    instead of every combination of tp, dp_attention, ep and pp, some of which a model may not allow."""
+    raw = data.get("layouts")
+    if raw is None:
+        return ()
+    crossed = [key for key in LAYOUT_KEYS if key in data]
+    if crossed:
+        raise field_error(where, "layouts", f"layouts or {', '.join(LAYOUT_KEYS)}, not both", f"layouts and {crossed[0]}")
+    if not isinstance(raw, list) or not raw:
+        raise field_error(where, "layouts", "a non-empty list of mappings such as {tp: 8} or {dp_attention: 8, ep: 8}", raw)
+    out = []
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict) or not item:
+            raise field_error(where, f"layouts[{i}]", "a mapping of tp, dp_attention, ep and pp (each 1 where left out)", item)
+        for key in item:
+            if key not in LAYOUT_KEYS:
+                raise field_error(where, f"layouts[{i}].{key}", "one of " + ", ".join(LAYOUT_KEYS), key)
+        layout = tuple(_degree(where, f"layouts[{i}].{key}")(item.get(key, 1)) for key in LAYOUT_KEYS)
+        if layout in out:
+            raise field_error(where, f"layouts[{i}]", "each layout once", item)
+        out.append(layout)
+    return tuple(out)
 
 
 def _raise(error: Exception):
@@ -283,6 +318,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         "kv_dtype": _values(where, "kv_dtype", data.get("kv_dtype", "bf16"), lambda v: normalize_dtype(v, KV_DTYPES, where, "kv_dtype")),
         **{key: _values(where, key, data.get(key, 1), _degree(where, key)) for key in ("tp", "dp_attention", "ep", "pp")},
     }
+    layouts = _layouts(where, data)
     overlap = data.get("overlap", True)
     if not isinstance(overlap, bool):
         raise field_error(where, "overlap", "true or false", overlap)
@@ -302,7 +338,8 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     defaults = {"batch": [1], "context": [1024], "alpha": [0.8],
                 "k": [0 if methods == ("none",) else default_k(next(m for m in methods if m != "none"), tree_nodes)]}
     axes = {name: _axis(where, name, raw_axes.get(name, defaults[name])) for name in AXES}
-    points = math.prod(len(v) for v in configs.values()) * math.prod(len(v) for v in axes.values())
+    points = (math.prod(len(v) for k, v in configs.items() if k not in LAYOUT_KEYS) * max(len(layouts), 1)
+              * math.prod(len(configs[k]) for k in LAYOUT_KEYS) * math.prod(len(v) for v in axes.values()))
     if points > max_points():
         raise field_error(where, "axes", f"at most {max_points():,} points (raise the limit with ROOFLINE_MAX_POINTS=N)",
                           f"{points:,} points")
@@ -345,6 +382,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         acceptance=None if acceptance is None else tuple(float(a) for a in acceptance),
         tree_nodes=tree_nodes,
         tree_tau=None if tree_tau is None else float(tree_tau),
+        layouts=layouts,
         description=str(data.get("description", "")),
         axes=axes,
         path=where,

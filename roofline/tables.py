@@ -280,7 +280,7 @@ def scenario_list(scenarios: list) -> str:
 
 def scenario_table(sc) -> str:
     """`roofline scenarios show NAME`: the file, what each config key and axis holds, and the points it makes."""
-    from roofline.scenario import CONFIG_KEYS
+    from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS
     from roofline.serving import DEFAULT_ENGINE
 
     def shown(values, key: str) -> str:
@@ -290,6 +290,11 @@ def scenario_table(sc) -> str:
     lines = [f"{sc.name}  ({sc.path})", f"  {sc.description}" if sc.description else "  (no description)", ""]
     for key in CONFIG_KEYS:
         values = getattr(sc, key)
+        if sc.layouts and key in LAYOUT_KEYS:
+            if key == "tp":
+                lines.append(f"  {'layouts':<16}" + "; ".join(", ".join(f"{k} {v}" for k, v in zip(LAYOUT_KEYS, layout) if v > 1 or k == "tp")
+                                                              for layout in sc.layouts))
+            continue
         if key == "method" and sc.method_by_model:
             lines.append(f"  {'method':<16}" + ", ".join(f"{m}: {meth}" for m, meth in sc.method_by_model))
         elif tuple(values) not in ((None,), (1,), (0,), ("bf16",)) or key in ("hardware", "model", "method", "engine"):

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 import yaml
 
@@ -96,3 +98,28 @@ def test_a_scenario_name_is_a_file_stem_never_a_path(name):
     with pytest.raises(RooflineError, match=r"name: expected a name of letters, digits"):
         scenario_from_dict({"name": name, "hardware": "h100", "model": "llama-3.1-8b"}, "s.yaml")
     assert scenario_from_dict({"hardware": "h100", "model": "llama-3.1-8b"}, "/tmp/my scenario.yaml").name == "my-scenario"
+
+
+def test_layouts_sweep_chosen_layouts_side_by_side_and_a_crossed_combination_that_fails_is_named():
+    """tp: [1, 8], dp_attention: [1, 8], ep: [1, 8] was refused whole (tp 1 x ep 8 is no layout), so tp 8 could not
+    be put beside dp_attention 8 + ep 8 in one sweep, and the error did not say which combination failed."""
+    import roofline
+    from roofline.grid import load_configs
+
+    base = {"name": "v3", "hardware": "h200", "model": "deepseek-v3", "axes": {"batch": [1, 64], "context": [8192]}}
+    sc = scenario_from_dict({**base, "layouts": [{"tp": 8}, {"dp_attention": 8, "ep": 8}]}, "t")
+    assert sc.layout_list == ((8, 1, 1, 1), (1, 8, 8, 1)) and sc.configs == 2 and sc.points == 4
+    assert [(c.dep.tp, c.dep.dp_attention, c.dep.ep) for c in load_configs(sc)] == [(8, 1, 1), (1, 8, 8)]
+    df = roofline.sweep({**base, "layouts": [{"tp": 8}, {"dp_attention": 8, "ep": 8}]})
+    assert sorted(set(zip(df["tp"], df["dp_attention"], df["ep"]))) == [(1, 8, 8), (8, 1, 1)]
+    assert df.loc[df["dp_attention"] == 8, "max_batch"].iloc[0] > 4 * df.loc[df["tp"] == 8, "max_batch"].iloc[0]
+    crossed = scenario_from_dict({**base, "tp": [1, 8], "dp_attention": [1, 8], "ep": [1, 8]}, "c.yaml")
+    with pytest.raises(RooflineError, match=r"\(the combination tp 1, dp_attention 1, ep 8, pp 1 of the lists crossed; `layouts:"):
+        load_configs(crossed)
+    for bad, says in (({"layouts": [{"tp": 8}], "tp": 2}, "layouts: expected layouts or tp, dp_attention, ep, pp, not both"),
+                      ({"layouts": []}, "layouts: expected a non-empty list"),
+                      ({"layouts": [{"tp": 8, "cp": 2}]}, "layouts[0].cp: expected one of tp, dp_attention, ep, pp"),
+                      ({"layouts": [{"tp": 8}, {"tp": 8, "pp": 1}]}, "layouts[1]: expected each layout once"),
+                      ({"layouts": [{"tp": 0}]}, "layouts[0].tp: expected an integer in 1..")):
+        with pytest.raises(RooflineError, match=re.escape(says)):
+            scenario_from_dict({**base, **bad}, "t")
