@@ -240,6 +240,10 @@ def _precision(config: dict, cfg: dict, where: str, layers: int = 0) -> dict | N
         block: dict = {"default": dtype, **{c: "bf16" for c in ("attention", "embedding", "lm_head", "router", "shared_experts") if c in kept}}
     else:
         block = {"default": "bf16", **{c: dtype for c in quantised if c not in kept}}
+    sides = qc.get("weight_block_size")
+    if (dtype in ("fp8", "int8") and isinstance(sides, list) and len(sides) == 2 and len(set(sides)) == 1
+            and isinstance(sides[0], int) and not isinstance(sides[0], bool) and sides[0] > 0):
+        block["block"] = sides[0]  # square block scales: a tensor-parallel shard must hold whole blocks
     detail = ", ".join(f"{k} {qc[k]}" for k in ("quant_algo", "bits", "fmt", "weight_block_size") if qc.get(k) is not None)
     block["source"] = (f"quantization_config of the imported config.json: quant_method {method}" + (f", {detail}" if detail else "")
                        + "; embedding, LM head and router kept in 16 bits"

@@ -4,8 +4,9 @@ Parallel layout of one model replica (the batch B is the replica's batch):
 
     devices per pipeline stage   D = tp * dp_attention
     devices                      N = D * pp
-    attention (qkv, attention, KV write, o), dense MLP, shared experts, router, embedding, LM head:
-        split over the tp devices of an attention group and replicated over the dp_attention groups;
+    attention (qkv, attention, KV write, o), dense MLP, shared experts, embedding, LM head:
+        split over the tp devices of an attention group and replicated over the dp_attention groups (the MoE router
+        whole on every device, as vLLM's ReplicatedLinear gate and SGLang's MoEGate hold it);
         each group decodes B / dp_attention sequences and holds and reads only their KV cache
         (GQA KV heads split over tp, one replicated on each rank once tp > kv_heads, its K and V weights too; an
         MLA latent is replicated over tp, and so are MLA's down-projections q_a and kv_a and a low-rank query's
@@ -18,7 +19,8 @@ Parallel layout of one model replica (the batch B is the replica's batch):
 
 Checks (one line each, exit code 2 from the CLI): heads % tp == 0; kv_heads % tp == 0 or tp % kv_heads
 == 0 (KV heads replicated when tp > kv_heads; not for MLA, whose one latent KV is whole on every rank); D % ep == 0 and experts % ep == 0 (EP needs an MoE model);
-pp <= layers.
+pp <= layers. A checkpoint with block scales (`precision.block`, DeepSeek-V3's 128 x 128 fp8) is loaded by the
+engines only where each rank's shard holds whole blocks: block_split_note says where it does not (a warning).
 
 Precision: a model profile may declare the checkpoint's native dtype per weight class (`precision:`
 in docs/PROFILES.md; gpt-oss-120b ships MXFP4 experts, DeepSeek-V3 fp8 blocks); `weight_dtype`
@@ -171,3 +173,29 @@ def deployment(model, weight_dtype: str | None = None, kv_dtype: str = "bf16", t
 def single_device(dep: Deployment) -> Deployment:
     """The same precision on one device (a drafter placed on its own hardware)."""
     return replace(dep, tp=1, dp_attention=1, ep=1, pp=1)
+
+
+def block_split_note(model, dep: Deployment) -> str:
+    """'deepseek-v3 at tp 32: ...' where a tensor-parallel shard of a block-quantised class (model.quant_block, in the
+    checkpoint's own dtype) would hold a part of a block: vLLM and SGLang refuse to load it ("... is not divisible by
+    weight quantization block_n = 128"). Widths a rank holds: the dense MLP's ffn / tp, a shared expert's ffn / tp, a
+    routed expert's ffn / (D / ep), the attention output's heads x v_dim / tp. '' where every shard holds whole blocks."""
+    block = getattr(model, "quant_block", 0)
+    if not block:
+        return ""
+    native = dict(model.native_precision)
+    v_dim = model.mla.v_head_dim if model.mla is not None else model.head_dim
+    widths = [("mlp", "the dense MLP", model.ffn_size, dep.tp)] if (model.moe is None or model.moe.dense_layers) else []
+    if model.moe is not None:
+        widths.append(("experts", "a routed expert", model.moe.expert_ffn_size, dep.expert_tp))
+        if model.moe.shared_experts:
+            widths.append(("shared_experts", "the shared experts", model.moe.shared_expert_ffn_size * model.moe.shared_experts, dep.tp))
+    widths.append(("attention", "the attention output", model.heads * v_dim, dep.tp))
+    bad = [f"{what} {width:,} / {ways} = {width / ways:g}" for cls, what, width, ways in widths
+           if ways > 1 and native.get(cls) in QUANTISED_DTYPES and dep.dtype(cls) == native.get(cls) and (width / ways) % block]
+    if not bad:
+        return ""
+    return (f"{model.name} at {dep.describe()}: the checkpoint's {block} x {block} block scales do not divide the columns "
+            f"a device holds ({'; '.join(bad)}): vLLM and SGLang refuse to load such a shard; a layout they run splits "
+            f"whole blocks")
+

@@ -113,6 +113,8 @@ class ModelSpec:
     published_params: float | None = None
     published_active_params: float | None = None
     native_precision: tuple[tuple[str, str], ...] = ()   # (weight class, dtype) of the released checkpoint
+    quant_block: int = 0     # the checkpoint's block scales cover quant_block x quant_block weights (DeepSeek's fp8:
+    #   128) in the classes at its default dtype: a tensor-parallel shard must hold whole blocks (layout.block_split_note)
     source: str = ""
     notes: str = ""
 
@@ -353,6 +355,7 @@ class ModelSpec:
             "ffn_gated": self.ffn_gated,
             "tied_embeddings": self.tied_embeddings,
             "native_precision": dict(self.native_precision) or dict.fromkeys(WEIGHT_CLASSES, "bf16"),
+            "quant_block": self.quant_block or None,
             "params_by_class": self.params_by_class(),
             "weight_bytes_as_released": self.weight_bytes_as_released,
             "layers": self.layers,
@@ -390,7 +393,7 @@ def _precision(where: str, value: object) -> tuple[tuple[str, str], ...]:
     """`precision: {default: fp8, embedding: bf16, ..., source: "..."}` -> ((class, dtype), ...) for every class."""
     if value is None:
         return ()
-    raw = _mapping(where, "precision", value, {*WEIGHT_CLASSES, "default", "source"})
+    raw = _mapping(where, "precision", value, {*WEIGHT_CLASSES, "default", "source", "block"})
     given = {key: normalize_dtype(raw[key], WEIGHT_DTYPES, where, f"precision.{key}")  # any spelling: FP8, bfloat16
              for key in ("default", *WEIGHT_CLASSES) if key in raw}
     if not isinstance(raw.get("source"), str) or not raw["source"].strip():
@@ -398,6 +401,13 @@ def _precision(where: str, value: object) -> tuple[tuple[str, str], ...]:
                           raw.get("source", MISSING))
     default = given.get("default", "bf16")
     return tuple((cls, given.get(cls, default)) for cls in WEIGHT_CLASSES)
+
+
+def _quant_block(where: str, value: object) -> int:
+    """`precision.block: 128`: the side of the checkpoint's square block scales (0 where not given)."""
+    if not isinstance(value, dict) or value.get("block") is None:
+        return 0
+    return _positive_int(where, "precision.block", value["block"])
 
 
 def _positive_int(where: str, key: str, value: object, allow_zero: bool = False) -> int:
@@ -582,6 +592,7 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
         mtp_window=_positive_int(where, "mtp_window", data.get("mtp_window", 0), allow_zero=True),
         **published,
         native_precision=_precision(where, data.get("precision")),
+        quant_block=_quant_block(where, data.get("precision")),
         source=prose(where, "source", data.get("source")).strip(),
         notes=prose(where, "notes", data.get("notes")).strip(),
     )
@@ -642,6 +653,7 @@ def check_model_spec(spec: object) -> ModelSpec:
     for key in ("published_params", "published_active_params"):
         _published(where, key, getattr(spec, key))
     _check_spec_precision(where, spec.native_precision)
+    _positive_int(where, "quant_block", spec.quant_block, allow_zero=True)
     return spec
 
 

@@ -120,6 +120,7 @@ def test_a_quantised_checkpoint_is_imported_in_its_own_precision():
                                         "weight_block_size": [128, 128]}}
     spec = model_from_dict(profile_from_hf_config(deepseek, "ds", "ds.json"), "ds")
     assert dict(spec.native_precision) == dict(load_model("deepseek-v3").native_precision)
+    assert spec.quant_block == load_model("deepseek-v3").quant_block == 128  # weight_block_size [128, 128]
     gpt_oss = {"model_type": "gpt_oss", "num_hidden_layers": 36, "hidden_size": 2880, "num_attention_heads": 64,
                "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 2880, "vocab_size": 201088,
                "num_local_experts": 128, "num_experts_per_tok": 4, "sliding_window": 128,

@@ -161,3 +161,20 @@ def test_the_router_is_a_class_of_its_own_kept_16_bit_and_not_set_by_expert_dtyp
     assert "router" not in deployment(load_model("llama-3.1-8b")).to_json()["weight_dtypes"]  # a dense model has none
     point = predict("h100-sxm", "gpt-oss-120b", 1, 1024)
     assert point["weight_classes"]["router"]["dtype"] == "bf16" and "shared_experts" not in point["weight_classes"]
+
+
+def test_a_layout_whose_shards_cut_the_checkpoints_block_scales_is_warned():
+    """DeepSeek-V3's fp8 checkpoint (128 x 128 blocks) at tp 32 gave a clean prediction, where vLLM and SGLang refuse
+    the shard ("576 is not divisible by weight quantization block_n = 128")."""
+    import roofline
+    from roofline.layout import block_split_note
+
+    v3 = load_model("deepseek-v3")
+    assert block_split_note(v3, deployment(v3, tp=8)) == "" and block_split_note(v3, deployment(v3, tp=16)) == ""
+    note = block_split_note(v3, deployment(v3, tp=32))
+    assert "the dense MLP 18,432 / 32 = 576" in note and "a routed expert 2,048 / 32 = 64" in note
+    assert "a routed expert 2,048 / 32 = 64" in block_split_note(v3, deployment(v3, dp_attention=32))
+    assert block_split_note(v3, deployment(v3, dp_attention=32, ep=32)) == ""  # whole experts a device
+    assert block_split_note(v3, deployment(v3, "bf16", tp=32)) == ""  # re-quantised: the checkpoint's blocks are gone
+    assert any("block scales do not divide" in w for w in roofline.predict("h200", "deepseek-v3", tp=32)["warnings"])
+    assert block_split_note(load_model("llama-3.1-70b"), deployment(load_model("llama-3.1-70b"), tp=8)) == ""
