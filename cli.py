@@ -328,12 +328,15 @@ def hw_diff(
     a: Annotated[str, typer.Argument(help="First hardware profile.")],
     b: Annotated[str, typer.Argument(help="Second hardware profile.")],
     model: Annotated[str, typer.Option(help="Reference model for the decode points.")] = "llama-3.1-8b",
-    tp: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Tensor-parallel degree of the reference model (devices of each).")] = 1,
+    tp: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Tensor-parallel degree of the reference model.")] = 1,
+    dp_attention: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Attention data-parallel groups (devices = tp x dp-attention).")] = 1,
+    ep: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Expert-parallel degree (MoE).")] = 1,
+    weight_dtype: Annotated[Optional[str], typer.Option(help="Weight dtype of the reference model (default: its native precision).")] = None,
 ) -> None:
     """Two profiles side by side: peaks, ridge points, and what changes for a reference model."""
     from roofline.editing import diff_hardware
 
-    typer.echo(diff_hardware(a, b, _dirs(), model, tp))
+    typer.echo(diff_hardware(a, b, _dirs(), model, tp, dp_attention, ep, weight_dtype))
 
 
 @hw_app.command("schema")

@@ -550,10 +550,12 @@ def _error_of(kind: str, path: Path) -> str | None:
 NO_FIT = "does not fit"  # a reference point of `hw diff` that does not fit in the device's memory
 
 
-def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llama-3.1-8b", tp: int = 1) -> str:
+def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llama-3.1-8b", tp: int = 1,
+                  dp_attention: int = 1, ep: int = 1, weight_dtype: str | None = None) -> str:
     """Two hardware profiles side by side: every field that changes a prediction (a `*` where they differ), the
-    ridge points (peak and derated), and two reference decode points each on the ideal engine (the silicon's bound),
-    the model at tensor parallelism `tp`; a point that does not fit in memory is said so, not timed."""
+    ridge points (peak and derated; bf16's and the reference model's main GEMM dtype's), and two reference decode
+    points each on the ideal engine (the silicon's bound), the model in the layout `tp`, `dp_attention`, `ep` and
+    `weight_dtype` (None: its native precision); a point that does not fit in memory is said so, not timed."""
     from roofline.capacity import capacity
     from roofline.engine import step_time_s
     from roofline.hardware import load_hardware, peak_dtypes_in_order, peak_unit
@@ -588,11 +590,15 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
         ("operator_ceilings.attention_memory", "attention_memory_bytes_per_s", "B/s"),
         ("operator_ceilings.elementwise_memory", "elementwise_memory_bytes_per_s", "B/s"),
         ("price", "price_usd_per_hour", "USD/h"))]
-    rows.append(("peak ridge bf16 (FLOP/B)", hw_a.ridge_point_flops_per_byte("bf16"), hw_b.ridge_point_flops_per_byte("bf16"), ""))
-    rows.append(("derated ridge bf16 (FLOP/B)", hw_a.ridge_point_flops_per_byte("bf16", derated=True),
-                 hw_b.ridge_point_flops_per_byte("bf16", derated=True), ""))
-    dep = deployment(ref, tp=tp, where="--tp")
-    rows.append((f"{model_name} decoding on {tp} x each, ideal engine:", None, None, None))  # a heading over its rows
+    dep = deployment(ref, weight_dtype, tp=tp, dp_attention=dp_attention, ep=ep, where="command line")
+    main = dep.dtype("mlp" if ref.moe is None else "experts")  # the dtype of the reference model's main GEMMs
+    for dtype in dict.fromkeys(("bf16", main)):
+        rows.append((f"peak ridge {dtype} (FLOP/B)", hw_a.ridge_point_flops_per_byte(dtype), hw_b.ridge_point_flops_per_byte(dtype), ""))
+        rows.append((f"derated ridge {dtype} (FLOP/B)", hw_a.ridge_point_flops_per_byte(dtype, derated=True),
+                     hw_b.ridge_point_flops_per_byte(dtype, derated=True), ""))
+    dtypes = f"{dep.weight_dtype_label} weights" + (f", {dep.expert_dtype_label} experts" if dep.expert_dtype_label else "")
+    rows.append((f"{model_name} decoding on {dep.devices} x each, ideal engine:", None, None, None))  # headings over its rows
+    rows.append((f"  ({dep.describe()}; {dtypes})", None, None, None))
     for batch, context in ((1, 1024), (64, 4096)):
         ta, tb = (float(step_time_s(hw, ref, batch, 1, context, dep)) for hw in (hw_a, hw_b))
         fits = [bool(capacity(hw, ref, batch, context + 1, dep)["fits_in_memory"]) for hw in (hw_a, hw_b)]

@@ -223,7 +223,8 @@ def test_hw_diff_shows_values_side_by_side_with_ridge_point_and_a_reference_mode
     assert ridge[-3:-1] == ["295.3", "37"] or ridge[-4:-2] == ["295.3", "37"]   # 989.4/3.35 and 148/4.0
     assert "278" in lines["derated ridge bf16 (FLOP/B)"]  # 989.4 x 0.80 / (3.35 x 0.85)
     heading = out.splitlines().index("llama-3.1-8b decoding on 1 x each, ideal engine:")
-    assert out.splitlines()[heading + 1].startswith("  B=1 S=1024 step time")
+    assert out.splitlines()[heading + 1] == "  (tp 1; bf16 weights)"
+    assert out.splitlines()[heading + 2].startswith("  B=1 S=1024 step time")
     assert max(map(len, out.splitlines()[2:])) <= 80  # the table (not the two file paths above it) fits 80 columns
     peaks = [label for label in lines if label.startswith("peak_flops.")]
     assert peaks == ["peak_flops." + d for d in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8")]  # the profiles' order
@@ -243,6 +244,13 @@ def test_hw_diff_marks_every_field_that_changes_a_prediction_and_points_that_do_
     assert "does not fit" in step  # not a step time for a point that cannot run
     code, out, _ = roofline("hw", "diff", "h100-sxm", "h200", "--model", "deepseek-v3", "--tp", "8")
     assert "deepseek-v3 decoding on 8 x each" in out and "does not fit" in out and "ms" in out  # fits on 8 H200, not 8 H100
+    code, out, err = roofline("hw", "diff", "h200", "mi300x", "--model", "deepseek-v3", "--dp-attention", "8", "--ep", "8")
+    assert code == 0, err
+    assert "  (tp 1, dp-attention 8, ep 8; fp8 weights, fp8 experts)" in out.splitlines()
+    assert "354.1" in next(line for line in out.splitlines() if line.startswith("derated ridge fp8"))  # the experts' dtype too
+    assert max(map(len, out.splitlines()[2:])) <= 80
+    code, _, err = roofline("hw", "diff", "h100", "a100", "--ep", "2")
+    assert code == 2 and err.strip() == "error: command line: ep: expected 1 for a dense model (llama-3.1-8b has no experts), found 2"
 
 
 def test_hw_schema_is_the_shipped_file_and_every_shipped_profile_satisfies_it(roofline):
