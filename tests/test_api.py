@@ -159,16 +159,16 @@ def test_a_sweep_without_speculation_has_no_break_even_batch():
 
 def test_dp_attention_above_the_batch_is_warned_about_and_the_cli_says_it_once(request):
     roofline_cli = request.getfixturevalue("roofline")  # the CLI runner (this module's `roofline` is the package)
-    idle = roofline.predict("h200", "deepseek-v3", batch=1, tp=8, dp_attention=3)
-    assert [w for w in idle["warnings"] if w.startswith("dp_attention 3 at batch 1: 2 of the 3 attention groups")]
-    busy = roofline.predict("h200", "deepseek-v3", batch=3, tp=8, dp_attention=3)
+    idle = roofline.predict("h200", "deepseek-v3", batch=1, tp=8, dp_attention=2)
+    assert [w for w in idle["warnings"] if w.startswith("dp_attention 2 at batch 1: 1 of the 2 attention groups")]
+    busy = roofline.predict("h200", "deepseek-v3", batch=2, tp=8, dp_attention=2)
     assert not any("dp_attention" in w for w in busy["warnings"])
-    code, out, err = roofline_cli("predict", "--hardware", "h200", "--model", "deepseek-v3", "--tp", "8", "--dp-attention", "3")
-    assert code == 0 and (out + err).count("2 of the 3 attention groups") == 1 and err.startswith("warning: dp_attention 3")
+    code, out, err = roofline_cli("predict", "--hardware", "h200", "--model", "deepseek-v3", "--tp", "8", "--dp-attention", "2")
+    assert code == 0 and (out + err).count("1 of the 2 attention groups") == 1 and err.startswith("warning: dp_attention 2")
     assert "warning" not in out.lower()  # the table on stdout pipes clean; warnings on stderr, as with --json
-    code, out, err = roofline_cli("predict", "--hardware", "h200", "--model", "deepseek-v3", "--tp", "8", "--dp-attention", "3",
+    code, out, err = roofline_cli("predict", "--hardware", "h200", "--model", "deepseek-v3", "--tp", "8", "--dp-attention", "2",
                                   "--json")
-    assert err.startswith("warning: dp_attention 3") and json.loads(out)["warnings"][0].startswith("dp_attention 3")
+    assert err.startswith("warning: dp_attention 2") and json.loads(out)["warnings"][0].startswith("dp_attention 2")
 
 
 def test_a_draft_model_with_another_vocabulary_is_warned_about():
