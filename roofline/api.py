@@ -27,7 +27,7 @@ from roofline.engine import step_metrics, ttft_s, weight_only_note
 from roofline.errors import RooflineError, field_error, warn
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
-from roofline.layout import OPERATOR_CLASS, block_split_note, deployment
+from roofline.layout import OPERATOR_CLASS, deployment, shard_note
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, K_MAX
 from roofline.model import ModelSpec, check_model_spec
 from roofline.model import load_model as _load_model
@@ -328,7 +328,7 @@ def predict(
             f"does not fit in memory: needs {out['memory_needed_bytes'] / 1e9:.1f} GB per device of "
             f"{out['usable_memory_bytes'] / 1e9:.1f} GB usable (max batch {out['max_batch']:,} at this context)")
     memory_warning = len(out["warnings"]) - 1 if not fits else None  # a speculative point says what it needs with its drafter
-    for note in (engine_on_a_cpu(eng, hw), weight_only_note(hw, dep), block_split_note(target, dep)):
+    for note in (engine_on_a_cpu(eng, hw), weight_only_note(hw, dep), shard_note(target, dep)):
         if note:
             out["warnings"].append(note)
     narrow = sorted({d for d in dep.dtypes.values() if d in ("bf16", "fp16") and hw.compute_dtype(d) == "fp32"})

@@ -24,7 +24,7 @@ import pandas as pd
 from roofline.engine import step_metrics, weight_only_note
 from roofline.errors import RooflineError, UnknownName, field_error, warn
 from roofline.hardware import HardwareSpec, load_hardware
-from roofline.layout import Deployment, block_split_note, deployment
+from roofline.layout import Deployment, deployment, shard_note
 from roofline.model import ModelSpec, load_model
 from roofline.profiles import costs_shadow_note, shadow_note
 from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, Scenario
@@ -156,7 +156,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         idle = (f"dp_attention {dep.dp_attention}: at batches below {dep.dp_attention} (the sweep's smallest is {smallest}) "
                 "some attention groups have no sequence to decode, and their devices idle through attention"
                 if dep.dp_attention > smallest else "")
-        for note in [engine_on_a_cpu(engines[c["engine"]], hw), weight_only_note(hw, dep), block_split_note(model, dep), idle, rates_note,
+        for note in [engine_on_a_cpu(engines[c["engine"]], hw), weight_only_note(hw, dep), shard_note(model, dep), idle, rates_note,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None)]:
             if note and note not in warned:
                 warned.add(note)

@@ -20,7 +20,7 @@ Parallel layout of one model replica (the batch B is the replica's batch):
 Checks (one line each, exit code 2 from the CLI): heads % tp == 0; kv_heads % tp == 0 or tp % kv_heads
 == 0 (KV heads replicated when tp > kv_heads; not for MLA, whose one latent KV is whole on every rank); D % ep == 0 and experts % ep == 0 (EP needs an MoE model);
 pp <= layers. A checkpoint with block scales (`precision.block`, DeepSeek-V3's 128 x 128 fp8) is loaded by the
-engines only where each rank's shard holds whole blocks: block_split_note says where it does not (a warning).
+engines only where each rank's shard holds whole blocks: shard_note says where it does not, or where a width does not split evenly (a warning).
 
 Precision: a model profile may declare the checkpoint's native dtype per weight class (`precision:`
 in docs/PROFILES.md; gpt-oss-120b ships MXFP4 experts, DeepSeek-V3 fp8 blocks); `weight_dtype`
@@ -175,14 +175,13 @@ def single_device(dep: Deployment) -> Deployment:
     return replace(dep, tp=1, dp_attention=1, ep=1, pp=1)
 
 
-def block_split_note(model, dep: Deployment) -> str:
-    """'deepseek-v3 at tp 32: ...' where a tensor-parallel shard of a block-quantised class (model.quant_block, in the
-    checkpoint's own dtype) would hold a part of a block: vLLM and SGLang refuse to load it ("... is not divisible by
-    weight quantization block_n = 128"). Widths a rank holds: the dense MLP's ffn / tp, a shared expert's ffn / tp, a
-    routed expert's ffn / (D / ep), the attention output's heads x v_dim / tp. '' where every shard holds whole blocks."""
+def shard_note(model, dep: Deployment) -> str:
+    """'deepseek-v3 at tp 32: ...' where a tensor-parallel shard would hold a fraction of a column (the width does not
+    divide among the devices) or, in a block-quantised class (model.quant_block, in the checkpoint's own dtype), a part
+    of a block: vLLM and SGLang refuse to load either ("... is not divisible by weight quantization block_n = 128").
+    Widths a device holds: the dense MLP's ffn / tp, the shared experts' ffn / tp, a routed expert's ffn / (D / ep),
+    the attention output's heads x v_dim / tp. '' where every shard is whole."""
     block = getattr(model, "quant_block", 0)
-    if not block:
-        return ""
     native = dict(model.native_precision)
     v_dim = model.mla.v_head_dim if model.mla is not None else model.head_dim
     widths = [("mlp", "the dense MLP", model.ffn_size, dep.tp)] if (model.moe is None or model.moe.dense_layers) else []
@@ -191,11 +190,15 @@ def block_split_note(model, dep: Deployment) -> str:
         if model.moe.shared_experts:
             widths.append(("shared_experts", "the shared experts", model.moe.shared_expert_ffn_size * model.moe.shared_experts, dep.tp))
     widths.append(("attention", "the attention output", model.heads * v_dim, dep.tp))
-    bad = [f"{what} {width:,} / {ways} = {width / ways:g}" for cls, what, width, ways in widths
-           if ways > 1 and native.get(cls) in QUANTISED_DTYPES and dep.dtype(cls) == native.get(cls) and (width / ways) % block]
-    if not bad:
-        return ""
-    return (f"{model.name} at {dep.describe()}: the checkpoint's {block} x {block} block scales do not divide the columns "
-            f"a device holds ({'; '.join(bad)}): vLLM and SGLang refuse to load such a shard; a layout they run splits "
-            f"whole blocks")
 
+    def blocked(cls: str) -> int:
+        return block if block and native.get(cls) in QUANTISED_DTYPES and dep.dtype(cls) == native.get(cls) else 0
+
+    uneven = [f"{what} {width:,} / {ways} = {width / ways:.4g}" for cls, what, width, ways in widths if ways > 1 and width % ways]
+    cut = [f"{what} {width:,} / {ways} = {width // ways:,}" for cls, what, width, ways in widths
+           if ways > 1 and not width % ways and blocked(cls) and (width // ways) % blocked(cls)]
+    parts = ([f"the columns a device holds are not whole ({'; '.join(uneven)})"] if uneven else []) + (
+        [f"the checkpoint's {block} x {block} block scales do not divide the columns a device holds ({'; '.join(cut)})"] if cut else [])
+    if not parts:
+        return ""
+    return f"{model.name} at {dep.describe()}: {' and '.join(parts)}: vLLM and SGLang refuse to load such a shard"

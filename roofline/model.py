@@ -114,7 +114,7 @@ class ModelSpec:
     published_active_params: float | None = None
     native_precision: tuple[tuple[str, str], ...] = ()   # (weight class, dtype) of the released checkpoint
     quant_block: int = 0     # the checkpoint's block scales cover quant_block x quant_block weights (DeepSeek's fp8:
-    #   128) in the classes at its default dtype: a tensor-parallel shard must hold whole blocks (layout.block_split_note)
+    #   128) in the classes at its default dtype: a tensor-parallel shard must hold whole blocks (layout.shard_note)
     source: str = ""
     notes: str = ""
 

@@ -167,14 +167,16 @@ def test_a_layout_whose_shards_cut_the_checkpoints_block_scales_is_warned():
     """DeepSeek-V3's fp8 checkpoint (128 x 128 blocks) at tp 32 gave a clean prediction, where vLLM and SGLang refuse
     the shard ("576 is not divisible by weight quantization block_n = 128")."""
     import roofline
-    from roofline.layout import block_split_note
+    from roofline.layout import shard_note
 
     v3 = load_model("deepseek-v3")
-    assert block_split_note(v3, deployment(v3, tp=8)) == "" and block_split_note(v3, deployment(v3, tp=16)) == ""
-    note = block_split_note(v3, deployment(v3, tp=32))
+    assert shard_note(v3, deployment(v3, tp=8)) == "" and shard_note(v3, deployment(v3, tp=16)) == ""
+    note = shard_note(v3, deployment(v3, tp=32))
     assert "the dense MLP 18,432 / 32 = 576" in note and "a routed expert 2,048 / 32 = 64" in note
-    assert "a routed expert 2,048 / 32 = 64" in block_split_note(v3, deployment(v3, dp_attention=32))
-    assert block_split_note(v3, deployment(v3, dp_attention=32, ep=32)) == ""  # whole experts a device
-    assert block_split_note(v3, deployment(v3, "bf16", tp=32)) == ""  # re-quantised: the checkpoint's blocks are gone
+    assert "a routed expert 2,048 / 32 = 64" in shard_note(v3, deployment(v3, dp_attention=32))
+    assert shard_note(v3, deployment(v3, dp_attention=32, ep=32)) == ""  # whole experts a device
+    assert shard_note(v3, deployment(v3, "bf16", tp=32)) == ""  # re-quantised: the checkpoint's blocks are gone
     assert any("block scales do not divide" in w for w in roofline.predict("h200", "deepseek-v3", tp=32)["warnings"])
-    assert block_split_note(load_model("llama-3.1-70b"), deployment(load_model("llama-3.1-70b"), tp=8)) == ""
+    assert shard_note(load_model("llama-3.1-70b"), deployment(load_model("llama-3.1-70b"), tp=8)) == ""
+    uneven = shard_note(v3, deployment(v3, "bf16", tp=8, dp_attention=3))  # an expert split 24 ways, whatever its dtype
+    assert "the columns a device holds are not whole (a routed expert 2,048 / 24 = 85.33)" in uneven
