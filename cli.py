@@ -501,8 +501,9 @@ def sweep(
     scenario: Annotated[str, typer.Argument(help="Scenario YAML file or built-in scenario name.")],
     out: Annotated[Path, typer.Option(help="Output folder (results table, operators.csv, plots).")] = Path("out/sweep"),
     force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder.")] = False,
-    plots: Annotated[bool, typer.Option(help="Draw the standard plots.")] = True,
-    svg: Annotated[bool, typer.Option(help="Write each plot as SVG beside the PNG.")] = False,
+    no_plots: Annotated[bool, typer.Option("--no-plots", help="Write the tables only, no figures.")] = False,
+    _plots: Annotated[bool, typer.Option("--plots", hidden=True, help="The default (kept for scripts that name it).")] = False,
+    svg: Annotated[bool, typer.Option("--svg", help="Write each plot as SVG beside the PNG.")] = False,
     format_: Annotated[str, typer.Option("--format", help="Results table: csv | parquet | both.")] = "both",
     chunk_points: Annotated[int, typer.Option(min=1000, max=100_000_000, help="Rows computed per chunk (bounds memory).")] = 1_000_000,
 ) -> None:
@@ -516,6 +517,7 @@ def sweep(
     # pandas (roofline's API loads on first use): their imports of pandas and matplotlib (about 1 s here) then
     # overlap this process's, where a small sweep, computed and written in 0.1 s, would otherwise wait for them
     # (`roofline report` computes for seconds: it forks later)
+    plots = not no_plots
     with staged_dir(out, force) as tmp, early_or_new(len(PLOT_NAMES) if plots else 1) as pool:
         from roofline.grid import load_configs, write_sweep
         from roofline.scenario import load_scenario
@@ -553,7 +555,7 @@ def report(
     scenarios: Annotated[Optional[list[str]], typer.Argument(help="Scenario names or YAML files (default: the nine questions; `roofline scenarios list` shows every built-in).")] = None,
     out: Annotated[Path, typer.Option(help="Output folder: report.md, report.html, img/, tables/.")] = Path("out/report"),
     force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder.")] = False,
-    svg: Annotated[bool, typer.Option(help="Write each figure as SVG beside the PNG.")] = False,
+    svg: Annotated[bool, typer.Option("--svg", help="Write each figure as SVG beside the PNG.")] = False,
 ) -> None:
     """Run named scenarios and write one report: a finding, a figure and a command per section (Markdown + one-file HTML).
 
@@ -571,7 +573,7 @@ def plot(
     table: Annotated[Path, typer.Argument(help="A sweep output folder or its results.csv / results.parquet.")],
     out: Annotated[Optional[Path], typer.Option(help="Folder for the plots (default: the table's folder).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite the plots in the table's folder; with --out, replace that folder (one roofline wrote).")] = False,
-    svg: Annotated[bool, typer.Option(help="Write each plot as SVG beside the PNG.")] = False,
+    svg: Annotated[bool, typer.Option("--svg", help="Write each plot as SVG beside the PNG.")] = False,
     where: Annotated[Optional[list[str]], typer.Option(metavar="COLUMN=VALUE", help="Draw only rows where COLUMN is VALUE (repeatable): tp=8, context=32768, engine=sglang.")] = None,
 ) -> None:
     """Re-draw the standard plots from a written table, without recomputing anything.
@@ -710,7 +712,7 @@ def calibrate(
 @app.command()
 def validate(
     device: Annotated[str, typer.Option(help="cpu | cuda")] = "cpu",
-    quick: Annotated[bool, typer.Option(help="Fewer points and repeats (3 to 6 minutes on 2 cores, longer on a busy machine).")] = False,
+    quick: Annotated[bool, typer.Option("--quick", help="Fewer points and repeats (3 to 6 minutes on 2 cores, longer on a busy machine).")] = False,
     out: Annotated[Path, typer.Option(help="Output folder: table, plots, profile.")] = Path("out/validate"),
     hardware: Annotated[Optional[str], typer.Option(help="Use this (calibrated) hardware profile instead of calibrating now.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder.")] = False,
