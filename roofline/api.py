@@ -27,7 +27,7 @@ from roofline.engine import step_metrics, ttft_s, weight_only_note
 from roofline.errors import RooflineError, field_error, warn
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
-from roofline.layout import OPERATOR_CLASS, deployment, shard_note
+from roofline.layout import OPERATOR_CLASS, deployment, main_gemm_dtype, shard_note
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, K_MAX
 from roofline.model import ModelSpec, check_model_spec
 from roofline.model import load_model as _load_model
@@ -286,9 +286,9 @@ def predict(
         "mfu": float(m["mfu"]),
         "bound": "compute" if bool(m["compute_bound"]) else "memory",
         "arithmetic_intensity_flops_per_byte": float(m["arithmetic_intensity_flops_per_byte"]),
-        "derated_ridge_point_flops_per_byte": hw.ridge_point_flops_per_byte(dep.dtype("mlp" if target.moe is None else "experts"), derated=True),
-        "ridge_point_dtype": dep.dtype("mlp" if target.moe is None else "experts"),  # the main GEMM's: an operator
-        # in another dtype (bf16 attention beside fp8 experts) has its own ridge, and its row in `operators` its own bound
+        "derated_ridge_point_flops_per_byte": hw.ridge_point_flops_per_byte(main_gemm_dtype(target, dep), derated=True),
+        "ridge_point_dtype": main_gemm_dtype(target, dep),  # an operator in another dtype (bf16 attention beside fp8
+        # experts) has its own ridge, and its row in `operators` its own bound
         "flops": float(m["flops"]),
         "bytes": float(m["bytes"]),
         # those bytes at the derated bandwidth: the step's data time, against which its fixed costs show

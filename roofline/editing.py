@@ -559,7 +559,7 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
     from roofline.capacity import capacity
     from roofline.engine import step_time_s
     from roofline.hardware import load_hardware, peak_dtypes_in_order, peak_unit
-    from roofline.layout import deployment
+    from roofline.layout import deployment, main_gemm_dtype
     from roofline.model import load_model
     from roofline.units import format_seconds, format_si
 
@@ -591,7 +591,7 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
         ("operator_ceilings.elementwise_memory", "elementwise_memory_bytes_per_s", "B/s"),
         ("price", "price_usd_per_hour", "USD/h"))]
     dep = deployment(ref, weight_dtype, tp=tp, dp_attention=dp_attention, ep=ep, where="command line")
-    main = dep.dtype("mlp" if ref.moe is None else "experts")  # the dtype of the reference model's main GEMMs
+    main = main_gemm_dtype(ref, dep)
     for dtype in dict.fromkeys(("bf16", main)):
         rows.append((f"peak ridge {dtype} (FLOP/B)", hw_a.ridge_point_flops_per_byte(dtype), hw_b.ridge_point_flops_per_byte(dtype), ""))
         rows.append((f"derated ridge {dtype} (FLOP/B)", hw_a.ridge_point_flops_per_byte(dtype, derated=True),

@@ -24,7 +24,7 @@ import pandas as pd
 from roofline.engine import step_metrics, weight_only_note
 from roofline.errors import RooflineError, UnknownName, field_error, warn
 from roofline.hardware import HardwareSpec, load_hardware
-from roofline.layout import Deployment, deployment, shard_note
+from roofline.layout import Deployment, deployment, main_gemm_dtype, shard_note
 from roofline.model import ModelSpec, load_model
 from roofline.profiles import costs_shadow_note, shadow_note
 from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, Scenario
@@ -367,7 +367,7 @@ def operator_table(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
         if key in seen:  # configs that differ only in method or drafter run the same target passes
             continue
         seen.add(key)
-        gemm_dtype = cfg.dep.dtype("mlp" if cfg.model.moe is None else "experts")
+        gemm_dtype = main_gemm_dtype(cfg.model, cfg.dep)
         ceilings = {
             "peak_flops_per_s": cfg.hw.peak_flops_per_s[cfg.hw.compute_dtype(gemm_dtype)],
             "compute_ceiling_flops_per_s": cfg.hw.compute_ceiling_flops_per_s(gemm_dtype),

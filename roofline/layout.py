@@ -175,6 +175,12 @@ def single_device(dep: Deployment) -> Deployment:
     return replace(dep, tp=1, dp_attention=1, ep=1, pp=1)
 
 
+def main_gemm_dtype(model, dep: Deployment) -> str:
+    """The dtype of the GEMMs that stream most of a model's weights: the MLP's, an MoE model's routed experts'. A ridge
+    point quoted for a whole step is this dtype's; an operator in another dtype has its own."""
+    return dep.dtype("mlp" if model.moe is None else "experts")
+
+
 def shard_note(model, dep: Deployment) -> str:
     """'deepseek-v3 at tp 32: ...' where a tensor-parallel shard would hold a fraction of a column (the width does not
     divide among the devices) or, in a block-quantised class (model.quant_block, in the checkpoint's own dtype), a part
