@@ -106,7 +106,7 @@ def test_layouts_sweep_chosen_layouts_side_by_side_and_a_crossed_combination_tha
     import roofline
     from roofline.grid import load_configs
 
-    base = {"name": "v3", "hardware": "h200", "model": "deepseek-v3", "axes": {"batch": [1, 64], "context": [8192]}}
+    base = {"name": "v3", "hardware": "h200", "model": "deepseek-v3", "axes": {"batch": [8, 64], "context": [8192]}}
     sc = scenario_from_dict({**base, "layouts": [{"tp": 8}, {"dp_attention": 8, "ep": 8}]}, "t")
     assert sc.layout_list == ((8, 1, 1, 1), (1, 8, 8, 1)) and sc.configs == 2 and sc.points == 4
     assert [(c.dep.tp, c.dep.dp_attention, c.dep.ep) for c in load_configs(sc)] == [(8, 1, 1), (1, 8, 8)]
