@@ -35,6 +35,7 @@ from roofline.profiles import costs_shadow_note, shadow_note
 from roofline.serving import DEFAULT_ENGINE, ServingEngine, check_engine_spec, engine_on_a_cpu
 from roofline.serving import load_engine as _load_engine
 from roofline.speculation import (
+    alpha_from_acceptance_length,
     check_draft_vocab,
     check_options,
     check_speculating,
@@ -185,6 +186,7 @@ def predict(
     k: int | None = None,
     alpha: float | None = None,
     acceptance: list[float] | None = None,
+    acceptance_length: float | None = None,
     draft: str | ModelSpec | None = None,
     draft_hardware: str | HardwareSpec | None = None,
     overlap: bool = True,
@@ -212,7 +214,10 @@ def predict(
                         most its node count)
     alpha, acceptance   per-token acceptance, or per-position conditional rates (positions past the list reuse its
                         last rate; rates past k are not used); neither: the method's published rates (a draft
-                        model has none: give one)
+                        model has none: give one). Conditional: the chance position i is accepted given that i - 1
+                        was; vLLM's "per-position acceptance rate" is unconditional (divide each by the one before)
+    acceptance_length   instead: a measured acceptance length (tokens an iteration, the bonus token included, at
+                        this k), taken as the alpha that gives it (speculation.alpha_from_acceptance_length)
     draft               the draft model (method draft); draft_hardware the device a drafter runs on (None: the
                         target's); overlap: a draft model elsewhere drafts one half batch while the other is
                         verified, where that pays; draft_vocab EAGLE's reduced vocabulary
@@ -231,6 +236,13 @@ def predict(
     k_given = k is not None
     k = _scalar_int(default_k("none" if method is None else method, tree_nodes) if k is None else k, "k", 0, K_MAX, where)
     alpha, acceptance = _scalar_float(alpha, "alpha", where), _rates(acceptance, "acceptance", where)
+    acceptance_length = _scalar_float(acceptance_length, "acceptance_length", where)
+    if acceptance_length is not None:
+        if alpha is not None or acceptance is not None or tree_nodes is not None:
+            raise field_error(where, "acceptance_length", "it alone (not beside alpha, acceptance or a tree)", acceptance_length)
+        if method in (None, "none"):
+            raise field_error(where, "acceptance_length", "a speculation method beside it", f"method {method}")
+        alpha = alpha_from_acceptance_length(where, acceptance_length, k)
     if not isinstance(overlap, (bool, np.bool_)):
         raise field_error(where, "overlap", "true or false", overlap)
     overlap = bool(overlap)
@@ -350,6 +362,10 @@ def predict(
             draft_vocab=draft_vocab, dep=dep, engine=eng, shared_prefix=shared_prefix,
         )
         out["warnings"] += drafter_warnings(method, target, draft_spec, draft_hw)
+        out["spec"]["acceptance_length_given"] = acceptance_length  # alpha is the one that gives it at this k
+        if acceptance_length is not None and not k_given:
+            out["warnings"].append(f"acceptance length {acceptance_length:g} taken as measured at k = {k}, the default: give k, "
+                                   "the draft length it was measured at (the alpha it implies depends on it)")
         if not speculates(method, k) and (tree_nodes is not None or alpha is not None or acceptance is not None):
             out["warnings"].append("k 0: nothing is drafted, so the point is plain decoding and the acceptance given "
                                    "(alpha, rates or a tree's tau) is not used")

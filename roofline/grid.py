@@ -29,7 +29,7 @@ from roofline.model import ModelSpec, load_model
 from roofline.profiles import costs_shadow_note, shadow_note
 from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, Scenario
 from roofline.serving import DEFAULT_ENGINE, ServingEngine, engine_on_a_cpu, load_engine
-from roofline.speculation import best_k, break_even_batch, speculates, speculative_metrics
+from roofline.speculation import best_k, break_even_batch, default_rates, speculates, speculative_metrics
 from roofline.units import rent_usd_per_hour, usd_per_million_tokens
 
 GRID_AXES = ("context", "alpha", "batch", "k")
@@ -71,7 +71,7 @@ SHADOW_KINDS = {"HardwareSpec": "hardware", "ModelSpec": "model", "ServingEngine
 def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None) -> list[Config]:
     """Every config of the scenario (errors name the scenario file and the key). `specs` maps
     (type name, profile name) to spec objects given directly (roofline.sweep with objects)."""
-    from roofline.speculation import check_draft_vocab, default_rates, default_rates_note, drafter_warnings
+    from roofline.speculation import check_draft_vocab, default_rates_note, drafter_warnings
 
     specs = specs or {}
     where = sc.path or sc.name
@@ -431,8 +431,18 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
         "kv_layout": {c.model.name: c.model.kv_layout for c in configs},
         "kv_heads": {c.model.name: c.model.kv_heads for c in configs},
         "tree_nodes": sc.tree_nodes, "tree_tau": sc.tree_tau, "acceptance": sc.acceptance, "shared_prefix": sorted({c.shared_prefix for c in configs}),
+        "acceptance_length": None if sc.acceptance_length is None else dict(zip(("tau", "k"), sc.acceptance_length)),
+        # the published per-position rates a method ran with where the scenario gave no acceptance (the alpha column is
+        # empty on those rows), with where they come from
+        "default_rates": {m: {"rates": list(rates), "source": source} for m in sorted({c.method for c in configs})
+                          if m != "none" and not _acceptance_given(sc) for rates, source in [default_rates(m)]} or None,
         "axes": axes, "points": points,
     }
+
+
+def _acceptance_given(sc: Scenario) -> bool:
+    """Whether a scenario says how its drafts are accepted (an alpha axis, rates, a tree's tau, a measured length)."""
+    return not np.isnan(sc.axes["alpha"]).all() or sc.acceptance is not None or sc.tree_nodes is not None
 
 
 FORMATS = ("csv", "parquet", "both")

@@ -60,7 +60,7 @@ from roofline.limits import DEGREE_MAX, K_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
 from roofline.profiles import DTYPE_ALIASES
 from roofline.serving import DEFAULT_ENGINE, ServingEngine, load_engine
-from roofline.speculation import METHODS, speculative_metrics
+from roofline.speculation import METHODS, alpha_from_tau, speculative_metrics
 
 QUANTITIES = ("tokens_per_s_per_user", "step_time_s", "tokens_per_s", "speedup")
 COLUMNS = ("source_id", "source", "engine", "engine_version", "hardware", "gpus", "tp", "ep", "dp_attention", "model",
@@ -266,25 +266,6 @@ def load_measurements(path: str | Path) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------- acceptance
-
-def alpha_from_tau(tau, k, iterations: int = 60):
-    """The scalar alpha with (1 - alpha^(k+1)) / (1 - alpha) = tau, by bisection on [0, 1] (tau is increasing
-    in alpha, from 1 at alpha = 0 to k + 1 at alpha = 1); broadcasts over tau and k. tau <= 1 gives 0,
-    tau >= k + 1 gives 1."""
-    from roofline.speculation import tau_scalar_alpha
-
-    tau = np.asarray(tau, dtype=np.float64)
-    k = np.asarray(k, dtype=np.float64)
-    low = np.zeros(np.broadcast(tau, k).shape)
-    high = np.ones_like(low)
-    for _ in range(iterations):
-        mid = 0.5 * (low + high)
-        above = tau_scalar_alpha(mid, k) > tau
-        high = np.where(above, mid, high)
-        low = np.where(above, low, mid)
-    out = 0.5 * (low + high)
-    return np.where(tau <= 1.0, 0.0, np.where(tau >= k + 1.0, 1.0, out))
-
 
 # ---------------------------------------------------------------- rows resolved for prediction
 

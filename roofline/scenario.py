@@ -24,7 +24,8 @@ per-position rates used instead of the alpha axis), tree ({nodes: N, tau: T}: N 
 sequence, root excluded, verified as q = N + 1 tokens; the k axis is then the tree depth),
 shared_prefix (tokens of every sequence's context shared by the whole batch), type: scenario, and
 layouts (a list of whole layouts, `[{tp: 8}, {dp_attention: 8, ep: 8}]`, swept side by side instead of every
-combination of tp, dp_attention, ep and pp, which it replaces).
+combination of tp, dp_attention, ep and pp, which it replaces), acceptance_length ({tau: T, k: K}: a measured
+acceptance length, tokens an iteration at draft length K, swept as the one alpha that gives it).
 Missing axes default to batch [1], context [1024], k [0] with method none else [4], alpha [0.8]; with
 a method and no alpha axis or acceptance, the method's published default rates (speculation.py).
 """
@@ -43,13 +44,20 @@ from roofline.errors import MISSING, RooflineError, field_error
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, K_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES
 from roofline.profiles import find_profile, normalize_dtype, read_yaml
-from roofline.speculation import METHODS, check_options, check_speculating, default_k, unknown_method
+from roofline.speculation import (
+    METHODS,
+    alpha_from_acceptance_length,
+    check_options,
+    check_speculating,
+    default_k,
+    unknown_method,
+)
 
 AXES = ("batch", "context", "k", "alpha")
 _KEYS = {
     "type", "name", "description", "hardware", "model", "engine", "method", "draft", "draft_hardware",
     "weight_dtype", "expert_dtype", "kv_dtype", "tp", "dp_attention", "ep", "pp", "axes", "overlap",
-    "draft_vocab", "acceptance", "tree", "shared_prefix", "layouts",
+    "draft_vocab", "acceptance", "tree", "shared_prefix", "layouts", "acceptance_length",
 }
 # keys that may be a list: every combination is one config of the sweep
 CONFIG_KEYS = ("hardware", "model", "engine", "method", "draft_hardware", "weight_dtype", "expert_dtype", "kv_dtype",
@@ -81,6 +89,7 @@ class Scenario:
     tree_tau: float | None = None
     shared_prefix: tuple[int, ...] = (0,)
     layouts: tuple[tuple[int, int, int, int], ...] = ()  # (tp, dp_attention, ep, pp) each; () crosses the four keys
+    acceptance_length: tuple[float, int] | None = None  # (tau, k) measured: the alpha axis is the alpha that gives it
     description: str = ""
     axes: dict = field(default_factory=dict)
     path: str = ""
@@ -353,7 +362,19 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         if "alpha" in raw_axes:
             raise field_error(where, "acceptance", "either acceptance or an alpha axis, not both", "both")
     draft_vocab = data.get("draft_vocab")
-    alpha_given = "alpha" in raw_axes
+    measured = data.get("acceptance_length")
+    if measured is not None:  # {tau: 2.635, k: 3}: the alpha that gives that acceptance length at that k
+        if not isinstance(measured, dict) or set(measured) != {"tau", "k"}:
+            raise field_error(where, "acceptance_length", "a mapping {tau: T, k: K} (tokens an iteration, bonus included, "
+                              "measured at draft length K)", measured)
+        if "alpha" in raw_axes or acceptance is not None or tree is not None:
+            raise field_error(where, "acceptance_length", "it alone (not beside an alpha axis, acceptance or a tree)", "both")
+        k_measured = measured["k"]
+        if isinstance(k_measured, bool) or not isinstance(k_measured, int):
+            raise field_error(where, "acceptance_length.k", "the draft length it was measured at, an integer >= 1", k_measured)
+        axes["alpha"] = np.asarray([alpha_from_acceptance_length(where, measured["tau"], k_measured)])
+        measured = (float(measured["tau"]), k_measured)
+    alpha_given = "alpha" in raw_axes or measured is not None
     if draft is not None and "draft" not in methods:
         raise field_error(where, "draft", "a draft model only with method draft", draft)
     if draft_vocab is not None and "eagle" not in methods:
@@ -383,6 +404,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         tree_nodes=tree_nodes,
         tree_tau=None if tree_tau is None else float(tree_tau),
         layouts=layouts,
+        acceptance_length=measured,
         description=str(data.get("description", "")),
         axes=axes,
         path=where,

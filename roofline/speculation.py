@@ -89,6 +89,39 @@ def tau_scalar_alpha(alpha, k):
     return np.where(near_one, k + 1.0, (1.0 - safe ** (k + 1.0)) / (1.0 - safe))
 
 
+def alpha_from_tau(tau, k, iterations: int = 60):
+    """The scalar alpha with (1 - alpha^(k+1)) / (1 - alpha) = tau, by bisection on [0, 1] (tau is increasing
+    in alpha, from 1 at alpha = 0 to k + 1 at alpha = 1); broadcasts over tau and k. tau <= 1 gives 0,
+    tau >= k + 1 gives 1."""
+    tau = np.asarray(tau, dtype=np.float64)
+    k = np.asarray(k, dtype=np.float64)
+    low = np.zeros(np.broadcast(tau, k).shape)
+    high = np.ones_like(low)
+    for _ in range(iterations):
+        mid = 0.5 * (low + high)
+        above = tau_scalar_alpha(mid, k) > tau
+        high = np.where(above, mid, high)
+        low = np.where(above, low, mid)
+    out = 0.5 * (low + high)
+    return np.where(tau <= 1.0, 0.0, np.where(tau >= k + 1.0, 1.0, out))
+
+
+def alpha_from_acceptance_length(where: str, acceptance_length, k) -> float:
+    """The per-token alpha of a measured acceptance length (tokens an iteration, the bonus token included, as vLLM's
+    "Mean acceptance length" and SGLang's "accept length" give it) at the k it was measured with: alpha_from_tau.
+    tau in [1, k + 1] and k >= 1, else one line."""
+    import math
+
+    if isinstance(acceptance_length, bool) or not isinstance(acceptance_length, (int, float)) or not math.isfinite(acceptance_length):
+        raise RooflineError(f"{where}: acceptance_length: expected a number of tokens an iteration, found {acceptance_length!r}")
+    if not isinstance(k, (int, np.integer)) or k < 1:
+        raise RooflineError(f"{where}: acceptance_length: expected a draft length k >= 1 it was measured at, found k = {k}")
+    if not 1.0 <= acceptance_length <= k + 1:
+        raise RooflineError(f"{where}: acceptance_length: expected tokens an iteration in [1, k + 1 = {k + 1}] at k = {k} "
+                            f"(the bonus token included), found {acceptance_length:g}")
+    return float(alpha_from_tau(acceptance_length, k))
+
+
 def tau_from_rates(rates, k):
     """1 + sum_{i=1..k} prod_{j<=i} a_j; positions past the list reuse its last rate; broadcasts over k."""
     rates = np.asarray(rates, dtype=np.float64).ravel()
@@ -236,7 +269,9 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
     values = np.atleast_1d(np.asarray(alpha if alpha is not None else (acceptance if acceptance is not None else []), dtype=np.float64))
     if values.size and not np.all(np.isfinite(values) & (values >= 0) & (values <= 1)):
         bad = values[~(np.isfinite(values) & (values >= 0) & (values <= 1))][0]
-        raise RooflineError(f"{where}: {'alpha' if alpha is not None else 'acceptance'}: expected rates in [0, 1], found {bad}")
+        hint = (" (a number above 1 reads like an acceptance length, tokens an iteration: give it as acceptance_length, "
+                "--acceptance-length on the command line)" if np.isfinite(bad) and 1 < bad <= K_MAX + 1 else "")
+        raise RooflineError(f"{where}: {'alpha' if alpha is not None else 'acceptance'}: expected rates in [0, 1], found {bad}{hint}")
     if acceptance is not None and values.size == 0:
         raise RooflineError(f"{where}: acceptance: expected at least one rate, found an empty list")
     if (tree_nodes is None) != (tree_tau is None):
@@ -314,7 +349,7 @@ def default_rates_note(method: str, model_name: str) -> str:
         return ""
     measured = {"eagle": "Llama-3.1-8B", "mtp": "DeepSeek-V3", "ngram": "Spec-Bench's prompts"}[method]
     return (f"no acceptance given: {method}'s published rates ({', '.join(f'{a:g}' for a in DEFAULT_RATES[method][0])}, "
-            f"measured on {measured}) stand in for {model_name}; give alpha or acceptance measured on it")
+            f"measured on {measured}) stand in for {model_name}; give alpha, acceptance or an acceptance length measured on it")
 
 
 def default_rates(method: str, where: str = "options") -> tuple[tuple[float, ...], str]:
@@ -564,7 +599,7 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
                         acceptance=None, tree_nodes: int | None = None, tree_tau: float | None = None,
                         overlap: bool = True, draft_vocab: int | None = None, dep: Deployment | None = None,
                         engine: ServingEngine | None = None, shared_prefix: int = 0) -> dict:
-    """The `spec` object of `roofline predict --json`: one point, plus best k (0..16, memory respected;
+    """The `spec` object of `roofline predict --json`: one point, plus best k (0..K_MAX = 64, memory respected;
     None for a tree, whose tau at another depth is unknown, or where no k fits in memory at this batch; which
     of the two `best_k_unknown_because` says) and break-even batch.
 

@@ -63,7 +63,9 @@ def predict_table(point: dict) -> str:
     spec = p.get("spec")
     if spec:
         be = spec["break_even_batch"]
-        given = (f"alpha {spec['alpha']}" if spec.get("alpha") is not None else
+        given = (f"alpha {spec['alpha']:.4g} (acceptance length {spec['acceptance_length_given']:g} at k {spec['k']})"
+                 if spec.get("acceptance_length_given") is not None else
+                 f"alpha {spec['alpha']}" if spec.get("alpha") is not None else
                  f"tree of {spec['tree_nodes']} nodes, tau {spec['tree_tau']:g} (given)" if spec.get("tree_nodes") is not None else
                  f"acceptance {spec.get('acceptance')}")
         lines += [

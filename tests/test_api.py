@@ -251,7 +251,7 @@ def test_a_sweep_warns_of_idle_attention_groups_and_of_default_rates_on_another_
     assert any(m.startswith("dp_attention 8: at batches below 8 (the sweep's smallest is 1)") for m in messages)
     assert [m for m in messages if m.startswith("no acceptance given")] == [
         "no acceptance given: eagle's published rates (0.72, 0.53, 0.5, measured on Llama-3.1-8B) stand in for gpt-oss-120b; "
-        "give alpha or acceptance measured on it"]
+        "give alpha, acceptance or an acceptance length measured on it"]
     p = roofline.predict("h100", "gpt-oss-120b", method="eagle")
     assert any(w.startswith("no acceptance given: eagle's published rates") for w in p["warnings"])
     assert not any(w.startswith("no acceptance given") for w in roofline.predict("h100", "gpt-oss-120b", method="eagle", alpha=0.7)["warnings"])
@@ -372,3 +372,18 @@ def test_a_tree_tau_above_the_default_depth_says_k_was_not_given():
         roofline.predict("h100", "llama-3.1-8b", method="eagle", tree_nodes=8, tree_tau=6.0, k=3)
     assert "k not given" not in str(err.value)
     assert roofline.predict("h100", "llama-3.1-8b", method="eagle", tree_nodes=8, tree_tau=6.0, k=5)["spec"]["k"] == 5
+
+
+def test_a_measured_acceptance_length_is_taken_as_the_alpha_that_gives_it_and_a_length_given_as_alpha_is_named():
+    """vLLM prints 'Mean acceptance length: 2.635' at k = 3; there was no way in (alpha 2.635 was refused without a hint,
+    and its unconditional per-position rates read as conditional gave another best k)."""
+    point = roofline.predict("h100", "llama-3.1-8b", 8, method="eagle", k=3, acceptance_length=2.635)
+    assert point["spec"]["tau"] == pytest.approx(2.635, rel=1e-9) and point["spec"]["acceptance_length_given"] == 2.635
+    assert point["spec"]["alpha"] == pytest.approx(0.7258, abs=1e-4) and point["warnings"] == []
+    assert any("taken as measured at k = 4, the default" in w
+               for w in roofline.predict("h100", "llama-3.1-8b", method="eagle", acceptance_length=2.635)["warnings"])
+    for kw, says in ((dict(alpha=2.635), "found 2.635 (a number above 1 reads like an acceptance length"),
+                     (dict(acceptance_length=5.0), "acceptance_length: expected tokens an iteration in [1, k + 1 = 4] at k = 3"),
+                     (dict(acceptance_length=2.0, alpha=0.5), "acceptance_length: expected it alone")):
+        with pytest.raises(RooflineError, match=re.escape(says)):
+            roofline.predict("h100", "llama-3.1-8b", 8, method="eagle", k=3, **kw)

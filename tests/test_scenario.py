@@ -123,3 +123,29 @@ def test_layouts_sweep_chosen_layouts_side_by_side_and_a_crossed_combination_tha
                       ({"layouts": [{"tp": 0}]}, "layouts[0].tp: expected an integer in 1..")):
         with pytest.raises(RooflineError, match=re.escape(says)):
             scenario_from_dict({**base, **bad}, "t")
+
+
+def test_a_measured_acceptance_length_in_a_scenario_is_swept_as_its_alpha_and_recorded():
+    """A scenario had no way to take vLLM's 'Mean acceptance length' (acceptance_length: was an unknown key)."""
+    import json
+
+    import roofline
+
+    data = {"name": "m", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
+            "acceptance_length": {"tau": 2.635, "k": 3}, "axes": {"batch": [1, 8], "k": [1, 3, 5]}}
+    df = roofline.sweep(data)
+    assert df.loc[df["k"] == 3, "tau"].to_numpy() == pytest.approx([2.635, 2.635])
+    assert df["alpha"].nunique() == 1 and df["alpha"].iloc[0] == pytest.approx(0.7258, abs=1e-4)
+    from roofline.grid import load_configs, scenario_meta
+
+    sc = scenario_from_dict(data, "m.yaml")
+    meta = scenario_meta(sc, load_configs(sc), 6)
+    assert meta["acceptance_length"] == {"tau": 2.635, "k": 3} and meta["default_rates"] is None
+    json.dumps(meta)
+    plain = scenario_from_dict({**{k: v for k, v in data.items() if k != "acceptance_length"}}, "d.yaml")
+    assert list(scenario_meta(plain, load_configs(plain), 6)["default_rates"]) == ["eagle"]
+    for bad, says in (({"acceptance_length": 2.635}, "acceptance_length: expected a mapping {tau: T, k: K}"),
+                      ({"acceptance_length": {"tau": 2.6, "k": 3}, "acceptance": [0.8]}, "acceptance_length: expected it alone"),
+                      ({"acceptance_length": {"tau": 6.0, "k": 3}}, "acceptance_length: expected tokens an iteration in [1, k + 1 = 4]")):
+        with pytest.raises(RooflineError, match=re.escape(says)):
+            scenario_from_dict({**data, **bad}, "m.yaml")
