@@ -71,7 +71,7 @@ SHADOW_KINDS = {"HardwareSpec": "hardware", "ModelSpec": "model", "ServingEngine
 def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None) -> list[Config]:
     """Every config of the scenario (errors name the scenario file and the key). `specs` maps
     (type name, profile name) to spec objects given directly (roofline.sweep with objects)."""
-    from roofline.speculation import check_draft_vocab, default_rates_note, drafter_warnings
+    from roofline.speculation import check_draft_vocab, default_rates_note, drafter_warnings, mtp_reuse_note
 
     specs = specs or {}
     where = sc.path or sc.name
@@ -156,7 +156,9 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         idle = (f"dp_attention {dep.dp_attention}: at batches below {dep.dp_attention} (the sweep's smallest is {smallest}) "
                 "some attention groups have no sequence to decode, and their devices idle through attention"
                 if dep.dp_attention > smallest else "")
-        for note in [engine_on_a_cpu(engines[c["engine"]], hw), weight_only_note(hw, dep), shard_note(model, dep), idle, rates_note,
+        uses_defaults = sc.acceptance is None and not alpha_axis and sc.tree_nodes is None
+        reuse = mtp_reuse_note(method, model, int(np.max(sc.axes["k"])), uses_defaults)
+        for note in [engine_on_a_cpu(engines[c["engine"]], hw), weight_only_note(hw, dep), shard_note(model, dep), idle, rates_note, reuse,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None)]:
             if note and note not in warned:
                 warned.add(note)
@@ -290,6 +292,7 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
     ax = sc.axes
     per_slice = len(ax["batch"]) * len(ax["k"])
     drafting_k = np.asarray(ax["k"]) > 0
+    said: set[str] = set()
     for cfg in configs:
         fits_somewhere = drafts_somewhere = False
         for cs, asl in _chunk_slices(len(ax["context"]), len(ax["alpha"]), per_slice, chunk_points):
@@ -300,23 +303,34 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
             drafts_somewhere = drafts_somewhere or bool(np.any(np.take(fits, np.flatnonzero(drafting_k), axis=AXIS["k"])))
             yield _columns(sc, cfg, block, context, alpha, ax["batch"], ax["k"])
         # its rows are all there, each fits_in_memory false: said once, where filtering would hide it
+        # memory does not depend on the engine (nor, without its drafter, on the method): said once for those configs
         if not fits_somewhere:
-            warn(f"{sc.path or sc.name}: {_config_text(cfg)} fits in device memory at no point of the sweep, not even at its "
-                 "smallest batch and context")
+            note = (f"{sc.path or sc.name}: {_config_text(cfg, memory_only=True)} fits in device memory at no point of the "
+                    "sweep, not even at its smallest batch and context")
         elif speculates(cfg.method, 1) and drafting_k.any() and not drafts_somewhere:
             verified = "its tree's nodes + 1" if sc.tree_nodes else "its k + 1"
-            warn(f"{sc.path or sc.name}: {_config_text(cfg)}: speculation fits in device memory at no point of the sweep "
-                 f"(the drafter and {verified} tokens per sequence take the memory); plain decoding does")
+            note = (f"{sc.path or sc.name}: {_config_text(cfg, memory_only=True, drafter=True)}: speculation fits in device "
+                    f"memory at no point of the sweep (the drafter and {verified} tokens per sequence take the memory); "
+                    "plain decoding does")
+        else:
+            continue
+        if note not in said:
+            said.add(note)
+            warn(note)
 
 
-def _config_text(cfg: Config) -> str:
+def _config_text(cfg: Config, memory_only: bool = False, drafter: bool = False) -> str:
     """'llama-3.1-8b on 1 x l4 (tp 1, bf16 weights, fp8 KV, engine vllm, method eagle)': a config as a warning names it, with
-    every label that tells it from the sweep's other configs."""
-    dep, labels = cfg.dep, config_labels(cfg)
+    every label that tells it from the sweep's other configs; `memory_only`: those its memory depends on (not the
+    engine; the method and drafter only with `drafter`)."""
+    dep, labels = cfg.dep, dict(config_labels(cfg))
+    if memory_only:
+        labels.update(engine=None, **({} if drafter else {"method": "none", "draft_hardware": None}))
     parts = [f"tp {dep.tp}", *(f"{name.replace('_', ' ')} {value}" for name, value in
                                (("dp_attention", dep.dp_attention), ("ep", dep.ep), ("pp", dep.pp)) if value > 1),
              f"{labels['weight_dtype']} weights", *([f"{labels['expert_dtype']} experts"] if labels["expert_dtype"] else []),
-             f"{labels['kv_dtype']} KV", f"engine {labels['engine']}", *([f"method {labels['method']}"] if labels["method"] != "none" else []),
+             f"{labels['kv_dtype']} KV", *([f"engine {labels['engine']}"] if labels["engine"] else []),
+             *([f"method {labels['method']}"] if labels["method"] != "none" else []),
              *([f"drafter on {labels['draft_hardware']}"] if labels["draft_hardware"] else
                ["drafter on the target"] if labels["method"] == "draft" else []),
              *([f"shared prefix {cfg.shared_prefix}"] if cfg.shared_prefix else [])]

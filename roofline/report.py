@@ -28,13 +28,14 @@ import base64
 import dataclasses
 import html
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from roofline.errors import RooflineError, warn
+from roofline.errors import RooflineError, RooflineWarning, warn
 from roofline.outputs import MARKER
 
 REPORT_SCENARIOS = (
@@ -53,6 +54,7 @@ class ScenarioResult:
     df: pd.DataFrame
     ops: pd.DataFrame
     meta: dict
+    warnings: tuple[str, ...] = ()  # what its sweep warned about (RooflineWarning), said in its section too
 
 
 def _sweep(data: dict, where: str, extra_dirs: tuple):
@@ -118,13 +120,18 @@ def run_scenario(name_or_path: str, extra_dirs: tuple = ()) -> ScenarioResult:
         scenario_shadow_warning(name_or_path, extra_dirs)
     data = read_yaml(path)
     where = str(path)
-    df, ops, meta = _sweep(data, where, extra_dirs)
+    with warnings.catch_warnings(record=True) as caught:  # said on stderr as ever, and kept for the section
+        warnings.simplefilter("always")
+        df, ops, meta = _sweep(data, where, extra_dirs)
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    said = tuple(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, RooflineWarning)))
     placement = df["draft_hardware"].astype(str)
     df = df.assign(draft_placement=placement.where(placement != "", "co-located"), shared_prefix_tokens=df["shared_prefix"])
     for col in ("hardware", "model", "method", "draft_placement", "engine"):
         df[col] = df[col].astype(str)
     name = str(data.get("name", path.stem))
-    return ScenarioResult(name, where, str(data.get("description", "")), df, ops, meta)
+    return ScenarioResult(name, where, str(data.get("description", "")), df, ops, meta, said)
 
 
 @dataclass
@@ -137,6 +144,7 @@ class Section:
     image: str | None
     command: str
     description: str
+    warnings: tuple[str, ...] = ()
 
 
 def _command(result: ScenarioResult) -> str:
@@ -162,6 +170,8 @@ def _markdown(sections: list[Section], seconds: float) -> str:
     ]
     for i, s in enumerate(sections, 1):
         lines += [f"## {i}. {s.title}", "", s.text, ""]
+        if s.warnings:  # what the sweep warned about: the finding reads rows these apply to
+            lines += ["Warnings from the sweep:", "", *(f"- {w}" for w in s.warnings), ""]
         if s.image:
             lines += [f"![{s.title}](img/{s.image})", ""]
         lines += [f"Scenario `{s.name}`: {s.description}", "", "```bash", s.command, "```", ""]
@@ -171,7 +181,7 @@ def _markdown(sections: list[Section], seconds: float) -> str:
 _CSS = """body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem;
 color:#222;line-height:1.45}h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid #ddd}
 img{max-width:100%;height:auto;border:1px solid #eee}pre{background:#f5f5f5;padding:.6rem;overflow-x:auto}
-p.finding{font-size:1.05rem}p.scenario{color:#555;font-size:.9rem}"""
+p.finding{font-size:1.05rem}ul.warnings,p.warnings{color:#8a5300;font-size:.9rem}p.scenario{color:#555;font-size:.9rem}"""
 
 
 def _html(sections: list[Section], images: dict, seconds: float) -> str:
@@ -184,6 +194,9 @@ def _html(sections: list[Section], images: dict, seconds: float) -> str:
     for i, s in enumerate(sections, 1):
         out.append(f'<section id="{html.escape(s.name)}"><h2>{i}. {html.escape(s.title)}</h2>')
         out.append(f'<p class="finding">{html.escape(s.text)}</p>')
+        if s.warnings:
+            out.append('<p class="warnings">Warnings from the sweep:</p><ul class="warnings">'
+                       + "".join(f"<li>{html.escape(w)}</li>" for w in s.warnings) + "</ul>")
         if s.image:
             data = base64.b64encode(images[s.image]).decode("ascii")
             out.append(f'<img alt="{html.escape(s.title)}" src="data:image/png;base64,{data}">')
@@ -247,7 +260,8 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
     for r, f, paths in zip(results, found, drawn):
         png = next((p.name for p in paths if p.suffix == ".png"), None)
         engines = ", ".join(sorted(r.df["engine"].astype(str).unique()))
-        sections.append(Section(r.name, f.title, f.text, png, _command(r), f"{r.description} (serving engine: {engines})".strip()))
+        sections.append(Section(r.name, f.title, f.text, png, _command(r), f"{r.description} (serving engine: {engines})".strip(),
+                                r.warnings))
     seconds = time.perf_counter() - t0
     images = {p.name: p.read_bytes() for paths in drawn for p in paths if p.suffix == ".png"}
     (tmp / "report.md").write_text(_markdown(sections, seconds), encoding="utf-8")

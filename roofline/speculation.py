@@ -301,6 +301,17 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
         default_rates(method, where)  # raises: a draft model needs its acceptance
 
 
+def mtp_reuse_note(method: str, target: ModelSpec, k_max: int, rates_default: bool) -> str:
+    """'mtp on deepseek-v3: k up to 4 exceeds ...' where MTP drafts past the model's trained modules (the last one is
+    run again for every further position), as predict's `mtp_module_reused` says of one point; '' otherwise."""
+    if method != "mtp" or k_max <= target.mtp_modules:
+        return ""
+    modules = f"{target.mtp_modules} trained MTP module{'s' if target.mtp_modules != 1 else ''}"
+    return (f"mtp on {target.name}: k up to {k_max} exceeds its {modules}: the last is reused for every further position, "
+            + ("and the default rates accept later positions less often" if rates_default
+               else "at the acceptance given (a reused module accepts less in practice)"))
+
+
 def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, draft_hw: HardwareSpec | None) -> list[str]:
     """What a user must know about a drafter that predict and sweep still price: a draft model with another
     tokenizer, and a head drafter on other hardware, which waits for the verified hidden states."""

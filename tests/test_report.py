@@ -131,3 +131,22 @@ def test_a_users_scenario_named_like_a_question_is_answered_on_one_config_or_by_
     assert "Free until compute-bound" in text and "At higher acceptance" not in text  # one alpha: no higher one
     write_report((str(tmp_path / "draft-offload.yaml"),), tmp_path / "rep2", workers=1)  # no runner-up placement
     assert "so it is the generic finding" in (tmp_path / "rep2" / "report.md").read_text()
+
+
+def test_a_section_says_what_its_sweep_warned_about(tmp_path):
+    """The sweep warned that MTP past DeepSeek-V3's one module reuses it (and that a layout engines refuse was swept);
+    the report's finding headlined those rows and said nothing of it."""
+    scenario = tmp_path / "mtp.yaml"
+    scenario.write_text("name: mtp-layouts\nhardware: h200\nmodel: deepseek-v3\nmethod: mtp\n"
+                        "layouts: [{tp: 8}, {tp: 32}]\naxes:\n  batch: [8, 64]\n  k: [1, 3]\n  alpha: [0.8]\n")
+    with pytest.warns(Warning) as caught:
+        write_report([str(scenario)], tmp_path / "out", workers=1)
+    said = [str(w.message) for w in caught]
+    assert any("k up to 3 exceeds its 1 trained MTP module" in w for w in said)
+    assert any("deepseek-v3 at tp 32: the checkpoint's 128 x 128 block scales" in w for w in said)
+    md = (tmp_path / "out" / "report.md").read_text()
+    section = md[md.index("Warnings from the sweep:"):]
+    assert "- mtp on deepseek-v3: k up to 3 exceeds its 1 trained MTP module" in section
+    assert "- deepseek-v3 at tp 32: the checkpoint's 128 x 128 block scales do not divide" in section
+    html_text = (tmp_path / "out" / "report.html").read_text()
+    assert '<ul class="warnings"><li>' in html_text and "trained MTP module" in html_text
