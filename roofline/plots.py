@@ -129,14 +129,28 @@ def _setup_line(meta: dict, models: list[str]) -> str:
     if meta.get("weight_dtype"):
         experts = f", {_one(meta['expert_dtype'])} experts" if meta.get("expert_dtype") else ""
         parts.append(f"{_one(meta['weight_dtype'])} weights{experts}, {_one(meta.get('kv_dtype', 'bf16'))} KV")
-    if _one(meta.get("tp") or 1) not in (1, "1"):
-        parts.append(f"TP{NBSP}{_one(meta['tp'])}")
-    pp = _pp(meta)
-    if pp:
-        parts.append(f"PP{NBSP}{pp}")
+    layouts = [str(v) for v in meta.get("layouts") or []]
+    if layouts:  # 'tp 1, dp-attention 8, ep 8' each: all of them, not only tp (which read "TP 8 / 1" beside EP 8)
+        shown = [_layout_label(v) for v in layouts if v != "tp 1"]
+        if len(layouts) > 3:
+            parts.append(f"{len(layouts)} layouts")
+        elif shown:
+            parts.append(" / ".join(_layout_label(v) for v in layouts))
+    else:
+        if _one(meta.get("tp") or 1) not in (1, "1"):
+            parts.append(f"TP{NBSP}{_one(meta['tp'])}")
+        pp = _pp(meta)
+        if pp:
+            parts.append(f"PP{NBSP}{pp}")
     if engine_label(meta):
         parts.append(engine_label(meta).replace(" ", NBSP, 1))
     return " · ".join(parts)
+
+
+def _layout_label(layout: str) -> str:
+    """'tp 1, dp-attention 8, ep 8' as a setup line writes it: 'TP 1, DP-attention 8, EP 8' (no break inside a pair)."""
+    return ", ".join(part.replace("tp ", "TP ").replace("dp-attention ", "DP-attention ").replace("ep ", "EP ")
+                     .replace("pp ", "PP ").replace(" ", NBSP) for part in layout.split(", "))
 
 
 def _drafter_names(value) -> str:

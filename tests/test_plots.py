@@ -889,3 +889,13 @@ def test_each_operator_has_one_colour_in_every_roofline_figure():
     from roofline.plots import OPERATOR_COLORS
 
     assert set(OPERATOR_COLORS) == set(OPERATORS) and len(set(OPERATOR_COLORS.values())) == len(OPERATORS)
+
+
+def test_the_setup_line_names_every_layout_not_only_its_tp():
+    """layouts [{tp: 8}, {dp_attention: 8, ep: 8}] read 'TP 8 / 1' in the super-title: DP-attention and EP dropped."""
+    nb = plots.NBSP
+    meta = {"model": {"deepseek-v3": "DeepSeek-V3"}, "method": "none", "tp": [1, 8], "layouts": ["tp 1, dp-attention 8, ep 8", "tp 8"]}
+    line = plots._setup_line(meta, ["deepseek-v3"]).replace(nb, " ")
+    assert "TP 1, DP-attention 8, EP 8 / TP 8" in line and "TP 8 / 1" not in line
+    assert "TP" not in plots._setup_line({**meta, "tp": [1], "layouts": ["tp 1"]}, ["deepseek-v3"])
+    assert "5 layouts" in plots._setup_line({**meta, "layouts": [f"tp {t}" for t in (1, 2, 4, 8, 16)]}, ["deepseek-v3"])
