@@ -129,7 +129,12 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
             dep = deployment(model, c["weight_dtype"], c["kv_dtype"], c["tp"], c["dp_attention"], c["ep"], c["pp"],
                              c["expert_dtype"], where=sc.path or sc.name)
         except RooflineError as err:
-            if len(sc.layout_list) < 2 or sc.layouts:
+            if sc.layouts:  # which entry of the list: `ep 16` alone does not say
+                at = sc.layouts.index(tuple(c[key] for key in LAYOUT_KEYS))
+                where_text = sc.path or sc.name
+                text = str(err)[len(where_text) + 2:] if str(err).startswith(f"{where_text}: ") else str(err)
+                raise RooflineError(f"{where_text}: layouts[{at}]: {text}") from None
+            if len(sc.layout_list) < 2:
                 raise
             combo = ", ".join(f"{key} {c[key]}" for key in LAYOUT_KEYS)
             raise RooflineError(f"{err} (the combination {combo} of the lists crossed; `layouts: [{{tp: 8}}, "
