@@ -77,6 +77,9 @@ def _tp(meta: dict) -> int:
     return tp if isinstance(tp, int) else 1
 
 
+METHOD_NAMES = {"eagle": "EAGLE", "draft": "a draft model", "ngram": "n-gram lookup", "mtp": "MTP"}  # as a sentence says them
+
+
 def _model(meta: dict, name: str) -> str:
     return (meta.get("model") or {}).get(name, name)
 
@@ -299,7 +302,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
     longer = [f"at a {int(c):,}-token context up to batch "
               + _list(pays(table[(table["method"] == method) & (table["alpha"] == a0) & (table["context"] == c)], False)[0])
               for c in contexts[1:]]
-    label = {"eagle": "EAGLE", "draft": "a draft model", "ngram": "n-gram lookup", "mtp": "MTP"}.get(method, method)
+    label = METHOD_NAMES.get(method, method)
     mla = [m for m in dict.fromkeys(df["model"].astype(str)) if (meta.get("kv_layout") or {}).get(m) == "mla"]
     text = (
         f"With {label} at α = {a0:g} and a {int(c0):,}-token context, speculation pays up to batch {_list(said)}, derated "
@@ -408,22 +411,24 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     def gain(m: str) -> str:
         row = at_cap.loc[(hw0, m, c_hi)]
         capped = f"; k = {k_top}, the largest swept: at least this" if int(row["k"]) >= k_top else ""
-        return f"{_x(row['speedup'])} ({row['method'].upper()}, batch {int(row['batch'])}{capped})"
+        return f"{_x(row['speedup'])} ({METHOD_NAMES.get(row['method'], row['method'])}, batch {int(row['batch'])}{capped})"
     sp_txt = [gain(m) if (hw0, m, c_hi) in at_cap.index else f"no point for {_model(meta, m)} (nothing fits)" for m in models]
     trend = {}
     for m in models:
         g = fit[(fit["hardware"] == hw0) & (fit["model"] == m) & (fit["context"] == c_hi)].sort_values("batch")
         if len(g) >= 2:
             before_max = g[g["batch"] <= g.loc[g["speedup"].idxmax(), "batch"]]
-            trend[m] = (float(g["speedup"].iloc[0]), float(g["speedup"].max()), int(g.loc[g["speedup"].idxmax(), "batch"]),
-                        float(before_max["speedup"].min()), int(before_max.loc[before_max["speedup"].idxmin(), "batch"]))
-    rising = [m for m, (s0, smax, *_) in trend.items() if smax > s0 * 1.02]
+            trend[m] = (float(g["speedup"].iloc[0]), int(g["batch"].iloc[0]), float(g["speedup"].max()),
+                        int(g.loc[g["speedup"].idxmax(), "batch"]), float(before_max["speedup"].min()),
+                        int(before_max.loc[before_max["speedup"].idxmin(), "batch"]))
+    rising = [m for m, (s0, _, smax, *_) in trend.items() if smax > s0 * 1.02]
+    smallest = sorted({trend[m][1] for m in trend})
 
     def path(m: str) -> str:
-        """'1.73× at batch 1 to 1.91× at batch 64', naming a dip on the way (the curve is not monotonic then)."""
-        s0, smax, bmax, smin, bmin = trend[m]
+        """'1.73× at batch 1 to 1.91× at batch 64' (from its smallest batch that fits), naming a dip on the way."""
+        s0, b0, smax, bmax, smin, bmin = trend[m]
         dip = f", down to {_x(smin)} at batch {bmin}," if smin < s0 * 0.98 else ""
-        return f"{_model(meta, m)} ({_x(s0)} at batch 1{dip} to {_x(smax)} at batch {bmax})"
+        return f"{_model(meta, m)} ({_x(s0)} at batch {b0}{dip} to {_x(smax)} at batch {bmax})"
     tp = _tp(meta)
     split = memory_split(df)
     per_dev = [f"{_n(split.loc[(hw0, m), 'kv_bytes_per_token'] / 1024)} KiB per token and {_n(split.loc[(hw0, m), 'fixed_bytes'] / 1e9)} GB of weights"
@@ -444,9 +449,10 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     text = (
         f"At {_ctx(c_hi)} context on {tp} × {_hw(meta, hw0)}, the KV cache caps the batch at {_list(caps_txt)}, "
         f"which {'hold' if len(models) > 1 else 'holds'} per device{drafter} {_list(per_dev)}; "
-        f"speculation at the largest swept batch that fits gives {_list(sp_txt)}. "
-        + (f"At this context the gain is largest above batch 1 for {_list([path(m) for m in rising])}."
-           if rising else "At this context no model gains more above batch 1 than at batch 1.")
+        f"speculation at the largest swept batch that fits gives {_list(sp_txt)}."
+        + (f" At this context the gain grows with the batch for {_list([path(m) for m in rising])}." if rising else
+           f" At this context no model gains more at a larger batch than at {'its' if len(models) > 1 else 'the'} smallest that "
+           f"fits (batch {'/'.join(map(str, smallest))})." if smallest else "")
         + replicated
     )
     return Finding("The KV cache caps the batch", text, {"max_batch": caps, "at_cap": at_cap, "rising": rising, "memory_split": split})
@@ -800,6 +806,10 @@ QUESTION_CONFIGS = {
 }
 
 
+QUESTION_ALPHAS = ("flops-vs-time", "break-even-batch")  # the questions that compare acceptance rates; the others
+ALPHA_HELD = 0.8  # read at one: this one where swept (the built-in questions' own), else the smallest
+
+
 # what each question's finding reads from its sweep beyond its columns (its built-in scenario has each); a user's
 # scenario of that name without one gets the generic finding and figure, saying which (shape_problem)
 QUESTION_NEEDS = {
@@ -832,7 +842,9 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
     """The rows a report question answers on, its operators' rows, its meta, and a sentence naming what was set aside:
     for a question of QUESTION_CONFIGS, every other config column the sweep varies (hardware, model, engine, tp,
     dtypes, ...) held at its first value (the engine at main_engine), in the meta as in the rows, so that its finding
-    and figure describe one config each, not an average of several. Any other name: everything, ''."""
+    and figure describe one config each, not an average of several; a column whose value follows the compared ones
+    (each model's native dtype) is not held, and a question that does not compare acceptance rates reads one alpha
+    (ALPHA_HELD where swept). Any other name: everything, ''."""
     if name not in QUESTION_CONFIGS:
         return df, ops, meta, ""
     kept, meta = [], dict(meta)
@@ -840,9 +852,12 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
     if "method" in QUESTION_CONFIGS[name] and "none" in methods and len(methods) > 1:  # it compares drafting methods:
         df = df[df["method"].astype(str) != "none"]  # plain decoding is their k = 0 rows and baseline columns
         kept.append("the drafting methods (plain decoding as their baseline)")
+    compared = [c for c in QUESTION_CONFIGS[name] if c in df]
     for column in ("hardware", "model", *CONFIG_COLUMNS):
         if column in QUESTION_CONFIGS[name] or column not in df or df[column].astype(str).nunique() < 2:
             continue
+        if compared and (df.assign(_v=df[column].astype(str)).groupby([df[c].astype(str) for c in compared])["_v"].nunique() < 2).all():
+            continue  # it follows a compared column (each model's native weight dtype): holding it would drop a model
         values = list(dict.fromkeys(df[column].tolist()))
         first = (main_engine(df) if column == "engine" else
                  next((v for v in values if v != "none"), values[0]) if column == "method" else values[0])  # a drafting one
@@ -853,6 +868,11 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
             meta[column] = [first]
         kept.append(f"{column.replace('_', ' ')} {first if str(first) else 'none'} "
                     f"(of {', '.join(str(v) if str(v) else 'none' for v in values)})")
+    alphas = sorted(df["alpha"].dropna().unique()) if "alpha" in df and name not in QUESTION_ALPHAS else []
+    if len(alphas) > 1:  # one acceptance rate: a sentence (and the figure) about one, not numbers of several mixed
+        held = next((a for a in alphas if abs(a - ALPHA_HELD) < 1e-9), alphas[0])
+        df = df[(df["alpha"] == held) | df["alpha"].isna()]
+        kept.append(f"α = {held:g} (of {', '.join(f'{a:g}' for a in alphas)})")
     note = (f" This question compares {_list([c.replace('_', ' ') for c in QUESTION_CONFIGS[name]]) or 'one config'}; its answer "
             f"and figure hold {_list(kept)}, and the table holds every row." if kept else "")
     return df, ops, meta, note

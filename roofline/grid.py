@@ -449,6 +449,7 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
         # how a layer caches a token: MLA's one latent, a shared K = V head, or GQA's kv_heads (whole per rank once tp > kv_heads)
         "kv_layout": {c.model.name: c.model.kv_layout for c in configs},
         "kv_heads": {c.model.name: c.model.kv_heads for c in configs},
+        "attention_kind": {c.model.name: attention_kind(c.model) for c in configs},
         "tree_nodes": sc.tree_nodes, "tree_tau": sc.tree_tau, "acceptance": sc.acceptance, "shared_prefix": sorted({c.shared_prefix for c in configs}),
         "acceptance_length": None if sc.acceptance_length is None else dict(zip(("tau", "k"), sc.acceptance_length)),
         # the published per-position rates a method ran with where the scenario gave no acceptance (the alpha column is
@@ -457,6 +458,16 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
                           if m != "none" and not _acceptance_given(sc) for rates, source in [default_rates(m)]} or None,
         "axes": axes, "points": points,
     }
+
+
+def attention_kind(model: ModelSpec) -> str:
+    """How a model's attention caches, as a figure names it: MLA, compressed attention (layers that keep one entry per
+    `ratio` tokens), shared-KV attention, or GQA (multi-head attention included)."""
+    if model.kv_layout == "mla":
+        return "MLA"
+    if any(g.kind == "compressed" for g in model.groups):
+        return "compressed attention"
+    return "shared-KV attention" if model.kv_layout == "shared_kv" else "GQA"
 
 
 def _acceptance_given(sc: Scenario) -> bool:

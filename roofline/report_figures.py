@@ -238,7 +238,9 @@ def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
     ax1.set_ylabel("speedup at best k (×)")
     ax1.set_title(f"Speedup at context {_ctx(c_hi)}, up to the cap")
     _shared_legend(fig, [ax0])
-    fig.suptitle(f"Max batch and speedup: GQA, MLA, compressed attention · TP {_tp(meta)}, "
+    kinds = meta.get("attention_kind") or {}
+    shown = ", ".join(dict.fromkeys(kinds.get(m, "") for m in dict.fromkeys(df["model"].astype(str)) if kinds.get(m)))
+    fig.suptitle(f"Max batch and speedup{': ' + shown if shown else ''} · TP {_tp(meta)}, "
                  f"{_one(meta.get('weight_dtype', 'bf16'))} weights, {_one(meta.get('kv_dtype', 'bf16'))} KV, {_alpha_label(df['alpha'].iloc[0])} · {engine_label(meta)}")
     return fig
 

@@ -174,7 +174,7 @@ def test_draft_offload_transfer_is_a_small_share_of_an_iteration():
 def test_the_kv_cap_finding_names_a_dip_on_the_way_to_the_largest_gain():
     r, f = _run("kv-caps-batch")
     fit = f.numbers["at_cap"]
-    assert "gain is largest above batch 1" in f.text and "rises with batch" not in f.text
+    assert "the gain grows with the batch for" in f.text and "rises with batch" not in f.text
     assert "speculation at the largest swept batch that fits gives" in f.text  # a cap of 23 and a swept batch of 16
     for m in f.numbers["rising"]:  # each named curve's largest gain is above its batch-1 gain
         assert m in set(fit.index.get_level_values("model"))
@@ -512,3 +512,24 @@ axes:
     assert "nan" not in f.text and "at least 0 " not in f.text
     assert "not at all on L4 (not one batch fits)" in f.text and "2 of 2 at α = 0.8" not in f.text
     assert "1 of 2 at α = 0.8 (1 where memory ends it" in f.text
+
+
+def test_a_users_question_scenario_reads_one_alpha_its_smallest_batch_and_every_models_own_dtype(tmp_path):
+    """A user's kv-caps-batch over alpha [0.6, 0.9] said 1.83x and 2.89x for one batch, 'at batch 1' where batch 1 was
+    not swept; over models of different native dtypes it held weight dtype bf16 and dropped DeepSeek-V3 (fp8)."""
+    from roofline.report import run_scenario
+
+    path = tmp_path / "kv-caps-batch.yaml"
+    path.write_text("name: kv-caps-batch\nhardware: h200\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                    "axes: {batch: [16, 64, 256], context: [4096], k: [1, 2, 3], alpha: [0.6, 0.9]}\n")
+    r = run_scenario(str(path))
+    df, ops, meta, note = question_rows("kv-caps-batch", r.df, r.ops, r.meta)
+    assert set(df["alpha"]) == {0.6} and "α = 0.6 (of 0.6, 0.9)" in note
+    text = finding("kv-caps-batch", df, ops, meta, strict=False).text
+    assert "at batch 1 " not in text and "batch 1)" not in text and "at batch 16" in text
+    path.write_text("name: kv-caps-batch\nhardware: h200\nmodel: [llama-3.1-8b, deepseek-v3]\ntp: 8\n"
+                    "method: {llama-3.1-8b: eagle, deepseek-v3: mtp}\naxes: {batch: [1, 64], context: [8192], k: [1, 2], alpha: [0.8]}\n")
+    r = run_scenario(str(path))
+    df, ops, meta, note = question_rows("kv-caps-batch", r.df, r.ops, r.meta)
+    assert set(df["model"]) == {"llama-3.1-8b", "deepseek-v3"} and "weight dtype" not in note
+    assert meta["attention_kind"] == {"llama-3.1-8b": "GQA", "deepseek-v3": "MLA"}
