@@ -144,6 +144,9 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     engine = main_engine(df)
     d = every[every["engine"].astype(str) == engine] if "engine" in every else every
     within = d[d["ratio"] <= TOLERANCE]
+    if within.empty:  # a sentence for the fallback's warning, not a KeyError
+        raise ValueError(f"no verify pass swept stays within +{_pct(TOLERANCE - 1)} of a decode step, the narrowest swept "
+                         f"being q = {int(d['q'].min())}")
     q_max = within.groupby(["hardware", "model", "context", "batch"])["q"].max()
     q_swept = int(d["q"].max())
     batch_hi, batch_lo = int(d["batch"].max()), int(d["batch"].min())
@@ -151,10 +154,19 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     ridge = ridge_points(ops)
     hws = sorted(d["hardware"].unique(), key=lambda h: -ridge.get(h, 0))
     contexts = sorted(d["context"].unique())
-    parts = []
-    for hw in hws:
-        qs = [int(q_max.get((hw, model0, c, batch_hi), 0)) for c in contexts]
-        parts.append(f"{'/'.join(map(str, qs))} on {_hw(meta, hw)}")
+    narrow_hi = d[(d["k"] == d["k"].min()) & (d["batch"] == batch_hi) & d["fits_in_memory"].astype(bool)]
+    fits_hi = set(narrow_hi[["hardware", "model", "context"]].itertuples(index=False, name=None))
+
+    def width(hw: str, c) -> str:
+        """q at (hw, the first model, context c, the largest batch): '≥16' where it is the widest swept, 'no fit'."""
+        if (hw, model0, c) not in fits_hi:
+            return "no fit"
+        q = int(q_max.get((hw, model0, c, batch_hi), 0))
+        return f"≥{q}" if q >= q_swept else str(q)
+    parts = [f"{'/'.join(width(hw, c) for c in contexts)} on {_hw(meta, hw)}" for hw in hws]
+    legend = [text for mark, text in (("no fit", f"no fit: batch {batch_hi} does not fit in memory there"),
+                                      ("≥", "≥: the widest q swept, the limit lies beyond")) if any(mark in part for part in parts)]
+    legend_text = f" ({'; '.join(legend)})" if legend else ""
     models = list(dict.fromkeys(d["model"]))
     base = q_max.xs(model0, level="model")
     same = all(q_max.xs(m, level="model").reindex(base.index).equals(base) for m in models[1:])
@@ -174,7 +186,7 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
         f"At batch {batch_hi}, a pass of q tokens per sequence costs at most +{_pct(TOLERANCE - 1)} over a decode step "
         f"up to q = {_list(parts)} at {' / '.join(_ctx(c) for c in contexts)} context ({_model(meta, model0)}"
         f"{', ' + dtype + ' weights' if dtype else ''}{'; ' + others + ' the same' if others and same else ''}), "
-        f"i.e. {batch_hi} × q tokens in flight. "
+        f"i.e. {batch_hi} × q tokens in flight{legend_text}. "
         f"At batch {batch_lo} a pass verifies {'at least ' if censored and lo_min == lo_max else ''}{lo_min}"
         f"{'' if lo_min == lo_max else f' to {lo_max}'} tokens"
         f"{(' (the largest q swept: the limit lies beyond)' if lo_min == lo_max else f' ({lo_max} is the largest q swept: there the limit lies beyond)') if censored else ''}"
@@ -763,10 +775,14 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
 
     tree = meta.get("tree_nodes")
 
+    given = meta.get("acceptance")  # per-position rates the scenario gave (None: the method's published ones)
+
     def acceptance(alpha) -> str:
         if tree:
-            return f"a tree of {tree} nodes, τ = {meta.get('tree_tau'):g}"
-        return "the method's per-position rates" if alpha != alpha else f"α = {alpha:g}"
+            return f"a tree of {tree} node{'s' if tree != 1 else ''}, τ = {meta.get('tree_tau'):g}"
+        if alpha == alpha:
+            return f"α = {alpha:g}"
+        return f"the given per-position rates {', '.join(f'{a:g}' for a in given)}" if given else "the method's per-position rates"
     # what every losing point shares where the sweep varied it: the cause a reader looks for
     shared = [c for c in (*varying, "hardware", "model") if c in points and points[c].astype(str).nunique() > 1
               and losing[c].astype(str).nunique() == 1] if len(losing) > 1 else []  # one point shares everything
@@ -778,13 +794,16 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         parts += [_model(meta, first["model"])] if "model" in shared else []
         cause = f", all with {_list(parts)}"
     never = [m for m in dict.fromkeys(df["model"].astype(str)) if not fit["model"].astype(str).eq(m).any()]
-    text = (f"Speculation gains up to {_x(top['speedup'])} ({_hw(meta, top['hardware'])}, {_model(meta, top['model'])}"
+    gains = (f"Speculation gains up to {_x(top['speedup'])}" if top["speedup"] >= 1.0 else
+             f"Speculation loses at every point that fits: at best {_x(top['speedup'])}")
+    text = (f"{gains} ({_hw(meta, top['hardware'])}, {_model(meta, top['model'])}"
             f"{_config_text(top, varying, meta)}, batch {int(top['batch'])}, context {_ctx(top['context'])}, "
             f"{acceptance(top['alpha'])}, k = {int(top['k'])}); "
             + (f"at its best k it still loses (speedup below 1) at {len(losing)} of the {len(points)} points that fit{cause}, "
                f"at batch {span('batch', lambda v: f'{int(v):,}')}"
                + ("." if tree else f" and α {span('alpha', lambda v: 'per-position rates' if v != v else f'{v:g}')}.")
-               if len(losing)
+               if len(losing) and top["speedup"] >= 1.0
+               else (f"{len(points)} points fit." if len(points) != 1 else "1 point fits.") if len(losing)
                else "it pays at every point that fits.")
             + (f" {_list([_model(meta, m) for m in never])} fit{'s' if len(never) == 1 else ''} in memory at no point of the sweep."
                if never else "")
@@ -903,5 +922,7 @@ def finding(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict, strict: 
     except (IndexError, KeyError, ValueError, ZeroDivisionError, TypeError) as exc:
         f = generic(df, ops, meta)  # numbers["fallback"]: the report draws the generic figure beside it, and warns
         why = f": {problem}" if problem else ""
+        why = why or (f": {exc}" if isinstance(exc, ValueError) else "")  # a ValueError is a finding's own sentence
         return Finding(f.title, f.text + f" (This sweep's axes are not those the {name} question's own finding reads{why}, so "
-                                         "it is the generic finding.)", {**f.numbers, "fallback": problem or f"{type(exc).__name__}: {exc}"})
+                                         "it is the generic finding.)",
+                       {**f.numbers, "fallback": problem or (str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}")})

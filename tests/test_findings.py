@@ -533,3 +533,31 @@ def test_a_users_question_scenario_reads_one_alpha_its_smallest_batch_and_every_
     df, ops, meta, note = question_rows("kv-caps-batch", r.df, r.ops, r.meta)
     assert set(df["model"]) == {"llama-3.1-8b", "deepseek-v3"} and "weight dtype" not in note
     assert meta["attention_kind"] == {"llama-3.1-8b": "GQA", "deepseek-v3": "MLA"}
+
+
+def test_findings_on_user_scenarios_mark_what_does_not_fit_say_losses_and_credit_given_rates(tmp_path):
+    """verify-mini-prefill gave a width at a context where the batch fits in no memory; with no width within +10% it
+    fell back with 'KeyError: llama-3.2-1b'; the generic finding said 'gains up to 0.832x' and credited rates the
+    user gave to 'the method'; 'a tree of 1 nodes'."""
+    from roofline.report import run_scenario
+
+    def text(name: str, body: str, strict: bool = False) -> str:
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(body)
+        r = run_scenario(str(path))
+        df, ops, meta, _ = question_rows(name, r.df, r.ops, r.meta)
+        return finding(name, df, ops, meta, strict=strict).text
+
+    vmp = text("verify-mini-prefill", "name: verify-mini-prefill\nhardware: [h100-sxm]\nmodel: llama-3.1-8b\nmethod: ngram\n"
+               "axes: {batch: [64], context: [1024, 131072], k: [1, 3, 7, 15], alpha: [0.8]}\n")
+    assert "up to q = 2/no fit on H100 SXM5" in vmp and "(no fit: batch 64 does not fit in memory there)" in vmp
+    none = text("verify-mini-prefill", "name: verify-mini-prefill\nhardware: [h100-sxm]\nmodel: llama-3.2-1b\nmethod: ngram\n"
+                "axes: {batch: [2048, 4096], context: [128], k: [7, 15], alpha: [0.8]}\n")
+    assert "no verify pass swept stays within +10% of a decode step, the narrowest swept being q = 8" in none
+    assert "KeyError" not in none
+    losing = text("g", "name: g\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\naxes: {batch: [1], k: [2], alpha: [0.1]}\n")
+    assert losing.startswith("Speculation loses at every point that fits: at best 0.8") and losing.endswith("1 point fits.")
+    given = text("g", "name: g\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\nacceptance: [0.9, 0.8]\naxes: {batch: [1], k: [2]}\n")
+    assert "the given per-position rates 0.9, 0.8" in given and "the method's" not in given
+    tree = text("g", "name: g\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\ntree: {nodes: 1, tau: 2}\naxes: {batch: [1], k: [1]}\n")
+    assert "a tree of 1 node, τ = 2" in tree
