@@ -536,11 +536,12 @@ def sweep(
     if plots and not summary["plots_skipped"] and not_drawn(summary["files"]):
         typer.echo(not_drawn(summary["files"]))
     if plots and not summary["plots_skipped"]:
-        from roofline.grid import varying_config_values
-        from roofline.plot_jobs import PANEL_CONFIG_COLUMNS
+        from roofline.grid import panel_count, varying_config_values
+        from roofline.plot_jobs import MAX_PANELS, PANEL_CONFIG_COLUMNS
 
         several = varying_config_values(sc, configs, ("context", *PANEL_CONFIG_COLUMNS))
-        if several:  # a figure of too many panels keeps a subset (its title says '... only'): say how to draw another
+        if several and panel_count(sc, configs, several) > MAX_PANELS:  # a figure of too many panels keeps a subset
+            # (its title says '... only'): say how to draw another
             key, values = next(iter(several.items()))
             typer.echo(f"note: where a figure keeps a subset of {', '.join(several)} (its title says '... only'), "
                        f"`roofline plot {out} --where {key}={values[-1]} --out DIR` draws another", err=True)

@@ -254,21 +254,34 @@ def config_labels(cfg: Config) -> dict[str, str]:
             "expert_dtype": dep.expert_dtype_label, "kv_dtype": dep.kv_dtype}
 
 
+def config_values(cfg: Config) -> dict:
+    """A config's labels, layout degrees and shared prefix: the columns a figure's panels may split on."""
+    dep = cfg.dep
+    return {**config_labels(cfg), "tp": dep.tp, "dp_attention": dep.dp_attention, "ep": dep.ep, "pp": dep.pp,
+            "shared_prefix": cfg.shared_prefix}
+
+
 def varying_config_values(sc: Scenario, configs: list[Config], columns: tuple[str, ...]) -> dict[str, list]:
     """{column: its values} for each of `columns` (labels, layout degrees, shared_prefix, or context) that holds more
-    than one value over the sweep's configs and axes, in the order given: what a figure's panels may have to narrow."""
-    def values(cfg: Config) -> dict:
-        dep = cfg.dep
-        return {**config_labels(cfg), "tp": dep.tp, "dp_attention": dep.dp_attention, "ep": dep.ep, "pp": dep.pp,
-                "shared_prefix": cfg.shared_prefix}
-
-    rows = [values(c) for c in configs]
+    than one value over the sweep's configs and axes, in the order given: what a figure's panels may have to narrow.
+    A column that follows the model (each model's native weight dtype, a method per model) splits no panel: left out."""
+    rows = [config_values(c) for c in configs]
     out = {}
     for column in columns:
         seen = list(sc.axes["context"]) if column == "context" else list(dict.fromkeys(r[column] for r in rows if column in r))
-        if len(seen) > 1:
+        per_model = {r["model"]: set() for r in rows}
+        for r in rows:
+            per_model[r["model"]].add(r.get(column))
+        if len(seen) > 1 and (column == "context" or any(len(v) > 1 for v in per_model.values())):
             out[column] = seen
     return out
+
+
+def panel_count(sc: Scenario, configs: list[Config], columns: dict[str, list]) -> int:
+    """How many panels a figure of this sweep would draw before narrowing: one per (hardware, model) and value of
+    each varying column (varying_config_values), contexts included."""
+    keys = {(c.hw.name, c.model.name, *(config_values(c)[col] for col in columns if col != "context")) for c in configs}
+    return len(keys) * (len(columns["context"]) if "context" in columns else 1)
 
 
 def _columns(sc: Scenario, cfg: Config, block: dict, context, alpha, batch, k) -> tuple[dict[str, str], dict[str, np.ndarray]]:
@@ -450,6 +463,10 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
         "kv_layout": {c.model.name: c.model.kv_layout for c in configs},
         "kv_heads": {c.model.name: c.model.kv_heads for c in configs},
         "attention_kind": {c.model.name: attention_kind(c.model) for c in configs},
+        # each model's dtypes over the sweep: a figure that shows some models names only theirs
+        "dtypes_by_model": {m: {key: sorted({getattr(c.dep, key + "_label") for c in configs if c.model.name == m and
+                                             (key != "expert_dtype" or c.dep.has_experts)}) for key in ("weight_dtype", "expert_dtype")}
+                            for m in dict.fromkeys(c.model.name for c in configs)},
         "tree_nodes": sc.tree_nodes, "tree_tau": sc.tree_tau, "acceptance": sc.acceptance, "shared_prefix": sorted({c.shared_prefix for c in configs}),
         "acceptance_length": None if sc.acceptance_length is None else dict(zip(("tau", "k"), sc.acceptance_length)),
         # the published per-position rates a method ran with where the scenario gave no acceptance (the alpha column is

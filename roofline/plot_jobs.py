@@ -70,6 +70,7 @@ BOOL_FLAG_COLUMNS = ("verify_compute_bound", "fits_in_memory")
 # present: a panel holds one value of each that varies, or the rows of several configs would fall into one curve or cell.
 PANEL_CONFIG_COLUMNS = ("engine", "method", "draft_hardware", "weight_dtype", "expert_dtype", "kv_dtype", "tp", "dp_attention",
                         "ep", "pp", "shared_prefix")
+MAX_PANELS = 6  # panels a standard figure draws; beyond, it keeps a subset (plots._panels) and its title says which
 # Read when present (older tables lack them): the devices of the target (tp x pp, the drafter's own device not counted)
 # and plain decoding's batch cap (max_batch and fits_in_memory count the drafter and its k + 1 tokens).
 OPTIONAL_COLUMNS = ("devices", "baseline_max_batch")

@@ -58,6 +58,7 @@ from matplotlib.ticker import Formatter, FuncFormatter, Locator, LogLocator, Nul
 
 from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots' names, columns and entry points)
     FORMATS,
+    MAX_PANELS,
     OPERATOR_COLUMNS,
     PANEL_CONFIG_COLUMNS,
     PLOT_NAMES,
@@ -70,7 +71,6 @@ from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots
     standard_plots,
 )
 
-MAX_PANELS = 6
 MAX_GRID_PANELS = 8  # a (hardware, model) grid of up to this many panels is kept whole: no model is dropped to fit six
 DPI = 120  # PNG resolution: sharp at README width, a third fewer pixels to draw and encode than 150
 STYLE = {
@@ -127,8 +127,14 @@ def _setup_line(meta: dict, models: list[str]) -> str:
         label += f" on {drafters}"
     parts = [", ".join(_name(meta, "model", m) for m in models), label]
     if meta.get("weight_dtype"):
-        experts = f", {_one(meta['expert_dtype'])} experts" if meta.get("expert_dtype") else ""
-        parts.append(f"{_one(meta['weight_dtype'])} weights{experts}, {_one(meta.get('kv_dtype', 'bf16'))} KV")
+        weights, experts = meta["weight_dtype"], meta.get("expert_dtype")
+        by_model = meta.get("dtypes_by_model") or {}
+        if models and all(m in by_model for m in models):  # the dtypes of the models this figure shows, not the sweep's
+            shown = {key: {v for m in models for v in by_model[m][key]} for key in ("weight_dtype", "expert_dtype")}
+            weights = [v for v in _as_list(weights) if v in shown["weight_dtype"]] or weights
+            experts = [v for v in _as_list(experts) if v in shown["expert_dtype"]] if experts else experts
+        experts = f", {_one(experts)} experts" if experts else ""
+        parts.append(f"{_one(weights)} weights{experts}, {_one(meta.get('kv_dtype', 'bf16'))} KV")
     layouts = [str(v) for v in meta.get("layouts") or []]
     if layouts:  # 'tp 1, dp-attention 8, ep 8' each: all of them, not only tp (which read "TP 8 / 1" beside EP 8)
         shown = [_layout_label(v) for v in layouts if v != "tp 1"]
@@ -151,6 +157,10 @@ def _layout_label(layout: str) -> str:
     """'tp 1, dp-attention 8, ep 8' as a setup line writes it: 'TP 1, DP-attention 8, EP 8' (no break inside a pair)."""
     return ", ".join(part.replace("tp ", "TP ").replace("dp-attention ", "DP-attention ").replace("ep ", "EP ")
                      .replace("pp ", "PP ").replace(" ", NBSP) for part in layout.split(", "))
+
+
+def _as_list(value) -> list:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
 def _drafter_names(value) -> str:

@@ -340,10 +340,16 @@ def test_predict_help_gives_its_help_column_room_and_overlap_is_one_flag(rooflin
 
 @pytest.mark.slow
 def test_a_sweep_that_varies_a_config_its_figures_narrow_says_how_to_draw_another(tmp_path):
-    """The hint named tp, context, engine and weight dtype only: a sweep over kv dtypes or methods got none."""
-    scenario = tmp_path / "kv.yaml"
-    scenario.write_text("name: kv\nhardware: h100-sxm\nmodel: llama-3.1-8b\nkv_dtype: [bf16, fp8]\naxes:\n  batch: [1, 8]\n")
-    result = subprocess.run([sys.executable, "-c", "import cli; cli.main()", "sweep", str(scenario), "--out", str(tmp_path / "o")],
-                            cwd=Path(__file__).parent.parent, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert "keeps a subset of kv_dtype" in result.stderr and "--where kv_dtype=fp8" in result.stderr
+    """The hint named tp, context, engine and weight dtype only: a sweep over kv dtypes or methods got none; and it
+    was printed for any sweep that varied a config, where every figure drew every panel (the README's own main job:
+    'keeps a subset of context', which only the roofline figure holds, and `plot --where context=` cannot redraw)."""
+    def sweep(hardware: str, name: str):
+        scenario = tmp_path / f"{name}.yaml"
+        scenario.write_text(f"name: kv\nhardware: {hardware}\nmodel: llama-3.1-8b\nkv_dtype: [bf16, fp8]\naxes:\n  batch: [1, 8]\n")
+        result = subprocess.run([sys.executable, "-c", "import cli; cli.main()", "sweep", str(scenario), "--out", str(tmp_path / name)],
+                                cwd=Path(__file__).parent.parent, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        return result.stderr
+    many = sweep("[h100-sxm, h200, b200, a100-sxm-80gb]", "many")  # 8 panels: the figures keep six
+    assert "keeps a subset of kv_dtype" in many and "--where kv_dtype=fp8" in many
+    assert "keeps a subset" not in sweep("h100-sxm", "two")  # two panels: every figure draws both

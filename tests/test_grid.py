@@ -259,3 +259,20 @@ def test_a_config_where_only_plain_decoding_fits_is_said_once():
         df = roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 2, "method": "draft", "draft": "llama-3.1-8b",
                              "axes": {"batch": [1, 4], "context": [8192], "k": [0, 2], "alpha": [0.6]}})
     assert df[df["k"] == 0]["fits_in_memory"].any() and not df[df["k"] == 2]["fits_in_memory"].any()
+
+
+def test_a_column_that_follows_the_model_is_not_a_panel_split_and_panels_are_counted():
+    """Llama (bf16, no speculation) beside DeepSeek-V3 (fp8, MTP) made the sweep say 'a figure keeps a subset of method,
+    weight_dtype, expert_dtype' where each model has one of each and every panel was drawn."""
+    from roofline.grid import panel_count, varying_config_values
+    from roofline.plot_jobs import PANEL_CONFIG_COLUMNS
+
+    sc = scenario_from_dict({"name": "m", "hardware": "h200", "model": ["llama-3.1-8b", "deepseek-v3"], "tp": 8,
+                             "method": {"llama-3.1-8b": "none", "deepseek-v3": "mtp"},
+                             "axes": {"batch": [1, 32], "context": [4096], "k": [0, 2], "alpha": [0.8]}}, "m")
+    configs = load_configs(sc)
+    assert varying_config_values(sc, configs, ("context", *PANEL_CONFIG_COLUMNS)) == {}
+    sc = scenario_from_dict({"name": "k", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-8b", "kv_dtype": ["bf16", "fp8"],
+                             "axes": {"batch": [1], "context": [1024, 4096]}}, "k")
+    several = varying_config_values(sc, load_configs(sc), ("context", *PANEL_CONFIG_COLUMNS))
+    assert list(several) == ["context", "kv_dtype"] and panel_count(sc, load_configs(sc), several) == 8
