@@ -129,12 +129,12 @@ def _one_value(value) -> str:
 
 
 def _largest_swept(row: pd.Series, rows: pd.DataFrame) -> str:
-    """'; the largest swept batch that fits' (', of N that fit in memory' where the table says more fit) when `row` is at
-    the largest batch of `rows`, else ''."""
+    """'; the largest swept batch that fits' (' (memory holds up to N)' where the table says more would fit: the next
+    batch swept is beyond that, or none is) when `row` is at the largest batch of `rows`, else ''."""
     if int(row["batch"]) != int(rows["batch"].max()):
         return ""
     cap = int(row["baseline_max_batch"]) if "baseline_max_batch" in row.index else 0
-    return "; the largest swept batch" + (f", of {cap:,} that fit in memory" if cap > int(row["batch"]) else " that fits")
+    return "; the largest swept batch that fits" + (f" (memory holds up to {cap:,})" if cap > int(row["batch"]) else "")
 
 
 def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:

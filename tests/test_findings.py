@@ -145,7 +145,7 @@ def test_speculation_makes_a_faster_tier_cheaper_than_batching_alone():
     rows = r.df[r.df["hardware"] == "h100-sxm"]
     assert h100["base_batch"] == rows[rows["batch"] <= rows["baseline_max_batch"]]["batch"].max()
     cap = int(r.df[(r.df["hardware"] == "h100-sxm") & (r.df["batch"] == h100["base_batch"])]["baseline_max_batch"].iloc[0])
-    assert cap > h100["base_batch"] and f"no speculation; the largest swept batch, of {cap:,} that fit in memory)" in f.text
+    assert cap > h100["base_batch"] and f"no speculation; the largest swept batch that fits (memory holds up to {cap:,}))" in f.text
 
 
 @pytest.mark.slow
