@@ -122,6 +122,13 @@ def ridge_points(ops: pd.DataFrame) -> pd.Series:
 
 # ---------------------------------------------------------------- the nine questions
 
+def _article(number: str) -> str:
+    """'a' or 'an' before a number as it is read: an 8k, an 11,000, an 18k; a 1k, a 110k, a 512."""
+    lead = re.match(r"\d+", number)
+    group = lead.group(0) if lead else ""
+    return "an" if group.startswith("8") or group in ("11", "18") else "a"
+
+
 def _one_value(value) -> str:
     """A meta value that names one setting ('fp8'), else '' (several, or none)."""
     values = value if isinstance(value, (list, tuple)) else [value]
@@ -501,11 +508,11 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     b_at0, b_at1 = int(at_batch[(hw, model, context, p0)]), int(at_batch[(hw, model, context, p1)])
     text = (
         f"With {_ctx(p1)} of each {_ctx(context)}-token context shared by every sequence ({_model(meta, model)}, {_hw(meta, hw)}), "
-        f"the batch that fits grows from {c0} to {c1} ({_x(c1 / max(c0, 1))}) without speculation and from {s0} to {s1} with its "
+        f"the batch that fits grows from {c0:,} to {c1:,} ({_x(c1 / max(c0, 1))}) without speculation and from {s0:,} to {s1:,} with its "
         f"drafter (at k = {int(df['k'].max())}), and the best throughput, speculating where it pays, from {_n(t0)} to {_n(t1)} tokens/s ({_x(t1 / t0)}; "
-        + (f"at batch {b_at0} and {b_at1}, the largest swept that fit, so the gain follows the batch grid as much as the memory)."
+        + (f"at batch {b_at0:,} and {b_at1:,}, the largest swept that fit, so the gain follows the batch grid as much as the memory)."
            if (b_at0, b_at1) == (largest.get((hw, model, context, p0)), largest.get((hw, model, context, p1)))
-           else f"at batch {b_at0} and {b_at1}).")
+           else f"at batch {b_at0:,} and {b_at1:,}).")
     )
     return Finding("Shared prefix", text, {"max_batch": caps, "max_batch_speculating": spec_caps, "best_tokens_per_s": best})
 
@@ -716,10 +723,15 @@ def prefill_not_sped_up(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     spec = g[g["k"] > 0].sort_values("speedup").iloc[-1]
     answer_plain = plain["ttft_s"] + ANSWER_TOKENS / plain["tokens_per_s_per_user"]
     answer_spec = spec["ttft_s"] + spec["draft_ttft_s"] + ANSWER_TOKENS / spec["tokens_per_s_per_user"]
+    drafter_prefill = (f", plus {_n(spec['draft_ttft_s'])} s for the drafter's own prefill" if spec["draft_ttft_s"] > 0
+                       else " (the drafter has no prefill of its own)")
+    alpha = f"α = {spec['alpha']:g}" if spec["alpha"] == spec["alpha"] else "the method's per-position rates"
+    ctx = _ctx(c_hi)
     text = (
-        f"For a {_ctx(c_hi)}-token prompt ({_model(meta, plain['model'])}, {_hw(meta, plain['hardware'])}), the first token takes "
-        f"{_n(plain['ttft_s'])} s with or without speculation, plus {_n(spec['draft_ttft_s'])} s for the draft's own prefill; "
-        f"decoding runs {_x(spec['speedup'])} faster (k = {int(spec['k'])}, α = {spec['alpha']:g}), so a {ANSWER_TOKENS}-token answer "
+        f"For {_article(ctx)} {ctx}-token prompt ({_model(meta, plain['model'])}, "
+        f"{_hw(meta, plain['hardware'])}), the first token takes "
+        f"{_n(plain['ttft_s'])} s with or without speculation{drafter_prefill}; "
+        f"decoding runs {_x(spec['speedup'])} faster (k = {int(spec['k'])}, {alpha}), so a {ANSWER_TOKENS}-token answer "
         f"arrives {_x(answer_plain / answer_spec)} sooner ({_n(answer_spec)} s against {_n(answer_plain)} s)."
     )
     return Finding("Prefill is not sped up", text, {

@@ -260,7 +260,8 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
     for r, f, paths in zip(results, found, drawn):
         png = next((p.name for p in paths if p.suffix == ".png"), None)
         engines = ", ".join(sorted(r.df["engine"].astype(str).unique()))
-        sections.append(Section(r.name, f.title, f.text, png, _command(r), f"{r.description} (serving engine: {engines})".strip(),
+        described = f"{r.description} (serving engine: {engines})" if r.description else f"serving engine {engines}"
+        sections.append(Section(r.name, f.title, f.text, png, _command(r), described,
                                 r.warnings))
     seconds = time.perf_counter() - t0
     images = {p.name: p.read_bytes() for paths in drawn for p in paths if p.suffix == ".png"}
