@@ -194,7 +194,7 @@ def test_a_best_at_the_largest_batch_that_fits_is_a_lower_bound_not_a_peak():
     assert f.numbers["batching_best_batch"] == int(r.df[r.df["fits_in_memory"]]["batch"].max()) < int(r.df["batch"].max())
     assert "growing the batch alone reaches at least" in f.text and "; the largest swept batch that fits (memory holds up to " in f.text
     cap = int(r.df[r.df["fits_in_memory"]]["baseline_max_batch"].max())
-    assert f"of {cap:,} that fit in memory" in f.text  # the batch memory allows, beyond the sweep
+    assert f"(memory holds up to {cap:,})" in f.text  # the batch memory allows, beyond the sweep
     # the engine's host work at that batch, when it is a large share of the plain step (not overlapped: vllm)
     from roofline.serving import load_engine
 
