@@ -151,7 +151,7 @@ def deployment(model, weight_dtype: str | None = None, kv_dtype: str = "bf16", t
         if model.moe.experts % ep:
             raise RooflineError(f"{where}: ep: expected a divisor of the model's {model.moe.experts} experts, found {ep}")
         if d % ep:
-            raise RooflineError(f"{where}: ep: expected a divisor of tp x dp-attention = {d} devices per stage, found {ep}")
+            raise RooflineError(f"{where}: ep: expected a divisor of tp x dp_attention = {d} devices per stage, found {ep}")
     if pp > model.layers:
         raise RooflineError(f"{where}: pp: expected at most the model's {model.layers} layers, found {pp}")
     dtypes = dict.fromkeys(WEIGHT_CLASSES, "bf16")

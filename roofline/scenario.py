@@ -383,10 +383,17 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
                       draft_hardware=next((d for d in configs["draft_hardware"] if d is not None), None),
                       k=axes["k"] if "k" in raw_axes else None)
     for method in methods:  # a draft model applies to method draft, a draft vocabulary to eagle
-        check_options(where, method, draft=draft if method == "draft" else None,
-                      draft_vocab=draft_vocab if method == "eagle" else None,
-                      alpha=axes["alpha"] if alpha_given else None, acceptance=acceptance,
-                      tree_nodes=tree_nodes, tree_tau=tree_tau, k=axes["k"])
+        try:
+            check_options(where, method, draft=draft if method == "draft" else None,
+                          draft_vocab=draft_vocab if method == "eagle" else None,
+                          alpha=axes["alpha"] if alpha_given else None, acceptance=acceptance,
+                          tree_nodes=tree_nodes, tree_tau=tree_tau, k=axes["k"])
+        except RooflineError as err:  # the file's own keys: tree.tau, tree.nodes, axes.k (the API's tree_tau, k)
+            text = str(err)
+            for api, key in ((": tree_tau:", ": tree.tau:"), (": tree_nodes:", ": tree.nodes:"), (": k:", ": axes.k:"),
+                             (": alpha:", ": axes.alpha:")):
+                text = text.replace(api, key, 1)
+            raise RooflineError(text) from None
     if not alpha_given:
         axes["alpha"] = np.asarray([np.nan])  # acceptance given, a tree, or each method's published default rates
     name = data.get("name", re.sub(r"[^A-Za-z0-9._-]", "-", Path(where).stem).strip("-.") or "scenario")

@@ -114,7 +114,7 @@ def test_layouts_sweep_chosen_layouts_side_by_side_and_a_crossed_combination_tha
     assert sorted(set(zip(df["tp"], df["dp_attention"], df["ep"]))) == [(1, 8, 8), (8, 1, 1)]
     assert df.loc[df["dp_attention"] == 8, "max_batch"].iloc[0] > 4 * df.loc[df["tp"] == 8, "max_batch"].iloc[0]
     listed = scenario_from_dict({**base, "layouts": [{"tp": 8}, {"tp": 8, "ep": 16}]}, "l.yaml")
-    with pytest.raises(RooflineError, match=re.escape("l.yaml: layouts[1]: ep: expected a divisor of tp x dp-attention = 8")):
+    with pytest.raises(RooflineError, match=re.escape("l.yaml: layouts[1]: ep: expected a divisor of tp x dp_attention = 8")):
         load_configs(listed)
     crossed = scenario_from_dict({**base, "tp": [1, 8], "dp_attention": [1, 8], "ep": [1, 8]}, "c.yaml")
     with pytest.raises(RooflineError, match=r"\(the combination tp 1, dp_attention 1, ep 8, pp 1 of the lists crossed; `layouts:"):
