@@ -121,15 +121,15 @@ def predict(
     method: Annotated[str, typer.Option(help="Speculation: none | draft | mtp | eagle | ngram")] = "none",
     draft: Annotated[Optional[str], typer.Option(help="Draft model name (method draft).")] = None,
     k: Annotated[Optional[int], typer.Option(min=0, max=K_MAX, help="Draft tokens per iteration (bonus token excluded); default 4 with a method (a tree: at most its nodes).")] = None,
-    alpha: Annotated[Optional[float], typer.Option(help="Per-token acceptance probability (default: the method's published per-position rates; method draft has none and needs --alpha or --acceptance).")] = None,
+    alpha: Annotated[Optional[float], typer.Option(help="Per-token acceptance probability in [0, 1], given the drafts before it were accepted (default: the method's published per-position rates; method draft has none and needs --alpha, --acceptance or --acceptance-length).")] = None,
     acceptance: Annotated[Optional[str], typer.Option(help="Per-position conditional acceptance rates a1,a2,... (instead of --alpha): each the chance a position is accepted given the one before was (vLLM's per-position rates are unconditional: divide each by the one before); positions past the list reuse its last rate, rates past k are unused.")] = None,
     acceptance_length: Annotated[Optional[float], typer.Option(help="Instead: a measured acceptance length at this --k (tokens an iteration, bonus included: vLLM's 'Mean acceptance length', SGLang's 'accept length'), taken as the alpha that gives it.")] = None,
     draft_hardware: Annotated[Optional[str], typer.Option(help="Run the drafter on this device.")] = None,
     no_overlap: Annotated[bool, typer.Option("--no-overlap", help="With --draft-hardware and a draft model: take turns drafting and verifying (default: draft one half of the batch while verifying the other, where that is faster).")] = False,
     _overlap: Annotated[bool, typer.Option("--overlap", hidden=True, help="The default (kept for scripts that name it).")] = False,
-    draft_vocab: Annotated[Optional[int], typer.Option(min=1, max=DRAFT_VOCAB_MAX, help="EAGLE head's reduced vocabulary.")] = None,
-    tree_nodes: Annotated[Optional[int], typer.Option(min=1, max=TREE_NODES_MAX, help="Tree verification: draft nodes per sequence (root excluded); k is the tree depth.")] = None,
-    tree_tau: Annotated[Optional[float], typer.Option(min=1.0, help="Tree verification: measured tokens per iteration (bonus included).")] = None,
+    draft_vocab: Annotated[Optional[int], typer.Option(min=1, max=DRAFT_VOCAB_MAX, help="EAGLE head's reduced vocabulary, in tokens (default: the target's full vocabulary).")] = None,
+    tree_nodes: Annotated[Optional[int], typer.Option(min=1, max=TREE_NODES_MAX, help="Tree verification: draft nodes per sequence (root excluded), with --tree-tau; k is the tree depth.")] = None,
+    tree_tau: Annotated[Optional[float], typer.Option(min=1.0, help="Tree verification: measured tokens per iteration (bonus included), with --tree-nodes.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object (SI units).")] = False,
 ) -> None:
     """Predict one decode point: step time, tokens/s, MBU/MFU, bound, memory, layout; optionally speculation."""
@@ -263,6 +263,13 @@ def _warn_if_builtin_name(kind: str, path: Path) -> None:
                    "means this file, not the built-in", err=True)
 
 
+SET_EXAMPLES = {  # a dotted FIELD=VALUE of each kind's own fields, for `new --set` help
+    "hardware": "dotted: peak_flops.bf16='148 TFLOPS', efficiency.memory=0.8",
+    "model": "dotted: moe.experts=64, precision.default=fp8",
+    "engine": "host_per_sequence='40 us', dotted: kernels_per_layer.mlp=3, overrides.0.kernel_latency='5 us'",
+}
+
+
 def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
     """`new`, `set` and `edit` of `group`'s profiles (hw, models, engines): roofline.editing's functions told the kind."""
 
@@ -270,7 +277,9 @@ def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
     def new(
         name: Annotated[str, typer.Argument(help="Name of the new profile (its file is NAME.yaml).")],
         from_: Annotated[str, typer.Option("--from", help="Existing profile of the same kind to start from.")],
-        set_: Annotated[Optional[list[str]], typer.Option("--set", metavar="FIELD=VALUE", help="FIELD=VALUE to change (repeatable; dotted: peak_flops.bf16='148 TFLOPS', moe.experts=64).")] = None,
+        set_: Optional[list[str]] = typer.Option(None, "--set", metavar="FIELD=VALUE",  # a default: the help names this kind's
+                                                 help=f"FIELD=VALUE to change (repeatable; {SET_EXAMPLES[kind]}).",  # fields
+                                                 show_default=False),
         dir_: Annotated[Optional[Path], typer.Option("--dir", help="Folder to write to (default: the user profile folder).")] = None,
         force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file, or take a built-in profile's name (shadowing it).")] = False,
     ) -> None:
@@ -502,7 +511,7 @@ def scenarios_validate(paths: Annotated[Optional[list[Path]], typer.Argument(hel
 def sweep(
     scenario: Annotated[str, typer.Argument(help="Scenario YAML file or built-in scenario name.")],
     out: Annotated[Path, typer.Option(help="Output folder (results table, operators.csv, plots).")] = Path("out/sweep"),
-    force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder (one roofline wrote).")] = False,
     no_plots: Annotated[bool, typer.Option("--no-plots", help="Write the tables only, no figures.")] = False,
     _plots: Annotated[bool, typer.Option("--plots", hidden=True, help="The default (kept for scripts that name it).")] = False,
     svg: Annotated[bool, typer.Option("--svg", help="Write each plot as SVG beside the PNG.")] = False,
@@ -557,7 +566,7 @@ def sweep(
 def report(
     scenarios: Annotated[Optional[list[str]], typer.Argument(help="Scenario names or YAML files (default: the nine questions; `roofline scenarios list` shows every built-in).")] = None,
     out: Annotated[Path, typer.Option(help="Output folder: report.md, report.html, img/, tables/.")] = Path("out/report"),
-    force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder (one roofline wrote).")] = False,
     svg: Annotated[bool, typer.Option("--svg", help="Write each figure as SVG beside the PNG.")] = False,
 ) -> None:
     """Run named scenarios and write one report: a finding, a figure and a command per section (Markdown + one-file HTML).
@@ -669,7 +678,7 @@ def accuracy(
     file: Annotated[Optional[Path], typer.Option(help="Measurements CSV (default: measurements/published.csv).")] = None,
     out: Annotated[Path, typer.Option(help="Output folder: accuracy.csv, summary.json, predicted_vs_measured.png.")] = Path("out/accuracy"),
     split: Annotated[str, typer.Option(help="Rows to predict: heldout | fit | all.")] = "heldout",
-    force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder (one roofline wrote).")] = False,
 ) -> None:
     """Predict held-out published measurements with an engine and with ideal: errors overall, per source and regime; plot; one JSON line last."""
     from roofline.accuracy import report_text, write_accuracy
@@ -684,9 +693,9 @@ def accuracy(
 @app.command()
 def calibrate(
     device: Annotated[str, typer.Option(help="cpu | cuda")] = "cpu",
-    out: Annotated[Optional[Path], typer.Option(help="Write the measured hardware profile here (YAML).")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Write the measured hardware profile here (YAML; without it, the YAML goes to stdout).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
-    dtype: Annotated[str, typer.Option(help="bf16 | fp32: the dtype of the GEMMs, attention and operators measured (fp32 where the device has no bf16 units).")] = "bf16",
+    dtype: Annotated[str, typer.Option(help="bf16 | fp32: the dtype of the GEMMs, attention and operators measured; on a device without fast bf16 units give fp32 (bf16 is refused there).")] = "bf16",
 ) -> None:
     """Measure this machine (bandwidth, GEMM FLOP/s, GEMV bandwidth, overhead) into a hardware profile."""
     from roofline.hardware import hardware_from_dict
@@ -718,8 +727,8 @@ def validate(
     quick: Annotated[bool, typer.Option("--quick", help="Fewer points and repeats (3 to 6 minutes on 2 cores, longer on a busy machine).")] = False,
     out: Annotated[Path, typer.Option(help="Output folder: table, plots, profile.")] = Path("out/validate"),
     hardware: Annotated[Optional[str], typer.Option(help="Use this (calibrated) hardware profile instead of calibrating now.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder.")] = False,
-    dtype: Annotated[str, typer.Option(help="bf16 | fp32: weights, KV cache and activations, measured and predicted (fp32 where the device has no bf16 units).")] = "bf16",
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder (one roofline wrote).")] = False,
+    dtype: Annotated[str, typer.Option(help="bf16 | fp32: weights, KV cache and activations, measured and predicted; on a device without fast bf16 units give fp32 (bf16 is refused there).")] = "bf16",
 ) -> None:
     """Run the real PyTorch decoder and speculative loop, and report predicted against measured."""
     from roofline.harness.validate import run_validate
