@@ -416,8 +416,9 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
         steps.step(f"{tag}stream read {_si(read, 'B/s')}, copy {_si(copy, 'B/s')}")
 
         runs["cache"].append(cache_sweep(torch, dev, sizes))
-        steps.step(f"{tag}cache sweep: faster than this round's DRAM read up to "
-                   f"{_si(max(effective_cache_bytes(runs['cache'][-1], read), 1), 'B')}")
+        cached = effective_cache_bytes(runs["cache"][-1], read)
+        steps.step(f"{tag}cache sweep: " + (f"faster than this round's DRAM read up to {_si(cached, 'B')}" if cached >= 1 else
+                                            "no buffer read faster than this round's DRAM read (no cache effect found)"))
 
         peaks = {name: gemm_peak_flops(torch, dev, torch_dtype(torch, name), square, reps) for name in dict.fromkeys(("fp32", dtype))}
         if gpu and dtype == "bf16":
@@ -528,7 +529,7 @@ def build_profile(c: Calibration) -> dict:
         "measured_gemv_bandwidth_fitted": _si(c.gemv_bw_bytes_per_s, "B/s"),  # fit_overlap's memory term over the GEMM sweep, not a raw read
         "measured_dtype": c.dtype,
         "measured_gemm_flops_weight_shapes": _si(c.gemm_flops_per_s, "FLOP/s"),
-        "measured_effective_cache": _si(max(c.effective_cache_bytes, 1), "B"),
+        "measured_effective_cache": _si(c.effective_cache_bytes, "B") if c.effective_cache_bytes >= 1 else "none found",
         "measured_cache_sweep": {_si(size, "B"): _si(bw, "B/s") for size, bw in c.cache_sweep_bw_bytes_per_s.items()},
         "measured_gemm_sweep": {f"M={int(n)}": format_seconds(t) for n, t in c.gemm_sweep_s.items()},  # text keys: YAML's rule
         "source": (

@@ -180,3 +180,13 @@ def test_the_effective_cache_ends_the_run_of_buffers_read_over_a_quarter_faster_
     assert effective_cache_bytes({2**20: 10e9}, 20e9) == 0
     noisy = {2**20: 80e9, 2**24: 40e9, 2**26: 22e9, 2**28: 32e9, 2**29: 31.7e9}  # fast again after a slow buffer: noise
     assert effective_cache_bytes(noisy, 25e9) == 2**24
+
+
+def test_a_calibration_without_a_cache_effect_says_so_rather_than_one_byte():
+    """measured_effective_cache read '1 B' where no buffer read faster than DRAM."""
+    import dataclasses
+
+    assert build_profile(calibration())["measured_effective_cache"] == "67.11 MB"
+    none = build_profile(dataclasses.replace(calibration(), effective_cache_bytes=0))
+    assert none["measured_effective_cache"] == "none found"
+    hardware_from_dict(none, "<calibration>")  # loads as any other
