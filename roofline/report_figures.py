@@ -88,7 +88,7 @@ def _report_verify(df: pd.DataFrame, ops, meta: dict) -> Figure:
         _log2_axis(ax, [1, 2, 4, 8, 16, 32, 64][: int(np.log2(d["q"].max())) + 1])
         ax.set_yscale("log")
         ax.set_ylim(0.97, max(2.2, min(float(d["ratio"].max()) * 1.1, 8)))
-        ax.yaxis.set_major_locator(FixedLocator([1, 1.1, 1.25, 1.5, 2, 3, 5, 8]))
+        ax.yaxis.set_major_locator(FixedLocator([1, 1.1, 1.25, 1.5, 2, 3, 4, 6, 8]))
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
         ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_title(f"{_name(meta, 'model', model)}, context {_ctx(context)}")
@@ -258,7 +258,9 @@ def _report_shared_prefix(df: pd.DataFrame, ops, meta: dict) -> Figure:
         ax0.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), f"{caps[p]:,}", ha="center", va="bottom", fontsize=8)
     ax0.set_xticks(range(len(prefixes)), names)
     ax0.set_ylabel("largest batch that fits")
-    ax0.set_title(f"Batch that fits, {_ctx(context)} context each")
+    k_min = int(df["k"].min())
+    ax0.set_title(f"Batch that fits, {_ctx(context)} context each\n" + ("without speculation" if k_min == 0 else
+                                                                        f"with the drafter, at k = {k_min}"))
     fit = _fits_only(df)
     for p, name in zip(prefixes, names):
         g = fit[fit["shared_prefix_tokens"] == p]
@@ -362,7 +364,7 @@ def _report_prefill(df: pd.DataFrame, ops, meta: dict) -> Figure:
             left = 0.0
             for part, colr, name in zip(parts, ("tab:gray", "tab:orange", "tab:blue" if k else "0.15"),
                                         ("prefill of the prompt (time to first token)", "draft model's own prefill",
-                                         f"decoding {ANSWER_TOKENS} tokens")):
+                                         f"decoding {ANSWER_TOKENS} tokens, speculating (k = {spec_k:g})")):
                 ax.barh(y, part, left=left, color=colr, edgecolor="white", lw=0.5,
                         label=name if (c == contexts[0] and (k if not name.startswith("prefill") else not k)) else None)
                 left += part
