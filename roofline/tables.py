@@ -330,6 +330,12 @@ def engine_list(engines: list) -> str:
         lines.append(f"{e.name:<{w}}{format_seconds(e.kernel_latency_s):>14}{format_seconds(e.host_per_step_s):>11}"
                      f"{format_seconds(e.host_per_sequence_s):>10}{format_seconds(e.allreduce_latency_s):>12}{p:>11}  "
                      f"{'yes' if e.host_overlap else 'no':<12}  {e.display_name}{'  (default)' if e.name == DEFAULT_ENGINE else ''}")
+    import textwrap
+
+    lines += ["", *textwrap.wrap("overlap p: how an operator's compute and memory times combine, (t_c^p + t_m^p)^(1/p) "
+                                 "(1: their sum; large: their max, the bare roofline; hardware: the device profile's p, else "
+                                 "the max). host overlap: host work hidden behind the device's step. Per-family values and "
+                                 "the rest: `roofline engines show NAME`.", 100)]
     return "\n".join(lines)
 
 
