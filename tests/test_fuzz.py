@@ -156,6 +156,10 @@ def _base(kind: str) -> dict:
 
 
 BASES = {kind: _base(kind) for kind in ("hardware", "model", "scenario")}
+# a second scenario to mutate: whole layouts side by side and a measured acceptance length (session 18's keys)
+LAYOUTS_SCENARIO = {"name": "layouts", "hardware": "h200", "model": "deepseek-v3", "method": "mtp",
+                    "layouts": [{"tp": 8}, {"dp_attention": 8, "ep": 8}], "acceptance_length": {"tau": 2.4, "k": 2},
+                    "axes": {"batch": [8, 64], "context": [4096], "k": [1, 2]}}
 
 
 def _paths(data, prefix=()):
@@ -163,17 +167,23 @@ def _paths(data, prefix=()):
     if isinstance(data, dict):
         for key, value in data.items():
             yield from _paths(value, (*prefix, key))
+    elif isinstance(data, list):  # an entry of a list of mappings (layouts[1].ep)
+        for i, value in enumerate(data):
+            if isinstance(value, dict):
+                yield from _paths(value, (*prefix, i))
 
 
 @st.composite
 def mutated_profile(draw, kind):
-    data = json.loads(json.dumps(BASES[kind]))
+    base = draw(st.sampled_from([BASES[kind], LAYOUTS_SCENARIO])) if kind == "scenario" else BASES[kind]
+    data = json.loads(json.dumps(base))
     paths = [p for p in _paths(data) if p]
     for _ in range(draw(st.integers(min_value=1, max_value=3))):
         path = draw(st.sampled_from(paths))
         node = data
         for part in path[:-1]:
-            node = node.get(part) if isinstance(node, dict) else None
+            node = (node.get(part) if isinstance(node, dict) else
+                    node[part] if isinstance(node, list) and isinstance(part, int) and part < len(node) else None)
         if not isinstance(node, dict):
             continue
         action = draw(st.sampled_from(["replace", "delete", "rename", "add"]))
