@@ -106,7 +106,7 @@ def parse_assignments(assignments: list[str], what: str = "--set", kind: str = "
             raise RooflineError(f"{what}: expected key=value (like {assignment}), found {text[:80]!r}")
         key, raw = text.split("=", 1)
         path = [part.strip() for part in key.strip().split(".")]
-        if not all(path) or len(path) > 3:
+        if not all(path) or len(path) > 3 + sum(part.isdigit() for part in path):  # a list index is one more part
             raise RooflineError(f"{what}: expected a field name like {field}, found {key[:80]!r}")
         text = raw.strip()
         if path[0] in TEXT_FIELDS and len(path) == 1 and text not in ("", "null", "Null", "NULL", "~") \
@@ -369,9 +369,14 @@ def _family_values_kept(kind: str, doc, set_here: set[str], where: str) -> None:
     for i, entry in enumerate(overrides):
         if not isinstance(entry, dict):
             continue
-        for key in sorted(set_here & set(entry)):
-            warn(f"{where}: {key}: set for every hardware but overrides[{i}] (hardware {entry.get('hardware')!r}) keeps "
-                 f"its own {key}: {entry[key]}; set overrides.{i}.{key} too (=null drops that family's value)")
+        for path in sorted(set_here):
+            key = path.split(".")[0]  # kernels_per_layer_mla.qkv_proj: the entry's own kernels_per_layer_mla replaces it
+            if key == "overrides" or key not in entry or f"overrides.{i}.{path}" in set_here:
+                continue
+            rest = path.split(".")[1:]
+            own = entry[key].get(rest[0], "not set (the whole mapping is the family's)") if rest and isinstance(entry[key], dict) else entry[key]
+            warn(f"{where}: {path}: set for every hardware but overrides[{i}] (hardware {entry.get('hardware')!r}) keeps "
+                 f"its own {path}: {own}; set overrides.{i}.{path} too (=null drops that family's value)")
 
 
 def new_profile(kind: str, name: str, source_name: str, assignments: list[str], out_dir: Path | None = None,
@@ -403,7 +408,6 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     set_here = {".".join(keys) for keys, _ in pairs}
     _unfit(kind, doc, set_here)
     _apply(doc, pairs, str(target), _field_order(kind))
-    _family_values_kept(kind, doc, set_here, str(target))
     doc.ca.comment = None
     header = [SCHEMA_COMMENT] if kind == "hardware" and folder.resolve() == builtin_dir(kind).resolve() else []
     display = doc.get("display_name", name)
@@ -415,6 +419,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
         header.append("# set by hand, not from the source or notes below: " + ", ".join(sorted(set_here)) + ".")
     text = "\n".join(header) + "\n" + _dump(doc)
     validate_text(kind, text, target)
+    _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is known to be written
     write_text_atomic(target, text, force, what=f"{GROUP[kind]} new")
     return target
 
@@ -441,11 +446,11 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     set_here = {".".join(keys) for keys, _ in pairs}
     _unfit(kind, doc, set_here)
     _apply(doc, pairs, str(path), _field_order(kind))
-    _family_values_kept(kind, doc, set_here, str(path))
     text = _splice(unix, before, _dump(doc, indent))  # only the lines the edit changes
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     validate_text(kind, text, path)
+    _family_values_kept(kind, doc, set_here, str(path))
     write_text_atomic(path, text, force=True)
     return path
 

@@ -151,6 +151,9 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
             continue
         resolved[labels] = c
         check_draft_vocab(where, sc.draft_vocab if method == "eagle" else None, model)
+        if method == "mtp" and model.mtp_modules < 1:  # before a sweep (and `scenarios validate`), with the file's name
+            raise RooflineError(f"{where}: method: expected a model with MTP modules for mtp, found {model.name!r} "
+                                "(mtp_modules: 0); use eagle or draft")
         hw = hws[c["hardware"]]
         acceptance = sc.acceptance
         rates_note = ""
@@ -161,8 +164,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         idle = (f"dp_attention {dep.dp_attention}: at batches below {dep.dp_attention} (the sweep's smallest is {smallest}) "
                 "some attention groups have no sequence to decode, and their devices idle through attention"
                 if dep.dp_attention > smallest else "")
-        uses_defaults = sc.acceptance is None and not alpha_axis and sc.tree_nodes is None
-        reuse = mtp_reuse_note(method, model, int(np.max(sc.axes["k"])), uses_defaults)
+        reuse = mtp_reuse_note(method, model, int(np.max(sc.axes["k"])), not _acceptance_given(sc))
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), weight_only_note(hw, dep), shard_note(model, dep), idle, rates_note, reuse,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None)]:
             if note and note not in warned:
@@ -322,9 +324,10 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
             yield _columns(sc, cfg, block, context, alpha, ax["batch"], ax["k"])
         # its rows are all there, each fits_in_memory false: said once, where filtering would hide it
         # memory does not depend on the engine (nor, without its drafter, on the method): said once for those configs
-        if not fits_somewhere:
-            note = (f"{sc.path or sc.name}: {_config_text(cfg, memory_only=True)} fits in device memory at no point of the "
-                    "sweep, not even at its smallest batch and context")
+        if not fits_somewhere:  # with only drafting k swept, every point holds the drafter: said with it
+            holds_drafter = speculates(cfg.method, 1) and not (~drafting_k).any()
+            note = (f"{sc.path or sc.name}: {_config_text(cfg, memory_only=True, drafter=holds_drafter)} fits in device "
+                    "memory at no point of the sweep, not even at its smallest batch and context")
         elif speculates(cfg.method, 1) and drafting_k.any() and not drafts_somewhere:
             verified = "its tree's nodes + 1" if sc.tree_nodes else "its k + 1"
             note = (f"{sc.path or sc.name}: {_config_text(cfg, memory_only=True, drafter=True)}: speculation fits in device "

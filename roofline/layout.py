@@ -197,8 +197,8 @@ def shard_note(model, dep: Deployment) -> str:
             widths.append(("shared_experts", "the shared experts", model.moe.shared_expert_ffn_size * model.moe.shared_experts, dep.tp))
     widths.append(("attention", "the attention output", model.heads * v_dim, dep.tp))
 
-    def blocked(cls: str) -> int:
-        return block if block and native.get(cls) in QUANTISED_DTYPES and dep.dtype(cls) == native.get(cls) else 0
+    def blocked(cls: str) -> int:  # square block scales are fp8 / int8's (fp4's scales are groups along one dim)
+        return block if block and native.get(cls) in ("fp8", "int8") and dep.dtype(cls) == native.get(cls) else 0
 
     uneven = [f"{what} {width:,} / {ways} = {width / ways:.4g}" for cls, what, width, ways in widths if ways > 1 and width % ways]
     cut = [f"{what} {width:,} / {ways} = {width // ways:,}" for cls, what, width, ways in widths

@@ -304,7 +304,7 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
 def mtp_reuse_note(method: str, target: ModelSpec, k_max: int, rates_default: bool) -> str:
     """'mtp on deepseek-v3: k up to 4 exceeds ...' where MTP drafts past the model's trained modules (the last one is
     run again for every further position), as predict's `mtp_module_reused` says of one point; '' otherwise."""
-    if method != "mtp" or k_max <= target.mtp_modules:
+    if method != "mtp" or target.mtp_modules < 1 or k_max <= target.mtp_modules:  # none at all: refused elsewhere
         return ""
     modules = f"{target.mtp_modules} trained MTP module{'s' if target.mtp_modules != 1 else ''}"
     return (f"mtp on {target.name}: k up to {k_max} exceeds its {modules}: the last is reused for every further position, "

@@ -792,3 +792,21 @@ def test_an_engine_value_set_by_hand_says_which_family_keeps_its_own_and_a_list_
                       ("overrides.0=1us", "found the entry itself")):
         code, _, err = roofline("engines", "set", "my-vllm", bad, "--profiles", tmp_path)
         assert code == 2 and says in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_family_warning_is_not_given_where_the_family_is_set_too_nor_before_an_error_and_reaches_nested_fields(roofline, tmp_path):
+    """Setting kernel_latency and overrides.0.kernel_latency together still warned; a refused value warned first; a
+    nested field (kernels_per_layer_mla.qkv_proj) that a family's entry replaces was not said; and the family's own
+    nested field could not be set (4 dotted parts)."""
+    from roofline.serving import load_engine
+
+    code, _, err = roofline("engines", "new", "my-v", "--from", "vllm", "--set", "kernel_latency=3us",
+                            "--set", "overrides.0.kernel_latency=3us", "--dir", tmp_path)
+    assert code == 0 and "warning:" not in err
+    code, _, err = roofline("engines", "new", "my-w", "--from", "sglang", "--set", "kernel_latency=-1us", "--dir", tmp_path)
+    assert code == 2 and "warning:" not in err and len(err.strip().splitlines()) == 1
+    code, _, err = roofline("engines", "new", "my-sg", "--from", "sglang", "--set", "kernels_per_layer_mla.qkv_proj=9", "--dir", tmp_path)
+    assert code == 0 and "overrides[1] (hardware 'b[0-9]*') keeps its own kernels_per_layer_mla.qkv_proj: 5" in err
+    code, _, err = roofline("engines", "set", "my-sg", "overrides.1.kernels_per_layer_mla.qkv_proj=9", "--profiles", tmp_path)
+    assert code == 0, err
+    assert load_engine("my-sg", (tmp_path,)).for_hardware("b200").kernels_per_layer_mla["qkv_proj"] == 9

@@ -178,5 +178,7 @@ def test_a_layout_whose_shards_cut_the_checkpoints_block_scales_is_warned():
     assert shard_note(v3, deployment(v3, "bf16", tp=32)) == ""  # re-quantised: the checkpoint's blocks are gone
     assert any("block scales do not divide" in w for w in roofline.predict("h200", "deepseek-v3", tp=32)["warnings"])
     assert shard_note(load_model("llama-3.1-70b"), deployment(load_model("llama-3.1-70b"), tp=8)) == ""
+    v4 = load_model("deepseek-v4-flash")  # fp4 experts: group scales, not the fp8 layers' 128 x 128 blocks
+    assert shard_note(v4, deployment(v4, dp_attention=32)) == ""
     uneven = shard_note(v3, deployment(v3, "bf16", tp=8, dp_attention=3))  # an expert split 24 ways, whatever its dtype
     assert "the columns a device holds are not whole (a routed expert 2,048 / 24 = 85.33)" in uneven
