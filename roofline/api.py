@@ -42,6 +42,7 @@ from roofline.speculation import (
     default_k,
     default_rates_note,
     drafter_warnings,
+    mtp_reuse_note,
     predict_speculation,
     speculates,
 )
@@ -89,7 +90,9 @@ def _changed_spec_note(field: str, value, profiles: tuple) -> str | None:
         named = loaders[type(value)](value.name, profiles)
     except RooflineError:  # no profile of that name: the label is the object's own
         return None
-    differ = [f.name for f in dataclasses.fields(value) if getattr(value, f.name) != getattr(named, f.name)]
+    if isinstance(value, ServingEngine) and value.general is not None:  # made by for_hardware: its family's values
+        value = value.general                                              # applied; the profile's own are in general
+    differ = [f.name for f in dataclasses.fields(value) if f.name != "general" and getattr(value, f.name) != getattr(named, f.name)]
     if not differ:
         return None
     return (f"{field}: a {type(value).__name__} named {value.name!r} with a {differ[0]} other than the {value.name} profile's "
@@ -363,6 +366,10 @@ def predict(
         )
         out["warnings"] += drafter_warnings(method, target, draft_spec, draft_hw)
         out["spec"]["acceptance_length_given"] = acceptance_length  # alpha is the one that gives it at this k
+        searched = max(k, out["spec"]["best_k"] or 0)  # best k too: its search runs the module past its training
+        if searched > k:
+            out["warnings"] += [note.replace(f"k up to {searched}", f"best k {searched}", 1) for note in
+                                [mtp_reuse_note(method, target, searched, out["spec"]["acceptance_source"] not in (None, "given"))] if note]
         if acceptance_length is not None and not k_given:
             out["warnings"].append(f"acceptance length {acceptance_length:g} taken as measured at k = {k}, the default: give k, "
                                    "the draft length it was measured at (the alpha it implies depends on it)")

@@ -369,7 +369,11 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
                               "measured at draft length K)", measured)
         if "alpha" in raw_axes or acceptance is not None or tree is not None:
             raise field_error(where, "acceptance_length", "it alone (not beside an alpha axis, acceptance or a tree)", "both")
+        if all(m == "none" for m in methods):
+            raise field_error(where, "acceptance_length", "a speculation method beside it", "method none")
         k_measured = measured["k"]
+        if isinstance(k_measured, float) and k_measured.is_integer():  # 3.0, as the axes take it
+            k_measured = int(k_measured)
         if isinstance(k_measured, bool) or not isinstance(k_measured, int):
             raise field_error(where, "acceptance_length.k", "the draft length it was measured at, an integer >= 1", k_measured)
         axes["alpha"] = np.asarray([alpha_from_acceptance_length(where, measured["tau"], k_measured)])
@@ -379,21 +383,21 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         raise field_error(where, "draft", "a draft model only with method draft", draft)
     if draft_vocab is not None and "eagle" not in methods:
         raise field_error(where, "draft_vocab", "a draft vocabulary only with method eagle", draft_vocab)
-    check_speculating(where, methods, alpha=axes["alpha"] if alpha_given else None, acceptance=acceptance, tree_nodes=tree_nodes,
-                      draft_hardware=next((d for d in configs["draft_hardware"] if d is not None), None),
-                      k=axes["k"] if "k" in raw_axes else None)
-    for method in methods:  # a draft model applies to method draft, a draft vocabulary to eagle
-        try:
+    try:  # errors name the file's own keys: tree.tau, tree.nodes, axes.k, axes.alpha (the API's tree_tau, k, alpha)
+        check_speculating(where, methods, alpha=axes["alpha"] if alpha_given else None, acceptance=acceptance,
+                          tree_nodes=tree_nodes, draft_hardware=next((d for d in configs["draft_hardware"] if d is not None), None),
+                          k=axes["k"] if "k" in raw_axes else None)
+        for method in methods:  # a draft model applies to method draft, a draft vocabulary to eagle
             check_options(where, method, draft=draft if method == "draft" else None,
                           draft_vocab=draft_vocab if method == "eagle" else None,
                           alpha=axes["alpha"] if alpha_given else None, acceptance=acceptance,
-                          tree_nodes=tree_nodes, tree_tau=tree_tau, k=axes["k"])
-        except RooflineError as err:  # the file's own keys: tree.tau, tree.nodes, axes.k (the API's tree_tau, k)
-            text = str(err)
-            for api, key in ((": tree_tau:", ": tree.tau:"), (": tree_nodes:", ": tree.nodes:"), (": k:", ": axes.k:"),
-                             (": alpha:", ": axes.alpha:")):
-                text = text.replace(api, key, 1)
-            raise RooflineError(text) from None
+                          tree_nodes=tree_nodes, tree_tau=tree_tau, k=axes["k"], k_given="k" in raw_axes)
+    except RooflineError as err:
+        text = str(err)
+        for api, key in ((": tree_tau:", ": tree.tau:"), (": tree_nodes:", ": tree.nodes:"), (": k:", ": axes.k:"),
+                         (": alpha:", ": axes.alpha:")):
+            text = text.replace(api, key, 1)
+        raise RooflineError(text) from None
     if not alpha_given:
         axes["alpha"] = np.asarray([np.nan])  # acceptance given, a tree, or each method's published default rates
     name = data.get("name", re.sub(r"[^A-Za-z0-9._-]", "-", Path(where).stem).strip("-.") or "scenario")

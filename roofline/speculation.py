@@ -114,8 +114,8 @@ def alpha_from_acceptance_length(where: str, acceptance_length, k) -> float:
 
     if isinstance(acceptance_length, bool) or not isinstance(acceptance_length, (int, float)) or not math.isfinite(acceptance_length):
         raise RooflineError(f"{where}: acceptance_length: expected a number of tokens an iteration, found {acceptance_length!r}")
-    if not isinstance(k, (int, np.integer)) or k < 1:
-        raise RooflineError(f"{where}: acceptance_length: expected a draft length k >= 1 it was measured at, found k = {k}")
+    if not isinstance(k, (int, np.integer)) or not 1 <= k <= K_MAX:
+        raise RooflineError(f"{where}: acceptance_length: expected the draft length k in 1..{K_MAX} it was measured at, found k = {k}")
     if not 1.0 <= acceptance_length <= k + 1:
         raise RooflineError(f"{where}: acceptance_length: expected tokens an iteration in [1, k + 1 = {k + 1}] at k = {k} "
                             f"(the bonus token included), found {acceptance_length:g}")

@@ -304,6 +304,9 @@ def scenario_table(sc) -> str:
     for key, label in (("draft", "draft model"), ("acceptance", "acceptance"), ("tree_nodes", "tree nodes"), ("tree_tau", "tree tau")):
         if getattr(sc, key) is not None:
             lines.append(f"  {label:<16}{getattr(sc, key)}")
+    if sc.acceptance_length is not None:  # the alpha axis below is the alpha that gives it
+        tau, k_measured = sc.acceptance_length
+        lines.append(f"  {'acceptance':<16}length {tau:g} measured at k = {k_measured}: alpha {float(sc.axes['alpha'][0]):.4g}")
     lines.append("")
     for axis, values in sc.axes.items():
         vals = [v for v in values if v == v]  # NaN: the axis is not swept (per-position rates, a tree)

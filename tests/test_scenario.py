@@ -57,10 +57,10 @@ def test_every_builtin_scenario_loads(tmp_path):
     ({"axes": {"k": {"start": 0, "stop": 4, "step": 0.5}}}, "s.yaml: axes.k.step: expected a whole number"),
     ({"axes": {"batch": [1, 1.0e+30]}}, "s.yaml: axes.batch: expected values <= 1e+08"),
     ({"speed": "fast"}, "s.yaml: speed: expected a known key"),
-    ({"method": "none", "axes": {"alpha": [0.5]}}, "s.yaml: alpha: expected only with a speculation method"),
+    ({"method": "none", "axes": {"alpha": [0.5]}}, "s.yaml: axes.alpha: expected only with a speculation method"),
     ({"method": "none", "axes": {"batch": [1]}, "acceptance": [0.9]}, "s.yaml: acceptance: expected only with a speculation method"),
     ({"method": "ngram", "draft_hardware": "l4"}, "s.yaml: draft_hardware: expected only with a method that runs a drafter"),
-    ({"method": "none", "axes": {"k": [2]}}, "s.yaml: k: expected only with a speculation method"),
+    ({"method": "none", "axes": {"k": [2]}}, "s.yaml: axes.k: expected only with a speculation method"),
     ({"hardware": ["h100-sxm", "h100-sxm"]}, "s.yaml: hardware: expected distinct names"),
     ({"shared_prefix": 2048}, "s.yaml: shared_prefix: expected at most the smallest context of the sweep (1,024 tokens"),
 ])
