@@ -126,7 +126,6 @@ def predict(
     acceptance_length: Annotated[Optional[float], typer.Option(help="Instead: a measured acceptance length at this --k (tokens an iteration, bonus included: vLLM's 'Mean acceptance length', SGLang's 'accept length'), taken as the alpha that gives it.")] = None,
     draft_hardware: Annotated[Optional[str], typer.Option(help="Run the drafter on this device.")] = None,
     no_overlap: Annotated[bool, typer.Option("--no-overlap", help="With --draft-hardware and a draft model: take turns drafting and verifying (default: draft one half of the batch while verifying the other, where that is faster).")] = False,
-    _overlap: Annotated[bool, typer.Option("--overlap", hidden=True, help="The default (kept for scripts that name it).")] = False,
     draft_vocab: Annotated[Optional[int], typer.Option(min=1, max=DRAFT_VOCAB_MAX, help="EAGLE head's reduced vocabulary, in tokens (default: the target's full vocabulary).")] = None,
     tree_nodes: Annotated[Optional[int], typer.Option(min=1, max=TREE_NODES_MAX, help="Tree verification: draft nodes per sequence (root excluded), with --tree-tau; k is the tree depth.")] = None,
     tree_tau: Annotated[Optional[float], typer.Option(min=1.0, help="Tree verification: measured tokens per iteration (bonus included), with --tree-nodes.")] = None,
@@ -265,7 +264,7 @@ def _warn_if_builtin_name(kind: str, path: Path) -> None:
 
 SET_EXAMPLES = {  # a dotted FIELD=VALUE of each kind's own fields, for `new --set` help
     "hardware": "dotted: peak_flops.bf16='148 TFLOPS', efficiency.memory=0.8",
-    "model": "dotted: moe.experts=64, precision.default=fp8",
+    "model": "ffn_size=16384, dotted: moe.experts=64 from an MoE model",
     "engine": "host_per_sequence='40 us', dotted: kernels_per_layer.mlp=3, overrides.0.kernel_latency='5 us'",
 }
 
@@ -513,7 +512,6 @@ def sweep(
     out: Annotated[Path, typer.Option(help="Output folder (results table, operators.csv, plots).")] = Path("out/sweep"),
     force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder (one roofline wrote).")] = False,
     no_plots: Annotated[bool, typer.Option("--no-plots", help="Write the tables only, no figures.")] = False,
-    _plots: Annotated[bool, typer.Option("--plots", hidden=True, help="The default (kept for scripts that name it).")] = False,
     svg: Annotated[bool, typer.Option("--svg", help="Write each plot as SVG beside the PNG.")] = False,
     format_: Annotated[str, typer.Option("--format", help="Results table: csv | parquet | both.")] = "both",
     chunk_points: Annotated[int, typer.Option(min=1000, max=100_000_000, help="Rows computed per chunk (bounds memory).")] = 1_000_000,
@@ -546,10 +544,11 @@ def sweep(
         typer.echo(not_drawn(summary["files"]))
     if plots and not summary["plots_skipped"]:
         from roofline.grid import panel_count, varying_config_values
-        from roofline.plot_jobs import MAX_PANELS, PANEL_CONFIG_COLUMNS
+        from roofline.plot_jobs import MAX_GRID_PANELS, MAX_PANELS, PANEL_CONFIG_COLUMNS
 
-        several = varying_config_values(sc, configs, ("context", *PANEL_CONFIG_COLUMNS))
-        if several and panel_count(sc, configs, several) > MAX_PANELS:  # a figure of too many panels keeps a subset
+        several = varying_config_values(sc, configs, ("context", *PANEL_CONFIG_COLUMNS, "model"))
+        most = MAX_GRID_PANELS if set(several) <= {"model"} else MAX_PANELS  # a (hardware, model) grid alone: up to 8
+        if several and panel_count(sc, configs, several) > most:  # a figure of too many panels keeps a subset
             # (its title says '... only'): say how to draw another
             key, values = next(iter(several.items()))
             typer.echo(f"note: where a figure keeps a subset of {', '.join(several)} (its title says '... only'), "
@@ -780,7 +779,7 @@ def main() -> None:
     _default_show = warnings.showwarning
     warnings.showwarning = _show
     try:
-        code = _click_command()(args=hoist_profiles(sys.argv[1:]), prog_name="roofline", standalone_mode=False)
+        code = _click_command()(args=drop_default_flags(hoist_profiles(sys.argv[1:])), prog_name="roofline", standalone_mode=False)
         if isinstance(code, int) and code:  # typer returns an exit code instead of raising: 130 for Ctrl-C
             if code == 130:
                 typer.echo("interrupted", err=True)
@@ -834,6 +833,24 @@ def run() -> None:
     except OSError:  # a closed pipe: let the interpreter's exit report it as it always has
         return
     os._exit(0)
+
+
+# flags that spell out a default, each command's (their pairs were one `--x/--no-x` option before session 18, which
+# took a help column of its own): dropped before parsing, so that scripts naming them still run; beside the flag
+# that turns the default off, refused
+DEFAULT_FLAGS = {"predict": {"--overlap": "--no-overlap"}, "sweep": {"--plots": "--no-plots", "--no-svg": "--svg"},
+                 "report": {"--no-svg": "--svg"}, "plot": {"--no-svg": "--svg"}, "validate": {"--no-quick": "--quick"}}
+
+
+def drop_default_flags(argv: list[str]) -> list[str]:
+    """`argv` without the flags of DEFAULT_FLAGS that its command takes; one of them beside its opposite is an error."""
+    from roofline.launch import command_of
+
+    flags = DEFAULT_FLAGS.get(command_of(argv) or "", {})
+    for flag, opposite in flags.items():
+        if flag in argv and opposite in argv:
+            raise RooflineError(f"{flag} and {opposite}: expected one of them, found both")
+    return [word for word in argv if word not in flags]
 
 
 def hoist_profiles(argv: list[str]) -> list[str]:

@@ -122,6 +122,17 @@ def ridge_points(ops: pd.DataFrame) -> pd.Series:
 
 # ---------------------------------------------------------------- the nine questions
 
+def _acceptance_text(alpha: float, meta: dict) -> str:
+    """How a row's drafts are accepted, as a sentence says it: 'α = 0.8', 'α = 0.726, from an acceptance length of 2.63 at k = 3',
+    'the given per-position rates 0.9, 0.8' or 'the method's per-position rates' (alpha NaN: rates stand for it)."""
+    if alpha == alpha:
+        measured = meta.get("acceptance_length")
+        return (f"α = {alpha:.3g}, from an acceptance length of {measured['tau']:g} at k = {measured['k']}" if measured
+                else f"α = {alpha:g}")
+    given = meta.get("acceptance")  # per-position rates the scenario gave (None: the method's published ones)
+    return f"the given per-position rates {', '.join(f'{a:g}' for a in given)}" if given else "the method's per-position rates"
+
+
 def _article(number: str) -> str:
     """'a' or 'an' before a number as it is read: an 8k, an 11,000, an 18k; a 1k, a 110k, a 512."""
     lead = re.match(r"\d+", number)
@@ -136,12 +147,12 @@ def _one_value(value) -> str:
 
 
 def _largest_swept(row: pd.Series, rows: pd.DataFrame) -> str:
-    """'; the largest swept batch that fits' (' (memory holds up to N)' where the table says more would fit: the next
+    """'; the largest swept batch that fits' (', memory holding up to N' where the table says more would fit: the next
     batch swept is beyond that, or none is) when `row` is at the largest batch of `rows`, else ''."""
     if int(row["batch"]) != int(rows["batch"].max()):
         return ""
     cap = int(row["baseline_max_batch"]) if "baseline_max_batch" in row.index else 0
-    return "; the largest swept batch that fits" + (f" (memory holds up to {cap:,})" if cap > int(row["batch"]) else "")
+    return "; the largest swept batch that fits" + (f", memory holding up to {cap:,}" if cap > int(row["batch"]) else "")
 
 
 def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
@@ -169,10 +180,13 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
         if (hw, model0, c) not in fits_hi:
             return "no fit"
         q = int(q_max.get((hw, model0, c, batch_hi), 0))
-        return f"≥{q}" if q >= q_swept else str(q)
+        return f"<{q_narrowest}" if q == 0 else f"≥{q}" if q >= q_swept else str(q)
+    q_narrowest = int(d["q"].min())
     parts = [f"{'/'.join(width(hw, c) for c in contexts)} on {_hw(meta, hw)}" for hw in hws]
     legend = [text for mark, text in (("no fit", f"no fit: batch {batch_hi} does not fit in memory there"),
-                                      ("≥", "≥: the widest q swept, the limit lies beyond")) if any(mark in part for part in parts)]
+                                      ("≥", "≥: the widest q swept, the limit lies beyond"),
+                                      ("<", f"<{q_narrowest}: even the narrowest pass swept costs more than +{_pct(TOLERANCE - 1)}"))
+              if any(mark in part for part in parts)]
     legend_text = f" ({'; '.join(legend)})" if legend else ""
     models = list(dict.fromkeys(d["model"]))
     base = q_max.xs(model0, level="model")
@@ -494,7 +508,7 @@ def memory_split(df: pd.DataFrame) -> pd.DataFrame:
 
 def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     keys = ["hardware", "model", "context", "shared_prefix_tokens"]
-    caps = df[df["k"] == df["k"].min()].groupby(keys)["max_batch"].min()  # without speculation
+    caps = df.groupby(keys)["baseline_max_batch"].min()  # without speculation (plain decoding's cap, whatever k is swept)
     spec_caps = df[df["k"] == df["k"].max()].groupby(keys)["max_batch"].min()  # with the drafter's weights and KV
     best = _fits(df).groupby(keys)["tokens_per_s"].max()
     at_batch = _fits(df).loc[_fits(df).groupby(keys)["tokens_per_s"].idxmax()].set_index(keys)["batch"]  # where each peaks
@@ -725,7 +739,7 @@ def prefill_not_sped_up(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     answer_spec = spec["ttft_s"] + spec["draft_ttft_s"] + ANSWER_TOKENS / spec["tokens_per_s_per_user"]
     drafter_prefill = (f", plus {_n(spec['draft_ttft_s'])} s for the drafter's own prefill" if spec["draft_ttft_s"] > 0
                        else " (the drafter has no prefill of its own)")
-    alpha = f"α = {spec['alpha']:g}" if spec["alpha"] == spec["alpha"] else "the method's per-position rates"
+    alpha = _acceptance_text(spec["alpha"], meta)
     ctx = _ctx(c_hi)
     text = (
         f"For {_article(ctx)} {ctx}-token prompt ({_model(meta, plain['model'])}, "
@@ -755,7 +769,7 @@ def _config_text(row: pd.Series, columns: list[str], meta: dict | None = None) -
     def one(c: str) -> str:
         if c == "draft_hardware":
             return f", drafter on {_hw(meta or {}, str(row[c]))}" if str(row[c]) else ", drafter on the target's devices"
-        return f", {c.replace('_', ' ')} {row[c]}"
+        return f", {c.replace('_', ' ')} {row[c]}" if str(row[c]) else ""  # a dense model's empty expert dtype: none
     return "".join(one(c) for c in columns)
 
 
@@ -787,14 +801,10 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
 
     tree = meta.get("tree_nodes")
 
-    given = meta.get("acceptance")  # per-position rates the scenario gave (None: the method's published ones)
-
     def acceptance(alpha) -> str:
         if tree:
             return f"a tree of {tree} node{'s' if tree != 1 else ''}, τ = {meta.get('tree_tau'):g}"
-        if alpha == alpha:
-            return f"α = {alpha:g}"
-        return f"the given per-position rates {', '.join(f'{a:g}' for a in given)}" if given else "the method's per-position rates"
+        return _acceptance_text(alpha, meta)
     # what every losing point shares where the sweep varied it: the cause a reader looks for
     shared = [c for c in (*varying, "hardware", "model") if c in points and points[c].astype(str).nunique() > 1
               and losing[c].astype(str).nunique() == 1] if len(losing) > 1 else []  # one point shares everything
@@ -838,7 +848,7 @@ QUESTION_CONFIGS = {
 
 
 QUESTION_ALPHAS = ("flops-vs-time", "break-even-batch")  # the questions that compare acceptance rates; the others
-ALPHA_HELD = 0.8  # read at one: this one where swept (the built-in questions' own), else the smallest
+ALPHA_HELD = 0.8  # read at one: the swept one nearest this (the built-in questions' own), the larger of two as near
 
 
 # what each question's finding reads from its sweep beyond its columns (its built-in scenario has each); a user's
@@ -874,8 +884,8 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
     for a question of QUESTION_CONFIGS, every other config column the sweep varies (hardware, model, engine, tp,
     dtypes, ...) held at its first value (the engine at main_engine), in the meta as in the rows, so that its finding
     and figure describe one config each, not an average of several; a column whose value follows the compared ones
-    (each model's native dtype) is not held, and a question that does not compare acceptance rates reads one alpha
-    (ALPHA_HELD where swept). Any other name: everything, ''."""
+    (each model's native dtype, where the question compares models) is not held, and a question that does not
+    compare acceptance rates reads one alpha (the swept one nearest ALPHA_HELD). Any other name: everything, ''."""
     if name not in QUESTION_CONFIGS:
         return df, ops, meta, ""
     kept, meta = [], dict(meta)
@@ -883,12 +893,12 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
     if "method" in QUESTION_CONFIGS[name] and "none" in methods and len(methods) > 1:  # it compares drafting methods:
         df = df[df["method"].astype(str) != "none"]  # plain decoding is their k = 0 rows and baseline columns
         kept.append("the drafting methods (plain decoding as their baseline)")
-    compared = [c for c in QUESTION_CONFIGS[name] if c in df]
     for column in ("hardware", "model", *CONFIG_COLUMNS):
         if column in QUESTION_CONFIGS[name] or column not in df or df[column].astype(str).nunique() < 2:
             continue
-        if compared and (df.assign(_v=df[column].astype(str)).groupby([df[c].astype(str) for c in compared])["_v"].nunique() < 2).all():
-            continue  # it follows a compared column (each model's native weight dtype): holding it would drop a model
+        if (column not in ("hardware", "model") and "model" in QUESTION_CONFIGS[name]
+                and (df.assign(_v=df[column].astype(str)).groupby(df["model"].astype(str))["_v"].nunique() < 2).all()):
+            continue  # it follows the compared models (each one's native weight dtype): holding it would drop a model
         values = list(dict.fromkeys(df[column].tolist()))
         first = (main_engine(df) if column == "engine" else
                  next((v for v in values if v != "none"), values[0]) if column == "method" else values[0])  # a drafting one
@@ -899,9 +909,13 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
             meta[column] = [first]
         kept.append(f"{column.replace('_', ' ')} {first if str(first) else 'none'} "
                     f"(of {', '.join(str(v) if str(v) else 'none' for v in values)})")
+    if "layouts" in meta and "tp" in df:  # the layouts the held rows keep (a figure's title names them)
+        from roofline.layout import layouts_of_rows
+
+        meta["layouts"] = layouts_of_rows(df)
     alphas = sorted(df["alpha"].dropna().unique()) if "alpha" in df and name not in QUESTION_ALPHAS else []
     if len(alphas) > 1:  # one acceptance rate: a sentence (and the figure) about one, not numbers of several mixed
-        held = next((a for a in alphas if abs(a - ALPHA_HELD) < 1e-9), alphas[0])
+        held = min(alphas, key=lambda a: (abs(a - ALPHA_HELD), -a))  # the swept one nearest ALPHA_HELD
         df = df[(df["alpha"] == held) | df["alpha"].isna()]
         kept.append(f"α = {held:g} (of {', '.join(f'{a:g}' for a in alphas)})")
     note = (f" This question compares {_list([c.replace('_', ' ') for c in QUESTION_CONFIGS[name]]) or 'one config'}; its answer "

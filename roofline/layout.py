@@ -58,6 +58,19 @@ OPERATOR_CLASS = {
 }
 
 
+def describe_layout(tp: int, dp_attention: int = 1, ep: int = 1, pp: int = 1) -> str:
+    """'tp 1, dp-attention 8, ep 8': tp always, each other degree where above 1 (tables, warnings, figure titles)."""
+    parts = [f"tp {int(tp)}", *(f"{name} {int(v)}" for name, v in (("dp-attention", dp_attention), ("ep", ep), ("pp", pp)) if v > 1)]
+    return ", ".join(parts)
+
+
+def layouts_of_rows(df) -> list[str]:
+    """The layouts (describe_layout) a results table's rows hold, in their order; a column the table lacks is 1."""
+    keys = [c for c in ("tp", "dp_attention", "ep", "pp") if c in df]
+    rows = df[keys].drop_duplicates().itertuples(index=False, name=None) if keys else []
+    return list(dict.fromkeys(describe_layout(**dict(zip(keys, row))) for row in rows))
+
+
 @dataclass(frozen=True)
 class Deployment:
     """A layout and the dtype of every weight class and of the KV cache."""
@@ -107,15 +120,8 @@ class Deployment:
         return self.dtypes["experts"] if self.has_experts else ""
 
     def describe(self) -> str:
-        """'tp 1, dp-attention 8, ep 8' style label for tables."""
-        parts = [f"tp {self.tp}"]
-        if self.dp_attention > 1:
-            parts.append(f"dp-attention {self.dp_attention}")
-        if self.ep > 1:
-            parts.append(f"ep {self.ep}")
-        if self.pp > 1:
-            parts.append(f"pp {self.pp}")
-        return ", ".join(parts)
+        """'tp 1, dp-attention 8, ep 8' style label for tables (describe_layout)."""
+        return describe_layout(self.tp, self.dp_attention, self.ep, self.pp)
 
     def to_json(self) -> dict:
         return {"tp": self.tp, "dp_attention": self.dp_attention, "ep": self.ep, "pp": self.pp, "devices": self.devices,

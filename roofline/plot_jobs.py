@@ -71,6 +71,7 @@ BOOL_FLAG_COLUMNS = ("verify_compute_bound", "fits_in_memory")
 PANEL_CONFIG_COLUMNS = ("engine", "method", "draft_hardware", "weight_dtype", "expert_dtype", "kv_dtype", "tp", "dp_attention",
                         "ep", "pp", "shared_prefix")
 MAX_PANELS = 6  # panels a standard figure draws; beyond, it keeps a subset (plots._panels) and its title says which
+MAX_GRID_PANELS = 8  # a (hardware, model) grid of up to this many panels is kept whole: no model is dropped to fit six
 # Read when present (older tables lack them): the devices of the target (tp x pp, the drafter's own device not counted)
 # and plain decoding's batch cap (max_batch and fits_in_memory count the drafter and its k + 1 tokens).
 OPTIONAL_COLUMNS = ("devices", "baseline_max_batch")
@@ -452,9 +453,9 @@ def _meta_of_rows(meta: dict, df: pd.DataFrame) -> dict:
         methods = values("method")
         meta["method"] = methods[0] if len(methods) == 1 else methods
     if "layouts" in meta and "tp" in df:  # the selected rows' layouts, as Deployment.describe words them
-        layouts = df[[c for c in ("tp", "dp_attention", "ep", "pp") if c in df]].drop_duplicates()
-        meta["layouts"] = [", ".join(f"{c.replace('_', '-') if c != 'tp' else 'tp'} {int(r[c])}" for c in layouts.columns
-                                     if c == "tp" or int(r[c]) > 1) for _, r in layouts.iterrows()]
+        from roofline.layout import layouts_of_rows
+
+        meta["layouts"] = layouts_of_rows(df)
     axes = dict(meta.get("axes") or {})
     for axis in ("batch", "context", "k"):
         if axis in df:

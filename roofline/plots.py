@@ -58,6 +58,7 @@ from matplotlib.ticker import Formatter, FuncFormatter, Locator, LogLocator, Nul
 
 from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots' names, columns and entry points)
     FORMATS,
+    MAX_GRID_PANELS,
     MAX_PANELS,
     OPERATOR_COLUMNS,
     PANEL_CONFIG_COLUMNS,
@@ -71,7 +72,6 @@ from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots
     standard_plots,
 )
 
-MAX_GRID_PANELS = 8  # a (hardware, model) grid of up to this many panels is kept whole: no model is dropped to fit six
 DPI = 120  # PNG resolution: sharp at README width, a third fewer pixels to draw and encode than 150
 STYLE = {
     "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": 8, "figure.titlesize": 11,

@@ -171,7 +171,7 @@ def _markdown(sections: list[Section], seconds: float) -> str:
     for i, s in enumerate(sections, 1):
         lines += [f"## {i}. {s.title}", "", s.text, ""]
         if s.warnings:  # what the sweep warned about: the finding reads rows these apply to
-            lines += ["Warnings from the sweep:", "", *(f"- {w}" for w in s.warnings), ""]
+            lines += ["Warnings from the sweep (all its rows, not only those the answer reads):", "", *(f"- {w}" for w in s.warnings), ""]
         if s.image:
             lines += [f"![{s.title}](img/{s.image})", ""]
         lines += [f"Scenario `{s.name}`: {s.description}", "", "```bash", s.command, "```", ""]
@@ -195,7 +195,8 @@ def _html(sections: list[Section], images: dict, seconds: float) -> str:
         out.append(f'<section id="{html.escape(s.name)}"><h2>{i}. {html.escape(s.title)}</h2>')
         out.append(f'<p class="finding">{html.escape(s.text)}</p>')
         if s.warnings:
-            out.append('<p class="warnings">Warnings from the sweep:</p><ul class="warnings">'
+            out.append('<p class="warnings">Warnings from the sweep (all its rows, not only those the answer reads):</p>'
+                       '<ul class="warnings">'
                        + "".join(f"<li>{html.escape(w)}</li>" for w in s.warnings) + "</ul>")
         if s.image:
             data = base64.b64encode(images[s.image]).decode("ascii")

@@ -336,6 +336,10 @@ def test_predict_help_gives_its_help_column_room_and_overlap_is_one_flag(rooflin
     points = [json.loads(roofline(*args, *flag)[1])["spec"] for flag in ([], ["--overlap"], ["--no-overlap"])]
     assert points[0]["drafter_overlaps"] and points[1] == points[0]
     assert not points[2]["drafter_overlaps"] and points[2]["tokens_per_s"] < 0.9 * points[0]["tokens_per_s"]
+    code, _, err = roofline(*args, "--overlap", "--no-overlap")  # the last used to win, silently
+    assert code == 2 and err.strip() == "error: --overlap and --no-overlap: expected one of them, found both"
+    code, _, err = roofline("validate", "--no-quick", "--help")  # the old spelling of the default still runs
+    assert code == 0, err
 
 
 @pytest.mark.slow

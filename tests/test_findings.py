@@ -145,7 +145,7 @@ def test_speculation_makes_a_faster_tier_cheaper_than_batching_alone():
     rows = r.df[r.df["hardware"] == "h100-sxm"]
     assert h100["base_batch"] == rows[rows["batch"] <= rows["baseline_max_batch"]]["batch"].max()
     cap = int(r.df[(r.df["hardware"] == "h100-sxm") & (r.df["batch"] == h100["base_batch"])]["baseline_max_batch"].iloc[0])
-    assert cap > h100["base_batch"] and f"no speculation; the largest swept batch that fits (memory holds up to {cap:,}))" in f.text
+    assert cap > h100["base_batch"] and f"no speculation; the largest swept batch that fits, memory holding up to {cap:,})" in f.text
 
 
 @pytest.mark.slow
@@ -192,9 +192,9 @@ def test_the_kv_cap_finding_names_a_dip_on_the_way_to_the_largest_gain():
 def test_a_best_at_the_largest_batch_that_fits_is_a_lower_bound_not_a_peak():
     r, f = _run("batch-vs-speculation")
     assert f.numbers["batching_best_batch"] == int(r.df[r.df["fits_in_memory"]]["batch"].max()) < int(r.df["batch"].max())
-    assert "growing the batch alone reaches at least" in f.text and "; the largest swept batch that fits (memory holds up to " in f.text
+    assert "growing the batch alone reaches at least" in f.text and "; the largest swept batch that fits, memory holding up to " in f.text
     cap = int(r.df[r.df["fits_in_memory"]]["baseline_max_batch"].max())
-    assert f"(memory holds up to {cap:,})" in f.text  # the batch memory allows, beyond the sweep
+    assert f", memory holding up to {cap:,}" in f.text  # the batch memory allows, beyond the sweep
     # the engine's host work at that batch, when it is a large share of the plain step (not overlapped: vllm)
     from roofline.serving import load_engine
 
@@ -524,7 +524,7 @@ def test_a_users_question_scenario_reads_one_alpha_its_smallest_batch_and_every_
                     "axes: {batch: [16, 64, 256], context: [4096], k: [1, 2, 3], alpha: [0.6, 0.9]}\n")
     r = run_scenario(str(path))
     df, ops, meta, note = question_rows("kv-caps-batch", r.df, r.ops, r.meta)
-    assert set(df["alpha"]) == {0.6} and "α = 0.6 (of 0.6, 0.9)" in note
+    assert set(df["alpha"]) == {0.9} and "α = 0.9 (of 0.6, 0.9)" in note  # the swept alpha nearest 0.8
     text = finding("kv-caps-batch", df, ops, meta, strict=False).text
     assert "at batch 1 " not in text and "batch 1)" not in text and "at batch 16" in text
     path.write_text("name: kv-caps-batch\nhardware: h200\nmodel: [llama-3.1-8b, deepseek-v3]\ntp: 8\n"
@@ -561,3 +561,23 @@ def test_findings_on_user_scenarios_mark_what_does_not_fit_say_losses_and_credit
     assert "the given per-position rates 0.9, 0.8" in given and "the method's" not in given
     tree = text("g", "name: g\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\ntree: {nodes: 1, tau: 2}\naxes: {batch: [1], k: [1]}\n")
     assert "a tree of 1 node, τ = 2" in tree
+
+
+def test_a_question_that_does_not_compare_models_holds_one_even_where_a_dtype_follows_it(tmp_path):
+    """fast-tier-premium compares expert dtypes: with a dense and an MoE model its rows were not held to one model (each
+    model's expert dtype 'followed' the compared columns), so one frontier mixed both; a width at no q read 'q = 0'."""
+    from roofline.report import run_scenario
+
+    path = tmp_path / "fast-tier-premium.yaml"
+    path.write_text("name: fast-tier-premium\nhardware: h100-sxm\nmodel: [llama-3.1-8b, gpt-oss-120b]\nmethod: [none, eagle]\n"
+                    "axes: {batch: [1, 16, 128], context: [1024], k: [0, 2], alpha: [0.8]}\n")
+    r = run_scenario(str(path))
+    df, _, _, note = question_rows("fast-tier-premium", r.df, r.ops, r.meta)
+    assert set(df["model"]) == {"llama-3.1-8b"} and "model llama-3.1-8b (of llama-3.1-8b, gpt-oss-120b)" in note
+    path = tmp_path / "verify-mini-prefill.yaml"
+    path.write_text("name: verify-mini-prefill\nhardware: h100-sxm\nmodel: llama-3.2-1b\nmethod: ngram\nengine: ideal\n"
+                    "axes: {batch: [1, 384], context: [128], k: [1, 3, 7], alpha: [0.8]}\n")
+    r = run_scenario(str(path))
+    df, ops, meta, _ = question_rows("verify-mini-prefill", r.df, r.ops, r.meta)
+    text = finding("verify-mini-prefill", df, ops, meta, strict=False).text
+    assert "q = 0" not in text and "<2 on H100 SXM5" in text and "<2: even the narrowest pass swept costs more than +10%" in text

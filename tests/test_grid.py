@@ -272,6 +272,8 @@ def test_a_column_that_follows_the_model_is_not_a_panel_split_and_panels_are_cou
                              "axes": {"batch": [1, 32], "context": [4096], "k": [0, 2], "alpha": [0.8]}}, "m")
     configs = load_configs(sc)
     assert varying_config_values(sc, configs, ("context", *PANEL_CONFIG_COLUMNS)) == {}
+    several = varying_config_values(sc, configs, ("context", *PANEL_CONFIG_COLUMNS, "model"))  # models do split panels
+    assert several == {"model": ["llama-3.1-8b", "deepseek-v3"]} and panel_count(sc, configs, several) == 2
     sc = scenario_from_dict({"name": "k", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-8b", "kv_dtype": ["bf16", "fp8"],
                              "axes": {"batch": [1], "context": [1024, 4096]}}, "k")
     several = varying_config_values(sc, load_configs(sc), ("context", *PANEL_CONFIG_COLUMNS))

@@ -145,7 +145,7 @@ def test_a_section_says_what_its_sweep_warned_about(tmp_path):
     assert any("k up to 3 exceeds its 1 trained MTP module" in w for w in said)
     assert any("deepseek-v3 at tp 32: the checkpoint's 128 x 128 block scales" in w for w in said)
     md = (tmp_path / "out" / "report.md").read_text()
-    section = md[md.index("Warnings from the sweep:"):]
+    section = md[md.index("Warnings from the sweep (all its rows"):]
     assert "- mtp on deepseek-v3: k up to 3 exceeds its 1 trained MTP module" in section
     assert "- deepseek-v3 at tp 32: the checkpoint's 128 x 128 block scales do not divide" in section
     html_text = (tmp_path / "out" / "report.html").read_text()
