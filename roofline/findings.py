@@ -224,21 +224,23 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
         at_width = pd.concat([every[(every["engine"].astype(str) == "ideal") & (every["hardware"] == hw) & (every["model"] == model0)
                                     & (every["batch"] == batch_hi) & (every["context"] == contexts[0]) & (every["q"] == q)]
                               for hw, q in zip(hws, ideal_q)])  # each GPU's own row at its own width
-        memory_bound = not bool(at_width["verify_compute_bound"].any())
-        widths = (f"q = {ideal_q[0]} on every GPU" if len(set(ideal_q)) == 1 else
-                  f"q = {_list([f'{i} on {_hw(meta, hw)}' for hw, i in zip(hws, ideal_q)])}")
+        memory_bound = not at_width.empty and not bool(at_width["verify_compute_bound"].any())  # no width: no claim
+        shown = [f"<{q_narrowest}" if i == 0 else f"≥{i}" if i >= q_swept else str(i) for i in ideal_q]  # as width() marks
+        widths = (f"q = {shown[0]} on every GPU" if len(set(shown)) == 1 else
+                  f"q = {_list([f'{w} on {_hw(meta, hw)}' for hw, w in zip(hws, shown)])}")
+        widths_of = [(hw, e, i) for hw, (e, i) in zip(hws, pairs) if 0 < e < q_swept and 0 < i < q_swept]  # both widths
         why = (" The pass is still memory-bound there: the width ends where the bytes each extra token adds (its "
                "activations through every GEMM and elementwise pass, its KV write) reach "
                f"+{_pct(TOLERANCE - 1)} of the step's weight and KV reads, a ratio the GPU's compute does not change."
                if memory_bound else "")
-        compare = _list([f"{word} on {_list([_hw(meta, hw) for hw, (e, i) in zip(hws, pairs) if test(e, i)])}"
+        compare = _list([f"{word} on {_list([_hw(meta, hw) for hw, e, i in widths_of if test(e, i)])}"
                          for word, test in (("wider", lambda e, i: e > i), ("narrower", lambda e, i: e < i),
-                                            ("the same", lambda e, i: e == i)) if any(test(e, i) for e, i in pairs)])
-        text += (f" On the bare roofline (ideal, batch {batch_hi}, {_ctx(contexts[0])}; not drawn) it is {widths}.{why} The {engine} "
-                 f"engine's width is {compare}: its fixed costs per pass "
-                 f"(kernel latencies, host work) widen it, being paid by the decode step too; its partial overlap of compute "
-                 f"with memory traffic (the profile's overlap_exponent) narrows it, more where the ridge point is lower "
-                 f"({dtype + ' ' if dtype else ''}ridge points in FLOP/B: {ridges}).")
+                                            ("the same", lambda e, i: e == i)) if any(test(e, i) for _, e, i in widths_of)])
+        text += (f" On the bare roofline (ideal, batch {batch_hi}, {_ctx(contexts[0])}; not drawn) it is {widths}.{why}"
+                 + (f" The {engine} engine's width is {compare}: its fixed costs per pass "
+                    f"(kernel latencies, host work) widen it, being paid by the decode step too; its partial overlap of compute "
+                    f"with memory traffic (the profile's overlap_exponent) narrows it, more where the ridge point is lower "
+                    f"({dtype + ' ' if dtype else ''}ridge points in FLOP/B: {ridges})." if compare else ""))
         numbers["q_max_ideal"] = q_ideal
     return Finding("Verification is a mini-prefill", text, numbers)
 
@@ -443,6 +445,8 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
 
     def gain(m: str) -> str:
         row = at_cap.loc[(hw0, m, c_hi)]
+        if str(row["method"]) == "none":  # a compared model swept without a drafting method
+            return f"nothing for {_model(meta, m)} (no speculation swept)"
         capped = f"; k = {k_top}, the largest swept: at least this" if int(row["k"]) >= k_top else ""
         return f"{_x(row['speedup'])} ({METHOD_NAMES.get(row['method'], row['method'])}, batch {int(row['batch'])}{capped})"
     sp_txt = [gain(m) if (hw0, m, c_hi) in at_cap.index else f"no point for {_model(meta, m)} (nothing fits)" for m in models]
@@ -463,6 +467,7 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         dip = f", down to {_x(smin)} at batch {bmin}," if smin < s0 * 0.98 else ""
         return f"{_model(meta, m)} ({_x(s0)} at batch {b0}{dip} to {_x(smax)} at batch {bmax})"
     tp = _tp(meta)
+    devices = int(df.loc[df["hardware"] == hw0, "devices"].max()) if "devices" in df else tp  # the layout's, not tp alone
     split = memory_split(df)
     per_dev = [f"{_n(split.loc[(hw0, m), 'kv_bytes_per_token'] / 1024)} KiB per token and {_n(split.loc[(hw0, m), 'fixed_bytes'] / 1e9)} GB of weights"
                for m in models if (hw0, m) in split.index]
@@ -480,7 +485,7 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         replicated += "".join(f" {_model(meta, m)}'s {heads[m]} KV heads split {heads[m]} ways, each copied on {tp // heads[m]} "
                               f"of the {tp} devices." for m in copied)
     text = (
-        f"At {_ctx(c_hi)} context on {tp} × {_hw(meta, hw0)}, the KV cache caps the batch at {_list(caps_txt)}, "
+        f"At {_ctx(c_hi)} context on {devices} × {_hw(meta, hw0)}, the KV cache caps the batch at {_list(caps_txt)}, "
         f"which {'hold' if len(models) > 1 else 'holds'} per device{drafter} {_list(per_dev)}; "
         f"speculation at the largest swept batch that fits gives {_list(sp_txt)}."
         + (f" At this context the gain grows with the batch for {_list([path(m) for m in rising])}." if rising else
@@ -889,30 +894,49 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
     if name not in QUESTION_CONFIGS:
         return df, ops, meta, ""
     kept, meta = [], dict(meta)
+    by_model = "model" in QUESTION_CONFIGS[name] and "model" in df and df["model"].nunique() > 1  # each keeps its own rows
+    models_before = list(dict.fromkeys(df["model"].astype(str))) if "model" in df else []
+    from roofline.layout import layouts_of_rows
+
+    layouts_before = layouts_of_rows(df) if "tp" in df else []
     methods = set(df["method"].astype(str)) if "method" in df else set()
     if "method" in QUESTION_CONFIGS[name] and "none" in methods and len(methods) > 1:  # it compares drafting methods:
-        df = df[df["method"].astype(str) != "none"]  # plain decoding is their k = 0 rows and baseline columns
+        drafting = df["method"].astype(str) != "none"  # plain decoding is their k = 0 rows and baseline columns, but for
+        if by_model:  # a compared model that does not draft: its plain rows are its answer
+            drafting |= ~df["model"].astype(str).isin(set(df.loc[drafting, "model"].astype(str)))
+        df = df[drafting]
         kept.append("the drafting methods (plain decoding as their baseline)")
+    held_layout = False
     for column in ("hardware", "model", *CONFIG_COLUMNS):
         if column in QUESTION_CONFIGS[name] or column not in df or df[column].astype(str).nunique() < 2:
             continue
-        if (column not in ("hardware", "model") and "model" in QUESTION_CONFIGS[name]
-                and (df.assign(_v=df[column].astype(str)).groupby(df["model"].astype(str))["_v"].nunique() < 2).all()):
-            continue  # it follows the compared models (each one's native weight dtype): holding it would drop a model
+        text = df[column].astype(str)
         values = list(dict.fromkeys(df[column].tolist()))
+        if by_model and column not in ("hardware", "model"):  # each model its own first value: none is dropped
+            if (df.assign(_v=text).groupby(df["model"].astype(str))["_v"].nunique() < 2).all():
+                continue  # it follows the compared models (each one's native weight dtype): nothing to hold
+            firsts = df.assign(_v=text).groupby(df["model"].astype(str), sort=False)["_v"].first()
+            df = df[text == df["model"].astype(str).map(firsts)]
+            kept.append(f"{column.replace('_', ' ')}: each model's first (of {', '.join(str(v) if str(v) else 'none' for v in values)})")
+            held_layout |= column in ("tp", "dp_attention", "ep", "pp")
+            continue
         first = (main_engine(df) if column == "engine" else
                  next((v for v in values if v != "none"), values[0]) if column == "method" else values[0])  # a drafting one
-        df = df[df[column].astype(str) == str(first)]
+        df = df[text == str(first)]
         if column in ops:
             ops = ops[ops[column].astype(str) == str(first)]
         if column in meta and column not in ("hardware", "model"):  # those two map names to display names
             meta[column] = [first]
+        held_layout |= column in ("tp", "dp_attention", "ep", "pp")
         kept.append(f"{column.replace('_', ' ')} {first if str(first) else 'none'} "
                     f"(of {', '.join(str(v) if str(v) else 'none' for v in values)})")
     if "layouts" in meta and "tp" in df:  # the layouts the held rows keep (a figure's title names them)
-        from roofline.layout import layouts_of_rows
-
         meta["layouts"] = layouts_of_rows(df)
+        if held_layout and any("," in layout for layout in layouts_before):  # the layout as a whole, not its tp alone
+            kept.append(f"the layout {' / '.join(meta['layouts'])}")  # ('tp 1' of DP-attention 8 + EP 8)
+    lost = [m for m in models_before if by_model and m not in set(df["model"].astype(str))]
+    if lost:  # a compared model without rows at the values held: said, not dropped in silence
+        kept.append(f"no row of {_list(lost)}")
     alphas = sorted(df["alpha"].dropna().unique()) if "alpha" in df and name not in QUESTION_ALPHAS else []
     if len(alphas) > 1:  # one acceptance rate: a sentence (and the figure) about one, not numbers of several mixed
         held = min(alphas, key=lambda a: (abs(a - ALPHA_HELD), -a))  # the swept one nearest ALPHA_HELD

@@ -26,6 +26,7 @@ from roofline.plots import (
     _best_k_rows,
     _ctx,
     _frontier,
+    _layout_label,
     _log2_axis,
     _log_axis,
     _name,
@@ -240,7 +241,8 @@ def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
     _shared_legend(fig, [ax0])
     kinds = meta.get("attention_kind") or {}
     shown = ", ".join(dict.fromkeys(kinds.get(m, "") for m in dict.fromkeys(df["model"].astype(str)) if kinds.get(m)))
-    fig.suptitle(f"Max batch and speedup{': ' + shown if shown else ''} · TP {_tp(meta)}, "
+    layout = " / ".join(_layout_label(v) for v in meta.get("layouts") or []) or f"TP {_tp(meta)}"
+    fig.suptitle(f"Max batch and speedup{': ' + shown if shown else ''} · {layout}, "
                  f"{_one(meta.get('weight_dtype', 'bf16'))} weights, {_one(meta.get('kv_dtype', 'bf16'))} KV, {_alpha_label(df['alpha'].iloc[0])} · {engine_label(meta)}")
     return fig
 

@@ -581,3 +581,31 @@ def test_a_question_that_does_not_compare_models_holds_one_even_where_a_dtype_fo
     df, ops, meta, _ = question_rows("verify-mini-prefill", r.df, r.ops, r.meta)
     text = finding("verify-mini-prefill", df, ops, meta, strict=False).text
     assert "q = 0" not in text and "<2 on H100 SXM5" in text and "<2: even the narrowest pass swept costs more than +10%" in text
+
+
+def test_a_question_comparing_models_keeps_each_models_rows_and_an_ideal_width_is_marked(tmp_path):
+    """verify-mini-prefill over a dense and an MoE model held 'expert dtype none' and dropped gpt-oss-120b; a kv-caps
+    mapping with method none for one model dropped that model; the ideal width read 'q = 0' (never swept) and called the
+    pass memory-bound from an empty frame."""
+    from roofline.report import run_scenario
+
+    path = tmp_path / "verify-mini-prefill.yaml"
+    path.write_text("name: verify-mini-prefill\nhardware: h200\nmodel: [llama-3.1-8b, gpt-oss-120b]\nmethod: ngram\n"
+                    "expert_dtype: [fp8, fp4]\naxes: {batch: [1, 16], context: [1024], k: [0, 3, 7], alpha: [0.8]}\n")
+    r = run_scenario(str(path))
+    df, _, _, note = question_rows("verify-mini-prefill", r.df, r.ops, r.meta)
+    assert set(df["model"]) == {"llama-3.1-8b", "gpt-oss-120b"} and "expert dtype: each model's first" in note
+    path = tmp_path / "kv-caps-batch.yaml"
+    path.write_text("name: kv-caps-batch\nhardware: h200\nmodel: [llama-3.1-70b, deepseek-v3]\ntp: 8\n"
+                    "method: {llama-3.1-70b: none, deepseek-v3: mtp}\naxes: {batch: [1, 16], context: [4096], k: [0, 1], alpha: [0.8]}\n")
+    r = run_scenario(str(path))
+    df, ops, meta, _ = question_rows("kv-caps-batch", r.df, r.ops, r.meta)
+    assert set(df["model"]) == {"llama-3.1-70b", "deepseek-v3"}
+    assert "nothing for Llama 3.1 70B (no speculation swept)" in finding("kv-caps-batch", df, ops, meta, strict=False).text
+    path = tmp_path / "vm.yaml"
+    path.write_text("name: verify-mini-prefill\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: ngram\nengine: [vllm, ideal]\n"
+                    "axes: {batch: [1, 64], context: [1024], k: [24, 28], alpha: [0.8]}\n")
+    r = run_scenario(str(path))
+    df, ops, meta, _ = question_rows("verify-mini-prefill", r.df, r.ops, r.meta)
+    text = finding("verify-mini-prefill", df, ops, meta, strict=False).text
+    assert "it is q = <25 on every GPU." in text and "q = 0" not in text and "still memory-bound" not in text
