@@ -847,10 +847,12 @@ def drop_default_flags(argv: list[str]) -> list[str]:
     from roofline.launch import command_of
 
     flags = DEFAULT_FLAGS.get(command_of(argv) or "", {})
+    end = argv.index("--") if "--" in argv else len(argv)  # after `--`, words are arguments
+    words = argv[:end]
     for flag, opposite in flags.items():
-        if flag in argv and opposite in argv:
+        if flag in words and opposite in words and "--help" not in words:
             raise RooflineError(f"{flag} and {opposite}: expected one of them, found both")
-    return [word for word in argv if word not in flags]
+    return [word for word in words if word not in flags] + argv[end:]
 
 
 def hoist_profiles(argv: list[str]) -> list[str]:

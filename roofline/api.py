@@ -80,9 +80,11 @@ def _check_profile_arg(where: str, field: str, value, kind: type) -> None:
     raise field_error(where, field, f"a name or a {kind.__name__}", value)
 
 
-def _changed_spec_note(field: str, value, profiles: tuple) -> str | None:
+def _changed_spec_note(field: str, value, profiles: tuple, hardware_name: str | None = None) -> str | None:
     """A spec object under the name of a profile it no longer matches (dataclasses.replace(h100, mem_bw...)) is
-    labelled with that profile's name in every output: said, naming the first field that differs."""
+    labelled with that profile's name in every output: said, naming the first field that differs. An engine made for a
+    device (for_hardware) is compared with the profile made for `hardware_name`, the device it runs on (without it,
+    its `general`, the profile's own values, with the profile's)."""
     loaders = {HardwareSpec: _load_hardware, ModelSpec: _load_model, ServingEngine: _load_engine}
     if type(value) not in loaders:
         return None
@@ -91,7 +93,10 @@ def _changed_spec_note(field: str, value, profiles: tuple) -> str | None:
     except RooflineError:  # no profile of that name: the label is the object's own
         return None
     if isinstance(value, ServingEngine) and value.general is not None:  # made by for_hardware: its family's values
-        value = value.general                                              # applied; the profile's own are in general
+        if hardware_name is not None:                                      # applied: against the profile's for this device
+            named = named.for_hardware(hardware_name)
+        else:
+            value = value.general
     differ = [f.name for f in dataclasses.fields(value) if f.name != "general" and getattr(value, f.name) != getattr(named, f.name)]
     if not differ:
         return None
@@ -267,7 +272,7 @@ def predict(
                                        ("model", draft)) for note in [shadow_note(kind, name, _folders(profiles))] if note]
     shadows += [note for note in [costs_shadow_note(eng.name, eng.costs_from)] if note]
     shadows += [note for field, value in (("hardware", hardware), ("model", model), ("engine", engine), ("draft_hardware", draft_hardware),
-                                          ("draft", draft)) for note in [_changed_spec_note(field, value, profiles)] if note]
+                                          ("draft", draft)) for note in [_changed_spec_note(field, value, profiles, hw.name)] if note]
     dep = deployment(target, weight_dtype, kv_dtype, tp, dp_attention, ep, pp, expert_dtype, where=where)
     check_draft_vocab(where, draft_vocab if method == "eagle" else None, target)
     m = step_metrics(hw, target, batch, 1, context, dep, engine=eng, shared_prefix=shared_prefix, with_operators=True)

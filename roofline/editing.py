@@ -374,9 +374,12 @@ def _family_values_kept(kind: str, doc, set_here: set[str], where: str) -> None:
             if key == "overrides" or key not in entry or f"overrides.{i}.{path}" in set_here:
                 continue
             rest = path.split(".")[1:]
-            own = entry[key].get(rest[0], "not set (the whole mapping is the family's)") if rest and isinstance(entry[key], dict) else entry[key]
+            own = entry[key].get(rest[0], "none") if rest and isinstance(entry[key], dict) else entry[key]
+            hint = ("=null drops that family's value" if not rest else
+                    f"the family's whole {key} stands in for the general one: =null there falls back to kernels_per_layer"
+                    if key == "kernels_per_layer_mla" else f"the family's whole {key} stands in for the general one")
             warn(f"{where}: {path}: set for every hardware but overrides[{i}] (hardware {entry.get('hardware')!r}) keeps "
-                 f"its own {path}: {own}; set overrides.{i}.{path} too (=null drops that family's value)")
+                 f"its own {path}: {own}; set overrides.{i}.{path} too ({hint})")
 
 
 def new_profile(kind: str, name: str, source_name: str, assignments: list[str], out_dir: Path | None = None,
@@ -419,8 +422,8 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
         header.append("# set by hand, not from the source or notes below: " + ", ".join(sorted(set_here)) + ".")
     text = "\n".join(header) + "\n" + _dump(doc)
     validate_text(kind, text, target)
-    _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is known to be written
     write_text_atomic(target, text, force, what=f"{GROUP[kind]} new")
+    _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is written
     return target
 
 
@@ -450,8 +453,8 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     validate_text(kind, text, path)
-    _family_values_kept(kind, doc, set_here, str(path))
     write_text_atomic(path, text, force=True)
+    _family_values_kept(kind, doc, set_here, str(path))
     return path
 
 

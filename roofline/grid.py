@@ -152,8 +152,10 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         resolved[labels] = c
         check_draft_vocab(where, sc.draft_vocab if method == "eagle" else None, model)
         if method == "mtp" and model.mtp_modules < 1:  # before a sweep (and `scenarios validate`), with the file's name
+            hint = ("; a method per model (method: {MODEL: mtp, OTHER: eagle}) gives each model its own" if len(sc.model) > 1
+                    and not by_model else "; use eagle or draft")
             raise RooflineError(f"{where}: method: expected a model with MTP modules for mtp, found {model.name!r} "
-                                "(mtp_modules: 0); use eagle or draft")
+                                f"(mtp_modules: 0){hint}")
         hw = hws[c["hardware"]]
         acceptance = sc.acceptance
         rates_note = ""

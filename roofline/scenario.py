@@ -374,8 +374,8 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         k_measured = measured["k"]
         if isinstance(k_measured, float) and k_measured.is_integer():  # 3.0, as the axes take it
             k_measured = int(k_measured)
-        if isinstance(k_measured, bool) or not isinstance(k_measured, int):
-            raise field_error(where, "acceptance_length.k", "the draft length it was measured at, an integer >= 1", k_measured)
+        if isinstance(k_measured, bool) or not isinstance(k_measured, int) or not 1 <= k_measured <= K_MAX:
+            raise field_error(where, "acceptance_length.k", f"the draft length it was measured at, an integer in 1..{K_MAX}", k_measured)
         axes["alpha"] = np.asarray([alpha_from_acceptance_length(where, measured["tau"], k_measured)])
         measured = (float(measured["tau"]), k_measured)
     alpha_given = "alpha" in raw_axes or measured is not None

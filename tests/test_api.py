@@ -356,8 +356,10 @@ def test_a_changed_spec_object_under_a_profiles_name_is_said_in_predict_and_swee
     assert roofline.predict(dataclasses.replace(faster, name="my-h100"), "llama-3.1-8b")["warnings"] == []
     said = roofline.predict(faster, "llama-3.1-8b")["warnings"]
     assert len(said) == 1 and "named 'h100-sxm' with a mem_bw_bytes_per_s other than the h100-sxm profile's" in said[0]
-    for device in ("h100-sxm", "mi300x"):  # an engine made for a device by its profile is that profile's
-        assert roofline.predict("h100", "llama-3.1-8b", engine=roofline.load_engine("vllm").for_hardware(device))["warnings"] == []
+    for device in ("h100-sxm", "mi300x"):  # an engine made for the device it runs on by its profile is that profile's
+        assert roofline.predict(device, "llama-3.1-8b", engine=roofline.load_engine("vllm").for_hardware(device))["warnings"] == []
+    amd = roofline.load_engine("sglang").for_hardware("mi300x")  # AMD's values on an H100: not the profile's there
+    assert any("named 'sglang' with a kernel_latency_s" in w for w in roofline.predict("h100", "llama-3.1-8b", engine=amd)["warnings"])
     engine = dataclasses.replace(roofline.load_engine("vllm"), kernel_latency_s=1e-6)
     assert any("named 'vllm' with a kernel_latency_s" in w for w in roofline.predict("h100", "llama-3.1-8b", engine=engine)["warnings"])
     with warnings.catch_warnings(record=True) as caught:

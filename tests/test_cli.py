@@ -340,6 +340,11 @@ def test_predict_help_gives_its_help_column_room_and_overlap_is_one_flag(rooflin
     assert code == 2 and err.strip() == "error: --overlap and --no-overlap: expected one of them, found both"
     code, _, err = roofline("validate", "--no-quick", "--help")  # the old spelling of the default still runs
     assert code == 0, err
+    code, out, _ = roofline(*args, "--overlap", "--no-overlap", "--help")  # help wins
+    assert code == 0 and "Usage" in out
+    from cli import drop_default_flags
+
+    assert drop_default_flags(["sweep", "s.yaml", "--plots", "--", "--plots"]) == ["sweep", "s.yaml", "--", "--plots"]
 
 
 @pytest.mark.slow

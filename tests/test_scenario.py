@@ -149,6 +149,7 @@ def test_a_measured_acceptance_length_in_a_scenario_is_swept_as_its_alpha_and_re
     assert list(scenario_meta(plain, load_configs(plain), 6)["default_rates"]) == ["eagle"]
     for bad, says in (({"acceptance_length": 2.635}, "acceptance_length: expected a mapping {tau: T, k: K}"),
                       ({"acceptance_length": {"tau": 2.6, "k": 3}, "acceptance": [0.8]}, "acceptance_length: expected it alone"),
-                      ({"acceptance_length": {"tau": 6.0, "k": 3}}, "acceptance_length: expected tokens an iteration in [1, k + 1 = 4]")):
+                      ({"acceptance_length": {"tau": 6.0, "k": 3}}, "acceptance_length: expected tokens an iteration in [1, k + 1 = 4]"),
+                      ({"acceptance_length": {"tau": 2.0, "k": 65}}, "acceptance_length.k: expected the draft length it was measured at, an integer in 1..64")):
         with pytest.raises(RooflineError, match=re.escape(says)):
             scenario_from_dict({**data, **bad}, "m.yaml")
