@@ -546,8 +546,8 @@ def sweep(
         from roofline.grid import panel_count, varying_config_values
         from roofline.plot_jobs import MAX_GRID_PANELS, MAX_PANELS, PANEL_CONFIG_COLUMNS
 
-        several = varying_config_values(sc, configs, ("context", *PANEL_CONFIG_COLUMNS, "model"))
-        most = MAX_GRID_PANELS if set(several) <= {"model"} else MAX_PANELS  # a (hardware, model) grid alone: up to 8
+        several = varying_config_values(sc, configs, ("context", *PANEL_CONFIG_COLUMNS, "model", "hardware"))
+        most = MAX_GRID_PANELS if set(several) <= {"model", "hardware"} else MAX_PANELS  # a (hardware, model) grid: up to 8
         if several and panel_count(sc, configs, several) > most:  # a figure of too many panels keeps a subset
             # (its title says '... only'): say how to draw another
             key, values = next(iter(several.items()))

@@ -276,7 +276,7 @@ def varying_config_values(sc: Scenario, configs: list[Config], columns: tuple[st
         per_model = {r["model"]: set() for r in rows}
         for r in rows:
             per_model[r["model"]].add(r.get(column))
-        if len(seen) > 1 and (column in ("context", "model") or any(len(v) > 1 for v in per_model.values())):
+        if len(seen) > 1 and (column in ("context", "model", "hardware") or any(len(v) > 1 for v in per_model.values())):
             out[column] = seen
     return out
 
@@ -284,7 +284,8 @@ def varying_config_values(sc: Scenario, configs: list[Config], columns: tuple[st
 def panel_count(sc: Scenario, configs: list[Config], columns: dict[str, list]) -> int:
     """How many panels a figure of this sweep would draw before narrowing: one per (hardware, model) and value of
     each varying column (varying_config_values), contexts included."""
-    keys = {(c.hw.name, c.model.name, *(config_values(c)[col] for col in columns if col not in ("context", "model"))) for c in configs}
+    keys = {(c.hw.name, c.model.name, *(config_values(c)[col] for col in columns if col not in ("context", "model", "hardware")))
+            for c in configs}
     return len(keys) * (len(columns["context"]) if "context" in columns else 1)
 
 
