@@ -80,7 +80,7 @@ def _check_profile_arg(where: str, field: str, value, kind: type) -> None:
     raise field_error(where, field, f"a name or a {kind.__name__}", value)
 
 
-def _changed_spec_note(field: str, value, profiles: tuple, hardware_name: str | None = None) -> str | None:
+def _changed_spec_note(field: str, value, profiles: tuple, hardware_name=None) -> str | None:
     """A spec object under the name of a profile it no longer matches (dataclasses.replace(h100, mem_bw...)) is
     labelled with that profile's name in every output: said, naming the first field that differs. An engine made for a
     device (for_hardware) is compared with the profile made for `hardware_name`, the device it runs on (without it,
@@ -102,6 +102,13 @@ def _changed_spec_note(field: str, value, profiles: tuple, hardware_name: str | 
         return None
     return (f"{field}: a {type(value).__name__} named {value.name!r} with a {differ[0]} other than the {value.name} profile's "
             f"is labelled {value.name} in every output (dataclasses.replace(spec, name=...) names it apart)")
+
+
+def _doubled_bandwidth(hw: HardwareSpec) -> HardwareSpec:
+    """`hw` with every memory ceiling doubled (bandwidth and the measured attention / elementwise ceilings)."""
+    return dataclasses.replace(hw, mem_bw_bytes_per_s=2 * hw.mem_bw_bytes_per_s, **{
+        key: 2 * getattr(hw, key) for key in ("attention_memory_bytes_per_s", "elementwise_memory_bytes_per_s")
+        if getattr(hw, key) is not None})
 
 
 def _folders(profiles) -> tuple:
@@ -267,12 +274,12 @@ def predict(
     check_speculating(where, (method,), alpha=alpha, acceptance=acceptance, tree_nodes=tree_nodes, draft_hardware=draft_hardware,
                       k=k if k_given else None)
     hw, target = load_hardware(hardware, profiles), load_model(model, profiles)
-    eng = load_engine(engine, profiles).for_hardware(hw.name)
+    eng = load_engine(engine, profiles).for_hardware(hw)
     shadows = [note for kind, name in (("hardware", hardware), ("model", model), ("engine", engine or DEFAULT_ENGINE), ("hardware", draft_hardware),
                                        ("model", draft)) for note in [shadow_note(kind, name, _folders(profiles))] if note]
     shadows += [note for note in [costs_shadow_note(eng.name, eng.costs_from)] if note]
     shadows += [note for field, value in (("hardware", hardware), ("model", model), ("engine", engine), ("draft_hardware", draft_hardware),
-                                          ("draft", draft)) for note in [_changed_spec_note(field, value, profiles, hw.name)] if note]
+                                          ("draft", draft)) for note in [_changed_spec_note(field, value, profiles, hw)] if note]
     dep = deployment(target, weight_dtype, kv_dtype, tp, dp_attention, ep, pp, expert_dtype, where=where)
     check_draft_vocab(where, draft_vocab if method == "eagle" else None, target)
     m = step_metrics(hw, target, batch, 1, context, dep, engine=eng, shared_prefix=shared_prefix, with_operators=True)
@@ -313,6 +320,10 @@ def predict(
         "bytes": float(m["bytes"]),
         # those bytes at the derated bandwidth: the step's data time, against which its fixed costs show
         "bytes_time_s": float(m["bytes"]) / hw.memory_ceiling_bytes_per_s,
+        # the same step on a device of twice the memory bandwidth (every memory ceiling doubled): what bandwidth buys,
+        # fixed costs and kernels below their ceilings (a quantised MoE's efficiency) included
+        "step_time_at_2x_bandwidth_s": float(step_metrics(_doubled_bandwidth(hw), target, batch, 1, context, dep, engine=eng,
+                                                          shared_prefix=shared_prefix)["step_time_s"]),
         "kv_read_bytes_per_device": float(m["kv_read_bytes"]),
         "weight_bytes": float(mem["weight_bytes"]),
         "weight_classes": {c: {"dtype": dep.dtype(c), "bytes_per_device": by_class[c]} for c in by_class if by_class[c] > 0},

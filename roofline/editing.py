@@ -401,6 +401,9 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     doc["name"] = name
     if folder.resolve() != builtin_dir(kind).resolve() and "type" not in doc:  # a user folder holds every kind
         doc.insert(0, "type", kind)
+    if kind == "hardware" and "family" not in doc and name != source.stem:  # a renamed copy of an MI300X still takes
+        keys = list(doc.keys())  # AMD's engine values (engine overrides glob the family: mi*)
+        doc.insert(keys.index("kind") + 1 if "kind" in keys else len(keys), "family", source.stem)
     pairs = parse_assignments(assignments, kind=kind)
     if kind == "model" and any(keys[0] not in (*TEXT_FIELDS, "precision") for keys, _ in pairs):
         for key in ("published_params", "published_active_params"):  # the source's counts are not the new shape's

@@ -172,7 +172,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
             if note and note not in warned:
                 warned.add(note)
                 warn(note)
-        out.append(Config(hw, model, dep, engines[c["engine"]].for_hardware(hw.name), method,
+        out.append(Config(hw, model, dep, engines[c["engine"]].for_hardware(hw), method,
                           draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                           c["shared_prefix"], acceptance))
     return out

@@ -82,6 +82,13 @@ class HardwareSpec:
     notes: str = ""
     path: str = ""
     extra: dict = field(default_factory=dict, compare=False)
+    family: str = ""  # the profile whose engine values (an engine's `overrides` globs) this device takes; "": its name
+
+    @property
+    def engine_family(self) -> str:
+        """The name an engine profile's `overrides` globs match (mi*, b[0-9]*): `family`, else the device's own name. A
+        copy made by `hw new --from mi300x` keeps family mi300x: renamed, it still takes AMD's engine values."""
+        return self.family or self.name
 
     def compute_dtype(self, dtype: str) -> str:
         """The dtype a GEMM on `dtype` operands runs in on this device (its fastest supported form)."""
@@ -140,6 +147,7 @@ class HardwareSpec:
             "name": self.name,
             "display_name": self.display_name,
             "kind": self.kind,
+            "family": self.engine_family,
             "mem_bytes": self.mem_bytes,
             "mem_bw_bytes_per_s": self.mem_bw_bytes_per_s,
             "peak_flops_per_s": dict(self.peak_flops_per_s),
@@ -174,10 +182,10 @@ _REQUIRED = (
     "link_bandwidth", "link_latency", "efficiency", "step_overhead", "source", "notes",
 )
 _OPTIONAL = ("type", "usable_memory_fraction", "price", "measured", "overlap_exponent", "layer_overhead", "operator_ceilings",
-             "scale_up_domain", "mesh_links", "scale_out_bandwidth", "scale_out_latency")
+             "scale_up_domain", "mesh_links", "scale_out_bandwidth", "scale_out_latency", "family")
 # the order of a profile's top-level fields as the shipped files write them: `hw set` puts a field it adds in its place
 FIELD_ORDER = (
-    "type", "name", "display_name", "kind", "memory", "usable_memory_fraction", "memory_bandwidth", "peak_flops",
+    "type", "name", "display_name", "kind", "family", "memory", "usable_memory_fraction", "memory_bandwidth", "peak_flops",
     "on_chip_cache", "link_bandwidth", "link_latency", "scale_up_domain", "mesh_links", "scale_out_bandwidth", "scale_out_latency",
     "efficiency", "overlap_exponent", "step_overhead", "layer_overhead", "operator_ceilings", "price", "measured",
     "source", "notes",
@@ -350,6 +358,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
     for key in ("name", "display_name", "source", "notes"):
         _text(where, key, data[key])
     _kind(where, "kind", data["kind"])
+    family = _text(where, "family", data["family"]).strip() if data.get("family") is not None else ""
     peak_flops_per_s = _peaks_from_profile(where, data["peak_flops"])
     eff = data["efficiency"]
     if not isinstance(eff, dict):
@@ -409,6 +418,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         notes=data["notes"].strip(),
         path=where,
         extra=extra,
+        family=family,
     )
 
 

@@ -419,7 +419,7 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
     out = {name: np.full(n, np.nan) for name in PREDICTION_COLUMNS}
     quantity = rows.table["quantity"].to_numpy()
     for g in rows.groups:
-        eng = engines[g.slot].for_hardware(g.hw.name)
+        eng = engines[g.slot].for_hardware(g.hw)
         running = running_batch(g)
         if g.method == "none":
             step = step_metrics(g.hw, g.model, running, 1, g.context, g.dep, engine=eng)["step_time_s"]

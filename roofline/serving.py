@@ -118,17 +118,18 @@ class ServingEngine:
             n += self.quant_kernels_per_gemm * (QUANTISED_GEMMS_MLA if mla else QUANTISED_GEMMS).get(operator, 0)
         return n
 
-    def for_hardware(self, hardware_name: str) -> ServingEngine:
-        """This engine with the overrides whose `hardware` glob matches applied. It keeps the engine it started from
-        as `general`, so that a device of another family (a drafter's) takes that family's values, not these:
-        `engine.for_other_hardware(name)`."""
+    def for_hardware(self, hardware) -> ServingEngine:
+        """This engine with the overrides whose `hardware` glob matches applied: to a HardwareSpec's engine_family (its
+        `family`, else its name), or to a name. It keeps the engine it started from as `general`, so that a device of
+        another family (a drafter's) takes that family's values, not these: `engine.for_other_hardware(hw)`."""
+        hardware_name = hardware if isinstance(hardware, str) else hardware.engine_family
         out = self
         for glob, changes in self.overrides:
             if fnmatch.fnmatch(hardware_name, glob):
                 out = replace(out, **changes)
         return replace(out, general=self.general or self)
 
-    def for_other_hardware(self, hardware_name: str) -> ServingEngine:
+    def for_other_hardware(self, hardware_name) -> ServingEngine:
         """The engine as `for_hardware(hardware_name)` makes it from the profile's own values: an engine already
         made for one device (the target's) gives another (a drafter's) none of that device's override values."""
         return (self.general or self).for_hardware(hardware_name)

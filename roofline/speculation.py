@@ -218,7 +218,7 @@ def drafter_ttft_s(method: str, target: ModelSpec, draft: ModelSpec | None, draf
     d_dep = drafter_deployment(method, drafter, dep, draft_hw is not None)
     if draft_hw is None:
         return ttft_s(hw, drafter, prompt, d_dep, engine)
-    return ttft_s(draft_hw, drafter, prompt, d_dep, engine.for_other_hardware(draft_hw.name))
+    return ttft_s(draft_hw, drafter, prompt, d_dep, engine.for_other_hardware(draft_hw))
 
 
 def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment | None, elsewhere: bool,
@@ -438,7 +438,7 @@ def speculative_metrics(
     elsewhere = draft_hw is not None and drafter is not None
     dhw = draft_hw if elsewhere else hw
     d_dep = drafter_deployment(method, drafter, dep, elsewhere)
-    no_host = dataclasses.replace(engine.for_other_hardware(dhw.name) if elsewhere else engine, host_per_step_s=0.0, host_per_sequence_s=0.0)
+    no_host = dataclasses.replace(engine.for_other_hardware(dhw) if elsewhere else engine, host_per_step_s=0.0, host_per_sequence_s=0.0)
     b_a = sequences_per_group(b, dep)
     if drafter is None:
         draft_step = {"step_time_s": np.zeros(()), "flops": np.zeros(()), "bytes": np.zeros(())}

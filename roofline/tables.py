@@ -20,8 +20,11 @@ def predict_table(point: dict) -> str:
         f"context {p['context']}  KV {p['kv_dtype']}" + (f"  shared prefix {p['shared_prefix']:,}" if p.get("shared_prefix") else ""),
         "",
         f"  step time            {format_seconds(p['step_time_s'])}   ({p['bound']}-bound"
-        + (f"; its bytes take {format_seconds(p['bytes_time_s'])} at the derated bandwidth, fixed costs the rest: "
-           "more bandwidth buys little here)" if p["bound"] == "memory" and p["bytes_time_s"] < 0.5 * p["step_time_s"] else ")"),
+        + (f"; its bytes take {format_seconds(p['bytes_time_s'])} at the derated bandwidth, and twice the bandwidth "
+           f"gives {format_seconds(p['step_time_at_2x_bandwidth_s'])}"
+           + (": fixed costs set the rest, more bandwidth buys little here)"
+              if p["step_time_at_2x_bandwidth_s"] > 0.8 * p["step_time_s"] else ")")
+           if p["bound"] == "memory" and p["bytes_time_s"] < 0.5 * p["step_time_s"] else ")"),
         f"  tokens/s (batch)     {_rate(p['tokens_per_s'])}   ({_rate(p['tokens_per_s_per_device'])} per device)",
         f"  tokens/s per user    {_rate(p['tokens_per_s_per_user'])}",
         f"  cost                 {_cost_text(p['cost_usd_per_million_tokens'])}"
