@@ -314,8 +314,9 @@ def predict(
         "bound": "compute" if bool(m["compute_bound"]) else "memory",
         "arithmetic_intensity_flops_per_byte": float(m["arithmetic_intensity_flops_per_byte"]),
         "derated_ridge_point_flops_per_byte": hw.ridge_point_flops_per_byte(main_gemm_dtype(target, dep), derated=True),
-        "ridge_point_dtype": main_gemm_dtype(target, dep),  # an operator in another dtype (bf16 attention beside fp8
-        # experts) has its own ridge, and its row in `operators` its own bound
+        "ridge_point_dtype": hw.compute_dtype(main_gemm_dtype(target, dep)),  # the main GEMM's compute dtype (fp4 weights
+        # on a device without fp4 units compute in bf16); an operator in another dtype has its own ridge and bound
+        "main_gemm_weight_dtype": main_gemm_dtype(target, dep),
         "flops": float(m["flops"]),
         "bytes": float(m["bytes"]),
         # those bytes at the derated bandwidth: the step's data time, against which its fixed costs show

@@ -33,7 +33,8 @@ def predict_table(point: dict) -> str:
            if p.get("price_usd_per_hour_per_device") is not None and p["cost_usd_per_million_tokens"] is not None else ""),
         f"  MBU / MFU            {p['mbu']:.1%} / {p['mfu']:.1%}",
         f"  intensity / ridge    {p['arithmetic_intensity_flops_per_byte']:.1f} / {p['derated_ridge_point_flops_per_byte']:.1f} FLOP/byte (derated; "
-        f"the ridge of {p['ridge_point_dtype']}, {ridge_of} dtype)",
+        f"the ridge of {p['ridge_point_dtype']}, {ridge_of} "
+        + ("dtype)" if p["ridge_point_dtype"] == p["main_gemm_weight_dtype"] else f"compute dtype: {p['main_gemm_weight_dtype']} weights run weight-only)"),
         f"  weights per device   {format_si(p['weight_bytes'], 'B')}   "
         + ", ".join(f"{c} {v['dtype']} {format_si(v['bytes_per_device'], 'B')}" for c, v in p["weight_classes"].items()),
         f"  KV cache per device  {format_si(p['kv_bytes'], 'B')}   (read per step: {format_si(p['kv_read_bytes_per_device'], 'B')})",
