@@ -143,6 +143,9 @@ class ServingEngine:
         out = {k: getattr(self, k) for k in keys}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)
         out["kernels_per_layer_mla"] = dict(self.kernels_per_layer_mla)
+        # per hardware family: [{hardware: GLOB, FIELD: VALUE}] in SI units, as for_hardware applies them
+        out["overrides"] = [{"hardware": glob, **{k: dict(v) if isinstance(v, dict) else v for k, v in changes.items()}}
+                            for glob, changes in self.overrides]
         return out
 
 

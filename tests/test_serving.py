@@ -311,3 +311,16 @@ def test_the_fitted_block_a_later_fit_starts_from_is_checked_where_it_is_read(tm
 def test_overrides_written_as_a_mapping_are_named_as_such():
     with pytest.raises(RooflineError, match=r"^e.yaml: overrides: expected a list of \{hardware: GLOB, FIELD: VALUE\} mappings, found \{'a': 1\}$"):
         engine_from_dict({"name": "e", "source": "t", "overrides": {"a": 1}}, "e.yaml")
+
+
+def test_the_engine_values_a_device_gets_are_in_predicts_json_and_the_overrides_in_engines_show(roofline):
+    """The AMD values of an engine could only be worked out from per-kernel times: neither `engines show --json` nor
+    `predict --json` gave them."""
+    import json
+
+    code, out, _ = roofline("engines", "show", "sglang", "--json")
+    assert code == 0 and json.loads(out)["overrides"][0]["hardware"] == "mi*"
+    mi = json.loads(roofline("predict", "--hardware", "mi300x", "--engine", "sglang", "--json")[1])["engine_values"]
+    h200 = json.loads(roofline("predict", "--hardware", "h200", "--engine", "sglang", "--json")[1])["engine_values"]
+    assert mi["allreduce_latency_s"] == pytest.approx(12e-6) and h200["allreduce_latency_s"] == pytest.approx(6e-6)
+    assert mi["kernel_latency_s"] != h200["kernel_latency_s"]
