@@ -29,11 +29,11 @@ device from `roofline.costs`):
 
     t_allreduce  = (2 * layers_stage - r) * (lat + 2 (tp - 1) / tp * T_a * hidden * 2 / bw)  (tp > 1; r = moe_layers_stage
                    with attention DP, whose MoE layers reduce in the gather's scatter or the all-to-all's combine, else 0)
-    t_all_to_all = 2 * moe_layers_stage * (lat + T / D * top_k * hidden * 2 * (1 - 1/ep) / bw)
+    t_all_to_all = 2 * moe_layers_stage * (lat + T / D * (ep - 1) * (1 - (1 - 1/ep) ** top_k) * hidden * 2 / bw)
                    (dispatch and combine, when ep > 1 and attention is data-parallel; with dp_attention = 1
-                    every device already holds every token and the combine rides on the all-reduce). An upper bound
-                    on the bytes: every top-k copy of a token is counted, in bf16, where DeepEP sends a token once to
-                    each rank it routes to and SGLang dispatches fp8; at decode sizes the latency term dominates
+                    every device already holds every token and the combine rides on the all-reduce). A token goes once
+                    to each other rank one of its top_k experts is on (DeepEP's dispatch), the expected number of such
+                    ranks with the experts spread evenly; in bf16 (SGLang's DeepEP dispatch sends fp8: half, not modelled)
     t_moe_gather = 2 * moe_layers_stage * (lat + (g - 1) / g * T_g * hidden * 2 / bw)
                    (attention data-parallel with each routed expert split over g = D / ep > 1 devices: the tokens
                     of every attention group gathered before the experts and the outputs reduce-scattered after,
@@ -171,7 +171,8 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     if dep.ep > 1 and dep.dp_attention > 1 and model.moe is not None:
         d = dep.devices_per_stage
         bytes_per_s, latency_s = hw.link_for(d)
-        nbytes = tokens / d * model.moe.top_k * h_bytes * (1.0 - 1.0 / dep.ep)
+        remote_ranks = (dep.ep - 1) * (1.0 - (1.0 - 1.0 / dep.ep) ** model.moe.top_k)  # ranks a token is sent to, once each
+        nbytes = tokens / d * remote_ranks * h_bytes
         moe_layers = model.moe_layers * layers_scale
         out["all_to_all_time_s"] = 2.0 * moe_layers * (_latency(engine.all_to_all_latency_s, latency_s) + nbytes / bytes_per_s)
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over

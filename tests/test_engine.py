@@ -183,3 +183,19 @@ def test_with_attention_dp_and_experts_split_over_devices_an_moe_layers_second_a
     per_layer = lat + 2 * (2 - 1) / 2 * 2 * model.hidden_size * 2 / bw  # T_a = ceil(8 / 4) = 2 tokens
     assert float(got["allreduce_time_s"]) == pytest.approx((2 * model.layers - model.moe_layers) * per_layer, rel=1e-12)
     assert float(got["moe_gather_time_s"]) > 0 and float(got["all_to_all_time_s"]) == 0
+
+
+def test_the_all_to_all_sends_a_token_once_to_each_rank_its_experts_are_on():
+    """Every top-k copy was counted: at EP 2 a token reaches one other device, but 4 copies (of top-8 at 1 - 1/2) were
+    priced, and at EP 8 about 4.6 ranks against 7 copies (DeepEP dispatches a token once per destination rank)."""
+    from roofline.engine import collective_times_s
+    from roofline.serving import load_engine
+
+    hw, v3 = load_hardware("h200"), load_model("deepseek-v3")
+    engine = load_engine("sglang").for_hardware(hw)
+    for ep, ranks in ((8, 7 * (1 - (7 / 8) ** 8)), (2, 1 - 0.5 ** 8)):
+        dep = deployment(v3, tp=1, dp_attention=8, ep=ep)
+        got = float(collective_times_s(hw, v3, dep, engine, 512, 1)["all_to_all_time_s"])
+        bw, lat = hw.link_for(8)
+        per_layer = max(engine.all_to_all_latency_s, lat) + 512 / 8 * ranks * v3.hidden_size * 2 / bw
+        assert got == pytest.approx(2 * v3.moe_layers * per_layer, rel=1e-12)
