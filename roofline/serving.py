@@ -375,8 +375,16 @@ def load_engine(name: str | ServingEngine | None, extra_dirs: tuple[str | Path, 
     return engine
 
 
+NVIDIA_ONLY = ("trtllm",)  # engines (or the costs_from of one) that run on NVIDIA GPUs only
+
+
 def engine_on_a_cpu(engine: ServingEngine, hw) -> str:
-    """A warning when a GPU serving engine's costs are put on a CPU profile (hardware kind cpu), else ''."""
+    """A warning when a GPU serving engine's costs are put on a CPU profile (hardware kind cpu), or an NVIDIA-only
+    engine's (TensorRT-LLM) on an AMD device (family mi*) or another accelerator, else ''."""
+    nvidia_only = engine.name in NVIDIA_ONLY or (bool(engine.costs_from) and Path(engine.costs_from).stem in NVIDIA_ONLY)
+    if nvidia_only and (fnmatch.fnmatch(getattr(hw, "engine_family", ""), "mi*") or getattr(hw, "kind", "gpu") in ("tpu", "accelerator")):
+        return (f"engine {engine.name} prices TensorRT-LLM, which runs on NVIDIA GPUs only, and {hw.name} is not one: "
+                "its numbers there describe no deployment (vllm or sglang run on it)")
     if getattr(hw, "kind", "") != "cpu" or engine.name == "ideal":
         return ""
     return (f"engine {engine.name} holds a GPU serving engine's costs (kernel latencies inside CUDA/HIP graphs, "

@@ -324,3 +324,13 @@ def test_the_engine_values_a_device_gets_are_in_predicts_json_and_the_overrides_
     h200 = json.loads(roofline("predict", "--hardware", "h200", "--engine", "sglang", "--json")[1])["engine_values"]
     assert mi["allreduce_latency_s"] == pytest.approx(12e-6) and h200["allreduce_latency_s"] == pytest.approx(6e-6)
     assert mi["kernel_latency_s"] != h200["kernel_latency_s"]
+
+
+def test_an_nvidia_only_engine_on_an_amd_device_is_warned():
+    """`--engine trtllm` on an MI300X gave a prediction without a word: TensorRT-LLM does not run on ROCm."""
+    import roofline
+
+    said = roofline.predict("mi300x", "llama-3.1-8b", engine="trtllm")["warnings"]
+    assert any("TensorRT-LLM, which runs on NVIDIA GPUs only, and mi300x is not one" in w for w in said)
+    assert roofline.predict("h100", "llama-3.1-8b", engine="trtllm")["warnings"] == []
+    assert roofline.predict("mi300x", "llama-3.1-8b", engine="sglang")["warnings"] == []
