@@ -324,6 +324,11 @@ def _check_peaks(where: str, key: str, peaks: dict[str, float], shown: dict) -> 
     if "fp8" in peaks and peaks.get("bf16", 0.0) > peaks["fp8"]:
         raise field_error(where, f"{key}.bf16", f"at most the fp8 figure ({shown['fp8']}; fp8 tensor cores are never slower)",
                           shown["bf16"])
+    for narrow in ("fp4",):  # 4-bit units are never slower than the 8-bit or 16-bit ones beside them
+        wider = max((w for w in ("fp8", "bf16") if w in peaks), key=lambda w: peaks[w], default=None)
+        if narrow in peaks and wider is not None and peaks[narrow] < peaks[wider]:
+            raise field_error(where, f"{key}.{narrow}", f"at least the {wider} figure ({shown[wider]}; 4-bit tensor cores are "
+                              "never slower)", shown[narrow])
 
 
 def _check_scale_out_pair(where: str, bw_key: str, has_bw: bool, latency_key: str, has_latency: bool) -> None:

@@ -203,3 +203,15 @@ def test_a_renamed_copy_of_a_device_keeps_its_engine_family(tmp_path):
              for h in ("mi300x", "amd-mi300x")]
     assert steps[0] == pytest.approx(steps[1], rel=1e-12)
     assert roofline.load_engine("sglang").for_hardware(copy).kernel_latency_s == roofline.load_engine("sglang").for_hardware("mi300x").kernel_latency_s
+
+
+def test_an_fp4_peak_below_the_8_or_16_bit_one_is_refused():
+    """peak_flops.fp4 = 20 TFLOP/s on an MI355X copy loaded; only bf16 above fp8 was refused."""
+    import yaml as _yaml
+
+    from roofline.profiles import builtin_dir
+
+    data = _yaml.safe_load((builtin_dir("hardware") / "mi355x.yaml").read_text())
+    data["peak_flops"]["fp4"] = "20 TFLOP/s"
+    with pytest.raises(RooflineError, match=r"peak_flops.fp4: expected at least the fp8 figure"):
+        hardware_from_dict(data, "m.yaml")
