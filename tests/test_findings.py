@@ -514,23 +514,28 @@ axes:
     assert "1 of 2 at α = 0.8 (1 where memory ends it" in f.text
 
 
+def _user_question(folder, name: str, body: str):
+    """A user's scenario named `name` (YAML `body`), run as the report runs it: (held rows, their note, finding text,
+    meta)."""
+    from roofline.report import run_scenario
+
+    path = folder / f"{name}.yaml"
+    path.write_text(body)
+    r = run_scenario(str(path))
+    df, ops, meta, note = question_rows(name, r.df, r.ops, r.meta)
+    return df, note, finding(name, df, ops, meta, strict=False).text, meta
+
+
 def test_a_users_question_scenario_reads_one_alpha_its_smallest_batch_and_every_models_own_dtype(tmp_path):
     """A user's kv-caps-batch over alpha [0.6, 0.9] said 1.83x and 2.89x for one batch, 'at batch 1' where batch 1 was
     not swept; over models of different native dtypes it held weight dtype bf16 and dropped DeepSeek-V3 (fp8)."""
-    from roofline.report import run_scenario
-
-    path = tmp_path / "kv-caps-batch.yaml"
-    path.write_text("name: kv-caps-batch\nhardware: h200\nmodel: llama-3.1-8b\nmethod: eagle\n"
-                    "axes: {batch: [16, 64, 256], context: [4096], k: [1, 2, 3], alpha: [0.6, 0.9]}\n")
-    r = run_scenario(str(path))
-    df, ops, meta, note = question_rows("kv-caps-batch", r.df, r.ops, r.meta)
+    df, note, text, _ = _user_question(tmp_path, "kv-caps-batch", "name: kv-caps-batch\nhardware: h200\nmodel: llama-3.1-8b\n"
+                                       "method: eagle\naxes: {batch: [16, 64, 256], context: [4096], k: [1, 2, 3], alpha: [0.6, 0.9]}\n")
     assert set(df["alpha"]) == {0.9} and "α = 0.9 (of 0.6, 0.9)" in note  # the swept alpha nearest 0.8
-    text = finding("kv-caps-batch", df, ops, meta, strict=False).text
     assert "at batch 1 " not in text and "batch 1)" not in text and "at batch 16" in text
-    path.write_text("name: kv-caps-batch\nhardware: h200\nmodel: [llama-3.1-8b, deepseek-v3]\ntp: 8\n"
-                    "method: {llama-3.1-8b: eagle, deepseek-v3: mtp}\naxes: {batch: [1, 64], context: [8192], k: [1, 2], alpha: [0.8]}\n")
-    r = run_scenario(str(path))
-    df, ops, meta, note = question_rows("kv-caps-batch", r.df, r.ops, r.meta)
+    df, note, _, meta = _user_question(tmp_path, "kv-caps-batch", "name: kv-caps-batch\nhardware: h200\nmodel: [llama-3.1-8b, "
+                                       "deepseek-v3]\ntp: 8\nmethod: {llama-3.1-8b: eagle, deepseek-v3: mtp}\n"
+                                       "axes: {batch: [1, 64], context: [8192], k: [1, 2], alpha: [0.8]}\n")
     assert set(df["model"]) == {"llama-3.1-8b", "deepseek-v3"} and "weight dtype" not in note
     assert meta["attention_kind"] == {"llama-3.1-8b": "GQA", "deepseek-v3": "MLA"}
 
@@ -539,14 +544,8 @@ def test_findings_on_user_scenarios_mark_what_does_not_fit_say_losses_and_credit
     """verify-mini-prefill gave a width at a context where the batch fits in no memory; with no width within +10% it
     fell back with 'KeyError: llama-3.2-1b'; the generic finding said 'gains up to 0.832x' and credited rates the
     user gave to 'the method'; 'a tree of 1 nodes'."""
-    from roofline.report import run_scenario
-
-    def text(name: str, body: str, strict: bool = False) -> str:
-        path = tmp_path / f"{name}.yaml"
-        path.write_text(body)
-        r = run_scenario(str(path))
-        df, ops, meta, _ = question_rows(name, r.df, r.ops, r.meta)
-        return finding(name, df, ops, meta, strict=strict).text
+    def text(name: str, body: str) -> str:
+        return _user_question(tmp_path, name, body)[2]
 
     vmp = text("verify-mini-prefill", "name: verify-mini-prefill\nhardware: [h100-sxm]\nmodel: llama-3.1-8b\nmethod: ngram\n"
                "axes: {batch: [64], context: [1024, 131072], k: [1, 3, 7, 15], alpha: [0.8]}\n")
@@ -566,20 +565,13 @@ def test_findings_on_user_scenarios_mark_what_does_not_fit_say_losses_and_credit
 def test_a_question_that_does_not_compare_models_holds_one_even_where_a_dtype_follows_it(tmp_path):
     """fast-tier-premium compares expert dtypes: with a dense and an MoE model its rows were not held to one model (each
     model's expert dtype 'followed' the compared columns), so one frontier mixed both; a width at no q read 'q = 0'."""
-    from roofline.report import run_scenario
-
-    path = tmp_path / "fast-tier-premium.yaml"
-    path.write_text("name: fast-tier-premium\nhardware: h100-sxm\nmodel: [llama-3.1-8b, gpt-oss-120b]\nmethod: [none, eagle]\n"
-                    "axes: {batch: [1, 16, 128], context: [1024], k: [0, 2], alpha: [0.8]}\n")
-    r = run_scenario(str(path))
-    df, _, _, note = question_rows("fast-tier-premium", r.df, r.ops, r.meta)
+    df, note, _, _ = _user_question(tmp_path, "fast-tier-premium", "name: fast-tier-premium\nhardware: h100-sxm\nmodel: "
+                                    "[llama-3.1-8b, gpt-oss-120b]\nmethod: [none, eagle]\n"
+                                    "axes: {batch: [1, 16, 128], context: [1024], k: [0, 2], alpha: [0.8]}\n")
     assert set(df["model"]) == {"llama-3.1-8b"} and "model llama-3.1-8b (of llama-3.1-8b, gpt-oss-120b)" in note
-    path = tmp_path / "verify-mini-prefill.yaml"
-    path.write_text("name: verify-mini-prefill\nhardware: h100-sxm\nmodel: llama-3.2-1b\nmethod: ngram\nengine: ideal\n"
-                    "axes: {batch: [1, 384], context: [128], k: [1, 3, 7], alpha: [0.8]}\n")
-    r = run_scenario(str(path))
-    df, ops, meta, _ = question_rows("verify-mini-prefill", r.df, r.ops, r.meta)
-    text = finding("verify-mini-prefill", df, ops, meta, strict=False).text
+    _, _, text, _ = _user_question(tmp_path, "verify-mini-prefill", "name: verify-mini-prefill\nhardware: h100-sxm\nmodel: "
+                                   "llama-3.2-1b\nmethod: ngram\nengine: ideal\n"
+                                   "axes: {batch: [1, 384], context: [128], k: [1, 3, 7], alpha: [0.8]}\n")
     assert "q = 0" not in text and "<2 on H100 SXM5" in text and "<2: even the narrowest pass swept costs more than +10%" in text
 
 
@@ -587,25 +579,15 @@ def test_a_question_comparing_models_keeps_each_models_rows_and_an_ideal_width_i
     """verify-mini-prefill over a dense and an MoE model held 'expert dtype none' and dropped gpt-oss-120b; a kv-caps
     mapping with method none for one model dropped that model; the ideal width read 'q = 0' (never swept) and called the
     pass memory-bound from an empty frame."""
-    from roofline.report import run_scenario
-
-    path = tmp_path / "verify-mini-prefill.yaml"
-    path.write_text("name: verify-mini-prefill\nhardware: h200\nmodel: [llama-3.1-8b, gpt-oss-120b]\nmethod: ngram\n"
-                    "expert_dtype: [fp8, fp4]\naxes: {batch: [1, 16], context: [1024], k: [0, 3, 7], alpha: [0.8]}\n")
-    r = run_scenario(str(path))
-    df, _, _, note = question_rows("verify-mini-prefill", r.df, r.ops, r.meta)
+    df, note, _, _ = _user_question(tmp_path, "verify-mini-prefill", "name: verify-mini-prefill\nhardware: h200\nmodel: "
+                                    "[llama-3.1-8b, gpt-oss-120b]\nmethod: ngram\nexpert_dtype: [fp8, fp4]\n"
+                                    "axes: {batch: [1, 16], context: [1024], k: [0, 3, 7], alpha: [0.8]}\n")
     assert set(df["model"]) == {"llama-3.1-8b", "gpt-oss-120b"} and "expert dtype: each model's first" in note
-    path = tmp_path / "kv-caps-batch.yaml"
-    path.write_text("name: kv-caps-batch\nhardware: h200\nmodel: [llama-3.1-70b, deepseek-v3]\ntp: 8\n"
-                    "method: {llama-3.1-70b: none, deepseek-v3: mtp}\naxes: {batch: [1, 16], context: [4096], k: [0, 1], alpha: [0.8]}\n")
-    r = run_scenario(str(path))
-    df, ops, meta, _ = question_rows("kv-caps-batch", r.df, r.ops, r.meta)
-    assert set(df["model"]) == {"llama-3.1-70b", "deepseek-v3"}
-    assert "nothing for Llama 3.1 70B (no speculation swept)" in finding("kv-caps-batch", df, ops, meta, strict=False).text
-    path = tmp_path / "vm.yaml"
-    path.write_text("name: verify-mini-prefill\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: ngram\nengine: [vllm, ideal]\n"
-                    "axes: {batch: [1, 64], context: [1024], k: [24, 28], alpha: [0.8]}\n")
-    r = run_scenario(str(path))
-    df, ops, meta, _ = question_rows("verify-mini-prefill", r.df, r.ops, r.meta)
-    text = finding("verify-mini-prefill", df, ops, meta, strict=False).text
+    df, _, text, _ = _user_question(tmp_path, "kv-caps-batch", "name: kv-caps-batch\nhardware: h200\nmodel: [llama-3.1-70b, "
+                                    "deepseek-v3]\ntp: 8\nmethod: {llama-3.1-70b: none, deepseek-v3: mtp}\n"
+                                    "axes: {batch: [1, 16], context: [4096], k: [0, 1], alpha: [0.8]}\n")
+    assert set(df["model"]) == {"llama-3.1-70b", "deepseek-v3"} and "nothing for Llama 3.1 70B (no speculation swept)" in text
+    _, _, text, _ = _user_question(tmp_path, "verify-mini-prefill", "name: verify-mini-prefill\nhardware: h100-sxm\nmodel: "
+                                   "llama-3.1-8b\nmethod: ngram\nengine: [vllm, ideal]\n"
+                                   "axes: {batch: [1, 64], context: [1024], k: [24, 28], alpha: [0.8]}\n")
     assert "it is q = <25 on every GPU." in text and "q = 0" not in text and "still memory-bound" not in text
