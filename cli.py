@@ -547,6 +547,8 @@ def sweep(
         from roofline.plot_jobs import MAX_GRID_PANELS, MAX_PANELS, PANEL_CONFIG_COLUMNS
 
         several = varying_config_values(sc, configs, ("context", *PANEL_CONFIG_COLUMNS, "model", "hardware"))
+        if len(several.get("hardware", ())) <= MAX_PANELS:  # hardware alone fits a figure: it is not what is cut
+            several.pop("hardware", None)
         most = MAX_GRID_PANELS if set(several) <= {"model", "hardware"} else MAX_PANELS  # a (hardware, model) grid: up to 8
         if several and panel_count(sc, configs, several) > most:  # a figure of too many panels keeps a subset
             # (its title says '... only'): say how to draw another

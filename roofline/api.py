@@ -23,7 +23,7 @@ import pandas as pd
 
 from roofline.capacity import capacity
 from roofline.costs import weight_bytes_by_class
-from roofline.engine import step_metrics, ttft_s, weight_only_note
+from roofline.engine import step_metrics, ttft_s, weight_only, weight_only_note
 from roofline.errors import RooflineError, field_error, warn
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
@@ -318,6 +318,8 @@ def predict(
         "ridge_point_dtype": hw.compute_dtype(main_gemm_dtype(target, dep)),  # the main GEMM's compute dtype (fp4 weights
         # on a device without fp4 units compute in bf16); an operator in another dtype has its own ridge and bound
         "main_gemm_weight_dtype": main_gemm_dtype(target, dep),
+        "main_gemm_weight_only": bool(weight_only(hw, main_gemm_dtype(target, dep))),  # dequantised in the GEMM, at the
+        # engine's weight_only_efficiency (narrower weights than the dtype they compute in)
         "flops": float(m["flops"]),
         "bytes": float(m["bytes"]),
         # those bytes at the derated bandwidth: the step's data time, against which its fixed costs show
@@ -361,7 +363,9 @@ def predict(
             f"does not fit in memory: needs {out['memory_needed_bytes'] / 1e9:.1f} GB per device of "
             f"{out['usable_memory_bytes'] / 1e9:.1f} GB usable (max batch {out['max_batch']:,} at this context)")
     memory_warning = len(out["warnings"]) - 1 if not fits else None  # a speculative point says what it needs with its drafter
-    for note in (engine_on_a_cpu(eng, hw), weight_only_note(hw, dep), shard_note(target, dep)):
+    drafter_device = load_hardware(draft_hardware, profiles) if draft_hardware is not None and speculates(method, k) else None
+    for note in (engine_on_a_cpu(eng, hw), engine_on_a_cpu(eng, drafter_device) if drafter_device else "",
+                 weight_only_note(hw, dep), shard_note(target, dep)):
         if note:
             out["warnings"].append(note)
     narrow = sorted({d for d in dep.dtypes.values() if d in ("bf16", "fp16") and hw.compute_dtype(d) == "fp32"})

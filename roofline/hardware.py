@@ -88,7 +88,7 @@ class HardwareSpec:
     def engine_family(self) -> str:
         """The name an engine profile's `overrides` globs match (mi*, b[0-9]*): `family`, else the device's own name. A
         copy made by `hw new --from mi300x` keeps family mi300x: renamed, it still takes AMD's engine values."""
-        return self.family or self.name
+        return (self.family or self.name).lower()
 
     def compute_dtype(self, dtype: str) -> str:
         """The dtype a GEMM on `dtype` operands runs in on this device (its fastest supported form)."""
@@ -363,7 +363,9 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
     for key in ("name", "display_name", "source", "notes"):
         _text(where, key, data[key])
     _kind(where, "kind", data["kind"])
-    family = _text(where, "family", data["family"]).strip() if data.get("family") is not None else ""
+    # the engine family, lowercase as profile names are matched; the device's own name where none is given, so that a
+    # spec renamed in Python (dataclasses.replace(spec, name=...)) keeps its engine values
+    family = (_text(where, "family", data["family"]).strip() if data.get("family") is not None else str(data["name"])).lower()
     peak_flops_per_s = _peaks_from_profile(where, data["peak_flops"])
     eff = data["efficiency"]
     if not isinstance(eff, dict):
@@ -465,6 +467,7 @@ def check_hardware_spec(spec: object) -> HardwareSpec:
     where = spec_where("hardware", spec.name)
     for key in ("name", "display_name"):
         _text(where, key, getattr(spec, key))
+    _text(where, "family", spec.family, empty_ok=True)
     _kind(where, "kind", spec.kind)
     for key, unit in _SPEC_QUANTITIES.items():
         _positive(where, key, getattr(spec, key), unit)

@@ -84,6 +84,8 @@ def hardware_schema() -> dict:
     for name in ("name", "display_name", "source", "notes"):
         props[name] = {"type": "string", "minLength": 1}
     props["name"]["pattern"] = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+    props["family"] = {"type": ["string", "null"], "minLength": 1, "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
+                       "description": "the profile whose serving-engine overrides apply (default: the device's own name)"}
     props["type"] = {"const": "hardware"}
     props["kind"] = {"enum": list(hardware.KINDS)}
     props["peak_flops"] = {

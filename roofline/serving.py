@@ -382,9 +382,10 @@ def engine_on_a_cpu(engine: ServingEngine, hw) -> str:
     """A warning when a GPU serving engine's costs are put on a CPU profile (hardware kind cpu), or an NVIDIA-only
     engine's (TensorRT-LLM) on an AMD device (family mi*) or another accelerator, else ''."""
     nvidia_only = engine.name in NVIDIA_ONLY or (bool(engine.costs_from) and Path(engine.costs_from).stem in NVIDIA_ONLY)
-    if nvidia_only and (fnmatch.fnmatch(getattr(hw, "engine_family", ""), "mi*") or getattr(hw, "kind", "gpu") in ("tpu", "accelerator")):
+    amd = fnmatch.fnmatch(getattr(hw, "engine_family", ""), "mi*")
+    if nvidia_only and (amd or getattr(hw, "kind", "gpu") not in ("gpu", "cpu")):
         return (f"engine {engine.name} prices TensorRT-LLM, which runs on NVIDIA GPUs only, and {hw.name} is not one: "
-                "its numbers there describe no deployment (vllm or sglang run on it)")
+                "its numbers there describe no deployment" + (" (vllm and sglang run on AMD GPUs)" if amd else ""))
     if getattr(hw, "kind", "") != "cpu" or engine.name == "ideal":
         return ""
     return (f"engine {engine.name} holds a GPU serving engine's costs (kernel latencies inside CUDA/HIP graphs, "

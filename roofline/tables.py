@@ -34,7 +34,9 @@ def predict_table(point: dict) -> str:
         f"  MBU / MFU            {p['mbu']:.1%} / {p['mfu']:.1%}",
         f"  intensity / ridge    {p['arithmetic_intensity_flops_per_byte']:.1f} / {p['derated_ridge_point_flops_per_byte']:.1f} FLOP/byte (derated; "
         f"the ridge of {p['ridge_point_dtype']}, {ridge_of} "
-        + ("dtype)" if p["ridge_point_dtype"] == p["main_gemm_weight_dtype"] else f"compute dtype: {p['main_gemm_weight_dtype']} weights run weight-only)"),
+        + ("dtype)" if p["ridge_point_dtype"] == p["main_gemm_weight_dtype"] else
+           f"compute dtype: {p['main_gemm_weight_dtype']} weights "
+           + ("run weight-only)" if p.get("main_gemm_weight_only") else f"compute in {p['ridge_point_dtype']})")),
         f"  weights per device   {format_si(p['weight_bytes'], 'B')}   "
         + ", ".join(f"{c} {v['dtype']} {format_si(v['bytes_per_device'], 'B')}" for c, v in p["weight_classes"].items()),
         f"  KV cache per device  {format_si(p['kv_bytes'], 'B')}   (read per step: {format_si(p['kv_read_bytes_per_device'], 'B')})",
@@ -165,7 +167,8 @@ def hardware_list(specs: list) -> str:
 def hardware_table(hw) -> str:
     """`roofline hw show NAME`: every field of one device, with units."""
     lines = [
-        f"{hw.display_name} ({hw.name}, {hw.kind}){'  [measured]' if hw.measured else ''}",
+        f"{hw.display_name} ({hw.name}, {hw.kind}{'' if hw.engine_family == hw.name.lower() else ', engine family ' + hw.engine_family})"
+        f"{'  [measured]' if hw.measured else ''}",
         f"  memory            {format_si(hw.mem_bytes, 'B')} ({hw.mem_bytes / 2**30:,.0f} GiB; {hw.usable_memory_fraction:.0%} usable)",
         f"  bandwidth         {format_si(hw.mem_bw_bytes_per_s, 'B/s')} x {hw.mem_efficiency:.2f} achievable",
     ]

@@ -215,3 +215,22 @@ def test_an_fp4_peak_below_the_8_or_16_bit_one_is_refused():
     data["peak_flops"]["fp4"] = "20 TFLOP/s"
     with pytest.raises(RooflineError, match=r"peak_flops.fp4: expected at least the fp8 figure"):
         hardware_from_dict(data, "m.yaml")
+
+
+def test_a_spec_renamed_in_python_or_a_family_in_capitals_keeps_the_engine_values(tmp_path, roofline):
+    """dataclasses.replace(mi300x, name='amd-6tb') took NVIDIA's engine values (family fell back to the new name);
+    `family: MI300X` did too (the globs are lowercase); family=3 on a spec raised a TypeError."""
+    import dataclasses
+
+    import roofline as api
+
+    mi = load_hardware("mi300x")
+    steps = {api.predict(h, "llama-3.1-70b", tp=8)["step_time_s"] for h in (mi, dataclasses.replace(mi, name="amd-6tb"))}
+    assert len(steps) == 1
+    with pytest.raises(RooflineError, match=r"family: expected a string, found 3"):
+        api.predict(dataclasses.replace(mi, name="amdz", family=3), "llama-3.1-8b")
+    code, _, err = roofline("hw", "new", "my-amd", "--from", "mi300x", "--set", "family=MI300X", "--dir", tmp_path)
+    assert code == 0, err
+    assert load_hardware("my-amd", (tmp_path,)).engine_family == "mi300x"
+    code, out, _ = roofline("hw", "show", "my-amd", "--profiles", tmp_path)
+    assert "engine family mi300x" in out.splitlines()[0]
