@@ -515,13 +515,10 @@ axes:
 
 
 def _user_question(folder, name: str, body: str):
-    """A user's scenario named `name` (YAML `body`), run as the report runs it: (held rows, their note, finding text,
-    meta)."""
-    from roofline.report import run_scenario
-
-    path = folder / f"{name}.yaml"
-    path.write_text(body)
-    r = run_scenario(str(path))
+    """A user's scenario named `name` (YAML `body`, its `name:` line the same), answered as the report answers it, as
+    _report_finding does: (held rows, their note, finding text, meta)."""
+    r, _ = _run_text(folder, body, answer=False)
+    assert r.name == name
     df, ops, meta, note = question_rows(name, r.df, r.ops, r.meta)
     return df, note, finding(name, df, ops, meta, strict=False).text, meta
 
