@@ -787,7 +787,7 @@ def main() -> None:
                 typer.echo("interrupted", err=True)
             sys.exit(code)
     except RooflineError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {as_flags(str(exc))}", err=True)
         sys.exit(2)
     except typer.Abort:
         typer.echo("aborted", err=True)
@@ -835,6 +835,19 @@ def run() -> None:
     except OSError:  # a closed pipe: let the interpreter's exit report it as it always has
         return
     os._exit(0)
+
+
+def as_flags(message: str) -> str:
+    """An error the library raised for options given on the command line ('command line: tree_tau: expected ...'),
+    with the field named as its flag is spelled ('--tree-tau'): the library names API fields."""
+    import re
+
+    match = re.match(r"command line: ([a-z][a-z_]*)((?: and [a-z][a-z_]*)?): ", message)
+    if not match:
+        return message
+    fields = [match.group(1), *([match.group(2)[5:]] if match.group(2) else [])]
+    flags = " and ".join("--" + name.replace("_", "-") for name in fields)
+    return f"command line: {flags}: " + message[match.end():]
 
 
 # flags that spell out a default, each command's (their pairs were one `--x/--no-x` option before session 18, which

@@ -48,9 +48,9 @@ def test_predict_with_speculation_adds_a_spec_object():
 
 
 @pytest.mark.parametrize("args, message", [  # every option and method: tests/test_speculation.py (check_speculating)
-    (["--acceptance", "0.9"], "acceptance: expected only with a speculation method"),
-    (["--method", "ngram", "--draft-hardware", "l4"], "draft_hardware: expected only with a method that runs a drafter"),
-    (["--method", "eagle", "--acceptance", ""], "acceptance: expected at least one rate, found an empty list"),
+    (["--acceptance", "0.9"], "--acceptance: expected only with a speculation method"),
+    (["--method", "ngram", "--draft-hardware", "l4"], "--draft-hardware: expected only with a method that runs a drafter"),
+    (["--method", "eagle", "--acceptance", ""], "--acceptance: expected at least one rate, found an empty list"),
 ])
 def test_speculation_options_without_a_method_that_uses_them_are_one_line(roofline, args, message):
     code, out, err = roofline("predict", *args)

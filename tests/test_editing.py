@@ -250,7 +250,7 @@ def test_hw_diff_marks_every_field_that_changes_a_prediction_and_points_that_do_
     assert "354.1" in next(line for line in out.splitlines() if line.startswith("derated ridge fp8"))  # the experts' dtype too
     assert max(map(len, out.splitlines()[2:])) <= 80
     code, _, err = roofline("hw", "diff", "h100", "a100", "--ep", "2")
-    assert code == 2 and err.strip() == "error: command line: ep: expected 1 for a dense model (llama-3.1-8b has no experts), found 2"
+    assert code == 2 and err.strip() == "error: command line: --ep: expected 1 for a dense model (llama-3.1-8b has no experts), found 2"
 
 
 def test_hw_schema_is_the_shipped_file_and_every_shipped_profile_satisfies_it(roofline):
@@ -361,7 +361,7 @@ def test_every_commands_help_names_the_profiles_option_it_takes(roofline, comman
     (["predict", "--tp", "1000000"], "Invalid value for '--tp'"),
     (["predict", "--batch", "1000000000000"], "Invalid value for '--batch'"),
     (["predict", "--context", "10000000000"], "Invalid value for '--context'"),
-    (["predict", "--weight-dtype", "fp9"], "command line: weight_dtype: expected one of fp32, bf16, fp16, fp8, int8, w8a16, int4, fp4, nvfp4, found 'fp9'"),
+    (["predict", "--weight-dtype", "fp9"], "command line: --weight-dtype: expected one of fp32, bf16, fp16, fp8, int8, w8a16, int4, fp4, nvfp4, found 'fp9'"),
 ])
 def test_predict_options_are_bounded_with_a_message(roofline, args, message):
     code, out, err = roofline(*args)
