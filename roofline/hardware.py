@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from roofline.errors import MISSING, RooflineError, check_flag, field_error, unknown_key_error, warn
-from roofline.profiles import find_profile, normalize_dtype, read_yaml
+from roofline.profiles import find_profile, list_names, normalize_dtype, read_yaml
 from roofline.units import PHYSICAL_RANGE, parse_quantity, parse_seconds_or_zero
 
 DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
@@ -496,4 +496,8 @@ def load_hardware(name: str, extra_dirs: tuple[str | Path, ...] = ()) -> Hardwar
     path = find_profile("hardware", name, extra_dirs)
     spec = hardware_from_dict(read_yaml(path), str(path))
     check_file_name(path, name, spec.name)
+    if spec.engine_family != spec.name.lower():  # a family is a profile's name: one that names none is likely a slip
+        if spec.engine_family not in {n.lower() for n in list_names("hardware", extra_dirs)}:
+            warn(f"{path}: family: {spec.family!r} names no hardware profile: engine overrides (mi*, b[0-9]*, ...) glob it "
+                 "as written; a profile's name (mi300x, b200, h100-sxm) picks that device's engine values")
     return spec

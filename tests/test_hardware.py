@@ -234,3 +234,19 @@ def test_a_spec_renamed_in_python_or_a_family_in_capitals_keeps_the_engine_value
     assert load_hardware("my-amd", (tmp_path,)).engine_family == "mi300x"
     code, out, _ = roofline("hw", "show", "my-amd", "--profiles", tmp_path)
     assert "engine family mi300x" in out.splitlines()[0]
+
+
+def test_a_family_that_names_no_profile_is_warned(tmp_path):
+    """`family: nvidia` loaded without a word and matched no engine glob: the device took the engine's general values."""
+    from roofline.editing import new_profile
+    from roofline.errors import RooflineWarning
+
+    new_profile("hardware", "my-amd", "mi300x", ["family=nvidia"], out_dir=tmp_path)
+    with pytest.warns(RooflineWarning, match=r"family: 'nvidia' names no hardware profile"):
+        load_hardware("my-amd", (tmp_path,))
+    new_profile("hardware", "my-amd2", "mi300x", [], out_dir=tmp_path)  # family mi300x: a profile's name, no word
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RooflineWarning)
+        assert load_hardware("my-amd2", (tmp_path,)).engine_family == "mi300x"
