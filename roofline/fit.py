@@ -229,7 +229,8 @@ def left_out_note(table: pd.DataFrame, engine_name: str) -> str:
 
 
 def family_of(hardware_name: str) -> str | None:
-    """The FAMILIES entry a hardware profile name belongs to, or None (NVIDIA Hopper and the rest)."""
+    """The FAMILIES entry a device's engine family (a hardware profile name) belongs to, or None (NVIDIA Hopper and the
+    rest)."""
     for family, globs in FAMILIES:
         if any(fnmatch.fnmatch(hardware_name, g) for g in globs):
             return family
@@ -308,7 +309,10 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     measured = rows.table["value"].to_numpy()
     start = sourced_start(base)
     n_base = len(PARAMETERS)
-    families = rows.table.loc[usable, "hardware"].map(family_of).value_counts()
+    engine_family = rows.table["hardware"].astype(str).str.lower()  # each row's device as the engine globs see it:
+    for g in rows.groups:  # its family (a renamed MI300X is mi300x), as for_hardware matches the overrides
+        engine_family.iloc[g.index] = g.hw.engine_family
+    families = engine_family[usable].map(family_of).value_counts()
     own = [f for f, _ in FAMILIES if families.get(f, 0) >= MIN_FAMILY_ROWS]
     extra = [(keys.index(k), f) for k in dict.fromkeys(per_family) for f in own]  # (base parameter index, family)
     u0 = np.array([float(p.to_u(start[p.field])) for p in PARAMETERS] + [0.0] * len(extra))
@@ -403,7 +407,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         "evaluations": evaluations[0], "status": result.message, "file": str(path), "start": start,
         "per_family": family_values,
         "dropped_overrides": sorted((glob, BY_FIELD[f].key) for glob, f in stale),
-        "shadowed": _shadowed(base, fixed, rows.table.loc[usable, "hardware"]),
+        "shadowed": _shadowed(base, fixed, engine_family[usable]),
     }
 
 

@@ -415,3 +415,21 @@ def test_fit_out_under_a_built_in_engines_name_needs_force(tmp_path):
         check_fit_out(tmp_path / "vllm.yaml")
     check_fit_out(tmp_path / "vllm.yaml", force=True)
     check_fit_out(tmp_path / "my-vllm.yaml")
+
+
+@pytest.mark.slow
+def test_a_renamed_amd_device_counts_as_amd_in_a_per_family_fit(tmp_path):
+    """The fit counted a family's rows by device name (mi*) while the engine globs its family: rows on a renamed copy of
+    an MI300X were priced with AMD's values but not counted as AMD's, so no AMD value was fitted from them."""
+    from roofline.editing import new_profile
+
+    path = family_file(tmp_path)
+    folder = tmp_path / "hw"
+    new_profile("hardware", "my-amd", "mi300x", [], out_dir=folder)  # family: mi300x
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    table["hardware"] = table["hardware"].replace({"mi300x": "my-amd"})
+    table.to_csv(path, index=False)
+    fixed = ("host_per_step", "host_per_sequence", "allreduce_latency", "overlap_exponent", "quantised_moe_efficiency")
+    fit = run_fit(path, "vllm", profiles=(folder,), loss="linear", fixed=fixed, per_family=("kernel_latency",))
+    amd = next(f for f in fit["per_family"] if f["family"] == "AMD Instinct")
+    assert amd["determined"] and amd["value"] == pytest.approx(8e-6, rel=0.1)
