@@ -80,10 +80,10 @@ def _check_profile_arg(where: str, field: str, value, kind: type) -> None:
     raise field_error(where, field, f"a name or a {kind.__name__}", value)
 
 
-def _changed_spec_note(field: str, value, profiles: tuple, hardware_name=None) -> str | None:
+def _changed_spec_note(field: str, value, profiles: tuple, hardware: HardwareSpec | None = None) -> str | None:
     """A spec object under the name of a profile it no longer matches (dataclasses.replace(h100, mem_bw...)) is
     labelled with that profile's name in every output: said, naming the first field that differs. An engine made for a
-    device (for_hardware) is compared with the profile made for `hardware_name`, the device it runs on (without it,
+    device (for_hardware) is compared with the profile made for `hardware`, the device it runs on (without it,
     its `general`, the profile's own values, with the profile's)."""
     loaders = {HardwareSpec: _load_hardware, ModelSpec: _load_model, ServingEngine: _load_engine}
     if type(value) not in loaders:
@@ -93,8 +93,8 @@ def _changed_spec_note(field: str, value, profiles: tuple, hardware_name=None) -
     except RooflineError:  # no profile of that name: the label is the object's own
         return None
     if isinstance(value, ServingEngine) and value.general is not None:  # made by for_hardware: its family's values
-        if hardware_name is not None:                                      # applied: against the profile's for this device
-            named = named.for_hardware(hardware_name)
+        if hardware is not None:                                           # applied: against the profile's for this device
+            named = named.for_hardware(hardware)
         else:
             value = value.general
     differ = [f.name for f in dataclasses.fields(value) if f.name != "general" and getattr(value, f.name) != getattr(named, f.name)]
@@ -363,8 +363,8 @@ def predict(
             f"does not fit in memory: needs {out['memory_needed_bytes'] / 1e9:.1f} GB per device of "
             f"{out['usable_memory_bytes'] / 1e9:.1f} GB usable (max batch {out['max_batch']:,} at this context)")
     memory_warning = len(out["warnings"]) - 1 if not fits else None  # a speculative point says what it needs with its drafter
-    drafter_device = load_hardware(draft_hardware, profiles) if draft_hardware is not None and speculates(method, k) else None
-    for note in (engine_on_a_cpu(eng, hw), engine_on_a_cpu(eng, drafter_device) if drafter_device else "",
+    draft_hw = load_hardware(draft_hardware, profiles) if draft_hardware is not None and method != "none" else None
+    for note in (engine_on_a_cpu(eng, hw), engine_on_a_cpu(eng, draft_hw) if draft_hw and speculates(method, k) else "",
                  weight_only_note(hw, dep), shard_note(target, dep)):
         if note:
             out["warnings"].append(note)
@@ -377,10 +377,9 @@ def predict(
         out["warnings"].append(f"dp_attention {dep.dp_attention} at batch {batch}: {idle} of the {dep.dp_attention} attention "
                                f"groups have no sequence to decode, and their devices idle through attention; "
                                f"DP-attention needs a batch of at least {dep.dp_attention}")
-    draft_spec = draft_hw = None
+    draft_spec = None
     if method != "none":
         draft_spec = load_model(draft, profiles) if draft is not None else None
-        draft_hw = load_hardware(draft_hardware, profiles) if draft_hardware is not None else None
         out["spec"] = predict_speculation(
             hw, target, batch, context, k, alpha, method=method, draft=draft_spec, draft_hw=draft_hw,
             acceptance=acceptance, tree_nodes=tree_nodes, tree_tau=tree_tau, overlap=overlap,

@@ -129,10 +129,10 @@ class ServingEngine:
                 out = replace(out, **changes)
         return replace(out, general=self.general or self)
 
-    def for_other_hardware(self, hardware_name) -> ServingEngine:
-        """The engine as `for_hardware(hardware_name)` makes it from the profile's own values: an engine already
+    def for_other_hardware(self, hardware) -> ServingEngine:
+        """The engine as `for_hardware(hardware)` makes it from the profile's own values: an engine already
         made for one device (the target's) gives another (a drafter's) none of that device's override values."""
-        return (self.general or self).for_hardware(hardware_name)
+        return (self.general or self).for_hardware(hardware)
 
     def to_json(self) -> dict:
         keys = ("name", "display_name", "version", "kernel_latency_s", "allreduce_latency_s", "all_to_all_latency_s",
