@@ -613,12 +613,14 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
     for glob, key in fit.get("dropped_overrides", []):  # fitted on other rows by an earlier --per-family fit
         for entry in [e for e in entries if e.get("hardware") == glob and key in e]:
             del entry[key]
-    for i in reversed(range(len(entries))):  # in place: the sequence keeps its comments
-        if not set(entries[i]) - {"hardware"}:
+    determined = [i for i in fit.get("per_family", []) if i["determined"]]
+    refilled = {glob for item in determined for glob in item["globs"]}
+    for i in reversed(range(len(entries))):  # in place: the sequence keeps its comments, an entry refilled below its place
+        if not set(entries[i]) - {"hardware"} and entries[i].get("hardware") not in refilled:
             del entries[i]
     if "overrides" in doc and not entries:
         del doc["overrides"]
-    for item in [i for i in fit.get("per_family", []) if i["determined"]]:  # into the entry of the same glob, else a new one
+    for item in determined:  # into the entry of the same glob, else a new one
         p = PARAMETERS[[q.key for q in PARAMETERS].index(item["parameter"])]
         entries = doc.setdefault("overrides", [])
         for glob in item["globs"]:

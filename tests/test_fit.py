@@ -162,7 +162,7 @@ def test_a_per_family_parameter_gets_a_value_per_hardware_family_written_as_an_o
     assert engine.for_hardware("mi300x").kernel_latency_s == pytest.approx(amd["value"], rel=1e-3)
     assert engine.for_hardware("b200").kernel_latency_s == pytest.approx(blackwell["value"], rel=1e-3)  # a new entry
     assert engine.for_hardware("gb200").kernel_latency_s == pytest.approx(blackwell["value"], rel=1e-3)
-    assert engine.for_hardware("mi300x").allreduce_latency_s == pytest.approx(12e-6)  # the sourced AMD entry is kept
+    assert engine.for_hardware("mi300x").allreduce_latency_s == pytest.approx(10e-6)  # vLLM's own all-reduce: no AMD override
     assert engine.for_hardware("h100-sxm").kernel_latency_s == pytest.approx(both["engine"].kernel_latency_s, rel=1e-3)
     with pytest.raises(RooflineError, match="--per-family: expected parameters among"):
         run_fit(path, "vllm", per_family=("host_per_step",))
@@ -199,20 +199,38 @@ def test_cross_validation_predicts_each_source_from_a_fit_to_the_others(tmp_path
 @pytest.mark.slow
 def test_a_fit_drops_the_per_family_values_an_earlier_fit_wrote_and_keeps_sourced_ones(tmp_path):
     path = synthetic_file(tmp_path)  # H100 rows only: no family of its own
-    shipped = load_engine("vllm")
-    assert dict(shipped.overrides)["mi*"].keys() == {"kernel_latency_s", "allreduce_latency_s"}
-    assert stale_overrides(shipped) == {("mi*", "kernel_latency_s")}  # its fitted.per_family says so
-    assert stale_overrides(shipped, fixed=("kernel_latency",)) == set()  # held at its value: the override stays too
+    shipped = load_engine("sglang")
+    assert dict(shipped.overrides)["mi*"].keys() == {"kernel_latency_s", "allreduce_latency_s", "quantised_moe_efficiency",
+                                                     "kernels_per_layer_mla"}
+    assert {("mi*", "kernel_latency_s"), ("mi*", "quantised_moe_efficiency")} <= stale_overrides(shipped)  # its fitted.per_family says so
+    assert ("mi*", "kernel_latency_s") not in stale_overrides(shipped, fixed=("kernel_latency",))  # held: the override stays too
     for per_family in ((), ("kernel_latency",)):  # bare, the values of other families leaked into a fit (and --cv)
-        fit = run_fit(path, "vllm", loss="linear", per_family=per_family, max_evaluations=50)
-        assert dict(fit["engine"].overrides)["mi*"] == {"allreduce_latency_s": 12e-6}  # the measured RCCL latency stays
-        assert fit["dropped_overrides"] == [("mi*", "kernel_latency")]
-        assert "dropped: kernel_latency on mi*" in fit_report(fit)
+        fit = run_fit(path, "sglang", loss="linear", per_family=per_family, max_evaluations=50)
+        mi = dict(fit["engine"].overrides)["mi*"]
+        assert mi["allreduce_latency_s"] == pytest.approx(7.5e-6) and "kernel_latency_s" not in mi  # the measured RCCL latency stays
+        assert ("mi*", "kernel_latency") in fit["dropped_overrides"]
+        assert "kernel_latency on mi*" in fit_report(fit)
     written = write_fitted_profile(fit, tmp_path / "mine.yaml")
     data = read_yaml_file(written)
     mi = next(e for e in data["overrides"] if e["hardware"] == "mi*")
-    assert "kernel_latency" not in mi and mi["allreduce_latency"] == "12 us"
+    assert "kernel_latency" not in mi and mi["allreduce_latency"] == "7.5 us"
     assert "# ROCm: HIP graphs, RCCL" in written.read_text()  # the overrides keep their comments
+
+
+@pytest.mark.slow
+def test_a_per_family_refit_of_an_entrys_only_value_keeps_the_entry_its_place_and_comments(tmp_path):
+    rows = synthetic_file(tmp_path).read_text().replace("h100-sxm", "mi300x")
+    path = tmp_path / "mi.csv"
+    path.write_text(rows)
+    shipped = load_engine("vllm")
+    assert dict(shipped.overrides)["mi*"].keys() == {"kernel_latency_s"}  # a per-family value, nothing else
+    fit = run_fit(path, "vllm", loss="linear", per_family=("kernel_latency",), max_evaluations=50)
+    assert ("mi*", "kernel_latency") in fit["dropped_overrides"]
+    text = write_fitted_profile(fit, tmp_path / "mine.yaml").read_text()
+    assert "# ROCm: HIP graphs" in text  # the entry was emptied, then refilled: it was deleted and appended bare
+    assert text.index("overrides:") < text.index("\nsource:")
+    mi = next(e for e in read_yaml_file(tmp_path / "mine.yaml")["overrides"] if e["hardware"] == "mi*")
+    assert set(mi) == {"hardware", "kernel_latency"}
 
 
 @pytest.mark.slow
@@ -220,7 +238,7 @@ def test_the_report_names_sourced_overrides_that_replace_the_fitted_value_on_the
     rows = synthetic_file(tmp_path).read_text().replace("h100-sxm", "mi300x")
     path = tmp_path / "mi.csv"
     path.write_text(rows)
-    fit = run_fit(path, "vllm", loss="linear", max_evaluations=20)
+    fit = run_fit(path, "sglang", loss="linear", max_evaluations=20)
     assert any(s.startswith("allreduce_latency on mi* (") for s in fit["shadowed"])
     assert "kept: allreduce_latency on mi*" in fit_report(fit)
 
