@@ -19,12 +19,15 @@ device from `roofline.costs`):
                     quantisation before GEMMs computing in fp8/fp4/int8), each paying a fixed latency (launch,
                     ramp-up, tail) on top of its data time: a latency + size / bandwidth model
 
-    t_stage = sum_o t_o + t_allreduce + t_all_to_all + t_moe_gather + layers_stage * layer_overhead
-    t_device = pp * t_stage + t_p2p + step_overhead                 (m = min(B, pp) micro-batches of B / m)
-        each sequence's token passes the pp stages once a step, the m micro-batches following each other through them;
-        the stage is the busiest: ceil(layers / pp) layers (layout.Deployment.stage_share), so a pp that does not
-        divide the layers paces every wave at that stage, as a full pipeline runs; with fewer micro-batches than
-        stages the others are lighter, which this overstates by at most pp * ceil(layers / pp) / layers - 1
+    t_body   = sum over layer operators of t_o + t_allreduce + t_all_to_all + t_moe_gather + layers_stage * layer_overhead
+    t_head   = t_embedding + t_input_proj + t_lm_head  (n_o = 1: the first or last stage's, the larger of the two)
+    t_device = max(pp * t_body + t_head, m * (t_body + t_head)) + t_p2p + step_overhead   (m = min(B, pp) micro-batches of B / m)
+        each sequence's token passes the pp stages once a step: a micro-batch's round trip crosses every stage's layers
+        and the head once (first term), and the busiest stage, holding the head, passes all m micro-batches (second
+        term, which sets the step of a full pipeline, m = pp; at pp = 1 the two are equal). The stage is the busiest:
+        ceil(layers / pp) layers (layout.Deployment.stage_share), so a pp that does not divide the layers paces every
+        pass at that stage; with fewer micro-batches than stages the others are lighter, which the first term
+        overstates by at most pp * ceil(layers / pp) / layers - 1
     t_step = max(t_device, t_host) if the engine overlaps host work, else t_device + t_host
 
     t_allreduce  = (2 * layers_stage - r) * (lat + 2 (tp - 1) / tp * T_a * hidden * 2 / bw)  (tp > 1; r = moe_layers_stage
@@ -254,7 +257,7 @@ def step_metrics(
     logit_rows = tokens_a if logit_tokens is None else sequences_per_group(mb, dep) * np.asarray(logit_tokens, dtype=np.float64)
     pad = {name: _tile_padding(rows, engine.gemm_tile_rows) for name, rows in (("gemm", tokens_a), ("lm_head", logit_rows))}
     stage_layers = model.layers * stage_scale
-    total_flops, total_bytes, op_sum, compute_side, peak_time = (np.zeros(shape) for _ in range(5))
+    total_flops, total_bytes, op_sum, head_s, compute_side, peak_time = (np.zeros(shape) for _ in range(6))
     peaks = operator_peaks(hw, dep)
     operators = {}
     for name, (flops, nbytes) in costs.items():
@@ -273,25 +276,30 @@ def step_metrics(
             time_s = time_s + kernels * operator_layers(model, name, stage_scale) * engine.kernel_latency_s
         is_compute = effective_flops / ceiling > nbytes / memory_ceiling
         total_flops, total_bytes, op_sum = total_flops + flops, total_bytes + nbytes, op_sum + time_s
+        if name not in LAYER_OPERATORS:
+            head_s = head_s + time_s
         peak_time = peak_time + flops / peaks[name]
         compute_side = compute_side + np.where(is_compute, time_s, 0.0)
         if with_operators:
             operators[name] = {"flops": flops, "bytes": nbytes, "time_s": time_s, "compute_bound": is_compute}
     tokens = np.broadcast_to(b * q, shape)
     coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q, stage_scale)
-    waves = pp  # stage passes a step: every token crosses the pp stages once (m <= pp micro-batches fill them in turn)
     p2p_s = np.broadcast_to(p2p_time_s(hw, model, dep, engine, mb * q), shape)
-    overhead_s = hw.step_overhead_s + waves * stage_layers * hw.layer_overhead_s
     comm_s = coll["allreduce_time_s"] + coll["all_to_all_time_s"] + coll["moe_gather_time_s"]
-    stage_s = op_sum + comm_s
-    device_s = waves * stage_s + p2p_s + overhead_s
+    body_s = op_sum - head_s + comm_s + stage_layers * hw.layer_overhead_s
+    round_trip_s, paced_s = pp * body_s + head_s, microbatches * (body_s + head_s)
+    round_trip = round_trip_s >= paced_s
+    waves = np.where(round_trip, pp, microbatches)  # stage passes of the layers a step (of the head: 1 or m)
+    head_passes = np.where(round_trip, 1.0, microbatches)
+    overhead_s = hw.step_overhead_s + waves * stage_layers * hw.layer_overhead_s
+    device_s = np.maximum(round_trip_s, paced_s) + p2p_s + hw.step_overhead_s
     host_s = np.broadcast_to(host_time_s(engine, b, dep), shape)
     step_s = np.maximum(device_s, host_s) if engine.host_overlap else device_s + host_s
     kv_read = costs["attention"][1] - tokens_a * model.hidden_size * ACTIVATION_BYTES * 2 * stage_layers
     device_flops, device_bytes = microbatches * total_flops, microbatches * total_bytes
     out = {
         "step_time_s": step_s,
-        "operator_time_s": waves * op_sum,
+        "operator_time_s": waves * (op_sum - head_s) + head_passes * head_s,
         "allreduce_time_s": waves * coll["allreduce_time_s"],
         "all_to_all_time_s": waves * coll["all_to_all_time_s"],
         "moe_gather_time_s": waves * coll["moe_gather_time_s"],
