@@ -108,7 +108,7 @@ def predict(
     model: Annotated[str, typer.Option(help="Model profile name (roofline models list).")] = "llama-3.1-8b",
     batch: Annotated[int, typer.Option(min=1, max=BATCH_MAX, help="Sequences decoded together (the replica's batch).")] = 1,
     context: Annotated[int, typer.Option(min=0, max=CONTEXT_MAX, help="Tokens already in each sequence's KV cache (the decode position; --prompt prices the prefill).")] = 1024,
-    engine: Annotated[Optional[str], typer.Option(help="Serving engine profile: vllm (default) | vllm-v0 | sglang | sglang-early | trtllm | ideal (the pure roofline); `roofline engines list`.")] = None,
+    engine: Annotated[Optional[str], typer.Option(help="Serving engine profile: vllm (default) | vllm-v0 | sglang | sglang-early | trtllm | ideal (the roofline bound; its only fixed costs: the hardware's step overhead and link latency); `roofline engines list`.")] = None,
     tp: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Tensor-parallel degree (attention and dense layers; routed experts split over all tp x dp-attention devices of a stage, --ep of those ways by whole experts). Devices = tp x dp-attention x pp.")] = 1,
     dp_attention: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Attention data-parallel groups of tp devices each: each holds and reads only its sequences' KV cache. Multiplies the devices: SGLang's DP attention with --tp 8 --dp 8 on 8 GPUs is --tp 1 --dp-attention 8.")] = 1,
     ep: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Expert-parallel degree (MoE): experts spread over devices; with --dp-attention tokens are sent by all-to-all, without it the combine rides on tp's all-reduce.")] = 1,

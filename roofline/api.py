@@ -63,7 +63,7 @@ def load_model(model: str | ModelSpec, profiles: tuple[str | Path, ...] = ()) ->
 
 def load_engine(engine: str | ServingEngine | None = None, profiles: tuple[str | Path, ...] = ()) -> ServingEngine:
     """A serving-engine profile by name or path, or the spec itself (None: the default engine, vllm; `ideal` is the
-    pure roofline)."""
+    roofline bound, whose only fixed costs are the hardware's step overhead and link latency)."""
     if engine is not None:
         _check_profile_arg("load_engine", "engine", engine, ServingEngine)
     return _load_engine(str(engine) if isinstance(engine, Path) else engine, _folders(profiles))
@@ -223,7 +223,7 @@ def predict(
     weight_dtype        every weight class's dtype (None: the checkpoint's native precision per class; a quantised
                         one leaves the embedding, LM head and router native); expert_dtype the experts' only
     kv_dtype            the KV cache's dtype
-    engine              serving engine profile or spec (None: vllm, the default; "ideal": the pure roofline bound)
+    engine              serving engine profile or spec (None: vllm, the default; "ideal": the roofline bound, with the hardware's step overhead)
     method              none, draft, mtp, eagle or ngram
     k                   draft tokens per iteration, bonus token excluded (None: 4 with a method; a tree's depth, at
                         most its node count)

@@ -31,7 +31,7 @@ that produced it) adds physical terms to the roofline step of engine.py:
     shared prefix    `prefix_read_once`: the attention kernel reads a prefix shared by the batch once
                      per pass (cascade / prefix-aware attention) instead of once per sequence
 
-`ideal` sets every term to zero (the pure roofline bound). A profile may carry `overrides` per
+`ideal` sets every term to zero: the roofline bound, with only the hardware profile's own `step_overhead` (engine.py). A profile may carry `overrides` per
 hardware family (a list of {hardware: GLOB, FIELD: VALUE}), e.g. HIP graphs on AMD.
 """
 

@@ -15,7 +15,8 @@ attention group):
 
     t_verify = t_step(target, B, q = k + 1, S)            (a tree of N nodes verifies q = N + 1 with a given tau)
     t_draft  = k * (t_step(drafter, B, q_d, S) + spec_per_draft_step + spec_per_draft_step_per_sequence * B_d)
-               (the drafter's device's engine values; B_d its sequences per attention group: B on a device of its own)
+               (the drafter's device's engine values; B_d its sequences per attention group: B on a device of its own;
+                t_step includes that device's step_overhead, engine.py, under every engine, `ideal` too)
                q_d = 1 for a chain; ceil(N / k) for a tree of N nodes at depth k (each draft step widens the tree)
     t_spec   = spec_per_iteration + spec_per_iteration_per_sequence * B_a             (rejection sampling, KV bookkeeping)
     t_iter   = t_draft + t_verify + t_spec                                        (drafter on the target's devices)
