@@ -243,8 +243,7 @@ def operator_costs(
         expert_bytes = (touched * model.expert_params * w("experts") / expert_tp + assigned * 2.0 * h * a) * moe_layers
         costs["experts"] = (expert_flops, expert_bytes)
         if moe.shared_experts:
-            shared_ffn = moe.shared_experts * (moe.shared_expert_ffn_size or moe.expert_ffn_size)
-            costs["shared_experts"] = gemm("shared_experts", model.shared_expert_params, h, 2 * shared_ffn, count=moe_layers)
+            costs["shared_experts"] = gemm("shared_experts", model.shared_expert_params, h, 2 * moe.shared_ffn_width, count=moe_layers)
         else:
             costs["shared_experts"] = (zero, zero)
     else:

@@ -200,7 +200,7 @@ def shard_note(model, dep: Deployment) -> str:
     if model.moe is not None:
         widths.append(("experts", "a routed expert", model.moe.expert_ffn_size, dep.expert_tp))
         if model.moe.shared_experts:
-            widths.append(("shared_experts", "the shared experts", model.moe.shared_expert_ffn_size * model.moe.shared_experts, dep.tp))
+            widths.append(("shared_experts", "the shared experts", model.moe.shared_ffn_width, dep.tp))
     widths.append(("attention", "the attention output", model.heads * v_dim, dep.tp))
 
     def blocked(cls: str) -> int:  # square block scales are fp8 / int8's (fp4's scales are groups along one dim)

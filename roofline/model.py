@@ -85,6 +85,12 @@ class MoESpec:
     shared_expert_ffn_size: int = 0
     dense_layers: int = 0
 
+    @property
+    def shared_ffn_width(self) -> int:
+        """Intermediate width of the shared experts together: shared_experts x their size (a routed expert's where
+        the profile gives none, as Llama 4's)."""
+        return self.shared_experts * (self.shared_expert_ffn_size or self.expert_ffn_size)
+
 
 @dataclass(frozen=True)
 class ModelSpec:
@@ -175,8 +181,7 @@ class ModelSpec:
 
     @property
     def shared_expert_params(self) -> int:
-        m = self.moe
-        return m.shared_experts * 3 * self.hidden_size * (m.shared_expert_ffn_size or m.expert_ffn_size)
+        return 3 * self.hidden_size * self.moe.shared_ffn_width
 
     @property
     def router_params(self) -> int:

@@ -190,3 +190,5 @@ def test_a_layout_whose_shards_cut_the_checkpoints_block_scales_is_warned():
     assert shard_note(v4, deployment(v4, dp_attention=32)) == ""
     uneven = shard_note(v3, deployment(v3, "bf16", tp=8, dp_attention=3))  # an expert split 24 ways, whatever its dtype
     assert "the columns a device holds are not whole (a routed expert 2,048 / 24 = 85.33)" in uneven
+    scout = load_model("llama-4-scout")  # its shared expert is a routed expert's size: the profile gives no width of its own
+    assert "the shared experts 8,192 / 40 = 204.8" in shard_note(scout, deployment(scout, tp=40))  # it named the routed one only
