@@ -174,8 +174,8 @@ def operator_costs(
     """Map operator name -> (flops, bytes) on the busiest device for one forward pass (module docstring).
 
     `logit_tokens`: tokens per sequence that need logits (default q). `layers_scale` multiplies the
-    per-layer operators (an MTP or EAGLE draft block is one layer of the same shapes: use 1/layers; a
-    pipeline stage holds Deployment.stage_share of them). `prefill` selects MLA's non-absorbed attention form.
+    per-layer operators (a pipeline stage holds Deployment.stage_share of them; a head drafter is a model of its own
+    layers, speculation.drafter_spec). `prefill` selects MLA's non-absorbed attention form.
     """
     b = np.asarray(batch, dtype=np.float64)
     q = np.asarray(q, dtype=np.float64)

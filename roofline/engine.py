@@ -225,7 +225,6 @@ def step_metrics(
     *,
     engine: ServingEngine | None = None,
     logit_tokens=None,
-    layers_scale: float = 1.0,
     prefill: bool = False,
     shared_prefix=0,
     with_operators: bool = False,
@@ -247,7 +246,7 @@ def step_metrics(
     pp = dep.pp
     microbatches = np.minimum(b, pp)
     mb = b / microbatches
-    stage_scale = layers_scale * dep.stage_share(model.layers)  # the busiest stage's layers
+    stage_scale = dep.stage_share(model.layers)  # the busiest stage's layers
     costs = operator_costs(model, mb, q, context, dep, logit_tokens, stage_scale, prefill, shared_prefix,
                            engine.prefix_read_once)
     ceilings = operator_ceilings(hw, dep)
