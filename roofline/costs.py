@@ -23,11 +23,12 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, activat
         touched    = min(E/ep, assigned, (E/ep) p + z_ep sqrt((E/ep) p (1 - p)))      (= E p when ep = 1)
         flops = 2 * expert_params * assigned / (D / ep)
         bytes = touched * expert_params * w_experts / (D / ep) + assigned * 2 * hidden * a
-    attention (per layer group g, read_g(L) = model.entries_read(g, L), KV entries one query reads at length L (capped by the group's read_tokens)):
-        flops = attention_flops(heads, d_qk, d_v, T_a, read_g(S + (q + 1) / 2)) / tp
-        bytes = (B_a * read_g(S + q) - (B_a - 1) * shared_g) * kv_elems_per_device * c_kv
+    attention (per layer group g, read_g(L, n) = model.entries_read(g, L, n), KV entries n queries of one sequence read
+    at length L: every stored entry once, or for sparse attention up to n * read_tokens, each query picking its own):
+        flops = attention_flops(heads, d_qk, d_v, T_a, read_g(S + (q + 1) / 2, 1)) / tp
+        bytes = (B_a * read_g(S + q, q) - (B_a - 1) * shared_g) * kv_elems_per_device * c_kv
                 + T_a * hidden * a * 2                              (queries in, attention output out)
-        shared_g = read_g(S + q) - read_g(S + q - P) entries of a prefix of P tokens that every
+        shared_g = read_g(S + q, q) - read_g(S + q - P, q) entries of a prefix of P tokens that every
         sequence shares, read once per pass when `shared_prefix_read_once` (0 when P = 0)
         a lightning indexer (a group's index_dim, index_heads; DeepSeek-V4's compressed sparse layers): every query
         scores every indexed entry idx_g(L) = model.indexed_entries(g, L) before attention reads read_tokens of them:
@@ -217,8 +218,8 @@ def operator_costs(
         layers = g.layers * layers_scale
         mean_len = s + (q + 1.0) / 2.0
         attn_flops = attn_flops + layers * attention_flops(model.heads, d_qk, d_v, tokens_a, model.entries_read(g, mean_len)) / tp
-        read = model.entries_read(g, s + q)
-        shared = read - model.entries_read(g, s + q - prefix) if shared_prefix_read_once else 0.0
+        read = model.entries_read(g, s + q, q)
+        shared = read - model.entries_read(g, s + q - prefix, q) if shared_prefix_read_once else 0.0
         attn_bytes = attn_bytes + layers * (b_a * read - np.maximum(b_a - 1.0, 0.0) * shared) * kv_elems * c
         write_bytes = write_bytes + layers * tokens_a * kv_elems * c
         if g.index_dim:  # the lightning indexer scores every indexed entry, then attention reads read_tokens of them

@@ -297,16 +297,20 @@ class ModelSpec:
             return np.ceil(s / group.ratio) + np.minimum(s, group.window)
         return s
 
-    def entries_read(self, group: AttentionGroup, context_len):
-        """KV entries one query of one layer of `group` reads at context `context_len`."""
+    def entries_read(self, group: AttentionGroup, context_len, queries=1.0):
+        """KV entries one layer of `group` reads at context `context_len` for `queries` query tokens of one sequence.
+        Dense attention reads every entry once whatever the queries; sparse attention (read_tokens) picks its entries
+        per query, so q queries read up to q * read_tokens of them, never more than are stored (a verify pass of
+        DeepSeek-V4 at 128k reads 4 x 512 compressed entries a CSA layer for q = 4, not 512)."""
         s = np.asarray(context_len, dtype=np.float64)
+        picked = np.asarray(queries, dtype=np.float64) * group.read_tokens
         if group.kind == "compressed":
             compressed = np.ceil(s / group.ratio)
             if group.read_tokens:
-                compressed = np.minimum(compressed, group.read_tokens)
+                compressed = np.minimum(compressed, picked)
             return compressed + np.minimum(s, group.window)
         stored = self.stored_tokens(group, s)
-        return np.minimum(stored, group.read_tokens) if group.read_tokens else stored
+        return np.minimum(stored, picked) if group.read_tokens else stored
 
     def indexed_entries(self, group: AttentionGroup, context_len):
         """Entries one layer's lightning indexer holds an index key for, and every query scores, at `context_len`:

@@ -147,3 +147,23 @@ def test_the_router_is_whole_on_every_rank_and_a_rank_touches_no_more_experts_th
         assert float(flops) == pytest.approx(2 * (whole / 2) * 4)  # 2 FLOPs per weight per token, 4 tokens, every rank
     touched, assigned = busiest_rank_experts(256, 8, np.array([1.0, 8.0, 64.0]), 8)
     assert np.all(touched <= assigned) and touched[0] == pytest.approx(assigned[0])
+
+
+def test_sparse_attention_picks_its_entries_per_query_so_a_verify_pass_reads_up_to_q_times_as_many():
+    """DeepSeek-V4's indexer picks top-512 entries for each query token (vLLM's sparse indices are [num_tokens, window +
+    top-k]); a verify pass of q = 4 read 512 compressed entries a CSA layer, as one decode query does."""
+    from roofline.model import load_model
+
+    v4 = load_model("deepseek-v4-flash")
+    csa = next(g for g in v4.groups if g.read_tokens)
+    long, short = 131072 + 4, 4096 + 4
+    assert float(v4.entries_read(csa, long)) == 512 + csa.window  # one query
+    assert float(v4.entries_read(csa, long, 4)) == 4 * 512 + csa.window  # four queries, each its own 512
+    assert float(v4.entries_read(csa, short, 4)) == np.ceil(short / csa.ratio) + csa.window  # never more than stored
+    dense = next(g for g in v4.groups if not g.read_tokens)
+    assert float(v4.entries_read(dense, long, 4)) == float(v4.entries_read(dense, long))  # dense: every entry once
+    dep = deployment(v4, tp=8)
+    decode = float(operator_costs(v4, 1, 1, 131072, dep)["attention"][1])
+    verify = float(operator_costs(v4, 1, 4, 131072, dep)["attention"][1])
+    entry_bytes = v4.kv_elements_per_token_per_layer_per_device(8) * 2  # bf16 KV
+    assert verify - decode >= csa.layers * 3 * 512 * entry_bytes  # three more queries' picks at least
