@@ -33,11 +33,13 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, activat
         a lightning indexer (a group's index_dim, index_heads; DeepSeek-V4's compressed sparse layers): every query
         scores every indexed entry idx_g(L) = model.indexed_entries(g, L) before attention reads read_tokens of them:
           flops += 2 * index_heads * index_dim * T_a * idx_g(S + (q + 1) / 2) / tp
-          bytes += (B_a * idx_g(S + q) - (B_a - 1) * shared_idx_g) * index_dim * c_kv     (index keys whole on every rank)
+          bytes += (B_a * idx_g(S + q) - (B_a - 1) * shared_idx_g) * index_dim * c_idx    (index keys whole on every rank)
+        c_kv, c_idx: bytes per element of the KV dtype, or a profile's kv_entry_bytes / index_key_bytes over an entry's
+        elements where it gives them for that dtype (DeepSeek-V4's fp8 entry: 584 B for 512 elements, a key 132 for 128)
         MLA: decode and verify use the absorbed form (d_qk = kv_lora + rope, d_v = kv_lora),
         prefill the non-absorbed form (d_qk = nope + rope, d_v = v_head_dim): per query-key pair and
         head 2*(576) + 2*512 = 2176 FLOPs against 2*(192) + 2*128 = 640 for DeepSeek-V3.
-    kv_write: bytes = T_a * kv_elems_per_device * c_kv per layer (+ T_a / ratio * index_dim * c_kv, an indexer's keys)
+    kv_write: bytes = T_a * kv_elems_per_device * c_kv per layer (+ T_a / ratio * index_dim * c_idx, an indexer's keys)
     norms (RMSNorm x2, residual adds x2, RoPE, activation): ELEMENTWISE_PASSES reads+writes of the
         residual stream per layer: bytes = T_a * hidden * a * ELEMENTWISE_PASSES, flops = 5 * same elems
     embedding: a gather, bytes = T_a * hidden * w_embedding
@@ -153,11 +155,11 @@ def kv_cache_bytes(model: ModelSpec, batch, context_len, dep: Deployment, shared
     length = np.asarray(context_len, dtype=np.float64)
     p = np.minimum(np.asarray(shared_prefix, dtype=np.float64), length)
     total = 0.0
-    for g in model.groups:  # elements of a layer: KV entries and indexer keys (model.cache_elements_per_layer)
-        stored = model.cache_elements_per_layer(g, length, dep.tp)
-        shared = stored - model.cache_elements_per_layer(g, length - p, dep.tp)
+    for g in model.groups:  # bytes of a layer: KV entries and indexer keys (model.cache_bytes_per_layer)
+        stored = model.cache_bytes_per_layer(g, length, dep.tp, dep.kv_dtype)
+        shared = stored - model.cache_bytes_per_layer(g, length - p, dep.tp, dep.kv_dtype)
         total = total + g.layers * (b_a * stored - np.maximum(b_a - 1.0, 0.0) * shared)
-    return total * BYTES_PER_ELEMENT[dep.kv_dtype] * dep.stage_share(model.layers)
+    return total * dep.stage_share(model.layers)
 
 
 def operator_costs(
@@ -184,7 +186,7 @@ def operator_costs(
     tp = dep.tp
     b_a = sequences_per_group(b, dep)
     tokens_a = b_a * q
-    c = BYTES_PER_ELEMENT[dep.kv_dtype]
+    c = model.kv_bytes_per_element(dep.kv_dtype)  # the dtype's width, or a profile's entry bytes / elements (scales, bf16 RoPE)
     a = ACTIVATION_BYTES
     h = float(model.hidden_size)
     n_layers = model.layers * layers_scale
@@ -223,11 +225,12 @@ def operator_costs(
         attn_bytes = attn_bytes + layers * (b_a * read - np.maximum(b_a - 1.0, 0.0) * shared) * kv_elems * c
         write_bytes = write_bytes + layers * tokens_a * kv_elems * c
         if g.index_dim:  # the lightning indexer scores every indexed entry, then attention reads read_tokens of them
+            c_index = model.index_bytes_per_element(g, dep.kv_dtype)
             indexed = model.indexed_entries(g, s + q)
             shared_index = indexed - model.indexed_entries(g, s + q - prefix) if shared_prefix_read_once else 0.0
             attn_flops = attn_flops + layers * 2.0 * g.index_heads * g.index_dim * tokens_a * model.indexed_entries(g, mean_len) / tp
-            attn_bytes = attn_bytes + layers * (b_a * indexed - np.maximum(b_a - 1.0, 0.0) * shared_index) * g.index_dim * c
-            write_bytes = write_bytes + layers * tokens_a / (g.ratio if g.kind == "compressed" else 1) * g.index_dim * c
+            attn_bytes = attn_bytes + layers * (b_a * indexed - np.maximum(b_a - 1.0, 0.0) * shared_index) * g.index_dim * c_index
+            write_bytes = write_bytes + layers * tokens_a / (g.ratio if g.kind == "compressed" else 1) * g.index_dim * c_index
     costs["attention"] = (attn_flops, attn_bytes + tokens_a * h * a * 2 * n_layers)
     costs["kv_write"] = (zero, write_bytes)
 

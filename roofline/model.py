@@ -114,6 +114,9 @@ class ModelSpec:
     moe: MoESpec | None = None
     mtp_modules: int = 0
     mtp_window: int = 0      # tokens the MTP block's attention keeps (a sliding window; 0: full attention)
+    kv_entry_bytes: tuple = ()   # (kv dtype, bytes of one token's KV entry in one layer) where a layout is not elements
+                                 # x the dtype's width (DeepSeek-V4's fp8: 448 fp8 + 64 bf16 RoPE + 8 B of scales = 584)
+    index_key_bytes: tuple = ()  # (kv dtype, bytes of one indexer key) likewise (DeepSeek-V4's fp8: 128 + a 4 B scale)
     input_projection: bool = False  # a drafter's 2h -> h projection of (hidden state, token embedding) before its
     #   layer: EAGLE's fc, MTP's eh_proj (speculation.drafter_spec sets it; costs' input_proj operator)
     published_params: float | None = None
@@ -280,13 +283,24 @@ class ModelSpec:
         per_head = self.kv_elements_per_token_per_layer / self.kv_heads
         return per_head * -(-self.kv_heads // tp)
 
-    def kv_bytes_per_token(self, kv_bytes_per_element: float = 2.0) -> float:
-        """Nominal KV bytes per token per sequence: every layer storing every token."""
-        return self.layers * self.kv_elements_per_token_per_layer * kv_bytes_per_element
+    def kv_bytes_per_element(self, kv_dtype: str) -> float:
+        """Bytes one KV element takes in `kv_dtype`: the profile's `kv_entry_bytes` over an entry's elements where it
+        gives them for that dtype (scales, a RoPE part kept in bf16), else the dtype's width."""
+        given = dict(self.kv_entry_bytes).get(kv_dtype)
+        return given / self.kv_elements_per_token_per_layer if given else BYTES_PER_ELEMENT[kv_dtype]
 
-    def kv_bytes_per_token_at(self, context_len: int, kv_bytes_per_element: float = 2.0) -> float:
+    def index_bytes_per_element(self, group: AttentionGroup, kv_dtype: str) -> float:
+        """Bytes one element of `group`'s indexer keys takes in `kv_dtype` (`index_key_bytes`, else the dtype's width)."""
+        given = dict(self.index_key_bytes).get(kv_dtype)
+        return given / group.index_dim if given and group.index_dim else BYTES_PER_ELEMENT[kv_dtype]
+
+    def kv_bytes_per_token(self, kv_dtype: str = "bf16") -> float:
+        """Nominal KV bytes per token per sequence: every layer storing every token (no window, no compression)."""
+        return self.layers * self.kv_elements_per_token_per_layer * self.kv_bytes_per_element(kv_dtype)
+
+    def kv_bytes_per_token_at(self, context_len: int, kv_dtype: str = "bf16") -> float:
         """Effective KV bytes per token of a sequence of `context_len` tokens (windows and compression applied)."""
-        return float(self.kv_cache_elements_per_sequence(context_len)) * kv_bytes_per_element / context_len
+        return float(self.kv_cache_bytes_per_sequence(context_len, kv_dtype)) / context_len
 
     def stored_tokens(self, group: AttentionGroup, context_len):
         """KV entries one layer of `group` holds for a sequence of `context_len` tokens (array-friendly)."""
@@ -331,6 +345,17 @@ class ModelSpec:
         """KV elements one sequence of `context_len` tokens holds, per device, summed over layers (indexer keys included)."""
         return sum(g.layers * self.cache_elements_per_layer(g, context_len, tp) for g in self.groups)
 
+    def cache_bytes_per_layer(self, group: AttentionGroup, context_len, tp: int, kv_dtype: str):
+        """Cache bytes one layer of `group` holds for a sequence of `context_len` tokens, per device: its KV entries
+        and its indexer's keys (cache_elements_per_layer), each at its bytes per element in `kv_dtype`."""
+        kv = self.stored_tokens(group, context_len) * self.kv_elements_per_token_per_layer_per_device(tp)
+        keys = self.indexed_entries(group, context_len) * group.index_dim
+        return kv * self.kv_bytes_per_element(kv_dtype) + keys * self.index_bytes_per_element(group, kv_dtype)
+
+    def kv_cache_bytes_per_sequence(self, context_len, kv_dtype: str = "bf16", tp: int = 1):
+        """KV cache bytes one sequence of `context_len` tokens holds, per device, summed over layers."""
+        return sum(g.layers * self.cache_bytes_per_layer(g, context_len, tp, kv_dtype) for g in self.groups)
+
     def attention_dims_per_query_head(self, prefill: bool = False) -> tuple[int, int]:
         """(dims of q.k, dims of the value) per head as attention computes them.
 
@@ -345,17 +370,20 @@ class ModelSpec:
             return m.kv_lora_rank + m.qk_rope_head_dim, m.kv_lora_rank
         return self.head_dim, self.head_dim
 
-    def to_json(self, kv_bytes_per_element: float = 2.0) -> dict:
-        """The `roofline models show --json` object."""
+    def to_json(self) -> dict:
+        """The `roofline models show --json` object (KV bytes in bf16 and fp8; nominal: every layer keeps every token)."""
         return {
             "name": self.name,
             "display_name": self.display_name,
             "params": self.params,
             "active_params": self.active_params,
             "mtp_params": self.mtp_params,
-            "kv_bytes_per_token": self.kv_bytes_per_token(kv_bytes_per_element),  # nominal: every layer keeps every token
-            "kv_bytes_per_token_at_4k": self.kv_bytes_per_token_at(4096, kv_bytes_per_element),
-            "kv_bytes_per_token_at_128k": self.kv_bytes_per_token_at(131072, kv_bytes_per_element),
+            "kv_bytes_per_token_nominal": self.kv_bytes_per_token("bf16"),
+            "kv_bytes_per_token_at_4k": self.kv_bytes_per_token_at(4096, "bf16"),
+            "kv_bytes_per_token_at_128k": self.kv_bytes_per_token_at(131072, "bf16"),
+            "kv_bytes_per_token_at_128k_fp8": self.kv_bytes_per_token_at(131072, "fp8"),
+            "kv_entry_bytes": dict(self.kv_entry_bytes) or None,
+            "index_key_bytes": dict(self.index_key_bytes) or None,
             "kv_layout": self.kv_layout,
             "mla": None if self.mla is None else self.mla.__dict__,
             "q_lora_rank": self.q_lora_rank,
@@ -410,6 +438,22 @@ def _precision(where: str, value: object) -> tuple[tuple[str, str], ...]:
                           raw.get("source", MISSING))
     default = given.get("default", "bf16")
     return tuple((cls, given.get(cls, default)) for cls in WEIGHT_CLASSES)
+
+
+def _entry_bytes(where: str, key: str, value: object, groups: list) -> tuple[tuple[str, int], ...]:
+    """`kv_entry_bytes: {fp8: 584}` / `index_key_bytes: {fp8: 132}` -> ((kv dtype, bytes), ...); index keys need an
+    indexer (a group's index_dim)."""
+    if value is None:
+        return ()
+    if not isinstance(value, dict) or not value:
+        raise field_error(where, key, "a mapping of KV dtype to bytes, e.g. {fp8: 584}", value)
+    if key.endswith("index_key_bytes") and not any(g.index_dim for g in groups):
+        raise field_error(where, key, "an attention group with an indexer (index_dim) for index keys to take bytes", value)
+    out = []
+    for dtype, n in value.items():
+        name = normalize_dtype(dtype, KV_DTYPES, where, f"{key} key")
+        out.append((name, _positive_int(where, f"{key}.{name}", n)))
+    return tuple(out)
 
 
 def _quant_block(where: str, value: object) -> int:
@@ -563,7 +607,8 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
             raise field_error(where, key, "a required field", MISSING)
     _text(where, "name", data["name"])
     ints = _shape(where, data)
-    attention = _mapping(where, "attention", data.get("attention") or {}, {"kv_layout", "groups", "mla", "q_lora_rank", "o_lora_rank", "o_groups"})
+    attention = _mapping(where, "attention", data.get("attention") or {}, {"kv_layout", "groups", "mla", "q_lora_rank", "o_lora_rank", "o_groups",
+                                                                          "kv_entry_bytes", "index_key_bytes"})
     low_rank = _low_rank(where, "attention.", attention.get("kv_layout"), attention.get("q_lora_rank", 0), attention.get("o_lora_rank", 0),
                          attention.get("o_groups", 1))
     kv_layout = _kv_layout(where, "attention.kv_layout", attention.get("kv_layout", "gqa"))
@@ -599,6 +644,8 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
         moe=moe,
         mtp_modules=_positive_int(where, "mtp_modules", data.get("mtp_modules", 0), allow_zero=True),
         mtp_window=_positive_int(where, "mtp_window", data.get("mtp_window", 0), allow_zero=True),
+        kv_entry_bytes=_entry_bytes(where, "attention.kv_entry_bytes", attention.get("kv_entry_bytes"), groups),
+        index_key_bytes=_entry_bytes(where, "attention.index_key_bytes", attention.get("index_key_bytes"), groups),
         **published,
         native_precision=_precision(where, data.get("precision")),
         quant_block=_quant_block(where, data.get("precision")),
@@ -659,6 +706,11 @@ def check_model_spec(spec: object) -> ModelSpec:
     _check_spec_parts(where, spec)
     _positive_int(where, "mtp_modules", spec.mtp_modules, allow_zero=True)
     _positive_int(where, "mtp_window", spec.mtp_window, allow_zero=True)
+    for key in ("kv_entry_bytes", "index_key_bytes"):
+        pairs = getattr(spec, key)
+        if not isinstance(pairs, (tuple, list)) or not all(isinstance(x, (tuple, list)) and len(x) == 2 for x in pairs):
+            raise field_error(where, key, "a tuple of (kv dtype, bytes) pairs", pairs)
+        _entry_bytes(where, key, dict(pairs) or None, list(spec.groups))
     for key in ("published_params", "published_active_params"):
         _published(where, key, getattr(spec, key))
     _check_spec_precision(where, spec.native_precision)

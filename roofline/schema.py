@@ -151,6 +151,8 @@ def model_schema() -> dict:
                 "read_tokens": count0, "index_dim": count0, "index_heads": count0}, "required": ["kind", "layers"],
                 "additionalProperties": False}},
             "mla": {"type": "object"}, "q_lora_rank": count0, "o_lora_rank": count0, "o_groups": count,
+            "kv_entry_bytes": {"type": "object", "additionalProperties": count},
+            "index_key_bytes": {"type": "object", "additionalProperties": count},
         }},
     })
     return {

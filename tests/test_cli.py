@@ -91,7 +91,7 @@ def test_hw_and_models_commands_list_and_show():
     assert hw["link_bw_bytes_per_s"] == 450e9 and hw["mem_bytes"] == 81559 * 2**20 == 85_520_809_984
     assert "deepseek-v3" in run("models", "list").output
     model = json.loads(run("models", "show", "llama-3.1-8b", "--json").output)
-    assert model["params"] == 8_030_261_248 and model["kv_bytes_per_token"] == 131072
+    assert model["params"] == 8_030_261_248 and model["kv_bytes_per_token_nominal"] == 131072
     assert model["active_params"] == model["params"]
     assert "MoE: 8 experts top-2" in run("models", "show", "mixtral-8x7b").output
     shown = run("models", "show", "gpt-oss-120b").output.splitlines()

@@ -21,7 +21,7 @@ def test_llama_3_1_8b_has_8_03_billion_parameters(llama8b):
 
 def test_llama_3_1_8b_kv_cache_is_131072_bytes_per_token_in_bf16(llama8b):
     # 2 (K, V) * 32 layers * 8 KV heads * 128 dims * 2 bytes
-    assert llama8b.kv_bytes_per_token(2.0) == 131_072
+    assert llama8b.kv_bytes_per_token("bf16") == 131_072
 
 
 def test_deepseek_v3_counts_671b_total_about_37b_active(deepseek_v3):
@@ -31,7 +31,7 @@ def test_deepseek_v3_counts_671b_total_about_37b_active(deepseek_v3):
 
 def test_deepseek_v3_mla_cache_is_512_plus_64_elements_per_layer(deepseek_v3):
     assert deepseek_v3.kv_elements_per_token_per_layer == 512 + 64
-    assert deepseek_v3.kv_bytes_per_token(2.0) == 61 * 576 * 2
+    assert deepseek_v3.kv_bytes_per_token("bf16") == 61 * 576 * 2
     # the latent is replicated, not split, under tensor parallelism
     assert deepseek_v3.kv_elements_per_token_per_layer_per_device(8) == 576
 
@@ -233,3 +233,27 @@ def test_a_version_yaml_reads_as_a_date_is_its_text():
     engine = pyyaml.safe_load((builtin_dir("engine") / "trtllm.yaml").read_text())
     dated = {**engine, "version": pyyaml.safe_load("v: 2025-06-01")["v"]}
     assert engine_from_dict(dated, "e.yaml").version == "2025-06-01"
+
+
+def test_a_kv_layout_with_scales_and_a_bf16_rope_part_takes_the_entry_bytes_its_profile_gives():
+    """DeepSeek-V4's fp8 KV entry is 584 B (448 fp8 + 64 bf16 RoPE dims + 8 B of scales; SGLang's pool sizing) and an
+    index key 132 B: at 128k with fp8 KV a sequence held 453.7 MB, not 507.9, and H200 x 8 fitted 255 sequences, not 228."""
+    import roofline
+    from roofline.costs import kv_cache_bytes
+    from roofline.layout import deployment
+
+    v4 = load_model("deepseek-v4-flash")
+    assert dict(v4.kv_entry_bytes) == {"fp8": 584} and dict(v4.index_key_bytes) == {"fp8": 132}
+    length = 131073
+    windows, csa, hca = 43 * 128 * 584, 21 * 32769 * (584 + 132), 20 * 1025 * 584
+    held = kv_cache_bytes(v4, 1, length, deployment(v4, tp=8, kv_dtype="fp8"))
+    assert float(held) == pytest.approx(windows + csa + hca, rel=1e-12)
+    assert float(kv_cache_bytes(v4, 1, length, deployment(v4, tp=8))) == pytest.approx(  # bf16: the dtype's width
+        43 * 128 * 1024 + 21 * 32769 * (1024 + 256) + 20 * 1025 * 1024, rel=1e-12)
+    assert roofline.predict("h200", "deepseek-v4-flash", tp=8, context=131072, kv_dtype="fp8")["max_batch"] == 228
+    with pytest.raises(RooflineError, match="index_key_bytes: expected an attention group with an indexer"):
+        model_from_dict({**read_yaml_file(builtin_dir("model") / "llama-3.1-8b.yaml"), "attention": {"index_key_bytes": {"fp8": 132}}},
+                        "m.yaml")
+    with pytest.raises(RooflineError, match="kv_entry_bytes.fp8: expected a positive integer"):
+        model_from_dict({**read_yaml_file(builtin_dir("model") / "llama-3.1-8b.yaml"), "attention": {"kv_entry_bytes": {"fp8": -1}}},
+                        "m.yaml")
