@@ -131,13 +131,18 @@ def operator_ceilings(hw: HardwareSpec, dep: Deployment) -> dict[str, tuple[floa
     return out
 
 
-def operator_peaks(hw: HardwareSpec, dep: Deployment) -> dict[str, float]:
-    """The dense peak FLOP/s of every operator's compute dtype (MFU's denominators): weight GEMMs their weight class's,
-    attention and elementwise work bf16's (the device's widest where it has no bf16 units)."""
-    other = hw.peak_flops_per_s[hw.compute_dtype("bf16")]
-    out = {name: hw.peak_flops_per_s[hw.compute_dtype(dep.dtype(OPERATOR_CLASS[name]))] for name in WEIGHT_GEMMS}
-    out.update({name: other for name in ("attention", "norms", "embedding", "kv_write")})
+def operator_compute_dtypes(hw: HardwareSpec, dep: Deployment) -> dict[str, str]:
+    """The dtype every operator computes in (dtype_o of the module docstring): weight GEMMs their weight class's
+    compute dtype on this device (fp4 on Hopper: bf16), attention and elementwise work bf16 (the device's widest
+    where it has no bf16 units)."""
+    out = {name: hw.compute_dtype(dep.dtype(OPERATOR_CLASS[name])) for name in WEIGHT_GEMMS}
+    out.update(dict.fromkeys(("attention", "norms", "embedding", "kv_write"), hw.compute_dtype("bf16")))
     return out
+
+
+def operator_peaks(hw: HardwareSpec, dep: Deployment) -> dict[str, float]:
+    """The dense peak FLOP/s of every operator's compute dtype (MFU's denominators)."""
+    return {name: hw.peak_flops_per_s[dtype] for name, dtype in operator_compute_dtypes(hw, dep).items()}
 
 
 PADDED_GEMMS = tuple(name for name in WEIGHT_GEMMS if name != "experts")  # experts: each expert's rows vary (module docstring)

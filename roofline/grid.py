@@ -21,10 +21,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from roofline.engine import step_metrics, weight_only_note
+from roofline.engine import operator_ceilings, operator_compute_dtypes, operator_peaks, step_metrics, weight_only_note
 from roofline.errors import RooflineError, UnknownName, field_error, warn
 from roofline.hardware import HardwareSpec, load_hardware
-from roofline.layout import Deployment, deployment, main_gemm_dtype, shard_note
+from roofline.layout import Deployment, deployment, shard_note
 from roofline.model import ModelSpec, load_model
 from roofline.profiles import costs_shadow_note, shadow_note
 from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, Scenario
@@ -406,13 +406,7 @@ def operator_table(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
         if key in seen:  # configs that differ only in method or drafter run the same target passes
             continue
         seen.add(key)
-        gemm_dtype = main_gemm_dtype(cfg.model, cfg.dep)
-        ceilings = {
-            "peak_flops_per_s": cfg.hw.peak_flops_per_s[cfg.hw.compute_dtype(gemm_dtype)],
-            "compute_ceiling_flops_per_s": cfg.hw.compute_ceiling_flops_per_s(gemm_dtype),
-            "mem_bw_bytes_per_s": cfg.hw.mem_bw_bytes_per_s,
-            "memory_ceiling_bytes_per_s": cfg.hw.memory_ceiling_bytes_per_s,
-        }
+        peaks, ceilings, dtypes = operator_peaks(cfg.hw, dep), operator_ceilings(cfg.hw, dep), operator_compute_dtypes(cfg.hw, dep)
         for pass_name, q in (("decode", 1.0), ("verify", q_verify)):
             m = step_metrics(cfg.hw, cfg.model, batch, q, context, cfg.dep, engine=cfg.engine,
                              shared_prefix=cfg.shared_prefix, with_operators=True)
@@ -420,7 +414,9 @@ def operator_table(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
                 keep = np.broadcast_to((v["bytes"] > 0) | (v["flops"] > 0), batch.shape)
                 row = {
                     **labels, "pass": pass_name, "batch": batch, "context": context, "q": q, "operator": op, "flops": v["flops"], "bytes": v["bytes"],
-                    "time_s": v["time_s"], "compute_bound": v["compute_bound"], "step_time_s": m["step_time_s"], **ceilings,
+                    "time_s": v["time_s"], "compute_bound": v["compute_bound"], "step_time_s": m["step_time_s"],
+                    "compute_dtype": dtypes[op], "peak_flops_per_s": peaks[op], "compute_ceiling_flops_per_s": ceilings[op][0],
+                    "mem_bw_bytes_per_s": cfg.hw.mem_bw_bytes_per_s, "memory_ceiling_bytes_per_s": ceilings[op][1],
                 }
                 n = int(np.count_nonzero(keep))
                 counts.append(n)

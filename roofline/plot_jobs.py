@@ -124,7 +124,7 @@ def standard_jobs(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict, out_di
     optional = [c for c in OPTIONAL_COLUMNS if c in df.columns]
     df = _labelled(df[[*REQUIRED_COLUMNS, *optional, *_varying(df, PANEL_CONFIG_COLUMNS)]])
     if ops is not None and not ops.empty:  # its context too (older tables lack it): the roofline says which it shows
-        ops = _labelled(ops[[*OPERATOR_COLUMNS, *[c for c in ("context",) if c in ops.columns], *_varying(ops, PANEL_CONFIG_COLUMNS)]])
+        ops = _labelled(ops[[*OPERATOR_COLUMNS, *[c for c in ("context", "compute_dtype") if c in ops.columns], *_varying(ops, PANEL_CONFIG_COLUMNS)]])
     return [(name, df, ops, meta, out_dir / name, tuple(formats)) for name in PLOT_NAMES]
 
 

@@ -785,12 +785,16 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     op_names = list(dict.fromkeys(ops["operator"]))
     op_color = {op: OPERATOR_COLORS.get(op, "0.5") for op in op_names}  # one colour per operator in every figure
     marker = {"decode": "o", "verify": "^"}
-    shown, labels, larges, wide_roofs = [], [], [], []
+    shown, labels, larges = [], [], []
+    top_dtypes, lower_roofs = set(), {}  # the dtype of each panel's highest roof; {dtype: operators} of the lower ones
     for ax, key in zip(axes, keys):
         sub = _panel_rows(ops, by, key)
-        c = sub.iloc[0]
+        if "compute_dtype" not in sub.columns:  # an operators table written before it had one
+            sub = sub.assign(compute_dtype="")
+        c = sub.loc[sub["peak_flops_per_s"].idxmax()]  # the highest roof: the fastest dtype any operator computes in
         peak, bw = c["peak_flops_per_s"], c["mem_bw_bytes_per_s"]
         ceil, mbw = c["compute_ceiling_flops_per_s"], c["memory_ceiling_bytes_per_s"]
+        top_dtypes.add(c["compute_dtype"])
         batches = np.sort(sub["batch"].unique())
         shared = [column for column in by if column in fitting.columns]
         fit_batches = batches[np.isin(batches, _panel_rows(fitting, tuple(shared), tuple(key[by.index(col)] for col in shared))["batch"])]
@@ -804,11 +808,9 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         x = np.logspace(np.log10(x_lo), np.log10(x_hi), 200)
         ax.plot(x, np.minimum(peak, bw * x) / 1e12, color="k", lw=1.8, label="peak roof")
         ax.plot(x, np.minimum(ceil, mbw * x) / 1e12, color="k", lw=1.2, ls="--", label="derated (achievable) roof")
-        dtype = c["weight_dtype"] if "weight_dtype" in sub.columns else _one(meta.get("weight_dtype") or "bf16")
-        wide_peak = _unquantised_peak(key[0], dtype)
-        if wide_peak and not math.isclose(wide_peak, peak, rel_tol=1e-6):
-            ax.plot(x, np.minimum(wide_peak, bw * x) / 1e12, color="0.35", lw=1.0, ls="-.", zorder=2)
-            wide_roofs.append(dtype)
+        for lower, g in pts[~np.isclose(pts["peak_flops_per_s"], peak, rtol=1e-6)].groupby("peak_flops_per_s"):
+            ax.plot(x, np.minimum(lower, bw * x) / 1e12, color="0.35", lw=1.0, ls="-.", zorder=2)  # operators of a slower dtype
+            lower_roofs.setdefault(g["compute_dtype"].iloc[0], set()).update(g["operator"])
         for ridge_x, ridge_y, ls, side, text in ((peak / bw, peak, "-", 1, "peak"), (ceil / mbw, ceil, "--", -1, "derated")):
             ax.plot([ridge_x, ridge_x], [1e-30, ridge_y / 1e12], color="0.4", lw=0.8, ls=ls, zorder=2)
             ax.plot([ridge_x], [ridge_y / 1e12], "D", color="k", ms=4, zorder=5)
@@ -836,15 +838,14 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         ax.set_ylabel("performance (TFLOP/s): roofs attainable, points achieved")
         ax.set_title(_wrap_panel_title(fig, _panel_title(meta, dict(zip(by, key)), len(models) > 1)
                                        + f"\npeak {peak / 1e12:,.0f} TFLOP/s, {bw / 1e12:.2f} TB/s"))
-    roof_dtypes = ("each panel's weight dtype" if len(wide_roofs) < len(keys)  # a bf16 panel beside fp8 ones: its own roof
-                   else f"{_one(sorted(set(wide_roofs)))} operators")
-    handles = [Line2D([], [], color="k", lw=1.8, label="peak roof" + (f" ({roof_dtypes})" if wide_roofs else "")),
+    top = (f"{_one(sorted(top_dtypes))} operators" if len(top_dtypes) == 1 and "" not in top_dtypes
+           else "each panel's fastest dtype")
+    handles = [Line2D([], [], color="k", lw=1.8, label="peak roof" + (f" ({top})" if lower_roofs else "")),
                Line2D([], [], color="k", lw=1.2, ls="--", label="derated roof")]
-    if wide_roofs:  # roofline.layout is loaded by now (_unquantised_peak found quantised weights)
-        from roofline.layout import OPERATOR_CLASS, UNQUANTISED_CLASSES
-
-        wide_ops = [op for op in op_names if OPERATOR_CLASS.get(op) in UNQUANTISED_CLASSES]  # the drawn ones only: no router on a dense model
-        handles.append(Line2D([], [], color="0.35", lw=1.0, ls="-.", label=f"bf16 peak roof\n({', '.join(wide_ops)}: unquantised)"))
+    for dtype, names in sorted(lower_roofs.items()):  # each operator is drawn against the roof of the dtype it computes in
+        shown_ops = [op for op in op_names if op in names]
+        handles.append(Line2D([], [], color="0.35", lw=1.0, ls="-.",
+                              label=f"{dtype or 'lower'} peak roof\n({', '.join(shown_ops)})"))
     if len({large for _, large, _ in larges}) > 1:  # the large batch differs by panel: each title says which
         for ax, large, fits in larges:
             ax.set_title(ax.get_title() + f" · filled: B = {large:,.0f}" + ("" if fits else " (does not fit)"))
@@ -866,26 +867,6 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     _title(fig, what, title_meta, models, _memory_note(df, note))
     place_labels(fig, labels)
     return fig
-
-
-def _unquantised_peak(hardware: str, weight_dtype: str) -> float | None:
-    """The bf16 peak FLOP/s of `hardware` (its profile's datasheet figure), which the embedding, the LM head and the
-    router run at when the weights are quantised (`weight_dtype` narrower than 16 bits: roofline.layout keeps those
-    unquantised); None for 16- or 32-bit weights, or where the profile cannot be read (a custom hardware folder not
-    on the path)."""
-    if weight_dtype in ("fp32", "bf16", "fp16", "mixed", "", None):  # most sweeps: decided before importing the
-        return None                                                 # loaders and yaml (0.1 s in a drawer, cold)
-    from roofline.layout import QUANTISED_DTYPES
-
-    if weight_dtype not in QUANTISED_DTYPES:
-        return None
-    from roofline.errors import RooflineError
-    from roofline.hardware import load_hardware
-
-    try:
-        return load_hardware(hardware).peak_flops_per_s.get("bf16")
-    except RooflineError:  # a figure without the secondary roof, not an error
-        return None
 
 
 def _clusters(g: pd.DataFrame, tol_decades: float = 0.08) -> list[tuple[float, float, str]]:
