@@ -447,16 +447,25 @@ def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) ->
     if isinstance(scenario, dict):
         data, specs, named = _names_for_specs(scenario)
         _check_names_against_specs(specs, named, _folders(profiles))
+        made_for_a_device = [spec for spec in specs.values() if isinstance(spec, ServingEngine) and spec.general is not None]
         for (type_name, _name), spec in specs.items():
+            if any(spec is other for other in made_for_a_device):  # compared below, on each device it runs on
+                continue
             note = _changed_spec_note({"HardwareSpec": "hardware", "ModelSpec": "model", "ServingEngine": "engine"}[type_name],
                                       spec, _folders(profiles))
             if note:
                 warn(note)
         sc = scenario_from_dict(data, "sweep")
     else:
-        specs = {}
+        specs, made_for_a_device = {}, []
         sc = load_scenario(str(scenario), _folders(profiles))
-    return run_sweep(sc, load_configs(sc, _folders(profiles), specs))
+    configs = load_configs(sc, _folders(profiles), specs)
+    devices = list({id(cfg.hw): cfg.hw for cfg in configs}.values())
+    notes = [note for spec in made_for_a_device for hw in devices  # an engine made by for_hardware for another device
+             for note in [_changed_spec_note("engine", spec, _folders(profiles), hw)] if note]
+    for note in dict.fromkeys(notes):
+        warn(note)
+    return run_sweep(sc, configs)
 
 
 SPEC_KEYS = {"hardware": HardwareSpec, "draft_hardware": HardwareSpec, "model": ModelSpec, "draft": ModelSpec,

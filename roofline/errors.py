@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import difflib
+from pathlib import Path
 
 
 class RooflineError(ValueError):
@@ -99,10 +100,16 @@ class RooflineWarning(UserWarning):
 
 
 def warn(message: str) -> None:
-    """Report a suspicious but accepted value; the CLI prints it on stderr, tests can catch it."""
+    """Report a suspicious but accepted value; the CLI prints it on stderr, tests can catch it. It is attributed to
+    the first caller outside the package (a notebook cell's `roofline.sweep(...)` line), as Python's own warnings are."""
+    import sys
     import warnings
 
-    warnings.warn(RooflineWarning(message), stacklevel=2)
+    package = str(Path(__file__).resolve().parent)
+    level, frame = 2, sys._getframe(1)
+    while frame.f_back is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(package):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(RooflineWarning(message), stacklevel=level)
 
 
 def unknown_key_error(where: str, key: object, known) -> RooflineError:

@@ -366,6 +366,23 @@ def test_a_changed_spec_object_under_a_profiles_name_is_said_in_predict_and_swee
         warnings.simplefilter("always")
         roofline.sweep({"name": "x", "hardware": [faster], "model": "llama-3.1-8b", "axes": {"batch": [1, 2]}})
     assert sum("named 'h100-sxm' with a mem_bw_bytes_per_s" in str(w.message) for w in caught) == 1
+    for devices, said in ((["h100-sxm", "mi300x"], 1), (["mi300x"], 0)):  # sweep compared AMD's values with the profile's own
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            roofline.sweep({"hardware": devices, "model": "llama-3.1-8b", "engine": amd, "axes": {"batch": [8]}})
+        assert sum("named 'sglang' with a kernel_latency_s" in str(w.message) for w in caught) == said
+    assert caught == [] or all(w.filename == __file__ for w in caught)
+
+
+def test_a_warning_is_attributed_to_the_callers_line_not_the_librarys():
+    """Every sweep warning pointed at roofline/grid.py's `warn(note)`, not at the notebook cell that called sweep."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.predict("mi300x", "llama-3.1-8b", engine="trtllm")  # its warnings are in the result, not Python's
+        roofline.sweep({"hardware": "mi300x", "model": "llama-3.1-8b", "engine": "trtllm", "axes": {"batch": [8]}})
+    assert caught and all(w.filename == __file__ for w in caught)
 
 
 def test_a_tree_tau_above_the_default_depth_says_k_was_not_given():
