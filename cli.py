@@ -842,12 +842,18 @@ def as_flags(message: str) -> str:
     with the field named as its flag is spelled ('--tree-tau'): the library names API fields."""
     import re
 
-    match = re.match(r"command line: ([a-z][a-z_]*)((?: and [a-z][a-z_]*)?): ", message)
+    match = re.match(r"command line: ([a-z][a-z_]*)(?: (and|or) ([a-z][a-z_]*))?: ", message)
     if not match:
         return message
-    fields = [match.group(1), *([match.group(2)[5:]] if match.group(2) else [])]
-    flags = " and ".join("--" + name.replace("_", "-") for name in fields)
-    return f"command line: {flags}: " + message[match.end():]
+    fields = [match.group(1), *([match.group(3)] if match.group(3) else [])]
+    flags = f" {match.group(2)} ".join("--" + name.replace("_", "-") for name in fields)
+    body = re.sub(r"\b(" + "|".join(FLAG_FIELDS) + r")\b", lambda m: "--" + m.group(1).replace("_", "-"), message[match.end():])
+    return f"command line: {flags}: " + body
+
+
+# API fields with an underscore that a body of an error may name, spelled as their flags on the command line
+FLAG_FIELDS = ("acceptance_length", "tree_nodes", "tree_tau", "draft_vocab", "draft_hardware", "dp_attention",
+               "weight_dtype", "expert_dtype", "kv_dtype", "shared_prefix")
 
 
 # flags that spell out a default, each command's (their pairs were one `--x/--no-x` option before session 18, which

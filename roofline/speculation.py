@@ -367,8 +367,8 @@ def default_rates_note(method: str, model_name: str) -> str:
 def default_rates(method: str, where: str = "options") -> tuple[tuple[float, ...], str]:
     """(rates, source) a method uses when neither alpha nor rates are given; a clear error for a draft model."""
     if method not in DEFAULT_RATES:
-        raise RooflineError(f"{where}: alpha or acceptance: expected one of them for method {method!r} "
-                            "(its acceptance depends on the draft/target pair; no published default), found neither")
+        raise RooflineError(f"{where}: alpha or acceptance: expected one of them, or an acceptance_length, for method {method!r} "
+                            "(its acceptance depends on the draft/target pair; no published default), found none")
     return DEFAULT_RATES[method]
 
 

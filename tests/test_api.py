@@ -408,3 +408,13 @@ def test_a_measured_acceptance_length_is_taken_as_the_alpha_that_gives_it_and_a_
                      (dict(acceptance_length=2.0, alpha=0.5), "acceptance_length: expected it alone")):
         with pytest.raises(RooflineError, match=re.escape(says)):
             roofline.predict("h100", "llama-3.1-8b", 8, method="eagle", k=3, **kw)
+
+
+def test_a_sweep_mapping_takes_pathlib_paths_as_predict_does():
+    from pathlib import Path
+
+    from roofline.profiles import builtin_dir
+
+    df = roofline.sweep({"hardware": builtin_dir("hardware") / "h200.yaml", "model": "llama-3.1-8b",
+                         "engine": Path(builtin_dir("engine") / "sglang.yaml"), "axes": {"batch": [1, 2]}})
+    assert list(df["hardware"].astype(str)) == ["h200", "h200"] and set(df["engine"].astype(str)) == {"sglang"}

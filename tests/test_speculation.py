@@ -264,7 +264,7 @@ def test_without_alpha_a_method_uses_its_published_per_position_rates():
     rates = DEFAULT_RATES["mtp"][0]
     assert mtp["tau"] == pytest.approx(1 + rates[0] + rates[0] * rates[1] + rates[0] * rates[1] ** 2)
     assert mtp["mtp_module_reused"] and "DeepSeek-V3" in mtp["acceptance_source"]
-    with pytest.raises(RooflineError, match="alpha or acceptance: expected one of them for method 'draft'"):
+    with pytest.raises(RooflineError, match="alpha or acceptance: expected one of them, or an acceptance_length, for method 'draft'"):
         predict_speculation(H100, LLAMA, 1, 1024, 3, None, method="draft", draft=load_model("llama-3.2-1b"))
 
 
