@@ -442,8 +442,9 @@ def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) ->
     """A scenario (built-in name, YAML path, or a mapping in the scenario format of docs/PROFILES.md)
     swept into one tidy DataFrame, one row per point.
 
-    In a mapping, axes may be numpy arrays, and hardware, model, draft and engine may be spec objects
-    (HardwareSpec, ModelSpec, ServingEngine) or lists of them as well as names.
+    In a mapping, axes may be numpy arrays; hardware, draft_hardware, model, draft and engine may be spec objects
+    (HardwareSpec, ModelSpec, ServingEngine) or paths as well as names, and hardware, draft_hardware, model and engine
+    lists of them (draft is one model, as in a scenario file).
     """
     from roofline.grid import load_configs, run_sweep
     from roofline.scenario import load_scenario, scenario_from_dict
