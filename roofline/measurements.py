@@ -254,10 +254,17 @@ def load_measurements(path: str | Path) -> pd.DataFrame:
     if path.stat().st_size > MAX_FILE_BYTES:
         raise RooflineError(f"{path}: expected at most {MAX_FILE_BYTES:,} bytes, found {path.stat().st_size:,}")
     check_text_table(path, "a measurements table (CSV)")
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        header = handle.readline()
+    if header.count(";") > header.count(",") and "hardware" in header:  # a spreadsheet's export in a comma-decimal locale
+        raise RooflineError(f"{path}: header: expected columns separated by commas, found them separated by ';' "
+                            "(save it as 'CSV UTF-8 (comma delimited)', with '.' as the decimal point)")
     try:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, skipinitialspace=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         raise RooflineError(f"{path}: not a valid CSV table: {str(exc).splitlines()[0][:160]}") from None
+    filled = ~(raw.apply(lambda column: column.str.strip()) == "").all(axis=1).to_numpy()
+    raw = raw.iloc[:int(np.flatnonzero(filled)[-1]) + 1 if filled.any() else 0]  # the empty rows a spreadsheet leaves at the end
     raw.columns = [str(c).strip() for c in raw.columns]
     duplicated = [c for c in raw.columns if list(raw.columns).count(c) > 1]
     if duplicated:
@@ -405,9 +412,10 @@ PREDICTION_COLUMNS = ("predicted", "running_batch", "per_token_time_s", "decode_
 def running_batch(g: _Group) -> np.ndarray:
     """Sequences per replica the engine runs at once: the row's mean requests in flight C_r where it gives them,
     else its B_r, capped by the largest batch whose KV cache of P + O tokens each fits beside the weights
-    (capacity.max_batch; at least 1)."""
+    (capacity.max_batch; at least 1). A mean in flight below 1 (a run idle between requests, or 0.999 of a
+    concurrency-1 run) runs one sequence while it runs."""
     cap = capacity(g.hw, g.model, 1, g.input_len + g.output_len, g.dep)["max_batch"]
-    asked = np.where(np.isnan(g.concurrency), g.batch, g.concurrency)
+    asked = np.maximum(np.where(np.isnan(g.concurrency), g.batch, g.concurrency), 1.0)
     return np.minimum(asked, np.maximum(cap, 1).astype(np.float64))
 
 
@@ -478,7 +486,7 @@ def _benchmark_results(path: Path) -> tuple[list[dict], bool]:
     (vLLM), or one object per line (SGLang JSONL)."""
     from roofline.yamlio import read_text
 
-    text = read_text(path, MAX_FILE_BYTES)
+    text = read_text(path, MAX_FILE_BYTES).removeprefix("\ufeff")  # a byte-order mark an editor on Windows writes
     stripped = text.strip()
     if not stripped:
         raise RooflineError(f"{path}: expected benchmark results (JSON or JSON lines), found an empty file")
@@ -559,15 +567,18 @@ def _number(result: dict, keys: tuple[str, ...], path: Path, n: int, what: str, 
 
 
 def _mean_in_flight(result: dict) -> float | None:
-    """Mean requests in flight by Little's law from vLLM's per-request records (`--save-detailed`): the sum of
-    request latencies over the run's duration, a request's latency being its time to first token plus its
-    inter-token gaps (how the tool times a completion). None without those records."""
+    """Mean requests in flight by Little's law from vLLM's per-request records: the sum of request latencies over the
+    run's duration, a request's latency being its time to first token plus its inter-token gaps (`--save-detailed`),
+    else its recorded `latencies`. None without those records."""
     ttfts, itls, duration = result.get("ttfts"), result.get("itls"), result.get("duration")
+    latencies = result.get("latencies")  # kept by current vllm bench serve without --save-detailed too
     duration = _positive(duration)
-    if not (isinstance(ttfts, list) and isinstance(itls, list) and ttfts and len(ttfts) == len(itls) and duration):
+    detailed = isinstance(ttfts, list) and isinstance(itls, list) and ttfts and len(ttfts) == len(itls)
+    if not duration or not (detailed or (isinstance(latencies, list) and latencies)):
         return None
     try:
-        busy_s = float(np.sum(np.asarray(ttfts, dtype=float))) + sum(float(np.sum(np.asarray(g, dtype=float))) for g in itls)
+        busy_s = (float(np.sum(np.asarray(ttfts, dtype=float))) + sum(float(np.sum(np.asarray(g, dtype=float))) for g in itls)
+                  if detailed else float(np.sum(np.asarray(latencies, dtype=float))))
     except (TypeError, ValueError, OverflowError):
         return None
     return busy_s / duration if math.isfinite(busy_s) and busy_s > 0 else None
@@ -618,6 +629,9 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         raise field_error("command line", "--draft", "the draft model's profile name, with --method draft only", draft or MISSING)
     if draft:
         load_model(draft, tuple(profiles))
+    hw_spec = load_hardware(hardware, tuple(profiles))
+    if not Path(str(hardware)).suffix:  # an alias (h100) as the profile's name (h100-sxm); a path stays as given
+        hardware = hw_spec.name
     gpus = tp * dp_attention if gpus is None else gpus
     options = SimpleNamespace(tp=tp, ep=ep, dp_attention=dp_attention, pp=1, gpus=gpus, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
     try:
@@ -626,8 +640,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         raise RooflineError(re.sub(r"^command line: (tp|ep|dp_attention|gpus|weight_dtype|kv_dtype):",
                                    lambda m: f"command line: --{m.group(1).replace('_', '-')}:", str(exc))) from None
     rows, seen = [], set()
+    taus_recorded: list[tuple[Path, int, bool]] = []  # over every file: plain and speculative runs of one call are one method
     for path in [Path(p) for p in (paths if isinstance(paths, (list, tuple)) else [paths])]:
-        taus_recorded: list[bool] = []
         try:  # one file under two names (a link, a hard link) is the same file
             identity = (path.stat().st_dev, path.stat().st_ino)
         except OSError:
@@ -638,6 +652,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         results, lines = _benchmark_results(path)
         for n, result in enumerate(results, 1):
             completed = _number(result, ("completed",), path, n, "the number of completed requests")
+            if result.get("max_concurrency") == 0 and not isinstance(result.get("max_concurrency"), bool):
+                result = {**result, "max_concurrency": None}  # vLLM's "no cap" (its semaphore takes 0 as none)
             recorded = _number(result, ("max_concurrency",), path, n, "", required=False)
             if result.get("max_concurrency") is not None and (recorded is None or recorded != round(recorded)):
                 raise field_error(f"{path}: result {n}", "max_concurrency", "a whole number of requests >= 1 (or null: then "
@@ -666,7 +682,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             if len(set(taus.values())) > 1:  # two benchmarks' fields that disagree: which one measured it is unknown
                 raise field_error(f"{path}: result {n}", " / ".join(taus), "one acceptance length",
                                   ", ".join(f"{key} {value:g}" for key, value in taus.items() if value is not None))
-            taus_recorded.append(bool(tau_keys))
+            taus_recorded.append((path, n, bool(tau_keys)))
             if method != "none" and tau is not None and not draft_tokens and tau > k + 1 + 1e-9:  # a chain emits at most k + 1
                 raise field_error(f"{path}: result {n}", tau_keys[0], f"at most k + 1 = {k + 1} tokens per iteration "
                                   "(pass the server's --k: num_speculative_tokens / --speculative-num-steps)", f"{tau:g}")
@@ -677,6 +693,10 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             printed = _number(result, ("concurrency",), path, n, "", required=False)  # SGLang's mean in flight
             little = None if printed else _mean_in_flight(result)
             mean_conc = printed or little
+            if mean_conc and mean_conc > conc * 1.02 + 0.05:  # a client cap below the requests measured in flight
+                raise field_error(f"{path}: result {n}", "concurrency" if printed else "latencies / duration",
+                                  f"at most the batch {conc:g} ({'max_concurrency' if recorded is not None else '--batch'}): "
+                                  "a run cannot keep more requests in flight than its client allows", f"{mean_conc:.4g}")
             backend = engine or _engine_of_backend(str(result.get("backend") or ""), lines, result)
             values = {}
             if "step_time_s" in quantities:
@@ -697,11 +717,15 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                              + ("; concurrency = (sum of ttfts and itls) / duration" if little else "")
                              + (f"; draft={draft}" if draft else ""),
                 })
-        if method != "none" and any(taus_recorded) and not all(taus_recorded):  # a plain run among speculative ones
-            plain_n = taus_recorded.index(False) + 1
-            raise field_error(f"{path}: result {plain_n}", "acceptance length", f"one, as results "
-                              f"{', '.join(str(i + 1) for i, t in enumerate(taus_recorded) if t)} of this file record (a plain "
-                              f"run among speculative ones? convert plain runs with --method none)", MISSING)
+    recorded_taus = [(path, n) for path, n, has in taus_recorded if has]
+    if method != "none" and recorded_taus and len(recorded_taus) < len(taus_recorded):  # a plain run among speculative ones
+        plain_path, plain_n = next((path, n) for path, n, has in taus_recorded if not has)
+        shown = ", ".join(f"{path.name} result {n}" for path, n in recorded_taus[:3]) + (", ..." if len(recorded_taus) > 3 else "")
+        raise field_error(f"{plain_path}: result {plain_n}", "acceptance length", f"one, as {shown} record (a plain run among "
+                          f"speculative ones? convert plain runs with --method none)", MISSING)
+    engines = sorted({row["engine"] for row in rows})
+    if engine_version and len(engines) > 1:  # one version stamped on two engines' rows picks the wrong profile for one
+        raise field_error("command line", "--engine-version", "results of one engine (--engine picks it)", ", ".join(engines))
     if not rows:
         raise RooflineError("convert_benchmark: expected at least one result file with results, found none")
     raw = pd.DataFrame(rows, columns=list(COLUMNS))

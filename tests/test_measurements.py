@@ -2,6 +2,7 @@
 acceptance length -> alpha, and the converter from vLLM / SGLang serving-benchmark output."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -392,7 +393,7 @@ def test_convert_keeps_what_a_result_records_and_refuses_what_contradicts_it(tmp
             convert_benchmark(unreadable, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3)
     mixed = tmp_path / "mixed.json"  # one plain and one speculative result, converted as eagle
     mixed.write_text("\n".join(json.dumps(r) for r in (VLLM_RESULT, {**VLLM_RESULT, "spec_decode_acceptance_length": 2.6})))
-    with pytest.raises(RooflineError, match=r"mixed.json: result 1: acceptance length: expected one, as results 2 of this file"):
+    with pytest.raises(RooflineError, match=r"mixed.json: result 1: acceptance length: expected one, as mixed.json result 2 record"):
         convert_benchmark(mixed, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3)
     draft = convert_benchmark(eagle, hardware="h100-sxm", model="llama-3.1-70b", tp=4, method="draft", k=3, draft="llama-3.2-1b")
     assert draft["notes"][0].endswith("; draft=llama-3.2-1b") and set(draft["acceptance_length"]) == {"2.6"}
@@ -441,3 +442,47 @@ def test_convert_refuses_two_acceptance_fields_that_disagree_and_draft_tokens_wi
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3)
     with pytest.raises(RooflineError, match=r"^command line: --draft-tokens: expected 0 with --method none"):
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", draft_tokens=2)
+
+
+def test_convert_refuses_what_it_wrote_wrong_in_silence(tmp_path):
+    """Each of these was written with exit 0: a mean in flight of 63.8 cut to --batch 8; a plain file beside an EAGLE
+    file given together read as EAGLE at the default rates; one --engine-version stamped on a vllm and an sglang
+    result; the alias h100 written for h100-sxm."""
+    sglang = {"backend": "sglang", "max_concurrency": None, "concurrency": 63.8, "completed": 100, "total_input_tokens": 102400,
+              "total_output_tokens": 25600, "output_throughput": 3000.0, "mean_tpot_ms": 20.0}
+    nocap = tmp_path / "nocap.jsonl"
+    nocap.write_text(json.dumps(sglang) + "\n")
+    with pytest.raises(RooflineError, match=r"nocap.jsonl: result 1: concurrency: expected at most the batch 8 \(--batch\).*found '63.8'"):
+        convert_benchmark(nocap, hardware="h100-sxm", model="llama-3.1-8b", batch=8)
+    assert list(convert_benchmark(nocap, hardware="h100-sxm", model="llama-3.1-8b", batch=64)["concurrency"]) == ["63.8", "63.8"]
+    eagle, plain = tmp_path / "eagle.json", tmp_path / "plain.json"
+    eagle.write_text(json.dumps({**VLLM_RESULT, "spec_decode_acceptance_length": 2.5}))
+    plain.write_text(json.dumps(VLLM_RESULT))
+    with pytest.raises(RooflineError, match=r"plain.json: result 1: acceptance length: expected one, as eagle.json result 1 record"):
+        convert_benchmark([eagle, plain], hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3)
+    two = tmp_path / "two.jsonl"
+    two.write_text(json.dumps({**sglang, "max_concurrency": 64}) + "\n" + json.dumps({**sglang, "backend": "vllm", "max_concurrency": 64}) + "\n")
+    with pytest.raises(RooflineError, match=r"--engine-version: expected results of one engine .*found 'sglang, vllm'"):
+        convert_benchmark(two, hardware="h100-sxm", model="llama-3.1-8b", engine_version="0.5.6")
+    assert set(convert_benchmark(plain, hardware="h100", model="llama-3.1-8b")["hardware"]) == {"h100-sxm"}
+
+
+def test_convert_reads_vllms_latencies_its_no_cap_zero_and_a_byte_order_mark(tmp_path):
+    # 4 requests of 0.5, 0.5, 0.6, 0.8 s over 2.0 s: 1.2 in flight (current vllm bench serve keeps latencies)
+    result = {**VLLM_RESULT, "max_concurrency": 0, "duration": 2.0, "completed": 4, "latencies": [0.5, 0.5, 0.6, 0.8]}
+    path = tmp_path / "run.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(result).encode())
+    raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", batch=2)
+    assert list(raw["concurrency"]) == ["1.2", "1.2"] and list(raw["batch"]) == ["2", "2"]
+
+
+def test_a_spreadsheets_csv_gets_a_line_that_says_what_to_change_and_its_trailing_empty_rows_are_skipped(tmp_path):
+    text = (Path(__file__).parents[1] / "measurements" / "published.csv").read_text().splitlines()[:3]
+    semi = tmp_path / "semi.csv"
+    semi.write_text("\n".join(line.replace(",", ";") for line in text) + "\n")
+    with pytest.raises(RooflineError, match="separated by ';'"):
+        load_measurements(semi)
+    trailing = tmp_path / "trailing.csv"
+    columns = text[0].count(",")
+    trailing.write_text("\r\n".join(text + ["," * columns, "," * columns]) + "\r\n")
+    assert len(load_measurements(trailing)) == 2
