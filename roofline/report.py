@@ -147,10 +147,13 @@ class Section:
     warnings: tuple[str, ...] = ()
 
 
-def _command(result: ScenarioResult) -> str:
-    """The command that reproduces a section: the report of that scenario alone."""
+def _command(result: ScenarioResult, extra_dirs: tuple = ()) -> str:
+    """The command that reproduces a section: the report of that scenario alone, with the profile folders it ran with."""
+    import shlex
+
     builtin = Path(result.path).parent.resolve() == _builtin_scenarios()
-    return f"roofline report {result.name if builtin else result.path} --out out/{result.name}"
+    folders = "".join(f" --profiles {shlex.quote(str(d))}" for d in extra_dirs)
+    return f"roofline report {result.name if builtin else shlex.quote(str(result.path))}{folders} --out out/{result.name}"
 
 
 def _builtin_scenarios() -> Path:
@@ -262,7 +265,7 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
         png = next((p.name for p in paths if p.suffix == ".png"), None)
         engines = ", ".join(sorted(r.df["engine"].astype(str).unique()))
         described = f"{r.description} (serving engine: {engines})" if r.description else f"serving engine {engines}"
-        sections.append(Section(r.name, f.title, f.text, png, _command(r), described,
+        sections.append(Section(r.name, f.title, f.text, png, _command(r, extra_dirs), described,
                                 r.warnings))
     seconds = time.perf_counter() - t0
     images = {p.name: p.read_bytes() for paths in drawn for p in paths if p.suffix == ".png"}

@@ -150,3 +150,14 @@ def test_a_section_says_what_its_sweep_warned_about(tmp_path):
     assert "- deepseek-v3 at tp 32: the checkpoint's 128 x 128 block scales do not divide" in section
     html_text = (tmp_path / "out" / "report.html").read_text()
     assert '<ul class="warnings"><li>' in html_text and "trained MTP module" in html_text
+
+
+def test_a_sections_command_carries_the_profile_folders_it_ran_with():
+    """`report mine.yaml --profiles runs` printed `roofline report mine.yaml --out out/mine`, which fails where the
+    scenario names an engine of those folders."""
+    from types import SimpleNamespace
+
+    from roofline.report import _command
+
+    result = SimpleNamespace(name="mine", path="my runs/mine.yaml")
+    assert _command(result, ("runs", "other dir")) == "roofline report 'my runs/mine.yaml' --profiles runs --profiles 'other dir' --out out/mine"
