@@ -115,8 +115,11 @@ def _at_best_k(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def ridge_points(ops: pd.DataFrame) -> pd.Series:
-    """Derated ridge point (FLOP/byte) per hardware: compute ceiling over memory ceiling, from the operators table."""
-    first = ops.drop_duplicates("hardware").set_index("hardware")
+    """Derated ridge point (FLOP/byte) per hardware of the main weight GEMM (the routed experts of a MoE model, else the
+    MLP: layout.main_gemm_dtype's operator), compute ceiling over memory ceiling, from the operators table (whose
+    ceilings are each operator's own: the embedding's are bf16's beside fp8 GEMMs)."""
+    main = ops[ops["operator"] == "experts"] if (ops["operator"] == "experts").any() else ops[ops["operator"] == "mlp"]
+    first = (main if len(main) else ops).drop_duplicates("hardware").set_index("hardware")
     return first["compute_ceiling_flops_per_s"] / first["memory_ceiling_bytes_per_s"]
 
 

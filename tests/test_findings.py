@@ -588,3 +588,21 @@ def test_a_question_comparing_models_keeps_each_models_rows_and_an_ideal_width_i
                                    "llama-3.1-8b\nmethod: ngram\nengine: [vllm, ideal]\n"
                                    "axes: {batch: [1, 64], context: [1024], k: [24, 28], alpha: [0.8]}\n")
     assert "it is q = <25 on every GPU." in text and "q = 0" not in text and "still memory-bound" not in text
+
+
+def test_ridge_points_are_the_main_weight_gemms_not_the_first_operators():
+    """With each operator's own ceilings in the operators table, the first row (the embedding, bf16) gave the report's
+    "fp8 ridge points" as bf16's: 278 on H100 where fp8's is 493."""
+    from roofline.findings import ridge_points
+    from roofline.grid import load_configs, operator_table
+    from roofline.scenario import scenario_from_dict
+
+    sc = scenario_from_dict({"name": "r", "hardware": ["h100-sxm"], "model": ["llama-3.1-8b", "qwen3-30b-a3b"],
+                             "weight_dtype": "fp8", "method": "eagle", "axes": {"batch": [1], "context": [1024], "k": [1]}}, "t")
+    ops = operator_table(sc, load_configs(sc))
+    assert ops.iloc[0]["operator"] == "embedding"
+    from roofline.hardware import load_hardware
+
+    h100 = load_hardware("h100-sxm")
+    fp8 = h100.compute_ceiling_flops_per_s("fp8") / h100.memory_ceiling_bytes_per_s
+    assert fp8 == pytest.approx(493.4, rel=1e-3) and float(ridge_points(ops)["h100-sxm"]) == pytest.approx(fp8)
