@@ -411,7 +411,9 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
         + (f"speculation matches that at batch {int(m['batch'])} while each user gets {_n(m['tokens_per_s_per_user'])} tokens/s "
            f"({_x(m['tokens_per_s_per_user'] / b_best['baseline_tokens_per_s_per_user'])}), and {peak(s_best, 'tokens_per_s', spec)}. "
            if m is not None else f"speculation stays lower and {peak(s_best, 'tokens_per_s', spec)}. ")
-        + f"Above {_n(fastest_base)} tokens/s per user only speculation delivers (up to {_n(fastest_spec)}); "
+        + f"Above {_n(fastest_base)} tokens/s per user only speculation delivers ("
+        + (f"at least {_n(fastest_spec)}, at k = {int(df['k'].max())}, the largest swept"
+           if int(spec.loc[spec["tokens_per_s_per_user"].idxmax(), "k"]) >= int(df["k"].max()) else f"up to {_n(fastest_spec)}") + "); "
         + (f"batching alone wins from batch {int(loses['batch'].min())}." if len(loses)
            else "at no batch that fits does batching alone win.")
         + _host_share(b_best, str(b_best["engine"]) if "engine" in b_best.index else "ideal", meta)
@@ -450,7 +452,7 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         row = at_cap.loc[(hw0, m, c_hi)]
         if str(row["method"]) == "none":  # a compared model swept without a drafting method
             return f"nothing for {_model(meta, m)} (no speculation swept)"
-        capped = f"; k = {k_top}, the largest swept: at least this" if int(row["k"]) >= k_top else ""
+        capped = f"; k = {k_top}, the largest swept: a larger k may give more" if int(row["k"]) >= k_top else ""
         return f"{_x(row['speedup'])} ({METHOD_NAMES.get(row['method'], row['method'])}, batch {int(row['batch'])}{capped})"
     sp_txt = [gain(m) if (hw0, m, c_hi) in at_cap.index else f"no point for {_model(meta, m)} (nothing fits)" for m in models]
     trend = {}
