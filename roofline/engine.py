@@ -20,7 +20,9 @@ device from `roofline.costs`):
                     ramp-up, tail) on top of its data time: a latency + size / bandwidth model
 
     t_body   = sum over layer operators of t_o + t_allreduce + t_all_to_all + t_moe_gather + layers_stage * layer_overhead
-    t_head   = t_embedding + t_input_proj + t_lm_head  (n_o = 1: the first or last stage's, the larger of the two)
+    t_head   = t_embedding + t_input_proj + t_lm_head  (n_o = 1: a round trip crosses the first stage's embedding and the
+               last's LM head; in the paced term the busiest stage holds one of them, which the embedding's small
+               gather overstates)
     t_device = max(pp * t_body + t_head, m * (t_body + t_head)) + t_p2p + step_overhead   (m = min(B, pp) micro-batches of B / m)
         each sequence's token passes the pp stages once a step: a micro-batch's round trip crosses every stage's layers
         and the head once (first term), and the busiest stage, holding the head, passes all m micro-batches (second

@@ -169,7 +169,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         reuse = mtp_reuse_note(method, model, int(np.max(sc.axes["k"])), not _acceptance_given(sc))
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
                      weight_only_note(hw, dep), shard_note(model, dep), idle, rates_note, reuse,
-                     *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None)]:
+                     *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
+                                       dep.pp)]:
             if note and note not in warned:
                 warned.add(note)
                 warn(note)

@@ -488,3 +488,12 @@ def test_a_drafter_elsewhere_pays_its_own_devices_per_draft_step_costs_for_every
                        engine=dataclasses.replace(engine.for_other_hardware("l4"), host_per_step_s=0.0, host_per_sequence_s=0.0))
     per_step = 1e-3 + base.spec_per_draft_step_per_sequence_s * 8
     assert float(elsewhere["draft_time_s"]) == pytest.approx(4 * (step + per_step), rel=1e-12)
+
+
+def test_speculation_under_pipeline_parallelism_is_warned():
+    """EAGLE on Llama-3.1-405B at tp 8 pp 2 was priced (2.6x) without a word: vLLM refuses the combination."""
+    import roofline
+
+    said = roofline.predict("h100-sxm", "llama-3.1-405b", weight_dtype="fp8", tp=8, pp=2, method="eagle", k=3, alpha=0.8)["warnings"]
+    assert any(w.startswith("eagle with pp 2: vLLM has refused speculative decoding") for w in said)
+    assert not any("with pp" in w for w in roofline.predict("h100-sxm", "llama-3.1-405b", weight_dtype="fp8", tp=8, pp=2)["warnings"])
