@@ -547,14 +547,16 @@ def sweep(
         from roofline.plot_jobs import MAX_GRID_PANELS, MAX_PANELS, PANEL_CONFIG_COLUMNS
 
         several = varying_config_values(sc, configs, ("context", *PANEL_CONFIG_COLUMNS, "model", "hardware"))
-        if len(several.get("hardware", ())) <= MAX_PANELS:  # hardware alone fits a figure: it is not what is cut
+        devices = several.get("hardware", ())
+        if len(devices) <= MAX_PANELS:  # hardware alone fits a figure: it is not what is cut
             several.pop("hardware", None)
         most = MAX_GRID_PANELS if set(several) <= {"model", "hardware"} else MAX_PANELS  # a (hardware, model) grid: up to 8
         if several and panel_count(sc, configs, several) > most:  # a figure of too many panels keeps a subset
             # (its title says '... only'): say how to draw another
             key, values = next(iter(several.items()))
+            other = f" (or --where hardware={devices[-1]}: a figure keeps its first {MAX_PANELS} panels)" if len(devices) > 1 else ""
             typer.echo(f"note: where a figure keeps a subset of {', '.join(several)} (its title says '... only'), "
-                       f"`roofline plot {out} --where {key}={values[-1]} --out DIR` draws another", err=True)
+                       f"`roofline plot {out} --where {key}={values[-1]} --out DIR` draws another{other}", err=True)
     if summary["plots_skipped"]:
         from roofline.grid import PLOT_POINTS_MAX
 

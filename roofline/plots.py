@@ -248,14 +248,18 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
             most = cells if MAX_PANELS < cells <= MAX_GRID_PANELS else MAX_PANELS
         count = len({key[:grid] for key in keys}) if step == 1 else len(keys)  # first: model only if the grid alone is too big
         if count > most and axis in by and len({key[by.index(axis)] for key in keys}) > 1:
+            before = len(keys)
             keys, note = _narrow(keys, by.index(axis), fits)
+            if len(keys) == before:  # every panel had one value of it already (a `layouts:` list): nothing was left out
+                continue
             if note == "one":
                 value = keys[0][by.index(axis)]
                 notes.append(f"{_axis_value_label(meta, axis, value)} only")
             else:
                 notes.append(f"{_axis_name(axis)}: the first that fits, per panel")
     if len(keys) > most:
-        notes.append(f"first {most} of {len(keys)} hardware")
+        named = [axis for axis in by if len({key[by.index(axis)] for key in keys}) > 1]
+        notes.append(f"first {most} of {len(keys)} panels ({' x '.join(_axis_name(axis) for axis in named) or 'hardware'})")
         keys = keys[:most]
     return by, keys, ", ".join(notes)
 

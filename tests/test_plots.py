@@ -914,3 +914,13 @@ def test_the_setup_line_names_every_layout_not_only_its_tp():
     assert "TP 1, DP-attention 8, EP 8 / TP 8" in line and "TP 8 / 1" not in line
     assert "TP" not in plots._setup_line({**meta, "tp": [1], "layouts": ["tp 1"]}, ["deepseek-v3"])
     assert "5 layouts" in plots._setup_line({**meta, "layouts": [f"tp {t}" for t in (1, 2, 4, 8, 16)]}, ["deepseek-v3"])
+
+
+def test_a_layouts_figure_names_the_panels_it_cuts_and_no_narrowing_that_left_nothing_out():
+    """Two devices x four layouts drew 6 of 8 panels under "TP: the first that fits, per panel, ..., first 6 of 8
+    hardware": nothing was narrowed, and there are two devices, not eight."""
+    df, ops, meta = _meta_of({**SMALL, "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-70b", "method": "none",
+                              "layouts": [{"tp": 8}, {"tp": 4, "pp": 2}, {"tp": 2, "pp": 4}, {"tp": 1, "pp": 8}],
+                              "axes": {"batch": [1, 8], "context": [1024], "k": [0]}})
+    by, keys, note = plots._panels(df, ("hardware", "model"), meta)
+    assert len(keys) == 6 and "per panel" not in note and "first 6 of 8 panels (hardware x TP x PP)" in note
