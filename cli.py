@@ -341,12 +341,14 @@ def hw_diff(
     tp: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Tensor-parallel degree of the reference model.")] = 1,
     dp_attention: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Attention data-parallel groups (devices = tp x dp-attention).")] = 1,
     ep: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Expert-parallel degree (MoE).")] = 1,
+    pp: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Pipeline stages (devices = tp x dp-attention x pp).")] = 1,
     weight_dtype: Annotated[Optional[str], typer.Option(help="Weight dtype of the reference model (default: its native precision).")] = None,
+    expert_dtype: Annotated[Optional[str], typer.Option(help="Dtype of the routed experts only (MoE; default: as --weight-dtype).")] = None,
 ) -> None:
     """Two profiles side by side: peaks, ridge points, and what changes for a reference model."""
     from roofline.editing import diff_hardware
 
-    typer.echo(diff_hardware(a, b, _dirs(), model, tp, dp_attention, ep, weight_dtype))
+    typer.echo(diff_hardware(a, b, _dirs(), model, tp, dp_attention, ep, weight_dtype, pp, expert_dtype))
 
 
 @hw_app.command("schema")

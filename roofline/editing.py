@@ -562,7 +562,8 @@ NO_FIT = "does not fit"  # a reference point of `hw diff` that does not fit in t
 
 
 def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llama-3.1-8b", tp: int = 1,
-                  dp_attention: int = 1, ep: int = 1, weight_dtype: str | None = None) -> str:
+                  dp_attention: int = 1, ep: int = 1, weight_dtype: str | None = None, pp: int = 1,
+                  expert_dtype: str | None = None) -> str:
     """Two hardware profiles side by side: every field that changes a prediction (a `*` where they differ), the
     ridge points (peak and derated; bf16's and the reference model's main GEMM dtype's), and two reference decode
     points each on the ideal engine (the silicon's bound), the model in the layout `tp`, `dp_attention`, `ep` and
@@ -570,7 +571,7 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
     from roofline.capacity import capacity
     from roofline.engine import step_time_s
     from roofline.hardware import load_hardware, peak_dtypes_in_order, peak_unit
-    from roofline.layout import deployment, main_gemm_dtype
+    from roofline.layout import deployment, main_gemm_dtype, shard_note
     from roofline.model import load_model
     from roofline.units import format_seconds, format_si
 
@@ -601,7 +602,8 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
         ("operator_ceilings.attention_memory", "attention_memory_bytes_per_s", "B/s"),
         ("operator_ceilings.elementwise_memory", "elementwise_memory_bytes_per_s", "B/s"),
         ("price", "price_usd_per_hour", "USD/h"))]
-    dep = deployment(ref, weight_dtype, tp=tp, dp_attention=dp_attention, ep=ep, where="command line")
+    dep = deployment(ref, weight_dtype, tp=tp, dp_attention=dp_attention, ep=ep, pp=pp, expert_dtype=expert_dtype,
+                     where="command line")
     main = main_gemm_dtype(ref, dep)
     for dtype in dict.fromkeys(("bf16", main)):
         rows.append((f"peak ridge {dtype} (FLOP/B)", hw_a.ridge_point_flops_per_byte(dtype), hw_b.ridge_point_flops_per_byte(dtype), ""))
@@ -638,4 +640,7 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
         ratio = f"{vb / va:.3g}x" if va and vb and NO_FIT not in (va, vb) else "-"
         marker = "" if va == vb else "  *"
         lines.append(f"{label:{width}}  {show(va, unit):>{col}}  {show(vb, unit):>{col}}  {ratio:>7}{marker}")
+    note = shard_note(ref, dep)
+    if note:  # a layout the engines refuse to load: the reference points above are the silicon's, not a deployment's
+        lines.append(f"note: {note}")
     return "\n".join(lines)

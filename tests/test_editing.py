@@ -814,3 +814,16 @@ def test_the_family_warning_is_not_given_where_the_family_is_set_too_nor_before_
     code, _, err = roofline("engines", "set", "my-sg", "overrides.1.kernels_per_layer_mla.qkv_proj=9", "--profiles", tmp_path)
     assert code == 0, err
     assert load_engine("my-sg", (tmp_path,)).for_hardware("b200").kernels_per_layer_mla["qkv_proj"] == 9
+
+
+def test_hw_diff_takes_pp_and_expert_dtype_and_notes_a_layout_engines_refuse(roofline):
+    """PROFILES.md said hw diff takes any layout: --pp was 'No such option'; DeepSeek-V3 at tp 32 gave reference points
+    for a shard vLLM and SGLang refuse to load, without a word."""
+    code, out, err = roofline("hw", "diff", "h100-sxm", "h200", "--model", "llama-3.1-405b", "--tp", "8", "--pp", "2",
+                              "--weight-dtype", "fp8")
+    assert code == 0, err
+    assert "llama-3.1-405b decoding on 16 x each" in out and "(tp 8, pp 2; fp8 weights)" in out
+    code, out, err = roofline("hw", "diff", "h100-sxm", "h200", "--model", "deepseek-v3", "--tp", "32")
+    assert code == 0 and "note: deepseek-v3 at tp 32: the checkpoint's 128 x 128 block scales do not divide" in out
+    code, out, err = roofline("hw", "diff", "h200", "mi300x", "--model", "qwen3-30b-a3b", "--expert-dtype", "fp8")
+    assert code == 0 and "fp8 experts" in out
