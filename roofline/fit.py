@@ -360,10 +360,15 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     start_engine = engine_at(u0)
     at_fit = log_residuals(fitted)
     sensitivity = np.zeros(len(result.x))
+    columns = np.zeros((len(at_fit), len(result.x)))  # how every row moves with each parameter (in u): the Jacobian
     for j in range(len(result.x)):  # does moving u_j by 0.05 (toward the inside) change any row by more than 0.1%?
         moved = result.x.copy()
-        moved[j] = moved[j] + 0.05 if moved[j] < 0.5 else moved[j] - 0.05
-        sensitivity[j] = float(np.max(np.abs(log_residuals(engine_at(moved)) - at_fit)))
+        step = 0.05 if moved[j] < 0.5 else -0.05
+        moved[j] = moved[j] + step
+        change = log_residuals(engine_at(moved)) - at_fit
+        sensitivity[j] = float(np.max(np.abs(change)))
+        columns[:, j] = change / step
+    together = _determined_together(columns, [j for j in range(len(result.x)) if free[j] and sensitivity[j] > 1e-3])
     params = []
     for j, p in enumerate(PARAMETERS):
         at_low, at_high = result.x[j] <= 1e-3, result.x[j] >= 1 - 1e-3
@@ -375,6 +380,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
             "fixed": not free[j],
             "determined": bool(sensitivity[j] > 1e-3),
             "sensitivity": round(float(sensitivity[j]), 5),
+            "together_with": [_free_name(k, extra) for k in together.get(j, [])],
         })
     family_values = []
     for i, (j, family) in enumerate(extra):
@@ -389,6 +395,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
             "start": p.to_unit(start[p.field]), "fitted": p.to_unit(value),
             "bound": "low" if x <= 1e-3 else ("high" if x >= 1 - 1e-3 else ""), "fixed": False, "family": family,
             "determined": bool(sensitivity[n_base + i] > 1e-3), "sensitivity": round(float(sensitivity[n_base + i]), 5),
+            "together_with": [_free_name(k, extra) for k in together.get(n_base + i, [])],
         })
     pred_start = predict_rowset(rows, {"fit": start_engine})["predicted"].to_numpy()
     pred_fit = predict_rowset(rows, {"fit": fitted})["predicted"].to_numpy()
@@ -412,6 +419,33 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
 
 
 _FAMILY_ENTRY = re.compile(r"^(\w+) on .+ \(([^;()]+); \d+ rows\)$")  # an item of `fitted.per_family`, as written below
+
+
+def _determined_together(columns: np.ndarray, moving: list[int], share: float = 0.05) -> dict[int, list[int]]:
+    """{j: the parameters whose effects on the rows reproduce j's}: j moves the rows, but a combination of the others
+    moves them the same way to within `share` of its own effect (least squares over the rows), so the rows fix only
+    that combination (a per-step and a per-kernel time on rows of one layout and batch, say). The partners named are
+    those carrying at least a tenth of the reproduction."""
+    out = {}
+    for j in moving:
+        others = [k for k in moving if k != j]
+        own = columns[:, j]
+        if not others or not np.linalg.norm(own):
+            continue
+        coef, *_ = np.linalg.lstsq(columns[:, others], own, rcond=None)
+        if np.linalg.norm(own - columns[:, others] @ coef) < share * np.linalg.norm(own):
+            weight = {k: abs(c) * np.linalg.norm(columns[:, k]) for k, c in zip(others, coef)}
+            out[j] = sorted((k for k in others if weight[k] >= 0.1 * np.linalg.norm(own)), key=lambda k: -weight[k])
+    return out
+
+
+def _free_name(j: int, extra: list) -> str:
+    """The name a fit report gives parameter j: a profile parameter's key, or 'key [family]' for a family's value."""
+    n_base = len(PARAMETERS)
+    if j < n_base:
+        return PARAMETERS[j].key
+    k, family = extra[j - n_base]
+    return f"{PARAMETERS[k].key} [{family}]"
 
 
 def stale_overrides(engine: ServingEngine, fixed: tuple[str, ...] = ()) -> set[tuple[str, str]]:
@@ -709,7 +743,12 @@ def fit_report(fit: dict) -> str:
         if row["bound"]:
             note.append(f"at {row['bound']} bound")
         if not row["determined"] and not row["fixed"]:  # a family's value is pooled toward the profile's own fitted value
-            note.append("not determined by these rows (kept near " + ("the profile's fitted value)" if row.get("family") else "start)"))
+            moved = abs(row["fitted"] / row["start"] - 1.0) if row["start"] else 0.0
+            note.append("not determined by these rows (" + (f"moved {moved:.0%} from start by the other parameters' fit, not by "
+                        "rows of its own" if moved > 0.05 and not row.get("family") else "kept near "
+                        + ("the profile's fitted value" if row.get("family") else "start")) + ")")
+        if row.get("together_with"):  # the rows fix a combination: --fix one of them to read the other
+            note.append(f"determined only together with {', '.join(row['together_with'])} (--fix one to read the other)")
         lines.append(f"{row['parameter']:<{w}} {row['unit']:>4} {row['low']:>7.3g}-{row['high']:<7.3g} {row['start']:>9.4g} "
                      f"{row['fitted']:>9.4g}  {'; '.join(note)}")
         lines.append(f"    {row['meaning']}")

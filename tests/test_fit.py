@@ -451,3 +451,18 @@ def test_a_renamed_amd_device_counts_as_amd_in_a_per_family_fit(tmp_path):
     fit = run_fit(path, "vllm", profiles=(folder,), loss="linear", fixed=fixed, per_family=("kernel_latency",))
     amd = next(f for f in fit["per_family"] if f["family"] == "AMD Instinct")
     assert amd["determined"] and amd["value"] == pytest.approx(8e-6, rel=0.1)
+
+
+@pytest.mark.slow
+def test_parameters_that_rows_of_one_operating_point_fix_only_together_are_said_to_be(tmp_path):
+    """Six rows of one model, GPU and batch: kernel latency and host work per step moved from their starts with no
+    note, though only their sum is fixed by such rows."""
+    rows = [{**ROW, "batch": "32", "value": str(v)} for v in (60.0, 61.0, 59.5, 60.5, 60.2, 59.8)]
+    path = tmp_path / "one-point.csv"
+    pd.DataFrame(rows, columns=list(COLUMNS)).to_csv(path, index=False)
+    fit = run_fit(path, "vllm", loss="linear", max_evaluations=60)
+    by = {row["parameter"]: row for row in fit["parameters"]}
+    assert "host_per_step" in by["kernel_latency"]["together_with"] and "kernel_latency" in by["host_per_step"]["together_with"]
+    assert "determined only together with host_per_step" in fit_report(fit)
+    varied = run_fit(synthetic_file(tmp_path), "vllm", loss="linear", max_evaluations=60)  # models, TP and batches tell them apart
+    assert {row["parameter"]: row for row in varied["parameters"]}["kernel_latency"]["together_with"] == []
