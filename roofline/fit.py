@@ -412,7 +412,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         "left_out": left_out_note(table, base.name) if len(chosen) < len(every) else "",  # all rows taken: none left out
         "rms_log_error": {"start": rms(pred_start), "fitted": rms(pred_fit)},
         "evaluations": evaluations[0], "status": result.message, "file": str(path), "start": start,
-        "per_family": family_values,
+        "loss": loss, "loss_scale": loss_scale, "per_family": family_values,
         "dropped_overrides": sorted((glob, BY_FIELD[f].key) for glob, f in stale),
         "shadowed": _shadowed(base, fixed, engine_family[usable]),
     }
@@ -722,12 +722,28 @@ def write_fitted_profile(fit: dict, out: str | Path, force: bool = False) -> Pat
     return Path(out)
 
 
+def _faded_rows(fit: dict) -> list[str]:
+    """A line naming the rows a robust loss weighs little (missed by more than 3 loss scales: the fit gave up on them
+    to fit the rest), with the RMS log error over the others; none for the linear loss or where no row is that far."""
+    if fit.get("loss", "linear") == "linear":
+        return []
+    used = fit["rows"][fit["rows"]["skipped"] == ""]
+    far = used[np.abs(used["log_residual"]) > 3 * fit["loss_scale"]]
+    if far.empty:
+        return []
+    rest = used.drop(far.index)["log_residual"]
+    shown = ", ".join(str(int(r)) for r in far["row"][:12]) + (", ..." if len(far) > 12 else "")
+    return [f"the {fit['loss']} loss weighs {len(far)} of {len(used)} rows little (missed by more than "
+            f"{np.expm1(3 * fit['loss_scale']):.0%}: rows {shown}); RMS log error over the other rows "
+            f"{float(np.sqrt(np.mean(rest ** 2))) if len(rest) else float('nan'):.3f}"]
+
+
 def fit_report(fit: dict) -> str:
     """The parameter table and the residual of every fitted row, as text for the terminal."""
     w = max([32] + [len(row["parameter"]) for row in fit["parameters"]])
     lines = [f"engine {fit['base'].name}: fitted on {fit['rows_used']}{fit.get('left_out', '')} of {fit['file']}",
              f"RMS log error {fit['rms_log_error']['start']:.3f} at the start values -> {fit['rms_log_error']['fitted']:.3f} "
-             f"fitted ({fit['evaluations']} evaluations; {fit['status']})", "",
+             f"fitted ({fit['evaluations']} evaluations; {fit['status']})", *_faded_rows(fit), "",
              f"{'parameter':<{w}} {'unit':>4} {'bounds':>15} {'start':>9} {'fitted':>9}  note",
              "-" * (w + 68)]
     if fit.get("dropped_overrides"):
