@@ -704,7 +704,9 @@ def check_fit_out(out: str | Path | None, force: bool = False) -> None:
     if out.stem.lower() == "ideal":
         raise RooflineError(f"--out: expected a name other than ideal (the pure roofline bound, which no measurement "
                             f"enters), found {out}")
-    from roofline.profiles import check_not_shadowing
+    from roofline.profiles import check_not_shadowing, check_profile_name
+
+    check_profile_name(out.stem, "--out")  # the rule `engines new` names profiles by: 'my vllm' would be one no command names
 
     check_not_shadowing("engine", out, force, "--out")  # a fitted vllm.yaml in a user folder replaces the built-in vllm
     check_file_out(out, force)  # last: it creates the folder the profile goes into, and tries writing there

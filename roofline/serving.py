@@ -343,12 +343,31 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
                 raise field_error(where, f"overrides[{i}].{key}", "an engine cost field", key)
         overrides.append((item["hardware"], _fields(rest, where, f"overrides[{i}].")))
     fitted = check_fitted(where, data.get("fitted") or {})
-    return ServingEngine(
+    engine = ServingEngine(
         name=data["name"], display_name=prose(where, "display_name", data.get("display_name"), data["name"]),
         version=prose(where, "version", data.get("version")),
         **_fields(data, where), overrides=tuple(overrides), fitted=fitted,
         source=data["source"].strip(), notes=prose(where, "notes", data.get("notes")).strip(), path=where,
     )
+    _warn_beyond_fit_bounds(engine, where)
+    return engine
+
+
+def _warn_beyond_fit_bounds(engine: ServingEngine, where: str) -> None:
+    """A value above ten times the physical bound `roofline fit` keeps it under (fit.PARAMETERS: 20 us a kernel,
+    5 ms of host work a step) loads, with a warning: `kernel_latency=3 s` for 3 us priced a step at 969 s."""
+    from roofline.errors import warn
+    from roofline.fit import PARAMETERS
+    from roofline.units import format_seconds
+
+    own = {p.field: getattr(engine, p.field) for p in PARAMETERS}
+    for label, values in (("", own), *((f"overrides ({glob}): ", changes) for glob, changes in engine.overrides)):
+        for p in PARAMETERS:
+            value = values.get(p.field)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and p.high and value > 10 * p.high:
+                seconds = p.unit in ("us", "ms")
+                shown, bound = (format_seconds(value), format_seconds(p.high)) if seconds else (f"{value:.4g}", f"{p.high:g}")
+                warn(f"{where}: {label}{p.key}: {shown} is over ten times the largest value a fit takes ({bound}): a unit slip?")
 
 
 _OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from"}

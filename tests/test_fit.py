@@ -477,3 +477,10 @@ def test_the_fit_report_names_the_rows_a_robust_loss_gave_up_on():
     assert line.startswith("the cauchy loss weighs 1 of 4 rows little (missed by more than 57%: rows 3)")
     assert line.endswith(f"{np.sqrt((0.01 ** 2 + 0.02 ** 2 + 0.02 ** 2) / 3):.3f}")
     assert _faded_rows({"loss": "linear", "loss_scale": 0.15, "rows": rows}) == []
+
+
+def test_fit_out_names_a_profile_by_the_rule_engines_new_names_them():
+    from roofline.fit import check_fit_out
+
+    with pytest.raises(RooflineError, match="--out: expected ASCII letters, digits"):
+        check_fit_out("my vllm.yaml")  # wrote a profile 'my vllm' that engines new refuses to name

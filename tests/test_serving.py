@@ -334,3 +334,19 @@ def test_an_nvidia_only_engine_on_an_amd_device_is_warned():
     assert any("TensorRT-LLM, which runs on NVIDIA GPUs only, and mi300x is not one" in w for w in said)
     assert roofline.predict("h100", "llama-3.1-8b", engine="trtllm")["warnings"] == []
     assert roofline.predict("mi300x", "llama-3.1-8b", engine="sglang")["warnings"] == []
+
+
+def test_an_engine_value_far_beyond_the_fits_bounds_loads_with_a_warning():
+    """`engines set my.yaml "kernel_latency=3 s"` (meaning 3 us) priced a step at 969 s without a word."""
+    import warnings
+
+    from roofline.errors import RooflineWarning
+
+    data = {"name": "x", "source": "s", "kernel_latency": "3 s", "overrides": [{"hardware": "mi*", "host_per_step": "2 s"}]}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        engine_from_dict(data, "e.yaml")
+        engine_from_dict({"name": "x", "source": "s", "kernel_latency": "30 us"}, "e.yaml")  # beyond the bound, not tenfold
+    said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
+    assert said == ["e.yaml: kernel_latency: 3 s is over ten times the largest value a fit takes (20 us): a unit slip?",
+                    "e.yaml: overrides (mi*): host_per_step: 2 s is over ten times the largest value a fit takes (5 ms): a unit slip?"]
