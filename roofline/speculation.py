@@ -65,6 +65,7 @@ from roofline.model import BYTES_PER_ELEMENT, AttentionGroup, ModelSpec
 from roofline.serving import IDEAL, ServingEngine
 
 METHODS = ("none", "draft", "mtp", "eagle", "ngram")
+HEAD_DRAFTERS = ("mtp", "eagle")  # drafters that read the target's hidden states: elsewhere, they wait for the verified ones
 # Per-position conditional acceptance rates a_1, a_2, ... from published measurements (see each source).
 DEFAULT_RATES = {
     "mtp": ((0.85, 0.63),
@@ -326,7 +327,7 @@ def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, dr
     if method == "draft" and draft is not None and draft.vocab_size != target.vocab_size:
         out.append(f"draft model {draft.name} has a vocabulary of {draft.vocab_size:,} tokens and {target.name} one of "
                    f"{target.vocab_size:,}: engines verify draft tokens by id, so a draft model must share the target's tokenizer")
-    if method in ("mtp", "eagle") and draft_hw is not None:
+    if method in HEAD_DRAFTERS and draft_hw is not None:
         out.append(f"the {method} head on {draft_hw.name} needs the verified hidden states before it drafts: "
                    "drafting and verification cannot overlap")
     return out
@@ -464,7 +465,7 @@ def speculative_metrics(
     fixed_parts = 1.0  # iterations an iteration's time holds: two where two micro-batches overlap
     if elsewhere:
         # draft token ids travel to the target, verified hidden states back to a head drafter
-        link_bytes = b * (k * TOKEN_ID_BYTES + ((q * target.hidden_size * ACTIVATION_BYTES) if method in ("mtp", "eagle") else 0.0))
+        link_bytes = b * (k * TOKEN_ID_BYTES + ((q * target.hidden_size * ACTIVATION_BYTES) if method in HEAD_DRAFTERS else 0.0))
         if dhw.name == hw.name:  # a device of the target's kind: one more GPU, inside the scale-up domain if it has room
             link_bytes_per_s, link_latency_s = hw.link_for(dep.devices + 1)
         else:  # another kind is never on the target's NVLink / xGMI: the slower of the two devices' links out
@@ -675,7 +676,7 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         verify_bound="compute" if bool(point["verify_compute_bound"]) else "memory",
         drafter_overlaps=bool(np.any(point["drafter_overlaps"])),
         draft_hardware=None if draft_hw is None else draft_hw.name,
-        drafter_waits_for_target=bool(draft_hw is not None and method in ("mtp", "eagle")),
+        drafter_waits_for_target=bool(draft_hw is not None and method in HEAD_DRAFTERS),
         mtp_module_reused=bool(method == "mtp" and k > target.mtp_modules),
     )
     return out
