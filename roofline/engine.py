@@ -263,7 +263,7 @@ def step_metrics(
     logit_rows = tokens_a if logit_tokens is None else sequences_per_group(mb, dep) * np.asarray(logit_tokens, dtype=np.float64)
     pad = {name: _tile_padding(rows, engine.gemm_tile_rows) for name, rows in (("gemm", tokens_a), ("lm_head", logit_rows))}
     stage_layers = model.layers * stage_scale
-    total_flops, total_bytes, op_sum, head_s, compute_side, peak_time = (np.zeros(shape) for _ in range(6))
+    total_flops, total_bytes, operators_s, head_s, compute_bound_s, at_peak_s = (np.zeros(shape) for _ in range(6))
     peaks = operator_peaks(hw, dep)
     operators = {}
     for name, (flops, nbytes) in costs.items():
@@ -281,18 +281,18 @@ def step_metrics(
             kernels = engine.kernels(name, mla=model.kv_layout == "mla", quantised=quantised)
             time_s = time_s + kernels * operator_layers(model, name, stage_scale) * engine.kernel_latency_s
         is_compute = effective_flops / ceiling > nbytes / memory_ceiling
-        total_flops, total_bytes, op_sum = total_flops + flops, total_bytes + nbytes, op_sum + time_s
+        total_flops, total_bytes, operators_s = total_flops + flops, total_bytes + nbytes, operators_s + time_s
         if name not in LAYER_OPERATORS:
             head_s = head_s + time_s
-        peak_time = peak_time + flops / peaks[name]
-        compute_side = compute_side + np.where(is_compute, time_s, 0.0)
+        at_peak_s = at_peak_s + flops / peaks[name]
+        compute_bound_s = compute_bound_s + np.where(is_compute, time_s, 0.0)
         if with_operators:
             operators[name] = {"flops": flops, "bytes": nbytes, "time_s": time_s, "compute_bound": is_compute}
     tokens = np.broadcast_to(b * q, shape)
     coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q, stage_scale)
     p2p_s = np.broadcast_to(p2p_time_s(hw, model, dep, engine, mb * q), shape)
     comm_s = coll["allreduce_time_s"] + coll["all_to_all_time_s"] + coll["moe_gather_time_s"]
-    body_s = op_sum - head_s + comm_s + stage_layers * hw.layer_overhead_s
+    body_s = operators_s - head_s + comm_s + stage_layers * hw.layer_overhead_s
     round_trip_s, paced_s = pp * body_s + head_s, microbatches * (body_s + head_s)
     round_trip = round_trip_s >= paced_s
     waves = np.where(round_trip, pp, microbatches)  # stage passes of the layers a step (of the head: 1 or m)
@@ -305,7 +305,7 @@ def step_metrics(
     device_flops, device_bytes = microbatches * total_flops, microbatches * total_bytes
     out = {
         "step_time_s": step_s,
-        "operator_time_s": waves * (op_sum - head_s) + head_passes * head_s,
+        "operator_time_s": waves * (operators_s - head_s) + head_passes * head_s,
         "allreduce_time_s": waves * coll["allreduce_time_s"],
         "all_to_all_time_s": waves * coll["all_to_all_time_s"],
         "moe_gather_time_s": waves * coll["moe_gather_time_s"],
@@ -318,8 +318,8 @@ def step_metrics(
         "kv_read_bytes": microbatches * kv_read,
         "arithmetic_intensity_flops_per_byte": total_flops / total_bytes,
         "mbu": device_bytes / step_s / hw.mem_bw_bytes_per_s,
-        "mfu": microbatches * peak_time / step_s,
-        "compute_bound": compute_side > 0.5 * op_sum,
+        "mfu": microbatches * at_peak_s / step_s,
+        "compute_bound": compute_bound_s > 0.5 * operators_s,
         "tokens": tokens,
     }
     if with_operators:
