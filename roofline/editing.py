@@ -483,6 +483,8 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
             scratch.write_text(banner + text, encoding="utf-8")
             try:
                 status = subprocess.call([*shlex.split(command), str(scratch)])
+            except ValueError as exc:  # an unclosed quote in $VISUAL / $EDITOR
+                raise RooflineError(f"editor {command!r}: cannot parse: {exc} (check $VISUAL and $EDITOR)") from None
             except OSError as exc:
                 raise RooflineError(f"editor {command!r}: cannot run: {exc.strerror or exc} (set $EDITOR)") from None
             if status != 0:

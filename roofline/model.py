@@ -535,6 +535,9 @@ def _group(where: str, key: str, kind: object, layers: object, window: object, r
         index_dim=_positive_int(where, f"{key}.index_dim", index_dim, allow_zero=True),
         index_heads=_positive_int(where, f"{key}.index_heads", index_heads, allow_zero=True),
     )
+    if group.kind == "full" and group.window:  # it would be ignored: a full group keeps every token
+        raise field_error(where, f"{key}.window", "0 on a full group (a window is kind: sliding's, or a compressed group's)",
+                          group.window)
     if group.kind == "compressed" and group.ratio < 2:
         raise field_error(where, f"{key}.ratio", "an integer >= 2 for a compressed group", group.ratio)
     if bool(group.index_dim) != bool(group.index_heads):

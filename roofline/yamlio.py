@@ -295,8 +295,15 @@ def read_json_file(path: Path, limit_bytes: int = 4 * MAX_FILE_BYTES):
     def _no_constant(name):
         raise ValueError(f"{name} is not a JSON number")
 
+    def _once(pairs):  # a key given twice: json keeps the last in silence (hidden_size 4096, then 8192)
+        keys = [key for key, _ in pairs]
+        twice = next((key for key in keys if keys.count(key) > 1), None)
+        if twice is not None:
+            raise ValueError(f"key {twice!r} given twice in one object")
+        return dict(pairs)
+
     try:
-        data = json.loads(text, parse_constant=_no_constant)
+        data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_once)
     except json.JSONDecodeError as exc:
         raise RooflineError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
     except ValueError as exc:

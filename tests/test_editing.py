@@ -827,3 +827,12 @@ def test_hw_diff_takes_pp_and_expert_dtype_and_notes_a_layout_engines_refuse(roo
     assert code == 0 and "note: deepseek-v3 at tp 32: the checkpoint's 128 x 128 block scales do not divide" in out
     code, out, err = roofline("hw", "diff", "h200", "mi300x", "--model", "qwen3-30b-a3b", "--expert-dtype", "fp8")
     assert code == 0 and "fp8 experts" in out
+
+
+def test_an_editor_command_that_cannot_be_parsed_is_one_line(roofline, tmp_path, monkeypatch):
+    """VISUAL="'unterminated" made `hw edit` end in shlex's traceback."""
+    code, _, err = roofline("hw", "new", "qa-h", "--from", "h100-sxm")
+    assert code == 0, err
+    monkeypatch.setenv("VISUAL", "'unterminated")
+    code, out, err = roofline("hw", "edit", "qa-h")
+    assert code == 2 and "cannot parse: No closing quotation (check $VISUAL and $EDITOR)" in err and "Traceback" not in err

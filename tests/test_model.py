@@ -257,3 +257,21 @@ def test_a_kv_layout_with_scales_and_a_bf16_rope_part_takes_the_entry_bytes_its_
     with pytest.raises(RooflineError, match="kv_entry_bytes.fp8: expected a positive integer"):
         model_from_dict({**read_yaml_file(builtin_dir("model") / "llama-3.1-8b.yaml"), "attention": {"kv_entry_bytes": {"fp8": -1}}},
                         "m.yaml")
+
+
+def test_a_window_on_a_full_group_is_refused_not_ignored():
+    """`models set m attention.groups.0.window=4096` on a full group loaded and changed nothing: full KV, no word."""
+    data = read_yaml_file(builtin_dir("model") / "llama-3.1-8b.yaml")
+    data["attention"] = {"groups": [{"kind": "full", "layers": 32, "window": 4096}]}
+    with pytest.raises(RooflineError, match=r"attention.groups\[0\].window: expected 0 on a full group"):
+        model_from_dict(data, "m.yaml")
+
+
+def test_a_json_config_with_a_key_twice_is_refused(tmp_path):
+    """A config.json giving hidden_size twice imported as the last one (an 8B model at 18.7B) without a word."""
+    from roofline.yamlio import read_json_file
+
+    path = tmp_path / "config.json"
+    path.write_text('{"hidden_size": 4096, "num_hidden_layers": 32, "hidden_size": 8192}')
+    with pytest.raises(RooflineError, match="key 'hidden_size' given twice"):
+        read_json_file(path)
