@@ -229,10 +229,14 @@ def _is_number(value: object) -> bool:
 
 
 def _fraction(where: str, key: str, value: object) -> float:
-    """An achievable fraction in (0, 1] (efficiencies, usable_memory_fraction)."""
-    if not (_is_number(value) and 0 < value <= 1):
-        raise field_error(where, key, "a fraction in (0, 1]", value)
+    """An achievable fraction in [0.01, 1] (efficiencies, usable_memory_fraction; as engine profiles bound theirs): a
+    1e-300 memory efficiency priced a step at 4.5e297 s."""
+    if not (_is_number(value) and FRACTION_MIN <= value <= 1):
+        raise field_error(where, key, f"a fraction in [{FRACTION_MIN}, 1]", value)
     return float(value)
+
+
+FRACTION_MIN = 0.01
 
 
 def _positive(where: str, key: str, value: object, unit: str, zero_ok: bool = False) -> float:

@@ -71,7 +71,7 @@ def price_schema() -> dict:
 
 
 def _fraction() -> dict:
-    return {"type": "number", "exclusiveMinimum": 0, "maximum": 1}
+    return {"type": "number", "minimum": 0.01, "maximum": 1}
 
 
 def hardware_schema() -> dict:

@@ -95,7 +95,7 @@ def test_spec_objects_changed_in_python_are_checked_like_profiles():
     h100 = roofline.load_hardware("h100-sxm")
     with pytest.raises(RooflineError, match=r"^hardware spec 'h100-sxm': mem_bw_bytes_per_s: expected a positive finite number"):
         roofline.predict(dataclasses.replace(h100, mem_bw_bytes_per_s=-1), "llama-3.1-8b")
-    with pytest.raises(RooflineError, match=r"^hardware spec 'h100-sxm': mem_efficiency: expected a fraction in \(0, 1\]"):
+    with pytest.raises(RooflineError, match=r"^hardware spec 'h100-sxm': mem_efficiency: expected a fraction in \[0.01, 1\]"):
         roofline.predict(dataclasses.replace(h100, mem_efficiency=5.0), "llama-3.1-8b")
     bad_model = dataclasses.replace(roofline.load_model("llama-3.1-8b"), name="odd", layers=0)
     with pytest.raises(RooflineError, match=r"^model spec 'odd': "):

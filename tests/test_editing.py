@@ -81,7 +81,7 @@ def test_hw_set_keeps_comments_order_and_formatting(roofline, tmp_path):
                         .replace("  compute: 0.7\n", "  compute: 0.75\n"))
     assert path.read_text() == expected
     code, _, err = roofline("hw", "set", "lab-gpu", "efficiency.compute=1.5", "--profiles", tmp_path)
-    assert code == 2 and "efficiency.compute: expected a fraction in (0, 1], found 1.5" in err
+    assert code == 2 and "efficiency.compute: expected a fraction in [0.01, 1], found 1.5" in err
     assert path.read_text() == expected  # an invalid change never reaches the file
 
 

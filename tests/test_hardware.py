@@ -69,7 +69,7 @@ def test_a_missing_field_and_an_efficiency_above_one_are_rejected():
         hardware_from_dict(data, "x.yaml")
     data = base_profile()
     data["efficiency"]["memory"] = 1.5
-    with pytest.raises(RooflineError, match=r"efficiency.memory: expected a fraction in \(0, 1\]"):
+    with pytest.raises(RooflineError, match=r"efficiency.memory: expected a fraction in \[0.01, 1\]"):
         hardware_from_dict(data, "x.yaml")
 
 
@@ -97,7 +97,7 @@ def test_every_shipped_hardware_spec_passes_its_check_unchanged():
 
 @pytest.mark.parametrize("change, message", [
     ({"mem_bw_bytes_per_s": -1}, "mem_bw_bytes_per_s: expected a positive finite number (bytes/s), found -1"),
-    ({"mem_efficiency": 5.0}, "mem_efficiency: expected a fraction in (0, 1], found 5.0"),
+    ({"mem_efficiency": 5.0}, "mem_efficiency: expected a fraction in [0.01, 1], found 5.0"),
     ({"peak_flops_per_s": {}}, "peak_flops_per_s: expected a mapping of dtype to FLOP/s (at least one dtype), found {}"),
     ({"peak_flops_per_s": {"bf16": float("nan")}}, "peak_flops_per_s.bf16: expected a positive finite number (FLOP/s), found nan"),
     ({"peak_flops_per_s": {"BF16": 1e15}}, "peak_flops_per_s.BF16: expected a dtype key among fp32, tf32, bf16"),
@@ -108,8 +108,8 @@ def test_every_shipped_hardware_spec_passes_its_check_unchanged():
     ({"step_overhead_s": -1.0}, "step_overhead_s: expected a non-negative finite number (s), found -1.0"),  # 0: no fixed cost
     ({"layer_overhead_s": -1e-6}, "layer_overhead_s: expected a non-negative finite number (s), found -1e-06"),
     ({"price_usd_per_hour": True}, "price_usd_per_hour: expected a positive finite number (USD/h), found True"),
-    ({"usable_memory_fraction": 0}, "usable_memory_fraction: expected a fraction in (0, 1], found 0"),
-    ({"compute_efficiency_by_dtype": {"fp8": 1.2}}, "compute_efficiency_by_dtype.fp8: expected a fraction in (0, 1], found 1.2"),
+    ({"usable_memory_fraction": 0}, "usable_memory_fraction: expected a fraction in [0.01, 1], found 0"),
+    ({"compute_efficiency_by_dtype": {"fp8": 1.2}}, "compute_efficiency_by_dtype.fp8: expected a fraction in [0.01, 1], found 1.2"),
     ({"compute_efficiency_by_dtype": {"bf16": 0.5}}, "compute_efficiency_by_dtype.bf16: expected one of fp8, fp4, int8"),
     ({"scale_up_domain": True}, "scale_up_domain: expected a device count in 1..100000, found True"),
     ({"scale_up_domain": 2.0}, "scale_up_domain: expected a device count in 1..100000, found 2.0"),
@@ -128,9 +128,9 @@ def test_a_hardware_spec_built_in_python_is_checked_like_a_profile(h100, change,
 def test_the_spec_check_and_the_profile_loader_share_their_rules(h100):
     data = base_profile()
     data["efficiency"]["link"] = 5.0
-    with pytest.raises(RooflineError, match=r"^x.yaml: efficiency.link: expected a fraction in \(0, 1\], found 5.0$"):
+    with pytest.raises(RooflineError, match=r"^x.yaml: efficiency.link: expected a fraction in \[0.01, 1\], found 5.0$"):
         hardware_from_dict(data, "x.yaml")
-    with pytest.raises(RooflineError, match=r"^hardware spec 'h100-sxm': link_efficiency: expected a fraction in \(0, 1\], found 5.0$"):
+    with pytest.raises(RooflineError, match=r"^hardware spec 'h100-sxm': link_efficiency: expected a fraction in \[0.01, 1\], found 5.0$"):
         check_hardware_spec(dataclasses.replace(h100, link_efficiency=5.0))
     data = base_profile()
     data["peak_flops"] = {"BF16": "2000 TFLOP/s", "fp8": "1000 TFLOP/s"}
@@ -250,3 +250,11 @@ def test_a_family_that_names_no_profile_is_warned(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error", RooflineWarning)
         assert load_hardware("my-amd2", (tmp_path,)).engine_family == "mi300x"
+
+
+def test_an_efficiency_too_small_to_be_one_is_refused():
+    """efficiency.memory=1e-300 loaded and priced a step at 4.5e297 s; engine profiles bound theirs at 0.01 already."""
+    data = read_yaml_file(builtin_dir("hardware") / "h100-sxm.yaml")
+    data["efficiency"] = {**data["efficiency"], "memory": 1e-300}
+    with pytest.raises(RooflineError, match=r"efficiency.memory: expected a fraction in \[0.01, 1\], found 1e-300"):
+        hardware_from_dict(data, "h.yaml")

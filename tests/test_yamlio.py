@@ -180,7 +180,7 @@ def test_a_field_error_names_the_line_of_the_field_in_the_file_read(tmp_path):
     text = (builtin_dir("hardware") / "h100-sxm.yaml").read_text().replace("name: h100-sxm", "name: eff")
     line = next(i for i, row in enumerate(text.splitlines(), 1) if row.strip().startswith("memory: 0.85"))
     (tmp_path / "eff.yaml").write_text(text.replace("  memory: 0.85", "  memory: 1.5"))
-    with pytest.raises(RooflineError, match=rf"eff.yaml: line {line}: efficiency.memory: expected a fraction in \(0, 1\], found 1.5$"):
+    with pytest.raises(RooflineError, match=rf"eff.yaml: line {line}: efficiency.memory: expected a fraction in \[0.01, 1\], found 1.5$"):
         load_hardware(str(tmp_path / "eff.yaml"))
     (tmp_path / "sc.yaml").write_text("name: sc\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1, 0]\n")
     from roofline.scenario import load_scenario
