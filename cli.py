@@ -134,6 +134,10 @@ def predict(
     """Predict one decode point: step time, tokens/s, MBU/MFU, bound, memory, layout; optionally speculation."""
     from roofline.api import predict as predict_point
 
+    if no_overlap and not (draft_hardware and method == "draft"):  # only a draft model elsewhere overlaps: said, not ignored
+        raise RooflineError(f"command line: --no-overlap: expected only with --draft-hardware and --method draft (the one "
+                            f"drafter that overlaps with verification), found method {method}"
+                            + ("" if draft_hardware else " and no --draft-hardware"))
     point = predict_point(
         hardware, model, batch, context, tp=tp, dp_attention=dp_attention, ep=ep, pp=pp, weight_dtype=weight_dtype,
         expert_dtype=expert_dtype, kv_dtype=kv_dtype, engine=engine, method=method, k=k, alpha=alpha,
@@ -785,7 +789,10 @@ def main() -> None:
     _default_show = warnings.showwarning
     warnings.showwarning = _show
     try:
-        code = _click_command()(args=drop_default_flags(hoist_profiles(sys.argv[1:])), prog_name="roofline", standalone_mode=False)
+        args = drop_default_flags(hoist_profiles(sys.argv[1:]))
+        group = _click_command()
+        refuse_repeated_options(group, args)
+        code = group(args=args, prog_name="roofline", standalone_mode=False)
         if isinstance(code, int) and code:  # typer returns an exit code instead of raising: 130 for Ctrl-C
             if code == 130:
                 typer.echo("interrupted", err=True)
@@ -878,6 +885,39 @@ def drop_default_flags(argv: list[str]) -> list[str]:
         if flag in words and opposite in words and "--help" not in words:
             raise RooflineError(f"{flag} and {opposite}: expected one of them, found both")
     return [word for word in words if word not in flags] + argv[end:]
+
+
+def refuse_repeated_options(group, argv: list[str]) -> None:
+    """One line for a single-value option given twice with two values (`--hardware h100 --hardware h200` ran h200 in
+    silence): the command's options are read from click, its subcommand path from the words before the options."""
+    command, rest = group, []
+    words = iter(argv)
+    for word in words:  # --profiles (hoisted to the front, and repeatable) is the group's option, not the command's
+        if word == "--profiles":
+            next(words, None)
+        elif not word.startswith("--profiles="):
+            rest.append(word)
+    while rest and hasattr(command, "commands"):
+        words = [w for w in rest if not w.startswith("-")]
+        if not words or words[0] not in command.commands:
+            return
+        rest = rest[rest.index(words[0]) + 1:]
+        command = command.commands[words[0]]
+    names = {name: param for param in getattr(command, "params", ()) if not getattr(param, "multiple", False)
+             and not getattr(param, "is_flag", False) and getattr(param, "param_type_name", "") == "option"
+             for name in param.opts}
+    seen: dict[str, tuple[str, str]] = {}
+    for i, word in enumerate(rest):
+        if word == "--":
+            break
+        name, _, value = word.partition("=")
+        if name not in names or (not value and i + 1 >= len(rest)):
+            continue
+        value = value or rest[i + 1]
+        key = names[name].name
+        if key in seen and seen[key][1] != value:
+            raise RooflineError(f"command line: {name}: expected once, found {seen[key][1]} and {value}")
+        seen[key] = (name, value)
 
 
 def hoist_profiles(argv: list[str]) -> list[str]:
