@@ -86,13 +86,15 @@ class UnreadableProfile(RooflineError):
 
 
 def unknown_name_error(kind: str, name: str, known: list[str]) -> RooflineError:
-    """An unknown profile name, with the closest known names."""
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.4)
+    """An unknown profile name, with the closest known names (a name of thousands of characters shown cut to 80)."""
+    name = str(name)
+    close = difflib.get_close_matches(name[:200], known, n=3, cutoff=0.4)
     if not close:
-        close = sorted(known, key=lambda k: -difflib.SequenceMatcher(None, name, k).ratio())[:3]
+        close = sorted(known, key=lambda k: -difflib.SequenceMatcher(None, name[:200], k).ratio())[:3]
     hint = ", ".join(close) if close else "none installed"
     listing = {"hardware": " (see `roofline hw list`)", "model": " (see `roofline models list`)"}.get(kind, "")
-    return UnknownName(f"unknown {kind} {name!r}; closest: {hint}{listing}")
+    shown = repr(name) if len(name) <= 80 else f"{name[:80]!r}... ({len(name):,} characters)"
+    return UnknownName(f"unknown {kind} {shown}; closest: {hint}{listing}")
 
 
 class RooflineWarning(UserWarning):

@@ -305,6 +305,20 @@ def resolve_name(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
     return name
 
 
+def _check_kind_of_file(kind: str, path: Path) -> None:
+    """A profile given by path that is plainly of another kind (its `type:` or its keys) is said to be, before its
+    fields are read as `kind`'s ('published_params: expected a known field' for a model given as hardware)."""
+    try:
+        data = read_yaml(path)
+    except RooflineError:
+        return  # the loader says what is wrong with it
+    if isinstance(data, dict):
+        other, _ = kind_of(data)
+        if other is not None and other != kind:
+            raise RooflineError(f"{path}: expected a{'n' if kind[0] in 'aeiou' else ''} {kind} profile, found a{'n' if other[0] in 'aeiou' else ''} "
+                                f"{other} profile (by its type: or keys)")
+
+
 def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) -> Path:
     """The file for profile `name`; a path to an existing file is accepted as is.
 
@@ -316,6 +330,7 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
     candidate = Path(name)
     if candidate.suffix in (".yaml", ".yml"):
         if candidate.is_file():
+            _check_kind_of_file(kind, candidate)
             return candidate
         if os.sep in name or "/" in name:  # UnknownName: a scenario names its own file and key in front
             raise UnknownName(f"{name}: {kind} file not found (a path is read from the working directory, or in a "

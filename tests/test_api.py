@@ -418,3 +418,13 @@ def test_a_sweep_mapping_takes_pathlib_paths_as_predict_does():
     df = roofline.sweep({"hardware": builtin_dir("hardware") / "h200.yaml", "model": "llama-3.1-8b",
                          "engine": Path(builtin_dir("engine") / "sglang.yaml"), "axes": {"batch": [1, 2]}})
     assert list(df["hardware"].astype(str)) == ["h200", "h200"] and set(df["engine"].astype(str)) == {"sglang"}
+
+
+def test_a_profile_of_another_kind_given_by_path_is_named_as_such_and_a_long_unknown_name_is_cut():
+    from roofline.profiles import builtin_dir
+
+    with pytest.raises(RooflineError, match=r"llama-3.1-8b.yaml: expected a hardware profile, found a model profile"):
+        roofline.predict(str(builtin_dir("model") / "llama-3.1-8b.yaml"), "llama-3.1-8b")  # it said 'published_params: ...'
+    with pytest.raises(RooflineError) as caught:
+        roofline.predict("a" * 5000, "llama-3.1-8b")
+    assert len(str(caught.value)) < 300 and "(5,000 characters)" in str(caught.value)
