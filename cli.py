@@ -810,6 +810,11 @@ def main() -> None:
             sys.exit(0)
         if hasattr(exc, "format_message") and isinstance(getattr(exc, "exit_code", None), int):
             found = _value_given(getattr(exc, "param", None), sys.argv[1:])
+            if found is not None and found.strip().lower().lstrip("+-") == "nan":  # click's range check calls NaN out of range
+                opts = [n for n in getattr(exc.param, "opts", None) or [] if n.startswith("--")]
+                typer.echo(f"error: Invalid value for '{opts[0] if opts else exc.param.name}': expected a number, found {found!r}",
+                           err=True)
+                sys.exit(exc.exit_code)
             typer.echo(f"error: {exc.format_message()}" + (f", found {found!r}" if found is not None else ""), err=True)
             sys.exit(exc.exit_code)
         if isinstance(exc, OSError):  # a path the user gave that the system refused (a file where a folder must be, ...)

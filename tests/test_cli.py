@@ -364,14 +364,16 @@ def test_a_sweep_that_varies_a_config_its_figures_narrow_says_how_to_draw_anothe
     assert "keeps a subset" not in sweep("h100-sxm", "two")  # two panels: every figure draws both
 
 
-def test_a_single_value_option_given_twice_and_an_ignored_no_overlap_are_refused():
+def test_a_single_value_option_given_twice_and_an_ignored_no_overlap_are_refused(roofline):
     """`predict --hardware h100 --hardware h200` ran h200 and `predict --no-overlap` ran as without it, both in silence."""
-    def run(*args):  # cli.main itself, where these checks live (CliRunner calls the click group past them)
-        done = subprocess.run([sys.executable, "-c", "import cli; cli.main()", *args], capture_output=True, text=True,
-                              cwd=Path(__file__).parents[1])
-        return done.returncode, done.stderr.strip()
-
-    assert run("predict", "--hardware", "h100", "--hardware", "h200") == (2, "error: command line: --hardware: expected once, found h100 and h200")
-    assert run("predict", "--batch=1", "--batch", "2") == (2, "error: command line: --batch: expected once, found 1 and 2")
-    code, err = run("predict", "--method", "eagle", "--no-overlap")
+    code, _, err = roofline("predict", "--hardware", "h100", "--hardware", "h200")
+    assert (code, err.strip()) == (2, "error: command line: --hardware: expected once, found h100 and h200")
+    code, _, err = roofline("predict", "--batch=1", "--batch", "2")
+    assert (code, err.strip()) == (2, "error: command line: --batch: expected once, found 1 and 2")
+    code, _, err = roofline("predict", "--method", "eagle", "--no-overlap")
     assert code == 2 and err.startswith("error: command line: --no-overlap: expected only with --draft-hardware and --method draft")
+
+
+def test_nan_for_a_bounded_number_is_said_to_be_no_number(roofline):
+    code, _, err = roofline("predict", "--method", "eagle", "--tree-nodes", "8", "--tree-tau", "nan")
+    assert code == 2 and "--tree-tau': expected a number, found 'nan'" in err  # it said 'greater than or equal to 1'
