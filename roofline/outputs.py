@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from roofline.errors import RooflineError
+from roofline.errors import RooflineError, warn
 from roofline.yamlio import umask
 
 MARKER = ".roofline-output"  # in every output folder: what `--force` may replace whole, and the files written there
@@ -96,6 +96,7 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
     """Yield a temporary folder next to `out`; on success it replaces `out`, on error it is removed."""
     out = Path(out)
     check_writable(out, force)
+    _warn_left_behind(out)
     tmp = None
     made = _folders_made(out)  # removed again if the run fails
     try:  # the folder it goes into: an error names --out, not the hidden staging folder beside it
@@ -117,6 +118,29 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
         shutil.rmtree(tmp, ignore_errors=True)
         _remove_empty(made)
         raise
+
+
+def _warn_left_behind(out: Path, quiet_s: float = 600.0) -> None:
+    """Say where a staging folder of `out` (.OUT.XXXXXXXX, .OUT.old.XXXXXXXX: mkdtemp's) untouched for `quiet_s` is
+    left beside it: a run killed outright (SIGKILL, the OOM killer) cannot remove its own. Not removed here: it holds
+    no marker yet, and a younger one may be another run's at work."""
+    import re
+    import time
+
+    pattern = re.compile(rf"^\.{re.escape(out.name)}\.(old\.)?[A-Za-z0-9_]{{8}}$")
+    try:
+        siblings = [p for p in out.parent.iterdir() if pattern.match(p.name) and p.is_dir()] if out.parent.is_dir() else []
+    except OSError:
+        return
+    for folder in sorted(siblings):
+        try:
+            age_s = time.time() - folder.stat().st_mtime
+            size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+        except OSError:
+            continue
+        if age_s >= quiet_s:
+            warn(f"--out: {folder} ({size / 1e6:,.0f} MB) is a staging folder a run writing {out} left when it was killed "
+                 "before it finished; remove it")
 
 
 def _folders_made(out: Path) -> list[Path]:

@@ -293,3 +293,26 @@ def test_an_out_path_through_a_link_and_up_goes_where_the_system_says(tmp_path, 
     with staged_dir(Path("lnk/../o1"), force=False) as tmp:
         (tmp / "a.csv").write_text("1\n")
     assert (tmp_path / "elsewhere" / "o1" / "a.csv").is_file() and not (tmp_path / "o1").exists()
+
+
+def test_a_staging_folder_a_killed_run_left_is_said_where_it_is(tmp_path):
+    """A sweep killed with SIGKILL left .out.fsib1cdy/ (306 MB) beside out/, which no later run mentioned."""
+    import os
+    import time
+    import warnings
+
+    from roofline.outputs import staged_dir
+
+    left = tmp_path / ".out.fsib1cdy"
+    left.mkdir()
+    (left / "results.csv").write_text("x\n" * 10)
+    old = time.time() - 3600
+    os.utime(left, (old, old))
+    busy = tmp_path / ".out.abcd1234"  # a run at work beside this one: not said
+    busy.mkdir()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with staged_dir(tmp_path / "out", force=False) as folder:
+            (folder / "a.txt").write_text("a")
+    said = [str(w.message) for w in caught]
+    assert len(said) == 1 and ".out.fsib1cdy (0 MB) is a staging folder a run writing" in said[0] and left.is_dir()
