@@ -164,7 +164,7 @@ def _builtin_scenarios() -> Path:
 
 # How to read every section: what the findings assume, said once above them
 READING = ("Acceptance is an input, not a prediction: each gain holds at the acceptance rate (α) or per-position rates its "
-           "scenario names, which depend on the drafter, the workload and the sampling temperature. Its error against published "
+           "scenario names, which depend on the drafter, the workload and the sampling temperature. The model's error against published "
            "serving measurements is in docs/ACCURACY.md (`roofline accuracy` prints it); with a serving engine its "
            "speculative gains at batch 32 and above run optimistic (published EAGLE curves on an 8B model fall over batch "
            "2-48 where the predicted ones hold): read large-batch gains in every section as upper estimates.")
