@@ -560,7 +560,8 @@ def sweep(
         if several and panel_count(sc, configs, several) > most:  # a figure of too many panels keeps a subset
             # (its title says '... only'): say how to draw another
             key, values = next(iter(several.items()))
-            other = f" (or --where hardware={devices[-1]}: a figure keeps its first {MAX_PANELS} panels)" if len(devices) > 1 else ""
+            other = (f" (where a title says 'first {MAX_PANELS} of N panels', --where hardware={devices[-1]} draws the rest)"
+                     if len(devices) > 1 else "")
             typer.echo(f"note: where a figure keeps a subset of {', '.join(several)} (its title says '... only'), "
                        f"`roofline plot {out} --where {key}={values[-1]} --out DIR` draws another{other}", err=True)
     if summary["plots_skipped"]:

@@ -92,16 +92,19 @@ def _changed_spec_note(field: str, value, profiles: tuple, hardware: HardwareSpe
         named = loaders[type(value)](value.name, profiles)
     except RooflineError:  # no profile of that name: the label is the object's own
         return None
+    advice = "dataclasses.replace(spec, name=...) names it apart"
     if isinstance(value, ServingEngine) and value.general is not None:  # made by for_hardware: its family's values
-        if hardware is not None:                                           # applied: against the profile's for this device
-            named = named.for_hardware(hardware)
+        if hardware is not None:  # as it runs on this device (the grid applies the overrides again) against the profile's
+            value, named = value.for_hardware(hardware), named.for_hardware(hardware)
+            advice = (f"it was made by for_hardware for another device; pass {value.name!r}, or "
+                      f"load_engine({value.name!r}).for_hardware({hardware.name!r})")
         else:
             value = value.general
     differ = [f.name for f in dataclasses.fields(value) if f.name != "general" and getattr(value, f.name) != getattr(named, f.name)]
     if not differ:
         return None
     return (f"{field}: a {type(value).__name__} named {value.name!r} with a {differ[0]} other than the {value.name} profile's "
-            f"is labelled {value.name} in every output (dataclasses.replace(spec, name=...) names it apart)")
+            f"is labelled {value.name} in every output ({advice})")
 
 
 def _doubled_bandwidth(hw: HardwareSpec) -> HardwareSpec:

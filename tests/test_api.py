@@ -372,6 +372,11 @@ def test_a_changed_spec_object_under_a_profiles_name_is_said_in_predict_and_swee
             roofline.sweep({"hardware": devices, "model": "llama-3.1-8b", "engine": amd, "axes": {"batch": [8]}})
         assert sum("named 'sglang' with a kernel_latency_s" in str(w.message) for w in caught) == said
     assert caught == [] or all(w.filename == __file__ for w in caught)
+    hopper = roofline.load_engine("vllm").for_hardware(roofline.load_hardware("h100"))  # run on MI300X, the grid applies mi*
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({"hardware": ["h100", "mi300x"], "model": "llama-3.1-8b", "engine": hopper, "axes": {"batch": [8]}})
+    assert not caught and roofline.predict("mi300x", "llama-3.1-8b", engine=hopper)["warnings"] == []
 
 
 def test_a_warning_is_attributed_to_the_callers_line_not_the_librarys():
