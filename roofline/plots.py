@@ -768,6 +768,29 @@ def _same_alpha(series: pd.Series, alpha) -> pd.Series:
 
 # ---------------------------------------------------------------- the six plots
 
+def _legacy_operator_dtypes(sub: pd.DataFrame, hardware: str, weight: str) -> pd.DataFrame:
+    """An operators table of a version before per-operator ceilings (one ceiling per config, the main GEMM's): its
+    attention, elementwise and unquantised operators (embedding, LM head, router) given the device's bf16 peak and
+    ceiling where the weights are quantised, as they run; the table's own values where the profile cannot be read."""
+    sub = sub.assign(compute_dtype=weight if weight not in ("", "mixed") else "")
+    from roofline.layout import QUANTISED_DTYPES, UNQUANTISED_CLASSES
+
+    if weight not in QUANTISED_DTYPES:
+        return sub
+    from roofline.errors import RooflineError
+    from roofline.hardware import load_hardware
+
+    try:
+        hw = load_hardware(hardware)
+    except RooflineError:
+        return sub
+    wide = sub["operator"].isin([*UNQUANTISED_CLASSES, "attention", "norms", "kv_write"])
+    return sub.assign(compute_dtype=np.where(wide, "bf16", sub["compute_dtype"]),
+                      peak_flops_per_s=np.where(wide, hw.peak_flops_per_s["bf16"], sub["peak_flops_per_s"]),
+                      compute_ceiling_flops_per_s=np.where(wide, hw.compute_ceiling_flops_per_s("bf16"),
+                                                           sub["compute_ceiling_flops_per_s"]))
+
+
 def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Figure | None:
     """Operators of a decode and a verify step (a decode step only without speculation) on each panel's roofs, at
     two batches of the operators table (which
@@ -793,8 +816,9 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     top_dtypes, lower_roofs = set(), {}  # the dtype of each panel's highest roof; {dtype: operators} of the lower ones
     for ax, key in zip(axes, keys):
         sub = _panel_rows(ops, by, key)
-        if "compute_dtype" not in sub.columns:  # an operators table written before it had one
-            sub = sub.assign(compute_dtype="")
+        if "compute_dtype" not in sub.columns:  # an operators table written before it had one: its ceilings were the main GEMM's
+            sub = _legacy_operator_dtypes(sub, key[0], str(sub["weight_dtype"].iloc[0]) if "weight_dtype" in sub.columns
+                                          else str(_one(meta.get("weight_dtype") or "bf16")))
         c = sub.loc[sub["peak_flops_per_s"].idxmax()]  # the highest roof: the fastest dtype any operator computes in
         peak, bw = c["peak_flops_per_s"], c["mem_bw_bytes_per_s"]
         ceil, mbw = c["compute_ceiling_flops_per_s"], c["memory_ceiling_bytes_per_s"]

@@ -924,3 +924,14 @@ def test_a_layouts_figure_names_the_panels_it_cuts_and_no_narrowing_that_left_no
                               "axes": {"batch": [1, 8], "context": [1024], "k": [0]}})
     by, keys, note = plots._panels(df, ("hardware", "model"), meta)
     assert len(keys) == 6 and "per panel" not in note and "first 6 of 8 panels (hardware x TP x PP)" in note
+
+
+def test_an_operators_table_from_before_per_operator_ceilings_still_draws_the_bf16_roof():
+    """`roofline plot` on an operators.csv written before today (one ceiling per config, no compute_dtype) drew one fp8
+    roof, the LM head under it though it computes in bf16."""
+    df, ops, meta = _meta_of({**SMALL, "weight_dtype": "fp8", "axes": {"batch": [1, 64], "context": [1024], "k": [1], "alpha": [0.8]}})
+    mlp = ops[ops["operator"] == "mlp"].iloc[0]
+    old = ops.drop(columns=["compute_dtype"]).assign(peak_flops_per_s=mlp["peak_flops_per_s"],
+                                                     compute_ceiling_flops_per_s=mlp["compute_ceiling_flops_per_s"])
+    legend = [t.get_text() for t in _figure("roofline", df, old, meta).legends[0].get_texts()]
+    assert "peak roof (fp8 operators)" in legend and any(text.startswith("bf16 peak roof\n(") and "lm_head" in text for text in legend)
