@@ -566,10 +566,10 @@ def _number(result: dict, keys: tuple[str, ...], path: Path, n: int, what: str, 
     return None
 
 
-def _mean_in_flight(result: dict) -> float | None:
+def _mean_in_flight(result: dict) -> tuple[float, str] | None:
     """Mean requests in flight by Little's law from vLLM's per-request records: the sum of request latencies over the
     run's duration, a request's latency being its time to first token plus its inter-token gaps (`--save-detailed`),
-    else its recorded `latencies`. None without those records."""
+    else its recorded `latencies`; with the sum it was taken from, as a row's notes say it. None without those records."""
     ttfts, itls, duration = result.get("ttfts"), result.get("itls"), result.get("duration")
     latencies = result.get("latencies")  # kept by current vllm bench serve without --save-detailed too
     duration = _positive(duration)
@@ -581,7 +581,8 @@ def _mean_in_flight(result: dict) -> float | None:
                   if detailed else float(np.sum(np.asarray(latencies, dtype=float))))
     except (TypeError, ValueError, OverflowError):
         return None
-    return busy_s / duration if math.isfinite(busy_s) and busy_s > 0 else None
+    how = "(sum of ttfts and itls) / duration" if detailed else "(sum of latencies) / duration"
+    return (busy_s / duration, how) if math.isfinite(busy_s) and busy_s > 0 else None
 
 
 def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int = 1, dp_attention: int = 1,
@@ -652,7 +653,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         results, lines = _benchmark_results(path)
         for n, result in enumerate(results, 1):
             completed = _number(result, ("completed",), path, n, "the number of completed requests")
-            if result.get("max_concurrency") == 0 and not isinstance(result.get("max_concurrency"), bool):
+            no_cap = result.get("max_concurrency") == 0 and not isinstance(result.get("max_concurrency"), bool)
+            if no_cap:
                 result = {**result, "max_concurrency": None}  # vLLM's "no cap" (its semaphore takes 0 as none)
             recorded = _number(result, ("max_concurrency",), path, n, "", required=False)
             if result.get("max_concurrency") is not None and (recorded is None or recorded != round(recorded)):
@@ -663,7 +665,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                                   "(--batch is for results that record none; leave it out)", result.get("max_concurrency"))
             conc = recorded if recorded is not None else batch if batch is not None else _number(
                 result, ("max_concurrency",), path, n,
-                "the client's concurrency (run the benchmark with --max-concurrency, or pass --batch N / batch=N)")
+                "the client's concurrency (run the benchmark with --max-concurrency, or pass --batch N / batch=N)"
+                + ("; 0 is vLLM's 'no cap'" if no_cap else ""))
             # the tokens the run measured: SGLang writes random_input_len / random_output_len whatever the dataset
             # (its 1024 defaults for ShareGPT) and draws random lengths from [ratio * len, len], so they are settings
             in_len = (_number(result, ("total_input_tokens",), path, n, "total input tokens") / completed
@@ -692,7 +695,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                                   "a plain run with --method none (this one speculated: pass its --method and --k)", f"{tau:g}")
             printed = _number(result, ("concurrency",), path, n, "", required=False)  # SGLang's mean in flight
             little = None if printed else _mean_in_flight(result)
-            mean_conc = printed or little
+            mean_conc = printed or (little[0] if little else None)
             if mean_conc and mean_conc > conc * 1.02 + 0.05:  # a client cap below the requests measured in flight
                 raise field_error(f"{path}: result {n}", "concurrency" if printed else "latencies / duration",
                                   f"at most the batch {conc:g} ({'max_concurrency' if recorded is not None else '--batch'}): "
@@ -714,7 +717,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                     "acceptance_length": "" if tau is None or method == "none" else f"{tau:.4g}", "draft_tokens": str(draft_tokens) if draft_tokens else "",
                     "quantity": quantity, "value": f"{value:.6g}", "split": split,
                     "notes": f"converted from {path.name}: {'mean_tpot_ms / 1000' if quantity == 'step_time_s' else 'output_throughput'}"
-                             + ("; concurrency = (sum of ttfts and itls) / duration" if little else "")
+                             + (f"; concurrency = {little[1]}" if little else "")
                              + (f"; draft={draft}" if draft else ""),
                 })
     recorded_taus = [(path, n) for path, n, has in taus_recorded if has]

@@ -474,6 +474,9 @@ def test_convert_reads_vllms_latencies_its_no_cap_zero_and_a_byte_order_mark(tmp
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps(result).encode())
     raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", batch=2)
     assert list(raw["concurrency"]) == ["1.2", "1.2"] and list(raw["batch"]) == ["2", "2"]
+    assert "concurrency = (sum of latencies) / duration" in raw["notes"][0]  # it named ttfts and itls, not given here
+    with pytest.raises(RooflineError, match="0 is vLLM's 'no cap'"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
 
 
 def test_a_spreadsheets_csv_gets_a_line_that_says_what_to_change_and_its_trailing_empty_rows_are_skipped(tmp_path):
