@@ -283,14 +283,21 @@ class ModelSpec:
         per_head = self.kv_elements_per_token_per_layer / self.kv_heads
         return per_head * -(-self.kv_heads // tp)
 
-    def kv_bytes_per_element(self, kv_dtype: str) -> float:
+    def kv_bytes_per_element(self, kv_dtype: str | float) -> float:
         """Bytes one KV element takes in `kv_dtype`: the profile's `kv_entry_bytes` over an entry's elements where it
-        gives them for that dtype (scales, a RoPE part kept in bf16), else the dtype's width."""
+        gives them for that dtype (scales, a RoPE part kept in bf16), else the dtype's width. A number is taken as the
+        bytes an element takes (the form these methods took before kv_entry_bytes)."""
+        if isinstance(kv_dtype, (int, float)) and not isinstance(kv_dtype, bool):
+            return float(kv_dtype)
+        if kv_dtype not in BYTES_PER_ELEMENT:
+            raise RooflineError(f"kv_dtype: expected one of {', '.join(KV_DTYPES)} (or bytes per element), found {kv_dtype!r}")
         given = dict(self.kv_entry_bytes).get(kv_dtype)
         return given / self.kv_elements_per_token_per_layer if given else BYTES_PER_ELEMENT[kv_dtype]
 
-    def index_bytes_per_element(self, group: AttentionGroup, kv_dtype: str) -> float:
+    def index_bytes_per_element(self, group: AttentionGroup, kv_dtype: str | float) -> float:
         """Bytes one element of `group`'s indexer keys takes in `kv_dtype` (`index_key_bytes`, else the dtype's width)."""
+        if isinstance(kv_dtype, (int, float)) and not isinstance(kv_dtype, bool):
+            return float(kv_dtype)
         given = dict(self.index_key_bytes).get(kv_dtype)
         return given / group.index_dim if given and group.index_dim else BYTES_PER_ELEMENT[kv_dtype]
 
@@ -440,14 +447,15 @@ def _precision(where: str, value: object) -> tuple[tuple[str, str], ...]:
     return tuple((cls, given.get(cls, default)) for cls in WEIGHT_CLASSES)
 
 
-def _entry_bytes(where: str, key: str, value: object, groups: list) -> tuple[tuple[str, int], ...]:
-    """`kv_entry_bytes: {fp8: 584}` / `index_key_bytes: {fp8: 132}` -> ((kv dtype, bytes), ...); index keys need an
-    indexer (a group's index_dim)."""
+def _entry_bytes(where: str, key: str, value: object, groups: list | None) -> tuple[tuple[str, int], ...]:
+    """`kv_entry_bytes: {fp8: 584}` / `index_key_bytes: {fp8: 132}` -> ((kv dtype, bytes), ...); in a profile, index
+    keys need an indexer (a group's index_dim); `groups` None (a spec changed in Python, its groups replaced) skips
+    that: bytes of keys no group holds are never read."""
     if value is None:
         return ()
     if not isinstance(value, dict) or not value:
         raise field_error(where, key, "a mapping of KV dtype to bytes, e.g. {fp8: 584}", value)
-    if key.endswith("index_key_bytes") and not any(g.index_dim for g in groups):
+    if key.endswith("index_key_bytes") and groups is not None and not any(g.index_dim for g in groups):
         raise field_error(where, key, "an attention group with an indexer (index_dim) for index keys to take bytes", value)
     out = []
     for dtype, n in value.items():
@@ -713,7 +721,7 @@ def check_model_spec(spec: object) -> ModelSpec:
         pairs = getattr(spec, key)
         if not isinstance(pairs, (tuple, list)) or not all(isinstance(x, (tuple, list)) and len(x) == 2 for x in pairs):
             raise field_error(where, key, "a tuple of (kv dtype, bytes) pairs", pairs)
-        _entry_bytes(where, key, dict(pairs) or None, list(spec.groups))
+        _entry_bytes(where, key, dict(pairs) or None, None)
     for key in ("published_params", "published_active_params"):
         _published(where, key, getattr(spec, key))
     _check_spec_precision(where, spec.native_precision)

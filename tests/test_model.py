@@ -275,3 +275,13 @@ def test_a_json_config_with_a_key_twice_is_refused(tmp_path):
     path.write_text('{"hidden_size": 4096, "num_hidden_layers": 32, "hidden_size": 8192}')
     with pytest.raises(RooflineError, match="key 'hidden_size' given twice"):
         read_json_file(path)
+
+
+def test_a_spec_built_from_deepseek_v4_without_its_indexer_still_runs():
+    """dataclasses.replace(v4, groups=(all full,)) was refused for index_key_bytes no group reads."""
+    import roofline
+
+    v4 = load_model("deepseek-v4-flash")
+    dense = dataclasses.replace(v4, name="dsv4-dense", groups=(AttentionGroup("full", 43),))
+    assert roofline.predict("h200", dense, tp=8)["step_time_s"] > 0
+    assert load_model("llama-3.1-8b").kv_bytes_per_token(2.0) == 131_072  # bytes per element, as the method took before
