@@ -20,6 +20,7 @@ Names are case-insensitive (`H100-SXM` is `h100-sxm`), and a few short aliases a
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -78,8 +79,10 @@ def normalize_dtype(value: object, allowed: tuple[str, ...], where: str, field: 
     raise field_error(where, field, f"one of {', '.join(allowed)}", shown)
 
 
+@functools.lru_cache(maxsize=None)
 def builtin_dir(kind: str) -> Path:
-    """The built-in folder for `kind`: the checkout's top level, else the installed package data."""
+    """The built-in folder for `kind`: the checkout's top level, else the installed package data (found once: every
+    profile lookup asks)."""
     here = Path(__file__).resolve().parent
     for base in (here.parent, here / "_data"):
         folder = base / FOLDERS[kind]
@@ -195,11 +198,12 @@ def _builtin_files(kind: str) -> list[Path]:
     return list(_LISTED[key])
 
 
-def profile_paths(kind: str, extra_dirs: tuple[str | Path, ...] = ()) -> dict[str, Path]:
-    """Map name -> file for every profile of `kind` on the search path (earlier folders win)."""
+def profile_paths(kind: str, extra_dirs: tuple[str | Path, ...] = (), candidates=None) -> dict[str, Path]:
+    """Map name -> file for every profile of `kind` on the search path (earlier folders win); `candidates`: the
+    search path's files as _candidates found them, where the caller has them already."""
     found: dict[str, Path] = {}
     lowered: set[str] = set()
-    for stem, path in _candidates(kind, extra_dirs)[0]:
+    for stem, path in (candidates or _candidates(kind, extra_dirs))[0]:
         if stem.lower() not in lowered:
             lowered.add(stem.lower())
             found[stem] = path
@@ -290,9 +294,10 @@ def check_profile_name(name: object, what: str = "name") -> str:
     return name
 
 
-def resolve_name(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) -> str:
-    """The profile name `name` stands for: exact, else case-insensitive, else a documented alias."""
-    paths = profile_paths(kind, extra_dirs)
+def resolve_name(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = (), paths: dict | None = None) -> str:
+    """The profile name `name` stands for: exact, else case-insensitive, else a documented alias (`paths`: the
+    search path's profiles, where the caller has them already)."""
+    paths = profile_paths(kind, extra_dirs) if paths is None else paths
     if name in paths:
         return name
     by_lower = {stem.lower(): stem for stem in paths}
@@ -335,9 +340,10 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
         if os.sep in name or "/" in name:  # UnknownName: a scenario names its own file and key in front
             raise UnknownName(f"{name}: {kind} file not found (a path is read from the working directory, or in a "
                               "scenario from the scenario file's folder first)")
-    paths = profile_paths(kind, extra_dirs)
-    resolved = resolve_name(kind, name, extra_dirs)
-    _, untold = _candidates(kind, extra_dirs)
+    candidates = _candidates(kind, extra_dirs)  # the search path scanned once for the three questions below
+    paths = profile_paths(kind, extra_dirs, candidates)
+    resolved = resolve_name(kind, name, extra_dirs, paths)
+    untold = candidates[1]
     for stem, path, reason in untold:  # a user file of this name that cannot be told: never hide it
         if stem.lower() in (name.strip().lower(), resolved.lower()):
             why = f"it {reason}" if reason.startswith(UNREADABLE) else f"its kind cannot be told: {reason}"
