@@ -608,8 +608,10 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
                      where="command line")
     main = main_gemm_dtype(ref, dep)
     for dtype in dict.fromkeys(("bf16", main)):
-        rows.append((f"peak ridge {dtype} (FLOP/B)", hw_a.ridge_point_flops_per_byte(dtype), hw_b.ridge_point_flops_per_byte(dtype), ""))
-        rows.append((f"derated ridge {dtype} (FLOP/B)", hw_a.ridge_point_flops_per_byte(dtype, derated=True),
+        runs = [f"{side}: as {hw.compute_dtype(dtype)}" for side, hw in (("A", hw_a), ("B", hw_b)) if hw.compute_dtype(dtype) != dtype]
+        shown = f"{dtype}, {', '.join(runs)}" if runs else dtype  # fp4 weights on Hopper: the ridge of the bf16 they run in
+        rows.append((f"peak ridge {shown} (FLOP/B)", hw_a.ridge_point_flops_per_byte(dtype), hw_b.ridge_point_flops_per_byte(dtype), ""))
+        rows.append((f"derated ridge {shown} (FLOP/B)", hw_a.ridge_point_flops_per_byte(dtype, derated=True),
                      hw_b.ridge_point_flops_per_byte(dtype, derated=True), ""))
     dtypes = f"{dep.weight_dtype_label} weights" + (f", {dep.expert_dtype_label} experts" if dep.expert_dtype_label else "")
     rows.append((f"{model_name} decoding on {dep.devices} x each, ideal engine:", None, None, None))  # headings over its rows

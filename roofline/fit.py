@@ -735,8 +735,9 @@ def _faded_rows(fit: dict) -> list[str]:
         return []
     rest = used.drop(far.index)["log_residual"]
     shown = ", ".join(str(int(r)) for r in far["row"][:12]) + (", ..." if len(far) > 12 else "")
-    return [f"the {fit['loss']} loss weighs {len(far)} of {len(used)} rows little (missed by more than "
-            f"{np.expm1(3 * fit['loss_scale']):.0%}: rows {shown}); RMS log error over the other rows "
+    return [f"the {fit['loss']} loss weighs {len(far)} of {len(used)} rows little (predicted more than "
+            f"{np.expm1(3 * fit['loss_scale']):.0%} above or {-np.expm1(-3 * fit['loss_scale']):.0%} below: rows {shown}); "
+            f"RMS log error over the other rows "
             f"{float(np.sqrt(np.mean(rest ** 2))) if len(rest) else float('nan'):.3f}"]
 
 
@@ -761,7 +762,7 @@ def fit_report(fit: dict) -> str:
         if row["bound"]:
             note.append(f"at {row['bound']} bound")
         if not row["determined"] and not row["fixed"]:  # a family's value is pooled toward the profile's own fitted value
-            moved = abs(row["fitted"] / row["start"] - 1.0) if row["start"] else 0.0
+            moved = abs(row["fitted"] / row["start"] - 1.0) if row["start"] else (1.0 if row["fitted"] else 0.0)  # from 0: moved
             note.append("not determined by these rows (" + (f"moved {moved:.0%} from start by the other parameters' fit, not by "
                         "rows of its own" if moved > 0.05 and not row.get("family") else "kept near "
                         + ("the profile's fitted value" if row.get("family") else "start")) + ")")

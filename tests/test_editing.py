@@ -836,3 +836,11 @@ def test_an_editor_command_that_cannot_be_parsed_is_one_line(roofline, tmp_path,
     monkeypatch.setenv("VISUAL", "'unterminated")
     code, out, err = roofline("hw", "edit", "qa-h")
     assert code == 2 and "cannot parse: No closing quotation (check $VISUAL and $EDITOR)" in err and "Traceback" not in err
+
+
+def test_hw_diff_says_which_device_runs_a_dtype_in_another():
+    """`--expert-dtype fp4` printed 'peak ridge fp4' with H100's bf16 values under it."""
+    from roofline.editing import diff_hardware
+
+    text = diff_hardware("h100-sxm", "b200", (), "deepseek-v3", 8, expert_dtype="fp4")
+    assert "peak ridge fp4, A: as bf16 (FLOP/B)" in text

@@ -474,7 +474,7 @@ def test_the_fit_report_names_the_rows_a_robust_loss_gave_up_on():
 
     rows = pd.DataFrame({"row": [1, 2, 3, 4], "skipped": ["", "", "", ""], "log_residual": [0.01, -0.02, 0.9, 0.02]})
     (line,) = _faded_rows({"loss": "cauchy", "loss_scale": 0.15, "rows": rows})
-    assert line.startswith("the cauchy loss weighs 1 of 4 rows little (missed by more than 57%: rows 3)")
+    assert line.startswith("the cauchy loss weighs 1 of 4 rows little (predicted more than 57% above or 36% below: rows 3)")
     assert line.endswith(f"{np.sqrt((0.01 ** 2 + 0.02 ** 2 + 0.02 ** 2) / 3):.3f}")
     assert _faded_rows({"loss": "linear", "loss_scale": 0.15, "rows": rows}) == []
 
