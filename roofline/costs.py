@@ -17,10 +17,15 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, activat
         low-rank query's down-projections whole on every rank, and one KV head's K and V on each rank once tp > kv_heads;
         and the router whole on every rank (vLLM's ReplicatedLinear gate, SGLang's MoEGate)
     experts (per MoE layer): E / ep experts per EP rank, each split over D / ep devices; the busiest
-    rank sets the pace (expected maximum over ep ranks, Blom's normal order statistic z_ep):
+    rank sets the pace (the expected maximum over ep ranks of n = T top_k token-expert pairs):
         p          = 1 - (1 - top_k / E) ** T                    (one expert is touched by T tokens)
-        assigned   = T top_k / ep + z_ep sqrt(T top_k (1/ep)(1 - 1/ep))     (token-expert pairs)
-        touched    = min(E/ep, assigned, (E/ep) p + z_ep sqrt((E/ep) p (1 - p)))      (= E p when ep = 1)
+        assigned   = n / ep + z_ep sqrt(n (1/ep)(1 - 1/ep))  (Blom's normal order statistic z_ep), or for a whole
+                     n <= SMALL_PAIRS the exact expected maximum load of n balls in ep bins,
+                     sum_{m>=0} (1 - n!/ep^n [x^n] (sum_{j<=m} x^j/j!)^ep): one top-1 token puts 1 pair on
+                     its rank, where the normal form gave 0.6; never below ceil(n / ep)
+        touched    = min(E/ep, assigned, max((E/ep) p + z_ep sqrt((E/ep) p (1 - p)),     (= E p when ep = 1)
+                                             (E/ep) (1 - (1 - assigned / (T E/ep)) ** T)))  (the distinct experts of
+                     the busiest rank's own pairs, each of T tokens' share distinct: all of one token's)
         flops = 2 * expert_params * assigned / (D / ep)
         bytes = touched * expert_params * w_experts / (D / ep) + assigned * 2 * hidden * a
     attention (per layer group g, read_g(L, n) = model.entries_read(g, L, n), KV entries n queries of one sequence read
@@ -55,6 +60,8 @@ an indexer's query projection (their weights, about 0.5B in DeepSeek-V4-Flash), 
 
 from __future__ import annotations
 
+import functools
+import math
 from statistics import NormalDist
 
 import numpy as np
@@ -84,6 +91,32 @@ def expected_max_z(n: int) -> float:
     return 0.0 if n <= 1 else NormalDist().inv_cdf((n - 0.375) / (n + 0.25))
 
 
+SMALL_PAIRS = 64  # token-expert pairs up to which the busiest rank's load is the exact expected maximum, not Blom's
+
+
+@functools.lru_cache(maxsize=4096)
+def expected_max_load(n: int, bins: int) -> float:
+    """The expected largest count when n balls fall uniformly into `bins` bins (exact: the module docstring's sum,
+    each P(max <= m) a truncated exponential series raised to the power `bins`, by numpy's polynomial product)."""
+    if n <= 0 or bins <= 1:
+        return float(max(n, 0))
+    log_scale = math.lgamma(n + 1) - n * math.log(bins)  # n! / bins^n, in logs
+    expected, m = 0.0, 0
+    while m < n:
+        series = np.array([math.exp(-math.lgamma(j + 1)) for j in range(m + 1)])
+        power, base, exponent = np.array([1.0]), series, bins
+        while exponent:  # series ** bins, truncated at degree n, by squaring
+            if exponent & 1:
+                power = np.convolve(power, base)[: n + 1]
+            base, exponent = np.convolve(base, base)[: n + 1], exponent >> 1
+        at_most_m = math.exp(log_scale + math.log(power[n])) if len(power) > n and power[n] > 0 else 0.0
+        expected += 1.0 - at_most_m
+        if 1.0 - at_most_m < 1e-12:
+            break
+        m += 1
+    return expected
+
+
 def busiest_rank_experts(experts: int, top_k: int, tokens, ep: int):
     """(touched, assigned) on the busiest of `ep` expert-parallel ranks (module docstring)."""
     t = np.asarray(tokens, dtype=np.float64)
@@ -91,8 +124,16 @@ def busiest_rank_experts(experts: int, top_k: int, tokens, ep: int):
     p = unique_experts_touched(experts, top_k, t) / experts  # the chance that a given expert is hit
     z = expected_max_z(ep)
     pairs = t * top_k
-    assigned = pairs / ep + z * np.sqrt(pairs * (1.0 / ep) * (1.0 - 1.0 / ep))
-    touched = np.minimum(np.minimum(per_rank, assigned), per_rank * p + z * np.sqrt(per_rank * p * (1.0 - p)))
+    assigned = np.maximum(pairs / ep + z * np.sqrt(pairs * (1.0 / ep) * (1.0 - 1.0 / ep)), np.ceil(pairs / ep))
+    small = (pairs <= SMALL_PAIRS) & (pairs == np.round(pairs)) & (ep > 1)
+    for n in np.unique(pairs[small]) if np.any(small) else ():  # at most SMALL_PAIRS values, each over the whole array
+        assigned = np.where(small & (pairs == n), expected_max_load(int(n), ep), assigned)
+    # the distinct experts of its own pairs: T tokens' shares, each token's experts distinct (one token: all of them)
+    tokens_at_least_one = np.maximum(t, 1.0)
+    own = (per_rank * (1.0 - np.clip(1.0 - assigned / (tokens_at_least_one * per_rank), 0.0, 1.0) ** tokens_at_least_one)
+           if ep > 1 else 0.0)
+    touched = np.minimum(np.minimum(per_rank, assigned),
+                         np.maximum(per_rank * p + z * np.sqrt(per_rank * p * (1.0 - p)), own))
     return touched, assigned
 
 

@@ -44,8 +44,9 @@ device from `roofline.costs`):
     t_moe_gather = 2 * moe_layers_stage * (lat + (g - 1) / g * T_g * hidden * 2 / bw)
                    (attention data-parallel with each routed expert split over g = D / ep > 1 devices: the tokens
                     of every attention group gathered before the experts and the outputs reduce-scattered after,
-                    SGLang's dp_gather / dp_scatter; T_g = T when ep = 1, min(T, T * top_k / ep) tokens routed to
-                    one EP rank's experts otherwise)
+                    SGLang's dp_gather / dp_scatter; T_g = T when ep = 1, else T (1 - (1 - 1/ep) ** top_k), the tokens
+                    with at least one of their experts on an EP rank, each gathered once (it counted token-expert
+                    pairs, min(T, T top_k / ep), until session 19))
     t_p2p        = sum over the pp stage boundaries of (lat + T_mb * hidden * 2 / bw)          (pp > 1)
     bw, lat: the scale-up link inside one domain, the scale-out link for a group that spans domains
     (hardware.link_for); lat = max(the engine's measured collective latency, the link's latency).
@@ -190,7 +191,7 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over
     if dep.dp_attention > 1 and g > 1 and model.moe is not None:
         bytes_per_s, latency_s = hw.link_for(g)
-        tokens_g = tokens if dep.ep == 1 else np.minimum(tokens, tokens * model.moe.top_k / dep.ep)
+        tokens_g = tokens if dep.ep == 1 else tokens * (1.0 - (1.0 - 1.0 / dep.ep) ** model.moe.top_k)
         nbytes = (g - 1) / g * tokens_g * h_bytes
         moe_layers = model.moe_layers * layers_scale
         out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, latency_s) + nbytes / bytes_per_s)

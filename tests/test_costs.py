@@ -167,3 +167,25 @@ def test_sparse_attention_picks_its_entries_per_query_so_a_verify_pass_reads_up_
     verify = float(operator_costs(v4, 1, 4, 131072, dep)["attention"][1])
     entry_bytes = v4.kv_elements_per_token_per_layer_per_device(8) * 2  # bf16 KV
     assert verify - decode >= csa.layers * 3 * 512 * entry_bytes  # three more queries' picks at least
+
+
+def test_the_busiest_expert_rank_matches_a_simulation_of_uniform_routing_at_small_batches():
+    """Blom's normal form gave the busiest rank 0.6 pairs for one top-1 token (Llama 4 at ep 8: its rank reads one
+    whole expert), and 2.34 for one DeepSeek token at ep 8 where 2.56-2.60 are simulated."""
+    from roofline.costs import busiest_rank_experts
+
+    rng = np.random.default_rng(0)
+
+    def simulated(experts, top_k, tokens, ep, trials=4000):
+        picks = np.stack([rng.permutation(experts)[:top_k] for _ in range(trials * tokens)]).reshape(trials, tokens * top_k)
+        ranks = picks // (experts // ep)
+        pairs = np.stack([(ranks == r).sum(axis=1) for r in range(ep)], axis=1).max(axis=1)
+        return pairs.mean()
+
+    touched, assigned = busiest_rank_experts(128, 1, 1, 8)
+    assert float(assigned) == 1.0 and float(touched) == 1.0
+    for experts, top_k, tokens, ep in ((256, 8, 1, 8), (128, 1, 8, 8), (256, 8, 1, 32), (128, 4, 4, 16)):
+        _, assigned = busiest_rank_experts(experts, top_k, tokens, ep)
+        # within 5%: the exact multinomial draws a token's top_k experts independently, where they are distinct
+        # (1.66 against 1.59-1.61 simulated for one DeepSeek token at ep 32)
+        assert float(assigned) == pytest.approx(simulated(experts, top_k, tokens, ep), rel=0.05), (experts, top_k, tokens, ep)

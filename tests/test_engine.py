@@ -170,6 +170,13 @@ def test_attention_dp_with_experts_split_over_devices_pays_the_gather_and_scatte
     assert float(tp8["moe_gather_time_s"]) == 0.0 < float(tp8["allreduce_time_s"])  # every device holds every token
     step = step_metrics(h200, model, 256, 1, 4096, dep, engine=vllm)
     assert float(step["comm_time_s"]) == pytest.approx(float(step["moe_gather_time_s"]), rel=1e-12)
+    # experts split over 2 devices of an EP 4 group: a token with any of its 8 experts on a rank is gathered once
+    # (1 - (3/4)^8 = 0.90 of them), not one copy a token-expert pair (min(T, 2T) = T)
+    ep4 = collective_times_s(h200, model, deployment(model, weight_dtype="fp8", dp_attention=8, ep=4), vllm, 256, 1)
+    bw2, lat2 = h200.link_for(2)
+    tokens = 256 * (1 - (1 - 1 / 4) ** 8)
+    assert float(ep4["moe_gather_time_s"]) == pytest.approx(
+        2 * model.moe_layers * (max(vllm.allreduce_latency_s, lat2) + 1 / 2 * tokens * model.hidden_size * 2 / bw2), rel=1e-12)
 
 
 def test_with_attention_dp_and_experts_split_over_devices_an_moe_layers_second_all_reduce_is_its_scatter():
