@@ -27,7 +27,7 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from roofline.errors import RooflineError, UnreadableProfile, warn
+from roofline.errors import RooflineError, UnreadableProfile, WrongKind, warn
 from roofline.profiles import (
     FOLDERS,
     builtin_dir,
@@ -386,7 +386,10 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
                 force: bool = False, extra_dirs: tuple = ()) -> Path:
     """Copy profile `source_name` to OUT_DIR/NAME.yaml with `name` and the assignments applied; validated, atomic."""
     check_profile_name(name)
-    source = find_profile(kind, source_name, extra_dirs)
+    try:
+        source = find_profile(kind, source_name, extra_dirs)  # a file of another kind is said there, by its type: or keys
+    except WrongKind as exc:
+        raise RooflineError(f"--from: {exc}") from None
     folder = Path(out_dir) if out_dir is not None else user_dir()
     target = folder / f"{name}.yaml"
     check_not_shadowing(kind, target, force, f"{GROUP[kind]} new")
@@ -395,9 +398,6 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
         raise RooflineError(f"name: expected a name no profile in {folder} has (names are case-insensitive), found {name!r} "
                             f"beside {clash[0].name}")
     doc = _load_rt(read_text(source), str(source))
-    found = kind_of(doc)[0]
-    if found is not None and found != kind:  # `engines new x --from hardware_profiles/h100-sxm.yaml`
-        raise RooflineError(f"--from: expected a{'n' if kind[0] in 'aeiou' else ''} {kind} profile, found {source} (a {found} profile)")
     doc["name"] = name
     if folder.resolve() != builtin_dir(kind).resolve() and "type" not in doc:  # a user folder holds every kind
         doc.insert(0, "type", kind)

@@ -76,6 +76,10 @@ class UnknownName(RooflineError):
     """A profile name that names no profile (a scenario adds its file and key in front)."""
 
 
+class WrongKind(RooflineError):
+    """A profile given by path whose `type:` or keys say it is of another kind (a model file given as hardware)."""
+
+
 class UnreadableProfile(RooflineError):
     """A user file that would be the profile asked for, but cannot be read or told (`path` names it): `edit` opens it
     with this message on top, since an edit is how such a file gets fixed."""

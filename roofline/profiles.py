@@ -25,7 +25,7 @@ import os
 import sys
 from pathlib import Path
 
-from roofline.errors import RooflineError, UnknownName, UnreadableProfile, unknown_name_error
+from roofline.errors import RooflineError, UnknownName, UnreadableProfile, WrongKind, unknown_name_error
 from roofline.yamlio import read_yaml_file
 
 FOLDERS = {"hardware": "hardware_profiles", "model": "model_profiles", "scenario": "scenarios", "engine": "engine_profiles"}
@@ -320,7 +320,7 @@ def _check_kind_of_file(kind: str, path: Path) -> None:
     if isinstance(data, dict):
         other, _ = kind_of(data)
         if other is not None and other != kind:
-            raise RooflineError(f"{path}: expected a{'n' if kind[0] in 'aeiou' else ''} {kind} profile, found a{'n' if other[0] in 'aeiou' else ''} "
+            raise WrongKind(f"{path}: expected a{'n' if kind[0] in 'aeiou' else ''} {kind} profile, found a{'n' if other[0] in 'aeiou' else ''} "
                                 f"{other} profile (by its type: or keys)")
 
 

@@ -577,7 +577,7 @@ def test_models_and_engines_have_new_set_edit_and_validate_like_hw(roofline, tmp
     assert code == 2 and err.strip() == "error: models set: expected key=value (like layers=32), found 'layers'"
     assert "published_params" not in text  # a new shape: the source's published counts do not describe it
     code, _, err = roofline("engines", "new", "x", "--from", ROOT / "hardware_profiles" / "h100-sxm.yaml")
-    assert code == 2 and "--from: expected an engine profile, found" in err and "(a hardware profile)" in err
+    assert code == 2 and "--from: " in err and "h100-sxm.yaml: expected an engine profile, found a hardware profile" in err
     code, _, err = roofline("models", "set", "llama-3.1-8b", "layers=33")
     assert code == 2 and "copy it first with `roofline models new llama-3.1-8b-mine --from llama-3.1-8b`" in err
 
