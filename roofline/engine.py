@@ -34,7 +34,8 @@ device from `roofline.costs`):
 
     t_allreduce  = (2 * layers_stage - r) * (lat + 2 (tp - 1) / tp * T_a * hidden * 2 / bw)  (tp > 1; r = moe_layers_stage
                    with attention DP, whose MoE layers reduce in the gather's scatter or the all-to-all's combine, else 0)
-    t_all_to_all = 2 * moe_layers_stage * (lat + T / D * (ep - 1) * (1 - (1 - 1/ep) ** top_k) * hidden * 2 / bw)
+    t_all_to_all = 2 * moe_layers_stage * (lat + T / D * (ep - 1) * h_ep * hidden * 2 / bw)
+                   h_ep = 1 - C(E - E/ep, top_k) / C(E, top_k): the chance a rank holds one of a token's distinct experts
                    (dispatch and combine, when ep > 1 and attention is data-parallel; with dp_attention = 1
                     every device already holds every token and the combine rides on the all-reduce). A token goes once
                     to each other rank one of its top_k experts is on (DeepEP's dispatch), the expected number of such
@@ -44,7 +45,7 @@ device from `roofline.costs`):
     t_moe_gather = 2 * moe_layers_stage * (lat + (g - 1) / g * T_g * hidden * 2 / bw)
                    (attention data-parallel with each routed expert split over g = D / ep > 1 devices: the tokens
                     of every attention group gathered before the experts and the outputs reduce-scattered after,
-                    SGLang's dp_gather / dp_scatter; T_g = T when ep = 1, else T (1 - (1 - 1/ep) ** top_k), the tokens
+                    SGLang's dp_gather / dp_scatter; T_g = T when ep = 1, else T h_ep, the tokens
                     with at least one of their experts on an EP rank, each gathered once (it counted token-expert
                     pairs, min(T, T top_k / ep), until session 19))
     t_p2p        = sum over the pp stage boundaries of (lat + T_mb * hidden * 2 / bw)          (pp > 1)
@@ -64,6 +65,8 @@ elementwise operators their own ceilings and a per-layer overhead (`roofline cal
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -159,6 +162,14 @@ def _tile_padding(rows, tile_rows: int):
     return np.ceil(rows / tile_rows) * tile_rows / np.maximum(rows, 1e-30)
 
 
+def rank_hit_probability(experts: int, top_k: int, ep: int) -> float:
+    """The chance that one expert-parallel rank holds at least one of a token's top_k experts, drawn evenly and
+    distinct: 1 - C(E - E/ep, top_k) / C(E, top_k) (hypergeometric; 1 - (1 - 1/ep)^top_k draws them with replacement,
+    0.8-1.7% more ranks)."""
+    per_rank = experts // ep
+    return 1.0 - math.comb(experts - per_rank, top_k) / math.comb(experts, top_k)
+
+
 def _latency(engine_latency_s: float, link_latency_s: float) -> float:
     """An engine's measured collective latency, never below the link's own (a span across domains pays the scale-out latency)."""
     return max(engine_latency_s, link_latency_s)
@@ -184,14 +195,14 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     if dep.ep > 1 and dep.dp_attention > 1 and model.moe is not None:
         d = dep.devices_per_stage
         bytes_per_s, latency_s = hw.link_for(d)
-        remote_ranks = (dep.ep - 1) * (1.0 - (1.0 - 1.0 / dep.ep) ** model.moe.top_k)  # ranks a token is sent to, once each
+        remote_ranks = (dep.ep - 1) * rank_hit_probability(model.moe.experts, model.moe.top_k, dep.ep)  # each once
         nbytes = tokens / d * remote_ranks * h_bytes
         moe_layers = model.moe_layers * layers_scale
         out["all_to_all_time_s"] = 2.0 * moe_layers * (_latency(engine.all_to_all_latency_s, latency_s) + nbytes / bytes_per_s)
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over
     if dep.dp_attention > 1 and g > 1 and model.moe is not None:
         bytes_per_s, latency_s = hw.link_for(g)
-        tokens_g = tokens if dep.ep == 1 else tokens * (1.0 - (1.0 - 1.0 / dep.ep) ** model.moe.top_k)
+        tokens_g = tokens if dep.ep == 1 else tokens * rank_hit_probability(model.moe.experts, model.moe.top_k, dep.ep)
         nbytes = (g - 1) / g * tokens_g * h_bytes
         moe_layers = model.moe_layers * layers_scale
         out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, latency_s) + nbytes / bytes_per_s)

@@ -171,10 +171,12 @@ def test_attention_dp_with_experts_split_over_devices_pays_the_gather_and_scatte
     step = step_metrics(h200, model, 256, 1, 4096, dep, engine=vllm)
     assert float(step["comm_time_s"]) == pytest.approx(float(step["moe_gather_time_s"]), rel=1e-12)
     # experts split over 2 devices of an EP 4 group: a token with any of its 8 experts on a rank is gathered once
-    # (1 - (3/4)^8 = 0.90 of them), not one copy a token-expert pair (min(T, 2T) = T)
+    # (0.90 of them), not one copy a token-expert pair (min(T, 2T) = T)
+    from math import comb
+
     ep4 = collective_times_s(h200, model, deployment(model, weight_dtype="fp8", dp_attention=8, ep=4), vllm, 256, 1)
     bw2, lat2 = h200.link_for(2)
-    tokens = 256 * (1 - (1 - 1 / 4) ** 8)
+    tokens = 256 * (1 - comb(192, 8) / comb(256, 8))  # a token's 8 distinct experts, 64 a rank
     assert float(ep4["moe_gather_time_s"]) == pytest.approx(
         2 * model.moe_layers * (max(vllm.allreduce_latency_s, lat2) + 1 / 2 * tokens * model.hidden_size * 2 / bw2), rel=1e-12)
 
@@ -200,7 +202,10 @@ def test_the_all_to_all_sends_a_token_once_to_each_rank_its_experts_are_on():
 
     hw, v3 = load_hardware("h200"), load_model("deepseek-v3")
     engine = load_engine("sglang").for_hardware(hw)
-    for ep, ranks in ((8, 7 * (1 - (7 / 8) ** 8)), (2, 1 - 0.5 ** 8)):
+    from math import comb
+
+    # a token's 8 experts are distinct: a rank of 32 of the 256 holds none of them with chance C(224, 8) / C(256, 8)
+    for ep, ranks in ((8, 7 * (1 - comb(224, 8) / comb(256, 8))), (2, 1 - comb(128, 8) / comb(256, 8))):
         dep = deployment(v3, tp=1, dp_attention=8, ep=ep)
         got = float(collective_times_s(hw, v3, dep, engine, 512, 1)["all_to_all_time_s"])
         bw, lat = hw.link_for(8)
