@@ -15,6 +15,7 @@ or a scenario file. Results are SI units (seconds, bytes, FLOPs, tokens/s).
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import numbers
 from pathlib import Path
 
@@ -95,9 +96,19 @@ def _changed_spec_note(field: str, value, profiles: tuple, hardware: HardwareSpe
     advice = "dataclasses.replace(spec, name=...) names it apart"
     if isinstance(value, ServingEngine) and value.general is not None:  # made by for_hardware: its family's values
         if hardware is not None:  # as it runs on this device (the grid applies the overrides again) against the profile's
-            value, named = value.for_hardware(hardware), named.for_hardware(hardware)
-            advice = (f"it was made by for_hardware for another device; pass {value.name!r}, or "
-                      f"load_engine({value.name!r}).for_hardware({hardware.name!r})")
+            applied = value.for_hardware(hardware)
+            lost = [f.name for f in dataclasses.fields(value) if f.name != "general" and getattr(value, f.name) != getattr(applied, f.name)]
+            if lost:  # a value set by hand on it that an override of this device's family replaces
+                return (f"{field}: {lost[0]} set on a ServingEngine made by for_hardware is replaced on {hardware.name} by the "
+                        f"{value.name} profile's override for its family; set it in the profile's overrides, or replace it on "
+                        f"load_engine({value.name!r}) before for_hardware")
+            own_keys = {key for glob, changes in named.overrides if fnmatch.fnmatch(hardware.engine_family, glob) for key in changes}
+            value, named = applied, named.for_hardware(hardware)
+            differ_keys = {f.name for f in dataclasses.fields(value) if f.name != "general" and getattr(value, f.name) != getattr(named, f.name)}
+            other_keys = {key for glob, changes in named.overrides for key in changes} - own_keys
+            if differ_keys and differ_keys <= other_keys:  # another family's override values: made for another device
+                advice = (f"it was made by for_hardware for another device; pass {value.name!r}, or "
+                          f"load_engine({value.name!r}).for_hardware({hardware.name!r})")
         else:
             value = value.general
     differ = [f.name for f in dataclasses.fields(value) if f.name != "general" and getattr(value, f.name) != getattr(named, f.name)]

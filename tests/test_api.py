@@ -377,6 +377,11 @@ def test_a_changed_spec_object_under_a_profiles_name_is_said_in_predict_and_swee
         warnings.simplefilter("always")
         roofline.sweep({"hardware": ["h100", "mi300x"], "model": "llama-3.1-8b", "engine": hopper, "axes": {"batch": [8]}})
     assert not caught and roofline.predict("mi300x", "llama-3.1-8b", engine=hopper)["warnings"] == []
+    made = roofline.load_engine("vllm").for_hardware(roofline.load_hardware("mi300x"))  # a hand change an override replaces
+    said = roofline.predict("mi300x", "llama-3.1-8b", engine=dataclasses.replace(made, kernel_latency_s=50e-6))["warnings"]
+    assert any("kernel_latency_s set on a ServingEngine made by for_hardware is replaced on mi300x" in w for w in said)
+    said = roofline.predict("mi300x", "llama-3.1-8b", engine=dataclasses.replace(made, host_per_step_s=1e-3))["warnings"]
+    assert any("host_per_step_s other than the vllm profile's" in w and "dataclasses.replace(spec, name=...)" in w for w in said)
 
 
 def test_a_warning_is_attributed_to_the_callers_line_not_the_librarys():
