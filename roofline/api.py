@@ -97,7 +97,13 @@ def _changed_spec_note(field: str, value, profiles: tuple, hardware: HardwareSpe
     if isinstance(value, ServingEngine) and value.general is not None:  # made by for_hardware: its family's values
         if hardware is not None:  # as it runs on this device (the grid applies the overrides again) against the profile's
             applied = value.for_hardware(hardware)
-            lost = [f.name for f in dataclasses.fields(value) if f.name != "general" and getattr(value, f.name) != getattr(applied, f.name)]
+            by_override = {}  # the values the profile's overrides set, a field's: what for_hardware may have put there
+            for _, changes in value.general.overrides:
+                for key, v in changes.items():
+                    by_override.setdefault(key, []).append(v)
+            by_hand = [f.name for f in dataclasses.fields(value) if f.name != "general"
+                       and getattr(value, f.name) != getattr(value.general, f.name) and getattr(value, f.name) not in by_override.get(f.name, [])]
+            lost = [name for name in by_hand if getattr(value, name) != getattr(applied, name)]
             if lost:  # a value set by hand on it that an override of this device's family replaces
                 return (f"{field}: {lost[0]} set on a ServingEngine made by for_hardware is replaced on {hardware.name} by the "
                         f"{value.name} profile's override for its family; set it in the profile's overrides, or replace it on "
