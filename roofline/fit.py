@@ -762,9 +762,10 @@ def fit_report(fit: dict) -> str:
         if row["bound"]:
             note.append(f"at {row['bound']} bound")
         if not row["determined"] and not row["fixed"]:  # a family's value is pooled toward the profile's own fitted value
-            moved = abs(row["fitted"] / row["start"] - 1.0) if row["start"] else (1.0 if row["fitted"] else 0.0)  # from 0: moved
-            note.append("not determined by these rows (" + (f"moved {moved:.0%} from start by the other parameters' fit, not by "
-                        "rows of its own" if moved > 0.05 and not row.get("family") else "kept near "
+            span = row["high"] - row["low"]
+            moved = abs(row["fitted"] - row["start"]) / span if span else 0.0  # against its range: a start of 0 too
+            note.append("not determined by these rows (" + (f"moved from {row['start']:.4g} to {row['fitted']:.4g} by the other "
+                        "parameters' fit, not by rows of its own" if moved > 0.02 and not row.get("family") else "kept near "
                         + ("the profile's fitted value" if row.get("family") else "start")) + ")")
         if row.get("together_with"):  # the rows fix a combination: --fix one of them to read the other
             note.append(f"determined only together with {', '.join(row['together_with'])} (--fix one to read the other)")

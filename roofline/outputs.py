@@ -134,13 +134,14 @@ def _warn_left_behind(out: Path, quiet_s: float = 600.0) -> None:
         return
     for folder in sorted(siblings):
         try:
-            age_s = time.time() - folder.stat().st_mtime
-            size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+            stats = [folder.stat(), *(f.stat() for f in folder.rglob("*") if f.is_file())]  # a file appended to counts too
         except OSError:
             continue
+        age_s = time.time() - max(s.st_mtime for s in stats)
+        size = sum(s.st_size for s in stats[1:])
         if age_s >= quiet_s:
-            warn(f"--out: {folder} ({size / 1e6:,.0f} MB) is a staging folder a run writing {out} left when it was killed "
-                 "before it finished; remove it")
+            warn(f"--out: {folder} ({size / 1e6:,.0f} MB, untouched for {age_s / 60:,.0f} minutes) is a staging folder a run "
+                 f"writing {out} left, killed before it finished; remove it if no run is writing {out}")
 
 
 def _folders_made(out: Path) -> list[Path]:

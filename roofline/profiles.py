@@ -84,7 +84,8 @@ def builtin_dir(kind: str) -> Path:
     """The built-in folder for `kind`: the checkout's top level, else the installed package data (found once: every
     profile lookup asks)."""
     here = Path(__file__).resolve().parent
-    for base in (here.parent, here / "_data"):
+    checkout = (here.parent / "pyproject.toml").is_file()  # else site-packages, where another package's folder may sit
+    for base in ((here.parent,) if checkout else ()) + (here / "_data",):
         folder = base / FOLDERS[kind]
         if folder.is_dir():
             return folder

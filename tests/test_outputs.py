@@ -307,12 +307,16 @@ def test_a_staging_folder_a_killed_run_left_is_said_where_it_is(tmp_path):
     left.mkdir()
     (left / "results.csv").write_text("x\n" * 10)
     old = time.time() - 3600
+    os.utime(left / "results.csv", (old, old))
     os.utime(left, (old, old))
-    busy = tmp_path / ".out.abcd1234"  # a run at work beside this one: not said
+    busy = tmp_path / ".out.abcd1234"  # a run at work beside this one, appending to an old folder's file: not said
     busy.mkdir()
+    (busy / "results.parquet").write_text("x")
+    os.utime(busy, (old, old))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with staged_dir(tmp_path / "out", force=False) as folder:
             (folder / "a.txt").write_text("a")
     said = [str(w.message) for w in caught]
-    assert len(said) == 1 and ".out.fsib1cdy (0 MB) is a staging folder a run writing" in said[0] and left.is_dir()
+    assert len(said) == 1 and ".out.fsib1cdy (0 MB, untouched for 60 minutes) is a staging folder a run writing" in said[0]
+    assert left.is_dir() and "remove it if no run is writing" in said[0]
