@@ -176,13 +176,18 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment) -> dict[str, float]
     a rank holds whole (model.qkv_params_per_layer_per_device: MLA's down-projections, a KV head replicated once tp >
     kv_heads; in each layer and MTP module) and the router, whole on every rank; routed experts over all
     D = tp * dp_attention devices of a stage (E/ep experts, each split D/ep ways); layers over pp stages, the
-    busiest holding ceil(layers / pp) of them (Deployment.stage_share) and the larger of embedding and LM head.
+    busiest holding ceil(layers / pp) of them (Deployment.stage_share), MoE layers where the model has them
+    (Deployment.stage_layers), and the larger of embedding and LM head.
     The target's MTP modules are not counted: an MTP drafter brings them as a drafter
     (speculation.drafter_weight_bytes, its routed experts split as the target's are), only while it drafts.
     """
     params = model.params_by_class()
     pp = dep.pp
     share = dep.stage_share(model.layers)
+    _, moe_stage, dense_stage = dep.stage_layers(model)  # the busiest stage's layers of each kind
+    shares = {"experts": moe_stage / model.moe_layers if model.moe_layers else 0.0,
+              "mlp": dense_stage / model.dense_layers if model.dense_layers else 0.0}
+    shares["router"] = shares["shared_experts"] = shares["experts"]
     qkv, qkv_device = model.qkv_params_per_layer, model.qkv_params_per_layer_per_device(dep.tp)
     blocks = {"attention": model.layers}  # the attention input projections the class holds
     out = {}
@@ -190,7 +195,7 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment) -> dict[str, float]
         if cls == "mtp":
             continue
         split = dep.devices_per_stage if cls == "experts" else 1 if cls == "router" else dep.tp
-        per_stage = 1.0 if cls in ("embedding", "lm_head", "mtp") else share
+        per_stage = 1.0 if cls in ("embedding", "lm_head", "mtp") else shares.get(cls, share)
         count = blocks.get(cls, 0)
         out[cls] = ((n - count * qkv) / split + count * qkv_device) * BYTES_PER_ELEMENT[dep.dtype(cls)] * per_stage
     if pp > 1:  # embedding on the first stage, LM head on the last: the busiest stage holds the larger
@@ -228,16 +233,16 @@ def operator_costs(
     context,
     dep: Deployment,
     logit_tokens=None,
-    layers_scale: float = 1.0,
     prefill: bool = False,
     shared_prefix=0,
     shared_prefix_read_once: bool = True,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Map operator name -> (flops, bytes) on the busiest device for one forward pass (module docstring).
 
-    `logit_tokens`: tokens per sequence that need logits (default q). `layers_scale` multiplies the
-    per-layer operators (a pipeline stage holds Deployment.stage_share of them; a head drafter is a model of its own
-    layers, speculation.drafter_spec). `prefill` selects MLA's non-absorbed attention form.
+    `logit_tokens`: tokens per sequence that need logits (default q). The per-layer operators run the busiest
+    pipeline stage's layers (Deployment.stage_layers: its MoE and dense layers, each attention group its share);
+    a head drafter is a model of its own layers (speculation.drafter_spec). `prefill` selects MLA's non-absorbed
+    attention form.
     """
     b = np.asarray(batch, dtype=np.float64)
     q = np.asarray(q, dtype=np.float64)
@@ -248,7 +253,8 @@ def operator_costs(
     c = model.kv_bytes_per_element(dep.kv_dtype)  # the dtype's width, or a profile's entry bytes / elements (scales, bf16 RoPE)
     a = ACTIVATION_BYTES
     h = float(model.hidden_size)
-    n_layers = model.layers * layers_scale
+    n_layers, moe_stage, dense_stage = dep.stage_layers(model)
+    layers_scale = n_layers / model.layers  # each attention group's share of the stage
     logits = tokens_a if logit_tokens is None else b_a * np.asarray(logit_tokens, dtype=np.float64)
 
     def w(op: str) -> float:
@@ -293,12 +299,12 @@ def operator_costs(
     costs["attention"] = (attn_flops, attn_bytes + tokens_a * h * a * 2 * n_layers)
     costs["kv_write"] = (zero, write_bytes)
 
-    dense_layers = model.dense_layers * layers_scale if model.moe else n_layers
+    dense_layers = dense_stage if model.moe else n_layers
     ffn = model.ffn_size
     costs["mlp"] = gemm("mlp", model.dense_mlp_params, h, (2 if model.ffn_gated else 1) * ffn, count=dense_layers)
     if model.moe is not None:
         moe = model.moe
-        moe_layers = model.moe_layers * layers_scale
+        moe_layers = moe_stage
         costs["router"] = gemm("router", model.router_params, h, moe.experts, count=moe_layers, per_device=model.router_params)
         touched, assigned = busiest_rank_experts(moe.experts, moe.top_k, b * q, dep.ep)
         expert_tp = dep.expert_tp

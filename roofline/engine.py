@@ -113,16 +113,19 @@ QUANTISED_COMPUTE = ("fp8", "fp4", "int8")  # GEMM compute dtypes whose activati
 _MOE_OPERATORS = ("router", "experts", "shared_experts")
 
 
-def operator_layers(model: ModelSpec, name: str, stage_scale: float = 1.0) -> float:
-    """Layers of one stage that run operator `name` (n_o of the module docstring): MoE layers for the MoE
-    operators, the dense layers for a MoE model's MLP, every layer otherwise; 1 for embedding, input projection and LM head."""
+def operator_layers(model: ModelSpec, name: str, dep: Deployment | None = None) -> float:
+    """Layers of the busiest stage (Deployment.stage_layers; the whole model without `dep`) that run operator `name`
+    (n_o of the module docstring): MoE layers for the MoE operators, the dense layers for a MoE model's MLP, every layer
+    otherwise; 1 for embedding, input projection and LM head."""
     if name not in LAYER_OPERATORS:
         return 1.0
+    layers, moe_layers, dense_layers = dep.stage_layers(model) if dep is not None else (model.layers, model.moe_layers,
+                                                                                         model.dense_layers)
     if name in _MOE_OPERATORS:
-        return model.moe_layers * stage_scale
+        return moe_layers
     if name == "mlp" and model.moe is not None:
-        return model.dense_layers * stage_scale
-    return model.layers * stage_scale
+        return dense_layers
+    return layers
 
 
 def operator_ceilings(hw: HardwareSpec, dep: Deployment) -> dict[str, tuple[float, float]]:
@@ -175,14 +178,13 @@ def _latency(engine_latency_s: float, link_latency_s: float) -> float:
     return max(engine_latency_s, link_latency_s)
 
 
-def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, batch, q,
-                       layers_scale: float = 1.0) -> dict[str, np.ndarray]:
+def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, batch, q) -> dict[str, np.ndarray]:
     """All-reduce, all-to-all and MoE gather / scatter time of one stage's pass over `batch` sequences of `q` tokens each (module
     docstring): T = B * q, and T_a = ceil(B / dp_attention) * q for the busiest attention group's all-reduce."""
     b, q = np.broadcast_arrays(np.asarray(batch, dtype=np.float64), np.asarray(q, dtype=np.float64))
     tokens = b * q
     h_bytes = model.hidden_size * ACTIVATION_BYTES
-    layers = model.layers * layers_scale
+    layers, moe_layers, _ = dep.stage_layers(model)  # the busiest stage's
     out = {name: np.zeros_like(tokens) for name in ("allreduce_time_s", "all_to_all_time_s", "moe_gather_time_s")}
     if dep.tp > 1:
         bytes_per_s, latency_s = hw.link_for(dep.tp)
@@ -190,21 +192,19 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         per_layer_s = _latency(engine.allreduce_latency_s, latency_s) + 2.0 * (dep.tp - 1) / dep.tp * tokens_a * h_bytes / bytes_per_s
         # two per layer (after attention, after the MLP); with attention DP an MoE layer's second is the reduce-scatter
         # of its gather or the combine of its all-to-all, priced below
-        replaced = model.moe_layers * layers_scale if dep.dp_attention > 1 and model.moe is not None else 0.0
+        replaced = moe_layers if dep.dp_attention > 1 and model.moe is not None else 0.0
         out["allreduce_time_s"] = (2.0 * layers - replaced) * per_layer_s
     if dep.ep > 1 and dep.dp_attention > 1 and model.moe is not None:
         d = dep.devices_per_stage
         bytes_per_s, latency_s = hw.link_for(d)
         remote_ranks = (dep.ep - 1) * rank_hit_probability(model.moe.experts, model.moe.top_k, dep.ep)  # each once
         nbytes = tokens / d * remote_ranks * h_bytes
-        moe_layers = model.moe_layers * layers_scale
         out["all_to_all_time_s"] = 2.0 * moe_layers * (_latency(engine.all_to_all_latency_s, latency_s) + nbytes / bytes_per_s)
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over
     if dep.dp_attention > 1 and g > 1 and model.moe is not None:
         bytes_per_s, latency_s = hw.link_for(g)
         tokens_g = tokens if dep.ep == 1 else tokens * rank_hit_probability(model.moe.experts, model.moe.top_k, dep.ep)
         nbytes = (g - 1) / g * tokens_g * h_bytes
-        moe_layers = model.moe_layers * layers_scale
         out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, latency_s) + nbytes / bytes_per_s)
     return out
 
@@ -265,8 +265,7 @@ def step_metrics(
     pp = dep.pp
     microbatches = np.minimum(b, pp)
     mb = b / microbatches
-    stage_scale = dep.stage_share(model.layers)  # the busiest stage's layers
-    costs = operator_costs(model, mb, q, context, dep, logit_tokens, stage_scale, prefill, shared_prefix,
+    costs = operator_costs(model, mb, q, context, dep, logit_tokens, prefill, shared_prefix,
                            engine.prefix_read_once)
     ceilings = operator_ceilings(hw, dep)
     p = engine.overlap_exponent if engine.overlap_exponent is not None else hw.overlap_exponent
@@ -274,7 +273,7 @@ def step_metrics(
     tokens_a = sequences_per_group(mb, dep) * q
     logit_rows = tokens_a if logit_tokens is None else sequences_per_group(mb, dep) * np.asarray(logit_tokens, dtype=np.float64)
     pad = {name: _tile_padding(rows, engine.gemm_tile_rows) for name, rows in (("gemm", tokens_a), ("lm_head", logit_rows))}
-    stage_layers = model.layers * stage_scale
+    stage_layers = dep.stage_layers(model)[0]  # the busiest stage's layers
     total_flops, total_bytes, operators_s, head_s, compute_bound_s, at_peak_s = (np.zeros(shape) for _ in range(6))
     peaks = operator_peaks(hw, dep)
     operators = {}
@@ -291,7 +290,7 @@ def step_metrics(
         if engine.kernel_latency_s > 0 and (flops.any() or nbytes.any()):
             quantised = name in WEIGHT_GEMMS and hw.compute_dtype(dep.dtype(OPERATOR_CLASS[name])) in QUANTISED_COMPUTE
             kernels = engine.kernels(name, mla=model.kv_layout == "mla", quantised=quantised)
-            time_s = time_s + kernels * operator_layers(model, name, stage_scale) * engine.kernel_latency_s
+            time_s = time_s + kernels * operator_layers(model, name, dep) * engine.kernel_latency_s
         is_compute = effective_flops / ceiling > nbytes / memory_ceiling
         total_flops, total_bytes, operators_s = total_flops + flops, total_bytes + nbytes, operators_s + time_s
         if name not in LAYER_OPERATORS:
@@ -301,7 +300,7 @@ def step_metrics(
         if with_operators:
             operators[name] = {"flops": flops, "bytes": nbytes, "time_s": time_s, "compute_bound": is_compute}
     tokens = np.broadcast_to(b * q, shape)
-    coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q, stage_scale)
+    coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q)
     p2p_s = np.broadcast_to(p2p_time_s(hw, model, dep, engine, mb * q), shape)
     comm_s = coll["allreduce_time_s"] + coll["all_to_all_time_s"] + coll["moe_gather_time_s"]
     body_s = operators_s - head_s + comm_s + stage_layers * hw.layer_overhead_s

@@ -192,3 +192,22 @@ def test_a_layout_whose_shards_cut_the_checkpoints_block_scales_is_warned():
     assert "the columns a device holds are not whole (a routed expert 2,048 / 24 = 85.33)" in uneven
     scout = load_model("llama-4-scout")  # its shared expert is a routed expert's size: the profile gives no width of its own
     assert "the shared experts 8,192 / 40 = 204.8" in shard_note(scout, deployment(scout, tp=40))  # it named the routed one only
+
+
+def test_the_busiest_pipeline_stage_of_a_moe_model_holds_moe_layers_only():
+    """DeepSeek-V3 at pp 4 was given 16/61 of every layer kind: 15.2 MoE and 0.8 dense layers, 1.7 GB a device less
+    than the stage of 16 MoE layers vLLM's get_pp_indices makes (its 3 dense layers sit on the first stage), and a
+    batch of 420 was said to fit."""
+    from roofline.costs import weight_bytes_by_class
+
+    v3 = load_model("deepseek-v3")
+    dep = deployment(v3, tp=4, pp=4)
+    assert dep.stage_layers(v3) == (16.0, 16.0, 0.0)
+    assert deployment(load_model("llama-3.1-70b")).stage_layers(load_model("llama-3.1-70b")) == (80.0, 0.0, 80.0)  # pp 1
+    by_class = weight_bytes_by_class(v3, dep)
+    assert by_class["mlp"] == 0.0 and by_class["experts"] == pytest.approx(weight_bytes_by_class(v3, deployment(v3, tp=4))["experts"] * 16 / 58)
+    import roofline
+
+    assert roofline.predict("h100-sxm", "deepseek-v3", 420, 4096, tp=4, pp=4)["fits_in_memory"] is False
+    dense = deployment(load_model("llama-3.1-70b"), tp=4, pp=2)
+    assert dense.stage_layers(load_model("llama-3.1-70b")) == (40.0, 0.0, 40.0)
