@@ -462,6 +462,15 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
 def resolve_engines(slots, engine: str | ServingEngine | None, profiles: tuple = ()) -> dict[str, ServingEngine]:
     """One engine per slot: every slot `engine` when given; else each named slot its own profile and the
     unnamed slot '' the default engine."""
+    from roofline.errors import warn
+    from roofline.profiles import costs_shadow_note, shadow_note
+
+    names = [engine] if engine is not None else sorted({s or DEFAULT_ENGINE for s in slots})
+    for name in names:  # a user file standing in for a built-in engine is said, as predict and sweep say it
+        loaded = load_engine(name, tuple(profiles))
+        for note in (shadow_note("engine", name, tuple(profiles)), costs_shadow_note(loaded.name, loaded.costs_from)):
+            if note:
+                warn(note)
     if engine is not None:
         fixed = load_engine(engine, tuple(profiles))
         return dict.fromkeys(slots, fixed)

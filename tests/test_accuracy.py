@@ -133,3 +133,21 @@ def test_the_terminal_table_writes_long_source_ids_whole():
                "per_regime": {"batch 1": pair}, "per_source": {long_id: pair}, "skipped": []}
     text = report_text(summary)
     assert f"{long_id} " in text
+
+
+def test_accuracy_says_a_user_engine_file_stands_in_for_a_built_in(tmp_path):
+    """`roofline --profiles out/fitted accuracy` used a fitted vllm.yaml in silence, its header still naming vllm."""
+    import shutil
+    import warnings
+
+    from roofline.errors import RooflineWarning
+    from roofline.measurements import resolve_engines
+    from roofline.profiles import builtin_dir
+
+    shutil.copy(builtin_dir("engine") / "vllm.yaml", tmp_path / "vllm.yaml")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        resolve_engines(("vllm", "vllm-v0"), None, (tmp_path,))
+    said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
+    assert any(s.startswith("engine vllm is ") and "shadows the built-in" in s for s in said)
+    assert any(s.startswith("engine vllm-v0 takes its costs from") for s in said)
