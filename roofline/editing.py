@@ -21,10 +21,12 @@ in brackets (`0.8`, `[a, b]`); any other text is kept as written (`148 TFLOPS`, 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import shlex
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 from roofline.errors import RooflineError, UnreadableProfile, WrongKind, warn
@@ -514,16 +516,36 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
     raise RooflineError(f"{path}: unchanged after {MAX_EDIT_ROUNDS} invalid edits: {error}")
 
 
+@contextlib.contextmanager
+def _warnings_named(path) -> Iterator[None]:
+    """Warnings raised while `path` is checked, said again with the file in front (a list of files checked in turn
+    otherwise shows them under no name)."""
+    import warnings
+
+    from roofline.errors import RooflineWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RooflineWarning)
+        yield
+    for w in caught:
+        text = str(w.message)
+        if issubclass(w.category, RooflineWarning):
+            warn(text if text.startswith(str(path)) else f"{path}: {text}")
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
 def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list[tuple[str, str | None]]:
     """[(file, None if valid else the one-line error)] for PATHS (files, or names of `kind` profiles), or for every
-    `kind` profile on the search path."""
+    `kind` profile on the search path; a warning a file raises is said with its name."""
     results: list[tuple[str, str | None]] = []
     if not paths:
         for line in problems(kind, extra_dirs):
             results.append((line.split(": ", 1)[0], line))
         for name in list_names(kind, extra_dirs):
             path = find_profile(kind, name, extra_dirs)
-            results.append((str(path), _error_of(kind, path)))
+            with _warnings_named(path):
+                results.append((str(path), _error_of(kind, path)))
         return results
     for path in paths:
         path = Path(path)
@@ -537,7 +559,8 @@ def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list
             file_kind = _folder_kind(path) or kind_of(data)[0]
             if file_kind is None:
                 raise RooflineError(f"{path}: kind cannot be told: {kind_of(data)[1]}; add `type: {kind}`")
-            validate_data(file_kind, data, path, extra_dirs)
+            with _warnings_named(path):
+                validate_data(file_kind, data, path, extra_dirs)
             # a file of another kind is checked as what it is, and says so (`scenarios validate h100.yaml`)
             results.append((str(path) if file_kind == kind else f"{path} ({'an' if file_kind[0] in 'aeiou' else 'a'} {file_kind} profile, checked as one)", None))
         except RooflineError as exc:

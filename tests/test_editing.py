@@ -844,3 +844,10 @@ def test_hw_diff_says_which_device_runs_a_dtype_in_another():
 
     text = diff_hardware("h100-sxm", "b200", (), "deepseek-v3", 8, expert_dtype="fp4")
     assert "peak ridge fp4, A: as bf16 (FLOP/B)" in text
+
+
+def test_scenarios_validate_names_the_file_a_warning_comes_from(roofline):
+    """After fifteen 'ok' lines, 'warning: mtp on deepseek-v3: k up to 3 exceeds ...' named no file."""
+    code, out, err = roofline("scenarios", "validate")
+    assert code == 0
+    assert any(line.startswith("warning: ") and "kv-caps-batch.yaml: mtp on deepseek-v3: k up to 3" in line for line in err.splitlines())
