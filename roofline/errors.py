@@ -113,7 +113,8 @@ def warn(message: str) -> None:
 
     package = str(Path(__file__).resolve().parent)
     level, frame = 2, sys._getframe(1)
-    while frame.f_back is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(package):
+    while frame.f_back is not None and (str(Path(frame.f_code.co_filename).resolve()).startswith(package)
+                                        or Path(frame.f_code.co_filename).name == "contextlib.py"):  # a with-block's exit
         frame, level = frame.f_back, level + 1
     warnings.warn(RooflineWarning(message), stacklevel=level)
 
