@@ -36,6 +36,7 @@ one untimed round, then `repeats` rounds interleaved (report, sweep, report, ...
 
 from __future__ import annotations
 
+import os
 import resource
 import subprocess
 import sys
@@ -97,6 +98,7 @@ def run_bench(points: int, chunk_points: int = 1_000_000, formats: tuple[str, ..
               repeats: int = 3) -> dict:
     """Time one synthetic sweep computed only and written to each format, `repeats` interleaved rounds after an
     untimed compute run (module docstring); return the medians, their ranges and the ratios of the medians."""
+    load_at_start = _load_average()
     sc = synthetic_scenario(points)
     configs = load_configs(sc)
     done = _compute(sc, configs, chunk_points)  # untimed: the process's first touch of its working set
@@ -126,7 +128,16 @@ def run_bench(points: int, chunk_points: int = 1_000_000, formats: tuple[str, ..
     rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     out["peak_rss_bytes"] = rss_kib * (1 if sys.platform == "darwin" else 1024)
     out["chunk_points"] = chunk_points
+    out.update(load_average_at_start=load_at_start, load_average_at_end=_load_average(), cores=os.cpu_count())
     return out
+
+
+def _load_average() -> float | None:
+    """The 1-minute load average, recorded beside the timings (a busy machine's come out slower); None without one."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (OSError, AttributeError):
+        return None
 
 
 README_JOBS = {
@@ -151,6 +162,7 @@ def run_jobs(repeats: int = 3, jobs: dict[str, tuple[str, ...]] | None = None) -
     """Time each job of `jobs` (default README_JOBS) end to end, one untimed round then `repeats` interleaved rounds
     (module docstring); return each job's median seconds and range."""
     jobs = README_JOBS if jobs is None else jobs
+    load_at_start = _load_average()
     times: dict[str, list[float]] = {name: [] for name in jobs}
     with tempfile.TemporaryDirectory() as tmp:
         for round_ in range(repeats + 1):
@@ -162,4 +174,5 @@ def run_jobs(repeats: int = 3, jobs: dict[str, tuple[str, ...]] | None = None) -
     for name, values in times.items():
         out[f"{name}_s"] = round(float(np.median(values)), 2)
         out[f"{name}_s_range"] = [round(min(values), 2), round(max(values), 2)]
+    out.update(load_average_at_start=load_at_start, load_average_at_end=_load_average(), cores=os.cpu_count())
     return out

@@ -29,7 +29,9 @@ def test_jobs_are_timed_as_fresh_processes_and_a_failing_job_is_one_line():
 
     assert set(README_JOBS) == {"report", "sweep"}
     timed = run_jobs(repeats=2, jobs={"list": ("scenarios", "list"), "sweep": ("sweep", "flops-vs-time", "--no-plots", "--out", "{out}", "--force")})
-    assert timed["repeats"] == 2 and set(timed) == {"repeats", "list_s", "list_s_range", "sweep_s", "sweep_s_range"}
+    assert timed["repeats"] == 2 and set(timed) == {"repeats", "list_s", "list_s_range", "sweep_s", "sweep_s_range",
+                                                    "load_average_at_start", "load_average_at_end", "cores"}
+    assert timed["cores"] >= 1 and (timed["load_average_at_start"] is None or timed["load_average_at_start"] >= 0)
     assert 0 < timed["list_s_range"][0] <= timed["list_s"] <= timed["list_s_range"][1]
     with pytest.raises(RooflineError, match=r"bench job bad \(roofline sweep no-such-scenario\): exit code 2: error: unknown scenario"):
         run_jobs(repeats=1, jobs={"bad": ("sweep", "no-such-scenario")})

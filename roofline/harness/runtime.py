@@ -159,12 +159,19 @@ def quartiles(values) -> tuple[float, float, float]:
     return float(p25), float(p50), float(p75)
 
 
+def load_average() -> float | None:
+    """The 1-minute load average (None on a platform without one): recorded beside a measurement's results."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (OSError, AttributeError):  # no load average on this platform
+        return None
+
+
 def busy_machine_note() -> str:
     """A warning when the 1-minute load average is at least half the cores before a measurement starts (other work
     shares the machine: timings come out slower and noisier than idle), else ''."""
-    try:
-        load = os.getloadavg()[0]
-    except (OSError, AttributeError):  # no load average on this platform
+    load = load_average()
+    if load is None:
         return ""
     cores = os.cpu_count() or 1
     if load < 0.5 * cores:

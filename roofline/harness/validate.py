@@ -47,6 +47,7 @@ import dataclasses
 import functools
 import json
 import math
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -63,6 +64,7 @@ from roofline.harness.runtime import (
     busy_machine_note,
     check_dtype,
     interleave,
+    load_average,
     quartiles,
     repeat_times_s,
     setup_runtime,
@@ -591,7 +593,7 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     n_spec = len(grid.spec_batches) * (1 + len(grid.spec_k) * (len(grid.spec_alphas) + 1))
     n_steps = len(grid.decode_batches) * len(grid.decode_contexts) + len(grid.verify_batches) * len(grid.verify_q) * len(grid.verify_contexts)
     bar = Progress(n_steps + n_spec, progress)
-    busy = busy_machine_note()
+    busy, load_at_start = busy_machine_note(), load_average()
     for note in (busy, mismatch):
         if note:
             bar.note(f"warning: {note}")
@@ -618,6 +620,8 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     summary_classic = summarize(df, device, "classic")
     summary["classic_max_form"] = {k: summary_classic[k] for k in ("median_abs_error", "p90_abs_error", "max_abs_error", "speedup_median_abs_error")}
     summary["seconds"] = round(time.perf_counter() - start, 1)
+    summary.update(load_average_at_start=load_at_start, load_average_at_end=load_average(), cores=os.cpu_count())  # a busy
+    # machine's measurements come out slower and noisier: said in summary.json and validation.md beside the errors
     write_outputs(df, summary, summary_classic, hardware, target_spec, draft_spec, out_dir, dtype)
     return summary
 
