@@ -81,11 +81,41 @@ def _check_profile_arg(where: str, field: str, value, kind: type) -> None:
     raise field_error(where, field, f"a name or a {kind.__name__}", value)
 
 
+def _differing_fields(a, b) -> list[str]:
+    """The dataclass fields of two specs of one type that differ (a for_hardware engine's `general` aside)."""
+    return [f.name for f in dataclasses.fields(a) if f.name != "general" and getattr(a, f.name) != getattr(b, f.name)]
+
+
+def _engine_on_device(field: str, value: ServingEngine, named: ServingEngine, hardware: HardwareSpec) -> tuple:
+    """An engine made by for_hardware, as it runs on `hardware` (the grid applies the overrides again), against the
+    profile's for that device: (a note, and None), where a value set on it by hand (neither the profile's nor an
+    override's) is replaced by the device's override; else (None, (the engine as applied, the profile's, the advice a
+    difference takes: 'made for another device' where only another family's override values differ))."""
+    applied = value.for_hardware(hardware)
+    by_override: dict[str, list] = {}  # the values the profile's overrides set, a field's: what for_hardware may have put
+    for _, changes in value.general.overrides:
+        for key, v in changes.items():
+            by_override.setdefault(key, []).append(v)
+    by_hand = [name for name in _differing_fields(value, value.general) if getattr(value, name) not in by_override.get(name, [])]
+    lost = [name for name in by_hand if getattr(value, name) != getattr(applied, name)]
+    if lost:
+        return (f"{field}: {lost[0]} set on a ServingEngine made by for_hardware is replaced on {hardware.name} by the "
+                f"{value.name} profile's override for its family; set it in the profile's overrides, or replace it on "
+                f"load_engine({value.name!r}) before for_hardware"), None
+    own_keys = {key for glob, changes in named.overrides if fnmatch.fnmatch(hardware.engine_family, glob) for key in changes}
+    other_keys = {key for _, changes in named.overrides for key in changes} - own_keys
+    expected = named.for_hardware(hardware)
+    differ = set(_differing_fields(applied, expected))
+    advice = (f"it was made by for_hardware for another device; pass {value.name!r}, or "
+              f"load_engine({value.name!r}).for_hardware({hardware.name!r})") if differ and differ <= other_keys else None
+    return None, (applied, expected, advice)
+
+
 def _changed_spec_note(field: str, value, profiles: tuple, hardware: HardwareSpec | None = None) -> str | None:
     """A spec object under the name of a profile it no longer matches (dataclasses.replace(h100, mem_bw...)) is
     labelled with that profile's name in every output: said, naming the first field that differs. An engine made for a
-    device (for_hardware) is compared with the profile made for `hardware`, the device it runs on (without it,
-    its `general`, the profile's own values, with the profile's)."""
+    device (for_hardware) is compared as it runs on `hardware` with the profile's for that device (_engine_on_device;
+    without a device, its `general`, the profile's own values, with the profile's)."""
     loaders = {HardwareSpec: _load_hardware, ModelSpec: _load_model, ServingEngine: _load_engine}
     if type(value) not in loaders:
         return None
@@ -93,35 +123,20 @@ def _changed_spec_note(field: str, value, profiles: tuple, hardware: HardwareSpe
         named = loaders[type(value)](value.name, profiles)
     except RooflineError:  # no profile of that name: the label is the object's own
         return None
-    advice = "dataclasses.replace(spec, name=...) names it apart"
+    advice = None
     if isinstance(value, ServingEngine) and value.general is not None:  # made by for_hardware: its family's values
-        if hardware is not None:  # as it runs on this device (the grid applies the overrides again) against the profile's
-            applied = value.for_hardware(hardware)
-            by_override = {}  # the values the profile's overrides set, a field's: what for_hardware may have put there
-            for _, changes in value.general.overrides:
-                for key, v in changes.items():
-                    by_override.setdefault(key, []).append(v)
-            by_hand = [f.name for f in dataclasses.fields(value) if f.name != "general"
-                       and getattr(value, f.name) != getattr(value.general, f.name) and getattr(value, f.name) not in by_override.get(f.name, [])]
-            lost = [name for name in by_hand if getattr(value, name) != getattr(applied, name)]
-            if lost:  # a value set by hand on it that an override of this device's family replaces
-                return (f"{field}: {lost[0]} set on a ServingEngine made by for_hardware is replaced on {hardware.name} by the "
-                        f"{value.name} profile's override for its family; set it in the profile's overrides, or replace it on "
-                        f"load_engine({value.name!r}) before for_hardware")
-            own_keys = {key for glob, changes in named.overrides if fnmatch.fnmatch(hardware.engine_family, glob) for key in changes}
-            value, named = applied, named.for_hardware(hardware)
-            differ_keys = {f.name for f in dataclasses.fields(value) if f.name != "general" and getattr(value, f.name) != getattr(named, f.name)}
-            other_keys = {key for glob, changes in named.overrides for key in changes} - own_keys
-            if differ_keys and differ_keys <= other_keys:  # another family's override values: made for another device
-                advice = (f"it was made by for_hardware for another device; pass {value.name!r}, or "
-                          f"load_engine({value.name!r}).for_hardware({hardware.name!r})")
-        else:
+        if hardware is None:
             value = value.general
-    differ = [f.name for f in dataclasses.fields(value) if f.name != "general" and getattr(value, f.name) != getattr(named, f.name)]
+        else:
+            note, compared = _engine_on_device(field, value, named, hardware)
+            if note:
+                return note
+            value, named, advice = compared
+    differ = _differing_fields(value, named)
     if not differ:
         return None
     return (f"{field}: a {type(value).__name__} named {value.name!r} with a {differ[0]} other than the {value.name} profile's "
-            f"is labelled {value.name} in every output ({advice})")
+            f"is labelled {value.name} in every output ({advice or 'dataclasses.replace(spec, name=...) names it apart'})")
 
 
 def _doubled_bandwidth(hw: HardwareSpec) -> HardwareSpec:
