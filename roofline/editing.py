@@ -524,15 +524,21 @@ def _warnings_named(path) -> Iterator[None]:
 
     from roofline.errors import RooflineWarning
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", RooflineWarning)
-        yield
-    for w in caught:
-        text = str(w.message)
-        if issubclass(w.category, RooflineWarning):
-            warn(text if text.startswith(str(path)) else f"{path}: {text}")
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    found: list = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RooflineWarning)
+            try:
+                yield
+            finally:
+                found = list(caught)
+    finally:  # said after the filters are restored, and where the check then fails too
+        for w in found:
+            text = str(w.message)
+            if issubclass(w.category, RooflineWarning):
+                warn(text if text.startswith(str(path)) else f"{path}: {text}")
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list[tuple[str, str | None]]:

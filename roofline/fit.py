@@ -58,6 +58,7 @@ from roofline.measurements import (
     load_measurements,
     predict_rowset,
     prepare_rows,
+    warn_engine_shadows,
 )
 from roofline.outputs import progress_bar, progress_done
 from roofline.serving import FITTED_UNITS, ServingEngine, engine_from_dict, load_engine
@@ -146,6 +147,7 @@ def fittable_engine(engine: str, profiles: tuple = ()) -> ServingEngine:
     """The engine profile `engine` to fit; `ideal` is refused: it is the pure roofline bound, which no measurement
     enters (a fit would give it engine costs), so a fit of it would no longer be what its name says."""
     base = load_engine(engine, tuple(profiles))
+    warn_engine_shadows(engine, profiles)  # a user file fitted in a built-in's place is said, as predict says it
     if base.name == "ideal":
         raise RooflineError("--engine: expected an engine with costs to fit (vllm, sglang, trtllm, or a copy of ideal "
                             "under another name), found ideal: the pure roofline bound, which no measurement enters")

@@ -459,18 +459,23 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
     return pd.DataFrame(out)
 
 
-def resolve_engines(slots, engine: str | ServingEngine | None, profiles: tuple = ()) -> dict[str, ServingEngine]:
-    """One engine per slot: every slot `engine` when given; else each named slot its own profile and the
-    unnamed slot '' the default engine."""
+def warn_engine_shadows(name: str | ServingEngine, profiles: tuple = ()) -> None:
+    """Say where engine `name` is a user file standing in for a built-in, or takes its costs from one (accuracy, fit)."""
     from roofline.errors import warn
     from roofline.profiles import costs_shadow_note, shadow_note
 
+    loaded = load_engine(name, tuple(profiles))
+    for note in (shadow_note("engine", name, tuple(profiles)), costs_shadow_note(loaded.name, loaded.costs_from)):
+        if note:
+            warn(note)
+
+
+def resolve_engines(slots, engine: str | ServingEngine | None, profiles: tuple = ()) -> dict[str, ServingEngine]:
+    """One engine per slot: every slot `engine` when given; else each named slot its own profile and the
+    unnamed slot '' the default engine."""
     names = [engine] if engine is not None else sorted({s or DEFAULT_ENGINE for s in slots})
     for name in names:  # a user file standing in for a built-in engine is said, as predict and sweep say it
-        loaded = load_engine(name, tuple(profiles))
-        for note in (shadow_note("engine", name, tuple(profiles)), costs_shadow_note(loaded.name, loaded.costs_from)):
-            if note:
-                warn(note)
+        warn_engine_shadows(name, profiles)
     if engine is not None:
         fixed = load_engine(engine, tuple(profiles))
         return dict.fromkeys(slots, fixed)

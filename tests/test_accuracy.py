@@ -151,3 +151,9 @@ def test_accuracy_says_a_user_engine_file_stands_in_for_a_built_in(tmp_path):
     said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
     assert any(s.startswith("engine vllm is ") and "shadows the built-in" in s for s in said)
     assert any(s.startswith("engine vllm-v0 takes its costs from") for s in said)
+    from roofline.fit import fittable_engine
+
+    with warnings.catch_warnings(record=True) as caught:  # fit said nothing of it
+        warnings.simplefilter("always")
+        fittable_engine("vllm", (tmp_path,))
+    assert any(str(w.message).startswith("engine vllm is ") for w in caught)
