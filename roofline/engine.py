@@ -39,7 +39,7 @@ device from `roofline.costs`):
                    (dispatch and combine, when ep > 1 and attention is data-parallel; with dp_attention = 1
                     every device already holds every token and the combine rides on the all-reduce). A token goes once
                     to each other rank one of its top_k experts is on (DeepEP's dispatch), the expected number of such
-                    ranks with the experts drawn independently and evenly (DeepSeek's group-limited routing, 4 of 8
+                    ranks with a token's distinct experts drawn evenly, (ep - 1) h_ep (DeepSeek's group-limited routing, 4 of 8
                     groups, reaches fewer: about 3.5 of 7 at ep 8 against 4.6; not modelled); in bf16 (SGLang's DeepEP
                     dispatch sends fp8: half, not modelled)
     t_moe_gather = 2 * moe_layers_stage * (lat + (g - 1) / g * T_g * hidden * 2 / bw)
