@@ -27,6 +27,9 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, activat
                                              (E/ep) (1 - (1 - assigned / (T E/ep)) ** T)))  (the distinct experts of
                      the busiest rank's own pairs, each of T tokens' share distinct: all of one token's), at least
                      min(E/ep, 1) once a pair exists
+        group-limited routing (moe.groups, groups_per_token: DeepSeek-V3 keeps 4 of 8 groups a token), its groups
+        lined up with contiguous ranks: L by tokens t from a simulation of the gate (_grouped_routing), Blom's spread
+        z_ep sqrt(t Var_1) from its per-token variance of a rank's pairs; p is unchanged (every expert as likely)
         flops = 2 * expert_params * assigned / (D / ep)
         bytes = touched * expert_params * w_experts / (D / ep) + assigned * 2 * hidden * a
     attention (per layer group g, read_g(L, n) = model.entries_read(g, L, n), KV entries n queries of one sequence read
@@ -124,21 +127,99 @@ def _small_load_table(bins: int) -> np.ndarray:
     return np.array([expected_max_load(n, bins) for n in range(SMALL_PAIRS + 1)])
 
 
-def busiest_rank_experts(experts: int, top_k: int, tokens, ep: int):
+def rank_hit_probability(experts: int, top_k: int, ep: int, groups: int = 1, groups_per_token: int = 1) -> float:
+    """The chance that one expert-parallel rank holds at least one of a token's top_k experts, experts placed
+    contiguously (rank r holds experts r E/ep .. (r+1) E/ep - 1: vLLM's and SGLang's placement without EPLB).
+    Drawn evenly and distinct: 1 - C(E - E/ep, top_k) / C(E, top_k) (hypergeometric; 1 - (1 - 1/ep)^top_k draws them
+    with replacement, 0.8-1.7% more ranks). Under group-limited routing, _grouped_routing's estimate."""
+    if _aligned_groups(experts, ep, groups, groups_per_token) != (1, 1):
+        return _grouped_routing(experts, top_k, ep, groups, groups_per_token)[0]
+    per_rank = experts // ep
+    return 1.0 - math.comb(experts - per_rank, top_k) / math.comb(experts, top_k)
+
+
+def _aligned_groups(experts: int, ep: int, groups: int, groups_per_token: int) -> tuple[int, int]:
+    """(groups, groups_per_token) as the routing sees them on `ep` contiguous ranks: (1, 1) where routing is not
+    group-limited, runs on one rank, or its groups do not line up with the ranks (neither of groups, ep divides the other)."""
+    if groups_per_token >= groups or ep <= 1 or experts % ep or (groups % ep and ep % groups):
+        return 1, 1
+    return groups, groups_per_token
+
+
+GATE_TOKENS = 32_768   # tokens routed through the simulated gate (_grouped_routing)
+ROUTING_TRIALS = 8_000  # trials of the busiest-rank table (fewer on many ranks: about 1e6 rank loads)
+
+
+@functools.lru_cache(maxsize=64)
+def _grouped_routing(experts: int, top_k: int, ep: int, groups: int, groups_per_token: int) -> tuple[float, float, np.ndarray]:
+    """(rank hit probability, variance of one rank's pairs of a token, busiest-rank load of t = 0 .. ceil(SMALL_PAIRS /
+    top_k) tokens) under group-limited routing (DeepSeek-V3's gate, inference/model.py Gate.forward): a token's scores
+    split into `groups` contiguous groups, the groups_per_token groups with the largest sum of their top two scores kept,
+    its top_k experts the largest scores among theirs. Scores are drawn independent and identical (uniform routing's
+    assumption: without groups it gives every top_k set the same chance), each group's top ones as order statistics
+    (Renyi: log U_(1) = log V_1 / s, log U_(i) = log U_(i-1) + log V_i / (s - i + 1) of s = E / groups). With more ranks
+    than groups a group's pairs split over its ranks by hypergeometric draws. Monte Carlo with a fixed seed, so a run
+    repeats exactly: GATE_TOKENS tokens (fewer on many ranks), and ROUTING_TRIALS trials of t of them added up (the same draws for every t,
+    so the table rises in t); about 0.3% standard error at 8 ranks. Chosen groups spread a token's pairs: DeepSeek-V3's
+    8 experts fall in 4.0 groups on average, at most 3 in one (uniform draws among the 4 groups' experts put 3.5)."""
+    rng = np.random.default_rng(0)
+    n, group_size = min(GATE_TOKENS, 4_000_000 // ep), experts // groups
+    depth = min(top_k, group_size)
+    log_top = np.cumsum(np.log(rng.random((n, groups, depth))) / (group_size - np.arange(depth)), axis=2)
+    group_score = np.exp(log_top[:, :, :2]).sum(axis=2)
+    chosen = np.argpartition(-group_score, groups_per_token - 1, axis=1)[:, :groups_per_token]
+    candidates = np.take_along_axis(log_top, chosen[:, :, None], axis=1)
+    kth = -np.partition(-candidates.reshape(n, -1), top_k - 1, axis=1)[:, top_k - 1]
+    per_group = np.zeros((n, groups), dtype=np.int64)
+    np.put_along_axis(per_group, chosen, (candidates >= kth[:, None, None]).sum(axis=2), axis=1)
+    if ep <= groups:
+        loads = per_group.reshape(n, ep, groups // ep).sum(axis=2)
+    else:  # a chosen group's pairs split over its ranks, one hypergeometric draw a rank
+        cells, cell = ep // groups, experts // ep
+        split = np.empty((n, groups_per_token, cells), dtype=np.int64)
+        left = np.take_along_axis(per_group, chosen, axis=1)
+        for c in range(cells - 1):
+            split[:, :, c] = rng.hypergeometric(cell, group_size - (c + 1) * cell, left)
+            left = left - split[:, :, c]
+        split[:, :, -1] = left
+        loads = np.zeros((n, groups, cells), dtype=np.int64)
+        np.put_along_axis(loads, chosen[:, :, None], split, axis=1)
+        loads = loads.reshape(n, ep)
+    max_tokens = -(-SMALL_PAIRS // top_k)
+    trials = max(1_000, min(ROUTING_TRIALS, 1_000_000 // (max_tokens * ep)))
+    drawn = loads[rng.integers(0, n, size=(trials, max_tokens))]  # trials x tokens x ranks
+    table = np.concatenate([[0.0], drawn.cumsum(axis=1).max(axis=2).mean(axis=0)])
+    return float((loads > 0).mean()), float(loads.var()), table
+
+
+def busiest_rank_experts(experts: int, top_k: int, tokens, ep: int, groups: int = 1, groups_per_token: int = 1):
     """(touched, assigned) on the busiest of `ep` expert-parallel ranks (module docstring): the exact expected maximum
     up to SMALL_PAIRS pairs (interpolated between whole counts: a pipeline's micro-batches hold fractions), Blom's form
     above it scaled to meet the exact value there, the excess fading as 1 / sqrt(n) (Blom runs 5-14% low just past it
-    at ep 32-64); increasing in the tokens either way."""
+    at ep 32-64); increasing in the tokens either way. Group-limited routing (`groups`, `groups_per_token`: a token's
+    experts on fewer groups) takes the small-count table from _grouped_routing, by tokens, and Blom's spread from its
+    per-token variance."""
     t = np.asarray(tokens, dtype=np.float64)
     per_rank = experts / ep
     p = unique_experts_touched(experts, top_k, t) / experts  # the chance that a given expert is hit
     z = expected_max_z(ep)
     pairs = t * top_k
+    groups, groups_per_token = _aligned_groups(experts, ep, groups, groups_per_token)
+    if ep > 1 and groups > 1:
+        _, variance, table = _grouped_routing(experts, top_k, ep, groups, groups_per_token)
+        small_tokens = len(table) - 1
+        spread = math.sqrt(variance / top_k)  # a pair's share of a token's variance
 
-    def blom(n):
-        return n / ep + z * np.sqrt(n * (1.0 / ep) * (1.0 - 1.0 / ep))
+        def blom(n):
+            return n / ep + z * spread * np.sqrt(n)
 
-    if ep > 1:
+        edge = float(small_tokens * top_k)
+        large = blom(pairs) * (1.0 + (table[-1] / blom(edge) - 1.0) * np.sqrt(edge / np.maximum(pairs, edge)))
+        assigned = np.where(t <= small_tokens, np.interp(t, np.arange(small_tokens + 1.0), table), large)
+    elif ep > 1:
+        def blom(n):
+            return n / ep + z * np.sqrt(n * (1.0 / ep) * (1.0 - 1.0 / ep))
+
         table = _small_load_table(ep)
         scale = table[SMALL_PAIRS] / blom(float(SMALL_PAIRS))
         large = blom(pairs) * (1.0 + (scale - 1.0) * np.sqrt(SMALL_PAIRS / np.maximum(pairs, SMALL_PAIRS)))
@@ -302,7 +383,7 @@ def operator_costs(
         moe = model.moe
         moe_layers = moe_stage
         costs["router"] = gemm("router", model.router_params, h, moe.experts, count=moe_layers, per_device=model.router_params)
-        touched, assigned = busiest_rank_experts(moe.experts, moe.top_k, b * q, dep.ep)
+        touched, assigned = busiest_rank_experts(moe.experts, moe.top_k, b * q, dep.ep, moe.groups, moe.groups_per_token)
         expert_tp = dep.expert_tp
         expert_flops = 2.0 * model.expert_params * assigned / expert_tp * moe_layers
         expert_bytes = (touched * model.expert_params * w("experts") / expert_tp + assigned * 2.0 * h * a) * moe_layers

@@ -66,11 +66,16 @@ elementwise operators their own ceilings and a per-layer overhead (`roofline cal
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from roofline.costs import ACTIVATION_BYTES, LAYER_OPERATORS, WEIGHT_GEMMS, operator_costs, sequences_per_group
+from roofline.costs import (
+    ACTIVATION_BYTES,
+    LAYER_OPERATORS,
+    WEIGHT_GEMMS,
+    operator_costs,
+    rank_hit_probability,
+    sequences_per_group,
+)
 from roofline.hardware import HardwareSpec
 from roofline.layout import OPERATOR_CLASS, Deployment, deployment
 from roofline.model import BYTES_PER_ELEMENT, ModelSpec
@@ -165,12 +170,10 @@ def _tile_padding(rows, tile_rows: int):
     return np.ceil(rows / tile_rows) * tile_rows / np.maximum(rows, 1e-30)
 
 
-def rank_hit_probability(experts: int, top_k: int, ep: int) -> float:
-    """The chance that one expert-parallel rank holds at least one of a token's top_k experts, drawn evenly and
-    distinct: 1 - C(E - E/ep, top_k) / C(E, top_k) (hypergeometric; 1 - (1 - 1/ep)^top_k draws them with replacement,
-    0.8-1.7% more ranks)."""
-    per_rank = experts // ep
-    return 1.0 - math.comb(experts - per_rank, top_k) / math.comb(experts, top_k)
+def _rank_hit(model: ModelSpec, dep: Deployment) -> float:
+    """costs.rank_hit_probability of the model's routing on the deployment's expert-parallel ranks."""
+    moe = model.moe
+    return rank_hit_probability(moe.experts, moe.top_k, dep.ep, moe.groups, moe.groups_per_token)
 
 
 def _latency(engine_latency_s: float, link_latency_s: float) -> float:
@@ -197,13 +200,13 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     if dep.ep > 1 and dep.dp_attention > 1 and model.moe is not None:
         d = dep.devices_per_stage
         bytes_per_s, latency_s = hw.link_for(d)
-        remote_ranks = (dep.ep - 1) * rank_hit_probability(model.moe.experts, model.moe.top_k, dep.ep)  # each once
+        remote_ranks = (dep.ep - 1) * _rank_hit(model, dep)  # each once
         nbytes = tokens / d * remote_ranks * h_bytes
         out["all_to_all_time_s"] = 2.0 * moe_layers * (_latency(engine.all_to_all_latency_s, latency_s) + nbytes / bytes_per_s)
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over
     if dep.dp_attention > 1 and g > 1 and model.moe is not None:
         bytes_per_s, latency_s = hw.link_for(g)
-        tokens_g = tokens if dep.ep == 1 else tokens * rank_hit_probability(model.moe.experts, model.moe.top_k, dep.ep)
+        tokens_g = tokens if dep.ep == 1 else tokens * _rank_hit(model, dep)
         nbytes = (g - 1) / g * tokens_g * h_bytes
         out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, latency_s) + nbytes / bytes_per_s)
     return out

@@ -13,7 +13,8 @@ Reads the architecture keys transformers configs use and writes the profile fiel
                       moe_intermediate_size (Mixtral, Llama 4: intermediate_size); n_shared_experts
                       (Llama 4: one shared expert; Qwen2-MoE: shared_expert_intermediate_size);
                       dense layers: first_k_dense_replace, mlp_only_layers, decoder_sparse_step,
-                      interleave_moe_layer_step (only their number matters to the roofline, not where they sit)
+                      interleave_moe_layer_step (only their number matters to the roofline, not where they sit);
+                      group-limited routing: n_group, topk_group (unless topk_method is greedy)
     MLA               kv_lora_rank, q_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim
     sliding window    layer_types ("sliding_attention" layers keep `sliding_window` tokens); Mistral-style
                       sliding_window on every layer unless use_sliding_window is false; Llama 4 chunked
@@ -280,6 +281,11 @@ def _moe(cfg: dict, where: str, layers: int, hidden: int) -> dict | None:
         sparse = [i for i in range(layers) if i >= dense and i not in only and (i + 1) % step == 0]
         moe_layers = len(sparse)
     moe["dense_layers"] = layers - moe_layers
+    n_group = _int(cfg, where, "n_group", default=1)
+    topk_group = _int(cfg, where, "topk_group", default=n_group)
+    if topk_group < n_group and cfg.get("topk_method") != "greedy":  # group-limited routing (DeepSeek's noaux_tc,
+        # group_limited_greedy); 1 of 1 groups, or a plain greedy top-k, is none
+        moe["groups"], moe["groups_per_token"] = n_group, topk_group
     if moe_layers < 1:
         raise field_error(where, experts_key, "at least one MoE layer", 0)
     return moe

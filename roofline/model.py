@@ -84,6 +84,13 @@ class MoESpec:
     shared_experts: int = 0
     shared_expert_ffn_size: int = 0
     dense_layers: int = 0
+    groups: int = 1            # group-limited routing (DeepSeek-V3's n_group): experts in `groups` equal contiguous groups,
+    groups_per_token: int = 1  # each token's top_k drawn from the experts of `groups_per_token` of them (topk_group)
+
+    @property
+    def grouped(self) -> bool:
+        """Whether routing is group-limited: a token's experts come from fewer than all groups."""
+        return self.groups_per_token < self.groups
 
     @property
     def shared_ffn_width(self) -> int:
@@ -580,9 +587,18 @@ def _moe(where: str, key: str, counts: dict[str, object], layers: int) -> MoESpe
         expert_ffn_size=_positive_int(where, f"{key}.expert_ffn_size", counts.get("expert_ffn_size")),
         **{k: _positive_int(where, f"{key}.{k}", counts.get(k, 0), allow_zero=True)
            for k in ("shared_experts", "shared_expert_ffn_size", "dense_layers")},
+        groups=_positive_int(where, f"{key}.groups", counts.get("groups", 1)),
+        groups_per_token=_positive_int(where, f"{key}.groups_per_token", counts.get("groups_per_token", counts.get("groups", 1))),
     )
     if moe.top_k > moe.experts:
         raise field_error(where, f"{key}.top_k", f"at most experts={moe.experts}", moe.top_k)
+    if moe.experts % moe.groups:
+        raise field_error(where, f"{key}.groups", f"a divisor of experts={moe.experts}", moe.groups)
+    if moe.groups_per_token > moe.groups:
+        raise field_error(where, f"{key}.groups_per_token", f"at most groups={moe.groups}", moe.groups_per_token)
+    if moe.groups_per_token * (moe.experts // moe.groups) < moe.top_k:
+        raise field_error(where, f"{key}.groups_per_token", f"enough groups to hold top_k={moe.top_k} experts "
+                          f"({moe.experts // moe.groups} a group)", moe.groups_per_token)
     if moe.dense_layers >= layers:
         raise field_error(where, f"{key}.dense_layers", f"fewer than layers={layers}", moe.dense_layers)
     return moe
@@ -639,7 +655,8 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
         mla = _mla(where, "attention.mla", {**raw, "q_lora_rank": raw.get("q_lora_rank") or 0})  # null: full rank
     moe = None
     if data.get("moe") is not None:
-        raw = _mapping(where, "moe", data["moe"], {"experts", "top_k", "expert_ffn_size", "shared_experts", "shared_expert_ffn_size", "dense_layers"})
+        raw = _mapping(where, "moe", data["moe"], {"experts", "top_k", "expert_ffn_size", "shared_experts", "shared_expert_ffn_size", "dense_layers",
+                                                  "groups", "groups_per_token"})
         moe = _moe(where, "moe", raw, ints["layers"])
     published = {k: _published(where, k, _yaml_number(data.get(k))) for k in ("published_params", "published_active_params")}
     return ModelSpec(

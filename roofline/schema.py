@@ -143,7 +143,8 @@ def model_schema() -> dict:
         "published_params": published, "published_active_params": published,
         "moe": {"type": ["object", "null"], "properties": {
             "experts": count, "top_k": count, "expert_ffn_size": count, "shared_experts": count0,
-            "shared_expert_ffn_size": count0, "dense_layers": count0}, "additionalProperties": False},
+            "shared_expert_ffn_size": count0, "dense_layers": count0, "groups": count, "groups_per_token": count},
+            "additionalProperties": False},
         "attention": {"type": "object", "properties": {
             "kv_layout": {"enum": ["gqa", "shared_kv", "mla"]},
             "groups": {"type": "array", "minItems": 1, "items": {"type": "object", "properties": {

@@ -272,7 +272,8 @@ def model_table(m) -> str:
                      + (f" indexer {g.index_heads} heads x {g.index_dim}" if g.index_dim else ""))
     if m.moe:
         lines.append(f"  MoE: {m.moe.experts} experts top-{m.moe.top_k}, expert ffn {m.moe.expert_ffn_size}, "
-                     f"shared {m.moe.shared_experts}, dense layers {m.moe.dense_layers}")
+                     f"shared {m.moe.shared_experts}, dense layers {m.moe.dense_layers}"
+                     + (f", routed within {m.moe.groups_per_token} of {m.moe.groups} groups a token" if m.moe.grouped else ""))
     if m.mtp_modules:
         lines.append(f"  MTP modules      {m.mtp_modules} ({m.mtp_params / 1e9:.2f} B params)")
     lines.append(_text_block("source", m.source))

@@ -1,3 +1,6 @@
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -202,3 +205,57 @@ def test_the_busiest_expert_rank_grows_with_the_tokens_through_the_exact_and_the
         touched, assigned = busiest_rank_experts(experts, top_k, tokens, ep)
         assert np.all(np.diff(assigned) >= -1e-12) and np.all(np.diff(touched) >= -1e-12), (experts, top_k, ep)
         assert np.all(touched >= min(experts / ep, 1.0))
+
+
+def test_group_limited_routing_puts_a_tokens_experts_on_fewer_ranks_as_a_simulation_of_deepseeks_gate_does():
+    """DeepSeek-V3 picks 4 of 8 contiguous groups of 32 experts a token, then its top 8 among theirs (inference/model.py
+    Gate.forward): at EP 8 a token's experts sit on at most 4 ranks, so one token's busiest rank holds 3.0 pairs, where
+    uniform routing over 256 experts gives 2.6; the all-to-all reaches 3.5 remote ranks, not 4.6. Checked against the
+    gate written out plainly on random scores (group score = the sum of a group's top two), with its own seed."""
+    from roofline.costs import busiest_rank_experts, rank_hit_probability
+
+    rng = np.random.default_rng(1)
+
+    def gate(tokens, ep, trials=3000):
+        scores = rng.random((trials * tokens, 8, 32))
+        group_scores = np.sort(scores, axis=2)[:, :, -2:].sum(axis=2)
+        dropped = np.argsort(group_scores, axis=1)[:, :4]
+        np.put_along_axis(scores, dropped[:, :, None], -1.0, axis=1)
+        experts = np.argsort(scores.reshape(trials * tokens, 256), axis=1)[:, -8:]
+        ranks = (experts // (256 // ep)).reshape(trials, tokens * 8)
+        loads = np.stack([(ranks == r).sum(axis=1) for r in range(ep)], axis=1)
+        hit = np.mean([(experts // (256 // ep) == r).any(axis=1).mean() for r in range(ep)])
+        return loads.max(axis=1).mean(), hit
+
+    for tokens, ep in ((1, 8), (4, 8), (1, 16), (2, 4), (8, 32)):
+        busiest, hit = gate(tokens, ep)
+        _, assigned = busiest_rank_experts(256, 8, tokens, ep, 8, 4)
+        assert float(assigned) == pytest.approx(busiest, rel=0.04), (tokens, ep)
+        assert rank_hit_probability(256, 8, ep, 8, 4) == pytest.approx(hit, rel=0.03), (tokens, ep)
+    ungrouped = float(busiest_rank_experts(256, 8, 1, 8)[1])
+    grouped = float(busiest_rank_experts(256, 8, 1, 8, 8, 4)[1])
+    assert ungrouped == pytest.approx(2.60, abs=0.02) and grouped == pytest.approx(3.0, abs=0.03)
+    # the grouped load rises with the tokens through its table and Blom's form, and meets the ungrouped one where the
+    # groups do not line up with the ranks (an EP of 3 is not a divisor or a multiple of 8 groups)
+    tokens = np.arange(1.0, 400.0, 0.25)
+    for ep in (2, 8, 64):
+        touched, assigned = busiest_rank_experts(256, 8, tokens, ep, 8, 4)
+        assert np.all(np.diff(assigned) >= -1e-12) and np.all(np.diff(touched) >= -1e-12), ep
+    odd = busiest_rank_experts(384, 8, tokens, 3, 8, 4)[1]
+    assert np.array_equal(odd, busiest_rank_experts(384, 8, tokens, 3)[1])
+
+
+@pytest.mark.parametrize("moe, message", [
+    ({"groups": 7}, "moe.groups: expected a divisor of experts=256, found 7"),
+    ({"groups": 8, "groups_per_token": 9}, "moe.groups_per_token: expected at most groups=8, found 9"),
+    ({"groups": 64, "groups_per_token": 1}, "moe.groups_per_token: expected enough groups to hold top_k=8 experts"),
+])
+def test_a_routing_group_that_cannot_be_is_refused_naming_the_field(moe, message):
+    from roofline.errors import RooflineError
+    from roofline.model import model_from_dict
+    from roofline.yamlio import read_yaml_file
+
+    data = read_yaml_file(Path(__file__).parent.parent / "model_profiles" / "deepseek-v3.yaml")
+    data["moe"] = {k: v for k, v in data["moe"].items() if k not in ("groups", "groups_per_token")} | moe
+    with pytest.raises(RooflineError, match=re.escape(message)):
+        model_from_dict(data, "deepseek-v3.yaml")

@@ -174,9 +174,18 @@ def test_attention_dp_with_experts_split_over_devices_pays_the_gather_and_scatte
     # (0.90 of them), not one copy a token-expert pair (min(T, 2T) = T)
     from math import comb
 
-    ep4 = collective_times_s(h200, model, deployment(model, weight_dtype="fp8", dp_attention=8, ep=4), vllm, 256, 1)
+    ungrouped = dataclasses.replace(model, moe=dataclasses.replace(model.moe, groups=1, groups_per_token=1))
+    ep4 = collective_times_s(h200, ungrouped, deployment(ungrouped, weight_dtype="fp8", dp_attention=8, ep=4), vllm, 256, 1)
     bw2, lat2 = h200.link_for(2)
     tokens = 256 * (1 - comb(192, 8) / comb(256, 8))  # a token's 8 distinct experts, 64 a rank
+    assert float(ep4["moe_gather_time_s"]) == pytest.approx(
+        2 * model.moe_layers * (max(vllm.allreduce_latency_s, lat2) + 1 / 2 * tokens * model.hidden_size * 2 / bw2), rel=1e-12)
+    # DeepSeek-V3's routing (4 of 8 groups of 32; a rank of EP 4 holds 2 groups): fewer tokens reach a rank
+    from roofline.costs import rank_hit_probability
+
+    ep4 = collective_times_s(h200, model, deployment(model, weight_dtype="fp8", dp_attention=8, ep=4), vllm, 256, 1)
+    assert rank_hit_probability(256, 8, 4, 8, 4) < 1 - comb(192, 8) / comb(256, 8)
+    tokens = 256 * rank_hit_probability(256, 8, 4, 8, 4)
     assert float(ep4["moe_gather_time_s"]) == pytest.approx(
         2 * model.moe_layers * (max(vllm.allreduce_latency_s, lat2) + 1 / 2 * tokens * model.hidden_size * 2 / bw2), rel=1e-12)
 
@@ -200,14 +209,24 @@ def test_the_all_to_all_sends_a_token_once_to_each_rank_its_experts_are_on():
     from roofline.engine import collective_times_s
     from roofline.serving import load_engine
 
-    hw, v3 = load_hardware("h200"), load_model("deepseek-v3")
+    hw, grouped = load_hardware("h200"), load_model("deepseek-v3")
+    v3 = dataclasses.replace(grouped, moe=dataclasses.replace(grouped.moe, groups=1, groups_per_token=1))  # ungrouped
     engine = load_engine("sglang").for_hardware(hw)
     from math import comb
 
-    # a token's 8 experts are distinct: a rank of 32 of the 256 holds none of them with chance C(224, 8) / C(256, 8)
-    for ep, ranks in ((8, 7 * (1 - comb(224, 8) / comb(256, 8))), (2, 1 - comb(128, 8) / comb(256, 8))):
-        dep = deployment(v3, tp=1, dp_attention=8, ep=ep)
-        got = float(collective_times_s(hw, v3, dep, engine, 512, 1)["all_to_all_time_s"])
+    # a token's 8 experts are distinct: a rank of 32 of the 256 holds none of them with chance C(224, 8) / C(256, 8);
+    # DeepSeek-V3's own routing keeps them within 4 of 8 contiguous groups of 32, so fewer ranks (costs.rank_hit_probability,
+    # checked against a simulation of the gate in test_costs)
+    from roofline.costs import rank_hit_probability
+
+    cases = ((v3, 8, 7 * (1 - comb(224, 8) / comb(256, 8))), (v3, 2, 1 - comb(128, 8) / comb(256, 8)),
+             (grouped, 8, 7 * rank_hit_probability(256, 8, 8, 8, 4)), (grouped, 2, rank_hit_probability(256, 8, 2, 8, 4)))
+    for model, ep, ranks in cases:
+        dep = deployment(model, tp=1, dp_attention=8, ep=ep)
+        got = float(collective_times_s(hw, model, dep, engine, 512, 1)["all_to_all_time_s"])
         bw, lat = hw.link_for(8)
-        per_layer = max(engine.all_to_all_latency_s, lat) + 512 / 8 * ranks * v3.hidden_size * 2 / bw
-        assert got == pytest.approx(2 * v3.moe_layers * per_layer, rel=1e-12)
+        per_layer = max(engine.all_to_all_latency_s, lat) + 512 / 8 * ranks * model.hidden_size * 2 / bw
+        assert got == pytest.approx(2 * model.moe_layers * per_layer, rel=1e-12)
+    # group-limited routing reaches fewer ranks: 3.5 of 7 at EP 8 against 4.6
+    assert cases[2][2] == pytest.approx(3.46, abs=0.02) and cases[0][2] == pytest.approx(4.63, abs=0.01)
+    assert cases[3][2] < cases[1][2]

@@ -17,10 +17,14 @@ def test_import_reads_mla_and_sliding_window_configs():
                 "num_key_value_heads": 128, "intermediate_size": 18432, "moe_intermediate_size": 2048, "vocab_size": 129280,
                 "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
                 "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
-                "num_nextn_predict_layers": 1, "tie_word_embeddings": False}
+                "num_nextn_predict_layers": 1, "tie_word_embeddings": False, "n_group": 8, "topk_group": 4,
+                "topk_method": "noaux_tc"}
     profile = profile_from_hf_config(deepseek, "ds", "ds.json")
     spec = model_from_dict(profile, "ds")
     assert spec.kv_layout == "mla" and spec.moe.dense_layers == 3 and spec.mtp_modules == 1
+    assert (spec.moe.groups, spec.moe.groups_per_token) == (8, 4) == (load_model("deepseek-v3").moe.groups, 4)
+    for plain in ({"n_group": 1, "topk_group": 1}, {"topk_method": "greedy"}, {"n_group": None, "topk_group": None}):
+        assert not model_from_dict(profile_from_hf_config({**deepseek, **plain}, "ds", "ds.json"), "ds").moe.grouped
     assert spec.params == load_model("deepseek-v3").params       # the hand-written profile's count
     gpt_oss = {"model_type": "gpt_oss", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 8, "num_key_value_heads": 2,
                "head_dim": 8, "intermediate_size": 32, "vocab_size": 100, "num_local_experts": 4, "num_experts_per_tok": 2,
