@@ -432,6 +432,14 @@ def predict(
         if searched > k:
             out["warnings"] += [note.replace(f"k up to {searched}", f"best k {searched}", 1) for note in
                                 [mtp_reuse_note(method, target, searched, out["spec"]["acceptance_source"] not in (None, "given"))] if note]
+        best_k = out["spec"]["best_k"]
+        if acceptance_length is not None and best_k is not None and best_k != k and speculates(method, k):
+            effect = ("best k and its gain run optimistic" if best_k > k else
+                      f"the gain at k = {best_k} runs low (its positions accept more than that alpha)")
+            out["warnings"].append(
+                f"best k {best_k} takes the acceptance length measured at k = {k} as one rate, alpha "
+                f"{out['spec']['alpha']:.3g}, at every draft position; acceptance falls with the position in practice, so "
+                f"{effect}: measure at k = {best_k} to compare")
         if acceptance_length is not None and not k_given:
             out["warnings"].append(f"acceptance length {acceptance_length:g} taken as measured at k = {k}, the default: give k, "
                                    "the draft length it was measured at (the alpha it implies depends on it)")
@@ -439,7 +447,7 @@ def predict(
             out["warnings"].append("k 0: nothing is drafted, so the point is plain decoding and the acceptance given "
                                    "(alpha, rates or a tree's tau) is not used")
         if out["spec"]["acceptance_source"] not in (None, "given") and tree_nodes is None and speculates(method, k):
-            out["warnings"] += [note for note in [default_rates_note(method, target.name)] if note]
+            out["warnings"] += [note for note in [default_rates_note(method, target.name, draft_vocab)] if note]
         spec = out["spec"]
         drafting = draft_hw is not None and speculates(method, k)  # the drafter's own device is paid while it drafts
         draft_price = (draft_hw.price_usd_per_hour if drafting else 0.0) if draft_hw is not None else None

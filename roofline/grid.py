@@ -161,7 +161,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         rates_note = ""
         if acceptance is None and not alpha_axis and sc.tree_nodes is None and method != "none":
             acceptance = default_rates(method)[0]
-            rates_note = default_rates_note(method, model.name) if (np.asarray(sc.axes["k"]) > 0).any() else ""
+            rates_note = (default_rates_note(method, model.name, sc.draft_vocab if method == "eagle" else None)
+                          if (np.asarray(sc.axes["k"]) > 0).any() else "")
         smallest = int(np.min(sc.axes["batch"]))
         idle = (f"dp_attention {dep.dp_attention}: at batches below {dep.dp_attention} (the sweep's smallest is {smallest}) "
                 "some attention groups have no sequence to decode, and their devices idle through attention"

@@ -87,6 +87,7 @@ class ServingEngine:
     host_per_step_s: float = 0.0
     host_per_sequence_s: float = 0.0
     host_overlap: bool = True
+    host_overlap_speculating: bool = True  # false: the engine gives its host overlap up while it speculates (SGLang's spec V1)
     spec_per_draft_step_s: float = 0.0
     spec_per_draft_step_per_sequence_s: float = 0.0
     spec_per_iteration_s: float = 0.0
@@ -136,7 +137,7 @@ class ServingEngine:
 
     def to_json(self) -> dict:
         keys = ("name", "display_name", "version", "kernel_latency_s", "allreduce_latency_s", "all_to_all_latency_s",
-                "host_per_step_s", "host_per_sequence_s", "host_overlap", "spec_per_draft_step_s",
+                "host_per_step_s", "host_per_sequence_s", "host_overlap", "host_overlap_speculating", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency",
                 "quant_kernels_per_gemm", "costs_from")
@@ -151,7 +152,7 @@ class ServingEngine:
 
 IDEAL = ServingEngine()
 _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
-          "host_overlap", "overlap_exponent",
+          "host_overlap", "host_overlap_speculating", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "overrides", "fitted", "source", "notes", *_SECONDS}
 
 
@@ -216,6 +217,7 @@ _VALUE_RULES = {
     "kernels_per_layer_mla": _kernel_counts,
     "quant_kernels_per_gemm": _quant_kernels,
     "host_overlap": check_flag,
+    "host_overlap_speculating": check_flag,
     "prefix_read_once": check_flag,
     "overlap_exponent": _overlap_exponent,
     "quantised_moe_efficiency": _efficiency,

@@ -13,7 +13,8 @@ sources; positions past the list reuse its last rate); a draft model has none (i
 One iteration on B sequences with context S (engine terms from serving.py, B_a = sequences per
 attention group):
 
-    t_verify = t_step(target, B, q = k + 1, S)            (a tree of N nodes verifies q = N + 1 with a given tau)
+    t_verify = t_step(target, B, q = k + 1, S)            (a tree of N nodes verifies q = N + 1 with a given tau;
+               its host work added, not overlapped, under an engine with host_overlap_speculating false)
     t_draft  = k * (t_step(drafter, B, q_d, S) + spec_per_draft_step + spec_per_draft_step_per_sequence * B_d)
                (the drafter's device's engine values; B_d its sequences per attention group: B on a device of its own;
                 t_step includes that device's step_overhead, engine.py, under every engine, `ideal` too)
@@ -224,13 +225,14 @@ def drafter_ttft_s(method: str, target: ModelSpec, draft: ModelSpec | None, draf
 
 
 def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment | None, elsewhere: bool,
-                         draft_vocab: int | None = None) -> float:
+                         draft_vocab: int | None = None, target_vocab: int | None = None) -> float:
     """Weight bytes the drafter adds on its device.
 
     A draft model brings all its weights. MTP and EAGLE heads bring their block and a 2h -> h
     projection of (hidden state, embedding), unquantised and whole on every tensor-parallel rank (costs'
     input_proj); on the target's devices they share its embedding and LM head (EAGLE with a reduced
-    `draft_vocab` brings that head), on other hardware they hold both.
+    `draft_vocab` brings that head), on other hardware they hold both: the embedding at the target's vocabulary
+    `target_vocab` (it looks up the target's token ids; vLLM's EAGLE-3 sizes only its LM head by draft_vocab_size).
     """
     if drafter is None:
         return 0.0
@@ -241,7 +243,8 @@ def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment
     own += drafter.input_projection_params * BYTES_PER_ELEMENT[dep.dtype(OPERATOR_CLASS["input_proj"])]  # replicated: no / tp
     if elsewhere:
         head = by_class["lm_head"] or by_class["embedding"]  # a tied model's single matrix serves as the head
-        own += by_class["embedding"] + head
+        embedding = by_class["embedding"] * (target_vocab / drafter.vocab_size if draft_vocab and target_vocab else 1.0)
+        own += embedding + head
     elif method == "eagle" and draft_vocab:
         own += by_class["lm_head"] or by_class["embedding"]
     return float(own)
@@ -271,8 +274,8 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
     values = np.atleast_1d(np.asarray(alpha if alpha is not None else (acceptance if acceptance is not None else []), dtype=np.float64))
     if values.size and not np.all(np.isfinite(values) & (values >= 0) & (values <= 1)):
         bad = values[~(np.isfinite(values) & (values >= 0) & (values <= 1))][0]
-        hint = (" (a number above 1 reads like an acceptance length, tokens an iteration: give it as acceptance_length, "
-                "--acceptance-length on the command line)" if np.isfinite(bad) and 1 < bad <= K_MAX + 1 else "")
+        hint = (" (a number above 1 reads like an acceptance length, tokens an iteration: give it as acceptance_length)"
+                if np.isfinite(bad) and 1 < bad <= K_MAX + 1 else "")  # the command line names the flag
         raise RooflineError(f"{where}: {'alpha' if alpha is not None else 'acceptance'}: expected rates in [0, 1], found {bad}{hint}")
     if acceptance is not None and values.size == 0:
         raise RooflineError(f"{where}: acceptance: expected at least one rate, found an empty list")
@@ -361,9 +364,14 @@ def check_speculating(where: str, methods, *, alpha=None, acceptance=None, tree_
 MEASURED_ON = {"mtp": ("deepseek-v3", "deepseek-r1"), "eagle": ("llama-3.1-8b",), "ngram": ()}  # models DEFAULT_RATES come from
 
 
-def default_rates_note(method: str, model_name: str) -> str:
+def default_rates_note(method: str, model_name: str, draft_vocab: int | None = None) -> str:
     """A warning where a method's published default rates stand in for a model they were not measured on ('' where
-    they were): acceptance depends on the model, its drafter and the prompts, and it sets the speedup."""
+    they were): acceptance depends on the model, its drafter and the prompts, and it sets the speedup. EAGLE's rates
+    are EAGLE-1's: a head with its own draft vocabulary is EAGLE-3's kind, which accepts more, on any model."""
+    if method == "eagle" and draft_vocab:
+        return (f"no acceptance given: EAGLE's published rates ({', '.join(f'{a:g}' for a in DEFAULT_RATES[method][0])}) are "
+                f"an EAGLE-1 head's; a head with a draft vocabulary ({draft_vocab:,}) is EAGLE-3's kind, which accepts more: "
+                "give alpha, acceptance or an acceptance length measured on it")
     if method not in DEFAULT_RATES or model_name in MEASURED_ON.get(method, ()):
         return ""
     measured = {"eagle": "Llama-3.1-8B", "mtp": "DeepSeek-V3", "ngram": "Spec-Bench's prompts"}[method]
@@ -377,6 +385,17 @@ def default_rates(method: str, where: str = "options") -> tuple[tuple[float, ...
         raise RooflineError(f"{where}: alpha or acceptance: expected one of them, or an acceptance_length, for method {method!r} "
                             "(its acceptance depends on the draft/target pair; no published default), found none")
     return DEFAULT_RATES[method]
+
+
+def _verify_metrics(hw, target, b, q, s, dep, engine, verify_engine, speculating, shared_prefix) -> dict:
+    """The verify pass's step_metrics: under `verify_engine` where speculating (an engine that gives its host overlap
+    up while it speculates adds its host work: SGLang's spec V1 turns its overlap scheduler off), else under `engine`
+    (k = 0 is exactly the baseline)."""
+    verify = step_metrics(hw, target, b, q, s, dep, engine=engine, shared_prefix=shared_prefix)
+    if verify_engine is engine:
+        return verify
+    serial = step_metrics(hw, target, b, q, s, dep, engine=verify_engine, shared_prefix=shared_prefix)
+    return {**verify, "step_time_s": np.where(speculating, serial["step_time_s"], verify["step_time_s"])}
 
 
 def speculative_metrics(
@@ -441,7 +460,8 @@ def speculative_metrics(
         draft_q = 1.0
 
     base = step_metrics(hw, target, b, 1, s, dep, engine=engine, shared_prefix=shared_prefix)
-    verify = step_metrics(hw, target, b, q, s, dep, engine=engine, shared_prefix=shared_prefix)
+    verify_engine = engine if engine.host_overlap_speculating else dataclasses.replace(engine, host_overlap=False)
+    verify = _verify_metrics(hw, target, b, q, s, dep, engine, verify_engine, k > 0, shared_prefix)
     drafter = drafter_spec(method, target, draft, draft_vocab)
     elsewhere = draft_hw is not None and drafter is not None
     dhw = draft_hw if elsewhere else hw
@@ -475,7 +495,7 @@ def speculative_metrics(
             half = np.maximum(b / 2.0, 1.0)
             half_step = step_metrics(dhw, drafter, half, draft_q, s, d_dep, engine=no_host, shared_prefix=shared_prefix)
             half_draft_s = k * (half_step["step_time_s"] + per_draft_step_s(half))
-            half_verify = step_metrics(hw, target, half, q, s, dep, engine=engine, shared_prefix=shared_prefix)
+            half_verify = _verify_metrics(hw, target, half, q, s, dep, engine, verify_engine, k > 0, shared_prefix)
             split_s = np.maximum(2.0 * half_draft_s, 2.0 * half_verify["step_time_s"])
             second_fixed_s = link_latency_s + engine.spec_per_iteration_s  # the fixed costs the second micro-batch adds
             overlaps = (b >= 2) & (split_s + second_fixed_s < draft_time_s + verify_time_s)  # only where it pays (both models streamed twice)
@@ -541,7 +561,7 @@ def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_
     speculating = np.asarray(speculating)
     if drafter is None:
         return {**capacity(hw, target, batch, verify_len, dep, shared_prefix=shared_prefix), "drafter_memory_bytes": 0.0}
-    weights = drafter_weight_bytes(method, drafter, d_dep, draft_hw is not None, draft_vocab)
+    weights = drafter_weight_bytes(method, drafter, d_dep, draft_hw is not None, draft_vocab, target.vocab_size)
     # the drafter's KV of a shared prefix, held once like the target's, and of each sequence
     shared, per_seq = kv_shared_and_per_sequence_bytes(drafter, verify_len, d_dep, shared_prefix)
     on = np.where(speculating, 1.0, 0.0)

@@ -497,3 +497,60 @@ def test_speculation_under_pipeline_parallelism_is_warned():
     said = roofline.predict("h100-sxm", "llama-3.1-405b", weight_dtype="fp8", tp=8, pp=2, method="eagle", k=3, alpha=0.8)["warnings"]
     assert any(w.startswith("eagle with pp 2: vLLM has refused speculative decoding") for w in said)
     assert not any("with pp" in w for w in roofline.predict("h100-sxm", "llama-3.1-405b", weight_dtype="fp8", tp=8, pp=2)["warnings"])
+
+
+def test_sglang_adds_its_host_work_to_a_speculative_iteration_because_spec_v1_turns_its_overlap_scheduler_off():
+    """SGLang's server_args.py disables the overlap scheduler for EAGLE, EAGLE3, NEXTN (MTP), standalone and n-gram
+    speculation (spec V1, the versions its profiles cover); the profile kept host work hidden under the verify pass, so
+    EAGLE on Llama-3.1-8B at batch 1 gained 1.62x where the serialised host work leaves about 1.4x."""
+    from roofline.engine import step_metrics
+    from roofline.serving import load_engine
+
+    hw, target = load_hardware("h100-sxm"), load_model("llama-3.1-8b")
+    sglang = load_engine("sglang").for_hardware(hw)
+    assert sglang.host_overlap and not sglang.host_overlap_speculating
+    dep = deployment(target)
+    out = speculative_metrics(hw, target, np.array([1.0, 1.0, 64.0]), 4096, np.array([0.0, 3.0, 3.0]), 0.7, method="eagle",
+                              dep=dep, engine=sglang)
+    serial = step_metrics(hw, target, np.array([1.0, 64.0]), 4.0, 4096, dep, engine=dataclasses.replace(sglang, host_overlap=False))
+    overlapped = step_metrics(hw, target, np.array([1.0, 64.0]), 4.0, 4096, dep, engine=sglang)
+    np.testing.assert_allclose(out["verify_time_s"][1:], serial["step_time_s"], rtol=1e-12)
+    assert np.all(serial["step_time_s"] > overlapped["step_time_s"])
+    assert out["speedup"][0] == pytest.approx(1.0, rel=1e-12)  # k = 0 is the overlapped baseline exactly
+    kept = speculative_metrics(hw, target, 1.0, 4096, 3.0, 0.7, method="eagle", dep=dep,
+                               engine=dataclasses.replace(sglang, host_overlap_speculating=True))
+    assert float(kept["speedup"]) > float(out["speedup"][1]) * 1.1
+
+
+def test_an_eagle_head_with_its_own_vocabulary_on_other_hardware_holds_the_targets_whole_embedding():
+    """vLLM's EAGLE-3 sizes only its LM head by draft_vocab_size: its embedding looks up the target's token ids, so on a
+    device of its own it holds all 128,256 rows (1.05 GB for Llama-3.1-8B), not 32,000 (262 MB)."""
+    import roofline
+
+    small = roofline.predict("h100-sxm", "llama-3.1-8b", 1, method="eagle", k=4, alpha=0.8, draft_hardware="l4", draft_vocab=32000)
+    full = roofline.predict("h100-sxm", "llama-3.1-8b", 1, method="eagle", k=4, alpha=0.8, draft_hardware="l4")
+    target = load_model("llama-3.1-8b")
+    embedding = target.vocab_size * target.hidden_size * 2
+    head_saved = (target.vocab_size - 32000) * target.hidden_size * 2
+    assert full["spec"]["drafter_memory_bytes"] - small["spec"]["drafter_memory_bytes"] == pytest.approx(head_saved, rel=1e-9)
+    assert small["spec"]["drafter_memory_bytes"] > embedding + 32000 * target.hidden_size * 2
+
+
+def test_a_measured_acceptance_length_carried_to_another_k_and_eagle_1_rates_under_an_eagle_3_head_are_said():
+    """A measured acceptance length becomes one alpha at every position, so best k beyond the measured k ran 21%
+    optimistic with no word (k = 1 at 1.72 gave best k 4); EAGLE's default rates are EAGLE-1's, silent under a head with
+    a draft vocabulary (EAGLE-3's kind) on the very model they were measured on."""
+    import roofline
+
+    out = roofline.predict("h100-sxm", "llama-3.1-8b", 1, method="eagle", k=1, acceptance_length=1.72)
+    assert out["spec"]["best_k"] > 1
+    assert any(f"best k {out['spec']['best_k']} takes the acceptance length measured at k = 1" in w for w in out["warnings"])
+    assert any("best k and its gain run optimistic" in w for w in out["warnings"])
+    fewer = roofline.predict("h100-sxm", "llama-3.1-8b", 1, method="eagle", k=4, acceptance_length=2.4)
+    assert fewer["spec"]["best_k"] == 3 and any("the gain at k = 3 runs low" in w for w in fewer["warnings"])
+    at_best = roofline.predict("h100-sxm", "llama-3.1-8b", 1, method="eagle", k=3, acceptance_length=2.2)
+    assert at_best["spec"]["best_k"] == 3 and not any("takes the acceptance length" in w for w in at_best["warnings"])
+    eagle3 = roofline.predict("h100-sxm", "llama-3.1-8b", 1, method="eagle", k=4, draft_vocab=32000)
+    assert any("EAGLE-1 head's" in w and "32,000" in w for w in eagle3["warnings"])
+    eagle1 = roofline.predict("h100-sxm", "llama-3.1-8b", 1, method="eagle", k=4)
+    assert not any("EAGLE-1 head's" in w for w in eagle1["warnings"])
