@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import shlex
 import subprocess
 from collections.abc import Iterator
@@ -362,6 +363,19 @@ def _unfit(kind: str, doc, set_here: set[str]) -> None:
                     fitted.yaml_set_comment_before_after_key(keys[at], before=text, indent=indent)
 
 
+def _price_set_by_hand(kind: str, doc, set_here: set[str]) -> None:
+    """A price set here replaces a hardware profile's 'No price: ...' sentence in its notes or source (hw show printed
+    a price and, below it, that there is none)."""
+    if kind != "hardware" or "price" not in set_here:
+        return
+    for key in ("notes", "source"):
+        text = doc.get(key)
+        if isinstance(text, str) and "No price:" in text:
+            changed = re.sub(r"No price:.*?\.(?=\s|$)", "Price set by hand (hw new / hw set), not from the source.", text,
+                             count=1, flags=re.S)
+            doc[key] = type(text)(changed) if type(text) is not str else changed  # a folded block stays folded
+
+
 def _family_values_kept(kind: str, doc, set_here: set[str], where: str) -> None:
     """An engine field set by hand that an `overrides` entry also sets keeps that family's value there: said (a
     warning naming the entry), since the hand value does not reach that hardware."""
@@ -415,6 +429,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
         doc["display_name"] = f"{name} (copy of {doc['display_name']})"
     set_here = {".".join(keys) for keys, _ in pairs}
     _unfit(kind, doc, set_here)
+    _price_set_by_hand(kind, doc, set_here)
     _apply(doc, pairs, str(target), _field_order(kind))
     doc.ca.comment = None
     header = [SCHEMA_COMMENT] if kind == "hardware" and folder.resolve() == builtin_dir(kind).resolve() else []
@@ -453,6 +468,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     pairs = parse_assignments(assignments, f"{GROUP[kind]} set", kind)
     set_here = {".".join(keys) for keys, _ in pairs}
     _unfit(kind, doc, set_here)
+    _price_set_by_hand(kind, doc, set_here)
     _apply(doc, pairs, str(path), _field_order(kind))
     text = _splice(unix, before, _dump(doc, indent))  # only the lines the edit changes
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)

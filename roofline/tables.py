@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from roofline.hardware import peak_unit
-from roofline.units import format_seconds, format_si
+from roofline.units import format_seconds, format_si, format_significant, format_usd_per_hour
 
 
 def predict_table(point: dict) -> str:
@@ -27,8 +27,8 @@ def predict_table(point: dict) -> str:
            if p["bound"] == "memory" and p["bytes_time_s"] < 0.5 * p["step_time_s"] else ")"),
         f"  tokens/s (batch)     {_rate(p['tokens_per_s'])}   ({_rate(p['tokens_per_s_per_device'])} per device)",
         f"  tokens/s per user    {_rate(p['tokens_per_s_per_user'])}",
-        f"  cost                 {_cost_text(p['cost_usd_per_million_tokens'])}"
-        + (f"  ({p['devices']} x ${p['price_usd_per_hour_per_device']:,.3g}/h; decoding only"
+        f"  cost                 {_cost_text(p['cost_usd_per_million_tokens'], priceless=p['hardware'])}"
+        + (f"  ({p['devices']} x ${format_usd_per_hour(p['price_usd_per_hour_per_device'])}/h; decoding only"
            + ("; not reachable: fits in memory NO, below)" if not p["fits_in_memory"] else ")")
            if p.get("price_usd_per_hour_per_device") is not None and p["cost_usd_per_million_tokens"] is not None else ""),
         f"  MBU / MFU            {p['mbu']:.1%} / {p['mfu']:.1%}",
@@ -83,7 +83,7 @@ def predict_table(point: dict) -> str:
             f"    tokens/s (batch)   {_rate(spec['tokens_per_s'])}",
             f"    tokens/s per user  {_rate(spec['tokens_per_s_per_user'])}",
             f"    speedup            {spec['speedup']:.3f}x",
-            f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], bool(spec.get('draft_hardware')), spec.get('draft_price_usd_per_hour'))}",
+            f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], spec.get('draft_hardware'), spec.get('draft_price_usd_per_hour'), p['hardware'] if p.get('price_usd_per_hour_per_device') is None else None)}",
             f"    best k here        {_best_k_text(spec)}",
             f"    break-even batch   {'none' if be is None else f'{be:,}'} at k {spec['k']}"
             + (f", {spec['break_even_speedup']:.3f}x there" if be is not None and spec.get("break_even_speedup") else "")
@@ -109,12 +109,15 @@ def _text_block(label: str, text: object) -> str:
     return "\n".join([f"  {label}: {lines[0]}", *(f"    {line}" for line in lines[1:] if line)])
 
 
-def _cost_text(usd: float | None, drafter: bool = False, drafter_price: float | None = None) -> str:
-    """'$0.175 per million tokens', or why there is none (a device without a price in its profile)."""
+def _cost_text(usd: float | None, drafter: str | None = None, drafter_price: float | None = None,
+               priceless: str | None = None) -> str:
+    """'$0.175 per million tokens', or which device has no price (the target's `priceless`, else the drafter's)."""
     if usd is None:
-        return f"unknown: {'a device' if drafter else 'the device'} has no price in its profile (hw set NAME price='2.5 USD/h')"
-    return f"${usd:,.3g} per million tokens" + (
-        f" (the drafter's device included: + ${drafter_price:,.3g}/h)" if drafter and drafter_price else
+        device = priceless or drafter or "the device"
+        return (f"unknown: {device} has no price in its profile (give one: roofline hw new NAME --from {device} "
+                f"--set price='2.5 USD/h')")
+    return f"${format_significant(usd)} per million tokens" + (
+        f" (the drafter's device included: + ${format_usd_per_hour(drafter_price)}/h)" if drafter and drafter_price else
         " (the drafter's device included)" if drafter else "")
 
 
@@ -160,7 +163,7 @@ def hardware_list(specs: list) -> str:
         lines.append(
             f"{hw.name:<16}{hw.mem_bytes / 2**30:>11.0f}{hw.mem_bw_bytes_per_s / 1e12:>16.2f}"
             f"{hw.peak_flops_per_s[dtype] / 1e12:>20.1f}{hw.ridge_point_flops_per_byte(dtype):>19.0f}"
-            f"{'-' if hw.price_usd_per_hour is None else f'{hw.price_usd_per_hour:.2f}':>13}  {hw.display_name}{no_bf16}"
+            f"{'-' if hw.price_usd_per_hour is None else format_usd_per_hour(hw.price_usd_per_hour):>13}  {hw.display_name}{no_bf16}"
         )
     return "\n".join(lines)
 
@@ -199,7 +202,7 @@ def hardware_table(hw) -> str:
         if value is not None:
             lines.append(f"  {label:<17} {format_si(value, unit)} (measured ceiling)")
     if hw.price_usd_per_hour is not None:
-        lines.append(f"  price             {hw.price_usd_per_hour:.2f} USD/h")
+        lines.append(f"  price             {format_usd_per_hour(hw.price_usd_per_hour)} USD/h")
     lines += [_text_block("source", hw.source), _text_block("notes", hw.notes)]
     return "\n".join(lines)
 

@@ -155,6 +155,25 @@ def format_si(value: float, unit: str, digits: int = 3) -> str:
     return f"{value:.{digits}g} {unit}"
 
 
+def format_significant(x: float, digits: int = 3) -> str:
+    """A number for prose and tables: `digits` significant digits, trailing zeros kept, thousands separated, never in
+    exponent form: 21,507; 1,230; 1.60; 0.0551."""
+    x = float(x)
+    if not math.isfinite(x):
+        return "n/a"
+    if x == 0:
+        return "0"
+    mag = math.floor(math.log10(abs(x)))
+    if mag >= digits - 1:
+        return f"{round(x):,.0f}"
+    return f"{x:.{max(digits - 1 - mag, 0)}f}"
+
+
+def format_usd_per_hour(price: float) -> str:
+    """A price as given, to the cent at least: 4.50, 3.00, 2.125 (a negotiated rate keeps its digits)."""
+    return f"{price:,.2f}" if round(price, 2) == price else f"{price:,g}"
+
+
 def format_seconds(value_s: float) -> str:
     """Seconds at a readable scale: 0.0123 -> '12.3 ms'."""
     for unit, factor in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):

@@ -60,6 +60,24 @@ def test_a_new_profile_says_whose_values_it_holds_and_is_not_displayed_as_its_so
     assert load_hardware(named.stem, (tmp_path,)).display_name == "My H20"
 
 
+def test_a_price_set_by_hand_replaces_the_no_price_sentence_it_contradicts(tmp_path):
+    """`hw new l40s-neg --from l40s --set price=...` showed the price and, below it, 'No price: hardware-specs.md gives
+    none.' from the copied notes."""
+    from roofline.editing import new_profile, set_fields
+    from roofline.tables import hardware_table
+
+    assert "No price:" in load_hardware("l40s").notes
+    path = new_profile("hardware", "l40s-neg", "l40s", ["price=0.95 USD/h"], out_dir=tmp_path)
+    hw = load_hardware("l40s-neg", (tmp_path,))
+    assert hw.price_usd_per_hour == 0.95 and "No price:" not in hw.notes and "Price set by hand" in hw.notes
+    assert "No price" not in hardware_table(hw)
+    unpriced = new_profile("hardware", "l40s-copy", "l40s", [], out_dir=tmp_path)  # no price set: the sentence stays
+    assert "No price:" in load_hardware(unpriced.stem, (tmp_path,)).notes
+    set_fields("hardware", "l40s-copy", ["price=1.1 USD/h"], (tmp_path,))
+    assert "No price:" not in load_hardware("l40s-copy", (tmp_path,)).notes
+    assert path.read_text().count("\n") > 10  # still a whole profile
+
+
 def test_the_shipped_h20_is_the_h100_with_the_h20_datasheet_numbers():
     h20, h100 = load_hardware("h20"), load_hardware("h100-sxm")
     assert (h20.mem_bw_bytes_per_s, h20.peak_flops_per_s["bf16"], h20.peak_flops_per_s["fp8"]) == (4.0e12, 148e12, 296e12)

@@ -1,10 +1,12 @@
 """Terminal tables (tables.py): what `predict` prints, warnings first."""
 
+import re
+
 import pytest
 
 import roofline
 from roofline.tables import predict_table
-from roofline.units import format_si
+from roofline.units import format_si, format_significant
 
 
 def test_the_predict_table_names_engine_layout_and_weight_dtypes():
@@ -156,12 +158,27 @@ def test_predict_gives_the_cost_per_million_tokens_or_says_why_it_cannot():
                          draft_hardware="a100-sxm-80gb", k=3, alpha=0.8)
     assert d["spec"]["cost_usd_per_million_tokens"] == pytest.approx((4 * 3.0 + a100) / 3600 / d["spec"]["tokens_per_s"] * 1e6, rel=1e-12)
     text = predict_table(d)
-    assert (f"cost               ${d['spec']['cost_usd_per_million_tokens']:,.3g} per million tokens (the drafter's device "
-            f"included: + ${a100:,.3g}/h)") in text
+    assert (f"cost               ${format_significant(d['spec']['cost_usd_per_million_tokens'])} per million tokens (the "
+            f"drafter's device included: + ${a100:.2f}/h)") in text
     assert d["price_usd_per_hour_per_device"] == 3.0 and d["spec"]["draft_price_usd_per_hour"] == a100
-    assert "  (4 x $3/h; decoding only)" in text  # which price the cost divides, and that prefill is not in it
+    assert "  (4 x $3.00/h; decoding only)" in text  # which price the cost divides, and that prefill is not in it
     unpriced = roofline.predict("gb200", "llama-3.1-8b")
-    assert unpriced["cost_usd_per_million_tokens"] is None and "cost                 unknown: the device has no price" in predict_table(unpriced)
+    assert unpriced["cost_usd_per_million_tokens"] is None
+    assert "cost                 unknown: gb200 has no price in its profile (give one: roofline hw new NAME --from gb200" in predict_table(unpriced)
+    # the drafter's device is named where it is the one without a price
+    no_draft_price = roofline.predict("h100-sxm", "llama-3.1-8b", 1, method="eagle", k=3, draft_hardware="l40s")
+    assert "cost               unknown: l40s has no price" in predict_table(no_draft_price)
+
+
+def test_money_is_written_with_its_significant_digits_never_in_exponent_form():
+    """'$1.23e+03 per million tokens' (Llama-3.1-405B on 32 A100 at batch 1), '$1.6' for 1.60 and '$2.12/h' for a
+    negotiated 2.125 were printed."""
+    from roofline.units import format_usd_per_hour
+
+    assert [format_significant(x) for x in (1226.4, 1.6, 11.0, 0.1754, 21507.2)] == ["1,226", "1.60", "11.0", "0.175", "21,507"]
+    assert [format_usd_per_hour(x) for x in (2.125, 4.5, 3.0)] == ["2.125", "4.50", "3.00"]
+    text = predict_table(roofline.predict("a100-sxm-80gb", "llama-3.1-405b", 1, tp=8, pp=4, engine="vllm-v0"))
+    assert "e+0" not in text and re.search(r"cost +\$[\d,]+ per million tokens  \(32 x \$2\.00/h", text)
 
 
 def test_a_memory_bound_step_set_by_its_fixed_costs_says_so():
@@ -186,5 +203,5 @@ def test_a_memory_bound_step_set_by_its_fixed_costs_says_so():
 def test_the_cost_of_a_point_that_does_not_fit_says_it_is_not_reachable():
     p = roofline.predict("h100-sxm", "llama-3.1-70b", 1, 1024)  # 141 GB of bf16 weights on one 80 GB device
     assert not p["fits_in_memory"] and p["cost_usd_per_million_tokens"] is not None
-    assert "(1 x $3/h; decoding only; not reachable: fits in memory NO, below)" in predict_table(p)
+    assert "(1 x $3.00/h; decoding only; not reachable: fits in memory NO, below)" in predict_table(p)
     assert "not reachable" not in predict_table(roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024))
