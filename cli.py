@@ -624,6 +624,38 @@ def plot(
 
 
 @app.command()
+def cheapest(
+    table: Annotated[Path, typer.Argument(help="A sweep output folder or its results.csv / results.parquet.")],
+    min_tokens_per_user: Annotated[Optional[float], typer.Option("--min-tokens-per-user", min=0.0, help="A speed to reach: the cheapest row of each kind (plain, speculation) at least this many tokens/s per user.")] = None,
+    where: Annotated[Optional[list[str]], typer.Option(metavar="COLUMN=VALUE", help="Only rows where COLUMN is VALUE (repeatable): alpha=0.8, context=4096, engine=sglang.")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Also write the frontier's rows as CSV to this file.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite --out.")] = False,
+) -> None:
+    """The cheapest configuration for a speed per user: a sweep's cost frontier, plain and with speculation.
+
+    Rows that fit in memory and are priced; a row is kept where no other is as fast per user and cheaper. Costs are
+    decoding only, at the hardware profiles' prices.
+    """
+    from roofline.frontier import cheapest as cheapest_rows
+    from roofline.frontier import check_table, cost_frontier, frontier_notes
+    from roofline.plot_jobs import read_results, select_rows
+    from roofline.tables import frontier_table
+    from roofline.yamlio import check_file_out, write_text_atomic
+
+    if out is not None:
+        check_file_out(out, force)
+    path, df = read_results(table)
+    check_table(df, str(path))
+    df = select_rows(df, tuple(where or ()), str(path))
+    frontier = cost_frontier(df)
+    picks = cheapest_rows(df, min_tokens_per_user) if min_tokens_per_user is not None else None
+    typer.echo(frontier_table(frontier, frontier_notes(df), picks, min_tokens_per_user))
+    if out is not None:
+        write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
+        typer.echo(str(out))
+
+
+@app.command()
 def bench(
     points: Annotated[list[int], typer.Option(metavar="N", min=1000, max=100_000_000, help="Sweep sizes to time (repeatable), each rounded to whole grids of 40,960 points (16 k x 20 alpha x 128 batch per context): 1,000,000 runs 983,040; the JSON line gives the points run.")] = [1_000_000],  # noqa: B006
     chunk_points: Annotated[int, typer.Option(min=1000, max=100_000_000, help="Rows per chunk.")] = 1_000_000,

@@ -375,6 +375,21 @@ def _locate(table: Path) -> Path:
     return table
 
 
+def read_results(table: Path) -> tuple[Path, pd.DataFrame]:
+    """(file, rows) of a sweep folder or its results table, every problem one line (`plot`'s reading, for `cheapest`)."""
+    import pandas as pd
+
+    from roofline.yamlio import check_text_table
+
+    path = _locate(Path(table))
+    if path.suffix == ".csv":
+        check_text_table(path)
+    try:
+        return path, _read_table(path)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError) as exc:  # a CSV pandas cannot read as a table
+        raise RooflineError(f"{path}: expected a sweep results table (CSV), found {str(exc).splitlines()[0][:120]}") from None
+
+
 def _has_parquet() -> bool:
     try:
         import pyarrow  # noqa: F401

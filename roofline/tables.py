@@ -396,3 +396,56 @@ def engine_table(e) -> str:
         lines.append(f"  override for {glob}: " + ", ".join(f"{k.removesuffix('_s')} {_override_value(k, v)}" for k, v in changes.items()))
     lines += [f"  file: {e.path}", _text_block("source", e.source)]
     return "\n".join(lines)
+
+
+def pd_notna(value) -> bool:
+    """A table cell that holds a number (not None or NaN)."""
+    return value is not None and value == value
+
+
+def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_speed: float | None = None) -> str:
+    """`roofline cheapest`: the cost frontier of each decoding kind (frontier.cost_frontier), fastest first, and with a
+    speed the cheapest row of each kind that reaches it, then the notes."""
+    several_models = frontier["model"].nunique() > 1 if len(frontier) else False
+    header = (f"{'tok/s/user':>10}  {'$/M tok':>8}  {'tok/s/dev':>9}  {'hardware':<14} {'dev':>3}  {'layout':<22} "
+              f"{'engine':<12} {'method':<6} {'k':>2}  {'batch':>5}  {'context':>7}  {'alpha':>5}" + ("  model" if several_models else ""))
+
+    def line(row) -> str:
+        alpha = f"{row['alpha']:g}" if row.get("alpha") is not None and row["decoding"] == "speculation" else "-"
+        return (f"{format_significant(row['tokens_per_s_per_user']):>10}  {format_significant(row['cost_usd_per_million_tokens']):>8}  "
+                f"{format_significant(row['tokens_per_s_per_device']) if 'tokens_per_s_per_device' in row else '-':>9}  "
+                f"{str(row['hardware']):<14} {int(row.get('devices', row['tp'])):>3}  {row['layout']:<22} {str(row['engine']):<12} "
+                f"{str(row['method']) if row['decoding'] == 'speculation' else 'none':<6} {int(row['k']):>2}  {int(row['batch']):>5}  "
+                f"{int(row['context']):>7}  {alpha:>5}"
+                + (f"  {row['model']}" if several_models else ""))
+
+    lines = []
+    if picks is not None and min_speed is not None:
+        lines.append(f"cheapest at {format_significant(min_speed)} tokens/s per user or faster (cost: decoding only, USD per million tokens):")
+        for kind in ("plain", "speculation"):
+            row, of_kind = picks.get(kind), frontier[frontier["decoding"] == kind]
+            missing = ("no row that fits reaches it (the fastest: "
+                       f"{format_significant(of_kind['tokens_per_s_per_user'].max())} tokens/s per user)" if len(of_kind) else
+                       "no row of this kind fits and is priced" + (" (plain: k = 0 or method none)" if kind == "plain" else ""))
+            lines.append(f"  {kind:<12} " + (missing if row is None else
+                                               f"${format_significant(row['cost_usd_per_million_tokens'])} at "
+                                               f"{format_significant(row['tokens_per_s_per_user'])} tokens/s per user: "
+                                               f"{row['hardware']} x {int(row.get('devices', row['tp']))} ({row['layout']}), "
+                                               f"{row['engine']}, batch {int(row['batch'])}"
+                                               + (f", {row['method']} k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if pd_notna(row.get('alpha')) else "")
+                                                  if kind == "speculation" else "")))
+        if picks.get("plain") is not None and picks.get("speculation") is not None:
+            ratio = picks["speculation"]["cost_usd_per_million_tokens"] / picks["plain"]["cost_usd_per_million_tokens"]
+            lines.append(f"  speculation costs {ratio:.3g}x plain decoding's at this speed")
+        lines.append("")
+    for kind in ("plain", "speculation"):
+        rows = frontier[frontier["decoding"] == kind]
+        if not len(rows):
+            continue
+        lines += [f"{kind}: {len(rows)} rows on the frontier (no other row fits, is as fast per user and cheaper)", header]
+        lines += [line(row) for _, row in rows.iterrows()]
+        lines.append("")
+    if not len(frontier):
+        lines.append("no row fits in memory with a cost: nothing to compare")
+    lines += [f"note: {n}" for n in notes]
+    return "\n".join(lines).rstrip("\n")

@@ -1,0 +1,68 @@
+"""roofline.frontier and `roofline cheapest`: the cheapest reachable row for a speed per user, plain and speculative."""
+
+import pandas as pd
+
+from roofline.frontier import cheapest, cost_frontier, frontier_notes
+from roofline.units import format_significant
+
+
+def _rows(*rows):
+    columns = ("tokens_per_s_per_user", "cost_usd_per_million_tokens", "fits_in_memory", "method", "k", "alpha", "batch")
+    base = {"hardware": "h100-sxm", "model": "m", "engine": "vllm", "context": 4096, "tp": 1, "devices": 1,
+            "tokens_per_s_per_device": 1.0}
+    return pd.DataFrame([{**base, **dict(zip(columns, r))} for r in rows])
+
+
+def test_the_frontier_keeps_a_row_only_where_no_faster_row_is_as_cheap_and_leaves_out_what_does_not_fit():
+    df = _rows((100, 10.0, True, "none", 0, None, 1),
+               (90, 12.0, True, "none", 0, None, 2),    # slower and dearer than the one above: not on it
+               (80, 5.0, True, "none", 0, None, 4),
+               (120, 1.0, False, "none", 0, None, 8),   # cheapest and fast, but does not fit: left out
+               (70, None, True, "none", 0, None, 16),   # no price: left out
+               (200, 20.0, True, "eagle", 3, 0.8, 1),
+               (150, 4.0, True, "eagle", 3, 0.8, 4),
+               (150, 11.0, True, "eagle", 0, 0.8, 8))   # k = 0 is plain decoding, whatever its method
+    frontier = cost_frontier(df)
+    plain = frontier[frontier["decoding"] == "plain"]
+    spec = frontier[frontier["decoding"] == "speculation"]
+    assert list(plain["batch"]) == [8, 1, 4] and list(plain["cost_usd_per_million_tokens"]) == [11.0, 10.0, 5.0]
+    assert list(spec["batch"]) == [1, 4]
+    picks = cheapest(df, 140)
+    assert picks["plain"]["batch"] == 8 and picks["speculation"]["batch"] == 4
+    assert cheapest(df, 95)["plain"]["batch"] == 1  # the cheapest at 95 or faster: $10, not $11
+    assert cheapest(df, 210) == {"plain": None, "speculation": None}
+    notes = frontier_notes(df)
+    assert notes[0] == "1 of 8 rows do not fit in memory: left out" and notes[1].startswith("1 rows have no cost")
+
+
+def test_roofline_cheapest_reads_a_sweep_and_finds_the_cheapest_configuration_for_a_speed(tmp_path, roofline):
+    """A planner sorting results.csv by cost picked a row that does not fit (h100-sxm tp 2, batch 512); the frontier
+    of a sweep of two devices and three layouts is what `cheapest` prints, and --out writes it."""
+    scenario = tmp_path / "plan.yaml"
+    scenario.write_text("name: plan\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-70b\nmethod: eagle\n"
+                        "layouts: [{tp: 2}, {tp: 4}, {tp: 8}]\naxes:\n  batch: [1, 16, 64, 512]\n  context: [4096]\n"
+                        "  k: [0, 4]\n  alpha: [0.8]\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    df = pd.read_parquet(tmp_path / "sw" / "results.parquet")
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "60", "--out", tmp_path / "f.csv")
+    assert code == 0, err
+    fits = df[df["fits_in_memory"]]
+    spec = fits[(fits["k"] > 0) & (fits["tokens_per_s_per_user"] >= 60)]
+    best = spec.loc[spec["cost_usd_per_million_tokens"].idxmin()]
+    picked = out.splitlines()[2]
+    assert picked.startswith(f"  speculation  ${format_significant(best['cost_usd_per_million_tokens'])} at "
+                             f"{format_significant(best['tokens_per_s_per_user'])} tokens/s per user: {best['hardware']}")
+    assert not df.loc[df["cost_usd_per_million_tokens"].idxmin(), "fits_in_memory"]  # the trap a plain sort falls into
+    written = pd.read_csv(tmp_path / "f.csv")
+    assert set(written["decoding"]) == {"plain", "speculation"} and written["fits_in_memory"].all()
+    code, _, err = roofline("cheapest", tmp_path / "sw", "--out", tmp_path / "f.csv")
+    assert code == 2 and "exists; pass --force" in err
+    code, _, err = roofline("cheapest", tmp_path / "sw", "--where", "alpha=0.5")
+    assert code == 2 and "alpha" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_table_without_the_columns_a_frontier_needs_is_one_line(tmp_path, roofline):
+    path = tmp_path / "results.csv"
+    pd.DataFrame({"hardware": ["h100-sxm"], "batch": [1]}).to_csv(path, index=False)
+    code, _, err = roofline("cheapest", path)
+    assert code == 2 and "expected a sweep results table with column(s) tokens_per_s_per_user" in err
