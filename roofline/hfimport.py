@@ -8,7 +8,8 @@ Reads the architecture keys transformers configs use and writes the profile fiel
     heads, kv_heads   num_attention_heads, num_key_value_heads (absent: = heads, plain multi-head)
     head_dim          head_dim, else hidden_size / heads; MLA: qk_nope_head_dim + qk_rope_head_dim
     ffn_size          intermediate_size (Llama 4: intermediate_size_mlp, the dense layers' size)
-    vocab_size        vocab_size;  tied_embeddings: tie_word_embeddings (absent: false)
+    vocab_size        vocab_size;  tied_embeddings: tie_word_embeddings (absent: the model_type's transformers default,
+                      TYPE_DEFAULTS: true for gemma, gemma2, gemma3, gemma3_text; else false)
     MoE               num_experts | num_local_experts | n_routed_experts; num_experts_per_tok;
                       moe_intermediate_size (Mixtral, Llama 4: intermediate_size); n_shared_experts
                       (Llama 4: one shared expert; Qwen2-MoE: shared_expert_intermediate_size);
@@ -16,12 +17,18 @@ Reads the architecture keys transformers configs use and writes the profile fiel
                       interleave_moe_layer_step (only their number matters to the roofline, not where they sit);
                       group-limited routing: n_group, topk_group (unless topk_method is greedy)
     MLA               kv_lora_rank, q_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim
-    sliding window    layer_types ("sliding_attention" layers keep `sliding_window` tokens); Mistral-style
-                      sliding_window on every layer unless use_sliding_window is false; Llama 4 chunked
+    sparse attention  DeepSeek Sparse Attention (index_topk set: deepseek_v32, glm_moe_dsa) on the full-attention groups:
+                      index_topk -> read_tokens, index_head_dim -> index_dim, index_n_heads -> index_heads;
+                      attention.index_key_bytes index_head_dim + 4 B a 128 in every KV dtype (fp8 keys with a
+                      4 B scale, as vLLM and SGLang store them); the indexer's weights are not counted
+    sliding window    layer_types ("sliding_attention" layers keep `sliding_window` tokens); Llama 4 chunked
                       attention (attention_chunk_size on the RoPE layers) as a window of one chunk, an
-                      upper bound on what a chunked layer reads
-                      Gemma 3 / Cohere 2 style sliding_window_pattern P (every P-th layer global); Gemma 2
-                      (model_type gemma2) alternates, its even layers sliding
+                      upper bound on what a chunked layer reads; else, with a sliding_window:
+                      Gemma 3 / Cohere 2 style sliding_window_pattern P (every P-th layer global; gemma3 absent: 6);
+                      Gemma 2 (model_type gemma2) alternates, its even layers sliding; Qwen2/3 (QWEN_WINDOW_TYPES) with
+                      use_sliding_window true: layers max_window_layers and up; Mistral, Mixtral, Phi-3, StarCoder2
+                      (EVERY_LAYER_WINDOW_TYPES): every layer unless use_sliding_window is false; another
+                      model_type: every layer full, with a warning
     MTP               num_nextn_predict_layers
     precision         quantization_config (the checkpoint's dtypes; none: bf16 throughout):
                         fp8, fbgemm_fp8, modelopt FP8, compressed-tensors 8-bit float: fp8, embedding,
@@ -32,12 +39,19 @@ Reads the architecture keys transformers configs use and writes the profile fiel
                           groups (which must quantise the weights alike): 8-bit float fp8, 8-bit int with
                           activations int8 (W8A8), 4-bit float nvfp4 (group size 16) or fp4, weight-only int int4 / w8a16; embedding, LM
                           head and router bf16 throughout;
+                        integer group_size (AWQ / GPTQ group_size, compressed-tensors weights.group_size) other than
+                          the dtype's (int4: 16-bit scales a 128; w8a16, int8: per channel): a warning with the bytes a
+                          weight it misses;
                         modules_to_not_convert / ignored_layers / ignore / exclude_modules naming the attention,
-                          router, embedding or LM head keep those bf16; any other method is refused
+                          router, shared experts, dense MLP (a regex over its gate/up/down projections), embedding or
+                          LM head keep those bf16; any other method is refused
+    refused           DeepSeek-V4 (compress_ratios, o_lora_rank, o_groups, num_hash_layers or model_type deepseek_v4):
+                          the built-in deepseek-v4-flash profile is written by hand
 Multimodal configs are read from their `text_config`; the vision tower is not counted.
 
 The parameter count computed from the profile (roofline.model) is compared with `published_params`
-when given; more than 5% apart is a warning (the import still writes the file).
+when given, the active count with `published_active_params` without or with the input embedding, whichever is
+nearer (check_params); more than 5% apart is a warning (the import still writes the file).
 """
 
 from __future__ import annotations
@@ -48,7 +62,7 @@ from pathlib import Path
 import yaml
 
 from roofline.errors import MISSING, field_error, warn
-from roofline.model import model_from_dict
+from roofline.model import BYTES_PER_ELEMENT, KV_DTYPES, model_from_dict
 from roofline.profiles import check_not_shadowing, check_profile_name
 from roofline.yamlio import read_json_file, write_text_atomic
 
@@ -59,6 +73,29 @@ PARAM_TOLERANCE = 0.05
 # GPT-NeoX / Pythia, Phi-1/2, Falcon, GPT-J, OPT, BLOOM, StarCoder (gpt_bigcode), MPT. Every other type read here
 # (Llama, Mistral, Mixtral, Qwen, Gemma, DeepSeek, Phi-3 ...) gates its MLP: three matrices.
 UNGATED_MODEL_TYPES = ("gpt_neox", "phi", "falcon", "gptj", "opt", "bloom", "gpt_bigcode", "mpt")
+
+
+# transformers' defaults for keys a config.json may leave out, by model_type (configuration_gemma*.py): Gemma, Gemma 2 and
+# Gemma 3 tie the LM head to the embedding; Gemma 3 makes every 6th layer global. Applied where neither the config nor
+# its text_config gives the key (a note lists them).
+TYPE_DEFAULTS = {
+    "gemma": {"tie_word_embeddings": True},
+    "gemma2": {"tie_word_embeddings": True},
+    "gemma3": {"tie_word_embeddings": True, "sliding_window_pattern": 6},
+    "gemma3_text": {"tie_word_embeddings": True, "sliding_window_pattern": 6},
+}
+
+# Where transformers applies a config's one `sliding_window` without per-layer keys: on every layer (Mistral, Mixtral,
+# Phi-3, StarCoder2), or, in the Qwen family, on layers max_window_layers and up, and only with use_sliding_window
+# (default false). Another model_type's window is not placed: its layers are imported full, with a warning.
+EVERY_LAYER_WINDOW_TYPES = ("mistral", "mixtral", "phi3", "starcoder2")
+QWEN_WINDOW_TYPES = ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe")
+
+# DeepSeek-V4's config keys (compressed attention, grouped low-rank output, hash routing): not mapped, refused
+V4_KEYS = ("compress_ratios", "o_lora_rank", "o_groups", "num_hash_layers")
+
+INDEX_SCALE_GROUP = 128  # DeepSeek Sparse Attention's indexer keys: fp8 values with one 4 B scale a 128 (vLLM, SGLang)
+GROUP_TOLERANCE = 0.01   # an integer quantisation's scales a weight further than this from its dtype's: a warning
 
 
 def _ffn_gated(cfg: dict) -> bool:
@@ -104,15 +141,23 @@ def _sliding_groups(cfg: dict, where: str, layers: int) -> list[dict]:
             chunked = sum(1 for i in range(layers) if (i + 1) % interval != 0)
         groups = [{"kind": "sliding", "layers": chunked, "window": chunk}] if chunked else []
         return groups + ([{"kind": "full", "layers": layers - chunked}] if layers - chunked else [])
-    if window and cfg.get("use_sliding_window", True):
+    model_type = str(cfg.get("model_type", ""))
+    if window and cfg.get("use_sliding_window", model_type not in QWEN_WINDOW_TYPES):
         window = _int(cfg, where, "sliding_window")
         if cfg.get("sliding_window_pattern") is not None:  # Gemma 3, Cohere 2: layer i is global where (i + 1) % P == 0
             pattern = _int(cfg, where, "sliding_window_pattern")
             sliding = sum(1 for i in range(layers) if (i + 1) % pattern != 0)
-        elif str(cfg.get("model_type", "")) == "gemma2":  # transformers' Gemma2: layer i slides where i % 2 == 0
+        elif model_type == "gemma2":  # transformers' Gemma2: layer i slides where i % 2 == 0
             sliding = (layers + 1) // 2
-        else:  # Mistral: every layer
+        elif model_type in QWEN_WINDOW_TYPES:  # Qwen2/3: layer i slides where i >= max_window_layers (default 28)
+            sliding = max(0, layers - _int(cfg, where, "max_window_layers", default=28, allow_zero=True))
+        elif model_type in EVERY_LAYER_WINDOW_TYPES:  # Mistral: every layer
             sliding = layers
+        else:
+            warn(f"{where}: sliding_window {window}: model_type {model_type or 'unknown'} gives no layer_types or "
+                 "sliding_window_pattern saying which layers slide; every layer imported as full attention (an upper "
+                 "bound on the KV it holds and reads)")
+            sliding = 0
         groups = [{"kind": "sliding", "layers": sliding, "window": window}] if sliding else []
         return groups + ([{"kind": "full", "layers": layers - sliding}] if layers - sliding else [])
     return [{"kind": "full", "layers": layers}]
@@ -128,12 +173,18 @@ _SKIP_KEYS = ("modules_to_not_convert", "ignored_layers", "ignore", "exclude_mod
 def _skip_class(name: str) -> tuple[str | None, int | None]:
     """(the weight class a skip-list entry keeps 16-bit, or None; its layer index where it names one layer's module).
     A name counts where it ends at a whole module of a class ('model.layers.*.self_attn', 'mlp.router', 'lm_head',
-    're:.*mlp.gate$', 're:.*embed.*'); one projection inside a module ('linear_attn.in_proj_ba') counts for none."""
+    're:.*mlp.gate$', 're:.*embed.*'), or, for the dense MLP, at a regex alternation naming all its projections (down
+    and gate and up, or gate_up: 're:.*mlp\\.(gate|up|gate_up|down)_proj.*'); one projection inside a module
+    ('linear_attn.in_proj_ba', 'mlp.down_proj') counts for none."""
     text = name.lower().removeprefix("re:").removesuffix("$").removesuffix(".weight")
-    parts = [re.sub(r"[^a-z0-9_]", "", p) for p in re.split(r"[.:/]|\\\.", text)]
-    parts = [p for p in parts if p]
+    raw = [p for p in re.split(r"[.:/]|\\\.", text) if re.sub(r"[^a-z0-9_]", "", p)]
+    parts = [re.sub(r"[^a-z0-9_]", "", p) for p in raw]
     layer = next((int(p) for p in parts if p.isdigit()), None)
     last, before = (parts[-1] if parts else ""), (parts[-2] if len(parts) > 1 else "")
+    proj = re.fullmatch(r"\((?:\?:)?([a-z_|]+)\)_proj|([a-z_]+)_proj", raw[-1]) if raw else None
+    projections = set((proj.group(1) or proj.group(2)).split("|")) if proj else set()
+    if before == "mlp" and "down" in projections and ({"gate", "up"} <= projections or "gate_up" in projections):
+        return "mlp", layer
     if last in ("embed_tokens", "wte", "embeddings", "embedding", "embed"):
         return "embedding", layer
     if last == "lm_head":
@@ -192,6 +243,22 @@ def _bits_and_kind(qc: dict, where: str) -> tuple[int, str, object]:
     return bits, (kind if activations else "weight_only_float" if kind == "float" else "weight_only"), weights.get("group_size")
 
 
+def _check_group_size(where: str, key: str, dtype: str, group_size: object) -> None:
+    """Warn where an integer quantisation's group size gives its weights other bytes than `dtype` counts: one 16-bit
+    scale a group_size weights (-1: one an output channel, about none), against the scales in BYTES_PER_ELEMENT (int4:
+    one a 128; w8a16 and int8: per channel, none). Zero points are counted in neither (the dtypes count none)."""
+    if group_size is None or dtype not in ("int4", "w8a16", "int8"):
+        return
+    if isinstance(group_size, bool) or not isinstance(group_size, int) or not (group_size > 0 or group_size == -1):
+        raise field_error(where, key, "a positive integer or -1 (one scale per output channel)", group_size)
+    values = 0.5 if dtype == "int4" else 1.0
+    scales = 2.0 / group_size if group_size > 0 else 0.0
+    off = (values + scales) / BYTES_PER_ELEMENT[dtype] - 1
+    if abs(off) > GROUP_TOLERANCE:
+        warn(f"{where}: quantization_config: {dtype} group_size {group_size}: scales take {scales:.4f} B a weight, the {dtype} "
+             f"dtype assumes {BYTES_PER_ELEMENT[dtype] - values:.4f} (weights about {abs(off):.0%} {'light' if off > 0 else 'heavy'})")
+
+
 def _precision(config: dict, cfg: dict, where: str, layers: int = 0) -> dict | None:
     """The profile's `precision:` block from the checkpoint's quantization_config (None: bf16 throughout)."""
     qc = config.get("quantization_config", cfg.get("quantization_config"))
@@ -205,6 +272,8 @@ def _precision(config: dict, cfg: dict, where: str, layers: int = 0) -> dict | N
     method = str(qc.get("quant_method", "")).lower().strip()
     algo = str(qc.get("quant_algo", "")).upper()
     bits = qc.get("bits", qc.get("w_bit"))
+    group_key = "quantization_config." + ("q_group_size" if "group_size" not in qc and "q_group_size" in qc else "group_size")
+    group_size = qc.get("group_size", qc.get("q_group_size"))  # AWQ / GPTQ; compressed-tensors: its weights' own
     if method in _FP8_METHODS or (method == "modelopt" and algo.startswith("FP8")):
         quantised, dtype = None, "fp8"
     elif method == "mxfp4":  # gpt-oss: the MoE experts' projections only
@@ -217,6 +286,7 @@ def _precision(config: dict, cfg: dict, where: str, layers: int = 0) -> dict | N
         quantised, dtype = None, "int4" if bits == 4 else "w8a16"
     elif method == "compressed-tensors":
         n, kind, group_size = _bits_and_kind(qc, where)
+        group_key = "quantization_config.config_groups.weights.group_size"
         if kind == "float" and n == 8:
             quantised, dtype = None, "fp8"
         elif kind == "int" and n == 8:
@@ -235,10 +305,12 @@ def _precision(config: dict, cfg: dict, where: str, layers: int = 0) -> dict | N
     else:
         raise field_error(where, "quantization_config.quant_method", "fp8, fbgemm_fp8, mxfp4, modelopt (FP8, NVFP4), awq, gptq "
                           "or compressed-tensors (or write the profile's precision: by hand, docs/PROFILES.md)", method or MISSING)
+    _check_group_size(where, group_key, dtype, group_size)
     skipped = _skipped_classes(qc, layers)
     kept = set(_KEPT_BF16) | skipped
     if quantised is None:
-        block: dict = {"default": dtype, **{c: "bf16" for c in ("attention", "embedding", "lm_head", "router", "shared_experts") if c in kept}}
+        block: dict = {"default": dtype, **{c: "bf16" for c in ("attention", "mlp", "embedding", "lm_head", "router", "shared_experts")
+                                            if c in kept}}
     else:
         block = {"default": "bf16", **{c: dtype for c in quantised if c not in kept}}
     sides = qc.get("weight_block_size")
@@ -299,8 +371,16 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
         raise field_error(where, "(top level)", "a JSON object (a transformers config.json)", type(config).__name__)
     cfg = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
     cfg = {**cfg, "model_type": cfg.get("model_type", config.get("model_type", ""))}
+    model_type = str(cfg["model_type"])
     if "n_layer" in cfg or "n_embd" in cfg:
         raise field_error(where, "n_layer", "a decoder config with num_hidden_layers (GPT-2 style configs are not read)", "n_layer")
+    v4 = next((k for k in V4_KEYS if cfg.get(k) is not None), "model_type" if model_type == "deepseek_v4" else None)
+    if v4:
+        raise field_error(where, v4, "no DeepSeek-V4 key (its compressed attention, grouped low-rank output and hash routing "
+                          "are not read: use the hand-written built-in profile deepseek-v4-flash, or `roofline models new "
+                          "NAME --from deepseek-v4-flash`)", cfg[v4])
+    defaults = {k: v for k, v in TYPE_DEFAULTS.get(model_type, {}).items() if k not in cfg and k not in config}
+    cfg = {**defaults, **cfg}
     layers = _int(cfg, where, "num_hidden_layers")
     hidden = _int(cfg, where, "hidden_size")
     heads = _int(cfg, where, "num_attention_heads")
@@ -335,6 +415,13 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     attention: dict = {"kv_layout": "mla" if mla else "gqa", "groups": _sliding_groups(cfg, where, layers)}
     if mla:
         attention["mla"] = mla
+    sparse = None
+    if cfg.get("index_topk") is not None:  # DeepSeek Sparse Attention: a lightning indexer picks each query's entries
+        sparse = {"read_tokens": _int(cfg, where, "index_topk"), "index_dim": _int(cfg, where, "index_head_dim"),
+                  "index_heads": _int(cfg, where, "index_n_heads")}
+        attention["groups"] = [{**g, **sparse} if g["kind"] == "full" else g for g in attention["groups"]]
+        key_bytes = sparse["index_dim"] + 4 * -(-sparse["index_dim"] // INDEX_SCALE_GROUP)  # fp8 values + 4 B scales
+        attention["index_key_bytes"] = dict.fromkeys(KV_DTYPES, key_bytes)
     profile["attention"] = attention
     moe = _moe(cfg, where, layers, hidden)
     if moe:
@@ -354,23 +441,46 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
         notes.append("Chunked local attention is modelled as a sliding window of one chunk: an upper bound on the KV a chunked layer holds and reads.")
     if mla:
         notes.append("head_dim = qk_nope_head_dim + qk_rope_head_dim; MLA weights and KV come from attention.mla.")
+    if sparse:
+        d, h = sparse["index_dim"], sparse["index_heads"]
+        q_in = (mla or {}).get("q_lora_rank") or hidden
+        notes.append(f"DeepSeek Sparse Attention: index_topk {sparse['read_tokens']} -> read_tokens (entries each query reads), "
+                     f"index_head_dim {d} -> index_dim, index_n_heads {h} -> index_heads on the full-attention layers. Indexer "
+                     f"keys are taken as vLLM (DeepseekV32IndexerCache) and SGLang (NSA pool) store them: {d} fp8 values and a "
+                     f"4 B scale a {INDEX_SCALE_GROUP}, {attention['index_key_bytes']['fp8']} B a token and layer whatever "
+                     f"the KV dtype (attention.index_key_bytes). The indexer's weights (wq_b, wk, weights_proj: "
+                     f"{layers * (q_in * h * d + hidden * (d + h)) / 1e9:.2f}B) are not counted.")
+    if defaults:
+        notes.append(f"Keys the config leaves out, given transformers' {model_type} defaults: "
+                     + ", ".join(f"{k} {str(v).lower()}" for k, v in defaults.items()) + ".")
     profile["notes"] = " ".join(notes)
     return profile
 
 
 def check_params(profile: dict, where: str) -> str:
-    """One line comparing computed and published parameter counts; a warning when more than 5% apart."""
+    """One line comparing computed and published parameter counts; a warning when more than 5% apart.
+
+    Publishers count active parameters with or without the input embedding (OpenAI's 5.13B for gpt-oss-120b and
+    DeepSeek's 36.6B, "including 0.9B for the output head", leave it out; Qwen's 3.3B for Qwen3-30B-A3B and Meta's 17B
+    for Llama 4 count it): the computed active count is compared in the convention nearer the published figure, which
+    the line names; the warning, where neither is within 5%, gives both. A tied embedding is the LM head, which every
+    token uses: there the two are one count."""
     spec = model_from_dict({k: v for k, v in profile.items()}, where)
+    conventions = [("", spec.active_params)] if spec.tied_embeddings else [
+        (" without the input embedding", spec.active_params - spec.embedding_params), (" with the input embedding", spec.active_params)]
     parts = []
-    for label, computed, published in (("params", spec.params, spec.published_params),
-                                       ("active", spec.active_params, spec.published_active_params)):
+    for label, counts, published in (("params", [("", spec.params)], spec.published_params),
+                                     ("active", conventions, spec.published_active_params)):
         if published:
+            said, computed = min(counts, key=lambda c: abs(c[1] / published - 1))
             off = computed / published - 1
-            parts.append(f"{label} {computed / 1e9:.2f}B (published {published / 1e9:.2f}B, {off:+.1%})")
-            if abs(off) > PARAM_TOLERANCE:
-                warn(f"{where}: {label}: computed {computed / 1e9:.2f}B is {off:+.1%} from published {published / 1e9:.2f}B")
+            parts.append(f"{label} {computed / 1e9:.2f}B{said} (published {published / 1e9:.2f}B, {off:+.1%})")
+            if all(abs(n / published - 1) > PARAM_TOLERANCE for _, n in counts):
+                both = f" ({counts[1][1] / 1e9:.2f}B with it)" if len(counts) > 1 else ""
+                warn(f"{where}: {label}: computed {counts[0][1] / 1e9:.2f}B{counts[0][0]}{both} is "
+                     f"{counts[0][1] / published - 1:+.1%} from published {published / 1e9:.2f}B")
         else:
-            parts.append(f"{label} {computed / 1e9:.2f}B")
+            parts.append(f"{label} {counts[-1][1] / 1e9:.2f}B")  # active: with the input embedding, as before
     return ", ".join(parts)
 
 

@@ -225,3 +225,151 @@ def test_a_name_too_long_says_so_and_its_length():
 
     with pytest.raises(RooflineError, match=r"^--name: expected a name of at most 80 characters, found one of 300 "):
         check_profile_name("a" * 300, "--name")
+
+
+DEEPSEEK_V3 = {"model_type": "deepseek_v3", "num_hidden_layers": 61, "hidden_size": 7168, "num_attention_heads": 128,
+               "num_key_value_heads": 128, "intermediate_size": 18432, "moe_intermediate_size": 2048, "vocab_size": 129280,
+               "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
+               "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+               "num_nextn_predict_layers": 1, "tie_word_embeddings": False, "n_group": 8, "topk_group": 4, "topk_method": "noaux_tc"}
+
+
+def _warnings_of(call):
+    """(what `call()` returns, the RooflineWarning messages it gave)."""
+    import warnings
+
+    from roofline.errors import RooflineWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = call()
+    return out, [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
+
+
+@pytest.mark.parametrize("model_type", ["deepseek_v32", "glm_moe_dsa"])
+def test_a_sparse_attention_config_keeps_its_indexer(model_type):
+    """DeepSeek Sparse Attention (index_topk, index_n_heads, index_head_dim) imported as plain full attention: every
+    query read the whole 128k-token latent cache, and the indexer's keys were not stored."""
+    import roofline
+
+    v32 = {**DEEPSEEK_V3, "model_type": model_type, "index_topk": 2048, "index_n_heads": 64, "index_head_dim": 128}
+    profile = profile_from_hf_config(v32, "v32", "v32.json")
+    assert profile["attention"]["groups"] == [{"kind": "full", "layers": 61, "read_tokens": 2048, "index_dim": 128, "index_heads": 64}]
+    spec = model_from_dict(profile, "v32")
+    assert dict(spec.index_key_bytes)["fp8"] == dict(spec.index_key_bytes)["bf16"] == 132  # 128 fp8 values + a 4 B scale
+    assert "index_topk 2048 -> read_tokens" in profile["notes"]
+    v3 = model_from_dict(profile_from_hf_config(DEEPSEEK_V3, "v3", "v3.json"), "v3")
+    point = {"batch": 4, "context": 131072, "tp": 8}
+    sparse, dense = (roofline.predict("h200", m, **point)["kv_read_bytes_per_device"] for m in (spec, v3))
+    # per layer and sequence: 2048 latents x 1152 B + 131072 index keys x 132 B, against 131072 latents x 1152 B
+    assert sparse == pytest.approx(dense * (2048 * 1152 + 131072 * 132) / (131072 * 1152), rel=0.01)
+
+
+@pytest.mark.parametrize("change, key", [
+    ({"compress_ratios": [0, 0] + [4, 128] * 2}, "compress_ratios"), ({"o_lora_rank": 1024, "o_groups": 8}, "o_lora_rank"),
+    ({"o_groups": 8}, "o_groups"), ({"num_hash_layers": 3}, "num_hash_layers"), ({"model_type": "deepseek_v4"}, "model_type"),
+])
+def test_a_deepseek_v4_config_is_refused_toward_the_built_in_profile(change, key):
+    """A V4 config failed on a missing intermediate_size (the wrong problem) or, given one, imported as all-sliding GQA."""
+    v4 = {"model_type": "deepseek_v3", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 8, "num_key_value_heads": 1,
+          "head_dim": 64, "moe_intermediate_size": 32, "n_routed_experts": 4, "num_experts_per_tok": 2, "vocab_size": 100,
+          "sliding_window": 128, **change}
+    for config in (v4, {**v4, "intermediate_size": 32}):
+        with pytest.raises(RooflineError) as err:
+            profile_from_hf_config(config, "v4", "v4.json")
+        message = str(err.value)
+        assert message.startswith(f"v4.json: {key}: expected ") and "deepseek-v4-flash" in message and "\n" not in message
+
+
+def test_sliding_window_on_every_layer_only_where_transformers_puts_it():
+    """Any config with a sliding_window but no per-layer keys was imported with every layer sliding."""
+    qwen2 = {**TINY, "model_type": "qwen2", "sliding_window": 4096, "max_window_layers": 1}
+    assert profile_from_hf_config(qwen2, "q", "q.json")["attention"]["groups"] == [{"kind": "full", "layers": 4}]  # default off
+    assert profile_from_hf_config({**qwen2, "use_sliding_window": True}, "q", "q.json")["attention"]["groups"] == [
+        {"kind": "sliding", "layers": 3, "window": 4096}, {"kind": "full", "layers": 1}]  # layers 1, 2, 3 >= max_window_layers
+    profile, said = _warnings_of(lambda: profile_from_hf_config({**TINY, "model_type": "newarch", "sliding_window": 512}, "n", "n.json"))
+    assert profile["attention"]["groups"] == [{"kind": "full", "layers": 4}]
+    assert len(said) == 1 and said[0].startswith("n.json: sliding_window 512: model_type newarch") and "full attention" in said[0]
+
+
+KIMI_K2_THINKING = {
+    "model_type": "kimi_k2", "num_hidden_layers": 61, "hidden_size": 7168, "num_attention_heads": 64, "num_key_value_heads": 64,
+    "intermediate_size": 18432, "moe_intermediate_size": 2048, "vocab_size": 163840, "n_routed_experts": 384,
+    "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 1, "q_lora_rank": 1536, "kv_lora_rank": 512,
+    "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "tie_word_embeddings": False, "n_group": 1, "topk_group": 1,
+    "quantization_config": {"quant_method": "compressed-tensors", "format": "pack-quantized", "config_groups": {"group_0": {
+        "targets": ["Linear"], "input_activations": None, "output_activations": None, "weights": {
+            "num_bits": 4, "type": "int", "symmetric": True, "strategy": "group", "group_size": 32, "dynamic": False}}},
+        "ignore": ["lm_head", "re:.*self_attn.*", "re:.*shared_experts.*", "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"]}}
+
+
+def test_an_int4_group_size_other_than_the_dtypes_is_warned_and_a_dense_mlp_regex_is_kept_16_bit():
+    """Kimi-K2-Thinking's int4 at group 32 was costed at the int4 dtype's group 128 in silence, and its ignore entry for
+    the dense MLP (a regex over gate/up/down_proj) left the dense layer int4."""
+    profile, said = _warnings_of(lambda: profile_from_hf_config(KIMI_K2_THINKING, "k", "k.json"))
+    precision = profile["precision"]
+    assert precision["default"] == "int4"
+    assert all(precision[c] == "bf16" for c in ("attention", "shared_experts", "mlp", "lm_head", "embedding", "router"))
+    assert said == ["k.json: quantization_config: int4 group_size 32: scales take 0.0625 B a weight, the int4 dtype assumes "
+                    "0.0156 (weights about 9% light)"]
+    gptq = {**TINY, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128}}
+    assert _warnings_of(lambda: profile_from_hf_config(gptq, "g", "g.json"))[1] == []  # the dtype's own group
+    awq = {**TINY, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 64}}
+    assert "int4 group_size 64: scales take 0.0312 B" in _warnings_of(lambda: profile_from_hf_config(awq, "a", "a.json"))[1][0]
+    with pytest.raises(RooflineError, match=r"^g.json: quantization_config.group_size: expected a positive integer or -1"):
+        profile_from_hf_config({**gptq, "quantization_config": {**gptq["quantization_config"], "group_size": "32"}}, "g", "g.json")
+
+
+@pytest.mark.parametrize("names, expected", [
+    (["re:.*mlp\\.(gate|up|gate_up|down)_proj.*"], {"mlp"}), (["re:.*mlp\\.(gate_up|down)_proj$"], {"mlp"}),
+    (["re:.*mlp\\.(gate|up)_proj.*"], set()),  # the down projection stays quantised: not the whole MLP
+    (["re:.*mlp\\.experts\\.(gate|up|down)_proj.*"], set()),
+])
+def test_a_regex_over_the_mlps_projections_names_the_dense_mlp(names, expected):
+    from roofline.hfimport import _skipped_classes
+
+    assert _skipped_classes({"ignore": names}, 4) == expected
+
+
+def test_a_missing_key_takes_the_model_types_transformers_default():
+    """tie_word_embeddings absent was read as untied (Gemma's LM head counted twice: Gemma 3 27B ~1.4B heavy), and Gemma 3
+    without sliding_window_pattern as every layer sliding."""
+    gemma3 = {**TINY, "model_type": "gemma3_text", "num_hidden_layers": 62, "sliding_window": 1024}
+    profile = profile_from_hf_config({"model_type": "gemma3", "text_config": gemma3}, "g3", "g3.json")
+    assert profile["tied_embeddings"] is True
+    assert profile["attention"]["groups"] == [{"kind": "sliding", "layers": 52, "window": 1024}, {"kind": "full", "layers": 10}]
+    assert "tie_word_embeddings true, sliding_window_pattern 6" in profile["notes"]
+    for model_type in ("gemma", "gemma2"):
+        assert profile_from_hf_config({**TINY, "model_type": model_type}, "g", "g.json")["tied_embeddings"] is True
+    assert profile_from_hf_config({**TINY, "model_type": "gemma2", "tie_word_embeddings": False}, "g", "g.json")["tied_embeddings"] is False
+    assert profile_from_hf_config(TINY, "t", "t.json")["tied_embeddings"] is False  # llama: transformers' default, untied
+
+
+GPT_OSS_120B = {"model_type": "gpt_oss", "num_hidden_layers": 36, "hidden_size": 2880, "num_attention_heads": 64,
+                "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 2880, "vocab_size": 201088, "tie_word_embeddings": False,
+                "num_local_experts": 128, "num_experts_per_tok": 4, "sliding_window": 128,
+                "layer_types": ["sliding_attention", "full_attention"] * 18}
+
+
+def test_a_published_active_count_is_compared_without_the_input_embedding_where_the_publisher_leaves_it_out():
+    """OpenAI's 5.13B active for gpt-oss-120b and DeepSeek's 36.6B leave the input embedding out: a correct import
+    warned +11.3%. Qwen's 3.3B for Qwen3-30B-A3B counts it; the nearer convention is used and named."""
+    from roofline.hfimport import check_params
+
+    profile = profile_from_hf_config(GPT_OSS_120B, "g", "g.json", published_active_params=5.13e9)
+    line, said = _warnings_of(lambda: check_params(profile, "g.json"))
+    assert said == [] and "active 5.13B without the input embedding (published 5.13B, +0.0%)" in line
+    v3 = profile_from_hf_config(DEEPSEEK_V3, "d", "d.json", published_active_params=36.6e9)
+    assert "active 36.63B without the input embedding (published 36.60B, +0.1%)" in check_params(v3, "d.json")
+    import json
+    from pathlib import Path
+
+    qwen = json.loads((Path(__file__).parent / "data" / "hf" / "qwen3-30b-a3b.json").read_text())
+    line, said = _warnings_of(lambda: check_params(profile_from_hf_config(qwen, "q", "q.json", published_active_params=3.3e9), "q.json"))
+    assert said == [] and "active 3.35B with the input embedding (published 3.30B, +1.6%)" in line
+    far = profile_from_hf_config(GPT_OSS_120B, "g", "g.json", published_active_params=4e9)
+    said = _warnings_of(lambda: check_params(far, "g.json"))[1]
+    assert said == ["g.json: active: computed 5.13B without the input embedding (5.71B with it) is +28.3% from published 4.00B"]
+    tied = profile_from_hf_config({**TINY, "tie_word_embeddings": True}, "t", "t.json", published_active_params=203_840)
+    line = check_params(tied, "t.json")  # 267,840 less the head's 64,000: the tied matrix is the LM head too, one count
+    assert "active 0.00B (published 0.00B, +0.0%)" in line and "input embedding" not in line
