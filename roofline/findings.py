@@ -26,6 +26,11 @@ import pandas as pd
 TOLERANCE = 1.10         # verify-mini-prefill: a pass "costs about one decode step" within +10%
 ANSWER_TOKENS = 256      # prefill-not-sped-up: the length of the answer in "time to a whole answer"
 TIER_SPEEDS = (2.0, 3.0)  # fast-tier-premium: per-user speed multiples priced against the cheapest tier
+# with a serving engine, speculative gains at this batch and above run optimistic (published EAGLE curves on an 8B model
+# fall over batch 2-48 where the predicted ones hold; docs/ACCURACY.md): the report's opening says so, and a finding
+# quoting a speculative point there says so beside it
+OPTIMISTIC_BATCH = 32
+OPTIMISTIC = f"with a serving engine, speculative gains at batch {OPTIMISTIC_BATCH} and above run optimistic"
 
 
 @dataclass(frozen=True)
@@ -99,6 +104,11 @@ def main_engine(df: pd.DataFrame) -> str:
     """The engine a section reports on: the first realistic one of the table (ideal only when alone)."""
     engines = list(dict.fromkeys(df["engine"].astype(str))) if "engine" in df else ["ideal"]
     return next((e for e in engines if e != "ideal"), engines[0])
+
+
+def optimistic(batch, engine) -> bool:
+    """Whether a speculative point at `batch` under `engine` is in the range OPTIMISTIC names (not the bare roofline)."""
+    return str(engine) != "ideal" and int(batch) >= OPTIMISTIC_BATCH
 
 
 def _fits(df: pd.DataFrame) -> pd.DataFrame:
@@ -200,7 +210,7 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     dropped = len(lo)
     lo = lo[[key in fitting for key in lo.index]] if fitting else lo  # a configuration that fits at no batch claims nothing
     dropped -= len(lo)
-    left_out = f" that fits in memory ({dropped} that {'does' if dropped == 1 else 'do'} not left out)" if dropped else ""
+    left_out = f" that fits in memory ({dropped} that {'does' if dropped == 1 else 'do'} not fit, left out)" if dropped else ""
     lo_min, lo_max = int(lo.min()), int(lo.max())
     censored = lo_max >= q_swept
     others = _list([_model(meta, m) for m in models[1:]]) if len(models) > 1 else ""
@@ -455,22 +465,16 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         capped = f"; k = {k_top}, the largest swept: a larger k may give more" if int(row["k"]) >= k_top else ""
         return f"{_x(row['speedup'])} ({METHOD_NAMES.get(row['method'], row['method'])}, batch {int(row['batch'])}{capped})"
     sp_txt = [gain(m) if (hw0, m, c_hi) in at_cap.index else f"no point for {_model(meta, m)} (nothing fits)" for m in models]
-    trend = {}
+    trend = {}  # each model's course over the batch at this context: (verb, path)
     for m in models:
-        g = fit[(fit["hardware"] == hw0) & (fit["model"] == m) & (fit["context"] == c_hi)].sort_values("batch")
-        if len(g) >= 2:
-            before_max = g[g["batch"] <= g.loc[g["speedup"].idxmax(), "batch"]]
-            trend[m] = (float(g["speedup"].iloc[0]), int(g["batch"].iloc[0]), float(g["speedup"].max()),
-                        int(g.loc[g["speedup"].idxmax(), "batch"]), float(before_max["speedup"].min()),
-                        int(before_max.loc[before_max["speedup"].idxmin(), "batch"]))
-    rising = [m for m, (s0, _, smax, *_) in trend.items() if smax > s0 * 1.02]
-    smallest = sorted({trend[m][1] for m in trend})
-
-    def path(m: str) -> str:
-        """'1.73× at batch 1 to 1.91× at batch 64' (from its smallest batch that fits), naming a dip on the way."""
-        s0, b0, smax, bmax, smin, bmin = trend[m]
-        dip = f", down to {_x(smin)} at batch {bmin}," if smin < s0 * 0.98 else ""
-        return f"{_model(meta, m)} ({_x(s0)} at batch {b0}{dip} to {_x(smax)} at batch {bmax})"
+        g = fit[(fit["hardware"] == hw0) & (fit["model"] == m) & (fit["context"] == c_hi)].sort_values("batch").drop_duplicates("batch")
+        if len(g) >= 2 and (g["method"].astype(str) != "none").any():  # a compared model without drafting: no gain to trace
+            trend[m] = _course(g["speedup"].to_numpy(), g["batch"].to_numpy())
+    rising = [m for m, (verb, _) in trend.items() if verb == "grows"]
+    courses: dict[str, list[str]] = {}
+    for m, (verb, path) in trend.items():
+        courses.setdefault(verb, []).append(f"{_model(meta, m)} ({path})")
+    clauses = [f"{verb} for {_list(items)}" for verb, items in courses.items()]
     tp = _tp(meta)
     devices = int(df.loc[df["hardware"] == hw0, "devices"].max()) if "devices" in df else tp  # the layout's, not tp alone
     split = memory_split(df)
@@ -493,12 +497,41 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         f"At {_ctx(c_hi)} context on {devices} × {_hw(meta, hw0)}, the KV cache caps the batch at {_list(caps_txt)}, "
         f"which {'hold' if len(models) > 1 else 'holds'} per device{drafter} {_list(per_dev)}; "
         f"speculation at the largest swept batch that fits gives {_list(sp_txt)}."
-        + (f" At this context the gain grows with the batch for {_list([path(m) for m in rising])}." if rising else
-           f" At this context no model gains more at a larger batch than at {'its' if len(models) > 1 else 'the'} smallest that "
-           f"fits (batch {'/'.join(map(str, smallest))})." if smallest else "")
+        + (f" At this context, over the batch sizes that fit, the gain {'; '.join(clauses[:-1])}{'; and ' if len(clauses) > 1 else ''}"
+           f"{clauses[-1]}." if clauses else "")
         + replicated
     )
     return Finding("The KV cache caps the batch", text, {"max_batch": caps, "at_cap": at_cap, "rising": rising, "memory_split": split})
+
+
+def _course(values, batches) -> tuple[str, str]:
+    """How a gain moves as the batch grows, as its quoted numbers (`_x`) show it: a verb ('grows' only where it never
+    falls; 'dips, then recovers' where it falls and ends at least where it began; 'falls' where it only falls, ...) and
+    its path through the turning points ('2.18× at batch 1, down to 1.83× at batch 8, up to 2.26× at batch 64')."""
+    quoted = [float(_n(v).replace(",", "")) for v in values]
+    turns, last, direction = [0], 0, 0  # turning points; the extreme of the current run; its direction
+    for i in range(1, len(quoted)):
+        step = np.sign(quoted[i] - quoted[last])
+        if step == 0:  # level, as quoted: the run goes on from its first point at that value
+            continue
+        if direction and step != direction:
+            turns.append(last)
+        direction, last = step, i
+    if last != turns[-1]:
+        turns.append(last)
+    ups = [quoted[b] > quoted[a] for a, b in zip(turns, turns[1:])]
+    if not ups:
+        return "holds", f"{_x(values[0])} from batch {int(batches[0])} to {int(batches[-1])}"
+    if len(ups) == 1:
+        verb = "grows" if ups[0] else "falls"
+    elif len(ups) == 2:
+        verb = ("rises, then falls" if ups[0] else "dips, then recovers" if quoted[turns[-1]] >= quoted[0]
+                else "falls, then partly recovers")
+    else:
+        verb = "rises and falls"
+    steps = [f"{' to' if len(ups) == 1 else ', up to' if up else ', down to'} {_x(values[t])} at batch {int(batches[t])}"
+             for up, t in zip(ups, turns[1:])]
+    return verb, f"{_x(values[0])} at batch {int(batches[0])}" + "".join(steps)
 
 
 def memory_split(df: pd.DataFrame) -> pd.DataFrame:
@@ -633,12 +666,14 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     missing = [place(p) for p in placements if p not in set(b1["draft_placement"])]
     per_step = (b1["draft_time_s"] / b1["k"]).to_numpy()
     order = np.argsort(per_step)
-    steps = [f"{_n(per_step[i] * 1e3)} ms {place(p)}" for i, p in zip(order, b1["draft_placement"].to_numpy()[order])]
+    steps = [f"{_n(per_step[i] * 1e3)} ms {place(p)} (k = {int(k)})"
+             for i, p, k in zip(order, b1["draft_placement"].to_numpy()[order], b1["k"].to_numpy()[order])]
     not_fitting = f" (no drafting k fits {_list(missing)})" if missing else ""
+    verify = [_n(b1["verify_time_s"].min() * 1e3), _n(b1["verify_time_s"].max() * 1e3)]  # each at its placement's k
     sentences.append(
         f"The transfer between the devices is at most {share * 100:.2g}% of an iteration at each placement's fastest k; the drafter's own speed "
         f"decides: at batch {b_min} one draft step takes {_list(steps)}{not_fitting}, against a verify pass of "
-        f"{_n(b1['verify_time_s'].min() * 1e3)} ms." if len(b1) else
+        f"{'-'.join(dict.fromkeys(verify))} ms at {'those k' if len(b1) > 1 else 'that k'}." if len(b1) else
         f"At batch {b_min} no drafter fits, co-located or on another device: only plain decoding runs there.")
     # what each placement costs there, the drafter's device paid while it drafts (at each placement's fastest k)
     costs = [(place(pl), c) for pl, c in zip(b1["draft_placement"], b1["cost_usd_per_million_tokens"])]
@@ -667,7 +702,8 @@ def _ridge_order(rho: float, free: pd.DataFrame) -> str:
 def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) -> pd.DataFrame:
     """Per hardware: the cheapest tier without speculation (lowest cost per million tokens among the points that fit,
     plain decoding) and, for each multiple m of its tokens/s per user, the cheapest point reaching m times that speed
-    without speculation (k = 0 columns) and with it (any k), as a premium over the cheapest tier's price."""
+    without speculation (k = 0 columns) and with it (any k), as a premium over the cheapest tier's price, with the batch,
+    k and engine of the speculative point priced."""
     rows = []
     plain_ok = plain_fits(df)
     for hw, g in _fits(df).groupby("hardware", observed=True):
@@ -679,6 +715,7 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
         ref = base.loc[base["baseline_cost_usd_per_million_tokens"].idxmin()]
         u0, c0 = float(ref["baseline_tokens_per_s_per_user"]), float(ref["baseline_cost_usd_per_million_tokens"])
         row = {"hardware": hw, "base_batch": int(ref["batch"]), "base_tokens_per_s_per_user": u0, "base_cost_usd_per_million_tokens": c0,
+               "base_devices": int(ref["devices"]) if "devices" in ref.index else 1,  # the devices its cost pays for
                "base_batch_note": _largest_swept(ref, base),  # the cheapest at the sweep's edge: more may fit
                "base_config": _config_text(ref, [c for c in _varying(g) if c not in ("method", "draft_hardware")], meta)}
         for m in speeds:
@@ -686,6 +723,10 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
             spec = g[g["tokens_per_s_per_user"] >= m * u0]["cost_usd_per_million_tokens"]
             row[f"premium_{m:g}x_plain"] = float(plain.min()) / c0 if len(plain) else np.nan
             row[f"premium_{m:g}x_speculation"] = float(spec.min()) / c0 if spec.notna().any() else np.nan
+            cheapest = g.loc[spec.idxmin()] if spec.notna().any() else None  # the speculative point that price is of
+            row[f"batch_{m:g}x_speculation"] = int(cheapest["batch"]) if cheapest is not None else np.nan
+            row[f"k_{m:g}x_speculation"] = int(cheapest["k"]) if cheapest is not None else np.nan
+            row[f"engine_{m:g}x_speculation"] = str(cheapest["engine"]) if cheapest is not None and "engine" in g else "ideal"
             # reached, but only where a drafter's device has no price: the premium is unknown, not out of reach
             row[f"unpriced_{m:g}x_speculation"] = bool(len(spec) and spec.isna().all())
         rows.append(row)
@@ -704,30 +745,51 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     t = tiers.loc[h0]
     m1, m2 = TIER_SPEEDS
 
+    cautioned = []  # the caveat of OPTIMISTIC is said in full once, then referred to
+
+    def caveat(points: pd.DataFrame) -> str:
+        """'; a lower estimate: with a serving engine, ...' where a speculative point priced is in OPTIMISTIC's range (its
+        gain optimistic, its price too low), shorter once said."""
+        if not any(optimistic(b, e) for b, e in points.itertuples(index=False)):
+            return ""
+        cautioned.append(True)
+        plural = "s" if len(points) > 1 else ""
+        return f"; likewise {'a ' if not plural else ''}lower estimate{plural}" if len(cautioned) > 1 else f"; {'a ' if not plural else ''}lower estimate{plural}: {OPTIMISTIC}"
+
+    def where(m: float) -> str:
+        """' (batch 128, k = 5; a lower estimate: ...)': the speculative point the m× tier's price is of."""
+        point = pd.DataFrame({"batch": [t[f"batch_{m:g}x_speculation"]], "engine": [t[f"engine_{m:g}x_speculation"]]})
+        return f" (batch {int(t[f'batch_{m:g}x_speculation'])}, k = {int(t[f'k_{m:g}x_speculation'])}{caveat(point)})"
+
     def tier(m: float, first: bool) -> str:
-        """'costs A× the price without speculation and B× with it' (the second tier shorter), or where a price is
-        missing what is known: out of reach, or reached at an unknown price."""
+        """'costs A× the price without speculation and B× with it (batch, k)' (the second tier shorter), or where a
+        price is missing what is known: out of reach, or reached at an unknown price."""
         plain, spec = t[f"premium_{m:g}x_plain"], t[f"premium_{m:g}x_speculation"]
         if np.isfinite(plain) and np.isfinite(spec):
-            return (f"costs {_x(plain)} the price without speculation and {_x(spec)} with it" if first
-                    else f"costs {_x(plain)} without and {_x(spec)} with")
+            return (f"costs {_x(plain)} the price without speculation and {_x(spec)} with it{where(m)}" if first
+                    else f"costs {_x(plain)} without and {_x(spec)} with{where(m)}")
         without = f"costs {_x(plain)} the price without speculation" if np.isfinite(plain) else "is out of reach without speculation"
-        with_it = (f"costs {_x(spec)} the price with it" if np.isfinite(spec) else
+        with_it = (f"costs {_x(spec)} the price with it{where(m)}" if np.isfinite(spec) else
                    "is reached with it only where the drafter's device has no price (cost unknown)"
                    if t[f"unpriced_{m:g}x_speculation"] else "is out of reach with it")
         return f"{without} and {with_it}"
 
     others = tiers.drop(index=h0)
     worst = others[f"premium_{m1:g}x_speculation"].max() if len(others) else np.nan
+    priced = others[others[f"premium_{m1:g}x_speculation"].notna()]
+    batches = sorted({int(b) for b in priced[f"batch_{m1:g}x_speculation"]})
+    at = (f"batch {batches[0]}" if len(batches) == 1 else f"batch {batches[0]}-{batches[-1]}") if batches else ""
     price = (meta.get("price_usd_per_hour") or {}).get(h0)
+    first_tiers = f"{m1:g}× that speed {tier(m1, True)}; {m2:g}× {tier(m2, False)}."  # before the others': the caveat's order
+    others_caveat = caveat(priced[[f"batch_{m1:g}x_speculation", f"engine_{m1:g}x_speculation"]]) if len(priced) else ""
     text = (
-        f"On {_hw(meta, h0)}{f' (${_n(price)} a device-hour)' if price else ''}, the cheapest tier without speculation costs ${_n(t['base_cost_usd_per_million_tokens'])} per million tokens at "
+        f"On {_hw(meta, h0)}{f' ({int(t.base_devices)} × ${_n(price)} a device-hour)' if price else ''}, the cheapest tier without speculation costs ${_n(t['base_cost_usd_per_million_tokens'])} per million tokens at "
         f"{_n(t['base_tokens_per_s_per_user'])} tokens/s per user (batch {int(t['base_batch'])}{t['base_config']}, no speculation"
         f"{t['base_batch_note']}). "
-        f"{m1:g}× that speed {tier(m1, True)}; {m2:g}× {tier(m2, False)}."
-        + ((f" On the other {len(others)} GPUs the {m1:g}× tier with speculation costs at most {_x(worst)} their cheapest tier."
-            if len(others) > 1 else
-            f" On {_hw(meta, others.index[0])} the {m1:g}× tier with speculation costs {_x(worst)} its cheapest tier.")
+        f"{first_tiers}"
+        + ((f" On the other {len(others)} GPUs the {m1:g}× tier with speculation costs at most {_x(worst)} their cheapest tier "
+            f"({at}{others_caveat})." if len(others) > 1 else
+            f" On {_hw(meta, others.index[0])} the {m1:g}× tier with speculation costs {_x(worst)} its cheapest tier ({at}{others_caveat}).")
            if len(others) and np.isfinite(worst) else "")
     )
     unpriced = [h for h in dict.fromkeys(df["hardware"]) if h not in tiers.index and _fits(df)["hardware"].eq(h).any()]
@@ -828,20 +890,81 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     never = [m for m in dict.fromkeys(df["model"].astype(str)) if not fit["model"].astype(str).eq(m).any()]
     gains = (f"Speculation gains up to {_x(top['speedup'])}" if top["speedup"] >= 1.0 else
              f"Speculation loses at every point that fits: at best {_x(top['speedup'])}")
+    caveat = f"; an upper estimate: {OPTIMISTIC}" if optimistic(top["batch"], engine) else ""
+    held = _same_config(points, top, ["hardware", "model", "context", "alpha", *varying])  # the top point's curve over batch
+    low = held.loc[held["batch"].idxmin()]
+    smallest = ("" if int(low["batch"]) == int(top["batch"]) else
+                f" and {_x(low['speedup'])} at batch {int(low['batch'])}, "
+                f"{'the smallest swept' if int(low['batch']) == int(df['batch'].min()) else 'the smallest that fits there'}"
+                + ("" if tree else f" (k = {int(low['k'])})"))
     text = (f"{gains} ({_hw(meta, top['hardware'])}, {_model(meta, top['model'])}"
             f"{_config_text(top, varying, meta)}, batch {int(top['batch'])}, context {_ctx(top['context'])}, "
-            f"{acceptance(top['alpha'])}, k = {int(top['k'])}); "
+            f"{acceptance(top['alpha'])}, k = {int(top['k'])}{caveat}){smallest}; "
             + (f"at its best k it still loses (speedup below 1) at {len(losing)} of the {len(points)} points that fit{cause}, "
                f"at batch {span('batch', lambda v: f'{int(v):,}')}"
                + ("." if tree else f" and α {span('alpha', lambda v: 'per-position rates' if v != v else f'{v:g}')}.")
                if len(losing) and top["speedup"] >= 1.0
                else (f"{len(points)} points fit." if len(points) != 1 else "1 point fits.") if len(losing)
                else "it pays at every point that fits.")
+            + _compared(df[df["engine"].astype(str) == engine] if "engine" in df else df, points, top, varying, meta,
+                        engine, said=bool(caveat))
             + (f" {_list([_model(meta, m) for m in never])} fit{'s' if len(never) == 1 else ''} in memory at no point of the sweep."
                if never else "")
             + (f" (Engine {engine}, as in the figure; the table also holds "
                f"{_list(sorted(set(df['engine'].astype(str)) - {engine}))}.)" if "engine" in df and df["engine"].nunique() > 1 else ""))
     return Finding(title, text, {"best_speedup": float(top["speedup"])})
+
+
+def _same_config(rows: pd.DataFrame, row: pd.Series, columns: list[str]) -> pd.DataFrame:
+    """The `rows` of `row`'s values in `columns` (alpha NaN, where rates stand for it, matches NaN)."""
+    keep = np.ones(len(rows), dtype=bool)
+    for c in columns:
+        keep &= (rows[c].isna() if c == "alpha" and row[c] != row[c] else
+                 rows[c] == row[c] if c == "alpha" else rows[c].astype(str) == str(row[c])).to_numpy()
+    return rows[keep]
+
+
+def _compared(d: pd.DataFrame, points: pd.DataFrame, top: pd.Series, varying: list[str], meta: dict, engine: str,
+              said: bool) -> str:
+    """' At the largest batch that fits on each: 8 × H200 SXM: 9,870 tokens/s plain and 12,300 with speculation at batch
+    256 ($0.91 and $0.73 per million tokens); 8 × MI300X ...' where the sweep compares hardware or models (`d`: the
+    engine's rows; `points`: each drafting point at its best k), at the top point's context, alpha and config; '' where
+    it compares neither. `said`: OPTIMISTIC was said already (the headline), so a large batch here only refers to it."""
+    compared = [c for c in ("hardware", "model") if d[c].astype(str).nunique() > 1]
+    if not compared:
+        return ""
+    rows = _same_config(d, top, ["context", *varying])  # plain decoding's columns: any alpha and k
+    spec = _same_config(points, top, ["context", "alpha", *varying])
+    parts, late = [], False
+    for key in dict.fromkeys(rows[compared].astype(str).itertuples(index=False, name=None)):
+        mine = rows[(rows[compared].astype(str) == list(key)).all(axis=1)]
+        drafts = spec[(spec[compared].astype(str) == list(key)).all(axis=1)]
+        plain = mine[plain_fits(mine)]
+        first = mine.iloc[0]
+        devices = int(first["devices"]) if "devices" in first.index else _tp(meta)
+        label = f"{devices} × {_hw(meta, first['hardware'])}" + (f" with {_model(meta, first['model'])}" if "model" in compared else "")
+        if plain.empty:
+            parts.append(f"{label}: nothing fits")
+            continue
+        p = plain.loc[plain["batch"].idxmax()]
+        if drafts.empty:
+            parts.append(f"{label}: {_n(p['baseline_tokens_per_s'])} tokens/s plain at batch {int(p['batch'])} (no drafting k fits)")
+            continue
+        sp = drafts.loc[drafts["batch"].idxmax()]
+        late |= optimistic(sp["batch"], engine)
+        b_plain, b_spec = int(p["batch"]), int(sp["batch"])  # each at its own largest where the drafter takes memory
+        text = (f"{label}: {_n(p['baseline_tokens_per_s'])} tokens/s plain{'' if b_plain == b_spec else f' at batch {b_plain}'} and "
+                f"{_n(sp['tokens_per_s'])} with speculation at batch {b_spec}")
+        costs = [p["baseline_cost_usd_per_million_tokens"], sp["cost_usd_per_million_tokens"]]
+        text += (f" (${_n(costs[0])} and ${_n(costs[1])} per million tokens)" if all(np.isfinite(costs)) else
+                 f" (${_n(costs[0])} per million tokens plain; the drafter's device has no price)" if np.isfinite(costs[0]) else
+                 " (no price in its profile)")
+        parts.append(text)
+    held = [f"context {_ctx(top['context'])}"] if d["context"].nunique() > 1 else []
+    held += [f"α = {top['alpha']:g}"] if d["alpha"].nunique() > 1 and top["alpha"] == top["alpha"] else []
+    caveat = ("; the figures with speculation are optimistic, as above" if said else
+              f"; read the figures with speculation as favourable: {OPTIMISTIC}") if late else ""
+    return f" At the largest batch that fits on each{' (' + ', '.join(held) + ')' if held else ''}: {'; '.join(parts)}{caveat}."
 
 
 # the config columns each question compares by design (its built-in scenario's lists); a user's scenario of that name

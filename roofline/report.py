@@ -27,6 +27,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import html
+import re
 import time
 import warnings
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from roofline.errors import RooflineError, RooflineWarning, warn
+from roofline.findings import OPTIMISTIC
 from roofline.outputs import MARKER
 
 REPORT_SCENARIOS = (
@@ -165,12 +167,36 @@ def _builtin_scenarios() -> Path:
 # How to read every section: what the findings assume, said once above them
 READING = ("Acceptance is an input, not a prediction: each gain holds at the acceptance rate (α) or per-position rates its "
            "scenario names, which depend on the drafter, the workload and the sampling temperature. The model's error against published "
-           "serving measurements is in docs/ACCURACY.md (`roofline accuracy` prints it); with a serving engine its "
-           "speculative gains at batch 32 and above run optimistic (published EAGLE curves on an 8B model fall over batch "
-           "2-48 where the predicted ones hold): read large-batch gains in every section as upper estimates.")
+           f"serving measurements is in docs/ACCURACY.md (`roofline accuracy` prints it); {OPTIMISTIC} (published EAGLE "
+           "curves on an 8B model fall over batch 2-48 where the predicted ones hold): read large-batch gains in every "
+           "section as upper estimates.")
 
 
-def _markdown(sections: list[Section], seconds: float) -> str:
+def _assumptions(results) -> list[str]:
+    """The opening's assumptions, one Markdown line each: the price per device-hour of every device the report's
+    scenarios use (from its hardware profile; 'no price' where it has none), that costs count decoding only, the
+    default serving engine and the tool's version."""
+    from roofline import __version__
+    from roofline.serving import DEFAULT_ENGINE
+
+    names, prices = {}, {}
+    for r in results:
+        names.update({k: v for k, v in (r.meta.get("hardware") or {}).items() if k not in names})
+        prices.update({k: v for k, v in (r.meta.get("price_usd_per_hour") or {}).items() if k not in prices})
+    priced = [f"{names.get(h, h)} {f'${p:,.2f}' if p is not None else 'no price'}" for h, p in prices.items()]
+    return [f"Prices per device-hour, from the hardware profiles: {', '.join(priced) or 'none used'}; a cost pays every "
+            "device of its deployment (a drafter's own device too, while it drafts).",
+            "Costs count decoding only, not prefill: each is the devices' rent over the tokens they decode.",
+            f"Serving engine: `{DEFAULT_ENGINE}` unless a scenario names another (each section's scenario line says which).",
+            f"Computed by roofline {__version__}."]
+
+
+def _inline(text: str) -> str:
+    """Report text as HTML: escaped, and Markdown's inline code spans (`...`) as <code>, as report.md shows them."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
+def _markdown(sections: list[Section], seconds: float, assumptions: list[str] | tuple = ()) -> str:
     lines = [
         "# What speculative decoding buys, and when",
         "",
@@ -180,6 +206,7 @@ def _markdown(sections: list[Section], seconds: float) -> str:
         "",
         READING,
         "",
+        *(["**Assumptions**", "", *(f"- {line}" for line in assumptions), ""] if assumptions else []),
     ]
     for i, s in enumerate(sections, 1):
         lines += [f"## {i}. {s.title}", "", s.text, ""]
@@ -191,31 +218,38 @@ def _markdown(sections: list[Section], seconds: float) -> str:
     return "\n".join(lines)
 
 
-_CSS = """body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem;
-color:#222;line-height:1.45}h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid #ddd}
-img{max-width:100%;height:auto;border:1px solid #eee}pre{background:#f5f5f5;padding:.6rem;overflow-x:auto}
-p.finding{font-size:1.05rem}ul.warnings,p.warnings{color:#8a5300;font-size:.9rem}p.scenario{color:#555;font-size:.9rem}"""
+PAGE_WIDTH_PX = 1120  # the page's text width (CSS max-width, 70rem): every report figure is drawn this wide (report_figures)
+_CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:" + f"{PAGE_WIDTH_PX}px" + """;margin:2rem auto;
+padding:0 1rem;color:#222;line-height:1.45}h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid #ddd}
+img{max-width:100%;height:auto;border:1px solid #eee;box-sizing:border-box}pre{background:#f5f5f5;padding:.6rem;overflow-x:auto}
+p.finding{font-size:1.05rem}ul.warnings,p.warnings{color:#8a5300;font-size:.9rem}p.scenario{color:#555;font-size:.9rem}
+ul.assumptions{font-size:.95rem}
+section,figure,img,pre{break-inside:avoid}h2,p.finding,p.warnings{break-after:avoid}""")  # print: a section's heading,
+# finding and figure on one page where it fits
 
 
-def _html(sections: list[Section], images: dict, seconds: float) -> str:
+def _html(sections: list[Section], images: dict, seconds: float, assumptions: list[str] | tuple = ()) -> str:
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            "<title>roofline report</title>", f"<style>{_CSS}</style></head><body>",
            "<h1>What speculative decoding buys, and when</h1>",
            "<p>Generated by <code>roofline report</code> from the analytical roofline model: every finding is computed from its "
            "scenario's results table (in <code>tables/</code>), so it changes when the model, a profile or a scenario does. "
            f"{len(sections)} scenario{'s' if len(sections) != 1 else ''}, computed and drawn in {seconds:.1f} s.</p>",
-           f"<p>{html.escape(READING)}</p>"]
+           f"<p>{_inline(READING)}</p>"]
+    if assumptions:
+        out.append('<p class="assumptions"><strong>Assumptions</strong></p><ul class="assumptions">'
+                   + "".join(f"<li>{_inline(line)}</li>" for line in assumptions) + "</ul>")
     for i, s in enumerate(sections, 1):
         out.append(f'<section id="{html.escape(s.name)}"><h2>{i}. {html.escape(s.title)}</h2>')
-        out.append(f'<p class="finding">{html.escape(s.text)}</p>')
+        out.append(f'<p class="finding">{_inline(s.text)}</p>')
         if s.warnings:
             out.append('<p class="warnings">Warnings from the sweep (all its rows, not only those the answer reads):</p>'
                        '<ul class="warnings">'
-                       + "".join(f"<li>{html.escape(w)}</li>" for w in s.warnings) + "</ul>")
+                       + "".join(f"<li>{_inline(w)}</li>" for w in s.warnings) + "</ul>")
         if s.image:
             data = base64.b64encode(images[s.image]).decode("ascii")
             out.append(f'<img alt="{html.escape(s.title)}" src="data:image/png;base64,{data}">')
-        out.append(f'<p class="scenario">Scenario <code>{html.escape(s.name)}</code>: {html.escape(s.description)}</p>')
+        out.append(f'<p class="scenario">Scenario <code>{html.escape(s.name)}</code>: {_inline(s.description)}</p>')
         out.append(f"<pre><code>{html.escape(s.command)}</code></pre></section>")
     out.append("</body></html>")
     return "\n".join(out)
@@ -280,6 +314,7 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
                                 r.warnings))
     seconds = time.perf_counter() - t0
     images = {p.name: p.read_bytes() for paths in drawn for p in paths if p.suffix == ".png"}
-    (tmp / "report.md").write_text(_markdown(sections, seconds), encoding="utf-8")
-    (tmp / "report.html").write_text(_html(sections, images, seconds), encoding="utf-8")
+    assumptions = _assumptions(results)
+    (tmp / "report.md").write_text(_markdown(sections, seconds, assumptions), encoding="utf-8")
+    (tmp / "report.html").write_text(_html(sections, images, seconds, assumptions), encoding="utf-8")
     return sorted(p.relative_to(tmp) for p in tmp.rglob("*") if p.is_file() and p.name != MARKER)

@@ -40,6 +40,7 @@ from roofline.plots import (
     engine_label,
     place_labels,
 )
+from roofline.report import PAGE_WIDTH_PX
 
 # Each draws what its finding (roofline.findings) states, from the same table; points that do not fit in
 # device memory are left out or drawn faint, and the title says which.
@@ -50,11 +51,55 @@ def _short_hw(meta: dict, name: str) -> str:
     return _hw(meta, name)
 
 
-def _plain_figure(ncols: int, nrows: int = 1, width: float = 4.6, height: float = 3.6, legend_in: float = 0.0,
-                  **kw) -> tuple[Figure, np.ndarray]:
-    fig = Figure(figsize=(width * ncols + legend_in, height * nrows + 0.9), dpi=DPI)  # laid out by roofline.plots.arrange
+FIG_WIDTH_IN = PAGE_WIDTH_PX / DPI  # every report figure as wide as the page shows it (saved at DPI): its text at the size drawn
+
+
+def _columns(n: int, min_panel_in: float, legend_in: float) -> int:
+    """How many of `n` panels sit side by side on the page: as many as leave each at least `min_panel_in` wide beside
+    a legend (or colour bar) of `legend_in`; the rest wrap into rows."""
+    return max(1, min(n, int((FIG_WIDTH_IN - legend_in) // min_panel_in)))
+
+
+def _plain_figure(n: int, min_panel_in: float = 3.0, height: float = 3.4, legend_in: float = 0.0, **kw) -> tuple[Figure, list]:
+    """A figure of the page's width with `n` panels of `height` inches (`_columns` side by side, wrapped into rows; the
+    slots left over hidden), laid out by roofline.plots.arrange: the figure and its n panels, row by row."""
+    ncols = _columns(n, min_panel_in, legend_in)
+    nrows = math.ceil(n / ncols)
+    fig = Figure(figsize=(FIG_WIDTH_IN, height * nrows + 0.9), dpi=DPI)
     FigureCanvasAgg(fig)
-    return fig, fig.subplots(nrows, ncols, squeeze=False, **kw)
+    axes = fig.subplots(nrows, ncols, squeeze=False, **kw).ravel()
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    return fig, list(axes[:n])
+
+
+def _to_page(fig: Figure, min_panel_in: float, legend_in: float) -> Figure:
+    """A figure drawn by roofline.plots (its panels side by side, `plots._figure`'s width) re-gridded to the page's
+    width: `_columns` panels a row, each as tall as before, their titles re-wrapped to the new width."""
+    from roofline.plots import _balanced_fill, _wrap_panel_title
+
+    panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_subplotspec() is not None]
+    if not panels:
+        return fig
+    for ax in [ax for ax in fig.axes if not ax.get_visible() and ax.get_subplotspec() is not None]:
+        fig.delaxes(ax)  # plots._figure's spare slots
+    nrows_drawn = panels[0].get_subplotspec().get_gridspec().get_geometry()[0]
+    height = (fig.get_figheight() - 0.8) / nrows_drawn  # plots._figure: height x rows + 0.8
+    ncols = _columns(len(panels), min_panel_in, legend_in)
+    nrows = math.ceil(len(panels) / ncols)
+    fig.set_size_inches(FIG_WIDTH_IN, height * nrows + 0.8)
+    grid = fig.add_gridspec(nrows, ncols)
+    shared_y = len(panels[0].get_shared_y_axes().get_siblings(panels[0])) > 1
+    for i, ax in enumerate(panels):
+        ax.set_subplotspec(grid[i // ncols, i % ncols])
+        if shared_y:  # a shared y axis is labelled in the first column only
+            ax.tick_params(axis="y", labelleft=ax.get_subplotspec().is_first_col())
+    for ax in panels:
+        ax.set_title(_wrap_panel_title(fig, ax.get_title().replace("\n", " ")))
+    if fig._suptitle is not None:  # its lines re-balanced to the new width, as plots._title wraps them
+        chars = max(40, int(FIG_WIDTH_IN * 10.5))
+        fig._suptitle.set_text("\n".join(_balanced_fill(line, chars) for line in fig._suptitle.get_text().split("\n")))
+    return fig
 
 
 HW_COLORS = colormaps["tab10"]
@@ -70,11 +115,10 @@ def _report_verify(df: pd.DataFrame, ops, meta: dict) -> Figure:
     d = df.assign(q=df["k"] + 1, ratio=df["verify_time_s"] / df["step_time_s"])
     models, contexts = list(dict.fromkeys(d["model"])), sorted(d["context"].unique())
     hws, batches = list(dict.fromkeys(d["hardware"])), sorted(d["batch"].unique())
-    fig, axes = _plain_figure(len(contexts), len(models), legend_in=1.9, sharey=True)
+    fig, axes = _plain_figure(len(models) * len(contexts), min_panel_in=3.2, height=3.2, legend_in=1.9, sharey=True)
     color, styles = _hw_color(hws), ["-", "--", ":", "-."]
     faint = False
-    for (r, model), (c, context) in itertools.product(enumerate(models), enumerate(contexts)):
-        ax = axes[r, c]
+    for ax, (model, context) in zip(axes, itertools.product(models, contexts)):
         for hw, (b, batch) in itertools.product(hws, enumerate(batches)):
             g = d[(d["model"] == model) & (d["context"] == context) & (d["hardware"] == hw) & (d["batch"] == batch)].sort_values("q")
             fits = g["fits_in_memory"].astype(bool)
@@ -95,7 +139,7 @@ def _report_verify(df: pd.DataFrame, ops, meta: dict) -> Figure:
         ax.set_title(f"{_name(meta, 'model', model)}, context {_ctx(context)}")
         ax.set_xlabel("query tokens per sequence in one pass, q = k + 1")
         ax.set_ylabel("pass time / decode step time")
-    _shared_legend(fig, list(axes.ravel()))
+    _shared_legend(fig, axes)
     fig.suptitle("Verify pass of q tokens per sequence against a decode step (q = 1): flat while memory-bound\n"
                  + _setup_line(meta, []).lstrip(" ·") + (" · faint: does not fit in memory (timing only)" if faint else ""))
     return fig
@@ -106,13 +150,13 @@ def _report_flops(df: pd.DataFrame, ops, meta: dict) -> Figure:
     base = d[d["k"] == 0].set_index("alpha")
     alphas = sorted(d["alpha"].unique())
     color = _alpha_colors(alphas)
-    fig, axes = _plain_figure(3, legend_in=1.3, sharex=True)
+    fig, axes = _plain_figure(3, min_panel_in=2.6, height=3.0, legend_in=1.3, sharex=True)
     series = (("FLOPs per generated token", lambda g, b: g["flops_per_token"] / b["flops_per_token"]),
               ("bytes per generated token", lambda g, b: g["bytes_per_token"] / b["bytes_per_token"]),
               ("time per generated token", lambda g, b: 1.0 / g["speedup"]))
     ks = sorted(d["k"].unique())
     k_max = max(ks)
-    for ax, (label, ratio) in zip(axes[0], series):
+    for ax, (label, ratio) in zip(axes, series):
         for a in alphas:
             g = d[d["alpha"] == a].sort_values("k")
             y = ratio(g, base.loc[a])
@@ -126,9 +170,9 @@ def _report_flops(df: pd.DataFrame, ops, meta: dict) -> Figure:
         ax.set_xlabel("draft length k (tokens)")
         ax.set_ylabel(f"{label}\n(× plain decoding)")
         ax.set_title(label)
-    axes[0][2].plot([], [], "*", color="0.6", mec="k", ms=11, ls="", label="best k")
-    axes[0][2].plot([], [], "^", color="0.6", mec="k", ms=9, ls="", label=f"best k = {k_max}, the\nlargest swept (may\nlie beyond)")
-    _shared_legend(fig, [axes[0][2]])
+    axes[2].plot([], [], "*", color="0.6", mec="k", ms=11, ls="", label="best k")
+    axes[2].plot([], [], "^", color="0.6", mec="k", ms=9, ls="", label=f"best k = {k_max}, the\nlargest swept (may\nlie beyond)")
+    _shared_legend(fig, [axes[2]])
     hw, model = d["hardware"].iloc[0], d["model"].iloc[0]
     fig.suptitle(f"More compute, less time: per generated token, against plain decoding (k = 0)\n"
                  f"{_name(meta, 'model', model)} on {_name(meta, 'hardware', hw)}, batch {d['batch'].iloc[0]:g}, context "
@@ -144,18 +188,19 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
     hws = [h for h in ridge.index if h in set(table["hardware"])]
     methods = list(dict.fromkeys(table["method"]))
     alphas = sorted(table["alpha"].unique())
-    fig, axes = _plain_figure(len(alphas), width=4.4, legend_in=1.6, sharey=True)
+    # each GPU's bars and label need about 0.6 inch: panels of many GPUs stack in rows
+    fig, axes = _plain_figure(len(alphas), min_panel_in=max(3.0, 0.6 * len(hws) + 1.0), height=2.4, legend_in=1.6, sharey=True)
     mcolor = {m: colormaps["Set2"](i) for i, m in enumerate(methods)}
     width = 0.8 / len(methods)
     top = max(float(table["largest_batch"].max()), 2.0)
-    for ax, a in zip(axes[0], alphas):
+    for ax, a in zip(axes, alphas):
         for i, m in enumerate(methods):
             t = table[(table["alpha"] == a) & (table["method"] == m)].set_index("hardware").reindex(hws)
             x = np.arange(len(hws)) + (i - (len(methods) - 1) / 2) * width
             heights = t["break_even_batch"].to_numpy(dtype=float)
             censored = (t["censored"].fillna(False) & t["largest_fitting_batch"].notna()).to_numpy(dtype=bool)  # none fits: not ≥
             drafted_by = f" ({meta['draft']})" if m == "draft" and meta.get("draft") else ""  # the bars it applies to
-            bars = ax.bar(x, np.maximum(heights, 0.6), width * 0.92, color=mcolor[m], edgecolor="k", lw=0.5)
+            bars = ax.bar(x, np.maximum(heights, 1.0), width * 0.92, color=mcolor[m], edgecolor="k", lw=0.5)
             ax.bar([0], [0], color=mcolor[m], edgecolor="k", lw=0.5, label=METHOD_LABELS.get(m, m) + drafted_by)  # legend:
             # the method's colour alone (its first bar may carry the hatch that means "still pays at the largest batch")
             fits_none = t["largest_fitting_batch"].isna().to_numpy() & t["break_even_batch"].notna().to_numpy()
@@ -163,18 +208,21 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
                 if cens:
                     bar.set_hatch("///")
                 text = "no fit" if none else "never" if h < 1 else (f"≥{h:g}" if cens else f"{h:g}")
-                ax.text(bar.get_x() + bar.get_width() / 2, max(h, 0.6) * 1.08, text, ha="center", va="bottom", fontsize=6,
+                ax.text(bar.get_x() + bar.get_width() / 2, max(h, 1.0) * 1.08, text, ha="center", va="bottom", fontsize=6,
                         rotation=90)
         ax.set_yscale("log", base=2)
-        ax.set_ylim(0.5, top * 8)
+        ax.set_ylim(1, top * 8)  # batch 1 up; above the largest swept (no tick there), room for the tallest bar's label
+        octaves = int(np.log2(top))
+        ax.yaxis.set_major_locator(FixedLocator(2.0 ** np.arange(0, octaves + 1, 1 if octaves <= 8 else 2)))
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xticks(range(len(hws)), [f"{_short_hw(meta, h)}\nridge {ridge[h]:,.0f}" for h in hws], fontsize=7)
         ax.set_title(f"α = {a:g}")
         ax.set_xlabel("GPU, by derated ridge point (FLOP/B)")
-        ax.set_ylabel("break-even batch (speedup ≥ 1 up to it)")
+        ax.set_ylabel("break-even batch\n(speedup ≥ 1 up to it)")
         ax.grid(axis="x", visible=False)
-    axes[0][-1].bar([0], [0], color="white", edgecolor="k", hatch="///", label="≥: still pays at the largest\nbatch that fits or was swept")
-    _shared_legend(fig, [axes[0][-1]])
+    axes[-1].bar([0], [0], color="white", edgecolor="k", hatch="///", label="≥: still pays at the largest\nbatch that fits or was swept")
+    _shared_legend(fig, [axes[-1]])
     fig.suptitle("Free until compute-bound: the largest batch at which speculation still pays (best k per batch)\n"
                  + f"{', '.join(_name(meta, 'model', m) for m in dict.fromkeys(df['model']))}, context {_ctx(df['context'].iloc[0])}"
                  + f" · {engine_label(meta)}")
@@ -183,8 +231,8 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
 
 def _report_batch_vs_spec(df: pd.DataFrame, ops, meta: dict) -> Figure:
     fit = _fits_only(df)
-    fig, axes = _plain_figure(1, width=7.0, height=4.6, legend_in=1.8)
-    ax = axes[0][0]
+    fig, axes = _plain_figure(1, height=4.6, legend_in=1.8)
+    ax = axes[0]
     base = fit.drop_duplicates("batch").sort_values("batch")
     spec = _best_k_rows(fit).drop_duplicates("batch").sort_values("batch")
     ax.plot(base["baseline_tokens_per_s_per_user"], base["baseline_tokens_per_s"], "s--", color="k", ms=4, lw=1.6,
@@ -214,8 +262,8 @@ def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
     models, hws = list(dict.fromkeys(df["model"])), list(dict.fromkeys(df["hardware"]))
     mcolor = {m: colormaps["tab10"](i) for i, m in enumerate(models)}
     styles = {h: s for h, s in zip(hws, ["-", "--", ":", "-."])}
-    fig, axes = _plain_figure(2, width=5.0, height=4.0, legend_in=2.2)
-    ax0, ax1 = axes[0]
+    fig, axes = _plain_figure(2, min_panel_in=3.2, height=3.6, legend_in=2.2)
+    ax0, ax1 = axes
     caps = df[df["k"] == df["k"].min()].groupby(["hardware", "model", "context"])["max_batch"].min().reset_index()
     c_hi = df["context"].max()
     fit = _best_k_rows(_fits_only(df[df["context"] == c_hi]))
@@ -249,8 +297,8 @@ def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
 
 def _report_shared_prefix(df: pd.DataFrame, ops, meta: dict) -> Figure:
     prefixes = sorted(df["shared_prefix_tokens"].unique())
-    fig, axes = _plain_figure(2, width=4.8, height=3.8, legend_in=1.8)
-    ax0, ax1 = axes[0]
+    fig, axes = _plain_figure(2, min_panel_in=3.0, height=3.6, legend_in=1.8, width_ratios=[1, 1.7])  # room for a batch tick each
+    ax0, ax1 = axes
     color = {p: c for p, c in zip(prefixes, ["0.3", "tab:orange", "tab:blue", "tab:green"])}
     caps = df.groupby("shared_prefix_tokens")["baseline_max_batch"].min()  # plain decoding's cap, as the finding says
     context = int(df["context"].iloc[0])
@@ -283,11 +331,11 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure:
     hws = list(dict.fromkeys(df["hardware"]))
     places = list(dict.fromkeys(df["draft_placement"]))
     pcolor = {p: ("k" if p == "co-located" else colormaps["tab10"](i)) for i, p in enumerate(places)}
-    fig, axes = _plain_figure(len(hws), width=4.6, height=3.8, legend_in=1.8, sharey=True)
+    fig, axes = _plain_figure(len(hws), min_panel_in=3.2, height=3.4, legend_in=1.8, sharey=True)
     from roofline.findings import best_drafting
 
     fit = best_drafting(df)  # each placement's fastest fitting k > 0 (below 1 where drafting loses), as the finding reads
-    for ax, hw in zip(axes[0], hws):
+    for ax, hw in zip(axes, hws):
         for p in places:
             g = fit[(fit["hardware"] == hw) & (fit["draft_placement"] == p)].drop_duplicates("batch").sort_values("batch")
             label = ("draft co-located on the target GPUs" if p == "co-located" else f"draft on {_short_hw(meta, p)}") + (
@@ -298,7 +346,7 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure:
         ax.set_xlabel("batch size B (sequences)")
         ax.set_ylabel("speedup at best k (×)")
         ax.set_title(f"{_tp(meta)} × {_short_hw(meta, hw)}")
-    _shared_legend(fig, list(axes[0]))
+    _shared_legend(fig, axes)
     dropped = (~df["fits_in_memory"].astype(bool)).any()
     fig.suptitle("Draft on cheaper hardware: drafting elsewhere plus a transfer (overlapped over two\nmicro-batches where "
                  "that pays), against drafting on the target; each at its fastest k > 0 that fits\n"
@@ -314,11 +362,7 @@ def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     hws = [h for h in dict.fromkeys(df["hardware"]) if h in tiers.index]
     if not hws:  # no device with a price, or nothing fits: the finding says so, and there is no cost to draw
         return None
-    fig, axes_grid = _plain_figure(min(len(hws), 2), math.ceil(len(hws) / 2), width=4.8, height=3.6, legend_in=1.9,
-                                   sharey=True)
-    axes = list(axes_grid.ravel())
-    for ax in axes[len(hws):]:
-        ax.set_visible(False)
+    fig, axes = _plain_figure(len(hws), min_panel_in=3.2, height=3.4, legend_in=1.9, sharey=True)
     from roofline.findings import plain_fits
 
     fit = _fits_only(df)
@@ -353,8 +397,8 @@ def _report_prefill(df: pd.DataFrame, ops, meta: dict) -> Figure:
 
     fit = _fits_only(df)
     contexts = sorted(fit["context"].unique())
-    fig, axes = _plain_figure(1, width=7.2, height=0.55 * 2 * len(contexts) + 1.2, legend_in=1.8)
-    ax = axes[0][0]
+    fig, axes = _plain_figure(1, height=0.55 * 2 * len(contexts) + 1.2, legend_in=1.8)
+    ax = axes[0]
     labels, y = [], 0
     spec_k = fit[fit["k"] > 0].sort_values("speedup")["k"].iloc[-1] if (fit["k"] > 0).any() else 0
     for c in contexts:
@@ -389,10 +433,12 @@ def _report_prefill(df: pd.DataFrame, ops, meta: dict) -> Figure:
 def _report_generic(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     """The sweep's speedup heatmap (else its throughput, else its step-time figure), drawn as the sweep draws it."""
     df, meta = drafting_rows(df, meta)
-    for plotter in (_plot_speedup_heatmap, _plot_throughput, _plot_step_time):
+    cells = df["batch"].nunique()  # a heatmap cell's label needs about 0.3 inch; a line plot's panel about 3.2
+    for plotter, min_panel_in, legend_in in ((_plot_speedup_heatmap, 0.3 * cells + 1.2, 0.8), (_plot_throughput, 3.2, 2.0),
+                                             (_plot_step_time, 3.2, 2.0)):
         fig = plotter(df, ops, meta)
         if fig is not None:
-            return fig
+            return _to_page(fig, min_panel_in, legend_in)
     return None
 
 

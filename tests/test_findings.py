@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from roofline.findings import _n, _x, finding, memory_split, question_rows, shape_problem
+from roofline.findings import _model, _n, _x, finding, memory_split, question_rows, shape_problem
 from roofline.report import run_scenario
 
 KIB = 1024.0
@@ -174,7 +174,7 @@ def test_draft_offload_transfer_is_a_small_share_of_an_iteration():
 def test_the_kv_cap_finding_names_a_dip_on_the_way_to_the_largest_gain():
     r, f = _run("kv-caps-batch")
     fit = f.numbers["at_cap"]
-    assert "the gain grows with the batch for" in f.text and "rises with batch" not in f.text
+    assert "the gain grows for" in f.text and "rises with batch" not in f.text
     assert "speculation at the largest swept batch that fits gives" in f.text  # a cap of 23 and a swept batch of 16
     for m in f.numbers["rising"]:  # each named curve's largest gain is above its batch-1 gain
         assert m in set(fit.index.get_level_values("model"))
@@ -186,7 +186,8 @@ def test_the_kv_cap_finding_names_a_dip_on_the_way_to_the_largest_gain():
     df = r.df.copy()
     df.loc[curve & (df["batch"] == second), "speedup"] *= 0.5
     text = finding(r.name, df, r.ops, r.meta).text
-    assert ", down to " in text and f" at batch {second}, to " in text.split(", down to ", 1)[1]
+    assert ", down to " in text and f" at batch {second}, up to " in text.split(", down to ", 1)[1]
+    assert f"grows for {_model(r.meta, m)}" not in text  # it falls first: it dips, then recovers
 
 
 def test_a_best_at_the_largest_batch_that_fits_is_a_lower_bound_not_a_peak():
@@ -606,3 +607,107 @@ def test_ridge_points_are_the_main_weight_gemms_not_the_first_operators():
     h100 = load_hardware("h100-sxm")
     fp8 = h100.compute_ceiling_flops_per_s("fp8") / h100.memory_ceiling_bytes_per_s
     assert fp8 == pytest.approx(493.4, rel=1e-3) and float(ridge_points(ops)["h100-sxm"]) == pytest.approx(fp8)
+
+
+@pytest.mark.slow
+def test_a_fast_tier_at_a_large_batch_is_a_lower_estimate_and_its_price_says_how_many_devices_it_pays(tmp_path):
+    """'2x that speed costs 1.78x the price without speculation and 0.453x with it' quoted a speculative point at batch
+    128 without the caveat the report's opening gives from batch 32 with a serving engine; '($4.50 a device-hour)'
+    did not say the cost paid 8 of them."""
+    from roofline.findings import OPTIMISTIC_BATCH
+    from roofline.report import READING
+
+    assert f"at batch {OPTIMISTIC_BATCH} and above" in READING  # the opening's threshold is the findings' one
+    r, f = _run("fast-tier-premium")
+    tiers = f.numbers["tiers"]
+    h100 = r.df[(r.df["hardware"] == "h100-sxm") & r.df["fits_in_memory"]]
+    u0 = tiers.loc["h100-sxm", "base_tokens_per_s_per_user"]
+    for m, first in ((2, True), (3, False)):
+        reach = h100[h100["tokens_per_s_per_user"] >= m * u0]
+        spec = reach.loc[reach["cost_usd_per_million_tokens"].idxmin()]
+        assert tiers.loc["h100-sxm", f"premium_{m}x_speculation"] == pytest.approx(spec["cost_usd_per_million_tokens"] / tiers.loc["h100-sxm", "base_cost_usd_per_million_tokens"])
+        premium = _x(tiers.loc["h100-sxm", f"premium_{m}x_speculation"])
+        said = f"{premium} with{' it' if first else ''} (batch {int(spec['batch'])}, k = {int(spec['k'])}"
+        assert said in f.text, said
+        assert int(spec["batch"]) >= OPTIMISTIC_BATCH  # the premise: the serving engine's optimistic range
+    assert "a lower estimate: with a serving engine, speculative gains at batch 32 and above run optimistic" in f.text
+    assert "On H100 SXM5 (1 × $3.00 a device-hour)" in f.text
+    body = ("name: fast-tier-premium\nhardware: h200\nmodel: llama-3.1-70b\ntp: 8\nmethod: eagle\nengine: ENGINE\n"
+            "axes: {batch: [1, 16, 128], context: [2048], k: [0, 2, 4], alpha: [0.8]}\n")
+    r, f = _run_text(tmp_path / "vllm", body.replace("ENGINE", "vllm"))
+    assert "On H200 SXM (8 × $4.50 a device-hour)" in f.text
+    assert ("a lower estimate" in f.text) == bool(re.search(r"with it \(batch (32|64|128),", f.text))
+    r, f = _run_text(tmp_path / "ideal", body.replace("ENGINE", "ideal"))
+    assert re.search(r"with it \(batch \d+, k = \d\)", f.text) and "lower estimate" not in f.text  # the roofline bound: no caveat
+
+
+@pytest.mark.slow
+def test_the_generic_finding_gives_the_smallest_batchs_gain_the_caveat_and_compares_the_hardware(tmp_path):
+    """'Speculation gains up to 2.21x (MI300X, Qwen3 235B-A22B, batch 32, ...)' quoted a batch the opening calls
+    optimistic without saying so, gave no gain at a small batch, and never compared the two GPUs the scenario is about."""
+    from roofline.findings import OPTIMISTIC_BATCH, plain_fits
+
+    r, f = _run_text(tmp_path, "name: two-gpus\nhardware: [h200, mi300x]\nmodel: qwen3-235b-a22b\ntp: 8\nmethod: eagle\n"
+                     "engine: sglang\naxes: {batch: [1, 8, 32, 256], context: [4096], k: [0, 3, 5], alpha: [0.7]}\n")
+    fit = r.df[r.df["fits_in_memory"] & (r.df["k"] > 0)]
+    top = fit.loc[fit["speedup"].idxmax()]
+    assert top["batch"] >= OPTIMISTIC_BATCH  # the premise: the headline is in the optimistic range
+    assert f"batch {int(top['batch'])}, context 4k, α = 0.7, k = {int(top['k'])}; an upper estimate: with a serving engine, " \
+           f"speculative gains at batch {OPTIMISTIC_BATCH} and above run optimistic)" in f.text
+    small = fit[(fit["hardware"] == top["hardware"]) & (fit["batch"] == 1)].sort_values("speedup").iloc[-1]
+    assert f"and {_x(small['speedup'])} at batch 1, the smallest swept (k = {int(small['k'])})" in f.text
+    # each GPU at the largest batch that fits on it: the deployment's tokens/s and cost, plain and speculating
+    for hw, name in (("h200", "H200 SXM"), ("mi300x", "MI300X")):
+        rows = r.df[r.df["hardware"] == hw]
+        plain = rows[plain_fits(rows)].sort_values("batch").iloc[-1]
+        spec = fit[fit["hardware"] == hw]
+        spec = spec[spec["batch"] == spec["batch"].max()].sort_values("speedup").iloc[-1]
+        said = (f"8 × {name}: {_n(plain['baseline_tokens_per_s'])} tokens/s plain and {_n(spec['tokens_per_s'])} with speculation"
+                f" at batch {int(spec['batch'])}")
+        assert said in f.text, said
+        assert (f"(${_n(plain['baseline_cost_usd_per_million_tokens'])} and ${_n(spec['cost_usd_per_million_tokens'])} per million "
+                f"tokens)") in f.text
+    assert f.text.count(". ") <= 2  # the comparison is one sentence beside the headline
+    # models compared on one GPU, under the roofline bound: no caveat, no price missing said as $nan
+    r, f = _run_text(tmp_path, "name: two-models\nhardware: h100-sxm\nmodel: [llama-3.1-8b, qwen3-8b]\nmethod: eagle\n"
+                     "engine: ideal\naxes: {batch: [1, 64], context: [2048], k: [0, 3], alpha: [0.8]}\n")
+    assert "upper estimate" not in f.text and "nan" not in f.text
+    assert re.search(r"At the largest batch that fits on each: 1 × H100 SXM5 with Llama 3.1 8B: [\d,]+ tokens/s plain", f.text)
+    assert "with Qwen3 8B" in f.text
+
+
+@pytest.mark.slow
+def test_a_gain_that_falls_before_it_rises_is_not_said_to_grow_with_the_batch():
+    """'At this context the gain grows with the batch for ... DeepSeek-V4-Flash (2.18x at batch 1, down to 1.83x at batch
+    16, to 2.26x at batch 64)': rising was read off the first and largest values."""
+    r, f = _run("kv-caps-batch")
+    assert "over the batch sizes that fit, the gain grows for Llama 3.1 70B (" in f.text
+    assert "dips, then recovers for DeepSeek-V4-Flash (" in f.text and "falls for DeepSeek-V3 (" in f.text
+    assert f.numbers["rising"] == ["llama-3.1-70b"]
+    # a curve that ends below where it starts falls, whatever its largest value
+    hw0, c_hi = r.df["hardware"].iloc[0], r.df["context"].max()
+    curve = (r.df["hardware"] == hw0) & (r.df["model"] == "llama-3.1-70b") & (r.df["context"] == c_hi)
+    batches = sorted(r.df.loc[curve & r.df["fits_in_memory"], "batch"].unique())
+    df = r.df.copy()
+    df.loc[curve & (df["batch"] == batches[-1]), "speedup"] = 1.5
+    text = finding(r.name, df, r.ops, r.meta).text
+    assert "grows" not in text.split("At this context", 1)[1].split("Llama 3.1 70B (", 1)[0].rsplit(";", 1)[-1]
+    assert f"to 1.50× at batch {batches[-1]})" in text and "then falls for Llama 3.1 70B" in text
+
+
+@pytest.mark.slow
+def test_the_verify_widths_say_what_was_left_out_and_the_offload_verify_pass_is_at_the_k_it_names():
+    """'(1 that does not left out)'; 'against a verify pass of 18.3 ms' where the co-located row at its fastest k
+    gives 18.41 ms (18.3 was the L4 drafter's k = 2)."""
+    _, f = _run("verify-mini-prefill")
+    assert "(1 that does not fit, left out)" in f.text and "not left out" not in f.text
+    r, f = _run("draft-offload")
+    from roofline.findings import best_drafting, question_rows
+
+    df, _, _, _ = question_rows(r.name, r.df, r.ops, r.meta)
+    b1 = best_drafting(df)
+    b1 = b1[(b1["hardware"] == "h100-sxm") & (b1["batch"] == 1)]
+    colocated = b1[b1["draft_placement"] == "co-located"].iloc[0]
+    assert f"{_n(colocated['draft_time_s'] / colocated['k'] * 1e3)} ms co-located (k = {int(colocated['k'])})" in f.text
+    lo, hi = _n(b1["verify_time_s"].min() * 1e3), _n(b1["verify_time_s"].max() * 1e3)
+    assert lo != hi and f"against a verify pass of {lo}-{hi} ms at those k" in f.text

@@ -39,6 +39,7 @@ def test_the_report_writes_markdown_html_figures_and_tables_with_a_command_per_s
     assert "## 1. More compute, less time" in md and "## 2. Prefill is not sped up" in md
     assert "roofline report flops-vs-time --out out/flops-vs-time" in md
     assert md.count("![") == 2
+    assert "**Assumptions**" in md and "- Prices per device-hour, from the hardware profiles: NVIDIA H100 SXM5 80GB $3.00" in md
 
 
 @pytest.mark.slow
@@ -161,3 +162,46 @@ def test_a_sections_command_carries_the_profile_folders_it_ran_with():
 
     result = SimpleNamespace(name="mine", path="my runs/mine.yaml")
     assert _command(result, ("runs", "other dir")) == "roofline report 'my runs/mine.yaml' --profiles runs --profiles 'other dir' --out out/mine"
+
+
+def test_the_html_writes_inline_code_as_code_and_keeps_a_section_together_in_print():
+    """The reading paragraph showed '(`roofline accuracy` prints it)' with its backticks; printed, a section's heading
+    could end a page with its finding and figure on the next."""
+    from roofline.report import _CSS, READING, Section, _html
+
+    assert "`roofline accuracy`" in READING  # Markdown in the source, code in the page
+    section = Section("s", "A <title>", "Run `roofline sweep` & see", None, "roofline report s --out out/s", "desc `x.yaml`")
+    page = _html([section], {}, 1.0, [])
+    assert "`" not in page
+    assert "(<code>roofline accuracy</code> prints it)" in page
+    assert "Run <code>roofline sweep</code> &amp; see" in page and "desc <code>x.yaml</code>" in page
+    assert "<h2>1. A &lt;title&gt;</h2>" in page
+    rules = {sel.strip(): body for sel, body in re.findall(r"([^{}]+)\{([^}]*)\}", _CSS)}
+    together = [sel for sel, body in rules.items() if "break-inside:avoid" in body.replace(" ", "")]
+    assert any("section" in sel and "img" in sel for sel in together), rules
+    assert any("h2" in sel and "break-after:avoid" in body.replace(" ", "") for sel, body in rules.items()), rules
+
+
+def test_the_opening_lists_its_assumptions_prices_decoding_only_the_default_engine_and_the_version():
+    """The opening said nothing of the prices behind every cost, that costs leave prefill out, or which engine and
+    version computed the report."""
+    from types import SimpleNamespace
+
+    import roofline
+    from roofline.report import _assumptions, _html, _markdown
+    from roofline.serving import DEFAULT_ENGINE
+
+    results = [SimpleNamespace(meta={"hardware": {"h100-sxm": "NVIDIA H100 SXM5 80GB", "l40s": "NVIDIA L40S 48GB"},
+                                     "price_usd_per_hour": {"h100-sxm": 3.0, "l40s": None}}),
+               SimpleNamespace(meta={"hardware": {"h100-sxm": "NVIDIA H100 SXM5 80GB", "b200": "NVIDIA B200 (HGX, 180 GB)"},
+                                     "price_usd_per_hour": {"h100-sxm": 3.0, "b200": 6.0}})]
+    lines = _assumptions(results)
+    text = "\n".join(lines)
+    assert "NVIDIA H100 SXM5 80GB $3.00" in text and "NVIDIA B200 (HGX, 180 GB) $6.00" in text and "NVIDIA L40S 48GB no price" in text
+    assert text.count("H100") == 1  # each device once
+    assert "decoding only" in text and "not prefill" in text
+    assert f"`{DEFAULT_ENGINE}`" in text and f"roofline {roofline.__version__}" in text
+    md = _markdown([], 1.0, lines)
+    assert md.index("upper estimates.") < md.index("**Assumptions**") and "- Prices per device-hour, from the hardware profiles: NVIDIA H100 SXM5 80GB $3.00" in md
+    page = _html([], {}, 1.0, lines)
+    assert '<ul class="assumptions">' in page and f"<code>{DEFAULT_ENGINE}</code>" in page

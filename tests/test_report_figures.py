@@ -54,6 +54,11 @@ def test_each_report_figure_draws_its_table_and_names_the_engine(plotters, resul
     fig.canvas.draw()  # renders without error, inside the figure's bounds
     width, height = fig.canvas.get_width_height()
     assert width > 400 and height > 300
+    # drawn as wide as the page shows it (report.PAGE_WIDTH_PX at the saved resolution): not shrunk, every figure alike
+    from roofline.plots import DPI
+    from roofline.report import PAGE_WIDTH_PX
+
+    assert round(fig.get_figwidth() * DPI) == PAGE_WIDTH_PX, (name, fig.get_figwidth())
 
 
 def test_the_generic_figure_draws_nothing_for_a_table_where_nothing_fits(plotters, results):
@@ -85,3 +90,47 @@ def test_the_generic_figure_leaves_plain_decoding_out_beside_a_drafting_method_a
     assert "never pays" not in title and "EAGLE" in title and "no speculation" not in title
     cells = [t.get_text() for ax in fig.axes for t in ax.texts if "\nk" in t.get_text()]
     assert len(cells) == 2 and all(c.endswith(("k=2", "k≥2")) for c in cells), cells  # drafting at k = 2, never k = 0
+
+
+def _grid(fig):
+    panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_subplotspec() is not None]
+    return panels, panels[0].get_subplotspec().get_gridspec().get_geometry()
+
+
+def test_a_wide_generic_figure_wraps_its_panels_into_rows_at_the_page_width(plotters):
+    """Three heatmaps of nine batches side by side were drawn 2,340 px wide and shown at 1,120: their cell labels
+    came out about 4 px tall."""
+    from roofline.plots import DPI, arrange
+    from roofline.report import PAGE_WIDTH_PX, _sweep
+
+    df, ops, meta = _sweep({"name": "wide", "hardware": "b200", "model": "llama-3.1-70b", "tp": 8, "weight_dtype": "fp8",
+                            "method": "eagle", "axes": {"batch": [1, 2, 4, 8, 16, 32, 64, 128, 256],
+                                                        "context": [8192, 32768, 131072], "k": [0, 2, 4], "alpha": [0.6, 0.8]}},
+                           "wide", ())
+    fig = plotters["generic"](df, ops, meta)
+    arrange(fig)
+    panels, (nrows, ncols) = _grid(fig)
+    assert len(panels) == 3 and ncols < 3 and nrows * ncols >= 3
+    assert round(fig.get_figwidth() * DPI) == PAGE_WIDTH_PX
+    cells = [t for ax in panels for t in ax.texts if "\nk" in t.get_text()]
+    assert cells and min(t.get_fontsize() for t in cells) >= 6.5  # points at 1:1 on the page: about 11 px tall
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in panels:  # each cell label inside its cell: the cells are wide enough for their numbers
+        width = ax.get_window_extent(renderer).width / 9
+        assert max(t.get_window_extent(renderer).width for t in ax.texts if "\nk" in t.get_text()) < width
+
+
+def test_the_break_even_axis_starts_at_batch_1_and_ends_near_the_largest_batch_swept(plotters, results):
+    """Its log axis ran from 0.5 to 32,768 on a sweep that ends at batch 4,096."""
+    r = results["break-even-batch"]
+    fig = plotters["break-even-batch"](r.df, r.ops, {**r.meta, "engine": ["ideal"]})
+    from roofline.plots import arrange
+
+    arrange(fig)
+    fig.canvas.draw()
+    top = r.df["batch"].max()
+    for ax in _grid(fig)[0]:
+        assert ax.get_ylim()[0] == 1
+        ticks = [v for v in ax.get_yticks() if ax.get_ylim()[0] <= v <= ax.get_ylim()[1]]
+        assert min(ticks) == 1 and max(ticks) <= top, ticks
