@@ -18,6 +18,7 @@ from __future__ import annotations
 import pandas as pd
 
 from roofline.errors import RooflineError
+from roofline.findings import OPTIMISTIC, OPTIMISTIC_BATCH, optimistic
 from roofline.layout import describe_layout
 
 SPEED = "tokens_per_s_per_user"
@@ -64,7 +65,8 @@ def cheapest(df: pd.DataFrame, min_tokens_per_s_per_user: float) -> dict[str, pd
 
 
 def frontier_notes(df: pd.DataFrame) -> list[str]:
-    """What a reader of the frontier must know about the table: rows left out, and acceptance mixed across alphas."""
+    """What a reader of the frontier must know about the table: rows left out, speculative rows in the range whose
+    gains run optimistic (findings.OPTIMISTIC), and acceptance mixed across alphas."""
     notes = []
     unfit = int((~df["fits_in_memory"].astype(bool)).sum())
     unpriced = int((df["fits_in_memory"].astype(bool) & df[COST].isna()).sum())
@@ -75,6 +77,12 @@ def frontier_notes(df: pd.DataFrame) -> list[str]:
         notes.append(f"{unpriced:,} rows have no cost (no price in the profile of {', '.join(devices)}): left out; "
                      "give one with roofline hw new NAME --from DEVICE --set price='2.5 USD/h'")
     speculative = df[(df["method"] != "none") & (df["k"] > 0)]
+    on_frontier = cost_frontier(df)
+    on_frontier = on_frontier[on_frontier["decoding"] == "speculation"]
+    large = [optimistic(b, e) for b, e in zip(on_frontier["batch"], on_frontier["engine"])]
+    if any(large):
+        notes.append(f"{sum(large)} speculative frontier {'row is' if sum(large) == 1 else 'rows are'} at batch {OPTIMISTIC_BATCH} or more under a serving "
+                     f"engine: {OPTIMISTIC} (docs/ACCURACY.md), so {'its cost is a lower estimate' if sum(large) == 1 else 'their costs are lower estimates'}")
     if "alpha" in df and speculative["alpha"].nunique() > 1:
         alphas = ", ".join(f"{a:g}" for a in sorted(speculative["alpha"].dropna().unique()))
         notes.append(f"speculative rows at several acceptance rates (alpha {alphas}) share one frontier: "

@@ -398,7 +398,7 @@ def engine_table(e) -> str:
     return "\n".join(lines)
 
 
-def pd_notna(value) -> bool:
+def _is_number(value) -> bool:
     """A table cell that holds a number (not None or NaN)."""
     return value is not None and value == value
 
@@ -432,7 +432,7 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
                                                f"{format_significant(row['tokens_per_s_per_user'])} tokens/s per user: "
                                                f"{row['hardware']} x {int(row.get('devices', row['tp']))} ({row['layout']}), "
                                                f"{row['engine']}, batch {int(row['batch'])}"
-                                               + (f", {row['method']} k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if pd_notna(row.get('alpha')) else "")
+                                               + (f", {row['method']} k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if _is_number(row.get('alpha')) else "")
                                                   if kind == "speculation" else "")))
         if picks.get("plain") is not None and picks.get("speculation") is not None:
             ratio = picks["speculation"]["cost_usd_per_million_tokens"] / picks["plain"]["cost_usd_per_million_tokens"]

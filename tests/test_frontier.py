@@ -33,6 +33,12 @@ def test_the_frontier_keeps_a_row_only_where_no_faster_row_is_as_cheap_and_leave
     assert cheapest(df, 210) == {"plain": None, "speculation": None}
     notes = frontier_notes(df)
     assert notes[0] == "1 of 8 rows do not fit in memory: left out" and notes[1].startswith("1 rows have no cost")
+    assert not any("lower estimates" in n for n in notes)  # its speculative frontier rows are at batch 1 and 4
+    large = frontier_notes(df.assign(batch=df["batch"] * 32))
+    assert any(n.startswith("2 speculative frontier rows are at batch 32 or more under a serving engine") for n in large)
+    assert not any("lower estimate" in n for n in frontier_notes(df.assign(batch=df["batch"] * 32, engine="ideal")))
+    one = frontier_notes(df.assign(batch=df["batch"] * 16))  # batch 16 and 64: one row at 32 or more
+    assert any(n.startswith("1 speculative frontier row is at batch 32") and n.endswith("its cost is a lower estimate") for n in one)
 
 
 def test_roofline_cheapest_reads_a_sweep_and_finds_the_cheapest_configuration_for_a_speed(tmp_path, roofline):
