@@ -20,7 +20,8 @@ Reads the architecture keys transformers configs use and writes the profile fiel
     sparse attention  DeepSeek Sparse Attention (index_topk set: deepseek_v32, glm_moe_dsa) on the full-attention groups:
                       index_topk -> read_tokens, index_head_dim -> index_dim, index_n_heads -> index_heads;
                       attention.index_key_bytes index_head_dim + 4 B a 128 in every KV dtype (fp8 keys with a
-                      4 B scale, as vLLM and SGLang store them); the indexer's weights are not counted
+                      4 B scale, as vLLM and SGLang store them); with MLA, kv_entry_bytes fp8 = kv_lora_rank + 4 B a
+                      128 + 2 qk_rope_head_dim (vLLM's fp8_ds_mla: 656 B); the indexer's weights are not counted
     sliding window    layer_types ("sliding_attention" layers keep `sliding_window` tokens); Llama 4 chunked
                       attention (attention_chunk_size on the RoPE layers) as a window of one chunk, an
                       upper bound on what a chunked layer reads; else, with a sliding_window:
@@ -422,6 +423,10 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
         attention["groups"] = [{**g, **sparse} if g["kind"] == "full" else g for g in attention["groups"]]
         key_bytes = sparse["index_dim"] + 4 * -(-sparse["index_dim"] // INDEX_SCALE_GROUP)  # fp8 values + 4 B scales
         attention["index_key_bytes"] = dict.fromkeys(KV_DTYPES, key_bytes)
+        if mla:  # fp8 KV in FlashMLA's sparse layout (vLLM's fp8_ds_mla): the latent in fp8 with a 4 B scale a 128, RoPE
+            # dims in bf16: 512 + 16 + 128 = 656 B for DeepSeek-V3.2 (FlashMLASparseBackend.get_kv_cache_shape)
+            latent, rope = mla["kv_lora_rank"], mla["qk_rope_head_dim"]
+            attention["kv_entry_bytes"] = {"fp8": latent + 4 * -(-latent // INDEX_SCALE_GROUP) + 2 * rope}
     profile["attention"] = attention
     moe = _moe(cfg, where, layers, hidden)
     if moe:
@@ -448,7 +453,8 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
                      f"index_head_dim {d} -> index_dim, index_n_heads {h} -> index_heads on the full-attention layers. Indexer "
                      f"keys are taken as vLLM (DeepseekV32IndexerCache) and SGLang (NSA pool) store them: {d} fp8 values and a "
                      f"4 B scale a {INDEX_SCALE_GROUP}, {attention['index_key_bytes']['fp8']} B a token and layer whatever "
-                     f"the KV dtype (attention.index_key_bytes). The indexer's weights (wq_b, wk, weights_proj: "
+                     f"the KV dtype (attention.index_key_bytes); an fp8 KV entry is FlashMLA's sparse layout (kv_entry_bytes: fp8 latent "
+                     f"with a 4 B scale a {INDEX_SCALE_GROUP}, RoPE dims in bf16). The indexer's weights (wq_b, wk, weights_proj: "
                      f"{layers * (q_in * h * d + hidden * (d + h)) / 1e9:.2f}B) are not counted.")
     if defaults:
         notes.append(f"Keys the config leaves out, given transformers' {model_type} defaults: "

@@ -257,6 +257,7 @@ def test_a_sparse_attention_config_keeps_its_indexer(model_type):
     assert profile["attention"]["groups"] == [{"kind": "full", "layers": 61, "read_tokens": 2048, "index_dim": 128, "index_heads": 64}]
     spec = model_from_dict(profile, "v32")
     assert dict(spec.index_key_bytes)["fp8"] == dict(spec.index_key_bytes)["bf16"] == 132  # 128 fp8 values + a 4 B scale
+    assert dict(spec.kv_entry_bytes) == {"fp8": 656}  # vLLM's fp8_ds_mla: 512 fp8 + 4 scales of 4 B + 64 bf16 RoPE dims
     assert "index_topk 2048 -> read_tokens" in profile["notes"]
     v3 = model_from_dict(profile_from_hf_config(DEEPSEEK_V3, "v3", "v3.json"), "v3")
     point = {"batch": 4, "context": 131072, "tp": 8}
