@@ -7,6 +7,7 @@ Every bad input ends with one line on stderr and exit code 2.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -642,6 +643,8 @@ def cheapest(
     from roofline.tables import frontier_table
     from roofline.yamlio import check_file_out, write_text_atomic
 
+    if min_tokens_per_user is not None and not math.isfinite(min_tokens_per_user):
+        raise RooflineError(f"--min-tokens-per-user: expected a finite speed, found {min_tokens_per_user}")
     if out is not None:
         check_file_out(out, force)
     path, df = read_results(table)

@@ -6,8 +6,8 @@ frontier when no other row is at least as fast per user and cheaper:
     sorted by tokens_per_s_per_user, fastest first (the cheaper first among equals), a row is kept where its
     cost_usd_per_million_tokens is below the cost of every row before it
 
-The frontier is taken twice, over plain decoding (k = 0 or method none) and over speculation (k > 0), so the two
-can be read side by side; cheapest(df, speed) is, for each, the cheapest row at least `speed` tokens/s per user.
+The frontier is taken twice, over plain decoding (k = 0 or method none, and the plain point every speculative row
+carries in its baseline_* columns) and over speculation (k > 0), so the two can be read side by side; cheapest(df, speed) is, for each, the cheapest row at least `speed` tokens/s per user.
 Costs are the tables' own: decoding only (no prefill), the profiles' prices a device-hour times the devices the row
 runs on (a drafter's device included while it drafts). A speculative row's speed rests on its acceptance (alpha),
 an input: a table of several alphas mixes assumptions, which frontier_notes says.
@@ -27,13 +27,34 @@ REQUIRED = (SPEED, COST, "fits_in_memory", "method", "k", "hardware", "model", "
 KINDS = ("plain", "speculation")
 
 
+CONFIG = ("hardware", "model", "engine", "weight_dtype", "expert_dtype", "kv_dtype", "tp", "dp_attention", "ep", "pp",
+          "shared_prefix", "batch", "context")  # what one plain-decoding point is, whatever was swept beside it
+BASELINE = ("baseline_tokens_per_s_per_user", "baseline_cost_usd_per_million_tokens", "baseline_max_batch")
+
+
+def _candidates(df: pd.DataFrame) -> pd.DataFrame:
+    """Every row with a `decoding` column, plain or speculation: the speculative rows (k > 0), the plain rows the table
+    has (k = 0 or method none), and the plain point each speculative row carries in its baseline columns (its speed and
+    cost; it fits where the batch is at most baseline_max_batch), one row a plain point."""
+    plain_given = (df["method"] == "none") | (df["k"] == 0)
+    spec = df[~plain_given].assign(decoding="speculation")
+    plain = [df[plain_given]]
+    if all(c in df for c in BASELINE) and len(spec):
+        base = spec.assign(tokens_per_s_per_user=spec["baseline_tokens_per_s_per_user"],
+                           cost_usd_per_million_tokens=spec["baseline_cost_usd_per_million_tokens"],
+                           fits_in_memory=spec["batch"] <= spec["baseline_max_batch"], method="none", k=0,
+                           alpha=float("nan"))
+        if "devices" in base:
+            base = base.assign(tokens_per_s_per_device=base["tokens_per_s_per_user"] * base["batch"] / base["devices"])
+        plain.append(base.drop(columns="decoding"))
+    plain = pd.concat(plain).drop_duplicates(subset=[c for c in CONFIG if c in df]).assign(decoding="plain")
+    return pd.concat([plain, spec], ignore_index=True)
+
+
 def _reachable(df: pd.DataFrame) -> pd.DataFrame:
-    """Rows that fit in memory and have a cost, with a `decoding` column: plain or speculation."""
-    fits = df["fits_in_memory"].astype(bool) & df[COST].notna() & df[SPEED].notna()
-    out = df[fits].copy()
-    plain = (out["method"] == "none") | (out["k"] == 0)
-    out["decoding"] = plain.map({True: "plain", False: "speculation"})
-    return out
+    """The candidates (_candidates) that fit in memory and have a cost."""
+    out = _candidates(df)
+    return out[out["fits_in_memory"].astype(bool) & out[COST].notna() & out[SPEED].notna()]
 
 
 def cost_frontier(df: pd.DataFrame) -> pd.DataFrame:
@@ -83,6 +104,11 @@ def frontier_notes(df: pd.DataFrame) -> list[str]:
     if any(large):
         notes.append(f"{sum(large)} speculative frontier {'row is' if sum(large) == 1 else 'rows are'} at batch {OPTIMISTIC_BATCH} or more under a serving "
                      f"engine: {OPTIMISTIC} (docs/ACCURACY.md), so {'its cost is a lower estimate' if sum(large) == 1 else 'their costs are lower estimates'}")
+    mixed = [c for c in ("model", "context", "engine", "weight_dtype", "expert_dtype", "kv_dtype", "shared_prefix")
+             if c in df and df[c].nunique() > 1]
+    if mixed:
+        notes.append(f"one frontier over several {', '.join(mixed)}: a row of one is compared with rows of another "
+                     f"(a 4k context's cost beside a 32k one's); --where {mixed[0]}=VALUE keeps one")
     if "alpha" in df and speculative["alpha"].nunique() > 1:
         alphas = ", ".join(f"{a:g}" for a in sorted(speculative["alpha"].dropna().unique()))
         notes.append(f"speculative rows at several acceptance rates (alpha {alphas}) share one frontier: "
@@ -91,8 +117,17 @@ def frontier_notes(df: pd.DataFrame) -> list[str]:
 
 
 def check_table(df: pd.DataFrame, where: str) -> None:
-    """One line naming the columns a results table lacks for a frontier."""
+    """One line naming the columns a results table lacks for a frontier, or the first cell of them that is not a
+    number (true / false for fits_in_memory: a blank one is refused, not read as fitting)."""
+    from roofline.plot_jobs import check_numeric
+
     missing = [c for c in REQUIRED if c not in df]
     if missing:
         raise RooflineError(f"{where}: expected a sweep results table with column(s) {', '.join(missing)}, found "
                             f"{', '.join(map(str, df.columns[:8]))}{' ...' if len(df.columns) > 8 else ''}")
+    numeric = [c for c in (*REQUIRED, *BASELINE, "alpha", "devices", "dp_attention", "ep", "pp") if c in df
+               and c not in ("method", "hardware", "model", "engine")]
+    check_numeric(df, tuple(numeric), where)
+    if df["fits_in_memory"].isna().any():
+        line = f" (line {int(df.index[df['fits_in_memory'].isna()][0]) + 2})" if where.endswith(".csv") else ""
+        raise RooflineError(f"{where}: fits_in_memory: expected true or false, found nothing{line}")

@@ -411,7 +411,7 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
               f"{'engine':<12} {'method':<6} {'k':>2}  {'batch':>5}  {'context':>7}  {'alpha':>5}" + ("  model" if several_models else ""))
 
     def line(row) -> str:
-        alpha = f"{row['alpha']:g}" if row.get("alpha") is not None and row["decoding"] == "speculation" else "-"
+        alpha = f"{row['alpha']:g}" if _is_number(row.get("alpha")) and row["decoding"] == "speculation" else "-"
         return (f"{format_significant(row['tokens_per_s_per_user']):>10}  {format_significant(row['cost_usd_per_million_tokens']):>8}  "
                 f"{format_significant(row['tokens_per_s_per_device']) if 'tokens_per_s_per_device' in row else '-':>9}  "
                 f"{str(row['hardware']):<14} {int(row.get('devices', row['tp'])):>3}  {row['layout']:<22} {str(row['engine']):<12} "

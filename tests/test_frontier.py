@@ -17,7 +17,7 @@ def test_the_frontier_keeps_a_row_only_where_no_faster_row_is_as_cheap_and_leave
     df = _rows((100, 10.0, True, "none", 0, None, 1),
                (90, 12.0, True, "none", 0, None, 2),    # slower and dearer than the one above: not on it
                (80, 5.0, True, "none", 0, None, 4),
-               (120, 1.0, False, "none", 0, None, 8),   # cheapest and fast, but does not fit: left out
+               (120, 1.0, False, "none", 0, None, 512),  # cheapest and fast, but does not fit: left out
                (70, None, True, "none", 0, None, 16),   # no price: left out
                (200, 20.0, True, "eagle", 3, 0.8, 1),
                (150, 4.0, True, "eagle", 3, 0.8, 4),
@@ -33,6 +33,9 @@ def test_the_frontier_keeps_a_row_only_where_no_faster_row_is_as_cheap_and_leave
     assert cheapest(df, 210) == {"plain": None, "speculation": None}
     notes = frontier_notes(df)
     assert notes[0] == "1 of 8 rows do not fit in memory: left out" and notes[1].startswith("1 rows have no cost")
+    assert not any("one frontier over several" in n for n in notes)
+    mixed = frontier_notes(df.assign(context=[4096] * 4 + [32768] * 4))
+    assert any(n.startswith("one frontier over several context") and "--where context=VALUE" in n for n in mixed)
     assert not any("lower estimates" in n for n in notes)  # its speculative frontier rows are at batch 1 and 4
     large = frontier_notes(df.assign(batch=df["batch"] * 32))
     assert any(n.startswith("2 speculative frontier rows are at batch 32 or more under a serving engine") for n in large)
@@ -72,3 +75,38 @@ def test_a_table_without_the_columns_a_frontier_needs_is_one_line(tmp_path, roof
     pd.DataFrame({"hardware": ["h100-sxm"], "batch": [1]}).to_csv(path, index=False)
     code, _, err = roofline("cheapest", path)
     assert code == 2 and "expected a sweep results table with column(s) tokens_per_s_per_user" in err
+
+
+def test_a_table_of_speculative_rows_only_finds_its_plain_frontier_in_the_baseline_columns():
+    """Eleven of the fifteen built-in scenarios sweep k from 1: `cheapest` found no plain decoding in them, though each
+    row carries its plain point (baseline_tokens_per_s_per_user, baseline_cost_usd_per_million_tokens,
+    baseline_max_batch). A plain point fits where the batch is at most baseline_max_batch; alphas and k repeat it."""
+    df = _rows((200, 2.0, True, "eagle", 2, 0.8, 1), (210, 1.9, True, "eagle", 3, 0.8, 1), (150, 0.5, True, "eagle", 2, 0.8, 64),
+               (160, 0.45, True, "eagle", 3, 0.8, 64), (100, 0.2, False, "eagle", 2, 0.8, 512))
+    df = df.assign(baseline_tokens_per_s_per_user=[100, 100, 60, 60, 20], baseline_cost_usd_per_million_tokens=[3.0, 3.0, 1.0, 1.0, 0.1],
+                   baseline_max_batch=[300, 300, 300, 300, 300])
+    frontier = cost_frontier(df)
+    plain = frontier[frontier["decoding"] == "plain"]
+    assert list(plain["batch"]) == [1, 64] and list(plain["cost_usd_per_million_tokens"]) == [3.0, 1.0]  # batch 512 > 300
+    assert (plain["method"] == "none").all() and (plain["k"] == 0).all()
+    assert list(plain["tokens_per_s_per_device"]) == [100, 3840]  # the plain speed per user x batch / devices
+    picks = cheapest(df, 90)
+    assert picks["plain"]["batch"] == 1 and picks["speculation"]["batch"] == 64 and picks["speculation"]["k"] == 3
+
+
+def test_a_hand_edited_table_is_one_line_not_a_traceback(tmp_path, roofline):
+    """A 'k' cell of 'x' gave a TypeError traceback; a blank fits_in_memory cell was read as fitting."""
+    rows = _rows((100, 1.0, True, "none", 0, None, 1), (90, 2.0, True, "none", 0, None, 2))
+    bad_k = rows.astype({"k": object})
+    bad_k.loc[1, "k"] = "x"
+    bad_k.to_csv(tmp_path / "k.csv", index=False)
+    code, _, err = roofline("cheapest", tmp_path / "k.csv")
+    assert code == 2 and err.strip() == f"error: {tmp_path / 'k.csv'}: k: expected numbers, found 'x' (line 3)"
+    blank = rows.astype({"fits_in_memory": object})
+    blank.loc[0, "fits_in_memory"] = None
+    blank.to_csv(tmp_path / "f.csv", index=False)
+    code, _, err = roofline("cheapest", tmp_path / "f.csv")
+    assert code == 2 and "fits_in_memory: expected true or false, found nothing (line 2)" in err
+    rows.to_csv(tmp_path / "ok.csv", index=False)
+    code, _, err = roofline("cheapest", tmp_path / "ok.csv", "--min-tokens-per-user", "inf")
+    assert code == 2 and "--min-tokens-per-user: expected a finite speed, found inf" in err
