@@ -231,8 +231,9 @@ def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment
     A draft model brings all its weights. MTP and EAGLE heads bring their block and a 2h -> h
     projection of (hidden state, embedding), unquantised and whole on every tensor-parallel rank (costs'
     input_proj); on the target's devices they share its embedding and LM head (EAGLE with a reduced
-    `draft_vocab` brings that head), on other hardware they hold both: the embedding at the target's vocabulary
-    `target_vocab` (it looks up the target's token ids; vLLM's EAGLE-3 sizes only its LM head by draft_vocab_size).
+    `draft_vocab` brings that head), on other hardware they hold both (a tied model's one matrix once): the embedding
+    at the target's vocabulary `target_vocab` (it looks up the target's token ids; vLLM's EAGLE-3 sizes only its LM head
+    by draft_vocab_size).
     """
     if drafter is None:
         return 0.0
@@ -241,10 +242,9 @@ def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment
         return float(sum(by_class.values()))
     own = sum(v for c, v in by_class.items() if c not in ("embedding", "lm_head"))
     own += drafter.input_projection_params * BYTES_PER_ELEMENT[dep.dtype(OPERATOR_CLASS["input_proj"])]  # replicated: no / tp
-    if elsewhere:
-        head = by_class["lm_head"] or by_class["embedding"]  # a tied model's single matrix serves as the head
+    if elsewhere:  # a tied model's one matrix is both, unless a draft vocabulary gives the head rows of its own
         embedding = by_class["embedding"] * (target_vocab / drafter.vocab_size if draft_vocab and target_vocab else 1.0)
-        own += embedding + head
+        own += embedding + (by_class["lm_head"] or (by_class["embedding"] if draft_vocab else 0.0))
     elif method == "eagle" and draft_vocab:
         own += by_class["lm_head"] or by_class["embedding"]
     return float(own)

@@ -554,3 +554,19 @@ def test_a_measured_acceptance_length_carried_to_another_k_and_eagle_1_rates_und
     assert any("EAGLE-1 head's" in w and "32,000" in w for w in eagle3["warnings"])
     eagle1 = roofline.predict("h100-sxm", "llama-3.1-8b", 1, method="eagle", k=4)
     assert not any("EAGLE-1 head's" in w for w in eagle1["warnings"])
+
+
+def test_a_tied_models_head_on_other_hardware_holds_its_one_embedding_matrix_once():
+    """Llama-3.2-1B ties its LM head to its embedding: an EAGLE head on an L4 held the 128,256 x 2048 matrix twice
+    (1.21 GB where one copy gives 0.68); with a draft vocabulary the head has rows of its own beside it."""
+    import roofline
+
+    target = load_model("llama-3.2-1b")
+    assert target.tied_embeddings
+    matrix = target.vocab_size * target.hidden_size * 2
+    elsewhere = roofline.predict("h100-sxm", "llama-3.2-1b", 8, method="eagle", k=3, alpha=0.8, draft_hardware="l4")
+    here = roofline.predict("h100-sxm", "llama-3.2-1b", 8, method="eagle", k=3, alpha=0.8)
+    assert elsewhere["spec"]["drafter_memory_bytes"] - here["spec"]["drafter_memory_bytes"] == pytest.approx(matrix, rel=1e-9)
+    small = roofline.predict("h100-sxm", "llama-3.2-1b", 8, method="eagle", k=3, alpha=0.8, draft_hardware="l4", draft_vocab=32000)
+    head = 32000 * target.hidden_size * 2
+    assert small["spec"]["drafter_memory_bytes"] - here["spec"]["drafter_memory_bytes"] == pytest.approx(matrix + head, rel=1e-9)
