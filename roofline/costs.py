@@ -158,33 +158,33 @@ def _grouped_routing(experts: int, top_k: int, ep: int, groups: int, groups_per_
     its top_k experts the largest scores among theirs. Scores are drawn independent and identical (uniform routing's
     assumption: without groups it gives every top_k set the same chance), each group's top ones as order statistics
     (Renyi: log U_(1) = log V_1 / s, log U_(i) = log U_(i-1) + log V_i / (s - i + 1) of s = E / groups). With more ranks
-    than groups a group's pairs split over its ranks by hypergeometric draws. Monte Carlo with a fixed seed, so a run
+    than groups a group's c picks are c of its experts drawn evenly (random keys), placed on their ranks. Every draw is
+    Generator.random's or .integers' (streams numpy keeps across versions; its hypergeometric sampler is not one). Monte Carlo with a fixed seed, so a run
     repeats exactly: GATE_TOKENS tokens (fewer on many ranks), and ROUTING_TRIALS trials of t of them added up (the same draws for every t,
     so the table rises in t); about 0.3% standard error at 8 ranks. Chosen groups spread a token's pairs: DeepSeek-V3's
-    8 experts fall in 4.0 groups on average, at most 3 in one (uniform draws among the 4 groups' experts put 3.5)."""
+    8 experts fall in 4.0 groups on average, 3.0 in the fullest one (uniform draws among the 4 groups' experts put 3.5)."""
     rng = np.random.default_rng(0)
     n, group_size = min(GATE_TOKENS, 4_000_000 // ep), experts // groups
     depth = min(top_k, group_size)
     log_top = np.cumsum(np.log(rng.random((n, groups, depth))) / (group_size - np.arange(depth)), axis=2)
     group_score = np.exp(log_top[:, :, :2]).sum(axis=2)
-    chosen = np.argpartition(-group_score, groups_per_token - 1, axis=1)[:, :groups_per_token]
+    # the kept groups in id order (argpartition's order is its implementation's: the keys below pair with positions)
+    chosen = np.sort(np.argpartition(-group_score, groups_per_token - 1, axis=1)[:, :groups_per_token], axis=1)
     candidates = np.take_along_axis(log_top, chosen[:, :, None], axis=1)
     kth = -np.partition(-candidates.reshape(n, -1), top_k - 1, axis=1)[:, top_k - 1]
     per_group = np.zeros((n, groups), dtype=np.int64)
     np.put_along_axis(per_group, chosen, (candidates >= kth[:, None, None]).sum(axis=2), axis=1)
     if ep <= groups:
         loads = per_group.reshape(n, ep, groups // ep).sum(axis=2)
-    else:  # a chosen group's pairs split over its ranks, one hypergeometric draw a rank
+    else:  # a chosen group's c picks are c of its experts drawn evenly (scores are exchangeable): by random keys
         cells, cell = ep // groups, experts // ep
-        split = np.empty((n, groups_per_token, cells), dtype=np.int64)
-        left = np.take_along_axis(per_group, chosen, axis=1)
-        for c in range(cells - 1):
-            split[:, :, c] = rng.hypergeometric(cell, group_size - (c + 1) * cell, left)
-            left = left - split[:, :, c]
-        split[:, :, -1] = left
-        loads = np.zeros((n, groups, cells), dtype=np.int64)
-        np.put_along_axis(loads, chosen[:, :, None], split, axis=1)
-        loads = loads.reshape(n, ep)
+        picks = np.take_along_axis(per_group, chosen, axis=1)  # n x groups_per_token
+        keys = rng.random((n, groups_per_token, group_size))
+        smallest = np.argpartition(keys, depth - 1, axis=2)[:, :, :depth] if depth < group_size else np.argsort(keys, axis=2)
+        smallest = np.take_along_axis(smallest, np.argsort(np.take_along_axis(keys, smallest, axis=2), axis=2), axis=2)
+        taken = np.arange(smallest.shape[2]) < picks[:, :, None]  # the first c of them, c = the group's picks
+        slot = (np.arange(n)[:, None, None] * groups + chosen[:, :, None]) * cells + smallest // cell
+        loads = np.bincount(slot[taken], minlength=n * groups * cells).reshape(n, ep)
     max_tokens = -(-SMALL_PAIRS // top_k)
     trials = max(1_000, min(ROUTING_TRIALS, 1_000_000 // (max_tokens * ep)))
     drawn = loads[rng.integers(0, n, size=(trials, max_tokens))]  # trials x tokens x ranks
