@@ -356,9 +356,19 @@ def _moe(cfg: dict, where: str, layers: int, hidden: int) -> dict | None:
     moe["dense_layers"] = layers - moe_layers
     n_group = _int(cfg, where, "n_group", default=1)
     topk_group = _int(cfg, where, "topk_group", default=n_group)
+    if topk_group > n_group:
+        raise field_error(where, "topk_group", f"at most n_group={n_group} (groups a token keeps of n_group)", topk_group)
     if topk_group < n_group and cfg.get("topk_method") != "greedy":  # group-limited routing (DeepSeek's noaux_tc,
         # group_limited_greedy); 1 of 1 groups, or a plain greedy top-k, is none
+        if experts % n_group:
+            raise field_error(where, "n_group", f"a divisor of {experts_key}={experts} (equal groups of experts)", n_group)
+        if topk_group * (experts // n_group) < top_k:
+            raise field_error(where, "topk_group", f"groups enough to hold num_experts_per_tok={top_k} experts "
+                              f"({experts // n_group} a group)", topk_group)
         moe["groups"], moe["groups_per_token"] = n_group, topk_group
+        if cfg.get("topk_method") == "group_limited_greedy":  # DeepSeek-V2: a group scored by its best expert
+            warn(f"{where}: topk_method group_limited_greedy scores a group by its best expert; the routing simulation "
+                 "scores it by its top two, as DeepSeek-V3's noaux_tc gate does (one token's busiest rank about 8% light)")
     if moe_layers < 1:
         raise field_error(where, experts_key, "at least one MoE layer", 0)
     return moe

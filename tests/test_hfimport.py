@@ -374,3 +374,27 @@ def test_a_published_active_count_is_compared_without_the_input_embedding_where_
     tied = profile_from_hf_config({**TINY, "tie_word_embeddings": True}, "t", "t.json", published_active_params=203_840)
     line = check_params(tied, "t.json")  # 267,840 less the head's 64,000: the tied matrix is the LM head too, one count
     assert "active 0.00B (published 0.00B, +0.0%)" in line and "input embedding" not in line
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"n_group": 8, "topk_group": 10}, "topk_group: expected at most n_group=8"),
+    ({"n_group": 3, "topk_group": 2}, "n_group: expected a divisor of n_routed_experts=256"),
+    ({"n_group": 64, "topk_group": 1}, "topk_group: expected groups enough to hold num_experts_per_tok=8 experts (4 a group)"),
+])
+def test_group_limited_routing_the_gate_could_not_run_is_refused_naming_the_config_key(change, message):
+    """topk_group above n_group imported as ungrouped in silence, and n_group 3 was refused as the profile's
+    moe.groups, a field the config does not have."""
+    config = {**TINY, "model_type": "deepseek_v3", "n_routed_experts": 256, "num_experts_per_tok": 8, "moe_intermediate_size": 32,
+              "topk_method": "noaux_tc", **change}
+    with pytest.raises(RooflineError, match=re.escape(message)):
+        profile_from_hf_config(config, "ds", "ds.json")
+
+
+def test_deepseek_v2s_group_scoring_by_the_best_expert_is_warned():
+    from roofline.errors import RooflineWarning
+
+    config = {**TINY, "model_type": "deepseek_v2", "n_routed_experts": 160, "num_experts_per_tok": 6, "moe_intermediate_size": 32,
+              "n_group": 8, "topk_group": 3, "topk_method": "group_limited_greedy"}
+    with pytest.warns(RooflineWarning, match="group_limited_greedy scores a group by its best expert"):
+        moe = profile_from_hf_config(config, "ds2", "ds2.json")["moe"]
+    assert (moe["groups"], moe["groups_per_token"]) == (8, 3)
