@@ -370,8 +370,8 @@ def _price_set_by_hand(kind: str, doc, set_here: set[str]) -> None:
         return
     for key in ("notes", "source"):
         text = doc.get(key)
-        if isinstance(text, str) and "No price:" in text:
-            changed = re.sub(r"No price:.*?\.(?=\s|$)", "Price set by hand (hw new / hw set), not from the source.", text,
+        if isinstance(text, str) and "No price" in text:
+            changed = re.sub(r"No price\b.*?\.(?=\s|$)", "Price set by hand (hw new / hw set), not from the source.", text,
                              count=1, flags=re.S)
             doc[key] = type(text)(changed) if type(text) is not str else changed  # a folded block stays folded
 

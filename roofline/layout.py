@@ -101,8 +101,8 @@ class Deployment:
     def stage_layers(self, model) -> tuple[float, float, float]:
         """(layers, MoE layers, dense layers) of the busiest pipeline stage: ceil(layers / pp) layers, each kind in its
         share of the model (stage_share). Where a MoE model's dense layers sit is not in its profile: DeepSeek-V3's
-        three lead (vLLM's get_pp_indices puts them on the first stage, so its busiest stage holds MoE layers only,
-        up to 3.8% more than this share at pp 4), Llama-4-Maverick's alternate with its MoE layers (each stage holds
+        three lead (vLLM's get_pp_indices splits its 61 layers 15/15/16/15 at pp 4, so its busiest stage holds 16 MoE
+        layers where this share gives 15.2 MoE and 0.8 dense: 5% more MoE layers), Llama-4-Maverick's alternate with its MoE layers (each stage holds
         both, as this share says); the model's own counts without pp."""
         share = self.stage_share(model.layers)
         return float(model.layers) * share, float(model.moe_layers) * share, float(model.dense_layers) * share

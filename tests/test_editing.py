@@ -76,6 +76,8 @@ def test_a_price_set_by_hand_replaces_the_no_price_sentence_it_contradicts(tmp_p
     set_fields("hardware", "l40s-copy", ["price=1.1 USD/h"], (tmp_path,))
     assert "No price:" not in load_hardware("l40s-copy", (tmp_path,)).notes
     assert path.read_text().count("\n") > 10  # still a whole profile
+    owned = new_profile("hardware", "m4-rented", "apple-m4-max", ["price=2 USD/h"], out_dir=tmp_path)  # 'No price (owned ...).'
+    assert "No price" not in load_hardware(owned.stem, (tmp_path,)).notes
 
 
 def test_the_shipped_h20_is_the_h100_with_the_h20_datasheet_numbers():
