@@ -28,8 +28,9 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, activat
                      the busiest rank's own pairs, each of T tokens' share distinct: all of one token's), at least
                      min(E/ep, 1) once a pair exists
         group-limited routing (moe.groups, groups_per_token: DeepSeek-V3 keeps 4 of 8 groups a token), its groups
-        lined up with contiguous ranks: L by tokens t from a simulation of the gate (_grouped_routing), Blom's spread
-        z_ep sqrt(t Var_1) from its per-token variance of a rank's pairs; p is unchanged (every expert as likely)
+        lined up with contiguous ranks: L by tokens t up to ceil(SMALL_PAIRS / top_k) from a simulation of the gate
+        (_grouped_routing), above it Blom's t top_k / ep + z_ep sqrt(t Var_1) (Var_1: the simulation's variance of a
+        rank's pairs of one token) scaled to meet L there; p is unchanged (every expert as likely)
         flops = 2 * expert_params * assigned / (D / ep)
         bytes = touched * expert_params * w_experts / (D / ep) + assigned * 2 * hidden * a
     attention (per layer group g, read_g(L, n) = model.entries_read(g, L, n), KV entries n queries of one sequence read
