@@ -34,14 +34,20 @@ device from `roofline.costs`):
 
     t_allreduce  = (2 * layers_stage - r) * (lat + 2 (tp - 1) / tp * T_a * hidden * 2 / bw)  (tp > 1; r = moe_layers_stage
                    with attention DP, whose MoE layers reduce in the gather's scatter or the all-to-all's combine, else 0)
-    t_all_to_all = 2 * moe_layers_stage * (lat + T / D * (ep - 1) * h_ep * hidden * 2 / bw)
-                   h_ep = 1 - C(E - E/ep, top_k) / C(E, top_k): the chance a rank holds one of a token's distinct experts
-                   (dispatch and combine, when ep > 1 and attention is data-parallel; with dp_attention = 1
-                    every device already holds every token and the combine rides on the all-reduce). A token goes once
-                    to each other rank one of its top_k experts is on (DeepEP's dispatch), the expected number of such
-                    ranks with a token's distinct experts drawn evenly, (ep - 1) h_ep (DeepSeek's group-limited routing, 4 of 8
-                    groups, reaches fewer: about 3.5 of 7 at ep 8 against 4.6; not modelled); in bf16 (SGLang's DeepEP
-                    dispatch sends fp8: half, not modelled)
+    t_all_to_all = moe_layers_stage * (2 lat + spread(D, n * (b_out + hidden * 2)))      (ep > 1 and attention data-parallel;
+                   with dp_attention = 1 every device already holds every token and the combine rides on the all-reduce)
+                   n tokens a device sends and gets back, by the engine's moe_dispatch (serving.MOE_DISPATCH):
+                     per_rank   n = T / D * (ep - 1) * h_ep, b_out = hidden * 2: once to each other rank one of its top_k
+                                experts is on (DeepEP's normal kernels); h_ep = costs.rank_hit_probability, the chance a
+                                rank holds one of a token's distinct experts (under DeepSeek's group-limited routing, 4 of
+                                8 groups, about 3.5 ranks of 7 at ep 8 against 4.6)
+                     per_pair   n = T / D * top_k * (ep - 1) / ep, b_out = hidden * (1 + 4 / 128): once per expert on
+                                another rank (DeepEP's low-latency kernels, one message a token-expert pair), fp8 out with
+                                an fp32 scale a 128 values, bf16 back
+                     allgather  n = T * (D - 1) / D, b_out = hidden * 2: every other rank's tokens all-gathered, the
+                                outputs reduce-scattered (vLLM's default VLLM_ALL2ALL_BACKEND, allgather_reducescatter)
+                   spread(D, bytes) = hw.spread_transfer_s: over the scale-up link inside one domain; across domains the
+                   share for peers in the device's own domain over it and the rest over the scale-out link, at once
     t_moe_gather = 2 * moe_layers_stage * (lat + (g - 1) / g * T_g * hidden * 2 / bw)
                    (attention data-parallel with each routed expert split over g = D / ep > 1 devices: the tokens
                     of every attention group gathered before the experts and the outputs reduce-scattered after,
@@ -176,6 +182,9 @@ def _rank_hit(model: ModelSpec, dep: Deployment) -> float:
     return rank_hit_probability(moe.experts, moe.top_k, dep.ep, moe.groups, moe.groups_per_token)
 
 
+FP8_SCALE_BYTES, FP8_SCALE_GROUP = 4.0, 128  # an fp8 activation row's scales: one fp32 a 128 values (DeepEP's dispatch)
+
+
 def _latency(engine_latency_s: float, link_latency_s: float) -> float:
     """An engine's measured collective latency, never below the link's own (a span across domains pays the scale-out latency)."""
     return max(engine_latency_s, link_latency_s)
@@ -199,10 +208,15 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         out["allreduce_time_s"] = (2.0 * layers - replaced) * per_layer_s
     if dep.ep > 1 and dep.dp_attention > 1 and model.moe is not None:
         d = dep.devices_per_stage
-        bytes_per_s, latency_s = hw.link_for(d)
-        remote_ranks = (dep.ep - 1) * _rank_hit(model, dep)  # each once
-        nbytes = tokens / d * remote_ranks * h_bytes
-        out["all_to_all_time_s"] = 2.0 * moe_layers * (_latency(engine.all_to_all_latency_s, latency_s) + nbytes / bytes_per_s)
+        if engine.moe_dispatch == "per_pair":  # each of a token's pairs on another rank, fp8 out with its scales
+            sent = tokens / d * model.moe.top_k * (dep.ep - 1) / dep.ep
+            out_bytes = model.hidden_size * (1.0 + FP8_SCALE_BYTES / FP8_SCALE_GROUP)
+        elif engine.moe_dispatch == "allgather":  # every other rank's tokens
+            sent, out_bytes = tokens * (d - 1) / d, h_bytes
+        else:  # once to each other rank a token's experts are on
+            sent, out_bytes = tokens / d * (dep.ep - 1) * _rank_hit(model, dep), h_bytes
+        transfer_s, latency_s = hw.spread_transfer_s(d, sent * (out_bytes + h_bytes))
+        out["all_to_all_time_s"] = moe_layers * (2.0 * _latency(engine.all_to_all_latency_s, latency_s) + transfer_s)
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over
     if dep.dp_attention > 1 and g > 1 and model.moe is not None:
         bytes_per_s, latency_s = hw.link_for(g)

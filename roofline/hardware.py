@@ -24,6 +24,8 @@ import numbers
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from roofline.errors import MISSING, RooflineError, check_flag, field_error, unknown_key_error, warn
 from roofline.profiles import find_profile, list_names, normalize_dtype, read_yaml
 from roofline.units import PHYSICAL_RANGE, parse_quantity, parse_seconds_or_zero
@@ -117,6 +119,20 @@ class HardwareSpec:
             share = min(max(devices - 1, 1), self.mesh_links) / self.mesh_links if self.mesh_links else 1.0
             return self.link_bw_bytes_per_s * share * self.link_efficiency, self.link_latency_s
         return self.scale_out_bw_bytes_per_s * self.link_efficiency, self.scale_out_latency_s or self.link_latency_s
+
+    def spread_transfer_s(self, devices: int, nbytes):
+        """(seconds, latency s) to send `nbytes` from one device spread evenly over its devices - 1 peers (an
+        all-to-all's share): inside one domain nbytes / link_for(devices); across domains the share for the peers in
+        its own domain, (S - 1) / (devices - 1) of S = scale_up_domain, goes over the scale-up link while the rest goes
+        over the scale-out link, at once:
+            seconds = max(in / (link_bw * link_efficiency), out / (scale_out_bw * link_efficiency))"""
+        if devices <= self.scale_up_domain or self.scale_out_bw_bytes_per_s is None:
+            bytes_per_s, latency_s = self.link_for(devices)
+            return nbytes / bytes_per_s, latency_s
+        inside = (self.scale_up_domain - 1) / (devices - 1)
+        up_bytes_per_s, _ = self.link_for(self.scale_up_domain)
+        out_bytes_per_s, latency_s = self.link_for(devices)
+        return np.maximum(nbytes * inside / up_bytes_per_s, nbytes * (1.0 - inside) / out_bytes_per_s), latency_s
 
     def link_outside_domain(self) -> tuple[float, float]:
         """(bytes/s, latency s) of this device's link to a device outside its scale-up domain (link_for a group

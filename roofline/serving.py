@@ -88,6 +88,7 @@ class ServingEngine:
     host_per_sequence_s: float = 0.0
     host_overlap: bool = True
     host_overlap_speculating: bool = True  # false: the engine gives its host overlap up while it speculates (SGLang's spec V1)
+    moe_dispatch: str = "per_rank"  # how attention-DP tokens reach their expert-parallel ranks (MOE_DISPATCH)
     spec_per_draft_step_s: float = 0.0
     spec_per_draft_step_per_sequence_s: float = 0.0
     spec_per_iteration_s: float = 0.0
@@ -137,7 +138,7 @@ class ServingEngine:
 
     def to_json(self) -> dict:
         keys = ("name", "display_name", "version", "kernel_latency_s", "allreduce_latency_s", "all_to_all_latency_s",
-                "host_per_step_s", "host_per_sequence_s", "host_overlap", "host_overlap_speculating", "spec_per_draft_step_s",
+                "host_per_step_s", "host_per_sequence_s", "host_overlap", "host_overlap_speculating", "moe_dispatch", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency",
                 "quant_kernels_per_gemm", "costs_from")
@@ -152,7 +153,7 @@ class ServingEngine:
 
 IDEAL = ServingEngine()
 _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
-          "host_overlap", "host_overlap_speculating", "overlap_exponent",
+          "host_overlap", "host_overlap_speculating", "moe_dispatch", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "overrides", "fitted", "source", "notes", *_SECONDS}
 
 
@@ -190,6 +191,19 @@ def _quant_kernels(where: str, key: str, value: object) -> float:
 
 
 
+MOE_DISPATCH = {  # the all-to-all of an attention-DP + EP layer, engine.collective_times_s prices each
+    "per_rank": "a token once to each rank one of its experts is on (DeepEP's normal kernels), bf16 both ways",
+    "per_pair": "a token once per expert (DeepEP's low-latency kernels), fp8 with a scale a 128 out, bf16 back",
+    "allgather": "every rank's tokens gathered to every rank and the outputs reduce-scattered (vLLM's default backend)",
+}
+
+
+def _moe_dispatch(where: str, key: str, value: object) -> str:
+    if value not in MOE_DISPATCH:
+        raise field_error(where, key, f"one of {' | '.join(MOE_DISPATCH)}", value)
+    return value
+
+
 def _overlap_exponent(where: str, key: str, value: object) -> float | None:
     """p of the smooth max of compute and memory time; None: the max itself."""
     if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)
@@ -218,6 +232,7 @@ _VALUE_RULES = {
     "quant_kernels_per_gemm": _quant_kernels,
     "host_overlap": check_flag,
     "host_overlap_speculating": check_flag,
+    "moe_dispatch": _moe_dispatch,
     "prefix_read_once": check_flag,
     "overlap_exponent": _overlap_exponent,
     "quantised_moe_efficiency": _efficiency,

@@ -370,6 +370,8 @@ def _override_value(key: str, value) -> str:
 
 def engine_table(e) -> str:
     """`roofline engines show NAME`: every cost term of one engine, with units."""
+    from roofline.serving import MOE_DISPATCH
+
     fields = [
         ("kernel latency", format_seconds(e.kernel_latency_s)),
         ("kernels per layer", _kernel_counts(e.kernels_per_layer)),
@@ -378,6 +380,7 @@ def engine_table(e) -> str:
         ("weight-only efficiency", f"{e.weight_only_efficiency:g} (w8a16 / int4 weights dequantised in the GEMM)"),
         ("all-reduce latency", format_seconds(e.allreduce_latency_s) + " (never below the link's)"),
         ("all-to-all latency", format_seconds(e.all_to_all_latency_s)),
+        ("MoE dispatch", f"{e.moe_dispatch}: {MOE_DISPATCH[e.moe_dispatch]}"),
         ("host work per step", format_seconds(e.host_per_step_s)),
         ("host work per sequence", format_seconds(e.host_per_sequence_s)),
         ("host work overlapped", ("yes" if e.host_overlap else "no (added to the device time)")

@@ -211,7 +211,7 @@ def test_the_all_to_all_sends_a_token_once_to_each_rank_its_experts_are_on():
 
     hw, grouped = load_hardware("h200"), load_model("deepseek-v3")
     v3 = dataclasses.replace(grouped, moe=dataclasses.replace(grouped.moe, groups=1, groups_per_token=1))  # ungrouped
-    engine = load_engine("sglang").for_hardware(hw)
+    engine = dataclasses.replace(load_engine("sglang").for_hardware(hw), moe_dispatch="per_rank")  # DeepEP's normal kernels
     from math import comb
 
     # a token's 8 experts are distinct: a rank of 32 of the 256 holds none of them with chance C(224, 8) / C(256, 8);
@@ -230,3 +230,39 @@ def test_the_all_to_all_sends_a_token_once_to_each_rank_its_experts_are_on():
     # group-limited routing reaches fewer ranks: 3.5 of 7 at EP 8 against 4.6
     assert cases[2][2] == pytest.approx(3.46, abs=0.02) and cases[0][2] == pytest.approx(4.63, abs=0.01)
     assert cases[3][2] < cases[1][2]
+
+
+def test_each_engines_moe_dispatch_moves_what_its_kernels_move_and_a_span_of_nodes_splits_its_links():
+    """SGLang decodes on DeepEP's low-latency kernels, one message a token-expert pair (fp8 out with a 4 B scale a 128,
+    bf16 back); vLLM's default backend all-gathers every rank's tokens and reduce-scatters the outputs; across nodes the
+    peers inside a device's own NVLink domain are reached over NVLink, not the NIC (at EP 16 on 8-GPU nodes, 7 of 15)."""
+    from roofline.engine import collective_times_s
+    from roofline.serving import load_engine
+
+    hw, v3 = load_hardware("h100-sxm"), load_model("deepseek-v3")
+    h = v3.hidden_size
+    sglang, vllm = load_engine("sglang").for_hardware(hw), load_engine("vllm").for_hardware(hw)
+    assert (sglang.moe_dispatch, vllm.moe_dispatch, load_engine("sglang").for_hardware("mi300x").moe_dispatch) == (
+        "per_pair", "allgather", "allgather")
+    bw, lat = hw.link_for(8)
+    dep = deployment(v3, tp=1, dp_attention=8, ep=8)
+    tokens = 1024
+    pairs = tokens / 8 * 8 * 7 / 8  # a rank's tokens x top_k x the share of experts on other ranks
+    got = float(collective_times_s(hw, v3, dep, sglang, tokens, 1)["all_to_all_time_s"])
+    expected = v3.moe_layers * (2 * max(sglang.all_to_all_latency_s, lat) + pairs * (h * (1 + 4 / 128) + 2 * h) / bw)
+    assert got == pytest.approx(expected, rel=1e-12)
+    gathered = tokens * 7 / 8
+    got = float(collective_times_s(hw, v3, dep, vllm, tokens, 1)["all_to_all_time_s"])
+    assert got == pytest.approx(v3.moe_layers * (2 * max(vllm.all_to_all_latency_s, lat) + gathered * 4 * h / bw), rel=1e-12)
+    # two nodes: 7 of a device's 15 peers on NVLink, 8 over the NIC, at once
+    wide = deployment(v3, tp=1, dp_attention=16, ep=16)
+    up, _ = hw.link_for(8)
+    nic, nic_lat = hw.link_for(16)
+    per_rank = dataclasses.replace(sglang, moe_dispatch="per_rank")
+    from roofline.costs import rank_hit_probability
+
+    nbytes = tokens / 16 * 15 * rank_hit_probability(256, 8, 16, 8, 4) * 4 * h
+    got = float(collective_times_s(hw, v3, wide, per_rank, tokens, 1)["all_to_all_time_s"])
+    transfer = max(nbytes * 7 / 15 / up, nbytes * 8 / 15 / nic)
+    assert got == pytest.approx(v3.moe_layers * (2 * max(per_rank.all_to_all_latency_s, nic_lat) + transfer), rel=1e-12)
+    assert transfer < nbytes / nic  # all of it over the NIC, as it was priced
