@@ -39,7 +39,7 @@ INT_COLUMNS = ("batch", "context", "k", "tp", "dp_attention", "ep", "pp", "devic
                "baseline_max_batch", "best_k", "break_even_batch")
 BOOL_COLUMNS = ("fits_in_memory", "verify_compute_bound", "drafter_overlaps")
 OUTPUT_COLUMNS = (
-    "step_time_s", "tokens_per_s", "tokens_per_s_per_user", "speedup", "tau", "iteration_time_s",
+    "step_time_s", "comm_time_s", "tokens_per_s", "tokens_per_s_per_user", "speedup", "tau", "iteration_time_s",
     "draft_time_s", "verify_time_s", "transfer_time_s", "overhead_time_s", "baseline_tokens_per_s",
     "baseline_tokens_per_s_per_user", "mbu", "mfu", "verify_compute_bound", "flops_per_token",
     "bytes_per_token", "baseline_flops_per_token", "wasted_flops_fraction", "memory_needed_bytes",
@@ -230,6 +230,7 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k) -> dict[s
     out = {name: np.broadcast_to(v, shape) for name, v in spec.items()}
     out["step_time_s"] = out["baseline_step_time_s"]
     out["mbu"], out["mfu"] = out["baseline_mbu"], out["baseline_mfu"]
+    out["comm_time_s"] = out["baseline_comm_time_s"]
     out["baseline_tokens_per_s_per_user"] = 1.0 / out["step_time_s"]
     fits = out["fits_in_memory"]
     best = best_k(out["tokens_per_s"], fits, np.asarray(k), axis=AXIS["k"])  # -1: no k of the axis fits

@@ -547,6 +547,7 @@ def speculative_metrics(
         "verify_compute_bound": verify["compute_bound"],
         "baseline_mbu": base["mbu"],
         "baseline_mfu": base["mfu"],
+        "baseline_comm_time_s": base["comm_time_s"],
         "drafter_overlaps": np.asarray(overlaps),
         "drafter_memory_bytes": mem["drafter_memory_bytes"],
     }

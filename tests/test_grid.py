@@ -278,3 +278,17 @@ def test_a_column_that_follows_the_model_is_not_a_panel_split_and_panels_are_cou
                              "axes": {"batch": [1], "context": [1024, 4096]}}, "k")
     several = varying_config_values(sc, load_configs(sc), ("context", *PANEL_CONFIG_COLUMNS))
     assert list(several) == ["context", "kv_dtype"] and panel_count(sc, load_configs(sc), several) == 8
+
+
+def test_a_layouts_sweep_says_what_each_layout_spends_on_collectives():
+    """A sweep of layouts mixed collectives into step time minus operators: comm_time_s is plain decoding's
+    collectives at each point, predict's figure."""
+    import roofline
+
+    df = roofline.sweep({"name": "ep", "hardware": "h200", "model": "deepseek-v3", "engine": "sglang", "method": "none",
+                         "layouts": [{"tp": 8}, {"dp_attention": 8, "ep": 8}], "axes": {"batch": [8, 256], "context": [2048]}})
+    assert "comm_time_s" in df
+    for row in df.itertuples():
+        point = roofline.predict("h200", "deepseek-v3", int(row.batch), int(row.context), tp=int(row.tp), ep=int(row.ep),
+                                 dp_attention=int(row.dp_attention), engine="sglang")
+        assert row.comm_time_s == pytest.approx(point["comm_time_s"], rel=1e-9) and 0 < row.comm_time_s < row.step_time_s
