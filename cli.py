@@ -638,15 +638,16 @@ def cheapest(
     decoding only, at the hardware profiles' prices.
     """
     from roofline.frontier import cheapest as cheapest_rows
-    from roofline.frontier import check_table, cost_frontier, frontier_notes
+    from roofline.frontier import check_frontier_out, check_table, cost_frontier, frontier_notes
+    from roofline.outputs import add_to_marker
     from roofline.plot_jobs import read_results, select_rows
     from roofline.tables import frontier_table
-    from roofline.yamlio import check_file_out, write_text_atomic
+    from roofline.yamlio import write_text_atomic
 
     if min_tokens_per_user is not None and not math.isfinite(min_tokens_per_user):
         raise RooflineError(f"--min-tokens-per-user: expected a finite speed, found {min_tokens_per_user}")
     if out is not None:
-        check_file_out(out, force)
+        check_frontier_out(out, force, table)
     path, df = read_results(table)
     check_table(df, str(path))
     df = select_rows(df, tuple(where or ()), str(path))
@@ -655,6 +656,7 @@ def cheapest(
     typer.echo(frontier_table(frontier, frontier_notes(df), picks, min_tokens_per_user))
     if out is not None:
         write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
+        add_to_marker(out.parent, {out.name})  # into a sweep's own folder: a later sweep --force may replace it
         typer.echo(str(out))
 
 

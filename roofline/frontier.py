@@ -15,6 +15,8 @@ an input: a table of several alphas mixes assumptions, which frontier_notes says
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 
 from roofline.errors import RooflineError
@@ -94,7 +96,7 @@ def frontier_notes(df: pd.DataFrame) -> list[str]:
     if unfit:
         notes.append(f"{unfit:,} of {len(df):,} rows do not fit in memory: left out")
     if unpriced:
-        devices = sorted(df.loc[df[COST].isna(), "hardware"].astype(str).unique())
+        devices = sorted(_unpriced_devices(df[df[COST].isna()]))
         notes.append(f"{unpriced:,} rows have no cost (no price in the profile of {', '.join(devices)}): left out; "
                      "give one with roofline hw new NAME --from DEVICE --set price='2.5 USD/h'")
     speculative = df[(df["method"] != "none") & (df["k"] > 0)]
@@ -107,13 +109,37 @@ def frontier_notes(df: pd.DataFrame) -> list[str]:
     mixed = [c for c in ("model", "context", "engine", "weight_dtype", "expert_dtype", "kv_dtype", "shared_prefix")
              if c in df and df[c].nunique() > 1]
     if mixed:
-        notes.append(f"one frontier over several {', '.join(mixed)}: a row of one is compared with rows of another "
-                     f"(a 4k context's cost beside a 32k one's); --where {mixed[0]}=VALUE keeps one")
+        notes.append(f"one frontier over several values of {', '.join(mixed)}: a row of one is compared with rows of "
+                     f"another (a 4k context's cost beside a 32k one's); --where {mixed[0]}=VALUE keeps one")
     if "alpha" in df and speculative["alpha"].nunique() > 1:
         alphas = ", ".join(f"{a:g}" for a in sorted(speculative["alpha"].dropna().unique()))
         notes.append(f"speculative rows at several acceptance rates (alpha {alphas}) share one frontier: "
                      "--where alpha=VALUE keeps one assumption")
     return notes
+
+
+def _unpriced_devices(rows: pd.DataFrame) -> set[str]:
+    """The devices rows without a cost are unpriced for: a drafter's own where a target's is priced (its rows' plain
+    baseline cost is there), else the target's."""
+    from roofline.hardware import load_hardware
+
+    out = set()
+    for name in rows["hardware"].astype(str).unique():
+        try:
+            priced = load_hardware(name).price_usd_per_hour is not None
+        except RooflineError:  # a device of a user folder not on this search path: the table cannot say
+            priced = False
+        if not priced:
+            out.add(name)
+    if "draft_hardware" in rows:
+        drafted = rows[rows["draft_hardware"].fillna("").astype(str) != ""]
+        for name in drafted["draft_hardware"].astype(str).unique():
+            try:
+                if load_hardware(name).price_usd_per_hour is None:
+                    out.add(name)
+            except RooflineError:
+                out.add(name)
+    return out or set(rows["hardware"].astype(str).unique())
 
 
 def check_table(df: pd.DataFrame, where: str) -> None:
@@ -131,3 +157,19 @@ def check_table(df: pd.DataFrame, where: str) -> None:
     if df["fits_in_memory"].isna().any():
         line = f" (line {int(df.index[df['fits_in_memory'].isna()][0]) + 2})" if where.endswith(".csv") else ""
         raise RooflineError(f"{where}: fits_in_memory: expected true or false, found nothing{line}")
+
+
+def check_frontier_out(out: Path, force: bool, table: Path | None = None) -> None:
+    """`cheapest --out`: a .csv file, never the table read nor a sweep folder's own results or operators table (a
+    frontier written over them broke the folder: scenario.json and results.parquet took CSV text with --force),
+    checked before anything is read."""
+    from roofline.outputs import MARKER
+    from roofline.yamlio import check_file_out
+
+    out = Path(out)
+    if out.suffix.lower() != ".csv":
+        raise RooflineError(f"--out: expected a .csv file for the frontier's rows, found {out.name!r}")
+    own = (out.parent / MARKER).is_file() and out.name in ("results.csv", "operators.csv")
+    if own or (table is not None and out.resolve() == Path(table).resolve()):
+        raise RooflineError(f"--out: {out} is a sweep's own table: give the frontier another name")
+    check_file_out(out, force)

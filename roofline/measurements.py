@@ -248,7 +248,9 @@ def load_measurements(path: str | Path) -> pd.DataFrame:
 
     path = Path(path)
     if not path.exists():
-        raise RooflineError(f"{path}: cannot read: no such file")
+        shipped = default_measurements_path()
+        hint = (f" (the shipped measurements are {shipped})" if path.name == shipped.name and shipped.is_file() else "")
+        raise RooflineError(f"{path}: cannot read: no such file{hint}")
     if path.is_dir():
         raise RooflineError(f"{path}: expected a measurements CSV file, found a folder")
     if path.stat().st_size > MAX_FILE_BYTES:

@@ -112,12 +112,12 @@ def _text(column: pd.Series) -> np.ndarray:
 def run_scenario(name_or_path: str, extra_dirs: tuple = ()) -> ScenarioResult:
     """Run one report scenario (a name on the search path or a YAML file) as one sweep."""
     from roofline.profiles import find_profile, read_yaml
-    from roofline.scenario import scenario_shadow_warning
+    from roofline.scenario import missing_scenario_file, scenario_shadow_warning
 
     path = Path(name_or_path)
     if not path.is_file():
         if path.suffix in (".yaml", ".yml"):
-            raise RooflineError(f"{path}: scenario file not found")
+            raise missing_scenario_file(path, extra_dirs)
         path = find_profile("scenario", name_or_path, extra_dirs)
         scenario_shadow_warning(name_or_path, extra_dirs)
     data = read_yaml(path)

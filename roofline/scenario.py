@@ -422,6 +422,17 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     )
 
 
+def missing_scenario_file(path: Path, extra_dirs: tuple[str | Path, ...] = ()) -> RooflineError:
+    """'PATH: scenario file not found', with the built-in of that name where one exists (a README command run outside
+    the checkout: `scenarios/moe-verify-cost.yaml` is the built-in `moe-verify-cost`)."""
+    try:
+        builtin = find_profile("scenario", path.stem, extra_dirs)
+    except RooflineError:
+        return RooflineError(f"{path}: scenario file not found")
+    return RooflineError(f"{path}: scenario file not found (a scenario of that name is on the search path, {builtin}: "
+                         f"give its name, {path.stem})")
+
+
 def load_scenario(name_or_path: str, extra_dirs: tuple[str | Path, ...] = ()) -> Scenario:
     """A scenario from a file path or a name on the search path."""
     path = Path(name_or_path)
@@ -429,7 +440,7 @@ def load_scenario(name_or_path: str, extra_dirs: tuple[str | Path, ...] = ()) ->
         if path.is_dir():
             raise RooflineError(f"{path}: expected a scenario file, found a folder")
         if path.suffix in (".yaml", ".yml"):
-            raise RooflineError(f"{path}: scenario file not found")
+            raise missing_scenario_file(path, extra_dirs)
         path = find_profile("scenario", name_or_path, extra_dirs)
         scenario_shadow_warning(name_or_path, extra_dirs)
     return scenario_from_dict(read_yaml(path), str(path))

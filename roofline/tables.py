@@ -401,6 +401,12 @@ def engine_table(e) -> str:
     return "\n".join(lines)
 
 
+def _drafter(row) -> bool:
+    """Whether a results row's drafter runs on a device of its own (draft_hardware set)."""
+    value = row.get("draft_hardware")
+    return isinstance(value, str) and value != ""
+
+
 def _is_number(value) -> bool:
     """A table cell that holds a number (not None or NaN)."""
     return value is not None and value == value
@@ -417,7 +423,9 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
         alpha = f"{row['alpha']:g}" if _is_number(row.get("alpha")) and row["decoding"] == "speculation" else "-"
         return (f"{format_significant(row['tokens_per_s_per_user']):>10}  {format_significant(row['cost_usd_per_million_tokens']):>8}  "
                 f"{format_significant(row['tokens_per_s_per_device']) if 'tokens_per_s_per_device' in row else '-':>9}  "
-                f"{str(row['hardware']):<14} {int(row.get('devices', row['tp'])):>3}  {row['layout']:<22} {str(row['engine']):<12} "
+                f"{str(row['hardware']) + (' +' + str(row['draft_hardware']) if row['decoding'] == 'speculation' and _drafter(row) else ''):<14} "
+                f"{int(row.get('devices', row['tp'])) + (1 if row['decoding'] == 'speculation' and _drafter(row) else 0):>3}  "
+                f"{row['layout']:<22} {str(row['engine']):<12} "
                 f"{str(row['method']) if row['decoding'] == 'speculation' else 'none':<6} {int(row['k']):>2}  {int(row['batch']):>5}  "
                 f"{int(row['context']):>7}  {alpha:>5}"
                 + (f"  {row['model']}" if several_models else ""))
@@ -433,13 +441,17 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
             lines.append(f"  {kind:<12} " + (missing if row is None else
                                                f"${format_significant(row['cost_usd_per_million_tokens'])} at "
                                                f"{format_significant(row['tokens_per_s_per_user'])} tokens/s per user: "
-                                               f"{row['hardware']} x {int(row.get('devices', row['tp']))} ({row['layout']}), "
-                                               f"{row['engine']}, batch {int(row['batch'])}"
+                                               f"{row['hardware']} x {int(row.get('devices', row['tp']))} ({row['layout']})"
+                                               + (f" + a drafter's {row['draft_hardware']}" if kind == "speculation" and _drafter(row) else "")
+                                               + f", {row['engine']}, batch {int(row['batch'])}"
                                                + (f", {row['method']} k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if _is_number(row.get('alpha')) else "")
                                                   if kind == "speculation" else "")))
         if picks.get("plain") is not None and picks.get("speculation") is not None:
             ratio = picks["speculation"]["cost_usd_per_million_tokens"] / picks["plain"]["cost_usd_per_million_tokens"]
-            lines.append(f"  speculation costs {ratio:.3g}x plain decoding's at this speed")
+            mixes = [what for what, key in (("acceptance rates", "acceptance rates"), ("configs", "one frontier over"))
+                     if any(key in n for n in notes)]
+            lines.append(f"  speculation costs {ratio:.3g}x plain decoding's at this speed"
+                         + (f"; read it with the notes below: the table mixes {' and '.join(mixes)}" if mixes else ""))
         lines.append("")
     for kind in ("plain", "speculation"):
         rows = frontier[frontier["decoding"] == kind]

@@ -1,5 +1,7 @@
 """roofline.frontier and `roofline cheapest`: the cheapest reachable row for a speed per user, plain and speculative."""
 
+import re
+
 import pandas as pd
 
 from roofline.frontier import cheapest, cost_frontier, frontier_notes
@@ -35,7 +37,7 @@ def test_the_frontier_keeps_a_row_only_where_no_faster_row_is_as_cheap_and_leave
     assert notes[0] == "1 of 8 rows do not fit in memory: left out" and notes[1].startswith("1 rows have no cost")
     assert not any("one frontier over several" in n for n in notes)
     mixed = frontier_notes(df.assign(context=[4096] * 4 + [32768] * 4))
-    assert any(n.startswith("one frontier over several context") and "--where context=VALUE" in n for n in mixed)
+    assert any(n.startswith("one frontier over several values of context") and "--where context=VALUE" in n for n in mixed)
     assert not any("lower estimates" in n for n in notes)  # its speculative frontier rows are at batch 1 and 4
     large = frontier_notes(df.assign(batch=df["batch"] * 32))
     assert any(n.startswith("2 speculative frontier rows are at batch 32 or more under a serving engine") for n in large)
@@ -110,3 +112,25 @@ def test_a_hand_edited_table_is_one_line_not_a_traceback(tmp_path, roofline):
     rows.to_csv(tmp_path / "ok.csv", index=False)
     code, _, err = roofline("cheapest", tmp_path / "ok.csv", "--min-tokens-per-user", "inf")
     assert code == 2 and "--min-tokens-per-user: expected a finite speed, found inf" in err
+
+
+def test_cheapest_names_a_drafters_device_and_keeps_its_out_file_off_a_sweeps_own_outputs(tmp_path, roofline):
+    """The drafter's unpriced L40S was reported as h100-sxm and h200 having no price; a drafter on its own L4 did not
+    show and its device was not counted; --out wrote CSV over scenario.json and results.parquet with --force, and a
+    frontier.csv in the sweep folder blocked the next sweep --force."""
+    scenario = tmp_path / "off.yaml"
+    scenario.write_text("name: offload\nhardware: h100-sxm\nmodel: llama-3.1-70b\nmethod: draft\ndraft: llama-3.2-1b\n"
+                        "draft_hardware: [l4, l40s]\ntp: 4\naxes:\n  batch: [1, 8, 64]\n  context: [2048]\n  k: [2, 4]\n"
+                        "  alpha: [0.8]\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10")
+    assert code == 0, err
+    assert "no price in the profile of l40s)" in out and "h100-sxm)" not in out.split("no price in the profile of")[-1]
+    assert "+ a drafter's l4" in out and re.search(r"h100-sxm \+l4 +5 ", out)  # 4 target devices and the drafter's
+    for name in ("scenario.json", "results.parquet"):
+        code, _, err = roofline("cheapest", tmp_path / "sw", "--out", tmp_path / "sw" / name, "--force")
+        assert code == 2 and "expected a .csv file" in err
+    code, _, err = roofline("cheapest", tmp_path / "sw", "--out", tmp_path / "sw" / "results.csv", "--force")
+    assert code == 2 and "is a sweep's own table" in err
+    assert roofline("cheapest", tmp_path / "sw", "--out", tmp_path / "sw" / "frontier.csv")[0] == 0
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots", "--force")[0] == 0
