@@ -2,6 +2,7 @@
 acceptance length -> alpha, and the converter from vLLM / SGLang serving-benchmark output."""
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -489,3 +490,12 @@ def test_a_spreadsheets_csv_gets_a_line_that_says_what_to_change_and_its_trailin
     columns = text[0].count(",")
     trailing.write_text("\r\n".join(text + ["," * columns, "," * columns]) + "\r\n")
     assert len(load_measurements(trailing)) == 2
+
+
+def test_the_readme_measurements_path_run_outside_the_checkout_names_the_shipped_file(tmp_path, monkeypatch):
+    from roofline.errors import RooflineError
+    from roofline.measurements import default_measurements_path, load_measurements
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RooflineError, match=f"the shipped measurements are {re.escape(str(default_measurements_path()))}"):
+        load_measurements("measurements/published.csv")

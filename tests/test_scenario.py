@@ -153,3 +153,16 @@ def test_a_measured_acceptance_length_in_a_scenario_is_swept_as_its_alpha_and_re
                       ({"acceptance_length": {"tau": 2.0, "k": 65}}, "acceptance_length.k: expected the draft length it was measured at, an integer in 1..64")):
         with pytest.raises(RooflineError, match=re.escape(says)):
             scenario_from_dict({**data, **bad}, "m.yaml")
+
+
+def test_a_readme_scenario_path_run_outside_the_checkout_names_the_built_in(tmp_path, monkeypatch):
+    """`roofline sweep scenarios/moe-verify-cost.yaml` from another folder said only 'scenario file not found'."""
+    from roofline.errors import RooflineError
+    from roofline.scenario import load_scenario
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RooflineError, match=r"scenarios/moe-verify-cost.yaml: scenario file not found \(a scenario of that "
+                                            r"name is on the search path, .*: give its name, moe-verify-cost\)"):
+        load_scenario("scenarios/moe-verify-cost.yaml")
+    with pytest.raises(RooflineError, match=r"^nothere.yaml: scenario file not found$"):
+        load_scenario("nothere.yaml")
