@@ -542,8 +542,14 @@ def _markdown(df: pd.DataFrame, summary: dict, summary_classic: dict, ablated: p
             return f"{int(v)}" if v.is_integer() and abs(v) < 1e15 else f"{v:.3g}"  # a context of 1024, not 1.02e+03
         return str(v)
 
+    load, cores = summary.get("load_average_at_start"), summary.get("cores") or 1
+    busy = ([f"**Measured under load**: the load average was {load:.1f} at the start and "
+             f"{summary.get('load_average_at_end') or 0:.1f} at the end on {cores} cores: other work shared the machine, so "
+             "the timings (and the calibration they are predicted from) are slower and noisier than on an idle one; run it "
+             "again on a quiet machine before reading the errors.", ""]
+            if load is not None and load >= 0.5 * cores else [])
     return "\n".join([
-        "# Validation: predicted against measured", "",
+        "# Validation: predicted against measured", "", *busy,
         "Errors are fractions (0.1 is 10%): predicted / measured - 1. Times per pass (decode, verify, plain) or per",
         "speculative iteration (spec), in ms. Each measured value is a median of repeats; `*_iqr` is the 25th-75th",
         "percentile of those repeats. A speedup is the median of per-pair ratios: a plain greedy run and the speculative",

@@ -209,3 +209,17 @@ def test_a_calibrated_profile_is_named_after_its_file_so_it_loads_by_that_name(m
     assert result.exit_code == 0, result.output
     result = runner.invoke(command, ["calibrate", "--out", str(tmp_path / "my-box")])
     assert result.exit_code != 0 and "expected a profile file NAME.yaml" in str(result.exception)
+
+
+def test_validation_md_says_when_it_was_measured_under_load(h100):
+    """A run at load 3.6 on 2 cores gave 48% step errors; the console warned, validation.md did not."""
+    from roofline.harness.validate import _markdown
+
+    target, draft = load_model("validation-small"), load_model("validation-draft")
+    df = predict_rows(synthetic_rows(), h100, target, draft)
+    summary = summarize(df, "cpu")
+    ablated = pd.DataFrame({"form": ["x"], "median_abs_error": [0.1], "p90_abs_error": [0.2], "max_abs_error": [0.3]})
+    busy = _markdown(df, {**summary, "load_average_at_start": 3.6, "load_average_at_end": 4.0, "cores": 2}, summary, ablated)
+    quiet = _markdown(df, {**summary, "load_average_at_start": 0.3, "load_average_at_end": 0.4, "cores": 2}, summary, ablated)
+    assert "**Measured under load**: the load average was 3.6 at the start and 4.0 at the end on 2 cores" in busy
+    assert "under load" not in quiet
