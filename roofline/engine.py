@@ -46,12 +46,19 @@ device from `roofline.costs`):
                                 an fp32 scale a 128 values, bf16 back
                      allgather  n = T * (D - 1) / D, b_out = hidden * 2: every other rank's tokens all-gathered, the
                                 outputs reduce-scattered (vLLM's default VLLM_ALL2ALL_BACKEND, allgather_reducescatter)
-                   spread(D, bytes) = hw.spread_transfer_s: over the scale-up link inside one domain; across domains the
-                   share for peers in the device's own domain over it and the rest over the scale-out link, at once
+                   per_pair goes straight to its rank: spread(D, bytes) = hw.spread_transfer_s, over the scale-up link
+                   inside one domain; across domains the share for peers in the device's own domain over it and the
+                   rest over the scale-out link, at once. The others across N = ceil(D / S) domains of S devices,
+                   hw.two_link_transfer_s (NVLink bytes on the scale-up link, NIC bytes on the scale-out, at once):
+                     allgather  NVLink T (S - 1) / S, NIC T (D - S) / (D S): a domain's tokens cross to another once,
+                                shared over its S NICs
+                     per_rank   NVLink n, NIC T / D * (N - 1) * h_N (h_N: h_ep with each domain one rank): DeepEP's
+                                normal kernels send a token once to each other domain, forwarding inside over NVLink
     t_moe_gather = 2 * moe_layers_stage * (lat + (g - 1) / g * T_g * hidden * 2 / bw)
                    (attention data-parallel with each routed expert split over g = D / ep > 1 devices: the tokens
                     of every attention group gathered before the experts and the outputs reduce-scattered after,
-                    SGLang's dp_gather / dp_scatter; T_g = T when ep = 1, else T h_ep, the tokens
+                    SGLang's dp_gather / dp_scatter; none where an allgather dispatch already gave every device
+                    every token; T_g = T when ep = 1, else T h_ep, the tokens
                     with at least one of their experts on an EP rank, each gathered once (it counted token-expert
                     pairs, min(T, T top_k / ep), until session 19))
     t_p2p        = sum over the pp stage boundaries of (lat + T_mb * hidden * 2 / bw)          (pp > 1)
@@ -185,6 +192,14 @@ def _rank_hit(model: ModelSpec, dep: Deployment) -> float:
 FP8_SCALE_BYTES, FP8_SCALE_GROUP = 4.0, 128  # an fp8 activation row's scales: one fp32 a 128 values (DeepEP's dispatch)
 
 
+def _node_hit(model: ModelSpec, nodes: int) -> float:
+    """costs.rank_hit_probability with each of `nodes` scale-up domains taken as one rank (its contiguous experts)."""
+    moe = model.moe
+    if moe.experts % nodes:
+        return 1.0 - (1.0 - 1.0 / nodes) ** moe.top_k  # experts not split evenly: with replacement, an upper bound
+    return rank_hit_probability(moe.experts, moe.top_k, nodes, moe.groups, moe.groups_per_token)
+
+
 def _latency(engine_latency_s: float, link_latency_s: float) -> float:
     """An engine's measured collective latency, never below the link's own (a span across domains pays the scale-out latency)."""
     return max(engine_latency_s, link_latency_s)
@@ -208,17 +223,25 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         out["allreduce_time_s"] = (2.0 * layers - replaced) * per_layer_s
     if dep.ep > 1 and dep.dp_attention > 1 and model.moe is not None:
         d = dep.devices_per_stage
-        if engine.moe_dispatch == "per_pair":  # each of a token's pairs on another rank, fp8 out with its scales
+        if engine.moe_dispatch == "per_pair":  # each of a token's pairs on another rank, fp8 out with its scales: sent
+            # straight to the rank, over NVLink inside a domain and RDMA across (DeepEP's low-latency kernels)
             sent = tokens / d * model.moe.top_k * (dep.ep - 1) / dep.ep
             out_bytes = model.hidden_size * (1.0 + FP8_SCALE_BYTES / FP8_SCALE_GROUP)
-        elif engine.moe_dispatch == "allgather":  # every other rank's tokens
-            sent, out_bytes = tokens * (d - 1) / d, h_bytes
-        else:  # once to each other rank a token's experts are on
-            sent, out_bytes = tokens / d * (dep.ep - 1) * _rank_hit(model, dep), h_bytes
-        transfer_s, latency_s = hw.spread_transfer_s(d, sent * (out_bytes + h_bytes))
+            transfer_s, latency_s = hw.spread_transfer_s(d, sent * (out_bytes + h_bytes))
+        else:
+            domain = min(d, hw.scale_up_domain) if hw.scale_out_bw_bytes_per_s is not None else d
+            domains = -(-d // domain)
+            if engine.moe_dispatch == "allgather":  # every rank's tokens: a node's once over its NICs, then NVLink
+                inside, outside = tokens * (domain - 1) / domain, tokens * (d - domain) / (d * domain)
+            else:  # once to each other rank a token's experts are on, once to each other node over RDMA (DeepEP's normal
+                # kernels forward inside the node over NVLink)
+                inside = tokens / d * (dep.ep - 1) * _rank_hit(model, dep)
+                outside = tokens / d * (domains - 1) * _node_hit(model, domains) if domains > 1 else 0.0
+            transfer_s, latency_s = hw.two_link_transfer_s(d, inside * 2 * h_bytes, outside * 2 * h_bytes)
         out["all_to_all_time_s"] = moe_layers * (2.0 * _latency(engine.all_to_all_latency_s, latency_s) + transfer_s)
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over
-    if dep.dp_attention > 1 and g > 1 and model.moe is not None:
+    gathered = dep.ep > 1 and engine.moe_dispatch == "allgather"  # the all-gather already gave every device every token
+    if dep.dp_attention > 1 and g > 1 and model.moe is not None and not gathered:
         bytes_per_s, latency_s = hw.link_for(g)
         tokens_g = tokens if dep.ep == 1 else tokens * _rank_hit(model, dep)
         nbytes = (g - 1) / g * tokens_g * h_bytes

@@ -855,7 +855,8 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     if drafting.empty:  # plain decoding's rows repeat over a k axis swept for another method: not speculation
         b = fit.loc[fit["tokens_per_s"].idxmax()]
         return Finding(title, f"Throughput peaks at {_n(b['tokens_per_s'])} tokens/s "
-                       f"({_hw(meta, b['hardware'])}, {_model(meta, b['model'])}, batch {int(b['batch'])}).", {})
+                       f"({_hw(meta, b['hardware'])}, {_model(meta, b['model'])}, batch {int(b['batch'])})."
+                       + _compared_plain(fit, b, meta), {})
     varying = _varying(drafting)
     keys = [*POINT_COLUMNS, *varying]
     # each point of each config at its best drafting k (the largest speedup over k > 0; a tree has one k, best_k -1)
@@ -922,6 +923,23 @@ def _same_config(rows: pd.DataFrame, row: pd.Series, columns: list[str]) -> pd.D
         keep &= (rows[c].isna() if c == "alpha" and row[c] != row[c] else
                  rows[c] == row[c] if c == "alpha" else rows[c].astype(str) == str(row[c])).to_numpy()
     return rows[keep]
+
+
+def _compared_plain(fit: pd.DataFrame, top: pd.Series, meta: dict) -> str:
+    """' At the largest batch that fits on each: H100 SXM5: 5,400 tokens/s at batch 256 ($1.20 per million tokens); ...'
+    where a sweep without speculation compares hardware or models (at the peak's context); '' where it compares neither."""
+    compared = [c for c in ("hardware", "model") if fit[c].astype(str).nunique() > 1]
+    if not compared:
+        return ""
+    rows = fit[fit["context"] == top["context"]] if "context" in fit else fit
+    parts = []
+    for _, group in rows.groupby(compared, sort=False):
+        r = group.loc[group["batch"].idxmax()]
+        name = ", ".join(_hw(meta, r["hardware"]) if c == "hardware" else _model(meta, r["model"]) for c in compared)
+        cost = r.get("cost_usd_per_million_tokens")
+        price = f" (${_n(cost)} per million tokens)" if cost is not None and cost == cost else " (no price)"
+        parts.append(f"{name}: {_n(r['tokens_per_s'])} tokens/s at batch {int(r['batch'])}{price}")
+    return " At the largest batch that fits on each: " + "; ".join(parts) + "."
 
 
 def _compared(d: pd.DataFrame, points: pd.DataFrame, top: pd.Series, varying: list[str], meta: dict, engine: str,

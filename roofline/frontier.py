@@ -32,6 +32,9 @@ KINDS = ("plain", "speculation")
 CONFIG = ("hardware", "model", "engine", "weight_dtype", "expert_dtype", "kv_dtype", "tp", "dp_attention", "ep", "pp",
           "shared_prefix", "batch", "context")  # what one plain-decoding point is, whatever was swept beside it
 BASELINE = ("baseline_tokens_per_s_per_user", "baseline_cost_usd_per_million_tokens", "baseline_max_batch")
+SPECULATIVE_ONLY = ("draft_time_s", "verify_time_s", "transfer_time_s", "overhead_time_s", "bytes_per_token",
+                    "wasted_flops_fraction", "memory_needed_bytes", "best_k", "break_even_batch", "verify_compute_bound",
+                    "drafter_overlaps")  # a plain point drawn from a speculative row has none of these
 
 
 def _candidates(df: pd.DataFrame) -> pd.DataFrame:
@@ -42,13 +45,21 @@ def _candidates(df: pd.DataFrame) -> pd.DataFrame:
     spec = df[~plain_given].assign(decoding="speculation")
     plain = [df[plain_given]]
     if all(c in df for c in BASELINE) and len(spec):
-        base = spec.assign(tokens_per_s_per_user=spec["baseline_tokens_per_s_per_user"],
-                           cost_usd_per_million_tokens=spec["baseline_cost_usd_per_million_tokens"],
-                           fits_in_memory=spec["batch"] <= spec["baseline_max_batch"], method="none", k=0,
-                           alpha=float("nan"))
+        # the plain point's own figures where the table has them; the speculative ones (drafting, verifying, the
+        # drafter's memory and device) blank: a plain row must not carry its speculative row's numbers
+        base = spec.drop(columns="decoding").assign(
+            tokens_per_s_per_user=spec["baseline_tokens_per_s_per_user"], cost_usd_per_million_tokens=spec["baseline_cost_usd_per_million_tokens"],
+            fits_in_memory=spec["batch"] <= spec["baseline_max_batch"], method="none", k=0, alpha=float("nan"), speedup=1.0,
+            tau=1.0, draft_hardware="", max_batch=spec["baseline_max_batch"])
+        for column, plain_column in (("tokens_per_s", "baseline_tokens_per_s"), ("flops_per_token", "baseline_flops_per_token"),
+                                     ("iteration_time_s", "step_time_s")):
+            if column in base and plain_column in base:
+                base[column] = base[plain_column]
+        blank = [c for c in SPECULATIVE_ONLY if c in base]
+        base[blank] = float("nan")
         if "devices" in base:
             base = base.assign(tokens_per_s_per_device=base["tokens_per_s_per_user"] * base["batch"] / base["devices"])
-        plain.append(base.drop(columns="decoding"))
+        plain.append(base)
     plain = pd.concat(plain).drop_duplicates(subset=[c for c in CONFIG if c in df]).assign(decoding="plain")
     return pd.concat([plain, spec], ignore_index=True)
 

@@ -123,16 +123,28 @@ class HardwareSpec:
     def spread_transfer_s(self, devices: int, nbytes):
         """(seconds, latency s) to send `nbytes` from one device spread evenly over its devices - 1 peers (an
         all-to-all's share): inside one domain nbytes / link_for(devices); across domains the share for the peers in
-        its own domain, (S - 1) / (devices - 1) of S = scale_up_domain, goes over the scale-up link while the rest goes
-        over the scale-out link, at once:
+        its own domain, (S - 1) / (devices - 1), goes over the scale-up link while the rest goes over the scale-out
+        link, at once, S the devices of the smallest domain the group fills (devices mod scale_up_domain where that
+        is not 0: its devices reach the most peers over the scale-out link):
             seconds = max(in / (link_bw * link_efficiency), out / (scale_out_bw * link_efficiency))"""
         if devices <= self.scale_up_domain or self.scale_out_bw_bytes_per_s is None:
             bytes_per_s, latency_s = self.link_for(devices)
             return nbytes / bytes_per_s, latency_s
-        inside = (self.scale_up_domain - 1) / (devices - 1)
+        inside = ((devices % self.scale_up_domain or self.scale_up_domain) - 1) / (devices - 1)
         up_bytes_per_s, _ = self.link_for(self.scale_up_domain)
         out_bytes_per_s, latency_s = self.link_for(devices)
         return np.maximum(nbytes * inside / up_bytes_per_s, nbytes * (1.0 - inside) / out_bytes_per_s), latency_s
+
+    def two_link_transfer_s(self, devices: int, inside_bytes, outside_bytes):
+        """(seconds, latency s) of a collective moving `inside_bytes` over a device's scale-up link and `outside_bytes`
+        over its scale-out link at once: max(inside / scale-up bytes/s, outside / scale-out bytes/s); inside one
+        domain (or without a scale-out link) everything on link_for(devices)."""
+        if devices <= self.scale_up_domain or self.scale_out_bw_bytes_per_s is None:
+            bytes_per_s, latency_s = self.link_for(devices)
+            return (inside_bytes + outside_bytes) / bytes_per_s, latency_s
+        up_bytes_per_s, _ = self.link_for(self.scale_up_domain)
+        out_bytes_per_s, latency_s = self.link_for(devices)
+        return np.maximum(inside_bytes / up_bytes_per_s, outside_bytes / out_bytes_per_s), latency_s
 
     def link_outside_domain(self) -> tuple[float, float]:
         """(bytes/s, latency s) of this device's link to a device outside its scale-up domain (link_for a group

@@ -356,9 +356,10 @@ def _moe(cfg: dict, where: str, layers: int, hidden: int) -> dict | None:
     moe["dense_layers"] = layers - moe_layers
     n_group = _int(cfg, where, "n_group", default=1)
     topk_group = _int(cfg, where, "topk_group", default=n_group)
-    if topk_group > n_group:
+    greedy = cfg.get("topk_method") == "greedy"  # a plain top-k: the group keys are not read
+    if topk_group > n_group and not greedy:
         raise field_error(where, "topk_group", f"at most n_group={n_group} (groups a token keeps of n_group)", topk_group)
-    if topk_group < n_group and cfg.get("topk_method") != "greedy":  # group-limited routing (DeepSeek's noaux_tc,
+    if topk_group < n_group and not greedy:  # group-limited routing (DeepSeek's noaux_tc,
         # group_limited_greedy); 1 of 1 groups, or a plain greedy top-k, is none
         if experts % n_group:
             raise field_error(where, "n_group", f"a divisor of {experts_key}={experts} (equal groups of experts)", n_group)

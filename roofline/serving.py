@@ -9,10 +9,13 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      kernels_o = kernels_per_layer[o] (`kernels_per_layer_mla` for MLA models) plus
                      `quant_kernels_per_gemm` per activation-quantised GEMM (weights computing in fp8/fp4/int8)
     collectives      all-reduce and all-to-all pay the engine's measured small-message latency
-                     (NCCL/RCCL) instead of the link's wire latency: latency + bytes / link bandwidth
+                     (NCCL/RCCL) instead of the link's wire latency: latency + bytes / link bandwidth;
+                     `moe_dispatch` (MOE_DISPATCH) says what an attention-DP + EP layer moves to its experts and back
+                     (engine.py's t_all_to_all)
     host work        scheduling, input preparation and sampling on the CPU per decode step:
                      t_host = host_per_step + host_per_sequence * B_a; overlapped with the device
-                     (max) when the engine schedules asynchronously, else added
+                     (max) when the engine schedules asynchronously, else added; `host_overlap_speculating` false:
+                     added while speculating (the verify pass of speculation.py)
     speculation      per draft step: spec_per_draft_step + spec_per_draft_step_per_sequence * B_d (the drafter's
                      sequences per attention group; B on a device of its own: speculation.py);
                      per iteration (rejection sampling, KV bookkeeping):
@@ -192,14 +195,14 @@ def _quant_kernels(where: str, key: str, value: object) -> float:
 
 
 MOE_DISPATCH = {  # the all-to-all of an attention-DP + EP layer, engine.collective_times_s prices each
-    "per_rank": "a token once to each rank one of its experts is on (DeepEP's normal kernels), bf16 both ways",
+    "per_rank": "a token once to each rank one of its experts is on, once to each node across nodes (DeepEP's normal kernels), bf16 both ways",
     "per_pair": "a token once per expert (DeepEP's low-latency kernels), fp8 with a scale a 128 out, bf16 back",
     "allgather": "every rank's tokens gathered to every rank and the outputs reduce-scattered (vLLM's default backend)",
 }
 
 
 def _moe_dispatch(where: str, key: str, value: object) -> str:
-    if value not in MOE_DISPATCH:
+    if not isinstance(value, str) or value not in MOE_DISPATCH:
         raise field_error(where, key, f"one of {' | '.join(MOE_DISPATCH)}", value)
     return value
 

@@ -175,6 +175,10 @@ def test_attention_dp_with_experts_split_over_devices_pays_the_gather_and_scatte
     from math import comb
 
     ungrouped = dataclasses.replace(model, moe=dataclasses.replace(model.moe, groups=1, groups_per_token=1))
+    per_rank = dataclasses.replace(vllm, moe_dispatch="per_rank")  # vLLM's default all-gather already holds every token
+    assert float(collective_times_s(h200, model, deployment(model, weight_dtype="fp8", dp_attention=8, ep=4), vllm, 256, 1)
+                 ["moe_gather_time_s"]) == 0.0
+    vllm = per_rank
     ep4 = collective_times_s(h200, ungrouped, deployment(ungrouped, weight_dtype="fp8", dp_attention=8, ep=4), vllm, 256, 1)
     bw2, lat2 = h200.link_for(2)
     tokens = 256 * (1 - comb(192, 8) / comb(256, 8))  # a token's 8 distinct experts, 64 a rank
@@ -233,36 +237,53 @@ def test_the_all_to_all_sends_a_token_once_to_each_rank_its_experts_are_on():
 
 
 def test_each_engines_moe_dispatch_moves_what_its_kernels_move_and_a_span_of_nodes_splits_its_links():
-    """SGLang decodes on DeepEP's low-latency kernels, one message a token-expert pair (fp8 out with a 4 B scale a 128,
-    bf16 back); vLLM's default backend all-gathers every rank's tokens and reduce-scatters the outputs; across nodes the
-    peers inside a device's own NVLink domain are reached over NVLink, not the NIC (at EP 16 on 8-GPU nodes, 7 of 15)."""
+    """DeepEP's low-latency kernels send a message a token-expert pair (fp8 out with a 4 B scale a 128, bf16 back);
+    vLLM's, SGLang's and TensorRT-LLM's defaults all-gather every rank's tokens and reduce-scatter the outputs; across
+    nodes a domain's tokens cross to another once, shared over its NICs (all-gather), a token goes once to each other
+    node (DeepEP's normal kernels), and the low-latency kernels reach peers in their own domain over NVLink."""
+    from roofline.costs import rank_hit_probability
     from roofline.engine import collective_times_s
     from roofline.serving import load_engine
 
     hw, v3 = load_hardware("h100-sxm"), load_model("deepseek-v3")
     h = v3.hidden_size
-    sglang, vllm = load_engine("sglang").for_hardware(hw), load_engine("vllm").for_hardware(hw)
-    assert (sglang.moe_dispatch, vllm.moe_dispatch, load_engine("sglang").for_hardware("mi300x").moe_dispatch) == (
-        "per_pair", "allgather", "allgather")
+    engines = {name: load_engine(name).for_hardware(hw) for name in ("vllm", "sglang", "trtllm")}
+    assert {e.moe_dispatch for e in engines.values()} == {"allgather"}
+    vllm = engines["vllm"]
+    per_pair, per_rank = dataclasses.replace(vllm, moe_dispatch="per_pair"), dataclasses.replace(vllm, moe_dispatch="per_rank")
     bw, lat = hw.link_for(8)
+    lat_a2a = max(vllm.all_to_all_latency_s, lat)
     dep = deployment(v3, tp=1, dp_attention=8, ep=8)
     tokens = 1024
     pairs = tokens / 8 * 8 * 7 / 8  # a rank's tokens x top_k x the share of experts on other ranks
-    got = float(collective_times_s(hw, v3, dep, sglang, tokens, 1)["all_to_all_time_s"])
-    expected = v3.moe_layers * (2 * max(sglang.all_to_all_latency_s, lat) + pairs * (h * (1 + 4 / 128) + 2 * h) / bw)
-    assert got == pytest.approx(expected, rel=1e-12)
-    gathered = tokens * 7 / 8
+    got = float(collective_times_s(hw, v3, dep, per_pair, tokens, 1)["all_to_all_time_s"])
+    assert got == pytest.approx(v3.moe_layers * (2 * lat_a2a + pairs * (h * (1 + 4 / 128) + 2 * h) / bw), rel=1e-12)
     got = float(collective_times_s(hw, v3, dep, vllm, tokens, 1)["all_to_all_time_s"])
-    assert got == pytest.approx(v3.moe_layers * (2 * max(vllm.all_to_all_latency_s, lat) + gathered * 4 * h / bw), rel=1e-12)
-    # two nodes: 7 of a device's 15 peers on NVLink, 8 over the NIC, at once
+    assert got == pytest.approx(v3.moe_layers * (2 * lat_a2a + tokens * 7 / 8 * 4 * h / bw), rel=1e-12)
+    # two nodes of 8
     wide = deployment(v3, tp=1, dp_attention=16, ep=16)
     up, _ = hw.link_for(8)
     nic, nic_lat = hw.link_for(16)
-    per_rank = dataclasses.replace(sglang, moe_dispatch="per_rank")
-    from roofline.costs import rank_hit_probability
-
-    nbytes = tokens / 16 * 15 * rank_hit_probability(256, 8, 16, 8, 4) * 4 * h
+    lat_wide = max(vllm.all_to_all_latency_s, nic_lat)
+    got = float(collective_times_s(hw, v3, wide, vllm, tokens, 1)["all_to_all_time_s"])
+    transfer = max(tokens * 7 / 8 * 4 * h / up, tokens * 8 / (16 * 8) * 4 * h / nic)
+    assert got == pytest.approx(v3.moe_layers * (2 * lat_wide + transfer), rel=1e-12)
     got = float(collective_times_s(hw, v3, wide, per_rank, tokens, 1)["all_to_all_time_s"])
-    transfer = max(nbytes * 7 / 15 / up, nbytes * 8 / 15 / nic)
-    assert got == pytest.approx(v3.moe_layers * (2 * max(per_rank.all_to_all_latency_s, nic_lat) + transfer), rel=1e-12)
-    assert transfer < nbytes / nic  # all of it over the NIC, as it was priced
+    inside = tokens / 16 * 15 * rank_hit_probability(256, 8, 16, 8, 4)
+    outside = tokens / 16 * 1 * rank_hit_probability(256, 8, 2, 8, 4)  # the other node, once
+    transfer = max(inside * 4 * h / up, outside * 4 * h / nic)
+    assert got == pytest.approx(v3.moe_layers * (2 * lat_wide + transfer), rel=1e-12)
+    got = float(collective_times_s(hw, v3, wide, per_pair, tokens, 1)["all_to_all_time_s"])
+    sent = tokens / 16 * 8 * 15 / 16 * (h * (1 + 4 / 128) + 2 * h)
+    assert got == pytest.approx(v3.moe_layers * (2 * lat_wide + max(sent * 7 / 15 / up, sent * 8 / 15 / nic)), rel=1e-12)
+    # twelve devices on 8-GPU nodes: the node of 4 reaches 8 of its 11 peers over the NIC
+    assert hw.spread_transfer_s(12, 1.0)[0] == pytest.approx(max(3 / 11 / up, 8 / 11 / nic))
+
+
+def test_an_engine_profiles_moe_dispatch_that_is_not_a_known_word_is_one_line():
+    from roofline.errors import RooflineError
+    from roofline.serving import engine_from_dict
+
+    for value in (["per_pair"], {"a": 1}, "deepep"):
+        with pytest.raises(RooflineError, match=r"moe_dispatch: expected one of per_rank \| per_pair \| allgather"):
+            engine_from_dict({"type": "engine", "name": "x", "source": "a test", "moe_dispatch": value}, "x.yaml")

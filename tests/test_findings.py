@@ -711,3 +711,20 @@ def test_the_verify_widths_say_what_was_left_out_and_the_offload_verify_pass_is_
     assert f"{_n(colocated['draft_time_s'] / colocated['k'] * 1e3)} ms co-located (k = {int(colocated['k'])})" in f.text
     lo, hi = _n(b1["verify_time_s"].min() * 1e3), _n(b1["verify_time_s"].max() * 1e3)
     assert lo != hi and f"against a verify pass of {lo}-{hi} ms at those k" in f.text
+
+
+def test_a_generic_finding_without_speculation_still_compares_its_hardware(tmp_path):
+    """Two GPUs swept at k = 0 gave only 'Throughput peaks at ... (H200 SXM, ...)': the H100 was never named."""
+    from roofline.findings import generic
+
+    path = tmp_path / "plain.yaml"
+    path.write_text("name: plain\nhardware: [h100-sxm, h200, l40s]\nmodel: llama-3.1-8b\nmethod: none\n"
+                    "axes:\n  batch: [1, 16, 64]\n  context: [4096]\n")
+    r = run_scenario(str(path))
+    f = generic(r.df, r.ops, r.meta)
+    fit = r.df[r.df["fits_in_memory"].astype(bool)]
+    for hw, name in (("h100-sxm", "H100 SXM5"), ("h200", "H200 SXM")):
+        top = fit[fit["hardware"] == hw].sort_values("batch").iloc[-1]
+        assert (f"{name}: {_n(top['tokens_per_s'])} tokens/s at batch {int(top['batch'])} "
+                f"(${_n(top['cost_usd_per_million_tokens'])} per million tokens)") in f.text
+    assert "L40S: " in f.text and "(no price)" in f.text

@@ -96,6 +96,19 @@ def test_a_table_of_speculative_rows_only_finds_its_plain_frontier_in_the_baseli
     assert picks["plain"]["batch"] == 1 and picks["speculation"]["batch"] == 64 and picks["speculation"]["k"] == 3
 
 
+def test_a_plain_point_drawn_from_a_speculative_row_carries_none_of_its_speculative_numbers(tmp_path, roofline):
+    """--out wrote plain rows with the speculative row's tokens_per_s, speedup 0.927, tau 1.5, draft time and drafter
+    device (draft-on-cheaper-gpu at batch 1)."""
+    assert roofline("sweep", "draft-on-cheaper-gpu", "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    df = pd.read_parquet(tmp_path / "sw" / "results.parquet")
+    plain = cost_frontier(df)
+    plain = plain[plain["decoding"] == "plain"]
+    assert len(plain) and (plain["speedup"] == 1).all() and (plain["tau"] == 1).all()
+    assert (plain["draft_hardware"] == "").all() and plain["draft_time_s"].isna().all() and plain["memory_needed_bytes"].isna().all()
+    assert (plain["tokens_per_s"] == plain["tokens_per_s_per_user"] * plain["batch"]).all()
+    assert (plain["iteration_time_s"] == plain["step_time_s"]).all()
+
+
 def test_a_hand_edited_table_is_one_line_not_a_traceback(tmp_path, roofline):
     """A 'k' cell of 'x' gave a TypeError traceback; a blank fits_in_memory cell was read as fitting."""
     rows = _rows((100, 1.0, True, "none", 0, None, 1), (90, 2.0, True, "none", 0, None, 2))
