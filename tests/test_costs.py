@@ -207,6 +207,7 @@ def test_the_busiest_expert_rank_grows_with_the_tokens_through_the_exact_and_the
         assert np.all(touched >= min(experts / ep, 1.0))
 
 
+@pytest.mark.slow  # simulates the gate for five layouts (about 2 s)
 def test_group_limited_routing_puts_a_tokens_experts_on_fewer_ranks_as_a_simulation_of_deepseeks_gate_does():
     """DeepSeek-V3 picks 4 of 8 contiguous groups of 32 experts a token, then its top 8 among theirs (inference/model.py
     Gate.forward): at EP 8 a token's experts sit on at most 4 ranks, so one token's busiest rank holds 3.0 pairs, where
