@@ -363,6 +363,22 @@ def _unfit(kind: str, doc, set_here: set[str]) -> None:
                     fitted.yaml_set_comment_before_after_key(keys[at], before=text, indent=indent)
 
 
+def _drop_line_remarks(doc, paths: list[list[str]]) -> None:
+    """The source profile's remark at the end of a line whose value `new` set (`moe_dispatch: per_pair  # SGLang's EP
+    MoE without DeepEP ...`: it describes the old value); the comment lines below it stay."""
+    for path in paths:
+        node = doc
+        for part in path[:-1]:
+            node = node[int(part)] if isinstance(node, list) else node.get(part) if hasattr(node, "get") else None
+            if node is None:
+                break
+        items = getattr(getattr(node, "ca", None), "items", {})
+        token = items.get(path[-1]) if isinstance(items, dict) else None
+        if token and len(token) > 2 and token[2] is not None and token[2].value.lstrip().startswith("#"):
+            text = token[2].value
+            token[2].value = text[text.index("\n"):] if "\n" in text else "\n"
+
+
 def _price_set_by_hand(kind: str, doc, set_here: set[str]) -> None:
     """A price set here replaces a hardware profile's 'No price: ...' sentence in its notes or source (hw show printed
     a price and, below it, that there is none)."""
@@ -431,6 +447,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     _unfit(kind, doc, set_here)
     _price_set_by_hand(kind, doc, set_here)
     _apply(doc, pairs, str(target), _field_order(kind))
+    _drop_line_remarks(doc, [keys for keys, _ in pairs])
     doc.ca.comment = None
     header = [SCHEMA_COMMENT] if kind == "hardware" and folder.resolve() == builtin_dir(kind).resolve() else []
     display = doc.get("display_name", name)

@@ -48,12 +48,14 @@ device from `roofline.costs`):
                                 outputs reduce-scattered (vLLM's default VLLM_ALL2ALL_BACKEND, allgather_reducescatter)
                    per_pair goes straight to its rank: spread(D, bytes) = hw.spread_transfer_s, over the scale-up link
                    inside one domain; across domains the share for peers in the device's own domain over it and the
-                   rest over the scale-out link, at once. The others across N = ceil(D / S) domains of S devices,
-                   hw.two_link_transfer_s (NVLink bytes on the scale-up link, NIC bytes on the scale-out, at once):
-                     allgather  NVLink T (S - 1) / S, NIC T (D - S) / (D S): a domain's tokens cross to another once,
-                                shared over its S NICs
-                     per_rank   NVLink n, NIC T / D * (N - 1) * h_N (h_N: h_ep with each domain one rank): DeepEP's
-                                normal kernels send a token once to each other domain, forwarding inside over NVLink
+                   rest over the scale-out link, at once. The others across N = ceil(D / S) domains of S devices, r
+                   of them in the smallest (D mod S, or S), hw.two_link_transfer_s (NVLink bytes on the scale-up link,
+                   NIC bytes on the scale-out, at once):
+                     allgather  NVLink T (S - 1) / S, NIC T (D - 1) / (D r): NCCL's rings carry every token across
+                                each node boundary, over the r NICs of the smallest node
+                     per_rank   NVLink n, NIC T (D - r) / (D r) * h_N (h_N: h_ep with each of min(N, ep) domains one
+                                rank): DeepEP's normal kernels send a token once to each other domain, forwarding inside
+                                over NVLink; the smallest node takes the others' tokens on its r NICs
     t_moe_gather = 2 * moe_layers_stage * (lat + (g - 1) / g * T_g * hidden * 2 / bw)
                    (attention data-parallel with each routed expert split over g = D / ep > 1 devices: the tokens
                     of every attention group gathered before the experts and the outputs reduce-scattered after,
@@ -231,12 +233,13 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         else:
             domain = min(d, hw.scale_up_domain) if hw.scale_out_bw_bytes_per_s is not None else d
             domains = -(-d // domain)
-            if engine.moe_dispatch == "allgather":  # every rank's tokens: a node's once over its NICs, then NVLink
-                inside, outside = tokens * (domain - 1) / domain, tokens * (d - domain) / (d * domain)
+            smallest = d % domain or domain  # a last node the group does not fill takes its peers' tokens on fewer NICs
+            if engine.moe_dispatch == "allgather":  # NCCL's ring: every boundary between nodes carries all the tokens
+                inside, outside = tokens * (domain - 1) / domain, tokens * (d - 1) / (d * smallest) if domains > 1 else 0.0
             else:  # once to each other rank a token's experts are on, once to each other node over RDMA (DeepEP's normal
                 # kernels forward inside the node over NVLink)
                 inside = tokens / d * (dep.ep - 1) * _rank_hit(model, dep)
-                outside = tokens / d * (domains - 1) * _node_hit(model, domains) if domains > 1 else 0.0
+                outside = tokens * (d - smallest) / (d * smallest) * _node_hit(model, min(domains, dep.ep)) if domains > 1 else 0.0
             transfer_s, latency_s = hw.two_link_transfer_s(d, inside * 2 * h_bytes, outside * 2 * h_bytes)
         out["all_to_all_time_s"] = moe_layers * (2.0 * _latency(engine.all_to_all_latency_s, latency_s) + transfer_s)
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over

@@ -926,20 +926,24 @@ def _same_config(rows: pd.DataFrame, row: pd.Series, columns: list[str]) -> pd.D
 
 
 def _compared_plain(fit: pd.DataFrame, top: pd.Series, meta: dict) -> str:
-    """' At the largest batch that fits on each: H100 SXM5: 5,400 tokens/s at batch 256 ($1.20 per million tokens); ...'
-    where a sweep without speculation compares hardware or models (at the peak's context); '' where it compares neither."""
+    """' At the largest batch that fits on each (context 4,096, tp 8): 8 × H100 SXM5: 5,400 tokens/s at batch 256 ($1.20
+    per million tokens); ...' where a sweep without speculation compares hardware or models, at the peak's context and
+    config (its other varying columns held, as _compared holds them); '' where it compares neither."""
     compared = [c for c in ("hardware", "model") if fit[c].astype(str).nunique() > 1]
     if not compared:
         return ""
-    rows = fit[fit["context"] == top["context"]] if "context" in fit else fit
+    held = [c for c in _varying(fit) if c not in ("hardware", "model")]
+    rows = _same_config(fit, top, [c for c in ("context", *held) if c in fit])
     parts = []
     for _, group in rows.groupby(compared, sort=False):
         r = group.loc[group["batch"].idxmax()]
-        name = ", ".join(_hw(meta, r["hardware"]) if c == "hardware" else _model(meta, r["model"]) for c in compared)
+        devices = int(r["devices"]) if "devices" in r.index else _tp(meta)
+        name = f"{devices} × {_hw(meta, r['hardware'])}" + (f" with {_model(meta, r['model'])}" if "model" in compared else "")
         cost = r.get("cost_usd_per_million_tokens")
         price = f" (${_n(cost)} per million tokens)" if cost is not None and cost == cost else " (no price)"
         parts.append(f"{name}: {_n(r['tokens_per_s'])} tokens/s at batch {int(r['batch'])}{price}")
-    return " At the largest batch that fits on each: " + "; ".join(parts) + "."
+    at = ", ".join([f"context {int(top['context']):,}"] * ("context" in fit) + [_config_text(top, held, meta).lstrip(", ")] * bool(held))
+    return f" At the largest batch that fits on each ({at}): " + "; ".join(parts) + "."
 
 
 def _compared(d: pd.DataFrame, points: pd.DataFrame, top: pd.Series, varying: list[str], meta: dict, engine: str,

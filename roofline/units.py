@@ -172,9 +172,11 @@ def format_significant(x: float, digits: int = 3) -> str:
 def format_usd_per_hour(price: float) -> str:
     """A price to the cent at least, a tenth of a cent at most: 4.50, 3.00, 2.125 (a negotiated rate keeps its digits),
     1.123 for 1.12345678."""
+    if 0 < price < 0.01:
+        return f"{price:.2g}"
     if round(price, 2) == price:
         return f"{price:,.2f}"
-    return f"{round(price, 3):,.3f}" if round(price, 3) == round(price, 4) or price >= 0.01 else f"{price:.2g}"
+    return f"{round(price, 3):,.3f}"
 
 
 def format_seconds(value_s: float) -> str:

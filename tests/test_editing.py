@@ -871,3 +871,17 @@ def test_scenarios_validate_names_the_file_a_warning_comes_from(roofline):
     code, out, err = roofline("scenarios", "validate")
     assert code == 0
     assert any(line.startswith("warning: ") and "kv-caps-batch.yaml: mtp on deepseek-v3: k up to 3" in line for line in err.splitlines())
+
+
+def test_a_copied_profiles_remark_on_a_line_it_sets_goes_the_lines_below_stay(tmp_path):
+    """`engines new sglang-deepep --from sglang --set moe_dispatch=per_pair` kept 'moe_dispatch: per_pair  # SGLang's EP
+    MoE without DeepEP (the default) ...', a remark on the old value."""
+    from roofline.editing import new_profile
+
+    path = new_profile("engine", "sglang-deepep", "sglang", ["moe_dispatch=per_pair"], out_dir=tmp_path)
+    text = path.read_text()
+    line = next(x for x in text.splitlines() if x.startswith("moe_dispatch:"))
+    assert line.strip() == "moe_dispatch: per_pair"
+    assert "host_overlap_speculating: false   # spec V1 turns the overlap scheduler off (source)" in text  # not set: kept
+    kept = new_profile("engine", "sglang-same", "sglang", [], out_dir=tmp_path).read_text()
+    assert "moe_dispatch: allgather         # SGLang's EP MoE without DeepEP" in kept

@@ -266,8 +266,18 @@ def test_each_engines_moe_dispatch_moves_what_its_kernels_move_and_a_span_of_nod
     nic, nic_lat = hw.link_for(16)
     lat_wide = max(vllm.all_to_all_latency_s, nic_lat)
     got = float(collective_times_s(hw, v3, wide, vllm, tokens, 1)["all_to_all_time_s"])
-    transfer = max(tokens * 7 / 8 * 4 * h / up, tokens * 8 / (16 * 8) * 4 * h / nic)
+    transfer = max(tokens * 7 / 8 * 4 * h / up, tokens * 15 / (16 * 8) * 4 * h / nic)  # NCCL's ring: all tokens a boundary
     assert got == pytest.approx(v3.moe_layers * (2 * lat_wide + transfer), rel=1e-12)
+    # ten devices: the node of 2 takes every other device's tokens on its 2 NICs (it was priced as a full node's 8)
+    ten = deployment(v3, tp=1, dp_attention=10, ep=2)
+    got = float(collective_times_s(hw, v3, ten, vllm, tokens, 1)["all_to_all_time_s"])
+    transfer = max(tokens * 7 / 8 * 4 * h / up, tokens * 9 / (10 * 2) * 4 * h / nic)
+    assert got == pytest.approx(v3.moe_layers * (2 * lat_wide + transfer), rel=1e-12)
+    got_rank = float(collective_times_s(hw, v3, ten, per_rank, tokens, 1)["all_to_all_time_s"])
+    inside = tokens / 10 * 1 * rank_hit_probability(256, 8, 2, 8, 4)
+    outside = tokens * 8 / (10 * 2) * rank_hit_probability(256, 8, 2, 8, 4)
+    assert got_rank == pytest.approx(v3.moe_layers * (2 * lat_wide + max(inside * 4 * h / up, outside * 4 * h / nic)), rel=1e-12)
+    assert got_rank <= got  # a subset of the all-gather's tokens
     got = float(collective_times_s(hw, v3, wide, per_rank, tokens, 1)["all_to_all_time_s"])
     inside = tokens / 16 * 15 * rank_hit_probability(256, 8, 16, 8, 4)
     outside = tokens / 16 * 1 * rank_hit_probability(256, 8, 2, 8, 4)  # the other node, once

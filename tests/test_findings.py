@@ -725,6 +725,6 @@ def test_a_generic_finding_without_speculation_still_compares_its_hardware(tmp_p
     fit = r.df[r.df["fits_in_memory"].astype(bool)]
     for hw, name in (("h100-sxm", "H100 SXM5"), ("h200", "H200 SXM")):
         top = fit[fit["hardware"] == hw].sort_values("batch").iloc[-1]
-        assert (f"{name}: {_n(top['tokens_per_s'])} tokens/s at batch {int(top['batch'])} "
+        assert (f"1 × {name}: {_n(top['tokens_per_s'])} tokens/s at batch {int(top['batch'])} "
                 f"(${_n(top['cost_usd_per_million_tokens'])} per million tokens)") in f.text
-    assert "L40S: " in f.text and "(no price)" in f.text
+    assert "1 × L40S: " in f.text and "(no price)" in f.text and "each (context 4,096):" in f.text

@@ -176,7 +176,8 @@ def test_money_is_written_with_its_significant_digits_never_in_exponent_form():
     from roofline.units import format_usd_per_hour
 
     assert [format_significant(x) for x in (1226.4, 1.6, 11.0, 0.1754, 21507.2)] == ["1,226", "1.60", "11.0", "0.175", "21,507"]
-    assert [format_usd_per_hour(x) for x in (2.125, 4.5, 3.0, 1.12345678)] == ["2.125", "4.50", "3.00", "1.123"]
+    assert [format_usd_per_hour(x) for x in (2.125, 4.5, 3.0, 1.12345678, 0.0004, 1e-7)] == [
+        "2.125", "4.50", "3.00", "1.123", "0.0004", "1e-07"]
     text = predict_table(roofline.predict("a100-sxm-80gb", "llama-3.1-405b", 1, tp=8, pp=4, engine="vllm-v0"))
     assert "e+0" not in text and re.search(r"cost +\$[\d,]+ per million tokens  \(32 x \$2\.00/h", text)
 
