@@ -159,10 +159,11 @@ def _grouped_routing(experts: int, top_k: int, ep: int, groups: int, groups_per_
     its top_k experts the largest scores among theirs. Scores are drawn independent and identical (uniform routing's
     assumption: without groups it gives every top_k set the same chance), each group's top ones as order statistics
     (Renyi: log U_(1) = log V_1 / s, log U_(i) = log U_(i-1) + log V_i / (s - i + 1) of s = E / groups). With more ranks
-    than groups a group's c picks are c of its experts drawn evenly (random keys), placed on their ranks. Every draw is
-    Generator.random's or .integers' (streams numpy keeps across versions; its hypergeometric sampler is not one). Monte Carlo with a fixed seed, so a run
-    repeats exactly: GATE_TOKENS tokens (fewer on many ranks), and ROUTING_TRIALS trials of t of them added up (the same draws for every t,
-    so the table rises in t); about 0.3% standard error at 8 ranks. Chosen groups spread a token's pairs: DeepSeek-V3's
+    than groups a group's c picks are c of its experts drawn evenly (random keys), placed on their ranks. Monte Carlo
+    with a fixed seed, every draw Generator.random's or .integers' (streams numpy keeps across versions; its
+    hypergeometric sampler's is not one), so a run repeats exactly: GATE_TOKENS tokens (fewer on many ranks), and
+    ROUTING_TRIALS trials of t of them added up (the same draws for every t, so the table rises in t); about 0.3%
+    standard error at 8 ranks. Chosen groups spread a token's pairs: DeepSeek-V3's
     8 experts fall in 4.0 groups on average, 3.0 in the fullest one (uniform draws among the 4 groups' experts put 3.5)."""
     rng = np.random.default_rng(0)
     n, group_size = min(GATE_TOKENS, 4_000_000 // ep), experts // groups

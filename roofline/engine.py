@@ -34,9 +34,10 @@ device from `roofline.costs`):
 
     t_allreduce  = (2 * layers_stage - r) * (lat + 2 (tp - 1) / tp * T_a * hidden * 2 / bw)  (tp > 1; r = moe_layers_stage
                    with attention DP, whose MoE layers reduce in the gather's scatter or the all-to-all's combine, else 0)
-    t_all_to_all = moe_layers_stage * (2 lat + spread(D, n * (b_out + hidden * 2)))      (ep > 1 and attention data-parallel;
+    t_all_to_all = moe_layers_stage * (2 lat + t_xfer(n * (b_out + hidden * 2)))   (ep > 1 and attention data-parallel;
                    with dp_attention = 1 every device already holds every token and the combine rides on the all-reduce)
-                   n tokens a device sends and gets back, by the engine's moe_dispatch (serving.MOE_DISPATCH):
+                   n tokens a device sends and gets back, by the engine's moe_dispatch (serving.MOE_DISPATCH), each b_out
+                   bytes out and hidden * 2 back; t_xfer below:
                      per_rank   n = T / D * (ep - 1) * h_ep, b_out = hidden * 2: once to each other rank one of its top_k
                                 experts is on (DeepEP's normal kernels); h_ep = costs.rank_hit_probability, the chance a
                                 rank holds one of a token's distinct experts (under DeepSeek's group-limited routing, 4 of
@@ -46,7 +47,7 @@ device from `roofline.costs`):
                                 an fp32 scale a 128 values, bf16 back
                      allgather  n = T * (D - 1) / D, b_out = hidden * 2: every other rank's tokens all-gathered, the
                                 outputs reduce-scattered (vLLM's default VLLM_ALL2ALL_BACKEND, allgather_reducescatter)
-                   per_pair goes straight to its rank: spread(D, bytes) = hw.spread_transfer_s, over the scale-up link
+                   per_pair goes straight to its rank: t_xfer = hw.spread_transfer_s(D, bytes), over the scale-up link
                    inside one domain; across domains the share for peers in the device's own domain over it and the
                    rest over the scale-out link, at once. The others across N = ceil(D / S) domains of S devices, r
                    of them in the smallest (D mod S, or S), hw.two_link_transfer_s (NVLink bytes on the scale-up link,

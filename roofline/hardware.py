@@ -127,13 +127,8 @@ class HardwareSpec:
         link, at once, S the devices of the smallest domain the group fills (devices mod scale_up_domain where that
         is not 0: its devices reach the most peers over the scale-out link):
             seconds = max(in / (link_bw * link_efficiency), out / (scale_out_bw * link_efficiency))"""
-        if devices <= self.scale_up_domain or self.scale_out_bw_bytes_per_s is None:
-            bytes_per_s, latency_s = self.link_for(devices)
-            return nbytes / bytes_per_s, latency_s
-        inside = ((devices % self.scale_up_domain or self.scale_up_domain) - 1) / (devices - 1)
-        up_bytes_per_s, _ = self.link_for(self.scale_up_domain)
-        out_bytes_per_s, latency_s = self.link_for(devices)
-        return np.maximum(nbytes * inside / up_bytes_per_s, nbytes * (1.0 - inside) / out_bytes_per_s), latency_s
+        inside = ((devices % self.scale_up_domain or self.scale_up_domain) - 1) / max(devices - 1, 1)
+        return self.two_link_transfer_s(devices, nbytes * inside, nbytes * (1.0 - inside))
 
     def two_link_transfer_s(self, devices: int, inside_bytes, outside_bytes):
         """(seconds, latency s) of a collective moving `inside_bytes` over a device's scale-up link and `outside_bytes`
