@@ -412,40 +412,51 @@ def _is_number(value) -> bool:
     return value is not None and value == value
 
 
+FRONTIER_HEADER = (f"{'tok/s/user':>10}  {'$/M tok':>8}  {'tok/s/dev':>9}  {'hardware':<14} {'dev':>3}  {'layout':<22} "
+                   f"{'engine':<12} {'method':<6} {'k':>2}  {'batch':>5}  {'context':>7}  {'alpha':>5}")
+
+
+def _frontier_row(row, several_models: bool) -> str:
+    """One frontier row: a plain one's method is none whatever config it came from; a drafter on its own device is
+    named beside the hardware and counted in the devices."""
+    speculative = row["decoding"] == "speculation"
+    drafter = speculative and _drafter(row)
+    per_device = format_significant(row["tokens_per_s_per_device"]) if "tokens_per_s_per_device" in row else "-"
+    alpha = f"{row['alpha']:g}" if speculative and _is_number(row.get("alpha")) else "-"
+    hardware = str(row["hardware"]) + (f" +{row['draft_hardware']}" if drafter else "")
+    devices = int(row.get("devices", row["tp"])) + (1 if drafter else 0)
+    return (f"{format_significant(row['tokens_per_s_per_user']):>10}  {format_significant(row['cost_usd_per_million_tokens']):>8}  "
+            f"{per_device:>9}  {hardware:<14} {devices:>3}  {row['layout']:<22} {str(row['engine']):<12} "
+            f"{str(row['method']) if speculative else 'none':<6} {int(row['k']):>2}  {int(row['batch']):>5}  "
+            f"{int(row['context']):>7}  {alpha:>5}" + (f"  {row['model']}" if several_models else ""))
+
+
+def _pick_text(kind: str, row, of_kind) -> str:
+    """The cheapest row of a kind at the speed asked, or why there is none (the kind's rows: `of_kind`)."""
+    if row is None:
+        if len(of_kind):
+            return f"no row that fits reaches it (the fastest: {format_significant(of_kind['tokens_per_s_per_user'].max())} tokens/s per user)"
+        return "no row of this kind fits and is priced" + (" (plain: k = 0 or method none)" if kind == "plain" else "")
+    speculative = kind == "speculation"
+    text = (f"${format_significant(row['cost_usd_per_million_tokens'])} at {format_significant(row['tokens_per_s_per_user'])} "
+            f"tokens/s per user: {row['hardware']} x {int(row.get('devices', row['tp']))} ({row['layout']})")
+    if speculative and _drafter(row):
+        text += f" + a drafter's {row['draft_hardware']}"
+    text += f", {row['engine']}, batch {int(row['batch'])}"
+    if speculative:
+        text += f", {row['method']} k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if _is_number(row.get("alpha")) else "")
+    return text
+
+
 def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_speed: float | None = None) -> str:
     """`roofline cheapest`: the cost frontier of each decoding kind (frontier.cost_frontier), fastest first, and with a
     speed the cheapest row of each kind that reaches it, then the notes."""
-    several_models = frontier["model"].nunique() > 1 if len(frontier) else False
-    header = (f"{'tok/s/user':>10}  {'$/M tok':>8}  {'tok/s/dev':>9}  {'hardware':<14} {'dev':>3}  {'layout':<22} "
-              f"{'engine':<12} {'method':<6} {'k':>2}  {'batch':>5}  {'context':>7}  {'alpha':>5}" + ("  model" if several_models else ""))
-
-    def line(row) -> str:
-        alpha = f"{row['alpha']:g}" if _is_number(row.get("alpha")) and row["decoding"] == "speculation" else "-"
-        return (f"{format_significant(row['tokens_per_s_per_user']):>10}  {format_significant(row['cost_usd_per_million_tokens']):>8}  "
-                f"{format_significant(row['tokens_per_s_per_device']) if 'tokens_per_s_per_device' in row else '-':>9}  "
-                f"{str(row['hardware']) + (' +' + str(row['draft_hardware']) if row['decoding'] == 'speculation' and _drafter(row) else ''):<14} "
-                f"{int(row.get('devices', row['tp'])) + (1 if row['decoding'] == 'speculation' and _drafter(row) else 0):>3}  "
-                f"{row['layout']:<22} {str(row['engine']):<12} "
-                f"{str(row['method']) if row['decoding'] == 'speculation' else 'none':<6} {int(row['k']):>2}  {int(row['batch']):>5}  "
-                f"{int(row['context']):>7}  {alpha:>5}"
-                + (f"  {row['model']}" if several_models else ""))
-
+    several_models = bool(len(frontier)) and frontier["model"].nunique() > 1
     lines = []
     if picks is not None and min_speed is not None:
         lines.append(f"cheapest at {format_significant(min_speed)} tokens/s per user or faster (cost: decoding only, USD per million tokens):")
-        for kind in ("plain", "speculation"):
-            row, of_kind = picks.get(kind), frontier[frontier["decoding"] == kind]
-            missing = ("no row that fits reaches it (the fastest: "
-                       f"{format_significant(of_kind['tokens_per_s_per_user'].max())} tokens/s per user)" if len(of_kind) else
-                       "no row of this kind fits and is priced" + (" (plain: k = 0 or method none)" if kind == "plain" else ""))
-            lines.append(f"  {kind:<12} " + (missing if row is None else
-                                               f"${format_significant(row['cost_usd_per_million_tokens'])} at "
-                                               f"{format_significant(row['tokens_per_s_per_user'])} tokens/s per user: "
-                                               f"{row['hardware']} x {int(row.get('devices', row['tp']))} ({row['layout']})"
-                                               + (f" + a drafter's {row['draft_hardware']}" if kind == "speculation" and _drafter(row) else "")
-                                               + f", {row['engine']}, batch {int(row['batch'])}"
-                                               + (f", {row['method']} k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if _is_number(row.get('alpha')) else "")
-                                                  if kind == "speculation" else "")))
+        lines += [f"  {kind:<12} " + _pick_text(kind, picks.get(kind), frontier[frontier["decoding"] == kind])
+                  for kind in ("plain", "speculation")]
         if picks.get("plain") is not None and picks.get("speculation") is not None:
             ratio = picks["speculation"]["cost_usd_per_million_tokens"] / picks["plain"]["cost_usd_per_million_tokens"]
             mixes = [what for what, key in (("acceptance rates", "acceptance rates"), ("configs", "one frontier over"))
@@ -455,11 +466,10 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
         lines.append("")
     for kind in ("plain", "speculation"):
         rows = frontier[frontier["decoding"] == kind]
-        if not len(rows):
-            continue
-        lines += [f"{kind}: {len(rows)} rows on the frontier (no other row fits, is as fast per user and cheaper)", header]
-        lines += [line(row) for _, row in rows.iterrows()]
-        lines.append("")
+        if len(rows):
+            lines += [f"{kind}: {len(rows)} rows on the frontier (no other row fits, is as fast per user and cheaper)",
+                      FRONTIER_HEADER + ("  model" if several_models else "")]
+            lines += [_frontier_row(row, several_models) for _, row in rows.iterrows()] + [""]
     if not len(frontier):
         lines.append("no row fits in memory with a cost: nothing to compare")
     lines += [f"note: {n}" for n in notes]
