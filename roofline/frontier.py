@@ -7,7 +7,8 @@ frontier when no other row is at least as fast per user and cheaper:
     cost_usd_per_million_tokens is below the cost of every row before it
 
 The frontier is taken twice, over plain decoding (k = 0 or method none, and the plain point every speculative row
-carries in its baseline_* columns) and over speculation (k > 0), so the two can be read side by side; cheapest(df, speed) is, for each, the cheapest row at least `speed` tokens/s per user.
+carries in its baseline_* columns) and over speculation (k > 0), so the two can be read side by side;
+cheapest(df, speed) is, for each, the cheapest row at least `speed` tokens/s per user.
 Costs are the tables' own: decoding only (no prefill), the profiles' prices a device-hour times the devices the row
 runs on (a drafter's device included while it drafts). A speculative row's speed rests on its acceptance (alpha),
 an input: a table of several alphas mixes assumptions, which frontier_notes says.
@@ -27,8 +28,6 @@ SPEED = "tokens_per_s_per_user"
 COST = "cost_usd_per_million_tokens"
 REQUIRED = (SPEED, COST, "fits_in_memory", "method", "k", "hardware", "model", "engine", "batch", "context", "tp")
 KINDS = ("plain", "speculation")
-
-
 CONFIG = ("hardware", "model", "engine", "weight_dtype", "expert_dtype", "kv_dtype", "tp", "dp_attention", "ep", "pp",
           "shared_prefix", "batch", "context")  # what one plain-decoding point is, whatever was swept beside it
 BASELINE = ("baseline_tokens_per_s_per_user", "baseline_cost_usd_per_million_tokens", "baseline_max_batch")
