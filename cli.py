@@ -584,7 +584,7 @@ def report(
 
     Each section runs the engine its scenario names and says which: break-even-batch ideal, verify-mini-prefill vllm and ideal.
 
-    The rest run the default engine (vllm); ideal is the silicon's bound, without a serving engine's costs."""
+    The rest run the default engine (vllm); ideal is the derated roofline, without a serving engine's costs."""
     from roofline.report import write_report
 
     for path in write_report(tuple(scenarios or ()), out, force, _dirs(), ("png", "svg") if svg else ("png",)):

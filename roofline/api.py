@@ -354,6 +354,7 @@ def predict(
         "mbu": float(m["mbu"]),
         "mfu": float(m["mfu"]),
         "bound": "compute" if bool(m["compute_bound"]) else "memory",
+        "compute_bound_share": float(m["compute_bound_share"]),  # of the operators' time: over half makes the step compute-bound
         "arithmetic_intensity_flops_per_byte": float(m["arithmetic_intensity_flops_per_byte"]),
         "derated_ridge_point_flops_per_byte": hw.ridge_point_flops_per_byte(main_gemm_dtype(target, dep), derated=True),
         "ridge_point_dtype": hw.compute_dtype(main_gemm_dtype(target, dep)),  # the main GEMM's compute dtype (fp4 weights

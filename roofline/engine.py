@@ -375,6 +375,7 @@ def step_metrics(
         "mbu": device_bytes / step_s / hw.mem_bw_bytes_per_s,
         "mfu": microbatches * at_peak_s / step_s,
         "compute_bound": compute_bound_s > 0.5 * operators_s,
+        "compute_bound_share": compute_bound_s / np.maximum(operators_s, 1e-30),
         "tokens": tokens,
     }
     if with_operators:

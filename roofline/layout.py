@@ -164,7 +164,9 @@ def deployment(model, weight_dtype: str | None = None, kv_dtype: str = "bf16", t
         if model.moe is None:
             raise RooflineError(f"{where}: ep: expected 1 for a dense model ({model.name} has no experts), found {ep}")
         if model.moe.experts % ep:
-            raise RooflineError(f"{where}: ep: expected a divisor of the model's {model.moe.experts} experts, found {ep}")
+            raise RooflineError(f"{where}: ep: expected a divisor of the model's {model.moe.experts} experts, found {ep} "
+                                f"(redundant experts, EPLB's, are not modelled: a divisor such as "
+                                f"{max(d for d in range(1, ep) if model.moe.experts % d == 0)} is the nearest below)")
         if d % ep:
             raise RooflineError(f"{where}: ep: expected a divisor of tp x dp_attention = {d} devices per stage, found {ep}")
     if pp > model.layers:

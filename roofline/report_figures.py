@@ -140,7 +140,8 @@ def _report_verify(df: pd.DataFrame, ops, meta: dict) -> Figure:
         ax.set_xlabel("query tokens per sequence in one pass, q = k + 1")
         ax.set_ylabel("pass time / decode step time")
     _shared_legend(fig, axes)
-    fig.suptitle("Verify pass of q tokens per sequence against a decode step (q = 1): flat while memory-bound\n"
+    fig.suptitle("Verify pass of q tokens per sequence against a decode step (q = 1): near-flat at small batch, rising with "
+                 "each token's activations before compute binds\n"
                  + _setup_line(meta, []).lstrip(" ·") + (" · faint: does not fit in memory (timing only)" if faint else ""))
     return fig
 

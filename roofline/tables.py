@@ -20,6 +20,8 @@ def predict_table(point: dict) -> str:
         f"context {p['context']}  KV {p['kv_dtype']}" + (f"  shared prefix {p['shared_prefix']:,}" if p.get("shared_prefix") else ""),
         "",
         f"  step time            {format_seconds(p['step_time_s'])}   ({p['bound']}-bound"
+        + (f": {p['compute_bound_share']:.0%} of its operators' time in compute-bound operators"
+           if p.get("compute_bound_share") is not None and 0.05 < p["compute_bound_share"] < 0.95 else "")
         + (f"; its bytes take {format_seconds(p['bytes_time_s'])} at the derated bandwidth, and twice the bandwidth "
            f"gives {format_seconds(p['step_time_at_2x_bandwidth_s'])}"
            + (": fixed costs set the rest, more bandwidth buys little here)"

@@ -206,3 +206,14 @@ def test_the_cost_of_a_point_that_does_not_fit_says_it_is_not_reachable():
     assert not p["fits_in_memory"] and p["cost_usd_per_million_tokens"] is not None
     assert "(1 x $3.00/h; decoding only; not reachable: fits in memory NO, below)" in predict_table(p)
     assert "not reachable" not in predict_table(roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024))
+
+
+def test_a_compute_bound_step_says_how_much_of_its_time_is_in_compute_bound_operators():
+    """'33.2 ms (compute-bound)' beside an intensity of 171 against a ridge of 278: the step is called compute-bound
+    where over half its operators' time is in compute-bound operators (its GEMMs), which the line now says."""
+    p = roofline.predict("h100-sxm", "llama-3.1-70b", 370, 1024, tp=4, engine="ideal")
+    assert p["bound"] == "compute" and 0.5 < p["compute_bound_share"] < 0.95
+    assert p["arithmetic_intensity_flops_per_byte"] < p["derated_ridge_point_flops_per_byte"]
+    assert f"(compute-bound: {p['compute_bound_share']:.0%} of its operators' time in compute-bound operators)" in predict_table(p)
+    plain = roofline.predict("h100-sxm", "llama-3.1-8b", 1)
+    assert plain["compute_bound_share"] < 0.05 and "operators' time" not in predict_table(plain)
