@@ -16,6 +16,7 @@ an input: a table of several alphas mixes assumptions, which frontier_notes says
 
 from __future__ import annotations
 
+import numbers
 from pathlib import Path
 
 import pandas as pd
@@ -167,6 +168,29 @@ def check_table(df: pd.DataFrame, where: str) -> None:
     if df["fits_in_memory"].isna().any():
         line = f" (line {int(df.index[df['fits_in_memory'].isna()][0]) + 2})" if where.endswith(".csv") else ""
         raise RooflineError(f"{where}: fits_in_memory: expected true or false, found nothing{line}")
+    for column, least in COUNT_COLUMNS.items():  # whole counts, every cell
+        if column in df:
+            values = pd.to_numeric(df[column], errors="coerce")
+            bad = ~(values.notna() & values.abs().lt(float("inf")) & (values >= least) & (values % 1 == 0))
+            _refuse_cell(df, column, bad, where, f"a whole number at least {least}")
+    for column in (SPEED, COST, "tokens_per_s_per_device", *BASELINE):  # figures: a number at least 0, or blank
+        if column in df:
+            values = pd.to_numeric(df[column], errors="coerce")
+            bad = values.notna() & ~(values.abs().lt(float("inf")) & (values >= 0))
+            _refuse_cell(df, column, bad, where, "a finite number at least 0, or nothing")
+
+
+COUNT_COLUMNS = {"batch": 1, "context": 0, "k": 0, "tp": 1, "devices": 1, "dp_attention": 1, "ep": 1, "pp": 1}
+
+
+def _refuse_cell(df: pd.DataFrame, column: str, bad, where: str, expected: str) -> None:
+    """One line naming the first cell of `column` that `bad` marks (its CSV line: the header is line 1)."""
+    if bad.any():
+        index = bad.to_numpy().nonzero()[0][0]
+        line = f" (line {index + 2})" if where.endswith(".csv") else ""
+        value = df[column].iloc[index]
+        found = "nothing" if pd.isna(value) else f"{float(value):g}" if isinstance(value, numbers.Real) else repr(value)
+        raise RooflineError(f"{where}: {column}: expected {expected}, found {found}{line}")
 
 
 def check_frontier_out(out: Path, force: bool, table: Path | None = None) -> None:

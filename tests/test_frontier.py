@@ -3,6 +3,7 @@
 import re
 
 import pandas as pd
+import pytest
 
 from roofline.frontier import cheapest, cost_frontier, frontier_notes
 from roofline.units import format_significant
@@ -147,3 +148,21 @@ def test_cheapest_names_a_drafters_device_and_keeps_its_out_file_off_a_sweeps_ow
     assert code == 2 and "is a sweep's own table" in err
     assert roofline("cheapest", tmp_path / "sw", "--out", tmp_path / "sw" / "frontier.csv")[0] == 0
     assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots", "--force")[0] == 0
+
+
+
+@pytest.mark.parametrize("column, value, expected", [
+    ("batch", float("nan"), "batch: expected a whole number at least 1, found nothing (line 2)"),
+    ("k", float("inf"), "k: expected a whole number at least 0, found inf (line 2)"),
+    ("tp", 0, "tp: expected a whole number at least 1, found 0 (line 2)"),
+    ("tokens_per_s_per_user", float("inf"), "tokens_per_s_per_user: expected a finite number at least 0, or nothing, found inf (line 2)"),
+    ("cost_usd_per_million_tokens", -1.0, "cost_usd_per_million_tokens: expected a finite number at least 0, or nothing, found -1 (line 2)"),
+])
+def test_a_cell_no_sweep_writes_is_one_line(tmp_path, roofline, column, value, expected):
+    """A whole column of NaN or inf in batch, k or tp gave a traceback (cannot convert float NaN to integer); a
+    negative batch or cost was ranked as if real."""
+    rows = _rows((100, 1.0, True, "none", 0, None, 1), (90, 2.0, True, "none", 0, None, 2))
+    rows[column] = value
+    rows.to_csv(tmp_path / "t.csv", index=False)
+    code, _, err = roofline("cheapest", tmp_path / "t.csv")
+    assert code == 2 and err.strip().endswith(expected) and len(err.strip().splitlines()) == 1
