@@ -171,15 +171,16 @@ def check_table(df: pd.DataFrame, where: str) -> None:
     for column, least in COUNT_COLUMNS.items():  # whole counts, every cell
         if column in df:
             values = pd.to_numeric(df[column], errors="coerce")
-            bad = ~(values.notna() & values.abs().lt(float("inf")) & (values >= least) & (values % 1 == 0))
-            _refuse_cell(df, column, bad, where, f"a whole number at least {least}")
+            bad = ~(values.notna() & (values >= least) & (values <= MAX_COUNT) & (values % 1 == 0))
+            _refuse_cell(df, column, bad, where, f"a whole number in {least}..{MAX_COUNT:,}")
     for column in (SPEED, COST, "tokens_per_s_per_device", *BASELINE):  # figures: a number at least 0, or blank
         if column in df:
             values = pd.to_numeric(df[column], errors="coerce")
-            bad = values.notna() & ~(values.abs().lt(float("inf")) & (values >= 0))
-            _refuse_cell(df, column, bad, where, "a finite number at least 0, or nothing")
+            bad = values.notna() & ~((values >= 0) & (values <= MAX_FIGURE))
+            _refuse_cell(df, column, bad, where, f"a number in 0..{MAX_FIGURE:g}, or nothing")
 
 
+MAX_COUNT, MAX_FIGURE = 2**31 - 1, 1e15  # no sweep writes more: a batch, context or degree; tokens/s or USD
 COUNT_COLUMNS = {"batch": 1, "context": 0, "k": 0, "tp": 1, "devices": 1, "dp_attention": 1, "ep": 1, "pp": 1}
 
 

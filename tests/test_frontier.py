@@ -152,11 +152,12 @@ def test_cheapest_names_a_drafters_device_and_keeps_its_out_file_off_a_sweeps_ow
 
 
 @pytest.mark.parametrize("column, value, expected", [
-    ("batch", float("nan"), "batch: expected a whole number at least 1, found nothing (line 2)"),
-    ("k", float("inf"), "k: expected a whole number at least 0, found inf (line 2)"),
-    ("tp", 0, "tp: expected a whole number at least 1, found 0 (line 2)"),
-    ("tokens_per_s_per_user", float("inf"), "tokens_per_s_per_user: expected a finite number at least 0, or nothing, found inf (line 2)"),
-    ("cost_usd_per_million_tokens", -1.0, "cost_usd_per_million_tokens: expected a finite number at least 0, or nothing, found -1 (line 2)"),
+    ("batch", float("nan"), "batch: expected a whole number in 1..2,147,483,647, found nothing (line 2)"),
+    ("k", float("inf"), "k: expected a whole number in 0..2,147,483,647, found inf (line 2)"),
+    ("devices", 1e308, "devices: expected a whole number in 1..2,147,483,647, found 1e+308 (line 2)"),
+    ("tp", 0, "tp: expected a whole number in 1..2,147,483,647, found 0 (line 2)"),
+    ("tokens_per_s_per_user", float("inf"), "tokens_per_s_per_user: expected a number in 0..1e+15, or nothing, found inf (line 2)"),
+    ("cost_usd_per_million_tokens", -1.0, "cost_usd_per_million_tokens: expected a number in 0..1e+15, or nothing, found -1 (line 2)"),
 ])
 def test_a_cell_no_sweep_writes_is_one_line(tmp_path, roofline, column, value, expected):
     """A whole column of NaN or inf in batch, k or tp gave a traceback (cannot convert float NaN to integer); a
