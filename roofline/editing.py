@@ -363,6 +363,16 @@ def _unfit(kind: str, doc, set_here: set[str]) -> None:
                     fitted.yaml_set_comment_before_after_key(keys[at], before=text, indent=indent)
 
 
+def _removed_note(doc_before: dict, pairs, where: str, source: str) -> None:
+    """Say where `FIELD=` (or null) removed a field the profile had: it now takes the tool's default for it, which
+    need not be the value it had (sglang's host_overlap_speculating false became true)."""
+    for keys, value in pairs:
+        if value is None and len(keys) == 1 and keys[0] in doc_before and doc_before[keys[0]] is not None:
+            old = doc_before[keys[0]]
+            shown = str(old).lower() if isinstance(old, bool) else str(old)
+            warn(f"{where}: {keys[0]} removed: the profile now takes the tool's default for it, not {shown} from {source}")
+
+
 def _drop_line_remarks(doc, paths: list[list[str]]) -> None:
     """The source profile's remark at the end of a line whose value `new` set (`moe_dispatch: per_pair  # SGLang's EP
     MoE without DeepEP ...`: it describes the old value); the comment lines below it stay."""
@@ -446,6 +456,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     set_here = {".".join(keys) for keys, _ in pairs}
     _unfit(kind, doc, set_here)
     _price_set_by_hand(kind, doc, set_here)
+    had = {k: doc.get(k) for k in doc}
     _apply(doc, pairs, str(target), _field_order(kind))
     _drop_line_remarks(doc, [keys for keys, _ in pairs])
     doc.ca.comment = None
@@ -461,6 +472,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     validate_text(kind, text, target)
     write_text_atomic(target, text, force, what=f"{GROUP[kind]} new")
     _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is written
+    _removed_note(had, pairs, str(target), source.stem)
     return target
 
 
@@ -486,6 +498,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     set_here = {".".join(keys) for keys, _ in pairs}
     _unfit(kind, doc, set_here)
     _price_set_by_hand(kind, doc, set_here)
+    had = {k: doc.get(k) for k in doc}
     _apply(doc, pairs, str(path), _field_order(kind))
     text = _splice(unix, before, _dump(doc, indent))  # only the lines the edit changes
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
@@ -493,6 +506,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     validate_text(kind, text, path)
     write_text_atomic(path, text, force=True)
     _family_values_kept(kind, doc, set_here, str(path))
+    _removed_note(had, pairs, str(path), "the file")
     return path
 
 

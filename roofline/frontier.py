@@ -122,6 +122,9 @@ def frontier_notes(df: pd.DataFrame) -> list[str]:
     if mixed:
         notes.append(f"one frontier over several values of {', '.join(mixed)}: a row of one is compared with rows of "
                      f"another (a 4k context's cost beside a 32k one's); --where {mixed[0]}=VALUE keeps one")
+    partial = [c for c in BASELINE if c not in df]
+    if partial and len(partial) < len(BASELINE) and len(speculative):
+        notes.append(f"the table has no {', '.join(partial)} column: the plain points its speculative rows carry are left out")
     if "alpha" in df and speculative["alpha"].nunique() > 1:
         alphas = ", ".join(f"{a:g}" for a in sorted(speculative["alpha"].dropna().unique()))
         notes.append(f"speculative rows at several acceptance rates (alpha {alphas}) share one frontier: "
@@ -173,11 +176,19 @@ def check_table(df: pd.DataFrame, where: str) -> None:
             values = pd.to_numeric(df[column], errors="coerce")
             bad = ~(values.notna() & (values >= least) & (values <= MAX_COUNT) & (values % 1 == 0))
             _refuse_cell(df, column, bad, where, f"a whole number in {least}..{MAX_COUNT:,}")
-    for column in (SPEED, COST, "tokens_per_s_per_device", *BASELINE):  # figures: a number at least 0, or blank
+    for column in (SPEED, COST, "tokens_per_s_per_device", "baseline_tokens_per_s_per_user",
+                   "baseline_cost_usd_per_million_tokens"):  # figures: above 0, or blank (a device without a price)
         if column in df:
             values = pd.to_numeric(df[column], errors="coerce")
-            bad = values.notna() & ~((values >= 0) & (values <= MAX_FIGURE))
-            _refuse_cell(df, column, bad, where, f"a number in 0..{MAX_FIGURE:g}, or nothing")
+            bad = values.notna() & ~((values > 0) & (values <= MAX_FIGURE))
+            _refuse_cell(df, column, bad, where, f"a number above 0 up to {MAX_FIGURE:g}, or nothing")
+    fits = df["fits_in_memory"]
+    _refuse_cell(df, "fits_in_memory", ~fits.isin([True, False, 0, 1]), where, "true or false")
+    if "alpha" in df:
+        alpha = pd.to_numeric(df["alpha"], errors="coerce")
+        _refuse_cell(df, "alpha", alpha.notna() & ~((alpha >= 0) & (alpha <= 1)), where, "an acceptance rate in [0, 1], or nothing")
+    for column in ("hardware", "model", "engine", "method"):
+        _refuse_cell(df, column, df[column].isna() | (df[column].astype(str).str.strip() == ""), where, "a name")
 
 
 MAX_COUNT, MAX_FIGURE = 2**31 - 1, 1e15  # no sweep writes more: a batch, context or degree; tokens/s or USD

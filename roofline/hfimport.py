@@ -76,15 +76,18 @@ PARAM_TOLERANCE = 0.05
 UNGATED_MODEL_TYPES = ("gpt_neox", "phi", "falcon", "gptj", "opt", "bloom", "gpt_bigcode", "mpt")
 
 
-# transformers' defaults for keys a config.json may leave out, by model_type (configuration_gemma*.py): Gemma, Gemma 2 and
-# Gemma 3 tie the LM head to the embedding; Gemma 3 makes every 6th layer global. Applied where neither the config nor
+# transformers' defaults for keys a config.json may leave out, by model_type (configuration_gemma*.py,
+# configuration_deepseek_v3.py): Gemma, Gemma 2 and Gemma 3 tie the LM head to the embedding; Gemma 3 makes every 6th
+# layer global; DeepSeek-V3 routes within 4 of 8 groups. Applied where neither the config nor
 # its text_config gives the key (a note lists them).
 TYPE_DEFAULTS = {
     "gemma": {"tie_word_embeddings": True},
     "gemma2": {"tie_word_embeddings": True},
     "gemma3": {"tie_word_embeddings": True, "sliding_window_pattern": 6},
     "gemma3_text": {"tie_word_embeddings": True, "sliding_window_pattern": 6},
+    "deepseek_v3": {"n_group": 8, "topk_group": 4},  # configuration_deepseek_v3.py; its gate always routes by groups
 }
+TOPK_METHODS = ("greedy", "group_limited_greedy", "noaux_tc")  # DeepSeek's gates (topk_method; absent: by groups)
 
 # Where transformers applies a config's one `sliding_window` without per-layer keys: on every layer (Mistral, Mixtral,
 # Phi-3, StarCoder2), or, in the Qwen family, on layers max_window_layers and up, and only with use_sliding_window
@@ -356,7 +359,10 @@ def _moe(cfg: dict, where: str, layers: int, hidden: int) -> dict | None:
     moe["dense_layers"] = layers - moe_layers
     n_group = _int(cfg, where, "n_group", default=1)
     topk_group = _int(cfg, where, "topk_group", default=n_group)
-    greedy = cfg.get("topk_method") == "greedy"  # a plain top-k: the group keys are not read
+    method = cfg.get("topk_method")
+    if method is not None and method not in TOPK_METHODS:
+        raise field_error(where, "topk_method", f"one of {', '.join(TOPK_METHODS)}", method)
+    greedy = method == "greedy"  # a plain top-k: the group keys are not read
     if topk_group > n_group and not greedy:
         raise field_error(where, "topk_group", f"at most n_group={n_group} (groups a token keeps of n_group)", topk_group)
     if topk_group < n_group and not greedy:  # group-limited routing (DeepSeek's noaux_tc,

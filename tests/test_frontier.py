@@ -95,6 +95,8 @@ def test_a_table_of_speculative_rows_only_finds_its_plain_frontier_in_the_baseli
     assert list(plain["tokens_per_s_per_device"]) == [100, 3840]  # the plain speed per user x batch / devices
     picks = cheapest(df, 90)
     assert picks["plain"]["batch"] == 1 and picks["speculation"]["batch"] == 64 and picks["speculation"]["k"] == 3
+    partial = df.drop(columns="baseline_max_batch")  # the plain points need all three baseline columns: said
+    assert "the table has no baseline_max_batch column: the plain points its speculative rows carry are left out" in frontier_notes(partial)
 
 
 def test_a_plain_point_drawn_from_a_speculative_row_carries_none_of_its_speculative_numbers(tmp_path, roofline):
@@ -155,9 +157,13 @@ def test_cheapest_names_a_drafters_device_and_keeps_its_out_file_off_a_sweeps_ow
     ("batch", float("nan"), "batch: expected a whole number in 1..2,147,483,647, found nothing (line 2)"),
     ("k", float("inf"), "k: expected a whole number in 0..2,147,483,647, found inf (line 2)"),
     ("devices", 1e308, "devices: expected a whole number in 1..2,147,483,647, found 1e+308 (line 2)"),
+    ("cost_usd_per_million_tokens", 0.0, "cost_usd_per_million_tokens: expected a number above 0 up to 1e+15, or nothing, found 0 (line 2)"),
+    ("fits_in_memory", -1, "fits_in_memory: expected true or false, found -1 (line 2)"),
+    ("alpha", 2.0, "alpha: expected an acceptance rate in [0, 1], or nothing, found 2 (line 2)"),
+    ("hardware", "", "hardware: expected a name, found nothing (line 2)"),
     ("tp", 0, "tp: expected a whole number in 1..2,147,483,647, found 0 (line 2)"),
-    ("tokens_per_s_per_user", float("inf"), "tokens_per_s_per_user: expected a number in 0..1e+15, or nothing, found inf (line 2)"),
-    ("cost_usd_per_million_tokens", -1.0, "cost_usd_per_million_tokens: expected a number in 0..1e+15, or nothing, found -1 (line 2)"),
+    ("tokens_per_s_per_user", float("inf"), "tokens_per_s_per_user: expected a number above 0 up to 1e+15, or nothing, found inf (line 2)"),
+    ("cost_usd_per_million_tokens", -1.0, "cost_usd_per_million_tokens: expected a number above 0 up to 1e+15, or nothing, found -1 (line 2)"),
 ])
 def test_a_cell_no_sweep_writes_is_one_line(tmp_path, roofline, column, value, expected):
     """A whole column of NaN or inf in batch, k or tp gave a traceback (cannot convert float NaN to integer); a

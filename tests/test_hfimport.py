@@ -398,3 +398,14 @@ def test_deepseek_v2s_group_scoring_by_the_best_expert_is_warned():
     with pytest.warns(RooflineWarning, match="group_limited_greedy scores a group by its best expert"):
         moe = profile_from_hf_config(config, "ds2", "ds2.json")["moe"]
     assert (moe["groups"], moe["groups_per_token"]) == (8, 3)
+
+
+def test_deepseek_v3s_group_keys_default_as_transformers_does_and_an_unknown_gate_is_refused():
+    """A deepseek_v3 config without n_group / topk_group imported ungrouped (transformers defaults them to 8 and 4); an
+    unknown topk_method was taken as group-limited routing in silence."""
+    config = {**TINY, "model_type": "deepseek_v3", "n_routed_experts": 256, "num_experts_per_tok": 8, "moe_intermediate_size": 32}
+    profile = profile_from_hf_config(config, "ds", "ds.json")
+    assert (profile["moe"]["groups"], profile["moe"]["groups_per_token"]) == (8, 4)
+    assert "n_group 8, topk_group 4" in profile["notes"]
+    with pytest.raises(RooflineError, match="topk_method: expected one of greedy, group_limited_greedy, noaux_tc, found 'foo'"):
+        profile_from_hf_config({**config, "topk_method": "foo"}, "ds", "ds.json")
