@@ -925,6 +925,12 @@ def _same_config(rows: pd.DataFrame, row: pd.Series, columns: list[str]) -> pd.D
     return rows[keep]
 
 
+def _deployment_label(row: pd.Series, compared: list[str], meta: dict) -> str:
+    """'8 × H200 SXM' (with the model where models are compared): one side of a comparison of hardware or models."""
+    devices = int(row["devices"]) if "devices" in row.index else _tp(meta)
+    return f"{devices} × {_hw(meta, row['hardware'])}" + (f" with {_model(meta, row['model'])}" if "model" in compared else "")
+
+
 def _compared_plain(fit: pd.DataFrame, top: pd.Series, meta: dict) -> str:
     """' At the largest batch that fits on each (context 4,096, tp 8): 8 × H100 SXM5: 5,400 tokens/s at batch 256 ($1.20
     per million tokens); ...' where a sweep without speculation compares hardware or models, at the peak's context and
@@ -937,8 +943,7 @@ def _compared_plain(fit: pd.DataFrame, top: pd.Series, meta: dict) -> str:
     parts = []
     for _, group in rows.groupby(compared, sort=False):
         r = group.loc[group["batch"].idxmax()]
-        devices = int(r["devices"]) if "devices" in r.index else _tp(meta)
-        name = f"{devices} × {_hw(meta, r['hardware'])}" + (f" with {_model(meta, r['model'])}" if "model" in compared else "")
+        name = _deployment_label(r, compared, meta)
         cost = r.get("cost_usd_per_million_tokens")
         price = f" (${_n(cost)} per million tokens)" if cost is not None and cost == cost else " (no price)"
         parts.append(f"{name}: {_n(r['tokens_per_s'])} tokens/s at batch {int(r['batch'])}{price}")
@@ -962,9 +967,7 @@ def _compared(d: pd.DataFrame, points: pd.DataFrame, top: pd.Series, varying: li
         mine = rows[(rows[compared].astype(str) == list(key)).all(axis=1)]
         drafts = spec[(spec[compared].astype(str) == list(key)).all(axis=1)]
         plain = mine[plain_fits(mine)]
-        first = mine.iloc[0]
-        devices = int(first["devices"]) if "devices" in first.index else _tp(meta)
-        label = f"{devices} × {_hw(meta, first['hardware'])}" + (f" with {_model(meta, first['model'])}" if "model" in compared else "")
+        label = _deployment_label(mine.iloc[0], compared, meta)
         if plain.empty:
             parts.append(f"{label}: nothing fits")
             continue
