@@ -19,18 +19,19 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, activat
     experts (per MoE layer): E / ep experts per EP rank, each split over D / ep devices; the busiest
     rank sets the pace (the expected maximum over ep ranks of n = T top_k token-expert pairs):
         p          = 1 - (1 - top_k / E) ** T                    (one expert is touched by T tokens)
-        assigned   = for n <= SMALL_PAIRS the exact expected maximum load of n balls in ep bins,
-                     L(n) = sum_{m>=0} (1 - n!/ep^n [x^n] (sum_{j<=m} x^j/j!)^ep) (interpolated between whole n):
-                     one top-1 token puts 1 pair on its rank, where the normal form gave 0.6; above, Blom's
-                     b(n) = n / ep + z_ep sqrt(n (1/ep)(1 - 1/ep)) times 1 + (L(S) / b(S) - 1) sqrt(S / n), S = SMALL_PAIRS
-        touched    = min(E/ep, assigned, max((E/ep) p + z_ep sqrt((E/ep) p (1 - p)),     (= E p when ep = 1)
-                                             (E/ep) (1 - (1 - assigned / (T E/ep)) ** T)))  (the distinct experts of
-                     the busiest rank's own pairs, each of T tokens' share distinct: all of one token's), at least
-                     min(E/ep, 1) once a pair exists
-        group-limited routing (moe.groups, groups_per_token: DeepSeek-V3 keeps 4 of 8 groups a token), its groups
-        lined up with contiguous ranks: L by tokens t up to ceil(SMALL_PAIRS / top_k) from a simulation of the gate
-        (_grouped_routing), above it Blom's t top_k / ep + z_ep sqrt(t Var_1) (Var_1: the simulation's variance of a
-        rank's pairs of one token) scaled to meet L there; p is unchanged (every expert as likely)
+        assigned   = up to T_s = ceil(SMALL_PAIRS / top_k) tokens, L(T): the expected maximum over ranks of the pairs in a
+                     seeded simulation of routing (_simulated_routing: a token's top_k experts distinct and drawn evenly,
+                     or through a group-limited gate; interpolated between whole T): one top-1 token puts 1 pair on
+                     its rank, where the normal form gave 0.6; above, Blom's b(n) = n / ep + z_ep sqrt(n Var_1 / top_k)
+                     (Var_1: the simulation's variance of one rank's pairs of one token) times
+                     1 + (L(T_s) / b(T_s top_k) - 1) sqrt(T_s top_k / n)
+        touched    = up to T_s tokens, M(T): the simulation's expected most distinct experts on one rank; above,
+                     max(M(T_s), min(E/ep, assigned, max((E/ep) p + z_ep sqrt((E/ep) p (1 - p)),
+                                                       (E/ep) (1 - (1 - assigned / (T E/ep)) ** T))))  (the distinct
+                     experts of the busiest rank's own pairs, each of T tokens' share distinct); E p when ep = 1; at
+                     least min(E/ep, 1) once a pair exists
+        group-limited routing (moe.groups, groups_per_token: DeepSeek-V3 keeps 4 of 8 groups a token) is simulated
+        where its groups line up with contiguous ranks; p is unchanged (every expert as likely)
         flops = 2 * expert_params * assigned / (D / ep)
         bytes = touched * expert_params * w_experts / (D / ep) + assigned * 2 * hidden * a
     attention (per layer group g, read_g(L, n) = model.entries_read(g, L, n), KV entries n queries of one sequence read
@@ -96,45 +97,16 @@ def expected_max_z(n: int) -> float:
     return 0.0 if n <= 1 else NormalDist().inv_cdf((n - 0.375) / (n + 0.25))
 
 
-SMALL_PAIRS = 64  # token-expert pairs up to which the busiest rank's load is the exact expected maximum, not Blom's
-
-
-@functools.lru_cache(maxsize=4096)
-def expected_max_load(n: int, bins: int) -> float:
-    """The expected largest count when n balls fall uniformly into `bins` bins (exact: the module docstring's sum,
-    each P(max <= m) a truncated exponential series raised to the power `bins`, by numpy's polynomial product)."""
-    if n <= 0 or bins <= 1:
-        return float(max(n, 0))
-    log_scale = math.lgamma(n + 1) - n * math.log(bins)  # n! / bins^n, in logs
-    expected, m = 0.0, 0
-    while m < n:
-        series = np.array([math.exp(-math.lgamma(j + 1)) for j in range(m + 1)])
-        power, base, exponent = np.array([1.0]), series, bins
-        while exponent:  # series ** bins, truncated at degree n, by squaring
-            if exponent & 1:
-                power = np.convolve(power, base)[: n + 1]
-            base, exponent = np.convolve(base, base)[: n + 1], exponent >> 1
-        at_most_m = math.exp(log_scale + math.log(power[n])) if len(power) > n and power[n] > 0 else 0.0
-        expected += 1.0 - at_most_m
-        if 1.0 - at_most_m < 1e-12:
-            break
-        m += 1
-    return expected
-
-
-@functools.lru_cache(maxsize=256)
-def _small_load_table(bins: int) -> np.ndarray:
-    """expected_max_load(n, bins) for n = 0 .. SMALL_PAIRS."""
-    return np.array([expected_max_load(n, bins) for n in range(SMALL_PAIRS + 1)])
+SMALL_PAIRS = 64  # token-expert pairs (rounded up to whole tokens) below which the busiest rank comes from a simulation
 
 
 def rank_hit_probability(experts: int, top_k: int, ep: int, groups: int = 1, groups_per_token: int = 1) -> float:
     """The chance that one expert-parallel rank holds at least one of a token's top_k experts, experts placed
     contiguously (rank r holds experts r E/ep .. (r+1) E/ep - 1: vLLM's and SGLang's placement without EPLB).
     Drawn evenly and distinct: 1 - C(E - E/ep, top_k) / C(E, top_k) (hypergeometric; 1 - (1 - 1/ep)^top_k draws them
-    with replacement, 0.8-1.7% more ranks). Under group-limited routing, _grouped_routing's estimate."""
+    with replacement, 0.8-1.7% more ranks). Under group-limited routing, _simulated_routing's estimate."""
     if _aligned_groups(experts, ep, groups, groups_per_token) != (1, 1):
-        return _grouped_routing(experts, top_k, ep, groups, groups_per_token)[0]
+        return _simulated_routing(experts, top_k, ep, groups, groups_per_token)[0]
     per_rank = experts // ep
     return 1.0 - math.comb(experts - per_rank, top_k) / math.comb(experts, top_k)
 
@@ -147,93 +119,98 @@ def _aligned_groups(experts: int, ep: int, groups: int, groups_per_token: int) -
     return groups, groups_per_token
 
 
-GATE_TOKENS = 32_768   # tokens routed through the simulated gate (_grouped_routing)
-ROUTING_TRIALS = 8_000  # trials of the busiest-rank table (fewer on many ranks: about 1e6 rank loads)
+GATE_TOKENS = 32_768   # tokens routed through the simulated gate (_simulated_routing), fewer on many ranks or experts
+ROUTING_TRIALS = 8_000  # trials of the busiest-rank tables (fewer on many ranks: about 1e6 rank loads)
 
 
 @functools.lru_cache(maxsize=64)
-def _grouped_routing(experts: int, top_k: int, ep: int, groups: int, groups_per_token: int) -> tuple[float, float, np.ndarray]:
-    """(rank hit probability, variance of one rank's pairs of a token, busiest-rank load of t = 0 .. ceil(SMALL_PAIRS /
-    top_k) tokens) under group-limited routing (DeepSeek-V3's gate, inference/model.py Gate.forward): a token's scores
-    split into `groups` contiguous groups, the groups_per_token groups with the largest sum of their top two scores kept,
-    its top_k experts the largest scores among theirs. Scores are drawn independent and identical (uniform routing's
-    assumption: without groups it gives every top_k set the same chance), each group's top ones as order statistics
-    (Renyi: log U_(1) = log V_1 / s, log U_(i) = log U_(i-1) + log V_i / (s - i + 1) of s = E / groups). With more ranks
-    than groups a group's c picks are c of its experts drawn evenly (random keys), placed on their ranks. Monte Carlo
-    with a fixed seed, every draw Generator.random's or .integers' (streams numpy keeps across versions; its
-    hypergeometric sampler's is not one), so a run repeats exactly: GATE_TOKENS tokens (fewer on many ranks), and
-    ROUTING_TRIALS trials of t of them added up (the same draws for every t, so the table rises in t); about 0.3%
-    standard error at 8 ranks. Chosen groups spread a token's pairs: DeepSeek-V3's
-    8 experts fall in 4.0 groups on average, 3.0 in the fullest one (uniform draws among the 4 groups' experts put 3.5)."""
+def _simulated_routing(experts: int, top_k: int, ep: int, groups: int = 1,
+                       groups_per_token: int = 1) -> tuple[float, float, np.ndarray, np.ndarray]:
+    """(rank hit probability, variance of one rank's pairs of a token, busiest-rank pairs and busiest-rank distinct
+    experts of t = 0 .. ceil(SMALL_PAIRS / top_k) tokens) on `ep` ranks of contiguous experts. A token's top_k experts
+    are distinct, drawn evenly (uniform routing's assumption: every top_k set as likely); under group-limited routing
+    (DeepSeek-V3's gate, inference/model.py Gate.forward) its scores split into `groups` contiguous groups, the
+    groups_per_token groups with the largest sum of their top two scores kept, its top_k experts the largest scores
+    among theirs. Scores are drawn independent and identical, each group's top ones as order statistics (Renyi:
+    log U_(1) = log V_1 / s, log U_(i) = log U_(i-1) + log V_i / (s - i + 1) of s = E / groups); a kept group's c picks
+    are c of its experts drawn evenly (random keys; scores are exchangeable). Monte Carlo with a fixed seed, every
+    draw Generator.random's or .integers' (streams numpy keeps across versions; its hypergeometric sampler's is not
+    one), so a run repeats exactly: a pool of routed tokens, and ROUTING_TRIALS trials of t of them added up (the same
+    draws for every t, so both tables rise in t); about 0.3% standard error at 8 ranks. A rank's distinct experts
+    count each expert once however many of the t tokens pick it. Chosen groups spread a token's pairs: DeepSeek-V3's
+    8 experts fall in 4.0 groups on average, 3.0 in the fullest one (uniform draws among the 4 groups' experts put 3.5).
+    Drawn with replacement instead of distinct, one Qwen3-235B token (128 experts, top 8) at EP 64 put 1.38 pairs on
+    its busiest rank where 1.22 are simulated."""
     rng = np.random.default_rng(0)
-    n, group_size = min(GATE_TOKENS, 4_000_000 // ep), experts // groups
+    group_size = experts // groups
+    n = min(GATE_TOKENS, 4_000_000 // max(ep, groups_per_token * group_size))
     depth = min(top_k, group_size)
-    log_top = np.cumsum(np.log(rng.random((n, groups, depth))) / (group_size - np.arange(depth)), axis=2)
-    group_score = np.exp(log_top[:, :, :2]).sum(axis=2)
-    # the kept groups in id order (argpartition's order is its implementation's: the keys below pair with positions)
-    chosen = np.sort(np.argpartition(-group_score, groups_per_token - 1, axis=1)[:, :groups_per_token], axis=1)
-    candidates = np.take_along_axis(log_top, chosen[:, :, None], axis=1)
-    kth = -np.partition(-candidates.reshape(n, -1), top_k - 1, axis=1)[:, top_k - 1]
-    per_group = np.zeros((n, groups), dtype=np.int64)
-    np.put_along_axis(per_group, chosen, (candidates >= kth[:, None, None]).sum(axis=2), axis=1)
-    if ep <= groups:
-        loads = per_group.reshape(n, ep, groups // ep).sum(axis=2)
-    else:  # a chosen group's c picks are c of its experts drawn evenly (scores are exchangeable): by random keys
-        cells, cell = ep // groups, experts // ep
-        picks = np.take_along_axis(per_group, chosen, axis=1)  # n x groups_per_token
-        keys = rng.random((n, groups_per_token, group_size))
-        smallest = np.argpartition(keys, depth - 1, axis=2)[:, :, :depth] if depth < group_size else np.argsort(keys, axis=2)
-        smallest = np.take_along_axis(smallest, np.argsort(np.take_along_axis(keys, smallest, axis=2), axis=2), axis=2)
-        taken = np.arange(smallest.shape[2]) < picks[:, :, None]  # the first c of them, c = the group's picks
-        slot = (np.arange(n)[:, None, None] * groups + chosen[:, :, None]) * cells + smallest // cell
-        loads = np.bincount(slot[taken], minlength=n * groups * cells).reshape(n, ep)
+    if groups > 1:
+        log_top = np.cumsum(np.log(rng.random((n, groups, depth))) / (group_size - np.arange(depth)), axis=2)
+        group_score = np.exp(log_top[:, :, :2]).sum(axis=2)
+        # the kept groups in id order (argpartition's order is its implementation's: the keys below pair with positions)
+        chosen = np.sort(np.argpartition(-group_score, groups_per_token - 1, axis=1)[:, :groups_per_token], axis=1)
+        candidates = np.take_along_axis(log_top, chosen[:, :, None], axis=1)
+        kth = -np.partition(-candidates.reshape(n, -1), top_k - 1, axis=1)[:, top_k - 1]
+        picks = (candidates >= kth[:, None, None]).sum(axis=2)  # n x groups_per_token: each kept group's experts
+    else:
+        chosen, picks = np.zeros((n, 1), dtype=np.int64), np.full((n, 1), top_k)
+    keys = rng.random((n, chosen.shape[1], group_size))
+    smallest = np.argpartition(keys, depth - 1, axis=2)[:, :, :depth] if depth < group_size else np.argsort(keys, axis=2)
+    smallest = np.take_along_axis(smallest, np.argsort(np.take_along_axis(keys, smallest, axis=2), axis=2), axis=2)
+    taken = np.arange(smallest.shape[2]) < picks[:, :, None]  # the first c of them, c = the group's picks
+    expert_ids = (chosen[:, :, None] * group_size + smallest)[taken].reshape(n, top_k)
+    per_rank = experts // ep
+    loads = np.bincount((np.arange(n)[:, None] * ep + expert_ids // per_rank).ravel(), minlength=n * ep).reshape(n, ep)
     max_tokens = -(-SMALL_PAIRS // top_k)
     trials = max(1_000, min(ROUTING_TRIALS, 1_000_000 // (max_tokens * ep)))
-    drawn = loads[rng.integers(0, n, size=(trials, max_tokens))]  # trials x tokens x ranks
-    table = np.concatenate([[0.0], drawn.cumsum(axis=1).max(axis=2).mean(axis=0)])
-    return float((loads > 0).mean()), float(loads.var()), table
+    drawn = rng.integers(0, n, size=(trials, max_tokens))
+    assigned = np.concatenate([[0.0], loads[drawn].cumsum(axis=1).max(axis=2).mean(axis=0)])  # loads[drawn]: trials x t x ranks
+    # each expert's first token among the drawn ones (max_tokens: never picked), then a rank's distinct experts by t
+    first = np.full((trials, experts), max_tokens)
+    np.minimum.at(first, (np.arange(trials)[:, None, None], expert_ids[drawn]), np.arange(max_tokens)[None, :, None])
+    cell = (np.arange(trials)[:, None] * ep + np.arange(experts) // per_rank) * (max_tokens + 1) + first
+    new_by_token = np.bincount(cell.ravel(), minlength=trials * ep * (max_tokens + 1)).reshape(trials, ep, max_tokens + 1)
+    touched = np.concatenate([[0.0], new_by_token[:, :, :max_tokens].cumsum(axis=2).max(axis=1).mean(axis=0)])
+    return float((loads > 0).mean()), float(loads.var()), assigned, touched
 
 
 def busiest_rank_experts(experts: int, top_k: int, tokens, ep: int, groups: int = 1, groups_per_token: int = 1):
-    """(touched, assigned) on the busiest of `ep` expert-parallel ranks (module docstring): the exact expected maximum
-    up to SMALL_PAIRS pairs (interpolated between whole counts: a pipeline's micro-batches hold fractions), Blom's form
-    above it scaled to meet the exact value there, the excess fading as 1 / sqrt(n) (Blom runs 5-14% low just past it
-    at ep 32-64); increasing in the tokens either way. Group-limited routing (`groups`, `groups_per_token`: a token's
-    experts on fewer groups) takes the small-count table from _grouped_routing, by tokens, and Blom's spread from its
-    per-token variance."""
+    """(touched, assigned) on the busiest of `ep` expert-parallel ranks (module docstring): up to ceil(SMALL_PAIRS /
+    top_k) tokens the simulated expected maxima of _simulated_routing, by tokens (interpolated between whole counts: a
+    pipeline's micro-batches hold fractions); above, assigned is Blom's form with the simulation's per-token variance,
+    scaled to meet the simulated value there, the excess fading as 1 / sqrt(n), and touched the normal form over a
+    rank's experts, at least the simulated value at the last tabulated count; increasing in the tokens either way.
+    Group-limited routing (`groups`, `groups_per_token`: a token's experts on fewer groups) is simulated where its
+    groups line up with the ranks."""
     t = np.asarray(tokens, dtype=np.float64)
     per_rank = experts / ep
     p = unique_experts_touched(experts, top_k, t) / experts  # the chance that a given expert is hit
     z = expected_max_z(ep)
     pairs = t * top_k
-    groups, groups_per_token = _aligned_groups(experts, ep, groups, groups_per_token)
-    if ep > 1 and groups > 1:
-        _, variance, table = _grouped_routing(experts, top_k, ep, groups, groups_per_token)
-        small_tokens = len(table) - 1
-        spread = math.sqrt(variance / top_k)  # a pair's share of a token's variance
+    if ep <= 1:
+        touched = experts * p
+        return np.where(pairs >= 1.0, np.maximum(touched, min(experts, 1.0)), touched), pairs
+    _, variance, assigned_table, touched_table = _simulated_routing(experts, top_k, ep,
+                                                                   *_aligned_groups(experts, ep, groups, groups_per_token))
+    small_tokens = len(assigned_table) - 1
+    spread = math.sqrt(variance / top_k)  # a pair's share of a token's variance
 
-        def blom(n):
-            return n / ep + z * spread * np.sqrt(n)
+    def blom(n):
+        return n / ep + z * spread * np.sqrt(n)
 
-        edge = float(small_tokens * top_k)
-        large = blom(pairs) * (1.0 + (table[-1] / blom(edge) - 1.0) * np.sqrt(edge / np.maximum(pairs, edge)))
-        assigned = np.where(t <= small_tokens, np.interp(t, np.arange(small_tokens + 1.0), table), large)
-    elif ep > 1:
-        def blom(n):
-            return n / ep + z * np.sqrt(n * (1.0 / ep) * (1.0 - 1.0 / ep))
-
-        table = _small_load_table(ep)
-        scale = table[SMALL_PAIRS] / blom(float(SMALL_PAIRS))
-        large = blom(pairs) * (1.0 + (scale - 1.0) * np.sqrt(SMALL_PAIRS / np.maximum(pairs, SMALL_PAIRS)))
-        assigned = np.where(pairs <= SMALL_PAIRS, np.interp(pairs, np.arange(SMALL_PAIRS + 1.0), table), large)
-    else:
-        assigned = pairs
-    # the distinct experts of its own pairs: T tokens' shares, each token's experts distinct (one token: all of them)
+    edge = float(small_tokens * top_k)
+    large = blom(pairs) * (1.0 + (assigned_table[-1] / blom(edge) - 1.0) * np.sqrt(edge / np.maximum(pairs, edge)))
+    small = t <= small_tokens
+    whole = np.arange(small_tokens + 1.0)
+    assigned = np.where(small, np.interp(t, whole, assigned_table), large)
+    # above the table: the normal form over a rank's experts, or the distinct experts of its own pairs (T tokens'
+    # shares, each token's experts distinct), never below the last simulated count
     tokens_at_least_one = np.maximum(t, 1.0)
-    own = (per_rank * (1.0 - np.clip(1.0 - assigned / (tokens_at_least_one * per_rank), 0.0, 1.0) ** tokens_at_least_one)
-           if ep > 1 else 0.0)
-    touched = np.minimum(np.minimum(per_rank, assigned),
-                         np.maximum(per_rank * p + z * np.sqrt(per_rank * p * (1.0 - p)), own))
+    own = per_rank * (1.0 - np.clip(1.0 - assigned / (tokens_at_least_one * per_rank), 0.0, 1.0) ** tokens_at_least_one)
+    normal = np.minimum(np.minimum(per_rank, assigned),
+                        np.maximum(per_rank * p + z * np.sqrt(per_rank * p * (1.0 - p)), own))
+    touched = np.where(small, np.interp(t, whole, touched_table), np.maximum(normal, touched_table[-1]))
     touched = np.where(pairs >= 1.0, np.maximum(touched, min(per_rank, 1.0)), touched)  # a rank given a pair reads an expert
     return touched, assigned
 

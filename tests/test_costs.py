@@ -174,24 +174,30 @@ def test_sparse_attention_picks_its_entries_per_query_so_a_verify_pass_reads_up_
 
 def test_the_busiest_expert_rank_matches_a_simulation_of_uniform_routing_at_small_batches():
     """Blom's normal form gave the busiest rank 0.6 pairs for one top-1 token (Llama 4 at ep 8: its rank reads one
-    whole expert), and 2.34 for one DeepSeek token at ep 8 where 2.56-2.60 are simulated."""
+    whole expert), and 2.34 for one DeepSeek token at ep 8 where 2.56 are simulated. The exact multinomial that came
+    next drew a token's experts with replacement: one Qwen3-235B token (128 experts, top 8) at ep 64 put 1.38 pairs and
+    1.38 experts on its busiest rank where 1.22 are simulated, and two to four tokens' distinct experts ran 8% low
+    (1.84 against 1.99 at four tokens). Checked against routing written out plainly, with its own seed."""
     from roofline.costs import busiest_rank_experts
 
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(3)
 
-    def simulated(experts, top_k, tokens, ep, trials=4000):
-        picks = np.stack([rng.permutation(experts)[:top_k] for _ in range(trials * tokens)]).reshape(trials, tokens * top_k)
-        ranks = picks // (experts // ep)
+    def simulated(experts, top_k, tokens, ep, trials=3000):
+        picks = np.argpartition(rng.random((trials * tokens, experts)), top_k - 1, axis=1)[:, :top_k]
+        ranks = (picks // (experts // ep)).reshape(trials, tokens * top_k)
         pairs = np.stack([(ranks == r).sum(axis=1) for r in range(ep)], axis=1).max(axis=1)
-        return pairs.mean()
+        hit = np.zeros((trials, experts), dtype=bool)
+        np.put_along_axis(hit, picks.reshape(trials, tokens * top_k), True, axis=1)
+        return pairs.mean(), hit.reshape(trials, ep, experts // ep).sum(axis=2).max(axis=1).mean()
 
     touched, assigned = busiest_rank_experts(128, 1, 1, 8)
     assert float(assigned) == 1.0 and float(touched) == 1.0
-    for experts, top_k, tokens, ep in ((256, 8, 1, 8), (128, 1, 8, 8), (256, 8, 1, 32), (128, 4, 4, 16)):
-        _, assigned = busiest_rank_experts(experts, top_k, tokens, ep)
-        # within 5%: the exact multinomial draws a token's top_k experts independently, where they are distinct
-        # (1.66 against 1.59-1.61 simulated for one DeepSeek token at ep 32)
-        assert float(assigned) == pytest.approx(simulated(experts, top_k, tokens, ep), rel=0.05), (experts, top_k, tokens, ep)
+    for experts, top_k, tokens, ep in ((256, 8, 1, 8), (128, 1, 8, 8), (256, 8, 1, 32), (128, 4, 4, 16),
+                                       (128, 8, 1, 64), (128, 8, 4, 64), (128, 8, 2, 32), (256, 8, 8, 32)):
+        pairs, experts_read = simulated(experts, top_k, tokens, ep)
+        touched, assigned = busiest_rank_experts(experts, top_k, tokens, ep)
+        assert float(assigned) == pytest.approx(pairs, rel=0.03), (experts, top_k, tokens, ep)
+        assert float(touched) == pytest.approx(experts_read, rel=0.03), (experts, top_k, tokens, ep)
 
 
 def test_the_busiest_expert_rank_grows_with_the_tokens_through_the_exact_and_the_normal_forms():
@@ -235,7 +241,7 @@ def test_group_limited_routing_puts_a_tokens_experts_on_fewer_ranks_as_a_simulat
         assert rank_hit_probability(256, 8, ep, 8, 4) == pytest.approx(hit, rel=0.03), (tokens, ep)
     ungrouped = float(busiest_rank_experts(256, 8, 1, 8)[1])
     grouped = float(busiest_rank_experts(256, 8, 1, 8, 8, 4)[1])
-    assert ungrouped == pytest.approx(2.60, abs=0.02) and grouped == pytest.approx(3.0, abs=0.03)
+    assert ungrouped == pytest.approx(2.56, abs=0.02) and grouped == pytest.approx(3.0, abs=0.03)
     # the grouped load rises with the tokens through its table and Blom's form, and meets the ungrouped one where the
     # groups do not line up with the ranks (an EP of 3 is not a divisor or a multiple of 8 groups)
     tokens = np.arange(1.0, 400.0, 0.25)
