@@ -172,6 +172,7 @@ def test_sparse_attention_picks_its_entries_per_query_so_a_verify_pass_reads_up_
     assert verify - decode >= csa.layers * 3 * 512 * entry_bytes  # three more queries' picks at least
 
 
+@pytest.mark.slow  # simulates routing for eight layouts twice (about 1.4 s)
 def test_the_busiest_expert_rank_matches_a_simulation_of_uniform_routing_at_small_batches():
     """Blom's normal form gave the busiest rank 0.6 pairs for one top-1 token (Llama 4 at ep 8: its rank reads one
     whole expert), and 2.34 for one DeepSeek token at ep 8 where 2.56 are simulated. The exact multinomial that came
