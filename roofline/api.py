@@ -30,7 +30,7 @@ from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
 from roofline.layout import OPERATOR_CLASS, deployment, main_gemm_dtype, shard_note
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, K_MAX
-from roofline.model import ModelSpec, check_model_spec
+from roofline.model import ModelSpec, check_model_spec, context_note
 from roofline.model import load_model as _load_model
 from roofline.profiles import costs_shadow_note, shadow_note
 from roofline.serving import DEFAULT_ENGINE, ServingEngine, check_engine_spec, engine_on_a_cpu
@@ -407,7 +407,8 @@ def predict(
     memory_warning = len(out["warnings"]) - 1 if not fits else None  # a speculative point says what it needs with its drafter
     draft_hw = load_hardware(draft_hardware, profiles) if draft_hardware is not None and method != "none" else None
     for note in (engine_on_a_cpu(eng, hw), engine_on_a_cpu(eng, draft_hw) if draft_hw and speculates(method, k) else "",
-                 weight_only_note(hw, dep), shard_note(target, dep)):
+                 weight_only_note(hw, dep), shard_note(target, dep),
+                 context_note(target, context)):
         if note:
             out["warnings"].append(note)
     narrow = sorted({d for d in dep.dtypes.values() if d in ("bf16", "fp16") and hw.compute_dtype(d) == "fp32"})

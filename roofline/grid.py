@@ -25,7 +25,7 @@ from roofline.engine import operator_ceilings, operator_compute_dtypes, operator
 from roofline.errors import RooflineError, UnknownName, field_error, warn
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment, shard_note
-from roofline.model import ModelSpec, load_model
+from roofline.model import ModelSpec, context_note, load_model
 from roofline.profiles import costs_shadow_note, shadow_note
 from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, Scenario
 from roofline.serving import DEFAULT_ENGINE, ServingEngine, engine_on_a_cpu, load_engine
@@ -168,8 +168,9 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                 "some attention groups have no sequence to decode, and their devices idle through attention"
                 if dep.dp_attention > smallest else "")
         reuse = mtp_reuse_note(method, model, int(np.max(sc.axes["k"])), not _acceptance_given(sc))
+        longest = context_note(model, int(np.max(sc.axes["context"])))
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
-                     weight_only_note(hw, dep), shard_note(model, dep), idle, rates_note, reuse,
+                     weight_only_note(hw, dep), shard_note(model, dep), idle, rates_note, reuse, longest,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                                        dep.pp)]:
             if note and note not in warned:

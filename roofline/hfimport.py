@@ -451,6 +451,9 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     precision = _precision(config, cfg, where, layers)
     if precision:
         profile["precision"] = precision
+    longest = _int(cfg, where, "max_position_embeddings", default=0, allow_zero=True)
+    if longest:
+        profile["max_context_tokens"] = longest
     mtp = _int(cfg, where, "num_nextn_predict_layers", default=0, allow_zero=True)
     if mtp:
         profile["mtp_modules"] = mtp

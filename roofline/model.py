@@ -121,6 +121,8 @@ class ModelSpec:
     moe: MoESpec | None = None
     mtp_modules: int = 0
     mtp_window: int = 0      # tokens the MTP block's attention keeps (a sliding window; 0: full attention)
+    max_context_tokens: int = 0  # the longest sequence its positions were trained for (config.json's
+    #   max_position_embeddings; 0: not given): a longer context is priced, and warned (context_note)
     kv_entry_bytes: tuple = ()   # (kv dtype, bytes of one token's KV entry in one layer) where a layout is not elements
                                  # x the dtype's width (DeepSeek-V4's fp8: 448 fp8 + 64 bf16 RoPE + 8 B of scales = 584)
     index_key_bytes: tuple = ()  # (kv dtype, bytes of one indexer key) likewise (DeepSeek-V4's fp8: 128 + a 4 B scale)
@@ -420,6 +422,7 @@ class ModelSpec:
             "moe": None if self.moe is None else self.moe.__dict__,
             "mtp_modules": self.mtp_modules,
             "mtp_window": self.mtp_window,
+            "max_context_tokens": self.max_context_tokens or None,
             "published_params": self.published_params,
             "published_active_params": self.published_active_params,
             "source": self.source,
@@ -436,7 +439,7 @@ class ModelSpec:
 _INT_FIELDS = ("layers", "hidden_size", "heads", "kv_heads", "head_dim", "ffn_size", "vocab_size")
 _KNOWN = set(_INT_FIELDS) | {
     "type", "name", "display_name", "source", "notes", "ffn_gated", "tied_embeddings", "attention",
-    "moe", "mtp_modules", "mtp_window", "published_params", "published_active_params", "precision",
+    "moe", "mtp_modules", "mtp_window", "max_context_tokens", "published_params", "published_active_params", "precision",
 }
 
 
@@ -486,6 +489,11 @@ def _positive_int(where: str, key: str, value: object, allow_zero: bool = False)
         raise field_error(where, key, f"an integer at most {MAX_COUNT:,}", value)
     return value
 
+
+
+def _or_zero(value: object) -> object:
+    """An optional count as its field holds it: null (not given) is 0."""
+    return 0 if value is None else value
 
 
 def _text(where: str, key: str, value: object) -> str:
@@ -672,6 +680,7 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
         moe=moe,
         mtp_modules=_positive_int(where, "mtp_modules", data.get("mtp_modules", 0), allow_zero=True),
         mtp_window=_positive_int(where, "mtp_window", data.get("mtp_window", 0), allow_zero=True),
+        max_context_tokens=_positive_int(where, "max_context_tokens", _or_zero(data.get("max_context_tokens")), allow_zero=True),
         kv_entry_bytes=_entry_bytes(where, "attention.kv_entry_bytes", attention.get("kv_entry_bytes"), groups),
         index_key_bytes=_entry_bytes(where, "attention.index_key_bytes", attention.get("index_key_bytes"), groups),
         **published,
@@ -734,6 +743,7 @@ def check_model_spec(spec: object) -> ModelSpec:
     _check_spec_parts(where, spec)
     _positive_int(where, "mtp_modules", spec.mtp_modules, allow_zero=True)
     _positive_int(where, "mtp_window", spec.mtp_window, allow_zero=True)
+    _positive_int(where, "max_context_tokens", spec.max_context_tokens, allow_zero=True)
     for key in ("kv_entry_bytes", "index_key_bytes"):
         pairs = getattr(spec, key)
         if not isinstance(pairs, (tuple, list)) or not all(isinstance(x, (tuple, list)) and len(x) == 2 for x in pairs):
@@ -744,6 +754,19 @@ def check_model_spec(spec: object) -> ModelSpec:
     _check_spec_precision(where, spec.native_precision)
     _positive_int(where, "quant_block", spec.quant_block, allow_zero=True)
     return spec
+
+
+def context_note(model: ModelSpec, context: int) -> str:
+    """'context 131,072 is past qwen3-8b's 40,960 trained positions ...' where the context (the tokens the KV cache
+    holds) exceeds the positions the model was trained for (max_context_tokens); '' where it does not or the profile
+    does not say. A pass's own few tokens are not counted: a sweep's 131,072 stands for a model's trained 128k. vLLM
+    refuses a max_model_len above max_position_embeddings unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is set, SGLang a
+    context_length above it unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN is."""
+    if not model.max_context_tokens or context <= model.max_context_tokens:
+        return ""
+    return (f"context {context:,} is past {model.name}'s {model.max_context_tokens:,} trained positions (max_context_tokens): "
+            "vLLM and SGLang refuse a longer sequence unless told to (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, "
+            "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1; RoPE scaling where the model supports it); priced as asked")
 
 
 def load_model(name: str, extra_dirs: tuple[str | Path, ...] = ()) -> ModelSpec:

@@ -285,3 +285,36 @@ def test_a_spec_built_from_deepseek_v4_without_its_indexer_still_runs():
     dense = dataclasses.replace(v4, name="dsv4-dense", groups=(AttentionGroup("full", 43),))
     assert roofline.predict("h200", dense, tp=8)["step_time_s"] > 0
     assert load_model("llama-3.1-8b").kv_bytes_per_token(2.0) == 131_072  # bytes per element, as the method took before
+
+
+def test_a_context_past_the_trained_positions_is_priced_and_warned_in_predict_sweep_and_import():
+    """No profile said how long a sequence a model was trained for: a sweep of Llama-2-7B at 32k contexts priced a
+    length no engine serves without an override, silently. Every shipped model but the synthetic validation pair says
+    (config.json's max_position_embeddings), predict and a sweep warn once past it, and `models import` reads it."""
+    import warnings
+
+    import roofline
+    from roofline.hfimport import profile_from_hf_config
+
+    shipped = {name: load_model(name) for name in list_names("model") if not name.startswith("validation")}
+    assert all(spec.max_context_tokens > 0 for spec in shipped.values()), [n for n, s in shipped.items() if not s.max_context_tokens]
+    assert (shipped["llama-2-7b"].max_context_tokens, shipped["qwen3-8b"].max_context_tokens,
+            shipped["deepseek-v3"].max_context_tokens) == (4096, 40960, 163840)
+    within = roofline.predict("h100-sxm", "llama-2-7b", batch=1, context=4096, method="eagle", k=4, alpha=0.7)
+    assert not [w for w in within["warnings"] if "trained positions" in w]  # a pass's own tokens are not counted
+    past = roofline.predict("h100-sxm", "llama-2-7b", batch=1, context=4097, method="eagle", k=4, alpha=0.7)
+    note = next(w for w in past["warnings"] if "trained positions" in w)
+    assert note.startswith("context 4,097 is past llama-2-7b's 4,096 trained positions (max_context_tokens)")
+    assert past["step_time_s"] == roofline.predict("h100-sxm", "llama-2-7b", batch=1, context=4097)["step_time_s"]  # priced
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({"name": "long", "hardware": "h100-sxm", "model": ["llama-2-7b", "llama-3.1-8b"], "method": "none",
+                        "axes": {"batch": [1, 8], "context": [1024, 8192]}})
+    notes = [str(w.message) for w in caught if "trained positions" in str(w.message)]
+    assert len(notes) == 1 and "context 8,192 is past llama-2-7b's 4,096" in notes[0]
+    imported = model_from_dict(profile_from_hf_config({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
+                                                        "num_attention_heads": 8, "intermediate_size": 128, "vocab_size": 100,
+                                                        "max_position_embeddings": 8192}, "t", "t.json"), "t")
+    assert imported.max_context_tokens == 8192
+    with pytest.raises(RooflineError, match="max_context_tokens: expected a non-negative integer, found -1"):
+        model_from_dict({**read_yaml_file(builtin_dir("model") / "llama-2-7b.yaml"), "max_context_tokens": -1}, "m")
