@@ -8,11 +8,15 @@ T_a = B_a * q tokens go through its non-expert weights; all T = B * q tokens are
 B_a = ceil(B / dp_attention) on the busiest group.
 
 Per operator (w_c = bytes per weight of the operator's weight class c, a = 2 activation bytes,
-c_kv = KV bytes per element; non-expert weights and heads split over tp, activations replicated):
+c_kv = KV bytes per element; non-expert weights and heads split over tp, the hidden state replicated):
 
     weight GEMM (qkv_proj, o_proj, mlp, router, shared_experts, lm_head), on T_a tokens:
         flops = 2 * params_device * T_a
         bytes = params_device * w_c + T_a * (d_in + d_out) * a
+        d_in, d_out: the widths one device reads and writes, a column-parallel GEMM's output and a row-parallel one's
+        input its 1/tp share: qkv_proj h -> params_device / h, o_proj heads v_dim / tp -> h, lm_head h -> vocab / tp,
+        router h -> E; an MLP (the dense one, the shared experts of width f_s) both its GEMMs, gate/up h -> 2 f / tp
+        (f / tp ungated) and down f / tp -> h: d_in = h + f / tp, d_out = 2 f / tp + h
         params_device = params / tp, but for qkv_proj model.qkv_params_per_layer_per_device(tp): MLA's and a
         low-rank query's down-projections whole on every rank, and one KV head's K and V on each rank once tp > kv_heads;
         and the router whole on every rank (vLLM's ReplicatedLinear gate, SGLang's MoEGate)
@@ -33,7 +37,8 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, activat
         group-limited routing (moe.groups, groups_per_token: DeepSeek-V3 keeps 4 of 8 groups a token) is simulated
         where its groups line up with contiguous ranks; p is unchanged (every expert as likely)
         flops = 2 * expert_params * assigned / (D / ep)
-        bytes = touched * expert_params * w_experts / (D / ep) + assigned * 2 * hidden * a
+        bytes = touched * expert_params * w_experts / (D / ep) + assigned * (2 h + 3 f_e / (D / ep)) * a   (a pair's
+                hidden state in and out, its gate/up output and down input, f_e = expert_ffn_size)
     attention (per layer group g, read_g(L, n) = model.entries_read(g, L, n), KV entries n queries of one sequence read
     at length L: every stored entry once, or for sparse attention up to n * read_tokens, each query picking its own):
         flops = attention_flops(heads, d_qk, d_v, T_a, read_g(S + (q + 1) / 2, 1)) / tp
@@ -140,7 +145,7 @@ def _simulated_routing(experts: int, top_k: int, ep: int, groups: int = 1,
     count each expert once however many of the t tokens pick it. Chosen groups spread a token's pairs: DeepSeek-V3's
     8 experts fall in 4.0 groups on average, 3.0 in the fullest one (uniform draws among the 4 groups' experts put 3.5).
     Drawn with replacement instead of distinct, one Qwen3-235B token (128 experts, top 8) at EP 64 put 1.38 pairs on
-    its busiest rank where 1.22 are simulated."""
+    its busiest rank where 1.21 are simulated (1.2075 exactly: 2 - C(64, 8) 2^8 / C(128, 8))."""
     rng = np.random.default_rng(0)
     group_size = experts // groups
     n = min(GATE_TOKENS, 4_000_000 // max(ep, groups_per_token * group_size))
@@ -327,10 +332,9 @@ def operator_costs(
     costs["embedding"] = (zero, tokens_a * h * w("embedding") + zero)
     proj = model.input_projection_params  # 0 but for a head drafter; replicated, not split over tp
     costs["input_proj"] = (2.0 * proj * tokens_a + zero, proj * w("input_proj") + tokens_a * 3.0 * h * a + zero) if proj else (zero, zero)
-    qkv_out = model.qkv_params_per_layer / h
-    costs["qkv_proj"] = gemm("qkv_proj", model.qkv_params_per_layer, h, qkv_out, count=n_layers,
-                             per_device=model.qkv_params_per_layer_per_device(tp))
-    costs["o_proj"] = gemm("o_proj", model.o_params_per_layer, model.o_params_per_layer / h, h, count=n_layers)
+    qkv_device = model.qkv_params_per_layer_per_device(tp)
+    costs["qkv_proj"] = gemm("qkv_proj", model.qkv_params_per_layer, h, qkv_device / h, count=n_layers, per_device=qkv_device)
+    costs["o_proj"] = gemm("o_proj", model.o_params_per_layer, model.o_params_per_layer / h / tp, h, count=n_layers)
 
     # attention: per layer group, KV entries read per query at the mean causal position
     d_qk, d_v = model.attention_dims_per_query_head(prefill)
@@ -357,7 +361,7 @@ def operator_costs(
 
     dense_layers = dense_stage if model.moe else n_layers
     ffn = model.ffn_size
-    costs["mlp"] = gemm("mlp", model.dense_mlp_params, h, (2 if model.ffn_gated else 1) * ffn, count=dense_layers)
+    costs["mlp"] = gemm("mlp", model.dense_mlp_params, h + ffn / tp, (2 if model.ffn_gated else 1) * ffn / tp + h, count=dense_layers)
     if model.moe is not None:
         moe = model.moe
         moe_layers = moe_stage
@@ -365,10 +369,12 @@ def operator_costs(
         touched, assigned = busiest_rank_experts(moe.experts, moe.top_k, b * q, dep.ep, moe.groups, moe.groups_per_token)
         expert_tp = dep.expert_tp
         expert_flops = 2.0 * model.expert_params * assigned / expert_tp * moe_layers
-        expert_bytes = (touched * model.expert_params * w("experts") / expert_tp + assigned * 2.0 * h * a) * moe_layers
+        expert_bytes = (touched * model.expert_params * w("experts") / expert_tp
+                        + assigned * (2.0 * h + 3.0 * moe.expert_ffn_size / expert_tp) * a) * moe_layers
         costs["experts"] = (expert_flops, expert_bytes)
         if moe.shared_experts:
-            costs["shared_experts"] = gemm("shared_experts", model.shared_expert_params, h, 2 * moe.shared_ffn_width, count=moe_layers)
+            width = moe.shared_ffn_width / tp
+            costs["shared_experts"] = gemm("shared_experts", model.shared_expert_params, h + width, 2 * width + h, count=moe_layers)
         else:
             costs["shared_experts"] = (zero, zero)
     else:
@@ -378,5 +384,5 @@ def operator_costs(
 
     elementwise = tokens_a * h * ELEMENTWISE_PASSES * n_layers
     costs["norms"] = (5.0 * elementwise, elementwise * a)
-    costs["lm_head"] = gemm("lm_head", model.lm_head_params, h, model.vocab_size, n_tokens=logits)
+    costs["lm_head"] = gemm("lm_head", model.lm_head_params, h, model.vocab_size / tp, n_tokens=logits)
     return {name: (np.broadcast_to(f, zero.shape), np.broadcast_to(by, zero.shape)) for name, (f, by) in costs.items()}

@@ -9,7 +9,8 @@ device from `roofline.costs`):
                 fused-MoE kernels at small batch), times its weight_only_efficiency for a weight GEMM whose weights
                 are narrower than its compute dtype (w8a16, int4; fp8 / fp4 where the device has no such tensor
                 cores: dequantised inside the GEMM), 1 for every other operator
-        roofline(t_c, t_m) = max(t_c, t_m), or (t_c^p + t_m^p)^(1/p) with an overlap exponent p
+        roofline(t_c, t_m) = max(t_c, t_m), or (t_c^p + t_m^p)^(1/p) with an overlap exponent p: the engine's, else
+                             the hardware profile's (an engine's p replaces a calibrated device's)
         pad_o = ceil(R_o / tile) * tile / R_o for weight GEMMs but the routed experts (rows padded to the tensor-core
                 tile): R_o = T_a tokens of the busiest attention group, B_a * logit tokens for the LM head; 1 for
                 the routed experts, whose rows per expert vary, and for every other operator

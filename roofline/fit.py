@@ -115,7 +115,7 @@ PARAMETERS = (
     Parameter("spec_per_draft_step_s", "spec_per_draft_step", "launch and draft sampling per draft step", 0.0, 2e-3, "us"),
     Parameter("spec_per_iteration_s", "spec_per_iteration", "rejection sampling and KV bookkeeping per speculative iteration", 0.0, 5e-3, "us"),
     Parameter("spec_per_iteration_per_sequence_s", "spec_per_iteration_per_sequence", "speculative bookkeeping per sequence per iteration", 0.0, 100e-6, "us"),
-    # 0.5 at least: the share divides both ceilings, so below half an fp8 expert (half a bf16 one's bytes) would take
+    # 0.5 at least: the share multiplies both ceilings, so below half an fp8 expert (half a bf16 one's bytes) would take
     # longer than the bf16 expert itself; a quantised fused-MoE kernel is never slower than the 16-bit one (ACCURACY.md)
     Parameter("quantised_moe_efficiency", "quantised_moe_efficiency", "share of the ceilings the engine's routed-expert kernels reach in fp8 / fp4 / int8 (quantised fused MoE)", 0.5, 1.0, ""),
     Parameter("weight_only_efficiency", "weight_only_efficiency", "share of the ceilings the engine's weight-only GEMMs reach (w8a16 / int4 weights dequantised in the GEMM)", 0.05, 1.0, ""),

@@ -8,8 +8,8 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      per pass), so t_o = t_o(roofline) + n_o * kernels_o * kernel_latency, with
                      kernels_o = kernels_per_layer[o] (`kernels_per_layer_mla` for MLA models) plus
                      `quant_kernels_per_gemm` per activation-quantised GEMM (weights computing in fp8/fp4/int8)
-    collectives      all-reduce and all-to-all pay the engine's measured small-message latency
-                     (NCCL/RCCL) instead of the link's wire latency: latency + bytes / link bandwidth;
+    collectives      all-reduce and all-to-all pay the engine's measured small-message latency (NCCL/RCCL), never
+                     below the link's own wire latency: max(engine, link latency) + bytes / link bandwidth;
                      `moe_dispatch` (MOE_DISPATCH) says what an attention-DP + EP layer moves to its experts and back
                      (engine.py's t_all_to_all)
     host work        scheduling, input preparation and sampling on the CPU per decode step:
@@ -17,7 +17,8 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      (max) when the engine schedules asynchronously, else added; `host_overlap_speculating` false:
                      added while speculating (the verify pass of speculation.py)
     speculation      per draft step: spec_per_draft_step + spec_per_draft_step_per_sequence * B_d (the drafter's
-                     sequences per attention group; B on a device of its own: speculation.py);
+                     sequences per attention group; B on a device of its own: speculation.py; none for n-gram, a
+                     host lookup with no drafter);
                      per iteration (rejection sampling, KV bookkeeping):
                      spec_per_iteration + spec_per_iteration_per_sequence * B_a
     near the ridge   `overlap_exponent` p: the smooth form (t_c^p + t_m^p)^(1/p) of compute and memory

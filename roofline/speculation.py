@@ -16,7 +16,7 @@ attention group):
     t_verify = t_step(target, B, q = k + 1, S)            (a tree of N nodes verifies q = N + 1 with a given tau;
                its host work added, not overlapped, under an engine with host_overlap_speculating false)
     t_draft  = k * (t_step(drafter, B, q_d, S) + spec_per_draft_step + spec_per_draft_step_per_sequence * B_d)
-               (the drafter's device's engine values; B_d its sequences per attention group: B on a device of its own;
+               (0 for n-gram: a host lookup, no drafter; the drafter's device's engine values; B_d its sequences per attention group: B on a device of its own;
                 t_step includes that device's step_overhead, engine.py, under every engine, `ideal` too)
                q_d = 1 for a chain; ceil(N / k) for a tree of N nodes at depth k (each draft step widens the tree)
     t_spec   = spec_per_iteration + spec_per_iteration_per_sequence * B_a             (rejection sampling, KV bookkeeping)
@@ -29,8 +29,8 @@ attention group):
                                                               each paying the link latency t_link and
                                                               spec_per_iteration, where that beats taking turns;
                                                               B = 1 or overlap off: the times add)
-    t_transfer = t_link + B * (4 k + 2 q hidden [a head drafter]) / bw_link     (draft tokens as 4-byte ids to the
-                 target; verified hidden states in bf16 back to a head drafter); bw_link and t_link: a device of
+    t_transfer = t_link + B * (4 (q - 1) + 2 q hidden [a head drafter]) / bw_link     (the q - 1 draft tokens, k
+                 or a tree's N, as 4-byte ids to the target; verified hidden states in bf16 back to a head drafter); bw_link and t_link: a device of
                  the target's kind is one more GPU beside the target's (link_for(devices + 1): the scale-up link while
                  the domain has room, else the scale-out one); a device of another kind is
                  never on the target's NVLink, so the slower of the two devices' links outside their domain
@@ -485,7 +485,7 @@ def speculative_metrics(
     fixed_parts = 1.0  # iterations an iteration's time holds: two where two micro-batches overlap
     if elsewhere:
         # draft token ids travel to the target, verified hidden states back to a head drafter
-        link_bytes = b * (k * TOKEN_ID_BYTES + ((q * target.hidden_size * ACTIVATION_BYTES) if method in HEAD_DRAFTERS else 0.0))
+        link_bytes = b * ((q - 1.0) * TOKEN_ID_BYTES + ((q * target.hidden_size * ACTIVATION_BYTES) if method in HEAD_DRAFTERS else 0.0))
         if dhw.name == hw.name:  # a device of the target's kind: one more GPU, inside the scale-up domain if it has room
             link_bytes_per_s, link_latency_s = hw.link_for(dep.devices + 1)
         else:  # another kind is never on the target's NVLink / xGMI: the slower of the two devices' links out

@@ -28,11 +28,27 @@ def test_decode_streams_every_weight_but_only_gathers_embedding_rows(llama8b):
     costs = operator_costs(llama8b, 1, 1, 0, deployment(llama8b))
     gemm_bytes = sum(float(costs[o][1]) for o in ("qkv_proj", "o_proj", "mlp", "lm_head"))
     streamed = 2 * (llama8b.params - llama8b.embedding_params - llama8b.norm_params)
-    # plus each GEMM's input and output activations for one token, 2 bytes each
-    per_layer = (4096 + 6144) + (4096 + 4096) + (4096 + 2 * 14336)
+    # plus each GEMM's input and output activations for one token, 2 bytes each: qkv, o, the MLP's gate/up and down
+    per_layer = (4096 + 6144) + (4096 + 4096) + (4096 + 2 * 14336) + (14336 + 4096)
     activations = 2 * (32 * per_layer + 4096 + 128256)
     assert gemm_bytes == streamed + activations
     assert float(costs["embedding"][1]) == 4096 * 2
+
+
+def test_a_tensor_parallel_rank_writes_and_reads_its_share_of_a_split_gemms_activations(llama8b):
+    """Every rank was charged the whole qkv, gate/up and logits outputs and the whole o_proj input, where a
+    column-parallel GEMM writes its 1/tp share and a row-parallel one reads it (Llama-3.1-70B at tp 8, batch 256,
+    context 256: 2 GB a step too many); and the MLP's down GEMM's input and output were not counted at all."""
+    tokens, tp = 256, 8
+    one, eight = (operator_costs(llama8b, tokens, 1, 256, deployment(llama8b, tp=t)) for t in (1, tp))
+    for op, d_in, d_out in (("qkv_proj", 4096, 6144), ("o_proj", 4096, 4096), ("lm_head", 4096, 128256)):
+        split = (d_in + d_out / tp) if op != "o_proj" else (d_in / tp + d_out)
+        weights = (float(one[op][1]) - tokens * (d_in + d_out) * 2 * (1 if op == "lm_head" else 32))
+        layers = 1 if op == "lm_head" else 32
+        assert float(eight[op][1]) == pytest.approx(weights / tp + tokens * split * 2 * layers, rel=1e-12), op
+    mlp_weights = 3 * 4096 * 14336 * 2 * 32
+    assert float(one["mlp"][1]) == mlp_weights + tokens * (4096 + 2 * 14336 + 14336 + 4096) * 2 * 32
+    assert float(eight["mlp"][1]) == pytest.approx(mlp_weights / tp + tokens * (4096 + 3 * 14336 / tp + 4096) * 2 * 32, rel=1e-12)
 
 
 def test_gemm_flops_are_two_per_parameter_per_token(llama8b):
@@ -103,7 +119,8 @@ def test_mla_down_projections_are_whole_on_every_tensor_parallel_rank():
     (flops_1, bytes_1), (flops_8, bytes_8) = (operator_costs(v3, 1, 1, 1024, d)["qkv_proj"] for d in (one, eight))
     per_device = (v3.qkv_params_per_layer - whole) / 8 + whole
     assert float(flops_8) == pytest.approx(2.0 * per_device * 61, rel=1e-12)
-    assert float(bytes_8 - (bytes_1 - v3.qkv_params_per_layer * 61)) == pytest.approx(per_device * 61, rel=1e-12)
+    assert float(bytes_1) == pytest.approx(61 * (v3.qkv_params_per_layer + (7168 + v3.qkv_params_per_layer / 7168) * 2), rel=1e-12)
+    assert float(bytes_8) == pytest.approx(61 * (per_device + (7168 + per_device / 7168) * 2), rel=1e-12)  # its share out
     llama = load_model("llama-3.1-8b")
     assert llama.qkv_params_per_layer_per_device(8) == llama.qkv_params_per_layer / 8  # 8 KV heads over 8 ranks: split
 
@@ -177,7 +194,7 @@ def test_the_busiest_expert_rank_matches_a_simulation_of_uniform_routing_at_smal
     """Blom's normal form gave the busiest rank 0.6 pairs for one top-1 token (Llama 4 at ep 8: its rank reads one
     whole expert), and 2.34 for one DeepSeek token at ep 8 where 2.56 are simulated. The exact multinomial that came
     next drew a token's experts with replacement: one Qwen3-235B token (128 experts, top 8) at ep 64 put 1.38 pairs and
-    1.38 experts on its busiest rank where 1.22 are simulated, and two to four tokens' distinct experts ran 8% low
+    1.38 experts on its busiest rank where 1.21 are simulated, and two to four tokens' distinct experts ran 8% low
     (1.84 against 1.99 at four tokens). Checked against routing written out plainly, with its own seed."""
     from roofline.costs import busiest_rank_experts
 
