@@ -22,18 +22,19 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, the hid
         and the router whole on every rank (vLLM's ReplicatedLinear gate, SGLang's MoEGate)
     experts (per MoE layer): E / ep experts per EP rank, each split over D / ep devices; the busiest
     rank sets the pace (the expected maximum over ep ranks of n = T top_k token-expert pairs):
-        p          = 1 - (1 - top_k / E) ** T                    (one expert is touched by T tokens)
+        p          = 1 - (1 - top_k / E) ** T                    (one expert is touched by T tokens; ep = 1 below)
         assigned   = up to T_s = ceil(SMALL_PAIRS / top_k) tokens, L(T): the expected maximum over ranks of the pairs in a
                      seeded simulation of routing (_simulated_routing: a token's top_k experts distinct and drawn evenly,
-                     or through a group-limited gate; interpolated between whole T): one top-1 token puts 1 pair on
-                     its rank, where the normal form gave 0.6; above, Blom's b(n) = n / ep + z_ep sqrt(n Var_1 / top_k)
+                     or through a group-limited gate; interpolated between whole T; for top_k = 1 without groups
+                     the exact sum for n = T balls in ep bins, sum_{m>=0} (1 - n!/ep^n [x^n] (sum_{j<=m} x^j/j!)^ep)):
+                     one top-1 token puts 1 pair on its rank, where the normal form gave 0.6; above, Blom's b(n) = n / ep + z_ep sqrt(n Var_1 / top_k)
                      (Var_1: the simulation's variance of one rank's pairs of one token) times
                      1 + (L(T_s) / b(T_s top_k) - 1) sqrt(T_s top_k / n)
-        touched    = up to T_s tokens, M(T): the simulation's expected most distinct experts on one rank; above,
-                     max(M(T_s), min(E/ep, assigned, max((E/ep) p + z_ep sqrt((E/ep) p (1 - p)),
-                                                       (E/ep) (1 - (1 - assigned / (T E/ep)) ** T))))  (the distinct
-                     experts of the busiest rank's own pairs, each of T tokens' share distinct); E p when ep = 1; at
-                     least min(E/ep, 1) once a pair exists
+        touched    = M(T), the simulation's expected most distinct experts on one rank, up to the T at which a given
+                     expert is left unpicked one time in a thousand ((1 - top_k / E)^T = 1e-3), interpolated between
+                     its points (every whole T to T_s, 24 geometric ones on); above, E/ep; never above assigned; E p
+                     when ep = 1; at least min(E/ep, 1) once a pair exists. (The normal form over a rank's experts it
+                     replaced ran 6% low just past T_s under DeepSeek-V3's groups, which pick a rank's experts together.)
         group-limited routing (moe.groups, groups_per_token: DeepSeek-V3 keeps 4 of 8 groups a token) is simulated
         where its groups line up with contiguous ranks; p is unchanged (every expert as likely)
         flops = 2 * expert_params * assigned / (D / ep)
@@ -105,6 +106,30 @@ def expected_max_z(n: int) -> float:
 SMALL_PAIRS = 64  # token-expert pairs (rounded up to whole tokens) below which the busiest rank comes from a simulation
 
 
+@functools.lru_cache(maxsize=4096)
+def expected_max_load(n: int, bins: int) -> float:
+    """The expected largest count when n balls fall uniformly into `bins` bins (exact: the module docstring's sum,
+    each P(max <= m) a truncated exponential series raised to the power `bins`, by numpy's polynomial product): a top-1
+    router's busiest rank, whose one expert a token is the same drawn with replacement or not."""
+    if n <= 0 or bins <= 1:
+        return float(max(n, 0))
+    log_scale = math.lgamma(n + 1) - n * math.log(bins)  # n! / bins^n, in logs
+    expected, m = 0.0, 0
+    while m < n:
+        series = np.array([math.exp(-math.lgamma(j + 1)) for j in range(m + 1)])
+        power, base, exponent = np.array([1.0]), series, bins
+        while exponent:  # series ** bins, truncated at degree n, by squaring
+            if exponent & 1:
+                power = np.convolve(power, base)[: n + 1]
+            base, exponent = np.convolve(base, base)[: n + 1], exponent >> 1
+        at_most_m = math.exp(log_scale + math.log(power[n])) if len(power) > n and power[n] > 0 else 0.0
+        expected += 1.0 - at_most_m
+        if 1.0 - at_most_m < 1e-12:
+            break
+        m += 1
+    return expected
+
+
 def rank_hit_probability(experts: int, top_k: int, ep: int, groups: int = 1, groups_per_token: int = 1) -> float:
     """The chance that one expert-parallel rank holds at least one of a token's top_k experts, experts placed
     contiguously (rank r holds experts r E/ep .. (r+1) E/ep - 1: vLLM's and SGLang's placement without EPLB).
@@ -125,14 +150,16 @@ def _aligned_groups(experts: int, ep: int, groups: int, groups_per_token: int) -
 
 
 GATE_TOKENS = 32_768   # tokens routed through the simulated gate (_simulated_routing), fewer on many ranks or experts
-ROUTING_TRIALS = 8_000  # trials of the busiest-rank tables (fewer on many ranks: about 1e6 rank loads)
+ROUTING_TRIALS = 8_000  # trials of the busiest-rank tables (fewer on many ranks or tokens: about 4e6 rank loads)
 
 
 @functools.lru_cache(maxsize=64)
 def _simulated_routing(experts: int, top_k: int, ep: int, groups: int = 1,
                        groups_per_token: int = 1) -> tuple[float, float, np.ndarray, np.ndarray]:
-    """(rank hit probability, variance of one rank's pairs of a token, busiest-rank pairs and busiest-rank distinct
-    experts of t = 0 .. ceil(SMALL_PAIRS / top_k) tokens) on `ep` ranks of contiguous experts. A token's top_k experts
+    """(rank hit probability, variance of one rank's pairs of a token, busiest-rank pairs of t = 0 .. ceil(SMALL_PAIRS /
+    top_k) tokens, and the busiest rank's distinct experts as a 2 x n array of token counts and values: every whole count
+    to that one, then 24 points geometrically on to the tokens that leave a given expert unpicked one time in a
+    thousand) on `ep` ranks of contiguous experts. A token's top_k experts
     are distinct, drawn evenly (uniform routing's assumption: every top_k set as likely); under group-limited routing
     (DeepSeek-V3's gate, inference/model.py Gate.forward) its scores split into `groups` contiguous groups, the
     groups_per_token groups with the largest sum of their top two scores kept, its top_k experts the largest scores
@@ -140,8 +167,9 @@ def _simulated_routing(experts: int, top_k: int, ep: int, groups: int = 1,
     log U_(1) = log V_1 / s, log U_(i) = log U_(i-1) + log V_i / (s - i + 1) of s = E / groups); a kept group's c picks
     are c of its experts drawn evenly (random keys; scores are exchangeable). Monte Carlo with a fixed seed, every
     draw Generator.random's or .integers' (streams numpy keeps across versions; its hypergeometric sampler's is not
-    one), so a run repeats exactly: a pool of routed tokens, and ROUTING_TRIALS trials of t of them added up (the same
-    draws for every t, so both tables rise in t); about 0.3% standard error at 8 ranks. A rank's distinct experts
+    one), so a run repeats exactly: a pool of routed tokens, and up to ROUTING_TRIALS trials of t of them added up (the
+    same draws for every t, so each table rises in t; fewer trials where ranks or tokens are many); about 0.3% standard
+    error at 8 ranks, 1-1.5% at 64. A rank's distinct experts
     count each expert once however many of the t tokens pick it. Chosen groups spread a token's pairs: DeepSeek-V3's
     8 experts fall in 4.0 groups on average, 3.0 in the fullest one (uniform draws among the 4 groups' experts put 3.5).
     Drawn with replacement instead of distinct, one Qwen3-235B token (128 experts, top 8) at EP 64 put 1.38 pairs on
@@ -166,28 +194,37 @@ def _simulated_routing(experts: int, top_k: int, ep: int, groups: int = 1,
     taken = np.arange(smallest.shape[2]) < picks[:, :, None]  # the first c of them, c = the group's picks
     expert_ids = (chosen[:, :, None] * group_size + smallest)[taken].reshape(n, top_k)
     per_rank = experts // ep
-    loads = np.bincount((np.arange(n)[:, None] * ep + expert_ids // per_rank).ravel(), minlength=n * ep).reshape(n, ep)
+    loads = np.bincount((np.arange(n)[:, None] * ep + expert_ids // per_rank).ravel(), minlength=n * ep).reshape(n, ep).astype(np.int32)
     max_tokens = -(-SMALL_PAIRS // top_k)
-    trials = max(1_000, min(ROUTING_TRIALS, 1_000_000 // (max_tokens * ep)))
-    drawn = rng.integers(0, n, size=(trials, max_tokens))
-    assigned = np.concatenate([[0.0], loads[drawn].cumsum(axis=1).max(axis=2).mean(axis=0)])  # loads[drawn]: trials x t x ranks
-    # each expert's first token among the drawn ones (max_tokens: never picked), then a rank's distinct experts by t
-    first = np.full((trials, experts), max_tokens)
-    np.minimum.at(first, (np.arange(trials)[:, None, None], expert_ids[drawn]), np.arange(max_tokens)[None, :, None])
-    cell = (np.arange(trials)[:, None] * ep + np.arange(experts) // per_rank) * (max_tokens + 1) + first
-    new_by_token = np.bincount(cell.ravel(), minlength=trials * ep * (max_tokens + 1)).reshape(trials, ep, max_tokens + 1)
-    touched = np.concatenate([[0.0], new_by_token[:, :, :max_tokens].cumsum(axis=2).max(axis=1).mean(axis=0)])
+    # the distinct experts' table runs on to the tokens that leave a given expert unpicked one time in a thousand
+    far = max(max_tokens, math.ceil(math.log(1e-3) / math.log1p(-top_k / experts)))
+    grid = np.unique(np.concatenate([np.arange(max_tokens + 1), np.geomspace(max_tokens, far, 24).round()])).astype(np.int64)
+    if top_k == 1 and groups == 1:  # one expert a token: drawn with replacement or not, the exact balls-in-bins sum
+        assigned = np.array([expected_max_load(t, ep) for t in range(max_tokens + 1)])
+    else:  # loads[drawn]: trials x t x ranks
+        drawn = rng.integers(0, n, size=(max(1_000, min(ROUTING_TRIALS, 4_000_000 // (max_tokens * ep))), max_tokens))
+        assigned = np.concatenate([[0.0], loads[drawn].cumsum(axis=1).max(axis=2).mean(axis=0)])
+    # each expert's first token among a trial's drawn ones (far: never picked), counted at the first grid point past it
+    rows = max(1_000, min(ROUTING_TRIALS, 4_000_000 // (far * top_k)))
+    first = np.full((rows, experts), far)
+    np.minimum.at(first, (np.arange(rows)[:, None, None], expert_ids[rng.integers(0, n, size=(rows, far))]),
+                  np.arange(far)[None, :, None])
+    bins = len(grid) + 1  # the last: never picked
+    cell = (np.arange(rows)[:, None] * ep + np.arange(experts) // per_rank) * bins + np.searchsorted(grid, first, side="right")
+    new_by_point = np.bincount(cell.ravel(), minlength=rows * ep * bins).reshape(rows, ep, bins)[:, :, :-1]
+    touched = np.stack([grid.astype(np.float64), new_by_point.cumsum(axis=2).max(axis=1).mean(axis=0)])
+    touched[1, 1] = assigned[1]  # one token's experts are distinct: its pairs are its experts (one estimate for both)
     return float((loads > 0).mean()), float(loads.var()), assigned, touched
 
 
 def busiest_rank_experts(experts: int, top_k: int, tokens, ep: int, groups: int = 1, groups_per_token: int = 1):
-    """(touched, assigned) on the busiest of `ep` expert-parallel ranks (module docstring): up to ceil(SMALL_PAIRS /
-    top_k) tokens the simulated expected maxima of _simulated_routing, by tokens (interpolated between whole counts: a
-    pipeline's micro-batches hold fractions); above, assigned is Blom's form with the simulation's per-token variance,
-    scaled to meet the simulated value there, the excess fading as 1 / sqrt(n), and touched the normal form over a
-    rank's experts, at least the simulated value at the last tabulated count; increasing in the tokens either way.
-    Group-limited routing (`groups`, `groups_per_token`: a token's experts on fewer groups) is simulated where its
-    groups line up with the ranks."""
+    """(touched, assigned) on the busiest of `ep` expert-parallel ranks (module docstring), from _simulated_routing's
+    expected maxima (interpolated between its token counts: a pipeline's micro-batches hold fractions): assigned up to
+    ceil(SMALL_PAIRS / top_k) tokens, above it Blom's form with the simulation's per-token variance, scaled to meet the
+    simulated value there, the excess fading as 1 / sqrt(n); touched up to the tokens that leave a given expert unpicked
+    one time in a thousand, above them all E / ep experts; both increasing in the tokens. Group-limited routing
+    (`groups`, `groups_per_token`: a token's experts on fewer groups) is simulated where its groups line up with the
+    ranks; one rank (ep = 1) holds every expert: E p touched, T top_k assigned."""
     t = np.asarray(tokens, dtype=np.float64)
     per_rank = experts / ep
     p = unique_experts_touched(experts, top_k, t) / experts  # the chance that a given expert is hit
@@ -209,13 +246,9 @@ def busiest_rank_experts(experts: int, top_k: int, tokens, ep: int, groups: int 
     small = t <= small_tokens
     whole = np.arange(small_tokens + 1.0)
     assigned = np.where(small, np.interp(t, whole, assigned_table), large)
-    # above the table: the normal form over a rank's experts, or the distinct experts of its own pairs (T tokens'
-    # shares, each token's experts distinct), never below the last simulated count
-    tokens_at_least_one = np.maximum(t, 1.0)
-    own = per_rank * (1.0 - np.clip(1.0 - assigned / (tokens_at_least_one * per_rank), 0.0, 1.0) ** tokens_at_least_one)
-    normal = np.minimum(np.minimum(per_rank, assigned),
-                        np.maximum(per_rank * p + z * np.sqrt(per_rank * p * (1.0 - p)), own))
-    touched = np.where(small, np.interp(t, whole, touched_table), np.maximum(normal, touched_table[-1]))
+    # distinct experts: simulated up to the tokens that leave a given expert unpicked one time in a thousand, then all
+    grid, simulated = touched_table
+    touched = np.minimum(np.where(t <= grid[-1], np.interp(t, grid, simulated), per_rank), assigned)
     touched = np.where(pairs >= 1.0, np.maximum(touched, min(per_rank, 1.0)), touched)  # a rank given a pair reads an expert
     return touched, assigned
 

@@ -211,7 +211,8 @@ def test_the_busiest_expert_rank_matches_a_simulation_of_uniform_routing_at_smal
     touched, assigned = busiest_rank_experts(128, 1, 1, 8)
     assert float(assigned) == 1.0 and float(touched) == 1.0
     for experts, top_k, tokens, ep in ((256, 8, 1, 8), (128, 1, 8, 8), (256, 8, 1, 32), (128, 4, 4, 16),
-                                       (128, 8, 1, 64), (128, 8, 4, 64), (128, 8, 2, 32), (256, 8, 8, 32)):
+                                       (128, 8, 1, 64), (128, 8, 4, 64), (128, 8, 2, 32), (256, 8, 8, 32),
+                                       (256, 8, 12, 32), (128, 1, 32, 8), (128, 8, 24, 16)):
         pairs, experts_read = simulated(experts, top_k, tokens, ep)
         touched, assigned = busiest_rank_experts(experts, top_k, tokens, ep)
         assert float(assigned) == pytest.approx(pairs, rel=0.03), (experts, top_k, tokens, ep)
@@ -250,12 +251,17 @@ def test_group_limited_routing_puts_a_tokens_experts_on_fewer_ranks_as_a_simulat
         ranks = (experts // (256 // ep)).reshape(trials, tokens * 8)
         loads = np.stack([(ranks == r).sum(axis=1) for r in range(ep)], axis=1)
         hit = np.mean([(experts // (256 // ep) == r).any(axis=1).mean() for r in range(ep)])
-        return loads.max(axis=1).mean(), hit
+        picked = np.zeros((trials, 256), dtype=bool)
+        np.put_along_axis(picked, experts.reshape(trials, tokens * 8), True, axis=1)
+        return loads.max(axis=1).mean(), hit, picked.reshape(trials, ep, 256 // ep).sum(axis=2).max(axis=1).mean()
 
-    for tokens, ep in ((1, 8), (4, 8), (1, 16), (2, 4), (8, 32)):
-        busiest, hit = gate(tokens, ep)
-        _, assigned = busiest_rank_experts(256, 8, tokens, ep, 8, 4)
-        assert float(assigned) == pytest.approx(busiest, rel=0.04), (tokens, ep)
+    # past 8 tokens (64 pairs) the distinct experts came from a normal form over a rank's experts, 6% low at 9-12
+    # tokens on 16 or 32 ranks: the groups pick a rank's experts together
+    for tokens, ep in ((1, 8), (4, 8), (1, 16), (2, 4), (8, 32), (10, 16), (12, 32), (24, 16)):
+        busiest, hit, distinct = gate(tokens, ep)
+        touched, assigned = busiest_rank_experts(256, 8, tokens, ep, 8, 4)
+        assert float(assigned) == pytest.approx(busiest, rel=0.03), (tokens, ep)
+        assert float(touched) == pytest.approx(distinct, rel=0.03), (tokens, ep)
         assert rank_hit_probability(256, 8, ep, 8, 4) == pytest.approx(hit, rel=0.03), (tokens, ep)
     ungrouped = float(busiest_rank_experts(256, 8, 1, 8)[1])
     grouped = float(busiest_rank_experts(256, 8, 1, 8, 8, 4)[1])
