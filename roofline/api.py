@@ -33,7 +33,7 @@ from roofline.limits import BATCH_MAX, CONTEXT_MAX, K_MAX
 from roofline.model import ModelSpec, check_model_spec, context_note
 from roofline.model import load_model as _load_model
 from roofline.profiles import costs_shadow_note, shadow_note
-from roofline.serving import DEFAULT_ENGINE, ServingEngine, check_engine_spec, engine_on_a_cpu
+from roofline.serving import DEFAULT_ENGINE, OPTIMISTIC, ServingEngine, check_engine_spec, engine_on_a_cpu, optimistic
 from roofline.serving import load_engine as _load_engine
 from roofline.speculation import (
     alpha_from_acceptance_length,
@@ -47,7 +47,7 @@ from roofline.speculation import (
     predict_speculation,
     speculates,
 )
-from roofline.units import rent_usd_per_hour, usd_per_million_tokens
+from roofline.units import format_seconds, rent_usd_per_hour, usd_per_million_tokens
 
 
 def load_hardware(hardware: str | HardwareSpec, profiles: tuple[str | Path, ...] = ()) -> HardwareSpec:
@@ -382,11 +382,13 @@ def predict(
         "comm_time_s": float(m["comm_time_s"]),
         "allreduce_time_s": float(m["allreduce_time_s"]),
         "all_to_all_time_s": float(m["all_to_all_time_s"]),
+        "moe_dispatch": eng.moe_dispatch,
         "moe_gather_time_s": float(m["moe_gather_time_s"]),
         "p2p_time_s": float(m["p2p_time_s"]),
         "overhead_s": float(m["overhead_s"]),
         "host_time_s": float(m["host_time_s"]),
         "host_overlap": bool(eng.host_overlap),  # step = max(device, host) when true, device + host when false
+        "host_overlap_speculating": bool(eng.host_overlap and eng.host_overlap_speculating),  # likewise, a verify pass
         "operators": {
             name: {
                 "weight_dtype": dep.dtype(OPERATOR_CLASS[name]) if name in OPERATOR_CLASS else None,
@@ -415,6 +417,13 @@ def predict(
     if narrow:  # a profile calibrated in fp32 on a CPU without bf16 units: 16-bit weights are taken at the fp32 peak
         out["warnings"].append(f"{hw.name} has no {' or '.join(narrow)} peak: {' and '.join(narrow)} weights compute at its fp32 "
                                f"peak here (a profile measured in fp32: weight dtype fp32 predicts what it measured)")
+    if (out["all_to_all_time_s"] > 0.1 * out["step_time_s"]
+            and "all_to_all_latency" in (eng.fitted.get("not_determined_by_rows") or ())):
+        out["warnings"].append(
+            f"the expert dispatch takes {format_seconds(out['all_to_all_time_s'])} of the {format_seconds(out['step_time_s'])} "
+            f"step; it pays {eng.name}'s all_to_all_latency ({format_seconds(eng.all_to_all_latency_s)}) twice a MoE layer, a "
+            f"prior no measured row determines (roofline engines show {eng.name}): a copy with a value you measured moves it "
+            f"(roofline engines new NAME --from {eng.name} --set 'all_to_all_latency=20 us')")
     if dep.dp_attention > batch:
         idle = dep.dp_attention - batch
         out["warnings"].append(f"dp_attention {dep.dp_attention} at batch {batch}: {idle} of the {dep.dp_attention} attention "
@@ -442,6 +451,14 @@ def predict(
                 f"best k {best_k} takes the acceptance length measured at k = {k} as one rate, alpha "
                 f"{out['spec']['alpha']:.3g}, at every draft position; acceptance falls with the position in practice, so "
                 f"{effect}: measure at k = {best_k} to compare")
+        elif (alpha is not None and acceptance is None and tree_nodes is None and best_k is not None and best_k > k
+              and speculates(method, k)):
+            out["warnings"].append(
+                f"best k {best_k} takes alpha {alpha:g} at every draft position; acceptance falls with the position in "
+                "practice, so best k and its gain run optimistic: per-position rates (--acceptance) place it better")
+        if speculates(method, k) and optimistic(batch, eng.name):
+            out["warnings"].append(f"batch {batch} under {eng.name}: {OPTIMISTIC} (docs/ACCURACY.md), so read this speedup "
+                                   "as an upper estimate")
         if acceptance_length is not None and not k_given:
             out["warnings"].append(f"acceptance length {acceptance_length:g} taken as measured at k = {k}, the default: give k, "
                                    "the draft length it was measured at (the alpha it implies depends on it)")

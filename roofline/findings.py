@@ -23,14 +23,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from roofline.serving import OPTIMISTIC, optimistic
+
 TOLERANCE = 1.10         # verify-mini-prefill: a pass "costs about one decode step" within +10%
 ANSWER_TOKENS = 256      # prefill-not-sped-up: the length of the answer in "time to a whole answer"
 TIER_SPEEDS = (2.0, 3.0)  # fast-tier-premium: per-user speed multiples priced against the cheapest tier
 # with a serving engine, speculative gains at this batch and above run optimistic (published EAGLE curves on an 8B model
 # fall over batch 2-48 where the predicted ones hold; docs/ACCURACY.md): the report's opening says so, and a finding
 # quoting a speculative point there says so beside it
-OPTIMISTIC_BATCH = 32
-OPTIMISTIC = f"with a serving engine, speculative gains at batch {OPTIMISTIC_BATCH} and above run optimistic"
 
 
 @dataclass(frozen=True)
@@ -104,11 +104,6 @@ def main_engine(df: pd.DataFrame) -> str:
     """The engine a section reports on: the first realistic one of the table (ideal only when alone)."""
     engines = list(dict.fromkeys(df["engine"].astype(str))) if "engine" in df else ["ideal"]
     return next((e for e in engines if e != "ideal"), engines[0])
-
-
-def optimistic(batch, engine) -> bool:
-    """Whether a speculative point at `batch` under `engine` is in the range OPTIMISTIC names (not the bare roofline)."""
-    return str(engine) != "ideal" and int(batch) >= OPTIMISTIC_BATCH
 
 
 def _fits(df: pd.DataFrame) -> pd.DataFrame:

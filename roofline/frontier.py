@@ -22,8 +22,8 @@ from pathlib import Path
 import pandas as pd
 
 from roofline.errors import RooflineError
-from roofline.findings import OPTIMISTIC, OPTIMISTIC_BATCH, optimistic
 from roofline.layout import describe_layout
+from roofline.serving import OPTIMISTIC, OPTIMISTIC_BATCH, optimistic
 
 SPEED = "tokens_per_s_per_user"
 COST = "cost_usd_per_million_tokens"

@@ -37,8 +37,8 @@ import numpy as np
 import pandas as pd
 
 from roofline.errors import RooflineError, RooflineWarning, warn
-from roofline.findings import OPTIMISTIC
 from roofline.outputs import MARKER
+from roofline.serving import OPTIMISTIC
 
 REPORT_SCENARIOS = (
     "verify-mini-prefill", "flops-vs-time", "break-even-batch", "batch-vs-speculation", "kv-caps-batch",

@@ -75,6 +75,17 @@ _SECONDS = {
 DEFAULT_ENGINE = "vllm"
 
 
+# Where the fitted engine costs stop carrying to speculation: published EAGLE curves on an 8B model fall over batch 2-48
+# where the predicted ones hold (docs/ACCURACY.md), so a speculative gain priced at a large batch is an upper estimate
+OPTIMISTIC_BATCH = 32
+OPTIMISTIC = f"with a serving engine, speculative gains at batch {OPTIMISTIC_BATCH} and above run optimistic"
+
+
+def optimistic(batch, engine) -> bool:
+    """Whether a speculative point at `batch` under `engine` is in the range OPTIMISTIC names (not the bare roofline)."""
+    return str(engine) != "ideal" and int(batch) >= OPTIMISTIC_BATCH
+
+
 @dataclass(frozen=True)
 class ServingEngine:
     """One serving engine's costs (SI units). Zero everywhere is the pure roofline (`ideal`)."""
@@ -198,8 +209,9 @@ def _quant_kernels(where: str, key: str, value: object) -> float:
 MOE_DISPATCH = {  # the all-to-all of an attention-DP + EP layer, engine.collective_times_s prices each
     "per_rank": "a token once to each rank one of its experts is on, once to each node across nodes (DeepEP's normal kernels), bf16 both ways",
     "per_pair": "a token once per expert (DeepEP's low-latency kernels), fp8 with a scale a 128 out, bf16 back",
-    "allgather": "every rank's tokens gathered to every rank and the outputs reduce-scattered (vLLM's default backend)",
+    "allgather": "every rank's tokens gathered to every rank and the outputs reduce-scattered (the default of vLLM, SGLang and TensorRT-LLM)",
 }
+DISPATCH_LABEL = {"per_rank": "DeepEP normal", "per_pair": "DeepEP low-latency", "allgather": "all-gather + reduce-scatter"}
 
 
 def _moe_dispatch(where: str, key: str, value: object) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from roofline.hardware import peak_unit
+from roofline.serving import DISPATCH_LABEL
 from roofline.units import format_seconds, format_si, format_significant, format_usd_per_hour
 
 
@@ -24,7 +25,7 @@ def predict_table(point: dict) -> str:
            if p.get("compute_bound_share") is not None and 0.05 < p["compute_bound_share"] < 0.95 else "")
         + (f"; its bytes take {format_seconds(p['bytes_time_s'])} at the derated bandwidth, and twice the bandwidth "
            f"gives {format_seconds(p['step_time_at_2x_bandwidth_s'])}"
-           + (": fixed costs set the rest, more bandwidth buys little here)"
+           + (f": {_rest_text(p)} set the rest, more bandwidth buys little here)"
               if p["step_time_at_2x_bandwidth_s"] > 0.8 * p["step_time_s"] else ")")
            if p["bound"] == "memory" and p["bytes_time_s"] < 0.5 * p["step_time_s"] else ")"),
         f"  tokens/s (batch)     {_rate(p['tokens_per_s'])}   ({_rate(p['tokens_per_s_per_device'])} per device)",
@@ -45,12 +46,14 @@ def predict_table(point: dict) -> str:
         f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({format_si(p['memory_needed_bytes'], 'B')} of {format_si(p['usable_memory_bytes'], 'B')} usable; max batch {p['max_batch']:,})",
         f"  operators            {format_seconds(p['operator_time_s'])}",
     ]
-    for key, label in (("allreduce_time_s", "all-reduce"), ("all_to_all_time_s", "all-to-all"),
+    for key, label in (("allreduce_time_s", "all-reduce"), ("all_to_all_time_s", "expert dispatch"),
                        ("moe_gather_time_s", "MoE gather/scatter"), ("p2p_time_s", "pipeline p2p"),
                        ("host_time_s", "host work")):
         if p.get(key):
             note = ("   (overlapped: the step is the larger of it and the device's time)"
-                    if key == "host_time_s" and p.get("host_overlap") else "")
+                    if key == "host_time_s" and p.get("host_overlap") else
+                    f"   ({DISPATCH_LABEL[p['moe_dispatch']]}: moe_dispatch {p['moe_dispatch']})"
+                    if key == "all_to_all_time_s" and p.get("moe_dispatch") in DISPATCH_LABEL else "")
             lines.append(f"  {label:<20} {format_seconds(p[key])}{note}")
     lines.append(f"  fixed overhead       {format_seconds(p['overhead_s'])}")
     if "ttft_s" in p:
@@ -82,6 +85,7 @@ def predict_table(point: dict) -> str:
             f"  speculation: {spec['method']}  k {spec['k']}  {given}" + (f"  ({spec['acceptance_source']})" if spec.get("acceptance_source") not in (None, "given") else ""),
             f"    tau (tokens/iter)  {spec['tau']:.3f}",
             f"    iteration          {_iteration_text(spec)}",
+            f"    verify pass        {_verify_text(spec, p)}",
             f"    tokens/s (batch)   {_rate(spec['tokens_per_s'])}",
             f"    tokens/s per user  {_rate(spec['tokens_per_s_per_user'])}",
             f"    speedup            {spec['speedup']:.3f}x",
@@ -132,6 +136,28 @@ def _iteration_text(spec: dict) -> str:
         return (f"{format_seconds(spec['iteration_time_s'])} = max(draft {draft}, verify {verify}) + other {other}"
                 "  (two half batches: one drafted while the other is verified)")
     return f"{format_seconds(spec['iteration_time_s'])} = draft {draft} + verify {verify} + other {other}"
+
+
+def _rest_text(p: dict) -> str:
+    """What a memory-bound step spends beyond its bytes' time, largest named first: 'host work 17.3 ms, collectives 4.72
+    ms, kernel latencies and compute' (host work and collectives where each is over 5% of the step; host work that
+    grows with the batch is not a fixed cost)."""
+    parts = sorted(((p.get(key) or 0.0, name) for key, name in (("host_time_s", "host work"), ("comm_time_s", "collectives"))),
+                   reverse=True)
+    named = [f"{name} {format_seconds(t)}" for t, name in parts if t > 0.05 * p["step_time_s"]]
+    return ", ".join([*named, "kernel latencies and compute"])
+
+
+def _verify_text(spec: dict, p: dict) -> str:
+    """'39.4 ms  (memory-bound; 320 tokens a pass, 1.28x the decode step)': the pass that checks the draft, what bounds
+    it, and how far it is from the one decode step it costs while memory-bound (docs: a mini-prefill)."""
+    if not spec.get("k"):
+        return "none (k 0: plain decoding)"
+    per_sequence = spec["tree_nodes"] + 1 if spec.get("tree_nodes") is not None else spec["k"] + 1
+    added = ("; host work added: the engine does not overlap it while speculating"
+             if p.get("host_overlap") and not p.get("host_overlap_speculating", True) else "")
+    return (f"{format_seconds(spec['verify_time_s'])}  ({spec['verify_bound']}-bound; {p['batch'] * per_sequence:,} tokens a pass, "
+            f"{spec['verify_time_s'] / p['step_time_s']:.2f}x the decode step{added})")
 
 
 def _rate(tokens_per_s: float) -> str:

@@ -614,8 +614,8 @@ def test_a_fast_tier_at_a_large_batch_is_a_lower_estimate_and_its_price_says_how
     """'2x that speed costs 1.78x the price without speculation and 0.453x with it' quoted a speculative point at batch
     128 without the caveat the report's opening gives from batch 32 with a serving engine; '($4.50 a device-hour)'
     did not say the cost paid 8 of them."""
-    from roofline.findings import OPTIMISTIC_BATCH
     from roofline.report import READING
+    from roofline.serving import OPTIMISTIC_BATCH
 
     assert f"at batch {OPTIMISTIC_BATCH} and above" in READING  # the opening's threshold is the findings' one
     r, f = _run("fast-tier-premium")
@@ -645,7 +645,8 @@ def test_a_fast_tier_at_a_large_batch_is_a_lower_estimate_and_its_price_says_how
 def test_the_generic_finding_gives_the_smallest_batchs_gain_the_caveat_and_compares_the_hardware(tmp_path):
     """'Speculation gains up to 2.21x (MI300X, Qwen3 235B-A22B, batch 32, ...)' quoted a batch the opening calls
     optimistic without saying so, gave no gain at a small batch, and never compared the two GPUs the scenario is about."""
-    from roofline.findings import OPTIMISTIC_BATCH, plain_fits
+    from roofline.findings import plain_fits
+    from roofline.serving import OPTIMISTIC_BATCH
 
     r, f = _run_text(tmp_path, "name: two-gpus\nhardware: [h200, mi300x]\nmodel: qwen3-235b-a22b\ntp: 8\nmethod: eagle\n"
                      "engine: sglang\naxes: {batch: [1, 8, 32, 256], context: [4096], k: [0, 3, 5], alpha: [0.7]}\n")
