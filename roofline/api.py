@@ -441,7 +441,9 @@ def predict(
         out["spec"]["acceptance_length_given"] = acceptance_length  # alpha is the one that gives it at this k
         searched = max(k, out["spec"]["best_k"] or 0)  # best k too: its search runs the module past its training
         if searched > k:
-            out["warnings"] += [note.replace(f"k up to {searched}", f"best k {searched}", 1) for note in
+            both = k > target.mtp_modules  # the k asked for runs past the trained modules too
+            out["warnings"] += [note.replace(f"k up to {searched} exceeds", f"k {k} and best k {searched} exceed" if both
+                                             else f"best k {searched} exceeds", 1) for note in
                                 [mtp_reuse_note(method, target, searched, out["spec"]["acceptance_source"] not in (None, "given"))] if note]
         best_k = out["spec"]["best_k"]
         if acceptance_length is not None and best_k is not None and best_k != k and speculates(method, k):

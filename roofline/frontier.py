@@ -120,8 +120,9 @@ def frontier_notes(df: pd.DataFrame) -> list[str]:
     mixed = [c for c in ("model", "context", "engine", "weight_dtype", "expert_dtype", "kv_dtype", "shared_prefix")
              if c in df and df[c].nunique() > 1]
     if mixed:
+        first, second = list(dict.fromkeys(df[mixed[0]].astype(str)))[:2]
         notes.append(f"one frontier over several values of {', '.join(mixed)}: a row of one is compared with rows of "
-                     f"another (a 4k context's cost beside a 32k one's); --where {mixed[0]}=VALUE keeps one")
+                     f"another ({mixed[0]} {first}'s cost beside {mixed[0]} {second}'s); --where {mixed[0]}=VALUE keeps one")
     partial = [c for c in BASELINE if c not in df]
     if partial and len(partial) < len(BASELINE) and len(speculative):
         notes.append(f"the table has no {', '.join(partial)} column: the plain points its speculative rows carry are left out")

@@ -440,23 +440,39 @@ def _is_number(value) -> bool:
     return value is not None and value == value
 
 
-FRONTIER_HEADER = (f"{'tok/s/user':>10}  {'$/M tok':>8}  {'tok/s/dev':>9}  {'hardware':<14} {'dev':>3}  {'layout':<22} "
-                   f"{'engine':<12} {'method':<6} {'k':>2}  {'batch':>5}  {'context':>7}  {'alpha':>5}")
+def _frontier_header(widths: dict) -> str:
+    """The frontier table's column heads, the text columns as wide as their widest entry (`widths`)."""
+    return (f"{'tok/s/user':>10}  {'$/M tok':>8}  {'tok/s/dev':>9}  {'hardware':<{widths['hardware']}} {'dev':>3}  "
+            f"{'layout':<{widths['layout']}} {'engine':<{widths['engine']}} {'method':<6} {'k':>2}  {'batch':>5}  "
+            f"{'context':>7}  {'alpha':>5}")
 
 
-def _frontier_row(row, several_models: bool) -> str:
+def _frontier_hardware(row) -> str:
+    """The hardware column: a drafter on its own device named beside the target's."""
+    return str(row["hardware"]) + (f" +{row['draft_hardware']}" if row["decoding"] == "speculation" and _drafter(row) else "")
+
+
+def _frontier_widths(frontier) -> dict:
+    """Each text column's width: its widest entry, at least the width it had (14 / 22 / 12) so short tables keep
+    their look (a layout of 'tp 1, dp-attention 8, ep 8' ran past its 22 and pushed the row out of line)."""
+    rows = [row for _, row in frontier.iterrows()]
+    return {"hardware": max([14, *(len(_frontier_hardware(r)) for r in rows)]),
+            "layout": max([22, *(len(str(r["layout"])) for r in rows)]),
+            "engine": max([12, *(len(str(r["engine"])) for r in rows)])}
+
+
+def _frontier_row(row, several_models: bool, widths: dict) -> str:
     """One frontier row: a plain one's method is none whatever config it came from; a drafter on its own device is
     named beside the hardware and counted in the devices."""
     speculative = row["decoding"] == "speculation"
     drafter = speculative and _drafter(row)
     per_device = format_significant(row["tokens_per_s_per_device"]) if "tokens_per_s_per_device" in row else "-"
     alpha = f"{row['alpha']:g}" if speculative and _is_number(row.get("alpha")) else "-"
-    hardware = str(row["hardware"]) + (f" +{row['draft_hardware']}" if drafter else "")
     devices = int(row.get("devices", row["tp"])) + (1 if drafter else 0)
     return (f"{format_significant(row['tokens_per_s_per_user']):>10}  {format_significant(row['cost_usd_per_million_tokens']):>8}  "
-            f"{per_device:>9}  {hardware:<14} {devices:>3}  {row['layout']:<22} {str(row['engine']):<12} "
-            f"{str(row['method']) if speculative else 'none':<6} {int(row['k']):>2}  {int(row['batch']):>5}  "
-            f"{int(row['context']):>7}  {alpha:>5}" + (f"  {row['model']}" if several_models else ""))
+            f"{per_device:>9}  {_frontier_hardware(row):<{widths['hardware']}} {devices:>3}  {row['layout']:<{widths['layout']}} "
+            f"{str(row['engine']):<{widths['engine']}} {str(row['method']) if speculative else 'none':<6} {int(row['k']):>2}  "
+            f"{int(row['batch']):>5}  {int(row['context']):>7}  {alpha:>5}" + (f"  {row['model']}" if several_models else ""))
 
 
 def _pick_text(kind: str, row, of_kind) -> str:
@@ -492,12 +508,13 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
             lines.append(f"  speculation costs {ratio:.3g}x plain decoding's at this speed"
                          + (f"; read it with the notes below: the table mixes {' and '.join(mixes)}" if mixes else ""))
         lines.append("")
+    widths = _frontier_widths(frontier)
     for kind in ("plain", "speculation"):
         rows = frontier[frontier["decoding"] == kind]
         if len(rows):
             lines += [f"{kind}: {len(rows)} rows on the frontier (no other row fits, is as fast per user and cheaper)",
-                      FRONTIER_HEADER + ("  model" if several_models else "")]
-            lines += [_frontier_row(row, several_models) for _, row in rows.iterrows()] + [""]
+                      _frontier_header(widths) + ("  model" if several_models else "")]
+            lines += [_frontier_row(row, several_models, widths) for _, row in rows.iterrows()] + [""]
     if not len(frontier):
         lines.append("no row fits in memory with a cost: nothing to compare")
     lines += [f"note: {n}" for n in notes]

@@ -173,3 +173,22 @@ def test_a_cell_no_sweep_writes_is_one_line(tmp_path, roofline, column, value, e
     rows.to_csv(tmp_path / "t.csv", index=False)
     code, _, err = roofline("cheapest", tmp_path / "t.csv")
     assert code == 2 and err.strip().endswith(expected) and len(err.strip().splitlines()) == 1
+
+
+def test_the_frontier_table_keeps_its_columns_in_line_and_names_the_values_it_mixes():
+    """A layout of 'tp 1, dp-attention 8, ep 8' ran past its 22 columns and pushed its row out of line, and the note on
+    mixed configs gave 'a 4k context's cost beside a 32k one's' for a table all at one context (qa61)."""
+    import roofline
+    from roofline.tables import frontier_table
+
+    df = roofline.sweep({"name": "mix", "hardware": "h200", "model": "qwen3-30b-a3b", "method": "none", "engine": ["vllm", "sglang"],
+                         "dp_attention": 8, "ep": 8, "axes": {"batch": [8, 64, 256], "context": [4096]}})
+    frontier = cost_frontier(df)
+    assert frontier["layout"].str.len().max() > 22
+    notes = frontier_notes(df)
+    assert any("(engine vllm's cost beside engine sglang's)" in n for n in notes), notes
+    lines = frontier_table(frontier, notes).splitlines()
+    header = next(line for line in lines if line.lstrip().startswith("tok/s/user"))
+    rows = [line for line in lines if re.match(r"\s+[\d.,]+\s+[\d.,]+\s", line)]
+    engine_at = header.index("engine")
+    assert all(line[engine_at - 1] == " " and line[engine_at] != " " for line in rows), "\n".join([header, *rows])
