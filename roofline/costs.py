@@ -274,14 +274,17 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment) -> dict[str, float]
     a rank holds whole (model.qkv_params_per_layer_per_device: MLA's down-projections, a KV head replicated once tp >
     kv_heads; in each layer and MTP module) and the router, whole on every rank; routed experts over all
     D = tp * dp_attention devices of a stage (E/ep experts, each split D/ep ways); layers over pp stages, the
-    busiest holding ceil(layers / pp) of them, each kind in its share (Deployment.stage_share), and the larger of
+    busiest holding ceil(layers / pp) of them (Deployment.stage_layers: its MoE layers' share of the experts, router
+    and shared experts, its dense layers' share of the dense MLP, its layers' of the rest), and the larger of
     embedding and LM head.
     The target's MTP modules are not counted: an MTP drafter brings them as a drafter
     (speculation.drafter_weight_bytes, its routed experts split as the target's are), only while it drafts.
     """
     params = model.params_by_class()
     pp = dep.pp
-    share = dep.stage_share(model.layers)  # each kind of layer in its share (Deployment.stage_layers)
+    layers, moe_layers, dense_layers = dep.stage_layers(model)
+    share = {"experts": moe_layers / max(model.moe_layers, 1), "router": moe_layers / max(model.moe_layers, 1),
+             "shared_experts": moe_layers / max(model.moe_layers, 1), "mlp": dense_layers / max(model.dense_layers, 1)}
     qkv, qkv_device = model.qkv_params_per_layer, model.qkv_params_per_layer_per_device(dep.tp)
     blocks = {"attention": model.layers}  # the attention input projections the class holds
     out = {}
@@ -289,7 +292,7 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment) -> dict[str, float]
         if cls == "mtp":
             continue
         split = dep.devices_per_stage if cls == "experts" else 1 if cls == "router" else dep.tp
-        per_stage = 1.0 if cls in ("embedding", "lm_head", "mtp") else share
+        per_stage = 1.0 if cls in ("embedding", "lm_head", "mtp") else share.get(cls, layers / model.layers)
         count = blocks.get(cls, 0)
         out[cls] = ((n - count * qkv) / split + count * qkv_device) * BYTES_PER_ELEMENT[dep.dtype(cls)] * per_stage
     if pp > 1:  # embedding on the first stage, LM head on the last: the busiest stage holds the larger

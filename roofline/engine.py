@@ -28,9 +28,10 @@ device from `roofline.costs`):
         each sequence's token passes the pp stages once a step: a micro-batch's round trip crosses every stage's layers
         and the head once (first term), and the busiest stage, holding the head, passes all m micro-batches (second
         term, which sets the step of a full pipeline, m = pp; at pp = 1 the two are equal). The stage is the busiest:
-        ceil(layers / pp) layers, each kind in its share (layout.Deployment.stage_layers), so a pp that does not divide the layers paces every
-        pass at that stage; with fewer micro-batches than stages the others are lighter, which the first term
-        overstates by at most pp * ceil(layers / pp) / layers - 1
+        ceil(layers / pp) layers, leading dense layers in the first stage, interleaved ones in every stage in their share
+        (layout.Deployment.stage_layers), so a pp that does not divide the layers paces every pass at that stage; with
+        fewer micro-batches than stages the others are lighter, which the first term overstates by at most
+        pp * ceil(layers / pp) / layers - 1 in layers
     t_step = max(t_device, t_host) if the engine overlaps host work, else t_device + t_host
 
     t_allreduce  = (2 * layers_stage - r) * (lat + 2 (tp - 1) / tp * T_a * hidden * 2 / bw)  (tp > 1; r = moe_layers_stage

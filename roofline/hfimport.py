@@ -347,16 +347,19 @@ def _moe(cfg: dict, where: str, layers: int, hidden: int) -> dict | None:
     if shared_ffn and shared_ffn != expert_ffn:
         moe["shared_expert_ffn_size"] = shared_ffn
     if isinstance(cfg.get("moe_layers"), list) and cfg["moe_layers"]:
-        moe_layers = len(cfg["moe_layers"])
+        sparse = set(cfg["moe_layers"])
     elif cfg.get("interleave_moe_layer_step"):
-        moe_layers = layers // _int(cfg, where, "interleave_moe_layer_step")
+        step = _int(cfg, where, "interleave_moe_layer_step")  # transformers' Llama 4: every step-th layer, from step - 1
+        sparse = set(range(step - 1, layers, step))
     else:
         dense = _int(cfg, where, "first_k_dense_replace", default=0, allow_zero=True)
         only = cfg.get("mlp_only_layers") or []
         step = _int(cfg, where, "decoder_sparse_step", default=1)
-        sparse = [i for i in range(layers) if i >= dense and i not in only and (i + 1) % step == 0]
-        moe_layers = len(sparse)
-    moe["dense_layers"] = layers - moe_layers
+        sparse = {i for i in range(layers) if i >= dense and i not in only and (i + 1) % step == 0}
+    dense_at = [i for i in range(layers) if i not in sparse]
+    moe["dense_layers"] = len(dense_at)
+    if dense_at and dense_at == list(range(len(dense_at))):  # DeepSeek's first_k_dense_replace: they lead
+        moe["dense_placement"] = "leading"
     n_group = _int(cfg, where, "n_group", default=1)
     topk_group = _int(cfg, where, "topk_group", default=n_group)
     method = cfg.get("topk_method")
@@ -376,7 +379,7 @@ def _moe(cfg: dict, where: str, layers: int, hidden: int) -> dict | None:
         if cfg.get("topk_method") == "group_limited_greedy":  # DeepSeek-V2: a group scored by its best expert
             warn(f"{where}: topk_method group_limited_greedy scores a group by its best expert; the routing simulation "
                  "scores it by its top two, as DeepSeek-V3's noaux_tc gate does (one token's busiest rank about 8% light)")
-    if moe_layers < 1:
+    if len(dense_at) >= layers:
         raise field_error(where, experts_key, "at least one MoE layer", 0)
     return moe
 
@@ -461,7 +464,9 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     if not profile["ffn_gated"]:
         notes.append(f"Its MLP is two matrices (up, down; {cfg['model_type']} with {cfg.get('hidden_act', 'gelu')}), not a gated three.")
     if moe and moe["dense_layers"]:
-        notes.append(f"{moe['dense_layers']} of {layers} layers have a dense MLP of ffn_size; where they sit does not change the roofline.")
+        notes.append(f"{moe['dense_layers']} of {layers} layers have a dense MLP of ffn_size, "
+                     + ("leading: a pipeline's first stage holds them." if moe.get("dense_placement") == "leading"
+                        else "interleaved with the MoE layers: every pipeline stage holds its share."))
     if cfg.get("attention_chunk_size"):
         notes.append("Chunked local attention is modelled as a sliding window of one chunk: an upper bound on the KV a chunked layer holds and reads.")
     if mla:

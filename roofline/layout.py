@@ -99,11 +99,17 @@ class Deployment:
         return math.ceil(layers / self.pp) / layers if self.pp > 1 else 1.0
 
     def stage_layers(self, model) -> tuple[float, float, float]:
-        """(layers, MoE layers, dense layers) of the busiest pipeline stage: ceil(layers / pp) layers, each kind in its
-        share of the model (stage_share). Where a MoE model's dense layers sit is not in its profile: DeepSeek-V3's
-        three lead (vLLM's get_pp_indices splits its 61 layers 15/15/16/15 at pp 4, so its busiest stage holds 16 MoE
-        layers where this share gives 15.2 MoE and 0.8 dense: 5% more MoE layers), Llama-4-Maverick's alternate with its MoE layers (each stage holds
-        both, as this share says); the model's own counts without pp."""
+        """(layers, MoE layers, dense layers) of the busiest pipeline stage, P = ceil(layers / pp) layers (the model's
+        own counts without pp). A MoE model's dense layers interleaved with its MoE layers (moe.dense_placement, Llama-4-
+        Maverick's) are in every stage in their share of the model (stage_share); leading dense layers (DeepSeek-V3's
+        three) fill the first stage, so the busiest stage is a full one of MoE layers, holding only the D - (layers - P)
+        dense layers no other stage has room for (vLLM's get_pp_indices splits DeepSeek-V3's 61 layers 15/15/16/15 at
+        pp 4: 16 MoE layers, where the share gave 15.2 and 0.8 dense; at pp 2 SGLang's 30/31 puts 31 MoE layers in its
+        last stage, vLLM's 31/30 puts 30 there)."""
+        if self.pp > 1 and model.moe is not None and model.moe.dense_placement == "leading":
+            full = math.ceil(model.layers / self.pp)
+            dense = max(0, model.dense_layers - (model.layers - full))
+            return float(full), float(full - dense), float(dense)
         share = self.stage_share(model.layers)
         return float(model.layers) * share, float(model.moe_layers) * share, float(model.dense_layers) * share
 

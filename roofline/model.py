@@ -84,6 +84,8 @@ class MoESpec:
     shared_experts: int = 0
     shared_expert_ffn_size: int = 0
     dense_layers: int = 0
+    dense_placement: str = "interleaved"  # where the dense layers sit: "leading" (DeepSeek's first_k_dense_replace) or
+    #   "interleaved" among the MoE layers (Llama 4's interleave_moe_layer_step); what a pipeline stage holds of each
     groups: int = 1            # group-limited routing (DeepSeek-V3's n_group): experts in `groups` equal contiguous groups,
     groups_per_token: int = 1  # each token's top_k drawn from the experts of `groups_per_token` of them (topk_group)
 
@@ -528,8 +530,13 @@ def _shape(where: str, values: dict[str, object]) -> dict[str, int]:
 
 
 def _kv_layout(where: str, key: str, value: object) -> str:
-    if value not in ("gqa", "shared_kv", "mla"):
-        raise field_error(where, key, "gqa | shared_kv | mla", value)
+    return _choice(where, key, value, ("gqa", "shared_kv", "mla"))
+
+
+def _choice(where: str, key: str, value: object, choices: tuple[str, ...]) -> str:
+    """`value` if it is one of `choices`, else one line naming them: 'expected gqa | shared_kv | mla'."""
+    if not isinstance(value, str) or value not in choices:
+        raise field_error(where, key, " | ".join(choices), value)
     return value
 
 
@@ -595,6 +602,7 @@ def _moe(where: str, key: str, counts: dict[str, object], layers: int) -> MoESpe
         expert_ffn_size=_positive_int(where, f"{key}.expert_ffn_size", counts.get("expert_ffn_size")),
         **{k: _positive_int(where, f"{key}.{k}", counts.get(k, 0), allow_zero=True)
            for k in ("shared_experts", "shared_expert_ffn_size", "dense_layers")},
+        dense_placement=_choice(where, f"{key}.dense_placement", counts.get("dense_placement", "interleaved"), DENSE_PLACEMENTS),
         groups=_positive_int(where, f"{key}.groups", counts.get("groups", 1)),
         groups_per_token=_positive_int(where, f"{key}.groups_per_token", counts.get("groups_per_token", counts.get("groups", 1))),
     )
@@ -610,6 +618,9 @@ def _moe(where: str, key: str, counts: dict[str, object], layers: int) -> MoESpe
     if moe.dense_layers >= layers:
         raise field_error(where, f"{key}.dense_layers", f"fewer than layers={layers}", moe.dense_layers)
     return moe
+
+
+DENSE_PLACEMENTS = ("interleaved", "leading")
 
 
 def _published(where: str, key: str, value: object) -> float | None:
@@ -664,7 +675,7 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
     moe = None
     if data.get("moe") is not None:
         raw = _mapping(where, "moe", data["moe"], {"experts", "top_k", "expert_ffn_size", "shared_experts", "shared_expert_ffn_size", "dense_layers",
-                                                  "groups", "groups_per_token"})
+                                                  "dense_placement", "groups", "groups_per_token"})
         moe = _moe(where, "moe", raw, ints["layers"])
     published = {k: _published(where, k, _yaml_number(data.get(k))) for k in ("published_params", "published_active_params")}
     return ModelSpec(

@@ -204,6 +204,39 @@ def test_the_busiest_pipeline_stage_holds_each_kind_of_layer_in_its_share():
 
     maverick, v3 = load_model("llama-4-maverick"), load_model("deepseek-v3")
     assert deployment(maverick, tp=8, pp=2).stage_layers(maverick) == (24.0, 12.0, 12.0)
-    assert deployment(v3, tp=4, pp=4).stage_layers(v3) == pytest.approx((16.0, 16 * 58 / 61, 16 * 3 / 61))
     assert deployment(v3).stage_layers(v3) == (61.0, 58.0, 3.0)  # pp 1: the model's own
     assert roofline.predict("h100-sxm", "llama-4-maverick", 64, tp=8, pp=2)["fits_in_memory"] is True
+
+
+def test_leading_dense_layers_sit_in_the_first_pipeline_stage_so_the_busiest_holds_only_moe_layers():
+    """DeepSeek-V3's three dense layers lead (first_k_dense_replace); every stage held its share of them, so at pp 4 the
+    busiest held 15.2 MoE layers and 0.8 dense where vLLM's split (15/15/16/15) puts 16 MoE layers in one stage.
+    Llama-4-Maverick's dense layers alternate with its MoE layers: each stage keeps its share."""
+    from roofline.hfimport import profile_from_hf_config
+    from roofline.model import model_from_dict
+
+    v3, maverick = load_model("deepseek-v3"), load_model("llama-4-maverick")
+    assert (v3.moe.dense_placement, maverick.moe.dense_placement) == ("leading", "interleaved")
+    four = deployment(v3, "fp8", tp=2, pp=4)
+    assert four.stage_layers(v3) == (16.0, 16.0, 0.0)
+    assert deployment(v3, "fp8", tp=4, pp=2).stage_layers(v3) == (31.0, 31.0, 0.0)
+    assert deployment(v3, "fp8", tp=1, pp=30).stage_layers(v3) == (3.0, 3.0, 0.0)
+    assert deployment(v3, "fp8", tp=8).stage_layers(v3) == (61.0, 58.0, 3.0)  # no pp: the model's own counts
+    m_two = deployment(maverick, tp=4, pp=2)
+    assert m_two.stage_layers(maverick) == (24.0, 12.0, 12.0)
+    weights = weight_bytes_by_class(v3, four)
+    whole = weight_bytes_by_class(v3, deployment(v3, "fp8", tp=2))
+    assert weights["experts"] == pytest.approx(whole["experts"] * 16 / 58) and weights["mlp"] == 0.0
+    assert weights["attention"] == pytest.approx(whole["attention"] * 16 / 61)
+    config = {"model_type": "deepseek_v3", "num_hidden_layers": 8, "hidden_size": 64, "num_attention_heads": 4,
+              "intermediate_size": 128, "moe_intermediate_size": 32, "vocab_size": 100, "n_routed_experts": 8,
+              "num_experts_per_tok": 2, "first_k_dense_replace": 2}
+    assert model_from_dict(profile_from_hf_config(config, "t", "t.json"), "t").moe.dense_placement == "leading"
+    every_other = {**config, "first_k_dense_replace": 0, "moe_layer_freq": 1, "mlp_only_layers": [1, 3]}
+    assert model_from_dict(profile_from_hf_config(every_other, "t", "t.json"), "t").moe.dense_placement == "interleaved"
+    from roofline.profiles import builtin_dir
+    from roofline.yamlio import read_yaml_file
+
+    data = read_yaml_file(builtin_dir("model") / "deepseek-v3.yaml")
+    with pytest.raises(RooflineError, match=r"moe.dense_placement: expected interleaved \| leading, found 'first'"):
+        model_from_dict({**data, "moe": {**data["moe"], "dense_placement": "first"}}, "m")
