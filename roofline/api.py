@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from roofline.capacity import capacity
-from roofline.costs import weight_bytes_by_class
+from roofline.costs import busiest_rank_experts, weight_bytes_by_class
 from roofline.engine import step_metrics, ttft_s, weight_only, weight_only_note
 from roofline.errors import RooflineError, field_error, warn
 from roofline.hardware import HardwareSpec, check_hardware_spec
@@ -402,6 +402,12 @@ def predict(
         },
         "warnings": list(dict.fromkeys(shadows)),  # a user file that took a built-in's name: its numbers are that file's
     }
+    if target.moe is not None:  # what a decode step's experts read and compute on the busiest expert-parallel rank
+        moe = target.moe
+        touched, pairs = busiest_rank_experts(moe.experts, moe.top_k, batch / min(batch, dep.pp), dep.ep, moe.groups,
+                                              moe.groups_per_token)
+        out["experts_busiest_rank"] = {"experts": moe.experts // dep.ep, "touched": float(touched),
+                                       "token_expert_pairs": float(pairs)}
     if not fits:
         out["warnings"].append(
             f"does not fit in memory: needs {out['memory_needed_bytes'] / 1e9:.1f} GB per device of "

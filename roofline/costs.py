@@ -57,8 +57,8 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, the hid
         prefill the non-absorbed form (d_qk = nope + rope, d_v = v_head_dim): per query-key pair and
         head 2*(576) + 2*512 = 2176 FLOPs against 2*(192) + 2*128 = 640 for DeepSeek-V3.
     kv_write: bytes = T_a * kv_elems_per_device * c_kv per layer (+ T_a / ratio * index_dim * c_idx, an indexer's keys)
-    norms (RMSNorm x2, residual adds x2, RoPE, activation): ELEMENTWISE_PASSES reads+writes of the
-        residual stream per layer: bytes = T_a * hidden * a * ELEMENTWISE_PASSES, flops = 5 * same elems
+    norms (RMSNorm x2, residual adds x2, RoPE, activation): ELEMENTWISE_PASSES transfers (a read or a write each) of
+        the residual stream per layer: bytes = T_a * hidden * a * ELEMENTWISE_PASSES, flops = 5 * same elems
     embedding: a gather, bytes = T_a * hidden * w_embedding
     input_proj: a drafter's 2h -> h projection of (hidden state, token embedding) (EAGLE's fc, MTP's eh_proj;
         model.input_projection, else zero), a plain linear layer in vLLM and SGLang: unquantised (the embedding's

@@ -3,9 +3,9 @@
 For every operator o of one pipeline stage's pass over a micro-batch (FLOPs and bytes on the busiest
 device from `roofline.costs`):
 
-    t_o = roofline(flops_o * pad_o / (peak_flops[dtype_o] * eff[dtype_o] * k_o), bytes_o / (mem_bw * mem_eff * k_o))
+    t_o = roofline(flops_o * pad_o / (peak_flops[dtype_o] * eff[dtype_o] * eta_o), bytes_o / (mem_bw * mem_eff * eta_o))
           + n_o * kernels_o * kernel_latency
-        k_o   = the engine's quantised_moe_efficiency for routed experts computing in fp8 / fp4 / int8 (block-quantised
+        eta_o = the engine's quantised_moe_efficiency for routed experts computing in fp8 / fp4 / int8 (block-quantised
                 fused-MoE kernels at small batch), times its weight_only_efficiency for a weight GEMM whose weights
                 are narrower than its compute dtype (w8a16, int4; fp8 / fp4 where the device has no such tensor
                 cores: dequantised inside the GEMM), 1 for every other operator

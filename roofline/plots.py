@@ -886,7 +886,8 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     passes = list(dict.fromkeys(p for p, *_ in shown))
     for pass_name in passes:  # the whole step is its pass's marker drawn large and open: a ring, a triangle for verify
         handles.append(Line2D([], [], ls="", marker=marker[pass_name], ms=13, mec="k", mfc="none", mew=1.5,
-                              label=f"whole {pass_name} step (large, open)" if len(passes) > 1 else "whole step (large, open)"))
+                              label=(f"whole {pass_name} step" if len(passes) > 1 else "whole step")
+                              + " (large, open):\nits FLOPs over all its time, host\nwork and collectives included,\nso it sits below the roofs"))
     handles += [Patch(color=op_color[op], label=op) for op in op_names]
     fig.legend(handles=handles, loc="outside right center", title="operators and passes")
     what = "Roofline" + (f" at context {_ctx(context)}" if context is not None else "")

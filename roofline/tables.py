@@ -35,6 +35,11 @@ def predict_table(point: dict) -> str:
            + ("; not reachable: fits in memory NO, below)" if not p["fits_in_memory"] else ")")
            if p.get("price_usd_per_hour_per_device") is not None and p["cost_usd_per_million_tokens"] is not None else ""),
         f"  MBU / MFU            {p['mbu']:.1%} / {p['mfu']:.1%}",
+        f"  bytes / FLOPs        {format_si(p['bytes'], 'B')} / {format_si(p['flops'], 'FLOP')} a step on the busiest device "
+        "(the embedding's rows gathered, not streamed)",
+        *([f"  experts a MoE layer  the busiest rank reads {e['touched']:.3g} of its {e['experts']:,} "
+           f"({e['token_expert_pairs']:.3g} token-expert pairs{'; ' + str(p['layout']['ep']) + ' ranks' if p['layout'].get('ep', 1) > 1 else ''})"]
+          if (e := p.get("experts_busiest_rank")) else []),
         f"  intensity / ridge    {p['arithmetic_intensity_flops_per_byte']:.1f} / {p['derated_ridge_point_flops_per_byte']:.1f} FLOP/byte (derated; "
         f"the ridge of {p['ridge_point_dtype']}, {ridge_of} "
         + ("dtype)" if p["ridge_point_dtype"] == p["main_gemm_weight_dtype"] else

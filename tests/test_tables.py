@@ -250,3 +250,21 @@ def test_predict_says_what_bounds_the_verify_pass_and_where_its_speculative_figu
     assert "expert dispatch " in text and "(all-gather + reduce-scatter: moe_dispatch allgather)" in text and "all-to-all" not in text
     assert "host work added: the engine does not overlap it while speculating" in text  # SGLang's spec V1
     assert not notes(roofline.predict("h200", "qwen3-235b-a22b", 64, 4096, dp_attention=8, ep=8, engine="ideal"), "a prior")
+
+
+def test_predict_prints_the_bytes_and_flops_of_a_step_and_what_a_moe_layer_reads_on_its_busiest_rank():
+    """A student checking the step by hand summed the weights and the KV cache (5.83 ms) against the tool's 5.48 ms:
+    the embedding is gathered, not streamed, and the step's bytes were only in --json; the experts a MoE layer reads
+    on its busiest rank were printed nowhere (qa64)."""
+    from roofline.costs import busiest_rank_experts
+
+    dense = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 4096)
+    assert "experts_busiest_rank" not in dense
+    assert f"bytes / FLOPs        {format_si(dense['bytes'], 'B')} / {format_si(dense['flops'], 'FLOP')} a step" in predict_table(dense)
+    moe = roofline.predict("h200", "deepseek-v3", 8, 1024, dp_attention=8, ep=8)
+    touched, pairs = busiest_rank_experts(256, 8, 8, 8, 8, 4)
+    assert moe["experts_busiest_rank"] == {"experts": 32, "touched": float(touched), "token_expert_pairs": float(pairs)}
+    assert (f"experts a MoE layer  the busiest rank reads {float(touched):.3g} of its 32 ({float(pairs):.3g} token-expert "
+            "pairs; 8 ranks)") in predict_table(moe)
+    staged = roofline.predict("h200", "deepseek-v3", 8, 1024, tp=2, pp=4)  # a micro-batch of 2 sequences a stage pass
+    assert staged["experts_busiest_rank"]["touched"] == pytest.approx(float(busiest_rank_experts(256, 8, 2, 1)[0]))
