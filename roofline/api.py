@@ -424,7 +424,7 @@ def predict(
         out["warnings"].append(f"{hw.name} has no {' or '.join(narrow)} peak: {' and '.join(narrow)} weights compute at its fp32 "
                                f"peak here (a profile measured in fp32: weight dtype fp32 predicts what it measured)")
     if (out["all_to_all_time_s"] > 0.1 * out["step_time_s"]
-            and "all_to_all_latency" in (eng.fitted.get("not_determined_by_rows") or ())):
+            and eng.still_prior("all_to_all_latency")):
         out["warnings"].append(
             f"the expert dispatch takes {format_seconds(out['all_to_all_time_s'])} of the {format_seconds(out['step_time_s'])} "
             f"step; it pays {eng.name}'s all_to_all_latency ({format_seconds(eng.all_to_all_latency_s)}) twice a MoE layer, a "
@@ -452,18 +452,17 @@ def predict(
                                              else f"best k {searched} exceeds", 1) for note in
                                 [mtp_reuse_note(method, target, searched, out["spec"]["acceptance_source"] not in (None, "given"))] if note]
         best_k = out["spec"]["best_k"]
-        if acceptance_length is not None and best_k is not None and best_k != k and speculates(method, k):
+        measured = acceptance_length is not None and best_k != k  # one rate from a length measured at k: both ways off
+        if best_k is not None and speculates(method, k) and (measured or (alpha is not None and acceptance is None
+                                                                           and tree_nodes is None and best_k > k)):
+            taken = (f"the acceptance length measured at k = {k} as one rate, alpha {out['spec']['alpha']:.3g},"
+                     if acceptance_length is not None else f"alpha {alpha:g}")
             effect = ("best k and its gain run optimistic" if best_k > k else
                       f"the gain at k = {best_k} runs low (its positions accept more than that alpha)")
-            out["warnings"].append(
-                f"best k {best_k} takes the acceptance length measured at k = {k} as one rate, alpha "
-                f"{out['spec']['alpha']:.3g}, at every draft position; acceptance falls with the position in practice, so "
-                f"{effect}: measure at k = {best_k} to compare")
-        elif (alpha is not None and acceptance is None and tree_nodes is None and best_k is not None and best_k > k
-              and speculates(method, k)):
-            out["warnings"].append(
-                f"best k {best_k} takes alpha {alpha:g} at every draft position; acceptance falls with the position in "
-                "practice, so best k and its gain run optimistic: per-position rates (--acceptance) place it better")
+            remedy = f"measure at k = {best_k} to compare" if acceptance_length is not None else \
+                "per-position rates (--acceptance) place it better"
+            out["warnings"].append(f"best k {best_k} takes {taken} at every draft position; acceptance falls with the "
+                                   f"position in practice, so {effect}: {remedy}")
         if speculates(method, k) and optimistic(batch, eng.name):
             out["warnings"].append(f"batch {batch} under {eng.name}: {OPTIMISTIC} (docs/ACCURACY.md), so read this speedup "
                                    "as an upper estimate")

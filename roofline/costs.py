@@ -103,7 +103,7 @@ def expected_max_z(n: int) -> float:
     return 0.0 if n <= 1 else NormalDist().inv_cdf((n - 0.375) / (n + 0.25))
 
 
-SMALL_PAIRS = 64  # token-expert pairs (rounded up to whole tokens) below which the busiest rank comes from a simulation
+SMALL_PAIRS = 64  # token-expert pairs (rounded up to whole tokens) up to which the busiest rank's pairs are simulated
 
 
 @functools.lru_cache(maxsize=4096)
@@ -176,9 +176,11 @@ def _simulated_routing(experts: int, top_k: int, ep: int, groups: int = 1,
     its busiest rank where 1.21 are simulated (1.2075 exactly: 2 - C(64, 8) 2^8 / C(128, 8))."""
     rng = np.random.default_rng(0)
     group_size = experts // groups
-    n = min(GATE_TOKENS, 4_000_000 // max(ep, groups_per_token * group_size))
+    n = min(GATE_TOKENS, 4_000_000 // max(ep, groups_per_token * group_size if groups > 1 else 1))
     depth = min(top_k, group_size)
-    if groups > 1:
+    if groups == 1:  # a token's top_k experts, distinct and drawn evenly
+        expert_ids = _distinct_draws(rng, n, experts, top_k)
+    else:
         log_top = np.cumsum(np.log(rng.random((n, groups, depth))) / (group_size - np.arange(depth)), axis=2)
         group_score = np.exp(log_top[:, :, :2]).sum(axis=2)
         # the kept groups in id order (argpartition's order is its implementation's: the keys below pair with positions)
@@ -186,13 +188,11 @@ def _simulated_routing(experts: int, top_k: int, ep: int, groups: int = 1,
         candidates = np.take_along_axis(log_top, chosen[:, :, None], axis=1)
         kth = -np.partition(-candidates.reshape(n, -1), top_k - 1, axis=1)[:, top_k - 1]
         picks = (candidates >= kth[:, None, None]).sum(axis=2)  # n x groups_per_token: each kept group's experts
-    else:
-        chosen, picks = np.zeros((n, 1), dtype=np.int64), np.full((n, 1), top_k)
-    keys = rng.random((n, chosen.shape[1], group_size))
-    smallest = np.argpartition(keys, depth - 1, axis=2)[:, :, :depth] if depth < group_size else np.argsort(keys, axis=2)
-    smallest = np.take_along_axis(smallest, np.argsort(np.take_along_axis(keys, smallest, axis=2), axis=2), axis=2)
-    taken = np.arange(smallest.shape[2]) < picks[:, :, None]  # the first c of them, c = the group's picks
-    expert_ids = (chosen[:, :, None] * group_size + smallest)[taken].reshape(n, top_k)
+        keys = rng.random((n, groups_per_token, group_size))  # a kept group's c picks: c of its experts, by random keys
+        smallest = np.argpartition(keys, depth - 1, axis=2)[:, :, :depth] if depth < group_size else np.argsort(keys, axis=2)
+        smallest = np.take_along_axis(smallest, np.argsort(np.take_along_axis(keys, smallest, axis=2), axis=2), axis=2)
+        taken = np.arange(smallest.shape[2]) < picks[:, :, None]  # the first c of them, c = the group's picks
+        expert_ids = (chosen[:, :, None] * group_size + smallest)[taken].reshape(n, top_k)
     per_rank = experts // ep
     loads = np.bincount((np.arange(n)[:, None] * ep + expert_ids // per_rank).ravel(), minlength=n * ep).reshape(n, ep).astype(np.int32)
     max_tokens = -(-SMALL_PAIRS // top_k)
@@ -205,16 +205,27 @@ def _simulated_routing(experts: int, top_k: int, ep: int, groups: int = 1,
         drawn = rng.integers(0, n, size=(max(1_000, min(ROUTING_TRIALS, 4_000_000 // (max_tokens * ep))), max_tokens))
         assigned = np.concatenate([[0.0], loads[drawn].cumsum(axis=1).max(axis=2).mean(axis=0)])
     # each expert's first token among a trial's drawn ones (far: never picked), counted at the first grid point past it
-    rows = max(1_000, min(ROUTING_TRIALS, 4_000_000 // (far * top_k)))
-    first = np.full((rows, experts), far)
-    np.minimum.at(first, (np.arange(rows)[:, None, None], expert_ids[rng.integers(0, n, size=(rows, far))]),
-                  np.arange(far)[None, :, None])
+    rows = max(500, min(ROUTING_TRIALS, 4_000_000 // (far * top_k), 8_000_000 // (ep * len(grid))))
+    picked = expert_ids[rng.integers(0, n, size=(rows, far))]  # rows x tokens x top_k
+    first, row = np.full((rows, experts), far), np.arange(rows)[:, None]
+    for token in range(far - 1, -1, -1):  # the earliest token writes last (a token's experts are distinct)
+        first[row, picked[:, token]] = token
     bins = len(grid) + 1  # the last: never picked
     cell = (np.arange(rows)[:, None] * ep + np.arange(experts) // per_rank) * bins + np.searchsorted(grid, first, side="right")
-    new_by_point = np.bincount(cell.ravel(), minlength=rows * ep * bins).reshape(rows, ep, bins)[:, :, :-1]
+    new_by_point = np.bincount(cell.ravel(), minlength=rows * ep * bins).astype(np.int32).reshape(rows, ep, bins)[:, :, :-1]
     touched = np.stack([grid.astype(np.float64), new_by_point.cumsum(axis=2).max(axis=1).mean(axis=0)])
     touched[1, 1] = assigned[1]  # one token's experts are distinct: its pairs are its experts (one estimate for both)
     return float((loads > 0).mean()), float(loads.var()), assigned, touched
+
+
+def _distinct_draws(rng: np.random.Generator, n: int, population: int, k: int) -> np.ndarray:
+    """n rows of k distinct integers drawn evenly from range(population): Floyd's algorithm, a column at a time (for
+    j = population - k .. population - 1 draw t in 0..j, take t unless the row holds it, else j)."""
+    out = np.empty((n, k), dtype=np.int64)
+    for i, j in enumerate(range(population - k, population)):
+        t = rng.integers(0, j + 1, size=n)
+        out[:, i] = np.where((out[:, :i] == t[:, None]).any(axis=1), j, t)
+    return out
 
 
 def busiest_rank_experts(experts: int, top_k: int, tokens, ep: int, groups: int = 1, groups_per_token: int = 1):
@@ -227,29 +238,32 @@ def busiest_rank_experts(experts: int, top_k: int, tokens, ep: int, groups: int 
     ranks; one rank (ep = 1) holds every expert: E p touched, T top_k assigned."""
     t = np.asarray(tokens, dtype=np.float64)
     per_rank = experts / ep
-    p = unique_experts_touched(experts, top_k, t) / experts  # the chance that a given expert is hit
-    z = expected_max_z(ep)
     pairs = t * top_k
     if ep <= 1:
-        touched = experts * p
-        return np.where(pairs >= 1.0, np.maximum(touched, min(experts, 1.0)), touched), pairs
+        touched, assigned = unique_experts_touched(experts, top_k, t), pairs
+    else:
+        touched, assigned = _simulated_rank(experts, top_k, t, ep, groups, groups_per_token)
+    return np.where(pairs >= 1.0, np.maximum(touched, min(per_rank, 1.0)), touched), assigned  # a pair reads an expert
+
+
+def _simulated_rank(experts: int, top_k: int, t: np.ndarray, ep: int, groups: int, groups_per_token: int):
+    """busiest_rank_experts on ep > 1 ranks, before its floor of one expert a pair: from _simulated_routing's tables."""
+    per_rank, pairs = experts / ep, t * top_k
     _, variance, assigned_table, touched_table = _simulated_routing(experts, top_k, ep,
                                                                    *_aligned_groups(experts, ep, groups, groups_per_token))
     small_tokens = len(assigned_table) - 1
     spread = math.sqrt(variance / top_k)  # a pair's share of a token's variance
+    z = expected_max_z(ep)
 
     def blom(n):
         return n / ep + z * spread * np.sqrt(n)
 
     edge = float(small_tokens * top_k)
     large = blom(pairs) * (1.0 + (assigned_table[-1] / blom(edge) - 1.0) * np.sqrt(edge / np.maximum(pairs, edge)))
-    small = t <= small_tokens
-    whole = np.arange(small_tokens + 1.0)
-    assigned = np.where(small, np.interp(t, whole, assigned_table), large)
+    assigned = np.where(t <= small_tokens, np.interp(t, np.arange(small_tokens + 1.0), assigned_table), large)
     # distinct experts: simulated up to the tokens that leave a given expert unpicked one time in a thousand, then all
     grid, simulated = touched_table
     touched = np.minimum(np.where(t <= grid[-1], np.interp(t, grid, simulated), per_rank), assigned)
-    touched = np.where(pairs >= 1.0, np.maximum(touched, min(per_rank, 1.0)), touched)  # a rank given a pair reads an expert
     return touched, assigned
 
 

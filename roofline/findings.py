@@ -28,9 +28,7 @@ from roofline.serving import OPTIMISTIC, optimistic
 TOLERANCE = 1.10         # verify-mini-prefill: a pass "costs about one decode step" within +10%
 ANSWER_TOKENS = 256      # prefill-not-sped-up: the length of the answer in "time to a whole answer"
 TIER_SPEEDS = (2.0, 3.0)  # fast-tier-premium: per-user speed multiples priced against the cheapest tier
-# with a serving engine, speculative gains at this batch and above run optimistic (published EAGLE curves on an 8B model
-# fall over batch 2-48 where the predicted ones hold; docs/ACCURACY.md): the report's opening says so, and a finding
-# quoting a speculative point there says so beside it
+# serving.OPTIMISTIC: the report's opening says it, and a finding quoting a speculative point in its range says so beside it
 
 
 @dataclass(frozen=True)

@@ -135,6 +135,18 @@ class ServingEngine:
             n += self.quant_kernels_per_gemm * (QUANTISED_GEMMS_MLA if mla else QUANTISED_GEMMS).get(operator, 0)
         return n
 
+    def still_prior(self, parameter: str) -> bool:
+        """Whether `parameter` (a fitted parameter's profile key: all_to_all_latency) still holds the sourced start value
+        no fit row determined (fitted.not_determined_by_rows): a prior, not a measurement; a copy whose value was set by
+        hand holds a value of its own."""
+        fitted = self.fitted or {}
+        if parameter not in (fitted.get("not_determined_by_rows") or ()):
+            return False
+        start = (fitted.get("start") or {}).get(parameter)
+        unit = FITTED_UNITS.get((fitted.get("start_units") or {}).get(parameter))
+        value = getattr(self, f"{parameter}_s", getattr(self, parameter, None))
+        return start is None or unit is None or value is None or math.isclose(value, start * unit, rel_tol=1e-6)
+
     def for_hardware(self, hardware) -> ServingEngine:
         """This engine with the overrides whose `hardware` glob matches applied: to a HardwareSpec's engine_family (its
         `family`, else its name), or to a name. It keeps the engine it started from as `general`, so that a device of
@@ -206,12 +218,14 @@ def _quant_kernels(where: str, key: str, value: object) -> float:
 
 
 
-MOE_DISPATCH = {  # the all-to-all of an attention-DP + EP layer, engine.collective_times_s prices each
-    "per_rank": "a token once to each rank one of its experts is on, once to each node across nodes (DeepEP's normal kernels), bf16 both ways",
-    "per_pair": "a token once per expert (DeepEP's low-latency kernels), fp8 with a scale a 128 out, bf16 back",
-    "allgather": "every rank's tokens gathered to every rank and the outputs reduce-scattered (the default of vLLM, SGLang and TensorRT-LLM)",
+MOE_DISPATCH = {  # the all-to-all of an attention-DP + EP layer, engine.collective_times_s prices each: (short name, what)
+    "per_rank": ("DeepEP normal", "a token once to each rank one of its experts is on, once to each node across nodes "
+                 "(DeepEP's normal kernels), bf16 both ways"),
+    "per_pair": ("DeepEP low-latency", "a token once per expert (DeepEP's low-latency kernels), fp8 with a scale a 128 out, "
+                 "bf16 back"),
+    "allgather": ("all-gather + reduce-scatter", "every rank's tokens gathered to every rank and the outputs reduce-scattered "
+                  "(the default of vLLM, SGLang and TensorRT-LLM)"),
 }
-DISPATCH_LABEL = {"per_rank": "DeepEP normal", "per_pair": "DeepEP low-latency", "allgather": "all-gather + reduce-scatter"}
 
 
 def _moe_dispatch(where: str, key: str, value: object) -> str:

@@ -29,11 +29,11 @@ attention group):
                                                               each paying the link latency t_link and
                                                               spec_per_iteration, where that beats taking turns;
                                                               B = 1 or overlap off: the times add)
-    t_transfer = t_link + B * (4 (q - 1) + 2 q hidden [a head drafter]) / bw_link     (the q - 1 draft tokens, k
-                 or a tree's N, as 4-byte ids to the target; verified hidden states in bf16 back to a head drafter); bw_link and t_link: a device of
-                 the target's kind is one more GPU beside the target's (link_for(devices + 1): the scale-up link while
-                 the domain has room, else the scale-out one); a device of another kind is
-                 never on the target's NVLink, so the slower of the two devices' links outside their domain
+    t_transfer = t_link + B * (4 (q - 1) + 2 tau hidden [a head drafter]) / bw_link     (the q - 1 draft tokens, k
+                 or a tree's N, as 4-byte ids to the target; the hidden states of the tau tokens kept, in bf16, back to a
+                 head drafter, which extends its own KV with them); bw_link and t_link: a device of the target's kind is
+                 one more GPU beside the target's (link_for(devices + 1): the scale-up link while the domain has room,
+                 else the scale-out one); a device of another kind is never on the target's NVLink, so the slower of the two devices' links outside their domain
                  (HardwareSpec.link_outside_domain: the scale-out link, or the one link a device has, PCIe)
     tokens/s = B * tau / t_iter;   speedup = tau * t_step(target, B, 1, S) / t_iter
 
@@ -485,7 +485,7 @@ def speculative_metrics(
     fixed_parts = 1.0  # iterations an iteration's time holds: two where two micro-batches overlap
     if elsewhere:
         # draft token ids travel to the target, verified hidden states back to a head drafter
-        link_bytes = b * ((q - 1.0) * TOKEN_ID_BYTES + ((q * target.hidden_size * ACTIVATION_BYTES) if method in HEAD_DRAFTERS else 0.0))
+        link_bytes = b * ((q - 1.0) * TOKEN_ID_BYTES + ((tau * target.hidden_size * ACTIVATION_BYTES) if method in HEAD_DRAFTERS else 0.0))
         if dhw.name == hw.name:  # a device of the target's kind: one more GPU, inside the scale-up domain if it has room
             link_bytes_per_s, link_latency_s = hw.link_for(dep.devices + 1)
         else:  # another kind is never on the target's NVLink / xGMI: the slower of the two devices' links out

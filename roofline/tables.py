@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from roofline.hardware import peak_unit
-from roofline.serving import DISPATCH_LABEL
+from roofline.serving import MOE_DISPATCH
 from roofline.units import format_seconds, format_si, format_significant, format_usd_per_hour
 
 
@@ -57,8 +57,8 @@ def predict_table(point: dict) -> str:
         if p.get(key):
             note = ("   (overlapped: the step is the larger of it and the device's time)"
                     if key == "host_time_s" and p.get("host_overlap") else
-                    f"   ({DISPATCH_LABEL[p['moe_dispatch']]}: moe_dispatch {p['moe_dispatch']})"
-                    if key == "all_to_all_time_s" and p.get("moe_dispatch") in DISPATCH_LABEL else "")
+                    f"   ({MOE_DISPATCH[p['moe_dispatch']][0]}: moe_dispatch {p['moe_dispatch']})"
+                    if key == "all_to_all_time_s" and p.get("moe_dispatch") in MOE_DISPATCH else "")
             lines.append(f"  {label:<20} {format_seconds(p[key])}{note}")
     lines.append(f"  fixed overhead       {format_seconds(p['overhead_s'])}")
     if "ttft_s" in p:
@@ -403,8 +403,6 @@ def _override_value(key: str, value) -> str:
 
 def engine_table(e) -> str:
     """`roofline engines show NAME`: every cost term of one engine, with units."""
-    from roofline.serving import MOE_DISPATCH
-
     fields = [
         ("kernel latency", format_seconds(e.kernel_latency_s)),
         ("kernels per layer", _kernel_counts(e.kernels_per_layer)),
@@ -413,7 +411,7 @@ def engine_table(e) -> str:
         ("weight-only efficiency", f"{e.weight_only_efficiency:g} (w8a16 / int4 weights dequantised in the GEMM)"),
         ("all-reduce latency", format_seconds(e.allreduce_latency_s) + " (never below the link's)"),
         ("all-to-all latency", format_seconds(e.all_to_all_latency_s)),
-        ("MoE dispatch", f"{e.moe_dispatch}: {MOE_DISPATCH[e.moe_dispatch]}"),
+        ("MoE dispatch", f"{e.moe_dispatch}: {MOE_DISPATCH[e.moe_dispatch][1]}"),
         ("host work per step", format_seconds(e.host_per_step_s)),
         ("host work per sequence", format_seconds(e.host_per_sequence_s)),
         ("host work overlapped", ("yes" if e.host_overlap else "no (added to the device time)")

@@ -219,17 +219,21 @@ def test_the_busiest_expert_rank_matches_a_simulation_of_uniform_routing_at_smal
         assert float(touched) == pytest.approx(experts_read, rel=0.03), (experts, top_k, tokens, ep)
 
 
-def test_the_busiest_expert_rank_grows_with_the_tokens_through_the_exact_and_the_normal_forms():
+@pytest.mark.parametrize("experts, top_k, ep", [
+    (16, 1, 16), (256, 8, 8),
+    pytest.param(128, 1, 8, marks=pytest.mark.slow), pytest.param(256, 8, 64, marks=pytest.mark.slow),
+    pytest.param(128, 1, 2, marks=pytest.mark.slow), pytest.param(256, 8, 32, marks=pytest.mark.slow),
+])  # each layout a routing simulation of 0.2-0.5 s: two in the quick loop
+def test_the_busiest_expert_rank_grows_with_the_tokens_through_the_simulated_and_the_normal_forms(experts, top_k, ep):
     """A hard switch at 64 pairs and a touched-experts term below one expert made a step faster at batch 2 than at
     batch 1 (Llama-4-Scout at dp-attention 16 + ep 16: 10.05 then 9.40 ms), and fractional tokens (pipeline
     micro-batches) drew a saw-tooth."""
     from roofline.costs import busiest_rank_experts
 
     tokens = np.arange(1.0, 400.0, 0.25)
-    for experts, top_k, ep in ((16, 1, 16), (128, 1, 8), (256, 8, 8), (256, 8, 64), (128, 1, 2), (256, 8, 32)):
-        touched, assigned = busiest_rank_experts(experts, top_k, tokens, ep)
-        assert np.all(np.diff(assigned) >= -1e-12) and np.all(np.diff(touched) >= -1e-12), (experts, top_k, ep)
-        assert np.all(touched >= min(experts / ep, 1.0))
+    touched, assigned = busiest_rank_experts(experts, top_k, tokens, ep)
+    assert np.all(np.diff(assigned) >= -1e-12) and np.all(np.diff(touched) >= -1e-12), (experts, top_k, ep)
+    assert np.all(touched >= min(experts / ep, 1.0)) and np.all(touched <= assigned + 1e-12)
 
 
 @pytest.mark.slow  # simulates the gate for five layouts (about 2 s)
@@ -290,3 +294,25 @@ def test_a_routing_group_that_cannot_be_is_refused_naming_the_field(moe, message
     data["moe"] = {k: v for k, v in data["moe"].items() if k not in ("groups", "groups_per_token")} | moe
     with pytest.raises(RooflineError, match=re.escape(message)):
         model_from_dict(data, "deepseek-v3.yaml")
+
+
+def test_a_routed_experts_and_a_shared_experts_activations_are_counted_as_their_kernels_move_them():
+    """A routed expert's pair was charged its hidden state in and out only (2 h), not its gate/up output and down
+    input (3 f_e, split over the devices an expert spans), and every tensor-parallel rank the shared experts' whole
+    width (qa63): checked term by term at tp 1 and tp 4."""
+    from roofline.costs import busiest_rank_experts
+    from roofline.model import load_model
+
+    qwen = load_model("qwen3-30b-a3b")  # 128 experts, top 8, f_e 768, no shared experts
+    h, f, moe_layers = qwen.hidden_size, qwen.moe.expert_ffn_size, qwen.moe_layers
+    for tp in (1, 4):
+        dep = deployment(qwen, tp=tp)
+        touched, pairs = busiest_rank_experts(128, 8, 16, 1)
+        _, nbytes = operator_costs(qwen, 16, 1, 512, dep)["experts"]
+        weights = float(touched) * qwen.expert_params * 2 / tp * moe_layers
+        assert float(nbytes) == pytest.approx(weights + float(pairs) * (2 * h + 3 * f / tp) * 2 * moe_layers, rel=1e-12), tp
+    v3 = load_model("deepseek-v3")  # one shared expert of 2048 at tp 8
+    w, t = v3.moe.shared_ffn_width, 4
+    _, shared = operator_costs(v3, t, 1, 512, deployment(v3, "fp8", tp=8))["shared_experts"]
+    assert float(shared) == pytest.approx(v3.moe_layers * (v3.shared_expert_params / 8 + t * (v3.hidden_size + w / 8 + 2 * w / 8
+                                                                                            + v3.hidden_size) * 2), rel=1e-12)

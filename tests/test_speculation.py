@@ -570,3 +570,17 @@ def test_a_tied_models_head_on_other_hardware_holds_its_one_embedding_matrix_onc
     small = roofline.predict("h100-sxm", "llama-3.2-1b", 8, method="eagle", k=3, alpha=0.8, draft_hardware="l4", draft_vocab=32000)
     head = 32000 * target.hidden_size * 2
     assert small["spec"]["drafter_memory_bytes"] - here["spec"]["drafter_memory_bytes"] == pytest.approx(matrix + head, rel=1e-9)
+
+
+def test_a_drafter_elsewhere_sends_its_draft_ids_and_gets_back_the_kept_tokens_hidden_states():
+    """A tree of N nodes on a drafter's own device sent k ids (its depth), not N; a head drafter got back every verified
+    position's hidden state (N + 1 for a tree), where it extends its KV with the tau tokens kept (qa63)."""
+    import roofline
+    from roofline.hardware import load_hardware
+
+    kw = dict(method="eagle", draft_hardware="l4", tree_nodes=15, tree_tau=3.5, k=4)
+    r = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, **kw)["spec"]
+    h100, l4 = load_hardware("h100-sxm"), load_hardware("l4")
+    (bw_h, lat_h), (bw_l, lat_l) = h100.link_outside_domain(), l4.link_outside_domain()
+    expected = max(lat_h, lat_l) + 8 * (15 * 4 + 3.5 * 4096 * 2) / min(bw_h, bw_l)
+    assert r["transfer_time_s"] == pytest.approx(expected, rel=1e-9)

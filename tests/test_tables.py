@@ -268,3 +268,20 @@ def test_predict_prints_the_bytes_and_flops_of_a_step_and_what_a_moe_layer_reads
             "pairs; 8 ranks)") in predict_table(moe)
     staged = roofline.predict("h200", "deepseek-v3", 8, 1024, tp=2, pp=4)  # a micro-batch of 2 sequences a stage pass
     assert staged["experts_busiest_rank"]["touched"] == pytest.approx(float(busiest_rank_experts(256, 8, 2, 1)[0]))
+
+
+def test_the_dispatch_prior_warning_is_gone_once_the_value_is_the_users_and_mtp_names_the_k_asked_for(request, tmp_path):
+    """The warning told a user who had set all_to_all_latency in a copy (engines new --set) that its 20 us was an
+    unmeasured prior and to make the copy again; and MTP at k 2 spoke only of best k 7 past its one trained module (qa63)."""
+    roofline_cli = request.getfixturevalue("roofline")  # the CLI fixture, named like the module imported here
+    code, _, err = roofline_cli("engines", "new", "my-sglang", "--from", "sglang", "--set", "all_to_all_latency=20 us",
+                                "--dir", tmp_path)
+    assert code == 0, err
+    args = dict(dp_attention=8, ep=8, method="eagle", k=3, alpha=0.7)
+    built_in = roofline.predict("h200", "qwen3-235b-a22b", 64, 4096, engine="sglang", **args)
+    assert [w for w in built_in["warnings"] if "a prior no measured row determines" in w]
+    mine = roofline.predict("h200", "qwen3-235b-a22b", 64, 4096, engine="my-sglang", profiles=(tmp_path,), **args)
+    assert mine["all_to_all_time_s"] > 0.1 * mine["step_time_s"]
+    assert not [w for w in mine["warnings"] if "a prior" in w]
+    mtp = roofline.predict("h200", "deepseek-v3", 1, 1024, tp=8, method="mtp", k=2, alpha=0.8)
+    assert [w for w in mtp["warnings"] if f"k 2 and best k {mtp['spec']['best_k']} exceed its 1 trained MTP module" in w]
