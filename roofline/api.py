@@ -416,7 +416,7 @@ def predict(
     draft_hw = load_hardware(draft_hardware, profiles) if draft_hardware is not None and method != "none" else None
     for note in (engine_on_a_cpu(eng, hw), engine_on_a_cpu(eng, draft_hw) if draft_hw and speculates(method, k) else "",
                  weight_only_note(hw, dep), shard_note(target, dep),
-                 context_note(target, context)):
+                 context_note(target, prompt, "prompt") if (prompt or 0) > context else context_note(target, context)):
         if note:
             out["warnings"].append(note)
     narrow = sorted({d for d in dep.dtypes.values() if d in ("bf16", "fp16") and hw.compute_dtype(d) == "fp32"})
@@ -453,16 +453,20 @@ def predict(
                                 [mtp_reuse_note(method, target, searched, out["spec"]["acceptance_source"] not in (None, "given"))] if note]
         best_k = out["spec"]["best_k"]
         measured = acceptance_length is not None and best_k != k  # one rate from a length measured at k: both ways off
-        if best_k is not None and speculates(method, k) and (measured or (alpha is not None and acceptance is None
-                                                                           and tree_nodes is None and best_k > k)):
-            taken = (f"the acceptance length measured at k = {k} as one rate, alpha {out['spec']['alpha']:.3g},"
-                     if acceptance_length is not None else f"alpha {alpha:g}")
+        one_alpha = alpha is not None and acceptance is None and tree_nodes is None
+        past_rates = acceptance is not None and tree_nodes is None and best_k is not None and best_k > len(acceptance)
+        if best_k is not None and speculates(method, k) and (measured or (best_k > k and (one_alpha or past_rates))):
+            taken = (f"the acceptance length measured at k = {k} as one rate, alpha {out['spec']['alpha']:.3g}, at every draft position"
+                     if acceptance_length is not None else f"alpha {alpha:g} at every draft position" if one_alpha else
+                     (f"the last of the {len(acceptance)} rates given" if len(acceptance) > 1 else "the one rate given")
+                     + f" ({acceptance[-1]:g}) at every draft position past {'them' if len(acceptance) > 1 else 'it'}")
             effect = ("best k and its gain run optimistic" if best_k > k else
                       f"the gain at k = {best_k} runs low (its positions accept more than that alpha)")
-            remedy = f"measure at k = {best_k} to compare" if acceptance_length is not None else \
-                "per-position rates (--acceptance) place it better"
-            out["warnings"].append(f"best k {best_k} takes {taken} at every draft position; acceptance falls with the "
-                                   f"position in practice, so {effect}: {remedy}")
+            remedy = (f"measure at k = {best_k} to compare" if acceptance_length is not None else
+                      "per-position rates (--acceptance) place it better" if one_alpha else
+                      f"rates measured to position {best_k} place it better")
+            out["warnings"].append(f"best k {best_k} takes {taken}; acceptance falls with the position in practice, so "
+                                   f"{effect}: {remedy}")
         if speculates(method, k) and optimistic(batch, eng.name):
             out["warnings"].append(f"batch {batch} under {eng.name}: {OPTIMISTIC} (docs/ACCURACY.md), so read this speedup "
                                    "as an upper estimate")

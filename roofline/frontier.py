@@ -117,10 +117,16 @@ def frontier_notes(df: pd.DataFrame) -> list[str]:
     if any(large):
         notes.append(f"{sum(large)} speculative frontier {'row is' if sum(large) == 1 else 'rows are'} at batch {OPTIMISTIC_BATCH} or more under a serving "
                      f"engine: {OPTIMISTIC} (docs/ACCURACY.md), so {'its cost is a lower estimate' if sum(large) == 1 else 'their costs are lower estimates'}")
+    staged = on_frontier[on_frontier["pp"] > 1] if "pp" in on_frontier else on_frontier.iloc[:0]
+    if len(staged):
+        notes.append(f"{len(staged)} speculative frontier {'row runs' if len(staged) == 1 else 'rows run'} with pipeline "
+                     "parallelism (pp > 1), which vLLM has refused with speculation (vllm-project/vllm issue 14117): "
+                     "--where pp=1 keeps the layouts engines run")
+    compared = _reachable(df)  # the rows a frontier compares: those that fit and are priced
     mixed = [c for c in ("model", "context", "engine", "weight_dtype", "expert_dtype", "kv_dtype", "shared_prefix")
-             if c in df and df[c].nunique() > 1]
+             if c in compared and compared[c].nunique() > 1]
     if mixed:
-        first, second = list(dict.fromkeys(df[mixed[0]].astype(str)))[:2]
+        first, second = list(dict.fromkeys(compared[mixed[0]].astype(str)))[:2]
         notes.append(f"one frontier over several values of {', '.join(mixed)}: a row of one is compared with rows of "
                      f"another ({mixed[0]} {first}'s cost beside {mixed[0]} {second}'s); --where {mixed[0]}=VALUE keeps one")
     partial = [c for c in BASELINE if c not in df]

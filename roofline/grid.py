@@ -168,7 +168,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                 "some attention groups have no sequence to decode, and their devices idle through attention"
                 if dep.dp_attention > smallest else "")
         reuse = mtp_reuse_note(method, model, int(np.max(sc.axes["k"])), not _acceptance_given(sc))
-        longest = context_note(model, int(np.max(sc.axes["context"])))
+        longest = context_note(model, sc.axes["context"])
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
                      weight_only_note(hw, dep), shard_note(model, dep), idle, rates_note, reuse, longest,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,

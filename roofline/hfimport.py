@@ -63,7 +63,7 @@ from pathlib import Path
 import yaml
 
 from roofline.errors import MISSING, field_error, warn
-from roofline.model import BYTES_PER_ELEMENT, KV_DTYPES, model_from_dict
+from roofline.model import BYTES_PER_ELEMENT, KV_DTYPES, MAX_COUNT, model_from_dict
 from roofline.profiles import check_not_shadowing, check_profile_name
 from roofline.yamlio import read_json_file, write_text_atomic
 
@@ -384,6 +384,32 @@ def _moe(cfg: dict, where: str, layers: int, hidden: int) -> dict | None:
     return moe
 
 
+UNSCALED_ROPE = (None, "default", "su", "longrope", "llama3")  # RoPE types whose factor vLLM does not apply to the length
+
+
+def _trained_context(cfg: dict, where: str) -> int | None:
+    """The longest sequence vLLM serves without an override (vLLM's _get_and_verify_max_len, as KServe's copy of vLLM
+    commit 2ac6d0e has it): max_position_embeddings, times a rope_scaling factor unless its type is su, longrope or
+    llama3 (yarn: original_max_position_embeddings times it). None where the config gives none; an unusable value is
+    left out with a warning naming its key (the field is optional)."""
+    value = cfg.get("max_position_embeddings")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_COUNT or value != int(value):
+        warn(f"{where}: max_position_embeddings: expected a whole number of tokens up to {MAX_COUNT:,}, found {value!r}: "
+             "max_context_tokens left out")
+        return None
+    length = int(value)
+    scaling = cfg.get("rope_scaling") or cfg.get("rope_parameters")
+    if isinstance(scaling, dict):
+        kind, factor = scaling.get("rope_type", scaling.get("type")), scaling.get("factor")
+        if kind not in UNSCALED_ROPE and isinstance(factor, (int, float)) and not isinstance(factor, bool) and factor > 0:
+            base = scaling.get("original_max_position_embeddings", length) if kind == "yarn" else length
+            if isinstance(base, (int, float)) and not isinstance(base, bool) and 0 < base * factor <= MAX_COUNT:
+                length = int(base * factor)
+    return length
+
+
 def profile_from_hf_config(config: object, name: str, where: str, published_params: float | None = None,
                            published_active_params: float | None = None, source: str = "",
                            display_name: str | None = None) -> dict:
@@ -454,7 +480,7 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     precision = _precision(config, cfg, where, layers)
     if precision:
         profile["precision"] = precision
-    longest = _int(cfg, where, "max_position_embeddings", default=0, allow_zero=True)
+    longest = _trained_context(cfg, where)
     if longest:
         profile["max_context_tokens"] = longest
     mtp = _int(cfg, where, "num_nextn_predict_layers", default=0, allow_zero=True)

@@ -767,15 +767,20 @@ def check_model_spec(spec: object) -> ModelSpec:
     return spec
 
 
-def context_note(model: ModelSpec, context: int) -> str:
-    """'context 131,072 is past qwen3-8b's 40,960 trained positions ...' where the context (the tokens the KV cache
-    holds) exceeds the positions the model was trained for (max_context_tokens); '' where it does not or the profile
-    does not say. A pass's own few tokens are not counted: a sweep's 131,072 stands for a model's trained 128k. vLLM
-    refuses a max_model_len above max_position_embeddings unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is set, SGLang a
-    context_length above it unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN is."""
-    if not model.max_context_tokens or context <= model.max_context_tokens:
+def context_note(model: ModelSpec, contexts, what: str = "context") -> str:
+    """'context 131,072 is past qwen3-8b's 40,960 trained positions ...' where a context (the tokens the KV cache
+    holds; a prompt's, `what`) exceeds the positions the model was trained for (max_context_tokens), 'contexts 65,536-
+    131,072 (2 of 3) are past ...' for a sweep's axis; '' where none does or the profile does not say. A pass's own few
+    tokens are not counted: a sweep's 131,072 stands for a model's trained 128k. vLLM refuses a max_model_len above
+    max_position_embeddings unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is set, SGLang a context_length above it unless
+    SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN is."""
+    values = sorted({int(c) for c in np.atleast_1d(contexts)})
+    past = [c for c in values if model.max_context_tokens and c > model.max_context_tokens]
+    if not past:
         return ""
-    return (f"context {context:,} is past {model.name}'s {model.max_context_tokens:,} trained positions (max_context_tokens): "
+    which = (f"{what} {past[0]:,}" + (f" (1 of {len(values)})" if len(values) > 1 else "") + " is" if len(past) == 1 else
+             f"{what}s {past[0]:,}-{past[-1]:,} ({len(past)} of {len(values)}) are")
+    return (f"{which} past {model.name}'s {model.max_context_tokens:,} trained positions (max_context_tokens): "
             "vLLM and SGLang refuse a longer sequence unless told to (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, "
             "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1; RoPE scaling where the model supports it); priced as asked")
 

@@ -146,9 +146,13 @@ def _iteration_text(spec: dict) -> str:
 def _rest_text(p: dict) -> str:
     """What a memory-bound step spends beyond its bytes' time, largest named first: 'host work 17.3 ms, collectives 4.72
     ms, kernel latencies and compute' (host work and collectives where each is over 5% of the step; host work that
-    grows with the batch is not a fixed cost)."""
-    parts = sorted(((p.get(key) or 0.0, name) for key, name in (("host_time_s", "host work"), ("comm_time_s", "collectives"))),
-                   reverse=True)
+    grows with the batch is not a fixed cost). Host work an engine overlaps adds nothing unless it outlasts the device:
+    then it sets the whole step."""
+    host = p.get("host_time_s") or 0.0
+    if p.get("host_overlap") and host >= p["step_time_s"] * (1 - 1e-9):
+        return f"host work ({format_seconds(host)}, overlapped and longer than the device's time)"
+    added = host if not p.get("host_overlap") else 0.0
+    parts = sorted(((added, "host work"), (p.get("comm_time_s") or 0.0, "collectives")), reverse=True)
     named = [f"{name} {format_seconds(t)}" for t, name in parts if t > 0.05 * p["step_time_s"]]
     return ", ".join([*named, "kernel latencies and compute"])
 
@@ -309,9 +313,12 @@ def model_table(m) -> str:
     if m.moe:
         lines.append(f"  MoE: {m.moe.experts} experts top-{m.moe.top_k}, expert ffn {m.moe.expert_ffn_size}, "
                      f"shared {m.moe.shared_experts}, dense layers {m.moe.dense_layers}"
+                     + (f" ({m.moe.dense_placement})" if m.moe.dense_layers else "")
                      + (f", routed within {m.moe.groups_per_token} of {m.moe.groups} groups a token" if m.moe.grouped else ""))
     if m.mtp_modules:
         lines.append(f"  MTP modules      {m.mtp_modules} ({m.mtp_params / 1e9:.2f} B params)")
+    lines.append(f"  trained context  {m.max_context_tokens:,} tokens (max_context_tokens)" if m.max_context_tokens else
+                 "  trained context  not given (max_context_tokens): a longer context is not warned")
     lines.append(_text_block("source", m.source))
     if m.notes:
         lines.append(_text_block("notes", m.notes))

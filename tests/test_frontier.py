@@ -192,3 +192,17 @@ def test_the_frontier_table_keeps_its_columns_in_line_and_names_the_values_it_mi
     rows = [line for line in lines if re.match(r"\s+[\d.,]+\s+[\d.,]+\s", line)]
     engine_at = header.index("engine")
     assert all(line[engine_at - 1] == " " and line[engine_at] != " " for line in rows), "\n".join([header, *rows])
+
+
+def test_cheapest_says_where_a_speculative_pick_runs_pipeline_parallel_and_mixes_only_rows_it_compares():
+    """A speculative pick at pp 2 was named with no word that engines refuse speculation with pp; and a context of
+    1,000,000 no row of which fit was named as compared with 4,096 (qa62)."""
+    import roofline
+
+    df = roofline.sweep({"name": "pp", "hardware": "h200", "model": "llama-3.1-70b", "method": "eagle", "engine": "vllm",
+                         "layouts": [{"tp": 2, "pp": 2}], "axes": {"batch": [8, 64], "k": [0, 3], "alpha": [0.7],
+                                                                   "context": [4096, 1000000]}})
+    notes = frontier_notes(df)
+    assert any("with pipeline parallelism (pp > 1)" in n and "issue 14117" in n for n in notes), notes
+    assert not any("one frontier over several values of context" in n for n in notes), notes
+    assert any("do not fit in memory: left out" in n for n in notes)

@@ -311,10 +311,40 @@ def test_a_context_past_the_trained_positions_is_priced_and_warned_in_predict_sw
         roofline.sweep({"name": "long", "hardware": "h100-sxm", "model": ["llama-2-7b", "llama-3.1-8b"], "method": "none",
                         "axes": {"batch": [1, 8], "context": [1024, 8192]}})
     notes = [str(w.message) for w in caught if "trained positions" in str(w.message)]
-    assert len(notes) == 1 and "context 8,192 is past llama-2-7b's 4,096" in notes[0]
+    assert len(notes) == 1 and "context 8,192 (1 of 2) is past llama-2-7b's 4,096" in notes[0]
     imported = model_from_dict(profile_from_hf_config({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
                                                         "num_attention_heads": 8, "intermediate_size": 128, "vocab_size": 100,
                                                         "max_position_embeddings": 8192}, "t", "t.json"), "t")
     assert imported.max_context_tokens == 8192
     with pytest.raises(RooflineError, match="max_context_tokens: expected a non-negative integer, found -1"):
         model_from_dict({**read_yaml_file(builtin_dir("model") / "llama-2-7b.yaml"), "max_context_tokens": -1}, "m")
+
+
+def test_a_prompt_past_the_trained_positions_is_warned_and_an_import_derives_the_length_as_vllm_does():
+    """--prompt 16000 on Llama-2-7B was priced without a word; a sweep named only its longest context; an import with
+    max_position_embeddings 10^12 failed whole naming max_context_tokens, a key the file does not have, and a linear RoPE
+    scaling's factor (which vLLM applies to the length) was not read (qa62)."""
+    import warnings
+
+    import roofline
+    from roofline.hfimport import profile_from_hf_config
+    from roofline.model import context_note
+
+    p = roofline.predict("h100-sxm", "llama-2-7b", 1, 1000, prompt=16000)
+    assert [w for w in p["warnings"] if w.startswith("prompt 16,000 is past llama-2-7b's 4,096 trained positions")]
+    assert context_note(load_model("vicuna-7b-v1.3"), [1024, 4096, 8192, 16384]).startswith(
+        "contexts 4,096-16,384 (3 of 4) are past vicuna-7b-v1.3's 2,048")
+    base = {"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 8,
+            "intermediate_size": 128, "vocab_size": 100}
+    cases = [({"max_position_embeddings": 32768, "rope_scaling": {"rope_type": "linear", "factor": 4}}, 131072),
+             ({"max_position_embeddings": 163840, "rope_scaling": {"type": "yarn", "factor": 40,
+                                                                   "original_max_position_embeddings": 4096}}, 163840),
+             ({"max_position_embeddings": 131072, "rope_scaling": {"rope_type": "llama3", "factor": 8}}, 131072),
+             ({"max_position_embeddings": 40960.0}, 40960)]
+    for extra, expected in cases:
+        assert profile_from_hf_config({**base, **extra}, "t", "t.json")["max_context_tokens"] == expected, extra
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        profile = profile_from_hf_config({**base, "max_position_embeddings": 10**12}, "t", "t.json")
+    assert "max_context_tokens" not in profile
+    assert [str(w.message) for w in caught if "max_position_embeddings: expected a whole number" in str(w.message)]

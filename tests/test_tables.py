@@ -285,3 +285,16 @@ def test_the_dispatch_prior_warning_is_gone_once_the_value_is_the_users_and_mtp_
     assert not [w for w in mine["warnings"] if "a prior" in w]
     mtp = roofline.predict("h200", "deepseek-v3", 1, 1024, tp=8, method="mtp", k=2, alpha=0.8)
     assert [w for w in mtp["warnings"] if f"k 2 and best k {mtp['spec']['best_k']} exceed its 1 trained MTP module" in w]
+
+
+def test_overlapped_host_work_is_not_named_as_a_cost_and_rates_past_the_list_get_the_best_k_caveat():
+    """Under sglang (host work overlapped) the step line named 1.51 ms of host work first, though the step is the
+    larger of the device's 2.63 ms and it; --acceptance 0.9 at k 1 gave best k 10 without the caveat --alpha 0.9 gets,
+    its positions past the list taking its last rate (qa62)."""
+    p = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, tp=8, engine="sglang")
+    assert p["host_overlap"] and 0 < p["host_time_s"] < p["step_time_s"]
+    text = predict_table(p)
+    assert "set the rest" in text and "host work 1" not in text.splitlines()[2]
+    r = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", k=1, acceptance=[0.9])
+    (note,) = [w for w in r["warnings"] if "best k" in w]
+    assert note.startswith(f"best k {r['spec']['best_k']} takes the one rate given (0.9) at every draft position past it")
