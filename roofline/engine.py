@@ -34,8 +34,13 @@ device from `roofline.costs`):
         pp * ceil(layers / pp) / layers - 1 in layers
     t_step = max(t_device, t_host) if the engine overlaps host work, else t_device + t_host
 
-    t_allreduce  = (2 * layers_stage - r) * (lat + 2 (tp - 1) / tp * T_a * hidden * 2 / bw)  (tp > 1; r = moe_layers_stage
-                   with attention DP, whose MoE layers reduce in the gather's scatter or the all-to-all's combine, else 0)
+    t_allreduce  = (2 * layers_stage - r) * (lat + t_ring(tp, 2 T_a * hidden * 2))  (tp > 1; r = moe_layers_stage
+                   with attention DP, whose MoE layers reduce in the gather's scatter or the all-to-all's combine, else 0;
+                   a reduce-scatter and an all-gather of the T_a * hidden * 2 byte message)
+    t_ring(D, M) = M (D - 1) / D / bw inside one domain; across N = ceil(D / S) domains of S devices, r of them in the
+                   smallest (D mod S, or S), max(M (S - 1) / S / bw_up, M (D - 1) / (D r) / bw_out): NCCL runs a ring a
+                   NIC, each carrying its share of every chunk across each node boundary, so the smallest node's r NICs
+                   pace it (hw.two_link_transfer_s; a tp 16 all-reduce over two nodes was priced on one NIC, 8x slow)
     t_all_to_all = moe_layers_stage * (2 lat + t_xfer(n * (b_out + hidden * 2)))   (ep > 1 and attention data-parallel;
                    with dp_attention = 1 every device already holds every token and the combine rides on the all-reduce)
                    n tokens a device sends and gets back, by the engine's moe_dispatch (serving.MOE_DISPATCH), each b_out
@@ -54,12 +59,12 @@ device from `roofline.costs`):
                    rest over the scale-out link, at once. The others across N = ceil(D / S) domains of S devices, r
                    of them in the smallest (D mod S, or S), hw.two_link_transfer_s (NVLink bytes on the scale-up link,
                    NIC bytes on the scale-out, at once):
-                     allgather  NVLink T (S - 1) / S, NIC T (D - 1) / (D r): NCCL's rings carry every token across
-                                each node boundary, over the r NICs of the smallest node
+                     allgather  t_ring(D, T * hidden * 2 * 2): NCCL's rings carry every token across each node
+                                boundary, out and back
                      per_rank   NVLink n, NIC T (D - r) / (D r) * h_N (h_N: h_ep with each of min(N, ep) domains one
                                 rank): DeepEP's normal kernels send a token once to each other domain, forwarding inside
                                 over NVLink; the smallest node takes the others' tokens on its r NICs
-    t_moe_gather = 2 * moe_layers_stage * (lat + (g - 1) / g * T_g * hidden * 2 / bw)
+    t_moe_gather = 2 * moe_layers_stage * (lat + t_ring(g, T_g * hidden * 2))
                    (attention data-parallel with each routed expert split over g = D / ep > 1 devices: the tokens
                     of every attention group gathered before the experts and the outputs reduce-scattered after,
                     SGLang's dp_gather / dp_scatter; none where an allgather dispatch already gave every device
@@ -67,7 +72,7 @@ device from `roofline.costs`):
                     with at least one of their experts on an EP rank, each gathered once (it counted token-expert
                     pairs, min(T, T top_k / ep), until session 19))
     t_p2p        = sum over the pp stage boundaries of (lat + T_mb * hidden * 2 / bw)          (pp > 1)
-    bw, lat: the scale-up link inside one domain, the scale-out link for a group that spans domains
+    bw (t_p2p) and lat: the scale-up link's inside one domain, the scale-out link's for a group that spans domains
     (hardware.link_for); lat = max(the engine's measured collective latency, the link's latency).
     t_host = host_per_step + host_per_sequence * B_a (serving.py)
 
@@ -219,9 +224,9 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     layers, moe_layers, _ = dep.stage_layers(model)  # the busiest stage's
     out = {name: np.zeros_like(tokens) for name in ("allreduce_time_s", "all_to_all_time_s", "moe_gather_time_s")}
     if dep.tp > 1:
-        bytes_per_s, latency_s = hw.link_for(dep.tp)
         tokens_a = sequences_per_group(b, dep) * q
-        per_layer_s = _latency(engine.allreduce_latency_s, latency_s) + 2.0 * (dep.tp - 1) / dep.tp * tokens_a * h_bytes / bytes_per_s
+        transfer_s, latency_s = _ring_pass_s(hw, dep.tp, 2.0 * tokens_a * h_bytes)  # a reduce-scatter, then an all-gather
+        per_layer_s = _latency(engine.allreduce_latency_s, latency_s) + transfer_s
         # two per layer (after attention, after the MLP); with attention DP an MoE layer's second is the reduce-scatter
         # of its gather or the combine of its all-to-all, priced below
         replaced = moe_layers if dep.dp_attention > 1 and model.moe is not None else 0.0
@@ -233,26 +238,40 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
             sent = tokens / d * model.moe.top_k * (dep.ep - 1) / dep.ep
             out_bytes = model.hidden_size * (1.0 + FP8_SCALE_BYTES / FP8_SCALE_GROUP)
             transfer_s, latency_s = hw.spread_transfer_s(d, sent * (out_bytes + h_bytes))
-        else:
-            domain = min(d, hw.scale_up_domain) if hw.scale_out_bw_bytes_per_s is not None else d
-            domains = -(-d // domain)
-            smallest = d % domain or domain  # a last node the group does not fill takes its peers' tokens on fewer NICs
-            if engine.moe_dispatch == "allgather":  # NCCL's ring: every boundary between nodes carries all the tokens
-                inside, outside = tokens * (domain - 1) / domain, tokens * (d - 1) / (d * smallest) if domains > 1 else 0.0
-            else:  # once to each other rank a token's experts are on, once to each other node over RDMA (DeepEP's normal
-                # kernels forward inside the node over NVLink)
-                inside = tokens / d * (dep.ep - 1) * _rank_hit(model, dep)
-                outside = tokens * (d - smallest) / (d * smallest) * _node_hit(model, min(domains, dep.ep)) if domains > 1 else 0.0
+        elif engine.moe_dispatch == "allgather":  # NCCL's ring: every boundary between nodes carries all the tokens
+            transfer_s, latency_s = _ring_pass_s(hw, d, tokens * 2 * h_bytes)  # gathered out, reduce-scattered back
+        else:  # once to each other rank a token's experts are on, once to each other node over RDMA (DeepEP's normal
+            # kernels forward inside the node over NVLink)
+            domain, domains, smallest = _domains(hw, d)
+            inside = tokens / d * (dep.ep - 1) * _rank_hit(model, dep)
+            outside = tokens * (d - smallest) / (d * smallest) * _node_hit(model, min(domains, dep.ep)) if domains > 1 else 0.0
             transfer_s, latency_s = hw.two_link_transfer_s(d, inside * 2 * h_bytes, outside * 2 * h_bytes)
         out["all_to_all_time_s"] = moe_layers * (2.0 * _latency(engine.all_to_all_latency_s, latency_s) + transfer_s)
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over
     gathered = dep.ep > 1 and engine.moe_dispatch == "allgather"  # the all-gather already gave every device every token
     if dep.dp_attention > 1 and g > 1 and model.moe is not None and not gathered:
-        bytes_per_s, latency_s = hw.link_for(g)
         tokens_g = tokens if dep.ep == 1 else tokens * _rank_hit(model, dep)
-        nbytes = (g - 1) / g * tokens_g * h_bytes
-        out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, latency_s) + nbytes / bytes_per_s)
+        transfer_s, latency_s = _ring_pass_s(hw, g, tokens_g * h_bytes)
+        out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, latency_s) + transfer_s)
     return out
+
+
+def _domains(hw: HardwareSpec, devices: int) -> tuple[int, int, int]:
+    """(S, N, r): devices a scale-up domain holds of the group (all of them without a scale-out link), the N domains
+    the group spans, and the r devices of the smallest (a last node the group does not fill)."""
+    domain = min(devices, hw.scale_up_domain) if hw.scale_out_bw_bytes_per_s is not None else devices
+    return domain, -(-devices // domain), devices % domain or domain
+
+
+def _ring_pass_s(hw: HardwareSpec, devices: int, nbytes) -> tuple[np.ndarray, float]:
+    """(seconds, latency s) of ring passes (an all-gather, a reduce-scatter) moving `nbytes` of data over `devices`:
+    NVLink nbytes (S - 1) / S and NIC nbytes (D - 1) / (D r) at once (hw.two_link_transfer_s): NCCL runs a ring a
+    NIC, each carrying its share of every chunk across each node boundary, so the smallest node's r NICs pace it; in
+    one domain nbytes (D - 1) / D over the scale-up link. An all-reduce is two passes of its message."""
+    domain, domains, smallest = _domains(hw, devices)
+    inside = nbytes * (domain - 1) / domain
+    outside = nbytes * (devices - 1) / (devices * smallest) if domains > 1 else 0.0
+    return hw.two_link_transfer_s(devices, inside, outside)
 
 
 def p2p_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, tokens_per_microbatch):

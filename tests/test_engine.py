@@ -297,3 +297,22 @@ def test_an_engine_profiles_moe_dispatch_that_is_not_a_known_word_is_one_line():
     for value in (["per_pair"], {"a": 1}, "deepep"):
         with pytest.raises(RooflineError, match=r"moe_dispatch: expected one of per_rank \| per_pair \| allgather"):
             engine_from_dict({"type": "engine", "name": "x", "source": "a test", "moe_dispatch": value}, "x.yaml")
+
+
+def test_a_tensor_parallel_all_reduce_across_nodes_rides_on_every_nic_of_the_node():
+    """A tp 16 all-reduce over two 8-GPU nodes went through one NIC (DeepSeek-V3 on 16 H200, batch 128: 12 ms of a
+    32.3 ms step, slower than tp 8), where NCCL runs a ring a NIC (qa66): the NIC carries (D - 1) / (D r) of the
+    reduce-scatter's and the all-gather's data on each of the node's r NICs, at once with the NVLink share."""
+    import roofline
+    from roofline.hardware import load_hardware
+
+    h200 = load_hardware("h200")
+    v3 = load_model("deepseek-v3")
+    sixteen = roofline.predict("h200", "deepseek-v3", 128, 4096, tp=16, engine="ideal")
+    message = 128 * v3.hidden_size * 2 * 2  # the reduce-scatter and the all-gather of one layer's activations
+    nvlink = message * 7 / 8 / h200.link_for(8)[0]
+    nic_bytes_per_s, nic_latency_s = h200.link_for(16)
+    nic = message * 15 / (16 * 8) / nic_bytes_per_s
+    assert sixteen["allreduce_time_s"] == pytest.approx(2 * 61 * (nic_latency_s + max(nvlink, nic)), rel=1e-9)
+    eight = roofline.predict("h200", "deepseek-v3", 128, 4096, tp=8, engine="ideal")
+    assert sixteen["step_time_s"] < eight["step_time_s"]  # half the weights a device, and the all-reduce on 8 NICs
