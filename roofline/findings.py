@@ -980,6 +980,8 @@ def _compared(d: pd.DataFrame, points: pd.DataFrame, top: pd.Series, varying: li
         parts.append(text)
     held = [f"context {_ctx(top['context'])}"] if d["context"].nunique() > 1 else []
     held += [f"α = {top['alpha']:g}"] if d["alpha"].nunique() > 1 and top["alpha"] == top["alpha"] else []
+    config = [c for c in varying if c not in ("hardware", "model")]  # the layout, engine, dtypes the figures hold
+    held += [_config_text(top, config, meta).lstrip(", ")] if config else []
     caveat = ("; the figures with speculation are optimistic, as above" if said else
               f"; read the figures with speculation as favourable: {OPTIMISTIC}") if late else ""
     return f" At the largest batch that fits on each{' (' + ', '.join(held) + ')' if held else ''}: {'; '.join(parts)}{caveat}."

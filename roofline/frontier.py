@@ -111,12 +111,16 @@ def frontier_notes(df: pd.DataFrame) -> list[str]:
         notes.append(f"{unpriced:,} rows have no cost (no price in the profile of {', '.join(devices)}): left out; "
                      "give one with roofline hw new NAME --from DEVICE --set price='2.5 USD/h'")
     speculative = df[(df["method"] != "none") & (df["k"] > 0)]
-    on_frontier = cost_frontier(df)
-    on_frontier = on_frontier[on_frontier["decoding"] == "speculation"]
+    every = cost_frontier(df)
+    on_frontier = every[every["decoding"] == "speculation"]
     large = [optimistic(b, e) for b, e in zip(on_frontier["batch"], on_frontier["engine"])]
     if any(large):
         notes.append(f"{sum(large)} speculative frontier {'row is' if sum(large) == 1 else 'rows are'} at batch {OPTIMISTIC_BATCH} or more under a serving "
                      f"engine: {OPTIMISTIC} (docs/ACCURACY.md), so {'its cost is a lower estimate' if sum(large) == 1 else 'their costs are lower estimates'}")
+    idle = every[every["batch"] < every["dp_attention"]] if "dp_attention" in every else every.iloc[:0]
+    if len(idle):
+        notes.append(f"{len(idle)} frontier {'row runs' if len(idle) == 1 else 'rows run'} fewer sequences than attention "
+                     "data-parallel groups (batch < dp_attention): the idle groups' devices are paid for")
     staged = on_frontier[on_frontier["pp"] > 1] if "pp" in on_frontier else on_frontier.iloc[:0]
     if len(staged):
         notes.append(f"{len(staged)} speculative frontier {'row runs' if len(staged) == 1 else 'rows run'} with pipeline "

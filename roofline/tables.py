@@ -37,8 +37,8 @@ def predict_table(point: dict) -> str:
         f"  MBU / MFU            {p['mbu']:.1%} / {p['mfu']:.1%}",
         f"  bytes / FLOPs        {format_si(p['bytes'], 'B')} / {format_si(p['flops'], 'FLOP')} a step on the busiest device "
         "(the embedding's rows gathered, not streamed)",
-        *([f"  experts a MoE layer  the busiest rank reads {e['touched']:.3g} of its {e['experts']:,} "
-           f"({e['token_expert_pairs']:.3g} token-expert pairs{'; ' + str(p['layout']['ep']) + ' ranks' if p['layout'].get('ep', 1) > 1 else ''})"]
+        *([f"  experts a MoE layer  the busiest rank reads {format_significant(e['touched'])} of its {e['experts']:,} "
+           f"({format_significant(e['token_expert_pairs'])} token-expert pairs{'; ' + str(p['layout']['ep']) + ' ranks' if p['layout'].get('ep', 1) > 1 else ''})"]
           if (e := p.get("experts_busiest_rank")) else []),
         f"  intensity / ridge    {p['arithmetic_intensity_flops_per_byte']:.1f} / {p['derated_ridge_point_flops_per_byte']:.1f} FLOP/byte (derated; "
         f"the ridge of {p['ridge_point_dtype']}, {ridge_of} "
@@ -481,7 +481,7 @@ def _frontier_row(row, several_models: bool, widths: dict) -> str:
     devices = int(row.get("devices", row["tp"])) + (1 if drafter else 0)
     return (f"{format_significant(row['tokens_per_s_per_user']):>10}  {format_significant(row['cost_usd_per_million_tokens']):>8}  "
             f"{per_device:>9}  {_frontier_hardware(row):<{widths['hardware']}} {devices:>3}  {row['layout']:<{widths['layout']}} "
-            f"{str(row['engine']):<{widths['engine']}} {str(row['method']) if speculative else 'none':<6} {int(row['k']):>2}  "
+            f"{str(row['engine']):<{widths['engine']}} {str(row['method']) if speculative else 'none':<6} {int(row['k']) if speculative else 0:>2}  "
             f"{int(row['batch']):>5}  {int(row['context']):>7}  {alpha:>5}" + (f"  {row['model']}" if several_models else ""))
 
 

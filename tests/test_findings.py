@@ -730,3 +730,14 @@ def test_a_generic_finding_without_speculation_still_compares_its_hardware(tmp_p
         assert (f"1 × {name}: {_n(top['tokens_per_s'])} tokens/s at batch {int(top['batch'])} "
                 f"(${_n(top['cost_usd_per_million_tokens'])} per million tokens)") in f.text
     assert "1 × L40S: " in f.text and "(no price)" in f.text and "each (context 4,096):" in f.text
+
+
+def test_a_comparison_of_hardware_over_several_layouts_names_the_layout_its_figures_hold(tmp_path):
+    """'16 × H200 SXM: 14,047 tokens/s plain ...' were the tp 4 / dp-attention 4 / ep 16 rows of a sweep with three
+    16-device layouts, and the sentence did not say so (qa66)."""
+    r, f = _run_text(tmp_path, "name: layouts\nhardware: [h200, b200]\nmodel: qwen3-30b-a3b\nmethod: eagle\nengine: ideal\n"
+                     "layouts: [{tp: 2}, {dp_attention: 2, ep: 2}]\n"
+                     "axes: {batch: [1, 64], context: [2048], k: [0, 3], alpha: [0.8]}\n")
+    sentence = f.text[f.text.index("At the largest batch that fits on each"):]
+    held = re.match(r"At the largest batch that fits on each \(([^)]*)\)", sentence)
+    assert held and re.search(r"tp \d", held.group(1)) and "dp attention" in held.group(1), sentence[:200]

@@ -206,3 +206,20 @@ def test_cheapest_says_where_a_speculative_pick_runs_pipeline_parallel_and_mixes
     assert any("with pipeline parallelism (pp > 1)" in n and "issue 14117" in n for n in notes), notes
     assert not any("one frontier over several values of context" in n for n in notes), notes
     assert any("do not fit in memory: left out" in n for n in notes)
+
+
+def test_plain_frontier_rows_show_k_0_and_idle_attention_groups_are_noted():
+    """A plain row of a method-none config swept over k printed 'none 1'; a frontier row at batch 8 on dp_attention 32
+    paid for 24 idle groups without a word (qa66)."""
+    import roofline
+    from roofline.tables import frontier_table
+
+    df = roofline.sweep({"name": "idle", "hardware": "h200", "model": "qwen3-30b-a3b", "method": ["none", "eagle"],
+                         "engine": "ideal", "dp_attention": 4, "ep": 4, "axes": {"batch": [2, 64], "k": [1, 2],
+                                                                                "alpha": [0.7], "context": [2048]}})
+    frontier = cost_frontier(df)
+    notes = frontier_notes(df)
+    assert any("fewer sequences than attention data-parallel groups (batch < dp_attention)" in n for n in notes), notes
+    plain_lines = frontier_table(frontier, notes).split("speculation:")[0].splitlines()
+    rows = [line for line in plain_lines if re.match(r"\s+[\d.,]+\s+[\d.,]+\s", line)]
+    assert rows and all(re.search(r" none +0 ", line) for line in rows), rows

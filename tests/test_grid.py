@@ -292,3 +292,19 @@ def test_a_layouts_sweep_says_what_each_layout_spends_on_collectives():
         point = roofline.predict("h200", "deepseek-v3", int(row.batch), int(row.context), tp=int(row.tp), ep=int(row.ep),
                                  dp_attention=int(row.dp_attention), engine="sglang")
         assert row.comm_time_s == pytest.approx(point["comm_time_s"], rel=1e-9) and 0 < row.comm_time_s < row.step_time_s
+
+
+def test_a_sweep_says_once_where_an_expert_dispatch_rests_on_an_unfitted_latency():
+    """predict warned that the dispatch rested on sglang's unfitted 40 us all_to_all_latency; a sweep, the report and
+    cheapest said nothing, though dp-attention rows filled the cheap end of the frontier (qa66)."""
+    import warnings
+
+    import roofline
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({"name": "x", "hardware": "h200", "model": "qwen3-235b-a22b", "method": "none",
+                        "engine": ["sglang", "ideal"], "layouts": [{"dp_attention": 8, "ep": 8}, {"tp": 8}],
+                        "axes": {"batch": [8, 64], "context": [4096]}})
+    notes = [str(w.message) for w in caught if "a prior no measured row determines" in str(w.message)]
+    assert len(notes) == 1 and notes[0].startswith("qwen3-235b-a22b with dp_attention 8 and ep 8 under sglang"), notes
