@@ -219,8 +219,9 @@ def _simulated_routing(experts: int, top_k: int, ep: int, groups: int = 1,
 
 
 def _distinct_draws(rng: np.random.Generator, n: int, population: int, k: int) -> np.ndarray:
-    """n rows of k distinct integers drawn evenly from range(population): Floyd's algorithm, a column at a time (for
-    j = population - k .. population - 1 draw t in 0..j, take t unless the row holds it, else j)."""
+    """n rows of k distinct integers, each row's set drawn evenly from range(population): Floyd's algorithm, a column at
+    a time (for j = population - k .. population - 1 draw t in 0..j, take t unless the row holds it, else j). The order
+    within a row carries no meaning (the first column never holds the top k - 1 values): use the rows as sets."""
     out = np.empty((n, k), dtype=np.int64)
     for i, j in enumerate(range(population - k, population)):
         t = rng.integers(0, j + 1, size=n)

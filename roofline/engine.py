@@ -30,8 +30,9 @@ device from `roofline.costs`):
         term, which sets the step of a full pipeline, m = pp; at pp = 1 the two are equal). The stage is the busiest:
         ceil(layers / pp) layers, leading dense layers in the first stage, interleaved ones in every stage in their share
         (layout.Deployment.stage_layers), so a pp that does not divide the layers paces every pass at that stage; with
-        fewer micro-batches than stages the others are lighter, which the first term overstates by at most
-        pp * ceil(layers / pp) / layers - 1 in layers
+        fewer micro-batches than stages the others are lighter, which the first term overstates: by at most
+        pp * ceil(layers / pp) / layers - 1 in layers, more in time where the busiest stage holds only the heavier
+        kind (DeepSeek-V3 at pp 4, batch 1: 64 MoE layers' time for 58 MoE and 3 dense, about 6.6% over its stages' sum)
     t_step = max(t_device, t_host) if the engine overlaps host work, else t_device + t_host
 
     t_allreduce  = (2 * layers_stage - r) * (lat + t_ring(tp, 2 T_a * hidden * 2))  (tp > 1; r = moe_layers_stage

@@ -65,6 +65,13 @@ def prose(where: str, field: str, value: object, default: str = "") -> str:
     raise field_error(where, field, "text", value)
 
 
+def check_choice(where: str, field: str, value: object, choices) -> str:
+    """`value` if it is one of `choices` (strings), else one line naming them: 'expected gqa | shared_kv | mla'."""
+    if not isinstance(value, str) or value not in choices:
+        raise field_error(where, field, " | ".join(choices), value)
+    return value
+
+
 def check_flag(where: str, field: str, value: object) -> bool:
     """`value` if it is true or false (not 0, 1 or a string), else the standard one-line error."""
     if not isinstance(value, bool):

@@ -24,6 +24,7 @@ import pandas as pd
 from roofline.errors import RooflineError
 from roofline.layout import describe_layout
 from roofline.serving import OPTIMISTIC, OPTIMISTIC_BATCH, optimistic
+from roofline.speculation import PP_SPECULATION
 
 SPEED = "tokens_per_s_per_user"
 COST = "cost_usd_per_million_tokens"
@@ -124,8 +125,7 @@ def frontier_notes(df: pd.DataFrame) -> list[str]:
     staged = on_frontier[on_frontier["pp"] > 1] if "pp" in on_frontier else on_frontier.iloc[:0]
     if len(staged):
         notes.append(f"{len(staged)} speculative frontier {'row runs' if len(staged) == 1 else 'rows run'} with pipeline "
-                     "parallelism (pp > 1), which vLLM has refused with speculation (vllm-project/vllm issue 14117): "
-                     "--where pp=1 keeps the layouts engines run")
+                     f"parallelism (pp > 1): {PP_SPECULATION}; --where pp=1 keeps the layouts engines run")
     compared = _reachable(df)  # the rows a frontier compares: those that fit and are priced
     mixed = [c for c in ("model", "context", "engine", "weight_dtype", "expert_dtype", "kv_dtype", "shared_prefix")
              if c in compared and compared[c].nunique() > 1]

@@ -1,7 +1,7 @@
 """A model profile from a Hugging Face `config.json`: `roofline models import CONFIG --name NAME`.
 
 Reads the architecture keys transformers configs use and writes the profile fields they map to
-(docs/PROFILES.md); everything else in the config (rope, dropout, token ids) is ignored.
+(docs/PROFILES.md); everything else in the config (RoPE but for its scaling, dropout, token ids) is ignored.
 
     layers            num_hidden_layers                        (n_layer refused: not a decoder config we read)
     hidden_size       hidden_size
@@ -14,9 +14,13 @@ Reads the architecture keys transformers configs use and writes the profile fiel
                       moe_intermediate_size (Mixtral, Llama 4: intermediate_size); n_shared_experts
                       (Llama 4: one shared expert; Qwen2-MoE: shared_expert_intermediate_size);
                       dense layers: first_k_dense_replace, mlp_only_layers, decoder_sparse_step,
-                      interleave_moe_layer_step (only their number matters to the roofline, not where they sit);
+                      interleave_moe_layer_step; dense_placement leading where they are the first layers
+                      (first_k_dense_replace: a pipeline's first stage holds them), else interleaved;
                       group-limited routing: n_group, topk_group (unless topk_method is greedy)
     MLA               kv_lora_rank, q_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim
+    max_context_tokens  the length vLLM serves without an override (_trained_context): the smallest of
+                      max_position_embeddings and its kin, times a RoPE scaling factor (but su, longrope, llama3 and
+                      Gemma 3's), raised to model_max_length where that is larger
     sparse attention  DeepSeek Sparse Attention (index_topk set: deepseek_v32, glm_moe_dsa) on the full-attention groups:
                       index_topk -> read_tokens, index_head_dim -> index_dim, index_n_heads -> index_heads;
                       attention.index_key_bytes index_head_dim + 4 B a 128 in every KV dtype (fp8 keys with a
@@ -385,29 +389,34 @@ def _moe(cfg: dict, where: str, layers: int, hidden: int) -> dict | None:
 
 
 UNSCALED_ROPE = (None, "default", "su", "longrope", "llama3")  # RoPE types whose factor vLLM does not apply to the length
+LENGTH_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
+               "max_sequence_length", "max_seq_length", "seq_len")  # vLLM's possible_keys: it takes the smallest
 
 
 def _trained_context(cfg: dict, where: str) -> int | None:
     """The longest sequence vLLM serves without an override (vLLM's _get_and_verify_max_len, as KServe's copy of vLLM
-    commit 2ac6d0e has it): max_position_embeddings, times a rope_scaling factor unless its type is su, longrope or
-    llama3 (yarn: original_max_position_embeddings times it). None where the config gives none; an unusable value is
-    left out with a warning naming its key (the field is optional)."""
-    value = cfg.get("max_position_embeddings")
-    if value is None:
+    commit 2ac6d0e has it): the smallest of LENGTH_KEYS, times a rope_scaling (or rope_parameters) factor unless its
+    type is su, longrope or llama3 or the model is Gemma 3, whose length is scaled already (yarn: its
+    original_max_position_embeddings times the factor), raised to model_max_length where that is larger (vLLM lets a
+    max_model_len up to it through). None where the config gives none; an unusable value is left out with a warning
+    naming its key (the field is optional)."""
+    found = {key: cfg[key] for key in LENGTH_KEYS if cfg.get(key) is not None}
+    for key, value in found.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_COUNT or value != int(value):
+            warn(f"{where}: {key}: expected a whole number of tokens up to {MAX_COUNT:,}, found {value!r}: "
+                 "max_context_tokens left out")
+            return None
+    if not found:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_COUNT or value != int(value):
-        warn(f"{where}: max_position_embeddings: expected a whole number of tokens up to {MAX_COUNT:,}, found {value!r}: "
-             "max_context_tokens left out")
-        return None
-    length = int(value)
+    length = int(min(found.values()))
     scaling = cfg.get("rope_scaling") or cfg.get("rope_parameters")
-    if isinstance(scaling, dict):
+    if isinstance(scaling, dict) and "gemma3" not in str(cfg.get("model_type", "")):
         kind, factor = scaling.get("rope_type", scaling.get("type")), scaling.get("factor")
         if kind not in UNSCALED_ROPE and isinstance(factor, (int, float)) and not isinstance(factor, bool) and factor > 0:
             base = scaling.get("original_max_position_embeddings", length) if kind == "yarn" else length
             if isinstance(base, (int, float)) and not isinstance(base, bool) and 0 < base * factor <= MAX_COUNT:
                 length = int(base * factor)
-    return length
+    return max(length, int(found.get("model_max_length", 0)))
 
 
 def profile_from_hf_config(config: object, name: str, where: str, published_params: float | None = None,

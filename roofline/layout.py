@@ -15,7 +15,8 @@ Parallel layout of one model replica (the batch B is the replica's batch):
     routed experts: experts / ep experts per EP rank, each expert's matrices split over D / ep devices.
     pipeline: ceil(layers / pp) layers on the busiest stage (vLLM and SGLang give the remainder of an
         uneven split to stages one layer each), so its share of the layers is ceil(layers / pp) / layers
-        (Deployment.stage_share); the batch is cut into min(B, pp) micro-batches.
+        (Deployment.stage_share), each kind of layer in its share where a MoE model's dense layers are interleaved,
+        only MoE layers where they lead (Deployment.stage_layers); the batch is cut into min(B, pp) micro-batches.
 
 Checks (one line each, exit code 2 from the CLI): heads % tp == 0; kv_heads % tp == 0 or tp % kv_heads
 == 0 (KV heads replicated when tp > kv_heads; not for MLA, whose one latent KV is whole on every rank); D % ep == 0 and experts % ep == 0 (EP needs an MoE model);

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from roofline.errors import MISSING, RooflineError, check_flag, field_error, prose, unknown_key_error
+from roofline.errors import MISSING, RooflineError, check_choice, check_flag, field_error, prose, unknown_key_error
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, normalize_dtype, read_yaml
 
@@ -123,8 +123,8 @@ class ModelSpec:
     moe: MoESpec | None = None
     mtp_modules: int = 0
     mtp_window: int = 0      # tokens the MTP block's attention keeps (a sliding window; 0: full attention)
-    max_context_tokens: int = 0  # the longest sequence its positions were trained for (config.json's
-    #   max_position_embeddings; 0: not given): a longer context is priced, and warned (context_note)
+    max_context_tokens: int = 0  # the longest sequence its positions were trained for, as vLLM derives it from
+    #   config.json (hfimport._trained_context; 0: not given): a longer context is priced, and warned (context_note)
     kv_entry_bytes: tuple = ()   # (kv dtype, bytes of one token's KV entry in one layer) where a layout is not elements
                                  # x the dtype's width (DeepSeek-V4's fp8: 448 fp8 + 64 bf16 RoPE + 8 B of scales = 584)
     index_key_bytes: tuple = ()  # (kv dtype, bytes of one indexer key) likewise (DeepSeek-V4's fp8: 128 + a 4 B scale)
@@ -530,14 +530,7 @@ def _shape(where: str, values: dict[str, object]) -> dict[str, int]:
 
 
 def _kv_layout(where: str, key: str, value: object) -> str:
-    return _choice(where, key, value, ("gqa", "shared_kv", "mla"))
-
-
-def _choice(where: str, key: str, value: object, choices: tuple[str, ...]) -> str:
-    """`value` if it is one of `choices`, else one line naming them: 'expected gqa | shared_kv | mla'."""
-    if not isinstance(value, str) or value not in choices:
-        raise field_error(where, key, " | ".join(choices), value)
-    return value
+    return check_choice(where, key, value, ("gqa", "shared_kv", "mla"))
 
 
 def _low_rank(where: str, prefix: str, kv_layout: object, q_lora_rank: object, o_lora_rank: object, o_groups: object) -> dict[str, int]:
@@ -602,7 +595,7 @@ def _moe(where: str, key: str, counts: dict[str, object], layers: int) -> MoESpe
         expert_ffn_size=_positive_int(where, f"{key}.expert_ffn_size", counts.get("expert_ffn_size")),
         **{k: _positive_int(where, f"{key}.{k}", counts.get(k, 0), allow_zero=True)
            for k in ("shared_experts", "shared_expert_ffn_size", "dense_layers")},
-        dense_placement=_choice(where, f"{key}.dense_placement", counts.get("dense_placement", "interleaved"), DENSE_PLACEMENTS),
+        dense_placement=check_choice(where, f"{key}.dense_placement", counts.get("dense_placement", "interleaved"), DENSE_PLACEMENTS),
         groups=_positive_int(where, f"{key}.groups", counts.get("groups", 1)),
         groups_per_token=_positive_int(where, f"{key}.groups_per_token", counts.get("groups_per_token", counts.get("groups", 1))),
     )

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from roofline.costs import OPERATORS
-from roofline.errors import RooflineError, check_flag, field_error, prose
+from roofline.errors import RooflineError, check_choice, check_flag, field_error, prose
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, list_names, read_yaml
 from roofline.units import parse_seconds_or_zero
@@ -140,7 +140,8 @@ class ServingEngine:
         no fit row determined (fitted.not_determined_by_rows): a prior, not a measurement; a copy whose value was set by
         hand holds a value of its own."""
         fitted = self.fitted or {}
-        if parameter not in (fitted.get("not_determined_by_rows") or ()):
+        undetermined = [str(entry).split(" [")[0] for entry in fitted.get("not_determined_by_rows") or ()]  # per-family too
+        if parameter not in undetermined:
             return False
         start = (fitted.get("start") or {}).get(parameter)
         unit = FITTED_UNITS.get((fitted.get("start_units") or {}).get(parameter))
@@ -229,9 +230,7 @@ MOE_DISPATCH = {  # the all-to-all of an attention-DP + EP layer, engine.collect
 
 
 def _moe_dispatch(where: str, key: str, value: object) -> str:
-    if not isinstance(value, str) or value not in MOE_DISPATCH:
-        raise field_error(where, key, f"one of {' | '.join(MOE_DISPATCH)}", value)
-    return value
+    return check_choice(where, key, value, tuple(MOE_DISPATCH))
 
 
 def _overlap_exponent(where: str, key: str, value: object) -> float | None:

@@ -317,6 +317,10 @@ def mtp_reuse_note(method: str, target: ModelSpec, k_max: int, rates_default: bo
                else "at the acceptance given (a reused module accepts less in practice)"))
 
 
+PP_SPECULATION = ("vLLM has refused speculative decoding with pipeline parallelism (vllm-project/vllm issue 14117), and "
+                  "its MTP under PP fails or corrupts output (issues 49355, 57755)")
+
+
 def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, draft_hw: HardwareSpec | None,
                      pp: int = 1) -> list[str]:
     """What a user must know about a drafter that predict and sweep still price: a draft model with another
@@ -324,9 +328,7 @@ def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, dr
     pipeline parallelism, which the engines refuse or run only behind a flag."""
     out = []
     if method != "none" and pp > 1:
-        out.append(f"{method} with pp {pp}: vLLM has refused speculative decoding with pipeline parallelism (vllm-project/vllm "
-                   "issue 14117), and its MTP under PP fails or corrupts output (issues 49355, 57755): this prices a layout "
-                   "serving engines may not run")
+        out.append(f"{method} with pp {pp}: {PP_SPECULATION}: this prices a layout serving engines may not run")
     if method == "draft" and draft is not None and draft.vocab_size != target.vocab_size:
         out.append(f"draft model {draft.name} has a vocabulary of {draft.vocab_size:,} tokens and {target.name} one of "
                    f"{target.vocab_size:,}: engines verify draft tokens by id, so a draft model must share the target's tokenizer")

@@ -25,7 +25,7 @@ def predict_table(point: dict) -> str:
            if p.get("compute_bound_share") is not None and 0.05 < p["compute_bound_share"] < 0.95 else "")
         + (f"; its bytes take {format_seconds(p['bytes_time_s'])} at the derated bandwidth, and twice the bandwidth "
            f"gives {format_seconds(p['step_time_at_2x_bandwidth_s'])}"
-           + (f": {_rest_text(p)} set the rest, more bandwidth buys little here)"
+           + (f": {_rest_text(p)})"
               if p["step_time_at_2x_bandwidth_s"] > 0.8 * p["step_time_s"] else ")")
            if p["bound"] == "memory" and p["bytes_time_s"] < 0.5 * p["step_time_s"] else ")"),
         f"  tokens/s (batch)     {_rate(p['tokens_per_s'])}   ({_rate(p['tokens_per_s_per_device'])} per device)",
@@ -38,7 +38,9 @@ def predict_table(point: dict) -> str:
         f"  bytes / FLOPs        {format_si(p['bytes'], 'B')} / {format_si(p['flops'], 'FLOP')} a step on the busiest device "
         "(the embedding's rows gathered, not streamed)",
         *([f"  experts a MoE layer  the busiest rank reads {format_significant(e['touched'])} of its {e['experts']:,} "
-           f"({format_significant(e['token_expert_pairs'])} token-expert pairs{'; ' + str(p['layout']['ep']) + ' ranks' if p['layout'].get('ep', 1) > 1 else ''})"]
+           f"({format_significant(e['token_expert_pairs'])} token-expert pairs{'; ' + str(p['layout']['ep']) + ' ranks' if p['layout'].get('ep', 1) > 1 else ''}"
+           + (f"; a micro-batch pass of {p['batch'] / min(p['batch'], p['layout']['pp']):g} sequences"
+              if p["layout"].get("pp", 1) > 1 else "") + ")"]
           if (e := p.get("experts_busiest_rank")) else []),
         f"  intensity / ridge    {p['arithmetic_intensity_flops_per_byte']:.1f} / {p['derated_ridge_point_flops_per_byte']:.1f} FLOP/byte (derated; "
         f"the ridge of {p['ridge_point_dtype']}, {ridge_of} "
@@ -150,11 +152,13 @@ def _rest_text(p: dict) -> str:
     then it sets the whole step."""
     host = p.get("host_time_s") or 0.0
     if p.get("host_overlap") and host >= p["step_time_s"] * (1 - 1e-9):
-        return f"host work ({format_seconds(host)}, overlapped and longer than the device's time)"
+        return f"host work ({format_seconds(host)}, overlapped, longer than the device's time) sets the step, more bandwidth buys nothing here"
     added = host if not p.get("host_overlap") else 0.0
     parts = sorted(((added, "host work"), (p.get("comm_time_s") or 0.0, "collectives")), reverse=True)
     named = [f"{name} {format_seconds(t)}" for t, name in parts if t > 0.05 * p["step_time_s"]]
-    return ", ".join([*named, "kernel latencies and compute"])
+    floor = (f"; the overlapped host work, {format_seconds(host)}, is its floor"
+             if p.get("host_overlap") and host >= 0.98 * p["step_time_at_2x_bandwidth_s"] else "")
+    return ", ".join([*named, "kernel latencies and compute"]) + f" set the rest, more bandwidth buys little here{floor}"
 
 
 def _verify_text(spec: dict, p: dict) -> str:

@@ -348,3 +348,20 @@ def test_a_prompt_past_the_trained_positions_is_warned_and_an_import_derives_the
         profile = profile_from_hf_config({**base, "max_position_embeddings": 10**12}, "t", "t.json")
     assert "max_context_tokens" not in profile
     assert [str(w.message) for w in caught if "max_position_embeddings: expected a whole number" in str(w.message)]
+
+
+def test_an_import_takes_gemma_3s_length_as_scaled_already_and_lets_model_max_length_raise_it():
+    """Gemma 3's 131,072 positions were multiplied by its linear RoPE factor (1,048,576), which vLLM does not do for
+    gemma3; a Cohere config's model_max_length (131,072 over max_position_embeddings 8,192), which vLLM lets through,
+    was not read (qa67)."""
+    from roofline.hfimport import profile_from_hf_config
+
+    base = {"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 8,
+            "intermediate_size": 128, "vocab_size": 100}
+    gemma = {**base, "model_type": "gemma3_text", "max_position_embeddings": 131072,
+             "rope_scaling": {"rope_type": "linear", "factor": 8.0}}
+    cohere = {**base, "model_type": "cohere", "max_position_embeddings": 8192, "model_max_length": 131072}
+    smallest = {**base, "max_position_embeddings": 32768, "seq_length": 4096}
+    assert profile_from_hf_config(gemma, "g", "g.json")["max_context_tokens"] == 131072
+    assert profile_from_hf_config(cohere, "c", "c.json")["max_context_tokens"] == 131072
+    assert profile_from_hf_config(smallest, "s", "s.json")["max_context_tokens"] == 4096

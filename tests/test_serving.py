@@ -350,3 +350,15 @@ def test_an_engine_value_far_beyond_the_fits_bounds_loads_with_a_warning():
     said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
     assert said == ["e.yaml: kernel_latency: 3 s is over ten times the largest value a fit takes (20 us): a unit slip?",
                     "e.yaml: overrides (mi*): host_per_step: 2 s is over ten times the largest value a fit takes (5 ms): a unit slip?"]
+
+
+def test_a_prior_is_a_prior_in_a_per_family_entry_too():
+    """still_prior matched 'all_to_all_latency' only by its plain name, not 'all_to_all_latency [AMD Instinct]' (qa67)."""
+    import dataclasses
+
+    from roofline.serving import load_engine
+
+    sglang = load_engine("sglang")
+    fitted = {**sglang.fitted, "not_determined_by_rows": ["all_to_all_latency [AMD Instinct]"]}
+    assert dataclasses.replace(sglang, fitted=fitted).still_prior("all_to_all_latency")
+    assert not dataclasses.replace(sglang, fitted={**fitted, "not_determined_by_rows": []}).still_prior("all_to_all_latency")

@@ -298,3 +298,17 @@ def test_overlapped_host_work_is_not_named_as_a_cost_and_rates_past_the_list_get
     r = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", k=1, acceptance=[0.9])
     (note,) = [w for w in r["warnings"] if "best k" in w]
     assert note.startswith(f"best k {r['spec']['best_k']} takes the one rate given (0.9) at every draft position past it")
+
+
+def test_overlapped_host_work_that_outlasts_the_device_is_said_to_set_the_step():
+    """'host work (1.51 ms, overlapped and longer than the device's time) set the rest': it sets the whole step; and
+    where twice the bandwidth lands on the overlapped host work, that floor went unnamed (qa67)."""
+    p = roofline.predict("h200", "llama-3.2-1b", 1, 256, engine="sglang")
+    assert p["host_overlap"] and p["host_time_s"] >= p["step_time_s"] * (1 - 1e-9)
+    line = predict_table(p).splitlines()[2]
+    assert "overlapped, longer than the device's time) sets the step, more bandwidth buys nothing here" in line, line
+    q = roofline.predict("h200", "tinyllama-1.1b", 2, 256, tp=2, engine="sglang")
+    assert q["host_time_s"] < q["step_time_s"] and q["host_time_s"] >= 0.98 * q["step_time_at_2x_bandwidth_s"]
+    assert "is its floor" in predict_table(q).splitlines()[2]
+    staged = predict_table(roofline.predict("h200", "deepseek-v3", 8, 1024, tp=2, pp=4))
+    assert "a micro-batch pass of 2 sequences)" in staged
