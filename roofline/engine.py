@@ -35,9 +35,14 @@ device from `roofline.costs`):
         kind (DeepSeek-V3 at pp 4, batch 1: 64 MoE layers' time for 58 MoE and 3 dense, about 6.6% over its stages' sum)
     t_step = max(t_device, t_host) if the engine overlaps host work, else t_device + t_host
 
-    t_allreduce  = (2 * layers_stage - r) * (lat + t_ring(tp, 2 T_a * hidden * 2))  (tp > 1; r = moe_layers_stage
-                   with attention DP, whose MoE layers reduce in the gather's scatter or the all-to-all's combine, else 0;
-                   a reduce-scatter and an all-gather of the T_a * hidden * 2 byte message)
+    t_allreduce  = (2 * layers_stage - r) * (lat + t_ring(tp, 2 M))  (tp > 1; r = moe_layers_stage with attention DP,
+                   whose MoE layers reduce in the gather's scatter or the all-to-all's combine, else 0; a reduce-scatter
+                   and an all-gather of the M = T_a * hidden * 2 byte message); across exactly two domains NCCL's tuning
+                   picks a tree (tuning.cc: bus bandwidth bwIntra for nNodes <= 2; NVIDIA/nccl-tests issue 196), each
+                   NIC of the smallest domain carrying M / r: max(2 M (S - 1) / S / bw_up, M / r / bw_out). lat across
+                   domains is the profile's scale-out latency, measured between two ranks: NCCL's own model puts 16
+                   ranks on two nodes at 25-48 us (tuning.cc's latencies; 46-48 us measured on 2 x 8 H20, NVIDIA/nccl
+                   issue 1244), so a cross-node all-reduce's latency is a lower estimate
     t_ring(D, M) = M (D - 1) / D / bw inside one domain; across N = ceil(D / S) domains of S devices, r of them in the
                    smallest (D mod S, or S), max(M (S - 1) / S / bw_up, M (D - 1) / (D r) / bw_out): NCCL runs a ring a
                    NIC, each carrying its share of every chunk across each node boundary, so the smallest node's r NICs
@@ -46,7 +51,9 @@ device from `roofline.costs`):
                    with dp_attention = 1 every device already holds every token and the combine rides on the all-reduce)
                    n tokens a device sends and gets back, by the engine's moe_dispatch (serving.MOE_DISPATCH), each b_out
                    bytes out and hidden * 2 back; t_xfer below:
-                     per_rank   n = T / D * (ep - 1) * h_ep, b_out = hidden * 2: once to each other rank one of its top_k
+                     per_rank   n = T / D * (ep - 1) * h_ep, b_out = hidden * 2, or hidden * (1 + 4 / 128) where the
+                                experts are block-quantised fp8 (vLLM's DeepEP high-throughput path quantises before it
+                                dispatches; the combine is bf16): once to each other rank one of its top_k
                                 experts is on (DeepEP's normal kernels); h_ep = costs.rank_hit_probability, the chance a
                                 rank holds one of a token's distinct experts (under DeepSeek's group-limited routing, 4 of
                                 8 groups, about 3.5 ranks of 7 at ep 8 against 4.6)
@@ -54,7 +61,7 @@ device from `roofline.costs`):
                                 another rank (DeepEP's low-latency kernels, one message a token-expert pair), fp8 out with
                                 an fp32 scale a 128 values, bf16 back
                      allgather  n = T * (D - 1) / D, b_out = hidden * 2: every other rank's tokens all-gathered, the
-                                outputs reduce-scattered (vLLM's default VLLM_ALL2ALL_BACKEND, allgather_reducescatter)
+                                outputs reduce-scattered (vLLM's default all2all backend, allgather_reducescatter)
                    per_pair goes straight to its rank: t_xfer = hw.spread_transfer_s(D, bytes), over the scale-up link
                    inside one domain; across domains the share for peers in the device's own domain over it and the
                    rest over the scale-out link, at once. The others across N = ceil(D / S) domains of S devices, r
@@ -225,8 +232,12 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     layers, moe_layers, _ = dep.stage_layers(model)  # the busiest stage's
     out = {name: np.zeros_like(tokens) for name in ("allreduce_time_s", "all_to_all_time_s", "moe_gather_time_s")}
     if dep.tp > 1:
-        tokens_a = sequences_per_group(b, dep) * q
-        transfer_s, latency_s = _ring_pass_s(hw, dep.tp, 2.0 * tokens_a * h_bytes)  # a reduce-scatter, then an all-gather
+        message = sequences_per_group(b, dep) * q * h_bytes
+        domain, domains, smallest = _domains(hw, dep.tp)
+        if domains == 2:  # NCCL's tuning picks a tree across two nodes: each of the smallest node's NICs carries M / r
+            transfer_s, latency_s = hw.two_link_transfer_s(dep.tp, 2.0 * message * (domain - 1) / domain, message / smallest)
+        else:  # a reduce-scatter, then an all-gather
+            transfer_s, latency_s = _ring_pass_s(hw, dep.tp, 2.0 * message)
         per_layer_s = _latency(engine.allreduce_latency_s, latency_s) + transfer_s
         # two per layer (after attention, after the MLP); with attention DP an MoE layer's second is the reduce-scatter
         # of its gather or the combine of its all-to-all, priced below
@@ -237,16 +248,16 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         if engine.moe_dispatch == "per_pair":  # each of a token's pairs on another rank, fp8 out with its scales: sent
             # straight to the rank, over NVLink inside a domain and RDMA across (DeepEP's low-latency kernels)
             sent = tokens / d * model.moe.top_k * (dep.ep - 1) / dep.ep
-            out_bytes = model.hidden_size * (1.0 + FP8_SCALE_BYTES / FP8_SCALE_GROUP)
-            transfer_s, latency_s = hw.spread_transfer_s(d, sent * (out_bytes + h_bytes))
+            transfer_s, latency_s = hw.spread_transfer_s(d, sent * (_fp8_dispatch_bytes(model) + h_bytes))
         elif engine.moe_dispatch == "allgather":  # NCCL's ring: every boundary between nodes carries all the tokens
             transfer_s, latency_s = _ring_pass_s(hw, d, tokens * 2 * h_bytes)  # gathered out, reduce-scattered back
         else:  # once to each other rank a token's experts are on, once to each other node over RDMA (DeepEP's normal
-            # kernels forward inside the node over NVLink)
+            # kernels forward inside the node over NVLink); fp8 out where the experts are block-quantised fp8
             domain, domains, smallest = _domains(hw, d)
             inside = tokens / d * (dep.ep - 1) * _rank_hit(model, dep)
             outside = tokens * (d - smallest) / (d * smallest) * _node_hit(model, min(domains, dep.ep)) if domains > 1 else 0.0
-            transfer_s, latency_s = hw.two_link_transfer_s(d, inside * 2 * h_bytes, outside * 2 * h_bytes)
+            sent = _fp8_dispatch_bytes(model) if dep.dtype("experts") == "fp8" and model.quant_block else h_bytes
+            transfer_s, latency_s = hw.two_link_transfer_s(d, inside * (sent + h_bytes), outside * (sent + h_bytes))
         out["all_to_all_time_s"] = moe_layers * (2.0 * _latency(engine.all_to_all_latency_s, latency_s) + transfer_s)
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over
     gathered = dep.ep > 1 and engine.moe_dispatch == "allgather"  # the all-gather already gave every device every token
@@ -255,6 +266,11 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         transfer_s, latency_s = _ring_pass_s(hw, g, tokens_g * h_bytes)
         out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, latency_s) + transfer_s)
     return out
+
+
+def _fp8_dispatch_bytes(model: ModelSpec) -> float:
+    """Bytes of one token dispatched in fp8 with an fp32 scale a 128 values (DeepEP's kernels)."""
+    return model.hidden_size * (1.0 + FP8_SCALE_BYTES / FP8_SCALE_GROUP)
 
 
 def _domains(hw: HardwareSpec, devices: int) -> tuple[int, int, int]:

@@ -221,7 +221,8 @@ def _quant_kernels(where: str, key: str, value: object) -> float:
 
 MOE_DISPATCH = {  # the all-to-all of an attention-DP + EP layer, engine.collective_times_s prices each: (short name, what)
     "per_rank": ("DeepEP normal", "a token once to each rank one of its experts is on, once to each node across nodes "
-                 "(DeepEP's normal kernels), bf16 both ways"),
+                 "(DeepEP's normal kernels, which wait on the CPU and so run without CUDA graphs: a bound for decoding), "
+                 "fp8 out for block-quantised fp8 experts, else bf16, bf16 back"),
     "per_pair": ("DeepEP low-latency", "a token once per expert (DeepEP's low-latency kernels), fp8 with a scale a 128 out, "
                  "bf16 back"),
     "allgather": ("all-gather + reduce-scatter", "every rank's tokens gathered to every rank and the outputs reduce-scattered "
