@@ -44,9 +44,10 @@ device from `roofline.costs`):
                    ranks on two nodes at 25-48 us (tuning.cc's latencies; 46-48 us measured on 2 x 8 H20, NVIDIA/nccl
                    issue 1244), so a cross-node all-reduce's latency is a lower estimate
     t_ring(D, M) = M (D - 1) / D / bw inside one domain; across N = ceil(D / S) domains of S devices, r of them in the
-                   smallest (D mod S, or S), max(M (S - 1) / S / bw_up, M (D - 1) / (D r) / bw_out): NCCL runs a ring a
-                   NIC, each carrying its share of every chunk across each node boundary, so the smallest node's r NICs
-                   pace it (hw.two_link_transfer_s; a tp 16 all-reduce over two nodes was priced on one NIC, 8x slow)
+                   smallest (D mod S, or S), max(M (S - 1) / S / bw_up, M (D - 1) / (D r) / bw_out): for an all-gather,
+                   a reduce-scatter, and an all-reduce over more than two domains NCCL runs a ring a NIC, each carrying
+                   its share of every chunk across each node boundary, so the smallest node's r NICs pace it
+                   (hw.two_link_transfer_s; a tp 16 all-reduce over two nodes was priced on one NIC, 8x slow)
     t_all_to_all = moe_layers_stage * (2 lat + t_xfer(n * (b_out + hidden * 2)))   (ep > 1 and attention data-parallel;
                    with dp_attention = 1 every device already holds every token and the combine rides on the all-reduce)
                    n tokens a device sends and gets back, by the engine's moe_dispatch (serving.MOE_DISPATCH), each b_out

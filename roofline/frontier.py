@@ -137,8 +137,13 @@ def frontier_notes(df: pd.DataFrame) -> list[str]:
     if partial and len(partial) < len(BASELINE) and len(speculative):
         notes.append(f"the table has no {', '.join(partial)} column: the plain points its speculative rows carry are left out")
     if "alpha" in df and speculative["alpha"].nunique() > 1:
-        alphas = ", ".join(f"{a:g}" for a in sorted(speculative["alpha"].dropna().unique()))
-        notes.append(f"speculative rows at several acceptance rates (alpha {alphas}) share one frontier: "
+        swept = sorted(speculative["alpha"].dropna().unique())
+        kept = sorted(on_frontier["alpha"].dropna().unique()) if "alpha" in on_frontier else []
+        alphas = ", ".join(f"{a:g}" for a in swept)
+        at = (f"; every speculative frontier row is at alpha {kept[0]:g}, the highest swept: the most favourable assumption"
+              if len(kept) == 1 and kept[0] == swept[-1] else
+              f"; its speculative rows are at alpha {', '.join(f'{a:g}' for a in kept)}" if kept else "")
+        notes.append(f"speculative rows at several acceptance rates (alpha {alphas}) share one frontier{at}: "
                      "--where alpha=VALUE keeps one assumption")
     return notes
 

@@ -534,6 +534,7 @@ def _balanced_fill(text: str, chars: int) -> str:
 
 # each operator's colour, the same in every roofline figure whichever operators a sweep has (tab20's dark shades by
 # costs.OPERATORS order, then two light ones)
+PASS_NAMES = {"decode": "decode step", "verify": "verify pass"}  # the glossary's names of the two passes
 OPERATOR_COLORS = {op: colormaps["tab20"](i) for op, i in zip(
     ("embedding", "input_proj", "qkv_proj", "attention", "kv_write", "o_proj", "mlp", "router", "experts", "shared_experts",
      "norms", "lm_head"), (14, 15, 0, 4, 17, 2, 6, 8, 10, 12, 18, 16))}
@@ -879,19 +880,19 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
             ax.set_title(ax.get_title() + f" · filled: B = {large:,.0f}" + ("" if fits else " (does not fit)"))
         shown = [(p, None, q, True, True) if filled else (p, b, q, filled, fits) for p, b, q, filled, fits in shown]
     for pass_name, batch, q, filled, fits in dict.fromkeys(shown):
-        label = (f"{pass_name} step, largest B that fits\n(in each panel's title), q = {q:g}" if batch is None
-                 else f"{pass_name} step, B = {batch:g}, q = {q:g}" + ("" if fits else "\n(does not fit in memory)"))
+        label = (f"{PASS_NAMES[pass_name]}, largest B that fits\n(in each panel's title), q = {q:g}" if batch is None
+                 else f"{PASS_NAMES[pass_name]}, B = {batch:g}, q = {q:g}" + ("" if fits else "\n(does not fit in memory)"))
         handles.append(Line2D([], [], ls="", marker=marker[pass_name], ms=7, mec="0.2", mfc="0.2" if filled else "white",
                               label=label))
     passes = list(dict.fromkeys(p for p, *_ in shown))
     for pass_name in passes:  # the whole step is its pass's marker drawn large and open: a ring, a triangle for verify
         handles.append(Line2D([], [], ls="", marker=marker[pass_name], ms=13, mec="k", mfc="none", mew=1.5,
-                              label=(f"whole {pass_name} step" if len(passes) > 1 else "whole step")
+                              label=(f"whole {PASS_NAMES[pass_name]}" if len(passes) > 1 else "whole step")
                               + " (large, open):\nits FLOPs over all its time, host\nwork and collectives included,\nso it sits below the roofs"))
     handles += [Patch(color=op_color[op], label=op) for op in op_names]
     fig.legend(handles=handles, loc="outside right center", title="operators and passes")
     what = "Roofline" + (f" at context {_ctx(context)}" if context is not None else "")
-    what += ": operators of one decode step" + (" and one verify step" if speculate else " (no speculation)")
+    what += ": operators of one decode step" + (" and one verify pass" if speculate else " (no speculation)")
     what += ", at the smallest batch and the largest that fits in memory"
     _title(fig, what, title_meta, models, _memory_note(df, note))
     place_labels(fig, labels)

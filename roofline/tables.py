@@ -37,11 +37,7 @@ def predict_table(point: dict) -> str:
         f"  MBU / MFU            {p['mbu']:.1%} / {p['mfu']:.1%}",
         f"  bytes / FLOPs        {format_si(p['bytes'], 'B')} / {format_si(p['flops'], 'FLOP')} a step on the busiest device "
         "(the embedding's rows gathered, not streamed)",
-        *([f"  experts a MoE layer  the busiest rank reads {format_significant(e['touched'])} of its {e['experts']:,} "
-           f"({format_significant(e['token_expert_pairs'])} token-expert pairs{'; ' + str(p['layout']['ep']) + ' ranks' if p['layout'].get('ep', 1) > 1 else ''}"
-           + (f"; a micro-batch pass of {p['batch'] / min(p['batch'], p['layout']['pp']):g} sequences"
-              if p["layout"].get("pp", 1) > 1 else "") + ")"]
-          if (e := p.get("experts_busiest_rank")) else []),
+        *([f"  experts a MoE layer  {_experts_text(e, p)}"] if (e := p.get("experts_busiest_rank")) else []),
         f"  intensity / ridge    {p['arithmetic_intensity_flops_per_byte']:.1f} / {p['derated_ridge_point_flops_per_byte']:.1f} FLOP/byte (derated; "
         f"the ridge of {p['ridge_point_dtype']}, {ridge_of} "
         + ("dtype)" if p["ridge_point_dtype"] == p["main_gemm_weight_dtype"] else
@@ -159,6 +155,20 @@ def _rest_text(p: dict) -> str:
     floor = (f"; the overlapped host work, {format_seconds(host)}, is its floor"
              if p.get("host_overlap") and host >= 0.98 * p["step_time_at_2x_bandwidth_s"] else "")
     return ", ".join([*named, "kernel latencies and compute"]) + f" set the rest, more bandwidth buys little here{floor}"
+
+
+def _experts_text(e: dict, p: dict) -> str:
+    """'the busiest rank reads 11.4 of its 32 (13.2 token-expert pairs; 8 ranks)', or without expert parallelism 'the
+    pass reads 82.4 of the 128 routed experts (each split over the 8 devices; ...)'; per micro-batch under pp."""
+    lay = p["layout"]
+    pairs = f"{format_significant(e['token_expert_pairs'])} token-expert pairs"
+    per_pass = (f"; micro-batches of {p['batch'] / min(p['batch'], lay['pp']):g} sequences on average, B / min(B, pp)"
+                if lay.get("pp", 1) > 1 else "")
+    if lay.get("ep", 1) > 1:
+        return f"the busiest rank reads {format_significant(e['touched'])} of its {e['experts']:,} ({pairs}; {lay['ep']} ranks{per_pass})"
+    devices = p["devices"] // lay.get("pp", 1)
+    split = f"each split over the {devices} devices of a stage; " if devices > 1 else ""
+    return f"a pass reads {format_significant(e['touched'])} of the {e['experts']:,} routed experts ({split}{pairs}{per_pass})"
 
 
 def _verify_text(spec: dict, p: dict) -> str:

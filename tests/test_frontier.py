@@ -223,3 +223,14 @@ def test_plain_frontier_rows_show_k_0_and_idle_attention_groups_are_noted():
     plain_lines = frontier_table(frontier, notes).split("speculation:")[0].splitlines()
     rows = [line for line in plain_lines if re.match(r"\s+[\d.,]+\s+[\d.,]+\s", line)]
     assert rows and all(re.search(r" none +0 ", line) for line in rows), rows
+
+
+def test_the_mixed_alpha_note_says_which_alpha_the_speculative_frontier_holds():
+    """'the table mixes acceptance rates' over alpha 0.3-0.9, where every speculative frontier row was at 0.9, the most
+    favourable swept: the caveat that mattered went unsaid (qa68)."""
+    import roofline
+
+    df = roofline.sweep({"name": "a", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "engine": "ideal",
+                         "axes": {"batch": [1, 16], "k": [0, 3], "alpha": [0.5, 0.9], "context": [1024]}})
+    (note,) = [n for n in frontier_notes(df) if "several acceptance rates" in n]
+    assert "every speculative frontier row is at alpha 0.9, the highest swept: the most favourable assumption" in note, note

@@ -311,4 +311,4 @@ def test_overlapped_host_work_that_outlasts_the_device_is_said_to_set_the_step()
     assert q["host_time_s"] < q["step_time_s"] and q["host_time_s"] >= 0.98 * q["step_time_at_2x_bandwidth_s"]
     assert "is its floor" in predict_table(q).splitlines()[2]
     staged = predict_table(roofline.predict("h200", "deepseek-v3", 8, 1024, tp=2, pp=4))
-    assert "a micro-batch pass of 2 sequences)" in staged
+    assert "micro-batches of 2 sequences on average, B / min(B, pp))" in staged
