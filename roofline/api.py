@@ -404,10 +404,10 @@ def predict(
     }
     if target.moe is not None:  # what a decode step's experts read and compute on the busiest expert-parallel rank
         moe = target.moe
-        touched, pairs = busiest_rank_experts(moe.experts, moe.top_k, batch / min(batch, dep.pp), dep.ep, moe.groups,
-                                              moe.groups_per_token)
+        sequences = batch / min(batch, dep.pp)  # a micro-batch's, as engine.step_metrics cuts the batch
+        touched, pairs = busiest_rank_experts(moe.experts, moe.top_k, sequences, dep.ep, moe.groups, moe.groups_per_token)
         out["experts_busiest_rank"] = {"experts": moe.experts // dep.ep, "touched": float(touched),
-                                       "token_expert_pairs": float(pairs)}
+                                       "token_expert_pairs": float(pairs), "sequences_a_pass": float(sequences)}
     if not fits:
         out["warnings"].append(
             f"does not fit in memory: needs {out['memory_needed_bytes'] / 1e9:.1f} GB per device of "

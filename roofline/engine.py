@@ -32,7 +32,7 @@ device from `roofline.costs`):
         (layout.Deployment.stage_layers), so a pp that does not divide the layers paces every pass at that stage; with
         fewer micro-batches than stages the others are lighter, which the first term overstates: by at most
         pp * ceil(layers / pp) / layers - 1 in layers, more in time where the busiest stage holds only the heavier
-        kind (DeepSeek-V3 at pp 4, batch 1: 64 MoE layers' time for 58 MoE and 3 dense, about 6.6% over its stages' sum)
+        kind (DeepSeek-V3 at pp 4, batch 1: 64 MoE layers' time for its 58 MoE and 3 dense)
     t_step = max(t_device, t_host) if the engine overlaps host work, else t_device + t_host
 
     t_allreduce  = (2 * layers_stage - r) * (lat + t_ring(tp, 2 M))  (tp > 1; r = moe_layers_stage with attention DP,

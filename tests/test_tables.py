@@ -263,7 +263,8 @@ def test_predict_prints_the_bytes_and_flops_of_a_step_and_what_a_moe_layer_reads
     assert f"bytes / FLOPs        {format_si(dense['bytes'], 'B')} / {format_si(dense['flops'], 'FLOP')} a step" in predict_table(dense)
     moe = roofline.predict("h200", "deepseek-v3", 8, 1024, dp_attention=8, ep=8)
     touched, pairs = busiest_rank_experts(256, 8, 8, 8, 8, 4)
-    assert moe["experts_busiest_rank"] == {"experts": 32, "touched": float(touched), "token_expert_pairs": float(pairs)}
+    assert moe["experts_busiest_rank"] == {"experts": 32, "touched": float(touched), "token_expert_pairs": float(pairs),
+                                           "sequences_a_pass": 8.0}
     assert (f"experts a MoE layer  the busiest rank reads {float(touched):.3g} of its 32 ({float(pairs):.3g} token-expert "
             "pairs; 8 ranks)") in predict_table(moe)
     staged = roofline.predict("h200", "deepseek-v3", 8, 1024, tp=2, pp=4)  # a micro-batch of 2 sequences a stage pass
