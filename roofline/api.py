@@ -33,7 +33,15 @@ from roofline.limits import BATCH_MAX, CONTEXT_MAX, K_MAX
 from roofline.model import ModelSpec, check_model_spec, context_note
 from roofline.model import load_model as _load_model
 from roofline.profiles import costs_shadow_note, shadow_note
-from roofline.serving import DEFAULT_ENGINE, OPTIMISTIC, ServingEngine, check_engine_spec, engine_on_a_cpu, optimistic
+from roofline.serving import (
+    DEFAULT_ENGINE,
+    OPTIMISTIC,
+    ServingEngine,
+    check_engine_spec,
+    dispatch_prior_text,
+    engine_on_a_cpu,
+    optimistic,
+)
 from roofline.serving import load_engine as _load_engine
 from roofline.speculation import (
     alpha_from_acceptance_length,
@@ -427,8 +435,7 @@ def predict(
             and eng.still_prior("all_to_all_latency")):
         out["warnings"].append(
             f"the expert dispatch takes {format_seconds(out['all_to_all_time_s'])} of the {format_seconds(out['step_time_s'])} "
-            f"step; it pays {eng.name}'s all_to_all_latency ({format_seconds(eng.all_to_all_latency_s)}) twice a MoE layer, a "
-            f"prior no measured row determines (roofline engines show {eng.name}): a copy with a value you measured moves it "
+            f"step; it {dispatch_prior_text(eng)}: a copy with a value you measured moves it "
             f"(roofline engines new NAME --from {eng.name} --set 'all_to_all_latency=20 us')")
     if dep.dp_attention > batch:
         idle = dep.dp_attention - batch

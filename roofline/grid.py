@@ -28,9 +28,9 @@ from roofline.layout import Deployment, deployment, shard_note
 from roofline.model import ModelSpec, context_note, load_model
 from roofline.profiles import costs_shadow_note, shadow_note
 from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, Scenario
-from roofline.serving import DEFAULT_ENGINE, ServingEngine, engine_on_a_cpu, load_engine
+from roofline.serving import DEFAULT_ENGINE, ServingEngine, dispatch_prior_text, engine_on_a_cpu, load_engine
 from roofline.speculation import best_k, break_even_batch, default_rates, speculates, speculative_metrics
-from roofline.units import format_seconds, rent_usd_per_hour, usd_per_million_tokens
+from roofline.units import rent_usd_per_hour, usd_per_million_tokens
 
 GRID_AXES = ("context", "alpha", "batch", "k")
 AXIS = {name: i for i, name in enumerate(GRID_AXES)}
@@ -171,8 +171,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         longest = context_note(model, sc.axes["context"])
         engine = engines[c["engine"]]
         prior = (f"{model.name} with dp_attention {dep.dp_attention} and ep {dep.ep} under {engine.name}: its expert dispatch "
-                 f"pays all_to_all_latency ({format_seconds(engine.all_to_all_latency_s)}) twice a MoE layer, a prior no "
-                 f"measured row determines (roofline engines show {engine.name}; predict says its share of a step)"
+                 f"{dispatch_prior_text(engine)}; predict says its share of a step"
                  if model.moe is not None and dep.ep > 1 and dep.dp_attention > 1 and engine.still_prior("all_to_all_latency")
                  else "")
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",

@@ -51,7 +51,7 @@ from roofline.costs import OPERATORS
 from roofline.errors import RooflineError, check_choice, check_flag, field_error, prose
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, list_names, read_yaml
-from roofline.units import parse_seconds_or_zero
+from roofline.units import format_seconds, parse_seconds_or_zero
 
 DEFAULT_KERNELS = {"input_proj": 1}  # a drafter's input projection: one GEMM, where a profile's counts do not name it
 # weight GEMMs per layer of each operator that take a quantised activation when the weights compute in fp8 / fp4 /
@@ -79,6 +79,13 @@ DEFAULT_ENGINE = "vllm"
 # where the predicted ones hold (docs/ACCURACY.md), so a speculative gain priced at a large batch is an upper estimate
 OPTIMISTIC_BATCH = 32
 OPTIMISTIC = f"with a serving engine, speculative gains at batch {OPTIMISTIC_BATCH} and above run optimistic"
+
+
+def dispatch_prior_text(engine: ServingEngine) -> str:
+    """'pays sglang's all_to_all_latency (40 us) twice a MoE layer, a prior no measured row determines (roofline engines
+    show sglang)': what predict and a sweep say where an expert dispatch rests on the unfitted latency (still_prior)."""
+    return (f"pays {engine.name}'s all_to_all_latency ({format_seconds(engine.all_to_all_latency_s)}) twice a MoE layer, a "
+            f"prior no measured row determines (roofline engines show {engine.name})")
 
 
 def optimistic(batch, engine) -> bool:
