@@ -24,15 +24,16 @@ device from `roofline.costs`):
     t_head   = t_embedding + t_input_proj + t_lm_head  (n_o = 1: a round trip crosses the first stage's embedding and the
                last's LM head; in the paced term the busiest stage holds one of them, which the embedding's small
                gather overstates)
-    t_device = max(pp * t_body + t_head, m * (t_body + t_head)) + t_p2p + step_overhead   (m = min(B, pp) micro-batches of B / m)
+    t_device = max(pp * t_body_mean + t_head, m * (t_body + t_head)) + t_p2p + step_overhead   (m = min(B, pp) micro-batches of B / m)
         each sequence's token passes the pp stages once a step: a micro-batch's round trip crosses every stage's layers
         and the head once (first term), and the busiest stage, holding the head, passes all m micro-batches (second
-        term, which sets the step of a full pipeline, m = pp; at pp = 1 the two are equal). The stage is the busiest:
-        ceil(layers / pp) layers, leading dense layers in the first stage, interleaved ones in every stage in their share
-        (layout.Deployment.stage_layers), so a pp that does not divide the layers paces every pass at that stage; with
-        fewer micro-batches than stages the others are lighter, which the first term overstates: by at most
-        pp * ceil(layers / pp) / layers - 1 in layers, more in time where the busiest stage holds only the heavier
-        kind (DeepSeek-V3 at pp 4, batch 1: 64 MoE layers' time for its 58 MoE and 3 dense)
+        term, which sets the step of a full pipeline, m = pp; at pp = 1 the two are equal). t_body is the busiest
+        stage's: ceil(layers / pp) layers, leading dense layers in the first stage, interleaved ones in every stage in
+        their share (layout.Deployment.stage_layers), so a pp that does not divide the layers paces every pass at that
+        stage. t_body_mean is the mean stage's, layers / pp of each kind (Deployment.mean_stage): every term of t_body
+        is a layer count times a time a layer, so pp of them are the sum of the stages' bodies, one pass over every
+        layer of the model (the busiest stage's pp times overstated a round trip: DeepSeek-V3 at pp 4, batch 1, with its
+        three leading dense layers, 64 MoE layers' time for its 58 MoE and 3 dense)
     t_step = max(t_device, t_host) if the engine overlaps host work, else t_device + t_host
 
     t_allreduce  = (2 * layers_stage - r) * (lat + t_ring(tp, 2 M))  (tp > 1; r = moe_layers_stage with attention DP,
@@ -311,6 +312,26 @@ def p2p_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: Serv
     return inside_s + across_s
 
 
+def _operator_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, name: str, flops, nbytes,
+                     ceilings: tuple[float, float], pad: dict, overlap_exponent) -> tuple:
+    """(t_o, its FLOPs padded to the tile, compute ceiling x eta_o, memory ceiling x eta_o) of operator `name` over
+    the stage's layers that run it (module docstring)."""
+    ceiling, memory_ceiling = ceilings
+    k = 1.0
+    if name == "experts" and hw.compute_dtype(dep.dtype("experts")) in QUANTISED_COMPUTE:  # quantised MoE kernels
+        k *= engine.quantised_moe_efficiency
+    if name in WEIGHT_GEMMS and weight_only(hw, dep.dtype(OPERATOR_CLASS[name])):  # dequantised in the GEMM
+        k *= engine.weight_only_efficiency
+    ceiling, memory_ceiling = ceiling * k, memory_ceiling * k
+    effective_flops = flops * pad["lm_head" if name == "lm_head" else "gemm"] if name in PADDED_GEMMS else flops
+    time_s = op_time_s(effective_flops, nbytes, ceiling, memory_ceiling, overlap_exponent)
+    if engine.kernel_latency_s > 0 and (flops.any() or nbytes.any()):
+        quantised = name in WEIGHT_GEMMS and hw.compute_dtype(dep.dtype(OPERATOR_CLASS[name])) in QUANTISED_COMPUTE
+        kernels = engine.kernels(name, mla=model.kv_layout == "mla", quantised=quantised)
+        time_s = time_s + kernels * operator_layers(model, name, dep) * engine.kernel_latency_s
+    return time_s, effective_flops, ceiling, memory_ceiling
+
+
 def host_time_s(engine: ServingEngine, batch, dep: Deployment):
     """host_per_step + host_per_sequence * B_a (each attention-DP rank schedules its own sequences)."""
     b_a = sequences_per_group(batch, dep)
@@ -361,19 +382,8 @@ def step_metrics(
     peaks = operator_peaks(hw, dep)
     operators = {}
     for name, (flops, nbytes) in costs.items():
-        ceiling, memory_ceiling = ceilings[name]
-        k = 1.0
-        if name == "experts" and hw.compute_dtype(dep.dtype("experts")) in QUANTISED_COMPUTE:  # quantised MoE kernels
-            k *= engine.quantised_moe_efficiency
-        if name in WEIGHT_GEMMS and weight_only(hw, dep.dtype(OPERATOR_CLASS[name])):  # dequantised in the GEMM
-            k *= engine.weight_only_efficiency
-        ceiling, memory_ceiling = ceiling * k, memory_ceiling * k
-        effective_flops = flops * pad["lm_head" if name == "lm_head" else "gemm"] if name in PADDED_GEMMS else flops
-        time_s = op_time_s(effective_flops, nbytes, ceiling, memory_ceiling, p)
-        if engine.kernel_latency_s > 0 and (flops.any() or nbytes.any()):
-            quantised = name in WEIGHT_GEMMS and hw.compute_dtype(dep.dtype(OPERATOR_CLASS[name])) in QUANTISED_COMPUTE
-            kernels = engine.kernels(name, mla=model.kv_layout == "mla", quantised=quantised)
-            time_s = time_s + kernels * operator_layers(model, name, dep) * engine.kernel_latency_s
+        time_s, effective_flops, ceiling, memory_ceiling = _operator_time_s(hw, model, dep, engine, name, flops, nbytes,
+                                                                            ceilings[name], pad, p)
         is_compute = effective_flops / ceiling > nbytes / memory_ceiling
         total_flops, total_bytes, operators_s = total_flops + flops, total_bytes + nbytes, operators_s + time_s
         if name not in LAYER_OPERATORS:
@@ -385,13 +395,27 @@ def step_metrics(
     tokens = np.broadcast_to(b * q, shape)
     coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q)
     p2p_s = np.broadcast_to(p2p_time_s(hw, model, dep, engine, mb * q), shape)
-    comm_s = coll["allreduce_time_s"] + coll["all_to_all_time_s"] + coll["moe_gather_time_s"]
-    body_s = operators_s - head_s + comm_s + stage_layers * hw.layer_overhead_s
-    round_trip_s, paced_s = pp * body_s + head_s, microbatches * (body_s + head_s)
+    layers_s = operators_s - head_s
+    body_s = layers_s + sum(coll.values()) + stage_layers * hw.layer_overhead_s
+    if pp > 1:  # the round trip: pp passes of the mean stage
+        mean = dep.mean_stage()
+        mean_costs = operator_costs(model, mb, q, context, mean, logit_tokens, prefill, shared_prefix, engine.prefix_read_once)
+        mean_ceilings = operator_ceilings(hw, mean)
+        mean_layers_s = sum(_operator_time_s(hw, model, mean, engine, name, flops, nbytes, mean_ceilings[name], pad, p)[0]
+                            for name, (flops, nbytes) in mean_costs.items() if name in LAYER_OPERATORS)
+        mean_coll = collective_times_s(hw, model, mean, engine, np.broadcast_to(mb, shape), q)
+        mean_stage_layers = mean.stage_layers(model)[0]
+    else:
+        mean_layers_s, mean_coll, mean_stage_layers = layers_s, coll, stage_layers
+    mean_body_s = mean_layers_s + sum(mean_coll.values()) + mean_stage_layers * hw.layer_overhead_s
+    round_trip_s, paced_s = pp * mean_body_s + head_s, microbatches * (body_s + head_s)
     round_trip = round_trip_s >= paced_s
-    waves = np.where(round_trip, pp, microbatches)  # stage passes of the layers a step (of the head: 1 or m)
-    head_passes = np.where(round_trip, 1.0, microbatches)
-    overhead_s = hw.step_overhead_s + waves * stage_layers * hw.layer_overhead_s
+
+    def per_step(busiest, mean_stage):
+        """A stage quantity over a step: pp mean-stage passes on a round trip, m busiest-stage passes when paced."""
+        return np.where(round_trip, pp * mean_stage, microbatches * busiest)
+
+    overhead_s = hw.step_overhead_s + per_step(stage_layers, mean_stage_layers) * hw.layer_overhead_s
     device_s = np.maximum(round_trip_s, paced_s) + p2p_s + hw.step_overhead_s
     host_s = np.broadcast_to(host_time_s(engine, b, dep), shape)
     step_s = np.maximum(device_s, host_s) if engine.host_overlap else device_s + host_s
@@ -399,12 +423,10 @@ def step_metrics(
     device_flops, device_bytes = microbatches * total_flops, microbatches * total_bytes
     out = {
         "step_time_s": step_s,
-        "operator_time_s": waves * (operators_s - head_s) + head_passes * head_s,
-        "allreduce_time_s": waves * coll["allreduce_time_s"],
-        "all_to_all_time_s": waves * coll["all_to_all_time_s"],
-        "moe_gather_time_s": waves * coll["moe_gather_time_s"],
+        "operator_time_s": per_step(layers_s, mean_layers_s) + np.where(round_trip, 1.0, microbatches) * head_s,
+        **{name: per_step(coll[name], mean_coll[name]) for name in coll},
         "p2p_time_s": p2p_s,
-        "comm_time_s": waves * comm_s + p2p_s,
+        "comm_time_s": per_step(sum(coll.values()), sum(mean_coll.values())) + p2p_s,
         "overhead_s": np.broadcast_to(overhead_s, shape),
         "host_time_s": host_s,
         "flops": device_flops,

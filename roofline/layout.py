@@ -84,6 +84,7 @@ class Deployment:
     kv_dtype: str = "bf16"
     has_experts: bool = True  # False for a dense model: its expert classes hold no weights and are left out of labels
     has_mtp: bool = True      # False for a model without MTP modules: its mtp class is left out of labels
+    stage: str = "busiest"    # the stage stage_layers and stage_share describe: "busiest", or "mean" (layers / pp each)
 
     @property
     def devices_per_stage(self) -> int:
@@ -96,8 +97,16 @@ class Deployment:
         return self.devices_per_stage * self.pp
 
     def stage_share(self, layers: int) -> float:
-        """The busiest pipeline stage's share of a model's `layers`: ceil(layers / pp) / layers (1 without pp)."""
-        return math.ceil(layers / self.pp) / layers if self.pp > 1 else 1.0
+        """The busiest pipeline stage's share of a model's `layers`: ceil(layers / pp) / layers (1 without pp); the
+        mean stage's, 1 / pp."""
+        if self.pp <= 1:
+            return 1.0
+        return 1.0 / self.pp if self.stage == "mean" else math.ceil(layers / self.pp) / layers
+
+    def mean_stage(self) -> Deployment:
+        """This deployment with stage_layers and stage_share describing the mean stage (layers / pp of each kind):
+        pp of its passes are one pass over every layer of the model, the round trip of a micro-batch (engine.py)."""
+        return replace(self, stage="mean")
 
     def stage_layers(self, model) -> tuple[float, float, float]:
         """(layers, MoE layers, dense layers) of the busiest pipeline stage, P = ceil(layers / pp) layers (the model's
@@ -106,7 +115,9 @@ class Deployment:
         three) fill the first stage, so the busiest stage is a full one of MoE layers, holding only the D - (layers - P)
         dense layers no other stage has room for (vLLM's get_pp_indices splits DeepSeek-V3's 61 layers 15/15/16/15 at
         pp 4: 16 MoE layers, where the share gave 15.2 and 0.8 dense; at pp 2 SGLang's 30/31 puts 31 MoE layers in its
-        last stage, vLLM's 31/30 puts 30 there)."""
+        last stage, vLLM's 31/30 puts 30 there). The mean stage (mean_stage) holds layers / pp of each kind."""
+        if self.pp > 1 and self.stage == "mean":
+            return model.layers / self.pp, model.moe_layers / self.pp, model.dense_layers / self.pp
         if self.pp > 1 and model.moe is not None and model.moe.dense_placement == "leading":
             full = math.ceil(model.layers / self.pp)
             dense = max(0, model.dense_layers - (model.layers - full))

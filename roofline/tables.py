@@ -65,8 +65,9 @@ def predict_table(point: dict) -> str:
             lines.append(f"  TTFT with drafter    {format_seconds(p['ttft_with_speculation_s'])}   (+ the drafter's own prefill {format_seconds(p['draft_prefill_s'])})")
     lines += [""]
     if lay.get("pp", 1) > 1:  # engine.step_metrics: a round trip over the pp stages, or m passes of the busiest stage
-        lines.append(f"  operators of one pipeline stage's pass over one micro-batch; the step runs {lay['pp']} such passes, "
-                     "the embedding and LM head once where one micro-batch's round trip sets it")
+        lines.append(f"  operators of the busiest pipeline stage's pass over one micro-batch; a step runs the longer of one "
+                     f"micro-batch's round trip (every layer, the embedding and the LM head once) and min(batch, {lay['pp']}) "
+                     "passes of this stage")
     lines += [f"  {'operator':<16}{'dtype':>6}{'time':>10}{'share':>8}{'FLOPs':>14}{'bytes':>12}{'FLOP/B':>9}  bound"]
     total = sum(op["time_s"] for op in p["operators"].values()) or 1.0  # shares of the pass the rows describe
     for name, op in p["operators"].items():

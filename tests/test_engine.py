@@ -324,3 +324,19 @@ def test_a_tensor_parallel_all_reduce_across_nodes_rides_on_every_nic_of_the_nod
     assert four_nodes["allreduce_time_s"] == pytest.approx(2 * 61 * (nic_latency_s + max(nvlink, ring)), rel=1e-9)
     eight = roofline.predict("h200", "deepseek-v3", 128, 4096, tp=8, engine="ideal")
     assert sixteen["step_time_s"] < eight["step_time_s"]  # half the weights a device, and the all-reduce on 8 NICs
+
+
+@pytest.mark.parametrize("name, tp, pp", [("deepseek-v3", 8, 4), ("llama-3.1-70b", 2, 3)])
+def test_a_round_trip_at_batch_1_crosses_every_layer_of_the_model_once(name, tp, pp):
+    """One micro-batch passes each stage once: its operator time is the unpipelined pass's, every layer once. The
+    busiest stage's pp times overstated it: DeepSeek-V3's three leading dense layers leave a stage of 16 MoE layers,
+    4 x 16 = 64 MoE layers for its 58 (and 3 dense); Llama's 80 layers over pp 3, 3 x 27 = 81."""
+    from roofline.serving import load_engine
+
+    hw, model = load_hardware("h200"), load_model(name)
+    for engine in (None, load_engine("vllm")):
+        piped = step_metrics(hw, model, 1, 1, 4096, deployment(model, "fp8", tp=tp, pp=pp), engine=engine)
+        whole = step_metrics(hw, model, 1, 1, 4096, deployment(model, "fp8", tp=tp), engine=engine)
+        assert float(piped["operator_time_s"]) == pytest.approx(float(whole["operator_time_s"]), rel=1e-12)
+        assert float(piped["allreduce_time_s"]) == pytest.approx(float(whole["allreduce_time_s"]), rel=1e-12)
+        assert float(piped["step_time_s"]) > float(whole["step_time_s"])  # and it pays the stage boundaries
