@@ -638,7 +638,7 @@ def cheapest(
     decoding only, at the hardware profiles' prices.
     """
     from roofline.frontier import cheapest as cheapest_rows
-    from roofline.frontier import check_frontier_out, check_table, cost_frontier, frontier_notes
+    from roofline.frontier import check_frontier_out, check_table, cost_frontier, frontier_notes, refused_layouts
     from roofline.outputs import add_to_marker
     from roofline.plot_jobs import read_results, select_rows
     from roofline.tables import frontier_table
@@ -651,9 +651,10 @@ def cheapest(
     path, df = read_results(table)
     check_table(df, str(path))
     df = select_rows(df, tuple(where or ()), str(path))
-    frontier = cost_frontier(df)
-    picks = cheapest_rows(df, min_tokens_per_user) if min_tokens_per_user is not None else None
-    typer.echo(frontier_table(frontier, frontier_notes(df), picks, min_tokens_per_user))
+    refused = refused_layouts(path)
+    frontier = cost_frontier(df, refused)
+    picks = cheapest_rows(df, min_tokens_per_user, refused) if min_tokens_per_user is not None else None
+    typer.echo(frontier_table(frontier, frontier_notes(df, refused), picks, min_tokens_per_user))
     if out is not None:
         write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
         add_to_marker(out.parent, {out.name})  # into a sweep's own folder: a later sweep --force may replace it

@@ -1,6 +1,7 @@
 """The cheapest way to serve a speed: a sweep's cost frontier (`roofline cheapest`).
 
-Of a results table's rows that fit in memory and have a cost (every device they run on priced), a row is on the
+Of a results table's rows that fit in memory, have a cost (every device they run on priced) and are at a layout the
+engines load (the sweep's scenario.json lists those vLLM and SGLang refuse, layout.shard_note), a row is on the
 frontier when no other row is at least as fast per user and cheaper:
 
     sorted by tokens_per_s_per_user, fastest first (the cheaper first among equals), a row is kept where its
@@ -65,16 +66,52 @@ def _candidates(df: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([plain, spec], ignore_index=True)
 
 
-def _reachable(df: pd.DataFrame) -> pd.DataFrame:
-    """The candidates (_candidates) that fit in memory and have a cost."""
+def refused_layouts(table: Path) -> list[dict]:
+    """The layouts a sweep's rows are at that vLLM and SGLang refuse to load (scenario.json's refused_layouts, written
+    by the sweep: model, layout, weight_dtype, expert_dtype, note), from the folder of its results `table`; [] without
+    that file or key (a table from elsewhere, or an older sweep)."""
+    import json
+
+    meta_path = Path(table).parent / "scenario.json"
+    if not meta_path.is_file():
+        return []
+    try:
+        meta = json.loads(meta_path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise RooflineError(f"{meta_path}: expected the sweep's JSON, found {str(err).splitlines()[0][:120]}") from None
+    entries = meta.get("refused_layouts") if isinstance(meta, dict) else None
+    if not isinstance(entries, list) or not all(isinstance(e, dict) and {"model", "layout"} <= e.keys() for e in entries):
+        return []
+    return entries
+
+
+def _refused(df: pd.DataFrame, refused: list[dict]) -> pd.Series:
+    """Whether each row is at one of the `refused` layouts (refused_layouts): its model and layout, and its dtypes
+    where the table has them (a block-quantised checkpoint loads at tp 32 once its experts are in bf16)."""
+    out = pd.Series(False, index=df.index)
+    if not refused or not len(df):
+        return out
+    layouts = pd.Series([_layout(row) for row in df.itertuples(index=False)], index=df.index)
+    for entry in refused:
+        match = (df["model"].astype(str) == str(entry["model"])) & (layouts == entry["layout"])
+        for column in ("weight_dtype", "expert_dtype"):
+            if column in df and entry.get(column) is not None:
+                match &= df[column].fillna("").astype(str) == str(entry[column])
+        out |= match
+    return out
+
+
+def _reachable(df: pd.DataFrame, refused: list[dict] | None = None) -> pd.DataFrame:
+    """The candidates (_candidates) that fit in memory, have a cost and are not at a `refused` layout."""
     out = _candidates(df)
-    return out[out["fits_in_memory"].astype(bool) & out[COST].notna() & out[SPEED].notna()]
+    return out[out["fits_in_memory"].astype(bool) & out[COST].notna() & out[SPEED].notna() & ~_refused(out, refused or [])]
 
 
-def cost_frontier(df: pd.DataFrame) -> pd.DataFrame:
-    """The frontier rows of each decoding kind (module docstring), fastest first, with `decoding` and `layout`."""
+def cost_frontier(df: pd.DataFrame, refused: list[dict] | None = None) -> pd.DataFrame:
+    """The frontier rows of each decoding kind (module docstring), fastest first, with `decoding` and `layout`; rows at
+    `refused` layouts (refused_layouts) left out."""
     parts = []
-    for _, rows in _reachable(df).groupby("decoding", sort=False):
+    for _, rows in _reachable(df, refused).groupby("decoding", sort=False):
         rows = rows.sort_values([SPEED, COST], ascending=[False, True], kind="stable")
         before = rows[COST].cummin().shift(1, fill_value=float("inf"))
         parts.append(rows[rows[COST] < before])
@@ -88,10 +125,10 @@ def _layout(row) -> str:
     return describe_layout(row.tp, getattr(row, "dp_attention", 1), getattr(row, "ep", 1), getattr(row, "pp", 1))
 
 
-def cheapest(df: pd.DataFrame, min_tokens_per_s_per_user: float) -> dict[str, pd.Series | None]:
+def cheapest(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dict] | None = None) -> dict[str, pd.Series | None]:
     """{'plain': row, 'speculation': row}: the cheapest reachable row of each kind at least this fast per user (None
     where no row is)."""
-    frontier = cost_frontier(df)
+    frontier = cost_frontier(df, refused)
     out: dict[str, pd.Series | None] = {}
     for kind in KINDS:
         rows = frontier[(frontier["decoding"] == kind) & (frontier[SPEED] >= min_tokens_per_s_per_user)]
@@ -99,7 +136,7 @@ def cheapest(df: pd.DataFrame, min_tokens_per_s_per_user: float) -> dict[str, pd
     return out
 
 
-def frontier_notes(df: pd.DataFrame) -> list[str]:
+def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None) -> list[str]:
     """What a reader of the frontier must know about the table: rows left out, speculative rows in the range whose
     gains run optimistic (findings.OPTIMISTIC), and acceptance mixed across alphas."""
     notes = []
@@ -107,12 +144,17 @@ def frontier_notes(df: pd.DataFrame) -> list[str]:
     unpriced = int((df["fits_in_memory"].astype(bool) & df[COST].isna()).sum())
     if unfit:
         notes.append(f"{unfit:,} of {len(df):,} rows do not fit in memory: left out")
+    at_refused = _refused(df, refused or [])
+    if at_refused.any():
+        named = [e for e in refused if _refused(df, [e]).any()]
+        notes.append(f"{int(at_refused.sum()):,} rows left out: " + "; ".join(
+            e.get("note") or f"{e['model']} at {e['layout']}: vLLM and SGLang refuse to load such a shard" for e in named))
     if unpriced:
         devices = sorted(_unpriced_devices(df[df[COST].isna()]))
         notes.append(f"{unpriced:,} rows have no cost (no price in the profile of {', '.join(devices)}): left out; "
                      "give one with roofline hw new NAME --from DEVICE --set price='2.5 USD/h'")
     speculative = df[(df["method"] != "none") & (df["k"] > 0)]
-    every = cost_frontier(df)
+    every = cost_frontier(df, refused)
     on_frontier = every[every["decoding"] == "speculation"]
     large = [optimistic(b, e) for b, e in zip(on_frontier["batch"], on_frontier["engine"])]
     if any(large):
@@ -126,7 +168,7 @@ def frontier_notes(df: pd.DataFrame) -> list[str]:
     if len(staged):
         notes.append(f"{len(staged)} speculative frontier {'row runs' if len(staged) == 1 else 'rows run'} with pipeline "
                      f"parallelism (pp > 1): {PP_SPECULATION}; --where pp=1 keeps the layouts engines run")
-    compared = _reachable(df)  # the rows a frontier compares: those that fit and are priced
+    compared = _reachable(df, refused)  # the rows a frontier compares: those that fit, are priced and load
     mixed = [c for c in ("model", "context", "engine", "weight_dtype", "expert_dtype", "kv_dtype", "shared_prefix")
              if c in compared and compared[c].nunique() > 1]
     if mixed:

@@ -485,6 +485,10 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
         # empty on those rows), with where they come from
         "default_rates": {m: {"rates": list(rates), "source": source} for m in sorted({c.method for c in configs})
                           if m != "none" and not _acceptance_given(sc) for rates, source in [default_rates(m)]} or None,
+        # layouts vLLM and SGLang refuse to load (layout.shard_note): `roofline cheapest` leaves their rows out
+        "refused_layouts": list({(c.model.name, c.dep.describe(), c.dep.weight_dtype_label, c.dep.expert_dtype_label): {
+            "model": c.model.name, "layout": c.dep.describe(), "weight_dtype": c.dep.weight_dtype_label,
+            "expert_dtype": c.dep.expert_dtype_label, "note": note} for c in configs if (note := shard_note(c.model, c.dep))}.values()),
         "axes": axes, "points": points,
     }
 

@@ -234,3 +234,28 @@ def test_the_mixed_alpha_note_says_which_alpha_the_speculative_frontier_holds():
                          "axes": {"batch": [1, 16], "k": [0, 3], "alpha": [0.5, 0.9], "context": [1024]}})
     (note,) = [n for n in frontier_notes(df) if "several acceptance rates" in n]
     assert "every speculative frontier row is at alpha 0.9, the highest swept: the most favourable assumption" in note, note
+
+
+def test_cheapest_leaves_out_rows_at_a_layout_the_engines_refuse_to_load(tmp_path, roofline):
+    """DeepSeek-V3's fp8 checkpoint at tp 32 splits its 128 x 128 block scales (2,048 / 32 = 64 columns a device):
+    vLLM and SGLang refuse it. The sweep warns and lists the layout in scenario.json; `cheapest` picked it at 100
+    tokens/s per user ($24.3 at 103, batch 16) and now leaves its rows out, saying why."""
+    import json
+
+    scenario = tmp_path / "tp.yaml"
+    scenario.write_text("name: tp\nhardware: h200\nmodel: deepseek-v3\nmethod: mtp\ntp: [8, 16, 32]\n"
+                        "axes:\n  batch: [1, 4, 16, 64]\n  context: [2048]\n  k: [0, 3]\n")
+    code, _, err = roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")
+    assert code == 0 and "deepseek-v3 at tp 32" in err
+    refused = json.loads((tmp_path / "sw" / "scenario.json").read_text())["refused_layouts"]
+    assert [(e["model"], e["layout"], e["expert_dtype"]) for e in refused] == [("deepseek-v3", "tp 32", "fp8")]
+    df = pd.read_parquet(tmp_path / "sw" / "results.parquet")
+    assert cost_frontier(df)["tp"].eq(32).any()  # without the list, tp 32 is on the frontier
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "100", "--out", tmp_path / "f.csv")
+    assert code == 0, err
+    assert not pd.read_csv(tmp_path / "f.csv")["tp"].eq(32).any()
+    assert "tp 32" not in out.split("note:")[0]
+    assert f"note: {int(df['tp'].eq(32).sum())} rows left out: deepseek-v3 at tp 32: the checkpoint's 128 x 128 block scales" in out
+    # the same checkpoint with bf16 experts loads at tp 32 (no block scales there): only the dtypes listed are left out
+    bf16 = df.assign(expert_dtype="bf16")
+    assert len(cost_frontier(bf16, refused)) == len(cost_frontier(bf16))
