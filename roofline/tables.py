@@ -225,7 +225,7 @@ def hardware_table(hw) -> str:
     lines = [
         f"{hw.display_name} ({hw.name}, {hw.kind}{'' if hw.engine_family == hw.name.lower() else ', engine family ' + hw.engine_family})"
         f"{'  [measured]' if hw.measured else ''}",
-        f"  memory            {format_si(hw.mem_bytes, 'B')} ({hw.mem_bytes / 2**30:,.0f} GiB; {hw.usable_memory_fraction:.0%} usable)",
+        f"  memory            {format_si(hw.mem_bytes, 'B')} ({hw.mem_bytes / 2**30:,.1f} GiB; {hw.usable_memory_fraction:.0%} usable)",
         f"  bandwidth         {format_si(hw.mem_bw_bytes_per_s, 'B/s')} x {hw.mem_efficiency:.2f} achievable",
     ]
     for dtype, flops in hw.peak_flops_per_s.items():
@@ -236,12 +236,13 @@ def hardware_table(hw) -> str:
         + "".join(f", {d} x {e:.2f}" for d, e in hw.compute_efficiency_by_dtype.items()),
         f"  on-chip cache     {format_si(hw.on_chip_cache_bytes, 'B')}",
         f"  link              {format_si(hw.link_bw_bytes_per_s, 'B/s')} one direction x {hw.link_efficiency:.2f}, latency {format_seconds(hw.link_latency_s)}"
-        f", {hw.scale_up_domain} devices per domain"
+        f", {hw.scale_up_domain} {'device' if hw.scale_up_domain == 1 else 'devices'} per domain"
         + (f" (a mesh: {hw.mesh_links} links of {format_si(hw.link_bw_bytes_per_s / hw.mesh_links, 'B/s')}, one per peer)"
            if hw.mesh_links else ""),
     ]
     if hw.scale_out_bw_bytes_per_s is not None:
-        lines.append(f"  scale-out link    {format_si(hw.scale_out_bw_bytes_per_s, 'B/s')} per device, latency {format_seconds(hw.scale_out_latency_s)}")
+        lines.append(f"  scale-out link    {format_si(hw.scale_out_bw_bytes_per_s, 'B/s')} one direction per device x {hw.link_efficiency:.2f}, "
+                     f"latency {format_seconds(hw.scale_out_latency_s)}")
     lines += [
         f"  step overhead     {format_seconds(hw.step_overhead_s)}"
         + (f", {format_seconds(hw.layer_overhead_s)} per layer" if hw.layer_overhead_s else ""),

@@ -127,7 +127,8 @@ def parse_quantity(text: object, kind: str) -> float:
             raise ValueError(f"bytes, not bits, like '{example}' ('{unit}' is in bits: divide by 8 and write B)")
         shown = sorted(u for u in table if "/" in u or kind in ("bytes", "seconds", "usd_per_hour"))[:14]
         raise ValueError(f"a unit among {', '.join(shown)} ... (like '{example}')")
-    value = float(number_text) * table[unit]
+    factor = table[unit]  # a fraction divides by its whole inverse: 20 us is 2e-05 s, where 20 * 1e-6 gave 1.9999999999999998e-05
+    value = float(number_text) * factor if factor >= 1 else float(number_text) / round(1.0 / factor)
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"a finite positive quantity like '{example}'")
     low, high = PHYSICAL_RANGE[kind]
