@@ -27,6 +27,7 @@ from roofline.serving import OPTIMISTIC, optimistic
 
 TOLERANCE = 1.10         # verify-mini-prefill: a pass "costs about one decode step" within +10%
 ANSWER_TOKENS = 256      # prefill-not-sped-up: the length of the answer in "time to a whole answer"
+TIE = 1.03  # draft-offload: a placement that wins by less than this factor is said to tie (the model's own error is larger)
 TIER_SPEEDS = (2.0, 3.0)  # fast-tier-premium: per-user speed multiples priced against the cheapest tier
 # serving.OPTIMISTIC: the report's opening says it, and a finding quoting a speculative point in its range says so beside it
 
@@ -96,6 +97,18 @@ def _range(values, unit: str = "") -> str:
     """'1.01-1.12×' (min-max to two decimals), or one value where they agree."""
     lo, hi = f"{min(values):.2f}", f"{max(values):.2f}"
     return f"{lo}{unit}" if lo == hi else f"{lo}-{hi}{unit}"
+
+
+def _batch_list(parts: list[str]) -> str:
+    """'batch 270 on H100 SXM5 and at least 128 on L4 (...)', or 'at least batch 91 on ...' where the first is a lower bound."""
+    said = _list(parts)
+    return f"at least batch {said[len('at least '):]}" if said.startswith("at least ") else f"batch {said}"
+
+
+def _k_range(df: pd.DataFrame) -> str:
+    """'1-6': the draft lengths k > 0 a table holds, or the one."""
+    ks = sorted(int(k) for k in df.loc[df["k"] > 0, "k"].unique())
+    return f"{ks[0]}-{ks[-1]}" if len(ks) > 1 else f"{ks[0]}" if ks else "none"
 
 
 def main_engine(df: pd.DataFrame) -> str:
@@ -340,19 +353,24 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         gain = ta.loc[ta["censored"], "speedup_at_largest_fitting_batch"]
         there = f"; {_range(gain, '×')} there" if len(gain) else ""
         later.append(f"{int(ta['censored'].sum())} of {n_hw} at α = {a:g} ({by_memory} where memory ends it{there})")
-    longer = [f"at a {int(c):,}-token context up to batch "
-              + _list(pays(table[(table["method"] == method) & (table["alpha"] == a0) & (table["context"] == c)], False)[0])
+    longer = [f"at a {int(c):,}-token context up to "
+              + _batch_list(pays(table[(table["method"] == method) & (table["alpha"] == a0) & (table["context"] == c)], False)[0])
               for c in contexts[1:]]
     label = METHOD_NAMES.get(method, method)
     mla = [m for m in dict.fromkeys(df["model"].astype(str)) if (meta.get("kv_layout") or {}).get(m) == "mla"]
     text = (
-        f"With {label} at α = {a0:g} and a {int(c0):,}-token context, speculation pays up to batch {_list(said)}, derated "
+        f"With {label} at α = {a0:g} and a {int(c0):,}-token context, speculation pays (at the k that pays longest, of "
+        f"{_k_range(df)}) up to {_batch_list(said)}, derated "
         f"ridge points in FLOP/B in brackets: {_ridge_order(rho, free)}"
         f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. "
         + (f"At higher acceptance it still pays at the largest batch that fits or was swept on {_list(later)}. " if later else "")
         + (f"At α = {a0:g} it pays {'; '.join(longer)}. " if longer else "")
         + "At longer contexts each sequence's KV-cache reads keep the verify pass memory-bound to larger batches, and memory "
         "caps the batch sooner: speculation then pays up to the largest batch that fits, more often than here."
+        + (" These are the derated roofline's batches (engine ideal: the silicon's answer to when the verify pass turns "
+           "compute-bound); a serving engine's host work and kernel latencies move them either way, each engine its own "
+           "(the scenario with `engine: [vllm, sglang]` compares), with gains that run optimistic from batch 32 on."
+           if main_engine(df) == "ideal" else "")
         + (f" For {_list([_model(meta, m) for m in mla])} that holds only while its attention stays memory-bound: MLA's "
            "absorbed attention does about 1.9 FLOP per byte of its latent cache for each head on the device (about 240 "
            "for 128 heads, as under attention data parallelism), compute-bound itself, and there a longer context narrows "
@@ -412,7 +430,7 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
         f"(batch {int(b_best['batch'])}, {_n(b_best['baseline_tokens_per_s_per_user'])} tokens/s per user"
         f"{_largest_swept(b_best, base)}); "
         + (f"speculation matches that at batch {int(m['batch'])} while each user gets {_n(m['tokens_per_s_per_user'])} tokens/s "
-           f"({_x(m['tokens_per_s_per_user'] / b_best['baseline_tokens_per_s_per_user'])}), and {peak(s_best, 'tokens_per_s', spec)}. "
+           f"({_x(m['tokens_per_s_per_user'] / b_best['baseline_tokens_per_s_per_user'])} the per-user speed), and {peak(s_best, 'tokens_per_s', spec)}. "
            if m is not None else f"speculation stays lower and {peak(s_best, 'tokens_per_s', spec)}. ")
         + f"Above {_n(fastest_base)} tokens/s per user only speculation delivers ("
         + (f"at least {_n(fastest_spec)}, at k = {int(df['k'].max())}, the largest swept"
@@ -627,6 +645,8 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         at = "" if b_lo == b_hi else f"at batch {b_lo}: "
         vs = f" against {against(row[runner], runner)}" if runner is not None else ""
         loses = "; plain decoding is faster still" if row[w] < 1 else ""
+        if runner is not None and row[w] < TIE * row[runner]:
+            loses += f"; within {TIE - 1:.0%}, a tie at this model's accuracy"
         parts.append(f"{'co-location' if w == 'co-located' else 'a drafter on ' + _hw(meta, w)} wins at {where} "
                      f"({at}{_x(row[w])}{vs}{loses})")
     sentences.append(f"On {_tp(meta)} × {_hw(meta, hw0)}, {'; '.join(parts)}.")
@@ -645,6 +665,8 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
             runner = "co-located" if "co-located" in rest.index else rest.fillna(-np.inf).idxmax() if len(rest) else None
             vs = f" against {against(p_hw.loc[key, runner], runner)}" if runner is not None else ""
             loses = "; plain decoding is faster still" if p_hw.loc[key, w] < 1 else ""
+            if runner is not None and p_hw.loc[key, w] < TIE * p_hw.loc[key, runner]:
+                loses += f"; within {TIE - 1:.0%}, a tie at this model's accuracy"
             others.append(f"on {_hw(meta, hw)} a drafter on {_hw(meta, w)} wins at batch {key[-1]} "
                           f"({_x(p_hw.loc[key, w])}{vs}{loses})"
                           + (f" and {len(off_wins) - 1} more batch{'es' if len(off_wins) > 2 else ''}" if len(off_wins) > 1 else ""))
@@ -733,7 +755,10 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     tiers = tier_prices(df, meta=meta)
     order = [h for h in dict.fromkeys(df["hardware"]) if h in tiers.index]
     if not order:
-        return Finding("Fast tiers", "No hardware of this sweep has a price, or nothing fits: no cost to compare.", {"tiers": tiers})
+        why = ("Nothing of this sweep fits in memory" if not len(_fits(df)) else
+               "No hardware of this sweep has a price where its points fit (give one with `roofline hw new NAME --from DEVICE "
+               "--set price='2.5 USD/h'`)")
+        return Finding("Fast tiers", f"{why}: no cost to compare.", {"tiers": tiers})
     h0 = order[0]
     t = tiers.loc[h0]
     m1, m2 = TIER_SPEEDS
@@ -775,8 +800,11 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     price = (meta.get("price_usd_per_hour") or {}).get(h0)
     first_tiers = f"{m1:g}× that speed {tier(m1, True)}; {m2:g}× {tier(m2, False)}."  # before the others': the caveat's order
     others_caveat = caveat(priced[[f"batch_{m1:g}x_speculation", f"engine_{m1:g}x_speculation"]]) if len(priced) else ""
+    contexts = df["context"].unique()
+    context_text = f" at a {int(contexts[0]):,}-token context" if len(contexts) == 1 else ""  # prices and batches rest on it
     text = (
-        f"On {_hw(meta, h0)}{f' ({int(t.base_devices)} × ${_n(price)} a device-hour)' if price else ''}, the cheapest tier without speculation costs ${_n(t['base_cost_usd_per_million_tokens'])} per million tokens at "
+        f"On {_hw(meta, h0)}{f' ({int(t.base_devices)} × ${_n(price)} a device-hour)' if price else ''}"
+        f"{context_text}, the cheapest tier without speculation costs ${_n(t['base_cost_usd_per_million_tokens'])} per million tokens at "
         f"{_n(t['base_tokens_per_s_per_user'])} tokens/s per user (batch {int(t['base_batch'])}{t['base_config']}, no speculation"
         f"{t['base_batch_note']}). "
         f"{first_tiers}"

@@ -4,7 +4,8 @@ tidy table (one row per point, unit-suffixed columns) or streamed to CSV and Par
 A config is one combination of the scenario's list-valued keys (hardware, model, engine, dtypes, tp,
 dp_attention, ep, pp). Inside a config the numeric grid has the axis order GRID_AXES = (context, alpha,
 batch, k): best k is an argmax along the k axis and the break-even batch a reduction along the batch
-axis, both without a Python loop over points. Large sweeps are cut into chunks along (context, alpha),
+axis, refined by bisection to the exact batch before the next swept one (that fits and does not pay), all cells at
+once: both without a Python loop over points. Large sweeps are cut into chunks along (context, alpha),
 each chunk whole in batch and k, so memory stays bounded and `write_sweep` streams them to disk.
 """
 
@@ -226,12 +227,16 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k) -> dict[s
     c, a = grid["context"].astype(np.float64), grid["alpha"].astype(np.float64)
     b, kk = grid["batch"].astype(np.float64), grid["k"].astype(np.int64)
     alpha_arg = None if (cfg.acceptance is not None or sc.tree_nodes is not None or cfg.method == "none") else a
-    spec = speculative_metrics(
-        cfg.hw, cfg.model, b, c, kk, alpha_arg, method=cfg.method, draft=cfg.draft, draft_hw=cfg.draft_hw,
-        acceptance=cfg.acceptance, tree_nodes=sc.tree_nodes, tree_tau=sc.tree_tau, overlap=sc.overlap,
-        draft_vocab=sc.draft_vocab if cfg.method == "eagle" else None, dep=cfg.dep, engine=cfg.engine,
-        shared_prefix=cfg.shared_prefix,
-    )
+
+    def metrics(batches):
+        return speculative_metrics(
+            cfg.hw, cfg.model, batches, c, kk, alpha_arg, method=cfg.method, draft=cfg.draft, draft_hw=cfg.draft_hw,
+            acceptance=cfg.acceptance, tree_nodes=sc.tree_nodes, tree_tau=sc.tree_tau, overlap=sc.overlap,
+            draft_vocab=sc.draft_vocab if cfg.method == "eagle" else None, dep=cfg.dep, engine=cfg.engine,
+            shared_prefix=cfg.shared_prefix,
+        )
+
+    spec = metrics(b)
     shape = np.broadcast(c, a, b, kk).shape
     out = {name: np.broadcast_to(v, shape) for name, v in spec.items()}
     out["step_time_s"] = out["baseline_step_time_s"]
@@ -245,7 +250,8 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k) -> dict[s
     out["best_k"] = np.broadcast_to(np.expand_dims(best, AXIS["k"]), shape)
     be = break_even_batch(batch, np.where(fits, out["speedup"], 0.0), axis=AXIS["batch"])
     be = np.where(speculates(cfg.method, np.squeeze(kk, axis=AXIS["batch"])), be, 0)  # none, or k = 0: nothing pays
-    out["break_even_batch"] = np.broadcast_to(np.expand_dims(be, AXIS["batch"]), shape)
+    be = _refined_break_even(np.expand_dims(be, AXIS["batch"]), np.asarray(batch), fits, metrics)
+    out["break_even_batch"] = np.broadcast_to(be, shape)
     # the drafter's device counts (and costs) only when there is a drafter and it drafts
     uses_draft_device = (cfg.draft_hw is not None) & speculates(cfg.method, kk)
     devices = cfg.dep.devices + uses_draft_device.astype(np.float64)
@@ -297,6 +303,26 @@ def panel_count(sc: Scenario, configs: list[Config], columns: dict[str, list]) -
     keys = {(c.hw.name, c.model.name, *(config_values(c)[col] for col in columns if col not in ("context", "model", "hardware")))
             for c in configs}
     return len(keys) * (len(columns["context"]) if "context" in columns else 1)
+
+
+def _refined_break_even(be, batch, fits, metrics):
+    """The break-even batch of each cell (`be`, the largest swept batch that pays, on a batch axis of length 1) moved
+    to the largest batch that pays before the next swept batch, where that one fits in memory (and so does not pay):
+    a bisection of every cell at once, about log2 of the widest gap passes of `metrics` (speculative_metrics at an
+    array of batches) over the cells, none over the batch axis. A cell without a crossing inside the sweep (none pays,
+    or the next batch does not fit or was not swept) keeps its value: a break-even at the memory limit or the sweep's
+    end is a lower bound. Between two swept batches the speedup is taken to cross 1 once."""
+    axis = AXIS["batch"]
+    nxt = np.searchsorted(batch, be, side="right")  # the swept batch after the break-even (len(batch): none)
+    inside = (be > 0) & (nxt < batch.size)
+    nxt_fits = np.take_along_axis(fits, np.broadcast_to(np.minimum(nxt, batch.size - 1), be.shape[:axis] + (1,) + fits.shape[axis + 1:]), axis)
+    lo, hi = be.astype(np.int64), np.where(inside & nxt_fits, batch[np.minimum(nxt, batch.size - 1)], be).astype(np.int64)
+    while (open_ := hi - lo > 1).any():
+        mid = np.where(open_, (lo + hi) // 2, 1)  # a settled cell is evaluated at batch 1, its result unused
+        m = metrics(mid.astype(np.float64))
+        pays = (np.asarray(m["speedup"]) >= 1.0 - 1e-12) & np.asarray(m["fits_in_memory"])
+        lo, hi = np.where(open_ & pays, mid, lo), np.where(open_ & ~pays, mid, hi)
+    return lo
 
 
 def _columns(sc: Scenario, cfg: Config, block: dict, context, alpha, batch, k) -> tuple[dict[str, str], dict[str, np.ndarray]]:

@@ -407,12 +407,12 @@ axes:
   k: [0, 2, 4]
   alpha: [0.6, 0.8]
 """)
-    assert "a 1,024-token context, speculation pays up to batch" in f.text
+    assert "a 1,024-token context, speculation pays (at the k that pays longest, of 2-4) up to batch" in f.text
     assert f.text.count("on H100 SXM5") == 2 and f.text.count("on A100 SXM4") == 2  # once per context, each named
     assert "on 2 of 2 at α = 0.8" in f.text and "of 2 at" in f.text and "4 of 2" not in f.text
     table = f.numbers["table"]
     at_16k = table[(table["context"] == 16384) & (table["alpha"] == 0.6)].set_index("hardware")["break_even_batch"]
-    assert f"at a 16,384-token context up to batch at least {int(at_16k['h100-sxm'])} on H100 SXM5" in f.text
+    assert f"at a 16,384-token context up to at least batch {int(at_16k['h100-sxm'])} on H100 SXM5" in f.text
 
 
 def test_the_host_work_sentence_quotes_the_engine_the_sweep_ran_with_not_the_built_in_one(tmp_path):

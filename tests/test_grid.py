@@ -308,3 +308,21 @@ def test_a_sweep_says_once_where_an_expert_dispatch_rests_on_an_unfitted_latency
                         "axes": {"batch": [8, 64], "context": [4096]}})
     notes = [str(w.message) for w in caught if "a prior no measured row determines" in str(w.message)]
     assert len(notes) == 1 and notes[0].startswith("qwen3-235b-a22b with dp_attention 8 and ep 8 under sglang"), notes
+
+
+def test_a_sweeps_break_even_batch_is_the_exact_batch_between_its_grid_points_as_predict_finds_it():
+    """The sweep's break-even was the largest swept batch that pays: 256 on H100 where every batch to 270 pays, 181 on
+    B200 where 255 do (half-octave grid), which ordered two GPUs 41% apart that are 6% apart. It is now refined to the
+    batch before the crossing, as predict's search over every batch finds it at each k."""
+    import roofline
+
+    batches = [1, 2, 4, 8, 16, 32, 64, 128, 181, 256, 362, 512]
+    for hardware in ("h100-sxm", "b200", "a100-sxm-80gb"):
+        df = roofline.sweep({"name": "be", "hardware": hardware, "model": "llama-3.1-8b", "method": "eagle", "engine": "ideal",
+                             "axes": {"batch": batches, "context": [256], "k": [1, 2, 4], "alpha": [0.6]}})
+        for k, rows in df.groupby("k"):
+            p = roofline.predict(hardware, "llama-3.1-8b", method="eagle", engine="ideal", batch=1, context=256, k=int(k),
+                                 alpha=0.6)["spec"]
+            assert p["break_even_batch"] < 512 and not p["break_even_at_memory_limit"]
+            assert set(rows["break_even_batch"]) == {p["break_even_batch"]}
+            assert p["break_even_batch"] not in batches or hardware == "a100-sxm-80gb" and k == 4  # between grid points
