@@ -44,6 +44,7 @@ from roofline.serving import (
 )
 from roofline.serving import load_engine as _load_engine
 from roofline.speculation import (
+    acceptance_reach_note,
     alpha_from_acceptance_length,
     check_draft_vocab,
     check_options,
@@ -453,16 +454,17 @@ def predict(
         out["warnings"] += drafter_warnings(method, target, draft_spec, draft_hw, dep.pp)
         out["spec"]["acceptance_length_given"] = acceptance_length  # alpha is the one that gives it at this k
         searched = max(k, out["spec"]["best_k"] or 0)  # best k too: its search runs the module past its training
-        if searched > k:
-            both = k > target.mtp_modules  # the k asked for runs past the trained modules too
-            out["warnings"] += [note.replace(f"k up to {searched} exceeds", f"k {k} and best k {searched} exceed" if both
-                                             else f"best k {searched} exceeds", 1) for note in
-                                [mtp_reuse_note(method, target, searched, out["spec"]["acceptance_source"] not in (None, "given"))] if note]
+        both = k > target.mtp_modules  # the k asked for runs past the trained modules too
+        out["warnings"] += [note.replace(f"k up to {searched} exceeds", f"k {k} and best k {searched} exceed" if searched > k and both
+                                         else f"best k {searched} exceeds" if searched > k else f"k {k} exceeds", 1) for note in
+                            [mtp_reuse_note(method, target, searched, out["spec"]["acceptance_source"] not in (None, "given"))] if note]
+        if acceptance is not None and tree_nodes is None and speculates(method, k) and k > len(acceptance):
+            out["warnings"].append(acceptance_reach_note(method, k, acceptance).replace(f"k up to {k} takes", f"k {k} takes", 1))
         best_k = out["spec"]["best_k"]
         measured = acceptance_length is not None and best_k != k  # one rate from a length measured at k: both ways off
         one_alpha = alpha is not None and acceptance is None and tree_nodes is None
         past_rates = acceptance is not None and tree_nodes is None and best_k is not None and best_k > len(acceptance)
-        if best_k is not None and speculates(method, k) and (measured or (best_k > k and (one_alpha or past_rates))):
+        if best_k and speculates(method, k) and (measured or (best_k > k and (one_alpha or past_rates))):  # best k 0: nothing to measure
             taken = (f"the acceptance length measured at k = {k} as one rate, alpha {out['spec']['alpha']:.3g}, at every draft position"
                      if acceptance_length is not None else f"alpha {alpha:g} at every draft position" if one_alpha else
                      (f"the last of the {len(acceptance)} rates given" if len(acceptance) > 1 else "the one rate given")

@@ -30,7 +30,14 @@ from roofline.model import ModelSpec, context_note, load_model
 from roofline.profiles import costs_shadow_note, shadow_note
 from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, Scenario
 from roofline.serving import DEFAULT_ENGINE, ServingEngine, dispatch_prior_text, engine_on_a_cpu, load_engine
-from roofline.speculation import best_k, break_even_batch, default_rates, speculates, speculative_metrics
+from roofline.speculation import (
+    acceptance_reach_note,
+    best_k,
+    break_even_batch,
+    default_rates,
+    speculates,
+    speculative_metrics,
+)
 from roofline.units import rent_usd_per_hour, usd_per_million_tokens
 
 GRID_AXES = ("context", "alpha", "batch", "k")
@@ -169,6 +176,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                 "some attention groups have no sequence to decode, and their devices idle through attention"
                 if dep.dp_attention > smallest else "")
         reuse = mtp_reuse_note(method, model, int(np.max(sc.axes["k"])), not _acceptance_given(sc))
+        reach = acceptance_reach_note(method, int(np.max(sc.axes["k"])), sc.acceptance, sc.acceptance_length,
+                                      float(sc.axes["alpha"][0]) if sc.acceptance_length is not None else None)
         longest = context_note(model, sc.axes["context"])
         engine = engines[c["engine"]]
         prior = (f"{model.name} with dp_attention {dep.dp_attention} and ep {dep.ep} under {engine.name}: its expert dispatch "
@@ -176,7 +185,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                  if model.moe is not None and dep.ep > 1 and dep.dp_attention > 1 and engine.still_prior("all_to_all_latency")
                  else "")
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
-                     weight_only_note(hw, dep), shard_note(model, dep), idle, rates_note, reuse, longest, prior,
+                     weight_only_note(hw, dep), shard_note(model, dep), idle, rates_note, reuse, reach, longest, prior,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                                        dep.pp)]:
             if note and note not in warned:

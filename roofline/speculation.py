@@ -317,6 +317,27 @@ def mtp_reuse_note(method: str, target: ModelSpec, k_max: int, rates_default: bo
                else "at the acceptance given (a reused module accepts less in practice)"))
 
 
+def acceptance_reach_note(method: str, k_max: int, acceptance=None, acceptance_length=None, alpha=None) -> str:
+    """What a sweep's k axis asks of the acceptance it was given, '' where nothing: rates given for fewer positions
+    than k_max (the last is taken at every further one), or an acceptance length measured at one k swept as one rate
+    at other k (acceptance falls with the position in practice, so the gains past what was measured run optimistic)."""
+    if method == "none" or k_max < 1:
+        return ""
+    if acceptance is not None and k_max > len(acceptance):
+        n = len(acceptance)
+        taken = f"the last of the {n} rates given ({acceptance[-1]:g})" if n > 1 else f"the one rate given ({acceptance[-1]:g})"
+        return (f"{method}: k up to {k_max} takes {taken} at draft positions {n + 1}-{k_max}; acceptance falls with the "
+                f"position in practice, so the gains there run optimistic: give rates to position {k_max}")
+    if acceptance_length is not None:
+        tau, k_measured = acceptance_length
+        if k_max > k_measured:
+            return (f"{method}: the acceptance length {tau:g} measured at k = {k_measured} is swept as one rate"
+                    + (f", alpha {alpha:.3g}," if alpha is not None else "")
+                    + f" at every draft position: at k above {k_measured} the gains run optimistic (acceptance falls with "
+                    "the position in practice); measure at the k swept to compare")
+    return ""
+
+
 PP_SPECULATION = ("vLLM has refused speculative decoding with pipeline parallelism (vllm-project/vllm issue 14117), and "
                   "its MTP under PP fails or corrupts output (issues 49355, 57755)")
 
@@ -679,8 +700,12 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
     rates, rates_source = (None, None)
     if alpha is None and acceptance is None and tree_nodes is None and method != "none":
         rates, rates_source = default_rates(method)
+    drafter_dep = drafter_deployment(method, drafter_spec(method, target, draft, draft_vocab), dep or deployment(target),
+                                     draft_hw is not None)
     out.update(
         method=method,
+        # a draft model runs in the dtype of the target's attention weights, a head drafter in the target's own
+        drafter_weight_dtype=None if drafter_dep is None else drafter_dep.weight_dtype_label,
         k=int(k),
         alpha=None if alpha is None else float(alpha),
         acceptance=[float(a) for a in (acceptance if acceptance is not None else rates or [])] or None,

@@ -584,3 +584,28 @@ def test_a_drafter_elsewhere_sends_its_draft_ids_and_gets_back_the_kept_tokens_h
     (bw_h, lat_h), (bw_l, lat_l) = h100.link_outside_domain(), l4.link_outside_domain()
     expected = max(lat_h, lat_l) + 8 * (15 * 4 + 3.5 * 4096 * 2) / min(bw_h, bw_l)
     assert r["transfer_time_s"] == pytest.approx(expected, rel=1e-9)
+
+
+def test_warnings_follow_k_past_what_the_acceptance_given_covers_and_a_draft_model_names_its_dtype(tmp_path, roofline):
+    """qa72: k 7 past DeepSeek-V3's one MTP module warned only when best k went further; k 8 on two rates took the
+    second at six more positions silently, in predict and sweeps alike; best k 0 was told to 'measure at k = 0'; an int4
+    target's draft model ran in int4 unsaid."""
+    import roofline as api
+
+    p = api.predict("h200", "deepseek-v3", tp=8, method="mtp", k=7, alpha=0.9, engine="ideal")
+    assert any("k 7 exceeds its 1 trained MTP module" in w for w in p["warnings"])
+    p = api.predict("h100-sxm", "llama-3.1-8b", method="eagle", k=8, acceptance=[0.9, 0.6])
+    assert any("k 8 takes the last of the 2 rates given (0.6) at draft positions 3-8" in w for w in p["warnings"])
+    p = api.predict("h100-sxm", "llama-3.1-8b", method="eagle", k=4, acceptance_length=1.0)
+    assert p["spec"]["best_k"] == 0 and not any("k = 0" in w for w in p["warnings"])
+    p = api.predict("a100-sxm-80gb", "llama-2-70b", weight_dtype="int4", method="draft", draft="llama-2-7b", k=5, alpha=0.75)
+    assert p["spec"]["drafter_weight_dtype"] == "int4"
+    scenario = tmp_path / "r.yaml"
+    scenario.write_text("name: r\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\nacceptance: [0.9, 0.8]\n"
+                        "axes:\n  batch: [1, 8]\n  context: [1024]\n  k: [1, 2, 4]\n")
+    code, _, err = roofline("sweep", scenario, "--out", tmp_path / "r", "--no-plots")
+    assert code == 0 and "k up to 4 takes the last of the 2 rates given (0.8) at draft positions 3-4" in err
+    scenario.write_text("name: l\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\nacceptance_length: {tau: 3.2, k: 4}\n"
+                        "axes:\n  batch: [1, 8]\n  context: [1024]\n  k: [2, 4, 6]\n")
+    code, _, err = roofline("sweep", scenario, "--out", tmp_path / "l", "--no-plots")
+    assert code == 0 and "the acceptance length 3.2 measured at k = 4 is swept as one rate, alpha 0.775" in err
