@@ -389,6 +389,7 @@ def models_import(
     published_params: Annotated[Optional[float], typer.Option(min=1.0, max=1e16, help="Published total parameter count, checked against the computed one.")] = None,
     published_active_params: Annotated[Optional[float], typer.Option("--published-active", min=1.0, max=1e16, help="Published active parameter count (MoE), checked against the computed one.")] = None,
     source: Annotated[Optional[str], typer.Option(help="Where the config comes from (URL), written as the profile's source.")] = None,
+    tokenizer: Annotated[Optional[str], typer.Option(help="Tokenizer family (llama-3, qwen3, ...): a draft model of another is warned about.")] = None,
     dir_: Annotated[Optional[Path], typer.Option("--dir", help="Folder to write to (default: the user profile folder).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file, or take a built-in profile's name (shadowing it).")] = False,
     old_published_active: Annotated[Optional[float], typer.Option("--published-active-params", hidden=True, min=1.0, max=1e16)] = None,
@@ -402,7 +403,7 @@ def models_import(
     path, line = import_hf_config(config, name, dir_ if dir_ is not None else user_dir(), force,
                                   command=f"roofline models import {config.name} --name {name}",
                                   published_params=published_params, published_active_params=published_active_params,
-                                  source=source or "", display_name=display_name)
+                                  source=source or "", display_name=display_name, tokenizer=tokenizer or "")
     typer.echo(f"wrote {path}: {line}")
     _warn_if_builtin_name("model", path)
 

@@ -421,8 +421,9 @@ def _trained_context(cfg: dict, where: str) -> int | None:
 
 def profile_from_hf_config(config: object, name: str, where: str, published_params: float | None = None,
                            published_active_params: float | None = None, source: str = "",
-                           display_name: str | None = None) -> dict:
-    """The model profile mapping for a transformers config dict (validated by model_from_dict)."""
+                           display_name: str | None = None, tokenizer: str = "") -> dict:
+    """The model profile mapping for a transformers config dict (validated by model_from_dict); `tokenizer` the
+    family a user names (config.json does not say it)."""
     if not isinstance(config, dict):
         raise field_error(where, "(top level)", "a JSON object (a transformers config.json)", type(config).__name__)
     cfg = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
@@ -462,7 +463,8 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     profile.update({
         "source": source or f"transformers config.json imported with `roofline models import` from {Path(where).name}",
         "layers": layers, "hidden_size": hidden, "heads": heads, "kv_heads": kv_heads, "head_dim": head_dim,
-        "ffn_size": ffn, "ffn_gated": _ffn_gated(cfg), "vocab_size": _int(cfg, where, "vocab_size"), "tied_embeddings": tied,
+        "ffn_size": ffn, "ffn_gated": _ffn_gated(cfg), "vocab_size": _int(cfg, where, "vocab_size"),
+        **({"tokenizer": tokenizer} if tokenizer else {}), "tied_embeddings": tied,
     })
     if published_params is not None:
         profile["published_params"] = float(published_params)

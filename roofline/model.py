@@ -125,6 +125,8 @@ class ModelSpec:
     mtp_window: int = 0      # tokens the MTP block's attention keeps (a sliding window; 0: full attention)
     max_context_tokens: int = 0  # the longest sequence its positions were trained for, as vLLM derives it from
     #   config.json (hfimport._trained_context; 0: not given): a longer context is priced, and warned (context_note)
+    tokenizer: str = ""      # the tokenizer family ('llama-2', 'mistral-v1', ...; '': not given): a draft model must share
+    #   its target's (speculation.drafter_warnings), which equal vocabulary sizes do not show (Llama 2 and Mixtral: 32,000 each)
     kv_entry_bytes: tuple = ()   # (kv dtype, bytes of one token's KV entry in one layer) where a layout is not elements
                                  # x the dtype's width (DeepSeek-V4's fp8: 448 fp8 + 64 bf16 RoPE + 8 B of scales = 584)
     index_key_bytes: tuple = ()  # (kv dtype, bytes of one indexer key) likewise (DeepSeek-V4's fp8: 128 + a 4 B scale)
@@ -425,6 +427,7 @@ class ModelSpec:
             "mtp_modules": self.mtp_modules,
             "mtp_window": self.mtp_window,
             "max_context_tokens": self.max_context_tokens or None,
+            "tokenizer": self.tokenizer or None,
             "published_params": self.published_params,
             "published_active_params": self.published_active_params,
             "source": self.source,
@@ -441,7 +444,7 @@ class ModelSpec:
 _INT_FIELDS = ("layers", "hidden_size", "heads", "kv_heads", "head_dim", "ffn_size", "vocab_size")
 _KNOWN = set(_INT_FIELDS) | {
     "type", "name", "display_name", "source", "notes", "ffn_gated", "tied_embeddings", "attention",
-    "moe", "mtp_modules", "mtp_window", "max_context_tokens", "published_params", "published_active_params", "precision",
+    "moe", "mtp_modules", "mtp_window", "max_context_tokens", "tokenizer", "published_params", "published_active_params", "precision",
 }
 
 
@@ -685,6 +688,7 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
         mtp_modules=_positive_int(where, "mtp_modules", data.get("mtp_modules", 0), allow_zero=True),
         mtp_window=_positive_int(where, "mtp_window", data.get("mtp_window", 0), allow_zero=True),
         max_context_tokens=_positive_int(where, "max_context_tokens", _or_zero(data.get("max_context_tokens")), allow_zero=True),
+        tokenizer=_text(where, "tokenizer", data.get("tokenizer") or ""),
         kv_entry_bytes=_entry_bytes(where, "attention.kv_entry_bytes", attention.get("kv_entry_bytes"), groups),
         index_key_bytes=_entry_bytes(where, "attention.index_key_bytes", attention.get("index_key_bytes"), groups),
         **published,
@@ -736,7 +740,7 @@ def check_model_spec(spec: object) -> ModelSpec:
     if not isinstance(spec, ModelSpec):
         raise RooflineError(f"model: expected a ModelSpec or a profile name, found {type(spec).__name__}")
     where = spec_where("model", spec.name)
-    for key in ("name", "display_name", "source", "notes"):
+    for key in ("name", "display_name", "source", "notes", "tokenizer"):
         _text(where, key, getattr(spec, key))
     _shape(where, vars(spec))
     for key in ("ffn_gated", "tied_embeddings"):

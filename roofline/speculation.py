@@ -353,6 +353,10 @@ def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, dr
     if method == "draft" and draft is not None and draft.vocab_size != target.vocab_size:
         out.append(f"draft model {draft.name} has a vocabulary of {draft.vocab_size:,} tokens and {target.name} one of "
                    f"{target.vocab_size:,}: engines verify draft tokens by id, so a draft model must share the target's tokenizer")
+    elif method == "draft" and draft is not None and draft.tokenizer and target.tokenizer and draft.tokenizer != target.tokenizer:
+        out.append(f"draft model {draft.name} uses the {draft.tokenizer} tokenizer and {target.name} the {target.tokenizer} one "
+                   f"(the same {target.vocab_size:,} tokens in number, not in meaning): engines verify draft tokens by id, so "
+                   "a draft model must share the target's tokenizer")
     if method in HEAD_DRAFTERS and draft_hw is not None:
         out.append(f"the {method} head on {draft_hw.name} needs the verified hidden states before it drafts: "
                    "drafting and verification cannot overlap")

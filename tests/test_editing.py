@@ -337,12 +337,13 @@ def test_shipped_imported_models_are_what_models_import_makes_from_their_config(
     source = yaml.safe_load(shipped.read_text())
     code, out, err = roofline("models", "import", HF / f"{name}.json", "--name", name, "--display-name", source["display_name"],
                               "--published-params", published, "--published-active", active,
-                              "--source", source["source"], "--dir", tmp_path, "--force")  # the built-in's own name
+                              "--source", source["source"], "--tokenizer", source["tokenizer"],
+                              "--dir", tmp_path, "--force")  # the built-in's own name
     assert code == 0, err
     assert (tmp_path / f"{name}.yaml").read_text() == shipped.read_text()
     code, _, err = roofline("models", "import", HF / f"{name}.json", "--name", name, "--display-name", source["display_name"],
                             "--published-params", published, "--published-active-params", active,  # the older name
-                            "--source", source["source"], "--dir", tmp_path / "old", "--force")
+                            "--source", source["source"], "--tokenizer", source["tokenizer"], "--dir", tmp_path / "old", "--force")
     assert code == 0, err
     assert (tmp_path / "old" / f"{name}.yaml").read_text() == shipped.read_text()
     model = load_model(name)

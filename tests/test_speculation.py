@@ -609,3 +609,14 @@ def test_warnings_follow_k_past_what_the_acceptance_given_covers_and_a_draft_mod
                         "axes:\n  batch: [1, 8]\n  context: [1024]\n  k: [2, 4, 6]\n")
     code, _, err = roofline("sweep", scenario, "--out", tmp_path / "l", "--no-plots")
     assert code == 0 and "the acceptance length 3.2 measured at k = 4 is swept as one rate, alpha 0.775" in err
+
+
+def test_a_draft_model_of_another_tokenizer_family_is_warned_about_though_the_vocabulary_sizes_agree():
+    """Llama 2 7B drafting for Mixtral 8x7B: 32,000 tokens each, two SentencePiece models, so token ids differ in
+    meaning; only the vocabulary size was compared (qa72). TinyLlama shares Llama 2's and is not warned about."""
+    import roofline as api
+
+    p = api.predict("h100-sxm", "mixtral-8x7b", tp=2, method="draft", draft="llama-2-7b", k=4, alpha=0.8, batch=16)
+    assert any("llama-2-7b uses the llama-2 tokenizer and mixtral-8x7b the mistral-v1 one" in w for w in p["warnings"])
+    p = api.predict("h100-sxm", "llama-2-70b", tp=4, method="draft", draft="tinyllama-1.1b", k=4, alpha=0.8)
+    assert not any("tokenizer" in w for w in p["warnings"])
