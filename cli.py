@@ -652,10 +652,12 @@ def cheapest(
     path, df = read_results(table)
     check_table(df, str(path))
     df = select_rows(df, tuple(where or ()), str(path))
-    refused = refused_layouts(path)
+    refused, unchecked = refused_layouts(df, _dirs())
     frontier = cost_frontier(df, refused)
     picks = cheapest_rows(df, min_tokens_per_user, refused) if min_tokens_per_user is not None else None
-    typer.echo(frontier_table(frontier, frontier_notes(df, refused), picks, min_tokens_per_user))
+    notes = frontier_notes(df, refused) + ([f"no profile of {', '.join(unchecked)} on the search path (roofline --profiles DIR): "
+                                            "whether the engines load its layouts is not checked"] if unchecked else [])
+    typer.echo(frontier_table(frontier, notes, picks, min_tokens_per_user))
     if out is not None:
         write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
         add_to_marker(out.parent, {out.name})  # into a sweep's own folder: a later sweep --force may replace it

@@ -458,12 +458,16 @@ def predict(
         out["warnings"] += [note.replace(f"k up to {searched} exceeds", f"k {k} and best k {searched} exceed" if searched > k and both
                                          else f"best k {searched} exceeds" if searched > k else f"k {k} exceeds", 1) for note in
                             [mtp_reuse_note(method, target, searched, out["spec"]["acceptance_source"] not in (None, "given"))] if note]
-        if acceptance is not None and tree_nodes is None and speculates(method, k) and k > len(acceptance):
-            out["warnings"].append(acceptance_reach_note(method, k, acceptance).replace(f"k up to {k} takes", f"k {k} takes", 1))
         best_k = out["spec"]["best_k"]
+        short_rates = acceptance is not None and tree_nodes is None and speculates(method, k) and k > len(acceptance)
+        if short_rates:  # k itself runs past the rates given (and best k with it, said in the same line)
+            reach = max(k, best_k or 0)
+            out["warnings"].append(acceptance_reach_note(method, [reach], acceptance).replace(
+                f"k up to {reach} takes", f"k {k} and best k {reach} take" if reach > k else f"k {k} takes", 1))
         measured = acceptance_length is not None and best_k != k  # one rate from a length measured at k: both ways off
         one_alpha = alpha is not None and acceptance is None and tree_nodes is None
-        past_rates = acceptance is not None and tree_nodes is None and best_k is not None and best_k > len(acceptance)
+        past_rates = (acceptance is not None and tree_nodes is None and best_k is not None and best_k > len(acceptance)
+                      and not short_rates)
         if best_k and speculates(method, k) and (measured or (best_k > k and (one_alpha or past_rates))):  # best k 0: nothing to measure
             taken = (f"the acceptance length measured at k = {k} as one rate, alpha {out['spec']['alpha']:.3g}, at every draft position"
                      if acceptance_length is not None else f"alpha {alpha:g} at every draft position" if one_alpha else

@@ -1,8 +1,8 @@
 """The cheapest way to serve a speed: a sweep's cost frontier (`roofline cheapest`).
 
 Of a results table's rows that fit in memory, have a cost (every device they run on priced) and are at a layout the
-engines load (the sweep's scenario.json lists those vLLM and SGLang refuse, layout.shard_note), a row is on the
-frontier when no other row is at least as fast per user and cheaper:
+engines load (refused_layouts: those vLLM and SGLang refuse, layout.shard_note, from the table's own columns), a row
+is on the frontier when no other row is at least as fast per user and cheaper:
 
     sorted by tokens_per_s_per_user, fastest first (the cheaper first among equals), a row is kept where its
     cost_usd_per_million_tokens is below the cost of every row before it
@@ -66,37 +66,43 @@ def _candidates(df: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([plain, spec], ignore_index=True)
 
 
-def refused_layouts(table: Path) -> list[dict]:
-    """The layouts a sweep's rows are at that vLLM and SGLang refuse to load (scenario.json's refused_layouts, written
-    by the sweep: model, layout, weight_dtype, expert_dtype, note), from the folder of its results `table`; [] without
-    that file or key (a table from elsewhere, or an older sweep)."""
-    import json
+def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict], list[str]]:
+    """([{model, tp, dp_attention, ep, pp, weight_dtype, expert_dtype, note}], unchecked models): the layouts of a
+    results table's rows that vLLM and SGLang refuse to load (layout.shard_note, the rule the sweep warns by), worked
+    out from the table's own columns and each model's profile, so a table copied out of its folder is checked alike; a
+    model whose profile is not on the search path (`extra_dirs`: roofline --profiles) is named unchecked. A dtype
+    column holding 'mixed' leaves the model's native dtypes."""
+    from roofline.layout import deployment, shard_note
+    from roofline.model import WEIGHT_DTYPES, load_model
 
-    meta_path = Path(table).parent / "scenario.json"
-    if not meta_path.is_file():
-        return []
-    try:
-        meta = json.loads(meta_path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise RooflineError(f"{meta_path}: expected the sweep's JSON, found {str(err).splitlines()[0][:120]}") from None
-    entries = meta.get("refused_layouts") if isinstance(meta, dict) else None
-    if not isinstance(entries, list) or not all(isinstance(e, dict) and {"model", "layout"} <= e.keys() for e in entries):
-        return []
-    return entries
+    keys = [c for c in ("model", "tp", "dp_attention", "ep", "pp", "weight_dtype", "expert_dtype") if c in df]
+    refused, unchecked = [], []
+    for values in df[keys].drop_duplicates().itertuples(index=False, name=None):
+        row = dict(zip(keys, values))
+        try:
+            model = load_model(str(row["model"]), extra_dirs)
+        except RooflineError:
+            unchecked.append(str(row["model"]))
+            continue
+        dtypes = {k: row[k] for k in ("weight_dtype", "expert_dtype") if isinstance(row.get(k), str) and row[k] in WEIGHT_DTYPES}
+        try:
+            dep = deployment(model, tp=int(row["tp"]), dp_attention=int(row.get("dp_attention", 1)), ep=int(row.get("ep", 1)),
+                             pp=int(row.get("pp", 1)), **dtypes)
+        except (RooflineError, TypeError, ValueError):  # a layout the profile does not take: not one the sweep wrote
+            continue
+        if note := shard_note(model, dep):
+            refused.append({**row, "note": note})
+    return refused, sorted(set(unchecked))
 
 
 def _refused(df: pd.DataFrame, refused: list[dict]) -> pd.Series:
-    """Whether each row is at one of the `refused` layouts (refused_layouts): its model and layout, and its dtypes
-    where the table has them (a block-quantised checkpoint loads at tp 32 once its experts are in bf16)."""
+    """Whether each row is at one of the `refused` layouts (refused_layouts): its model, layout degrees and dtypes."""
     out = pd.Series(False, index=df.index)
-    if not refused or not len(df):
-        return out
-    layouts = pd.Series([_layout(row) for row in df.itertuples(index=False)], index=df.index)
     for entry in refused:
-        match = (df["model"].astype(str) == str(entry["model"])) & (layouts == entry["layout"])
-        for column in ("weight_dtype", "expert_dtype"):
-            if column in df and entry.get(column) is not None:
-                match &= df[column].fillna("").astype(str) == str(entry[column])
+        match = pd.Series(True, index=df.index)
+        for column, value in entry.items():
+            if column != "note" and column in df:
+                match &= df[column].astype(str) == str(value)
         out |= match
     return out
 
@@ -146,9 +152,8 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None) -> list[
         notes.append(f"{unfit:,} of {len(df):,} rows do not fit in memory: left out")
     at_refused = _refused(df, refused or [])
     if at_refused.any():
-        named = [e for e in refused if _refused(df, [e]).any()]
-        notes.append(f"{int(at_refused.sum()):,} rows left out: " + "; ".join(
-            e.get("note") or f"{e['model']} at {e['layout']}: vLLM and SGLang refuse to load such a shard" for e in named))
+        named = list(dict.fromkeys(e["note"] for e in refused if _refused(df, [e]).any()))
+        notes.append(f"{int(at_refused.sum()):,} rows left out, whatever their engine: " + "; ".join(named))
     if unpriced:
         devices = sorted(_unpriced_devices(df[df[COST].isna()]))
         notes.append(f"{unpriced:,} rows have no cost (no price in the profile of {', '.join(devices)}): left out; "

@@ -4,8 +4,8 @@ tidy table (one row per point, unit-suffixed columns) or streamed to CSV and Par
 A config is one combination of the scenario's list-valued keys (hardware, model, engine, dtypes, tp,
 dp_attention, ep, pp). Inside a config the numeric grid has the axis order GRID_AXES = (context, alpha,
 batch, k): best k is an argmax along the k axis and the break-even batch a reduction along the batch
-axis, refined by bisection to the exact batch before the next swept one (that fits and does not pay), all cells at
-once: both without a Python loop over points. Large sweeps are cut into chunks along (context, alpha),
+axis, refined to the exact batch before the next swept one (that fits and does not pay) by probing the gaps of all
+cells at once: both without a Python loop over points. Large sweeps are cut into chunks along (context, alpha),
 each chunk whole in batch and k, so memory stays bounded and `write_sweep` streams them to disk.
 """
 
@@ -176,7 +176,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                 "some attention groups have no sequence to decode, and their devices idle through attention"
                 if dep.dp_attention > smallest else "")
         reuse = mtp_reuse_note(method, model, int(np.max(sc.axes["k"])), not _acceptance_given(sc))
-        reach = acceptance_reach_note(method, int(np.max(sc.axes["k"])), sc.acceptance, sc.acceptance_length,
+        reach = acceptance_reach_note(method, sc.axes["k"], sc.acceptance, sc.acceptance_length,
                                       float(sc.axes["alpha"][0]) if sc.acceptance_length is not None else None)
         longest = context_note(model, sc.axes["context"])
         engine = engines[c["engine"]]
@@ -237,9 +237,9 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k) -> dict[s
     b, kk = grid["batch"].astype(np.float64), grid["k"].astype(np.int64)
     alpha_arg = None if (cfg.acceptance is not None or sc.tree_nodes is not None or cfg.method == "none") else a
 
-    def metrics(batches):
+    def metrics(batches, contexts=c, ks=kk, alphas=alpha_arg):
         return speculative_metrics(
-            cfg.hw, cfg.model, batches, c, kk, alpha_arg, method=cfg.method, draft=cfg.draft, draft_hw=cfg.draft_hw,
+            cfg.hw, cfg.model, batches, contexts, ks, alphas, method=cfg.method, draft=cfg.draft, draft_hw=cfg.draft_hw,
             acceptance=cfg.acceptance, tree_nodes=sc.tree_nodes, tree_tau=sc.tree_tau, overlap=sc.overlap,
             draft_vocab=sc.draft_vocab if cfg.method == "eagle" else None, dep=cfg.dep, engine=cfg.engine,
             shared_prefix=cfg.shared_prefix,
@@ -259,7 +259,7 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k) -> dict[s
     out["best_k"] = np.broadcast_to(np.expand_dims(best, AXIS["k"]), shape)
     be = break_even_batch(batch, np.where(fits, out["speedup"], 0.0), axis=AXIS["batch"])
     be = np.where(speculates(cfg.method, np.squeeze(kk, axis=AXIS["batch"])), be, 0)  # none, or k = 0: nothing pays
-    be = _refined_break_even(np.expand_dims(be, AXIS["batch"]), np.asarray(batch), fits, metrics)
+    be = _refined_break_even(np.expand_dims(be, AXIS["batch"]), np.asarray(batch), fits, metrics, c, kk, alpha_arg)
     out["break_even_batch"] = np.broadcast_to(be, shape)
     # the drafter's device counts (and costs) only when there is a drafter and it drafts
     uses_draft_device = (cfg.draft_hw is not None) & speculates(cfg.method, kk)
@@ -314,23 +314,36 @@ def panel_count(sc: Scenario, configs: list[Config], columns: dict[str, list]) -
     return len(keys) * (len(columns["context"]) if "context" in columns else 1)
 
 
-def _refined_break_even(be, batch, fits, metrics):
+BREAK_EVEN_PROBES = 31  # batches a pass of _refined_break_even tries in each open gap: a gap of 1,200 closes in 3 passes
+
+
+def _refined_break_even(be, batch, fits, metrics, context, k, alpha):
     """The break-even batch of each cell (`be`, the largest swept batch that pays, on a batch axis of length 1) moved
     to the largest batch that pays before the next swept batch, where that one fits in memory (and so does not pay):
-    a bisection of every cell at once, about log2 of the widest gap passes of `metrics` (speculative_metrics at an
-    array of batches) over the cells, none over the batch axis. A cell without a crossing inside the sweep (none pays,
-    or the next batch does not fit or was not swept) keeps its value: a break-even at the memory limit or the sweep's
-    end is a lower bound. Between two swept batches the speedup is taken to cross 1 once."""
+    each pass probes BREAK_EVEN_PROBES batches across every open cell's gap at once (one call of `metrics`,
+    speculative_metrics at arrays of batches, contexts, k and alphas) and keeps the part between the last that pays
+    and the next that does not, so the widest gap W closes in about log(W) / log(BREAK_EVEN_PROBES + 1) passes. A cell without a
+    crossing inside the sweep (none pays, or the next batch does not fit or was not swept) keeps its value: a
+    break-even at the memory limit or the sweep's end is a lower bound. Between two swept batches the speedup is
+    taken to cross 1 once: a curve that dips below 1 and recovers between them (a drafter on its own device) is not
+    seen, where predict's search over every batch is (not_paying_below_break_even)."""
     axis = AXIS["batch"]
     nxt = np.searchsorted(batch, be, side="right")  # the swept batch after the break-even (len(batch): none)
     inside = (be > 0) & (nxt < batch.size)
     nxt_fits = np.take_along_axis(fits, np.broadcast_to(np.minimum(nxt, batch.size - 1), be.shape[:axis] + (1,) + fits.shape[axis + 1:]), axis)
     lo, hi = be.astype(np.int64), np.where(inside & nxt_fits, batch[np.minimum(nxt, batch.size - 1)], be).astype(np.int64)
+    cells = {"contexts": np.broadcast_to(context, be.shape), "ks": np.broadcast_to(k, be.shape)}
+    if alpha is not None:
+        cells["alphas"] = np.broadcast_to(alpha, be.shape)
+    steps = np.arange(1, BREAK_EVEN_PROBES + 1)
     while (open_ := hi - lo > 1).any():
-        mid = np.where(open_, (lo + hi) // 2, 1)  # a settled cell is evaluated at batch 1, its result unused
-        m = metrics(mid.astype(np.float64))
+        lo_o, hi_o = lo[open_][:, None], hi[open_][:, None]  # (open cells, probes): the gap cut into probes + 1 parts
+        probe = np.clip(lo_o + ((hi_o - lo_o) * steps) // (BREAK_EVEN_PROBES + 1), lo_o + 1, hi_o - 1)
+        m = metrics(probe.astype(np.float64), **{name: v[open_][:, None] for name, v in cells.items()})
         pays = (np.asarray(m["speedup"]) >= 1.0 - 1e-12) & np.asarray(m["fits_in_memory"])
-        lo, hi = np.where(open_ & pays, mid, lo), np.where(open_ & ~pays, mid, hi)
+        new_lo = np.where(pays, probe, lo_o).max(axis=1)  # the last probe that pays (one crossing)
+        new_hi = np.where(~pays & (probe > new_lo[:, None]), probe, hi_o).min(axis=1)  # the first after it that does not
+        lo[open_], hi[open_] = new_lo, new_hi
     return lo
 
 
@@ -520,10 +533,6 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
         # empty on those rows), with where they come from
         "default_rates": {m: {"rates": list(rates), "source": source} for m in sorted({c.method for c in configs})
                           if m != "none" and not _acceptance_given(sc) for rates, source in [default_rates(m)]} or None,
-        # layouts vLLM and SGLang refuse to load (layout.shard_note): `roofline cheapest` leaves their rows out
-        "refused_layouts": list({(c.model.name, c.dep.describe(), c.dep.weight_dtype_label, c.dep.expert_dtype_label): {
-            "model": c.model.name, "layout": c.dep.describe(), "weight_dtype": c.dep.weight_dtype_label,
-            "expert_dtype": c.dep.expert_dtype_label, "note": note} for c in configs if (note := shard_note(c.model, c.dep))}.values()),
         "axes": axes, "points": points,
     }
 

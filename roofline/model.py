@@ -507,6 +507,15 @@ def _text(where: str, key: str, value: object) -> str:
     return value
 
 
+def _tokenizer(where: str, value: object) -> str:
+    """A tokenizer family as compared (lower case, stripped: 'Llama-2' is 'llama-2'); '' where not given (null)."""
+    if value is None:
+        return ""
+    if not isinstance(value, str) or not value.strip():
+        raise field_error(where, "tokenizer", "a tokenizer family like 'llama-3' (text), or null", value)
+    return value.strip().lower()
+
+
 def _mapping(where: str, key: str, value: object, allowed: set[str]) -> dict:
     if not isinstance(value, dict):
         raise field_error(where, key, "a mapping", value)
@@ -688,7 +697,7 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
         mtp_modules=_positive_int(where, "mtp_modules", data.get("mtp_modules", 0), allow_zero=True),
         mtp_window=_positive_int(where, "mtp_window", data.get("mtp_window", 0), allow_zero=True),
         max_context_tokens=_positive_int(where, "max_context_tokens", _or_zero(data.get("max_context_tokens")), allow_zero=True),
-        tokenizer=_text(where, "tokenizer", data.get("tokenizer") or ""),
+        tokenizer=_tokenizer(where, data.get("tokenizer")),
         kv_entry_bytes=_entry_bytes(where, "attention.kv_entry_bytes", attention.get("kv_entry_bytes"), groups),
         index_key_bytes=_entry_bytes(where, "attention.index_key_bytes", attention.get("index_key_bytes"), groups),
         **published,
@@ -740,8 +749,10 @@ def check_model_spec(spec: object) -> ModelSpec:
     if not isinstance(spec, ModelSpec):
         raise RooflineError(f"model: expected a ModelSpec or a profile name, found {type(spec).__name__}")
     where = spec_where("model", spec.name)
-    for key in ("name", "display_name", "source", "notes", "tokenizer"):
+    for key in ("name", "display_name", "source", "notes"):
         _text(where, key, getattr(spec, key))
+    if spec.tokenizer != _tokenizer(where, spec.tokenizer or None):
+        raise field_error(where, "tokenizer", "a tokenizer family in lower case without surrounding spaces, or ''", spec.tokenizer)
     _shape(where, vars(spec))
     for key in ("ffn_gated", "tied_embeddings"):
         check_flag(where, key, getattr(spec, key))

@@ -140,7 +140,7 @@ def model_schema() -> dict:
         "mtp_modules": count0,
         "mtp_window": count0,
         "max_context_tokens": {"anyOf": [count0, {"type": "null"}]},
-        "tokenizer": {"type": ["string", "null"]},
+        "tokenizer": {"anyOf": [{"type": "string", "pattern": "\\S"}, {"type": "null"}]},
         # YAML 1.1 reads 8.03e9 (no sign in the exponent) as text, which the tool takes as the number
         "published_params": published, "published_active_params": published,
         "moe": {"type": ["object", "null"], "properties": {

@@ -317,24 +317,30 @@ def mtp_reuse_note(method: str, target: ModelSpec, k_max: int, rates_default: bo
                else "at the acceptance given (a reused module accepts less in practice)"))
 
 
-def acceptance_reach_note(method: str, k_max: int, acceptance=None, acceptance_length=None, alpha=None) -> str:
-    """What a sweep's k axis asks of the acceptance it was given, '' where nothing: rates given for fewer positions
-    than k_max (the last is taken at every further one), or an acceptance length measured at one k swept as one rate
-    at other k (acceptance falls with the position in practice, so the gains past what was measured run optimistic)."""
-    if method == "none" or k_max < 1:
+def acceptance_reach_note(method: str, k_values, acceptance=None, acceptance_length=None, alpha=None) -> str:
+    """What the draft lengths `k_values` ask of the acceptance given, '' where nothing: rates given for fewer positions
+    than the largest k (the last is taken at every further one), or an acceptance length measured at one k swept as one
+    rate at other k (acceptance falls with the position in practice: past the k measured the gains run optimistic,
+    before it low)."""
+    ks = sorted({int(k) for k in np.atleast_1d(k_values) if k > 0})
+    if method == "none" or not ks:
         return ""
+    k_max = ks[-1]
     if acceptance is not None and k_max > len(acceptance):
         n = len(acceptance)
         taken = f"the last of the {n} rates given ({acceptance[-1]:g})" if n > 1 else f"the one rate given ({acceptance[-1]:g})"
-        return (f"{method}: k up to {k_max} takes {taken} at draft positions {n + 1}-{k_max}; acceptance falls with the "
-                f"position in practice, so the gains there run optimistic: give rates to position {k_max}")
+        where = f"draft position {k_max}" if n + 1 == k_max else f"draft positions {n + 1}-{k_max}"
+        return (f"{method}: k up to {k_max} takes {taken} at {where}; acceptance falls with the position in practice, so "
+                f"the gains there run optimistic: give rates to position {k_max}")
     if acceptance_length is not None:
         tau, k_measured = acceptance_length
-        if k_max > k_measured:
+        sides = ([f"at k above {k_measured} the gains run optimistic"] if k_max > k_measured else []) + (
+            ["at k below it low" if k_max > k_measured else f"at k below {k_measured} the gains run low"] if ks[0] < k_measured else [])
+        if sides:
             return (f"{method}: the acceptance length {tau:g} measured at k = {k_measured} is swept as one rate"
                     + (f", alpha {alpha:.3g}," if alpha is not None else "")
-                    + f" at every draft position: at k above {k_measured} the gains run optimistic (acceptance falls with "
-                    "the position in practice); measure at the k swept to compare")
+                    + f" at every draft position: {', '.join(sides)} (acceptance falls with the position in practice); "
+                    "measure at the k swept to compare")
     return ""
 
 

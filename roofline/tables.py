@@ -337,6 +337,8 @@ def model_table(m) -> str:
         lines.append(f"  MTP modules      {m.mtp_modules} ({m.mtp_params / 1e9:.2f} B params)")
     lines.append(f"  trained context  {m.max_context_tokens:,} tokens (max_context_tokens)" if m.max_context_tokens else
                  "  trained context  not given (max_context_tokens): a longer context is not warned")
+    lines.append(f"  tokenizer        {m.tokenizer}" if m.tokenizer else
+                 "  tokenizer        not given: a draft model is compared by vocabulary size only")
     lines.append(_text_block("source", m.source))
     if m.notes:
         lines.append(_text_block("notes", m.notes))
@@ -508,7 +510,7 @@ def _pick_text(kind: str, row, of_kind) -> str:
     if row is None:
         if len(of_kind):
             return f"no row that fits reaches it (the fastest: {format_significant(of_kind['tokens_per_s_per_user'].max())} tokens/s per user)"
-        return "no row of this kind fits and is priced" + (" (plain: k = 0 or method none)" if kind == "plain" else "")
+        return "no row of this kind fits, is priced and loads" + (" (plain: k = 0 or method none)" if kind == "plain" else "")
     speculative = kind == "speculation"
     text = (f"${format_significant(row['cost_usd_per_million_tokens'])} at {format_significant(row['tokens_per_s_per_user'])} "
             f"tokens/s per user: {row['hardware']} x {int(row.get('devices', row['tp']))} ({row['layout']})")
@@ -544,6 +546,6 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
                       _frontier_header(widths) + ("  model" if several_models else "")]
             lines += [_frontier_row(row, several_models, widths) for _, row in rows.iterrows()] + [""]
     if not len(frontier):
-        lines.append("no row fits in memory with a cost: nothing to compare")
+        lines.append("no row fits in memory with a cost at a layout the engines load: nothing to compare")
     lines += [f"note: {n}" for n in notes]
     return "\n".join(lines).rstrip("\n")

@@ -238,24 +238,35 @@ def test_the_mixed_alpha_note_says_which_alpha_the_speculative_frontier_holds():
 
 def test_cheapest_leaves_out_rows_at_a_layout_the_engines_refuse_to_load(tmp_path, roofline):
     """DeepSeek-V3's fp8 checkpoint at tp 32 splits its 128 x 128 block scales (2,048 / 32 = 64 columns a device):
-    vLLM and SGLang refuse it. The sweep warns and lists the layout in scenario.json; `cheapest` picked it at 100
-    tokens/s per user ($24.3 at 103, batch 16) and now leaves its rows out, saying why."""
-    import json
+    vLLM and SGLang refuse it. The sweep warns; `cheapest` picked it at 100 tokens/s per user ($24.3 at 103, batch 16)
+    and now leaves its rows out, saying why, from the table's own columns: a copy of the table elsewhere too (qa73)."""
+    import shutil
+
+    from roofline.frontier import refused_layouts
 
     scenario = tmp_path / "tp.yaml"
     scenario.write_text("name: tp\nhardware: h200\nmodel: deepseek-v3\nmethod: mtp\ntp: [8, 16, 32]\n"
                         "axes:\n  batch: [1, 4, 16, 64]\n  context: [2048]\n  k: [0, 3]\n")
     code, _, err = roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")
     assert code == 0 and "deepseek-v3 at tp 32" in err
-    refused = json.loads((tmp_path / "sw" / "scenario.json").read_text())["refused_layouts"]
-    assert [(e["model"], e["layout"], e["expert_dtype"]) for e in refused] == [("deepseek-v3", "tp 32", "fp8")]
     df = pd.read_parquet(tmp_path / "sw" / "results.parquet")
+    refused, unchecked = refused_layouts(df)
+    assert [(e["model"], e["tp"], e["expert_dtype"]) for e in refused] == [("deepseek-v3", 32, "fp8")] and unchecked == []
     assert cost_frontier(df)["tp"].eq(32).any()  # without the list, tp 32 is on the frontier
-    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "100", "--out", tmp_path / "f.csv")
-    assert code == 0, err
-    assert not pd.read_csv(tmp_path / "f.csv")["tp"].eq(32).any()
-    assert "tp 32" not in out.split("note:")[0]
-    assert f"note: {int(df['tp'].eq(32).sum())} rows left out: deepseek-v3 at tp 32: the checkpoint's 128 x 128 block scales" in out
-    # the same checkpoint with bf16 experts loads at tp 32 (no block scales there): only the dtypes listed are left out
-    bf16 = df.assign(expert_dtype="bf16")
-    assert len(cost_frontier(bf16, refused)) == len(cost_frontier(bf16))
+    (tmp_path / "copy").mkdir()
+    shutil.copy(tmp_path / "sw" / "results.csv", tmp_path / "copy" / "results.csv")
+    for table in (tmp_path / "sw", tmp_path / "copy" / "results.csv"):
+        code, out, err = roofline("cheapest", table, "--min-tokens-per-user", "100", "--out", tmp_path / "f.csv", "--force")
+        assert code == 0, err
+        assert not pd.read_csv(tmp_path / "f.csv")["tp"].eq(32).any()
+        assert "tp 32" not in out.split("note:")[0] and "(tp 16)" in out.splitlines()[2]
+        assert (f"note: {int(df['tp'].eq(32).sum())} rows left out, whatever their engine: deepseek-v3 at tp 32: the checkpoint's "
+                "128 x 128 block scales") in out
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--where", "tp=32")
+    assert code == 0 and "no row fits in memory with a cost at a layout the engines load" in out
+    # the same model in bf16 loads at tp 32 (no block scales); fp8 experts beside it would not: the dense MLP in fp8 does not
+    bf16 = df.assign(weight_dtype="bf16", expert_dtype="bf16")
+    assert [e["tp"] for e in refused_layouts(df.assign(expert_dtype="bf16"))[0]] == [32]
+    assert refused_layouts(bf16)[0] == [] and len(cost_frontier(bf16, refused)) == len(cost_frontier(bf16))
+    # a model no profile on the search path describes is named, not silently passed
+    assert refused_layouts(df.assign(model="my-private-model"))[1] == ["my-private-model"]

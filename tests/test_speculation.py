@@ -620,3 +620,26 @@ def test_a_draft_model_of_another_tokenizer_family_is_warned_about_though_the_vo
     assert any("llama-2-7b uses the llama-2 tokenizer and mixtral-8x7b the mistral-v1 one" in w for w in p["warnings"])
     p = api.predict("h100-sxm", "llama-2-70b", tp=4, method="draft", draft="tinyllama-1.1b", k=4, alpha=0.8)
     assert not any("tokenizer" in w for w in p["warnings"])
+
+
+def test_rate_and_tokenizer_notes_read_as_one_line_each_and_a_blank_tokenizer_is_refused(tmp_path):
+    """qa73: 'at draft positions 3-3'; k and best k past the rates said twice; an acceptance length swept below its k
+    unsaid; tokenizer 0 or ' ' taken, 'Llama-2' against 'llama-2' a mismatch."""
+    import yaml
+
+    import roofline as api
+    from roofline.errors import RooflineError
+    from roofline.model import model_from_dict
+    from roofline.profiles import builtin_dir
+    from roofline.speculation import acceptance_reach_note
+
+    p = api.predict("h100-sxm", "llama-3.1-8b", method="eagle", k=3, acceptance=[0.95, 0.9])
+    rates = [w for w in p["warnings"] if "rates given" in w]
+    assert len(rates) == 1 and f"k 3 and best k {p['spec']['best_k']} take the last of the 2 rates given (0.9)" in rates[0]
+    assert "at draft position 3;" in acceptance_reach_note("eagle", [1, 3], [0.9, 0.8])
+    assert "at k below 4 the gains run low" in acceptance_reach_note("eagle", [1, 2], acceptance_length=(3.2, 4))
+    data = yaml.safe_load((builtin_dir("model") / "mixtral-8x7b.yaml").read_text())
+    for bad in (0, False, " "):
+        with pytest.raises(RooflineError, match="tokenizer: expected a tokenizer family"):
+            model_from_dict({**data, "tokenizer": bad}, "m.yaml")
+    assert model_from_dict({**data, "tokenizer": " Mistral-V1 "}, "m.yaml").tokenizer == "mistral-v1"
