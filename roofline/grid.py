@@ -4,8 +4,8 @@ tidy table (one row per point, unit-suffixed columns) or streamed to CSV and Par
 A config is one combination of the scenario's list-valued keys (hardware, model, engine, dtypes, tp,
 dp_attention, ep, pp). Inside a config the numeric grid has the axis order GRID_AXES = (context, alpha,
 batch, k): best k is an argmax along the k axis and the break-even batch a reduction along the batch
-axis, refined to the exact batch before the next swept one (that fits and does not pay) by probing the gaps of all
-cells at once: both without a Python loop over points. Large sweeps are cut into chunks along (context, alpha),
+axis, refined to the last batch that pays before the next swept one (that fits and does not pay) by evaluating
+every batch of those gaps at once: both without a Python loop over points. Large sweeps are cut into chunks along (context, alpha),
 each chunk whole in batch and k, so memory stays bounded and `write_sweep` streams them to disk.
 """
 
@@ -259,7 +259,8 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k) -> dict[s
     out["best_k"] = np.broadcast_to(np.expand_dims(best, AXIS["k"]), shape)
     be = break_even_batch(batch, np.where(fits, out["speedup"], 0.0), axis=AXIS["batch"])
     be = np.where(speculates(cfg.method, np.squeeze(kk, axis=AXIS["batch"])), be, 0)  # none, or k = 0: nothing pays
-    be = _refined_break_even(np.expand_dims(be, AXIS["batch"]), np.asarray(batch), fits, metrics, c, kk, alpha_arg)
+    be, out["break_even_unrefined_cells"] = _refined_break_even(np.expand_dims(be, AXIS["batch"]), np.asarray(batch), fits,
+                                                                 metrics, c, kk, alpha_arg, int(np.prod(shape)))
     out["break_even_batch"] = np.broadcast_to(be, shape)
     # the drafter's device counts (and costs) only when there is a drafter and it drafts
     uses_draft_device = (cfg.draft_hw is not None) & speculates(cfg.method, kk)
@@ -314,37 +315,46 @@ def panel_count(sc: Scenario, configs: list[Config], columns: dict[str, list]) -
     return len(keys) * (len(columns["context"]) if "context" in columns else 1)
 
 
-BREAK_EVEN_PROBES = 31  # batches a pass of _refined_break_even tries in each open gap: a gap of 1,200 closes in 3 passes
+BREAK_EVEN_BUDGET_MIN = 50_000  # batches _refined_break_even may evaluate for a block: at least this many, or 5% of the
+BREAK_EVEN_BUDGET_SHARE = 0.05  # block's own points; past it the block keeps the swept break-even (a lower bound) and the
+# sweep says so once. A batch of a gap costs about five grid points (no axis to broadcast over): a 10^6-point sweep of
+# coarse batches costs at most about a quarter more, a report's sweep of a few thousand points is refined whole
 
 
-def _refined_break_even(be, batch, fits, metrics, context, k, alpha):
-    """The break-even batch of each cell (`be`, the largest swept batch that pays, on a batch axis of length 1) moved
-    to the largest batch that pays before the next swept batch, where that one fits in memory (and so does not pay):
-    each pass probes BREAK_EVEN_PROBES batches across every open cell's gap at once (one call of `metrics`,
-    speculative_metrics at arrays of batches, contexts, k and alphas) and keeps the part between the last that pays
-    and the next that does not, so the widest gap W closes in about log(W) / log(BREAK_EVEN_PROBES + 1) passes. A cell without a
-    crossing inside the sweep (none pays, or the next batch does not fit or was not swept) keeps its value: a
-    break-even at the memory limit or the sweep's end is a lower bound. Between two swept batches the speedup is
-    taken to cross 1 once: a curve that dips below 1 and recovers between them (a drafter on its own device) is not
-    seen, where predict's search over every batch is (not_paying_below_break_even)."""
+def _refined_break_even(be, batch, fits, metrics, context, k, alpha, points: int):
+    """(break-even batch of each cell, cells left unrefined): `be`, the largest swept batch that pays (on a batch axis of
+    length 1), moved to the last batch that pays before the next swept batch, where that one fits in memory (and so
+    does not pay), every batch of each such gap evaluated in one call of `metrics` (speculative_metrics at flat
+    arrays of batches, contexts, k and alphas), as predict's search evaluates every batch next to its last crossing:
+    near speedup 1 a curve can zigzag a few batches wide (a GEMM's rows padded to the engine's tile), and the last
+    batch that pays is the break-even, not the first crossing a bisection meets. A cell without a crossing inside the
+    sweep (none pays, or the next batch does not fit or was not swept) keeps its value: a break-even at the memory
+    limit or the sweep's end is a lower bound; so does every cell of a block whose gaps hold more batches than
+    max(BREAK_EVEN_BUDGET_MIN, BREAK_EVEN_BUDGET_SHARE x its `points`). A curve that dips below 1 and recovers where no swept batch pays is
+    not seen, where predict's search over every batch is (not_paying_below_break_even)."""
     axis = AXIS["batch"]
     nxt = np.searchsorted(batch, be, side="right")  # the swept batch after the break-even (len(batch): none)
     inside = (be > 0) & (nxt < batch.size)
     nxt_fits = np.take_along_axis(fits, np.broadcast_to(np.minimum(nxt, batch.size - 1), be.shape[:axis] + (1,) + fits.shape[axis + 1:]), axis)
-    lo, hi = be.astype(np.int64), np.where(inside & nxt_fits, batch[np.minimum(nxt, batch.size - 1)], be).astype(np.int64)
+    lo = be.astype(np.int64)
+    hi = np.where(inside & nxt_fits, batch[np.minimum(nxt, batch.size - 1)], be).astype(np.int64)
+    open_ = hi - lo > 1
+    widths = (hi - lo - 1)[open_]
+    if not widths.size:
+        return lo, 0
+    if widths.sum() > max(BREAK_EVEN_BUDGET_MIN, BREAK_EVEN_BUDGET_SHARE * points):
+        return lo, int(widths.size)
+    cell = np.repeat(np.arange(widths.size), widths)  # each open cell's batches lo + 1 .. hi - 1, one after another
+    starts = np.concatenate([[0], np.cumsum(widths)[:-1]])
+    batches = lo[open_][cell] + 1 + np.arange(widths.sum()) - starts[cell]
     cells = {"contexts": np.broadcast_to(context, be.shape), "ks": np.broadcast_to(k, be.shape)}
     if alpha is not None:
         cells["alphas"] = np.broadcast_to(alpha, be.shape)
-    steps = np.arange(1, BREAK_EVEN_PROBES + 1)
-    while (open_ := hi - lo > 1).any():
-        lo_o, hi_o = lo[open_][:, None], hi[open_][:, None]  # (open cells, probes): the gap cut into probes + 1 parts
-        probe = np.clip(lo_o + ((hi_o - lo_o) * steps) // (BREAK_EVEN_PROBES + 1), lo_o + 1, hi_o - 1)
-        m = metrics(probe.astype(np.float64), **{name: v[open_][:, None] for name, v in cells.items()})
-        pays = (np.asarray(m["speedup"]) >= 1.0 - 1e-12) & np.asarray(m["fits_in_memory"])
-        new_lo = np.where(pays, probe, lo_o).max(axis=1)  # the last probe that pays (one crossing)
-        new_hi = np.where(~pays & (probe > new_lo[:, None]), probe, hi_o).min(axis=1)  # the first after it that does not
-        lo[open_], hi[open_] = new_lo, new_hi
-    return lo
+    m = metrics(batches.astype(np.float64), **{name: v[open_][cell] for name, v in cells.items()})
+    pays = (np.asarray(m["speedup"]) >= 1.0 - 1e-12) & np.asarray(m["fits_in_memory"])
+    last = np.maximum.reduceat(np.where(pays, batches, 0), starts)  # the last batch of each gap that pays (0: none)
+    lo[open_] = np.maximum(lo[open_], last)
+    return lo, 0
 
 
 def _columns(sc: Scenario, cfg: Config, block: dict, context, alpha, batch, k) -> tuple[dict[str, str], dict[str, np.ndarray]]:
@@ -376,13 +386,23 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
     said: set[str] = set()
     for cfg in configs:
         fits_somewhere = drafts_somewhere = False
+        unrefined = 0
         for cs, asl in _chunk_slices(len(ax["context"]), len(ax["alpha"]), per_slice, chunk_points):
             context, alpha = ax["context"][cs], ax["alpha"][asl]
             block = compute_block(sc, cfg, context, alpha, ax["batch"], ax["k"])
+            unrefined += block["break_even_unrefined_cells"]
             fits = np.asarray(block["fits_in_memory"])  # (context, alpha, batch, k): GRID_AXES
             fits_somewhere = fits_somewhere or bool(np.any(fits))
             drafts_somewhere = drafts_somewhere or bool(np.any(np.take(fits, np.flatnonzero(drafting_k), axis=AXIS["k"])))
             yield _columns(sc, cfg, block, context, alpha, ax["batch"], ax["k"])
+        if unrefined:
+            note = (f"{sc.path or sc.name}: {_config_text(cfg)}: break_even_batch of {unrefined:,} (context, alpha, k) cells is "
+                    "the largest swept batch that pays, a lower bound: the batches between it and the next would take "
+                    f"more than {BREAK_EVEN_BUDGET_SHARE:.0%} of the sweep's own points to evaluate; a denser batch axis, or "
+                    "predict, gives it exactly")
+            if note not in said:
+                said.add(note)
+                warn(note)
         # its rows are all there, each fits_in_memory false: said once, where filtering would hide it
         # memory does not depend on the engine (nor, without its drafter, on the method): said once for those configs
         if not fits_somewhere:  # with only drafting k swept, every point holds the drafter: said with it

@@ -326,3 +326,27 @@ def test_a_sweeps_break_even_batch_is_the_exact_batch_between_its_grid_points_as
             assert p["break_even_batch"] < 512 and not p["break_even_at_memory_limit"]
             assert set(rows["break_even_batch"]) == {p["break_even_batch"]}
             assert p["break_even_batch"] not in batches or hardware == "a100-sxm-80gb" and k == 4  # between grid points
+
+
+def test_the_break_even_is_the_last_batch_that_pays_where_the_speedup_zigzags_and_a_large_sweep_says_where_it_is_a_bound():
+    """TensorRT-LLM pads a GEMM's rows to its tile: near speedup 1 the curve zigzags (279-281 pay, 282-288 do not,
+    289-291 pay on an A100 PCIe), and a bisection stopped at the first crossing it met (268, then 281; qa74) where
+    predict's search gives 291. A sweep whose gaps hold more batches than it has points keeps the swept bound and says so."""
+    import warnings
+
+    import roofline
+
+    sc = {"name": "zig", "hardware": "a100-pcie-40gb", "model": "llama-3.1-8b", "engine": "trtllm", "method": "eagle",
+          "axes": {"batch": [256, 512], "context": [256], "k": [4], "alpha": [0.8]}}
+    p = roofline.predict("a100-pcie-40gb", "llama-3.1-8b", batch=256, context=256, engine="trtllm", method="eagle", k=4, alpha=0.8)
+    assert p["spec"]["not_paying_below_break_even"] is not None  # the zigzag
+    assert set(roofline.sweep(sc)["break_even_batch"]) == {p["spec"]["break_even_batch"]} == {291}
+    big = {"name": "big", "hardware": "h200", "model": "llama-3.1-70b", "tp": 4, "method": "eagle",
+           "axes": {"batch": [2 ** i for i in range(11)], "context": list(range(256, 256 + 20 * 300, 300)),
+                    "k": list(range(10)), "alpha": [round(0.05 + 0.04 * i, 2) for i in range(20)]}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        df = roofline.sweep(big)
+    said = [str(w.message) for w in caught if "break_even_batch of" in str(w.message)]
+    assert len(said) == 1 and "is the largest swept batch that pays, a lower bound" in said[0]
+    assert df.loc[df["break_even_batch"] > 0, "break_even_batch"].isin(big["axes"]["batch"]).all()  # 44,000 points: one block
