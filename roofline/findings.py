@@ -719,6 +719,9 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
     plain decoding) and, for each multiple m of its tokens/s per user, the cheapest point reaching m times that speed
     without speculation (k = 0 columns) and with it (any k), as a premium over the cheapest tier's price, with the batch,
     k and engine of the speculative point priced."""
+    from roofline.frontier import loadable
+
+    df = loadable(df)  # a layout vLLM and SGLang refuse to load prices no tier
     rows = []
     plain_ok = plain_fits(df)
     for hw, g in _fits(df).groupby("hardware", observed=True):

@@ -107,6 +107,13 @@ def _refused(df: pd.DataFrame, refused: list[dict]) -> pd.Series:
     return out
 
 
+def loadable(df: pd.DataFrame, extra_dirs: tuple = ()) -> pd.DataFrame:
+    """The rows of `df` at layouts the engines load (refused_layouts left out): what a price of a deployment compares
+    (cheapest, the report's fast tiers)."""
+    refused = refused_layouts(df, extra_dirs)[0]
+    return df[~_refused(df, refused)] if refused else df
+
+
 def _reachable(df: pd.DataFrame, refused: list[dict] | None = None) -> pd.DataFrame:
     """The candidates (_candidates) that fit in memory, have a cost and are not at a `refused` layout."""
     out = _candidates(df)

@@ -358,7 +358,9 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure:
 
 def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     from roofline.findings import TIER_SPEEDS, tier_prices
+    from roofline.frontier import loadable
 
+    df = loadable(df)  # as tier_prices: a layout the engines refuse to load prices no tier
     tiers = tier_prices(df)
     hws = [h for h in dict.fromkeys(df["hardware"]) if h in tiers.index]
     if not hws:  # no device with a price, or nothing fits: the finding says so, and there is no cost to draw

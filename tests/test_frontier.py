@@ -270,3 +270,14 @@ def test_cheapest_leaves_out_rows_at_a_layout_the_engines_refuse_to_load(tmp_pat
     assert refused_layouts(bf16)[0] == [] and len(cost_frontier(bf16, refused)) == len(cost_frontier(bf16))
     # a model no profile on the search path describes is named, not silently passed
     assert refused_layouts(df.assign(model="my-private-model"))[1] == ["my-private-model"]
+
+
+def test_the_reports_fast_tiers_price_no_layout_the_engines_refuse_to_load():
+    """qa73: cheapest left tp 32 of DeepSeek-V3's fp8 checkpoint out, the report's fast tiers still priced it."""
+    import roofline
+    from roofline.findings import tier_prices
+
+    df = roofline.sweep({"name": "ft", "hardware": "h200", "model": "deepseek-v3", "method": "mtp", "tp": [16, 32],
+                         "axes": {"batch": [1, 8, 64, 256], "context": [2048], "k": [0, 1, 2], "alpha": [0.8]}})
+    assert cost_frontier(df)["tp"].eq(32).any()  # tp 32 would price a tier
+    pd.testing.assert_frame_equal(tier_prices(df), tier_prices(df[df["tp"] != 32]))
