@@ -47,7 +47,9 @@ from roofline.yamlio import load_yaml_text, read_text, write_text_atomic
 SCHEMA_COMMENT = "# yaml-language-server: $schema=../docs/hardware.schema.json"
 EDIT_MARK = "# roofline: "
 MAX_EDIT_ROUNDS = 20
-TEXT_FIELDS = ("name", "display_name", "source", "notes")  # prose: a value that reads as a number stays text
+TEXT_FIELDS = ("name", "display_name", "source", "notes", "tokenizer")  # text: a value that reads as a number stays text
+SHAPE_FREE_FIELDS = ("precision", "max_context_tokens", "tokenizer", "published_params", "published_active_params")
+# model fields that leave the parameter count as it is: setting one keeps the source's published counts
 
 
 def _round_trip(indent: tuple[int, int] = (2, 2)):
@@ -173,6 +175,13 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[t
             raise RooflineError(f"{where}: {'.'.join(path)}: expected a field of an entry ({'.'.join(path)}.FIELD), found "
                                 "the entry itself (a list is edited entry by entry, or with `edit`)")
         if value is None:
+            if path[-1] not in node:  # a misspelled field to remove would be a silent no-op
+                import difflib
+
+                close = difflib.get_close_matches(path[-1], [str(k) for k in node], n=1)
+                raise RooflineError(f"{where}: {'.'.join(path)}: expected a field the profile has, to remove"
+                                    + (f" (did you mean {'.'.join([*path[:-1], close[0]])!r}?)" if close else "")
+                                    + f", found none named {path[-1]!r}")
             _pop_keeping_comments(node, path[-1])
         else:
             put(node, tuple(path[:-1]), path[-1], value)
@@ -304,7 +313,8 @@ def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
     """The loaded spec of `kind` for mapping `data` of file `path` (name must equal the file name; an engine's
     `costs_from` is looked up on the search path with `extra_dirs`; a scenario's configs are loaded, so that an
     unknown profile or a layout its model cannot take fails here as it would in a sweep)."""
-    if "type" in data and data["type"] != kind:  # `hw set type=model` would turn a hardware file into an unreadable model
+    if "type" in data and (data["type"].strip().lower() if isinstance(data["type"], str) else data["type"]) != kind:
+        # `hw set type=model` would turn a hardware file into an unreadable model; 'Hardware' is read as profiles.kind_of reads it
         raise RooflineError(f"{path}: type: expected {kind} (this is a {kind} profile), found {data['type']!r}")
     if kind == "hardware":
         from roofline.hardware import hardware_from_dict as build
@@ -363,6 +373,11 @@ def _unfit(kind: str, doc, set_here: set[str]) -> None:
                     fitted.yaml_set_comment_before_after_key(keys[at], before=text, indent=indent)
 
 
+NO_DEFAULT = {"price": "the device has no price (costs are left out)", "tokenizer": "the tokenizer is not given (a draft "
+              "model is compared by vocabulary size only)", "max_context_tokens": "the trained context is not given "
+              "(a longer context is not warned)"}  # optional fields whose absence is no value at all
+
+
 def _removed_note(doc_before: dict, pairs, where: str, source: str) -> None:
     """Say where `FIELD=` (or null) removed a field the profile had: it now takes the tool's default for it, which
     need not be the value it had (sglang's host_overlap_speculating false became true)."""
@@ -370,7 +385,8 @@ def _removed_note(doc_before: dict, pairs, where: str, source: str) -> None:
         if value is None and len(keys) == 1 and keys[0] in doc_before and doc_before[keys[0]] is not None:
             old = doc_before[keys[0]]
             shown = str(old).lower() if isinstance(old, bool) else str(old)
-            warn(f"{where}: {keys[0]} removed: the profile now takes the tool's default for it, not {shown} from {source}")
+            now = NO_DEFAULT.get(keys[0], "the profile now takes the tool's default for it")
+            warn(f"{where}: {keys[0]} removed: {now}, not {shown} from {source}")
 
 
 def _drop_line_remarks(doc, paths: list[list[str]]) -> None:
@@ -424,6 +440,21 @@ def _family_values_kept(kind: str, doc, set_here: set[str], where: str) -> None:
                  f"its own {path}: {own}; set overrides.{i}.{path} too ({hint})")
 
 
+def check_no_other_file(target: Path, force: bool) -> None:
+    """Refuse to write profile file `target` (FOLDER/NAME.yaml) where FOLDER holds another file of that name: one
+    spelled otherwise (names are found case-insensitively, so one of the two would never be), or NAME.yml without
+    --force (the new file would take its place in every command)."""
+    folder, name = target.parent, target.stem
+    clash = [p for p in (folder.glob("*.y*ml") if folder.is_dir() else []) if p.stem.lower() == name.lower() and p != target]
+    spelled = [p for p in clash if p.stem != name]
+    if spelled:
+        raise RooflineError(f"name: expected a name no profile in {folder} has (names are case-insensitive), found {name!r} "
+                            f"beside {spelled[0].name}")
+    if clash and not force:
+        raise RooflineError(f"{clash[0]}: exists (profile {name!r}); pass --force to write {target.name} beside it, "
+                            "which then takes its place")
+
+
 def new_profile(kind: str, name: str, source_name: str, assignments: list[str], out_dir: Path | None = None,
                 force: bool = False, extra_dirs: tuple = ()) -> Path:
     """Copy profile `source_name` to OUT_DIR/NAME.yaml with `name` and the assignments applied; validated, atomic."""
@@ -435,10 +466,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     folder = Path(out_dir) if out_dir is not None else user_dir()
     target = folder / f"{name}.yaml"
     check_not_shadowing(kind, target, force, f"{GROUP[kind]} new")
-    clash = [p for p in (folder.glob("*.y*ml") if folder.is_dir() else []) if p.stem.lower() == name.lower() and p.stem != name]
-    if clash:  # names are found case-insensitively: one of the two files would never be
-        raise RooflineError(f"name: expected a name no profile in {folder} has (names are case-insensitive), found {name!r} "
-                            f"beside {clash[0].name}")
+    check_no_other_file(target, force)
     doc = _load_rt(read_text(source), str(source))
     doc["name"] = name
     if folder.resolve() != builtin_dir(kind).resolve() and "type" not in doc:  # a user folder holds every kind
@@ -447,7 +475,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
         keys = list(doc.keys())  # AMD's engine values (engine overrides glob the family: mi*)
         doc.insert(keys.index("kind") + 1 if "kind" in keys else len(keys), "family", source.stem)
     pairs = parse_assignments(assignments, kind=kind)
-    if kind == "model" and any(keys[0] not in (*TEXT_FIELDS, "precision") for keys, _ in pairs):
+    if kind == "model" and any(keys[0] not in (*TEXT_FIELDS, *SHAPE_FREE_FIELDS) for keys, _ in pairs):
         for key in ("published_params", "published_active_params"):  # the source's counts are not the new shape's
             if key in doc and [key] not in [keys for keys, _ in pairs]:
                 del doc[key]

@@ -66,7 +66,7 @@ from pathlib import Path
 
 import yaml
 
-from roofline.errors import MISSING, field_error, warn
+from roofline.errors import MISSING, RooflineError, field_error, warn
 from roofline.model import BYTES_PER_ELEMENT, KV_DTYPES, MAX_COUNT, model_from_dict
 from roofline.profiles import check_not_shadowing, check_profile_name
 from roofline.yamlio import read_json_file, write_text_atomic
@@ -564,6 +564,12 @@ def import_hf_config(config_path: Path, name: str, out_dir: Path, force: bool = 
     """Read CONFIG, build and validate the profile, write OUT_DIR/NAME.yaml atomically; (path, params line)."""
     check_profile_name(name, "--name")
     check_not_shadowing("model", Path(out_dir) / f"{name}.yaml", force, "models import")
+    from roofline.editing import check_no_other_file
+
+    check_no_other_file(Path(out_dir) / f"{name}.yaml", force)
+    tokenizer = kwargs.get("tokenizer")
+    if tokenizer is not None and (not isinstance(tokenizer, str) or (tokenizer and not tokenizer.strip())):
+        raise RooflineError(f"--tokenizer: expected a tokenizer family like 'llama-3', found {tokenizer!r}")
     config = read_json_file(Path(config_path))
     profile = profile_from_hf_config(config, name, str(config_path), **kwargs)
     line = check_params(profile, str(config_path))

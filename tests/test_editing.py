@@ -898,3 +898,22 @@ def test_removing_a_field_says_the_profile_now_takes_the_default_not_its_value(t
     with pytest.warns(RooflineWarning, match="host_overlap_speculating removed: the profile now takes the tool's default "
                                              "for it, not false from sglang"):
         new_profile("engine", "h1", "sglang", ["host_overlap_speculating="], out_dir=tmp_path)
+
+
+def test_editing_refuses_a_misspelled_removal_and_a_copy_over_a_yml_file_and_keeps_counts_a_tokenizer_leaves(roofline, tmp_path):
+    """qa76: `hw set my-gpu prcie=null` wrote the file unchanged and said nothing; `hw new yy` wrote yy.yaml beside the
+    user's yy.yml, taking its place without --force; `models new --set tokenizer=...` dropped the published counts;
+    `models import --tokenizer ' '` blamed the config file."""
+    user = tmp_path / "user"
+    assert roofline("hw", "new", "my-gpu", "--from", "h100-sxm", "--dir", user)[0] == 0
+    code, _, err = roofline("--profiles", user, "hw", "set", "my-gpu", "prcie=null")
+    assert code == 2 and "prcie: expected a field the profile has, to remove (did you mean 'price'?)" in err
+    code, _, err = roofline("--profiles", user, "hw", "set", "my-gpu", "price=null")
+    assert code == 0 and "price removed: the device has no price" in err
+    (user / "yy.yml").write_text((user / "my-gpu.yaml").read_text().replace("name: my-gpu", "name: yy"))
+    code, _, err = roofline("hw", "new", "yy", "--from", "h100-sxm", "--dir", user)
+    assert code == 2 and "yy.yml: exists (profile 'yy'); pass --force" in err and not (user / "yy.yaml").exists()
+    assert roofline("models", "new", "tk1", "--from", "llama-3.1-8b", "--set", "tokenizer=llama-3-custom", "--dir", user)[0] == 0
+    assert "published_params" in (user / "tk1.yaml").read_text()
+    code, _, err = roofline("models", "import", HF / "qwen3-30b-a3b.json", "--name", "q31", "--tokenizer", " ", "--dir", user)
+    assert code == 2 and err.strip() == "error: --tokenizer: expected a tokenizer family like 'llama-3', found ' '"
