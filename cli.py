@@ -635,8 +635,9 @@ def cheapest(
 ) -> None:
     """The cheapest configuration for a speed per user: a sweep's cost frontier, plain and with speculation.
 
-    Rows that fit in memory and are priced; a row is kept where no other is as fast per user and cheaper. Costs are
-    decoding only, at the hardware profiles' prices.
+    Rows that fit, are priced and load (layouts the engines take); a row stays where none is as fast and cheaper.
+
+    Costs are decoding only, at the hardware profiles' prices.
     """
     from roofline.frontier import cheapest as cheapest_rows
     from roofline.frontier import check_frontier_out, check_table, cost_frontier, frontier_notes, refused_layouts

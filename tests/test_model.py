@@ -365,3 +365,19 @@ def test_an_import_takes_gemma_3s_length_as_scaled_already_and_lets_model_max_le
     assert profile_from_hf_config(gemma, "g", "g.json")["max_context_tokens"] == 131072
     assert profile_from_hf_config(cohere, "c", "c.json")["max_context_tokens"] == 131072
     assert profile_from_hf_config(smallest, "s", "s.json")["max_context_tokens"] == 4096
+
+
+def test_an_mla_block_beside_another_kv_layout_is_refused_not_sized_as_gqa_heads():
+    """qa75: DeepSeek-V3's profile without its `kv_layout: mla` line loaded, and sized a token's KV cache as 128 GQA heads:
+    5,996,544 B where the latent takes 70,272 B (85x), without a word."""
+    import yaml
+
+    from roofline.errors import RooflineError
+    from roofline.model import model_from_dict
+    from roofline.profiles import builtin_dir
+
+    data = yaml.safe_load((builtin_dir("model") / "deepseek-v3.yaml").read_text())
+    assert model_from_dict(data, "v3.yaml").kv_layout == "mla"
+    del data["attention"]["kv_layout"]
+    with pytest.raises(RooflineError, match=r"attention\.mla: expected an mla block only with attention\.kv_layout: mla"):
+        model_from_dict(data, "v3.yaml")

@@ -111,3 +111,20 @@ def test_the_user_folder_is_searched_after_roofline_path(tmp_path, monkeypatch):
     monkeypatch.setenv("ROOFLINE_PATH", str(other))
     assert load_hardware("my-gpu").mem_bytes == 1e9
     assert shadowed_paths("hardware", "my-gpu") == [mine / "my-gpu.yaml"]
+
+
+def test_every_whole_profile_example_of_profiles_md_validates(roofline, tmp_path):
+    """qa75: the model profile example failed validation (index_key_bytes without the indexer it needs), so a newcomer
+    copying it got exit code 2. Every example that is a whole profile (it has a name) is validated as its kind."""
+    import re
+
+    text = (Path(__file__).parent.parent / "docs" / "PROFILES.md").read_text()
+    blocks = [b for b in re.findall(r"```yaml\n(.*?)```", text, re.S) if re.search(r"^name: ", b, re.M)]
+    assert len(blocks) >= 4  # hardware, model, engine (costs_from), scenario
+    for i, block in enumerate(blocks):
+        name = re.search(r"^name: (\S+)", block, re.M).group(1)
+        folder = tmp_path / str(i)
+        folder.mkdir()
+        (folder / f"{name}.yaml").write_text(block)
+        code, out, err = roofline("hw", "validate", folder / f"{name}.yaml")
+        assert code == 0, f"example {i} ({name}): {err or out}"
