@@ -721,7 +721,7 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
     k and engine of the speculative point priced."""
     from roofline.frontier import loadable
 
-    df = loadable(df)  # a layout vLLM and SGLang refuse to load prices no tier
+    df = loadable(df, tuple((meta or {}).get("profiles") or ()))  # a layout vLLM and SGLang refuse to load prices no tier
     rows = []
     plain_ok = plain_fits(df)
     for hw, g in _fits(df).groupby("hardware", observed=True):

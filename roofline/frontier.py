@@ -86,7 +86,7 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
             continue
         dtypes = {k: row[k] for k in ("weight_dtype", "expert_dtype") if isinstance(row.get(k), str) and row[k] in WEIGHT_DTYPES}
         try:
-            dep = deployment(model, tp=int(row["tp"]), dp_attention=int(row.get("dp_attention", 1)), ep=int(row.get("ep", 1)),
+            dep = deployment(model, tp=int(row.get("tp", 1)), dp_attention=int(row.get("dp_attention", 1)), ep=int(row.get("ep", 1)),
                              pp=int(row.get("pp", 1)), **dtypes)
         except (RooflineError, TypeError, ValueError):  # a layout the profile does not take: not one the sweep wrote
             continue

@@ -229,8 +229,9 @@ def _chunk_slices(n_context: int, n_alpha: int, per_slice: int, chunk_points: in
             yield slice(c0, c0 + context_step), slice(a0, a0 + alpha_step)
 
 
-def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k) -> dict[str, np.ndarray]:
-    """All outputs on the grid context x alpha x batch x k (4-D arrays in GRID_AXES order)."""
+def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k, refine: bool = True) -> dict[str, np.ndarray]:
+    """All outputs on the grid context x alpha x batch x k (4-D arrays in GRID_AXES order); the break-even batch
+    refined between the swept batches where `refine` (refines_break_even)."""
     grid = {name: np.asarray(v)[tuple(slice(None) if i == AXIS[name] else None for i in range(4))]
             for name, v in zip(GRID_AXES, (context, alpha, batch, k))}
     c, a = grid["context"].astype(np.float64), grid["alpha"].astype(np.float64)
@@ -259,8 +260,9 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k) -> dict[s
     out["best_k"] = np.broadcast_to(np.expand_dims(best, AXIS["k"]), shape)
     be = break_even_batch(batch, np.where(fits, out["speedup"], 0.0), axis=AXIS["batch"])
     be = np.where(speculates(cfg.method, np.squeeze(kk, axis=AXIS["batch"])), be, 0)  # none, or k = 0: nothing pays
-    be, out["break_even_unrefined_cells"] = _refined_break_even(np.expand_dims(be, AXIS["batch"]), np.asarray(batch), fits,
-                                                                 metrics, c, kk, alpha_arg, int(np.prod(shape)))
+    be = np.expand_dims(be, AXIS["batch"])
+    if refine:
+        be = _refined_break_even(be, np.asarray(batch), fits, metrics, c, kk, alpha_arg)
     out["break_even_batch"] = np.broadcast_to(be, shape)
     # the drafter's device counts (and costs) only when there is a drafter and it drafts
     uses_draft_device = (cfg.draft_hw is not None) & speculates(cfg.method, kk)
@@ -315,23 +317,34 @@ def panel_count(sc: Scenario, configs: list[Config], columns: dict[str, list]) -
     return len(keys) * (len(columns["context"]) if "context" in columns else 1)
 
 
-BREAK_EVEN_BUDGET_MIN = 50_000  # batches _refined_break_even may evaluate for a block: at least this many, or 5% of the
-BREAK_EVEN_BUDGET_SHARE = 0.05  # block's own points; past it the block keeps the swept break-even (a lower bound) and the
-# sweep says so once. A batch of a gap costs about five grid points (no axis to broadcast over): a 10^6-point sweep of
-# coarse batches costs at most about a quarter more, a report's sweep of a few thousand points is refined whole
+BREAK_EVEN_BUDGET_MIN = 50_000  # batches a config's break-even refinement may scan: at least this many, or 5% of the
+BREAK_EVEN_BUDGET_SHARE = 0.05  # config's points (a batch of a gap costs about five grid points: no axis to broadcast over)
 
 
-def _refined_break_even(be, batch, fits, metrics, context, k, alpha, points: int):
-    """(break-even batch of each cell, cells left unrefined): `be`, the largest swept batch that pays (on a batch axis of
-    length 1), moved to the last batch that pays before the next swept batch, where that one fits in memory (and so
-    does not pay), every batch of each such gap evaluated in one call of `metrics` (speculative_metrics at flat
-    arrays of batches, contexts, k and alphas), as predict's search evaluates every batch next to its last crossing:
-    near speedup 1 a curve can zigzag a few batches wide (a GEMM's rows padded to the engine's tile), and the last
-    batch that pays is the break-even, not the first crossing a bisection meets. A cell without a crossing inside the
-    sweep (none pays, or the next batch does not fit or was not swept) keeps its value: a break-even at the memory
-    limit or the sweep's end is a lower bound; so does every cell of a block whose gaps hold more batches than
-    max(BREAK_EVEN_BUDGET_MIN, BREAK_EVEN_BUDGET_SHARE x its `points`). A curve that dips below 1 and recovers where no swept batch pays is
-    not seen, where predict's search over every batch is (not_paying_below_break_even)."""
+def refines_break_even(sc: Scenario) -> tuple[bool, int]:
+    """(whether a sweep's configs refine their break-even batches, the batches that could take): its (context, alpha,
+    k) cells times the widest gap between swept batches, at most max(BREAK_EVEN_BUDGET_MIN, BREAK_EVEN_BUDGET_SHARE x
+    the points of a config). From the axes alone, so every chunk of a config (--chunk-points) decides alike: a 10^6-point
+    sweep of eleven batches keeps the swept values (a lower bound, said once), a report's sweep of a few thousand
+    points is refined whole."""
+    ax = sc.axes
+    batches = np.asarray(ax["batch"])
+    widest = int(np.diff(batches).max()) - 1 if batches.size > 1 else 0
+    cells = len(ax["context"]) * len(ax["alpha"]) * len(ax["k"])
+    scan = cells * max(widest, 0)
+    return scan <= max(BREAK_EVEN_BUDGET_MIN, BREAK_EVEN_BUDGET_SHARE * cells * batches.size), scan
+
+
+def _refined_break_even(be, batch, fits, metrics, context, k, alpha):
+    """The break-even batch of each cell: `be`, the largest swept batch that pays (on a batch axis of length 1), moved
+    to the last batch that pays before the next swept batch, where that one fits in memory (and so does not pay), every
+    batch of each such gap evaluated in one call of `metrics` (speculative_metrics at flat arrays of batches, contexts,
+    k and alphas), as predict's search evaluates every batch past its last crossing: near speedup 1 a curve can zigzag
+    a few batches wide (a GEMM's rows padded to the engine's tile), and the last batch that pays is the break-even,
+    not the first crossing a bisection meets. A cell without a crossing inside the sweep (none pays, or the next batch
+    does not fit or was not swept) keeps its value: a break-even at the memory limit or the sweep's end is a lower
+    bound. A curve that dips below 1 and recovers where no swept batch pays is not seen, where predict's search over
+    every batch is (not_paying_below_break_even)."""
     axis = AXIS["batch"]
     nxt = np.searchsorted(batch, be, side="right")  # the swept batch after the break-even (len(batch): none)
     inside = (be > 0) & (nxt < batch.size)
@@ -341,9 +354,7 @@ def _refined_break_even(be, batch, fits, metrics, context, k, alpha, points: int
     open_ = hi - lo > 1
     widths = (hi - lo - 1)[open_]
     if not widths.size:
-        return lo, 0
-    if widths.sum() > max(BREAK_EVEN_BUDGET_MIN, BREAK_EVEN_BUDGET_SHARE * points):
-        return lo, int(widths.size)
+        return lo
     cell = np.repeat(np.arange(widths.size), widths)  # each open cell's batches lo + 1 .. hi - 1, one after another
     starts = np.concatenate([[0], np.cumsum(widths)[:-1]])
     batches = lo[open_][cell] + 1 + np.arange(widths.sum()) - starts[cell]
@@ -354,7 +365,7 @@ def _refined_break_even(be, batch, fits, metrics, context, k, alpha, points: int
     pays = (np.asarray(m["speedup"]) >= 1.0 - 1e-12) & np.asarray(m["fits_in_memory"])
     last = np.maximum.reduceat(np.where(pays, batches, 0), starts)  # the last batch of each gap that pays (0: none)
     lo[open_] = np.maximum(lo[open_], last)
-    return lo, 0
+    return lo
 
 
 def _columns(sc: Scenario, cfg: Config, block: dict, context, alpha, batch, k) -> tuple[dict[str, str], dict[str, np.ndarray]]:
@@ -384,25 +395,20 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
     per_slice = len(ax["batch"]) * len(ax["k"])
     drafting_k = np.asarray(ax["k"]) > 0
     said: set[str] = set()
+    refine, scan = refines_break_even(sc)
+    if not refine and any(speculates(cfg.method, 1) for cfg in configs) and drafting_k.any():
+        warn(f"{sc.path or sc.name}: break_even_batch is the largest swept batch that pays, a lower bound: refining it would "
+             f"scan up to {scan:,} batches between the swept ones, more than max({BREAK_EVEN_BUDGET_MIN:,}, "
+             f"{BREAK_EVEN_BUDGET_SHARE:.0%} of a config's points); a denser batch axis, or predict, gives it exactly")
     for cfg in configs:
         fits_somewhere = drafts_somewhere = False
-        unrefined = 0
         for cs, asl in _chunk_slices(len(ax["context"]), len(ax["alpha"]), per_slice, chunk_points):
             context, alpha = ax["context"][cs], ax["alpha"][asl]
-            block = compute_block(sc, cfg, context, alpha, ax["batch"], ax["k"])
-            unrefined += block["break_even_unrefined_cells"]
+            block = compute_block(sc, cfg, context, alpha, ax["batch"], ax["k"], refine)
             fits = np.asarray(block["fits_in_memory"])  # (context, alpha, batch, k): GRID_AXES
             fits_somewhere = fits_somewhere or bool(np.any(fits))
             drafts_somewhere = drafts_somewhere or bool(np.any(np.take(fits, np.flatnonzero(drafting_k), axis=AXIS["k"])))
             yield _columns(sc, cfg, block, context, alpha, ax["batch"], ax["k"])
-        if unrefined:
-            note = (f"{sc.path or sc.name}: {_config_text(cfg)}: break_even_batch of {unrefined:,} (context, alpha, k) cells is "
-                    "the largest swept batch that pays, a lower bound: the batches between it and the next would take "
-                    f"more than {BREAK_EVEN_BUDGET_SHARE:.0%} of the sweep's own points to evaluate; a denser batch axis, or "
-                    "predict, gives it exactly")
-            if note not in said:
-                said.add(note)
-                warn(note)
         # its rows are all there, each fits_in_memory false: said once, where filtering would hide it
         # memory does not depend on the engine (nor, without its drafter, on the method): said once for those configs
         if not fits_somewhere:  # with only drafting k swept, every point holds the drafter: said with it

@@ -69,6 +69,7 @@ def _sweep(data: dict, where: str, extra_dirs: tuple):
     df = run_sweep(sc, configs)
     df = _with_prefill(df, sc, configs)
     meta = scenario_meta(sc, configs, len(df))  # display names of drafts and draft devices included
+    meta["profiles"] = [str(d) for d in extra_dirs]  # where its models were found: the fast tiers check their layouts there
     # the engine values each config ran with (a profile of --profiles or a scenario's own folder included), for a
     # finding that quotes an engine term: keyed (engine name, hardware name); not JSON, so not in scenario.json
     meta["engine_values"] = {(c.engine.name, c.hw.name): c.engine for c in configs}

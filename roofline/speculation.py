@@ -637,6 +637,7 @@ def break_even_batch(batches, speedup, axis: int = -1):
 
 
 TOKEN_ID_BYTES = 4  # a draft token id sent to the target (int32)
+FINE_SEARCH_SPAN = 2  # predict's break-even: every batch from its last grid point that pays to twice it (+ 64) is evaluated
 K_SEARCH = np.arange(0, K_MAX + 1)  # predict's best k: every k the CLI takes (16 was the cap before: k = 32 beat its "best" 16)
 K_DEFAULT = 4  # draft tokens per iteration where a caller speculates without giving k (predict, a scenario's k axis)
 
@@ -677,8 +678,8 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
     of the two `best_k_unknown_because` says) and break-even batch.
 
     break_even_batch is the largest batch in 1..max_batch (the memory limit) where this k still gives
-    speedup >= 1 (None where nothing speculates: method none or k = 0), searched on a geometric grid of batches refined to every batch next to the last
-    crossing; None if none. break_even_at_memory_limit: it is max_batch, so speculation still pays where
+    speedup >= 1 (None where nothing speculates: method none or k = 0), searched on a geometric grid of batches, then
+    every batch from the last grid point that pays to twice it (FINE_SEARCH_SPAN) or the memory limit; None if none. break_even_at_memory_limit: it is max_batch, so speculation still pays where
     memory ends the search (the break-even, if any, lies beyond what fits). not_paying_below_break_even: [first,
     last] batch below it where speedup < 1 (a dip: the overlap of a drafter elsewhere starts only where it pays),
     or None where it pays at every batch up to the break-even (on the search grid, its edges refined).
@@ -694,7 +695,9 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         last = int(break_even_batch(grid, grid_speedup))
         if last > 0:
             i = int(np.searchsorted(grid, last))
-            fine = np.arange(grid[i], grid[min(i + 1, grid.size - 1)] + 1)
+            # every batch past the last grid point that pays: near speedup 1 a tile-padded curve zigzags, and a batch
+            # beyond the next grid point can pay again (qa77: 1,490 pays on a B200 where the next grid gap ended at 1,484)
+            fine = np.arange(grid[i], min(cap, FINE_SEARCH_SPAN * grid[i] + 64) + 1)
             fine_speedup = speculative_metrics(hw, target, fine, context, k, alpha, **kw)["speedup"]
             be = int(break_even_batch(fine, fine_speedup))
             be_speedup = float(np.asarray(fine_speedup)[list(fine).index(be)])

@@ -347,6 +347,24 @@ def test_the_break_even_is_the_last_batch_that_pays_where_the_speedup_zigzags_an
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         df = roofline.sweep(big)
-    said = [str(w.message) for w in caught if "break_even_batch of" in str(w.message)]
+    said = [str(w.message) for w in caught if "break_even_batch is the largest swept batch" in str(w.message)]
     assert len(said) == 1 and "is the largest swept batch that pays, a lower bound" in said[0]
     assert df.loc[df["break_even_batch"] > 0, "break_even_batch"].isin(big["axes"]["batch"]).all()  # 44,000 points: one block
+
+
+def test_whether_a_sweep_refines_its_break_even_is_decided_from_its_axes_not_its_chunks(tmp_path, roofline):
+    """qa77: the refinement's budget was a chunk's, so --chunk-points 1000 refined cells the default chunk left at the
+    swept value (199 against 230 on a B200). The decision is now the config's, from its axes."""
+    import pandas as pd
+
+    scenario = tmp_path / "c.yaml"
+    scenario.write_text("name: c\nhardware: b200\nmodel: llama-3.1-8b\nengine: ideal\nmethod: eagle\naxes:\n"
+                        "  batch: [1, 64, 256, 512]\n  context: [128, 512, 2048, 8192, 32768]\n  k: [1, 2, 3, 4]\n"
+                        "  alpha: [0.5, 0.6, 0.7, 0.8]\n")
+    tables = []
+    for chunk in ("1000000", "1000"):
+        code, _, err = roofline("sweep", scenario, "--out", tmp_path / chunk, "--no-plots", "--chunk-points", chunk)
+        assert code == 0, err
+        tables.append(pd.read_parquet(tmp_path / chunk / "results.parquet"))
+    pd.testing.assert_series_equal(tables[0]["break_even_batch"], tables[1]["break_even_batch"])
+    assert not tables[0]["break_even_batch"].isin([0, 1, 64, 256, 512]).all()  # refined: between the swept batches
