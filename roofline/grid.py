@@ -5,7 +5,8 @@ A config is one combination of the scenario's list-valued keys (hardware, model,
 dp_attention, ep, pp). Inside a config the numeric grid has the axis order GRID_AXES = (context, alpha,
 batch, k): best k is an argmax along the k axis and the break-even batch a reduction along the batch
 axis, refined to the last batch that pays before the next swept one (that fits and does not pay) by evaluating
-every batch of those gaps at once: both without a Python loop over points. Large sweeps are cut into chunks along (context, alpha),
+every batch of those gaps at once where the axes keep that scan small (refines_break_even): both without a Python
+loop over points. Large sweeps are cut into chunks along (context, alpha),
 each chunk whole in batch and k, so memory stays bounded and `write_sweep` streams them to disk.
 """
 
@@ -322,7 +323,7 @@ BREAK_EVEN_BUDGET_SHARE = 0.05  # config's points (a batch of a gap costs about 
 
 
 def refines_break_even(sc: Scenario) -> tuple[bool, int]:
-    """(whether a sweep's configs refine their break-even batches, the batches that could take): its (context, alpha,
+    """(whether a sweep's configs refine their break-even batches, the batches that refining could scan): its (context, alpha,
     k) cells times the widest gap between swept batches, at most max(BREAK_EVEN_BUDGET_MIN, BREAK_EVEN_BUDGET_SHARE x
     the points of a config). From the axes alone, so every chunk of a config (--chunk-points) decides alike: a 10^6-point
     sweep of eleven batches keeps the swept values (a lower bound, said once), a report's sweep of a few thousand
