@@ -96,8 +96,25 @@ if _CSafeLoader is not None:
 # YAML 1.2's floats without a dot (1e3, 5e-1, as ruamel writes and reads them; YAML 1.1, PyYAML's, reads them as text):
 # a value `hw set` wrote must read back as the number it was
 _EXPONENT_FLOAT = re.compile(r"^[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][-+]?[0-9]+$")
+# Numbers YAML 1.1 (PyYAML's) and YAML 1.2 (ruamel's, an editor's schema) read differently: 010 is 8 or 10, 1:12 is 72
+# or text, 1_000 and 0b11 are numbers or text; a profile means one of them, so the reader says which it cannot tell
+_AMBIGUOUS_NUMBER = re.compile(r"^[-+]?(?:0[0-9_]+(?:\.[0-9_]*)?|0b[01_]+|[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|[0-9.]*_[0-9._]*)$")
+
+
+def _unambiguous_number(kind: str):
+    def construct(loader, node):
+        if _AMBIGUOUS_NUMBER.match(node.value):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{node.value} is a number only in YAML 1.1 (010 is 8 there, 10 in YAML 1.2; 1:12 is 72 there, "
+                "text in YAML 1.2): write it as a plain decimal, or quote it for text", node.start_mark)
+        return getattr(yaml.constructor.SafeConstructor, f"construct_yaml_{kind}")(loader, node)
+    return construct
+
+
 for _loader in (_BoundedSafeLoader, *([_FastSafeLoader] if _CSafeLoader is not None else [])):
     _loader.add_implicit_resolver("tag:yaml.org,2002:float", _EXPONENT_FLOAT, list("-+0123456789."))
+    _loader.add_constructor("tag:yaml.org,2002:int", _unambiguous_number("int"))
+    _loader.add_constructor("tag:yaml.org,2002:float", _unambiguous_number("float"))
 
 
 def _check_events(text: str) -> None:

@@ -55,12 +55,26 @@ def test_libyaml_and_the_pure_python_loader_read_every_shipped_file_and_tricky_s
     root = Path(__file__).resolve().parent.parent
     texts = [p.read_text() for folder in ("hardware_profiles", "model_profiles", "engine_profiles", "scenarios")
              for p in sorted((root / folder).glob("*.yaml"))]
-    texts.append("a: 1e3\nb: 1.0e3\nc: 0x1F\nd: 2026-11-30\ne: yes\nf: ~\ng: '08'\nh: 010\ni: .inf\nj: 1_000\n"
+    texts.append("a: 1e3\nb: 1.0e3\nc: 0x1F\nd: 2026-11-30\ne: yes\nf: ~\ng: '08'\nh: '010'\ni: .inf\nj: 1000\n"
                  "k: &k {x: [1, 2]}\nl: *k\nm: {<<: *k, y: 3}\nn: |\n  two\n  lines\n")
     fast = [load_yaml_text(text, "f.yaml") for text in texts]
     monkeypatch.setattr(yamlio, "_CSafeLoader", None)
     slow = [load_yaml_text(text, "f.yaml") for text in texts]
     assert len(texts) > 40 and fast == slow
+
+
+@pytest.mark.parametrize("written", ["010", "00", "1:12", "8:00", "1_000", "0b11", "1_000.5", "-010"])
+def test_a_number_yaml_1_1_and_1_2_read_differently_is_refused_by_both_loaders(monkeypatch, written):
+    """qa76: `hw set g scale_up_domain=010` wrote 8 (YAML 1.1's octal), `1:12` 72 (sexagesimal); an editor reading the
+    file as YAML 1.2 (the schema's yaml-language-server) sees 10 and text. Both loaders refuse them in one line."""
+    from roofline import yamlio
+
+    for fast in (True, False):
+        if not fast:
+            monkeypatch.setattr(yamlio, "_CSafeLoader", None)
+        with pytest.raises(RooflineError, match=rf"^f\.yaml: line 2: .*{re.escape(written)} is a number only in YAML 1\.1"):
+            load_yaml_text(f"name: x\nv: {written}\n", "f.yaml")
+    assert load_yaml_text("a: 0\nb: 0.80\nc: 0x10\nd: '010'\n", "f.yaml") == {"a": 0, "b": 0.8, "c": 16, "d": "010"}
 
 
 def test_merge_keys_are_not_duplicates():
