@@ -101,7 +101,11 @@ def _refused(df: pd.DataFrame, refused: list[dict]) -> pd.Series:
     for entry in refused:
         match = pd.Series(True, index=df.index)
         for column, value in entry.items():
-            if column != "note" and column in df:
+            if column == "note" or column not in df:
+                continue
+            if isinstance(value, numbers.Number):  # a layout degree: 32 and a CSV's 32.0 alike
+                match &= pd.to_numeric(df[column], errors="coerce") == value
+            else:
                 match &= df[column].astype(str) == str(value)
         out |= match
     return out
