@@ -675,7 +675,7 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
     _check_group_layers(where, "attention.groups", groups, ints["layers"])
     mla = None
     if kv_layout != "mla" and attention.get("mla") is not None:  # a forgotten `kv_layout: mla` sized a latent as GQA heads
-        raise field_error(where, "attention.mla", "an mla block only with attention.kv_layout: mla", f"one beside kv_layout {kv_layout}")
+        raise field_error(where, "attention.mla", "an mla block only beside attention.kv_layout: mla (the kv_layout it has)", kv_layout)
     if kv_layout == "mla":
         raw = _mapping(where, "attention.mla", attention.get("mla"), {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})
         mla = _mla(where, "attention.mla", {**raw, "q_lora_rank": raw.get("q_lora_rank") or 0})  # null: full rank

@@ -379,5 +379,6 @@ def test_an_mla_block_beside_another_kv_layout_is_refused_not_sized_as_gqa_heads
     data = yaml.safe_load((builtin_dir("model") / "deepseek-v3.yaml").read_text())
     assert model_from_dict(data, "v3.yaml").kv_layout == "mla"
     del data["attention"]["kv_layout"]
-    with pytest.raises(RooflineError, match=r"attention\.mla: expected an mla block only with attention\.kv_layout: mla"):
+    with pytest.raises(RooflineError, match=r"attention\.mla: expected an mla block only beside attention\.kv_layout: mla \(the "
+                                            r"kv_layout it has\), found 'gqa'"):
         model_from_dict(data, "v3.yaml")
