@@ -378,3 +378,11 @@ def test_a_single_value_option_given_twice_and_an_ignored_no_overlap_are_refused
 def test_nan_for_a_bounded_number_is_said_to_be_no_number(roofline):
     code, _, err = roofline("predict", "--method", "eagle", "--tree-nodes", "8", "--tree-tau", "nan")
     assert code == 2 and "--tree-tau': expected a number, found 'nan'" in err  # it said 'greater than or equal to 1'
+
+
+def test_scenarios_show_names_a_profile_the_scenario_cannot_load(roofline, tmp_path):
+    """qa76: `scenarios show` printed '1 config x 1 grid point' for a scenario naming unknown hardware; validate and
+    sweep refuse it."""
+    (tmp_path / "bad.yaml").write_text("type: scenario\nname: bad\nhardware: nosuchgpu\nmodel: llama-3.1-8b\n")
+    code, out, err = roofline("--profiles", tmp_path, "scenarios", "show", "bad")
+    assert code == 2 and not out and "hardware: unknown hardware 'nosuchgpu'" in err
