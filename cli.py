@@ -865,7 +865,8 @@ def main() -> None:
             sys.exit(exc.exit_code)
         if isinstance(exc, OSError):  # a path the user gave that the system refused (a file where a folder must be, ...)
             where = f"{exc.filename}: " if exc.filename else ""
-            typer.echo(f"error: {where}{exc.strerror or exc}", err=True)
+            during = "" if exc.filename else " (while writing the command's output: free space, or give --out elsewhere)"
+            typer.echo(f"error: {where}{exc.strerror or exc}{during}", err=True)
             sys.exit(2)
         raise
 
