@@ -6,6 +6,7 @@ Every bad input ends with one line on stderr and exit code 2.
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -865,7 +866,8 @@ def main() -> None:
             sys.exit(exc.exit_code)
         if isinstance(exc, OSError):  # a path the user gave that the system refused (a file where a folder must be, ...)
             where = f"{exc.filename}: " if exc.filename else ""
-            during = "" if exc.filename else " (while writing the command's output: free space, or give --out elsewhere)"
+            full = exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))  # a write fails with no file name
+            during = " (while writing the command's output: free space, or give --out elsewhere)" if full and not exc.filename else ""
             typer.echo(f"error: {where}{exc.strerror or exc}{during}", err=True)
             sys.exit(2)
         raise
