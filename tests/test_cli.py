@@ -386,3 +386,18 @@ def test_scenarios_show_names_a_profile_the_scenario_cannot_load(roofline, tmp_p
     (tmp_path / "bad.yaml").write_text("type: scenario\nname: bad\nhardware: nosuchgpu\nmodel: llama-3.1-8b\n")
     code, out, err = roofline("--profiles", tmp_path, "scenarios", "show", "bad")
     assert code == 2 and not out and "hardware: unknown hardware 'nosuchgpu'" in err
+
+
+def test_a_full_disk_mid_write_says_it_was_writing_the_output(roofline, monkeypatch):
+    """qa71: a full disk gave 'error: No space left on device' with no file and no hint of what was being written."""
+    import errno
+
+    from roofline import api
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(api, "predict", full)
+    code, _, err = roofline("predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b")
+    assert code == 2 and err.strip() == ("error: No space left on device (while writing the command's output: free space, "
+                                         "or give --out elsewhere)")
