@@ -102,11 +102,12 @@ _AMBIGUOUS_NUMBER = re.compile(r"^[-+]?(?:0[0-9_]+(?:\.[0-9_]*)?|0b[01_]+|[0-9][
 
 
 def _unambiguous_number(kind: str):
+    """The safe constructor of `kind` (int, float) refusing a scalar _AMBIGUOUS_NUMBER matches, at its line."""
     def construct(loader, node):
         if _AMBIGUOUS_NUMBER.match(node.value):
             raise yaml.constructor.ConstructorError(
-                None, None, f"{node.value} is a number only in YAML 1.1 (010 is 8 there, 10 in YAML 1.2; 1:12 is 72 there, "
-                "text in YAML 1.2): write it as a plain decimal, or quote it for text", node.start_mark)
+                None, None, f"{node.value} reads differently in YAML 1.1 (010 is 8, 1:12 is 72) and YAML 1.2 (10, text): "
+                "write it as a plain decimal, or quote it for text", node.start_mark)
         return getattr(yaml.constructor.SafeConstructor, f"construct_yaml_{kind}")(loader, node)
     return construct
 

@@ -72,7 +72,7 @@ def test_a_number_yaml_1_1_and_1_2_read_differently_is_refused_by_both_loaders(m
     for fast in (True, False):
         if not fast:
             monkeypatch.setattr(yamlio, "_CSafeLoader", None)
-        with pytest.raises(RooflineError, match=rf"^f\.yaml: line 2: .*{re.escape(written)} is a number only in YAML 1\.1"):
+        with pytest.raises(RooflineError, match=rf"^f\.yaml: line 2: .*{re.escape(written)} reads differently in YAML 1\.1"):
             load_yaml_text(f"name: x\nv: {written}\n", "f.yaml")
     assert load_yaml_text("a: 0\nb: 0.80\nc: 0x10\nd: '010'\n", "f.yaml") == {"a": 0, "b": 0.8, "c": 16, "d": "010"}
 
