@@ -229,6 +229,13 @@ def _as_file_values(value):
     return value
 
 
+def _past(k: int, reached: int, k_past: bool, verb: str) -> str:
+    """The subject and verb of a note on draft lengths past what was given: 'k 3 and best k 10 take' (both, `k_past`),
+    'best k 10 takes' (best k alone) or 'k 3 takes' (k, best k no further)."""
+    if reached > k:
+        return f"k {k} and best k {reached} {verb}" if k_past else f"best k {reached} {verb}s"
+    return f"k {k} {verb}s"
+
 
 def predict(
     hardware: str | HardwareSpec,
@@ -454,16 +461,15 @@ def predict(
         out["warnings"] += drafter_warnings(method, target, draft_spec, draft_hw, dep.pp)
         out["spec"]["acceptance_length_given"] = acceptance_length  # alpha is the one that gives it at this k
         searched = max(k, out["spec"]["best_k"] or 0)  # best k too: its search runs the module past its training
-        both = k > target.mtp_modules  # the k asked for runs past the trained modules too
-        out["warnings"] += [note.replace(f"k up to {searched} exceeds", f"k {k} and best k {searched} exceed" if searched > k and both
-                                         else f"best k {searched} exceeds" if searched > k else f"k {k} exceeds", 1) for note in
-                            [mtp_reuse_note(method, target, searched, out["spec"]["acceptance_source"] not in (None, "given"))] if note]
+        out["warnings"] += [note.replace(f"k up to {searched} exceeds", _past(k, searched, k > target.mtp_modules, "exceed"), 1)
+                            for note in [mtp_reuse_note(method, target, searched, out["spec"]["acceptance_source"] not in (None, "given"))]
+                            if note]
         best_k = out["spec"]["best_k"]
         short_rates = acceptance is not None and tree_nodes is None and speculates(method, k) and k > len(acceptance)
         if short_rates:  # k itself runs past the rates given (and best k with it, said in the same line)
             reach = max(k, best_k or 0)
             out["warnings"].append(acceptance_reach_note(method, [reach], acceptance).replace(
-                f"k up to {reach} takes", f"k {k} and best k {reach} take" if reach > k else f"k {k} takes", 1))
+                f"k up to {reach} takes", _past(k, reach, True, "take"), 1))
         measured = acceptance_length is not None and best_k != k  # one rate from a length measured at k: both ways off
         one_alpha = alpha is not None and acceptance is None and tree_nodes is None
         past_rates = (acceptance is not None and tree_nodes is None and best_k is not None and best_k > len(acceptance)
