@@ -12,6 +12,7 @@ import roofline
 from roofline.errors import RooflineError
 
 
+@pytest.mark.slow
 def test_predict_is_one_point_as_a_dict_naming_its_engine_and_layout():
     p = roofline.predict("H100", "llama-3.1-8b", batch=8, context=4096)
     assert p["hardware"] == "h100-sxm" and p["engine"] == "vllm" and p["layout"]["devices"] == 1
@@ -56,6 +57,7 @@ def test_a_speculation_call_without_acceptance_is_an_error_for_a_draft_model_not
         roofline.predict("h100-sxm", "llama-3.1-8b", method="draft", draft="llama-3.2-1b")
 
 
+@pytest.mark.slow
 def test_sweep_takes_a_mapping_with_arrays_and_spec_objects():
     hw = dataclasses.replace(roofline.load_hardware("h100-sxm"), name="h100-fast", mem_bw_bytes_per_s=6e12)
     df = roofline.sweep({"hardware": [hw, "h100-sxm"], "model": roofline.load_model("llama-3.1-8b"), "engine": "ideal",
@@ -84,6 +86,7 @@ def test_sweep_refuses_two_spec_objects_of_one_name_and_a_spec_named_like_a_list
         roofline.sweep({**base, "hardware": fast, "draft_hardware": fp8, "method": "eagle"})
 
 
+@pytest.mark.slow
 def test_sweep_by_name_equals_predict_at_the_same_point():
     df = roofline.sweep("eagle-on-hopper")
     row = df[(df.hardware == "h200") & (df.batch == 32) & (df.context == 8192) & (df.k == 3) & (df.alpha == 0.8)].iloc[0]
@@ -102,6 +105,7 @@ def test_spec_objects_changed_in_python_are_checked_like_profiles():
         roofline.sweep({"hardware": "h100-sxm", "model": bad_model})
 
 
+@pytest.mark.slow
 def test_numpy_numbers_and_arrays_are_taken_as_python_ones():
     plain = roofline.predict("h100-sxm", "llama-3.1-70b", 4, tp=2, method="eagle", draft_vocab=32000)
     numpy = roofline.predict("h100-sxm", "llama-3.1-70b", np.int64(4), tp=np.int64(2), method="eagle", draft_vocab=np.int32(32000))
@@ -113,6 +117,7 @@ def test_numpy_numbers_and_arrays_are_taken_as_python_ones():
     assert roofline.sweep(as_numpy).equals(roofline.sweep(scenario))  # 0.5 and 0.75 are exact in float32
 
 
+@pytest.mark.slow
 def test_a_range_axis_holds_the_values_written_not_their_float_sums():
     df = roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
                          "axes": {"batch": [8], "alpha": {"start": 0.5, "stop": 0.9, "step": 0.1}}})
@@ -157,6 +162,7 @@ def test_a_sweep_without_speculation_has_no_break_even_batch():
     assert (df["break_even_batch"] == 0).all() and (df["best_k"] == 0).all()
 
 
+@pytest.mark.slow
 def test_dp_attention_above_the_batch_is_warned_about_and_the_cli_says_it_once(request):
     roofline_cli = request.getfixturevalue("roofline")  # the CLI runner (this module's `roofline` is the package)
     idle = roofline.predict("h200", "deepseek-v3", batch=1, tp=8, dp_attention=2)
@@ -171,6 +177,7 @@ def test_dp_attention_above_the_batch_is_warned_about_and_the_cli_says_it_once(r
     assert err.startswith("warning: dp_attention 2") and json.loads(out)["warnings"][0].startswith("dp_attention 2")
 
 
+@pytest.mark.slow
 def test_a_draft_model_with_another_vocabulary_is_warned_about():
     other = roofline.predict("h100-sxm", "llama-3.1-8b", method="draft", draft="qwen3-0.6b", alpha=0.7)
     assert any("must share the target's tokenizer" in w for w in other["warnings"])
@@ -178,6 +185,7 @@ def test_a_draft_model_with_another_vocabulary_is_warned_about():
     assert not any("tokenizer" in w for w in same["warnings"])
 
 
+@pytest.mark.slow
 def test_a_gpu_engine_on_a_cpu_profile_is_warned_about_in_predict_and_once_in_a_sweep():
     import warnings
 
@@ -203,6 +211,7 @@ def test_a_dense_model_without_mtp_lists_neither_expert_nor_mtp_dtypes():
     assert moe["expert_dtype"] == "fp8" and {"experts", "shared_experts", "mtp"} <= set(moe["layout"]["weight_dtypes"])
 
 
+@pytest.mark.slow
 def test_k_without_a_method_is_refused_as_alpha_is_and_defaults_to_four_with_one():
     with pytest.raises(RooflineError, match="predict: k: expected only with a speculation method"):
         roofline.predict("h100-sxm", "llama-3.1-8b", k=4)
@@ -210,6 +219,7 @@ def test_k_without_a_method_is_refused_as_alpha_is_and_defaults_to_four_with_one
     assert roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle")["spec"]["k"] == 4
 
 
+@pytest.mark.slow
 def test_sixteen_bit_weights_on_a_profile_without_sixteen_bit_units_are_warned_about():
     fp32_only = dataclasses.replace(roofline.load_hardware("h100-sxm"), name="my-cpu", kind="cpu", peak_flops_per_s={"fp32": 1.68e11})
     warned = [w for w in roofline.predict(fp32_only, "llama-3.2-1b", engine="ideal")["warnings"] if "has no bf16 peak" in w]
@@ -219,6 +229,7 @@ def test_sixteen_bit_weights_on_a_profile_without_sixteen_bit_units_are_warned_a
     assert not any("has no" in w for w in roofline.predict("h100-sxm", "llama-3.2-1b")["warnings"])
 
 
+@pytest.mark.slow
 def test_a_drafter_that_does_not_fit_on_its_own_device_is_named_with_that_device_s_figures():
     p = roofline.predict("h200", "llama-3.1-70b", batch=400, context=2048, tp=4, method="draft", draft="llama-3.2-1b",
                          draft_hardware="l4", alpha=0.8, k=3)
@@ -229,6 +240,7 @@ def test_a_drafter_that_does_not_fit_on_its_own_device_is_named_with_that_device
                            f"of {l4.usable_mem_bytes / 1e9:.1f} GB usable")
 
 
+@pytest.mark.slow
 def test_every_key_predict_returns_is_named_in_api_md():
     """A notebook user reads docs/API.md for what predict's dict holds: every key, and every key of `spec`."""
     text = (Path(__file__).resolve().parents[1] / "docs" / "API.md").read_text()
@@ -239,6 +251,7 @@ def test_every_key_predict_returns_is_named_in_api_md():
     assert set(p) - named == set() and set(p["spec"]) - named == set()
 
 
+@pytest.mark.slow
 def test_a_sweep_warns_of_idle_attention_groups_and_of_default_rates_on_another_model_as_predict_does():
     import warnings
 
@@ -257,6 +270,7 @@ def test_a_sweep_warns_of_idle_attention_groups_and_of_default_rates_on_another_
     assert not any(w.startswith("no acceptance given") for w in roofline.predict("h100", "gpt-oss-120b", method="eagle", alpha=0.7)["warnings"])
 
 
+@pytest.mark.slow
 def test_null_beside_a_models_native_dtype_is_swept_once_for_that_model_and_both_for_the_others():
     """A sweep of weight_dtype [null, fp8] over a bf16 and an fp8-native model: the fp8 model's two configs are one."""
     import warnings
@@ -271,6 +285,7 @@ def test_null_beside_a_models_native_dtype_is_swept_once_for_that_model_and_both
         "sweep: weight_dtype: null and fp8 are both deepseek-v3's fp8: its rows are swept once"]
 
 
+@pytest.mark.slow
 def test_predict_prices_a_drafters_prefill_on_another_device_with_that_devices_engine_values_as_the_report_does():
     """predict's draft_prefill_s took the target's engine values for a drafter on other hardware (sglang, a drafter on
     H100 for an A100 target: 29.7% over the report's draft_ttft_s for the same point)."""
@@ -286,6 +301,7 @@ def test_predict_prices_a_drafters_prefill_on_another_device_with_that_devices_e
         assert p["draft_prefill_s"] == pytest.approx(float(df["draft_ttft_s"].iloc[0]), rel=1e-12)
 
 
+@pytest.mark.slow
 def test_weights_a_device_cannot_compute_in_are_said_to_run_weight_only_by_predict_and_by_a_sweep():
     """fp4 on an MI300X (no fp4 peak) or fp8 on an A100 was accepted without a word, though it is costed as weight-only
     dequantisation at the engine's weight_only_efficiency."""
@@ -306,6 +322,7 @@ def test_weights_a_device_cannot_compute_in_are_said_to_run_weight_only_by_predi
                         "axes": {"batch": [1], "context": [1024]}})
 
 
+@pytest.mark.slow
 def test_a_tree_without_k_gets_the_same_default_depth_from_predict_and_from_a_sweep():
     """predict took min(4, nodes) where a scenario wrote k 4: a tree of 2 nodes predicted, and was refused as a sweep
     ('tree_nodes: expected at least the depth k = 4') though no k was given."""
@@ -320,6 +337,7 @@ def test_a_tree_without_k_gets_the_same_default_depth_from_predict_and_from_a_sw
                                 "axes": {"batch": [8], "alpha": [0.8]}})["k"].unique()) == [4]
 
 
+@pytest.mark.slow
 def test_a_scenario_shadowing_a_built_in_is_said_and_mxfp4_beside_fp4_is_named_as_one_and_prices_are_plain_floats(tmp_path):
     """A user eagle-on-hopper.yaml was swept in the built-in's place without a word; ['nvfp4', 'mxfp4', 'fp4'] was
     refused as 'expected distinct values'; a numpy price came back as numpy (json.dumps failed)."""
@@ -344,6 +362,7 @@ def test_a_scenario_shadowing_a_built_in_is_said_and_mxfp4_beside_fp4_is_named_a
     json.dumps({k: v for k, v in p.items() if k != "operators"})
 
 
+@pytest.mark.slow
 def test_a_changed_spec_object_under_a_profiles_name_is_said_in_predict_and_sweep():
     """dataclasses.replace(h100, mem_bw_bytes_per_s=...) kept the name h100-sxm: every output labelled the changed
     device "h100-sxm", unwarned."""
@@ -384,6 +403,7 @@ def test_a_changed_spec_object_under_a_profiles_name_is_said_in_predict_and_swee
     assert any("host_per_step_s other than the vllm profile's" in w and "dataclasses.replace(spec, name=...)" in w for w in said)
 
 
+@pytest.mark.slow
 def test_a_warning_is_attributed_to_the_callers_line_not_the_librarys():
     """Every sweep warning pointed at roofline/grid.py's `warn(note)`, not at the notebook cell that called sweep."""
     import warnings
@@ -395,6 +415,7 @@ def test_a_warning_is_attributed_to_the_callers_line_not_the_librarys():
     assert caught and all(w.filename == __file__ for w in caught)
 
 
+@pytest.mark.slow
 def test_a_tree_tau_above_the_default_depth_says_k_was_not_given():
     """predict(tree_nodes=8, tree_tau=6) was refused at "k + 1 = 5" though the caller never gave k."""
     with pytest.raises(RooflineError, match=r"k not given: the default depth, give k\), found 6.0"):
@@ -405,6 +426,7 @@ def test_a_tree_tau_above_the_default_depth_says_k_was_not_given():
     assert roofline.predict("h100", "llama-3.1-8b", method="eagle", tree_nodes=8, tree_tau=6.0, k=5)["spec"]["k"] == 5
 
 
+@pytest.mark.slow
 def test_a_measured_acceptance_length_is_taken_as_the_alpha_that_gives_it_and_a_length_given_as_alpha_is_named():
     """vLLM prints 'Mean acceptance length: 2.635' at k = 3; there was no way in (alpha 2.635 was refused without a hint,
     and its unconditional per-position rates read as conditional gave another best k)."""

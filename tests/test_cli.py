@@ -26,6 +26,7 @@ def run_main(*args):
     return subprocess.run([sys.executable, str(ROOT / "cli.py"), *args], capture_output=True, text=True, cwd=ROOT)
 
 
+@pytest.mark.slow
 def test_predict_json_has_the_contract_keys():
     result = run("predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "8", "--context", "2048",
                  "--prompt", "512", "--json")
@@ -38,6 +39,7 @@ def test_predict_json_has_the_contract_keys():
     assert data["tokens_per_s"] == pytest.approx(8 * data["tokens_per_s_per_user"])
 
 
+@pytest.mark.slow
 def test_predict_with_speculation_adds_a_spec_object(roofline):
     code, out, err = roofline("predict", "--model", "llama-3.1-8b", "--method", "eagle", "--k", "4", "--alpha", "0.8", "--json")
     assert code == 0 and "best k" in err  # the warnings on stderr, the JSON alone on stdout
@@ -58,6 +60,7 @@ def test_speculation_options_without_a_method_that_uses_them_are_one_line(roofli
     assert code == 2 and out == "" and err.startswith("error: command line: ") and message in err and len(err.splitlines()) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["--method", "eagle", "--k", "0", "--alpha", "0.7"],
                                   ["--method", "draft", "--draft", "llama-3.2-1b", "--k", "0", "--tree-nodes", "8", "--tree-tau", "3"]])
 def test_no_speculation_is_exactly_the_baseline(args):
@@ -68,6 +71,7 @@ def test_no_speculation_is_exactly_the_baseline(args):
     assert spec["tokens_per_s"] == data["tokens_per_s"] and spec["draft_time_s"] == 0.0
 
 
+@pytest.mark.slow
 def test_predict_accepts_per_position_acceptance_and_a_draft_on_other_hardware():
     result = run("predict", "--model", "llama-3.1-70b", "--tp", "4", "--method", "draft", "--draft", "llama-3.2-1b",
                  "--draft-hardware", "l4", "--acceptance", "0.9,0.8,0.7", "--k", "3", "--json")
@@ -206,6 +210,7 @@ def test_a_file_that_is_not_utf8_is_one_line(tmp_path):
     assert result.returncode == 2 and "expected UTF-8 text" in result.stderr
 
 
+@pytest.mark.slow
 def test_scenarios_list_names_every_builtin_scenario_with_its_points():
     out = run("scenarios", "list").output
     for name in ("eagle-on-hopper", "break-even-batch", "mtp-deepseek-v3"):
@@ -248,6 +253,7 @@ def test_a_sweep_too_large_to_plot_says_so_naming_the_output_folder(tmp_path, mo
     assert not list(out.glob("*.png")) and (out / "results.csv").is_file()
 
 
+@pytest.mark.slow
 def test_scenarios_show_and_validate():
     out = run("scenarios", "show", "eagle-on-hopper").output
     assert out.startswith("eagle-on-hopper  (") and "  hardware        h100-sxm, h200" in out
@@ -280,6 +286,7 @@ def test_help_at_80_columns_cuts_no_option_name_or_help_word(command):
     assert "…" not in result.output and "--no-force" not in result.output
 
 
+@pytest.mark.slow
 def test_one_bad_user_file_is_named_and_the_list_still_shows_the_rest(roofline, tmp_path):
     (tmp_path / "y.yaml").write_text("type: scenario\nname: y\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [0]\n  context: [1024]\n")
     (tmp_path / "my-gpu.yaml").write_text("type: hardware\nname: my-gpu\n")  # no fields: refused
@@ -307,6 +314,7 @@ def test_a_value_the_option_parser_refuses_is_named_in_the_error(roofline):
     assert code == 2 and "found" not in err  # an unknown option has no value to name
 
 
+@pytest.mark.slow
 def test_fit_help_lists_every_fitted_parameter_and_the_cli_starts_without_pandas():
     import subprocess
 
@@ -320,6 +328,7 @@ def test_fit_help_lists_every_fitted_parameter_and_the_cli_starts_without_pandas
     assert version.exit_code == 0 and version.output.startswith("roofline ")
 
 
+@pytest.mark.slow
 def test_help_shows_no_value_for_a_flag():
     """Typer showed `--force <bool>`: `--force true` was then refused as an extra argument."""
     out = run("sweep", "--help").output
@@ -327,6 +336,7 @@ def test_help_shows_no_value_for_a_flag():
     assert "<bool>" not in run("--help").output
 
 
+@pytest.mark.slow
 def test_predict_help_gives_its_help_column_room_and_overlap_is_one_flag(roofline):
     """`--overlap --no-overlap` and `<int range> [1<=x<=100000000]` took 64 of 100 columns from the help text."""
     out = CliRunner().invoke(cli.app, ["predict", "--help"], env={"COLUMNS": "100", "TERMINAL_WIDTH": "100"}).output

@@ -152,6 +152,7 @@ def test_deepseek_v4_holds_its_query_down_projection_and_shared_kv_head_whole_on
     assert v4.qkv_params_per_layer_per_device(8) == q_down + kv + q_up / 8
 
 
+@pytest.mark.slow
 def test_the_router_is_whole_on_every_rank_and_a_rank_touches_no_more_experts_than_it_is_given_pairs():
     """The MoE gate was split over tp (26.6 MB a device for DeepSeek-V3 at tp 8, against the 213 MB every rank holds:
     vLLM's ReplicatedLinear gate); on an ep rank the expected experts touched could exceed the token-expert pairs."""
@@ -219,6 +220,7 @@ def test_the_busiest_expert_rank_matches_a_simulation_of_uniform_routing_at_smal
         assert float(touched) == pytest.approx(experts_read, rel=0.03), (experts, top_k, tokens, ep)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("experts, top_k, ep", [
     (16, 1, 16), (256, 8, 8),
     pytest.param(128, 1, 8, marks=pytest.mark.slow), pytest.param(256, 8, 64, marks=pytest.mark.slow),

@@ -34,6 +34,7 @@ def test_op_time_is_the_larger_of_compute_and_memory_time():
     assert 1.0 < smooth < 2.0 and smooth == pytest.approx(2 ** 0.5)
 
 
+@pytest.mark.slow
 def test_a_scalar_call_equals_the_same_point_of_a_vectorised_call(h100, llama8b):
     b = np.array([1, 7, 64, 300])[:, None, None]
     q = np.array([1, 4, 9])[None, :, None]
@@ -116,6 +117,7 @@ def test_mfu_weighs_each_operator_by_the_peak_of_its_own_dtype_and_stays_at_most
     assert float(m["mfu"]) == pytest.approx(min(16, 4) * by_hand / float(m["step_time_s"]))
 
 
+@pytest.mark.slow
 def test_the_allreduce_carries_the_busiest_attention_groups_tokens_ceil_b_over_dp_times_q():
     """T_a = ceil(B / dp_attention) * q (module docstring, costs.py); it was ceil(B * q / dp_attention)."""
     from roofline.engine import collective_times_s
@@ -150,6 +152,7 @@ def test_the_lm_head_is_padded_to_the_tile_by_its_own_rows_not_the_prompts():
     assert float(ops["lm_head"]["time_s"]) == pytest.approx(float(padded), rel=1e-12)
 
 
+@pytest.mark.slow
 def test_attention_dp_with_experts_split_over_devices_pays_the_gather_and_scatter_of_every_groups_tokens():
     """dp_attention 8 with ep 1: each expert is split over the 8 devices, so every device needs every group's tokens
     (SGLang's dp_gather) and the outputs are reduce-scattered. It was priced with no communication at all, which
@@ -207,6 +210,7 @@ def test_with_attention_dp_and_experts_split_over_devices_an_moe_layers_second_a
     assert float(got["moe_gather_time_s"]) > 0 and float(got["all_to_all_time_s"]) == 0
 
 
+@pytest.mark.slow
 def test_the_all_to_all_sends_a_token_once_to_each_rank_its_experts_are_on():
     """Every top-k copy was counted: at EP 2 a token reaches one other device, but 4 copies (of top-8 at 1 - 1/2) were
     priced, and at EP 8 about 4.6 ranks against 7 copies (DeepEP dispatches a token once per destination rank)."""
@@ -237,6 +241,7 @@ def test_the_all_to_all_sends_a_token_once_to_each_rank_its_experts_are_on():
     assert cases[3][2] < cases[1][2]
 
 
+@pytest.mark.slow
 def test_each_engines_moe_dispatch_moves_what_its_kernels_move_and_a_span_of_nodes_splits_its_links():
     """DeepEP's low-latency kernels send a message a token-expert pair (fp8 out with a 4 B scale a 128, bf16 back);
     vLLM's, SGLang's and TensorRT-LLM's defaults all-gather every rank's tokens and reduce-scatter the outputs; across

@@ -16,6 +16,7 @@ def _rows(*rows):
     return pd.DataFrame([{**base, **dict(zip(columns, r))} for r in rows])
 
 
+@pytest.mark.slow
 def test_the_frontier_keeps_a_row_only_where_no_faster_row_is_as_cheap_and_leaves_out_what_does_not_fit():
     df = _rows((100, 10.0, True, "none", 0, None, 1),
                (90, 12.0, True, "none", 0, None, 2),    # slower and dearer than the one above: not on it
@@ -47,6 +48,7 @@ def test_the_frontier_keeps_a_row_only_where_no_faster_row_is_as_cheap_and_leave
     assert any(n.startswith("1 speculative frontier row is at batch 32") and n.endswith("its cost is a lower estimate") for n in one)
 
 
+@pytest.mark.slow
 def test_roofline_cheapest_reads_a_sweep_and_finds_the_cheapest_configuration_for_a_speed(tmp_path, roofline):
     """A planner sorting results.csv by cost picked a row that does not fit (h100-sxm tp 2, batch 512); the frontier
     of a sweep of two devices and three layouts is what `cheapest` prints, and --out writes it."""
@@ -80,6 +82,7 @@ def test_a_table_without_the_columns_a_frontier_needs_is_one_line(tmp_path, roof
     assert code == 2 and "expected a sweep results table with column(s) tokens_per_s_per_user" in err
 
 
+@pytest.mark.slow
 def test_a_table_of_speculative_rows_only_finds_its_plain_frontier_in_the_baseline_columns():
     """Eleven of the fifteen built-in scenarios sweep k from 1: `cheapest` found no plain decoding in them, though each
     row carries its plain point (baseline_tokens_per_s_per_user, baseline_cost_usd_per_million_tokens,
@@ -99,6 +102,7 @@ def test_a_table_of_speculative_rows_only_finds_its_plain_frontier_in_the_baseli
     assert "the table has no baseline_max_batch column: the plain points its speculative rows carry are left out" in frontier_notes(partial)
 
 
+@pytest.mark.slow
 def test_a_plain_point_drawn_from_a_speculative_row_carries_none_of_its_speculative_numbers(tmp_path, roofline):
     """--out wrote plain rows with the speculative row's tokens_per_s, speedup 0.927, tau 1.5, draft time and drafter
     device (draft-on-cheaper-gpu at batch 1)."""
@@ -112,6 +116,7 @@ def test_a_plain_point_drawn_from_a_speculative_row_carries_none_of_its_speculat
     assert (plain["iteration_time_s"] == plain["step_time_s"]).all()
 
 
+@pytest.mark.slow
 def test_a_hand_edited_table_is_one_line_not_a_traceback(tmp_path, roofline):
     """A 'k' cell of 'x' gave a TypeError traceback; a blank fits_in_memory cell was read as fitting."""
     rows = _rows((100, 1.0, True, "none", 0, None, 1), (90, 2.0, True, "none", 0, None, 2))
@@ -130,6 +135,7 @@ def test_a_hand_edited_table_is_one_line_not_a_traceback(tmp_path, roofline):
     assert code == 2 and "--min-tokens-per-user: expected a finite speed, found inf" in err
 
 
+@pytest.mark.slow
 def test_cheapest_names_a_drafters_device_and_keeps_its_out_file_off_a_sweeps_own_outputs(tmp_path, roofline):
     """The drafter's unpriced L40S was reported as h100-sxm and h200 having no price; a drafter on its own L4 did not
     show and its device was not counted; --out wrote CSV over scenario.json and results.parquet with --force, and a
@@ -175,6 +181,7 @@ def test_a_cell_no_sweep_writes_is_one_line(tmp_path, roofline, column, value, e
     assert code == 2 and err.strip().endswith(expected) and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_the_frontier_table_keeps_its_columns_in_line_and_names_the_values_it_mixes():
     """A layout of 'tp 1, dp-attention 8, ep 8' ran past its 22 columns and pushed its row out of line, and the note on
     mixed configs gave 'a 4k context's cost beside a 32k one's' for a table all at one context (qa61)."""
@@ -194,6 +201,7 @@ def test_the_frontier_table_keeps_its_columns_in_line_and_names_the_values_it_mi
     assert all(line[engine_at - 1] == " " and line[engine_at] != " " for line in rows), "\n".join([header, *rows])
 
 
+@pytest.mark.slow
 def test_cheapest_says_where_a_speculative_pick_runs_pipeline_parallel_and_mixes_only_rows_it_compares():
     """A speculative pick at pp 2 was named with no word that engines refuse speculation with pp; and a context of
     1,000,000 no row of which fit was named as compared with 4,096 (qa62)."""
@@ -208,6 +216,7 @@ def test_cheapest_says_where_a_speculative_pick_runs_pipeline_parallel_and_mixes
     assert any("do not fit in memory: left out" in n for n in notes)
 
 
+@pytest.mark.slow
 def test_plain_frontier_rows_show_k_0_and_idle_attention_groups_are_noted():
     """A plain row of a method-none config swept over k printed 'none 1'; a frontier row at batch 8 on dp_attention 32
     paid for 24 idle groups without a word (qa66)."""
@@ -225,6 +234,7 @@ def test_plain_frontier_rows_show_k_0_and_idle_attention_groups_are_noted():
     assert rows and all(re.search(r" none +0 ", line) for line in rows), rows
 
 
+@pytest.mark.slow
 def test_the_mixed_alpha_note_says_which_alpha_the_speculative_frontier_holds():
     """'the table mixes acceptance rates' over alpha 0.3-0.9, where every speculative frontier row was at 0.9, the most
     favourable swept: the caveat that mattered went unsaid (qa68)."""
@@ -236,6 +246,7 @@ def test_the_mixed_alpha_note_says_which_alpha_the_speculative_frontier_holds():
     assert "every speculative frontier row is at alpha 0.9, the highest swept: the most favourable assumption" in note, note
 
 
+@pytest.mark.slow
 def test_cheapest_leaves_out_rows_at_a_layout_the_engines_refuse_to_load(tmp_path, roofline):
     """DeepSeek-V3's fp8 checkpoint at tp 32 splits its 128 x 128 block scales (2,048 / 32 = 64 columns a device):
     vLLM and SGLang refuse it. The sweep warns; `cheapest` picked it at 100 tokens/s per user ($24.3 at 103, batch 16)
@@ -272,6 +283,7 @@ def test_cheapest_leaves_out_rows_at_a_layout_the_engines_refuse_to_load(tmp_pat
     assert refused_layouts(df.assign(model="my-private-model"))[1] == ["my-private-model"]
 
 
+@pytest.mark.slow
 def test_the_reports_fast_tiers_price_no_layout_the_engines_refuse_to_load():
     """qa73: cheapest left tp 32 of DeepSeek-V3's fp8 checkpoint out, the report's fast tiers still priced it."""
     import roofline

@@ -160,6 +160,7 @@ def test_a_mesh_device_reaches_each_peer_over_one_link():
         hardware_from_dict(data, "m.yaml")
 
 
+@pytest.mark.slow
 def test_a_devices_fixed_costs_may_be_zero_as_their_defaults_are_and_the_schema_agrees(tmp_path):
     """layer_overhead (documented default 0) and step_overhead were refused at '0 us': a device with the pure roofline
     could not be described."""
@@ -190,6 +191,7 @@ def test_a_profiles_device_counts_written_as_whole_floats_are_read_as_the_schema
         hardware_from_dict({**data, "mesh_links": 7.5}, "x.yaml")
 
 
+@pytest.mark.slow
 def test_a_renamed_copy_of_a_device_keeps_its_engine_family(tmp_path):
     """`hw new amd-mi300x --from mi300x` took NVIDIA's engine values (the engines' overrides glob the name: mi*): 80.3
     ms became 62.7 ms for DeepSeek-V3 with SGLang, every hardware field equal."""
@@ -217,6 +219,7 @@ def test_an_fp4_peak_below_the_8_or_16_bit_one_is_refused():
         hardware_from_dict(data, "m.yaml")
 
 
+@pytest.mark.slow
 def test_a_spec_renamed_in_python_or_a_family_in_capitals_keeps_the_engine_values(tmp_path, roofline):
     """dataclasses.replace(mi300x, name='amd-6tb') took NVIDIA's engine values (family fell back to the new name);
     `family: MI300X` did too (the globs are lowercase); family=3 on a spec raised a TypeError."""
@@ -236,6 +239,7 @@ def test_a_spec_renamed_in_python_or_a_family_in_capitals_keeps_the_engine_value
     assert "engine family mi300x" in out.splitlines()[0]
 
 
+@pytest.mark.slow
 def test_a_family_that_names_no_profile_is_warned(tmp_path):
     """`family: nvidia` loaded without a word and matched no engine glob: the device took the engine's general values."""
     from roofline.editing import new_profile

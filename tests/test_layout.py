@@ -93,6 +93,7 @@ def test_at_large_batch_attention_dp_with_ep_beats_tensor_parallel_decoding():
     assert _ds(dict(dp_attention=8, ep=8), 256)["step_time_s"] < _ds(dict(tp=8), 256)["step_time_s"]
 
 
+@pytest.mark.slow
 def test_the_busiest_ep_rank_touches_more_experts_than_the_mean():
     touched, assigned = busiest_rank_experts(256, 8, np.array([1, 32, 4096]), 8)
     mean = unique_experts_touched(256, 8, np.array([1, 32, 4096])) / 8

@@ -206,6 +206,7 @@ def test_nvfp4_weights_carry_a_scale_a_16_and_compute_on_the_fp4_tensor_cores():
     assert normalize_dtype("nvfp4", ("bf16", "fp8", "fp4"), "x", "peak_flops") == "fp4"  # a peak's key: the cores it runs on
 
 
+@pytest.mark.slow
 def test_a_models_or_engines_text_fields_must_be_text():
     """`display_name: {a: 1}` or `true` passed `models validate` and printed as "{'a': 1} (dn)"; hardware refused them."""
     import yaml as pyyaml
@@ -287,6 +288,7 @@ def test_a_spec_built_from_deepseek_v4_without_its_indexer_still_runs():
     assert load_model("llama-3.1-8b").kv_bytes_per_token(2.0) == 131_072  # bytes per element, as the method took before
 
 
+@pytest.mark.slow
 def test_a_context_past_the_trained_positions_is_priced_and_warned_in_predict_sweep_and_import():
     """No profile said how long a sequence a model was trained for: a sweep of Llama-2-7B at 32k contexts priced a
     length no engine serves without an override, silently. Every shipped model but the synthetic validation pair says

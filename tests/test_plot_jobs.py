@@ -36,6 +36,7 @@ def test_the_cli_starts_its_figure_pool_before_pandas_is_imported():
     assert out.stdout.split() == ["False", "False", "roofline.api", "True"]
 
 
+@pytest.mark.slow
 def test_standard_jobs_are_the_six_plots_in_order_and_a_bad_table_is_one_line(tmp_path):
     sc = scenario_from_dict(SMALL)
     pairs = load_configs(sc)
@@ -49,6 +50,7 @@ def test_standard_jobs_are_the_six_plots_in_order_and_a_bad_table_is_one_line(tm
         standard_jobs(df, ops, {}, tmp_path, formats=("pdf",))
 
 
+@pytest.mark.slow
 def test_standard_jobs_keep_the_operators_context_for_the_roofline_title(tmp_path):
     sc = scenario_from_dict({**SMALL, "axes": {**SMALL["axes"], "context": [8192, 1024]}})
     pairs = load_configs(sc)
@@ -126,6 +128,7 @@ def test_a_caller_failing_before_any_job_ends_the_seed_without_waiting_for_its_i
     assert seed.exitcode == -signal.SIGTERM  # ended, not joined after its matplotlib import
 
 
+@pytest.mark.slow
 def test_standard_jobs_keep_the_device_count_and_plain_decodings_cap_and_key_a_drafter_on_the_target_as_empty(tmp_path):
     import io
 
@@ -150,6 +153,7 @@ def test_a_standard_plot_the_table_cannot_support_is_named_with_what_it_needs(ro
     assert code == 0 and out.rstrip().splitlines()[-1] == "not drawn: step_time_vs_tokens (needs two batch sizes)"
 
 
+@pytest.mark.slow
 def test_plot_into_the_tables_own_folder_replaces_its_figures_only_once_all_are_drawn(roofline, tmp_path, monkeypatch):
     """`plot DIR --force` drew into the folder itself: a failure halfway left new and old figures mixed."""
     code, _, err = roofline("sweep", "eagle-on-hopper", "--out", tmp_path / "sw", "--no-plots")
@@ -197,6 +201,7 @@ def test_a_results_table_with_text_in_a_number_column_is_one_line(tmp_path):
         plot_jobs.check_numeric(df, plot_jobs.NUMERIC_COLUMNS, "t.csv")
 
 
+@pytest.mark.slow
 def test_plot_where_draws_the_rows_asked_for_and_names_a_condition_no_row_meets(roofline, tmp_path, monkeypatch):
     """A sweep's figures keep the first TP / context that fits; --where draws another subset, titled by what it holds."""
     scenario = tmp_path / "s.yaml"

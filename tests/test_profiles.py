@@ -99,6 +99,7 @@ def test_a_model_file_asked_for_as_hardware_says_what_it_is(tmp_path):
         load_hardware("mini", (tmp_path,))
 
 
+@pytest.mark.slow
 def test_the_user_folder_is_searched_after_roofline_path(tmp_path, monkeypatch):
     mine = Path(os.environ["ROOFLINE_USER_DIR"])
     assert user_dir() == mine
@@ -113,6 +114,7 @@ def test_the_user_folder_is_searched_after_roofline_path(tmp_path, monkeypatch):
     assert shadowed_paths("hardware", "my-gpu") == [mine / "my-gpu.yaml"]
 
 
+@pytest.mark.slow
 def test_every_whole_profile_example_of_profiles_md_validates(roofline, tmp_path):
     """qa75: the model profile example failed validation (index_key_bytes without the indexer it needs), so a newcomer
     copying it got exit code 2. Every example that is a whole profile (it has a name) is validated as its kind."""

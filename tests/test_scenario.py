@@ -100,6 +100,7 @@ def test_a_scenario_name_is_a_file_stem_never_a_path(name):
     assert scenario_from_dict({"hardware": "h100", "model": "llama-3.1-8b"}, "/tmp/my scenario.yaml").name == "my-scenario"
 
 
+@pytest.mark.slow
 def test_layouts_sweep_chosen_layouts_side_by_side_and_a_crossed_combination_that_fails_is_named():
     """tp: [1, 8], dp_attention: [1, 8], ep: [1, 8] was refused whole (tp 1 x ep 8 is no layout), so tp 8 could not
     be put beside dp_attention 8 + ep 8 in one sweep, and the error did not say which combination failed."""
@@ -128,6 +129,7 @@ def test_layouts_sweep_chosen_layouts_side_by_side_and_a_crossed_combination_tha
             scenario_from_dict({**base, **bad}, "t")
 
 
+@pytest.mark.slow
 def test_a_measured_acceptance_length_in_a_scenario_is_swept_as_its_alpha_and_recorded():
     """A scenario had no way to take vLLM's 'Mean acceptance length' (acceptance_length: was an unknown key)."""
     import json

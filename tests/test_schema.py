@@ -24,6 +24,7 @@ def test_a_quantity_is_a_number_and_a_unit_of_its_own_kind(kind, good, bad):
     assert not any(pattern.match(text) for text in bad), bad
 
 
+@pytest.mark.slow
 def test_every_shipped_model_profile_satisfies_the_model_schema_and_bad_ones_do_not():
     validator = jsonschema.Draft202012Validator(model_schema())
     paths = sorted((ROOT / "model_profiles").glob("*.yaml"))
@@ -70,6 +71,7 @@ def test_the_price_schema_takes_the_spellings_the_tool_reads():
         assert bool(pattern.match(text)) == read, text
 
 
+@pytest.mark.slow
 def test_the_schemas_take_the_dtype_keys_and_published_counts_the_tool_reads():
     """An editor using the schema flagged `BF16:` and `e4m3:` peaks, and PROFILES.md's `published_params: 8.03e9`
     (text in YAML 1.1), all of which the tool reads."""

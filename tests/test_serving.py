@@ -264,6 +264,7 @@ def test_a_cost_an_engine_profile_leaves_out_is_the_pure_rooflines_term():
     assert bare.host_per_step_s == 0.0 and bare.kernel_latency_s == 0.0 and bare.quantised_moe_efficiency == 1.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["vllm", "sglang", "sglang-early", "trtllm"])
 def test_quantised_experts_are_not_slower_than_16_bit_ones_in_a_shipped_engine(engine):
     """DeepSeek-V3's fp8 experts move half the bytes of bf16 ones: with quantised_moe_efficiency at least 0.5 (the fit's
@@ -277,6 +278,7 @@ def test_quantised_experts_are_not_slower_than_16_bit_ones_in_a_shipped_engine(e
         assert fp8 <= 1.05 * bf16, (engine, batch, fp8, bf16)
 
 
+@pytest.mark.slow
 def test_the_fitted_block_a_later_fit_starts_from_is_checked_where_it_is_read(tmp_path):
     """fit.sourced_start reads fitted.start back; a value with a unit in it was passed over in silence (the fit then
     started from the fitted value instead of the sourced one)."""

@@ -105,6 +105,7 @@ def test_break_even_batch_is_the_largest_batch_with_speedup_at_least_one():
     assert break_even_batch(np.array([1, 2, 4, 8]), np.array([0.5, 0.6, 0.9, 0.8])) == 0
 
 
+@pytest.mark.slow
 def test_predict_speculation_reports_best_k_and_break_even():
     spec = predict_speculation(H100, LLAMA, 1, 1024, 4, 0.8, method="eagle")
     assert 1 <= spec["best_k"] <= 16 and spec["speedup"] > 1.5
@@ -113,6 +114,7 @@ def test_predict_speculation_reports_best_k_and_break_even():
     assert none["speedup"] == 1.0
 
 
+@pytest.mark.slow
 def test_a_draft_model_elsewhere_overlaps_only_when_the_batch_splits_into_two_micro_batches():
     l4 = load_hardware("l4")
     draft = load_model("llama-3.2-1b")
@@ -139,6 +141,7 @@ def test_a_draft_model_elsewhere_overlaps_only_when_the_batch_splits_into_two_mi
     assert bool(big["drafter_overlaps"]) and float(big["iteration_time_s"]) < float(big["draft_time_s"] + big["verify_time_s"])
 
 
+@pytest.mark.slow
 def test_an_overlapped_iteration_is_the_larger_busy_time_of_two_half_batch_passes_each():
     """With overlap, draft_time_s and verify_time_s are each device's busy time (two half-batch passes, each paying the
     per-sequence draft cost of its own B/2 and the shared prefix), the iteration the larger of them plus the rest."""
@@ -227,6 +230,7 @@ def test_k_0_charges_no_drafter_memory():
     assert int(zero["max_batch"]) == int(plain["max_batch"]) > int(four["max_batch"])
 
 
+@pytest.mark.slow
 def test_best_k_in_predict_respects_memory():
     # at the largest batch that fits with k = 1, k = 4 no longer fits: best k cannot exceed the largest k that fits.
     # With h100-sxm at 81559 MiB (85.5e9 B) that batch is 445 and k = 1..3 keep it (each extra draft position adds
@@ -238,6 +242,7 @@ def test_best_k_in_predict_respects_memory():
     assert spec["best_k"] is not None and spec["best_k"] <= k_fit < 4
 
 
+@pytest.mark.slow
 def test_best_k_of_a_tree_is_not_reported_and_where_no_k_fits_there_is_none_each_saying_why():
     from roofline import predict
     from roofline.tables import predict_table
@@ -268,6 +273,7 @@ def test_without_alpha_a_method_uses_its_published_per_position_rates():
         predict_speculation(H100, LLAMA, 1, 1024, 3, None, method="draft", draft=load_model("llama-3.2-1b"))
 
 
+@pytest.mark.slow
 def test_the_draft_models_own_prefill_is_part_of_time_to_first_token():
     from roofline.api import predict
 
@@ -293,6 +299,7 @@ def test_options_only_speculation_uses_need_a_method_that_uses_them(methods, opt
     check_speculating("w", ("none",), k=[0])  # no draft tokens asked for
 
 
+@pytest.mark.slow
 def test_a_colocated_drafter_holds_the_kv_of_a_shared_prefix_once_as_the_target_does():
     from roofline.api import predict
 
@@ -306,6 +313,7 @@ def test_a_colocated_drafter_holds_the_kv_of_a_shared_prefix_once_as_the_target_
     assert prefix["drafter_memory_bytes"] - alone["drafter_memory_bytes"] == pytest.approx(per_token * shared, rel=1e-6)
 
 
+@pytest.mark.slow
 def test_deepseek_v4s_mtp_block_attends_its_sliding_window_only():
     from roofline.api import predict
 
@@ -348,6 +356,7 @@ def test_a_head_drafters_input_projection_is_a_whole_bf16_gemm_on_every_rank_eac
     assert float(op["time_s"]) >= t_roofline + vllm.kernel_latency_s * 0.999  # one GEMM kernel's latency on top
 
 
+@pytest.mark.slow
 def test_wasted_flops_are_never_negative_when_expert_parallel_balance_improves_with_the_wider_pass():
     from roofline.hardware import load_hardware
     from roofline.layout import deployment
@@ -372,6 +381,7 @@ def test_an_eagle_head_on_an_mla_target_keeps_mla_attention():
     assert head.kv_elements_per_token_per_layer_per_device(8) == 512 + 64  # replicated under tp, like the target's
 
 
+@pytest.mark.slow
 def test_k_0_has_no_break_even_batch_in_predict_as_in_the_sweep():
     """k = 0 is plain decoding (speedup exactly 1 at every batch): predict gave the memory limit as its break-even."""
     spec = predict_speculation(H100, LLAMA, 8, 1024, 0, 0.7, method="eagle")
@@ -380,6 +390,7 @@ def test_k_0_has_no_break_even_batch_in_predict_as_in_the_sweep():
     assert predict_speculation(H100, LLAMA, 8, 1024, 3, 0.7, method="eagle")["break_even_batch"] > 8
 
 
+@pytest.mark.slow
 def test_a_draft_model_drafts_with_the_targets_attention_data_parallelism_as_its_kv_is_counted():
     """Each attention group drafts its own ceil(B / dp) sequences: the draft time fell with dp only in memory before."""
     from roofline.api import predict
@@ -441,6 +452,7 @@ def test_a_trees_tau_and_nodes_are_checked_against_its_depth_k(options, message)
     check_options("w", "eagle", tree_nodes=60, tree_tau=4.5, k=[0, 4])  # k = 0 is plain decoding beside it
 
 
+@pytest.mark.slow
 def test_predict_names_the_batches_below_the_break_even_where_speculation_does_not_pay():
     """A 70B target on 4 H100s with a 1B draft model on an L4 at k 1: the speedup dips below 1 from batch 21 to 59 and
     recovers; the break-even alone (248, the memory limit) read as if it paid at every batch below."""
@@ -490,6 +502,7 @@ def test_a_drafter_elsewhere_pays_its_own_devices_per_draft_step_costs_for_every
     assert float(elsewhere["draft_time_s"]) == pytest.approx(4 * (step + per_step), rel=1e-12)
 
 
+@pytest.mark.slow
 def test_speculation_under_pipeline_parallelism_is_warned():
     """EAGLE on Llama-3.1-405B at tp 8 pp 2 was priced (2.6x) without a word: vLLM refuses the combination."""
     import roofline
@@ -522,6 +535,7 @@ def test_sglang_adds_its_host_work_to_a_speculative_iteration_because_spec_v1_tu
     assert float(kept["speedup"]) > float(out["speedup"][1]) * 1.1
 
 
+@pytest.mark.slow
 def test_an_eagle_head_with_its_own_vocabulary_on_other_hardware_holds_the_targets_whole_embedding():
     """vLLM's EAGLE-3 sizes only its LM head by draft_vocab_size: its embedding looks up the target's token ids, so on a
     device of its own it holds all 128,256 rows (1.05 GB for Llama-3.1-8B), not 32,000 (262 MB)."""
@@ -536,6 +550,7 @@ def test_an_eagle_head_with_its_own_vocabulary_on_other_hardware_holds_the_targe
     assert small["spec"]["drafter_memory_bytes"] > embedding + 32000 * target.hidden_size * 2
 
 
+@pytest.mark.slow
 def test_a_measured_acceptance_length_carried_to_another_k_and_eagle_1_rates_under_an_eagle_3_head_are_said():
     """A measured acceptance length becomes one alpha at every position, so best k beyond the measured k ran 21%
     optimistic with no word (k = 1 at 1.72 gave best k 4); EAGLE's default rates are EAGLE-1's, silent under a head with
@@ -556,6 +571,7 @@ def test_a_measured_acceptance_length_carried_to_another_k_and_eagle_1_rates_und
     assert not any("EAGLE-1 head's" in w for w in eagle1["warnings"])
 
 
+@pytest.mark.slow
 def test_a_tied_models_head_on_other_hardware_holds_its_one_embedding_matrix_once():
     """Llama-3.2-1B ties its LM head to its embedding: an EAGLE head on an L4 held the 128,256 x 2048 matrix twice
     (1.21 GB where one copy gives 0.68); with a draft vocabulary the head has rows of its own beside it."""
@@ -586,6 +602,7 @@ def test_a_drafter_elsewhere_sends_its_draft_ids_and_gets_back_the_kept_tokens_h
     assert r["transfer_time_s"] == pytest.approx(expected, rel=1e-9)
 
 
+@pytest.mark.slow
 def test_warnings_follow_k_past_what_the_acceptance_given_covers_and_a_draft_model_names_its_dtype(tmp_path, roofline):
     """qa72: k 7 past DeepSeek-V3's one MTP module warned only when best k went further; k 8 on two rates took the
     second at six more positions silently, in predict and sweeps alike; best k 0 was told to 'measure at k = 0'; an int4
@@ -611,6 +628,7 @@ def test_warnings_follow_k_past_what_the_acceptance_given_covers_and_a_draft_mod
     assert code == 0 and "the acceptance length 3.2 measured at k = 4 is swept as one rate, alpha 0.775" in err
 
 
+@pytest.mark.slow
 def test_a_draft_model_of_another_tokenizer_family_is_warned_about_though_the_vocabulary_sizes_agree():
     """Llama 2 7B drafting for Mixtral 8x7B: 32,000 tokens each, two SentencePiece models, so token ids differ in
     meaning; only the vocabulary size was compared (qa72). TinyLlama shares Llama 2's and is not warned about."""
@@ -622,6 +640,7 @@ def test_a_draft_model_of_another_tokenizer_family_is_warned_about_though_the_vo
     assert not any("tokenizer" in w for w in p["warnings"])
 
 
+@pytest.mark.slow
 def test_rate_and_tokenizer_notes_read_as_one_line_each_and_a_blank_tokenizer_is_refused(tmp_path):
     """qa73: 'at draft positions 3-3'; k and best k past the rates said twice; an acceptance length swept below its k
     unsaid; tokenizer 0 or ' ' taken, 'Llama-2' against 'llama-2' a mismatch."""

@@ -9,6 +9,7 @@ from roofline.tables import predict_table
 from roofline.units import format_seconds, format_si, format_significant
 
 
+@pytest.mark.slow
 def test_the_predict_table_names_engine_layout_and_weight_dtypes():
     p = roofline.predict("h200", "deepseek-v3", 4096, 32768, dp_attention=8, ep=8, method="mtp", k=2)
     text = predict_table(p)
@@ -17,6 +18,7 @@ def test_the_predict_table_names_engine_layout_and_weight_dtypes():
     assert "expert dispatch" in text and "MTP module reused" in text
 
 
+@pytest.mark.slow
 def test_a_speculative_point_that_does_not_fit_says_what_it_needs_with_its_drafter():
     kw = dict(tp=8, method="mtp", k=2, alpha=0.9)
     both = roofline.predict("h200", "deepseek-v3", 256, 4096, **kw)  # plain needs 157.8 GB, with MTP 160.7 GB of 135.7
@@ -32,6 +34,7 @@ def test_a_speculative_point_that_does_not_fit_says_what_it_needs_with_its_draft
     assert "the last is reused, at the acceptance given" in text  # alpha given: not the default rates' fall
 
 
+@pytest.mark.slow
 def test_an_overlapped_iteration_is_written_as_the_larger_of_the_two_busy_times():
     p = roofline.predict("h100-sxm", "llama-3.1-70b", 64, 4096, tp=4, method="draft", draft="llama-3.2-1b",
                          draft_hardware="a100-sxm-80gb", k=4, alpha=0.8)
@@ -68,6 +71,7 @@ def test_the_breakdown_says_when_host_work_overlaps_the_device_so_it_does_not_ad
         assert ("(overlapped:" in predict_table(p)) is overlapped
 
 
+@pytest.mark.slow
 def test_a_break_even_batch_that_is_the_memory_limit_says_so():
     capped = roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle")["spec"]  # vllm: pays up to what fits
     assert capped["break_even_batch"] == capped["max_batch"] and capped["break_even_at_memory_limit"] is True
@@ -150,6 +154,7 @@ def test_hw_list_values_sit_under_their_headers_with_the_unit_in_the_header():
     assert rows[0][price - 4:price] == "3.00" and rows[1][price - 2:price] == " -"  # gb200 has no price: said, not blank
 
 
+@pytest.mark.slow
 def test_predict_gives_the_cost_per_million_tokens_or_says_why_it_cannot():
     p = roofline.predict("h100-sxm", "llama-3.1-8b", 128, 2048, method="eagle", alpha=0.8)
     assert p["cost_usd_per_million_tokens"] == pytest.approx(3.0 / 3600 / p["tokens_per_s"] * 1e6, rel=1e-12)
@@ -225,6 +230,7 @@ def test_a_compute_bound_step_says_how_much_of_its_time_is_in_compute_bound_oper
     assert plain["compute_bound_share"] < 0.05 and "operators' time" not in predict_table(plain)
 
 
+@pytest.mark.slow
 def test_predict_says_what_bounds_the_verify_pass_and_where_its_speculative_figures_are_estimates():
     """An engineer choosing k read 'speedup 0.917x' with no word that the verify pass had turned compute-bound, no
     caveat at batch 64 under vLLM (which report and cheapest give), a best k from one alpha at every position said
@@ -272,6 +278,7 @@ def test_predict_prints_the_bytes_and_flops_of_a_step_and_what_a_moe_layer_reads
     assert staged["experts_busiest_rank"]["touched"] == pytest.approx(float(busiest_rank_experts(256, 8, 2, 1)[0]))
 
 
+@pytest.mark.slow
 def test_the_dispatch_prior_warning_is_gone_once_the_value_is_the_users_and_mtp_names_the_k_asked_for(request, tmp_path):
     """The warning told a user who had set all_to_all_latency in a copy (engines new --set) that its 20 us was an
     unmeasured prior and to make the copy again; and MTP at k 2 spoke only of best k 7 past its one trained module (qa63)."""
@@ -289,6 +296,7 @@ def test_the_dispatch_prior_warning_is_gone_once_the_value_is_the_users_and_mtp_
     assert [w for w in mtp["warnings"] if f"k 2 and best k {mtp['spec']['best_k']} exceed its 1 trained MTP module" in w]
 
 
+@pytest.mark.slow
 def test_overlapped_host_work_is_not_named_as_a_cost_and_rates_past_the_list_get_the_best_k_caveat():
     """Under sglang (host work overlapped) the step line named 1.51 ms of host work first, though the step is the
     larger of the device's 2.63 ms and it; --acceptance 0.9 at k 1 gave best k 10 without the caveat --alpha 0.9 gets,
