@@ -300,15 +300,20 @@ def flops_vs_time(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
 
 def break_even_table(df: pd.DataFrame) -> pd.DataFrame:
     """Per (method, alpha, hardware, model, context): the break-even batch at the best k (the largest over k of
-    the table's `break_even_batch`), the largest batch that fits, whether the break-even is censored (speculation
-    still pays at the largest batch that fits or that was swept) and the best speedup over k > 0 at that batch."""
+    the table's `break_even_batch`), the largest swept batch that fits, the largest batch that fits at that k
+    (`max_batch`, which a refined break-even may reach between swept batches), whether the break-even is censored
+    (a lower bound: speculation still pays at the largest batch that fits, at the sweep's last batch, or at the last
+    swept batch that fits, where a sweep too large to refine stops) and the best speedup over k > 0 at the largest swept
+    batch that fits."""
     keys = ["method", "alpha", "hardware", "model", "context"]
     fit = _fits(df)
-    be = df.groupby(keys, observed=True)["break_even_batch"].max()
+    grouped = df.groupby(keys, observed=True)
+    be = grouped["break_even_batch"].max()
+    cap = df.loc[grouped["break_even_batch"].idxmax(), keys + ["max_batch"]].set_index(keys)["max_batch"].reindex(be.index)
     fit_max = fit.groupby(keys, observed=True)["batch"].max().reindex(be.index)
-    swept_max = df.groupby(keys, observed=True)["batch"].max()
-    out = pd.DataFrame({"break_even_batch": be, "largest_fitting_batch": fit_max, "largest_batch": swept_max})
-    out["censored"] = out["break_even_batch"] >= out["largest_fitting_batch"].fillna(0)
+    swept_max = grouped["batch"].max()
+    out = pd.DataFrame({"break_even_batch": be, "largest_fitting_batch": fit_max, "max_batch": cap, "largest_batch": swept_max})
+    out["censored"] = (be >= cap) | (be >= swept_max) | (be >= fit_max.fillna(0))
     out["memory_limited"] = out["censored"] & ~(out["largest_fitting_batch"] >= out["largest_batch"])  # NaN: none fits
     # how much it pays where the search ends: a censored break-even may rest on a speedup of 1.01
     end = fit[fit["k"] > 0].merge(out["largest_fitting_batch"].reset_index(), on=keys)
@@ -338,8 +343,10 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         parts = [f"{int(r.break_even_batch)} on {_hw(meta, h)}" + (f" ({_n(r.ridge)})" if ridges else "") for h, r in free.iterrows()]
         fitting = t["censored"] & t["largest_fitting_batch"].notna()
         capped = [f"at least {int(r.break_even_batch)} on {_hw(meta, h)} (" + (f"{_n(r.ridge)}; " if ridges else "")
-                  + f"{'memory ends the sweep' if r.memory_limited else 'the sweep ends there'}, "
-                  f"{r.speedup_at_largest_fitting_batch:.2f}× there)" for h, r in t[fitting].iterrows()]
+                  + (f"the largest batch that fits, {r.speedup_at_largest_fitting_batch:.2f}× at batch {int(r.largest_fitting_batch)}"
+                     if r.break_even_batch > r.largest_fitting_batch else
+                     f"{'memory ends the sweep' if r.memory_limited else 'the sweep ends there'}, "
+                     f"{r.speedup_at_largest_fitting_batch:.2f}× there") + ")" for h, r in t[fitting].iterrows()]
         nowhere = [f"not at all on {_hw(meta, h)} (not one batch fits)" for h in t.index[t["largest_fitting_batch"].isna()]]
         return parts + capped + nowhere, free
 

@@ -4,8 +4,8 @@ tidy table (one row per point, unit-suffixed columns) or streamed to CSV and Par
 A config is one combination of the scenario's list-valued keys (hardware, model, engine, dtypes, tp,
 dp_attention, ep, pp). Inside a config the numeric grid has the axis order GRID_AXES = (context, alpha,
 batch, k): best k is an argmax along the k axis and the break-even batch a reduction along the batch
-axis, refined to the last batch that pays before the next swept one (that fits and does not pay) by evaluating
-every batch of those gaps at once where the axes keep that scan small (refines_break_even): both without a Python
+axis, refined to the last batch that pays before the next swept one (that does not pay), or up to the largest batch
+that fits where the next swept one does not fit, by evaluating every batch of those gaps at once where the axes keep that scan small (refines_break_even): both without a Python
 loop over points. Large sweeps are cut into chunks along (context, alpha),
 each chunk whole in batch and k, so memory stays bounded and `write_sweep` streams them to disk.
 """
@@ -263,7 +263,8 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k, refine: b
     be = np.where(speculates(cfg.method, np.squeeze(kk, axis=AXIS["batch"])), be, 0)  # none, or k = 0: nothing pays
     be = np.expand_dims(be, AXIS["batch"])
     if refine:
-        be = _refined_break_even(be, np.asarray(batch), fits, metrics, c, kk, alpha_arg)
+        cap = np.take(out["max_batch"], [0], axis=AXIS["batch"])  # the largest batch that fits: one per cell
+        be = _refined_break_even(be, np.asarray(batch), fits, cap, metrics, c, kk, alpha_arg)
     out["break_even_batch"] = np.broadcast_to(be, shape)
     # the drafter's device counts (and costs) only when there is a drafter and it drafts
     uses_draft_device = (cfg.draft_hw is not None) & speculates(cfg.method, kk)
@@ -336,22 +337,23 @@ def refines_break_even(sc: Scenario) -> tuple[bool, int]:
     return scan <= max(BREAK_EVEN_BUDGET_MIN, BREAK_EVEN_BUDGET_SHARE * cells * batches.size), scan
 
 
-def _refined_break_even(be, batch, fits, metrics, context, k, alpha):
+def _refined_break_even(be, batch, fits, cap, metrics, context, k, alpha):
     """The break-even batch of each cell: `be`, the largest swept batch that pays (on a batch axis of length 1), moved
-    to the last batch that pays before the next swept batch, where that one fits in memory (and so does not pay), every
-    batch of each such gap evaluated in one call of `metrics` (speculative_metrics at flat arrays of batches, contexts,
-    k and alphas), as predict's search evaluates every batch past its last crossing: near speedup 1 a curve can zigzag
-    a few batches wide (a GEMM's rows padded to the engine's tile), and the last batch that pays is the break-even,
-    not the first crossing a bisection meets. A cell without a crossing inside the sweep (none pays, or the next batch
-    does not fit or was not swept) keeps its value: a break-even at the memory limit or the sweep's end is a lower
-    bound. A curve that dips below 1 and recovers where no swept batch pays is not seen, where predict's search over
-    every batch is (not_paying_below_break_even)."""
+    to the last batch that pays before the next swept batch, or up to the largest batch that fits (`cap`, the cell's
+    max_batch) where the next swept batch does not fit, every batch of each such gap evaluated in one call of `metrics`
+    (speculative_metrics at flat arrays of batches, contexts, k and alphas), as predict's search evaluates every batch
+    past its last crossing: near speedup 1 a curve can zigzag a few batches wide (a GEMM's rows padded to the engine's
+    tile), and the last batch that pays is the break-even, not the first crossing a bisection meets. A break-even at
+    `cap` (speculation pays wherever the batch fits) or at the sweep's last batch is a lower bound; a cell where no
+    swept batch pays keeps 0. A curve that dips below 1 and recovers where no swept batch pays is not seen, where
+    predict's search over every batch is (not_paying_below_break_even)."""
     axis = AXIS["batch"]
     nxt = np.searchsorted(batch, be, side="right")  # the swept batch after the break-even (len(batch): none)
     inside = (be > 0) & (nxt < batch.size)
     nxt_fits = np.take_along_axis(fits, np.broadcast_to(np.minimum(nxt, batch.size - 1), be.shape[:axis] + (1,) + fits.shape[axis + 1:]), axis)
     lo = be.astype(np.int64)
-    hi = np.where(inside & nxt_fits, batch[np.minimum(nxt, batch.size - 1)], be).astype(np.int64)
+    nxt_batch = batch[np.minimum(nxt, batch.size - 1)]
+    hi = np.where(inside, np.where(nxt_fits, nxt_batch, np.minimum(nxt_batch, cap + 1)), be).astype(np.int64)
     open_ = hi - lo > 1
     widths = (hi - lo - 1)[open_]
     if not widths.size:

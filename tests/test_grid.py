@@ -24,6 +24,7 @@ def sweep_df():
     return run_sweep(sc, load_configs(sc))
 
 
+@pytest.mark.slow
 def test_one_row_per_point_with_axis_and_output_columns(sweep_df):
     assert len(sweep_df) == 2 * 4 * 2 * 3 * 2
     for col in ("hardware", "batch", "context", "k", "alpha", "step_time_s", "tokens_per_s", "speedup", "tau",
@@ -42,6 +43,7 @@ def test_each_row_equals_a_direct_scalar_call(sweep_df):
     assert row.step_time_s == float(step_time_s(hw, model, 64, 1, 8192, engine=engine))
 
 
+@pytest.mark.slow
 def test_best_k_is_the_k_with_the_highest_throughput(sweep_df):
     for _, group in sweep_df.groupby(["hardware", "batch", "context", "alpha"]):
         fitting = group[group.fits_in_memory]
@@ -53,6 +55,7 @@ def test_k_0_rows_have_speedup_exactly_1(sweep_df):
     assert (sweep_df[sweep_df.k == 0].speedup == 1.0).all()
 
 
+@pytest.mark.slow
 def test_chunked_sweep_equals_the_one_pass_sweep(sweep_df):
     sc = scenario_from_dict(SCENARIO, "t.yaml")
     chunked = blocks_frame(list(iter_blocks(sc, load_configs(sc), chunk_points=10)), categorical=True)
@@ -67,14 +70,18 @@ def test_cost_per_million_tokens_follows_the_price(sweep_df):
     assert np.isfinite(sweep_df.cost_usd_per_million_tokens).all()
 
 
+@pytest.mark.slow
 def test_break_even_batch_never_exceeds_what_fits_in_memory():
     sc = scenario_from_dict({**SCENARIO, "axes": {**SCENARIO["axes"], "context": [8192], "batch": [1, 16, 64, 256]}}, "t.yaml")
     df = run_sweep(sc, load_configs(sc))
     assert (df.break_even_batch <= df.max_batch.max()).all()
     h100 = df[(df.hardware == "h100-sxm") & (df.k == 4)]
-    assert (h100.break_even_batch == 16).all()  # batch 64 and 256 do not fit at 8k on 80 GB
+    # batch 64 and 256 do not fit at 8k on 80 GB: it pays at every batch that fits, to the largest (max_batch), not only 16
+    assert not h100[h100.batch == 64].fits_in_memory.any()
+    assert (h100.break_even_batch == h100.max_batch).all() and 16 < h100.break_even_batch.iloc[0] < 64
 
 
+@pytest.mark.slow
 def test_a_drafter_device_is_paid_only_while_it_drafts():
     data = {"name": "d", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "draft", "draft": "llama-3.2-1b",
             "draft_hardware": "l4", "axes": {"batch": [1, 8], "k": [0, 3], "alpha": [0.8]}}
@@ -89,6 +96,7 @@ def test_a_drafter_device_is_paid_only_while_it_drafts():
     assert row.cost_usd_per_million_tokens == pytest.approx((h100 + l4) / 3600 / row.tokens_per_s * 1e6)
 
 
+@pytest.mark.slow
 def test_an_unpriced_drafter_device_blanks_only_the_costs_of_the_rows_that_draft_on_it():
     assert load_hardware("l40s").price_usd_per_hour is None
     data = {"name": "d", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "draft", "draft": "llama-3.2-1b",
@@ -129,6 +137,7 @@ def test_a_user_file_named_like_a_listed_profile_is_refused_not_labelled_twice(t
         load_configs(sc)
 
 
+@pytest.mark.slow
 def test_method_and_draft_hardware_lists_are_config_axes_with_their_own_rows():
     sc = scenario_from_dict({"hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 4, "method": ["draft", "ngram"],
                              "draft": "llama-3.2-1b", "draft_hardware": [None, "l4"], "axes": {"batch": [1, 8], "k": [2], "alpha": [0.7]}}, "s.yaml")
@@ -139,6 +148,7 @@ def test_method_and_draft_hardware_lists_are_config_axes_with_their_own_rows():
     assert len(df) == 3 * 2
 
 
+@pytest.mark.slow
 def test_configs_differing_in_expert_dtype_or_layout_have_labels_that_tell_them_apart():
     sc = scenario_from_dict({"hardware": "h200", "model": ["llama-3.1-8b", "mixtral-8x7b"], "expert_dtype": ["fp8", "fp4"],
                              "tp": [1, 2], "axes": {"batch": [1, 8]}}, "s.yaml")
@@ -197,6 +207,7 @@ def test_scenario_json_holds_the_axes_and_every_drafter_placement_enough_to_run_
     assert again.points == sc.points
 
 
+@pytest.mark.slow
 def test_k_zero_rows_have_no_break_even_batch_as_plain_decoding_has_none():
     sc = scenario_from_dict({**SCENARIO, "axes": {"batch": [1, 64], "context": [1024], "k": [0, 2], "alpha": [0.8]}}, "t.yaml")
     df = run_sweep(sc, load_configs(sc))
@@ -215,6 +226,7 @@ def test_every_output_column_is_in_api_md_s_table_saying_whether_it_is_plain_or_
     assert documented == set(OUTPUT_COLUMNS)
 
 
+@pytest.mark.slow
 def test_a_config_that_fits_at_no_point_is_said_once():
     """Mixtral-8x7B in bf16 on one H100 (94 GB of weights) fit nowhere, and the sweep said nothing: its rows were all
     there with fits_in_memory false, and the report's finding spoke only of the points that fit."""
@@ -248,6 +260,7 @@ def test_a_profile_file_named_in_a_scenario_is_found_beside_the_scenario(tmp_pat
     assert load_configs(load_scenario("sub/s.yaml"))[0].hw.mem_bw_bytes_per_s == 3.35e12  # scenario's own is read
 
 
+@pytest.mark.slow
 def test_a_config_where_only_plain_decoding_fits_is_said_once():
     """A 70B on 2 H100s with an 8B draft model at 8k: plain decoding fits to batch 4, speculation nowhere; the best-k
     figure said 'nothing fits' and the sweep nothing."""
@@ -280,6 +293,7 @@ def test_a_column_that_follows_the_model_is_not_a_panel_split_and_panels_are_cou
     assert list(several) == ["context", "kv_dtype"] and panel_count(sc, load_configs(sc), several) == 8
 
 
+@pytest.mark.slow
 def test_a_layouts_sweep_says_what_each_layout_spends_on_collectives():
     """A sweep of layouts mixed collectives into step time minus operators: comm_time_s is plain decoding's
     collectives at each point, predict's figure."""
@@ -294,6 +308,7 @@ def test_a_layouts_sweep_says_what_each_layout_spends_on_collectives():
         assert row.comm_time_s == pytest.approx(point["comm_time_s"], rel=1e-9) and 0 < row.comm_time_s < row.step_time_s
 
 
+@pytest.mark.slow
 def test_a_sweep_says_once_where_an_expert_dispatch_rests_on_an_unfitted_latency():
     """predict warned that the dispatch rested on sglang's unfitted 40 us all_to_all_latency; a sweep, the report and
     cheapest said nothing, though dp-attention rows filled the cheap end of the frontier (qa66)."""
@@ -310,6 +325,7 @@ def test_a_sweep_says_once_where_an_expert_dispatch_rests_on_an_unfitted_latency
     assert len(notes) == 1 and notes[0].startswith("qwen3-235b-a22b with dp_attention 8 and ep 8 under sglang"), notes
 
 
+@pytest.mark.slow
 def test_a_sweeps_break_even_batch_is_the_exact_batch_between_its_grid_points_as_predict_finds_it():
     """The sweep's break-even was the largest swept batch that pays: 256 on H100 where every batch to 270 pays, 181 on
     B200 where 255 do (half-octave grid), which ordered two GPUs 41% apart that are 6% apart. It is now refined to the
@@ -328,6 +344,29 @@ def test_a_sweeps_break_even_batch_is_the_exact_batch_between_its_grid_points_as
             assert p["break_even_batch"] not in batches or hardware == "a100-sxm-80gb" and k == 4  # between grid points
 
 
+@pytest.mark.slow
+def test_a_break_even_past_the_last_swept_batch_that_fits_reaches_the_largest_batch_that_fits_as_in_predict():
+    """On an L4 the next swept batch after 128 (181) does not fit, and the sweep kept 128 where every batch that fits,
+    to 148, pays (predict: 148 at the memory limit): the report said 'at least 128 on L4'. The sweep now scans on to
+    the cell's max_batch, and the report's table calls that break-even a lower bound (it pays where memory ends it)."""
+    import roofline
+    from roofline.findings import break_even_table
+
+    df = roofline.sweep({"name": "cap", "hardware": "l4", "model": "llama-3.1-8b", "method": "eagle", "engine": "ideal",
+                         "axes": {"batch": [64, 128, 181, 256], "context": [256], "k": [1, 2, 6], "alpha": [0.6]}})
+    for k, rows in df.groupby("k"):
+        p = roofline.predict("l4", "llama-3.1-8b", method="eagle", engine="ideal", batch=1, context=256, k=int(k), alpha=0.6)["spec"]
+        assert set(rows["break_even_batch"]) == {p["break_even_batch"]}
+        assert p["break_even_at_memory_limit"] == (k < 6)  # k 1, 2 pay wherever the batch fits; k 6 crosses inside
+        assert not rows.loc[rows["batch"] == 181, "fits_in_memory"].any()  # the premise: the next swept batch does not fit
+    row = break_even_table(df).iloc[0]
+    assert row["break_even_batch"] == df["break_even_batch"].max() > 128 == row["largest_fitting_batch"]
+    assert row["censored"] and row["break_even_batch"] == row["max_batch"]
+    crossing = break_even_table(df[df["k"] == 6]).iloc[0]  # a break-even inside the sweep is not a bound
+    assert not crossing["censored"] and crossing["break_even_batch"] < 128
+
+
+@pytest.mark.slow
 def test_the_break_even_is_the_last_batch_that_pays_where_the_speedup_zigzags_and_a_large_sweep_says_where_it_is_a_bound():
     """TensorRT-LLM pads a GEMM's rows to its tile: near speedup 1 the curve zigzags (279-281 pay, 282-288 do not,
     289-291 pay on an A100 PCIe), and a bisection stopped at the first crossing it met (268, then 281; qa74) where
@@ -352,6 +391,7 @@ def test_the_break_even_is_the_last_batch_that_pays_where_the_speedup_zigzags_an
     assert df.loc[df["break_even_batch"] > 0, "break_even_batch"].isin(big["axes"]["batch"]).all()  # 44,000 points: one block
 
 
+@pytest.mark.slow
 def test_whether_a_sweep_refines_its_break_even_is_decided_from_its_axes_not_its_chunks(tmp_path, roofline):
     """qa77: the refinement's budget was a chunk's, so --chunk-points 1000 refined cells the default chunk left at the
     swept value (199 against 230 on a B200). The decision is now the config's, from its axes."""
