@@ -330,6 +330,10 @@ def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
     spec = build(data, str(path))
     if kind in ("hardware", "model", "engine") and spec.name != Path(path).stem:
         raise RooflineError(f"{path}: name: expected the file name {Path(path).stem!r}, found {spec.name!r}")
+    if kind == "hardware":
+        from roofline.hardware import warn_of_unknown_family
+
+        warn_of_unknown_family(spec, path, tuple(extra_dirs))
     if kind == "scenario":  # the profiles it names, and every layout and option against them, as a sweep checks them
         from roofline.grid import load_configs
 

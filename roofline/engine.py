@@ -122,7 +122,7 @@ def weight_only(hw: HardwareSpec, weight_dtype: str) -> bool:
 
 
 def weight_only_note(hw: HardwareSpec, dep: Deployment) -> str:
-    """'fp8 weights on a100-sxm-80gb: the device has no fp8 tensor cores; ...' where weights that compute in their own
+    """'fp8 weights on a100-sxm-80gb: the device has no fp8 tensor / matrix cores; ...' where weights that compute in their own
     dtype on a device with such units (fp8, int8, fp4, nvfp4) run weight-only here (weight_only: dequantised to the
     device's compute dtype in every GEMM, at the engine's weight_only_efficiency); '' where none do."""
     lost = sorted({d for d in dep.dtypes.values() if d in ("fp8", "int8", "fp4", "nvfp4") and weight_only(hw, d)})
@@ -130,7 +130,7 @@ def weight_only_note(hw: HardwareSpec, dep: Deployment) -> str:
         return ""
     names = " and ".join(lost)
     cores = " or ".join(dict.fromkeys("fp4" if d == "nvfp4" else d for d in lost))  # NVFP4 runs on the fp4 tensor cores
-    return (f"{names} weights on {hw.name}: the device has no {cores} tensor cores (no such peak in its profile), so they "
+    return (f"{names} weights on {hw.name}: the device has no {cores} tensor / matrix cores (no such peak in its profile), so they "
             f"are modelled as weight-only, dequantised to {hw.compute_dtype(lost[0])} in every GEMM at the engine's "
             "weight_only_efficiency")
 

@@ -523,8 +523,13 @@ def load_hardware(name: str, extra_dirs: tuple[str | Path, ...] = ()) -> Hardwar
     path = find_profile("hardware", name, extra_dirs)
     spec = hardware_from_dict(read_yaml(path), str(path))
     check_file_name(path, name, spec.name)
-    if spec.engine_family != spec.name.lower():  # a family is a profile's name: one that names none is likely a slip
-        if spec.engine_family not in {n.lower() for n in list_names("hardware", extra_dirs)}:
-            warn(f"{path}: family: {spec.family!r} names no hardware profile: engine overrides (mi*, b[0-9]*, ...) glob it "
-                 "as written; a profile's name (mi300x, b200, h100-sxm) picks that device's engine values")
+    warn_of_unknown_family(spec, path, extra_dirs)
     return spec
+
+
+def warn_of_unknown_family(spec: HardwareSpec, path, extra_dirs: tuple[str | Path, ...] = ()) -> None:
+    """A family is a profile's name: one that names none on the search path is likely a slip (`family: amd` takes no
+    engine's AMD values), said where the profile is loaded, written (hw new, hw set) and validated."""
+    if spec.engine_family != spec.name.lower() and spec.engine_family not in {n.lower() for n in list_names("hardware", extra_dirs)}:
+        warn(f"{path}: family: {spec.family!r} names no hardware profile: engine overrides (mi*, b[0-9]*, ...) glob it "
+             "as written; a profile's name (mi300x, b200, h100-sxm) picks that device's engine values")

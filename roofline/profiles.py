@@ -56,6 +56,8 @@ DTYPE_ALIASES = {
     "bf16": "bf16", "bfloat16": "bf16",
     "fp16": "fp16", "float16": "fp16", "half": "fp16", "f16": "fp16",
     "fp8": "fp8", "float8": "fp8", "e4m3": "fp8", "fp8_e4m3": "fp8", "float8_e4m3fn": "fp8",
+    # MI300X's fp8 (torch.float8_e4m3fnuz: no negative zero, bias 8) and e5m2 (vLLM's --kv-cache-dtype fp8_e5m2): one byte
+    "float8_e4m3fnuz": "fp8", "fp8_e4m3fnuz": "fp8", "e4m3fnuz": "fp8", "fp8_e5m2": "fp8", "float8_e5m2": "fp8", "e5m2": "fp8",
     "int8": "int8", "i8": "int8", "w8a8": "int8",
     "w8a16": "w8a16", "int8_weight_only": "w8a16", "int8wo": "w8a16",  # looked up with - read as _
     "int4": "int4", "i4": "int4", "w4a16": "int4",

@@ -309,7 +309,7 @@ def test_weights_a_device_cannot_compute_in_are_said_to_run_weight_only_by_predi
     from roofline.errors import RooflineWarning
 
     p = roofline.predict("mi300x", "llama-3.1-70b", 8, 1024, weight_dtype="fp4")
-    assert any(w.startswith("fp4 weights on mi300x: the device has no fp4 tensor cores") and "weight-only" in w
+    assert any(w.startswith("fp4 weights on mi300x: the device has no fp4 tensor / matrix cores") and "weight-only" in w
                for w in p["warnings"])
     a100 = roofline.predict("a100-sxm-80gb", "llama-3.1-8b", 8, 1024, weight_dtype="fp8")
     assert any(w.startswith("fp8 weights on a100-sxm-80gb") for w in a100["warnings"])
@@ -317,7 +317,7 @@ def test_weights_a_device_cannot_compute_in_are_said_to_run_weight_only_by_predi
                    roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, weight_dtype="fp8"),
                    roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, weight_dtype="int4")):  # int4 is always weight-only
         assert not any("tensor cores" in w for w in native["warnings"])
-    with pytest.warns(RooflineWarning, match=r"^fp8 weights on a100-sxm-80gb: the device has no fp8 tensor cores"):
+    with pytest.warns(RooflineWarning, match=r"^fp8 weights on a100-sxm-80gb: the device has no fp8 tensor / matrix cores"):
         roofline.sweep({"hardware": ["h100-sxm", "a100-sxm-80gb"], "model": "llama-3.1-8b", "weight_dtype": "fp8",
                         "axes": {"batch": [1], "context": [1024]}})
 

@@ -262,3 +262,14 @@ def test_an_efficiency_too_small_to_be_one_is_refused():
     data["efficiency"] = {**data["efficiency"], "memory": 1e-300}
     with pytest.raises(RooflineError, match=r"efficiency.memory: expected a fraction in \[0.01, 1\], found 1e-300"):
         hardware_from_dict(data, "h.yaml")
+
+
+def test_a_family_that_names_no_profile_is_said_where_the_profile_is_written_and_validated(tmp_path, roofline):
+    """`hw new x4 --from mi300x --set family=amd` wrote the file and `hw validate` said ok, while the device had lost
+    AMD's engine values; only predict warned (qa80)."""
+    code, _, err = roofline("hw", "new", "x4", "--from", "mi300x", "--set", "family=amd", "--dir", tmp_path)
+    assert code == 0 and "family: 'amd' names no hardware profile" in err
+    code, out, err = roofline("hw", "validate", tmp_path / "x4.yaml")
+    assert code == 0 and out.startswith("ok") and "family: 'amd' names no hardware profile" in err
+    code, _, err = roofline("hw", "new", "x5", "--from", "mi300x", "--dir", tmp_path)
+    assert code == 0 and "names no hardware profile" not in err  # a copy keeps family mi300x: nothing to say
