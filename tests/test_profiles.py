@@ -130,3 +130,14 @@ def test_every_whole_profile_example_of_profiles_md_validates(roofline, tmp_path
         (folder / f"{name}.yaml").write_text(block)
         code, out, err = roofline("hw", "validate", folder / f"{name}.yaml")
         assert code == 0, f"example {i} ({name}): {err or out}"
+
+
+def test_mi300xs_fp8_and_vllms_e5m2_kv_spellings_are_one_byte_fp8():
+    """`--weight-dtype float8_e4m3fnuz` (torch's dtype on an MI300X) and `--kv-dtype fp8_e5m2` (one of vLLM's
+    --kv-cache-dtype choices) were refused (qa80)."""
+    from roofline.model import KV_DTYPES, WEIGHT_DTYPES
+    from roofline.profiles import normalize_dtype
+
+    for spelling in ("float8_e4m3fnuz", "FP8_E4M3FNUZ", "e4m3fnuz", "fp8_e5m2", "float8-e5m2", "E5M2"):
+        assert normalize_dtype(spelling, KV_DTYPES, "t", "kv_dtype") == "fp8"
+        assert normalize_dtype(spelling, WEIGHT_DTYPES, "t", "weight_dtype") == "fp8"
