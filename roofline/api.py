@@ -24,7 +24,7 @@ import pandas as pd
 
 from roofline.capacity import capacity
 from roofline.costs import busiest_rank_experts, weight_bytes_by_class
-from roofline.engine import step_metrics, ttft_s, weight_only, weight_only_note
+from roofline.engine import step_metrics, ttft_s, unfitted_family_note, weight_only, weight_only_note
 from roofline.errors import RooflineError, field_error, warn
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
@@ -431,7 +431,7 @@ def predict(
     memory_warning = len(out["warnings"]) - 1 if not fits else None  # a speculative point says what it needs with its drafter
     draft_hw = load_hardware(draft_hardware, profiles) if draft_hardware is not None and method != "none" else None
     for note in (engine_on_a_cpu(eng, hw), engine_on_a_cpu(eng, draft_hw) if draft_hw and speculates(method, k) else "",
-                 weight_only_note(hw, dep), shard_note(target, dep),
+                 weight_only_note(hw, dep), unfitted_family_note(hw, target, dep, eng), shard_note(target, dep),
                  context_note(target, prompt, "prompt") if (prompt or 0) > context else context_note(target, context)):
         if note:
             out["warnings"].append(note)

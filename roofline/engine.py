@@ -121,6 +121,25 @@ def weight_only(hw: HardwareSpec, weight_dtype: str) -> bool:
     return BYTES_PER_ELEMENT[weight_dtype] < BYTES_PER_ELEMENT.get(hw.compute_dtype(weight_dtype), 2.0)
 
 
+def unfitted_family_note(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine) -> str:
+    """'vllm's quantised_moe_efficiency (0.794) on mi300x is fitted on other devices: no fit row of AMD Instinct
+    determines it ...' where a parameter this point uses (ServingEngine.unfitted_on: the routed experts'
+    quantised_moe_efficiency where they compute quantised, weight_only_efficiency where a GEMM dequantises, the
+    kernel latency always) rests on no fit row of the device's family; '' where none does."""
+    used = {"kernel_latency": True,
+            "quantised_moe_efficiency": model.moe is not None and hw.compute_dtype(dep.dtype("experts")) in QUANTISED_COMPUTE,
+            "weight_only_efficiency": any(weight_only(hw, d) for d in dep.dtypes.values())}
+    lost = [(p, family) for p, family in engine.unfitted_on(hw) if used.get(p)]
+    if not lost:
+        return ""
+    from roofline.units import format_seconds
+
+    values = " and ".join(f"{p} ({format_seconds(getattr(engine, p + '_s')) if hasattr(engine, p + '_s') else f'{getattr(engine, p):.3g}'})"
+                          for p, _ in lost)
+    return (f"{engine.name}'s {values} on {hw.name} is fitted on other devices: no fit row of {lost[0][1]} determines it "
+            f"(roofline engines show {engine.name}), so the figures rest on kernels measured elsewhere")
+
+
 def weight_only_note(hw: HardwareSpec, dep: Deployment) -> str:
     """'fp8 weights on a100-sxm-80gb: the device has no fp8 tensor / matrix cores; ...' where weights that compute in their own
     dtype on a device with such units (fp8, int8, fp4, nvfp4) run weight-only here (weight_only: dequantised to the

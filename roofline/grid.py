@@ -23,7 +23,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from roofline.engine import operator_ceilings, operator_compute_dtypes, operator_peaks, step_metrics, weight_only_note
+from roofline.engine import (
+    operator_ceilings,
+    operator_compute_dtypes,
+    operator_peaks,
+    step_metrics,
+    unfitted_family_note,
+    weight_only_note,
+)
 from roofline.errors import RooflineError, UnknownName, field_error, warn
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment, shard_note
@@ -186,7 +193,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                  if model.moe is not None and dep.ep > 1 and dep.dp_attention > 1 and engine.still_prior("all_to_all_latency")
                  else "")
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
-                     weight_only_note(hw, dep), shard_note(model, dep), idle, rates_note, reuse, reach, longest, prior,
+                     weight_only_note(hw, dep), unfitted_family_note(hw, model, dep, engine.for_hardware(hw)), shard_note(model, dep),
+                     idle, rates_note, reuse, reach, longest, prior,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                                        dep.pp)]:
             if note and note not in warned:

@@ -155,6 +155,24 @@ class ServingEngine:
         value = getattr(self, f"{parameter}_s", getattr(self, parameter, None))
         return start is None or unit is None or value is None or math.isclose(value, start * unit, rel_tol=1e-6)
 
+    def unfitted_on(self, hardware) -> list[tuple[str, str]]:
+        """[(parameter, family)] for the fitted parameters whose value on `hardware`'s family (a HardwareSpec's
+        engine_family, or a name) no fit row of that family determined (fitted.not_determined_by_rows' entries like
+        'quantised_moe_efficiency [AMD Instinct]'): that family takes the profile's value, fitted on other devices. A
+        parameter set by hand (no longer in fitted.parameters) or given an override for the family is left out."""
+        from roofline.fit import FAMILIES
+
+        fitted = self.fitted or {}
+        name = hardware if isinstance(hardware, str) else hardware.engine_family
+        out = []
+        for entry in fitted.get("not_determined_by_rows") or ():
+            parameter, _, family = str(entry).partition(" [")
+            globs = dict(FAMILIES).get(family.rstrip("]"), ())
+            if (family and parameter in (fitted.get("parameters") or ()) and any(fnmatch.fnmatch(name, g) for g in globs)
+                    and not any(fnmatch.fnmatch(name, glob) and parameter in changes for glob, changes in self.overrides)):
+                out.append((parameter, family.rstrip("]")))
+        return out
+
     def for_hardware(self, hardware) -> ServingEngine:
         """This engine with the overrides whose `hardware` glob matches applied: to a HardwareSpec's engine_family (its
         `family`, else its name), or to a name. It keeps the engine it started from as `general`, so that a device of

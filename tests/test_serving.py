@@ -364,3 +364,22 @@ def test_a_prior_is_a_prior_in_a_per_family_entry_too():
     fitted = {**sglang.fitted, "not_determined_by_rows": ["all_to_all_latency [AMD Instinct]"]}
     assert dataclasses.replace(sglang, fitted=fitted).still_prior("all_to_all_latency")
     assert not dataclasses.replace(sglang, fitted={**fitted, "not_determined_by_rows": []}).still_prior("all_to_all_latency")
+
+
+@pytest.mark.slow
+def test_a_value_no_fit_row_of_the_devices_family_determines_is_said_where_the_point_uses_it(tmp_path):
+    """DeepSeek-V3 on 8 MI300X under vllm took quantised_moe_efficiency 0.794, fitted on NVIDIA rows (vllm's AMD rows
+    are dense; its fitted block lists 'quantised_moe_efficiency [AMD Instinct]' as determined by none), silently; the
+    same engine's kernel latency on AMD is fitted, so a dense model there has nothing to say (qa80)."""
+    import roofline
+    from roofline.editing import new_profile
+
+    said = [w for w in roofline.predict("mi300x", "deepseek-v3", tp=8)["warnings"] if "fitted on other devices" in w]
+    assert len(said) == 1 and said[0].startswith("vllm's quantised_moe_efficiency (0.794) on mi300x")
+    for hardware, model, engine in (("mi300x", "llama-3.1-70b", "vllm"), ("h200", "deepseek-v3", "vllm"),
+                                    ("mi300x", "deepseek-v3", "sglang")):  # dense; an NVIDIA device; sglang's AMD fit
+        assert not any("fitted on other devices" in w for w in roofline.predict(hardware, model, tp=8, engine=engine)["warnings"])
+    assert roofline.load_engine("sglang").unfitted_on("a100-sxm-80gb") == [("quantised_moe_efficiency", "NVIDIA Ampere")]
+    # a value set by hand is the user's: nothing to say
+    new_profile("engine", "my-vllm", "vllm", ["quantised_moe_efficiency=0.5"], out_dir=tmp_path)
+    assert roofline.load_engine("my-vllm", (tmp_path,)).unfitted_on("mi300x") == []
