@@ -193,7 +193,7 @@ def plot_accuracy(df: pd.DataFrame, path: Path, title: str) -> Path:
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
 
-    from roofline.plots import STYLE
+    from roofline.plots import STYLE, _log_axis
 
     panels = [(label, kinds) for label, kinds in QUANTITY_PANELS if df["quantity"].isin(kinds).any()]
     with rc_context(STYLE):
@@ -220,10 +220,12 @@ def plot_accuracy(df: pd.DataFrame, path: Path, title: str) -> Path:
                     spec = part["speculative"].to_numpy()[sel]
                     ax.scatter(measured[sel], predicted[sel], s=28, color=colour, marker=marker, zorder=3,
                                edgecolors=np.where(spec, "black", colour).tolist(), linewidths=np.where(spec, 1.0, 0.0))
-            ax.set_xscale("log")
-            ax.set_yscale("log")
             ax.set_xlim(low, high)
             ax.set_ylim(low, high)
+            # plain-number ticks as every figure's (matplotlib's minor labels of a narrow range collided: 3x10^2 4x10^2), in
+            # 1-2-5 steps up to two decades only: a square panel half the figure wide has no room for 1,000 2,000 5,000
+            _log_axis(ax, "x", stepped_decades=2.0)
+            _log_axis(ax, "y", stepped_decades=2.0)
             ax.set_aspect("equal")
             ax.set_xlabel(f"measured {label}")
             ax.set_ylabel(f"predicted {label}")

@@ -583,13 +583,14 @@ class _PlainTicks(Formatter):
         return _plain(v) if self.decimals == 0 or v < 1 else f"{v:,.{self.decimals}f}"
 
 
-def _log_axis(ax, which: str) -> None:
-    """Log scale with plain-number ticks: 1-2-3-5 or 1-2-5 steps over up to three decades, decades beyond."""
+def _log_axis(ax, which: str, stepped_decades: float = 3.0) -> None:
+    """Log scale with plain-number ticks: 1-2-3-5 or 1-2-5 steps over up to `stepped_decades` decades (three: a narrower
+    axis passes fewer, where wide labels like 10,000 would meet), decades beyond."""
     axis = ax.xaxis if which == "x" else ax.yaxis
     (ax.set_xscale if which == "x" else ax.set_yscale)("log")
     lo, hi = ax.get_xlim() if which == "x" else ax.get_ylim()
     decades = math.log10(hi / lo) if lo > 0 and hi > lo else 1.0
-    subs = (1.0, 2.0, 3.0, 5.0) if decades <= 1.5 else (1.0, 2.0, 5.0) if decades <= 3 else (1.0,)
+    subs = (1.0, 2.0, 3.0, 5.0) if decades <= min(1.5, stepped_decades) else (1.0, 2.0, 5.0) if decades <= stepped_decades else (1.0,)
     axis.set_major_locator(LogLocator(base=10, subs=subs))
     axis.set_major_formatter(_PlainTicks())
     axis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)) if decades <= 3 else NullLocator())

@@ -499,3 +499,15 @@ def test_the_readme_measurements_path_run_outside_the_checkout_names_the_shipped
     monkeypatch.chdir(tmp_path)
     with pytest.raises(RooflineError, match=f"the shipped measurements are {re.escape(str(default_measurements_path()))}"):
         load_measurements("measurements/published.csv")
+
+
+def test_the_outside_probe_loads_and_shares_no_source_with_the_dataset():
+    """measurements/outside-probe.csv checks the fitted profiles on sources the dataset never used: it loads as a
+    measurements file, every row held out, and none of its sources is one of published.csv's."""
+    from roofline.measurements import load_measurements
+
+    probe = load_measurements("measurements/outside-probe.csv")
+    published = load_measurements("measurements/published.csv")
+    assert len(probe) == 23 and set(probe["split"]) == {"heldout"}
+    assert not set(probe["source_id"]) & set(published["source_id"])
+    assert not {str(s).split()[0] for s in probe["source"]} & {str(s).split()[0] for s in published["source"]}  # URLs too
