@@ -457,7 +457,8 @@ def measurements_convert(
     gpus: Annotated[Optional[int], typer.Option(help="GPUs of the deployment (default tp x dp-attention).")] = None,
     weight_dtype: Annotated[str, typer.Option(help="Weight dtype the server ran.")] = "bf16",
     kv_dtype: Annotated[str, typer.Option(help="KV-cache dtype.")] = "bf16",
-    method: Annotated[str, typer.Option(help="Speculation method of the server: none | draft | mtp | eagle | ngram.")] = "none",
+    method: Annotated[str, typer.Option(help="Speculation method of the server: none | draft | mtp | eagle | ngram, or the "
+                                        "server's own name (eagle3, draft_model, standalone, deepseek_mtp, nextn).")] = "none",
     k: Annotated[int, typer.Option(help="Draft length (speculative tokens per step; a tree's depth).")] = 0,
     draft_tokens: Annotated[int, typer.Option(help="Tree drafting: tokens verified per sequence (SGLang's option named speculative num draft tokens); 0 for a chain.")] = 0,
     draft: Annotated[str, typer.Option(help="Draft model profile, with --method draft.")] = "",

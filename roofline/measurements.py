@@ -41,6 +41,7 @@ per group, so re-predicting the rows with another engine (the fit does it hundre
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import re
@@ -53,7 +54,7 @@ import pandas as pd
 
 from roofline.capacity import capacity
 from roofline.engine import step_metrics
-from roofline.errors import MISSING, RooflineError, field_error
+from roofline.errors import MISSING, RooflineError, field_error, warn
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment
 from roofline.limits import DEGREE_MAX, K_MAX
@@ -72,6 +73,9 @@ REQUIRED = ("hardware", "gpus", "tp", "model", "weight_dtype", "kv_dtype", "batc
 DEFAULTS = {"source_id": "", "source": "", "engine": "", "engine_version": "", "ep": "1", "dp_attention": "1", "pp": "1",
             "concurrency": "", "acceptance_length": "", "draft_tokens": "0", "split": "fit", "notes": "", "draft": ""}
 ENGINE_SLOTS = ("vllm", "vllm-v0", "sglang", "sglang-early", "trtllm")
+# the servers' own method names (vLLM's --speculative-config method, SGLang's --speculative-algorithm) as convert reads them
+SERVER_METHODS = {"eagle3": "eagle", "eagle-3": "eagle", "draft_model": "draft", "standalone": "draft",
+                  "deepseek_mtp": "mtp", "qwen3_next_mtp": "mtp", "nextn": "mtp", "[ngram]": "ngram"}
 SPLITS = ("fit", "heldout")
 MAX_ROWS = 100_000
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -173,6 +177,15 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
                 if str(where).lower().endswith((".json", ".jsonl")) else "")
         raise RooflineError(f"{where}: header: expected the columns {', '.join(REQUIRED)} (measurements/README.md), "
                             f"found no {', '.join(missing)}{hint}")
+    known = set(COLUMNS) | set(DEFAULTS)
+    unknown = [c for c in raw.columns if c not in known]
+    for column in unknown:  # a misspelt optional column would be read as absent: its default, silently
+        close = difflib.get_close_matches(str(column), sorted(known), n=1, cutoff=0.75)
+        if close:
+            raise RooflineError(f"{where}: header: expected a column the tool reads, found {column!r} (did you mean {close[0]!r}? "
+                                "measurements/README.md lists them)")
+    if unknown:
+        warn(f"{where}: columns not read: {', '.join(map(str, unknown))} (measurements/README.md lists the columns)")
     if len(raw) == 0:
         raise RooflineError(f"{where}: expected at least one measurement row under the header, found none")
     if len(raw) > MAX_ROWS:
@@ -463,7 +476,6 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
 
 def warn_engine_shadows(name: str | ServingEngine, profiles: tuple = ()) -> None:
     """Say where engine `name` is a user file standing in for a built-in, or takes its costs from one (accuracy, fit)."""
-    from roofline.errors import warn
     from roofline.profiles import costs_shadow_note, shadow_note
 
     loaded = load_engine(name, tuple(profiles))
@@ -624,6 +636,11 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     options are checked first by the rule rows are read with (`_layout`, the error naming the option), and the rows written by the rules `roofline accuracy` and `fit` apply
     (`prepare_rows`): what they would refuse is never written. `profiles`: folders to find the model in.
     """
+    given = method
+    method = SERVER_METHODS.get(str(method).strip().lower(), str(method).strip().lower())
+    if method not in METHODS:  # the option as typed, not a converted row
+        raise field_error("command line", "--method", f"one of {', '.join(METHODS)}, or the server's own name for one ("
+                          f"{', '.join(SERVER_METHODS)})", given)
     for option, value, ok, expected in (("--k", k, isinstance(k, int) and 0 <= k <= 64, "an integer in 0..64"),
                                         ("--split", split, split in ("fit", "heldout"), "fit or heldout"),
                                         ("--batch", batch, batch is None or (isinstance(batch, int) and batch >= 1), "an integer >= 1"),
@@ -649,6 +666,10 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     hw_spec = load_hardware(hardware, tuple(profiles))
     if not Path(str(hardware)).suffix:  # an alias (h100) as the profile's name (h100-sxm); a path stays as given
         hardware = hw_spec.name
+    if gpus is None and dp_attention > 1 and tp > 1 and tp % dp_attention == 0:  # SGLang counts its groups inside --tp
+        warn(f"command line: --tp {tp} --dp-attention {dp_attention} is {tp * dp_attention} GPUs (tp is each attention group's); "
+             f"SGLang's --tp {tp} --dp {dp_attention} --enable-dp-attention runs on {tp}: --tp {tp // dp_attention} --dp-attention "
+             f"{dp_attention} (measurements/README.md)")
     gpus = tp * dp_attention if gpus is None else gpus
     options = SimpleNamespace(tp=tp, ep=ep, dp_attention=dp_attention, pp=1, gpus=gpus, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
     try:
@@ -702,6 +723,11 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                 raise field_error(f"{path}: result {n}", " / ".join(taus), "one acceptance length",
                                   ", ".join(f"{key} {value:g}" for key, value in taus.items() if value is not None))
             taus_recorded.append((path, n, bool(tau_keys)))
+            drafts, drafted = (_positive(result.get(key)) for key in ("spec_decode_num_drafts", "spec_decode_draft_tokens"))
+            if method != "none" and not draft_tokens and drafts and drafted and abs(drafted / drafts - k) > 0.01:
+                # vLLM records the draft tokens a drafting step proposed: k itself
+                raise field_error(f"{path}: result {n}", "spec_decode_draft_tokens / spec_decode_num_drafts",
+                                  f"the --k given ({k}): the server's num_speculative_tokens", f"{drafted / drafts:g}")
             if method != "none" and tau is not None and not draft_tokens and tau > k + 1 + 1e-9:  # a chain emits at most k + 1
                 raise field_error(f"{path}: result {n}", tau_keys[0], f"at most k + 1 = {k + 1} tokens per iteration "
                                   "(pass the server's --k: num_speculative_tokens / --speculative-num-steps)", f"{tau:g}")

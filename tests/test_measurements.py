@@ -511,3 +511,63 @@ def test_the_outside_probe_loads_and_shares_no_source_with_the_dataset():
     assert len(probe) == 23 and set(probe["split"]) == {"heldout"}
     assert not set(probe["source_id"]) & set(published["source_id"])
     assert not {str(s).split()[0] for s in probe["source"]} & {str(s).split()[0] for s in published["source"]}  # URLs too
+
+
+def test_a_misspelt_column_is_refused_and_an_unknown_one_is_said_to_be_unread(tmp_path):
+    """A file whose `acceptance_len` column stood for acceptance_length was read without it, silently: its EAGLE rows
+    took the default tau (qa79)."""
+    import warnings
+
+    from roofline.errors import RooflineError, RooflineWarning
+    from roofline.measurements import load_measurements
+
+    text = Path("measurements/outside-probe.csv").read_text()
+    bad = tmp_path / "bad.csv"
+    bad.write_text(text.replace("acceptance_length", "acceptance_len", 1))
+    with pytest.raises(RooflineError, match=r"header: expected a column the tool reads, found 'acceptance_len' \(did you mean 'acceptance_length'"):
+        load_measurements(bad)
+    extra = tmp_path / "extra.csv"
+    lines = text.splitlines()
+    extra.write_text("\n".join([lines[0] + ",gpu_name"] + [line + ",H20" for line in lines[1:]]) + "\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert len(load_measurements(extra)) == 23
+    assert any(isinstance(w.message, RooflineWarning) and "columns not read: gpu_name" in str(w.message) for w in caught)
+
+
+def test_convert_takes_the_servers_own_method_names_and_refuses_a_k_the_result_contradicts(tmp_path):
+    """`--method eagle3` (vLLM's speculative-config method), `draft_model`, `deepseek_mtp` and SGLang's NEXTN were
+    refused as 'row 1: method'; `--k 2` on a run whose result records 3 draft tokens a draft was taken (qa79)."""
+    path = tmp_path / "e.json"
+    path.write_text(json.dumps({**VLLM_RESULT, "spec_decode_acceptance_length": 2.6, "spec_decode_num_drafts": 1000,
+                                "spec_decode_draft_tokens": 3000}))
+    rows = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="EAGLE3", k=3)
+    assert set(rows["method"]) == {"eagle"}
+    with pytest.raises(RooflineError, match=r"e.json: result 1: spec_decode_draft_tokens / spec_decode_num_drafts: expected the "
+                                            r"--k given \(2\)"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=2)
+    with pytest.raises(RooflineError, match=r"^command line: --method: expected one of none, draft, mtp, eagle, ngram, or the "
+                                            r"server's own name"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="medusa", k=3)
+    from roofline.measurements import SERVER_METHODS
+
+    assert SERVER_METHODS["nextn"] == SERVER_METHODS["deepseek_mtp"] == "mtp" and SERVER_METHODS["draft_model"] == "draft"
+
+
+def test_convert_warns_where_sglangs_tp_that_counts_its_attention_groups_is_read_as_each_groups(tmp_path):
+    """SGLang's --tp 8 --dp 8 --enable-dp-attention runs on 8 GPUs; converted as --tp 8 --dp-attention 8 it became a
+    64-GPU row, predicted 2.2x fast, with no message (qa79)."""
+    import warnings
+
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(VLLM_RESULT))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rows = convert_benchmark(path, hardware="h200", model="deepseek-v3", tp=8, dp_attention=8, ep=8, weight_dtype="fp8",
+                                 kv_dtype="bf16")
+    assert set(rows["gpus"].astype(int)) == {64}
+    assert any("--tp 8 --dp-attention 8 is 64 GPUs" in str(w.message) and "--tp 1 --dp-attention 8" in str(w.message) for w in caught)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        convert_benchmark(path, hardware="h200", model="deepseek-v3", tp=1, dp_attention=8, ep=8, weight_dtype="fp8", kv_dtype="bf16")
+    assert not any("dp-attention" in str(w.message) for w in caught)
