@@ -40,6 +40,7 @@ from roofline.serving import (
     check_engine_spec,
     dispatch_prior_text,
     engine_on_a_cpu,
+    fitted_class_note,
     optimistic,
 )
 from roofline.serving import load_engine as _load_engine
@@ -431,7 +432,8 @@ def predict(
     memory_warning = len(out["warnings"]) - 1 if not fits else None  # a speculative point says what it needs with its drafter
     draft_hw = load_hardware(draft_hardware, profiles) if draft_hardware is not None and method != "none" else None
     for note in (engine_on_a_cpu(eng, hw), engine_on_a_cpu(eng, draft_hw) if draft_hw and speculates(method, k) else "",
-                 weight_only_note(hw, dep), unfitted_family_note(hw, target, dep, eng), shard_note(target, dep),
+                 weight_only_note(hw, dep), unfitted_family_note(hw, target, dep, eng), fitted_class_note(eng, target),
+                 shard_note(target, dep),
                  context_note(target, prompt, "prompt") if (prompt or 0) > context else context_note(target, context)):
         if note:
             out["warnings"].append(note)

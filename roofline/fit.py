@@ -61,7 +61,7 @@ from roofline.measurements import (
     warn_engine_shadows,
 )
 from roofline.outputs import progress_bar, progress_done
-from roofline.serving import FITTED_UNITS, ServingEngine, engine_from_dict, load_engine
+from roofline.serving import FITTED_UNITS, ServingEngine, engine_from_dict, load_engine, model_class
 
 MIN_ENGINE_ROWS = 5  # with the prior (PRIOR_WEIGHT), parameters a few rows cannot determine stay at their sources
 MIN_FAMILY_ROWS = 5  # a hardware family gets its own value of a --per-family parameter from this many usable rows
@@ -417,6 +417,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         "loss": loss, "loss_scale": loss_scale, "per_family": family_values,
         "dropped_overrides": sorted((glob, BY_FIELD[f].key) for glob, f in stale),
         "shadowed": _shadowed(base, fixed, engine_family[usable]),
+        "model_classes": sorted({model_class(g.model) for g in rows.groups if usable.to_numpy()[g.index].any()}),
     }
 
 
@@ -680,6 +681,8 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
         "bounds_hit": [row["parameter"] for row in fit["parameters"] if row["bound"]],
         "fixed": [row["parameter"] for row in fit["parameters"] if row["fixed"]],
         "not_determined_by_rows": [row["parameter"] for row in fit["parameters"] if not row["determined"]],
+        # the model classes its rows hold (serving.model_class): predict warns where a model of another class is priced
+        "model_classes": fit["model_classes"],
     }
     if fit.get("per_family"):
         doc["fitted"]["per_family"] = [f"{i['parameter']} on {i['family']} ({', '.join(i['globs'])}; {i['rows']} rows)"

@@ -37,7 +37,14 @@ from roofline.layout import Deployment, deployment, shard_note
 from roofline.model import ModelSpec, context_note, load_model
 from roofline.profiles import costs_shadow_note, shadow_note
 from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, Scenario
-from roofline.serving import DEFAULT_ENGINE, ServingEngine, dispatch_prior_text, engine_on_a_cpu, load_engine
+from roofline.serving import (
+    DEFAULT_ENGINE,
+    ServingEngine,
+    dispatch_prior_text,
+    engine_on_a_cpu,
+    fitted_class_note,
+    load_engine,
+)
 from roofline.speculation import (
     acceptance_reach_note,
     best_k,
@@ -193,7 +200,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                  if model.moe is not None and dep.ep > 1 and dep.dp_attention > 1 and engine.still_prior("all_to_all_latency")
                  else "")
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
-                     weight_only_note(hw, dep), unfitted_family_note(hw, model, dep, engine.for_hardware(hw)), shard_note(model, dep),
+                     weight_only_note(hw, dep), unfitted_family_note(hw, model, dep, engine.for_hardware(hw)),
+                     fitted_class_note(engine, model), shard_note(model, dep),
                      idle, rates_note, reuse, reach, longest, prior,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                                        dep.pp)]:

@@ -317,7 +317,8 @@ def _check_spec_costs(where: str, costs: dict, prefix: str = "") -> None:
 
 
 FITTED_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "number": 1.0}  # fitted.start_units: seconds per unit (number: none)
-_FITTED_LISTS = ("parameters", "bounds_hit", "fixed", "not_determined_by_rows", "per_family")
+_FITTED_LISTS = ("parameters", "bounds_hit", "fixed", "not_determined_by_rows", "per_family", "model_classes")
+MODEL_CLASSES = ("dense GQA", "dense MLA", "MoE GQA", "MoE MLA")  # model_class's values
 _FITTED_KEYS = ("by", "file", "rows", "row_numbers", "date", "rms_log_error", "rms_log_error_at_start", "start",
                 "start_units", *_FITTED_LISTS)  # what fit.fitted_profile_text writes: a misspelt `start` would lose the start values
 
@@ -356,6 +357,9 @@ def check_fitted(where: str, fitted: object) -> dict:
         items = fitted.get(key, [])
         if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
             raise field_error(where, f"fitted.{key}", "a list of strings (written by roofline fit)", items)
+    for item in fitted.get("model_classes", []):
+        if item not in MODEL_CLASSES:
+            raise field_error(where, "fitted.model_classes", "a list of " + ", ".join(MODEL_CLASSES), item)
     return fitted
 
 
@@ -464,6 +468,25 @@ def load_engine(name: str | ServingEngine | None, extra_dirs: tuple[str | Path, 
     engine = engine_from_file_data(read_yaml(path), path, extra_dirs)
     check_file_name(path, name, engine.name)
     return engine
+
+
+def model_class(model) -> str:
+    """'dense GQA', 'MoE MLA', ...: what an engine's kernel counts and fitted efficiencies key on, a model's MoE
+    kernels (or none) and its attention's (MLA's, or the other kinds', counted as GQA's)."""
+    return f"{'MoE' if model.moe is not None else 'dense'} {'MLA' if model.kv_layout == 'mla' else 'GQA'}"
+
+
+def fitted_class_note(engine: ServingEngine, model) -> str:
+    """A warning where `engine` was fitted (its `fitted.model_classes`, written by roofline fit) on no model of `model`'s
+    class: a kernel latency or efficiency fitted on dense GQA rows prices an MoE or MLA model's other and more
+    numerous kernels unmeasured (qa79: a user's 8B fit put DeepSeek-V3 at 3.2 ms a step, 16.1 ms measured); '' where
+    the class was fitted on, or the profile records no classes (written before roofline fit recorded them)."""
+    classes = (engine.fitted or {}).get("model_classes")
+    if not classes or model_class(model) in classes:
+        return ""
+    return (f"engine {engine.name} was fitted on {' and '.join(classes)} models only (its fitted.model_classes), and "
+            f"{model.name} is {model_class(model)}: its kernel latency and efficiencies price kernels no fit row measured, "
+            "so read its figures there as less certain (a fit with rows of such a model measures them)")
 
 
 NVIDIA_ONLY = ("trtllm",)  # engines (or the costs_from of one) that run on NVIDIA GPUs only

@@ -383,3 +383,32 @@ def test_a_value_no_fit_row_of_the_devices_family_determines_is_said_where_the_p
     # a value set by hand is the user's: nothing to say
     new_profile("engine", "my-vllm", "vllm", ["quantised_moe_efficiency=0.5"], out_dir=tmp_path)
     assert roofline.load_engine("my-vllm", (tmp_path,)).unfitted_on("mi300x") == []
+
+
+@pytest.mark.slow
+def test_an_engine_fitted_on_no_model_of_a_class_says_so_where_it_prices_one():
+    """A fit of a user's dense 8B rows put kernel_latency at its bound and priced DeepSeek-V3 (MoE, MLA: many more
+    kernels a layer) at 3.2 ms a step where 16.1 ms was measured, silently (qa79): the fitted block now records the
+    model classes its rows held, and predict and sweeps say where a model of another class is priced."""
+    import dataclasses
+    import warnings
+
+    import roofline
+    from roofline.errors import RooflineError
+    from roofline.serving import check_fitted, fitted_class_note, model_class
+
+    assert model_class(roofline.load_model("deepseek-v3")) == "MoE MLA" and model_class(roofline.load_model("llama-3.1-8b")) == "dense GQA"
+    vllm = roofline.load_engine("vllm")
+    mine = dataclasses.replace(vllm, name="mine", fitted={**vllm.fitted, "model_classes": ["dense GQA"]})
+    said = [w for w in roofline.predict("h100-sxm", "deepseek-v3", tp=8, engine=mine)["warnings"] if "fitted on dense GQA" in w]
+    assert len(said) == 1 and "deepseek-v3 is MoE MLA" in said[0]
+    assert not fitted_class_note(mine, roofline.load_model("llama-3.1-70b"))
+    assert not fitted_class_note(dataclasses.replace(vllm, fitted={k: v for k, v in vllm.fitted.items() if k != "model_classes"}),
+                                 roofline.load_model("deepseek-v3"))  # a profile written before classes were recorded
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({"name": "c", "hardware": "h100-sxm", "model": "deepseek-v3", "tp": 8, "engine": mine,
+                        "axes": {"batch": [1, 2], "context": [1024]}})
+    assert sum("fitted on dense GQA" in str(w.message) for w in caught) == 1
+    with pytest.raises(RooflineError, match=r"fitted.model_classes: expected a list of dense GQA, dense MLA, MoE GQA, MoE MLA"):
+        check_fitted("e.yaml", {**vllm.fitted, "model_classes": ["dense"]})
