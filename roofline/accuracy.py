@@ -260,7 +260,8 @@ def write_accuracy(out: Path, force: bool = False, path: str | Path | None = Non
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         h = summary["headline"]
         plot_accuracy(df, tmp / "predicted_vs_measured.png",
-                      f"{h['split']} rows of {Path(file).name}: within 15%: {100 * (h['within_15pct'] or 0):.0f}% "
+                      f"{h['split']} rows of {Path(file).name}" + (f", engine {engine}" if engine else "")  # one engine: named
+                      + f": within 15%: {100 * (h['within_15pct'] or 0):.0f}% "
                       f"(ideal {100 * (h['ideal']['within_15pct'] or 0):.0f}%), median error {100 * (h['median_abs_error'] or 0):.1f}%")
     summary["files"] = [str(Path(out) / name) for name in ("accuracy.csv", "summary.json", "predicted_vs_measured.png")]
     return summary

@@ -564,11 +564,13 @@ def _quantity_text(p: Parameter, value: float) -> str | float:
 
 
 def _shown_path(path: str) -> str:
-    """`path` relative to the working directory where it lies below it (a profile names its data portably)."""
+    """`path` relative to the repository where it lies in it (measurements/published.csv: a shipped profile names its
+    data portably), else absolute (a user's file, found again from any working directory)."""
+    resolved = Path(path).resolve()
     try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+        return str(resolved.relative_to(Path(__file__).resolve().parent.parent))
     except ValueError:
-        return str(path)
+        return str(resolved)
 
 
 def _costs_from_text(doc, own, base: ServingEngine, name: str, fit: dict) -> str:
@@ -643,6 +645,13 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
                                f"rows, with which parameters fixed, and how well). The rest of these notes and the source "
                                f"describe {base.name}, the profile this fit started from, and its own fit: its figures are "
                                f"not this file's. " + " ".join(str(doc.get("notes", "")).split()))
+        fixed = {row["parameter"] for row in fit["parameters"] if row["fixed"]}
+        doc["source"] = _folded(f"{', '.join(p.key for p in PARAMETERS if p.key not in fixed)}: fitted by `roofline fit` to "
+                                f"{_shown_path(fit['file'])} ({fit['rows_used']}; the `fitted:` block says which of them the "
+                                f"rows determined). "
+                                + (f"{', '.join(sorted(fixed))}: held at {'their' if len(fixed) > 1 else 'its'} sourced start "
+                                   f"value{'s' if len(fixed) > 1 else ''} (--fix). " if fixed else "")
+                                + f"What follows is {base.name}'s source, the start of this fit: " + " ".join(str(doc.get("source", "")).split()))
     doc["name"] = name
     for p in PARAMETERS:
         doc[p.key] = _quantity_text(p, getattr(engine, p.field))

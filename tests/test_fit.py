@@ -91,6 +91,11 @@ def test_the_fitted_profile_is_a_valid_engine_file_with_its_comments_and_fit_rec
     notes = notes[:next(i for i, line in enumerate(notes) if not line.startswith("  "))]
     assert len(notes) > 5 and max(map(len, notes)) <= 115  # a folded block like the shipped notes, not one long line
     assert engine.notes.endswith(" ".join(load_engine("vllm").notes.split()))  # the starting profile's notes, whole
+    # its source says which values the fit set and where the file lies (it kept vllm's source beside other values, and
+    # named the file relative to the working directory; qa79), and its classes are the rows' (dense GQA here)
+    assert engine.source.startswith("kernel_latency, host_per_step,") and f"fitted by `roofline fit` to {Path(fit['file']).resolve()}" in engine.source
+    assert engine.source.endswith(" ".join(load_engine("vllm").source.split()))
+    assert engine.fitted["file"] == str(Path(fit["file"]).resolve()) and engine.fitted["model_classes"] == ["dense GQA"]
     with pytest.raises(RooflineError, match="exists; pass --force"):
         write_fitted_profile(fit, out)
 
