@@ -182,7 +182,7 @@ def _report_flops(df: pd.DataFrame, ops, meta: dict) -> Figure:
 
 
 def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
-    from roofline.findings import break_even_table, ridge_points
+    from roofline.findings import TIE, break_even_table, ridge_points
 
     table = break_even_table(df)
     ridge = ridge_points(ops).sort_values()
@@ -205,9 +205,13 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
             ax.bar([0], [0], color=mcolor[m], edgecolor="k", lw=0.5, label=METHOD_LABELS.get(m, m) + drafted_by)  # legend:
             # the method's colour alone (its first bar may carry the hatch that means "still pays at the largest batch")
             fits_none = t["largest_fitting_batch"].isna().to_numpy() & t["break_even_batch"].notna().to_numpy()
-            for bar, h, cens, none in zip(bars, heights, censored, fits_none):
+            end = t["speedup_at_largest_fitting_batch"].to_numpy(dtype=float)
+            for bar, h, cens, none, gain in zip(bars, heights, censored, fits_none, end):
                 if cens:
                     bar.set_hatch("///")
+                if cens and np.isfinite(gain) and gain < TIE and h >= 16:  # still pays, by a hair: a tie's height, not a gain's
+                    ax.text(bar.get_x() + bar.get_width() / 2, h / 1.3, f"{gain:.2f}×", ha="center", va="top", fontsize=5.5,
+                            rotation=90, bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none"})
                 text = "no fit" if none else "never" if h < 1 else (f"≥{h:g}" if cens else f"{h:g}")
                 ax.text(bar.get_x() + bar.get_width() / 2, max(h, 1.0) * 1.08, text, ha="center", va="bottom", fontsize=6,
                         rotation=90)
@@ -222,7 +226,8 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
         ax.set_xlabel("GPU, by derated ridge point (FLOP/B)")
         ax.set_ylabel("break-even batch\n(speedup ≥ 1 up to it)")
         ax.grid(axis="x", visible=False)
-    axes[-1].bar([0], [0], color="white", edgecolor="k", hatch="///", label="≥: still pays at the largest\nbatch that fits or was swept")
+    axes[-1].bar([0], [0], color="white", edgecolor="k", hatch="///", label="≥: still pays at the largest\nbatch that fits or was swept\n"
+                 f"(1.01×: by less than {TIE - 1:.0%} there)")
     _shared_legend(fig, [axes[-1]])
     fig.suptitle("Free until compute-bound: the largest batch at which speculation still pays (best k per batch)\n"
                  + f"{', '.join(_name(meta, 'model', m) for m in dict.fromkeys(df['model']))}, context {_ctx(df['context'].iloc[0])}"

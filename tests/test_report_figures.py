@@ -134,3 +134,17 @@ def test_the_break_even_axis_starts_at_batch_1_and_ends_near_the_largest_batch_s
         assert ax.get_ylim()[0] == 1
         ticks = [v for v in ax.get_yticks() if ax.get_ylim()[0] <= v <= ax.get_ylim()[1]]
         assert min(ticks) == 1 and max(ticks) <= top, ticks
+
+
+def test_a_break_even_bar_that_pays_only_by_a_hair_says_its_speedup(plotters, results):
+    """EAGLE at alpha 0.8 pays to >= 3415 on an H200 by 1.01x and stops at 172 on an MI300X at 0.99x: two bars 20x apart
+    for a difference of 2% (qa80). A censored bar within TIE of 1 carries its speedup there; one that pays clearly does not."""
+    from roofline.findings import TIE, break_even_table
+
+    r = results["break-even-batch"]
+    fig = plotters["break-even-batch"](r.df, r.ops, {**r.meta, "engine": ["ideal"]})
+    marks = [t.get_text() for ax in fig.axes for t in ax.texts if t.get_text().endswith("×")]
+    table = break_even_table(r.df)
+    hair = table[table["censored"] & (table["speedup_at_largest_fitting_batch"] < TIE) & (table["break_even_batch"] >= 16)]
+    assert len(hair) >= 1 and sorted(marks) == sorted(f"{g:.2f}×" for g in hair["speedup_at_largest_fitting_batch"])
+    assert "1.01×" in marks  # H200, EAGLE, alpha 0.8
