@@ -149,9 +149,11 @@ def weight_only_note(hw: HardwareSpec, dep: Deployment) -> str:
         return ""
     names = " and ".join(lost)
     cores = " or ".join(dict.fromkeys("fp4" if d == "nvfp4" else d for d in lost))  # NVFP4 runs on the fp4 tensor cores
-    return (f"{names} weights on {hw.name}: the device has no {cores} tensor / matrix cores (no such peak in its profile), so they "
-            f"are modelled as weight-only, dequantised to {hw.compute_dtype(lost[0])} in every GEMM at the engine's "
-            "weight_only_efficiency")
+    why = (f"its fp4 units take {' and '.join(f.upper() for f in hw.fp4_formats)} only (fp4_formats in its profile)"
+           if "fp4" in hw.peak_flops_per_s and cores == "fp4" else
+           f"the device has no {cores} tensor / matrix cores (no such peak in its profile)")
+    return (f"{names} weights on {hw.name}: {why}, so they are modelled as weight-only, dequantised to "
+            f"{hw.compute_dtype(lost[0])} in every GEMM at the engine's weight_only_efficiency")
 
 
 def op_time_s(flops, nbytes, compute_flops_per_s: float, memory_bytes_per_s: float, overlap_exponent: float | None = None):

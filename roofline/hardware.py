@@ -49,6 +49,10 @@ _COMPUTE_DTYPE_PREFERENCE = {
 }
 
 
+FP4_FORMATS = ("mxfp4", "nvfp4")  # the 4-bit weight formats an fp4 peak may take: MXFP4 (an E8M0 scale a 32), NVFP4 (FP8 a 16)
+_FP4_FORMAT_OF = {"fp4": "mxfp4", "nvfp4": "nvfp4"}  # a weight dtype's format
+
+
 @dataclass(frozen=True)
 class HardwareSpec:
     """One device. All fields in SI units; `peak_flops_per_s` is keyed by dtype, dense peaks."""
@@ -85,6 +89,7 @@ class HardwareSpec:
     path: str = ""
     extra: dict = field(default_factory=dict, compare=False)
     family: str = ""  # the profile whose engine values (an engine's `overrides` globs) this device takes; "": its name
+    fp4_formats: tuple[str, ...] = FP4_FORMATS  # the formats its fp4 peak takes (CDNA4's MFMA: MXFP4's E8M0 scales only)
 
     @property
     def engine_family(self) -> str:
@@ -93,8 +98,11 @@ class HardwareSpec:
         return (self.family or self.name).lower()
 
     def compute_dtype(self, dtype: str) -> str:
-        """The dtype a GEMM on `dtype` operands runs in on this device (its fastest supported form)."""
+        """The dtype a GEMM on `dtype` operands runs in on this device (its fastest supported form); 4-bit weights take
+        the fp4 peak only in a format it takes (fp4_formats: an MI355X runs NVFP4 weight-only)."""
         for candidate in _COMPUTE_DTYPE_PREFERENCE[dtype]:
+            if candidate == "fp4" and _FP4_FORMAT_OF.get(dtype, "mxfp4") not in self.fp4_formats:
+                continue
             if candidate in self.peak_flops_per_s:
                 return candidate
         return next(iter(self.peak_flops_per_s))
@@ -171,6 +179,7 @@ class HardwareSpec:
             "display_name": self.display_name,
             "kind": self.kind,
             "family": self.engine_family,
+            "fp4_formats": list(self.fp4_formats) if "fp4" in self.peak_flops_per_s else [],
             "mem_bytes": self.mem_bytes,
             "mem_bw_bytes_per_s": self.mem_bw_bytes_per_s,
             "peak_flops_per_s": dict(self.peak_flops_per_s),
@@ -205,11 +214,11 @@ _REQUIRED = (
     "link_bandwidth", "link_latency", "efficiency", "step_overhead", "source", "notes",
 )
 _OPTIONAL = ("type", "usable_memory_fraction", "price", "measured", "overlap_exponent", "layer_overhead", "operator_ceilings",
-             "scale_up_domain", "mesh_links", "scale_out_bandwidth", "scale_out_latency", "family")
+             "scale_up_domain", "mesh_links", "scale_out_bandwidth", "scale_out_latency", "family", "fp4_formats")
 # the order of a profile's top-level fields as the shipped files write them: `hw set` puts a field it adds in its place
 FIELD_ORDER = (
     "type", "name", "display_name", "kind", "family", "memory", "usable_memory_fraction", "memory_bandwidth", "peak_flops",
-    "on_chip_cache", "link_bandwidth", "link_latency", "scale_up_domain", "mesh_links", "scale_out_bandwidth", "scale_out_latency",
+    "fp4_formats", "on_chip_cache", "link_bandwidth", "link_latency", "scale_up_domain", "mesh_links", "scale_out_bandwidth", "scale_out_latency",
     "efficiency", "overlap_exponent", "step_overhead", "layer_overhead", "operator_ceilings", "price", "measured",
     "source", "notes",
 )
@@ -394,6 +403,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
     # spec renamed in Python (dataclasses.replace(spec, name=...)) keeps its engine values
     family = (_text(where, "family", data["family"]).strip() if data.get("family") is not None else str(data["name"])).lower()
     peak_flops_per_s = _peaks_from_profile(where, data["peak_flops"])
+    fp4_formats = _fp4_formats(where, "fp4_formats", data.get("fp4_formats"), "fp4" in peak_flops_per_s)
     eff = data["efficiency"]
     if not isinstance(eff, dict):
         raise field_error(where, "efficiency", "a mapping with memory, compute, link", eff)
@@ -453,7 +463,24 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         path=where,
         extra=extra,
         family=family,
+        fp4_formats=fp4_formats,
     )
+
+
+def _fp4_formats(where: str, field: str, value, has_fp4_peak: bool) -> tuple[str, ...]:
+    """The 4-bit formats a device's fp4 peak takes: FP4_FORMATS where not given; else a non-empty list of them (any case),
+    only beside an fp4 peak."""
+    if value is None:
+        return FP4_FORMATS
+    if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) for v in value):
+        raise field_error(where, field, "a list of " + ", ".join(FP4_FORMATS), value)
+    formats = tuple(dict.fromkeys(v.strip().lower() for v in value))
+    for v in formats:
+        if v not in FP4_FORMATS:
+            raise field_error(where, field, "a list of " + ", ".join(FP4_FORMATS), v)
+    if not has_fp4_peak:
+        raise field_error(where, field, "an fp4 peak in peak_flops for it to describe", "none")
+    return formats
 
 
 # A spec's quantities (SI units): required ones, then those that may be None (absent from the profile).
@@ -512,6 +539,9 @@ def check_hardware_spec(spec: object) -> HardwareSpec:
     _check_scale_out_pair(where, "scale_out_bw_bytes_per_s", spec.scale_out_bw_bytes_per_s is not None,
                           "scale_out_latency_s", spec.scale_out_latency_s is not None)
     _overlap_exponent(where, "overlap_exponent", spec.overlap_exponent)
+    if tuple(spec.fp4_formats) != FP4_FORMATS:
+        _fp4_formats(where, "fp4_formats", list(spec.fp4_formats) if isinstance(spec.fp4_formats, (list, tuple)) else spec.fp4_formats,
+                     "fp4" in spec.peak_flops_per_s)
     check_flag(where, "measured", spec.measured)
     for key in ("source", "notes"):
         _text(where, key, getattr(spec, key), empty_ok=True)

@@ -43,6 +43,11 @@ def time_or_zero_schema() -> dict:
             "description": f"{units.KIND_WORDS['seconds']} or 0, like '{units.EXAMPLES['seconds']}'"}
 
 
+def _any_case(word: str) -> str:
+    """`word` as a regular expression of any case, '-' or '_' alike (ECMA-262 has no inline (?i): editors read these)."""
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else "[-_]" if c in "-_" else re.escape(c) for c in word)
+
+
 def dtype_key_schema() -> dict:
     """A peak's dtype key as profiles.normalize_dtype reads one: any spelling of DTYPE_ALIASES that names a compute
     dtype (nvfp4 as fp4), in any case, '-' or '_' alike, spaces around ignored."""
@@ -51,10 +56,7 @@ def dtype_key_schema() -> dict:
     spellings = sorted((s for s, dtype in DTYPE_ALIASES.items() if dtype in hardware.DTYPES or dtype == "nvfp4"),
                        key=lambda s: (-len(s), s))
 
-    def any_case(word: str) -> str:
-        return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else "[-_]" if c in "-_" else re.escape(c) for c in word)
-
-    return {"type": "string", "pattern": r"^\s*(" + "|".join(map(any_case, spellings)) + r")\s*$",
+    return {"type": "string", "pattern": r"^\s*(" + "|".join(map(_any_case, spellings)) + r")\s*$",
             "description": "a dtype: " + ", ".join(dict.fromkeys(hardware.DTYPES)) + " (any spelling docs/PROFILES.md lists)"}
 
 
@@ -87,6 +89,10 @@ def hardware_schema() -> dict:
     props["family"] = {"type": ["string", "null"], "minLength": 1, "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
                        "description": "the profile whose serving-engine overrides apply (default: the device's own name)"}
     props["type"] = {"const": "hardware"}
+    props["fp4_formats"] = {"type": "array", "minItems": 1, "uniqueItems": True,
+                            "items": {"type": "string", "pattern": r"^\s*(" + "|".join(map(_any_case, hardware.FP4_FORMATS)) + r")\s*$"},
+                            "description": "the 4-bit weight formats the fp4 peak takes (default all: "
+                                           + ", ".join(hardware.FP4_FORMATS) + ")"}
     props["kind"] = {"enum": list(hardware.KINDS)}
     props["peak_flops"] = {
         "type": "object", "minProperties": 1,

@@ -232,7 +232,9 @@ def hardware_table(hw) -> str:
     ]
     for dtype, flops in hw.peak_flops_per_s.items():
         unit = peak_unit(dtype)
-        lines.append(f"  {dtype:<6} dense     {format_si(flops, unit)}  peak ridge {hw.ridge_point_flops_per_byte(dtype):.0f} {unit[:-2]}/byte")
+        formats = f"  ({', '.join(f.upper() for f in hw.fp4_formats)} weights)" if dtype == "fp4" else ""
+        lines.append(f"  {dtype:<6} dense     {format_si(flops, unit)}  peak ridge {hw.ridge_point_flops_per_byte(dtype):.0f} "
+                     f"{unit[:-2]}/byte{formats}")
     lines += [
         f"  compute achievable x {hw.compute_efficiency:.2f}"
         + "".join(f", {d} x {e:.2f}" for d, e in hw.compute_efficiency_by_dtype.items()),

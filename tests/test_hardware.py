@@ -273,3 +273,28 @@ def test_a_family_that_names_no_profile_is_said_where_the_profile_is_written_and
     assert code == 0 and out.startswith("ok") and "family: 'amd' names no hardware profile" in err
     code, _, err = roofline("hw", "new", "x5", "--from", "mi300x", "--dir", tmp_path)
     assert code == 0 and "names no hardware profile" not in err  # a copy keeps family mi300x: nothing to say
+
+
+def test_nvfp4_weights_take_the_fp4_peak_only_where_the_fp4_units_take_nvfp4():
+    """NVFP4 on an MI355X was priced at its 10 PFLOP/s fp4 peak ('nvfp4 weights compute in fp4'), which CDNA4's scaled
+    MFMA (MX E8M0 scales only) does not run: vLLM emulates it there (qa80). `fp4_formats: [mxfp4]` makes it weight-only."""
+    import dataclasses
+
+    import yaml as _yaml
+
+    import roofline
+    from roofline.hardware import FP4_FORMATS, check_hardware_spec, hardware_from_dict
+    from roofline.profiles import builtin_dir
+
+    mi355x, b200 = load_hardware("mi355x"), load_hardware("b200")
+    assert mi355x.fp4_formats == ("mxfp4",) and b200.fp4_formats == FP4_FORMATS
+    assert mi355x.compute_dtype("nvfp4") == "bf16" and mi355x.compute_dtype("fp4") == "fp4" and b200.compute_dtype("nvfp4") == "fp4"
+    said = roofline.predict("mi355x", "llama-3.1-70b", tp=8, weight_dtype="nvfp4")["warnings"]
+    assert any(w.startswith("nvfp4 weights on mi355x: its fp4 units take MXFP4 only") for w in said)
+    data = _yaml.safe_load((builtin_dir("hardware") / "mi300x.yaml").read_text())
+    for value, message in ((["mxfp4"], r"fp4_formats: expected an fp4 peak in peak_flops"), (["fp6"], r"fp4_formats: expected a list of mxfp4, nvfp4, found 'fp6'"),
+                           ([], r"fp4_formats: expected a list of mxfp4, nvfp4")):
+        with pytest.raises(RooflineError, match=message):
+            hardware_from_dict({**data, "fp4_formats": value}, "x.yaml")
+    with pytest.raises(RooflineError, match=r"fp4_formats: expected an fp4 peak"):
+        check_hardware_spec(dataclasses.replace(load_hardware("mi300x"), fp4_formats=("mxfp4",)))
