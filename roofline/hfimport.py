@@ -40,7 +40,8 @@ Reads the architecture keys transformers configs use and writes the profile fiel
                           LM head and router bf16;
                         mxfp4 (gpt-oss): the experts fp4, the rest bf16; modelopt NVFP4: nvfp4, embedding, LM
                           head and router bf16;
-                        awq, gptq: weight-only int4 (4 bits) or w8a16 (8 bits); compressed-tensors by its config
+                        awq, gptq: weight-only int4 (4 bits) or w8a16 (8 bits); quark (AMD) by global_quant_config's
+                          weight dtype (fp8, int8 with int8 inputs W8A8 else w8a16, int4 / uint4, fp4); compressed-tensors by its config
                           groups (which must quantise the weights alike): 8-bit float fp8, 8-bit int with
                           activations int8 (W8A8), 4-bit float nvfp4 (group size 16) or fp4, weight-only int int4 / w8a16; embedding, LM
                           head and router bf16 throughout;
@@ -175,7 +176,7 @@ def _sliding_groups(cfg: dict, where: str, layers: int) -> list[dict]:
 _FP8_METHODS = ("fp8", "fbgemm_fp8")
 _WEIGHT_ONLY_METHODS = ("awq", "gptq", "awq_marlin", "gptq_marlin")
 _KEPT_BF16 = ("embedding", "lm_head", "router")  # what quantised checkpoints leave in 16 bits unless they say otherwise
-_SKIP_KEYS = ("modules_to_not_convert", "ignored_layers", "ignore", "exclude_modules")
+_SKIP_KEYS = ("modules_to_not_convert", "ignored_layers", "ignore", "exclude_modules", "exclude")  # exclude: Quark's
 
 
 def _skip_class(name: str) -> tuple[str | None, int | None]:
@@ -307,12 +308,15 @@ def _precision(config: dict, cfg: dict, where: str, layers: int = 0) -> dict | N
         else:
             raise field_error(where, "quantization_config.config_groups", "8-bit float or int, 4-bit float, or weight-only "
                               "4/8-bit int weights", f"{n}-bit {kind}")
+    elif method == "quark":  # AMD Quark: global_quant_config.weight / input_tensors (quark.torch.quantization.config)
+        dtype = _quark_dtype(qc, where)
+        quantised = None
     elif method == "modelopt":
         raise field_error(where, "quantization_config.quant_algo", "FP8 or NVFP4 (or write the profile's precision: by hand, "
                           "docs/PROFILES.md)", qc.get("quant_algo", MISSING))
     else:
-        raise field_error(where, "quantization_config.quant_method", "fp8, fbgemm_fp8, mxfp4, modelopt (FP8, NVFP4), awq, gptq "
-                          "or compressed-tensors (or write the profile's precision: by hand, docs/PROFILES.md)", method or MISSING)
+        raise field_error(where, "quantization_config.quant_method", "fp8, fbgemm_fp8, mxfp4, modelopt (FP8, NVFP4), awq, gptq, "
+                          "quark or compressed-tensors (or write the profile's precision: by hand, docs/PROFILES.md)", method or MISSING)
     _check_group_size(where, group_key, dtype, group_size)
     skipped = _skipped_classes(qc, layers)
     kept = set(_KEPT_BF16) | skipped
@@ -330,6 +334,31 @@ def _precision(config: dict, cfg: dict, where: str, layers: int = 0) -> dict | N
                        + "; embedding, LM head and router kept in 16 bits"
                        + (" with the modules it leaves unconverted" if skipped else "") + " (roofline/hfimport.py)")
     return block
+
+
+def _quark_dtype(qc: dict, where: str) -> str:
+    """A Quark checkpoint's weight dtype from global_quant_config: weight fp8_e4m3 (or e5m2) fp8; int8 with int8 input
+    tensors int8 (W8A8), without them w8a16; int4 / uint4 int4; fp4 (MX: an E8M0 scale a 32) fp4."""
+    gqc = qc.get("global_quant_config")
+    weight = gqc.get("weight") if isinstance(gqc, dict) else None
+    if isinstance(weight, list) and weight:  # a list of specs (a weight quantised twice over): the first is the storage
+        weight = weight[0]
+    if not isinstance(weight, dict):
+        raise field_error(where, "quantization_config.global_quant_config.weight", "a quantisation spec with a dtype", weight)
+    inputs = gqc.get("input_tensors")
+    inputs = inputs[0] if isinstance(inputs, list) and inputs else inputs
+    w = str(weight.get("dtype", "")).lower().strip()
+    a = str(inputs.get("dtype", "")).lower().strip() if isinstance(inputs, dict) else ""
+    if w.startswith("fp8"):
+        return "fp8"
+    if w == "int8":
+        return "int8" if a == "int8" else "w8a16"
+    if w in ("int4", "uint4"):
+        return "int4"
+    if w in ("fp4", "mx_fp4", "mxfp4", "fp4_e2m1"):
+        return "fp4"
+    raise field_error(where, "quantization_config.global_quant_config.weight.dtype", "fp8_e4m3, int8, int4, uint4 or fp4",
+                      weight.get("dtype", MISSING))
 
 
 def _moe(cfg: dict, where: str, layers: int, hidden: int) -> dict | None:

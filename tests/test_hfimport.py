@@ -410,3 +410,20 @@ def test_deepseek_v3s_group_keys_default_as_transformers_does_and_an_unknown_gat
     assert "n_group 8, topk_group 4" in profile["notes"]
     with pytest.raises(RooflineError, match="topk_method: expected one of greedy, group_limited_greedy, noaux_tc, found 'foo'"):
         profile_from_hf_config({**config, "topk_method": "foo"}, "ds", "ds.json")
+
+
+def test_an_amd_quark_checkpoint_is_imported_in_its_own_precision():
+    """`quant_method: quark` (AMD's own quantised checkpoints, global_quant_config) was refused (qa80)."""
+    def quark(weight, inputs=None, **extra):
+        gqc = {"weight": {"dtype": weight, "qscheme": "per_tensor"}, "input_tensors": inputs and {"dtype": inputs}}
+        return profile_from_hf_config({**TINY, "quantization_config": {"quant_method": "quark", "global_quant_config": gqc, **extra}},
+                                      "q", "q.json")["precision"]
+
+    assert quark("fp8_e4m3", "fp8_e4m3")["default"] == "fp8"
+    assert quark("int8", "int8")["default"] == "int8" and quark("int8")["default"] == "w8a16"
+    assert quark("uint4")["default"] == "int4" and quark("fp4", "fp4")["default"] == "fp4"
+    assert "quant_method quark" in quark("fp8_e4m3", "fp8_e4m3")["source"]
+    with pytest.raises(RooflineError, match=r"global_quant_config.weight.dtype: expected fp8_e4m3, int8, int4, uint4 or fp4, found 'bfp16'"):
+        quark("bfp16")
+    with pytest.raises(RooflineError, match=r"global_quant_config.weight: expected a quantisation spec"):
+        profile_from_hf_config({**TINY, "quantization_config": {"quant_method": "quark"}}, "q", "q.json")
