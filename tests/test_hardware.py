@@ -264,6 +264,7 @@ def test_an_efficiency_too_small_to_be_one_is_refused():
         hardware_from_dict(data, "h.yaml")
 
 
+@pytest.mark.slow
 def test_a_family_that_names_no_profile_is_said_where_the_profile_is_written_and_validated(tmp_path, roofline):
     """`hw new x4 --from mi300x --set family=amd` wrote the file and `hw validate` said ok, while the device had lost
     AMD's engine values; only predict warned (qa80)."""
