@@ -465,6 +465,10 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
         raise field_error(where, v4, "no DeepSeek-V4 key (its compressed attention, grouped low-rank output and hash routing "
                           "are not read: use the hand-written built-in profile deepseek-v4-flash, or `roofline models new "
                           "NAME --from deepseek-v4-flash`)", cfg[v4])
+    shared = cfg.get("num_kv_shared_layers")
+    if shared not in (None, 0):  # Gemma 3n: the last layers reuse earlier layers' KV; read as their own, the KV ran 1.75x high
+        raise field_error(where, "num_kv_shared_layers", "0 (layers that reuse another layer's KV cache are not read: write "
+                          "the profile's attention groups by hand, docs/PROFILES.md)", shared)
     defaults = {k: v for k, v in TYPE_DEFAULTS.get(model_type, {}).items() if k not in cfg and k not in config}
     cfg = {**defaults, **cfg}
     layers = _int(cfg, where, "num_hidden_layers")

@@ -427,3 +427,10 @@ def test_an_amd_quark_checkpoint_is_imported_in_its_own_precision():
         quark("bfp16")
     with pytest.raises(RooflineError, match=r"global_quant_config.weight: expected a quantisation spec"):
         profile_from_hf_config({**TINY, "quantization_config": {"quant_method": "quark"}}, "q", "q.json")
+
+
+def test_a_config_whose_layers_share_another_layers_kv_is_refused():
+    """A gemma3n-style config with num_kv_shared_layers 15 imported as 35 layers each caching its own KV (1.75x high; qa82)."""
+    with pytest.raises(RooflineError, match=r"num_kv_shared_layers: expected 0 \(layers that reuse another layer's KV cache"):
+        profile_from_hf_config({**TINY, "num_kv_shared_layers": 15}, "g", "g.json")
+    assert profile_from_hf_config({**TINY, "num_kv_shared_layers": 0}, "g", "g.json")["name"] == "g"
