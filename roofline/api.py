@@ -341,7 +341,7 @@ def predict(
     dep = deployment(target, weight_dtype, kv_dtype, tp, dp_attention, ep, pp, expert_dtype, where=where)
     check_draft_vocab(where, draft_vocab if method == "eagle" else None, target)
     m = step_metrics(hw, target, batch, 1, context, dep, engine=eng, shared_prefix=shared_prefix, with_operators=True)
-    mem = capacity(hw, target, batch, context + 1, dep, shared_prefix=shared_prefix)
+    mem = capacity(hw, target, batch, context + 1, dep, shared_prefix=shared_prefix, window_pool_ratio=eng.window_kv_pool_ratio)
     step = float(m["step_time_s"])
     by_class = weight_bytes_by_class(target, dep)
     fits = bool(mem["fits_in_memory"])

@@ -22,28 +22,31 @@ from roofline.layout import Deployment
 from roofline.model import ModelSpec
 
 
-def kv_shared_and_per_sequence_bytes(model: ModelSpec, context_len, dep: Deployment, shared_prefix=0):
+def kv_shared_and_per_sequence_bytes(model: ModelSpec, context_len, dep: Deployment, shared_prefix=0, window_pool_ratio=None):
     """(shared, per_sequence): the KV bytes a device holds once (a prefix every sequence shares) and per sequence of
     its attention group, read off kv_cache_bytes at B_a = 1 and B_a = 2 (memory is linear in B_a)."""
-    one = kv_cache_bytes(model, dep.dp_attention, context_len, dep, shared_prefix)        # B_a = 1
-    two = kv_cache_bytes(model, 2 * dep.dp_attention, context_len, dep, shared_prefix)    # B_a = 2
+    one = kv_cache_bytes(model, dep.dp_attention, context_len, dep, shared_prefix, window_pool_ratio)        # B_a = 1
+    two = kv_cache_bytes(model, 2 * dep.dp_attention, context_len, dep, shared_prefix, window_pool_ratio)    # B_a = 2
     return one - (two - one), two - one
 
 
 def capacity(hw: HardwareSpec, model: ModelSpec, batch, context_len, dep: Deployment, *, shared_prefix=0,
-             extra_bytes=0.0, extra_bytes_per_seq=0.0, weights_bytes: float | None = None) -> dict[str, np.ndarray]:
+             extra_bytes=0.0, extra_bytes_per_seq=0.0, weights_bytes: float | None = None,
+             window_pool_ratio: float | None = None) -> dict[str, np.ndarray]:
     """weight_bytes, kv_bytes, memory_needed_bytes, usable_memory_bytes, fits_in_memory, max_batch (broadcast arrays).
 
-    `weights_bytes` replaces the model's resident weights (a head drafter holds only part of its spec's).
+    `weights_bytes` replaces the model's resident weights (a head drafter holds only part of its spec's);
+    `window_pool_ratio`: the engine's hybrid window pool (serving.ServingEngine.window_kv_pool_ratio), None where
+    sliding layers hold only their window.
     """
     weights = weight_bytes(model, dep) if weights_bytes is None else weights_bytes
     b_a = sequences_per_group(batch, dep)
-    kv = kv_cache_bytes(model, batch, context_len, dep, shared_prefix)
+    kv = kv_cache_bytes(model, batch, context_len, dep, shared_prefix, window_pool_ratio)
     extra = np.asarray(extra_bytes, dtype=np.float64)
     per_seq_extra = np.asarray(extra_bytes_per_seq, dtype=np.float64)
     needed = weights + kv + extra + per_seq_extra * b_a
     usable = hw.usable_mem_bytes
-    shared, kv_per_seq = kv_shared_and_per_sequence_bytes(model, context_len, dep, shared_prefix)
+    shared, kv_per_seq = kv_shared_and_per_sequence_bytes(model, context_len, dep, shared_prefix, window_pool_ratio)
     per_seq = kv_per_seq + per_seq_extra
     fixed = weights + extra + shared
     groups = np.floor((usable - fixed) / np.where(per_seq > 0, per_seq, 1e-30))

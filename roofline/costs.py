@@ -320,22 +320,40 @@ def weight_bytes(model: ModelSpec, dep: Deployment) -> float:
     return float(sum(weight_bytes_by_class(model, dep).values()))
 
 
-def kv_cache_bytes(model: ModelSpec, batch, context_len, dep: Deployment, shared_prefix=0):
+def kv_cache_bytes(model: ModelSpec, batch, context_len, dep: Deployment, shared_prefix=0, window_pool_ratio=None):
     """KV bytes held on the busiest device for `batch` sequences of `context_len` tokens each.
 
     Each attention group holds B / dp_attention sequences, its busiest stage's share of the layers
     (Deployment.stage_share); a shared prefix of P tokens is stored once:
     B_a * stored(L) - (B_a - 1) * (stored(L) - stored(L - P)).
+    Under an engine's hybrid window pool (`window_pool_ratio` r, serving.py: SGLang's) a model with full and sliding
+    layers is charged pooled(L) (_pooled_bytes) where stored(L) stands.
     """
     b_a = sequences_per_group(batch, dep)
     length = np.asarray(context_len, dtype=np.float64)
     p = np.minimum(np.asarray(shared_prefix, dtype=np.float64), length)
     total = 0.0
     for g in model.groups:  # bytes of a layer: KV entries and indexer keys (model.cache_bytes_per_layer)
-        stored = model.cache_bytes_per_layer(g, length, dep.tp, dep.kv_dtype)
-        shared = stored - model.cache_bytes_per_layer(g, length - p, dep.tp, dep.kv_dtype)
+        stored = _pooled_bytes(model, g, length, dep, window_pool_ratio)
+        shared = stored - _pooled_bytes(model, g, length - p, dep, window_pool_ratio)
         total = total + g.layers * (b_a * stored - np.maximum(b_a - 1.0, 0.0) * shared)
     return total * dep.stage_share(model.layers)
+
+
+def _pooled_bytes(model: ModelSpec, group, length, dep: Deployment, ratio):
+    """Cache bytes one layer of `group` is charged for a sequence of `length` tokens: what it stores
+    (model.cache_bytes_per_layer), or, under a hybrid window pool of ratio r on a model with full and sliding layers
+    (SGLang sizes a window pool of r x the full pool's tokens, so whichever fills first caps the batch), per entry
+    e:  full layer  e * max(S, m / r),  sliding layer  e * max(r S, m),  m = min(S, the largest window).
+    A compressed group (DeepSeek-V4, which SGLang pools its own way) keeps what it stores."""
+    stored = model.cache_bytes_per_layer(group, length, dep.tp, dep.kv_dtype)
+    windows = [g.window for g in model.groups if g.kind == "sliding"]
+    if ratio is None or not windows or group.kind == "compressed" or not any(g.kind == "full" for g in model.groups):
+        return stored
+    entry = model.cache_bytes_per_layer(group, 1.0, dep.tp, dep.kv_dtype)  # one token's entry (a window holds >= 1)
+    s = np.maximum(np.asarray(length, dtype=np.float64), 0.0)
+    m = np.minimum(s, max(windows))
+    return entry * (np.maximum(ratio * s, m) if group.kind == "sliding" else np.maximum(s, m / ratio))
 
 
 def operator_costs(

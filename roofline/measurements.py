@@ -424,12 +424,12 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
 PREDICTION_COLUMNS = ("predicted", "running_batch", "per_token_time_s", "decode_step_time_s", "prefill_time_s", "tau", "speedup_predicted")
 
 
-def running_batch(g: _Group) -> np.ndarray:
+def running_batch(g: _Group, window_pool_ratio: float | None = None) -> np.ndarray:
     """Sequences per replica the engine runs at once: the row's mean requests in flight C_r where it gives them,
     else its B_r, capped by the largest batch whose KV cache of P + O tokens each fits beside the weights
-    (capacity.max_batch; at least 1). A mean in flight below 1 (a run idle between requests, or 0.999 of a
-    concurrency-1 run) runs one sequence while it runs."""
-    cap = capacity(g.hw, g.model, 1, g.input_len + g.output_len, g.dep)["max_batch"]
+    (capacity.max_batch, under the engine's window pool; at least 1). A mean in flight below 1 (a run idle between
+    requests, or 0.999 of a concurrency-1 run) runs one sequence while it runs."""
+    cap = capacity(g.hw, g.model, 1, g.input_len + g.output_len, g.dep, window_pool_ratio=window_pool_ratio)["max_batch"]
     asked = np.maximum(np.where(np.isnan(g.concurrency), g.batch, g.concurrency), 1.0)
     return np.minimum(asked, np.maximum(cap, 1).astype(np.float64))
 
@@ -443,7 +443,7 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
     quantity = rows.table["quantity"].to_numpy()
     for g in rows.groups:
         eng = engines[g.slot].for_hardware(g.hw)
-        running = running_batch(g)
+        running = running_batch(g, eng.window_kv_pool_ratio)
         if g.method == "none":
             step = step_metrics(g.hw, g.model, running, 1, g.context, g.dep, engine=eng)["step_time_s"]
             per_token, tau, speedup = step, np.ones_like(step), np.ones_like(step)

@@ -34,6 +34,11 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      that operator's roofline time is divided by it, its kernel latencies are not (1: the roofline)
     shared prefix    `prefix_read_once`: the attention kernel reads a prefix shared by the batch once
                      per pass (cascade / prefix-aware attention) instead of once per sequence
+    KV memory        `window_kv_pool_ratio` r (None: every sliding-window layer holds min(S, window) entries a
+                     sequence, vLLM's hybrid allocator): SGLang's hybrid SWA pool for a model with full and sliding
+                     layers (its --swa-full-tokens-ratio), a window pool of r x the full pool's tokens, so a sequence
+                     of S tokens is charged max(S, m / r) entries on a full layer and max(r S, m) on a sliding one,
+                     m = min(S, the largest window) (costs.kv_cache_bytes); reads are not affected
 
 `ideal` sets every term to zero: the roofline bound, with only the hardware profile's own `step_overhead` (engine.py). A profile may carry `overrides` per
 hardware family (a list of {hardware: GLOB, FIELD: VALUE}), e.g. HIP graphs on AMD.
@@ -120,6 +125,7 @@ class ServingEngine:
     prefix_read_once: bool = True
     quantised_moe_efficiency: float = 1.0
     weight_only_efficiency: float = 1.0
+    window_kv_pool_ratio: float | None = None  # SGLang's hybrid SWA pool (module docstring); None: window-capped
     overrides: tuple = ()
     fitted: dict = field(default_factory=dict, compare=False, hash=False)
     source: str = ""
@@ -194,7 +200,7 @@ class ServingEngine:
                 "host_per_step_s", "host_per_sequence_s", "host_overlap", "host_overlap_speculating", "moe_dispatch", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency",
-                "quant_kernels_per_gemm", "costs_from")
+                "window_kv_pool_ratio", "quant_kernels_per_gemm", "costs_from")
         out = {k: getattr(self, k) for k in keys}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)
         out["kernels_per_layer_mla"] = dict(self.kernels_per_layer_mla)
@@ -207,7 +213,8 @@ class ServingEngine:
 IDEAL = ServingEngine()
 _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
           "host_overlap", "host_overlap_speculating", "moe_dispatch", "overlap_exponent",
-          "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "overrides", "fitted", "source", "notes", *_SECONDS}
+          "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
+          "overrides", "fitted", "source", "notes", *_SECONDS}
 
 
 def _yaml_seconds(where: str, key: str, value: object) -> float:
@@ -273,6 +280,13 @@ def _efficiency(where: str, key: str, value: object) -> float:
     return float(value)
 
 
+def _pool_ratio(where: str, key: str, value: object) -> float | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)
+                              or not 0.01 <= value <= 1):
+        raise field_error(where, key, "a fraction in [0.01, 1] (SGLang's --swa-full-tokens-ratio) or null (window-capped)", value)
+    return None if value is None else float(value)
+
+
 def _tile_rows(where: str, key: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value <= 1024:
         raise field_error(where, key, "an integer in 0..1024", value)
@@ -293,6 +307,7 @@ _VALUE_RULES = {
     "quantised_moe_efficiency": _efficiency,
     "weight_only_efficiency": _efficiency,
     "gemm_tile_rows": _tile_rows,
+    "window_kv_pool_ratio": _pool_ratio,
 }
 COST_FIELDS = (*_SECONDS.values(), *_VALUE_RULES)  # the ServingEngine fields an override may change
 

@@ -551,7 +551,7 @@ def speculative_metrics(
 
     verify_len = s + q
     mem = speculation_capacity(hw, target, b, verify_len, dep, method, drafter, d_dep, dhw if elsewhere else None,
-                               draft_vocab, speculating, shared_prefix)
+                               draft_vocab, speculating, shared_prefix, engine.window_kv_pool_ratio)
     out = {
         "baseline_step_time_s": base["step_time_s"],
         "baseline_tokens_per_s": b / base["step_time_s"],
@@ -576,7 +576,8 @@ def speculative_metrics(
         "memory_needed_bytes": mem["memory_needed_bytes"],
         "fits_in_memory": mem["fits_in_memory"],
         "max_batch": mem["max_batch"],
-        "baseline_max_batch": capacity(hw, target, b, s + 1, dep, shared_prefix=shared_prefix)["max_batch"],  # plain decoding
+        "baseline_max_batch": capacity(hw, target, b, s + 1, dep, shared_prefix=shared_prefix,  # plain decoding
+                                       window_pool_ratio=engine.window_kv_pool_ratio)["max_batch"],
         "verify_compute_bound": verify["compute_bound"],
         "baseline_mbu": base["mbu"],
         "baseline_mfu": base["mfu"],
@@ -588,23 +589,24 @@ def speculative_metrics(
 
 
 def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_dep, draft_hw, draft_vocab,
-                         speculating, shared_prefix=0) -> dict:
+                         speculating, shared_prefix=0, window_pool_ratio=None) -> dict:
     """Memory with the drafter counted where it runs and only where it drafts (k > 0): the target's
     devices carry a co-located drafter's weights and per-sequence KV; a drafter on `draft_hw` caps the
-    batch by that device's memory instead."""
+    batch by that device's memory instead. `window_pool_ratio`: the engine's hybrid window pool (capacity)."""
     speculating = np.asarray(speculating)
+    pool = {"shared_prefix": shared_prefix, "window_pool_ratio": window_pool_ratio}
     if drafter is None:
-        return {**capacity(hw, target, batch, verify_len, dep, shared_prefix=shared_prefix), "drafter_memory_bytes": 0.0}
+        return {**capacity(hw, target, batch, verify_len, dep, **pool), "drafter_memory_bytes": 0.0}
     weights = drafter_weight_bytes(method, drafter, d_dep, draft_hw is not None, draft_vocab, target.vocab_size)
     # the drafter's KV of a shared prefix, held once like the target's, and of each sequence
-    shared, per_seq = kv_shared_and_per_sequence_bytes(drafter, verify_len, d_dep, shared_prefix)
+    shared, per_seq = kv_shared_and_per_sequence_bytes(drafter, verify_len, d_dep, shared_prefix, window_pool_ratio)
     on = np.where(speculating, 1.0, 0.0)
     if draft_hw is None:
-        out = capacity(hw, target, batch, verify_len, dep, shared_prefix=shared_prefix,
-                       extra_bytes=on * (weights + shared), extra_bytes_per_seq=on * per_seq)
+        out = capacity(hw, target, batch, verify_len, dep, extra_bytes=on * (weights + shared), extra_bytes_per_seq=on * per_seq,
+                       **pool)
         return {**out, "drafter_memory_bytes": on * (weights + shared + per_seq * sequences_per_group(batch, dep))}
-    main = capacity(hw, target, batch, verify_len, dep, shared_prefix=shared_prefix)
-    side = capacity(draft_hw, drafter, batch, verify_len, d_dep, shared_prefix=shared_prefix, weights_bytes=weights)
+    main = capacity(hw, target, batch, verify_len, dep, **pool)
+    side = capacity(draft_hw, drafter, batch, verify_len, d_dep, weights_bytes=weights, **pool)
     return {
         "memory_needed_bytes": main["memory_needed_bytes"],
         "fits_in_memory": main["fits_in_memory"] & np.where(speculating, side["fits_in_memory"], True),

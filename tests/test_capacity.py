@@ -45,3 +45,26 @@ def test_extra_drafter_bytes_lower_the_cap():
     base = int(capacity(H200, LLAMA, 1, 8192, dep)["max_batch"])
     with_drafter = int(capacity(H200, LLAMA, 1, 8192, dep, extra_bytes=2.5e9, extra_bytes_per_seq=8192 * 8192)["max_batch"])
     assert with_drafter < base
+
+
+def test_sglangs_hybrid_window_pool_charges_window_layers_for_every_token():
+    """SGLang sizes a sliding-window pool of 0.8 x the full pool's tokens for a model with full and sliding layers
+    (--swa-full-tokens-ratio), so a long sequence pays 0.8 of its window layers' entries per token: gpt-oss-120b on one
+    H200 at 131,072 tokens admits 8 sequences there, not the 14 a window-capped cache holds (qa82's pool arithmetic)."""
+    import roofline
+    from roofline.costs import kv_cache_bytes
+
+    gpt = load_model("gpt-oss-120b")
+    dep = deployment(gpt)
+    full = [g for g in gpt.groups if g.kind == "full"][0]
+    window = [g for g in gpt.groups if g.kind == "sliding"][0]
+    entry = {g.kind: gpt.cache_bytes_per_layer(g, 1.0, 1, "bf16") for g in (full, window)}
+    for s in (100, 4096, 131072):  # below the window, the pool of window entries binds: m / r entries on a full layer
+        m = min(s, window.window)
+        expected = full.layers * entry["full"] * max(s, m / 0.8) + window.layers * entry["sliding"] * max(0.8 * s, m)
+        assert float(kv_cache_bytes(gpt, 1, s, dep, window_pool_ratio=0.8)) == pytest.approx(expected, rel=1e-12)
+    assert float(kv_cache_bytes(gpt, 1, 131072, dep)) < float(kv_cache_bytes(gpt, 1, 131072, dep, window_pool_ratio=0.8))
+    caps = {e: roofline.predict("h200", "gpt-oss-120b", context=131072, engine=e)["max_batch"] for e in ("vllm", "sglang")}
+    assert caps == {"vllm": 14, "sglang": 8}
+    # a model of full layers only is charged what it stores, whatever the engine
+    assert float(kv_cache_bytes(LLAMA, 4, 8192, deployment(LLAMA), window_pool_ratio=0.8)) == float(kv_cache_bytes(LLAMA, 4, 8192, deployment(LLAMA)))

@@ -412,3 +412,15 @@ def test_an_engine_fitted_on_no_model_of_a_class_says_so_where_it_prices_one():
     assert sum("fitted on dense GQA" in str(w.message) for w in caught) == 1
     with pytest.raises(RooflineError, match=r"fitted.model_classes: expected a list of dense GQA, dense MLA, MoE GQA, MoE MLA"):
         check_fitted("e.yaml", {**vllm.fitted, "model_classes": ["dense"]})
+
+
+def test_an_engines_window_pool_ratio_is_a_fraction_or_null():
+    from roofline.errors import RooflineError
+    from roofline.serving import engine_from_dict, load_engine
+
+    assert load_engine("sglang").window_kv_pool_ratio == 0.8 and load_engine("vllm").window_kv_pool_ratio is None
+    assert load_engine("sglang-early").window_kv_pool_ratio is None  # before SGLang's hybrid SWA memory
+    base = {"name": "e", "display_name": "e", "source": "s", "notes": "n"}
+    assert engine_from_dict({**base, "window_kv_pool_ratio": None}, "e.yaml").window_kv_pool_ratio is None
+    with pytest.raises(RooflineError, match=r"window_kv_pool_ratio: expected a fraction in \[0.01, 1\] \(SGLang's --swa-full-tokens-ratio\)"):
+        engine_from_dict({**base, "window_kv_pool_ratio": 2}, "e.yaml")
