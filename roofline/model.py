@@ -65,6 +65,9 @@ class AttentionGroup:
     # stored per indexed entry, whole on every rank, and scored by every query over index_heads heads (0: none)
     index_dim: int = 0
     index_heads: int = 0
+    # bytes one layer holds per sequence whatever its length (a compressor's running state: DeepSeek-V4's fp32
+    # kv_state and score_state, inference/model.py Compressor), whole on every rank
+    state_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -367,10 +370,12 @@ class ModelSpec:
 
     def cache_bytes_per_layer(self, group: AttentionGroup, context_len, tp: int, kv_dtype: str):
         """Cache bytes one layer of `group` holds for a sequence of `context_len` tokens, per device: its KV entries
-        and its indexer's keys (cache_elements_per_layer), each at its bytes per element in `kv_dtype`."""
+        and its indexer's keys (cache_elements_per_layer), each at its bytes per element in `kv_dtype`, and its fixed
+        state_bytes."""
         kv = self.stored_tokens(group, context_len) * self.kv_elements_per_token_per_layer_per_device(tp)
         keys = self.indexed_entries(group, context_len) * group.index_dim
-        return kv * self.kv_bytes_per_element(kv_dtype) + keys * self.index_bytes_per_element(group, kv_dtype)
+        return (kv * self.kv_bytes_per_element(kv_dtype) + keys * self.index_bytes_per_element(group, kv_dtype)
+                + group.state_bytes)
 
     def kv_cache_bytes_per_sequence(self, context_len, kv_dtype: str = "bf16", tp: int = 1):
         """KV cache bytes one sequence of `context_len` tokens holds, per device, summed over layers."""
@@ -556,7 +561,7 @@ def _low_rank(where: str, prefix: str, kv_layout: object, q_lora_rank: object, o
 
 
 def _group(where: str, key: str, kind: object, layers: object, window: object, ratio: object, read_tokens: object,
-           index_dim: object = 0, index_heads: object = 0) -> AttentionGroup:
+           index_dim: object = 0, index_heads: object = 0, state_bytes: object = 0) -> AttentionGroup:
     """One layer group: a known kind; a sliding group's window above 0; a compressed group's ratio at least 2; an
     indexer (index_dim and index_heads, both or neither) only where sparse attention picks entries (read_tokens)."""
     if kind not in GROUP_KINDS:
@@ -569,6 +574,7 @@ def _group(where: str, key: str, kind: object, layers: object, window: object, r
         read_tokens=_positive_int(where, f"{key}.read_tokens", read_tokens, allow_zero=True),
         index_dim=_positive_int(where, f"{key}.index_dim", index_dim, allow_zero=True),
         index_heads=_positive_int(where, f"{key}.index_heads", index_heads, allow_zero=True),
+        state_bytes=_positive_int(where, f"{key}.state_bytes", state_bytes, allow_zero=True),
     )
     if group.kind == "full" and group.window:  # it would be ignored: a full group keeps every token
         raise field_error(where, f"{key}.window", "0 on a full group (a window is kind: sliding's, or a compressed group's)",
@@ -669,9 +675,9 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
     groups = []
     for i, g in enumerate(raw_groups):
         key = f"attention.groups[{i}]"
-        g = _mapping(where, key, g, {"kind", "layers", "window", "ratio", "read_tokens", "index_dim", "index_heads"})
+        g = _mapping(where, key, g, {"kind", "layers", "window", "ratio", "read_tokens", "index_dim", "index_heads", "state_bytes"})
         groups.append(_group(where, key, g.get("kind"), g.get("layers"), g.get("window", 0), g.get("ratio", 1), g.get("read_tokens", 0),
-                             g.get("index_dim", 0), g.get("index_heads", 0)))
+                             g.get("index_dim", 0), g.get("index_heads", 0), g.get("state_bytes", 0)))
     _check_group_layers(where, "attention.groups", groups, ints["layers"])
     mla = None
     if kv_layout != "mla" and attention.get("mla") is not None:  # a forgotten `kv_layout: mla` sized a latent as GQA heads
@@ -718,7 +724,7 @@ def _check_spec_groups(where: str, spec: ModelSpec) -> None:
     for i, g in enumerate(spec.groups):
         if not isinstance(g, AttentionGroup):
             raise field_error(where, f"groups[{i}]", "an AttentionGroup", g)
-        _group(where, f"groups[{i}]", g.kind, g.layers, g.window, g.ratio, g.read_tokens, g.index_dim, g.index_heads)
+        _group(where, f"groups[{i}]", g.kind, g.layers, g.window, g.ratio, g.read_tokens, g.index_dim, g.index_heads, g.state_bytes)
     _check_group_layers(where, "groups", list(spec.groups), spec.layers)
 
 

@@ -158,7 +158,7 @@ def model_schema() -> dict:
             "kv_layout": {"enum": ["gqa", "shared_kv", "mla"]},
             "groups": {"type": "array", "minItems": 1, "items": {"type": "object", "properties": {
                 "kind": {"enum": list(model.GROUP_KINDS)}, "layers": count, "window": count0, "ratio": count,
-                "read_tokens": count0, "index_dim": count0, "index_heads": count0}, "required": ["kind", "layers"],
+                "read_tokens": count0, "index_dim": count0, "index_heads": count0, "state_bytes": count0}, "required": ["kind", "layers"],
                 "additionalProperties": False}},
             "mla": {"type": "object"}, "q_lora_rank": count0, "o_lora_rank": count0, "o_groups": count,
             "kv_entry_bytes": {"type": "object", "additionalProperties": count},

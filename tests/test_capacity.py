@@ -68,3 +68,20 @@ def test_sglangs_hybrid_window_pool_charges_window_layers_for_every_token():
     assert caps == {"vllm": 14, "sglang": 8}
     # a model of full layers only is charged what it stores, whatever the engine
     assert float(kv_cache_bytes(LLAMA, 4, 8192, deployment(LLAMA), window_pool_ratio=0.8)) == float(kv_cache_bytes(LLAMA, 4, 8192, deployment(LLAMA)))
+
+
+def test_deepseek_v4s_compressor_state_is_held_per_sequence_whatever_its_length():
+    """The compressors' fp32 kv_state and score_state (deepseek-ai inference/model.py Compressor: (coff x ratio,
+    coff x head_dim) a sequence, coff 2 at ratio 4) were left out: 12.2 MB a sequence, 1.64x the cache at 4k (qa82)."""
+    from roofline.costs import kv_cache_bytes
+
+    v4 = load_model("deepseek-v4-flash")
+    csa, hca = [g for g in v4.groups if g.kind == "compressed"]
+    assert csa.state_bytes == 2 * 4 * (2 * 4) * (2 * 512) + 2 * 4 * (2 * 4) * (2 * 128) and hca.state_bytes == 2 * 4 * 128 * 512
+    dep = deployment(v4, tp=8, kv_dtype="fp8")
+    state = csa.layers * csa.state_bytes + hca.layers * hca.state_bytes
+    assert state == 12_206_080
+    one, two = (float(kv_cache_bytes(v4, b, 4096, dep)) for b in (1, 2))
+    assert two - one == pytest.approx(one)  # per sequence, not shared
+    shared = float(kv_cache_bytes(v4, 2, 4096, dep, shared_prefix=4000))
+    assert shared > state * 2  # a shared prefix is stored once; each sequence keeps its own state
