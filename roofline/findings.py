@@ -313,7 +313,9 @@ def break_even_table(df: pd.DataFrame) -> pd.DataFrame:
     fit_max = fit.groupby(keys, observed=True)["batch"].max().reindex(be.index)
     swept_max = grouped["batch"].max()
     out = pd.DataFrame({"break_even_batch": be, "largest_fitting_batch": fit_max, "max_batch": cap, "largest_batch": swept_max})
-    out["censored"] = (be >= cap) | (be >= swept_max) | (be >= fit_max.fillna(0))
+    # a lower bound where it pays at max_batch or at the sweep's last batch, or stops at the last swept batch that fits
+    # (a sweep too large to refine keeps that one); one refined to a crossing between them and max_batch is exact
+    out["censored"] = (be >= cap) | (be >= swept_max) | (be == fit_max)
     out["memory_limited"] = out["censored"] & ~(out["largest_fitting_batch"] >= out["largest_batch"])  # NaN: none fits
     # how much it pays where the search ends: a censored break-even may rest on a speedup of 1.01
     end = fit[fit["k"] > 0].merge(out["largest_fitting_batch"].reset_index(), on=keys)

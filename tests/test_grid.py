@@ -364,6 +364,14 @@ def test_a_break_even_past_the_last_swept_batch_that_fits_reaches_the_largest_ba
     assert row["censored"] and row["break_even_batch"] == row["max_batch"]
     crossing = break_even_table(df[df["k"] == 6]).iloc[0]  # a break-even inside the sweep is not a bound
     assert not crossing["censored"] and crossing["break_even_batch"] < 128
+    # nor one refined to a crossing between the last swept batch that fits and max_batch (qa81: 143 at alpha 0.5, k 3,
+    # where 147 fit, was called a lower bound and 'the largest batch that fits')
+    gap = roofline.sweep({"name": "gap", "hardware": "l4", "model": "llama-3.1-8b", "method": "eagle", "engine": "ideal",
+                          "axes": {"batch": [64, 128, 181, 256], "context": [256], "k": [3], "alpha": [0.5]}})
+    p = roofline.predict("l4", "llama-3.1-8b", method="eagle", engine="ideal", batch=1, context=256, k=3, alpha=0.5)["spec"]
+    row = break_even_table(gap).iloc[0]
+    assert row["break_even_batch"] == p["break_even_batch"] and 128 < row["break_even_batch"] < row["max_batch"]
+    assert not p["break_even_at_memory_limit"] and not row["censored"]
 
 
 @pytest.mark.slow
