@@ -300,13 +300,14 @@ def _load_rt(text: str, where: str):
         raise RooflineError(f"{where}: cannot be edited: {str(exc).splitlines()[0][:200]}") from None
 
 
-def validate_text(kind: str, text: str, path: Path) -> object:
-    """Validate profile text of `kind` as if it were the file `path`: the spec, or a RooflineError."""
+def validate_text(kind: str, text: str, path: Path, extra_dirs: tuple = ()) -> object:
+    """Validate profile text of `kind` as if it were the file `path` (profiles it names looked up with `extra_dirs`,
+    as validate_data does): the spec, or a RooflineError."""
     data = load_yaml_text(text, str(path))
     if not isinstance(data, dict):
         found = "an empty file" if data is None else type(data).__name__
         raise RooflineError(f"{path}: expected a YAML mapping at the top level, found {found}")
-    return validate_data(kind, data, path)
+    return validate_data(kind, data, path, extra_dirs)
 
 
 def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
@@ -501,7 +502,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     if assignments:  # which values are not the source profile's, whatever its source and notes say
         header.append("# set by hand, not from the source or notes below: " + ", ".join(sorted(set_here)) + ".")
     text = "\n".join(header) + "\n" + _dump(doc)
-    validate_text(kind, text, target)
+    validate_text(kind, text, target, extra_dirs)
     write_text_atomic(target, text, force, what=f"{GROUP[kind]} new")
     _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is written
     _removed_note(had, pairs, str(target), source.stem)
@@ -535,7 +536,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     text = _splice(unix, before, _dump(doc, indent))  # only the lines the edit changes
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-    validate_text(kind, text, path)
+    validate_text(kind, text, path, extra_dirs)
     write_text_atomic(path, text, force=True)
     _family_values_kept(kind, doc, set_here, str(path))
     _removed_note(had, pairs, str(path), "the file")
@@ -576,7 +577,7 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
             if error and edited == text:
                 raise RooflineError(f"{path}: unchanged, the edit was given up while invalid: {error}")
             try:
-                validate_text(kind, edited, path)
+                validate_text(kind, edited, path, extra_dirs)
             except RooflineError as exc:
                 text, error = edited, str(exc)
                 continue

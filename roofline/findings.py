@@ -343,13 +343,15 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         t = t.assign(ridge=ridge.reindex(t.index)).sort_values(["break_even_batch", "ridge"], ascending=False)
         free = t[~t["censored"]]
         parts = [f"{int(r.break_even_batch)} on {_hw(meta, h)}" + (f" ({_n(r.ridge)})" if ridges else "") for h, r in free.iterrows()]
-        fitting = t["censored"] & t["largest_fitting_batch"].notna()
+        none_swept = t["largest_fitting_batch"].isna()  # not one swept batch fits: smaller ones may, and pay
+        fitting = t["censored"] & (~none_swept | (t["break_even_batch"] > 0))
         capped = [f"at least {int(r.break_even_batch)} on {_hw(meta, h)} (" + (f"{_n(r.ridge)}; " if ridges else "")
-                  + (f"the largest batch that fits, {r.speedup_at_largest_fitting_batch:.2f}× at batch {int(r.largest_fitting_batch)}"
+                  + ("the largest batch that fits, below the sweep's first" if np.isnan(r.largest_fitting_batch) else
+                     f"the largest batch that fits, {r.speedup_at_largest_fitting_batch:.2f}× at batch {int(r.largest_fitting_batch)}"
                      if r.break_even_batch > r.largest_fitting_batch else
                      f"{'memory ends the sweep' if r.memory_limited else 'the sweep ends there'}, "
                      f"{r.speedup_at_largest_fitting_batch:.2f}× there") + ")" for h, r in t[fitting].iterrows()]
-        nowhere = [f"not at all on {_hw(meta, h)} (not one batch fits)" for h in t.index[t["largest_fitting_batch"].isna()]]
+        nowhere = [f"not at all on {_hw(meta, h)} (not one batch fits)" for h in t.index[none_swept & (t["break_even_batch"] == 0)]]
         return parts + capped + nowhere, free
 
     said, free = pays(at_c0[(at_c0["method"] == method) & (at_c0["alpha"] == a0)], True)

@@ -280,7 +280,9 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k, refine: b
     be = np.expand_dims(be, AXIS["batch"])
     if refine:
         cap = np.take(out["max_batch"], [0], axis=AXIS["batch"])  # the largest batch that fits: one per cell
-        be = _refined_break_even(be, np.asarray(batch), fits, cap, metrics, c, kk, alpha_arg)
+        drafting = np.broadcast_to(speculates(cfg.method, np.squeeze(kk, axis=AXIS["batch"])), np.squeeze(be, axis=AXIS["batch"]).shape)
+        be = _refined_break_even(be, np.asarray(batch), fits, cap, metrics, c, kk, alpha_arg,
+                                 np.expand_dims(drafting, AXIS["batch"]))
     out["break_even_batch"] = np.broadcast_to(be, shape)
     # the drafter's device counts (and costs) only when there is a drafter and it drafts
     uses_draft_device = (cfg.draft_hw is not None) & speculates(cfg.method, kk)
@@ -347,22 +349,24 @@ def refines_break_even(sc: Scenario) -> tuple[bool, int]:
     points is refined whole."""
     ax = sc.axes
     batches = np.asarray(ax["batch"])
-    widest = int(np.diff(batches).max()) - 1 if batches.size > 1 else 0
+    widest = max(int(np.diff(batches).max()) - 1 if batches.size > 1 else 0, int(batches.min()) - 1)  # below the first too
     cells = len(ax["context"]) * len(ax["alpha"]) * len(ax["k"])
     scan = cells * max(widest, 0)
     return scan <= max(BREAK_EVEN_BUDGET_MIN, BREAK_EVEN_BUDGET_SHARE * cells * batches.size), scan
 
 
-def _refined_break_even(be, batch, fits, cap, metrics, context, k, alpha):
+def _refined_break_even(be, batch, fits, cap, metrics, context, k, alpha, drafting):
     """The break-even batch of each cell: `be`, the largest swept batch that pays (on a batch axis of length 1), moved
     to the last batch that pays before the next swept batch, or up to the largest batch that fits (`cap`, the cell's
     max_batch) where the next swept batch does not fit, every batch of each such gap evaluated in one call of `metrics`
     (speculative_metrics at flat arrays of batches, contexts, k and alphas), as predict's search evaluates every batch
     past its last crossing: near speedup 1 a curve can zigzag a few batches wide (a GEMM's rows padded to the engine's
     tile), and the last batch that pays is the break-even, not the first crossing a bisection meets. A break-even at
-    `cap` (speculation pays wherever the batch fits) or at the sweep's last batch is a lower bound; a cell where no
-    swept batch pays keeps 0. A curve that dips below 1 and recovers where no swept batch pays is not seen, where
-    predict's search over every batch is (not_paying_below_break_even)."""
+    `cap` (speculation pays wherever the batch fits) or at the sweep's last batch is a lower bound. A drafting cell
+    (`drafting`) where no swept batch pays scans the batches below the first swept one, up to `cap` (no swept batch
+    may fit where smaller ones do and pay); without a batch that pays it keeps 0. A curve that dips below 1 and
+    recovers where no swept batch pays is not seen, where predict's search over every batch is
+    (not_paying_below_break_even)."""
     axis = AXIS["batch"]
     nxt = np.searchsorted(batch, be, side="right")  # the swept batch after the break-even (len(batch): none)
     inside = (be > 0) & (nxt < batch.size)
@@ -370,6 +374,8 @@ def _refined_break_even(be, batch, fits, cap, metrics, context, k, alpha):
     lo = be.astype(np.int64)
     nxt_batch = batch[np.minimum(nxt, batch.size - 1)]
     hi = np.where(inside, np.where(nxt_fits, nxt_batch, np.minimum(nxt_batch, cap + 1)), be).astype(np.int64)
+    below = (be == 0) & drafting  # none swept pays: the batches below the first swept one, as far as they fit
+    hi = np.where(below, np.minimum(batch[0], cap + 1), hi).astype(np.int64)
     open_ = hi - lo > 1
     widths = (hi - lo - 1)[open_]
     if not widths.size:

@@ -199,12 +199,13 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
             t = table[(table["alpha"] == a) & (table["method"] == m)].set_index("hardware").reindex(hws)
             x = np.arange(len(hws)) + (i - (len(methods) - 1) / 2) * width
             heights = t["break_even_batch"].to_numpy(dtype=float)
-            censored = (t["censored"].fillna(False) & t["largest_fitting_batch"].notna()).to_numpy(dtype=bool)  # none fits: not ≥
+            pays_below = (t["break_even_batch"] > 0).to_numpy()  # no swept batch fits, smaller ones do and pay
+            censored = (t["censored"].fillna(False) & (t["largest_fitting_batch"].notna() | pays_below)).to_numpy(dtype=bool)
             drafted_by = f" ({meta['draft']})" if m == "draft" and meta.get("draft") else ""  # the bars it applies to
             bars = ax.bar(x, np.maximum(heights, 1.0), width * 0.92, color=mcolor[m], edgecolor="k", lw=0.5)
             ax.bar([0], [0], color=mcolor[m], edgecolor="k", lw=0.5, label=METHOD_LABELS.get(m, m) + drafted_by)  # legend:
             # the method's colour alone (its first bar may carry the hatch that means "still pays at the largest batch")
-            fits_none = t["largest_fitting_batch"].isna().to_numpy() & t["break_even_batch"].notna().to_numpy()
+            fits_none = t["largest_fitting_batch"].isna().to_numpy() & (t["break_even_batch"] == 0).to_numpy()
             end = t["speedup_at_largest_fitting_batch"].to_numpy(dtype=float)
             for bar, h, cens, none, gain in zip(bars, heights, censored, fits_none, end):
                 if cens:

@@ -175,7 +175,8 @@ class ServingEngine:
             parameter, _, family = str(entry).partition(" [")
             globs = dict(FAMILIES).get(family.rstrip("]"), ())
             if (family and parameter in (fitted.get("parameters") or ()) and any(fnmatch.fnmatch(name, g) for g in globs)
-                    and not any(fnmatch.fnmatch(name, glob) and parameter in changes for glob, changes in self.overrides)):
+                    and not any(fnmatch.fnmatch(name, glob) and ({parameter, parameter + "_s"} & set(changes))
+                                for glob, changes in self.overrides)):  # a time's override key is its field's (_s)
                 out.append((parameter, family.rstrip("]")))
         return out
 

@@ -219,7 +219,6 @@ def test_k_without_a_method_is_refused_as_alpha_is_and_defaults_to_four_with_one
     assert roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle")["spec"]["k"] == 4
 
 
-@pytest.mark.slow
 def test_sixteen_bit_weights_on_a_profile_without_sixteen_bit_units_are_warned_about():
     fp32_only = dataclasses.replace(roofline.load_hardware("h100-sxm"), name="my-cpu", kind="cpu", peak_flops_per_s={"fp32": 1.68e11})
     warned = [w for w in roofline.predict(fp32_only, "llama-3.2-1b", engine="ideal")["warnings"] if "has no bf16 peak" in w]
@@ -403,7 +402,6 @@ def test_a_changed_spec_object_under_a_profiles_name_is_said_in_predict_and_swee
     assert any("host_per_step_s other than the vllm profile's" in w and "dataclasses.replace(spec, name=...)" in w for w in said)
 
 
-@pytest.mark.slow
 def test_a_warning_is_attributed_to_the_callers_line_not_the_librarys():
     """Every sweep warning pointed at roofline/grid.py's `warn(note)`, not at the notebook cell that called sweep."""
     import warnings

@@ -416,3 +416,24 @@ def test_whether_a_sweep_refines_its_break_even_is_decided_from_its_axes_not_its
         tables.append(pd.read_parquet(tmp_path / chunk / "results.parquet"))
     pd.testing.assert_series_equal(tables[0]["break_even_batch"], tables[1]["break_even_batch"])
     assert not tables[0]["break_even_batch"].isin([0, 1, 64, 256, 512]).all()  # refined: between the swept batches
+
+
+@pytest.mark.slow
+def test_where_no_swept_batch_fits_the_batches_below_the_first_are_scanned_as_predict_does():
+    """Llama-3.1-70B on 2 H100 at 8k: batches 8 and up do not fit, 1-3 do and pay; the sweep said 0 ('never pays')
+    where predict says 3 at the memory limit (qa81). Plain rows (k = 0) keep 0."""
+    import roofline
+    from roofline.findings import break_even_table
+
+    df = roofline.sweep({"name": "below", "hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 2, "method": "eagle",
+                         "engine": "ideal", "axes": {"batch": [8, 16, 64], "context": [8192], "k": [0, 1, 3], "alpha": [0.8]}})
+    assert not df["fits_in_memory"].any()
+    for k, rows in df.groupby("k"):
+        if k == 0:
+            assert set(rows["break_even_batch"]) == {0}
+            continue
+        p = roofline.predict("h100-sxm", "llama-3.1-70b", tp=2, method="eagle", engine="ideal", batch=1, context=8192, k=int(k),
+                             alpha=0.8)["spec"]
+        assert set(rows["break_even_batch"]) == {p["break_even_batch"]} and p["break_even_batch"] >= 1
+    row = break_even_table(df).iloc[0]
+    assert row["censored"] and np.isnan(row["largest_fitting_batch"]) and row["break_even_batch"] == row["max_batch"]

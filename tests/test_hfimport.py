@@ -246,7 +246,6 @@ def _warnings_of(call):
     return out, [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("model_type", ["deepseek_v32", "glm_moe_dsa"])
 def test_a_sparse_attention_config_keeps_its_indexer(model_type):
     """DeepSeek Sparse Attention (index_topk, index_n_heads, index_head_dim) imported as plain full attention: every

@@ -526,8 +526,14 @@ def test_a_misspelt_column_is_refused_and_an_unknown_one_is_said_to_be_unread(tm
     bad.write_text(text.replace("acceptance_length", "acceptance_len", 1))
     with pytest.raises(RooflineError, match=r"header: expected a column the tool reads, found 'acceptance_len' \(did you mean 'acceptance_length'"):
         load_measurements(bad)
-    extra = tmp_path / "extra.csv"
+    beside = tmp_path / "beside.csv"  # a column that resembles one the file has is an annotation: read around (qa81)
     lines = text.splitlines()
+    beside.write_text("\n".join([lines[0] + ",gpu"] + [line + ",H20" for line in lines[1:]]) + "\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert len(load_measurements(beside)) == 23
+    assert any("columns not read: gpu" in str(w.message) for w in caught)
+    extra = tmp_path / "extra.csv"
     extra.write_text("\n".join([lines[0] + ",gpu_name"] + [line + ",H20" for line in lines[1:]]) + "\n")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -543,9 +549,13 @@ def test_convert_takes_the_servers_own_method_names_and_refuses_a_k_the_result_c
                                 "spec_decode_draft_tokens": 3000}))
     rows = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="EAGLE3", k=3)
     assert set(rows["method"]) == {"eagle"}
-    with pytest.raises(RooflineError, match=r"e.json: result 1: spec_decode_draft_tokens / spec_decode_num_drafts: expected the "
-                                            r"--k given \(2\)"):
+    with pytest.raises(RooflineError, match=r"e.json: result 1: spec_decode_draft_tokens / spec_decode_num_drafts: expected at "
+                                            r"most the --k given \(2\)"):
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=2)
+    trimmed = tmp_path / "t.json"  # n-gram proposes fewer where it matches less, the scheduler trims to its budget
+    trimmed.write_text(json.dumps({**VLLM_RESULT, "spec_decode_acceptance_length": 2.6, "spec_decode_num_drafts": 10000,
+                                   "spec_decode_draft_tokens": 29700}))
+    assert len(convert_benchmark(trimmed, hardware="h100-sxm", model="llama-3.1-8b", method="ngram", k=3)) >= 1  # qa81
     with pytest.raises(RooflineError, match=r"^command line: --method: expected one of none, draft, mtp, eagle, ngram, or the "
                                             r"server's own name"):
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="medusa", k=3)

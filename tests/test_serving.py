@@ -380,6 +380,13 @@ def test_a_value_no_fit_row_of_the_devices_family_determines_is_said_where_the_p
                                     ("mi300x", "deepseek-v3", "sglang")):  # dense; an NVIDIA device; sglang's AMD fit
         assert not any("fitted on other devices" in w for w in roofline.predict(hardware, model, tp=8, engine=engine)["warnings"])
     assert roofline.load_engine("sglang").unfitted_on("a100-sxm-80gb") == [("quantised_moe_efficiency", "NVIDIA Ampere")]
+    # an override for the family holds a value of its own, a time's keyed by its field (kernel_latency_s; qa81)
+    import dataclasses
+
+    vllm = roofline.load_engine("vllm")
+    marked = dataclasses.replace(vllm, fitted={**vllm.fitted, "not_determined_by_rows": ["kernel_latency [AMD Instinct]"]})
+    assert marked.unfitted_on("mi300x") == [] and marked.unfitted_on("mi355x") == []  # vllm's mi* override of 4.786 us
+    assert dataclasses.replace(marked, overrides=()).unfitted_on("mi300x") == [("kernel_latency", "AMD Instinct")]
     # a value set by hand is the user's: nothing to say
     new_profile("engine", "my-vllm", "vllm", ["quantised_moe_efficiency=0.5"], out_dir=tmp_path)
     assert roofline.load_engine("my-vllm", (tmp_path,)).unfitted_on("mi300x") == []
@@ -424,3 +431,23 @@ def test_an_engines_window_pool_ratio_is_a_fraction_or_null():
     assert engine_from_dict({**base, "window_kv_pool_ratio": None}, "e.yaml").window_kv_pool_ratio is None
     with pytest.raises(RooflineError, match=r"window_kv_pool_ratio: expected a fraction in \[0.01, 1\] \(SGLang's --swa-full-tokens-ratio\)"):
         engine_from_dict({**base, "window_kv_pool_ratio": 2}, "e.yaml")
+
+
+def test_the_fit_domain_warnings_name_what_no_fit_row_measured():
+    """The quick loop's own check of the two warnings (their end-to-end tests are slow): a model class no fit row held,
+    and a family value no fit row of that family determined."""
+    import dataclasses
+
+    from roofline.engine import unfitted_family_note
+    from roofline.hardware import load_hardware
+    from roofline.layout import deployment
+    from roofline.model import load_model
+    from roofline.serving import fitted_class_note, load_engine
+
+    vllm, v3 = load_engine("vllm"), load_model("deepseek-v3")
+    mine = dataclasses.replace(vllm, name="mine", fitted={**vllm.fitted, "model_classes": ["dense GQA"]})
+    assert "deepseek-v3 is MoE MLA" in fitted_class_note(mine, v3) and not fitted_class_note(vllm, v3)
+    mi = load_hardware("mi300x")
+    note = unfitted_family_note(mi, v3, deployment(v3, tp=8), vllm.for_hardware(mi))
+    assert note.startswith("vllm's quantised_moe_efficiency (0.794) on mi300x is fitted on other devices")
+    assert not unfitted_family_note(load_hardware("h200"), v3, deployment(v3, tp=8), vllm.for_hardware("h200"))
