@@ -230,6 +230,14 @@ def left_out_note(table: pd.DataFrame, engine_name: str) -> str:
             + ", ".join(f"{e or 'no engine profile'} {c}" for e, c in others.items()) + ")")  # '': benchmark code
 
 
+OTHER_FAMILY = "NVIDIA Hopper (or other)"  # a device of no FAMILIES entry, as fitted.hardware_families names it
+
+
+def family_label(hardware_name: str) -> str:
+    """family_of's entry, or OTHER_FAMILY: what fitted.hardware_families lists."""
+    return family_of(hardware_name) or OTHER_FAMILY
+
+
 def family_of(hardware_name: str) -> str | None:
     """The FAMILIES entry a device's engine family (a hardware profile name) belongs to, or None (NVIDIA Hopper and the
     rest)."""
@@ -418,6 +426,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         "dropped_overrides": sorted((glob, BY_FIELD[f].key) for glob, f in stale),
         "shadowed": _shadowed(base, fixed, engine_family[usable]),
         "model_classes": sorted({model_class(g.model) for g in rows.groups if usable.to_numpy()[g.index].any()}),
+        "hardware_families": sorted(set(engine_family[usable].map(family_label))),
     }
 
 
@@ -619,6 +628,19 @@ def _folded(text: str, width: int = 110):
     return folded
 
 
+_NOTES_PREFIX = re.compile(r"^Fitted by `roofline fit` to .*? describe (\S+), the profile this fit started from, and its own "
+                           r"fit: its figures are not this file's\. ", re.S)
+_SOURCE_PREFIX = re.compile(r"^.*?: fitted by `roofline fit` to .*? What follows is (\S+)'s source, the start of this fit: ", re.S)
+
+
+def _after_fit_prefix(text: str, prefix: re.Pattern, name: str) -> tuple[str, str]:
+    """(`text` on one line without the words an earlier fit of a user's file put before it, the profile that fit started
+    from), or (`text`, `name`) where no earlier fit wrote any."""
+    text = " ".join(text.split())
+    match = prefix.match(text)
+    return (text[match.end():], match.group(1)) if match else (text, name)
+
+
 def fitted_profile_text(fit: dict, name: str | None = None) -> str:
     """The engine profile file with the fitted values and a `fitted:` block, comments and sources kept
     (ruamel.yaml round trip of the profile the fit started from), named `name` (default: the profile's own
@@ -640,18 +662,22 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
     elif name != base.name or Path(fit["file"]).resolve() != default_measurements_path().resolve():
         # a copy beside the profile it came from, or one fitted to other rows (a user's own server) under the same
         # name: `engines list` must tell it from the built-in, and the notes must not describe the built-in's fit
-        doc["display_name"] = f"{doc.get('display_name', base.name)}, fitted to {Path(fit['file']).name}"
+        # a refit of a profile fitted before replaces that fit's words rather than nesting them (qa81)
+        notes, origin = _after_fit_prefix(str(doc.get("notes", "")), _NOTES_PREFIX, base.name)
+        source, _ = _after_fit_prefix(str(doc.get("source", "")), _SOURCE_PREFIX, base.name)
+        doc["display_name"] = (f"{re.sub(r', fitted to [^,]*$', '', str(doc.get('display_name', base.name)))}, "
+                               f"fitted to {Path(fit['file']).name}")
         doc["notes"] = _folded(f"Fitted by `roofline fit` to {Path(fit['file']).name} (the `fitted:` block below says on which "
                                f"rows, with which parameters fixed, and how well). The rest of these notes and the source "
-                               f"describe {base.name}, the profile this fit started from, and its own fit: its figures are "
-                               f"not this file's. " + " ".join(str(doc.get("notes", "")).split()))
+                               f"describe {origin}, the profile this fit started from, and its own fit: its figures are "
+                               f"not this file's. " + notes)
         fixed = {row["parameter"] for row in fit["parameters"] if row["fixed"]}
         doc["source"] = _folded(f"{', '.join(p.key for p in PARAMETERS if p.key not in fixed)}: fitted by `roofline fit` to "
                                 f"{_shown_path(fit['file'])} ({fit['rows_used']}; the `fitted:` block says which of them the "
                                 f"rows determined). "
                                 + (f"{', '.join(sorted(fixed))}: held at {'their' if len(fixed) > 1 else 'its'} sourced start "
                                    f"value{'s' if len(fixed) > 1 else ''} (--fix). " if fixed else "")
-                                + f"What follows is {base.name}'s source, the start of this fit: " + " ".join(str(doc.get("source", "")).split()))
+                                + f"What follows is {origin}'s source, the start of this fit: " + source)
     doc["name"] = name
     for p in PARAMETERS:
         doc[p.key] = _quantity_text(p, getattr(engine, p.field))
@@ -692,6 +718,8 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
         "not_determined_by_rows": [row["parameter"] for row in fit["parameters"] if not row["determined"]],
         # the model classes its rows hold (serving.model_class): predict warns where a model of another class is priced
         "model_classes": fit["model_classes"],
+        # the GPU families of its rows (fit.family_label): predict warns on a device of another family
+        "hardware_families": fit["hardware_families"],
     }
     if fit.get("per_family"):
         doc["fitted"]["per_family"] = [f"{i['parameter']} on {i['family']} ({', '.join(i['globs'])}; {i['rows']} rows)"

@@ -333,7 +333,7 @@ def _check_spec_costs(where: str, costs: dict, prefix: str = "") -> None:
 
 
 FITTED_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "number": 1.0}  # fitted.start_units: seconds per unit (number: none)
-_FITTED_LISTS = ("parameters", "bounds_hit", "fixed", "not_determined_by_rows", "per_family", "model_classes")
+_FITTED_LISTS = ("parameters", "bounds_hit", "fixed", "not_determined_by_rows", "per_family", "model_classes", "hardware_families")
 MODEL_CLASSES = ("dense GQA", "dense MLA", "MoE GQA", "MoE MLA")  # model_class's values
 _FITTED_KEYS = ("by", "file", "rows", "row_numbers", "date", "rms_log_error", "rms_log_error_at_start", "start",
                 "start_units", *_FITTED_LISTS)  # what fit.fitted_profile_text writes: a misspelt `start` would lose the start values
@@ -500,9 +500,27 @@ def fitted_class_note(engine: ServingEngine, model) -> str:
     classes = (engine.fitted or {}).get("model_classes")
     if not classes or model_class(model) in classes:
         return ""
-    return (f"engine {engine.name} was fitted on {' and '.join(classes)} models only (its fitted.model_classes), and "
+    listed = ", ".join(classes[:-1]) + " and " + classes[-1] if len(classes) > 1 else classes[0]
+    return (f"engine {engine.name} was fitted on {listed} models only (its fitted.model_classes), and "
             f"{model.name} is {model_class(model)}: its kernel latency and efficiencies price kernels no fit row measured, "
             "so read its figures there as less certain (a fit with rows of such a model measures them)")
+
+
+def fitted_family_note(engine: ServingEngine, hw) -> str:
+    """A warning where `engine` was fitted (its `fitted.hardware_families`, written by roofline fit) on no device of
+    `hw`'s family: its kernel latency and efficiencies were fitted on other GPUs' kernels (qa81: a user's fit of H100
+    rows dropped vllm's AMD kernel latency and priced an MI300X with the H100's, silently); '' where the family was
+    fitted on, or the profile records no families."""
+    from roofline.fit import family_label
+
+    families = (engine.fitted or {}).get("hardware_families")
+    family = family_label(hw.engine_family)
+    if not families or family in families:
+        return ""
+    listed = ", ".join(families[:-1]) + " and " + families[-1] if len(families) > 1 else families[0]
+    return (f"engine {engine.name} was fitted on rows from {listed} GPUs only (its fitted.hardware_families), "
+            f"and {hw.name} is {family}: its kernel latency and efficiencies there come from other GPUs' kernels (a fit with "
+            "rows from such a device measures them)")
 
 
 NVIDIA_ONLY = ("trtllm",)  # engines (or the costs_from of one) that run on NVIDIA GPUs only

@@ -11,7 +11,17 @@ from typer.testing import CliRunner
 
 import cli
 from roofline.errors import RooflineError
-from roofline.fit import BY_FIELD, PARAMETERS, fit_report, fit_rows, left_out_note, run_fit, stale_overrides, write_fitted_profile
+from roofline.fit import (
+    BY_FIELD,
+    PARAMETERS,
+    fit_report,
+    fit_rows,
+    fitted_profile_text,
+    left_out_note,
+    run_fit,
+    stale_overrides,
+    write_fitted_profile,
+)
 from roofline.measurements import COLUMNS, load_measurements, predict_measurements
 from roofline.serving import engine_from_dict, load_engine
 from roofline.yamlio import read_yaml_file
@@ -96,6 +106,14 @@ def test_the_fitted_profile_is_a_valid_engine_file_with_its_comments_and_fit_rec
     assert engine.source.startswith("kernel_latency, host_per_step,") and f"fitted by `roofline fit` to {Path(fit['file']).resolve()}" in engine.source
     assert engine.source.endswith(" ".join(load_engine("vllm").source.split()))
     assert engine.fitted["file"] == str(Path(fit["file"]).resolve()) and engine.fitted["model_classes"] == ["dense GQA"]
+    # a refit of that profile replaces its fit's words, not nests them (qa81: 'fitted to X, fitted to X', two sources)
+    again = run_fit(fit["file"], "vllm-fitted", profiles=(tmp_path,), loss="linear")
+    import yaml as _yaml
+
+    refit = _yaml.safe_load(fitted_profile_text(again, "vllm-fitted"))
+    assert refit["display_name"].count("fitted to") == 1 and refit["source"].count("fitted by `roofline fit`") == 1
+    assert refit["notes"].count("Fitted by `roofline fit`") == 1 and "describe vllm, the profile this fit started from" in refit["notes"]
+    assert "What follows is vllm's source" in refit["source"] and refit["source"].endswith(" ".join(load_engine("vllm").source.split()))
     with pytest.raises(RooflineError, match="exists; pass --force"):
         write_fitted_profile(fit, out)
 

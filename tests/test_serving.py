@@ -451,3 +451,20 @@ def test_the_fit_domain_warnings_name_what_no_fit_row_measured():
     note = unfitted_family_note(mi, v3, deployment(v3, tp=8), vllm.for_hardware(mi))
     assert note.startswith("vllm's quantised_moe_efficiency (0.794) on mi300x is fitted on other devices")
     assert not unfitted_family_note(load_hardware("h200"), v3, deployment(v3, tp=8), vllm.for_hardware("h200"))
+
+
+def test_an_engine_fitted_on_no_device_of_a_family_says_so_where_it_prices_one():
+    """A user's fit of H100 rows dropped vllm's AMD kernel latency and priced an MI300X with the H100's, silently
+    (qa81): the fitted block records its rows' GPU families, and predict warns on a device of another family."""
+    import dataclasses
+
+    from roofline.hardware import load_hardware
+    from roofline.serving import fitted_family_note, load_engine
+
+    vllm = load_engine("vllm")
+    assert vllm.fitted["hardware_families"] == ["AMD Instinct", "NVIDIA Ampere", "NVIDIA Hopper (or other)"]
+    assert not fitted_family_note(vllm, load_hardware("mi300x")) and not fitted_family_note(vllm, load_hardware("h200"))
+    note = fitted_family_note(vllm, load_hardware("b200"))
+    assert note.startswith("engine vllm was fitted on rows from AMD Instinct, NVIDIA Ampere and NVIDIA Hopper (or other) GPUs only")
+    mine = dataclasses.replace(vllm, name="mine", fitted={**vllm.fitted, "hardware_families": ["NVIDIA Hopper (or other)"]})
+    assert "mi300x is AMD Instinct" in fitted_family_note(mine, load_hardware("mi300x"))
