@@ -60,6 +60,7 @@ def test_speculation_options_without_a_method_that_uses_them_are_one_line(roofli
     assert code == 2 and out == "" and err.startswith("error: command line: ") and message in err and len(err.splitlines()) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["--method", "eagle", "--k", "0", "--alpha", "0.7"],
                                   ["--method", "draft", "--draft", "llama-3.2-1b", "--k", "0", "--tree-nodes", "8", "--tree-tau", "3"]])
 def test_no_speculation_is_exactly_the_baseline(args):
