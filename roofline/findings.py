@@ -100,9 +100,12 @@ def _range(values, unit: str = "") -> str:
 
 
 def _batch_list(parts: list[str]) -> str:
-    """'batch 270 on H100 SXM5 and at least 128 on L4 (...)', or 'at least batch 91 on ...' where the first is a lower bound."""
+    """'up to batch 270 on H100 SXM5 and at least 128 on L4 (...)', 'up to at least batch 91 on ...' where the first is a
+    lower bound, or 'not at all on ...' where the first pays nowhere."""
     said = _list(parts)
-    return f"at least batch {said[len('at least '):]}" if said.startswith("at least ") else f"batch {said}"
+    if said.startswith("not at all"):
+        return said
+    return f"up to at least batch {said[len('at least '):]}" if said.startswith("at least ") else f"up to batch {said}"
 
 
 def _k_range(df: pd.DataFrame) -> str:
@@ -341,9 +344,10 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         """'256 on H100 SXM5 (278)' per GPU of `t` (one method, alpha and context), largest first; and its free rows."""
         t = t.set_index("hardware")
         t = t.assign(ridge=ridge.reindex(t.index)).sort_values(["break_even_batch", "ridge"], ascending=False)
-        free = t[~t["censored"]]
-        parts = [f"{int(r.break_even_batch)} on {_hw(meta, h)}" + (f" ({_n(r.ridge)})" if ridges else "") for h, r in free.iterrows()]
         none_swept = t["largest_fitting_batch"].isna()  # not one swept batch fits: smaller ones may, and pay
+        never = t["break_even_batch"] == 0  # no batch that fits pays (swept, or below the sweep where none swept fits)
+        free = t[~t["censored"] & ~none_swept & ~never]
+        parts = [f"{int(r.break_even_batch)} on {_hw(meta, h)}" + (f" ({_n(r.ridge)})" if ridges else "") for h, r in free.iterrows()]
         fitting = t["censored"] & (~none_swept | (t["break_even_batch"] > 0))
         capped = [f"at least {int(r.break_even_batch)} on {_hw(meta, h)} (" + (f"{_n(r.ridge)}; " if ridges else "")
                   + ("the largest batch that fits, below the sweep's first" if np.isnan(r.largest_fitting_batch) else
@@ -351,7 +355,10 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
                      if r.break_even_batch > r.largest_fitting_batch else
                      f"{'memory ends the sweep' if r.memory_limited else 'the sweep ends there'}, "
                      f"{r.speedup_at_largest_fitting_batch:.2f}× there") + ")" for h, r in t[fitting].iterrows()]
-        nowhere = [f"not at all on {_hw(meta, h)} (not one batch fits)" for h in t.index[none_swept & (t["break_even_batch"] == 0)]]
+        nowhere = [f"not at all on {_hw(meta, h)} (" + ("not one batch fits" if r.max_batch < 1 else
+                   f"no swept batch fits; {'batch 1 fits' if r.max_batch == 1 else f'batches 1-{int(r.max_batch)} fit'} and do not pay"
+                   if np.isnan(r.largest_fitting_batch) else "no batch that fits pays")
+                   + ")" for h, r in t[never].iterrows()]
         return parts + capped + nowhere, free
 
     said, free = pays(at_c0[(at_c0["method"] == method) & (at_c0["alpha"] == a0)], True)
@@ -359,19 +366,20 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
     n_hw = at_c0["hardware"].nunique()
     later = []
     for a in alphas[1:]:
-        ta = at_c0[(at_c0["method"] == method) & (at_c0["alpha"] == a) & at_c0["largest_fitting_batch"].notna()]
+        ta = at_c0[(at_c0["method"] == method) & (at_c0["alpha"] == a)
+                   & (at_c0["largest_fitting_batch"].notna() | (at_c0["break_even_batch"] > 0))]  # pays below the sweep too
         by_memory = int(ta["memory_limited"].sum())  # a GPU where not one batch fits is said in the first sentence
-        gain = ta.loc[ta["censored"], "speedup_at_largest_fitting_batch"]
+        gain = ta.loc[ta["censored"], "speedup_at_largest_fitting_batch"].dropna()  # none where no swept batch fits
         there = f"; {_range(gain, '×')} there" if len(gain) else ""
         later.append(f"{int(ta['censored'].sum())} of {n_hw} at α = {a:g} ({by_memory} where memory ends it{there})")
-    longer = [f"at a {int(c):,}-token context up to "
+    longer = [f"at a {int(c):,}-token context "
               + _batch_list(pays(table[(table["method"] == method) & (table["alpha"] == a0) & (table["context"] == c)], False)[0])
               for c in contexts[1:]]
     label = METHOD_NAMES.get(method, method)
     mla = [m for m in dict.fromkeys(df["model"].astype(str)) if (meta.get("kv_layout") or {}).get(m) == "mla"]
     text = (
         f"With {label} at α = {a0:g} and a {int(c0):,}-token context, speculation pays (at the k that pays longest, of "
-        f"{_k_range(df)}) up to {_batch_list(said)}, derated "
+        f"{_k_range(df)}) {_batch_list(said)}, derated "
         f"ridge points in FLOP/B in brackets: {_ridge_order(rho, free)}"
         f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. "
         + (f"At higher acceptance it still pays at the largest batch that fits or was swept on {_list(later)}. " if later else "")

@@ -207,13 +207,16 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
             # the method's colour alone (its first bar may carry the hatch that means "still pays at the largest batch")
             fits_none = t["largest_fitting_batch"].isna().to_numpy() & (t["break_even_batch"] == 0).to_numpy()
             end = t["speedup_at_largest_fitting_batch"].to_numpy(dtype=float)
-            for bar, h, cens, none, gain in zip(bars, heights, censored, fits_none, end):
+            caps = t["max_batch"].to_numpy(dtype=float)
+            for bar, h, cens, none, gain, cap in zip(bars, heights, censored, fits_none, end, caps):
                 if cens:
                     bar.set_hatch("///")
                 if cens and np.isfinite(gain) and gain < TIE and h >= 16:  # still pays, by a hair: a tie's height, not a gain's
                     ax.text(bar.get_x() + bar.get_width() / 2, h / 1.3, f"{gain:.2f}×", ha="center", va="top", fontsize=5.5,
                             rotation=90, bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none"})
                 text = "no fit" if none else "never" if h < 1 else (f"≥{h:g}" if cens else f"{h:g}")
+                if none and cap >= 1:  # no swept batch fits, smaller ones do and do not pay
+                    text = "never"
                 ax.text(bar.get_x() + bar.get_width() / 2, max(h, 1.0) * 1.08, text, ha="center", va="bottom", fontsize=6,
                         rotation=90)
         ax.set_yscale("log", base=2)

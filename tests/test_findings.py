@@ -741,3 +741,16 @@ def test_a_comparison_of_hardware_over_several_layouts_names_the_layout_its_figu
     sentence = f.text[f.text.index("At the largest batch that fits on each"):]
     held = re.match(r"At the largest batch that fits on each \(([^)]*)\)", sentence)
     assert held and re.search(r"tp \d", held.group(1)) and "dp attention" in held.group(1), sentence[:200]
+
+
+def test_a_gpu_where_no_swept_batch_fits_is_named_once_with_what_fits_and_pays_below_the_sweep(tmp_path):
+    """70B on 2 GPUs at 8k: no swept batch (8 and up) fits on an H100, batches 1-3 do. The paragraph listed the H100
+    twice ('up to batch 0 on H100 ... and not at all on H100 (not one batch fits)') and left the batches that pay
+    below the sweep out of its count at higher acceptance (qa83)."""
+    r, f = _report_finding(tmp_path, "name: break-even-batch\ndescription: t\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-70b\n"
+                                     "method: [draft]\ndraft: llama-3.2-1b\ntp: 2\naxes:\n  batch: [8, 16, 32, 64]\n"
+                                     "  context: [8192]\n  k: [1]\n  alpha: [0.05, 0.1, 0.8]\n")
+    first = f.text.split(". ")[0]
+    assert first.count("H100 SXM5") == 1 and "not at all on H100 SXM5 (no swept batch fits; batches 1-3 fit and do not pay)" in first
+    assert "up to batch 0" not in f.text and "not at all on H200 SXM (no batch that fits pays)" in first
+    assert "2 of 2 at α = 0.8" in f.text and "nan" not in f.text
