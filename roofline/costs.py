@@ -344,16 +344,18 @@ def _pooled_bytes(model: ModelSpec, group, length, dep: Deployment, ratio):
     """Cache bytes one layer of `group` is charged for a sequence of `length` tokens: what it stores
     (model.cache_bytes_per_layer), or, under a hybrid window pool of ratio r on a model with full and sliding layers
     (SGLang sizes a window pool of r x the full pool's tokens, so whichever fills first caps the batch), per entry
-    e:  full layer  e * max(S, m / r),  sliding layer  e * max(r S, m),  m = min(S, the largest window).
+    e:  full layer  e * max(S, m / r),  sliding layer  e * max(r S, m),  m = min(S, the largest window)
+    (plus the layer's state_bytes, once).
     A compressed group (DeepSeek-V4, which SGLang pools its own way) keeps what it stores."""
     stored = model.cache_bytes_per_layer(group, length, dep.tp, dep.kv_dtype)
     windows = [g.window for g in model.groups if g.kind == "sliding"]
     if ratio is None or not windows or group.kind == "compressed" or not any(g.kind == "full" for g in model.groups):
         return stored
-    entry = model.cache_bytes_per_layer(group, 1.0, dep.tp, dep.kv_dtype)  # one token's entry (a window holds >= 1)
+    # one token's entry (a window holds >= 1), without the layer's fixed state, which a sequence holds once
+    entry = model.cache_bytes_per_layer(group, 1.0, dep.tp, dep.kv_dtype) - group.state_bytes
     s = np.maximum(np.asarray(length, dtype=np.float64), 0.0)
     m = np.minimum(s, max(windows))
-    return entry * (np.maximum(ratio * s, m) if group.kind == "sliding" else np.maximum(s, m / ratio))
+    return entry * (np.maximum(ratio * s, m) if group.kind == "sliding" else np.maximum(s, m / ratio)) + group.state_bytes
 
 
 def operator_costs(

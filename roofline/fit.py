@@ -72,6 +72,11 @@ FAMILIES = (
     ("NVIDIA Blackwell", ("b[0-9]*", "gb*")),
     ("NVIDIA Ampere", ("a[0-9]*",)),
     ("NVIDIA Ada", ("l4*", "rtx-4*")),
+    # no row of the dataset comes from these: listed so that a profile fitted elsewhere says so on them
+    ("NVIDIA GeForce Blackwell", ("rtx-5*",)),
+    ("Google TPU", ("tpu*",)),
+    ("Intel Gaudi", ("gaudi*",)),
+    ("Apple silicon", ("apple*",)),
 )
 PER_FAMILY = ("kernel_latency", "quantised_moe_efficiency", "weight_only_efficiency")  # the kernels' own parameters: may differ per family
 LOSSES = ("cauchy", "soft_l1", "linear")
@@ -628,7 +633,7 @@ def _folded(text: str, width: int = 110):
     return folded
 
 
-_NOTES_PREFIX = re.compile(r"^Fitted by `roofline fit` to .*? describe (\S+), the profile this fit started from, and its own "
+_NOTES_PREFIX = re.compile(r"^Fitted by `roofline fit` to .*? describe (\S+), the profile .*?, and its own "
                            r"fit: its figures are not this file's\. ", re.S)
 _SOURCE_PREFIX = re.compile(r"^.*?: fitted by `roofline fit` to .*? What follows is (\S+)'s source, the start of this fit: ", re.S)
 
@@ -665,12 +670,13 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
         # a refit of a profile fitted before replaces that fit's words rather than nesting them (qa81)
         notes, origin = _after_fit_prefix(str(doc.get("notes", "")), _NOTES_PREFIX, base.name)
         source, _ = _after_fit_prefix(str(doc.get("source", "")), _SOURCE_PREFIX, base.name)
-        doc["display_name"] = (f"{re.sub(r', fitted to [^,]*$', '', str(doc.get('display_name', base.name)))}, "
+        doc["display_name"] = (f"{str(doc.get('display_name', base.name)).split(', fitted to ')[0]}, "
                                f"fitted to {Path(fit['file']).name}")
+        started = ("the profile this fit started from" if origin == base.name else
+                   f"the profile {base.name}, this fit's start, was itself fitted from")
         doc["notes"] = _folded(f"Fitted by `roofline fit` to {Path(fit['file']).name} (the `fitted:` block below says on which "
                                f"rows, with which parameters fixed, and how well). The rest of these notes and the source "
-                               f"describe {origin}, the profile this fit started from, and its own fit: its figures are "
-                               f"not this file's. " + notes)
+                               f"describe {origin}, {started}, and its own fit: its figures are not this file's. " + notes)
         fixed = {row["parameter"] for row in fit["parameters"] if row["fixed"]}
         doc["source"] = _folded(f"{', '.join(p.key for p in PARAMETERS if p.key not in fixed)}: fitted by `roofline fit` to "
                                 f"{_shown_path(fit['file'])} ({fit['rows_used']}; the `fitted:` block says which of them the "

@@ -202,7 +202,7 @@ class HardwareSpec:
             "attention_compute_flops_per_s": self.attention_compute_flops_per_s,
             "attention_memory_bytes_per_s": self.attention_memory_bytes_per_s,
             "elementwise_memory_bytes_per_s": self.elementwise_memory_bytes_per_s,
-            "ridge_point_flops_per_byte": {d: self.ridge_point_flops_per_byte(d) for d in self.peak_flops_per_s},
+            "ridge_point_flops_per_byte": {d: flops / self.mem_bw_bytes_per_s for d, flops in self.peak_flops_per_s.items()},
             "measured": self.measured,
             "source": self.source,
             "notes": self.notes,
@@ -539,9 +539,10 @@ def check_hardware_spec(spec: object) -> HardwareSpec:
     _check_scale_out_pair(where, "scale_out_bw_bytes_per_s", spec.scale_out_bw_bytes_per_s is not None,
                           "scale_out_latency_s", spec.scale_out_latency_s is not None)
     _overlap_exponent(where, "overlap_exponent", spec.overlap_exponent)
-    if tuple(spec.fp4_formats) != FP4_FORMATS:
-        _fp4_formats(where, "fp4_formats", list(spec.fp4_formats) if isinstance(spec.fp4_formats, (list, tuple)) else spec.fp4_formats,
-                     "fp4" in spec.peak_flops_per_s)
+    if tuple(spec.fp4_formats) != FP4_FORMATS:  # canonical names only on a spec (the loader's lower-cases a profile's)
+        if not isinstance(spec.fp4_formats, tuple) or not spec.fp4_formats or any(f not in FP4_FORMATS for f in spec.fp4_formats):
+            raise field_error(where, "fp4_formats", "a tuple of " + ", ".join(FP4_FORMATS), spec.fp4_formats)
+        _fp4_formats(where, "fp4_formats", list(spec.fp4_formats), "fp4" in spec.peak_flops_per_s)
     check_flag(where, "measured", spec.measured)
     for key in ("source", "notes"):
         _text(where, key, getattr(spec, key), empty_ok=True)

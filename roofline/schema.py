@@ -127,6 +127,8 @@ def hardware_schema() -> dict:
         "properties": props,
         "patternProperties": {"^(measured_|x_)": {}},
         "additionalProperties": False,
+        # fp4_formats describes the fp4 peak: only beside one (spelt fp4 here; the loader reads any case)
+        "dependentSchemas": {"fp4_formats": {"properties": {"peak_flops": {"required": ["fp4"]}}}},
     }
 
 

@@ -376,6 +376,12 @@ def check_fitted(where: str, fitted: object) -> dict:
     for item in fitted.get("model_classes", []):
         if item not in MODEL_CLASSES:
             raise field_error(where, "fitted.model_classes", "a list of " + ", ".join(MODEL_CLASSES), item)
+    from roofline.fit import FAMILIES, OTHER_FAMILY
+
+    labels = [label for label, _ in FAMILIES] + [OTHER_FAMILY]
+    for item in fitted.get("hardware_families", []):
+        if item not in labels:
+            raise field_error(where, "fitted.hardware_families", "a list of " + ", ".join(labels), item)
     return fitted
 
 
@@ -515,7 +521,7 @@ def fitted_family_note(engine: ServingEngine, hw) -> str:
 
     families = (engine.fitted or {}).get("hardware_families")
     family = family_label(hw.engine_family)
-    if not families or family in families:
+    if not families or family in families or getattr(hw, "kind", "gpu") == "cpu":  # a CPU: engine_on_a_cpu says more
         return ""
     listed = ", ".join(families[:-1]) + " and " + families[-1] if len(families) > 1 else families[0]
     return (f"engine {engine.name} was fitted on rows from {listed} GPUs only (its fitted.hardware_families), "

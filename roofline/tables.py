@@ -233,7 +233,7 @@ def hardware_table(hw) -> str:
     for dtype, flops in hw.peak_flops_per_s.items():
         unit = peak_unit(dtype)
         formats = f"  ({', '.join(f.upper() for f in hw.fp4_formats)} weights)" if dtype == "fp4" else ""
-        lines.append(f"  {dtype:<6} dense     {format_si(flops, unit)}  peak ridge {hw.ridge_point_flops_per_byte(dtype):.0f} "
+        lines.append(f"  {dtype:<6} dense     {format_si(flops, unit)}  peak ridge {flops / hw.mem_bw_bytes_per_s:.0f} "
                      f"{unit[:-2]}/byte{formats}")
     lines += [
         f"  compute achievable x {hw.compute_efficiency:.2f}"

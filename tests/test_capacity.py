@@ -85,3 +85,19 @@ def test_deepseek_v4s_compressor_state_is_held_per_sequence_whatever_its_length(
     assert two - one == pytest.approx(one)  # per sequence, not shared
     shared = float(kv_cache_bytes(v4, 2, 4096, dep, shared_prefix=4000))
     assert shared > state * 2  # a shared prefix is stored once; each sequence keeps its own state
+
+
+def test_a_layers_fixed_state_is_held_once_under_the_window_pool_not_per_token():
+    """state_bytes on a sliding group was scaled by the sequence's length under SGLang's pool (1.89 GB at 131k; qa83)."""
+    import dataclasses
+
+    from roofline.costs import kv_cache_bytes
+
+    gpt = load_model("gpt-oss-120b")
+    groups = tuple(dataclasses.replace(g, state_bytes=1000) if g.kind == "sliding" else g for g in gpt.groups)
+    stateful = dataclasses.replace(gpt, groups=groups)
+    sliding = [g for g in gpt.groups if g.kind == "sliding"][0]
+    for ratio in (None, 0.8):
+        added = float(kv_cache_bytes(stateful, 1, 131072, deployment(stateful), window_pool_ratio=ratio)
+                      - kv_cache_bytes(gpt, 1, 131072, deployment(gpt), window_pool_ratio=ratio))
+        assert added == pytest.approx(sliding.layers * 1000)

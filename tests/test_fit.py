@@ -112,7 +112,8 @@ def test_the_fitted_profile_is_a_valid_engine_file_with_its_comments_and_fit_rec
 
     refit = _yaml.safe_load(fitted_profile_text(again, "vllm-fitted"))
     assert refit["display_name"].count("fitted to") == 1 and refit["source"].count("fitted by `roofline fit`") == 1
-    assert refit["notes"].count("Fitted by `roofline fit`") == 1 and "describe vllm, the profile this fit started from" in refit["notes"]
+    assert refit["notes"].count("Fitted by `roofline fit`") == 1  # vllm's text, and the profile the refit started from
+    assert "describe vllm, the profile vllm-fitted, this fit's start, was itself fitted from" in refit["notes"]
     assert "What follows is vllm's source" in refit["source"] and refit["source"].endswith(" ".join(load_engine("vllm").source.split()))
     with pytest.raises(RooflineError, match="exists; pass --force"):
         write_fitted_profile(fit, out)

@@ -299,3 +299,7 @@ def test_nvfp4_weights_take_the_fp4_peak_only_where_the_fp4_units_take_nvfp4():
             hardware_from_dict({**data, "fp4_formats": value}, "x.yaml")
     with pytest.raises(RooflineError, match=r"fp4_formats: expected an fp4 peak"):
         check_hardware_spec(dataclasses.replace(load_hardware("mi300x"), fp4_formats=("mxfp4",)))
+    with pytest.raises(RooflineError, match=r"fp4_formats: expected a tuple of mxfp4, nvfp4"):  # a spec's names are canonical (qa83)
+        check_hardware_spec(dataclasses.replace(mi355x, fp4_formats=("MXFP4",)))
+    nv_only = dataclasses.replace(b200, fp4_formats=("nvfp4",))  # its fp4 row's ridge is the fp4 peak's, not bf16's
+    assert nv_only.to_json()["ridge_point_flops_per_byte"]["fp4"] == b200.peak_flops_per_s["fp4"] / b200.mem_bw_bytes_per_s

@@ -468,3 +468,14 @@ def test_an_engine_fitted_on_no_device_of_a_family_says_so_where_it_prices_one()
     assert note.startswith("engine vllm was fitted on rows from AMD Instinct, NVIDIA Ampere and NVIDIA Hopper (or other) GPUs only")
     mine = dataclasses.replace(vllm, name="mine", fitted={**vllm.fitted, "hardware_families": ["NVIDIA Hopper (or other)"]})
     assert "mi300x is AMD Instinct" in fitted_family_note(mine, load_hardware("mi300x"))
+    # accelerators of no dataset row have families of their own (they fell under Hopper's, silently; qa83); a CPU is
+    # said by engine_on_a_cpu instead
+    for name, family in (("tpu-v6e", "Google TPU"), ("rtx-5090", "NVIDIA GeForce Blackwell"), ("gaudi-3", "Intel Gaudi"),
+                         ("apple-m4-max", "Apple silicon")):
+        assert f"{name} is {family}" in fitted_family_note(vllm, load_hardware(name))
+    assert not fitted_family_note(vllm, load_hardware("epyc-9654"))
+    from roofline.errors import RooflineError
+    from roofline.serving import check_fitted
+
+    with pytest.raises(RooflineError, match=r"fitted.hardware_families: expected a list of AMD Instinct, .*found 'NVIDIA hopper'"):
+        check_fitted("e.yaml", {**vllm.fitted, "hardware_families": ["NVIDIA hopper"]})
