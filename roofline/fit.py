@@ -61,23 +61,19 @@ from roofline.measurements import (
     warn_engine_shadows,
 )
 from roofline.outputs import progress_bar, progress_done
-from roofline.serving import FITTED_UNITS, ServingEngine, engine_from_dict, load_engine, model_class
+from roofline.serving import (
+    FAMILIES,
+    FITTED_UNITS,
+    ServingEngine,
+    engine_from_dict,
+    family_label,
+    family_of,
+    load_engine,
+    model_class,
+)
 
 MIN_ENGINE_ROWS = 5  # with the prior (PRIOR_WEIGHT), parameters a few rows cannot determine stay at their sources
 MIN_FAMILY_ROWS = 5  # a hardware family gets its own value of a --per-family parameter from this many usable rows
-# Hardware families whose engines run different kernels (hardware-profile name globs); NVIDIA Hopper (h*) and
-# any hardware not listed use the profile's own value.
-FAMILIES = (
-    ("AMD Instinct", ("mi*",)),
-    ("NVIDIA Blackwell", ("b[0-9]*", "gb*")),
-    ("NVIDIA Ampere", ("a[0-9]*",)),
-    ("NVIDIA Ada", ("l4*", "rtx-4*")),
-    # no row of the dataset comes from these: listed so that a profile fitted elsewhere says so on them
-    ("NVIDIA GeForce Blackwell", ("rtx-5*",)),
-    ("Google TPU", ("tpu*",)),
-    ("Intel Gaudi", ("gaudi*",)),
-    ("Apple silicon", ("apple*",)),
-)
 PER_FAMILY = ("kernel_latency", "quantised_moe_efficiency", "weight_only_efficiency")  # the kernels' own parameters: may differ per family
 LOSSES = ("cauchy", "soft_l1", "linear")
 PRIOR_WEIGHT = 0.1
@@ -233,23 +229,6 @@ def left_out_note(table: pd.DataFrame, engine_name: str) -> str:
     n = int(others.sum())
     return (f" ({n} row{'s' if n != 1 else ''} of other engines left out: "
             + ", ".join(f"{e or 'no engine profile'} {c}" for e, c in others.items()) + ")")  # '': benchmark code
-
-
-OTHER_FAMILY = "NVIDIA Hopper (or other)"  # a device of no FAMILIES entry, as fitted.hardware_families names it
-
-
-def family_label(hardware_name: str) -> str:
-    """family_of's entry, or OTHER_FAMILY: what fitted.hardware_families lists."""
-    return family_of(hardware_name) or OTHER_FAMILY
-
-
-def family_of(hardware_name: str) -> str | None:
-    """The FAMILIES entry a device's engine family (a hardware profile name) belongs to, or None (NVIDIA Hopper and the
-    rest)."""
-    for family, globs in FAMILIES:
-        if any(fnmatch.fnmatch(hardware_name, g) for g in globs):
-            return family
-    return None
 
 
 def _starts(u0: np.ndarray) -> list[np.ndarray]:

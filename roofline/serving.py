@@ -166,8 +166,6 @@ class ServingEngine:
         engine_family, or a name) no fit row of that family determined (fitted.not_determined_by_rows' entries like
         'quantised_moe_efficiency [AMD Instinct]'): that family takes the profile's value, fitted on other devices. A
         parameter set by hand (no longer in fitted.parameters) or given an override for the family is left out."""
-        from roofline.fit import FAMILIES
-
         fitted = self.fitted or {}
         name = hardware if isinstance(hardware, str) else hardware.engine_family
         out = []
@@ -376,8 +374,6 @@ def check_fitted(where: str, fitted: object) -> dict:
     for item in fitted.get("model_classes", []):
         if item not in MODEL_CLASSES:
             raise field_error(where, "fitted.model_classes", "a list of " + ", ".join(MODEL_CLASSES), item)
-    from roofline.fit import FAMILIES, OTHER_FAMILY
-
     labels = [label for label, _ in FAMILIES] + [OTHER_FAMILY]
     for item in fitted.get("hardware_families", []):
         if item not in labels:
@@ -492,6 +488,36 @@ def load_engine(name: str | ServingEngine | None, extra_dirs: tuple[str | Path, 
     return engine
 
 
+# Hardware families whose engines run different kernels (hardware-profile name globs); NVIDIA Hopper (h*) and
+# any hardware not listed use the profile's own value.
+FAMILIES = (
+    ("AMD Instinct", ("mi*",)),
+    ("NVIDIA Blackwell", ("b[0-9]*", "gb*")),
+    ("NVIDIA Ampere", ("a[0-9]*",)),
+    ("NVIDIA Ada", ("l4*", "rtx-4*")),
+    # no row of the dataset comes from these: listed so that a profile fitted elsewhere says so on them
+    ("NVIDIA GeForce Blackwell", ("rtx-5*",)),
+    ("Google TPU", ("tpu*",)),
+    ("Intel Gaudi", ("gaudi*",)),
+    ("Apple silicon", ("apple*",)),
+)
+OTHER_FAMILY = "NVIDIA Hopper (or other)"  # a device of no FAMILIES entry, as fitted.hardware_families names it
+
+
+def family_label(hardware_name: str) -> str:
+    """family_of's entry, or OTHER_FAMILY: what fitted.hardware_families lists."""
+    return family_of(hardware_name) or OTHER_FAMILY
+
+
+def family_of(hardware_name: str) -> str | None:
+    """The FAMILIES entry a device's engine family (a hardware profile name) belongs to, or None (NVIDIA Hopper and the
+    rest)."""
+    for family, globs in FAMILIES:
+        if any(fnmatch.fnmatch(hardware_name, g) for g in globs):
+            return family
+    return None
+
+
 def model_class(model) -> str:
     """'dense GQA', 'MoE MLA', ...: what an engine's kernel counts and fitted efficiencies key on, a model's MoE
     kernels (or none) and its attention's (MLA's, or the other kinds', counted as GQA's)."""
@@ -517,8 +543,6 @@ def fitted_family_note(engine: ServingEngine, hw) -> str:
     `hw`'s family: its kernel latency and efficiencies were fitted on other GPUs' kernels (qa81: a user's fit of H100
     rows dropped vllm's AMD kernel latency and priced an MI300X with the H100's, silently); '' where the family was
     fitted on, or the profile records no families."""
-    from roofline.fit import family_label
-
     families = (engine.fitted or {}).get("hardware_families")
     family = family_label(hw.engine_family)
     if not families or family in families or getattr(hw, "kind", "gpu") == "cpu":  # a CPU: engine_on_a_cpu says more
