@@ -278,13 +278,11 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k, refine: b
         best = np.full_like(best, -1)  # a tree's tau at another depth is unknown: no best depth
     out["best_k"] = np.broadcast_to(np.expand_dims(best, AXIS["k"]), shape)
     be = break_even_batch(batch, np.where(fits, out["speedup"], 0.0), axis=AXIS["batch"])
-    be = np.where(speculates(cfg.method, np.squeeze(kk, axis=AXIS["batch"])), be, 0)  # none, or k = 0: nothing pays
-    be = np.expand_dims(be, AXIS["batch"])
+    drafting = speculates(cfg.method, kk)  # none, or k = 0: nothing pays (a batch axis of length 1, as be's)
+    be = np.where(drafting, np.expand_dims(be, AXIS["batch"]), 0)
     if refine:
         cap = np.take(out["max_batch"], [0], axis=AXIS["batch"])  # the largest batch that fits: one per cell
-        drafting = np.broadcast_to(speculates(cfg.method, np.squeeze(kk, axis=AXIS["batch"])), np.squeeze(be, axis=AXIS["batch"]).shape)
-        be = _refined_break_even(be, np.asarray(batch), fits, cap, metrics, c, kk, alpha_arg,
-                                 np.expand_dims(drafting, AXIS["batch"]))
+        be = _refined_break_even(be, np.asarray(batch), fits, cap, metrics, c, kk, alpha_arg, np.broadcast_to(drafting, be.shape))
     out["break_even_batch"] = np.broadcast_to(be, shape)
     # the drafter's device counts (and costs) only when there is a drafter and it drafts
     uses_draft_device = (cfg.draft_hw is not None) & speculates(cfg.method, kk)

@@ -524,6 +524,11 @@ def model_class(model) -> str:
     return f"{'MoE' if model.moe is not None else 'dense'} {'MLA' if model.kv_layout == 'mla' else 'GQA'}"
 
 
+def _spoken(items: list[str]) -> str:
+    """'a, b and c' (a list as a warning says it)."""
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else items[0]
+
+
 def fitted_class_note(engine: ServingEngine, model) -> str:
     """A warning where `engine` was fitted (its `fitted.model_classes`, written by roofline fit) on no model of `model`'s
     class: a kernel latency or efficiency fitted on dense GQA rows prices an MoE or MLA model's other and more
@@ -532,8 +537,7 @@ def fitted_class_note(engine: ServingEngine, model) -> str:
     classes = (engine.fitted or {}).get("model_classes")
     if not classes or model_class(model) in classes:
         return ""
-    listed = ", ".join(classes[:-1]) + " and " + classes[-1] if len(classes) > 1 else classes[0]
-    return (f"engine {engine.name} was fitted on {listed} models only (its fitted.model_classes), and "
+    return (f"engine {engine.name} was fitted on {_spoken(classes)} models only (its fitted.model_classes), and "
             f"{model.name} is {model_class(model)}: its kernel latency and efficiencies price kernels no fit row measured, "
             "so read its figures there as less certain (a fit with rows of such a model measures them)")
 
@@ -547,8 +551,7 @@ def fitted_family_note(engine: ServingEngine, hw) -> str:
     family = family_label(hw.engine_family)
     if not families or family in families or getattr(hw, "kind", "gpu") == "cpu":  # a CPU: engine_on_a_cpu says more
         return ""
-    listed = ", ".join(families[:-1]) + " and " + families[-1] if len(families) > 1 else families[0]
-    return (f"engine {engine.name} was fitted on rows from {listed} GPUs only (its fitted.hardware_families), "
+    return (f"engine {engine.name} was fitted on rows from {_spoken(families)} GPUs only (its fitted.hardware_families), "
             f"and {hw.name} is {family}: its kernel latency and efficiencies there come from other GPUs' kernels (a fit with "
             "rows from such a device measures them)")
 
