@@ -539,7 +539,7 @@ def check_hardware_spec(spec: object) -> HardwareSpec:
     _check_scale_out_pair(where, "scale_out_bw_bytes_per_s", spec.scale_out_bw_bytes_per_s is not None,
                           "scale_out_latency_s", spec.scale_out_latency_s is not None)
     _overlap_exponent(where, "overlap_exponent", spec.overlap_exponent)
-    if tuple(spec.fp4_formats) != FP4_FORMATS:  # canonical names only on a spec (the loader's lower-cases a profile's)
+    if not isinstance(spec.fp4_formats, tuple) or tuple(spec.fp4_formats) != FP4_FORMATS:  # canonical names on a spec
         if not isinstance(spec.fp4_formats, tuple) or not spec.fp4_formats or any(f not in FP4_FORMATS for f in spec.fp4_formats):
             raise field_error(where, "fp4_formats", "a tuple of " + ", ".join(FP4_FORMATS), spec.fp4_formats)
         _fp4_formats(where, "fp4_formats", list(spec.fp4_formats), "fp4" in spec.peak_flops_per_s)

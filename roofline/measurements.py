@@ -180,7 +180,8 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
     known = set(COLUMNS) | set(DEFAULTS)
     unknown = [c for c in raw.columns if c not in known]
     for column in unknown:  # a misspelt optional column would be read as absent: its default, silently
-        close = difflib.get_close_matches(str(column), sorted(known), n=1, cutoff=0.75)
+        close = ([str(column).strip().lower()] if str(column).strip().lower() in known else  # EP for ep: case is not fuzzy
+                 difflib.get_close_matches(str(column), sorted(known), n=1, cutoff=0.75))
         if close and close[0] not in raw.columns:  # beside the column it resembles it is an annotation: warned below
             raise RooflineError(f"{where}: header: expected a column the tool reads, found {column!r} (did you mean {close[0]!r}? "
                                 "measurements/README.md lists them)")
@@ -274,6 +275,12 @@ def load_measurements(path: str | Path) -> pd.DataFrame:
     if header.count(";") > header.count(",") and "hardware" in header:  # a spreadsheet's export in a comma-decimal locale
         raise RooflineError(f"{path}: header: expected columns separated by commas, found them separated by ';' "
                             "(save it as 'CSV UTF-8 (comma delimited)', with '.' as the decimal point)")
+    import csv
+
+    names = [n.strip() for n in next(csv.reader([header]), [])]
+    twice = sorted({n for n in names if n and names.count(n) > 1})
+    if twice:  # pandas would read the second as `k.1`, and the first silently
+        raise RooflineError(f"{path}: header: expected each column once, found {', '.join(map(repr, twice))} twice")
     try:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, skipinitialspace=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
@@ -378,6 +385,9 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
         replicas = r.gpus // dep.devices
         if r.batch < replicas:
             raise RooflineError(f"{where}: row {r.row}: batch: expected at least one sequence per replica ({replicas} replicas), found {r.batch}")
+        if r.method == "mtp" and model.mtp_modules < 1:  # predict refuses it up front; so do the rows, with file and row
+            raise field_error(f"{where}: row {r.row}", "method", "a model with MTP modules for mtp (use eagle or draft)",
+                              f"{model.name} (mtp_modules: 0)")
         draft = get(model_cache, load_model, r.draft, "draft", r.row) if r.method == "draft" else None
         extra["replicas"][i] = replicas
         if r.method == "draft" and np.isnan(r.acceptance_length):
@@ -659,6 +669,9 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     if draft_tokens and draft_tokens < k + 1:
         raise field_error("command line", "--draft-tokens", f"at least k + 1 = {k + 1} tokens verified per sequence (or 0: a "
                           "chain)", draft_tokens)
+    if method == "mtp" and load_model(model, tuple(profiles)).mtp_modules < 1:  # rows fit and accuracy would refuse
+        raise field_error("command line", "--method", "a model with MTP modules for mtp (use eagle or draft)",
+                          f"{model} (mtp_modules: 0)")
     if (method == "draft") != bool(draft):
         raise field_error("command line", "--draft", "the draft model's profile name, with --method draft only", draft or MISSING)
     if draft:
@@ -666,11 +679,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     hw_spec = load_hardware(hardware, tuple(profiles))
     if not Path(str(hardware)).suffix:  # an alias (h100) as the profile's name (h100-sxm); a path stays as given
         hardware = hw_spec.name
-    if (gpus is None and dp_attention > 1 and tp > 1 and tp % dp_attention == 0  # SGLang counts its groups inside --tp
-            and engine in (None, "sglang")):
-        warn(f"command line: --tp {tp} --dp-attention {dp_attention} is {tp * dp_attention} GPUs (tp is each attention group's); "
-             f"SGLang's --tp {tp} --dp {dp_attention} --enable-dp-attention runs on {tp}: --tp {tp // dp_attention} --dp-attention "
-             f"{dp_attention} (measurements/README.md)")
+    # SGLang counts its attention groups inside --tp: said once, where a result's engine is sglang (below)
+    sglang_tp = gpus is None and dp_attention > 1 and tp > 1 and tp % dp_attention == 0
     gpus = tp * dp_attention if gpus is None else gpus
     options = SimpleNamespace(tp=tp, ep=ep, dp_attention=dp_attention, pp=1, gpus=gpus, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
     try:
@@ -749,6 +759,11 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                                   f"at most the batch {conc:g} ({'max_concurrency' if recorded is not None else '--batch'}): "
                                   "a run cannot keep more requests in flight than its client allows", f"{mean_conc:.4g}")
             backend = engine or _engine_of_backend(str(result.get("backend") or ""), lines, result)
+            if sglang_tp and backend == "sglang":
+                sglang_tp = False
+                warn(f"command line: --tp {tp} --dp-attention {dp_attention} is {tp * dp_attention} GPUs (tp is each attention "
+                     f"group's); SGLang's --tp {tp} --dp {dp_attention} --enable-dp-attention runs on {tp}: --tp {tp // dp_attention} "
+                     f"--dp-attention {dp_attention} (measurements/README.md)")
             values = {}
             if "step_time_s" in quantities:
                 values["step_time_s"] = _number(result, ("mean_tpot_ms",), path, n, "the mean time per output token in ms") / 1000.0

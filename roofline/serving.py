@@ -551,7 +551,7 @@ def fitted_family_note(engine: ServingEngine, hw) -> str:
     family = family_label(hw.engine_family)
     if not families or family in families or getattr(hw, "kind", "gpu") == "cpu":  # a CPU: engine_on_a_cpu says more
         return ""
-    return (f"engine {engine.name} was fitted on rows from {_spoken(families)} GPUs only (its fitted.hardware_families), "
+    return (f"engine {engine.name} was fitted on rows from {_spoken(families)} devices only (its fitted.hardware_families), "
             f"and {hw.name} is {family}: its kernel latency and efficiencies there come from other GPUs' kernels (a fit with "
             "rows from such a device measures them)")
 

@@ -551,7 +551,8 @@ def speculative_metrics(
 
     verify_len = s + q
     mem = speculation_capacity(hw, target, b, verify_len, dep, method, drafter, d_dep, dhw if elsewhere else None,
-                               draft_vocab, speculating, shared_prefix, engine.window_kv_pool_ratio)
+                               draft_vocab, speculating, shared_prefix, engine.window_kv_pool_ratio,
+                               no_host.window_kv_pool_ratio)  # the drafter's device's own (an override may differ)
     out = {
         "baseline_step_time_s": base["step_time_s"],
         "baseline_tokens_per_s": b / base["step_time_s"],
@@ -589,24 +590,27 @@ def speculative_metrics(
 
 
 def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_dep, draft_hw, draft_vocab,
-                         speculating, shared_prefix=0, window_pool_ratio=None) -> dict:
+                         speculating, shared_prefix=0, window_pool_ratio=None, draft_window_pool_ratio=None) -> dict:
     """Memory with the drafter counted where it runs and only where it drafts (k > 0): the target's
     devices carry a co-located drafter's weights and per-sequence KV; a drafter on `draft_hw` caps the
-    batch by that device's memory instead. `window_pool_ratio`: the engine's hybrid window pool (capacity)."""
+    batch by that device's memory instead. `window_pool_ratio`: the engine's hybrid window pool (capacity) on the
+    target's devices, `draft_window_pool_ratio` on the drafter's own device (the same where it shares the target's)."""
     speculating = np.asarray(speculating)
     pool = {"shared_prefix": shared_prefix, "window_pool_ratio": window_pool_ratio}
     if drafter is None:
         return {**capacity(hw, target, batch, verify_len, dep, **pool), "drafter_memory_bytes": 0.0}
     weights = drafter_weight_bytes(method, drafter, d_dep, draft_hw is not None, draft_vocab, target.vocab_size)
+    draft_ratio = draft_window_pool_ratio if draft_hw is not None else window_pool_ratio
     # the drafter's KV of a shared prefix, held once like the target's, and of each sequence
-    shared, per_seq = kv_shared_and_per_sequence_bytes(drafter, verify_len, d_dep, shared_prefix, window_pool_ratio)
+    shared, per_seq = kv_shared_and_per_sequence_bytes(drafter, verify_len, d_dep, shared_prefix, draft_ratio)
     on = np.where(speculating, 1.0, 0.0)
     if draft_hw is None:
         out = capacity(hw, target, batch, verify_len, dep, extra_bytes=on * (weights + shared), extra_bytes_per_seq=on * per_seq,
                        **pool)
         return {**out, "drafter_memory_bytes": on * (weights + shared + per_seq * sequences_per_group(batch, dep))}
     main = capacity(hw, target, batch, verify_len, dep, **pool)
-    side = capacity(draft_hw, drafter, batch, verify_len, d_dep, weights_bytes=weights, **pool)
+    side = capacity(draft_hw, drafter, batch, verify_len, d_dep, weights_bytes=weights, shared_prefix=shared_prefix,
+                    window_pool_ratio=draft_ratio)
     return {
         "memory_needed_bytes": main["memory_needed_bytes"],
         "fits_in_memory": main["fits_in_memory"] & np.where(speculating, side["fits_in_memory"], True),

@@ -427,6 +427,8 @@ def _kernel_counts(counts: dict) -> str:
 def _override_value(key: str, value) -> str:
     if key.endswith("_s"):
         return format_seconds(value)
+    if value is None:  # a value unset for the family (window_kv_pool_ratio: null, window-capped)
+        return "null"
     return f"({_kernel_counts(value)})" if isinstance(value, dict) else f"{value:g}" if isinstance(value, float) else str(value)
 
 

@@ -101,3 +101,22 @@ def test_a_layers_fixed_state_is_held_once_under_the_window_pool_not_per_token()
         added = float(kv_cache_bytes(stateful, 1, 131072, deployment(stateful), window_pool_ratio=ratio)
                       - kv_cache_bytes(gpt, 1, 131072, deployment(gpt), window_pool_ratio=ratio))
         assert added == pytest.approx(sliding.layers * 1000)
+
+
+def test_a_drafter_on_its_own_device_is_charged_that_devices_window_pool():
+    """The drafter's KV on another device took the target device's window_kv_pool_ratio (an engine override per
+    hardware may differ; qa85): its own device's value sizes its memory."""
+    from roofline.capacity import kv_shared_and_per_sequence_bytes
+    from roofline.speculation import drafter_deployment, speculation_capacity
+
+    target, draft = load_model("llama-3.1-70b"), load_model("gpt-oss-120b")  # a drafter with sliding layers
+    dep = deployment(target, tp=8)
+    d_dep = drafter_deployment("draft", draft, dep, True)
+    h100 = load_hardware("h100-sxm")
+    out = {r: speculation_capacity(H200, target, 1, 131072, dep, "draft", draft, d_dep, h100, None, True,
+                                   window_pool_ratio=0.8, draft_window_pool_ratio=r) for r in (None, 0.8)}
+    _, capped = kv_shared_and_per_sequence_bytes(draft, 131072, d_dep)
+    _, pooled = kv_shared_and_per_sequence_bytes(draft, 131072, d_dep, window_pool_ratio=0.8)
+    assert pooled > capped
+    weights = float(out[None]["drafter_memory_bytes"]) - float(capped)
+    assert float(out[0.8]["drafter_memory_bytes"]) - float(pooled) == pytest.approx(weights)

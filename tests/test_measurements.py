@@ -526,6 +526,15 @@ def test_a_misspelt_column_is_refused_and_an_unknown_one_is_said_to_be_unread(tm
     bad.write_text(text.replace("acceptance_length", "acceptance_len", 1))
     with pytest.raises(RooflineError, match=r"header: expected a column the tool reads, found 'acceptance_len' \(did you mean 'acceptance_length'"):
         load_measurements(bad)
+    upper = tmp_path / "upper.csv"  # EP for ep: a case difference is refused too (difflib scored it 0; qa85)
+    upper.write_text(text.replace(",ep,", ",EP,", 1))
+    with pytest.raises(RooflineError, match=r"found 'EP' \(did you mean 'ep'"):
+        load_measurements(upper)
+    twice = tmp_path / "twice.csv"  # pandas read the second k as 'k.1' and the first silently (qa85)
+    rows = text.splitlines()
+    twice.write_text("\n".join([rows[0] + ",k"] + [row + ",3" for row in rows[1:]]) + "\n")
+    with pytest.raises(RooflineError, match=r"header: expected each column once, found 'k' twice"):
+        load_measurements(twice)
     beside = tmp_path / "beside.csv"  # a column that resembles one the file has is an annotation: read around (qa81)
     lines = text.splitlines()
     beside.write_text("\n".join([lines[0] + ",gpu"] + [line + ",H20" for line in lines[1:]]) + "\n")
@@ -570,14 +579,35 @@ def test_convert_warns_where_sglangs_tp_that_counts_its_attention_groups_is_read
     import warnings
 
     path = tmp_path / "r.json"
-    path.write_text(json.dumps(VLLM_RESULT))
+    path.write_text(json.dumps({**VLLM_RESULT, "backend": "sglang"}))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rows = convert_benchmark(path, hardware="h200", model="deepseek-v3", tp=8, dp_attention=8, ep=8, weight_dtype="fp8",
                                  kv_dtype="bf16")
     assert set(rows["gpus"].astype(int)) == {64}
     assert any("--tp 8 --dp-attention 8 is 64 GPUs" in str(w.message) and "--tp 1 --dp-attention 8" in str(w.message) for w in caught)
+    vllm_run = tmp_path / "v.json"  # a vLLM result: its tp is each group's already (qa85)
+    vllm_run.write_text(json.dumps(VLLM_RESULT))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        convert_benchmark(vllm_run, hardware="h200", model="deepseek-v3", tp=8, dp_attention=8, ep=8, weight_dtype="fp8", kv_dtype="bf16")
+    assert not any("dp-attention" in str(w.message) for w in caught)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         convert_benchmark(path, hardware="h200", model="deepseek-v3", tp=1, dp_attention=8, ep=8, weight_dtype="fp8", kv_dtype="bf16")
     assert not any("dp-attention" in str(w.message) for w in caught)
+
+
+def test_mtp_rows_of_a_model_without_mtp_modules_are_refused_by_convert_and_named_by_the_reader(tmp_path):
+    """convert wrote `--method nextn` rows for Llama-3.1-8B, which fit and accuracy then refused with no file or row (qa85)."""
+    from roofline.measurements import load_measurements, prepare_rows
+
+    path = tmp_path / "e.json"
+    path.write_text(json.dumps({**VLLM_RESULT, "spec_decode_acceptance_length": 2.6}))
+    with pytest.raises(RooflineError, match=r"^command line: --method: expected a model with MTP modules for mtp"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="nextn", k=3)
+    rows = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3)
+    csv = tmp_path / "m.csv"
+    rows.assign(method="mtp").to_csv(csv, index=False)
+    with pytest.raises(RooflineError, match=r"m.csv: row 1: method: expected a model with MTP modules for mtp"):
+        prepare_rows(load_measurements(csv), (), str(csv))

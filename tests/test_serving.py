@@ -465,7 +465,7 @@ def test_an_engine_fitted_on_no_device_of_a_family_says_so_where_it_prices_one()
     assert vllm.fitted["hardware_families"] == ["AMD Instinct", "NVIDIA Ampere", "NVIDIA Hopper (or other)"]
     assert not fitted_family_note(vllm, load_hardware("mi300x")) and not fitted_family_note(vllm, load_hardware("h200"))
     note = fitted_family_note(vllm, load_hardware("b200"))
-    assert note.startswith("engine vllm was fitted on rows from AMD Instinct, NVIDIA Ampere and NVIDIA Hopper (or other) GPUs only")
+    assert note.startswith("engine vllm was fitted on rows from AMD Instinct, NVIDIA Ampere and NVIDIA Hopper (or other) devices only")
     mine = dataclasses.replace(vllm, name="mine", fitted={**vllm.fitted, "hardware_families": ["NVIDIA Hopper (or other)"]})
     assert "mi300x is AMD Instinct" in fitted_family_note(mine, load_hardware("mi300x"))
     # accelerators of no dataset row have families of their own (they fell under Hopper's, silently; qa83); a CPU is
