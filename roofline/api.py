@@ -434,7 +434,7 @@ def predict(
     draft_hw = load_hardware(draft_hardware, profiles) if draft_hardware is not None and method != "none" else None
     for note in (engine_on_a_cpu(eng, hw), engine_on_a_cpu(eng, draft_hw) if draft_hw and speculates(method, k) else "",
                  weight_only_note(hw, dep), unfitted_family_note(hw, target, dep, eng), fitted_class_note(eng, target),
-                 fitted_family_note(eng, hw), fitted_family_note(eng, draft_hw) if draft_hw and speculates(method, k) else "",
+                 fitted_family_note(eng, hw), fitted_family_note(eng, draft_hw, "the drafter's device ") if draft_hw and speculates(method, k) else "",
                  shard_note(target, dep),
                  context_note(target, prompt, "prompt") if (prompt or 0) > context else context_note(target, context)):
         if note:

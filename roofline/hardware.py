@@ -179,7 +179,7 @@ class HardwareSpec:
             "display_name": self.display_name,
             "kind": self.kind,
             "family": self.engine_family,
-            "fp4_formats": list(self.fp4_formats) if "fp4" in self.peak_flops_per_s else [],
+            "fp4_formats": list(self.fp4_formats) if "fp4" in self.peak_flops_per_s else None,  # none without an fp4 peak
             "mem_bytes": self.mem_bytes,
             "mem_bw_bytes_per_s": self.mem_bw_bytes_per_s,
             "peak_flops_per_s": dict(self.peak_flops_per_s),

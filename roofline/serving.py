@@ -542,17 +542,17 @@ def fitted_class_note(engine: ServingEngine, model) -> str:
             "so read its figures there as less certain (a fit with rows of such a model measures them)")
 
 
-def fitted_family_note(engine: ServingEngine, hw) -> str:
+def fitted_family_note(engine: ServingEngine, hw, role: str = "") -> str:
     """A warning where `engine` was fitted (its `fitted.hardware_families`, written by roofline fit) on no device of
     `hw`'s family: its kernel latency and efficiencies were fitted on other GPUs' kernels (qa81: a user's fit of H100
     rows dropped vllm's AMD kernel latency and priced an MI300X with the H100's, silently); '' where the family was
-    fitted on, or the profile records no families."""
+    fitted on, or the profile records no families. `role` names a device that is not the target's ("the drafter's device ")."""
     families = (engine.fitted or {}).get("hardware_families")
     family = family_label(hw.engine_family)
     if not families or family in families or getattr(hw, "kind", "gpu") == "cpu":  # a CPU: engine_on_a_cpu says more
         return ""
     return (f"engine {engine.name} was fitted on rows from {_spoken(families)} devices only (its fitted.hardware_families), "
-            f"and {hw.name} is {family}: its kernel latency and efficiencies there come from other GPUs' kernels (a fit with "
+            f"and {role}{hw.name} is {family}: its kernel latency and efficiencies there come from other GPUs' kernels (a fit with "
             "rows from such a device measures them)")
 
 

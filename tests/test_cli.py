@@ -76,7 +76,7 @@ def test_predict_accepts_per_position_acceptance_and_a_draft_on_other_hardware()
     result = run("predict", "--model", "llama-3.1-70b", "--tp", "4", "--method", "draft", "--draft", "llama-3.2-1b",
                  "--draft-hardware", "l4", "--acceptance", "0.9,0.8,0.7", "--k", "3", "--json")
     spec = json.loads(result.stdout)["spec"]  # stderr says the L4 drafter's engine values were fitted on other GPUs
-    assert "l4 is NVIDIA Ada" in result.stderr
+    assert "the drafter's device l4 is NVIDIA Ada" in result.stderr
     assert spec["tau"] == pytest.approx(1 + 0.9 + 0.72 + 0.504)
     assert spec["draft_time_s"] > 0
 

@@ -543,8 +543,9 @@ def _markdown(df: pd.DataFrame, summary: dict, summary_classic: dict, ablated: p
         return str(v)
 
     load, cores = summary.get("load_average_at_start"), summary.get("cores") or 1
-    busy = ([f"**Measured under load**: the load average was {load:.1f} at the start and "
-             f"{summary.get('load_average_at_end') or 0:.1f} at the end on {cores} cores: other work shared the machine, so "
+    busy = ([f"**Measured under load**: the load average was {load:.1f} before the run and "
+             f"{summary.get('load_average_at_end') or 0:.1f} at its end (its own work included) on {cores} cores: other work "
+             "shared the machine, so "
              "the timings (and the calibration they are predicted from) are slower and noisier than on an idle one; run it "
              "again on a quiet machine before reading the errors.", ""]
             if load is not None and load >= 0.5 * cores else [])
@@ -581,6 +582,9 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     out_dir.mkdir(parents=True, exist_ok=True)
     grid = grid_for(quick, dtype)
     calibrated_here = hardware is None
+    # the machine's load before this run adds its own: after calibrating, the 1-minute average holds the calibration's
+    # threads, and every run that calibrates first read as measured under load (qa84)
+    busy, load_at_start = busy_machine_note(), load_average()
     mismatch = (f"the profile {hardware.name} is a {hardware.kind} profile, and this runs on the {device}: its predictions "
                 f"describe another machine" if hardware is not None and (hardware.kind == "cpu") != (device == "cpu") else "")
     if hardware is None:
@@ -599,7 +603,6 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     n_spec = len(grid.spec_batches) * (1 + len(grid.spec_k) * (len(grid.spec_alphas) + 1))
     n_steps = len(grid.decode_batches) * len(grid.decode_contexts) + len(grid.verify_batches) * len(grid.verify_q) * len(grid.verify_contexts)
     bar = Progress(n_steps + n_spec, progress)
-    busy, load_at_start = busy_machine_note(), load_average()
     for note in (busy, mismatch):
         if note:
             bar.note(f"warning: {note}")

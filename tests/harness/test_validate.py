@@ -221,5 +221,5 @@ def test_validation_md_says_when_it_was_measured_under_load(h100):
     ablated = pd.DataFrame({"form": ["x"], "median_abs_error": [0.1], "p90_abs_error": [0.2], "max_abs_error": [0.3]})
     busy = _markdown(df, {**summary, "load_average_at_start": 3.6, "load_average_at_end": 4.0, "cores": 2}, summary, ablated)
     quiet = _markdown(df, {**summary, "load_average_at_start": 0.3, "load_average_at_end": 0.4, "cores": 2}, summary, ablated)
-    assert "**Measured under load**: the load average was 3.6 at the start and 4.0 at the end on 2 cores" in busy
+    assert "**Measured under load**: the load average was 3.6 before the run and 4.0 at its end (its own work included) on 2 cores" in busy
     assert "under load" not in quiet
