@@ -41,6 +41,7 @@ per group, so re-predicting the rows with another engine (the fit does it hundre
 
 from __future__ import annotations
 
+import csv
 import difflib
 import json
 import math
@@ -275,8 +276,6 @@ def load_measurements(path: str | Path) -> pd.DataFrame:
     if header.count(";") > header.count(",") and "hardware" in header:  # a spreadsheet's export in a comma-decimal locale
         raise RooflineError(f"{path}: header: expected columns separated by commas, found them separated by ';' "
                             "(save it as 'CSV UTF-8 (comma delimited)', with '.' as the decimal point)")
-    import csv
-
     names = [n.strip() for n in next(csv.reader([header]), [])]
     twice = sorted({n for n in names if n and names.count(n) > 1})
     if twice:  # pandas would read the second as `k.1`, and the first silently
@@ -669,7 +668,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     if draft_tokens and draft_tokens < k + 1:
         raise field_error("command line", "--draft-tokens", f"at least k + 1 = {k + 1} tokens verified per sequence (or 0: a "
                           "chain)", draft_tokens)
-    if method == "mtp" and load_model(model, tuple(profiles)).mtp_modules < 1:  # rows fit and accuracy would refuse
+    model_spec = load_model(model, tuple(profiles))
+    if method == "mtp" and model_spec.mtp_modules < 1:  # rows fit and accuracy would refuse
         raise field_error("command line", "--method", "a model with MTP modules for mtp (use eagle or draft)",
                           f"{model} (mtp_modules: 0)")
     if (method == "draft") != bool(draft):
@@ -684,7 +684,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     gpus = tp * dp_attention if gpus is None else gpus
     options = SimpleNamespace(tp=tp, ep=ep, dp_attention=dp_attention, pp=1, gpus=gpus, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
     try:
-        _layout(load_model(model, tuple(profiles)), options, "command line")
+        _layout(model_spec, options, "command line")
     except RooflineError as exc:  # name the option as typed: --tp, --dp-attention, --weight-dtype
         raise RooflineError(re.sub(r"^command line: (tp|ep|dp_attention|gpus|weight_dtype|kv_dtype):",
                                    lambda m: f"command line: --{m.group(1).replace('_', '-')}:", str(exc))) from None
