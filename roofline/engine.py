@@ -5,8 +5,8 @@ device from `roofline.costs`):
 
     t_o = roofline(flops_o * pad_o / (peak_flops[dtype_o] * eff[dtype_o] * eta_o), bytes_o / (mem_bw * mem_eff * eta_o))
           + n_o * kernels_o * kernel_latency
-        eta_o = the engine's quantised_moe_efficiency for routed experts computing in fp8 / fp4 / int8 (block-quantised
-                fused-MoE kernels at small batch), times its weight_only_efficiency for a weight GEMM whose weights
+        eta_o = the engine's quantised_moe_efficiency for routed experts with weights narrower than 16 bits (quantised
+                fused-MoE kernels at small batch, native or weight-only), times its weight_only_efficiency for a weight GEMM whose weights
                 are narrower than its compute dtype (w8a16, int4; fp8 / fp4 where the device has no such tensor
                 cores: dequantised inside the GEMM), 1 for every other operator
         roofline(t_c, t_m) = max(t_c, t_m), or (t_c^p + t_m^p)^(1/p) with an overlap exponent p: the engine's, else
@@ -110,7 +110,7 @@ from roofline.costs import (
     sequences_per_group,
 )
 from roofline.hardware import HardwareSpec
-from roofline.layout import OPERATOR_CLASS, Deployment, deployment
+from roofline.layout import OPERATOR_CLASS, QUANTISED_DTYPES, Deployment, deployment
 from roofline.model import BYTES_PER_ELEMENT, ModelSpec
 from roofline.serving import IDEAL, ServingEngine
 
@@ -122,12 +122,12 @@ def weight_only(hw: HardwareSpec, weight_dtype: str) -> bool:
 
 
 def unfitted_family_note(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine) -> str:
-    """'vllm's quantised_moe_efficiency (0.794) on mi300x is fitted on other devices: no fit row of AMD Instinct
+    """'vllm's quantised_moe_efficiency (1) on mi300x is fitted on other devices: no fit row of AMD Instinct
     determines it ...' where a parameter this point uses (ServingEngine.unfitted_on: the routed experts'
-    quantised_moe_efficiency where they compute quantised, weight_only_efficiency where a GEMM dequantises, the
+    quantised_moe_efficiency where their weights are quantised, weight_only_efficiency where a GEMM dequantises, the
     kernel latency always) rests on no fit row of the device's family; '' where none does."""
     used = {"kernel_latency": True,
-            "quantised_moe_efficiency": model.moe is not None and hw.compute_dtype(dep.dtype("experts")) in QUANTISED_COMPUTE,
+            "quantised_moe_efficiency": model.moe is not None and dep.dtype("experts") in QUANTISED_DTYPES,
             "weight_only_efficiency": any(weight_only(hw, d) for d in dep.dtypes.values())}
     lost = [(p, family) for p, family in engine.unfitted_on(hw) if used.get(p)]
     if not lost:
@@ -339,7 +339,7 @@ def _operator_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
     the stage's layers that run it (module docstring)."""
     ceiling, memory_ceiling = ceilings
     k = 1.0
-    if name == "experts" and hw.compute_dtype(dep.dtype("experts")) in QUANTISED_COMPUTE:  # quantised MoE kernels
+    if name == "experts" and dep.dtype("experts") in QUANTISED_DTYPES:  # quantised MoE kernels (native or weight-only)
         k *= engine.quantised_moe_efficiency
     if name in WEIGHT_GEMMS and weight_only(hw, dep.dtype(OPERATOR_CLASS[name])):  # dequantised in the GEMM
         k *= engine.weight_only_efficiency

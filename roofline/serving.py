@@ -25,7 +25,8 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      time; `gemm_tile_rows`: weight-GEMM rows padded to the tensor-core tile (engine.py's pad_o: not
                      the routed experts, whose rows per expert vary; the LM head by its own logit rows)
     MoE kernels      `quantised_moe_efficiency`: the share of the device's ceilings the engine's routed-expert kernels
-                     (grouped / fused MoE GEMMs) reach when the experts compute in fp8 / fp4 / int8; the expert
+                     (grouped / fused MoE GEMMs) reach when the experts' weights are quantised (fp8 / fp4 / int8 /
+                     int4 / w8a16: native, or weight-only where weight_only_efficiency applies too); the expert
                      operator's roofline time is divided by it, its kernel latencies are not (1: the roofline;
                      bf16 experts are not affected)
     weight-only      `weight_only_efficiency`: the share of the device's ceilings a weight GEMM reaches when its

@@ -290,7 +290,7 @@ def test_the_generic_finding_names_what_the_sweep_varied_and_never_prints_alpha_
     assert "nan" not in f.text and "the method's per-position rates" in f.text
     # the finding reports on the figure's engine (vllm, the first realistic one) and names the engine it left aside
     top = r.df[(r.df["k"] > 0) & (r.df["engine"] == "vllm")].sort_values("speedup").iloc[-1]
-    assert f"tp {int(top['tp'])}, batch {int(top['batch'])}" in f.text and f"{top['speedup']:.3g}×" in f.text
+    assert f"tp {int(top['tp'])}, batch {int(top['batch'])}" in f.text and f"{_x(top['speedup'])}" in f.text
     assert "(Engine vllm, as in the figure; the table also holds sglang.)" in f.text
 
 
