@@ -112,7 +112,7 @@ from roofline.costs import (
 from roofline.hardware import HardwareSpec
 from roofline.layout import OPERATOR_CLASS, QUANTISED_DTYPES, Deployment, deployment
 from roofline.model import BYTES_PER_ELEMENT, ModelSpec
-from roofline.serving import IDEAL, ServingEngine
+from roofline.serving import HOST_PARAMETERS, IDEAL, SPEC_PARAMETERS, ServingEngine
 
 
 def weight_only(hw: HardwareSpec, weight_dtype: str) -> bool:
@@ -121,14 +121,25 @@ def weight_only(hw: HardwareSpec, weight_dtype: str) -> bool:
     return BYTES_PER_ELEMENT[weight_dtype] < BYTES_PER_ELEMENT.get(hw.compute_dtype(weight_dtype), 2.0)
 
 
+def parameters_used(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, speculating: bool = False,
+                    host_bound: bool = False) -> dict[str, bool]:
+    """{fitted parameter: whether a point's figures depend on it}: the kernel latency always; quantised_moe_efficiency
+    where the routed experts' weights are quantised; weight_only_efficiency where a GEMM dequantises; the host work
+    where the engine adds it to the step (no overlap, or a speculative iteration without it) or it sets the step
+    (`host_bound`); the speculation costs where the point speculates."""
+    host = not engine.host_overlap or (speculating and not engine.host_overlap_speculating) or host_bound
+    return {"kernel_latency": True,
+            "quantised_moe_efficiency": model.moe is not None and dep.dtype("experts") in QUANTISED_DTYPES,
+            "weight_only_efficiency": any(weight_only(hw, d) for d in dep.dtypes.values()),
+            **dict.fromkeys(HOST_PARAMETERS, host), **dict.fromkeys(SPEC_PARAMETERS, speculating)}
+
+
 def unfitted_family_note(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine) -> str:
     """'vllm's quantised_moe_efficiency (1) on mi300x is fitted on other devices: no fit row of AMD Instinct
     determines it ...' where a parameter this point uses (ServingEngine.unfitted_on: the routed experts'
     quantised_moe_efficiency where their weights are quantised, weight_only_efficiency where a GEMM dequantises, the
     kernel latency always) rests on no fit row of the device's family; '' where none does."""
-    used = {"kernel_latency": True,
-            "quantised_moe_efficiency": model.moe is not None and dep.dtype("experts") in QUANTISED_DTYPES,
-            "weight_only_efficiency": any(weight_only(hw, d) for d in dep.dtypes.values())}
+    used = parameters_used(hw, model, dep, engine)
     lost = [(p, family) for p, family in engine.unfitted_on(hw) if used.get(p)]
     if not lost:
         return ""

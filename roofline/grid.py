@@ -27,6 +27,7 @@ from roofline.engine import (
     operator_ceilings,
     operator_compute_dtypes,
     operator_peaks,
+    parameters_used,
     step_metrics,
     unfitted_family_note,
     weight_only_note,
@@ -45,6 +46,7 @@ from roofline.serving import (
     fitted_class_note,
     fitted_family_note,
     load_engine,
+    undetermined_note,
 )
 from roofline.speculation import (
     acceptance_reach_note,
@@ -202,6 +204,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                  else "")
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
                      weight_only_note(hw, dep), unfitted_family_note(hw, model, dep, engine.for_hardware(hw)),
+                     undetermined_note(engine.for_hardware(hw), hw, parameters_used(
+                         hw, model, dep, engine, speculates(method, 1) and bool((np.asarray(sc.axes["k"]) > 0).any()))),
                      fitted_class_note(engine, model), fitted_family_note(engine, hw),
                      fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if draft_hw else "", shard_note(model, dep),
                      idle, rates_note, reuse, reach, longest, prior,

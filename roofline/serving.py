@@ -162,6 +162,18 @@ class ServingEngine:
         value = getattr(self, f"{parameter}_s", getattr(self, parameter, None))
         return start is None or unit is None or value is None or math.isclose(value, start * unit, rel_tol=1e-6)
 
+    def undetermined(self, parameter: str, hardware) -> bool:
+        """Whether no fit row of the whole profile determined `parameter` (an entry without a family in
+        fitted.not_determined_by_rows, the parameter still fitted, not set by hand) and no override for `hardware`'s
+        family (a HardwareSpec's engine_family, or a name) sets it: the value is a sourced start, or where the rest of
+        the fit left it, on every device that takes it."""
+        fitted = self.fitted or {}
+        if parameter not in (fitted.get("not_determined_by_rows") or ()) or parameter not in (fitted.get("parameters") or ()):
+            return False
+        name = hardware if isinstance(hardware, str) else hardware.engine_family
+        return not any(fnmatch.fnmatch(name, glob) and ({parameter, parameter + "_s"} & set(changes))
+                       for glob, changes in self.overrides)
+
     def unfitted_on(self, hardware) -> list[tuple[str, str]]:
         """[(parameter, family)] for the fitted parameters whose value on `hardware`'s family (a HardwareSpec's
         engine_family, or a name) no fit row of that family determined (fitted.not_determined_by_rows' entries like
@@ -528,6 +540,26 @@ def model_class(model) -> str:
 def _spoken(items: list[str]) -> str:
     """'a, b and c' (a list as a warning says it)."""
     return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else items[0]
+
+
+HOST_PARAMETERS = ("host_per_step", "host_per_sequence")
+SPEC_PARAMETERS = ("spec_per_draft_step", "spec_per_iteration", "spec_per_iteration_per_sequence")
+
+
+def undetermined_note(engine: ServingEngine, hw, used: dict[str, bool]) -> str:
+    """'no measured row determines sglang's host_per_step (1.5 ms) and spec_per_draft_step (25 us) ...' where a
+    parameter this point uses (`used`: parameter -> whether the point's figures depend on it) is determined by no fit
+    row of the whole profile (ServingEngine.undetermined): sglang's and trtllm's speculation costs, sglang's host work
+    and weight-only efficiency, held at their sourced starts (qa84: used without a word); '' where none is."""
+    lost = [p for p, use in used.items() if use and engine.undetermined(p, hw)]
+    if not lost:
+        return ""
+    values = _spoken([f"{p} ({format_seconds(getattr(engine, p + '_s')) if hasattr(engine, p + '_s') else f'{getattr(engine, p):.3g}'})"
+                      for p in lost])
+    return (f"no measured row determines {engine.name}'s {values} (its fitted.not_determined_by_rows): "
+            f"{'each is' if len(lost) > 1 else 'it is'} a sourced start, or where the rest of the fit left it, and this "
+            f"point's figures lean on {'them' if len(lost) > 1 else 'it'} (roofline engines show {engine.name}; a copy with values "
+            f"you measured replaces them: roofline engines new NAME --from {engine.name} --set ...)")
 
 
 def fitted_class_note(engine: ServingEngine, model) -> str:

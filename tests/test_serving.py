@@ -493,3 +493,52 @@ def test_an_engine_fitted_on_no_device_of_a_family_says_so_where_it_prices_one()
 
     with pytest.raises(RooflineError, match=r"fitted.hardware_families: expected a list of AMD Instinct, .*found 'NVIDIA hopper'"):
         check_fitted("e.yaml", {**vllm.fitted, "hardware_families": ["NVIDIA hopper"]})
+
+
+def test_a_parameter_no_fit_row_of_the_whole_profile_determines_is_said_where_the_point_uses_it():
+    """sglang's speculation costs and host work (its overlap scheduler hides host work, and no SGLang fit row speculates)
+    and trtllm's speculation costs are their sourced starts: used without a word before (qa84)."""
+    from roofline.engine import parameters_used
+    from roofline.serving import undetermined_note
+
+    llama, h100 = load_model("llama-3.1-8b"), load_hardware("h100-sxm")
+    dep = deployment(llama)
+    sglang, trtllm, vllm = (load_engine(e).for_hardware(h100) for e in ("sglang", "trtllm", "vllm"))
+    plain = undetermined_note(sglang, h100, parameters_used(h100, llama, dep, sglang))
+    assert plain == ""  # plain decoding: the overlap scheduler hides the host work, no speculation cost is paid
+    spec = undetermined_note(sglang, h100, parameters_used(h100, llama, dep, sglang, speculating=True))
+    assert spec.startswith("no measured row determines sglang's host_per_step (1.5 ms), host_per_sequence (10 us), "
+                           "spec_per_draft_step (25 us), spec_per_iteration (400 us) and")  # spec V1 turns the overlap off
+    bound = undetermined_note(sglang, h100, parameters_used(h100, llama, dep, sglang, host_bound=True))
+    assert "host_per_step" in bound and "spec_per" not in bound
+    assert "spec_per_draft_step (200 us)" in undetermined_note(trtllm, h100, parameters_used(h100, llama, dep, trtllm, True))
+    assert "host_per" not in undetermined_note(trtllm, h100, parameters_used(h100, llama, dep, trtllm, True))
+    assert undetermined_note(vllm, h100, parameters_used(h100, llama, dep, vllm, True)) == ""  # vllm's rows determine them
+    # weight-only GEMMs under sglang take its undetermined weight_only_efficiency (1)
+    int4 = deployment(llama, "int4")
+    assert "weight_only_efficiency (1)" in undetermined_note(sglang, h100, parameters_used(h100, llama, int4, sglang))
+    # a copy whose value was set by hand (no longer among fitted.parameters) holds a value of its own
+    mine = dataclasses.replace(sglang, fitted={**sglang.fitted, "parameters": ["kernel_latency"]})
+    assert undetermined_note(mine, h100, parameters_used(h100, llama, dep, mine, speculating=True)) == ""
+
+
+@pytest.mark.slow
+def test_predict_and_a_sweep_say_which_undetermined_costs_a_speculative_point_leans_on(tmp_path):
+    import warnings
+
+    import roofline
+
+    said = [w for w in roofline.predict("h100", "llama-3.1-8b", method="eagle", batch=8, engine="sglang")["warnings"]
+            if w.startswith("no measured row determines")]
+    assert len(said) == 1 and "spec_per_iteration (400 us)" in said[0]
+    assert not [w for w in roofline.predict("h100", "llama-3.1-8b", batch=8, engine="sglang")["warnings"]
+                if w.startswith("no measured row determines")]
+    # a small model at a large batch: the host work (1.5 ms + 10 us a sequence) sets the overlapped step
+    big = roofline.predict("h100", "llama-3.2-1b", batch=1024, context=128, engine="sglang")
+    assert big["host_time_s"] >= big["step_time_s"]
+    assert any(w.startswith("no measured row determines sglang's host_per_step") for w in big["warnings"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({"name": "s", "hardware": "h100", "model": "llama-3.1-8b", "method": "eagle", "engine": "sglang",
+                        "tp": [1, 2], "axes": {"batch": [1, 8], "context": [1024], "k": [0, 3]}})
+    assert sum("no measured row determines sglang's" in str(w.message) for w in caught) == 1  # once, not per config
