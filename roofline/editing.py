@@ -688,12 +688,15 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
 
     hw_a, hw_b = load_hardware(a, extra_dirs), load_hardware(b, extra_dirs)
     ref = load_model(model_name, extra_dirs)
-    rows: list[tuple[str, float | None, float | None, str]] = [
+    rows: list[tuple[str, float | str | None, float | str | None, str]] = [
         ("memory", hw_a.mem_bytes, hw_b.mem_bytes, "B"),
         ("memory_bandwidth", hw_a.mem_bw_bytes_per_s, hw_b.mem_bw_bytes_per_s, "B/s"),
     ]
     for dtype in peak_dtypes_in_order(hw_a, hw_b):
         rows.append((f"peak_flops.{dtype}", hw_a.peak_flops_per_s.get(dtype), hw_b.peak_flops_per_s.get(dtype), peak_unit(dtype)))
+    if "fp4" in hw_a.peak_flops_per_s or "fp4" in hw_b.peak_flops_per_s:  # which fp4 formats those units take natively
+        rows.append(("fp4_formats", *(", ".join(hw.fp4_formats) if "fp4" in hw.peak_flops_per_s else None
+                                      for hw in (hw_a, hw_b)), "text"))
     rows += [
         ("on_chip_cache", hw_a.on_chip_cache_bytes, hw_b.on_chip_cache_bytes, "B"),
         ("link_bandwidth", hw_a.link_bw_bytes_per_s, hw_b.link_bw_bytes_per_s, "B/s"),
@@ -737,6 +740,8 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
             return "-"
         if value is NO_FIT:
             return "does not fit"
+        if unit == "text":
+            return value
         if unit == "s":
             return format_seconds(value)
         if unit in ("", "USD/h"):
@@ -750,7 +755,7 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
         if unit is None:
             lines.append(label)
             continue
-        ratio = f"{vb / va:.3g}x" if va and vb and NO_FIT not in (va, vb) else "-"
+        ratio = f"{vb / va:.3g}x" if va and vb and NO_FIT not in (va, vb) and unit != "text" else "-"
         marker = "" if va == vb else "  *"
         lines.append(f"{label:{width}}  {show(va, unit):>{col}}  {show(vb, unit):>{col}}  {ratio:>7}{marker}")
     note = shard_note(ref, dep)

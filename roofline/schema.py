@@ -60,6 +60,14 @@ def dtype_key_schema() -> dict:
             "description": "a dtype: " + ", ".join(dict.fromkeys(hardware.DTYPES)) + " (any spelling docs/PROFILES.md lists)"}
 
 
+def fp4_key_schema() -> dict:
+    """A peak key that names fp4 (fp4, FP4, mxfp4, nvfp4, e2m1 ...), as profiles.normalize_dtype reads it."""
+    from roofline.profiles import DTYPE_ALIASES
+
+    spellings = sorted((s for s, dtype in DTYPE_ALIASES.items() if dtype in ("fp4", "nvfp4")), key=lambda s: (-len(s), s))
+    return {"pattern": r"^\s*(" + "|".join(map(_any_case, spellings)) + r")\s*$"}
+
+
 def price_schema() -> dict:
     """A price as units.parse_quantity reads one: 'NUMBER UNIT' with USD in any case ('3 usd/h'), or '$3/hr'."""
     number = r"(?=[\d.]*[1-9])(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?"
@@ -89,7 +97,7 @@ def hardware_schema() -> dict:
     props["family"] = {"type": ["string", "null"], "minLength": 1, "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
                        "description": "the profile whose serving-engine overrides apply (default: the device's own name)"}
     props["type"] = {"const": "hardware"}
-    props["fp4_formats"] = {"type": "array", "minItems": 1, "uniqueItems": True,
+    props["fp4_formats"] = {"type": ["array", "null"], "minItems": 1,  # null: the default, as absent
                             "items": {"type": "string", "pattern": r"^\s*(" + "|".join(map(_any_case, hardware.FP4_FORMATS)) + r")\s*$"},
                             "description": "the 4-bit weight formats the fp4 peak takes (default all: "
                                            + ", ".join(hardware.FP4_FORMATS) + ")"}
@@ -127,8 +135,10 @@ def hardware_schema() -> dict:
         "properties": props,
         "patternProperties": {"^(measured_|x_)": {}},
         "additionalProperties": False,
-        # fp4_formats describes the fp4 peak: only beside one (spelt fp4 here; the loader reads any case)
-        "dependentSchemas": {"fp4_formats": {"properties": {"peak_flops": {"required": ["fp4"]}}}},
+        # a list of fp4_formats describes the fp4 peak: only beside one, under any of its spellings (some key of
+        # peak_flops names fp4: not every key fails to)
+        "if": {"required": ["fp4_formats"], "properties": {"fp4_formats": {"type": "array"}}},
+        "then": {"properties": {"peak_flops": {"not": {"propertyNames": {"not": fp4_key_schema()}}}}},
     }
 
 

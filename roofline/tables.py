@@ -329,7 +329,8 @@ def model_table(m) -> str:
     for g in m.groups:
         lines.append(f"  layers {g.layers:>3}: {g.kind}" + (f" window {g.window}" if g.window else "")
                      + (f" ratio {g.ratio}" if g.ratio > 1 else "") + (f" reads <= {g.read_tokens}" if g.read_tokens else "")
-                     + (f" indexer {g.index_heads} heads x {g.index_dim}" if g.index_dim else ""))
+                     + (f" indexer {g.index_heads} heads x {g.index_dim}" if g.index_dim else "")
+                     + (f", state {g.state_bytes:,} B a layer and sequence" if g.state_bytes else ""))
     if m.moe:
         lines.append(f"  MoE: {m.moe.experts} experts top-{m.moe.top_k}, expert ffn {m.moe.expert_ffn_size}, "
                      f"shared {m.moe.shared_experts}, dense layers {m.moe.dense_layers}"

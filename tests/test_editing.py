@@ -249,6 +249,10 @@ def test_hw_diff_shows_values_side_by_side_with_ridge_point_and_a_reference_mode
     peaks = [label for label in lines if label.startswith("peak_flops.")]
     assert peaks == ["peak_flops." + d for d in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8")]  # the profiles' order
     assert "296 TOP/s" in lines["peak_flops.int8"] and "FLOP" not in lines["peak_flops.int8"]
+    assert "fp4_formats" not in lines  # neither has fp4 units
+    code, out, err = roofline("hw", "diff", "b200", "mi355x")  # NVFP4 runs natively on one only (qa85)
+    row = [line for line in out.splitlines() if line.startswith("fp4_formats")]
+    assert code == 0 and row and row[0].split()[1:] == ["mxfp4,", "nvfp4", "mxfp4", "-", "*"]
 
 
 def test_hw_diff_marks_every_field_that_changes_a_prediction_and_points_that_do_not_fit(roofline):

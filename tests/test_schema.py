@@ -93,3 +93,28 @@ def test_the_schemas_take_the_dtype_keys_and_published_counts_the_tool_reads():
     assert model_from_dict({**model, **text}, "m.yaml").published_params == 8.03e9
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**model, "published_params": "eight billion"}, model_schema())
+
+
+def test_the_schema_and_the_loader_agree_on_fp4_formats():
+    """The schema refused `fp4_formats: null` (the loader reads it as absent) and a profile whose fp4 peak is spelt
+    `FP4` or `mxfp4` (the loader reads any spelling); both still refuse a list beside no fp4 peak (qa85)."""
+    from roofline.errors import RooflineError
+    from roofline.hardware import hardware_from_dict
+
+    validator = jsonschema.Draft202012Validator(hardware_schema())
+    mi = yaml.safe_load((ROOT / "hardware_profiles" / "mi355x.yaml").read_text())
+    h100 = yaml.safe_load((ROOT / "hardware_profiles" / "h100-sxm.yaml").read_text())
+    peaks = {k: v for k, v in mi["peak_flops"].items() if k != "fp4"}
+    cases = [({**mi, "fp4_formats": None}, True), ({**h100, "fp4_formats": None}, True),
+             ({**mi, "peak_flops": {**peaks, "FP4": mi["peak_flops"]["fp4"]}}, True),
+             ({**mi, "peak_flops": {**peaks, "mxfp4": mi["peak_flops"]["fp4"]}}, True),
+             ({**mi, "peak_flops": peaks}, False), ({**h100, "fp4_formats": ["nvfp4"]}, False),
+             ({**mi, "fp4_formats": ["MXFP4", "mxfp4"]}, True), ({**mi, "fp4_formats": []}, False),
+             ({**mi, "fp4_formats": ["int4"]}, False)]
+    for profile, good in cases:
+        try:
+            hardware_from_dict(profile, "x.yaml")
+            read = True
+        except RooflineError:
+            read = False
+        assert read == good and validator.is_valid(profile) == good, (profile.get("fp4_formats"), list(profile["peak_flops"]))
