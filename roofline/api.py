@@ -351,7 +351,7 @@ def predict(
         "hardware": hw.name,
         "model": target.name,
         "engine": eng.name,
-        "engine_values": {k: v for k, v in eng.to_json().items() if k != "overrides"},  # as applied on this device's family
+        "engine_values": {k: v for k, v in eng.to_json().items() if k not in ("overrides", "fitted")},  # as applied on this device's family
         "batch": batch,
         "context": context,
         "layout": dep.to_json(),

@@ -219,6 +219,7 @@ class ServingEngine:
         # per hardware family: [{hardware: GLOB, FIELD: VALUE}] in SI units, as for_hardware applies them
         out["overrides"] = [{"hardware": glob, **{k: dict(v) if isinstance(v, dict) else v for k, v in changes.items()}}
                             for glob, changes in self.overrides]
+        out["fitted"] = self.fitted or None  # the block roofline fit wrote (rows, classes, families, undetermined), or None
         return out
 
 

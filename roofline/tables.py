@@ -462,8 +462,27 @@ def engine_table(e) -> str:
     lines += [f"  {k:<26}{v}" for k, v in fields]
     for glob, changes in e.overrides:
         lines.append(f"  override for {glob}: " + ", ".join(f"{k.removesuffix('_s')} {_override_value(k, v)}" for k, v in changes.items()))
+    lines += _fitted_lines(e.fitted)
     lines += [f"  file: {e.path}", _text_block("source", e.source)]
     return "\n".join(lines)
+
+
+def _fitted_lines(fitted: dict | None) -> list[str]:
+    """The `fitted:` block `roofline fit` wrote, as the warnings of predict and sweeps cite it: its rows, the RMS log
+    error, the model classes and device families it saw, and the parameters its rows left undetermined or at a bound."""
+    if not fitted:
+        return ["  fitted                    no (every value as its source gives it)"]
+    listed = {key: ", ".join(map(str, fitted.get(key) or ())) or "none" for key in
+              ("parameters", "model_classes", "hardware_families", "not_determined_by_rows", "bounds_hit", "fixed")}
+    rms = fitted.get("rms_log_error")
+    start = fitted.get("rms_log_error_at_start")
+    return [f"  fitted                    {fitted.get('rows', '?')} of {fitted.get('file', '?')} ({fitted.get('date', 'no date')}"
+            + (f"; RMS log error {start:g} -> {rms:g}" if isinstance(rms, (int, float)) and isinstance(start, (int, float)) else "") + ")",
+            f"    parameters fitted       {listed['parameters']}" + (f" (held at their start: {listed['fixed']})" if fitted.get("fixed") else ""),
+            f"    model classes           {listed['model_classes']}",
+            f"    device families         {listed['hardware_families']}",
+            f"    determined by no row    {listed['not_determined_by_rows']}",
+            f"    at a bound              {listed['bounds_hit']}"]
 
 
 def _drafter(row) -> bool:

@@ -232,6 +232,12 @@ def test_engines_list_and_show_print_every_cost_term():
     assert "kernel latency" in show and "host work overlapped" in show and "override for mi*" in show
     data = json.loads(run("engines", "show", "trtllm", "--json").output)
     assert data["name"] == "trtllm" and data["kernel_latency_s"] > 0
+    # the fitted block the warnings cite ("its fitted.not_determined_by_rows"), in both forms (qa84)
+    assert "spec_per_iteration" in data["fitted"]["not_determined_by_rows"]
+    shown = {line.split("  ")[2].strip(): line for line in show.splitlines() if line.startswith("    ") and "  " in line[4:]}
+    assert "host_per_step" in shown["determined by no row"] and "NVIDIA Blackwell" in shown["device families"]
+    assert "fitted                    no (every value" in run("engines", "show", "ideal").output
+    assert json.loads(run("engines", "show", "ideal", "--json").output)["fitted"] is None
 
 
 def test_ctrl_c_ends_with_exit_code_130_and_one_line(roofline, monkeypatch, tmp_path):
