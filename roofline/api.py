@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from roofline.capacity import capacity
-from roofline.costs import busiest_rank_experts, weight_bytes_by_class
+from roofline.costs import busiest_rank_experts, weight_bytes_by_class, window_pool_applies
 from roofline.engine import parameters_used, step_metrics, ttft_s, unfitted_family_note, weight_only, weight_only_note
 from roofline.errors import RooflineError, field_error, warn
 from roofline.hardware import HardwareSpec, check_hardware_spec
@@ -393,6 +393,8 @@ def predict(
         "weight_bytes": float(mem["weight_bytes"]),
         "weight_classes": {c: {"dtype": dep.dtype(c), "bytes_per_device": by_class[c]} for c in by_class if by_class[c] > 0},
         "kv_bytes": float(mem["kv_bytes"]),
+        # the engine's hybrid window pool where it sizes this model's cache (sliding layers held at r x the tokens)
+        "kv_window_pool_ratio": eng.window_kv_pool_ratio if window_pool_applies(target, eng.window_kv_pool_ratio) else None,
         "memory_needed_bytes": float(mem["memory_needed_bytes"]),
         "usable_memory_bytes": float(mem["usable_memory_bytes"]),
         "fits_in_memory": fits,

@@ -340,6 +340,13 @@ def kv_cache_bytes(model: ModelSpec, batch, context_len, dep: Deployment, shared
     return total * dep.stage_share(model.layers)
 
 
+def window_pool_applies(model: ModelSpec, ratio) -> bool:
+    """Whether an engine's hybrid window pool of `ratio` (ServingEngine.window_kv_pool_ratio) sizes `model`'s cache:
+    a ratio is set and the model has both full and sliding layers."""
+    kinds = {g.kind for g in model.groups}
+    return ratio is not None and {"full", "sliding"} <= kinds
+
+
 def _pooled_bytes(model: ModelSpec, group, length, dep: Deployment, ratio):
     """Cache bytes one layer of `group` is charged for a sequence of `length` tokens: what it stores
     (model.cache_bytes_per_layer), or, under a hybrid window pool of ratio r on a model with full and sliding layers
@@ -348,9 +355,9 @@ def _pooled_bytes(model: ModelSpec, group, length, dep: Deployment, ratio):
     (plus the layer's state_bytes, once).
     A compressed group (DeepSeek-V4, which SGLang pools its own way) keeps what it stores."""
     stored = model.cache_bytes_per_layer(group, length, dep.tp, dep.kv_dtype)
-    windows = [g.window for g in model.groups if g.kind == "sliding"]
-    if ratio is None or not windows or group.kind == "compressed" or not any(g.kind == "full" for g in model.groups):
+    if not window_pool_applies(model, ratio) or group.kind == "compressed":
         return stored
+    windows = [g.window for g in model.groups if g.kind == "sliding"]
     # one token's entry (a window holds >= 1), without the layer's fixed state, which a sequence holds once
     entry = model.cache_bytes_per_layer(group, 1.0, dep.tp, dep.kv_dtype) - group.state_bytes
     s = np.maximum(np.asarray(length, dtype=np.float64), 0.0)

@@ -45,7 +45,9 @@ def predict_table(point: dict) -> str:
            + ("run weight-only)" if p.get("main_gemm_weight_only") else f"compute in {p['ridge_point_dtype']})")),
         f"  weights per device   {format_si(p['weight_bytes'], 'B')}   "
         + ", ".join(f"{c} {v['dtype']} {format_si(v['bytes_per_device'], 'B')}" for c, v in p["weight_classes"].items()),
-        f"  KV cache per device  {format_si(p['kv_bytes'], 'B')}   (read per step: {format_si(p['kv_read_bytes_per_device'], 'B')})",
+        f"  KV cache per device  {format_si(p['kv_bytes'], 'B')}   (read per step: {format_si(p['kv_read_bytes_per_device'], 'B')}"
+        + (f"; {p['engine']}'s window pool holds the sliding layers at {r:g} x a sequence's tokens, not their window)"
+           if (r := p.get("kv_window_pool_ratio")) is not None else ")"),
         f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({format_si(p['memory_needed_bytes'], 'B')} of {format_si(p['usable_memory_bytes'], 'B')} usable; max batch {p['max_batch']:,})",
         f"  operators            {format_seconds(p['operator_time_s'])}",
     ]
@@ -539,7 +541,7 @@ def _pick_text(kind: str, row, of_kind) -> str:
         return "no row of this kind fits, is priced and loads" + (" (plain: k = 0 or method none)" if kind == "plain" else "")
     speculative = kind == "speculation"
     text = (f"${format_significant(row['cost_usd_per_million_tokens'])} at {format_significant(row['tokens_per_s_per_user'])} "
-            f"tokens/s per user: {row['hardware']} x {int(row.get('devices', row['tp']))} ({row['layout']})")
+            f"tokens/s per user: {row['model']} on {row['hardware']} x {int(row.get('devices', row['tp']))} ({row['layout']})")
     if speculative and _drafter(row):
         text += f" + a drafter's {row['draft_hardware']}"
     text += f", {row['engine']}, batch {int(row['batch'])}"

@@ -64,8 +64,14 @@ def test_sglangs_hybrid_window_pool_charges_window_layers_for_every_token():
         expected = full.layers * entry["full"] * max(s, m / 0.8) + window.layers * entry["sliding"] * max(0.8 * s, m)
         assert float(kv_cache_bytes(gpt, 1, s, dep, window_pool_ratio=0.8)) == pytest.approx(expected, rel=1e-12)
     assert float(kv_cache_bytes(gpt, 1, 131072, dep)) < float(kv_cache_bytes(gpt, 1, 131072, dep, window_pool_ratio=0.8))
-    caps = {e: roofline.predict("h200", "gpt-oss-120b", context=131072, engine=e)["max_batch"] for e in ("vllm", "sglang")}
-    assert caps == {"vllm": 14, "sglang": 8}
+    points = {e: roofline.predict("h200", "gpt-oss-120b", context=131072, engine=e) for e in ("vllm", "sglang")}
+    assert {e: p["max_batch"] for e, p in points.items()} == {"vllm": 14, "sglang": 8}
+    # predict says which sized it (qa84): the KV line named no pool
+    assert points["sglang"]["kv_window_pool_ratio"] == 0.8 and points["vllm"]["kv_window_pool_ratio"] is None
+    from roofline.tables import predict_table
+    assert "sglang's window pool holds the sliding layers at 0.8 x" in predict_table(points["sglang"])
+    assert "window pool" not in predict_table(points["vllm"])
+    assert roofline.predict("h200", "llama-3.1-8b", engine="sglang")["kv_window_pool_ratio"] is None  # full layers only
     # a model of full layers only is charged what it stores, whatever the engine
     assert float(kv_cache_bytes(LLAMA, 4, 8192, deployment(LLAMA), window_pool_ratio=0.8)) == float(kv_cache_bytes(LLAMA, 4, 8192, deployment(LLAMA)))
 

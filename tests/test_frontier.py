@@ -65,7 +65,7 @@ def test_roofline_cheapest_reads_a_sweep_and_finds_the_cheapest_configuration_fo
     best = spec.loc[spec["cost_usd_per_million_tokens"].idxmin()]
     picked = out.splitlines()[2]
     assert picked.startswith(f"  speculation  ${format_significant(best['cost_usd_per_million_tokens'])} at "
-                             f"{format_significant(best['tokens_per_s_per_user'])} tokens/s per user: {best['hardware']}")
+                             f"{format_significant(best['tokens_per_s_per_user'])} tokens/s per user: llama-3.1-70b on {best['hardware']}")
     assert not df.loc[df["cost_usd_per_million_tokens"].idxmin(), "fits_in_memory"]  # the trap a plain sort falls into
     written = pd.read_csv(tmp_path / "f.csv")
     assert set(written["decoding"]) == {"plain", "speculation"} and written["fits_in_memory"].all()
