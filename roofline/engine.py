@@ -5,10 +5,12 @@ device from `roofline.costs`):
 
     t_o = roofline(flops_o * pad_o / (peak_flops[dtype_o] * eff[dtype_o] * eta_o), bytes_o / (mem_bw * mem_eff * eta_o))
           + n_o * kernels_o * kernel_latency
-        eta_o = the engine's quantised_moe_efficiency for routed experts with weights narrower than 16 bits (quantised
-                fused-MoE kernels at small batch, native or weight-only), times its weight_only_efficiency for a weight GEMM whose weights
-                are narrower than its compute dtype (w8a16, int4; fp8 / fp4 where the device has no such tensor
-                cores: dequantised inside the GEMM), 1 for every other operator
+        eta_o = the engine's weight_only_efficiency w for a weight GEMM whose weights are narrower than its compute
+                dtype (w8a16, int4; fp8 / fp4 where the device has no such tensor cores: dequantised inside the
+                GEMM); its quantised_moe_efficiency q for routed experts computing in fp8 / fp4 / int8 (quantised
+                fused-MoE kernels at small batch), and min(q, w) for routed experts that dequantise (one kernel, a
+                quantised fused-MoE kernel that dequantises: the lower of the two, never their product); 1 for every
+                other operator
         roofline(t_c, t_m) = max(t_c, t_m), or (t_c^p + t_m^p)^(1/p) with an overlap exponent p: the engine's, else
                              the hardware profile's (an engine's p replaces a calibrated device's)
         pad_o = ceil(R_o / tile) * tile / R_o for weight GEMMs but the routed experts (rows padded to the tensor-core
@@ -124,13 +126,18 @@ def weight_only(hw: HardwareSpec, weight_dtype: str) -> bool:
 def parameters_used(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, speculating: bool = False,
                     host_bound: bool = False) -> dict[str, bool]:
     """{fitted parameter: whether a point's figures depend on it}: the kernel latency always; quantised_moe_efficiency
-    where the routed experts' weights are quantised; weight_only_efficiency where a GEMM dequantises; the host work
-    where the engine adds it to the step (no overlap, or a speculative iteration without it) or it sets the step
-    (`host_bound`); the speculation costs where the point speculates."""
+    where the routed experts compute quantised, or dequantise and it is the lower of the two (_operator_time_s);
+    weight_only_efficiency where another GEMM dequantises, or the experts do and it is the lower; the host work where
+    the engine (as on `hw`: its family's overrides applied) adds it to the step (no overlap, or a speculative iteration
+    without it) or it sets the step (`host_bound`); the speculation costs where the point speculates."""
     host = not engine.host_overlap or (speculating and not engine.host_overlap_speculating) or host_bound
+    quantised_experts = model.moe is not None and dep.dtype("experts") in QUANTISED_DTYPES
+    dequantised_experts = model.moe is not None and weight_only(hw, dep.dtype("experts"))
+    q, w = engine.quantised_moe_efficiency, engine.weight_only_efficiency
+    others = any(weight_only(hw, d) for c, d in dep.dtypes.items() if c != "experts" or model.moe is None)
     return {"kernel_latency": True,
-            "quantised_moe_efficiency": model.moe is not None and dep.dtype("experts") in QUANTISED_DTYPES,
-            "weight_only_efficiency": any(weight_only(hw, d) for d in dep.dtypes.values()),
+            "quantised_moe_efficiency": quantised_experts and (not dequantised_experts or q <= w),
+            "weight_only_efficiency": others or (dequantised_experts and (not quantised_experts or w <= q)),
             **dict.fromkeys(HOST_PARAMETERS, host), **dict.fromkeys(SPEC_PARAMETERS, speculating)}
 
 
@@ -140,7 +147,7 @@ def unfitted_family_note(hw: HardwareSpec, model: ModelSpec, dep: Deployment, en
     quantised_moe_efficiency where their weights are quantised, weight_only_efficiency where a GEMM dequantises, the
     kernel latency always) rests on no fit row of the device's family; '' where none does."""
     used = parameters_used(hw, model, dep, engine)
-    lost = [(p, family) for p, family in engine.unfitted_on(hw) if used.get(p)]
+    lost = [(p, family) for p, family in engine.unfitted_on(hw) if used.get(p) and not engine.undetermined(p, hw)]  # else undetermined_note says it
     if not lost:
         return ""
     from roofline.units import format_seconds
@@ -349,11 +356,10 @@ def _operator_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
     """(t_o, its FLOPs padded to the tile, compute ceiling x eta_o, memory ceiling x eta_o) of operator `name` over
     the stage's layers that run it (module docstring)."""
     ceiling, memory_ceiling = ceilings
-    k = 1.0
-    if name == "experts" and dep.dtype("experts") in QUANTISED_DTYPES:  # quantised MoE kernels (native or weight-only)
-        k *= engine.quantised_moe_efficiency
-    if name in WEIGHT_GEMMS and weight_only(hw, dep.dtype(OPERATOR_CLASS[name])):  # dequantised in the GEMM
-        k *= engine.weight_only_efficiency
+    dequantised = name in WEIGHT_GEMMS and weight_only(hw, dep.dtype(OPERATOR_CLASS[name]))  # dequantised in the GEMM
+    k = engine.weight_only_efficiency if dequantised else 1.0
+    if name == "experts" and dep.dtype("experts") in QUANTISED_DTYPES:  # a quantised fused-MoE kernel
+        k = min(k, engine.quantised_moe_efficiency) if dequantised else engine.quantised_moe_efficiency
     ceiling, memory_ceiling = ceiling * k, memory_ceiling * k
     effective_flops = flops * pad["lm_head" if name == "lm_head" else "gemm"] if name in PADDED_GEMMS else flops
     time_s = op_time_s(effective_flops, nbytes, ceiling, memory_ceiling, overlap_exponent)

@@ -118,7 +118,7 @@ PARAMETERS = (
     Parameter("spec_per_iteration_per_sequence_s", "spec_per_iteration_per_sequence", "speculative bookkeeping per sequence per iteration", 0.0, 100e-6, "us"),
     # 0.5 at least: the share multiplies both ceilings, so below half an fp8 expert (half a bf16 one's bytes) would take
     # longer than the bf16 expert itself; a quantised fused-MoE kernel is never slower than the 16-bit one (ACCURACY.md)
-    Parameter("quantised_moe_efficiency", "quantised_moe_efficiency", "share of the ceilings the engine's routed-expert kernels reach with quantised weights (quantised fused MoE)", 0.5, 1.0, ""),
+    Parameter("quantised_moe_efficiency", "quantised_moe_efficiency", "share of the ceilings the engine's routed-expert kernels reach in fp8 / fp4 / int8 (quantised fused MoE; the lower of it and weight_only_efficiency where they dequantise)", 0.5, 1.0, ""),
     Parameter("weight_only_efficiency", "weight_only_efficiency", "share of the ceilings the engine's weight-only GEMMs reach (w8a16 / int4 weights dequantised in the GEMM)", 0.05, 1.0, ""),
     # p = 1 is the physical limit: compute and memory time add (no overlap); p -> infinity is the max form
     Parameter("overlap_exponent", "overlap_exponent", "p of the smooth roofline (t_c^p + t_m^p)^(1/p) near the ridge point", 1.0, 20.0, ""),

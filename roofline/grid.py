@@ -40,6 +40,7 @@ from roofline.profiles import costs_shadow_note, shadow_note
 from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, Scenario
 from roofline.serving import (
     DEFAULT_ENGINE,
+    HOST_PARAMETERS,
     ServingEngine,
     dispatch_prior_text,
     engine_on_a_cpu,
@@ -205,7 +206,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
                      weight_only_note(hw, dep), unfitted_family_note(hw, model, dep, engine.for_hardware(hw)),
                      undetermined_note(engine.for_hardware(hw), hw, parameters_used(
-                         hw, model, dep, engine, speculates(method, 1) and bool((np.asarray(sc.axes["k"]) > 0).any()))),
+                         hw, model, dep, engine.for_hardware(hw), speculates(method, 1) and bool((np.asarray(sc.axes["k"]) > 0).any()),
+                         _host_bound_somewhere(sc, hw, model, dep, engine.for_hardware(hw)))),
                      fitted_class_note(engine, model), fitted_family_note(engine, hw),
                      fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if draft_hw else "", shard_note(model, dep),
                      idle, rates_note, reuse, reach, longest, prior,
@@ -218,6 +220,16 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                           draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                           c["shared_prefix"], acceptance))
     return out
+
+
+def _host_bound_somewhere(sc: Scenario, hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine) -> bool:
+    """Whether the engine's host work, overlapped but determined by no fit row, sets a plain step of the sweep: tried
+    where it is likeliest to, the largest swept batch at the shortest context (host work grows by a sequence's
+    scheduling, the device's step by a sequence's KV reads)."""
+    if not engine.host_overlap or not any(engine.undetermined(p, hw) for p in HOST_PARAMETERS):
+        return False  # added to every step (parameters_used says so), or nothing to say
+    m = step_metrics(hw, model, int(np.max(sc.axes["batch"])), 1, int(np.min(sc.axes["context"])), dep, engine=engine)
+    return float(m["host_time_s"]) >= float(m["step_time_s"])
 
 
 def _one_entry_per_profile(where: str, key: str, entries, loaded: dict) -> None:

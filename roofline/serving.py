@@ -25,8 +25,9 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      time; `gemm_tile_rows`: weight-GEMM rows padded to the tensor-core tile (engine.py's pad_o: not
                      the routed experts, whose rows per expert vary; the LM head by its own logit rows)
     MoE kernels      `quantised_moe_efficiency`: the share of the device's ceilings the engine's routed-expert kernels
-                     (grouped / fused MoE GEMMs) reach when the experts' weights are quantised (fp8 / fp4 / int8 /
-                     int4 / w8a16: native, or weight-only where weight_only_efficiency applies too); the expert
+                     (grouped / fused MoE GEMMs) reach when the experts compute in fp8 / fp4 / int8 (where they
+                     dequantise, int4 / w8a16 or a format without tensor cores, the lower of it and
+                     weight_only_efficiency: one kernel, never both); the expert
                      operator's roofline time is divided by it, its kernel latencies are not (1: the roofline;
                      bf16 experts are not affected)
     weight-only      `weight_only_efficiency`: the share of the device's ceilings a weight GEMM reaches when its
@@ -558,7 +559,7 @@ def undetermined_note(engine: ServingEngine, hw, used: dict[str, bool]) -> str:
     values = _spoken([f"{p} ({format_seconds(getattr(engine, p + '_s')) if hasattr(engine, p + '_s') else f'{getattr(engine, p):.3g}'})"
                       for p in lost])
     return (f"no measured row determines {engine.name}'s {values} (its fitted.not_determined_by_rows): "
-            f"{'each is' if len(lost) > 1 else 'it is'} a sourced start, or where the rest of the fit left it, and this "
+            f"{'priors' if len(lost) > 1 else 'a prior'}, not measurements, and this "
             f"point's figures lean on {'them' if len(lost) > 1 else 'it'} (roofline engines show {engine.name}; a copy with values "
             f"you measured replaces them: roofline engines new NAME --from {engine.name} --set ...)")
 

@@ -441,7 +441,7 @@ def engine_table(e) -> str:
         ("kernel latency", format_seconds(e.kernel_latency_s)),
         ("kernels per layer", _kernel_counts(e.kernels_per_layer)),
         ("kernels per MLA layer", _kernel_counts(e.kernels_per_layer_mla) + " (the rest as above)"),
-        ("quantised MoE efficiency", f"{e.quantised_moe_efficiency:g} (routed experts with quantised weights, native or weight-only)"),
+        ("quantised MoE efficiency", f"{e.quantised_moe_efficiency:g} (routed experts in fp8 / fp4 / int8; the lower of it and the next where they dequantise)"),
         ("weight-only efficiency", f"{e.weight_only_efficiency:g} (w8a16 / int4 weights dequantised in the GEMM)"),
         ("all-reduce latency", format_seconds(e.allreduce_latency_s) + " (never below the link's)"),
         ("all-to-all latency", format_seconds(e.all_to_all_latency_s)),
