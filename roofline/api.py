@@ -468,7 +468,7 @@ def predict(
             acceptance=acceptance, tree_nodes=tree_nodes, tree_tau=tree_tau, overlap=overlap,
             draft_vocab=draft_vocab, dep=dep, engine=eng, shared_prefix=shared_prefix,
         )
-        out["warnings"] += drafter_warnings(method, target, draft_spec, draft_hw, dep.pp)
+        out["warnings"] += drafter_warnings(method, target, draft_spec, draft_hw, dep.pp, dep)
         out["spec"]["acceptance_length_given"] = acceptance_length  # alpha is the one that gives it at this k
         searched = max(k, out["spec"]["best_k"] or 0)  # best k too: its search runs the module past its training
         out["warnings"] += [note.replace(f"k up to {searched} exceeds", _past(k, searched, k > target.mtp_modules, "exceed"), 1)

@@ -212,7 +212,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                      fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if draft_hw else "", shard_note(model, dep),
                      idle, rates_note, reuse, reach, longest, prior,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
-                                       dep.pp)]:
+                                       dep.pp, dep)]:
             if note and note not in warned:
                 warned.add(note)
                 warn(note)

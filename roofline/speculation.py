@@ -57,7 +57,7 @@ import numpy as np
 
 from roofline.capacity import capacity, kv_shared_and_per_sequence_bytes
 from roofline.costs import ACTIVATION_BYTES, sequences_per_group, weight_bytes_by_class
-from roofline.engine import step_metrics
+from roofline.engine import step_metrics, weight_only_note
 from roofline.errors import RooflineError
 from roofline.hardware import HardwareSpec
 from roofline.layout import OPERATOR_CLASS, Deployment, deployment, single_device
@@ -349,11 +349,17 @@ PP_SPECULATION = ("vLLM has refused speculative decoding with pipeline paralleli
 
 
 def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, draft_hw: HardwareSpec | None,
-                     pp: int = 1) -> list[str]:
+                     pp: int = 1, dep: Deployment | None = None) -> list[str]:
     """What a user must know about a drafter that predict and sweep still price: a draft model with another
-    tokenizer, a head drafter on other hardware, which waits for the verified hidden states, and speculation under
-    pipeline parallelism, which the engines refuse or run only behind a flag."""
+    tokenizer, a head drafter on other hardware, which waits for the verified hidden states, speculation under
+    pipeline parallelism, which the engines refuse or run only behind a flag, and (given the target's `dep`) a
+    drafter whose weights its own device dequantises (fp8 on an A100: weight-only there, qa86)."""
     out = []
+    if draft_hw is not None and dep is not None and method != "ngram" and (method != "draft" or draft is not None):
+        drafter = drafter_spec(method, target, draft)
+        note = weight_only_note(draft_hw, drafter_deployment(method, drafter, dep, True)) if drafter is not None else ""
+        if note:
+            out.append(f"the drafter's {note}")
     if method != "none" and pp > 1:
         out.append(f"{method} with pp {pp}: {PP_SPECULATION}: this prices a layout serving engines may not run")
     if method == "draft" and draft is not None and draft.vocab_size != target.vocab_size:

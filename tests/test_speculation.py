@@ -662,3 +662,19 @@ def test_rate_and_tokenizer_notes_read_as_one_line_each_and_a_blank_tokenizer_is
         with pytest.raises(RooflineError, match="tokenizer: expected a tokenizer family"):
             model_from_dict({**data, "tokenizer": bad}, "m.yaml")
     assert model_from_dict({**data, "tokenizer": " Mistral-V1 "}, "m.yaml").tokenizer == "mistral-v1"
+
+
+def test_a_drafter_whose_own_device_dequantises_its_weights_is_said_so():
+    """A draft model or head in the target's fp8 on an A100 drafter runs weight-only there, at the engine's
+    weight_only_efficiency; predict and sweeps named it for the target's device only (qa86)."""
+    from roofline.speculation import drafter_warnings
+
+    target, small = load_model("llama-3.1-70b"), load_model("llama-3.2-1b")
+    a100, h200 = load_hardware("a100-sxm-80gb"), load_hardware("h200")
+    fp8 = deployment(target, "fp8", tp=2)
+    for method, draft in (("draft", small), ("eagle", None)):
+        said = [w for w in drafter_warnings(method, target, draft, a100, 1, fp8) if w.startswith("the drafter's fp8 weights on a100")]
+        assert len(said) == 1, method
+        assert not [w for w in drafter_warnings(method, target, draft, h200, 1, fp8) if w.startswith("the drafter's")]
+    assert not [w for w in drafter_warnings("draft", target, small, a100, 1, deployment(target, tp=2)) if w.startswith("the drafter's")]
+    assert not [w for w in drafter_warnings("ngram", target, None, None, 1, fp8) if w.startswith("the drafter's")]
