@@ -337,8 +337,10 @@ def _precision(config: dict, cfg: dict, where: str, layers: int = 0) -> dict | N
 
 
 def _quark_dtype(qc: dict, where: str) -> str:
-    """A Quark checkpoint's weight dtype from global_quant_config: weight fp8_e4m3 (or e5m2) fp8; int8 with int8 input
-    tensors int8 (W8A8), without them w8a16; int4 / uint4 int4; fp4 (MX: an E8M0 scale a 32) fp4."""
+    """A Quark checkpoint's weight dtype from global_quant_config: weight fp8_e4m3 (or e5m2) with fp8 input tensors fp8,
+    without them w8a16 (8-bit weights computing in 16 bits); int8 with int8 input tensors int8 (W8A8), without them
+    w8a16; int4 / uint4 int4; fp4 (MX: an E8M0 scale a 32) with fp4 input tensors fp4, without them int4 (4-bit
+    weights computing in 16 bits: the bytes of int4's 1/128 scales, 3% under MXFP4's 1/32)."""
     gqc = qc.get("global_quant_config")
     weight = gqc.get("weight") if isinstance(gqc, dict) else None
     if isinstance(weight, list) and weight:  # a list of specs (a weight quantised twice over): the first is the storage
@@ -349,14 +351,14 @@ def _quark_dtype(qc: dict, where: str) -> str:
     inputs = inputs[0] if isinstance(inputs, list) and inputs else inputs
     w = str(weight.get("dtype", "")).lower().strip()
     a = str(inputs.get("dtype", "")).lower().strip() if isinstance(inputs, dict) else ""
-    if w.startswith("fp8"):
-        return "fp8"
+    if w.startswith("fp8"):  # without fp8 input tensors the weights are dequantised to 16 bits: 8-bit weight-only
+        return "fp8" if a.startswith("fp8") else "w8a16"
     if w == "int8":
         return "int8" if a == "int8" else "w8a16"
     if w in ("int4", "uint4"):
         return "int4"
-    if w in ("fp4", "mx_fp4", "mxfp4", "fp4_e2m1"):
-        return "fp4"
+    if w in ("fp4", "mx_fp4", "mxfp4", "fp4_e2m1"):  # without 4-bit inputs: 4-bit weight-only, as int4 (W4A16)
+        return "fp4" if a in ("fp4", "mx_fp4", "mxfp4", "fp4_e2m1") else "int4"
     raise field_error(where, "quantization_config.global_quant_config.weight.dtype", "fp8_e4m3, int8, int4, uint4 or fp4",
                       weight.get("dtype", MISSING))
 

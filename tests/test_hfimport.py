@@ -422,6 +422,9 @@ def test_an_amd_quark_checkpoint_is_imported_in_its_own_precision():
     assert quark("int8", "int8")["default"] == "int8" and quark("int8")["default"] == "w8a16"
     assert quark("uint4")["default"] == "int4" and quark("fp4", "fp4")["default"] == "fp4"
     assert "quant_method quark" in quark("fp8_e4m3", "fp8_e4m3")["source"]
+    # weight-only: no quantised input tensors, so the GEMMs compute in 16 bits (they were read as W8A8 / W4A4; qa85)
+    assert quark("fp8_e4m3")["default"] == "w8a16" and quark("fp4")["default"] == "int4"
+    assert quark("fp4", "bfloat16")["default"] == "int4" and quark("fp8_e4m3", "fp8_e4m3")["default"] == "fp8"
     with pytest.raises(RooflineError, match=r"global_quant_config.weight.dtype: expected fp8_e4m3, int8, int4, uint4 or fp4, found 'bfp16'"):
         quark("bfp16")
     with pytest.raises(RooflineError, match=r"global_quant_config.weight: expected a quantisation spec"):
