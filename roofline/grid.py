@@ -47,7 +47,7 @@ from roofline.serving import (
     fitted_class_note,
     fitted_family_note,
     load_engine,
-    undetermined_note,
+    undetermined_text,
 )
 from roofline.speculation import (
     acceptance_reach_note,
@@ -138,6 +138,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
     by_model = dict(sc.method_by_model)
     alpha_axis = not np.isnan(sc.axes["alpha"]).all()
     out, seen, warned, resolved = [], set(), set(), {}
+    undetermined: dict[str, tuple[ServingEngine, dict]] = {}  # engine name -> (engine, parameters no fit row determined)
     others = [key for key in CONFIG_KEYS if key not in LAYOUT_KEYS]
     for values in product(*(getattr(sc, key) for key in others), sc.layout_list):
         c = {**dict(zip(others, values[:-1])), **dict(zip(LAYOUT_KEYS, values[-1]))}
@@ -199,15 +200,17 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                                       float(sc.axes["alpha"][0]) if sc.acceptance_length is not None else None)
         longest = context_note(model, sc.axes["context"])
         engine = engines[c["engine"]]
+        on_hw = engine.for_hardware(hw)  # the parameters no fit row determined that this config leans on, said once an engine
+        used = parameters_used(hw, model, dep, on_hw, speculates(method, 1) and bool((np.asarray(sc.axes["k"]) > 0).any()),
+                               _host_bound_somewhere(sc, hw, model, dep, on_hw))
+        undetermined.setdefault(engine.name, (on_hw, {}))[1].update(
+            dict.fromkeys(p for p, use in used.items() if use and on_hw.undetermined(p, hw)))
         prior = (f"{model.name} with dp_attention {dep.dp_attention} and ep {dep.ep} under {engine.name}: its expert dispatch "
                  f"{dispatch_prior_text(engine)}; predict says its share of a step"
                  if model.moe is not None and dep.ep > 1 and dep.dp_attention > 1 and engine.still_prior("all_to_all_latency")
                  else "")
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
                      weight_only_note(hw, dep), unfitted_family_note(hw, model, dep, engine.for_hardware(hw)),
-                     undetermined_note(engine.for_hardware(hw), hw, parameters_used(
-                         hw, model, dep, engine.for_hardware(hw), speculates(method, 1) and bool((np.asarray(sc.axes["k"]) > 0).any()),
-                         _host_bound_somewhere(sc, hw, model, dep, engine.for_hardware(hw)))),
                      fitted_class_note(engine, model), fitted_family_note(engine, hw),
                      fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if draft_hw else "", shard_note(model, dep),
                      idle, rates_note, reuse, reach, longest, prior,
@@ -219,6 +222,11 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         out.append(Config(hw, model, dep, engines[c["engine"]].for_hardware(hw), method,
                           draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                           c["shared_prefix"], acceptance))
+    for engine, lost in undetermined.values():
+        note = undetermined_text(engine, list(lost), "the sweep's figures lean on them where a point uses them" if len(lost) > 1
+                                 else "the sweep's figures lean on it where a point uses it")
+        if note:
+            warn(note)
     return out
 
 

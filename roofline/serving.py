@@ -552,16 +552,23 @@ def undetermined_note(engine: ServingEngine, hw, used: dict[str, bool]) -> str:
     """'no measured row determines sglang's host_per_step (1.5 ms) and spec_per_draft_step (25 us) ...' where a
     parameter this point uses (`used`: parameter -> whether the point's figures depend on it) is determined by no fit
     row of the whole profile (ServingEngine.undetermined): sglang's and trtllm's speculation costs, sglang's host work
-    and weight-only efficiency, held at their sourced starts (qa84: used without a word); '' where none is."""
+    and weight-only efficiency, held at their sourced starts (qa84: used without a word); '' where none is. A sweep
+    gathers the parameters of all its configs and says them once an engine (undetermined_text)."""
     lost = [p for p, use in used.items() if use and engine.undetermined(p, hw)]
+    return undetermined_text(engine, lost, "this point's figures lean on " + ("them" if len(lost) > 1 else "it"))
+
+
+def undetermined_text(engine: ServingEngine, lost: list[str], whose: str) -> str:
+    """undetermined_note's sentence for the parameters `lost` ('' where none); `whose` ends it ('this point's figures
+    lean on them')."""
     if not lost:
         return ""
     values = _spoken([f"{p} ({format_seconds(getattr(engine, p + '_s')) if hasattr(engine, p + '_s') else f'{getattr(engine, p):.3g}'})"
                       for p in lost])
     return (f"no measured row determines {engine.name}'s {values} (its fitted.not_determined_by_rows): "
-            f"{'priors' if len(lost) > 1 else 'a prior'}, not measurements, and this "
-            f"point's figures lean on {'them' if len(lost) > 1 else 'it'} (roofline engines show {engine.name}; a copy with values "
-            f"you measured replaces them: roofline engines new NAME --from {engine.name} --set ...)")
+            f"{'priors' if len(lost) > 1 else 'a prior'}, not measurements, and {whose} "
+            f"(roofline engines show {engine.name}; a copy with values you measured replaces them: roofline engines new NAME "
+            f"--from {engine.name} --set ...)")
 
 
 def fitted_class_note(engine: ServingEngine, model) -> str:
