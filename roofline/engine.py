@@ -110,6 +110,7 @@ from roofline.costs import (
     operator_costs,
     rank_hit_probability,
     sequences_per_group,
+    weight_bytes_by_class,
 )
 from roofline.hardware import HardwareSpec
 from roofline.layout import OPERATOR_CLASS, QUANTISED_DTYPES, Deployment, deployment
@@ -134,7 +135,8 @@ def parameters_used(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine:
     quantised_experts = model.moe is not None and dep.dtype("experts") in QUANTISED_DTYPES
     dequantised_experts = model.moe is not None and weight_only(hw, dep.dtype("experts"))
     q, w = engine.quantised_moe_efficiency, engine.weight_only_efficiency
-    others = any(weight_only(hw, d) for c, d in dep.dtypes.items() if c != "experts" or model.moe is None)
+    held = {c for c, nbytes in weight_bytes_by_class(model, dep).items() if nbytes > 0}  # not a class the model lacks
+    others = any(weight_only(hw, d) for c, d in dep.dtypes.items() if c in held and (c != "experts" or model.moe is None))
     return {"kernel_latency": True,
             "quantised_moe_efficiency": quantised_experts and (not dequantised_experts or q <= w),
             "weight_only_efficiency": others or (dequantised_experts and (not quantised_experts or w <= q)),
@@ -170,8 +172,10 @@ def weight_only_note(hw: HardwareSpec, dep: Deployment) -> str:
     why = (f"its fp4 units take {' and '.join(f.upper() for f in hw.fp4_formats)} only (fp4_formats in its profile)"
            if "fp4" in hw.peak_flops_per_s and cores == "fp4" else
            f"the device has no {cores} tensor / matrix cores (no such peak in its profile)")
+    experts = " (routed experts: the lower of it and its quantised_moe_efficiency)" if dep.has_experts and weight_only(
+        hw, dep.dtype("experts")) else ""
     return (f"{names} weights on {hw.name}: {why}, so they are modelled as weight-only, dequantised to "
-            f"{hw.compute_dtype(lost[0])} in every GEMM at the engine's weight_only_efficiency")
+            f"{hw.compute_dtype(lost[0])} in every GEMM at the engine's weight_only_efficiency{experts}")
 
 
 def op_time_s(flops, nbytes, compute_flops_per_s: float, memory_bytes_per_s: float, overlap_exponent: float | None = None):

@@ -92,7 +92,29 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
             continue
         if note := shard_note(model, dep):
             refused.append({**row, "note": note})
-    return refused, sorted(set(unchecked))
+    return refused + _unrunnable_engines(df, extra_dirs), sorted(set(unchecked))
+
+
+def _unrunnable_engines(df: pd.DataFrame, extra_dirs: tuple = ()) -> list[dict]:
+    """[{engine, hardware, note}]: the table's engine and device pairs no deployment runs (TensorRT-LLM on an AMD
+    device: serving.engine_on_a_cpu's refusal, which predict and sweeps warn of), so that cheapest and the report's
+    fast tiers never pick one (qa87: trtllm on MI300X was cheapest's answer). Profiles not on the search path are
+    left to the layout check's 'unchecked'."""
+    from roofline.hardware import load_hardware
+    from roofline.serving import engine_on_a_cpu, load_engine
+
+    out = []
+    if "engine" not in df or "hardware" not in df:
+        return out
+    for engine_name, hardware in df[["engine", "hardware"]].drop_duplicates().itertuples(index=False, name=None):
+        try:
+            engine, hw = load_engine(str(engine_name), extra_dirs), load_hardware(str(hardware), extra_dirs)
+        except RooflineError:
+            continue
+        if getattr(hw, "kind", "gpu") != "cpu" and engine_on_a_cpu(engine, hw):  # on a CPU it is a caveat, not a refusal
+            out.append({"engine": engine_name, "hardware": hardware,
+                        "note": f"{engine_name} on {hardware} (TensorRT-LLM runs on NVIDIA GPUs only)"})
+    return out
 
 
 def _refused(df: pd.DataFrame, refused: list[dict]) -> pd.Series:
@@ -161,10 +183,16 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None) -> list[
     unpriced = int((df["fits_in_memory"].astype(bool) & df[COST].isna()).sum())
     if unfit:
         notes.append(f"{unfit:,} of {len(df):,} rows do not fit in memory: left out")
-    at_refused = _refused(df, refused or [])
-    if at_refused.any():
-        named = list(dict.fromkeys(e["note"] for e in refused if _refused(df, [e]).any()))
-        notes.append(f"{int(at_refused.sum()):,} rows left out, whatever their engine: " + "; ".join(named))
+    layouts = [e for e in refused or [] if "engine" not in e]
+    engines = [e for e in refused or [] if "engine" in e]
+    at_layout = _refused(df, layouts)
+    if at_layout.any():
+        named = list(dict.fromkeys(e["note"] for e in layouts if _refused(df, [e]).any()))
+        notes.append(f"{int(at_layout.sum()):,} rows left out, whatever their engine: " + "; ".join(named))
+    at_engine = _refused(df, engines) & ~at_layout
+    if at_engine.any():
+        named = list(dict.fromkeys(e["note"] for e in engines if _refused(df, [e]).any()))
+        notes.append(f"{int(at_engine.sum()):,} rows left out, an engine on a device it does not run on: " + "; ".join(named))
     if unpriced:
         devices = sorted(_unpriced_devices(df[df[COST].isna()]))
         notes.append(f"{unpriced:,} rows have no cost (no price in the profile of {', '.join(devices)}): left out; "

@@ -566,7 +566,7 @@ def undetermined_text(engine: ServingEngine, lost: list[str], whose: str) -> str
     values = _spoken([f"{p} ({format_seconds(getattr(engine, p + '_s')) if hasattr(engine, p + '_s') else f'{getattr(engine, p):.3g}'})"
                       for p in lost])
     return (f"no measured row determines {engine.name}'s {values} (its fitted.not_determined_by_rows): "
-            f"{'priors' if len(lost) > 1 else 'a prior'}, not measurements, and {whose} "
+            f"{'priors, not measurements' if len(lost) > 1 else 'a prior, not a measurement'}, and {whose} "
             f"(roofline engines show {engine.name}; a copy with values you measured replaces them: roofline engines new NAME "
             f"--from {engine.name} --set ...)")
 
@@ -591,8 +591,8 @@ def fitted_family_note(engine: ServingEngine, hw, role: str = "") -> str:
     fitted on, or the profile records no families. `role` names a device that is not the target's ("the drafter's device ")."""
     families = (engine.fitted or {}).get("hardware_families")
     family = family_label(hw.engine_family)
-    if not families or family in families or getattr(hw, "kind", "gpu") == "cpu":  # a CPU: engine_on_a_cpu says more
-        return ""
+    if not families or family in families or engine_on_a_cpu(engine, hw) or getattr(hw, "kind", "gpu") == "cpu":
+        return ""  # a CPU, or a device the engine does not run on: engine_on_a_cpu says more
     return (f"engine {engine.name} was fitted on rows from {_spoken(families)} devices only (its fitted.hardware_families), "
             f"and {role}{hw.name} is {family}: its kernel latency and efficiencies there come from other GPUs' kernels (a fit with "
             "rows from such a device measures them)")

@@ -20,7 +20,8 @@ def predict_table(point: dict) -> str:
         f"{p['model']} on {p['devices']} x {p['hardware']} ({_layout(lay)})  engine {p['engine']}  batch {p['batch']}  "
         f"context {p['context']}  KV {p['kv_dtype']}" + (f"  shared prefix {p['shared_prefix']:,}" if p.get("shared_prefix") else ""),
         "",
-        f"  step time            {format_seconds(p['step_time_s'])}   ({p['bound']}-bound"
+        f"  step time            {format_seconds(p['step_time_s'])}   ("
+        + ("host-bound, the device's work " if _host_sets_step(p) else "") + f"{p['bound']}-bound"
         + (f": {p['compute_bound_share']:.0%} of its operators' time in compute-bound operators"
            if p.get("compute_bound_share") is not None and 0.05 < p["compute_bound_share"] < 0.95 else "")
         + (f"; its bytes take {format_seconds(p['bytes_time_s'])} at the derated bandwidth, and twice the bandwidth "
@@ -146,13 +147,18 @@ def _iteration_text(spec: dict) -> str:
     return f"{format_seconds(spec['iteration_time_s'])} = draft {draft} + verify {verify} + other {other}"
 
 
+def _host_sets_step(p: dict) -> bool:
+    """Whether overlapped host work outlasts the device's time and so is the step."""
+    return bool(p.get("host_overlap")) and (p.get("host_time_s") or 0.0) >= p["step_time_s"] * (1 - 1e-9)
+
+
 def _rest_text(p: dict) -> str:
     """What a memory-bound step spends beyond its bytes' time, largest named first: 'host work 17.3 ms, collectives 4.72
     ms, kernel latencies and compute' (host work and collectives where each is over 5% of the step; host work that
     grows with the batch is not a fixed cost). Host work an engine overlaps adds nothing unless it outlasts the device:
     then it sets the whole step."""
     host = p.get("host_time_s") or 0.0
-    if p.get("host_overlap") and host >= p["step_time_s"] * (1 - 1e-9):
+    if _host_sets_step(p):
         return f"host work ({format_seconds(host)}, overlapped, longer than the device's time) sets the step, more bandwidth buys nothing here"
     added = host if not p.get("host_overlap") else 0.0
     parts = sorted(((added, "host work"), (p.get("comm_time_s") or 0.0, "collectives")), reverse=True)
@@ -474,8 +480,10 @@ def _fitted_lines(fitted: dict | None) -> list[str]:
     error, the model classes and device families it saw, and the parameters its rows left undetermined or at a bound."""
     if not fitted:
         return ["  fitted                    no (every value as its source gives it)"]
-    listed = {key: ", ".join(map(str, fitted.get(key) or ())) or "none" for key in
-              ("parameters", "model_classes", "hardware_families", "not_determined_by_rows", "bounds_hit", "fixed")}
+    still = set(fitted.get("parameters") or ())  # a value set by hand since (engines new --set) is the user's, not the fit's
+    listed = {key: ", ".join(str(p) for p in fitted.get(key) or ()
+                             if key not in ("not_determined_by_rows", "bounds_hit") or str(p).split(" [")[0] in still) or "none"
+              for key in ("parameters", "model_classes", "hardware_families", "not_determined_by_rows", "bounds_hit", "fixed")}
     rms = fitted.get("rms_log_error")
     start = fitted.get("rms_log_error_at_start")
     return [f"  fitted                    {fitted.get('rows', '?')} of {fitted.get('file', '?')} ({fitted.get('date', 'no date')}"

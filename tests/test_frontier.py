@@ -296,3 +296,28 @@ def test_the_reports_fast_tiers_price_no_layout_the_engines_refuse_to_load():
                          "axes": {"batch": [1, 8, 64, 256], "context": [2048], "k": [0, 1, 2], "alpha": [0.8]}})
     assert cost_frontier(df)["tp"].eq(32).any()  # tp 32 would price a tier
     pd.testing.assert_frame_equal(tier_prices(df), tier_prices(df[df["tp"] != 32]))
+
+
+@pytest.mark.slow
+def test_cheapest_and_the_fast_tiers_never_pick_an_engine_on_a_device_it_does_not_run_on(tmp_path, roofline):
+    """TensorRT-LLM on an MI300X was cheapest's answer (its low price, trtllm's small host work), with no word; predict
+    and sweeps warn that it describes no deployment (qa87)."""
+    import roofline as api
+    from roofline.frontier import loadable, refused_layouts
+
+    df = api.sweep({"name": "t", "hardware": ["h100", "mi300x"], "model": "llama-3.1-8b", "engine": ["sglang", "trtllm"],
+                    "axes": {"batch": [1, 8, 64], "context": [2048]}})
+    on_amd = (df["engine"] == "trtllm") & (df["hardware"] == "mi300x")
+    def amd_trtllm(frame):
+        return bool(((frame["engine"] == "trtllm") & (frame["hardware"] == "mi300x")).any())
+
+    assert amd_trtllm(cost_frontier(df))  # the trap
+    refused = refused_layouts(df)[0]
+    assert not amd_trtllm(cost_frontier(df, refused))
+    assert len(loadable(df)) == len(df) - int(on_amd.sum())
+    assert f"{int(on_amd.sum())} rows left out, an engine on a device it does not run on: trtllm on mi300x" in " ".join(
+        frontier_notes(df, refused))
+    df.to_csv(tmp_path / "t.csv", index=False)
+    code, out, err = roofline("cheapest", tmp_path / "t.csv", "--min-tokens-per-user", "50")
+    assert code == 0, err
+    assert "trtllm" not in out.split("note:")[0].split("\n\n")[0]  # the picks

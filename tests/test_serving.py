@@ -484,6 +484,8 @@ def test_an_engine_fitted_on_no_device_of_a_family_says_so_where_it_prices_one()
     assert note.startswith("engine vllm was fitted on rows from AMD Instinct, NVIDIA Ampere and NVIDIA Hopper (or other) devices only")
     mine = dataclasses.replace(vllm, name="mine", fitted={**vllm.fitted, "hardware_families": ["NVIDIA Hopper (or other)"]})
     assert "mi300x is AMD Instinct" in fitted_family_note(mine, load_hardware("mi300x"))
+    # trtllm on an MI300X describes no deployment (engine_on_a_cpu says so): its family caveat adds nothing (qa87)
+    assert not fitted_family_note(load_engine("trtllm"), load_hardware("mi300x"))
     # accelerators of no dataset row have families of their own (they fell under Hopper's, silently; qa83); a CPU is
     # said by engine_on_a_cpu instead
     for name, family in (("tpu-v6e", "Google TPU"), ("rtx-5090", "NVIDIA GeForce Blackwell"), ("gaudi-3", "Intel Gaudi"),
@@ -519,6 +521,11 @@ def test_a_parameter_no_fit_row_of_the_whole_profile_determines_is_said_where_th
     # weight-only GEMMs under sglang take its undetermined weight_only_efficiency (1)
     int4 = deployment(llama, "int4")
     assert "weight_only_efficiency (1)" in undetermined_note(sglang, h100, parameters_used(h100, llama, int4, sglang))
+    # gpt-oss with --expert-dtype fp4 on H100: the experts run at min(0.704, 1), so the weight-only efficiency is not
+    # used, though the shared-experts class it lacks was set to fp4 too (qa87: "leans on weight_only_efficiency (1)")
+    gpt = load_model("gpt-oss-120b")
+    used = parameters_used(h100, gpt, deployment(gpt, expert_dtype="fp4"), sglang)
+    assert used["quantised_moe_efficiency"] and not used["weight_only_efficiency"]
     # a copy whose value was set by hand (no longer among fitted.parameters) holds a value of its own
     mine = dataclasses.replace(sglang, fitted={**sglang.fitted, "parameters": ["kernel_latency"]})
     assert undetermined_note(mine, h100, parameters_used(h100, llama, dep, mine, speculating=True)) == ""
@@ -539,6 +546,9 @@ def test_predict_and_a_sweep_say_which_undetermined_costs_a_speculative_point_le
     big = roofline.predict("h100", "llama-3.2-1b", batch=1024, context=128, engine="sglang")
     assert big["host_time_s"] >= big["step_time_s"]
     assert any(w.startswith("no measured row determines sglang's host_per_step") for w in big["warnings"])
+    from roofline.tables import predict_table  # and the step line calls it host-bound (it read 'memory-bound'; qa87)
+    assert "(host-bound, the device's work " in predict_table(big)
+    assert "host-bound" not in predict_table(roofline.predict("h100", "llama-3.2-1b", batch=8, engine="sglang"))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         roofline.sweep({"name": "s", "hardware": "h100", "model": "llama-3.1-8b", "method": "eagle", "engine": "sglang",

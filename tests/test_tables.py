@@ -322,3 +322,16 @@ def test_overlapped_host_work_that_outlasts_the_device_is_said_to_set_the_step()
     assert "is its floor" in predict_table(q).splitlines()[2]
     staged = predict_table(roofline.predict("h200", "deepseek-v3", 8, 1024, tp=2, pp=4))
     assert "micro-batches of 2 sequences on average, B / min(B, pp))" in staged
+
+
+def test_engines_show_lists_as_undetermined_only_what_the_fit_still_holds():
+    """A copy with host_per_step set by hand still listed it as 'determined by no row' (qa87): the value is the user's."""
+    from roofline.tables import _fitted_lines
+
+    fitted = {"rows": "3 rows", "file": "f.csv", "parameters": ["kernel_latency", "host_per_sequence"],
+              "not_determined_by_rows": ["host_per_step", "host_per_sequence", "kernel_latency [AMD Instinct]"],
+              "bounds_hit": ["host_per_step"]}
+    lines = {line.split("  ")[2].strip(): line for line in _fitted_lines(fitted)[1:]}
+    assert lines["determined by no row"].endswith("host_per_sequence, kernel_latency [AMD Instinct]")
+    assert lines["at a bound"].endswith("none")
+    assert _fitted_lines({}) == ["  fitted                    no (every value as its source gives it)"]
