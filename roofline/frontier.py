@@ -175,6 +175,42 @@ def cheapest(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[d
     return out
 
 
+def pick_notes(picks: dict, extra_dirs: tuple = ()) -> list[str]:
+    """What predict says of a picked row's engine on its device and model that the table cannot carry (qa87: the
+    headline a planner acts on was the one line without them): the engine parameters no fit row determined that the
+    point leans on (speculation costs where it speculates, host work where the engine adds it or it sets the plain
+    step), and a device family or model class the engine was fitted on no row of. Rows whose profiles are not on the
+    search path are left out."""
+    from roofline.costs import sequences_per_group
+    from roofline.engine import parameters_used
+    from roofline.hardware import load_hardware
+    from roofline.layout import deployment
+    from roofline.model import KV_DTYPES, WEIGHT_DTYPES, load_model
+    from roofline.serving import fitted_class_note, fitted_family_note, load_engine, undetermined_note
+
+    out = []
+    for kind, row in (picks or {}).items():
+        if row is None:
+            continue
+        try:
+            engine, hw, model = (load_engine(str(row["engine"]), extra_dirs), load_hardware(str(row["hardware"]), extra_dirs),
+                                 load_model(str(row["model"]), extra_dirs))
+            dtypes = {k: row[k] for k in ("weight_dtype", "expert_dtype") if isinstance(row.get(k), str) and row[k] in WEIGHT_DTYPES}
+            kv = row.get("kv_dtype") if row.get("kv_dtype") in KV_DTYPES else None
+            dep = deployment(model, kv_dtype=kv, tp=int(row.get("tp", 1)), dp_attention=int(row.get("dp_attention", 1)),
+                             ep=int(row.get("ep", 1)), pp=int(row.get("pp", 1)), **dtypes)
+        except (RooflineError, TypeError, ValueError):
+            continue
+        on_hw = engine.for_hardware(hw)
+        host_s = on_hw.host_per_step_s + on_hw.host_per_sequence_s * float(sequences_per_group(int(row["batch"]), dep))
+        host_bound = bool(on_hw.host_overlap) and kind == "plain" and host_s >= float(row["step_time_s"]) * (1 - 1e-9)
+        used = parameters_used(hw, model, dep, on_hw, kind == "speculation", host_bound)
+        for note in (undetermined_note(on_hw, hw, used), fitted_family_note(engine, hw), fitted_class_note(engine, model)):
+            if note:
+                out.append(f"the {kind} pick: {note}")
+    return out
+
+
 def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None) -> list[str]:
     """What a reader of the frontier must know about the table: rows left out, speculative rows in the range whose
     gains run optimistic (findings.OPTIMISTIC), and acceptance mixed across alphas."""

@@ -321,3 +321,18 @@ def test_cheapest_and_the_fast_tiers_never_pick_an_engine_on_a_device_it_does_no
     code, out, err = roofline("cheapest", tmp_path / "t.csv", "--min-tokens-per-user", "50")
     assert code == 0, err
     assert "trtllm" not in out.split("note:")[0].split("\n\n")[0]  # the picks
+
+
+@pytest.mark.slow
+def test_cheapest_says_what_predict_says_of_its_picks_engine(tmp_path, roofline):
+    """predict warns that sglang's speculation costs are priors on a speculative point; cheapest's headline for the same
+    point carried none of it (qa87)."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\nhardware: h100\nmodel: llama-3.1-8b\nmethod: eagle\nengine: sglang\n"
+                        "axes:\n  batch: [1, 8, 64]\n  context: [2048]\n  k: [0, 3]\n  alpha: [0.8]\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "50")
+    assert code == 0, err
+    assert "note: the speculation pick: no measured row determines sglang's host_per_step (1.5 ms)" in out
+    assert "the plain pick: no measured row" not in out  # overlapped host work that does not set the step is not leaned on
+    assert "note: the speculation pick" not in roofline("cheapest", tmp_path / "sw")[1]  # no speed asked: no picks
