@@ -126,8 +126,13 @@ def run_scenario(name_or_path: str, extra_dirs: tuple = ()) -> ScenarioResult:
     with warnings.catch_warnings(record=True) as caught:  # said on stderr as ever, and kept for the section
         warnings.simplefilter("always")
         df, ops, meta = _sweep(data, where, extra_dirs)
-    for w in caught:
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    label = str(data.get("name", path.stem)) if isinstance(data, dict) else path.stem
+    for w in caught:  # on stderr each says its scenario, as the section does (two scenarios' same words read as one)
+        message = str(w.message)
+        if issubclass(w.category, RooflineWarning) and not message.startswith(where):
+            message = f"{label}: {message}"
+        warnings.warn_explicit(w.category(message) if issubclass(w.category, RooflineWarning) else w.message,
+                               w.category, w.filename, w.lineno)
     said = tuple(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, RooflineWarning)))
     placement = df["draft_hardware"].astype(str)
     df = df.assign(draft_placement=placement.where(placement != "", "co-located"), shared_prefix_tokens=df["shared_prefix"])

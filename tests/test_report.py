@@ -145,6 +145,8 @@ def test_a_section_says_what_its_sweep_warned_about(tmp_path):
     said = [str(w.message) for w in caught]
     assert any("k up to 3 exceeds its 1 trained MTP module" in w for w in said)
     assert any("deepseek-v3 at tp 32: the checkpoint's 128 x 128 block scales" in w for w in said)
+    # on stderr each names its scenario, as its section does (two sections' same words read as one; qa88)
+    assert any(w.startswith("mtp-layouts: mtp on deepseek-v3: k up to 3") for w in said)
     md = (tmp_path / "out" / "report.md").read_text()
     section = md[md.index("Warnings from the sweep (all its rows"):]
     assert "- mtp on deepseek-v3: k up to 3 exceeds its 1 trained MTP module" in section

@@ -548,7 +548,7 @@ def _markdown(df: pd.DataFrame, summary: dict, summary_classic: dict, ablated: p
              "shared the machine, so "
              "the timings (and the calibration they are predicted from) are slower and noisier than on an idle one; run it "
              "again on a quiet machine before reading the errors.", ""]
-            if load is not None and load >= 0.5 * cores else [])
+            if under_load(summary) else [])
     return "\n".join([
         "# Validation: predicted against measured", "", *busy,
         "Errors are fractions (0.1 is 10%): predicted / measured - 1. Times per pass (decode, verify, plain) or per",
@@ -630,9 +630,17 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     summary["classic_max_form"] = {k: summary_classic[k] for k in ("median_abs_error", "p90_abs_error", "max_abs_error", "speedup_median_abs_error")}
     summary["seconds"] = round(time.perf_counter() - start, 1)
     summary.update(load_average_at_start=load_at_start, load_average_at_end=load_average(), cores=os.cpu_count())  # a busy
-    # machine's measurements come out slower and noisier: said in summary.json and validation.md beside the errors
+    # machine's measurements come out slower and noisier: said in summary.json and validation.md beside the errors, and
+    # as one flag a script reading the JSON line cannot miss (qa88: errors of 72% and 101% under load read as results)
+    summary["measured_under_load"] = under_load(summary)
     write_outputs(df, summary, summary_classic, hardware, target_spec, draft_spec, out_dir, dtype)
     return summary
+
+
+def under_load(summary: dict) -> bool:
+    """Whether other work shared the machine when the run began: a load average of at least half its cores."""
+    load, cores = summary.get("load_average_at_start"), summary.get("cores") or 1
+    return load is not None and load >= 0.5 * cores
 
 
 def write_outputs(df: pd.DataFrame, summary: dict, summary_classic: dict, hw: HardwareSpec, target: ModelSpec,

@@ -223,3 +223,6 @@ def test_validation_md_says_when_it_was_measured_under_load(h100):
     quiet = _markdown(df, {**summary, "load_average_at_start": 0.3, "load_average_at_end": 0.4, "cores": 2}, summary, ablated)
     assert "**Measured under load**: the load average was 3.6 before the run and 4.0 at its end (its own work included) on 2 cores" in busy
     assert "under load" not in quiet
+    from roofline.harness.validate import under_load  # the same rule gives summary.json's flag (qa88)
+    assert under_load({"load_average_at_start": 3.6, "cores": 2}) and not under_load({"load_average_at_start": 0.3, "cores": 2})
+    assert not under_load({"load_average_at_start": None, "cores": 2})
