@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import difflib
+import re
 from pathlib import Path
 
 
@@ -99,11 +100,17 @@ class UnreadableProfile(RooflineError):
 def unknown_name_error(kind: str, name: str, known: list[str]) -> RooflineError:
     """An unknown profile name, with the closest known names (a name of thousands of characters shown cut to 80)."""
     name = str(name)
-    close = difflib.get_close_matches(name[:200], known, n=3, cutoff=0.4)
-    if not close:
-        close = sorted(known, key=lambda k: -difflib.SequenceMatcher(None, name[:200], k).ratio())[:3]
+    asked = name[:200].lower()
+    words = set(re.split(r"[-_. ]+", asked)) - {""}
+
+    def score(k: str) -> tuple[int, float]:  # words shared first (h100, pcie), then likeness, case aside
+        return len(words & (set(re.split(r"[-_. ]+", k.lower())) - {""})), difflib.SequenceMatcher(None, asked, k.lower()).ratio()
+
+    ranked = sorted(known, key=score, reverse=True)
+    close = [k for k in ranked if score(k)[0] > 0 or score(k)[1] >= 0.4][:3] or ranked[:3]
     hint = ", ".join(close) if close else "none installed"
-    listing = {"hardware": " (see `roofline hw list`)", "model": " (see `roofline models list`)"}.get(kind, "")
+    listing = {"hardware": " (see `roofline hw list`)", "model": " (see `roofline models list`)",
+               "engine": " (see `roofline engines list`)", "scenario": " (see `roofline scenarios list`)"}.get(kind, "")
     shown = repr(name) if len(name) <= 80 else f"{name[:80]!r}... ({len(name):,} characters)"
     return UnknownName(f"unknown {kind} {shown}; closest: {hint}{listing}")
 

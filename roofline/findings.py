@@ -324,7 +324,15 @@ def break_even_table(df: pd.DataFrame) -> pd.DataFrame:
     end = fit[fit["k"] > 0].merge(out["largest_fitting_batch"].reset_index(), on=keys)
     end = end[end["batch"] == end["largest_fitting_batch"]]
     out["speedup_at_largest_fitting_batch"] = end.groupby(keys, observed=True)["speedup"].max().reindex(out.index)
+    best = end.loc[end.groupby(keys, observed=True)["speedup"].idxmax()].set_index(keys)["k"] if len(end) else pd.Series(dtype=float)
+    out["k_at_largest_fitting_batch"] = best.reindex(out.index)  # that speedup's k: not the k the break-even is at
     return out.reset_index()
+
+
+def _at_k(r) -> str:
+    """' with k = 2': the k of a censored break-even's end speedup (the best there), '' where it is not known."""
+    k = getattr(r, "k_at_largest_fitting_batch", float("nan"))
+    return f" with k = {int(k)}" if k == k else ""
 
 
 def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
@@ -352,9 +360,9 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         capped = [f"at least {int(r.break_even_batch)} on {_hw(meta, h)} (" + (f"{_n(r.ridge)}; " if ridges else "")
                   + ("the largest batch that fits, below the sweep's first" if np.isnan(r.largest_fitting_batch) else
                      f"the largest batch that fits, {r.speedup_at_largest_fitting_batch:.2f}× at batch {int(r.largest_fitting_batch)}"
-                     if r.break_even_batch > r.largest_fitting_batch else
+                     f"{_at_k(r)}" if r.break_even_batch > r.largest_fitting_batch else
                      f"{'memory ends the sweep' if r.memory_limited else 'the sweep ends there'}, "
-                     f"{r.speedup_at_largest_fitting_batch:.2f}× there") + ")" for h, r in t[fitting].iterrows()]
+                     f"{r.speedup_at_largest_fitting_batch:.2f}× there{_at_k(r)}") + ")" for h, r in t[fitting].iterrows()]
         nowhere = [f"not at all on {_hw(meta, h)} (" + ("not one batch fits" if r.max_batch < 1 else
                    f"no swept batch fits; {'batch 1 fits' if r.max_batch == 1 else f'batches 1-{int(r.max_batch)} fit'} and do not pay"
                    if np.isnan(r.largest_fitting_batch) else "no batch that fits pays")

@@ -25,7 +25,11 @@ def test_an_unknown_name_suggests_the_closest_names_and_the_list_command():
     assert message.startswith("unknown hardware 'h100-sx'; closest: h100-sxm")
     assert message.endswith("(see `roofline hw list`)")
     far = str(unknown_name_error("engine", "zzz", ["vllm", "sglang"]))  # nothing close: the most similar anyway
-    assert set(far.split("closest: ", 1)[1].split(", ")) == {"vllm", "sglang"}
+    assert set(far.split("closest: ", 1)[1].split(" (see", 1)[0].split(", ")) == {"vllm", "sglang"}
+    assert far.endswith("(see `roofline engines list`)")
+    # shared words first, case aside: 'H100-PCIE-80' offered a100-sxm-80gb, a100-pcie-40gb, h100-sxm, never h100-pcie (qa88)
+    pcie = str(unknown_name_error("hardware", "H100-PCIE-80", ["a100-sxm-80gb", "a100-pcie-40gb", "h100-sxm", "h100-pcie"]))
+    assert pcie.startswith("unknown hardware 'H100-PCIE-80'; closest: h100-pcie, ")
     assert "none installed" in str(unknown_name_error("scenario", "x", []))
 
 
