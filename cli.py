@@ -640,7 +640,8 @@ def cheapest(
 ) -> None:
     """The cheapest configuration for a speed per user: a sweep's cost frontier, plain and with speculation.
 
-    Rows that fit, are priced and load (layouts the engines take); a row stays where none is as fast and cheaper.
+    Rows that fit, are priced and load (layouts the engines take, engines on devices they run on); a row stays where
+    none is as fast and cheaper.
 
     Costs are decoding only, at the hardware profiles' prices.
     """

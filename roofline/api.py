@@ -24,7 +24,15 @@ import pandas as pd
 
 from roofline.capacity import capacity
 from roofline.costs import busiest_rank_experts, weight_bytes_by_class, window_pool_applies
-from roofline.engine import parameters_used, step_metrics, ttft_s, unfitted_family_note, weight_only, weight_only_note
+from roofline.engine import (
+    host_sets_step,
+    parameters_used,
+    step_metrics,
+    ttft_s,
+    unfitted_family_note,
+    weight_only,
+    weight_only_note,
+)
 from roofline.errors import RooflineError, field_error, warn
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
@@ -436,9 +444,9 @@ def predict(
     memory_warning = len(out["warnings"]) - 1 if not fits else None  # a speculative point says what it needs with its drafter
     draft_hw = load_hardware(draft_hardware, profiles) if draft_hardware is not None and method != "none" else None
     for note in (engine_on_a_cpu(eng, hw), engine_on_a_cpu(eng, draft_hw) if draft_hw and speculates(method, k) else "",
-                 weight_only_note(hw, dep), unfitted_family_note(hw, target, dep, eng),
+                 weight_only_note(hw, dep, target), unfitted_family_note(hw, target, dep, eng),
                  undetermined_note(eng, hw, parameters_used(hw, target, dep, eng, speculates(method, k),
-                                                            float(m["host_time_s"]) >= float(m["step_time_s"]))),
+                                                            bool(host_sets_step(eng.host_overlap, m["host_time_s"], m["step_time_s"])))),
                  fitted_class_note(eng, target),
                  fitted_family_note(eng, hw), fitted_family_note(eng, draft_hw, "the drafter's device ") if draft_hw and speculates(method, k) else "",
                  shard_note(target, dep),

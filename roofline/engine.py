@@ -160,11 +160,12 @@ def unfitted_family_note(hw: HardwareSpec, model: ModelSpec, dep: Deployment, en
             f"(roofline engines show {engine.name}), so the figures rest on kernels measured elsewhere")
 
 
-def weight_only_note(hw: HardwareSpec, dep: Deployment) -> str:
+def weight_only_note(hw: HardwareSpec, dep: Deployment, model: ModelSpec) -> str:
     """'fp8 weights on a100-sxm-80gb: the device has no fp8 tensor / matrix cores; ...' where weights that compute in their own
     dtype on a device with such units (fp8, int8, fp4, nvfp4) run weight-only here (weight_only: dequantised to the
     device's compute dtype in every GEMM, at the engine's weight_only_efficiency); '' where none do."""
-    lost = sorted({d for d in dep.dtypes.values() if d in ("fp8", "int8", "fp4", "nvfp4") and weight_only(hw, d)})
+    held = {c for c, nbytes in weight_bytes_by_class(model, dep).items() if nbytes > 0}  # a head drafter holds no experts
+    lost = sorted({d for c, d in dep.dtypes.items() if c in held and d in ("fp8", "int8", "fp4", "nvfp4") and weight_only(hw, d)})
     if not lost:
         return ""
     names = " and ".join(lost)
@@ -172,7 +173,7 @@ def weight_only_note(hw: HardwareSpec, dep: Deployment) -> str:
     why = (f"its fp4 units take {' and '.join(f.upper() for f in hw.fp4_formats)} only (fp4_formats in its profile)"
            if "fp4" in hw.peak_flops_per_s and cores == "fp4" else
            f"the device has no {cores} tensor / matrix cores (no such peak in its profile)")
-    experts = " (routed experts: the lower of it and its quantised_moe_efficiency)" if dep.has_experts and weight_only(
+    experts = " (routed experts: the lower of it and its quantised_moe_efficiency)" if "experts" in held and weight_only(
         hw, dep.dtype("experts")) else ""
     return (f"{names} weights on {hw.name}: {why}, so they are modelled as weight-only, dequantised to "
             f"{hw.compute_dtype(lost[0])} in every GEMM at the engine's weight_only_efficiency{experts}")
@@ -372,6 +373,13 @@ def _operator_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
         kernels = engine.kernels(name, mla=model.kv_layout == "mla", quantised=quantised)
         time_s = time_s + kernels * operator_layers(model, name, dep) * engine.kernel_latency_s
     return time_s, effective_flops, ceiling, memory_ceiling
+
+
+def host_sets_step(overlap: bool, host_s, step_s):
+    """Whether host work of `host_s` sets a step of `step_s` (the step as step_metrics gives it) under an engine that
+    overlaps it (`overlap`: its host_overlap): it pays the larger of it and the device's time, so the host work is the
+    step where it is at least that (a rounding's worth aside)."""
+    return bool(overlap) & (np.asarray(host_s) >= np.asarray(step_s) * (1 - 1e-9))
 
 
 def host_time_s(engine: ServingEngine, batch, dep: Deployment):

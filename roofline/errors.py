@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import difflib
+import os
 import re
 from pathlib import Path
 
@@ -100,14 +101,16 @@ class UnreadableProfile(RooflineError):
 def unknown_name_error(kind: str, name: str, known: list[str]) -> RooflineError:
     """An unknown profile name, with the closest known names (a name of thousands of characters shown cut to 80)."""
     name = str(name)
-    asked = name[:200].lower()
-    words = set(re.split(r"[-_. ]+", asked)) - {""}
+    asked = re.sub(r"[-_. ]+", "", name[:200].lower())
 
-    def score(k: str) -> tuple[int, float]:  # words shared first (h100, pcie), then likeness, case aside
-        return len(words & (set(re.split(r"[-_. ]+", k.lower())) - {""})), difflib.SequenceMatcher(None, asked, k.lower()).ratio()
+    def likeness(k: str) -> float:  # case and separators aside ('H100-PCIE-80' is h100pcie80, near h100pcie), and a
+        # name that starts alike first (h100-pcie-80gb: h100-pcie before a100-pcie-40gb)
+        other = re.sub(r"[-_. ]+", "", k.lower())
+        start = len(os.path.commonprefix([asked, other])) / max(len(asked), 1)
+        return difflib.SequenceMatcher(None, asked, other).ratio() + 0.5 * start
 
-    ranked = sorted(known, key=score, reverse=True)
-    close = [k for k in ranked if score(k)[0] > 0 or score(k)[1] >= 0.4][:3] or ranked[:3]
+    ranked = sorted(known, key=likeness, reverse=True)
+    close = [k for k in ranked if likeness(k) >= 0.4][:3] or ranked[:3]
     hint = ", ".join(close) if close else "none installed"
     listing = {"hardware": " (see `roofline hw list`)", "model": " (see `roofline models list`)",
                "engine": " (see `roofline engines list`)", "scenario": " (see `roofline scenarios list`)"}.get(kind, "")

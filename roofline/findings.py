@@ -784,8 +784,15 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     df = df[df["engine"].astype(str) == engine] if "engine" in df else df
     tiers = tier_prices(df, meta=meta)
     order = [h for h in dict.fromkeys(df["hardware"]) if h in tiers.index]
+    from roofline.frontier import unrunnable_engines
+
+    # devices the engine does not run on (TensorRT-LLM on an AMD one): left out of the tiers for that, not for a price
+    unrun = list(dict.fromkeys(e["hardware"] for e in unrunnable_engines(df, tuple((meta or {}).get("profiles") or ()))
+                               if "hardware" in e))
     if not order:
         why = ("Nothing of this sweep fits in memory" if not len(_fits(df)) else
+               f"Engine {engine} runs on none of this sweep's devices ({_list([_hw(meta, h) for h in unrun])}: TensorRT-LLM "
+               "runs on NVIDIA GPUs only)" if set(unrun) >= set(_fits(df)["hardware"]) else
                "No hardware of this sweep has a price where its points fit (give one with `roofline hw new NAME --from DEVICE "
                "--set price='2.5 USD/h'`)")
         return Finding("Fast tiers", f"{why}: no cost to compare.", {"tiers": tiers})
@@ -843,9 +850,12 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
             f" On {_hw(meta, others.index[0])} the {m1:g}× tier with speculation costs {_x(worst)} its cheapest tier ({at}{others_caveat}).")
            if len(others) and np.isfinite(worst) else "")
     )
-    unpriced = [h for h in dict.fromkeys(df["hardware"]) if h not in tiers.index and _fits(df)["hardware"].eq(h).any()]
+    unpriced = [h for h in dict.fromkeys(df["hardware"]) if h not in tiers.index and h not in unrun and _fits(df)["hardware"].eq(h).any()]
     if unpriced:
         text += f" Left out, without a price in their profiles: {', '.join(_hw(meta, h) for h in unpriced)}."
+    if unrun:
+        text += (f" Left out, as engine {engine} does not run on them (TensorRT-LLM runs on NVIDIA GPUs only): "
+                 f"{', '.join(_hw(meta, h) for h in unrun)}.")
     if len(engines) > 1:
         text += f" (Engine {engine}, as in the figure; the table also holds {_list([e for e in engines if e != engine])}.)"
 

@@ -1,8 +1,8 @@
 """The cheapest way to serve a speed: a sweep's cost frontier (`roofline cheapest`).
 
-Of a results table's rows that fit in memory, have a cost (every device they run on priced) and are at a layout the
-engines load (refused_layouts: those vLLM and SGLang refuse, layout.shard_note, from the table's own columns), a row
-is on the frontier when no other row is at least as fast per user and cheaper:
+Of a results table's rows that fit in memory, have a cost (every device they run on priced) and load (refused_layouts:
+the layouts vLLM and SGLang refuse, layout.shard_note, and an engine on a device it does not run on, worked out from the
+table's own columns), a row is on the frontier when no other row is at least as fast per user and cheaper:
 
     sorted by tokens_per_s_per_user, fastest first (the cheaper first among equals), a row is kept where its
     cost_usd_per_million_tokens is below the cost of every row before it
@@ -67,13 +67,14 @@ def _candidates(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict], list[str]]:
-    """([{model, tp, dp_attention, ep, pp, weight_dtype, expert_dtype, note}], unchecked models): the layouts of a
-    results table's rows that vLLM and SGLang refuse to load (layout.shard_note, the rule the sweep warns by), worked
+    """([{model, tp, dp_attention, ep, pp, weight_dtype, expert_dtype, note}, then unrunnable_engines' {engine,
+    device, note}], unchecked models): the layouts of a results table's rows that vLLM and SGLang refuse to load
+    (layout.shard_note, the rule the sweep warns by) and the engines on devices they do not run on, worked
     out from the table's own columns and each model's profile, so a table copied out of its folder is checked alike; a
     model whose profile is not on the search path (`extra_dirs`: roofline --profiles) is named unchecked. A dtype
     column holding 'mixed' leaves the model's native dtypes."""
-    from roofline.layout import deployment, shard_note
-    from roofline.model import WEIGHT_DTYPES, load_model
+    from roofline.layout import shard_note
+    from roofline.model import load_model
 
     keys = [c for c in ("model", "tp", "dp_attention", "ep", "pp", "weight_dtype", "expert_dtype") if c in df]
     refused, unchecked = [], []
@@ -84,36 +85,56 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
         except RooflineError:
             unchecked.append(str(row["model"]))
             continue
-        dtypes = {k: row[k] for k in ("weight_dtype", "expert_dtype") if isinstance(row.get(k), str) and row[k] in WEIGHT_DTYPES}
-        try:
-            dep = deployment(model, tp=int(row.get("tp", 1)), dp_attention=int(row.get("dp_attention", 1)), ep=int(row.get("ep", 1)),
-                             pp=int(row.get("pp", 1)), **dtypes)
-        except (RooflineError, TypeError, ValueError):  # a layout the profile does not take: not one the sweep wrote
-            continue
-        if note := shard_note(model, dep):
+        dep = row_deployment(row, model)
+        if dep is not None and (note := shard_note(model, dep)):
             refused.append({**row, "note": note})
-    return refused + _unrunnable_engines(df, extra_dirs), sorted(set(unchecked))
+    return refused + unrunnable_engines(df, extra_dirs), sorted(set(unchecked))
 
 
-def _unrunnable_engines(df: pd.DataFrame, extra_dirs: tuple = ()) -> list[dict]:
-    """[{engine, hardware, note}]: the table's engine and device pairs no deployment runs (TensorRT-LLM on an AMD
-    device: serving.engine_on_a_cpu's refusal, which predict and sweeps warn of), so that cheapest and the report's
-    fast tiers never pick one (qa87: trtllm on MI300X was cheapest's answer). Profiles not on the search path are
-    left to the layout check's 'unchecked'."""
+def row_deployment(row, model):
+    """The layout.Deployment a results row ran (its layout degrees and dtype columns; a dtype column holding 'mixed', or
+    absent as in an older table, leaves the model's native dtypes), or None where the profile does not take it (not a
+    layout the sweep wrote)."""
+    from roofline.layout import deployment
+    from roofline.model import KV_DTYPES, WEIGHT_DTYPES
+
+    dtypes = {k: row[k] for k in ("weight_dtype", "expert_dtype") if isinstance(row.get(k), str) and row[k] in WEIGHT_DTYPES}
+    if isinstance(row.get("kv_dtype"), str) and row["kv_dtype"] in KV_DTYPES:
+        dtypes["kv_dtype"] = row["kv_dtype"]
+    try:
+        return deployment(model, tp=int(row.get("tp", 1)), dp_attention=int(row.get("dp_attention", 1)), ep=int(row.get("ep", 1)),
+                          pp=int(row.get("pp", 1)), **dtypes)
+    except (RooflineError, TypeError, ValueError):
+        return None
+
+
+def unrunnable_engines(df: pd.DataFrame, extra_dirs: tuple = ()) -> list[dict]:
+    """[{engine, hardware or draft_hardware, note}]: the table's engine and device pairs no deployment runs (TensorRT-LLM
+    on an AMD device: serving.engine_on_a_cpu's refusal, which predict and sweeps warn of), so that cheapest and the
+    report's fast tiers never pick one (qa87: trtllm on MI300X was cheapest's answer); a drafter's device refuses only
+    the speculative rows (`speculative_only`). A device or engine whose profile is not on the search path is not
+    checked."""
     from roofline.hardware import load_hardware
     from roofline.serving import engine_on_a_cpu, load_engine
 
     out = []
-    if "engine" not in df or "hardware" not in df:
+    if "engine" not in df:
         return out
-    for engine_name, hardware in df[["engine", "hardware"]].drop_duplicates().itertuples(index=False, name=None):
-        try:
-            engine, hw = load_engine(str(engine_name), extra_dirs), load_hardware(str(hardware), extra_dirs)
-        except RooflineError:
+    for column in ("hardware", "draft_hardware"):
+        if column not in df:
             continue
-        if getattr(hw, "kind", "gpu") != "cpu" and engine_on_a_cpu(engine, hw):  # on a CPU it is a caveat, not a refusal
-            out.append({"engine": engine_name, "hardware": hardware,
-                        "note": f"{engine_name} on {hardware} (TensorRT-LLM runs on NVIDIA GPUs only)"})
+        for engine_name, device in df[["engine", column]].drop_duplicates().itertuples(index=False, name=None):
+            if not isinstance(device, str) or not device:
+                continue
+            try:
+                engine, hw = load_engine(str(engine_name), extra_dirs), load_hardware(device, extra_dirs)
+            except RooflineError:
+                continue
+            if getattr(hw, "kind", "gpu") != "cpu" and engine_on_a_cpu(engine, hw):  # on a CPU a caveat, not a refusal
+                drafter = column == "draft_hardware"
+                out.append({"engine": engine_name, column: device, **({"speculative_only": True} if drafter else {}),
+                            "note": f"{engine_name} {'drafting ' if drafter else ''}on {device} (TensorRT-LLM runs on "
+                                    "NVIDIA GPUs only)"})
     return out
 
 
@@ -122,8 +143,10 @@ def _refused(df: pd.DataFrame, refused: list[dict]) -> pd.Series:
     out = pd.Series(False, index=df.index)
     for entry in refused:
         match = pd.Series(True, index=df.index)
+        if entry.get("speculative_only") and "k" in df:  # a drafter's device: the plain point runs without it
+            match &= pd.to_numeric(df["k"], errors="coerce") > 0
         for column, value in entry.items():
-            if column == "note" or column not in df:
+            if column in ("note", "speculative_only") or column not in df:
                 continue
             if isinstance(value, numbers.Number):  # a layout degree: 32 and a CSV's 32.0 alike
                 match &= pd.to_numeric(df[column], errors="coerce") == value
@@ -134,8 +157,8 @@ def _refused(df: pd.DataFrame, refused: list[dict]) -> pd.Series:
 
 
 def loadable(df: pd.DataFrame, extra_dirs: tuple = ()) -> pd.DataFrame:
-    """The rows of `df` at layouts the engines load (refused_layouts left out): what a price of a deployment compares
-    (cheapest, the report's fast tiers)."""
+    """The rows of `df` a deployment runs (refused_layouts left out: layouts the engines refuse, engines on devices they
+    do not run on): what a price of a deployment compares (cheapest, the report's fast tiers)."""
     refused = refused_layouts(df, extra_dirs)[0]
     return df[~_refused(df, refused)] if refused else df
 
@@ -176,16 +199,15 @@ def cheapest(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[d
 
 
 def pick_notes(picks: dict, extra_dirs: tuple = ()) -> list[str]:
-    """What predict says of a picked row's engine on its device and model that the table cannot carry (qa87: the
+    """What predict says of a picked row's engine on its devices and model that the table cannot carry (qa87: the
     headline a planner acts on was the one line without them): the engine parameters no fit row determined that the
-    point leans on (speculation costs where it speculates, host work where the engine adds it or it sets the plain
-    step), and a device family or model class the engine was fitted on no row of. Rows whose profiles are not on the
-    search path are left out."""
-    from roofline.costs import sequences_per_group
-    from roofline.engine import parameters_used
+    point leans on (speculation costs where it speculates, host work where the engine adds it or it sets the step),
+    a parameter whose value on the device's family no fit row of that family determined, and a device family (the
+    drafter's too) or model class the engine was fitted on no row of. Rows whose profiles are not on the search path,
+    or whose table lacks the columns, say what they can."""
+    from roofline.engine import host_sets_step, host_time_s, parameters_used, unfitted_family_note
     from roofline.hardware import load_hardware
-    from roofline.layout import deployment
-    from roofline.model import KV_DTYPES, WEIGHT_DTYPES, load_model
+    from roofline.model import load_model
     from roofline.serving import fitted_class_note, fitted_family_note, load_engine, undetermined_note
 
     out = []
@@ -195,19 +217,25 @@ def pick_notes(picks: dict, extra_dirs: tuple = ()) -> list[str]:
         try:
             engine, hw, model = (load_engine(str(row["engine"]), extra_dirs), load_hardware(str(row["hardware"]), extra_dirs),
                                  load_model(str(row["model"]), extra_dirs))
-            dtypes = {k: row[k] for k in ("weight_dtype", "expert_dtype") if isinstance(row.get(k), str) and row[k] in WEIGHT_DTYPES}
-            kv = row.get("kv_dtype") if row.get("kv_dtype") in KV_DTYPES else None
-            dep = deployment(model, kv_dtype=kv, tp=int(row.get("tp", 1)), dp_attention=int(row.get("dp_attention", 1)),
-                             ep=int(row.get("ep", 1)), pp=int(row.get("pp", 1)), **dtypes)
-        except (RooflineError, TypeError, ValueError):
+        except (RooflineError, KeyError):
+            continue
+        dep = row_deployment(row, model)
+        if dep is None:
             continue
         on_hw = engine.for_hardware(hw)
-        host_s = on_hw.host_per_step_s + on_hw.host_per_sequence_s * float(sequences_per_group(int(row["batch"]), dep))
-        host_bound = bool(on_hw.host_overlap) and kind == "plain" and host_s >= float(row["step_time_s"]) * (1 - 1e-9)
-        used = parameters_used(hw, model, dep, on_hw, kind == "speculation", host_bound)
-        for note in (undetermined_note(on_hw, hw, used), fitted_family_note(engine, hw), fitted_class_note(engine, model)):
-            if note:
-                out.append(f"the {kind} pick: {note}")
+        speculative = kind == "speculation"
+        step = row.get("verify_time_s" if speculative else "step_time_s")  # the pass the host work overlaps, if any
+        host_bound = step is not None and step == step and "batch" in row and bool(
+            host_sets_step(on_hw.host_overlap, float(host_time_s(on_hw, int(row["batch"]), dep)), float(step)))
+        notes = [undetermined_note(on_hw, hw, parameters_used(hw, model, dep, on_hw, speculative, host_bound)),
+                 unfitted_family_note(hw, model, dep, on_hw), fitted_family_note(engine, hw), fitted_class_note(engine, model)]
+        drafter = row.get("draft_hardware") if speculative else None
+        if isinstance(drafter, str) and drafter:
+            try:
+                notes.append(fitted_family_note(engine, load_hardware(drafter, extra_dirs), "the drafter's device "))
+            except RooflineError:
+                pass
+        out += [f"the {kind} pick: {note}" for note in notes if note]
     return out
 
 

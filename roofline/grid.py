@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from roofline.engine import (
+    host_sets_step,
     operator_ceilings,
     operator_compute_dtypes,
     operator_peaks,
@@ -203,14 +204,14 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         on_hw = engine.for_hardware(hw)  # the parameters no fit row determined that this config leans on, said once an engine
         used = parameters_used(hw, model, dep, on_hw, speculates(method, 1) and bool((np.asarray(sc.axes["k"]) > 0).any()),
                                _host_bound_somewhere(sc, hw, model, dep, on_hw))
-        undetermined.setdefault(engine.name, (on_hw, {}))[1].update(
+        undetermined.setdefault(engine.name, (engine, {}))[1].update(  # the profile's own values: no override set them
             dict.fromkeys(p for p, use in used.items() if use and on_hw.undetermined(p, hw)))
         prior = (f"{model.name} with dp_attention {dep.dp_attention} and ep {dep.ep} under {engine.name}: its expert dispatch "
                  f"{dispatch_prior_text(engine)}; predict says its share of a step"
                  if model.moe is not None and dep.ep > 1 and dep.dp_attention > 1 and engine.still_prior("all_to_all_latency")
                  else "")
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
-                     weight_only_note(hw, dep), unfitted_family_note(hw, model, dep, engine.for_hardware(hw)),
+                     weight_only_note(hw, dep, model), unfitted_family_note(hw, model, dep, engine.for_hardware(hw)),
                      fitted_class_note(engine, model), fitted_family_note(engine, hw),
                      fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if draft_hw else "", shard_note(model, dep),
                      idle, rates_note, reuse, reach, longest, prior,
@@ -237,7 +238,7 @@ def _host_bound_somewhere(sc: Scenario, hw: HardwareSpec, model: ModelSpec, dep:
     if not engine.host_overlap or not any(engine.undetermined(p, hw) for p in HOST_PARAMETERS):
         return False  # added to every step (parameters_used says so), or nothing to say
     m = step_metrics(hw, model, int(np.max(sc.axes["batch"])), 1, int(np.min(sc.axes["context"])), dep, engine=engine)
-    return float(m["host_time_s"]) >= float(m["step_time_s"])
+    return bool(host_sets_step(engine.host_overlap, m["host_time_s"], m["step_time_s"]))
 
 
 def _one_entry_per_profile(where: str, key: str, entries, loaded: dict) -> None:

@@ -603,8 +603,10 @@ NVIDIA_ONLY = ("trtllm",)  # engines (or the costs_from of one) that run on NVID
 
 def engine_on_a_cpu(engine: ServingEngine, hw) -> str:
     """A warning when a GPU serving engine's costs are put on a CPU profile (hardware kind cpu), or an NVIDIA-only
-    engine's (TensorRT-LLM) on an AMD device (family mi*) or another accelerator, else ''."""
-    nvidia_only = engine.name in NVIDIA_ONLY or (bool(engine.costs_from) and Path(engine.costs_from).stem in NVIDIA_ONLY)
+    engine's (TensorRT-LLM: by name, costs_from, or a display name that says so, as a copy's does) on an AMD device
+    (family mi*) or another accelerator, else ''."""
+    nvidia_only = (engine.name in NVIDIA_ONLY or (bool(engine.costs_from) and Path(engine.costs_from).stem in NVIDIA_ONLY)
+                   or "TensorRT-LLM" in (engine.display_name or ""))  # a copy: `engines new --from trtllm` says so there
     amd = fnmatch.fnmatch(getattr(hw, "engine_family", ""), "mi*")
     if nvidia_only and (amd or getattr(hw, "kind", "gpu") not in ("gpu", "cpu")):
         return (f"engine {engine.name} prices TensorRT-LLM, which runs on NVIDIA GPUs only, and {hw.name} is not one: "

@@ -357,7 +357,7 @@ def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, dr
     out = []
     if draft_hw is not None and dep is not None and method != "ngram" and (method != "draft" or draft is not None):
         drafter = drafter_spec(method, target, draft)
-        note = weight_only_note(draft_hw, drafter_deployment(method, drafter, dep, True)) if drafter is not None else ""
+        note = weight_only_note(draft_hw, drafter_deployment(method, drafter, dep, True), drafter) if drafter is not None else ""
         if note:
             out.append(f"the drafter's {note}")
     if method != "none" and pp > 1:

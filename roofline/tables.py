@@ -148,8 +148,10 @@ def _iteration_text(spec: dict) -> str:
 
 
 def _host_sets_step(p: dict) -> bool:
-    """Whether overlapped host work outlasts the device's time and so is the step."""
-    return bool(p.get("host_overlap")) and (p.get("host_time_s") or 0.0) >= p["step_time_s"] * (1 - 1e-9)
+    """Whether overlapped host work outlasts the device's time and so is the step (engine.host_sets_step)."""
+    from roofline.engine import host_sets_step
+
+    return bool(host_sets_step(bool(p.get("host_overlap")), p.get("host_time_s") or 0.0, p["step_time_s"]))
 
 
 def _rest_text(p: dict) -> str:

@@ -30,6 +30,15 @@ def test_an_unknown_name_suggests_the_closest_names_and_the_list_command():
     # shared words first, case aside: 'H100-PCIE-80' offered a100-sxm-80gb, a100-pcie-40gb, h100-sxm, never h100-pcie (qa88)
     pcie = str(unknown_name_error("hardware", "H100-PCIE-80", ["a100-sxm-80gb", "a100-pcie-40gb", "h100-sxm", "h100-pcie"]))
     assert pcie.startswith("unknown hardware 'H100-PCIE-80'; closest: h100-pcie, ")
+    # case and separators aside, a name that starts alike first; shared numbers alone are no match (qa89: qwen-3-8b
+    # offered llama-3.1-8b first, B300-SXM h100-sxm)
+    from roofline.profiles import list_names
+
+    models, devices = list_names("model"), list_names("hardware")
+    for asked, kind, known, first in (("qwen-3-8b", "model", models, "qwen3-8b"), ("qwen-3-32b", "model", models, "qwen3-32b"),
+                                      ("Llama-3.1-70B-Instruct", "model", models, "llama-3.1-70b"),
+                                      ("B300-SXM", "hardware", devices, "b300"), ("h100-pcie-80gb", "hardware", devices, "h100-pcie")):
+        assert str(unknown_name_error(kind, asked, known)).split("closest: ", 1)[1].startswith(first + ","), asked
     assert "none installed" in str(unknown_name_error("scenario", "x", []))
 
 

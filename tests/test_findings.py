@@ -239,6 +239,15 @@ def test_fast_tiers_leave_out_a_device_without_a_price_and_say_where_only_an_unp
         assert says in finding("fast-tier-premium", r.df, r.ops, r.meta).text
         code, _, err = roofline("report", path, "--out", tmp_path / "out", "--force")
         assert code == 0, err
+    # trtllm on an MI300X: left out for the engine, not for a price it has (qa89: "without a price ... MI300X")
+    for hardware, says, not_said in (("[h100-sxm, mi300x]", "Left out, as engine trtllm does not run on them (TensorRT-LLM runs "
+                                      "on NVIDIA GPUs only): MI300X.", "without a price"),
+                                     ("[mi300x]", "Engine trtllm runs on none of this sweep's devices (MI300X", "has a price")):
+        path.write_text("\n".join(f"hardware: {hardware}" if line.startswith("hardware:") else line for line in text.splitlines())
+                        + "\nengine: trtllm\n")
+        r = run_scenario(str(path))
+        said = finding("fast-tier-premium", r.df, r.ops, r.meta).text
+        assert says in said and not_said not in said, said
     # a 70B on 4 H100s drafting on an L40S (no price): 3x the cheapest tier's speed is reached, at an unknown cost
     path.write_text(text.replace("model: llama-3.1-8b", "model: llama-3.1-70b\ntp: 4\ndraft: llama-3.2-1b\ndraft_hardware: l40s")
                     .replace("method: eagle", "method: draft").replace("hardware: [h100-sxm, h200, mi300x, a100-sxm-80gb]", "hardware: [h100-sxm]"))

@@ -336,3 +336,21 @@ def test_cheapest_says_what_predict_says_of_its_picks_engine(tmp_path, roofline)
     assert "note: the speculation pick: no measured row determines sglang's host_per_step (1.5 ms)" in out
     assert "the plain pick: no measured row" not in out  # overlapped host work that does not set the step is not leaned on
     assert "note: the speculation pick" not in roofline("cheapest", tmp_path / "sw")[1]  # no speed asked: no picks
+    # an older or trimmed table (no step_time_s, no kv_dtype): no traceback, and the notes it can give (qa89)
+    df = pd.read_parquet(tmp_path / "sw" / "results.parquet").drop(columns=["step_time_s", "verify_time_s", "kv_dtype"])
+    df.to_csv(tmp_path / "old.csv", index=False)
+    code, out, err = roofline("cheapest", tmp_path / "old.csv", "--min-tokens-per-user", "50")
+    assert code == 0, err
+    assert "note: the speculation pick: no measured row determines sglang's" in out
+
+
+def test_an_engine_drafting_on_a_device_it_does_not_run_on_leaves_out_only_the_speculative_rows():
+    """trtllm verifying on an H100 and drafting on an MI300X was cheapest's speculation pick (qa89)."""
+    from roofline.frontier import _refused, unrunnable_engines
+
+    df = pd.DataFrame({"engine": ["trtllm"] * 3 + ["vllm"], "hardware": ["h100-sxm"] * 4,
+                       "draft_hardware": ["mi300x", "mi300x", "", "mi300x"], "k": [0, 3, 3, 3]})
+    refused = unrunnable_engines(df)
+    assert refused == [{"engine": "trtllm", "draft_hardware": "mi300x", "speculative_only": True,
+                        "note": "trtllm drafting on mi300x (TensorRT-LLM runs on NVIDIA GPUs only)"}]
+    assert _refused(df, refused).tolist() == [False, True, False, False]

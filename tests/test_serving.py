@@ -351,6 +351,12 @@ def test_an_nvidia_only_engine_on_an_amd_device_is_warned():
     assert any("TensorRT-LLM, which runs on NVIDIA GPUs only, and mi300x is not one" in w for w in said)
     assert roofline.predict("h100", "llama-3.1-8b", engine="trtllm")["warnings"] == []
     assert roofline.predict("mi300x", "llama-3.1-8b", engine="sglang")["warnings"] == []
+    # a copy (`engines new mytrt --from trtllm`) says TensorRT-LLM in its display name: it escaped (qa89)
+    from roofline.hardware import load_hardware
+    from roofline.serving import engine_on_a_cpu, load_engine
+
+    copy = dataclasses.replace(load_engine("trtllm"), name="mytrt", display_name="mytrt (copy of TensorRT-LLM (C++ runtime))")
+    assert "runs on NVIDIA GPUs only" in engine_on_a_cpu(copy, load_hardware("mi300x"))
 
 
 def test_an_engine_value_far_beyond_the_fits_bounds_loads_with_a_warning():
@@ -554,6 +560,14 @@ def test_predict_and_a_sweep_say_which_undetermined_costs_a_speculative_point_le
         roofline.sweep({"name": "s", "hardware": "h100", "model": "llama-3.1-8b", "method": "eagle", "engine": "sglang",
                         "tp": [1, 2], "axes": {"batch": [1, 8], "context": [1024], "k": [0, 3]}})
     assert sum("no measured row determines sglang's" in str(w.message) for w in caught) == 1  # once, not per config
+    # the union over configs names each parameter's own value: B200's fitted 0.688 is no undetermined value (qa89)
+    for devices in (["b200", "h100"], ["h100", "b200"]):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            roofline.sweep({"name": "s", "hardware": devices, "model": "gpt-oss-120b", "engine": "sglang",
+                            "axes": {"batch": [1, 8], "context": [1024]}})
+        said = [str(w.message) for w in caught if "no measured row determines sglang's" in str(w.message)]
+        assert len(said) == 1 and "quantised_moe_efficiency (0.704)" in said[0], (devices, said)
     # a plain sweep whose largest batch is host-bound under trtllm (0.3 ms + 10 us a sequence, priors): said (qa86)
     for batches, said in (([1, 1024], True), ([1, 8], False)):
         with warnings.catch_warnings(record=True) as caught:

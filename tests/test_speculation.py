@@ -678,3 +678,6 @@ def test_a_drafter_whose_own_device_dequantises_its_weights_is_said_so():
         assert not [w for w in drafter_warnings(method, target, draft, h200, 1, fp8) if w.startswith("the drafter's")]
     assert not [w for w in drafter_warnings("draft", target, small, a100, 1, deployment(target, tp=2)) if w.startswith("the drafter's")]
     assert not [w for w in drafter_warnings("ngram", target, None, None, 1, fp8) if w.startswith("the drafter's")]
+    # a head drafter of a MoE target holds no experts: gpt-oss's fp4 experts are not its weights (qa89)
+    gpt = load_model("gpt-oss-120b")
+    assert not [w for w in drafter_warnings("eagle", gpt, None, a100, 1, deployment(gpt)) if w.startswith("the drafter's")]

@@ -96,8 +96,9 @@ def synthetic_rows() -> list[dict]:
 def test_outputs_are_the_table_summary_and_three_plots_named_apart_from_a_sweeps(tmp_path, h100):
     target, draft = load_model("validation-small"), load_model("validation-draft")
     df = predict_rows(synthetic_rows(), h100, target, draft)
-    summary = summarize(df, "cpu")
+    summary = {**summarize(df, "cpu"), "load_average_at_start": 3.6, "cores": 2}
     write_outputs(df, summary, summarize(df, "cpu", "classic"), h100, target, draft, tmp_path)
+    assert json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))["measured_under_load"] is True  # qa88
     names = {p.name for p in tmp_path.iterdir()}
     assert names == {"validation.csv", "validation.md", "summary.json", *PLOT_FILES}
     assert all(name.startswith("validation_") for name in PLOT_FILES)
