@@ -144,10 +144,10 @@ def parameters_used(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine:
 
 
 def unfitted_family_note(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine) -> str:
-    """'vllm's quantised_moe_efficiency (1) on mi300x is fitted on other devices: no fit row of AMD Instinct
-    determines it ...' where a parameter this point uses (ServingEngine.unfitted_on: the routed experts'
-    quantised_moe_efficiency where their weights are quantised, weight_only_efficiency where a GEMM dequantises, the
-    kernel latency always) rests on no fit row of the device's family; '' where none does."""
+    """'vllm's quantised_moe_efficiency (0.794) on mi300x is fitted on other devices: no fit row of AMD Instinct
+    determines it ...' where a parameter this point uses (parameters_used) rests on no fit row of the device's family
+    (ServingEngine.unfitted_on) and on some of other families (one no row of the whole profile determines,
+    undetermined_note says instead); '' where none does."""
     used = parameters_used(hw, model, dep, engine)
     lost = [(p, family) for p, family in engine.unfitted_on(hw) if used.get(p) and not engine.undetermined(p, hw)]  # else undetermined_note says it
     if not lost:
@@ -161,9 +161,11 @@ def unfitted_family_note(hw: HardwareSpec, model: ModelSpec, dep: Deployment, en
 
 
 def weight_only_note(hw: HardwareSpec, dep: Deployment, model: ModelSpec) -> str:
-    """'fp8 weights on a100-sxm-80gb: the device has no fp8 tensor / matrix cores; ...' where weights that compute in their own
-    dtype on a device with such units (fp8, int8, fp4, nvfp4) run weight-only here (weight_only: dequantised to the
-    device's compute dtype in every GEMM, at the engine's weight_only_efficiency); '' where none do."""
+    """'fp8 weights on a100-sxm-80gb: the device has no fp8 tensor / matrix cores; ...' where weights of `model` that
+    compute in their own dtype on a device with such units (fp8, int8, fp4, nvfp4) run weight-only here (weight_only:
+    dequantised to the device's compute dtype in every GEMM, at the engine's weight_only_efficiency; routed experts at
+    the lower of it and the quantised-MoE efficiency); only classes the model holds weights of count (a head drafter
+    holds no experts); '' where none do."""
     held = {c for c, nbytes in weight_bytes_by_class(model, dep).items() if nbytes > 0}  # a head drafter holds no experts
     lost = sorted({d for c, d in dep.dtypes.items() if c in held and d in ("fp8", "int8", "fp4", "nvfp4") and weight_only(hw, d)})
     if not lost:
