@@ -247,16 +247,14 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None) -> list[
     unpriced = int((df["fits_in_memory"].astype(bool) & df[COST].isna()).sum())
     if unfit:
         notes.append(f"{unfit:,} of {len(df):,} rows do not fit in memory: left out")
-    layouts = [e for e in refused or [] if "engine" not in e]
-    engines = [e for e in refused or [] if "engine" in e]
-    at_layout = _refused(df, layouts)
-    if at_layout.any():
-        named = list(dict.fromkeys(e["note"] for e in layouts if _refused(df, [e]).any()))
-        notes.append(f"{int(at_layout.sum()):,} rows left out, whatever their engine: " + "; ".join(named))
-    at_engine = _refused(df, engines) & ~at_layout
-    if at_engine.any():
-        named = list(dict.fromkeys(e["note"] for e in engines if _refused(df, [e]).any()))
-        notes.append(f"{int(at_engine.sum()):,} rows left out, an engine on a device it does not run on: " + "; ".join(named))
+    said = pd.Series(False, index=df.index)  # a row at a refused layout and with an engine it refuses counted once
+    for by_engine, why in ((False, "whatever their engine"), (True, "an engine on a device it does not run on")):
+        entries = [e for e in refused or [] if ("engine" in e) == by_engine]
+        rows = _refused(df, entries) & ~said
+        if rows.any():
+            named = list(dict.fromkeys(e["note"] for e in entries if _refused(df, [e]).any()))
+            notes.append(f"{int(rows.sum()):,} rows left out, {why}: " + "; ".join(named))
+        said |= rows
     if unpriced:
         devices = sorted(_unpriced_devices(df[df[COST].isna()]))
         notes.append(f"{unpriced:,} rows have no cost (no price in the profile of {', '.join(devices)}): left out; "
