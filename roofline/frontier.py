@@ -208,7 +208,7 @@ def pick_notes(picks: dict, extra_dirs: tuple = ()) -> list[str]:
     from roofline.engine import host_sets_step, host_time_s, parameters_used, unfitted_family_note
     from roofline.hardware import load_hardware
     from roofline.model import load_model
-    from roofline.serving import fitted_class_note, fitted_family_note, load_engine, undetermined_note
+    from roofline.serving import engine_on_a_cpu, fitted_class_note, fitted_family_note, load_engine, undetermined_note
 
     out = []
     for kind, row in (picks or {}).items():
@@ -227,7 +227,7 @@ def pick_notes(picks: dict, extra_dirs: tuple = ()) -> list[str]:
         step = row.get("verify_time_s" if speculative else "step_time_s")  # the pass the host work overlaps, if any
         host_bound = step is not None and step == step and "batch" in row and bool(
             host_sets_step(on_hw.host_overlap, float(host_time_s(on_hw, int(row["batch"]), dep)), float(step)))
-        notes = [undetermined_note(on_hw, hw, parameters_used(hw, model, dep, on_hw, speculative, host_bound)),
+        notes = [engine_on_a_cpu(engine, hw), undetermined_note(on_hw, hw, parameters_used(hw, model, dep, on_hw, speculative, host_bound)),
                  unfitted_family_note(hw, model, dep, on_hw), fitted_family_note(engine, hw), fitted_class_note(engine, model)]
         drafter = row.get("draft_hardware") if speculative else None
         if isinstance(drafter, str) and drafter:
@@ -329,7 +329,8 @@ def check_table(df: pd.DataFrame, where: str) -> None:
     if missing:
         raise RooflineError(f"{where}: expected a sweep results table with column(s) {', '.join(missing)}, found "
                             f"{', '.join(map(str, df.columns[:8]))}{' ...' if len(df.columns) > 8 else ''}")
-    numeric = [c for c in (*REQUIRED, *BASELINE, "alpha", "devices", "dp_attention", "ep", "pp") if c in df
+    numeric = [c for c in (*REQUIRED, *BASELINE, "alpha", "devices", "dp_attention", "ep", "pp", "step_time_s", "verify_time_s",
+                           "tokens_per_s_per_device") if c in df
                and c not in ("method", "hardware", "model", "engine")]
     check_numeric(df, tuple(numeric), where)
     if df["fits_in_memory"].isna().any():

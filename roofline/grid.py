@@ -233,12 +233,13 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
 
 def _host_bound_somewhere(sc: Scenario, hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine) -> bool:
     """Whether the engine's host work, overlapped but determined by no fit row, sets a plain step of the sweep: tried
-    where it is likeliest to, the largest swept batch at the shortest context (host work grows by a sequence's
-    scheduling, the device's step by a sequence's KV reads)."""
+    at the shortest context at both ends of the batch axis (host work and the device's step both grow about linearly
+    with the batch, so their difference is largest at one end: a small model's smallest batch, qa90, or a large one)."""
     if not engine.host_overlap or not any(engine.undetermined(p, hw) for p in HOST_PARAMETERS):
         return False  # added to every step (parameters_used says so), or nothing to say
-    m = step_metrics(hw, model, int(np.max(sc.axes["batch"])), 1, int(np.min(sc.axes["context"])), dep, engine=engine)
-    return bool(host_sets_step(engine.host_overlap, m["host_time_s"], m["step_time_s"]))
+    batches = np.array([np.min(sc.axes["batch"]), np.max(sc.axes["batch"])])  # host work minus device time is linear in B
+    m = step_metrics(hw, model, batches, 1, int(np.min(sc.axes["context"])), dep, engine=engine)
+    return bool(np.any(host_sets_step(engine.host_overlap, m["host_time_s"], m["step_time_s"])))
 
 
 def _one_entry_per_profile(where: str, key: str, entries, loaded: dict) -> None:

@@ -431,13 +431,14 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
             values, value = values.astype(str).str.lower(), value.lower()
         if value == "":  # an empty cell: no drafter device, no expert dtype (a column of nothing reads as numbers)
             keep = (values.isna() | (values.astype(str) == "")).to_numpy()
-        elif pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        elif pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values) and values.notna().any():
             try:
                 keep = np.isclose(values.to_numpy(dtype=float), float(value), rtol=1e-9, atol=0.0)
             except ValueError:
                 raise RooflineError(f"--where {condition}: expected a number for {column}, found {value!r}") from None
-        else:
-            keep = values.astype(str).to_numpy() == value
+        else:  # text, blanks read as nothing (a CSV's empty cells are NaN: qa90's TypeError); a column of nothing as text
+            values = values.astype(object).where(values.notna(), "").astype(str)
+            keep = values.to_numpy() == value
         if not keep.any() and not strict:
             return df[keep]
         if not keep.any():

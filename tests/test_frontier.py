@@ -342,6 +342,11 @@ def test_cheapest_says_what_predict_says_of_its_picks_engine(tmp_path, roofline)
     code, out, err = roofline("cheapest", tmp_path / "old.csv", "--min-tokens-per-user", "50")
     assert code == 0, err
     assert "note: the speculation pick: no measured row determines sglang's" in out
+    df = pd.read_parquet(tmp_path / "sw" / "results.parquet").astype({"step_time_s": object})
+    df.loc[df.index[0], "step_time_s"] = "-"  # a text cell the pick notes read as a number: a ValueError (qa90)
+    df.to_csv(tmp_path / "text.csv", index=False)
+    code, _, err = roofline("cheapest", tmp_path / "text.csv", "--min-tokens-per-user", "50")
+    assert code == 2 and "step_time_s: expected numbers, found '-' (line 2)" in err
 
 
 def test_an_engine_drafting_on_a_device_it_does_not_run_on_leaves_out_only_the_speculative_rows():

@@ -226,3 +226,21 @@ def test_plot_where_draws_the_rows_asked_for_and_names_a_condition_no_row_meets(
         plot_jobs.plot_from_table(tmp_path / "sw", tmp_path / "s", where=("tp=8", "context=8192", "context=2048"))
     with pytest.raises(RooflineError, match=r"--where: expected COLUMN=VALUE with a column of"):
         plot_jobs.plot_from_table(tmp_path / "sw", tmp_path / "q", where=("tpx=3",))
+
+
+def test_where_on_a_text_column_with_blank_cells_is_one_line_not_a_type_error():
+    """A CSV's blank draft_hardware cells read as NaN: --where draft_hardware=l40s raised TypeError, and a column of
+    nothing at all read as numbers ('expected a number for draft_hardware'; qa90)."""
+    import pandas as pd
+
+    from roofline.errors import RooflineError
+    from roofline.plot_jobs import select_rows
+
+    df = pd.DataFrame({"draft_hardware": [float("nan"), "l4", "mi300x"], "k": [0, 3, 3]})
+    assert select_rows(df, ("draft_hardware=l4",), "t.csv")["k"].tolist() == [3]
+    assert select_rows(df, ("draft_hardware=",), "t.csv")["k"].tolist() == [0]
+    with pytest.raises(RooflineError, match=r"found 'l40s', which no row has \(values: , l4, mi300x\)"):
+        select_rows(df, ("draft_hardware=l40s",), "t.csv")
+    blank = pd.DataFrame({"draft_hardware": [float("nan")] * 2, "k": [0, 3]})
+    with pytest.raises(RooflineError, match=r"found 'l4', which no row has"):
+        select_rows(blank, ("draft_hardware=l4",), "t.csv")

@@ -560,6 +560,12 @@ def test_predict_and_a_sweep_say_which_undetermined_costs_a_speculative_point_le
         roofline.sweep({"name": "s", "hardware": "h100", "model": "llama-3.1-8b", "method": "eagle", "engine": "sglang",
                         "tp": [1, 2], "axes": {"batch": [1, 8], "context": [1024], "k": [0, 3]}})
     assert sum("no measured row determines sglang's" in str(w.message) for w in caught) == 1  # once, not per config
+    # a small model's smallest batch is where sglang's host work sets the step (the largest was the only one tried; qa90)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({"name": "s", "hardware": "h100", "model": "validation-small", "engine": "sglang",
+                        "axes": {"batch": [1, 16, 256], "context": [4096]}})
+    assert any("sglang's host_per_step (1.5 ms)" in str(w.message) for w in caught)
     # the union over configs names each parameter's own value: B200's fitted 0.688 is no undetermined value (qa89)
     for devices in (["b200", "h100"], ["h100", "b200"]):
         with warnings.catch_warnings(record=True) as caught:
