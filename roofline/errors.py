@@ -109,8 +109,9 @@ def unknown_name_error(kind: str, name: str, known: list[str]) -> RooflineError:
         start = len(os.path.commonprefix([asked, other])) / max(len(asked), 1)
         return difflib.SequenceMatcher(None, asked, other).ratio() + 0.5 * start
 
-    ranked = sorted(known, key=likeness, reverse=True)
-    close = [k for k in ranked if likeness(k) >= 0.4][:3] or ranked[:3]
+    score = {k: likeness(k) for k in known}
+    ranked = sorted(known, key=score.__getitem__, reverse=True)
+    close = [k for k in ranked if score[k] >= 0.4][:3] or ranked[:3]
     hint = ", ".join(close) if close else "none installed"
     listing = {"hardware": " (see `roofline hw list`)", "model": " (see `roofline models list`)",
                "engine": " (see `roofline engines list`)", "scenario": " (see `roofline scenarios list`)"}.get(kind, "")

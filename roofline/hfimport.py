@@ -357,8 +357,9 @@ def _quark_dtype(qc: dict, where: str) -> str:
         return "int8" if a == "int8" else "w8a16"
     if w in ("int4", "uint4"):
         return "int4"
-    if w in ("fp4", "mx_fp4", "mxfp4", "fp4_e2m1"):  # without 4-bit inputs: 4-bit weight-only, as int4 (W4A16)
-        return "fp4" if a in ("fp4", "mx_fp4", "mxfp4", "fp4_e2m1") else "int4"
+    fp4 = ("fp4", "mx_fp4", "mxfp4", "fp4_e2m1")  # Quark's spellings of MXFP4
+    if w in fp4:  # without 4-bit inputs: 4-bit weight-only, as int4 (W4A16)
+        return "fp4" if a in fp4 else "int4"
     raise field_error(where, "quantization_config.global_quant_config.weight.dtype", "fp8_e4m3, int8, int4, uint4 or fp4",
                       weight.get("dtype", MISSING))
 

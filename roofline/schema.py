@@ -51,21 +51,23 @@ def _any_case(word: str) -> str:
 def dtype_key_schema() -> dict:
     """A peak's dtype key as profiles.normalize_dtype reads one: any spelling of DTYPE_ALIASES that names a compute
     dtype (nvfp4 as fp4), in any case, '-' or '_' alike, spaces around ignored."""
-    from roofline.profiles import DTYPE_ALIASES
 
-    spellings = sorted((s for s, dtype in DTYPE_ALIASES.items() if dtype in hardware.DTYPES or dtype == "nvfp4"),
-                       key=lambda s: (-len(s), s))
-
-    return {"type": "string", "pattern": r"^\s*(" + "|".join(map(_any_case, spellings)) + r")\s*$",
+    return {"type": "string", "pattern": _spellings_pattern(lambda dtype: dtype in hardware.DTYPES or dtype == "nvfp4"),
             "description": "a dtype: " + ", ".join(dict.fromkeys(hardware.DTYPES)) + " (any spelling docs/PROFILES.md lists)"}
 
 
 def fp4_key_schema() -> dict:
     """A peak key that names fp4 (fp4, FP4, mxfp4, nvfp4, e2m1 ...), as profiles.normalize_dtype reads it."""
+    return {"pattern": _spellings_pattern(lambda dtype: dtype in ("fp4", "nvfp4"))}
+
+
+def _spellings_pattern(names) -> str:
+    """A regex matching, in any case and with spaces around, every DTYPE_ALIASES spelling of a dtype `names` takes
+    (longest first, so that fp8_e4m3 is not read as fp8 and a rest)."""
     from roofline.profiles import DTYPE_ALIASES
 
-    spellings = sorted((s for s, dtype in DTYPE_ALIASES.items() if dtype in ("fp4", "nvfp4")), key=lambda s: (-len(s), s))
-    return {"pattern": r"^\s*(" + "|".join(map(_any_case, spellings)) + r")\s*$"}
+    spellings = sorted((s for s, dtype in DTYPE_ALIASES.items() if names(dtype)), key=lambda s: (-len(s), s))
+    return r"^\s*(" + "|".join(map(_any_case, spellings)) + r")\s*$"
 
 
 def price_schema() -> dict:
