@@ -787,12 +787,13 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     from roofline.frontier import unrunnable_engines
 
     # devices the engine does not run on (TensorRT-LLM on an AMD one): left out of the tiers for that, not for a price
-    unrun = list(dict.fromkeys(e["hardware"] for e in unrunnable_engines(df, tuple((meta or {}).get("profiles") or ()))
-                               if "hardware" in e))
+    unrunnable = [e for e in unrunnable_engines(df, tuple((meta or {}).get("profiles") or ())) if "hardware" in e]
+    unrun = list(dict.fromkeys(e["hardware"] for e in unrunnable))
+    why_unrun = "; ".join(dict.fromkeys(e["why"] for e in unrunnable))  # TensorRT-LLM runs on NVIDIA GPUs only
     if not order:
         why = ("Nothing of this sweep fits in memory" if not len(_fits(df)) else
-               f"Engine {engine} runs on none of this sweep's devices ({_list([_hw(meta, h) for h in unrun])}: TensorRT-LLM "
-               "runs on NVIDIA GPUs only)" if set(unrun) >= set(_fits(df)["hardware"]) else
+               f"Engine {engine} runs on none of this sweep's devices ({_list([_hw(meta, h) for h in unrun])}: {why_unrun})"
+               if set(unrun) >= set(_fits(df)["hardware"]) else
                "No hardware of this sweep has a price where its points fit (give one with `roofline hw new NAME --from DEVICE "
                "--set price='2.5 USD/h'`)")
         return Finding("Fast tiers", f"{why}: no cost to compare.", {"tiers": tiers})
@@ -854,7 +855,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     if unpriced:
         text += f" Left out, without a price in their profiles: {', '.join(_hw(meta, h) for h in unpriced)}."
     if unrun:
-        text += (f" Left out, as engine {engine} does not run on them (TensorRT-LLM runs on NVIDIA GPUs only): "
+        text += (f" Left out, as engine {engine} does not run on them ({why_unrun}): "
                  f"{', '.join(_hw(meta, h) for h in unrun)}.")
     if len(engines) > 1:
         text += f" (Engine {engine}, as in the figure; the table also holds {_list([e for e in engines if e != engine])}.)"

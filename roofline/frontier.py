@@ -109,13 +109,13 @@ def row_deployment(row, model):
 
 
 def unrunnable_engines(df: pd.DataFrame, extra_dirs: tuple = ()) -> list[dict]:
-    """[{engine, hardware or draft_hardware, note}]: the table's engine and device pairs no deployment runs (TensorRT-LLM
+    """[{engine, hardware or draft_hardware, note, why}]: the table's engine and device pairs no deployment runs (TensorRT-LLM
     on an AMD device: serving.engine_on_a_cpu's refusal, which predict and sweeps warn of), so that cheapest and the
     report's fast tiers never pick one (qa87: trtllm on MI300X was cheapest's answer); a drafter's device refuses only
     the speculative rows (`speculative_only`). A device or engine whose profile is not on the search path is not
     checked."""
     from roofline.hardware import load_hardware
-    from roofline.serving import engine_on_a_cpu, load_engine
+    from roofline.serving import engine_on_a_cpu, load_engine, nvidia_only_text
 
     out = []
     if "engine" not in df:
@@ -133,8 +133,8 @@ def unrunnable_engines(df: pd.DataFrame, extra_dirs: tuple = ()) -> list[dict]:
             if getattr(hw, "kind", "gpu") != "cpu" and engine_on_a_cpu(engine, hw):  # on a CPU a caveat, not a refusal
                 drafter = column == "draft_hardware"
                 out.append({"engine": engine_name, column: device, **({"speculative_only": True} if drafter else {}),
-                            "note": f"{engine_name} {'drafting ' if drafter else ''}on {device} (TensorRT-LLM runs on "
-                                    "NVIDIA GPUs only)"})
+                            "note": f"{engine_name} {'drafting ' if drafter else ''}on {device} ({nvidia_only_text(engine)})",
+                            "why": nvidia_only_text(engine)})
     return out
 
 
@@ -146,7 +146,7 @@ def _refused(df: pd.DataFrame, refused: list[dict]) -> pd.Series:
         if entry.get("speculative_only") and "k" in df:  # a drafter's device: the plain point runs without it
             match &= pd.to_numeric(df["k"], errors="coerce") > 0
         for column, value in entry.items():
-            if column in ("note", "speculative_only") or column not in df:
+            if column in ("note", "why", "speculative_only") or column not in df:
                 continue
             if isinstance(value, numbers.Number):  # a layout degree: 32 and a CSV's 32.0 alike
                 match &= pd.to_numeric(df[column], errors="coerce") == value

@@ -128,6 +128,7 @@ class ServingEngine:
     quantised_moe_efficiency: float = 1.0
     weight_only_efficiency: float = 1.0
     window_kv_pool_ratio: float | None = None  # SGLang's hybrid SWA pool (module docstring); None: window-capped
+    nvidia_only: bool = False  # the engine runs on NVIDIA GPUs only (TensorRT-LLM): engine_on_a_cpu refuses other devices
     overrides: tuple = ()
     fitted: dict = field(default_factory=dict, compare=False, hash=False)
     source: str = ""
@@ -213,7 +214,7 @@ class ServingEngine:
                 "host_per_step_s", "host_per_sequence_s", "host_overlap", "host_overlap_speculating", "moe_dispatch", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency",
-                "window_kv_pool_ratio", "quant_kernels_per_gemm", "costs_from")
+                "window_kv_pool_ratio", "quant_kernels_per_gemm", "nvidia_only", "costs_from")
         out = {k: getattr(self, k) for k in keys}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)
         out["kernels_per_layer_mla"] = dict(self.kernels_per_layer_mla)
@@ -228,7 +229,7 @@ IDEAL = ServingEngine()
 _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
           "host_overlap", "host_overlap_speculating", "moe_dispatch", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
-          "overrides", "fitted", "source", "notes", *_SECONDS}
+          "nvidia_only", "overrides", "fitted", "source", "notes", *_SECONDS}
 
 
 def _yaml_seconds(where: str, key: str, value: object) -> float:
@@ -419,6 +420,8 @@ def check_engine_spec(spec: object) -> ServingEngine:
     for key in ("display_name", "version", "source", "notes"):
         if not isinstance(getattr(spec, key), str):
             raise field_error(where, key, "a string", getattr(spec, key))
+    if not isinstance(spec.nvidia_only, bool):
+        raise field_error(where, "nvidia_only", "true or false", spec.nvidia_only)
     _check_spec_costs(where, {name: getattr(spec, name) for name in COST_FIELDS})
     _check_spec_overrides(where, spec.overrides)
     check_fitted(where, spec.fitted)
@@ -448,13 +451,14 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
             raise field_error(where, f"overrides[{i}]", "a mapping with a hardware glob and fields to change", item)
         rest = {k: v for k, v in item.items() if k != "hardware"}
         for key in rest:
-            if key not in _KNOWN - {"type", "name", "display_name", "version", "overrides", "fitted", "source", "notes"}:
+            if key not in _KNOWN - {"type", "name", "display_name", "version", "nvidia_only", "overrides", "fitted", "source", "notes"}:
                 raise field_error(where, f"overrides[{i}].{key}", "an engine cost field", key)
         overrides.append((item["hardware"], _fields(rest, where, f"overrides[{i}].")))
     fitted = check_fitted(where, data.get("fitted") or {})
     engine = ServingEngine(
         name=data["name"], display_name=prose(where, "display_name", data.get("display_name"), data["name"]),
         version=prose(where, "version", data.get("version")),
+        nvidia_only=check_flag(where, "nvidia_only", data.get("nvidia_only", False)),
         **_fields(data, where), overrides=tuple(overrides), fitted=fitted,
         source=data["source"].strip(), notes=prose(where, "notes", data.get("notes")).strip(), path=where,
     )
@@ -598,19 +602,22 @@ def fitted_family_note(engine: ServingEngine, hw, role: str = "") -> str:
             "rows from such a device measures them)")
 
 
-NVIDIA_ONLY = ("trtllm",)  # engines (or the costs_from of one) that run on NVIDIA GPUs only
+def nvidia_only_text(engine: ServingEngine) -> str:
+    """'TensorRT-LLM runs on NVIDIA GPUs only': why an engine whose profile says `nvidia_only` runs on no other device,
+    named by its display name (a copy's own name)."""
+    return f"{engine.display_name.split(' (')[0]} runs on NVIDIA GPUs only"
 
 
 def engine_on_a_cpu(engine: ServingEngine, hw) -> str:
     """A warning when a GPU serving engine's costs are put on a CPU profile (hardware kind cpu), or an NVIDIA-only
-    engine's (TensorRT-LLM: by name, costs_from, or a display name that says so, as a copy's does) on an AMD device
-    (family mi*) or another accelerator, else ''."""
-    nvidia_only = (engine.name in NVIDIA_ONLY or (bool(engine.costs_from) and Path(engine.costs_from).stem in NVIDIA_ONLY)
-                   or "TensorRT-LLM" in (engine.display_name or ""))  # a copy: `engines new --from trtllm` says so there
+    engine's (its `nvidia_only`: TensorRT-LLM, and a copy or a costs_from profile of it, which carry the field) on an AMD
+    device (family mi*) or another accelerator, else ''."""
     amd = fnmatch.fnmatch(getattr(hw, "engine_family", ""), "mi*")
-    if nvidia_only and (amd or getattr(hw, "kind", "gpu") not in ("gpu", "cpu")):
-        return (f"engine {engine.name} prices TensorRT-LLM, which runs on NVIDIA GPUs only, and {hw.name} is not one: "
-                "its numbers there describe no deployment" + (" (vllm and sglang run on AMD GPUs)" if amd else ""))
+    if engine.nvidia_only and (amd or getattr(hw, "kind", "gpu") not in ("gpu", "cpu")):
+        said = nvidia_only_text(engine)
+        return (f"engine {'' if said.startswith(engine.name + ' ') else engine.name + ': '}{said}, and {hw.name} is not one: "
+                "its numbers there describe no deployment"
+                + (" (vllm and sglang run on AMD GPUs)" if amd else ""))
     if getattr(hw, "kind", "") != "cpu" or engine.name == "ideal":
         return ""
     return (f"engine {engine.name} holds a GPU serving engine's costs (kernel latencies inside CUDA/HIP graphs, "

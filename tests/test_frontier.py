@@ -357,5 +357,6 @@ def test_an_engine_drafting_on_a_device_it_does_not_run_on_leaves_out_only_the_s
                        "draft_hardware": ["mi300x", "mi300x", "", "mi300x"], "k": [0, 3, 3, 3]})
     refused = unrunnable_engines(df)
     assert refused == [{"engine": "trtllm", "draft_hardware": "mi300x", "speculative_only": True,
-                        "note": "trtllm drafting on mi300x (TensorRT-LLM runs on NVIDIA GPUs only)"}]
+                        "note": "trtllm drafting on mi300x (TensorRT-LLM runs on NVIDIA GPUs only)",
+                        "why": "TensorRT-LLM runs on NVIDIA GPUs only"}]
     assert _refused(df, refused).tolist() == [False, True, False, False]

@@ -348,15 +348,20 @@ def test_an_nvidia_only_engine_on_an_amd_device_is_warned():
     import roofline
 
     said = roofline.predict("mi300x", "llama-3.1-8b", engine="trtllm")["warnings"]
-    assert any("TensorRT-LLM, which runs on NVIDIA GPUs only, and mi300x is not one" in w for w in said)
+    assert any("engine trtllm: TensorRT-LLM runs on NVIDIA GPUs only, and mi300x is not one" in w for w in said)
     assert roofline.predict("h100", "llama-3.1-8b", engine="trtllm")["warnings"] == []
     assert roofline.predict("mi300x", "llama-3.1-8b", engine="sglang")["warnings"] == []
-    # a copy (`engines new mytrt --from trtllm`) says TensorRT-LLM in its display name: it escaped (qa89)
+    # a copy (`engines new mytrt --from trtllm`) carries the profile's nvidia_only, whatever its display name says (qa89,
+    # qa90: one whose display name was edited escaped, and a vLLM copy naming TensorRT-LLM there was refused)
     from roofline.hardware import load_hardware
     from roofline.serving import engine_on_a_cpu, load_engine
 
-    copy = dataclasses.replace(load_engine("trtllm"), name="mytrt", display_name="mytrt (copy of TensorRT-LLM (C++ runtime))")
-    assert "runs on NVIDIA GPUs only" in engine_on_a_cpu(copy, load_hardware("mi300x"))
+    mi300x = load_hardware("mi300x")
+    copy = dataclasses.replace(load_engine("trtllm"), name="mytrt", display_name="my engine")
+    assert engine_on_a_cpu(copy, mi300x).startswith("engine mytrt: my engine runs on NVIDIA GPUs only, and mi300x is not one")
+    named = dataclasses.replace(load_engine("vllm"), name="myvllm", display_name="vLLM with TensorRT-LLM's all-reduce")
+    assert engine_on_a_cpu(named, mi300x) == ""
+    assert not load_engine("vllm").nvidia_only and load_engine("trtllm").nvidia_only
 
 
 def test_an_engine_value_far_beyond_the_fits_bounds_loads_with_a_warning():
@@ -581,3 +586,19 @@ def test_predict_and_a_sweep_say_which_undetermined_costs_a_speculative_point_le
             roofline.sweep({"name": "s", "hardware": "h100", "model": "llama-3.2-1b", "engine": "trtllm",
                             "axes": {"batch": batches, "context": [128]}})
         assert any("trtllm's host_per_step (300 us)" in str(w.message) for w in caught) == said, batches
+
+
+def test_nvidia_only_is_a_profile_field_a_copy_and_a_costs_from_profile_carry(tmp_path):
+    """NVIDIA-only was read from the engine's name, costs_from or display name (qa90): a copy whose display name was
+    edited ran on an MI300X without a word. Now the profile's field, checked as a flag, carried by costs_from."""
+    from roofline.hardware import load_hardware
+    from roofline.serving import engine_from_file_data, engine_on_a_cpu
+
+    (tmp_path / "cf.yaml").write_text("type: engine\nname: cf\nsource: s\ncosts_from: trtllm\n")
+    carried = engine_from_file_data({"type": "engine", "name": "cf", "source": "s", "costs_from": "trtllm"}, tmp_path / "cf.yaml")
+    assert carried.nvidia_only and "runs on NVIDIA GPUs only" in engine_on_a_cpu(carried, load_hardware("mi300x"))
+    assert engine_on_a_cpu(carried, load_hardware("h100")) == ""
+    with pytest.raises(RooflineError, match="e.yaml: nvidia_only: expected true or false, found 'maybe'"):
+        engine_from_dict({"name": "x", "source": "s", "nvidia_only": "maybe"}, "e.yaml")
+    with pytest.raises(RooflineError, match=r"overrides\[0\].nvidia_only: expected an engine cost field"):
+        engine_from_dict({"name": "x", "source": "s", "overrides": [{"hardware": "mi*", "nvidia_only": True}]}, "e.yaml")
