@@ -646,7 +646,15 @@ def cheapest(
     Costs are decoding only, at the hardware profiles' prices.
     """
     from roofline.frontier import cheapest as cheapest_rows
-    from roofline.frontier import check_frontier_out, check_table, cost_frontier, frontier_notes, pick_notes, refused_layouts
+    from roofline.frontier import (
+        check_frontier_out,
+        check_table,
+        cost_frontier,
+        frontier_notes,
+        pick_notes,
+        refused_layouts,
+        unchecked_note,
+    )
     from roofline.outputs import add_to_marker
     from roofline.plot_jobs import read_results, select_rows
     from roofline.tables import frontier_table
@@ -662,8 +670,7 @@ def cheapest(
     refused, unchecked = refused_layouts(df, _dirs())
     frontier = cost_frontier(df, refused)
     picks = cheapest_rows(df, min_tokens_per_user, refused) if min_tokens_per_user is not None else None
-    notes = frontier_notes(df, refused) + ([f"no profile of {', '.join(unchecked)} on the search path (roofline --profiles DIR): "
-                                            "whether the engines load its layouts is not checked"] if unchecked else [])
+    notes = frontier_notes(df, refused) + ([unchecked_note(unchecked)] if unchecked else [])
     notes += pick_notes(picks, _dirs()) if picks else []
     typer.echo(frontier_table(frontier, notes, picks, min_tokens_per_user))
     if out is not None:

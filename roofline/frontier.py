@@ -68,11 +68,12 @@ def _candidates(df: pd.DataFrame) -> pd.DataFrame:
 
 def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict], list[str]]:
     """([{model, tp, dp_attention, ep, pp, weight_dtype, expert_dtype, note}, then unrunnable_engines' {engine,
-    device, note}], unchecked models): the layouts of a results table's rows that vLLM and SGLang refuse to load
+    device, note, why}], unchecked): the layouts of a results table's rows that vLLM and SGLang refuse to load
     (layout.shard_note, the rule the sweep warns by) and the engines on devices they do not run on, worked
-    out from the table's own columns and each model's profile, so a table copied out of its folder is checked alike; a
-    model whose profile is not on the search path (`extra_dirs`: roofline --profiles) is named unchecked. A dtype
-    column holding 'mixed' leaves the model's native dtypes."""
+    out from the table's own columns and each profile, so a table copied out of its folder is checked alike; a
+    model, engine or device whose profile is not on the search path (`extra_dirs`: roofline --profiles) is named
+    unchecked ('model my-model', 'engine mytrt', 'device my-gpu'). A dtype column holding 'mixed' leaves the model's
+    native dtypes."""
     from roofline.layout import shard_note
     from roofline.model import load_model
 
@@ -83,12 +84,20 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
         try:
             model = load_model(str(row["model"]), extra_dirs)
         except RooflineError:
-            unchecked.append(str(row["model"]))
+            unchecked.append(f"model {row['model']}")
             continue
         dep = row_deployment(row, model)
         if dep is not None and (note := shard_note(model, dep)):
             refused.append({**row, "note": note})
-    return refused + unrunnable_engines(df, extra_dirs), sorted(set(unchecked))
+    return refused + unrunnable_engines(df, extra_dirs, unchecked), sorted(set(unchecked))
+
+
+def unchecked_note(unchecked: list[str]) -> str:
+    """cheapest's line for refused_layouts' unchecked profiles, or ''."""
+    if not unchecked:
+        return ""
+    return (f"no profile of {', '.join(unchecked)} on the search path (roofline --profiles DIR): whether the engines load "
+            "those layouts and run on those devices is not checked")
 
 
 def row_deployment(row, model):
@@ -108,12 +117,12 @@ def row_deployment(row, model):
         return None
 
 
-def unrunnable_engines(df: pd.DataFrame, extra_dirs: tuple = ()) -> list[dict]:
+def unrunnable_engines(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list | None = None) -> list[dict]:
     """[{engine, hardware or draft_hardware, note, why}]: the table's engine and device pairs no deployment runs (TensorRT-LLM
     on an AMD device: serving.engine_on_a_cpu's refusal, which predict and sweeps warn of), so that cheapest and the
     report's fast tiers never pick one (qa87: trtllm on MI300X was cheapest's answer); a drafter's device refuses only
-    the speculative rows (`speculative_only`). A device or engine whose profile is not on the search path is not
-    checked."""
+    the speculative rows (`speculative_only`). An engine or device whose profile is not on the search path is not
+    checked: 'engine NAME' / 'device NAME' is added to `unchecked` where given."""
     from roofline.hardware import load_hardware
     from roofline.serving import engine_on_a_cpu, load_engine, nvidia_only_text
 
@@ -126,10 +135,16 @@ def unrunnable_engines(df: pd.DataFrame, extra_dirs: tuple = ()) -> list[dict]:
         for engine_name, device in df[["engine", column]].drop_duplicates().itertuples(index=False, name=None):
             if not isinstance(device, str) or not device:
                 continue
-            try:
-                engine, hw = load_engine(str(engine_name), extra_dirs), load_hardware(device, extra_dirs)
-            except RooflineError:
+            loaded = []
+            for kind, name, load in (("engine", str(engine_name), load_engine), ("device", device, load_hardware)):
+                try:
+                    loaded.append(load(name, extra_dirs))
+                except RooflineError:
+                    if unchecked is not None:
+                        unchecked.append(f"{kind} {name}")
+            if len(loaded) < 2:
                 continue
+            engine, hw = loaded
             if getattr(hw, "kind", "gpu") != "cpu" and engine_on_a_cpu(engine, hw):  # on a CPU a caveat, not a refusal
                 drafter = column == "draft_hardware"
                 out.append({"engine": engine_name, column: device, **({"speculative_only": True} if drafter else {}),

@@ -283,7 +283,7 @@ def test_cheapest_leaves_out_rows_at_a_layout_the_engines_refuse_to_load(tmp_pat
     assert [e["tp"] for e in refused_layouts(df.assign(expert_dtype="bf16"))[0]] == [32]
     assert refused_layouts(bf16)[0] == [] and len(cost_frontier(bf16, refused)) == len(cost_frontier(bf16))
     # a model no profile on the search path describes is named, not silently passed
-    assert refused_layouts(df.assign(model="my-private-model"))[1] == ["my-private-model"]
+    assert refused_layouts(df.assign(model="my-private-model"))[1] == ["model my-private-model"]
 
 
 @pytest.mark.slow
@@ -360,3 +360,19 @@ def test_an_engine_drafting_on_a_device_it_does_not_run_on_leaves_out_only_the_s
                         "note": "trtllm drafting on mi300x (TensorRT-LLM runs on NVIDIA GPUs only)",
                         "why": "TensorRT-LLM runs on NVIDIA GPUs only"}]
     assert _refused(df, refused).tolist() == [False, True, False, False]
+
+
+def test_an_engine_or_device_whose_profile_is_not_on_the_path_is_named_unchecked():
+    """A table read without the --profiles folder that made it: its models were named unchecked, its engines and devices
+    were passed over without a word (qa90), so trtllm's copy on an AMD device could be cheapest's pick unchecked."""
+    from roofline.frontier import refused_layouts, unchecked_note
+
+    df = pd.DataFrame({"model": ["llama-3.1-8b", "my-model"], "engine": ["mytrt", "vllm"], "hardware": ["mi300x", "my-gpu"],
+                       "tp": [1, 1]})
+    refused, unchecked = refused_layouts(df)
+    assert refused == []
+    assert unchecked == ["device my-gpu", "engine mytrt", "model my-model"]
+    assert unchecked_note(unchecked) == ("no profile of device my-gpu, engine mytrt, model my-model on the search path "
+                                         "(roofline --profiles DIR): whether the engines load those layouts and run on "
+                                         "those devices is not checked")
+    assert unchecked_note([]) == ""
