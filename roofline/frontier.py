@@ -119,12 +119,12 @@ def row_deployment(row, model):
 
 def unrunnable_engines(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list | None = None) -> list[dict]:
     """[{engine, hardware or draft_hardware, note, why}]: the table's engine and device pairs no deployment runs (TensorRT-LLM
-    on an AMD device: serving.engine_on_a_cpu's refusal, which predict and sweeps warn of), so that cheapest and the
+    on an AMD device or a CPU: serving.runs_on, which predict and sweeps warn of), so that cheapest and the
     report's fast tiers never pick one (qa87: trtllm on MI300X was cheapest's answer); a drafter's device refuses only
     the speculative rows (`speculative_only`). An engine or device whose profile is not on the search path is not
     checked: 'engine NAME' / 'device NAME' is added to `unchecked` where given."""
     from roofline.hardware import load_hardware
-    from roofline.serving import engine_on_a_cpu, load_engine, nvidia_only_text
+    from roofline.serving import load_engine, nvidia_only_text, runs_on
 
     out = []
     if "engine" not in df:
@@ -145,7 +145,7 @@ def unrunnable_engines(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list
             if len(loaded) < 2:
                 continue
             engine, hw = loaded
-            if getattr(hw, "kind", "gpu") != "cpu" and engine_on_a_cpu(engine, hw):  # on a CPU a caveat, not a refusal
+            if not runs_on(engine, hw):  # a GPU engine's costs on a CPU are a caveat (engine_on_a_cpu), TensorRT-LLM's a refusal
                 drafter = column == "draft_hardware"
                 out.append({"engine": engine_name, column: device, **({"speculative_only": True} if drafter else {}),
                             "note": f"{engine_name} {'drafting ' if drafter else ''}on {device} ({nvidia_only_text(engine)})",

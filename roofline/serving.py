@@ -128,7 +128,7 @@ class ServingEngine:
     quantised_moe_efficiency: float = 1.0
     weight_only_efficiency: float = 1.0
     window_kv_pool_ratio: float | None = None  # SGLang's hybrid SWA pool (module docstring); None: window-capped
-    nvidia_only: bool = False  # the engine runs on NVIDIA GPUs only (TensorRT-LLM): engine_on_a_cpu refuses other devices
+    nvidia_only: bool = False  # the engine runs on NVIDIA GPUs only (TensorRT-LLM): runs_on says no to other devices
     overrides: tuple = ()
     fitted: dict = field(default_factory=dict, compare=False, hash=False)
     source: str = ""
@@ -608,16 +608,23 @@ def nvidia_only_text(engine: ServingEngine) -> str:
     return f"{engine.display_name.split(' (')[0]} runs on NVIDIA GPUs only"
 
 
-def engine_on_a_cpu(engine: ServingEngine, hw) -> str:
-    """A warning when a GPU serving engine's costs are put on a CPU profile (hardware kind cpu), or an NVIDIA-only
-    engine's (its `nvidia_only`: TensorRT-LLM, and a copy or a costs_from profile of it, which carry the field) on an AMD
-    device (family mi*) or another accelerator, else ''."""
+def runs_on(engine: ServingEngine, hw) -> bool:
+    """Whether a deployment of `engine` on device `hw` exists: False for an NVIDIA-only engine (its `nvidia_only`:
+    TensorRT-LLM, and a copy or a costs_from profile of it, which carry the field) on an AMD device (family mi*), a CPU
+    or another accelerator; True otherwise (vLLM and SGLang run on CPUs too, so a GPU engine's costs on one are a caveat,
+    engine_on_a_cpu's)."""
     amd = fnmatch.fnmatch(getattr(hw, "engine_family", ""), "mi*")
-    if engine.nvidia_only and (amd or getattr(hw, "kind", "gpu") not in ("gpu", "cpu")):
+    return not (engine.nvidia_only and (amd or getattr(hw, "kind", "gpu") != "gpu"))
+
+
+def engine_on_a_cpu(engine: ServingEngine, hw) -> str:
+    """A warning when an engine runs on no deployment of `hw` (runs_on), or a GPU serving engine's costs are put on a
+    CPU profile (hardware kind cpu), else ''."""
+    if not runs_on(engine, hw):
         said = nvidia_only_text(engine)
         return (f"engine {'' if said.startswith(engine.name + ' ') else engine.name + ': '}{said}, and {hw.name} is not one: "
                 "its numbers there describe no deployment"
-                + (" (vllm and sglang run on AMD GPUs)" if amd else ""))
+                + (" (vllm and sglang run on AMD GPUs)" if fnmatch.fnmatch(getattr(hw, "engine_family", ""), "mi*") else ""))
     if getattr(hw, "kind", "") != "cpu" or engine.name == "ideal":
         return ""
     return (f"engine {engine.name} holds a GPU serving engine's costs (kernel latencies inside CUDA/HIP graphs, "

@@ -376,3 +376,17 @@ def test_an_engine_or_device_whose_profile_is_not_on_the_path_is_named_unchecked
                                          "(roofline --profiles DIR): whether the engines load those layouts and run on "
                                          "those devices is not checked")
     assert unchecked_note([]) == ""
+
+
+def test_tensorrt_llm_on_a_cpu_is_left_out_and_vllm_on_a_cpu_is_not():
+    """TensorRT-LLM on a CPU was a caveat only (qa90): it has no CPU backend, so its rows describe no deployment; vLLM
+    and SGLang have CPU backends, and their GPU costs there stay a caveat (predict's warning)."""
+    from roofline.frontier import unrunnable_engines
+    from roofline.hardware import load_hardware
+    from roofline.serving import engine_on_a_cpu, load_engine
+
+    df = pd.DataFrame({"engine": ["trtllm", "vllm"], "hardware": ["epyc-9654", "epyc-9654"]})
+    assert [(e["engine"], e["hardware"]) for e in unrunnable_engines(df)] == [("trtllm", "epyc-9654")]
+    cpu = load_hardware("epyc-9654")
+    assert engine_on_a_cpu(load_engine("trtllm"), cpu).startswith("engine trtllm: TensorRT-LLM runs on NVIDIA GPUs only, and epyc-9654")
+    assert "is a CPU: engine ideal is the CPU's own roofline" in engine_on_a_cpu(load_engine("vllm"), cpu)
