@@ -47,6 +47,8 @@ ALIASES = {
         "llama3.1-8b": "llama-3.1-8b", "llama3.1-70b": "llama-3.1-70b",
         "deepseek-v3-671b": "deepseek-v3", "mixtral": "mixtral-8x7b",
     },
+    # the engines as their projects spell them: vLLM's V1 engine is `vllm`, its V0 engine `vllm-v0`
+    "engine": {"vllm-v1": "vllm", "tensorrt-llm": "trtllm", "trt-llm": "trtllm", "tensorrt_llm": "trtllm"},
     "scenario": {},
 }
 

@@ -501,7 +501,7 @@ def load_engine(name: str | ServingEngine | None, extra_dirs: tuple[str | Path, 
     name = DEFAULT_ENGINE if name is None else str(name) if isinstance(name, Path) else name
     if not isinstance(name, str):
         raise field_error("engine", "name", "an engine name or path", name)
-    path = find_profile("engine", name.strip().lower() if not name.endswith((".yaml", ".yml")) else name, extra_dirs)
+    path = find_profile("engine", name.strip(), extra_dirs)
     engine = engine_from_file_data(read_yaml(path), path, extra_dirs)
     check_file_name(path, name, engine.name)
     return engine

@@ -40,6 +40,8 @@ def test_names_are_case_insensitive_and_documented_aliases_resolve():
     assert resolve_name("hardware", "H100") == "h100-sxm"
     assert load_hardware("H100").name == "h100-sxm"
     assert resolve_name("model", "Llama-3.1-8B") == "llama-3.1-8b"
+    # engines as their projects spell them: `vllm-v1` suggested vllm-v0 first (qa90)
+    assert resolve_name("engine", "vLLM-V1") == "vllm" and resolve_name("engine", "TensorRT-LLM") == "trtllm"
 
 
 @pytest.mark.parametrize("text, canonical", [("BF16", "bf16"), ("bfloat16", "bf16"), ("FP8", "fp8"), ("float8_e4m3fn", "fp8"),
