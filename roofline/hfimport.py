@@ -340,7 +340,8 @@ def _quark_dtype(qc: dict, where: str) -> str:
     """A Quark checkpoint's weight dtype from global_quant_config: weight fp8_e4m3 (or e5m2) with fp8 input tensors fp8,
     without them w8a16 (8-bit weights computing in 16 bits); int8 with int8 input tensors int8 (W8A8), without them
     w8a16; int4 / uint4 int4; fp4 (MX: an E8M0 scale a 32) with fp4 input tensors fp4, without them int4 (4-bit
-    weights computing in 16 bits: the bytes of int4's 1/128 scales, 3% under MXFP4's 1/32)."""
+    weights computing in 16 bits: the bytes of int4's 1/128 scales, 3% under MXFP4's 1/32), with 8-bit ones (W4A8) int4
+    too, with a warning (no roofline dtype computes 4-bit weights in 8 bits)."""
     gqc = qc.get("global_quant_config")
     weight = gqc.get("weight") if isinstance(gqc, dict) else None
     if isinstance(weight, list) and weight:  # a list of specs (a weight quantised twice over): the first is the storage
@@ -359,6 +360,10 @@ def _quark_dtype(qc: dict, where: str) -> str:
         return "int4"
     fp4 = ("fp4", "mx_fp4", "mxfp4", "fp4_e2m1")  # Quark's spellings of MXFP4
     if w in fp4:  # without 4-bit inputs: 4-bit weight-only, as int4 (W4A16)
+        if a.startswith("fp8") or a == "int8":  # W4A8: no dtype of roofline's computes 4-bit weights in 8 bits (qa90)
+            warn(f"{where}: quantization_config: fp4 weights with {a} input tensors (W4A8) are read as int4: their bytes "
+                 "are 4-bit, their GEMMs priced at the 16-bit peak, a lower bound where they are compute-bound (no roofline "
+                 "dtype computes 4-bit weights in 8 bits)")
         return "fp4" if a in fp4 else "int4"
     raise field_error(where, "quantization_config.global_quant_config.weight.dtype", "fp8_e4m3, int8, int4, uint4 or fp4",
                       weight.get("dtype", MISSING))

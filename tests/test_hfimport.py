@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from roofline.errors import RooflineError
+from roofline.errors import RooflineError, RooflineWarning
 from roofline.hfimport import import_hf_config, profile_from_hf_config
 from roofline.model import load_model, model_from_dict
 
@@ -425,6 +425,9 @@ def test_an_amd_quark_checkpoint_is_imported_in_its_own_precision():
     # weight-only: no quantised input tensors, so the GEMMs compute in 16 bits (they were read as W8A8 / W4A4; qa85)
     assert quark("fp8_e4m3")["default"] == "w8a16" and quark("fp4")["default"] == "int4"
     assert quark("fp4", "bfloat16")["default"] == "int4" and quark("fp8_e4m3", "fp8_e4m3")["default"] == "fp8"
+    # W4A8 (fp4 weights, fp8 inputs) has no dtype of its own: int4's bytes and 16-bit compute, said (qa90)
+    with pytest.warns(RooflineWarning, match=r"q.json: quantization_config: fp4 weights with fp8_e4m3 input tensors \(W4A8\) are read as int4"):
+        assert quark("fp4", "fp8_e4m3")["default"] == "int4"
     with pytest.raises(RooflineError, match=r"global_quant_config.weight.dtype: expected fp8_e4m3, int8, int4, uint4 or fp4, found 'bfp16'"):
         quark("bfp16")
     with pytest.raises(RooflineError, match=r"global_quant_config.weight: expected a quantisation spec"):
