@@ -255,23 +255,23 @@ def pick_notes(picks: dict, extra_dirs: tuple = ()) -> list[str]:
 
 
 def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None) -> list[str]:
-    """What a reader of the frontier must know about the table: rows left out, speculative rows in the range whose
-    gains run optimistic (findings.OPTIMISTIC), and acceptance mixed across alphas."""
+    """What a reader of the frontier must know about the table: rows left out (each counted once, for the first of: not
+    fitting in memory, a refused layout, an engine on a device it does not run on, no cost), speculative rows in the
+    range whose gains run optimistic (findings.OPTIMISTIC), and acceptance mixed across alphas."""
     notes = []
-    unfit = int((~df["fits_in_memory"].astype(bool)).sum())
-    unpriced = int((df["fits_in_memory"].astype(bool) & df[COST].isna()).sum())
-    if unfit:
-        notes.append(f"{unfit:,} of {len(df):,} rows do not fit in memory: left out")
-    said = pd.Series(False, index=df.index)  # a row at a refused layout and with an engine it refuses counted once
+    said = ~df["fits_in_memory"].astype(bool)  # each row left out counted once, for the first reason below (qa90)
+    if said.any():
+        notes.append(f"{int(said.sum()):,} of {len(df):,} rows do not fit in memory: left out")
     for by_engine, why in ((False, "whatever their engine"), (True, "an engine on a device it does not run on")):
         entries = [e for e in refused or [] if ("engine" in e) == by_engine]
         rows = _refused(df, entries) & ~said
         if rows.any():
-            named = list(dict.fromkeys(e["note"] for e in entries if _refused(df, [e]).any()))
+            named = list(dict.fromkeys(e["note"] for e in entries if (_refused(df, [e]) & rows).any()))
             notes.append(f"{int(rows.sum()):,} rows left out, {why}: " + "; ".join(named))
         said |= rows
+    unpriced = int((df[COST].isna() & ~said).sum())
     if unpriced:
-        devices = sorted(_unpriced_devices(df[df[COST].isna()]))
+        devices = sorted(_unpriced_devices(df[df[COST].isna() & ~said]))
         notes.append(f"{unpriced:,} rows have no cost (no price in the profile of {', '.join(devices)}): left out; "
                      "give one with roofline hw new NAME --from DEVICE --set price='2.5 USD/h'")
     speculative = df[(df["method"] != "none") & (df["k"] > 0)]

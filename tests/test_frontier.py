@@ -390,3 +390,22 @@ def test_tensorrt_llm_on_a_cpu_is_left_out_and_vllm_on_a_cpu_is_not():
     cpu = load_hardware("epyc-9654")
     assert engine_on_a_cpu(load_engine("trtllm"), cpu).startswith("engine trtllm: TensorRT-LLM runs on NVIDIA GPUs only, and epyc-9654")
     assert "is a CPU: engine ideal is the CPU's own roofline" in engine_on_a_cpu(load_engine("vllm"), cpu)
+
+
+@pytest.mark.slow
+def test_a_row_left_out_for_two_reasons_is_counted_once():
+    """MI300X's 131k-token batch of 64 did not fit and ran trtllm: counted in both notes, 5 + 4 of 8 rows (qa90)."""
+    import warnings
+
+    import roofline
+    from roofline.frontier import frontier_notes, refused_layouts
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep({"name": "t", "hardware": ["h100", "mi300x"], "model": "llama-3.1-70b", "engine": "trtllm",
+                             "tp": 1, "method": "none", "axes": {"batch": [1, 64], "context": [1024, 131072]}})
+    assert int((~df["fits_in_memory"]).sum()) == 5 and int((df["hardware"] == "mi300x").sum()) == 4
+    notes = frontier_notes(df, refused_layouts(df)[0])
+    assert notes[:2] == ["5 of 8 rows do not fit in memory: left out",
+                         "3 rows left out, an engine on a device it does not run on: trtllm on mi300x (TensorRT-LLM runs on "
+                         "NVIDIA GPUs only)"]
