@@ -31,8 +31,8 @@ attention group):
                                                               B = 1 or overlap off: the times add)
     t_transfer = t_link + B * (4 (q - 1) + 2 tau hidden [a head drafter]) / bw_link     (the q - 1 draft tokens, k
                  or a tree's N, as 4-byte ids to the target; the hidden states of the tau tokens kept, in bf16, back to a
-                 head drafter, which extends its own KV with them); bw_link and t_link: a device of the target's kind is
-                 one more GPU beside the target's (link_for(devices + 1): the scale-up link while the domain has room,
+                 head drafter, which extends its own KV with them); bw_link and t_link: a device of the target's kind
+                 (its engine_family: a copy made with `hw new` is its source's kind) is one more GPU beside the target's (link_for(devices + 1): the scale-up link while the domain has room,
                  else the scale-out one); a device of another kind is never on the target's NVLink, so the slower of the two devices' links outside their domain
                  (HardwareSpec.link_outside_domain: the scale-out link, or the one link a device has, PCIe)
     tokens/s = B * tau / t_iter;   speedup = tau * t_step(target, B, 1, S) / t_iter
@@ -525,7 +525,8 @@ def speculative_metrics(
     if elsewhere:
         # draft token ids travel to the target, verified hidden states back to a head drafter
         link_bytes = b * ((q - 1.0) * TOKEN_ID_BYTES + ((tau * target.hidden_size * ACTIVATION_BYTES) if method in HEAD_DRAFTERS else 0.0))
-        if dhw.name == hw.name:  # a device of the target's kind: one more GPU, inside the scale-up domain if it has room
+        if dhw.engine_family == hw.engine_family:  # the target's kind (a copy made by hw new shares its family): one more
+            # GPU, inside the scale-up domain if it has room (a renamed copy was priced over the scale-out link; qa93)
             link_bytes_per_s, link_latency_s = hw.link_for(dep.devices + 1)
         else:  # another kind is never on the target's NVLink / xGMI: the slower of the two devices' links out
             (target_bw, target_latency), (draft_bw, draft_latency) = hw.link_outside_domain(), dhw.link_outside_domain()

@@ -681,3 +681,19 @@ def test_a_drafter_whose_own_device_dequantises_its_weights_is_said_so():
     # a head drafter of a MoE target holds no experts: gpt-oss's fp4 experts are not its weights (qa89)
     gpt = load_model("gpt-oss-120b")
     assert not [w for w in drafter_warnings("eagle", gpt, None, a100, 1, deployment(gpt)) if w.startswith("the drafter's")]
+
+
+def test_a_drafter_on_a_renamed_copy_of_the_targets_device_is_one_more_gpu_beside_it():
+    """`hw new my-h100 --from h100-sxm` as the drafter's device was priced over the scale-out link (20 us against the
+    NVLink's 3 us), the name compared, not the kind (qa93)."""
+    import dataclasses
+
+    import roofline
+    from roofline.hardware import load_hardware
+
+    h100 = load_hardware("h100-sxm")
+    copy = dataclasses.replace(h100, name="my-h100", family="h100-sxm")
+    assert copy.engine_family == h100.engine_family == "h100-sxm"
+    same, renamed = (roofline.predict("h100-sxm", "llama-3.1-70b", 32, tp=4, method="draft", draft="llama-3.2-1b", k=4,
+                                      alpha=0.7, draft_hardware=d)["spec"]["transfer_time_s"] for d in (h100, copy))
+    assert renamed == pytest.approx(same) and same < 10e-6
