@@ -292,9 +292,10 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     every = table[table["split"] == "fit"]
     predictable = None  # which fit rows the model can predict: fit_rows counts those (a row it cannot predict is no row)
     if len(every):
-        predictable = pd.Series(prepare_rows(every, profiles, str(path)).table["skipped"].eq("").to_numpy(), index=every.index)
+        predictable = pd.Series(prepare_rows(every, profiles, str(path), slot_for_row=lambda r: "fit", engine_for=lambda s: base)
+                                .table["skipped"].eq("").to_numpy(), index=every.index)
     chosen, which = fit_rows(table, base.name, str(path), fold=fold, predictable=predictable)
-    rows = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit")
+    rows = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit", engine_for=lambda s: base)
     usable = rows.table["skipped"] == ""
     if usable.sum() == 0 or (usable.sum() < MIN_ENGINE_ROWS and not fold):  # rows it cannot predict do not count
         first = rows.table.loc[~usable, "skipped"]
@@ -485,7 +486,7 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
     # every fit, the one to all sources included, starts from the profile without the per-family values an
     # earlier fit wrote (run_fit drops them: fitted on every source, a left-out source must not reach its prediction so)
     options = {"loss": loss, "fixed": tuple(fixed), "per_family": tuple(per_family), "max_evaluations": max_evaluations}
-    prepared = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit").table
+    prepared = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit", engine_for=lambda s: base).table
     for source in dict.fromkeys(chosen["source_id"]):  # before minutes of fitting: a source the model cannot predict
         skipped = prepared.loc[prepared["source_id"] == source, "skipped"]
         if (skipped != "").all():
@@ -506,7 +507,8 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
         left_out = fold["engine"]
         if fold["rows_used"].startswith("all "):
             widened.append(source)  # too few rows of this engine left: fit_rows took every engine's fit rows
-        rows = prepare_rows(chosen[chosen["source_id"] == source], profiles, str(path), slot_for_row=lambda r: "fit")
+        rows = prepare_rows(chosen[chosen["source_id"] == source], profiles, str(path), slot_for_row=lambda r: "fit",
+                            engine_for=lambda s: left_out)
         usable = (rows.table["skipped"] == "").to_numpy()
         measured = rows.table["value"].to_numpy()[usable]
         parts.append(pd.DataFrame({

@@ -351,14 +351,16 @@ def _layout(model: ModelSpec, r, where: str) -> Deployment:
     return dep
 
 
-def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measurements", slot_for_row=None) -> RowSet:
+def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measurements", slot_for_row=None,
+                 engine_for=None) -> RowSet:
     """Resolve every row (profiles loaded once per name) and group rows for vectorised prediction. A row that
     cannot be predicted (a draft model without a measured acceptance length; a deployment that holds not one
-    sequence of input_len + output_len tokens beside its weights) keeps NaN predictions and says why in the
-    `skipped` column.
+    sequence of input_len + output_len tokens beside its weights, under the window pool of the engine that predicts
+    it) keeps NaN predictions and says why in the `skipped` column.
 
     `slot_for_row(row) -> str` names the engine slot a row is predicted with (default: the row's own
-    engine_slot, '' for code that is none of vllm/sglang/trtllm).
+    engine_slot, '' for code that is none of vllm/sglang/trtllm); `engine_for(slot) -> ServingEngine` the engine of a
+    slot, whose window_kv_pool_ratio sizes the cache (None: no window pool, each sequence's window).
     """
     hw_cache: dict[str, HardwareSpec] = {}
     model_cache: dict[str, ModelSpec] = {}
@@ -393,9 +395,12 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
             skipped[i] = "no acceptance_length: a draft model has no default acceptance rates"
             continue
         tokens = int(r.input_len + r.output_len)
-        fit_key = (hw.name, model.name, dep.tp, dep.dp_attention, dep.ep, dep.pp, tuple(sorted(dep.dtypes.items())), dep.kv_dtype, tokens)
+        slot = slot_for_row(r) if slot_for_row else r.engine_slot
+        pool = engine_for(slot).for_hardware(hw).window_kv_pool_ratio if engine_for else None  # as running_batch sizes it (qa93)
+        fit_key = (hw.name, model.name, dep.tp, dep.dp_attention, dep.ep, dep.pp, tuple(sorted(dep.dtypes.items())), dep.kv_dtype,
+                   tokens, pool)
         if fit_key not in cap_cache:
-            cap_cache[fit_key] = int(capacity(hw, model, 1, tokens, dep)["max_batch"])
+            cap_cache[fit_key] = int(capacity(hw, model, 1, tokens, dep, window_pool_ratio=pool)["max_batch"])
         if cap_cache[fit_key] < 1:  # its prediction would run a batch of 1 that the device cannot hold
             skipped[i] = (f"does not fit in memory: not one sequence of {tokens:,} tokens fits beside {model.name}'s weights on "
                           f"{dep.devices} x {hw.name} (tp {dep.tp}, {dep.weight_dtype_label} weights)")
@@ -403,7 +408,6 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
         batch_r[i] = r.batch / replicas
         if not np.isnan(r.acceptance_length) and not r.draft_tokens:
             extra["alpha"][i] = float(alpha_from_tau(r.acceptance_length, r.k))
-        slot = slot_for_row(r) if slot_for_row else r.engine_slot
         dtypes = tuple(sorted(dep.dtypes.items()))
         tree = (int(r.draft_tokens), float(r.acceptance_length)) if r.draft_tokens else (0, 0.0)
         key = (hw.name, model.name, dep.tp, dep.dp_attention, dep.ep, dep.pp, dtypes, dep.kv_dtype, r.method,
@@ -509,8 +513,8 @@ def predict_measurements(df: pd.DataFrame, engine: str | ServingEngine | None = 
                          where: str = "measurements") -> pd.DataFrame:
     """The table with its predictions: `engine` None predicts each row with its own engine's profile (the
     default engine for other code), a name or spec predicts every row with that engine."""
-    rows = prepare_rows(df, profiles, where)
-    engines = resolve_engines(sorted(set(rows.slots) | set(rows.table["engine_slot"])), engine, profiles)
+    engines = resolve_engines(sorted(set(df["engine_slot"])), engine, profiles)
+    rows = prepare_rows(df, profiles, where, engine_for=engines.__getitem__)
     pred = predict_rowset(rows, engines)
     used = [engines[s].name for s in rows.table["engine_slot"]]
     return pd.concat([rows.table, pred], axis=1).assign(engine_used=used)

@@ -611,3 +611,24 @@ def test_mtp_rows_of_a_model_without_mtp_modules_are_refused_by_convert_and_name
     rows.assign(method="mtp").to_csv(csv, index=False)
     with pytest.raises(RooflineError, match=r"m.csv: row 1: method: expected a model with MTP modules for mtp"):
         prepare_rows(load_measurements(csv), (), str(csv))
+
+
+def test_a_row_whose_sequence_fits_only_without_the_engines_window_pool_is_skipped(tmp_path):
+    """gpt-oss-120b on one H100 under sglang at 250,000 + 12,144 tokens: one sequence fits each sequence's window, none
+    under SGLang's window pool (0.8); the row was predicted at batch 1 all the same (qa93), its skip check sized the
+    cache without the pool that running_batch used."""
+    from roofline.capacity import capacity
+    from roofline.hardware import load_hardware
+    from roofline.layout import deployment
+    from roofline.model import load_model
+
+    h100, model = load_hardware("h100-sxm"), load_model("gpt-oss-120b")
+    dep = deployment(model, weight_dtype="fp4")
+    tokens = 250_000 + 12_144
+    assert capacity(h100, model, 1, tokens, dep)["max_batch"] == 1
+    assert capacity(h100, model, 1, tokens, dep, window_pool_ratio=0.8)["max_batch"] == 0
+    row = {"model": "gpt-oss-120b", "weight_dtype": "fp4", "input_len": "250000", "output_len": "12144"}
+    path = write_rows(tmp_path, [{**row, "engine": "sglang"}, {**row, "engine": "vllm"}])
+    out = predict_measurements(load_measurements(path))
+    assert out["skipped"][0].startswith("does not fit in memory") and np.isnan(out["predicted"][0])
+    assert out["skipped"][1] == "" and out["predicted"][1] > 0
