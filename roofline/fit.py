@@ -508,7 +508,7 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
         if fold["rows_used"].startswith("all "):
             widened.append(source)  # too few rows of this engine left: fit_rows took every engine's fit rows
         rows = prepare_rows(chosen[chosen["source_id"] == source], profiles, str(path), slot_for_row=lambda r: "fit",
-                            engine_for=lambda s: left_out)
+                            engine_for=lambda s, engine=left_out: engine)
         usable = (rows.table["skipped"] == "").to_numpy()
         measured = rows.table["value"].to_numpy()[usable]
         parts.append(pd.DataFrame({
