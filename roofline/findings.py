@@ -759,17 +759,23 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
             continue
         ref = base.loc[base["baseline_cost_usd_per_million_tokens"].idxmin()]
         u0, c0 = float(ref["baseline_tokens_per_s_per_user"]), float(ref["baseline_cost_usd_per_million_tokens"])
+        layout = [c for c in _varying(g) if c not in ("method", "draft_hardware")]  # tp, ep, ... where the sweep varies them
         row = {"hardware": hw, "base_batch": int(ref["batch"]), "base_tokens_per_s_per_user": u0, "base_cost_usd_per_million_tokens": c0,
                "base_devices": int(ref["devices"]) if "devices" in ref.index else 1,  # the devices its cost pays for
                "base_batch_note": _largest_swept(ref, base),  # the cheapest at the sweep's edge: more may fit
-               "base_config": _config_text(ref, [c for c in _varying(g) if c not in ("method", "draft_hardware")], meta)}
+               "base_config": _config_text(ref, layout, meta)}
         for m in speeds:
             plain = base[base["baseline_tokens_per_s_per_user"] >= m * u0]["baseline_cost_usd_per_million_tokens"]
             spec = g[g["tokens_per_s_per_user"] >= m * u0]["cost_usd_per_million_tokens"]
             row[f"premium_{m:g}x_plain"] = float(plain.min()) / c0 if len(plain) else np.nan
+            # the layout of the plain m× point where it is not the cheapest tier's (a tp 8 tier, tp 4 at 2×)
+            plain_config = _config_text(base.loc[plain.idxmin()], layout, meta) if len(plain) else ""
+            row[f"config_{m:g}x_plain"] = plain_config if plain_config != row["base_config"] else ""
             row[f"premium_{m:g}x_speculation"] = float(spec.min()) / c0 if spec.notna().any() else np.nan
             cheapest = g.loc[spec.idxmin()] if spec.notna().any() else None  # the speculative point that price is of
             row[f"batch_{m:g}x_speculation"] = int(cheapest["batch"]) if cheapest is not None else np.nan
+            # its layout, said as the cheapest tier's is (qa91: a tp 4 point read as the tp 8 tier's)
+            row[f"config_{m:g}x_speculation"] = _config_text(cheapest, layout, meta) if cheapest is not None else ""
             row[f"k_{m:g}x_speculation"] = int(cheapest["k"]) if cheapest is not None else np.nan
             row[f"engine_{m:g}x_speculation"] = str(cheapest["engine"]) if cheapest is not None and "engine" in g else "ideal"
             # reached, but only where a drafter's device has no price: the premium is unknown, not out of reach
@@ -815,16 +821,23 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     def where(m: float) -> str:
         """' (batch 128, k = 5; a lower estimate: ...)': the speculative point the m× tier's price is of."""
         point = pd.DataFrame({"batch": [t[f"batch_{m:g}x_speculation"]], "engine": [t[f"engine_{m:g}x_speculation"]]})
-        return f" (batch {int(t[f'batch_{m:g}x_speculation'])}, k = {int(t[f'k_{m:g}x_speculation'])}{caveat(point)})"
+        return (f" (batch {int(t[f'batch_{m:g}x_speculation'])}{t[f'config_{m:g}x_speculation']}, "
+                f"k = {int(t[f'k_{m:g}x_speculation'])}{caveat(point)})")
+
+    def plain_at(m: float) -> str:
+        """' (tp 4)': the plain m× point's layout where it is not the cheapest tier's."""
+        config = t[f"config_{m:g}x_plain"]
+        return f" ({config.removeprefix(', ')})" if config else ""
 
     def tier(m: float, first: bool) -> str:
         """'costs A× the price without speculation and B× with it (batch, k)' (the second tier shorter), or where a
         price is missing what is known: out of reach, or reached at an unknown price."""
         plain, spec = t[f"premium_{m:g}x_plain"], t[f"premium_{m:g}x_speculation"]
         if np.isfinite(plain) and np.isfinite(spec):
-            return (f"costs {_x(plain)} the price without speculation and {_x(spec)} with it{where(m)}" if first
-                    else f"costs {_x(plain)} without and {_x(spec)} with{where(m)}")
-        without = f"costs {_x(plain)} the price without speculation" if np.isfinite(plain) else "is out of reach without speculation"
+            return (f"costs {_x(plain)} the price without speculation{plain_at(m)} and {_x(spec)} with it{where(m)}" if first
+                    else f"costs {_x(plain)} without{plain_at(m)} and {_x(spec)} with{where(m)}")
+        without = (f"costs {_x(plain)} the price without speculation{plain_at(m)}" if np.isfinite(plain)
+                   else "is out of reach without speculation")
         with_it = (f"costs {_x(spec)} the price with it{where(m)}" if np.isfinite(spec) else
                    "is reached with it only where the drafter's device has no price (cost unknown)"
                    if t[f"unpriced_{m:g}x_speculation"] else "is out of reach with it")
@@ -839,7 +852,8 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     first_tiers = f"{m1:g}× that speed {tier(m1, True)}; {m2:g}× {tier(m2, False)}."  # before the others': the caveat's order
     others_caveat = caveat(priced[[f"batch_{m1:g}x_speculation", f"engine_{m1:g}x_speculation"]]) if len(priced) else ""
     contexts = df["context"].unique()
-    context_text = f" at a {int(contexts[0]):,}-token context" if len(contexts) == 1 else ""  # prices and batches rest on it
+    context_text = (f" at {_article(f'{int(contexts[0]):,}')} {int(contexts[0]):,}-token context" if len(contexts) == 1
+                    else "")  # prices and batches rest on it
     text = (
         f"On {_hw(meta, h0)}{f' ({int(t.base_devices)} × ${_n(price)} a device-hour)' if price else ''}"
         f"{context_text}, the cheapest tier without speculation costs ${_n(t['base_cost_usd_per_million_tokens'])} per million tokens at "

@@ -770,3 +770,26 @@ def test_a_gpu_where_no_swept_batch_fits_is_named_once_with_what_fits_and_pays_b
     assert first.count("H100 SXM5") == 1 and "not at all on H100 SXM5 (no swept batch fits; batches 1-3 fit and do not pay)" in first
     assert "up to batch 0" not in f.text and "not at all on H200 SXM (no batch that fits pays)" in first
     assert "2 of 2 at α = 0.8" in f.text and "nan" not in f.text
+
+
+@pytest.mark.slow
+def test_a_fast_tier_names_the_layout_of_the_point_it_prices(tmp_path):
+    """The 2x tier's speculative price was of a tp 4 point while the sentence named the tp 8 tier's devices: its layout
+    was not said (qa91); nor the plain 2x point's where it is not the cheapest tier's."""
+    r, f = _report_finding(tmp_path, """name: fast-tier-premium
+hardware: h100-sxm
+model: llama-3.1-70b
+method: eagle
+tp: [8, 4]
+axes:
+  batch: {start: 1, stop: 512, num: 145, log: true}
+  context: [8192]
+  k: [0, 2, 4, 6]
+  alpha: [0.8]
+""")
+    t = f.numbers["tiers"].loc["h100-sxm"]
+    spec = r.df[(r.df["cost_usd_per_million_tokens"] == t["premium_2x_speculation"] * t["base_cost_usd_per_million_tokens"])]
+    assert len(spec) and spec["tp"].nunique() == 1
+    tp = int(spec["tp"].iloc[0])
+    assert f"(batch {int(t['batch_2x_speculation'])}, tp {tp}, k = {int(t['k_2x_speculation'])}" in f.text
+    assert "at an 8,192-token context" in f.text  # not "a 8,192"
