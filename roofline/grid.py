@@ -42,12 +42,14 @@ from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, Scenario
 from roofline.serving import (
     DEFAULT_ENGINE,
     HOST_PARAMETERS,
+    OPTIMISTIC,
     ServingEngine,
     dispatch_prior_text,
     engine_on_a_cpu,
     fitted_class_note,
     fitted_family_note,
     load_engine,
+    optimistic,
     undetermined_text,
 )
 from roofline.speculation import (
@@ -210,11 +212,15 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                  f"{dispatch_prior_text(engine)}; predict says its share of a step"
                  if model.moe is not None and dep.ep > 1 and dep.dp_attention > 1 and engine.still_prior("all_to_all_latency")
                  else "")
+        gains = (f"under {engine.name}, {OPTIMISTIC} (docs/ACCURACY.md): read the sweep's speedups there as upper "
+                 "estimates"  # predict says it of its point; a notebook's sweep said nothing (qa92)
+                 if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any()
+                 and optimistic(np.max(sc.axes["batch"]), engine.name) else "")
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
                      weight_only_note(hw, dep, model), unfitted_family_note(hw, model, dep, engine.for_hardware(hw)),
                      fitted_class_note(engine, model), fitted_family_note(engine, hw),
                      fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if draft_hw else "", shard_note(model, dep),
-                     idle, rates_note, reuse, reach, longest, prior,
+                     idle, rates_note, reuse, reach, longest, prior, gains,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                                        dep.pp, dep)]:
             if note and note not in warned:

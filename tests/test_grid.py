@@ -437,3 +437,24 @@ def test_where_no_swept_batch_fits_the_batches_below_the_first_are_scanned_as_pr
         assert set(rows["break_even_batch"]) == {p["break_even_batch"]} and p["break_even_batch"] >= 1
     row = break_even_table(df).iloc[0]
     assert row["censored"] and np.isnan(row["largest_fitting_batch"]) and row["break_even_batch"] == row["max_batch"]
+
+
+@pytest.mark.slow
+def test_a_sweep_says_once_that_speculative_gains_at_large_batches_run_optimistic():
+    """predict warned of a speculative point at batch 32 or more under a serving engine; a sweep of such points said
+    nothing, and its vllm speedup of 1.43 at batch 512 reverses the ideal engine's 0.90 (qa92)."""
+    import warnings
+
+    import roofline
+    from roofline.errors import RooflineWarning
+
+    def said(engine, batches):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            roofline.sweep({"hardware": "h100", "model": "llama-3.1-8b", "engine": engine, "method": "eagle",
+                            "axes": {"batch": batches, "k": [4], "alpha": [0.7], "context": [512]}})
+        return [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "run optimistic" in str(w.message)]
+
+    assert said("vllm", [256, 512]) == ["under vllm, with a serving engine, speculative gains at batch 32 and above run "
+                                        "optimistic (docs/ACCURACY.md): read the sweep's speedups there as upper estimates"]
+    assert said("vllm", [1, 16]) == [] and said("ideal", [256, 512]) == []
