@@ -136,10 +136,6 @@ def predict(
     """Predict one decode point: step time, tokens/s, MBU/MFU, bound, memory, layout; optionally speculation."""
     from roofline.api import predict as predict_point
 
-    if no_overlap and not (draft_hardware and method == "draft"):  # only a draft model elsewhere overlaps: said, not ignored
-        raise RooflineError(f"command line: --no-overlap: expected only with --draft-hardware and --method draft (the one "
-                            f"drafter that overlaps with verification), found method {method}"
-                            + ("" if draft_hardware else " and no --draft-hardware"))
     point = predict_point(
         hardware, model, batch, context, tp=tp, dp_attention=dp_attention, ep=ep, pp=pp, weight_dtype=weight_dtype,
         expert_dtype=expert_dtype, kv_dtype=kv_dtype, engine=engine, method=method, k=k, alpha=alpha,

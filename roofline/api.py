@@ -337,7 +337,7 @@ def predict(
     check_options(where, method, draft=draft, draft_vocab=draft_vocab, alpha=alpha, acceptance=acceptance,
                   tree_nodes=tree_nodes, tree_tau=tree_tau, k=k, k_given=k_given)
     check_speculating(where, (method,), alpha=alpha, acceptance=acceptance, tree_nodes=tree_nodes, draft_hardware=draft_hardware,
-                      k=k if k_given else None)
+                      k=k if k_given else None, overlap=overlap)
     hw, target = load_hardware(hardware, profiles), load_model(model, profiles)
     if method == "mtp" and target.mtp_modules < 1:
         raise RooflineError(f"{where}: method: expected a model with MTP modules for mtp, found {target.name!r} (mtp_modules: 0); "

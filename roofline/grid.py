@@ -209,7 +209,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         undetermined.setdefault(engine.name, (engine, {}))[1].update(  # the profile's own values: no override set them
             dict.fromkeys(p for p, use in used.items() if use and on_hw.undetermined(p, hw)))
         prior = (f"{model.name} with dp_attention {dep.dp_attention} and ep {dep.ep} under {engine.name}: its expert dispatch "
-                 f"{dispatch_prior_text(engine)}; predict says its share of a step"
+                 f"{dispatch_prior_text(engine)}; predict prints its time (expert dispatch) and warns where it is over a tenth of "
+                 "the step"
                  if model.moe is not None and dep.ep > 1 and dep.dp_attention > 1 and engine.still_prior("all_to_all_latency")
                  else "")
         gains = (f"under {engine.name}, {OPTIMISTIC} (docs/ACCURACY.md): read the sweep's speedups there as upper "

@@ -386,7 +386,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     try:  # errors name the file's own keys: tree.tau, tree.nodes, axes.k, axes.alpha (the API's tree_tau, k, alpha)
         check_speculating(where, methods, alpha=axes["alpha"] if alpha_given else None, acceptance=acceptance,
                           tree_nodes=tree_nodes, draft_hardware=next((d for d in configs["draft_hardware"] if d is not None), None),
-                          k=axes["k"] if "k" in raw_axes else None)
+                          k=axes["k"] if "k" in raw_axes else None, overlap=overlap)
         for method in methods:  # a draft model applies to method draft, a draft vocabulary to eagle
             check_options(where, method, draft=draft if method == "draft" else None,
                           draft_vocab=draft_vocab if method == "eagle" else None,

@@ -383,11 +383,12 @@ def check_draft_vocab(where: str, draft_vocab: int | None, target: ModelSpec) ->
 
 
 def check_speculating(where: str, methods, *, alpha=None, acceptance=None, tree_nodes=None, draft_hardware=None,
-                      k=None) -> None:
+                      k=None, overlap: bool = True) -> None:
     """The options that only speculation uses need a method that uses them (CLI, scenario files and the Python API
     call this once with every method they run): an acceptance (alpha, rates), a tree or draft lengths above 0 (`k`,
     where given by the caller rather than defaulted) need a speculation method, a drafter's device a method that runs a
-    drafter (n-gram lookup drafts on the host)."""
+    drafter (n-gram lookup drafts on the host), overlap off a draft model on a device of its own (the one drafter that
+    overlaps with verification)."""
     methods = tuple(methods)
     if all(m == "none" for m in methods):
         drafts = None if k is None or not np.any(np.asarray(k) > 0) else k
@@ -398,6 +399,10 @@ def check_speculating(where: str, methods, *, alpha=None, acceptance=None, tree_
     if draft_hardware is not None and all(m in ("none", "ngram") for m in methods):
         raise RooflineError(f"{where}: draft_hardware: expected only with a method that runs a drafter (draft, mtp or "
                             f"eagle), found method {' and '.join(methods)}")
+    if not overlap and (draft_hardware is None or "draft" not in methods):  # said, not ignored (qa93: the API ignored it)
+        raise RooflineError(f"{where}: overlap: expected false (--no-overlap) only with a draft model on a device of its own "
+                            f"(method draft and draft_hardware: the one drafter that overlaps with verification), found method "
+                            f"{' and '.join(methods)}" + ("" if draft_hardware is not None else " and no draft_hardware"))
 
 
 MEASURED_ON = {"mtp": ("deepseek-v3", "deepseek-r1"), "eagle": ("llama-3.1-8b",), "ngram": ()}  # models DEFAULT_RATES come from
