@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from roofline.serving import OPTIMISTIC, optimistic
+from roofline.units import format_significant, format_usd_per_hour
 
 TOLERANCE = 1.10         # verify-mini-prefill: a pass "costs about one decode step" within +10%
 ANSWER_TOKENS = 256      # prefill-not-sped-up: the length of the answer in "time to a whole answer"
@@ -41,17 +42,7 @@ class Finding:
 
 # ---------------------------------------------------------------- formatting (edges only)
 
-def _n(x: float, digits: int = 3) -> str:
-    """A number for prose: 3 significant digits, thousands separated (21,507; 2.47; 0.0551)."""
-    x = float(x)
-    if not np.isfinite(x):
-        return "n/a"
-    if x == 0:
-        return "0"
-    mag = int(np.floor(np.log10(abs(x))))
-    if mag >= digits - 1:
-        return f"{round(x):,.0f}"
-    return f"{x:.{max(digits - 1 - mag, 0)}f}"
+_n = format_significant  # a number for prose: 3 significant digits, thousands separated (21,507; 2.47; 0.0551)
 
 
 def _x(x: float) -> str:
@@ -855,7 +846,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     context_text = (f" at {_article(f'{int(contexts[0]):,}')} {int(contexts[0]):,}-token context" if len(contexts) == 1
                     else "")  # prices and batches rest on it
     text = (
-        f"On {_hw(meta, h0)}{f' ({int(t.base_devices)} × ${_n(price)} a device-hour)' if price else ''}"
+        f"On {_hw(meta, h0)}{f' ({int(t.base_devices)} × ${format_usd_per_hour(price)} a device-hour)' if price else ''}"
         f"{context_text}, the cheapest tier without speculation costs ${_n(t['base_cost_usd_per_million_tokens'])} per million tokens at "
         f"{_n(t['base_tokens_per_s_per_user'])} tokens/s per user (batch {int(t['base_batch'])}{t['base_config']}, no speculation"
         f"{t['base_batch_note']}). "

@@ -58,7 +58,7 @@ from roofline.engine import step_metrics
 from roofline.errors import MISSING, RooflineError, field_error, warn
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment
-from roofline.limits import DEGREE_MAX, K_MAX
+from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, K_MAX, TREE_NODES_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
 from roofline.profiles import DTYPE_ALIASES
 from roofline.serving import DEFAULT_ENGINE, ServingEngine, load_engine
@@ -210,19 +210,19 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
         df[column] = _integers(raw, column, where, 1, high)
     df["weight_dtype"] = _choice(raw, "weight_dtype", where, WEIGHT_DTYPES, DTYPE_ALIASES)
     df["kv_dtype"] = _choice(raw, "kv_dtype", where, KV_DTYPES, DTYPE_ALIASES)
-    df["batch"] = _integers(raw, "batch", where, 1, 10**7)
+    df["batch"] = _integers(raw, "batch", where, 1, BATCH_MAX)
     df["concurrency"] = _floats(raw, "concurrency", where, "the mean requests in flight (> 0), or empty", optional=True)
     over = np.flatnonzero(df["concurrency"].to_numpy() > df["batch"].to_numpy() + 1e-9)
     if over.size:
         i = int(over[0])
         raise _cell_error(where, i + 1, "concurrency", f"at most the batch ({int(df['batch'].iloc[i])}: the client's cap)",
                           raw["concurrency"].iloc[i])
-    df["input_len"] = _integers(raw, "input_len", where, 1, 10**8)
-    df["output_len"] = _integers(raw, "output_len", where, 1, 10**8)
+    df["input_len"] = _integers(raw, "input_len", where, 1, CONTEXT_MAX)
+    df["output_len"] = _integers(raw, "output_len", where, 1, CONTEXT_MAX)
     df["method"] = _choice(raw, "method", where, METHODS)
     df["k"] = _integers(raw, "k", where, 0, K_MAX)
     df["acceptance_length"] = _floats(raw, "acceptance_length", where, "tokens per iteration >= 1 (tau), or empty", optional=True)
-    df["draft_tokens"] = _integers(raw, "draft_tokens", where, 0, 4096)
+    df["draft_tokens"] = _integers(raw, "draft_tokens", where, 0, TREE_NODES_MAX + 1)  # a tree's nodes and its root
     df["quantity"] = _choice(raw, "quantity", where, QUANTITIES)
     df["value"] = _floats(raw, "value", where, "a finite positive number")
     df["split"] = _choice(raw, "split", where, SPLITS)
@@ -654,8 +654,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     if method not in METHODS:  # the option as typed, not a converted row
         raise field_error("command line", "--method", f"one of {', '.join(METHODS)}, or the server's own name for one ("
                           f"{', '.join(SERVER_METHODS)})", given)
-    for option, value, ok, expected in (("--k", k, isinstance(k, int) and 0 <= k <= 64, "an integer in 0..64"),
-                                        ("--split", split, split in ("fit", "heldout"), "fit or heldout"),
+    for option, value, ok, expected in (("--k", k, isinstance(k, int) and 0 <= k <= K_MAX, f"an integer in 0..{K_MAX}"),
+                                        ("--split", split, split in SPLITS, " or ".join(SPLITS)),
                                         ("--batch", batch, batch is None or (isinstance(batch, int) and batch >= 1), "an integer >= 1"),
                                         ("--k", k, method == "none" or k >= 1, f"at least 1 draft token with method {method}")):
         if not ok:  # the option, named as the user typed it (the rows' own check would name a converted row)

@@ -184,12 +184,13 @@ def _assumptions(results) -> list[str]:
     default serving engine and the tool's version."""
     from roofline import __version__
     from roofline.serving import DEFAULT_ENGINE
+    from roofline.units import format_usd_per_hour
 
     names, prices = {}, {}
     for r in results:
         names.update({k: v for k, v in (r.meta.get("hardware") or {}).items() if k not in names})
         prices.update({k: v for k, v in (r.meta.get("price_usd_per_hour") or {}).items() if k not in prices})
-    priced = [f"{names.get(h, h)} {f'${p:,.2f}' if p is not None else 'no price'}" for h, p in prices.items()]
+    priced = [f"{names.get(h, h)} {f'${format_usd_per_hour(p)}' if p is not None else 'no price'}" for h, p in prices.items()]
     return [f"Prices per device-hour, from the hardware profiles: {', '.join(priced) or 'none used'}; a cost pays every "
             "device of its deployment (a drafter's own device too, while it drafts). The prices are market rates to an "
             "order of magnitude (each profile gives its sources and their dates); price your own with "
