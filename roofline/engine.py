@@ -130,7 +130,11 @@ def parameters_used(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine:
     where the routed experts compute quantised, or dequantise and it is the lower of the two (_operator_time_s);
     weight_only_efficiency where another GEMM dequantises, or the experts do and it is the lower; the host work where
     the engine (as on `hw`: its family's overrides applied) adds it to the step (no overlap, or a speculative iteration
-    without it) or it sets the step (`host_bound`); the speculation costs where the point speculates."""
+    without it) or it sets the step (`host_bound`); the speculation costs where the point speculates; allreduce_latency
+    where a collective pays it (tp > 1, pp > 1, or an attention-DP MoE layer's gather over split experts:
+    collective_times_s, p2p_time_s); overlap_exponent where the engine sets it (else the hardware profile's p). The
+    expert dispatch's all_to_all_latency is said apart, with its share of the step (serving.dispatch_prior_text)."""
+    gathers = _gathers_split_experts(model, dep, engine)
     host = not engine.host_overlap or (speculating and not engine.host_overlap_speculating) or host_bound
     quantised_experts = model.moe is not None and dep.dtype("experts") in QUANTISED_DTYPES
     dequantised_experts = model.moe is not None and weight_only(hw, dep.dtype("experts"))
@@ -140,7 +144,8 @@ def parameters_used(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine:
     return {"kernel_latency": True,
             "quantised_moe_efficiency": quantised_experts and (not dequantised_experts or q <= w),
             "weight_only_efficiency": others or (dequantised_experts and (not quantised_experts or w <= q)),
-            **dict.fromkeys(HOST_PARAMETERS, host), **dict.fromkeys(SPEC_PARAMETERS, speculating)}
+            **dict.fromkeys(HOST_PARAMETERS, host), **dict.fromkeys(SPEC_PARAMETERS, speculating),
+            "allreduce_latency": dep.tp > 1 or dep.pp > 1 or gathers, "overlap_exponent": engine.overlap_exponent is not None}
 
 
 def unfitted_family_note(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine) -> str:
@@ -308,12 +313,18 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
             transfer_s, latency_s = hw.two_link_transfer_s(d, inside * (sent + h_bytes), outside * (sent + h_bytes))
         out["all_to_all_time_s"] = moe_layers * (2.0 * _latency(engine.all_to_all_latency_s, latency_s) + transfer_s)
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over
-    gathered = dep.ep > 1 and engine.moe_dispatch == "allgather"  # the all-gather already gave every device every token
-    if dep.dp_attention > 1 and g > 1 and model.moe is not None and not gathered:
+    if _gathers_split_experts(model, dep, engine):
         tokens_g = tokens if dep.ep == 1 else tokens * _rank_hit(model, dep)
         transfer_s, latency_s = _ring_pass_s(hw, g, tokens_g * h_bytes)
         out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, latency_s) + transfer_s)
     return out
+
+
+def _gathers_split_experts(model: ModelSpec, dep: Deployment, engine: ServingEngine) -> bool:
+    """Whether an attention-DP MoE layer gathers its tokens to routed experts split over g = devices / ep > 1 devices
+    and scatters them back (moe_gather_time_s): not where an all-gather dispatch gave every device every token."""
+    g = dep.devices_per_stage // dep.ep
+    return dep.dp_attention > 1 and g > 1 and model.moe is not None and not (dep.ep > 1 and engine.moe_dispatch == "allgather")
 
 
 def _fp8_dispatch_bytes(model: ModelSpec) -> float:

@@ -602,3 +602,21 @@ def test_nvidia_only_is_a_profile_field_a_copy_and_a_costs_from_profile_carry(tm
         engine_from_dict({"name": "x", "source": "s", "nvidia_only": "maybe"}, "e.yaml")
     with pytest.raises(RooflineError, match=r"overrides\[0\].nvidia_only: expected an engine cost field"):
         engine_from_dict({"name": "x", "source": "s", "overrides": [{"hardware": "mi*", "nvidia_only": True}]}, "e.yaml")
+
+
+def test_a_collective_latency_or_overlap_exponent_no_row_determined_is_named_where_a_point_uses_it():
+    """parameters_used covered 8 of the 11 fitted parameters: a user's fit that left allreduce_latency and
+    overlap_exponent undetermined named only kernel_latency at tp 8, where collectives are 13% of the step (qa93)."""
+    import roofline
+    from roofline.engine import parameters_used
+
+    base = load_engine("vllm")
+    fitted = {**base.fitted, "not_determined_by_rows": ["allreduce_latency", "overlap_exponent"], "fixed": []}
+    mine = dataclasses.replace(base, name="mine", fitted=fitted, overlap_exponent=3.0)
+    said = " ".join(roofline.predict("h100", "llama-3.1-70b", 8, tp=8, engine=mine)["warnings"])
+    assert "allreduce_latency (10 us)" in said and "overlap_exponent (3)" in said
+    alone = " ".join(roofline.predict("h100", "llama-3.1-8b", 8, engine=mine)["warnings"])
+    assert "allreduce_latency" not in alone and "overlap_exponent (3)" in alone  # tp 1: no collective
+    model, h100 = load_model("llama-3.1-8b"), load_hardware("h100")
+    used = parameters_used(h100, model, deployment(model), dataclasses.replace(mine, overlap_exponent=None))
+    assert not used["overlap_exponent"] and not used["allreduce_latency"]  # the hardware profile's p, no collective
