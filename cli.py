@@ -639,7 +639,8 @@ def cheapest(
     Rows that fit, are priced and load (layouts the engines take, engines on devices they run on); a row stays where
     none is as fast and cheaper.
 
-    Costs are decoding only, at the hardware profiles' prices.
+    Costs are decoding only, at the prices the sweep read from the hardware profiles (a note says where a profile's
+    price has changed since).
     """
     from roofline.frontier import cheapest as cheapest_rows
     from roofline.frontier import (
@@ -648,6 +649,7 @@ def cheapest(
         cost_frontier,
         frontier_notes,
         pick_notes,
+        price_notes,
         refused_layouts,
         unchecked_note,
     )
@@ -666,7 +668,7 @@ def cheapest(
     refused, unchecked = refused_layouts(df, _dirs())
     frontier = cost_frontier(df, refused)
     picks = cheapest_rows(df, min_tokens_per_user, refused) if min_tokens_per_user is not None else None
-    notes = frontier_notes(df, refused) + ([unchecked_note(unchecked)] if unchecked else [])
+    notes = frontier_notes(df, refused) + ([unchecked_note(unchecked)] if unchecked else []) + price_notes(path, _dirs())
     notes += pick_notes(picks, _dirs()) if picks else []
     typer.echo(frontier_table(frontier, notes, picks, min_tokens_per_user))
     if out is not None:

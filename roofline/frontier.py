@@ -92,6 +92,35 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
     return refused + unrunnable_engines(df, extra_dirs, unchecked), sorted(set(unchecked))
 
 
+def price_notes(table: Path, extra_dirs: tuple = ()) -> list[str]:
+    """A line for each device whose profile's price differs from the one its sweep priced the table at (the sweep's
+    scenario.json beside `table`, price_usd_per_hour): a price edited since (`hw set`) does not reach a written table
+    (qa91: cheapest priced at $2.10/h a device set to $1.50/h since, in silence). None where no scenario.json is beside
+    it, or a device's profile is not on the search path (unchecked_note names it)."""
+    import json
+    import math
+
+    from roofline.hardware import load_hardware
+    from roofline.units import format_usd_per_hour
+
+    try:
+        swept = json.loads((Path(table).parent / "scenario.json").read_text()).get("price_usd_per_hour") or {}
+    except (OSError, ValueError, AttributeError):
+        return []
+    notes = []
+    for name, then in swept.items() if isinstance(swept, dict) else ():
+        try:
+            now = load_hardware(str(name), extra_dirs).price_usd_per_hour
+        except RooflineError:
+            continue
+        if (now is None) != (then is None) or (now is not None and not math.isclose(float(now), float(then), rel_tol=1e-9)):
+            gives = f"${format_usd_per_hour(float(now))} a device-hour" if now is not None else "no price"
+            was = (f"the table was priced at ${format_usd_per_hour(float(then))} a device-hour when swept: its costs are the "
+                   "table's" if then is not None else "the table was swept without a price for it: its rows have no cost")
+            notes.append(f"{name}'s profile now gives {gives}; {was}; sweep again to price them at the profile's")
+    return notes
+
+
 def unchecked_note(unchecked: list[str]) -> str:
     """cheapest's line for refused_layouts' unchecked profiles, or ''."""
     if not unchecked:

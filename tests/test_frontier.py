@@ -409,3 +409,21 @@ def test_a_row_left_out_for_two_reasons_is_counted_once():
     assert notes[:2] == ["5 of 8 rows do not fit in memory: left out",
                          "3 rows left out, an engine on a device it does not run on: trtllm on mi300x (TensorRT-LLM runs on "
                          "NVIDIA GPUs only)"]
+
+
+def test_cheapest_says_where_a_profiles_price_changed_since_the_sweep(tmp_path):
+    """`hw set h100-mkt price=1.50` after the sweep: cheapest priced at the sweep's $2.10 without a word (qa91)."""
+    import json
+
+    from roofline.frontier import price_notes
+    from roofline.hardware import load_hardware
+
+    h100 = load_hardware("h100-sxm").price_usd_per_hour
+    (tmp_path / "scenario.json").write_text(json.dumps({"price_usd_per_hour": {"h100-sxm": 2.1, "h200": None, "nope": 1.0}}))
+    table = tmp_path / "results.csv"
+    notes = price_notes(table)
+    assert notes[0] == (f"h100-sxm's profile now gives ${h100:.2f} a device-hour; the table was priced at $2.10 a device-hour "
+                        "when swept: its costs are the table's; sweep again to price them at the profile's")
+    assert len(notes) == 2 and notes[1].startswith("h200's profile now gives $") and "swept without a price for it" in notes[1]
+    (tmp_path / "scenario.json").write_text(json.dumps({"price_usd_per_hour": {"h100-sxm": h100}}))
+    assert price_notes(table) == [] and price_notes(tmp_path / "elsewhere" / "results.csv") == []
