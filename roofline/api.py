@@ -365,6 +365,8 @@ def predict(
         "layout": dep.to_json(),
         "tp": dep.tp,
         "devices": dep.devices,
+        # scale-up domains (NVLink / xGMI) the deployment spans: collectives between them take the scale-out link
+        "scale_up_domains": -(-dep.devices // hw.scale_up_domain),
         "weight_dtype": dep.weight_dtype_label,
         "expert_dtype": dep.expert_dtype_label or None,  # None for a dense model
         "kv_dtype": dep.kv_dtype,

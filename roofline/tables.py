@@ -17,7 +17,9 @@ def predict_table(point: dict) -> str:
     lay = p["layout"]
     ridge_of = "the experts'" if p["expert_dtype"] else "the MLP's"  # api.predict: the main GEMM's dtype
     lines = [
-        f"{p['model']} on {p['devices']} x {p['hardware']} ({_layout(lay)})  engine {p['engine']}  batch {p['batch']}  "
+        f"{p['model']} on {p['devices']} x {p['hardware']} ({_layout(lay)}"
+        + (f"; {p['scale_up_domains']} scale-up domains, linked by the scale-out link" if p.get("scale_up_domains", 1) > 1 else "")
+        + f")  engine {p['engine']}  batch {p['batch']}  "
         f"context {p['context']}  KV {p['kv_dtype']}" + (f"  shared prefix {p['shared_prefix']:,}" if p.get("shared_prefix") else ""),
         "",
         f"  step time            {format_seconds(p['step_time_s'])}   ("

@@ -459,3 +459,18 @@ def test_a_profile_of_another_kind_given_by_path_is_named_as_such_and_a_long_unk
     with pytest.raises(RooflineError) as caught:
         roofline.predict("a" * 5000, "llama-3.1-8b")
     assert len(str(caught.value)) < 300 and "(5,000 characters)" in str(caught.value)
+
+
+def test_predict_says_how_many_scale_up_domains_a_deployment_spans():
+    """tp 8 on a device of 4 a domain crossed the scale-out link (all-reduce 2.24 -> 4.15 ms) without a word (qa91)."""
+    import dataclasses
+
+    import roofline
+    from roofline.hardware import load_hardware
+    from roofline.tables import predict_table
+
+    nvl = dataclasses.replace(load_hardware("h200"), name="h200-nvl", scale_up_domain=4)
+    four, eight = (roofline.predict(nvl, "llama-3.1-70b", 64, 32768, tp=tp) for tp in (4, 8))
+    assert (four["scale_up_domains"], eight["scale_up_domains"]) == (1, 2)
+    assert "(tp 8; 2 scale-up domains, linked by the scale-out link)" in predict_table(eight).splitlines()[0]
+    assert "scale-up domains" not in predict_table(four).splitlines()[0]
