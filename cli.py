@@ -637,7 +637,8 @@ def cheapest(
     """The cheapest configuration for a speed per user: a sweep's cost frontier, plain and with speculation.
 
     Rows that fit, are priced and load (layouts the engines take, engines on devices they run on); a row stays where
-    none is as fast and cheaper.
+    none is as fast and cheaper. With a speed, the batches between the swept ones (where the batch that just reaches
+    it usually is) are priced now for the configs nearest to it, and a cheaper point there is printed under the pick.
 
     Costs are decoding only, at the prices the sweep read from the hardware profiles (a note says where a profile's
     price has changed since).
@@ -650,7 +651,9 @@ def cheapest(
         frontier_notes,
         pick_notes,
         price_notes,
+        refine,
         refused_layouts,
+        scenario_json,
         unchecked_note,
     )
     from roofline.outputs import add_to_marker
@@ -670,7 +673,9 @@ def cheapest(
     picks = cheapest_rows(df, min_tokens_per_user, refused) if min_tokens_per_user is not None else None
     notes = frontier_notes(df, refused) + ([unchecked_note(unchecked)] if unchecked else []) + price_notes(path, _dirs())
     notes += pick_notes(picks, _dirs()) if picks else []
-    typer.echo(frontier_table(frontier, notes, picks, min_tokens_per_user))
+    refined = refine(df, min_tokens_per_user, refused, _dirs(), scenario_json(path)) if picks else {}
+    notes += [r["note"] for r in refined.values() if r["note"]]
+    typer.echo(frontier_table(frontier, notes, picks, min_tokens_per_user, {k: r["row"] for k, r in refined.items()}))
     if out is not None:
         write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
         add_to_marker(out.parent, {out.name})  # into a sweep's own folder: a later sweep --force may replace it

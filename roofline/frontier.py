@@ -92,21 +92,29 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
     return refused + unrunnable_engines(df, extra_dirs, unchecked), sorted(set(unchecked))
 
 
+def scenario_json(table: Path) -> dict | None:
+    """The sweep's scenario.json beside a results table (what it was swept with), or None where there is none or it
+    cannot be read as a JSON object (a table copied out of its folder)."""
+    import json
+
+    try:
+        meta = json.loads((Path(table).parent / "scenario.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
 def price_notes(table: Path, extra_dirs: tuple = ()) -> list[str]:
     """A line for each device whose profile's price differs from the one its sweep priced the table at (the sweep's
     scenario.json beside `table`, price_usd_per_hour): a price edited since (`hw set`) does not reach a written table
     (qa91: cheapest priced at $2.10/h a device set to $1.50/h since, in silence). None where no scenario.json is beside
     it, or a device's profile is not on the search path (unchecked_note names it)."""
-    import json
     import math
 
     from roofline.hardware import load_hardware
     from roofline.units import format_usd_per_hour
 
-    try:
-        swept = json.loads((Path(table).parent / "scenario.json").read_text()).get("price_usd_per_hour") or {}
-    except (OSError, ValueError, AttributeError):
-        return []
+    swept = (scenario_json(table) or {}).get("price_usd_per_hour") or {}
     notes = []
     for name, then in swept.items() if isinstance(swept, dict) else ():
         try:
@@ -240,6 +248,107 @@ def cheapest(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[d
         rows = frontier[(frontier["decoding"] == kind) & (frontier[SPEED] >= min_tokens_per_s_per_user)]
         out[kind] = rows.sort_values(COST, kind="stable").iloc[0] if len(rows) else None
     return out
+
+
+REFINE_POINTS_MAX = 4096  # batches a refinement prices at most (between two swept batches, or above the largest)
+REFINE_CONFIGS_MAX = 8    # configs a refinement sweeps at most, the cheapest at their largest swept batch fast enough first
+
+
+def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dict] | None = None, extra_dirs: tuple = (),
+           meta: dict | None = None) -> dict[str, dict]:
+    """{kind: {'row': the cheapest point of that kind between swept batches as fast, or None; 'note': why none, or ''}}.
+
+    A table prices only its swept batches, and the batch that just reaches a speed is usually between two of them (qa91:
+    DeepSeek-V3's plain pick at batch 4 of 1, 4, 16, ..., where batch 15 on another GPU reaches 60 tokens/s per user at
+    half its cost). For each config of the table (hardware, model, engine, layout, dtypes, context, shared prefix; a
+    speculative one's method, drafter's device, k and alpha) whose largest swept batch that is fast enough fits, is
+    priced and loads, the batches above it up to the next swept batch of the config (or, above the largest, up to the
+    most that fit; REFINE_POINTS_MAX at most) are swept now with the profiles on the search path, the
+    REFINE_CONFIGS_MAX cheapest configs first; the cheapest point as fast, fitting and at a layout the engines load is
+    returned where it is cheaper than the table's cheapest. What a table's columns do not hold (a draft model, a tree,
+    per-position rates, a draft vocabulary, overlap) comes from its sweep's scenario.json (`meta`); a pick without them,
+    or whose profiles are not on the search path, is left unrefined, the note says why."""
+    import warnings
+
+    from roofline.api import sweep
+
+    out: dict[str, dict] = {}
+    candidates = _candidates(df)
+    for kind in KINDS:
+        speculative = kind == "speculation"
+        keys = [c for c in (*CONFIG, *(("method", "draft_hardware", "k", "alpha") if speculative else ())) if c in df and c != "batch"]
+        rows = candidates[candidates["decoding"] == kind]
+        fast = rows[rows["fits_in_memory"].astype(bool) & rows[COST].notna() & ~_refused(rows, refused or [])
+                    & (rows[SPEED] >= min_tokens_per_s_per_user)]
+        if not len(fast):
+            continue
+        table_best = float(fast[COST].min())
+        edges = fast.sort_values("batch").drop_duplicates(keys, keep="last").sort_values(COST, kind="stable")
+        tried, best, notes = 0, None, []
+        for _, row in edges.iterrows():
+            if tried == REFINE_CONFIGS_MAX:
+                break
+            same = rows
+            for c in keys:
+                same = same[same[c].isna()] if pd.isna(row[c]) else same[same[c] == row[c]]
+            batch = int(row["batch"])
+            above = same.loc[same["batch"] > batch, "batch"]
+            ceiling = int(row["max_batch"]) if "max_batch" in row and pd.notna(row["max_batch"]) else batch
+            upper = min(int(above.min()) - 1 if len(above) else ceiling, batch + REFINE_POINTS_MAX)
+            if upper <= batch:
+                continue
+            tried += 1
+            try:
+                spec = _config_scenario(row, speculative, meta, list(range(batch + 1, upper + 1)))
+                with warnings.catch_warnings():  # the sweep's own notes were said when the table was swept
+                    warnings.simplefilter("ignore")
+                    now = _candidates(sweep(spec, extra_dirs))
+            except RooflineError as exc:
+                notes.append(f"{row['hardware']} batch {batch + 1}-{upper}: {str(exc).removeprefix('sweep: ')}")
+                continue
+            now = now[now["decoding"] == kind]
+            now = now[now["fits_in_memory"].astype(bool) & (now[SPEED] >= min_tokens_per_s_per_user) & now[COST].notna()
+                      & ~_refused(now, refused or [])]
+            if len(now) and (best is None or now[COST].min() < best[COST]):
+                best = now.loc[now[COST].idxmin()].copy()
+                best["layout"] = _layout(best)
+        cheaper = best is not None and best[COST] < table_best * (1 - 1e-9)
+        out[kind] = {"row": best if cheaper else None,
+                     "note": "" if cheaper or not notes else f"{kind} rows between swept batches not priced: " + "; ".join(notes[:3])}
+    return out
+
+
+def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batches: list[int]) -> dict:
+    """The scenario mapping of one results row's config over `batches` (refine): its columns, and from its sweep's
+    scenario.json (`meta`) what they do not hold; a RooflineError where neither holds what the row needs."""
+    meta = meta or {}
+    spec = {"hardware": str(row["hardware"]), "model": str(row["model"]), "engine": str(row["engine"]),
+            **{c: int(row[c]) for c in ("tp", "dp_attention", "ep", "pp", "shared_prefix") if c in row and pd.notna(row[c])},
+            **{c: str(row[c]) for c in ("weight_dtype", "expert_dtype", "kv_dtype")
+               if c in row and isinstance(row[c], str) and row[c] and row[c] != "mixed"},
+            "method": str(row["method"]) if speculative else "none",
+            "axes": {"batch": batches, "context": [int(row["context"])]}}
+    if not speculative:
+        return spec
+    spec["axes"]["k"] = [int(row["k"])]
+    if isinstance(row.get("draft_hardware"), str) and row["draft_hardware"]:
+        spec["draft_hardware"] = row["draft_hardware"]
+    for key in ("overlap", "draft_vocab"):
+        if meta.get(key) is not None and (key != "draft_vocab" or row["method"] == "eagle"):
+            spec[key] = meta[key]
+    if row["method"] == "draft":
+        if not isinstance(meta.get("draft"), str):
+            raise RooflineError("a draft model, which the table does not name (no scenario.json beside it)")
+        spec["draft"] = meta["draft"]
+    if meta.get("tree_nodes") is not None:
+        spec["tree"] = {"nodes": meta["tree_nodes"], "tau": meta["tree_tau"]}
+    elif pd.notna(row.get("alpha")):
+        spec["axes"]["alpha"] = [float(row["alpha"])]
+    elif meta.get("acceptance") is not None:
+        spec["acceptance"] = list(meta["acceptance"])
+    elif not (meta.get("default_rates") or {}).get(str(row["method"])):
+        raise RooflineError("per-position acceptance rates, which the table does not hold (no scenario.json beside it)")
+    return spec
 
 
 def pick_notes(picks: dict, extra_dirs: tuple = ()) -> list[str]:

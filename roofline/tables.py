@@ -563,20 +563,29 @@ def _pick_text(kind: str, row, of_kind) -> str:
     return text
 
 
-def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_speed: float | None = None) -> str:
+def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_speed: float | None = None,
+                   refined: dict | None = None) -> str:
     """`roofline cheapest`: the cost frontier of each decoding kind (frontier.cost_frontier), fastest first, and with a
-    speed the cheapest row of each kind that reaches it, then the notes."""
+    speed the cheapest row of each kind that reaches it (and under it, `refined`'s cheaper point between swept
+    batches: frontier.refine), then the notes."""
     several_models = bool(len(frontier)) and frontier["model"].nunique() > 1
     lines = []
+    refined = refined or {}
     if picks is not None and min_speed is not None:
         lines.append(f"cheapest at {format_significant(min_speed)} tokens/s per user or faster (cost: decoding only, USD per million tokens):")
-        lines += [f"  {kind:<12} " + _pick_text(kind, picks.get(kind), frontier[frontier["decoding"] == kind])
-                  for kind in ("plain", "speculation")]
+        for kind in ("plain", "speculation"):
+            lines.append(f"  {kind:<12} " + _pick_text(kind, picks.get(kind), frontier[frontier["decoding"] == kind]))
+            if refined.get(kind) is not None:
+                lines.append(f"  {'':<12} between swept batches, priced now: " + _pick_text(kind, refined[kind], frontier))
         if picks.get("plain") is not None and picks.get("speculation") is not None:
-            ratio = picks["speculation"]["cost_usd_per_million_tokens"] / picks["plain"]["cost_usd_per_million_tokens"]
+            cost = {kind: picks[kind]["cost_usd_per_million_tokens"] for kind in ("plain", "speculation")}
+            ratio = cost["speculation"] / cost["plain"]
+            exact = {k: (refined[k] if refined.get(k) is not None else picks[k])["cost_usd_per_million_tokens"] for k in cost}
             mixes = [what for what, key in (("acceptance rates", "acceptance rates"), ("configs", "one frontier over"))
                      if any(key in n for n in notes)]
             lines.append(f"  speculation costs {ratio:.3g}x plain decoding's at this speed"
+                         + (f" ({exact['speculation'] / exact['plain']:.3g}x between swept batches)"
+                            if any(refined.get(k) is not None for k in cost) else "")
                          + (f"; read it with the notes below: the table mixes {' and '.join(mixes)}" if mixes else ""))
         lines.append("")
     widths = _frontier_widths(frontier)

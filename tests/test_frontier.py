@@ -63,7 +63,7 @@ def test_roofline_cheapest_reads_a_sweep_and_finds_the_cheapest_configuration_fo
     fits = df[df["fits_in_memory"]]
     spec = fits[(fits["k"] > 0) & (fits["tokens_per_s_per_user"] >= 60)]
     best = spec.loc[spec["cost_usd_per_million_tokens"].idxmin()]
-    picked = out.splitlines()[2]
+    picked = next(line for line in out.splitlines() if line.startswith("  speculation  $"))
     assert picked.startswith(f"  speculation  ${format_significant(best['cost_usd_per_million_tokens'])} at "
                              f"{format_significant(best['tokens_per_s_per_user'])} tokens/s per user: llama-3.1-70b on {best['hardware']}")
     assert not df.loc[df["cost_usd_per_million_tokens"].idxmin(), "fits_in_memory"]  # the trap a plain sort falls into
@@ -427,3 +427,49 @@ def test_cheapest_says_where_a_profiles_price_changed_since_the_sweep(tmp_path):
     assert len(notes) == 2 and notes[1].startswith("h200's profile now gives $") and "swept without a price for it" in notes[1]
     (tmp_path / "scenario.json").write_text(json.dumps({"price_usd_per_hour": {"h100-sxm": h100}}))
     assert price_notes(table) == [] and price_notes(tmp_path / "elsewhere" / "results.csv") == []
+
+
+@pytest.mark.slow
+def test_cheapest_prices_the_batches_between_the_swept_ones():
+    """cheapest priced only the swept batches: DeepSeek-V3's plain pick at batch 4 of 1, 4, 16, where batch 15 reaches
+    60 tokens/s per user at half the cost (qa91). refine sweeps the gap above each config's fastest-enough batch."""
+    import warnings
+
+    import roofline
+    from roofline.frontier import cheapest, refine
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep({"name": "t", "hardware": "h200", "model": "llama-3.1-8b", "method": "eagle",
+                             "axes": {"batch": [1, 8, 64], "context": [1024], "k": [0, 3], "alpha": [0.8]}})
+        picks, refined = cheapest(df, 150.0), refine(df, 150.0)
+    plain = refined["plain"]["row"]
+    assert plain is not None and plain["cost_usd_per_million_tokens"] < picks["plain"]["cost_usd_per_million_tokens"]
+    assert 8 < plain["batch"] < 64 and plain["tokens_per_s_per_user"] >= 150.0
+    b = int(plain["batch"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        at, next_one = (roofline.predict(plain["hardware"], "llama-3.1-8b", n, 1024) for n in (b, b + 1))
+    assert at["cost_usd_per_million_tokens"] == pytest.approx(plain["cost_usd_per_million_tokens"], rel=1e-9)
+    assert next_one["tokens_per_s_per_user"] < 150.0  # the largest batch of its config that reaches the speed
+    spec = refined["speculation"]["row"]
+    assert spec is not None and spec["k"] == 3 and spec["alpha"] == 0.8 and spec["batch"] not in (1, 8, 64)
+    assert spec["cost_usd_per_million_tokens"] < picks["speculation"]["cost_usd_per_million_tokens"]
+
+
+def test_a_draft_model_pick_is_refined_from_its_sweeps_scenario_json_and_said_where_it_cannot_be():
+    from roofline.errors import RooflineError
+    from roofline.frontier import _config_scenario
+
+    row = pd.Series({"hardware": "h100-sxm", "model": "llama-3.1-70b", "engine": "vllm", "tp": 4, "dp_attention": 1, "ep": 1,
+                     "pp": 1, "shared_prefix": 0, "weight_dtype": "bf16", "expert_dtype": "", "kv_dtype": "bf16",
+                     "method": "draft", "draft_hardware": "", "k": 4, "alpha": 0.7, "context": 1024})
+    with pytest.raises(RooflineError, match="a draft model, which the table does not name"):
+        _config_scenario(row, True, None, [3])
+    spec = _config_scenario(row, True, {"draft": "llama-3.2-1b", "overlap": True}, [3])
+    assert spec["draft"] == "llama-3.2-1b" and spec["axes"] == {"batch": [3], "context": [1024], "k": [4], "alpha": [0.7]}
+    assert "expert_dtype" not in spec and spec["method"] == "draft"
+    eagle = row.copy()
+    eagle["alpha"], eagle["method"] = float("nan"), "eagle"
+    rates = _config_scenario(eagle, True, {"acceptance": [0.9, 0.7]}, [3])
+    assert rates["acceptance"] == [0.9, 0.7] and "alpha" not in rates["axes"]
