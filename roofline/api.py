@@ -169,9 +169,11 @@ def _doubled_bandwidth(hw: HardwareSpec) -> HardwareSpec:
 def _folders(profiles) -> tuple:
     """`profiles` as a tuple of folders: one folder (a string or a Path) is a tuple of one, not of its characters."""
     if isinstance(profiles, (str, Path)):
-        return (profiles,)
+        profiles = (profiles,)
     if not isinstance(profiles, (list, tuple)) or not all(isinstance(p, (str, Path)) for p in profiles):
         raise RooflineError(f"profiles: expected a folder or a list of folders, found {profiles!r}"[:200])
+    if any(isinstance(p, str) and not p.strip() for p in profiles):  # '' is the working folder, searched in silence (qa92)
+        raise RooflineError("profiles: expected a folder, found an empty string (write '.' for the working folder)")
     return tuple(profiles)
 
 
@@ -543,10 +545,11 @@ def predict(
         out["ttft_s"] = float(ttft_s(hw, target, prompt, dep, eng))
         from roofline.speculation import drafter_ttft_s
 
+        # every key with a prompt (qa92: a notebook indexing them across methods met a KeyError): n-gram's drafter is a
+        # lookup with no prefill of its own (0 s); plain decoding has no speculation's TTFT (None)
         draft_s = drafter_ttft_s(method, target, draft_spec, draft_vocab, hw, draft_hw, dep, eng, prompt) if speculates(method, k) else None
-        if draft_s is not None:
-            out["draft_prefill_s"] = float(draft_s)
-            out["ttft_with_speculation_s"] = out["ttft_s"] + out["draft_prefill_s"]
+        out["draft_prefill_s"] = None if not speculates(method, k) else 0.0 if draft_s is None else float(draft_s)
+        out["ttft_with_speculation_s"] = None if out["draft_prefill_s"] is None else out["ttft_s"] + out["draft_prefill_s"]
     return out
 
 

@@ -66,7 +66,7 @@ def predict_table(point: dict) -> str:
     lines.append(f"  fixed overhead       {format_seconds(p['overhead_s'])}")
     if "ttft_s" in p:
         lines.append(f"  TTFT                 {format_seconds(p['ttft_s'])}   (prefill of {p['prompt']:,} tokens, one sequence)")
-        if "ttft_with_speculation_s" in p:
+        if p.get("draft_prefill_s"):  # a drafter model's own prefill (none for n-gram or plain decoding)
             lines.append(f"  TTFT with drafter    {format_seconds(p['ttft_with_speculation_s'])}   (+ the drafter's own prefill {format_seconds(p['draft_prefill_s'])})")
     lines += [""]
     if lay.get("pp", 1) > 1:  # engine.step_metrics: a round trip over the pp stages, or m passes of the busiest stage

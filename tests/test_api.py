@@ -474,3 +474,17 @@ def test_predict_says_how_many_scale_up_domains_a_deployment_spans():
     assert (four["scale_up_domains"], eight["scale_up_domains"]) == (1, 2)
     assert "(tp 8; 2 scale-up domains, linked by the scale-out link)" in predict_table(eight).splitlines()[0]
     assert "scale-up domains" not in predict_table(four).splitlines()[0]
+
+
+def test_predict_with_a_prompt_gives_every_ttft_key_and_an_empty_profiles_folder_is_refused():
+    """ngram and plain decoding left draft_prefill_s and ttft_with_speculation_s out (a KeyError across methods), and
+    profiles='' searched the working folder in silence (qa92)."""
+    import roofline
+    from roofline.errors import RooflineError
+
+    plain, ngram, eagle = (roofline.predict("h100", "llama-3.1-8b", prompt=2048, method=m) for m in ("none", "ngram", "eagle"))
+    assert (plain["draft_prefill_s"], plain["ttft_with_speculation_s"]) == (None, None)
+    assert ngram["draft_prefill_s"] == 0.0 and ngram["ttft_with_speculation_s"] == ngram["ttft_s"]
+    assert eagle["draft_prefill_s"] > 0 and eagle["ttft_with_speculation_s"] == eagle["ttft_s"] + eagle["draft_prefill_s"]
+    with pytest.raises(RooflineError, match="profiles: expected a folder, found an empty string"):
+        roofline.predict("h100", "llama-3.1-8b", profiles="")
