@@ -129,13 +129,15 @@ BY_KEY = {p.key: p for p in PARAMETERS}
 
 def sourced_start(engine: ServingEngine, default_overlap_exponent: float = 3.0) -> dict[str, float]:
     """The start (and prior) value of each parameter in SI units: the sourced value a `fitted:` block kept
-    (in the parameter's display unit) where a fit already rewrote the profile, else the profile's own value
-    (an unset overlap exponent starts at 3)."""
+    (in the parameter's display unit) where a fit already rewrote the profile and the value is still the fit's (in
+    `fitted.parameters`), else the profile's own value (one set by hand since, `engines new --set`, which takes it out
+    of that list: qa93's fixed 80 us started from the copied profile's 10 us; an unset overlap exponent starts at 3)."""
     kept = (engine.fitted or {}).get("start") or {}  # numbers >= 0, checked where the profile is read (check_fitted)
     units = (engine.fitted or {}).get("start_units") or {}
+    still = (engine.fitted or {}).get("parameters")
     out = {}
     for p in PARAMETERS:
-        value = kept.get(p.key)
+        value = kept.get(p.key) if still is None or p.key in still else None
         if value is not None:
             out[p.field] = float(value) * FITTED_UNITS[units.get(p.key, p.unit or "number")]
         else:
@@ -304,6 +306,14 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     measured = rows.table["value"].to_numpy()
     start = sourced_start(base)
     n_base = len(PARAMETERS)
+    from roofline.errors import warn
+    from roofline.units import format_seconds
+
+    for p, is_free in zip(PARAMETERS, free):  # a start outside the fit's physical bounds: the fit starts at the bound
+        if is_free and not p.low <= start[p.field] <= p.high:  # (a fixed one keeps its value: engine_at) (qa93)
+            shown = [format_seconds(v) if p.unit in ("us", "ms") else f"{v:g}" for v in (start[p.field], p.low, p.high)]
+            warn(f"{base.name}: {p.key}: the profile's {shown[0]} is outside the fit's bounds [{shown[1]}, {shown[2]}]: the fit "
+                 f"starts from the nearer bound")
     engine_family = rows.table["hardware"].astype(str).str.lower()  # each row's device as the engine globs see it:
     for g in rows.groups:  # its family (a renamed MI300X is mi300x), as for_hardware matches the overrides
         engine_family.iloc[g.index] = g.hw.engine_family
@@ -317,7 +327,9 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     globs = dict(FAMILIES)
 
     def engine_at(u) -> ServingEngine:
-        eng = replace(base, **{p.field: p.from_u(x) for p, x in zip(PARAMETERS, u)})
+        # a fixed parameter at its start value exactly, bounds aside (moved only by the sensitivity check below)
+        eng = replace(base, **{p.field: start[p.field] if not free[i] and x == u0[i] else p.from_u(x)
+                               for i, (p, x) in enumerate(zip(PARAMETERS, u))})
         if not extra:
             return eng
         added = tuple((g, {PARAMETERS[j].field: PARAMETERS[j].from_u(u[n_base + i])})

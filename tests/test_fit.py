@@ -508,3 +508,23 @@ def test_fit_out_names_a_profile_by_the_rule_engines_new_names_them():
 
     with pytest.raises(RooflineError, match="--out: expected ASCII letters, digits"):
         check_fit_out("my vllm.yaml")  # wrote a profile 'my vllm' that engines new refuses to name
+
+
+def test_a_fixed_parameter_beyond_the_fits_bounds_keeps_its_value_and_a_free_start_beyond_them_is_said(tmp_path):
+    """A fixed all-reduce latency of 80 us was written back as the bound's 50 us, and a free start beyond the bounds
+    was clipped in silence while the report showed it as the start (qa93)."""
+    import warnings
+
+    from roofline.editing import new_profile
+    from roofline.errors import RooflineWarning
+
+    path = synthetic_file(tmp_path)
+    new_profile("engine", "mine", "vllm", ["allreduce_latency=80 us", "kernel_latency=30 us"], out_dir=tmp_path / "p")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = run_fit(path, "mine", profiles=(tmp_path / "p",), loss="linear", fixed=("allreduce_latency",), max_evaluations=50)
+    assert fit["engine"].allreduce_latency_s == pytest.approx(80e-6, rel=1e-12)
+    said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
+    assert "mine: kernel_latency: the profile's 30 us is outside the fit's bounds [500 ns, 20 us]: the fit starts from the nearer bound" in said
+    assert not any("allreduce_latency: the profile's" in w for w in said)
+    assert "allreduce_latency" not in fit["engine"].fitted.get("not_determined_by_rows", []) if fit["engine"].fitted else True
