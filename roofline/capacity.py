@@ -39,24 +39,24 @@ def capacity(hw: HardwareSpec, model: ModelSpec, batch, context_len, dep: Deploy
     `window_pool_ratio`: the engine's hybrid window pool (serving.ServingEngine.window_kv_pool_ratio), None where
     sliding layers hold only their window.
     """
-    weights = weight_bytes(model, dep) if weights_bytes is None else weights_bytes
+    resident_bytes = weight_bytes(model, dep) if weights_bytes is None else weights_bytes
     b_a = sequences_per_group(batch, dep)
-    kv = kv_cache_bytes(model, batch, context_len, dep, shared_prefix, window_pool_ratio)
+    kv_bytes = kv_cache_bytes(model, batch, context_len, dep, shared_prefix, window_pool_ratio)
     extra = np.asarray(extra_bytes, dtype=np.float64)
     per_seq_extra = np.asarray(extra_bytes_per_seq, dtype=np.float64)
-    needed = weights + kv + extra + per_seq_extra * b_a
-    usable = hw.usable_mem_bytes
-    shared, kv_per_seq = kv_shared_and_per_sequence_bytes(model, context_len, dep, shared_prefix, window_pool_ratio)
-    per_seq = kv_per_seq + per_seq_extra
-    fixed = weights + extra + shared
-    groups = np.floor((usable - fixed) / np.where(per_seq > 0, per_seq, 1e-30))
-    max_batch = np.where(fixed + per_seq <= usable, np.maximum(groups, 0) * dep.dp_attention, 0)
-    shape = np.broadcast(needed, max_batch).shape
+    needed_bytes = resident_bytes + kv_bytes + extra + per_seq_extra * b_a
+    usable_bytes = hw.usable_mem_bytes
+    shared_bytes, kv_per_seq_bytes = kv_shared_and_per_sequence_bytes(model, context_len, dep, shared_prefix, window_pool_ratio)
+    per_seq_bytes = kv_per_seq_bytes + per_seq_extra
+    fixed_bytes = resident_bytes + extra + shared_bytes
+    groups = np.floor((usable_bytes - fixed_bytes) / np.where(per_seq_bytes > 0, per_seq_bytes, 1e-30))
+    max_batch = np.where(fixed_bytes + per_seq_bytes <= usable_bytes, np.maximum(groups, 0) * dep.dp_attention, 0)
+    shape = np.broadcast(needed_bytes, max_batch).shape
     return {
-        "weight_bytes": np.broadcast_to(np.asarray(weights, dtype=np.float64), shape),
-        "kv_bytes": np.broadcast_to(kv, shape),
-        "memory_needed_bytes": np.broadcast_to(needed, shape),
-        "usable_memory_bytes": np.broadcast_to(np.asarray(usable), shape),
-        "fits_in_memory": np.broadcast_to(needed <= usable, shape),
+        "weight_bytes": np.broadcast_to(np.asarray(resident_bytes, dtype=np.float64), shape),
+        "kv_bytes": np.broadcast_to(kv_bytes, shape),
+        "memory_needed_bytes": np.broadcast_to(needed_bytes, shape),
+        "usable_memory_bytes": np.broadcast_to(np.asarray(usable_bytes), shape),
+        "fits_in_memory": np.broadcast_to(needed_bytes <= usable_bytes, shape),
         "max_batch": np.broadcast_to(np.minimum(max_batch, 2**62).astype(np.int64), shape),
     }

@@ -307,7 +307,7 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment) -> dict[str, float]
         if cls == "mtp":
             continue
         split = dep.devices_per_stage if cls == "experts" else 1 if cls == "router" else dep.tp
-        per_stage = 1.0 if cls in ("embedding", "lm_head", "mtp") else share.get(cls, layers / model.layers)
+        per_stage = 1.0 if cls in ("embedding", "lm_head") else share.get(cls, layers / model.layers)
         count = blocks.get(cls, 0)
         out[cls] = ((n - count * qkv) / split + count * qkv_device) * BYTES_PER_ELEMENT[dep.dtype(cls)] * per_stage
     if pp > 1:  # embedding on the first stage, LM head on the last: the busiest stage holds the larger

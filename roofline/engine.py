@@ -373,19 +373,19 @@ def _operator_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
                      ceilings: tuple[float, float], pad: dict, overlap_exponent) -> tuple:
     """(t_o, its FLOPs padded to the tile, compute ceiling x eta_o, memory ceiling x eta_o) of operator `name` over
     the stage's layers that run it (module docstring)."""
-    ceiling, memory_ceiling = ceilings
+    flops_per_s, bytes_per_s = ceilings
     dequantised = name in WEIGHT_GEMMS and weight_only(hw, dep.dtype(OPERATOR_CLASS[name]))  # dequantised in the GEMM
-    k = engine.weight_only_efficiency if dequantised else 1.0
+    eta = engine.weight_only_efficiency if dequantised else 1.0
     if name == "experts" and dep.dtype("experts") in QUANTISED_DTYPES:  # a quantised fused-MoE kernel
-        k = min(k, engine.quantised_moe_efficiency) if dequantised else engine.quantised_moe_efficiency
-    ceiling, memory_ceiling = ceiling * k, memory_ceiling * k
+        eta = min(eta, engine.quantised_moe_efficiency) if dequantised else engine.quantised_moe_efficiency
+    flops_per_s, bytes_per_s = flops_per_s * eta, bytes_per_s * eta
     effective_flops = flops * pad["lm_head" if name == "lm_head" else "gemm"] if name in PADDED_GEMMS else flops
-    time_s = op_time_s(effective_flops, nbytes, ceiling, memory_ceiling, overlap_exponent)
+    time_s = op_time_s(effective_flops, nbytes, flops_per_s, bytes_per_s, overlap_exponent)
     if engine.kernel_latency_s > 0 and (flops.any() or nbytes.any()):
         quantised = name in WEIGHT_GEMMS and hw.compute_dtype(dep.dtype(OPERATOR_CLASS[name])) in QUANTISED_COMPUTE
         kernels = engine.kernels(name, mla=model.kv_layout == "mla", quantised=quantised)
         time_s = time_s + kernels * operator_layers(model, name, dep) * engine.kernel_latency_s
-    return time_s, effective_flops, ceiling, memory_ceiling
+    return time_s, effective_flops, flops_per_s, bytes_per_s
 
 
 def host_sets_step(overlap: bool, host_s, step_s):

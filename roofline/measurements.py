@@ -293,8 +293,6 @@ def load_measurements(path: str | Path) -> pd.DataFrame:
     return check_measurements(raw.astype(str), str(path))
 
 
-# ---------------------------------------------------------------- acceptance
-
 # ---------------------------------------------------------------- rows resolved for prediction
 
 @dataclass(frozen=True)
