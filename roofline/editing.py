@@ -30,7 +30,7 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-from roofline.errors import RooflineError, UnreadableProfile, WrongKind, warn
+from roofline.errors import RooflineError, UnreadableProfile, WrongKind, closest_names, warn
 from roofline.profiles import (
     FOLDERS,
     builtin_dir,
@@ -176,9 +176,7 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[t
                                 "the entry itself (a list is edited entry by entry, or with `edit`)")
         if value is None:
             if path[-1] not in node:  # a misspelled field to remove would be a silent no-op
-                import difflib
-
-                close = difflib.get_close_matches(path[-1], [str(k) for k in node], n=1)
+                close = closest_names(path[-1], [str(k) for k in node], 1, 0.8)
                 raise RooflineError(f"{where}: {'.'.join(path)}: expected a field the profile has, to remove"
                                     + (f" (did you mean {'.'.join([*path[:-1], close[0]])!r}?)" if close else "")
                                     + f", found none named {path[-1]!r}")

@@ -98,20 +98,26 @@ class UnreadableProfile(RooflineError):
         self.path = path
 
 
-def unknown_name_error(kind: str, name: str, known: list[str]) -> RooflineError:
-    """An unknown profile name, with the closest known names (a name of thousands of characters shown cut to 80)."""
-    name = str(name)
-    asked = re.sub(r"[-_. ]+", "", name[:200].lower())
+def closest_names(name: object, known, n: int = 3, cutoff: float = 0.6) -> list[str]:
+    """The `n` names of `known` most like `name`, most alike first, those at least `cutoff` alike: the one rule every
+    did-you-mean uses (profile names, fields, columns, methods, dtypes). Likeness is difflib's ratio with case and
+    separators aside ('H100-PCIE-80' is h100pcie80, near h100pcie) plus half the share of `name` a like start covers
+    (h100-pcie-80gb: h100-pcie before a100-pcie-40gb); a name of thousands of characters is read to its first 200."""
+    asked = re.sub(r"[-_. ]+", "", str(name)[:200].lower())
 
-    def likeness(k: str) -> float:  # case and separators aside ('H100-PCIE-80' is h100pcie80, near h100pcie), and a
-        # name that starts alike first (h100-pcie-80gb: h100-pcie before a100-pcie-40gb)
-        other = re.sub(r"[-_. ]+", "", k.lower())
+    def likeness(k: str) -> float:
+        other = re.sub(r"[-_. ]+", "", str(k).lower())
         start = len(os.path.commonprefix([asked, other])) / max(len(asked), 1)
         return difflib.SequenceMatcher(None, asked, other).ratio() + 0.5 * start
 
-    score = {k: likeness(k) for k in known}
-    ranked = sorted(known, key=score.__getitem__, reverse=True)
-    close = [k for k in ranked if score[k] >= 0.4][:3] or ranked[:3]
+    score = {str(k): likeness(str(k)) for k in known}
+    return [k for k in sorted(score, key=score.__getitem__, reverse=True) if score[k] >= cutoff][:n]
+
+
+def unknown_name_error(kind: str, name: str, known: list[str]) -> RooflineError:
+    """An unknown profile name, with the closest known names (a name of thousands of characters shown cut to 80)."""
+    name = str(name)
+    close = closest_names(name, known, 3, 0.4) or closest_names(name, known, 3, 0.0)
     hint = ", ".join(close) if close else "none installed"
     listing = {"hardware": " (see `roofline hw list`)", "model": " (see `roofline models list`)",
                "engine": " (see `roofline engines list`)", "scenario": " (see `roofline scenarios list`)"}.get(kind, "")
@@ -140,6 +146,6 @@ def warn(message: str) -> None:
 def unknown_key_error(where: str, key: object, known) -> RooflineError:
     """An unknown key, with the nearest valid one: `FILE: KEY: expected a known field (did you mean X?), found KEY`."""
     text = str(key)[:80]
-    close = difflib.get_close_matches(text, sorted(known), n=1, cutoff=0.6)
+    close = closest_names(text, sorted(known), 1, 0.8)
     hint = f"did you mean {close[0]!r}?" if close else "one of " + ", ".join(sorted(known))
     return RooflineError(f"{where}: {text}: expected a known field ({hint}), found {text!r}")

@@ -42,7 +42,6 @@ per group, so re-predicting the rows with another engine (the fit does it hundre
 from __future__ import annotations
 
 import csv
-import difflib
 import json
 import math
 import re
@@ -55,7 +54,7 @@ import pandas as pd
 
 from roofline.capacity import capacity
 from roofline.engine import step_metrics
-from roofline.errors import MISSING, RooflineError, field_error, warn
+from roofline.errors import MISSING, RooflineError, closest_names, field_error, warn
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, K_MAX, TREE_NODES_MAX
@@ -181,8 +180,7 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
     known = set(COLUMNS) | set(DEFAULTS)
     unknown = [c for c in raw.columns if c not in known]
     for column in unknown:  # a misspelt optional column would be read as absent: its default, silently
-        close = ([str(column).strip().lower()] if str(column).strip().lower() in known else  # EP for ep: case is not fuzzy
-                 difflib.get_close_matches(str(column), sorted(known), n=1, cutoff=0.75))
+        close = closest_names(column, sorted(known), 1, 1.0)  # EP for ep, acceptance_len for acceptance_length
         if close and close[0] not in raw.columns:  # beside the column it resembles it is an annotation: warned below
             raise RooflineError(f"{where}: header: expected a column the tool reads, found {column!r} (did you mean {close[0]!r}? "
                                 "measurements/README.md lists them)")

@@ -76,11 +76,15 @@ def normalize_dtype(value: object, allowed: tuple[str, ...], where: str, field: 
             canonical = "fp4"
         if canonical in allowed:
             return canonical
-    from roofline.errors import field_error
+    from roofline.errors import closest_names, field_error
 
     shown = value[:80] if isinstance(value, str) else value if isinstance(value, (int, float, bool, type(None))) \
         else type(value).__name__
-    raise field_error(where, field, f"one of {', '.join(allowed)}", shown)
+    # a spelling of no dtype (fp88) is offered the nearest allowed one; a dtype not allowed here (int4 KV) is not
+    spellings = [k for k, v in DTYPE_ALIASES.items() if v in allowed]  # bfloat is near bfloat16: bf16
+    close = closest_names(value, spellings, 1, 0.8) if isinstance(value, str) and canonical is None else []
+    meant = f" (did you mean {DTYPE_ALIASES[close[0]]}?)" if close else ""
+    raise field_error(where, field, f"one of {', '.join(allowed)}{meant}", shown)
 
 
 @functools.lru_cache(maxsize=None)

@@ -58,7 +58,7 @@ import numpy as np
 from roofline.capacity import capacity, kv_shared_and_per_sequence_bytes
 from roofline.costs import ACTIVATION_BYTES, sequences_per_group, weight_bytes_by_class
 from roofline.engine import step_metrics, weight_only_note
-from roofline.errors import RooflineError
+from roofline.errors import RooflineError, closest_names
 from roofline.hardware import HardwareSpec
 from roofline.layout import OPERATOR_CLASS, Deployment, deployment, single_device
 from roofline.limits import DRAFT_VOCAB_MAX, K_MAX, TREE_NODES_MAX
@@ -186,7 +186,9 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
 
 def unknown_method(where: str, method: object) -> RooflineError:
     """`WHERE: method: expected one of ..., found X`, naming the method meant where only its case differs."""
-    hint = f" (method names are lower case: {method.lower()})" if isinstance(method, str) and method.lower() in METHODS else ""
+    close = closest_names(method, METHODS, 1, 0.8) if isinstance(method, str) else []
+    hint = (f" (method names are lower case: {method.lower()})" if isinstance(method, str) and method.lower() in METHODS
+            else f" (did you mean {close[0]}?)" if close else "")
     return RooflineError(f"{where}: method: expected one of {' | '.join(METHODS)}, found {method!r}{hint}")
 
 

@@ -58,3 +58,22 @@ def test_warn_raises_a_roofline_warning_the_cli_can_print():
     assert str(caught[0].message) == "efficiency.memory 0.99 is above what any GPU sustains"
     with pytest.warns(RooflineWarning, match="looks"):
         warn("looks odd")
+
+
+def test_every_did_you_mean_takes_one_rule():
+    """Suggestions were written five times, each differently: `--method eagel` and `--kv-dtype fp88` got none (qa93)."""
+    from roofline.errors import closest_names
+    from roofline.profiles import normalize_dtype
+    from roofline.speculation import unknown_method
+
+    assert closest_names("acceptance_len", ["acceptance_length", "k", "ep"], 1, 1.0) == ["acceptance_length"]
+    assert closest_names("EP", ["ep", "tp"], 1, 1.0) == ["ep"]  # case aside
+    assert closest_names("H100-PCIE-80", ["a100-pcie-40gb", "h100-pcie", "h100-sxm"], 1) == ["h100-pcie"]
+    assert closest_names("zzz", ["ep", "tp"], 1, 0.8) == []
+    assert str(unknown_method("x", "eagel")).endswith("found 'eagel' (did you mean eagle?)")
+    assert str(unknown_method("x", "EAGLE")).endswith("(method names are lower case: eagle)")
+    for spelled, meant in (("fp88", "fp8"), ("bfloat", "bf16")):
+        with pytest.raises(RooflineError, match=rf"expected one of fp32, bf16, fp16, fp8, int8 \(did you mean {meant}\?\), found '{spelled}'"):
+            normalize_dtype(spelled, ("fp32", "bf16", "fp16", "fp8", "int8"), "x", "kv_dtype")
+    with pytest.raises(RooflineError, match=r"expected one of fp32, bf16, fp16, fp8, int8, found 'int4'"):  # a dtype, not allowed
+        normalize_dtype("int4", ("fp32", "bf16", "fp16", "fp8", "int8"), "x", "kv_dtype")
