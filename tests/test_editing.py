@@ -386,7 +386,7 @@ def test_every_commands_help_names_the_profiles_option_it_takes(roofline, comman
     (["predict", "--tp", "1000000"], "Invalid value for '--tp'"),
     (["predict", "--batch", "1000000000000"], "Invalid value for '--batch'"),
     (["predict", "--context", "10000000000"], "Invalid value for '--context'"),
-    (["predict", "--weight-dtype", "fp9"], "command line: --weight-dtype: expected one of fp32, bf16, fp16, fp8, int8, w8a16, int4, fp4, nvfp4, found 'fp9'"),
+    (["predict", "--weight-dtype", "fp9"], "command line: --weight-dtype: expected one of fp32, bf16, fp16, fp8, int8, w8a16, int4, fp4, nvfp4 (did you mean fp8?), found 'fp9'"),
     (["predict", "--method", "eagle", "--tree-nodes", "8", "--tree-tau", "12"],  # the body named the API field tree_nodes
      "command line: --tree-tau: expected a number in [1, --tree-nodes + 1 = 9], found 12.0"),
     (["predict", "--method", "draft", "--draft", "llama-3.2-1b"],  # "alpha or acceptance": not flags

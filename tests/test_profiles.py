@@ -63,7 +63,7 @@ def test_every_dtype_spelling_profiles_md_lists_resolves_as_written():
 
 
 def test_an_unknown_dtype_names_the_field_and_the_choices():
-    with pytest.raises(RooflineError, match=r"^x: --kv-dtype: expected one of bf16, fp8, found 'fp9'$"):
+    with pytest.raises(RooflineError, match=r"^x: --kv-dtype: expected one of bf16, fp8 \(did you mean fp8\?\), found 'fp9'$"):
         normalize_dtype("fp9", ("bf16", "fp8"), "x", "--kv-dtype")
 
 
