@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from roofline.serving import OPTIMISTIC, optimistic
+from roofline.speculation import pays
 from roofline.units import format_significant, format_usd_per_hour
 
 TOLERANCE = 1.10         # verify-mini-prefill: a pass "costs about one decode step" within +10%
@@ -437,7 +438,7 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
     m = match.iloc[0] if len(match) else None
     fastest_base = float(base["baseline_tokens_per_s_per_user"].max())
     fastest_spec = float(spec["tokens_per_s_per_user"].max())
-    loses = spec[spec["speedup"] < 1.0]
+    loses = spec[~pays(spec["speedup"])]
     devices = _tp(meta)
     def peak(row, throughput: str, rows: pd.DataFrame) -> str:
         edge = int(row["batch"]) == int(rows["batch"].max()) < int(df["batch"].max())  # memory, not the curve, ends it
@@ -929,7 +930,7 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     # each point of each config at its best drafting k (the largest speedup over k > 0; a tree has one k, best_k -1)
     points = drafting.sort_values("speedup", kind="stable").drop_duplicates(keys, keep="last")
     top = points.loc[points["speedup"].idxmax()]
-    losing = points[points["speedup"] < 1.0]
+    losing = points[~pays(points["speedup"])]
 
     def span(column: str, fmt) -> str:
         values = losing[column].dropna()  # alpha is NaN where per-position rates (or a tree's tau) stand for it

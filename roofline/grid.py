@@ -57,6 +57,7 @@ from roofline.speculation import (
     best_k,
     break_even_batch,
     default_rates,
+    pays,
     speculates,
     speculative_metrics,
 )
@@ -420,8 +421,8 @@ def _refined_break_even(be, batch, fits, cap, metrics, context, k, alpha, drafti
     if alpha is not None:
         cells["alphas"] = np.broadcast_to(alpha, be.shape)
     m = metrics(batches.astype(np.float64), **{name: v[open_][cell] for name, v in cells.items()})
-    pays = (np.asarray(m["speedup"]) >= 1.0 - 1e-12) & np.asarray(m["fits_in_memory"])
-    last = np.maximum.reduceat(np.where(pays, batches, 0), starts)  # the last batch of each gap that pays (0: none)
+    paying = pays(m["speedup"]) & np.asarray(m["fits_in_memory"])
+    last = np.maximum.reduceat(np.where(paying, batches, 0), starts)  # the last batch of each gap that pays (0: none)
     lo[open_] = np.maximum(lo[open_], last)
     return lo
 

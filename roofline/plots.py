@@ -71,6 +71,7 @@ from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots
     standard_jobs,
     standard_plots,
 )
+from roofline.speculation import pays
 
 DPI = 120  # PNG resolution: sharp at README width, a third fewer pixels to draw and encode than 150
 STYLE = {
@@ -1189,12 +1190,12 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
                 & table["spec_fits"].fillna(False).to_numpy(dtype=bool)).reshape(grid.shape)  # plain decoding (k = 0) does
         shown = np.ma.masked_where(~fits | np.isnan(grid), grid)
         valid = ~np.ma.getmaskarray(shown)
-        pays = (kgrid > 0) & (grid >= 1.0 - 1e-12)
+        pays_here = (kgrid > 0) & pays(grid)
         image = ax.imshow(shown, origin="lower", aspect="auto", cmap=cmap, norm=norm, interpolation="nearest")
-        paying.append(pays[valid])
+        paying.append(pays_here[valid])
         grey |= bool((~fits).any())
-        if pays[valid].any() and not pays[valid].all():
-            _cell_boundary(ax, pays, valid)
+        if pays_here[valid].any() and not pays_here[valid].all():
+            _cell_boundary(ax, pays_here, valid)
             crossed = True
         for i, j in np.ndindex(grid.shape) if annotate else ():
             if not fits[i, j]:
@@ -1369,7 +1370,7 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             edge = g[g["best_k"] >= max(ks)]
             if len(edge):  # an empty line still costs its artist at drawing time
                 ax.plot(edge["batch"] * dodge, edge["best_k"], "^", color=color[a], ms=8, mec="k", mew=0.8, ls="")
-            loses = g[(g["best_k"] > 0) & (g["speedup"] < 1.0)]  # the best k > 0 still slower than plain decoding
+            loses = g[(g["best_k"] > 0) & ~pays(g["speedup"])]  # the best k > 0 still slower than plain decoding
             if len(loses):
                 ax.plot(loses["batch"] * dodge, loses["best_k"], "o", ms=7, mfc="white", mec="red", mew=1.4, ls="", zorder=5)
             losing |= len(loses) > 0

@@ -639,6 +639,15 @@ def best_k(tokens_per_s, fits, k_values, axis: int = -1):
     return np.where(np.asarray(fits).any(axis=axis), np.asarray(k_values)[idx], -1)
 
 
+PAYS_FROM = 1.0 - 1e-12  # a speedup that pays: at least 1 (break-even counts), rounding aside
+
+
+def pays(speedup):
+    """Whether speculation pays at `speedup` (arrays too): speedup >= 1, rounding aside (PAYS_FROM). Every break-even,
+    finding and figure asks this, not its own comparison."""
+    return np.asarray(speedup) >= PAYS_FROM
+
+
 def speculates(method: str, k):
     """Whether a configuration drafts at all: a method other than none, and k > 0 (k = 0 is plain decoding, its
     speedup exactly 1). Only then is there a batch up to which speculation pays, or a drafter's device to pay for."""
@@ -649,7 +658,7 @@ def break_even_batch(batches, speedup, axis: int = -1):
     """Largest batch whose speedup >= 1 along `axis` (batches ascending; 1 less rounding); 0 where none. A caller
     passes only configurations that speculate (`speculates`)."""
     batches = np.asarray(batches)
-    ok = np.asarray(speedup) >= 1.0 - 1e-12
+    ok = pays(speedup)
     shape = [1] * ok.ndim
     shape[axis] = -1
     candidates = np.where(ok, batches.reshape(shape), 0)
@@ -676,13 +685,13 @@ def _losing_batches(grid, grid_speedup, break_even: int, speedup_at) -> list[int
     exact batch between its grid neighbours; None where it pays at every batch up to the break-even. A curve can
     dip and recover: a draft model elsewhere overlaps its two half batches only from the batch where that pays, and on
     an MoE target the verify pass's B(k + 1) tokens touch more experts than the step's B until B alone touches them all."""
-    below = (grid < break_even) & (grid_speedup < 1.0 - 1e-12)
+    below = (grid < break_even) & ~pays(grid_speedup)
     if not below.any():
         return None
     first_i, last_i = int(np.argmax(below)), int(below.size - 1 - np.argmax(below[::-1]))
     lo = np.arange(grid[max(first_i - 1, 0)], grid[first_i] + 1)
     hi = np.arange(grid[last_i], grid[min(last_i + 1, grid.size - 1)] + 1)
-    lo_pays, hi_pays = speedup_at(lo) >= 1.0 - 1e-12, speedup_at(hi) >= 1.0 - 1e-12
+    lo_pays, hi_pays = pays(speedup_at(lo)), pays(speedup_at(hi))
     first = int(lo[np.argmin(lo_pays)]) if not lo_pays.all() else int(grid[first_i])
     last = int(hi[len(hi) - 1 - np.argmin(hi_pays[::-1])]) if not hi_pays.all() else int(grid[last_i])
     return [first, min(last, break_even - 1)]
