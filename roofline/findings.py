@@ -25,7 +25,7 @@ import pandas as pd
 
 from roofline.serving import OPTIMISTIC, optimistic
 from roofline.speculation import pays
-from roofline.units import format_significant, format_usd_per_hour
+from roofline.units import format_significant, format_usd_per_hour, spoken_list
 
 TOLERANCE = 1.10         # verify-mini-prefill: a pass "costs about one decode step" within +10%
 ANSWER_TOKENS = 256      # prefill-not-sped-up: the length of the answer in "time to a whole answer"
@@ -80,9 +80,7 @@ def _model(meta: dict, name: str) -> str:
     return (meta.get("model") or {}).get(name, name)
 
 
-def _list(items: list[str]) -> str:
-    items = list(items)
-    return "" if not items else items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+_list = spoken_list  # 'a, b and c'
 
 
 def _range(values, unit: str = "") -> str:

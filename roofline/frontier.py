@@ -26,6 +26,7 @@ from roofline.errors import RooflineError
 from roofline.layout import describe_layout
 from roofline.serving import OPTIMISTIC, OPTIMISTIC_BATCH, optimistic
 from roofline.speculation import PP_SPECULATION
+from roofline.units import spoken_list
 
 SPEED = "tokens_per_s_per_user"
 COST = "cost_usd_per_million_tokens"
@@ -437,6 +438,11 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None) -> list[
     partial = [c for c in BASELINE if c not in df]
     if partial and len(partial) < len(BASELINE) and len(speculative):
         notes.append(f"the table has no {', '.join(partial)} column: the plain points its speculative rows carry are left out")
+    methods = set(speculative["method"].astype(str)) if "method" in speculative else set()
+    if "ngram" in methods and len(methods) > 1 and "alpha" in speculative and speculative["alpha"].notna().any():
+        notes.append(f"n-gram lookup shares an alpha with {spoken_list(sorted(methods - {'ngram'}))}: its acceptance is the "
+                     "workload's repetition (prompts the output copies), not a drafter's skill, so one alpha for both "
+                     "compares unlike things; --where method=VALUE keeps one")  # qa91: ngram took the whole frontier
     if "alpha" in df and speculative["alpha"].nunique() > 1:
         swept = sorted(speculative["alpha"].dropna().unique())
         kept = sorted(on_frontier["alpha"].dropna().unique()) if "alpha" in on_frontier else []

@@ -58,7 +58,7 @@ from roofline.costs import OPERATORS
 from roofline.errors import RooflineError, check_choice, check_flag, field_error, prose
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, list_names, read_yaml
-from roofline.units import format_seconds, parse_seconds_or_zero
+from roofline.units import format_seconds, parse_seconds_or_zero, spoken_list
 
 DEFAULT_KERNELS = {"input_proj": 1}  # a drafter's input projection: one GEMM, where a profile's counts do not name it
 # weight GEMMs per layer of each operator that take a quantised activation when the weights compute in fp8 / fp4 /
@@ -543,9 +543,7 @@ def model_class(model) -> str:
     return f"{'MoE' if model.moe is not None else 'dense'} {'MLA' if model.kv_layout == 'mla' else 'GQA'}"
 
 
-def _spoken(items: list[str]) -> str:
-    """'a, b and c' (a list as a warning says it)."""
-    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else items[0]
+_spoken = spoken_list  # 'a, b and c'
 
 
 HOST_PARAMETERS = ("host_per_step", "host_per_sequence")

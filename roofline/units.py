@@ -170,6 +170,12 @@ def format_significant(x: float, digits: int = 3) -> str:
     return f"{x:.{max(digits - 1 - mag, 0)}f}"
 
 
+def spoken_list(items) -> str:
+    """A list as prose says it: 'a', 'a and b', 'a, b and c' ('' for none)."""
+    items = [str(i) for i in items]
+    return "" if not items else items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def format_usd_per_hour(price: float) -> str:
     """A price to the cent at least, a tenth of a cent at most: 4.50, 3.00, 2.125 (a negotiated rate keeps its digits),
     1.123 for 1.12345678."""

@@ -473,3 +473,20 @@ def test_a_draft_model_pick_is_refined_from_its_sweeps_scenario_json_and_said_wh
     eagle["alpha"], eagle["method"] = float("nan"), "eagle"
     rates = _config_scenario(eagle, True, {"acceptance": [0.9, 0.7]}, [3])
     assert rates["acceptance"] == [0.9, 0.7] and "alpha" not in rates["axes"]
+
+
+@pytest.mark.slow
+def test_a_frontier_of_ngram_beside_a_drafter_at_one_alpha_says_they_are_unlike():
+    """At alpha 0.8 n-gram lookup (no drafter cost) took every speculative frontier row from EAGLE, unremarked (qa91)."""
+    import warnings
+
+    import roofline
+    from roofline.frontier import frontier_notes
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep({"name": "t", "hardware": "h100", "model": "llama-3.1-8b", "method": ["eagle", "ngram"],
+                             "axes": {"batch": [1, 8], "k": [0, 3], "alpha": [0.8]}})
+    said = [n for n in frontier_notes(df) if n.startswith("n-gram lookup shares an alpha with eagle")]
+    assert len(said) == 1 and "--where method=VALUE keeps one" in said[0]
+    assert not any(n.startswith("n-gram") for n in frontier_notes(df[df["method"] == "eagle"]))
