@@ -174,21 +174,26 @@ def hw_list() -> None:
     from roofline.tables import hardware_list
 
     _report_untold("hardware")
-    _list_each(hardware_list, load_hardware, list_names("hardware", _dirs()))
+    _list_each(hardware_list, load_hardware, list_names("hardware", _dirs()), "hardware")
 
 
-def _list_each(table, loader, names: list[str]) -> None:
-    """A list command's table of every profile that loads; then one line per file that does not (exit code 2): one bad
-    file in a user folder must not hide the rest."""
+def _list_each(table, loader, names: list[str], kind: str) -> None:
+    """A list command's table of every profile that loads, a note for each user file standing in for a built-in (qa91:
+    a shadowing h100-sxm was told only by its display name); then one line per file that does not load (exit code 2):
+    one bad file in a user folder must not hide the rest."""
     from roofline.errors import RooflineError
+    from roofline.profiles import shadow_note
 
-    loaded, errors = [], []
+    loaded, errors, shadows = [], [], []
     for name in names:
         try:
             loaded.append(loader(name, _dirs()))
+            shadows.append(shadow_note(kind, name, _dirs()))
         except RooflineError as err:
             errors.append(str(err))
     typer.echo(table(loaded))
+    for note in filter(None, shadows):
+        typer.echo(f"note: {note}")
     for line in errors:
         typer.echo(f"error: {line}", err=True)
     if errors:
@@ -230,7 +235,7 @@ def models_list() -> None:
     from roofline.tables import model_list
 
     _report_untold("model")
-    _list_each(model_list, load_model, list_names("model", _dirs()))
+    _list_each(model_list, load_model, list_names("model", _dirs()), "model")
 
 
 @models_app.command("show")
@@ -411,7 +416,7 @@ def engines_list() -> None:
     from roofline.serving import engine_names, load_engine
     from roofline.tables import engine_list
 
-    _list_each(engine_list, load_engine, engine_names(_dirs()))
+    _list_each(engine_list, load_engine, engine_names(_dirs()), "engine")
 
 
 @engines_app.command("show")
@@ -494,7 +499,7 @@ def scenarios_list() -> None:
     from roofline.scenario import load_scenario
     from roofline.tables import scenario_list
 
-    _list_each(scenario_list, load_scenario, list_names("scenario", _dirs()))
+    _list_each(scenario_list, load_scenario, list_names("scenario", _dirs()), "scenario")
 
 
 @scenarios_app.command("show")

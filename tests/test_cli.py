@@ -431,3 +431,16 @@ def test_a_full_disk_mid_write_says_it_was_writing_the_output(roofline, monkeypa
     code, _, err = roofline("predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b")
     assert code == 2 and err.strip() == ("error: No space left on device (while writing the command's output: free space, "
                                          "or give --out elsewhere)")
+
+
+def test_a_list_command_notes_a_user_file_standing_in_for_a_built_in(tmp_path, monkeypatch, roofline):
+    """`hw list` told a user's h100-sxm.yaml from the built-in only by its display name (qa91)."""
+    import shutil
+
+    from roofline.profiles import builtin_dir
+
+    shutil.copy(builtin_dir("hardware") / "h100-sxm.yaml", tmp_path / "h100-sxm.yaml")
+    code, out, _ = roofline("--profiles", tmp_path, "hw", "list")
+    assert code == 0 and f"note: hardware h100-sxm is {tmp_path / 'h100-sxm.yaml'}, which shadows the built-in" in out
+    code, out, _ = roofline("hw", "list")
+    assert code == 0 and "note:" not in out
