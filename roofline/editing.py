@@ -675,14 +675,15 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
                   expert_dtype: str | None = None) -> str:
     """Two hardware profiles side by side: every field that changes a prediction (a `*` where they differ), the
     ridge points (peak and derated; bf16's and the reference model's main GEMM dtype's), and two reference decode
-    points each on the ideal engine (the silicon's bound), the model in the layout `tp`, `dp_attention`, `ep` and
+    points each on the ideal engine (the silicon's bound: step time, tokens/s and, where priced, USD per million
+    tokens), the model in the layout `tp`, `dp_attention`, `ep` and
     `weight_dtype` (None: its native precision); a point that does not fit in memory is said so, not timed."""
     from roofline.capacity import capacity
     from roofline.engine import step_time_s
     from roofline.hardware import load_hardware, peak_dtypes_in_order, peak_unit
     from roofline.layout import deployment, main_gemm_dtype, shard_note
     from roofline.model import load_model
-    from roofline.units import format_seconds, format_si
+    from roofline.units import format_seconds, format_si, format_significant, rent_usd_per_hour, usd_per_million_tokens
 
     hw_a, hw_b = load_hardware(a, extra_dirs), load_hardware(b, extra_dirs)
     ref = load_model(model_name, extra_dirs)
@@ -732,6 +733,11 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
         label = f"  B={batch} S={context}"
         rows.append((f"{label} step time", *(t if fit else NO_FIT for t, fit in ((ta, fits[0]), (tb, fits[1]))), "s"))
         rows.append((f"{label} tokens/s", *(batch / t if fit else NO_FIT for t, fit in ((ta, fits[0]), (tb, fits[1]))), "tok/s"))
+        # what a planner compares: the devices' rent over the tokens they decode (qa91), '-' where a profile has no price
+        rows.append((f"{label} USD / M tokens", *(
+            NO_FIT if not fit else None if hw.price_usd_per_hour is None else
+            float(usd_per_million_tokens(rent_usd_per_hour(hw.price_usd_per_hour, dep.devices), batch / t))
+            for hw, t, fit in ((hw_a, ta, fits[0]), (hw_b, tb, fits[1]))), "USD/Mtok"))
 
     def show(value, unit):
         if value is None:
@@ -744,6 +750,8 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
             return format_seconds(value)
         if unit in ("", "USD/h"):
             return f"{value:.4g}" + (f" {unit}" if unit else "")
+        if unit == "USD/Mtok":
+            return f"${format_significant(value)}"
         return format_si(value, unit)
 
     width = max(len(r[0]) for r in rows if r[3] is not None)  # at most 36 (operator_ceilings.elementwise_memory): 80 columns

@@ -246,6 +246,14 @@ def test_hw_diff_shows_values_side_by_side_with_ridge_point_and_a_reference_mode
     assert out.splitlines()[heading + 1] == "  (tp 1; bf16 weights)"
     assert out.splitlines()[heading + 2].startswith("  B=1 S=1024 step time")
     assert max(map(len, out.splitlines()[2:])) <= 80  # the table (not the two file paths above it) fits 80 columns
+    # the cost a planner compares (qa91), the devices' rent over the tokens, as predict prices it; '-' without a price
+    import roofline as api
+
+    cost = api.predict("h100-sxm", "llama-3.1-8b", 1, 1024, engine="ideal")["cost_usd_per_million_tokens"]
+    from roofline.units import format_significant
+
+    row = next(line for line in out.splitlines() if line.startswith("  B=1 S=1024 USD / M tokens"))
+    assert row.split()[-4] == f"${format_significant(cost)}" and row.split()[-3] == "-"  # h20: no price
     peaks = [label for label in lines if label.startswith("peak_flops.")]
     assert peaks == ["peak_flops." + d for d in ("fp32", "tf32", "bf16", "fp16", "fp8", "int8")]  # the profiles' order
     assert "296 TOP/s" in lines["peak_flops.int8"] and "FLOP" not in lines["peak_flops.int8"]
