@@ -625,8 +625,9 @@ def _names_for_specs(data: dict) -> tuple[dict, dict, dict]:
                 names = [name_of(key, v) for v in value]
                 repeated = next((n for n in names if names.count(n) > 1), None)
                 if repeated is not None and any(getattr(v, "name", None) == repeated for v in value if not isinstance(v, str)):
-                    raise field_error("sweep", key, "each profile once (a changed spec object under a name of its own: "
-                                      "dataclasses.replace(spec, name=...))", f"{repeated!r} as a spec object and again")
+                    raise field_error("sweep", key, "each profile once (a spec object beside its own name is the same "
+                                      "profile twice; a changed one takes a name of its own: dataclasses.replace(spec, "
+                                      "name=...))", f"{repeated!r} as a spec object and again")
                 out[key] = names
             else:
                 out[key] = name_of(key, value)

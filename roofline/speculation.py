@@ -273,7 +273,10 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
         raise RooflineError(f"{where}: draft_vocab: expected an integer in 1..{DRAFT_VOCAB_MAX}, found {draft_vocab!r}")
     if alpha is not None and acceptance is not None:
         raise RooflineError(f"{where}: alpha and acceptance: expected one of them, found both")
-    values = np.atleast_1d(np.asarray(alpha if alpha is not None else (acceptance if acceptance is not None else []), dtype=np.float64))
+    given = alpha if alpha is not None else (acceptance if acceptance is not None else [])
+    if isinstance(given, (list, tuple)) and any(v is None for v in given):  # None reads as nan below (qa92: 'found nan')
+        raise RooflineError(f"{where}: {'alpha' if alpha is not None else 'acceptance'}: expected rates in [0, 1], found None")
+    values = np.atleast_1d(np.asarray(given, dtype=np.float64))
     if values.size and not np.all(np.isfinite(values) & (values >= 0) & (values <= 1)):
         bad = values[~(np.isfinite(values) & (values >= 0) & (values <= 1))][0]
         hint = (" (a number above 1 reads like an acceptance length, tokens an iteration: give it as acceptance_length)"

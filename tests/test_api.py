@@ -488,3 +488,12 @@ def test_predict_with_a_prompt_gives_every_ttft_key_and_an_empty_profiles_folder
     assert eagle["draft_prefill_s"] > 0 and eagle["ttft_with_speculation_s"] == eagle["ttft_s"] + eagle["draft_prefill_s"]
     with pytest.raises(RooflineError, match="profiles: expected a folder, found an empty string"):
         roofline.predict("h100", "llama-3.1-8b", profiles="")
+
+
+def test_a_rate_given_as_none_is_named_none_not_nan():
+    """acceptance=[0.9, None] was refused as 'found nan' (qa92)."""
+    import roofline
+    from roofline.errors import RooflineError
+
+    with pytest.raises(RooflineError, match=r"^predict: acceptance: expected rates in \[0, 1\], found None$"):
+        roofline.predict("h100", "llama-3.1-8b", method="eagle", acceptance=[0.9, None])
