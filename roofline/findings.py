@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from roofline.serving import OPTIMISTIC, optimistic
+from roofline.frontier import plain_fits as frontier_plain_fits
+from roofline.serving import OPTIMISTIC, OPTIMISTIC_BATCH, optimistic
 from roofline.speculation import pays
 from roofline.units import format_significant, format_usd_per_hour, spoken_list
 
@@ -114,9 +115,7 @@ def _fits(df: pd.DataFrame) -> pd.DataFrame:
     return df[df["fits_in_memory"].astype(bool)]
 
 
-def plain_fits(df: pd.DataFrame) -> pd.Series:
-    """Rows whose batch plain decoding fits in memory (its own cap: the drafter's weights and k + 1 tokens may not)."""
-    return df["batch"] <= df["baseline_max_batch"] if "baseline_max_batch" in df else df["fits_in_memory"].astype(bool)
+plain_fits = frontier_plain_fits  # rows whose batch plain decoding fits in memory (frontier.plain_fits)
 
 
 def _at_best_k(df: pd.DataFrame) -> pd.DataFrame:
@@ -386,7 +385,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         "caps the batch sooner: speculation then pays up to the largest batch that fits, more often than here."
         + (" These are the derated roofline's batches (engine ideal: the silicon's answer to when the verify pass turns "
            "compute-bound); a serving engine's host work and kernel latencies move them either way, each engine its own "
-           "(the scenario with `engine: [vllm, sglang]` compares), with gains that run optimistic from batch 32 on."
+           f"(the scenario with `engine: [vllm, sglang]` compares), with gains that run optimistic from batch {OPTIMISTIC_BATCH} on."
            if main_engine(df) == "ideal" else "")
         + (f" For {_list([_model(meta, m) for m in mla])} that holds only while its attention stays memory-bound: MLA's "
            "absorbed attention does about 1.9 FLOP per byte of its latent cache for each head on the device (about 240 "

@@ -40,6 +40,12 @@ SPECULATIVE_ONLY = ("draft_time_s", "verify_time_s", "transfer_time_s", "overhea
                     "drafter_overlaps")  # a plain point drawn from a speculative row has none of these
 
 
+def plain_fits(df: pd.DataFrame) -> pd.Series:
+    """Rows whose batch plain decoding fits in memory (its own cap: the drafter's weights and k + 1 tokens may not), the
+    one rule the frontier, the findings and the report's figures take."""
+    return df["batch"] <= df["baseline_max_batch"] if "baseline_max_batch" in df else df["fits_in_memory"].astype(bool)
+
+
 def _candidates(df: pd.DataFrame) -> pd.DataFrame:
     """Every row with a `decoding` column, plain or speculation: the speculative rows (k > 0), the plain rows the table
     has (k = 0 or method none), and the plain point each speculative row carries in its baseline columns (its speed and
@@ -52,7 +58,7 @@ def _candidates(df: pd.DataFrame) -> pd.DataFrame:
         # drafter's memory and device) blank: a plain row must not carry its speculative row's numbers
         base = spec.drop(columns="decoding").assign(
             tokens_per_s_per_user=spec["baseline_tokens_per_s_per_user"], cost_usd_per_million_tokens=spec["baseline_cost_usd_per_million_tokens"],
-            fits_in_memory=spec["batch"] <= spec["baseline_max_batch"], method="none", k=0, alpha=float("nan"), speedup=1.0,
+            fits_in_memory=plain_fits(spec), method="none", k=0, alpha=float("nan"), speedup=1.0,
             tau=1.0, draft_hardware="", max_batch=spec["baseline_max_batch"])
         for column, plain_column in (("tokens_per_s", "baseline_tokens_per_s"), ("flops_per_token", "baseline_flops_per_token"),
                                      ("iteration_time_s", "step_time_s")):
