@@ -25,6 +25,7 @@ import pandas as pd
 from roofline.capacity import capacity
 from roofline.costs import busiest_rank_experts, weight_bytes_by_class, window_pool_applies
 from roofline.engine import (
+    domains_spanned,
     host_sets_step,
     parameters_used,
     step_metrics,
@@ -368,7 +369,7 @@ def predict(
         "tp": dep.tp,
         "devices": dep.devices,
         # scale-up domains (NVLink / xGMI) the deployment spans: collectives between them take the scale-out link
-        "scale_up_domains": -(-dep.devices // hw.scale_up_domain),
+        "scale_up_domains": domains_spanned(hw, dep.devices),
         "weight_dtype": dep.weight_dtype_label,
         "expert_dtype": dep.expert_dtype_label or None,  # None for a dense model
         "kv_dtype": dep.kv_dtype,

@@ -339,6 +339,12 @@ def _domains(hw: HardwareSpec, devices: int) -> tuple[int, int, int]:
     return domain, -(-devices // domain), devices % domain or domain
 
 
+def domains_spanned(hw: HardwareSpec, devices: int) -> int:
+    """The scale-up domains a group of `devices` spans as the collectives price it (_domains: one where the device has
+    no scale-out link)."""
+    return _domains(hw, devices)[1]
+
+
 def _ring_pass_s(hw: HardwareSpec, devices: int, nbytes) -> tuple[np.ndarray, float]:
     """(seconds, latency s) of ring passes (an all-gather, a reduce-scatter) moving `nbytes` of data over `devices`:
     NVLink nbytes (S - 1) / S and NIC nbytes (D - 1) / (D r) at once (hw.two_link_transfer_s): NCCL runs a ring a
