@@ -663,6 +663,7 @@ def cheapest(
     )
     from roofline.outputs import add_to_marker
     from roofline.plot_jobs import read_results, select_rows
+    from roofline.serving import OPTIMISTIC, optimistic
     from roofline.tables import frontier_table
     from roofline.yamlio import write_text_atomic
 
@@ -678,9 +679,16 @@ def cheapest(
     picks = cheapest_rows(df, min_tokens_per_user, refused) if min_tokens_per_user is not None else None
     notes = frontier_notes(df, refused) + ([unchecked_note(unchecked)] if unchecked else []) + price_notes(path, _dirs())
     notes += pick_notes(picks, _dirs()) if picks else []
-    refined = refine(df, min_tokens_per_user, refused, _dirs(), scenario_json(path)) if picks else {}
-    notes += [r["note"] for r in refined.values() if r["note"]]
-    typer.echo(frontier_table(frontier, notes, picks, min_tokens_per_user, {k: r["row"] for k, r in refined.items()}))
+    # the batches between the swept ones, unless --where chose the batches (qa94: batch=16 priced batch 80)
+    batch_chosen = any(w.split("=", 1)[0].strip() == "batch" for w in where or ())
+    refined = refine(df, min_tokens_per_user, refused, _dirs(), scenario_json(path)) if picks and not batch_chosen else {}
+    found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
+    notes += [n for r in refined.values() for n in r["notes"]] + (pick_notes(found, _dirs()) if found else [])
+    if "speculation" in found and optimistic(found["speculation"]["batch"], found["speculation"]["engine"]):
+        notes.append(f"the speculative point between swept batches is at batch {int(found['speculation']['batch'])}: "
+                     f"{OPTIMISTIC} (docs/ACCURACY.md), so its cost is a lower estimate")
+    typer.echo(frontier_table(frontier, list(dict.fromkeys(notes)), picks, min_tokens_per_user,
+                              {kind: (r["row"], r["above"]) for kind, r in refined.items()}))
     if out is not None:
         write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
         add_to_marker(out.parent, {out.name})  # into a sweep's own folder: a later sweep --force may replace it

@@ -17,6 +17,7 @@ an input: a table of several alphas mixes assumptions, which frontier_notes says
 
 from __future__ import annotations
 
+import math
 import numbers
 from pathlib import Path
 
@@ -128,6 +129,8 @@ def price_notes(table: Path, extra_dirs: tuple = ()) -> list[str]:
             now = load_hardware(str(name), extra_dirs).price_usd_per_hour
         except RooflineError:
             continue
+        if then is not None and (isinstance(then, bool) or not isinstance(then, (int, float))):
+            continue  # not a price a sweep wrote (a hand-edited scenario.json)
         if (now is None) != (then is None) or (now is not None and not math.isclose(float(now), float(then), rel_tol=1e-9)):
             gives = f"${format_usd_per_hour(float(now))} a device-hour" if now is not None else "no price"
             was = (f"the table was priced at ${format_usd_per_hour(float(then))} a device-hour when swept: its costs are the "
@@ -144,16 +147,26 @@ def unchecked_note(unchecked: list[str]) -> str:
             "those layouts and run on those devices is not checked")
 
 
-def row_deployment(row, model):
-    """The layout.Deployment a results row ran (its layout degrees and dtype columns; a dtype column holding 'mixed', or
-    absent as in an older table, leaves the model's native dtypes), or None where the profile does not take it (not a
-    layout the sweep wrote)."""
+def row_dtypes(row, model) -> dict[str, str]:
+    """The dtype options that rebuild a results row's deployment of `model`: its weight, expert and KV dtype columns,
+    each left out where it holds the model's native label (a label names two classes where they differ: DeepSeek-V4-
+    Flash's 'fp4' experts are fp4 routed and fp8 shared ones, which expert_dtype=fp4 would make fp4 both; qa94, qa95),
+    'mixed', or is absent as in an older table."""
     from roofline.layout import deployment
     from roofline.model import KV_DTYPES, WEIGHT_DTYPES
 
-    dtypes = {k: row[k] for k in ("weight_dtype", "expert_dtype") if isinstance(row.get(k), str) and row[k] in WEIGHT_DTYPES}
-    if isinstance(row.get("kv_dtype"), str) and row["kv_dtype"] in KV_DTYPES:
-        dtypes["kv_dtype"] = row["kv_dtype"]
+    native = deployment(model)
+    labels = {"weight_dtype": native.weight_dtype_label, "expert_dtype": native.expert_dtype_label, "kv_dtype": native.kv_dtype}
+    allowed = {"weight_dtype": WEIGHT_DTYPES, "expert_dtype": WEIGHT_DTYPES, "kv_dtype": KV_DTYPES}
+    return {k: row[k] for k in labels if isinstance(row.get(k), str) and row[k] in allowed[k] and row[k] != labels[k]}
+
+
+def row_deployment(row, model):
+    """The layout.Deployment a results row ran (its layout degrees and row_dtypes), or None where the profile does not
+    take it (not a layout the sweep wrote)."""
+    from roofline.layout import deployment
+
+    dtypes = row_dtypes(row, model)
     try:
         return deployment(model, tp=int(row.get("tp", 1)), dp_attention=int(row.get("dp_attention", 1)), ep=int(row.get("ep", 1)),
                           pp=int(row.get("pp", 1)), **dtypes)
@@ -258,23 +271,29 @@ def cheapest(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[d
 
 
 REFINE_POINTS_MAX = 4096  # batches a refinement prices at most (between two swept batches, or above the largest)
-REFINE_CONFIGS_MAX = 8    # configs a refinement sweeps at most, the cheapest at their largest swept batch fast enough first
+REFINE_CONFIGS_MAX = 64   # configs a refinement sweeps at most (each tens of ms), the most promising first
+REFINE_GAIN_MIN = 0.005   # a point between swept batches is shown where it is at least this much cheaper
 
 
 def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dict] | None = None, extra_dirs: tuple = (),
            meta: dict | None = None) -> dict[str, dict]:
-    """{kind: {'row': the cheapest point of that kind between swept batches as fast, or None; 'note': why none, or ''}}.
+    """{kind: {'row': the cheapest point of that kind between swept batches as fast, or None; 'above': whether it lies
+    above the config's largest swept batch; 'notes': what could not be priced}}.
 
     A table prices only its swept batches, and the batch that just reaches a speed is usually between two of them (qa91:
     DeepSeek-V3's plain pick at batch 4 of 1, 4, 16, ..., where batch 15 on another GPU reaches 60 tokens/s per user at
     half its cost). For each config of the table (hardware, model, engine, layout, dtypes, context, shared prefix; a
     speculative one's method, drafter's device, k and alpha) whose largest swept batch that is fast enough fits, is
-    priced and loads, the batches above it up to the next swept batch of the config (or, above the largest, up to the
-    most that fit; REFINE_POINTS_MAX at most) are swept now with the profiles on the search path, the
-    REFINE_CONFIGS_MAX cheapest configs first; the cheapest point as fast, fitting and at a layout the engines load is
-    returned where it is cheaper than the table's cheapest. What a table's columns do not hold (a draft model, a tree,
-    per-position rates, a draft vocabulary, overlap) comes from its sweep's scenario.json (`meta`); a pick without them,
-    or whose profiles are not on the search path, is left unrefined, the note says why."""
+    priced and loads, that batch and those above it up to the next swept batch of the config (or, above the largest, up
+    to the most that fit; REFINE_POINTS_MAX at most) are swept now with the profiles on the search path, in order of
+    the least cost the gap can reach, c B / B' (a step never shortens as the batch grows, so tokens/s grow at most as
+    the batch: c the edge's cost, B its batch, B' the gap's last), until no gap left can beat the cheapest found
+    (REFINE_CONFIGS_MAX sweeps at most, said where reached). The swept batch itself must come out as the table has it (its speed to
+    1e-6): a config the table's columns and its scenario.json (`meta`: a draft model, a tree, per-position rates, a draft
+    vocabulary, overlap) do not reproduce, or whose profiles are not on the search path, is not priced, and said. Costs
+    are the table's: where a price changed since, a point's cost now is scaled by the swept batch's table cost over its
+    cost now (the same config's rent). The cheapest point as fast, fitting and at a layout the engines load is returned
+    where it is at least REFINE_GAIN_MIN cheaper than the table's cheapest."""
     import warnings
 
     from roofline.api import sweep
@@ -290,71 +309,96 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
         if not len(fast):
             continue
         table_best = float(fast[COST].min())
-        edges = fast.sort_values("batch").drop_duplicates(keys, keep="last").sort_values(COST, kind="stable")
-        tried, best, notes = 0, None, []
-        for _, row in edges.iterrows():
-            if tried == REFINE_CONFIGS_MAX:
-                break
+        edges = []  # (the least cost the gap can reach, the edge row, its gap's last batch, whether above the sweep)
+        for _, row in fast.sort_values("batch").drop_duplicates(keys, keep="last").iterrows():
             same = rows
             for c in keys:
                 same = same[same[c].isna()] if pd.isna(row[c]) else same[same[c] == row[c]]
             batch = int(row["batch"])
-            above = same.loc[same["batch"] > batch, "batch"]
+            higher = same.loc[same["batch"] > batch, "batch"]
             ceiling = int(row["max_batch"]) if "max_batch" in row and pd.notna(row["max_batch"]) else batch
-            upper = min(int(above.min()) - 1 if len(above) else ceiling, batch + REFINE_POINTS_MAX)
-            if upper <= batch:
-                continue
+            upper = min(int(higher.min()) - 1 if len(higher) else ceiling, batch + REFINE_POINTS_MAX)
+            if upper > batch:  # a step never shortens with the batch, so tokens/s grow at most as the batch: cost >= c B / B'
+                edges.append((float(row[COST]) * batch / upper, row, upper, not len(higher)))
+        edges.sort(key=lambda e: e[0])
+        tried, best, above_best, failed = 0, None, False, []
+        for bound, row, upper, above in edges:
+            if bound >= (best[COST] if best is not None else table_best) * (1 - REFINE_GAIN_MIN):
+                break  # no gap left can beat what is found (qa95: a cap of 8 configs missed a cheaper one)
+            if tried == REFINE_CONFIGS_MAX:
+                failed.append((bound, f"{len(edges) - tried} more configs' gaps (at most {REFINE_CONFIGS_MAX} are swept)"))
+                break
             tried += 1
+            batch = int(row["batch"])
+            where = (f"{row['hardware']} ({_layout(row)}{', k ' + str(int(row['k'])) if speculative else ''}) "
+                     f"batch {batch + 1}-{upper}")
             try:
-                spec = _config_scenario(row, speculative, meta, list(range(batch + 1, upper + 1)))
+                spec = _config_scenario(row, speculative, meta, list(range(batch, upper + 1)), extra_dirs)
                 with warnings.catch_warnings():  # the sweep's own notes were said when the table was swept
                     warnings.simplefilter("ignore")
                     now = _candidates(sweep(spec, extra_dirs))
             except RooflineError as exc:
-                notes.append(f"{row['hardware']} batch {batch + 1}-{upper}: {str(exc).removeprefix('sweep: ')}")
+                failed.append((bound, f"{where}: {str(exc).removeprefix('sweep: ')}"))
                 continue
             now = now[now["decoding"] == kind]
-            now = now[now["fits_in_memory"].astype(bool) & (now[SPEED] >= min_tokens_per_s_per_user) & now[COST].notna()
-                      & ~_refused(now, refused or [])]
-            if len(now) and (best is None or now[COST].min() < best[COST]):
+            at = now[now["batch"] == batch]
+            if len(at) != 1 or not math.isclose(float(at[SPEED].iloc[0]), float(row[SPEED]), rel_tol=1e-6):
+                failed.append((bound, f"{where}: its swept batch {batch} comes out otherwise now (swept with something "
+                               "the table's columns do not hold, or profiles changed since; scenario.json beside the table "
+                               "holds the rest)"))
+                continue
+            scale = float(row[COST]) / float(at[COST].iloc[0]) if float(at[COST].iloc[0]) > 0 else float("nan")  # the table's prices
+            now = now[(now["batch"] > batch) & now["fits_in_memory"].astype(bool) & (now[SPEED] >= min_tokens_per_s_per_user)
+                      & now[COST].notna() & ~_refused(now, refused or [])]
+            if len(now) and math.isfinite(scale) and (best is None or now[COST].min() * scale < best[COST]):
                 best = now.loc[now[COST].idxmin()].copy()
+                best[COST] = best[COST] * scale
                 best["layout"] = _layout(best)
-        cheaper = best is not None and best[COST] < table_best * (1 - 1e-9)
-        out[kind] = {"row": best if cheaper else None,
-                     "note": "" if cheaper or not notes else f"{kind} rows between swept batches not priced: " + "; ".join(notes[:3])}
+                above_best = above
+        cheaper = best is not None and best[COST] < table_best * (1 - REFINE_GAIN_MIN)
+        # a config not priced is said where its swept point is cheaper than what was found (it might have beaten it)
+        bar = best[COST] if cheaper else table_best
+        notes = list(dict.fromkeys(text for bound, text in failed if bound < bar))
+        out[kind] = {"row": best if cheaper else None, "above": above_best and cheaper,
+                     "notes": [f"{kind} rows between swept batches not priced: " + "; ".join(notes[:3])
+                               + (f"; and {len(notes) - 3} more" if len(notes) > 3 else "")] if notes else []}
     return out
 
 
-def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batches: list[int]) -> dict:
+def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batches: list[int], extra_dirs: tuple = ()) -> dict:
     """The scenario mapping of one results row's config over `batches` (refine): its columns, and from its sweep's
-    scenario.json (`meta`) what they do not hold; a RooflineError where neither holds what the row needs."""
+    scenario.json (`meta`) what they do not hold; a RooflineError where neither holds what the row needs. A dtype label
+    that is the model's native one is left out (the model's own dtypes: a label names two classes where they differ)."""
+    from roofline.model import load_model
+
     meta = meta or {}
     spec = {"hardware": str(row["hardware"]), "model": str(row["model"]), "engine": str(row["engine"]),
             **{c: int(row[c]) for c in ("tp", "dp_attention", "ep", "pp", "shared_prefix") if c in row and pd.notna(row[c])},
-            **{c: str(row[c]) for c in ("weight_dtype", "expert_dtype", "kv_dtype")
-               if c in row and isinstance(row[c], str) and row[c] and row[c] != "mixed"},
+            **row_dtypes(row, load_model(str(row["model"]), extra_dirs)),
             "method": str(row["method"]) if speculative else "none",
             "axes": {"batch": batches, "context": [int(row["context"])]}}
     if not speculative:
         return spec
     spec["axes"]["k"] = [int(row["k"])]
-    if isinstance(row.get("draft_hardware"), str) and row["draft_hardware"]:
+    drafter_device = isinstance(row.get("draft_hardware"), str) and bool(row["draft_hardware"])
+    if drafter_device:
         spec["draft_hardware"] = row["draft_hardware"]
-    for key in ("overlap", "draft_vocab"):
-        if meta.get(key) is not None and (key != "draft_vocab" or row["method"] == "eagle"):
-            spec[key] = meta[key]
+    if meta.get("overlap") is not None and drafter_device and row["method"] == "draft":  # only a drafter elsewhere overlaps
+        spec["overlap"] = meta["overlap"]
+    if meta.get("draft_vocab") is not None and row["method"] == "eagle":
+        spec["draft_vocab"] = meta["draft_vocab"]
     if row["method"] == "draft":
         if not isinstance(meta.get("draft"), str):
             raise RooflineError("a draft model, which the table does not name (no scenario.json beside it)")
         spec["draft"] = meta["draft"]
     if meta.get("tree_nodes") is not None:
-        spec["tree"] = {"nodes": meta["tree_nodes"], "tau": meta["tree_tau"]}
+        spec["tree"] = {"nodes": meta["tree_nodes"], "tau": meta.get("tree_tau")}  # a tau missing: the scenario check says so
     elif pd.notna(row.get("alpha")):
         spec["axes"]["alpha"] = [float(row["alpha"])]
     elif meta.get("acceptance") is not None:
         spec["acceptance"] = list(meta["acceptance"])
     elif not (meta.get("default_rates") or {}).get(str(row["method"])):
-        raise RooflineError("per-position acceptance rates, which the table does not hold (no scenario.json beside it)")
+        raise RooflineError("a tree or per-position acceptance rates, which the table does not hold (no scenario.json beside it)")
     return spec
 
 

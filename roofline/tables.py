@@ -558,6 +558,11 @@ def _pick_text(kind: str, row, of_kind) -> str:
     if speculative and _drafter(row):
         text += f" + a drafter's {row['draft_hardware']}"
     text += f", {row['engine']}, batch {int(row['batch'])}"
+    for column, label in (("weight_dtype", "weights"), ("expert_dtype", "experts"), ("kv_dtype", "KV")):  # where the rows
+        if column in of_kind and of_kind[column].astype(str).nunique() > 1 and str(row.get(column, "")):  # differ (qa95)
+            text += f", {label} {row[column]}"
+    if _is_number(row.get("shared_prefix")) and row["shared_prefix"] > 0:
+        text += f", shared prefix {int(row['shared_prefix']):,}"
     if speculative:
         text += f", {row['method']} k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if _is_number(row.get("alpha")) else "")
     return text
@@ -567,7 +572,7 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
                    refined: dict | None = None) -> str:
     """`roofline cheapest`: the cost frontier of each decoding kind (frontier.cost_frontier), fastest first, and with a
     speed the cheapest row of each kind that reaches it (and under it, `refined`'s cheaper point between swept
-    batches: frontier.refine), then the notes."""
+    batches, or above the largest: {kind: (row or None, above)}, frontier.refine), then the notes."""
     several_models = bool(len(frontier)) and frontier["model"].nunique() > 1
     lines = []
     refined = refined or {}
@@ -575,17 +580,21 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
         lines.append(f"cheapest at {format_significant(min_speed)} tokens/s per user or faster (cost: decoding only, USD per million tokens):")
         for kind in ("plain", "speculation"):
             lines.append(f"  {kind:<12} " + _pick_text(kind, picks.get(kind), frontier[frontier["decoding"] == kind]))
-            if refined.get(kind) is not None:
-                lines.append(f"  {'':<12} between swept batches, priced now: " + _pick_text(kind, refined[kind], frontier))
+            point, above = refined.get(kind) or (None, False)
+            if point is not None:
+                where = "above the largest swept batch" if above else "between swept batches"
+                lines.append(f"  {'':<12} {where}, computed now: " + _pick_text(kind, point, frontier))
         if picks.get("plain") is not None and picks.get("speculation") is not None:
             cost = {kind: picks[kind]["cost_usd_per_million_tokens"] for kind in ("plain", "speculation")}
             ratio = cost["speculation"] / cost["plain"]
-            exact = {k: (refined[k] if refined.get(k) is not None else picks[k])["cost_usd_per_million_tokens"] for k in cost}
-            mixes = [what for what, key in (("acceptance rates", "acceptance rates"), ("configs", "one frontier over"))
+            point = {k: (refined.get(k) or (None, False))[0] for k in cost}
+            exact = {k: (point[k] if point[k] is not None else picks[k])["cost_usd_per_million_tokens"] for k in cost}
+            mixes = [what for what, key in (("acceptance rates", "at several acceptance rates"), ("configs", "one frontier over"))
                      if any(key in n for n in notes)]
+            whole = not any(" between swept batches not priced" in n for n in notes)  # both kinds' gaps priced, or neither
             lines.append(f"  speculation costs {ratio:.3g}x plain decoding's at this speed"
-                         + (f" ({exact['speculation'] / exact['plain']:.3g}x between swept batches)"
-                            if any(refined.get(k) is not None for k in cost) else "")
+                         + (f" ({exact['speculation'] / exact['plain']:.3g}x with the points computed between swept batches)"
+                            if whole and any(point[k] is not None for k in cost) else "")
                          + (f"; read it with the notes below: the table mixes {' and '.join(mixes)}" if mixes else ""))
         lines.append("")
     widths = _frontier_widths(frontier)

@@ -490,3 +490,87 @@ def test_a_frontier_of_ngram_beside_a_drafter_at_one_alpha_says_they_are_unlike(
     said = [n for n in frontier_notes(df) if n.startswith("n-gram lookup shares an alpha with eagle")]
     assert len(said) == 1 and "--where method=VALUE keeps one" in said[0]
     assert not any(n.startswith("n-gram") for n in frontier_notes(df[df["method"] == "eagle"]))
+
+
+@pytest.mark.slow
+def test_refine_reproduces_the_tables_point_before_it_prices_between_batches():
+    """qa94: DeepSeek-V4-Flash's native fp4 routed / fp8 shared experts were rebuilt as fp4 both (the expert label); an
+    EAGLE sweep with a draft vocabulary, read without its scenario.json, was refined at the full vocabulary; a price
+    changed since the sweep mixed today's price into the table's. The swept batch must come out as the table has it, and
+    costs stay at the table's prices."""
+    import warnings
+
+    import roofline
+    from roofline.frontier import refine
+
+    def swept(spec):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return roofline.sweep(spec)
+
+    def refined(df, speed, meta=None):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return refine(df, speed, meta=meta)
+
+    flash = swept({"hardware": "b200", "model": "deepseek-v4-flash", "tp": 8, "axes": {"batch": [1, 16, 64]}})
+    point = refined(flash, 80.0)["plain"]["row"]
+    assert point is not None and 16 < point["batch"] < 64
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same = roofline.predict("b200", "deepseek-v4-flash", int(point["batch"]), int(point["context"]), tp=8)
+    assert point["cost_usd_per_million_tokens"] == pytest.approx(same["cost_usd_per_million_tokens"], rel=1e-9)
+
+    vocab = swept({"hardware": "h100", "model": "llama-3.1-8b", "method": "eagle", "draft_vocab": 32000,
+                   "axes": {"batch": [1, 64, 256], "k": [3], "alpha": [0.8]}})
+    alone = refined(vocab, 100.0)["speculation"]  # no scenario.json: the vocabulary is not in the columns
+    assert alone["row"] is None and "its swept batch 64 comes out otherwise now" in alone["notes"][0]
+    assert refined(vocab, 100.0, {"draft_vocab": 32000})["speculation"]["row"] is not None
+
+    doubled = flash.assign(cost_usd_per_million_tokens=flash["cost_usd_per_million_tokens"] * 2,
+                           baseline_cost_usd_per_million_tokens=flash["baseline_cost_usd_per_million_tokens"] * 2)
+    again = refined(doubled, 80.0)["plain"]["row"]  # swept at twice today's price: the table's prices kept
+    assert again["cost_usd_per_million_tokens"] == pytest.approx(2 * point["cost_usd_per_million_tokens"], rel=1e-9)
+
+
+def test_a_draft_model_pick_keeps_overlap_only_where_its_drafter_is_elsewhere():
+    """overlap: false beside draft_hardware [null, l4]: the on-target config was refused on refining (qa94)."""
+    from roofline.frontier import _config_scenario
+
+    row = pd.Series({"hardware": "h100-sxm", "model": "llama-3.1-70b", "engine": "vllm", "tp": 4, "dp_attention": 1, "ep": 1,
+                     "pp": 1, "shared_prefix": 0, "weight_dtype": "bf16", "expert_dtype": "", "kv_dtype": "bf16",
+                     "method": "draft", "draft_hardware": "", "k": 4, "alpha": 0.7, "context": 1024})
+    meta = {"draft": "llama-3.2-1b", "overlap": False}
+    assert "overlap" not in _config_scenario(row, True, meta, [3])
+    elsewhere = row.copy()
+    elsewhere["draft_hardware"] = "l4"
+    assert _config_scenario(elsewhere, True, meta, [3])["overlap"] is False
+
+
+@pytest.mark.slow
+def test_refine_finds_the_cheapest_point_a_sweep_of_every_batch_finds():
+    """A cap of 8 configs, the cheapest at their swept edge first, missed a config whose gap held the cheapest point
+    (qa95: MI300X at batch 3, $11.9, against B200's $15.0). The gaps are searched by the least cost each can reach."""
+    import warnings
+
+    import roofline
+    from roofline.frontier import refine
+
+    spec = {"hardware": ["h100", "h200", "mi300x", "l4", "a100"], "model": "llama-3.1-8b", "engine": ["vllm", "sglang"],
+            "method": "eagle", "axes": {"k": [0, 3], "alpha": [0.7], "context": [2048]}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        coarse = roofline.sweep({**spec, "axes": {**spec["axes"], "batch": [1, 16, 64, 256]}})
+        dense = roofline.sweep({**spec, "axes": {**spec["axes"], "batch": list(range(1, 257))}})
+        for speed in (40.0, 120.0):
+            found = refine(coarse, speed)
+            for kind, plain in (("plain", True), ("speculation", False)):
+                rows = dense[(dense["k"] == 0) == plain]
+                rows = rows[rows["fits_in_memory"] & (rows["tokens_per_s_per_user"] >= speed) & rows["cost_usd_per_million_tokens"].notna()]
+                truth = rows["cost_usd_per_million_tokens"].min()
+                point = found[kind]["row"]
+                assert point is not None, (speed, kind)
+                if found[kind]["above"]:  # above the largest swept batch (256): beyond the every-batch sweep, and cheaper
+                    assert point["batch"] > 256 and point["cost_usd_per_million_tokens"] < truth
+                else:
+                    assert point["cost_usd_per_million_tokens"] == pytest.approx(truth, rel=1e-9), (speed, kind)
