@@ -176,7 +176,7 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[t
                                 "the entry itself (a list is edited entry by entry, or with `edit`)")
         if value is None:
             if path[-1] not in node:  # a misspelled field to remove would be a silent no-op
-                close = closest_names(path[-1], [str(k) for k in node], 1, 0.8)
+                close = closest_names(path[-1], [str(k) for k in node], 1, 0.7)
                 raise RooflineError(f"{where}: {'.'.join(path)}: expected a field the profile has, to remove"
                                     + (f" (did you mean {'.'.join([*path[:-1], close[0]])!r}?)" if close else "")
                                     + f", found none named {path[-1]!r}")
@@ -589,9 +589,40 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
                 kept = Path(name)
                 raise RooflineError(f"{path}: changed on disk while it was being edited, so your edit is not saved there: "
                                     f"it is in {kept} (merge it by hand, or run the edit again)")
-            write_text_atomic(path, edited, force=True)
+            write_text_atomic(path, _unfit_edited(kind, original, edited, path), force=True)
             return path, True
     raise RooflineError(f"{path}: unchanged after {MAX_EDIT_ROUNDS} invalid edits: {error}")
+
+
+def _unfit_edited(kind: str, original: str, edited: str, path: Path) -> str:
+    """An engine profile's edit with the fitted parameters whose values it changed taken out of `fitted.parameters`
+    (as `set` and `new --set` do: the value is the user's now, and a fit starts from it; qa94: an edit to 80 us was
+    fitted back to the copied start's 10 us), only those lines of the file changed; any other edit as it is."""
+    if kind != "engine" or "fitted" not in edited:
+        return edited
+    import warnings
+
+    from roofline.fit import PARAMETERS
+    from roofline.serving import engine_from_dict
+    from roofline.yamlio import load_yaml_text
+
+    try:
+        with warnings.catch_warnings():  # said when the edit was checked
+            warnings.simplefilter("ignore")
+            before, after = (engine_from_dict(load_yaml_text(t, str(path)), str(path)) for t in (original, edited))
+    except (RooflineError, TypeError, AttributeError):  # not a profile before (an unreadable one being fixed), or one
+        return edited  # with costs_from (no costs of its own): nothing to compare
+    changed = {p.key for p in PARAMETERS if getattr(before, p.field) != getattr(after, p.field)}
+    still = set((after.fitted or {}).get("parameters") or ())
+    if not changed & still:
+        return edited
+    unix = edited.replace("\r\n", "\n")
+    doc = _load_rt(unix, str(path))
+    indent = _indent_of(unix)
+    dumped = _dump(doc, indent)
+    _unfit(kind, doc, changed & still)
+    text = _splice(unix, dumped, _dump(doc, indent))
+    return text.replace("\n", "\r\n") if "\r\n" in edited else text
 
 
 @contextlib.contextmanager

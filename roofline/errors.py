@@ -146,6 +146,6 @@ def warn(message: str) -> None:
 def unknown_key_error(where: str, key: object, known) -> RooflineError:
     """An unknown key, with the nearest valid one: `FILE: KEY: expected a known field (did you mean X?), found KEY`."""
     text = str(key)[:80]
-    close = closest_names(text, sorted(known), 1, 0.8)
+    close = closest_names(text, sorted(known), 1, 0.7)  # anme: name (qa94)
     hint = f"did you mean {close[0]!r}?" if close else "one of " + ", ".join(sorted(known))
     return RooflineError(f"{where}: {text}: expected a known field ({hint}), found {text!r}")

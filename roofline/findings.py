@@ -954,7 +954,7 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         parts += [_model(meta, first["model"])] if "model" in shared else []
         cause = f", all with {_list(parts)}"
     never = [m for m in dict.fromkeys(df["model"].astype(str)) if not fit["model"].astype(str).eq(m).any()]
-    gains = (f"Speculation gains up to {_x(top['speedup'])}" if top["speedup"] >= 1.0 else
+    gains = (f"Speculation gains up to {_x(top['speedup'])}" if pays(top["speedup"]) else
              f"Speculation loses at every point that fits: at best {_x(top['speedup'])}")
     caveat = f"; an upper estimate: {OPTIMISTIC}" if optimistic(top["batch"], engine) else ""
     held = _same_config(points, top, ["hardware", "model", "context", "alpha", *varying])  # the top point's curve over batch
@@ -969,7 +969,7 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
             + (f"at its best k it still loses (speedup below 1) at {len(losing)} of the {len(points)} points that fit{cause}, "
                f"at batch {span('batch', lambda v: f'{int(v):,}')}"
                + ("." if tree else f" and α {span('alpha', lambda v: 'per-position rates' if v != v else f'{v:g}')}.")
-               if len(losing) and top["speedup"] >= 1.0
+               if len(losing) and pays(top["speedup"])
                else (f"{len(points)} points fit." if len(points) != 1 else "1 point fits.") if len(losing)
                else "it pays at every point that fits.")
             + _compared(df[df["engine"].astype(str) == engine] if "engine" in df else df, points, top, varying, meta,

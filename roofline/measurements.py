@@ -180,7 +180,7 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
     known = set(COLUMNS) | set(DEFAULTS)
     unknown = [c for c in raw.columns if c not in known]
     for column in unknown:  # a misspelt optional column would be read as absent: its default, silently
-        close = closest_names(column, sorted(known), 1, 1.0)  # EP for ep, acceptance_len for acceptance_length
+        close = closest_names(column, sorted(known), 1, 0.85)  # EP for ep, num_draft_tokens for draft_tokens (qa94)
         if close and close[0] not in raw.columns:  # beside the column it resembles it is an annotation: warned below
             raise RooflineError(f"{where}: header: expected a column the tool reads, found {column!r} (did you mean {close[0]!r}? "
                                 "measurements/README.md lists them)")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -81,7 +82,13 @@ def normalize_dtype(value: object, allowed: tuple[str, ...], where: str, field: 
     shown = value[:80] if isinstance(value, str) else value if isinstance(value, (int, float, bool, type(None))) \
         else type(value).__name__
     # a spelling of no dtype (fp88) is offered the nearest allowed one; a dtype not allowed here (int4 KV) is not
-    spellings = [k for k, v in DTYPE_ALIASES.items() if v in allowed]  # bfloat is near bfloat16: bf16
+    # bfloat is near bfloat16: bf16; a bit width is never guessed (qa94: fp6 -> fp16, int16 -> int8): a spelling is
+    # offered only with the digits the value has (a doubled one once), or with any where it has none
+    def bits(text: str) -> str:  # its digits, a doubled key collapsed (fp88 is fp8's)
+        return re.sub(r"(\d)\1+", r"\1", re.sub(r"\D", "", text))
+
+    digits = bits(value) if isinstance(value, str) else ""
+    spellings = [k for k, v in DTYPE_ALIASES.items() if v in allowed and (not digits or bits(k) == digits)]
     close = closest_names(value, spellings, 1, 0.8) if isinstance(value, str) and canonical is None else []
     meant = f" (did you mean {DTYPE_ALIASES[close[0]]}?)" if close else ""
     raise field_error(where, field, f"one of {', '.join(allowed)}{meant}", shown)
@@ -313,7 +320,8 @@ def resolve_name(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = (), 
     key = name.strip().lower()
     if key in by_lower:
         return by_lower[key]
-    alias = ALIASES.get(kind, {}).get(key)
+    bare = {re.sub(r"[-_. ]+", "", k): v for k, v in ALIASES.get(kind, {}).items()}  # trt_llm as trt-llm (qa94)
+    alias = ALIASES.get(kind, {}).get(key) or bare.get(re.sub(r"[-_. ]+", "", key))
     if alias is not None and alias in paths:
         return alias
     return name

@@ -458,12 +458,26 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
     engine = ServingEngine(
         name=data["name"], display_name=prose(where, "display_name", data.get("display_name"), data["name"]),
         version=prose(where, "version", data.get("version")),
-        nvidia_only=check_flag(where, "nvidia_only", data.get("nvidia_only", False)),
+        nvidia_only=_nvidia_only(data, where),
         **_fields(data, where), overrides=tuple(overrides), fitted=fitted,
         source=data["source"].strip(), notes=prose(where, "notes", data.get("notes")).strip(), path=where,
     )
     _warn_beyond_fit_bounds(engine, where)
     return engine
+
+
+def _nvidia_only(data: dict, where: str) -> bool:
+    """A profile's `nvidia_only` (default false). A profile without the field whose display name says TensorRT-LLM (a
+    copy made by `engines new --from trtllm` before the field existed, qa94) is read as true, with a warning."""
+    if "nvidia_only" in data:
+        return check_flag(where, "nvidia_only", data["nvidia_only"])
+    if "tensorrt-llm" in str(data.get("display_name") or "").lower():
+        from roofline.errors import warn
+
+        warn(f"{where}: no nvidia_only field, and its display name says TensorRT-LLM: read as nvidia_only: true (write "
+             "nvidia_only: true, or false if it runs elsewhere, to say so)")
+        return True
+    return False
 
 
 def _warn_beyond_fit_bounds(engine: ServingEngine, where: str) -> None:
@@ -483,7 +497,7 @@ def _warn_beyond_fit_bounds(engine: ServingEngine, where: str) -> None:
                 warn(f"{where}: {label}{p.key}: {shown} is over ten times the largest value a fit takes ({bound}): a unit slip?")
 
 
-_OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from"}
+_OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from", "nvidia_only"}
 
 
 def load_engine(name: str | ServingEngine | None, extra_dirs: tuple[str | Path, ...] = ()) -> ServingEngine:
@@ -655,7 +669,8 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
     check_file_name(base_path, other, base.name)
     return replace(base, name=data["name"], display_name=prose(where, "display_name", data.get("display_name"), data["name"]),
                    version=prose(where, "version", data.get("version")), source=data["source"].strip(),
-                   notes=prose(where, "notes", data.get("notes")).strip(), path=where, costs_from=str(base_path))
+                   notes=prose(where, "notes", data.get("notes")).strip(), path=where, costs_from=str(base_path),
+                   nvidia_only=check_flag(where, "nvidia_only", data.get("nvidia_only", base.nvidia_only)))
 
 
 def engine_names(extra_dirs: tuple[str | Path, ...] = ()) -> list[str]:

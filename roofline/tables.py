@@ -467,7 +467,8 @@ def engine_table(e) -> str:
         ("shared prefix read once", "yes" if e.prefix_read_once else "no"),
         ("sliding-window KV", "each sequence's window" if e.window_kv_pool_ratio is None else
          f"a pool of {e.window_kv_pool_ratio:g} x the full layers' tokens (a model with full and sliding layers)"),
-        ("runs on", "NVIDIA GPUs only (nvidia_only: warned on another device, left out by cheapest)" if e.nvidia_only else "any GPU"),
+        ("runs on", "NVIDIA GPUs only (nvidia_only: warned on another device, left out by cheapest)" if e.nvidia_only
+         else "not limited to NVIDIA GPUs (nvidia_only: false)"),
     ]
     lines = [f"{e.display_name} ({e.name}{', ' + e.version if e.version else ''})"]
     if e.costs_from:

@@ -1,6 +1,9 @@
 """The profile commands end to end through main(): hw new/set/edit/validate/diff/schema/show, models import."""
 
+import difflib
 import json
+import os
+import re
 import sys
 from pathlib import Path
 
@@ -394,7 +397,7 @@ def test_every_commands_help_names_the_profiles_option_it_takes(roofline, comman
     (["predict", "--tp", "1000000"], "Invalid value for '--tp'"),
     (["predict", "--batch", "1000000000000"], "Invalid value for '--batch'"),
     (["predict", "--context", "10000000000"], "Invalid value for '--context'"),
-    (["predict", "--weight-dtype", "fp9"], "command line: --weight-dtype: expected one of fp32, bf16, fp16, fp8, int8, w8a16, int4, fp4, nvfp4 (did you mean fp8?), found 'fp9'"),
+    (["predict", "--weight-dtype", "fp9"], "command line: --weight-dtype: expected one of fp32, bf16, fp16, fp8, int8, w8a16, int4, fp4, nvfp4, found 'fp9'"),
     (["predict", "--method", "eagle", "--tree-nodes", "8", "--tree-tau", "12"],  # the body named the API field tree_nodes
      "command line: --tree-tau: expected a number in [1, --tree-nodes + 1 = 9], found 12.0"),
     (["predict", "--method", "draft", "--draft", "llama-3.2-1b"],  # "alpha or acceptance": not flags
@@ -929,3 +932,28 @@ def test_editing_refuses_a_misspelled_removal_and_a_copy_over_a_yml_file_and_kee
     assert "published_params" in (user / "tk1.yaml").read_text()
     code, _, err = roofline("models", "import", HF / "qwen3-30b-a3b.json", "--name", "q31", "--tokenizer", " ", "--dir", user)
     assert code == 2 and err.strip() == "error: --tokenizer: expected a tokenizer family like 'llama-3', found ' '"
+
+
+def test_an_engine_edit_that_changes_a_fitted_value_makes_it_the_users(roofline, tmp_path, monkeypatch):
+    """`engines edit` to allreduce_latency 80 us left it in fitted.parameters, so `fit --fix allreduce_latency` started
+    from the copied 10 us and wrote it back (qa94); `set` and `new --set` took it out already."""
+    from roofline.fit import sourced_start
+    from roofline.serving import load_engine
+
+    code, _, err = roofline("engines", "new", "viaedit", "--from", "vllm")
+    assert code == 0, err
+    path = Path(os.environ["ROOFLINE_USER_DIR"]) / "viaedit.yaml"
+    text = path.read_text()
+    edited = re.sub(r"(?m)^allreduce_latency: .*$", "allreduce_latency: 80 us", text)
+    editor, _ = _fake_editor(tmp_path, [edited])
+    monkeypatch.setenv("EDITOR", editor)
+    monkeypatch.delenv("VISUAL", raising=False)
+    code, _, err = roofline("engines", "edit", "viaedit")
+    assert code == 0, err
+    engine = load_engine("viaedit")
+    assert engine.allreduce_latency_s == pytest.approx(80e-6) and "allreduce_latency" not in engine.fitted["parameters"]
+    assert sourced_start(engine)["allreduce_latency_s"] == pytest.approx(80e-6)
+    assert "kernel_latency" in engine.fitted["parameters"]  # the values not edited stay the fit's
+    changed = [line for line in difflib.unified_diff(text.splitlines(), path.read_text().splitlines(), lineterm="", n=0)
+               if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    assert len(changed) == 3  # the edited line, and the list entry taken out: nothing else of the file rewritten

@@ -632,3 +632,16 @@ def test_a_row_whose_sequence_fits_only_without_the_engines_window_pool_is_skipp
     out = predict_measurements(load_measurements(path))
     assert out["skipped"][0].startswith("does not fit in memory") and np.isnan(out["predicted"][0])
     assert out["skipped"][1] == "" and out["predicted"][1] > 0
+
+
+def test_a_misspelt_optional_column_near_a_known_one_is_refused(tmp_path):
+    """num_draft_tokens (SGLang's flag) was read as absent, so tree rows loaded as chains, once the suggestion's
+    cutoff was raised (qa94)."""
+    for column, meant in (("num_draft_tokens", "draft_tokens"), ("max_concurrency", "concurrency")):
+        path = write_rows(tmp_path, [{}])
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False).rename(columns={meant: column})
+        if column not in frame:
+            frame[column] = "4"
+        frame.to_csv(path, index=False)
+        with pytest.raises(RooflineError, match=re.escape(f"found '{column}' (did you mean '{meant}'?")):
+            load_measurements(path)

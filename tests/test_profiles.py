@@ -63,7 +63,7 @@ def test_every_dtype_spelling_profiles_md_lists_resolves_as_written():
 
 
 def test_an_unknown_dtype_names_the_field_and_the_choices():
-    with pytest.raises(RooflineError, match=r"^x: --kv-dtype: expected one of bf16, fp8 \(did you mean fp8\?\), found 'fp9'$"):
+    with pytest.raises(RooflineError, match=r"^x: --kv-dtype: expected one of bf16, fp8, found 'fp9'$"):
         normalize_dtype("fp9", ("bf16", "fp8"), "x", "--kv-dtype")
 
 
@@ -143,3 +143,10 @@ def test_mi300xs_fp8_and_vllms_e5m2_kv_spellings_are_one_byte_fp8():
     for spelling in ("float8_e4m3fnuz", "FP8_E4M3FNUZ", "e4m3fnuz", "fp8_e5m2", "float8-e5m2", "E5M2"):
         assert normalize_dtype(spelling, KV_DTYPES, "t", "kv_dtype") == "fp8"
         assert normalize_dtype(spelling, WEIGHT_DTYPES, "t", "weight_dtype") == "fp8"
+
+
+def test_an_alias_is_found_whatever_its_separators():
+    """trt-llm resolved, trt_llm and tensorrtllm did not (qa94)."""
+    for spelled in ("trt_llm", "TensorRTLLM", "tensorrt llm", "vllm_v1"):
+        assert resolve_name("engine", spelled) in ("trtllm", "vllm"), spelled
+    assert resolve_name("hardware", "H100_SXM5") == "h100-sxm"

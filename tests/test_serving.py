@@ -620,3 +620,22 @@ def test_a_collective_latency_or_overlap_exponent_no_row_determined_is_named_whe
     model, h100 = load_model("llama-3.1-8b"), load_hardware("h100")
     used = parameters_used(h100, model, deployment(model), dataclasses.replace(mine, overlap_exponent=None))
     assert not used["overlap_exponent"] and not used["allreduce_latency"]  # the hardware profile's p, no collective
+
+
+def test_a_trtllm_copy_made_before_nvidia_only_and_a_costs_from_profile_setting_it():
+    """A copy written by `engines new --from trtllm` before the field existed lost the NVIDIA-only check (qa94); a
+    costs_from profile could not say nvidia_only at all (refused as a cost field beside costs_from)."""
+    import warnings
+
+    from roofline.errors import RooflineWarning
+    from roofline.serving import engine_from_file_data
+
+    old = {"name": "oldtrt", "source": "s", "display_name": "oldtrt (copy of TensorRT-LLM (C++ runtime, CUDA graphs))"}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert engine_from_dict(old, "old.yaml").nvidia_only
+    assert any("old.yaml: no nvidia_only field, and its display name says TensorRT-LLM" in str(w.message)
+               for w in caught if issubclass(w.category, RooflineWarning))
+    assert not engine_from_dict({**old, "nvidia_only": False}, "old.yaml").nvidia_only
+    mine = engine_from_file_data({"name": "mine", "source": "s", "costs_from": "vllm", "nvidia_only": True}, "mine.yaml")
+    assert mine.nvidia_only and mine.kernel_latency_s == load_engine("vllm").kernel_latency_s
