@@ -439,6 +439,13 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
         else:  # text, blanks read as nothing (a CSV's empty cells are NaN: qa90's TypeError); a column of nothing as text
             values = values.astype(object).where(values.notna(), "").astype(str)
             keep = values.to_numpy() == value
+            kind = {"hardware": "hardware", "draft_hardware": "hardware", "model": "model", "engine": "engine"}.get(column)
+            if kind and not keep.any():  # a profile name as the rest of the tool takes it: any case, an alias (qa95)
+                from roofline.profiles import ALIASES
+
+                lowered = value.lower()
+                named = ALIASES.get(kind, {}).get(lowered, lowered)
+                keep = values.str.lower().isin({lowered, named}).to_numpy()
         if not keep.any() and not strict:
             return df[keep]
         if not keep.any():

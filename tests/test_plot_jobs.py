@@ -244,3 +244,14 @@ def test_where_on_a_text_column_with_blank_cells_is_one_line_not_a_type_error():
     blank = pd.DataFrame({"draft_hardware": [float("nan")] * 2, "k": [0, 3]})
     with pytest.raises(RooflineError, match=r"found 'l4', which no row has"):
         select_rows(blank, ("draft_hardware=l4",), "t.csv")
+
+
+def test_where_takes_a_profile_name_in_any_case_or_an_alias():
+    """--where engine=trt-llm and hardware=MI300X were refused though every other command takes them (qa95)."""
+    import pandas as pd
+
+    from roofline.plot_jobs import select_rows
+
+    df = pd.DataFrame({"hardware": ["h100-sxm", "mi300x"], "engine": ["trtllm", "vllm"], "batch": [1, 2]})
+    assert select_rows(df, ("hardware=MI300X",), "t")["batch"].tolist() == [2]
+    assert select_rows(df, ("engine=TensorRT-LLM", "hardware=h100"), "t")["batch"].tolist() == [1]
