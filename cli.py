@@ -188,7 +188,7 @@ def _list_each(table, loader, names: list[str], kind: str) -> None:
     for name in names:
         try:
             loaded.append(loader(name, _dirs()))
-            shadows.append(shadow_note(kind, name, _dirs()))
+            shadows.append(shadow_note(kind, name, _dirs()) if kind != "scenario" else "")  # loading one says it already
         except RooflineError as err:
             errors.append(str(err))
     typer.echo(table(loaded))
