@@ -533,7 +533,7 @@ def sweep(
     """Run a scenario sweep: results.csv / results.parquet, operators.csv, scenario.json, plots (PNG; SVG with --svg).
 
     A figure of too many panels keeps one TP, context, engine or dtype (its title says which): plot --where draws another."""
-    from roofline.outputs import staged_dir
+    from roofline.outputs import check_format, staged_dir
     from roofline.plot_jobs import PLOT_NAMES, early_or_new, not_drawn
 
     # the figure workers started before typer and pandas were imported (roofline.launch), or start now, before
@@ -541,6 +541,7 @@ def sweep(
     # overlap this process's, where a small sweep, computed and written in 0.1 s, would otherwise wait for them
     # (`roofline report` computes for seconds: it forks later)
     plots = not no_plots
+    check_format(format_)  # before the sweep computes and warns (qa95)
     with staged_dir(out, force) as tmp, early_or_new(len(PLOT_NAMES) if plots else 1) as pool:
         from roofline.grid import load_configs, write_sweep
         from roofline.scenario import load_scenario

@@ -238,6 +238,16 @@ POLARS_FROM_ROWS = 50_000  # TableWriter: a table of at least this many rows is 
 CSV_HALVES_FROM_ROWS = 100_000  # Arrow formats a CSV table of this many rows or more in two halves, one per thread
 
 
+FORMATS = ("csv", "parquet", "both")  # a sweep's results table: --format
+
+
+def check_format(fmt: str) -> None:
+    """One line where `fmt` is not a results-table format (FORMATS), said before a sweep computes (the CLI) and by
+    TableWriter."""
+    if fmt not in FORMATS:
+        raise RooflineError(f"--format: expected csv, parquet or both, found {fmt!r}")
+
+
 class TableWriter:
     """Streams tidy blocks (constant labels + numeric columns) to `stem`.csv and/or `stem`.parquet.
 
@@ -254,8 +264,7 @@ class TableWriter:
 
     def __init__(self, stem: Path, columns: tuple[str, ...], fmt: str = "both", rows: int | None = None,
                  label_values: dict[str, list[str]] | None = None):
-        if fmt not in ("csv", "parquet", "both"):
-            raise RooflineError(f"--format: expected csv, parquet or both, found {fmt!r}")
+        check_format(fmt)
         self.stem, self.columns, self.fmt = Path(stem), columns, fmt
         self.label_values = label_values or {}
         self.by_polars = rows is not None and rows >= POLARS_FROM_ROWS
