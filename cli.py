@@ -689,7 +689,7 @@ def cheapest(
         notes.append(f"the speculative point between swept batches is at batch {int(found['speculation']['batch'])}: "
                      f"{OPTIMISTIC} (docs/ACCURACY.md), so its cost is a lower estimate")
     typer.echo(frontier_table(frontier, list(dict.fromkeys(notes)), picks, min_tokens_per_user,
-                              {kind: (r["row"], r["above"]) for kind, r in refined.items()}))
+                              {kind: (r["row"], r["place"]) for kind, r in refined.items()}))
     if out is not None:
         write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
         add_to_marker(out.parent, {out.name})  # into a sweep's own folder: a later sweep --force may replace it

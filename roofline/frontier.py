@@ -277,15 +277,17 @@ REFINE_GAIN_MIN = 0.005   # a point between swept batches is shown where it is a
 
 def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dict] | None = None, extra_dirs: tuple = (),
            meta: dict | None = None) -> dict[str, dict]:
-    """{kind: {'row': the cheapest point of that kind between swept batches as fast, or None; 'above': whether it lies
-    above the config's largest swept batch; 'notes': what could not be priced}}.
+    """{kind: {'row': the cheapest point of that kind between swept batches as fast, or None; 'place': where it lies,
+    'between' swept batches, 'above' the config's largest or 'below' its smallest; 'notes': what could not be priced}}.
 
     A table prices only its swept batches, and the batch that just reaches a speed is usually between two of them (qa91:
     DeepSeek-V3's plain pick at batch 4 of 1, 4, 16, ..., where batch 15 on another GPU reaches 60 tokens/s per user at
     half its cost). For each config of the table (hardware, model, engine, layout, dtypes, context, shared prefix; a
     speculative one's method, drafter's device, k and alpha) whose largest swept batch that is fast enough fits, is
     priced and loads, that batch and those above it up to the next swept batch of the config (or, above the largest, up
-    to the most that fit; REFINE_POINTS_MAX at most) are swept now with the profiles on the search path, in order of
+    to the most that fit; REFINE_POINTS_MAX at most), and for a config whose every swept batch is too slow the batches
+    below its smallest (cost can only rise there: the least is the smallest's), are swept now with the profiles on the
+    search path, in order of
     the least cost the gap can reach, c B / B' (a step never shortens as the batch grows, so tokens/s grow at most as
     the batch: c the edge's cost, B its batch, B' the gap's last), until no gap left can beat the cheapest found
     (REFINE_CONFIGS_MAX sweeps at most, said where reached). The swept batch itself must come out as the table has it (its speed to
@@ -304,36 +306,44 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
         speculative = kind == "speculation"
         keys = [c for c in (*CONFIG, *(("method", "draft_hardware", "k", "alpha") if speculative else ())) if c in df and c != "batch"]
         rows = candidates[candidates["decoding"] == kind]
-        fast = rows[rows["fits_in_memory"].astype(bool) & rows[COST].notna() & ~_refused(rows, refused or [])
-                    & (rows[SPEED] >= min_tokens_per_s_per_user)]
-        if not len(fast):
-            continue
-        table_best = float(fast[COST].min())
-        edges = []  # (the least cost the gap can reach, the edge row, its gap's last batch, whether above the sweep)
-        for _, row in fast.sort_values("batch").drop_duplicates(keys, keep="last").iterrows():
+        usable = rows[rows["fits_in_memory"].astype(bool) & rows[COST].notna() & ~_refused(rows, refused or [])]
+        fast = usable[usable[SPEED] >= min_tokens_per_s_per_user]
+        table_best = float(fast[COST].min()) if len(fast) else math.inf
+        gaps = []  # (the least cost the gap can reach, the swept row it starts from, its batches, where it lies)
+        for _, group in usable.groupby(keys, dropna=False, sort=False, observed=True):
+            group = group.sort_values("batch")
+            ok = group[group[SPEED] >= min_tokens_per_s_per_user]
             same = rows
             for c in keys:
-                same = same[same[c].isna()] if pd.isna(row[c]) else same[same[c] == row[c]]
-            batch = int(row["batch"])
-            higher = same.loc[same["batch"] > batch, "batch"]
-            ceiling = int(row["max_batch"]) if "max_batch" in row and pd.notna(row["max_batch"]) else batch
-            upper = min(int(higher.min()) - 1 if len(higher) else ceiling, batch + REFINE_POINTS_MAX)
-            if upper > batch:  # a step never shortens with the batch, so tokens/s grow at most as the batch: cost >= c B / B'
-                edges.append((float(row[COST]) * batch / upper, row, upper, not len(higher)))
-        edges.sort(key=lambda e: e[0])
-        tried, best, above_best, failed = 0, None, False, []
-        for bound, row, upper, above in edges:
+                first = group.iloc[0]
+                same = same[same[c].isna()] if pd.isna(first[c]) else same[same[c] == first[c]]
+            if len(ok):  # above the largest fast-enough batch, to the next swept one (or the most that fit)
+                row = ok.iloc[-1]
+                batch = int(row["batch"])
+                higher = same.loc[same["batch"] > batch, "batch"]
+                ceiling = int(row["max_batch"]) if "max_batch" in row and pd.notna(row["max_batch"]) else batch
+                upper = min(int(higher.min()) - 1 if len(higher) else ceiling, batch + REFINE_POINTS_MAX)
+                if upper > batch:  # a step never shortens with the batch: tokens/s grow at most as it, cost >= c B / B'
+                    gaps.append((float(row[COST]) * batch / upper, row, range(batch + 1, upper + 1),
+                                 "between" if len(higher) else "above"))
+            elif int(group.iloc[0]["batch"]) > 1 and not len(same[same["batch"] < int(group.iloc[0]["batch"])]):
+                row = group.iloc[0]  # every swept batch too slow: the smaller ones below the smallest (qa95: 16, 64, 256
+                # said 'no row reaches' 120 tokens/s, where batch 8 reaches 121); tokens/s fall with the batch, cost rises
+                gaps.append((float(row[COST]), row, range(max(1, int(row["batch"]) - REFINE_POINTS_MAX), int(row["batch"])), "below"))
+        gaps.sort(key=lambda g: g[0])
+        tried, best, place_best, failed = 0, None, "", []
+        for bound, row, batches, place in gaps:
             if bound >= (best[COST] if best is not None else table_best) * (1 - REFINE_GAIN_MIN):
                 break  # no gap left can beat what is found (qa95: a cap of 8 configs missed a cheaper one)
             if tried == REFINE_CONFIGS_MAX:
-                failed.append((bound, f"{len(edges) - tried} more configs' gaps (at most {REFINE_CONFIGS_MAX} are swept)"))
+                failed.append((bound, f"{len(gaps) - tried} more configs' gaps (at most {REFINE_CONFIGS_MAX} are swept)"))
                 break
             tried += 1
             batch = int(row["batch"])
             where = (f"{row['hardware']} ({_layout(row)}{', k ' + str(int(row['k'])) if speculative else ''}) "
-                     f"batch {batch + 1}-{upper}")
+                     f"batch {batches[0]}-{batches[-1]}")
             try:
-                spec = _config_scenario(row, speculative, meta, list(range(batch, upper + 1)), extra_dirs)
+                spec = _config_scenario(row, speculative, meta, sorted({*batches, batch}), extra_dirs)
                 with warnings.catch_warnings():  # the sweep's own notes were said when the table was swept
                     warnings.simplefilter("ignore")
                     now = _candidates(sweep(spec, extra_dirs))
@@ -348,18 +358,18 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
                                "holds the rest)"))
                 continue
             scale = float(row[COST]) / float(at[COST].iloc[0]) if float(at[COST].iloc[0]) > 0 else float("nan")  # the table's prices
-            now = now[(now["batch"] > batch) & now["fits_in_memory"].astype(bool) & (now[SPEED] >= min_tokens_per_s_per_user)
+            now = now[(now["batch"] != batch) & now["fits_in_memory"].astype(bool) & (now[SPEED] >= min_tokens_per_s_per_user)
                       & now[COST].notna() & ~_refused(now, refused or [])]
             if len(now) and math.isfinite(scale) and (best is None or now[COST].min() * scale < best[COST]):
                 best = now.loc[now[COST].idxmin()].copy()
                 best[COST] = best[COST] * scale
                 best["layout"] = _layout(best)
-                above_best = above
+                place_best = place
         cheaper = best is not None and best[COST] < table_best * (1 - REFINE_GAIN_MIN)
-        # a config not priced is said where its swept point is cheaper than what was found (it might have beaten it)
+        # a config not priced is said where the least it could cost is below what was found (it might have beaten it)
         bar = best[COST] if cheaper else table_best
         notes = list(dict.fromkeys(text for bound, text in failed if bound < bar))
-        out[kind] = {"row": best if cheaper else None, "above": above_best and cheaper,
+        out[kind] = {"row": best if cheaper else None, "place": place_best if cheaper else "",
                      "notes": [f"{kind} rows between swept batches not priced: " + "; ".join(notes[:3])
                                + (f"; and {len(notes) - 3} more" if len(notes) > 3 else "")] if notes else []}
     return out

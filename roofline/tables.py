@@ -573,7 +573,7 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
                    refined: dict | None = None) -> str:
     """`roofline cheapest`: the cost frontier of each decoding kind (frontier.cost_frontier), fastest first, and with a
     speed the cheapest row of each kind that reaches it (and under it, `refined`'s cheaper point between swept
-    batches, or above the largest: {kind: (row or None, above)}, frontier.refine), then the notes."""
+    batches, above the largest or below the smallest: {kind: (row or None, place)}, frontier.refine), then the notes."""
     several_models = bool(len(frontier)) and frontier["model"].nunique() > 1
     lines = []
     refined = refined or {}
@@ -581,14 +581,15 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
         lines.append(f"cheapest at {format_significant(min_speed)} tokens/s per user or faster (cost: decoding only, USD per million tokens):")
         for kind in ("plain", "speculation"):
             lines.append(f"  {kind:<12} " + _pick_text(kind, picks.get(kind), frontier[frontier["decoding"] == kind]))
-            point, above = refined.get(kind) or (None, False)
+            point, place = refined.get(kind) or (None, "")
             if point is not None:
-                where = "above the largest swept batch" if above else "between swept batches"
+                where = {"above": "above the largest swept batch", "below": "below the smallest swept batch"}.get(
+                    place, "between swept batches")
                 lines.append(f"  {'':<12} {where}, computed now: " + _pick_text(kind, point, frontier))
-        if picks.get("plain") is not None and picks.get("speculation") is not None:
-            cost = {kind: picks[kind]["cost_usd_per_million_tokens"] for kind in ("plain", "speculation")}
+        if picks.get("plain") is not None and picks.get("speculation") is not None:  # the table's picks, then with the points
+            cost = {kind: picks[kind]["cost_usd_per_million_tokens"] for kind in ("plain", "speculation")}  # computed now
             ratio = cost["speculation"] / cost["plain"]
-            point = {k: (refined.get(k) or (None, False))[0] for k in cost}
+            point = {k: (refined.get(k) or (None, ""))[0] for k in cost}
             exact = {k: (point[k] if point[k] is not None else picks[k])["cost_usd_per_million_tokens"] for k in cost}
             mixes = [what for what, key in (("acceptance rates", "at several acceptance rates"), ("configs", "one frontier over"))
                      if any(key in n for n in notes)]

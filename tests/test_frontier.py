@@ -570,7 +570,26 @@ def test_refine_finds_the_cheapest_point_a_sweep_of_every_batch_finds():
                 truth = rows["cost_usd_per_million_tokens"].min()
                 point = found[kind]["row"]
                 assert point is not None, (speed, kind)
-                if found[kind]["above"]:  # above the largest swept batch (256): beyond the every-batch sweep, and cheaper
+                if found[kind]["place"] == "above":  # above the largest swept batch (256): beyond the every-batch sweep, and cheaper
                     assert point["batch"] > 256 and point["cost_usd_per_million_tokens"] < truth
                 else:
                     assert point["cost_usd_per_million_tokens"] == pytest.approx(truth, rel=1e-9), (speed, kind)
+
+
+@pytest.mark.slow
+def test_refine_looks_below_the_smallest_swept_batch_where_none_is_fast_enough():
+    """A sweep of batches 16, 64, 256 said 'no row reaches' 150 tokens/s per user, where batch 13 on an H200 does
+    (qa95)."""
+    import warnings
+
+    import roofline
+    from roofline.frontier import cheapest, refine
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep({"hardware": ["h100", "h200"], "model": "llama-3.1-8b", "axes": {"batch": [16, 64, 256]}})
+        found = refine(df, 150.0)["plain"]
+        one, two = (roofline.predict("h200", "llama-3.1-8b", b) for b in (int(found["row"]["batch"]), int(found["row"]["batch"]) + 1))
+    assert cheapest(df, 150.0)["plain"] is None and found["place"] == "below" and found["row"]["batch"] < 16
+    assert one["tokens_per_s_per_user"] >= 150.0 > two["tokens_per_s_per_user"]
+    assert found["row"]["cost_usd_per_million_tokens"] == pytest.approx(one["cost_usd_per_million_tokens"], rel=1e-9)
