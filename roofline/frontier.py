@@ -296,9 +296,7 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
     are the table's: where a price changed since, a point's cost now is scaled by the swept batch's table cost over its
     cost now (the same config's rent). The cheapest point as fast, fitting and at a layout the engines load is returned
     where it is at least REFINE_GAIN_MIN cheaper than the table's cheapest."""
-    import warnings
 
-    from roofline.api import sweep
 
     out: dict[str, dict] = {}
     candidates = _candidates(df)
@@ -331,7 +329,7 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
                 # said 'no row reaches' 120 tokens/s, where batch 8 reaches 121); tokens/s fall with the batch, cost rises
                 gaps.append((float(row[COST]), row, range(max(1, int(row["batch"]) - REFINE_POINTS_MAX), int(row["batch"])), "below"))
         gaps.sort(key=lambda g: g[0])
-        tried, best, place_best, failed = 0, None, "", []
+        tried, best, place_best, failed, reading = 0, None, "", [], {}
         for bound, row, batches, place in gaps:
             if bound >= (best[COST] if best is not None else table_best) * (1 - REFINE_GAIN_MIN):
                 break  # no gap left can beat what is found (qa95: a cap of 8 configs missed a cheaper one)
@@ -343,20 +341,16 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
             where = (f"{row['hardware']} ({_layout(row)}{', k ' + str(int(row['k'])) if speculative else ''}) "
                      f"batch {batches[0]}-{batches[-1]}")
             try:
-                spec = _config_scenario(row, speculative, meta, sorted({*batches, batch}), extra_dirs)
-                with warnings.catch_warnings():  # the sweep's own notes were said when the table was swept
-                    warnings.simplefilter("ignore")
-                    now = _candidates(sweep(spec, extra_dirs))
+                now = _reproduced(row, kind, speculative, meta, sorted({*batches, batch}), extra_dirs, reading)
             except RooflineError as exc:
                 failed.append((bound, f"{where}: {str(exc).removeprefix('sweep: ')}"))
                 continue
-            now = now[now["decoding"] == kind]
-            at = now[now["batch"] == batch]
-            if len(at) != 1 or not math.isclose(float(at[SPEED].iloc[0]), float(row[SPEED]), rel_tol=1e-6):
+            if now is None:
                 failed.append((bound, f"{where}: its swept batch {batch} comes out otherwise now (swept with something "
                                "the table's columns do not hold, or profiles changed since; scenario.json beside the table "
                                "holds the rest)"))
                 continue
+            at = now[now["batch"] == batch]
             scale = float(row[COST]) / float(at[COST].iloc[0]) if float(at[COST].iloc[0]) > 0 else float("nan")  # the table's prices
             now = now[(now["batch"] != batch) & now["fits_in_memory"].astype(bool) & (now[SPEED] >= min_tokens_per_s_per_user)
                       & now[COST].notna() & ~_refused(now, refused or [])]
@@ -375,16 +369,49 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
     return out
 
 
-def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batches: list[int], extra_dirs: tuple = ()) -> dict:
+def _reproduced(row: pd.Series, kind: str, speculative: bool, meta: dict | None, batches: list[int],
+                extra_dirs: tuple, order: dict) -> pd.DataFrame | None:
+    """The rows of `kind` of row's config swept over `batches` (its own among them), where that sweep gives the row's
+    own batch the table's speed (to 1e-6), else None. A dtype label that is the model's native one is tried as the
+    native dtypes and as given (`order`: the model's reading that reproduced a row before, tried first): DeepSeek-V4-
+    Flash's 'fp4' experts are fp4 routed and fp8 shared ones natively, fp4 both where the scenario said expert_dtype fp4
+    (qa96), and the table cannot tell which."""
+    import warnings
+
+    from roofline.api import sweep
+
+    tried = []
+    for explicit in order.get(str(row["model"]), (False, True)):
+        spec = _config_scenario(row, speculative, meta, batches, extra_dirs, explicit)
+        if spec in tried:
+            continue
+        tried.append(spec)
+        with warnings.catch_warnings():  # the sweep's own notes were said when the table was swept
+            warnings.simplefilter("ignore")
+            now = sweep(spec, extra_dirs)
+        now = now[(now["method"] != "none") & (now["k"] > 0)] if speculative else now  # a plain sweep: method none
+        at = now[now["batch"] == int(row["batch"])]
+        if len(at) == 1 and math.isclose(float(at[SPEED].iloc[0]), float(row[SPEED]), rel_tol=1e-6):
+            order[str(row["model"])] = (explicit, not explicit)
+            return now
+    return None
+
+
+def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batches: list[int], extra_dirs: tuple = (),
+                     explicit: bool = False) -> dict:
     """The scenario mapping of one results row's config over `batches` (refine): its columns, and from its sweep's
     scenario.json (`meta`) what they do not hold; a RooflineError where neither holds what the row needs. A dtype label
-    that is the model's native one is left out (the model's own dtypes: a label names two classes where they differ)."""
-    from roofline.model import load_model
+    that is the model's native one is left out (the model's own dtypes: a label names two classes where they differ),
+    or with `explicit` given as it is."""
+    from roofline.model import KV_DTYPES, WEIGHT_DTYPES, load_model
 
     meta = meta or {}
+    allowed = {"weight_dtype": WEIGHT_DTYPES, "expert_dtype": WEIGHT_DTYPES, "kv_dtype": KV_DTYPES}
+    dtypes = ({c: str(row[c]) for c in allowed if isinstance(row.get(c), str) and row[c] in allowed[c]} if explicit
+              else row_dtypes(row, load_model(str(row["model"]), extra_dirs)))
     spec = {"hardware": str(row["hardware"]), "model": str(row["model"]), "engine": str(row["engine"]),
             **{c: int(row[c]) for c in ("tp", "dp_attention", "ep", "pp", "shared_prefix") if c in row and pd.notna(row[c])},
-            **row_dtypes(row, load_model(str(row["model"]), extra_dirs)),
+            **dtypes,
             "method": str(row["method"]) if speculative else "none",
             "axes": {"batch": batches, "context": [int(row["context"])]}}
     if not speculative:

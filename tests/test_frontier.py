@@ -593,3 +593,22 @@ def test_refine_looks_below_the_smallest_swept_batch_where_none_is_fast_enough()
     assert cheapest(df, 150.0)["plain"] is None and found["place"] == "below" and found["row"]["batch"] < 16
     assert one["tokens_per_s_per_user"] >= 150.0 > two["tokens_per_s_per_user"]
     assert found["row"]["cost_usd_per_million_tokens"] == pytest.approx(one["cost_usd_per_million_tokens"], rel=1e-9)
+
+
+def test_refine_reads_a_native_dtype_label_as_the_scenario_gave_it():
+    """expert_dtype: [fp4, fp8] on DeepSeek-V4-Flash swept fp4 shared experts under the label its native mix also has
+    (fp4 routed, fp8 shared): refine rebuilt the native mix, so the config did not reproduce and its gap went unpriced
+    (qa96). Both readings are tried, the one that reproduces the swept row kept."""
+    import warnings
+
+    import roofline
+    from roofline.frontier import refine
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep({"hardware": "b200", "model": "deepseek-v4-flash", "tp": 4, "expert_dtype": "fp4",
+                             "axes": {"batch": [16, 256], "context": [8192]}})
+        found = refine(df, 30.0)["plain"]
+        exact = roofline.predict("b200", "deepseek-v4-flash", int(found["row"]["batch"]), 8192, tp=4, expert_dtype="fp4")
+    assert found["notes"] == [] and found["place"] == "above"
+    assert found["row"]["cost_usd_per_million_tokens"] == pytest.approx(exact["cost_usd_per_million_tokens"], rel=1e-9)
