@@ -644,7 +644,8 @@ def cheapest(
 
     Rows that fit, are priced and load (layouts the engines take, engines on devices they run on); a row stays where
     none is as fast and cheaper. With a speed, the batches between the swept ones (where the batch that just reaches
-    it usually is) are priced now for the configs nearest to it, and a cheaper point there is printed under the pick.
+    it usually is; above the largest, and below the smallest where none is fast enough) are computed now, and a cheaper
+    point there is printed under the pick, at the table's prices.
 
     Costs are decoding only, at the prices the sweep read from the hardware profiles (a note says where a profile's
     price has changed since).
@@ -686,7 +687,7 @@ def cheapest(
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
     notes += [n for r in refined.values() for n in r["notes"]] + (pick_notes(found, _dirs()) if found else [])
     if "speculation" in found and optimistic(found["speculation"]["batch"], found["speculation"]["engine"]):
-        notes.append(f"the speculative point between swept batches is at batch {int(found['speculation']['batch'])}: "
+        notes.append(f"the speculative point computed now is at batch {int(found['speculation']['batch'])}: "
                      f"{OPTIMISTIC} (docs/ACCURACY.md), so its cost is a lower estimate")
     typer.echo(frontier_table(frontier, list(dict.fromkeys(notes)), picks, min_tokens_per_user,
                               {kind: (r["row"], r["place"]) for kind, r in refined.items()}))

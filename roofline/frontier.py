@@ -117,8 +117,6 @@ def price_notes(table: Path, extra_dirs: tuple = ()) -> list[str]:
     scenario.json beside `table`, price_usd_per_hour): a price edited since (`hw set`) does not reach a written table
     (qa91: cheapest priced at $2.10/h a device set to $1.50/h since, in silence). None where no scenario.json is beside
     it, or a device's profile is not on the search path (unchecked_note names it)."""
-    import math
-
     from roofline.hardware import load_hardware
     from roofline.units import format_usd_per_hour
 
@@ -287,17 +285,14 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
     priced and loads, that batch and those above it up to the next swept batch of the config (or, above the largest, up
     to the most that fit; REFINE_POINTS_MAX at most), and for a config whose every swept batch is too slow the batches
     below its smallest (cost can only rise there: the least is the smallest's), are swept now with the profiles on the
-    search path, in order of
-    the least cost the gap can reach, c B / B' (a step never shortens as the batch grows, so tokens/s grow at most as
-    the batch: c the edge's cost, B its batch, B' the gap's last), until no gap left can beat the cheapest found
-    (REFINE_CONFIGS_MAX sweeps at most, said where reached). The swept batch itself must come out as the table has it (its speed to
-    1e-6): a config the table's columns and its scenario.json (`meta`: a draft model, a tree, per-position rates, a draft
-    vocabulary, overlap) do not reproduce, or whose profiles are not on the search path, is not priced, and said. Costs
-    are the table's: where a price changed since, a point's cost now is scaled by the swept batch's table cost over its
-    cost now (the same config's rent). The cheapest point as fast, fitting and at a layout the engines load is returned
-    where it is at least REFINE_GAIN_MIN cheaper than the table's cheapest."""
-
-
+    search path, in order of the least cost the gap can reach, c B / B' (a step never shortens as the batch grows, so
+    tokens/s grow at most as the batch: c the edge's cost, B its batch, B' the gap's last), until no gap left can beat
+    the cheapest found (REFINE_CONFIGS_MAX sweeps at most, said where reached). The swept batch itself must come out as
+    the table has it (_reproduced): a config the table's columns and its scenario.json (`meta`: a draft model, a tree,
+    per-position rates, a draft vocabulary, overlap) do not reproduce, or whose profiles are not on the search path, is
+    not priced, and said. Costs are the table's: where a price changed since, a point's cost now is scaled by the swept
+    batch's table cost over its cost now (the same config's rent). The cheapest point as fast, fitting and at a layout
+    the engines load is returned where it is at least REFINE_GAIN_MIN cheaper than the table's cheapest."""
     out: dict[str, dict] = {}
     candidates = _candidates(df)
     for kind in KINDS:
@@ -311,9 +306,8 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
         for _, group in usable.groupby(keys, dropna=False, sort=False, observed=True):
             group = group.sort_values("batch")
             ok = group[group[SPEED] >= min_tokens_per_s_per_user]
-            same = rows
+            same, first = rows, group.iloc[0]  # every swept row of the config, usable or not: where its gaps end
             for c in keys:
-                first = group.iloc[0]
                 same = same[same[c].isna()] if pd.isna(first[c]) else same[same[c] == first[c]]
             if len(ok):  # above the largest fast-enough batch, to the next swept one (or the most that fit)
                 row = ok.iloc[-1]
@@ -324,8 +318,8 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
                 if upper > batch:  # a step never shortens with the batch: tokens/s grow at most as it, cost >= c B / B'
                     gaps.append((float(row[COST]) * batch / upper, row, range(batch + 1, upper + 1),
                                  "between" if len(higher) else "above"))
-            elif int(group.iloc[0]["batch"]) > 1 and not len(same[same["batch"] < int(group.iloc[0]["batch"])]):
-                row = group.iloc[0]  # every swept batch too slow: the smaller ones below the smallest (qa95: 16, 64, 256
+            elif int(first["batch"]) > 1 and not len(same[same["batch"] < int(first["batch"])]):
+                row = first  # every swept batch too slow: the smaller ones below the smallest (qa95: 16, 64, 256
                 # said 'no row reaches' 120 tokens/s, where batch 8 reaches 121); tokens/s fall with the batch, cost rises
                 gaps.append((float(row[COST]), row, range(max(1, int(row["batch"]) - REFINE_POINTS_MAX), int(row["batch"])), "below"))
         gaps.sort(key=lambda g: g[0])

@@ -625,8 +625,12 @@ def runs_on(engine: ServingEngine, hw) -> bool:
     TensorRT-LLM, and a copy or a costs_from profile of it, which carry the field) on an AMD device (family mi*), a CPU
     or another accelerator; True otherwise (vLLM and SGLang run on CPUs too, so a GPU engine's costs on one are a caveat,
     engine_on_a_cpu's)."""
-    amd = fnmatch.fnmatch(getattr(hw, "engine_family", ""), "mi*")
-    return not (engine.nvidia_only and (amd or getattr(hw, "kind", "gpu") != "gpu"))
+    return not (engine.nvidia_only and (_amd(hw) or getattr(hw, "kind", "gpu") != "gpu"))
+
+
+def _amd(hw) -> bool:
+    """Whether `hw` is an AMD Instinct device (its engine family, FAMILIES' glob: a renamed MI300X copy is one)."""
+    return family_of(getattr(hw, "engine_family", "")) == "AMD Instinct"
 
 
 def engine_on_a_cpu(engine: ServingEngine, hw) -> str:
@@ -636,7 +640,7 @@ def engine_on_a_cpu(engine: ServingEngine, hw) -> str:
         said = nvidia_only_text(engine)
         return (f"engine {'' if said.startswith(engine.name + ' ') else engine.name + ': '}{said}, and {hw.name} is not one: "
                 "its numbers there describe no deployment"
-                + (" (vllm and sglang run on AMD GPUs)" if fnmatch.fnmatch(getattr(hw, "engine_family", ""), "mi*") else ""))
+                + (" (vllm and sglang run on AMD GPUs)" if _amd(hw) else ""))
     if getattr(hw, "kind", "") != "cpu" or engine.name == "ideal":
         return ""
     return (f"engine {engine.name} holds a GPU serving engine's costs (kernel latencies inside CUDA/HIP graphs, "
