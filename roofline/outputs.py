@@ -99,23 +99,22 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
     _warn_left_behind(out)
     tmp = None
     made = _folders_made(out)  # removed again if the run fails
-    try:  # the folder it goes into: an error names --out, not the hidden staging folder beside it
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-        tmp.chmod(0o777 & ~umask())  # mkdtemp makes it private (0700): the output gets the mode any new folder gets
-    except OSError as exc:
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
-        _remove_empty(made)
-        blocker = next((q for q in out.parents if q.is_file()), None)
-        why = f"{blocker} is a file" if blocker is not None else exc.strerror or str(exc)
-        raise RooflineError(f"--out: {out}: cannot write a folder there: {why}") from None
-    try:
+    try:  # one try from the folder's making to its swap: a SIGTERM / SIGHUP (an exception here, roofline.launch) that
+        # lands between the two leaves no staging folder behind (CI once caught one at the chmod)
+        try:  # the folder it goes into: an error names --out, not the hidden staging folder beside it
+            out.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+            tmp.chmod(0o777 & ~umask())  # mkdtemp makes it private (0700): the output gets the mode any new folder gets
+        except OSError as exc:
+            blocker = next((q for q in out.parents if q.is_file()), None)
+            why = f"{blocker} is a file" if blocker is not None else exc.strerror or str(exc)
+            raise RooflineError(f"--out: {out}: cannot write a folder there: {why}") from None
         yield tmp
         write_marker(tmp, _files_under(tmp))
         _swap(tmp, out, force)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
         _remove_empty(made)
         raise
 
