@@ -441,11 +441,10 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
             keep = values.to_numpy() == value
             kind = {"hardware": "hardware", "draft_hardware": "hardware", "model": "model", "engine": "engine"}.get(column)
             if kind and not keep.any():  # a profile name as the rest of the tool takes it: any case, an alias (qa95)
-                from roofline.profiles import ALIASES
+                from roofline.profiles import alias_of
 
                 lowered = value.lower()
-                named = ALIASES.get(kind, {}).get(lowered, lowered)
-                keep = values.str.lower().isin({lowered, named}).to_numpy()
+                keep = values.str.lower().isin({lowered, alias_of(kind, value) or lowered}).to_numpy()
         if not keep.any() and not strict:
             return df[keep]
         if not keep.any():

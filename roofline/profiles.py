@@ -310,6 +310,13 @@ def check_profile_name(name: object, what: str = "name") -> str:
     return name
 
 
+def alias_of(kind: str, name: str) -> str | None:
+    """The profile a documented alias of `kind` stands for (ALIASES), case and separators aside (trt_llm as trt-llm;
+    qa94), or None."""
+    bare = {re.sub(r"[-_. ]+", "", k): v for k, v in ALIASES.get(kind, {}).items()}
+    return bare.get(re.sub(r"[-_. ]+", "", str(name).strip().lower()))
+
+
 def resolve_name(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = (), paths: dict | None = None) -> str:
     """The profile name `name` stands for: exact, else case-insensitive, else a documented alias (`paths`: the
     search path's profiles, where the caller has them already)."""
@@ -320,8 +327,7 @@ def resolve_name(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = (), 
     key = name.strip().lower()
     if key in by_lower:
         return by_lower[key]
-    bare = {re.sub(r"[-_. ]+", "", k): v for k, v in ALIASES.get(kind, {}).items()}  # trt_llm as trt-llm (qa94)
-    alias = ALIASES.get(kind, {}).get(key) or bare.get(re.sub(r"[-_. ]+", "", key))
+    alias = alias_of(kind, key)
     if alias is not None and alias in paths:
         return alias
     return name
