@@ -271,12 +271,12 @@ def cheapest(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[d
 
 REFINE_POINTS_MAX = 4096  # batches a refinement prices at most (between two swept batches, or above the largest)
 REFINE_CONFIGS_MAX = 64   # configs a refinement sweeps at most (each tens of ms), the most promising first
-REFINE_GAIN_MIN = 0.005   # a point between swept batches is shown where it is at least this much cheaper
+REFINE_GAIN_MIN = 0.005   # a point at a batch not swept is shown where it is at least this much cheaper
 
 
 def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dict] | None = None, extra_dirs: tuple = (),
            meta: dict | None = None) -> dict[str, dict]:
-    """{kind: {'row': the cheapest point of that kind between swept batches as fast, or None; 'place': where it lies,
+    """{kind: {'row': the cheapest point of that kind at a batch not swept, as fast, or None; 'place': where it lies,
     'between' swept batches, 'above' the config's largest or 'below' its smallest; 'notes': what could not be priced}}.
 
     A table prices only its swept batches, and the batch that just reaches a speed is usually between two of them (qa91:
@@ -286,9 +286,11 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
     priced and loads, that batch and those above it up to the next swept batch of the config (or, above the largest, up
     to the most that fit; REFINE_POINTS_MAX at most), and for a config whose every swept batch is too slow the batches
     below its smallest (cost can only rise there: the least is the smallest's), are swept now with the profiles on the
-    search path, in order of the least cost the gap can reach, c B / B' (a step never shortens as the batch grows, so
-    tokens/s grow at most as the batch: c the edge's cost, B its batch, B' the gap's last), until no gap left can beat
-    the cheapest found (REFINE_CONFIGS_MAX sweeps at most, said where reached). The swept batch itself must come out as
+    search path. A gap can beat the cheapest found only where the least cost it can reach, c B / B', is below it (a step
+    never shortens as the batch grows, so tokens/s grow at most as the batch: c the edge's cost, B its batch, B' the
+    gap's last); those are swept in order of the cost they are likely to reach (_likely_cost: the step extrapolated
+    along its slope between the edge and the swept batch below it), REFINE_CONFIGS_MAX sweeps at most (where reached,
+    said with the number of gaps left that could still win). The swept batch itself must come out as
     the table has it (_reproduced): a config the table's columns and its scenario.json (`meta`: a draft model, a tree,
     per-position rates, a draft vocabulary, overlap) do not reproduce, or whose profiles are not on the search path, is
     not priced, and said. Costs are the table's: where a price changed since, a point's cost now is scaled by the swept
@@ -303,9 +305,10 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
         usable = rows[rows["fits_in_memory"].astype(bool) & rows[COST].notna() & ~_refused(rows, refused or [])]
         fast = usable[usable[SPEED] >= min_tokens_per_s_per_user]
         table_best = float(fast[COST].min()) if len(fast) else math.inf
-        gaps = []  # (the least cost the gap can reach, the swept row it starts from, its batches, where it lies)
+        gaps = []  # (the cost it likely reaches, the least it can, the swept row it starts from, its batches, where)
         config = rows.groupby(keys, dropna=False, sort=False, observed=True).ngroup()  # each row's config, once (qa96:
-        swept = {g: np.sort(b.to_numpy()) for g, b in rows["batch"].groupby(config)}  # filtering per config took 60 s)
+        config_rows = {g: r.sort_values("batch") for g, r in rows.groupby(config, sort=False)}  # filtering per config
+        swept = {g: r["batch"].to_numpy() for g, r in config_rows.items()}  # took 60 s)
         for g, group in usable.groupby(config[usable.index], sort=False):
             group = group.sort_values("batch")
             ok = group[group[SPEED] >= min_tokens_per_s_per_user]
@@ -317,19 +320,26 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
                 ceiling = int(row["max_batch"]) if "max_batch" in row and pd.notna(row["max_batch"]) else batch
                 upper = min(int(higher.min()) - 1 if len(higher) else ceiling, batch + REFINE_POINTS_MAX)
                 if upper > batch:  # a step never shortens with the batch: tokens/s grow at most as it, cost >= c B / B'
-                    gaps.append((float(row[COST]) * batch / upper, row, range(batch + 1, upper + 1),
+                    near = [group[group["batch"] < batch].tail(1), config_rows[g][config_rows[g]["batch"] > batch].head(1)]
+                    likely = _likely_cost(row, [r.iloc[0] for r in near if len(r)], upper, min_tokens_per_s_per_user)
+                    gaps.append((likely, float(row[COST]) * batch / upper, row, range(batch + 1, upper + 1),
                                  "between" if len(higher) else "above"))
             elif int(first["batch"]) > 1 and not (every < int(first["batch"])).any():
                 row = first  # every swept batch too slow: the smaller ones below the smallest (qa95: 16, 64, 256
                 # said 'no row reaches' 120 tokens/s, where batch 8 reaches 121); tokens/s fall with the batch, cost rises
-                gaps.append((float(row[COST]), row, range(max(1, int(row["batch"]) - REFINE_POINTS_MAX), int(row["batch"])), "below"))
-        gaps.sort(key=lambda g: g[0])
+                gaps.append((float(row[COST]), float(row[COST]), row,
+                             range(max(1, int(row["batch"]) - REFINE_POINTS_MAX), int(row["batch"])), "below"))
+        gaps.sort(key=lambda g: (g[0], g[1]))  # qa96: ordered by c B / B' alone, 64 sweeps of gaps above configs that
+        # fit thousands (a small bound, a cost that hardly falls) missed MI300X's gap to batch 608, the cheapest
         tried, best, place_best, failed, reading = 0, None, "", [], {}
-        for bound, row, batches, place in gaps:
-            if bound >= (best[COST] if best is not None else table_best) * (1 - REFINE_GAIN_MIN):
-                break  # no gap left can beat what is found (qa95: a cap of 8 configs missed a cheaper one)
+        for n, (_, bound, row, batches, place) in enumerate(gaps):
+            bar = (best[COST] if best is not None else table_best) * (1 - REFINE_GAIN_MIN)
+            if bound >= bar:
+                continue  # it cannot beat what is found (qa95: a cap of 8 configs missed a cheaper one)
             if tried == REFINE_CONFIGS_MAX:
-                failed.append((bound, f"{len(gaps) - tried} more configs' gaps (at most {REFINE_CONFIGS_MAX} are swept)"))
+                left = sum(g[1] < bar for g in gaps[n:])
+                failed.append((bound, f"{left} more configs' gaps that could be cheaper (at most {REFINE_CONFIGS_MAX} "
+                               "are swept)"))
                 break
             tried += 1
             batch = int(row["batch"])
@@ -362,9 +372,25 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
         bar = best[COST] if cheaper else table_best
         notes = list(dict.fromkeys(text for bound, text in failed if bound < bar))
         out[kind] = {"row": best if cheaper else None, "place": place_best if cheaper else "",
-                     "notes": [f"{kind} rows between swept batches not priced: " + "; ".join(notes[:3])
+                     "notes": [f"{kind} points at unswept batches not priced: " + "; ".join(notes[:3])
                                + (f"; and {len(notes) - 3} more" if len(notes) > 3 else "")] if notes else []}
     return out
+
+
+def _likely_cost(row: pd.Series, near: list[pd.Series], upper: int, min_tokens_per_s_per_user: float) -> float:
+    """The cost a gap above swept `row` (batch B, cost c, tokens/s per user v) likely reaches by batch `upper`, the order
+    refine sweeps gaps in (an estimate, not a bound). A sequence's step u = 1 / v is carried along the mean slope s of
+    its secants to the swept batches `near` (the config's next below and above B, where swept; s >= 0, 0 without one):
+    u(b) = u + s (b - B); speed holds while u(b) <= 1 / X, to b' = min(upper, B + (1 / X - u) / s); cost per token goes
+    as u(b) / b, so the likely least is c B u(b') / (u b'), or c where that is more (the cost rising with the batch)."""
+    batch, u = int(row["batch"]), 1.0 / float(row[SPEED])
+    slopes = [(u - 1.0 / float(r[SPEED])) / (batch - int(r["batch"])) for r in near if float(r[SPEED]) > 0]
+    slope = max(0.0, float(np.mean(slopes))) if slopes else 0.0
+    reach = float(upper)
+    if slope > 0 and min_tokens_per_s_per_user > 0:
+        reach = min(reach, batch + max(0.0, (1.0 / min_tokens_per_s_per_user - u) / slope))
+    reach = max(reach, batch + 1.0)
+    return float(row[COST]) * min(1.0, batch * (u + slope * (reach - batch)) / (u * reach))
 
 
 def _reproduced(row: pd.Series, kind: str, speculative: bool, meta: dict | None, batches: list[int],

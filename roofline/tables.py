@@ -569,6 +569,10 @@ def _pick_text(kind: str, row, of_kind) -> str:
     return text
 
 
+def _cost(points: dict, kind: str) -> float:
+    return float(points[kind]["cost_usd_per_million_tokens"])
+
+
 def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_speed: float | None = None,
                    refined: dict | None = None) -> str:
     """`roofline cheapest`: the cost frontier of each decoding kind (frontier.cost_frontier), fastest first, and with a
@@ -586,18 +590,20 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
                 where = {"above": "above the largest swept batch", "below": "below the smallest swept batch"}.get(
                     place, "between swept batches")
                 lines.append(f"  {'':<12} {where}, computed now: " + _pick_text(kind, point, frontier))
-        if picks.get("plain") is not None and picks.get("speculation") is not None:  # the table's picks, then with the points
-            cost = {kind: picks[kind]["cost_usd_per_million_tokens"] for kind in ("plain", "speculation")}  # computed now
-            ratio = cost["speculation"] / cost["plain"]
-            point = {k: (refined.get(k) or (None, ""))[0] for k in cost}
-            exact = {k: (point[k] if point[k] is not None else picks[k])["cost_usd_per_million_tokens"] for k in cost}
-            mixes = [what for what, key in (("acceptance rates", "at several acceptance rates"), ("configs", "one frontier over"))
-                     if any(key in n for n in notes)]
-            whole = not any(" between swept batches not priced" in n for n in notes)  # both kinds' gaps priced, or neither
-            lines.append(f"  speculation costs {ratio:.3g}x plain decoding's at this speed"
-                         + (f" ({exact['speculation'] / exact['plain']:.3g}x with the points computed between swept batches)"
-                            if whole and any(point[k] is not None for k in cost) else "")
-                         + (f"; read it with the notes below: the table mixes {' and '.join(mixes)}" if mixes else ""))
+        point = {k: (refined.get(k) or (None, ""))[0] for k in ("plain", "speculation")}  # computed now, or None
+        exact = {k: point[k] if point[k] is not None else picks.get(k) for k in point}
+        whole = not any(" at unswept batches not priced" in n for n in notes)  # both kinds' gaps priced, or neither
+        mixes = [what for what, key in (("acceptance rates", "at several acceptance rates"), ("configs", "one frontier over"))
+                 if any(key in n for n in notes)]
+        mixed = f"; read it with the notes below: the table mixes {' and '.join(mixes)}" if mixes else ""
+        if picks.get("plain") is not None and picks.get("speculation") is not None:  # the table's picks, then with the
+            cost = {kind: picks[kind]["cost_usd_per_million_tokens"] for kind in point}  # points computed now
+            lines.append(f"  speculation costs {cost['speculation'] / cost['plain']:.3g}x plain decoding's at this speed"
+                         + (f" ({_cost(exact, 'speculation') / _cost(exact, 'plain'):.3g}x with the points computed now)"
+                            if whole and any(p is not None for p in point.values()) else "") + mixed)
+        elif whole and all(p is not None for p in exact.values()):  # a kind's only point is one computed now (qa96)
+            lines.append(f"  speculation costs {_cost(exact, 'speculation') / _cost(exact, 'plain'):.3g}x plain decoding's at "
+                         "this speed, with the points computed now" + mixed)
         lines.append("")
     widths = _frontier_widths(frontier)
     for kind in ("plain", "speculation"):

@@ -457,6 +457,20 @@ def test_cheapest_prices_the_batches_between_the_swept_ones():
     assert spec["cost_usd_per_million_tokens"] < picks["speculation"]["cost_usd_per_million_tokens"]
 
 
+def test_the_speculation_ratio_is_given_where_a_kinds_only_point_is_computed_now(tmp_path, roofline):
+    """No swept plain batch reaches 150 tokens/s per user, batch 13 below them does: the ratio line was left out where
+    only the computed point priced plain decoding (qa96), and its wording said 'between swept batches' of it."""
+    scenario = tmp_path / "below.yaml"
+    scenario.write_text("name: below\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                        "axes:\n  batch: [16, 64, 256]\n  k: [0, 3]\n  alpha: [0.7]\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "150")
+    assert code == 0 and "no row that fits reaches it" in out and "below the smallest swept batch, computed now" in out
+    ratio = re.search(r"speculation costs ([0-9.]+)x plain decoding's at this speed, with the points computed now", out)
+    costs = [float(c) for c in re.findall(r"computed now: \$([0-9.]+)", out)]
+    assert ratio and len(costs) == 2 and float(ratio.group(1)) == pytest.approx(costs[1] / costs[0], rel=0.01)
+
+
 def test_a_draft_model_pick_is_refined_from_its_sweeps_scenario_json_and_said_where_it_cannot_be():
     from roofline.errors import RooflineError
     from roofline.frontier import _config_scenario
@@ -574,6 +588,33 @@ def test_refine_finds_the_cheapest_point_a_sweep_of_every_batch_finds():
                     assert point["batch"] > 256 and point["cost_usd_per_million_tokens"] < truth
                 else:
                     assert point["cost_usd_per_million_tokens"] == pytest.approx(truth, rel=1e-9), (speed, kind)
+
+
+@pytest.mark.slow
+def test_refine_sweeps_the_gap_likely_cheapest_first(monkeypatch):
+    """Gaps ordered by the least cost each can reach (c B / B') put first those above configs that fit thousands, whose
+    cost hardly falls there (qa96: 64 sweeps of a 1,728-point table missed MI300X's gap to batch 608, the cheapest).
+    Ordered by the cost each likely reaches, two sweeps find what a sweep of every batch finds."""
+    import warnings
+
+    import roofline
+    from roofline import frontier
+
+    monkeypatch.setattr(frontier, "REFINE_CONFIGS_MAX", 2)
+    spec = {"hardware": ["h100-sxm", "h200", "b200", "a100-sxm-80gb", "l40s", "mi300x"], "model": "llama-3.1-8b",
+            "engine": ["vllm", "sglang"], "method": "eagle", "axes": {"k": [0, 3], "alpha": [0.8], "context": [2048]}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        coarse = roofline.sweep({**spec, "axes": {**spec["axes"], "batch": [1, 8, 64, 512]}})
+        dense = roofline.sweep({**spec, "axes": {**spec["axes"], "batch": list(range(1, 512 + frontier.REFINE_POINTS_MAX + 1))}})
+    for speed in (0.0, 18.0, 110.0):
+        found = frontier.refine(coarse, speed)
+        for kind, plain in (("plain", True), ("speculation", False)):
+            rows = dense[(dense["k"] == 0) == plain]
+            rows = rows[rows["fits_in_memory"] & (rows["tokens_per_s_per_user"] >= speed)]
+            assert found[kind]["row"]["cost_usd_per_million_tokens"] == pytest.approx(
+                rows["cost_usd_per_million_tokens"].min(), rel=1e-9), (speed, kind)
+            assert "at most 2 are swept" in found[kind]["notes"][0]  # the cap said, with the gaps that could still win
 
 
 @pytest.mark.slow
