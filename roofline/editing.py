@@ -40,6 +40,7 @@ from roofline.profiles import (
     kind_of,
     list_names,
     problems,
+    read_yaml,
     user_dir,
 )
 from roofline.yamlio import load_yaml_text, read_text, write_text_atomic
@@ -443,12 +444,23 @@ def _family_values_kept(kind: str, doc, set_here: set[str], where: str) -> None:
                  f"its own {path}: {own}; set overrides.{i}.{path} too ({hint})")
 
 
-def check_no_other_file(target: Path, force: bool) -> None:
-    """Refuse to write profile file `target` (FOLDER/NAME.yaml) where FOLDER holds another file of that name: one
-    spelled otherwise (names are found case-insensitively, so one of the two would never be), or NAME.yml without
-    --force (the new file would take its place in every command)."""
+def check_no_other_file(target: Path, force: bool, kind: str) -> None:
+    """Refuse to write `kind`'s profile file `target` (FOLDER/NAME.yaml) where FOLDER holds another file of that name:
+    a profile of another kind, --force or not (a user folder holds every kind: `models new x2 --force` replaced the
+    hardware profile x2; qa98), one spelled otherwise (names are found case-insensitively, so one of the two would never
+    be), or NAME.yml without --force (the new file would take its place in every command)."""
     folder, name = target.parent, target.stem
-    clash = [p for p in (folder.glob("*.y*ml") if folder.is_dir() else []) if p.stem.lower() == name.lower() and p != target]
+    same = [p for p in (folder.glob("*.y*ml") if folder.is_dir() else []) if p.stem.lower() == name.lower()]
+    for path in same:
+        try:
+            other, _ = kind_of(read_yaml(path))
+        except RooflineError:
+            continue  # unreadable: --force replaces it, as before
+        if other is not None and other != kind:
+            raise RooflineError(f"{path}: exists and is a{'n' if other[0] in 'aeiou' else ''} {other} profile; profiles of "
+                                f"every kind share {folder}, so a{'n' if kind[0] in 'aeiou' else ''} {kind} profile cannot "
+                                f"take its name: choose another name")
+    clash = [p for p in same if p != target]
     spelled = [p for p in clash if p.stem != name]
     if spelled:
         raise RooflineError(f"name: expected a name no profile in {folder} has (names are case-insensitive), found {name!r} "
@@ -469,7 +481,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     folder = Path(out_dir) if out_dir is not None else user_dir()
     target = folder / f"{name}.yaml"
     check_not_shadowing(kind, target, force, f"{GROUP[kind]} new")
-    check_no_other_file(target, force)
+    check_no_other_file(target, force, kind)
     doc = _load_rt(read_text(source), str(source))
     doc["name"] = name
     if folder.resolve() != builtin_dir(kind).resolve() and "type" not in doc:  # a user folder holds every kind

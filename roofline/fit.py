@@ -750,6 +750,9 @@ def check_fit_out(out: str | Path | None, force: bool = False) -> None:
     check_profile_name(out.stem, "--out")  # the rule `engines new` names profiles by: 'my vllm' would be one no command names
 
     check_not_shadowing("engine", out, force, "--out")  # a fitted vllm.yaml in a user folder replaces the built-in vllm
+    from roofline.editing import check_no_other_file
+
+    check_no_other_file(out, force, "engine")  # a hardware or model profile of that name is not replaced, --force or not
     check_file_out(out, force)  # last: it creates the folder the profile goes into, and tries writing there
 
 

@@ -242,8 +242,10 @@ def builtin_shadowed(kind: str, path: Path) -> str:
     builtin = next((f for f in _builtin_files(kind) if f.stem.lower() == path.stem.lower()), None)  # .yaml or .yml
     if builtin is not None and builtin.resolve() != Path(path).resolve():
         return f"the built-in {builtin}"
-    if path.stem.lower() in ALIASES.get(kind, {}):  # `hw new h100` takes over the README's `--hardware h100`
-        return f"the built-in {ALIASES[kind][path.stem.lower()]} (its short name)"
+    alias = alias_of(kind, path.stem)  # `hw new h100` takes over the README's `--hardware h100`; h100_sxm5 (separators
+    if alias is not None and alias.lower() != path.stem.lower():  # aside, as names are looked up) took over h100-sxm5
+        # (qa98); a built-in whose own name is an alias's, separators aside (llama-3.1-8b, llama3.1-8b), is itself
+        return f"the built-in {alias} (its short name)"
     return ""
 
 

@@ -463,6 +463,7 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
         source=data["source"].strip(), notes=prose(where, "notes", data.get("notes")).strip(), path=where,
     )
     _warn_beyond_fit_bounds(engine, where)
+    _warn_kernels_uncounted(engine, where)
     return engine
 
 
@@ -495,6 +496,19 @@ def _warn_beyond_fit_bounds(engine: ServingEngine, where: str) -> None:
                 seconds = p.unit in ("us", "ms")
                 shown, bound = (format_seconds(value), format_seconds(p.high)) if seconds else (f"{value:.4g}", f"{p.high:g}")
                 warn(f"{where}: {label}{p.key}: {shown} is over ten times the largest value a fit takes ({bound}): a unit slip?")
+
+
+def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
+    """A kernel_latency above 0 where no operator counts a kernel (kernels_per_layer empty, or all 0, with no
+    quantisation kernels) prices nothing but a drafter's input projection: said, since `engines new x --from ideal
+    --set kernel_latency=1us` changed no step and looked applied (qa98)."""
+    from roofline.errors import warn
+    from roofline.units import format_seconds
+
+    counted = any(float(v) > 0 for v in (*engine.kernels_per_layer.values(), *engine.kernels_per_layer_mla.values()))
+    if engine.kernel_latency_s > 0 and not counted and not engine.quant_kernels_per_gemm:
+        warn(f"{where}: kernel_latency: {format_seconds(engine.kernel_latency_s)} prices no kernel of a step: "
+             "kernels_per_layer counts none (set kernels_per_layer.OPERATOR; `roofline engines show vllm` lists vllm's)")
 
 
 _OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from", "nvidia_only"}

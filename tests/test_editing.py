@@ -549,6 +549,48 @@ def test_a_new_profile_named_like_a_built_in_needs_force_and_says_it_shadows_it(
     assert code == 2 and "llama-3.1-8b is the name of the built-in" in err and not (tmp_path / "m").exists()
 
 
+def test_a_short_name_spelled_with_other_separators_is_a_built_ins_name_too(roofline, tmp_path):
+    """`hw new h100_sxm5` was written without --force, and `--hardware h100_sxm5` (the built-in h100-sxm through its
+    alias h100-sxm5 until then) meant the new file (qa98): names are looked up separators aside, so they are checked so."""
+    code, _, err = roofline("hw", "new", "h100_sxm5", "--from", "h100-sxm", "--dir", tmp_path)
+    assert code == 2 and "h100_sxm5 is the name of the built-in h100-sxm (its short name)" in err
+    assert not (tmp_path / "h100_sxm5.yaml").exists()
+
+
+def test_a_kernel_latency_no_operator_counts_a_kernel_for_is_said(roofline):
+    """`engines new ideal2 --from ideal --set kernel_latency=1us` changed no step (ideal counts no kernels) and looked
+    applied (qa98)."""
+    code, _, err = roofline("engines", "new", "ideal2", "--from", "ideal", "--set", "kernel_latency=1 us")
+    assert code == 0 and "kernel_latency: 1 us prices no kernel of a step: kernels_per_layer counts none" in err
+    code, _, err = roofline("engines", "new", "ideal3", "--from", "ideal", "--set", "kernel_latency=1 us",
+                            "--set", "kernels_per_layer.mlp=3")
+    assert code == 0 and "prices no kernel" not in err
+    assert all("prices no kernel" not in roofline("engines", "show", name)[2] for name in ("ideal", "vllm", "sglang", "trtllm"))
+
+
+def test_no_built_in_profile_shadows_itself():
+    """A built-in whose name is an alias's, separators aside (llama-3.1-8b beside the alias llama3.1-8b), was said to
+    shadow itself once aliases were matched separators aside."""
+    from roofline.profiles import FOLDERS, _builtin_files, builtin_shadowed
+
+    assert [(kind, f.name) for kind in FOLDERS for f in _builtin_files(kind) if builtin_shadowed(kind, f)] == []
+
+
+def test_a_new_profile_never_replaces_a_profile_of_another_kind(roofline, tmp_path):
+    """A user folder holds every kind: `models new x2 --force` replaced the hardware profile x2, and the refusal before
+    it offered --force without saying what x2 was (qa98)."""
+    assert roofline("hw", "new", "x2", "--from", "h100-sxm")[0] == 0
+    path = tmp_path / "user-profiles" / "x2.yaml"
+    before = path.read_text()
+    for args in (("models", "new", "x2", "--from", "llama-3.1-8b", "--force"), ("engines", "new", "x2", "--from", "vllm"),
+                 ("fit", Path(__file__).parent.parent / "measurements" / "published.csv", "--engine", "vllm", "--out", path, "--force")):
+        code, out, err = roofline(*args)
+        assert code == 2 and out == "" and len(err.splitlines()) == 1, args
+        assert f"{path}: exists and is a hardware profile" in err and "cannot take its name" in err, args
+    assert path.read_text() == before
+    assert roofline("hw", "new", "x2", "--from", "h200", "--force")[0] == 0  # the same kind: --force replaces it
+
+
 def test_a_field_hw_set_adds_goes_in_its_place_not_at_the_end(roofline, tmp_path):
     assert roofline("hw", "new", "lab", "--from", "h100-sxm", "--dir", tmp_path)[0] == 0
     for value in ("price=null", "price=2.5 USD/h", "usable_memory_fraction=0.9"):
