@@ -505,7 +505,9 @@ def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
     from roofline.errors import warn
     from roofline.units import format_seconds
 
-    counted = any(float(v) > 0 for v in (*engine.kernels_per_layer.values(), *engine.kernels_per_layer_mla.values()))
+    counts = [engine.kernels_per_layer, engine.kernels_per_layer_mla,
+              *(changes.get(key) or {} for _, changes in engine.overrides for key in ("kernels_per_layer", "kernels_per_layer_mla"))]
+    counted = any(float(v) > 0 for c in counts for v in c.values())
     if engine.kernel_latency_s > 0 and not counted and not engine.quant_kernels_per_gemm:
         warn(f"{where}: kernel_latency: {format_seconds(engine.kernel_latency_s)} prices no kernel of a step: "
              "kernels_per_layer counts none (set kernels_per_layer.OPERATOR; `roofline engines show vllm` lists vllm's)")

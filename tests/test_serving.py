@@ -370,11 +370,13 @@ def test_an_engine_value_far_beyond_the_fits_bounds_loads_with_a_warning():
 
     from roofline.errors import RooflineWarning
 
-    data = {"name": "x", "source": "s", "kernel_latency": "3 s", "overrides": [{"hardware": "mi*", "host_per_step": "2 s"}]}
+    data = {"name": "x", "source": "s", "kernel_latency": "3 s", "kernels_per_layer": {"mlp": 2},
+            "overrides": [{"hardware": "mi*", "host_per_step": "2 s"}]}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         engine_from_dict(data, "e.yaml")
-        engine_from_dict({"name": "x", "source": "s", "kernel_latency": "30 us"}, "e.yaml")  # beyond the bound, not tenfold
+        engine_from_dict({"name": "x", "source": "s", "kernel_latency": "30 us", "kernels_per_layer": {"mlp": 2}}, "e.yaml")  # beyond
+        # the bound, not tenfold
     said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
     assert said == ["e.yaml: kernel_latency: 3 s is over ten times the largest value a fit takes (20 us): a unit slip?",
                     "e.yaml: overrides (mi*): host_per_step: 2 s is over ten times the largest value a fit takes (5 ms): a unit slip?"]
