@@ -955,7 +955,7 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         cause = f", all with {_list(parts)}"
     never = [m for m in dict.fromkeys(df["model"].astype(str)) if not fit["model"].astype(str).eq(m).any()]
     gains = (f"Speculation gains up to {_x(top['speedup'])}" if pays(top["speedup"]) else
-             f"Speculation loses at every point that fits: at best {_x(top['speedup'])}")
+             f"Speculation loses at every point that fits, even at its best k: at best {_x(top['speedup'])}")
     caveat = f"; an upper estimate: {OPTIMISTIC}" if optimistic(top["batch"], engine) else ""
     held = _same_config(points, top, ["hardware", "model", "context", "alpha", *varying])  # the top point's curve over batch
     low = held.loc[held["batch"].idxmin()]
@@ -971,7 +971,7 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
                + ("." if tree else f" and α {span('alpha', lambda v: 'per-position rates' if v != v else f'{v:g}')}.")
                if len(losing) and pays(top["speedup"])
                else (f"{len(points)} points fit." if len(points) != 1 else "1 point fits.") if len(losing)
-               else "it pays at every point that fits.")
+               else "at its best k it pays at every point that fits.")
             + _compared(df[df["engine"].astype(str) == engine] if "engine" in df else df, points, top, varying, meta,
                         engine, said=bool(caveat))
             + (f" {_list([_model(meta, m) for m in never])} fit{'s' if len(never) == 1 else ''} in memory at no point of the sweep."
@@ -1132,7 +1132,8 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
             continue
         text = df[column].astype(str)
         values = list(dict.fromkeys(df[column].tolist()))
-        if by_model and column not in ("hardware", "model"):  # each model its own first value: none is dropped
+        if by_model and column not in ("hardware", "model", "engine"):  # each model its own first value: none is dropped
+            # (the engine is the table's main one, as every other section reads it: qa99 found ideal here, vllm there)
             if (df.assign(_v=text).groupby(df["model"].astype(str))["_v"].nunique() < 2).all():
                 continue  # it follows the compared models (each one's native weight dtype): nothing to hold
             firsts = df.assign(_v=text).groupby(df["model"].astype(str), sort=False)["_v"].first()

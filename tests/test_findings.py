@@ -541,6 +541,16 @@ def _user_question(folder, name: str, body: str):
     return df, note, finding(name, df, ops, meta, strict=False).text, meta
 
 
+def test_a_question_comparing_models_reads_the_main_engine_as_every_section_does(tmp_path):
+    """A kv-caps-batch over two models and engines [ideal, vllm] held each model's first engine, ideal, where every other
+    section reads vllm: its DeepSeek-V3 gain 'grows' where vllm's falls (qa99)."""
+    df, note, _, _ = _user_question(tmp_path, "kv-caps-batch", "name: kv-caps-batch\nhardware: h200\n"
+                                    "model: [llama-3.1-8b, qwen3-30b-a3b]\nmethod: eagle\nengine: [ideal, vllm]\n"
+                                    "axes: {batch: [1, 16], context: [4096], k: [1, 2], alpha: [0.8]}\n")
+    assert set(df["engine"]) == {"vllm"} and set(df["model"]) == {"llama-3.1-8b", "qwen3-30b-a3b"}
+    assert "engine vllm (of ideal, vllm)" in note
+
+
 def test_a_users_question_scenario_reads_one_alpha_its_smallest_batch_and_every_models_own_dtype(tmp_path):
     """A user's kv-caps-batch over alpha [0.6, 0.9] said 1.83x and 2.89x for one batch, 'at batch 1' where batch 1 was
     not swept; over models of different native dtypes it held weight dtype bf16 and dropped DeepSeek-V3 (fp8)."""
@@ -570,7 +580,9 @@ def test_findings_on_user_scenarios_mark_what_does_not_fit_say_losses_and_credit
     assert "no verify pass swept stays within +10% of a decode step, the narrowest swept being q = 8" in none
     assert "KeyError" not in none
     losing = text("g", "name: g\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\naxes: {batch: [1], k: [2], alpha: [0.1]}\n")
-    assert losing.startswith("Speculation loses at every point that fits: at best 0.8") and losing.endswith("1 point fits.")
+    assert losing.startswith("Speculation loses at every point that fits, even at its best k: at best 0.8") and losing.endswith("1 point fits.")
+    paying = text("g", "name: g\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\naxes: {batch: [1, 64], k: [2, 12], alpha: [0.6]}\n")
+    assert "at its best k it pays at every point that fits." in paying  # k 12 loses at batch 64 (qa99: 'it pays at every point')
     given = text("g", "name: g\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\nacceptance: [0.9, 0.8]\naxes: {batch: [1], k: [2]}\n")
     assert "the given per-position rates 0.9, 0.8" in given and "the method's" not in given
     tree = text("g", "name: g\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\ntree: {nodes: 1, tau: 2}\naxes: {batch: [1], k: [1]}\n")
