@@ -878,6 +878,9 @@ def main() -> None:
     except typer.Abort:
         typer.echo("aborted", err=True)
         sys.exit(1)
+    except MemoryError:  # a traceback ending in numpy's _ArrayMemoryError (qa99: a sweep under a 9 GB limit)
+        typer.echo("error: out of memory: sweep fewer points at once (fewer axis values, or a smaller --chunk-points)", err=True)
+        sys.exit(2)
     except Exception as exc:
         # click's usage errors (vendored by recent typer): unknown option, value out of range, missing argument
         if type(exc).__name__ == "NoArgsIsHelpError" and getattr(exc, "ctx", None) is not None:

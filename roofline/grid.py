@@ -530,10 +530,36 @@ def run_sweep(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
     return blocks_frame(list(iter_blocks(sc, configs)), categorical=True)
 
 
+OPERATOR_BATCHES_MAX = 1024  # batches operators.csv holds at most: a sweep of 1,000,000 batch values made 16 rows of
+#   each (qa99: 16 GB, then the kernel killed it); a larger axis is thinned to this many, evenly on a log scale
+
+
+def operator_batches(batches) -> np.ndarray:
+    """The swept batches operators.csv holds: all of them up to OPERATOR_BATCHES_MAX, else that many of them (the
+    smallest and the largest among them) at indices evenly spaced on a log scale of the batch."""
+    batch = np.asarray(batches, dtype=np.float64)
+    if len(batch) <= OPERATOR_BATCHES_MAX:
+        return batch
+    ordered = np.sort(batch)
+    targets = np.geomspace(ordered[0], ordered[-1], OPERATOR_BATCHES_MAX)
+    picked = np.unique(np.clip(np.searchsorted(ordered, targets), 0, len(ordered) - 1))
+    if len(picked) < OPERATOR_BATCHES_MAX:  # dense small batches: fill with the rest evenly by index
+        rest = np.setdiff1d(np.arange(len(ordered)), picked)
+        extra = rest[np.linspace(0, len(rest) - 1, OPERATOR_BATCHES_MAX - len(picked)).astype(int)]
+        picked = np.unique(np.concatenate([picked, extra]))
+    return ordered[picked]
+
+
 def operator_table(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
     """Per-operator FLOPs, bytes and time of a decode step (q = 1) and a verify step (q = max k + 1),
-    at every batch of the sweep and its first context, with each device's ceilings: the roofline chart's data."""
-    batch = np.asarray(sc.axes["batch"], dtype=np.float64)
+    at every batch of the sweep (OPERATOR_BATCHES_MAX of them at most: operator_batches) and its first context, with
+    each device's ceilings: the roofline chart's data."""
+    batch = operator_batches(sc.axes["batch"])
+    if len(batch) < len(sc.axes["batch"]):
+        from roofline.errors import warn
+
+        warn(f"{sc.name}: operators.csv holds {len(batch):,} of the {len(sc.axes['batch']):,} swept batches (evenly on a "
+             "log scale, the smallest and largest among them): the roofline figure's data, 16-odd rows a batch")
     context = float(sc.axes["context"][0])
     q_verify = float(sc.tree_nodes + 1 if sc.tree_nodes else max(int(np.max(sc.axes["k"])), 1) + 1)
     columns: dict[str, list] = {}  # one list of arrays (or of values, each the same on its rows) per column, one DataFrame at the end

@@ -458,3 +458,36 @@ def test_a_sweep_says_once_that_speculative_gains_at_large_batches_run_optimisti
     assert said("vllm", [256, 512]) == ["under vllm, with a serving engine, speculative gains at batch 32 and above run "
                                         "optimistic (docs/ACCURACY.md): read the sweep's speedups there as upper estimates"]
     assert said("vllm", [1, 16]) == [] and said("ideal", [256, 512]) == []
+
+
+def test_operators_csv_holds_a_bounded_number_of_batches_and_says_so(monkeypatch):
+    """A sweep of 1,000,000 batch values wrote 16 operator rows a batch: 16 GB, then the kernel killed it (qa99)."""
+    from roofline import grid
+    from roofline.errors import RooflineWarning
+
+    batches = np.arange(1, 1_000_001)
+    held = grid.operator_batches(batches)
+    assert len(held) == grid.OPERATOR_BATCHES_MAX and held[0] == 1 and held[-1] == 1_000_000
+    assert np.all(np.diff(held) > 0) and np.isin(held, batches).all()
+    assert np.array_equal(grid.operator_batches([1, 4, 16]), [1, 4, 16])
+    monkeypatch.setattr(grid, "OPERATOR_BATCHES_MAX", 8)
+    sc = scenario_from_dict({"name": "s", "hardware": "h100-sxm", "model": "llama-3.1-8b", "engine": "ideal",
+                             "axes": {"batch": list(range(1, 41))}}, "s.yaml")
+    with pytest.warns(RooflineWarning, match="operators.csv holds 8 of the 40 swept batches"):
+        ops = operator_table(sc, load_configs(sc))
+    assert ops["batch"].nunique() == 8 and {1, 40} <= set(ops["batch"])
+
+
+def test_running_out_of_memory_is_one_line_and_leaves_no_output(roofline, tmp_path, monkeypatch):
+    """A sweep under a memory limit ended in numpy's _ArrayMemoryError traceback, exit code 1 (qa99)."""
+    from roofline import grid
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError("Unable to allocate 1.31 GiB for an array with shape (11, 16000000)")
+
+    monkeypatch.setattr(grid, "operator_table", no_memory)
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes: {batch: [1, 2]}\n")
+    code, out, err = roofline("sweep", scenario, "--out", tmp_path / "out")
+    assert code == 2 and err.startswith("error: out of memory") and len(err.splitlines()) == 1
+    assert not (tmp_path / "out").exists() and [p.name for p in tmp_path.iterdir()] == ["s.yaml"]
