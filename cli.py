@@ -352,7 +352,8 @@ def hw_diff(
     weight_dtype: Annotated[Optional[str], typer.Option(help="Weight dtype of the reference model (default: its native precision).")] = None,
     expert_dtype: Annotated[Optional[str], typer.Option(help="Dtype of the routed experts only (MoE; default: as --weight-dtype).")] = None,
 ) -> None:
-    """Two profiles side by side: peaks, ridge points, and what changes for a reference model."""
+    """Two profiles side by side: every field, the ridge points, and what changes for a reference model on the ideal
+    engine (the silicon's bound: `roofline predict --hardware A/B --engine vllm` for a serving engine's)."""
     from roofline.editing import diff_hardware
 
     typer.echo(diff_hardware(a, b, _dirs(), model, tp, dp_attention, ep, weight_dtype, pp, expert_dtype))

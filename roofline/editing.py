@@ -334,6 +334,10 @@ def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
         from roofline.hardware import warn_of_unknown_family
 
         warn_of_unknown_family(spec, path, tuple(extra_dirs))
+    if kind == "model":  # a published count 3x the shape's passed `models set` and `validate` in silence (qa98)
+        from roofline.hfimport import check_params
+
+        check_params(data, str(path))
     if kind == "scenario":  # the profiles it names, and every layout and option against them, as a sweep checks them
         from roofline.grid import load_configs
 
@@ -731,6 +735,9 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
     hw_a, hw_b = load_hardware(a, extra_dirs), load_hardware(b, extra_dirs)
     ref = load_model(model_name, extra_dirs)
     rows: list[tuple[str, float | str | None, float | str | None, str]] = [
+        ("kind", hw_a.kind, hw_b.kind, "text"),  # qa98: a changed family (the engine values a device takes, under a
+        # serving engine) showed no difference
+        ("family (engine values)", hw_a.engine_family, hw_b.engine_family, "text"),
         ("memory", hw_a.mem_bytes, hw_b.mem_bytes, "B"),
         ("memory_bandwidth", hw_a.mem_bw_bytes_per_s, hw_b.mem_bw_bytes_per_s, "B/s"),
     ]

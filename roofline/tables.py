@@ -498,7 +498,9 @@ def _fitted_lines(fitted: dict | None) -> list[str]:
             f"    model classes           {listed['model_classes']}",
             f"    device families         {listed['hardware_families']}",
             f"    determined by no row    {listed['not_determined_by_rows']}",
-            f"    at a bound              {listed['bounds_hit']}"]
+            f"    at a bound              {listed['bounds_hit']}"] + (
+            [f"    set by hand since       {', '.join(edited)} (the RMS error above is of the fitted values, not of these)"]
+            if (edited := [str(p) for p in (fitted.get("start") or {}) if str(p) not in still]) else [])
 
 
 def _drafter(row) -> bool:

@@ -576,6 +576,33 @@ def test_no_built_in_profile_shadows_itself():
     assert [(kind, f.name) for kind in FOLDERS for f in _builtin_files(kind) if builtin_shadowed(kind, f)] == []
 
 
+def test_hw_diff_shows_a_changed_family(roofline):
+    """A copy whose family was set to mi300x takes AMD's engine values under vllm; `hw diff` showed no difference
+    (qa98)."""
+    assert roofline("hw", "new", "h100-amdfam", "--from", "h100-sxm", "--set", "family=mi300x")[0] == 0
+    code, out, _ = roofline("hw", "diff", "h100-sxm", "h100-amdfam")
+    row = next(line for line in out.splitlines() if line.startswith("family (engine values)"))
+    assert code == 0 and row.split()[-4:] == ["h100-sxm", "mi300x", "-", "*"]
+
+
+def test_a_published_parameter_count_far_from_the_shape_is_said_by_new_set_and_validate(roofline):
+    """`models set llama-64l published_params=0.4e9` passed, and `models show` printed the two side by side, while
+    `models import` warns beyond 5% (qa98)."""
+    code, _, err = roofline("models", "new", "m", "--from", "llama-3.1-8b", "--set", "published_params=0.4e9")
+    assert code == 0 and "m.yaml: params: computed 8.03B is +1907.6% from published 0.40B" in err
+    assert "published" in roofline("models", "validate")[2]
+    code, _, err = roofline("models", "set", "m", "published_params=8.03e9")
+    assert code == 0 and "published" not in err
+
+
+def test_engines_show_names_fitted_values_set_by_hand_since_the_fit(roofline):
+    """A copy with host_per_sequence set by hand still claimed the original's fit quality (qa98)."""
+    assert roofline("engines", "new", "vslow", "--from", "vllm", "--set", "host_per_sequence=100 us")[0] == 0
+    out = roofline("engines", "show", "vslow")[1]
+    assert "    set by hand since       host_per_sequence (the RMS error above is of the fitted values" in out
+    assert "set by hand since" not in roofline("engines", "show", "vllm")[1]
+
+
 def test_a_new_profile_never_replaces_a_profile_of_another_kind(roofline, tmp_path):
     """A user folder holds every kind: `models new x2 --force` replaced the hardware profile x2, and the refusal before
     it offered --force without saying what x2 was (qa98)."""
