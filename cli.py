@@ -606,7 +606,7 @@ def plot(
     out: Annotated[Optional[Path], typer.Option(help="Folder for the plots (default: the table's folder).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite the plots in the table's folder; with --out, replace that folder (one roofline wrote).")] = False,
     svg: Annotated[bool, typer.Option("--svg", help="Write each plot as SVG beside the PNG.")] = False,
-    where: Annotated[Optional[list[str]], typer.Option(metavar="COLUMN=VALUE", help="Draw only rows where COLUMN is VALUE (repeatable): tp=8, context=32768, engine=sglang.")] = None,
+    where: Annotated[Optional[list[str]], typer.Option(metavar="COLUMN=VALUE", help="Draw only rows where COLUMN is VALUE (repeatable): tp=8, context=32768, engine=sglang, draft_hardware=none (a drafter on the target).")] = None,
 ) -> None:
     """Re-draw the standard plots from a written table, without recomputing anything.
 
@@ -637,7 +637,7 @@ def plot(
 def cheapest(
     table: Annotated[Path, typer.Argument(help="A sweep output folder or its results.csv / results.parquet.")],
     min_tokens_per_user: Annotated[Optional[float], typer.Option("--min-tokens-per-user", min=0.0, help="A speed to reach: the cheapest row of each kind (plain, speculation) at least this many tokens/s per user.")] = None,
-    where: Annotated[Optional[list[str]], typer.Option(metavar="COLUMN=VALUE", help="Only rows where COLUMN is VALUE (repeatable): alpha=0.8, context=4096, engine=sglang.")] = None,
+    where: Annotated[Optional[list[str]], typer.Option(metavar="COLUMN=VALUE", help="Only rows where COLUMN is VALUE (repeatable): alpha=0.8, context=4096, engine=sglang, draft_hardware=none (a drafter on the target).")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Also write the frontier's rows as CSV to this file.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite --out.")] = False,
 ) -> None:

@@ -411,9 +411,13 @@ def _derived_meta(df: pd.DataFrame, folder: Path) -> dict:
     }
 
 
+ON_THE_TARGET = ("none", "co-located", "colocated", "default", "target", "on the target")  # --where draft_hardware=
+
+
 def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: bool = True) -> pd.DataFrame:
     """The rows of `df` matching every COLUMN=VALUE of `where` (a number compared as a number: tp=4, context=8192;
-    text as written: engine=sglang), or one line naming the condition no row meets and the values there are.
+    text as written: engine=sglang; draft_hardware= or one of ON_THE_TARGET for a drafter on the target's devices),
+    or one line naming the condition no row meets and the values there are.
     Not `strict` (the operators table): a column it lacks is passed over, and no match leaves no rows."""
     import numpy as np
     import pandas as pd
@@ -429,6 +433,8 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
         values = df[column]
         if pd.api.types.is_bool_dtype(values):  # true / false, in any case
             values, value = values.astype(str).str.lower(), value.lower()
+        if column == "draft_hardware" and value.lower() in ON_THE_TARGET:  # the names a drafter on the target goes by
+            value = ""  # elsewhere (co-located, default, on the target): qa99 found only the empty one taken
         if value == "":  # an empty cell: no drafter device, no expert dtype (a column of nothing reads as numbers)
             keep = (values.isna() | (values.astype(str) == "")).to_numpy()
         elif pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values) and values.notna().any():
@@ -448,7 +454,8 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
         if not keep.any() and not strict:
             return df[keep]
         if not keep.any():
-            there = ", ".join(map(str, sorted(values.astype(str).unique(), key=lambda v: (len(v), v))[:12]))
+            there = ", ".join(v if v else ("'' (on the target)" if column == "draft_hardware" else "''")
+                              for v in sorted(values.astype(str).unique(), key=lambda v: (len(v), v))[:12])
             after = f" once --where {' --where '.join(before)} is applied" if before else ""
             raise RooflineError(f"--where {condition}: expected a value {column} takes in {source}{after}, found {value!r}, "
                                 f"which no row has (values: {there})")

@@ -261,6 +261,12 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
                 raise field_error(where, key, "a list of numbers", v)
         values = np.asarray(spec, dtype=np.float64)
+        distinct, counts = np.unique(values, return_counts=True)
+        twice = distinct[counts > 1]
+        if len(twice):
+            from roofline.errors import warn
+
+            warn(f"{where}: {key}: {', '.join(f'{v:g}' for v in twice[:8])} given more than once, swept once")
     elif isinstance(_number(spec), (int, float)) and not isinstance(spec, bool):  # one value, read as a list's are
         value = _number(spec)
         if not math.isfinite(value):
@@ -273,7 +279,14 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
     if integer:
         if isinstance(spec, list) and any(float(v) != int(v) for v in values):
             raise field_error(where, key, "whole numbers", spec)
+        given = values
         values = np.unique(np.round(values).astype(np.int64))
+        linear = isinstance(spec, dict) and not spec.get("log", False)  # a log range is rounded and merged by design
+        if linear and not np.allclose(given, np.round(given), rtol=1e-9, atol=0):  # (1, 1.4, 2, 2.8 ...: docs/PROFILES.md)
+            from roofline.errors import warn  # qa99: {start: 1, stop: 10, num: 3} swept 1, 6, 10 without a word
+
+            shown = ", ".join(f"{v:,}" for v in values[:8]) + (f", ... ({len(values):,} in all)" if len(values) > 8 else "")
+            warn(f"{where}: {key}: a range of {len(given):,} values, not all whole, rounded to whole numbers: {shown}")
     else:  # 0.7999999999999999 from 0.5 + 3 x 0.1 (a range, or numpy's arange) is the 0.8 the user meant: `alpha == 0.8` must find it
         values = np.unique([float(f"{v:.12g}") for v in values])
     low = {"batch": 1, "context": 0, "k": 0}.get(name)

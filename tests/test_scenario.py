@@ -168,3 +168,22 @@ def test_a_readme_scenario_path_run_outside_the_checkout_names_the_built_in(tmp_
         load_scenario("scenarios/moe-verify-cost.yaml")
     with pytest.raises(RooflineError, match=r"^nothere.yaml: scenario file not found$"):
         load_scenario("nothere.yaml")
+
+
+def test_an_axis_rounded_or_given_twice_is_said():
+    """{start: 1, stop: 10, num: 3} swept batches 1, 6, 10 and [4, 4, 2] swept 2, 4 without a word (qa99); a log range's
+    rounding is by design (docs/PROFILES.md), and the built-in scenarios say nothing."""
+    import warnings
+
+    from roofline.errors import RooflineWarning
+
+    def said(axis) -> list[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            scenario_from_dict({"hardware": "h100-sxm", "model": "llama-3.1-8b", "axes": {"batch": axis}}, "s.yaml")
+        return [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
+
+    assert said({"start": 1, "stop": 10, "num": 3}) == [
+        "s.yaml: axes.batch: a range of 3 values, not all whole, rounded to whole numbers: 1, 6, 10"]
+    assert said([4, 4, 2]) == ["s.yaml: axes.batch: 4 given more than once, swept once"]
+    assert said({"start": 1, "stop": 4, "num": 10, "log": True}) == said([1, 8, 64]) == said({"start": 1, "stop": 64, "step": 1}) == []
