@@ -27,7 +27,7 @@ import os
 import re
 import shlex
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from roofline.errors import RooflineError, UnreadableProfile, WrongKind, closest_names, warn
@@ -137,6 +137,10 @@ def parse_assignments(assignments: list[str], what: str = "--set", kind: str = "
         if isinstance(value, (dict, list)) and len(str(value)) > 2000:
             raise RooflineError(f"{what} {key}: expected a short value, found {len(str(value))} characters")
         pairs.append((path, value))
+    paths = [".".join(path) for path, _ in pairs]
+    twice = next((p for p in paths if paths.count(p) > 1), None)
+    if twice is not None:  # `price=1 USD/h price=2 USD/h` kept the last in silence (qa98)
+        raise RooflineError(f"{what}: expected each field once, found {twice} set {paths.count(twice)} times")
     return pairs
 
 
@@ -383,16 +387,37 @@ def _unfit(kind: str, doc, set_here: set[str]) -> None:
 
 NO_DEFAULT = {"price": "the device has no price (costs are left out)", "tokenizer": "the tokenizer is not given (a draft "
               "model is compared by vocabulary size only)", "max_context_tokens": "the trained context is not given "
-              "(a longer context is not warned)"}  # optional fields whose absence is no value at all
+              "(a longer context is not warned)", "source": "the profile cites no source for its values",
+              "fitted": "no fit is recorded (predict and sweeps no longer name its rows, families or undetermined "
+              "parameters)", "notes": "the profile has no notes"}  # optional fields whose absence is no value at all
 
 
-def _removed_note(doc_before: dict, pairs, where: str, source: str) -> None:
+def _known_fields(kind: str) -> set[str]:
+    """The top-level keys a profile of `kind` may have."""
+    if kind == "hardware":
+        from roofline.hardware import FIELD_ORDER
+
+        return {"type", *FIELD_ORDER}
+    if kind == "model":
+        from roofline.model import _KNOWN
+    else:
+        from roofline.serving import _KNOWN
+    return {"type", *_KNOWN}
+
+
+def _removed_note(kind: str, doc_before: dict, pairs, where: str, source: str) -> None:
     """Say where `FIELD=` (or null) removed a field the profile had: it now takes the tool's default for it, which
     need not be the value it had (sglang's host_overlap_speculating false became true)."""
     for keys, value in pairs:
         if value is None and len(keys) == 1 and keys[0] in doc_before and doc_before[keys[0]] is not None:
             old = doc_before[keys[0]]
-            shown = str(old).lower() if isinstance(old, bool) else str(old)
+            shown = str(old).lower() if isinstance(old, bool) else " ".join(str(old).split())  # one line (qa98: a
+            nested = "mapping" if isinstance(old, Mapping) else "list" if isinstance(old, list) else ""
+            if len(shown) > 80 or nested:  # multi-line source, a 2 KB fitted block)
+                shown = f"the {nested or 'text'} it had"
+            if keys[0] not in _known_fields(kind):  # a misspelt field a broken file had has no default (qa98)
+                warn(f"{where}: {keys[0]} removed (not a field of {kind} profiles; it was {shown})")
+                continue
             now = NO_DEFAULT.get(keys[0], "the profile now takes the tool's default for it")
             warn(f"{where}: {keys[0]} removed: {now}, not {shown} from {source}")
 
@@ -519,7 +544,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     validate_text(kind, text, target, extra_dirs)
     write_text_atomic(target, text, force, what=f"{GROUP[kind]} new")
     _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is written
-    _removed_note(had, pairs, str(target), source.stem)
+    _removed_note(kind, had, pairs, str(target), source.stem)
     return target
 
 
@@ -553,7 +578,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     validate_text(kind, text, path, extra_dirs)
     write_text_atomic(path, text, force=True)
     _family_values_kept(kind, doc, set_here, str(path))
-    _removed_note(had, pairs, str(path), "the file")
+    _removed_note(kind, had, pairs, str(path), "the file")
     return path
 
 

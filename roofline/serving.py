@@ -255,7 +255,7 @@ def _kernel_counts(where: str, key: str, value: object) -> dict:
         if op not in OPERATORS:
             raise field_error(where, f"{key}.{op}", "one of " + ", ".join(OPERATORS), op)
         if isinstance(n, bool) or not isinstance(n, numbers.Real) or not 0 <= n <= 100:
-            raise field_error(where, f"{key}.{op}", "a kernel count in 0..100", n)
+            raise field_error(where, f"{key}.{op}", "a kernel count in 0..100 (a mean where layers differ)", n)
     return dict(value)
 
 

@@ -520,8 +520,8 @@ def test_hw_set_writes_through_a_symbolic_link(roofline, tmp_path):
 def test_an_unquoted_prose_field_is_its_text_even_where_it_reads_as_a_number(roofline, tmp_path):
     from roofline.editing import parse_assignments
 
-    assert parse_assignments(["notes=0.8 # x", "display_name=4090", "source='a: b'", "memory=24 GB", "source=null"]) == [
-        (["notes"], "0.8 # x"), (["display_name"], "4090"), (["source"], "a: b"), (["memory"], "24 GB"), (["source"], None)]
+    assert parse_assignments(["notes=0.8 # x", "display_name=4090", "source='a: b'", "memory=24 GB", "version=null"]) == [
+        (["notes"], "0.8 # x"), (["display_name"], "4090"), (["source"], "a: b"), (["memory"], "24 GB"), (["version"], None)]
     path = tmp_path / "lab-gpu.yaml"
     path.write_text(LAB_GPU.format(name="lab-gpu"))
     code, _, err = roofline("--profiles", tmp_path, "hw", "set", "lab-gpu", "notes=0.8 # x")
@@ -601,6 +601,29 @@ def test_engines_show_names_fitted_values_set_by_hand_since_the_fit(roofline):
     out = roofline("engines", "show", "vslow")[1]
     assert "    set by hand since       host_per_sequence (the RMS error above is of the fitted values" in out
     assert "set by hand since" not in roofline("engines", "show", "vllm")[1]
+
+
+def test_a_removed_field_is_said_in_one_line_and_a_field_set_twice_is_refused(roofline):
+    """qa98: `models set m source=null` printed the multi-line source, `engines set e fitted=null` a 2 KB dict, a
+    misspelt field removed 'takes the tool's default', and `price=1 USD/h price=2 USD/h` kept the last in silence."""
+    assert roofline("models", "new", "m", "--from", "llama-3.1-8b")[0] == 0
+    code, _, err = roofline("models", "set", "m", "source=null")
+    assert code == 0 and err == "warning: " + f"{_user('m')}: source removed: the profile cites no source for its values, " \
+        "not the text it had from the file\n"
+    assert roofline("engines", "new", "e", "--from", "vllm")[0] == 0
+    code, _, err = roofline("engines", "set", "e", "fitted=null")
+    assert code == 0 and len(err.splitlines()) == 1 and "fitted removed: no fit is recorded" in err and "the mapping it had" in err
+    assert roofline("hw", "new", "g", "--from", "h100-sxm")[0] == 0
+    with open(_user("g"), "a") as f:
+        f.write("bandwith: 3 TB/s\n")
+    code, _, err = roofline("hw", "set", "g", "bandwith=null")
+    assert code == 0 and err == f"warning: {_user('g')}: bandwith removed (not a field of hardware profiles; it was 3 TB/s)\n"
+    code, out, err = roofline("hw", "set", "g", "price=1 USD/h", "price=2 USD/h")
+    assert code == 2 and err == "error: hw set: expected each field once, found price set 2 times\n"
+
+
+def _user(name: str) -> Path:
+    return Path(os.environ["ROOFLINE_USER_DIR"]) / f"{name}.yaml"
 
 
 def test_a_new_profile_never_replaces_a_profile_of_another_kind(roofline, tmp_path):
