@@ -287,13 +287,20 @@ def shadowed_paths(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()
 
 
 def problems(kind: str | None = None, extra_dirs: tuple[str | Path, ...] = ()) -> list[str]:
-    """One line per user file whose kind cannot be told or that cannot be read."""
+    """One line per user file whose kind cannot be told, that cannot be read, or that a file of the same name beside
+    it hides (dupe.yml beside dupe.yaml was passed over in silence; qa98)."""
     kinds = [kind] if kind else list(FOLDERS)
     seen: dict[Path, str] = {}
     for k in kinds:
-        for _, path, reason in _candidates(k, extra_dirs)[1]:
+        found, untold = _candidates(k, extra_dirs)
+        for _, path, reason in untold:
             seen[path] = (f"{path}: {reason}" if reason.startswith(UNREADABLE) else
                           f"{path}: kind cannot be told ({reason}); add `type: hardware`, `type: model` or `type: scenario`")
+        first: dict[tuple[Path, str], Path] = {}
+        for stem, path in found:
+            other = first.setdefault((path.parent.resolve(), stem.lower()), path)
+            if other != path:
+                seen[path] = f"{path}: hidden by {other.name} beside it (one name, two files): remove or rename one"
     return list(seen.values())
 
 

@@ -622,6 +622,16 @@ def test_a_removed_field_is_said_in_one_line_and_a_field_set_twice_is_refused(ro
     assert code == 2 and err == "error: hw set: expected each field once, found price set 2 times\n"
 
 
+def test_a_profile_file_hidden_by_one_of_the_same_name_beside_it_is_said(roofline):
+    """dupe.yml beside dupe.yaml was passed over by every command, `hw validate` and `hw list` included (qa98)."""
+    assert roofline("hw", "new", "dupe", "--from", "h100-sxm")[0] == 0
+    _user("dupe").with_suffix(".yml").write_text(_user("dupe").read_text())
+    code, out, _ = roofline("hw", "validate")
+    assert code == 2 and f"FAIL  {_user('dupe').with_suffix('.yml')}: hidden by dupe.yaml beside it" in out
+    code, _, err = roofline("hw", "list")
+    assert code == 0 and f"warning: {_user('dupe').with_suffix('.yml')}: hidden by dupe.yaml beside it" in err
+
+
 def _user(name: str) -> Path:
     return Path(os.environ["ROOFLINE_USER_DIR"]) / f"{name}.yaml"
 
