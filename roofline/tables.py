@@ -52,7 +52,9 @@ def predict_table(point: dict) -> str:
         + (f"; {p['engine']}'s window pool holds the sliding layers at {r:g} x a sequence's tokens, not their window)"
            if (r := p.get("kv_window_pool_ratio")) is not None else ")"),
         f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({format_si(p['memory_needed_bytes'], 'B')} of {format_si(p['usable_memory_bytes'], 'B')} usable; max batch {p['max_batch']:,})",
-        f"  operators            {format_seconds(p['operator_time_s'])}",
+        f"  operators            {format_seconds(p['operator_time_s'])}"
+        + (f"   (of which kernel latencies {format_seconds(p['kernel_latency_time_s'])}: {p['engine']}'s kernels x layers x "
+           "its kernel_latency)" if p.get("kernel_latency_time_s") else ""),
     ]
     for key, label in (("allreduce_time_s", "all-reduce"), ("all_to_all_time_s", "expert dispatch"),
                        ("moe_gather_time_s", "MoE gather/scatter"), ("p2p_time_s", "pipeline p2p"),

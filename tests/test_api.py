@@ -497,3 +497,23 @@ def test_a_rate_given_as_none_is_named_none_not_nan():
 
     with pytest.raises(RooflineError, match=r"^predict: acceptance: expected rates in \[0, 1\], found None$"):
         roofline.predict("h100", "llama-3.1-8b", method="eagle", acceptance=[0.9, None])
+
+
+def test_predict_gives_what_kernel_latency_adds_to_the_operator_time():
+    """A batch-1 DeepSeek-V3 step of 15.8 ms whose 12.9 ms are kernel floors showed only 'operators 14.5 ms' (qa97)."""
+    import dataclasses
+    import warnings
+
+    import roofline
+    from roofline.serving import load_engine
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        vllm = load_engine("vllm")
+        base = roofline.predict("h100-sxm", "llama-3.1-8b", 8, engine=vllm)
+        doubled = roofline.predict("h100-sxm", "llama-3.1-8b", 8, engine=dataclasses.replace(
+            vllm, name="x", kernel_latency_s=2 * vllm.kernel_latency_s))
+        ideal = roofline.predict("h100-sxm", "llama-3.1-8b", 8, engine="ideal")
+    assert ideal["kernel_latency_time_s"] == 0.0 and base["kernel_latency_time_s"] > 0
+    assert doubled["kernel_latency_time_s"] == pytest.approx(2 * base["kernel_latency_time_s"], rel=1e-9)
+    assert doubled["operator_time_s"] - base["operator_time_s"] == pytest.approx(base["kernel_latency_time_s"], rel=1e-9)
