@@ -294,6 +294,12 @@ def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
         path = new_profile(kind, name, from_, set_ or [], dir_, force, _dirs())
         typer.echo(f"wrote {path}")
         _warn_if_builtin_name(kind, path)
+        from roofline.profiles import builtin_dir, user_dirs
+
+        searched = {d.resolve() for d in (*user_dirs(_dirs()), builtin_dir(kind))}
+        if path.parent.resolve() not in searched:  # qa98: `hw show NAME` then failed until --profiles was given
+            typer.echo(f"note: {path.parent} is not on the profile search path: name it with --profiles {path.parent} "
+                       f"(or in ROOFLINE_PATH) for `{name}` to be found", err=True)
 
     @group.command("set")
     def set_(

@@ -538,8 +538,9 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
                         *(f"--set {shlex.quote(a)}".replace("\r", "\\r").replace("\n", "\\n") for a in assignments)])
     header.append(f"# {display}: made with `{command}`; every field not set there is {source.stem}'s (values, source, "
                   "notes) until edited.")
-    if assignments:  # which values are not the source profile's, whatever its source and notes say
-        header.append("# set by hand, not from the source or notes below: " + ", ".join(sorted(set_here)) + ".")
+    inherited = set(_hand_set_fields(read_text(source)))  # a copy of a copy: its source's hand-set values too (qa98)
+    if assignments or inherited:  # which values are not the source profile's, whatever its source and notes say
+        header.append(HAND_SET + ", ".join(sorted(set_here | inherited)) + ".")
     text = "\n".join(header) + "\n" + _dump(doc)
     validate_text(kind, text, target, extra_dirs)
     write_text_atomic(target, text, force, what=f"{GROUP[kind]} new")
@@ -554,6 +555,39 @@ def _editable(kind: str, name: str, extra_dirs: tuple, force: bool) -> Path:
         raise RooflineError(f"{path}: is a built-in profile; copy it first with `roofline {GROUP[kind]} new {path.stem}-mine --from {path.stem}`"
                             " (or pass --force to change the built-in file)")
     return path
+
+
+HAND_SET = "# set by hand, not from the source or notes below: "  # a copy's header line: the fields it was given
+
+
+def _hand_set_fields(text: str) -> list[str]:
+    """The fields the header line HAND_SET of profile text lists (none where it has no such line)."""
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        if line.startswith(HAND_SET):
+            return [f.strip() for f in line[len(HAND_SET):].rstrip(". ").split(",") if f.strip()]
+    return []
+
+
+def _with_hand_set(text: str, fields: set[str]) -> str:
+    """Profile text whose header lists `fields` too as set by hand: its HAND_SET line widened, or one added below the
+    line saying what made the copy (qa98: `set` left the list stale, so a value set since read as the source's). A
+    file without that header (not a copy) is left as it is."""
+    lines = text.split("\n")
+    header = 0
+    while header < len(lines) and lines[header].startswith("#"):
+        header += 1
+    listed = _hand_set_fields(text)
+    line = HAND_SET + ", ".join(sorted({*listed, *fields})) + "."
+    for i in range(header):
+        if lines[i].startswith(HAND_SET):
+            lines[i] = line
+            return "\n".join(lines)
+    made = next((i for i in range(header) if "`; every field not set there is " in lines[i]), None)
+    if made is None:
+        return text
+    return "\n".join([*lines[:made + 1], line, *lines[made + 1:]])
 
 
 def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple = (), force: bool = False) -> Path:
@@ -573,6 +607,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     had = {k: doc.get(k) for k in doc}
     _apply(doc, pairs, str(path), _field_order(kind))
     text = _splice(unix, before, _dump(doc, indent))  # only the lines the edit changes
+    text = _with_hand_set(text, {".".join(keys) for keys, value in pairs if value is not None})
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     validate_text(kind, text, path, extra_dirs)

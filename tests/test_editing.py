@@ -539,6 +539,9 @@ def test_a_new_profile_named_like_a_built_in_needs_force_and_says_it_shadows_it(
     assert code == 0 and out.startswith(f"wrote {tmp_path / 'h100-sxm.yaml'}")
     assert err.startswith(f"warning: {tmp_path / 'h100-sxm.yaml'} has the name of the built-in") and "means this file" in err
     code, _, err = roofline("hw", "new", "my-x", "--from", "h100-sxm", "--dir", tmp_path)
+    assert code == 0 and err == (f"note: {tmp_path} is not on the profile search path: name it with --profiles {tmp_path} "
+                                 "(or in ROOFLINE_PATH) for `my-x` to be found\n")  # qa98
+    code, _, err = roofline("--profiles", tmp_path, "hw", "new", "my-y", "--from", "h100-sxm", "--dir", tmp_path)
     assert code == 0 and err == ""
     code, _, err = roofline("hw", "new", "h100", "--from", "h100-sxm", "--dir", tmp_path / "short")  # an alias: the same
     assert code == 2 and "h100 is the name of the built-in h100-sxm (its short name)" in err
@@ -630,6 +633,22 @@ def test_a_profile_file_hidden_by_one_of_the_same_name_beside_it_is_said(rooflin
     assert code == 2 and f"FAIL  {_user('dupe').with_suffix('.yml')}: hidden by dupe.yaml beside it" in out
     code, _, err = roofline("hw", "list")
     assert code == 0 and f"warning: {_user('dupe').with_suffix('.yml')}: hidden by dupe.yaml beside it" in err
+
+
+def test_a_copys_header_lists_every_value_set_by_hand_since_and_a_copy_of_it_keeps_them():
+    """`hw set` left a copy's 'set by hand' line stale, and a copy of a copy listed only its own --set: the parent's
+    hand-set 9.6 TB/s read as backed by H200's source (qa98)."""
+    from roofline.editing import new_profile, set_fields
+
+    new_profile("hardware", "nvl", "h200", ["memory_bandwidth=4.8 TB/s"])
+    set_fields("hardware", "nvl", ["price=2 USD/h", "efficiency.memory=0.8"])
+    assert _user("nvl").read_text().splitlines()[1] == "# set by hand, not from the source or notes below: efficiency.memory, memory_bandwidth, price."
+    new_profile("hardware", "nvl2", "nvl", ["memory=100 GB"])
+    assert _user("nvl2").read_text().splitlines()[1] == (
+        "# set by hand, not from the source or notes below: efficiency.memory, memory, memory_bandwidth, price.")
+    new_profile("hardware", "plain", "h200", [])
+    set_fields("hardware", "plain", ["price=2 USD/h"])
+    assert _user("plain").read_text().splitlines()[1] == "# set by hand, not from the source or notes below: price."
 
 
 def _user(name: str) -> Path:
