@@ -673,7 +673,7 @@ def cheapest(
     from roofline.outputs import add_to_marker
     from roofline.plot_jobs import read_results, select_rows
     from roofline.serving import OPTIMISTIC, optimistic
-    from roofline.tables import frontier_table
+    from roofline.tables import frontier_table, varied_dtypes
     from roofline.yamlio import write_text_atomic
 
     if min_tokens_per_user is not None and not math.isfinite(min_tokens_per_user):
@@ -697,7 +697,7 @@ def cheapest(
         notes.append(f"the speculative point computed now is at batch {int(found['speculation']['batch'])}: "
                      f"{OPTIMISTIC} (docs/ACCURACY.md), so its cost is a lower estimate")
     typer.echo(frontier_table(frontier, list(dict.fromkeys(notes)), picks, min_tokens_per_user,
-                              {kind: (r["row"], r["place"]) for kind, r in refined.items()}))
+                              {kind: (r["row"], r["place"]) for kind, r in refined.items()}, varied_dtypes(df)))
     if out is not None:
         write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
         add_to_marker(out.parent, {out.name})  # into a sweep's own folder: a later sweep --force may replace it

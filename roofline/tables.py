@@ -551,8 +551,17 @@ def _frontier_row(row, several_models: bool, widths: dict) -> str:
             f"{int(row['batch']):>5}  {int(row['context']):>7}  {alpha:>5}" + (f"  {row['model']}" if several_models else ""))
 
 
-def _pick_text(kind: str, row, of_kind) -> str:
-    """The cheapest row of a kind at the speed asked, or why there is none (the kind's rows: `of_kind`)."""
+DTYPE_LABELS = (("weight_dtype", "weights"), ("expert_dtype", "experts"), ("kv_dtype", "KV"))  # a pick line's dtypes
+
+
+def varied_dtypes(df) -> set[str]:
+    """The dtype columns a results table holds more than one value of: a pick line names those (qa95, qa96)."""
+    return {c for c, _ in DTYPE_LABELS if c in df and df[c].astype(str).nunique() > 1}
+
+
+def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None) -> str:
+    """The cheapest row of a kind at the speed asked, or why there is none (the kind's rows: `of_kind`); the dtypes of
+    `varied` named (default: those the rows of the kind vary)."""
     if row is None:
         if len(of_kind):
             return f"no row that fits reaches it (the fastest: {format_significant(of_kind['tokens_per_s_per_user'].max())} tokens/s per user)"
@@ -563,8 +572,9 @@ def _pick_text(kind: str, row, of_kind) -> str:
     if speculative and _drafter(row):
         text += f" + a drafter's {row['draft_hardware']}"
     text += f", {row['engine']}, batch {int(row['batch'])}"
-    for column, label in (("weight_dtype", "weights"), ("expert_dtype", "experts"), ("kv_dtype", "KV")):  # where the rows
-        if column in of_kind and of_kind[column].astype(str).nunique() > 1 and str(row.get(column, "")):  # differ (qa95)
+    varied = varied_dtypes(of_kind) if varied is None else varied
+    for column, label in DTYPE_LABELS:  # where the rows differ (qa95): a frontier of one KV dtype picked from a table
+        if column in varied and str(row.get(column, "")):  # of two said neither (qa96)
             text += f", {label} {row[column]}"
     if _is_number(row.get("shared_prefix")) and row["shared_prefix"] > 0:
         text += f", shared prefix {int(row['shared_prefix']):,}"
@@ -578,22 +588,24 @@ def _cost(points: dict, kind: str) -> float:
 
 
 def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_speed: float | None = None,
-                   refined: dict | None = None) -> str:
+                   refined: dict | None = None, varied: set[str] | None = None) -> str:
     """`roofline cheapest`: the cost frontier of each decoding kind (frontier.cost_frontier), fastest first, and with a
     speed the cheapest row of each kind that reaches it (and under it, `refined`'s cheaper point between swept
-    batches, above the largest or below the smallest: {kind: (row or None, place)}, frontier.refine), then the notes."""
+    batches, above the largest or below the smallest: {kind: (row or None, place)}, frontier.refine), then the notes;
+    a pick names the dtypes of `varied` (the table's: varied_dtypes; default the frontier's)."""
+    varied = varied_dtypes(frontier) if varied is None else varied
     several_models = bool(len(frontier)) and frontier["model"].nunique() > 1
     lines = []
     refined = refined or {}
     if picks is not None and min_speed is not None:
         lines.append(f"cheapest at {format_significant(min_speed)} tokens/s per user or faster (cost: decoding only, USD per million tokens):")
         for kind in ("plain", "speculation"):
-            lines.append(f"  {kind:<12} " + _pick_text(kind, picks.get(kind), frontier[frontier["decoding"] == kind]))
+            lines.append(f"  {kind:<12} " + _pick_text(kind, picks.get(kind), frontier[frontier["decoding"] == kind], varied))
             point, place = refined.get(kind) or (None, "")
             if point is not None:
                 where = {"above": "above the largest swept batch", "below": "below the smallest swept batch"}.get(
                     place, "between swept batches")
-                lines.append(f"  {'':<12} {where}, computed now: " + _pick_text(kind, point, frontier))
+                lines.append(f"  {'':<12} {where}, computed now: " + _pick_text(kind, point, frontier, varied))
         point = {k: (refined.get(k) or (None, ""))[0] for k in ("plain", "speculation")}  # computed now, or None
         exact = {k: point[k] if point[k] is not None else picks.get(k) for k in point}
         whole = not any(" at unswept batches not priced" in n for n in notes)  # both kinds' gaps priced, or neither

@@ -471,6 +471,18 @@ def test_the_speculation_ratio_is_given_where_a_kinds_only_point_is_computed_now
     assert ratio and len(costs) == 2 and float(ratio.group(1)) == pytest.approx(costs[1] / costs[0], rel=0.01)
 
 
+def test_a_pick_names_the_dtypes_the_table_varies_even_where_its_frontier_holds_one(tmp_path, roofline):
+    """A table of KV bf16 and fp8 whose frontier holds only fp8 rows named neither in its pick lines (qa96)."""
+    scenario = tmp_path / "kv.yaml"
+    scenario.write_text("name: kv\nhardware: h100-sxm\nmodel: llama-3.1-8b\nkv_dtype: [bf16, fp8]\n"
+                        "axes:\n  batch: [1, 64]\n  context: [32768]\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    table = pd.read_csv(tmp_path / "sw" / "results.csv")
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "20", "--out", tmp_path / "f.csv")
+    assert code == 0 and set(pd.read_csv(tmp_path / "f.csv")["kv_dtype"]) == {"fp8"} and table["kv_dtype"].nunique() == 2
+    assert re.search(r"plain +\$[0-9.]+ at .*, batch \d+, KV fp8$", out, re.M)
+
+
 def test_a_draft_model_pick_is_refined_from_its_sweeps_scenario_json_and_said_where_it_cannot_be():
     from roofline.errors import RooflineError
     from roofline.frontier import _config_scenario
