@@ -343,8 +343,10 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
                 break
             tried += 1
             batch = int(row["batch"])
-            where = (f"{row['hardware']} ({_layout(row)}{', k ' + str(int(row['k'])) if speculative else ''}) "
-                     f"batch {batches[0]}-{batches[-1]}")
+            where = f"{row['hardware']} ({_layout(row)}, {row['engine']}" + (  # engine, alpha and drafter too: configs
+                f", k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if pd.notna(row.get("alpha")) else "")  # named
+                + (f", drafter on {row['draft_hardware']}" if isinstance(row.get("draft_hardware"), str) and row["draft_hardware"]
+                   else "") if speculative else "") + f") batch {batches[0]}-{batches[-1]}"  # alike merged (qa96)
             try:
                 now = _reproduced(row, kind, speculative, meta, sorted({*batches, batch}), extra_dirs, reading)
             except RooflineError as exc:
