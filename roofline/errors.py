@@ -98,15 +98,20 @@ class UnreadableProfile(RooflineError):
         self.path = path
 
 
+def bare_name(name: object) -> str:
+    """A name with case and separators ('-', '_', '.', spaces) aside, as names are compared: trt_llm and TRT-LLM alike."""
+    return re.sub(r"[-_. ]+", "", str(name).strip().lower())
+
+
 def closest_names(name: object, known, n: int = 3, cutoff: float = 0.6) -> list[str]:
     """The `n` names of `known` most like `name`, most alike first, those at least `cutoff` alike: the one rule every
     did-you-mean uses (profile names, fields, columns, methods, dtypes). Likeness is difflib's ratio with case and
     separators aside ('H100-PCIE-80' is h100pcie80, near h100pcie) plus half the share of `name` a like start covers
     (h100-pcie-80gb: h100-pcie before a100-pcie-40gb); a name of thousands of characters is read to its first 200."""
-    asked = re.sub(r"[-_. ]+", "", str(name)[:200].lower())
+    asked = bare_name(str(name)[:200])
 
     def likeness(k: str) -> float:
-        other = re.sub(r"[-_. ]+", "", str(k).lower())
+        other = bare_name(k)
         start = len(os.path.commonprefix([asked, other])) / max(len(asked), 1)
         return difflib.SequenceMatcher(None, asked, other).ratio() + 0.5 * start
 

@@ -26,7 +26,7 @@ import re
 import sys
 from pathlib import Path
 
-from roofline.errors import RooflineError, UnknownName, UnreadableProfile, WrongKind, unknown_name_error
+from roofline.errors import RooflineError, UnknownName, UnreadableProfile, WrongKind, bare_name, unknown_name_error
 from roofline.yamlio import read_yaml_file
 
 FOLDERS = {"hardware": "hardware_profiles", "model": "model_profiles", "scenario": "scenarios", "engine": "engine_profiles"}
@@ -49,7 +49,7 @@ ALIASES = {
         "deepseek-v3-671b": "deepseek-v3", "mixtral": "mixtral-8x7b",
     },
     # the engines as their projects spell them: vLLM's V1 engine is `vllm`, its V0 engine `vllm-v0`
-    "engine": {"vllm-v1": "vllm", "tensorrt-llm": "trtllm", "trt-llm": "trtllm", "tensorrt_llm": "trtllm"},
+    "engine": {"vllm-v1": "vllm", "tensorrt-llm": "trtllm", "trt-llm": "trtllm"},  # tensorrt_llm too: separators aside
     "scenario": {},
 }
 
@@ -322,8 +322,8 @@ def check_profile_name(name: object, what: str = "name") -> str:
 def alias_of(kind: str, name: str) -> str | None:
     """The profile a documented alias of `kind` stands for (ALIASES), case and separators aside (trt_llm as trt-llm;
     qa94), or None."""
-    bare = {re.sub(r"[-_. ]+", "", k): v for k, v in ALIASES.get(kind, {}).items()}
-    return bare.get(re.sub(r"[-_. ]+", "", str(name).strip().lower()))
+    bare = {bare_name(k): v for k, v in ALIASES.get(kind, {}).items()}
+    return bare.get(bare_name(name))
 
 
 def resolve_name(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = (), paths: dict | None = None) -> str:
