@@ -1153,6 +1153,7 @@ def _cell_boundary(ax, above: np.ndarray, valid: np.ndarray) -> None:
 
 
 NO_FIT_TEXT_IN = 0.4  # the narrowest heatmap cell (inches) that says 'no fit' in words
+NUMBER_TEXT_IN = 0.25  # the narrowest heatmap cell (inches) that holds its speedup and k (qa99: 26 a panel overlapped)
 
 
 def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
@@ -1177,8 +1178,8 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     span = max(abs(math.log(vals.min())), abs(math.log(vals.max())), math.log(1.05))
     norm = mcolors.LogNorm(vmin=math.exp(-span), vmax=math.exp(span))  # diverging around 1: 2x and 0.5x equally strong
     cmap = colormaps["RdBu"].with_extremes(bad="0.8")
-    annotate = len(batches) * len(alphas) <= 150
     cell_in = (width - 1.6) / len(batches)  # about a cell's width in inches (the frame less the axis decorations)
+    annotate = len(batches) * len(alphas) <= 150 and cell_in >= NUMBER_TEXT_IN
     k_top = swept_k.max() if len(swept_k) > 1 else np.inf  # a best k at the largest swept: the optimum may lie beyond
     crossed, paying, grey, image = False, [], False, None
     cells = pd.MultiIndex.from_product([alphas, batches])
@@ -1208,7 +1209,10 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
                         color="white" if dark else "black", linespacing=1.1)
         xt, yt = _thin_ticks(len(batches)), _thin_ticks(len(alphas))
         ax.set_xticks(list(xt), [f"{batches[j]:g}" for j in xt])
-        nan_label = (_tree_label(meta) or "per-position rates").replace(", ", ",\n").replace("rates", "\nrates")
+        rates = meta.get("acceptance")  # the rates a scenario gave, where few enough to read (qa99)
+        nan_label = (_tree_label(meta).replace(", ", ",\n") if _tree_label(meta) else
+                     "rates\n" + ", ".join(f"{r:g}" for r in rates) if isinstance(rates, (list, tuple)) and 0 < len(rates) <= 4
+                     else "per-position\nrates")
         ax.set_yticks(list(yt), [nan_label if alphas[i] < 0 else f"{alphas[i]:.3g}" for i in yt])
         ax.grid(False)
         ax.set_xlabel("batch size B (sequences)")

@@ -935,3 +935,20 @@ def test_an_operators_table_from_before_per_operator_ceilings_still_draws_the_bf
                                                      compute_ceiling_flops_per_s=mlp["compute_ceiling_flops_per_s"])
     legend = [t.get_text() for t in _figure("roofline", df, old, meta).legends[0].get_texts()]
     assert "peak roof (fp8 operators)" in legend and any(text.startswith("bf16 peak roof\n(") and "lm_head" in text for text in legend)
+
+
+def test_a_heatmap_too_narrow_for_its_numbers_leaves_them_out_and_names_the_rates_it_shows():
+    """26 batch columns a panel wrote their speedups and k over one another; a row of given per-position rates was
+    labelled 'per-position rates' without them (qa99)."""
+    from roofline.grid import scenario_meta
+
+    def drawn(data):
+        sc, pairs, df, ops = _tables(data)
+        fig = _figure("speedup_heatmap", df, ops, scenario_meta(sc, pairs, len(df)))
+        return {t.get_text() for ax in fig.axes for t in ax.texts}, [t.get_text() for ax in fig.axes for t in ax.get_yticklabels()]
+
+    base = {"hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "acceptance": [0.85, 0.63]}
+    texts, labels = drawn({**base, "axes": {"batch": [1, 8, 64, 256], "k": [1, 2]}})
+    assert any(t.endswith("\nk≥2") for t in texts) and "rates\n0.85, 0.63" in labels
+    texts, _ = drawn({**base, "axes": {"batch": {"start": 1, "stop": 512, "num": 30, "log": True}, "k": [1, 2]}})
+    assert not any("k≥" in t or "k=" in t for t in texts)
