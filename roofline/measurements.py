@@ -375,6 +375,9 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
     extra = {"replicas": np.zeros(len(df), dtype=np.int64), "alpha": np.full(len(df), np.nan)}
     batch_r = np.zeros(len(df))
     skipped = [""] * len(df)
+    measured_tau = df["acceptance_length"].to_numpy(dtype=np.float64)  # each row's alpha from its acceptance length,
+    alpha_of_row = alpha_from_tau(np.nan_to_num(measured_tau, nan=1.0), df["k"].to_numpy(dtype=np.float64))  # at once
+    # (qa100: one bisection a row took 8.7 s of 9.9 s on 10,000 rows)
     for i, r in enumerate(df.itertuples()):
         hw = get(hw_cache, load_hardware, r.hardware, "hardware", r.row)
         model = get(model_cache, load_model, r.model, "model", r.row)
@@ -403,7 +406,7 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
             continue
         batch_r[i] = r.batch / replicas
         if not np.isnan(r.acceptance_length) and not r.draft_tokens:
-            extra["alpha"][i] = float(alpha_from_tau(r.acceptance_length, r.k))
+            extra["alpha"][i] = float(alpha_of_row[i])
         dtypes = tuple(sorted(dep.dtypes.items()))
         tree = (int(r.draft_tokens), float(r.acceptance_length)) if r.draft_tokens else (0, 0.0)
         key = (hw.name, model.name, dep.tp, dep.dp_attention, dep.ep, dep.pp, dtypes, dep.kv_dtype, r.method,
