@@ -195,8 +195,8 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements",
     if usable >= MIN_ENGINE_ROWS:
         return own, f"{len(own)} fit rows of engine {label}"
     others = len(fit) - len(own)
-    if not others:  # a cross-validation fold with fewer than MIN_ENGINE_ROWS left, all of this engine
-        return fit, f"all {len(fit)} fit rows, of engine {label} (fewer than {MIN_ENGINE_ROWS})"
+    if not others:  # all of this engine, fewer than MIN_ENGINE_ROWS of them predictable (or a cross-validation fold)
+        return fit, f"all {len(fit)} fit rows, of engine {label}"
     only = f"{usable} of engine {label}" + (" the model can predict" if usable < len(own) else "")
     return fit, (f"all {len(fit)} fit rows (only {only}, fewer than {MIN_ENGINE_ROWS}), "
                  f"each predicted with {engine_name}: a profile fitted {'partly ' if len(own) else ''}to other engines' "
@@ -299,10 +299,16 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     chosen, which = fit_rows(table, base.name, str(path), fold=fold, predictable=predictable)
     rows = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit", engine_for=lambda s: base)
     usable = rows.table["skipped"] == ""
+    left = rows.table.loc[~usable]
+    left_text = (f"left out: row{'s' if len(left) > 1 else ''} {', '.join(str(r) for r in left['row'].head(8))}"
+                 + (f" and {len(left) - 8} more" if len(left) > 8 else "") + f" ({left['skipped'].iloc[0].split(': ')[0]}"
+                 + (", and others" if left["skipped"].str.split(": ").str[0].nunique() > 1 else "") + ")") if len(left) else ""
     if usable.sum() == 0 or (usable.sum() < MIN_ENGINE_ROWS and not fold):  # rows it cannot predict do not count
-        first = rows.table.loc[~usable, "skipped"]
         raise RooflineError(f"{path}: expected at least {MIN_ENGINE_ROWS} fit rows the model can predict, found "
-                            f"{int(usable.sum())} of {len(usable)} ({which})" + (f"; left out: {first.iloc[0]}" if len(first) else ""))
+                            f"{int(usable.sum())} of the {len(usable)} it took; " + (f"{left_text}; " if left_text else "")
+                            + f"it took {which}")
+    if len(left):  # qa100: 'fitted on 17 fit rows' where one did not fit in memory and 16 were fitted
+        which = f"{which}, {len(left)} of them {left_text}"
     measured = rows.table["value"].to_numpy()
     start = sourced_start(base)
     n_base = len(PARAMETERS)

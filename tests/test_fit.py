@@ -394,9 +394,16 @@ def test_a_profile_under_a_name_of_its_own_fits_the_rows_of_its_engine_and_too_f
     table.loc[3:, "model"] = "llama-3.1-405b"
     table.loc[3:, ["tp", "gpus"]] = "1"
     table.to_csv(unfit, index=False)
-    with pytest.raises(RooflineError, match=r"unfit.csv: expected at least 5 fit rows the model can predict, found 3 of 16 "
-                                            r".*; left out: does not fit in memory"):
+    with pytest.raises(RooflineError, match=r"unfit.csv: expected at least 5 fit rows the model can predict, found 3 of the "
+                                            r"16 it took; left out: rows 4, 5, 6, 7, 8, 9, 10, 11 and 5 more \(does not fit in "
+                                            r"memory\); it took all 16 fit rows, of engine vllm$"):  # qa100: '(fewer than 5)' of 16
         run_fit(unfit)
+    some = tmp_path / "some.csv"  # one row of 16 does not fit: 'fitted on 16 fit rows' fitted 15 (qa100)
+    table = pd.read_csv(path, dtype=str)
+    table.loc[3, ["model", "tp", "gpus"]] = ["llama-3.1-405b", "1", "1"]
+    table.to_csv(some, index=False)
+    fit = run_fit(some, loss="linear", max_evaluations=5)
+    assert fit["rows_used"] == "16 fit rows of engine vllm, 1 of them left out: row 4 (does not fit in memory)"
     one_source = tmp_path / "one.csv"
     pd.read_csv(path, dtype=str).assign(source_id="my-server").to_csv(one_source, index=False)
     with pytest.raises(RooflineError, match=r"^--cv: expected fit rows from at least 2 sources \(source_id\) .* found 1"):
