@@ -26,7 +26,13 @@ import numpy as np
 import pandas as pd
 
 from roofline.errors import RooflineError
-from roofline.measurements import ENGINE_SLOTS, default_measurements_path, load_measurements, predict_measurements
+from roofline.measurements import (
+    ENGINE_SLOTS,
+    check_plausible,
+    default_measurements_path,
+    load_measurements,
+    predict_measurements,
+)
 from roofline.model import load_model
 from roofline.serving import DEFAULT_ENGINE
 
@@ -83,6 +89,7 @@ def accuracy_table(path: str | Path | None = None, engine: str | None = None, pr
     table = held
     pred = predict_measurements(table, engine, profiles, str(path))
     ideal = predict_measurements(table, "ideal", profiles, str(path))
+    check_plausible(table.reset_index(drop=True), ideal["predicted"].to_numpy(), str(path))
     moe = {name: load_model(name, tuple(profiles)).moe is not None for name in pred["model"].unique()}
     out = pred.assign(
         predicted_ideal=ideal["predicted"].to_numpy(),

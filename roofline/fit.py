@@ -53,6 +53,7 @@ import pandas as pd
 from roofline.errors import RooflineError
 from roofline.measurements import (
     ENGINE_SLOTS,
+    check_plausible,
     default_measurements_path,
     engine_slot,
     load_measurements,
@@ -64,6 +65,7 @@ from roofline.outputs import progress_bar, progress_done
 from roofline.serving import (
     FAMILIES,
     FITTED_UNITS,
+    IDEAL,
     ServingEngine,
     engine_from_dict,
     family_label,
@@ -309,6 +311,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
                             + f"it took {which}")
     if len(left):  # qa100: 'fitted on 17 fit rows' where one did not fit in memory and 16 were fitted
         which = f"{which}, {len(left)} of them {left_text}"
+    check_plausible(rows.table, predict_rowset(rows, {"fit": IDEAL})["predicted"].to_numpy(), str(path))  # a unit slip
     measured = rows.table["value"].to_numpy()
     start = sourced_start(base)
     n_base = len(PARAMETERS)

@@ -486,6 +486,34 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
     return pd.DataFrame(out)
 
 
+IMPLAUSIBLE_SLOWER = 100.0  # a measurement this many times slower than the roofline bound is refused as a unit slip
+IMPLAUSIBLE_FASTER = 10.0  # ... or this many times faster (the published rows run 0.92-11.6 x the bound's time)
+TIME_QUANTITIES = ("step_time_s",)
+
+
+def check_plausible(table: pd.DataFrame, ideal_predicted, where: str) -> None:
+    """One line naming the first row whose measurement is more than IMPLAUSIBLE_SLOWER times slower, or
+    IMPLAUSIBLE_FASTER times faster, than `ideal`'s prediction of it (the silicon's bound): a unit slip (milliseconds
+    written as seconds, qa100: 9.0 for 0.009 was fitted and a profile written), not a measurement. Speedups and rows
+    not predicted (NaN) pass."""
+    value = table["value"].to_numpy(dtype=np.float64)
+    bound = np.asarray(ideal_predicted, dtype=np.float64)
+    timed = table["quantity"].isin(TIME_QUANTITIES).to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slower = np.where(timed, value / bound, bound / value)  # > 1: the measurement is slower than the bound
+    bad = (table["quantity"] != "speedup").to_numpy() & np.isfinite(bound) & (bound > 0) & (
+        (slower > IMPLAUSIBLE_SLOWER) | (slower < 1.0 / IMPLAUSIBLE_FASTER))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        r = table.iloc[i]
+        how = (f"{slower[i]:.3g} times slower than" if slower[i] > 1 else f"{1.0 / slower[i]:.3g} times faster than")
+        hint = " (milliseconds written as seconds?)" if timed[i] and slower[i] > 1 else ""
+        raise RooflineError(f"{where}: row {r['row']}: value: expected a measurement at most {IMPLAUSIBLE_SLOWER:g}x slower "
+                            f"and {IMPLAUSIBLE_FASTER:g}x faster than the roofline bound ({bound[i]:.4g} {r['quantity']}), "
+                            f"found {r['value']:.4g}, {how} it{hint}"
+                            + (f"; {int(bad.sum()) - 1} more rows like it" if bad.sum() > 1 else ""))
+
+
 def warn_engine_shadows(name: str | ServingEngine, profiles: tuple = ()) -> None:
     """Say where engine `name` is a user file standing in for a built-in, or takes its costs from one (accuracy, fit)."""
     from roofline.profiles import costs_shadow_note, shadow_note

@@ -535,3 +535,20 @@ def test_a_fixed_parameter_beyond_the_fits_bounds_keeps_its_value_and_a_free_sta
     assert "mine: kernel_latency: the profile's 30 us is outside the fit's bounds [500 ns, 20 us]: the fit starts from the nearer bound" in said
     assert not any("allreduce_latency: the profile's" in w for w in said)
     assert "allreduce_latency" not in fit["engine"].fitted.get("not_determined_by_rows", []) if fit["engine"].fitted else True
+
+
+def test_a_measurement_far_from_the_roofline_bound_is_refused_as_a_unit_slip(tmp_path):
+    """Step times written in milliseconds (9.0 for 0.009) were fitted, three tokens/s rows shaping the profile, and
+    accuracy reported a 99.9% error without a hint (qa100)."""
+    from roofline.accuracy import accuracy_table
+
+    path = synthetic_file(tmp_path)
+    table = pd.read_csv(path, dtype=str)
+    table["quantity"] = "step_time_s"  # a sequence's time a token, in milliseconds
+    table["value"] = (1000.0 / table["value"].astype(float)).astype(str)
+    table.to_csv(path, index=False)
+    pattern = r"row 1: value: expected a measurement at most 100x slower and 10x faster than the roofline bound .*\(milliseconds written as seconds\?\)"
+    with pytest.raises(RooflineError, match=pattern):
+        run_fit(path)
+    with pytest.raises(RooflineError, match=pattern):
+        accuracy_table(path, split="all")
