@@ -288,7 +288,23 @@ def load_measurements(path: str | Path) -> pd.DataFrame:
     duplicated = [c for c in raw.columns if list(raw.columns).count(c) > 1]
     if duplicated:
         raise RooflineError(f"{path}: header: expected each column once, found {duplicated[0]!r} twice")
-    return check_measurements(raw.astype(str), str(path))
+    table = check_measurements(raw.astype(str), str(path))
+    _warn_repeated_rows(table, str(path))
+    return table
+
+
+def _warn_repeated_rows(table: pd.DataFrame, where: str) -> None:
+    """Say where rows repeat an earlier row in every column but its notes and source text: each counts again, in a
+    fit's weight and in accuracy's shares (qa100: rows 1-5 pasted twice were fitted as 22 rows in silence)."""
+    columns = [c for c in table.columns if c not in ("row", "notes", "source")]
+    again = table.duplicated(columns, keep="first").to_numpy()
+    if again.any():
+        from roofline.errors import warn
+
+        rows = table["row"].to_numpy()[again]
+        shown = ", ".join(str(r) for r in rows[:8]) + (f" and {len(rows) - 8} more" if len(rows) > 8 else "")
+        warn(f"{where}: row{'s' if len(rows) > 1 else ''} {shown} repeat{'' if len(rows) > 1 else 's'} an earlier row in "
+             "every column: each is counted again (delete the copies if they are one measurement)")
 
 
 # ---------------------------------------------------------------- rows resolved for prediction

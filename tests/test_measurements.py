@@ -645,3 +645,21 @@ def test_a_misspelt_optional_column_near_a_known_one_is_refused(tmp_path):
         frame.to_csv(path, index=False)
         with pytest.raises(RooflineError, match=re.escape(f"found '{column}' (did you mean '{meant}'?")):
             load_measurements(path)
+
+
+def test_rows_that_repeat_an_earlier_row_are_said(tmp_path):
+    """Rows 1-5 pasted twice were fitted and scored as 10 rows without a word (qa100)."""
+    import warnings
+
+    from roofline.errors import RooflineWarning
+
+    shipped = pd.read_csv(default_measurements_path(), dtype=str, keep_default_na=False)
+    path = tmp_path / "m.csv"
+    pd.concat([shipped.head(6), shipped.head(3).assign(notes="pasted again")]).to_csv(path, index=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert len(load_measurements(path)) == 9
+        load_measurements(default_measurements_path())  # the shipped file repeats no row
+    said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
+    assert said == [f"{path}: rows 7, 8, 9 repeat an earlier row in every column: each is counted again (delete the copies "
+                    "if they are one measurement)"]
