@@ -891,8 +891,8 @@ def main() -> None:
     except Exception as exc:
         # click's usage errors (vendored by recent typer): unknown option, value out of range, missing argument
         if type(exc).__name__ == "NoArgsIsHelpError" and getattr(exc, "ctx", None) is not None:
-            typer.echo(exc.ctx.get_help())  # `roofline` alone, or a group without a command
-            sys.exit(0)
+            sys.exit(0)  # `roofline` alone, or a group without a command: typer printed its help (qa101: printing
+            # exc.ctx.get_help() again, which rich prints itself, showed it twice)
         if hasattr(exc, "format_message") and isinstance(getattr(exc, "exit_code", None), int):
             found = _value_given(getattr(exc, "param", None), sys.argv[1:])
             if found is not None and found.strip().lower().lstrip("+-") == "nan":  # click's range check calls NaN out of range

@@ -535,14 +535,15 @@ def predict(
                                                if np.isfinite(usd_per_hour) else None)
         drafter_side = draft_hw is not None and spec["drafter_memory_bytes"] > draft_hw.usable_mem_bytes
         if drafter_side:  # the drafter's own device is what runs out: name it and its figures
-            out["warnings"].append(f"the drafter does not fit on {draft_hw.name}: its weights and KV cache need "
+            out["warnings"].insert(0, f"the drafter does not fit on {draft_hw.name}: its weights and KV cache need "
                                    f"{spec['drafter_memory_bytes'] / 1e9:.1f} GB of {draft_hw.usable_mem_bytes / 1e9:.1f} GB usable "
                                    f"(max batch {spec['max_batch']:,} with the drafter)")
         elif not spec["fits_in_memory"]:
             with_drafter = (f"{spec['memory_needed_bytes'] / 1e9:.1f} GB per device of {out['usable_memory_bytes'] / 1e9:.1f} GB "
                             f"usable (max batch {spec['max_batch']:,} at this context)")
             if memory_warning is None:
-                out["warnings"].append(f"with its drafter, this point does not fit in memory: needs {with_drafter}")
+                out["warnings"].insert(0, f"with its drafter, this point does not fit in memory: needs {with_drafter}")  # first
+                # (qa101: after the batch and fit notes, where the README says a point that does not fit says so first)
             else:
                 out["warnings"][memory_warning] = (f"does not fit in memory: with its drafter it needs {with_drafter}; "
                                                    f"plain decoding {out['memory_needed_bytes'] / 1e9:.1f} GB (max batch {out['max_batch']:,})")

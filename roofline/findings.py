@@ -301,10 +301,12 @@ def break_even_table(df: pd.DataFrame) -> pd.DataFrame:
     fit = _fits(df)
     grouped = df.groupby(keys, observed=True)
     be = grouped["break_even_batch"].max()
-    cap = df.loc[grouped["break_even_batch"].idxmax(), keys + ["max_batch"]].set_index(keys)["max_batch"].reindex(be.index)
+    at_best = df.loc[grouped["break_even_batch"].idxmax(), keys + ["max_batch", "k"]].set_index(keys).reindex(be.index)
+    cap = at_best["max_batch"]
     fit_max = fit.groupby(keys, observed=True)["batch"].max().reindex(be.index)
     swept_max = grouped["batch"].max()
-    out = pd.DataFrame({"break_even_batch": be, "largest_fitting_batch": fit_max, "max_batch": cap, "largest_batch": swept_max})
+    out = pd.DataFrame({"break_even_batch": be, "largest_fitting_batch": fit_max, "max_batch": cap, "largest_batch": swept_max,
+                        "k_at_break_even": at_best["k"]})  # the k the break-even (and its max_batch) is at
     # a lower bound where it pays at max_batch or at the sweep's last batch, or stops at the last swept batch that fits
     # (a sweep too large to refine keeps that one); one refined to a crossing between them and max_batch is exact
     out["censored"] = (be >= cap) | (be >= swept_max) | (be == fit_max)
@@ -318,10 +320,11 @@ def break_even_table(df: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
-def _at_k(r) -> str:
-    """' with k = 2': the k of a censored break-even's end speedup (the best there), '' where it is not known."""
-    k = getattr(r, "k_at_largest_fitting_batch", float("nan"))
-    return f" with k = {int(k)}" if k == k else ""
+def _at_k(r, column: str = "k_at_largest_fitting_batch", word: str = " with") -> str:
+    """' with k = 2': the k of a censored break-even's end speedup (the best there; or of `column`), '' where it is not
+    known."""
+    k = getattr(r, column, float("nan"))
+    return f"{word} k = {int(k)}" if k == k else ""
 
 
 def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
@@ -348,8 +351,9 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         fitting = t["censored"] & (~none_swept | (t["break_even_batch"] > 0))
         capped = [f"at least {int(r.break_even_batch)} on {_hw(meta, h)} (" + (f"{_n(r.ridge)}; " if ridges else "")
                   + ("the largest batch that fits, below the sweep's first" if np.isnan(r.largest_fitting_batch) else
-                     f"the largest batch that fits, {r.speedup_at_largest_fitting_batch:.2f}× at batch {int(r.largest_fitting_batch)}"
-                     f"{_at_k(r)}" if r.break_even_batch > r.largest_fitting_batch else
+                     f"the largest batch that fits{_at_k(r, 'k_at_break_even', ' at')}; {r.speedup_at_largest_fitting_batch:.2f}× at "
+                     f"batch {int(r.largest_fitting_batch)}, the largest swept that fits{_at_k(r, word=', with')}"  # qa101: 148 was k 1's,
+                     if r.break_even_batch > r.largest_fitting_batch else  # read as the k = 2 named after it
                      f"{'memory ends the sweep' if r.memory_limited else 'the sweep ends there'}, "
                      f"{r.speedup_at_largest_fitting_batch:.2f}× there{_at_k(r)}") + ")" for h, r in t[fitting].iterrows()]
         nowhere = [f"not at all on {_hw(meta, h)} (" + ("not one batch fits" if r.max_batch < 1 else
@@ -385,7 +389,8 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         "caps the batch sooner: speculation then pays up to the largest batch that fits, more often than here."
         + (" These are the derated roofline's batches (engine ideal: the silicon's answer to when the verify pass turns "
            "compute-bound); a serving engine's host work and kernel latencies move them either way, each engine its own "
-           f"(the scenario with `engine: [vllm, sglang]` compares), with gains that run optimistic from batch {OPTIMISTIC_BATCH} on."
+           f"(a copy of this scenario with `engine: [vllm, sglang]` compares them), with gains that run optimistic from batch "
+           f"{OPTIMISTIC_BATCH} on."
            if main_engine(df) == "ideal" else "")
         + (f" For {_list([_model(meta, m) for m in mla])} that holds only while its attention stays memory-bound: MLA's "
            "absorbed attention does about 1.9 FLOP per byte of its latent cache for each head on the device (about 240 "

@@ -517,3 +517,19 @@ def test_predict_gives_what_kernel_latency_adds_to_the_operator_time():
     assert ideal["kernel_latency_time_s"] == 0.0 and base["kernel_latency_time_s"] > 0
     assert doubled["kernel_latency_time_s"] == pytest.approx(2 * base["kernel_latency_time_s"], rel=1e-9)
     assert doubled["operator_time_s"] - base["operator_time_s"] == pytest.approx(base["kernel_latency_time_s"], rel=1e-9)
+
+
+def test_a_speculative_point_that_does_not_fit_says_so_first():
+    """A drafter that does not fit on its L4 was said after the batch and fit notes, where the README says a point
+    that does not fit says so first (qa101)."""
+    import warnings
+
+    import roofline
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        drafter = roofline.predict("h100", "llama-3.1-70b", 400, 2048, tp=8, method="draft", draft="llama-3.2-1b",
+                                   draft_hardware="l4", alpha=0.8)
+        target = roofline.predict("h100", "llama-3.1-8b", 440, 1024, method="eagle", k=4, alpha=0.8)
+    assert drafter["warnings"][0].startswith("the drafter does not fit on l4") and len(drafter["warnings"]) > 1
+    assert target["warnings"][0].startswith("with its drafter, this point does not fit in memory") and len(target["warnings"]) > 1

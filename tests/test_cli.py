@@ -444,3 +444,10 @@ def test_a_list_command_notes_a_user_file_standing_in_for_a_built_in(tmp_path, m
     assert code == 0 and f"note: hardware h100-sxm is {tmp_path / 'h100-sxm.yaml'}, which shadows the built-in" in out
     code, out, _ = roofline("hw", "list")
     assert code == 0 and "note:" not in out
+
+
+@pytest.mark.parametrize("args", [(), ("hw",), ("engines",)])
+def test_roofline_or_a_group_alone_prints_its_help_once(roofline, args):
+    """`roofline` alone printed its whole help twice (qa101)."""
+    code, out, _ = roofline(*args)
+    assert code == 0 and out.count("Usage: roofline") == 1

@@ -85,8 +85,10 @@ def test_break_even_batch_follows_the_ridge_point_at_low_acceptance():
                 f"{gain.min():.2f}-{gain.max():.2f}× there)") in f.text
     # a capped GPU's end speedup names its k, the best there, not the k the break-even is at (qa88: L4's 1.46x was k 2's)
     l4 = eagle.loc["l4"]
-    assert l4["censored"] and (f"{l4['speedup_at_largest_fitting_batch']:.2f}× at batch {int(l4['largest_fitting_batch'])} "
-                               f"with k = {int(l4['k_at_largest_fitting_batch'])})") in f.text
+    assert l4["censored"] and (f"the largest batch that fits at k = {int(l4['k_at_break_even'])}; "  # 148 is k 1's (qa101)
+                               f"{l4['speedup_at_largest_fitting_batch']:.2f}× at batch {int(l4['largest_fitting_batch'])}, "
+                               f"the largest swept that fits, with k = {int(l4['k_at_largest_fitting_batch'])})") in f.text
+    assert l4["k_at_break_even"] != l4["k_at_largest_fitting_batch"]
     at_l4 = r.df[(r.df["method"] == "eagle") & (r.df["alpha"] == 0.6) & (r.df["hardware"] == "l4") & (r.df["k"] > 0)
                  & (r.df["batch"] == l4["largest_fitting_batch"]) & r.df["fits_in_memory"]]
     assert at_l4.loc[at_l4["speedup"].idxmax(), "k"] == l4["k_at_largest_fitting_batch"]

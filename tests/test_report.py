@@ -139,7 +139,7 @@ def test_a_section_says_what_its_sweep_warned_about(tmp_path):
     the report's finding headlined those rows and said nothing of it."""
     scenario = tmp_path / "mtp.yaml"
     scenario.write_text("name: mtp-layouts\nhardware: h200\nmodel: deepseek-v3\nmethod: mtp\n"
-                        "layouts: [{tp: 8}, {tp: 32}]\naxes:\n  batch: [8, 64]\n  k: [1, 3]\n  alpha: [0.8]\n")
+                        "layouts: [{tp: 8}, {tp: 32}]\naxes:\n  batch: [8, 64, 64]\n  k: [1, 3]\n  alpha: [0.8]\n")
     with pytest.warns(Warning) as caught:
         write_report([str(scenario)], tmp_path / "out", workers=1)
     said = [str(w.message) for w in caught]
@@ -153,6 +153,11 @@ def test_a_section_says_what_its_sweep_warned_about(tmp_path):
     assert "- deepseek-v3 at tp 32: the checkpoint's 128 x 128 block scales do not divide" in section
     html_text = (tmp_path / "out" / "report.html").read_text()
     assert '<ul class="warnings"><li>' in html_text and "trained MTP module" in html_text
+    # a warning naming the scenario's file is said by the scenario's name: a shared report carried this machine's
+    # path (qa101)
+    assert "mtp-layouts: axes.batch: 64 given more than once, swept once" in said
+    warned = section[:section.index("\n\n", section.index("- "))]  # the list (the section's command names the file)
+    assert "- axes.batch: 64 given more than once, swept once" in warned and str(tmp_path) not in warned
 
 
 def test_a_sections_command_carries_the_profile_folders_it_ran_with():
