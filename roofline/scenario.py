@@ -359,7 +359,11 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         tree_nodes, tree_tau = tree["nodes"], tree["tau"]
     defaults = {"batch": [1], "context": [1024], "alpha": [0.8],
                 "k": [0 if methods == ("none",) else default_k(next(m for m in methods if m != "none"), tree_nodes)]}
-    axes = {name: _axis(where, name, raw_axes.get(name, defaults[name])) for name in AXES}
+    import warnings
+
+    with warnings.catch_warnings(record=True) as axis_notes:  # said once the scenario is valid: a rounding note
+        warnings.simplefilter("always")  # before a refusal made two lines of one bad input
+        axes = {name: _axis(where, name, raw_axes.get(name, defaults[name])) for name in AXES}
     points = (math.prod(len(v) for k, v in configs.items() if k not in LAYOUT_KEYS) * max(len(layouts), 1)
               * math.prod(len(configs[k]) for k in LAYOUT_KEYS) * math.prod(len(v) for v in axes.values()))
     if points > max_points():
@@ -417,6 +421,8 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     if not isinstance(name, str) or not SCENARIO_NAME.match(name):  # a report names its files after it: no path in it
         raise field_error(where, "name", "a name of letters, digits, '-', '_' and '.' (not starting with '.'), as a file "
                           "is named", name)
+    for note in axis_notes:
+        warnings.warn_explicit(note.message, note.category, note.filename, note.lineno)
     return Scenario(
         name=name,
         **configs,
