@@ -383,6 +383,23 @@ def _load_average() -> str:
         return "unknown"
 
 
+ROUNDS_DISAGREE = 1.5  # calibration rounds whose largest and smallest figure differ by more are said to disagree
+
+
+def _warn_rounds_disagree(figures: dict[str, tuple[list[float], str]]) -> None:
+    """Say where the rounds of a measurement differ by more than ROUNDS_DISAGREE x (qa101: GEMV 2.76, 18.6 and 2.79
+    GB/s on a busy machine, the median kept in silence, and validation's errors 3-5x)."""
+    spread = {name: (min(v), max(v), unit) for name, (v, unit) in figures.items() if len(v) > 1 and min(v) > 0
+              and max(v) / min(v) > ROUNDS_DISAGREE}
+    if spread:
+        from roofline.errors import warn
+
+        warn("calibration rounds disagree: " + "; ".join(f"{name} {_si(lo, unit)} to {_si(hi, unit)}"
+                                                        for name, (lo, hi, unit) in spread.items())
+             + ": other work shared the machine in some rounds; the median round is kept, and what is built on it "
+             "(validate's predictions) is as uncertain")
+
+
 def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, rounds: int = 3, dtype: str = "bf16") -> Calibration:
     """Run every micro-benchmark `rounds` times, some seconds apart, and keep the median round of each.
 
@@ -451,6 +468,9 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
                    f"{format_seconds(large)} ({OVERHEAD_DEPTHS[1]} layers)")
 
     med = statistics.median
+    _warn_rounds_disagree({"stream read": (runs["read_bw"], "B/s"),
+                           "GEMV (raw)": ([weight_bytes / r[1] for r in runs["gemm_sweep"]], "B/s"),
+                           f"GEMM {dtype}": ([r[dtype] for r in runs["peaks"]], "FLOP/s")})
     gemm_sweep = {n: med(r[n] for r in runs["gemm_sweep"]) for n in runs["gemm_sweep"][0]}
     sweep_bw = {size: med(r[size] for r in runs["cache"]) for size in sizes}
     effective_cache = effective_cache_bytes(sweep_bw, med(runs["read_bw"]))

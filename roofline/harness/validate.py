@@ -653,7 +653,8 @@ def write_outputs(df: pd.DataFrame, summary: dict, summary_classic: dict, hw: Ha
 
     df.to_csv(out_dir / "validation.csv", index=False)
     ablated = ablation(df, hw, target, dtype)
-    title = f"{target.name}, {dtype}"
+    title = f"{target.name}, {dtype}" + (" (measured under load)" if summary["measured_under_load"] else "")  # on the
+    # figures too: viewed alone, a busy machine's errors read as the model's (qa101)
     (out_dir / "validation.md").write_text(_markdown(df, summary, summary_classic, ablated), encoding="utf-8")
     with rc_context(STYLE):
         _plot_predicted_vs_measured(df, out_dir / PLOT_FILES[0], title)
