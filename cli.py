@@ -390,6 +390,20 @@ def models_validate(paths: Annotated[Optional[list[Path]], typer.Argument(help="
     _validate_command("model", paths)
 
 
+@models_app.command("diff")
+def models_diff(
+    a: Annotated[str, typer.Argument(help="First model profile.")],
+    b: Annotated[str, typer.Argument(help="Second model profile.")],
+    hardware: Annotated[str, typer.Option(help="Hardware of the reference decode points.")] = "h100-sxm",
+    tp: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Tensor-parallel degree of the reference points.")] = 1,
+) -> None:
+    """Two model profiles side by side: shape, parameters, KV bytes a token, and each model's reference decode points
+    on the ideal engine."""
+    from roofline.editing import diff_models
+
+    typer.echo(diff_models(a, b, _dirs(), hardware, tp))
+
+
 @models_app.command("import")
 def models_import(
     config: Annotated[Path, typer.Argument(help="A Hugging Face config.json.")],
@@ -445,6 +459,21 @@ def engines_show(name: Annotated[str, typer.Argument(help="Engine profile name o
 
 
 _editing_commands(engines_app, "engine", "serving-engine")
+
+
+@engines_app.command("diff")
+def engines_diff(
+    a: Annotated[str, typer.Argument(help="First engine profile.")],
+    b: Annotated[str, typer.Argument(help="Second engine profile.")],
+    model: Annotated[str, typer.Option(help="Model of the reference decode points.")] = "llama-3.1-8b",
+    hardware: Annotated[str, typer.Option(help="Hardware the costs are read on (its family's overrides applied).")] = "h100-sxm",
+    tp: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Tensor-parallel degree of the reference points.")] = 1,
+) -> None:
+    """Two engine profiles side by side: every cost as it applies on a device, kernel counts, overrides, the fits, and
+    what a reference model's decode step takes under each."""
+    from roofline.editing import diff_engines
+
+    typer.echo(diff_engines(a, b, _dirs(), model, hardware, tp))
 
 
 @engines_app.command("validate")

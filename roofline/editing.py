@@ -774,7 +774,48 @@ def _error_of(kind: str, path: Path) -> str | None:
     return None
 
 
-NO_FIT = "does not fit"  # a reference point of `hw diff` that does not fit in the device's memory
+NO_FIT = "does not fit"  # a reference point of a diff that does not fit in the device's memory
+
+
+def _shown(value, unit: str) -> str:
+    """A diff's cell: '-' for no value, text as it is, seconds, counts (B of parameters), prices and SI quantities."""
+    from roofline.units import format_seconds, format_si, format_significant
+
+    if value is None:
+        return "-"
+    if value is NO_FIT:
+        return NO_FIT
+    if unit == "text":
+        return str(value) if str(value) else "-"
+    if unit == "s":
+        return format_seconds(value)
+    if unit == "params":
+        return f"{value / 1e9:.3f} B"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    if unit in ("", "USD/h"):
+        return f"{value:.4g}" + (f" {unit}" if unit else "")
+    if unit == "USD/Mtok":
+        return f"${format_significant(value)}"
+    return format_si(value, unit)
+
+
+def side_by_side(paths: tuple, names: tuple[str, str], rows: list[tuple]) -> list[str]:
+    """The lines of a two-profile diff (`hw diff`, `models diff`, `engines diff`): the two files, then one line a row
+    (label, A's value, B's value, unit; unit None: a heading) with B / A where both are numbers and a `*` where the two
+    differ."""
+    width = max(len(r[0]) for r in rows if r[3] is not None)
+    col = max(14, *(len(n) for n in names))  # a long user profile name widens the value columns under it
+    lines = [f"A  {paths[0]}", f"B  {paths[1]}", "", f"{'':{width}}  {names[0]:>{col}}  {names[1]:>{col}}  {'B / A':>7}"]
+    for label, va, vb, unit in rows:
+        if unit is None:
+            lines.append(label)
+            continue
+        numbers = unit != "text" and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (va, vb))
+        ratio = f"{vb / va:.3g}x" if numbers and va and vb else "-"
+        marker = "" if va == vb else "  *"
+        lines.append(f"{label:{width}}  {_shown(va, unit):>{col}}  {_shown(vb, unit):>{col}}  {ratio:>7}{marker}")
+    return lines
 
 
 def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llama-3.1-8b", tp: int = 1,
@@ -790,7 +831,7 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
     from roofline.hardware import load_hardware, peak_dtypes_in_order, peak_unit
     from roofline.layout import deployment, main_gemm_dtype, shard_note
     from roofline.model import load_model
-    from roofline.units import format_seconds, format_si, format_significant, rent_usd_per_hour, usd_per_million_tokens
+    from roofline.units import rent_usd_per_hour, usd_per_million_tokens
 
     hw_a, hw_b = load_hardware(a, extra_dirs), load_hardware(b, extra_dirs)
     ref = load_model(model_name, extra_dirs)
@@ -849,32 +890,101 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
             float(usd_per_million_tokens(rent_usd_per_hour(hw.price_usd_per_hour, dep.devices), batch / t))
             for hw, t, fit in ((hw_a, ta, fits[0]), (hw_b, tb, fits[1]))), "USD/Mtok"))
 
-    def show(value, unit):
-        if value is None:
-            return "-"
-        if value is NO_FIT:
-            return "does not fit"
-        if unit == "text":
-            return value
-        if unit == "s":
-            return format_seconds(value)
-        if unit in ("", "USD/h"):
-            return f"{value:.4g}" + (f" {unit}" if unit else "")
-        if unit == "USD/Mtok":
-            return f"${format_significant(value)}"
-        return format_si(value, unit)
-
-    width = max(len(r[0]) for r in rows if r[3] is not None)  # at most 36 (operator_ceilings.elementwise_memory): 80 columns
-    col = max(14, len(hw_a.name), len(hw_b.name))  # a long user profile name widens the value columns under it
-    lines = [f"A  {hw_a.path}", f"B  {hw_b.path}", "", f"{'':{width}}  {hw_a.name:>{col}}  {hw_b.name:>{col}}  {'B / A':>7}"]
-    for label, va, vb, unit in rows:
-        if unit is None:
-            lines.append(label)
-            continue
-        ratio = f"{vb / va:.3g}x" if va and vb and NO_FIT not in (va, vb) and unit != "text" else "-"
-        marker = "" if va == vb else "  *"
-        lines.append(f"{label:{width}}  {show(va, unit):>{col}}  {show(vb, unit):>{col}}  {ratio:>7}{marker}")
+    lines = side_by_side((hw_a.path, hw_b.path), (hw_a.name, hw_b.name), rows)
     note = shard_note(ref, dep)
     if note:  # a layout the engines refuse to load: the reference points above are the silicon's, not a deployment's
         lines.append(f"note: {note}")
     return "\n".join(lines)
+
+
+def _reference_points(sides: tuple, label: str) -> list[tuple]:
+    """Rows under heading `label` of a diff's reference decode points (B=1 S=1024 and B=64 S=4096: step time and
+    tokens/s), one value for each of the two `sides`, (hardware, model, deployment, engine or None for ideal); a point
+    that does not fit in memory is said so, not timed."""
+    from roofline.capacity import capacity
+    from roofline.engine import step_time_s
+
+    rows: list[tuple] = [(label, None, None, None)]
+    for batch, context in ((1, 1024), (64, 4096)):
+        times, fits = [], []
+        for h, m, d, e in sides:
+            times.append(float(step_time_s(h, m, batch, 1, context, d, engine=e)))
+            fits.append(bool(capacity(h, m, batch, context + 1, d)["fits_in_memory"]))
+        rows.append((f"  B={batch} S={context} step time", *(t if f else NO_FIT for t, f in zip(times, fits)), "s"))
+        rows.append((f"  B={batch} S={context} tokens/s", *(batch / t if f else NO_FIT for t, f in zip(times, fits)), "tok/s"))
+    return rows
+
+
+def diff_models(a: str, b: str, extra_dirs: tuple = (), hardware: str = "h100-sxm", tp: int = 1) -> str:
+    """Two model profiles side by side (`models diff`): shape, parameter counts, KV bytes a token, weights as released,
+    and each model's two reference decode points on `hardware` (tp `tp`, native precision) under the ideal engine
+    (the silicon's bound); a `*` where they differ."""
+    from roofline.hardware import load_hardware
+    from roofline.layout import deployment
+    from roofline.model import load_model
+    from roofline.tables import _precision_text
+
+    ma, mb = load_model(a, extra_dirs), load_model(b, extra_dirs)
+    hw = load_hardware(hardware, extra_dirs)
+    rows: list[tuple] = [("kv_layout", ma.kv_layout, mb.kv_layout, "text")]
+    rows += [(key, getattr(ma, key), getattr(mb, key), "") for key in
+             ("layers", "hidden_size", "heads", "kv_heads", "head_dim", "ffn_size", "vocab_size")]
+    for key in ("experts", "top_k", "expert_ffn_size", "shared_experts") if ma.moe or mb.moe else ():
+        rows.append((f"moe.{key}", *(getattr(m.moe, key) if m.moe else None for m in (ma, mb)), ""))
+    rows += [("mtp_modules", ma.mtp_modules, mb.mtp_modules, ""),
+             ("parameters", float(ma.params), float(mb.params), "params"),
+             ("active parameters", float(ma.active_params), float(mb.active_params), "params"),
+             ("KV per token at 4k (bf16)", ma.kv_bytes_per_token_at(4096), mb.kv_bytes_per_token_at(4096), "B"),
+             ("KV per token at 128k (bf16)", ma.kv_bytes_per_token_at(131072), mb.kv_bytes_per_token_at(131072), "B"),
+             ("native precision", _precision_text(ma), _precision_text(mb), "text"),
+             ("weights as released", ma.weight_bytes_as_released, mb.weight_bytes_as_released, "B")]
+    deps = [deployment(m, tp=tp, where="command line") for m in (ma, mb)]
+    rows += _reference_points(tuple((hw, m, d, None) for m, d in zip((ma, mb), deps)),
+                              f"decoding on {deps[0].devices} x {hw.name} (tp {tp}, native precision), ideal engine:")
+    paths = tuple(find_profile("model", m, extra_dirs) if isinstance(m, str) else "(a spec)" for m in (a, b))
+    return "\n".join(side_by_side(paths, (ma.name, mb.name), rows))
+
+
+def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llama-3.1-8b", hardware: str = "h100-sxm",
+                 tp: int = 1) -> str:
+    """Two engine profiles side by side (`engines diff`): every cost field as it applies on `hardware` (its family's
+    overrides applied; the general values where they differ), kernel counts, the fits' rows and RMS error, and
+    `model_name`'s two reference decode points on `hardware` (tp `tp`) under each; a `*` where they differ."""
+    from roofline.hardware import load_hardware
+    from roofline.layout import deployment
+    from roofline.model import load_model
+    from roofline.serving import load_engine
+    from roofline.tables import _override_value
+
+    ea, eb = load_engine(a, extra_dirs), load_engine(b, extra_dirs)
+    hw = load_hardware(hardware, extra_dirs)
+    ref = load_model(model_name, extra_dirs)
+    on = [e.for_hardware(hw) for e in (ea, eb)]
+    ja, jb = (e.to_json() for e in on)
+    rows: list[tuple] = [(f"on {hw.name} (family {hw.engine_family}: overrides applied):", None, None, None)]
+    for key in ja:
+        if key in ("name", "display_name", "version", "overrides", "fitted", "kernels_per_layer", "kernels_per_layer_mla"):
+            continue
+        va, vb = ja[key], jb[key]
+        unit = "s" if key.endswith("_s") else "text" if isinstance(va, (str, bool)) or va is None or isinstance(vb, (str, bool)) else ""
+        shown = (lambda v: "-" if v is None else str(v).lower() if isinstance(v, bool) else v) if unit == "text" else (lambda v: v)
+        rows.append((key.removesuffix("_s"), shown(va), shown(vb), unit))
+    for group in ("kernels_per_layer", "kernels_per_layer_mla"):
+        for op in dict.fromkeys([*ja[group], *jb[group]]):
+            rows.append((f"{group}.{op}", ja[group].get(op), jb[group].get(op), ""))
+    for glob in dict.fromkeys(g for e in (ea, eb) for g, _ in e.overrides):  # each family's own values, a row each
+        sets = [dict(dict(e.overrides).get(glob, {})) for e in (ea, eb)]
+        for key in dict.fromkeys([*sets[0], *sets[1]]):
+            if any(isinstance(x.get(key), dict) for x in sets):  # kernel counts: a row an operator
+                for op in dict.fromkeys([*(sets[0].get(key) or {}), *(sets[1].get(key) or {})]):
+                    rows.append((f"overrides {glob}: {key}.{op}", *((x.get(key) or {}).get(op) for x in sets), ""))
+            else:
+                rows.append((f"overrides {glob}: {key.removesuffix('_s')}",
+                             *(_override_value(key, x[key]) if key in x else "-" for x in sets), "text"))
+    fits = [(e.fitted or {}) for e in (ea, eb)]
+    rows.append(("fitted rows", *(str(f.get("rows", "-")).split(" of engine")[0] for f in fits), "text"))
+    rows.append(("fitted RMS log error", *(f.get("rms_log_error") for f in fits), ""))
+    dep = deployment(ref, tp=tp, where="command line")
+    rows += _reference_points(tuple((hw, ref, dep, e) for e in on),
+                              f"{model_name} decoding on {dep.devices} x {hw.name} (tp {tp}, native precision):")
+    return "\n".join(side_by_side((ea.path or "(built in)", eb.path or "(built in)"), (ea.name, eb.name), rows))

@@ -651,6 +651,27 @@ def test_a_copys_header_lists_every_value_set_by_hand_since_and_a_copy_of_it_kee
     assert _user("plain").read_text().splitlines()[1] == "# set by hand, not from the source or notes below: price."
 
 
+def test_engines_diff_and_models_diff_show_every_field_and_reference_points_side_by_side(roofline):
+    """`hw diff` was the only diff: two engine or model profiles could not be compared (qa98)."""
+    import roofline as api
+
+    code, out, err = roofline("engines", "diff", "vllm", "sglang", "--hardware", "mi300x")
+    assert code == 0, err
+    lines = {line.split("  ")[0]: line for line in out.splitlines()}
+    vllm, sglang = (api.load_engine(e).for_hardware("mi300x") for e in ("vllm", "sglang"))
+    assert lines["kernel_latency"].split()[1:5] == [f"{vllm.kernel_latency_s * 1e6:.3g}", "us",
+                                                    f"{sglang.kernel_latency_s * 1e6:.3g}", "us"]  # mi300x's own values
+    assert lines["kernel_latency"].endswith("*") and not lines["nvidia_only"].endswith("*")
+    step = api.predict("mi300x", "llama-3.1-8b", 64, 4096, engine="sglang")["step_time_s"]
+    assert f"{step * 1e3:.3g} ms" in next(line for line in out.splitlines() if line.startswith("  B=64 S=4096 step time"))
+    code, out, err = roofline("models", "diff", "llama-3.1-8b", "deepseek-v3", "--hardware", "h200", "--tp", "8")
+    assert code == 0, err
+    lines = {line.split("  ")[0]: line for line in out.splitlines()}
+    assert lines["parameters"].split()[1:5] == ["8.030", "B", "671.026", "B"] and lines["moe.experts"].split()[1:3] == ["-", "256"]
+    assert "decoding on 8 x h200 (tp 8, native precision), ideal engine:" in out
+    assert roofline("models", "diff", "llama-3.1-8b", "no-such-model")[0] == 2
+
+
 def _user(name: str) -> Path:
     return Path(os.environ["ROOFLINE_USER_DIR"]) / f"{name}.yaml"
 
