@@ -431,7 +431,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
     mem_bw_bytes_per_s = _quantity(where, "memory_bandwidth", data["memory_bandwidth"], "bytes_per_s")
     if mem_bw_bytes_per_s > SUSPICIOUS_MEM_BW_BYTES_PER_S:
         warn(f"{where}: memory_bandwidth: {data['memory_bandwidth']} is above 20 TB/s for one device; check the unit and that it is per device")
-    return HardwareSpec(
+    spec = HardwareSpec(
         name=data["name"],
         display_name=data["display_name"],
         kind=data["kind"],
@@ -465,6 +465,24 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         family=family,
         fp4_formats=fp4_formats,
     )
+    _warn_overhead_slip(spec, where)
+    return spec
+
+
+OVERHEAD_WARN_S = {"step_overhead": 10e-3, "layer_overhead": 5e-3}  # fixed device costs above these are said: a unit slip?
+#   (the shipped GPU profiles: 20-50 us a step, none a layer; a calibrated CPU's eager PyTorch: 254 us and 344 us)
+
+
+def _warn_overhead_slip(spec: HardwareSpec, where: str) -> None:
+    """A step or layer overhead above OVERHEAD_WARN_S loads, with a warning (qa98: `step_overhead=20 s` for 20 us made
+    predict call a step of 20 s memory-bound)."""
+    from roofline.errors import warn
+    from roofline.units import format_seconds
+
+    for key, value in (("step_overhead", spec.step_overhead_s), ("layer_overhead", spec.layer_overhead_s)):
+        if value > OVERHEAD_WARN_S[key]:
+            warn(f"{where}: {key}: {format_seconds(value)} is over {format_seconds(OVERHEAD_WARN_S[key])}, where GPUs measure "
+                 "tens of microseconds and a CPU's eager PyTorch hundreds: a unit slip?")
 
 
 def _fp4_formats(where: str, field: str, value, has_fp4_peak: bool) -> tuple[str, ...]:

@@ -303,3 +303,24 @@ def test_nvfp4_weights_take_the_fp4_peak_only_where_the_fp4_units_take_nvfp4():
         check_hardware_spec(dataclasses.replace(mi355x, fp4_formats=("MXFP4",)))
     nv_only = dataclasses.replace(b200, fp4_formats=("nvfp4",))  # its fp4 row's ridge is the fp4 peak's, not bf16's
     assert nv_only.to_json()["ridge_point_flops_per_byte"]["fp4"] == b200.peak_flops_per_s["fp4"] / b200.mem_bw_bytes_per_s
+
+
+def test_a_fixed_overhead_far_beyond_any_devices_is_said_as_a_unit_slip():
+    """`hw set ... step_overhead=20 s` (for 20 us) loaded in silence, and predict called a step of 20 s memory-bound
+    (qa98)."""
+    import warnings
+
+    import yaml
+
+    from roofline.errors import RooflineWarning
+    from roofline.hardware import hardware_from_dict
+    from roofline.profiles import builtin_dir
+
+    data = yaml.safe_load((builtin_dir("hardware") / "h100-sxm.yaml").read_text())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        hardware_from_dict({**data, "step_overhead": "20 s"}, "h.yaml")
+        hardware_from_dict({**data, "step_overhead": "254 us", "layer_overhead": "344 us"}, "cpu.yaml")  # a CPU's, measured
+    said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
+    assert said == ["h.yaml: step_overhead: 20 s is over 10 ms, where GPUs measure tens of microseconds and a CPU's eager "
+                    "PyTorch hundreds: a unit slip?"]
