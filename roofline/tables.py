@@ -278,6 +278,12 @@ def hardware_table(hw) -> str:
     return "\n".join(lines)
 
 
+def _attention_label(m) -> str:
+    """A model's attention as `models list` names it: its kv_layout, 'mha' for GQA with a KV head per query head (qa101:
+    Llama 2 and Vicuna read 'gqa')."""
+    return "mha" if m.kv_layout == "gqa" and m.kv_heads == m.heads else m.kv_layout
+
+
 def model_list(specs: list) -> str:
     """`roofline models list`: parameters, active parameters, KV bytes per token in bf16 at a 4k and a 128k context
     (the whole context's KV over its tokens: windows, compression and indexer keys applied)."""
@@ -286,7 +292,7 @@ def model_list(specs: list) -> str:
         kinds = "+".join(sorted({g.kind for g in m.groups}))
         lines.append(
             f"{m.name:<20}{m.params / 1e9:>9.2f}B{m.active_params / 1e9:>9.2f}B{m.kv_bytes_per_token_at(4096) / 1024:>10.1f}KiB"
-            f"{m.kv_bytes_per_token_at(131072) / 1024:>7.1f}KiB  {m.kv_layout} {kinds}{' moe' if m.moe else ''}"
+            f"{m.kv_bytes_per_token_at(131072) / 1024:>7.1f}KiB  {_attention_label(m)} {kinds}{' moe' if m.moe else ''}"
         )
     return "\n".join(lines)
 
