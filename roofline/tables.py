@@ -107,10 +107,12 @@ def predict_table(point: dict) -> str:
             + ("  (the largest batch that fits: memory ends the search)" if spec.get("break_even_at_memory_limit") else ""),
             *([f"    below it           speedup < 1 at batches {gap[0]:,}-{gap[1]:,}: the curve dips and recovers"]
               if (gap := spec.get("not_paying_below_break_even")) else []),
-            f"    drafter memory     {format_si(spec['drafter_memory_bytes'], 'B')}" + (" on the draft device" if spec.get("draft_hardware") else " per device")
-            + (f" ({spec['drafter_weight_dtype']} weights, " + ("the target's attention dtype)" if spec["method"] == "draft" else "as the target's)")
-               if spec.get("drafter_weight_dtype") else ""),
-            f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,} with the drafter)",
+            *([f"    drafter memory     {format_si(spec['drafter_memory_bytes'], 'B')}" + (" on the draft device" if spec.get("draft_hardware") else " per device")
+               + (f" ({spec['drafter_weight_dtype']} weights, " + ("the target's attention dtype)" if spec["method"] == "draft" else "as the target's)")
+                  if spec.get("drafter_weight_dtype") else ""),
+               f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,} with the drafter)"]
+              if spec["k"] > 0 else  # k 0 drafts nothing and holds no drafter (qa101: 'drafter memory 0 B', 'with the drafter')
+              [f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,}: k 0 holds no drafter)"]),
         ]
         if spec.get("drafter_waits_for_target"):
             lines.append("    no overlap         the head drafter needs the verified hidden states before it drafts")

@@ -335,3 +335,11 @@ def test_engines_show_lists_as_undetermined_only_what_the_fit_still_holds():
     assert lines["determined by no row"].endswith("host_per_sequence, kernel_latency [AMD Instinct]")
     assert lines["at a bound"].endswith("none")
     assert _fitted_lines({}) == ["  fitted                    no (every value as its source gives it)"]
+
+
+def test_a_k_0_point_says_no_drafter_is_held(roofline):
+    """`predict --method eagle --k 0` printed 'drafter memory 0 B' and 'max batch 453 with the drafter' (qa101)."""
+    code, out, _ = roofline("predict", "--method", "eagle", "--k", "0")
+    assert code == 0 and "drafter memory" not in out and "(max batch 453: k 0 holds no drafter)" in out
+    code, out, _ = roofline("predict", "--method", "eagle", "--k", "3", "--alpha", "0.8")
+    assert "drafter memory     508 MB per device" in out and "with the drafter)" in out
