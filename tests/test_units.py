@@ -102,3 +102,15 @@ def test_a_quantity_outside_its_physical_range_is_refused(text, kind, message):
 def test_a_quantity_copied_from_a_datasheet_may_have_a_non_breaking_or_thin_space_before_its_unit():
     assert parse_quantity("3.35\u00a0TB/s", "bytes_per_s") == parse_quantity("3.35\u2009TB/s", "bytes_per_s") == 3.35e12
     assert parse_quantity("1 EB/s", "bytes_per_s") == 1e18  # the range's upper end, as its message writes it
+
+
+def test_a_decimal_comma_is_said_as_such_not_as_an_unknown_unit():
+    """'2,10 USD/h' was told 'expected a unit among $/h, ...' though its unit was fine (qa98)."""
+    import pytest
+
+    from roofline.units import parse_quantity
+
+    for text, kind in (("2,10 USD/h", "usd_per_hour"), ("3,35 TB/s", "bytes_per_s"), ("1,000 GB", "bytes")):
+        with pytest.raises(ValueError, match=r"^a number without a comma \('\.' for the decimal point"):
+            parse_quantity(text, kind)
+    assert parse_quantity("3.35 TB/s", "bytes_per_s") == 3.35e12
