@@ -239,7 +239,7 @@ def models_list() -> None:
 
 
 @models_app.command("show")
-def models_show(name: Annotated[str, typer.Argument(help="Model profile name or YAML path.")], json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+def models_show(name: Annotated[str, typer.Argument(help="Model profile name or YAML path.")], json_out: Annotated[bool, typer.Option("--json", help="Print JSON (SI units).")] = False) -> None:
     """Show one model profile with its computed parameter counts and KV size."""
     from roofline.model import load_model
     from roofline.profiles import find_profile, shadowed_paths
