@@ -221,13 +221,13 @@ def plot_accuracy(df: pd.DataFrame, path: Path, title: str) -> Path:
             ax.fill_between(line, line * (1 - WITHIN), line * (1 + WITHIN), color="0.85", lw=0, zorder=0)
             ax.plot(line, line, color="0.3", lw=0.8, zorder=1)
             ax.scatter(measured, ideal, s=14, color="0.6", marker="s", zorder=2, lw=0)
-            for regime, colour in REGIME_COLOURS.items():
-                for moe, marker in ((False, "o"), (True, "^")):
+            for order, (regime, colour) in enumerate(REGIME_COLOURS.items()):  # batch 1 on top: the fewest points,
+                for moe, marker in ((False, "o"), (True, "^")):  # drawn under batch 2-64's (qa100)
                     sel = (part["batch_regime"].to_numpy() == regime) & (part["moe"].to_numpy() == moe)
                     if not sel.any():
                         continue
                     spec = part["speculative"].to_numpy()[sel]
-                    ax.scatter(measured[sel], predicted[sel], s=28, color=colour, marker=marker, zorder=3,
+                    ax.scatter(measured[sel], predicted[sel], s=28, color=colour, marker=marker, zorder=3 + len(REGIME_COLOURS) - order,
                                edgecolors=np.where(spec, "black", colour).tolist(), linewidths=np.where(spec, 1.0, 0.0))
             ax.set_xlim(low, high)
             ax.set_ylim(low, high)
@@ -238,11 +238,13 @@ def plot_accuracy(df: pd.DataFrame, path: Path, title: str) -> Path:
             ax.set_aspect("equal")
             ax.set_xlabel(f"measured {label}")
             ax.set_ylabel(f"predicted {label}")
-        handles = [Line2D([], [], color=c, marker="o", ls="", label=r) for r, c in REGIME_COLOURS.items()]
-        handles += [Line2D([], [], color="0.4", marker="^", ls="", label="MoE (circles: dense)"),
-                    Line2D([], [], color="0.4", marker="o", markeredgecolor="black", markeredgewidth=1.0, ls="",
-                           label="black edge: with speculation"),  # drawn filled in its regime's colour, as the points are
-                    Line2D([], [], color="0.6", marker="s", ls="", label="ideal roofline"),
+        drawn = df[np.isfinite(df["predicted"])]  # the legend names what is drawn (qa100: 'batch > 64' and 'MoE' on none)
+        handles = [Line2D([], [], color=c, marker="o", ls="", label=r) for r, c in REGIME_COLOURS.items()
+                   if (drawn["batch_regime"] == r).any()]
+        handles += [Line2D([], [], color="0.4", marker="^", ls="", label="MoE (circles: dense)")] if drawn["moe"].any() else []
+        handles += [Line2D([], [], color="0.4", marker="o", markeredgecolor="black", markeredgewidth=1.0, ls="",
+                           label="black edge: with speculation")] if drawn["speculative"].any() else []  # drawn filled in
+        handles += [Line2D([], [], color="0.6", marker="s", ls="", label="ideal roofline"),  # its regime's colour
                     Line2D([], [], color="0.85", lw=6, label="within ±15%")]
         fig.legend(handles=handles, loc="outside lower center", ncol=4, frameon=False)
         fig.suptitle(title)
