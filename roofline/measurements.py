@@ -254,6 +254,23 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
     return df
 
 
+def _check_field_counts(path: Path, header_fields: int) -> None:
+    """One line naming the first data row (numbered as every other message numbers them: blank lines skipped, a quoted
+    note's line breaks inside its row) whose field count is not the header's (qa100: pandas' 'Expected 24 fields in line
+    7, saw 25', and a row of 10 fields reported as its 11th column being empty)."""
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
+        records = csv.reader(handle)
+        next(records, None)
+        row = 0
+        for fields in records:
+            if not any(f.strip() for f in fields):
+                continue
+            row += 1
+            if len(fields) != header_fields:
+                raise RooflineError(f"{path}: row {row}: expected {header_fields} fields, as the header has, found "
+                                    f"{len(fields)}" + (" (a value with a comma needs quotes)" if len(fields) > header_fields else ""))
+
+
 def load_measurements(path: str | Path) -> pd.DataFrame:
     """Read and check a measurements CSV (measurements/README.md); typed columns plus `row` (1-based)
     and `engine_slot` (vllm | sglang | trtllm | '' for other code)."""
@@ -278,6 +295,7 @@ def load_measurements(path: str | Path) -> pd.DataFrame:
     twice = sorted({n for n in names if n and names.count(n) > 1})
     if twice:  # pandas would read the second as `k.1`, and the first silently
         raise RooflineError(f"{path}: header: expected each column once, found {', '.join(map(repr, twice))} twice")
+    _check_field_counts(path, len(names))
     try:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, skipinitialspace=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:

@@ -663,3 +663,16 @@ def test_rows_that_repeat_an_earlier_row_are_said(tmp_path):
     said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
     assert said == [f"{path}: rows 7, 8, 9 repeat an earlier row in every column: each is counted again (delete the copies "
                     "if they are one measurement)"]
+
+
+def test_a_row_of_more_or_fewer_fields_than_the_header_is_named_by_its_row(tmp_path):
+    """A row with one field too many read as pandas' 'Expected 24 fields in line 7, saw 25'; one of 10 fields as its
+    11th column being empty (qa100). Rows are numbered as every other message numbers them: blank lines skipped."""
+    shipped = pd.read_csv(default_measurements_path(), dtype=str, keep_default_na=False).head(8)
+    header, *lines = shipped.to_csv(index=False).splitlines()
+    for bad, count, hint in ((lines[5] + ",extra", 25, " (a value with a comma needs quotes)"), (",".join(lines[5].split(",")[:10]), 10, "")):
+        path = tmp_path / "m.csv"
+        path.write_text("\n".join([header, lines[0], "", *lines[1:5], bad, *lines[6:]]) + "\n")
+        with pytest.raises(RooflineError, match=rf"m.csv: row 6: expected 24 fields, as the header has, found {count}"
+                                                 + re.escape(hint) + "$"):
+            load_measurements(path)
