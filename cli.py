@@ -359,7 +359,7 @@ def hw_diff(
     expert_dtype: Annotated[Optional[str], typer.Option(help="Dtype of the routed experts only (MoE; default: as --weight-dtype).")] = None,
 ) -> None:
     """Two profiles side by side: every field, the ridge points, and what changes for a reference model on the ideal
-    engine (the silicon's bound: `roofline predict --hardware A/B --engine vllm` for a serving engine's)."""
+    engine (the silicon's bound; `roofline predict --hardware NAME --engine vllm` gives a serving engine's, each)."""
     from roofline.editing import diff_hardware
 
     typer.echo(diff_hardware(a, b, _dirs(), model, tp, dp_attention, ep, weight_dtype, pp, expert_dtype))
