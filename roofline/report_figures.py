@@ -212,7 +212,8 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
                 if cens:
                     bar.set_hatch("///")
                 if cens and np.isfinite(gain) and gain < TIE and h >= 16:  # still pays, by a hair: a tie's height, not a gain's
-                    ax.text(bar.get_x() + bar.get_width() / 2, h / 1.3, f"{gain:.2f}×", ha="center", va="top", fontsize=5.5,
+                    shown = f"{gain:.3f}×" if gain < 1.005 else f"{gain:.2f}×"  # '1.00×' under 'still pays' read as no gain (qa101)
+                    ax.text(bar.get_x() + bar.get_width() / 2, h / 1.3, shown, ha="center", va="top", fontsize=5.5,
                             rotation=90, bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none"})
                 text = "no fit" if none else "never" if h < 1 else (f"≥{h:g}" if cens else f"{h:g}")
                 if none and cap >= 1:  # no swept batch fits, smaller ones do and do not pay
