@@ -828,6 +828,9 @@ def calibrate(
         if out.suffix not in (".yaml", ".yml"):
             raise RooflineError(f"--out: expected a profile file NAME.yaml, found {str(out)!r}")
         check_profile_name(out.stem, "--out")
+        from roofline.editing import check_no_other_file
+
+        check_no_other_file(out, force, "hardware")  # a model or engine profile of that name is not replaced (qa102)
         check_file_out(out, force)
     profile = run_calibrate(device, dtype=dtype)
     if out is not None:  # a profile file is found by its name, which must be the file's (hw validate, --profiles)
@@ -915,7 +918,8 @@ def main() -> None:
         typer.echo("aborted", err=True)
         sys.exit(1)
     except MemoryError:  # a traceback ending in numpy's _ArrayMemoryError (qa99: a sweep under a 9 GB limit)
-        typer.echo("error: out of memory: sweep fewer points at once (fewer axis values, or a smaller --chunk-points)", err=True)
+        typer.echo("error: out of memory: ask for less at once (fewer axis values or rows; a sweep takes a smaller "
+                   "--chunk-points)", err=True)
         sys.exit(2)
     except Exception as exc:
         # click's usage errors (vendored by recent typer): unknown option, value out of range, missing argument

@@ -141,6 +141,9 @@ def parse_assignments(assignments: list[str], what: str = "--set", kind: str = "
     twice = next((p for p in paths if paths.count(p) > 1), None)
     if twice is not None:  # `price=1 USD/h price=2 USD/h` kept the last in silence (qa98)
         raise RooflineError(f"{what}: expected each field once, found {twice} set {paths.count(twice)} times")
+    inside = next(((a, b) for a in paths for b in paths if b.startswith(a + ".")), None)
+    if inside is not None:  # `kernels_per_layer={mlp: 3}` beside `kernels_per_layer.mlp=5` (qa102)
+        raise RooflineError(f"{what}: expected each field once, found {inside[0]} set whole and {inside[1]} inside it")
     return pairs
 
 
@@ -570,7 +573,7 @@ def _hand_set_fields(text: str) -> list[str]:
     return []
 
 
-def _with_hand_set(text: str, fields: set[str]) -> str:
+def _with_hand_set(text: str, fields: set[str], removed: set[str] = frozenset()) -> str:
     """Profile text whose header lists `fields` too as set by hand: its HAND_SET line widened, or one added below the
     line saying what made the copy (qa98: `set` left the list stale, so a value set since read as the source's). A
     file without that header (not a copy) is left as it is."""
@@ -578,14 +581,14 @@ def _with_hand_set(text: str, fields: set[str]) -> str:
     header = 0
     while header < len(lines) and lines[header].startswith("#"):
         header += 1
-    listed = _hand_set_fields(text)
-    line = HAND_SET + ", ".join(sorted({*listed, *fields})) + "."
+    kept = sorted({*_hand_set_fields(text), *fields} - set(removed))  # a field removed since is no value set (qa102)
+    line = HAND_SET + ", ".join(kept) + "."
     for i in range(header):
         if lines[i].startswith(HAND_SET):
-            lines[i] = line
-            return "\n".join(lines)
+            lines[i] = line if kept else None
+            return "\n".join(x for x in lines if x is not None)
     made = next((i for i in range(header) if "`; every field not set there is " in lines[i]), None)
-    if made is None:
+    if made is None or not kept:
         return text
     return "\n".join([*lines[:made + 1], line, *lines[made + 1:]])
 
@@ -607,7 +610,8 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     had = {k: doc.get(k) for k in doc}
     _apply(doc, pairs, str(path), _field_order(kind))
     text = _splice(unix, before, _dump(doc, indent))  # only the lines the edit changes
-    text = _with_hand_set(text, {".".join(keys) for keys, value in pairs if value is not None})
+    text = _with_hand_set(text, {".".join(keys) for keys, value in pairs if value is not None},
+                          {".".join(keys) for keys, value in pairs if value is None})
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     validate_text(kind, text, path, extra_dirs)

@@ -310,7 +310,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
                             f"{int(usable.sum())} of the {len(usable)} it took; " + (f"{left_text}; " if left_text else "")
                             + f"it took {which}")
     if len(left):  # qa100: 'fitted on 17 fit rows' where one did not fit in memory and 16 were fitted
-        which = f"{which}, {len(left)} of them {left_text}"
+        which = f"{int(usable.sum())} of {which}; {left_text}"
     check_plausible(rows.table, predict_rowset(rows, {"fit": IDEAL})["predicted"].to_numpy(), str(path))  # a unit slip
     measured = rows.table["value"].to_numpy()
     start = sourced_start(base)

@@ -296,8 +296,11 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
     not priced, and said. Costs are the table's: where a price changed since, a point's cost now is scaled by the swept
     batch's table cost over its cost now (the same config's rent). The cheapest point as fast, fitting and at a layout
     the engines load is returned where it is at least REFINE_GAIN_MIN cheaper than the table's cheapest."""
+    from roofline.tables import DTYPE_LABELS, varied_dtypes
+
     out: dict[str, dict] = {}
     candidates = _candidates(df)
+    varied = varied_dtypes(df)
     for kind in KINDS:
         speculative = kind == "speculation"
         keys = [c for c in (*CONFIG, *(("method", "draft_hardware", "k", "alpha") if speculative else ())) if c in df and c != "batch"]
@@ -343,8 +346,10 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
                 break
             tried += 1
             batch = int(row["batch"])
-            where = f"{row['hardware']} ({_layout(row)}, {row['engine']}" + (  # engine, alpha and drafter too: configs
-                f", k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if pd.notna(row.get("alpha")) else "")  # named
+            where = f"{row['model']} on {row['hardware']} ({_layout(row)}, {row['engine']}, context {int(row['context']):,}" + "".join(
+                f", {label} {row[c]}" for c, label in DTYPE_LABELS if c in varied and str(row.get(c, ""))) + (  # qa102
+                # model, context, dtypes, engine, alpha and drafter too: configs
+                f", {row['method']} k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if pd.notna(row.get("alpha")) else "")  # named
                 + (f", drafter on {row['draft_hardware']}" if isinstance(row.get("draft_hardware"), str) and row["draft_hardware"]
                    else "") if speculative else "") + f") batch {batches[0]}-{batches[-1]}"  # alike merged (qa96)
             try:

@@ -37,7 +37,7 @@ import signal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from roofline.errors import RooflineError
+from roofline.errors import RooflineError, bare_name
 
 if TYPE_CHECKING:  # pandas is not imported here, so a pool can start before it is (cli.py)
     import pandas as pd
@@ -411,7 +411,7 @@ def _derived_meta(df: pd.DataFrame, folder: Path) -> dict:
     }
 
 
-ON_THE_TARGET = ("none", "co-located", "colocated", "default", "target", "on the target")  # --where draft_hardware=
+ON_THE_TARGET = ("none", "co-located", "default", "target", "on the target")  # --where draft_hardware=
 
 
 def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: bool = True) -> pd.DataFrame:
@@ -433,7 +433,8 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
         values = df[column]
         if pd.api.types.is_bool_dtype(values):  # true / false, in any case
             values, value = values.astype(str).str.lower(), value.lower()
-        if column == "draft_hardware" and value.lower() in ON_THE_TARGET:  # the names a drafter on the target goes by
+        if column == "draft_hardware" and bare_name(value) in {bare_name(x) for x in ON_THE_TARGET}:  # the names a drafter
+            # on the target goes by, case and separators aside (co_located, On-The-Target; qa102)
             value = ""  # elsewhere (co-located, default, on the target): qa99 found only the empty one taken
         if value == "":  # an empty cell: no drafter device, no expert dtype (a column of nothing reads as numbers)
             keep = (values.isna() | (values.astype(str) == "")).to_numpy()
@@ -454,7 +455,7 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
         if not keep.any() and not strict:
             return df[keep]
         if not keep.any():
-            there = ", ".join(v if v else ("'' (on the target)" if column == "draft_hardware" else "''")
+            there = ", ".join(v if v else ("'' (on the target: or none, co-located)" if column == "draft_hardware" else "''")
                               for v in sorted(values.astype(str).unique(), key=lambda v: (len(v), v))[:12])
             after = f" once --where {' --where '.join(before)} is applied" if before else ""
             raise RooflineError(f"--where {condition}: expected a value {column} takes in {source}{after}, found {value!r}, "

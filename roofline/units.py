@@ -114,8 +114,9 @@ def parse_quantity(text: object, kind: str) -> float:
     if kind == "usd_per_hour":  # a price as people write one: '$2.50/hr', '2 usd/h' (currency units have no case to keep)
         dollars = _DOLLARS.match(text)
         text = f"{dollars.group(1)} USD/h" if dollars else re.sub(r"(?i)usd", "USD", text.strip())
-    if re.match(r"\s*[0-9]+,[0-9]+(\s|$)", text):  # qa98: '2,10 USD/h' was told its unit was unknown
-        raise ValueError(f"a number without a comma ('.' for the decimal point, no thousands separator), like '{example}'")
+    if re.match(r"\s*[0-9]+[,_][0-9]+(\s|$)", text):  # qa98: '2,10 USD/h' (and qa102: '1_000 GB') was told its unit was
+        raise ValueError(f"a number without a comma or '_' ('.' for the decimal point, no thousands separator), like "  # unknown
+                         f"'{example}'")
     match = _QUANTITY.match(text)
     if not match:
         raise ValueError(f"a number with a unit, like '{example}'")

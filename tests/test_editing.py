@@ -623,6 +623,10 @@ def test_a_removed_field_is_said_in_one_line_and_a_field_set_twice_is_refused(ro
     assert code == 0 and err == f"warning: {_user('g')}: bandwith removed (not a field of hardware profiles; it was 3 TB/s)\n"
     code, out, err = roofline("hw", "set", "g", "price=1 USD/h", "price=2 USD/h")
     assert code == 2 and err == "error: hw set: expected each field once, found price set 2 times\n"
+    code, out, err = roofline("engines", "new", "e1", "--from", "vllm", "--set", "kernels_per_layer={mlp: 3}",
+                              "--set", "kernels_per_layer.mlp=5")  # a mapping and a field inside it (qa102)
+    assert code == 2 and err == ("error: --set: expected each field once, found kernels_per_layer set whole and "
+                                 "kernels_per_layer.mlp inside it\n")
 
 
 def test_a_profile_file_hidden_by_one_of_the_same_name_beside_it_is_said(roofline):
@@ -649,6 +653,11 @@ def test_a_copys_header_lists_every_value_set_by_hand_since_and_a_copy_of_it_kee
     new_profile("hardware", "plain", "h200", [])
     set_fields("hardware", "plain", ["price=2 USD/h"])
     assert _user("plain").read_text().splitlines()[1] == "# set by hand, not from the source or notes below: price."
+    set_fields("hardware", "plain", ["price=null"])  # removed: no longer a value set by hand, and no empty line (qa102)
+    assert "# set by hand" not in _user("plain").read_text()
+    new_profile("hardware", "bare", "h200", [])
+    set_fields("hardware", "bare", ["price=null"])
+    assert "# set by hand" not in _user("bare").read_text()
 
 
 def test_engines_diff_and_models_diff_show_every_field_and_reference_points_side_by_side(roofline):
@@ -689,6 +698,10 @@ def test_a_new_profile_never_replaces_a_profile_of_another_kind(roofline, tmp_pa
         assert f"{path}: exists and is a hardware profile" in err and "cannot take its name" in err, args
     assert path.read_text() == before
     assert roofline("hw", "new", "x2", "--from", "h200", "--force")[0] == 0  # the same kind: --force replaces it
+    assert roofline("models", "new", "m1", "--from", "llama-3.1-8b")[0] == 0
+    model = tmp_path / "user-profiles" / "m1.yaml"
+    code, _, err = roofline("calibrate", "--dtype", "fp32", "--out", model, "--force")  # refused before measuring (qa102)
+    assert code == 2 and f"{model}: exists and is a model profile" in err and "type: model" in model.read_text()
 
 
 def test_a_field_hw_set_adds_goes_in_its_place_not_at_the_end(roofline, tmp_path):

@@ -403,7 +403,7 @@ def test_a_profile_under_a_name_of_its_own_fits_the_rows_of_its_engine_and_too_f
     table.loc[3, ["model", "tp", "gpus"]] = ["llama-3.1-405b", "1", "1"]
     table.to_csv(some, index=False)
     fit = run_fit(some, loss="linear", max_evaluations=5)
-    assert fit["rows_used"] == "16 fit rows of engine vllm, 1 of them left out: row 4 (does not fit in memory)"
+    assert fit["rows_used"] == "15 of 16 fit rows of engine vllm; left out: row 4 (does not fit in memory)"  # qa102: 15 fitted
     one_source = tmp_path / "one.csv"
     pd.read_csv(path, dtype=str).assign(source_id="my-server").to_csv(one_source, index=False)
     with pytest.raises(RooflineError, match=r"^--cv: expected fit rows from at least 2 sources \(source_id\) .* found 1"):
@@ -437,7 +437,7 @@ def test_too_few_predictable_rows_of_the_engine_take_every_engines_rows_as_too_f
         table.loc[3:4, ["model", "tp", "gpus"]] = ["llama-3.1-405b", "1", "1"]  # 2 of the vllm rows fit on no device
         table.to_csv(path, index=False)
         fit = run_fit(path, "vllm", loss="linear", max_evaluations=5)
-    assert fit["rows_used"].startswith("all 16 fit rows (only 3 of engine vllm the model can predict, fewer than 5)")
+    assert fit["rows_used"].startswith("14 of all 16 fit rows (only 3 of engine vllm the model can predict, fewer than 5)")
     assert fit["left_out"] == ""
 
 

@@ -551,7 +551,8 @@ def test_refine_reproduces_the_tables_point_before_it_prices_between_batches():
                    "axes": {"batch": [1, 64, 256], "k": [3], "alpha": [0.8]}})
     alone = refined(vocab, 100.0)["speculation"]  # no scenario.json: the vocabulary is not in the columns
     assert alone["row"] is None and "its swept batch 64 comes out otherwise now" in alone["notes"][0]
-    assert "h100-sxm (tp 1, vllm, k 3 at alpha 0.8) batch 65-255: " in alone["notes"][0]  # engine and alpha too (qa96)
+    assert "llama-3.1-8b on h100-sxm (tp 1, vllm, context 1,024, eagle k 3 at alpha 0.8) batch 65-255: " in alone["notes"][0]  # every
+    # part of a config (qa96, qa102: engine, alpha, model, context)
     assert refined(vocab, 100.0, {"draft_vocab": 32000})["speculation"]["row"] is not None
 
     doubled = flash.assign(cost_usd_per_million_tokens=flash["cost_usd_per_million_tokens"] * 2,

@@ -155,9 +155,9 @@ def test_a_section_says_what_its_sweep_warned_about(tmp_path):
     assert '<ul class="warnings"><li>' in html_text and "trained MTP module" in html_text
     # a warning naming the scenario's file is said by the scenario's name: a shared report carried this machine's
     # path (qa101)
-    assert "mtp-layouts: axes.batch: 64 given more than once, swept once" in said
+    assert "mtp-layouts: axes.batch: 3 values given, 2 distinct: a value given twice (or two alike to 12 digits) is swept once" in said
     warned = section[:section.index("\n\n", section.index("- "))]  # the list (the section's command names the file)
-    assert "- axes.batch: 64 given more than once, swept once" in warned and str(tmp_path) not in warned
+    assert "- axes.batch: 3 values given, 2 distinct: a value given" in warned and str(tmp_path) not in warned
 
 
 def test_a_sections_command_carries_the_profile_folders_it_ran_with():

@@ -185,5 +185,12 @@ def test_an_axis_rounded_or_given_twice_is_said():
 
     assert said({"start": 1, "stop": 10, "num": 3}) == [
         "s.yaml: axes.batch: a range of 3 values, not all whole, rounded to whole numbers: 1, 6, 10"]
-    assert said([4, 4, 2]) == ["s.yaml: axes.batch: 4 given more than once, swept once"]
+    assert said([4, 4, 2]) == ["s.yaml: axes.batch: 3 values given, 2 distinct: a value given twice (or two alike to 12 "
+                               "digits) is swept once"]
+    with warnings.catch_warnings(record=True) as caught:  # alike to 12 digits (qa102)
+        warnings.simplefilter("always")
+        scenario_from_dict({"hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
+                            "axes": {"alpha": [0.8, 0.8000000000001, 0.7], "k": [3]}}, "s.yaml")
+    assert [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)] == [
+        "s.yaml: axes.alpha: 3 values given, 2 distinct: a value given twice (or two alike to 12 digits) is swept once"]
     assert said({"start": 1, "stop": 4, "num": 10, "log": True}) == said([1, 8, 64]) == said({"start": 1, "stop": 64, "step": 1}) == []

@@ -110,7 +110,7 @@ def test_a_decimal_comma_is_said_as_such_not_as_an_unknown_unit():
 
     from roofline.units import parse_quantity
 
-    for text, kind in (("2,10 USD/h", "usd_per_hour"), ("3,35 TB/s", "bytes_per_s"), ("1,000 GB", "bytes")):
-        with pytest.raises(ValueError, match=r"^a number without a comma \('\.' for the decimal point"):
+    for text, kind in (("2,10 USD/h", "usd_per_hour"), ("3,35 TB/s", "bytes_per_s"), ("1,000 GB", "bytes"), ("1_000 GB", "bytes")):
+        with pytest.raises(ValueError, match=r"^a number without a comma or '_' \('\.' for the decimal point"):
             parse_quantity(text, kind)
     assert parse_quantity("3.35 TB/s", "bytes_per_s") == 3.35e12

@@ -383,20 +383,20 @@ def _load_average() -> str:
         return "unknown"
 
 
-ROUNDS_DISAGREE = 1.5  # calibration rounds whose largest and smallest figure differ by more are said to disagree
+ROUNDS_DISAGREE_RATIO = 1.5  # calibration rounds whose largest figure over their smallest is more are said to disagree
 
 
 def _warn_rounds_disagree(figures: dict[str, tuple[list[float], str]]) -> None:
-    """Say where the rounds of a measurement differ by more than ROUNDS_DISAGREE x (qa101: GEMV 2.76, 18.6 and 2.79
+    """Say where the rounds of a measurement differ by more than ROUNDS_DISAGREE_RATIO x (qa101: GEMV 2.76, 18.6 and 2.79
     GB/s on a busy machine, the median kept in silence, and validation's errors 3-5x)."""
     spread = {name: (min(v), max(v), unit) for name, (v, unit) in figures.items() if len(v) > 1 and min(v) > 0
-              and max(v) / min(v) > ROUNDS_DISAGREE}
+              and max(v) / min(v) > ROUNDS_DISAGREE_RATIO}
     if spread:
         from roofline.errors import warn
 
         warn("calibration rounds disagree: " + "; ".join(f"{name} {_si(lo, unit)} to {_si(hi, unit)}"
                                                         for name, (lo, hi, unit) in spread.items())
-             + ": other work shared the machine in some rounds; the median round is kept, and what is built on it "
+             + ": other work shared the machine in some rounds; the median of the rounds is kept, and what is built on it "
              "(validate's predictions) is as uncertain")
 
 
