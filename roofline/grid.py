@@ -544,7 +544,9 @@ def operator_batches(batches) -> np.ndarray:
     targets = np.geomspace(ordered[0], ordered[-1], OPERATOR_BATCHES_MAX)
     picked = np.unique(np.clip(np.searchsorted(ordered, targets), 0, len(ordered) - 1))
     if len(picked) < OPERATOR_BATCHES_MAX:  # dense small batches: fill with the rest evenly by index
-        rest = np.setdiff1d(np.arange(len(ordered)), picked)
+        free = np.ones(len(ordered), dtype=bool)
+        free[picked] = False
+        rest = np.flatnonzero(free)  # (np.setdiff1d took 0.7 s on a million)
         extra = rest[np.linspace(0, len(rest) - 1, OPERATOR_BATCHES_MAX - len(picked)).astype(int)]
         picked = np.unique(np.concatenate([picked, extra]))
     return ordered[picked]

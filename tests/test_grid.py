@@ -468,7 +468,7 @@ def test_operators_csv_holds_a_bounded_number_of_batches_and_says_so(monkeypatch
     batches = np.arange(1, 1_000_001)
     held = grid.operator_batches(batches)
     assert len(held) == grid.OPERATOR_BATCHES_MAX and held[0] == 1 and held[-1] == 1_000_000
-    assert np.all(np.diff(held) > 0) and np.isin(held, batches).all()
+    assert np.all(np.diff(held) > 0) and np.array_equal(batches[np.searchsorted(batches, held)], held)  # swept ones
     assert np.array_equal(grid.operator_batches([1, 4, 16]), [1, 4, 16])
     monkeypatch.setattr(grid, "OPERATOR_BATCHES_MAX", 8)
     sc = scenario_from_dict({"name": "s", "hardware": "h100-sxm", "model": "llama-3.1-8b", "engine": "ideal",
