@@ -33,6 +33,7 @@ from pathlib import Path
 from roofline.errors import RooflineError, UnreadableProfile, WrongKind, closest_names, warn
 from roofline.profiles import (
     FOLDERS,
+    a_kind,
     builtin_dir,
     check_not_shadowing,
     check_profile_name,
@@ -489,9 +490,8 @@ def check_no_other_file(target: Path, force: bool, kind: str) -> None:
         except RooflineError:
             continue  # unreadable: --force replaces it, as before
         if other is not None and other != kind:
-            raise RooflineError(f"{path}: exists and is a{'n' if other[0] in 'aeiou' else ''} {other} profile; profiles of "
-                                f"every kind share {folder}, so a{'n' if kind[0] in 'aeiou' else ''} {kind} profile cannot "
-                                f"take its name: choose another name")
+            raise RooflineError(f"{path}: exists and is {a_kind(other)} profile; profiles of every kind share {folder}, so "
+                                f"{a_kind(kind)} profile cannot take its name: choose another name")
     clash = [p for p in same if p != target]
     spelled = [p for p in clash if p.stem != name]
     if spelled:
@@ -757,7 +757,7 @@ def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list
             with _warnings_named(path):
                 validate_data(file_kind, data, path, extra_dirs)
             # a file of another kind is checked as what it is, and says so (`scenarios validate h100.yaml`)
-            results.append((str(path) if file_kind == kind else f"{path} ({'an' if file_kind[0] in 'aeiou' else 'a'} {file_kind} profile, checked as one)", None))
+            results.append((str(path) if file_kind == kind else f"{path} ({a_kind(file_kind)} profile, checked as one)", None))
         except RooflineError as exc:
             results.append((str(path), str(exc)))
     return results

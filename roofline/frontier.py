@@ -288,8 +288,8 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
     below its smallest (cost can only rise there: the least is the smallest's), are swept now with the profiles on the
     search path. A gap can beat the cheapest found only where the least cost it can reach, c B / B', is below it (a step
     never shortens as the batch grows, so tokens/s grow at most as the batch: c the edge's cost, B its batch, B' the
-    gap's last); those are swept in order of the cost they are likely to reach (_likely_cost: the step extrapolated
-    along its slope between the edge and the swept batch below it), REFINE_CONFIGS_MAX sweeps at most (where reached,
+    gap's last); those are swept in order of the cost they are likely to reach (_likely_cost: the step carried along
+    its secants to the swept batches either side of the edge), REFINE_CONFIGS_MAX sweeps at most (where reached,
     said with the number of gaps left that could still win). The swept batch itself must come out as
     the table has it (_reproduced): a config the table's columns and its scenario.json (`meta`: a draft model, a tree,
     per-position rates, a draft vocabulary, overlap) do not reproduce, or whose profiles are not on the search path, is

@@ -342,6 +342,11 @@ def resolve_name(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = (), 
     return name
 
 
+def a_kind(kind: str) -> str:
+    """'a hardware', 'an engine': a profile kind with its article (every message that names one)."""
+    return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind}"
+
+
 def _check_kind_of_file(kind: str, path: Path) -> None:
     """A profile given by path that is plainly of another kind (its `type:` or its keys) is said to be, before its
     fields are read as `kind`'s ('published_params: expected a known field' for a model given as hardware)."""
@@ -352,8 +357,7 @@ def _check_kind_of_file(kind: str, path: Path) -> None:
     if isinstance(data, dict):
         other, _ = kind_of(data)
         if other is not None and other != kind:
-            raise WrongKind(f"{path}: expected a{'n' if kind[0] in 'aeiou' else ''} {kind} profile, found a{'n' if other[0] in 'aeiou' else ''} "
-                                f"{other} profile (by its type: or keys)")
+            raise WrongKind(f"{path}: expected {a_kind(kind)} profile, found {a_kind(other)} profile (by its type: or keys)")
 
 
 def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) -> Path:
