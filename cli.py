@@ -726,7 +726,8 @@ def cheapest(
         notes.append(f"the speculative point computed now is at batch {int(found['speculation']['batch'])}: "
                      f"{OPTIMISTIC} (docs/ACCURACY.md), so its cost is a lower estimate")
     typer.echo(frontier_table(frontier, list(dict.fromkeys(notes)), picks, min_tokens_per_user,
-                              {kind: (r["row"], r["place"]) for kind, r in refined.items()}, varied_dtypes(df)))
+                              {kind: (r["row"], r["place"]) for kind, r in refined.items()}, varied_dtypes(df),
+                              unpriced=any(r["notes"] for r in refined.values())))
     if out is not None:
         write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
         add_to_marker(out.parent, {out.name})  # into a sweep's own folder: a later sweep --force may replace it

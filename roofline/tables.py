@@ -596,11 +596,12 @@ def _cost(points: dict, kind: str) -> float:
 
 
 def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_speed: float | None = None,
-                   refined: dict | None = None, varied: set[str] | None = None) -> str:
+                   refined: dict | None = None, varied: set[str] | None = None, unpriced: bool = False) -> str:
     """`roofline cheapest`: the cost frontier of each decoding kind (frontier.cost_frontier), fastest first, and with a
     speed the cheapest row of each kind that reaches it (and under it, `refined`'s cheaper point between swept
     batches, above the largest or below the smallest: {kind: (row or None, place)}, frontier.refine), then the notes;
-    a pick names the dtypes of `varied` (the table's: varied_dtypes; default the frontier's)."""
+    a pick names the dtypes of `varied` (the table's: varied_dtypes; default the frontier's); `unpriced`: refine left
+    gaps that could win unpriced, so no ratio with the points computed now is given."""
     varied = varied_dtypes(frontier) if varied is None else varied
     several_models = bool(len(frontier)) and frontier["model"].nunique() > 1
     lines = []
@@ -616,7 +617,8 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
                 lines.append(f"  {'':<12} {where}, computed now: " + _pick_text(kind, point, frontier, varied))
         point = {k: (refined.get(k) or (None, ""))[0] for k in ("plain", "speculation")}  # computed now, or None
         exact = {k: point[k] if point[k] is not None else picks.get(k) for k in point}
-        whole = not any(" at unswept batches not priced" in n for n in notes)  # both kinds' gaps priced, or neither
+        whole = not unpriced  # refine priced every gap that could win (its notes say which it could not; qa102: matched
+        # by their words before)
         mixes = [what for what, key in (("acceptance rates", "at several acceptance rates"), ("configs", "one frontier over"))
                  if any(key in n for n in notes)]
         mixed = f"; read it with the notes below: the table mixes {' and '.join(mixes)}" if mixes else ""

@@ -667,3 +667,23 @@ def test_refine_reads_a_native_dtype_label_as_the_scenario_gave_it():
         exact = roofline.predict("b200", "deepseek-v4-flash", int(found["row"]["batch"]), 8192, tp=4, expert_dtype="fp4")
     assert found["notes"] == [] and found["place"] == "above"
     assert found["row"]["cost_usd_per_million_tokens"] == pytest.approx(exact["cost_usd_per_million_tokens"], rel=1e-9)
+
+
+def test_the_ratio_with_points_computed_now_is_left_out_where_refine_left_gaps_unpriced():
+    """frontier_table told refine's unpriced gaps by the words of its note (qa102); it is told by a flag now."""
+    import warnings
+
+    import roofline
+    from roofline.frontier import refine
+    from roofline.tables import frontier_table
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep({"name": "t", "hardware": "h200", "model": "llama-3.1-8b", "method": "eagle",
+                             "axes": {"batch": [1, 8, 64], "context": [1024], "k": [0, 3], "alpha": [0.8]}})
+        picks, refined = cheapest(df, 150.0), refine(df, 150.0)
+    points = {kind: (r["row"], r["place"]) for kind, r in refined.items()}
+    assert all(r["row"] is not None for r in refined.values())
+    priced = frontier_table(cost_frontier(df), [], picks, 150.0, points)
+    assert "x with the points computed now)" in priced
+    assert "x with the points computed now)" not in frontier_table(cost_frontier(df), [], picks, 150.0, points, unpriced=True)
