@@ -476,7 +476,6 @@ OVERHEAD_WARN_S = {"step_overhead": 10e-3, "layer_overhead": 5e-3}  # fixed devi
 def _warn_overhead_slip(spec: HardwareSpec, where: str) -> None:
     """A step or layer overhead above OVERHEAD_WARN_S loads, with a warning (qa98: `step_overhead=20 s` for 20 us made
     predict call a step of 20 s memory-bound)."""
-    from roofline.errors import warn
     from roofline.units import format_seconds
 
     for key, value in (("step_overhead", spec.step_overhead_s), ("layer_overhead", spec.layer_overhead_s)):

@@ -127,16 +127,16 @@ def run_scenario(name_or_path: str, extra_dirs: tuple = ()) -> ScenarioResult:
         warnings.simplefilter("always")
         df, ops, meta = _sweep(data, where, extra_dirs)
     label = str(data.get("name", path.stem)) if isinstance(data, dict) else path.stem
-    said = []
+    own_words: list[str] = []
     for w in caught:  # on stderr each says its scenario, as the section does (two scenarios' same words read as one),
         message = str(w.message)  # by name, not by the file's path on this machine (qa101: a shared report carried it)
         if issubclass(w.category, RooflineWarning):
             own = message[len(where):].removeprefix(": ") if message.startswith(where) else message  # the section's
-            said.append(own)  # (under the scenario's heading already)
+            own_words.append(own)  # (under the scenario's heading already)
             message = f"{label}: {own}"
         warnings.warn_explicit(w.category(message) if issubclass(w.category, RooflineWarning) else w.message,
                                w.category, w.filename, w.lineno)
-    said = tuple(dict.fromkeys(said))
+    said = tuple(dict.fromkeys(own_words))
     placement = df["draft_hardware"].astype(str)
     df = df.assign(draft_placement=placement.where(placement != "", "co-located"), shared_prefix_tokens=df["shared_prefix"])
     for col in ("hardware", "model", "method", "draft_placement", "engine"):

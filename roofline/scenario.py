@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from roofline.errors import MISSING, RooflineError, field_error
+from roofline.errors import MISSING, RooflineError, field_error, warn
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, K_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES
 from roofline.profiles import find_profile, normalize_dtype, read_yaml
@@ -278,15 +278,13 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
         values = np.unique(np.round(values).astype(np.int64))
         linear = isinstance(spec, dict) and not spec.get("log", False)  # a log range is rounded and merged by design
         if linear and not np.allclose(given, np.round(given), rtol=1e-9, atol=0):  # (1, 1.4, 2, 2.8 ...: docs/PROFILES.md)
-            from roofline.errors import warn  # qa99: {start: 1, stop: 10, num: 3} swept 1, 6, 10 without a word
-
+            # qa99: {start: 1, stop: 10, num: 3} swept 1, 6, 10 without a word
             shown = ", ".join(f"{v:,}" for v in values[:8]) + (f", ... ({len(values):,} in all)" if len(values) > 8 else "")
             warn(f"{where}: {key}: a range of {len(given):,} values, not all whole, rounded to whole numbers: {shown}")
     else:  # 0.7999999999999999 from 0.5 + 3 x 0.1 (a range, or numpy's arange) is the 0.8 the user meant: `alpha == 0.8` must find it
         values = np.unique([float(f"{v:.12g}") for v in values])
     if isinstance(spec, list) and len(values) < len(spec):  # [4, 4, 2] swept 2, 4 without a word (qa99); 0.8 beside
-        from roofline.errors import warn  # 0.8000000000001 too (qa102: alike to 12 digits)
-
+        # 0.8000000000001 too (qa102: alike to 12 digits)
         warn(f"{where}: {key}: {len(spec):,} values given, {len(values):,} distinct: a value given twice (or two alike "
              "to 12 digits) is swept once")
     low = {"batch": 1, "context": 0, "k": 0}.get(name)
@@ -467,7 +465,6 @@ def load_scenario(name_or_path: str, extra_dirs: tuple[str | Path, ...] = ()) ->
 
 def scenario_shadow_warning(name: str, extra_dirs: tuple[str | Path, ...] = ()) -> None:
     """Warn where scenario `name` (a name, not a path) is a user file standing in for a built-in scenario."""
-    from roofline.errors import warn
     from roofline.profiles import shadow_note
 
     note = shadow_note("scenario", name, extra_dirs)
