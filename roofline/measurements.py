@@ -26,9 +26,22 @@ Prediction of a row (docs/ACCURACY.md), with B the row's batch, P = input_len, O
                                                                      scalar alpha, (1 - a^(k+1)) / (1 - a) = tau,
                                                                      else the method's default rates
     quantity    tokens_per_s_per_user = 1 / t_tok
-                step_time_s  = t_tok + (B_r - 1) * t_prefill(1, P) / O         (a serving benchmark's TPOT at
-                               concurrency B_r: the prefills of the other B_r - 1 requests run between its
-                               decode steps; 0 at B_r = 1)
+                step_time_s  = t_tok + (B_r - 1) * t_stall / O                  (a serving benchmark's TPOT at
+                               concurrency B_r: the prefills of the other B_r - 1 requests stall its decode
+                               steps; 0 at B_r = 1), where
+                     t_stall = t_prefill(1, P)                          an engine that runs a prefill as a pass of its
+                                                                        own (vLLM V0, SGLang's default)
+                     t_stall = t_pass(B_r q_v + P) - t_pass(B_r q_v)    an engine whose prefill joins a decode step
+                                                                        (`mixed_prefill`, vLLM V1): what P more tokens
+                                                                        add to a pass of the B_r q_v tokens decoding
+                                                                        (q_v = 1, k + 1 verifying a chain,
+                                                                        draft_tokens a tree); t_pass(T) is one
+                                                                        sequence of T tokens on an empty cache, so
+                                                                        weights, kernel latencies and host work
+                                                                        cancel and the stall is the added tokens'
+                                                                        compute and activations (their attention to
+                                                                        the decoding tokens counted too: an upper
+                                                                        estimate, small beside the GEMMs)
                 tokens_per_s = R * B_r * O / (t_prefill(B_r, P) + O * t_tok)   (end-to-end output throughput:
                                one prefill pass of the B_r prompts, then O tokens each)
                 speedup      = tau * t_step(B_r, 1, S) / t_iter                (decode speedup)
@@ -480,6 +493,18 @@ def running_batch(g: _Group, window_pool_ratio: float | None = None) -> np.ndarr
     return np.minimum(asked, np.maximum(cap, 1).astype(np.float64))
 
 
+def prefill_stall_s(g, eng: ServingEngine, running):
+    """t_stall of the module docstring: the time one arriving request's prefill of P tokens adds to the decode of the
+    B_r = `running` sequences of group `g` under engine `eng` (its own pass, or its tokens in a shared one)."""
+    if not eng.mixed_prefill:
+        return step_metrics(g.hw, g.model, 1, g.input_len, 0, g.dep, engine=eng, logit_tokens=1, prefill=True)["step_time_s"]
+    verify = 1 if g.method == "none" else g.tree_tokens if g.tree_tokens else g.k + 1
+    decoding = running * verify
+    passes = [step_metrics(g.hw, g.model, 1, tokens, 0, g.dep, engine=eng, logit_tokens=running, prefill=True)["step_time_s"]
+              for tokens in (decoding + g.input_len, decoding)]
+    return np.maximum(passes[0] - passes[1], 0.0)
+
+
 def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFrame:
     """Predict every row of `rows` (module docstring); `engines` maps each group's slot to an engine
     (overrides per hardware family are applied here). Returns one row per measurement: `predicted` in the
@@ -507,8 +532,7 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
             prefill = np.where(need_batch, step_metrics(g.hw, g.model, running, g.input_len, 0, g.dep, engine=eng,
                                                         logit_tokens=1, prefill=True)["step_time_s"], prefill)
         if need_one.any():
-            one = step_metrics(g.hw, g.model, 1, g.input_len, 0, g.dep, engine=eng, logit_tokens=1, prefill=True)["step_time_s"]
-            prefill = np.where(need_one, one, prefill)
+            prefill = np.where(need_one, prefill_stall_s(g, eng, running), prefill)
         o = g.output_len
         predicted = np.select(
             [q == "tokens_per_s_per_user", q == "step_time_s", q == "tokens_per_s", q == "speedup"],

@@ -36,6 +36,11 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      that operator's roofline time is divided by it, its kernel latencies are not (1: the roofline)
     shared prefix    `prefix_read_once`: the attention kernel reads a prefix shared by the batch once
                      per pass (cascade / prefix-aware attention) instead of once per sequence
+    prefill stall    `mixed_prefill`: a request's prefill joins a decode step (vLLM V1's scheduler: one token budget a
+                     step, prefill chunks and decode tokens in one pass) instead of running as a pass of its own
+                     (vLLM V0, SGLang's default): measurements.py prices the stall it adds to the other requests'
+                     time per output token as the extra tokens' time in a shared pass, not a whole prefill pass.
+                     An engine's own field, like `nvidia_only`: a `costs_from` profile keeps its own (default false)
     KV memory        `window_kv_pool_ratio` r (None: every sliding-window layer holds min(S, window) entries a
                      sequence, vLLM's hybrid allocator): SGLang's hybrid SWA pool for a model with full and sliding
                      layers (its --swa-full-tokens-ratio), a window pool of r x the full pool's tokens, so a sequence
@@ -129,6 +134,7 @@ class ServingEngine:
     weight_only_efficiency: float = 1.0
     window_kv_pool_ratio: float | None = None  # SGLang's hybrid SWA pool (module docstring); None: window-capped
     nvidia_only: bool = False  # the engine runs on NVIDIA GPUs only (TensorRT-LLM): runs_on says no to other devices
+    mixed_prefill: bool = False  # a request's prefill runs inside a decode step (vLLM V1), not as a pass of its own
     overrides: tuple = ()
     fitted: dict = field(default_factory=dict, compare=False, hash=False)
     source: str = ""
@@ -214,7 +220,7 @@ class ServingEngine:
                 "host_per_step_s", "host_per_sequence_s", "host_overlap", "host_overlap_speculating", "moe_dispatch", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency",
-                "window_kv_pool_ratio", "quant_kernels_per_gemm", "nvidia_only", "costs_from")
+                "window_kv_pool_ratio", "quant_kernels_per_gemm", "nvidia_only", "mixed_prefill", "costs_from")
         out = {k: getattr(self, k) for k in keys}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)
         out["kernels_per_layer_mla"] = dict(self.kernels_per_layer_mla)
@@ -229,7 +235,7 @@ IDEAL = ServingEngine()
 _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
           "host_overlap", "host_overlap_speculating", "moe_dispatch", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
-          "nvidia_only", "overrides", "fitted", "source", "notes", *_SECONDS}
+          "nvidia_only", "mixed_prefill", "overrides", "fitted", "source", "notes", *_SECONDS}
 
 
 def _yaml_seconds(where: str, key: str, value: object) -> float:
@@ -420,8 +426,9 @@ def check_engine_spec(spec: object) -> ServingEngine:
     for key in ("display_name", "version", "source", "notes"):
         if not isinstance(getattr(spec, key), str):
             raise field_error(where, key, "a string", getattr(spec, key))
-    if not isinstance(spec.nvidia_only, bool):
-        raise field_error(where, "nvidia_only", "true or false", spec.nvidia_only)
+    for key in ("nvidia_only", "mixed_prefill"):
+        if not isinstance(getattr(spec, key), bool):
+            raise field_error(where, key, "true or false", getattr(spec, key))
     _check_spec_costs(where, {name: getattr(spec, name) for name in COST_FIELDS})
     _check_spec_overrides(where, spec.overrides)
     check_fitted(where, spec.fitted)
@@ -451,7 +458,7 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
             raise field_error(where, f"overrides[{i}]", "a mapping with a hardware glob and fields to change", item)
         rest = {k: v for k, v in item.items() if k != "hardware"}
         for key in rest:
-            if key not in _KNOWN - {"type", "name", "display_name", "version", "nvidia_only", "overrides", "fitted", "source", "notes"}:
+            if key not in _KNOWN - _OWN_FIELDS - {"overrides", "fitted"}:
                 raise field_error(where, f"overrides[{i}].{key}", "an engine cost field", key)
         overrides.append((item["hardware"], _fields(rest, where, f"overrides[{i}].")))
     fitted = check_fitted(where, data.get("fitted") or {})
@@ -459,6 +466,7 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
         name=data["name"], display_name=prose(where, "display_name", data.get("display_name"), data["name"]),
         version=prose(where, "version", data.get("version")),
         nvidia_only=_nvidia_only(data, where),
+        mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", False)),
         **_fields(data, where), overrides=tuple(overrides), fitted=fitted,
         source=data["source"].strip(), notes=prose(where, "notes", data.get("notes")).strip(), path=where,
     )
@@ -513,7 +521,7 @@ def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
              "kernels_per_layer counts none (set kernels_per_layer.OPERATOR; `roofline engines show vllm` lists vllm's)")
 
 
-_OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from", "nvidia_only"}
+_OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from", "nvidia_only", "mixed_prefill"}
 
 
 def load_engine(name: str | ServingEngine | None, extra_dirs: tuple[str | Path, ...] = ()) -> ServingEngine:
@@ -690,7 +698,8 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
     return replace(base, name=data["name"], display_name=prose(where, "display_name", data.get("display_name"), data["name"]),
                    version=prose(where, "version", data.get("version")), source=data["source"].strip(),
                    notes=prose(where, "notes", data.get("notes")).strip(), path=where, costs_from=str(base_path),
-                   nvidia_only=check_flag(where, "nvidia_only", data.get("nvidia_only", base.nvidia_only)))
+                   nvidia_only=check_flag(where, "nvidia_only", data.get("nvidia_only", base.nvidia_only)),
+                   mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", False)))
 
 
 def engine_names(extra_dirs: tuple[str | Path, ...] = ()) -> list[str]:

@@ -432,7 +432,8 @@ def test_cheapest_says_where_a_profiles_price_changed_since_the_sweep(tmp_path):
 @pytest.mark.slow
 def test_cheapest_prices_the_batches_between_the_swept_ones():
     """cheapest priced only the swept batches: DeepSeek-V3's plain pick at batch 4 of 1, 4, 16, where batch 15 reaches
-    60 tokens/s per user at half the cost (qa91). refine sweeps the gap above each config's fastest-enough batch."""
+    60 tokens/s per user at half the cost (qa91). refine sweeps the gap above each config's fastest-enough batch (here 140
+    tokens/s per user: batch 8 reaches it, 16 does not)."""
     import warnings
 
     import roofline
@@ -442,16 +443,16 @@ def test_cheapest_prices_the_batches_between_the_swept_ones():
         warnings.simplefilter("ignore")
         df = roofline.sweep({"name": "t", "hardware": "h200", "model": "llama-3.1-8b", "method": "eagle",
                              "axes": {"batch": [1, 8, 64], "context": [1024], "k": [0, 3], "alpha": [0.8]}})
-        picks, refined = cheapest(df, 150.0), refine(df, 150.0)
+        picks, refined = cheapest(df, 140.0), refine(df, 140.0)
     plain = refined["plain"]["row"]
     assert plain is not None and plain["cost_usd_per_million_tokens"] < picks["plain"]["cost_usd_per_million_tokens"]
-    assert 8 < plain["batch"] < 64 and plain["tokens_per_s_per_user"] >= 150.0
+    assert 8 < plain["batch"] < 64 and plain["tokens_per_s_per_user"] >= 140.0
     b = int(plain["batch"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         at, next_one = (roofline.predict(plain["hardware"], "llama-3.1-8b", n, 1024) for n in (b, b + 1))
     assert at["cost_usd_per_million_tokens"] == pytest.approx(plain["cost_usd_per_million_tokens"], rel=1e-9)
-    assert next_one["tokens_per_s_per_user"] < 150.0  # the largest batch of its config that reaches the speed
+    assert next_one["tokens_per_s_per_user"] < 140.0  # the largest batch of its config that reaches the speed
     spec = refined["speculation"]["row"]
     assert spec is not None and spec["k"] == 3 and spec["alpha"] == 0.8 and spec["batch"] not in (1, 8, 64)
     assert spec["cost_usd_per_million_tokens"] < picks["speculation"]["cost_usd_per_million_tokens"]
@@ -665,7 +666,7 @@ def test_refine_reads_a_native_dtype_label_as_the_scenario_gave_it():
                              "axes": {"batch": [16, 256], "context": [8192]}})
         found = refine(df, 30.0)["plain"]
         exact = roofline.predict("b200", "deepseek-v4-flash", int(found["row"]["batch"]), 8192, tp=4, expert_dtype="fp4")
-    assert found["notes"] == [] and found["place"] == "above"
+    assert found["notes"] == [] and found["place"] in ("above", "between")  # where the speed is reached: the profile's say
     assert found["row"]["cost_usd_per_million_tokens"] == pytest.approx(exact["cost_usd_per_million_tokens"], rel=1e-9)
 
 
@@ -681,9 +682,9 @@ def test_the_ratio_with_points_computed_now_is_left_out_where_refine_left_gaps_u
         warnings.simplefilter("ignore")
         df = roofline.sweep({"name": "t", "hardware": "h200", "model": "llama-3.1-8b", "method": "eagle",
                              "axes": {"batch": [1, 8, 64], "context": [1024], "k": [0, 3], "alpha": [0.8]}})
-        picks, refined = cheapest(df, 150.0), refine(df, 150.0)
+        picks, refined = cheapest(df, 140.0), refine(df, 140.0)
     points = {kind: (r["row"], r["place"]) for kind, r in refined.items()}
     assert all(r["row"] is not None for r in refined.values())
-    priced = frontier_table(cost_frontier(df), [], picks, 150.0, points)
+    priced = frontier_table(cost_frontier(df), [], picks, 140.0, points)
     assert "x with the points computed now)" in priced
-    assert "x with the points computed now)" not in frontier_table(cost_frontier(df), [], picks, 150.0, points, unpriced=True)
+    assert "x with the points computed now)" not in frontier_table(cost_frontier(df), [], picks, 140.0, points, unpriced=True)

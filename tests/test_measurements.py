@@ -10,7 +10,9 @@ import pandas as pd
 import pytest
 
 from roofline.api import predict
+from roofline.engine import step_metrics
 from roofline.errors import RooflineError
+from roofline.hardware import load_hardware
 from roofline.measurements import (
     COLUMNS,
     alpha_from_tau,
@@ -23,6 +25,8 @@ from roofline.measurements import (
     prepare_rows,
     write_measurements,
 )
+from roofline.model import load_model
+from roofline.serving import load_engine
 from roofline.speculation import tau_scalar_alpha
 
 BASE = {
@@ -101,10 +105,23 @@ def test_a_plain_row_is_the_api_step_time_at_mid_decode_context(tmp_path):
     context = 512 + 256 // 2
     one = predict("h100-sxm", "llama-3.1-8b", 1, context, engine="vllm")
     assert out["predicted"][0] == pytest.approx(1.0 / one["step_time_s"], rel=1e-9)
-    # TPOT at concurrency 16: the decode step plus the prefills of the 15 other requests over 256 tokens
+    # TPOT at concurrency 16 under vLLM V1 (mixed_prefill): the decode step plus, for each of the 15 other requests,
+    # what its 512 prompt tokens add to a pass that already carries the 16 decoding tokens, over 256 output tokens
     sixteen = predict("h100-sxm", "llama-3.1-8b", 16, context, engine="vllm", prompt=512)
-    expected = sixteen["step_time_s"] + 15 * sixteen["ttft_s"] / 256
-    assert out["predicted"][1] == pytest.approx(expected, rel=1e-9)
+    hw, model, vllm = load_hardware("h100-sxm"), load_model("llama-3.1-8b"), load_engine("vllm")
+    shared = [step_metrics(hw, model, 1, tokens, 0, engine=vllm, logit_tokens=16, prefill=True)["step_time_s"]
+              for tokens in (16 + 512, 16)]
+    stall = float(shared[0] - shared[1])
+    assert 0 < stall < 0.5 * sixteen["ttft_s"]  # less than a prefill pass of its own: the weights are read once
+    assert out["predicted"][1] == pytest.approx(sixteen["step_time_s"] + 15 * stall / 256, rel=1e-9)
+
+
+def test_a_prefill_stalls_a_v0_engine_by_a_pass_of_its_own(tmp_path):
+    """vLLM below 0.8 (vllm-v0, no mixed_prefill): each other request's prefill is a whole pass between decode steps."""
+    path = write_rows(tmp_path, [{"batch": "16", "quantity": "step_time_s", "value": "0.01", "engine_version": "0.6.3"}])
+    out = predict_measurements(load_measurements(path))
+    sixteen = predict("h100-sxm", "llama-3.1-8b", 16, 512 + 256 // 2, engine="vllm-v0", prompt=512)
+    assert out["predicted"][0] == pytest.approx(sixteen["step_time_s"] + 15 * sixteen["ttft_s"] / 256, rel=1e-9)
 
 
 def test_replicas_decode_their_share_of_the_batch_and_add_their_throughput(tmp_path):

@@ -73,11 +73,11 @@ def test_the_breakdown_says_when_host_work_overlaps_the_device_so_it_does_not_ad
 
 @pytest.mark.slow
 def test_a_break_even_batch_that_is_the_memory_limit_says_so():
-    capped = roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle")["spec"]  # vllm: pays up to what fits
+    capped = roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle", alpha=0.7)["spec"]  # vllm: pays up to what fits
     assert capped["break_even_batch"] == capped["max_batch"] and capped["break_even_at_memory_limit"] is True
     inside = roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle", engine="ideal", alpha=0.5)["spec"]
     assert inside["break_even_batch"] < inside["max_batch"] and inside["break_even_at_memory_limit"] is False
-    assert "memory ends the search" in predict_table(roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle"))
+    assert "memory ends the search" in predict_table(roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle", alpha=0.7))
 
 
 def test_operator_shares_of_a_pipelined_step_add_up_and_say_what_they_are_shares_of():
