@@ -477,6 +477,8 @@ def engine_table(e) -> str:
         ("shared prefix read once", "yes" if e.prefix_read_once else "no"),
         ("sliding-window KV", "each sequence's window" if e.window_kv_pool_ratio is None else
          f"a pool of {e.window_kv_pool_ratio:g} x the full layers' tokens (a model with full and sliding layers)"),
+        ("prefill", "inside a decode step, its tokens sharing the pass (mixed_prefill)" if e.mixed_prefill
+         else "a pass of its own between decode steps (mixed_prefill: false)"),
         ("runs on", "NVIDIA GPUs only (nvidia_only: warned on another device, left out by cheapest)" if e.nvidia_only
          else "not limited to NVIDIA GPUs (nvidia_only: false)"),
     ]

@@ -644,3 +644,23 @@ def test_a_trtllm_copy_made_before_nvidia_only_and_a_costs_from_profile_setting_
     assert not engine_from_dict({**old, "nvidia_only": False}, "old.yaml").nvidia_only
     mine = engine_from_file_data({"name": "mine", "source": "s", "costs_from": "vllm", "nvidia_only": True}, "mine.yaml")
     assert mine.nvidia_only and mine.kernel_latency_s == load_engine("vllm").kernel_latency_s
+
+
+def test_mixed_prefill_is_a_flag_of_the_profile_itself(tmp_path):
+    """`mixed_prefill` is how the engine's scheduler runs a prefill: a flag, refused in one line otherwise, not an
+    override per device, and not taken from the profile a `costs_from` names (vllm-v0 takes vllm's costs, not V1's
+    scheduler)."""
+    from roofline.tables import engine_table
+
+    base = {"name": "m", "source": "test"}
+    assert engine_from_dict({**base, "mixed_prefill": True}).mixed_prefill is True
+    assert engine_from_dict(base).mixed_prefill is False
+    with pytest.raises(RooflineError, match="mixed_prefill"):
+        engine_from_dict({**base, "mixed_prefill": "sometimes"})
+    with pytest.raises(RooflineError, match=r"overrides\[0\]\.mixed_prefill"):
+        engine_from_dict({**base, "overrides": [{"hardware": "mi*", "mixed_prefill": True}]})
+    (tmp_path / "mine.yaml").write_text("type: engine\nname: mine\nsource: test\ncosts_from: vllm\n")
+    assert load_engine("mine", (tmp_path,)).mixed_prefill is False
+    (tmp_path / "mine.yaml").write_text("type: engine\nname: mine\nsource: test\ncosts_from: vllm\nmixed_prefill: true\n")
+    assert load_engine("mine", (tmp_path,)).mixed_prefill is True
+    assert "inside a decode step" in engine_table(load_engine("vllm")) and "a pass of its own" in engine_table(load_engine("sglang"))
