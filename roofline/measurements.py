@@ -32,7 +32,8 @@ Prediction of a row (docs/ACCURACY.md), with B the row's batch, P = input_len, O
                      t_stall = t_prefill(1, P)                          an engine that runs a prefill as a pass of its
                                                                         own (vLLM V0, SGLang's default)
                      t_stall = t_pass(B_r q_v + P) - t_pass(B_r q_v)    an engine whose prefill joins a decode step
-                                                                        (`mixed_prefill`, vLLM V1): what P more tokens
+                                                                        (`mixed_prefill`: vLLM V1, TensorRT-LLM's
+                                                                        in-flight batching): what P more tokens
                                                                         add to a pass of the B_r q_v tokens decoding
                                                                         (q_v = 1, k + 1 verifying a chain,
                                                                         draft_tokens a tree); t_pass(T) is one

@@ -37,7 +37,8 @@ that produced it) adds physical terms to the roofline step of engine.py:
     shared prefix    `prefix_read_once`: the attention kernel reads a prefix shared by the batch once
                      per pass (cascade / prefix-aware attention) instead of once per sequence
     prefill stall    `mixed_prefill`: a request's prefill joins a decode step (vLLM V1's scheduler: one token budget a
-                     step, prefill chunks and decode tokens in one pass) instead of running as a pass of its own
+                     step, prefill chunks and decode tokens in one pass; TensorRT-LLM's in-flight batching: context-
+                     and generation-phase sequences in one packed pass) instead of running as a pass of its own
                      (vLLM V0, SGLang's default): measurements.py prices the stall it adds to the other requests'
                      time per output token as the extra tokens' time in a shared pass, not a whole prefill pass.
                      An engine's own field, like `nvidia_only`: a `costs_from` profile keeps its own (default false)
