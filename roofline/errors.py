@@ -108,15 +108,16 @@ def closest_names(name: object, known, n: int = 3, cutoff: float = 0.6) -> list[
     did-you-mean uses (profile names, fields, columns, methods, dtypes). Likeness is difflib's ratio with case and
     separators aside ('H100-PCIE-80' is h100pcie80, near h100pcie) plus half the share of `name` a like start covers
     (h100-pcie-80gb: h100-pcie before a100-pcie-40gb); a name of thousands of characters is read to its first 200."""
-    asked = bare_name(str(name)[:200])
-
-    def likeness(k: str) -> float:
-        other = bare_name(k)
-        start = len(os.path.commonprefix([asked, other])) / max(len(asked), 1)
-        return difflib.SequenceMatcher(None, asked, other).ratio() + 0.5 * start
-
-    score = {str(k): likeness(str(k)) for k in known}
+    score = {str(k): likeness(name, k) for k in known}
     return [k for k in sorted(score, key=score.__getitem__, reverse=True) if score[k] >= cutoff][:n]
+
+
+def likeness(name: object, known_name: object) -> float:
+    """closest_names' likeness of `name` to `known_name`: difflib's ratio of the two, separators and case aside, plus
+    half the share of `name` a like start covers (0 to 1.5)."""
+    asked, other = bare_name(str(name)[:200]), bare_name(str(known_name))
+    start = len(os.path.commonprefix([asked, other])) / max(len(asked), 1)
+    return difflib.SequenceMatcher(None, asked, other).ratio() + 0.5 * start
 
 
 def unknown_name_error(kind: str, name: str, known: list[str]) -> RooflineError:
@@ -151,6 +152,9 @@ def warn(message: str) -> None:
 def unknown_key_error(where: str, key: object, known) -> RooflineError:
     """An unknown key, with the nearest valid one: `FILE: KEY: expected a known field (did you mean X?), found KEY`."""
     text = str(key)[:80]
-    close = closest_names(text, sorted(known), 1, 0.7)  # anme: name (qa94)
-    hint = f"did you mean {close[0]!r}?" if close else "one of " + ", ".join(sorted(known))
+    close = closest_names(text, sorted(known), 3, 0.65)  # anme: name (qa94)
+    # a name at least 0.7 alike, and those within 0.1 of it: `bandwith` is near link_bandwidth and memory_bandwidth (qa98)
+    best = likeness(text, close[0]) if close else 0.0
+    close = [c for c in close if best >= 0.7 and likeness(text, c) >= best - 0.1]
+    hint = f"did you mean {' or '.join(repr(c) for c in close)}?" if close else "one of " + ", ".join(sorted(known))
     return RooflineError(f"{where}: {text}: expected a known field ({hint}), found {text!r}")

@@ -78,3 +78,13 @@ def test_every_did_you_mean_takes_one_rule():
     for other in ("int4", "fp6", "int16"):  # a dtype not allowed here, or another bit width: no guess (qa94)
         with pytest.raises(RooflineError, match=rf"expected one of fp32, bf16, fp16, fp8, int8, found '{other}'"):
             normalize_dtype(other, ("fp32", "bf16", "fp16", "fp8", "int8"), "x", "kv_dtype")
+
+
+def test_an_unknown_field_offers_every_name_about_as_near():
+    """`bandwith` offered link_bandwidth alone, where memory_bandwidth is as likely meant (qa98)."""
+    from roofline.errors import unknown_key_error
+
+    known = ["memory", "memory_bandwidth", "link_bandwidth", "link_latency", "scale_out_bandwidth", "name"]
+    assert "(did you mean 'link_bandwidth' or 'memory_bandwidth'?)" in str(unknown_key_error("f.yaml", "bandwith", known))
+    assert "(did you mean 'name'?)" in str(unknown_key_error("f.yaml", "anme", known))
+    assert "one of link_bandwidth" in str(unknown_key_error("f.yaml", "zzz", known))
