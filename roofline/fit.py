@@ -66,6 +66,7 @@ from roofline.serving import (
     FAMILIES,
     FITTED_UNITS,
     IDEAL,
+    OTHER_FAMILY,
     ServingEngine,
     engine_from_dict,
     family_label,
@@ -429,6 +430,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         "rms_log_error": {"start": rms(pred_start), "fitted": rms(pred_fit)},
         "evaluations": evaluations[0], "status": result.message, "file": str(path), "start": start,
         "loss": loss, "loss_scale": loss_scale, "per_family": family_values,
+        "per_family_none": _per_family_none(per_family, own, engine_family[usable]),
         "dropped_overrides": sorted((glob, BY_FIELD[f].key) for glob, f in stale),
         "shadowed": _shadowed(base, fixed, engine_family[usable]),
         "model_classes": sorted({model_class(g.model) for g in rows.groups if usable.to_numpy()[g.index].any()}),
@@ -794,6 +796,18 @@ def _faded_rows(fit: dict) -> list[str]:
             f"{float(np.sqrt(np.mean(rest ** 2))) if len(rest) else float('nan'):.3f}"]
 
 
+def _per_family_none(per_family: tuple[str, ...], own: list[str], families: pd.Series) -> str:
+    """Where --per-family was asked and no family has MIN_FAMILY_ROWS usable rows of its own (rows of one family, or of
+    Hopper, whose value is the profile's): the line fit_report prints, which names the rows' families and counts (qa100);
+    "" otherwise."""
+    if not per_family or own:
+        return ""
+    counts = families.map(family_label).value_counts()
+    held = ", ".join(f"{name} {n}" for name, n in counts.items())
+    return (f"--per-family {', '.join(dict.fromkeys(per_family))}: no family beside {OTHER_FAMILY} (whose value is the "
+            f"profile's own) has {MIN_FAMILY_ROWS} usable rows here (rows: {held}): one value fitted for all")
+
+
 def fit_report(fit: dict) -> str:
     """The parameter table and the residual of every fitted row, as text for the terminal."""
     w = max([32] + [len(row["parameter"]) for row in fit["parameters"]])
@@ -808,7 +822,9 @@ def fit_report(fit: dict) -> str:
     if fit.get("shadowed"):
         lines.append("kept: " + ", ".join(fit["shadowed"]) + " (sourced override values: on that hardware they replace the "
                      "fitted value, so those rows do not inform it)")
-    if fit.get("dropped_overrides") or fit.get("shadowed"):
+    if fit.get("per_family_none"):
+        lines.append(fit["per_family_none"])
+    if fit.get("dropped_overrides") or fit.get("shadowed") or fit.get("per_family_none"):
         lines.append("")
     for row in fit["parameters"]:
         note = ["fixed at its start value (--fix)"] if row["fixed"] else []

@@ -190,6 +190,16 @@ def test_a_per_family_parameter_gets_a_value_per_hardware_family_written_as_an_o
     assert engine.for_hardware("h100-sxm").kernel_latency_s == pytest.approx(both["engine"].kernel_latency_s, rel=1e-3)
     with pytest.raises(RooflineError, match="--per-family: expected parameters among"):
         run_fit(path, "vllm", per_family=("host_per_step",))
+    assert both["per_family_none"] == "" and "--per-family" not in fit_report(both).split("parameter ")[0]
+    # rows of H100s alone: no family of its own to fit, said rather than silent (qa100)
+    h100 = tmp_path / "h100.csv"
+    table = pd.read_csv(path, dtype=str)
+    table[table["hardware"] == "h100-sxm"].to_csv(h100, index=False)
+    alone = run_fit(h100, "vllm", loss="linear", fixed=fixed, per_family=("kernel_latency",))
+    assert alone["per_family"] == [] and alone["per_family_none"] == (
+        "--per-family kernel_latency: no family beside NVIDIA Hopper (or other) (whose value is the profile's own) has 5 "
+        "usable rows here (rows: NVIDIA Hopper (or other) 8): one value fitted for all")
+    assert alone["per_family_none"] in fit_report(alone)
 
 
 @pytest.mark.slow
