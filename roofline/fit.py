@@ -836,8 +836,11 @@ def fit_report(fit: dict) -> str:
             note.append("not determined by these rows (" + (f"moved from {row['start']:.4g} to {row['fitted']:.4g} by the other "
                         "parameters' fit, not by rows of its own" if moved > 0.02 and not row.get("family") else "kept near "
                         + ("the profile's fitted value" if row.get("family") else "start")) + ")")
-        if row.get("together_with"):  # the rows fix a combination: --fix one of them to read the other
-            note.append(f"determined only together with {', '.join(row['together_with'])} (--fix one to read the other)")
+        if row.get("together_with"):  # the rows fix a combination: --fix one of them to read the other (a family's value
+            # cannot be fixed, qa100: rows of that family that move one and not the other would part them)
+            how = ("rows of that family at other batches or models would part them" if row.get("family")
+                   else "--fix one to read the other")
+            note.append(f"determined only together with {', '.join(row['together_with'])} ({how})")
         lines.append(f"{row['parameter']:<{w}} {row['unit']:>4} {row['low']:>7.3g}-{row['high']:<7.3g} {row['start']:>9.4g} "
                      f"{row['fitted']:>9.4g}  {'; '.join(note)}")
         lines.append(f"    {row['meaning']}")

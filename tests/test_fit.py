@@ -505,6 +505,11 @@ def test_parameters_that_rows_of_one_operating_point_fix_only_together_are_said_
     by = {row["parameter"]: row for row in fit["parameters"]}
     assert "host_per_step" in by["kernel_latency"]["together_with"] and "kernel_latency" in by["host_per_step"]["together_with"]
     assert "determined only together with host_per_step" in fit_report(fit)
+    assert "(--fix one to read the other)" in fit_report(fit)
+    # a family's value cannot be fixed: its hint says what would part it instead (qa100)
+    fit["parameters"] = [{**by["kernel_latency"], "parameter": "kernel_latency [AMD Instinct]", "family": "AMD Instinct"}]
+    assert ("determined only together with host_per_step (rows of that family at other batches or models would part "
+            "them)") in fit_report(fit)
     varied = run_fit(synthetic_file(tmp_path), "vllm", loss="linear", max_evaluations=60)  # models, TP and batches tell them apart
     assert {row["parameter"]: row for row in varied["parameters"]}["kernel_latency"]["together_with"] == []
 
