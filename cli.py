@@ -738,7 +738,7 @@ def cheapest(
 def bench(
     points: Annotated[list[int], typer.Option(metavar="N", min=1000, max=100_000_000, help="Sweep sizes to time (repeatable), each rounded to whole grids of 40,960 points (16 k x 20 alpha x 128 batch per context): 1,000,000 runs 983,040; the JSON line gives the points run.")] = [1_000_000],  # noqa: B006
     chunk_points: Annotated[int, typer.Option(min=1000, max=100_000_000, help="Rows per chunk.")] = 1_000_000,
-    format_: Annotated[list[str], typer.Option("--format", metavar="FORMAT", help="Output formats to time end to end (repeatable): parquet, csv.")] = ["parquet", "csv"],  # noqa: B006
+    format_: Annotated[list[str], typer.Option("--format", metavar="FORMAT", help="Output formats to time end to end: csv | parquet | both, as sweep takes them (repeatable).")] = ["both"],  # noqa: B006
     repeats: Annotated[int, typer.Option(min=1, max=20, help="Interleaved rounds after an untimed run; medians and ranges reported.")] = 3,
     jobs: Annotated[bool, typer.Option("--jobs", help="Instead: time the README's main jobs (report; sweep with six plots) end to end, each a fresh process.")] = False,
 ) -> None:
@@ -749,10 +749,11 @@ def bench(
         typer.echo(json.dumps(run_jobs(repeats)))
         return
     for fmt in format_:
-        if fmt not in ("parquet", "csv"):
-            raise RooflineError(f"--format: expected parquet or csv, found {fmt!r}")
+        if fmt not in ("csv", "parquet", "both"):
+            raise RooflineError(f"--format: expected csv, parquet or both, found {fmt!r}")
+    formats = tuple(f for f in ("parquet", "csv") if any(asked in (f, "both") for asked in format_))
     for n in points:
-        typer.echo(json.dumps(run_bench(n, chunk_points, tuple(format_), repeats)))
+        typer.echo(json.dumps(run_bench(n, chunk_points, formats, repeats)))
 
 
 @app.command()

@@ -35,3 +35,17 @@ def test_jobs_are_timed_as_fresh_processes_and_a_failing_job_is_one_line():
     assert 0 < timed["list_s_range"][0] <= timed["list_s"] <= timed["list_s_range"][1]
     with pytest.raises(RooflineError, match=r"bench job bad \(roofline sweep no-such-scenario\): exit code 2: error: unknown scenario"):
         run_jobs(repeats=1, jobs={"bad": ("sweep", "no-such-scenario")})
+
+
+@pytest.mark.slow
+def test_bench_takes_the_formats_sweep_takes(roofline):
+    """bench --format took parquet and csv (repeatable) where sweep takes csv | parquet | both (qa101)."""
+    import json
+
+    for asked, timed in ((["both"], {"parquet", "csv"}), (["csv"], {"csv"}), (["parquet", "csv"], {"parquet", "csv"})):
+        code, out, err = roofline("bench", "--points", "1000", "--repeats", "1", *[x for f in asked for x in ("--format", f)])
+        assert code == 0, err
+        line = json.loads(out.strip().splitlines()[-1])
+        assert {f for f in ("parquet", "csv") if f"{f}_s" in line} == timed
+    code, _, err = roofline("bench", "--points", "1000", "--format", "xlsx")
+    assert code == 2 and "--format: expected csv, parquet or both, found 'xlsx'" in err
