@@ -149,7 +149,7 @@ def parameters_used(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine:
 
 
 def unfitted_family_note(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine) -> str:
-    """'vllm's quantised_moe_efficiency (0.794) on mi300x is fitted on other devices: no fit row of AMD Instinct
+    """'vllm's quantised_moe_efficiency (0.79) on mi300x is fitted on other devices: no fit row of AMD Instinct
     determines it ...' where a parameter this point uses (parameters_used) rests on no fit row of the device's family
     (ServingEngine.unfitted_on) and on some of other families (one no row of the whole profile determines,
     undetermined_note says instead); '' where none does."""

@@ -608,6 +608,11 @@ def _costs_from_text(doc, own, base: ServingEngine, name: str, fit: dict) -> str
                   f"costs of its own, fitted on {fit['rows_used']} of {_shown_path(fit['file'])} from {other}'s start "
                   f"values: the `fitted:` block records the rows, the start values and the result."),
     }
+    for key in ("mixed_prefill", "nvidia_only"):  # not costs: the profile's own where it sets them (qa103: a fit of
+        if key in own and own[key] != doc.get(key):  # vllm-v0 wrote vllm's mixed_prefill: true, with vllm's comment)
+            said = str(doc.get(key, "nothing")).lower()
+            doc[key] = own[key]
+            doc.yaml_add_eol_comment(f"# {base.name}'s own ({other}'s file says {said})", key)
     for key in ("version", "display_name", "source", "notes"):
         if key in own and not speaks_of_other.search(str(own[key])):
             doc[key] = own[key]

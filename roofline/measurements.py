@@ -37,12 +37,20 @@ Prediction of a row (docs/ACCURACY.md), with B the row's batch, P = input_len, O
                                                                         add to a pass of the B_r q_v tokens decoding
                                                                         (q_v = 1, k + 1 verifying a chain,
                                                                         draft_tokens a tree); t_pass(T) is one
-                                                                        sequence of T tokens on an empty cache, so
-                                                                        weights, kernel latencies and host work
-                                                                        cancel and the stall is the added tokens'
-                                                                        compute and activations (their attention to
-                                                                        the decoding tokens counted too: an upper
-                                                                        estimate, small beside the GEMMs)
+                                                                        sequence of T tokens on an empty cache: the
+                                                                        decode pass already pays the weights'
+                                                                        streaming, the kernel latencies and the host
+                                                                        work, so the stall is what the added tokens'
+                                                                        compute and activations add beyond them
+                                                                        (under the smooth roofline less than their
+                                                                        compute alone while the pass streams weights
+                                                                        anyway); at most t_prefill(1, P), since one
+                                                                        sequence of T tokens also has the prompt attend
+                                                                        to the decoding tokens, which no batch does
+                                                                        (a wide verify pass beside a long prompt made
+                                                                        it more, qa103). All B_r q_v tokens count in
+                                                                        one attention group: rows with dp_attention
+                                                                        > 1 over-count the group's by that factor
                 tokens_per_s = R * B_r * O / (t_prefill(B_r, P) + O * t_tok)   (end-to-end output throughput:
                                one prefill pass of the B_r prompts, then O tokens each)
                 speedup      = tau * t_step(B_r, 1, S) / t_iter                (decode speedup)
@@ -496,14 +504,16 @@ def running_batch(g: _Group, window_pool_ratio: float | None = None) -> np.ndarr
 
 def prefill_stall_s(g, eng: ServingEngine, running):
     """t_stall of the module docstring: the time one arriving request's prefill of P tokens adds to the decode of the
-    B_r = `running` sequences of group `g` under engine `eng` (its own pass, or its tokens in a shared one)."""
+    B_r = `running` sequences of group `g` under engine `eng` (its own pass, or its tokens in a shared one, never more
+    than its own pass)."""
+    own = step_metrics(g.hw, g.model, 1, g.input_len, 0, g.dep, engine=eng, logit_tokens=1, prefill=True)["step_time_s"]
     if not eng.mixed_prefill:
-        return step_metrics(g.hw, g.model, 1, g.input_len, 0, g.dep, engine=eng, logit_tokens=1, prefill=True)["step_time_s"]
+        return own
     verify = 1 if g.method == "none" else g.tree_tokens if g.tree_tokens else g.k + 1
     decoding = running * verify
     passes = [step_metrics(g.hw, g.model, 1, tokens, 0, g.dep, engine=eng, logit_tokens=running, prefill=True)["step_time_s"]
               for tokens in (decoding + g.input_len, decoding)]
-    return np.maximum(passes[0] - passes[1], 0.0)
+    return np.clip(passes[0] - passes[1], 0.0, own)
 
 
 def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFrame:

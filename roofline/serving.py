@@ -41,7 +41,8 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      and generation-phase sequences in one packed pass) instead of running as a pass of its own
                      (vLLM V0, SGLang's default): measurements.py prices the stall it adds to the other requests'
                      time per output token as the extra tokens' time in a shared pass, not a whole prefill pass.
-                     An engine's own field, like `nvidia_only`: a `costs_from` profile keeps its own (default false)
+                     Not a cost: like `nvidia_only`, a `costs_from` profile takes the other's value unless it sets
+                     its own (vllm-v0 takes vllm's costs and says false: V0 ran prefills as passes of their own)
     KV memory        `window_kv_pool_ratio` r (None: every sliding-window layer holds min(S, window) entries a
                      sequence, vLLM's hybrid allocator): SGLang's hybrid SWA pool for a model with full and sliding
                      layers (its --swa-full-tokens-ratio), a window pool of r x the full pool's tokens, so a sequence
@@ -700,7 +701,7 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
                    version=prose(where, "version", data.get("version")), source=data["source"].strip(),
                    notes=prose(where, "notes", data.get("notes")).strip(), path=where, costs_from=str(base_path),
                    nvidia_only=check_flag(where, "nvidia_only", data.get("nvidia_only", base.nvidia_only)),
-                   mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", False)))
+                   mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", base.mixed_prefill)))
 
 
 def engine_names(extra_dirs: tuple[str | Path, ...] = ()) -> list[str]:

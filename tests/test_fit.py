@@ -297,6 +297,9 @@ def test_fitting_a_profile_that_takes_anothers_costs_writes_one_with_costs_of_it
     assert data["notes"] != load_engine("vllm").notes and data["display_name"] != load_engine("vllm").display_name
     assert data["source"].startswith("The start values, kernel counts and hardware overrides of vllm (engine_profiles/vllm.yaml)")
     assert load_engine("vllm").source in data["source"]  # the sources of the start values stay
+    # how the scheduler runs a prefill is vllm-v0's own, not vllm's: the fit priced its rows so (qa103)
+    assert data["mixed_prefill"] is False and engine.mixed_prefill is False and load_engine("vllm").mixed_prefill is True
+    assert "vllm-v0's own (vllm's file says true)" in text
 
 
 def test_a_costs_from_profiles_own_text_is_kept_where_it_does_not_speak_of_the_other(tmp_path):

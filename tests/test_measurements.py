@@ -116,6 +116,34 @@ def test_a_plain_row_is_the_api_step_time_at_mid_decode_context(tmp_path):
     assert out["predicted"][1] == pytest.approx(sixteen["step_time_s"] + 15 * stall / 256, rel=1e-9)
 
 
+def test_a_mixed_prefill_beside_a_chain_is_priced_beside_its_verify_tokens_and_never_above_a_pass_of_its_own(tmp_path):
+    """Under vLLM V1 a speculative row's decode pass carries B (k + 1) verify tokens, and the prompt's tokens join
+    those; one sequence of T tokens also has the prompt attend to them, which no batch does, so a wide verify pass
+    beside a long prompt priced the stall above the prompt's own pass (qa103): it is capped there."""
+    from roofline.measurements import prefill_stall_s, prepare_rows
+
+    hw, model, vllm = load_hardware("h100-sxm"), load_model("llama-3.1-8b"), load_engine("vllm")
+    rows = [{"batch": "16", "quantity": "step_time_s", "value": "0.01", "method": "eagle", "k": "3",
+             "acceptance_length": "2.5"},
+            {"batch": "256", "quantity": "step_time_s", "value": "0.01", "method": "eagle", "k": "7",
+             "acceptance_length": "3.5", "input_len": "4096"}]
+    table = load_measurements(write_rows(tmp_path, rows))
+    prepared = prepare_rows(table)
+    stalls = {}
+    for g in prepared.groups:
+        stall = prefill_stall_s(g, vllm, g.batch)
+        for i, s in zip(g.index, np.broadcast_to(stall, g.index.shape)):
+            stalls[int(i)] = float(s)
+
+    shared = [float(step_metrics(hw, model, 1, t, 0, engine=vllm, logit_tokens=16, prefill=True)["step_time_s"])
+              for t in (16 * 4 + 512, 16 * 4)]
+    assert stalls[0] == pytest.approx(shared[0] - shared[1], rel=1e-9)  # 16 sequences x (k + 1 = 4) verify tokens
+    own = float(step_metrics(hw, model, 1, 4096, 0, engine=vllm, logit_tokens=1, prefill=True)["step_time_s"])
+    wide = [float(step_metrics(hw, model, 1, t, 0, engine=vllm, logit_tokens=256, prefill=True)["step_time_s"])
+            for t in (256 * 8 + 4096, 256 * 8)]
+    assert wide[0] - wide[1] > own and stalls[1] == pytest.approx(own, rel=1e-9)  # capped at its own pass
+
+
 def test_a_prefill_stalls_a_v0_engine_by_a_pass_of_its_own(tmp_path):
     """vLLM below 0.8 (vllm-v0, no mixed_prefill): each other request's prefill is a whole pass between decode steps."""
     path = write_rows(tmp_path, [{"batch": "16", "quantity": "step_time_s", "value": "0.01", "engine_version": "0.6.3"}])

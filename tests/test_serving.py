@@ -648,8 +648,8 @@ def test_a_trtllm_copy_made_before_nvidia_only_and_a_costs_from_profile_setting_
 
 def test_mixed_prefill_is_a_flag_of_the_profile_itself(tmp_path):
     """`mixed_prefill` is how the engine's scheduler runs a prefill: a flag, refused in one line otherwise, not an
-    override per device, and not taken from the profile a `costs_from` names (vllm-v0 takes vllm's costs, not V1's
-    scheduler)."""
+    override per device; like nvidia_only, a `costs_from` profile takes the other's unless it sets its own (vllm-v0
+    takes vllm's costs and says false: V0's scheduler ran prefills as passes of their own)."""
     from roofline.tables import engine_table
 
     base = {"name": "m", "source": "test"}
@@ -660,7 +660,7 @@ def test_mixed_prefill_is_a_flag_of_the_profile_itself(tmp_path):
     with pytest.raises(RooflineError, match=r"overrides\[0\]\.mixed_prefill"):
         engine_from_dict({**base, "overrides": [{"hardware": "mi*", "mixed_prefill": True}]})
     (tmp_path / "mine.yaml").write_text("type: engine\nname: mine\nsource: test\ncosts_from: vllm\n")
-    assert load_engine("mine", (tmp_path,)).mixed_prefill is False
-    (tmp_path / "mine.yaml").write_text("type: engine\nname: mine\nsource: test\ncosts_from: vllm\nmixed_prefill: true\n")
     assert load_engine("mine", (tmp_path,)).mixed_prefill is True
+    (tmp_path / "mine.yaml").write_text("type: engine\nname: mine\nsource: test\ncosts_from: vllm\nmixed_prefill: false\n")
+    assert load_engine("mine", (tmp_path,)).mixed_prefill is False
     assert "inside a decode step" in engine_table(load_engine("vllm")) and "a pass of its own" in engine_table(load_engine("sglang"))
