@@ -510,18 +510,26 @@ def _warn_beyond_fit_bounds(engine: ServingEngine, where: str) -> None:
 
 
 def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
-    """A kernel_latency above 0 where no operator counts a kernel (kernels_per_layer empty, or all 0, with no
-    quantisation kernels) prices nothing but a drafter's input projection: said, since `engines new x --from ideal
-    --set kernel_latency=1us` changed no step and looked applied (qa98)."""
+    """A kernel_latency above 0 (the profile's, or an override's on some hardware) where no operator of a GQA step counts
+    a kernel (kernels_per_layer empty, or all 0, there, with no quantisation kernels) prices nothing but a drafter's
+    input projection: said, since `engines new x --from ideal --set kernel_latency=1us` changed no step and looked
+    applied (qa98). kernels_per_layer_mla's counts replace entries for MLA models only, so they do not silence it
+    (qa102); an MLA model's layers price them, as the warning says."""
     from roofline.errors import warn
     from roofline.units import format_seconds
 
-    counts = [engine.kernels_per_layer, engine.kernels_per_layer_mla,
-              *(changes.get(key) or {} for _, changes in engine.overrides for key in ("kernels_per_layer", "kernels_per_layer_mla"))]
-    counted = any(float(v) > 0 for c in counts for v in c.values())
-    if engine.kernel_latency_s > 0 and not counted and not engine.quant_kernels_per_gemm:
-        warn(f"{where}: kernel_latency: {format_seconds(engine.kernel_latency_s)} prices no kernel of a step: "
-             "kernels_per_layer counts none (set kernels_per_layer.OPERATOR; `roofline engines show vllm` lists vllm's)")
+    for label, changes in (("", {}), *((f"overrides ({glob}): ", dict(c)) for glob, c in engine.overrides)):
+        latency = changes.get("kernel_latency_s", engine.kernel_latency_s)
+        counts = changes.get("kernels_per_layer", engine.kernels_per_layer)
+        mla = changes.get("kernels_per_layer_mla", engine.kernels_per_layer_mla)
+        quant = changes.get("quant_kernels_per_gemm", engine.quant_kernels_per_gemm)
+        if latency > 0 and not any(float(v) > 0 for v in counts.values()) and not quant:
+            also = (" (kernels_per_layer_mla's counts price an MLA model's layers only)"
+                    if any(float(v) > 0 for v in mla.values()) else "")
+            warn(f"{where}: {label}kernel_latency: {format_seconds(latency)} prices no kernel of a GQA model's step: "
+                 f"kernels_per_layer counts none{also} (set kernels_per_layer.OPERATOR; `roofline engines show vllm` lists "
+                 "vllm's)")
+            return
 
 
 _OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from", "nvidia_only", "mixed_prefill"}

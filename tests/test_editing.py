@@ -564,7 +564,16 @@ def test_a_kernel_latency_no_operator_counts_a_kernel_for_is_said(roofline):
     """`engines new ideal2 --from ideal --set kernel_latency=1us` changed no step (ideal counts no kernels) and looked
     applied (qa98)."""
     code, _, err = roofline("engines", "new", "ideal2", "--from", "ideal", "--set", "kernel_latency=1 us")
-    assert code == 0 and "kernel_latency: 1 us prices no kernel of a step: kernels_per_layer counts none" in err
+    assert code == 0 and "kernel_latency: 1 us prices no kernel of a GQA model's step: kernels_per_layer counts none" in err
+    # MLA counts alone price an MLA model's layers only; an override's latency is looked at too (qa102)
+    code, _, err = roofline("engines", "new", "ideal4", "--from", "ideal", "--set", "kernel_latency=1 us",
+                            "--set", "kernels_per_layer_mla.attention=7")
+    assert code == 0 and "kernels_per_layer_mla's counts price an MLA model's layers only" in err
+    from roofline.errors import RooflineWarning
+    from roofline.serving import engine_from_dict
+
+    with pytest.warns(RooflineWarning, match=r"overrides \(mi\*\): kernel_latency: 2 us prices no kernel"):
+        engine_from_dict({"name": "e", "source": "t", "overrides": [{"hardware": "mi*", "kernel_latency": "2 us"}]})
     code, _, err = roofline("engines", "new", "ideal3", "--from", "ideal", "--set", "kernel_latency=1 us",
                             "--set", "kernels_per_layer.mlp=3")
     assert code == 0 and "prices no kernel" not in err
