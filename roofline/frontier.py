@@ -511,6 +511,17 @@ def pick_notes(picks: dict, extra_dirs: tuple = ()) -> list[str]:
     return out
 
 
+# the openings of the two frontier notes that say the table mixes what a pick compares (frontier_table reads them back)
+MIXED_CONFIGS = "one frontier over several values of"
+MIXED_ALPHAS = "speculative rows at several acceptance rates"
+
+
+def mixes(notes: list[str]) -> list[str]:
+    """What frontier_notes says the table mixes ('acceptance rates', 'configs'), read from its notes' openings."""
+    return [what for what, opening in (("acceptance rates", MIXED_ALPHAS), ("configs", MIXED_CONFIGS))
+            if any(n.startswith(opening) for n in notes)]
+
+
 def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None) -> list[str]:
     """What a reader of the frontier must know about the table: rows left out (each counted once, for the first of: not
     fitting in memory, a refused layout, an engine on a device it does not run on, no cost), speculative rows in the
@@ -551,7 +562,7 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None) -> list[
              if c in compared and compared[c].nunique() > 1]
     if mixed:
         first, second = list(dict.fromkeys(compared[mixed[0]].astype(str)))[:2]
-        notes.append(f"one frontier over several values of {', '.join(mixed)}: a row of one is compared with rows of "
+        notes.append(f"{MIXED_CONFIGS} {', '.join(mixed)}: a row of one is compared with rows of "
                      f"another ({mixed[0]} {first}'s cost beside {mixed[0]} {second}'s); --where {mixed[0]}=VALUE keeps one")
     partial = [c for c in BASELINE if c not in df]
     if partial and len(partial) < len(BASELINE) and len(speculative):
@@ -568,7 +579,7 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None) -> list[
         at = (f"; every speculative frontier row is at alpha {kept[0]:g}, the highest swept: the most favourable assumption"
               if len(kept) == 1 and kept[0] == swept[-1] else
               f"; its speculative rows are at alpha {', '.join(f'{a:g}' for a in kept)}" if kept else "")
-        notes.append(f"speculative rows at several acceptance rates (alpha {alphas}) share one frontier{at}: "
+        notes.append(f"{MIXED_ALPHAS} (alpha {alphas}) share one frontier{at}: "
                      "--where alpha=VALUE keeps one assumption")
     return notes
 

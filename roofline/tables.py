@@ -621,9 +621,10 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
         exact = {k: point[k] if point[k] is not None else picks.get(k) for k in point}
         whole = not unpriced  # refine priced every gap that could win (its notes say which it could not; qa102: matched
         # by their words before)
-        mixes = [what for what, key in (("acceptance rates", "at several acceptance rates"), ("configs", "one frontier over"))
-                 if any(key in n for n in notes)]
-        mixed = f"; read it with the notes below: the table mixes {' and '.join(mixes)}" if mixes else ""
+        from roofline.frontier import mixes
+
+        what = mixes(notes)
+        mixed = f"; read it with the notes below: the table mixes {' and '.join(what)}" if what else ""
         if picks.get("plain") is not None and picks.get("speculation") is not None:  # the table's picks, then with the
             cost = {kind: picks[kind]["cost_usd_per_million_tokens"] for kind in point}  # points computed now
             lines.append(f"  speculation costs {cost['speculation'] / cost['plain']:.3g}x plain decoding's at this speed"

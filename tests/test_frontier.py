@@ -688,3 +688,21 @@ def test_the_ratio_with_points_computed_now_is_left_out_where_refine_left_gaps_u
     priced = frontier_table(cost_frontier(df), [], picks, 140.0, points)
     assert "x with the points computed now)" in priced
     assert "x with the points computed now)" not in frontier_table(cost_frontier(df), [], picks, 140.0, points, unpriced=True)
+
+
+def test_what_the_table_mixes_is_read_from_the_notes_by_their_openings():
+    """frontier_table told the notes' mixes by words inside them (qa102): the openings are constants of frontier.py,
+    written and read by the same names."""
+    import warnings
+
+    import roofline
+    from roofline.frontier import MIXED_ALPHAS, MIXED_CONFIGS, frontier_notes, mixes
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep({"hardware": "h100-sxm", "model": ["llama-3.2-1b", "llama-3.1-8b"], "method": "eagle",
+                             "axes": {"batch": [1, 8], "context": [1024], "k": [0, 3], "alpha": [0.6, 0.8]}})
+    notes = frontier_notes(df)
+    assert any(n.startswith(MIXED_CONFIGS) for n in notes) and any(n.startswith(MIXED_ALPHAS) for n in notes)
+    assert mixes(notes) == ["acceptance rates", "configs"]
+    assert mixes(["a note that quotes one frontier over several values of it in passing"]) == []
