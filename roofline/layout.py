@@ -158,7 +158,10 @@ class Deployment:
 
 
 def _degree(value: object, what: str) -> int:
-    """A parallel degree: an integer (Python's or numpy's) in 1..DEGREE_MAX, as a Python int."""
+    """A parallel degree: an integer (Python's or numpy's) in 1..DEGREE_MAX, as a Python int; a whole float (2.0) is
+    taken as one, as predict takes batch=8.0 (qa101)."""
+    if isinstance(value, float) and not isinstance(value, bool) and value.is_integer():
+        value = int(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= DEGREE_MAX:
         raise RooflineError(f"{what}: expected an integer in 1..{DEGREE_MAX}, found {value!r}")
     return int(value)

@@ -130,6 +130,8 @@ def _values(where: str, key: str, value: object, check) -> tuple:
 
 def _degree(where: str, key: str):
     def check(v):
+        if isinstance(v, float) and v.is_integer():  # tp: 2.0, as batch and context take whole floats (qa101)
+            v = int(v)
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= DEGREE_MAX:
             raise field_error(where, key, f"an integer in 1..{DEGREE_MAX}", v)
         return v

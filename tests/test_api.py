@@ -534,3 +534,15 @@ def test_a_speculative_point_that_does_not_fit_says_so_first():
         target = roofline.predict("h100", "llama-3.1-8b", 440, 1024, method="eagle", k=4, alpha=0.8)
     assert drafter["warnings"][0].startswith("the drafter does not fit on l4") and len(drafter["warnings"]) > 1
     assert target["warnings"][0].startswith("with its drafter, this point does not fit in memory") and len(target["warnings"]) > 1
+
+
+def test_a_whole_float_degree_is_taken_as_the_integer_it_is_as_batch_is():
+    """predict took batch=8.0 and refused tp=2.0 (qa101); a scenario's tp: 2.0 likewise."""
+    assert roofline.predict("h100-sxm", "llama-3.1-8b", 8.0, tp=2.0)["step_time_s"] == roofline.predict(
+        "h100-sxm", "llama-3.1-8b", 8, tp=2)["step_time_s"]
+    with pytest.raises(RooflineError, match=r"predict: tp: expected an integer in 1\.\.4096, found 2\.5"):
+        roofline.predict("h100-sxm", "llama-3.1-8b", 8, tp=2.5)
+    with pytest.raises(RooflineError, match="found True"):
+        roofline.predict("h100-sxm", "llama-3.1-8b", 8, tp=True)
+    df = roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "tp": 2.0, "axes": {"batch": [8]}})
+    assert list(df["tp"]) == [2]
