@@ -808,6 +808,12 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     fitting = df[df["fits_in_memory"].astype(bool)]
     if context is not None:
         fitting = fitting[fitting["context"] == context]
+    if speculate and "k" in fitting.columns and (ops["pass"] == "verify").any():
+        # the large batch is one where the verify pass drawn fits too (its k's rows; a drafter needs memory of its
+        # own): plain rows fit to larger batches, and the verify pass was drawn at one that does not fit (qa105)
+        k_drawn = int(ops.loc[ops["pass"] == "verify", "q"].iloc[0]) - 1
+        at_k = fitting[fitting["k"] == k_drawn] if (fitting["k"] == k_drawn).any() else fitting[fitting["k"] > 0]
+        fitting = at_k if len(at_k) else fitting
     by, keys, note = _panels(ops, ("hardware", "model"), meta, fitting=fitting)
     models = list(dict.fromkeys(k[1] for k in keys))
     title_meta = _shown_meta(meta, by[2:], [key[2:] for key in keys])

@@ -462,6 +462,17 @@ def test_roofline_names_its_context_and_draws_the_largest_batch_that_fits(tmp_pa
     assert fig._suptitle.get_text().startswith("Roofline at context 8k:")
 
 
+def test_the_roofline_draws_the_verify_pass_at_a_batch_where_speculation_fits():
+    """Plain decoding fit to batch 448 on an H100 at 1k, speculation to 432 (its KV cache for k + 1 tokens, and the
+    drafter): the verify pass was drawn at 448, in a legend saying 'largest B that fits' (qa105)."""
+    _, _, df, ops = _tables({**SMALL, "axes": {"batch": [1, 64, 432, 448], "context": [1024], "k": [0, 8], "alpha": [0.7]}})
+    at = df[df["fits_in_memory"].astype(bool)].groupby("k")["batch"].max()
+    assert at[0] == 448 and at[8] == 432  # the case: plain fits further than speculation
+    fig = _figure("roofline", df, ops, META)
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "verify pass, B = 432, q = 9" in legend and not any("B = 448" in text for text in legend)
+
+
 def test_a_roofline_panel_where_nothing_fits_says_so_in_its_legend():
     _, _, df, ops = _tables({**SMALL, "axes": {"batch": [1, 32, 256], "context": [8192], "k": [1, 2], "alpha": [0.7]}})
     fig = _figure("roofline", df.assign(fits_in_memory=False), ops, META)
