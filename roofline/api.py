@@ -251,6 +251,38 @@ def _past(k: int, reached: int, k_past: bool, verb: str) -> str:
     return f"k {k} {verb}s"
 
 
+# the engine costs a break-even batch of speculation turns on: what a sequence costs per token with and without it
+BREAK_EVEN_COSTS = ("spec_per_iteration_per_sequence", "spec_per_draft_step_per_sequence", "spec_per_iteration",
+                    "spec_per_draft_step", "host_per_sequence")
+
+
+def break_even_notes(spec: dict, eng: ServingEngine, batch: int) -> list[str]:
+    """What a speculative point's break-even batch rests on (qa105): the range where gains run optimistic (a batch
+    asked below it gets no caveat of its own), and an engine cost the fit left at a bound of its range (vllm's
+    spec_per_iteration_per_sequence, 100 us: 50 us moved an 8B model's break-even on an H200 from 216 to 857)."""
+    be = spec.get("break_even_batch")
+    if be is None or spec.get("break_even_at_memory_limit") or str(eng.name) == "ideal":
+        return []
+    notes = []
+    if optimistic(be, eng.name) and not optimistic(batch, eng.name):
+        notes.append(f"the break-even batch {be:,} lies where, under {eng.name}, {OPTIMISTIC.split(', ', 1)[1]} "
+                     "(docs/ACCURACY.md): read it as an upper estimate")
+    from roofline.fit import PARAMETERS
+
+    bounds = {p.key: p for p in PARAMETERS}
+    bounded = [key for key in BREAK_EVEN_COSTS if eng.at_fit_bound(key) and key in bounds]
+    if bounded:
+        def side(key):
+            value, p = getattr(eng, key + "_s"), bounds[key]
+            return "upper" if abs(value - p.high) <= abs(value - p.low) else "lower"
+        shown = ", ".join(f"{key} ({format_seconds(getattr(eng, key + '_s'))}, the {side(key)} bound of its fit range)"
+                          for key in bounded)
+        notes.append(f"the break-even batch {be:,} rests on {eng.name}'s {shown}: the fit's rows would have taken it "
+                     f"further, so a copy with another value moves the break-even (roofline engines new NAME --from "
+                     f"{eng.name} --set '{bounded[0]}=...')")
+    return notes
+
+
 def predict(
     hardware: str | HardwareSpec,
     model: str | ModelSpec,
@@ -517,6 +549,7 @@ def predict(
         if speculates(method, k) and optimistic(batch, eng.name):
             out["warnings"].append(f"batch {batch} under {eng.name}: {OPTIMISTIC} (docs/ACCURACY.md), so read this speedup "
                                    "as an upper estimate")
+        out["warnings"] += break_even_notes(out["spec"], eng, batch)
         if acceptance_length is not None and not k_given:
             out["warnings"].append(f"acceptance length {acceptance_length:g} taken as measured at k = {k}, the default: give k, "
                                    "the draft length it was measured at (the alpha it implies depends on it)")

@@ -160,6 +160,13 @@ class ServingEngine:
             n += self.quant_kernels_per_gemm * (QUANTISED_GEMMS_MLA if mla else QUANTISED_GEMMS).get(operator, 0)
         return n
 
+    def at_fit_bound(self, parameter: str) -> bool:
+        """Whether `parameter` (a fitted parameter's profile key) holds the value its fit left at a bound of the fit's
+        range (fitted.bounds_hit; the profile's own value, not a family's), not set by hand since: the rows wanted it
+        past the bound, so what rests on it is the bound's answer."""
+        fitted = self.fitted or {}
+        return parameter in (fitted.get("bounds_hit") or ()) and parameter in (fitted.get("parameters") or ())
+
     def still_prior(self, parameter: str) -> bool:
         """Whether `parameter` (a fitted parameter's profile key: all_to_all_latency) still holds the sourced start value
         no fit row determined (fitted.not_determined_by_rows): a prior, not a measurement; a copy whose value was set by

@@ -105,7 +105,8 @@ def predict_table(point: dict) -> str:
             f"    break-even batch   {'none' if be is None else f'{be:,}'} at k {spec['k']}"
             + (f", {spec['break_even_speedup']:.3f}x there" if be is not None and spec.get("break_even_speedup") else "")
             + ("  (the largest batch that fits: memory ends the search)" if spec.get("break_even_at_memory_limit") else ""),
-            *([f"    below it           speedup < 1 at batches {gap[0]:,}-{gap[1]:,}: the curve dips and recovers"]
+            *([f"    below it           speedup < 1 at batches from {gap[0]:,} to {gap[1]:,} (the first and the last that lose;"
+               " not every batch between need): the curve dips and recovers"]
               if (gap := spec.get("not_paying_below_break_even")) else []),
             *([f"    drafter memory     {format_si(spec['drafter_memory_bytes'], 'B')}" + (" on the draft device" if spec.get("draft_hardware") else " per device")
                + (f" ({spec['drafter_weight_dtype']} weights, " + ("the target's attention dtype)" if spec["method"] == "draft" else "as the target's)")
@@ -597,6 +598,17 @@ def _cost(points: dict, kind: str) -> float:
     return float(points[kind]["cost_usd_per_million_tokens"])
 
 
+def _ratio(x: float) -> str:
+    """A cost ratio in 3 significant digits, or as many more as it takes not to read 1 where it is not (qa105: a
+    speculation 0.5% dearer than plain decoding was '1x')."""
+    text = f"{x:.3g}"
+    for digits in (4, 5, 6):
+        if float(text) != 1.0 or x == 1.0:
+            break
+        text = f"{x:.{digits}g}"
+    return text
+
+
 def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_speed: float | None = None,
                    refined: dict | None = None, varied: set[str] | None = None, unpriced: bool = False) -> str:
     """`roofline cheapest`: the cost frontier of each decoding kind (frontier.cost_frontier), fastest first, and with a
@@ -627,11 +639,11 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
         mixed = f"; read it with the notes below: the table mixes {' and '.join(what)}" if what else ""
         if picks.get("plain") is not None and picks.get("speculation") is not None:  # the table's picks, then with the
             cost = {kind: picks[kind]["cost_usd_per_million_tokens"] for kind in point}  # points computed now
-            lines.append(f"  speculation costs {cost['speculation'] / cost['plain']:.3g}x plain decoding's at this speed"
-                         + (f" ({_cost(exact, 'speculation') / _cost(exact, 'plain'):.3g}x with the points computed now)"
+            lines.append(f"  speculation costs {_ratio(cost['speculation'] / cost['plain'])}x plain decoding's at this speed"
+                         + (f" ({_ratio(_cost(exact, 'speculation') / _cost(exact, 'plain'))}x with the points computed now)"
                             if whole and any(p is not None for p in point.values()) else "") + mixed)
         elif whole and all(p is not None for p in exact.values()):  # a kind's only point is one computed now (qa96)
-            lines.append(f"  speculation costs {_cost(exact, 'speculation') / _cost(exact, 'plain'):.3g}x plain decoding's at "
+            lines.append(f"  speculation costs {_ratio(_cost(exact, 'speculation') / _cost(exact, 'plain'))}x plain decoding's at "
                          "this speed, with the points computed now" + mixed)
         lines.append("")
     widths = _frontier_widths(frontier)

@@ -546,3 +546,21 @@ def test_a_whole_float_degree_is_taken_as_the_integer_it_is_as_batch_is():
         roofline.predict("h100-sxm", "llama-3.1-8b", 8, tp=True)
     df = roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "tp": 2.0, "axes": {"batch": [8]}})
     assert list(df["tp"]) == [2]
+
+
+def test_a_break_even_batch_says_what_it_rests_on():
+    """A break-even batch of 216 came with no caveat at batch 1, though it lies where gains run optimistic, and though it
+    turns on vllm's spec_per_iteration_per_sequence, which its fit left at the top of its range (qa105)."""
+    from roofline.serving import load_engine
+
+    point = roofline.predict("h200", "llama-3.1-8b", 1, method="eagle", k=3)
+    be = point["spec"]["break_even_batch"]
+    assert be is not None and be >= 32 and not point["spec"]["break_even_at_memory_limit"]
+    said = [w for w in point["warnings"] if w.startswith(f"the break-even batch {be:,}")]
+    assert any("read it as an upper estimate" in w for w in said)
+    bound = "spec_per_iteration_per_sequence (100 us, the upper bound of its fit range)"
+    assert load_engine("vllm").at_fit_bound("spec_per_iteration_per_sequence") == any(bound in w for w in said)
+    ideal = roofline.predict("h200", "llama-3.1-8b", 1, method="eagle", k=3, engine="ideal")
+    assert not any(w.startswith("the break-even batch") for w in ideal["warnings"])
+    capped = roofline.predict("h100-sxm", "llama-3.1-8b", 1, method="eagle", alpha=0.7)  # memory ends its search
+    assert capped["spec"]["break_even_at_memory_limit"] and not any(w.startswith("the break-even batch") for w in capped["warnings"])
