@@ -82,7 +82,7 @@ from roofline.layout import Deployment, deployment
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, K_MAX, TREE_NODES_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
 from roofline.profiles import DTYPE_ALIASES
-from roofline.serving import DEFAULT_ENGINE, ServingEngine, load_engine
+from roofline.serving import DEFAULT_ENGINE, IDEAL, ServingEngine, load_engine
 from roofline.speculation import METHODS, alpha_from_tau, speculative_metrics
 
 QUANTITIES = ("tokens_per_s_per_user", "step_time_s", "tokens_per_s", "speedup")
@@ -889,17 +889,25 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         shown = ", ".join(f"{path.name} result {n}" for path, n in recorded_taus[:3]) + (", ..." if len(recorded_taus) > 3 else "")
         raise field_error(f"{plain_path}: result {plain_n}", "acceptance length", f"one, as {shown} record (a plain run among "
                           f"speculative ones? convert plain runs with --method none)", MISSING)
+    if method != "none" and taus_recorded and not recorded_taus:  # a plain run converted as speculative, most likely
+        warn(f"--method {method}: no result records an acceptance length (vLLM's spec_decode_acceptance_length, SGLang's "
+             "accept_length), so its rows will be predicted with the method's default rates; a run without speculation "
+             "records none: convert it with --method none")
     engines = sorted({row["engine"] for row in rows})
     if engine_version and len(engines) > 1:  # one version stamped on two engines' rows picks the wrong profile for one
         raise field_error("command line", "--engine-version", "results of one engine (--engine picks it)", ", ".join(engines))
     if not rows:
         raise RooflineError("convert_benchmark: expected at least one result file with results, found none")
     raw = pd.DataFrame(rows, columns=list(COLUMNS))
-    prepared = prepare_rows(check_measurements(raw.astype(str), "converted benchmark output"), profiles, "converted benchmark output")
+    checked = check_measurements(raw.astype(str), "converted benchmark output")
+    prepared = prepare_rows(checked, profiles, "converted benchmark output")
     unfit = prepared.table[prepared.table["skipped"].str.startswith("does not fit")]
     if len(unfit):  # a row fit and accuracy could only leave out: a layout option left at its default, most likely
         raise RooflineError(f"{unfit.iloc[0]['source']}: {unfit.iloc[0]['skipped']}: give the layout the server ran "
                             "(--tp, --gpus, --weight-dtype)")
+    # a unit slip fit and accuracy refuse is refused here too, before a file is written (qa104: mean_tpot_ms x 1000)
+    ideal = predict_rowset(prepared, {slot: IDEAL for slot in set(prepared.table["engine_slot"])})["predicted"].to_numpy()
+    check_plausible(prepared.table, ideal, "converted benchmark output")
     return raw
 
 

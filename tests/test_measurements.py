@@ -275,7 +275,7 @@ def test_vllm_bench_serve_json_becomes_a_step_time_and_a_throughput_row(tmp_path
 
 def test_vllm_per_request_records_give_the_mean_in_flight_by_littles_law(tmp_path):
     # 4 requests over 2.0 s: latencies 0.1 + 0.3, 0.2 + 0.6, 0.1 + 0.5, 0.2 + 0.4 = 2.4 s in flight -> 1.2 on average
-    detailed = {**VLLM_RESULT, "max_concurrency": 2, "duration": 2.0, "completed": 4,
+    detailed = {**VLLM_RESULT, "max_concurrency": 2, "duration": 2.0, "completed": 4, "output_throughput": 200.0,
                 "ttfts": [0.1, 0.2, 0.1, 0.2], "itls": [[0.1, 0.2], [0.3, 0.3], [0.25, 0.25], [0.4]]}
     path = tmp_path / "detailed.json"
     path.write_text(json.dumps(detailed))
@@ -414,7 +414,7 @@ def test_convert_keeps_what_a_result_records_and_refuses_what_contradicts_it(tmp
     without --method as plain decoding (its acceptance length dropped); vLLM's --append-result lines as SGLang's; an
     --engine typo, predicted with the default engine; and a draft-model run could not be converted at all."""
     path = tmp_path / "c1.json"
-    path.write_text(json.dumps({**VLLM_RESULT, "max_concurrency": 1}))
+    path.write_text(json.dumps({**VLLM_RESULT, "max_concurrency": 1, "output_throughput": 100.0}))
     with pytest.raises(RooflineError, match=r"c1.json: result 1: max_concurrency: expected no recorded concurrency beside --batch 8"):
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", batch=8)
     assert set(convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", batch=1)["batch"]) == {"1"}
@@ -424,7 +424,8 @@ def test_convert_keeps_what_a_result_records_and_refuses_what_contradicts_it(tmp
                                             r"\(this one speculated: pass its --method and --k\), found '2.6'"):
         convert_benchmark(eagle, hardware="h100-sxm", model="llama-3.1-8b")
     appended = tmp_path / "appended.json"  # vllm bench serve --append-result: one JSON object a line, backend openai
-    appended.write_text("\n".join(json.dumps({**VLLM_RESULT, "backend": "openai", "max_concurrency": c}) for c in (1, 8)) + "\n")
+    appended.write_text("\n".join(json.dumps({**VLLM_RESULT, "backend": "openai", "max_concurrency": c,
+                                               "output_throughput": 90.0 * c}) for c in (1, 8)) + "\n")
     assert set(convert_benchmark(appended, hardware="h100-sxm", model="llama-3.1-8b")["engine"]) == {"vllm"}
     for typo in ("vlm", "vllm-v0", "sglang-early", "vllm 0.6"):  # a version goes in --engine-version
         with pytest.raises(RooflineError, match=r"^command line: --engine: expected vllm, sglang or trtllm \(the version goes in"):
@@ -451,7 +452,7 @@ def test_a_deployment_the_model_does_not_fit_on_is_left_out_with_its_reason_and_
     """Llama-3.1-405B on one H100 (a forgotten --tp) was converted, then predicted at a batch of 1 the device cannot
     hold: accuracy printed a 1925% median error without a word, and fit ran on those rows."""
     path = tmp_path / "c1.json"
-    path.write_text(json.dumps({**VLLM_RESULT, "max_concurrency": 1}))
+    path.write_text(json.dumps({**VLLM_RESULT, "max_concurrency": 1, "output_throughput": 50.0}))
     with pytest.raises(RooflineError, match=r"c1.json \(result 1\): does not fit in memory: not one sequence of 1,536 tokens "
                                             r"fits beside llama-3.1-405b's weights on 1 x h100-sxm \(tp 1, bf16 weights\): give the "
                                             r"layout the server ran \(--tp, --gpus, --weight-dtype\)$"):
@@ -515,7 +516,8 @@ def test_convert_refuses_what_it_wrote_wrong_in_silence(tmp_path):
 
 def test_convert_reads_vllms_latencies_its_no_cap_zero_and_a_byte_order_mark(tmp_path):
     # 4 requests of 0.5, 0.5, 0.6, 0.8 s over 2.0 s: 1.2 in flight (current vllm bench serve keeps latencies)
-    result = {**VLLM_RESULT, "max_concurrency": 0, "duration": 2.0, "completed": 4, "latencies": [0.5, 0.5, 0.6, 0.8]}
+    result = {**VLLM_RESULT, "max_concurrency": 0, "duration": 2.0, "completed": 4, "latencies": [0.5, 0.5, 0.6, 0.8],
+              "output_throughput": 200.0}
     path = tmp_path / "run.json"
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps(result).encode())
     raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", batch=2)
@@ -721,3 +723,22 @@ def test_a_row_of_more_or_fewer_fields_than_the_header_is_named_by_its_row(tmp_p
         with pytest.raises(RooflineError, match=rf"m.csv: row 6: expected 24 fields, as the header has, found {count}"
                                                  + re.escape(hint) + "$"):
             load_measurements(path)
+
+
+def test_convert_says_a_speculative_method_without_a_recorded_acceptance_and_refuses_a_unit_slip(tmp_path):
+    """A plain run converted with --method eagle wrote rows the default rates predict, in silence; a result in
+    milliseconds where seconds belong was written, though fit and accuracy refuse it (qa104)."""
+    import warnings
+
+    result = {"completed": 50, "max_concurrency": 8, "total_input_tokens": 25600, "total_output_tokens": 12800,
+              "duration": 20.0, "mean_tpot_ms": 8.3, "output_throughput": 640.0, "backend": "vllm", "version": "0.10.1"}
+    path = tmp_path / "plain.json"
+    path.write_text(json.dumps(result))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rows = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3)
+    assert set(rows["method"]) == {"eagle"}
+    assert any("no result records an acceptance length" in str(w.message) for w in caught)
+    path.write_text(json.dumps({**result, "mean_tpot_ms": 8300.0}))
+    with pytest.raises(RooflineError, match=r"times slower than it \(milliseconds written as seconds\?\)"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
