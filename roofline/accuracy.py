@@ -139,7 +139,10 @@ def summarize(df: pd.DataFrame, engine_label: str, file: str, split: str) -> dic
         "batch-1 MoE speed within 25%": bool(np.all(moe1_err <= MOE_BATCH1_WITHIN)) if moe1_err.size else None,
     }
     per_source = {src: both(part) for src, part in df.groupby("source_id", sort=True)}
+    # which profile predicted how many rows: a version picks vllm or vllm-v0, sglang or sglang-early (qa104)
+    used = df["engine_used"].value_counts().to_dict() if "engine_used" in df else {}
     return {"headline": headline, "overall": overall, "per_source": per_source, "per_regime": regimes,
+            "engines_used": {str(k): int(v) for k, v in used.items()},
             "skipped": [{"row": int(r.row), "source_id": r.source_id, "why": r.skipped} for r in df.itertuples() if r.skipped]}
 
 
@@ -156,7 +159,9 @@ def report_text(summary: dict) -> str:
 
     h = summary["headline"]
     w = max([34, *map(len, summary["per_source"]), *map(len, summary["per_regime"])])  # source ids are written whole
-    lines = [f"{h['file']}: {h['rows']} {h['split']} rows, engine: {h['engine']} (ideal beside it)", "",
+    used = summary.get("engines_used") or {}
+    lines = [f"{h['file']}: {h['rows']} {h['split']} rows, engine: {h['engine']} (ideal beside it)",
+             *([f"rows by engine profile: {', '.join(f'{name} {n}' for name, n in used.items())}"] if used else []), "",
              f"{'group':<{w}} {'rows':>6} {'median':>8} {'p90':>7} {'<=15%':>8}   |  ideal: {'median':>8} {'p90':>7} {'<=15%':>8}",
              "-" * (w + 76)]
 

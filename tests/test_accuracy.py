@@ -158,3 +158,14 @@ def test_accuracy_says_a_user_engine_file_stands_in_for_a_built_in(tmp_path):
         warnings.simplefilter("always")
         fittable_engine("vllm", (tmp_path,))
     assert any(str(w.message).startswith("engine vllm is ") for w in caught)
+
+
+def test_the_report_counts_the_rows_each_engine_profile_predicted(tmp_path):
+    """A vLLM built from source reports 0.1.devN, read as below 0.8: its rows went to vllm-v0 and nothing said so
+    (qa104): the table's header counts the rows by the profile that predicted them."""
+    rows = [{**ROW, "engine_version": v, "split": "fit"} for v in ("0.10.1", "0.1.dev8000+g1234abc")]
+    path = tmp_path / "m.csv"
+    pd.DataFrame(rows, columns=list(COLUMNS)).to_csv(path, index=False)
+    code = CliRunner().invoke(cli.app, ["accuracy", "--file", str(path), "--split", "all", "--out", str(tmp_path / "o")])
+    assert code.exit_code == 0, code.output
+    assert "rows by engine profile: vllm 1, vllm-v0 1" in code.output
