@@ -91,9 +91,11 @@ def predict_table(point: dict) -> str:
                  f"alpha {spec['alpha']}" if spec.get("alpha") is not None else
                  f"tree of {spec['tree_nodes']} nodes, tau {spec['tree_tau']:g} (given)" if spec.get("tree_nodes") is not None else
                  f"acceptance {spec.get('acceptance')}")
+        drafts = spec["k"] > 0  # k 0 drafts nothing: no acceptance is used, so none is shown (qa105)
         lines += [
             "",
-            f"  speculation: {spec['method']}  k {spec['k']}  {given}" + (f"  ({spec['acceptance_source']})" if spec.get("acceptance_source") not in (None, "given") else ""),
+            f"  speculation: {spec['method']}  k {spec['k']}" + (f"  {given}" if drafts else "  (nothing drafted: plain decoding)")
+            + (f"  ({spec['acceptance_source']})" if drafts and spec.get("acceptance_source") not in (None, "given") else ""),
             f"    tau (tokens/iter)  {spec['tau']:.3f}",
             f"    iteration          {_iteration_text(spec)}",
             f"    verify pass        {_verify_text(spec, p)}",

@@ -343,6 +343,8 @@ def test_a_k_0_point_says_no_drafter_is_held(roofline):
     """`predict --method eagle --k 0` printed 'drafter memory 0 B' and 'max batch 453 with the drafter' (qa101)."""
     code, out, _ = roofline("predict", "--method", "eagle", "--k", "0")
     assert code == 0 and "drafter memory" not in out and "(max batch 453: k 0 holds no drafter)" in out
+    # nor acceptance rates it does not use (qa105: 'k 0  acceptance [0.72, 0.53, 0.5]')
+    assert "speculation: eagle  k 0  (nothing drafted: plain decoding)" in out and "acceptance [" not in out
     code, out, _ = roofline("predict", "--method", "eagle", "--k", "3", "--alpha", "0.8")
     assert "drafter memory     508 MB per device" in out and "with the drafter)" in out
 
