@@ -701,7 +701,6 @@ def cheapest(
     )
     from roofline.outputs import add_to_marker
     from roofline.plot_jobs import read_results, select_rows
-    from roofline.serving import OPTIMISTIC, optimistic
     from roofline.tables import frontier_table, varied_dtypes
     from roofline.yamlio import write_text_atomic
 
@@ -722,9 +721,6 @@ def cheapest(
     refined = refine(df, min_tokens_per_user, refused, _dirs(), scenario_json(path)) if picks and not batch_chosen else {}
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
     notes += [n for r in refined.values() for n in r["notes"]] + (pick_notes(found, _dirs()) if found else [])
-    if "speculation" in found and optimistic(found["speculation"]["batch"], found["speculation"]["engine"]):
-        notes.append(f"the speculative point computed now is at batch {int(found['speculation']['batch'])}: "
-                     f"{OPTIMISTIC} (docs/ACCURACY.md), so its cost is a lower estimate")
     typer.echo(frontier_table(frontier, list(dict.fromkeys(notes)), picks, min_tokens_per_user,
                               {kind: (r["row"], r["place"]) for kind, r in refined.items()}, varied_dtypes(df),
                               unpriced=any(r["notes"] for r in refined.values())))

@@ -593,6 +593,10 @@ def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None) -> str:
         text += f", shared prefix {int(row['shared_prefix']):,}"
     if speculative:
         text += f", {row['method']} k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if _is_number(row.get("alpha")) else "")
+        from roofline.serving import OPTIMISTIC_BATCH, optimistic
+
+        if optimistic(row["batch"], row["engine"]):  # the pick itself, not only a count in the notes (qa105)
+            text += f" (batch {OPTIMISTIC_BATCH} or more under a serving engine: its cost is a lower estimate)"
     return text
 
 

@@ -706,3 +706,17 @@ def test_what_the_table_mixes_is_read_from_the_notes_by_their_openings():
     assert any(n.startswith(MIXED_CONFIGS) for n in notes) and any(n.startswith(MIXED_ALPHAS) for n in notes)
     assert mixes(notes) == ["acceptance rates", "configs"]
     assert mixes(["a note that quotes one frontier over several values of it in passing"]) == []
+
+
+def test_a_speculative_pick_at_a_large_batch_says_its_cost_is_a_lower_estimate(tmp_path, roofline):
+    """cheapest's swept speculative pick at batch 128 carried no caveat of its own, only a count in the notes; the point
+    computed now had a note of its own besides (qa105): each pick line says it, once."""
+    scenario = tmp_path / "big.yaml"
+    scenario.write_text("name: big\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                        "axes:\n  batch: [8, 128, 256]\n  k: [0, 3]\n  alpha: [0.9]\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "60")
+    assert code == 0
+    pick = next(line for line in out.splitlines() if line.lstrip().startswith("speculation  $"))
+    assert "batch 128" in pick and pick.endswith("(batch 32 or more under a serving engine: its cost is a lower estimate)")
+    assert "the speculative point computed now is at batch" not in out
