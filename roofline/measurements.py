@@ -853,6 +853,10 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                                   "a plain run with --method none (this one speculated: pass its --method and --k)", f"{tau:g}")
             printed = _number(result, ("concurrency",), path, n, "", required=False)  # SGLang's mean in flight
             little = None if printed else _mean_in_flight(result)
+            if not printed and little is None and any(result.get(key) is not None for key in ("ttfts", "itls", "latencies")):
+                warn(f"{path}: result {n}: per-request records (ttfts / itls / latencies) that give no mean in flight (a "
+                     "null among them, ttfts and itls of different lengths, or no duration): its rows run at the client's "
+                     f"cap, batch {conc:g}")
             mean_conc = printed or (little[0] if little else None)
             if mean_conc and mean_conc > conc * 1.02 + 0.05:  # a client cap below the requests measured in flight
                 raise field_error(f"{path}: result {n}", "concurrency" if printed else "latencies / duration",

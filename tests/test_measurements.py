@@ -742,3 +742,20 @@ def test_convert_says_a_speculative_method_without_a_recorded_acceptance_and_ref
     path.write_text(json.dumps({**result, "mean_tpot_ms": 8300.0}))
     with pytest.raises(RooflineError, match=r"times slower than it \(milliseconds written as seconds\?\)"):
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+
+
+def test_per_request_records_that_give_no_mean_in_flight_are_said(tmp_path):
+    """A null among the ttfts, or ttfts and itls of different lengths, left the concurrency column empty in silence
+    (qa104): the row ran at the client's cap with nothing said."""
+    import warnings
+
+    base = {**VLLM_RESULT, "max_concurrency": 2, "duration": 2.0, "completed": 4, "output_throughput": 200.0}
+    for records in ({"ttfts": [0.1, None, 0.1, 0.1], "itls": [[0.01] * 10] * 4},
+                    {"ttfts": [0.1, 0.1, 0.1], "itls": [[0.01] * 10] * 4}):
+        path = tmp_path / "r.json"
+        path.write_text(json.dumps({**base, **records}))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            rows = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+        assert set(rows["concurrency"]) == {""}
+        assert any("give no mean in flight" in str(w.message) and "batch 2" in str(w.message) for w in caught)
