@@ -93,6 +93,10 @@ def accuracy_table(path: str | Path | None = None, engine: str | None = None, pr
     ideal = predict_measurements(table, "ideal", profiles, str(path))
     check_plausible(table.reset_index(drop=True), ideal["predicted"].to_numpy(), str(path))
     moe = {name: load_model(name, tuple(profiles)).moe is not None for name in pred["model"].unique()}
+    if not np.isfinite(pred["predicted"].to_numpy(dtype=np.float64)).any():  # nothing to score or draw (qa106: a traceback)
+        why = next((w for w in pred["skipped"] if w), "no prediction")
+        raise RooflineError(f"{path}: no row could be predicted ({len(pred)} {'row' if len(pred) == 1 else 'rows'}; the "
+                            f"first: {why})")
     out = pred.assign(
         predicted_ideal=ideal["predicted"].to_numpy(),
         error=pred["predicted"] / pred["value"] - 1.0,
@@ -140,7 +144,8 @@ def summarize(df: pd.DataFrame, engine_label: str, file: str, split: str) -> dic
     }
     per_source = {src: both(part) for src, part in df.groupby("source_id", sort=True)}
     # which profile predicted how many rows: a version picks vllm or vllm-v0, sglang or sglang-early (qa104)
-    used = df["engine_used"].value_counts().to_dict() if "engine_used" in df else {}
+    predicted = np.isfinite(df["predicted"].to_numpy(dtype=np.float64)) if "predicted" in df else np.zeros(len(df), bool)
+    used = df.loc[predicted, "engine_used"].value_counts().to_dict() if "engine_used" in df else {}  # rows it predicted
     return {"headline": headline, "overall": overall, "per_source": per_source, "per_regime": regimes,
             "engines_used": {str(k): int(v) for k, v in used.items()},
             "skipped": [{"row": int(r.row), "source_id": r.source_id, "why": r.skipped} for r in df.itertuples() if r.skipped]}

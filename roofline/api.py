@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import math
 import numbers
 from pathlib import Path
 
@@ -270,16 +271,21 @@ def break_even_notes(spec: dict, eng: ServingEngine, batch: int) -> list[str]:
     from roofline.fit import PARAMETERS
 
     bounds = {p.key: p for p in PARAMETERS}
-    bounded = [key for key in BREAK_EVEN_COSTS if eng.at_fit_bound(key) and key in bounds]
+
+    def side(key: str) -> str:  # the bound the value in use sits on ("" where it sits on none: set by hand, an override)
+        value, p = getattr(eng, key + "_s"), bounds[key]
+        return next((name for name, bound in (("upper", p.high), ("lower", p.low))
+                     if math.isclose(value, bound, rel_tol=1e-3, abs_tol=1e-12)), "")
+
+    bounded = [key for key in BREAK_EVEN_COSTS if key in bounds and eng.at_fit_bound(key) and side(key)]
     if bounded:
-        def side(key):
-            value, p = getattr(eng, key + "_s"), bounds[key]
-            return "upper" if abs(value - p.high) <= abs(value - p.low) else "lower"
-        shown = ", ".join(f"{key} ({format_seconds(getattr(eng, key + '_s'))}, the {side(key)} bound of its fit range)"
-                          for key in bounded)
+        base = Path(eng.costs_from).stem if eng.costs_from else eng.name  # a costs_from profile's copy is the other's
+        owner = f"{base}'s costs: " if base != eng.name else ""
+        shown = ", ".join(f"{key} ({owner}{format_seconds(getattr(eng, key + '_s'))}, the {side(key)} bound of its fit "
+                          "range)" for key in bounded)
         notes.append(f"the break-even batch {be:,} rests on {eng.name}'s {shown}: the fit's rows would have taken it "
                      f"further, so a copy with another value moves the break-even (roofline engines new NAME --from "
-                     f"{eng.name} --set '{bounded[0]}=...')")
+                     f"{base} --set '{bounded[0]}=...')")
     return notes
 
 

@@ -610,7 +610,7 @@ def _costs_from_text(doc, own, base: ServingEngine, name: str, fit: dict) -> str
     }
     for key in ("mixed_prefill", "nvidia_only"):  # not costs: the profile's own where it sets them (qa103: a fit of
         if key in own and own[key] != doc.get(key):  # vllm-v0 wrote vllm's mixed_prefill: true, with vllm's comment)
-            said = str(doc.get(key, "nothing")).lower()
+            said = str(doc.get(key, "nothing: false")).lower()
             doc[key] = own[key]
             doc.yaml_add_eol_comment(f"# {base.name}'s own ({other}'s file says {said})", key)
     for key in ("version", "display_name", "source", "notes"):
@@ -809,8 +809,8 @@ def _per_family_none(per_family: tuple[str, ...], own: list[str], families: pd.S
         return ""
     counts = families.map(family_label).value_counts()
     held = ", ".join(f"{name} {n}" for name, n in counts.items())
-    return (f"--per-family {', '.join(dict.fromkeys(per_family))}: no family beside {OTHER_FAMILY} (whose value is the "
-            f"profile's own) has {MIN_FAMILY_ROWS} usable rows here (rows: {held}): one value fitted for all")
+    return (f"--per-family {', '.join(dict.fromkeys(per_family))}: no family beside {OTHER_FAMILY}, whose value is the "
+            f"profile's own, has {MIN_FAMILY_ROWS} usable rows here (rows: {held}): one value fitted for all")
 
 
 def fit_report(fit: dict) -> str:

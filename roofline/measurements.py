@@ -560,7 +560,7 @@ IMPLAUSIBLE_FASTER = 10.0  # ... or this many times faster (the published rows r
 TIME_QUANTITIES = ("step_time_s",)
 
 
-def check_plausible(table: pd.DataFrame, ideal_predicted, where: str) -> None:
+def check_plausible(table: pd.DataFrame, ideal_predicted, where: str, converted: bool = False) -> None:
     """One line naming the first row whose measurement is more than IMPLAUSIBLE_SLOWER times slower, or
     IMPLAUSIBLE_FASTER times faster, than `ideal`'s prediction of it (the silicon's bound): a unit slip (milliseconds
     written as seconds, qa100: 9.0 for 0.009 was fitted and a profile written), not a measurement. Speedups and rows
@@ -577,7 +577,13 @@ def check_plausible(table: pd.DataFrame, ideal_predicted, where: str) -> None:
         r = table.iloc[i]
         how = (f"{slower[i]:.3g} times slower than" if slower[i] > 1 else f"{1.0 / slower[i]:.3g} times faster than")
         hint = " (milliseconds written as seconds?)" if timed[i] and slower[i] > 1 else ""
-        raise RooflineError(f"{where}: row {r['row']}: value: expected a measurement at most {IMPLAUSIBLE_SLOWER:g}x slower "
+        if converted:  # rows not written yet: the result file and the field they came from (qa106: 'row 5')
+            field = "mean_tpot_ms (read as step_time_s = it / 1000)" if timed[i] else "output_throughput"
+            where, what = str(r["source"]), field
+            hint = " (a unit slip in the result file?)"
+        else:
+            where, what = f"{where}: row {r['row']}", "value"
+        raise RooflineError(f"{where}: {what}: expected a measurement at most {IMPLAUSIBLE_SLOWER:g}x slower "
                             f"and {IMPLAUSIBLE_FASTER:g}x faster than the roofline bound ({bound[i]:.4g} {r['quantity']}), "
                             f"found {r['value']:.4g}, {how} it{hint}"
                             + (f"; {int(bad.sum()) - 1} more rows like it" if bad.sum() > 1 else ""))
@@ -894,9 +900,11 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         raise field_error(f"{plain_path}: result {plain_n}", "acceptance length", f"one, as {shown} record (a plain run among "
                           f"speculative ones? convert plain runs with --method none)", MISSING)
     if method != "none" and taus_recorded and not recorded_taus:  # a plain run converted as speculative, most likely
+        fate = ("a draft model has no default acceptance rates, so fit and accuracy leave its rows out" if method == "draft"
+                else "so its rows will be predicted with the method's default rates")
         warn(f"--method {method}: no result records an acceptance length (vLLM's spec_decode_acceptance_length, SGLang's "
-             "accept_length), so its rows will be predicted with the method's default rates; a run without speculation "
-             "records none: convert it with --method none")
+             f"accept_length): {fate}; a run without speculation records none (convert it with --method none), and so "
+             "may an older benchmark's speculative run")
     engines = sorted({row["engine"] for row in rows})
     if engine_version and len(engines) > 1:  # one version stamped on two engines' rows picks the wrong profile for one
         raise field_error("command line", "--engine-version", "results of one engine (--engine picks it)", ", ".join(engines))
@@ -911,7 +919,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                             "(--tp, --gpus, --weight-dtype)")
     # a unit slip fit and accuracy refuse is refused here too, before a file is written (qa104: mean_tpot_ms x 1000)
     ideal = predict_rowset(prepared, {slot: IDEAL for slot in set(prepared.table["engine_slot"])})["predicted"].to_numpy()
-    check_plausible(prepared.table, ideal, "converted benchmark output")
+    check_plausible(prepared.table, ideal, "converted benchmark output", converted=True)
     return raw
 
 

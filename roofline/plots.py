@@ -808,12 +808,14 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     fitting = df[df["fits_in_memory"].astype(bool)]
     if context is not None:
         fitting = fitting[fitting["context"] == context]
+    spec_fitting = None  # the rows where the verify pass drawn fits (None: no verify pass)
     if speculate and "k" in fitting.columns and (ops["pass"] == "verify").any():
         # the large batch is one where the verify pass drawn fits too (its k's rows; a drafter needs memory of its
-        # own): plain rows fit to larger batches, and the verify pass was drawn at one that does not fit (qa105)
+        # own): plain rows fit to larger batches, and the verify pass was drawn at one that does not fit (qa105);
+        # where no speculative row fits, the plain rows choose it and the verify pass is said not to fit (qa106)
         k_drawn = int(ops.loc[ops["pass"] == "verify", "q"].iloc[0]) - 1
-        at_k = fitting[fitting["k"] == k_drawn] if (fitting["k"] == k_drawn).any() else fitting[fitting["k"] > 0]
-        fitting = at_k if len(at_k) else fitting
+        spec_fitting = fitting[fitting["k"] == k_drawn] if (fitting["k"] == k_drawn).any() else fitting[fitting["k"] > 0]
+        fitting = spec_fitting if len(spec_fitting) else fitting
     by, keys, note = _panels(ops, ("hardware", "model"), meta, fitting=fitting)
     models = list(dict.fromkeys(k[1] for k in keys))
     title_meta = _shown_meta(meta, by[2:], [key[2:] for key in keys])
@@ -835,6 +837,8 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         batches = np.sort(sub["batch"].unique())
         shared = [column for column in by if column in fitting.columns]
         fit_batches = batches[np.isin(batches, _panel_rows(fitting, tuple(shared), tuple(key[by.index(col)] for col in shared))["batch"])]
+        verify_fits = fit_batches if spec_fitting is None else batches[np.isin(batches, _panel_rows(
+            spec_fitting, tuple(shared), tuple(key[by.index(col)] for col in shared))["batch"])]
         large = fit_batches[-1] if len(fit_batches) else batches[-1]
         chosen = [batches[0]] + ([large] if large != batches[0] else [])
         larges += [(ax, large, bool(np.isin(large, fit_batches)))] if len(chosen) > 1 else []
@@ -864,7 +868,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
             step_i = g["flops"].sum() / g["bytes"].sum()
             step_y = g["flops"].sum() / g["step_time_s"].iloc[0] / 1e12
             ax.plot(step_i, step_y, marker[pass_name], ms=15, mec="k", mfc="none", mew=1.5, zorder=3)
-            shown.append((pass_name, batch, q, filled, bool(np.isin(batch, fit_batches))))
+            shown.append((pass_name, batch, q, filled, bool(np.isin(batch, verify_fits if pass_name == "verify" else fit_batches))))
         labels += [(ax, *lab) for lab in _clusters(pts)]
         ax.set_xlim(x_lo, x_hi)
         y_lo = min((pts["flops"] / pts["time_s"]).min(), bw * x_lo) / 1e12 / 3

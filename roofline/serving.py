@@ -62,7 +62,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from roofline.costs import OPERATORS
-from roofline.errors import RooflineError, check_choice, check_flag, field_error, prose
+from roofline.errors import RooflineError, check_choice, check_flag, field_error, prose, unknown_key_error
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, list_names, read_yaml
 from roofline.units import format_seconds, parse_seconds_or_zero, spoken_list
@@ -458,7 +458,7 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
     term (0 s, 0 kernels, efficiencies 1, no overlap exponent), as `ideal` has it."""
     for key in data:
         if key not in _KNOWN:
-            raise field_error(where, key, "a known engine field (see docs/ACCURACY.md)", key)
+            raise unknown_key_error(where, key, sorted(k for k in _KNOWN if k != "type"))  # with a did-you-mean (qa106)
     _require_name_and_source(data, where)
     overrides = []
     if not isinstance(data.get("overrides") or [], list):
@@ -531,11 +531,11 @@ def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
         mla = changes.get("kernels_per_layer_mla", engine.kernels_per_layer_mla)
         quant = changes.get("quant_kernels_per_gemm", engine.quant_kernels_per_gemm)
         if latency > 0 and not any(float(v) > 0 for v in counts.values()) and not quant:
-            also = (" (kernels_per_layer_mla's counts price an MLA model's layers only)"
+            also = ("; kernels_per_layer_mla's counts price an MLA model's layers only"
                     if any(float(v) > 0 for v in mla.values()) else "")
-            warn(f"{where}: {label}kernel_latency: {format_seconds(latency)} prices no kernel of a GQA model's step: "
-                 f"kernels_per_layer counts none{also} (set kernels_per_layer.OPERATOR; `roofline engines show vllm` lists "
-                 "vllm's)")
+            warn(f"{where}: {label}kernel_latency: {format_seconds(latency)} prices no kernel of a GQA or MHA model's step: "
+                 f"kernels_per_layer counts none (set kernels_per_layer.OPERATOR; `roofline engines show vllm` lists "
+                 f"vllm's{also})")
             return
 
 

@@ -108,7 +108,7 @@ def predict_table(point: dict) -> str:
             + (f", {spec['break_even_speedup']:.3f}x there" if be is not None and spec.get("break_even_speedup") else "")
             + ("  (the largest batch that fits: memory ends the search)" if spec.get("break_even_at_memory_limit") else ""),
             *([f"    below it           speedup < 1 at batches from {gap[0]:,} to {gap[1]:,} (the first and the last that lose;"
-               " not every batch between need): the curve dips and recovers"]
+               " not every batch between them loses): the curve dips and recovers"]
               if (gap := spec.get("not_paying_below_break_even")) else []),
             *([f"    drafter memory     {format_si(spec['drafter_memory_bytes'], 'B')}" + (" on the draft device" if spec.get("draft_hardware") else " per device")
                + (f" ({spec['drafter_weight_dtype']} weights, " + ("the target's attention dtype)" if spec["method"] == "draft" else "as the target's)")

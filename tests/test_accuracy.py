@@ -169,3 +169,16 @@ def test_the_report_counts_the_rows_each_engine_profile_predicted(tmp_path):
     code = CliRunner().invoke(cli.app, ["accuracy", "--file", str(path), "--split", "all", "--out", str(tmp_path / "o")])
     assert code.exit_code == 0, code.output
     assert "rows by engine profile: vllm 1, vllm-v0 1" in code.output
+
+
+def test_a_file_of_which_no_row_can_be_predicted_is_one_line(tmp_path, roofline):
+    """Draft-model rows without an acceptance length only: accuracy raised 'zero-size array to reduction operation
+    minimum' from its figure (qa106)."""
+    rows = [{**ROW, "method": "draft", "k": "3", "notes": "draft=llama-3.2-1b", "split": "fit", "batch": b} for b in ("1", "2")]
+    path = tmp_path / "d.csv"
+    pd.DataFrame(rows, columns=list(COLUMNS)).to_csv(path, index=False)
+    code, _, err = roofline("accuracy", "--file", path, "--split", "all", "--out", tmp_path / "o")
+    assert code == 2 and err.strip().splitlines() == [
+        f"error: {path}: no row could be predicted (2 rows; the first: no acceptance_length: a draft model has no default "
+        "acceptance rates)"]
+    assert not (tmp_path / "o").exists()

@@ -562,5 +562,11 @@ def test_a_break_even_batch_says_what_it_rests_on():
     assert load_engine("vllm").at_fit_bound("spec_per_iteration_per_sequence") == any(bound in w for w in said)
     ideal = roofline.predict("h200", "llama-3.1-8b", 1, method="eagle", k=3, engine="ideal")
     assert not any(w.startswith("the break-even batch") for w in ideal["warnings"])
+    # a value set by hand (or an override's) sits on no bound: not called one (qa106: 50 us was 'the upper bound')
+    hand = dataclasses.replace(load_engine("vllm"), spec_per_iteration_per_sequence_s=50e-6)
+    assert not any("bound of its fit range" in w for w in roofline.predict("h200", "llama-3.1-8b", 1, method="eagle", k=3,
+                                                                            engine=hand)["warnings"])
+    v0 = roofline.predict("h200", "llama-3.1-8b", 1, method="eagle", k=3, engine="vllm-v0")["warnings"]
+    assert any("(vllm's costs: 100 us, the upper bound" in w and "--from vllm --set" in w for w in v0)
     capped = roofline.predict("h100-sxm", "llama-3.1-8b", 1, method="eagle", alpha=0.7)  # memory ends its search
     assert capped["spec"]["break_even_at_memory_limit"] and not any(w.startswith("the break-even batch") for w in capped["warnings"])

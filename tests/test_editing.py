@@ -564,7 +564,7 @@ def test_a_kernel_latency_no_operator_counts_a_kernel_for_is_said(roofline):
     """`engines new ideal2 --from ideal --set kernel_latency=1us` changed no step (ideal counts no kernels) and looked
     applied (qa98)."""
     code, _, err = roofline("engines", "new", "ideal2", "--from", "ideal", "--set", "kernel_latency=1 us")
-    assert code == 0 and "kernel_latency: 1 us prices no kernel of a GQA model's step: kernels_per_layer counts none" in err
+    assert code == 0 and "kernel_latency: 1 us prices no kernel of a GQA or MHA model's step: kernels_per_layer counts none" in err
     # MLA counts alone price an MLA model's layers only; an override's latency is looked at too (qa102)
     code, _, err = roofline("engines", "new", "ideal4", "--from", "ideal", "--set", "kernel_latency=1 us",
                             "--set", "kernels_per_layer_mla.attention=7")

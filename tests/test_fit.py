@@ -197,7 +197,7 @@ def test_a_per_family_parameter_gets_a_value_per_hardware_family_written_as_an_o
     table[table["hardware"] == "h100-sxm"].to_csv(h100, index=False)
     alone = run_fit(h100, "vllm", loss="linear", fixed=fixed, per_family=("kernel_latency",))
     assert alone["per_family"] == [] and alone["per_family_none"] == (
-        "--per-family kernel_latency: no family beside NVIDIA Hopper (or other) (whose value is the profile's own) has 5 "
+        "--per-family kernel_latency: no family beside NVIDIA Hopper (or other), whose value is the profile's own, has 5 "
         "usable rows here (rows: NVIDIA Hopper (or other) 8): one value fitted for all")
     assert alone["per_family_none"] in fit_report(alone)
 

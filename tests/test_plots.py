@@ -473,6 +473,15 @@ def test_the_roofline_draws_the_verify_pass_at_a_batch_where_speculation_fits():
     assert "verify pass, B = 432, q = 9" in legend and not any("B = 448" in text for text in legend)
 
 
+def test_a_verify_pass_where_no_speculative_row_fits_is_said_not_to_fit():
+    """Where speculation fits at no swept batch the plain rows choose the large batch, and the verify pass drawn there
+    was labelled as if it fit (qa106)."""
+    _, _, df, ops = _tables({**SMALL, "axes": {"batch": [440, 448], "context": [1024], "k": [0, 8], "alpha": [0.7]}})
+    assert not df.loc[df["k"] > 0, "fits_in_memory"].any() and df.loc[df["k"] == 0, "fits_in_memory"].all()
+    legend = [t.get_text() for t in _figure("roofline", df, ops, META).legends[0].get_texts()]
+    assert "verify pass, B = 448, q = 9\n(does not fit in memory)" in legend and "decode step, B = 448, q = 1" in legend
+
+
 def test_a_roofline_panel_where_nothing_fits_says_so_in_its_legend():
     _, _, df, ops = _tables({**SMALL, "axes": {"batch": [1, 32, 256], "context": [8192], "k": [1, 2], "alpha": [0.7]}})
     fig = _figure("roofline", df.assign(fits_in_memory=False), ops, META)
