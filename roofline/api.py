@@ -46,6 +46,7 @@ from roofline.profiles import costs_shadow_note, shadow_note
 from roofline.serving import (
     DEFAULT_ENGINE,
     OPTIMISTIC,
+    OPTIMISTIC_BATCH,
     ServingEngine,
     check_engine_spec,
     dispatch_prior_text,
@@ -266,8 +267,8 @@ def break_even_notes(spec: dict, eng: ServingEngine, batch: int) -> list[str]:
         return []
     notes = []
     if optimistic(be, eng.name) and not optimistic(batch, eng.name):
-        notes.append(f"the break-even batch {be:,} lies where, under {eng.name}, {OPTIMISTIC.split(', ', 1)[1]} "
-                     "(docs/ACCURACY.md): read it as an upper estimate")
+        notes.append(f"the break-even batch {be:,} lies where, under {eng.name}, speculative gains run optimistic (batch "
+                     f"{OPTIMISTIC_BATCH} and above, docs/ACCURACY.md): read it as an upper estimate")
     from roofline.fit import PARAMETERS
 
     bounds = {p.key: p for p in PARAMETERS}

@@ -836,9 +836,10 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         top_dtypes.add(c["compute_dtype"])
         batches = np.sort(sub["batch"].unique())
         shared = [column for column in by if column in fitting.columns]
-        fit_batches = batches[np.isin(batches, _panel_rows(fitting, tuple(shared), tuple(key[by.index(col)] for col in shared))["batch"])]
-        verify_fits = fit_batches if spec_fitting is None else batches[np.isin(batches, _panel_rows(
-            spec_fitting, tuple(shared), tuple(key[by.index(col)] for col in shared))["batch"])]
+        panel = tuple(key[by.index(col)] for col in shared)
+        # this panel's batches at which the rows chosen above fit, and at which the verify pass drawn fits
+        fit_batches, verify_fits = (batches[np.isin(batches, _panel_rows(rows, tuple(shared), panel)["batch"])]
+                                    for rows in (fitting, fitting if spec_fitting is None else spec_fitting))
         large = fit_batches[-1] if len(fit_batches) else batches[-1]
         chosen = [batches[0]] + ([large] if large != batches[0] else [])
         larges += [(ax, large, bool(np.isin(large, fit_batches)))] if len(chosen) > 1 else []

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from roofline.hardware import peak_unit
-from roofline.serving import MOE_DISPATCH
+from roofline.serving import MOE_DISPATCH, OPTIMISTIC_BATCH, optimistic
 from roofline.units import format_seconds, format_si, format_significant, format_usd_per_hour
 
 
@@ -593,8 +593,6 @@ def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None) -> str:
         text += f", shared prefix {int(row['shared_prefix']):,}"
     if speculative:
         text += f", {row['method']} k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if _is_number(row.get("alpha")) else "")
-        from roofline.serving import OPTIMISTIC_BATCH, optimistic
-
         if optimistic(row["batch"], row["engine"]):  # the pick itself, not only a count in the notes (qa105)
             text += f" (batch {OPTIMISTIC_BATCH} or more under a serving engine: its cost is a lower estimate)"
     return text
