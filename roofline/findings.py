@@ -971,7 +971,9 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     text = (f"{gains} ({_hw(meta, top['hardware'])}, {_model(meta, top['model'])}"
             f"{_config_text(top, varying, meta)}, batch {int(top['batch'])}, context {_ctx(top['context'])}, "
             f"{acceptance(top['alpha'])}, k = {int(top['k'])}{caveat}){smallest}; "
-            + (f"at its best k it still loses (speedup below 1) at {len(losing)} of the {len(points)} points that fit{cause}, "
+            + (f"at its best k it still loses (speedup below 1) at {len(losing)} of the {len(points)} points that fit"
+               # the count spans every config swept, not the one named above (qa105: tp 4 and 8 read as tp 4's)
+               + (" across every config swept" if varying else "") + f"{cause}, "
                f"at batch {span('batch', lambda v: f'{int(v):,}')}"
                + ("." if tree else f" and α {span('alpha', lambda v: 'per-position rates' if v != v else f'{v:g}')}.")
                if len(losing) and pays(top["speedup"])
