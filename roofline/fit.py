@@ -693,6 +693,11 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
                                 + (f"{', '.join(sorted(fixed))}: held at {'their' if len(fixed) > 1 else 'its'} sourced start "
                                    f"value{'s' if len(fixed) > 1 else ''} (--fix). " if fixed else "")
                                 + f"What follows is {origin}'s source, the start of this fit: " + source)
+        # the file's opening comment spoke of the profile it came from (vllm.yaml's: how to refit it on the published
+        # rows; a copy's: 'every field not set there is sglang's until edited'): this file's own instead (qa104)
+        header = (f"# {name}: written by `roofline fit --engine {base.name}` on {_shown_path(fit['file'])}: the file of "
+                  f"{base.name} it started from, its comments kept, with the fitted values.\n")
+        doc.ca.comment = None
     doc["name"] = name
     for p in PARAMETERS:
         doc[p.key] = _quantity_text(p, getattr(engine, p.field))

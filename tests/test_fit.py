@@ -570,3 +570,14 @@ def test_a_measurement_far_from_the_roofline_bound_is_refused_as_a_unit_slip(tmp
         run_fit(path)
     with pytest.raises(RooflineError, match=pattern):
         accuracy_table(path, split="all")
+
+
+@pytest.mark.slow
+def test_a_fitted_copy_opens_with_its_own_comment_not_the_profile_it_came_from(tmp_path):
+    """A user's fit of vllm kept vllm.yaml's opening comment ('`roofline fit measurements/published.csv --engine vllm`
+    refits ...'), and a copy's fit kept 'every field not set there is sglang's until edited' (qa104)."""
+    fit = run_fit(synthetic_file(tmp_path), "vllm", loss="linear", max_evaluations=20)
+    text = write_fitted_profile(fit, tmp_path / "my-vllm.yaml").read_text()
+    assert text.startswith("# my-vllm: written by `roofline fit --engine vllm` on ")
+    assert "refits the\n# parameters listed under `fitted`" not in text and "# vLLM (V1 engine" not in text.splitlines()[0]
+    assert engine_from_dict(read_yaml_file(tmp_path / "my-vllm.yaml"), "my-vllm.yaml").name == "my-vllm"
