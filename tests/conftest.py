@@ -12,10 +12,13 @@ sys.dont_write_bytecode = False
 # The suite never reads the profiles a person saved on this machine (`roofline hw new my-h100` writes into the user
 # folder, ~/.config/roofline or ROOFLINE_USER_DIR, which every lookup searches): each run gets an empty one of its own,
 # so a profile of the reader's cannot fail a test (qa107). Tests of the user folder point it elsewhere themselves.
+import atexit  # noqa: E402
 import os  # noqa: E402
+import shutil  # noqa: E402
 import tempfile  # noqa: E402
 
 _user_root = tempfile.mkdtemp(prefix="roofline-tests-")
+atexit.register(shutil.rmtree, _user_root, True)  # removed when the run ends, whatever the tests wrote there
 os.environ["ROOFLINE_USER_DIR"] = os.path.join(_user_root, "user")
 os.environ["XDG_CONFIG_HOME"] = os.path.join(_user_root, "config")
 os.environ.pop("ROOFLINE_PATH", None)
