@@ -71,6 +71,7 @@ from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots
     standard_jobs,
     standard_plots,
 )
+from roofline.serving import OPTIMISTIC, optimistic
 from roofline.speculation import pays
 
 DPI = 120  # PNG resolution: sharp at README width, a third fewer pixels to draw and encode than 150
@@ -512,14 +513,22 @@ def _title(fig: Figure, what: str, meta: dict, models: list[str], note: str) -> 
 
 
 def footer(fig: Figure, meta: dict) -> None:
-    """'predicted by roofline's model, not measured' (and what engine ideal means, where drawn) at the bottom right,
-    once: a figure shared on its own still says what it is. `arrange` keeps the panels' x labels above it."""
+    """'predicted by roofline's model, not measured' (and what engine ideal means, where drawn; that speculative gains
+    run optimistic from OPTIMISTIC_BATCH, where a serving engine speculates that far) at the bottom right, once: a
+    figure shared on its own still says what it is, as the sweep's warning says it on the terminal. `arrange` keeps
+    the panels' x labels above it."""
     if any(t.get_gid() == FOOTER_GID for t in fig.texts):
         return
     engines = meta.get("engine") or []
-    ideal = "\nengine ideal: the roofline bound, no serving engine's costs" if "ideal" in (engines if isinstance(engines, list) else [engines]) else ""
-    fig.text(0.995, 0.004, f"predicted by roofline's model, not measured{ideal}", ha="right", va="bottom", fontsize=6.5,
-             color="0.45", gid=FOOTER_GID)
+    engines = engines if isinstance(engines, list) else [engines]
+    ideal = "\nengine ideal: the roofline bound, no serving engine's costs" if "ideal" in engines else ""
+    methods = meta.get("method") or []
+    speculating = any(m != "none" for m in (methods if isinstance(methods, list) else [methods]))
+    batches = [b for b in (meta.get("axes") or {}).get("batch") or [] if b is not None]
+    late = [e for e in engines if batches and optimistic(max(batches), e)] if speculating else []
+    caveat = f"\n{OPTIMISTIC} (under {', '.join(late)}: docs/ACCURACY.md)" if late else ""
+    fig.text(0.995, 0.004, f"predicted by roofline's model, not measured{ideal}{caveat}", ha="right", va="bottom",
+             fontsize=6.5, color="0.45", gid=FOOTER_GID)
 
 
 def _balanced_fill(text: str, chars: int) -> str:

@@ -918,6 +918,28 @@ def test_every_standard_figure_says_it_is_a_prediction_and_what_ideal_means_when
     assert "predicted by roofline's model, not measured" in [t.get_text() for t in fig.texts]
 
 
+def test_a_figure_of_speculation_at_large_batches_under_a_serving_engine_says_its_gains_run_optimistic():
+    """The sweep's warning (gains from batch 32 run optimistic under a serving engine) was said on the terminal only:
+    a PNG shared on its own showed the speedups as they are (session 29)."""
+    from roofline.serving import OPTIMISTIC
+
+    sc = scenario_from_dict({"name": "o", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
+                             "engine": ["ideal", "vllm"], "axes": {"batch": [1, 8, 32], "k": [0, 2], "alpha": [0.8]}}, "o")
+    df = run_sweep(sc, load_configs(sc))
+    meta = {"method": "eagle", "engine": ["ideal", "vllm"], "hardware": {"h100-sxm": "H100"}, "model": {"llama-3.1-8b": "8B"},
+            "axes": {"batch": [1, 8, 32]}}
+
+    def footer_text(frame, meta, plot="speedup_heatmap"):
+        fig = PLOTTERS[plot](frame, None, meta)
+        return next(t.get_text() for t in fig.texts if t.get_text().startswith("predicted by"))
+
+    assert footer_text(df, meta).endswith(f"\n{OPTIMISTIC} (under vllm: docs/ACCURACY.md)")
+    assert OPTIMISTIC not in footer_text(df[df["engine"] == "ideal"], {**meta, "engine": ["ideal"]})  # the bare roofline
+    small = df[df["batch"] < 32]
+    assert OPTIMISTIC not in footer_text(small, {**meta, "engine": ["vllm"], "axes": {"batch": [1, 8]}})
+    assert OPTIMISTIC not in footer_text(df[df["k"] == 0], {**meta, "method": "none"}, "throughput_vs_batch")
+
+
 def test_each_operator_has_one_colour_in_every_roofline_figure():
     """Colours were handed out in the order a sweep's operators came: norms brown in one sweep, purple in another."""
     from roofline.costs import OPERATORS
