@@ -124,7 +124,7 @@ def predict(
     draft: Annotated[Optional[str], typer.Option(help="Draft model name (method draft).")] = None,
     k: Annotated[Optional[int], typer.Option(min=0, max=K_MAX, help="Draft tokens per iteration (bonus token excluded); default 4 with a method (a tree: at most its nodes).")] = None,
     alpha: Annotated[Optional[float], typer.Option(help="Per-token acceptance probability in [0, 1], given the drafts before it were accepted (default: the method's published per-position rates; method draft has none and needs --alpha, --acceptance or --acceptance-length).")] = None,
-    acceptance: Annotated[Optional[str], typer.Option(help="Per-position conditional acceptance rates a1,a2,... (instead of --alpha): each the chance a position is accepted given the one before was (vLLM's per-position rates are unconditional: divide each by the one before); positions past the list reuse its last rate, rates past k are unused.")] = None,
+    acceptance: Annotated[Optional[str], typer.Option(help="Per-position conditional acceptance rates a1,a2,... (instead of --alpha): each the chance a position is accepted given the one before was (vLLM's per-position rates are unconditional: divide each by the one before); positions past the list reuse its last rate, rates past k weigh only the best k.")] = None,
     acceptance_length: Annotated[Optional[float], typer.Option(help="Instead: a measured acceptance length at this --k (tokens an iteration, bonus included: vLLM's 'Mean acceptance length', SGLang's 'accept length'), taken as the alpha that gives it.")] = None,
     draft_hardware: Annotated[Optional[str], typer.Option(help="Run the drafter on this device.")] = None,
     no_overlap: Annotated[bool, typer.Option("--no-overlap", help="With --draft-hardware and a draft model: take turns drafting and verifying (default: draft one half of the batch while verifying the other, where that is faster).")] = False,
@@ -134,16 +134,18 @@ def predict(
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object (SI units).")] = False,
 ) -> None:
     """Predict one decode point: step time, tokens/s, MBU/MFU, bound, memory, layout; optionally speculation."""
+    from roofline.api import errors_named
     from roofline.api import predict as predict_point
 
-    point = predict_point(
-        hardware, model, batch, context, tp=tp, dp_attention=dp_attention, ep=ep, pp=pp, weight_dtype=weight_dtype,
-        expert_dtype=expert_dtype, kv_dtype=kv_dtype, engine=engine, method=method, k=k, alpha=alpha,
-        acceptance=_parse_rates(acceptance) if acceptance is not None else None, acceptance_length=acceptance_length,
-        draft=draft, draft_hardware=draft_hardware,
-        overlap=not no_overlap, draft_vocab=draft_vocab, tree_nodes=tree_nodes, tree_tau=tree_tau, prompt=prompt,
-        shared_prefix=shared_prefix, profiles=_dirs(), _where="command line",
-    )
+    with errors_named("command line"):
+        point = predict_point(
+            hardware, model, batch, context, tp=tp, dp_attention=dp_attention, ep=ep, pp=pp, weight_dtype=weight_dtype,
+            expert_dtype=expert_dtype, kv_dtype=kv_dtype, engine=engine, method=method, k=k, alpha=alpha,
+            acceptance=_parse_rates(acceptance) if acceptance is not None else None, acceptance_length=acceptance_length,
+            draft=draft, draft_hardware=draft_hardware,
+            overlap=not no_overlap, draft_vocab=draft_vocab, tree_nodes=tree_nodes, tree_tau=tree_tau, prompt=prompt,
+            shared_prefix=shared_prefix, profiles=_dirs(),
+        )
     for line in point["warnings"]:  # first, on stderr, whichever the output (JSON also carries them in "warnings")
         typer.echo(f"warning: {line}", err=True)
     if json_out:

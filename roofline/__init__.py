@@ -9,7 +9,7 @@ The library is a set of flat modules, one concept each:
 
     units        "3.35 TB/s" -> 3.35e12, with the unit checked
     errors       the one exception type the CLI turns into a one-line message and exit code 2
-    api          the public entry points: predict, sweep, load_hardware, load_model
+    api          the public entry points: predict, sweep, load_hardware, load_model, load_engine
     profiles     finding and reading YAML profiles (hardware, model, scenario, engine) on the search path
     hardware     HardwareSpec: a device's peaks, efficiencies, links, overheads (SI units)
     model        ModelSpec: a transformer's architecture; parameter counts per weight class, KV-cache size

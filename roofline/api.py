@@ -14,6 +14,8 @@ or a scenario file. Results are SI units (seconds, bytes, FLOPs, tokens/s).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import fnmatch
 import math
@@ -35,7 +37,7 @@ from roofline.engine import (
     weight_only,
     weight_only_note,
 )
-from roofline.errors import RooflineError, field_error, warn
+from roofline.errors import RooflineError, UnknownName, field_error, warn
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
 from roofline.layout import OPERATOR_CLASS, deployment, main_gemm_dtype, shard_note
@@ -180,7 +182,7 @@ def _folders(profiles) -> tuple:
     return tuple(profiles)
 
 
-_ARRAYS = (list, tuple, np.ndarray, pd.Series, pd.Index)
+_ARRAYS = (list, tuple, np.ndarray, pd.Series, pd.Index, pd.api.extensions.ExtensionArray)  # a Categorical, pd.array too
 
 
 def _one(value, name: str, where: str, what: str):
@@ -225,8 +227,8 @@ def _scalar_int(value, name: str, low: int, high: int, where: str = "predict") -
 
 
 def _as_file_values(value):
-    """`value` as a scenario file would hold it: numpy scalars as Python numbers; numpy arrays, pandas Series and
-    Index, ranges and tuples as lists; mappings and lists item by item. Anything else (spec objects) as it is."""
+    """`value` as a scenario file would hold it: numpy scalars as Python numbers; numpy arrays, pandas Series, Index
+    and extension arrays (a Categorical), ranges and tuples as lists; mappings and lists item by item. Anything else (spec objects) as it is."""
     if isinstance(value, (np.floating, np.ndarray)) and value.dtype.kind == "f" and value.dtype.itemsize < 8 and np.ndim(value) == 0:
         return float(str(value))  # a float32 scalar: its shortest decimal
     if isinstance(value, np.generic) or (isinstance(value, np.ndarray) and value.ndim == 0):  # a scalar, 0-d array too
@@ -236,6 +238,8 @@ def _as_file_values(value):
         return [float(str(v)) for v in np.asarray(value)]  # float32 0.8 is the 0.8 meant, not 0.800000011920929
     if isinstance(value, (np.ndarray, pd.Series, pd.Index)) and value.dtype.kind in "biuf" and np.ndim(value) == 1:
         return value.tolist()  # Python numbers already, in one call (2 million of them took 6.6 s one by one)
+    if isinstance(value, pd.api.extensions.ExtensionArray):  # a sweep's category column's unique(), pd.array([1, 8]) (qa110)
+        return [_as_file_values(v) for v in np.asarray(value, dtype=object)]
     if isinstance(value, (np.ndarray, pd.Series, pd.Index, range, tuple, list)):
         return [_as_file_values(v) for v in (value.tolist() if isinstance(value, (np.ndarray, pd.Series, pd.Index)) else value)]
     if isinstance(value, dict):
@@ -290,6 +294,29 @@ def break_even_notes(spec: dict, eng: ServingEngine, batch: int) -> list[str]:
     return notes
 
 
+# what predict's errors name as the caller: 'predict', or 'command line' for the CLI's (its fields then read as flags)
+_CALLER = contextvars.ContextVar("roofline_predict_caller", default="predict")
+
+
+@contextlib.contextmanager
+def errors_named(caller: str):
+    """Within it, predict's errors begin '<caller>: <field>: ' instead of 'predict: ...' (the CLI: 'command line')."""
+    token = _CALLER.set(caller)
+    try:
+        yield
+    finally:
+        _CALLER.reset(token)
+
+
+def _named_profile(where: str, field: str, loader, value, profiles):
+    """loader(value, profiles), an unknown name said with the option that gave it ('predict: draft_hardware: unknown
+    hardware ...'), as a sweep names its key: the target's hardware and the drafter's read alike (qa110)."""
+    try:
+        return loader(value, profiles)
+    except UnknownName as exc:
+        raise UnknownName(f"{where}: {field}: {exc}") from None
+
+
 def predict(
     hardware: str | HardwareSpec,
     model: str | ModelSpec,
@@ -318,7 +345,6 @@ def predict(
     prompt: int | None = None,
     shared_prefix: int = 0,
     profiles: tuple[str | Path, ...] = (),
-    _where: str = "predict",
 ) -> dict:
     """One decode point: step time, tokens/s, MBU/MFU, bound, per-class weights, memory, collectives,
     per-operator table; with a speculation method, the `spec` object. SI units; docs/API.md lists every key.
@@ -335,7 +361,7 @@ def predict(
     k                   draft tokens per iteration, bonus token excluded (None: 4 with a method; a tree's depth, at
                         most its node count)
     alpha, acceptance   per-token acceptance, or per-position conditional rates (positions past the list reuse its
-                        last rate; rates past k are not used); neither: the method's published rates (a draft
+                        last rate; rates past k weigh only best k); neither: the method's published rates (a draft
                         model has none: give one). Conditional: the chance position i is accepted given that i - 1
                         was; vLLM's "per-position acceptance rate" is unconditional (divide each by the one before)
     acceptance_length   instead: a measured acceptance length (tokens an iteration, the bonus token included, at
@@ -351,7 +377,7 @@ def predict(
 
     `warnings` lists what the caller must know (does not fit in memory, ...). Bad input raises RooflineError.
     """
-    where = _where
+    where = _CALLER.get()
     tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau = map(_as_file_values, (tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau))
     batch = _scalar_int(batch, "batch", 1, BATCH_MAX, where)
     context = _scalar_int(context, "context", 0, CONTEXT_MAX, where)
@@ -380,11 +406,15 @@ def predict(
                   tree_nodes=tree_nodes, tree_tau=tree_tau, k=k, k_given=k_given)
     check_speculating(where, (method,), alpha=alpha, acceptance=acceptance, tree_nodes=tree_nodes, draft_hardware=draft_hardware,
                       k=k if k_given else None, overlap=overlap)
-    hw, target = load_hardware(hardware, profiles), load_model(model, profiles)
+    hw = _named_profile(where, "hardware", load_hardware, hardware, profiles)
+    target = _named_profile(where, "model", load_model, model, profiles)
     if method == "mtp" and target.mtp_modules < 1:
         raise RooflineError(f"{where}: method: expected a model with MTP modules for mtp, found {target.name!r} (mtp_modules: 0); "
                             "use eagle or draft")
-    eng = load_engine(engine, profiles).for_hardware(hw)
+    eng = _named_profile(where, "engine", load_engine, engine, profiles).for_hardware(hw)
+    draft_hw = (_named_profile(where, "draft_hardware", load_hardware, draft_hardware, profiles)
+                if draft_hardware is not None and method != "none" else None)
+    draft_spec = _named_profile(where, "draft", load_model, draft, profiles) if draft is not None and method != "none" else None
     shadows = [note for kind, name in (("hardware", hardware), ("model", model), ("engine", engine or DEFAULT_ENGINE), ("hardware", draft_hardware),
                                        ("model", draft)) for note in [shadow_note(kind, name, _folders(profiles))] if note]
     shadows += [note for note in [costs_shadow_note(eng.name, eng.costs_from)] if note]
@@ -491,7 +521,6 @@ def predict(
             f"does not fit in memory: needs {out['memory_needed_bytes'] / 1e9:.1f} GB per device of "
             f"{out['usable_memory_bytes'] / 1e9:.1f} GB usable (max batch {out['max_batch']:,} at this context)")
     memory_warning = len(out["warnings"]) - 1 if not fits else None  # a speculative point says what it needs with its drafter
-    draft_hw = load_hardware(draft_hardware, profiles) if draft_hardware is not None and method != "none" else None
     for note in (engine_on_a_cpu(eng, hw), engine_on_a_cpu(eng, draft_hw) if draft_hw and speculates(method, k) else "",
                  weight_only_note(hw, dep, target), unfitted_family_note(hw, target, dep, eng),
                  undetermined_note(eng, hw, parameters_used(hw, target, dep, eng, speculates(method, k),
@@ -517,9 +546,7 @@ def predict(
         out["warnings"].append(f"dp_attention {dep.dp_attention} at batch {batch}: {idle} of the {dep.dp_attention} attention "
                                f"groups have no sequence to decode, and their devices idle through attention; "
                                f"DP-attention needs a batch of at least {dep.dp_attention}")
-    draft_spec = None
     if method != "none":
-        draft_spec = load_model(draft, profiles) if draft is not None else None
         out["spec"] = predict_speculation(
             hw, target, batch, context, k, alpha, method=method, draft=draft_spec, draft_hw=draft_hw,
             acceptance=acceptance, tree_nodes=tree_nodes, tree_tau=tree_tau, overlap=overlap,

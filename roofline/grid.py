@@ -117,8 +117,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
             name_or_path = name
         try:
             spec = specs.get((kind, name)) or loader(name_or_path, extra_dirs)
-        except UnknownName as exc:  # say which file and key named it
-            raise RooflineError(f"{where}: {key}: {exc}") from None
+        except UnknownName as exc:  # say which file and key named it (still an UnknownName, as predict's: qa110)
+            raise UnknownName(f"{where}: {key}: {exc}") from None
         named = DEFAULT_ENGINE if name_or_path is None and kind == "ServingEngine" else name_or_path  # the default engine's
         note = "" if (kind, name) in specs else shadow_note(SHADOW_KINDS[kind], named, extra_dirs)
         if isinstance(spec, ServingEngine) and not note:  # a profile taking its costs from one that shadows a built-in

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import roofline
@@ -570,3 +571,30 @@ def test_a_break_even_batch_says_what_it_rests_on():
     assert any("(vllm's costs: 100 us, the upper bound" in w and "--from vllm --set" in w for w in v0)
     capped = roofline.predict("h100-sxm", "llama-3.1-8b", 1, method="eagle", alpha=0.7)  # memory ends its search
     assert capped["spec"]["break_even_at_memory_limit"] and not any(w.startswith("the break-even batch") for w in capped["warnings"])
+
+
+def test_sweep_takes_pandas_extension_arrays_such_as_its_own_columns_unique():
+    """qa110: a sweep's category column's unique(), pd.array and pd.Categorical were refused as 'expected a name or a
+    non-empty list of names', though a Series or an Index of the same values was taken."""
+    first = roofline.sweep({"hardware": ["h100-sxm", "h200"], "model": "llama-3.1-8b", "axes": {"batch": [1]}})
+    again = roofline.sweep({"hardware": first["hardware"].unique(), "model": "llama-3.1-8b",
+                            "method": pd.Categorical(["none", "eagle"]), "axes": {"batch": pd.array([1, 8]), "alpha": [0.7]}})
+    assert sorted(again["hardware"].unique()) == ["h100-sxm", "h200"] and sorted(again["batch"].unique()) == [1, 8]
+    assert set(again["method"]) == {"none", "eagle"}
+    with pytest.raises(RooflineError, match=r"predict: batch: expected one integer \(use roofline.sweep for arrays\)"):
+        roofline.predict("h100", "llama-3.1-8b", batch=pd.array([1, 8]))
+
+
+def test_an_unknown_profile_name_says_which_option_gave_it_in_predict_as_in_sweep():
+    """qa110: predict said 'unknown hardware h1000' for a drafter's device as for the target's, and sweep raised a plain
+    RooflineError where predict raised UnknownName."""
+    from roofline.errors import UnknownName
+
+    with pytest.raises(UnknownName, match=r"^predict: draft_hardware: unknown hardware 'h1000'"):
+        roofline.predict("h100", "llama-3.1-8b", method="eagle", alpha=0.7, draft_hardware="h1000")
+    with pytest.raises(UnknownName, match=r"^predict: draft: unknown model 'llama-1b'"):
+        roofline.predict("h100", "llama-3.1-70b", method="draft", draft="llama-1b", alpha=0.7)
+    with pytest.raises(UnknownName, match=r"^predict: engine: unknown engine 'vlm'"):
+        roofline.predict("h100", "llama-3.1-8b", engine="vlm")
+    with pytest.raises(UnknownName, match=r"^sweep: draft_hardware: unknown hardware 'h1000'"):
+        roofline.sweep({"hardware": "h100", "model": "llama-3.1-8b", "method": "eagle", "draft_hardware": "h1000"})

@@ -453,3 +453,11 @@ def test_roofline_or_a_group_alone_prints_its_help_once(roofline, args):
     """`roofline` alone printed its whole help twice (qa101)."""
     code, out, _ = roofline(*args)
     assert code == 0 and out.count("Usage: roofline") == 1
+
+
+def test_predict_names_the_flag_of_an_unknown_profile(roofline):
+    """qa110: `--draft-hardware h1000` said 'unknown hardware' as `--hardware h1000` did: which one?"""
+    code, out, err = roofline("predict", "--method", "eagle", "--alpha", "0.7", "--draft-hardware", "h1000")
+    assert code == 2 and not out and err.startswith("error: command line: --draft-hardware: unknown hardware 'h1000'; closest: ")
+    code, out, err = roofline("predict", "--hardware", "h1000")
+    assert code == 2 and err.startswith("error: command line: --hardware: unknown hardware 'h1000'")

@@ -2,6 +2,7 @@
 measurements, and the fitted profile file (valid, comments kept, never overwritten without --force)."""
 
 import dataclasses
+import re
 from pathlib import Path
 
 import numpy as np
@@ -511,8 +512,9 @@ def test_parameters_that_rows_of_one_operating_point_fix_only_together_are_said_
     assert "(--fix one to read the other)" in fit_report(fit)
     # a family's value cannot be fixed: its hint says what would part it instead (qa100)
     fit["parameters"] = [{**by["kernel_latency"], "parameter": "kernel_latency [AMD Instinct]", "family": "AMD Instinct"}]
-    assert ("determined only together with host_per_step (rows of that family at other batches or models would part "
-            "them)") in fit_report(fit)
+    # which others it goes with (host work a step, and a sequence's at one batch) depends on where the fit stopped
+    assert re.search(r"determined only together with [a-z_, ]*host_per_step[a-z_, ]* \(rows of that family at other "
+                     r"batches or models would part them\)", fit_report(fit))
     varied = run_fit(synthetic_file(tmp_path), "vllm", loss="linear", max_evaluations=60)  # models, TP and batches tell them apart
     assert {row["parameter"]: row for row in varied["parameters"]}["kernel_latency"]["together_with"] == []
 
