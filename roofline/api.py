@@ -44,7 +44,7 @@ from roofline.layout import OPERATOR_CLASS, deployment, main_gemm_dtype, shard_n
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, K_MAX
 from roofline.model import ModelSpec, check_model_spec, context_note
 from roofline.model import load_model as _load_model
-from roofline.profiles import costs_shadow_note, shadow_note
+from roofline.profiles import costs_shadow_note, differing_fields, shadow_note
 from roofline.serving import (
     DEFAULT_ENGINE,
     OPTIMISTIC,
@@ -106,11 +106,6 @@ def _check_profile_arg(where: str, field: str, value, kind: type) -> None:
     raise field_error(where, field, f"a name or a {kind.__name__}", value)
 
 
-def _differing_fields(a, b) -> list[str]:
-    """The dataclass fields of two specs of one type that differ (a for_hardware engine's `general` aside)."""
-    return [f.name for f in dataclasses.fields(a) if f.name != "general" and getattr(a, f.name) != getattr(b, f.name)]
-
-
 def _engine_on_device(field: str, value: ServingEngine, named: ServingEngine, hardware: HardwareSpec) -> tuple:
     """An engine made by for_hardware, as it runs on `hardware` (the grid applies the overrides again), against the
     profile's for that device: (a note, and None), where a value set on it by hand (neither the profile's nor an
@@ -121,7 +116,7 @@ def _engine_on_device(field: str, value: ServingEngine, named: ServingEngine, ha
     for _, changes in value.general.overrides:
         for key, v in changes.items():
             by_override.setdefault(key, []).append(v)
-    by_hand = [name for name in _differing_fields(value, value.general) if getattr(value, name) not in by_override.get(name, [])]
+    by_hand = [name for name in differing_fields(value, value.general) if getattr(value, name) not in by_override.get(name, [])]
     lost = [name for name in by_hand if getattr(value, name) != getattr(applied, name)]
     if lost:
         return (f"{field}: {lost[0]} set on a ServingEngine made by for_hardware is replaced on {hardware.name} by the "
@@ -130,7 +125,7 @@ def _engine_on_device(field: str, value: ServingEngine, named: ServingEngine, ha
     own_keys = {key for glob, changes in named.overrides if fnmatch.fnmatch(hardware.engine_family, glob) for key in changes}
     other_keys = {key for _, changes in named.overrides for key in changes} - own_keys
     expected = named.for_hardware(hardware)
-    differ = set(_differing_fields(applied, expected))
+    differ = set(differing_fields(applied, expected))
     advice = (f"it was made by for_hardware for another device; pass {value.name!r}, or "
               f"load_engine({value.name!r}).for_hardware({hardware.name!r})") if differ and differ <= other_keys else None
     return None, (applied, expected, advice)
@@ -157,7 +152,7 @@ def _changed_spec_note(field: str, value, profiles: tuple, hardware: HardwareSpe
             if note:
                 return note
             value, named, advice = compared
-    differ = _differing_fields(value, named)
+    differ = differing_fields(value, named)
     if not differ:
         return None
     return (f"{field}: a {type(value).__name__} named {value.name!r} with a {differ[0]} other than the {value.name} profile's "
@@ -684,7 +679,7 @@ def _names_for_specs(data: dict) -> tuple[dict, dict, dict]:
                 _check_profile_arg("sweep", key, value, kind)
             {HardwareSpec: check_hardware_spec, ModelSpec: check_model_spec, ServingEngine: check_engine_spec}[kind](value)
             slot = (kind.__name__, value.name)
-            if dataclasses.astuple(specs.setdefault(slot, value)) != dataclasses.astuple(value):  # every field compared
+            if differing_fields(specs.setdefault(slot, value), value):  # every field a number reads
                 raise field_error("sweep", key, f"{slot[0]} objects of distinct names (dataclasses.replace(spec, name=...))",
                                   f"two different ones named {value.name!r}")
             return value.name
@@ -717,7 +712,7 @@ def _check_names_against_specs(specs: dict, named: dict, profiles: tuple) -> Non
     for slot, key in named.items():
         if slot in specs:
             try:
-                same = dataclasses.astuple(loaders[slot[0]](slot[1], profiles)) == dataclasses.astuple(specs[slot])
+                same = not differing_fields(loaders[slot[0]](slot[1], profiles), specs[slot])
             except RooflineError:  # no profile of that name: the string can only mean the object
                 same = True
             if not same:

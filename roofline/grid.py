@@ -12,7 +12,6 @@ each chunk whole in batch and k, so memory stays bounded and `write_sweep` strea
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from collections.abc import Iterator
@@ -37,7 +36,7 @@ from roofline.errors import RooflineError, UnknownName, field_error, warn
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment, shard_note
 from roofline.model import ModelSpec, context_note, load_model
-from roofline.profiles import costs_shadow_note, shadow_note
+from roofline.profiles import costs_shadow_note, differing_fields, shadow_note
 from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, Scenario
 from roofline.serving import (
     DEFAULT_ENGINE,
@@ -269,7 +268,7 @@ def _one_profile_per_name(where: str, key: str, entries, loaded: dict) -> None:
     for entry in entries:
         spec = loaded[entry]
         other = first.setdefault(spec.name, entry)
-        if dataclasses.astuple(loaded[other]) != dataclasses.astuple(spec):
+        if differing_fields(loaded[other], spec):
             raise field_error(where, key, "one profile per name across hardware and draft_hardware (rows are labelled by name)",
                               f"two profiles named {spec.name!r}: {other!r} and {entry!r}")
 

@@ -20,6 +20,7 @@ Names are case-insensitive (`H100-SXM` is `h100-sxm`), and a few short aliases a
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
@@ -302,6 +303,18 @@ def problems(kind: str | None = None, extra_dirs: tuple[str | Path, ...] = ()) -
             if other != path:
                 seen[path] = f"{path}: hidden by {other.name} beside it (one name, two files): remove or rename one"
     return list(seen.values())
+
+
+# a spec's words: where it came from and how it is shown; no number of any prediction depends on them
+PROSE_FIELDS = frozenset({"display_name", "source", "notes", "path", "version"})
+
+
+def differing_fields(a, b) -> list[str]:
+    """The fields of two spec objects of one type (hardware, model, engine) whose values differ, in field order: those a
+    prediction reads, its prose (PROSE_FIELDS) and a for_hardware engine's `general` aside. Two specs with none are the
+    same profile to every output (a copy with notes of its own is not 'another device of that name': qa110)."""
+    return [f.name for f in dataclasses.fields(a)
+            if f.name not in PROSE_FIELDS and f.name != "general" and getattr(a, f.name) != getattr(b, f.name)]
 
 
 def check_profile_name(name: object, what: str = "name") -> str:

@@ -598,3 +598,24 @@ def test_an_unknown_profile_name_says_which_option_gave_it_in_predict_as_in_swee
         roofline.predict("h100", "llama-3.1-8b", engine="vlm")
     with pytest.raises(UnknownName, match=r"^sweep: draft_hardware: unknown hardware 'h1000'"):
         roofline.sweep({"hardware": "h100", "model": "llama-3.1-8b", "method": "eagle", "draft_hardware": "h1000"})
+
+
+def test_a_spec_that_differs_only_in_its_words_is_the_same_profile():
+    """qa110: a copy with notes of its own was refused beside its name ('a changed spec object of that name'), a source
+    of its own was warned of as a change, and a real change was named by its display_name, the first field differing."""
+    import warnings
+
+    h100 = roofline.load_hardware("h100")
+    worded = dataclasses.replace(h100, notes="my run", source="x", display_name="my H100")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep({"hardware": worded, "draft_hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
+                             "axes": {"alpha": [0.7], "batch": [1]}})
+    assert len(df) == 1
+    assert not [w for w in roofline.predict(worded, "llama-3.1-8b")["warnings"] if "labelled" in w]
+    changed = dataclasses.replace(h100, mem_bw_bytes_per_s=1e12, display_name="Z")
+    said = [w for w in roofline.predict(changed, "llama-3.1-8b")["warnings"] if "labelled" in w]
+    assert len(said) == 1 and "with a mem_bw_bytes_per_s other than the h100-sxm profile's" in said[0]
+    with pytest.raises(RooflineError, match="one profile per name"):
+        roofline.sweep({"hardware": changed, "draft_hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
+                        "axes": {"alpha": [0.7], "batch": [1]}})
