@@ -49,7 +49,7 @@ from roofline.yamlio import load_yaml_text, read_text, write_text_atomic
 SCHEMA_COMMENT = "# yaml-language-server: $schema=../docs/hardware.schema.json"
 EDIT_MARK = "# roofline: "
 MAX_EDIT_ROUNDS = 20
-TEXT_FIELDS = ("name", "display_name", "source", "notes", "tokenizer")  # text: a value that reads as a number stays text
+TEXT_FIELDS = ("name", "display_name", "version", "source", "notes", "tokenizer")  # text: a value that reads as a number stays text
 SHAPE_FREE_FIELDS = ("precision", "max_context_tokens", "tokenizer", "published_params", "published_active_params")
 # model fields that leave the parameter count as it is: setting one keeps the source's published counts
 

@@ -52,7 +52,8 @@ def field_error(where: str, field: str, expected: str, found: object) -> Rooflin
 
 def prose(where: str, field: str, value: object, default: str = "") -> str:
     """A text field (display_name, version, source, notes): a string, or what YAML read from unquoted digits as a
-    finite number (`display_name: 4090`, as Python writes the number: 1.10 is '1.1') or a date (ISO); `default` where
+    finite number (`display_name: 4090`, as Python writes the number: 1.10 is '1.1'; a version's decimals refused, as
+    0.10 is not 0.1) or a date (ISO); `default` where
     absent (None); anything else (a list, a mapping, a bool, inf) the standard one-line error."""
     import math
 
@@ -62,6 +63,8 @@ def prose(where: str, field: str, value: object, default: str = "") -> str:
         return value
     if isinstance(value, (datetime.date, datetime.time)):  # `version: 2025-06-01`: YAML reads a date
         return value.isoformat()
+    if field == "version" and isinstance(value, float):  # `version: 0.10` reads 0.1, another release (qa108)
+        raise field_error(where, field, "text in quotes (YAML reads an unquoted 0.10 as the number 0.1)", value)
     if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
         return str(value)
     raise field_error(where, field, "text", value)

@@ -261,11 +261,20 @@ def check_not_shadowing(kind: str, path: Path, force: bool, what: str) -> None:
 
 
 def shadow_note(kind: str, name: object, extra_dirs: tuple[str | Path, ...] = ()) -> str:
-    """'model llama-3.1-8b is FILE, which shadows the built-in FILE' where profile name `name` (not a path) resolves to
-    a user file that takes a built-in's name or short name (builtin_shadowed); '' else (a spec object, a path, a
-    built-in, nothing hidden)."""
-    if not isinstance(name, str) or name.endswith((".yaml", ".yml")):
+    """'model llama-3.1-8b is FILE, which shadows the built-in FILE' where profile name `name` resolves to a user file
+    that takes a built-in's name or short name (builtin_shadowed); for a path, 'hardware FILE is named h100-sxm, as the
+    built-in FILE is: ...' where the file's own `name:`, which labels every output, is a built-in's (qa108: rows read
+    h100-sxm at twice its bandwidth); '' else (a spec object, a built-in, nothing hidden)."""
+    if not isinstance(name, str):
         return ""
+    if name.endswith((".yaml", ".yml")):
+        try:
+            inner = read_yaml(Path(name)).get("name")
+        except (RooflineError, OSError):  # the loader said it already
+            return ""
+        hidden = builtin_shadowed(kind, Path(name).with_name(f"{inner}.yaml")) if isinstance(inner, str) and inner else ""
+        return (f"{kind} {name} is named {inner}, as {hidden} is: every output labels it {inner} (give it a name of its "
+                "own to tell them apart)") if hidden else ""
     path = find_profile(kind, name, extra_dirs)
     hidden = builtin_shadowed(kind, path)
     return f"{kind} {name} is {path}, which shadows {hidden}" if hidden else ""

@@ -1121,3 +1121,30 @@ def test_an_engine_edit_that_changes_a_fitted_value_makes_it_the_users(roofline,
     changed = [line for line in difflib.unified_diff(text.splitlines(), path.read_text().splitlines(), lineterm="", n=0)
                if line[:1] in "+-" and line[:3] not in ("+++", "---")]
     assert len(changed) == 3  # the edited line, and the list entry taken out: nothing else of the file rewritten
+
+
+def test_a_profile_given_by_path_under_a_built_ins_name_is_said_to_be_labelled_so(roofline, tmp_path):
+    """qa108: a copy of h100-sxm at twice its bandwidth, given as --hardware /path/foo.yaml, labelled every row
+    'h100-sxm' without a word (a user folder's shadow is said; a path's was not)."""
+    code, _, err = roofline("hw", "new", "h100-sxm", "--from", "h100-sxm", "--set", "memory_bandwidth=6.7 TB/s",
+                            "--dir", tmp_path, "--force")
+    assert code == 0, err
+    (tmp_path / "h100-sxm.yaml").rename(tmp_path / "foo.yaml")
+    code, out, err = roofline("predict", "--hardware", tmp_path / "foo.yaml", "--engine", "ideal")
+    assert code == 0 and err.startswith(f"warning: hardware {tmp_path / 'foo.yaml'} is named h100-sxm, as the built-in ")
+    assert "every output labels it h100-sxm" in err
+    code, out, err = roofline("predict", "--hardware", ROOT / "hardware_profiles" / "h100-sxm.yaml")  # the built-in itself
+    assert code == 0 and "is named" not in err
+
+
+def test_an_engine_version_keeps_its_digits(roofline, tmp_path):
+    """qa108: `--set version=0.10` wrote `version: 0.1`, another vLLM release; a hand-written 0.10 read as 0.1 too."""
+    code, _, err = roofline("engines", "new", "v2", "--from", "vllm", "--set", "version=0.10", "--dir", tmp_path)
+    assert code == 0, err
+    assert 'version: "0.10"' in (tmp_path / "v2.yaml").read_text()
+    code, out, _ = roofline("--profiles", tmp_path, "engines", "show", "v2")
+    assert code == 0 and "0.10)" in out.splitlines()[0]
+    text = (tmp_path / "v2.yaml").read_text().replace('version: "0.10"', "version: 0.10")
+    (tmp_path / "v2.yaml").write_text(text)
+    code, out, err = roofline("--profiles", tmp_path, "engines", "show", "v2")
+    assert code == 2 and "version: expected text in quotes (YAML reads an unquoted 0.10 as the number 0.1), found 0.1" in err
