@@ -915,6 +915,13 @@ def _config_text(row: pd.Series, columns: list[str], meta: dict | None = None) -
     return "".join(one(c) for c in columns)
 
 
+def _engine_said(df: pd.DataFrame, engine: str) -> str:
+    """' (Engine vllm, as in the figure; the table also holds my-vllm.)' where a table holds more engines than the one
+    a finding reads (main_engine), else ''."""
+    others = sorted(set(df["engine"].astype(str)) - {engine}) if "engine" in df else []
+    return f" (Engine {engine}, as in the figure; the table also holds {_list(others)}.)" if others else ""
+
+
 def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     engine = main_engine(df)  # the figure's engine
     fit = _fits(df[df["engine"].astype(str) == engine] if "engine" in df else df)
@@ -926,7 +933,7 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         b = fit.loc[fit["tokens_per_s"].idxmax()]
         return Finding(title, f"Throughput peaks at {_n(b['tokens_per_s'])} tokens/s "
                        f"({_hw(meta, b['hardware'])}, {_model(meta, b['model'])}, batch {int(b['batch'])})."
-                       + _compared_plain(fit, b, meta), {})
+                       + _compared_plain(fit, b, meta) + _engine_said(df, engine), {})  # qa108: my-vllm's peak unsaid
     varying = _varying(drafting)
     keys = [*POINT_COLUMNS, *varying]
     # each point of each config at its best drafting k (the largest speedup over k > 0; a tree has one k, best_k -1)
@@ -983,8 +990,7 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
                         engine, said=bool(caveat))
             + (f" {_list([_model(meta, m) for m in never])} fit{'s' if len(never) == 1 else ''} in memory at no point of the sweep."
                if never else "")
-            + (f" (Engine {engine}, as in the figure; the table also holds "
-               f"{_list(sorted(set(df['engine'].astype(str)) - {engine}))}.)" if "engine" in df and df["engine"].nunique() > 1 else ""))
+            + _engine_said(df, engine))
     return Finding(title, text, {"best_speedup": float(top["speedup"])})
 
 

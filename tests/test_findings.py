@@ -814,3 +814,14 @@ axes:
     tp = int(spec["tp"].iloc[0])
     assert f"(batch {int(t['batch_2x_speculation'])}, tp {tp}, k = {int(t['k_2x_speculation'])}" in f.text
     assert "at an 8,192-token context" in f.text  # not "a 8,192"
+
+
+def test_a_plain_scenario_of_two_engines_says_which_one_its_peak_reads(tmp_path):
+    """qa108: `engine: [vllm, my-vllm]` reported vllm's peak as the table's, with no word of the other engine's rows."""
+    r, f = _report_finding(tmp_path, "name: two-engines\nhardware: h100-sxm\nmodel: llama-3.1-8b\nengine: [ideal, vllm, sglang]\n"
+                                     "axes:\n  batch: [1, 8]\n  context: [1024]\n")
+    assert f.text.startswith("Throughput peaks at ")
+    assert "(Engine vllm, as in the figure; the table also holds ideal and sglang.)" in f.text
+    _, one = _report_finding(tmp_path / "one", "name: one-engine\nhardware: h100-sxm\nmodel: llama-3.1-8b\n"
+                                                "axes:\n  batch: [1, 8]\n  context: [1024]\n")
+    assert "the table also holds" not in one.text
