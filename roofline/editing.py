@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
 import re
 import shlex
@@ -455,6 +456,43 @@ def _price_set_by_hand(kind: str, doc, set_here: set[str]) -> None:
             doc[key] = type(text)(changed) if type(text) is not str else changed  # a folded block stays folded
 
 
+def _sparse_peak_note(kind: str, before, after, set_here: set[str], where: str) -> None:
+    """A peak FLOP/s an edit set to twice the profile's before (or a bf16 peak set to the fp8 one beside it) is said: a
+    datasheet's figure 'with sparsity' (2:4) is twice the dense one, and profiles take dense FLOP/s (qa108: H100's
+    sparse 1,978.9 TFLOPS went in as bf16 without a word). `before`, `after`: the specs (None: the file did not read)."""
+    if kind != "hardware" or before is None or after is None:
+        return
+    old, new = before.peak_flops_per_s, after.peak_flops_per_s
+    for dtype in sorted(new):
+        if f"peak_flops.{dtype}" not in set_here and "peak_flops" not in set_here or dtype not in old:
+            continue
+        doubled = math.isclose(new[dtype], 2.0 * old[dtype], rel_tol=0.01)
+        as_fp8 = (dtype in ("bf16", "fp16") and "fp8" in new and "fp8" in old and old[dtype] < 0.99 * old["fp8"]
+                  and math.isclose(new[dtype], new["fp8"], rel_tol=0.001))
+        if doubled or as_fp8:
+            what = f"twice the {old[dtype] / 1e12:,.1f} TFLOP/s it was" if doubled else f"the fp8 figure ({new['fp8'] / 1e12:,.1f} TFLOP/s)"
+            warn(f"{where}: peak_flops.{dtype}: {new[dtype] / 1e12:,.1f} TFLOP/s is {what}: if it is a datasheet's figure "
+                 "'with sparsity', give the dense one (half of it); profiles take dense FLOP/s")
+
+
+def _hardware_or_none(kind: str, text: str, path: Path, extra_dirs: tuple, name: str | None = None):
+    """The spec hardware profile text reads as (its `name:` taken as `name` where given), in silence (its warnings were
+    said when it was written); None for another kind or where it does not read."""
+    import warnings
+
+    if kind != "hardware":
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            data = load_yaml_text(text, str(path))
+            if isinstance(data, dict) and name is not None:
+                data = {**data, "name": name}
+            return validate_data(kind, data, path, extra_dirs) if isinstance(data, dict) else None
+    except RooflineError:
+        return None
+
+
 def _family_values_kept(kind: str, doc, set_here: set[str], where: str) -> None:
     """An engine field set by hand that an `overrides` entry also sets keeps that family's value there: said (a
     warning naming the entry), since the hand value does not reach that hardware."""
@@ -502,6 +540,18 @@ def check_no_other_file(target: Path, force: bool, kind: str) -> None:
                             "which then takes its place")
 
 
+def _source_fault(kind: str, source: Path, extra_dirs: tuple) -> None:
+    """Raise '--from: <the source file's own error>' where the profile a copy was made from does not validate by
+    itself (its file name aside: a copy takes a name of its own); nothing where it does."""
+    try:
+        data = load_yaml_text(read_text(source), str(source), lines=True)  # the file on disk: its lines are named
+        if isinstance(data, dict):
+            data = {**data, "name": source.stem}
+        validate_data(kind, data, source, extra_dirs) if isinstance(data, dict) else validate_text(kind, "", source)
+    except RooflineError as exc:
+        raise RooflineError(f"--from: {exc}") from None
+
+
 def new_profile(kind: str, name: str, source_name: str, assignments: list[str], out_dir: Path | None = None,
                 force: bool = False, extra_dirs: tuple = ()) -> Path:
     """Copy profile `source_name` to OUT_DIR/NAME.yaml with `name` and the assignments applied; validated, atomic."""
@@ -545,8 +595,13 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     if assignments or inherited:  # which values are not the source profile's, whatever its source and notes say
         header.append(HAND_SET + ", ".join(sorted(set_here | inherited)) + ".")
     text = "\n".join(header) + "\n" + _dump(doc)
-    validate_text(kind, text, target, extra_dirs)
+    try:
+        spec = validate_text(kind, text, target, extra_dirs)
+    except RooflineError:
+        _source_fault(kind, source, extra_dirs)  # a broken --from file is named, with its line, not the new file (qa108)
+        raise
     write_text_atomic(target, text, force, what=f"{GROUP[kind]} new")
+    _sparse_peak_note(kind, _hardware_or_none(kind, read_text(source), source, extra_dirs, source.stem), spec, set_here, str(target))
     _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is written
     _removed_note(kind, had, pairs, str(target), source.stem)
     return target
@@ -614,8 +669,9 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
                           {".".join(keys) for keys, value in pairs if value is None})
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-    validate_text(kind, text, path, extra_dirs)
+    spec = validate_text(kind, text, path, extra_dirs)
     write_text_atomic(path, text, force=True)
+    _sparse_peak_note(kind, _hardware_or_none(kind, original, path, extra_dirs), spec, set_here, str(path))
     _family_values_kept(kind, doc, set_here, str(path))
     _removed_note(kind, had, pairs, str(path), "the file")
     return path

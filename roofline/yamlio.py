@@ -112,10 +112,24 @@ def _unambiguous_number(kind: str):
     return construct
 
 
+# Booleans only YAML 1.1 has: yes / no / on / off are true / false to PyYAML and text to YAML 1.2 (qa108: `ffn_gated: yes`)
+_YAML11_BOOL = re.compile(r"^(?:yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF)$")
+
+
+def _construct_bool(loader, node):
+    """The safe bool constructor refusing a YAML-1.1-only boolean (_YAML11_BOOL), at its line."""
+    if _YAML11_BOOL.match(node.value):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{node.value} is a boolean in YAML 1.1 and text in YAML 1.2: quote it for text ('{node.value}'), or "
+            "write true or false", node.start_mark)
+    return yaml.constructor.SafeConstructor.construct_yaml_bool(loader, node)
+
+
 for _loader in (_BoundedSafeLoader, *([_FastSafeLoader] if _CSafeLoader is not None else [])):
     _loader.add_implicit_resolver("tag:yaml.org,2002:float", _EXPONENT_FLOAT, list("-+0123456789."))
     _loader.add_constructor("tag:yaml.org,2002:int", _unambiguous_number("int"))
     _loader.add_constructor("tag:yaml.org,2002:float", _unambiguous_number("float"))
+    _loader.add_constructor("tag:yaml.org,2002:bool", _construct_bool)
 
 
 def _check_events(text: str) -> None:

@@ -1148,3 +1148,34 @@ def test_an_engine_version_keeps_its_digits(roofline, tmp_path):
     (tmp_path / "v2.yaml").write_text(text)
     code, out, err = roofline("--profiles", tmp_path, "engines", "show", "v2")
     assert code == 2 and "version: expected text in quotes (YAML reads an unquoted 0.10 as the number 0.1), found 0.1" in err
+
+
+def test_a_copy_of_a_broken_profile_names_the_broken_file_and_its_line(roofline, tmp_path):
+    """qa108: `hw new x1 --from BROKEN.yaml` blamed the new file, which did not exist, for the source's bad value."""
+    text = (ROOT / "hardware_profiles" / "h100-sxm.yaml").read_text().replace("name: h100-sxm", "name: effbad", 1)
+    lines = text.splitlines()
+    line = next(i for i, s in enumerate(lines) if s.strip().startswith("memory: 0."))
+    lines[line] = lines[line].split(":")[0] + ": 1.5"
+    (tmp_path / "effbad.yaml").write_text("\n".join(lines) + "\n")
+    code, out, err = roofline("hw", "new", "x1", "--from", tmp_path / "effbad.yaml", "--dir", tmp_path / "out")
+    assert code == 2 and err.strip() == (f"error: --from: {tmp_path / 'effbad.yaml'}: line {line + 1}: efficiency.memory: "
+                                         "expected a fraction in [0.01, 1], found 1.5")
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+    code, out, err = roofline("hw", "new", "x1", "--from", "h100-sxm", "--set", "efficiency.memory=1.5", "--dir", tmp_path / "out")
+    assert code == 2 and err.startswith(f"error: {tmp_path / 'out' / 'x1.yaml'}: efficiency.memory: ")  # the new value's fault
+
+
+def test_a_peak_set_to_a_sparsity_figure_is_said(roofline, tmp_path):
+    """qa108: H100's sparse bf16 figure (1,978.9 TFLOPS, twice the dense) went in without a word; FLOP/s are dense."""
+    code, _, err = roofline("hw", "new", "sp", "--from", "h100-sxm", "--dir", tmp_path)
+    assert code == 0 and "'with sparsity'" not in err
+    code, _, err = roofline("--profiles", tmp_path, "hw", "set", "sp", "peak_flops.bf16=1978.9 TFLOPS")
+    assert code == 0 and "peak_flops.bf16: 1,978.9 TFLOP/s is twice the 989.4 TFLOP/s it was: if it is a datasheet's figure " \
+                         "'with sparsity', give the dense one" in err
+    code, _, err = roofline("--profiles", tmp_path, "hw", "set", "sp", "memory_bandwidth=3 TB/s")  # no peak set: no word
+    assert code == 0 and "'with sparsity'" not in err
+    code, _, err = roofline("hw", "new", "sp2", "--from", "h100-sxm", "--set", "peak_flops.bf16=1978.9 TFLOPS",
+                            "--set", "peak_flops.fp8=3957.8 TFLOPS", "--dir", tmp_path)
+    assert code == 0 and err.count("'with sparsity'") == 2
+    code, _, err = roofline("hw", "new", "sp3", "--from", "h100-sxm", "--set", "peak_flops.bf16=900 TFLOPS", "--dir", tmp_path)
+    assert code == 0 and "'with sparsity'" not in err

@@ -20,7 +20,7 @@ from roofline.yamlio import (
 @pytest.mark.parametrize("text, message", [
     ("a: 1\na: 2\n", "line 2: not valid YAML: duplicated key 'a' (first at line 1)"),
     ("1: x\n", "key 1 is read as 1, not a string (quote it: '1')"),
-    ("on: x\n", "key on is read as True, not a string (quote it: 'on')"),
+    ("on: x\n", "on is a boolean in YAML 1.1 and text in YAML 1.2: quote it for text ('on')"),
     ("a: " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + "\n", f"nesting deeper than {MAX_DEPTH} levels"),
     ("a: &a [x]\n" + "".join(f"b{i}: *a\n" for i in range(70)), "more than 64 aliases"),
 ])
@@ -55,7 +55,7 @@ def test_libyaml_and_the_pure_python_loader_read_every_shipped_file_and_tricky_s
     root = Path(__file__).resolve().parent.parent
     texts = [p.read_text() for folder in ("hardware_profiles", "model_profiles", "engine_profiles", "scenarios")
              for p in sorted((root / folder).glob("*.yaml"))]
-    texts.append("a: 1e3\nb: 1.0e3\nc: 0x1F\nd: 2026-11-30\ne: yes\nf: ~\ng: '08'\nh: '010'\ni: .inf\nj: 1000\n"
+    texts.append("a: 1e3\nb: 1.0e3\nc: 0x1F\nd: 2026-11-30\ne: true\nf: ~\ng: '08'\nh: '010'\ni: .inf\nj: 1000\n"
                  "k: &k {x: [1, 2]}\nl: *k\nm: {<<: *k, y: 3}\nn: |\n  two\n  lines\n")
     fast = [load_yaml_text(text, "f.yaml") for text in texts]
     monkeypatch.setattr(yamlio, "_CSafeLoader", None)
@@ -211,3 +211,22 @@ def test_a_recursive_alias_is_read_once_not_walked_forever(tmp_path):
     (tmp_path / "rec.yaml").write_text("type: hardware\nname: rec\nnotes: &n [*n]\n")
     with pytest.raises(RooflineError, match=r"rec.yaml: not valid here: an alias inside the value it names"):
         load_hardware(str(tmp_path / "rec.yaml"))
+
+
+def test_a_boolean_only_yaml_1_1_has_is_refused_at_its_line():
+    """qa108: `ffn_gated: yes` loaded as true (PyYAML reads YAML 1.1), where YAML 1.2 and an editor's schema read text."""
+    from roofline.yamlio import load_yaml_text
+
+    for word in ("yes", "No", "on", "OFF"):
+        with pytest.raises(RooflineError, match=rf"^f.yaml: line 2: not valid YAML: {word} is a boolean in YAML 1.1 and text in YAML 1.2: quote it for text \('{word}'\), or write true or false$"):
+            load_yaml_text(f"a: 1\nflag: {word}\n", "f.yaml")
+    assert load_yaml_text("flag: true\nother: false\ntext: 'yes'\n", "f.yaml") == {"flag": True, "other": False, "text": "yes"}
+
+
+def test_both_loaders_refuse_a_yaml_1_1_boolean(monkeypatch):
+    from roofline import yamlio
+    from roofline.yamlio import load_yaml_text
+
+    monkeypatch.setattr(yamlio, "_CSafeLoader", None)
+    with pytest.raises(RooflineError, match=r"line 1: not valid YAML: Off is a boolean in YAML 1.1"):
+        load_yaml_text("flag: Off\n", "f.yaml")
