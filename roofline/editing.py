@@ -838,7 +838,7 @@ NO_FIT = "does not fit"  # a reference point of a diff that does not fit in the 
 
 
 def _shown(value, unit: str) -> str:
-    """A diff's cell: '-' for no value, text as it is, seconds, counts (B of parameters), prices and SI quantities."""
+    """A diff's cell: '-' for no value, text as it is, seconds, counts (B of parameters), KiB, prices and SI quantities."""
     from roofline.units import format_seconds, format_si, format_significant
 
     if value is None:
@@ -851,6 +851,8 @@ def _shown(value, unit: str) -> str:
         return format_seconds(value)
     if unit == "params":
         return f"{value / 1e9:.3f} B"
+    if unit == "KiB":  # as `models list` shows a token's KV cache (qa109: 128.0KiB there, 131 kB here)
+        return f"{value / 1024:,.1f} KiB"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
     if unit in ("", "USD/h"):
@@ -994,8 +996,8 @@ def diff_models(a: str, b: str, extra_dirs: tuple = (), hardware: str = "h100-sx
     rows += [("mtp_modules", ma.mtp_modules, mb.mtp_modules, ""),
              ("parameters", float(ma.params), float(mb.params), "params"),
              ("active parameters", float(ma.active_params), float(mb.active_params), "params"),
-             ("KV per token at 4k (bf16)", ma.kv_bytes_per_token_at(4096), mb.kv_bytes_per_token_at(4096), "B"),
-             ("KV per token at 128k (bf16)", ma.kv_bytes_per_token_at(131072), mb.kv_bytes_per_token_at(131072), "B"),
+             ("KV per token at 4k (bf16)", ma.kv_bytes_per_token_at(4096), mb.kv_bytes_per_token_at(4096), "KiB"),
+             ("KV per token at 128k (bf16)", ma.kv_bytes_per_token_at(131072), mb.kv_bytes_per_token_at(131072), "KiB"),
              ("native precision", _precision_text(ma), _precision_text(mb), "text"),
              ("weights as released", ma.weight_bytes_as_released, mb.weight_bytes_as_released, "B")]
     deps = [deployment(m, tp=tp, where="command line") for m in (ma, mb)]

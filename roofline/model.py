@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from roofline.errors import MISSING, RooflineError, check_choice, check_flag, field_error, prose, unknown_key_error
+from roofline.errors import MISSING, RooflineError, check_choice, check_flag, field_error, field_line, prose, unknown_key_error
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, normalize_dtype, read_yaml
 
@@ -607,6 +607,11 @@ def _mla(where: str, key: str, ranks: dict[str, object]) -> MLASpec:
 
 def _moe(where: str, key: str, counts: dict[str, object], layers: int) -> MoESpec:
     """Routed experts (top_k of them per token) and optional shared experts, on all but the leading dense layers."""
+    given = [k for k in ("experts", "top_k", "expert_ffn_size") if counts.get(k) is not None]
+    if len(given) < 3:  # `models set dense moe.top_k=2` said 'moe.experts: expected a positive integer, found None'
+        line = field_line(where, key)
+        raise RooflineError(f"{where}: {f'line {line}: ' if line else ''}{key}: expected experts, top_k and expert_ffn_size "
+                            f"together (a MoE block needs all three), found {'only ' + ' and '.join(given) if given else 'none of them'}")
     moe = MoESpec(
         experts=_positive_int(where, f"{key}.experts", counts.get("experts")),
         top_k=_positive_int(where, f"{key}.top_k", counts.get("top_k")),

@@ -1179,3 +1179,15 @@ def test_a_peak_set_to_a_sparsity_figure_is_said(roofline, tmp_path):
     assert code == 0 and err.count("'with sparsity'") == 2
     code, _, err = roofline("hw", "new", "sp3", "--from", "h100-sxm", "--set", "peak_flops.bf16=900 TFLOPS", "--dir", tmp_path)
     assert code == 0 and "'with sparsity'" not in err
+
+
+def test_a_moe_block_missing_a_count_is_said_whole_and_models_diff_shows_kv_in_kib(roofline, tmp_path):
+    """qa108: `models set dense moe.top_k=2` said 'moe.experts: expected a positive integer, found None'; qa109: models
+    diff showed a token's KV cache as 131 kB where models list shows 128.0KiB."""
+    code, _, err = roofline("models", "new", "my-llama", "--from", "llama-3.1-8b", "--dir", tmp_path)
+    assert code == 0, err
+    code, _, err = roofline("--profiles", tmp_path, "models", "set", "my-llama", "moe.top_k=2")
+    assert code == 2 and err.strip().endswith("moe: expected experts, top_k and expert_ffn_size together (a MoE block needs "
+                                              "all three), found only top_k")
+    code, out, _ = roofline("models", "diff", "llama-3.1-8b", "qwen3-8b")
+    assert code == 0 and re.search(r"KV per token at 4k \(bf16\) +128\.0 KiB +144\.0 KiB", out)
