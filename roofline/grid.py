@@ -13,6 +13,7 @@ each chunk whole in batch and k, so memory stays bounded and `write_sweep` strea
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -627,6 +628,11 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
         "kv_dtype": sorted({c.dep.kv_dtype for c in configs}),
         "tp": sorted({c.dep.tp for c in configs}), "layouts": sorted({c.dep.describe() for c in configs}),
         "hardware": {**{c.hw.name: c.hw.display_name for c in configs}, **{c.draft_hw.name: c.draft_hw.display_name for c in configs if c.draft_hw}},
+        # the file each profile was read from (null: a spec object built in code), by kind and name: results traced to inputs
+        "profile_files": {
+            "hardware": {s.name: os.path.abspath(s.path) if s.path else None for c in configs for s in (c.hw, c.draft_hw) if s is not None},
+            "model": {s.name: os.path.abspath(s.path) if s.path else None for c in configs for s in (c.model, c.draft) if s is not None},
+            "engine": {c.engine.name: os.path.abspath(c.engine.path) if c.engine.path else None for c in configs}},
         "model": {**{c.model.name: c.model.display_name for c in configs}, **{c.draft.name: c.draft.display_name for c in configs if c.draft}},
         # the price per device-hour every cost column divides (None: no price in the profile)
         "price_usd_per_hour": {**{c.hw.name: c.hw.price_usd_per_hour for c in configs},

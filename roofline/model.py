@@ -23,6 +23,7 @@ Biases, attention sinks and quantisation scales of the checkpoint are ignored (<
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 from dataclasses import dataclass
 from pathlib import Path
@@ -142,6 +143,7 @@ class ModelSpec:
     #   128) in the classes at its default dtype: a tensor-parallel shard must hold whole blocks (layout.shard_note)
     source: str = ""
     notes: str = ""
+    path: str = ""  # the profile file it was loaded from ('' for a spec built otherwise: models import, a test)
 
     # ---- parameter counts (per component, whole model, unsharded) ----
     @property
@@ -811,4 +813,4 @@ def load_model(name: str, extra_dirs: tuple[str | Path, ...] = ()) -> ModelSpec:
     path = find_profile("model", name, extra_dirs)
     spec = model_from_dict(read_yaml(path), str(path))
     check_file_name(path, name, spec.name)
-    return spec
+    return dataclasses.replace(spec, path=str(path))

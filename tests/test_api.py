@@ -619,3 +619,23 @@ def test_a_spec_that_differs_only_in_its_words_is_the_same_profile():
     with pytest.raises(RooflineError, match="one profile per name"):
         roofline.sweep({"hardware": changed, "draft_hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
                         "axes": {"alpha": [0.7], "batch": [1]}})
+
+
+def test_predict_and_scenario_json_name_the_file_of_every_profile(tmp_path):
+    """qa108: no output said which file a profile came from (a user copy named like a built-in read as the built-in)."""
+    from roofline.grid import load_configs, scenario_meta
+    from roofline.scenario import scenario_from_dict
+
+    root = Path(__file__).resolve().parent.parent
+    p = roofline.predict("h100", "llama-3.1-70b", tp=4, method="draft", draft="llama-3.2-1b", alpha=0.7, draft_hardware="l4")
+    assert p["profile_files"] == {"hardware": str(root / "hardware_profiles" / "h100-sxm.yaml"),
+                                  "model": str(root / "model_profiles" / "llama-3.1-70b.yaml"),
+                                  "engine": str(root / "engine_profiles" / "vllm.yaml"),
+                                  "draft_hardware": str(root / "hardware_profiles" / "l4.yaml"),
+                                  "draft": str(root / "model_profiles" / "llama-3.2-1b.yaml")}
+    built = dataclasses.replace(roofline.load_hardware("h100"), path="")
+    assert roofline.predict(built, "llama-3.1-8b")["profile_files"]["hardware"] is None
+    sc = scenario_from_dict({"name": "t", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-8b", "engine": ["vllm", "ideal"]}, "t")
+    meta = scenario_meta(sc, load_configs(sc), 1)
+    assert meta["profile_files"]["hardware"] == {n: str(root / "hardware_profiles" / f"{n}.yaml") for n in ("h100-sxm", "h200")}
+    assert meta["profile_files"]["engine"]["ideal"] == str(root / "engine_profiles" / "ideal.yaml")
