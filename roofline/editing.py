@@ -460,6 +460,8 @@ def _sparse_peak_note(kind: str, before, after, set_here: set[str], where: str) 
     """A peak FLOP/s an edit set to twice the profile's before (or a bf16 peak set to the fp8 one beside it) is said: a
     datasheet's figure 'with sparsity' (2:4) is twice the dense one, and profiles take dense FLOP/s (qa108: H100's
     sparse 1,978.9 TFLOPS went in as bf16 without a word). `before`, `after`: the specs (None: the file did not read)."""
+    from roofline.hardware import peak_unit
+
     if kind != "hardware" or before is None or after is None:
         return
     old, new = before.peak_flops_per_s, after.peak_flops_per_s
@@ -471,8 +473,9 @@ def _sparse_peak_note(kind: str, before, after, set_here: set[str], where: str) 
                   and math.isclose(new[dtype], new["fp8"], rel_tol=0.001))
         if doubled or as_fp8:
             what = f"twice the {old[dtype] / 1e12:,.1f} TFLOP/s it was" if doubled else f"the fp8 figure ({new['fp8'] / 1e12:,.1f} TFLOP/s)"
-            warn(f"{where}: peak_flops.{dtype}: {new[dtype] / 1e12:,.1f} TFLOP/s is {what}: if it is a datasheet's figure "
-                 "'with sparsity', give the dense one (half of it); profiles take dense FLOP/s")
+            unit = "T" + peak_unit(dtype)  # TOP/s for an integer peak, as the profiles write it
+            warn(f"{where}: peak_flops.{dtype}: {new[dtype] / 1e12:,.1f} {unit} is {what.replace('TFLOP/s', unit)}: if it is a "
+                 f"datasheet's figure 'with sparsity', give the dense one (half of it); profiles take dense {peak_unit(dtype)}")
 
 
 def _hardware_or_none(kind: str, text: str, path: Path, extra_dirs: tuple, name: str | None = None):
@@ -540,16 +543,26 @@ def check_no_other_file(target: Path, force: bool, kind: str) -> None:
                             "which then takes its place")
 
 
-def _source_fault(kind: str, source: Path, extra_dirs: tuple) -> None:
-    """Raise '--from: <the source file's own error>' where the profile a copy was made from does not validate by
-    itself (its file name aside: a copy takes a name of its own); nothing where it does."""
+def _source_fault(kind: str, source: Path, extra_dirs: tuple, error: RooflineError, target: Path) -> None:
+    """Raise '--from: <the source file's own error>' where the profile a copy was made from fails by itself (its file
+    name aside: a copy takes a name of its own) with the error the copy failed with (`error`, said of `target`): the
+    value came from the source, so the source and its line are named; nothing where the copy's fault is its own (a
+    value --set, or a source field --set has replaced: qa111). Quiet: the source's warnings were said already."""
+    import warnings
+
+    def body(message: str, where: str) -> str:  # 'FILE: line N: field: ...' as 'field: ...'
+        return re.sub(r"^line \d+: ", "", message[len(where) + 2:] if message.startswith(f"{where}: ") else message)
+
     try:
-        data = load_yaml_text(read_text(source), str(source), lines=True)  # the file on disk: its lines are named
-        if isinstance(data, dict):
-            data = {**data, "name": source.stem}
-        validate_data(kind, data, source, extra_dirs) if isinstance(data, dict) else validate_text(kind, "", source)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            data = load_yaml_text(read_text(source), str(source), lines=True)  # the file on disk: its lines are named
+            if isinstance(data, dict):
+                data = {**data, "name": source.stem}
+            validate_data(kind, data, source, extra_dirs) if isinstance(data, dict) else validate_text(kind, "", source)
     except RooflineError as exc:
-        raise RooflineError(f"--from: {exc}") from None
+        if body(str(exc), str(source)) == body(str(error), str(target)):
+            raise RooflineError(f"--from: {exc}") from None
 
 
 def new_profile(kind: str, name: str, source_name: str, assignments: list[str], out_dir: Path | None = None,
@@ -597,8 +610,8 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     text = "\n".join(header) + "\n" + _dump(doc)
     try:
         spec = validate_text(kind, text, target, extra_dirs)
-    except RooflineError:
-        _source_fault(kind, source, extra_dirs)  # a broken --from file is named, with its line, not the new file (qa108)
+    except RooflineError as exc:
+        _source_fault(kind, source, extra_dirs, exc, target)  # a broken --from file is named, with its line (qa108)
         raise
     write_text_atomic(target, text, force, what=f"{GROUP[kind]} new")
     _sparse_peak_note(kind, _hardware_or_none(kind, read_text(source), source, extra_dirs, source.stem), spec, set_here, str(target))

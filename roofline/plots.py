@@ -523,7 +523,8 @@ def footer(fig: Figure, meta: dict) -> None:
     engines = engines if isinstance(engines, list) else [engines]
     ideal = "\nengine ideal: the roofline bound, no serving engine's costs" if "ideal" in engines else ""
     methods = meta.get("method") or []
-    speculating = any(m != "none" for m in (methods if isinstance(methods, list) else [methods]))
+    ks = [k for k in (meta.get("axes") or {}).get("k") or [1] if k is not None]  # k 0 alone drafts nothing (qa111)
+    speculating = any(m != "none" for m in (methods if isinstance(methods, list) else [methods])) and any(k > 0 for k in ks)
     batches = [b for b in (meta.get("axes") or {}).get("batch") or [] if b is not None]
     late = [e for e in engines if batches and optimistic(max(batches), e)] if speculating else []
     caveat = f"\n{OPTIMISTIC} (under {', '.join(late)}: docs/ACCURACY.md)" if late else ""

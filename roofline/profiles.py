@@ -237,14 +237,18 @@ def builtin_folder_of(path: Path) -> Path | None:
     return None
 
 
-def builtin_shadowed(kind: str, path: Path) -> str:
+def builtin_shadowed(kind: str, path: Path, stem: str | None = None) -> str:
     """What a new profile file `path` would shadow where its folder is on the search path: 'the built-in FILE' when its
-    stem names one (or is one's short name, ALIASES), else ''."""
-    builtin = next((f for f in _builtin_files(kind) if f.stem.lower() == path.stem.lower()), None)  # .yaml or .yml
+    stem (or `stem`, the name a file given by path carries) names one (or is one's short name, ALIASES) and `path` is
+    not that file (a link to it is), else ''."""
+    stem = Path(path).stem if stem is None else stem
+    builtin = next((f for f in _builtin_files(kind) if f.stem.lower() == stem.lower()), None)  # .yaml or .yml
     if builtin is not None and builtin.resolve() != Path(path).resolve():
         return f"the built-in {builtin}"
-    alias = alias_of(kind, path.stem)  # `hw new h100` takes over the README's `--hardware h100`; h100_sxm5 (separators
-    if alias is not None and alias.lower() != path.stem.lower():  # aside, as names are looked up) took over h100-sxm5
+    if builtin is not None:
+        return ""
+    alias = alias_of(kind, stem)  # `hw new h100` takes over the README's `--hardware h100`; h100_sxm5 (separators
+    if alias is not None and alias.lower() != stem.lower():  # aside, as names are looked up) took over h100-sxm5
         # (qa98); a built-in whose own name is an alias's, separators aside (llama-3.1-8b, llama3.1-8b), is itself
         return f"the built-in {alias} (its short name)"
     return ""
@@ -272,7 +276,7 @@ def shadow_note(kind: str, name: object, extra_dirs: tuple[str | Path, ...] = ()
             inner = read_yaml(Path(name)).get("name")
         except (RooflineError, OSError):  # the loader said it already
             return ""
-        hidden = builtin_shadowed(kind, Path(name).with_name(f"{inner}.yaml")) if isinstance(inner, str) and inner else ""
+        hidden = builtin_shadowed(kind, Path(name), inner) if isinstance(inner, str) and inner else ""
         return (f"{kind} {name} is named {inner}, as {hidden} is: every output labels it {inner} (give it a name of its "
                 "own to tell them apart)") if hidden else ""
     path = find_profile(kind, name, extra_dirs)
@@ -320,10 +324,11 @@ PROSE_FIELDS = frozenset({"display_name", "source", "notes", "path", "version"})
 
 def differing_fields(a, b) -> list[str]:
     """The fields of two spec objects of one type (hardware, model, engine) whose values differ, in field order: those a
-    prediction reads, its prose (PROSE_FIELDS) and a for_hardware engine's `general` aside. Two specs with none are the
+    prediction reads, its prose (PROSE_FIELDS) and a for_hardware engine's `general` aside; fields that == leaves out
+    (compare=False) are compared, as they hold numbers too (compute_efficiency_by_dtype). Two specs with none are the
     same profile to every output (a copy with notes of its own is not 'another device of that name': qa110)."""
-    return [f.name for f in dataclasses.fields(a)
-            if f.name not in PROSE_FIELDS and f.name != "general" and getattr(a, f.name) != getattr(b, f.name)]
+    return [f.name for f in dataclasses.fields(a) if f.name not in PROSE_FIELDS and f.name != "general"
+            and getattr(a, f.name) != getattr(b, f.name)]
 
 
 def check_profile_name(name: object, what: str = "name") -> str:

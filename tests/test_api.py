@@ -639,3 +639,16 @@ def test_predict_and_scenario_json_name_the_file_of_every_profile(tmp_path):
     meta = scenario_meta(sc, load_configs(sc), 1)
     assert meta["profile_files"]["hardware"] == {n: str(root / "hardware_profiles" / f"{n}.yaml") for n in ("h100-sxm", "h200")}
     assert meta["profile_files"]["engine"]["ideal"] == str(root / "engine_profiles" / "ideal.yaml")
+
+
+def test_extension_arrays_with_a_missing_value_or_float32_values_read_as_a_series_does():
+    """qa111: pd.NA among names raised 'boolean value of NA is ambiguous'; a Float32 alpha of 0.7 swept 0.699999988."""
+    import warnings
+
+    with pytest.raises(RooflineError, match=r"^sweep: hardware: expected a name or a non-empty list of names"):
+        roofline.sweep({"hardware": pd.array(["h100-sxm", None], dtype="string"), "model": "llama-3.1-8b"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep({"hardware": "h100", "model": "llama-3.1-8b", "method": "eagle",
+                             "axes": {"alpha": pd.array([0.7], dtype="Float32")}})
+    assert list(df["alpha"].unique()) == [0.7]

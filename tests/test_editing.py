@@ -1191,3 +1191,31 @@ def test_a_moe_block_missing_a_count_is_said_whole_and_models_diff_shows_kv_in_k
                                               "all three), found only top_k")
     code, out, _ = roofline("models", "diff", "llama-3.1-8b", "qwen3-8b")
     assert code == 0 and re.search(r"KV per token at 4k \(bf16\) +128\.0 KiB +144\.0 KiB", out)
+
+
+def test_a_path_profile_named_with_a_slash_or_linked_to_a_built_in_reads_as_before(roofline, tmp_path):
+    """qa111: the by-path shadow check built a path from the profile's name (name: a/b crashed predict with a
+    ValueError), and a link to the built-in file itself was said to be named like the built-in."""
+    text = (ROOT / "hardware_profiles" / "h100-sxm.yaml").read_text()
+    (tmp_path / "slash.yaml").write_text(text.replace("name: h100-sxm", "name: a/b", 1))
+    code, out, err = roofline("predict", "--hardware", tmp_path / "slash.yaml", "--engine", "ideal")
+    assert code == 0 and "1 x a/b" in out and "Traceback" not in err
+    (tmp_path / "link.yaml").symlink_to(ROOT / "hardware_profiles" / "h100-sxm.yaml")
+    code, out, err = roofline("predict", "--hardware", tmp_path / "link.yaml")
+    assert code == 0 and "is named" not in err
+
+
+def test_a_copy_blames_its_source_only_for_the_sources_own_fault(roofline, tmp_path):
+    """qa111: with the source's bad value replaced by --set, a bad value of the copy's own was hidden behind the
+    source's (already replaced) fault; an integer peak's sparsity note said TFLOP/s."""
+    text = (ROOT / "hardware_profiles" / "h100-sxm.yaml").read_text().replace("name: h100-sxm", "name: effbad", 1)
+    text = re.sub(r"(?m)^(  memory: )0\.\d+", r"\g<1>1.5", text, count=1)
+    (tmp_path / "effbad.yaml").write_text(text)
+    code, _, err = roofline("hw", "new", "x1", "--from", tmp_path / "effbad.yaml", "--set", "efficiency.memory=0.8",
+                            "--set", "memory_bandwidth=-1 TB/s", "--dir", tmp_path / "out")
+    assert code == 2 and err.startswith(f"error: {tmp_path / 'out' / 'x1.yaml'}: memory_bandwidth: ") and "--from" not in err
+    code, _, err = roofline("hw", "new", "x1", "--from", tmp_path / "effbad.yaml", "--set", "efficiency.memory=0.8",
+                            "--dir", tmp_path / "out")
+    assert code == 0, err
+    code, _, err = roofline("--profiles", tmp_path / "out", "hw", "set", "x1", "peak_flops.int8=3957.8 TOP/s")
+    assert code == 0 and "peak_flops.int8: 3,957.8 TOP/s is twice the 1,978.9 TOP/s it was" in err and "dense OP/s" in err

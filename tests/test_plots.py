@@ -938,6 +938,8 @@ def test_a_figure_of_speculation_at_large_batches_under_a_serving_engine_says_it
     small = df[df["batch"] < 32]
     assert OPTIMISTIC not in footer_text(small, {**meta, "engine": ["vllm"], "axes": {"batch": [1, 8]}})
     assert OPTIMISTIC not in footer_text(df[df["k"] == 0], {**meta, "method": "none"}, "throughput_vs_batch")
+    assert OPTIMISTIC not in footer_text(df[df["k"] == 0], {**meta, "axes": {"batch": [1, 8, 32], "k": [0]}},
+                                         "throughput_vs_batch")  # k 0 alone drafts nothing (qa111)
 
 
 def test_each_operator_has_one_colour_in_every_roofline_figure():
