@@ -723,9 +723,12 @@ def cheapest(
     refined = refine(df, min_tokens_per_user, refused, _dirs(), scenario_json(path)) if picks and not batch_chosen else {}
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
     notes += [n for r in refined.values() for n in r["notes"]] + (pick_notes(found, _dirs()) if found else [])
+    meta = scenario_json(path) or {}
+    speculative_rows = int(((df["method"].astype(str) != "none") & (df["k"] > 0)).sum()) if "method" in df else 0
     typer.echo(frontier_table(frontier, list(dict.fromkeys(notes)), picks, min_tokens_per_user,
                               {kind: (r["row"], r["place"]) for kind, r in refined.items()}, varied_dtypes(df),
-                              unpriced=any(r["notes"] for r in refined.values())))
+                              unpriced=any(r["notes"] for r in refined.values()), draft=meta.get("draft"),
+                              kind_rows={"speculation": speculative_rows}))
     if out is not None:
         write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
         add_to_marker(out.parent, {out.name})  # into a sweep's own folder: a later sweep --force may replace it

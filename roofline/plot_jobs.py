@@ -482,6 +482,10 @@ def _meta_of_rows(meta: dict, df: pd.DataFrame) -> dict:
     if "method" in df:
         methods = values("method")
         meta["method"] = methods[0] if len(methods) == 1 else methods
+    if "draft_hardware" in df and meta.get("draft_hardware"):  # as scenario_meta words it: null for the target's devices
+        placements = {str(v) for v in values("draft_hardware")}  # (qa112: --where draft_hardware=a10g kept every placement)
+        elsewhere = sorted(placements - {""})
+        meta["draft_hardware"] = ([None] if "" in placements else []) + elsewhere if elsewhere else None
     if "layouts" in meta and "tp" in df:  # the selected rows' layouts, as Deployment.describe words them
         from roofline.layout import layouts_of_rows
 

@@ -568,31 +568,40 @@ DTYPE_LABELS = (("weight_dtype", "weights"), ("expert_dtype", "experts"), ("kv_d
 
 
 def varied_dtypes(df) -> set[str]:
-    """The dtype columns a results table holds more than one value of: a pick line names those (qa95, qa96)."""
-    return {c for c, _ in DTYPE_LABELS if c in df and df[c].astype(str).nunique() > 1}
+    """The dtype columns a results table holds more than one value of, and `context` where it holds more than one: a
+    pick line names those (qa95, qa96; qa112: a pick at 32k read as predict's default 1,024 gave another answer)."""
+    return {c for c in (*(c for c, _ in DTYPE_LABELS), "context") if c in df and df[c].astype(str).nunique() > 1}
 
 
-def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None) -> str:
-    """The cheapest row of a kind at the speed asked, or why there is none (the kind's rows: `of_kind`); the dtypes of
-    `varied` named (default: those the rows of the kind vary)."""
+def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None, draft: str | None = None,
+               table_kind_rows: int | None = None) -> str:
+    """The cheapest row of a kind at the speed asked, or why there is none (the kind's rows: `of_kind`; the table's
+    rows of the kind: `table_kind_rows`, 0 where it has none); the context and dtypes of `varied` named (default:
+    those the rows of the kind vary); a draft model's name (`draft`, scenario.json's) with method draft."""
     if row is None:
         if len(of_kind):
             return f"no row that fits reaches it (the fastest: {format_significant(of_kind['tokens_per_s_per_user'].max())} tokens/s per user)"
+        if kind == "speculation" and table_kind_rows == 0:  # qa112: a table of plain decoding alone
+            return "the table has no speculative rows (method none, or k 0 alone)"
         return "no row of this kind fits, is priced and loads" + (" (plain: k = 0 or method none)" if kind == "plain" else "")
     speculative = kind == "speculation"
     text = (f"${format_significant(row['cost_usd_per_million_tokens'])} at {format_significant(row['tokens_per_s_per_user'])} "
             f"tokens/s per user: {row['model']} on {row['hardware']} x {int(row.get('devices', row['tp']))} ({row['layout']})")
     if speculative and _drafter(row):
         text += f" + a drafter's {row['draft_hardware']}"
-    text += f", {row['engine']}, batch {int(row['batch'])}"
+    text += f", {row['engine']}" + (" (the roofline bound: no serving engine's costs, a cost none reaches)"
+                                    if str(row["engine"]) == "ideal" else "") + f", batch {int(row['batch'])}"  # qa112
     varied = varied_dtypes(of_kind) if varied is None else varied
+    if "context" in varied:
+        text += f", context {int(row['context']):,}"
     for column, label in DTYPE_LABELS:  # where the rows differ (qa95): a frontier of one KV dtype picked from a table
         if column in varied and str(row.get(column, "")):  # of two said neither (qa96)
             text += f", {label} {row[column]}"
     if _is_number(row.get("shared_prefix")) and row["shared_prefix"] > 0:
         text += f", shared prefix {int(row['shared_prefix']):,}"
     if speculative:
-        text += f", {row['method']} k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if _is_number(row.get("alpha")) else "")
+        drafter = f" {draft}" if draft and str(row["method"]) == "draft" else ""  # qa112: the draft model was named nowhere
+        text += f", {row['method']}{drafter} k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if _is_number(row.get("alpha")) else "")
         if optimistic(row["batch"], row["engine"]):  # the pick itself, not only a count in the notes (qa105)
             text += f" (batch {OPTIMISTIC_BATCH} or more under a serving engine: its cost is a lower estimate)"
     return text
@@ -614,12 +623,14 @@ def _ratio(x: float) -> str:
 
 
 def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_speed: float | None = None,
-                   refined: dict | None = None, varied: set[str] | None = None, unpriced: bool = False) -> str:
+                   refined: dict | None = None, varied: set[str] | None = None, unpriced: bool = False,
+                   draft: str | None = None, kind_rows: dict | None = None) -> str:
     """`roofline cheapest`: the cost frontier of each decoding kind (frontier.cost_frontier), fastest first, and with a
     speed the cheapest row of each kind that reaches it (and under it, `refined`'s cheaper point between swept
     batches, above the largest or below the smallest: {kind: (row or None, place)}, frontier.refine), then the notes;
-    a pick names the dtypes of `varied` (the table's: varied_dtypes; default the frontier's); `unpriced`: refine left
-    gaps that could win unpriced, so no ratio with the points computed now is given."""
+    a pick names the context and dtypes of `varied` (the table's: varied_dtypes; default the frontier's) and the draft
+    model `draft` (scenario.json's); `kind_rows`: the table's rows of each kind; `unpriced`: refine left gaps that
+    could win unpriced, so no ratio with the points computed now is given."""
     varied = varied_dtypes(frontier) if varied is None else varied
     several_models = bool(len(frontier)) and frontier["model"].nunique() > 1
     lines = []
@@ -627,12 +638,13 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
     if picks is not None and min_speed is not None:
         lines.append(f"cheapest at {format_significant(min_speed)} tokens/s per user or faster (cost: decoding only, USD per million tokens):")
         for kind in ("plain", "speculation"):
-            lines.append(f"  {kind:<12} " + _pick_text(kind, picks.get(kind), frontier[frontier["decoding"] == kind], varied))
+            lines.append(f"  {kind:<12} " + _pick_text(kind, picks.get(kind), frontier[frontier["decoding"] == kind], varied,
+                                                       draft, (kind_rows or {}).get(kind)))
             point, place = refined.get(kind) or (None, "")
             if point is not None:
                 where = {"above": "above the largest swept batch", "below": "below the smallest swept batch"}.get(
                     place, "between swept batches")
-                lines.append(f"  {'':<12} {where}, computed now: " + _pick_text(kind, point, frontier, varied))
+                lines.append(f"  {'':<12} {where}, computed now: " + _pick_text(kind, point, frontier, varied, draft))
         point = {k: (refined.get(k) or (None, ""))[0] for k in ("plain", "speculation")}  # computed now, or None
         exact = {k: point[k] if point[k] is not None else picks.get(k) for k in point}
         whole = not unpriced  # refine priced every gap that could win (its notes say which it could not; qa102: matched

@@ -720,3 +720,27 @@ def test_a_speculative_pick_at_a_large_batch_says_its_cost_is_a_lower_estimate(t
     pick = next(line for line in out.splitlines() if line.lstrip().startswith("speculation  $"))
     assert "batch 128" in pick and pick.endswith("(batch 32 or more under a serving engine: its cost is a lower estimate)")
     assert "the speculative point computed now is at batch" not in out
+
+
+def test_a_pick_names_its_context_draft_model_and_the_bound_and_says_a_plain_table_has_no_speculation(tmp_path, roofline):
+    """qa112: a pick at context 32,768 did not say so (predict's default 1,024 gave another answer); a draft model's
+    name was nowhere in the pick; engine ideal was picked as any other; a table of plain decoding said its speculative
+    rows did not fit."""
+    scenario = tmp_path / "d.yaml"
+    scenario.write_text("name: d\nhardware: h100-sxm\nmodel: llama-3.1-70b\nmethod: draft\ndraft: llama-3.2-1b\ntp: 4\n"
+                        "engine: [vllm, ideal]\naxes:\n  batch: [1, 8, 64]\n  context: [2048, 32768]\n  k: [2, 4]\n  alpha: [0.8]\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10")
+    assert code == 0, err
+    picks = [line for line in out.splitlines() if re.match(r"  (plain|speculation) +\$", line)]
+    assert len(picks) == 2 and all(re.search(r", context (2,048|32,768)", line) for line in picks)
+    assert ", draft llama-3.2-1b k " in picks[1]
+    assert any(", ideal (the roofline bound: no serving engine's costs, a cost none reaches)" in line for line in picks)
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10", "--where", "engine=vllm",
+                            "--where", "context=2048")
+    assert code == 0 and "context 2,048" not in out and "ideal" not in out.split("note:")[0]  # one context: not said
+    plain = tmp_path / "p.yaml"
+    plain.write_text("name: p\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1, 8]\n")
+    assert roofline("sweep", plain, "--out", tmp_path / "psw", "--no-plots")[0] == 0
+    code, out, _ = roofline("cheapest", tmp_path / "psw", "--min-tokens-per-user", "10")
+    assert code == 0 and "speculation  the table has no speculative rows (method none, or k 0 alone)" in out

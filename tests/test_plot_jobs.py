@@ -258,3 +258,16 @@ def test_where_takes_a_profile_name_in_any_case_or_an_alias():
     df = pd.DataFrame({"hardware": ["h100-sxm", "mi300x"], "engine": ["trtllm", "vllm"], "batch": [1, 2]})
     assert select_rows(df, ("hardware=MI300X",), "t")["batch"].tolist() == [2]
     assert select_rows(df, ("engine=TensorRT-LLM", "hardware=h100"), "t")["batch"].tolist() == [1]
+
+
+def test_a_figure_of_rows_of_one_drafter_placement_names_that_placement_only():
+    """qa112: `plot --where draft_hardware=a10g` drew one placement under a title naming all three."""
+    import pandas as pd
+
+    from roofline.plot_jobs import _meta_of_rows
+
+    meta = {"draft_hardware": [None, "a10g", "l4"], "method": "draft"}
+    rows = pd.DataFrame({"draft_hardware": ["a10g", "a10g"], "method": ["draft", "draft"]})
+    assert _meta_of_rows(meta, rows)["draft_hardware"] == ["a10g"]
+    assert _meta_of_rows(meta, rows.assign(draft_hardware=""))["draft_hardware"] is None
+    assert _meta_of_rows(meta, pd.DataFrame({"draft_hardware": ["", "l4"]}))["draft_hardware"] == [None, "l4"]
