@@ -46,6 +46,7 @@ from roofline.limits import BATCH_MAX, CONTEXT_MAX, K_MAX
 from roofline.model import ModelSpec, check_model_spec, context_note
 from roofline.model import load_model as _load_model
 from roofline.profiles import costs_shadow_note, differing_fields, shadow_note
+from roofline.scenario import check_draft_hardware
 from roofline.serving import (
     DEFAULT_ENGINE,
     OPTIMISTIC,
@@ -401,6 +402,8 @@ def predict(
                                ("draft_hardware", draft_hardware, HardwareSpec), ("engine", engine, ServingEngine)):
         if value is not None or field in ("hardware", "model"):  # both required: None is named as predict's argument
             _check_profile_arg(where, field, value, kind)
+    if isinstance(draft_hardware, str):
+        check_draft_hardware(where, draft_hardware)  # 'none' is the target's devices, said as such
     check_options(where, method, draft=draft, draft_vocab=draft_vocab, alpha=alpha, acceptance=acceptance,
                   tree_nodes=tree_nodes, tree_tau=tree_tau, k=k, k_given=k_given)
     check_speculating(where, (method,), alpha=alpha, acceptance=acceptance, tree_nodes=tree_nodes, draft_hardware=draft_hardware,

@@ -507,7 +507,7 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
     Into the table's own folder (no `out`): refuses to overwrite plots unless `force`, which also removes the
     standard figures this run does not draw (they would look current). Into another folder `out`:
     an output folder like sweep's (outputs.staged_dir: created whole, marked, replaced with `force` only where
-    roofline wrote it)."""
+    roofline wrote it, never one holding a sweep's results table)."""
     from roofline.outputs import add_to_marker, check_writable, staged_dir
 
     path = _locate(Path(table))
@@ -521,6 +521,11 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
         raise RooflineError(f"--out: expected a folder, found an existing file {out_dir}")
     check_formats(formats)
     if not own_folder:
+        tables = [n for n in ("results.csv", "results.parquet") if (out_dir / n).is_file()] if out_dir.is_dir() else []
+        if tables:  # qa112: --force replaced another sweep's folder whole, its results with it
+            raise RooflineError(f"--out: {out_dir} holds another sweep's results ({', '.join(tables)}), which --force would "
+                                f"remove with the folder: plot into a folder of its own, or into that sweep's with "
+                                f"`roofline plot {out_dir}`")
         check_writable(out_dir, force)
     elif not force:
         for name in PLOT_NAMES:

@@ -297,6 +297,18 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
     return values
 
 
+def check_draft_hardware(where: str, value: object) -> str | None:
+    """A drafter's device: a hardware name, or None for the target's own devices; 'none' (or 'null', 'target') said as
+    such, not looked up as a profile (qa112: "unknown hardware 'none'; closest: tpu-v5e")."""
+    if value is None or (isinstance(value, str) and value and value.strip().lower() not in ("none", "null", "target")):
+        return value
+    if isinstance(value, str) and value:
+        raise RooflineError(f"{where}: draft_hardware: expected a hardware profile name, found {value!r}: the target's own "
+                            "devices are null in a scenario file (- null in a list), None in Python, and no --draft-hardware "
+                            "on the command line")
+    raise field_error(where, "draft_hardware", "a hardware name or null", value)
+
+
 def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     """Validate a scenario mapping; every problem is one line naming file, key, expected and found."""
     from roofline.profiles import kind_of
@@ -332,7 +344,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         "hardware": _names(where, "hardware", data["hardware"]),
         "model": _names(where, "model", data["model"]),
         "method": methods,
-        "draft_hardware": _values(where, "draft_hardware", data.get("draft_hardware"), lambda v: v if v is None or (isinstance(v, str) and v) else _raise(field_error(where, "draft_hardware", "a hardware name or null", v))),
+        "draft_hardware": _values(where, "draft_hardware", data.get("draft_hardware"), lambda v: check_draft_hardware(where, v)),
         "shared_prefix": _values(where, "shared_prefix", data.get("shared_prefix", 0), lambda v: v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= AXIS_MAX["context"] else _raise(field_error(where, "shared_prefix", f"a number of tokens in 0..{CONTEXT_MAX:,}", v))),
         "engine": _values(where, "engine", data.get("engine"), lambda v: v if v is None or (isinstance(v, str) and v) else _raise(field_error(where, "engine", "an engine name", v))),
         "weight_dtype": _values(where, "weight_dtype", data.get("weight_dtype"), lambda v: None if v is None else normalize_dtype(v, WEIGHT_DTYPES, where, "weight_dtype")),

@@ -461,3 +461,15 @@ def test_predict_names_the_flag_of_an_unknown_profile(roofline):
     assert code == 2 and not out and err.startswith("error: command line: --draft-hardware: unknown hardware 'h1000'; closest: ")
     code, out, err = roofline("predict", "--hardware", "h1000")
     assert code == 2 and err.startswith("error: command line: --hardware: unknown hardware 'h1000'")
+
+
+def test_plot_never_replaces_another_sweeps_results(roofline, tmp_path):
+    """qa112: `plot TABLE --out OTHER_SWEEP --force` replaced the other sweep's folder whole, results and all."""
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.yaml").write_text(f"name: {name}\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1, 8]\n")
+        assert roofline("sweep", tmp_path / f"{name}.yaml", "--out", tmp_path / name, "--no-plots")[0] == 0
+    code, _, err = roofline("plot", tmp_path / "a", "--out", tmp_path / "b", "--force")
+    assert code == 2 and "holds another sweep's results (results.csv, results.parquet)" in err
+    assert (tmp_path / "b" / "results.csv").is_file() and (tmp_path / "b" / "scenario.json").is_file()
+    assert roofline("plot", tmp_path / "a", "--out", tmp_path / "plots")[0] == 0
+    assert roofline("plot", tmp_path / "a", "--out", tmp_path / "plots", "--force")[0] == 0  # its own plots: replaced

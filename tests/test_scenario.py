@@ -194,3 +194,16 @@ def test_an_axis_rounded_or_given_twice_is_said():
     assert [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)] == [
         "s.yaml: axes.alpha: 3 values given, 2 distinct: a value given twice (or two alike to 12 digits) is swept once"]
     assert said({"start": 1, "stop": 4, "num": 10, "log": True}) == said([1, 8, 64]) == said({"start": 1, "stop": 64, "step": 1}) == []
+
+
+def test_a_drafter_on_none_is_said_to_be_null_not_looked_up(tmp_path):
+    """qa112: `draft_hardware: [l4, none]` said "unknown hardware 'none'; closest: tpu-v5e, ..."."""
+    import roofline
+
+    for value in ("none", "None", "target"):
+        with pytest.raises(RooflineError, match=rf"^s: draft_hardware: expected a hardware profile name, found '{value}': the "
+                                                r"target's own devices are null in a scenario file"):
+            scenario_from_dict({"name": "s", "hardware": "h100-sxm", "model": "llama-3.1-70b", "method": "draft",
+                                "draft": "llama-3.2-1b", "draft_hardware": ["l4", value], "axes": {"alpha": [0.7]}}, "s")
+    with pytest.raises(RooflineError, match=r"^predict: draft_hardware: expected a hardware profile name, found 'none'"):
+        roofline.predict("h100", "llama-3.1-8b", method="eagle", alpha=0.7, draft_hardware="none")
