@@ -579,6 +579,7 @@ def sweep(
     # overlap this process's, where a small sweep, computed and written in 0.1 s, would otherwise wait for them
     # (`roofline report` computes for seconds: it forks later)
     plots = not no_plots
+    format_ = format_.strip().lower()  # CSV as csv, as dtypes and names are taken in any case (qa112)
     check_format(format_)  # before the sweep computes and warns (qa95)
     with staged_dir(out, force) as tmp, early_or_new(len(PLOT_NAMES) if plots else 1) as pool:
         from roofline.grid import load_configs, write_sweep
@@ -749,6 +750,7 @@ def bench(
     if jobs:
         typer.echo(json.dumps(run_jobs(repeats)))
         return
+    format_ = [fmt.strip().lower() for fmt in format_]
     for fmt in format_:
         if fmt not in ("csv", "parquet", "both"):
             raise RooflineError(f"--format: expected csv, parquet or both, found {fmt!r}")

@@ -452,6 +452,8 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
 
                 lowered = value.lower()
                 keep = values.str.lower().isin({lowered, alias_of(kind, value) or lowered}).to_numpy()
+            if not keep.any() and (column.endswith("_dtype") or column == "method"):  # FP8, EAGLE: any case, as a
+                keep = (values.str.lower() == value.lower()).to_numpy()  # scenario file takes them (qa112)
         if not keep.any() and not strict:
             return df[keep]
         if not keep.any():

@@ -271,3 +271,14 @@ def test_a_figure_of_rows_of_one_drafter_placement_names_that_placement_only():
     assert _meta_of_rows(meta, rows)["draft_hardware"] == ["a10g"]
     assert _meta_of_rows(meta, rows.assign(draft_hardware=""))["draft_hardware"] is None
     assert _meta_of_rows(meta, pd.DataFrame({"draft_hardware": ["", "l4"]}))["draft_hardware"] == [None, "l4"]
+
+
+def test_where_takes_a_dtype_or_method_in_any_case_as_a_scenario_does():
+    """qa112: --where weight_dtype=FP8 was refused where a scenario file takes FP8."""
+    import pandas as pd
+
+    from roofline.plot_jobs import select_rows
+
+    df = pd.DataFrame({"weight_dtype": ["bf16", "fp8"], "method": ["eagle", "eagle"], "batch": [1, 2]})
+    assert list(select_rows(df, ("weight_dtype=FP8",), "t")["batch"]) == [2]
+    assert len(select_rows(df, ("method=EAGLE",), "t")) == 2
