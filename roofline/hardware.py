@@ -475,13 +475,15 @@ OVERHEAD_WARN_S = {"step_overhead": 10e-3, "layer_overhead": 5e-3}  # fixed devi
 
 def _warn_overhead_slip(spec: HardwareSpec, where: str) -> None:
     """A step or layer overhead above OVERHEAD_WARN_S loads, with a warning (qa98: `step_overhead=20 s` for 20 us made
-    predict call a step of 20 s memory-bound)."""
+    predict call a step of 20 s memory-bound); of a measured profile, as a loaded machine's."""
     from roofline.units import format_seconds
 
     for key, value in (("step_overhead", spec.step_overhead_s), ("layer_overhead", spec.layer_overhead_s)):
         if value > OVERHEAD_WARN_S[key]:
+            cause = ("measured so: other work likely shared the machine while it was calibrated (calibrate again on a quiet "
+                     "one)" if spec.measured else "a unit slip?")  # qa113: a loaded calibration read as a typing slip
             warn(f"{where}: {key}: {format_seconds(value)} is over {format_seconds(OVERHEAD_WARN_S[key])}, where GPUs measure "
-                 "tens of microseconds and a CPU's eager PyTorch hundreds: a unit slip?")
+                 f"tens of microseconds and a CPU's eager PyTorch hundreds: {cause}")
 
 
 def _fp4_formats(where: str, field: str, value, has_fp4_peak: bool) -> tuple[str, ...]:

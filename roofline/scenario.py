@@ -468,7 +468,8 @@ def load_scenario(name_or_path: str, extra_dirs: tuple[str | Path, ...] = ()) ->
     """A scenario from a file path or a name on the search path."""
     path = Path(name_or_path)
     if not path.is_file():
-        if path.is_dir():
+        bare = str(name_or_path) == path.name and path.suffix not in (".yaml", ".yml")  # a name, as the README gives it
+        if path.is_dir() and not bare:  # a folder named like a scenario (its own sweep's --out) is not the name (qa113)
             raise RooflineError(f"{path}: expected a scenario file, found a folder")
         if path.suffix in (".yaml", ".yml"):
             raise missing_scenario_file(path, extra_dirs)

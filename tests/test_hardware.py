@@ -324,3 +324,10 @@ def test_a_fixed_overhead_far_beyond_any_devices_is_said_as_a_unit_slip():
     said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
     assert said == ["h.yaml: step_overhead: 20 s is over 10 ms, where GPUs measure tens of microseconds and a CPU's eager "
                     "PyTorch hundreds: a unit slip?"]
+    with warnings.catch_warnings(record=True) as caught:  # a calibration's own: a loaded machine, not a typing slip (qa113)
+        warnings.simplefilter("always")
+        hardware_from_dict({**data, "measured": True, "layer_overhead": "30.6 ms"}, "m.yaml")
+    said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
+    assert said == ["m.yaml: layer_overhead: 30.6 ms is over 5 ms, where GPUs measure tens of microseconds and a CPU's eager "
+                    "PyTorch hundreds: measured so: other work likely shared the machine while it was calibrated (calibrate "
+                    "again on a quiet one)"]

@@ -207,3 +207,13 @@ def test_a_drafter_on_none_is_said_to_be_null_not_looked_up(tmp_path):
                                 "draft": "llama-3.2-1b", "draft_hardware": ["l4", value], "axes": {"alpha": [0.7]}}, "s")
     with pytest.raises(RooflineError, match=r"^predict: draft_hardware: expected a hardware profile name, found 'none'"):
         roofline.predict("h100", "llama-3.1-8b", method="eagle", alpha=0.7, draft_hardware="none")
+
+
+def test_a_folder_named_like_a_scenario_in_the_working_folder_does_not_hide_the_scenario(tmp_path, monkeypatch):
+    """qa113: a sweep's own --out eagle-on-hopper in the working folder made `sweep eagle-on-hopper` (and scenarios
+    list, bench --jobs) fail with 'expected a scenario file, found a folder'."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "eagle-on-hopper").mkdir()
+    assert load_scenario("eagle-on-hopper").name == "eagle-on-hopper"
+    with pytest.raises(RooflineError, match="expected a scenario file, found a folder"):
+        load_scenario(str(tmp_path / "eagle-on-hopper"))  # a path to the folder is the folder

@@ -470,7 +470,11 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
     med = statistics.median
     _warn_rounds_disagree({"stream read": (runs["read_bw"], "B/s"),
                            "GEMV (raw)": ([weight_bytes / r[1] for r in runs["gemm_sweep"]], "B/s"),
-                           f"GEMM {dtype}": ([r[dtype] for r in runs["peaks"]], "FLOP/s")})
+                           f"GEMM {dtype}": ([r[dtype] for r in runs["peaks"]], "FLOP/s"),
+                           # every figure a prediction rests on, not three (qa113: the tiny-width pass 73x apart, unsaid)
+                           "attention KV stream": ([t[1][2] / t[1][0] for t in runs["attention"]], "B/s"),
+                           "elementwise": (runs["vector_bw"], "B/s"),
+                           "forward pass at tiny width": ([r[1] for r in runs["overhead"]], "s")})
     gemm_sweep = {n: med(r[n] for r in runs["gemm_sweep"]) for n in runs["gemm_sweep"][0]}
     sweep_bw = {size: med(r[size] for r in runs["cache"]) for size in sizes}
     effective_cache = effective_cache_bytes(sweep_bw, med(runs["read_bw"]))

@@ -227,3 +227,6 @@ def test_validation_md_says_when_it_was_measured_under_load(h100):
     from roofline.harness.validate import under_load  # the same rule gives summary.json's flag (qa88)
     assert under_load({"load_average_at_start": 3.6, "cores": 2}) and not under_load({"load_average_at_start": 0.3, "cores": 2})
     assert not under_load({"load_average_at_start": None, "cores": 2})
+    # neighbours that arrive mid-run: the end's load less the run's own threads (qa113: 0.91 -> 4.18 read as quiet)
+    assert under_load({"load_average_at_start": 0.91, "load_average_at_end": 4.18, "threads": 2, "cores": 2})
+    assert not under_load({"load_average_at_start": 0.2, "load_average_at_end": 2.4, "threads": 2, "cores": 2})
