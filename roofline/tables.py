@@ -568,9 +568,10 @@ DTYPE_LABELS = (("weight_dtype", "weights"), ("expert_dtype", "experts"), ("kv_d
 
 
 def varied_dtypes(df) -> set[str]:
-    """The dtype columns a results table holds more than one value of, and `context` where it holds more than one: a
-    pick line names those (qa95, qa96; qa112: a pick at 32k read as predict's default 1,024 gave another answer)."""
-    return {c for c in (*(c for c, _ in DTYPE_LABELS), "context") if c in df and df[c].astype(str).nunique() > 1}
+    """The dtype columns a results table holds more than one value of, and `context` and `model` where it holds more
+    than one: a pick line names those (qa95, qa96; qa112: a pick at 32k read as predict's default 1,024 gave another
+    answer), the frontier table its model column (qa112: a frontier of one model, from a table of several, said none)."""
+    return {c for c in (*(c for c, _ in DTYPE_LABELS), "context", "model") if c in df and df[c].astype(str).nunique() > 1}
 
 
 def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None, draft: str | None = None,
@@ -632,7 +633,7 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
     model `draft` (scenario.json's); `kind_rows`: the table's rows of each kind; `unpriced`: refine left gaps that
     could win unpriced, so no ratio with the points computed now is given."""
     varied = varied_dtypes(frontier) if varied is None else varied
-    several_models = bool(len(frontier)) and frontier["model"].nunique() > 1
+    several_models = bool(len(frontier)) and (frontier["model"].nunique() > 1 or "model" in varied)
     lines = []
     refined = refined or {}
     if picks is not None and min_speed is not None:

@@ -736,6 +736,8 @@ def test_a_pick_names_its_context_draft_model_and_the_bound_and_says_a_plain_tab
     assert len(picks) == 2 and all(re.search(r", context (2,048|32,768)", line) for line in picks)
     assert ", draft llama-3.2-1b k " in picks[1]
     assert any(", ideal (the roofline bound: no serving engine's costs, a cost none reaches)" in line for line in picks)
+    code, out, _ = roofline("cheapest", tmp_path / "sw")  # one model: no model column
+    assert code == 0 and not re.search(r"alpha +model", out)
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10", "--where", "engine=vllm",
                             "--where", "context=2048")
     assert code == 0 and "context 2,048" not in out and "ideal" not in out.split("note:")[0]  # one context: not said
@@ -744,3 +746,9 @@ def test_a_pick_names_its_context_draft_model_and_the_bound_and_says_a_plain_tab
     assert roofline("sweep", plain, "--out", tmp_path / "psw", "--no-plots")[0] == 0
     code, out, _ = roofline("cheapest", tmp_path / "psw", "--min-tokens-per-user", "10")
     assert code == 0 and "speculation  the table has no speculative rows (method none, or k 0 alone)" in out
+    two = tmp_path / "two.yaml"  # a table of two models whose frontier holds one still names it (qa112)
+    two.write_text("name: two\nhardware: h100-sxm\nmodel: [llama-3.1-8b, llama-3.1-70b]\naxes:\n  batch: [1, 8]\n")
+    assert roofline("sweep", two, "--out", tmp_path / "tsw", "--no-plots")[0] == 0
+    code, out, _ = roofline("cheapest", tmp_path / "tsw")  # the 8B's rows are cheaper and faster: the 70B is on no frontier
+    table = out.split("note:")[0]
+    assert code == 0 and re.search(r"alpha +model", table) and "llama-3.1-8b" in table and "llama-3.1-70b" not in table
