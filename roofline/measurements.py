@@ -52,7 +52,13 @@ Prediction of a row (docs/ACCURACY.md), with B the row's batch, P = input_len, O
                                                                         one attention group: rows with dp_attention
                                                                         > 1 over-count the group's by that factor
                 tokens_per_s = R * B_r * O / (t_prefill(B_r, P) + O * t_tok)   (end-to-end output throughput:
-                               one prefill pass of the B_r prompts, then O tokens each)
+                               one prefill pass of the B_r prompts, then O tokens each), or where the row gives
+                               its mean in flight (`concurrency`: requests arriving as others finish)
+                tokens_per_s = R * B_r * O / (t_prefill(1, P) + O * t_tok + (B_r - 1) * t_stall)
+                               Little's law: B_r requests in flight, each living its own prefill and O decode
+                               steps, stalled by the prefills of the B_r - 1 others that arrive meanwhile, as the
+                               step_time_s row prices them (qa115: SGLang's throughput row ran up to 48% above
+                               what its own predicted time per token allows)
                 speedup      = tau * t_step(B_r, 1, S) / t_iter                (decode speedup)
 
 t_prefill(b, P) is one forward pass of b sequences x P tokens on an empty cache with logits for the last
@@ -539,11 +545,17 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
         prefill = np.zeros_like(per_token)
         need_batch = q == "tokens_per_s"
         need_one = q == "step_time_s"
-        if need_batch.any():
-            prefill = np.where(need_batch, step_metrics(g.hw, g.model, running, g.input_len, 0, g.dep, engine=eng,
-                                                        logit_tokens=1, prefill=True)["step_time_s"], prefill)
-        if need_one.any():
-            prefill = np.where(need_one, prefill_stall_s(g, eng, running), prefill)
+        arriving = need_batch & ~np.isnan(g.concurrency)  # a mean in flight: requests arrive as others finish
+        static = need_batch & ~arriving
+        if static.any():
+            prefill = np.where(static, step_metrics(g.hw, g.model, running, g.input_len, 0, g.dep, engine=eng,
+                                                    logit_tokens=1, prefill=True)["step_time_s"], prefill)
+        if need_one.any() or arriving.any():
+            stall = prefill_stall_s(g, eng, running)
+            prefill = np.where(need_one, stall, prefill)
+            if arriving.any():  # a request's own prefill, and the B_r - 1 others' stalls over its life (Little's law)
+                own = step_metrics(g.hw, g.model, 1, g.input_len, 0, g.dep, engine=eng, logit_tokens=1, prefill=True)["step_time_s"]
+                prefill = np.where(arriving, own + (running - 1.0) * stall, prefill)
         o = g.output_len
         predicted = np.select(
             [q == "tokens_per_s_per_user", q == "step_time_s", q == "tokens_per_s", q == "speedup"],

@@ -760,3 +760,27 @@ def test_per_request_records_that_give_no_mean_in_flight_are_said(tmp_path):
             rows = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
         assert set(rows["concurrency"]) == {""}
         assert any("give no mean in flight" in str(w.message) and "batch 2" in str(w.message) for w in caught)
+
+
+def test_a_throughput_row_with_its_mean_in_flight_obeys_littles_law_with_its_time_per_token_row(tmp_path):
+    """qa115: under SGLang (each prefill a pass of its own), a run's throughput row was predicted from one batched
+    prefill of all B_r prompts, up to 48% above what its own predicted time per token allows: B_r requests in flight,
+    each living its prefill and O steps, give at most B_r O / (t_prefill(1, P) + O TPOT)."""
+    from roofline.measurements import load_measurements, predict_measurements
+
+    base = {**{c: "" for c in COLUMNS}, "source_id": "s", "source": "t", "engine": "sglang", "hardware": "h100-sxm",
+            "gpus": "2", "tp": "2", "ep": "1", "dp_attention": "1", "model": "qwen3-30b-a3b", "weight_dtype": "bf16",
+            "kv_dtype": "bf16", "batch": "64", "concurrency": "61.5", "input_len": "1024", "output_len": "512",
+            "method": "none", "k": "0", "split": "fit"}
+    rows = [{**base, "quantity": "step_time_s", "value": "0.012"}, {**base, "quantity": "tokens_per_s", "value": "4000"},
+            {**base, "quantity": "tokens_per_s", "value": "4000", "concurrency": ""}]
+    path = tmp_path / "m.csv"
+    pd.DataFrame(rows, columns=list(COLUMNS)).to_csv(path, index=False)
+    p = predict_measurements(load_measurements(path))
+    tpot, arriving, static = p["predicted"].to_numpy()
+    own = p["prefill_time_s"].to_numpy()
+    running = p["running_batch"].to_numpy()[0]
+    ttft = float(own[1] - (running - 1.0) * own[0])  # the own prefill: what the throughput row adds to the stalls
+    assert ttft > 0
+    assert arriving == pytest.approx(running * 512 / (ttft + 512 * tpot), rel=1e-9)  # Little's law, to the last digit
+    assert static > arriving  # without a mean in flight: one batched prefill of all the prompts (a static batch)
