@@ -272,7 +272,8 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
 
     Returns {engine (fitted ServingEngine), base (the profile as loaded), parameters: [rows of the
     parameter table], rows: DataFrame of fitted rows with measured, start and fitted predictions and
-    log residuals, rows_used (sentence), rms_log_error (start, fitted), evaluations}.
+    log residuals, rows_used (sentence), rms_log_error (start, fitted, loaded: the profile as it was loaded, its
+    fitted values and overrides in place), evaluations}.
     """
     from scipy.optimize import least_squares
 
@@ -416,6 +417,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         })
     pred_start = predict_rowset(rows, {"fit": start_engine})["predicted"].to_numpy()
     pred_fit = predict_rowset(rows, {"fit": fitted})["predicted"].to_numpy()
+    pred_loaded = predict_rowset(rows, {"fit": loaded})["predicted"].to_numpy()  # the profile as the user has it (qa115)
     out_rows = rows.table[["row", "source_id", "engine", "hardware", "model", "batch", "method", "k", "quantity", "value", "skipped"]].copy()
     out_rows["start_predicted"] = pred_start
     out_rows["fitted_predicted"] = pred_fit
@@ -427,7 +429,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     return {
         "engine": fitted, "base": base, "parameters": params, "rows": out_rows, "rows_used": which,
         "left_out": left_out_note(table, base.name) if len(chosen) < len(every) else "",  # all rows taken: none left out
-        "rms_log_error": {"start": rms(pred_start), "fitted": rms(pred_fit)},
+        "rms_log_error": {"start": rms(pred_start), "fitted": rms(pred_fit), "loaded": rms(pred_loaded)},
         "evaluations": evaluations[0], "status": result.message, "file": str(path), "start": start,
         "loss": loss, "loss_scale": loss_scale, "per_family": family_values,
         "per_family_none": _per_family_none(per_family, own, engine_family[usable]),
@@ -822,8 +824,10 @@ def fit_report(fit: dict) -> str:
     """The parameter table and the residual of every fitted row, as text for the terminal."""
     w = max([32] + [len(row["parameter"]) for row in fit["parameters"]])
     lines = [f"engine {fit['base'].name}: fitted on {fit['rows_used']}{fit.get('left_out', '')} of {fit['file']}",
-             f"RMS log error {fit['rms_log_error']['start']:.3f} at the start values -> {fit['rms_log_error']['fitted']:.3f} "
-             f"fitted ({fit['evaluations']} evaluations; {fit['status']})", *_faded_rows(fit), "",
+             f"RMS log error {fit['rms_log_error']['start']:.3f} at the start values"
+             + (f" ({fit['rms_log_error']['loaded']:.3f} with {fit['base'].name} as it is)" if "loaded" in fit["rms_log_error"] else "")
+             + f" -> {fit['rms_log_error']['fitted']:.3f} fitted ({fit['evaluations']} evaluations; {fit['status']})",
+             *_faded_rows(fit), "",
              f"{'parameter':<{w}} {'unit':>4} {'bounds':>15} {'start':>9} {'fitted':>9}  note",
              "-" * (w + 68)]
     if fit.get("dropped_overrides"):

@@ -319,10 +319,14 @@ def load_measurements(path: str | Path) -> pd.DataFrame:
     if header.count(";") > header.count(",") and "hardware" in header:  # a spreadsheet's export in a comma-decimal locale
         raise RooflineError(f"{path}: header: expected columns separated by commas, found them separated by ';' "
                             "(save it as 'CSV UTF-8 (comma delimited)', with '.' as the decimal point)")
+    if path.suffix.lower() in (".json", ".jsonl") or header.lstrip().startswith(("{", "[")):  # qa115: a 25 KB line
+        raise RooflineError(f"{path}: expected a measurements CSV, found JSON: a serving benchmark's result file? convert "
+                            "it first: roofline measurements convert")
     names = [n.strip() for n in next(csv.reader([header]), [])]
     twice = sorted({n for n in names if n and names.count(n) > 1})
     if twice:  # pandas would read the second as `k.1`, and the first silently
-        raise RooflineError(f"{path}: header: expected each column once, found {', '.join(map(repr, twice))} twice")
+        shown = ", ".join(map(repr, twice[:5])) + (f" and {len(twice) - 5} more" if len(twice) > 5 else "")
+        raise RooflineError(f"{path}: header: expected each column once, found {shown[:300]} twice")
     _check_field_counts(path, len(names))
     try:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, skipinitialspace=False)

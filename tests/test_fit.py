@@ -583,3 +583,13 @@ def test_a_fitted_copy_opens_with_its_own_comment_not_the_profile_it_came_from(t
     assert text.startswith("# my-vllm: written by `roofline fit --engine vllm` on ")
     assert "refits the\n# parameters listed under `fitted`" not in text and "# vLLM (V1 engine" not in text.splitlines()[0]
     assert engine_from_dict(read_yaml_file(tmp_path / "my-vllm.yaml"), "my-vllm.yaml").name == "my-vllm"
+
+
+@pytest.mark.slow
+def test_the_fit_says_how_the_profile_as_loaded_does_on_the_rows(tmp_path):
+    """qa115: 'RMS 0.227 at the start values -> 0.031' read as a 7x gain over the shipped vllm, which scores 0.083."""
+    path = synthetic_file(tmp_path)
+    fit = run_fit(path, "vllm", loss="linear", max_evaluations=60)
+    assert fit["rms_log_error"]["loaded"] > 0
+    line = fit_report(fit).splitlines()[1]
+    assert f"({fit['rms_log_error']['loaded']:.3f} with vllm as it is) -> " in line

@@ -784,3 +784,15 @@ def test_a_throughput_row_with_its_mean_in_flight_obeys_littles_law_with_its_tim
     assert ttft > 0
     assert arriving == pytest.approx(running * 512 / (ttft + 512 * tpot), rel=1e-9)  # Little's law, to the last digit
     assert static > arriving  # without a mean in flight: one batched prefill of all the prompts (a static batch)
+
+
+def test_a_benchmark_json_given_as_measurements_is_one_short_line(tmp_path):
+    """qa115: a vLLM --save-detailed JSON given to fit printed a 25 KB line of 'duplicate columns'."""
+    import json
+
+    path = tmp_path / "c1.json"
+    path.write_text(json.dumps({"backend": "vllm", "ttfts": [0.005739] * 400, "itls": [[0.005741] * 3] * 400}))
+    with pytest.raises(RooflineError) as err:
+        load_measurements(path)
+    assert str(err.value) == (f"{path}: expected a measurements CSV, found JSON: a serving benchmark's result file? "
+                              "convert it first: roofline measurements convert")
