@@ -205,6 +205,10 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
                 if str(where).lower().endswith((".json", ".jsonl")) else "")
         raise RooflineError(f"{where}: header: expected the columns {', '.join(REQUIRED)} (measurements/README.md), "
                             f"found no {', '.join(missing)}{hint}")
+    header_again = np.flatnonzero(np.all([raw[c].astype(str).str.strip() == c for c in REQUIRED], axis=0))
+    if header_again.size:  # qa115: two converted CSVs joined with `cat` read as 'gpus: found 'gpus''
+        raise RooflineError(f"{where}: row {int(header_again[0]) + 1}: expected a measurement, found the header again "
+                            "(CSV files joined with their headers? keep the first header line only)")
     known = set(COLUMNS) | set(DEFAULTS)
     unknown = [c for c in raw.columns if c not in known]
     for column in unknown:  # a misspelt optional column would be read as absent: its default, silently
@@ -943,6 +947,8 @@ def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False) 
     """Write rows (text cells in the columns of COLUMNS) as CSV, atomically; refuses to replace a file without force."""
     from roofline.yamlio import write_text_atomic
 
+    if Path(out).suffix.lower() != ".csv":  # qa115: --out c4.json --force replaced a benchmark result with CSV
+        raise RooflineError(f"--out: expected a .csv file (measurements are CSV), found {str(out)!r}")
     text = raw.reindex(columns=list(COLUMNS)).fillna("").to_csv(index=False, lineterminator="\n")
     write_text_atomic(Path(out), text, force)
     return Path(out)

@@ -796,3 +796,20 @@ def test_a_benchmark_json_given_as_measurements_is_one_short_line(tmp_path):
         load_measurements(path)
     assert str(err.value) == (f"{path}: expected a measurements CSV, found JSON: a serving benchmark's result file? "
                               "convert it first: roofline measurements convert")
+
+
+def test_two_csvs_joined_with_their_headers_and_a_non_csv_out_are_said(tmp_path):
+    """qa115: `cat a.csv b.csv` read as 'row 9: gpus: expected an integer, found gpus'; convert --out c4.json --force
+    replaced a benchmark result with CSV."""
+    from roofline.measurements import write_measurements
+
+    row = {**{c: "" for c in COLUMNS}, "source_id": "s", "source": "t", "engine": "vllm", "hardware": "h100-sxm",
+           "gpus": "1", "tp": "1", "model": "llama-3.1-8b", "batch": "1", "input_len": "100", "output_len": "100",
+           "method": "none", "k": "0", "quantity": "tokens_per_s_per_user", "value": "150", "split": "fit"}
+    one = pd.DataFrame([row], columns=list(COLUMNS)).to_csv(index=False)
+    (tmp_path / "both.csv").write_text(one + one)
+    with pytest.raises(RooflineError, match=r"both.csv: row 2: expected a measurement, found the header again"):
+        load_measurements(tmp_path / "both.csv")
+    with pytest.raises(RooflineError, match=r"^--out: expected a .csv file"):
+        write_measurements(pd.DataFrame([row]), tmp_path / "c4.json", force=True)
+    assert not (tmp_path / "c4.json").exists()
