@@ -713,6 +713,8 @@ def cheapest(
         check_frontier_out(out, force, table)
     path, df = read_results(table)
     check_table(df, str(path))
+    if df.empty:  # qa114: 'no row of this kind fits' and exit 0 for a table of no rows
+        raise RooflineError(f"{path}: expected a sweep results table with at least one row, found none")
     df = select_rows(df, tuple(where or ()), str(path))
     refused, unchecked = refused_layouts(df, _dirs())
     frontier = cost_frontier(df, refused)

@@ -644,6 +644,24 @@ def check_table(df: pd.DataFrame, where: str) -> None:
         _refuse_cell(df, column, df[column].isna() | (df[column].astype(str).str.strip() == ""), where, "a name")
 
 
+def check_plot_cells(df: pd.DataFrame, where: str) -> None:
+    """The cells a figure reads, as check_table checks them for a frontier: names not blank, counts whole and in range,
+    speedups numbers (qa114: a blank hardware cell, batch 0 or speedups of nothing crashed `plot` with a traceback)."""
+    for column in ("hardware", "model", "engine", "method"):
+        if column in df:
+            _refuse_cell(df, column, df[column].isna() | (df[column].astype(str).str.strip() == ""), where, "a name")
+    for column, least in COUNT_COLUMNS.items():
+        if column in df:
+            values = pd.to_numeric(df[column], errors="coerce")
+            bad = ~(values.notna() & (values >= least) & (values <= MAX_COUNT) & (values % 1 == 0))
+            _refuse_cell(df, column, bad, where, f"a whole number in {least}..{MAX_COUNT:,}")
+    for column in ("speedup", "tokens_per_s", "tokens_per_s_per_user", "step_time_s"):
+        if column in df:
+            values = pd.to_numeric(df[column], errors="coerce")
+            _refuse_cell(df, column, ~(values.notna() & (values > 0) & (values <= MAX_FIGURE)), where,
+                         f"a number above 0 up to {MAX_FIGURE:g}")
+
+
 MAX_COUNT, MAX_FIGURE = 2**31 - 1, 1e15  # no sweep writes more: a batch, context or degree; tokens/s or USD
 COUNT_COLUMNS = {"batch": 1, "context": 0, "k": 0, "tp": 1, "devices": 1, "dp_attention": 1, "ep": 1, "pp": 1}
 

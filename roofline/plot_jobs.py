@@ -539,24 +539,39 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
     df = _read_table(path)
     check_columns(df, REQUIRED_COLUMNS, str(path), "a sweep results table")
     check_numeric(df, NUMERIC_COLUMNS, str(path))
+    from roofline.frontier import check_plot_cells
+
+    check_plot_cells(df, str(path))
     df = select_rows(df, tuple(where), str(path))
     if df.empty:
         raise RooflineError(f"{path}: expected a sweep results table with at least one row, found none")
     import pandas as pd
 
+    from roofline.yamlio import check_text_table
+
     ops = None
     if (folder / "operators.csv").is_file():
-        ops = pd.read_csv(folder / "operators.csv")
+        ops_path = folder / "operators.csv"  # its own faults named as its own (qa114: blamed on results.csv)
+        check_text_table(ops_path, "an operators table (CSV)")
+        try:
+            ops = pd.read_csv(ops_path)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
+            raise RooflineError(f"{ops_path}: expected an operators table (CSV), found {str(exc).splitlines()[0][:160]}") from None
         check_columns(ops, OPERATOR_COLUMNS, str(folder / "operators.csv"), "an operators table")
         ops = select_rows(ops, tuple(where), str(folder / "operators.csv"), strict=False)  # the same selection
         ops = ops.merge(df[[c for c in ("hardware", "model") if c in ops]].drop_duplicates())  # the selected rows' devices
         ops = ops if len(ops) else None  # nothing of the selection was tabled per operator: no roofline figure
     meta_path = folder / "scenario.json"
     if meta_path.is_file():
+        from roofline.yamlio import read_text
+
         try:
-            meta = json.loads(meta_path.read_text())
+            meta = json.loads(read_text(meta_path))  # UTF-8 and bounded, or one line (qa114: random bytes, a traceback)
         except json.JSONDecodeError as err:
             raise RooflineError(f"{meta_path}: expected JSON, found a parse error at line {err.lineno}") from err
+        if not isinstance(meta, dict) or not isinstance(meta.get("axes", {}), dict):  # qa114: [1, 2], {"axes": 5}
+            raise RooflineError(f"{meta_path}: expected a sweep's scenario.json (a JSON object with an `axes` object), "
+                                f"found {type(meta).__name__ if not isinstance(meta, dict) else 'axes: ' + repr(meta['axes'])[:40]}")
     else:
         meta = _derived_meta(df, folder)
     if where:  # the titles describe the rows drawn, not the whole sweep

@@ -400,6 +400,10 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
         if candidate.is_file():
             _check_kind_of_file(kind, candidate)
             return candidate
+        if candidate.exists() and not candidate.is_dir():  # a device or a FIFO: said so, not 'not found' (qa114)
+            from roofline.yamlio import check_regular_file
+
+            check_regular_file(candidate)
         if os.sep in name or "/" in name:  # UnknownName: a scenario names its own file and key in front
             raise UnknownName(f"{name}: {kind} file not found (a path is read from the working directory, or in a "
                               "scenario from the scenario file's folder first)")

@@ -471,6 +471,10 @@ def load_scenario(name_or_path: str, extra_dirs: tuple[str | Path, ...] = ()) ->
         bare = str(name_or_path) == path.name and path.suffix not in (".yaml", ".yml")  # a name, as the README gives it
         if path.is_dir() and not bare:  # a folder named like a scenario (its own sweep's --out) is not the name (qa113)
             raise RooflineError(f"{path}: expected a scenario file, found a folder")
+        if path.exists() and not path.is_dir():  # a device or a FIFO: said so, not 'not found' (qa114)
+            from roofline.yamlio import check_regular_file
+
+            check_regular_file(path)
         if path.suffix in (".yaml", ".yml"):
             raise missing_scenario_file(path, extra_dirs)
         path = find_profile("scenario", name_or_path, extra_dirs)

@@ -264,6 +264,18 @@ def _record_lines(where: str, root) -> None:
     FIELD_LINES[where] = lines
 
 
+def check_regular_file(path: Path) -> None:
+    """Refuse a path that is not a regular file (a device such as /dev/zero, a FIFO, a socket; links followed): its size
+    reads 0, so a size check passes it, and reading it would run until memory ran out or block for ever (qa114)."""
+    import stat
+
+    mode = Path(path).stat().st_mode  # OSError for a missing one: the caller's 'cannot read'
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" \
+            if stat.S_ISSOCK(mode) else "not a regular file"
+        raise RooflineError(f"{path}: expected a regular file, found {kind}")
+
+
 def read_text(path: Path, limit_bytes: int = MAX_FILE_BYTES) -> str:
     """A UTF-8 text file of at most `limit_bytes`, or one RooflineError naming it."""
     path = Path(path)
@@ -271,6 +283,7 @@ def read_text(path: Path, limit_bytes: int = MAX_FILE_BYTES) -> str:
         size = path.stat().st_size
         if path.is_dir():
             raise RooflineError(f"{path}: expected a file, found a folder")
+        check_regular_file(path)
         if size > limit_bytes:
             raise RooflineError(f"{path}: expected at most {limit_bytes:,} bytes, found {size:,}")
         raw = path.read_bytes()
@@ -433,6 +446,7 @@ def check_text_table(path: Path, what: str = "a sweep results table") -> None:
 
     path = Path(path)
     try:
+        check_regular_file(path)
         if path.stat().st_size == 0:
             raise RooflineError(f"{path}: expected {what}, found an empty file")
         decoder = codecs.getincrementaldecoder("utf-8")()

@@ -473,3 +473,54 @@ def test_plot_never_replaces_another_sweeps_results(roofline, tmp_path):
     assert (tmp_path / "b" / "results.csv").is_file() and (tmp_path / "b" / "scenario.json").is_file()
     assert roofline("plot", tmp_path / "a", "--out", tmp_path / "plots")[0] == 0
     assert roofline("plot", tmp_path / "a", "--out", tmp_path / "plots", "--force")[0] == 0  # its own plots: replaced
+
+
+def test_a_device_or_fifo_given_as_a_file_is_refused_in_one_line(roofline, tmp_path):
+    """qa114: /dev/zero as a result file read until memory ran out; a FIFO as a profile blocked for ever; elsewhere
+    they were 'file not found' or 'an empty file'."""
+    import os
+
+    (tmp_path / "zero.json").symlink_to("/dev/zero")
+    (tmp_path / "zero.csv").symlink_to("/dev/zero")
+    (tmp_path / "zero.yaml").symlink_to("/dev/zero")
+    os.mkfifo(tmp_path / "fifo.yaml")
+    for args in (("measurements", "convert", tmp_path / "zero.json", "--hardware", "h100", "--model", "llama-3.1-8b",
+                  "--out", tmp_path / "z.csv"),
+                 ("fit", tmp_path / "zero.csv"), ("sweep", tmp_path / "fifo.yaml"), ("predict", "--model", tmp_path / "zero.yaml")):
+        code, out, err = roofline(*args)
+        assert code == 2 and err.strip().endswith(("expected a regular file, found a device",
+                                                   "expected a regular file, found a FIFO")), (args, err)
+    code, out, _ = roofline("hw", "validate", tmp_path / "fifo.yaml")
+    assert code == 2 and "expected a regular file, found a FIFO" in out
+
+
+def test_plot_and_cheapest_refuse_damaged_tables_in_one_line(roofline, tmp_path):
+    """qa114: a blank hardware cell, batch 0 or speedups of nothing crashed plot; a scenario.json of a list, or random
+    bytes, and a damaged operators.csv too (or it was blamed on results.csv); cheapest said a table of no rows had
+    none that fit, and exited 0."""
+    import shutil
+
+    import pandas as pd
+
+    (tmp_path / "s.yaml").write_text("name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                                     "axes:\n  batch: [1, 8]\n  k: [0, 2]\n  alpha: [0.8]\n")
+    assert roofline("sweep", tmp_path / "s.yaml", "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    table = pd.read_csv(tmp_path / "sw" / "results.csv")
+    for column, value, said in (("hardware", "", "hardware: expected a name, found nothing (line 2)"),
+                                ("batch", 0, "batch: expected a whole number in 1..2,147,483,647, found 0 (line 2)"),
+                                ("speedup", float("nan"), "speedup: expected a number above 0 up to 1e+15, found nothing (line 2)")):
+        bad = table.copy()
+        bad.loc[0, column] = value
+        bad.to_csv(tmp_path / "bad.csv", index=False)
+        code, _, err = roofline("plot", tmp_path / "bad.csv", "--out", tmp_path / "pb")
+        assert code == 2 and err.strip() == f"error: {tmp_path / 'bad.csv'}: {said}", err
+    for name, content, said in (("scenario.json", b"[1, 2]", "found list"), ("scenario.json", bytes(range(128, 256)), "expected UTF-8"),
+                                ("operators.csv", b'"a,b\n1,2\n', "operators.csv: expected an operators table (CSV), found")):
+        copy = tmp_path / f"copy-{name}-{len(content)}"
+        shutil.copytree(tmp_path / "sw", copy)
+        (copy / name).write_bytes(content)
+        code, _, err = roofline("plot", copy, "--out", tmp_path / f"p-{len(content)}")
+        assert code == 2 and said in err and err.count("\n") == 1, err
+    table.iloc[:0].to_parquet(tmp_path / "empty.parquet")
+    code, _, err = roofline("cheapest", tmp_path / "empty.parquet", "--min-tokens-per-user", "50")
+    assert code == 2 and "expected a sweep results table with at least one row, found none" in err
