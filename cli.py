@@ -579,6 +579,8 @@ def sweep(
     # overlap this process's, where a small sweep, computed and written in 0.1 s, would otherwise wait for them
     # (`roofline report` computes for seconds: it forks later)
     plots = not no_plots
+    if svg and not plots:  # qa114: accepted in silence
+        raise RooflineError("--svg: expected with the plots, found --no-plots beside it (no figure to write as SVG)")
     format_ = format_.strip().lower()  # CSV as csv, as dtypes and names are taken in any case (qa112)
     check_format(format_)  # before the sweep computes and warns (qa95)
     with staged_dir(out, force) as tmp, early_or_new(len(PLOT_NAMES) if plots else 1) as pool:
@@ -707,6 +709,8 @@ def cheapest(
     from roofline.tables import frontier_table, varied_dtypes
     from roofline.yamlio import write_text_atomic
 
+    if force and out is None:  # qa114: accepted in silence
+        raise RooflineError("--force: expected with --out FILE (it allows replacing that file), found no --out")
     if min_tokens_per_user is not None and not math.isfinite(min_tokens_per_user):
         raise RooflineError(f"--min-tokens-per-user: expected a finite speed, found {min_tokens_per_user}")
     if out is not None:
@@ -749,7 +753,12 @@ def bench(
     """Benchmark sweeps: points/s computing only and end to end to each format, the ratios, peak memory; one JSON line per size."""
     from roofline.bench import run_bench, run_jobs
 
-    if jobs:
+    if jobs:  # the README's jobs, as they are: the sweep options do not apply (qa114: --format xml ran and exited 0)
+        given = [flag for flag, value, default in (("--points", points, [1_000_000]), ("--chunk-points", chunk_points, 1_000_000),
+                                                   ("--format", format_, ["both"])) if value != default]
+        if given:
+            raise RooflineError(f"--jobs: times the README's main jobs as they are, which {' and '.join(given)} "
+                                f"{'does' if len(given) == 1 else 'do'} not change: leave {'it' if len(given) == 1 else 'them'} out")
         typer.echo(json.dumps(run_jobs(repeats)))
         return
     format_ = [fmt.strip().lower() for fmt in format_]
@@ -1053,7 +1062,8 @@ def refuse_repeated_options(group, argv: list[str]) -> None:
 
 
 def hoist_profiles(argv: list[str]) -> list[str]:
-    """Move every `--profiles DIR` / `--profiles=DIR` to the front, so it works before or after the command."""
+    """Move every `--profiles DIR` / `--profiles=DIR` to the front, so it works before or after the command; an empty
+    DIR refused (it would read as the working folder)."""
     front: list[str] = []
     rest: list[str] = []
     i = 0
@@ -1062,6 +1072,10 @@ def hoist_profiles(argv: list[str]) -> list[str]:
         if arg == "--":
             rest.extend(argv[i:])
             break
+        if arg == "--profiles" and i + 1 < len(argv) or arg.startswith("--profiles="):
+            value = argv[i + 1] if arg == "--profiles" else arg.split("=", 1)[1]
+            if not value.strip():  # Path('') is '.': an unset "$DIR" searched the working folder in silence (qa114)
+                raise RooflineError("--profiles: expected a folder, found an empty string (write '.' for the working folder)")
         if arg == "--profiles" and i + 1 < len(argv):
             front += argv[i:i + 2]
             i += 2

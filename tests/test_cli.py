@@ -524,3 +524,18 @@ def test_plot_and_cheapest_refuse_damaged_tables_in_one_line(roofline, tmp_path)
     table.iloc[:0].to_parquet(tmp_path / "empty.parquet")
     code, _, err = roofline("cheapest", tmp_path / "empty.parquet", "--min-tokens-per-user", "50")
     assert code == 2 and "expected a sweep results table with at least one row, found none" in err
+
+
+def test_an_empty_profiles_folder_and_sweep_options_beside_bench_jobs_are_refused(roofline):
+    """qa114: `--profiles ''` (an unset "$DIR") searched the working folder in silence; `bench --jobs --format xml`
+    ran the jobs and exited 0."""
+    for args in (("--profiles", "", "hw", "list"), ("hw", "list", "--profiles=")):
+        code, out, err = roofline(*args)
+        assert code == 2 and not out and err.strip() == ("error: --profiles: expected a folder, found an empty string "
+                                                         "(write '.' for the working folder)")
+    code, _, err = roofline("bench", "--jobs", "--format", "xml")
+    assert code == 2 and "--jobs: times the README's main jobs as they are, which --format does not change: leave it out" in err
+    code, _, err = roofline("sweep", "eagle-on-hopper", "--svg", "--no-plots", "--out", "never-written")
+    assert code == 2 and "--svg: expected with the plots, found --no-plots beside it" in err
+    code, _, err = roofline("cheapest", "never-read", "--force")
+    assert code == 2 and "--force: expected with --out FILE" in err
