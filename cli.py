@@ -949,7 +949,10 @@ def main() -> None:
                 typer.echo(f"error: Invalid value for '{opts[0] if opts else exc.param.name}': expected a number, found {found!r}",
                            err=True)
                 sys.exit(exc.exit_code)
-            typer.echo(f"error: {exc.format_message()}" + (f", found {found!r}" if found is not None else ""), err=True)
+            message = exc.format_message()
+            said = found is not None and repr(found) in message  # click named the value itself (qa114: 'is not
+            typer.echo(f"error: {message.rstrip('.') if found is not None and not said else message}"  # readable., found')
+                       + (f", found {found!r}" if found is not None and not said else ""), err=True)
             sys.exit(exc.exit_code)
         if isinstance(exc, OSError):  # a path the user gave that the system refused (a file where a folder must be, ...)
             where = f"{exc.filename}: " if exc.filename else ""

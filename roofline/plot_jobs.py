@@ -34,6 +34,7 @@ import os
 import pickle
 import queue
 import signal
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -335,7 +336,7 @@ def _read_table(path: Path) -> pd.DataFrame:
             raise RooflineError(f"{path}: expected a readable parquet file, found no parquet engine (install roofline[parquet] or pass results.csv)") from err
         except (OSError, ValueError) as err:  # pyarrow's ArrowInvalid is a ValueError: not Parquet, or cut short
             raise RooflineError(f"{path}: expected a Parquet results table, found a file Arrow cannot read "
-                                f"({' '.join(str(err).split())[:100]})") from None
+                                f"({textwrap.shorten(' '.join(str(err).split()), 160, placeholder=' ...')})") from None
     return pd.read_csv(path)
 
 
