@@ -735,7 +735,7 @@ def cheapest(
     typer.echo(frontier_table(frontier, list(dict.fromkeys(notes)), picks, min_tokens_per_user,
                               {kind: (r["row"], r["place"]) for kind, r in refined.items()}, varied_dtypes(df),
                               unpriced=any(r["notes"] for r in refined.values()), draft=meta.get("draft"),
-                              kind_rows={"speculation": speculative_rows}))
+                              kind_rows={"speculation": speculative_rows}, selected=bool(where)))
     if out is not None:
         write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
         add_to_marker(out.parent, {out.name})  # into a sweep's own folder: a later sweep --force may replace it

@@ -106,8 +106,11 @@ def scenario_json(table: Path) -> dict | None:
     cannot be read as a JSON object (a table copied out of its folder)."""
     import json
 
+    path = Path(table).parent / "scenario.json"
+    if not path.is_file():  # none, or a FIFO / device, which reading would block on or never end (qa116)
+        return None
     try:
-        meta = json.loads((Path(table).parent / "scenario.json").read_text())
+        meta = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
     return meta if isinstance(meta, dict) else None

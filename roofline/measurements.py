@@ -323,7 +323,7 @@ def load_measurements(path: str | Path) -> pd.DataFrame:
     if header.count(";") > header.count(",") and "hardware" in header:  # a spreadsheet's export in a comma-decimal locale
         raise RooflineError(f"{path}: header: expected columns separated by commas, found them separated by ';' "
                             "(save it as 'CSV UTF-8 (comma delimited)', with '.' as the decimal point)")
-    if path.suffix.lower() in (".json", ".jsonl") or header.lstrip().startswith(("{", "[")):  # qa115: a 25 KB line
+    if header.lstrip().startswith(("{", "[")):  # qa115: a benchmark's JSON read as a header, a 25 KB line (qa116: by content)
         raise RooflineError(f"{path}: expected a measurements CSV, found JSON: a serving benchmark's result file? convert "
                             "it first: roofline measurements convert")
     names = [n.strip() for n in next(csv.reader([header]), [])]

@@ -468,6 +468,9 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
     return df
 
 
+SCENARIO_JSON_MAX_BYTES = 1 << 30  # a sweep writes every axis value into it: 2 MB for 150,000 batches (qa116)
+
+
 def _meta_of_rows(meta: dict, df: pd.DataFrame) -> dict:
     """`meta` (scenario.json) with the config values and axes the selected rows hold, so a title says 'TP 8', not
     the sweep's 'TP 2 / 4 / 8'."""
@@ -486,7 +489,8 @@ def _meta_of_rows(meta: dict, df: pd.DataFrame) -> dict:
         methods = values("method")
         meta["method"] = methods[0] if len(methods) == 1 else methods
     if "draft_hardware" in df and meta.get("draft_hardware"):  # as scenario_meta words it: null for the target's devices
-        placements = {str(v) for v in values("draft_hardware")}  # (qa112: --where draft_hardware=a10g kept every placement)
+        # (qa112: --where draft_hardware=a10g kept every placement); a CSV's blank cell, NaN, is the target's too (qa116)
+        placements = set(df["draft_hardware"].astype(object).where(df["draft_hardware"].notna(), "").astype(str).unique())
         elsewhere = sorted(placements - {""})
         meta["draft_hardware"] = ([None] if "" in placements else []) + elsewhere if elsewhere else None
     if "layouts" in meta and "tp" in df:  # the selected rows' layouts, as Deployment.describe words them
@@ -567,7 +571,7 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
         from roofline.yamlio import read_text
 
         try:
-            meta = json.loads(read_text(meta_path))  # UTF-8 and bounded, or one line (qa114: random bytes, a traceback)
+            meta = json.loads(read_text(meta_path, SCENARIO_JSON_MAX_BYTES))  # UTF-8, or one line (qa114: random bytes)
         except json.JSONDecodeError as err:
             raise RooflineError(f"{meta_path}: expected JSON, found a parse error at line {err.lineno}") from err
         if not isinstance(meta, dict) or not isinstance(meta.get("axes", {}), dict):  # qa114: [1, 2], {"axes": 5}

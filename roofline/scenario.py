@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from roofline.errors import MISSING, RooflineError, field_error, warn
+from roofline.errors import MISSING, RooflineError, UnknownName, field_error, warn
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, K_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES
 from roofline.profiles import find_profile, normalize_dtype, read_yaml
@@ -300,9 +300,9 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
 def check_draft_hardware(where: str, value: object) -> str | None:
     """A drafter's device: a hardware name, or None for the target's own devices; 'none' (or 'null', 'target') said as
     such, not looked up as a profile (qa112: "unknown hardware 'none'; closest: tpu-v5e")."""
-    if value is None or (isinstance(value, str) and value and value.strip().lower() not in ("none", "null", "target")):
+    if value is None or (isinstance(value, str) and value.strip() and value.strip().lower() not in ("none", "null", "target")):
         return value
-    if isinstance(value, str) and value:
+    if isinstance(value, str) and value.strip():
         raise RooflineError(f"{where}: draft_hardware: expected a hardware profile name, found {value!r}: the target's own "
                             "devices are null in a scenario file (- null in a list), None in Python, and no --draft-hardware "
                             "on the command line")
@@ -477,7 +477,12 @@ def load_scenario(name_or_path: str, extra_dirs: tuple[str | Path, ...] = ()) ->
             check_regular_file(path)
         if path.suffix in (".yaml", ".yml"):
             raise missing_scenario_file(path, extra_dirs)
-        path = find_profile("scenario", name_or_path, extra_dirs)
+        try:
+            path = find_profile("scenario", name_or_path, extra_dirs)
+        except UnknownName:
+            if path.is_dir():  # a folder of that name, and no scenario: the folder is what was meant (qa116)
+                raise RooflineError(f"{path}: expected a scenario file, found a folder") from None
+            raise
         scenario_shadow_warning(name_or_path, extra_dirs)
     return scenario_from_dict(read_yaml(path), str(path))
 

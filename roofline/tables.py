@@ -575,7 +575,7 @@ def varied_dtypes(df) -> set[str]:
 
 
 def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None, draft: str | None = None,
-               table_kind_rows: int | None = None) -> str:
+               table_kind_rows: int | None = None, rows_named: str = "the table has") -> str:
     """The cheapest row of a kind at the speed asked, or why there is none (the kind's rows: `of_kind`; the table's
     rows of the kind: `table_kind_rows`, 0 where it has none); the context and dtypes of `varied` named (default:
     those the rows of the kind vary); a draft model's name (`draft`, scenario.json's) with method draft."""
@@ -583,7 +583,7 @@ def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None, draft: s
         if len(of_kind):
             return f"no row that fits reaches it (the fastest: {format_significant(of_kind['tokens_per_s_per_user'].max())} tokens/s per user)"
         if kind == "speculation" and table_kind_rows == 0:  # qa112: a table of plain decoding alone
-            return "the table has no speculative rows (method none, or k 0 alone)"
+            return f"{rows_named} no speculative rows (method none, or k 0 alone)"
         return "no row of this kind fits, is priced and loads" + (" (plain: k = 0 or method none)" if kind == "plain" else "")
     speculative = kind == "speculation"
     text = (f"${format_significant(row['cost_usd_per_million_tokens'])} at {format_significant(row['tokens_per_s_per_user'])} "
@@ -625,12 +625,13 @@ def _ratio(x: float) -> str:
 
 def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_speed: float | None = None,
                    refined: dict | None = None, varied: set[str] | None = None, unpriced: bool = False,
-                   draft: str | None = None, kind_rows: dict | None = None) -> str:
+                   draft: str | None = None, kind_rows: dict | None = None, selected: bool = False) -> str:
     """`roofline cheapest`: the cost frontier of each decoding kind (frontier.cost_frontier), fastest first, and with a
     speed the cheapest row of each kind that reaches it (and under it, `refined`'s cheaper point between swept
     batches, above the largest or below the smallest: {kind: (row or None, place)}, frontier.refine), then the notes;
     a pick names the context and dtypes of `varied` (the table's: varied_dtypes; default the frontier's) and the draft
-    model `draft` (scenario.json's); `kind_rows`: the table's rows of each kind; `unpriced`: refine left gaps that
+    model `draft` (scenario.json's); `kind_rows`: the table's rows of each kind (`selected`: the rows --where chose);
+    `unpriced`: refine left gaps that
     could win unpriced, so no ratio with the points computed now is given."""
     varied = varied_dtypes(frontier) if varied is None else varied
     several_models = bool(len(frontier)) and (frontier["model"].nunique() > 1 or "model" in varied)
@@ -640,7 +641,8 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
         lines.append(f"cheapest at {format_significant(min_speed)} tokens/s per user or faster (cost: decoding only, USD per million tokens):")
         for kind in ("plain", "speculation"):
             lines.append(f"  {kind:<12} " + _pick_text(kind, picks.get(kind), frontier[frontier["decoding"] == kind], varied,
-                                                       draft, (kind_rows or {}).get(kind)))
+                                                       draft, (kind_rows or {}).get(kind),
+                                                       "the rows --where selects have" if selected else "the table has"))
             point, place = refined.get(kind) or (None, "")
             if point is not None:
                 where = {"above": "above the largest swept batch", "below": "below the smallest swept batch"}.get(

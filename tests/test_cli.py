@@ -539,3 +539,30 @@ def test_an_empty_profiles_folder_and_sweep_options_beside_bench_jobs_are_refuse
     assert code == 2 and "--svg: expected with the plots, found --no-plots beside it" in err
     code, _, err = roofline("cheapest", "never-read", "--force")
     assert code == 2 and "--force: expected with --out FILE" in err
+
+
+def test_qa116_review_mends(roofline, tmp_path, monkeypatch):
+    """qa116: plot refused a sweep's own 2 MB scenario.json (the 1 MB profile limit); cheapest blocked on a FIFO
+    scenario.json; a --where that left no speculative row said the table had none; a folder named in the working
+    folder with no scenario of that name was 'unknown scenario'; a blank --draft-hardware did not name the flag."""
+    import json
+    import os
+
+    (tmp_path / "s.yaml").write_text("name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                                     "axes:\n  batch: [1, 8]\n  k: [0, 2]\n  alpha: [0.8]\n")
+    assert roofline("sweep", tmp_path / "s.yaml", "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    meta = json.loads((tmp_path / "sw" / "scenario.json").read_text())
+    meta["padding"] = "x" * 1_500_000  # a sweep of many axis values writes a scenario.json this large
+    (tmp_path / "sw" / "scenario.json").write_text(json.dumps(meta))
+    assert roofline("plot", tmp_path / "sw", "--out", tmp_path / "p")[0] == 0
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10", "--where", "k=0")
+    assert code == 0 and "the rows --where selects have no speculative rows" in out
+    os.remove(tmp_path / "sw" / "scenario.json")
+    os.mkfifo(tmp_path / "sw" / "scenario.json")
+    assert roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10")[0] == 0  # read as none, not blocked on
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "myfolder").mkdir()
+    code, _, err = roofline("sweep", "myfolder")
+    assert code == 2 and err.strip() == "error: myfolder: expected a scenario file, found a folder"
+    code, _, err = roofline("predict", "--method", "eagle", "--alpha", "0.7", "--draft-hardware", " ")
+    assert code == 2 and err.startswith("error: command line: --draft-hardware: ")

@@ -813,3 +813,32 @@ def test_two_csvs_joined_with_their_headers_and_a_non_csv_out_are_said(tmp_path)
     with pytest.raises(RooflineError, match=r"^--out: expected a .csv file"):
         write_measurements(pd.DataFrame([row]), tmp_path / "c4.json", force=True)
     assert not (tmp_path / "c4.json").exists()
+
+
+def test_littles_law_prices_the_requests_own_prefill_and_the_others_stalls_under_mixed_prefill(tmp_path):
+    """qa116: the SGLang test could not tell a request's own prefill from a stall (they are equal without mixed
+    prefill); under vllm's mixed prefill the throughput row pays t_prefill(1, P) once and t_stall B_r - 1 times."""
+    from roofline.engine import step_metrics
+    from roofline.hardware import load_hardware
+    from roofline.layout import deployment
+    from roofline.model import load_model
+    from roofline.serving import load_engine
+
+    base = {**{c: "" for c in COLUMNS}, "source_id": "s", "source": "t", "engine": "vllm", "engine_version": "0.10",
+            "hardware": "h100-sxm", "gpus": "1", "tp": "1", "ep": "1", "dp_attention": "1", "model": "llama-3.1-8b",
+            "weight_dtype": "bf16", "kv_dtype": "bf16", "batch": "32", "concurrency": "30", "input_len": "1024",
+            "output_len": "512", "method": "none", "k": "0", "split": "fit"}
+    rows = [{**base, "quantity": "step_time_s", "value": "0.02"}, {**base, "quantity": "tokens_per_s", "value": "2000"}]
+    path = tmp_path / "m.csv"
+    pd.DataFrame(rows, columns=list(COLUMNS)).to_csv(path, index=False)
+    p = predict_measurements(load_measurements(path))
+    stall, arriving_prefill = p["prefill_time_s"].to_numpy()
+    running = float(p["running_batch"].iloc[0])
+    engine = load_engine("vllm").for_hardware(load_hardware("h100-sxm"))
+    model = load_model("llama-3.1-8b")
+    own = float(step_metrics(load_hardware("h100-sxm"), model, 1, 1024, 0, deployment(model), engine=engine,
+                             logit_tokens=1, prefill=True)["step_time_s"])
+    assert stall < 0.9 * own  # mixed prefill: a stall is what the prompt adds to a decode pass, less than its own pass
+    assert arriving_prefill == pytest.approx(own + (running - 1.0) * stall, rel=1e-9)
+    tpot, throughput = p["predicted"].to_numpy()
+    assert throughput == pytest.approx(running * 512 / (own + 512 * tpot), rel=1e-9)
