@@ -463,6 +463,7 @@ def test_predict_names_the_flag_of_an_unknown_profile(roofline):
     assert code == 2 and err.startswith("error: command line: --hardware: unknown hardware 'h1000'")
 
 
+@pytest.mark.slow
 def test_plot_never_replaces_another_sweeps_results(roofline, tmp_path):
     """qa112: `plot TABLE --out OTHER_SWEEP --force` replaced the other sweep's folder whole, results and all."""
     for name in ("a", "b"):
@@ -475,6 +476,7 @@ def test_plot_never_replaces_another_sweeps_results(roofline, tmp_path):
     assert roofline("plot", tmp_path / "a", "--out", tmp_path / "plots", "--force")[0] == 0  # its own plots: replaced
 
 
+@pytest.mark.slow
 def test_a_device_or_fifo_given_as_a_file_is_refused_in_one_line(roofline, tmp_path):
     """qa114: /dev/zero as a result file read until memory ran out; a FIFO as a profile blocked for ever; elsewhere
     they were 'file not found' or 'an empty file'."""
@@ -494,6 +496,7 @@ def test_a_device_or_fifo_given_as_a_file_is_refused_in_one_line(roofline, tmp_p
     assert code == 2 and "expected a regular file, found a FIFO" in out
 
 
+@pytest.mark.slow
 def test_plot_and_cheapest_refuse_damaged_tables_in_one_line(roofline, tmp_path):
     """qa114: a blank hardware cell, batch 0 or speedups of nothing crashed plot; a scenario.json of a list, or random
     bytes, and a damaged operators.csv too (or it was blamed on results.csv); cheapest said a table of no rows had
@@ -541,6 +544,7 @@ def test_an_empty_profiles_folder_and_sweep_options_beside_bench_jobs_are_refuse
     assert code == 2 and "--force: expected with --out FILE" in err
 
 
+@pytest.mark.slow
 def test_qa116_review_mends(roofline, tmp_path, monkeypatch):
     """qa116: plot refused a sweep's own 2 MB scenario.json (the 1 MB profile limit); cheapest blocked on a FIFO
     scenario.json; a --where that left no speculative row said the table had none; a folder named in the working

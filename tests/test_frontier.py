@@ -722,6 +722,7 @@ def test_a_speculative_pick_at_a_large_batch_says_its_cost_is_a_lower_estimate(t
     assert "the speculative point computed now is at batch" not in out
 
 
+@pytest.mark.slow
 def test_a_pick_names_its_context_draft_model_and_the_bound_and_says_a_plain_table_has_no_speculation(tmp_path, roofline):
     """qa112: a pick at context 32,768 did not say so (predict's default 1,024 gave another answer); a draft model's
     name was nowhere in the pick; engine ideal was picked as any other; a table of plain decoding said its speculative
