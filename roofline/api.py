@@ -435,9 +435,9 @@ def predict(
         "engine": eng.name,
         "engine_values": {k: v for k, v in eng.to_json().items() if k not in ("overrides", "fitted")},  # as applied on this device's family
         # the file each profile was read from (None: a spec object built in code), so a result can be traced to its inputs
-        "profile_files": {key: (os.path.abspath(spec.path) if spec.path else None) for key, spec in (("hardware", hw), ("model", target), ("engine", eng),
-                                                                     ("draft_hardware", draft_hw), ("draft", draft_spec))
-                          if spec is not None},
+        "profile_files": {key: os.path.abspath(spec.path) if spec.path else None
+                          for key, spec in (("hardware", hw), ("model", target), ("engine", eng),
+                                            ("draft_hardware", draft_hw), ("draft", draft_spec)) if spec is not None},
         "batch": batch,
         "context": context,
         "layout": dep.to_json(),

@@ -478,20 +478,26 @@ def _sparse_peak_note(kind: str, before, after, set_here: set[str], where: str) 
                  f"datasheet's figure 'with sparsity', give the dense one (half of it); profiles take dense {peak_unit(dtype)}")
 
 
-def _hardware_or_none(kind: str, text: str, path: Path, extra_dirs: tuple, name: str | None = None):
-    """The spec hardware profile text reads as (its `name:` taken as `name` where given), in silence (its warnings were
-    said when it was written); None for another kind or where it does not read."""
+def _validated_quietly(kind: str, text: str, path: Path, extra_dirs: tuple, name: str | None = None, lines: bool = False):
+    """The spec profile `text` of `kind` reads as (its `name:` taken as `name` where given: a copy's source, whose file
+    name is not the copy's), its warnings silenced (they were said when it was written), or its RooflineError;
+    `lines`: `text` is the file `path` on disk, whose fields' lines an error names."""
     import warnings
 
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = load_yaml_text(text, str(path), lines=lines)
+        if isinstance(data, dict) and name is not None:
+            data = {**data, "name": name}
+        return validate_data(kind, data, path, extra_dirs) if isinstance(data, dict) else validate_text(kind, "", path)
+
+
+def _hardware_or_none(kind: str, text: str, path: Path, extra_dirs: tuple, name: str | None = None):
+    """The spec hardware profile text reads as (_validated_quietly); None for another kind or where it does not read."""
     if kind != "hardware":
         return None
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            data = load_yaml_text(text, str(path))
-            if isinstance(data, dict) and name is not None:
-                data = {**data, "name": name}
-            return validate_data(kind, data, path, extra_dirs) if isinstance(data, dict) else None
+        return _validated_quietly(kind, text, path, extra_dirs, name)
     except RooflineError:
         return None
 
@@ -547,19 +553,12 @@ def _source_fault(kind: str, source: Path, extra_dirs: tuple, error: RooflineErr
     """Raise '--from: <the source file's own error>' where the profile a copy was made from fails by itself (its file
     name aside: a copy takes a name of its own) with the error the copy failed with (`error`, said of `target`): the
     value came from the source, so the source and its line are named; nothing where the copy's fault is its own (a
-    value --set, or a source field --set has replaced: qa111). Quiet: the source's warnings were said already."""
-    import warnings
-
+    value --set, or a source field --set has replaced: qa111)."""
     def body(message: str, where: str) -> str:  # 'FILE: line N: field: ...' as 'field: ...'
         return re.sub(r"^line \d+: ", "", message[len(where) + 2:] if message.startswith(f"{where}: ") else message)
 
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            data = load_yaml_text(read_text(source), str(source), lines=True)  # the file on disk: its lines are named
-            if isinstance(data, dict):
-                data = {**data, "name": source.stem}
-            validate_data(kind, data, source, extra_dirs) if isinstance(data, dict) else validate_text(kind, "", source)
+        _validated_quietly(kind, read_text(source), source, extra_dirs, source.stem, lines=True)
     except RooflineError as exc:
         if body(str(exc), str(source)) == body(str(error), str(target)):
             raise RooflineError(f"--from: {exc}") from None

@@ -627,11 +627,7 @@ def check_table(df: pd.DataFrame, where: str) -> None:
     if df["fits_in_memory"].isna().any():
         line = f" (line {int(df.index[df['fits_in_memory'].isna()][0]) + 2})" if where.endswith(".csv") else ""
         raise RooflineError(f"{where}: fits_in_memory: expected true or false, found nothing{line}")
-    for column, least in COUNT_COLUMNS.items():  # whole counts, every cell
-        if column in df:
-            values = pd.to_numeric(df[column], errors="coerce")
-            bad = ~(values.notna() & (values >= least) & (values <= MAX_COUNT) & (values % 1 == 0))
-            _refuse_cell(df, column, bad, where, f"a whole number in {least}..{MAX_COUNT:,}")
+    _check_counts(df, where)
     for column in (SPEED, COST, "tokens_per_s_per_device", "baseline_tokens_per_s_per_user",
                    "baseline_cost_usd_per_million_tokens"):  # figures: above 0, or blank (a device without a price)
         if column in df:
@@ -643,21 +639,30 @@ def check_table(df: pd.DataFrame, where: str) -> None:
     if "alpha" in df:
         alpha = pd.to_numeric(df["alpha"], errors="coerce")
         _refuse_cell(df, "alpha", alpha.notna() & ~((alpha >= 0) & (alpha <= 1)), where, "an acceptance rate in [0, 1], or nothing")
-    for column in ("hardware", "model", "engine", "method"):
-        _refuse_cell(df, column, df[column].isna() | (df[column].astype(str).str.strip() == ""), where, "a name")
+    _check_names(df, where)
 
 
-def check_plot_cells(df: pd.DataFrame, where: str) -> None:
-    """The cells a figure reads, as check_table checks them for a frontier: names not blank, counts whole and in range,
-    speedups numbers (qa114: a blank hardware cell, batch 0 or speedups of nothing crashed `plot` with a traceback)."""
-    for column in ("hardware", "model", "engine", "method"):
-        if column in df:
-            _refuse_cell(df, column, df[column].isna() | (df[column].astype(str).str.strip() == ""), where, "a name")
+def _check_counts(df: pd.DataFrame, where: str) -> None:
+    """Every cell of the COUNT_COLUMNS a table holds a whole number in range."""
     for column, least in COUNT_COLUMNS.items():
         if column in df:
             values = pd.to_numeric(df[column], errors="coerce")
             bad = ~(values.notna() & (values >= least) & (values <= MAX_COUNT) & (values % 1 == 0))
             _refuse_cell(df, column, bad, where, f"a whole number in {least}..{MAX_COUNT:,}")
+
+
+def _check_names(df: pd.DataFrame, where: str) -> None:
+    """Every cell of the label columns a table holds a name, not blank."""
+    for column in ("hardware", "model", "engine", "method"):
+        if column in df:
+            _refuse_cell(df, column, df[column].isna() | (df[column].astype(str).str.strip() == ""), where, "a name")
+
+
+def check_plot_cells(df: pd.DataFrame, where: str) -> None:
+    """The cells a figure reads, as check_table checks them for a frontier: names not blank, counts whole and in range,
+    speedups numbers (qa114: a blank hardware cell, batch 0 or speedups of nothing crashed `plot` with a traceback)."""
+    _check_names(df, where)
+    _check_counts(df, where)
     for column in ("speedup", "tokens_per_s", "tokens_per_s_per_user", "step_time_s"):
         if column in df:
             values = pd.to_numeric(df[column], errors="coerce")
