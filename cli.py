@@ -706,7 +706,7 @@ def cheapest(
     )
     from roofline.outputs import add_to_marker
     from roofline.plot_jobs import read_results, select_rows
-    from roofline.tables import frontier_table, varied_dtypes
+    from roofline.tables import frontier_table, speculation_text, varied_dtypes
     from roofline.yamlio import write_text_atomic
 
     if force and out is None:  # qa114: accepted in silence
@@ -736,7 +736,7 @@ def cheapest(
     typer.echo(frontier_table(frontier, list(dict.fromkeys(notes)), picks, min_tokens_per_user,
                               {kind: (r["row"], r["place"]) for kind, r in refined.items()}, varied_dtypes(df),
                               unpriced=any(r["notes"] for r in refined.values()), draft=meta.get("draft"),
-                              kind_rows={"speculation": speculative_rows}, selected=bool(where)))
+                              kind_rows={"speculation": speculative_rows}, selected=bool(where), how=speculation_text(meta)))
     if out is not None:
         write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
         add_to_marker(out.parent, {out.name})  # into a sweep's own folder: a later sweep --force may replace it

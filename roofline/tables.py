@@ -575,10 +575,11 @@ def varied_dtypes(df) -> set[str]:
 
 
 def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None, draft: str | None = None,
-               table_kind_rows: int | None = None, rows_named: str = "the table has") -> str:
+               table_kind_rows: int | None = None, rows_named: str = "the table has", how: str = "") -> str:
     """The cheapest row of a kind at the speed asked, or why there is none (the kind's rows: `of_kind`; the table's
     rows of the kind: `table_kind_rows`, 0 where it has none); the context and dtypes of `varied` named (default:
-    those the rows of the kind vary); a draft model's name (`draft`, scenario.json's) with method draft."""
+    those the rows of the kind vary); a draft model's name (`draft`, scenario.json's) with method draft; `how` the
+    acceptance of a row without alpha (a tree, per-position rates: speculation_text)."""
     if row is None:
         if len(of_kind):
             return f"no row that fits reaches it (the fastest: {format_significant(of_kind['tokens_per_s_per_user'].max())} tokens/s per user)"
@@ -602,7 +603,8 @@ def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None, draft: s
         text += f", shared prefix {int(row['shared_prefix']):,}"
     if speculative:
         drafter = f" {draft}" if draft and str(row["method"]) == "draft" else ""  # qa112: the draft model was named nowhere
-        text += f", {row['method']}{drafter} k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if _is_number(row.get("alpha")) else "")
+        text += f", {row['method']}{drafter} k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if _is_number(row.get("alpha")) else
+                                                                   f" {how}" if how else "")
         if optimistic(row["batch"], row["engine"]):  # the pick itself, not only a count in the notes (qa105)
             text += f" (batch {OPTIMISTIC_BATCH} or more under a serving engine: its cost is a lower estimate)"
     return text
@@ -623,14 +625,31 @@ def _ratio(x: float) -> str:
     return text
 
 
+def speculation_text(meta: dict) -> str:
+    """How a sweep's rows without an alpha accept, from its scenario.json: 'as a tree of 15 nodes, tau 3.2', 'at rates 0.9,
+    0.7, 0.5', 'at acceptance length 3.1', or '' (qa116: a pick on a tree or on per-position rates named neither)."""
+    if meta.get("tree_nodes"):
+        return f"as a tree of {meta['tree_nodes']} nodes, tau {meta.get('tree_tau'):g}" if meta.get("tree_tau") else \
+            f"as a tree of {meta['tree_nodes']} nodes"
+    if meta.get("acceptance"):
+        return "at rates " + ", ".join(f"{a:g}" for a in meta["acceptance"])
+    if meta.get("acceptance_length"):
+        return f"at acceptance length {meta['acceptance_length'].get('tau'):g}"
+    if meta.get("default_rates"):
+        return "at the method's published rates"
+    return ""
+
+
 def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_speed: float | None = None,
                    refined: dict | None = None, varied: set[str] | None = None, unpriced: bool = False,
-                   draft: str | None = None, kind_rows: dict | None = None, selected: bool = False) -> str:
+                   draft: str | None = None, kind_rows: dict | None = None, selected: bool = False,
+                   how: str = "") -> str:
     """`roofline cheapest`: the cost frontier of each decoding kind (frontier.cost_frontier), fastest first, and with a
     speed the cheapest row of each kind that reaches it (and under it, `refined`'s cheaper point between swept
     batches, above the largest or below the smallest: {kind: (row or None, place)}, frontier.refine), then the notes;
     a pick names the context and dtypes of `varied` (the table's: varied_dtypes; default the frontier's) and the draft
-    model `draft` (scenario.json's); `kind_rows`: the table's rows of each kind (`selected`: the rows --where chose);
+    model `draft` (scenario.json's) and `how` a row without alpha accepts (speculation_text); `kind_rows`: the table's
+    rows of each kind (`selected`: the rows --where chose);
     `unpriced`: refine left gaps that
     could win unpriced, so no ratio with the points computed now is given."""
     varied = varied_dtypes(frontier) if varied is None else varied
@@ -642,12 +661,12 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
         for kind in ("plain", "speculation"):
             lines.append(f"  {kind:<12} " + _pick_text(kind, picks.get(kind), frontier[frontier["decoding"] == kind], varied,
                                                        draft, (kind_rows or {}).get(kind),
-                                                       "the rows --where selects have" if selected else "the table has"))
+                                                       "the rows --where selects have" if selected else "the table has", how))
             point, place = refined.get(kind) or (None, "")
             if point is not None:
                 where = {"above": "above the largest swept batch", "below": "below the smallest swept batch"}.get(
                     place, "between swept batches")
-                lines.append(f"  {'':<12} {where}, computed now: " + _pick_text(kind, point, frontier, varied, draft))
+                lines.append(f"  {'':<12} {where}, computed now: " + _pick_text(kind, point, frontier, varied, draft, how=how))
         point = {k: (refined.get(k) or (None, ""))[0] for k in ("plain", "speculation")}  # computed now, or None
         exact = {k: point[k] if point[k] is not None else picks.get(k) for k in point}
         whole = not unpriced  # refine priced every gap that could win (its notes say which it could not; qa102: matched

@@ -753,3 +753,22 @@ def test_a_pick_names_its_context_draft_model_and_the_bound_and_says_a_plain_tab
     code, out, _ = roofline("cheapest", tmp_path / "tsw")  # the 8B's rows are cheaper and faster: the 70B is on no frontier
     table = out.split("note:")[0]
     assert code == 0 and re.search(r"alpha +model", table) and "llama-3.1-8b" in table and "llama-3.1-70b" not in table
+
+
+def test_a_speculative_pick_without_alpha_says_how_it_accepts():
+    """qa116: a pick on a tree or on per-position rates named neither ('eagle k 4')."""
+    from roofline.tables import speculation_text
+
+    assert speculation_text({"tree_nodes": 15, "tree_tau": 3.2}) == "as a tree of 15 nodes, tau 3.2"
+    assert speculation_text({"acceptance": [0.9, 0.7, 0.5]}) == "at rates 0.9, 0.7, 0.5"
+    assert speculation_text({"default_rates": {"eagle": {}}}) == "at the method's published rates"
+    assert speculation_text({}) == ""
+
+
+@pytest.mark.slow
+def test_cheapest_names_a_tree_pick(tmp_path, roofline):
+    (tmp_path / "tr.yaml").write_text("name: tr\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                                      "tree: {nodes: 15, tau: 3.2}\naxes:\n  batch: [1, 8]\n")
+    assert roofline("sweep", tmp_path / "tr.yaml", "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "50")
+    assert code == 0 and re.search(r"  speculation  .* eagle k 4 as a tree of 15 nodes, tau 3\.2", out)
