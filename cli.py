@@ -678,7 +678,7 @@ def cheapest(
     table: Annotated[Path, typer.Argument(help="A sweep output folder or its results.csv / results.parquet.")],
     min_tokens_per_user: Annotated[Optional[float], typer.Option("--min-tokens-per-user", min=0.0, help="A speed to reach: the cheapest row of each kind (plain, speculation) at least this many tokens/s per user.")] = None,
     where: Annotated[Optional[list[str]], typer.Option(metavar="COLUMN=VALUE", help="Only rows where COLUMN is VALUE (repeatable): alpha=0.8, context=4096, engine=sglang, draft_hardware=none (a drafter on the target).")] = None,
-    out: Annotated[Optional[Path], typer.Option(help="Also write the frontier's rows as CSV to this file.")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Also write the frontier's rows as CSV to this file (its `pick` column marks the table's pick of each kind at --min-tokens-per-user).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite --out.")] = False,
 ) -> None:
     """The cheapest configuration for a speed per user: a sweep's cost frontier, plain and with speculation.
@@ -737,7 +737,9 @@ def cheapest(
                               {kind: (r["row"], r["place"]) for kind, r in refined.items()}, varied_dtypes(df),
                               unpriced=any(r["notes"] for r in refined.values()), draft=meta.get("draft"),
                               kind_rows={"speculation": speculative_rows}, selected=bool(where), how=speculation_text(meta)))
-    if out is not None:
+    if out is not None:  # the table's picks marked (qa112: a script reading the file could not find the answer printed)
+        picked = [(kind, row.name) for kind, row in (picks or {}).items() if row is not None]
+        frontier = frontier.assign(pick=[(kind, index) in picked for kind, index in zip(frontier["decoding"], frontier.index)])
         write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
         add_to_marker(out.parent, {out.name})  # into a sweep's own folder: a later sweep --force may replace it
         typer.echo(str(out))

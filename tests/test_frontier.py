@@ -772,3 +772,22 @@ def test_cheapest_names_a_tree_pick(tmp_path, roofline):
     assert roofline("sweep", tmp_path / "tr.yaml", "--out", tmp_path / "sw", "--no-plots")[0] == 0
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "50")
     assert code == 0 and re.search(r"  speculation  .* eagle k 4 as a tree of 15 nodes, tau 3\.2", out)
+
+
+@pytest.mark.slow
+def test_cheapest_out_marks_the_picks(tmp_path, roofline):
+    """qa112: the --out CSV held the frontier only; a script reading it could not find the answer printed."""
+    (tmp_path / "s.yaml").write_text("name: s\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                                     "axes:\n  batch: [1, 8, 64]\n  k: [0, 2]\n  alpha: [0.8]\n")
+    assert roofline("sweep", tmp_path / "s.yaml", "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "60", "--out", tmp_path / "f.csv")
+    assert code == 0
+    frontier = pd.read_csv(tmp_path / "f.csv")
+    picked = frontier[frontier["pick"]]
+    assert sorted(picked["decoding"]) == ["plain", "speculation"]
+    for _, row in picked.iterrows():  # the printed pick line of each kind names the row marked
+        line = next(ln for ln in out.splitlines() if re.match(rf"  {row['decoding']} +\$", ln))
+        assert f"on {row['hardware']} x " in line and f", batch {int(row['batch'])}" in line
+        assert (frontier[frontier["decoding"] == row["decoding"]]["tokens_per_s_per_user"] >= 60).any()
+        assert row["cost_usd_per_million_tokens"] == frontier[(frontier["decoding"] == row["decoding"])
+                                                              & (frontier["tokens_per_s_per_user"] >= 60)]["cost_usd_per_million_tokens"].min()
