@@ -649,9 +649,8 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
     batches, above the largest or below the smallest: {kind: (row or None, place)}, frontier.refine), then the notes;
     a pick names the context and dtypes of `varied` (the table's: varied_dtypes; default the frontier's) and the draft
     model `draft` (scenario.json's) and `how` a row without alpha accepts (speculation_text); `kind_rows`: the table's
-    rows of each kind (`selected`: the rows --where chose);
-    `unpriced`: refine left gaps that
-    could win unpriced, so no ratio with the points computed now is given."""
+    rows of each kind (`selected`: the rows --where chose); `unpriced`: refine left gaps that could win unpriced, so no
+    ratio with the points computed now is given."""
     varied = varied_dtypes(frontier) if varied is None else varied
     several_models = bool(len(frontier)) and (frontier["model"].nunique() > 1 or "model" in varied)
     lines = []
