@@ -882,7 +882,7 @@ def validate(
 
         hw = load_hardware(hardware, _dirs())
     with staged_dir(out, force) as tmp:
-        summary = run_validate(device=device, quick=quick, out_dir=tmp, progress=True, hardware=hw, dtype=dtype)
+        summary = run_validate(device=device, quick=quick, out_dir=tmp, progress=True, hardware=hw, dtype=dtype, shown_dir=out)
     typer.echo(json.dumps(summary))
 
 

@@ -566,12 +566,13 @@ def _markdown(df: pd.DataFrame, summary: dict, summary_classic: dict, ablated: p
 
 
 def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path("out/validate"), progress: bool = True,
-                 hardware: HardwareSpec | None = None, dtype: str = "bf16") -> dict:
+                 hardware: HardwareSpec | None = None, dtype: str = "bf16", shown_dir: Path | None = None) -> dict:
     """Measure, predict, compare; write the table, plots and JSON into out_dir; return the summary.
 
     Weights, KV cache and activations in `dtype` ('bf16' or 'fp32'), measured and predicted alike.
     Without `hardware`, calibrates first in the same dtype (a shorter calibration with `quick`) and
-    writes the profile to out_dir/hardware-measured.yaml. Raises RooflineError when torch is missing,
+    writes the profile to out_dir/hardware-measured.yaml (named in messages as in `shown_dir` where out_dir is a staging
+    folder for it). Raises RooflineError when torch is missing,
     the requested device is absent or (bf16) has no bf16 units.
     """
     torch, dev = setup_runtime(device, dtype)
@@ -592,7 +593,9 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
         path = out_dir / "hardware-measured.yaml"
         profile["name"] = path.stem  # the file's name, as every profile file carries
         path.write_text(profile_to_yaml(profile), encoding="utf-8")
-        hardware = hardware_from_dict(profile, str(path))
+        # its warnings name the file where it ends up (`shown_dir`: the output folder `out_dir` is staged for; qa113:
+        # a warning named the staging folder, gone once the run ended)
+        hardware = hardware_from_dict(profile, str(Path(shown_dir or out_dir) / path.name))
     target_spec, draft_spec = load_model(TARGET), load_model(DRAFT)
     if grid.target_layers is not None:
         target_spec = first_layers_spec(target_spec, grid.target_layers)
