@@ -611,6 +611,9 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
         spec = validate_text(kind, text, target, extra_dirs)
     except RooflineError as exc:
         _source_fault(kind, source, extra_dirs, exc, target)  # a broken --from file is named, with its line (qa108)
+        message = str(exc)  # the copy is not written: said, so no one looks for the file the error names (qa114)
+        if message.startswith(f"{target}: "):
+            raise RooflineError(f"{target} (not written): {message[len(str(target)) + 2:]}") from None
         raise
     write_text_atomic(target, text, force, what=f"{GROUP[kind]} new")
     _sparse_peak_note(kind, _hardware_or_none(kind, read_text(source), source, extra_dirs, source.stem), spec, set_here, str(target))

@@ -40,10 +40,18 @@ def field_line(where: str, field: str) -> int | None:
 
 
 def field_error(where: str, field: str, expected: str, found: object) -> RooflineError:
-    """Build the standard message: `FILE: FIELD: expected EXPECTED, found FOUND` (MISSING: found nothing)."""
+    """Build the standard message: `FILE: FIELD: expected EXPECTED, found FOUND` (MISSING: found nothing).
+
+    Dates and booleans are shown as YAML writes them (2024-01-01, true), other values by their repr.
+    """
     if isinstance(found, (datetime.date, datetime.time)):  # YAML reads 2024-01-01 as a date: show it as written
         found = found.isoformat()
-    shown = "nothing" if found is MISSING else " ".join(repr(found).split())  # one line, whatever the repr
+    if found is MISSING:
+        shown = "nothing"
+    elif isinstance(found, bool):  # YAML's and JSON's true / false, as written, not Python's True / False
+        shown = str(found).lower()
+    else:
+        shown = " ".join(repr(found).split())  # one line, whatever the repr
     if len(shown) > 120:
         shown = shown[:117] + "..."
     line = field_line(where, field)

@@ -43,7 +43,7 @@ def test_hw_new_writes_a_valid_typed_file_in_the_user_folder(roofline, tmp_path)
 def test_hw_new_refuses_an_invalid_result_and_writes_nothing(roofline, tmp_path):
     code, _, err = roofline("hw", "new", "bad-gpu", "--from", "h100-sxm", "--set", "memory_bandwidth=3 TB", "--dir", tmp_path)
     assert code == 2
-    assert err.strip() == (f"error: {tmp_path / 'bad-gpu.yaml'}: memory_bandwidth: expected a bandwidth like '3.35 TB/s' "
+    assert err.strip() == (f"error: {tmp_path / 'bad-gpu.yaml'} (not written): memory_bandwidth: expected a bandwidth like '3.35 TB/s' "
                            "('TB' is a size in bytes, not a bandwidth), found '3 TB'")
     assert list(tmp_path.iterdir()) == []
 
@@ -1162,7 +1162,7 @@ def test_a_copy_of_a_broken_profile_names_the_broken_file_and_its_line(roofline,
                                          "expected a fraction in [0.01, 1], found 1.5")
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
     code, out, err = roofline("hw", "new", "x1", "--from", "h100-sxm", "--set", "efficiency.memory=1.5", "--dir", tmp_path / "out")
-    assert code == 2 and err.startswith(f"error: {tmp_path / 'out' / 'x1.yaml'}: efficiency.memory: ")  # the new value's fault
+    assert code == 2 and err.startswith(f"error: {tmp_path / 'out' / 'x1.yaml'} (not written): efficiency.memory: ")  # the new value's fault
 
 
 def test_a_peak_set_to_a_sparsity_figure_is_said(roofline, tmp_path):
@@ -1213,7 +1213,7 @@ def test_a_copy_blames_its_source_only_for_the_sources_own_fault(roofline, tmp_p
     (tmp_path / "effbad.yaml").write_text(text)
     code, _, err = roofline("hw", "new", "x1", "--from", tmp_path / "effbad.yaml", "--set", "efficiency.memory=0.8",
                             "--set", "memory_bandwidth=-1 TB/s", "--dir", tmp_path / "out")
-    assert code == 2 and err.startswith(f"error: {tmp_path / 'out' / 'x1.yaml'}: memory_bandwidth: ") and "--from" not in err
+    assert code == 2 and err.startswith(f"error: {tmp_path / 'out' / 'x1.yaml'} (not written): memory_bandwidth: ") and "--from" not in err
     code, _, err = roofline("hw", "new", "x1", "--from", tmp_path / "effbad.yaml", "--set", "efficiency.memory=0.8",
                             "--dir", tmp_path / "out")
     assert code == 0, err

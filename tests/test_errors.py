@@ -14,6 +14,12 @@ def test_a_field_error_names_file_field_expected_and_found_and_is_a_value_error(
     assert "\n" not in str(field_error("f", "k", "x", "two\nlines"))  # repr keeps a found value on one line
 
 
+def test_a_boolean_found_is_shown_as_yaml_writes_it():
+    # `--set scale_up_domain=true` said "found True", a word the user never typed (qa108)
+    assert str(field_error("h.yaml", "scale_up_domain", "a device count", True)).endswith("found true")
+    assert str(field_error("h.yaml", "nvidia_only", "a boolean", 0)).endswith("found 0")
+
+
 def test_a_long_found_value_is_cut_to_120_characters():
     message = str(field_error("f.yaml", "notes", "a string", "x" * 500))
     found = message.split("found ", 1)[1]

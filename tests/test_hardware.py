@@ -107,11 +107,11 @@ def test_every_shipped_hardware_spec_passes_its_check_unchanged():
     ({"link_latency_s": float("inf")}, "link_latency_s: expected a positive finite number (s), found inf"),
     ({"step_overhead_s": -1.0}, "step_overhead_s: expected a non-negative finite number (s), found -1.0"),  # 0: no fixed cost
     ({"layer_overhead_s": -1e-6}, "layer_overhead_s: expected a non-negative finite number (s), found -1e-06"),
-    ({"price_usd_per_hour": True}, "price_usd_per_hour: expected a positive finite number (USD/h), found True"),
+    ({"price_usd_per_hour": True}, "price_usd_per_hour: expected a positive finite number (USD/h), found true"),
     ({"usable_memory_fraction": 0}, "usable_memory_fraction: expected a fraction in [0.01, 1], found 0"),
     ({"compute_efficiency_by_dtype": {"fp8": 1.2}}, "compute_efficiency_by_dtype.fp8: expected a fraction in [0.01, 1], found 1.2"),
     ({"compute_efficiency_by_dtype": {"bf16": 0.5}}, "compute_efficiency_by_dtype.bf16: expected one of fp8, fp4, int8"),
-    ({"scale_up_domain": True}, "scale_up_domain: expected a device count in 1..100000, found True"),
+    ({"scale_up_domain": True}, "scale_up_domain: expected a device count in 1..100000, found true"),
     ({"scale_up_domain": 2.0}, "scale_up_domain: expected a device count in 1..100000, found 2.0"),
     ({"scale_out_latency_s": None}, "scale_out_latency_s: expected scale_out_bw_bytes_per_s and scale_out_latency_s together"),
     ({"overlap_exponent": 0.5}, "overlap_exponent: expected a number >= 1 (or absent for the pure max), found 0.5"),

@@ -66,7 +66,7 @@ def test_chunked_attention_layers_become_sliding_groups_of_one_chunk():
 @pytest.mark.parametrize("change, message", [
     ({"n_layer": 12}, "n_layer: expected a decoder config with num_hidden_layers"),
     ({"hidden_size": 64.5}, "hidden_size: expected a positive integer, found 64.5"),
-    ({"num_hidden_layers": True}, "num_hidden_layers: expected a positive integer, found True"),
+    ({"num_hidden_layers": True}, "num_hidden_layers: expected a positive integer, found true"),
     ({"layer_types": ["full_attention"] * 3}, "layer_types: expected as many entries as layers (4), found 3"),
     ({"layer_types": ["full_attention"] * 3 + ["linear_attention"]}, "layer_types: expected sliding_attention or full_attention"),
     ({"tie_word_embeddings": "yes"}, "tie_word_embeddings: expected true or false"),

@@ -124,7 +124,7 @@ def test_every_shipped_model_spec_passes_its_check_unchanged():
 
 @pytest.mark.parametrize("change, message", [
     ({"layers": 0}, "layers: expected a positive integer, found 0"),
-    ({"layers": True}, "layers: expected a positive integer, found True"),
+    ({"layers": True}, "layers: expected a positive integer, found true"),
     ({"heads": "32"}, "heads: expected a positive integer, found '32'"),
     ({"hidden_size": 4096.0}, "hidden_size: expected a positive integer, found 4096.0"),
     ({"vocab_size": 10**10}, "vocab_size: expected an integer at most 1,000,000,000, found 10000000000"),
