@@ -820,6 +820,13 @@ def _per_family_none(per_family: tuple[str, ...], own: list[str], families: pd.S
             f"profile's own, has {MIN_FAMILY_ROWS} usable rows here (rows: {held}): one value fitted for all")
 
 
+def _shown(value: float) -> str:
+    """`value` to 4 significant digits, written out in full from 0.001 to 10^6 (bounds read 0-2000 us, not 0-2e+03)."""
+    if value == 0 or 1e-3 <= abs(value) < 1e6:
+        return np.format_float_positional(value, precision=4, unique=False, fractional=False, trim="-")
+    return f"{value:.4g}"
+
+
 def fit_report(fit: dict) -> str:
     """The parameter table and the residual of every fitted row, as text for the terminal."""
     w = max([32] + [len(row["parameter"]) for row in fit["parameters"]])
@@ -855,8 +862,9 @@ def fit_report(fit: dict) -> str:
             how = ("rows of that family at other batches or models would part them" if row.get("family")
                    else "--fix one to read the other")
             note.append(f"determined only together with {', '.join(row['together_with'])} ({how})")
-        lines.append(f"{row['parameter']:<{w}} {row['unit']:>4} {row['low']:>7.3g}-{row['high']:<7.3g} {row['start']:>9.4g} "
-                     f"{row['fitted']:>9.4g}  {'; '.join(note)}")
+        fitted = row["low"] if row["fitted"] - row["low"] < 1e-6 * (row["high"] - row["low"]) else row["fitted"]  # as written
+        lines.append(f"{row['parameter']:<{w}} {row['unit']:>4} {_shown(row['low']):>7}-{_shown(row['high']):<7} "
+                     f"{_shown(row['start']):>9} {_shown(fitted):>9}  {'; '.join(note)}")
         lines.append(f"    {row['meaning']}")
     lines += ["", "start, fitted: the row's quantity predicted at the start and the fitted values; ln(p/m): the fitted "
                   "prediction's log residual (+0.262: 30% high, -0.223: 20% low)",

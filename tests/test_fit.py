@@ -15,6 +15,7 @@ from roofline.errors import RooflineError
 from roofline.fit import (
     BY_FIELD,
     PARAMETERS,
+    _shown,
     fit_report,
     fit_rows,
     fitted_profile_text,
@@ -593,3 +594,12 @@ def test_the_fit_says_how_the_profile_as_loaded_does_on_the_rows(tmp_path):
     assert fit["rms_log_error"]["loaded"] > 0
     line = fit_report(fit).splitlines()[1]
     assert f"({fit['rms_log_error']['loaded']:.3f} with vllm as it is) -> " in line
+    # the parameter table's bounds in full (qa115: 'us 0-2e+03'), a value at its low bound as the file writes it
+    table = {row.split()[0]: row for row in fit_report(fit).splitlines() if row.split()[:1] and row.split()[0] in
+             {p["parameter"] for p in fit["parameters"]}}
+    assert " 0-2000 " in table["spec_per_draft_step"] and not any("e+" in row or "e-" in row for row in table.values())
+
+
+def test_fit_numbers_are_written_out_from_a_thousandth_to_a_million():
+    assert [_shown(x) for x in (2000.0, 5e3, 0.7908, 0.05, 0.0, 3.0, 1.777e-13, 2e7)] == [
+        "2000", "5000", "0.7908", "0.05", "0", "3", "1.777e-13", "2e+07"]
