@@ -789,6 +789,9 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             raise field_error("command line", "--engine", "vllm, sglang or trtllm (the version goes in --engine-version: vLLM "
                               "below 0.8 is predicted with vllm-v0, SGLang below 0.4.5 with sglang-early)", engine)
         engine = slot
+    if engine_version and not _version(engine_version):  # 'x.y', 'nightly': read as the current engine, said
+        warn(f"command line: --engine-version {engine_version!r} holds no version number (like 0.10.1): its rows are "
+             "predicted with the current engine's profile (vllm, not vllm-v0; sglang, not sglang-early)")
     if draft_tokens and method == "none":
         raise field_error("command line", "--draft-tokens", "0 with --method none (a tree is drafted by a method)", draft_tokens)
     if draft_tokens and draft_tokens < k + 1:
@@ -815,6 +818,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         raise RooflineError(re.sub(r"^command line: (tp|ep|dp_attention|gpus|weight_dtype|kv_dtype):",
                                    lambda m: f"command line: --{m.group(1).replace('_', '-')}:", str(exc))) from None
     rows, seen = [], set()
+    told_backend: set[Path] = set()  # files whose backend names another engine than --engine, said
     taus_recorded: list[tuple[Path, int, bool]] = []  # over every file: plain and speculative runs of one call are one method
     for path in [Path(p) for p in (paths if isinstance(paths, (list, tuple)) else [paths])]:
         try:  # one file under two names (a link, a hard link) is the same file
@@ -889,6 +893,13 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                                   f"at most the batch {conc:g} ({'max_concurrency' if recorded is not None else '--batch'}): "
                                   "a run cannot keep more requests in flight than its client allows", f"{mean_conc:.4g}")
             backend = engine or _engine_of_backend(str(result.get("backend") or ""), lines, result)
+            named = str(result.get("backend") or "").strip().lower()
+            own = "trtllm" if named == "trt" else engine_slot(named)
+            if engine and own and own != engine and path not in told_backend:  # said once a file (qa114)
+                told_backend.add(path)
+                warn(f"{path}: result {n}: backend {result.get('backend')!r} names {own}, --engine {engine}: its rows are "
+                     f"written as {engine}'s (a client's backend sets only its request format; where the server was "
+                     f"{own}, leave --engine out)")
             if sglang_tp and backend == "sglang":
                 sglang_tp = False
                 warn(f"command line: --tp {tp} --dp-attention {dp_attention} is {tp * dp_attention} GPUs (tp is each attention "

@@ -3,6 +3,7 @@ acceptance length -> alpha, and the converter from vLLM / SGLang serving-benchma
 
 import json
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 
 from roofline.api import predict
 from roofline.engine import step_metrics
-from roofline.errors import RooflineError
+from roofline.errors import RooflineError, RooflineWarning
 from roofline.hardware import load_hardware
 from roofline.measurements import (
     COLUMNS,
@@ -842,3 +843,19 @@ def test_littles_law_prices_the_requests_own_prefill_and_the_others_stalls_under
     assert arriving_prefill == pytest.approx(own + (running - 1.0) * stall, rel=1e-9)
     tpot, throughput = p["predicted"].to_numpy()
     assert throughput == pytest.approx(running * 512 / (own + 512 * tpot), rel=1e-9)
+
+
+def test_convert_says_an_engine_given_against_the_results_own_and_a_version_without_a_number(tmp_path):
+    """qa114: `--engine sglang` on a result whose backend is vllm, and `--engine-version x.y` (read as the current
+    engine), were taken without a word."""
+    path = tmp_path / "vllm.json"
+    path.write_text(json.dumps(VLLM_RESULT))
+    with pytest.warns(RooflineWarning, match=r"vllm.json: result 1: backend 'vllm' names vllm, --engine sglang: its rows are "
+                                             r"written as sglang's"):
+        rows = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", engine="sglang")
+    assert set(rows["engine"]) == {"sglang"}
+    with pytest.warns(RooflineWarning, match=r"--engine-version 'x.y' holds no version number"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", engine_version="x.y")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the engine it names, and a version with a number: nothing to say
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", engine="vllm", engine_version="0.10.1")
