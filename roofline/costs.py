@@ -47,15 +47,21 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, the hid
                 + T_a * hidden * a * 2                              (queries in, attention output out)
         shared_g = read_g(S + q, q) - read_g(S + q - P, q) entries of a prefix of P tokens that every
         sequence shares, read once per pass when `shared_prefix_read_once` (0 when P = 0)
-        a lightning indexer (a group's index_dim, index_heads; DeepSeek-V4's compressed sparse layers): every query
-        scores every indexed entry idx_g(L) = model.indexed_entries(g, L) before attention reads read_tokens of them:
-          flops += 2 * index_heads * index_dim * T_a * idx_g(S + (q + 1) / 2) / tp
-          bytes += (B_a * idx_g(S + q) - (B_a - 1) * shared_idx_g) * index_dim * c_idx    (index keys whole on every rank)
-        c_kv, c_idx: bytes per element of the KV dtype, or a profile's kv_entry_bytes / index_key_bytes over an entry's
-        elements where it gives them for that dtype (DeepSeek-V4's fp8 entry: 584 B for 512 elements, a key 132 for 128)
+        c_kv: bytes per element of the KV dtype, or a profile's kv_entry_bytes over an entry's elements where it gives
+        them for that dtype (DeepSeek-V4's fp8 entry: 584 B for 512 elements)
         MLA: decode and verify use the absorbed form (d_qk = kv_lora + rope, d_v = kv_lora),
         prefill the non-absorbed form (d_qk = nope + rope, d_v = v_head_dim): per query-key pair and
         head 2*(576) + 2*512 = 2176 FLOPs against 2*(192) + 2*128 = 640 for DeepSeek-V3.
+    indexer (a lightning indexer: a group's index_dim, index_heads; DeepSeek-V4's compressed sparse layers, DeepSeek
+    Sparse Attention's full ones): every query scores every indexed entry idx_g(L) = model.indexed_entries(g, L) before
+    attention reads read_tokens of them. It is replicated, not split over tp (vLLM's and SGLang's indexers build their
+    projections as ReplicatedLinear, "no tensor parallel, just replicated", and keep the keys whole on every rank), so
+    every rank of an attention group scores all of its T_a queries:
+        flops = 2 * index_heads * index_dim * T_a * idx_g(S + (q + 1) / 2)
+        bytes = (B_a * idx_g(S + q) - (B_a - 1) * shared_idx_g) * index_dim * c_idx
+        c_idx: a profile's index_key_bytes for the KV dtype over index_dim (fp8 values and a 4 B scale a 128: 132 B for
+        128, as vLLM and SGLang store the keys whatever the KV dtype), else the KV dtype's width; it computes in fp8
+        (engine.operator_compute_dtypes: DeepGEMM's fp8 MQA logits)
     kv_write: bytes = T_a * kv_elems_per_device * c_kv per layer (+ T_a / ratio * index_dim * c_idx, an indexer's keys)
     norms (RMSNorm x2, residual adds x2, RoPE, activation): ELEMENTWISE_PASSES transfers (a read or a write each) of
         the residual stream per layer: bytes = T_a * hidden * a * ELEMENTWISE_PASSES, flops = 5 * same elems
@@ -84,7 +90,7 @@ from roofline.model import BYTES_PER_ELEMENT, ModelSpec
 ACTIVATION_BYTES = 2.0
 ELEMENTWISE_PASSES = 8
 OPERATORS = (
-    "embedding", "input_proj", "qkv_proj", "attention", "kv_write", "o_proj", "mlp", "router", "experts",
+    "embedding", "input_proj", "qkv_proj", "attention", "indexer", "kv_write", "o_proj", "mlp", "router", "experts",
     "shared_experts", "norms", "lm_head",
 )
 # Weight GEMMs run on the compute dtype of their weight class; the rest on bf16.
@@ -418,7 +424,7 @@ def operator_costs(
     d_qk, d_v = model.attention_dims_per_query_head(prefill)
     kv_elems = model.kv_elements_per_token_per_layer_per_device(tp)
     prefix = np.minimum(np.asarray(shared_prefix, dtype=np.float64), s)
-    attn_flops, attn_bytes, write_bytes = zero.copy(), zero.copy(), zero.copy()
+    attn_flops, attn_bytes, write_bytes, index_flops, index_bytes = (zero.copy() for _ in range(5))
     for g in model.groups:
         layers = g.layers * layers_scale
         mean_len = s + (q + 1.0) / 2.0
@@ -431,10 +437,11 @@ def operator_costs(
             c_index = model.index_bytes_per_element(g, dep.kv_dtype)
             indexed = model.indexed_entries(g, s + q)
             shared_index = indexed - model.indexed_entries(g, s + q - prefix) if shared_prefix_read_once else 0.0
-            attn_flops = attn_flops + layers * 2.0 * g.index_heads * g.index_dim * tokens_a * model.indexed_entries(g, mean_len) / tp
-            attn_bytes = attn_bytes + layers * (b_a * indexed - np.maximum(b_a - 1.0, 0.0) * shared_index) * g.index_dim * c_index
+            index_flops = index_flops + layers * 2.0 * g.index_heads * g.index_dim * tokens_a * model.indexed_entries(g, mean_len)
+            index_bytes = index_bytes + layers * (b_a * indexed - np.maximum(b_a - 1.0, 0.0) * shared_index) * g.index_dim * c_index
             write_bytes = write_bytes + layers * tokens_a / (g.ratio if g.kind == "compressed" else 1) * g.index_dim * c_index
     costs["attention"] = (attn_flops, attn_bytes + tokens_a * h * a * 2 * n_layers)
+    costs["indexer"] = (index_flops, index_bytes)
     costs["kv_write"] = (zero, write_bytes)
 
     dense_layers = dense_stage if model.moe else n_layers

@@ -89,7 +89,8 @@ device from `roofline.costs`):
     t_host = host_per_step + host_per_sequence * B_a (serving.py)
 
 dtype_o is the compute dtype of the operator's weight class for weight GEMMs (fp4 on Hopper runs as
-W4A16 in bf16) and bf16 for attention and elementwise work. A hardware profile may give attention and
+W4A16 in bf16), fp8 for a lightning indexer (bf16 on a device without fp8) and bf16 for attention and elementwise
+work. A hardware profile may give attention and
 elementwise operators their own ceilings and a per-layer overhead (`roofline calibrate` measures them).
 
     MBU = bytes moved / t_step / mem_bw          MFU = sum_o (flops_o / peak_flops[dtype_o]) / t_step
@@ -224,6 +225,7 @@ def operator_ceilings(hw: HardwareSpec, dep: Deployment) -> dict[str, tuple[floa
     other = hw.compute_ceiling_flops_per_s("bf16")
     out = {name: (hw.compute_ceiling_flops_per_s(dep.dtype(OPERATOR_CLASS[name])), memory) for name in WEIGHT_GEMMS}
     out["attention"] = (hw.attention_compute_flops_per_s or other, hw.attention_memory_bytes_per_s or memory)
+    out["indexer"] = (hw.compute_ceiling_flops_per_s("fp8"), memory)  # fp8 MQA logits (bf16 where the device has no fp8)
     out["norms"] = (other, hw.elementwise_memory_bytes_per_s or memory)
     out["embedding"] = out["kv_write"] = (other, memory)
     return out
@@ -231,10 +233,12 @@ def operator_ceilings(hw: HardwareSpec, dep: Deployment) -> dict[str, tuple[floa
 
 def operator_compute_dtypes(hw: HardwareSpec, dep: Deployment) -> dict[str, str]:
     """The dtype every operator computes in (dtype_o of the module docstring): weight GEMMs their weight class's
-    compute dtype on this device (fp4 on Hopper: bf16), attention and elementwise work bf16 (the device's widest
-    where it has no bf16 units)."""
+    compute dtype on this device (fp4 on Hopper: bf16), a lightning indexer fp8 (DeepGEMM's fp8 MQA logits, as vLLM
+    and SGLang score its fp8 keys; bf16 on a device without fp8), attention and elementwise work bf16 (the device's
+    widest where it has no bf16 units)."""
     out = {name: hw.compute_dtype(dep.dtype(OPERATOR_CLASS[name])) for name in WEIGHT_GEMMS}
     out.update(dict.fromkeys(("attention", "norms", "embedding", "kv_write"), hw.compute_dtype("bf16")))
+    out["indexer"] = hw.compute_dtype("fp8")
     return out
 
 
@@ -488,7 +492,7 @@ def step_metrics(
     device_s = np.maximum(round_trip_s, paced_s) + p2p_s + hw.step_overhead_s
     host_s = np.broadcast_to(host_time_s(engine, b, dep), shape)
     step_s = np.maximum(device_s, host_s) if engine.host_overlap else device_s + host_s
-    kv_read = costs["attention"][1] - tokens_a * model.hidden_size * ACTIVATION_BYTES * 2 * stage_layers
+    kv_read = costs["attention"][1] + costs["indexer"][1] - tokens_a * model.hidden_size * ACTIVATION_BYTES * 2 * stage_layers
     device_flops, device_bytes = microbatches * total_flops, microbatches * total_bytes
     out = {
         "step_time_s": step_s,

@@ -544,11 +544,11 @@ def _balanced_fill(text: str, chars: int) -> str:
 
 
 # each operator's colour, the same in every roofline figure whichever operators a sweep has (tab20's dark shades by
-# costs.OPERATORS order, then two light ones)
+# costs.OPERATORS order, then light ones; a lightning indexer in attention's light green)
 PASS_NAMES = {"decode": "decode step", "verify": "verify pass"}  # the glossary's names of the two passes
 OPERATOR_COLORS = {op: colormaps["tab20"](i) for op, i in zip(
-    ("embedding", "input_proj", "qkv_proj", "attention", "kv_write", "o_proj", "mlp", "router", "experts", "shared_experts",
-     "norms", "lm_head"), (14, 15, 0, 4, 17, 2, 6, 8, 10, 12, 18, 16))}
+    ("embedding", "input_proj", "qkv_proj", "attention", "indexer", "kv_write", "o_proj", "mlp", "router", "experts",
+     "shared_experts", "norms", "lm_head"), (14, 15, 0, 4, 5, 17, 2, 6, 8, 10, 12, 18, 16))}
 
 MIN_TICK_OCTAVES = 0.6  # the closest two labelled batch ticks sit on a log-2 axis (384 -> 512 is 0.42)
 

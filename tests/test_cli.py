@@ -107,8 +107,9 @@ def test_hw_and_models_commands_list_and_show():
     assert "  precision        fp4; bf16: attention, router, embedding, lm_head  (65.2 GB of weights as released)" in shown
     v4 = json.loads(run("models", "show", "deepseek-v4-flash", "--json").output)  # the fields its numbers come from
     assert v4["q_lora_rank"] == 1024 and v4["native_precision"]["experts"] == "fp4" and v4["mla"] is None
-    # windows, compressed entries and indexer keys over 131,072 tokens (6,923 B), and the compressors' state, 12,206,080 B
-    assert v4["kv_bytes_per_token_at_128k"] == 6923 + 12_206_080 / 131072
+    # windows, compressed entries and fp8 indexer keys of 132 B over 131,072 tokens (6,272 B), and the compressors'
+    # state, 12,206,080 B
+    assert v4["kv_bytes_per_token_at_128k"] == 6272 + 12_206_080 / 131072
     shown = run("models", "show", "deepseek-v4-flash").output  # the state those 12.2 MB come from, per group (qa85)
     assert "ratio 4 reads <= 512 indexer 64 heads x 128, state 81,920 B a layer and sequence" in shown
     assert "ratio 128, state 524,288 B a layer and sequence" in shown and "sliding window 128, state" not in shown

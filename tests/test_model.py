@@ -73,17 +73,28 @@ def test_compressed_layers_store_one_entry_per_ratio_plus_the_window():
 
 def test_the_lightning_indexer_scores_every_compressed_entry_and_its_keys_are_read_each_step():
     """DeepSeek-V4's CSA layers: every query scores all ceil(S/4) index keys (64 heads x 128) before attention reads
-    its top 512; the keys are read whole on every rank each step. The profile left the indexer out until session 15."""
+    its top 512; the keys are read whole on every rank each step. The profile left the indexer out until session 15.
+    Since session 30 (qa117) the indexer is an operator of its own, replicated on every tensor-parallel rank (its
+    FLOPs were split over tp: vLLM and SGLang build it ReplicatedLinear), its keys fp8 of 132 B whatever the KV dtype
+    (they took the KV dtype: 256 B in bf16), scored in fp8."""
     from roofline.costs import operator_costs
+    from roofline.engine import operator_compute_dtypes
+    from roofline.hardware import load_hardware
     from roofline.layout import deployment
 
     v4 = load_model("deepseek-v4-flash")
     plain = dataclasses.replace(v4, groups=tuple(dataclasses.replace(g, index_dim=0, index_heads=0) for g in v4.groups))
     dep, s = deployment(v4, tp=8), 131072
-    (f1, b1), (f0, b0) = (operator_costs(m, 4, 1, s, dep)["attention"] for m in (v4, plain))
-    keys = 21 * np.ceil((s + 1) / 4)  # indexed entries a CSA layer holds at S + q
-    assert float(b1 - b0) == pytest.approx(4 * keys * 128 * 2, rel=1e-12)  # 4 sequences, bf16 keys, whole per rank
-    assert float(f1 - f0) == pytest.approx(21 * 2 * 64 * 128 * 4 * np.ceil((s + 1) / 4) / 8, rel=1e-12)
+    with_indexer, without = (operator_costs(m, 4, 3, s, dep) for m in (v4, plain))
+    assert [float(x) for x in with_indexer["attention"]] == [float(x) for x in without["attention"]]
+    assert float(without["indexer"][0]) == float(without["indexer"][1]) == 0.0
+    flops, nbytes = with_indexer["indexer"]
+    keys = 21 * np.ceil((s + 3) / 4)  # indexed entries a CSA layer holds at S + q, q = 3
+    assert float(nbytes) == pytest.approx(4 * keys * 132, rel=1e-12)  # 4 sequences, fp8 keys of 132 B, whole per rank
+    # 4 sequences x 3 queries, each scoring the entries at its mean causal position S + (q + 1) / 2: not divided by tp
+    assert float(flops) == pytest.approx(21 * 2 * 64 * 128 * 12 * np.ceil((s + 2) / 4), rel=1e-12)
+    assert operator_compute_dtypes(load_hardware("h200"), dep)["indexer"] == "fp8"
+    assert operator_compute_dtypes(load_hardware("a100-sxm-80gb"), dep)["indexer"] == "bf16"  # no fp8 units
     half = dataclasses.replace(v4, groups=(v4.groups[0], dataclasses.replace(v4.groups[1], index_heads=0), v4.groups[2]))
     with pytest.raises(RooflineError, match=r"groups\[1\].index_dim: expected index_dim and index_heads both"):
         check_model_spec(half)
@@ -244,14 +255,14 @@ def test_a_kv_layout_with_scales_and_a_bf16_rope_part_takes_the_entry_bytes_its_
     from roofline.layout import deployment
 
     v4 = load_model("deepseek-v4-flash")
-    assert dict(v4.kv_entry_bytes) == {"fp8": 584} and dict(v4.index_key_bytes) == {"fp8": 132}
+    assert dict(v4.kv_entry_bytes) == {"fp8": 584} and set(dict(v4.index_key_bytes).values()) == {132}
     length = 131073
     windows, csa, hca = 43 * 128 * 584, 21 * 32769 * (584 + 132), 20 * 1025 * 584
     state = 21 * 81920 + 20 * 524288  # the compressors' fp32 state, whatever the dtype (test_capacity)
     held = kv_cache_bytes(v4, 1, length, deployment(v4, tp=8, kv_dtype="fp8"))
     assert float(held) == pytest.approx(windows + csa + hca + state, rel=1e-12)
-    assert float(kv_cache_bytes(v4, 1, length, deployment(v4, tp=8))) == pytest.approx(  # bf16: the dtype's width
-        43 * 128 * 1024 + 21 * 32769 * (1024 + 256) + 20 * 1025 * 1024 + state, rel=1e-12)
+    assert float(kv_cache_bytes(v4, 1, length, deployment(v4, tp=8))) == pytest.approx(  # bf16 entries, fp8 index keys
+        43 * 128 * 1024 + 21 * 32769 * (1024 + 132) + 20 * 1025 * 1024 + state, rel=1e-12)
     p = roofline.predict("h200", "deepseek-v4-flash", tp=8, context=131072, kv_dtype="fp8")
     assert p["max_batch"] == int((p["usable_memory_bytes"] - p["weight_bytes"]) // (windows + csa + hca + state)) == 222  # 228 without the state
     with pytest.raises(RooflineError, match="index_key_bytes: expected an attention group with an indexer"):
