@@ -706,9 +706,10 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
              for i, p, k in zip(order, b1["draft_placement"].to_numpy()[order], b1["k"].to_numpy()[order])]
     not_fitting = f" (no drafting k fits {_list(missing)})" if missing else ""
     verify = [_n(b1["verify_time_s"].min() * 1e3), _n(b1["verify_time_s"].max() * 1e3)]  # each at its placement's k
+    on0 = f" on {_hw(meta, hw0)}" if fitting["hardware"].nunique() > 1 else ""  # qa118: whose figures these are
     sentences.append(
         f"The transfer between the devices is at most {share * 100:.2g}% of an iteration at each placement's fastest k; the drafter's own speed "
-        f"decides: at batch {b_min} one draft step takes {_list(steps)}{not_fitting}, against a verify pass of "
+        f"decides: at batch {b_min}{on0} one draft step takes {_list(steps)}{not_fitting}, against a verify pass of "
         f"{'-'.join(dict.fromkeys(verify))} ms at {'those k' if len(b1) > 1 else 'that k'}." if len(b1) else
         f"At batch {b_min} no drafter fits, co-located or on another device: only plain decoding runs there.")
     # what each placement costs there, the drafter's device paid while it drafts (at each placement's fastest k)
@@ -718,7 +719,7 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     plain = float(at0.loc[at0["batch"] == b_min, "baseline_cost_usd_per_million_tokens"].iloc[0])
     if priced and np.isfinite(plain):
         sentences.append(
-            f"Per million tokens at batch {b_min}, each at its fastest k: {_list([f'${_n(c)} {name}' for c, name in priced])}, against "
+            f"Per million tokens at batch {b_min}{on0}, each at its fastest k: {_list([f'${_n(c)} {name}' for c, name in priced])}, against "
             f"${_n(plain)} without speculation" + (f" (drafting {_list(unpriced)}: no price in the profile)" if unpriced else "") + ".")
     return Finding("Draft on cheaper hardware", " ".join(sentences), {
         "winner": winner, "colocated_wins": int(colo.sum()), "points": len(colo), "max_transfer_share": share,
@@ -738,8 +739,10 @@ def _ridge_order(rho: float, free: pd.DataFrame) -> str:
 def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) -> pd.DataFrame:
     """Per hardware: the cheapest tier without speculation (lowest cost per million tokens among the points that fit,
     plain decoding) and, for each multiple m of its tokens/s per user, the cheapest point reaching m times that speed
-    without speculation (k = 0 columns) and with it (any k), as a premium over the cheapest tier's price, with the batch,
-    k and engine of the speculative point priced."""
+    without speculation (k = 0 columns) and with it (any k: k = 0 where drafting does not pay), as a premium over the
+    cheapest tier's price, with the batch, k, layout and engine of the speculative point priced; and the cheapest point
+    that drafts (k > 0, a method) reaching it (`drafting_*`: what `roofline cheapest` picks, said where the any-k point
+    is k = 0). A layout names the drafter's placement and the method where the sweep varies them."""
     from roofline.frontier import loadable
 
     df = loadable(df, tuple((meta or {}).get("profiles") or ()))  # a layout vLLM and SGLang refuse to load prices no tier
@@ -754,6 +757,8 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
         ref = base.loc[base["baseline_cost_usd_per_million_tokens"].idxmin()]
         u0, c0 = float(ref["baseline_tokens_per_s_per_user"]), float(ref["baseline_cost_usd_per_million_tokens"])
         layout = [c for c in _varying(g) if c not in ("method", "draft_hardware")]  # tp, ep, ... where the sweep varies them
+        spec_layout = layout + [c for c in ("method", "draft_hardware") if c in _varying(g)]  # qa118: where the drafter ran
+        drafts = g[(g["k"] > 0) & (g["method"].astype(str) != "none")] if "method" in g else g[g["k"] > 0]
         row = {"hardware": hw, "base_batch": int(ref["batch"]), "base_tokens_per_s_per_user": u0, "base_cost_usd_per_million_tokens": c0,
                "base_devices": int(ref["devices"]) if "devices" in ref.index else 1,  # the devices its cost pays for
                "base_batch_note": _largest_swept(ref, base),  # the cheapest at the sweep's edge: more may fit
@@ -769,11 +774,21 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
             cheapest = g.loc[spec.idxmin()] if spec.notna().any() else None  # the speculative point that price is of
             row[f"batch_{m:g}x_speculation"] = int(cheapest["batch"]) if cheapest is not None else np.nan
             # its layout, said as the cheapest tier's is (qa91: a tp 4 point read as the tp 8 tier's)
-            row[f"config_{m:g}x_speculation"] = _config_text(cheapest, layout, meta) if cheapest is not None else ""
+            row[f"config_{m:g}x_speculation"] = (_config_text(cheapest, spec_layout if cheapest["k"] > 0 else layout, meta)
+                                                  if cheapest is not None else "")
             row[f"k_{m:g}x_speculation"] = int(cheapest["k"]) if cheapest is not None else np.nan
             row[f"engine_{m:g}x_speculation"] = str(cheapest["engine"]) if cheapest is not None and "engine" in g else "ideal"
             # reached, but only where a drafter's device has no price: the premium is unknown, not out of reach
             row[f"unpriced_{m:g}x_speculation"] = bool(len(spec) and spec.isna().all())
+            # the cheapest point that drafts: where the any-k point is k = 0, what drafting would cost (qa118)
+            drafting = drafts[drafts["tokens_per_s_per_user"] >= m * u0]["cost_usd_per_million_tokens"]
+            drafted = drafts.loc[drafting.idxmin()] if drafting.notna().any() else None
+            row[f"drafting_premium_{m:g}x"] = float(drafting.min()) / c0 if drafted is not None else np.nan
+            row[f"drafting_batch_{m:g}x"] = int(drafted["batch"]) if drafted is not None else np.nan
+            row[f"drafting_k_{m:g}x"] = int(drafted["k"]) if drafted is not None else np.nan
+            row[f"drafting_config_{m:g}x"] = _config_text(drafted, spec_layout, meta) if drafted is not None else ""
+            row[f"drafting_engine_{m:g}x"] = str(drafted["engine"]) if drafted is not None and "engine" in g else "ideal"
+            row[f"drafting_unpriced_{m:g}x"] = bool(len(drafting) and drafting.isna().all())
         rows.append(row)
     return pd.DataFrame(rows, columns=list(rows[0]) if rows else ["hardware"]).set_index("hardware")
 
@@ -813,10 +828,20 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         return f"; likewise {'a ' if not plural else ''}lower estimate{plural}" if len(cautioned) > 1 else f"; {'a ' if not plural else ''}lower estimate{plural}: {OPTIMISTIC}"
 
     def where(m: float) -> str:
-        """' (batch 128, k = 5; a lower estimate: ...)': the speculative point the m× tier's price is of."""
-        point = pd.DataFrame({"batch": [t[f"batch_{m:g}x_speculation"]], "engine": [t[f"engine_{m:g}x_speculation"]]})
-        return (f" (batch {int(t[f'batch_{m:g}x_speculation'])}{t[f'config_{m:g}x_speculation']}, "
-                f"k = {int(t[f'k_{m:g}x_speculation'])}{caveat(point)})")
+        """' (batch 128, k = 5; a lower estimate: ...)': the speculative point the m× tier's price is of; for a k = 0
+        point, what the cheapest point that drafts costs instead (or why none is priced), the caveat on that one."""
+        k = int(t[f"k_{m:g}x_speculation"])
+        if k > 0:
+            point = pd.DataFrame({"batch": [t[f"batch_{m:g}x_speculation"]], "engine": [t[f"engine_{m:g}x_speculation"]]})
+            return f" (batch {int(t[f'batch_{m:g}x_speculation'])}{t[f'config_{m:g}x_speculation']}, k = {k}{caveat(point)})"
+        plain_point = f"batch {int(t[f'batch_{m:g}x_speculation'])}{t[f'config_{m:g}x_speculation']}, k = 0"
+        if np.isfinite(t[f"drafting_premium_{m:g}x"]):
+            point = pd.DataFrame({"batch": [t[f"drafting_batch_{m:g}x"]], "engine": [t[f"drafting_engine_{m:g}x"]]})
+            return (f" ({plain_point}: drafting does not pay there; the cheapest point that drafts, batch "
+                    f"{int(t[f'drafting_batch_{m:g}x'])}{t[f'drafting_config_{m:g}x']}, k = {int(t[f'drafting_k_{m:g}x'])}, "
+                    f"costs {_x(t[f'drafting_premium_{m:g}x'])}{caveat(point)})")
+        return (f" ({plain_point}: " + ("the points that draft there have no price, their drafter's device none"
+                                         if t[f"drafting_unpriced_{m:g}x"] else "no point that drafts reaches it") + ")")
 
     def plain_at(m: float) -> str:
         """' (tp 4)': the plain m× point's layout where it is not the cheapest tier's."""
@@ -844,7 +869,8 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     at = (f"batch {batches[0]}" if len(batches) == 1 else f"batch {batches[0]}-{batches[-1]}") if batches else ""
     price = (meta.get("price_usd_per_hour") or {}).get(h0)
     first_tiers = f"{m1:g}× that speed {tier(m1, True)}; {m2:g}× {tier(m2, False)}."  # before the others': the caveat's order
-    others_caveat = caveat(priced[[f"batch_{m1:g}x_speculation", f"engine_{m1:g}x_speculation"]]) if len(priced) else ""
+    drafted = priced[priced[f"k_{m1:g}x_speculation"] > 0]  # a k = 0 point's price is plain decoding's: no caveat
+    others_caveat = caveat(drafted[[f"batch_{m1:g}x_speculation", f"engine_{m1:g}x_speculation"]]) if len(drafted) else ""
     contexts = df["context"].unique()
     context_text = (f" at {_article(f'{int(contexts[0]):,}')} {int(contexts[0]):,}-token context" if len(contexts) == 1
                     else "")  # prices and batches rest on it

@@ -461,12 +461,16 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
              f"{BREAK_EVEN_BUDGET_SHARE:.0%} of a config's points); a denser batch axis, or predict, gives it exactly")
     for cfg in configs:
         fits_somewhere = drafts_somewhere = False
+        drafter_least_bytes = np.inf  # the least memory the drafter takes on its own device at a drafting point
         for cs, asl in _chunk_slices(len(ax["context"]), len(ax["alpha"]), per_slice, chunk_points):
             context, alpha = ax["context"][cs], ax["alpha"][asl]
             block = compute_block(sc, cfg, context, alpha, ax["batch"], ax["k"], refine)
             fits = np.asarray(block["fits_in_memory"])  # (context, alpha, batch, k): GRID_AXES
             fits_somewhere = fits_somewhere or bool(np.any(fits))
             drafts_somewhere = drafts_somewhere or bool(np.any(np.take(fits, np.flatnonzero(drafting_k), axis=AXIS["k"])))
+            if cfg.draft_hw is not None and drafting_k.any():
+                drafter_least_bytes = min(drafter_least_bytes, float(np.min(np.take(
+                    block["drafter_memory_bytes"], np.flatnonzero(drafting_k), axis=AXIS["k"]))))
             yield _columns(sc, cfg, block, context, alpha, ax["batch"], ax["k"])
         # its rows are all there, each fits_in_memory false: said once, where filtering would hide it
         # memory does not depend on the engine (nor, without its drafter, on the method): said once for those configs
@@ -474,6 +478,12 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
             holds_drafter = speculates(cfg.method, 1) and not (~drafting_k).any()
             note = (f"{sc.path or sc.name}: {_config_text(cfg, memory_only=True, drafter=holds_drafter)} fits in device "
                     "memory at no point of the sweep, not even at its smallest batch and context")
+        elif (speculates(cfg.method, 1) and drafting_k.any() and not drafts_somewhere and cfg.draft_hw is not None
+              and drafter_least_bytes > cfg.draft_hw.usable_mem_bytes):  # qa118: the drafter's own device, named
+            note = (f"{sc.path or sc.name}: {_config_text(cfg, memory_only=True, drafter=True)}: the drafter does not fit on "
+                    f"{cfg.draft_hw.name} at any point of the sweep: its weights and KV cache need at least "
+                    f"{drafter_least_bytes / 1e9:.1f} GB of {cfg.draft_hw.usable_mem_bytes / 1e9:.1f} GB usable; plain "
+                    "decoding runs")
         elif speculates(cfg.method, 1) and drafting_k.any() and not drafts_somewhere:
             verified = "its tree's nodes + 1" if sc.tree_nodes else "its k + 1"
             note = (f"{sc.path or sc.name}: {_config_text(cfg, memory_only=True, drafter=True)}: speculation fits in device "

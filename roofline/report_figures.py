@@ -359,9 +359,13 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure:
         ax.set_title(f"{_tp(meta)} × {_short_hw(meta, hw)}")
     _shared_legend(fig, axes)
     dropped = (~df["fits_in_memory"].astype(bool)).any()
-    fig.suptitle("Draft on cheaper hardware: drafting elsewhere plus a transfer (overlapped over two\nmicro-batches where "
-                 "that pays), against drafting on the target; each at its fastest k > 0 that fits\n"
-                 + f"{_name(meta, 'model', df['model'].iloc[0])} target, draft model {meta.get('draft') or ''}, "
+    draft = meta.get("draft")  # a draft model's name; none for a head drafter (EAGLE, MTP), which is never overlapped
+    drafter = (f"draft model {_name(meta, 'model', draft)}" if draft else
+               f"{METHOD_LABELS.get(str(df['method'].iloc[0]), str(df['method'].iloc[0]))} drafter")
+    fig.suptitle("Draft on cheaper hardware: drafting elsewhere plus a transfer" + (" (overlapped over two\nmicro-batches "
+                 "where that pays), against drafting on the target; " if draft else ", against drafting on the target;\n")
+                 + "each at its fastest k > 0 that fits\n"
+                 + f"{_name(meta, 'model', df['model'].iloc[0])} target, {drafter}, "
                  + f"{_alpha_label(df['alpha'].iloc[0])} · {engine_label(meta)}" + (" · batches that do not fit left out" if dropped else ""))
     return fig
 

@@ -102,7 +102,8 @@ def predict_table(point: dict) -> str:
             f"    tokens/s (batch)   {_rate(spec['tokens_per_s'])}",
             f"    tokens/s per user  {_rate(spec['tokens_per_s_per_user'])}",
             f"    speedup            {spec['speedup']:.3f}x",
-            f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], spec.get('draft_hardware'), spec.get('draft_price_usd_per_hour'), p['hardware'] if p.get('price_usd_per_hour_per_device') is None else None)}",
+            # at k 0 the drafter does not run, and its device is not charged (qa118: 'included' where it was not)
+            f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], spec.get('draft_hardware') if spec['k'] else None, spec.get('draft_price_usd_per_hour'), p['hardware'] if p.get('price_usd_per_hour_per_device') is None else None)}",
             f"    best k here        {_best_k_text(spec)}",
             f"    break-even batch   {'none' if be is None else f'{be:,}'} at k {spec['k']}"
             + (f", {spec['break_even_speedup']:.3f}x there" if be is not None and spec.get("break_even_speedup") else "")

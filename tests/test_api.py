@@ -652,3 +652,15 @@ def test_extension_arrays_with_a_missing_value_or_float32_values_read_as_a_serie
         df = roofline.sweep({"hardware": "h100", "model": "llama-3.1-8b", "method": "eagle",
                              "axes": {"alpha": pd.array([0.7], dtype="Float32")}})
     assert list(df["alpha"].unique()) == [0.7]
+
+
+@pytest.mark.slow
+def test_a_sweep_whose_drafter_never_fits_its_own_device_names_that_device(recwarn):
+    """qa118: a drafter too big for its 2 GB device was said as 'the drafter and its k + 1 tokens per sequence take the
+    memory', though the target had room and the drafter's device ran out; predict named the device."""
+    small = dataclasses.replace(roofline.load_hardware("l4"), name="small4", mem_bytes=2e9)
+    roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 4, "method": "draft", "draft": "llama-3.2-1b",
+                    "draft_hardware": small, "axes": {"batch": [1, 8], "context": [2048], "k": [0, 2], "alpha": [0.8]}})
+    (line,) = [str(w.message) for w in recwarn if "does not fit" in str(w.message)]
+    assert "the drafter does not fit on small4 at any point of the sweep: its weights and KV cache need at least" in line
+    assert f"of {small.usable_mem_bytes / 1e9:.1f} GB usable; plain decoding runs" in line and "k + 1" not in line

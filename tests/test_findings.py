@@ -825,3 +825,53 @@ def test_a_plain_scenario_of_two_engines_says_which_one_its_peak_reads(tmp_path)
     _, one = _report_finding(tmp_path / "one", "name: one-engine\nhardware: h100-sxm\nmodel: llama-3.1-8b\n"
                                                 "axes:\n  batch: [1, 8]\n  context: [1024]\n")
     assert "the table also holds" not in one.text
+
+
+FAST_TIER_DRAFTING = """name: fast-tier-premium
+hardware: h100-sxm
+model: llama-3.1-70b
+tp: 4
+method: draft
+draft: llama-3.2-1b
+draft_hardware: {placement}
+axes:
+  batch: {{start: 1, stop: 256, num: 65, log: true}}
+  context: [2048]
+  k: [0, 1, 2, 3, 4, 5, 6]
+  alpha: [0.8]
+"""
+
+
+@pytest.mark.slow
+def test_a_fast_tier_whose_cheapest_point_does_not_draft_says_what_drafting_costs_and_where_the_drafter_runs(tmp_path):
+    """qa118: a 70B drafting on an L4, the 2x tier 'with speculation' was the plain batch-59 point (k = 0) with the
+    caveat of a speculative one, where `cheapest` said the cheapest point that drafts costs 3.02x; with an unpriced
+    drafter's device it read as priced; and a sweep of three placements never said which one a tier's point drafts on."""
+    r, f = _report_finding(tmp_path / "l4", FAST_TIER_DRAFTING.format(placement="l4"))
+    t = f.numbers["tiers"].loc["h100-sxm"]
+    assert t["k_2x_speculation"] == 0  # the case (vllm's costs: drafting on an L4 loses at the 2x speed)
+    fits = r.df[r.df["fits_in_memory"].astype(bool) & (r.df["k"] > 0)]
+    reach = fits[fits["tokens_per_s_per_user"] >= 2 * t["base_tokens_per_s_per_user"]]
+    best = reach.loc[reach["cost_usd_per_million_tokens"].idxmin()]
+    assert t["drafting_premium_2x"] == pytest.approx(best["cost_usd_per_million_tokens"] / t["base_cost_usd_per_million_tokens"])
+    said = (f"(batch {int(t['batch_2x_speculation'])}, k = 0: drafting does not pay there; the cheapest point that drafts, "
+            f"batch {int(best['batch'])}, k = {int(best['k'])}, costs ")
+    assert said in f.text, f.text
+    plain_part = f.text.split(said)[0]
+    assert "lower estimate" not in plain_part.split("without speculation and")[-1]  # the caveat is the drafting point's
+    _, unpriced = _report_finding(tmp_path / "l40s", FAST_TIER_DRAFTING.format(placement="l40s"))  # L40S: no price
+    assert "k = 0: the points that draft there have no price, their drafter's device none)" in unpriced.text
+    _, placed = _report_finding(tmp_path / "three", FAST_TIER_DRAFTING.format(placement="[null, l4, a10g]"))
+    k2 = placed.numbers["tiers"].loc["h100-sxm", "k_2x_speculation"]
+    assert k2 > 0 and re.search(r"\(batch \d+, drafter on (the target's devices|L4|A10G)[^,]*, k = " + str(int(k2)), placed.text), placed.text
+
+
+@pytest.mark.slow
+def test_draft_offload_names_the_target_its_batch_1_figures_are_of(tmp_path):
+    """qa118: 'Per million tokens at batch 1 ...: $25.9 co-located ...' over H100 and H200 did not say they were H100's."""
+    text = ("name: draft-offload\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-70b\ntp: 4\nmethod: draft\ndraft: llama-3.2-1b\n"
+            "draft_hardware: [null, a10g]\naxes:\n  batch: [1, 8]\n  context: [2048]\n  k: [0, 2]\n  alpha: [0.8]\n")
+    _, f = _report_finding(tmp_path / "two", text)
+    assert "at batch 1 on H100 SXM5 one draft step takes" in f.text and "Per million tokens at batch 1 on H100 SXM5, " in f.text
+    _, one = _report_finding(tmp_path / "one", text.replace("[h100-sxm, h200]", "h100-sxm"))
+    assert "Per million tokens at batch 1, each at its fastest k" in one.text  # one target: named at the start already

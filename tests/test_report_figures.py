@@ -150,3 +150,16 @@ def test_a_break_even_bar_that_pays_only_by_a_hair_says_its_speedup(plotters, re
                                                       for g in hair["speedup_at_largest_fitting_batch"])
     assert "1.00×" not in marks
     assert "1.01×" in marks  # H200, EAGLE, alpha 0.8
+
+
+def test_the_draft_offload_figure_names_a_head_drafter_and_a_draft_model_by_their_display_names(plotters, tmp_path):
+    """qa118: an EAGLE sweep was titled 'draft model , alpha = 0.8' with a micro-batch overlap a head drafter never
+    has, and a draft model by its profile name (llama-3.2-1b) where every other figure says Llama 3.2 1B."""
+    for method, said, unsaid in (("eagle", "Llama 3.1 70B target, EAGLE drafter, ", "overlapped"),
+                                 ("draft\ndraft: llama-3.2-1b", "Llama 3.1 70B target, draft model Llama 3.2 1B, ", "draft model ,")):
+        path = tmp_path / "draft-offload.yaml"
+        path.write_text(f"name: draft-offload\nhardware: h100-sxm\nmodel: llama-3.1-70b\ntp: 4\nmethod: {method}\n"
+                        "draft_hardware: [null, a10g]\naxes:\n  batch: [1, 8]\n  context: [2048]\n  k: [0, 2]\n  alpha: [0.8]\n")
+        r = run_scenario(str(path))
+        title = plotters["draft-offload"](r.df, r.ops, r.meta)._suptitle.get_text()
+        assert said in title and unsaid not in title, title

@@ -354,3 +354,13 @@ def test_a_cost_ratio_near_one_is_not_rounded_to_one():
     from roofline.tables import _ratio
 
     assert [_ratio(x) for x in (1.004, 0.9996, 1.0, 0.183 / 0.182, 0.471, 1.22)] == ["1.004", "0.9996", "1", "1.01", "0.471", "1.22"]
+
+
+@pytest.mark.slow
+def test_a_drafter_that_does_not_draft_at_k_0_is_not_said_to_be_paid():
+    """qa118: at --k 0 the cost said '(the drafter's device included)' where only the target's devices are charged."""
+    p = roofline.predict("h100-sxm", "llama-3.1-70b", 8, 2048, tp=4, method="draft", draft="llama-3.2-1b",
+                         draft_hardware="l4", alpha=0.8, k=0)
+    assert p["spec"]["cost_usd_per_million_tokens"] == pytest.approx(4 * 3.0 / 3600 / p["spec"]["tokens_per_s"] * 1e6, rel=1e-12)
+    (line,) = [x for x in predict_table(p).splitlines() if x.startswith("    cost ")]
+    assert line.endswith("per million tokens") and "drafter" not in line
