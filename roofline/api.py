@@ -560,6 +560,13 @@ def predict(
         )
         out["warnings"] += drafter_warnings(method, target, draft_spec, draft_hw, dep.pp, dep)
         out["spec"]["acceptance_length_given"] = acceptance_length  # alpha is the one that gives it at this k
+        if target.moe is not None and speculates(method, k):  # the verify pass's q = k + 1 (a tree's nodes + 1) tokens a
+            moe = target.moe  # sequence read more experts than a decode step's one (qa119: an EP user checks this)
+            q = (tree_nodes if tree_nodes is not None else k) + 1
+            tokens = batch / min(batch, dep.pp) * q
+            touched, pairs = busiest_rank_experts(moe.experts, moe.top_k, tokens, dep.ep, moe.groups, moe.groups_per_token)
+            out["spec"]["verify_experts_busiest_rank"] = {"experts": moe.experts // dep.ep, "touched": float(touched),
+                                                          "token_expert_pairs": float(pairs), "tokens_a_pass": float(tokens)}
         searched = max(k, out["spec"]["best_k"] or 0)  # best k too: its search runs the module past its training
         out["warnings"] += [note.replace(f"k up to {searched} exceeds", _past(k, searched, k > target.mtp_modules, "exceed"), 1)
                             for note in [mtp_reuse_note(method, target, searched, out["spec"]["acceptance_source"] not in (None, "given"))]

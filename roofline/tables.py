@@ -99,6 +99,7 @@ def predict_table(point: dict) -> str:
             f"    tau (tokens/iter)  {spec['tau']:.3f}",
             f"    iteration          {_iteration_text(spec)}",
             f"    verify pass        {_verify_text(spec, p)}",
+            *([f"    experts a layer    {_verify_experts_text(v, p)}"] if (v := spec.get("verify_experts_busiest_rank")) else []),
             f"    tokens/s (batch)   {_rate(spec['tokens_per_s'])}",
             f"    tokens/s per user  {_rate(spec['tokens_per_s_per_user'])}",
             f"    speedup            {spec['speedup']:.3f}x",
@@ -192,6 +193,16 @@ def _experts_text(e: dict, p: dict) -> str:
     devices = p["devices"] // lay.get("pp", 1)
     split = f"each split over the {devices} devices of a stage; " if devices > 1 else ""
     return f"a pass reads {format_significant(e['touched'])} of the {e['experts']:,} routed experts ({split}{pairs}{per_pass})"
+
+
+def _verify_experts_text(v: dict, p: dict) -> str:
+    """'the busiest rank reads 5.98 of its 32 (5.98 token-expert pairs of 3 tokens; 3.01 a decode step)': the routed
+    experts the verify pass reads a MoE layer, beside the decode step's (experts_busiest_rank)."""
+    e = p["experts_busiest_rank"]
+    whose = "the busiest rank reads" if p["layout"].get("ep", 1) > 1 else "the pass reads"
+    of = f"of its {v['experts']:,}" if p["layout"].get("ep", 1) > 1 else f"of the {v['experts']:,} routed experts"
+    return (f"{whose} {format_significant(v['touched'])} {of} ({format_significant(v['token_expert_pairs'])} token-expert "
+            f"pairs of {v['tokens_a_pass']:g} tokens; {format_significant(e['touched'])} a decode step)")
 
 
 def _verify_text(spec: dict, p: dict) -> str:

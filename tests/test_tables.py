@@ -364,3 +364,21 @@ def test_a_drafter_that_does_not_draft_at_k_0_is_not_said_to_be_paid():
     assert p["spec"]["cost_usd_per_million_tokens"] == pytest.approx(4 * 3.0 / 3600 / p["spec"]["tokens_per_s"] * 1e6, rel=1e-12)
     (line,) = [x for x in predict_table(p).splitlines() if x.startswith("    cost ")]
     assert line.endswith("per million tokens") and "drafter" not in line
+
+
+@pytest.mark.slow
+def test_a_moe_verify_pass_says_the_experts_it_reads_beside_the_decode_steps():
+    """qa119: the verify pass of B (k + 1) tokens reads more experts than the decode step's, the number an EP user
+    checks; predict gave the decode step's only."""
+    from roofline.costs import busiest_rank_experts
+
+    p = roofline.predict("h200", "deepseek-v3", 1, dp_attention=8, ep=8, method="mtp", k=2, alpha=0.8)
+    v = p["spec"]["verify_experts_busiest_rank"]
+    touched, pairs = busiest_rank_experts(256, 8, 3, 8, 8, 4)
+    assert v == {"experts": 32, "touched": pytest.approx(float(touched)), "token_expert_pairs": pytest.approx(float(pairs)),
+                 "tokens_a_pass": 3.0}
+    assert v["touched"] > p["experts_busiest_rank"]["touched"]
+    assert (f"    experts a layer    the busiest rank reads {format_significant(v['touched'])} of its 32 "
+            f"({format_significant(v['token_expert_pairs'])} token-expert pairs of 3 tokens; "
+            f"{format_significant(p['experts_busiest_rank']['touched'])} a decode step)") in predict_table(p)
+    assert "verify_experts_busiest_rank" not in roofline.predict("h200", "llama-3.1-8b", 1, method="eagle", k=2, alpha=0.8)["spec"]
