@@ -533,7 +533,7 @@ def predict(
                                                             bool(host_sets_step(eng.host_overlap, m["host_time_s"], m["step_time_s"])))),
                  fitted_class_note(eng, target),
                  fitted_family_note(eng, hw), fitted_family_note(eng, draft_hw, "the drafter's device ") if draft_hw and speculates(method, k) else "",
-                 shard_note(target, dep),
+                 shard_note(target, dep), hw.one_domain_note(dep.devices),
                  context_note(target, prompt, "prompt") if (prompt or 0) > context else context_note(target, context)):
         if note:
             out["warnings"].append(note)

@@ -128,6 +128,16 @@ class HardwareSpec:
             return self.link_bw_bytes_per_s * share * self.link_efficiency, self.link_latency_s
         return self.scale_out_bw_bytes_per_s * self.link_efficiency, self.scale_out_latency_s or self.link_latency_s
 
+    def one_domain_note(self, devices: int) -> str:
+        """'epyc-9654: 8 devices exceed its scale-up domain of 2 ...' where a group of `devices` is larger than one
+        domain and the profile gives no scale-out link, so link_for prices its collectives as one domain's ('' else;
+        qa119: tp 8 on a two-socket CPU was priced on its socket link in silence)."""
+        if devices <= self.scale_up_domain or self.scale_out_bw_bytes_per_s is not None:
+            return ""
+        return (f"{self.name}: {devices} devices exceed its scale-up domain of {self.scale_up_domain}, and its profile gives "
+                "no scale-out link: every collective is priced on the scale-up link as if one domain held them all (give "
+                "scale_out_bandwidth and scale_out_latency to price the network between domains)")
+
     def spread_transfer_s(self, devices: int, nbytes):
         """(seconds, latency s) to send `nbytes` from one device spread evenly over its devices - 1 peers (an
         all-to-all's share): inside one domain nbytes / link_for(devices); across domains the share for the peers in

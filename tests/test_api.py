@@ -664,3 +664,13 @@ def test_a_sweep_whose_drafter_never_fits_its_own_device_names_that_device(recwa
     (line,) = [str(w.message) for w in recwarn if "does not fit" in str(w.message)]
     assert "the drafter does not fit on small4 at any point of the sweep: its weights and KV cache need at least" in line
     assert f"of {small.usable_mem_bytes / 1e9:.1f} GB usable; plain decoding runs" in line and "k + 1" not in line
+
+
+def test_a_layout_past_the_scale_up_domain_without_a_scale_out_link_says_how_it_is_priced():
+    """qa119: tp 8 on a two-socket CPU (scale_up_domain 2, no scale-out link) was priced on its socket link in silence."""
+    epyc = roofline.load_hardware("epyc-9654")
+    assert epyc.scale_up_domain == 2 and epyc.scale_out_bw_bytes_per_s is None
+    (line,) = [w for w in roofline.predict(epyc, "llama-3.1-8b", 16, tp=8, engine="ideal")["warnings"] if "scale-up domain" in w]
+    assert line.startswith("epyc-9654: 8 devices exceed its scale-up domain of 2, and its profile gives no scale-out link")
+    assert not any("scale-up domain" in w for w in roofline.predict(epyc, "llama-3.1-8b", 16, tp=2, engine="ideal")["warnings"])
+    assert not any("scale-up domain" in w for w in roofline.predict("h100-sxm", "llama-3.1-70b", 16, tp=16)["warnings"])
