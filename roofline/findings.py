@@ -26,7 +26,7 @@ import pandas as pd
 from roofline.frontier import plain_fits as frontier_plain_fits
 from roofline.serving import OPTIMISTIC, OPTIMISTIC_BATCH, optimistic
 from roofline.speculation import pays
-from roofline.units import format_significant, format_usd_per_hour, spoken_list
+from roofline.units import format_context, format_significant, format_usd_per_hour, spoken_list
 
 TOLERANCE = 1.10         # verify-mini-prefill: a pass "costs about one decode step" within +10%
 ANSWER_TOKENS = 256      # prefill-not-sped-up: the length of the answer in "time to a whole answer"
@@ -55,9 +55,7 @@ def _pct(x: float) -> str:
     return f"{100 * float(x):.0f}%"
 
 
-def _ctx(tokens: float) -> str:
-    t = int(tokens)
-    return f"{t // 1024}k" if t >= 1024 and t % 1024 == 0 else f"{t:,}"
+_ctx = format_context  # a context length as titles say it (units.format_context)
 
 
 def _hw(meta: dict, name: str) -> str:

@@ -73,6 +73,7 @@ from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots
 )
 from roofline.serving import OPTIMISTIC, optimistic
 from roofline.speculation import pays
+from roofline.units import format_context
 
 DPI = 120  # PNG resolution: sharp at README width, a third fewer pixels to draw and encode than 150
 STYLE = {
@@ -85,10 +86,7 @@ METHOD_LABELS = {"none": "no speculation", "eagle": "EAGLE", "mtp": "MTP", "ngra
 
 # ---------------------------------------------------------------- labels and layout (edges only)
 
-def _ctx(tokens: float) -> str:
-    """Context length for titles: 8192 -> '8k', 1000 -> '1000'."""
-    t = int(tokens)
-    return f"{t // 1024}k" if t >= 1024 and t % 1024 == 0 else f"{t:,}"
+_ctx = format_context  # a context length as titles say it (units.format_context)
 
 
 def _alpha_label(alpha: float, meta: dict | None = None) -> str:

@@ -189,6 +189,14 @@ def format_usd_per_hour(price: float) -> str:
     return f"{round(price, 3):,.3f}"
 
 
+def format_context(tokens: float) -> str:
+    """A context length as titles and findings say it: 8192 -> '8k', 1048576 -> '1M', 1000 -> '1,000'."""
+    t = int(tokens)
+    if t >= 1024 ** 2 and t % 1024 ** 2 == 0:  # qa117: '1024k' for a million-token context
+        return f"{t // 1024 ** 2}M"
+    return f"{t // 1024}k" if t >= 1024 and t % 1024 == 0 else f"{t:,}"
+
+
 def format_seconds(value_s: float) -> str:
     """Seconds at a readable scale: 0.0123 -> '12.3 ms'."""
     for unit, factor in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):

@@ -2,7 +2,7 @@ import re
 
 import pytest
 
-from roofline.units import format_seconds, format_si, parse_quantity
+from roofline.units import format_context, format_seconds, format_si, parse_quantity
 
 
 def test_decimal_and_binary_byte_prefixes_are_distinct():
@@ -114,3 +114,12 @@ def test_a_decimal_comma_is_said_as_such_not_as_an_unknown_unit():
         with pytest.raises(ValueError, match=r"^a number without a comma or '_' \('\.' for the decimal point"):
             parse_quantity(text, kind)
     assert parse_quantity("3.35 TB/s", "bytes_per_s") == 3.35e12
+
+
+def test_a_context_length_is_said_in_k_and_a_million_token_one_in_m():
+    """qa117: a 1,048,576-token context was titled '1024k'; findings and plots wrote the rule twice."""
+    assert [format_context(x) for x in (8192, 131072, 1048576, 2097152, 1536 * 1024, 1000, 256)] == [
+        "8k", "128k", "1M", "2M", "1536k", "1,000", "256"]
+    from roofline import findings
+
+    assert findings._ctx is format_context
