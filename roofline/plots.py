@@ -1171,6 +1171,15 @@ def _cell_boundary(ax, above: np.ndarray, valid: np.ndarray) -> None:
         ax.add_collection(LineCollection(segs, colors="k", linewidths=2.2, capstyle="projecting", zorder=4))
 
 
+def speedup_text(speedup: float) -> str:
+    """A heatmap cell's speedup to 2 decimals, or 3 where 2 would round it to 1.00 though it is not 1 (qa117: 0.998, a
+    cell that loses, read '1.00' beside the break-even line)."""
+    text = f"{speedup:.2f}"
+    if text != "1.00" or speedup == 1.0:
+        return text
+    return f"{min(speedup, 0.999):.3f}" if speedup < 1.0 else f"{max(speedup, 1.001):.3f}"  # never '1.000' for either side
+
+
 NO_FIT_TEXT_IN = 0.4  # the narrowest heatmap cell (inches) that says 'no fit' in words
 NUMBER_TEXT_IN = 0.25  # the narrowest heatmap cell (inches) that holds its speedup and k (qa99: 26 a panel overlapped)
 
@@ -1224,7 +1233,7 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             elif not np.isnan(grid[i, j]):
                 dark = abs(math.log(grid[i, j])) > 0.6 * span
                 k_text = f"k≥{kgrid[i, j]:.0f}" if kgrid[i, j] >= k_top else f"k={kgrid[i, j]:.0f}"
-                ax.text(j, i, f"{grid[i, j]:.2f}\n{k_text}", ha="center", va="center", fontsize=6.5,
+                ax.text(j, i, f"{speedup_text(grid[i, j])}\n{k_text}", ha="center", va="center", fontsize=6.5,
                         color="white" if dark else "black", linespacing=1.1)
         xt, yt = _thin_ticks(len(batches)), _thin_ticks(len(alphas))
         ax.set_xticks(list(xt), [f"{batches[j]:g}" for j in xt])

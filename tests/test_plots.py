@@ -11,7 +11,7 @@ from roofline import plot_jobs, plots
 from roofline.errors import RooflineError
 from roofline.grid import load_configs, operator_table, run_sweep, write_sweep
 from roofline.plot_jobs import FigurePool
-from roofline.plots import PLOT_NAMES, PLOTTERS, _frontier, plot_from_table, standard_plots
+from roofline.plots import PLOT_NAMES, PLOTTERS, _frontier, plot_from_table, speedup_text, standard_plots
 from roofline.scenario import scenario_from_dict
 
 # panel tests sweep configs that fit nowhere on purpose (a 70B on one GPU beside an 8B); the sweep's warning of it is
@@ -996,3 +996,9 @@ def test_a_heatmap_too_narrow_for_its_numbers_leaves_them_out_and_names_the_rate
     assert any(t.endswith("\nk≥2") for t in texts) and "rates\n0.85, 0.63" in labels
     texts, _ = drawn({**base, "axes": {"batch": {"start": 1, "stop": 512, "num": 30, "log": True}, "k": [1, 2]}})
     assert not any("k≥" in t or "k=" in t for t in texts)
+
+
+def test_a_heatmap_cell_that_is_not_exactly_1_never_reads_1_00():
+    """qa117: a cell of speedup 0.998, below the break-even line, read '1.00' (k = 0's cell is exactly 1.00)."""
+    assert [speedup_text(x) for x in (0.998, 1.0, 1.003, 1.2345, 0.99996, 1.00001, 0.994)] == [
+        "0.998", "1.00", "1.003", "1.23", "0.999", "1.001", "0.99"]
