@@ -41,7 +41,7 @@ from roofline.engine import (
 from roofline.errors import RooflineError, UnknownName, field_error, warn
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
-from roofline.layout import OPERATOR_CLASS, deployment, main_gemm_dtype, shard_note
+from roofline.layout import OPERATOR_CLASS, deployment, group_note, main_gemm_dtype, shard_note
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, K_MAX
 from roofline.model import ModelSpec, check_model_spec, context_note
 from roofline.model import load_model as _load_model
@@ -533,7 +533,7 @@ def predict(
                                                             bool(host_sets_step(eng.host_overlap, m["host_time_s"], m["step_time_s"])))),
                  fitted_class_note(eng, target),
                  fitted_family_note(eng, hw), fitted_family_note(eng, draft_hw, "the drafter's device ") if draft_hw and speculates(method, k) else "",
-                 shard_note(target, dep), hw.one_domain_note(dep.devices),
+                 shard_note(target, dep), group_note(target, dep), hw.one_domain_note(dep.devices),
                  context_note(target, prompt, "prompt") if (prompt or 0) > context else context_note(target, context)):
         if note:
             out["warnings"].append(note)

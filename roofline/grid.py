@@ -35,7 +35,7 @@ from roofline.engine import (
 )
 from roofline.errors import RooflineError, UnknownName, field_error, warn
 from roofline.hardware import HardwareSpec, load_hardware
-from roofline.layout import Deployment, deployment, shard_note
+from roofline.layout import Deployment, deployment, group_note, shard_note
 from roofline.model import ModelSpec, context_note, load_model
 from roofline.profiles import costs_shadow_note, differing_fields, shadow_note
 from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, Scenario
@@ -222,7 +222,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                      weight_only_note(hw, dep, model), unfitted_family_note(hw, model, dep, engine.for_hardware(hw)),
                      fitted_class_note(engine, model), fitted_family_note(engine, hw),
                      fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if draft_hw else "", shard_note(model, dep),
-                     hw.one_domain_note(dep.devices), idle, rates_note, reuse, reach, longest, prior, gains,
+                     group_note(model, dep), hw.one_domain_note(dep.devices), idle, rates_note, reuse, reach, longest, prior, gains,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                                        dep.pp, dep)]:
             if note and note not in warned:

@@ -219,6 +219,38 @@ def main_gemm_dtype(model, dep: Deployment) -> str:
     return dep.dtype("mlp" if model.moe is None else "experts")
 
 
+def _shard_widths(model, dep: Deployment) -> list[tuple[str, str, int, int]]:
+    """(weight class, what, width, ways) of every row-parallel GEMM's input a tensor-parallel shard splits: the dense
+    MLP's ffn over tp, the shared experts' over tp, a routed expert's over D / ep, the attention output's heads x v_dim
+    over tp."""
+    v_dim = model.mla.v_head_dim if model.mla is not None else model.head_dim
+    widths = [("mlp", "the dense MLP", model.ffn_size, dep.tp)] if (model.moe is None or model.moe.dense_layers) else []
+    if model.moe is not None:
+        widths.append(("experts", "a routed expert", model.moe.expert_ffn_size, dep.expert_tp))
+        if model.moe.shared_experts:
+            widths.append(("shared_experts", "the shared experts", model.moe.shared_ffn_width, dep.tp))
+    widths.append(("attention", "the attention output", model.heads * v_dim, dep.tp))
+    return widths
+
+
+INT4_GROUP = 128  # int4's scale group along a GEMM's input (model.BYTES_PER_ELEMENT counts one fp16 scale a 128)
+
+
+def group_note(model, dep: Deployment) -> str:
+    """'llama-3.1-70b at tp 64: int4's groups of 128 ...' where a tensor-parallel shard of an int4 class holds part of a
+    scale group along its input: vLLM's Marlin kernels refuse it ("Weight input_size_per_partition = ... is not
+    divisible by group_size = 128. Consider reducing tensor_parallel_size or running with --quantization gptq",
+    marlin_utils.verify_marlin_supports_shape), so it runs on the slower plain GPTQ kernel if at all: a warning, not a
+    layout the frontier leaves out (shard_note's are). '' where every int4 shard holds whole groups (qa119)."""
+    cut = [f"{what} {width:,} / {ways} = {width // ways:,}" for cls, what, width, ways in _shard_widths(model, dep)
+           if ways > 1 and not width % ways and dep.dtype(cls) == "int4" and (width // ways) % INT4_GROUP]
+    if not cut:
+        return ""
+    return (f"{model.name} at {dep.describe()}: int4's scale groups of {INT4_GROUP} do not divide the columns a device holds "
+            f"({'; '.join(cut)}): vLLM's Marlin kernels refuse such a shard (its plain GPTQ kernel, slower than priced here, "
+            "may run it); a smaller tp keeps the groups whole")
+
+
 def shard_note(model, dep: Deployment) -> str:
     """'deepseek-v3 at tp 32: ...' where a tensor-parallel shard would hold a fraction of a column (the width does not
     divide among the devices) or, in a block-quantised class (model.quant_block, in the checkpoint's own dtype), a part
@@ -227,13 +259,7 @@ def shard_note(model, dep: Deployment) -> str:
     the attention output's heads x v_dim / tp. '' where every shard is whole."""
     block = getattr(model, "quant_block", 0)
     native = dict(model.native_precision)
-    v_dim = model.mla.v_head_dim if model.mla is not None else model.head_dim
-    widths = [("mlp", "the dense MLP", model.ffn_size, dep.tp)] if (model.moe is None or model.moe.dense_layers) else []
-    if model.moe is not None:
-        widths.append(("experts", "a routed expert", model.moe.expert_ffn_size, dep.expert_tp))
-        if model.moe.shared_experts:
-            widths.append(("shared_experts", "the shared experts", model.moe.shared_ffn_width, dep.tp))
-    widths.append(("attention", "the attention output", model.heads * v_dim, dep.tp))
+    widths = _shard_widths(model, dep)
 
     def blocked(cls: str) -> int:  # square block scales are fp8 / int8's (fp4's scales are groups along one dim)
         return block if block and native.get(cls) in ("fp8", "int8") and dep.dtype(cls) == native.get(cls) else 0

@@ -11,7 +11,7 @@ from roofline.costs import busiest_rank_experts, expected_max_z, unique_experts_
 from roofline.engine import step_metrics, ttft_s
 from roofline.errors import RooflineError
 from roofline.hardware import load_hardware
-from roofline.layout import deployment
+from roofline.layout import deployment, shard_note
 from roofline.model import BYTES_PER_ELEMENT, load_model
 
 H100, H200 = load_hardware("h100-sxm"), load_hardware("h200")
@@ -241,3 +241,17 @@ def test_leading_dense_layers_sit_in_the_first_pipeline_stage_so_the_busiest_hol
     data = read_yaml_file(builtin_dir("model") / "deepseek-v3.yaml")
     with pytest.raises(RooflineError, match=r"moe.dense_placement: expected interleaved \| leading, found 'first'"):
         model_from_dict({**data, "moe": {**data["moe"], "dense_placement": "first"}}, "m")
+
+
+def test_an_int4_shard_that_splits_a_scale_group_is_said_not_left_out():
+    """qa119: tp 64 of Llama-3.1-70B in int4 holds 448 columns of the MLP's down projection, 3.5 groups of 128, in
+    silence; vLLM's Marlin kernels refuse it (verify_marlin_supports_shape), its plain GPTQ kernel may run it."""
+    from roofline.layout import group_note
+
+    model = load_model("llama-3.1-70b")
+    note = group_note(model, deployment(model, tp=64, weight_dtype="int4"))
+    assert note.startswith("llama-3.1-70b at tp 64: int4's scale groups of 128 do not divide the columns a device holds "
+                           "(the dense MLP 28,672 / 64 = 448)")
+    assert group_note(model, deployment(model, tp=8, weight_dtype="int4")) == ""  # 3,584 = 28 groups
+    assert group_note(model, deployment(model, tp=64)) == ""  # bf16: no groups
+    assert shard_note(model, deployment(model, tp=64, weight_dtype="int4")) == ""  # loadable: a warning only
