@@ -448,8 +448,11 @@ def _columns(sc: Scenario, cfg: Config, block: dict, context, alpha, batch, k) -
     return labels, cols
 
 
-def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_000) -> Iterator[tuple[dict, dict]]:
-    """Yield the sweep as (labels, columns) blocks of at most about `chunk_points` rows each."""
+def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_000,
+                lower_bounds_said: bool = True) -> Iterator[tuple[dict, dict]]:
+    """Yield the sweep as (labels, columns) blocks of at most about `chunk_points` rows each. Said once the sweep ends
+    (with `lower_bounds_said`, where its batch axis has more than one batch): cells whose refined break-even is the
+    last swept batch while larger batches fit, a lower bound (qa119)."""
     ax = sc.axes
     per_slice = len(ax["batch"]) * len(ax["k"])
     drafting_k = np.asarray(ax["k"]) > 0
@@ -459,6 +462,8 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
         warn(f"{sc.path or sc.name}: break_even_batch is the largest swept batch that pays, a lower bound: refining it would "
              f"scan up to {scan:,} batches between the swept ones, more than max({BREAK_EVEN_BUDGET_MIN:,}, "
              f"{BREAK_EVEN_BUDGET_SHARE:.0%} of a config's points); a denser batch axis, or predict, gives it exactly")
+    last = float(np.max(ax["batch"]))
+    at_last = 0  # (context, alpha, k) cells whose break-even is the sweep's last batch though larger ones fit: lower bounds
     for cfg in configs:
         fits_somewhere = drafts_somewhere = False
         drafter_least_bytes = np.inf  # the least memory the drafter takes on its own device at a drafting point
@@ -468,6 +473,11 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
             fits = np.asarray(block["fits_in_memory"])  # (context, alpha, batch, k): GRID_AXES
             fits_somewhere = fits_somewhere or bool(np.any(fits))
             drafts_somewhere = drafts_somewhere or bool(np.any(np.take(fits, np.flatnonzero(drafting_k), axis=AXIS["k"])))
+            if lower_bounds_said and refine and len(ax["batch"]) > 1 and speculates(cfg.method, 1):  # (unrefined: the
+                # warning above says every one is a lower bound)
+                be = np.take(np.asarray(block["break_even_batch"]), [0], axis=AXIS["batch"])
+                cap = np.take(np.asarray(block["max_batch"]), [0], axis=AXIS["batch"])
+                at_last += int(np.count_nonzero((be == last) & (cap > last)))
             if cfg.draft_hw is not None and drafting_k.any():
                 drafter_least_bytes = min(drafter_least_bytes, float(np.min(np.take(
                     block["drafter_memory_bytes"], np.flatnonzero(drafting_k), axis=AXIS["k"]))))
@@ -494,6 +504,10 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
         if note not in said:
             said.add(note)
             warn(note)
+    if at_last:  # qa119: break_even_batch 64 in every row of a sweep to batch 64, where predict said 167 and more
+        warn(f"{sc.path or sc.name}: break_even_batch is the sweep's last batch, {last:g}, in {at_last:,} (config, context, "
+             "alpha, k) cell(s) where speculation still pays there and larger batches fit: a lower bound (a batch axis "
+             "reaching further, or predict, gives it)")
 
 
 def _config_text(cfg: Config, memory_only: bool = False, drafter: bool = False) -> str:
@@ -535,9 +549,10 @@ def blocks_frame(blocks: list[tuple[dict, dict]], categorical: bool) -> pd.DataF
     return pd.DataFrame(data, copy=False)
 
 
-def run_sweep(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
-    """The whole sweep in memory as one DataFrame (label columns categorical across configs)."""
-    return blocks_frame(list(iter_blocks(sc, configs)), categorical=True)
+def run_sweep(sc: Scenario, configs: list[Config], lower_bounds_said: bool = True) -> pd.DataFrame:
+    """The whole sweep in memory as one DataFrame (label columns categorical across configs); `lower_bounds_said`:
+    iter_blocks's (a report's finding says its own)."""
+    return blocks_frame(list(iter_blocks(sc, configs, lower_bounds_said=lower_bounds_said)), categorical=True)
 
 
 OPERATOR_BATCHES_MAX = 1024  # batches operators.csv holds at most: a sweep of 1,000,000 batch values made 16 rows of

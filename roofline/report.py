@@ -66,7 +66,7 @@ def _sweep(data: dict, where: str, extra_dirs: tuple):
 
     sc = scenario_from_dict(data, where)
     configs = load_configs(sc, extra_dirs)
-    df = run_sweep(sc, configs)
+    df = run_sweep(sc, configs, lower_bounds_said=False)  # each finding says where its break-even is a lower bound
     df = _with_prefill(df, sc, configs)
     meta = scenario_meta(sc, configs, len(df))  # display names of drafts and draft devices included
     meta["profiles"] = [str(d) for d in extra_dirs]  # where its models were found: the fast tiers check their layouts there

@@ -674,3 +674,18 @@ def test_a_layout_past_the_scale_up_domain_without_a_scale_out_link_says_how_it_
     assert line.startswith("epyc-9654: 8 devices exceed its scale-up domain of 2, and its profile gives no scale-out link")
     assert not any("scale-up domain" in w for w in roofline.predict(epyc, "llama-3.1-8b", 16, tp=2, engine="ideal")["warnings"])
     assert not any("scale-up domain" in w for w in roofline.predict("h100-sxm", "llama-3.1-70b", 16, tp=16)["warnings"])
+
+
+def test_a_sweep_whose_break_even_is_its_last_batch_where_more_fit_says_it_is_a_lower_bound(recwarn):
+    """qa119: a sweep to batch 64 wrote break_even_batch 64 in every row, without a word, where predict said 167."""
+    sweep = {"hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "engine": "ideal",
+             "axes": {"batch": [1, 8], "context": [1024], "k": [0, 2], "alpha": [0.8]}}
+    df = roofline.sweep(sweep)
+    assert set(df.loc[df["k"] == 2, "break_even_batch"]) == {8} and (df["max_batch"] > 8).all()
+    (line,) = [str(w.message) for w in recwarn if "lower bound" in str(w.message)]
+    assert line == ("sweep: break_even_batch is the sweep's last batch, 8, in 1 (config, context, alpha, k) cell(s) where "
+                    "speculation still pays there and larger batches fit: a lower bound (a batch axis reaching further, or "
+                    "predict, gives it)")
+    recwarn.clear()
+    roofline.sweep({**sweep, "axes": {**sweep["axes"], "batch": [8]}})  # one batch: no break-even is swept
+    assert not [w for w in recwarn if "lower bound" in str(w.message)]
