@@ -17,7 +17,9 @@ device from `roofline.costs`):
                 tile): R_o = T_a tokens of the busiest attention group, B_a * logit tokens for the LM head; 1 for
                 the routed experts, whose rows per expert vary, and for every other operator
         n_o   = layers of the stage that run operator o (MoE layers for router, experts and shared experts; the
-                other layers for a MoE model's dense MLP; every layer for attention and norms), 1 for embedding, input projection and LM head
+                other layers for a MoE model's dense MLP; the layers of the groups with a lightning indexer for the
+                indexer, the stage's share of them; every layer for attention and norms), 1 for embedding, input
+                projection and LM head
         kernels_o = the engine's kernels per layer of operator o (serving.py: per attention kind, plus activation
                     quantisation before GEMMs computing in fp8/fp4/int8), each paying a fixed latency (launch,
                     ramp-up, tail) on top of its data time: a latency + size / bandwidth model
@@ -205,8 +207,9 @@ _MOE_OPERATORS = ("router", "experts", "shared_experts")
 
 def operator_layers(model: ModelSpec, name: str, dep: Deployment | None = None) -> float:
     """Layers of the busiest stage (Deployment.stage_layers; the whole model without `dep`) that run operator `name`
-    (n_o of the module docstring): MoE layers for the MoE operators, the dense layers for a MoE model's MLP, every layer
-    otherwise; 1 for embedding, input projection and LM head."""
+    (n_o of the module docstring): MoE layers for the MoE operators, the dense layers for a MoE model's MLP, the indexed
+    groups' layers (their share of the stage) for the indexer, every layer otherwise; 1 for embedding, input projection
+    and LM head."""
     if name not in LAYER_OPERATORS:
         return 1.0
     layers, moe_layers, dense_layers = dep.stage_layers(model) if dep is not None else (model.layers, model.moe_layers,
@@ -215,6 +218,8 @@ def operator_layers(model: ModelSpec, name: str, dep: Deployment | None = None) 
         return moe_layers
     if name == "mlp" and model.moe is not None:
         return dense_layers
+    if name == "indexer":  # the layers of the groups with a lightning indexer, the stage's share of them (qa120)
+        return sum(g.layers for g in model.groups if g.index_dim) * layers / model.layers
     return layers
 
 

@@ -709,7 +709,7 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         f"The transfer between the devices is at most {share * 100:.2g}% of an iteration at each placement's fastest k; the drafter's own speed "
         f"decides: at batch {b_min}{on0} one draft step takes {_list(steps)}{not_fitting}, against a verify pass of "
         f"{'-'.join(dict.fromkeys(verify))} ms at {'those k' if len(b1) > 1 else 'that k'}." if len(b1) else
-        f"At batch {b_min} no drafter fits, co-located or on another device: only plain decoding runs there.")
+        f"At batch {b_min}{on0} no drafter fits, co-located or on another device: only plain decoding runs there.")
     # what each placement costs there, the drafter's device paid while it drafts (at each placement's fastest k)
     costs = [(place(pl), c) for pl, c in zip(b1["draft_placement"], b1["cost_usd_per_million_tokens"])]
     priced = sorted((c, name) for name, c in costs if np.isfinite(c))
@@ -860,15 +860,19 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
                    if t[f"unpriced_{m:g}x_speculation"] else "is out of reach with it")
         return f"{without} and {with_it}"
 
+    # the other GPUs: their m1× tier's cheapest point that drafts (qa120: a k = 0 point, plain decoding, was read as
+    # speculation's), and where plain decoding reaches the speed for less, said
     others = tiers.drop(index=h0)
-    worst = others[f"premium_{m1:g}x_speculation"].max() if len(others) else np.nan
-    priced = others[others[f"premium_{m1:g}x_speculation"].notna()]
-    batches = sorted({int(b) for b in priced[f"batch_{m1:g}x_speculation"]})
+    worst = others[f"drafting_premium_{m1:g}x"].max() if len(others) else np.nan
+    priced = others[others[f"drafting_premium_{m1:g}x"].notna()]
+    batches = sorted({int(b) for b in priced[f"drafting_batch_{m1:g}x"]})
     at = (f"batch {batches[0]}" if len(batches) == 1 else f"batch {batches[0]}-{batches[-1]}") if batches else ""
+    plainer = [h for h in priced.index if priced.loc[h, f"k_{m1:g}x_speculation"] == 0]
+    cheaper = (f"; plain decoding reaches it for less on {_list([_hw(meta, h) for h in plainer])}" if len(priced) > 1 and plainer
+               else "; plain decoding reaches it for less" if plainer else "")
     price = (meta.get("price_usd_per_hour") or {}).get(h0)
     first_tiers = f"{m1:g}× that speed {tier(m1, True)}; {m2:g}× {tier(m2, False)}."  # before the others': the caveat's order
-    drafted = priced[priced[f"k_{m1:g}x_speculation"] > 0]  # a k = 0 point's price is plain decoding's: no caveat
-    others_caveat = caveat(drafted[[f"batch_{m1:g}x_speculation", f"engine_{m1:g}x_speculation"]]) if len(drafted) else ""
+    others_caveat = caveat(priced[[f"drafting_batch_{m1:g}x", f"drafting_engine_{m1:g}x"]]) if len(priced) else ""
     contexts = df["context"].unique()
     context_text = (f" at {_article(f'{int(contexts[0]):,}')} {int(contexts[0]):,}-token context" if len(contexts) == 1
                     else "")  # prices and batches rest on it
@@ -879,8 +883,9 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         f"{t['base_batch_note']}). "
         f"{first_tiers}"
         + ((f" On the other {len(others)} GPUs the {m1:g}× tier with speculation costs at most {_x(worst)} their cheapest tier "
-            f"({at}{others_caveat})." if len(others) > 1 else
-            f" On {_hw(meta, others.index[0])} the {m1:g}× tier with speculation costs {_x(worst)} its cheapest tier ({at}{others_caveat}).")
+            f"({at}{others_caveat}{cheaper})." if len(others) > 1 else
+            f" On {_hw(meta, others.index[0])} the {m1:g}× tier with speculation costs {_x(worst)} its cheapest tier "
+            f"({at}{others_caveat}{cheaper}).")
            if len(others) and np.isfinite(worst) else "")
     )
     unpriced = [h for h in dict.fromkeys(df["hardware"]) if h not in tiers.index and h not in unrun and _fits(df)["hardware"].eq(h).any()]

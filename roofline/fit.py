@@ -854,7 +854,7 @@ def fit_report(fit: dict) -> str:
         if not row["determined"] and not row["fixed"]:  # a family's value is pooled toward the profile's own fitted value
             span = row["high"] - row["low"]
             moved = abs(row["fitted"] - row["start"]) / span if span else 0.0  # against its range: a start of 0 too
-            note.append("not determined by these rows (" + (f"moved from {row['start']:.4g} to {row['fitted']:.4g} by the other "
+            note.append("not determined by these rows (" + (f"moved from {_shown(row['start'])} to {_shown(row['fitted'])} by the other "
                         "parameters' fit, not by rows of its own" if moved > 0.02 and not row.get("family") else "kept near "
                         + ("the profile's fitted value" if row.get("family") else "start")) + ")")
         if row.get("together_with"):  # the rows fix a combination: --fix one of them to read the other (a family's value

@@ -789,7 +789,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             raise field_error("command line", "--engine", "vllm, sglang or trtllm (the version goes in --engine-version: vLLM "
                               "below 0.8 is predicted with vllm-v0, SGLang below 0.4.5 with sglang-early)", engine)
         engine = slot
-    if engine_version and not _version(engine_version):  # 'x.y', 'nightly': read as the current engine, said
+    if engine_version and not _version(engine_version) and engine != "trtllm":  # 'x.y', 'nightly': read as the current
+        # engine, said (a version picks no other trtllm profile)
         warn(f"command line: --engine-version {engine_version!r} holds no version number (like 0.10.1): its rows are "
              "predicted with the current engine's profile (vllm, not vllm-v0; sglang, not sglang-early)")
     if draft_tokens and method == "none":

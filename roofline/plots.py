@@ -122,7 +122,7 @@ def _setup_line(meta: dict, models: list[str]) -> str:
     labels = [f"draft model {_name(meta, 'model', meta['draft'])}" if m == "draft" and meta.get("draft") else METHOD_LABELS.get(m, m)
               for m in (methods if isinstance(methods, (list, tuple)) else [methods])]  # a list when methods are an axis
     label = " / ".join(labels)
-    drafters = _drafter_names(meta.get("draft_hardware"))
+    drafters = _drafter_names(meta.get("draft_hardware"), meta)
     if drafters:
         label += f" on {drafters}"
     parts = [", ".join(_name(meta, "model", m) for m in models), label]
@@ -163,10 +163,12 @@ def _as_list(value) -> list:
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
-def _drafter_names(value) -> str:
-    """Where the drafter runs, as the setup line says it: '' on the target (None, NaN, ''), 'l4', 'the target / l4'."""
+def _drafter_names(value, meta: dict | None = None) -> str:
+    """Where the drafter runs, as the setup line says it: '' on the target (None, NaN, ''), 'NVIDIA L4', 'the target /
+    NVIDIA L4': each device by its display name where `meta` has it (qa120: 'l4', the profile's name)."""
     values = value if isinstance(value, (list, tuple)) else [value]
-    names = ["the target" if v is None or v == "" or (isinstance(v, float) and math.isnan(v)) else str(v) for v in values]
+    names = ["the target" if v is None or v == "" or (isinstance(v, float) and math.isnan(v))
+             else _name(meta or {}, "hardware", str(v)) for v in values]
     return "" if set(names) <= {"the target"} else " / ".join(dict.fromkeys(names))
 
 

@@ -189,7 +189,8 @@ def unknown_method(where: str, method: object) -> RooflineError:
     close = closest_names(method, METHODS, 1, 0.8) if isinstance(method, str) else []
     hint = (f" (method names are lower case: {method.lower()})" if isinstance(method, str) and method.lower() in METHODS
             else f" (did you mean {close[0]}?)" if close else "")
-    return RooflineError(f"{where}: method: expected one of {' | '.join(METHODS)}, found {method!r}{hint}")
+    shown = str(method).lower() if isinstance(method, bool) else repr(method)  # YAML's true, as written (qa120)
+    return RooflineError(f"{where}: method: expected one of {' | '.join(METHODS)}, found {shown}{hint}")
 
 
 def drafter_deployment(method: str, drafter: ModelSpec | None, target_dep: Deployment, elsewhere: bool) -> Deployment | None:

@@ -345,3 +345,20 @@ def test_a_round_trip_at_batch_1_crosses_every_layer_of_the_model_once(name, tp,
         assert float(piped["operator_time_s"]) == pytest.approx(float(whole["operator_time_s"]), rel=1e-12)
         assert float(piped["allreduce_time_s"]) == pytest.approx(float(whole["allreduce_time_s"]), rel=1e-12)
         assert float(piped["step_time_s"]) > float(whole["step_time_s"])  # and it pays the stage boundaries
+
+
+def test_an_indexers_kernels_are_paid_on_the_layers_that_have_one():
+    """qa120: kernels_per_layer.indexer 1 charged DeepSeek-V4's 43 layers a kernel each, where 21 run an indexer."""
+    from roofline.engine import operator_layers
+    from roofline.serving import load_engine
+
+    v4 = load_model("deepseek-v4-flash")
+    dep = deployment(v4, tp=8)
+    assert operator_layers(v4, "indexer", dep) == 21 and operator_layers(v4, "attention", dep) == 43
+    assert operator_layers(v4, "indexer", deployment(v4, tp=4, pp=2)) == pytest.approx(21 * 22 / 43)  # the busiest stage's share
+    vllm = load_engine("vllm")
+    counted = dataclasses.replace(vllm, kernels_per_layer={**vllm.kernels_per_layer, "indexer": 1})
+    hw = load_hardware("h200")
+    times = [step_metrics(hw, v4, 16, 1, 131072, dep, engine=e, with_operators=True)["operators"]["indexer"]["time_s"]
+             for e in (vllm, counted)]
+    assert float(times[1] - times[0]) == pytest.approx(21 * vllm.kernel_latency_s, rel=1e-9)

@@ -875,3 +875,20 @@ def test_draft_offload_names_the_target_its_batch_1_figures_are_of(tmp_path):
     assert "at batch 1 on H100 SXM5 one draft step takes" in f.text and "Per million tokens at batch 1 on H100 SXM5, " in f.text
     _, one = _report_finding(tmp_path / "one", text.replace("[h100-sxm, h200]", "h100-sxm"))
     assert "Per million tokens at batch 1, each at its fastest k" in one.text  # one target: named at the start already
+
+
+@pytest.mark.slow
+def test_the_other_gpus_fast_tier_is_their_cheapest_drafting_point_and_says_where_plain_decoding_is_cheaper(tmp_path):
+    """qa120: 'On H200 SXM the 2x tier with speculation costs 1.63x its cheapest tier (batch 76)' was H200's plain
+    decoding (k = 0), its cheapest drafting point costing 2.23x."""
+    text = FAST_TIER_DRAFTING.format(placement="l4").replace("hardware: h100-sxm", "hardware: [h100-sxm, h200]")
+    r, f = _report_finding(tmp_path, text)
+    t = f.numbers["tiers"].loc["h200"]
+    assert t["k_2x_speculation"] == 0 and t["drafting_k_2x"] > 0  # the case: plain decoding is H200's cheapest 2x point
+    h200 = r.df[(r.df["hardware"] == "h200") & r.df["fits_in_memory"].astype(bool) & (r.df["k"] > 0)]
+    reach = h200[h200["tokens_per_s_per_user"] >= 2 * t["base_tokens_per_s_per_user"]]
+    best = reach.loc[reach["cost_usd_per_million_tokens"].idxmin()]
+    premium = best["cost_usd_per_million_tokens"] / t["base_cost_usd_per_million_tokens"]
+    assert (f"On H200 SXM the 2× tier with speculation costs {_x(premium)} its cheapest tier (batch {int(best['batch'])}; "
+            in f.text), f.text
+    assert f.text.split("On H200 SXM the 2× tier")[1].split(")")[0].endswith("; plain decoding reaches it for less")
