@@ -56,14 +56,15 @@ device from `roofline.costs`):
     t_all_to_all = moe_layers_stage * (2 lat + t_xfer(n * (b_out + hidden * 2)))   (ep > 1 and attention data-parallel;
                    with dp_attention = 1 every device already holds every token and the combine rides on the all-reduce)
                    n tokens a device sends and gets back, by the engine's moe_dispatch (serving.MOE_DISPATCH), each b_out
-                   bytes out and hidden * 2 back; t_xfer below:
-                     per_rank   n = T / D * (ep - 1) * h_ep, b_out = hidden * 2, or hidden * (1 + 4 / 128) where the
+                   bytes out and hidden * 2 back, of T_d = B_a * q / tp tokens on the busiest device (T / D where the
+                   attention groups split the batch evenly; qa119: the mean, T / D, until session 30); t_xfer below:
+                     per_rank   n = T_d * (ep - 1) * h_ep, b_out = hidden * 2, or hidden * (1 + 4 / 128) where the
                                 experts are block-quantised fp8 (vLLM's DeepEP high-throughput path quantises before it
                                 dispatches; the combine is bf16): once to each other rank one of its top_k
                                 experts is on (DeepEP's normal kernels); h_ep = costs.rank_hit_probability, the chance a
                                 rank holds one of a token's distinct experts (under DeepSeek's group-limited routing, 4 of
                                 8 groups, about 3.5 ranks of 7 at ep 8 against 4.6)
-                     per_pair   n = T / D * top_k * (ep - 1) / ep, b_out = hidden * (1 + 4 / 128): once per expert on
+                     per_pair   n = T_d * top_k * (ep - 1) / ep, b_out = hidden * (1 + 4 / 128): once per expert on
                                 another rank (DeepEP's low-latency kernels, one message a token-expert pair), fp8 out with
                                 an fp32 scale a 128 values, bf16 back
                      allgather  n = T * (D - 1) / D, b_out = hidden * 2: every other rank's tokens all-gathered, the
@@ -75,7 +76,7 @@ device from `roofline.costs`):
                    NIC bytes on the scale-out, at once):
                      allgather  t_ring(D, T * hidden * 2 * 2): NCCL's rings carry every token across each node
                                 boundary, out and back
-                     per_rank   NVLink n, NIC T (D - r) / (D r) * h_N (h_N: h_ep with each of min(N, ep) domains one
+                     per_rank   NVLink n, NIC T_d (D - r) / r * h_N (h_N: h_ep with each of min(N, ep) domains one
                                 rank): DeepEP's normal kernels send a token once to each other domain, forwarding inside
                                 over NVLink; the smallest node takes the others' tokens on its r NICs
     t_moe_gather = 2 * moe_layers_stage * (lat + t_ring(g, T_g * hidden * 2))
@@ -307,17 +308,18 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         out["allreduce_time_s"] = (2.0 * layers - replaced) * per_layer_s
     if dep.ep > 1 and dep.dp_attention > 1 and model.moe is not None:
         d = dep.devices_per_stage
+        per_device = sequences_per_group(b, dep) * q / dep.tp  # the busiest device's tokens, T / D where B_a divides evenly
         if engine.moe_dispatch == "per_pair":  # each of a token's pairs on another rank, fp8 out with its scales: sent
             # straight to the rank, over NVLink inside a domain and RDMA across (DeepEP's low-latency kernels)
-            sent = tokens / d * model.moe.top_k * (dep.ep - 1) / dep.ep
+            sent = per_device * model.moe.top_k * (dep.ep - 1) / dep.ep
             transfer_s, latency_s = hw.spread_transfer_s(d, sent * (_fp8_dispatch_bytes(model) + h_bytes))
         elif engine.moe_dispatch == "allgather":  # NCCL's ring: every boundary between nodes carries all the tokens
             transfer_s, latency_s = _ring_pass_s(hw, d, tokens * 2 * h_bytes)  # gathered out, reduce-scattered back
         else:  # once to each other rank a token's experts are on, once to each other node over RDMA (DeepEP's normal
             # kernels forward inside the node over NVLink); fp8 out where the experts are block-quantised fp8
             domain, domains, smallest = _domains(hw, d)
-            inside = tokens / d * (dep.ep - 1) * _rank_hit(model, dep)
-            outside = tokens * (d - smallest) / (d * smallest) * _node_hit(model, min(domains, dep.ep)) if domains > 1 else 0.0
+            inside = per_device * (dep.ep - 1) * _rank_hit(model, dep)
+            outside = per_device * (d - smallest) / smallest * _node_hit(model, min(domains, dep.ep)) if domains > 1 else 0.0
             sent = _fp8_dispatch_bytes(model) if dep.dtype("experts") == "fp8" and model.quant_block else h_bytes
             transfer_s, latency_s = hw.two_link_transfer_s(d, inside * (sent + h_bytes), outside * (sent + h_bytes))
         out["all_to_all_time_s"] = moe_layers * (2.0 * _latency(engine.all_to_all_latency_s, latency_s) + transfer_s)
