@@ -130,10 +130,11 @@ class HardwareSpec:
 
     def one_domain_note(self, devices: int) -> str:
         """'epyc-9654: 8 devices exceed its scale-up domain of 2 ...' where a group of `devices` is larger than one
-        domain and the profile gives no scale-out link, so link_for prices its collectives as one domain's ('' else;
-        qa119: tp 8 on a two-socket CPU was priced on its socket link in silence)."""
-        if devices <= self.scale_up_domain or self.scale_out_bw_bytes_per_s is not None:
-            return ""
+        domain of more than one device and the profile gives no scale-out link, so link_for prices its collectives as
+        one domain's ('' else; qa119: tp 8 on a two-socket CPU was priced on its socket link in silence). A domain of
+        one device is not said: its link is the one between devices, a PCIe card's or a Mac's (their notes say so)."""
+        if devices <= self.scale_up_domain or self.scale_out_bw_bytes_per_s is not None or self.scale_up_domain == 1:
+            return ""  # a domain of one device: its link is the one between devices (PCIe cards, Macs over Thunderbolt, qa123)
         return (f"{self.name}: {devices} devices exceed its scale-up domain of {self.scale_up_domain}, and its profile gives "
                 "no scale-out link: every collective is priced on the scale-up link as if one domain held them all (give "
                 "scale_out_bandwidth and scale_out_latency to price the network between domains)")

@@ -677,12 +677,18 @@ def _amd(hw) -> bool:
 
 def engine_on_a_cpu(engine: ServingEngine, hw) -> str:
     """A warning when an engine runs on no deployment of `hw` (runs_on), or a GPU serving engine's costs are put on a
-    CPU profile (hardware kind cpu), else ''."""
+    CPU profile (hardware kind cpu) or on Apple silicon (qa123: mainline vLLM runs on a Mac's CPU only; vllm-metal, a
+    community plugin on MLX, runs the GPU), else ''."""
     if not runs_on(engine, hw):
         said = nvidia_only_text(engine)
         return (f"engine {'' if said.startswith(engine.name + ' ') else engine.name + ': '}{said}, and {hw.name} is not one: "
                 "its numbers there describe no deployment"
                 + (" (vllm and sglang run on AMD GPUs)" if _amd(hw) else ""))
+    if engine.name != "ideal" and getattr(hw, "kind", "") != "cpu" and family_of(getattr(hw, "engine_family", "")) == "Apple silicon":
+        return (f"engine {engine.name} holds a GPU serving engine's costs (kernel latencies inside CUDA/HIP graphs, host "
+                f"work), and {hw.name} is Apple silicon, where mainline vLLM runs on the CPU only (its installation "
+                "docs): its figures assume a GPU build (a Metal / MLX plugin such as vllm-metal) no fit row measured; "
+                "engine ideal is the chip's own roofline")
     if getattr(hw, "kind", "") != "cpu" or engine.name == "ideal":
         return ""
     return (f"engine {engine.name} holds a GPU serving engine's costs (kernel latencies inside CUDA/HIP graphs, "

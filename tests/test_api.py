@@ -674,6 +674,8 @@ def test_a_layout_past_the_scale_up_domain_without_a_scale_out_link_says_how_it_
     assert line.startswith("epyc-9654: 8 devices exceed its scale-up domain of 2, and its profile gives no scale-out link")
     assert not any("scale-up domain" in w for w in roofline.predict(epyc, "llama-3.1-8b", 16, tp=2, engine="ideal")["warnings"])
     assert not any("scale-up domain" in w for w in roofline.predict("h100-sxm", "llama-3.1-70b", 16, tp=16)["warnings"])
+    # a PCIe card's domain of one: its link is the one between cards, on purpose (qa123: 8 profiles warned, wrongly)
+    assert not any("scale-up domain" in w for w in roofline.predict("l4", "llama-3.1-8b", 16, tp=2, engine="ideal")["warnings"])
 
 
 def test_a_sweep_whose_break_even_is_its_last_batch_where_more_fit_says_it_is_a_lower_bound(recwarn):

@@ -502,10 +502,9 @@ def test_an_engine_fitted_on_no_device_of_a_family_says_so_where_it_prices_one()
     assert "mi300x is AMD Instinct" in fitted_family_note(mine, load_hardware("mi300x"))
     # trtllm on an MI300X describes no deployment (engine_on_a_cpu says so): its family caveat adds nothing (qa87)
     assert not fitted_family_note(load_engine("trtllm"), load_hardware("mi300x"))
-    # accelerators of no dataset row have families of their own (they fell under Hopper's, silently; qa83); a CPU is
-    # said by engine_on_a_cpu instead
-    for name, family in (("tpu-v6e", "Google TPU"), ("rtx-5090", "NVIDIA GeForce Blackwell"), ("gaudi-3", "Intel Gaudi"),
-                         ("apple-m4-max", "Apple silicon")):
+    # accelerators of no dataset row have families of their own (they fell under Hopper's, silently; qa83); a CPU and
+    # Apple silicon are said by engine_on_a_cpu instead (qa123)
+    for name, family in (("tpu-v6e", "Google TPU"), ("rtx-5090", "NVIDIA GeForce Blackwell"), ("gaudi-3", "Intel Gaudi")):
         assert f"{name} is {family}" in fitted_family_note(vllm, load_hardware(name))
     assert not fitted_family_note(vllm, load_hardware("epyc-9654"))
     from roofline.errors import RooflineError
@@ -665,3 +664,15 @@ def test_mixed_prefill_is_a_flag_of_the_profile_itself(tmp_path):
     (tmp_path / "mine.yaml").write_text("type: engine\nname: mine\nsource: test\ncosts_from: vllm\nmixed_prefill: false\n")
     assert load_engine("mine", (tmp_path,)).mixed_prefill is False
     assert "inside a decode step" in engine_table(load_engine("vllm")) and "a pass of its own" in engine_table(load_engine("sglang"))
+
+
+def test_a_serving_engine_on_apple_silicon_says_which_build_its_figures_assume():
+    """qa123: vllm on an M4 Max said only that no fit row came from Apple silicon, where mainline vLLM runs on the CPU."""
+    from roofline.hardware import load_hardware
+    from roofline.serving import engine_on_a_cpu, fitted_family_note, load_engine
+
+    mac = load_hardware("apple-m4-max")
+    said = engine_on_a_cpu(load_engine("vllm"), mac)
+    assert said.startswith("engine vllm holds a GPU serving engine's costs") and "mainline vLLM runs on the CPU only" in said
+    assert fitted_family_note(load_engine("vllm"), mac) == ""  # said once, by the line above
+    assert engine_on_a_cpu(load_engine("ideal"), mac) == "" and engine_on_a_cpu(load_engine("vllm"), load_hardware("h100-sxm")) == ""
