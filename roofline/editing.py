@@ -424,6 +424,14 @@ def _removed_note(kind: str, doc_before: dict, pairs, where: str, source: str) -
                 warn(f"{where}: {keys[0]} removed (not a field of {kind} profiles; it was {shown})")
                 continue
             now = NO_DEFAULT.get(keys[0], "the profile now takes the tool's default for it")
+            if kind == "hardware" and keys[0] == "family":  # which engine values that is (qa123: an MI300X copy became
+                from roofline.serving import family_label, family_of  # a Hopper to vllm, and TensorRT-LLM ran on it)
+
+                name = Path(where).stem
+                lost = f", no longer {family_label(str(old))}'s" if family_of(name) != family_of(str(old)) else ""
+                warn(f"{where}: family removed (it was {shown}): the device is now of its own name's family, {name} "
+                     f"({family_label(name)}), with that family's engine values and engine checks{lost}")
+                continue
             warn(f"{where}: {keys[0]} removed: {now}, not {shown} from {source}")
 
 

@@ -1219,3 +1219,18 @@ def test_a_copy_blames_its_source_only_for_the_sources_own_fault(roofline, tmp_p
     assert code == 0, err
     code, _, err = roofline("--profiles", tmp_path / "out", "hw", "set", "x1", "peak_flops.int8=3957.8 TOP/s")
     assert code == 0 and "peak_flops.int8: 3,957.8 TOP/s is twice the 1,978.9 TOP/s it was" in err and "dense OP/s" in err
+
+
+def test_removing_a_copys_family_says_which_family_and_engine_values_it_takes_now(tmp_path):
+    """qa123: `hw set COPY family=null` on a copy of an MI300X said 'the tool's default', where the device became a
+    Hopper to vllm (6.31 us kernels, not AMD's 4.66) and TensorRT-LLM ran on it without a word."""
+    from roofline.editing import new_profile, set_fields
+    from roofline.errors import RooflineWarning
+
+    new_profile("hardware", "amd-node", "mi300x", [], out_dir=tmp_path)
+    copy = new_profile("hardware", "amd-node2", "amd-node", [], out_dir=tmp_path, extra_dirs=(tmp_path,))
+    with pytest.warns(RooflineWarning) as said:
+        set_fields("hardware", str(copy), ["family=null"], extra_dirs=(tmp_path,))
+    (line,) = [str(w.message) for w in said if "family removed" in str(w.message)]
+    assert line.endswith("family removed (it was mi300x): the device is now of its own name's family, amd-node2 (NVIDIA "
+                         "Hopper (or other)), with that family's engine values and engine checks, no longer AMD Instinct's")
