@@ -1179,6 +1179,12 @@ def test_a_peak_set_to_a_sparsity_figure_is_said(roofline, tmp_path):
     assert code == 0 and err.count("'with sparsity'") == 2
     code, _, err = roofline("hw", "new", "sp3", "--from", "h100-sxm", "--set", "peak_flops.bf16=900 TFLOPS", "--dir", tmp_path)
     assert code == 0 and "'with sparsity'" not in err
+    # a CPU's datasheet quotes no sparse figure: its doubled peak is a new core's (qa123: Zen 5 over Zen 4)
+    epyc = roofline("hw", "show", "epyc-9654", "--json")[1]
+    bf16 = json.loads(epyc)["peak_flops_per_s"]["bf16"]
+    code, _, err = roofline("hw", "new", "zen5", "--from", "epyc-9654", "--set", f"peak_flops.bf16={2 * bf16 / 1e12:.6g} TFLOPS",
+                            "--dir", tmp_path)
+    assert code == 0 and "'with sparsity'" not in err, err
 
 
 def test_a_moe_block_missing_a_count_is_said_whole_and_models_diff_shows_kv_in_kib(roofline, tmp_path):
