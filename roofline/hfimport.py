@@ -52,8 +52,12 @@ Reads the architecture keys transformers configs use and writes the profile fiel
                           router, shared experts, dense MLP (a regex over its gate/up/down projections), embedding or
                           LM head keep those bf16; any other method is refused
     refused           DeepSeek-V4 (compress_ratios, o_lora_rank, o_groups, num_hash_layers or model_type deepseek_v4):
-                          the built-in deepseek-v4-flash profile is written by hand
-Multimodal configs are read from their `text_config`; the vision tower is not counted.
+                          the built-in deepseek-v4-flash profile is written by hand; hybrid decoders whose layers are
+                          not all attention (HYBRID_KEYS: Qwen3-Next's and Qwen3.5's Gated DeltaNet, Jamba's and
+                          Nemotron-H's Mamba, MiniMax-M1's lightning attention; layer_types other than sliding_attention
+                          and full_attention)
+Multimodal configs are read from their `text_config`; the vision tower is not counted. Gemma 3's text_config leaves
+keys to Gemma3TextConfig's defaults (GEMMA3_TEXT_DEFAULTS), applied where it does.
 
 The parameter count computed from the profile (roofline.model) is compared with `published_params`
 when given, the active count with `published_active_params` without or with the input embedding, whichever is
@@ -85,13 +89,24 @@ UNGATED_MODEL_TYPES = ("gpt_neox", "phi", "falcon", "gptj", "opt", "bloom", "gpt
 # configuration_deepseek_v3.py): Gemma, Gemma 2 and Gemma 3 tie the LM head to the embedding; Gemma 3 makes every 6th
 # layer global; DeepSeek-V3 routes within 4 of 8 groups. Applied where neither the config nor
 # its text_config gives the key (a note lists them).
+# Gemma3TextConfig's defaults, which the multimodal Gemma 3 configs' text_config leaves to it (qa121: gemma-3-4b-it's
+# gives no num_attention_heads, gemma-3-27b-it's no vocab_size; transformers' configuration_gemma3.py)
+GEMMA3_TEXT_DEFAULTS = {"tie_word_embeddings": True, "sliding_window_pattern": 6, "num_attention_heads": 8,
+                        "num_key_value_heads": 4, "head_dim": 256, "vocab_size": 262208, "max_position_embeddings": 131072,
+                        "sliding_window": 4096}
 TYPE_DEFAULTS = {
     "gemma": {"tie_word_embeddings": True},
     "gemma2": {"tie_word_embeddings": True},
-    "gemma3": {"tie_word_embeddings": True, "sliding_window_pattern": 6},
-    "gemma3_text": {"tie_word_embeddings": True, "sliding_window_pattern": 6},
+    "gemma3": GEMMA3_TEXT_DEFAULTS,
+    "gemma3_text": GEMMA3_TEXT_DEFAULTS,
     "deepseek_v3": {"n_group": 8, "topk_group": 4},  # configuration_deepseek_v3.py; its gate always routes by groups
 }
+# keys of hybrid decoders whose layers are not all attention: Qwen3-Next's Gated DeltaNet (full_attention_interval,
+# linear_*), Jamba's Mamba layers (attn_layer_period), Nemotron-H's pattern, MiniMax-M1's lightning attention
+# (attn_type_list), Zamba's layers_block_type, and Mamba state keys
+HYBRID_KEYS = ("full_attention_interval", "linear_num_value_heads", "linear_key_head_dim", "attn_layer_period",
+               "attn_layer_offset", "hybrid_override_pattern", "attn_type_list", "layers_block_type", "mamba_d_state",
+               "mamba_expand", "ssm_state_size", "mamba_n_heads")
 TOPK_METHODS = ("greedy", "group_limited_greedy", "noaux_tc")  # DeepSeek's gates (topk_method; absent: by groups)
 
 # Where transformers applies a config's one `sliding_window` without per-layer keys: on every layer (Mistral, Mixtral,
@@ -477,6 +492,12 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     if shared not in (None, 0):  # Gemma 3n: the last layers reuse earlier layers' KV; read as their own, the KV ran 1.75x high
         raise field_error(where, "num_kv_shared_layers", "0 (layers that reuse another layer's KV cache are not read: write "
                           "the profile's attention groups by hand, docs/PROFILES.md)", shared)
+    hybrid = next((k for k in HYBRID_KEYS if cfg.get(k) is not None), None)
+    layer_types = cfg.get("layer_types") if isinstance(cfg.get("layer_types"), list) else []
+    other = next((t for t in layer_types if t not in ("sliding_attention", "full_attention")), None)
+    if hybrid or other:  # qa121: Qwen3-Next, Jamba, Nemotron-H and MiniMax-M1 imported as all attention, in silence
+        raise field_error(where, hybrid or "layer_types", "a decoder whose every layer is attention (linear-attention and "
+                          "state-space layers, and the fixed state they keep, are not modelled)", cfg[hybrid] if hybrid else other)
     defaults = {k: v for k, v in TYPE_DEFAULTS.get(model_type, {}).items() if k not in cfg and k not in config}
     cfg = {**defaults, **cfg}
     layers = _int(cfg, where, "num_hidden_layers")

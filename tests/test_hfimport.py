@@ -68,7 +68,13 @@ def test_chunked_attention_layers_become_sliding_groups_of_one_chunk():
     ({"hidden_size": 64.5}, "hidden_size: expected a positive integer, found 64.5"),
     ({"num_hidden_layers": True}, "num_hidden_layers: expected a positive integer, found true"),
     ({"layer_types": ["full_attention"] * 3}, "layer_types: expected as many entries as layers (4), found 3"),
-    ({"layer_types": ["full_attention"] * 3 + ["linear_attention"]}, "layer_types: expected sliding_attention or full_attention"),
+    ({"layer_types": ["full_attention"] * 3 + ["linear_attention"]}, "layer_types: expected a decoder whose every layer is "
+                                                                       "attention"),
+    # hybrid decoders imported as all attention in silence (qa121): Qwen3-Next's KV ran 4x high, Jamba's params 92B for 52B
+    ({"full_attention_interval": 4}, "full_attention_interval: expected a decoder whose every layer is attention"),
+    ({"attn_layer_period": 8, "attn_layer_offset": 4}, "attn_layer_period: expected a decoder whose every layer is attention"),
+    ({"hybrid_override_pattern": "M-M-M*-"}, "hybrid_override_pattern: expected a decoder whose every layer is attention"),
+    ({"attn_type_list": [0, 0, 1, 0]}, "attn_type_list: expected a decoder whose every layer is attention"),
     ({"tie_word_embeddings": "yes"}, "tie_word_embeddings: expected true or false"),
 ])
 def test_a_config_the_importer_cannot_read_is_one_line_naming_the_key(change, message):
@@ -439,3 +445,13 @@ def test_a_config_whose_layers_share_another_layers_kv_is_refused():
     with pytest.raises(RooflineError, match=r"num_kv_shared_layers: expected 0 \(layers that reuse another layer's KV cache"):
         profile_from_hf_config({**TINY, "num_kv_shared_layers": 15}, "g", "g.json")
     assert profile_from_hf_config({**TINY, "num_kv_shared_layers": 0}, "g", "g.json")["name"] == "g"
+
+
+def test_a_gemma_3_text_config_takes_gemma3textconfigs_defaults_for_the_keys_it_leaves_out():
+    """qa121: gemma-3-4b-it's text_config gives no num_attention_heads, gemma-3-27b-it's no vocab_size: both refused."""
+    text = {"model_type": "gemma3_text", "hidden_size": 2560, "intermediate_size": 10240, "num_hidden_layers": 34,
+            "sliding_window": 1024}
+    profile = profile_from_hf_config({"model_type": "gemma3", "text_config": text}, "g3", "g3.json")
+    assert (profile["heads"], profile["kv_heads"], profile["head_dim"], profile["vocab_size"]) == (8, 4, 256, 262208)
+    assert profile["attention"]["groups"] == [{"kind": "sliding", "layers": 29, "window": 1024}, {"kind": "full", "layers": 5}]
+    assert profile["max_context_tokens"] == 131072 and profile["tied_embeddings"] is True
