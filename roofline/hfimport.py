@@ -341,6 +341,9 @@ def _precision(config: dict, cfg: dict, where: str, layers: int = 0) -> dict | N
     else:
         block = {"default": "bf16", **{c: dtype for c in quantised if c not in kept}}
     sides = qc.get("weight_block_size")
+    if sides is None and method == "compressed-tensors":  # its block strategy's block_structure (qa121: dropped)
+        weights = [g.get("weights") for g in (qc.get("config_groups") or {}).values() if isinstance(g, dict)]
+        sides = next((w.get("block_structure") for w in weights if isinstance(w, dict) and w.get("strategy") == "block"), None)
     if (dtype in ("fp8", "int8") and isinstance(sides, list) and len(sides) == 2 and len(set(sides)) == 1
             and isinstance(sides[0], int) and not isinstance(sides[0], bool) and sides[0] > 0):
         block["block"] = sides[0]  # square block scales: a tensor-parallel shard must hold whole blocks

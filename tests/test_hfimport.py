@@ -144,6 +144,12 @@ def test_a_quantised_checkpoint_is_imported_in_its_own_precision():
     w8a8 = {"quant_method": "compressed-tensors", "config_groups": {"group_0": {
         "weights": {"num_bits": 8, "type": "float"}, "input_activations": {"num_bits": 8, "type": "float"}}}, "ignore": ["lm_head"]}
     assert profile_from_hf_config({**TINY, "quantization_config": w8a8}, "c", "c.json")["precision"]["default"] == "fp8"
+    assert "block" not in profile_from_hf_config({**TINY, "quantization_config": w8a8}, "c", "c.json")["precision"]
+    # compressed-tensors' block strategy keeps its 128 x 128 blocks, as weight_block_size does (qa121: dropped, so a tp
+    # whose shard splits a block was not said)
+    blocked = {**w8a8, "config_groups": {"group_0": {**w8a8["config_groups"]["group_0"], "weights": {
+        "num_bits": 8, "type": "float", "strategy": "block", "block_structure": [128, 128]}}}}
+    assert profile_from_hf_config({**TINY, "quantization_config": blocked}, "c", "c.json")["precision"]["block"] == 128
     assert "precision" not in profile_from_hf_config(TINY, "t", "t.json")  # no quantization_config: bf16 throughout
     with pytest.raises(RooflineError, match=r"^b.json: quantization_config.quant_method: expected fp8, .* found 'bitsandbytes'"):
         profile_from_hf_config({**TINY, "quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": True}}, "b", "b.json")
