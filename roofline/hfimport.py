@@ -295,7 +295,7 @@ def _precision(config: dict, cfg: dict, where: str, layers: int = 0) -> dict | N
             raise field_error(where, f"quantization_config.{key}", "a list of module names", qc[key])
     method = str(qc.get("quant_method", "")).lower().strip()
     algo = str(qc.get("quant_algo", "")).upper()
-    bits = qc.get("bits", qc.get("w_bit"))
+    bits = qc.get("bits", qc.get("w_bit", MISSING))  # absent: 'found nothing' (qa121: it said 'found None')
     group_key = "quantization_config." + ("q_group_size" if "group_size" not in qc and "q_group_size" in qc else "group_size")
     group_size = qc.get("group_size", qc.get("q_group_size"))  # AWQ / GPTQ; compressed-tensors: its weights' own
     if method in _FP8_METHODS or (method == "modelopt" and algo.startswith("FP8")):

@@ -151,6 +151,8 @@ def test_a_quantised_checkpoint_is_imported_in_its_own_precision():
         "num_bits": 8, "type": "float", "strategy": "block", "block_structure": [128, 128]}}}}
     assert profile_from_hf_config({**TINY, "quantization_config": blocked}, "c", "c.json")["precision"]["block"] == 128
     assert "precision" not in profile_from_hf_config(TINY, "t", "t.json")  # no quantization_config: bf16 throughout
+    with pytest.raises(RooflineError, match=r"^a.json: quantization_config.bits: expected 4 or 8 \(weight bits\), found nothing$"):
+        profile_from_hf_config({**TINY, "quantization_config": {"quant_method": "gptq"}}, "a", "a.json")  # absent, not None
     with pytest.raises(RooflineError, match=r"^b.json: quantization_config.quant_method: expected fp8, .* found 'bitsandbytes'"):
         profile_from_hf_config({**TINY, "quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": True}}, "b", "b.json")
 
