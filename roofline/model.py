@@ -698,6 +698,9 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
                                                   "dense_placement", "groups", "groups_per_token"})
         moe = _moe(where, "moe", raw, ints["layers"])
     published = {k: _published(where, k, _yaml_number(data.get(k))) for k in ("published_params", "published_active_params")}
+    if None not in published.values() and published["published_active_params"] > published["published_params"] * 1.0001:
+        raise field_error(where, "published_active_params", f"at most published_params ({published['published_params']:.4g})",
+                          published["published_active_params"])  # qa121: a swapped pair went in unsaid
     return ModelSpec(
         name=data["name"],
         display_name=prose(where, "display_name", data.get("display_name"), data["name"]),

@@ -463,3 +463,16 @@ def test_a_gemma_3_text_config_takes_gemma3textconfigs_defaults_for_the_keys_it_
     assert (profile["heads"], profile["kv_heads"], profile["head_dim"], profile["vocab_size"]) == (8, 4, 256, 262208)
     assert profile["attention"]["groups"] == [{"kind": "sliding", "layers": 29, "window": 1024}, {"kind": "full", "layers": 5}]
     assert profile["max_context_tokens"] == 131072 and profile["tied_embeddings"] is True
+
+
+def test_a_published_count_given_in_billions_is_said_as_such_and_active_above_total_refused():
+    """qa121: --published-params 14.8 (billions meant) read '+99785790170.3% from published 0.00B', and a published
+    active count above the total went in unsaid."""
+    from roofline.hfimport import check_params
+
+    profile = profile_from_hf_config(TINY, "t", "t.json", published_params=14.8)
+    profile["hidden_size"], profile["vocab_size"] = 2048, 32000  # a model of more than a million parameters
+    with pytest.warns(RooflineWarning, match=r"from published 0.00B \(a count in billions\? give 14.8e9 for 14.8 billion\)"):
+        check_params(profile, "t.json")
+    with pytest.raises(RooflineError, match=r"published_active_params: expected at most published_params \(2e\+09\)"):
+        profile_from_hf_config(TINY, "t", "t.json", published_params=2e9, published_active_params=3e9)
