@@ -475,4 +475,4 @@ def test_a_published_count_given_in_billions_is_said_as_such_and_active_above_to
     with pytest.warns(RooflineWarning, match=r"from published 0.00B \(a count in billions\? give 14.8e9 for 14.8 billion\)"):
         check_params(profile, "t.json")
     with pytest.raises(RooflineError, match=r"published_active_params: expected at most published_params \(2e\+09\)"):
-        profile_from_hf_config(TINY, "t", "t.json", published_params=2e9, published_active_params=3e9)
+        model_from_dict(profile_from_hf_config(TINY, "t", "t.json", published_params=2e9, published_active_params=3e9), "t")
