@@ -328,7 +328,12 @@ class TableWriter:
                                                  use_dictionary=labels_only)
             self._parquet.write_table(table)
         if self._csv is not None:
-            self._csv.write(_csv_bytes(table.cast(pa.schema([_csv_field(f) for f in table.schema])), self._header))
+            text = table.cast(pa.schema([_csv_field(f) for f in table.schema]))
+            try:
+                data = _csv_bytes(text, self._header)
+            except pa.ArrowInvalid:  # a label with a comma, quote or line break (qa122: a profile named 'gpu,x'), quoted
+                data = _csv_bytes(text, self._header, quoting="needed")  # as write_csv and polars quote it
+            self._csv.write(data)
 
     def __exit__(self, exc_type, *exc) -> None:
         if self._csv is not None:

@@ -337,7 +337,18 @@ def _read_table(path: Path) -> pd.DataFrame:
         except (OSError, ValueError) as err:  # pyarrow's ArrowInvalid is a ValueError: not Parquet, or cut short
             raise RooflineError(f"{path}: expected a Parquet results table, found a file Arrow cannot read "
                                 f"({textwrap.shorten(' '.join(str(err).split()), 160, placeholder=' ...')})") from None
-    return pd.read_csv(path)
+    # a label is text whatever it spells: a profile named null or nan is not a missing one (qa122: a sweep's own CSV
+    # read back as 'hardware: expected a name, found nothing'); only an empty label is missing
+    from roofline.grid import LABEL_COLUMNS
+
+    header = pd.read_csv(path, nrows=0).columns
+    labels = [c for c in LABEL_COLUMNS if c in header]
+    return pd.read_csv(path, dtype=dict.fromkeys(labels, str), keep_default_na=False,
+                       na_values={c: [""] if c in labels else sorted(_DEFAULT_NA) for c in header})
+
+
+_DEFAULT_NA = {"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
+               "NA", "NULL", "NaN", "None", "n/a", "nan", "null"}  # pandas' default missing-value strings (read_csv's docs)
 
 
 def check_numeric(df: pd.DataFrame, columns: tuple[str, ...], where: str) -> None:

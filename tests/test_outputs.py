@@ -320,3 +320,23 @@ def test_a_staging_folder_a_killed_run_left_is_said_where_it_is(tmp_path):
     said = [str(w.message) for w in caught]
     assert len(said) == 1 and ".out.fsib1cdy (0 MB, untouched for 60 minutes) is a staging folder a run writing" in said[0]
     assert left.is_dir() and "remove it if no run is writing" in said[0]
+
+
+@pytest.mark.slow
+def test_a_sweep_of_profiles_named_with_a_comma_or_null_writes_and_reads_back_its_csv(roofline, tmp_path):
+    """qa122: a hardware profile named 'gpu,x' crashed the CSV writer (a traceback from Arrow, bare quoting); one
+    named 'null' wrote a CSV that plot and cheapest read back as 'hardware: expected a name, found nothing'."""
+    from roofline.plot_jobs import _read_table
+    from roofline.profiles import builtin_dir
+
+    text = (builtin_dir("hardware") / "h100-sxm.yaml").read_text()
+    for name in ("gpu,x", "null"):
+        (tmp_path / f"{name}.yaml").write_text(text.replace("name: h100-sxm", f'name: "{name}"', 1))
+    (tmp_path / "s.yaml").write_text('name: s\nhardware: ["gpu,x", "null", h200]\nmodel: llama-3.1-8b\n'
+                                     "axes:\n  batch: [1, 8]\n  context: [1024]\n")
+    code, _, err = roofline("--profiles", tmp_path, "sweep", tmp_path / "s.yaml", "--out", tmp_path / "out", "--no-plots")
+    assert code == 0, err
+    csv, parquet = _read_table(tmp_path / "out" / "results.csv"), pd.read_parquet(tmp_path / "out" / "results.parquet")
+    assert list(csv["hardware"]) == list(parquet["hardware"].astype(str)) == ["gpu,x"] * 2 + ["null"] * 2 + ["h200"] * 2
+    code, _, err = roofline("cheapest", tmp_path / "out" / "results.csv")
+    assert code == 0, err
