@@ -347,6 +347,7 @@ def _read_table(path: Path) -> pd.DataFrame:
                        na_values={c: [""] if c in labels else sorted(_DEFAULT_NA) for c in header})
 
 
+FLOAT32_RTOL = 1.2e-7  # a float32's relative precision (2^-23 = 1.19e-7): how near a --where number must be
 _DEFAULT_NA = {"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
                "NA", "NULL", "NaN", "None", "n/a", "nan", "null"}  # pandas' default missing-value strings (read_csv's docs)
 
@@ -427,7 +428,8 @@ ON_THE_TARGET = ("none", "co-located", "default", "target", "on the target")  # 
 
 
 def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: bool = True) -> pd.DataFrame:
-    """The rows of `df` matching every COLUMN=VALUE of `where` (a number compared as a number: tp=4, context=8192;
+    """The rows of `df` matching every COLUMN=VALUE of `where` (a number compared as a number, within a float32's
+    precision, FLOAT32_RTOL, so a CSV's and a Parquet's rows match alike: tp=4, context=8192, alpha=nan for NaN;
     text as written: engine=sglang; draft_hardware= or one of ON_THE_TARGET for a drafter on the target's devices),
     or one line naming the condition no row meets and the values there are.
     Not `strict` (the operators table): a column it lacks is passed over, and no match leaves no rows."""
@@ -451,8 +453,10 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
         if value == "":  # an empty cell: no drafter device, no expert dtype (a column of nothing reads as numbers)
             keep = (values.isna() | (values.astype(str) == "")).to_numpy()
         elif pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values) and values.notna().any():
-            try:
-                keep = np.isclose(values.to_numpy(dtype=float), float(value), rtol=1e-9, atol=0.0)
+            try:  # within a float32's precision: a CSV holds float32, its Parquet float64 (qa122: alpha=0.123456789
+                # matched the Parquet only, 0.12345679 the CSV only); nan matches per-position rates' NaN alpha
+                numbers = values.to_numpy(dtype=float)
+                keep = np.isnan(numbers) if value.lower() == "nan" else np.isclose(numbers, float(value), rtol=FLOAT32_RTOL, atol=0.0)
             except ValueError:
                 raise RooflineError(f"--where {condition}: expected a number for {column}, found {value!r}") from None
         else:  # text, blanks read as nothing (a CSV's empty cells are NaN: qa90's TypeError); a column of nothing as text
@@ -470,7 +474,9 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
             return df[keep]
         if not keep.any():
             there = ", ".join(v if v else ("'' (on the target: or none, co-located)" if column == "draft_hardware" else "''")
-                              for v in sorted(values.astype(str).unique(), key=lambda v: (len(v), v))[:12])
+                              for v in (sorted(values.astype(str).unique(), key=lambda v: (len(v), v))
+                                        if not pd.api.types.is_numeric_dtype(values) else  # numbers in their order (qa122)
+                                        [f"{x:g}" for x in sorted(values.dropna().unique())] + (["nan"] if values.isna().any() else []))[:12])
             after = f" once --where {' --where '.join(before)} is applied" if before else ""
             raise RooflineError(f"--where {condition}: expected a value {column} takes in {source}{after}, found {value!r}, "
                                 f"which no row has (values: {there})")

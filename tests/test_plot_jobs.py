@@ -282,3 +282,22 @@ def test_where_takes_a_dtype_or_method_in_any_case_as_a_scenario_does():
     df = pd.DataFrame({"weight_dtype": ["bf16", "fp8"], "method": ["eagle", "eagle"], "batch": [1, 2]})
     assert list(select_rows(df, ("weight_dtype=FP8",), "t")["batch"]) == [2]
     assert len(select_rows(df, ("method=EAGLE",), "t")) == 2
+
+
+def test_where_on_a_number_matches_a_csvs_float32_and_a_parquets_float64_alike_and_nan():
+    """qa122: --where alpha=0.123456789 matched the Parquet's rows and not the CSV's (float32: 0.12345679), and the
+    reverse; a per-position sweep's NaN alpha could not be named; the values listed ran in string-length order."""
+    import numpy as np
+    import pandas as pd
+
+    from roofline.plot_jobs import select_rows
+
+    exact = pd.DataFrame({"alpha": [0.123456789, 0.7777777777, 0.85], "k": [1, 2, 3]})
+    written = exact.assign(alpha=exact["alpha"].astype(np.float32).astype(float))
+    for df in (exact, written):
+        for asked in ("0.123456789", "0.12345679"):
+            assert select_rows(df, (f"alpha={asked}",), "t")["k"].tolist() == [1]
+    rates = pd.DataFrame({"alpha": [float("nan"), 0.8], "k": [1, 2]})
+    assert select_rows(rates, ("alpha=nan",), "t")["k"].tolist() == [1]
+    with pytest.raises(RooflineError, match=r"which no row has \(values: 0\.123457, 0\.777778, 0\.85\)"):
+        select_rows(exact, ("alpha=0.5",), "t")
