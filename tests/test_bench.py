@@ -10,13 +10,15 @@ def test_the_synthetic_scenario_has_about_the_asked_points():
 
 
 @pytest.mark.slow
-def test_bench_reports_every_format_and_its_ratio_to_compute():
+def test_bench_reports_every_format_and_its_ratio_to_compute(recwarn):
     r = run_bench(40_960, chunk_points=10_000, repeats=3)
+    assert not [w for w in recwarn if "break_even_batch" in str(w.message)]  # a synthetic sweep's caveats (qa122: 8 times)
     assert r["points"] == 40_960 and r["repeats"] == 3
     low, high = r["compute_s_range"]
     assert low <= r["compute_s"] <= high  # the median of the repeats lies within their range
     for fmt in ("parquet", "csv"):
-        assert r[f"{fmt}_bytes"] > 0 and r[f"{fmt}_over_compute"] == pytest.approx(r[f"{fmt}_s"] / r["compute_s"], rel=0.05, abs=0.02)
+        # seconds to 4 significant digits, so the printed figures check against the ratio (qa122: 0.01 s beside 3.81)
+        assert r[f"{fmt}_bytes"] > 0 and r[f"{fmt}_over_compute"] == pytest.approx(r[f"{fmt}_s"] / r["compute_s"], rel=0.002, abs=0.006)
         low, high = r[f"{fmt}_s_range"]
         assert low <= r[f"{fmt}_s"] <= high
         assert r[f"{fmt}_first_s"] > 0  # the untimed first write, reported apart from the medians
