@@ -411,13 +411,13 @@ def models_import(
     config: Annotated[Path, typer.Argument(help="A Hugging Face config.json.")],
     name: Annotated[str, typer.Option(help="Profile name (file NAME.yaml).")],
     display_name: Annotated[Optional[str], typer.Option(help="Human-readable name.")] = None,
-    published_params: Annotated[Optional[float], typer.Option(help="Published total parameter count (14.8e9 for 14.8 billion), checked against the computed one.")] = None,
-    published_active_params: Annotated[Optional[float], typer.Option("--published-active", help="Published active parameter count (MoE), checked against the computed one.")] = None,
+    published_params: Annotated[Optional[float], typer.Option(min=1.0, max=1e16, help="Published total parameter count (14.8e9 for 14.8 billion), checked against the computed one.")] = None,
+    published_active_params: Annotated[Optional[float], typer.Option("--published-active", min=1.0, max=1e16, help="Published active parameter count (MoE), checked against the computed one.")] = None,
     source: Annotated[Optional[str], typer.Option(help="Where the config comes from (URL), written as the profile's source.")] = None,
     tokenizer: Annotated[Optional[str], typer.Option(help="Tokenizer family (llama-3, qwen3, ...): a draft model of another is warned about.")] = None,
     dir_: Annotated[Optional[Path], typer.Option("--dir", help="Folder to write to (default: the user profile folder).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file, or take a built-in profile's name (shadowing it).")] = False,
-    old_published_active: Annotated[Optional[float], typer.Option("--published-active-params", hidden=True)] = None,
+    old_published_active: Annotated[Optional[float], typer.Option("--published-active-params", hidden=True, min=1.0, max=1e16)] = None,
 ) -> None:
     """Build a model profile from a Hugging Face config.json (dense, GQA, MoE, MLA, sliding window)."""
     # --published-active-params: the option's name until session 14, kept working (hidden: two names cut the help at 80 columns)

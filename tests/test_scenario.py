@@ -95,7 +95,7 @@ def test_options_apply_when_some_method_of_the_sweep_uses_them():
 @pytest.mark.parametrize("name", ["../../notes", "/tmp/abs", ".hidden", "a/b", ""])
 def test_a_scenario_name_is_a_file_stem_never_a_path(name):
     """A report writes tables/NAME.csv and img/NAME.png: `name: ../../notes` overwrote a user's file outside --out."""
-    with pytest.raises(RooflineError, match=r"name: expected a name of letters, digits"):
+    with pytest.raises(RooflineError, match=r"name: expected a name of 1 to 128 ASCII letters, digits"):
         scenario_from_dict({"name": name, "hardware": "h100", "model": "llama-3.1-8b"}, "s.yaml")
     assert scenario_from_dict({"hardware": "h100", "model": "llama-3.1-8b"}, "/tmp/my scenario.yaml").name == "my-scenario"
 
