@@ -1173,6 +1173,17 @@ def _cell_boundary(ax, above: np.ndarray, valid: np.ndarray) -> None:
         ax.add_collection(LineCollection(segs, colors="k", linewidths=2.2, capstyle="projecting", zorder=4))
 
 
+def distinct_labels(values) -> dict[float, str]:
+    """Each value as a tick says it: 3 significant digits, more where two would read alike (qa122: alpha 0.999999 and
+    1 both read '1')."""
+    values = sorted(set(float(v) for v in values))
+    for digits in range(3, 17):
+        labels = {v: f"{v:.{digits}g}" for v in values}
+        if len(set(labels.values())) == len(values):
+            return labels
+    return {v: repr(v) for v in values}
+
+
 def speedup_text(speedup: float) -> str:
     """A heatmap cell's speedup to 2 decimals, or 3 where 2 would round it to 1.00 though it is not 1 (qa117: 0.998, a
     cell that loses, read '1.00' beside the break-even line)."""
@@ -1243,7 +1254,8 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         nan_label = (_tree_label(meta).replace(", ", ",\n") if _tree_label(meta) else
                      "rates\n" + ", ".join(f"{r:g}" for r in rates) if isinstance(rates, (list, tuple)) and 0 < len(rates) <= 4
                      else "per-position\nrates")
-        ax.set_yticks(list(yt), [nan_label if alphas[i] < 0 else f"{alphas[i]:.3g}" for i in yt])
+        shown = distinct_labels([alphas[i] for i in yt if alphas[i] >= 0])
+        ax.set_yticks(list(yt), [nan_label if alphas[i] < 0 else shown[alphas[i]] for i in yt])
         ax.grid(False)
         ax.set_xlabel("batch size B (sequences)")
         ax.set_ylabel("acceptance rate α (per token)")

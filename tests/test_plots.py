@@ -11,7 +11,7 @@ from roofline import plot_jobs, plots
 from roofline.errors import RooflineError
 from roofline.grid import load_configs, operator_table, run_sweep, write_sweep
 from roofline.plot_jobs import FigurePool
-from roofline.plots import PLOT_NAMES, PLOTTERS, _frontier, plot_from_table, speedup_text, standard_plots
+from roofline.plots import PLOT_NAMES, PLOTTERS, _frontier, distinct_labels, plot_from_table, speedup_text, standard_plots
 from roofline.scenario import scenario_from_dict
 
 # panel tests sweep configs that fit nowhere on purpose (a 70B on one GPU beside an 8B); the sweep's warning of it is
@@ -1002,3 +1002,10 @@ def test_a_heatmap_cell_that_is_not_exactly_1_never_reads_1_00():
     """qa117: a cell of speedup 0.998, below the break-even line, read '1.00' (k = 0's cell is exactly 1.00)."""
     assert [speedup_text(x) for x in (0.998, 1.0, 1.003, 1.2345, 0.99996, 1.00001, 0.994)] == [
         "0.998", "1.00", "1.003", "1.23", "0.999", "1.001", "0.99"]
+
+
+def test_tick_labels_of_distinct_values_are_distinct():
+    """qa122: the heatmap labelled alpha 0.999999 and 1 both '1'."""
+    assert distinct_labels([0.6, 0.8, 0.9]) == {0.6: "0.6", 0.8: "0.8", 0.9: "0.9"}
+    labels = distinct_labels([0.999999, 1.0])
+    assert len(set(labels.values())) == 2 and labels[1.0] == "1" and labels[0.999999] == "0.999999"
