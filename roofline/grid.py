@@ -759,9 +759,7 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
     done = 0
     t, computed_s = time.perf_counter(), timings["compute_s"]
     try:
-        per_config = [config_labels(cfg) for cfg in configs]
-        label_values = {name: list(dict.fromkeys(labels[name] for labels in per_config)) for name in LABEL_COLUMNS}
-        with TableWriter(out_dir / "results", COLUMNS, fmt, rows=total, label_values=label_values) as writer:
+        with TableWriter(out_dir / "results", COLUMNS, fmt, rows=total) as writer:
             for labels, cols in _timed(blocks, timings):
                 writer.write(labels, cols)
                 done += len(cols["batch"])

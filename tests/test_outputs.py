@@ -15,17 +15,13 @@ from roofline.yamlio import write_text_atomic
 
 # Arrow formats CSV_HALVES_FROM_ROWS rows or more in two halves (lowered here, so the halves are few rows);
 # polars costs 0.3-0.4 s to import, so its cases are slow-marked
-# label_values: polars writes the labels as an Enum of the values named, else as a Categorical (arrow either way)
-@pytest.mark.parametrize("by_polars, n, label_values", [
-    (False, 3_000, None), pytest.param(True, 3_000, None, marks=pytest.mark.slow),
-    pytest.param(True, 3_000, {"hardware": ["h100-sxm", "h200"]}, marks=pytest.mark.slow)])
-def test_csv_and_parquet_hold_the_same_rows_and_csv_floats_keep_seven_digits(tmp_path, monkeypatch, by_polars, n, label_values):
+@pytest.mark.parametrize("by_polars, n", [(False, 3_000), pytest.param(True, 3_000, marks=pytest.mark.slow)])
+def test_csv_and_parquet_hold_the_same_rows_and_csv_floats_keep_seven_digits(tmp_path, monkeypatch, by_polars, n):
     monkeypatch.setattr("roofline.outputs.CSV_HALVES_FROM_ROWS", 4_000)  # the 2n rows of each write: two halves
     rng = np.random.default_rng(0)
     cols = {"batch": np.arange(n), "step_time_s": rng.random(n) * 1e-2, "fits": rng.random(n) > 0.5}
     rows = POLARS_FROM_ROWS if by_polars else None
-    with TableWriter(tmp_path / "results", ("hardware", "batch", "step_time_s", "fits"), "both", rows=rows,
-                     label_values=label_values) as w:
+    with TableWriter(tmp_path / "results", ("hardware", "batch", "step_time_s", "fits"), "both", rows=rows) as w:
         w.write({"hardware": "h100-sxm"}, cols)
         w.write({"hardware": "h200"}, cols)
     assert w.files == ["results.csv", "results.parquet"] and w.by_polars == by_polars
@@ -35,8 +31,8 @@ def test_csv_and_parquet_hold_the_same_rows_and_csv_floats_keep_seven_digits(tmp
     np.testing.assert_array_equal(parquet["step_time_s"][:n], cols["step_time_s"])  # Parquet: exact
     np.testing.assert_allclose(csv["step_time_s"], parquet["step_time_s"], rtol=1e-6)  # CSV: float32 shortest form
     assert not np.array_equal(csv["step_time_s"], parquet["step_time_s"])  # ... which is not float64's
-    if by_polars:  # an Enum of the values named reads back as an ordered categorical in their order
-        assert parquet["hardware"].cat.ordered == (label_values is not None)
+    # labels an unordered categorical from either writer (qa122: polars' ordered Enum did not combine with Arrow's)
+    assert not parquet["hardware"].cat.ordered and not pq.read_schema(tmp_path / "results.parquet").field("hardware").type.ordered
 
 
 @pytest.mark.slow
@@ -55,6 +51,10 @@ def test_arrow_and_polars_write_files_that_read_back_as_the_same_values(tmp_path
     assert pq.ParquetFile(tmp_path / "arrow.parquet").metadata.row_group(0).column(2).statistics.max == 3
     field = pq.read_schema(tmp_path / "polars.parquet").field("hardware")
     assert pa.types.is_dictionary(field.type) and field.type.value_type in (pa.string(), pa.large_string())
+    # a sweep of each writer combines with the other (qa122: 'Cannot merge ordered and unordered dictionary')
+    both = pa.concat_tables([pq.read_table(tmp_path / "arrow.parquet"), pq.read_table(tmp_path / "polars.parquet")],
+                            promote_options="permissive")
+    assert both.num_rows == 8 and both.column("hardware").to_pylist() == ["h100-sxm"] * 8
 
 
 @pytest.mark.slow
@@ -340,3 +340,22 @@ def test_a_sweep_of_profiles_named_with_a_comma_or_null_writes_and_reads_back_it
     assert list(csv["hardware"]) == list(parquet["hardware"].astype(str)) == ["gpu,x"] * 2 + ["null"] * 2 + ["h200"] * 2
     code, _, err = roofline("cheapest", tmp_path / "out" / "results.csv")
     assert code == 0, err
+
+
+@pytest.mark.slow
+def test_a_sweep_written_by_polars_keeps_its_labels_unordered_as_arrows(tmp_path, monkeypatch):
+    """qa122: a sweep of 50,000 points or more wrote its labels as polars' Enum, an ordered dictionary, which did not
+    concatenate with a smaller sweep's (Arrow's, unordered) in pyarrow or polars."""
+    from roofline.grid import load_configs, write_sweep
+    from roofline.scenario import load_scenario
+
+    monkeypatch.setattr("roofline.outputs.POLARS_FROM_ROWS", 1)  # this small sweep through polars' writers
+    sc = load_scenario("eagle-on-hopper")
+    (tmp_path / "big").mkdir()
+    (tmp_path / "small").mkdir()
+    write_sweep(sc, load_configs(sc), tmp_path / "big", plots=False, fmt="parquet")
+    monkeypatch.setattr("roofline.outputs.POLARS_FROM_ROWS", 10 ** 9)
+    write_sweep(sc, load_configs(sc), tmp_path / "small", plots=False, fmt="parquet")
+    tables = [pq.read_table(tmp_path / name / "results.parquet") for name in ("big", "small")]
+    assert not any(t.schema.field("hardware").type.ordered for t in tables)
+    assert pa.concat_tables(tables, promote_options="permissive").num_rows == 2 * tables[0].num_rows
