@@ -342,6 +342,9 @@ def model_table(m) -> str:
         f"{m.display_name} ({m.name})",
         f"  parameters       {m.params / 1e9:.3f} B{published}",
         f"  active           {m.active_params / 1e9:.3f} B"
+        # publishers count it without the input embedding too (OpenAI, DeepSeek; import's check_params): both said
+        # (qa121: gpt-oss-20b's 4.186 B beside a published 3.610 B read as 16% apart, 3.606 B without it)
+        + (f", {(m.active_params - m.embedding_params) / 1e9:.3f} B without the input embedding" if not m.tied_embeddings else "")
         + (f" (published {m.published_active_params / 1e9:.3f} B)" if m.published_active_params else "")
         + (f"; counts the embedding and LM head ({embedded / 1e9:.2f} B)" if not m.tied_embeddings
            else f"; counts the tied embedding once ({embedded / 1e9:.2f} B)"),
