@@ -562,6 +562,9 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     mtp = _int(cfg, where, "num_nextn_predict_layers", default=0, allow_zero=True)
     if mtp:
         profile["mtp_modules"] = mtp
+    elif cfg.get("num_mtp_modules") and cfg.get("use_mtp", True):  # MiniMax-M2's keys (qa121): said, not guessed
+        warn(f"{where}: num_mtp_modules {cfg['num_mtp_modules']}: not imported (whether the checkpoint ships those "
+             "modules' weights is not in config.json); set mtp_modules by hand where it does, for method mtp")
     notes = [f"Imported from a transformers config (model_type {cfg['model_type'] or 'unknown'})."]
     if not profile["ffn_gated"]:
         notes.append(f"Its MLP is two matrices (up, down; {cfg['model_type']} with {cfg.get('hidden_act', 'gelu')}), not a gated three.")

@@ -476,3 +476,10 @@ def test_a_published_count_given_in_billions_is_said_as_such_and_active_above_to
         check_params(profile, "t.json")
     with pytest.raises(RooflineError, match=r"published_active_params: expected at most published_params \(2e\+09\)"):
         model_from_dict(profile_from_hf_config(TINY, "t", "t.json", published_params=2e9, published_active_params=3e9), "t")
+
+
+def test_mtp_modules_under_another_key_are_said_not_imported_in_silence():
+    """qa121: MiniMax-M2's use_mtp / num_mtp_modules 3 gave no mtp_modules and no word."""
+    with pytest.warns(RooflineWarning, match=r"m.json: num_mtp_modules 3: not imported .* set mtp_modules by hand"):
+        profile = profile_from_hf_config({**TINY, "use_mtp": True, "num_mtp_modules": 3}, "m", "m.json")
+    assert "mtp_modules" not in profile
