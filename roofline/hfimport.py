@@ -267,20 +267,25 @@ def _bits_and_kind(qc: dict, where: str) -> tuple[int, str, object]:
     return bits, (kind if activations else "weight_only_float" if kind == "float" else "weight_only"), weights.get("group_size")
 
 
-def _check_group_size(where: str, key: str, dtype: str, group_size: object) -> None:
+def _check_group_size(where: str, key: str, dtype: str, group_size: object) -> str:
     """Warn where an integer quantisation's group size gives its weights other bytes than `dtype` counts: one 16-bit
     scale a group_size weights (-1: one an output channel, about none), against the scales in BYTES_PER_ELEMENT (int4:
-    one a 128; w8a16 and int8: per channel, none). Zero points are counted in neither (the dtypes count none)."""
+    one a 128; w8a16 and int8: per channel, none). Zero points are counted in neither (the dtypes count none).
+    Returns what it warned ('' for nothing), which the profile's precision source keeps (qa121: said once at import,
+    then lost)."""
     if group_size is None or dtype not in ("int4", "w8a16", "int8"):
-        return
+        return ""
     if isinstance(group_size, bool) or not isinstance(group_size, int) or not (group_size > 0 or group_size == -1):
         raise field_error(where, key, "a positive integer or -1 (one scale per output channel)", group_size)
     values = 0.5 if dtype == "int4" else 1.0
     scales = 2.0 / group_size if group_size > 0 else 0.0
     off = (values + scales) / BYTES_PER_ELEMENT[dtype] - 1
-    if abs(off) > GROUP_TOLERANCE:
-        warn(f"{where}: quantization_config: {dtype} group_size {group_size}: scales take {scales:.4f} B a weight, the {dtype} "
-             f"dtype assumes {BYTES_PER_ELEMENT[dtype] - values:.4f} (weights about {abs(off):.0%} {'light' if off > 0 else 'heavy'})")
+    if abs(off) <= GROUP_TOLERANCE:
+        return ""
+    said = (f"{dtype} group_size {group_size}: scales take {scales:.4f} B a weight, the {dtype} dtype assumes "
+            f"{BYTES_PER_ELEMENT[dtype] - values:.4f} (weights about {abs(off):.0%} {'light' if off > 0 else 'heavy'})")
+    warn(f"{where}: quantization_config: {said}")
+    return said
 
 
 def _precision(config: dict, cfg: dict, where: str, layers: int = 0) -> dict | None:
@@ -332,7 +337,7 @@ def _precision(config: dict, cfg: dict, where: str, layers: int = 0) -> dict | N
     else:
         raise field_error(where, "quantization_config.quant_method", "fp8, fbgemm_fp8, mxfp4, modelopt (FP8, NVFP4), awq, gptq, "
                           "quark or compressed-tensors (or write the profile's precision: by hand, docs/PROFILES.md)", method or MISSING)
-    _check_group_size(where, group_key, dtype, group_size)
+    group_said = _check_group_size(where, group_key, dtype, group_size)
     skipped = _skipped_classes(qc, layers)
     kept = set(_KEPT_BF16) | skipped
     if quantised is None:
@@ -350,7 +355,8 @@ def _precision(config: dict, cfg: dict, where: str, layers: int = 0) -> dict | N
     detail = ", ".join(f"{k} {qc[k]}" for k in ("quant_algo", "bits", "fmt", "weight_block_size") if qc.get(k) is not None)
     block["source"] = (f"quantization_config of the imported config.json: quant_method {method}" + (f", {detail}" if detail else "")
                        + "; embedding, LM head and router kept in 16 bits"
-                       + (" with the modules it leaves unconverted" if skipped else "") + " (roofline/hfimport.py)")
+                       + (" with the modules it leaves unconverted" if skipped else "")
+                       + (f"; {group_said}" if group_said else "") + " (roofline/hfimport.py)")
     return block
 
 

@@ -327,6 +327,8 @@ def test_an_int4_group_size_other_than_the_dtypes_is_warned_and_a_dense_mlp_rege
     assert all(precision[c] == "bf16" for c in ("attention", "shared_experts", "mlp", "lm_head", "embedding", "router"))
     assert said == ["k.json: quantization_config: int4 group_size 32: scales take 0.0625 B a weight, the int4 dtype assumes "
                     "0.0156 (weights about 9% light)"]
+    # and kept in the profile's precision source, where models show and diff read it (qa121: said once, then lost)
+    assert "; int4 group_size 32: scales take 0.0625 B a weight" in precision["source"]
     gptq = {**TINY, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128}}
     assert _warnings_of(lambda: profile_from_hf_config(gptq, "g", "g.json"))[1] == []  # the dtype's own group
     awq = {**TINY, "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 64}}
