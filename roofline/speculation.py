@@ -23,15 +23,17 @@ attention group):
     t_iter   = t_draft + t_verify + t_spec                                        (drafter on the target's devices)
              = t_draft + t_verify + t_transfer + t_spec      (a head drafter elsewhere: it needs the verified hidden
                                                               states before it can draft, so nothing overlaps)
-             = min(max(2 t_draft(B/2), 2 t_verify(B/2)) + t_link + spec_per_iteration, t_draft + t_verify)
+             = min(max(2 t_draft(B/2), 2 t_verify(B/2)) + 2 t_link + spec_per_iteration, t_draft + t_verify)
                + t_transfer + t_spec                         (a draft model elsewhere with overlap and B >= 2: two
                                                               micro-batches, one drafted while the other is verified,
-                                                              each paying the link latency t_link and
+                                                              each paying the link's round trip 2 t_link and
                                                               spec_per_iteration, where that beats taking turns;
                                                               B = 1 or overlap off: the times add)
-    t_transfer = t_link + B * (4 (q - 1) + 2 tau hidden [a head drafter]) / bw_link     (the q - 1 draft tokens, k
-                 or a tree's N, as 4-byte ids to the target; the hidden states of the tau tokens kept, in bf16, back to a
-                 head drafter, which extends its own KV with them); bw_link and t_link: a device of the target's kind
+    t_transfer = 2 t_link + B * (4 (q - 1) + tau * (2 hidden [a head drafter] | 4 [a draft model])) / bw_link
+                 (a round trip: the q - 1 draft tokens, k or a tree's N, as 4-byte ids to the target; back, what the
+                 drafter goes on from: the hidden states of the tau tokens kept, in bf16, to a head drafter, which
+                 extends its own KV with them, or their 4-byte ids to a draft model; one latency each way, until
+                 session 30 one in all, qa118); bw_link and t_link: a device of the target's kind
                  (its engine_family: a copy made with `hw new` is its source's kind) is one more GPU beside the target's (link_for(devices + 1): the scale-up link while the domain has room,
                  else the scale-out one); a device of another kind is never on the target's NVLink, so the slower of the two devices' links outside their domain
                  (HardwareSpec.link_outside_domain: the scale-out link, or the one link a device has, PCIe)
@@ -535,7 +537,10 @@ def speculative_metrics(
     fixed_parts = 1.0  # iterations an iteration's time holds: two where two micro-batches overlap
     if elsewhere:
         # draft token ids travel to the target, verified hidden states back to a head drafter
-        link_bytes = b * ((q - 1.0) * TOKEN_ID_BYTES + ((tau * target.hidden_size * ACTIVATION_BYTES) if method in HEAD_DRAFTERS else 0.0))
+        # out: the draft ids; back: what the drafter goes on from, the kept tokens' hidden states (a head drafter) or
+        # their ids (a draft model; qa118: not counted, nor the way back's latency)
+        link_bytes = b * ((q - 1.0) * TOKEN_ID_BYTES + tau * (target.hidden_size * ACTIVATION_BYTES if method in HEAD_DRAFTERS
+                                                               else TOKEN_ID_BYTES))
         if dhw.engine_family == hw.engine_family:  # the target's kind (a copy made by hw new shares its family): one more
             # GPU, inside the scale-up domain if it has room (a renamed copy was priced over the scale-out link; qa93)
             link_bytes_per_s, link_latency_s = hw.link_for(dep.devices + 1)
@@ -548,7 +553,7 @@ def speculative_metrics(
             half_draft_s = k * (half_step["step_time_s"] + per_draft_step_s(half))
             half_verify = _verify_metrics(hw, target, half, q, s, dep, engine, verify_engine, k > 0, shared_prefix)
             split_s = np.maximum(2.0 * half_draft_s, 2.0 * half_verify["step_time_s"])
-            second_fixed_s = link_latency_s + engine.spec_per_iteration_s  # the fixed costs the second micro-batch adds
+            second_fixed_s = 2.0 * link_latency_s + engine.spec_per_iteration_s  # the fixed costs the second micro-batch adds
             overlaps = (b >= 2) & (split_s + second_fixed_s < draft_time_s + verify_time_s)  # only where it pays (both models streamed twice)
             draft_busy_s = np.where(overlaps, 2.0 * half_draft_s, draft_time_s)
             verify_busy_s = np.where(overlaps, 2.0 * half_verify["step_time_s"], verify_time_s)
@@ -558,7 +563,7 @@ def speculative_metrics(
             busy_s = np.where(overlaps, split_s, draft_time_s + verify_time_s)
         else:
             busy_s = draft_time_s + verify_time_s
-        transfer_s = np.where(speculating, fixed_parts * link_latency_s + link_bytes / link_bytes_per_s, 0.0)
+        transfer_s = np.where(speculating, fixed_parts * 2.0 * link_latency_s + link_bytes / link_bytes_per_s, 0.0)  # a round trip
     else:
         transfer_s = np.zeros(())
         busy_s = draft_time_s + verify_time_s

@@ -130,7 +130,7 @@ def test_a_draft_model_elsewhere_overlaps_only_when_the_batch_splits_into_two_mi
     half_verify = float(step_time_s(H100, LLAMA, 4, 5, 1024))
     split = max(2 * half_draft, 2 * half_verify)
     turns = float(serial["draft_time_s"] + serial["verify_time_s"])
-    second = max(H100.link_latency_s, l4.link_latency_s)  # the second micro-batch's link latency (ideal: no spec cost)
+    second = 2 * max(H100.link_latency_s, l4.link_latency_s)  # the second micro-batch's round trip (ideal: no spec cost)
     overlapped = split + second < turns
     assert bool(eight["drafter_overlaps"]) == overlapped
     assert float(eight["iteration_time_s"]) == pytest.approx((split if overlapped else turns) + float(eight["transfer_time_s"]))
@@ -158,9 +158,9 @@ def test_an_overlapped_iteration_is_the_larger_busy_time_of_two_half_batch_passe
     assert float(r["verify_busy_time_s"]) == pytest.approx(2 * float(half["verify_time_s"]), rel=1e-12)
     whole = speculative_metrics(H100, m70, 64, 4096, 4, 0.8, **kw, overlap=False)  # the columns keep one whole-batch pass
     assert float(r["verify_time_s"]) == float(whole["verify_time_s"]) and float(r["draft_time_s"]) == float(whole["draft_time_s"])
-    # each micro-batch is verified and accepted on its own: the link latency and spec_per_iteration twice
+    # each micro-batch is verified and accepted on its own: the link's round trip and spec_per_iteration twice
     latency = max(H100.link_outside_domain()[1], a100.link_outside_domain()[1])  # each device's scale-out NIC: 20 us
-    assert float(r["transfer_time_s"] - whole["transfer_time_s"]) == pytest.approx(latency, rel=1e-9)
+    assert float(r["transfer_time_s"] - whole["transfer_time_s"]) == pytest.approx(2 * latency, rel=1e-9)
     assert float(r["overhead_time_s"] - whole["overhead_time_s"]) == pytest.approx(kw["engine"].spec_per_iteration_s, rel=1e-9)
     # both models stream their weights once per micro-batch: two half passes' bytes and FLOPs
     assert float(r["bytes_per_token"]) == pytest.approx(float(half["bytes_per_token"]), rel=1e-12)
@@ -433,7 +433,7 @@ def test_a_drafter_of_another_kind_is_reached_over_the_slower_link_outside_the_t
         bw = min(H100.link_outside_domain()[0], dhw.link_outside_domain()[0])
         latency = max(H100.link_outside_domain()[1], dhw.link_outside_domain()[1])
         r = speculative_metrics(H100, target, 8, 1024, 4, 0.7, method="draft", draft=draft, draft_hw=dhw, overlap=False)
-        assert float(r["transfer_time_s"]) == pytest.approx(latency + 8 * 4 * 4 / bw, rel=1e-12)
+        assert float(r["transfer_time_s"]) == pytest.approx(2 * latency + 8 * (4 * 4 + float(r["tau"]) * 4) / bw, rel=1e-12)  # a round trip
         assert bw < dhw.link_for(2)[0] or other == "l4"
     assert load_hardware("l4").link_outside_domain() == load_hardware("l4").link_for(2)  # PCIe, its only link
 
@@ -474,7 +474,7 @@ def test_a_drafter_on_another_gpu_of_the_targets_kind_is_reached_over_the_scale_
     target, draft = load_model("llama-3.1-8b"), load_model("llama-3.2-1b")
     r = speculative_metrics(H100, target, 8, 1024, 4, 0.7, method="draft", draft=draft, draft_hw=H100, overlap=False)
     bw, latency = H100.link_for(2)
-    assert float(r["transfer_time_s"]) == pytest.approx(latency + 8 * 4 * 4 / bw, rel=1e-12)
+    assert float(r["transfer_time_s"]) == pytest.approx(2 * latency + 8 * (4 * 4 + float(r["tau"]) * 4) / bw, rel=1e-12)  # a round trip
 
 
 def test_a_drafter_of_the_targets_kind_beside_a_full_scale_up_domain_is_reached_over_the_scale_out_link():
@@ -484,7 +484,7 @@ def test_a_drafter_of_the_targets_kind_beside_a_full_scale_up_domain_is_reached_
                             dep=deployment(target, tp=8))
     bw, latency = H100.link_for(9)
     assert (bw, latency) == H100.link_outside_domain() and latency > H100.link_for(2)[1]
-    assert float(r["transfer_time_s"]) == pytest.approx(latency + 8 * 4 * 4 / bw, rel=1e-12)
+    assert float(r["transfer_time_s"]) == pytest.approx(2 * latency + 8 * (4 * 4 + float(r["tau"]) * 4) / bw, rel=1e-12)  # a round trip
 
 
 def test_a_drafter_elsewhere_pays_its_own_devices_per_draft_step_costs_for_every_sequence_it_drafts():
@@ -599,7 +599,7 @@ def test_a_drafter_elsewhere_sends_its_draft_ids_and_gets_back_the_kept_tokens_h
     r = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, **kw)["spec"]
     h100, l4 = load_hardware("h100-sxm"), load_hardware("l4")
     (bw_h, lat_h), (bw_l, lat_l) = h100.link_outside_domain(), l4.link_outside_domain()
-    expected = max(lat_h, lat_l) + 8 * (15 * 4 + 3.5 * 4096 * 2) / min(bw_h, bw_l)
+    expected = 2 * max(lat_h, lat_l) + 8 * (15 * 4 + 3.5 * 4096 * 2) / min(bw_h, bw_l)  # a round trip (qa118)
     assert r["transfer_time_s"] == pytest.approx(expected, rel=1e-9)
 
 
