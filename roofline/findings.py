@@ -633,7 +633,13 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
              .reindex(index=points, columns=placements))
     drafts = pivot.notna().any(axis=1)
     winner = pivot.fillna(-np.inf).idxmax(axis=1).where(drafts, "none")
-    hw0 = df["hardware"].iloc[0]
+    # the first target where anything fits (qa125: a first one where nothing does was a KeyError, the generic finding)
+    targets = list(dict.fromkeys(df["hardware"]))
+    hw0 = next((h for h in targets if h in set(winner.index.get_level_values("hardware"))), None)
+    nothing = [h for h in targets if h not in set(winner.index.get_level_values("hardware"))]
+    if hw0 is None:
+        return Finding("Draft on cheaper hardware", f"Nothing of this sweep fits in device memory, plain decoding included, "
+                       f"on {_list([f'{_tp(meta)} × {_hw(meta, h)}' for h in nothing])}.", {})
     w0 = winner.xs(hw0, level="hardware")
     p0 = pivot.xs(hw0, level="hardware")
     batches = w0.index.get_level_values("batch")
@@ -669,6 +675,9 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         parts.append(f"{'co-location' if w == 'co-located' else 'a drafter on ' + _hw(meta, w)} wins at {where} "
                      f"({at}{_x(row[w])}{vs}{loses})")
     sentences.append(f"On {_tp(meta)} × {_hw(meta, hw0)}, {'; '.join(parts)}.")
+    if nothing:  # not even plain decoding fits there, at any batch
+        sentences.append(f"On {_list([f'{_tp(meta)} × {_hw(meta, h)}' for h in nothing])} nothing fits, plain decoding "
+                         "included, at any batch swept.")
     others = []  # the other targets: where, if anywhere, an offloaded drafter wins
     for hw in dict.fromkeys(winner.index.get_level_values("hardware")):
         if hw == hw0:

@@ -338,14 +338,18 @@ def _report_shared_prefix(df: pd.DataFrame, ops, meta: dict) -> Figure:
     return fig
 
 
-def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure:
-    hws = list(dict.fromkeys(df["hardware"]))
-    places = list(dict.fromkeys(df["draft_placement"]))
-    pcolor = {p: ("k" if p == "co-located" else colormaps["tab10"](i)) for i, p in enumerate(places)}
-    fig, axes = _plain_figure(len(hws), min_panel_in=3.2, height=3.4, legend_in=1.8, sharey=True)
+def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     from roofline.findings import best_drafting
 
     fit = best_drafting(df)  # each placement's fastest fitting k > 0 (below 1 where drafting loses), as the finding reads
+    # a target where no drafter fits at any batch has no panel (qa125: its empty log axis was a traceback), said below
+    hws = [h for h in dict.fromkeys(df["hardware"]) if (fit["hardware"] == h).any()]
+    none_fit = [h for h in dict.fromkeys(df["hardware"]) if h not in hws]
+    if not hws:
+        return None
+    places = list(dict.fromkeys(df["draft_placement"]))
+    pcolor = {p: ("k" if p == "co-located" else colormaps["tab10"](i)) for i, p in enumerate(places)}
+    fig, axes = _plain_figure(len(hws), min_panel_in=3.2, height=3.4, legend_in=1.8, sharey=True)
     for ax, hw in zip(axes, hws):
         for p in places:
             g = fit[(fit["hardware"] == hw) & (fit["draft_placement"] == p)].drop_duplicates("batch").sort_values("batch")
@@ -366,7 +370,8 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure:
                  "where that pays), against drafting on the target; " if draft else ", against drafting on the target;\n")
                  + "each at its fastest k > 0 that fits\n"
                  + f"{_name(meta, 'model', df['model'].iloc[0])} target, {drafter}, "
-                 + f"{_alpha_label(df['alpha'].iloc[0])} · {engine_label(meta)}" + (" · batches that do not fit left out" if dropped else ""))
+                 + f"{_alpha_label(df['alpha'].iloc[0])} · {engine_label(meta)}" + (" · batches that do not fit left out" if dropped else "")
+                 + (f" · no drafter fits on {', '.join(f'{_tp(meta)} × {_short_hw(meta, h)}' for h in none_fit)}" if none_fit else ""))
     return fig
 
 

@@ -163,3 +163,23 @@ def test_the_draft_offload_figure_names_a_head_drafter_and_a_draft_model_by_thei
         r = run_scenario(str(path))
         title = plotters["draft-offload"](r.df, r.ops, r.meta)._suptitle.get_text()
         assert said in title and unsaid not in title, title
+
+
+def test_a_draft_offload_target_where_nothing_fits_is_said_not_a_traceback(plotters, tmp_path):
+    """qa125: a 70B on 4 L4s (nothing fits) beside 4 H100s: the figure's empty log-scaled L4 panel was a traceback
+    (exit 1, no report), and listed first it sent the finding to the generic one."""
+    from roofline.findings import finding
+    from roofline.plots import arrange
+
+    path = tmp_path / "draft-offload.yaml"
+    path.write_text("name: draft-offload\nhardware: [l4, h100-sxm]\nmodel: llama-3.1-70b\ntp: 4\nmethod: draft\n"
+                    "draft: llama-3.2-1b\ndraft_hardware: [null, l40s]\naxes:\n  batch: [1, 8, 64]\n  context: [2048]\n"
+                    "  k: [1, 4]\n  alpha: [0.8]\n")
+    r = run_scenario(str(path))
+    fig = plotters["draft-offload"](r.df, r.ops, r.meta)
+    arrange(fig)
+    fig.canvas.draw()
+    assert [ax.get_title() for ax in fig.axes if ax.get_title()] == ["4 × H100 SXM5"]
+    assert fig._suptitle.get_text().endswith("no drafter fits on 4 × L4")
+    text = finding("draft-offload", r.df, r.ops, r.meta).text
+    assert text.startswith("On 4 × H100 SXM5, ") and "On 4 × L4 nothing fits, plain decoding included, at any batch swept." in text
