@@ -294,14 +294,16 @@ def break_even_table(df: pd.DataFrame) -> pd.DataFrame:
     (`max_batch`, which a refined break-even may reach between swept batches), whether the break-even is censored
     (a lower bound: speculation still pays at the largest batch that fits, at the sweep's last batch, or at the last
     swept batch that fits, where a sweep too large to refine stops) and the best speedup over k > 0 at the largest swept
-    batch that fits."""
+    batch that fits; "fits" here is speculation's, some k > 0 fitting (a batch only plain decoding fits pays nothing)."""
     keys = ["method", "alpha", "hardware", "model", "context"]
     fit = _fits(df)
     grouped = df.groupby(keys, observed=True)
     be = grouped["break_even_batch"].max()
     at_best = df.loc[grouped["break_even_batch"].idxmax(), keys + ["max_batch", "k"]].set_index(keys).reindex(be.index)
     cap = at_best["max_batch"]
-    fit_max = fit.groupby(keys, observed=True)["batch"].max().reindex(be.index)
+    # where speculation fits (k > 0: the drafter and its k + 1 tokens a sequence held; qa125: a batch only plain decoding
+    # fits was taken, and its speedup over k > 0, of no row, read 'nan×')
+    fit_max = fit[fit["k"] > 0].groupby(keys, observed=True)["batch"].max().reindex(be.index)
     swept_max = grouped["batch"].max()
     out = pd.DataFrame({"break_even_batch": be, "largest_fitting_batch": fit_max, "max_batch": cap, "largest_batch": swept_max,
                         "k_at_break_even": at_best["k"]})  # the k the break-even (and its max_batch) is at
@@ -371,13 +373,13 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         gain = ta.loc[ta["censored"], "speedup_at_largest_fitting_batch"].dropna()  # none where no swept batch fits
         there = f"; {_range(gain, '×')} there" if len(gain) else ""
         later.append(f"{int(ta['censored'].sum())} of {n_hw} at α = {a:g} ({by_memory} where memory ends it{there})")
-    longer = [f"at a {int(c):,}-token context "
+    longer = [f"at {_article(f'{int(c):,}')} {int(c):,}-token context "
               + _batch_list(pays(table[(table["method"] == method) & (table["alpha"] == a0) & (table["context"] == c)], False)[0])
               for c in contexts[1:]]
     label = METHOD_NAMES.get(method, method)
     mla = [m for m in dict.fromkeys(df["model"].astype(str)) if (meta.get("kv_layout") or {}).get(m) == "mla"]
     text = (
-        f"With {label} at α = {a0:g} and a {int(c0):,}-token context, speculation pays (at the k that pays longest, of "
+        f"With {label} at α = {a0:g} and {_article(f'{int(c0):,}')} {int(c0):,}-token context, speculation pays (at the k that pays longest, of "
         f"{_k_range(df)}) {_batch_list(said)}, derated "
         f"ridge points in FLOP/B in brackets: {_ridge_order(rho, free)}"
         f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. "
@@ -471,11 +473,17 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
 
 def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     keys = ["hardware", "model", "context"]
-    k_min = int(df["k"].min())
+    drafting_k = df.loc[df["k"] > 0, "k"]
+    k_min = int(drafting_k.min()) if len(drafting_k) else 0  # the smallest k that drafts (a swept k = 0 holds no drafter)
     plain_caps = df.groupby(keys)["baseline_max_batch"].min()  # plain decoding's
-    caps = df[df["k"] == k_min].groupby(keys)["max_batch"].min()  # with the drafter at the smallest k swept
-    fit = _at_best_k(_fits(df))
+    caps = df[df["k"] == k_min].groupby(keys)["max_batch"].min()  # with the drafter at the smallest drafting k swept
+    # speculation's points: the fastest k > 0 that fits at each batch (qa125: best_k picked k = 0, plain decoding's
+    # 1.00x, at a batch where the drafter does not fit, and that was said as speculation's gain)
+    spec = _fits(df)
+    spec = spec[(spec["k"] > 0) & (spec["method"].astype(str) != "none")]
+    fit = spec.loc[spec.groupby([*keys, "batch"], observed=True)["speedup"].idxmax().to_numpy()] if len(spec) else spec
     at_cap = fit.sort_values("batch").groupby(keys).tail(1).set_index(keys)
+    unswept = {m for m, g in df.groupby("model", observed=True) if (g["method"].astype(str) == "none").all()}
     c_hi = int(df["context"].max())
     hw0 = df["hardware"].iloc[0]
     models = list(dict.fromkeys(df["model"]))
@@ -489,12 +497,16 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     k_top = int(df["k"].max())
 
     def gain(m: str) -> str:
-        row = at_cap.loc[(hw0, m, c_hi)]
-        if str(row["method"]) == "none":  # a compared model swept without a drafting method
+        if m in unswept:  # a compared model swept without a drafting method
             return f"nothing for {_model(meta, m)} (no speculation swept)"
+        if (hw0, m, c_hi) not in at_cap.index:
+            fits = _fits(df)
+            plain = ((fits["hardware"] == hw0) & (fits["model"] == m) & (fits["context"] == c_hi)).any()
+            return f"no point for {_model(meta, m)} ({'speculation fits at no batch' if plain else 'nothing fits'})"
+        row = at_cap.loc[(hw0, m, c_hi)]
         capped = f"; k = {k_top}, the largest swept: a larger k may give more" if int(row["k"]) >= k_top else ""
         return f"{_x(row['speedup'])} ({METHOD_NAMES.get(row['method'], row['method'])}, batch {int(row['batch'])}{capped})"
-    sp_txt = [gain(m) if (hw0, m, c_hi) in at_cap.index else f"no point for {_model(meta, m)} (nothing fits)" for m in models]
+    sp_txt = [gain(m) for m in models]
     trend = {}  # each model's course over the batch at this context: (verb, path)
     for m in models:
         g = fit[(fit["hardware"] == hw0) & (fit["model"] == m) & (fit["context"] == c_hi)].sort_values("batch").drop_duplicates("batch")
@@ -526,7 +538,7 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     text = (
         f"At {_ctx(c_hi)} context on {devices} × {_hw(meta, hw0)}, the KV cache caps the batch at {_list(caps_txt)}, "
         f"which {'hold' if len(models) > 1 else 'holds'} per device{drafter} {_list(per_dev)}; "
-        f"speculation at the largest swept batch that fits gives {_list(sp_txt)}."
+        f"speculation at the largest swept batch where it fits gives {_list(sp_txt)}."
         + (f" At this context, over the batch sizes that fit, the gain {'; '.join(clauses[:-1])}{'; and ' if len(clauses) > 1 else ''}"
            f"{clauses[-1]}." if clauses else "")
         + replicated

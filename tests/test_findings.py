@@ -184,7 +184,7 @@ def test_the_kv_cap_finding_names_a_dip_on_the_way_to_the_largest_gain():
     r, f = _run("kv-caps-batch")
     fit = f.numbers["at_cap"]
     assert "the gain grows for" in f.text and "rises with batch" not in f.text
-    assert "speculation at the largest swept batch that fits gives" in f.text  # a cap of 23 and a swept batch of 16
+    assert "speculation at the largest swept batch where it fits gives" in f.text  # a cap of 23 and a swept batch of 16
     for m in f.numbers["rising"]:  # each named curve's largest gain is above its batch-1 gain
         assert m in set(fit.index.get_level_values("model"))
     # a curve that falls before it rises names its dip: halve a rising curve's speedups at its second batch
@@ -892,3 +892,20 @@ def test_the_other_gpus_fast_tier_is_their_cheapest_drafting_point_and_says_wher
     assert (f"On H200 SXM the 2× tier with speculation costs {_x(premium)} its cheapest tier (batch {int(best['batch'])}; "
             in f.text), f.text
     assert f.text.split("On H200 SXM the 2× tier")[1].split(")")[0].endswith("; plain decoding reaches it for less")
+
+
+@pytest.mark.slow
+def test_a_batch_only_plain_decoding_fits_is_not_read_as_speculations_gain_or_break_even(tmp_path):
+    """qa125: Qwen3-32B with a 0.6B draft on one H100 at 8k fits 5 sequences, 3 with the drafter: kv-caps said
+    'speculation at the largest swept batch that fits gives 1.00x (batch 4)', plain decoding's k = 0 row, without the
+    drafter's cap; break-even said 'memory ends the sweep, nan× there'."""
+    axes = "axes:\n  batch: [1, 2, 4, 8]\n  context: [8192]\n  k: [0, 1, 2, 3]\n  alpha: [0.8]\n"
+    head = "hardware: h100-sxm\nmodel: qwen3-32b\nmethod: draft\ndraft: qwen3-0.6b\n"
+    r, f = _report_finding(tmp_path / "kv", "name: kv-caps-batch\n" + head + axes)
+    drafting = r.df[r.df["fits_in_memory"].astype(bool) & (r.df["k"] > 0)]
+    top = int(drafting["batch"].max())
+    best = drafting[drafting["batch"] == top]["speedup"].max()
+    assert top == 2 and f"gives {_x(best)} (a draft model, batch 2; " in f.text and "(3 with its drafter)" in f.text, f.text
+    _, be = _report_finding(tmp_path / "be", "name: break-even-batch\n" + head + axes)
+    assert "nan" not in be.text and f"{best:.2f}× at batch 2, the largest swept that fits" in be.text, be.text
+    assert "and an 8,192-token context" in be.text  # not 'a 8,192'
