@@ -104,6 +104,7 @@ TYPE_DEFAULTS = {
 # keys of hybrid decoders whose layers are not all attention: Qwen3-Next's Gated DeltaNet (full_attention_interval,
 # linear_*), Jamba's Mamba layers (attn_layer_period), Nemotron-H's pattern, MiniMax-M1's lightning attention
 # (attn_type_list), Zamba's layers_block_type, and Mamba state keys
+ATTENTION_LAYER_TYPES = ("sliding_attention", "full_attention", "chunked_attention")  # layer_types an importer reads
 HYBRID_KEYS = ("full_attention_interval", "linear_num_value_heads", "linear_key_head_dim", "attn_layer_period",
                "attn_layer_offset", "hybrid_override_pattern", "attn_type_list", "layers_block_type", "mamba_d_state",
                "mamba_expand", "ssm_state_size", "mamba_n_heads")
@@ -146,14 +147,13 @@ def _sliding_groups(cfg: dict, where: str, layers: int) -> list[dict]:
         if len(types) != layers:
             raise field_error(where, "layer_types", f"as many entries as layers ({layers})", len(types))
         sliding = sum(1 for t in types if t == "sliding_attention")
-        other = [t for t in types if t not in ("sliding_attention", "full_attention")]
+        chunked = sum(1 for t in types if t == "chunked_attention")  # Llama 4's, as transformers fills them in (qa124)
+        other = [t for t in types if t not in ATTENTION_LAYER_TYPES]
         if other:
-            raise field_error(where, "layer_types", "sliding_attention or full_attention", other[0])
-        if sliding:
-            window = _int(cfg, where, "sliding_window")
-            groups = [{"kind": "sliding", "layers": sliding, "window": window}]
-            return groups + ([{"kind": "full", "layers": layers - sliding}] if layers - sliding else [])
-        return [{"kind": "full", "layers": layers}]
+            raise field_error(where, "layer_types", " or ".join(ATTENTION_LAYER_TYPES), other[0])
+        groups = ([{"kind": "sliding", "layers": sliding, "window": _int(cfg, where, "sliding_window")}] if sliding else []) + (
+            [{"kind": "sliding", "layers": chunked, "window": _int(cfg, where, "attention_chunk_size")}] if chunked else [])
+        return groups + ([{"kind": "full", "layers": layers - sliding - chunked}] if layers - sliding - chunked else [])
     chunk = cfg.get("attention_chunk_size")
     if chunk:
         chunk = _int(cfg, where, "attention_chunk_size")
@@ -501,9 +501,12 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     if shared not in (None, 0):  # Gemma 3n: the last layers reuse earlier layers' KV; read as their own, the KV ran 1.75x high
         raise field_error(where, "num_kv_shared_layers", "0 (layers that reuse another layer's KV cache are not read: write "
                           "the profile's attention groups by hand, docs/PROFILES.md)", shared)
-    hybrid = next((k for k in HYBRID_KEYS if cfg.get(k) is not None), None)
+    # MiniMax's attn_type_list marks softmax attention 1 and lightning attention 0: all 1 is M2, every layer attention
+    # (qa124); Llama 4's layer_types name its chunked layers, which are attention
+    hybrid = next((k for k in HYBRID_KEYS if cfg.get(k) is not None
+                   and not (k == "attn_type_list" and isinstance(cfg[k], list) and 0 not in cfg[k])), None)
     layer_types = cfg.get("layer_types") if isinstance(cfg.get("layer_types"), list) else []
-    other = next((t for t in layer_types if t not in ("sliding_attention", "full_attention")), None)
+    other = next((t for t in layer_types if t not in ATTENTION_LAYER_TYPES), None)
     if hybrid or other:  # qa121: Qwen3-Next, Jamba, Nemotron-H and MiniMax-M1 imported as all attention, in silence
         raise field_error(where, hybrid or "layer_types", "a decoder whose every layer is attention (linear-attention and "
                           "state-space layers, and the fixed state they keep, are not modelled)", cfg[hybrid] if hybrid else other)

@@ -75,6 +75,7 @@ def test_chunked_attention_layers_become_sliding_groups_of_one_chunk():
     ({"attn_layer_period": 8, "attn_layer_offset": 4}, "attn_layer_period: expected a decoder whose every layer is attention"),
     ({"hybrid_override_pattern": "M-M-M*-"}, "hybrid_override_pattern: expected a decoder whose every layer is attention"),
     ({"attn_type_list": [0, 0, 1, 0]}, "attn_type_list: expected a decoder whose every layer is attention"),
+    ({"layer_types": ["full_attention"] * 3 + ["mamba"]}, "layer_types: expected a decoder whose every layer is attention"),
     ({"tie_word_embeddings": "yes"}, "tie_word_embeddings: expected true or false"),
 ])
 def test_a_config_the_importer_cannot_read_is_one_line_naming_the_key(change, message):
@@ -485,3 +486,14 @@ def test_mtp_modules_under_another_key_are_said_not_imported_in_silence():
     with pytest.warns(RooflineWarning, match=r"m.json: num_mtp_modules 3: not imported .* set mtp_modules by hand"):
         profile = profile_from_hf_config({**TINY, "use_mtp": True, "num_mtp_modules": 3}, "m", "m.json")
     assert "mtp_modules" not in profile
+
+
+def test_attention_only_configs_carrying_hybrid_style_keys_still_import():
+    """qa124: the hybrid refusal refused MiniMax-M2 (attn_type_list all 1: softmax attention on every layer) and a Llama 4
+    config whose layer_types transformers filled in with chunked_attention."""
+    m2 = profile_from_hf_config({**TINY, "attn_type_list": [1, 1, 1, 1]}, "m", "m.json")
+    assert m2["attention"]["groups"] == [{"kind": "full", "layers": 4}]
+    scout = {**TINY, "model_type": "llama4_text", "attention_chunk_size": 8192, "intermediate_size_mlp": 128,
+             "layer_types": ["chunked_attention"] * 3 + ["full_attention"]}
+    assert profile_from_hf_config(scout, "s", "s.json")["attention"]["groups"] == [
+        {"kind": "sliding", "layers": 3, "window": 8192}, {"kind": "full", "layers": 1}]
