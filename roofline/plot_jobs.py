@@ -337,8 +337,15 @@ def _read_table(path: Path) -> pd.DataFrame:
         except (OSError, ValueError) as err:  # pyarrow's ArrowInvalid is a ValueError: not Parquet, or cut short
             raise RooflineError(f"{path}: expected a Parquet results table, found a file Arrow cannot read "
                                 f"({textwrap.shorten(' '.join(str(err).split()), 160, placeholder=' ...')})") from None
-    # a label is text whatever it spells: a profile named null or nan is not a missing one (qa122: a sweep's own CSV
-    # read back as 'hardware: expected a name, found nothing'); only an empty label is missing
+    return read_labelled_csv(path)
+
+
+def read_labelled_csv(path: Path) -> pd.DataFrame:
+    """A results or operators CSV, its labels (grid.LABEL_COLUMNS) read as text whatever they spell: a profile named
+    null or nan is not a missing one (qa122: a sweep's own CSV read back as 'hardware: expected a name, found nothing';
+    qa124: operators.csv lost its roofline figure so); only an empty label is missing."""
+    import pandas as pd
+
     from roofline.grid import LABEL_COLUMNS
 
     header = pd.read_csv(path, nrows=0).columns
@@ -452,11 +459,15 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
             value = ""  # elsewhere (co-located, default, on the target): qa99 found only the empty one taken
         if value == "":  # an empty cell: no drafter device, no expert dtype (a column of nothing reads as numbers)
             keep = (values.isna() | (values.astype(str) == "")).to_numpy()
-        elif pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values) and values.notna().any():
-            try:  # within a float32's precision: a CSV holds float32, its Parquet float64 (qa122: alpha=0.123456789
-                # matched the Parquet only, 0.12345679 the CSV only); nan matches per-position rates' NaN alpha
+        elif (pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+              and (values.notna().any() or value.lower() == "nan")):  # (a column of nothing: text, but for nan)
+            try:  # integers exactly; floats within a float32's precision: a CSV holds float32, its Parquet float64
+                # (qa122: alpha=0.123456789 matched the Parquet only, 0.12345679 the CSV only); nan matches per-position
+                # rates' NaN alpha, in a column of nothing else too (qa124)
                 numbers = values.to_numpy(dtype=float)
-                keep = np.isnan(numbers) if value.lower() == "nan" else np.isclose(numbers, float(value), rtol=FLOAT32_RTOL, atol=0.0)
+                asked = float(value)
+                keep = (np.isnan(numbers) if np.isnan(asked) else numbers == asked if pd.api.types.is_integer_dtype(values)
+                        else np.isclose(numbers, asked, rtol=FLOAT32_RTOL, atol=0.0))
             except ValueError:
                 raise RooflineError(f"--where {condition}: expected a number for {column}, found {value!r}") from None
         else:  # text, blanks read as nothing (a CSV's empty cells are NaN: qa90's TypeError); a column of nothing as text
@@ -476,7 +487,8 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
             there = ", ".join(v if v else ("'' (on the target: or none, co-located)" if column == "draft_hardware" else "''")
                               for v in (sorted(values.astype(str).unique(), key=lambda v: (len(v), v))
                                         if not pd.api.types.is_numeric_dtype(values) else  # numbers in their order (qa122)
-                                        [f"{x:g}" for x in sorted(values.dropna().unique())] + (["nan"] if values.isna().any() else []))[:12])
+                                        [str(x) for x in sorted(values.dropna().unique().tolist())]  # as typed back
+                                        + (["nan"] if values.isna().any() else []))[:12])
             after = f" once --where {' --where '.join(before)} is applied" if before else ""
             raise RooflineError(f"--where {condition}: expected a value {column} takes in {source}{after}, found {value!r}, "
                                 f"which no row has (values: {there})")
@@ -576,7 +588,7 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
         ops_path = folder / "operators.csv"  # its own faults named as its own (qa114: blamed on results.csv)
         check_text_table(ops_path, "an operators table (CSV)")
         try:
-            ops = pd.read_csv(ops_path)
+            ops = read_labelled_csv(ops_path)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
             raise RooflineError(f"{ops_path}: expected an operators table (CSV), found {str(exc).splitlines()[0][:160]}") from None
         check_columns(ops, OPERATOR_COLUMNS, str(folder / "operators.csv"), "an operators table")

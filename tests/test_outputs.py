@@ -340,6 +340,9 @@ def test_a_sweep_of_profiles_named_with_a_comma_or_null_writes_and_reads_back_it
     assert list(csv["hardware"]) == list(parquet["hardware"].astype(str)) == ["gpu,x"] * 2 + ["null"] * 2 + ["h200"] * 2
     code, _, err = roofline("cheapest", tmp_path / "out" / "results.csv")
     assert code == 0, err
+    # and operators.csv too: `plot` drew no roofline figure for a profile named null (qa124)
+    code, _, err = roofline("plot", tmp_path / "out", "--out", tmp_path / "re", "--where", "hardware=null")
+    assert code == 0 and "not drawn: roofline" not in err and (tmp_path / "re" / "roofline.png").is_file(), err
 
 
 @pytest.mark.slow

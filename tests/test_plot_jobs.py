@@ -299,5 +299,12 @@ def test_where_on_a_number_matches_a_csvs_float32_and_a_parquets_float64_alike_a
             assert select_rows(df, (f"alpha={asked}",), "t")["k"].tolist() == [1]
     rates = pd.DataFrame({"alpha": [float("nan"), 0.8], "k": [1, 2]})
     assert select_rows(rates, ("alpha=nan",), "t")["k"].tolist() == [1]
-    with pytest.raises(RooflineError, match=r"which no row has \(values: 0\.123457, 0\.777778, 0\.85\)"):
+    only = pd.DataFrame({"alpha": [float("nan")] * 2, "k": [1, 2]})  # a per-position sweep: every alpha NaN (qa124)
+    assert select_rows(only, ("alpha=nan",), "t")["k"].tolist() == [1, 2]
+    # the values listed as they can be typed back, integers whole (qa124: 0.123457 matched nothing; 1e+08 twice)
+    with pytest.raises(RooflineError, match=r"which no row has \(values: 0\.123456789, 0\.7777777777, 0\.85\)"):
         select_rows(exact, ("alpha=0.5",), "t")
+    big = pd.DataFrame({"batch": [1, 99_999_999, 100_000_000], "k": [1, 2, 3]})
+    assert select_rows(big, ("batch=100000000",), "t")["k"].tolist() == [3]  # integers exactly, not within float32's
+    with pytest.raises(RooflineError, match=r"\(values: 1, 99999999, 100000000\)"):
+        select_rows(big, ("batch=3",), "t")
