@@ -56,8 +56,9 @@ device from `roofline.costs`):
     t_all_to_all = moe_layers_stage * (2 lat + t_xfer(n * (b_out + hidden * 2)))   (ep > 1 and attention data-parallel;
                    with dp_attention = 1 every device already holds every token and the combine rides on the all-reduce)
                    n tokens a device sends and gets back, by the engine's moe_dispatch (serving.MOE_DISPATCH), each b_out
-                   bytes out and hidden * 2 back, of T_d = B_a * q / tp tokens on the busiest device (T / D where the
-                   attention groups split the batch evenly; qa119: the mean, T / D, until session 30); t_xfer below:
+                   bytes out and hidden * 2 back, of T_d = ceil(B_a * q / tp) tokens on the busiest device (T / D where
+                   the attention groups and their tp ranks split the batch evenly; qa119, qa124: the mean, T / D, until
+                   session 30); t_xfer below:
                      per_rank   n = T_d * (ep - 1) * h_ep, b_out = hidden * 2, or hidden * (1 + 4 / 128) where the
                                 experts are block-quantised fp8 (vLLM's DeepEP high-throughput path quantises before it
                                 dispatches; the combine is bf16): once to each other rank one of its top_k
@@ -308,7 +309,7 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         out["allreduce_time_s"] = (2.0 * layers - replaced) * per_layer_s
     if dep.ep > 1 and dep.dp_attention > 1 and model.moe is not None:
         d = dep.devices_per_stage
-        per_device = sequences_per_group(b, dep) * q / dep.tp  # the busiest device's tokens, T / D where B_a divides evenly
+        per_device = np.ceil(sequences_per_group(b, dep) * q / dep.tp)  # the busiest device's whole tokens (qa124)
         if engine.moe_dispatch == "per_pair":  # each of a token's pairs on another rank, fp8 out with its scales: sent
             # straight to the rank, over NVLink inside a domain and RDMA across (DeepEP's low-latency kernels)
             sent = per_device * model.moe.top_k * (dep.ep - 1) / dep.ep

@@ -378,3 +378,10 @@ def test_the_moe_dispatch_sends_the_busiest_devices_tokens_not_the_mean():
     h = v3.hidden_size
     got = float(collective_times_s(hw, v3, dep, per_pair, 1, 1)["all_to_all_time_s"])
     assert got == pytest.approx(v3.moe_layers * (2 * lat_a2a + 1 * 8 * 7 / 8 * (h * (1 + 4 / 128) + 2 * h) / bw), rel=1e-12)
+    # two ranks a group: the rank holding the token sends it whole, not half of it (qa124)
+    wide = deployment(v3, tp=2, dp_attention=8, ep=16)
+    bw16, lat16 = hw.link_for(16)
+    got = float(collective_times_s(hw, v3, wide, per_pair, 1, 1)["all_to_all_time_s"])
+    transfer = hw.spread_transfer_s(16, 1 * 8 * 15 / 16 * (h * (1 + 4 / 128) + 2 * h))[0]
+    assert got == pytest.approx(v3.moe_layers * (2 * max(per_pair.all_to_all_latency_s, hw.spread_transfer_s(16, 1.0)[1])
+                                                 + transfer), rel=1e-12)
