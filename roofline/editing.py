@@ -470,8 +470,8 @@ def _sparse_peak_note(kind: str, before, after, set_here: set[str], where: str) 
     sparse 1,978.9 TFLOPS went in as bf16 without a word). `before`, `after`: the specs (None: the file did not read)."""
     from roofline.hardware import peak_unit
 
-    if kind != "hardware" or before is None or after is None or after.kind == "cpu":  # CPUs quote no sparse figures
-        return  # (qa123: Zen 5's doubled bf16 peak over Zen 4 is its own)
+    if kind != "hardware" or before is None or after is None or after.kind != "gpu":  # 2:4 sparsity figures are GPU
+        return  # datasheets' (qa123: Zen 5's doubled bf16 peak over Zen 4 is its own; qa124: an M-series, a TPU)
     old, new = before.peak_flops_per_s, after.peak_flops_per_s
     for dtype in sorted(new):
         if f"peak_flops.{dtype}" not in set_here and "peak_flops" not in set_here or dtype not in old:

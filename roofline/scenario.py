@@ -429,7 +429,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         raise RooflineError(text) from None
     if not alpha_given:
         axes["alpha"] = np.asarray([np.nan])  # acceptance given, a tree, or each method's published default rates
-    name = data.get("name", re.sub(r"[^A-Za-z0-9._-]", "-", Path(where).stem).strip("-.") or "scenario")
+    name = data.get("name", re.sub(r"[^A-Za-z0-9._-]", "-", Path(where).stem).strip("-.")[:128].rstrip("-.") or "scenario")
     if not isinstance(name, str) or not SCENARIO_NAME.match(name):  # a report names its files after it: no path in it
         raise field_error(where, "name", "a name of 1 to 128 ASCII letters, digits, '-', '_' and '.' (not starting with "
                           "'.' or '-'), as a file is named", name)

@@ -686,9 +686,9 @@ def engine_on_a_cpu(engine: ServingEngine, hw) -> str:
                 + (" (vllm and sglang run on AMD GPUs)" if _amd(hw) else ""))
     if engine.name != "ideal" and getattr(hw, "kind", "") != "cpu" and family_of(getattr(hw, "engine_family", "")) == "Apple silicon":
         return (f"engine {engine.name} holds a GPU serving engine's costs (kernel latencies inside CUDA/HIP graphs, host "
-                f"work), and {hw.name} is Apple silicon, where mainline vLLM runs on the CPU only (its installation "
-                "docs): its figures assume a GPU build (a Metal / MLX plugin such as vllm-metal) no fit row measured; "
-                "engine ideal is the chip's own roofline")
+                f"work), and {hw.name} is Apple silicon, which the CUDA / HIP builds of the serving engines do not run on "
+                "(mainline vLLM runs there on the CPU only, its installation docs say): its figures assume a Metal / MLX "
+                "build no fit row measured; engine ideal is the chip's own roofline")
     if getattr(hw, "kind", "") != "cpu" or engine.name == "ideal":
         return ""
     return (f"engine {engine.name} holds a GPU serving engine's costs (kernel latencies inside CUDA/HIP graphs, "

@@ -1185,6 +1185,8 @@ def test_a_peak_set_to_a_sparsity_figure_is_said(roofline, tmp_path):
     code, _, err = roofline("hw", "new", "zen5", "--from", "epyc-9654", "--set", f"peak_flops.bf16={2 * bf16 / 1e12:.6g} TFLOPS",
                             "--dir", tmp_path)
     assert code == 0 and "'with sparsity'" not in err, err
+    code, _, err = roofline("hw", "new", "mac2", "--from", "apple-m4-max", "--set", "peak_flops.fp16=34.4 TFLOPS", "--dir", tmp_path)
+    assert code == 0 and "'with sparsity'" not in err, err  # nor an Apple chip's (qa124)
 
 
 def test_a_moe_block_missing_a_count_is_said_whole_and_models_diff_shows_kv_in_kib(roofline, tmp_path):

@@ -217,3 +217,10 @@ def test_a_folder_named_like_a_scenario_in_the_working_folder_does_not_hide_the_
     assert load_scenario("eagle-on-hopper").name == "eagle-on-hopper"
     with pytest.raises(RooflineError, match="expected a scenario file, found a folder"):
         load_scenario(str(tmp_path / "eagle-on-hopper"))  # a path to the folder is the folder
+
+
+def test_a_scenario_without_a_name_takes_its_file_name_cut_to_the_rule(tmp_path):
+    """qa124: a file name of 140 characters, no `name:`, was refused for the name the tool gave it."""
+    path = tmp_path / ("a" * 140 + ".yaml")
+    path.write_text("hardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1]\n")
+    assert load_scenario(str(path)).name == "a" * 128

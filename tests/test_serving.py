@@ -673,6 +673,7 @@ def test_a_serving_engine_on_apple_silicon_says_which_build_its_figures_assume()
 
     mac = load_hardware("apple-m4-max")
     said = engine_on_a_cpu(load_engine("vllm"), mac)
-    assert said.startswith("engine vllm holds a GPU serving engine's costs") and "mainline vLLM runs on the CPU only" in said
+    assert said.startswith("engine vllm holds a GPU serving engine's costs") and "mainline vLLM runs there on the CPU only" in said
+    assert "which the CUDA / HIP builds of the serving engines do not run on" in engine_on_a_cpu(load_engine("sglang"), mac)
     assert fitted_family_note(load_engine("vllm"), mac) == ""  # said once, by the line above
     assert engine_on_a_cpu(load_engine("ideal"), mac) == "" and engine_on_a_cpu(load_engine("vllm"), load_hardware("h100-sxm")) == ""
