@@ -38,6 +38,7 @@ from roofline.plots import (
     _shared_legend,
     _tp,
     engine_label,
+    footer,
     place_labels,
 )
 from roofline.report import PAGE_WIDTH_PX
@@ -265,6 +266,7 @@ def _report_batch_vs_spec(df: pd.DataFrame, ops, meta: dict) -> Figure:
     fig.suptitle("Few users against many: throughput against per-user speed, batch B growing along each line\n"
                  + _setup_line(meta, list(dict.fromkeys(df["model"]))) + f" · {_name(meta, 'hardware', df['hardware'].iloc[0])}"
                  + (" · batches that do not fit left out" if dropped else "") + "\ndotted: batching's best throughput and fastest user")
+    footer(fig, meta)  # before the layout place_labels freezes (qa125: added after it, it ran into the x label)
     place_labels(fig, labels)
     return fig
 

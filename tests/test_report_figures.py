@@ -183,3 +183,25 @@ def test_a_draft_offload_target_where_nothing_fits_is_said_not_a_traceback(plott
     assert fig._suptitle.get_text().endswith("no drafter fits on 4 × L4")
     text = finding("draft-offload", r.df, r.ops, r.meta).text
     assert text.startswith("On 4 × H100 SXM5, ") and "On 4 × L4 nothing fits, plain decoding included, at any batch swept." in text
+
+
+@pytest.mark.parametrize("name", REPORT_SCENARIOS)
+def test_no_report_figures_footer_runs_into_a_panels_x_label(plotters, results, name):
+    """qa125: batch-vs-speculation laid itself out (place_labels) before draw_figure added the footer, whose second
+    line then ran into 'tokens/s per user'. As draw_figure draws it: the plotter, the footer, the layout."""
+    from roofline.plots import FOOTER_GID, arrange, footer
+
+    r = results[name]
+    engine = main_engine(r.df)
+    df, ops = r.df[r.df["engine"] == engine], r.ops[r.ops["engine"].astype(str) == engine]
+    meta = {**r.meta, "engine": [engine]}
+    fig = plotters[name](df, ops, meta)
+    footer(fig, meta)
+    arrange(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    (foot,) = [t.get_window_extent(renderer) for t in fig.texts if t.get_gid() == FOOTER_GID]
+    for ax in fig.axes:
+        if ax.get_visible() and ax.xaxis.label.get_text():
+            label = ax.xaxis.label.get_window_extent(renderer)  # the footer wholly below it, whatever their x
+            assert foot.y1 <= label.y0 + 0.5, (name, ax.xaxis.label.get_text(), foot, label)
