@@ -172,7 +172,7 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     d = every[every["engine"].astype(str) == engine] if "engine" in every else every
     within = d[d["ratio"] <= TOLERANCE]
     if within.empty:  # a sentence for the fallback's warning, not a KeyError
-        raise ValueError(f"no verify pass swept stays within +{_pct(TOLERANCE - 1)} of a decode step, the narrowest swept "
+        raise Unanswerable(f"no verify pass swept stays within +{_pct(TOLERANCE - 1)} of a decode step, the narrowest swept "
                          f"being q = {int(d['q'].min())}")
     q_max = within.groupby(["hardware", "model", "context", "batch"])["q"].max()
     q_swept = int(d["q"].max())
@@ -1238,6 +1238,10 @@ FINDINGS = {
 }
 
 
+class Unanswerable(ValueError):
+    """A question's finding cannot be read from a sweep, in a sentence of its own (said in the fallback's note)."""
+
+
 def finding(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict, strict: bool = True) -> Finding:
     """The finding of scenario `name` (the generic one for a scenario the report has no question for). Not `strict`
     (a user's scenario named like a question, of another shape than the question's own), a question whose sweep
@@ -1249,14 +1253,17 @@ def finding(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict, strict: 
     if strict:
         return question(df, ops, meta)
     problem = shape_problem(name, df, meta)
+    if _fits(df).empty:  # nothing to read, whatever the axes (qa125: said as the axes' fault, with numpy's words)
+        f = generic(df, ops, meta)
+        return Finding(f.title, f.text, {**f.numbers, "fallback": "nothing of this sweep fits in device memory"})
     try:
         if problem:
-            raise ValueError(problem)
+            raise Unanswerable(problem)
         return question(df, ops, meta)
     except (IndexError, KeyError, ValueError, ZeroDivisionError, TypeError) as exc:
         f = generic(df, ops, meta)  # numbers["fallback"]: the report draws the generic figure beside it, and warns
-        why = f": {problem}" if problem else ""
-        why = why or (f": {exc}" if isinstance(exc, ValueError) else "")  # a ValueError is a finding's own sentence
+        why = f": {exc}" if isinstance(exc, Unanswerable) else ""  # a finding's own sentence; not numpy's or pandas' words
         return Finding(f.title, f.text + f" (This sweep's axes are not those the {name} question's own finding reads{why}, so "
                                          "it is the generic finding.)",
-                       {**f.numbers, "fallback": problem or (str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}")})
+                       {**f.numbers, "fallback": str(exc) if isinstance(exc, Unanswerable) else "its finding reads other "
+                        "axes or rows than this sweep has", "error": f"{type(exc).__name__}: {exc}"})

@@ -321,7 +321,7 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
         f = finding(r.name, df, ops, meta, strict=builtin)  # first: a section falls back to generic as a whole
         fallback = f.numbers.get("fallback")
         if fallback:
-            warn(f"{r.path}: the {r.name} question cannot be answered from this sweep's axes ({fallback}): its section "
+            warn(f"{r.path}: the {r.name} question cannot be answered from this sweep ({fallback}): its section "
                  "has the generic finding and figure")
         job = report_job("generic" if fallback else r.name, df[df["engine"] == engine], ops[ops["engine"].astype(str) == engine],
                          {**meta, "engine": [engine], "strict": builtin}, tmp / "img" / r.name, formats)

@@ -909,3 +909,12 @@ def test_a_batch_only_plain_decoding_fits_is_not_read_as_speculations_gain_or_br
     _, be = _report_finding(tmp_path / "be", "name: break-even-batch\n" + head + axes)
     assert "nan" not in be.text and f"{best:.2f}× at batch 2, the largest swept that fits" in be.text, be.text
     assert "and an 8,192-token context" in be.text  # not 'a 8,192'
+
+
+def test_a_question_named_sweep_where_nothing_fits_says_so_not_numpys_words(tmp_path):
+    """qa125: a user's flops-vs-time where nothing fits read '(... not those the flops-vs-time question's own finding
+    reads: min() arg is an empty sequence ...)', blaming axes that were right."""
+    _, f = _report_finding(tmp_path, "name: flops-vs-time\nhardware: l4\nmodel: llama-3.1-405b\nmethod: eagle\n"
+                                     "axes:\n  batch: [1, 8]\n  context: [4096]\n  k: [0, 2]\n  alpha: [0.8]\n")
+    assert f.text == "No point of this sweep fits in device memory (engine vllm)."
+    assert f.numbers["fallback"] == "nothing of this sweep fits in device memory"
