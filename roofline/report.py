@@ -308,10 +308,17 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
     found = []
     (tmp / "img").mkdir()
     (tmp / "tables").mkdir()
+    given = [str(n).lower() for n in names or ()]
+    twice = next((n for i, n in enumerate(given) if n in given[:i]), None)
+    if twice is not None:  # before any sweep runs (qa125: refused only after running both, every warning said twice)
+        raise RooflineError(f"NAMES: expected each scenario once in a report, found {twice!r} twice")
     for name in names or REPORT_SCENARIOS:  # each figure goes to the drawers as soon as its scenario has run
         r = run_scenario(name, extra_dirs)
-        if any(r.name == done.name for done in results):
-            raise RooflineError(f"{r.path}: name: expected each scenario once in a report, found {r.name!r} twice")
+        twin = next((done for done in results if r.name.lower() == done.name.lower()), None)  # its files' names: one
+        if twin is not None:  # on a case-insensitive file system whatever their case (qa125: Shared-Prefix, shared-prefix)
+            said = repr(r.name) + (f" and {twin.name!r}" if twin.name != r.name else "")
+            raise RooflineError(f"{r.path}: name: expected each scenario once in a report (names case aside: they name its "
+                                f"files), found {said} twice")
         results.append(r)
         # a question's finding and figure read its own config of a sweep that varies others (question_rows); figures
         # show the section's main engine, while a finding may compare it with `ideal` from the question's rows

@@ -212,3 +212,17 @@ def test_the_opening_lists_its_assumptions_prices_decoding_only_the_default_engi
     assert md.index("upper estimates.") < md.index("**Assumptions**") and "- Prices per device-hour, from the hardware profiles: NVIDIA H100 SXM5 80GB $3.00" in md
     page = _html([], {}, 1.0, lines)
     assert '<ul class="assumptions">' in page and f"<code>{DEFAULT_ENGINE}</code>" in page
+
+
+@pytest.mark.slow
+def test_a_report_refuses_two_scenarios_whose_names_differ_only_in_case(roofline, tmp_path):
+    """qa125: Shared-Prefix beside shared-prefix wrote img/Shared-Prefix.png and img/shared-prefix.png, one file on a
+    case-insensitive file system; the same name given twice ran both sweeps before it was refused."""
+    from roofline.profiles import builtin_dir
+
+    path = tmp_path / "Shared-Prefix.yaml"
+    path.write_text((builtin_dir("scenario") / "shared-prefix.yaml").read_text().replace("name: shared-prefix", "name: Shared-Prefix"))
+    code, _, err = roofline("report", path, "shared-prefix", "--out", tmp_path / "r")
+    assert code == 2 and "name: expected each scenario once in a report (names case aside" in err and not (tmp_path / "r").exists()
+    code, _, err = roofline("report", "shared-prefix", "Shared-prefix", "--out", tmp_path / "r")
+    assert code == 2 and err.strip() == "error: NAMES: expected each scenario once in a report, found 'shared-prefix' twice"
