@@ -1022,7 +1022,7 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     held = _same_config(points, top, ["hardware", "model", "context", "alpha", *varying])  # the top point's curve over batch
     low = held.loc[held["batch"].idxmin()]
     smallest = ("" if int(low["batch"]) == int(top["batch"]) else
-                f" and {_x(low['speedup'])} at batch {int(low['batch'])}, "
+                f" and {_x(low['speedup'])} at batch {int(low['batch'])} on the same config, "  # not a general batch-1 figure
                 f"{'the smallest swept' if int(low['batch']) == int(df['batch'].min()) else 'the smallest that fits there'}"
                 + ("" if tree else f" (k = {int(low['k'])})"))
     text = (f"{gains} ({_hw(meta, top['hardware'])}, {_model(meta, top['model'])}"

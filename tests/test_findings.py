@@ -688,7 +688,7 @@ def test_the_generic_finding_gives_the_smallest_batchs_gain_the_caveat_and_compa
     assert f"batch {int(top['batch'])}, context 4k, α = 0.7, k = {int(top['k'])}; an upper estimate: with a serving engine, " \
            f"speculative gains at batch {OPTIMISTIC_BATCH} and above run optimistic)" in f.text
     small = fit[(fit["hardware"] == top["hardware"]) & (fit["batch"] == 1)].sort_values("speedup").iloc[-1]
-    assert f"and {_x(small['speedup'])} at batch 1, the smallest swept (k = {int(small['k'])})" in f.text
+    assert f"and {_x(small['speedup'])} at batch 1 on the same config, the smallest swept (k = {int(small['k'])})" in f.text
     # each GPU at the largest batch that fits on it: the deployment's tokens/s and cost, plain and speculating
     for hw, name in (("h200", "H200 SXM"), ("mi300x", "MI300X")):
         rows = r.df[r.df["hardware"] == hw]
