@@ -176,7 +176,9 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
                          f"being q = {int(d['q'].min())}")
     q_max = within.groupby(["hardware", "model", "context", "batch"])["q"].max()
     q_swept = int(d["q"].max())
-    batch_hi, batch_lo = int(d["batch"].max()), int(d["batch"].min())
+    fits_any = d[d["fits_in_memory"].astype(bool)]  # the largest batch something fits at (qa125: 'up to q = no fit on L4
+    batch_hi = int((fits_any if len(fits_any) else d)["batch"].max())  # and no fit on H100' at a batch nothing fits)
+    batch_lo = int(d["batch"].min())
     model0 = d["model"].iloc[0]
     ridge = ridge_points(ops)
     hws = sorted(d["hardware"].unique(), key=lambda h: -ridge.get(h, 0))
@@ -208,6 +210,7 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     dropped -= len(lo)
     left_out = f" that fits in memory ({dropped} that {'does' if dropped == 1 else 'do'} not fit, left out)" if dropped else ""
     lo_min, lo_max = int(lo.min()), int(lo.max())
+    one_of_several = len(lo) == 1 and dropped > 0  # which one, where the others do not fit (qa125)
     censored = lo_max >= q_swept
     others = _list([_model(meta, m) for m in models[1:]]) if len(models) > 1 else ""
     dtype = _one_value(meta.get("weight_dtype"))  # said beside the model: the width is the bytes' ratio, set by the dtype
@@ -221,7 +224,9 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
         f"{'' if lo_min == lo_max else f' to {lo_max}'} tokens"
         f"{(' (the largest q swept: the limit lies beyond)' if lo_min == lo_max else f' ({lo_max} is the largest q swept: there the limit lies beyond)') if censored else ''}"
         f" within the same +{_pct(TOLERANCE - 1)}{' over every model, GPU and context' if len(lo) > 1 else ''}"
-        f"{left_out}."
+        + (f" on the one configuration that fits in memory, {_model(meta, lo.index[0][1])} on {_hw(meta, lo.index[0][0])} "
+           f"at {_ctx(lo.index[0][2])} context ({dropped} that {'does' if dropped == 1 else 'do'} not fit, left out)."
+           if one_of_several else f"{left_out}.")
     )
     numbers = {"q_max": q_max, "q_swept": q_swept, "censored_at_smallest_batch": censored, "ridge": ridge, "engine": engine}
     if "engine" in every and engine != "ideal" and (every["engine"].astype(str) == "ideal").any():

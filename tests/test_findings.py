@@ -918,3 +918,13 @@ def test_a_question_named_sweep_where_nothing_fits_says_so_not_numpys_words(tmp_
                                      "axes:\n  batch: [1, 8]\n  context: [4096]\n  k: [0, 2]\n  alpha: [0.8]\n")
     assert f.text == "No point of this sweep fits in device memory (engine vllm)."
     assert f.numbers["fallback"] == "nothing of this sweep fits in device memory"
+
+
+@pytest.mark.slow
+def test_verify_mini_prefill_reads_the_largest_batch_something_fits_and_names_a_lone_config(tmp_path):
+    """qa125: Qwen3-32B on an H100 and an L4 said 'At batch 16 ... up to q = no fit on L4 and no fit on H100' (a batch
+    nothing fits), and 'within the same +10% that fits in memory (1 ... left out)' without saying which one fitted."""
+    _, f = _report_finding(tmp_path, "name: verify-mini-prefill\nhardware: [h100-sxm, l4]\nmodel: qwen3-32b\nmethod: eagle\n"
+                                     "axes:\n  batch: [1, 4, 16]\n  context: [8192]\n  k: [0, 1, 2, 3]\n  alpha: [0.8]\n")
+    assert f.text.startswith("At batch 4, ") and "no fit on H100" not in f.text, f.text
+    assert "on the one configuration that fits in memory, Qwen3 32B on H100 SXM5 at 8k context (1 that does not fit" in f.text
