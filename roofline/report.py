@@ -27,6 +27,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import html
+import os
 import re
 import time
 import warnings
@@ -119,6 +120,8 @@ def run_scenario(name_or_path: str, extra_dirs: tuple = ()) -> ScenarioResult:
     if not path.is_file():
         if path.suffix in (".yaml", ".yml"):
             raise missing_scenario_file(path, extra_dirs)
+        if path.is_dir() and ("/" in str(name_or_path) or os.sep in str(name_or_path)):  # a bare name falls through to
+            raise RooflineError(f"{path}: expected a scenario YAML file or a scenario's name, found a folder")  # a built-in
         path = find_profile("scenario", name_or_path, extra_dirs)
         scenario_shadow_warning(name_or_path, extra_dirs)
     data = read_yaml(path)

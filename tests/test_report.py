@@ -226,3 +226,10 @@ def test_a_report_refuses_two_scenarios_whose_names_differ_only_in_case(roofline
     assert code == 2 and "name: expected each scenario once in a report (names case aside" in err and not (tmp_path / "r").exists()
     code, _, err = roofline("report", "shared-prefix", "Shared-prefix", "--out", tmp_path / "r")
     assert code == 2 and err.strip() == "error: NAMES: expected each scenario once in a report, found 'shared-prefix' twice"
+
+
+def test_a_folder_given_as_a_scenario_is_said_to_be_one(roofline, tmp_path):
+    """qa125: `roofline report scen/` said 'unknown scenario' with names suggested; a folder given by path is one."""
+    (tmp_path / "scen").mkdir()
+    code, _, err = roofline("report", f"{tmp_path / 'scen'}/", "--out", tmp_path / "r")
+    assert code == 2 and err.strip().endswith("scen: expected a scenario YAML file or a scenario's name, found a folder")
