@@ -176,10 +176,12 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
                          f"being q = {int(d['q'].min())}")
     q_max = within.groupby(["hardware", "model", "context", "batch"])["q"].max()
     q_swept = int(d["q"].max())
-    fits_any = d[d["fits_in_memory"].astype(bool)]  # the largest batch something fits at (qa125: 'up to q = no fit on L4
-    batch_hi = int((fits_any if len(fits_any) else d)["batch"].max())  # and no fit on H100' at a batch nothing fits)
+    # the model described: the first that fits somewhere; the batch: the largest it fits at (qa125, qa126: 'up to q = no
+    # fit on L4 and no fit on H100' at a batch nothing, or not the model described, fits)
+    fits_any = d[d["fits_in_memory"].astype(bool)]
+    model0 = (fits_any if len(fits_any) else d)["model"].iloc[0]
+    batch_hi = int((fits_any[fits_any["model"] == model0] if len(fits_any) else d)["batch"].max())
     batch_lo = int(d["batch"].min())
-    model0 = d["model"].iloc[0]
     ridge = ridge_points(ops)
     hws = sorted(d["hardware"].unique(), key=lambda h: -ridge.get(h, 0))
     contexts = sorted(d["context"].unique())
@@ -201,7 +203,8 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     legend_text = f" ({'; '.join(legend)})" if legend else ""
     models = list(dict.fromkeys(d["model"]))
     base = q_max.xs(model0, level="model")
-    same = all(q_max.xs(m, level="model").reindex(base.index).equals(base) for m in models[1:])
+    rest = [m for m in models if m != model0]  # the models beside the one described
+    same = all(q_max.xs(m, level="model").reindex(base.index).equals(base) for m in rest)
     lo = q_max.xs(batch_lo, level="batch")
     narrowest = d[(d["k"] == d["k"].min()) & (d["batch"] == batch_lo) & d["fits_in_memory"].astype(bool)]  # narrowest pass
     fitting = set(narrowest[["hardware", "model", "context"]].itertuples(index=False, name=None))
@@ -212,7 +215,7 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     lo_min, lo_max = int(lo.min()), int(lo.max())
     one_of_several = len(lo) == 1 and dropped > 0  # which one, where the others do not fit (qa125)
     censored = lo_max >= q_swept
-    others = _list([_model(meta, m) for m in models[1:]]) if len(models) > 1 else ""
+    others = _list([_model(meta, m) for m in rest]) if rest else ""
     dtype = _one_value(meta.get("weight_dtype"))  # said beside the model: the width is the bytes' ratio, set by the dtype
     ridges = _list([f"{_n(ridge[hw])} on {_hw(meta, hw)}" for hw in hws])
     text = (
@@ -302,16 +305,20 @@ def break_even_table(df: pd.DataFrame) -> pd.DataFrame:
     batch that fits; "fits" here is speculation's, some k > 0 fitting (a batch only plain decoding fits pays nothing)."""
     keys = ["method", "alpha", "hardware", "model", "context"]
     fit = _fits(df)
-    grouped = df.groupby(keys, observed=True)
+    drafting = df[df["k"] > 0]  # the break-even, its k and max_batch among the k that draft (qa126: where none pays, the
+    drafting = drafting if len(drafting) else df  # first row, k = 0's, gave plain decoding's cap as speculation's)
+    grouped = drafting.groupby(keys, observed=True)
     be = grouped["break_even_batch"].max()
-    at_best = df.loc[grouped["break_even_batch"].idxmax(), keys + ["max_batch", "k"]].set_index(keys).reindex(be.index)
+    at_best = drafting.loc[grouped["break_even_batch"].idxmax(), keys + ["max_batch", "k"]].set_index(keys).reindex(be.index)
     cap = at_best["max_batch"]
     # where speculation fits (k > 0: the drafter and its k + 1 tokens a sequence held; qa125: a batch only plain decoding
     # fits was taken, and its speedup over k > 0, of no row, read 'nan×')
     fit_max = fit[fit["k"] > 0].groupby(keys, observed=True)["batch"].max().reindex(be.index)
-    swept_max = grouped["batch"].max()
+    swept_max = df.groupby(keys, observed=True)["batch"].max().reindex(be.index)
+    plain_cap = (df.groupby(keys, observed=True)["baseline_max_batch"].min().reindex(be.index) if "baseline_max_batch" in df
+                 else cap)  # plain decoding's: where the drafter fits at no batch, whether anything does
     out = pd.DataFrame({"break_even_batch": be, "largest_fitting_batch": fit_max, "max_batch": cap, "largest_batch": swept_max,
-                        "k_at_break_even": at_best["k"]})  # the k the break-even (and its max_batch) is at
+                        "k_at_break_even": at_best["k"], "plain_max_batch": plain_cap})  # the k the break-even is at
     # a lower bound where it pays at max_batch or at the sweep's last batch, or stops at the last swept batch that fits
     # (a sweep too large to refine keeps that one); one refined to a crossing between them and max_batch is exact
     out["censored"] = (be >= cap) | (be >= swept_max) | (be == fit_max)
@@ -361,7 +368,8 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
                      if r.break_even_batch > r.largest_fitting_batch else  # read as the k = 2 named after it
                      f"{'memory ends the sweep' if r.memory_limited else 'the sweep ends there'}, "
                      f"{r.speedup_at_largest_fitting_batch:.2f}× there{_at_k(r)}") + ")" for h, r in t[fitting].iterrows()]
-        nowhere = [f"not at all on {_hw(meta, h)} (" + ("not one batch fits" if r.max_batch < 1 else
+        nowhere = [f"not at all on {_hw(meta, h)} (" + (("not one batch fits with the drafter" if r.plain_max_batch >= 1 else
+                                                          "not one batch fits") if r.max_batch < 1 else
                    f"no swept batch fits; {'batch 1 fits' if r.max_batch == 1 else f'batches 1-{int(r.max_batch)} fit'} and do not pay"
                    if np.isnan(r.largest_fitting_batch) else "no batch that fits pays")
                    + ")" for h, r in t[never].iterrows()]
@@ -504,9 +512,8 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     def gain(m: str) -> str:
         if m in unswept:  # a compared model swept without a drafting method
             return f"nothing for {_model(meta, m)} (no speculation swept)"
-        if (hw0, m, c_hi) not in at_cap.index:
-            fits = _fits(df)
-            plain = ((fits["hardware"] == hw0) & (fits["model"] == m) & (fits["context"] == c_hi)).any()
+        if (hw0, m, c_hi) not in at_cap.index:  # plain decoding's cap says whether anything fits (qa126: not _fits,
+            plain = int(plain_caps.get((hw0, m, c_hi), 0)) > 0  # speculation's alone where no k = 0 is swept)
             return f"no point for {_model(meta, m)} ({'speculation fits at no batch' if plain else 'nothing fits'})"
         row = at_cap.loc[(hw0, m, c_hi)]
         capped = f"; k = {k_top}, the largest swept: a larger k may give more" if int(row["k"]) >= k_top else ""
@@ -585,8 +592,11 @@ def memory_split(df: pd.DataFrame) -> pd.DataFrame:
     """Per (hardware, model) at the longest context: the memory one device needs, split into a fixed part (weights,
     drafter weights) and KV bytes per token of context, read off the table as the intercept and slope of
     memory_needed_bytes over batch (memory is linear in the batch at a fixed context), the slope divided by the
-    tokens each sequence caches (context + k + 1)."""
-    d = df[(df["k"] == df["k"].min()) & (df["context"] == df["context"].max())]
+    tokens each sequence caches (context + k + 1), at the smallest k that drafts where one is swept (the drafter held:
+    qa126, a swept k = 0 gave plain decoding's figures under kv-caps' "with the drafter" label), else the smallest k."""
+    drafting = df.loc[(df["k"] > 0) & (df["method"].astype(str) != "none"), "k"] if "method" in df else df.loc[df["k"] > 0, "k"]
+    k = drafting.min() if len(drafting) else df["k"].min()
+    d = df[(df["k"] == k) & (df["context"] == df["context"].max())]
     rows = []
     for (hw, model), g in d.groupby(["hardware", "model"]):
         b, m = g["batch"].to_numpy(float), g["memory_needed_bytes"].to_numpy(float)
@@ -642,8 +652,8 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     no k > 0 there (its weights and KV beside the target's, or on its own device) competes as "no drafting k fits",
     never as plain decoding's 1.00x; a point where no placement fits is won by plain decoding ("none" in `winner`)."""
     keys = DRAFT_KEYS
-    fitting = _fits(df)
-    placements = list(dict.fromkeys(df["draft_placement"]))
+    fitting = df[df["fits_in_memory"].astype(bool) | plain_fits(df)]  # where plain decoding fits too (qa126: a target
+    placements = list(dict.fromkeys(df["draft_placement"]))  # where no drafter fits read 'nothing fits, plain included')
     points = pd.MultiIndex.from_frame(fitting[keys].drop_duplicates())
     drafting = best_drafting(df)
     pivot = (drafting.pivot_table(index=keys, columns="draft_placement", values="speedup", observed=True)
@@ -703,7 +713,8 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         off_wins = w_hw[~w_hw.isin(["co-located", "none"])]
         if off_wins.empty:
             others.append(f"on {_hw(meta, hw)} co-location wins at every batch that fits" if (w_hw == "co-located").all() else
-                          f"on {_hw(meta, hw)} no offloaded drafter wins at a batch that fits")
+                          f"on {_hw(meta, hw)} no drafter fits at any batch swept (plain decoding only)" if (w_hw == "none").all()
+                          else f"on {_hw(meta, hw)} no offloaded drafter wins at a batch that fits")
         else:
             key, w = off_wins.index[0], off_wins.iloc[0]
             rest = p_hw.loc[key].drop(w)  # co-location where swept, else the next placement
@@ -728,14 +739,17 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     order = np.argsort(per_step)
     steps = [f"{_n(per_step[i] * 1e3)} ms {place(p)} (k = {int(k)})"
              for i, p, k in zip(order, b1["draft_placement"].to_numpy()[order], b1["k"].to_numpy()[order])]
-    not_fitting = f" (no drafting k fits {_list(missing)})" if missing else ""
+    not_fitting = f"; no drafting k fits {_list(missing)}" if missing else ""  # inside the steps' own brackets' sentence
     verify = [_n(b1["verify_time_s"].min() * 1e3), _n(b1["verify_time_s"].max() * 1e3)]  # each at its placement's k
     on0 = f" on {_hw(meta, hw0)}" if fitting["hardware"].nunique() > 1 else ""  # qa118: whose figures these are
+    transfer = (f"The transfer between the devices is at most {share * 100:.2g}% of an iteration at each placement's "
+                "fastest k; the drafter's own speed decides: " if len(off) else "")  # qa126: 'at most 0%' of no transfer
     sentences.append(
-        f"The transfer between the devices is at most {share * 100:.2g}% of an iteration at each placement's fastest k; the drafter's own speed "
-        f"decides: at batch {b_min}{on0} one draft step takes {_list(steps)}{not_fitting}, against a verify pass of "
-        f"{'-'.join(dict.fromkeys(verify))} ms at {'those k' if len(b1) > 1 else 'that k'}." if len(b1) else
+        f"{transfer}{'a' if transfer else 'A'}t batch {b_min}{on0} one draft step takes {_list(steps)}, against a verify pass of "
+        f"{'-'.join(dict.fromkeys(verify))} ms at {'those k' if len(b1) > 1 else 'that k'}{not_fitting}." if len(b1) else
+        "" if w0.iloc[0] == "none" else  # the first sentence said no drafter fits there (qa126: said twice)
         f"At batch {b_min}{on0} no drafter fits, co-located or on another device: only plain decoding runs there.")
+    sentences = [x for x in sentences if x]
     # what each placement costs there, the drafter's device paid while it drafts (at each placement's fastest k)
     costs = [(place(pl), c) for pl, c in zip(b1["draft_placement"], b1["cost_usd_per_million_tokens"])]
     priced = sorted((c, name) for name, c in costs if np.isfinite(c))
@@ -1258,7 +1272,8 @@ def finding(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict, strict: 
     if strict:
         return question(df, ops, meta)
     problem = shape_problem(name, df, meta)
-    if _fits(df).empty:  # nothing to read, whatever the axes (qa125: said as the axes' fault, with numpy's words)
+    if _fits(df).empty and not plain_fits(df).any():  # nothing to read, plain decoding included, whatever the axes
+        # (qa125: said as the axes' fault, with numpy's words; qa126: not where plain decoding fits and k = 0 is unswept)
         f = generic(df, ops, meta)
         return Finding(f.title, f.text, {**f.numbers, "fallback": "nothing of this sweep fits in device memory"})
     try:

@@ -928,3 +928,30 @@ def test_verify_mini_prefill_reads_the_largest_batch_something_fits_and_names_a_
                                      "axes:\n  batch: [1, 4, 16]\n  context: [8192]\n  k: [0, 1, 2, 3]\n  alpha: [0.8]\n")
     assert f.text.startswith("At batch 4, ") and "no fit on H100" not in f.text, f.text
     assert "on the one configuration that fits in memory, Qwen3 32B on H100 SXM5 at 8k context (1 that does not fit" in f.text
+
+
+@pytest.mark.slow
+def test_findings_tell_plain_decodings_fit_from_speculations(tmp_path):
+    """qa126: with k = 0 swept, kv-caps gave plain decoding's memory under 'with the drafter'; without it, draft-offload
+    said 'nothing fits, plain decoding included' where plain decoding fitted; break-even said 'batches 1-3 fit and do
+    not pay' where no drafter fitted; verify-mini-prefill described a model that fits nowhere."""
+    axes = "axes:\n  batch: [1, 2, 4, 8]\n  context: [8192]\n  k: [{k}]\n  alpha: [0.8]\n"
+    head = "hardware: h100-sxm\nmodel: qwen3-32b\nmethod: draft\ndraft: qwen3-0.6b\n"
+    _, with_zero = _report_finding(tmp_path / "a", "name: kv-caps-batch\n" + head + axes.format(k="0, 1, 2, 3"))
+    _, drafting = _report_finding(tmp_path / "b", "name: kv-caps-batch\n" + head + axes.format(k="1, 2, 3"))
+    memory = re.compile(r"holds per device \(with the drafter, at k = 1\) [^;]*;")
+    assert memory.search(with_zero.text).group(0) == memory.search(drafting.text).group(0)
+    offload = ("name: draft-offload\nhardware: [b200, h200]\nmodel: llama-3.1-70b\nweight_dtype: fp8\nmethod: draft\n"
+               "draft: llama-3.1-8b\ndraft_hardware: [null, l4]\naxes:\n  batch: [1, 2]\n  context: [131072]\n  k: [1, 3]\n"
+               "  alpha: [0.8]\n")
+    r, f = _report_finding(tmp_path / "c", offload)
+    assert (r.df[r.df["hardware"] == "h200"]["baseline_max_batch"] >= 1).all()  # the case: plain decoding fits on H200
+    assert "On H200 SXM no drafter fits at any batch swept (plain decoding only)." in f.text and "nothing fits" not in f.text
+    be = ("name: break-even-batch\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-70b\nweight_dtype: fp8\nmethod: draft\n"
+          "draft: llama-3.1-8b\nengine: ideal\naxes:\n  batch: [1, 8, 64]\n  context: [4096]\n  k: [0, 1, 2]\n  alpha: [0.6]\n")
+    _, f = _report_finding(tmp_path / "d", be)
+    assert "not at all on H100 SXM5 (not one batch fits with the drafter)" in f.text, f.text
+    vm = ("name: verify-mini-prefill\nhardware: [h100-sxm, l4]\nmodel: [llama-3.1-70b, llama-3.1-8b]\nmethod: eagle\n"
+          "axes:\n  batch: [1, 8, 64]\n  context: [4096]\n  k: [0, 1, 3, 7]\n  alpha: [0.8]\n")
+    _, f = _report_finding(tmp_path / "e", vm)
+    assert "no fit on H100" not in f.text and "(Llama 3.1 8B, bf16 weights" in f.text, f.text
