@@ -47,6 +47,10 @@ class Finding:
 _n = format_significant  # a number for prose: 3 significant digits, thousands separated (21,507; 2.47; 0.0551)
 
 
+class Unanswerable(ValueError):
+    """A question's finding cannot be read from a sweep, in a sentence of its own (said in the fallback's note)."""
+
+
 def _x(x: float) -> str:
     return f"{_n(x)}×"
 
@@ -443,10 +447,17 @@ def _host_share(row: pd.Series, engine: str, meta: dict) -> str:
 
 
 def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
-    fit = _fits(df)
-    base = fit.drop_duplicates(["hardware", "model", "context", "alpha", "batch"])
+    point = ["hardware", "model", "context", "alpha", "batch"]
+    # plain decoding where its own cap fits the batch; speculation the fastest k > 0 that fits (qa126: a k = 0 row at a
+    # batch the drafter does not fit read as speculation matching batching there, and a batch plain decoding fits but
+    # the drafter does not as the largest that fits)
+    base = df[plain_fits(df)].drop_duplicates(point)
     b_best = base.loc[base["baseline_tokens_per_s"].idxmax()]
-    spec = _at_best_k(fit).drop_duplicates(["hardware", "model", "context", "alpha", "batch"])
+    fit = _fits(df)
+    fit = fit[(fit["k"] > 0) & (fit["method"].astype(str) != "none")]
+    if fit.empty:
+        raise Unanswerable("speculation fits at no batch swept")
+    spec = fit.loc[fit.groupby(point, observed=True)["tokens_per_s"].idxmax().to_numpy()].sort_values("batch")
     s_best = spec.loc[spec["tokens_per_s"].idxmax()]
     # the smallest batch at which speculation matches batching's best throughput, and what a user gets there
     match = spec[spec["tokens_per_s"] >= b_best["baseline_tokens_per_s"]].sort_values("batch")
@@ -454,6 +465,8 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
     fastest_base = float(base["baseline_tokens_per_s_per_user"].max())
     fastest_spec = float(spec["tokens_per_s_per_user"].max())
     loses = spec[~pays(spec["speedup"])]
+    no_drafter = sorted(set(base["batch"].astype(int)) - set(spec["batch"].astype(int)))  # batching alone: no drafter fits
+    wins_from = min([int(b) for b in loses["batch"]] + no_drafter) if len(loses) or no_drafter else None
     devices = _tp(meta)
     def peak(row, throughput: str, rows: pd.DataFrame) -> str:
         edge = int(row["batch"]) == int(rows["batch"].max()) < int(df["batch"].max())  # memory, not the curve, ends it
@@ -469,7 +482,8 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
         + f"Above {_n(fastest_base)} tokens/s per user only speculation delivers ("
         + (f"at least {_n(fastest_spec)}, at k = {int(df['k'].max())}, the largest swept"
            if int(spec.loc[spec["tokens_per_s_per_user"].idxmax(), "k"]) >= int(df["k"].max()) else f"up to {_n(fastest_spec)}") + "); "
-        + (f"batching alone wins from batch {int(loses['batch'].min())}." if len(loses)
+        + (f"batching alone wins from batch {wins_from}" + (" (from there the drafter does not fit)" if wins_from in no_drafter
+                                                             and not len(loses) else "") + "." if wins_from is not None
            else "at no batch that fits does batching alone win.")
         + _host_share(b_best, str(b_best["engine"]) if "engine" in b_best.index else "ideal", meta)
         + (" The speculative curve here keeps its gain to larger batches than published serving curves of EAGLE on an "
@@ -480,7 +494,7 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
         "batching_best_tokens_per_s": float(b_best["baseline_tokens_per_s"]), "batching_best_batch": int(b_best["batch"]),
         "speculation_best_tokens_per_s": float(s_best["tokens_per_s"]), "speculation_best_batch": int(s_best["batch"]),
         "fastest_user_batching": fastest_base, "fastest_user_speculation": fastest_spec,
-        "batching_wins_from": int(loses["batch"].min()) if len(loses) else None,
+        "batching_wins_from": wins_from,
     })
 
 
@@ -1255,10 +1269,6 @@ FINDINGS = {
     "batch-vs-speculation": batch_vs_speculation, "kv-caps-batch": kv_caps_batch, "shared-prefix": shared_prefix,
     "draft-offload": draft_offload, "fast-tier-premium": fast_tier_premium, "prefill-not-sped-up": prefill_not_sped_up,
 }
-
-
-class Unanswerable(ValueError):
-    """A question's finding cannot be read from a sweep, in a sentence of its own (said in the fallback's note)."""
 
 
 def finding(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict, strict: bool = True) -> Finding:

@@ -955,3 +955,20 @@ def test_findings_tell_plain_decodings_fit_from_speculations(tmp_path):
           "axes:\n  batch: [1, 8, 64]\n  context: [4096]\n  k: [0, 1, 3, 7]\n  alpha: [0.8]\n")
     _, f = _report_finding(tmp_path / "e", vm)
     assert "no fit on H100" not in f.text and "(Llama 3.1 8B, bf16 weights" in f.text, f.text
+
+
+@pytest.mark.slow
+def test_batch_vs_speculation_reads_plain_decodings_own_fit_and_speculation_where_a_drafter_fits(tmp_path):
+    """qa126: a 70B fp8 target with an 8B draft on an H200 at 64k: 'speculation matches that at batch 2 ... (1.00x the
+    per-user speed)' was k = 0 where the drafter did not fit, and 'at no batch that fits does batching alone win'."""
+    text = ("name: batch-vs-speculation\nhardware: h200\nmodel: llama-3.1-70b\nweight_dtype: fp8\nmethod: draft\n"
+            "draft: llama-3.1-8b\naxes:\n  batch: [1, 2, 4]\n  context: [65536]\n  k: [{k}]\n  alpha: [0.8]\n")
+    r, f = _report_finding(tmp_path / "a", text.format(k="0, 1, 2"))
+    spec_fits = r.df[r.df["fits_in_memory"].astype(bool) & (r.df["k"] > 0)]["batch"]
+    plain_fits = r.df[r.df["batch"] <= r.df["baseline_max_batch"]]["batch"]
+    assert spec_fits.max() < plain_fits.max()  # the case: plain decoding fits a batch the drafter does not
+    assert "(1.00× the per-user speed)" not in f.text and "at no batch that fits does batching alone win" not in f.text
+    first_plain_only = min(set(plain_fits.astype(int)) - set(spec_fits.astype(int)))
+    assert f"batching alone wins from batch {first_plain_only}" in f.text, f.text
+    _, g = _report_finding(tmp_path / "b", text.format(k="1, 2"))
+    assert f"(batch {int(plain_fits.max())}, " in g.text.split(";")[0]  # plain decoding's best at its own largest batch
