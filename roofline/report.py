@@ -311,10 +311,15 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
     found = []
     (tmp / "img").mkdir()
     (tmp / "tables").mkdir()
-    given = [str(n).lower() for n in names or ()]
-    twice = next((n for i, n in enumerate(given) if n in given[:i]), None)
+    def key(n) -> str:  # a bare name case aside, as it is found; a file by its path (qa126: cs/A.yaml and cs/a.yaml)
+        text = str(n)
+        bare = not Path(text).suffix and "/" not in text and os.sep not in text
+        return text.lower() if bare else str(Path(text).resolve())
+
+    given = [key(n) for n in names or ()]
+    twice = next((i for i, n in enumerate(given) if n in given[:i]), None)
     if twice is not None:  # before any sweep runs (qa125: refused only after running both, every warning said twice)
-        raise RooflineError(f"NAMES: expected each scenario once in a report, found {twice!r} twice")
+        raise RooflineError(f"NAMES: expected each scenario once in a report, found {str(names[twice])!r} twice")
     for name in names or REPORT_SCENARIOS:  # each figure goes to the drawers as soon as its scenario has run
         r = run_scenario(name, extra_dirs)
         twin = next((done for done in results if r.name.lower() == done.name.lower()), None)  # its files' names: one

@@ -225,7 +225,7 @@ def test_a_report_refuses_two_scenarios_whose_names_differ_only_in_case(roofline
     code, _, err = roofline("report", path, "shared-prefix", "--out", tmp_path / "r")
     assert code == 2 and "name: expected each scenario once in a report (names case aside" in err and not (tmp_path / "r").exists()
     code, _, err = roofline("report", "shared-prefix", "Shared-prefix", "--out", tmp_path / "r")
-    assert code == 2 and err.strip() == "error: NAMES: expected each scenario once in a report, found 'shared-prefix' twice"
+    assert code == 2 and err.strip() == "error: NAMES: expected each scenario once in a report, found 'Shared-prefix' twice"
 
 
 def test_a_folder_given_as_a_scenario_is_said_to_be_one(roofline, tmp_path):
@@ -233,3 +233,12 @@ def test_a_folder_given_as_a_scenario_is_said_to_be_one(roofline, tmp_path):
     (tmp_path / "scen").mkdir()
     code, _, err = roofline("report", f"{tmp_path / 'scen'}/", "--out", tmp_path / "r")
     assert code == 2 and err.strip().endswith("scen: expected a scenario YAML file or a scenario's name, found a folder")
+
+
+@pytest.mark.slow
+def test_two_files_whose_paths_differ_only_in_case_are_two_scenarios(roofline, tmp_path):
+    """qa126: cs/A.yaml (name alpha) and cs/a.yaml (name beta) were refused as one scenario given twice."""
+    for stem, name in (("A", "alpha"), ("a", "beta")):
+        (tmp_path / f"{stem}.yaml").write_text(f"name: {name}\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1]\n")
+    code, _, err = roofline("report", tmp_path / "A.yaml", tmp_path / "a.yaml", "--out", tmp_path / "r")
+    assert code == 0, err
