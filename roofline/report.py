@@ -113,17 +113,10 @@ def _text(column: pd.Series) -> np.ndarray:
 
 def run_scenario(name_or_path: str, extra_dirs: tuple = ()) -> ScenarioResult:
     """Run one report scenario (a name on the search path or a YAML file) as one sweep."""
-    from roofline.profiles import find_profile, read_yaml
-    from roofline.scenario import missing_scenario_file, scenario_shadow_warning
+    from roofline.profiles import read_yaml
+    from roofline.scenario import scenario_file
 
-    path = Path(name_or_path)
-    if not path.is_file():
-        if path.suffix in (".yaml", ".yml"):
-            raise missing_scenario_file(path, extra_dirs)
-        if path.is_dir() and ("/" in str(name_or_path) or os.sep in str(name_or_path)):  # a bare name falls through to
-            raise RooflineError(f"{path}: expected a scenario YAML file or a scenario's name, found a folder")  # a built-in
-        path = find_profile("scenario", name_or_path, extra_dirs)
-        scenario_shadow_warning(name_or_path, extra_dirs)
+    path = scenario_file(name_or_path, extra_dirs)  # sweep's rule: a folder, a device, not found (qa126)
     data = read_yaml(path)
     where = str(path)
     with warnings.catch_warnings(record=True) as caught:  # said on stderr as ever, and kept for the section

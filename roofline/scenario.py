@@ -466,6 +466,14 @@ def missing_scenario_file(path: Path, extra_dirs: tuple[str | Path, ...] = ()) -
 
 def load_scenario(name_or_path: str, extra_dirs: tuple[str | Path, ...] = ()) -> Scenario:
     """A scenario from a file path or a name on the search path."""
+    path = scenario_file(name_or_path, extra_dirs)
+    return scenario_from_dict(read_yaml(path), str(path))
+
+
+def scenario_file(name_or_path: str, extra_dirs: tuple[str | Path, ...] = ()) -> Path:
+    """The file a scenario's path or name gives (a name on the search path, a user file standing in for a built-in
+    said), or one line: a folder, a device, a file not found. The one rule `sweep` and `report` take (qa126: report's
+    copy said 'unknown scenario' for a folder or a device)."""
     path = Path(name_or_path)
     if not path.is_file():
         bare = str(name_or_path) == path.name and path.suffix not in (".yaml", ".yml")  # a name, as the README gives it
@@ -484,7 +492,7 @@ def load_scenario(name_or_path: str, extra_dirs: tuple[str | Path, ...] = ()) ->
                 raise RooflineError(f"{path}: expected a scenario file, found a folder") from None
             raise
         scenario_shadow_warning(name_or_path, extra_dirs)
-    return scenario_from_dict(read_yaml(path), str(path))
+    return path
 
 
 def scenario_shadow_warning(name: str, extra_dirs: tuple[str | Path, ...] = ()) -> None:

@@ -232,7 +232,9 @@ def test_a_folder_given_as_a_scenario_is_said_to_be_one(roofline, tmp_path):
     """qa125: `roofline report scen/` said 'unknown scenario' with names suggested; a folder given by path is one."""
     (tmp_path / "scen").mkdir()
     code, _, err = roofline("report", f"{tmp_path / 'scen'}/", "--out", tmp_path / "r")
-    assert code == 2 and err.strip().endswith("scen: expected a scenario YAML file or a scenario's name, found a folder")
+    assert code == 2 and err.strip().endswith("scen: expected a scenario file, found a folder")  # as sweep says it
+    code, _, err = roofline("report", "/dev/null", "--out", tmp_path / "r")  # a device: said, as sweep says it (qa126)
+    assert code == 2 and "found a device" in err and "unknown scenario" not in err, err
 
 
 @pytest.mark.slow
