@@ -726,9 +726,10 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         w_hw, p_hw = winner.xs(hw, level="hardware"), pivot.xs(hw, level="hardware")
         off_wins = w_hw[~w_hw.isin(["co-located", "none"])]
         if off_wins.empty:
-            others.append(f"on {_hw(meta, hw)} co-location wins at every batch that fits" if (w_hw == "co-located").all() else
-                          f"on {_hw(meta, hw)} no drafter fits at any batch swept (plain decoding only)" if (w_hw == "none").all()
-                          else f"on {_hw(meta, hw)} no offloaded drafter wins at a batch that fits")
+            on = f"on {_tp(meta)} × {_hw(meta, hw)}"  # as the first target is said (qa126: 'On H200 SXM' beside '4 × H100')
+            others.append(f"{on} co-location wins at every batch that fits" if (w_hw == "co-located").all() else
+                          f"{on} no drafter fits at any batch swept (plain decoding only)" if (w_hw == "none").all()
+                          else f"{on} no offloaded drafter wins at a batch that fits")
         else:
             key, w = off_wins.index[0], off_wins.iloc[0]
             rest = p_hw.loc[key].drop(w)  # co-location where swept, else the next placement
@@ -737,7 +738,7 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
             loses = "; plain decoding is faster still" if p_hw.loc[key, w] < 1 else ""
             if runner is not None and p_hw.loc[key, w] < TIE * p_hw.loc[key, runner]:
                 loses += f"; within {TIE - 1:.0%}, a tie at this model's accuracy"
-            others.append(f"on {_hw(meta, hw)} a drafter on {_hw(meta, w)} wins at batch {key[-1]} "
+            others.append(f"on {_tp(meta)} × {_hw(meta, hw)} a drafter on {_hw(meta, w)} wins at batch {key[-1]} "
                           f"({_x(p_hw.loc[key, w])}{vs}{loses})"
                           + (f" and {len(off_wins) - 1} more batch{'es' if len(off_wins) > 2 else ''}" if len(off_wins) > 1 else ""))
     if others:

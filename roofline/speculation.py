@@ -674,7 +674,7 @@ def break_even_batch(batches, speedup, axis: int = -1):
     return candidates.max(axis=axis)
 
 
-TOKEN_ID_BYTES = 4  # a draft token id sent to the target (int32)
+TOKEN_ID_BYTES = 4  # a token id on the link (int32): a draft token to the target, a kept one back to a draft model
 FINE_SEARCH_SPAN = 2  # predict's break-even: every batch from its last grid point that pays to twice it (+ 64) is evaluated
 K_SEARCH = np.arange(0, K_MAX + 1)  # predict's best k: every k the CLI takes (16 was the cap before: k = 32 beat its "best" 16)
 K_DEFAULT = 4  # draft tokens per iteration where a caller speculates without giving k (predict, a scenario's k axis)

@@ -510,7 +510,7 @@ axes:
   alpha: [0.8]
 """)
     assert "fallback" not in f2.numbers and "On 4 × H100 SXM5, a drafter on L40S wins" in f2.text
-    assert "On H200 SXM a drafter on L40S wins at batch 1" in f2.text and "on L4)" in f2.text
+    assert "On 4 × H200 SXM a drafter on L40S wins at batch 1" in f2.text and "on L4)" in f2.text
 
 
 def test_the_break_even_finding_says_where_not_one_batch_fits_and_counts_it_nowhere(tmp_path):
@@ -946,7 +946,7 @@ def test_findings_tell_plain_decodings_fit_from_speculations(tmp_path):
                "  alpha: [0.8]\n")
     r, f = _report_finding(tmp_path / "c", offload)
     assert (r.df[r.df["hardware"] == "h200"]["baseline_max_batch"] >= 1).all()  # the case: plain decoding fits on H200
-    assert "On H200 SXM no drafter fits at any batch swept (plain decoding only)." in f.text and "nothing fits" not in f.text
+    assert "On 1 × H200 SXM no drafter fits at any batch swept (plain decoding only)." in f.text and "nothing fits" not in f.text
     be = ("name: break-even-batch\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-70b\nweight_dtype: fp8\nmethod: draft\n"
           "draft: llama-3.1-8b\nengine: ideal\naxes:\n  batch: [1, 8, 64]\n  context: [4096]\n  k: [0, 1, 2]\n  alpha: [0.6]\n")
     _, f = _report_finding(tmp_path / "d", be)
