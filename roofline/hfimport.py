@@ -104,6 +104,7 @@ TYPE_DEFAULTS = {
 # keys of hybrid decoders whose layers are not all attention: Qwen3-Next's Gated DeltaNet (full_attention_interval,
 # linear_*), Jamba's Mamba layers (attn_layer_period), Nemotron-H's pattern, MiniMax-M1's lightning attention
 # (attn_type_list), Zamba's layers_block_type, and Mamba state keys
+MAX_LAYERS = 100_000  # far above any published decoder (DeepSeek-V3 61, Llama 3.1 405B 126)
 ATTENTION_LAYER_TYPES = ("sliding_attention", "full_attention", "chunked_attention")  # layer_types an importer reads
 HYBRID_KEYS = ("full_attention_interval", "linear_num_value_heads", "linear_key_head_dim", "attn_layer_period",
                "attn_layer_offset", "hybrid_override_pattern", "attn_type_list", "layers_block_type", "mamba_d_state",
@@ -513,6 +514,8 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     defaults = {k: v for k, v in TYPE_DEFAULTS.get(model_type, {}).items() if k not in cfg and k not in config}
     cfg = {**defaults, **cfg}
     layers = _int(cfg, where, "num_hidden_layers")
+    if layers > MAX_LAYERS:  # the per-layer patterns below walk every layer (the fuzz's 1e300 hung; 2026-12-03)
+        raise field_error(where, "num_hidden_layers", f"at most {MAX_LAYERS:,} layers", layers)
     hidden = _int(cfg, where, "hidden_size")
     heads = _int(cfg, where, "num_attention_heads")
     kv_heads = _int(cfg, where, "num_key_value_heads", default=heads)

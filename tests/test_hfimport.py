@@ -497,3 +497,9 @@ def test_attention_only_configs_carrying_hybrid_style_keys_still_import():
              "layer_types": ["chunked_attention"] * 3 + ["full_attention"]}
     assert profile_from_hf_config(scout, "s", "s.json")["attention"]["groups"] == [
         {"kind": "sliding", "layers": 3, "window": 8192}, {"kind": "full", "layers": 1}]
+
+
+def test_a_config_of_absurdly_many_layers_is_one_line_not_a_hang():
+    """The fuzz's num_hidden_layers of 1e300 walked every layer in the MoE pattern and hung."""
+    with pytest.raises(RooflineError, match=r"^h.json: num_hidden_layers: expected at most 100,000 layers"):
+        profile_from_hf_config({**TINY, "num_hidden_layers": 10 ** 300}, "h", "h.json")
