@@ -457,7 +457,8 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
     fit = fit[(fit["k"] > 0) & (fit["method"].astype(str) != "none")]
     if fit.empty:
         raise Unanswerable("speculation fits at no batch swept")
-    spec = fit.loc[fit.groupby(point, observed=True)["tokens_per_s"].idxmax().to_numpy()].sort_values("batch")
+    # dropna=False: per-position rates or a tree leave alpha NaN (qa127: every point dropped, the generic finding)
+    spec = fit.loc[fit.groupby(point, observed=True, dropna=False)["tokens_per_s"].idxmax().to_numpy()].sort_values("batch")
     s_best = spec.loc[spec["tokens_per_s"].idxmax()]
     # the smallest batch at which speculation matches batching's best throughput, and what a user gets there
     match = spec[spec["tokens_per_s"] >= b_best["baseline_tokens_per_s"]].sort_values("batch")
@@ -508,7 +509,7 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     # 1.00x, at a batch where the drafter does not fit, and that was said as speculation's gain)
     spec = _fits(df)
     spec = spec[(spec["k"] > 0) & (spec["method"].astype(str) != "none")]
-    fit = spec.loc[spec.groupby([*keys, "batch"], observed=True)["speedup"].idxmax().to_numpy()] if len(spec) else spec
+    fit = spec.loc[spec.groupby([*keys, "batch"], observed=True, dropna=False)["speedup"].idxmax().to_numpy()] if len(spec) else spec
     at_cap = fit.sort_values("batch").groupby(keys).tail(1).set_index(keys)
     unswept = {m for m, g in df.groupby("model", observed=True) if (g["method"].astype(str) == "none").all()}
     c_hi = int(df["context"].max())
@@ -656,7 +657,7 @@ def best_drafting(df: pd.DataFrame) -> pd.DataFrame:
     drafting = drafting[drafting["k"] > 0]
     if drafting.empty:
         return drafting
-    top = drafting.groupby([*DRAFT_KEYS, "draft_placement"], observed=True)["speedup"].idxmax()
+    top = drafting.groupby([*DRAFT_KEYS, "draft_placement"], observed=True, dropna=False)["speedup"].idxmax()  # NaN alpha kept
     return drafting.loc[top.to_numpy()]
 
 
@@ -670,8 +671,8 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     placements = list(dict.fromkeys(df["draft_placement"]))  # where no drafter fits read 'nothing fits, plain included')
     points = pd.MultiIndex.from_frame(fitting[keys].drop_duplicates())
     drafting = best_drafting(df)
-    pivot = (drafting.pivot_table(index=keys, columns="draft_placement", values="speedup", observed=True)
-             .reindex(index=points, columns=placements))
+    pivot = (drafting.groupby([*keys, "draft_placement"], observed=True, dropna=False)["speedup"].max()  # NaN alpha (rates,
+             .unstack("draft_placement").reindex(index=points, columns=placements))  # a tree) kept: qa127
     drafts = pivot.notna().any(axis=1)
     winner = pivot.fillna(-np.inf).idxmax(axis=1).where(drafts, "none")
     # the first target where anything fits (qa125: a first one where nothing does was a KeyError, the generic finding)

@@ -972,3 +972,16 @@ def test_batch_vs_speculation_reads_plain_decodings_own_fit_and_speculation_wher
     assert f"batching alone wins from batch {first_plain_only}" in f.text, f.text
     _, g = _report_finding(tmp_path / "b", text.format(k="1, 2"))
     assert f"(batch {int(plain_fits.max())}, " in g.text.split(";")[0]  # plain decoding's best at its own largest batch
+
+
+@pytest.mark.slow
+def test_per_position_rates_leave_batch_vs_speculation_and_draft_offload_their_own_answers(tmp_path):
+    """qa127: alpha is NaN where per-position rates stand in for it, and grouping by it dropped every point: batch-vs-
+    speculation fell back to the generic finding, draft-offload said no drafter fits where every one did."""
+    axes = "acceptance: [0.9, 0.8, 0.7, 0.6]\naxes:\n  batch: [1, 8, 64]\n  context: [4096]\n  k: [0, 1, 2, 4]\n"
+    _, f = _report_finding(tmp_path / "a", "name: batch-vs-speculation\nhardware: h100-sxm\nmodel: llama-3.1-8b\n"
+                                           "method: eagle\n" + axes)
+    assert "fallback" not in f.numbers and f.text.startswith("On 1 H100 SXM5, growing the batch alone"), f.text
+    _, g = _report_finding(tmp_path / "b", "name: draft-offload\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: draft\n"
+                                           "draft: llama-3.2-1b\ndraft_hardware: [null, l4]\n" + axes)
+    assert "fallback" not in g.numbers and "co-location wins at batch 1" in g.text and "no drafter fits" not in g.text, g.text
