@@ -802,7 +802,9 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
     df = loadable(df, tuple((meta or {}).get("profiles") or ()))  # a layout vLLM and SGLang refuse to load prices no tier
     rows = []
     plain_ok = plain_fits(df)
-    for hw, g in _fits(df).groupby("hardware", observed=True):
+    fits = _fits(df)
+    for hw in dict.fromkeys(df.loc[plain_ok, "hardware"]):  # every device plain decoding fits on, a drafter or not (qa127)
+        g = fits[fits["hardware"] == hw]
         # plain decoding's columns repeat on every k of a point: the cheapest over every config of this GPU, at every
         # batch plain decoding fits (a batch where only the drafter's k + 1 tokens overflow still has a plain tier)
         base = df[plain_ok & (df["hardware"] == hw)]
@@ -860,7 +862,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     unrun = list(dict.fromkeys(e["hardware"] for e in unrunnable))
     why_unrun = "; ".join(dict.fromkeys(e["why"] for e in unrunnable))  # TensorRT-LLM runs on NVIDIA GPUs only
     if not order:
-        why = ("Nothing of this sweep fits in memory" if not len(_fits(df)) else
+        why = ("Nothing of this sweep fits in memory" if not plain_fits(df).any() else
                f"Engine {engine} runs on none of this sweep's devices ({_list([_hw(meta, h) for h in unrun])}: {why_unrun})"
                if set(unrun) >= set(_fits(df)["hardware"]) else
                "No hardware of this sweep has a price where its points fit (give one with `roofline hw new NAME --from DEVICE "
@@ -1009,8 +1011,15 @@ def _engine_said(df: pd.DataFrame, engine: str) -> str:
 
 def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     engine = main_engine(df)  # the figure's engine
-    fit = _fits(df[df["engine"].astype(str) == engine] if "engine" in df else df)
+    mine = df[df["engine"].astype(str) == engine] if "engine" in df else df
+    fit = _fits(mine)
     title = meta.get("scenario", "scenario")
+    plain = mine[plain_fits(mine)]
+    if fit.empty and len(plain):  # no drafter fits anywhere, plain decoding does (qa127: 'no point fits', k = 0 unswept)
+        b = plain.loc[plain["baseline_tokens_per_s"].idxmax()]
+        return Finding(title, f"Speculation fits in device memory at no point of this sweep (engine {engine}); plain "
+                       f"decoding peaks at {_n(b['baseline_tokens_per_s'])} tokens/s ({_hw(meta, b['hardware'])}, "
+                       f"{_model(meta, b['model'])}, batch {int(b['batch'])}).", {})
     if fit.empty:
         return Finding(title, f"No point of this sweep fits in device memory (engine {engine}).", {})
     drafting = fit[(fit["k"] > 0) & (fit["method"].astype(str) != "none")] if "method" in fit else fit[fit["k"] > 0]

@@ -985,3 +985,16 @@ def test_per_position_rates_leave_batch_vs_speculation_and_draft_offload_their_o
     _, g = _report_finding(tmp_path / "b", "name: draft-offload\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: draft\n"
                                            "draft: llama-3.2-1b\ndraft_hardware: [null, l4]\n" + axes)
     assert "fallback" not in g.numbers and "co-location wins at batch 1" in g.text and "no drafter fits" not in g.text, g.text
+
+
+@pytest.mark.slow
+def test_where_only_plain_decoding_fits_the_fast_tier_and_generic_findings_say_so(tmp_path):
+    """qa127: a 70B fp8 target with an 8B draft on one H100 at 4k, k 1-2 (no k = 0): the drafter fits nowhere, plain
+    decoding to batch 3; fast tiers said 'Nothing of this sweep fits in memory', the generic 'No point ... fits'."""
+    head = ("hardware: h100-sxm\nmodel: llama-3.1-70b\nweight_dtype: fp8\nmethod: draft\ndraft: llama-3.1-8b\n"
+            "axes:\n  batch: [1, 2]\n  context: [4096]\n  k: [1, 2]\n  alpha: [0.8]\n")
+    _, tiers = _report_finding(tmp_path / "a", "name: fast-tier-premium\n" + head)
+    assert tiers.text.startswith("On H100 SXM5 ") and "the cheapest tier without speculation costs $" in tiers.text, tiers.text
+    _, g = _report_finding(tmp_path / "b", "name: my-sweep\n" + head)
+    assert g.text.startswith("Speculation fits in device memory at no point of this sweep (engine vllm); plain decoding "
+                             "peaks at "), g.text
