@@ -360,8 +360,10 @@ def hw_diff(
     weight_dtype: Annotated[Optional[str], typer.Option(help="Weight dtype of the reference model (default: its native precision).")] = None,
     expert_dtype: Annotated[Optional[str], typer.Option(help="Dtype of the routed experts only (MoE; default: as --weight-dtype).")] = None,
 ) -> None:
-    """Two profiles side by side: every field, the ridge points, and what changes for a reference model on the ideal
-    engine (the silicon's bound; `roofline predict --hardware NAME --engine vllm` gives a serving engine's, each)."""
+    """Two profiles side by side: every field, the ridge points, a reference model's decode points.
+
+    The reference points are on the ideal engine (the silicon's bound; `roofline predict --hardware NAME --engine vllm`
+    gives a serving engine's, each)."""
     from roofline.editing import diff_hardware
 
     typer.echo(diff_hardware(a, b, _dirs(), model, tp, dp_attention, ep, weight_dtype, pp, expert_dtype))
@@ -399,8 +401,9 @@ def models_diff(
     hardware: Annotated[str, typer.Option(help="Hardware of the reference decode points.")] = "h100-sxm",
     tp: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Tensor-parallel degree of the reference points.")] = 1,
 ) -> None:
-    """Two model profiles side by side: shape, parameters, KV bytes a token, and each model's reference decode points
-    on the ideal engine."""
+    """Two model profiles side by side: shape, parameters, KV bytes a token, reference decode points.
+
+    The reference decode points are each model's on the ideal engine."""
     from roofline.editing import diff_models
 
     typer.echo(diff_models(a, b, _dirs(), hardware, tp))
@@ -471,8 +474,9 @@ def engines_diff(
     hardware: Annotated[str, typer.Option(help="Hardware the costs are read on (its family's overrides applied).")] = "h100-sxm",
     tp: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Tensor-parallel degree of the reference points.")] = 1,
 ) -> None:
-    """Two engine profiles side by side: every cost as it applies on a device, kernel counts, overrides, the fits, and
-    what a reference model's decode step takes under each."""
+    """Two engine profiles side by side: costs on a device, kernel counts, overrides, fits, a reference step.
+
+    Every cost as it applies on the device, and what a reference model's decode step takes under each."""
     from roofline.editing import diff_engines
 
     typer.echo(diff_engines(a, b, _dirs(), model, hardware, tp))

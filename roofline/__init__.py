@@ -44,11 +44,11 @@ The library is a set of flat modules, one concept each:
 
 __version__ = "0.2.0"
 
-from typing import TYPE_CHECKING
+import typing as _typing
 
 from roofline import errors  # noqa: F401  `roofline.errors.RooflineError` after a bare `import roofline` (qa101); light
 
-if TYPE_CHECKING:  # for type checkers and editors; at run time `__getattr__` below imports them on first use
+if _typing.TYPE_CHECKING:  # for type checkers and editors; at run time `__getattr__` below imports them on first use
     from roofline.api import load_engine, load_hardware, load_model, predict, sweep
 
 __all__ = ["predict", "sweep", "load_hardware", "load_model", "load_engine"]

@@ -422,7 +422,7 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
             continue
         for stem, path in _candidates(other, extra_dirs)[0]:
             if stem.lower() == name.strip().lower() and path.parent != builtin_dir(other):
-                raise RooflineError(f"{path}: is a {other} profile (by its type: or keys), not {kind}; "
+                raise RooflineError(f"{path}: is {'an' if other[0] in 'aeiou' else 'a'} {other} profile (by its type: or keys), not {kind}; "
                                     f"set `type: {kind}` if it is meant as one")
     raise unknown_name_error(kind, name, list(paths))
 

@@ -77,3 +77,10 @@ def test_sigterm_mid_sweep_removes_the_staged_output_like_ctrl_c(tmp_path, signa
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 128 + getattr(signal, signame) and err.splitlines()[-1] == "terminated"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.yaml"]
+
+
+@pytest.mark.slow
+def test_python_dash_m_roofline_runs_the_command():
+    """qa128: `python -m roofline` said 'No module named roofline.__main__'."""
+    out = subprocess.run([sys.executable, "-m", "roofline", "--version"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip().startswith("roofline ")

@@ -150,3 +150,17 @@ def test_an_alias_is_found_whatever_its_separators():
     for spelled in ("trt_llm", "TensorRTLLM", "tensorrt llm", "vllm_v1"):
         assert resolve_name("engine", spelled) in ("trtllm", "vllm"), spelled
     assert resolve_name("hardware", "H100_SXM5") == "h100-sxm"
+
+
+def test_a_profile_of_another_kind_is_said_with_its_article(tmp_path):
+    """qa128: '.../my-vllm.yaml: is a engine profile (by its type: or keys), not hardware'."""
+    import shutil
+
+    from roofline.errors import RooflineError
+    from roofline.profiles import builtin_dir, find_profile
+
+    shutil.copy(builtin_dir("engine") / "vllm.yaml", tmp_path / "my-vllm.yaml")
+    text = (tmp_path / "my-vllm.yaml").read_text().replace("name: vllm", "name: my-vllm", 1)
+    (tmp_path / "my-vllm.yaml").write_text(text)
+    with pytest.raises(RooflineError, match=r"my-vllm.yaml: is an engine profile \(by its type: or keys\), not hardware"):
+        find_profile("hardware", "my-vllm", (tmp_path,))
