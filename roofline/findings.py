@@ -176,8 +176,8 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     d = every[every["engine"].astype(str) == engine] if "engine" in every else every
     within = d[d["ratio"] <= TOLERANCE]
     if within.empty:  # a sentence for the fallback's warning, not a KeyError
-        raise Unanswerable(f"no verify pass swept stays within +{_pct(TOLERANCE - 1)} of a decode step, the narrowest swept "
-                         f"being q = {int(d['q'].min())}")
+        raise Unanswerable(f"no verify pass swept stays within +{_pct(TOLERANCE - 1)} of a decode step, the narrowest "
+                           f"swept being q = {int(d['q'].min())}")
     q_max = within.groupby(["hardware", "model", "context", "batch"])["q"].max()
     q_swept = int(d["q"].max())
     # the model described: the first that fits somewhere; the batch: the largest it fits at (qa125, qa126: 'up to q = no
@@ -306,7 +306,9 @@ def break_even_table(df: pd.DataFrame) -> pd.DataFrame:
     (`max_batch`, which a refined break-even may reach between swept batches), whether the break-even is censored
     (a lower bound: speculation still pays at the largest batch that fits, at the sweep's last batch, or at the last
     swept batch that fits, where a sweep too large to refine stops) and the best speedup over k > 0 at the largest swept
-    batch that fits; "fits" here is speculation's, some k > 0 fitting (a batch only plain decoding fits pays nothing)."""
+    batch that fits; "fits" here is speculation's, some k > 0 fitting (a batch only plain decoding fits pays nothing),
+    and the break-even, its k and max_batch are read among the k > 0 rows where the table has any; plain_max_batch is
+    plain decoding's own cap (whether anything fits where the drafter does not)."""
     keys = ["method", "alpha", "hardware", "model", "context"]
     fit = _fits(df)
     drafting = df[df["k"] > 0]  # the break-even, its k and max_batch among the k that draft (qa126: where none pays, the

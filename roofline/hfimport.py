@@ -101,11 +101,12 @@ TYPE_DEFAULTS = {
     "gemma3_text": GEMMA3_TEXT_DEFAULTS,
     "deepseek_v3": {"n_group": 8, "topk_group": 4},  # configuration_deepseek_v3.py; its gate always routes by groups
 }
-# keys of hybrid decoders whose layers are not all attention: Qwen3-Next's Gated DeltaNet (full_attention_interval,
-# linear_*), Jamba's Mamba layers (attn_layer_period), Nemotron-H's pattern, MiniMax-M1's lightning attention
-# (attn_type_list), Zamba's layers_block_type, and Mamba state keys
 MAX_LAYERS = 100_000  # far above any published decoder (DeepSeek-V3 61, Llama 3.1 405B 126)
 ATTENTION_LAYER_TYPES = ("sliding_attention", "full_attention", "chunked_attention")  # layer_types an importer reads
+# keys of hybrid decoders whose layers are not all attention: Qwen3-Next's Gated DeltaNet (full_attention_interval,
+# linear_*), Jamba's Mamba layers (attn_layer_period), Nemotron-H's pattern, MiniMax-M1's lightning attention
+# (attn_type_list, where 0 marks it; all 1 is MiniMax-M2, attention throughout), Zamba's layers_block_type, and Mamba
+# state keys
 HYBRID_KEYS = ("full_attention_interval", "linear_num_value_heads", "linear_key_head_dim", "attn_layer_period",
                "attn_layer_offset", "hybrid_override_pattern", "attn_type_list", "layers_block_type", "mamba_d_state",
                "mamba_expand", "ssm_state_size", "mamba_n_heads")
