@@ -205,3 +205,17 @@ def test_no_report_figures_footer_runs_into_a_panels_x_label(plotters, results, 
         if ax.get_visible() and ax.xaxis.label.get_text():
             label = ax.xaxis.label.get_window_extent(renderer)  # the footer wholly below it, whatever their x
             assert foot.y1 <= label.y0 + 0.5, (name, ax.xaxis.label.get_text(), foot, label)
+
+
+def test_the_batch_vs_speculation_figure_draws_what_its_finding_reads(plotters, tmp_path):
+    """qa127: the figure's speculation line ran to 'B=2, k=0' (plain decoding where the drafter does not fit), and its
+    batching line stopped at batch 1 where plain decoding fits batch 2, while the finding read them apart."""
+    path = tmp_path / "batch-vs-speculation.yaml"
+    path.write_text("name: batch-vs-speculation\nhardware: h200\nmodel: llama-3.1-70b\nweight_dtype: fp8\nmethod: draft\n"
+                    "draft: llama-3.1-8b\naxes:\n  batch: [1, 2, 4]\n  context: [65536]\n  k: [0, 1, 2]\n  alpha: [0.8]\n")
+    r = run_scenario(str(path))
+    fig = plotters["batch-vs-speculation"](r.df, r.ops, r.meta)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    plain = r.df[r.df["batch"] <= r.df["baseline_max_batch"]]["batch"].unique()
+    assert not any("k=0" in t for t in texts), texts
+    assert {f"B={b:g}" for b in plain} <= set(texts), texts
