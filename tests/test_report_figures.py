@@ -219,3 +219,19 @@ def test_the_batch_vs_speculation_figure_draws_what_its_finding_reads(plotters, 
     plain = r.df[r.df["batch"] <= r.df["baseline_max_batch"]]["batch"].unique()
     assert not any("k=0" in t for t in texts), texts
     assert {f"B={b:g}" for b in plain} <= set(texts), texts
+
+
+def test_the_kv_caps_figure_draws_the_drafters_caps_and_speculations_points_whether_or_not_k_0_is_swept(plotters, tmp_path):
+    """qa127: with k = 0 swept the left panel drew plain decoding's caps (the smallest k swept), and the right panel
+    k = 0's 1.00x at a batch where the drafter did not fit."""
+    drawn = {}
+    for ks in ("0, 1, 2", "1, 2"):
+        path = tmp_path / ks.replace(", ", "-") / "kv-caps-batch.yaml"
+        path.parent.mkdir()
+        path.write_text("name: kv-caps-batch\nhardware: h200\nmodel: llama-3.1-70b\nweight_dtype: fp8\nmethod: draft\n"
+                        f"draft: llama-3.1-8b\naxes:\n  batch: [1, 2, 4]\n  context: [4096, 65536]\n  k: [{ks}]\n  alpha: [0.8]\n")
+        r = run_scenario(str(path))
+        fig = plotters["kv-caps-batch"](r.df, r.ops, r.meta)
+        left, right = fig.axes[0], fig.axes[1]
+        drawn[ks] = ([list(line.get_ydata()) for line in left.lines], [list(line.get_ydata()) for line in right.lines])
+    assert drawn["0, 1, 2"] == drawn["1, 2"]
