@@ -468,7 +468,15 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
     fastest_base = float(base["baseline_tokens_per_s_per_user"].max())
     fastest_spec = float(spec["tokens_per_s_per_user"].max())
     loses = spec[~pays(spec["speedup"])]
-    no_drafter = sorted(set(base["batch"].astype(int)) - set(spec["batch"].astype(int)))  # batching alone: no drafter fits
+    def points_of(rows: pd.DataFrame) -> set:  # (hardware, model, context, alpha, batch), NaN alpha as one value
+        return set(rows[point].assign(alpha=rows["alpha"].fillna(-1.0)).astype(str).itertuples(index=False, name=None))
+    # the batches of points plain decoding fits and no drafter does: batching alone there (qa127: compared by batch
+    # alone, one context's batch 2 masked another's)
+    missing = points_of(base) - points_of(spec)
+    no_drafter = sorted({int(float(p[-1])) for p in missing})
+
+    def contexts_of(batch: int) -> list[int]:  # the contexts where plain decoding alone fits at `batch`
+        return sorted({int(float(p[2])) for p in missing if int(float(p[-1])) == batch})
     wins_from = min([int(b) for b in loses["batch"]] + no_drafter) if len(loses) or no_drafter else None
     devices = _tp(meta)
     def peak(row, throughput: str, rows: pd.DataFrame) -> str:
@@ -485,8 +493,10 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
         + f"Above {_n(fastest_base)} tokens/s per user only speculation delivers ("
         + (f"at least {_n(fastest_spec)}, at k = {int(df['k'].max())}, the largest swept"
            if int(spec.loc[spec["tokens_per_s_per_user"].idxmax(), "k"]) >= int(df["k"].max()) else f"up to {_n(fastest_spec)}") + "); "
-        + (f"batching alone wins from batch {wins_from}" + (" (from there the drafter does not fit)" if wins_from in no_drafter
-                                                             and not len(loses) else "") + "." if wins_from is not None
+        + (f"batching alone wins from batch {wins_from}" + (
+            (f" (at {_list([_ctx(c) for c in contexts_of(wins_from)])} context, where from there the drafter does not fit)"
+             if base["context"].nunique() > 1 else " (from there the drafter does not fit)")
+            if wins_from in no_drafter and not len(loses) else "") + "." if wins_from is not None
            else "at no batch that fits does batching alone win.")
         + _host_share(b_best, str(b_best["engine"]) if "engine" in b_best.index else "ideal", meta)
         + (" The speculative curve here keeps its gain to larger batches than published serving curves of EAGLE on an "

@@ -998,3 +998,13 @@ def test_where_only_plain_decoding_fits_the_fast_tier_and_generic_findings_say_s
     _, g = _report_finding(tmp_path / "b", "name: my-sweep\n" + head)
     assert g.text.startswith("Speculation fits in device memory at no point of this sweep (engine vllm); plain decoding "
                              "peaks at "), g.text
+
+
+@pytest.mark.slow
+def test_batching_alone_winning_at_one_context_is_not_masked_by_another(tmp_path):
+    """qa127: contexts 2k and 64k: at 64k batch 2 fits only plain decoding, yet 'at no batch that fits does batching
+    alone win' (the batches compared alone, 2k's batch 2 masking 64k's)."""
+    _, f = _report_finding(tmp_path, "name: batch-vs-speculation\nhardware: h200\nmodel: llama-3.1-70b\nweight_dtype: fp8\n"
+                                     "method: draft\ndraft: llama-3.1-8b\naxes:\n  batch: [1, 2, 4]\n  context: [2048, 65536]\n"
+                                     "  k: [0, 1, 2]\n  alpha: [0.8]\n")
+    assert "batching alone wins from batch 2 (at 64k context, where from there the drafter does not fit)." in f.text, f.text
