@@ -186,6 +186,8 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
     from roofline.findings import TIE, break_even_table, ridge_points
 
     table = break_even_table(df)
+    table = table[table["context"] == table["context"].min()]  # the smallest context, as the finding's first sentence
+    # and the title read it (qa127: two contexts gave each GPU two rows, a reindex error, the generic figure)
     ridge = ridge_points(ops).sort_values()
     hws = [h for h in ridge.index if h in set(table["hardware"])]
     methods = list(dict.fromkeys(table["method"]))
@@ -236,7 +238,7 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
                  f"(1.01×: by less than {TIE - 1:.0%} there)")
     _shared_legend(fig, [axes[-1]])
     fig.suptitle("Free until compute-bound: the largest batch at which speculation still pays (best k per batch)\n"
-                 + f"{', '.join(_name(meta, 'model', m) for m in dict.fromkeys(df['model']))}, context {_ctx(df['context'].iloc[0])}"
+                 + f"{', '.join(_name(meta, 'model', m) for m in dict.fromkeys(df['model']))}, context {_ctx(df['context'].min())}"
                  + f" · {engine_label(meta)}")
     return fig
 

@@ -235,3 +235,15 @@ def test_the_kv_caps_figure_draws_the_drafters_caps_and_speculations_points_whet
         left, right = fig.axes[0], fig.axes[1]
         drawn[ks] = ([list(line.get_ydata()) for line in left.lines], [list(line.get_ydata()) for line in right.lines])
     assert drawn["0, 1, 2"] == drawn["1, 2"]
+
+
+def test_the_break_even_figure_of_a_sweep_of_two_contexts_draws_the_first(plotters, tmp_path):
+    """qa127: two contexts gave each GPU two rows, 'cannot reindex on an axis with duplicate labels': the generic
+    figure for a user's file, a traceback for a built-in of that shape."""
+    path = tmp_path / "break-even-batch.yaml"
+    path.write_text("name: break-even-batch\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-8b\nmethod: eagle\nengine: ideal\n"
+                    "axes:\n  batch: [1, 8, 64]\n  context: [4096, 32768]\n  k: [1, 2]\n  alpha: [0.8]\n")
+    r = run_scenario(str(path))
+    fig = plotters["break-even-batch"](r.df, r.ops, r.meta)
+    assert "context 4k" in fig._suptitle.get_text()
+    assert len([p for p in fig.axes[0].patches if p.get_height() > 0]) >= 2  # a bar a GPU
