@@ -455,12 +455,9 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
     # the drafter does not as the largest that fits)
     base = df[plain_fits(df)].drop_duplicates(point)
     b_best = base.loc[base["baseline_tokens_per_s"].idxmax()]
-    fit = _fits(df)
-    fit = fit[(fit["k"] > 0) & (fit["method"].astype(str) != "none")]
-    if fit.empty:
+    spec = fastest_drafting(df, point).sort_values("batch")  # NaN alpha kept (qa127: every point dropped before)
+    if spec.empty:
         raise Unanswerable("speculation fits at no batch swept")
-    # dropna=False: per-position rates or a tree leave alpha NaN (qa127: every point dropped, the generic finding)
-    spec = fit.loc[fit.groupby(point, observed=True, dropna=False)["tokens_per_s"].idxmax().to_numpy()].sort_values("batch")
     s_best = spec.loc[spec["tokens_per_s"].idxmax()]
     # the smallest batch at which speculation matches batching's best throughput, and what a user gets there
     match = spec[spec["tokens_per_s"] >= b_best["baseline_tokens_per_s"]].sort_values("batch")
@@ -519,9 +516,7 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     caps = df[df["k"] == k_min].groupby(keys)["max_batch"].min()  # with the drafter at the smallest drafting k swept
     # speculation's points: the fastest k > 0 that fits at each batch (qa125: best_k picked k = 0, plain decoding's
     # 1.00x, at a batch where the drafter does not fit, and that was said as speculation's gain)
-    spec = _fits(df)
-    spec = spec[(spec["k"] > 0) & (spec["method"].astype(str) != "none")]
-    fit = spec.loc[spec.groupby([*keys, "batch"], observed=True, dropna=False)["speedup"].idxmax().to_numpy()] if len(spec) else spec
+    fit = fastest_drafting(df, [*keys, "batch"])
     at_cap = fit.sort_values("batch").groupby(keys).tail(1).set_index(keys)
     unswept = {m for m, g in df.groupby("model", observed=True) if (g["method"].astype(str) == "none").all()}
     c_hi = int(df["context"].max())
@@ -661,16 +656,22 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
 DRAFT_KEYS = ["hardware", "model", "context", "alpha", "batch"]  # a point of the draft-offload question
 
 
+def fastest_drafting(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per group of `keys` (a point: hardware, model, context, alpha, batch, ...), the row of its fastest draft length
+    k > 0 that fits in memory under a drafting method, whether or not it beats plain decoding (best_k would be 0 where it
+    does not; a k = 0 row is plain decoding, never speculation's point: qa125-qa127); none where no such row fits. NaN
+    keys are kept (alpha, where per-position rates or a tree stand in for it)."""
+    rows = _fits(df)
+    rows = rows[(rows["k"] > 0) & (rows["method"].astype(str) != "none")] if "method" in rows else rows[rows["k"] > 0]
+    if rows.empty:
+        return rows
+    return rows.loc[rows.groupby(keys, observed=True, dropna=False)["speedup"].idxmax().to_numpy()]
+
+
 def best_drafting(df: pd.DataFrame) -> pd.DataFrame:
-    """Per point and drafter placement, the row of its fastest draft length k > 0 that fits in memory, whether or not
-    it beats plain decoding (best_k would be 0 where it does not): what that placement's drafting gives there. A
+    """Per point and drafter placement, its fastest_drafting row: what that placement's drafting gives there. A
     placement absent at a point has no k > 0 that fits there."""
-    drafting = _fits(df)
-    drafting = drafting[drafting["k"] > 0]
-    if drafting.empty:
-        return drafting
-    top = drafting.groupby([*DRAFT_KEYS, "draft_placement"], observed=True, dropna=False)["speedup"].idxmax()  # NaN alpha kept
-    return drafting.loc[top.to_numpy()]
+    return fastest_drafting(df, [*DRAFT_KEYS, "draft_placement"])
 
 
 def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:

@@ -244,7 +244,7 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
 
 
 def _report_batch_vs_spec(df: pd.DataFrame, ops, meta: dict) -> Figure:
-    from roofline.findings import plain_fits
+    from roofline.findings import fastest_drafting, plain_fits
 
     fit = _fits_only(df)
     fig, axes = _plain_figure(1, height=4.6, legend_in=1.8)
@@ -252,9 +252,7 @@ def _report_batch_vs_spec(df: pd.DataFrame, ops, meta: dict) -> Figure:
     # as the finding reads them (qa127): plain decoding at every batch its own cap fits, speculation at the fastest
     # k > 0 that fits (a k = 0 row where the drafter does not fit is plain decoding, not speculation's point)
     base = df[plain_fits(df)].drop_duplicates("batch").sort_values("batch")
-    drafting = fit[(fit["k"] > 0) & (fit["method"].astype(str) != "none")]
-    spec = (drafting.sort_values("tokens_per_s").drop_duplicates("batch", keep="last").sort_values("batch") if len(drafting)
-            else drafting)
+    spec = fastest_drafting(df, ["batch"]).sort_values("batch")
     ax.plot(base["baseline_tokens_per_s_per_user"], base["baseline_tokens_per_s"], "s--", color="k", ms=4, lw=1.6,
             label="growing the batch alone")
     ax.plot(spec["tokens_per_s_per_user"], spec["tokens_per_s"], "o-", color="tab:blue", ms=4, lw=1.8,
@@ -280,6 +278,8 @@ def _report_batch_vs_spec(df: pd.DataFrame, ops, meta: dict) -> Figure:
 
 
 def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
+    from roofline.findings import fastest_drafting
+
     models, hws = list(dict.fromkeys(df["model"])), list(dict.fromkeys(df["hardware"]))
     mcolor = {m: colormaps["tab10"](i) for i, m in enumerate(models)}
     styles = {h: s for h, s in zip(hws, ["-", "--", ":", "-."])}
@@ -291,9 +291,7 @@ def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
     k_caps = drafting_k.min() if len(drafting_k) else df["k"].min()
     caps = df[df["k"] == k_caps].groupby(["hardware", "model", "context"])["max_batch"].min().reset_index()
     c_hi = df["context"].max()
-    at_hi = _fits_only(df[df["context"] == c_hi])
-    at_hi = at_hi[at_hi["k"] > 0]
-    fit = at_hi.sort_values("speedup").drop_duplicates(["hardware", "model", "batch"], keep="last")
+    fit = fastest_drafting(df[df["context"] == c_hi], ["hardware", "model", "batch"])
     for h, m in itertools.product(hws, models):
         method = df.loc[df["model"] == m, "method"].iloc[0]
         g = caps[(caps["hardware"] == h) & (caps["model"] == m)].sort_values("context")
