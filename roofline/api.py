@@ -317,6 +317,17 @@ def _named_profile(where: str, field: str, loader, value, profiles):
         raise UnknownName(f"{where}: {field}: {exc}") from None
 
 
+def _experts_a_pass(target, dep, batch, q: int, count_key: str) -> dict:
+    """The routed experts one pass of q tokens a sequence reads on the busiest expert-parallel rank (costs'
+    routing simulation), over a micro-batch's B / min(B, pp) sequences as engine.step_metrics cuts the batch; the
+    tokens (or sequences, q = 1) a pass under `count_key`."""
+    moe = target.moe
+    tokens = batch / min(batch, dep.pp) * q
+    touched, pairs = busiest_rank_experts(moe.experts, moe.top_k, tokens, dep.ep, moe.groups, moe.groups_per_token)
+    return {"experts": moe.experts // dep.ep, "touched": float(touched), "token_expert_pairs": float(pairs),
+            count_key: float(tokens)}
+
+
 def predict(
     hardware: str | HardwareSpec,
     model: str | ModelSpec,
@@ -517,11 +528,7 @@ def predict(
         "warnings": list(dict.fromkeys(shadows)),  # a user file that took a built-in's name: its numbers are that file's
     }
     if target.moe is not None:  # what a decode step's experts read and compute on the busiest expert-parallel rank
-        moe = target.moe
-        sequences = batch / min(batch, dep.pp)  # a micro-batch's, as engine.step_metrics cuts the batch
-        touched, pairs = busiest_rank_experts(moe.experts, moe.top_k, sequences, dep.ep, moe.groups, moe.groups_per_token)
-        out["experts_busiest_rank"] = {"experts": moe.experts // dep.ep, "touched": float(touched),
-                                       "token_expert_pairs": float(pairs), "sequences_a_pass": float(sequences)}
+        out["experts_busiest_rank"] = _experts_a_pass(target, dep, batch, 1, "sequences_a_pass")
     if not fits:
         out["warnings"].append(
             f"does not fit in memory: needs {out['memory_needed_bytes'] / 1e9:.1f} GB per device of "
@@ -561,12 +568,8 @@ def predict(
         out["warnings"] += drafter_warnings(method, target, draft_spec, draft_hw, dep.pp, dep)
         out["spec"]["acceptance_length_given"] = acceptance_length  # alpha is the one that gives it at this k
         if target.moe is not None and speculates(method, k):  # the verify pass's q = k + 1 (a tree's nodes + 1) tokens a
-            moe = target.moe  # sequence read more experts than a decode step's one (qa119: an EP user checks this)
-            q = (tree_nodes if tree_nodes is not None else k) + 1
-            tokens = batch / min(batch, dep.pp) * q
-            touched, pairs = busiest_rank_experts(moe.experts, moe.top_k, tokens, dep.ep, moe.groups, moe.groups_per_token)
-            out["spec"]["verify_experts_busiest_rank"] = {"experts": moe.experts // dep.ep, "touched": float(touched),
-                                                          "token_expert_pairs": float(pairs), "tokens_a_pass": float(tokens)}
+            q = (tree_nodes if tree_nodes is not None else k) + 1  # sequence read more experts than a decode step's one
+            out["spec"]["verify_experts_busiest_rank"] = _experts_a_pass(target, dep, batch, q, "tokens_a_pass")  # (qa119)
         searched = max(k, out["spec"]["best_k"] or 0)  # best k too: its search runs the module past its training
         out["warnings"] += [note.replace(f"k up to {searched} exceeds", _past(k, searched, k > target.mtp_modules, "exceed"), 1)
                             for note in [mtp_reuse_note(method, target, searched, out["spec"]["acceptance_source"] not in (None, "given"))]

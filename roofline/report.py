@@ -27,7 +27,6 @@ from __future__ import annotations
 import base64
 import dataclasses
 import html
-import os
 import re
 import time
 import warnings
@@ -299,17 +298,14 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
     from roofline.outputs import write_csv
     from roofline.plot_jobs import report_job
     from roofline.profiles import builtin_dir
+    from roofline.scenario import is_bare_name
 
     results: list[ScenarioResult] = []
     found = []
     (tmp / "img").mkdir()
     (tmp / "tables").mkdir()
-    def key(n) -> str:  # a bare name case aside, as it is found; a file by its path (qa126: cs/A.yaml and cs/a.yaml)
-        text = str(n)
-        bare = not Path(text).suffix and "/" not in text and os.sep not in text
-        return text.lower() if bare else str(Path(text).resolve())
-
-    given = [key(n) for n in names or ()]
+    # a bare name case aside, as it is found; a file by its path (qa126: cs/A.yaml and cs/a.yaml are two)
+    given = [str(n).lower() if is_bare_name(n) else str(Path(n).resolve()) for n in names or ()]
     twice = next((i for i, n in enumerate(given) if n in given[:i]), None)
     if twice is not None:  # before any sweep runs (qa125: refused only after running both, every warning said twice)
         raise RooflineError(f"NAMES: expected each scenario once in a report, found {str(names[twice])!r} twice")

@@ -470,13 +470,19 @@ def load_scenario(name_or_path: str, extra_dirs: tuple[str | Path, ...] = ()) ->
     return scenario_from_dict(read_yaml(path), str(path))
 
 
+def is_bare_name(name_or_path) -> bool:
+    """Whether a scenario is given by a name, as the README gives it (no folder, no .yaml), not by a file's path."""
+    path = Path(name_or_path)
+    return str(name_or_path) == path.name and path.suffix not in (".yaml", ".yml")
+
+
 def scenario_file(name_or_path: str, extra_dirs: tuple[str | Path, ...] = ()) -> Path:
     """The file a scenario's path or name gives (a name on the search path, a user file standing in for a built-in
     said), or one line: a folder, a device, a file not found. The one rule `sweep` and `report` take (qa126: report's
     copy said 'unknown scenario' for a folder or a device)."""
     path = Path(name_or_path)
     if not path.is_file():
-        bare = str(name_or_path) == path.name and path.suffix not in (".yaml", ".yml")  # a name, as the README gives it
+        bare = is_bare_name(name_or_path)
         if path.is_dir() and not bare:  # a folder named like a scenario (its own sweep's --out) is not the name (qa113)
             raise RooflineError(f"{path}: expected a scenario file, found a folder")
         if path.exists() and not path.is_dir():  # a device or a FIFO: said so, not 'not found' (qa114)
