@@ -575,9 +575,13 @@ def cross_validation_report(cv: dict) -> str:
     return "\n".join(lines)
 
 
+def _at_low_bound(value: float, low: float, high: float) -> float:
+    """`value`, or `low` where it sits at the lower bound: the bound itself, not the optimiser's residue (1.777e-13)."""
+    return low if value - low < 1e-6 * (high - low) else value
+
+
 def _quantity_text(p: Parameter, value: float) -> str | float:
-    if value - p.low < 1e-6 * (p.high - p.low):  # at the lower bound: the bound itself, not the optimiser's residue
-        value = p.low
+    value = _at_low_bound(value, p.low, p.high)
     if not p.unit:
         return round(float(value), 3)
     return f"{p.to_unit(value):.4g} {p.unit}"
@@ -862,7 +866,7 @@ def fit_report(fit: dict) -> str:
             how = ("rows of that family at other batches or models would part them" if row.get("family")
                    else "--fix one to read the other")
             note.append(f"determined only together with {', '.join(row['together_with'])} ({how})")
-        fitted = row["low"] if row["fitted"] - row["low"] < 1e-6 * (row["high"] - row["low"]) else row["fitted"]  # as written
+        fitted = _at_low_bound(row["fitted"], row["low"], row["high"])  # as the file writes it
         lines.append(f"{row['parameter']:<{w}} {row['unit']:>4} {_shown(row['low']):>7}-{_shown(row['high']):<7} "
                      f"{_shown(row['start']):>9} {_shown(fitted):>9}  {'; '.join(note)}")
         lines.append(f"    {row['meaning']}")

@@ -54,8 +54,8 @@ Reads the architecture keys transformers configs use and writes the profile fiel
     refused           DeepSeek-V4 (compress_ratios, o_lora_rank, o_groups, num_hash_layers or model_type deepseek_v4):
                           the built-in deepseek-v4-flash profile is written by hand; hybrid decoders whose layers are
                           not all attention (HYBRID_KEYS: Qwen3-Next's and Qwen3.5's Gated DeltaNet, Jamba's and
-                          Nemotron-H's Mamba, MiniMax-M1's lightning attention; layer_types other than sliding_attention
-                          and full_attention)
+                          Nemotron-H's Mamba, MiniMax-M1's lightning attention; layer_types other than
+                          ATTENTION_LAYER_TYPES, Llama 4's chunked_attention read as sliding groups of one chunk)
 Multimodal configs are read from their `text_config`; the vision tower is not counted. Gemma 3's text_config leaves
 keys to Gemma3TextConfig's defaults (GEMMA3_TEXT_DEFAULTS), applied where it does.
 
