@@ -135,15 +135,39 @@ def ridge_points(ops: pd.DataFrame) -> pd.Series:
 
 # ---------------------------------------------------------------- the nine questions
 
+RATES_KEY = -1.0  # an alpha no row has, standing for NaN (per-position rates or a tree) where a groupby key needs a value
+
+
+def alpha_values(alphas) -> list:
+    """The distinct values of an alpha column, ascending, NaN kept as one value and put last (NaN: per-position rates
+    or a tree stand for alpha: grouping or `==` on it drops those rows, qa127)."""
+    s = pd.Series(alphas, dtype=float)
+    return sorted(s.dropna().unique().tolist()) + ([float("nan")] if s.isna().any() else [])
+
+
+def same_alpha(series: pd.Series, alpha: float) -> pd.Series:
+    """The rows of `series` at `alpha`, NaN matching NaN (alpha_values)."""
+    return series.isna() if alpha != alpha else series == alpha
+
+
 def _acceptance_text(alpha: float, meta: dict) -> str:
     """How a row's drafts are accepted, as a sentence says it: 'α = 0.8', 'α = 0.726, from an acceptance length of 2.63 at k = 3',
-    'the given per-position rates 0.9, 0.8' or 'the method's per-position rates' (alpha NaN: rates stand for it)."""
+    'the given per-position rates 0.9, 0.8', 'the method's per-position rates' or 'a tree of 8 nodes, τ = 3.1' (alpha
+    NaN: rates or a tree stand for it)."""
     if alpha == alpha:
         measured = meta.get("acceptance_length")
         return (f"α = {alpha:.3g}, from an acceptance length of {measured['tau']:g} at k = {measured['k']}" if measured
                 else f"α = {alpha:g}")
+    tree = meta.get("tree_nodes")
+    if tree:
+        return f"a tree of {tree} node{'s' if tree != 1 else ''}, τ = {meta.get('tree_tau'):g}"
     given = meta.get("acceptance")  # per-position rates the scenario gave (None: the method's published ones)
     return f"the given per-position rates {', '.join(f'{a:g}' for a in given)}" if given else "the method's per-position rates"
+
+
+def _alpha_short(alpha: float, meta: dict) -> str:
+    """'α = 0.8', or, where rates or a tree stand for alpha, 'the per-position rates' / 'the tree' (a list's item)."""
+    return f"α = {alpha:g}" if alpha == alpha else "the tree" if meta.get("tree_nodes") else "the per-position rates"
 
 
 def _article(number: str) -> str:
@@ -271,27 +295,30 @@ def flops_vs_time(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     d = _fits(df).assign(
         flops_ratio=lambda t: t["flops_per_token"] / t["baseline_flops_per_token"],
         time_ratio=lambda t: 1.0 / t["speedup"],
+        alpha_key=lambda t: t["alpha"].fillna(RATES_KEY),  # per-position rates or a tree: a key, not a dropped NaN
     )
-    base_bytes = d[d["k"] == 0].set_index(["hardware", "model", "batch", "context", "alpha"])["bytes_per_token"]
-    key = pd.MultiIndex.from_frame(d[["hardware", "model", "batch", "context", "alpha"]])
-    d = d.assign(bytes_ratio=d["bytes_per_token"].to_numpy() / base_bytes.reindex(key).to_numpy())
-    best = _at_best_k(d[d["k"] > 0]).drop_duplicates(["hardware", "model", "batch", "context", "alpha"])
-    alphas = sorted(best["alpha"].unique())
-    a_main = min(alphas, key=lambda a: abs(a - 0.8))
-    row = best[best["alpha"] == a_main].iloc[0]
+    point = ["hardware", "model", "batch", "context", "alpha_key"]
+    base_bytes = d[d["k"] == 0].set_index(point)["bytes_per_token"]
+    d = d.assign(bytes_ratio=d["bytes_per_token"].to_numpy() / base_bytes.reindex(pd.MultiIndex.from_frame(d[point])).to_numpy())
+    best = _at_best_k(d[d["k"] > 0]).drop_duplicates(point)
+    alphas = alpha_values(best["alpha"])
+    numeric = [a for a in alphas if a == a]
+    a_main = min(numeric, key=lambda a: abs(a - 0.8)) if numeric else alphas[0]
+    row = best[same_alpha(best["alpha"], a_main)].iloc[0]
     k_max = int(d["k"].max())
     censored = best["best_k"] >= k_max
     hw, model = row["hardware"], row["model"]
     more_flops_all = bool((d.loc[d["k"] > 0, "flops_ratio"] > 1).all())
     text = (
-        f"At α = {a_main:g} and its best k = {int(row['k'])}{' (the largest swept)' if row['k'] >= k_max else ''} "
+        f"At {_acceptance_text(a_main, meta)} and its best k = {int(row['k'])}{' (the largest swept)' if row['k'] >= k_max else ''} "
         f"({_model(meta, model)} on {_hw(meta, hw)}, batch {int(row['batch'])}), speculation computes {_x(row['flops_ratio'])} "
         f"the FLOPs of plain decoding per generated token, {_pct(row['wasted_flops_fraction'])} of them beyond plain decoding's (the drafter's work and the rejected positions), "
         f"yet reads {_x(row['bytes_ratio'])} the bytes and takes {_x(row['time_ratio'])} the time ({_x(row['speedup'])} faster). "
         f"{'Every speculative point computes more per token than plain decoding' if more_flops_all else 'Some speculative points compute less per token'}"
-        + (f"; the best k grows with α, from {int(best['k'].min())} at α = {alphas[0]:g} to "
-           f"{'at least ' if censored.iloc[-1] else ''}{int(best[best['alpha'] == alphas[-1]]['k'].iloc[0])} at α = {alphas[-1]:g}."
-           if len(alphas) > 1 else ".")
+        + (f"; the best k grows with α, from {int(best['k'].min())} at α = {numeric[0]:g} to "
+           f"{'at least ' if censored[best['alpha'] == numeric[-1]].iloc[0] else ''}"
+           f"{int(best[best['alpha'] == numeric[-1]]['k'].iloc[0])} at α = {numeric[-1]:g}."
+           if len(numeric) > 1 else ".")
     )
     return Finding("More compute, less time", text, {
         "alpha": a_main, "best_k": int(row["k"]), "flops_ratio": float(row["flops_ratio"]),
@@ -310,6 +337,7 @@ def break_even_table(df: pd.DataFrame) -> pd.DataFrame:
     and the break-even, its k and max_batch are read among the k > 0 rows where the table has any; plain_max_batch is
     plain decoding's own cap (whether anything fits where the drafter does not)."""
     keys = ["method", "alpha", "hardware", "model", "context"]
+    df = df.assign(alpha=df["alpha"].fillna(RATES_KEY))  # per-position rates or a tree: one group, NaN again below
     fit = _fits(df)
     drafting = df[df["k"] > 0]  # the break-even, its k and max_batch among the k that draft (qa126: where none pays, the
     drafting = drafting if len(drafting) else df  # first row, k = 0's, gave plain decoding's cap as speculation's)
@@ -335,7 +363,8 @@ def break_even_table(df: pd.DataFrame) -> pd.DataFrame:
     out["speedup_at_largest_fitting_batch"] = end.groupby(keys, observed=True)["speedup"].max().reindex(out.index)
     best = end.loc[end.groupby(keys, observed=True)["speedup"].idxmax()].set_index(keys)["k"] if len(end) else pd.Series(dtype=float)
     out["k_at_largest_fitting_batch"] = best.reindex(out.index)  # that speedup's k: not the k the break-even is at
-    return out.reset_index()
+    out = out.reset_index()
+    return out.assign(alpha=out["alpha"].where(out["alpha"] != RATES_KEY))
 
 
 def _at_k(r, column: str = "k_at_largest_fitting_batch", word: str = " with") -> str:
@@ -352,7 +381,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
     ridge = ridge_points(ops)
     methods = list(dict.fromkeys(table["method"]))
     method = "eagle" if "eagle" in methods else methods[0]
-    alphas = sorted(table["alpha"].unique())
+    alphas = alpha_values(table["alpha"])
     a0 = alphas[0]
     contexts = sorted(table["context"].unique())
     c0 = contexts[0]
@@ -381,29 +410,30 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
                    + ")" for h, r in t[never].iterrows()]
         return parts + capped + nowhere, free
 
-    said, free = pays(at_c0[(at_c0["method"] == method) & (at_c0["alpha"] == a0)], True)
+    said, free = pays(at_c0[(at_c0["method"] == method) & same_alpha(at_c0["alpha"], a0)], True)
     rho = float(free["break_even_batch"].rank().corr(free["ridge"].rank())) if len(free) >= 3 else float("nan")
     n_hw = at_c0["hardware"].nunique()
     later = []
     for a in alphas[1:]:
-        ta = at_c0[(at_c0["method"] == method) & (at_c0["alpha"] == a)
+        ta = at_c0[(at_c0["method"] == method) & same_alpha(at_c0["alpha"], a)
                    & (at_c0["largest_fitting_batch"].notna() | (at_c0["break_even_batch"] > 0))]  # pays below the sweep too
         by_memory = int(ta["memory_limited"].sum())  # a GPU where not one batch fits is said in the first sentence
         gain = ta.loc[ta["censored"], "speedup_at_largest_fitting_batch"].dropna()  # none where no swept batch fits
         there = f"; {_range(gain, '×')} there" if len(gain) else ""
-        later.append(f"{int(ta['censored'].sum())} of {n_hw} at α = {a:g} ({by_memory} where memory ends it{there})")
+        later.append(f"{int(ta['censored'].sum())} of {n_hw} at {_alpha_short(a, meta)} ({by_memory} where memory ends it{there})")
     longer = [f"at {_article(f'{int(c):,}')} {int(c):,}-token context "
-              + _batch_list(pays(table[(table["method"] == method) & (table["alpha"] == a0) & (table["context"] == c)], False)[0])
+              + _batch_list(pays(table[(table["method"] == method) & same_alpha(table["alpha"], a0) & (table["context"] == c)], False)[0])
               for c in contexts[1:]]
     label = METHOD_NAMES.get(method, method)
     mla = [m for m in dict.fromkeys(df["model"].astype(str)) if (meta.get("kv_layout") or {}).get(m) == "mla"]
     text = (
-        f"With {label} at α = {a0:g} and {_article(f'{int(c0):,}')} {int(c0):,}-token context, speculation pays (at the k that pays longest, of "
+        f"With {label} at {_acceptance_text(a0, meta)} and {_article(f'{int(c0):,}')} {int(c0):,}-token context, speculation pays (at the k that pays longest, of "
         f"{_k_range(df)}) {_batch_list(said)}, derated "
         f"ridge points in FLOP/B in brackets: {_ridge_order(rho, free)}"
         f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. "
-        + (f"At higher acceptance it still pays at the largest batch that fits or was swept on {_list(later)}. " if later else "")
-        + (f"At α = {a0:g} it pays {'; '.join(longer)}. " if longer else "")
+        + (f"At {'higher acceptance' if alphas[-1] == alphas[-1] else 'the other acceptance given'} it still pays at the "
+           f"largest batch that fits or was swept on {_list(later)}. " if later else "")
+        + (f"At {_alpha_short(a0, meta)} it pays {'; '.join(longer)}. " if longer else "")
         + "At longer contexts each sequence's KV-cache reads keep the verify pass memory-bound to larger batches, and memory "
         "caps the batch sooner: speculation then pays up to the largest batch that fits, more often than here."
         + (" These are the derated roofline's batches (engine ideal: the silicon's answer to when the verify pass turns "
@@ -1058,10 +1088,6 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
 
     tree = meta.get("tree_nodes")
 
-    def acceptance(alpha) -> str:
-        if tree:
-            return f"a tree of {tree} node{'s' if tree != 1 else ''}, τ = {meta.get('tree_tau'):g}"
-        return _acceptance_text(alpha, meta)
     # what every losing point shares where the sweep varied it: the cause a reader looks for
     shared = [c for c in (*varying, "hardware", "model") if c in points and points[c].astype(str).nunique() > 1
               and losing[c].astype(str).nunique() == 1] if len(losing) > 1 else []  # one point shares everything
@@ -1084,12 +1110,13 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
                 + ("" if tree else f" (k = {int(low['k'])})"))
     text = (f"{gains} ({_hw(meta, top['hardware'])}, {_model(meta, top['model'])}"
             f"{_config_text(top, varying, meta)}, batch {int(top['batch'])}, context {_ctx(top['context'])}, "
-            f"{acceptance(top['alpha'])}, k = {int(top['k'])}{caveat}){smallest}; "
+            f"{_acceptance_text(top['alpha'], meta)}, k = {int(top['k'])}{caveat}){smallest}; "
             + (f"at its best k it still loses (speedup below 1) at {len(losing)} of the {len(points)} points that fit"
                # the count spans every config swept, not the one named above (qa105: tp 4 and 8 read as tp 4's)
                + (" across every config swept" if varying else "") + f"{cause}, "
                f"at batch {span('batch', lambda v: f'{int(v):,}')}"
-               + ("." if tree else f" and α {span('alpha', lambda v: 'per-position rates' if v != v else f'{v:g}')}.")
+               + ("." if tree or losing["alpha"].isna().all()  # the rates are named above (qa127: "and α per-position rates")
+                  else f" and α {span('alpha', lambda v: 'per-position rates' if v != v else f'{v:g}')}.")
                if len(losing) and pays(top["speedup"])
                else (f"{len(points)} points fit." if len(points) != 1 else "1 point fits.") if len(losing)
                else "at its best k it pays at every point that fits.")

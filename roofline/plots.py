@@ -56,6 +56,7 @@ from matplotlib.patches import Patch
 from matplotlib.text import Text
 from matplotlib.ticker import Formatter, FuncFormatter, Locator, LogLocator, NullFormatter, NullLocator
 
+from roofline.findings import same_alpha
 from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots' names, columns and entry points)
     FORMATS,
     MAX_GRID_PANELS,
@@ -775,10 +776,6 @@ def _alpha_values(df: pd.DataFrame) -> list:
     return sorted(vals, key=lambda a: -1.0 if isinstance(a, float) and math.isnan(a) else a)
 
 
-def _same_alpha(series: pd.Series, alpha) -> pd.Series:
-    return series.isna() if isinstance(alpha, float) and math.isnan(alpha) else series == alpha
-
-
 # ---------------------------------------------------------------- the six plots
 
 def _legacy_operator_dtypes(sub: pd.DataFrame, hardware: str, weight: str) -> pd.DataFrame:
@@ -1315,8 +1312,8 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         best = _ranked_points(fit)
         drafts = fit[fit["k"] > 0]  # a batch where no k >= 1 fits ends the line: its best k 0 would sit on the baseline
         for a in alphas if speculate else ():
-            g = best[_same_alpha(best["alpha"], a)].drop_duplicates("batch").sort_values("batch")
-            g = g[g["batch"].isin(drafts.loc[_same_alpha(drafts["alpha"], a), "batch"])]
+            g = best[same_alpha(best["alpha"], a)].drop_duplicates("batch").sort_values("batch")
+            g = g[g["batch"].isin(drafts.loc[same_alpha(drafts["alpha"], a), "batch"])]
             ax.plot(g["batch"], g["tokens_per_s"], "o-" if dots else "-", color=color[a], ms=3.5, lw=1.5,
                     label=f"{_alpha_label(a, meta)}, {best_name}")
         ax.plot(base["batch"], base["baseline_tokens_per_s"], "s--" if dots else "--", color="k", ms=3.5, lw=1.8,
@@ -1362,7 +1359,7 @@ def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             ax.scatter(cloud["tokens_per_s_per_user"], cloud["tokens_per_s_per_device"], s=5, color="0.75", zorder=1,
                        label="all (batch, k, α) that fit" if len(cloud) == len(spec) else "sample of all (batch, k, α) that fit")
         for a in alphas if speculate else ():
-            g = spec[_same_alpha(spec["alpha"], a)]
+            g = spec[same_alpha(spec["alpha"], a)]
             f = g.iloc[_frontier(g["tokens_per_s_per_user"].to_numpy(), g["tokens_per_s_per_device"].to_numpy())]
             ax.plot(f["tokens_per_s_per_user"], f["tokens_per_s_per_device"], "o-" if len(f) <= 30 else "-", color=color[a], ms=3, lw=1.5,
                     label=f"frontier, speculating (k ≥ 1), {_alpha_label(a, meta)}", zorder=3)
@@ -1405,7 +1402,7 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             cap = float(sub["baseline_max_batch"].max()) if "baseline_max_batch" in sub and len(plain) else 0.0
             _nothing_fits(ax, cap or (float(plain["batch"].max()) if len(plain) else 0.0))  # its cap, not the largest swept
             continue
-        lines = [best[_same_alpha(best["alpha"], a)].drop_duplicates("batch").sort_values("batch") for a in alphas]
+        lines = [best[same_alpha(best["alpha"], a)].drop_duplicates("batch").sort_values("batch") for a in alphas]
         shared = pd.concat(lines)[["batch", "best_k"]].duplicated().any()  # two alphas' lines meet at a point
         for i, (a, g) in enumerate(zip(alphas, lines)):
             # in a panel where two lines meet they stay visible: each alpha's markers sit a little to the side (batch x

@@ -148,9 +148,11 @@ def _report_verify(df: pd.DataFrame, ops, meta: dict) -> Figure:
 
 
 def _report_flops(df: pd.DataFrame, ops, meta: dict) -> Figure:
+    from roofline.findings import alpha_values, same_alpha
+
     d = _fits_only(df)
     base = d[d["k"] == 0].set_index("alpha")
-    alphas = sorted(d["alpha"].unique())
+    alphas = alpha_values(d["alpha"])
     color = _alpha_colors(alphas)
     fig, axes = _plain_figure(3, min_panel_in=2.6, height=3.0, legend_in=1.3, sharex=True)
     series = (("FLOPs per generated token", lambda g, b: g["flops_per_token"] / b["flops_per_token"]),
@@ -160,12 +162,12 @@ def _report_flops(df: pd.DataFrame, ops, meta: dict) -> Figure:
     k_max = max(ks)
     for ax, (label, ratio) in zip(axes, series):
         for a in alphas:
-            g = d[d["alpha"] == a].sort_values("k")
-            y = ratio(g, base.loc[a])
-            ax.plot(g["k"], y, "o-", color=color[a], ms=3.5, lw=1.5, label=_alpha_label(a))
+            g = d[same_alpha(d["alpha"], a)].sort_values("k")
+            y = ratio(g, base[same_alpha(base.index.to_series(), a)].iloc[0])
+            ax.plot(g["k"], y, "o-", color=color[a], ms=3.5, lw=1.5, label=_alpha_label(a, meta))
             if label.startswith("time"):
                 b = g[g["k"] == g["best_k"]]
-                yb = ratio(b, base.loc[a])
+                yb = ratio(b, base[same_alpha(base.index.to_series(), a)].iloc[0])
                 ax.plot(b["k"], yb, "*" if int(b["k"].iloc[0]) < k_max else "^", color=color[a], ms=11, mec="k", mew=0.7)
         ax.axhline(1.0, color="k", lw=0.8, ls=":")
         ax.set_xticks(ks)
@@ -183,7 +185,7 @@ def _report_flops(df: pd.DataFrame, ops, meta: dict) -> Figure:
 
 
 def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
-    from roofline.findings import TIE, break_even_table, ridge_points
+    from roofline.findings import TIE, alpha_values, break_even_table, ridge_points, same_alpha
 
     table = break_even_table(df)
     table = table[table["context"] == table["context"].min()]  # the smallest context, as the finding's first sentence
@@ -191,7 +193,7 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
     ridge = ridge_points(ops).sort_values()
     hws = [h for h in ridge.index if h in set(table["hardware"])]
     methods = list(dict.fromkeys(table["method"]))
-    alphas = sorted(table["alpha"].unique())
+    alphas = alpha_values(table["alpha"])  # NaN: per-position rates or a tree, a panel of its own
     # each GPU's bars and label need about 0.6 inch: panels of many GPUs stack in rows
     fig, axes = _plain_figure(len(alphas), min_panel_in=max(3.0, 0.6 * len(hws) + 1.0), height=2.4, legend_in=1.6, sharey=True)
     mcolor = {m: colormaps["Set2"](i) for i, m in enumerate(methods)}
@@ -199,7 +201,7 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
     top = max(float(table["largest_batch"].max()), 2.0)
     for ax, a in zip(axes, alphas):
         for i, m in enumerate(methods):
-            t = table[(table["alpha"] == a) & (table["method"] == m)].set_index("hardware").reindex(hws)
+            t = table[same_alpha(table["alpha"], a) & (table["method"] == m)].set_index("hardware").reindex(hws)
             x = np.arange(len(hws)) + (i - (len(methods) - 1) / 2) * width
             heights = t["break_even_batch"].to_numpy(dtype=float)
             pays_below = (t["break_even_batch"] > 0).to_numpy()  # no swept batch fits, smaller ones do and pay
@@ -230,7 +232,7 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xticks(range(len(hws)), [f"{_short_hw(meta, h)}\nridge {ridge[h]:,.0f}" for h in hws], fontsize=7)
-        ax.set_title(f"α = {a:g}")
+        ax.set_title(_alpha_label(a, meta))
         ax.set_xlabel("GPU, by derated ridge point (FLOP/B)")
         ax.set_ylabel("break-even batch\n(speedup ≥ 1 up to it)")
         ax.grid(axis="x", visible=False)

@@ -1008,3 +1008,33 @@ def test_batching_alone_winning_at_one_context_is_not_masked_by_another(tmp_path
                                      "method: draft\ndraft: llama-3.1-8b\naxes:\n  batch: [1, 2, 4]\n  context: [2048, 65536]\n"
                                      "  k: [0, 1, 2]\n  alpha: [0.8]\n")
     assert "batching alone wins from batch 2 (at 64k context, where from there the drafter does not fit)." in f.text, f.text
+
+
+@pytest.mark.slow
+def test_break_even_and_flops_vs_time_answer_at_per_position_rates_and_a_tree_not_the_generic_finding(tmp_path):
+    """qa127: with per-position rates (alpha NaN) break-even grouped by alpha dropped every row and fell back to the
+    generic finding, which said 'and α per-position rates'; flops-vs-time did the same."""
+    rates = "acceptance: [0.8, 0.7, 0.6, 0.5]\n"
+    body = ("hardware: [h100-sxm, l4]\nmodel: llama-3.1-8b\nmethod: eagle\nengine: ideal\n{acc}axes:\n"
+            "  batch: [1, 64, 512, 4096]\n  context: [256]\n  k: [0, 1, 2, 4]\n")
+    df, _, text, _ = _user_question(tmp_path / "a", "break-even-batch", "name: break-even-batch\n" + body.format(acc=rates))
+    assert "generic finding" not in text and "nan" not in text and "α per-position" not in text
+    assert text.startswith("With EAGLE at the given per-position rates 0.8, 0.7, 0.6, 0.5 and a 256-token context, speculation pays")
+    assert "on H100 SXM5" in text and "on L4" in text
+    tree = "tree: {nodes: 16, tau: 3.2}\n"
+    _, _, text, _ = _user_question(tmp_path / "b", "break-even-batch",
+                                   "name: break-even-batch\n" + body.format(acc=tree).replace("[0, 1, 2, 4]", "[0, 4]"))
+    assert "generic finding" not in text and text.startswith("With EAGLE at a tree of 16 nodes, τ = 3.2 and a 256-token")
+    _, _, text, _ = _user_question(tmp_path / "c", "flops-vs-time", "name: flops-vs-time\n" + body.format(acc=rates)
+                                   .replace("[1, 64, 512, 4096]", "[1]").replace("[h100-sxm, l4]", "h100-sxm"))
+    assert "generic finding" not in text and text.startswith("At the given per-position rates 0.8, 0.7, 0.6, 0.5 and its best k = ")
+
+
+def test_the_generic_finding_at_per_position_rates_says_where_it_loses_without_an_alpha(tmp_path):
+    """Losing points at per-position rates were said 'at batch 181 to 4,096 and α per-position rates'."""
+    from roofline.findings import generic
+
+    r, _ = _run_text(tmp_path, "name: gen-rates\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\nengine: ideal\n"
+                     "acceptance: [0.3, 0.2]\naxes:\n  batch: [1, 512, 1024]\n  context: [256]\n  k: [1, 2]\n", answer=False)
+    text = generic(r.df, r.ops, r.meta).text
+    assert "still loses (speedup below 1) at 2 of the 3 points that fit, at batch 512 to 1,024." in text and "α" not in text
