@@ -222,8 +222,7 @@ def _markdown(sections: list[Section], seconds: float, assumptions: list[str] | 
         lines += [f"## {i}. {s.title}", "", s.text, ""]
         if s.warnings:  # what the sweep warned about: the finding reads rows these apply to
             lines += ["Warnings from the sweep (all its rows, not only those the answer reads):", "", *(f"- {w}" for w in s.warnings), ""]
-        if s.image:
-            lines += [f"![{s.title}](img/{s.image})", ""]
+        lines += [f"![{s.title}](img/{s.image})" if s.image else f"*{NO_FIGURE}*", ""]
         lines += [f"Scenario `{s.name}`: {s.description}", "", "```bash", s.command, "```", ""]
     return "\n".join(lines)
 
@@ -233,6 +232,8 @@ def _slug(title: str) -> str:
     return re.sub(r"\s", "-", re.sub(r"[^\w\s-]", "", title.lower()).strip())
 
 
+NO_FIGURE = ("No figure: nothing this section draws fits in device memory or has a price (its finding says which), so "
+             "there is no point to plot.")  # qa126: a section without its figure and without a word why
 PAGE_WIDTH_PX = 1120  # the page's text width (CSS max-width, 70rem): every report figure is drawn this wide (report_figures)
 _CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:" + f"{PAGE_WIDTH_PX}px" + """;margin:2rem auto;
 padding:0 1rem;color:#222;line-height:1.45}h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid #ddd}
@@ -269,6 +270,8 @@ def _html(sections: list[Section], images: dict, seconds: float, assumptions: li
         if s.image:
             data = base64.b64encode(images[s.image]).decode("ascii")
             out.append(f'<div class="figure"><img alt="{html.escape(s.title)}" src="data:image/png;base64,{data}"></div>')
+        else:
+            out.append(f'<p class="figure"><em>{html.escape(NO_FIGURE)}</em></p>')
         out.append(f'<p class="scenario">Scenario <code>{html.escape(s.name)}</code>: {_inline(s.description)}</p>')
         out.append(f"<pre><code>{html.escape(s.command)}</code></pre></section>")
     out.append("</body></html>")

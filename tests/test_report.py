@@ -244,3 +244,17 @@ def test_two_files_whose_paths_differ_only_in_case_are_two_scenarios(roofline, t
         (tmp_path / f"{stem}.yaml").write_text(f"name: {name}\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1]\n")
     code, _, err = roofline("report", tmp_path / "A.yaml", tmp_path / "a.yaml", "--out", tmp_path / "r")
     assert code == 0, err
+
+
+@pytest.mark.slow
+def test_a_section_without_a_figure_says_why_in_both_pages(tmp_path):
+    """qa126: a draft-offload sweep where no drafter fits anywhere had no figure and no word why."""
+    from roofline.report import NO_FIGURE
+
+    scenario = tmp_path / "draft-offload.yaml"
+    scenario.write_text("name: draft-offload\nhardware: l4\nmodel: llama-3.1-8b\nmethod: draft\ndraft: llama-3.1-70b\n"
+                        "draft_hardware: [null, a10g]\naxes:\n  batch: [1, 4]\n  context: [2048]\n  k: [1, 2]\n  alpha: [0.8]\n")
+    write_report((str(scenario),), tmp_path / "rep", workers=1)
+    text = (tmp_path / "rep" / "report.md").read_text()
+    assert "no drafter fits at batch 1–4" in text and f"*{NO_FIGURE}*" in text and "![" not in text
+    assert NO_FIGURE in (tmp_path / "rep" / "report.html").read_text() and not list((tmp_path / "rep").rglob("*.png"))
