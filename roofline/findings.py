@@ -861,7 +861,8 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
         row = {"hardware": hw, "base_batch": int(ref["batch"]), "base_tokens_per_s_per_user": u0, "base_cost_usd_per_million_tokens": c0,
                "base_devices": int(ref["devices"]) if "devices" in ref.index else 1,  # the devices its cost pays for
                "base_batch_note": _largest_swept(ref, base),  # the cheapest at the sweep's edge: more may fit
-               "base_config": _config_text(ref, layout, meta)}
+               "base_config": _config_text(ref, layout, meta),
+               "drafter_fits": bool(len(drafts))}  # some point that drafts fits here (qa129: none, said as out of reach)
         for m in speeds:
             plain = base[base["baseline_tokens_per_s_per_user"] >= m * u0]["baseline_cost_usd_per_million_tokens"]
             spec = g[g["tokens_per_s_per_user"] >= m * u0]["cost_usd_per_million_tokens"]
@@ -898,6 +899,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     df = df[df["engine"].astype(str) == engine] if "engine" in df else df
     tiers = tier_prices(df, meta=meta)
     order = [h for h in dict.fromkeys(df["hardware"]) if h in tiers.index]
+    order = sorted(order, key=lambda h: not tiers.loc[h, "drafter_fits"])  # a device speculation runs on first (qa129)
     from roofline.frontier import unrunnable_engines
 
     # devices the engine does not run on (TensorRT-LLM on an AMD one): left out of the tiers for that, not for a price
@@ -907,7 +909,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     if not order:
         why = ("Nothing of this sweep fits in memory" if not plain_fits(df).any() else
                f"Engine {engine} runs on none of this sweep's devices ({_list([_hw(meta, h) for h in unrun])}: {why_unrun})"
-               if set(unrun) >= set(_fits(df)["hardware"]) else
+               if unrun and set(unrun) >= set(df.loc[plain_fits(df), "hardware"]) else  # qa129: "none (: )" where no k > 0 fits
                "No hardware of this sweep has a price where its points fit (give one with `roofline hw new NAME --from DEVICE "
                "--set price='2.5 USD/h'`)")
         return Finding("Fast tiers", f"{why}: no cost to compare.", {"tiers": tiers})
@@ -940,7 +942,8 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
                     f"{int(t[f'drafting_batch_{m:g}x'])}{t[f'drafting_config_{m:g}x']}, k = {int(t[f'drafting_k_{m:g}x'])}, "
                     f"costs {_x(t[f'drafting_premium_{m:g}x'])}{caveat(point)})")
         return (f" ({plain_point}: " + ("the points that draft there have no price, their drafter's device none"
-                                         if t[f"drafting_unpriced_{m:g}x"] else "no point that drafts reaches it") + ")")
+                                         if t[f"drafting_unpriced_{m:g}x"] else "no point that drafts reaches it"
+                                         if t["drafter_fits"] else "the drafter fits at no point swept") + ")")
 
     def plain_at(m: float) -> str:
         """' (tp 4)': the plain m× point's layout where it is not the cheapest tier's."""
@@ -956,6 +959,8 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
                     else f"costs {_x(plain)} without{plain_at(m)} and {_x(spec)} with{where(m)}")
         without = (f"costs {_x(plain)} the price without speculation{plain_at(m)}" if np.isfinite(plain)
                    else "is out of reach without speculation")
+        if not t["drafter_fits"] and not np.isfinite(spec):  # said once, after both tiers
+            return without
         with_it = (f"costs {_x(spec)} the price with it{where(m)}" if np.isfinite(spec) else
                    "is reached with it only where the drafter's device has no price (cost unknown)"
                    if t[f"unpriced_{m:g}x_speculation"] else "is out of reach with it")
@@ -964,6 +969,8 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     # the other GPUs: their m1× tier's cheapest point that drafts (qa120: a k = 0 point, plain decoding, was read as
     # speculation's), and where plain decoding reaches the speed for less, said
     others = tiers.drop(index=h0)
+    no_drafter = [h for h in order if h != h0 and not tiers.loc[h, "drafter_fits"]]  # said, not counted among the others
+    others = others.drop(index=no_drafter)
     worst = others[f"drafting_premium_{m1:g}x"].max() if len(others) else np.nan
     priced = others[others[f"drafting_premium_{m1:g}x"].notna()]
     batches = sorted({int(b) for b in priced[f"drafting_batch_{m1:g}x"]})
@@ -973,6 +980,8 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
                else "; plain decoding reaches it for less" if plainer else "")
     price = (meta.get("price_usd_per_hour") or {}).get(h0)
     first_tiers = f"{m1:g}× that speed {tier(m1, True)}; {m2:g}× {tier(m2, False)}."  # before the others': the caveat's order
+    if not t["drafter_fits"]:  # qa129: said as 'out of reach with it', as if speculation had run and fallen short
+        first_tiers += " Speculation does not run there: the drafter fits at no point swept."
     others_caveat = caveat(priced[[f"drafting_batch_{m1:g}x", f"drafting_engine_{m1:g}x"]]) if len(priced) else ""
     contexts = df["context"].unique()
     context_text = (f" at {_article(f'{int(contexts[0]):,}')} {int(contexts[0]):,}-token context" if len(contexts) == 1
@@ -988,8 +997,11 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
             f" On {_hw(meta, others.index[0])} the {m1:g}× tier with speculation costs {_x(worst)} its cheapest tier "
             f"({at}{others_caveat}{cheaper}).")
            if len(others) and np.isfinite(worst) else "")
+        + (f" On {_list([_hw(meta, h) for h in no_drafter])} the drafter fits at no point swept: plain decoding only."
+           if no_drafter else "")
     )
-    unpriced = [h for h in dict.fromkeys(df["hardware"]) if h not in tiers.index and h not in unrun and _fits(df)["hardware"].eq(h).any()]
+    plain_hw = set(df.loc[plain_fits(df), "hardware"])  # qa129: a device where only plain decoding fits is left out too
+    unpriced = [h for h in dict.fromkeys(df["hardware"]) if h not in tiers.index and h not in unrun and h in plain_hw]
     if unpriced:
         text += f" Left out, without a price in their profiles: {', '.join(_hw(meta, h) for h in unpriced)}."
     if unrun:

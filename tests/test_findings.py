@@ -4,6 +4,7 @@ against numbers worked out by hand; the sentences quote the table's numbers."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -1038,3 +1039,33 @@ def test_the_generic_finding_at_per_position_rates_says_where_it_loses_without_a
                      "acceptance: [0.3, 0.2]\naxes:\n  batch: [1, 512, 1024]\n  context: [256]\n  k: [1, 2]\n", answer=False)
     text = generic(r.df, r.ops, r.meta).text
     assert "still loses (speedup below 1) at 2 of the 3 points that fit, at batch 512 to 1,024." in text and "α" not in text
+
+
+@pytest.mark.slow
+def test_fast_tiers_where_only_plain_decoding_fits_say_so_draw_and_list_an_unpriced_device(roofline, tmp_path):
+    """qa129: a device where the drafter fits nowhere (k = 0 unswept) led the finding as 'out of reach with it', broke the
+    figure (an IndexError: the generic figure instead), and, without a price, was said 'Engine vllm runs on none of this
+    sweep's devices (: )' or not listed as left out."""
+    from roofline.report_figures import _report_fast_tier
+
+    body = ("model: llama-3.1-70b\nweight_dtype: fp8\nmethod: draft\ndraft: llama-3.1-8b\n"
+            "axes: {batch: [1, 2, 4, 8, 16, 32], context: [4096], k: [1, 2], alpha: [0.8]}\n")
+    df, _, text, meta = _user_question(tmp_path / "a", "fast-tier-premium", "name: fast-tier-premium\nhardware: [h100-sxm, h200]\n" + body)
+    assert text.startswith("On H200 SXM") and "On H100 SXM5 the drafter fits at no point swept: plain decoding only." in text
+    assert len(_report_fast_tier(df, None, meta).axes) >= 2  # a panel each
+    _, _, text, _ = _user_question(tmp_path / "b", "fast-tier-premium", "name: fast-tier-premium\nhardware: h100-sxm\n" + body)
+    assert "Speculation does not run there: the drafter fits at no point swept." in text and "out of reach with it" not in text
+    profiles = tmp_path / "hw"
+    profiles.mkdir()
+    h100 = (Path(__file__).parent.parent / "hardware_profiles" / "h100-sxm.yaml").read_text()
+    (profiles / "noprice.yaml").write_text("\n".join(
+        "name: noprice" if line.startswith("name:") else "display_name: Unpriced H100" if line.startswith("display_name:")
+        else line for line in h100.splitlines() if not line.startswith("price:")) + "\n")
+    for hardware, says in (("noprice", "No hardware of this sweep has a price"),
+                           ("[h100-sxm, noprice]", "Left out, without a price in their profiles: Unpriced H100.")):
+        path = tmp_path / hardware.strip("[]").replace(", ", "-") / "fast-tier-premium.yaml"
+        path.parent.mkdir()
+        path.write_text(f"name: fast-tier-premium\nhardware: {hardware}\n" + body)
+        code, _, err = roofline("--profiles", profiles, "report", path, "--out", path.parent / "out")
+        said = (path.parent / "out" / "report.md").read_text()
+        assert code == 0 and says in said and "runs on none" not in said and "generic finding" not in said, (err, said)
