@@ -253,17 +253,27 @@ def _report_batch_vs_spec(df: pd.DataFrame, ops, meta: dict) -> Figure:
     ax = axes[0]
     # as the finding reads them (qa127): plain decoding at every batch its own cap fits, speculation at the fastest
     # k > 0 that fits (a k = 0 row where the drafter does not fit is plain decoding, not speculation's point)
-    base = df[plain_fits(df)].drop_duplicates("batch").sort_values("batch")
-    spec = fastest_drafting(df, ["batch"]).sort_values("batch")
-    ax.plot(base["baseline_tokens_per_s_per_user"], base["baseline_tokens_per_s"], "s--", color="k", ms=4, lw=1.6,
-            label="growing the batch alone")
-    ax.plot(spec["tokens_per_s_per_user"], spec["tokens_per_s"], "o-", color="tab:blue", ms=4, lw=1.8,
-            label=f"with speculation (its fastest k > 0), {_alpha_label(fit['alpha'].iloc[0])}")
-    labels = [(ax, r.baseline_tokens_per_s_per_user, r.baseline_tokens_per_s, f"B={r.batch:g}") for r in base.itertuples()]
-    labels += [(ax, r.tokens_per_s_per_user, r.tokens_per_s, f"B={r.batch:g}, k={r.k:g}") for r in spec.itertuples()]
-    best = base["baseline_tokens_per_s"].max()
-    ax.axhline(best, color="0.5", lw=0.8, ls=":")
-    ax.axvline(base["baseline_tokens_per_s_per_user"].max(), color="0.5", lw=0.8, ls=":")
+    # one pair of lines per context, each point of one context (qa129: the fastest k > 0 per batch over every context
+    # drew a 32k point beside 512's), batch labels on the smallest context's
+    contexts = sorted(df["context"].unique())
+    plain = df[plain_fits(df)]
+    alpha = _alpha_label(fit["alpha"].iloc[0], meta)
+    labels = []
+    for i, c in enumerate(contexts):
+        base = plain[plain["context"] == c].drop_duplicates("batch").sort_values("batch")
+        spec = fastest_drafting(df[df["context"] == c], ["batch"]).sort_values("batch")
+        one = len(contexts) == 1
+        at = "" if one else f", context {_ctx(c)}"
+        plain_color, spec_color = ("k", "tab:blue") if one else (colormaps["tab10"](2 * i % 10),) * 2
+        ax.plot(base["baseline_tokens_per_s_per_user"], base["baseline_tokens_per_s"], "s--", color=plain_color, ms=4, lw=1.6,
+                label=f"growing the batch alone{at}")
+        ax.plot(spec["tokens_per_s_per_user"], spec["tokens_per_s"], "o-", color=spec_color, ms=4, lw=1.8,
+                label=f"with speculation (its fastest k > 0), {alpha}{at}")
+        if i == 0:
+            labels += [(ax, r.baseline_tokens_per_s_per_user, r.baseline_tokens_per_s, f"B={r.batch:g}") for r in base.itertuples()]
+            labels += [(ax, r.tokens_per_s_per_user, r.tokens_per_s, f"B={r.batch:g}, k={r.k:g}") for r in spec.itertuples()]
+    ax.axhline(plain["baseline_tokens_per_s"].max(), color="0.5", lw=0.8, ls=":")
+    ax.axvline(plain["baseline_tokens_per_s_per_user"].max(), color="0.5", lw=0.8, ls=":")
     ax.margins(0.15)
     _log_axis(ax, "x")
     _log_axis(ax, "y")
@@ -273,7 +283,8 @@ def _report_batch_vs_spec(df: pd.DataFrame, ops, meta: dict) -> Figure:
     dropped = (~df["fits_in_memory"].astype(bool)).any()
     fig.suptitle("Few users against many: throughput against per-user speed, batch B growing along each line\n"
                  + _setup_line(meta, list(dict.fromkeys(df["model"]))) + f" · {_name(meta, 'hardware', df['hardware'].iloc[0])}"
-                 + (" · batches that do not fit left out" if dropped else "") + "\ndotted: batching's best throughput and fastest user")
+                 + (" · batches that do not fit left out" if dropped else "") + "\ndotted: batching's best throughput and fastest user"
+                 + (f" · batch labels at context {_ctx(contexts[0])}" if len(contexts) > 1 else ""))
     footer(fig, meta)  # before the layout place_labels freezes (qa125: added after it, it ran into the x label)
     place_labels(fig, labels)
     return fig

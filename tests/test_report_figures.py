@@ -221,6 +221,23 @@ def test_the_batch_vs_speculation_figure_draws_what_its_finding_reads(plotters, 
     assert {f"B={b:g}" for b in plain} <= set(texts), texts
 
 
+def test_the_batch_vs_speculation_figure_draws_each_context_s_points_on_its_own_lines(plotters, tmp_path):
+    """qa129: the fastest k > 0 per batch over every context drew a 32k point (a larger speedup, fewer tokens/s) on the
+    512-token line, against a plain line of 512's points."""
+    from roofline.findings import fastest_drafting
+
+    path = tmp_path / "batch-vs-speculation.yaml"
+    path.write_text("name: batch-vs-speculation\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                    "axes: {batch: [1, 8, 64], context: [512, 32768], k: [0, 1, 2, 4], alpha: [0.8]}\n")
+    r = run_scenario(str(path))
+    ax = plotters["batch-vs-speculation"](r.df, r.ops, r.meta).axes[0]
+    lines = {line.get_label(): line.get_ydata() for line in ax.lines if not line.get_label().startswith("_")}
+    for context, said in ((512, "512"), (32768, "32k")):
+        spec = fastest_drafting(r.df[r.df["context"] == context], ["batch"]).sort_values("batch")
+        drawn = lines[f"with speculation (its fastest k > 0), α = 0.8, context {said}"]
+        np.testing.assert_allclose(drawn, spec["tokens_per_s"].to_numpy())
+
+
 def test_the_kv_caps_figure_draws_the_drafters_caps_and_speculations_points_whether_or_not_k_0_is_swept(plotters, tmp_path):
     """qa127: with k = 0 swept the left panel drew plain decoding's caps (the smallest k swept), and the right panel
     k = 0's 1.00x at a batch where the drafter did not fit."""
