@@ -360,7 +360,7 @@ def hw_diff(
     weight_dtype: Annotated[Optional[str], typer.Option(help="Weight dtype of the reference model (default: its native precision).")] = None,
     expert_dtype: Annotated[Optional[str], typer.Option(help="Dtype of the routed experts only (MoE; default: as --weight-dtype).")] = None,
 ) -> None:
-    """Two profiles side by side: every field, the ridge points, a reference model's decode points.
+    """Two hardware profiles side by side: every field, the ridge points, a reference model's decode points.
 
     The reference points are on the ideal engine (the silicon's bound; `roofline predict --hardware NAME --engine vllm`
     gives a serving engine's, each)."""

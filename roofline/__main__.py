@@ -2,4 +2,5 @@
 
 from roofline.launch import run
 
-run()
+if __name__ == "__main__":  # importing this module (a doc tool, --doctest-modules) runs nothing (qa129)
+    run()

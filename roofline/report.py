@@ -301,14 +301,15 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
     from roofline.outputs import write_csv
     from roofline.plot_jobs import report_job
     from roofline.profiles import builtin_dir
-    from roofline.scenario import is_bare_name
+    from roofline.scenario import scenario_file
 
     results: list[ScenarioResult] = []
     found = []
     (tmp / "img").mkdir()
     (tmp / "tables").mkdir()
-    # a bare name case aside, as it is found; a file by its path (qa126: cs/A.yaml and cs/a.yaml are two)
-    given = [str(n).lower() if is_bare_name(n) else str(Path(n).resolve()) for n in names or ()]
+    # each by the file it is found as (sweep's rule): a name as the search path finds it, a file by its path (qa126:
+    # cs/A.yaml and cs/a.yaml are two; qa129: so are the files s.txt and S.txt, once compared as names case aside)
+    given = [scenario_file(str(n), extra_dirs).resolve() for n in names or ()]
     twice = next((i for i, n in enumerate(given) if n in given[:i]), None)
     if twice is not None:  # before any sweep runs (qa125: refused only after running both, every warning said twice)
         raise RooflineError(f"NAMES: expected each scenario once in a report, found {str(names[twice])!r} twice")

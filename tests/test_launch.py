@@ -84,3 +84,7 @@ def test_python_dash_m_roofline_runs_the_command():
     """qa128: `python -m roofline` said 'No module named roofline.__main__'."""
     out = subprocess.run([sys.executable, "-m", "roofline", "--version"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.strip().startswith("roofline ")
+    # importing the module runs nothing (qa129: it printed the help and exited, for any tool that imports every module)
+    out = subprocess.run([sys.executable, "-c", "import roofline.__main__; print('imported')"], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0 and out.stdout == "imported\n", out

@@ -238,12 +238,16 @@ def test_a_folder_given_as_a_scenario_is_said_to_be_one(roofline, tmp_path):
 
 
 @pytest.mark.slow
-def test_two_files_whose_paths_differ_only_in_case_are_two_scenarios(roofline, tmp_path):
-    """qa126: cs/A.yaml (name alpha) and cs/a.yaml (name beta) were refused as one scenario given twice."""
-    for stem, name in (("A", "alpha"), ("a", "beta")):
-        (tmp_path / f"{stem}.yaml").write_text(f"name: {name}\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1]\n")
+def test_two_files_whose_paths_differ_only_in_case_are_two_scenarios(roofline, tmp_path, monkeypatch):
+    """qa126: cs/A.yaml (name alpha) and cs/a.yaml (name beta) were refused as one scenario given twice; qa129: so were
+    the files s.txt and S.txt given from their folder (read as bare names, case aside)."""
+    for stem, name in (("A.yaml", "alpha"), ("a.yaml", "beta"), ("s.txt", "gamma"), ("S.txt", "delta")):
+        (tmp_path / stem).write_text(f"name: {name}\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1]\n")
     code, _, err = roofline("report", tmp_path / "A.yaml", tmp_path / "a.yaml", "--out", tmp_path / "r")
     assert code == 0, err
+    monkeypatch.chdir(tmp_path)
+    code, _, err = roofline("report", "s.txt", "S.txt", "--out", tmp_path / "r2")
+    assert code == 0 and {p.name for p in (tmp_path / "r2" / "tables").iterdir()} == {"gamma.csv", "delta.csv"}, err
 
 
 @pytest.mark.slow
