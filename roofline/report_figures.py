@@ -23,7 +23,6 @@ from roofline.plots import (
     METHOD_LABELS,
     _alpha_colors,
     _alpha_label,
-    _best_k_rows,
     _ctx,
     _frontier,
     _layout_label,
@@ -347,13 +346,16 @@ def _report_shared_prefix(df: pd.DataFrame, ops, meta: dict) -> Figure:
     ax0.set_xticks(range(len(prefixes)), names)
     ax0.set_ylabel("largest batch that fits")
     ax0.set_title(f"Batch that fits, {_ctx(context)} context each\nwithout speculation")
-    fit = _fits_only(df)
+    from roofline.findings import fastest_drafting, plain_fits
+
+    plain = df[plain_fits(df)]
     for p, name in zip(prefixes, names):
-        g = fit[fit["shared_prefix_tokens"] == p]
-        base = g.drop_duplicates("batch").sort_values("batch")
-        best = _best_k_rows(g[g["k"] > 0]).drop_duplicates("batch").sort_values("batch")
+        base = plain[plain["shared_prefix_tokens"] == p].drop_duplicates("batch").sort_values("batch")
+        # speculation's point as every other figure reads it (qa129: best-k rows dropped a batch whose best k is 0)
+        best = fastest_drafting(df[df["shared_prefix_tokens"] == p], ["batch"]).sort_values("batch")
         ax1.plot(base["batch"], base["baseline_tokens_per_s"], "s--", color=color[p], ms=3.5, lw=1.2, label=f"{name}, no speculation")
-        ax1.plot(best["batch"], best["tokens_per_s"], "o-", color=color[p], ms=3.5, lw=1.6, label=f"{name}, speculation (best k)")
+        ax1.plot(best["batch"], best["tokens_per_s"], "o-", color=color[p], ms=3.5, lw=1.6,
+                 label=f"{name}, speculation (fastest k > 0)")
     _log2_axis(ax1, sorted(df["batch"].unique()))
     _log_axis(ax1, "y")
     ax1.set_xlabel("batch size B (lines end where memory does)")

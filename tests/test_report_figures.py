@@ -238,6 +238,22 @@ def test_the_batch_vs_speculation_figure_draws_each_context_s_points_on_its_own_
         np.testing.assert_allclose(drawn, spec["tokens_per_s"].to_numpy())
 
 
+def test_the_shared_prefix_figure_draws_speculation_where_it_loses_too(plotters, tmp_path):
+    """qa129: its speculation line took the best-k rows of k > 0, so a batch where drafting loses (best k 0) was left
+    out, where every other figure draws the fastest k > 0 that fits."""
+    from roofline.findings import fastest_drafting
+
+    path = tmp_path / "shared-prefix.yaml"
+    path.write_text("name: shared-prefix\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\nshared_prefix: [0, 4096]\n"
+                    "axes: {batch: [1, 16, 64], context: [8192], k: [0, 1, 2], alpha: [0.05]}\n")
+    r = run_scenario(str(path))
+    ax = plotters["shared-prefix"](r.df, r.ops, r.meta).axes[1]
+    drawn = {line.get_label(): list(line.get_xdata()) for line in ax.lines}
+    spec = fastest_drafting(r.df[r.df["shared_prefix_tokens"] == 4096], ["batch"])
+    assert (spec["speedup"] < 1).any()  # a batch where drafting loses: drawn all the same
+    assert drawn["4k shared, speculation (fastest k > 0)"] == sorted(spec["batch"])
+
+
 def test_the_kv_caps_figure_draws_the_drafters_caps_and_speculations_points_whether_or_not_k_0_is_swept(plotters, tmp_path):
     """qa127: with k = 0 swept the left panel drew plain decoding's caps (the smallest k swept), and the right panel
     k = 0's 1.00x at a batch where the drafter did not fit."""
