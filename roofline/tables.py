@@ -314,6 +314,15 @@ def model_list(specs: list) -> str:
     return "\n".join(lines)
 
 
+def _index_keys_text(index_key_bytes) -> str:
+    """', index keys of 132 B (whatever the KV dtype)' where every KV dtype's key is one size (qa131: said once per
+    dtype, five times), else each dtype's: ', index keys of 256 B (bf16), index keys of 132 B (fp8)'."""
+    sizes = {n for _, n in index_key_bytes}
+    if len(sizes) == 1 and len(index_key_bytes) > 1:
+        return f", index keys of {sizes.pop()} B (whatever the KV dtype)"
+    return "".join(f", index keys of {n} B ({d})" for d, n in index_key_bytes)
+
+
 def _kv_shape(m) -> str:
     """What one layer stores per token: 'mla latent 512 + rope 64', '2 x 8 KV heads x 128'."""
     if m.kv_layout == "mla":
@@ -351,7 +360,7 @@ def model_table(m) -> str:
         f"  KV per token     {m.kv_bytes_per_token_at(4096):,.0f} B at 4k context, {m.kv_bytes_per_token_at(131072):,.0f} B at 128k "
         f"(bf16; the context's KV over its tokens"
         + (f"; fp8 {m.kv_bytes_per_token_at(131072, 'fp8'):,.0f} B at 128k: entries of " + ", ".join(
-            f"{n} B ({d})" for d, n in m.kv_entry_bytes) + "".join(f", index keys of {n} B ({d})" for d, n in m.index_key_bytes)
+            f"{n} B ({d})" for d, n in m.kv_entry_bytes) + _index_keys_text(m.index_key_bytes)
             + ")" if m.kv_entry_bytes else ")") + f"; {_kv_shape(m)}",
         f"  precision        {_precision_text(m)}  ({format_si(m.weight_bytes_as_released, 'B')} of weights as released"
         + (", MTP included)" if m.mtp_modules else ")"),

@@ -382,3 +382,12 @@ def test_a_moe_verify_pass_says_the_experts_it_reads_beside_the_decode_steps():
             f"({format_significant(v['token_expert_pairs'])} token-expert pairs of 3 tokens; "
             f"{format_significant(p['experts_busiest_rank']['touched'])} a decode step)") in predict_table(p)
     assert "verify_experts_busiest_rank" not in roofline.predict("h200", "llama-3.1-8b", 1, method="eagle", k=2, alpha=0.8)["spec"]
+
+
+def test_models_show_says_deepseek_v4_s_fixed_size_index_keys_once():
+    """qa131: one fp8 key of 132 B was listed once per KV dtype: 'index keys of 132 B (fp32), ... (bf16), ... (int8)'."""
+    from roofline.model import load_model
+    from roofline.tables import model_table
+
+    text = model_table(load_model("deepseek-v4-flash"))
+    assert text.count("index keys of") == 1 and "index keys of 132 B (whatever the KV dtype)" in text
