@@ -586,12 +586,21 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     split = memory_split(df)
     per_dev = [f"{_n(split.loc[(hw0, m), 'kv_bytes_per_token'] / 1024)} KiB per token and {_n(split.loc[(hw0, m), 'fixed_bytes'] / 1e9)} GB of weights"
                for m in models if (hw0, m) in split.index]
-    drafter = f" (with the drafter, at k = {k_min})" if k_min > 0 else ""
+    drafting = set(df.loc[df["k"] > 0, "method"].astype(str)) - {"none"} if "method" in df else set()
+    held = ("with the drafter, " if drafting and not drafting <= {"ngram"} else "")  # qa131: n-gram lookup holds none
+    held = "with the drafter where one runs, " if held and "ngram" in drafting else held
+    drafter = f" ({held}at k = {k_min})" if k_min > 0 else ""
     layout, heads = meta.get("kv_layout") or {}, meta.get("kv_heads") or {}
     whole = [m for m in models if layout.get(m) in ("mla", "shared_kv")]  # one latent / one K = V head: whole on every rank
     copied = [m for m in models if layout.get(m) == "gqa" and 0 < heads.get(m, tp) < tp]  # fewer KV heads than ranks
     replicated = ""
-    if tp > 1 and whole:
+    dpa = int(df.loc[df["model"].isin(whole), "dp_attention"].max()) if whole and "dp_attention" in df else 1
+    if whole and dpa > 1:  # qa131: said as tp alone ('each of the 2 devices ... dp_attention gives ... instead') under it
+        replicated += (f" {_list([_model(meta, m) for m in whole])} {'cache' if len(whole) > 1 else 'caches'} one latent (or one "
+                       "shared K = V head) per layer, which tensor parallelism cannot split: under attention data parallelism "
+                       f"(dp_attention {dpa}) each device holds the whole cache of its own group's sequences, 1/{dpa} of the "
+                       "batch" + (f", on each of the group's {tp} devices." if tp > 1 else "."))
+    elif tp > 1 and whole:
         replicated += (f" {_list([_model(meta, m) for m in whole])} {'cache' if len(whole) > 1 else 'caches'} one latent (or one "
                        f"shared K = V head) per layer, which tensor parallelism cannot split: each of the {tp} devices holds every "
                        "sequence's whole cache, where GQA's heads split; attention data parallelism (dp_attention, with ep for "
@@ -643,15 +652,18 @@ def _course(values, batches) -> tuple[str, str]:
 def memory_split(df: pd.DataFrame) -> pd.DataFrame:
     """Per (hardware, model) at the longest context: the memory one device needs, split into a fixed part (weights,
     drafter weights) and KV bytes per token of context, read off the table as the intercept and slope of
-    memory_needed_bytes over batch (memory is linear in the batch at a fixed context), the slope divided by the
-    tokens each sequence caches (context + k + 1), at the smallest k that drafts where one is swept (the drafter held:
-    qa126, a swept k = 0 gave plain decoding's figures under kv-caps' "with the drafter" label), else the smallest k."""
+    memory_needed_bytes over the sequences a device holds, B_a = ceil(B / dp_attention) (memory is linear in them at a
+    fixed context; qa131: a line over B itself, a staircase under attention data parallelism, gave the slope over
+    dp_attention and 1.3 GB more weights), the slope divided by the tokens each sequence caches (context + k + 1), at
+    the smallest k that drafts where one is swept (the drafter held: qa126, a swept k = 0 gave plain decoding's figures
+    under kv-caps' "with the drafter" label), else the smallest k."""
     drafting = df.loc[(df["k"] > 0) & (df["method"].astype(str) != "none"), "k"] if "method" in df else df.loc[df["k"] > 0, "k"]
     k = drafting.min() if len(drafting) else df["k"].min()
     d = df[(df["k"] == k) & (df["context"] == df["context"].max())]
     rows = []
     for (hw, model), g in d.groupby(["hardware", "model"]):
-        b, m = g["batch"].to_numpy(float), g["memory_needed_bytes"].to_numpy(float)
+        dp = g["dp_attention"].to_numpy(float) if "dp_attention" in g else 1.0
+        b, m = np.ceil(g["batch"].to_numpy(float) / dp), g["memory_needed_bytes"].to_numpy(float)
         slope, intercept = np.polyfit(b, m, 1) if np.ptp(b) > 0 else (np.nan, np.nan)
         cached = float(g["context"].iloc[0] + g["k"].iloc[0] + 1)
         rows.append({"hardware": hw, "model": model, "kv_bytes_per_token": slope / cached, "fixed_bytes": intercept})

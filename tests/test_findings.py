@@ -1069,3 +1069,30 @@ def test_fast_tiers_where_only_plain_decoding_fits_say_so_draw_and_list_an_unpri
         code, _, err = roofline("--profiles", profiles, "report", path, "--out", path.parent / "out")
         said = (path.parent / "out" / "report.md").read_text()
         assert code == 0 and says in said and "runs on none" not in said and "generic finding" not in said, (err, said)
+
+
+@pytest.mark.slow
+def test_kv_caps_under_attention_data_parallelism_reads_memory_per_group_sequence_and_says_the_layout(tmp_path):
+    """qa131: memory_split fitted a line over the batch, a staircase under dp_attention (ceil(B / dp) sequences a
+    device), so its weights came out 1.3 GB high and its KV per token 1/dp of a sequence's; the text said 'each of
+    the 2 devices holds every sequence's whole cache ... attention data parallelism ... instead' of a dp_attention run,
+    and 'with the drafter' of n-gram lookup."""
+    df, _, text, _ = _user_question(tmp_path, "kv-caps-batch", """name: kv-caps-batch
+hardware: h200
+model: [deepseek-v3, qwen3-235b-a22b]
+method: {deepseek-v3: mtp, qwen3-235b-a22b: ngram}
+weight_dtype: fp8
+tp: 2
+dp_attention: 4
+ep: 8
+axes: {batch: [1, 3, 8, 13, 64], context: [32768], k: [1, 2], alpha: [0.8]}
+""")
+    split = memory_split(df)
+    for model in ("deepseek-v3", "qwen3-235b-a22b"):
+        rows = df[(df["model"] == model) & (df["k"] == 1)]
+        held = np.ceil(rows["batch"] / 4) * (32768 + 2)
+        line = split.loc[("h200", model), "fixed_bytes"] + split.loc[("h200", model), "kv_bytes_per_token"] * held
+        np.testing.assert_allclose(line, rows["memory_needed_bytes"], rtol=1e-9)
+    assert f"{_n(split.loc[('h200', 'deepseek-v3'), 'kv_bytes_per_token'] / KIB)} KiB per token" in text
+    assert "under attention data parallelism (dp_attention 4) each device holds the whole cache of its own group's" in text
+    assert "(with the drafter where one runs, at k = 1)" in text and "cannot split: each of the" not in text
