@@ -519,7 +519,8 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
            if m is not None else f"speculation stays lower and {peak(s_best, 'tokens_per_s', spec)}. ")
         + f"Above {_n(fastest_base)} tokens/s per user only speculation delivers ("
         + (f"at least {_n(fastest_spec)}, at k = {int(df['k'].max())}, the largest swept"
-           if int(spec.loc[spec["tokens_per_s_per_user"].idxmax(), "k"]) >= int(df["k"].max()) else f"up to {_n(fastest_spec)}") + "); "
+           if int(spec.loc[spec["tokens_per_s_per_user"].idxmax(), "k"]) >= int(df["k"].max()) and not meta.get("tree_nodes")
+           else f"up to {_n(fastest_spec)}") + "); "  # a tree's tau is known at its own depth only: nothing beyond (qa130)
         + (f"batching alone wins from batch {wins_from}" + (
             (f" (at {_list([_ctx(c) for c in contexts_of(wins_from)])} context, where from there the drafter does not fit)"
              if base["context"].nunique() > 1 else " (from there the drafter does not fit)")
@@ -568,7 +569,8 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
             plain = int(plain_caps.get((hw0, m, c_hi), 0)) > 0  # speculation's alone where no k = 0 is swept)
             return f"no point for {_model(meta, m)} ({'speculation fits at no batch' if plain else 'nothing fits'})"
         row = at_cap.loc[(hw0, m, c_hi)]
-        capped = f"; k = {k_top}, the largest swept: a larger k may give more" if int(row["k"]) >= k_top else ""
+        capped = (f"; k = {k_top}, the largest swept: a larger k may give more"
+                  if int(row["k"]) >= k_top and not meta.get("tree_nodes") else "")  # qa130: a tree's depth is given
         return f"{_x(row['speedup'])} ({METHOD_NAMES.get(row['method'], row['method'])}, batch {int(row['batch'])}{capped})"
     sp_txt = [gain(m) for m in models]
     trend = {}  # each model's course over the batch at this context: (verb, path)
@@ -1111,7 +1113,7 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         return text + (" and per-position rates" if len(values) < len(losing) else "")
 
     tree = meta.get("tree_nodes")
-
+    at_best = "" if tree else "at its best k "  # a tree has one k, its depth: no best among several (qa130)
     # what every losing point shares where the sweep varied it: the cause a reader looks for
     shared = [c for c in (*varying, "hardware", "model") if c in points and points[c].astype(str).nunique() > 1
               and losing[c].astype(str).nunique() == 1] if len(losing) > 1 else []  # one point shares everything
@@ -1124,7 +1126,7 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         cause = f", all with {_list(parts)}"
     never = [m for m in dict.fromkeys(df["model"].astype(str)) if not fit["model"].astype(str).eq(m).any()]
     gains = (f"Speculation gains up to {_x(top['speedup'])}" if pays(top["speedup"]) else
-             f"Speculation loses at every point that fits, even at its best k: at best {_x(top['speedup'])}")
+             f"Speculation loses at every point that fits{'' if tree else ', even at its best k'}: at best {_x(top['speedup'])}")
     caveat = f"; an upper estimate: {OPTIMISTIC}" if optimistic(top["batch"], engine) else ""
     held = _same_config(points, top, ["hardware", "model", "context", "alpha", *varying])  # the top point's curve over batch
     low = held.loc[held["batch"].idxmin()]
@@ -1135,7 +1137,7 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     text = (f"{gains} ({_hw(meta, top['hardware'])}, {_model(meta, top['model'])}"
             f"{_config_text(top, varying, meta)}, batch {int(top['batch'])}, context {_ctx(top['context'])}, "
             f"{_acceptance_text(top['alpha'], meta)}, k = {int(top['k'])}{caveat}){smallest}; "
-            + (f"at its best k it still loses (speedup below 1) at {len(losing)} of the {len(points)} points that fit"
+            + (f"{at_best}it still loses (speedup below 1) at {len(losing)} of the {len(points)} points that fit"
                # the count spans every config swept, not the one named above (qa105: tp 4 and 8 read as tp 4's)
                + (" across every config swept" if varying else "") + f"{cause}, "
                f"at batch {span('batch', lambda v: f'{int(v):,}')}"
@@ -1143,7 +1145,7 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
                   else f" and α {span('alpha', lambda v: 'per-position rates' if v != v else f'{v:g}')}.")
                if len(losing) and pays(top["speedup"])
                else (f"{len(points)} points fit." if len(points) != 1 else "1 point fits.") if len(losing)
-               else "at its best k it pays at every point that fits.")
+               else f"{at_best}it pays at every point that fits.")
             + _compared(df[df["engine"].astype(str) == engine] if "engine" in df else df, points, top, varying, meta,
                         engine, said=bool(caveat))
             + (f" {_list([_model(meta, m) for m in never])} fit{'s' if len(never) == 1 else ''} in memory at no point of the sweep."
@@ -1250,7 +1252,7 @@ ALPHA_HELD = 0.8  # read at one: the swept one nearest this (the built-in questi
 # what each question's finding reads from its sweep beyond its columns (its built-in scenario has each); a user's
 # scenario of that name without one gets the generic finding and figure, saying which (shape_problem)
 QUESTION_NEEDS = {
-    "verify-mini-prefill": ("chain", "widths"), "flops-vs-time": ("plain", "drafting"),
+    "verify-mini-prefill": ("chain", "widths"), "flops-vs-time": ("chain", "plain", "drafting"),
     "break-even-batch": ("drafting", "batches"), "batch-vs-speculation": ("drafting", "batches"),
     "kv-caps-batch": ("drafting", "batches"), "shared-prefix": ("drafting", "prefixes"), "draft-offload": ("drafting", "placements"),
     "fast-tier-premium": ("drafting",), "prefill-not-sped-up": ("chain", "plain", "drafting"),

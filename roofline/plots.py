@@ -1219,6 +1219,7 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     cell_in = (width - 1.6) / len(batches)  # about a cell's width in inches (the frame less the axis decorations)
     annotate = len(batches) * len(alphas) <= 150 and cell_in >= NUMBER_TEXT_IN
     k_top = swept_k.max() if len(swept_k) > 1 else np.inf  # a best k at the largest swept: the optimum may lie beyond
+    k_top = np.inf if meta.get("tree_nodes") else k_top  # not a tree's: its one tau is known at no other depth (qa130)
     crossed, paying, grey, image = False, [], False, None
     cells = pd.MultiIndex.from_product([alphas, batches])
     for ax, sub in panels:
@@ -1262,16 +1263,18 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     ticks = [t for t in steps if norm.vmin <= t <= norm.vmax]
     cbar.set_ticks(ticks, labels=[f"{t:g}×" for t in ticks])
     cbar.ax.minorticks_off()
-    _title(fig, _heatmap_title(swept_k, np.concatenate(paying), crossed, grey, best, k_top, annotate), meta, models, note)
+    _title(fig, _heatmap_title(swept_k, np.concatenate(paying), crossed, grey, best, k_top, annotate, bool(meta.get("tree_nodes"))),
+           meta, models, note)
     return fig
 
 
 def _heatmap_title(swept_k: np.ndarray, pays: np.ndarray, crossed: bool, grey: bool, best: pd.DataFrame, k_top: float,
-                   annotate: bool) -> str:
+                   annotate: bool, tree: bool = False) -> str:
     """The heatmap's title: what it shows, then a key line: where speculation pays (`pays`, one value per cell that
     fits, over all panels), what k=0 and k≥K mean where such cells are shown (`best`: the cells' rows), and grey
     where a cell shown does not fit in memory (`grey`)."""
-    k_note = f"k = {int(swept_k[0])}" if len(swept_k) == 1 else "the best k per cell"
+    k_note = (f"k = {int(swept_k[0])}" if len(swept_k) == 1 else
+              "the tree's depth k" if tree else "the best k per cell")  # qa130: a tree's tau is known at one depth
     if not pays.size:  # no cell where speculation fits: nothing to pay or not (plain decoding may fit: the sweep says)
         key = ["speculation fits in memory in no cell shown"]
     elif not pays.any():

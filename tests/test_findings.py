@@ -1096,3 +1096,20 @@ axes: {batch: [1, 3, 8, 13, 64], context: [32768], k: [1, 2], alpha: [0.8]}
     assert f"{_n(split.loc[('h200', 'deepseek-v3'), 'kv_bytes_per_token'] / KIB)} KiB per token" in text
     assert "under attention data parallelism (dp_attention 4) each device holds the whole cache of its own group's" in text
     assert "(with the drafter where one runs, at k = 1)" in text and "cannot split: each of the" not in text
+
+
+@pytest.mark.slow
+def test_a_tree_is_not_said_to_gain_more_at_a_larger_k_nor_answered_by_flops_vs_time(tmp_path):
+    """qa130: a tree has one tau, known at its own depth, yet kv-caps said 'k = 4, the largest swept: a larger k may give
+    more', batch-vs-speculation 'at least ..., at k = 4, the largest swept', the generic finding 'at its best k'; and
+    flops-vs-time died on best_k -1 (an IndexError said as 'other axes or rows')."""
+    tree = "tree: {nodes: 24, tau: 3.2}\naxes: {batch: [1, 8, 64], context: [4096], k: [0, 4]}\n"
+    _, _, text, _ = _user_question(tmp_path / "a", "kv-caps-batch", "name: kv-caps-batch\nhardware: h200\nmodel: llama-3.1-70b\n"
+                                   "method: eagle\ntp: 8\n" + tree)
+    assert "gives " in text and "the largest swept:" not in text and "a larger k" not in text
+    _, _, text, _ = _user_question(tmp_path / "b", "batch-vs-speculation", "name: batch-vs-speculation\nhardware: h100-sxm\n"
+                                   "model: llama-3.1-8b\nmethod: eagle\n" + tree)
+    assert "only speculation delivers (up to " in text and "the largest swept)" not in text
+    _, _, text, _ = _user_question(tmp_path / "c", "flops-vs-time", "name: flops-vs-time\nhardware: h100-sxm\n"
+                                   "model: llama-3.1-8b\nmethod: eagle\n" + tree)
+    assert "it needs a chain of drafts, each pass k + 1 tokens wide, not a tree" in text and "at its best k" not in text

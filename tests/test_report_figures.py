@@ -254,6 +254,20 @@ def test_the_shared_prefix_figure_draws_speculation_where_it_loses_too(plotters,
     assert drawn["4k shared, speculation (fastest k > 0)"] == sorted(spec["batch"])
 
 
+def test_the_heatmap_of_a_tree_claims_no_better_k_beyond_its_depth(tmp_path):
+    """qa130: a tree's cells read 'k≥4' under 'largest k swept, best may lie beyond', a tree's tau known at no other depth."""
+    from roofline.plots import _plot_speedup_heatmap
+
+    path = tmp_path / "tree.yaml"
+    path.write_text("name: tree\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\ntree: {nodes: 24, tau: 3.2}\n"
+                    "axes: {batch: [1, 8], context: [4096], k: [0, 4]}\n")
+    r = run_scenario(str(path))
+    fig = _plot_speedup_heatmap(r.df, r.ops, r.meta)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts] + [fig._suptitle.get_text() if fig._suptitle else ""]
+    assert not any("≥" in t or "beyond" in t for t in texts), texts
+    assert "the tree's depth k" in texts[-1]
+
+
 def test_the_kv_caps_figure_draws_the_drafters_caps_and_speculations_points_whether_or_not_k_0_is_swept(plotters, tmp_path):
     """qa127: with k = 0 swept the left panel drew plain decoding's caps (the smallest k swept), and the right panel
     k = 0's 1.00x at a batch where the drafter did not fit."""
