@@ -127,6 +127,9 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
             warn(f"{where}: {note}")
         return spec
 
+    if _acceptance_given(sc) and not (np.asarray(sc.axes["k"]) > 0).any():  # as predict says of its point (qa130)
+        warn(f"{where}: k: only 0 swept: nothing is drafted, so every point is plain decoding and the acceptance given "
+             "(alpha, rates or a tree's tau) is not used")
     draft = get("draft", "ModelSpec", load_model, sc.draft) if sc.draft else None
     hws = {h: get("hardware", "HardwareSpec", load_hardware, h) for h in sc.hardware}
     hws.update({d: get("draft_hardware", "HardwareSpec", load_hardware, d) for d in sc.draft_hardware if d and d not in hws})

@@ -389,7 +389,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         if not isinstance(acceptance, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in acceptance):
             raise field_error(where, "acceptance", "a non-empty list of rates in [0, 1]", acceptance)
         if "alpha" in raw_axes:
-            raise field_error(where, "acceptance", "either acceptance or an alpha axis, not both", "both")
+            raise field_error(where, "acceptance", "either acceptance or an alpha axis, not both", "an alpha axis too")
     draft_vocab = data.get("draft_vocab")
     measured = data.get("acceptance_length")
     if measured is not None:  # {tau: 2.635, k: 3}: the alpha that gives that acceptance length at that k
@@ -397,7 +397,9 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
             raise field_error(where, "acceptance_length", "a mapping {tau: T, k: K} (tokens an iteration, bonus included, "
                               "measured at draft length K)", measured)
         if "alpha" in raw_axes or acceptance is not None or tree is not None:
-            raise field_error(where, "acceptance_length", "it alone (not beside an alpha axis, acceptance or a tree)", "both")
+            beside = "an alpha axis" if "alpha" in raw_axes else "acceptance" if acceptance is not None else "a tree"
+            raise field_error(where, "acceptance_length", "it alone (not beside an alpha axis, acceptance or a tree)",
+                              f"{beside} too")  # qa130: "found 'both'"
         if all(m == "none" for m in methods):
             raise field_error(where, "acceptance_length", "a speculation method beside it", "method none")
         k_measured = measured["k"]

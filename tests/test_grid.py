@@ -491,3 +491,14 @@ def test_running_out_of_memory_is_one_line_and_leaves_no_output(roofline, tmp_pa
     code, out, err = roofline("sweep", scenario, "--out", tmp_path / "out")
     assert code == 2 and err.startswith("error: out of memory") and len(err.splitlines()) == 1
     assert not (tmp_path / "out").exists() and [p.name for p in tmp_path.iterdir()] == ["s.yaml"]
+
+
+def test_a_sweep_of_k_0_alone_says_the_acceptance_given_is_not_used():
+    """qa130: predict warned of it, a sweep with rates or a tree and k [0] said nothing."""
+    import roofline
+    from roofline.errors import RooflineWarning
+
+    for extra in ({"acceptance": [0.8, 0.6]}, {"tree": {"nodes": 10, "tau": 3.0}}):
+        with pytest.warns(RooflineWarning, match="k: only 0 swept: nothing is drafted"):
+            roofline.sweep({"name": "k0", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", **extra,
+                            "axes": {"batch": [1], "k": [0]}})

@@ -224,3 +224,14 @@ def test_a_scenario_without_a_name_takes_its_file_name_cut_to_the_rule(tmp_path)
     path = tmp_path / ("a" * 140 + ".yaml")
     path.write_text("hardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1]\n")
     assert load_scenario(str(path)).name == "a" * 128
+
+
+def test_acceptance_beside_an_alpha_axis_or_a_measured_length_says_what_it_found_not_both():
+    """qa130: both refusals ended 'found 'both''."""
+    base = {"name": "t", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "axes": {"batch": [1]}}
+    for bad, says in (({"acceptance": [0.8], "axes": {"batch": [1], "alpha": [0.6]}},
+                       "acceptance: expected either acceptance or an alpha axis, not both, found 'an alpha axis too'"),
+                      ({"acceptance_length": {"tau": 2.5, "k": 3}, "tree": {"nodes": 8, "tau": 2.5}},
+                       "acceptance_length: expected it alone (not beside an alpha axis, acceptance or a tree), found 'a tree too'")):
+        with pytest.raises(RooflineError, match=re.escape(says)):
+            scenario_from_dict({**base, **bad}, "t")
