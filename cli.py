@@ -740,7 +740,8 @@ def cheapest(
     typer.echo(frontier_table(frontier, list(dict.fromkeys(notes)), picks, min_tokens_per_user,
                               {kind: (r["row"], r["place"]) for kind, r in refined.items()}, varied_dtypes(df),
                               unpriced=any(r["notes"] for r in refined.values()), draft=meta.get("draft"),
-                              kind_rows={"speculation": speculative_rows}, selected=bool(where), how=speculation_text(meta)))
+                              kind_rows={"speculation": speculative_rows}, selected=bool(where), how=speculation_text(meta),
+                              overlap=meta.get("overlap")))
     if out is not None:  # the table's picks marked (qa112: a script reading the file could not find the answer printed)
         picked = [(kind, row.name) for kind, row in (picks or {}).items() if row is not None]
         frontier = frontier.assign(pick=[(kind, index) in picked for kind, index in zip(frontier["decoding"], frontier.index)])

@@ -599,11 +599,13 @@ def varied_dtypes(df) -> set[str]:
 
 
 def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None, draft: str | None = None,
-               table_kind_rows: int | None = None, rows_named: str = "the table has", how: str = "") -> str:
+               table_kind_rows: int | None = None, rows_named: str = "the table has", how: str = "",
+               overlap: bool | None = None) -> str:
     """The cheapest row of a kind at the speed asked, or why there is none (the kind's rows: `of_kind`; the table's
     rows of the kind: `table_kind_rows`, 0 where it has none); the context and dtypes of `varied` named (default:
     those the rows of the kind vary); a draft model's name (`draft`, scenario.json's) with method draft; `how` the
-    acceptance of a row without alpha (a tree, per-position rates: speculation_text)."""
+    acceptance of a row without alpha (a tree, per-position rates: speculation_text); `overlap` scenario.json's (False:
+    a draft model on its own device drafted without overlapping, said)."""
     if row is None:
         if len(of_kind):
             return f"no row that fits reaches it (the fastest: {format_significant(of_kind['tokens_per_s_per_user'].max())} tokens/s per user)"
@@ -618,13 +620,18 @@ def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None, draft: s
     text += f", {row['engine']}" + (" (the roofline bound: no serving engine's costs, a cost none reaches)"
                                     if str(row["engine"]) == "ideal" else "") + f", batch {int(row['batch'])}"  # qa112
     varied = varied_dtypes(of_kind) if varied is None else varied
-    if "context" in varied:
+    # the context and the weight and KV dtypes always (qa132: a table of fp8 weights at 128k alone named neither, and
+    # predict from the line gave another answer), the experts' where they differ from the weights' or the rows do
+    if _is_number(row.get("context")):
         text += f", context {int(row['context']):,}"
-    for column, label in DTYPE_LABELS:  # where the rows differ (qa95): a frontier of one KV dtype picked from a table
-        if column in varied and str(row.get(column, "")):  # of two said neither (qa96)
-            text += f", {label} {row[column]}"
+    for column, label in DTYPE_LABELS:  # qa95, qa96: a frontier of one KV dtype picked from a table of two said neither
+        shown = str(row.get(column, "") or "")
+        if shown and shown != "nan" and (column != "expert_dtype" or column in varied or shown != str(row.get("weight_dtype"))):
+            text += f", {label} {shown}"
     if _is_number(row.get("shared_prefix")) and row["shared_prefix"] > 0:
         text += f", shared prefix {int(row['shared_prefix']):,}"
+    if speculative and overlap is False and _drafter(row) and str(row["method"]) == "draft":  # qa132: predict overlaps
+        text += ", drafting not overlapped (--no-overlap)"  # by default: without this, another answer
     if speculative:
         drafter = f" {draft}" if draft and str(row["method"]) == "draft" else ""  # qa112: the draft model was named nowhere
         text += f", {row['method']}{drafter} k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if _is_number(row.get("alpha")) else
@@ -667,7 +674,7 @@ def speculation_text(meta: dict) -> str:
 def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_speed: float | None = None,
                    refined: dict | None = None, varied: set[str] | None = None, unpriced: bool = False,
                    draft: str | None = None, kind_rows: dict | None = None, selected: bool = False,
-                   how: str = "") -> str:
+                   how: str = "", overlap: bool | None = None) -> str:
     """`roofline cheapest`: the cost frontier of each decoding kind (frontier.cost_frontier), fastest first, and with a
     speed the cheapest row of each kind that reaches it (and under it, `refined`'s cheaper point between swept
     batches, above the largest or below the smallest: {kind: (row or None, place)}, frontier.refine), then the notes;
@@ -684,12 +691,14 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
         for kind in ("plain", "speculation"):
             lines.append(f"  {kind:<12} " + _pick_text(kind, picks.get(kind), frontier[frontier["decoding"] == kind], varied,
                                                        draft, (kind_rows or {}).get(kind),
-                                                       "the rows --where selects have" if selected else "the table has", how))
+                                                       "the rows --where selects have" if selected else "the table has", how,
+                                                       overlap))
             point, place = refined.get(kind) or (None, "")
             if point is not None:
                 where = {"above": "above the largest swept batch", "below": "below the smallest swept batch"}.get(
                     place, "between swept batches")
-                lines.append(f"  {'':<12} {where}, computed now: " + _pick_text(kind, point, frontier, varied, draft, how=how))
+                lines.append(f"  {'':<12} {where}, computed now: " + _pick_text(kind, point, frontier, varied, draft, how=how,
+                                                                                overlap=overlap))
         point = {k: (refined.get(k) or (None, ""))[0] for k in ("plain", "speculation")}  # computed now, or None
         exact = {k: point[k] if point[k] is not None else picks.get(k) for k in point}
         whole = not unpriced  # refine priced every gap that could win (its notes say which it could not; qa102: matched

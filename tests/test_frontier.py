@@ -481,7 +481,7 @@ def test_a_pick_names_the_dtypes_the_table_varies_even_where_its_frontier_holds_
     table = pd.read_csv(tmp_path / "sw" / "results.csv")
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "20", "--out", tmp_path / "f.csv")
     assert code == 0 and set(pd.read_csv(tmp_path / "f.csv")["kv_dtype"]) == {"fp8"} and table["kv_dtype"].nunique() == 2
-    assert re.search(r"plain +\$[0-9.]+ at .*, batch \d+, KV fp8$", out, re.M)
+    assert re.search(r"plain +\$[0-9.]+ at .*, batch \d+, context [0-9,]+, weights bf16, KV fp8$", out, re.M)
 
 
 def test_a_draft_model_pick_is_refined_from_its_sweeps_scenario_json_and_said_where_it_cannot_be():
@@ -741,7 +741,11 @@ def test_a_pick_names_its_context_draft_model_and_the_bound_and_says_a_plain_tab
     assert code == 0 and not re.search(r"alpha +model", out)
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10", "--where", "engine=vllm",
                             "--where", "context=2048")
-    assert code == 0 and "context 2,048" not in out and "ideal" not in out.split("note:")[0]  # one context: not said
+    # one context selected: still said (qa132: a table of one context at 128k named none, and predict from the line
+    # took its default 1,024), as the weight and KV dtypes are, whether or not the table varies them
+    assert code == 0 and "ideal" not in out.split("note:")[0]
+    picks = [line for line in out.splitlines() if re.match(r"  (plain|speculation) +\$", line)]
+    assert picks and all(", context 2,048, weights bf16, KV bf16" in line for line in picks), picks
     plain = tmp_path / "p.yaml"
     plain.write_text("name: p\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1, 8]\n")
     assert roofline("sweep", plain, "--out", tmp_path / "psw", "--no-plots")[0] == 0
@@ -791,3 +795,19 @@ def test_cheapest_out_marks_the_picks(tmp_path, roofline):
         assert (frontier[frontier["decoding"] == row["decoding"]]["tokens_per_s_per_user"] >= 60).any()
         assert row["cost_usd_per_million_tokens"] == frontier[(frontier["decoding"] == row["decoding"])
                                                               & (frontier["tokens_per_s_per_user"] >= 60)]["cost_usd_per_million_tokens"].min()
+
+
+@pytest.mark.slow
+def test_a_pick_names_the_context_dtypes_and_an_unoverlapped_drafter_the_table_holds_one_of(roofline, tmp_path):
+    """qa132: a table of fp8 weights at 32k alone named neither in its pick line, nor a scenario's `overlap: false`;
+    predict from the line (its defaults: 1,024 tokens, the model's weights, overlap) gave other answers."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\nhardware: h100-sxm\nmodel: llama-3.1-70b\ntp: 4\nweight_dtype: fp8\nmethod: draft\n"
+                        "draft: llama-3.2-1b\ndraft_hardware: l4\noverlap: false\n"
+                        "axes: {batch: [1, 8, 32], context: [32768], k: [0, 2], alpha: [0.8]}\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "5")
+    picks = [line for line in out.splitlines() if re.match(r"  (plain|speculation) +\$", line)]
+    assert code == 0 and len(picks) == 2, (out, err)
+    assert all(", context 32,768, weights fp8, KV bf16" in line for line in picks), picks
+    assert "drafting not overlapped (--no-overlap)" in picks[1] and "overlapped" not in picks[0]
