@@ -327,6 +327,16 @@ def standard_plots(df: pd.DataFrame, ops: pd.DataFrame, meta: dict, out_dir: Pat
 
 
 def _read_table(path: Path) -> pd.DataFrame:
+    """A results table, Parquet or CSV, refused in one line where it is a cost frontier `cheapest --out` wrote (qa132:
+    its rows read as a sweep's, every point off the frontier missing: plots of 'does not fit' cells)."""
+    df = _read_any_table(path)
+    if {"decoding", "pick"} <= set(df.columns):
+        raise RooflineError(f"{path}: expected a sweep results table, found a cost frontier `roofline cheapest --out` "
+                            "wrote (the frontier's rows only): give the sweep's folder or its results table")
+    return df
+
+
+def _read_any_table(path: Path) -> pd.DataFrame:
     import pandas as pd
 
     if path.suffix == ".parquet":
@@ -405,9 +415,10 @@ def read_results(table: Path) -> tuple[Path, pd.DataFrame]:
     if path.suffix == ".csv":
         check_text_table(path)
     try:
-        return path, _read_table(path)
+        df = _read_table(path)
     except (pd.errors.EmptyDataError, pd.errors.ParserError) as exc:  # a CSV pandas cannot read as a table
         raise RooflineError(f"{path}: expected a sweep results table (CSV), found {str(exc).splitlines()[0][:120]}") from None
+    return path, df
 
 
 def _has_parquet() -> bool:

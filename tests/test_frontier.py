@@ -811,3 +811,18 @@ def test_a_pick_names_the_context_dtypes_and_an_unoverlapped_drafter_the_table_h
     assert code == 0 and len(picks) == 2, (out, err)
     assert all(", context 32,768, weights fp8, KV bf16" in line for line in picks), picks
     assert "drafting not overlapped (--no-overlap)" in picks[1] and "overlapped" not in picks[0]
+
+
+@pytest.mark.slow
+def test_a_cost_frontier_cheapest_wrote_is_refused_by_plot_and_cheapest_in_one_line(tmp_path, roofline):
+    """qa132: `plot` drew a frontier file's rows as a sweep's (every cell off the frontier grey, 'does not fit'), and
+    `cheapest` read it as a table."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1, 64]\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    assert roofline("cheapest", tmp_path / "sw", "--out", tmp_path / "f" / "f.csv")[0] == 0
+    for command in (("plot", tmp_path / "f" / "f.csv", "--out", tmp_path / "p"), ("cheapest", tmp_path / "f" / "f.csv")):
+        code, _, err = roofline(*command)
+        assert code == 2 and err.strip().endswith("found a cost frontier `roofline cheapest --out` wrote (the frontier's rows "
+                                                  "only): give the sweep's folder or its results table"), err
+        assert len(err.strip().splitlines()) == 1
