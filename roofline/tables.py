@@ -574,7 +574,13 @@ def _frontier_widths(frontier) -> dict:
             "engine": max([12, *(len(str(r["engine"])) for r in rows)])}
 
 
-def _frontier_row(row, several_models: bool, widths: dict) -> str:
+def _dtype_columns(varied: set[str] | None) -> list[tuple[str, str]]:
+    """The frontier table's dtype columns: one per dtype the table varies (qa132: a frontier of int4 and fp8 rows, or
+    of fp8 KV picked from a table of two, looked alike row by row)."""
+    return [(c, label) for c, label in DTYPE_LABELS if varied and c in varied]
+
+
+def _frontier_row(row, several_models: bool, widths: dict, dtypes: list[tuple[str, str]] = ()) -> str:
     """One frontier row: a plain one's method is none whatever config it came from; a drafter on its own device is
     named beside the hardware and counted in the devices."""
     speculative = row["decoding"] == "speculation"
@@ -585,7 +591,8 @@ def _frontier_row(row, several_models: bool, widths: dict) -> str:
     return (f"{format_significant(row['tokens_per_s_per_user']):>10}  {format_significant(row['cost_usd_per_million_tokens']):>8}  "
             f"{per_device:>9}  {_frontier_hardware(row):<{widths['hardware']}} {devices:>3}  {row['layout']:<{widths['layout']}} "
             f"{str(row['engine']):<{widths['engine']}} {str(row['method']) if speculative else 'none':<6} {int(row['k']) if speculative else 0:>2}  "
-            f"{int(row['batch']):>5}  {int(row['context']):>7}  {alpha:>5}" + (f"  {row['model']}" if several_models else ""))
+            f"{int(row['batch']):>5}  {int(row['context']):>7}  {alpha:>5}"
+            + "".join(f"  {str(row.get(c, '') or '-'):>7}" for c, _ in dtypes) + (f"  {row['model']}" if several_models else ""))
 
 
 DTYPE_LABELS = (("weight_dtype", "weights"), ("expert_dtype", "experts"), ("kv_dtype", "KV"))  # a pick line's dtypes
@@ -716,13 +723,14 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
             lines.append(f"  speculation costs {_ratio(_cost(exact, 'speculation') / _cost(exact, 'plain'))}x plain decoding's at "
                          "this speed, with the points computed now" + mixed)
         lines.append("")
-    widths = _frontier_widths(frontier)
+    widths, dtypes = _frontier_widths(frontier), _dtype_columns(varied)
     for kind in ("plain", "speculation"):
         rows = frontier[frontier["decoding"] == kind]
         if len(rows):
             lines += [f"{kind}: {len(rows)} rows on the frontier (no other row fits, is as fast per user and cheaper)",
-                      _frontier_header(widths) + ("  model" if several_models else "")]
-            lines += [_frontier_row(row, several_models, widths) for _, row in rows.iterrows()] + [""]
+                      _frontier_header(widths) + "".join(f"  {label:>7}" for _, label in dtypes)
+                      + ("  model" if several_models else "")]
+            lines += [_frontier_row(row, several_models, widths, dtypes) for _, row in rows.iterrows()] + [""]
     if not len(frontier):
         lines.append("no row fits in memory with a cost at a layout the engines load: nothing to compare")
     lines += [f"note: {n}" for n in notes]

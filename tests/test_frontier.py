@@ -482,6 +482,10 @@ def test_a_pick_names_the_dtypes_the_table_varies_even_where_its_frontier_holds_
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "20", "--out", tmp_path / "f.csv")
     assert code == 0 and set(pd.read_csv(tmp_path / "f.csv")["kv_dtype"]) == {"fp8"} and table["kv_dtype"].nunique() == 2
     assert re.search(r"plain +\$[0-9.]+ at .*, batch \d+, context [0-9,]+, weights bf16, KV fp8$", out, re.M)
+    # the frontier table has a KV column (qa132: its rows looked alike whatever their dtype)
+    head = next(line for line in out.splitlines() if line.startswith("tok/s/user"))
+    rows = out.split(head)[1].strip().split("\n\n")[0].splitlines()
+    assert head.endswith("      KV") and rows and all(line.endswith("     fp8") for line in rows), out
 
 
 def test_a_draft_model_pick_is_refined_from_its_sweeps_scenario_json_and_said_where_it_cannot_be():
