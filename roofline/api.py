@@ -187,7 +187,8 @@ def _one(value, name: str, where: str, what: str):
     if isinstance(value, np.ndarray) and value.ndim == 0:
         return value.item()
     if isinstance(value, _ARRAYS):
-        raise field_error(where, name, f"{what} (use roofline.sweep for arrays)", type(value).__name__)
+        shown = value.tolist() if hasattr(value, "tolist") else list(value)  # the value, not its type's name (qa130)
+        raise field_error(where, name, f"{what} (use roofline.sweep for arrays)", shown)
     return value
 
 
@@ -201,7 +202,7 @@ def _scalar_float(value, name: str, where: str):
         value = float(str(value))
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise field_error(where, name, "a number", value)
-    return float(value)
+    return float(value) + 0.0  # -0 as 0 (qa130: 'alpha -0.0' in the text and the JSON)
 
 
 def _rates(value, name: str, where: str):

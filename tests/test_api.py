@@ -29,7 +29,7 @@ def test_predict_refuses_arrays_and_points_to_sweep():
 
 @pytest.mark.parametrize("options, message", [
     ({"k": 2.5}, "predict: k: expected an integer in 0..64, found 2.5"),
-    ({"alpha": np.array([0.6, 0.8])}, "predict: alpha: expected one number (use roofline.sweep for arrays)"),
+    ({"alpha": np.array([0.6, 0.8])}, "predict: alpha: expected one number (use roofline.sweep for arrays), found [0.6, 0.8]"),
     ({"alpha": "0.8"}, "predict: alpha: expected a number, found '0.8'"),
     ({"acceptance": "0.8,0.7"}, "predict: acceptance: expected a flat list of rates in [0, 1], found '0.8,0.7'"),
     ({"acceptance": [[0.9, 0.8]]}, "predict: acceptance: expected a flat list of rates in [0, 1], found [[0.9, 0.8]]"),
@@ -39,6 +39,12 @@ def test_predict_checks_the_type_of_every_option(options, message):
     with pytest.raises(RooflineError) as err:
         roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle", **options)
     assert str(err.value) == message or str(err.value).startswith(message)
+
+
+def test_a_negative_zero_alpha_is_said_as_0():
+    """qa130: --alpha -0 printed 'alpha -0.0' in the text and the JSON."""
+    assert roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle", k=2, alpha=-0.0)["spec"]["alpha"] == 0.0
+    assert str(roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle", k=2, alpha=-0.0)["spec"]["alpha"]) == "0.0"
 
 
 def test_one_profile_folder_may_be_given_as_a_string(tmp_path):
