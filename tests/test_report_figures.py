@@ -268,6 +268,18 @@ def test_the_heatmap_of_a_tree_claims_no_better_k_beyond_its_depth(tmp_path):
     assert "the tree's depth k" in texts[-1]
 
 
+def test_the_flops_figure_keys_a_best_k_at_the_largest_swept_only_where_one_is_drawn(plotters, tmp_path):
+    """qa130: 'best k = 8, the largest swept (may lie beyond)' stood in the legend of a figure whose best k was 3."""
+    path = tmp_path / "flops-vs-time.yaml"
+    path.write_text("name: flops-vs-time\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                    "acceptance: [0.8, 0.6, 0.4]\naxes: {batch: [1], context: [4096], k: [0, 1, 2, 3, 4, 5, 6, 7, 8]}\n")
+    r = run_scenario(str(path))
+    assert r.df.loc[r.df["k"] > 0, "best_k"].max() < 8
+    fig = plotters["flops-vs-time"](r.df, r.ops, r.meta)
+    labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    assert labels and not any("largest swept" in t for t in labels), labels
+
+
 def test_the_kv_caps_figure_draws_the_drafters_caps_and_speculations_points_whether_or_not_k_0_is_swept(plotters, tmp_path):
     """qa127: with k = 0 swept the left panel drew plain decoding's caps (the smallest k swept), and the right panel
     k = 0's 1.00x at a batch where the drafter did not fit."""
