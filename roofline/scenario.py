@@ -428,6 +428,8 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         for api, key in ((": tree_tau:", ": tree.tau:"), (": tree_nodes:", ": tree.nodes:"), (": k:", ": axes.k:"),
                          (": alpha:", ": axes.alpha:")):
             text = text.replace(api, key, 1)
+        # the option names in the message's body too, as the file spells them (qa130: 'tree_nodes + 1 = 21')
+        text = text.replace("tree_nodes + 1", "tree.nodes + 1").replace("its tau from tree_tau", "its tau from tree.tau")
         raise RooflineError(text) from None
     if not alpha_given:
         axes["alpha"] = np.asarray([np.nan])  # acceptance given, a tree, or each method's published default rates

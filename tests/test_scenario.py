@@ -235,3 +235,10 @@ def test_acceptance_beside_an_alpha_axis_or_a_measured_length_says_what_it_found
                        "acceptance_length: expected it alone (not beside an alpha axis, acceptance or a tree), found 'a tree too'")):
         with pytest.raises(RooflineError, match=re.escape(says)):
             scenario_from_dict({**base, **bad}, "t")
+
+
+def test_a_tree_s_refusals_name_its_keys_as_the_file_spells_them():
+    """qa130: 'tree.tau: expected a number in [1, tree_nodes + 1 = 21]', the API's name inside the file's message."""
+    base = {"name": "t", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "axes": {"batch": [1]}}
+    with pytest.raises(RooflineError, match=re.escape("t: tree.tau: expected a number in [1, tree.nodes + 1 = 21], found 25")):
+        scenario_from_dict({**base, "tree": {"nodes": 20, "tau": 25}}, "t")
