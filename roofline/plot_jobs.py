@@ -501,8 +501,11 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
                                         [str(x) for x in sorted(values.dropna().unique().tolist())]  # as typed back
                                         + (["nan"] if values.isna().any() else []))[:12])
             after = f" once --where {' --where '.join(before)} is applied" if before else ""
+            empty = values.isna() | (values.astype(str).isin(["", "nan"]))
+            rates = (": alpha is empty where per-position rates, a tree or a method's published rates stand for it "
+                     "(--where alpha=nan keeps those rows)" if column == "alpha" and empty.all() else "")  # qa130
             raise RooflineError(f"--where {condition}: expected a value {column} takes in {source}{after}, found {value!r}, "
-                                f"which no row has (values: {there})")
+                                f"which no row has (values: {there}){rates}")
         before.append(condition)
         df = df[keep]
     return df

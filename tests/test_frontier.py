@@ -830,3 +830,16 @@ def test_a_cost_frontier_cheapest_wrote_is_refused_by_plot_and_cheapest_in_one_l
         assert code == 2 and err.strip().endswith("found a cost frontier `roofline cheapest --out` wrote (the frontier's rows "
                                                   "only): give the sweep's folder or its results table"), err
         assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_where_alpha_on_a_sweep_of_per_position_rates_says_alpha_is_empty_and_how_to_keep_those_rows(tmp_path, roofline):
+    """qa130: '--where alpha=0.8 ... which no row has (values: '')' and no word why."""
+    scenario = tmp_path / "rates.yaml"
+    scenario.write_text("name: rates\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\nacceptance: [0.8, 0.6]\n"
+                        "axes: {batch: [1, 8], k: [0, 2]}\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    code, _, err = roofline("cheapest", tmp_path / "sw", "--where", "alpha=0.8")
+    assert code == 2 and err.strip().endswith("alpha is empty where per-position rates, a tree or a method's published rates "
+                                              "stand for it (--where alpha=nan keeps those rows)"), err
+    assert roofline("cheapest", tmp_path / "sw", "--where", "alpha=nan")[0] == 0
