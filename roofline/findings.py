@@ -427,7 +427,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
     label = METHOD_NAMES.get(method, method)
     mla = [m for m in dict.fromkeys(df["model"].astype(str)) if (meta.get("kv_layout") or {}).get(m) == "mla"]
     text = (
-        f"With {label} at {_acceptance_text(a0, meta)} and {_article(f'{int(c0):,}')} {int(c0):,}-token context, speculation pays (at the k that pays longest, of "
+        f"With {label} {'drafting' if a0 != a0 and meta.get('tree_nodes') else 'at'} {_acceptance_text(a0, meta)} and {_article(f'{int(c0):,}')} {int(c0):,}-token context, speculation pays (at the k that pays longest, of "
         f"{_k_range(df)}) {_batch_list(said)}, derated "
         f"ridge points in FLOP/B in brackets: {_ridge_order(rho, free)}"
         f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. "

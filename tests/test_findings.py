@@ -1025,7 +1025,7 @@ def test_break_even_and_flops_vs_time_answer_at_per_position_rates_and_a_tree_no
     tree = "tree: {nodes: 16, tau: 3.2}\n"
     _, _, text, _ = _user_question(tmp_path / "b", "break-even-batch",
                                    "name: break-even-batch\n" + body.format(acc=tree).replace("[0, 1, 2, 4]", "[0, 4]"))
-    assert "generic finding" not in text and text.startswith("With EAGLE at a tree of 16 nodes, τ = 3.2 and a 256-token")
+    assert "generic finding" not in text and text.startswith("With EAGLE drafting a tree of 16 nodes, τ = 3.2 and a 256-token")
     _, _, text, _ = _user_question(tmp_path / "c", "flops-vs-time", "name: flops-vs-time\n" + body.format(acc=rates)
                                    .replace("[1, 64, 512, 4096]", "[1]").replace("[h100-sxm, l4]", "h100-sxm"))
     assert "generic finding" not in text and text.startswith("At the given per-position rates 0.8, 0.7, 0.6, 0.5 and its best k = ")
