@@ -757,6 +757,8 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         method=method,
         # a draft model runs in the dtype of the target's attention weights, a head drafter in the target's own
         drafter_weight_dtype=None if drafter_dep is None else drafter_dep.weight_dtype_label,
+        # an MTP module's routed experts take the target's expert dtype (qa131: fp4 experts labelled 'fp8 weights')
+        drafter_expert_dtype=None if drafter_dep is None else drafter_dep.expert_dtype_label or None,
         k=int(k),
         alpha=None if alpha is None else float(alpha),
         acceptance=[float(a) for a in (acceptance if acceptance is not None else rates or [])] or None,

@@ -391,3 +391,13 @@ def test_models_show_says_deepseek_v4_s_fixed_size_index_keys_once():
 
     text = model_table(load_model("deepseek-v4-flash"))
     assert text.count("index keys of") == 1 and "index keys of 132 B (whatever the KV dtype)" in text
+
+
+def test_an_mtp_drafter_of_fp4_experts_says_its_experts_dtype():
+    """qa131: DeepSeek-V4-Flash's MTP module, its routed experts priced in fp4 as the target's, was labelled 'fp8 weights'."""
+    import roofline
+    from roofline.tables import predict_table
+
+    out = roofline.predict("h200", "deepseek-v4-flash", tp=8, method="mtp", k=1, alpha=0.8)
+    assert out["spec"]["drafter_expert_dtype"] == "fp4"
+    assert "(fp8 weights, fp4 experts, as the target's)" in predict_table(out)
