@@ -468,13 +468,14 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
     last = float(np.max(ax["batch"]))
     at_last = 0  # (context, alpha, k) cells whose break-even is the sweep's last batch though larger ones fit: lower bounds
     for cfg in configs:
-        fits_somewhere = drafts_somewhere = False
+        fits_somewhere = drafts_somewhere = plain_somewhere = False
         drafter_least_bytes = np.inf  # the least memory the drafter takes on its own device at a drafting point
         for cs, asl in _chunk_slices(len(ax["context"]), len(ax["alpha"]), per_slice, chunk_points):
             context, alpha = ax["context"][cs], ax["alpha"][asl]
             block = compute_block(sc, cfg, context, alpha, ax["batch"], ax["k"], refine)
             fits = np.asarray(block["fits_in_memory"])  # (context, alpha, batch, k): GRID_AXES
             fits_somewhere = fits_somewhere or bool(np.any(fits))
+            plain_somewhere = plain_somewhere or bool(np.any(np.asarray(block["baseline_max_batch"]) >= np.min(ax["batch"])))
             drafts_somewhere = drafts_somewhere or bool(np.any(np.take(fits, np.flatnonzero(drafting_k), axis=AXIS["k"])))
             if lower_bounds_said and refine and len(ax["batch"]) > 1 and speculates(cfg.method, 1):  # (unrefined: the
                 # warning above says every one is a lower bound)
@@ -487,8 +488,13 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
             yield _columns(sc, cfg, block, context, alpha, ax["batch"], ax["k"])
         # its rows are all there, each fits_in_memory false: said once, where filtering would hide it
         # memory does not depend on the engine (nor, without its drafter, on the method): said once for those configs
-        if not fits_somewhere:  # with only drafting k swept, every point holds the drafter: said with it
-            holds_drafter = speculates(cfg.method, 1) and not (~drafting_k).any()
+        holds_drafter = speculates(cfg.method, 1) and not (~drafting_k).any()  # only drafting k swept: every point holds it
+        if not fits_somewhere and holds_drafter and plain_somewhere:  # qa129: said as if nothing fit, plain decoding
+            verified = "its tree's nodes + 1" if sc.tree_nodes else "its k + 1"  # (k 0, unswept) fitting
+            note = (f"{sc.path or sc.name}: {_config_text(cfg, memory_only=True, drafter=True)}: speculation fits in device "
+                    f"memory at no point of the sweep (the drafter and {verified} tokens per sequence take the memory); "
+                    "plain decoding (k 0, not swept here) does")
+        elif not fits_somewhere:
             note = (f"{sc.path or sc.name}: {_config_text(cfg, memory_only=True, drafter=holds_drafter)} fits in device "
                     "memory at no point of the sweep, not even at its smallest batch and context")
         elif (speculates(cfg.method, 1) and drafting_k.any() and not drafts_somewhere and cfg.draft_hw is not None
