@@ -57,6 +57,7 @@ from roofline.serving import (
     engine_on_a_cpu,
     fitted_class_note,
     fitted_family_note,
+    for_engine,
     optimistic,
     undetermined_note,
 )
@@ -434,7 +435,7 @@ def predict(
     shadows += [note for note in [costs_shadow_note(eng.name, eng.costs_from)] if note]
     shadows += [note for field, value in (("hardware", hardware), ("model", model), ("engine", engine), ("draft_hardware", draft_hardware),
                                           ("draft", draft)) for note in [_changed_spec_note(field, value, profiles, hw)] if note]
-    dep = deployment(target, weight_dtype, kv_dtype, tp, dp_attention, ep, pp, expert_dtype, where=where)
+    dep = for_engine(deployment(target, weight_dtype, kv_dtype, tp, dp_attention, ep, pp, expert_dtype, where=where), eng)
     check_draft_vocab(where, draft_vocab if method == "eagle" else None, target)
     m = step_metrics(hw, target, batch, 1, context, dep, engine=eng, shared_prefix=shared_prefix, with_operators=True)
     mem = capacity(hw, target, batch, context + 1, dep, shared_prefix=shared_prefix, window_pool_ratio=eng.window_kv_pool_ratio)
@@ -510,6 +511,7 @@ def predict(
         "all_to_all_time_s": float(m["all_to_all_time_s"]),
         "moe_dispatch": eng.moe_dispatch,
         "moe_gather_time_s": float(m["moe_gather_time_s"]),
+        "dp_gather_time_s": float(m["dp_gather_time_s"]),  # an engine's dense layers over the stage (dp_attention_stage_split)
         "p2p_time_s": float(m["p2p_time_s"]),
         "overhead_s": float(m["overhead_s"]),
         "host_time_s": float(m["host_time_s"]),

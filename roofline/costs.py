@@ -20,6 +20,9 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, the hid
         params_device = params / tp, but for qkv_proj model.qkv_params_per_layer_per_device(tp): MLA's and a
         low-rank query's down-projections whole on every rank, and one KV head's K and V on each rank once tp > kv_heads;
         and the router whole on every rank (vLLM's ReplicatedLinear gate, SGLang's MoEGate)
+        a class of dep.stage_split (those of an engine's dp_attention_stage_split: SGLang's mlp, shared_experts and lm_head by
+        default) runs on the stage's gathered T = B * q tokens (lm_head: B * its logit tokens) with tp read as
+        D = tp * dp_attention throughout: params_device = params / D, d_in = h + f / D, lm_head h -> vocab / D
     experts (per MoE layer): E / ep experts per EP rank, each split over D / ep devices; the busiest
     rank sets the pace (the expected maximum over ep ranks of n = T top_k token-expert pairs):
         p          = 1 - (1 - top_k / E) ** T                    (one expert is touched by T tokens; ep = 1 below)
@@ -291,7 +294,8 @@ def sequences_per_group(batch, dep: Deployment):
 def weight_bytes_by_class(model: ModelSpec, dep: Deployment) -> dict[str, float]:
     """Resident weight bytes per class on the busiest device of `dep`.
 
-    Non-expert classes split over tp (replicated over dp_attention groups), but for the attention input projections
+    Non-expert classes split over tp (replicated over dp_attention groups; those of dep.stage_split over the stage's
+    D devices, Deployment.split_of), but for the attention input projections
     a rank holds whole (model.qkv_params_per_layer_per_device: MLA's down-projections, a KV head replicated once tp >
     kv_heads; in each layer and MTP module) and the router, whole on every rank; routed experts over all
     D = tp * dp_attention devices of a stage (E/ep experts, each split D/ep ways); layers over pp stages, the
@@ -312,7 +316,7 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment) -> dict[str, float]
     for cls, n in params.items():
         if cls == "mtp":
             continue
-        split = dep.devices_per_stage if cls == "experts" else 1 if cls == "router" else dep.tp
+        split = dep.devices_per_stage if cls == "experts" else 1 if cls == "router" else dep.split_of(cls)
         per_stage = 1.0 if cls in ("embedding", "lm_head") else share.get(cls, layers / model.layers)
         count = blocks.get(cls, 0)
         out[cls] = ((n - count * qkv) / split + count * qkv_device) * BYTES_PER_ELEMENT[dep.dtype(cls)] * per_stage
@@ -446,7 +450,14 @@ def operator_costs(
 
     dense_layers = dense_stage if model.moe else n_layers
     ffn = model.ffn_size
-    costs["mlp"] = gemm("mlp", model.dense_mlp_params, h + ffn / tp, (2 if model.ffn_gated else 1) * ffn / tp + h, count=dense_layers)
+
+    def split(cls: str):
+        """(devices the class splits over, tokens it runs on): a stage_split class on the stage's gathered B q tokens
+        over its D devices (Deployment.split_of), else its group's T_a over tp."""
+        return (dep.devices_per_stage, b * q) if cls in dep.stage_split else (tp, tokens_a)
+    d_mlp, t_mlp = split("mlp")
+    costs["mlp"] = gemm("mlp", model.dense_mlp_params, h + ffn / d_mlp, (2 if model.ffn_gated else 1) * ffn / d_mlp + h,
+                        n_tokens=t_mlp, count=dense_layers, per_device=model.dense_mlp_params / d_mlp)
     if model.moe is not None:
         moe = model.moe
         moe_layers = moe_stage
@@ -458,8 +469,10 @@ def operator_costs(
                         + assigned * (2.0 * h + 3.0 * moe.expert_ffn_size / expert_tp) * a) * moe_layers
         costs["experts"] = (expert_flops, expert_bytes)
         if moe.shared_experts:
-            width = moe.shared_ffn_width / tp
-            costs["shared_experts"] = gemm("shared_experts", model.shared_expert_params, h + width, 2 * width + h, count=moe_layers)
+            d_shared, t_shared = split("shared_experts")
+            width = moe.shared_ffn_width / d_shared
+            costs["shared_experts"] = gemm("shared_experts", model.shared_expert_params, h + width, 2 * width + h,
+                                           n_tokens=t_shared, count=moe_layers, per_device=model.shared_expert_params / d_shared)
         else:
             costs["shared_experts"] = (zero, zero)
     else:
@@ -469,5 +482,9 @@ def operator_costs(
 
     elementwise = tokens_a * h * ELEMENTWISE_PASSES * n_layers
     costs["norms"] = (5.0 * elementwise, elementwise * a)
-    costs["lm_head"] = gemm("lm_head", model.lm_head_params, h, model.vocab_size / tp, n_tokens=logits)
+    d_head, _ = split("lm_head")
+    head_tokens = b * (q if logit_tokens is None else np.asarray(logit_tokens, dtype=np.float64)) \
+        if "lm_head" in dep.stage_split else logits  # every group's sequences, gathered
+    costs["lm_head"] = gemm("lm_head", model.lm_head_params, h, model.vocab_size / d_head, n_tokens=head_tokens,
+                            per_device=model.lm_head_params / d_head)
     return {name: (np.broadcast_to(f, zero.shape), np.broadcast_to(by, zero.shape)) for name, (f, by) in costs.items()}

@@ -870,6 +870,8 @@ def _shown(value, unit: str) -> str:
         return NO_FIT
     if unit == "text":
         return str(value) if str(value) else "-"
+    if isinstance(value, (tuple, list)):  # a list field (an engine's dp_attention_stage_split): its names, or none
+        return ", ".join(map(str, value)) or "-"
     if unit == "s":
         return format_seconds(value)
     if unit == "params":

@@ -288,13 +288,28 @@ def _latency(engine_latency_s: float, link_latency_s: float) -> float:
 
 
 def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, batch, q) -> dict[str, np.ndarray]:
-    """All-reduce, all-to-all and MoE gather / scatter time of one stage's pass over `batch` sequences of `q` tokens each (module
-    docstring): T = B * q, and T_a = ceil(B / dp_attention) * q for the busiest attention group's all-reduce."""
+    """All-reduce, all-to-all, MoE gather / scatter and DP gather / scatter time of one stage's pass over `batch`
+    sequences of `q` tokens each (module docstring): T = B * q, and T_a = ceil(B / dp_attention) * q for the busiest
+    attention group's all-reduce. Where the engine splits the dense MLP over the stage (dep.stage_split, SGLang's
+    dp_attention_stage_split) each dense layer gathers T h-wide tokens to all D devices and reduce-scatters them back
+    (two ring passes, replacing its second all-reduce), and the LM head gathers the hidden states and all-gathers the
+    logits of its vocabulary slices, T (h + V) a bytes in one pass each, on the busiest stage (dp_gather_time_s)."""
     b, q = np.broadcast_arrays(np.asarray(batch, dtype=np.float64), np.asarray(q, dtype=np.float64))
     tokens = b * q
     h_bytes = model.hidden_size * ACTIVATION_BYTES
     layers, moe_layers, _ = dep.stage_layers(model)  # the busiest stage's
-    out = {name: np.zeros_like(tokens) for name in ("allreduce_time_s", "all_to_all_time_s", "moe_gather_time_s")}
+    out = {name: np.zeros_like(tokens) for name in ("allreduce_time_s", "all_to_all_time_s", "moe_gather_time_s",
+                                                    "dp_gather_time_s")}
+    dense_layers = dep.stage_layers(model)[2] if model.moe is not None else layers  # where the dense MLP runs
+    if "mlp" in dep.stage_split or "lm_head" in dep.stage_split:  # SGLang's dp_gather / dp_scatter (dp_attention_stage_split)
+        d = dep.devices_per_stage
+        if "mlp" in dep.stage_split and dense_layers:  # every group's tokens gathered to the dense MLP, its output
+            transfer_s, latency_s = _ring_pass_s(hw, d, tokens * 2 * h_bytes)  # reduce-scattered back: a layer's two passes
+            out["dp_gather_time_s"] = dense_layers * (2.0 * _latency(engine.allreduce_latency_s, latency_s) + transfer_s)
+        if "lm_head" in dep.stage_split and dep.stage == "busiest":  # the hidden states gathered, then the logits of
+            # each device's vocabulary slice all-gathered (the busiest stage's pass; a round trip of mean stages omits it)
+            transfer_s, latency_s = _ring_pass_s(hw, d, tokens * (h_bytes + model.vocab_size * ACTIVATION_BYTES))
+            out["dp_gather_time_s"] = out["dp_gather_time_s"] + 2.0 * _latency(engine.allreduce_latency_s, latency_s) + transfer_s
     if dep.tp > 1:
         message = sequences_per_group(b, dep) * q * h_bytes
         domain, domains, smallest = _domains(hw, dep.tp)
@@ -306,6 +321,7 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         # two per layer (after attention, after the MLP); with attention DP an MoE layer's second is the reduce-scatter
         # of its gather or the combine of its all-to-all, priced below
         replaced = moe_layers if dep.dp_attention > 1 and model.moe is not None else 0.0
+        replaced += dense_layers if "mlp" in dep.stage_split else 0.0  # its reduce-scatter, priced in dp_gather_time_s
         out["allreduce_time_s"] = (2.0 * layers - replaced) * per_layer_s
     if dep.ep > 1 and dep.dp_attention > 1 and model.moe is not None:
         d = dep.devices_per_stage

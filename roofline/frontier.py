@@ -26,7 +26,7 @@ import pandas as pd
 
 from roofline.errors import RooflineError
 from roofline.layout import describe_layout
-from roofline.serving import OPTIMISTIC, OPTIMISTIC_BATCH, optimistic
+from roofline.serving import OPTIMISTIC, OPTIMISTIC_BATCH, for_engine, optimistic
 from roofline.speculation import PP_SPECULATION
 from roofline.units import spoken_list
 
@@ -497,6 +497,7 @@ def pick_notes(picks: dict, extra_dirs: tuple = ()) -> list[str]:
         dep = row_deployment(row, model)
         if dep is None:
             continue
+        dep = for_engine(dep, engine)  # as the sweep laid it out
         on_hw = engine.for_hardware(hw)
         speculative = kind == "speculation"
         step = row.get("verify_time_s" if speculative else "step_time_s")  # the pass the host work overlaps, if any

@@ -6,7 +6,9 @@ Parallel layout of one model replica (the batch B is the replica's batch):
     devices                      N = D * pp
     attention (qkv, attention, KV write, o), dense MLP, shared experts, embedding, LM head:
         split over the tp devices of an attention group and replicated over the dp_attention groups (the MoE router
-        whole on every device, as vLLM's ReplicatedLinear gate and SGLang's MoEGate hold it);
+        whole on every device, as vLLM's ReplicatedLinear gate and SGLang's MoEGate hold it); but the classes of
+        `stage_split` (an engine's dp_attention_stage_split, SGLang's by default) split over all D devices of the stage
+        and run on its gathered B q tokens (Deployment.split_of, costs, engine.collective_times_s's dp_gather);
         each group decodes B / dp_attention sequences and holds and reads only their KV cache
         (GQA KV heads split over tp, one replicated on each rank once tp > kv_heads, its K and V weights too; an
         MLA latent is replicated over tp, and so are MLA's down-projections q_a and kv_a and a low-rank query's
@@ -85,6 +87,12 @@ class Deployment:
     has_experts: bool = True  # False for a dense model: its expert classes hold no weights and are left out of labels
     has_mtp: bool = True      # False for a model without MTP modules: its mtp class is left out of labels
     stage: str = "busiest"    # the stage stage_layers and stage_share describe: "busiest", or "mean" (layers / pp each)
+    stage_split: tuple = ()   # classes split over the stage's D devices under attention DP, not a group's tp (for_engine)
+
+    def split_of(self, cls: str) -> int:
+        """The devices a non-expert class `cls` is split over: D = tp * dp_attention for a class of stage_split (on
+        the stage's gathered tokens), else tp (on its attention group's)."""
+        return self.devices_per_stage if cls in self.stage_split else self.tp
 
     @property
     def devices_per_stage(self) -> int:
@@ -221,14 +229,15 @@ def main_gemm_dtype(model, dep: Deployment) -> str:
 
 def _shard_widths(model, dep: Deployment) -> list[tuple[str, str, int, int]]:
     """(weight class, what, width, ways) of every row-parallel GEMM's input a tensor-parallel shard splits: the dense
-    MLP's ffn over tp, the shared experts' over tp, a routed expert's over D / ep, the attention output's heads x v_dim
-    over tp."""
+    MLP's ffn over tp, the shared experts' over tp (each over D where the engine splits it over the stage:
+    Deployment.split_of), a routed expert's over D / ep, the attention output's heads x v_dim over tp."""
     v_dim = model.mla.v_head_dim if model.mla is not None else model.head_dim
-    widths = [("mlp", "the dense MLP", model.ffn_size, dep.tp)] if (model.moe is None or model.moe.dense_layers) else []
+    widths = ([("mlp", "the dense MLP", model.ffn_size, dep.split_of("mlp"))] if (model.moe is None or model.moe.dense_layers)
+              else [])
     if model.moe is not None:
         widths.append(("experts", "a routed expert", model.moe.expert_ffn_size, dep.expert_tp))
         if model.moe.shared_experts:
-            widths.append(("shared_experts", "the shared experts", model.moe.shared_ffn_width, dep.tp))
+            widths.append(("shared_experts", "the shared experts", model.moe.shared_ffn_width, dep.split_of("shared_experts")))
     widths.append(("attention", "the attention output", model.heads * v_dim, dep.tp))
     return widths
 

@@ -73,7 +73,7 @@ import csv
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -88,7 +88,7 @@ from roofline.layout import Deployment, deployment
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, K_MAX, TREE_NODES_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
 from roofline.profiles import DTYPE_ALIASES
-from roofline.serving import DEFAULT_ENGINE, IDEAL, ServingEngine, load_engine
+from roofline.serving import DEFAULT_ENGINE, IDEAL, ServingEngine, for_engine, load_engine
 from roofline.speculation import METHODS, alpha_from_tau, speculative_metrics
 
 QUANTITIES = ("tokens_per_s_per_user", "step_time_s", "tokens_per_s", "speedup")
@@ -466,10 +466,11 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
         tokens = int(r.input_len + r.output_len)
         slot = slot_for_row(r) if slot_for_row else r.engine_slot
         pool = engine_for(slot).for_hardware(hw).window_kv_pool_ratio if engine_for else None  # as running_batch sizes it (qa93)
+        laid = for_engine(dep, engine_for(slot)) if engine_for else dep  # as the engine lays it out (stage_split)
         fit_key = (hw.name, model.name, dep.tp, dep.dp_attention, dep.ep, dep.pp, tuple(sorted(dep.dtypes.items())), dep.kv_dtype,
-                   tokens, pool)
+                   tokens, pool, laid.stage_split)
         if fit_key not in cap_cache:
-            cap_cache[fit_key] = int(capacity(hw, model, 1, tokens, dep, window_pool_ratio=pool)["max_batch"])
+            cap_cache[fit_key] = int(capacity(hw, model, 1, tokens, laid, window_pool_ratio=pool)["max_batch"])
         if cap_cache[fit_key] < 1:  # its prediction would run a batch of 1 that the device cannot hold
             skipped[i] = (f"does not fit in memory: not one sequence of {tokens:,} tokens fits beside {model.name}'s weights on "
                           f"{dep.devices} x {hw.name} (tp {dep.tp}, {dep.weight_dtype_label} weights)")
@@ -539,6 +540,7 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
     quantity = rows.table["quantity"].to_numpy()
     for g in rows.groups:
         eng = engines[g.slot].for_hardware(g.hw)
+        g = replace(g, dep=for_engine(g.dep, eng))  # the layout as the engine runs it (SGLang's dense layers over the stage)
         running = running_batch(g, eng.window_kv_pool_ratio)
         if g.method == "none":
             step = step_metrics(g.hw, g.model, running, 1, g.context, g.dep, engine=eng)["step_time_s"]

@@ -126,6 +126,7 @@ class ServingEngine:
     host_overlap: bool = True
     host_overlap_speculating: bool = True  # false: the engine gives its host overlap up while it speculates (SGLang's spec V1)
     moe_dispatch: str = "per_rank"  # how attention-DP tokens reach their expert-parallel ranks (MOE_DISPATCH)
+    dp_attention_stage_split: tuple = ()  # classes split over a stage's devices under attention DP (STAGE_SPLIT_CLASSES)
     spec_per_draft_step_s: float = 0.0
     spec_per_draft_step_per_sequence_s: float = 0.0
     spec_per_iteration_s: float = 0.0
@@ -227,7 +228,8 @@ class ServingEngine:
 
     def to_json(self) -> dict:
         keys = ("name", "display_name", "version", "kernel_latency_s", "allreduce_latency_s", "all_to_all_latency_s",
-                "host_per_step_s", "host_per_sequence_s", "host_overlap", "host_overlap_speculating", "moe_dispatch", "spec_per_draft_step_s",
+                "host_per_step_s", "host_per_sequence_s", "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_attention_stage_split",
+                "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency",
                 "window_kv_pool_ratio", "quant_kernels_per_gemm", "nvidia_only", "mixed_prefill", "costs_from")
@@ -243,7 +245,7 @@ class ServingEngine:
 
 IDEAL = ServingEngine()
 _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
-          "host_overlap", "host_overlap_speculating", "moe_dispatch", "overlap_exponent",
+          "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_attention_stage_split", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
           "nvidia_only", "mixed_prefill", "overrides", "fitted", "source", "notes", *_SECONDS}
 
@@ -297,6 +299,39 @@ def _moe_dispatch(where: str, key: str, value: object) -> str:
     return check_choice(where, key, value, tuple(MOE_DISPATCH))
 
 
+STAGE_SPLIT_CLASSES = {  # what an engine may run over every device of a stage under attention DP, and where it comes from
+    "mlp": "the dense MLP (SGLang: moe_dense_tp_size unset, its default; its first releases' DP attention too)",
+    "shared_experts": "the shared experts (SGLang, but under DeepEP or Mooncake, where it holds them at tp 1: a per_pair or "
+                      "per_rank moe_dispatch keeps them in the group)",
+    "lm_head": "the LM head, its logits all-gathered (SGLang since 0.4.6: enable_dp_lm_head off, its default; a replicated "
+               "LM head before)",
+}
+
+
+def _stage_split(where: str, key: str, value: object) -> tuple:
+    """A list of STAGE_SPLIT_CLASSES names, each once ([] for none)."""
+    if not isinstance(value, (list, tuple)) or any(not isinstance(v, str) or v not in STAGE_SPLIT_CLASSES for v in value) \
+            or len(set(value)) != len(value):
+        raise field_error(where, key, "a list of " + ", ".join(STAGE_SPLIT_CLASSES) + " (each once; [] for none)", value)
+    return tuple(c for c in STAGE_SPLIT_CLASSES if c in value)
+
+
+def stage_split_classes(engine: ServingEngine, dp_attention: int) -> tuple:
+    """The weight classes `engine` splits over a stage's D devices under attention DP (its dp_attention_stage_split),
+    the shared experts left in the group where its MoE dispatch is DeepEP's (SGLang runs them at tp 1 there); () without
+    attention DP."""
+    if dp_attention <= 1:
+        return ()
+    deepep = engine.moe_dispatch in ("per_pair", "per_rank")
+    return tuple(c for c in engine.dp_attention_stage_split if not (c == "shared_experts" and deepep))
+
+
+def for_engine(dep, engine: ServingEngine):
+    """`dep` as `engine` lays it out: its stage_split classes (stage_split_classes)."""
+    split = stage_split_classes(engine, dep.dp_attention)
+    return dep if split == dep.stage_split else replace(dep, stage_split=split)
+
+
 def _overlap_exponent(where: str, key: str, value: object) -> float | None:
     """p of the smooth max of compute and memory time; None: the max itself."""
     if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)
@@ -333,6 +368,7 @@ _VALUE_RULES = {
     "host_overlap": check_flag,
     "host_overlap_speculating": check_flag,
     "moe_dispatch": _moe_dispatch,
+    "dp_attention_stage_split": _stage_split,
     "prefix_read_once": check_flag,
     "overlap_exponent": _overlap_exponent,
     "quantised_moe_efficiency": _efficiency,

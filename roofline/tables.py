@@ -57,7 +57,8 @@ def predict_table(point: dict) -> str:
            "its kernel_latency)" if p.get("kernel_latency_time_s") else ""),
     ]
     for key, label in (("allreduce_time_s", "all-reduce"), ("all_to_all_time_s", "expert dispatch"),
-                       ("moe_gather_time_s", "MoE gather/scatter"), ("p2p_time_s", "pipeline p2p"),
+                       ("moe_gather_time_s", "MoE gather/scatter"), ("dp_gather_time_s", "DP gather/scatter"),
+                       ("p2p_time_s", "pipeline p2p"),
                        ("host_time_s", "host work")):
         if p.get(key):
             note = ("   (overlapped: the step is the larger of it and the device's time)"
@@ -496,6 +497,9 @@ def engine_table(e) -> str:
         ("all-reduce latency", format_seconds(e.allreduce_latency_s) + " (never below the link's)"),
         ("all-to-all latency", format_seconds(e.all_to_all_latency_s)),
         ("MoE dispatch", f"{e.moe_dispatch}: {MOE_DISPATCH[e.moe_dispatch][1]}"),
+        ("stage split under DP", ", ".join(e.dp_attention_stage_split) + ": split over every device of a stage, on every "
+         "attention group's tokens gathered (dp_attention_stage_split)" if e.dp_attention_stage_split else
+         "none: each attention group holds its own dense MLP, shared experts and LM head"),
         ("host work per step", format_seconds(e.host_per_step_s)),
         ("host work per sequence", format_seconds(e.host_per_sequence_s)),
         ("host work overlapped", ("yes" if e.host_overlap else "no (added to the device time)")

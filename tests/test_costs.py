@@ -1,3 +1,4 @@
+import dataclasses
 import re
 from pathlib import Path
 
@@ -318,3 +319,62 @@ def test_a_routed_experts_and_a_shared_experts_activations_are_counted_as_their_
     _, shared = operator_costs(v3, t, 1, 512, deployment(v3, "fp8", tp=8))["shared_experts"]
     assert float(shared) == pytest.approx(v3.moe_layers * (v3.shared_expert_params / 8 + t * (v3.hidden_size + w / 8 + 2 * w / 8
                                                                                             + v3.hidden_size) * 2), rel=1e-12)
+
+
+@pytest.mark.slow
+def test_sglang_splits_the_dense_mlp_shared_experts_and_lm_head_over_the_stage_under_attention_dp():
+    """qa131, qa134: SGLang's --tp 8 --dp 8 --enable-dp-attention runs DeepSeek's dense MLP (moe_dense_tp_size unset),
+    shared experts (no DeepEP) and LM head (enable_dp_lm_head off) over all 8 devices on every group's gathered
+    tokens; roofline held them whole on each device of tp 1 groups: 4.9 GB more weights, max batch 968 for 1104."""
+    import roofline
+    from roofline.costs import weight_bytes_by_class
+    from roofline.model import load_model
+    from roofline.serving import for_engine, load_engine
+
+    v3 = load_model("deepseek-v3")
+    dep = deployment(v3, tp=1, dp_attention=8, ep=8)
+    sglang, vllm, early = (for_engine(dep, load_engine(e)) for e in ("sglang", "vllm", "sglang-early"))
+    assert sglang.stage_split == ("mlp", "shared_experts", "lm_head") and vllm.stage_split == ()
+    assert early.stage_split == ("mlp", "shared_experts")  # its LM head a ReplicatedLinear under DP attention
+    whole, split = weight_bytes_by_class(v3, vllm), weight_bytes_by_class(v3, sglang)
+    for cls in ("mlp", "shared_experts", "lm_head"):
+        assert split[cls] == pytest.approx(whole[cls] / 8, rel=1e-12)
+    for cls in ("attention", "experts", "router", "embedding"):
+        assert split[cls] == whole[cls]
+    # the same FLOPs on every group's tokens gathered (B divisible by 8), an eighth of the weight reads
+    for batch in (8, 64):
+        a, b = operator_costs(v3, batch, 1, 4096, vllm), operator_costs(v3, batch, 1, 4096, sglang)
+        for op in ("mlp", "shared_experts", "lm_head"):
+            assert float(b[op][0]) == pytest.approx(float(a[op][0]), rel=1e-12)
+            assert float(b[op][1]) < float(a[op][1])
+    # DeepEP's dispatch keeps the shared experts in the group, as SGLang does
+    deepep = dataclasses.replace(load_engine("sglang"), moe_dispatch="per_pair")
+    assert for_engine(dep, deepep).stage_split == ("mlp", "lm_head")
+    assert for_engine(deployment(v3, tp=8), load_engine("sglang")).stage_split == ()  # no attention DP: nothing to split
+    p_s, p_v = (roofline.predict("h200", "deepseek-v3", engine=e, tp=1, dp_attention=8, ep=8, batch=64, context=4096)
+                for e in ("sglang", "vllm"))
+    assert (p_s["max_batch"], p_v["max_batch"]) == (1104, 968)
+    assert p_s["dp_gather_time_s"] > 0 and p_v["dp_gather_time_s"] == 0
+    swept = roofline.sweep({"name": "s", "hardware": "h200", "model": "deepseek-v3", "engine": "sglang", "tp": 1,
+                            "dp_attention": 8, "ep": 8, "axes": {"batch": [64], "context": [4096]}})
+    assert int(swept["max_batch"].iloc[0]) == 1104
+    assert float(swept["step_time_s"].iloc[0]) == pytest.approx(p_s["step_time_s"], rel=1e-12)
+
+
+def test_sglang_s_dense_layer_gathers_and_reduce_scatters_over_the_stage_in_place_of_its_all_reduce():
+    """engine.collective_times_s: under a stage split each dense layer's second all-reduce becomes the reduce-scatter
+    of its gather, two ring passes of T h over D, and the LM head gathers hidden states and logits once a pass."""
+    from roofline.engine import collective_times_s
+    from roofline.hardware import load_hardware
+    from roofline.model import load_model
+    from roofline.serving import for_engine, load_engine
+
+    hw, v3, sglang = load_hardware("h200"), load_model("deepseek-v3"), load_engine("sglang")
+    group = deployment(v3, tp=2, dp_attention=4, ep=8)
+    stage = for_engine(group, sglang)
+    a, b = (collective_times_s(hw, v3, d, sglang, np.array([64.0]), np.array([1.0])) for d in (group, stage))
+    assert float(a["dp_gather_time_s"][0]) == 0 < float(b["dp_gather_time_s"][0])
+    layers, _, dense = group.stage_layers(v3)
+    # 2 layers - 58 MoE layers' replaced before; now the 3 dense layers' second all-reduce goes too
+    assert float(b["allreduce_time_s"][0]) == pytest.approx(float(a["allreduce_time_s"][0]) * (2 * layers - 58 - dense)
+                                                            / (2 * layers - 58), rel=1e-12)

@@ -677,3 +677,12 @@ def test_a_serving_engine_on_apple_silicon_says_which_build_its_figures_assume()
     assert "which the CUDA / HIP builds of the serving engines do not run on" in engine_on_a_cpu(load_engine("sglang"), mac)
     assert fitted_family_note(load_engine("vllm"), mac) == ""  # said once, by the line above
     assert engine_on_a_cpu(load_engine("ideal"), mac) == "" and engine_on_a_cpu(load_engine("vllm"), load_hardware("h100-sxm")) == ""
+
+
+@pytest.mark.parametrize("value", ["mlp", ["mlp", "mlp"], ["attention"], [1]])
+def test_a_profile_s_stage_split_is_a_list_of_known_classes_each_once(value):
+    from roofline.serving import engine_from_dict
+
+    with pytest.raises(RooflineError, match=r"e\.yaml: dp_attention_stage_split: expected a list of mlp, shared_experts, "
+                                            r"lm_head \(each once; \[\] for none\)"):
+        engine_from_dict({"name": "e", "source": "a test", "dp_attention_stage_split": value}, "e.yaml")
