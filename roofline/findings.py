@@ -921,11 +921,15 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     unrun = list(dict.fromkeys(e["hardware"] for e in unrunnable))
     why_unrun = "; ".join(dict.fromkeys(e["why"] for e in unrunnable))  # TensorRT-LLM runs on NVIDIA GPUs only
     if not order:
+        unpriced_hw = [h for h in dict.fromkeys(df.loc[plain_fits(df), "hardware"]) if h not in unrun]
+        give = "give one with `roofline hw new NAME --from DEVICE --set price='2.5 USD/h'`"
         why = ("Nothing of this sweep fits in memory" if not plain_fits(df).any() else
                f"Engine {engine} runs on none of this sweep's devices ({_list([_hw(meta, h) for h in unrun])}: {why_unrun})"
-               if unrun and set(unrun) >= set(df.loc[plain_fits(df), "hardware"]) else  # qa129: "none (: )" where no k > 0 fits
-               "No hardware of this sweep has a price where its points fit (give one with `roofline hw new NAME --from DEVICE "
-               "--set price='2.5 USD/h'`)")
+               if unrun and not unpriced_hw else  # qa129: "none (: )" where no k > 0 fits
+               f"No device of this sweep both runs engine {engine} and has a price: it does not run on "  # qa133: the
+               f"{_list([_hw(meta, h) for h in unrun])} ({why_unrun}), and {_list([_hw(meta, h) for h in unpriced_hw])} "
+               f"{'has' if len(unpriced_hw) == 1 else 'have'} no price ({give})" if unrun else  # engine's reason unsaid
+               f"No hardware of this sweep has a price where its points fit ({give})")
         return Finding("Fast tiers", f"{why}: no cost to compare.", {"tiers": tiers})
     h0 = order[0]
     t = tiers.loc[h0]
@@ -968,13 +972,15 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         """'costs A× the price without speculation and B× with it (batch, k)' (the second tier shorter), or where a
         price is missing what is known: out of reach, or reached at an unknown price."""
         plain, spec = t[f"premium_{m:g}x_plain"], t[f"premium_{m:g}x_speculation"]
+        if not t["drafter_fits"]:  # said once, after both tiers (qa133: a swept k = 0 priced 'with it' at plain's price)
+            return (f"costs {_x(plain)} the price without speculation{plain_at(m)}" if first else
+                    f"costs {_x(plain)} without it{plain_at(m)}") if np.isfinite(plain) else "is out of reach without speculation"
         if np.isfinite(plain) and np.isfinite(spec):
             return (f"costs {_x(plain)} the price without speculation{plain_at(m)} and {_x(spec)} with it{where(m)}" if first
                     else f"costs {_x(plain)} without{plain_at(m)} and {_x(spec)} with{where(m)}")
         without = (f"costs {_x(plain)} the price without speculation{plain_at(m)}" if np.isfinite(plain)
                    else "is out of reach without speculation")
-        if not t["drafter_fits"] and not np.isfinite(spec):  # said once, after both tiers
-            return without
+
         with_it = (f"costs {_x(spec)} the price with it{where(m)}" if np.isfinite(spec) else
                    "is reached with it only where the drafter's device has no price (cost unknown)"
                    if t[f"unpriced_{m:g}x_speculation"] else "is out of reach with it")

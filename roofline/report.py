@@ -232,8 +232,8 @@ def _slug(title: str) -> str:
     return re.sub(r"\s", "-", re.sub(r"[^\w\s-]", "", title.lower()).strip())
 
 
-NO_FIGURE = ("No figure: nothing this section draws fits in device memory or has a price (its finding says which), so "
-             "there is no point to plot.")  # qa126: a section without its figure and without a word why
+NO_FIGURE = ("No figure: this section has no point to plot (nothing fits, has a price, or runs under its engine); its "
+             "finding says which.")  # qa126: a section without its figure and without a word why; qa133: nor one reason
 PAGE_WIDTH_PX = 1120  # the page's text width (CSS max-width, 70rem): every report figure is drawn this wide (report_figures)
 _CSS = ("body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:" + f"{PAGE_WIDTH_PX}px" + """;margin:2rem auto;
 padding:0 1rem;color:#222;line-height:1.45}h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid #ddd}

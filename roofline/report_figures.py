@@ -180,9 +180,11 @@ def _report_flops(df: pd.DataFrame, ops, meta: dict) -> Figure:
         axes[2].plot([], [], "^", color="0.6", mec="k", ms=9, ls="", label=f"best k = {k_max}, the\nlargest swept (may\nlie beyond)")
     _shared_legend(fig, [axes[2]])
     hw, model = d["hardware"].iloc[0], d["model"].iloc[0]
+    drafting = d.loc[d["k"] > 0, "method"].astype(str)  # the rows' own (qa133: meta's a list, held by question_rows)
+    method = drafting.iloc[0] if len(drafting) else ""
     fig.suptitle(f"More compute, less time: per generated token, against plain decoding (k = 0)\n"
                  f"{_name(meta, 'model', model)} on {_name(meta, 'hardware', hw)}, batch {d['batch'].iloc[0]:g}, context "
-                 f"{_ctx(d['context'].iloc[0])}, {METHOD_LABELS.get(meta.get('method', ''), meta.get('method', ''))} · {engine_label(meta)}")
+                 f"{_ctx(d['context'].iloc[0])}, {METHOD_LABELS.get(method, method)} · {engine_label(meta)}")
     return fig
 
 
@@ -426,7 +428,7 @@ def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         bx, by = base["baseline_tokens_per_s_per_user"].to_numpy(), base["baseline_cost_usd_per_million_tokens"].to_numpy()
         i = _frontier(bx, -by)
         ax.plot(bx[i], by[i], "s--", color="k", ms=3.5, lw=1.5, label="no speculation")
-        if len(g):
+        if tiers.loc[hw, "drafter_fits"]:  # qa133: with k = 0 swept, its rows drew a 'with speculation' line on plain's
             sx, sy = g["tokens_per_s_per_user"].to_numpy(), g["cost_usd_per_million_tokens"].to_numpy()
             j = _frontier(sx, -sy)
             ax.plot(sx[j], sy[j], "o-", color="tab:blue", ms=3.5, lw=1.6,

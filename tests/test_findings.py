@@ -1113,3 +1113,29 @@ def test_a_tree_is_not_said_to_gain_more_at_a_larger_k_nor_answered_by_flops_vs_
     _, _, text, _ = _user_question(tmp_path / "c", "flops-vs-time", "name: flops-vs-time\nhardware: h100-sxm\n"
                                    "model: llama-3.1-8b\nmethod: eagle\n" + tree)
     assert "it needs a chain of drafts, each pass k + 1 tokens wide, not a tree" in text and "at its best k" not in text
+
+
+@pytest.mark.slow
+def test_fast_tiers_where_the_drafter_fits_nowhere_with_k_0_swept_price_no_speculation_and_name_both_reasons(roofline, tmp_path):
+    """qa133: with k = 0 swept, a device where no drafter fits priced '7.07x with it (k = 0: the drafter fits at no point
+    swept)' and then said speculation does not run; a priced device the engine cannot run beside an unpriced one was
+    said 'No hardware of this sweep has a price'."""
+    _, _, text, _ = _user_question(tmp_path / "a", "fast-tier-premium", "name: fast-tier-premium\nhardware: h100-sxm\n"
+                                   "model: llama-3.1-8b\nmethod: draft\ndraft: llama-3.1-70b\n"
+                                   "axes: {batch: [1, 4, 16, 64, 256], context: [2048], k: [0, 1, 2], alpha: [0.8]}\n")
+    assert "with it" not in text and text.count("the drafter fits at no point swept") == 1, text
+    assert "Speculation does not run there: the drafter fits at no point swept." in text
+    profiles = tmp_path / "hw"
+    profiles.mkdir()
+    h100 = (Path(__file__).parent.parent / "hardware_profiles" / "h100-sxm.yaml").read_text()
+    (profiles / "noprice.yaml").write_text("\n".join(
+        "name: noprice" if line.startswith("name:") else "display_name: Unpriced H100" if line.startswith("display_name:")
+        else line for line in h100.splitlines() if not line.startswith("price:")) + "\n")
+    path = tmp_path / "b" / "fast-tier-premium.yaml"
+    path.parent.mkdir()
+    path.write_text("name: fast-tier-premium\nhardware: [mi300x, noprice]\nmodel: llama-3.1-8b\nmethod: eagle\nengine: trtllm\n"
+                    "axes: {batch: [1, 16], context: [2048], k: [0, 2], alpha: [0.8]}\n")
+    code, _, err = roofline("--profiles", profiles, "report", path, "--out", tmp_path / "out")
+    said = (tmp_path / "out" / "report.md").read_text()
+    assert code == 0 and ("No device of this sweep both runs engine trtllm and has a price: it does not run on MI300X "
+                          "(TensorRT-LLM runs on NVIDIA GPUs only), and Unpriced H100 has no price") in said, (err, said)

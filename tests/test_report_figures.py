@@ -280,6 +280,21 @@ def test_the_flops_figure_keys_a_best_k_at_the_largest_swept_only_where_one_is_d
     assert labels and not any("largest swept" in t for t in labels), labels
 
 
+def test_the_flops_figure_of_a_sweep_of_several_methods_is_its_own_not_the_generic(tmp_path):
+    """qa133: question_rows holds meta's method as a list; the figure looked it up as a dict key (TypeError), and the
+    report drew the generic heatmap saying the question's figure needs other axes."""
+    from roofline.findings import question_rows
+    from roofline.report_figures import REPORT_PLOTTERS
+
+    path = tmp_path / "flops-vs-time.yaml"
+    path.write_text("name: flops-vs-time\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: [none, eagle]\n"
+                    "axes: {batch: [1], context: [4096], k: [0, 1, 2, 4], alpha: [0.6, 0.9]}\n")
+    r = run_scenario(str(path))
+    df, ops, meta, _ = question_rows(r.name, r.df, r.ops, r.meta)
+    fig = REPORT_PLOTTERS["flops-vs-time"](df, ops, meta)
+    assert "EAGLE" in fig._suptitle.get_text()
+
+
 def test_the_kv_caps_figure_draws_the_drafters_caps_and_speculations_points_whether_or_not_k_0_is_swept(plotters, tmp_path):
     """qa127: with k = 0 swept the left panel drew plain decoding's caps (the smallest k swept), and the right panel
     k = 0's 1.00x at a batch where the drafter did not fit."""
