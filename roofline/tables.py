@@ -581,6 +581,12 @@ def _frontier_widths(frontier) -> dict:
             "engine": max([12, *(len(str(r["engine"])) for r in rows)])}
 
 
+def _dtype_of(row, column: str) -> str:
+    """A row's dtype label, '' where it has none (a dense model's experts: '' from Parquet, NaN from CSV; qa133: 'nan')."""
+    value = row.get(column, "")
+    return "" if value is None or (isinstance(value, float) and value != value) or str(value) in ("", "nan") else str(value)
+
+
 def _dtype_columns(varied: set[str] | None) -> list[tuple[str, str]]:
     """The frontier table's dtype columns: one per dtype the table varies (qa132: a frontier of int4 and fp8 rows, or
     of fp8 KV picked from a table of two, looked alike row by row)."""
@@ -599,7 +605,7 @@ def _frontier_row(row, several_models: bool, widths: dict, dtypes: list[tuple[st
             f"{per_device:>9}  {_frontier_hardware(row):<{widths['hardware']}} {devices:>3}  {row['layout']:<{widths['layout']}} "
             f"{str(row['engine']):<{widths['engine']}} {str(row['method']) if speculative else 'none':<6} {int(row['k']) if speculative else 0:>2}  "
             f"{int(row['batch']):>5}  {int(row['context']):>7}  {alpha:>5}"
-            + "".join(f"  {str(row.get(c, '') or '-'):>7}" for c, _ in dtypes) + (f"  {row['model']}" if several_models else ""))
+            + "".join(f"  {_dtype_of(row, c) or '-':>7}" for c, _ in dtypes) + (f"  {row['model']}" if several_models else ""))
 
 
 DTYPE_LABELS = (("weight_dtype", "weights"), ("expert_dtype", "experts"), ("kv_dtype", "KV"))  # a pick line's dtypes
@@ -607,8 +613,9 @@ DTYPE_LABELS = (("weight_dtype", "weights"), ("expert_dtype", "experts"), ("kv_d
 
 def varied_dtypes(df) -> set[str]:
     """The dtype columns a results table holds more than one value of, and `context` and `model` where it holds more
-    than one: a pick line names those (qa95, qa96; qa112: a pick at 32k read as predict's default 1,024 gave another
-    answer), the frontier table its model column (qa112: a frontier of one model, from a table of several, said none)."""
+    than one: the frontier table gives a column to each dtype of them (qa132) and its model column (qa112: a frontier
+    of one model, from a table of several, said none); a pick line names its experts' dtype where they hold it (its
+    context and weight and KV dtypes always, qa132)."""
     return {c for c in (*(c for c, _ in DTYPE_LABELS), "context", "model") if c in df and df[c].astype(str).nunique() > 1}
 
 
@@ -616,8 +623,8 @@ def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None, draft: s
                table_kind_rows: int | None = None, rows_named: str = "the table has", how: str = "",
                overlap: bool | None = None) -> str:
     """The cheapest row of a kind at the speed asked, or why there is none (the kind's rows: `of_kind`; the table's
-    rows of the kind: `table_kind_rows`, 0 where it has none); the context and dtypes of `varied` named (default:
-    those the rows of the kind vary); a draft model's name (`draft`, scenario.json's) with method draft; `how` the
+    rows of the kind: `table_kind_rows`, 0 where it has none); its context and weight and KV dtypes always named, its
+    experts' where they differ from its weights' or `varied` holds them (default: the kind's rows'); a draft model's name (`draft`, scenario.json's) with method draft; `how` the
     acceptance of a row without alpha (a tree, per-position rates: speculation_text); `overlap` scenario.json's (False:
     a draft model on its own device drafted without overlapping, said)."""
     if row is None:
@@ -639,17 +646,17 @@ def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None, draft: s
     if _is_number(row.get("context")):
         text += f", context {int(row['context']):,}"
     for column, label in DTYPE_LABELS:  # qa95, qa96: a frontier of one KV dtype picked from a table of two said neither
-        shown = str(row.get(column, "") or "")
-        if shown and shown != "nan" and (column != "expert_dtype" or column in varied or shown != str(row.get("weight_dtype"))):
+        shown = _dtype_of(row, column)
+        if shown and (column != "expert_dtype" or column in varied or shown != _dtype_of(row, "weight_dtype")):
             text += f", {label} {shown}"
     if _is_number(row.get("shared_prefix")) and row["shared_prefix"] > 0:
         text += f", shared prefix {int(row['shared_prefix']):,}"
-    if speculative and overlap is False and _drafter(row) and str(row["method"]) == "draft":  # qa132: predict overlaps
-        text += ", drafting not overlapped (--no-overlap)"  # by default: without this, another answer
     if speculative:
         drafter = f" {draft}" if draft and str(row["method"]) == "draft" else ""  # qa112: the draft model was named nowhere
         text += f", {row['method']}{drafter} k {int(row['k'])}" + (f" at alpha {row['alpha']:g}" if _is_number(row.get("alpha")) else
                                                                    f" {how}" if how else "")
+        if overlap is False and _drafter(row) and str(row["method"]) == "draft":  # qa132: predict overlaps by default:
+            text += ", drafting not overlapped (--no-overlap)"  # without this, another answer (qa133: after the method)
         if optimistic(row["batch"], row["engine"]):  # the pick itself, not only a count in the notes (qa105)
             text += f" (batch {OPTIMISTIC_BATCH} or more under a serving engine: its cost is a lower estimate)"
     return text
@@ -692,8 +699,9 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
     """`roofline cheapest`: the cost frontier of each decoding kind (frontier.cost_frontier), fastest first, and with a
     speed the cheapest row of each kind that reaches it (and under it, `refined`'s cheaper point between swept
     batches, above the largest or below the smallest: {kind: (row or None, place)}, frontier.refine), then the notes;
-    a pick names the context and dtypes of `varied` (the table's: varied_dtypes; default the frontier's) and the draft
-    model `draft` (scenario.json's) and `how` a row without alpha accepts (speculation_text); `kind_rows`: the table's
+    a pick names its context and dtypes (_pick_text; `varied`: the table's varied_dtypes, default the frontier's, which
+    also give the frontier a column per dtype they vary), the draft model `draft` (scenario.json's), `how` a row without
+    alpha accepts (speculation_text) and `overlap` (scenario.json's: False said of a drafter elsewhere); `kind_rows`: the table's
     rows of each kind (`selected`: the rows --where chose); `unpriced`: refine left gaps that could win unpriced, so no
     ratio with the points computed now is given."""
     varied = varied_dtypes(frontier) if varied is None else varied

@@ -843,3 +843,14 @@ def test_where_alpha_on_a_sweep_of_per_position_rates_says_alpha_is_empty_and_ho
     assert code == 2 and err.strip().endswith("alpha is empty where per-position rates, a tree or a method's published rates "
                                               "stand for it (--where alpha=nan keeps those rows)"), err
     assert roofline("cheapest", tmp_path / "sw", "--where", "alpha=nan")[0] == 0
+
+
+@pytest.mark.slow
+def test_a_frontier_read_from_csv_shows_no_nan_for_a_dense_model_s_experts(tmp_path, roofline):
+    """qa133: a CSV table's dense model read its empty expert_dtype as NaN: 'nan' in the frontier's experts column."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\nhardware: h100-sxm\nmodel: [qwen3-30b-a3b, llama-3.1-8b]\nexpert_dtype: [fp8, int4]\n"
+                        "axes:\n  batch: [1, 64]\n  context: [2048]\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots", "--format", "csv")[0] == 0
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "100")
+    assert code == 0 and "experts" in out and "nan" not in out, (out, err)
