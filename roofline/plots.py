@@ -56,7 +56,7 @@ from matplotlib.patches import Patch
 from matplotlib.text import Text
 from matplotlib.ticker import Formatter, FuncFormatter, Locator, LogLocator, NullFormatter, NullLocator
 
-from roofline.findings import same_alpha
+from roofline.findings import alpha_values, same_alpha
 from roofline.plot_jobs import (  # noqa: F401  (re-exported: the standard plots' names, columns and entry points)
     FORMATS,
     MAX_GRID_PANELS,
@@ -660,7 +660,7 @@ def _alpha_colors(alphas) -> dict:
 
 def _line_alphas(df: pd.DataFrame, most: int = 6) -> tuple[list, str]:
     """The alpha values to draw one line each for: all of them, or `most` spread evenly (and a note saying so)."""
-    alphas = _alpha_values(df)
+    alphas = alpha_values(df["alpha"])  # NaN (rates, a tree) one value, last, as the report's figures (qa133)
     if len(alphas) <= most:
         return alphas, ""
     picked = [alphas[i] for i in np.unique(np.round(np.linspace(0, len(alphas) - 1, most)).astype(int))]
@@ -768,12 +768,6 @@ def _ranked_points(df: pd.DataFrame) -> pd.DataFrame:
     ranked = df.assign(at_best_k=(df["k"] == df["best_k"]), fits_rank=df["fits_in_memory"].astype(bool))
     return ranked.sort_values(["at_best_k", "fits_rank", "tokens_per_s"], ascending=False, kind="stable").drop(
         columns=["at_best_k", "fits_rank"])
-
-
-def _alpha_values(df: pd.DataFrame) -> list:
-    """Distinct alpha values, NaN (per-position rates) kept as one value."""
-    vals = df["alpha"].drop_duplicates().tolist()
-    return sorted(vals, key=lambda a: -1.0 if isinstance(a, float) and math.isnan(a) else a)
 
 
 # ---------------------------------------------------------------- the six plots
