@@ -309,9 +309,12 @@ def flops_vs_time(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     censored = best["best_k"] >= k_max
     hw, model = row["hardware"], row["model"]
     more_flops_all = bool((d.loc[d["k"] > 0, "flops_ratio"] > 1).all())
+    at_context = f", context {_ctx(row['context'])}" if d["context"].nunique() > 1 else ""  # qa133: which one, of several
     text = (
         f"At {_acceptance_text(a_main, meta)} and its best k = {int(row['k'])}{' (the largest swept)' if row['k'] >= k_max else ''} "
-        f"({_model(meta, model)} on {_hw(meta, hw)}, batch {int(row['batch'])}), speculation computes {_x(row['flops_ratio'])} "
+        f"({_model(meta, model)} on {_hw(meta, hw)}, batch {int(row['batch'])}"
+        f"{at_context}), "
+        f"speculation computes {_x(row['flops_ratio'])} "
         f"the FLOPs of plain decoding per generated token, {_pct(row['wasted_flops_fraction'])} of them beyond plain decoding's (the drafter's work and the rejected positions), "
         f"yet reads {_x(row['bytes_ratio'])} the bytes and takes {_x(row['time_ratio'])} the time ({_x(row['speedup'])} faster). "
         f"{'Every speculative point computes more per token than plain decoding' if more_flops_all else 'Some speculative points compute less per token'}"
@@ -426,9 +429,11 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
               for c in contexts[1:]]
     label = METHOD_NAMES.get(method, method)
     mla = [m for m in dict.fromkeys(df["model"].astype(str)) if (meta.get("kv_layout") or {}).get(m) == "mla"]
+    drafted_k = sorted({int(k) for k in df.loc[df["k"] > 0, "k"]})  # a tree's depth: one tau, no best among depths (qa133)
+    tree_depth = f"at its depth, k = {'-'.join(map(str, drafted_k[:1] + drafted_k[-1:] if len(drafted_k) > 1 else drafted_k))}"
     text = (
-        f"With {label} {'drafting' if a0 != a0 and meta.get('tree_nodes') else 'at'} {_acceptance_text(a0, meta)} and {_article(f'{int(c0):,}')} {int(c0):,}-token context, speculation pays (at the k that pays longest, of "
-        f"{_k_range(df)}) {_batch_list(said)}, derated "
+        f"With {label} {'drafting' if a0 != a0 and meta.get('tree_nodes') else 'at'} {_acceptance_text(a0, meta)} and {_article(f'{int(c0):,}')} {int(c0):,}-token context, speculation pays ("
+        f"{tree_depth if meta.get('tree_nodes') else f'at the k that pays longest, of {_k_range(df)}'}) {_batch_list(said)}, derated "
         f"ridge points in FLOP/B in brackets: {_ridge_order(rho, free)}"
         f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. "
         + (f"At {'higher acceptance' if alphas[-1] == alphas[-1] else 'the other acceptance given'} it still pays at the "

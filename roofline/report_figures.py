@@ -243,7 +243,8 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
     axes[-1].bar([0], [0], color="white", edgecolor="k", hatch="///", label="≥: still pays at the largest\nbatch that fits or was swept\n"
                  f"(1.01×: by less than {TIE - 1:.0%} there)")
     _shared_legend(fig, [axes[-1]])
-    fig.suptitle("Free until compute-bound: the largest batch at which speculation still pays (best k per batch)\n"
+    fig.suptitle("Free until compute-bound: the largest batch at which speculation still pays "
+                 + ("(at the tree's depth)\n" if meta.get("tree_nodes") else "(best k per batch)\n")
                  + f"{', '.join(_name(meta, 'model', m) for m in dict.fromkeys(df['model']))}, context {_ctx(df['context'].min())}"
                  + f" · {engine_label(meta)}")
     return fig

@@ -1025,7 +1025,7 @@ def test_break_even_and_flops_vs_time_answer_at_per_position_rates_and_a_tree_no
     tree = "tree: {nodes: 16, tau: 3.2}\n"
     _, _, text, _ = _user_question(tmp_path / "b", "break-even-batch",
                                    "name: break-even-batch\n" + body.format(acc=tree).replace("[0, 1, 2, 4]", "[0, 4]"))
-    assert "generic finding" not in text and text.startswith("With EAGLE drafting a tree of 16 nodes, τ = 3.2 and a 256-token")
+    assert "generic finding" not in text and text.startswith("With EAGLE drafting a tree of 16 nodes, τ = 3.2 and a 256-token context, speculation pays (at its depth, k = 4) up to")
     _, _, text, _ = _user_question(tmp_path / "c", "flops-vs-time", "name: flops-vs-time\n" + body.format(acc=rates)
                                    .replace("[1, 64, 512, 4096]", "[1]").replace("[h100-sxm, l4]", "h100-sxm"))
     assert "generic finding" not in text and text.startswith("At the given per-position rates 0.8, 0.7, 0.6, 0.5 and its best k = ")
@@ -1139,3 +1139,11 @@ def test_fast_tiers_where_the_drafter_fits_nowhere_with_k_0_swept_price_no_specu
     said = (tmp_path / "out" / "report.md").read_text()
     assert code == 0 and ("No device of this sweep both runs engine trtllm and has a price: it does not run on MI300X "
                           "(TensorRT-LLM runs on NVIDIA GPUs only), and Unpriced H100 has no price") in said, (err, said)
+
+
+@pytest.mark.slow
+def test_flops_vs_time_over_several_contexts_names_the_context_its_figures_are_of(tmp_path):
+    """qa133: '(Llama 3.1 8B on H100 SXM5, batch 1), ... 1.60x faster' was the 4k value of a sweep of 4k and 32k."""
+    _, _, text, _ = _user_question(tmp_path, "flops-vs-time", "name: flops-vs-time\nhardware: h100-sxm\nmodel: llama-3.1-8b\n"
+                                   "method: eagle\naxes: {batch: [1], context: [4096, 32768], k: [0, 1, 2, 4], alpha: [0.8]}\n")
+    assert re.search(r"\(Llama 3\.1 8B on H100 SXM5, batch 1, context (4k|32k)\)", text), text
