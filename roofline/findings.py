@@ -511,13 +511,14 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
         return sorted({int(float(p[2])) for p in missing if int(float(p[-1])) == batch})
     wins_from = min([int(b) for b in loses["batch"]] + no_drafter) if len(loses) or no_drafter else None
     devices = _tp(meta)
+    at_context = f", context {_ctx(b_best['context'])}" if base["context"].nunique() > 1 else ""  # qa133: which one
     def peak(row, throughput: str, rows: pd.DataFrame) -> str:
         edge = int(row["batch"]) == int(rows["batch"].max()) < int(df["batch"].max())  # memory, not the curve, ends it
         return f"{'reaches at least' if edge else 'peaks at'} {_n(row[throughput])}"
 
     text = (
         f"On {devices} {_hw(meta, b_best['hardware'])}, growing the batch alone {peak(b_best, 'baseline_tokens_per_s', base)} tokens/s "
-        f"(batch {int(b_best['batch'])}, {_n(b_best['baseline_tokens_per_s_per_user'])} tokens/s per user"
+        f"(batch {int(b_best['batch'])}{at_context}, {_n(b_best['baseline_tokens_per_s_per_user'])} tokens/s per user"
         f"{_largest_swept(b_best, base)}); "
         + (f"speculation matches that at batch {int(m['batch'])} while each user gets {_n(m['tokens_per_s_per_user'])} tokens/s "
            f"({_x(m['tokens_per_s_per_user'] / b_best['baseline_tokens_per_s_per_user'])} the per-user speed), and {peak(s_best, 'tokens_per_s', spec)}. "

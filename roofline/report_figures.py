@@ -271,9 +271,10 @@ def _report_batch_vs_spec(df: pd.DataFrame, ops, meta: dict) -> Figure:
         at = "" if one else f", context {_ctx(c)}"
         plain_color, spec_color = ("k", "tab:blue") if one else (colormaps["tab10"](2 * i % 10),) * 2
         ax.plot(base["baseline_tokens_per_s_per_user"], base["baseline_tokens_per_s"], "s--", color=plain_color, ms=4, lw=1.6,
-                label=f"growing the batch alone{at}")
-        ax.plot(spec["tokens_per_s_per_user"], spec["tokens_per_s"], "o-", color=spec_color, ms=4, lw=1.8,
-                label=f"with speculation (its fastest k > 0), {alpha}{at}")
+                label=f"growing the batch alone{at}" + ("" if len(spec) else " (no drafter fits at any batch)"))
+        if len(spec):  # qa133: a legend entry for a line of no point
+            ax.plot(spec["tokens_per_s_per_user"], spec["tokens_per_s"], "o-", color=spec_color, ms=4, lw=1.8,
+                    label=f"with speculation (its fastest k > 0), {alpha}{at}")
         if i == 0:
             labels += [(ax, r.baseline_tokens_per_s_per_user, r.baseline_tokens_per_s, f"B={r.batch:g}") for r in base.itertuples()]
             labels += [(ax, r.tokens_per_s_per_user, r.tokens_per_s, f"B={r.batch:g}, k={r.k:g}") for r in spec.itertuples()]

@@ -1147,3 +1147,13 @@ def test_flops_vs_time_over_several_contexts_names_the_context_its_figures_are_o
     _, _, text, _ = _user_question(tmp_path, "flops-vs-time", "name: flops-vs-time\nhardware: h100-sxm\nmodel: llama-3.1-8b\n"
                                    "method: eagle\naxes: {batch: [1], context: [4096, 32768], k: [0, 1, 2, 4], alpha: [0.8]}\n")
     assert re.search(r"\(Llama 3\.1 8B on H100 SXM5, batch 1, context (4k|32k)\)", text), text
+
+
+@pytest.mark.slow
+def test_batch_vs_speculation_over_several_contexts_names_the_context_batching_peaks_at(tmp_path):
+    """qa133: 'peaks at 7,705 ... memory holding up to 905' was the 512-token context's, unsaid, of two."""
+    _, _, text, _ = _user_question(tmp_path, "batch-vs-speculation", "name: batch-vs-speculation\nhardware: h100-sxm\n"
+                                   "model: llama-3.1-8b\nmethod: eagle\n"
+                                   "axes: {batch: [1, 8, 64], context: [512, 32768], k: [0, 1, 2, 4], alpha: [0.8]}\n")
+    assert "growing the batch alone peaks at 4,714 tokens/s (batch 64, context 512, " in text or \
+        re.search(r"growing the batch alone (peaks at|reaches at least) [0-9,]+ tokens/s \(batch \d+, context 512, ", text), text
