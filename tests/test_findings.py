@@ -1155,5 +1155,4 @@ def test_batch_vs_speculation_over_several_contexts_names_the_context_batching_p
     _, _, text, _ = _user_question(tmp_path, "batch-vs-speculation", "name: batch-vs-speculation\nhardware: h100-sxm\n"
                                    "model: llama-3.1-8b\nmethod: eagle\n"
                                    "axes: {batch: [1, 8, 64], context: [512, 32768], k: [0, 1, 2, 4], alpha: [0.8]}\n")
-    assert "growing the batch alone peaks at 4,714 tokens/s (batch 64, context 512, " in text or \
-        re.search(r"growing the batch alone (peaks at|reaches at least) [0-9,]+ tokens/s \(batch \d+, context 512, ", text), text
+    assert re.search(r"growing the batch alone (peaks at|reaches at least) [0-9,]+ tokens/s \(batch \d+, context 512, ", text), text
