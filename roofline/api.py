@@ -73,6 +73,7 @@ from roofline.speculation import (
     drafter_warnings,
     mtp_reuse_note,
     predict_speculation,
+    rising_rates_note,
     speculates,
 )
 from roofline.units import format_seconds, rent_usd_per_hour, usd_per_million_tokens
@@ -609,6 +610,8 @@ def predict(
         if not speculates(method, k) and (tree_nodes is not None or alpha is not None or acceptance is not None):
             out["warnings"].append("k 0: nothing is drafted, so the point is plain decoding and the acceptance given "
                                    "(alpha, rates or a tree's tau) is not used")
+        if acceptance is not None and speculates(method, k):
+            out["warnings"] += [note for note in [rising_rates_note(acceptance)] if note]
         if out["spec"]["acceptance_source"] not in (None, "given") and tree_nodes is None and speculates(method, k):
             out["warnings"] += [note for note in [default_rates_note(method, target.name, draft_vocab)] if note]
         spec = out["spec"]

@@ -103,7 +103,7 @@ SHADOW_KINDS = {"HardwareSpec": "hardware", "ModelSpec": "model", "ServingEngine
 def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None) -> list[Config]:
     """Every config of the scenario (errors name the scenario file and the key). `specs` maps
     (type name, profile name) to spec objects given directly (roofline.sweep with objects)."""
-    from roofline.speculation import check_draft_vocab, default_rates_note, drafter_warnings, mtp_reuse_note
+    from roofline.speculation import check_draft_vocab, default_rates_note, drafter_warnings, mtp_reuse_note, rising_rates_note
 
     specs = specs or {}
     where = sc.path or sc.name
@@ -128,6 +128,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
             warn(f"{where}: {note}")
         return spec
 
+    if sc.acceptance is not None and (np.asarray(sc.axes["k"]) > 0).any() and (note := rising_rates_note(sc.acceptance)):
+        warn(f"{where}: {note}")  # qa130: taken as given, said once
     if _acceptance_given(sc) and not (np.asarray(sc.axes["k"]) > 0).any():  # as predict says of its point (qa130)
         warn(f"{where}: k: only 0 swept: nothing is drafted, so every point is plain decoding and the acceptance given "
              "(alpha, rates or a tree's tau) is not used")

@@ -352,6 +352,24 @@ def acceptance_reach_note(method: str, k_values, acceptance=None, acceptance_len
     return ""
 
 
+def rising_rates_note(acceptance) -> str:
+    """A note where per-position rates rise with the position, or go on after a 0 (qa130), else '': the formula takes
+    them as given, but conditional rates usually fall, and a rising list is often one of unconditional rates (vLLM's
+    per-position acceptance rates are: divide each by the one before)."""
+    if not acceptance or len(acceptance) < 2:
+        return ""
+    rates = [float(a) for a in acceptance]
+    if 0.0 in rates[:-1]:
+        return (f"acceptance: rate 0 at draft position {rates.index(0.0) + 1} ends every draft there, so the rates after it "
+                "are never used")
+    rise = next((i for i in range(1, len(rates)) if rates[i] > rates[i - 1]), None)
+    if rise is None:
+        return ""
+    return (f"acceptance: the rates rise with the position ({rates[rise - 1]:g} then {rates[rise]:g} at draft position "
+            f"{rise + 1}); they are taken as conditional rates, which usually fall: a per-position rate that is not "
+            "conditional (vLLM's are not) divides by the one before")
+
+
 PP_SPECULATION = ("vLLM has refused speculative decoding with pipeline parallelism (vllm-project/vllm issue 14117), and "
                   "its MTP under PP fails or corrupts output (issues 49355, 57755)")
 

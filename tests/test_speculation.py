@@ -698,3 +698,17 @@ def test_a_drafter_on_a_renamed_copy_of_the_targets_device_is_one_more_gpu_besid
     same, renamed = (roofline.predict("h100-sxm", "llama-3.1-70b", 32, tp=4, method="draft", draft="llama-3.2-1b", k=4,
                                       alpha=0.7, draft_hardware=d)["spec"]["transfer_time_s"] for d in (h100, copy))
     assert renamed == pytest.approx(same) and same < 10e-6
+
+
+@pytest.mark.slow
+def test_rates_that_rise_or_go_on_after_a_0_are_noted_not_refused():
+    """qa130: [0.45, 0.6, 0.8] and [0, 0.5] went through without a word: taken as given (conditional rates may rise),
+    but a rising list is often one of unconditional rates, and a rate after a 0 is never used."""
+    import roofline
+    from roofline.speculation import rising_rates_note
+
+    assert rising_rates_note([0.8, 0.6, 0.45]) == "" and rising_rates_note([0.7]) == ""
+    assert "the rates rise with the position (0.45 then 0.6 at draft position 2)" in rising_rates_note([0.45, 0.6, 0.8])
+    assert "rate 0 at draft position 1 ends every draft there" in rising_rates_note([0, 0.5])
+    out = roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle", k=3, acceptance=[0.45, 0.6, 0.8])
+    assert any("the rates rise with the position" in w for w in out["warnings"])
