@@ -14,8 +14,9 @@ device from `roofline.costs`):
         roofline(t_c, t_m) = max(t_c, t_m), or (t_c^p + t_m^p)^(1/p) with an overlap exponent p: the engine's, else
                              the hardware profile's (an engine's p replaces a calibrated device's)
         pad_o = ceil(R_o / tile) * tile / R_o for weight GEMMs but the routed experts (rows padded to the tensor-core
-                tile): R_o = T_a tokens of the busiest attention group, B_a * logit tokens for the LM head; 1 for
-                the routed experts, whose rows per expert vary, and for every other operator
+                tile): R_o = T_a tokens of the busiest attention group, B_a * logit tokens for the LM head (a class
+                the engine splits over the stage, dep.stage_split: T, or B * logit tokens, every group's gathered); 1
+                for the routed experts, whose rows per expert vary, and for every other operator
         n_o   = layers of the stage that run operator o (MoE layers for router, experts and shared experts; the
                 other layers for a MoE model's dense MLP; the layers of the groups with a lightning indexer for the
                 indexer, the stage's share of them; every layer for attention and norms), 1 for embedding, input
@@ -24,10 +25,11 @@ device from `roofline.costs`):
                     quantisation before GEMMs computing in fp8/fp4/int8), each paying a fixed latency (launch,
                     ramp-up, tail) on top of its data time: a latency + size / bandwidth model
 
-    t_body   = sum over layer operators of t_o + t_allreduce + t_all_to_all + t_moe_gather + layers_stage * layer_overhead
+    t_body   = sum over layer operators of t_o + t_allreduce + t_all_to_all + t_moe_gather + t_dp_gather
+               + layers_stage * layer_overhead
     t_head   = t_embedding + t_input_proj + t_lm_head  (n_o = 1: a round trip crosses the first stage's embedding and the
                last's LM head; in the paced term the busiest stage holds one of them, which the embedding's small
-               gather overstates)
+               gather overstates) + t_head_gather (the LM head's gathers where the engine splits it over the stage)
     t_device = max(pp * t_body_mean + t_head, m * (t_body + t_head)) + t_p2p + step_overhead   (m = min(B, pp) micro-batches of B / m)
         each sequence's token passes the pp stages once a step: a micro-batch's round trip crosses every stage's layers
         and the head once (first term), and the busiest stage, holding the head, passes all m micro-batches (second
@@ -40,8 +42,13 @@ device from `roofline.costs`):
         three leading dense layers, 64 MoE layers' time for its 58 MoE and 3 dense)
     t_step = max(t_device, t_host) if the engine overlaps host work, else t_device + t_host
 
+    t_dp_gather  = dense_layers_stage * (2 lat + t_ring(D, 2 T * hidden * 2))  where the engine splits the dense MLP
+                   over the stage (dep.stage_split: SGLang's dp_gather and reduce-scatter a dense layer), else 0
+    t_head_gather = 2 lat + t_ring(D, R * (hidden + vocab) * 2)  where it splits the LM head over the stage: the hidden
+                   states of its R = B * logit tokens gathered, the logits of each device's vocabulary slice all-gathered
     t_allreduce  = (2 * layers_stage - r) * (lat + t_ring(tp, 2 M))  (tp > 1; r = moe_layers_stage with attention DP,
-                   whose MoE layers reduce in the gather's scatter or the all-to-all's combine, else 0; a reduce-scatter
+                   whose MoE layers reduce in the gather's scatter or the all-to-all's combine, plus dense_layers_stage
+                   where the dense MLP is split over the stage (its reduce-scatter in t_dp_gather), else 0; a reduce-scatter
                    and an all-gather of the M = T_a * hidden * 2 byte message); across exactly two domains NCCL's tuning
                    picks a tree (tuning.cc: bus bandwidth bwIntra for nNodes <= 2; NVIDIA/nccl-tests issue 196), each
                    NIC of the smallest domain carrying M / r: max(2 M (S - 1) / S / bw_up, M / r / bw_out). lat across
@@ -292,8 +299,8 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     sequences of `q` tokens each (module docstring): T = B * q, and T_a = ceil(B / dp_attention) * q for the busiest
     attention group's all-reduce. Where the engine splits the dense MLP over the stage (dep.stage_split, SGLang's
     dp_attention_stage_split) each dense layer gathers T h-wide tokens to all D devices and reduce-scatters them back
-    (two ring passes, replacing its second all-reduce), and the LM head gathers the hidden states and all-gathers the
-    logits of its vocabulary slices, T (h + V) a bytes in one pass each, on the busiest stage (dp_gather_time_s)."""
+    (two ring passes, replacing its second all-reduce: dp_gather_time_s); the LM head's gathers go with the head's
+    pass (lm_head_gather_time_s)."""
     b, q = np.broadcast_arrays(np.asarray(batch, dtype=np.float64), np.asarray(q, dtype=np.float64))
     tokens = b * q
     h_bytes = model.hidden_size * ACTIVATION_BYTES
@@ -301,15 +308,10 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     out = {name: np.zeros_like(tokens) for name in ("allreduce_time_s", "all_to_all_time_s", "moe_gather_time_s",
                                                     "dp_gather_time_s")}
     dense_layers = dep.stage_layers(model)[2] if model.moe is not None else layers  # where the dense MLP runs
-    if "mlp" in dep.stage_split or "lm_head" in dep.stage_split:  # SGLang's dp_gather / dp_scatter (dp_attention_stage_split)
-        d = dep.devices_per_stage
-        if "mlp" in dep.stage_split and dense_layers:  # every group's tokens gathered to the dense MLP, its output
-            transfer_s, latency_s = _ring_pass_s(hw, d, tokens * 2 * h_bytes)  # reduce-scattered back: a layer's two passes
-            out["dp_gather_time_s"] = dense_layers * (2.0 * _latency(engine.allreduce_latency_s, latency_s) + transfer_s)
-        if "lm_head" in dep.stage_split and dep.stage == "busiest":  # the hidden states gathered, then the logits of
-            # each device's vocabulary slice all-gathered (the busiest stage's pass; a round trip of mean stages omits it)
-            transfer_s, latency_s = _ring_pass_s(hw, d, tokens * (h_bytes + model.vocab_size * ACTIVATION_BYTES))
-            out["dp_gather_time_s"] = out["dp_gather_time_s"] + 2.0 * _latency(engine.allreduce_latency_s, latency_s) + transfer_s
+    if "mlp" in dep.stage_split and dense_layers:  # SGLang's dp_gather / dp_scatter (dp_attention_stage_split): every
+        # group's tokens gathered to the dense MLP, its output reduce-scattered back, a layer's two ring passes
+        transfer_s, latency_s = _ring_pass_s(hw, dep.devices_per_stage, tokens * 2 * h_bytes)
+        out["dp_gather_time_s"] = dense_layers * (2.0 * _latency(engine.allreduce_latency_s, latency_s) + transfer_s)
     if dep.tp > 1:
         message = sequences_per_group(b, dep) * q * h_bytes
         domain, domains, smallest = _domains(hw, dep.tp)
@@ -346,6 +348,19 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         transfer_s, latency_s = _ring_pass_s(hw, g, tokens_g * h_bytes)
         out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, latency_s) + transfer_s)
     return out
+
+
+def lm_head_gather_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, logit_rows):
+    """The LM head's gathers where the engine splits it over a stage (dep.stage_split, SGLang's): the hidden states of
+    every group's `logit_rows` (B times the tokens a sequence needs logits for) gathered, then the logits of each
+    device's vocabulary slice all-gathered, R (h + V) a bytes in one ring pass each, once a pass through the head;
+    0 elsewhere."""
+    rows = np.asarray(logit_rows, dtype=np.float64)
+    if "lm_head" not in dep.stage_split:
+        return np.zeros_like(rows)
+    transfer_s, latency_s = _ring_pass_s(hw, dep.devices_per_stage,
+                                         rows * (model.hidden_size + model.vocab_size) * ACTIVATION_BYTES)
+    return 2.0 * _latency(engine.allreduce_latency_s, latency_s) + transfer_s
 
 
 def _gathers_split_experts(model: ModelSpec, dep: Deployment, engine: ServingEngine) -> bool:
@@ -413,7 +428,7 @@ def _operator_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
     if name == "experts" and dep.dtype("experts") in QUANTISED_DTYPES:  # a quantised fused-MoE kernel
         eta = min(eta, engine.quantised_moe_efficiency) if dequantised else engine.quantised_moe_efficiency
     flops_per_s, bytes_per_s = flops_per_s * eta, bytes_per_s * eta
-    effective_flops = flops * pad["lm_head" if name == "lm_head" else "gemm"] if name in PADDED_GEMMS else flops
+    effective_flops = flops * pad.get(name, pad["gemm"]) if name in PADDED_GEMMS else flops
     time_s = op_time_s(effective_flops, nbytes, flops_per_s, bytes_per_s, overlap_exponent)
     if engine.kernel_latency_s > 0 and (flops.any() or nbytes.any()):
         quantised = name in WEIGHT_GEMMS and hw.compute_dtype(dep.dtype(OPERATOR_CLASS[name])) in QUANTISED_COMPUTE
@@ -473,7 +488,12 @@ def step_metrics(
     shape = next(iter(costs.values()))[0].shape
     tokens_a = sequences_per_group(mb, dep) * q
     logit_rows = tokens_a if logit_tokens is None else sequences_per_group(mb, dep) * np.asarray(logit_tokens, dtype=np.float64)
-    pad = {name: _tile_padding(rows, engine.gemm_tile_rows) for name, rows in (("gemm", tokens_a), ("lm_head", logit_rows))}
+    rows = {"gemm": tokens_a, "lm_head": logit_rows}
+    if dep.stage_split:  # a class split over the stage runs on every group's rows gathered (qa136: padded as one group's)
+        gathered = {"mlp": mb * q, "shared_experts": mb * q,
+                    "lm_head": mb * (q if logit_tokens is None else np.asarray(logit_tokens, dtype=np.float64))}
+        rows.update({name: r for name, r in gathered.items() if name in dep.stage_split})
+    pad = {name: _tile_padding(r, engine.gemm_tile_rows) for name, r in rows.items()}
     stage_layers = dep.stage_layers(model)[0]  # the busiest stage's layers
     total_flops, total_bytes, operators_s, head_s, compute_bound_s, at_peak_s = (np.zeros(shape) for _ in range(6))
     peaks = operator_peaks(hw, dep)
@@ -491,6 +511,9 @@ def step_metrics(
             operators[name] = {"flops": flops, "bytes": nbytes, "time_s": time_s, "compute_bound": is_compute}
     tokens = np.broadcast_to(b * q, shape)
     coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q)
+    # the LM head's gathers, with its pass (qa136: every prompt token's logits, and left out of a round trip)
+    head_comm_s = np.broadcast_to(lm_head_gather_time_s(hw, model, dep, engine, mb * (q if logit_tokens is None else
+                                                        np.asarray(logit_tokens, dtype=np.float64))), shape)
     p2p_s = np.broadcast_to(p2p_time_s(hw, model, dep, engine, mb * q), shape)
     layers_s = operators_s - head_s
     body_s = layers_s + sum(coll.values()) + stage_layers * hw.layer_overhead_s
@@ -505,7 +528,7 @@ def step_metrics(
     else:
         mean_layers_s, mean_coll, mean_stage_layers = layers_s, coll, stage_layers
     mean_body_s = mean_layers_s + sum(mean_coll.values()) + mean_stage_layers * hw.layer_overhead_s
-    round_trip_s, paced_s = pp * mean_body_s + head_s, microbatches * (body_s + head_s)
+    round_trip_s, paced_s = pp * mean_body_s + head_s + head_comm_s, microbatches * (body_s + head_s + head_comm_s)
     round_trip = round_trip_s >= paced_s
 
     def per_step(busiest, mean_stage):
@@ -522,8 +545,10 @@ def step_metrics(
         "step_time_s": step_s,
         "operator_time_s": per_step(layers_s, mean_layers_s) + np.where(round_trip, 1.0, microbatches) * head_s,
         **{name: per_step(coll[name], mean_coll[name]) for name in coll},
+        "dp_gather_time_s": per_step(coll["dp_gather_time_s"], mean_coll["dp_gather_time_s"])
+        + np.where(round_trip, 1.0, microbatches) * head_comm_s,  # with the LM head's
         "p2p_time_s": p2p_s,
-        "comm_time_s": per_step(sum(coll.values()), sum(mean_coll.values())) + p2p_s,
+        "comm_time_s": per_step(sum(coll.values()), sum(mean_coll.values())) + p2p_s + np.where(round_trip, 1.0, microbatches) * head_comm_s,
         "overhead_s": np.broadcast_to(overhead_s, shape),
         "host_time_s": host_s,
         "flops": device_flops,

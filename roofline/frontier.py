@@ -85,8 +85,9 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
     native dtypes."""
     from roofline.layout import shard_note
     from roofline.model import load_model
+    from roofline.serving import load_engine
 
-    keys = [c for c in ("model", "tp", "dp_attention", "ep", "pp", "weight_dtype", "expert_dtype") if c in df]
+    keys = [c for c in ("model", "engine", "tp", "dp_attention", "ep", "pp", "weight_dtype", "expert_dtype") if c in df]
     refused, unchecked = [], []
     for values in df[keys].drop_duplicates().itertuples(index=False, name=None):
         row = dict(zip(keys, values))
@@ -96,6 +97,11 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
             unchecked.append(f"model {row['model']}")
             continue
         dep = row_deployment(row, model)
+        if dep is not None and "engine" in row:  # as the engine lays it out (qa136: SGLang's dense MLP split 32 ways)
+            try:
+                dep = for_engine(dep, load_engine(str(row["engine"]), extra_dirs))
+            except RooflineError:
+                pass  # an engine not on the search path: unrunnable_engines names it
         if dep is not None and (note := shard_note(model, dep)):
             refused.append({**row, "note": note})
     return refused + unrunnable_engines(df, extra_dirs, unchecked), sorted(set(unchecked))
@@ -497,8 +503,8 @@ def pick_notes(picks: dict, extra_dirs: tuple = ()) -> list[str]:
         dep = row_deployment(row, model)
         if dep is None:
             continue
-        dep = for_engine(dep, engine)  # as the sweep laid it out
         on_hw = engine.for_hardware(hw)
+        dep = for_engine(dep, on_hw)  # as the sweep laid it out
         speculative = kind == "speculation"
         step = row.get("verify_time_s" if speculative else "step_time_s")  # the pass the host work overlaps, if any
         host_bound = step is not None and step == step and "batch" in row and bool(
@@ -534,8 +540,8 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None) -> list[
     said = ~df["fits_in_memory"].astype(bool)  # each row left out counted once, for the first reason below (qa90)
     if said.any():
         notes.append(f"{int(said.sum()):,} of {len(df):,} rows do not fit in memory: left out")
-    for by_engine, why in ((False, "whatever their engine"), (True, "an engine on a device it does not run on")):
-        entries = [e for e in refused or [] if ("engine" in e) == by_engine]
+    for by_engine, why in ((False, "at a layout their engine refuses to load"), (True, "an engine on a device it does not run on")):
+        entries = [e for e in refused or [] if ("why" in e) == by_engine]  # unrunnable_engines' say why; a layout's, its note
         rows = _refused(df, entries) & ~said
         if rows.any():
             named = list(dict.fromkeys(e["note"] for e in entries if (_refused(df, [e]) & rows).any()))

@@ -88,11 +88,12 @@ class Deployment:
     has_mtp: bool = True      # False for a model without MTP modules: its mtp class is left out of labels
     stage: str = "busiest"    # the stage stage_layers and stage_share describe: "busiest", or "mean" (layers / pp each)
     stage_split: tuple = ()   # classes split over the stage's D devices under attention DP, not a group's tp (for_engine)
+    whole: tuple = ()         # classes held whole on every device under attention DP, not split over tp (for_engine)
 
     def split_of(self, cls: str) -> int:
         """The devices a non-expert class `cls` is split over: D = tp * dp_attention for a class of stage_split (on
-        the stage's gathered tokens), else tp (on its attention group's)."""
-        return self.devices_per_stage if cls in self.stage_split else self.tp
+        the stage's gathered tokens), 1 for a class of `whole`, else tp (on its attention group's)."""
+        return self.devices_per_stage if cls in self.stage_split else 1 if cls in self.whole else self.tp
 
     @property
     def devices_per_stage(self) -> int:
@@ -217,8 +218,8 @@ def deployment(model, weight_dtype: str | None = None, kv_dtype: str = "bf16", t
 
 
 def single_device(dep: Deployment) -> Deployment:
-    """The same precision on one device (a drafter placed on its own hardware)."""
-    return replace(dep, tp=1, dp_attention=1, ep=1, pp=1)
+    """The same precision on one device (a drafter placed on its own hardware): nothing split, nothing gathered."""
+    return replace(dep, tp=1, dp_attention=1, ep=1, pp=1, stage_split=(), whole=())
 
 
 def main_gemm_dtype(model, dep: Deployment) -> str:

@@ -466,7 +466,7 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
         tokens = int(r.input_len + r.output_len)
         slot = slot_for_row(r) if slot_for_row else r.engine_slot
         pool = engine_for(slot).for_hardware(hw).window_kv_pool_ratio if engine_for else None  # as running_batch sizes it (qa93)
-        laid = for_engine(dep, engine_for(slot)) if engine_for else dep  # as the engine lays it out (stage_split)
+        laid = for_engine(dep, engine_for(slot).for_hardware(hw)) if engine_for else dep  # as the engine lays it out
         fit_key = (hw.name, model.name, dep.tp, dep.dp_attention, dep.ep, dep.pp, tuple(sorted(dep.dtypes.items())), dep.kv_dtype,
                    tokens, pool, laid.stage_split)
         if fit_key not in cap_cache:

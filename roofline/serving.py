@@ -127,6 +127,7 @@ class ServingEngine:
     host_overlap_speculating: bool = True  # false: the engine gives its host overlap up while it speculates (SGLang's spec V1)
     moe_dispatch: str = "per_rank"  # how attention-DP tokens reach their expert-parallel ranks (MOE_DISPATCH)
     dp_attention_stage_split: tuple = ()  # classes split over a stage's devices under attention DP (STAGE_SPLIT_CLASSES)
+    dp_attention_whole: tuple = ()  # classes held whole on every device under attention DP, not split over tp (WHOLE_CLASSES)
     spec_per_draft_step_s: float = 0.0
     spec_per_draft_step_per_sequence_s: float = 0.0
     spec_per_iteration_s: float = 0.0
@@ -229,7 +230,7 @@ class ServingEngine:
     def to_json(self) -> dict:
         keys = ("name", "display_name", "version", "kernel_latency_s", "allreduce_latency_s", "all_to_all_latency_s",
                 "host_per_step_s", "host_per_sequence_s", "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_attention_stage_split",
-                "spec_per_draft_step_s",
+                "dp_attention_whole", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency",
                 "window_kv_pool_ratio", "quant_kernels_per_gemm", "nvidia_only", "mixed_prefill", "costs_from")
@@ -245,7 +246,8 @@ class ServingEngine:
 
 IDEAL = ServingEngine()
 _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
-          "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_attention_stage_split", "overlap_exponent",
+          "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_attention_stage_split", "dp_attention_whole",
+          "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
           "nvidia_only", "mixed_prefill", "overrides", "fitted", "source", "notes", *_SECONDS}
 
@@ -316,6 +318,19 @@ def _stage_split(where: str, key: str, value: object) -> tuple:
     return tuple(c for c in STAGE_SPLIT_CLASSES if c in value)
 
 
+WHOLE_CLASSES = {  # what an engine may hold whole on every device under attention DP, whatever its tp
+    "embedding": "the input embedding (SGLang: VocabParallelEmbedding(enable_tp=not dp_attention))",
+}
+
+
+def _whole(where: str, key: str, value: object) -> tuple:
+    """A list of WHOLE_CLASSES names, each once ([] for none)."""
+    if not isinstance(value, (list, tuple)) or any(not isinstance(v, str) or v not in WHOLE_CLASSES for v in value) \
+            or len(set(value)) != len(value):
+        raise field_error(where, key, "a list of " + ", ".join(WHOLE_CLASSES) + " (each once; [] for none)", value)
+    return tuple(value)
+
+
 def stage_split_classes(engine: ServingEngine, dp_attention: int) -> tuple:
     """The weight classes `engine` splits over a stage's D devices under attention DP (its dp_attention_stage_split),
     the shared experts left in the group where its MoE dispatch is DeepEP's (SGLang runs them at tp 1 there); () without
@@ -327,9 +342,11 @@ def stage_split_classes(engine: ServingEngine, dp_attention: int) -> tuple:
 
 
 def for_engine(dep, engine: ServingEngine):
-    """`dep` as `engine` lays it out: its stage_split classes (stage_split_classes)."""
+    """`dep` as `engine` lays it out: its stage_split classes (stage_split_classes) and, under attention DP, the classes
+    it holds whole (dp_attention_whole)."""
     split = stage_split_classes(engine, dep.dp_attention)
-    return dep if split == dep.stage_split else replace(dep, stage_split=split)
+    whole = engine.dp_attention_whole if dep.dp_attention > 1 else ()
+    return dep if (split, whole) == (dep.stage_split, dep.whole) else replace(dep, stage_split=split, whole=whole)
 
 
 def _overlap_exponent(where: str, key: str, value: object) -> float | None:
@@ -369,6 +386,7 @@ _VALUE_RULES = {
     "host_overlap_speculating": check_flag,
     "moe_dispatch": _moe_dispatch,
     "dp_attention_stage_split": _stage_split,
+    "dp_attention_whole": _whole,
     "prefix_read_once": check_flag,
     "overlap_exponent": _overlap_exponent,
     "quantised_moe_efficiency": _efficiency,

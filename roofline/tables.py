@@ -500,6 +500,8 @@ def engine_table(e) -> str:
         ("stage split under DP", ", ".join(e.dp_attention_stage_split) + ": split over every device of a stage, on every "
          "attention group's tokens gathered (dp_attention_stage_split)" if e.dp_attention_stage_split else
          "none: each attention group holds its own dense MLP, shared experts and LM head"),
+        ("whole under DP", ", ".join(e.dp_attention_whole) + ": whole on every device under attention DP, whatever its tp "
+         "(dp_attention_whole)" if e.dp_attention_whole else "none"),
         ("host work per step", format_seconds(e.host_per_step_s)),
         ("host work per sequence", format_seconds(e.host_per_sequence_s)),
         ("host work overlapped", ("yes" if e.host_overlap else "no (added to the device time)")

@@ -3,6 +3,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from roofline.costs import kv_cache_bytes, operator_costs, unique_experts_touched, weight_bytes
@@ -378,3 +379,47 @@ def test_sglang_s_dense_layer_gathers_and_reduce_scatters_over_the_stage_in_plac
     # 2 layers - 58 MoE layers' replaced before; now the 3 dense layers' second all-reduce goes too
     assert float(b["allreduce_time_s"][0]) == pytest.approx(float(a["allreduce_time_s"][0]) * (2 * layers - 58 - dense)
                                                             / (2 * layers - 58), rel=1e-12)
+
+
+@pytest.mark.slow
+def test_sglang_s_stage_split_in_prefill_pipelines_a_drafter_elsewhere_and_the_embedding(tmp_path):
+    """qa136: the LM head's logits all-gather was priced on every prompt token of a prefill (26 ms at 32k) and left
+    out of a pipeline's round trip; a drafter on its own device kept the target's split (gathers on one device);
+    SGLang's input embedding, whole on every device under DP attention, was split over the group's tp."""
+    from roofline.costs import weight_bytes_by_class
+    from roofline.engine import collective_times_s, lm_head_gather_time_s, step_metrics
+    from roofline.hardware import load_hardware
+    from roofline.layout import single_device
+    from roofline.model import load_model
+    from roofline.serving import for_engine, load_engine
+
+    hw, v3, sglang = load_hardware("h200"), load_model("deepseek-v3"), load_engine("sglang")
+    dep = for_engine(deployment(v3, tp=1, dp_attention=8, ep=8), sglang)
+    one = float(lm_head_gather_time_s(hw, v3, dep, sglang, 1.0))
+    prefill = step_metrics(hw, v3, 1, 32768, 0, dep, engine=sglang, logit_tokens=1, prefill=True)
+    dense = collective_times_s(hw, v3, dep, sglang, np.array([1.0]), np.array([32768.0]))["dp_gather_time_s"]
+    assert float(prefill["dp_gather_time_s"]) == pytest.approx(float(dense[0]) + one, rel=1e-9) and one > 0  # one token's logits
+    assert single_device(dep).stage_split == () and single_device(dep).whole == ()
+    piped = for_engine(deployment(v3, tp=1, dp_attention=4, ep=4, pp=2), sglang)
+    m = step_metrics(hw, v3, 1, 1, 4096, piped, engine=sglang)  # batch 1 on pp 2: a round trip of mean stages
+    head = float(lm_head_gather_time_s(hw, v3, piped, sglang, 1.0))
+    mean = step_metrics(hw, v3, 1, 1, 4096, for_engine(deployment(v3, tp=1, dp_attention=4, ep=4, pp=2), load_engine("vllm")),
+                        engine=sglang)  # no split: what the split adds is its gathers less its lighter reads
+    assert float(m["dp_gather_time_s"]) >= head > 0 and float(m["comm_time_s"]) >= float(mean["comm_time_s"])
+    grouped = for_engine(deployment(v3, tp=2, dp_attention=4, ep=8), sglang)
+    assert weight_bytes_by_class(v3, grouped)["embedding"] == pytest.approx(v3.embedding_params * 2.0, rel=1e-12)
+    assert weight_bytes_by_class(v3, deployment(v3, tp=2, dp_attention=4, ep=8))["embedding"] == pytest.approx(
+        v3.embedding_params * 2.0 / 2, rel=1e-12)
+
+
+@pytest.mark.slow
+def test_cheapest_leaves_out_a_layout_sglang_refuses_to_load(tmp_path, roofline):
+    """qa136: SGLang splits DeepSeek's dense MLP 32 ways at dp_attention 32 (576 wide, not whole 128-blocks): the sweep
+    warned it refuses the shard, cheapest still priced its rows (its layout check held no engine)."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\nhardware: h200\nmodel: deepseek-v3\nengine: [sglang, vllm]\n"
+                        "layouts: [{dp_attention: 32, ep: 32}, {dp_attention: 8, ep: 8}]\naxes:\n  batch: [64, 512]\n  context: [4096]\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--out", tmp_path / "f.csv")
+    frontier = pd.read_csv(tmp_path / "f.csv")
+    assert code == 0 and not ((frontier["engine"] == "sglang") & (frontier["dp_attention"] == 32)).any(), out

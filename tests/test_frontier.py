@@ -274,7 +274,7 @@ def test_cheapest_leaves_out_rows_at_a_layout_the_engines_refuse_to_load(tmp_pat
         kept = df[df["fits_in_memory"] & (df["tp"] != 32) & (df["k"] > 0) & (df["tokens_per_s_per_user"] >= 100)]
         best = kept.loc[kept["cost_usd_per_million_tokens"].idxmin()]  # the pick among the layouts the engines load
         assert f"(tp {int(best['tp'])}), {best['engine']}, batch {int(best['batch'])}" in out.splitlines()[2]
-        assert (f"note: {int(df['tp'].eq(32).sum())} rows left out, whatever their engine: deepseek-v3 at tp 32: the checkpoint's "
+        assert (f"note: {int(df['tp'].eq(32).sum())} rows left out, at a layout their engine refuses to load: deepseek-v3 at tp 32: the checkpoint's "
                 "128 x 128 block scales") in out
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--where", "tp=32")
     assert code == 0 and "no row fits in memory with a cost at a layout the engines load" in out
