@@ -186,6 +186,9 @@ def _seed(workers: int, jobs, results) -> None:
     """Import roofline.plots (matplotlib) once, fork the drawers from this process, then watch them: a drawer
     that ends without being told to (killed, out of memory) is reported, so the caller never waits forever."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's to handle: it stops the pool
+    # terminate() ends a seed at once, as a signal's default does: a handler the caller set (launch.stop_on_sigterm)
+    # raised inside matplotlib's import instead and printed a traceback beside a refusal (qa135)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     caller = os.getppid()
     import roofline.plots  # noqa: F401
 
@@ -387,6 +390,8 @@ def check_numeric(df: pd.DataFrame, columns: tuple[str, ...], where: str) -> Non
                                 f"{'nothing' if pd.isna(bad.iloc[0]) else repr(bad.iloc[0])}{line}")
         if flags:
             df[column] = values.astype(str).str.lower() == "true"
+        else:  # numbers stored as text (a Parquet column of strings): read as the numbers they are (qa135: a traceback)
+            df[column] = pd.to_numeric(values)
 
 
 def _locate(table: Path) -> Path:

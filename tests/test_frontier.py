@@ -854,3 +854,20 @@ def test_a_frontier_read_from_csv_shows_no_nan_for_a_dense_model_s_experts(tmp_p
     assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots", "--format", "csv")[0] == 0
     code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "100")
     assert code == 0 and "experts" in out and "nan" not in out, (out, err)
+
+
+@pytest.mark.slow
+def test_a_parquet_table_whose_numbers_are_stored_as_text_is_read_as_numbers(tmp_path, roofline):
+    """qa135: cheapest and plot died with a traceback (format code 'g' for a str) on a number column of strings."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                        "axes:\n  batch: [1, 64]\n  context: [2048]\n  k: [0, 2]\n  alpha: [0.8]\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    df = pd.read_parquet(tmp_path / "sw" / "results.parquet")
+    for column in ("alpha", "speedup", "cost_usd_per_million_tokens"):
+        path = tmp_path / f"{column}.parquet"
+        df.assign(**{column: df[column].astype(str)}).to_parquet(path)
+        code, out, err = roofline("cheapest", path, "--min-tokens-per-user", "10")
+        assert code == 0 and "Traceback" not in err, err
+        code, _, err = roofline("plot", path, "--out", tmp_path / f"p-{column}")
+        assert code == 0, err
