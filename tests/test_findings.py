@@ -1156,3 +1156,19 @@ def test_batch_vs_speculation_over_several_contexts_names_the_context_batching_p
                                    "model: llama-3.1-8b\nmethod: eagle\n"
                                    "axes: {batch: [1, 8, 64], context: [512, 32768], k: [0, 1, 2, 4], alpha: [0.8]}\n")
     assert re.search(r"growing the batch alone (peaks at|reaches at least) [0-9,]+ tokens/s \(batch \d+, context 512, ", text), text
+
+
+@pytest.mark.slow
+def test_prefill_not_sped_up_compares_speculation_and_plain_decoding_at_one_batch(tmp_path):
+    """qa135: 'arrives 1.17x sooner (4.54 s against 5.30 s)' took speculation's batch 4 and plain decoding's batch 1
+    (1.69x at batch 4); where speculation loses it said 'decoding runs 0.917x faster ... 0.918x sooner'."""
+    body = ("name: prefill-not-sped-up\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+            "axes: {batch: [1, 4], context: [65536], k: [0, 3], alpha: [ALPHA]}\n")
+    df, _, text, _ = _user_question(tmp_path / "a", "prefill-not-sped-up", body.replace("ALPHA", "0.9"))
+    spec = df[df["k"] > 0].sort_values("speedup").iloc[-1]
+    plain = df[(df["k"] == 0) & (df["batch"] == spec["batch"])].iloc[0]
+    answer_spec = spec["ttft_s"] + spec["draft_ttft_s"] + 256 / spec["tokens_per_s_per_user"]
+    answer_plain = plain["ttft_s"] + 256 / plain["tokens_per_s_per_user"]
+    assert f", batch {int(spec['batch'])})" in text and f"({_n(answer_spec)} s against {_n(answer_plain)} s)" in text, text
+    _, _, text, _ = _user_question(tmp_path / "b", "prefill-not-sped-up", body.replace("ALPHA", "0.1"))
+    assert "decoding does not gain: at best" in text and "faster" not in text and "sooner" not in text, text
