@@ -306,10 +306,19 @@ def flops_vs_time(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     a_main = min(numeric, key=lambda a: abs(a - 0.8)) if numeric else alphas[0]
     row = best[same_alpha(best["alpha"], a_main)].iloc[0]
     k_max = int(d["k"].max())
-    censored = best["best_k"] >= k_max
     hw, model = row["hardware"], row["model"]
     more_flops_all = bool((d.loc[d["k"] > 0, "flops_ratio"] > 1).all())
     at_context = f", context {_ctx(row['context'])}" if d["context"].nunique() > 1 else ""  # qa133: which one, of several
+    # the best k at the lowest and highest alpha at the row's own point (qa135: the lowest over every batch and context)
+    same = best[(best["hardware"] == hw) & (best["model"] == model) & (best["batch"] == row["batch"])
+                & (best["context"] == row["context"])]
+    ends = [same[same["alpha"] == a] for a in (numeric[:1] + numeric[-1:] if len(numeric) > 1 else [])]
+    trend = ""
+    if len(ends) == 2 and len(ends[0]) and len(ends[1]):
+        k_lo, k_hi = int(ends[0]["k"].iloc[0]), int(ends[1]["k"].iloc[0])
+        at_least = "at least " if k_hi >= k_max else ""
+        trend = (f"the best k grows with α, from {k_lo} at α = {numeric[0]:g} to {at_least}{k_hi} at α = {numeric[-1]:g}"
+                 if k_hi > k_lo else f"the best k is {k_lo} at α = {numeric[0]:g} and {at_least}{k_hi} at α = {numeric[-1]:g}")
     text = (
         f"At {_acceptance_text(a_main, meta)} and its best k = {int(row['k'])}{' (the largest swept)' if row['k'] >= k_max else ''} "
         f"({_model(meta, model)} on {_hw(meta, hw)}, batch {int(row['batch'])}"
@@ -318,10 +327,7 @@ def flops_vs_time(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         f"the FLOPs of plain decoding per generated token, {_pct(row['wasted_flops_fraction'])} of them beyond plain decoding's (the drafter's work and the rejected positions), "
         f"yet reads {_x(row['bytes_ratio'])} the bytes and takes {_x(row['time_ratio'])} the time ({_x(row['speedup'])} faster). "
         f"{'Every speculative point computes more per token than plain decoding' if more_flops_all else 'Some speculative points compute less per token'}"
-        + (f"; the best k grows with α, from {int(best['k'].min())} at α = {numeric[0]:g} to "
-           f"{'at least ' if censored[best['alpha'] == numeric[-1]].iloc[0] else ''}"
-           f"{int(best[best['alpha'] == numeric[-1]]['k'].iloc[0])} at α = {numeric[-1]:g}."
-           if len(numeric) > 1 else ".")
+        + (f"; {trend}." if trend else ".")
     )
     return Finding("More compute, less time", text, {
         "alpha": a_main, "best_k": int(row["k"]), "flops_ratio": float(row["flops_ratio"]),

@@ -1172,3 +1172,14 @@ def test_prefill_not_sped_up_compares_speculation_and_plain_decoding_at_one_batc
     assert f", batch {int(spec['batch'])})" in text and f"({_n(answer_spec)} s against {_n(answer_plain)} s)" in text, text
     _, _, text, _ = _user_question(tmp_path / "b", "prefill-not-sped-up", body.replace("ALPHA", "0.1"))
     assert "decoding does not gain: at best" in text and "faster" not in text and "sooner" not in text, text
+
+
+@pytest.mark.slow
+def test_flops_vs_time_reads_the_best_k_trend_at_the_point_it_describes(tmp_path):
+    """qa135: 'the best k grows with α, from 1 at α = 0.5' took the 1 from batch 128, describing batch 1 (its best k 2)."""
+    df, _, text, _ = _user_question(tmp_path, "flops-vs-time", "name: flops-vs-time\nhardware: h100-sxm\nmodel: llama-3.1-8b\n"
+                                    "method: eagle\nengine: ideal\naxes: {batch: [1, 128, 512], context: [512], "
+                                    "k: [0, 1, 2, 3, 4, 5, 6, 7, 8], alpha: [0.5, 0.9]}\n")
+    at_1 = df[(df["batch"] == 1) & (df["alpha"] == 0.5) & (df["k"] > 0)].sort_values("speedup").iloc[-1]
+    assert "(Llama 3.1 8B on H100 SXM5, batch 1)" in text
+    assert f"from {int(at_1['k'])} at α = 0.5" in text or f"the best k is {int(at_1['k'])} at α = 0.5" in text, text
