@@ -763,27 +763,36 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         return f"{_x(speedup)} {place(p)}" if np.isfinite(speedup) else f"{place(p)}, where no drafting k fits"
 
     sentences = []
-    runs = []  # contiguous runs of the same winner over batch
-    for b, w in zip(batches, w0):
-        if runs and runs[-1][0] == w:
+    runs = []  # contiguous runs of the same winner over batch, within one (model, context, alpha) (qa135: across them)
+    curve_of = [tuple(key[:-1]) for key in w0.index]  # the index less its batch
+    for curve, b, w in zip(curve_of, batches, w0):
+        if runs and runs[-1][0] == w and runs[-1][3] == curve:
             runs[-1][2] = b
         else:
-            runs.append([w, b, b])
+            runs.append([w, b, b, curve])
+    names = list(w0.index.names[:-1])
+    varied = [i for i, n in enumerate(names) if len({c[i] for c in curve_of}) > 1]
+
+    def curve_text(curve) -> str:
+        """'at a 32k context: ' where the (model, context, alpha) curves differ, naming what differs."""
+        said = [(_model(meta, curve[i]) if names[i] == "model" else f"{_article(_ctx(curve[i]))} {_ctx(curve[i])} context"
+                 if names[i] == "context" else _alpha_short(curve[i], meta)) for i in varied]
+        return f"at {_list(said)}: " if said else ""
     parts = []
-    for w, b_lo, b_hi in runs:
-        where = f"batch {b_lo}" if b_lo == b_hi else f"batch {b_lo}–{b_hi}"
+    for w, b_lo, b_hi, curve in runs:
+        where = curve_text(curve) + (f"batch {b_lo}" if b_lo == b_hi else f"batch {b_lo}–{b_hi}")
         if w == "none":
             parts.append(f"no drafter fits at {where}, co-located or on another device (plain decoding only)")
             continue
-        row = p0[p0.index.get_level_values("batch") == b_lo].iloc[0]
+        row = p0.loc[tuple(curve) + (b_lo,)] if len(names) else p0[p0.index.get_level_values("batch") == b_lo].iloc[0]
         rest = row.drop(w)
         runner = rest.fillna(-np.inf).idxmax() if len(rest) else None
-        at = "" if b_lo == b_hi else f"at batch {b_lo}: "
+        at = "" if b_lo == b_hi else f"at batch {b_lo}: "  # the run's first batch
         vs = f" against {against(row[runner], runner)}" if runner is not None else ""
         loses = "; plain decoding is faster still" if row[w] < 1 else ""
         if runner is not None and row[w] < TIE * row[runner]:
             loses += f"; within {TIE - 1:.0%}, a tie at this model's accuracy"
-        parts.append(f"{'co-location' if w == 'co-located' else 'a drafter on ' + _hw(meta, w)} wins at {where} "
+        parts.append(f"{'co-location' if w == 'co-located' else 'a drafter on ' + _hw(meta, w)} wins {where.replace(': ', ', at ') if ': ' in where else 'at ' + where} "
                      f"({at}{_x(row[w])}{vs}{loses})")
     sentences.append(f"On {_tp(meta)} × {_hw(meta, hw0)}, {'; '.join(parts)}.")
     if nothing:  # not even plain decoding fits there, at any batch
@@ -818,7 +827,9 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     share = float((off["transfer_time_s"] / off["iteration_time_s"]).max()) if len(off) else 0.0
     at0 = fitting[fitting["hardware"] == hw0]
     b_min = int(at0["batch"].min())
-    b1 = drafting[(drafting["hardware"] == hw0) & (drafting["batch"] == b_min)].drop_duplicates("draft_placement")
+    c_min = int(at0["context"].min())  # one context's figures (qa135: the first row of each placement, of any context)
+    b1 = drafting[(drafting["hardware"] == hw0) & (drafting["batch"] == b_min)
+                  & (drafting["context"] == c_min)].drop_duplicates("draft_placement")
     missing = [place(p) for p in placements if p not in set(b1["draft_placement"])]
     per_step = (b1["draft_time_s"] / b1["k"]).to_numpy()
     order = np.argsort(per_step)
@@ -826,7 +837,8 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
              for i, p, k in zip(order, b1["draft_placement"].to_numpy()[order], b1["k"].to_numpy()[order])]
     not_fitting = f"; no drafting k fits {_list(missing)}" if missing else ""  # inside the steps' own brackets' sentence
     verify = [_n(b1["verify_time_s"].min() * 1e3), _n(b1["verify_time_s"].max() * 1e3)]  # each at its placement's k
-    on0 = f" on {_hw(meta, hw0)}" if fitting["hardware"].nunique() > 1 else ""  # qa118: whose figures these are
+    on0 = (f" on {_hw(meta, hw0)}" if fitting["hardware"].nunique() > 1 else "") + (  # qa118: whose figures these are
+        f" and {_article(_ctx(c_min))} {_ctx(c_min)} context" if fitting["context"].nunique() > 1 else "")
     transfer = (f"The transfer between the devices is at most {share * 100:.2g}% of an iteration at each placement's "
                 "fastest k; the drafter's own speed decides: " if len(off) else "")  # qa126: 'at most 0%' of no transfer
     sentences.append(
@@ -839,7 +851,7 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     costs = [(place(pl), c) for pl, c in zip(b1["draft_placement"], b1["cost_usd_per_million_tokens"])]
     priced = sorted((c, name) for name, c in costs if np.isfinite(c))
     unpriced = [name for name, c in costs if not np.isfinite(c)]
-    plain = float(at0.loc[at0["batch"] == b_min, "baseline_cost_usd_per_million_tokens"].iloc[0])
+    plain = float(at0.loc[(at0["batch"] == b_min) & (at0["context"] == c_min), "baseline_cost_usd_per_million_tokens"].iloc[0])
     if priced and np.isfinite(plain):
         sentences.append(
             f"Per million tokens at batch {b_min}{on0}, each at its fastest k: {_list([f'${_n(c)} {name}' for c, name in priced])}, against "

@@ -1183,3 +1183,13 @@ def test_flops_vs_time_reads_the_best_k_trend_at_the_point_it_describes(tmp_path
     at_1 = df[(df["batch"] == 1) & (df["alpha"] == 0.5) & (df["k"] > 0)].sort_values("speedup").iloc[-1]
     assert "(Llama 3.1 8B on H100 SXM5, batch 1)" in text
     assert f"from {int(at_1['k'])} at α = 0.5" in text or f"the best k is {int(at_1['k'])} at α = 0.5" in text, text
+
+
+@pytest.mark.slow
+def test_draft_offload_over_several_contexts_says_each_context_s_runs(tmp_path):
+    """qa135: 'co-location wins at batch 1–4' merged a 2k context's batch 1-64 with a 32k context's 1-4."""
+    _, _, text, _ = _user_question(tmp_path, "draft-offload", "name: draft-offload\nhardware: h100-sxm\nmodel: llama-3.1-70b\n"
+                                   "tp: 4\nmethod: draft\ndraft: llama-3.2-1b\ndraft_hardware: [null, l4]\n"
+                                   "axes: {batch: [1, 4, 16, 64], context: [2048, 32768], k: [1, 2, 3], alpha: [0.8]}\n")
+    assert "co-location wins at a 2k context, at batch 1–64" in text and "co-location wins at a 32k context, at batch 1–4" in text
+    assert "at batch 1 and a 2k context one draft step takes" in text, text
