@@ -529,10 +529,13 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
         + (f"speculation matches that at batch {int(m['batch'])} while each user gets {_n(m['tokens_per_s_per_user'])} tokens/s "
            f"({_x(m['tokens_per_s_per_user'] / b_best['baseline_tokens_per_s_per_user'])} the per-user speed), and {peak(s_best, 'tokens_per_s', spec)}. "
            if m is not None else f"speculation stays lower and {peak(s_best, 'tokens_per_s', spec)}. ")
-        + f"Above {_n(fastest_base)} tokens/s per user only speculation delivers ("
-        + (f"at least {_n(fastest_spec)}, at k = {int(df['k'].max())}, the largest swept"
-           if int(spec.loc[spec["tokens_per_s_per_user"].idxmax(), "k"]) >= int(df["k"].max()) and not meta.get("tree_nodes")
-           else f"up to {_n(fastest_spec)}") + "); "  # a tree's tau is known at its own depth only: nothing beyond (qa130)
+        + ((f"Above {_n(fastest_base)} tokens/s per user only speculation delivers ("
+            + (f"at least {_n(fastest_spec)}, at k = {int(df['k'].max())}, the largest swept"
+               if int(spec.loc[spec["tokens_per_s_per_user"].idxmax(), "k"]) >= int(df["k"].max()) and not meta.get("tree_nodes")
+               else f"up to {_n(fastest_spec)}") + "); ")
+           if fastest_spec > fastest_base else  # qa135: 'Above 133 ... only speculation delivers (up to 122)'
+           f"Speculation's fastest user gets {_n(fastest_spec)} tokens/s, batching's {_n(fastest_base)}: it never serves a "
+           "user faster; ")  # a tree's tau is known at its own depth only: nothing beyond (qa130)
         + (f"batching alone wins from batch {wins_from}" + (
             (f" (at {_list([_ctx(c) for c in contexts_of(wins_from)])} context, where from there the drafter does not fit)"
              if base["context"].nunique() > 1 else " (from there the drafter does not fit)")
@@ -541,7 +544,8 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
         + _host_share(b_best, str(b_best["engine"]) if "engine" in b_best.index else "ideal", meta)
         + (" The speculative curve here keeps its gain to larger batches than published serving curves of EAGLE on an "
            "8B model do (they fall over batch 2-48): a known miss of this model (docs/ACCURACY.md, \"The two speculation "
-           "checks\"), so read its gain at large batches as optimistic." if len(spec) and set(spec["method"]) == {"eagle"} else "")
+           "checks\"), so read its gain at large batches as optimistic."
+           if len(spec) and set(spec["method"]) == {"eagle"} and pays(spec["speedup"]).any() else "")  # qa135: of no gain
     )
     return Finding("Few users against many", text, {
         "batching_best_tokens_per_s": float(b_best["baseline_tokens_per_s"]), "batching_best_batch": int(b_best["batch"]),

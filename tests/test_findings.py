@@ -1193,3 +1193,13 @@ def test_draft_offload_over_several_contexts_says_each_context_s_runs(tmp_path):
                                    "axes: {batch: [1, 4, 16, 64], context: [2048, 32768], k: [1, 2, 3], alpha: [0.8]}\n")
     assert "co-location wins at a 2k context, at batch 1–64" in text and "co-location wins at a 32k context, at batch 1–4" in text
     assert "at batch 1 and a 2k context one draft step takes" in text, text
+
+
+@pytest.mark.slow
+def test_batch_vs_speculation_where_speculation_never_pays_says_so_without_its_gain_caveat(tmp_path):
+    """qa135: 'Above 133 tokens/s per user only speculation delivers (up to 122)', then the caveat on its gain's reach."""
+    _, _, text, _ = _user_question(tmp_path, "batch-vs-speculation", "name: batch-vs-speculation\nhardware: h100-sxm\n"
+                                   "model: llama-3.1-8b\nmethod: eagle\n"
+                                   "axes: {batch: [1, 8, 64], context: [2048], k: [0, 1, 2], alpha: [0.1]}\n")
+    assert "only speculation delivers" not in text and "it never serves a user faster" in text
+    assert "keeps its gain to larger batches" not in text, text
