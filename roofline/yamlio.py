@@ -440,8 +440,25 @@ def write_text_atomic(path: Path, text: str, force: bool = False, what: str = "-
         raise
 
 
-def check_text_table(path: Path, what: str = "a sweep results table") -> None:
-    """A CSV table must be non-empty UTF-8: checked in 1 MiB chunks (bounded memory) before pandas reads it."""
+def _check_last_row(path: Path, first: bytes, tail: bytes, newlines: int) -> None:
+    """A table's last row holds as many fields as its header (qa135: a file cut off mid-row read its missing cells as
+    blanks, 'no price in the profile'); a row that spans lines (a quoted newline) is not judged."""
+    import csv
+
+    header = first.split(b"\n", 1)[0].decode("utf-8", "replace").lstrip("\ufeff").rstrip("\r")
+    rows = tail.rstrip(b"\r\n").rsplit(b"\n", 1)
+    last = rows[-1].decode("utf-8", "replace").rstrip("\r")
+    if newlines < 1 or not last or last.count('"') % 2:
+        return
+    want, got = len(next(csv.reader([header]))), len(next(csv.reader([last])))
+    if got < want:
+        line = newlines + (0 if tail.endswith(b"\n") else 1)
+        raise RooflineError(f"{path}: line {line}: expected {want} fields as the header has, found {got} (a row cut short?)")
+
+
+def check_text_table(path: Path, what: str = "a sweep results table", whole_rows: bool = True) -> None:
+    """A CSV table must be non-empty UTF-8: checked in 1 MiB chunks (bounded memory) before pandas reads it; with
+    `whole_rows` (a table this tool wrote: every row has every field) its last row as many fields as its header."""
     import codecs
 
     path = Path(path)
@@ -450,7 +467,7 @@ def check_text_table(path: Path, what: str = "a sweep results table") -> None:
         if path.stat().st_size == 0:
             raise RooflineError(f"{path}: expected {what}, found an empty file")
         decoder = codecs.getincrementaldecoder("utf-8")()
-        offset = 0
+        offset, lines, first, tail = 0, 0, b"", b""
         with path.open("rb") as handle:
             while chunk := handle.read(1 << 20):
                 try:
@@ -458,9 +475,14 @@ def check_text_table(path: Path, what: str = "a sweep results table") -> None:
                 except UnicodeDecodeError as exc:
                     raise RooflineError(f"{path}: expected UTF-8 text, found bytes that are not (at byte {offset + exc.start})") from None
                 offset += len(chunk)
+                lines += chunk.count(b"\n")
+                first = first or chunk
+                tail = (tail + chunk)[-(1 << 16):]
             try:
                 decoder.decode(b"", final=True)
             except UnicodeDecodeError:
                 raise RooflineError(f"{path}: expected UTF-8 text, found a truncated character at the end") from None
+        if whole_rows:
+            _check_last_row(path, first, tail, lines)
     except OSError as exc:
         raise RooflineError(f"{path}: cannot read: {exc.strerror or exc}") from None

@@ -871,3 +871,17 @@ def test_a_parquet_table_whose_numbers_are_stored_as_text_is_read_as_numbers(tmp
         assert code == 0 and "Traceback" not in err, err
         code, _, err = roofline("plot", path, "--out", tmp_path / f"p-{column}")
         assert code == 0, err
+
+
+@pytest.mark.slow
+def test_a_results_table_cut_off_mid_row_is_refused_not_read_as_unpriced(tmp_path, roofline):
+    """qa135: a CSV cut short in its last row read the missing cells as blanks: 'no price in the profile of h100-sxm'."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1, 2, 4, 8, 16, 32, 64]\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots", "--format", "csv")[0] == 0
+    text = (tmp_path / "sw" / "results.csv").read_text()
+    cut = tmp_path / "cut.csv"
+    cut.write_text(text[: text.rindex(",", 0, len(text) - 40)])
+    for command in (("cheapest", cut), ("plot", cut, "--out", tmp_path / "p")):
+        code, _, err = roofline(*command)
+        assert code == 2 and "fields as the header has, found" in err and "(a row cut short?)" in err, err
