@@ -670,11 +670,20 @@ def check_plot_cells(df: pd.DataFrame, where: str) -> None:
     speedups numbers (qa114: a blank hardware cell, batch 0 or speedups of nothing crashed `plot` with a traceback)."""
     _check_names(df, where)
     _check_counts(df, where)
-    for column in ("speedup", "tokens_per_s", "tokens_per_s_per_user", "step_time_s"):
+    for column in ("speedup", "tokens_per_s", "tokens_per_s_per_user", "step_time_s", "tokens_per_s_per_device",
+                   "baseline_tokens_per_s", "baseline_tokens_per_s_per_user", "verify_time_s"):  # qa135: the rest unchecked
         if column in df:
             values = pd.to_numeric(df[column], errors="coerce")
             _refuse_cell(df, column, ~(values.notna() & (values > 0) & (values <= MAX_FIGURE)), where,
                          f"a number above 0 up to {MAX_FIGURE:g}")
+    for column, low in (("max_batch", 0), ("best_k", -1)):  # whole numbers: a count, or -1 for a tree's best k
+        if column in df:
+            values = pd.to_numeric(df[column], errors="coerce")
+            _refuse_cell(df, column, ~(values.notna() & (values >= low) & (values <= MAX_COUNT) & (values == values.round())),
+                         where, f"a whole number from {low} to {MAX_COUNT:,}")
+    if "alpha" in df:  # blank where rates or a tree stand for it
+        values = pd.to_numeric(df["alpha"], errors="coerce")
+        _refuse_cell(df, "alpha", ~(values.isna() | ((values >= 0) & (values <= 1))), where, "a rate in [0, 1], or blank")
 
 
 MAX_COUNT, MAX_FIGURE = 2**31 - 1, 1e15  # no sweep writes more: a batch, context or degree; tokens/s or USD

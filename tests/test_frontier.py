@@ -885,3 +885,20 @@ def test_a_results_table_cut_off_mid_row_is_refused_not_read_as_unpriced(tmp_pat
     for command in (("cheapest", cut), ("plot", cut, "--out", tmp_path / "p")):
         code, _, err = roofline(*command)
         assert code == 2 and "fields as the header has, found" in err and "(a row cut short?)" in err, err
+
+
+@pytest.mark.slow
+def test_plot_refuses_every_number_cell_it_reads_that_is_not_one(tmp_path, roofline):
+    """qa135: plot checked four of the number columns it reads: an inf tokens_per_s_per_device, a negative max_batch,
+    alpha 1.5 were drawn in silence (cheapest refused them)."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                        "axes:\n  batch: [1, 8]\n  context: [2048]\n  k: [0, 2]\n  alpha: [0.8]\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots", "--format", "csv")[0] == 0
+    df = pd.read_csv(tmp_path / "sw" / "results.csv")
+    for column, value, says in (("tokens_per_s_per_device", float("inf"), "found inf"), ("max_batch", -3, "found -3"),
+                                ("alpha", 1.5, "found 1.5")):
+        path = tmp_path / f"{column}.csv"
+        df.assign(**{column: df[column].astype(object)}).pipe(lambda d: d.assign(**{column: [value] + list(d[column])[1:]})).to_csv(path, index=False)
+        code, _, err = roofline("plot", path, "--out", tmp_path / f"p-{column}")
+        assert code == 2 and f"{column}: expected" in err and says in err, err
