@@ -61,10 +61,14 @@ class ScenarioResult:
 
 def _sweep(data: dict, where: str, extra_dirs: tuple):
     """(results, operators, meta) of one plain scenario mapping."""
-    from roofline.grid import load_configs, operator_table, run_sweep, scenario_meta
+    from roofline.grid import PLOT_POINTS_MAX, load_configs, operator_table, run_sweep, scenario_meta
     from roofline.scenario import scenario_from_dict
 
     sc = scenario_from_dict(data, where)
+    if sc.points > PLOT_POINTS_MAX:  # held in memory, as write_sweep holds no more to draw  # qa135: 32M points, within the sweep's limit, killed for memory after 11 min
+        raise RooflineError(f"{where}: axes: expected at most {PLOT_POINTS_MAX:,} points for a report, which holds each "
+                            f"scenario's table in memory to read its findings, found {sc.points:,} points (`roofline sweep` "
+                            "writes larger sweeps in chunks)")
     configs = load_configs(sc, extra_dirs)
     df = run_sweep(sc, configs, lower_bounds_said=False)  # each finding says where its break-even is a lower bound
     df = _with_prefill(df, sc, configs)

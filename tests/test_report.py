@@ -262,3 +262,14 @@ def test_a_section_without_a_figure_says_why_in_both_pages(tmp_path):
     text = (tmp_path / "rep" / "report.md").read_text()
     assert "no drafter fits at batch 1–4" in text and f"*{NO_FIGURE}*" in text and "![" not in text
     assert NO_FIGURE in (tmp_path / "rep" / "report.html").read_text() and not list((tmp_path / "rep").rglob("*.png"))
+
+
+def test_a_report_refuses_a_scenario_larger_than_it_holds_in_memory_before_sweeping(tmp_path):
+    """qa135: 32M points (within the sweep's limit) were killed for memory after 11 minutes, leaving a folder behind."""
+    scenario = tmp_path / "huge.yaml"
+    scenario.write_text("name: huge\nhardware: h100-sxm\nmodel: llama-3.1-8b\n"
+                        "axes: {batch: {start: 1, stop: 1000000, num: 1000000}, context: [512, 1024, 2048]}\n")
+    with pytest.raises(RooflineError, match=r"huge\.yaml: axes: expected at most 2,000,000 points for a report, .* found "
+                                            r"3,000,000 points \(`roofline sweep` writes larger sweeps in chunks\)"):
+        write_report((str(scenario),), tmp_path / "out", workers=1)
+    assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out*"))
