@@ -264,6 +264,7 @@ def test_a_section_without_a_figure_says_why_in_both_pages(tmp_path):
     assert NO_FIGURE in (tmp_path / "rep" / "report.html").read_text() and not list((tmp_path / "rep").rglob("*.png"))
 
 
+@pytest.mark.slow
 def test_a_report_refuses_a_scenario_larger_than_it_holds_in_memory_before_sweeping(tmp_path):
     """qa135: 32M points (within the sweep's limit) were killed for memory after 11 minutes, leaving a folder behind."""
     scenario = tmp_path / "huge.yaml"
