@@ -598,8 +598,9 @@ def operator_table(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
     if len(batch) < len(sc.axes["batch"]):
         from roofline.errors import warn
 
-        warn(f"{sc.name}: operators.csv holds {len(batch):,} of the {len(sc.axes['batch']):,} swept batches (evenly on a "
-             "log scale, the smallest and largest among them): the roofline figure's data, 16-odd rows a batch")
+        warn(f"{sc.path or sc.name}: the operator table (a sweep's operators.csv) holds {len(batch):,} of the "  # qa135:
+             f"{len(sc.axes['batch']):,} swept batches (evenly on a log scale, the smallest and largest among them): the "
+             "roofline figure's data, 16-odd rows a batch")  # the report strips its path and names it once
     context = float(sc.axes["context"][0])
     q_verify = float(sc.tree_nodes + 1 if sc.tree_nodes else max(int(np.max(sc.axes["k"])), 1) + 1)
     columns: dict[str, list] = {}  # one list of arrays (or of values, each the same on its rows) per column, one DataFrame at the end

@@ -473,7 +473,7 @@ def test_operators_csv_holds_a_bounded_number_of_batches_and_says_so(monkeypatch
     monkeypatch.setattr(grid, "OPERATOR_BATCHES_MAX", 8)
     sc = scenario_from_dict({"name": "s", "hardware": "h100-sxm", "model": "llama-3.1-8b", "engine": "ideal",
                              "axes": {"batch": list(range(1, 41))}}, "s.yaml")
-    with pytest.warns(RooflineWarning, match="operators.csv holds 8 of the 40 swept batches"):
+    with pytest.warns(RooflineWarning, match=r"the operator table \(a sweep's operators.csv\) holds 8 of the 40 swept batches"):
         ops = operator_table(sc, load_configs(sc))
     assert ops["batch"].nunique() == 8 and {1, 40} <= set(ops["batch"])
 
