@@ -102,9 +102,11 @@ def _batch_list(parts: list[str]) -> str:
 
 
 def _k_range(df: pd.DataFrame) -> str:
-    """'1-6': the draft lengths k > 0 a table holds, or the one."""
+    """'1-6': the draft lengths k > 0 a table holds, '1, 3' where they skip one, or the one."""
     ks = sorted(int(k) for k in df.loc[df["k"] > 0, "k"].unique())
-    return f"{ks[0]}-{ks[-1]}" if len(ks) > 1 else f"{ks[0]}" if ks else "none"
+    if len(ks) > 2 and ks == list(range(ks[0], ks[-1] + 1)):
+        return f"{ks[0]}-{ks[-1]}"
+    return ", ".join(map(str, ks)) if ks else "none"  # qa135: '1-3' of k 1 and 3
 
 
 def main_engine(df: pd.DataFrame) -> str:
@@ -252,7 +254,7 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
         f"{', ' + dtype + ' weights' if dtype else ''}{'; ' + others + ' the same' if others and same else ''}), "
         f"i.e. {batch_hi} × q tokens in flight{legend_text}. "
         f"At batch {batch_lo} a pass verifies {'at least ' if censored and lo_min == lo_max else ''}{lo_min}"
-        f"{'' if lo_min == lo_max else f' to {lo_max}'} tokens"
+        f"{'' if lo_min == lo_max else f' to {lo_max}'} token{'' if lo_min == lo_max == 1 else 's'}"
         f"{(' (the largest q swept: the limit lies beyond)' if lo_min == lo_max else f' ({lo_max} is the largest q swept: there the limit lies beyond)') if censored else ''}"
         f" within the same +{_pct(TOLERANCE - 1)}{' over every model, GPU and context' if len(lo) > 1 else ''}"
         + (f" on the one configuration that fits in memory, {_model(meta, lo.index[0][1])} on {_hw(meta, lo.index[0][0])} "
@@ -574,7 +576,7 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         plain, drafted = int(plain_caps.get((hw0, m, c_hi), 0)), int(caps.get((hw0, m, c_hi), 0))
         if plain == 0:
             return f"0 for {_model(meta, m)} (not one sequence fits beside its weights)"
-        return f"{plain} for {_model(meta, m)}" + (f" ({drafted} with its drafter)" if drafted != plain else "")
+        return f"{plain:,} for {_model(meta, m)}" + (f" ({drafted:,} with its drafter)" if drafted != plain else "")
     caps_txt = [cap(m) for m in models]
     k_top = int(df["k"].max())
 
@@ -1180,7 +1182,7 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
                + (" across every config swept" if varying else "") + f"{cause}, "
                f"at batch {span('batch', lambda v: f'{int(v):,}')}"
                + ("." if tree or losing["alpha"].isna().all()  # the rates are named above (qa127: "and α per-position rates")
-                  else f" and α {span('alpha', lambda v: 'per-position rates' if v != v else f'{v:g}')}.")
+                  else f" and α {span('alpha', lambda v: 'per-position rates' if v != v else f'{v:.3g}')}.")
                if len(losing) and pays(top["speedup"])
                else (f"{len(points)} points fit." if len(points) != 1 else "1 point fits.") if len(losing)
                else f"{at_best}it pays at every point that fits.")

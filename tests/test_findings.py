@@ -1203,3 +1203,14 @@ def test_batch_vs_speculation_where_speculation_never_pays_says_so_without_its_g
                                    "axes: {batch: [1, 8, 64], context: [2048], k: [0, 1, 2], alpha: [0.1]}\n")
     assert "only speculation delivers" not in text and "it never serves a user faster" in text
     assert "keeps its gain to larger batches" not in text, text
+
+
+def test_small_wordings_a_count_s_separators_one_token_k_lists_and_negative_zero_rates():
+    """qa135: caps printed '456309', 'verifies 1 tokens', '1-3' for k 1 and 3, rates '0.8, -0, 0.5'."""
+    from roofline.findings import _k_range
+    from roofline.scenario import scenario_from_dict
+
+    assert _k_range(pd.DataFrame({"k": [0, 1, 3]})) == "1, 3" and _k_range(pd.DataFrame({"k": [1, 2, 3]})) == "1-3"
+    sc = scenario_from_dict({"name": "t", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
+                             "acceptance": [0.8, -0.0, 0.5], "axes": {"batch": [1]}}, "t")
+    assert [f"{a:g}" for a in sc.acceptance] == ["0.8", "0", "0.5"]
