@@ -59,6 +59,7 @@ from roofline.serving import (
     fitted_family_note,
     for_engine,
     optimistic,
+    stage_split_dense_note,
     undetermined_note,
 )
 from roofline.serving import load_engine as _load_engine
@@ -545,6 +546,7 @@ def predict(
                  fitted_class_note(eng, target),
                  fitted_family_note(eng, hw), fitted_family_note(eng, draft_hw, "the drafter's device ") if draft_hw and speculates(method, k) else "",
                  shard_note(target, dep), group_note(target, dep), hw.one_domain_note(dep.devices),
+                 stage_split_dense_note(eng, target, dep),
                  context_note(target, prompt, "prompt") if (prompt or 0) > context else context_note(target, context)):
         if note:
             out["warnings"].append(note)
@@ -610,8 +612,8 @@ def predict(
         if not speculates(method, k) and (tree_nodes is not None or alpha is not None or acceptance is not None):
             out["warnings"].append("k 0: nothing is drafted, so the point is plain decoding and the acceptance given "
                                    "(alpha, rates or a tree's tau) is not used")
-        if acceptance is not None and speculates(method, k):
-            out["warnings"] += [note for note in [rising_rates_note(acceptance)] if note]
+        if acceptance is not None and speculates(method, k):  # the positions k drafts (qa137: a rise past k noted)
+            out["warnings"] += [note for note in [rising_rates_note(acceptance[: int(k)])] if note]
         if out["spec"]["acceptance_source"] not in (None, "given") and tree_nodes is None and speculates(method, k):
             out["warnings"] += [note for note in [default_rates_note(method, target.name, draft_vocab)] if note]
         spec = out["spec"]

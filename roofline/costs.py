@@ -295,7 +295,7 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment) -> dict[str, float]
     """Resident weight bytes per class on the busiest device of `dep`.
 
     Non-expert classes split over tp (replicated over dp_attention groups; those of dep.stage_split over the stage's
-    D devices, Deployment.split_of), but for the attention input projections
+    D devices, those of dep.whole on none: Deployment.split_of), but for the attention input projections
     a rank holds whole (model.qkv_params_per_layer_per_device: MLA's down-projections, a KV head replicated once tp >
     kv_heads; in each layer and MTP module) and the router, whole on every rank; routed experts over all
     D = tp * dp_attention devices of a stage (E/ep experts, each split D/ep ways); layers over pp stages, the
@@ -453,8 +453,9 @@ def operator_costs(
 
     def split(cls: str):
         """(devices the class splits over, tokens it runs on): a stage_split class on the stage's gathered B q tokens
-        over its D devices (Deployment.split_of), else its group's T_a over tp."""
-        return (dep.devices_per_stage, b * q) if cls in dep.stage_split else (tp, tokens_a)
+        over its D devices, a class held whole on its group's T_a on one, else its group's T_a over tp
+        (Deployment.split_of)."""
+        return (dep.devices_per_stage, b * q) if cls in dep.stage_split else (dep.split_of(cls), tokens_a)  # whole: 1
     d_mlp, t_mlp = split("mlp")
     costs["mlp"] = gemm("mlp", model.dense_mlp_params, h + ffn / d_mlp, (2 if model.ffn_gated else 1) * ffn / d_mlp + h,
                         n_tokens=t_mlp, count=dense_layers, per_device=model.dense_mlp_params / d_mlp)

@@ -438,7 +438,8 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
     label = METHOD_NAMES.get(method, method)
     mla = [m for m in dict.fromkeys(df["model"].astype(str)) if (meta.get("kv_layout") or {}).get(m) == "mla"]
     drafted_k = sorted({int(k) for k in df.loc[df["k"] > 0, "k"]})  # a tree's depth: one tau, no best among depths (qa133)
-    tree_depth = f"at its depth, k = {'-'.join(map(str, drafted_k[:1] + drafted_k[-1:] if len(drafted_k) > 1 else drafted_k))}"
+    tree_depth = (f"at its depth, k = {drafted_k[0]}" if len(drafted_k) == 1 else  # qa137: several depths, one tau each
+                  f"at the depth that pays longest, of k = {_k_range(df)}")
     text = (
         f"With {label} {'drafting' if a0 != a0 and meta.get('tree_nodes') else 'at'} {_acceptance_text(a0, meta)} and {_article(f'{int(c0):,}')} {int(c0):,}-token context, speculation pays ("
         f"{tree_depth if meta.get('tree_nodes') else f'at the k that pays longest, of {_k_range(df)}'}) {_batch_list(said)}, derated "
@@ -535,7 +536,7 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
             + (f"at least {_n(fastest_spec)}, at k = {int(df['k'].max())}, the largest swept"
                if int(spec.loc[spec["tokens_per_s_per_user"].idxmax(), "k"]) >= int(df["k"].max()) and not meta.get("tree_nodes")
                else f"up to {_n(fastest_spec)}") + "); ")
-           if fastest_spec > fastest_base else  # qa135: 'Above 133 ... only speculation delivers (up to 122)'
+           if fastest_spec > fastest_base and _n(fastest_spec) != _n(fastest_base) else  # qa135: 'Above 133 ... only speculation delivers (up to 122)'
            f"Speculation's fastest user gets {_n(fastest_spec)} tokens/s, batching's {_n(fastest_base)}: it never serves a "
            "user faster; ")  # a tree's tau is known at its own depth only: nothing beyond (qa130)
         + (f"batching alone wins from batch {wins_from}" + (
@@ -547,7 +548,7 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
         + (" The speculative curve here keeps its gain to larger batches than published serving curves of EAGLE on an "
            "8B model do (they fall over batch 2-48): a known miss of this model (docs/ACCURACY.md, \"The two speculation "
            "checks\"), so read its gain at large batches as optimistic."
-           if len(spec) and set(spec["method"]) == {"eagle"} and pays(spec["speedup"]).any() else "")  # qa135: of no gain
+           if len(spec) and set(spec["method"]) == {"eagle"} and (spec["speedup"] >= 1.01).any() else "")  # qa135, qa137
     )
     return Finding("Few users against many", text, {
         "batching_best_tokens_per_s": float(b_best["baseline_tokens_per_s"]), "batching_best_batch": int(b_best["batch"]),
@@ -770,7 +771,8 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
 
     sentences = []
     runs = []  # contiguous runs of the same winner over batch, within one (model, context, alpha) (qa135: across them)
-    curve_of = [tuple(key[:-1]) for key in w0.index]  # the index less its batch
+    curve_of = [tuple(RATES_KEY if isinstance(v, float) and v != v else v for v in key[:-1])  # the index less its batch,
+                for key in w0.index]  # NaN alpha (rates, a tree) one value (qa137: NaN != NaN split every run)
     for curve, b, w in zip(curve_of, batches, w0):
         if runs and runs[-1][0] == w and runs[-1][3] == curve:
             runs[-1][2] = b
@@ -782,7 +784,8 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     def curve_text(curve) -> str:
         """'at a 32k context: ' where the (model, context, alpha) curves differ, naming what differs."""
         said = [(_model(meta, curve[i]) if names[i] == "model" else f"{_article(_ctx(curve[i]))} {_ctx(curve[i])} context"
-                 if names[i] == "context" else _alpha_short(curve[i], meta)) for i in varied]
+                 if names[i] == "context" else _alpha_short(float("nan") if curve[i] == RATES_KEY else curve[i], meta))
+                for i in varied]
         return f"at {_list(said)}: " if said else ""
     parts = []
     for w, b_lo, b_hi, curve in runs:
@@ -790,7 +793,12 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         if w == "none":
             parts.append(f"no drafter fits at {where}, co-located or on another device (plain decoding only)")
             continue
-        row = p0.loc[tuple(curve) + (b_lo,)] if len(names) else p0[p0.index.get_level_values("batch") == b_lo].iloc[0]
+        at_curve = np.ones(len(p0), dtype=bool)  # the run's (model, context, alpha) rows, NaN alpha matching NaN
+        for i, name in enumerate(names):
+            level = pd.Series(p0.index.get_level_values(name))
+            at_curve &= (same_alpha(level, float("nan") if curve[i] == RATES_KEY else curve[i]) if name == "alpha"
+                         else level == curve[i]).to_numpy()
+        row = p0[at_curve & (p0.index.get_level_values("batch") == b_lo)].iloc[0]
         rest = row.drop(w)
         runner = rest.fillna(-np.inf).idxmax() if len(rest) else None
         at = "" if b_lo == b_hi else f"at batch {b_lo}: "  # the run's first batch
@@ -951,15 +959,24 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     unrun = list(dict.fromkeys(e["hardware"] for e in unrunnable))
     why_unrun = "; ".join(dict.fromkeys(e["why"] for e in unrunnable))  # TensorRT-LLM runs on NVIDIA GPUs only
     if not order:
-        unpriced_hw = [h for h in dict.fromkeys(df.loc[plain_fits(df), "hardware"]) if h not in unrun]
+        from roofline.frontier import loadable
+
+        plain = df[plain_fits(df)]
+        loaded = set(loadable(plain, tuple((meta or {}).get("profiles") or ()))["hardware"])
+        others = [h for h in dict.fromkeys(plain["hardware"]) if h not in unrun]
+        refused = [h for h in others if h not in loaded]  # qa137: a priced device at a layout engines refuse, not unpriced
+        unpriced_hw = [h for h in others if h not in refused]
         give = "give one with `roofline hw new NAME --from DEVICE --set price='2.5 USD/h'`"
-        why = ("Nothing of this sweep fits in memory" if not plain_fits(df).any() else
+        reasons = ([f"it does not run on {_list([_hw(meta, h) for h in unrun])} ({why_unrun})"] if unrun else []) + (
+            [f"{_list([_hw(meta, h) for h in refused])} only at a layout the engines refuse to load"] if refused else []) + (
+            [f"{_list([_hw(meta, h) for h in unpriced_hw])} {'has' if len(unpriced_hw) == 1 else 'have'} no price ({give})"]
+            if unpriced_hw else [])
+        why = ("Nothing of this sweep fits in memory" if plain.empty else
                f"Engine {engine} runs on none of this sweep's devices ({_list([_hw(meta, h) for h in unrun])}: {why_unrun})"
-               if unrun and not unpriced_hw else  # qa129: "none (: )" where no k > 0 fits
-               f"No device of this sweep both runs engine {engine} and has a price: it does not run on "  # qa133: the
-               f"{_list([_hw(meta, h) for h in unrun])} ({why_unrun}), and {_list([_hw(meta, h) for h in unpriced_hw])} "
-               f"{'has' if len(unpriced_hw) == 1 else 'have'} no price ({give})" if unrun else  # engine's reason unsaid
-               f"No hardware of this sweep has a price where its points fit ({give})")
+               if unrun and not others else  # qa129: "none (: )" where no k > 0 fits
+               f"No device of this sweep has a price at a layout engine {engine} runs: {_list(reasons)}" if len(reasons) > 1
+               else f"No device of this sweep is priced at a layout the engines load: {reasons[0]}" if refused
+               else f"No hardware of this sweep has a price where its points fit ({give})")
         return Finding("Fast tiers", f"{why}: no cost to compare.", {"tiers": tiers})
     h0 = order[0]
     t = tiers.loc[h0]

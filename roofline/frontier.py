@@ -87,7 +87,8 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
     from roofline.model import load_model
     from roofline.serving import load_engine
 
-    keys = [c for c in ("model", "engine", "tp", "dp_attention", "ep", "pp", "weight_dtype", "expert_dtype") if c in df]
+    keys = [c for c in ("model", "engine", "hardware", "tp", "dp_attention", "ep", "pp", "weight_dtype", "expert_dtype")
+            if c in df]  # the engine as on the hardware: its overrides (qa137)
     refused, unchecked = [], []
     for values in df[keys].drop_duplicates().itertuples(index=False, name=None):
         row = dict(zip(keys, values))
@@ -99,9 +100,14 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
         dep = row_deployment(row, model)
         if dep is not None and "engine" in row:  # as the engine lays it out (qa136: SGLang's dense MLP split 32 ways)
             try:
-                dep = for_engine(dep, load_engine(str(row["engine"]), extra_dirs))
+                engine = load_engine(str(row["engine"]), extra_dirs)
+                if "hardware" in row:
+                    from roofline.hardware import load_hardware
+
+                    engine = engine.for_hardware(load_hardware(str(row["hardware"]), extra_dirs))
+                dep = for_engine(dep, engine)
             except RooflineError:
-                pass  # an engine not on the search path: unrunnable_engines names it
+                pass  # an engine or device not on the search path: unrunnable_engines names it
         if dep is not None and (note := shard_note(model, dep)):
             refused.append({**row, "note": note})
     return refused + unrunnable_engines(df, extra_dirs, unchecked), sorted(set(unchecked))
@@ -628,6 +634,7 @@ def check_table(df: pd.DataFrame, where: str) -> None:
         raise RooflineError(f"{where}: expected a sweep results table with column(s) {', '.join(missing)}, found "
                             f"{', '.join(map(str, df.columns[:8]))}{' ...' if len(df.columns) > 8 else ''}")
     numeric = [c for c in (*REQUIRED, *BASELINE, "alpha", "devices", "dp_attention", "ep", "pp", "step_time_s", "verify_time_s",
+                           "shared_prefix", "baseline_max_batch",  # qa137: read as numbers, unchecked
                            "tokens_per_s_per_device") if c in df
                and c not in ("method", "hardware", "model", "engine")]
     check_numeric(df, tuple(numeric), where)

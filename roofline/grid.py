@@ -51,6 +51,7 @@ from roofline.serving import (
     for_engine,
     load_engine,
     optimistic,
+    stage_split_dense_note,
     undetermined_text,
 )
 from roofline.speculation import (
@@ -128,7 +129,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
             warn(f"{where}: {note}")
         return spec
 
-    if sc.acceptance is not None and (np.asarray(sc.axes["k"]) > 0).any() and (note := rising_rates_note(sc.acceptance)):
+    if sc.acceptance is not None and (np.asarray(sc.axes["k"]) > 0).any() and (
+            note := rising_rates_note(sc.acceptance[: int(np.max(sc.axes["k"]))])):  # the positions drafted (qa137)
         warn(f"{where}: {note}")  # qa130: taken as given, said once
     if _acceptance_given(sc) and not (np.asarray(sc.axes["k"]) > 0).any():  # as predict says of its point (qa130)
         warn(f"{where}: k: only 0 swept: nothing is drafted, so every point is plain decoding and the acceptance given "
@@ -229,7 +231,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                      weight_only_note(hw, dep, model), unfitted_family_note(hw, model, dep, engine.for_hardware(hw)),
                      fitted_class_note(engine, model), fitted_family_note(engine, hw),
                      fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if draft_hw else "", shard_note(model, dep),
-                     group_note(model, dep), hw.one_domain_note(dep.devices), idle, rates_note, reuse, reach, longest, prior, gains,
+                     group_note(model, dep), hw.one_domain_note(dep.devices), stage_split_dense_note(engine, model, dep),
+                     idle, rates_note, reuse, reach, longest, prior, gains,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                                        dep.pp, dep)]:
             if note and note not in warned:

@@ -320,6 +320,7 @@ def _stage_split(where: str, key: str, value: object) -> tuple:
 
 WHOLE_CLASSES = {  # what an engine may hold whole on every device under attention DP, whatever its tp
     "embedding": "the input embedding (SGLang: VocabParallelEmbedding(enable_tp=not dp_attention))",
+    "lm_head": "the LM head (SGLang before 0.4.6: a ReplicatedLinear under DP attention)",
 }
 
 
@@ -339,6 +340,16 @@ def stage_split_classes(engine: ServingEngine, dp_attention: int) -> tuple:
         return ()
     deepep = engine.moe_dispatch in ("per_pair", "per_rank")
     return tuple(c for c in engine.dp_attention_stage_split if not (c == "shared_experts" and deepep))
+
+
+def stage_split_dense_note(engine: ServingEngine, model, dep) -> str:
+    """A note where an engine splits classes over the stage under attention DP for a dense model: SGLang runs attention
+    DP for DeepSeek-style MoE models only (its dense models' files have no DP path), so the layout is none it runs."""
+    if not for_engine(dep, engine).stage_split or model.moe is not None:
+        return ""
+    return (f"{model.name} with dp_attention {dep.dp_attention} under {engine.name}: its dp_attention_stage_split is "
+            "SGLang's DeepSeek-style layout; SGLang runs attention DP for such MoE models only, so a dense model's figures "
+            "here describe no SGLang setup")  # qa137
 
 
 def for_engine(dep, engine: ServingEngine):

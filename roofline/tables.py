@@ -483,6 +483,8 @@ def _override_value(key: str, value) -> str:
         return format_seconds(value)
     if value is None:  # a value unset for the family (window_kv_pool_ratio: null, window-capped)
         return "null"
+    if isinstance(value, (tuple, list)):  # a list field (dp_attention_stage_split) as YAML writes it (qa137: a tuple)
+        return "[" + ", ".join(map(str, value)) + "]"
     return f"({_kernel_counts(value)})" if isinstance(value, dict) else f"{value:g}" if isinstance(value, float) else str(value)
 
 

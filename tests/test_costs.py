@@ -423,3 +423,17 @@ def test_cheapest_leaves_out_a_layout_sglang_refuses_to_load(tmp_path, roofline)
     code, out, err = roofline("cheapest", tmp_path / "sw", "--out", tmp_path / "f.csv")
     frontier = pd.read_csv(tmp_path / "f.csv")
     assert code == 0 and not ((frontier["engine"] == "sglang") & (frontier["dp_attention"] == 32)).any(), out
+
+
+@pytest.mark.slow
+def test_early_sglang_holds_its_lm_head_whole_and_a_dense_model_under_its_layout_is_noted():
+    """qa137: sglang-early's LM head (a ReplicatedLinear under DP attention) was split over the group's tp; a dense model
+    under SGLang's attention-DP layout, none SGLang runs, went without a word."""
+    import roofline
+
+    p = roofline.predict("h200", "deepseek-v3", engine="sglang-early", tp=2, dp_attention=4, ep=8, batch=256, context=4096)
+    v3 = roofline.load_model("deepseek-v3")
+    assert p["weight_classes"]["lm_head"]["bytes_per_device"] == pytest.approx(v3.lm_head_params * 2.0, rel=1e-9)
+    assert p["operators"]["lm_head"]["flops"] == pytest.approx(2.0 * v3.lm_head_params * 256 / 4, rel=1e-9)
+    dense = roofline.predict("h100-sxm", "llama-3.1-70b", engine="sglang", tp=2, dp_attention=4)
+    assert any("describe no SGLang setup" in w for w in dense["warnings"])

@@ -1137,8 +1137,14 @@ def test_fast_tiers_where_the_drafter_fits_nowhere_with_k_0_swept_price_no_specu
                     "axes: {batch: [1, 16], context: [2048], k: [0, 2], alpha: [0.8]}\n")
     code, _, err = roofline("--profiles", profiles, "report", path, "--out", tmp_path / "out")
     said = (tmp_path / "out" / "report.md").read_text()
-    assert code == 0 and ("No device of this sweep both runs engine trtllm and has a price: it does not run on MI300X "
-                          "(TensorRT-LLM runs on NVIDIA GPUs only), and Unpriced H100 has no price") in said, (err, said)
+    assert code == 0 and ("No device of this sweep has a price at a layout engine trtllm runs: it does not run on MI300X "
+                          "(TensorRT-LLM runs on NVIDIA GPUs only) and Unpriced H100 has no price") in said, (err, said)
+    # a priced device whose only layout the engines refuse is said so, not 'no price' (qa137)
+    path.write_text("name: fast-tier-premium\nhardware: [mi300x, h200]\nmodel: deepseek-v3\nengine: trtllm\ntp: 32\n"
+                    "method: mtp\naxes: {batch: [1, 16], context: [2048], k: [0, 1], alpha: [0.8]}\n")
+    code, _, err = roofline("report", path, "--out", tmp_path / "out2")
+    said = (tmp_path / "out2" / "report.md").read_text()
+    assert code == 0 and "H200 SXM only at a layout the engines refuse to load" in said and "H200 SXM has no price" not in said, said
 
 
 @pytest.mark.slow
@@ -1214,3 +1220,23 @@ def test_small_wordings_a_count_s_separators_one_token_k_lists_and_negative_zero
     sc = scenario_from_dict({"name": "t", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
                              "acceptance": [0.8, -0.0, 0.5], "axes": {"batch": [1]}}, "t")
     assert [f"{a:g}" for a in sc.acceptance] == ["0.8", "0", "0.5"]
+
+
+@pytest.mark.slow
+def test_draft_offload_at_per_position_rates_keeps_its_runs_whole(tmp_path):
+    """qa137: NaN alpha (rates) never equalled itself: 'co-location wins at the per-position rates, at batch 1 (...);
+    ... at batch 8 ...' where it had said 'co-location wins at batch 1-64'."""
+    _, _, text, _ = _user_question(tmp_path, "draft-offload", "name: draft-offload\nhardware: h100-sxm\nmodel: llama-3.1-70b\n"
+                                   "tp: 4\nmethod: draft\ndraft: llama-3.2-1b\ndraft_hardware: [null, l4]\n"
+                                   "acceptance: [0.9, 0.8, 0.7, 0.6]\naxes: {batch: [1, 8, 64], context: [2048], k: [1, 2, 3]}\n")
+    assert "co-location wins at batch 1–64" in text and "per-position rates, at batch" not in text, text
+
+
+@pytest.mark.slow
+def test_batch_vs_speculation_does_not_call_a_gain_within_rounding_only_speculation_s(tmp_path):
+    """qa137: 'Above 133 tokens/s per user only speculation delivers (up to 133)', a 1.0004x gain, with its caveat."""
+    _, _, text, _ = _user_question(tmp_path, "batch-vs-speculation", "name: batch-vs-speculation\nhardware: h100-sxm\n"
+                                   "model: llama-3.1-8b\nmethod: eagle\naxes: {batch: [1, 4, 16, 64, 256], "
+                                   "context: [2048, 8192], k: [0, 1, 2], alpha: [0.2]}\n")
+    above = re.search(r"Above ([0-9,.]+) tokens/s per user only speculation delivers \((?:up to|at least) ([0-9,.]+)", text)
+    assert above is None or above.group(1) != above.group(2), text

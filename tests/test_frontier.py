@@ -864,7 +864,7 @@ def test_a_parquet_table_whose_numbers_are_stored_as_text_is_read_as_numbers(tmp
                         "axes:\n  batch: [1, 64]\n  context: [2048]\n  k: [0, 2]\n  alpha: [0.8]\n")
     assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
     df = pd.read_parquet(tmp_path / "sw" / "results.parquet")
-    for column in ("alpha", "speedup", "cost_usd_per_million_tokens"):
+    for column in ("alpha", "speedup", "cost_usd_per_million_tokens", "shared_prefix", "baseline_max_batch"):  # qa137: the last two
         path = tmp_path / f"{column}.parquet"
         df.assign(**{column: df[column].astype(str)}).to_parquet(path)
         code, out, err = roofline("cheapest", path, "--min-tokens-per-user", "10")
@@ -899,6 +899,8 @@ def test_plot_refuses_every_number_cell_it_reads_that_is_not_one(tmp_path, roofl
     for column, value, says in (("tokens_per_s_per_device", float("inf"), "found inf"), ("max_batch", -3, "found -3"),
                                 ("alpha", 1.5, "found 1.5")):
         path = tmp_path / f"{column}.csv"
-        df.assign(**{column: df[column].astype(object)}).pipe(lambda d: d.assign(**{column: [value] + list(d[column])[1:]})).to_csv(path, index=False)
+        edited = df.copy()
+        edited[column] = [value] + list(df[column])[1:]
+        edited.to_csv(path, index=False)
         code, _, err = roofline("plot", path, "--out", tmp_path / f"p-{column}")
         assert code == 2 and f"{column}: expected" in err and says in err, err
