@@ -427,7 +427,7 @@ axes:
   k: [0, 2, 4]
   alpha: [0.6, 0.8]
 """)
-    assert "a 1,024-token context, speculation pays (at the k that pays longest, of 2-4) up to batch" in f.text
+    assert "a 1,024-token context, speculation pays (at the k that pays longest, of 2, 4) up to batch" in f.text
     assert f.text.count("on H100 SXM5") == 2 and f.text.count("on A100 SXM4") == 2  # once per context, each named
     assert "on 2 of 2 at α = 0.8" in f.text and "of 2 at" in f.text and "4 of 2" not in f.text
     table = f.numbers["table"]
@@ -534,6 +534,16 @@ axes:
     assert "nan" not in f.text and "at least 0 " not in f.text
     assert "not at all on L4 (not one batch fits)" in f.text and "2 of 2 at α = 0.8" not in f.text
     assert "1 of 2 at α = 0.8 (1 where memory ends it" in f.text
+
+
+def _unpriced_h100(folder):
+    """A folder holding `noprice`, the H100 SXM5 profile without its price (display name 'Unpriced H100')."""
+    folder.mkdir()
+    h100 = (Path(__file__).parent.parent / "hardware_profiles" / "h100-sxm.yaml").read_text()
+    (folder / "noprice.yaml").write_text("\n".join(
+        "name: noprice" if line.startswith("name:") else "display_name: Unpriced H100" if line.startswith("display_name:")
+        else line for line in h100.splitlines() if not line.startswith("price:")) + "\n")
+    return folder
 
 
 def _user_question(folder, name: str, body: str):
@@ -1055,12 +1065,7 @@ def test_fast_tiers_where_only_plain_decoding_fits_say_so_draw_and_list_an_unpri
     assert len(_report_fast_tier(df, None, meta).axes) >= 2  # a panel each
     _, _, text, _ = _user_question(tmp_path / "b", "fast-tier-premium", "name: fast-tier-premium\nhardware: h100-sxm\n" + body)
     assert "Speculation does not run there: the drafter fits at no point swept." in text and "out of reach with it" not in text
-    profiles = tmp_path / "hw"
-    profiles.mkdir()
-    h100 = (Path(__file__).parent.parent / "hardware_profiles" / "h100-sxm.yaml").read_text()
-    (profiles / "noprice.yaml").write_text("\n".join(
-        "name: noprice" if line.startswith("name:") else "display_name: Unpriced H100" if line.startswith("display_name:")
-        else line for line in h100.splitlines() if not line.startswith("price:")) + "\n")
+    profiles = _unpriced_h100(tmp_path / "hw")
     for hardware, says in (("noprice", "No hardware of this sweep has a price"),
                            ("[h100-sxm, noprice]", "Left out, without a price in their profiles: Unpriced H100.")):
         path = tmp_path / hardware.strip("[]").replace(", ", "-") / "fast-tier-premium.yaml"
@@ -1125,12 +1130,7 @@ def test_fast_tiers_where_the_drafter_fits_nowhere_with_k_0_swept_price_no_specu
                                    "axes: {batch: [1, 4, 16, 64, 256], context: [2048], k: [0, 1, 2], alpha: [0.8]}\n")
     assert "with it" not in text and text.count("the drafter fits at no point swept") == 1, text
     assert "Speculation does not run there: the drafter fits at no point swept." in text
-    profiles = tmp_path / "hw"
-    profiles.mkdir()
-    h100 = (Path(__file__).parent.parent / "hardware_profiles" / "h100-sxm.yaml").read_text()
-    (profiles / "noprice.yaml").write_text("\n".join(
-        "name: noprice" if line.startswith("name:") else "display_name: Unpriced H100" if line.startswith("display_name:")
-        else line for line in h100.splitlines() if not line.startswith("price:")) + "\n")
+    profiles = _unpriced_h100(tmp_path / "hw")
     path = tmp_path / "b" / "fast-tier-premium.yaml"
     path.parent.mkdir()
     path.write_text("name: fast-tier-premium\nhardware: [mi300x, noprice]\nmodel: llama-3.1-8b\nmethod: eagle\nengine: trtllm\n"

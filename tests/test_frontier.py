@@ -9,6 +9,16 @@ from roofline.frontier import cheapest, cost_frontier, frontier_notes
 from roofline.units import format_significant
 
 
+def _swept(tmp_path, roofline, text: str, *options):
+    """A scenario of `text` written to tmp_path/scenario.yaml and swept into tmp_path/sw (no plots; `options` added):
+    the scenario's path."""
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(text)
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots", *options)[0] == 0
+    return scenario
+
+
+
 def _rows(*rows):
     columns = ("tokens_per_s_per_user", "cost_usd_per_million_tokens", "fits_in_memory", "method", "k", "alpha", "batch")
     base = {"hardware": "h100-sxm", "model": "m", "engine": "vllm", "context": 4096, "tp": 1, "devices": 1,
@@ -52,11 +62,9 @@ def test_the_frontier_keeps_a_row_only_where_no_faster_row_is_as_cheap_and_leave
 def test_roofline_cheapest_reads_a_sweep_and_finds_the_cheapest_configuration_for_a_speed(tmp_path, roofline):
     """A planner sorting results.csv by cost picked a row that does not fit (h100-sxm tp 2, batch 512); the frontier
     of a sweep of two devices and three layouts is what `cheapest` prints, and --out writes it."""
-    scenario = tmp_path / "plan.yaml"
-    scenario.write_text("name: plan\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-70b\nmethod: eagle\n"
+    _swept(tmp_path, roofline, "name: plan\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-70b\nmethod: eagle\n"
                         "layouts: [{tp: 2}, {tp: 4}, {tp: 8}]\naxes:\n  batch: [1, 16, 64, 512]\n  context: [4096]\n"
                         "  k: [0, 4]\n  alpha: [0.8]\n")
-    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
     df = pd.read_parquet(tmp_path / "sw" / "results.parquet")
     code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "60", "--out", tmp_path / "f.csv")
     assert code == 0, err
@@ -140,11 +148,9 @@ def test_cheapest_names_a_drafters_device_and_keeps_its_out_file_off_a_sweeps_ow
     """The drafter's unpriced L40S was reported as h100-sxm and h200 having no price; a drafter on its own L4 did not
     show and its device was not counted; --out wrote CSV over scenario.json and results.parquet with --force, and a
     frontier.csv in the sweep folder blocked the next sweep --force."""
-    scenario = tmp_path / "off.yaml"
-    scenario.write_text("name: offload\nhardware: h100-sxm\nmodel: llama-3.1-70b\nmethod: draft\ndraft: llama-3.2-1b\n"
+    scenario = _swept(tmp_path, roofline, "name: offload\nhardware: h100-sxm\nmodel: llama-3.1-70b\nmethod: draft\ndraft: llama-3.2-1b\n"
                         "draft_hardware: [l4, l40s]\ntp: 4\naxes:\n  batch: [1, 8, 64]\n  context: [2048]\n  k: [2, 4]\n"
                         "  alpha: [0.8]\n")
-    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
     code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10")
     assert code == 0, err
     assert "no price in the profile of l40s)" in out and "h100-sxm)" not in out.split("no price in the profile of")[-1]
@@ -327,10 +333,8 @@ def test_cheapest_and_the_fast_tiers_never_pick_an_engine_on_a_device_it_does_no
 def test_cheapest_says_what_predict_says_of_its_picks_engine(tmp_path, roofline):
     """predict warns that sglang's speculation costs are priors on a speculative point; cheapest's headline for the same
     point carried none of it (qa87)."""
-    scenario = tmp_path / "s.yaml"
-    scenario.write_text("name: s\nhardware: h100\nmodel: llama-3.1-8b\nmethod: eagle\nengine: sglang\n"
+    _swept(tmp_path, roofline, "name: s\nhardware: h100\nmodel: llama-3.1-8b\nmethod: eagle\nengine: sglang\n"
                         "axes:\n  batch: [1, 8, 64]\n  context: [2048]\n  k: [0, 3]\n  alpha: [0.8]\n")
-    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
     code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "50")
     assert code == 0, err
     assert "note: the speculation pick: no measured row determines sglang's host_per_step (1.5 ms)" in out
@@ -461,10 +465,8 @@ def test_cheapest_prices_the_batches_between_the_swept_ones():
 def test_the_speculation_ratio_is_given_where_a_kinds_only_point_is_computed_now(tmp_path, roofline):
     """No swept plain batch reaches 150 tokens/s per user, batch 13 below them does: the ratio line was left out where
     only the computed point priced plain decoding (qa96), and its wording said 'between swept batches' of it."""
-    scenario = tmp_path / "below.yaml"
-    scenario.write_text("name: below\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-8b\nmethod: eagle\n"
+    _swept(tmp_path, roofline, "name: below\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-8b\nmethod: eagle\n"
                         "axes:\n  batch: [16, 64, 256]\n  k: [0, 3]\n  alpha: [0.7]\n")
-    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "150")
     assert code == 0 and "no row that fits reaches it" in out and "below the smallest swept batch, computed now" in out
     ratio = re.search(r"speculation costs ([0-9.]+)x plain decoding's at this speed, with the points computed now", out)
@@ -474,10 +476,8 @@ def test_the_speculation_ratio_is_given_where_a_kinds_only_point_is_computed_now
 
 def test_a_pick_names_the_dtypes_the_table_varies_even_where_its_frontier_holds_one(tmp_path, roofline):
     """A table of KV bf16 and fp8 whose frontier holds only fp8 rows named neither in its pick lines (qa96)."""
-    scenario = tmp_path / "kv.yaml"
-    scenario.write_text("name: kv\nhardware: h100-sxm\nmodel: llama-3.1-8b\nkv_dtype: [bf16, fp8]\n"
+    _swept(tmp_path, roofline, "name: kv\nhardware: h100-sxm\nmodel: llama-3.1-8b\nkv_dtype: [bf16, fp8]\n"
                         "axes:\n  batch: [1, 64]\n  context: [32768]\n")
-    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
     table = pd.read_csv(tmp_path / "sw" / "results.csv")
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "20", "--out", tmp_path / "f.csv")
     assert code == 0 and set(pd.read_csv(tmp_path / "f.csv")["kv_dtype"]) == {"fp8"} and table["kv_dtype"].nunique() == 2
@@ -715,10 +715,8 @@ def test_what_the_table_mixes_is_read_from_the_notes_by_their_openings():
 def test_a_speculative_pick_at_a_large_batch_says_its_cost_is_a_lower_estimate(tmp_path, roofline):
     """cheapest's swept speculative pick at batch 128 carried no caveat of its own, only a count in the notes; the point
     computed now had a note of its own besides (qa105): each pick line says it, once."""
-    scenario = tmp_path / "big.yaml"
-    scenario.write_text("name: big\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+    _swept(tmp_path, roofline, "name: big\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
                         "axes:\n  batch: [8, 128, 256]\n  k: [0, 3]\n  alpha: [0.9]\n")
-    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "60")
     assert code == 0
     pick = next(line for line in out.splitlines() if line.lstrip().startswith("speculation  $"))
@@ -731,10 +729,8 @@ def test_a_pick_names_its_context_draft_model_and_the_bound_and_says_a_plain_tab
     """qa112: a pick at context 32,768 did not say so (predict's default 1,024 gave another answer); a draft model's
     name was nowhere in the pick; engine ideal was picked as any other; a table of plain decoding said its speculative
     rows did not fit."""
-    scenario = tmp_path / "d.yaml"
-    scenario.write_text("name: d\nhardware: h100-sxm\nmodel: llama-3.1-70b\nmethod: draft\ndraft: llama-3.2-1b\ntp: 4\n"
+    _swept(tmp_path, roofline, "name: d\nhardware: h100-sxm\nmodel: llama-3.1-70b\nmethod: draft\ndraft: llama-3.2-1b\ntp: 4\n"
                         "engine: [vllm, ideal]\naxes:\n  batch: [1, 8, 64]\n  context: [2048, 32768]\n  k: [2, 4]\n  alpha: [0.8]\n")
-    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
     code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10")
     assert code == 0, err
     picks = [line for line in out.splitlines() if re.match(r"  (plain|speculation) +\$", line)]
@@ -805,11 +801,9 @@ def test_cheapest_out_marks_the_picks(tmp_path, roofline):
 def test_a_pick_names_the_context_dtypes_and_an_unoverlapped_drafter_the_table_holds_one_of(roofline, tmp_path):
     """qa132: a table of fp8 weights at 32k alone named neither in its pick line, nor a scenario's `overlap: false`;
     predict from the line (its defaults: 1,024 tokens, the model's weights, overlap) gave other answers."""
-    scenario = tmp_path / "s.yaml"
-    scenario.write_text("name: s\nhardware: h100-sxm\nmodel: llama-3.1-70b\ntp: 4\nweight_dtype: fp8\nmethod: draft\n"
+    _swept(tmp_path, roofline, "name: s\nhardware: h100-sxm\nmodel: llama-3.1-70b\ntp: 4\nweight_dtype: fp8\nmethod: draft\n"
                         "draft: llama-3.2-1b\ndraft_hardware: l4\noverlap: false\n"
                         "axes: {batch: [1, 8, 32], context: [32768], k: [0, 2], alpha: [0.8]}\n")
-    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
     code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "5")
     picks = [line for line in out.splitlines() if re.match(r"  (plain|speculation) +\$", line)]
     assert code == 0 and len(picks) == 2, (out, err)
@@ -821,9 +815,7 @@ def test_a_pick_names_the_context_dtypes_and_an_unoverlapped_drafter_the_table_h
 def test_a_cost_frontier_cheapest_wrote_is_refused_by_plot_and_cheapest_in_one_line(tmp_path, roofline):
     """qa132: `plot` drew a frontier file's rows as a sweep's (every cell off the frontier grey, 'does not fit'), and
     `cheapest` read it as a table."""
-    scenario = tmp_path / "s.yaml"
-    scenario.write_text("name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1, 64]\n")
-    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    _swept(tmp_path, roofline, "name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1, 64]\n")
     assert roofline("cheapest", tmp_path / "sw", "--out", tmp_path / "f" / "f.csv")[0] == 0
     for command in (("plot", tmp_path / "f" / "f.csv", "--out", tmp_path / "p"), ("cheapest", tmp_path / "f" / "f.csv")):
         code, _, err = roofline(*command)
@@ -835,10 +827,8 @@ def test_a_cost_frontier_cheapest_wrote_is_refused_by_plot_and_cheapest_in_one_l
 @pytest.mark.slow
 def test_where_alpha_on_a_sweep_of_per_position_rates_says_alpha_is_empty_and_how_to_keep_those_rows(tmp_path, roofline):
     """qa130: '--where alpha=0.8 ... which no row has (values: '')' and no word why."""
-    scenario = tmp_path / "rates.yaml"
-    scenario.write_text("name: rates\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\nacceptance: [0.8, 0.6]\n"
+    _swept(tmp_path, roofline, "name: rates\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\nacceptance: [0.8, 0.6]\n"
                         "axes: {batch: [1, 8], k: [0, 2]}\n")
-    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
     code, _, err = roofline("cheapest", tmp_path / "sw", "--where", "alpha=0.8")
     assert code == 2 and err.strip().endswith("alpha is empty where per-position rates, a tree or a method's published rates "
                                               "stand for it (--where alpha=nan keeps those rows)"), err
@@ -848,10 +838,8 @@ def test_where_alpha_on_a_sweep_of_per_position_rates_says_alpha_is_empty_and_ho
 @pytest.mark.slow
 def test_a_frontier_read_from_csv_shows_no_nan_for_a_dense_model_s_experts(tmp_path, roofline):
     """qa133: a CSV table's dense model read its empty expert_dtype as NaN: 'nan' in the frontier's experts column."""
-    scenario = tmp_path / "s.yaml"
-    scenario.write_text("name: s\nhardware: h100-sxm\nmodel: [qwen3-30b-a3b, llama-3.1-8b]\nexpert_dtype: [fp8, int4]\n"
-                        "axes:\n  batch: [1, 64]\n  context: [2048]\n")
-    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots", "--format", "csv")[0] == 0
+    _swept(tmp_path, roofline, "name: s\nhardware: h100-sxm\nmodel: [qwen3-30b-a3b, llama-3.1-8b]\nexpert_dtype: [fp8, int4]\n"
+                        "axes:\n  batch: [1, 64]\n  context: [2048]\n", "--format", "csv")
     code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "100")
     assert code == 0 and "experts" in out and "nan" not in out, (out, err)
 
@@ -859,10 +847,8 @@ def test_a_frontier_read_from_csv_shows_no_nan_for_a_dense_model_s_experts(tmp_p
 @pytest.mark.slow
 def test_a_parquet_table_whose_numbers_are_stored_as_text_is_read_as_numbers(tmp_path, roofline):
     """qa135: cheapest and plot died with a traceback (format code 'g' for a str) on a number column of strings."""
-    scenario = tmp_path / "s.yaml"
-    scenario.write_text("name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+    _swept(tmp_path, roofline, "name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
                         "axes:\n  batch: [1, 64]\n  context: [2048]\n  k: [0, 2]\n  alpha: [0.8]\n")
-    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
     df = pd.read_parquet(tmp_path / "sw" / "results.parquet")
     for column in ("alpha", "speedup", "cost_usd_per_million_tokens", "shared_prefix", "baseline_max_batch"):  # qa137: the last two
         path = tmp_path / f"{column}.parquet"
@@ -876,9 +862,7 @@ def test_a_parquet_table_whose_numbers_are_stored_as_text_is_read_as_numbers(tmp
 @pytest.mark.slow
 def test_a_results_table_cut_off_mid_row_is_refused_not_read_as_unpriced(tmp_path, roofline):
     """qa135: a CSV cut short in its last row read the missing cells as blanks: 'no price in the profile of h100-sxm'."""
-    scenario = tmp_path / "s.yaml"
-    scenario.write_text("name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1, 2, 4, 8, 16, 32, 64]\n")
-    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots", "--format", "csv")[0] == 0
+    _swept(tmp_path, roofline, "name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1, 2, 4, 8, 16, 32, 64]\n", "--format", "csv")
     text = (tmp_path / "sw" / "results.csv").read_text()
     cut = tmp_path / "cut.csv"
     cut.write_text(text[: text.rindex(",", 0, len(text) - 40)])
@@ -891,10 +875,8 @@ def test_a_results_table_cut_off_mid_row_is_refused_not_read_as_unpriced(tmp_pat
 def test_plot_refuses_every_number_cell_it_reads_that_is_not_one(tmp_path, roofline):
     """qa135: plot checked four of the number columns it reads: an inf tokens_per_s_per_device, a negative max_batch,
     alpha 1.5 were drawn in silence (cheapest refused them)."""
-    scenario = tmp_path / "s.yaml"
-    scenario.write_text("name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
-                        "axes:\n  batch: [1, 8]\n  context: [2048]\n  k: [0, 2]\n  alpha: [0.8]\n")
-    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots", "--format", "csv")[0] == 0
+    _swept(tmp_path, roofline, "name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                        "axes:\n  batch: [1, 8]\n  context: [2048]\n  k: [0, 2]\n  alpha: [0.8]\n", "--format", "csv")
     df = pd.read_csv(tmp_path / "sw" / "results.csv")
     for column, value, says in (("tokens_per_s_per_device", float("inf"), "found inf"), ("max_batch", -3, "found -3"),
                                 ("alpha", 1.5, "found 1.5")):
