@@ -488,10 +488,10 @@ def step_metrics(
     shape = next(iter(costs.values()))[0].shape
     tokens_a = sequences_per_group(mb, dep) * q
     logit_rows = tokens_a if logit_tokens is None else sequences_per_group(mb, dep) * np.asarray(logit_tokens, dtype=np.float64)
+    logit_rows_gathered = mb * (q if logit_tokens is None else np.asarray(logit_tokens, dtype=np.float64))  # every group's
     rows = {"gemm": tokens_a, "lm_head": logit_rows}
     if dep.stage_split:  # a class split over the stage runs on every group's rows gathered (qa136: padded as one group's)
-        gathered = {"mlp": mb * q, "shared_experts": mb * q,
-                    "lm_head": mb * (q if logit_tokens is None else np.asarray(logit_tokens, dtype=np.float64))}
+        gathered = {"mlp": mb * q, "shared_experts": mb * q, "lm_head": logit_rows_gathered}
         rows.update({name: r for name, r in gathered.items() if name in dep.stage_split})
     pad = {name: _tile_padding(r, engine.gemm_tile_rows) for name, r in rows.items()}
     stage_layers = dep.stage_layers(model)[0]  # the busiest stage's layers
@@ -512,8 +512,7 @@ def step_metrics(
     tokens = np.broadcast_to(b * q, shape)
     coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q)
     # the LM head's gathers, with its pass (qa136: every prompt token's logits, and left out of a round trip)
-    head_comm_s = np.broadcast_to(lm_head_gather_time_s(hw, model, dep, engine, mb * (q if logit_tokens is None else
-                                                        np.asarray(logit_tokens, dtype=np.float64))), shape)
+    head_comm_s = np.broadcast_to(lm_head_gather_time_s(hw, model, dep, engine, logit_rows_gathered), shape)
     p2p_s = np.broadcast_to(p2p_time_s(hw, model, dep, engine, mb * q), shape)
     layers_s = operators_s - head_s
     body_s = layers_s + sum(coll.values()) + stage_layers * hw.layer_overhead_s
