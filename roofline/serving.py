@@ -310,26 +310,20 @@ STAGE_SPLIT_CLASSES = {  # what an engine may run over every device of a stage u
 }
 
 
-def _stage_split(where: str, key: str, value: object) -> tuple:
-    """A list of STAGE_SPLIT_CLASSES names, each once ([] for none)."""
-    if not isinstance(value, (list, tuple)) or any(not isinstance(v, str) or v not in STAGE_SPLIT_CLASSES for v in value) \
-            or len(set(value)) != len(value):
-        raise field_error(where, key, "a list of " + ", ".join(STAGE_SPLIT_CLASSES) + " (each once; [] for none)", value)
-    return tuple(c for c in STAGE_SPLIT_CLASSES if c in value)
+def _class_list(choices: dict):
+    """The rule of a profile's list of weight classes among `choices`, each once ([] for none), in `choices`' order."""
+    def check(where: str, key: str, value: object) -> tuple:
+        if not isinstance(value, (list, tuple)) or any(not isinstance(v, str) or v not in choices for v in value) \
+                or len(set(value)) != len(value):
+            raise field_error(where, key, "a list of " + ", ".join(choices) + " (each once; [] for none)", value)
+        return tuple(c for c in choices if c in value)
+    return check
 
 
 WHOLE_CLASSES = {  # what an engine may hold whole on every device under attention DP, whatever its tp
     "embedding": "the input embedding (SGLang: VocabParallelEmbedding(enable_tp=not dp_attention))",
     "lm_head": "the LM head (SGLang before 0.4.6: a ReplicatedLinear under DP attention)",
 }
-
-
-def _whole(where: str, key: str, value: object) -> tuple:
-    """A list of WHOLE_CLASSES names, each once ([] for none)."""
-    if not isinstance(value, (list, tuple)) or any(not isinstance(v, str) or v not in WHOLE_CLASSES for v in value) \
-            or len(set(value)) != len(value):
-        raise field_error(where, key, "a list of " + ", ".join(WHOLE_CLASSES) + " (each once; [] for none)", value)
-    return tuple(value)
 
 
 def stage_split_classes(engine: ServingEngine, dp_attention: int) -> tuple:
@@ -396,8 +390,8 @@ _VALUE_RULES = {
     "host_overlap": check_flag,
     "host_overlap_speculating": check_flag,
     "moe_dispatch": _moe_dispatch,
-    "dp_attention_stage_split": _stage_split,
-    "dp_attention_whole": _whole,
+    "dp_attention_stage_split": _class_list(STAGE_SPLIT_CLASSES),
+    "dp_attention_whole": _class_list(WHOLE_CLASSES),
     "prefix_read_once": check_flag,
     "overlap_exponent": _overlap_exponent,
     "quantised_moe_efficiency": _efficiency,
