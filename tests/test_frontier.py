@@ -462,6 +462,7 @@ def test_cheapest_prices_the_batches_between_the_swept_ones():
     assert spec["cost_usd_per_million_tokens"] < picks["speculation"]["cost_usd_per_million_tokens"]
 
 
+@pytest.mark.slow
 def test_the_speculation_ratio_is_given_where_a_kinds_only_point_is_computed_now(tmp_path, roofline):
     """No swept plain batch reaches 150 tokens/s per user, batch 13 below them does: the ratio line was left out where
     only the computed point priced plain decoding (qa96), and its wording said 'between swept batches' of it."""
@@ -474,6 +475,7 @@ def test_the_speculation_ratio_is_given_where_a_kinds_only_point_is_computed_now
     assert ratio and len(costs) == 2 and float(ratio.group(1)) == pytest.approx(costs[1] / costs[0], rel=0.01)
 
 
+@pytest.mark.slow
 def test_a_pick_names_the_dtypes_the_table_varies_even_where_its_frontier_holds_one(tmp_path, roofline):
     """A table of KV bf16 and fp8 whose frontier holds only fp8 rows named neither in its pick lines (qa96)."""
     _swept(tmp_path, roofline, "name: kv\nhardware: h100-sxm\nmodel: llama-3.1-8b\nkv_dtype: [bf16, fp8]\n"
@@ -674,6 +676,7 @@ def test_refine_reads_a_native_dtype_label_as_the_scenario_gave_it():
     assert found["row"]["cost_usd_per_million_tokens"] == pytest.approx(exact["cost_usd_per_million_tokens"], rel=1e-9)
 
 
+@pytest.mark.slow
 def test_the_ratio_with_points_computed_now_is_left_out_where_refine_left_gaps_unpriced():
     """frontier_table told refine's unpriced gaps by the words of its note (qa102); it is told by a flag now."""
     import warnings
@@ -712,6 +715,7 @@ def test_what_the_table_mixes_is_read_from_the_notes_by_their_openings():
     assert mixes(["a note that quotes one frontier over several values of it in passing"]) == []
 
 
+@pytest.mark.slow
 def test_a_speculative_pick_at_a_large_batch_says_its_cost_is_a_lower_estimate(tmp_path, roofline):
     """cheapest's swept speculative pick at batch 128 carried no caveat of its own, only a count in the notes; the point
     computed now had a note of its own besides (qa105): each pick line says it, once."""

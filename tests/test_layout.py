@@ -79,6 +79,7 @@ def _ds(layout: dict, batch: int) -> dict:
     return predict("h200", "deepseek-v3", batch, 4096, engine="ideal", **layout)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("batch", [32, 256])
 def test_attention_dp_reads_only_its_own_sequences_kv_and_ep_adds_all_to_all(batch):
     tp8, dp8 = _ds(dict(tp=8), batch), _ds(dict(dp_attention=8, ep=8), batch)
