@@ -612,8 +612,8 @@ def predict(
         if not speculates(method, k) and (tree_nodes is not None or alpha is not None or acceptance is not None):
             out["warnings"].append("k 0: nothing is drafted, so the point is plain decoding and the acceptance given "
                                    "(alpha, rates or a tree's tau) is not used")
-        if acceptance is not None and speculates(method, k):  # the positions k drafts (qa137: a rise past k noted)
-            out["warnings"] += [note for note in [rising_rates_note(acceptance[: int(k)])] if note]
+        if acceptance is not None and speculates(method, k):  # every rate given: best k reads past k (qa138)
+            out["warnings"] += [note for note in [rising_rates_note(acceptance)] if note]
         if out["spec"]["acceptance_source"] not in (None, "given") and tree_nodes is None and speculates(method, k):
             out["warnings"] += [note for note in [default_rates_note(method, target.name, draft_vocab)] if note]
         spec = out["spec"]

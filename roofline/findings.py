@@ -1082,7 +1082,8 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
 
 def prefill_not_sped_up(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     fit = _fits(df)
-    c_hi = fit["context"].max()
+    drafting = fit[fit["k"] > 0]  # the longest prompt a drafting row fits at (qa138: one only plain decoding fits)
+    c_hi = (drafting if len(drafting) else fit)["context"].max()
     g = fit[fit["context"] == c_hi]
     spec = g[g["k"] > 0].sort_values("speedup", kind="stable").iloc[-1]
     plain = spec  # plain decoding at the same point: its baseline columns (qa135: the first k = 0 row, another batch)

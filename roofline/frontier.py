@@ -108,8 +108,8 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
                 dep = for_engine(dep, engine)
             except RooflineError:
                 pass  # an engine or device not on the search path: unrunnable_engines names it
-        if dep is not None and (note := shard_note(model, dep)):
-            refused.append({**row, "note": note})
+        if dep is not None and (note := shard_note(model, dep)):  # named with its engine where the table has one: vLLM
+            refused.append({**row, "note": note + (f" (under {row['engine']})" if "engine" in row else "")})  # may load it
     return refused + unrunnable_engines(df, extra_dirs, unchecked), sorted(set(unchecked))
 
 

@@ -230,7 +230,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
                      weight_only_note(hw, dep, model), unfitted_family_note(hw, model, dep, engine.for_hardware(hw)),
                      fitted_class_note(engine, model), fitted_family_note(engine, hw),
-                     fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if draft_hw else "", shard_note(model, dep),
+                     fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if draft_hw else "", shard_note(model, dep) + (f" (under {engine.name})" if dep.stage_split and shard_note(model, dep) else ""),
                      group_note(model, dep), hw.one_domain_note(dep.devices), stage_split_dense_note(engine, model, dep),
                      idle, rates_note, reuse, reach, longest, prior, gains,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,

@@ -9,7 +9,7 @@ Parallel layout of one model replica (the batch B is the replica's batch):
         whole on every device, as vLLM's ReplicatedLinear gate and SGLang's MoEGate hold it); but the classes of
         `stage_split` (an engine's dp_attention_stage_split, SGLang's by default) split over all D devices of the stage
         and run on its gathered B q tokens (Deployment.split_of, costs, engine.collective_times_s's dp_gather), and
-        those of `whole` (its dp_attention_whole: SGLang's input embedding) held whole on every device;
+        those of `whole` (its dp_attention_whole: SGLang's input embedding, early SGLang's LM head) held whole on every device;
         each group decodes B / dp_attention sequences and holds and reads only their KV cache
         (GQA KV heads split over tp, one replicated on each rank once tp > kv_heads, its K and V weights too; an
         MLA latent is replicated over tp, and so are MLA's down-projections q_a and kv_a and a low-rank query's

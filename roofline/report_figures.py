@@ -459,7 +459,8 @@ def _report_prefill(df: pd.DataFrame, ops, meta: dict) -> Figure:
     from roofline.findings import ANSWER_TOKENS
 
     fit = _fits_only(df)
-    drafting = fit[(fit["k"] > 0) & (fit["context"] == fit["context"].max())].sort_values("speedup", kind="stable")
+    drafting = fit[fit["k"] > 0]
+    drafting = drafting[drafting["context"] == drafting["context"].max()].sort_values("speedup", kind="stable")  # as the finding
     if len(drafting):  # the finding's point (at the longest prompt, qa137): its batch, model and device (qa135: first rows)
         best = drafting.iloc[-1]
         fit = fit[(fit["batch"] == best["batch"]) & (fit["model"] == best["model"]) & (fit["hardware"] == best["hardware"])]

@@ -539,6 +539,9 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
         **_fields(data, where), overrides=tuple(overrides), fitted=fitted,
         source=data["source"].strip(), notes=prose(where, "notes", data.get("notes")).strip(), path=where,
     )
+    both = [c for c in engine.dp_attention_whole if c in engine.dp_attention_stage_split]
+    if both:  # qa138: listed as split over the stage and whole at once, the split silently won
+        raise field_error(where, "dp_attention_whole", "classes not also in dp_attention_stage_split", both)
     _warn_beyond_fit_bounds(engine, where)
     _warn_kernels_uncounted(engine, where)
     return engine

@@ -1240,3 +1240,14 @@ def test_batch_vs_speculation_does_not_call_a_gain_within_rounding_only_speculat
                                    "context: [2048, 8192], k: [0, 1, 2], alpha: [0.2]}\n")
     above = re.search(r"Above ([0-9,.]+) tokens/s per user only speculation delivers \((?:up to|at least) ([0-9,.]+)", text)
     assert above is None or above.group(1) != above.group(2), text
+
+
+@pytest.mark.slow
+def test_prefill_not_sped_up_answers_at_the_longest_prompt_a_drafter_fits(tmp_path):
+    """qa138: the longest context of any fitting row (only plain decoding fit there) left no drafting row: an IndexError,
+    the generic finding."""
+    df, _, text, _ = _user_question(tmp_path, "prefill-not-sped-up", "name: prefill-not-sped-up\nhardware: l4\n"
+                                    "model: llama-3.1-8b\nmethod: draft\ndraft: llama-3.2-1b\nengine: ideal\n"
+                                    "axes: {batch: [60], context: [256, 400, 700], k: [0, 1, 2], alpha: [0.8]}\n")
+    longest = int(df.loc[(df["k"] > 0) & df["fits_in_memory"].astype(bool), "context"].max())
+    assert "generic finding" not in text and text.startswith(f"For a {longest}-token prompt"), text

@@ -18,7 +18,6 @@ def _swept(tmp_path, roofline, text: str, *options):
     return scenario
 
 
-
 def _rows(*rows):
     columns = ("tokens_per_s_per_user", "cost_usd_per_million_tokens", "fits_in_memory", "method", "k", "alpha", "batch")
     base = {"hardware": "h100-sxm", "model": "m", "engine": "vllm", "context": 4096, "tp": 1, "devices": 1,
@@ -890,3 +889,15 @@ def test_plot_refuses_every_number_cell_it_reads_that_is_not_one(tmp_path, roofl
         edited.to_csv(path, index=False)
         code, _, err = roofline("plot", path, "--out", tmp_path / f"p-{column}")
         assert code == 2 and f"{column}: expected" in err and says in err, err
+
+
+@pytest.mark.slow
+def test_a_layout_refused_under_one_engine_is_said_with_it_and_a_contradictory_profile_is_refused(tmp_path, roofline):
+    """qa138: the note said 'vLLM and SGLang refuse' a dp 32 layout only SGLang's stage split refuses (vLLM's rows stayed
+    on the frontier); a profile listing lm_head split over the stage and whole at once was accepted."""
+    _swept(tmp_path, roofline, "name: s\nhardware: h200\nmodel: deepseek-v3\nengine: [sglang, vllm]\n"
+           "layouts: [{dp_attention: 32, ep: 32}, {dp_attention: 8, ep: 8}]\naxes:\n  batch: [64, 512]\n  context: [4096]\n")
+    code, out, _ = roofline("cheapest", tmp_path / "sw")
+    assert code == 0 and "refuse to load such a shard (under sglang)" in out and "(under vllm)" not in out, out
+    code, _, err = roofline("engines", "new", "both", "--from", "sglang", "--set", "dp_attention_whole=[embedding, lm_head]")
+    assert code == 2 and "dp_attention_whole: expected classes not also in dp_attention_stage_split, found ['lm_head']" in err, err

@@ -712,3 +712,6 @@ def test_rates_that_rise_or_go_on_after_a_0_are_noted_not_refused():
     assert "rate 0 at draft position 1 ends every draft there" in rising_rates_note([0, 0.5])
     out = roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle", k=3, acceptance=[0.45, 0.6, 0.8])
     assert any("the rates rise with the position" in w for w in out["warnings"])
+    # a rise past k is noted too: best k reads it (qa138: 'best k here 4' from a rising third rate, unsaid)
+    out = roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle", k=2, acceptance=[0.8, 0.6, 0.7])
+    assert any("the rates rise with the position" in w for w in out["warnings"])
