@@ -782,14 +782,14 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     varied = [i for i, n in enumerate(names) if len({c[i] for c in curve_of}) > 1]
 
     def curve_text(curve) -> str:
-        """'at a 32k context: ' where the (model, context, alpha) curves differ, naming what differs."""
+        """'a 32k context, at ' where the (model, context, alpha) curves differ, naming what differs, else ''."""
         said = [(_model(meta, curve[i]) if names[i] == "model" else f"{_article(_ctx(curve[i]))} {_ctx(curve[i])} context"
                  if names[i] == "context" else _alpha_short(float("nan") if curve[i] == RATES_KEY else curve[i], meta))
                 for i in varied]
-        return f"at {_list(said)}: " if said else ""
+        return f"{_list(said)}, at " if said else ""
     parts = []
     for w, b_lo, b_hi, curve in runs:
-        where = curve_text(curve) + (f"batch {b_lo}" if b_lo == b_hi else f"batch {b_lo}–{b_hi}")
+        where = curve_text(curve) + (f"batch {b_lo}" if b_lo == b_hi else f"batch {b_lo}–{b_hi}")  # said after 'at'
         if w == "none":
             parts.append(f"no drafter fits at {where}, co-located or on another device (plain decoding only)")
             continue
@@ -806,7 +806,7 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         loses = "; plain decoding is faster still" if row[w] < 1 else ""
         if runner is not None and row[w] < TIE * row[runner]:
             loses += f"; within {TIE - 1:.0%}, a tie at this model's accuracy"
-        parts.append(f"{'co-location' if w == 'co-located' else 'a drafter on ' + _hw(meta, w)} wins {where.replace(': ', ', at ') if ': ' in where else 'at ' + where} "
+        parts.append(f"{'co-location' if w == 'co-located' else 'a drafter on ' + _hw(meta, w)} wins at {where} "
                      f"({at}{_x(row[w])}{vs}{loses})")
     sentences.append(f"On {_tp(meta)} × {_hw(meta, hw0)}, {'; '.join(parts)}.")
     if nothing:  # not even plain decoding fits there, at any batch

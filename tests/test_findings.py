@@ -1251,3 +1251,12 @@ def test_prefill_not_sped_up_answers_at_the_longest_prompt_a_drafter_fits(tmp_pa
                                     "axes: {batch: [60], context: [256, 400, 700], k: [0, 1, 2], alpha: [0.8]}\n")
     longest = int(df.loc[(df["k"] > 0) & df["fits_in_memory"].astype(bool), "context"].max())
     assert "generic finding" not in text and text.startswith(f"For a {longest}-token prompt"), text
+
+
+@pytest.mark.slow
+def test_draft_offload_where_no_drafter_fits_at_several_contexts_reads_once_at(tmp_path):
+    """The per-context runs said 'no drafter fits at at a 2k context: batch 1' (review of 878b886)."""
+    _, _, text, _ = _user_question(tmp_path, "draft-offload", "name: draft-offload\nhardware: l4\nmodel: llama-3.1-8b\n"
+                                   "method: draft\ndraft: llama-3.1-70b\ndraft_hardware: [null, a10g]\n"
+                                   "axes: {batch: [1, 4], context: [2048, 4096], k: [1, 2], alpha: [0.8]}\n")
+    assert "no drafter fits at a 2k context, at batch 1–4" in text and "at at" not in text, text
