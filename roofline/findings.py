@@ -1080,12 +1080,22 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     return Finding("Fast tiers", text, {"tiers": tiers})
 
 
+def prefill_point(df: pd.DataFrame) -> pd.Series | None:
+    """The row prefill-not-sped-up reads (and its figure draws): the fastest drafting row that fits at the longest prompt
+    one fits at (qa138: the longest of any k, where only plain decoding fit); None where none fits."""
+    drafting = _fits(df)
+    drafting = drafting[drafting["k"] > 0]
+    drafting = drafting[drafting["context"] == drafting["context"].max()]
+    return drafting.sort_values("speedup", kind="stable").iloc[-1] if len(drafting) else None
+
+
 def prefill_not_sped_up(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     fit = _fits(df)
-    drafting = fit[fit["k"] > 0]  # the longest prompt a drafting row fits at (qa138: one only plain decoding fits)
-    c_hi = (drafting if len(drafting) else fit)["context"].max()
+    spec = prefill_point(df)
+    if spec is None:
+        raise Unanswerable("no drafting row fits in memory")
+    c_hi = spec["context"]
     g = fit[fit["context"] == c_hi]
-    spec = g[g["k"] > 0].sort_values("speedup", kind="stable").iloc[-1]
     plain = spec  # plain decoding at the same point: its baseline columns (qa135: the first k = 0 row, another batch)
     answer_plain = plain["ttft_s"] + ANSWER_TOKENS / plain["baseline_tokens_per_s_per_user"]
     answer_spec = spec["ttft_s"] + spec["draft_ttft_s"] + ANSWER_TOKENS / spec["tokens_per_s_per_user"]

@@ -456,13 +456,11 @@ def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
 
 
 def _report_prefill(df: pd.DataFrame, ops, meta: dict) -> Figure:
-    from roofline.findings import ANSWER_TOKENS
+    from roofline.findings import ANSWER_TOKENS, prefill_point
 
     fit = _fits_only(df)
-    drafting = fit[fit["k"] > 0]
-    drafting = drafting[drafting["context"] == drafting["context"].max()].sort_values("speedup", kind="stable")  # as the finding
-    if len(drafting):  # the finding's point (at the longest prompt, qa137): its batch, model and device (qa135: first rows)
-        best = drafting.iloc[-1]
+    best = prefill_point(df)
+    if best is not None:  # the finding's point (qa137, qa138): its batch, model and device (qa135: each bar's first rows)
         fit = fit[(fit["batch"] == best["batch"]) & (fit["model"] == best["model"]) & (fit["hardware"] == best["hardware"])]
     contexts = sorted(fit["context"].unique())
     fig, axes = _plain_figure(1, height=0.55 * 2 * len(contexts) + 1.2, legend_in=1.8)
