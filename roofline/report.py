@@ -65,7 +65,7 @@ def _sweep(data: dict, where: str, extra_dirs: tuple):
     from roofline.scenario import scenario_from_dict
 
     sc = scenario_from_dict(data, where)
-    if sc.points > PLOT_POINTS_MAX:  # held in memory, as write_sweep holds no more to draw  # qa135: 32M points, within the sweep's limit, killed for memory after 11 min
+    if sc.points > PLOT_POINTS_MAX:  # held in memory as write_sweep holds no more to draw (qa135: 32M, OOM after 11 min)
         raise RooflineError(f"{where}: axes: expected at most {PLOT_POINTS_MAX:,} points for a report, which holds each "
                             f"scenario's table in memory to read its findings, found {sc.points:,} points (`roofline sweep` "
                             "writes larger sweeps in chunks)")
