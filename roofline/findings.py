@@ -907,8 +907,9 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
             continue
         ref = base.loc[base["baseline_cost_usd_per_million_tokens"].idxmin()]
         u0, c0 = float(ref["baseline_tokens_per_s_per_user"]), float(ref["baseline_cost_usd_per_million_tokens"])
-        layout = [c for c in _varying(g) if c not in ("method", "draft_hardware")]  # tp, ep, ... where the sweep varies them
-        spec_layout = layout + [c for c in ("method", "draft_hardware") if c in _varying(g)]  # qa118: where the drafter ran
+        varying = _varying(g)
+        layout = [c for c in varying if c not in ("method", "draft_hardware")]  # tp, ep, ... where the sweep varies them
+        spec_layout = layout + [c for c in ("method", "draft_hardware") if c in varying]  # qa118: where the drafter ran
         drafts = g[(g["k"] > 0) & (g["method"].astype(str) != "none")] if "method" in g else g[g["k"] > 0]
         row = {"hardware": hw, "base_batch": int(ref["batch"]), "base_tokens_per_s_per_user": u0, "base_cost_usd_per_million_tokens": c0,
                "base_devices": int(ref["devices"]) if "devices" in ref.index else 1,  # the devices its cost pays for
@@ -916,8 +917,8 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
                "base_config": _config_text(ref, layout, meta),
                "drafter_fits": bool(len(drafts))}  # some point that drafts fits here (qa129: none, said as out of reach)
         for m in speeds:
-            plain = base[base["baseline_tokens_per_s_per_user"] >= m * u0]["baseline_cost_usd_per_million_tokens"]
-            spec = g[g["tokens_per_s_per_user"] >= m * u0]["cost_usd_per_million_tokens"]
+            plain = base.loc[base["baseline_tokens_per_s_per_user"] >= m * u0, "baseline_cost_usd_per_million_tokens"]
+            spec = g.loc[g["tokens_per_s_per_user"] >= m * u0, "cost_usd_per_million_tokens"]
             row[f"premium_{m:g}x_plain"] = float(plain.min()) / c0 if len(plain) else np.nan
             # the layout of the plain m× point where it is not the cheapest tier's (a tp 8 tier, tp 4 at 2×)
             plain_config = _config_text(base.loc[plain.idxmin()], layout, meta) if len(plain) else ""
@@ -933,7 +934,7 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
             # reached, but only where a drafter's device has no price: the premium is unknown, not out of reach
             row[f"unpriced_{m:g}x_speculation"] = bool(len(spec) and spec.isna().all())
             # the cheapest point that drafts: where the any-k point is k = 0, what drafting would cost (qa118)
-            drafting = drafts[drafts["tokens_per_s_per_user"] >= m * u0]["cost_usd_per_million_tokens"]
+            drafting = drafts.loc[drafts["tokens_per_s_per_user"] >= m * u0, "cost_usd_per_million_tokens"]
             drafted = drafts.loc[drafting.idxmin()] if drafting.notna().any() else None
             row[f"drafting_premium_{m:g}x"] = float(drafting.min()) / c0 if drafted is not None else np.nan
             row[f"drafting_batch_{m:g}x"] = int(drafted["batch"]) if drafted is not None else np.nan
