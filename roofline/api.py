@@ -53,6 +53,7 @@ from roofline.serving import (
     OPTIMISTIC_BATCH,
     ServingEngine,
     check_engine_spec,
+    dispatch_on_prior,
     dispatch_prior_text,
     engine_on_a_cpu,
     fitted_class_note,
@@ -555,7 +556,7 @@ def predict(
         out["warnings"].append(f"{hw.name} has no {' or '.join(narrow)} peak: {' and '.join(narrow)} weights compute at its fp32 "
                                f"peak here (a profile measured in fp32: weight dtype fp32 predicts what it measured)")
     if (out["all_to_all_time_s"] > 0.1 * out["step_time_s"]
-            and eng.still_prior("all_to_all_latency")):
+            and dispatch_on_prior(eng)):
         out["warnings"].append(
             f"the expert dispatch takes {format_seconds(out['all_to_all_time_s'])} of the {format_seconds(out['step_time_s'])} "
             f"step; it {dispatch_prior_text(eng)}: a copy with a value you measured moves it "

@@ -61,7 +61,10 @@ device from `roofline.costs`):
                    its share of every chunk across each node boundary, so the smallest node's r NICs pace it
                    (hw.two_link_transfer_s; a tp 16 all-reduce over two nodes was priced on one NIC, 8x slow)
     t_all_to_all = moe_layers_stage * (2 lat + t_xfer(n * (b_out + hidden * 2)))   (ep > 1 and attention data-parallel;
-                   with dp_attention = 1 every device already holds every token and the combine rides on the all-reduce)
+                   with dp_attention = 1 every device already holds every token and the combine rides on the all-reduce;
+                   lat from the engine's all_to_all_latency for DeepEP's kernels, per_rank and per_pair, and from its
+                   allreduce_latency for allgather, the NCCL all-gather and reduce-scatter t_moe_gather also runs:
+                   dispatch_latency_s)
                    n tokens a device sends and gets back, by the engine's moe_dispatch (serving.MOE_DISPATCH), each b_out
                    bytes out and hidden * 2 back, of T_d = ceil(B_a * q / tp) tokens on the busiest device (T / D where
                    the attention groups and their tp ranks split the batch evenly; qa119, qa124: the mean, T / D, until
@@ -144,8 +147,9 @@ def parameters_used(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine:
     the engine (as on `hw`: its family's overrides applied) adds it to the step (no overlap, or a speculative iteration
     without it) or it sets the step (`host_bound`); the speculation costs where the point speculates; allreduce_latency
     where a collective pays it (tp > 1, pp > 1, or an attention-DP MoE layer's gather over split experts:
-    collective_times_s, p2p_time_s); overlap_exponent where the engine sets it (else the hardware profile's p). The
-    expert dispatch's all_to_all_latency is said apart, with its share of the step (serving.dispatch_prior_text)."""
+    collective_times_s, p2p_time_s), or an allgather expert dispatch (dispatch_latency_s); overlap_exponent where the
+    engine sets it (else the hardware profile's p). DeepEP's dispatch's all_to_all_latency is said apart, with its
+    share of the step (serving.dispatch_prior_text)."""
     gathers = _gathers_split_experts(model, dep, engine)
     host = not engine.host_overlap or (speculating and not engine.host_overlap_speculating) or host_bound
     quantised_experts = model.moe is not None and dep.dtype("experts") in QUANTISED_DTYPES
@@ -157,7 +161,13 @@ def parameters_used(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine:
             "quantised_moe_efficiency": quantised_experts and (not dequantised_experts or q <= w),
             "weight_only_efficiency": others or (dequantised_experts and (not quantised_experts or w <= q)),
             **dict.fromkeys(HOST_PARAMETERS, host), **dict.fromkeys(SPEC_PARAMETERS, speculating),
-            "allreduce_latency": dep.tp > 1 or dep.pp > 1 or gathers, "overlap_exponent": engine.overlap_exponent is not None}
+            "allreduce_latency": dep.tp > 1 or dep.pp > 1 or gathers or (dispatches(model, dep) and engine.moe_dispatch == "allgather"),
+            "overlap_exponent": engine.overlap_exponent is not None}
+
+
+def dispatches(model: ModelSpec, dep: Deployment) -> bool:
+    """Whether `dep`'s MoE layers dispatch their tokens to the experts' ranks (t_all_to_all): ep > 1 under attention DP."""
+    return model.moe is not None and dep.ep > 1 and dep.dp_attention > 1
 
 
 def unfitted_family_note(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine) -> str:
@@ -325,7 +335,7 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         replaced = moe_layers if dep.dp_attention > 1 and model.moe is not None else 0.0
         replaced += dense_layers if "mlp" in dep.stage_split else 0.0  # its reduce-scatter, priced in dp_gather_time_s
         out["allreduce_time_s"] = (2.0 * layers - replaced) * per_layer_s
-    if dep.ep > 1 and dep.dp_attention > 1 and model.moe is not None:
+    if dispatches(model, dep):
         d = dep.devices_per_stage
         per_device = np.ceil(sequences_per_group(b, dep) * q / dep.tp)  # the busiest device's whole tokens (qa124)
         if engine.moe_dispatch == "per_pair":  # each of a token's pairs on another rank, fp8 out with its scales: sent
@@ -341,13 +351,21 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
             outside = per_device * (d - smallest) / smallest * _node_hit(model, min(domains, dep.ep)) if domains > 1 else 0.0
             sent = _fp8_dispatch_bytes(model) if dep.dtype("experts") == "fp8" and model.quant_block else h_bytes
             transfer_s, latency_s = hw.two_link_transfer_s(d, inside * (sent + h_bytes), outside * (sent + h_bytes))
-        out["all_to_all_time_s"] = moe_layers * (2.0 * _latency(engine.all_to_all_latency_s, latency_s) + transfer_s)
+        out["all_to_all_time_s"] = moe_layers * (2.0 * _latency(dispatch_latency_s(engine), latency_s) + transfer_s)
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over
     if _gathers_split_experts(model, dep, engine):
         tokens_g = tokens if dep.ep == 1 else tokens * _rank_hit(model, dep)
         transfer_s, latency_s = _ring_pass_s(hw, g, tokens_g * h_bytes)
         out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, latency_s) + transfer_s)
     return out
+
+
+def dispatch_latency_s(engine: ServingEngine) -> float:
+    """The engine's latency of each of an expert dispatch's two collectives (t_all_to_all's lat): its all_to_all_latency
+    for DeepEP's kernels (per_rank, per_pair), its allreduce_latency for an all-gather and a reduce-scatter (allgather:
+    the collectives of the gather t_moe_gather prices, where vLLM and TensorRT-LLM run the same ones at ep 1; qa139:
+    the same all-gather was priced at 40 us at ep 8 and 10 us at ep 1, 3.5 ms a step of DeepSeek-V3 apart)."""
+    return engine.allreduce_latency_s if engine.moe_dispatch == "allgather" else engine.all_to_all_latency_s
 
 
 def lm_head_gather_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, logit_rows):

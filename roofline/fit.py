@@ -115,7 +115,7 @@ PARAMETERS = (
     Parameter("host_per_step_s", "host_per_step", "CPU scheduling, input preparation and sampling per decode step", 0.0, 5e-3, "ms"),
     Parameter("host_per_sequence_s", "host_per_sequence", "host work per sequence of the batch per step", 0.0, 100e-6, "us"),
     Parameter("allreduce_latency_s", "allreduce_latency", "small-message all-reduce latency (custom one-shot / NCCL)", 1e-6, 50e-6, "us"),
-    Parameter("all_to_all_latency_s", "all_to_all_latency", "small-message all-to-all latency (MoE dispatch + combine, each)", 5e-6, 500e-6, "us"),
+    Parameter("all_to_all_latency_s", "all_to_all_latency", "small-message latency of DeepEP's MoE dispatch and combine, each (per_rank, per_pair)", 5e-6, 500e-6, "us"),
     Parameter("spec_per_draft_step_s", "spec_per_draft_step", "launch and draft sampling per draft step", 0.0, 2e-3, "us"),
     Parameter("spec_per_iteration_s", "spec_per_iteration", "rejection sampling and KV bookkeeping per speculative iteration", 0.0, 5e-3, "us"),
     Parameter("spec_per_iteration_per_sequence_s", "spec_per_iteration_per_sequence", "speculative bookkeeping per sequence per iteration", 0.0, 100e-6, "us"),

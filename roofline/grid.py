@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from roofline.engine import (
+    dispatches,
     host_sets_step,
     operator_ceilings,
     operator_compute_dtypes,
@@ -44,6 +45,7 @@ from roofline.serving import (
     HOST_PARAMETERS,
     OPTIMISTIC,
     ServingEngine,
+    dispatch_on_prior,
     dispatch_prior_text,
     engine_on_a_cpu,
     fitted_class_note,
@@ -221,7 +223,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         prior = (f"{model.name} with dp_attention {dep.dp_attention} and ep {dep.ep} under {engine.name}: its expert dispatch "
                  f"{dispatch_prior_text(engine)}; predict prints its time (expert dispatch) and warns where it is over a tenth of "
                  "the step"
-                 if model.moe is not None and dep.ep > 1 and dep.dp_attention > 1 and engine.still_prior("all_to_all_latency")
+                 if dispatches(model, dep) and dispatch_on_prior(engine)
                  else "")
         gains = (f"under {engine.name}, {OPTIMISTIC} (docs/ACCURACY.md): read the sweep's speedups there as upper "
                  "estimates"  # predict says it of its point; a notebook's sweep said nothing (qa92)

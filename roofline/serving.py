@@ -96,6 +96,13 @@ OPTIMISTIC_BATCH = 32
 OPTIMISTIC = f"with a serving engine, speculative gains at batch {OPTIMISTIC_BATCH} and above run optimistic"
 
 
+def dispatch_on_prior(engine: ServingEngine) -> bool:
+    """Whether an expert dispatch under `engine` rests on the unfitted all_to_all_latency: DeepEP's kernels (per_rank,
+    per_pair) with the profile's sourced start value still (an allgather dispatch pays allreduce_latency:
+    engine.dispatch_latency_s)."""
+    return engine.moe_dispatch != "allgather" and engine.still_prior("all_to_all_latency")
+
+
 def dispatch_prior_text(engine: ServingEngine) -> str:
     """'pays sglang's all_to_all_latency (40 us) twice a MoE layer, a prior no measured row determines (roofline engines
     show sglang)': what predict and a sweep say where an expert dispatch rests on the unfitted latency (still_prior)."""

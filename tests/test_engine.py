@@ -258,27 +258,30 @@ def test_each_engines_moe_dispatch_moves_what_its_kernels_move_and_a_span_of_nod
     vllm = engines["vllm"]
     per_pair, per_rank = dataclasses.replace(vllm, moe_dispatch="per_pair"), dataclasses.replace(vllm, moe_dispatch="per_rank")
     bw, lat = hw.link_for(8)
-    lat_a2a = max(vllm.all_to_all_latency_s, lat)
+    lat_a2a = max(vllm.all_to_all_latency_s, lat)  # DeepEP's kernels
+    lat_ag = max(vllm.allreduce_latency_s, lat)  # an all-gather and a reduce-scatter, as the same ones at ep 1 (qa139)
     dep = deployment(v3, tp=1, dp_attention=8, ep=8)
     tokens = 1024
     pairs = tokens / 8 * 8 * 7 / 8  # a rank's tokens x top_k x the share of experts on other ranks
     got = float(collective_times_s(hw, v3, dep, per_pair, tokens, 1)["all_to_all_time_s"])
     assert got == pytest.approx(v3.moe_layers * (2 * lat_a2a + pairs * (h * (1 + 4 / 128) + 2 * h) / bw), rel=1e-12)
     got = float(collective_times_s(hw, v3, dep, vllm, tokens, 1)["all_to_all_time_s"])
-    assert got == pytest.approx(v3.moe_layers * (2 * lat_a2a + tokens * 7 / 8 * 4 * h / bw), rel=1e-12)
+    assert got == pytest.approx(v3.moe_layers * (2 * lat_ag + tokens * 7 / 8 * 4 * h / bw), rel=1e-12)
+    at_ep1 = collective_times_s(hw, v3, deployment(v3, tp=1, dp_attention=8, ep=1), vllm, tokens, 1)
+    assert float(at_ep1["moe_gather_time_s"]) == pytest.approx(got, rel=1e-12) and float(at_ep1["all_to_all_time_s"]) == 0
     # two nodes of 8
     wide = deployment(v3, tp=1, dp_attention=16, ep=16)
     up, _ = hw.link_for(8)
     nic, nic_lat = hw.link_for(16)
-    lat_wide = max(vllm.all_to_all_latency_s, nic_lat)
+    lat_wide, lat_ag_wide = max(vllm.all_to_all_latency_s, nic_lat), max(vllm.allreduce_latency_s, nic_lat)
     got = float(collective_times_s(hw, v3, wide, vllm, tokens, 1)["all_to_all_time_s"])
     transfer = max(tokens * 7 / 8 * 4 * h / up, tokens * 15 / (16 * 8) * 4 * h / nic)  # NCCL's ring: all tokens a boundary
-    assert got == pytest.approx(v3.moe_layers * (2 * lat_wide + transfer), rel=1e-12)
+    assert got == pytest.approx(v3.moe_layers * (2 * lat_ag_wide + transfer), rel=1e-12)
     # ten devices: the node of 2 takes every other device's tokens on its 2 NICs (it was priced as a full node's 8)
     ten = deployment(v3, tp=1, dp_attention=10, ep=2)
     got = float(collective_times_s(hw, v3, ten, vllm, tokens, 1)["all_to_all_time_s"])
     transfer = max(tokens * 7 / 8 * 4 * h / up, tokens * 9 / (10 * 2) * 4 * h / nic)
-    assert got == pytest.approx(v3.moe_layers * (2 * lat_wide + transfer), rel=1e-12)
+    assert got == pytest.approx(v3.moe_layers * (2 * lat_ag_wide + transfer), rel=1e-12)
     got_rank = float(collective_times_s(hw, v3, ten, per_rank, tokens, 1)["all_to_all_time_s"])
     busiest = np.ceil(tokens / 10)  # the busiest device's tokens, 103 of 1,024 over 10 groups (qa119: the mean, 102.4)
     inside = busiest * 1 * rank_hit_probability(256, 8, 2, 8, 4)
