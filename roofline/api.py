@@ -55,6 +55,7 @@ from roofline.serving import (
     check_engine_spec,
     dispatch_on_prior,
     dispatch_prior_text,
+    engine_layout_note,
     engine_on_a_cpu,
     fitted_class_note,
     fitted_family_note,
@@ -547,7 +548,7 @@ def predict(
                  fitted_class_note(eng, target),
                  fitted_family_note(eng, hw), fitted_family_note(eng, draft_hw, "the drafter's device ") if draft_hw and speculates(method, k) else "",
                  shard_note(target, dep), group_note(target, dep), hw.one_domain_note(dep.devices),
-                 stage_split_dense_note(eng, target, dep),
+                 stage_split_dense_note(eng, target, dep), engine_layout_note(eng, target, dep),
                  context_note(target, prompt, "prompt") if (prompt or 0) > context else context_note(target, context)):
         if note:
             out["warnings"].append(note)

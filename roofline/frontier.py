@@ -26,7 +26,7 @@ import pandas as pd
 
 from roofline.errors import RooflineError
 from roofline.layout import describe_layout
-from roofline.serving import OPTIMISTIC, OPTIMISTIC_BATCH, for_engine, optimistic
+from roofline.serving import OPTIMISTIC, OPTIMISTIC_BATCH, engine_layout_note, for_engine, optimistic
 from roofline.speculation import PP_SPECULATION
 from roofline.units import spoken_list
 
@@ -98,6 +98,7 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
             unchecked.append(f"model {row['model']}")
             continue
         dep = row_deployment(row, model)
+        engine = None
         if dep is not None and "engine" in row:  # as the engine lays it out (qa136: SGLang's dense MLP split 32 ways)
             try:
                 engine = load_engine(str(row["engine"]), extra_dirs)
@@ -107,9 +108,11 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
                     engine = engine.for_hardware(load_hardware(str(row["hardware"]), extra_dirs))
                 dep = for_engine(dep, engine)
             except RooflineError:
-                pass  # an engine or device not on the search path: unrunnable_engines names it
+                engine = None  # an engine or device not on the search path: unrunnable_engines names it
         if dep is not None and (note := shard_note(model, dep)):  # named with its engine where the table has one: vLLM
             refused.append({**row, "note": note + (f" (under {row['engine']})" if "engine" in row else "")})  # may load it
+        elif dep is not None and engine is not None and (note := engine_layout_note(engine, model, dep)):
+            refused.append({**row, "note": note})  # a layout no setup of the engine has (qa139)
     return refused + unrunnable_engines(df, extra_dirs, unchecked), sorted(set(unchecked))
 
 

@@ -47,6 +47,7 @@ from roofline.serving import (
     ServingEngine,
     dispatch_on_prior,
     dispatch_prior_text,
+    engine_layout_note,
     engine_on_a_cpu,
     fitted_class_note,
     fitted_family_note,
@@ -234,6 +235,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                      fitted_class_note(engine, model), fitted_family_note(engine, hw),
                      fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if draft_hw else "", shard_note(model, dep) + (f" (under {engine.name})" if dep.stage_split and shard_note(model, dep) else ""),
                      group_note(model, dep), hw.one_domain_note(dep.devices), stage_split_dense_note(engine, model, dep),
+                     engine_layout_note(on_hw, model, dep),
                      idle, rates_note, reuse, reach, longest, prior, gains,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                                        dep.pp, dep)]:

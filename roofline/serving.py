@@ -135,6 +135,8 @@ class ServingEngine:
     moe_dispatch: str = "per_rank"  # how attention-DP tokens reach their expert-parallel ranks (MOE_DISPATCH)
     dp_attention_stage_split: tuple = ()  # classes split over a stage's devices under attention DP (STAGE_SPLIT_CLASSES)
     dp_attention_whole: tuple = ()  # classes held whole on every device under attention DP, not split over tp (WHOLE_CLASSES)
+    dp_attention_tp1: bool = False  # attention DP runs one device a group (TensorRT-LLM): tp > 1 with it is no setup of its
+    ep_spans_stage: bool = False  # expert parallelism spreads the experts over every device of a stage or none (vLLM)
     spec_per_draft_step_s: float = 0.0
     spec_per_draft_step_per_sequence_s: float = 0.0
     spec_per_iteration_s: float = 0.0
@@ -237,7 +239,7 @@ class ServingEngine:
     def to_json(self) -> dict:
         keys = ("name", "display_name", "version", "kernel_latency_s", "allreduce_latency_s", "all_to_all_latency_s",
                 "host_per_step_s", "host_per_sequence_s", "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_attention_stage_split",
-                "dp_attention_whole", "spec_per_draft_step_s",
+                "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency",
                 "window_kv_pool_ratio", "quant_kernels_per_gemm", "nvidia_only", "mixed_prefill", "costs_from")
@@ -254,7 +256,7 @@ class ServingEngine:
 IDEAL = ServingEngine()
 _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
           "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_attention_stage_split", "dp_attention_whole",
-          "overlap_exponent",
+          "dp_attention_tp1", "ep_spans_stage", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
           "nvidia_only", "mixed_prefill", "overrides", "fitted", "source", "notes", *_SECONDS}
 
@@ -353,6 +355,24 @@ def stage_split_dense_note(engine: ServingEngine, model, dep) -> str:
             "here describe no SGLang setup")  # qa137
 
 
+def engine_layout_note(engine: ServingEngine, model, dep) -> str:
+    """A note where `engine` runs no setup of layout `dep` (the frontier leaves such rows out, as it does the shard
+    widths engines refuse): attention DP with tp > 1 where its attention groups are one device each
+    (dp_attention_tp1: TensorRT-LLM's enable_attention_dp sets the attention's tp to 1, tensorrt_llm/_torch/modules/
+    attention.py), or 1 < ep < D where its expert parallelism spans every device of a stage or none (ep_spans_stage:
+    vLLM's --enable-expert-parallel sets ep = tp x data-parallel size, FusedMoEParallelConfig.make); '' elsewhere."""
+    d = dep.devices_per_stage
+    if engine.dp_attention_tp1 and dep.dp_attention > 1 and dep.tp > 1:
+        return (f"tp {dep.tp} with dp_attention {dep.dp_attention} under {engine.name}: its attention DP runs each attention "
+                f"group on one device (dp_attention_tp1; TensorRT-LLM's enable_attention_dp sets the attention's tp to 1), "
+                f"so no {engine.name} setup has this layout: tp_size {d} with enable_attention_dp is tp 1, dp_attention {d} here")
+    if engine.ep_spans_stage and model.moe is not None and 1 < dep.ep < d:
+        return (f"ep {dep.ep} of a stage's {d} devices under {engine.name}: its expert parallelism spreads the experts over "
+                f"every device of a stage or none (ep_spans_stage; vLLM's --enable-expert-parallel sets ep to tp x the "
+                f"data-parallel size), so no {engine.name} setup has this layout: its ep is 1 or {d} here")
+    return ""
+
+
 def for_engine(dep, engine: ServingEngine):
     """`dep` as `engine` lays it out: its stage_split classes (stage_split_classes) and, under attention DP, the classes
     it holds whole (dp_attention_whole)."""
@@ -399,6 +419,8 @@ _VALUE_RULES = {
     "moe_dispatch": _moe_dispatch,
     "dp_attention_stage_split": _class_list(STAGE_SPLIT_CLASSES),
     "dp_attention_whole": _class_list(WHOLE_CLASSES),
+    "dp_attention_tp1": check_flag,
+    "ep_spans_stage": check_flag,
     "prefix_read_once": check_flag,
     "overlap_exponent": _overlap_exponent,
     "quantised_moe_efficiency": _efficiency,

@@ -504,6 +504,11 @@ def engine_table(e) -> str:
          "none: each attention group holds its own dense MLP, shared experts and LM head"),
         ("whole under DP", ", ".join(e.dp_attention_whole) + ": whole on every device under attention DP, whatever its tp "
          "(dp_attention_whole)" if e.dp_attention_whole else "none"),
+        ("layouts it runs", "; ".join(t for t in (
+            "attention DP with one device a group (dp_attention_tp1: tp > 1 with it warned, left out by cheapest)"
+            if e.dp_attention_tp1 else "",
+            "ep 1 or every device of a stage (ep_spans_stage: one between warned, left out by cheapest)"
+            if e.ep_spans_stage else "") if t) or "any tp, dp_attention and ep"),
         ("host work per step", format_seconds(e.host_per_step_s)),
         ("host work per sequence", format_seconds(e.host_per_sequence_s)),
         ("host work overlapped", ("yes" if e.host_overlap else "no (added to the device time)")

@@ -901,3 +901,31 @@ def test_a_layout_refused_under_one_engine_is_said_with_it_and_a_contradictory_p
     assert code == 0 and "refuse to load such a shard (under sglang)" in out and "(under vllm)" not in out, out
     code, _, err = roofline("engines", "new", "both", "--from", "sglang", "--set", "dp_attention_whole=[embedding, lm_head]")
     assert code == 2 and "dp_attention_whole: expected classes not also in dp_attention_stage_split, found ['lm_head']" in err, err
+
+
+@pytest.mark.slow
+def test_a_layout_no_setup_of_its_engine_has_is_warned_and_left_out_of_the_prices():
+    """qa139: TensorRT-LLM's enable_attention_dp runs attention at tp 1 (tp_size 8 is tp 1, dp_attention 8), and vLLM's
+    --enable-expert-parallel puts the experts on every device of a stage or none; tp 2 / dp 4 under trtllm and ep 4 of
+    8 under vllm were priced without a word, and cheapest could pick them."""
+    import warnings
+
+    import roofline
+    from roofline.frontier import refused_layouts
+
+    layouts = [{"dp_attention": 8, "ep": 8}, {"tp": 2, "dp_attention": 4, "ep": 8}, {"dp_attention": 8, "ep": 4}, {"tp": 8}]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        df = roofline.sweep({"name": "l", "hardware": "h200", "model": "deepseek-v3", "method": "none",
+                             "engine": ["vllm", "trtllm", "sglang"], "layouts": layouts,
+                             "axes": {"batch": [8], "context": [2048]}})
+    said = [str(w.message) for w in caught if "setup has this layout" in str(w.message)]
+    assert len(said) == 2, said  # TensorRT-LLM sets its own ep; SGLang runs each of these
+    assert any(s.startswith("tp 2 with dp_attention 4 under trtllm") for s in said)
+    assert any(s.startswith("ep 4 of a stage's 8 devices under vllm") for s in said)
+    refused = {(e["engine"], e["tp"], e["dp_attention"], e["ep"]) for e in refused_layouts(df)[0]}
+    assert refused == {("trtllm", 2, 4, 8), ("vllm", 1, 8, 4)}
+    p = roofline.predict("h200", "deepseek-v3", 8, 2048, engine="trtllm", dp_attention=8, ep=8)
+    assert not [w for w in p["warnings"] if "setup has this layout" in w]
+    assert not [w for w in roofline.predict("h200", "deepseek-v3", 8, 2048, engine="sglang", tp=2, dp_attention=4,
+                                            ep=4)["warnings"] if "setup has this layout" in w]
