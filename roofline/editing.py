@@ -28,6 +28,7 @@ import os
 import re
 import shlex
 import subprocess
+import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -182,6 +183,12 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[t
                 raise RooflineError(f"{where}: {'.'.join(path)}: expected {part} to be a mapping, found {child!r}"[:300])
             node = child
         if not isinstance(node, dict):
+            parent = ".".join(path[:-1])
+            if not isinstance(node, list):  # qa141: an entry of a list of names (dp_attention_stage_split.0.x)
+                raise RooflineError(f"{where}: {'.'.join(path)}: expected {parent} to be a mapping, found {node!r}"[:300])
+            if not all(isinstance(entry, dict) for entry in node):  # a list of names is set whole (qa141)
+                raise RooflineError(f"{where}: {'.'.join(path)}: expected {parent} set whole, a list of names "
+                                    f"({parent}=[NAME, NAME]), found an entry of it")
             raise RooflineError(f"{where}: {'.'.join(path)}: expected a field of an entry ({'.'.join(path)}.FIELD), found "
                                 "the entry itself (a list is edited entry by entry, or with `edit`)")
         if value is None:
@@ -343,6 +350,10 @@ def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
         from roofline.hardware import warn_of_unknown_family
 
         warn_of_unknown_family(spec, path, tuple(extra_dirs))
+    if kind == "engine":
+        from roofline.serving import warn_of_unmatched_overrides
+
+        warn_of_unmatched_overrides(spec, path, tuple(extra_dirs))
     if kind == "model":  # a published count 3x the shape's passed `models set` and `validate` in silence (qa98)
         from roofline.hfimport import check_params
 
@@ -388,6 +399,25 @@ def _unfit(kind: str, doc, set_here: set[str]) -> None:
                 at = keys.index("parameters") + 1
                 if at < len(keys):
                     fitted.yaml_set_comment_before_after_key(keys[at], before=text, indent=indent)
+    if isinstance(fitted, dict) and isinstance(fitted.get("per_family"), list):
+        _unfit_families(fitted["per_family"], doc.get("overrides"), set_here)
+
+
+def _unfit_families(per_family: list, overrides, set_here: set[str]) -> None:
+    """Take out of `fitted.per_family` ('kernel_latency on AMD Instinct (mi*; 10 rows)') the entries whose override
+    value was set by hand (`overrides.0.kernel_latency` with overrides[0] at mi*, or `overrides` set whole): the value
+    on that family is the user's now, not the fit's (qa141)."""
+    hand, every = set(), "overrides" in set_here
+    for name in set_here:
+        parts = name.split(".")
+        if (len(parts) == 3 and parts[0] == "overrides" and parts[1].isdigit() and isinstance(overrides, list)
+                and int(parts[1]) < len(overrides) and isinstance(overrides[int(parts[1])], dict)):
+            hand.add((parts[2], str(overrides[int(parts[1])].get("hardware"))))
+    for i in reversed(range(len(per_family))):
+        parameter, _, family = str(per_family[i]).partition(" on ")
+        globs = family[family.find("(") + 1:].split(";")[0].split(", ") if "(" in family else []
+        if every or any(p == parameter and glob in globs for p, glob in hand):
+            del per_family[i]
 
 
 NO_DEFAULT = {"price": "the device has no price (costs are left out)", "tokenizer": "the tokenizer is not given (a draft "
@@ -406,7 +436,8 @@ def _known_fields(kind: str) -> set[str]:
     if kind == "model":
         from roofline.model import _KNOWN
     else:
-        from roofline.serving import _KNOWN
+        from roofline.serving import _KNOWN, _OWN_FIELDS
+        return {"type", *_KNOWN, *_OWN_FIELDS}  # costs_from: a profile taking another's costs (qa141)
     return {"type", *_KNOWN}
 
 
@@ -422,6 +453,11 @@ def _removed_note(kind: str, doc_before: dict, pairs, where: str, source: str) -
                 shown = f"the {nested or 'text'} it had"
             if keys[0] not in _known_fields(kind):  # a misspelt field a broken file had has no default (qa98)
                 warn(f"{where}: {keys[0]} removed (not a field of {kind} profiles; it was {shown})")
+                continue
+            if kind == "engine" and keys[0] == "costs_from":  # qa141: said as a misspelt field, and the profile became ideal
+                warn(f"{where}: costs_from removed (it was {shown}): the profile now holds only the costs it sets itself, "
+                     f"every other the ideal engine's (0 s, efficiency 1), not {shown}'s; a copy with its costs: "
+                     f"roofline engines new NAME --from {shown}")
                 continue
             now = NO_DEFAULT.get(keys[0], "the profile now takes the tool's default for it")
             if kind == "hardware" and keys[0] == "family":  # which engine values that is (qa123: an MI300X copy became
@@ -693,7 +729,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     spec = validate_text(kind, text, path, extra_dirs)
-    write_text_atomic(path, text, force=True)
+    write_text_atomic(path, text, force=True, what=f"{GROUP[kind]} set")
     _sparse_peak_note(kind, _hardware_or_none(kind, original, path, extra_dirs), spec, set_here, str(path))
     _family_values_kept(kind, doc, set_here, str(path))
     _removed_note(kind, had, pairs, str(path), "the file")
@@ -710,7 +746,6 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
     command = editor or os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     original = read_text(path)
     text = original
-    import tempfile
 
     with tempfile.TemporaryDirectory(prefix="roofline-edit-") as tmp:
         scratch = Path(tmp) / path.name
@@ -739,18 +774,26 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
                 text, error = edited, str(exc)
                 continue
             if read_text(path) != original:  # changed while the editor was open (a `set`, another editor): neither lost
-                try:
-                    fd, name = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".edit", dir=path.parent)
-                except OSError:  # the profile's folder cannot take it: beside the scratch files, in the temporary folder
-                    fd, name = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".edit")
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(edited)
-                kept = Path(name)
                 raise RooflineError(f"{path}: changed on disk while it was being edited, so your edit is not saved there: "
-                                    f"it is in {kept} (merge it by hand, or run the edit again)")
-            write_text_atomic(path, _unfit_edited(kind, original, edited, path), force=True)
+                                    f"it is in {_keep_edit(path, edited)} (merge it by hand, or run the edit again)")
+            try:
+                write_text_atomic(path, _unfit_edited(kind, original, edited, path), force=True, what=f"{GROUP[kind]} edit")
+            except RooflineError as exc:  # qa141: a file that cannot be replaced lost the edit with the scratch file
+                raise RooflineError(f"{exc}; your edit is kept in {_keep_edit(path, edited)}") from None
             return path, True
     raise RooflineError(f"{path}: unchanged after {MAX_EDIT_ROUNDS} invalid edits: {error}")
+
+
+def _keep_edit(path: Path, edited: str) -> Path:
+    """A file holding an edit `path` could not take (PATH.XXXX.edit beside it, or in the temporary folder where its
+    folder cannot take one)."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".edit", dir=path.parent)
+    except OSError:
+        fd, name = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".edit")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(edited)
+    return Path(name)
 
 
 def _unfit_edited(kind: str, original: str, edited: str, path: Path) -> str:
@@ -773,13 +816,16 @@ def _unfit_edited(kind: str, original: str, edited: str, path: Path) -> str:
         return edited  # with costs_from (no costs of its own): nothing to compare
     changed = {p.key for p in PARAMETERS if getattr(before, p.field) != getattr(after, p.field)}
     still = set((after.fitted or {}).get("parameters") or ())
-    if not changed & still:
+    old_overrides = dict(before.overrides)
+    by_family = {f"overrides.{i}.{p.key}" for i, (glob, changes) in enumerate(after.overrides) for p in PARAMETERS
+                 if changes.get(p.field) != old_overrides.get(glob, {}).get(p.field)}  # a family's value (qa141)
+    if not changed & still and not (by_family and (after.fitted or {}).get("per_family")):
         return edited
     unix = edited.replace("\r\n", "\n")
     doc = _load_rt(unix, str(path))
     indent = _indent_of(unix)
     dumped = _dump(doc, indent)
-    _unfit(kind, doc, changed & still)
+    _unfit(kind, doc, (changed & still) | by_family)
     text = _splice(unix, dumped, _dump(doc, indent))
     return text.replace("\n", "\r\n") if "\r\n" in edited else text
 

@@ -62,7 +62,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from roofline.costs import OPERATORS
-from roofline.errors import RooflineError, check_choice, check_flag, field_error, prose, unknown_key_error
+from roofline.errors import RooflineError, check_choice, check_flag, field_error, prose, unknown_key_error, warn
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, list_names, read_yaml
 from roofline.units import format_seconds, parse_seconds_or_zero, spoken_list
@@ -511,6 +511,18 @@ def _check_spec_overrides(where: str, overrides: object) -> None:
         _check_spec_costs(where, item[1], f"overrides[{i}].")
 
 
+def _check_dp_lists(where: str, engine: ServingEngine) -> None:
+    """No class both split over the stage and whole under attention DP, in the profile's lists or in those an override
+    leaves in effect (qa138: the split silently won; qa141: an override could still list a class in both)."""
+    lists = [("", engine.dp_attention_stage_split, engine.dp_attention_whole)]
+    lists += [(f"overrides[{i}].", changes.get("dp_attention_stage_split", engine.dp_attention_stage_split),
+               changes.get("dp_attention_whole", engine.dp_attention_whole)) for i, (_, changes) in enumerate(engine.overrides)]
+    for prefix, split, whole in lists:
+        both = [c for c in whole if c in split]
+        if both:
+            raise field_error(where, prefix + "dp_attention_whole", "classes not also in dp_attention_stage_split", both)
+
+
 def check_engine_spec(spec: object) -> ServingEngine:
     """`spec` itself if it is a ServingEngine that engine_from_dict could have produced, else one RooflineError naming
     the spec and field: `engine spec 'vllm': host_per_step_s: expected a finite number of seconds >= 0, found -0.001`.
@@ -529,6 +541,7 @@ def check_engine_spec(spec: object) -> ServingEngine:
             raise field_error(where, key, "true or false", getattr(spec, key))
     _check_spec_costs(where, {name: getattr(spec, name) for name in COST_FIELDS})
     _check_spec_overrides(where, spec.overrides)
+    _check_dp_lists(where, spec)
     check_fitted(where, spec.fitted)
     return spec
 
@@ -568,9 +581,7 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
         **_fields(data, where), overrides=tuple(overrides), fitted=fitted,
         source=data["source"].strip(), notes=prose(where, "notes", data.get("notes")).strip(), path=where,
     )
-    both = [c for c in engine.dp_attention_whole if c in engine.dp_attention_stage_split]
-    if both:  # qa138: listed as split over the stage and whole at once, the split silently won
-        raise field_error(where, "dp_attention_whole", "classes not also in dp_attention_stage_split", both)
+    _check_dp_lists(where, engine)
     _warn_beyond_fit_bounds(engine, where)
     _warn_kernels_uncounted(engine, where)
     return engine
@@ -815,6 +826,22 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
                    notes=prose(where, "notes", data.get("notes")).strip(), path=where, costs_from=str(base_path),
                    nvidia_only=check_flag(where, "nvidia_only", data.get("nvidia_only", base.nvidia_only)),
                    mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", base.mixed_prefill)))
+
+
+def warn_of_unmatched_overrides(engine: ServingEngine, path, extra_dirs: tuple[str | Path, ...] = ()) -> None:
+    """An override's glob that matches no hardware profile on the search path (a device's family is one's name: `H100*`
+    matches none, globs being case-sensitive) applies nowhere, and a glob given twice has its later entry win where
+    both set a field: said where the profile is written (engines new, set, edit) and validated (qa141)."""
+    names = [n.lower() for n in list_names("hardware", extra_dirs)]
+    seen = set()
+    for i, (glob, _) in enumerate(engine.overrides):
+        if not any(fnmatch.fnmatchcase(n, glob) for n in names):
+            warn(f"{path}: overrides[{i}].hardware: {glob!r} matches no hardware profile (names and families are lower "
+                 "case: mi*, b[0-9]*, h100-sxm), so its values apply on no device")
+        elif glob in seen:
+            warn(f"{path}: overrides[{i}].hardware: {glob!r} is an earlier entry's glob too: where both set a field, this "
+                 "entry's value wins")
+        seen.add(glob)
 
 
 def engine_names(extra_dirs: tuple[str | Path, ...] = ()) -> list[str]:

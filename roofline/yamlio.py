@@ -435,6 +435,9 @@ def write_text_atomic(path: Path, text: str, force: bool = False, what: str = "-
         else:
             os.chmod(tmp, 0o666 & ~umask())  # a new file gets the mode any new file would
         os.replace(tmp, path)
+    except OSError as exc:  # qa141: named the deleted temporary file, not the one it was for
+        Path(tmp).unlink(missing_ok=True)
+        raise RooflineError(f"{what}: cannot write {path}: {exc.strerror or exc}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

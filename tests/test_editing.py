@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 import cli
+from roofline.errors import RooflineError
 from roofline.hardware import load_hardware
 from roofline.model import load_model
 
@@ -1242,3 +1243,97 @@ def test_removing_a_copys_family_says_which_family_and_engine_values_it_takes_no
     (line,) = [str(w.message) for w in said if "family removed" in str(w.message)]
     assert line.endswith("family removed (it was mi300x): the device is now of its own name's family, amd-node2 (NVIDIA "
                          "Hopper (or other)), with that family's engine values and engine checks, no longer AMD Instinct's")
+
+
+@pytest.mark.slow
+def test_removing_costs_from_says_the_profile_now_has_only_its_own_costs(tmp_path):
+    """qa141: `--set costs_from=null` said 'not a field of engine profiles', and the copy became the ideal engine."""
+    from roofline.editing import new_profile
+    from roofline.errors import RooflineWarning
+
+    with pytest.warns(RooflineWarning) as said:
+        new_profile("engine", "v0e", "vllm-v0", ["costs_from=null"], out_dir=tmp_path)
+    (line,) = [str(w.message) for w in said if "costs_from removed" in str(w.message)]
+    assert "costs_from removed (it was vllm): the profile now holds only the costs it sets itself" in line
+    assert "not a field" not in line
+
+
+@pytest.mark.slow
+def test_an_override_glob_matching_no_device_or_given_twice_is_said(tmp_path):
+    """qa141: `overrides.0.hardware=H100*` (globs are case-sensitive; families lower case) applied nowhere in silence."""
+    from roofline.editing import new_profile
+    from roofline.errors import RooflineWarning
+
+    with pytest.warns(RooflineWarning) as said:
+        new_profile("engine", "e10", "sglang", ["overrides.0.hardware=H100*"], out_dir=tmp_path)
+    assert [w for w in said if "overrides[0].hardware: 'H100*' matches no hardware profile" in str(w.message)]
+    with pytest.warns(RooflineWarning) as said:
+        new_profile("engine", "e11", "sglang", ['overrides=[{hardware: "h*", kernel_latency: 3 us}, '
+                                                '{hardware: "h*", kernel_latency: 4 us}]'], out_dir=tmp_path)
+    assert [w for w in said if "overrides[1].hardware: 'h*' is an earlier entry's glob too" in str(w.message)]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RooflineWarning)
+        new_profile("engine", "e12", "sglang", [], out_dir=tmp_path)  # its own globs each match a device
+
+
+@pytest.mark.slow
+def test_a_failed_write_names_the_profile_and_an_edit_that_cannot_be_written_is_kept(tmp_path, monkeypatch):
+    """qa141: a profile that could not be replaced was named by the deleted temporary file, under '--out:', and `edit`
+    lost the edit with its scratch file."""
+    import os
+
+    from roofline.editing import edit_profile, new_profile, set_fields
+
+    path = new_profile("hardware", "hc", "h100-sxm", [], out_dir=tmp_path)
+
+    def refuse(src, dst):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(RooflineError, match=rf"^hw set: cannot write {path}: Operation not permitted$"):
+        set_fields("hardware", str(path), ["memory=90 GB"])
+    script = tmp_path / "ed.sh"
+    script.write_text('#!/bin/sh\nsed -i "s/^memory: .*/memory: 91 GB/" "$1"\n')
+    script.chmod(0o755)
+    with pytest.raises(RooflineError, match=rf"^hw edit: cannot write {path}: .*; your edit is kept in ") as caught:
+        edit_profile("hardware", str(path), editor=str(script))
+    kept = Path(str(caught.value).rsplit(" ", 1)[-1])
+    assert "memory: 91 GB" in kept.read_text() and "memory: 91 GB" not in path.read_text()
+
+
+@pytest.mark.slow
+def test_an_entry_of_a_list_of_names_is_refused_as_such(tmp_path):
+    """qa141: `dp_attention_stage_split.0=embedding` was told to set `dp_attention_stage_split.0.FIELD`."""
+    from roofline.editing import new_profile, set_fields
+
+    path = new_profile("engine", "e12", "sglang", [], out_dir=tmp_path)
+    for assignment, says in (("dp_attention_stage_split.0=embedding", "expected dp_attention_stage_split set whole, a list "
+                              "of names (dp_attention_stage_split=[NAME, NAME]), found an entry of it"),
+                             ("dp_attention_stage_split.0.x=1", "expected dp_attention_stage_split.0 to be a mapping, "
+                              "found 'mlp'")):
+        with pytest.raises(RooflineError, match=re.escape(says)):
+            set_fields("engine", str(path), [assignment])
+
+
+@pytest.mark.slow
+def test_a_familys_fitted_value_set_by_hand_leaves_the_fits_per_family_record(tmp_path):
+    """qa141: `overrides.0.kernel_latency=9 us` (mi*) left 'kernel_latency on AMD Instinct (mi*; 10 rows)' claiming
+    the fit set it; `edit` alike."""
+    from roofline.editing import edit_profile, new_profile
+    from roofline.serving import load_engine
+
+    def per_family(path):
+        return load_engine(str(path)).fitted["per_family"]
+
+    assert any(e.startswith("kernel_latency on AMD Instinct (mi*;") for e in load_engine("sglang").fitted["per_family"])
+    path = new_profile("engine", "e13", "sglang", ["overrides.0.kernel_latency=9 us"], out_dir=tmp_path)
+    assert not any(e.startswith("kernel_latency on AMD Instinct") for e in per_family(path))
+    assert any(e.startswith("kernel_latency on NVIDIA Blackwell") for e in per_family(path))
+    path = new_profile("engine", "e14", "sglang", [], out_dir=tmp_path)
+    script = tmp_path / "ed.sh"
+    script.write_text('#!/bin/sh\nsed -i "s/^    kernel_latency: 5.371 us/    kernel_latency: 9 us/" "$1"\n')
+    script.chmod(0o755)
+    assert edit_profile("engine", str(path), editor=str(script))[1]
+    assert not any(e.startswith("kernel_latency on AMD Instinct") for e in per_family(path))

@@ -901,6 +901,18 @@ def test_a_layout_refused_under_one_engine_is_said_with_it_and_a_contradictory_p
     assert code == 0 and "refuse to load such a shard (under sglang)" in out and "(under vllm)" not in out, out
     code, _, err = roofline("engines", "new", "both", "--from", "sglang", "--set", "dp_attention_whole=[embedding, lm_head]")
     assert code == 2 and "dp_attention_whole: expected classes not also in dp_attention_stage_split, found ['lm_head']" in err, err
+    # qa141: an override could still list one in both, and the split silently won on the devices it matched
+    code, _, err = roofline("engines", "new", "both", "--from", "sglang", "--set",
+                            'overrides=[{hardware: "h*", dp_attention_whole: [lm_head, embedding]}]')
+    assert code == 2 and "overrides[0].dp_attention_whole: expected classes not also in dp_attention_stage_split" in err, err
+    import dataclasses
+
+    import roofline as api
+    from roofline.errors import RooflineError
+
+    spec = dataclasses.replace(api.load_engine("sglang"), overrides=(("h*", {"dp_attention_whole": ("lm_head",)}),))
+    with pytest.raises(RooflineError, match=r"overrides\[0\]\.dp_attention_whole"):
+        api.predict("h200", "deepseek-v3", 8, 2048, engine=spec, dp_attention=8, ep=8)
 
 
 @pytest.mark.slow
