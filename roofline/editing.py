@@ -331,7 +331,7 @@ def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
     unknown profile or a layout its model cannot take fails here as it would in a sweep)."""
     if "type" in data and (data["type"].strip().lower() if isinstance(data["type"], str) else data["type"]) != kind:
         # `hw set type=model` would turn a hardware file into an unreadable model; 'Hardware' is read as profiles.kind_of reads it
-        raise RooflineError(f"{path}: type: expected {kind} (this is a {kind} profile), found {data['type']!r}")
+        raise RooflineError(f"{path}: type: expected {kind} (this is {'an' if kind[0] in 'aeiou' else 'a'} {kind} profile), found {data['type']!r}")
     if kind == "hardware":
         from roofline.hardware import hardware_from_dict as build
     elif kind == "model":

@@ -566,12 +566,15 @@ def _group(where: str, key: str, kind: object, layers: object, window: object, r
            index_dim: object = 0, index_heads: object = 0, state_bytes: object = 0) -> AttentionGroup:
     """One layer group: a known kind; a sliding group's window above 0; a compressed group's ratio at least 2; an
     indexer (index_dim and index_heads, both or neither) only where sparse attention picks entries (read_tokens)."""
+    if kind == "sliding" and window is None:  # qa141: said as 'found 0', a value nobody wrote
+        raise RooflineError(f"{where}: {key}.window: expected a positive integer (a sliding group's window, in tokens), "
+                            "found none")
     if kind not in GROUP_KINDS:
         raise field_error(where, f"{key}.kind", " | ".join(GROUP_KINDS), kind)
     group = AttentionGroup(
         kind=kind,
         layers=_positive_int(where, f"{key}.layers", layers),
-        window=_positive_int(where, f"{key}.window", window, allow_zero=kind != "sliding"),
+        window=_positive_int(where, f"{key}.window", 0 if window is None else window, allow_zero=kind != "sliding"),
         ratio=_positive_int(where, f"{key}.ratio", ratio),
         read_tokens=_positive_int(where, f"{key}.read_tokens", read_tokens, allow_zero=True),
         index_dim=_positive_int(where, f"{key}.index_dim", index_dim, allow_zero=True),
@@ -683,7 +686,7 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
     for i, g in enumerate(raw_groups):
         key = f"attention.groups[{i}]"
         g = _mapping(where, key, g, {"kind", "layers", "window", "ratio", "read_tokens", "index_dim", "index_heads", "state_bytes"})
-        groups.append(_group(where, key, g.get("kind"), g.get("layers"), g.get("window", 0), g.get("ratio", 1), g.get("read_tokens", 0),
+        groups.append(_group(where, key, g.get("kind"), g.get("layers"), g.get("window"), g.get("ratio", 1), g.get("read_tokens", 0),
                              g.get("index_dim", 0), g.get("index_heads", 0), g.get("state_bytes", 0)))
     _check_group_layers(where, "attention.groups", groups, ints["layers"])
     mla = None

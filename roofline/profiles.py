@@ -340,7 +340,8 @@ def check_profile_name(name: object, what: str = "name") -> str:
     ok = (isinstance(name, str) and 0 < len(name) <= 80 and name.isascii() and name[0].isalnum()
           and all(c.isalnum() or c in "._-" for c in name) and not name.lower().endswith((".yaml", ".yml")))
     if not ok:
-        raise RooflineError(f"{what}: expected ASCII letters, digits, '.', '_' or '-' (like h20; no .yaml), found {str(name)[:80]!r}")
+        raise RooflineError(f"{what}: expected ASCII letters, digits, '.', '_' or '-', starting with a letter or digit (like h20; no .yaml), "
+                           f"found {str(name)[:80]!r}")
     if name != name.lower():
         raise RooflineError(f"{what}: expected a lower-case name (profile names are lower case: {name.lower()}), found {name!r}")
     return name

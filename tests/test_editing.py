@@ -1337,3 +1337,16 @@ def test_a_familys_fitted_value_set_by_hand_leaves_the_fits_per_family_record(tm
     script.chmod(0o755)
     assert edit_profile("engine", str(path), editor=str(script))[1]
     assert not any(e.startswith("kernel_latency on AMD Instinct") for e in per_family(path))
+
+
+def test_a_sliding_group_without_a_window_and_a_name_starting_with_a_dot_say_what_is_wrong():
+    """qa141: a window nobody wrote was 'found 0'; '.hidden' was told it needs letters, digits, '.', '_' or '-'."""
+    from roofline.model import _group
+    from roofline.profiles import check_profile_name
+
+    with pytest.raises(RooflineError, match=r"groups\[0\]\.window: expected a positive integer \(a sliding group's window, in "
+                                            r"tokens\), found none$"):
+        _group("m.yaml", "groups[0]", "sliding", 32, None, 1, 0)
+    assert _group("m.yaml", "groups[0]", "full", 32, None, 1, 0).window == 0
+    with pytest.raises(RooflineError, match="starting with a letter or digit"):
+        check_profile_name(".hidden")
