@@ -453,16 +453,19 @@ def operator_costs(
 
     def split(cls: str):
         """(devices the class splits over, tokens it runs on): a stage_split class on the stage's gathered B q tokens
-        over its D devices, a class held whole on its group's T_a on one, else its group's T_a over tp
-        (Deployment.split_of)."""
-        return (dep.devices_per_stage, b * q) if cls in dep.stage_split else (dep.split_of(cls), tokens_a)  # whole: 1
+        over its D devices, a sequence_split class whole on ceil(T_a / tp) of its group's tokens, a class held whole
+        on its group's T_a on one, else its group's T_a over tp (Deployment.split_of)."""
+        if cls in dep.stage_split:
+            return dep.devices_per_stage, b * q
+        return dep.split_of(cls), (np.ceil(tokens_a / dep.tp) if cls in dep.sequence_split else tokens_a)  # whole: 1
     d_mlp, t_mlp = split("mlp")
     costs["mlp"] = gemm("mlp", model.dense_mlp_params, h + ffn / d_mlp, (2 if model.ffn_gated else 1) * ffn / d_mlp + h,
                         n_tokens=t_mlp, count=dense_layers, per_device=model.dense_mlp_params / d_mlp)
     if model.moe is not None:
         moe = model.moe
         moe_layers = moe_stage
-        costs["router"] = gemm("router", model.router_params, h, moe.experts, count=moe_layers, per_device=model.router_params)
+        costs["router"] = gemm("router", model.router_params, h, moe.experts, n_tokens=split("router")[1], count=moe_layers,
+                               per_device=model.router_params)
         touched, assigned = busiest_rank_experts(moe.experts, moe.top_k, b * q, dep.ep, moe.groups, moe.groups_per_token)
         expert_tp = dep.expert_tp
         expert_flops = 2.0 * model.expert_params * assigned / expert_tp * moe_layers

@@ -15,7 +15,8 @@ device from `roofline.costs`):
                              the hardware profile's (an engine's p replaces a calibrated device's)
         pad_o = ceil(R_o / tile) * tile / R_o for weight GEMMs but the routed experts (rows padded to the tensor-core
                 tile): R_o = T_a tokens of the busiest attention group, B_a * logit tokens for the LM head (a class
-                the engine splits over the stage, dep.stage_split: T, or B * logit tokens, every group's gathered); 1
+                the engine splits over the stage, dep.stage_split: T, or B * logit tokens, every group's gathered; one
+                of dep.sequence_split, vLLM's sequence-parallel shared experts and router: ceil(T_a / tp)); 1
                 for the routed experts, whose rows per expert vary, and for every other operator
         n_o   = layers of the stage that run operator o (MoE layers for router, experts and shared experts; the
                 other layers for a MoE model's dense MLP; the layers of the groups with a lightning indexer for the
@@ -49,7 +50,10 @@ device from `roofline.costs`):
     t_allreduce  = (2 * layers_stage - r) * (lat + t_ring(tp, 2 M))  (tp > 1; r = moe_layers_stage with attention DP,
                    whose MoE layers reduce in the gather's scatter or the all-to-all's combine, plus dense_layers_stage
                    where the dense MLP is split over the stage (its reduce-scatter in t_dp_gather), else 0; a reduce-scatter
-                   and an all-gather of the M = T_a * hidden * 2 byte message); across exactly two domains NCCL's tuning
+                   and an all-gather of the M = T_a * hidden * 2 byte message), plus moe_layers_stage * lat where the
+                   engine runs its MoE layers sequence-parallel (dep.sequence_split, vLLM's at tp > 1 with attention DP
+                   and EP: a MoE layer's reduction after attention is a reduce-scatter, and its output all-gathered
+                   before the next layer's attention, the all-reduce's bytes in two collectives); across exactly two domains NCCL's tuning
                    picks a tree (tuning.cc: bus bandwidth bwIntra for nNodes <= 2; NVIDIA/nccl-tests issue 196), each
                    NIC of the smallest domain carrying M / r: max(2 M (S - 1) / S / bw_up, M / r / bw_out). lat across
                    domains is the profile's scale-out latency, measured between two ranks: NCCL's own model puts 16
@@ -335,6 +339,9 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         replaced = moe_layers if dep.dp_attention > 1 and model.moe is not None else 0.0
         replaced += dense_layers if "mlp" in dep.stage_split else 0.0  # its reduce-scatter, priced in dp_gather_time_s
         out["allreduce_time_s"] = (2.0 * layers - replaced) * per_layer_s
+        if dep.sequence_split and model.moe is not None:  # vLLM's sequence-parallel MoE: a MoE layer's one all-reduce
+            # is a reduce-scatter after attention and an all-gather before the next layer, its bytes and two latencies
+            out["allreduce_time_s"] = out["allreduce_time_s"] + moe_layers * _latency(engine.allreduce_latency_s, latency_s)
     if dispatches(model, dep):
         d = dep.devices_per_stage
         per_device = np.ceil(sequences_per_group(b, dep) * q / dep.tp)  # the busiest device's whole tokens (qa124)
@@ -511,6 +518,7 @@ def step_metrics(
     if dep.stage_split:  # a class split over the stage runs on every group's rows gathered (qa136: padded as one group's)
         gathered = {"mlp": mb * q, "shared_experts": mb * q, "lm_head": logit_rows_gathered}
         rows.update({name: r for name, r in gathered.items() if name in dep.stage_split})
+    rows.update({name: np.ceil(tokens_a / dep.tp) for name in dep.sequence_split})  # vLLM's sequence-parallel MoE
     pad = {name: _tile_padding(r, engine.gemm_tile_rows) for name, r in rows.items()}
     stage_layers = dep.stage_layers(model)[0]  # the busiest stage's layers
     total_flops, total_bytes, operators_s, head_s, compute_bound_s, at_peak_s = (np.zeros(shape) for _ in range(6))

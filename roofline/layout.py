@@ -9,7 +9,9 @@ Parallel layout of one model replica (the batch B is the replica's batch):
         whole on every device, as vLLM's ReplicatedLinear gate and SGLang's MoEGate hold it); but the classes of
         `stage_split` (an engine's dp_attention_stage_split, SGLang's by default) split over all D devices of the stage
         and run on its gathered B q tokens (Deployment.split_of, costs, engine.collective_times_s's dp_gather), and
-        those of `whole` (its dp_attention_whole: SGLang's input embedding, early SGLang's LM head) held whole on every device;
+        those of `whole` (its dp_attention_whole: SGLang's input embedding, early SGLang's LM head) held whole on every device,
+        and those of `sequence_split` (vLLM's sequence-parallel MoE: shared experts, router) held whole, each tp rank
+        running 1/tp of its group's tokens;
         each group decodes B / dp_attention sequences and holds and reads only their KV cache
         (GQA KV heads split over tp, one replicated on each rank once tp > kv_heads, its K and V weights too; an
         MLA latent is replicated over tp, and so are MLA's down-projections q_a and kv_a and a low-rank query's
@@ -90,11 +92,15 @@ class Deployment:
     stage: str = "busiest"    # the stage stage_layers and stage_share describe: "busiest", or "mean" (layers / pp each)
     stage_split: tuple = ()   # classes split over the stage's D devices under attention DP, not a group's tp (for_engine)
     whole: tuple = ()         # classes held whole on every device under attention DP, not split over tp (for_engine)
+    sequence_split: tuple = ()  # classes held whole, each tp rank running 1/tp of its group's tokens (for_engine)
 
     def split_of(self, cls: str) -> int:
         """The devices a non-expert class `cls` is split over: D = tp * dp_attention for a class of stage_split (on
-        the stage's gathered tokens), 1 for a class of `whole`, else tp (on its attention group's)."""
-        return self.devices_per_stage if cls in self.stage_split else 1 if cls in self.whole else self.tp
+        the stage's gathered tokens), 1 for a class of `whole` or `sequence_split`, else tp (on its attention
+        group's)."""
+        if cls in self.stage_split:
+            return self.devices_per_stage
+        return 1 if cls in self.whole or cls in self.sequence_split else self.tp
 
     @property
     def devices_per_stage(self) -> int:
@@ -220,7 +226,7 @@ def deployment(model, weight_dtype: str | None = None, kv_dtype: str = "bf16", t
 
 def single_device(dep: Deployment) -> Deployment:
     """The same precision on one device (a drafter placed on its own hardware): nothing split, nothing gathered."""
-    return replace(dep, tp=1, dp_attention=1, ep=1, pp=1, stage_split=(), whole=())
+    return replace(dep, tp=1, dp_attention=1, ep=1, pp=1, stage_split=(), whole=(), sequence_split=())
 
 
 def main_gemm_dtype(model, dep: Deployment) -> str:

@@ -137,6 +137,7 @@ class ServingEngine:
     dp_attention_whole: tuple = ()  # classes held whole on every device under attention DP, not split over tp (WHOLE_CLASSES)
     dp_attention_tp1: bool = False  # attention DP runs one device a group (TensorRT-LLM): tp > 1 with it is no setup of its
     ep_spans_stage: bool = False  # expert parallelism spreads the experts over every device of a stage or none (vLLM)
+    sequence_parallel_moe: bool = False  # MoE layers at tp > 1 under attention DP + EP run 1/tp of the tokens a rank (vLLM)
     spec_per_draft_step_s: float = 0.0
     spec_per_draft_step_per_sequence_s: float = 0.0
     spec_per_iteration_s: float = 0.0
@@ -239,7 +240,7 @@ class ServingEngine:
     def to_json(self) -> dict:
         keys = ("name", "display_name", "version", "kernel_latency_s", "allreduce_latency_s", "all_to_all_latency_s",
                 "host_per_step_s", "host_per_sequence_s", "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_attention_stage_split",
-                "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "spec_per_draft_step_s",
+                "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency",
                 "window_kv_pool_ratio", "quant_kernels_per_gemm", "nvidia_only", "mixed_prefill", "costs_from")
@@ -256,7 +257,7 @@ class ServingEngine:
 IDEAL = ServingEngine()
 _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
           "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_attention_stage_split", "dp_attention_whole",
-          "dp_attention_tp1", "ep_spans_stage", "overlap_exponent",
+          "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
           "nvidia_only", "mixed_prefill", "overrides", "fitted", "source", "notes", *_SECONDS}
 
@@ -373,12 +374,26 @@ def engine_layout_note(engine: ServingEngine, model, dep) -> str:
     return ""
 
 
+SEQUENCE_SPLIT_CLASSES = ("router", "shared_experts")  # what vLLM's sequence-parallel MoE holds whole, on 1/tp of the tokens
+
+
+def sequence_split_classes(engine: ServingEngine, dep) -> tuple:
+    """The classes `engine` holds whole on every tp rank, each running 1/tp of its attention group's tokens
+    (SEQUENCE_SPLIT_CLASSES): where its sequence_parallel_moe meets tp > 1 under attention DP with ep > 1 and one
+    pipeline stage (vLLM's ParallelConfig.use_sequence_parallel_moe; its DeepseekV2DecoderLayer at pp 1), else ()."""
+    on = engine.sequence_parallel_moe and dep.tp > 1 and dep.dp_attention > 1 and dep.ep > 1 and dep.pp == 1
+    return SEQUENCE_SPLIT_CLASSES if on else ()
+
+
 def for_engine(dep, engine: ServingEngine):
-    """`dep` as `engine` lays it out: its stage_split classes (stage_split_classes) and, under attention DP, the classes
-    it holds whole (dp_attention_whole)."""
+    """`dep` as `engine` lays it out: its stage_split classes (stage_split_classes), under attention DP the classes
+    it holds whole (dp_attention_whole), and those of its sequence-parallel MoE (sequence_split_classes)."""
     split = stage_split_classes(engine, dep.dp_attention)
     whole = engine.dp_attention_whole if dep.dp_attention > 1 else ()
-    return dep if (split, whole) == (dep.stage_split, dep.whole) else replace(dep, stage_split=split, whole=whole)
+    sequence = sequence_split_classes(engine, dep)
+    if (split, whole, sequence) == (dep.stage_split, dep.whole, dep.sequence_split):
+        return dep
+    return replace(dep, stage_split=split, whole=whole, sequence_split=sequence)
 
 
 def _overlap_exponent(where: str, key: str, value: object) -> float | None:
@@ -421,6 +436,7 @@ _VALUE_RULES = {
     "dp_attention_whole": _class_list(WHOLE_CLASSES),
     "dp_attention_tp1": check_flag,
     "ep_spans_stage": check_flag,
+    "sequence_parallel_moe": check_flag,
     "prefix_read_once": check_flag,
     "overlap_exponent": _overlap_exponent,
     "quantised_moe_efficiency": _efficiency,

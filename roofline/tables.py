@@ -504,6 +504,9 @@ def engine_table(e) -> str:
          "none: each attention group holds its own dense MLP, shared experts and LM head"),
         ("whole under DP", ", ".join(e.dp_attention_whole) + ": whole on every device under attention DP, whatever its tp "
          "(dp_attention_whole)" if e.dp_attention_whole else "none"),
+        ("sequence-parallel MoE", "at tp > 1 with attention DP and EP: router and shared experts whole on every device, "
+         "each tp rank running 1/tp of its group's tokens, a MoE layer reduce-scattering and all-gathering "
+         "(sequence_parallel_moe)" if e.sequence_parallel_moe else "no"),
         ("layouts it runs", "; ".join(t for t in (
             "attention DP with one device a group (dp_attention_tp1: tp > 1 with it warned, left out by cheapest)"
             if e.dp_attention_tp1 else "",

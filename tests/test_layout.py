@@ -256,3 +256,38 @@ def test_an_int4_shard_that_splits_a_scale_group_is_said_not_left_out():
     assert group_note(model, deployment(model, tp=8, weight_dtype="int4")) == ""  # 3,584 = 28 groups
     assert group_note(model, deployment(model, tp=64)) == ""  # bf16: no groups
     assert shard_note(model, deployment(model, tp=64, weight_dtype="int4")) == ""  # loadable: a warning only
+
+
+@pytest.mark.slow
+def test_vllms_sequence_parallel_moe_holds_shared_experts_whole_on_a_tp_ranks_share_of_the_tokens():
+    """qa139 (vLLM's source): at tp > 1 with attention DP and EP, DeepseekV2MoE builds its shared experts unsplit
+    (disable_tp) and runs router and experts on 1/tp of the tokens a rank, and each MoE layer reduce-scatters after
+    attention and all-gathers before the next layer; roofline split the shared experts over tp (1.28 GB a device
+    short at tp 2 / dp 4) and priced one all-reduce."""
+    import dataclasses
+
+    import roofline
+    from roofline.serving import load_engine
+
+    v3 = roofline.load_model("deepseek-v3")
+    vllm = load_engine("vllm")
+    plain = dataclasses.replace(vllm, sequence_parallel_moe=False)
+    args = dict(tp=2, dp_attention=4, ep=8)
+    sp, tp_split = (roofline.predict("h200", "deepseek-v3", 64, 2048, engine=e, **args) for e in (vllm, plain))
+    shared = v3.shared_expert_params * v3.moe_layers * 1.0  # fp8, every MoE layer on the one stage
+    assert sp["weight_classes"]["shared_experts"]["bytes_per_device"] == pytest.approx(shared, rel=1e-9)
+    assert tp_split["weight_classes"]["shared_experts"]["bytes_per_device"] == pytest.approx(shared / 2, rel=1e-9)
+    assert sp["max_batch"] < tp_split["max_batch"]
+    # each device: whole weights on 64 / 4 / 2 = 8 tokens, as tp 2 split weights on 16: the same FLOPs, twice the bytes
+    assert sp["operators"]["shared_experts"]["flops"] == pytest.approx(2 * shared * 8, rel=1e-9)
+    assert sp["operators"]["shared_experts"]["flops"] == pytest.approx(tp_split["operators"]["shared_experts"]["flops"], rel=1e-9)
+    h200 = roofline.load_hardware("h200")
+    lat = max(vllm.allreduce_latency_s, h200.link_for(2)[1])
+    assert sp["allreduce_time_s"] - tp_split["allreduce_time_s"] == pytest.approx(v3.moe_layers * lat, rel=1e-9)
+    # not at tp 1, not without EP, not over pipeline stages (vLLM's decoder layer at pp 1), not under other engines
+    for other in (dict(tp=1, dp_attention=8, ep=8), dict(tp=2, dp_attention=4), dict(tp=2, dp_attention=4, ep=8, pp=2)):
+        p = roofline.predict("h200", "deepseek-v3", 64, 2048, engine="vllm", **other)
+        held = p["weight_classes"]["shared_experts"]["bytes_per_device"]
+        share = 1 if other.get("pp", 1) == 1 else 31 / 58  # the busiest stage: 31 of the 58 MoE layers
+        assert held == pytest.approx(shared / other["tp"] * share, rel=1e-9), other
+    assert not load_engine("sglang").sequence_parallel_moe and not load_engine("trtllm").sequence_parallel_moe
