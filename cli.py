@@ -547,12 +547,14 @@ def scenarios_list() -> None:
 @scenarios_app.command("show")
 def scenarios_show(name: Annotated[str, typer.Argument(help="Scenario name or YAML file.")]) -> None:
     """One scenario: its file, config keys, axes and the points they make (the file itself: docs/PROFILES.md)."""
+    from roofline.editing import warnings_named
     from roofline.grid import load_configs
     from roofline.scenario import load_scenario
     from roofline.tables import scenario_table
 
     sc = load_scenario(name, _dirs())
-    load_configs(sc, _dirs())  # its profiles are loaded as a sweep would: an unknown name is one line here, as in validate
+    with warnings_named(sc.path):  # the file named in front, as validate says them (qa140)
+        load_configs(sc, _dirs())  # its profiles loaded as a sweep would: an unknown name is one line, as in validate
     typer.echo(scenario_table(sc))
 
 

@@ -831,7 +831,7 @@ def _unfit_edited(kind: str, original: str, edited: str, path: Path) -> str:
 
 
 @contextlib.contextmanager
-def _warnings_named(path) -> Iterator[None]:
+def warnings_named(path) -> Iterator[None]:
     """Warnings raised while `path` is checked, said again with the file in front (a list of files checked in turn
     otherwise shows them under no name)."""
     import warnings
@@ -864,7 +864,7 @@ def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list
             results.append((line.split(": ", 1)[0], line))
         for name in list_names(kind, extra_dirs):
             path = find_profile(kind, name, extra_dirs)
-            with _warnings_named(path):
+            with warnings_named(path):
                 results.append((str(path), _error_of(kind, path)))
         return results
     for path in paths:
@@ -879,7 +879,7 @@ def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list
             file_kind = _folder_kind(path) or kind_of(data)[0]
             if file_kind is None:
                 raise RooflineError(f"{path}: kind cannot be told: {kind_of(data)[1]}; add `type: {kind}`")
-            with _warnings_named(path):
+            with warnings_named(path):
                 validate_data(file_kind, data, path, extra_dirs)
             # a file of another kind is checked as what it is, and says so (`scenarios validate h100.yaml`)
             results.append((str(path) if file_kind == kind else f"{path} ({a_kind(file_kind)} profile, checked as one)", None))

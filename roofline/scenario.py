@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from roofline.errors import MISSING, RooflineError, UnknownName, field_error, warn
+from roofline.errors import MISSING, RooflineError, UnknownName, closest_names, field_error, warn
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, K_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES
 from roofline.profiles import find_profile, normalize_dtype, read_yaml
@@ -319,7 +319,13 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
                             + (f" (type: {data['type']})" if "type" in data else ""))
     for key in data:
         if key not in _KEYS:
-            raise field_error(where, key, "a known key (" + ", ".join(sorted(_KEYS - {"type"})) + ")", key)
+            if str(key).startswith("tree_"):  # predict's tree_nodes / tree_tau: a scenario's `tree: {nodes, tau}` (qa140)
+                raise field_error(where, key, "tree: {nodes: N, tau: T} (predict's tree_nodes and tree_tau, one mapping "
+                                  "in a scenario)", key)
+            known = sorted(_KEYS - {"type"})
+            close = closest_names(str(key), known, 1, 0.7)
+            raise field_error(where, key, (f"a known key (did you mean {close[0]!r}?)" if close
+                                           else "a known key (" + ", ".join(known) + ")"), key)
     for key in ("hardware", "model"):
         if key not in data:
             raise field_error(where, key, "a required key", MISSING)

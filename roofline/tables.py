@@ -308,7 +308,8 @@ def _attention_label(m) -> str:
 def model_list(specs: list) -> str:
     """`roofline models list`: parameters, active parameters, KV bytes per token in bf16 at a 4k and a 128k context
     (the whole context's KV over its tokens: windows, compression and indexer keys applied)."""
-    lines = [f"{'name':<20}{'params':>10}{'active':>10}{'KV/token 4k':>13}{'128k':>10}  attention"]
+    lines = [f"{'name':<20}{'params':>10}{'active':>10}{'KV per token':>13}{'':>10}  attention",
+             f"{'':<20}{'':>10}{'':>10}{'4k context':>13}{'128k':>10}"]
     for m in specs:
         kinds = "+".join(sorted({g.kind for g in m.groups}))
         lines.append(

@@ -115,8 +115,9 @@ def test_hw_and_models_commands_list_and_show():
     shown = run("models", "show", "deepseek-v4-flash").output  # the state those 12.2 MB come from, per group (qa85)
     assert "ratio 4 reads <= 512 indexer 64 heads x 128, state 81,920 B a layer and sequence" in shown
     assert "ratio 128, state 524,288 B a layer and sequence" in shown and "sliding window 128, state" not in shown
-    listed = {line.split()[0]: line for line in run("models", "list").output.splitlines()[1:]}
-    assert "KV/token 4k" in run("models", "list").output
+    lines = run("models", "list").output.splitlines()
+    assert "KV per token" in lines[0] and "4k context" in lines[1] and "128k" in lines[1]  # qa140: at which context
+    listed = {line.split()[0]: line for line in lines[2:]}
     assert listed["llama-2-7b"].endswith("mha full") and listed["llama-3.1-8b"].endswith("gqa full")  # qa101: MHA read gqa
 
 

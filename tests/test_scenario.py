@@ -242,3 +242,13 @@ def test_a_tree_s_refusals_name_its_keys_as_the_file_spells_them():
     base = {"name": "t", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "axes": {"batch": [1]}}
     with pytest.raises(RooflineError, match=re.escape("t: tree.tau: expected a number in [1, tree.nodes + 1 = 21], found 25")):
         scenario_from_dict({**base, "tree": {"nodes": 20, "tau": 25}}, "t")
+
+
+def test_a_misspelt_key_or_predicts_tree_arguments_get_the_key_to_write():
+    """qa140: `tree_nodes: 10` (predict's argument) and a misspelt key got the whole list of keys, no pointer."""
+    base = {"name": "t", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle",
+            "axes": {"batch": [1], "context": [1024]}}
+    with pytest.raises(RooflineError, match=r"tree_nodes: expected tree: \{nodes: N, tau: T\}"):
+        scenario_from_dict({**base, "tree_nodes": 10}, "s.yaml")
+    with pytest.raises(RooflineError, match=r"acceptanse: expected a known key \(did you mean 'acceptance'\?\)"):
+        scenario_from_dict({**base, "acceptanse": 0.7}, "s.yaml")
