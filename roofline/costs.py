@@ -455,8 +455,8 @@ def operator_costs(
         """(devices the class splits over, tokens it runs on): a stage_split class on the stage's gathered B q tokens
         over its D devices, a sequence_split class whole on ceil(T_a / tp) of its group's tokens, a class held whole
         on its group's T_a on one, else its group's T_a over tp (Deployment.split_of)."""
-        if cls in dep.stage_split:
-            return dep.devices_per_stage, b * q
+        if cls in dep.stage_split:  # every group's rows, each padded to the busiest group's but in a prefill (run
+            return dep.devices_per_stage, b * q if prefill else b_a * q * dep.dp_attention  # eagerly: engine.gathered_tokens)
         return dep.split_of(cls), (np.ceil(tokens_a / dep.tp) if cls in dep.sequence_split else tokens_a)  # whole: 1
     d_mlp, t_mlp = split("mlp")
     costs["mlp"] = gemm("mlp", model.dense_mlp_params, h + ffn / d_mlp, (2 if model.ffn_gated else 1) * ffn / d_mlp + h,

@@ -43,8 +43,12 @@ device from `roofline.costs`):
         three leading dense layers, 64 MoE layers' time for its 58 MoE and 3 dense)
     t_step = max(t_device, t_host) if the engine overlaps host work, else t_device + t_host
 
-    t_dp_gather  = dense_layers_stage * (2 lat + t_ring(D, 2 T * hidden * 2))  where the engine splits the dense MLP
-                   over the stage (dep.stage_split: SGLang's dp_gather and reduce-scatter a dense layer), else 0
+    t_dp_gather  = dense_layers_stage * (2 lat + t_ring(D, 2 c T_g * hidden * 2))  where the engine splits the dense
+                   MLP over the stage (dep.stage_split: SGLang's dp_gather and reduce-scatter a dense layer), else 0;
+                   T_g = ceil(B / dp_attention) q dp_attention, every group's buffer padded to the busiest's
+                   (gathered_tokens), and c = 2 where the engine's dp_gather is allreduce (an all-reduce of the
+                   zero-padded buffer and one of the outputs: SGLang's 0.4 releases), else 1; T_g and c alike in
+                   t_all_to_all's allgather dispatch and t_moe_gather at ep = 1
     t_head_gather = 2 lat + t_ring(D, R * (hidden + vocab) * 2)  where it splits the LM head over the stage: the hidden
                    states of its R = B * logit tokens gathered, the logits of each device's vocabulary slice all-gathered
     t_allreduce  = (2 * layers_stage - r) * (lat + t_ring(tp, 2 M))  (tp > 1; r = moe_layers_stage with attention DP,
@@ -52,8 +56,10 @@ device from `roofline.costs`):
                    where the dense MLP is split over the stage (its reduce-scatter in t_dp_gather), else 0; a reduce-scatter
                    and an all-gather of the M = T_a * hidden * 2 byte message), plus moe_layers_stage * lat where the
                    engine runs its MoE layers sequence-parallel (dep.sequence_split, vLLM's at tp > 1 with attention DP
-                   and EP: a MoE layer's reduction after attention is a reduce-scatter, and its output all-gathered
-                   before the next layer's attention, the all-reduce's bytes in two collectives); across exactly two domains NCCL's tuning
+                   and EP) in DeepSeek's decoder layer at pp = 1 (an MLA model: the reduction after attention is a
+                   reduce-scatter, and the output all-gathered before the next layer's attention, the all-reduce's bytes
+                   in two collectives), else moe_layers_stage * (lat + t_ring(tp, M)) (the all-reduce stays, and the
+                   MoE block all-gathers its output: Qwen3-MoE, or pp > 1); across exactly two domains NCCL's tuning
                    picks a tree (tuning.cc: bus bandwidth bwIntra for nNodes <= 2; NVIDIA/nccl-tests issue 196), each
                    NIC of the smallest domain carrying M / r: max(2 M (S - 1) / S / bw_up, M / r / bw_out). lat across
                    domains is the profile's scale-out latency, measured between two ranks: NCCL's own model puts 16
@@ -97,7 +103,7 @@ device from `roofline.costs`):
     t_moe_gather = 2 * moe_layers_stage * (lat + t_ring(g, T_g * hidden * 2))
                    (attention data-parallel with each routed expert split over g = D / ep > 1 devices: the tokens
                     of every attention group gathered before the experts and the outputs reduce-scattered after,
-                    SGLang's dp_gather / dp_scatter; none where an allgather dispatch already gave every device
+                    SGLang's dp_gather and reduce-scatter; none where an allgather dispatch already gave every device
                     every token; T_g = T when ep = 1, else T h_ep, the tokens
                     with at least one of their experts on an EP rank, each gathered once (it counted token-expert
                     pairs, min(T, T top_k / ep), until session 19))
@@ -308,23 +314,28 @@ def _latency(engine_latency_s: float, link_latency_s: float) -> float:
     return max(engine_latency_s, link_latency_s)
 
 
-def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, batch, q) -> dict[str, np.ndarray]:
+def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, batch, q,
+                       padded: bool = True) -> dict[str, np.ndarray]:
     """All-reduce, all-to-all, MoE gather / scatter and DP gather / scatter time of one stage's pass over `batch`
     sequences of `q` tokens each (module docstring): T = B * q, and T_a = ceil(B / dp_attention) * q for the busiest
     attention group's all-reduce. Where the engine splits the dense MLP over the stage (dep.stage_split, SGLang's
     dp_attention_stage_split) each dense layer gathers T h-wide tokens to all D devices and reduce-scatters them back
     (two ring passes, replacing its second all-reduce: dp_gather_time_s); the LM head's gathers go with the head's
-    pass (lm_head_gather_time_s)."""
+    pass (lm_head_gather_time_s). The gathered buffers hold every group's tokens padded to the busiest group's
+    (gathered_tokens), as decoding in CUDA graphs runs them; a prefill (`padded` false: run eagerly) gathers T."""
     b, q = np.broadcast_arrays(np.asarray(batch, dtype=np.float64), np.asarray(q, dtype=np.float64))
     tokens = b * q
+    gathered = gathered_tokens(b, q, dep) if padded else tokens  # each group's buffer padded to the busiest's (qa144)
+    passes = 2.0 if engine.dp_gather == "allreduce" else 1.0  # an all-reduce moves a gather's bytes twice
     h_bytes = model.hidden_size * ACTIVATION_BYTES
     layers, moe_layers, _ = dep.stage_layers(model)  # the busiest stage's
     out = {name: np.zeros_like(tokens) for name in ("allreduce_time_s", "all_to_all_time_s", "moe_gather_time_s",
                                                     "dp_gather_time_s")}
     dense_layers = dep.stage_layers(model)[2] if model.moe is not None else layers  # where the dense MLP runs
-    if "mlp" in dep.stage_split and dense_layers:  # SGLang's dp_gather / dp_scatter (dp_attention_stage_split): every
-        # group's tokens gathered to the dense MLP, its output reduce-scattered back, a layer's two ring passes
-        transfer_s, latency_s = _ring_pass_s(hw, dep.devices_per_stage, tokens * 2 * h_bytes)
+    if "mlp" in dep.stage_split and dense_layers:  # SGLang's dp_gather and dp_reduce_scatter_tensor (dp_attention_stage_split):
+        # every group's tokens gathered to the dense MLP, its output reduce-scattered back, a layer's two ring passes
+        # (two all-reduces, four, under dp_gather: allreduce)
+        transfer_s, latency_s = _ring_pass_s(hw, dep.devices_per_stage, gathered * 2 * passes * h_bytes)
         out["dp_gather_time_s"] = dense_layers * (2.0 * _latency(engine.allreduce_latency_s, latency_s) + transfer_s)
     if dep.tp > 1:
         message = sequences_per_group(b, dep) * q * h_bytes
@@ -339,9 +350,14 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         replaced = moe_layers if dep.dp_attention > 1 and model.moe is not None else 0.0
         replaced += dense_layers if "mlp" in dep.stage_split else 0.0  # its reduce-scatter, priced in dp_gather_time_s
         out["allreduce_time_s"] = (2.0 * layers - replaced) * per_layer_s
-        if dep.sequence_split and model.moe is not None:  # vLLM's sequence-parallel MoE: a MoE layer's one all-reduce
-            # is a reduce-scatter after attention and an all-gather before the next layer, its bytes and two latencies
-            out["allreduce_time_s"] = out["allreduce_time_s"] + moe_layers * _latency(engine.allreduce_latency_s, latency_s)
+        if dep.sequence_split and model.moe is not None:  # vLLM's sequence-parallel MoE
+            if model.mla is not None and dep.pp == 1:  # DeepseekV2DecoderLayer: a MoE layer's all-reduce after attention
+                # is a reduce-scatter, and its output all-gathered before the next layer: its bytes, two latencies
+                extra_s = _latency(engine.allreduce_latency_s, latency_s)
+            else:  # the all-reduce stays, and the MoE block all-gathers its output over tp (qa143: Qwen3-MoE, pp > 1)
+                gather_s, gather_latency_s = _ring_pass_s(hw, dep.tp, message)
+                extra_s = _latency(engine.allreduce_latency_s, gather_latency_s) + gather_s
+            out["allreduce_time_s"] = out["allreduce_time_s"] + moe_layers * extra_s
     if dispatches(model, dep):
         d = dep.devices_per_stage
         per_device = np.ceil(sequences_per_group(b, dep) * q / dep.tp)  # the busiest device's whole tokens (qa124)
@@ -350,7 +366,7 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
             sent = per_device * model.moe.top_k * (dep.ep - 1) / dep.ep
             transfer_s, latency_s = hw.spread_transfer_s(d, sent * (_fp8_dispatch_bytes(model) + h_bytes))
         elif engine.moe_dispatch == "allgather":  # NCCL's ring: every boundary between nodes carries all the tokens
-            transfer_s, latency_s = _ring_pass_s(hw, d, tokens * 2 * h_bytes)  # gathered out, reduce-scattered back
+            transfer_s, latency_s = _ring_pass_s(hw, d, gathered * 2 * passes * h_bytes)  # gathered out, reduce-scattered back
         else:  # once to each other rank a token's experts are on, once to each other node over RDMA (DeepEP's normal
             # kernels forward inside the node over NVLink); fp8 out where the experts are block-quantised fp8
             domain, domains, smallest = _domains(hw, d)
@@ -361,10 +377,18 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         out["all_to_all_time_s"] = moe_layers * (2.0 * _latency(dispatch_latency_s(engine), latency_s) + transfer_s)
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over
     if _gathers_split_experts(model, dep, engine):
-        tokens_g = tokens if dep.ep == 1 else tokens * _rank_hit(model, dep)
-        transfer_s, latency_s = _ring_pass_s(hw, g, tokens_g * h_bytes)
+        tokens_g = gathered if dep.ep == 1 else tokens * _rank_hit(model, dep)
+        transfer_s, latency_s = _ring_pass_s(hw, g, tokens_g * passes * h_bytes)
         out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, latency_s) + transfer_s)
     return out
+
+
+def gathered_tokens(batch, q, dep: Deployment):
+    """Rows of a stage's gathered buffer under attention DP: the busiest group's B_a q tokens from each of the
+    dp_attention groups, ceil(B / dp_attention) q dp_attention (every rank's buffer padded to the largest, as the
+    engines' CUDA graphs run a decode or verify pass: SGLang's max_len mode, vLLM's DP padding; B q where the groups
+    split B evenly; a prefill, run eagerly, gathers B q: SGLang's sum_len mode)."""
+    return sequences_per_group(batch, dep) * np.asarray(q, dtype=np.float64) * dep.dp_attention
 
 
 def dispatch_latency_s(engine: ServingEngine) -> float:
@@ -516,7 +540,8 @@ def step_metrics(
     logit_rows_gathered = mb * (q if logit_tokens is None else np.asarray(logit_tokens, dtype=np.float64))  # every group's
     rows = {"gemm": tokens_a, "lm_head": logit_rows}
     if dep.stage_split:  # a class split over the stage runs on every group's rows gathered (qa136: padded as one group's)
-        gathered = {"mlp": mb * q, "shared_experts": mb * q, "lm_head": logit_rows_gathered}
+        rows_gathered = mb * q if prefill else gathered_tokens(mb, q, dep)  # a prefill runs eagerly, unpadded
+        gathered = {"mlp": rows_gathered, "shared_experts": rows_gathered, "lm_head": logit_rows_gathered}
         rows.update({name: r for name, r in gathered.items() if name in dep.stage_split})
     rows.update({name: np.ceil(tokens_a / dep.tp) for name in dep.sequence_split})  # vLLM's sequence-parallel MoE
     pad = {name: _tile_padding(r, engine.gemm_tile_rows) for name, r in rows.items()}
@@ -536,7 +561,7 @@ def step_metrics(
         if with_operators:
             operators[name] = {"flops": flops, "bytes": nbytes, "time_s": time_s, "compute_bound": is_compute}
     tokens = np.broadcast_to(b * q, shape)
-    coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q)
+    coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q, padded=not prefill)
     # the LM head's gathers, with its pass (qa136: every prompt token's logits, and left out of a round trip)
     head_comm_s = np.broadcast_to(lm_head_gather_time_s(hw, model, dep, engine, logit_rows_gathered), shape)
     p2p_s = np.broadcast_to(p2p_time_s(hw, model, dep, engine, mb * q), shape)
@@ -548,7 +573,7 @@ def step_metrics(
         mean_ceilings = operator_ceilings(hw, mean)
         mean_layers_s = sum(_operator_time_s(hw, model, mean, engine, name, flops, nbytes, mean_ceilings[name], pad, p)[0]
                             for name, (flops, nbytes) in mean_costs.items() if name in LAYER_OPERATORS)
-        mean_coll = collective_times_s(hw, model, mean, engine, np.broadcast_to(mb, shape), q)
+        mean_coll = collective_times_s(hw, model, mean, engine, np.broadcast_to(mb, shape), q, padded=not prefill)
         mean_stage_layers = mean.stage_layers(model)[0]
     else:
         mean_layers_s, mean_coll, mean_stage_layers = layers_s, coll, stage_layers

@@ -133,6 +133,7 @@ class ServingEngine:
     host_overlap: bool = True
     host_overlap_speculating: bool = True  # false: the engine gives its host overlap up while it speculates (SGLang's spec V1)
     moe_dispatch: str = "per_rank"  # how attention-DP tokens reach their expert-parallel ranks (MOE_DISPATCH)
+    dp_gather: str = "allgather"  # how every group's tokens are gathered and brought back under attention DP (DP_GATHER)
     dp_attention_stage_split: tuple = ()  # classes split over a stage's devices under attention DP (STAGE_SPLIT_CLASSES)
     dp_attention_whole: tuple = ()  # classes held whole on every device under attention DP, not split over tp (WHOLE_CLASSES)
     dp_attention_tp1: bool = False  # attention DP runs one device a group (TensorRT-LLM): tp > 1 with it is no setup of its
@@ -239,7 +240,7 @@ class ServingEngine:
 
     def to_json(self) -> dict:
         keys = ("name", "display_name", "version", "kernel_latency_s", "allreduce_latency_s", "all_to_all_latency_s",
-                "host_per_step_s", "host_per_sequence_s", "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_attention_stage_split",
+                "host_per_step_s", "host_per_sequence_s", "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_gather", "dp_attention_stage_split",
                 "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency",
@@ -256,8 +257,8 @@ class ServingEngine:
 
 IDEAL = ServingEngine()
 _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
-          "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_attention_stage_split", "dp_attention_whole",
-          "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "overlap_exponent",
+          "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_gather", "dp_attention_stage_split",
+          "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
           "nvidia_only", "mixed_prefill", "overrides", "fitted", "source", "notes", *_SECONDS}
 
@@ -309,6 +310,18 @@ MOE_DISPATCH = {  # the all-to-all of an attention-DP + EP layer, engine.collect
 
 def _moe_dispatch(where: str, key: str, value: object) -> str:
     return check_choice(where, key, value, tuple(MOE_DISPATCH))
+
+
+DP_GATHER = {  # how an engine gathers every attention group's tokens to a layer run over the stage, and brings them back
+    "allgather": "an all-gather, then a reduce-scatter of the outputs (SGLang's max_len mode in CUDA graphs since 0.4.10, "
+                 "vLLM's allgather_reducescatter, TensorRT-LLM's)",
+    "allreduce": "an all-reduce of a zero-padded buffer, then an all-reduce of the outputs, each sliced (SGLang's 0.4 "
+                 "releases): twice the bytes",
+}
+
+
+def _dp_gather(where: str, key: str, value: object) -> str:
+    return check_choice(where, key, value, tuple(DP_GATHER))
 
 
 STAGE_SPLIT_CLASSES = {  # what an engine may run over every device of a stage under attention DP, and where it comes from
@@ -379,9 +392,9 @@ SEQUENCE_SPLIT_CLASSES = ("router", "shared_experts")  # what vLLM's sequence-pa
 
 def sequence_split_classes(engine: ServingEngine, dep) -> tuple:
     """The classes `engine` holds whole on every tp rank, each running 1/tp of its attention group's tokens
-    (SEQUENCE_SPLIT_CLASSES): where its sequence_parallel_moe meets tp > 1 under attention DP with ep > 1 and one
-    pipeline stage (vLLM's ParallelConfig.use_sequence_parallel_moe; its DeepseekV2DecoderLayer at pp 1), else ()."""
-    on = engine.sequence_parallel_moe and dep.tp > 1 and dep.dp_attention > 1 and dep.ep > 1 and dep.pp == 1
+    (SEQUENCE_SPLIT_CLASSES): where its sequence_parallel_moe meets tp > 1 under attention DP with ep > 1 (vLLM's
+    ParallelConfig.use_sequence_parallel_moe, which its MoE blocks follow at any pp; qa143), else ()."""
+    on = engine.sequence_parallel_moe and dep.tp > 1 and dep.dp_attention > 1 and dep.ep > 1
     return SEQUENCE_SPLIT_CLASSES if on else ()
 
 
@@ -432,6 +445,7 @@ _VALUE_RULES = {
     "host_overlap": check_flag,
     "host_overlap_speculating": check_flag,
     "moe_dispatch": _moe_dispatch,
+    "dp_gather": _dp_gather,
     "dp_attention_stage_split": _class_list(STAGE_SPLIT_CLASSES),
     "dp_attention_whole": _class_list(WHOLE_CLASSES),
     "dp_attention_tp1": check_flag,

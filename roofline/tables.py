@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from roofline.hardware import peak_unit
-from roofline.serving import MOE_DISPATCH, OPTIMISTIC_BATCH, optimistic
+from roofline.serving import DP_GATHER, MOE_DISPATCH, OPTIMISTIC_BATCH, optimistic
 from roofline.units import format_seconds, format_si, format_significant, format_usd_per_hour
 
 
@@ -500,6 +500,7 @@ def engine_table(e) -> str:
         ("all-reduce latency", format_seconds(e.allreduce_latency_s) + " (never below the link's)"),
         ("all-to-all latency", format_seconds(e.all_to_all_latency_s)),
         ("MoE dispatch", f"{e.moe_dispatch}: {MOE_DISPATCH[e.moe_dispatch][1]}"),
+        ("DP gather", f"{e.dp_gather}: {DP_GATHER[e.dp_gather]}"),
         ("stage split under DP", ", ".join(e.dp_attention_stage_split) + ": split over every device of a stage, on every "
          "attention group's tokens gathered (dp_attention_stage_split)" if e.dp_attention_stage_split else
          "none: each attention group holds its own dense MLP, shared experts and LM head"),

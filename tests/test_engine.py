@@ -280,7 +280,8 @@ def test_each_engines_moe_dispatch_moves_what_its_kernels_move_and_a_span_of_nod
     # ten devices: the node of 2 takes every other device's tokens on its 2 NICs (it was priced as a full node's 8)
     ten = deployment(v3, tp=1, dp_attention=10, ep=2)
     got = float(collective_times_s(hw, v3, ten, vllm, tokens, 1)["all_to_all_time_s"])
-    transfer = max(tokens * 7 / 8 * 4 * h / up, tokens * 9 / (10 * 2) * 4 * h / nic)
+    padded = np.ceil(tokens / 10) * 10  # each group's buffer padded to the busiest's, 103 of 1,024 over 10 (qa144)
+    transfer = max(padded * 7 / 8 * 4 * h / up, padded * 9 / (10 * 2) * 4 * h / nic)
     assert got == pytest.approx(v3.moe_layers * (2 * lat_ag_wide + transfer), rel=1e-12)
     got_rank = float(collective_times_s(hw, v3, ten, per_rank, tokens, 1)["all_to_all_time_s"])
     busiest = np.ceil(tokens / 10)  # the busiest device's tokens, 103 of 1,024 over 10 groups (qa119: the mean, 102.4)
@@ -388,3 +389,31 @@ def test_the_moe_dispatch_sends_the_busiest_devices_tokens_not_the_mean():
     transfer = hw.spread_transfer_s(16, 1 * 8 * 15 / 16 * (h * (1 + 4 / 128) + 2 * h))[0]
     assert got == pytest.approx(v3.moe_layers * (2 * max(per_pair.all_to_all_latency_s, hw.spread_transfer_s(16, 1.0)[1])
                                                  + transfer), rel=1e-12)
+
+
+def test_a_dp_gather_by_all_reduce_moves_twice_the_bytes_and_a_decode_buffer_is_padded_to_the_busiest_group():
+    """qa144 (SGLang's source): its 0.4 releases gathered every group's tokens with an all-reduce of a zero-padded
+    buffer and all-reduced the outputs (twice an all-gather's and a reduce-scatter's bytes), and in CUDA graphs every
+    rank's buffer is padded to the largest (max_len): 65 sequences over 8 groups gather 9 x 8 = 72 rows, not 65."""
+    from roofline.engine import collective_times_s, gathered_tokens
+    from roofline.serving import for_engine, load_engine
+
+    hw, v3 = load_hardware("h200"), load_model("deepseek-v3")
+    early = load_engine("sglang-early").for_hardware(hw)
+    assert early.dp_gather == "allreduce" and load_engine("sglang").dp_gather == "allgather"
+    gathering = dataclasses.replace(early, dp_gather="allgather")
+    dep = for_engine(deployment(v3, tp=1, dp_attention=8, ep=1), early)
+    h = v3.hidden_size * 2
+    bw, lat = hw.link_for(8)
+    lat = max(early.allreduce_latency_s, lat)
+    for engine, passes in ((early, 2), (gathering, 1)):
+        got = collective_times_s(hw, v3, dep, engine, 64.0, 1.0)
+        assert float(got["moe_gather_time_s"]) == pytest.approx(
+            2 * v3.moe_layers * (lat + 64 * passes * h * 7 / 8 / bw), rel=1e-12)
+        assert float(got["dp_gather_time_s"]) == pytest.approx(
+            v3.moe.dense_layers * (2 * lat + 64 * 2 * passes * h * 7 / 8 / bw), rel=1e-12)
+    assert float(gathered_tokens(65.0, 1.0, dep)) == 72.0
+    padded = collective_times_s(hw, v3, dep, gathering, 65.0, 1.0)["moe_gather_time_s"]
+    eager = collective_times_s(hw, v3, dep, gathering, 65.0, 1.0, padded=False)["moe_gather_time_s"]
+    assert float(padded) == pytest.approx(2 * v3.moe_layers * (lat + 72 * h * 7 / 8 / bw), rel=1e-12)
+    assert float(eager) == pytest.approx(2 * v3.moe_layers * (lat + 65 * h * 7 / 8 / bw), rel=1e-12)

@@ -284,10 +284,24 @@ def test_vllms_sequence_parallel_moe_holds_shared_experts_whole_on_a_tp_ranks_sh
     h200 = roofline.load_hardware("h200")
     lat = max(vllm.allreduce_latency_s, h200.link_for(2)[1])
     assert sp["allreduce_time_s"] - tp_split["allreduce_time_s"] == pytest.approx(v3.moe_layers * lat, rel=1e-9)
-    # not at tp 1, not without EP, not over pipeline stages (vLLM's decoder layer at pp 1), not under other engines
-    for other in (dict(tp=1, dp_attention=8, ep=8), dict(tp=2, dp_attention=4), dict(tp=2, dp_attention=4, ep=8, pp=2)):
+    # not at tp 1, not without EP, not under other engines; over pipeline stages too (its MoE blocks follow the
+    # config at any pp, qa143), the busiest stage holding 31 of the 58 MoE layers
+    for other, ways in ((dict(tp=1, dp_attention=8, ep=8), 1), (dict(tp=2, dp_attention=4), 2),
+                        (dict(tp=2, dp_attention=4, ep=8, pp=2), 1)):
         p = roofline.predict("h200", "deepseek-v3", 64, 2048, engine="vllm", **other)
         held = p["weight_classes"]["shared_experts"]["bytes_per_device"]
-        share = 1 if other.get("pp", 1) == 1 else 31 / 58  # the busiest stage: 31 of the 58 MoE layers
-        assert held == pytest.approx(shared / other["tp"] * share, rel=1e-9), other
+        share = 1 if other.get("pp", 1) == 1 else 31 / 58
+        assert held == pytest.approx(shared / ways * share, rel=1e-9), other
+    # at pp 2, and for a GQA model (Qwen3-MoE's block), the all-reduce stays and the MoE block all-gathers its output:
+    # one ring pass of the group's tokens over tp, a MoE layer (pp 2: micro-batches of 32, a round trip of every stage)
+    from roofline.engine import collective_times_s
+    from roofline.layout import deployment
+    from roofline.serving import for_engine
+
+    for model, layout in (("deepseek-v3", dict(args, pp=2)), ("qwen3-235b-a22b", args)):
+        spec = roofline.load_model(model)
+        dep = deployment(spec, **layout)
+        on, off = (collective_times_s(h200, spec, for_engine(dep, e), e, 64.0, 1.0)["allreduce_time_s"] for e in (vllm, plain))
+        ag = lat + 64 / 4 * spec.hidden_size * 2 / 2 / h200.link_for(2)[0]  # the group's 16 tokens, one ring pass over 2
+        assert float(on - off) == pytest.approx(dep.stage_layers(spec)[1] * ag, rel=1e-9), model
     assert not load_engine("sglang").sequence_parallel_moe and not load_engine("trtllm").sequence_parallel_moe
