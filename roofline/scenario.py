@@ -155,7 +155,10 @@ def _layouts(where: str, data: dict) -> tuple[tuple[int, int, int, int], ...]:
             raise field_error(where, f"layouts[{i}]", "a mapping of tp, dp_attention, ep and pp (each 1 where left out)", item)
         for key in item:
             if key not in LAYOUT_KEYS:
-                raise field_error(where, f"layouts[{i}].{key}", "one of " + ", ".join(LAYOUT_KEYS), key)
+                close = {"dp": "dp_attention", "dp_attn": "dp_attention", "dp_attention_size": "dp_attention"}.get(str(key)) \
+                    or next(iter(closest_names(str(key), list(LAYOUT_KEYS), 1, 0.7)), None)  # qa145: layouts: [{dp: 8}]
+                raise field_error(where, f"layouts[{i}].{key}", "one of " + ", ".join(LAYOUT_KEYS)
+                                  + (f" (did you mean {close!r}?)" if close else ""), key)
         layout = tuple(_degree(where, f"layouts[{i}].{key}")(item.get(key, 1)) for key in LAYOUT_KEYS)
         if layout in out:
             raise field_error(where, f"layouts[{i}]", "each layout once", item)
@@ -339,6 +342,10 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         models = _names(where, "model", data["model"])
         if set(raw_method) != set(models):
             raise field_error(where, "method", f"a method for each model ({', '.join(models)})", sorted(raw_method))
+        odd = next((m for m in models if not isinstance(raw_method[m], str)), None)
+        if odd is not None:  # qa145: a list or mapping here was hashed before any check (a traceback)
+            raise field_error(where, f"method.{odd}", "one method name for the model (a list of methods sweeps every "
+                              "model: method: [none, mtp])", raw_method[odd])
         method_by_model = tuple((m, raw_method[m]) for m in models)
         raw_method = list(dict.fromkeys(raw_method[m] for m in models))
     methods = tuple(dict.fromkeys(_values(where, "method", raw_method, lambda v: v if isinstance(v, str) and v in METHODS

@@ -252,3 +252,19 @@ def test_a_misspelt_key_or_predicts_tree_arguments_get_the_key_to_write():
         scenario_from_dict({**base, "tree_nodes": 10}, "s.yaml")
     with pytest.raises(RooflineError, match=r"acceptanse: expected a known key \(did you mean 'acceptance'\?\)"):
         scenario_from_dict({**base, "acceptanse": 0.7}, "s.yaml")
+
+
+def test_a_method_per_model_that_is_a_list_or_mapping_is_one_line_not_a_traceback():
+    """qa145: `method: {deepseek-v3: [none, mtp]}` was hashed before any check (TypeError: unhashable type: 'list')."""
+    base = {"name": "m", "hardware": "h200", "model": "deepseek-v3", "tp": 8, "axes": {"batch": [1], "context": [1024]}}
+    for value in (["none", "mtp"], {"x": 1}):
+        with pytest.raises(RooflineError, match=r"method\.deepseek-v3: expected one method name for the model"):
+            scenario_from_dict({**base, "method": {"deepseek-v3": value}}, "s.yaml")
+
+
+def test_a_misspelt_layout_key_gets_its_did_you_mean():
+    """qa145: `layouts: [{dp: 8, ep: 8}]` got the list of keys only."""
+    base = {"name": "l", "hardware": "h200", "model": "deepseek-v3", "axes": {"batch": [1], "context": [1024]}}
+    with pytest.raises(RooflineError, match=r"layouts\[0\]\.dp: expected one of tp, dp_attention, ep, pp \(did you mean "
+                                            r"'dp_attention'\?\)"):
+        scenario_from_dict({**base, "layouts": [{"dp": 8, "ep": 8}]}, "s.yaml")
