@@ -186,6 +186,9 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[t
             parent = ".".join(path[:-1])
             if not isinstance(node, list):  # qa141: an entry of a list of names (dp_attention_stage_split.0.x)
                 raise RooflineError(f"{where}: {'.'.join(path)}: expected {parent} to be a mapping, found {node!r}"[:300])
+            if not node:  # qa143: an empty list has no entry to edit
+                raise RooflineError(f"{where}: {'.'.join(path)}: expected {parent} set whole ({parent}=[...]: it is empty), "
+                                    "found an entry of it")
             if not all(isinstance(entry, dict) for entry in node):  # a list of names is set whole (qa141)
                 raise RooflineError(f"{where}: {'.'.join(path)}: expected {parent} set whole, a list of names "
                                     f"({parent}=[NAME, NAME]), found an entry of it")
@@ -351,9 +354,9 @@ def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
 
         warn_of_unknown_family(spec, path, tuple(extra_dirs))
     if kind == "engine":
-        from roofline.serving import warn_of_unmatched_overrides
+        from roofline.serving import check_overrides
 
-        warn_of_unmatched_overrides(spec, path, tuple(extra_dirs))
+        check_overrides(spec, path, tuple(extra_dirs))
     if kind == "model":  # a published count 3x the shape's passed `models set` and `validate` in silence (qa98)
         from roofline.hfimport import check_params
 

@@ -969,14 +969,15 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         unpriced_hw = [h for h in others if h not in refused]
         give = "give one with `roofline hw new NAME --from DEVICE --set price='2.5 USD/h'`"
         reasons = ([f"it does not run on {_list([_hw(meta, h) for h in unrun])} ({why_unrun})"] if unrun else []) + (
-            [f"{_list([_hw(meta, h) for h in refused])} only at a layout the engines refuse to load"] if refused else []) + (
+            [f"{_list([_hw(meta, h) for h in refused])} only at a layout the engines refuse to load or run no setup of"]
+            if refused else []) + (
             [f"{_list([_hw(meta, h) for h in unpriced_hw])} {'has' if len(unpriced_hw) == 1 else 'have'} no price ({give})"]
             if unpriced_hw else [])
         why = ("Nothing of this sweep fits in memory" if plain.empty else
                f"Engine {engine} runs on none of this sweep's devices ({_list([_hw(meta, h) for h in unrun])}: {why_unrun})"
                if unrun and not others else  # qa129: "none (: )" where no k > 0 fits
                f"No device of this sweep has a price at a layout engine {engine} runs: {_list(reasons)}" if len(reasons) > 1
-               else f"No device of this sweep is priced at a layout the engines load: {reasons[0]}" if refused
+               else f"No device of this sweep is priced at a layout the engines run: {reasons[0]}" if refused
                else f"No hardware of this sweep has a price where its points fit ({give})")
         return Finding("Fast tiers", f"{why}: no cost to compare.", {"tiers": tiers})
     h0 = order[0]

@@ -78,7 +78,8 @@ def _candidates(df: pd.DataFrame) -> pd.DataFrame:
 def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict], list[str]]:
     """([{model, tp, dp_attention, ep, pp, weight_dtype, expert_dtype, note}, then unrunnable_engines' {engine,
     device, note, why}], unchecked): the layouts of a results table's rows that vLLM and SGLang refuse to load
-    (layout.shard_note, the rule the sweep warns by) and the engines on devices they do not run on, worked
+    (layout.shard_note, the rule the sweep warns by) or that no setup of their engine has (serving.engine_layout_note),
+    and the engines on devices they do not run on, worked
     out from the table's own columns and each profile, so a table copied out of its folder is checked alike; a
     model, engine or device whose profile is not on the search path (`extra_dirs`: roofline --profiles) is named
     unchecked ('model my-model', 'engine mytrt', 'device my-gpu'). A dtype column holding 'mixed' leaves the model's
@@ -549,7 +550,8 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None) -> list[
     said = ~df["fits_in_memory"].astype(bool)  # each row left out counted once, for the first reason below (qa90)
     if said.any():
         notes.append(f"{int(said.sum()):,} of {len(df):,} rows do not fit in memory: left out")
-    for by_engine, why in ((False, "at a layout their engine refuses to load"), (True, "an engine on a device it does not run on")):
+    for by_engine, why in ((False, "at a layout their engine refuses to load or runs no setup of"),  # qa143: both
+                           (True, "an engine on a device it does not run on")):
         entries = [e for e in refused or [] if ("why" in e) == by_engine]  # unrunnable_engines' say why; a layout's, its note
         rows = _refused(df, entries) & ~said
         if rows.any():

@@ -222,9 +222,9 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         undetermined.setdefault(engine.name, (engine, {}))[1].update(  # the profile's own values: no override set them
             dict.fromkeys(p for p, use in used.items() if use and on_hw.undetermined(p, hw)))
         prior = (f"{model.name} with dp_attention {dep.dp_attention} and ep {dep.ep} under {engine.name}: its expert dispatch "
-                 f"{dispatch_prior_text(engine)}; predict prints its time (expert dispatch) and warns where it is over a tenth of "
+                 f"{dispatch_prior_text(on_hw)}; predict prints its time (expert dispatch) and warns where it is over a tenth of "
                  "the step"
-                 if dispatches(model, dep) and dispatch_on_prior(engine)
+                 if dispatches(model, dep) and dispatch_on_prior(on_hw)  # the engine as on this device (qa143)
                  else "")
         gains = (f"under {engine.name}, {OPTIMISTIC} (docs/ACCURACY.md): read the sweep's speedups there as upper "
                  "estimates"  # predict says it of its point; a notebook's sweep said nothing (qa92)

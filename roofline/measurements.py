@@ -468,7 +468,7 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
         pool = engine_for(slot).for_hardware(hw).window_kv_pool_ratio if engine_for else None  # as running_batch sizes it (qa93)
         laid = for_engine(dep, engine_for(slot).for_hardware(hw)) if engine_for else dep  # as the engine lays it out
         fit_key = (hw.name, model.name, dep.tp, dep.dp_attention, dep.ep, dep.pp, tuple(sorted(dep.dtypes.items())), dep.kv_dtype,
-                   tokens, pool, laid.stage_split, laid.whole)
+                   tokens, pool, laid.stage_split, laid.whole, laid.sequence_split)  # qa143
         if fit_key not in cap_cache:
             cap_cache[fit_key] = int(capacity(hw, model, 1, tokens, laid, window_pool_ratio=pool)["max_batch"])
         if cap_cache[fit_key] < 1:  # its prediction would run a batch of 1 that the device cannot hold

@@ -231,6 +231,10 @@ class ServingEngine:
         for glob, changes in self.overrides:
             if fnmatch.fnmatch(hardware_name, glob):
                 out = replace(out, **changes)
+        both = [c for c in out.dp_attention_whole if c in out.dp_attention_stage_split]
+        if both:  # qa143: two overrides matching one device listed a class in both; the split silently won
+            raise field_error(self.path or spec_where("engine", self.name), "overrides",
+                              f"classes not both in dp_attention_stage_split and dp_attention_whole on {hardware_name}", both)
         return replace(out, general=self.general or self)
 
     def for_other_hardware(self, hardware) -> ServingEngine:
@@ -858,11 +862,14 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
                    mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", base.mixed_prefill)))
 
 
-def warn_of_unmatched_overrides(engine: ServingEngine, path, extra_dirs: tuple[str | Path, ...] = ()) -> None:
-    """An override's glob that matches no hardware profile on the search path (a device's family is one's name: `H100*`
-    matches none, globs being case-sensitive) applies nowhere, and a glob given twice has its later entry win where
-    both set a field: said where the profile is written (engines new, set, edit) and validated (qa141)."""
+def check_overrides(engine: ServingEngine, path, extra_dirs: tuple[str | Path, ...] = ()) -> None:
+    """Where a profile is written (engines new, set, edit) and validated: the engine as on every hardware profile on
+    the search path (for_hardware: no class both split and whole on a device two overrides match, qa143), and a
+    warning where an override's glob matches no hardware profile (a device's family is one's name: `H100*` matches
+    none, globs being case-sensitive) or is an earlier entry's (the later wins where both set a field; qa141)."""
     names = [n.lower() for n in list_names("hardware", extra_dirs)]
+    for name in names:
+        engine.for_hardware(name)
     seen = set()
     for i, (glob, _) in enumerate(engine.overrides):
         if not any(fnmatch.fnmatchcase(n, glob) for n in names):

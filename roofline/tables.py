@@ -484,6 +484,8 @@ def _override_value(key: str, value) -> str:
         return format_seconds(value)
     if value is None:  # a value unset for the family (window_kv_pool_ratio: null, window-capped)
         return "null"
+    if isinstance(value, bool):  # a flag as YAML writes it (qa143: 'False')
+        return str(value).lower()
     if isinstance(value, (tuple, list)):  # a list field (dp_attention_stage_split) as YAML writes it (qa137: a tuple)
         return "[" + ", ".join(map(str, value)) + "]"
     return f"({_kernel_counts(value)})" if isinstance(value, dict) else f"{value:g}" if isinstance(value, float) else str(value)
@@ -761,6 +763,6 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
                       + ("  model" if several_models else "")]
             lines += [_frontier_row(row, several_models, widths, dtypes) for _, row in rows.iterrows()] + [""]
     if not len(frontier):
-        lines.append("no row fits in memory with a cost at a layout the engines load: nothing to compare")
+        lines.append("no row fits in memory with a cost at a layout the engines load and run: nothing to compare")
     lines += [f"note: {n}" for n in notes]
     return "\n".join(lines).rstrip("\n")

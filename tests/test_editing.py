@@ -1315,6 +1315,9 @@ def test_an_entry_of_a_list_of_names_is_refused_as_such(tmp_path):
                               "found 'mlp'")):
         with pytest.raises(RooflineError, match=re.escape(says)):
             set_fields("engine", str(path), [assignment])
+    set_fields("engine", str(path), ["dp_attention_whole=[]"])  # qa143: an empty list's entry
+    with pytest.raises(RooflineError, match=re.escape("expected dp_attention_whole set whole (dp_attention_whole=[...]: it is empty)")):
+        set_fields("engine", str(path), ["dp_attention_whole.0=lm_head"])
 
 
 @pytest.mark.slow

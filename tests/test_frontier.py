@@ -279,10 +279,10 @@ def test_cheapest_leaves_out_rows_at_a_layout_the_engines_refuse_to_load(tmp_pat
         kept = df[df["fits_in_memory"] & (df["tp"] != 32) & (df["k"] > 0) & (df["tokens_per_s_per_user"] >= 100)]
         best = kept.loc[kept["cost_usd_per_million_tokens"].idxmin()]  # the pick among the layouts the engines load
         assert f"(tp {int(best['tp'])}), {best['engine']}, batch {int(best['batch'])}" in out.splitlines()[2]
-        assert (f"note: {int(df['tp'].eq(32).sum())} rows left out, at a layout their engine refuses to load: deepseek-v3 at tp 32: the checkpoint's "
+        assert (f"note: {int(df['tp'].eq(32).sum())} rows left out, at a layout their engine refuses to load or runs no setup of: deepseek-v3 at tp 32: the checkpoint's "
                 "128 x 128 block scales") in out
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--where", "tp=32")
-    assert code == 0 and "no row fits in memory with a cost at a layout the engines load" in out
+    assert code == 0 and "no row fits in memory with a cost at a layout the engines load and run" in out
     # the same model in bf16 loads at tp 32 (no block scales); fp8 experts beside it would not: the dense MLP in fp8 does not
     bf16 = df.assign(weight_dtype="bf16", expert_dtype="bf16")
     assert [e["tp"] for e in refused_layouts(df.assign(expert_dtype="bf16"))[0]] == [32]
@@ -912,6 +912,14 @@ def test_a_layout_refused_under_one_engine_is_said_with_it_and_a_contradictory_p
 
     spec = dataclasses.replace(api.load_engine("sglang"), overrides=(("h*", {"dp_attention_whole": ("lm_head",)}),))
     with pytest.raises(RooflineError, match=r"overrides\[0\]\.dp_attention_whole"):
+        api.predict("h200", "deepseek-v3", 8, 2048, engine=spec, dp_attention=8, ep=8)
+    # qa143: two overrides, each consistent with the profile's lists, that one device matches both of
+    two = '[{hardware: "h*", dp_attention_stage_split: [lm_head]}, {hardware: "h2*", dp_attention_whole: [lm_head]}]'
+    code, _, err = roofline("engines", "new", "both2", "--from", "vllm", "--set", f"overrides={two}")
+    assert code == 2 and "overrides: expected classes not both in dp_attention_stage_split and dp_attention_whole on h20" in err
+    spec = dataclasses.replace(api.load_engine("vllm"), overrides=(("h*", {"dp_attention_stage_split": ("lm_head",)}),
+                                                                   ("h2*", {"dp_attention_whole": ("lm_head",)})))
+    with pytest.raises(RooflineError, match="on h200, found"):
         api.predict("h200", "deepseek-v3", 8, 2048, engine=spec, dp_attention=8, ep=8)
 
 

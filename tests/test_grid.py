@@ -330,6 +330,9 @@ def test_a_sweep_says_once_where_an_expert_dispatch_rests_on_an_unfitted_latency
     got = notes(deepep)
     assert len(got) == 1 and got[0].startswith("qwen3-235b-a22b with dp_attention 8 and ep 8 under sglang"), got
     assert notes("sglang") == []  # its allgather dispatch
+    # DeepEP's kernels set for the device's family only: the engine as on the device says it (qa143: the general one)
+    on_hopper = dataclasses.replace(roofline.load_engine("sglang"), overrides=(("h*", {"moe_dispatch": "per_pair"}),))
+    assert len(notes(on_hopper)) == 1
 
 
 @pytest.mark.slow

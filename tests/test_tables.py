@@ -409,3 +409,11 @@ def test_an_mtp_drafter_of_fp4_experts_says_its_experts_dtype():
     out = roofline.predict("h200", "deepseek-v4-flash", tp=8, method="mtp", k=1, alpha=0.8)
     assert out["spec"]["drafter_expert_dtype"] == "fp4"
     assert "(fp8 weights, fp4 experts, as the target's)" in predict_table(out)
+
+
+def test_an_overrides_flags_are_shown_as_yaml_writes_them():
+    """qa143: `engines show` printed an override's flags as Python's False and True."""
+    from roofline.tables import _override_value
+
+    assert _override_value("ep_spans_stage", False) == "false" and _override_value("host_overlap", True) == "true"
+    assert _override_value("kernel_latency_s", 3e-6) == "3 us" and _override_value("quantised_moe_efficiency", 0.5) == "0.5"
