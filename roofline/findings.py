@@ -18,7 +18,7 @@ Conventions shared by every finding:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -1149,6 +1149,20 @@ def _engine_said(df: pd.DataFrame, engine: str) -> str:
 
 
 def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
+    """The generic finding of a sweep no built-in question reads, on the rows a deployment runs (frontier.loadable:
+    qa145, a trtllm tp 2 / dp 4 layout, no setup of it, headlined the finding), said where rows were left out."""
+    from roofline.frontier import loadable
+
+    runs = loadable(df, tuple((meta or {}).get("profiles") or ()))
+    if runs.empty or len(runs) == len(df):
+        return _generic(df, ops, meta)
+    found = _generic(runs, ops, meta)
+    left = len(df) - len(runs)
+    return replace(found, text=found.text + f" ({left:,} rows at a layout or on a device their engine does not "
+                               "run are left out: the sweep's warnings say which.)")
+
+
+def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     engine = main_engine(df)  # the figure's engine
     mine = df[df["engine"].astype(str) == engine] if "engine" in df else df
     fit = _fits(mine)

@@ -1260,3 +1260,18 @@ def test_draft_offload_where_no_drafter_fits_at_several_contexts_reads_once_at(t
                                    "method: draft\ndraft: llama-3.1-70b\ndraft_hardware: [null, a10g]\n"
                                    "axes: {batch: [1, 4], context: [2048, 4096], k: [1, 2], alpha: [0.8]}\n")
     assert "no drafter fits at a 2k context, at batch 1–4" in text and "at at" not in text, text
+
+
+@pytest.mark.slow
+def test_the_generic_finding_reads_only_layouts_and_devices_its_engine_runs(tmp_path):
+    """qa145: under trtllm the generic finding headlined 'tp 2, dp attention 4' (no TensorRT-LLM setup: its attention
+    DP runs each group on one device) and priced it, where cheapest left it out."""
+    from roofline.findings import generic
+
+    r, _ = _run_text(tmp_path, "name: gen-trt\nhardware: b200\nmodel: deepseek-v3\nmethod: mtp\nengine: trtllm\n"
+                     "layouts: [{tp: 2, dp_attention: 4, ep: 8}, {tp: 8, ep: 8}]\n"
+                     "axes:\n  batch: [1, 64, 512]\n  context: [4096]\n  k: [1, 2]\n", answer=False)
+    text = generic(r.df, r.ops, r.meta).text
+    assert "dp attention 4" not in text, text  # one layout left: the finding is of it
+    assert text.endswith("rows at a layout or on a device their engine does not run are left out: the sweep's warnings "
+                         "say which.)")
