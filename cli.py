@@ -736,7 +736,7 @@ def cheapest(
     meta = scenario_json(path)
     refined = refine(df, min_tokens_per_user, refused, _dirs(), meta) if picks and not batch_chosen else {}
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
-    notes += [n for r in refined.values() for n in r["notes"]] + (pick_notes(found, _dirs()) if found else [])
+    notes += [n for r in refined.values() for n in r["notes"]] + (pick_notes(found, _dirs(), "point computed now") if found else [])
     meta = meta or {}
     speculative_rows = int(((df["method"].astype(str) != "none") & (df["k"] > 0)).sum()) if "method" in df else 0
     typer.echo(frontier_table(frontier, list(dict.fromkeys(notes)), picks, min_tokens_per_user,

@@ -489,13 +489,14 @@ def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batch
     return spec
 
 
-def pick_notes(picks: dict, extra_dirs: tuple = ()) -> list[str]:
+def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick") -> list[str]:
     """What predict says of a picked row's engine on its devices and model that the table cannot carry (qa87: the
     headline a planner acts on was the one line without them): the engine parameters no fit row determined that the
     point leans on (speculation costs where it speculates, host work where the engine adds it or it sets the step),
     a parameter whose value on the device's family no fit row of that family determined, and a device family (the
     drafter's too) or model class the engine was fitted on no row of. Rows whose profiles are not on the search path,
-    or whose table lacks the columns, say what they can."""
+    or whose table lacks the columns, say what they can. `what` names the row: the table's "pick", or the "point computed
+    now" between the swept batches (qa145: its notes were said as the pick's, another config's)."""
     from roofline.engine import host_sets_step, host_time_s, parameters_used, unfitted_family_note
     from roofline.hardware import load_hardware
     from roofline.model import load_model
@@ -527,7 +528,7 @@ def pick_notes(picks: dict, extra_dirs: tuple = ()) -> list[str]:
                 notes.append(fitted_family_note(engine, load_hardware(drafter, extra_dirs), "the drafter's device "))
             except RooflineError:
                 pass
-        out += [f"the {kind} pick: {note}" for note in notes if note]
+        out += [f"the {kind} {what}: {note}" for note in notes if note]
     return out
 
 
