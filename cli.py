@@ -730,13 +730,13 @@ def cheapest(
     frontier = cost_frontier(df, refused)
     picks = cheapest_rows(df, min_tokens_per_user, refused) if min_tokens_per_user is not None else None
     notes = frontier_notes(df, refused) + ([unchecked_note(unchecked)] if unchecked else []) + price_notes(path, _dirs())
-    notes += pick_notes(picks, _dirs()) if picks else []
+    meta = scenario_json(path)
+    notes += pick_notes(picks, _dirs(), meta=meta) if picks else []
     # the batches between the swept ones, unless --where chose the batches (qa94: batch=16 priced batch 80)
     batch_chosen = any(w.split("=", 1)[0].strip() == "batch" for w in where or ())
-    meta = scenario_json(path)
     refined = refine(df, min_tokens_per_user, refused, _dirs(), meta) if picks and not batch_chosen else {}
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
-    notes += [n for r in refined.values() for n in r["notes"]] + (pick_notes(found, _dirs(), "point computed now") if found else [])
+    notes += [n for r in refined.values() for n in r["notes"]] + (pick_notes(found, _dirs(), "point computed now", meta) if found else [])
     meta = meta or {}
     speculative_rows = int(((df["method"].astype(str) != "none") & (df["k"] > 0)).sum()) if "method" in df else 0
     typer.echo(frontier_table(frontier, list(dict.fromkeys(notes)), picks, min_tokens_per_user,

@@ -489,14 +489,16 @@ def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batch
     return spec
 
 
-def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick") -> list[str]:
+def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: dict | None = None) -> list[str]:
     """What predict says of a picked row's engine on its devices and model that the table cannot carry (qa87: the
     headline a planner acts on was the one line without them): the engine parameters no fit row determined that the
     point leans on (speculation costs where it speculates, host work where the engine adds it or it sets the step),
     a parameter whose value on the device's family no fit row of that family determined, and a device family (the
     drafter's too) or model class the engine was fitted on no row of. Rows whose profiles are not on the search path,
     or whose table lacks the columns, say what they can. `what` names the row: the table's "pick", or the "point computed
-    now" between the swept batches (qa145: its notes were said as the pick's, another config's)."""
+    now" between the swept batches (qa145: its notes were said as the pick's, another config's). A speculative row at
+    its method's published rates (the sweep's scenario.json `meta`: default_rates) says where they were measured on
+    another model (speculation.default_rates_note; qa145: EAGLE's Llama-3.1-8B rates priced a Qwen3-235B pick)."""
     from roofline.engine import host_sets_step, host_time_s, parameters_used, unfitted_family_note
     from roofline.hardware import load_hardware
     from roofline.model import load_model
@@ -522,6 +524,11 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick") -> list[
             host_sets_step(on_hw.host_overlap, float(host_time_s(on_hw, int(row["batch"]), dep)), float(step)))
         notes = [engine_on_a_cpu(engine, hw), undetermined_note(on_hw, hw, parameters_used(hw, model, dep, on_hw, speculative, host_bound)),
                  unfitted_family_note(hw, model, dep, on_hw), fitted_family_note(engine, hw), fitted_class_note(engine, model)]
+        if speculative and (meta or {}).get("default_rates") and "method" in row:
+            from roofline.speculation import default_rates_note
+
+            method = str(row["method"])
+            notes.append(default_rates_note(method, model.name, meta.get("draft_vocab") if method == "eagle" else None))
         drafter = row.get("draft_hardware") if speculative else None
         if isinstance(drafter, str) and drafter:
             try:

@@ -951,3 +951,19 @@ def test_a_layout_no_setup_of_its_engine_has_is_warned_and_left_out_of_the_price
     assert not [w for w in p["warnings"] if "setup has this layout" in w]
     assert not [w for w in roofline.predict("h200", "deepseek-v3", 8, 2048, engine="sglang", tp=2, dp_attention=4,
                                             ep=4)["warnings"] if "setup has this layout" in w]
+
+
+@pytest.mark.slow
+def test_cheapest_says_where_a_picks_published_rates_were_measured_on_another_model(tmp_path, roofline):
+    """qa145: a Qwen3-235B pick 'at the method's published rates' rested on EAGLE's Llama-3.1-8B rates without a word
+    (the sweep warned; cheapest, reading the table, did not)."""
+    _swept(tmp_path, roofline, "name: qe\nhardware: h200\nmodel: qwen3-235b-a22b\nmethod: eagle\ntp: 8\n"
+                               "axes:\n  batch: [1, 8, 64]\n  context: [2048]\n  k: [0, 3]\n")
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "30")
+    assert code == 0, err
+    assert ("note: the speculation pick: no acceptance given: eagle's published rates (0.72, 0.53, 0.5, measured on "
+            "Llama-3.1-8B) stand in for qwen3-235b-a22b") in out
+    (tmp_path / "8b").mkdir()
+    _swept(tmp_path / "8b", roofline, "name: e8\nhardware: h200\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                                      "axes:\n  batch: [1, 8, 64]\n  context: [2048]\n  k: [0, 3]\n")
+    assert "no acceptance given" not in roofline("cheapest", tmp_path / "8b" / "sw", "--min-tokens-per-user", "30")[1]
