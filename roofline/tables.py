@@ -609,15 +609,26 @@ def _dtype_columns(varied: set[str] | None) -> list[tuple[str, str]]:
     return [(c, label) for c, label in DTYPE_LABELS if varied and c in varied]
 
 
-def _frontier_row(row, several_models: bool, widths: dict, dtypes: list[tuple[str, str]] = ()) -> str:
+def _speed_text(speed: float, min_speed: float | None) -> str:
+    """A frontier row's tokens/s per user, to as many digits as keep a speed under `min_speed` from reading as reaching
+    it (qa145: 149.957 printed as 150 beside a pick at --min-tokens-per-user 150, the row looking cheaper and enough)."""
+    text = format_significant(speed)
+    digits = 4
+    while min_speed is not None and speed < min_speed <= float(text.replace(",", "")) and digits <= 12:
+        text, digits = f"{speed:.{digits}g}", digits + 1
+    return text
+
+
+def _frontier_row(row, several_models: bool, widths: dict, dtypes: list[tuple[str, str]] = (),
+                  min_speed: float | None = None) -> str:
     """One frontier row: a plain one's method is none whatever config it came from; a drafter on its own device is
-    named beside the hardware and counted in the devices."""
+    named beside the hardware and counted in the devices; its speed never rounded up to `min_speed` (_speed_text)."""
     speculative = row["decoding"] == "speculation"
     drafter = speculative and _drafter(row)
     per_device = format_significant(row["tokens_per_s_per_device"]) if "tokens_per_s_per_device" in row else "-"
     alpha = f"{row['alpha']:g}" if speculative and _is_number(row.get("alpha")) else "-"
     devices = int(row.get("devices", row["tp"])) + (1 if drafter else 0)
-    return (f"{format_significant(row['tokens_per_s_per_user']):>10}  {format_significant(row['cost_usd_per_million_tokens']):>8}  "
+    return (f"{_speed_text(row['tokens_per_s_per_user'], min_speed):>10}  {format_significant(row['cost_usd_per_million_tokens']):>8}  "
             f"{per_device:>9}  {_frontier_hardware(row):<{widths['hardware']}} {devices:>3}  {row['layout']:<{widths['layout']}} "
             f"{str(row['engine']):<{widths['engine']}} {str(row['method']) if speculative else 'none':<6} {int(row['k']) if speculative else 0:>2}  "
             f"{int(row['batch']):>5}  {int(row['context']):>7}  {alpha:>5}"
@@ -761,7 +772,7 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
             lines += [f"{kind}: {len(rows)} rows on the frontier (no other row fits, is as fast per user and cheaper)",
                       _frontier_header(widths) + "".join(f"  {label:>7}" for _, label in dtypes)
                       + ("  model" if several_models else "")]
-            lines += [_frontier_row(row, several_models, widths, dtypes) for _, row in rows.iterrows()] + [""]
+            lines += [_frontier_row(row, several_models, widths, dtypes, min_speed) for _, row in rows.iterrows()] + [""]
     if not len(frontier):
         lines.append("no row fits in memory with a cost at a layout the engines load and run: nothing to compare")
     lines += [f"note: {n}" for n in notes]

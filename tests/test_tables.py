@@ -417,3 +417,12 @@ def test_an_overrides_flags_are_shown_as_yaml_writes_them():
 
     assert _override_value("ep_spans_stage", False) == "false" and _override_value("host_overlap", True) == "true"
     assert _override_value("kernel_latency_s", 3e-6) == "3 us" and _override_value("quantised_moe_efficiency", 0.5) == "0.5"
+
+
+def test_a_frontier_speed_under_the_target_never_reads_as_reaching_it():
+    """qa145: 149.957 tokens/s per user printed as 150 beside a pick at --min-tokens-per-user 150: the row looked fast
+    enough and cheaper than the pick."""
+    from roofline.tables import _speed_text
+
+    assert [_speed_text(149.957, 150), _speed_text(99.95, 100), _speed_text(19.98, 20)] == ["149.96", "99.95", "19.98"]
+    assert [_speed_text(150.2, 150), _speed_text(149.957, None), _speed_text(21.7, 50)] == ["150", "150", "21.7"]
