@@ -670,7 +670,7 @@ def plot(
 
         try:
             paths = plot_from_table(table, out, force, formats=("png", "svg") if svg else ("png",), pool=pool,
-                                    where=tuple(where or ()))
+                                    where=tuple(where or ()), extra_dirs=_dirs())
         except (pd.errors.EmptyDataError, pd.errors.ParserError) as exc:  # a CSV pandas cannot read as a table
             raise RooflineError(f"{csv_path}: expected a sweep results table (CSV), found {str(exc).splitlines()[0][:120]}") from None
     for path in paths:

@@ -553,8 +553,23 @@ def _meta_of_rows(meta: dict, df: pd.DataFrame) -> dict:
     return meta
 
 
+def _warn_of_refused(df, extra_dirs: tuple = ()) -> None:
+    """One line where the rows drawn hold layouts their engine refuses to load or runs no setup of, or engines on
+    devices they do not run on (frontier.refused_layouts): drawn as the sweep computed them, where cheapest leaves
+    them out (qa145: plot drew trtllm at tp 2 / dp 4, and on MI300X, without a word)."""
+    from roofline.errors import warn
+    from roofline.frontier import refused_layouts
+
+    refused = refused_layouts(df, extra_dirs)[0]
+    if refused:
+        named = "; ".join(dict.fromkeys(e["note"] for e in refused))
+        warn(f"the rows drawn include {len(refused)} layout{'s' if len(refused) > 1 else ''} or device{'s' if len(refused) > 1 else ''} "
+             f"no setup of their engine runs ({named}): drawn as the sweep computed them; roofline cheapest leaves them out "
+             "(--where draws the others alone)")
+
+
 def plot_from_table(table: Path, out: Path | None = None, force: bool = False, formats: tuple[str, ...] = ("png",),
-                    pool: FigurePool | None = None, where: tuple[str, ...] = ()) -> list[Path]:
+                    pool: FigurePool | None = None, where: tuple[str, ...] = (), extra_dirs: tuple = ()) -> list[Path]:
     """Re-draw the standard plots from a sweep folder or its results table (operators.csv and
     scenario.json read from the same folder when present), on `pool` when given (see standard_plots).
     `where` (COLUMN=VALUE, repeatable) draws only the matching rows: another subset than the plots' own choice
@@ -629,6 +644,7 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
         meta = _derived_meta(df, folder)
     if where:  # the titles describe the rows drawn, not the whole sweep
         meta = _meta_of_rows(meta, df)
+    _warn_of_refused(df, tuple(extra_dirs))  # the profiles on the search path (roofline --profiles)
     if own_folder:  # drawn aside, then moved in: a plot that fails leaves the folder's earlier figures as they were
         import os
         import tempfile

@@ -967,3 +967,16 @@ def test_cheapest_says_where_a_picks_published_rates_were_measured_on_another_mo
     _swept(tmp_path / "8b", roofline, "name: e8\nhardware: h200\nmodel: llama-3.1-8b\nmethod: eagle\n"
                                       "axes:\n  batch: [1, 8, 64]\n  context: [2048]\n  k: [0, 3]\n")
     assert "no acceptance given" not in roofline("cheapest", tmp_path / "8b" / "sw", "--min-tokens-per-user", "30")[1]
+
+
+@pytest.mark.slow
+def test_plot_says_where_it_draws_a_layout_no_setup_of_its_engine_runs(tmp_path, roofline):
+    """qa145: plot drew trtllm's tp 2 / dp 4 (no TensorRT-LLM setup) without a word, where cheapest leaves it out."""
+    _swept(tmp_path, roofline, "name: lt\nhardware: h200\nmodel: deepseek-v3\nengine: [trtllm, vllm]\n"
+                               "layouts: [{tp: 2, dp_attention: 4, ep: 8}, {dp_attention: 8, ep: 8}]\n"
+                               "axes:\n  batch: [8, 64]\n  context: [2048]\n")
+    code, _, err = roofline("plot", tmp_path / "sw", "--out", tmp_path / "p")
+    assert code == 0 and "the rows drawn include 1 layout or device no setup of their engine runs (tp 2 with " \
+        "dp_attention 4 under trtllm" in err, err
+    code, _, err = roofline("plot", tmp_path / "sw", "--out", tmp_path / "p2", "--where", "engine=vllm")
+    assert code == 0 and "no setup of their engine runs" not in err, err
