@@ -30,7 +30,7 @@ device from `roofline.costs`):
                + layers_stage * layer_overhead
     t_head   = t_embedding + t_input_proj + t_lm_head  (n_o = 1: a round trip crosses the first stage's embedding and the
                last's LM head; in the paced term the busiest stage holds one of them, which the embedding's small
-               gather overstates) + t_head_gather (the LM head's gathers where the engine splits it over the stage)
+               gather overstates) + t_head_gather (the LM head's gathers: its logits over tp, or over the stage)
     t_device = max(pp * t_body_mean + t_head, m * (t_body + t_head)) + t_p2p + step_overhead   (m = min(B, pp) micro-batches of B / m)
         each sequence's token passes the pp stages once a step: a micro-batch's round trip crosses every stage's layers
         and the head once (first term), and the busiest stage, holding the head, passes all m micro-batches (second
@@ -50,7 +50,10 @@ device from `roofline.costs`):
                    zero-padded buffer and one of the outputs: SGLang's 0.4 releases), else 1; T_g and c alike in
                    t_all_to_all's allgather dispatch and t_moe_gather at ep = 1
     t_head_gather = 2 lat + t_ring(D, R * (hidden + vocab) * 2)  where it splits the LM head over the stage: the hidden
-                   states of its R = B * logit tokens gathered, the logits of each device's vocabulary slice all-gathered
+                   states of its R = B * logit tokens gathered, the logits of each device's vocabulary slice all-gathered;
+                   lat + t_ring(tp, R_a * vocab * 2) where the LM head is split over the group's tp (R_a = B_a * logit
+                   tokens: each rank's vocabulary slice of the group's logits all-gathered, as every engine does); 0
+                   for an LM head held whole
     t_allreduce  = (2 * layers_stage - r) * (lat + t_ring(tp, 2 M))  (tp > 1; r = moe_layers_stage with attention DP,
                    whose MoE layers reduce in the gather's scatter or the all-to-all's combine, plus dense_layers_stage
                    where the dense MLP is split over the stage (its reduce-scatter in t_dp_gather), else 0; a reduce-scatter
@@ -399,17 +402,24 @@ def dispatch_latency_s(engine: ServingEngine) -> float:
     return engine.allreduce_latency_s if engine.moe_dispatch == "allgather" else engine.all_to_all_latency_s
 
 
-def lm_head_gather_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, logit_rows):
-    """The LM head's gathers where the engine splits it over a stage (dep.stage_split, SGLang's): the hidden states of
-    every group's `logit_rows` (B times the tokens a sequence needs logits for) gathered, then the logits of each
-    device's vocabulary slice all-gathered, R (h + V) a bytes in one ring pass each, once a pass through the head;
-    0 elsewhere."""
+def lm_head_gather_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, logit_rows,
+                          group_rows):
+    """The LM head's gathers, once a pass through the head. Where the engine splits it over a stage (dep.stage_split,
+    SGLang's): the hidden states of every group's `logit_rows` (B times the tokens a sequence needs logits for)
+    gathered, then the logits of each device's vocabulary slice all-gathered, R (h + V) a bytes in one ring pass each.
+    Where it splits it over the group's tp: each rank's vocabulary slice of the group's `group_rows` logits
+    all-gathered, R_a V a bytes in one ring pass (qa142: vLLM's LogitsProcessor._gather_logits, TensorRT-LLM's
+    gather_output, SGLang's logits processor). 0 for an LM head held whole."""
     rows = np.asarray(logit_rows, dtype=np.float64)
-    if "lm_head" not in dep.stage_split:
-        return np.zeros_like(rows)
-    transfer_s, latency_s = _ring_pass_s(hw, dep.devices_per_stage,
-                                         rows * (model.hidden_size + model.vocab_size) * ACTIVATION_BYTES)
-    return 2.0 * _latency(engine.allreduce_latency_s, latency_s) + transfer_s
+    if "lm_head" in dep.stage_split:
+        transfer_s, latency_s = _ring_pass_s(hw, dep.devices_per_stage,
+                                             rows * (model.hidden_size + model.vocab_size) * ACTIVATION_BYTES)
+        return 2.0 * _latency(engine.allreduce_latency_s, latency_s) + transfer_s
+    if dep.split_of("lm_head") > 1:
+        transfer_s, latency_s = _ring_pass_s(hw, dep.tp, np.asarray(group_rows, dtype=np.float64) * model.vocab_size
+                                             * ACTIVATION_BYTES)
+        return _latency(engine.allreduce_latency_s, latency_s) + transfer_s
+    return np.zeros_like(rows)
 
 
 def _gathers_split_experts(model: ModelSpec, dep: Deployment, engine: ServingEngine) -> bool:
@@ -563,7 +573,8 @@ def step_metrics(
     tokens = np.broadcast_to(b * q, shape)
     coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q, padded=not prefill)
     # the LM head's gathers, with its pass (qa136: every prompt token's logits, and left out of a round trip)
-    head_comm_s = np.broadcast_to(lm_head_gather_time_s(hw, model, dep, engine, logit_rows_gathered), shape)
+    head_comm_s = np.broadcast_to(lm_head_gather_time_s(hw, model, dep, engine, logit_rows_gathered, logit_rows), shape)
+    head_key = "dp_gather_time_s" if "lm_head" in dep.stage_split else "allreduce_time_s"
     p2p_s = np.broadcast_to(p2p_time_s(hw, model, dep, engine, mb * q), shape)
     layers_s = operators_s - head_s
     body_s = layers_s + sum(coll.values()) + stage_layers * hw.layer_overhead_s
@@ -595,8 +606,8 @@ def step_metrics(
         "step_time_s": step_s,
         "operator_time_s": per_step(layers_s, mean_layers_s) + np.where(round_trip, 1.0, microbatches) * head_s,
         **{name: per_step(coll[name], mean_coll[name]) for name in coll},
-        "dp_gather_time_s": per_step(coll["dp_gather_time_s"], mean_coll["dp_gather_time_s"])
-        + np.where(round_trip, 1.0, microbatches) * head_comm_s,  # with the LM head's
+        # with the LM head's gathers: over the stage with the DP gathers, its logits over tp with the tensor-parallel ones
+        head_key: per_step(coll[head_key], mean_coll[head_key]) + np.where(round_trip, 1.0, microbatches) * head_comm_s,
         "p2p_time_s": p2p_s,
         "comm_time_s": per_step(sum(coll.values()), sum(mean_coll.values())) + p2p_s + np.where(round_trip, 1.0, microbatches) * head_comm_s,
         "overhead_s": np.broadcast_to(overhead_s, shape),

@@ -56,7 +56,7 @@ def predict_table(point: dict) -> str:
         + (f"   (of which kernel latencies {format_seconds(p['kernel_latency_time_s'])}: {p['engine']}'s kernels x layers x "
            "its kernel_latency)" if p.get("kernel_latency_time_s") else ""),
     ]
-    for key, label in (("allreduce_time_s", "all-reduce"), ("all_to_all_time_s", "expert dispatch"),
+    for key, label in (("allreduce_time_s", "tp collectives"), ("all_to_all_time_s", "expert dispatch"),
                        ("moe_gather_time_s", "MoE gather/scatter"), ("dp_gather_time_s", "DP gather/scatter"),
                        ("p2p_time_s", "pipeline p2p"),
                        ("host_time_s", "host work")):

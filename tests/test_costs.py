@@ -395,14 +395,14 @@ def test_sglang_s_stage_split_in_prefill_pipelines_a_drafter_elsewhere_and_the_e
 
     hw, v3, sglang = load_hardware("h200"), load_model("deepseek-v3"), load_engine("sglang")
     dep = for_engine(deployment(v3, tp=1, dp_attention=8, ep=8), sglang)
-    one = float(lm_head_gather_time_s(hw, v3, dep, sglang, 1.0))
+    one = float(lm_head_gather_time_s(hw, v3, dep, sglang, 1.0, 1.0))
     prefill = step_metrics(hw, v3, 1, 32768, 0, dep, engine=sglang, logit_tokens=1, prefill=True)
     dense = collective_times_s(hw, v3, dep, sglang, np.array([1.0]), np.array([32768.0]), padded=False)["dp_gather_time_s"]
     assert float(prefill["dp_gather_time_s"]) == pytest.approx(float(dense[0]) + one, rel=1e-9) and one > 0  # one token's logits
     assert single_device(dep).stage_split == () and single_device(dep).whole == ()
     piped = for_engine(deployment(v3, tp=1, dp_attention=4, ep=4, pp=2), sglang)
     m = step_metrics(hw, v3, 1, 1, 4096, piped, engine=sglang)  # batch 1 on pp 2: a round trip of mean stages
-    head = float(lm_head_gather_time_s(hw, v3, piped, sglang, 1.0))
+    head = float(lm_head_gather_time_s(hw, v3, piped, sglang, 1.0, 1.0))
     mean = step_metrics(hw, v3, 1, 1, 4096, for_engine(deployment(v3, tp=1, dp_attention=4, ep=4, pp=2), load_engine("vllm")),
                         engine=sglang)  # no split: what the split adds is its gathers less its lighter reads
     assert float(m["dp_gather_time_s"]) >= head > 0 and float(m["comm_time_s"]) >= float(mean["comm_time_s"])

@@ -323,15 +323,20 @@ def test_a_tensor_parallel_all_reduce_across_nodes_rides_on_every_nic_of_the_nod
 
     h200 = load_hardware("h200")
     v3 = load_model("deepseek-v3")
+    from roofline.engine import lm_head_gather_time_s
+    from roofline.serving import IDEAL
+
     sixteen = roofline.predict("h200", "deepseek-v3", 128, 4096, tp=16, engine="ideal")
     message = 128 * v3.hidden_size * 2  # one layer's activations
     nvlink = 2 * message * 7 / 8 / h200.link_for(8)[0]  # a reduce-scatter and an all-gather inside the node
     nic_bytes_per_s, nic_latency_s = h200.link_for(16)
     tree = message / 8 / nic_bytes_per_s  # two nodes: NCCL's tree, M / r on each NIC (qa69)
-    assert sixteen["allreduce_time_s"] == pytest.approx(2 * 61 * (nic_latency_s + max(nvlink, tree)), rel=1e-9)
+    head = float(lm_head_gather_time_s(h200, v3, deployment(v3, tp=16), IDEAL, 128.0, 128.0))  # the logits' all-gather
+    assert head > 0 and sixteen["allreduce_time_s"] == pytest.approx(2 * 61 * (nic_latency_s + max(nvlink, tree)) + head, rel=1e-9)
     four_nodes = roofline.predict("h200", "deepseek-v3", 128, 4096, tp=32, engine="ideal")  # rings a NIC
     ring = 2 * message * 31 / (32 * 8) / nic_bytes_per_s
-    assert four_nodes["allreduce_time_s"] == pytest.approx(2 * 61 * (nic_latency_s + max(nvlink, ring)), rel=1e-9)
+    head = float(lm_head_gather_time_s(h200, v3, deployment(v3, tp=32), IDEAL, 128.0, 128.0))
+    assert four_nodes["allreduce_time_s"] == pytest.approx(2 * 61 * (nic_latency_s + max(nvlink, ring)) + head, rel=1e-9)
     eight = roofline.predict("h200", "deepseek-v3", 128, 4096, tp=8, engine="ideal")
     assert sixteen["step_time_s"] < eight["step_time_s"]  # half the weights a device, and the all-reduce on 8 NICs
 
@@ -417,3 +422,28 @@ def test_a_dp_gather_by_all_reduce_moves_twice_the_bytes_and_a_decode_buffer_is_
     eager = collective_times_s(hw, v3, dep, gathering, 65.0, 1.0, padded=False)["moe_gather_time_s"]
     assert float(padded) == pytest.approx(2 * v3.moe_layers * (lat + 72 * h * 7 / 8 / bw), rel=1e-12)
     assert float(eager) == pytest.approx(2 * v3.moe_layers * (lat + 65 * h * 7 / 8 / bw), rel=1e-12)
+
+
+def test_a_tensor_parallel_lm_heads_logits_are_all_gathered_once_a_pass():
+    """qa142: an LM head split over tp gathers every rank's vocabulary slice of the logits (vLLM's
+    LogitsProcessor._gather_logits, TensorRT-LLM's gather_output, SGLang's logits processor); it cost nothing, though
+    a verify pass's k + 1 logits a sequence make it grow with batch and k."""
+    from roofline.engine import lm_head_gather_time_s, step_metrics
+    from roofline.serving import for_engine, load_engine
+
+    hw, m70 = load_hardware("h100-sxm"), load_model("llama-3.1-70b")
+    vllm = load_engine("vllm").for_hardware(hw)
+    bw, lat = hw.link_for(4)
+    rows = 32 * 5  # batch 32, k = 4: five logit rows a sequence
+    got = float(lm_head_gather_time_s(hw, m70, deployment(m70, tp=4), vllm, rows, rows))
+    assert got == pytest.approx(max(vllm.allreduce_latency_s, lat) + rows * m70.vocab_size * 2 * 3 / 4 / bw, rel=1e-12)
+    assert float(lm_head_gather_time_s(hw, m70, deployment(m70), vllm, rows, rows)) == 0  # one device: nothing to gather
+    v3 = load_model("deepseek-v3")
+    whole = for_engine(deployment(v3, tp=2, dp_attention=4, ep=8), load_engine("sglang-early"))  # a replicated LM head
+    assert "lm_head" in whole.whole and float(lm_head_gather_time_s(hw, v3, whole, vllm, 64.0, 16.0)) == 0
+    from roofline.engine import collective_times_s
+
+    step = step_metrics(hw, m70, 32, 1, 2048, deployment(m70, tp=4), engine=vllm)  # a decode step: one logit row each
+    layers = collective_times_s(hw, m70, deployment(m70, tp=4), vllm, 32.0, 1.0)["allreduce_time_s"]  # two a layer
+    head = lm_head_gather_time_s(hw, m70, deployment(m70, tp=4), vllm, 32.0, 32.0)
+    assert float(step["allreduce_time_s"]) == pytest.approx(float(layers) + float(head), rel=1e-12)  # reported with them
