@@ -736,7 +736,10 @@ def cheapest(
     batch_chosen = any(w.split("=", 1)[0].strip() == "batch" for w in where or ())
     refined = refine(df, min_tokens_per_user, refused, _dirs(), meta) if picks and not batch_chosen else {}
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
-    notes += [n for r in refined.values() for n in r["notes"]] + (pick_notes(found, _dirs(), "point computed now", meta) if found else [])
+    said = set(notes)  # qa146: a point computed now at the pick's engine and device said each note twice, the subject aside
+    notes += [n for r in refined.values() for n in r["notes"]] + [
+        n for n in (pick_notes(found, _dirs(), "point computed now", meta) if found else [])
+        if n.replace(" point computed now: ", " pick: ", 1) not in said]
     meta = meta or {}
     speculative_rows = int(((df["method"].astype(str) != "none") & (df["k"] > 0)).sum()) if "method" in df else 0
     typer.echo(frontier_table(frontier, list(dict.fromkeys(notes)), picks, min_tokens_per_user,

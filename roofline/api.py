@@ -514,6 +514,7 @@ def predict(
         "allreduce_time_s": float(m["allreduce_time_s"]),
         "all_to_all_time_s": float(m["all_to_all_time_s"]),
         "moe_dispatch": eng.moe_dispatch,
+        "dp_gather": eng.dp_gather,
         "moe_gather_time_s": float(m["moe_gather_time_s"]),
         "dp_gather_time_s": float(m["dp_gather_time_s"]),  # an engine's dense layers over the stage (dp_attention_stage_split)
         "p2p_time_s": float(m["p2p_time_s"]),

@@ -15,7 +15,8 @@ device from `roofline.costs`):
                              the hardware profile's (an engine's p replaces a calibrated device's)
         pad_o = ceil(R_o / tile) * tile / R_o for weight GEMMs but the routed experts (rows padded to the tensor-core
                 tile): R_o = T_a tokens of the busiest attention group, B_a * logit tokens for the LM head (a class
-                the engine splits over the stage, dep.stage_split: T, or B * logit tokens, every group's gathered; one
+                the engine splits over the stage, dep.stage_split: T_g (t_dp_gather's padded T), or B * logit tokens,
+                every group's gathered; one
                 of dep.sequence_split, vLLM's sequence-parallel shared experts and router: ceil(T_a / tp)); 1
                 for the routed experts, whose rows per expert vary, and for every other operator
         n_o   = layers of the stage that run operator o (MoE layers for router, experts and shared experts; the
@@ -46,9 +47,11 @@ device from `roofline.costs`):
     t_dp_gather  = dense_layers_stage * (2 lat + t_ring(D, 2 c T_g * hidden * 2))  where the engine splits the dense
                    MLP over the stage (dep.stage_split: SGLang's dp_gather and reduce-scatter a dense layer), else 0;
                    T_g = ceil(B / dp_attention) q dp_attention, every group's buffer padded to the busiest's
-                   (gathered_tokens), and c = 2 where the engine's dp_gather is allreduce (an all-reduce of the
-                   zero-padded buffer and one of the outputs: SGLang's 0.4 releases), else 1; T_g and c alike in
-                   t_all_to_all's allgather dispatch and t_moe_gather at ep = 1
+                   (gathered_tokens; in a decode or verify pass, run in CUDA graphs: a prefill gathers T), and c = 2
+                   where the engine's dp_gather is allreduce (an all-reduce of the zero-padded buffer and one of the
+                   outputs: SGLang before 0.4.10), or allgather_decode in a prefill (SGLang's sum_len mode), else 1;
+                   T_g and c alike in t_all_to_all's allgather dispatch (t_ring(D, 2 c T_g * hidden * 2)) and
+                   t_moe_gather at ep = 1 (T_g, c)
     t_head_gather = 2 lat + t_ring(D, R * (hidden + vocab) * 2)  where it splits the LM head over the stage: the hidden
                    states of its R = B * logit tokens gathered, the logits of each device's vocabulary slice all-gathered;
                    lat + t_ring(tp, R_a * vocab * 2) where the LM head is split over the group's tp (R_a = B_a * logit
@@ -98,8 +101,8 @@ device from `roofline.costs`):
                    rest over the scale-out link, at once. The others across N = ceil(D / S) domains of S devices, r
                    of them in the smallest (D mod S, or S), hw.two_link_transfer_s (NVLink bytes on the scale-up link,
                    NIC bytes on the scale-out, at once):
-                     allgather  t_ring(D, T * hidden * 2 * 2): NCCL's rings carry every token across each node
-                                boundary, out and back
+                     allgather  t_ring(D, c T_g * hidden * 2 * 2) (T_g, c: t_dp_gather's): NCCL's rings carry every
+                                token across each node boundary, out and back
                      per_rank   NVLink n, NIC T_d (D - r) / r * h_N (h_N: h_ep with each of min(N, ep) domains one
                                 rank): DeepEP's normal kernels send a token once to each other domain, forwarding inside
                                 over NVLink; the smallest node takes the others' tokens on its r NICs
@@ -107,7 +110,7 @@ device from `roofline.costs`):
                    (attention data-parallel with each routed expert split over g = D / ep > 1 devices: the tokens
                     of every attention group gathered before the experts and the outputs reduce-scattered after,
                     SGLang's dp_gather and reduce-scatter; none where an allgather dispatch already gave every device
-                    every token; T_g = T when ep = 1, else T h_ep, the tokens
+                    every token; T_g = the padded T of t_dp_gather (times its c) when ep = 1, else T h_ep, the tokens
                     with at least one of their experts on an EP rank, each gathered once (it counted token-expert
                     pairs, min(T, T top_k / ep), until session 19))
     t_p2p        = sum over the pp stage boundaries of (lat + T_mb * hidden * 2 / bw)          (pp > 1)
@@ -329,7 +332,8 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     b, q = np.broadcast_arrays(np.asarray(batch, dtype=np.float64), np.asarray(q, dtype=np.float64))
     tokens = b * q
     gathered = gathered_tokens(b, q, dep) if padded else tokens  # each group's buffer padded to the busiest's (qa144)
-    passes = 2.0 if engine.dp_gather == "allreduce" else 1.0  # an all-reduce moves a gather's bytes twice
+    # an all-reduce moves a gather's bytes twice: always under allreduce, in a prefill under allgather_decode (qa146)
+    passes = 2.0 if engine.dp_gather == "allreduce" or (engine.dp_gather == "allgather_decode" and not padded) else 1.0
     h_bytes = model.hidden_size * ACTIVATION_BYTES
     layers, moe_layers, _ = dep.stage_layers(model)  # the busiest stage's
     out = {name: np.zeros_like(tokens) for name in ("allreduce_time_s", "all_to_all_time_s", "moe_gather_time_s",

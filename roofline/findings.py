@@ -1153,13 +1153,19 @@ def generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     qa145, a trtllm tp 2 / dp 4 layout, no setup of it, headlined the finding), said where rows were left out."""
     from roofline.frontier import loadable
 
-    runs = loadable(df, tuple((meta or {}).get("profiles") or ()))
-    if runs.empty or len(runs) == len(df):
+    engine = main_engine(df)  # the figure's engine (report.py draws main_engine(df)): the finding's too (qa146)
+    mine = df[df["engine"].astype(str) == engine] if "engine" in df else df
+    runs = loadable(mine, tuple((meta or {}).get("profiles") or ()))
+    if len(runs) == len(mine):
         return _generic(df, ops, meta)
-    found = _generic(runs, ops, meta)
-    left = len(df) - len(runs)
-    return replace(found, text=found.text + f" ({left:,} rows at a layout or on a device their engine does not "
-                               "run are left out: the sweep's warnings say which.)")
+    if runs.empty:  # qa146: every row refused, the finding headlined a layout no setup runs, in silence
+        found = _generic(df, ops, meta)
+        return replace(found, text=found.text + f" (Every row of engine {engine} is at a layout or on a device it does "
+                       "not run, so these figures describe no setup of it: the sweep's warnings say which.)")
+    rest = df[df["engine"].astype(str) != engine] if "engine" in df else df.iloc[0:0]
+    found = _generic(pd.concat([runs, rest]), ops, meta)  # its rows first: still the main engine
+    return replace(found, text=found.text + f" ({len(mine) - len(runs):,} rows of engine {engine} at a layout or on a "
+                   "device it does not run are left out: the sweep's warnings say which.)")
 
 
 def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:

@@ -63,7 +63,9 @@ def predict_table(point: dict) -> str:
         if p.get(key):
             note = ("   (overlapped: the step is the larger of it and the device's time)"
                     if key == "host_time_s" and p.get("host_overlap") else
-                    f"   ({MOE_DISPATCH[p['moe_dispatch']][0]}: moe_dispatch {p['moe_dispatch']})"
+                    ("   (two all-reduces: moe_dispatch allgather, dp_gather allreduce)"  # qa146: said as all-gathers
+                     if p.get("moe_dispatch") == "allgather" and p.get("dp_gather") == "allreduce" else
+                     f"   ({MOE_DISPATCH[p['moe_dispatch']][0]}: moe_dispatch {p['moe_dispatch']})")
                     if key == "all_to_all_time_s" and p.get("moe_dispatch") in MOE_DISPATCH else "")
             lines.append(f"  {label:<20} {format_seconds(p[key])}{note}")
     lines.append(f"  fixed overhead       {format_seconds(p['overhead_s'])}")

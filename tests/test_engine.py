@@ -405,7 +405,7 @@ def test_a_dp_gather_by_all_reduce_moves_twice_the_bytes_and_a_decode_buffer_is_
 
     hw, v3 = load_hardware("h200"), load_model("deepseek-v3")
     early = load_engine("sglang-early").for_hardware(hw)
-    assert early.dp_gather == "allreduce" and load_engine("sglang").dp_gather == "allgather"
+    assert early.dp_gather == "allreduce" and load_engine("sglang").dp_gather == "allgather_decode"
     gathering = dataclasses.replace(early, dp_gather="allgather")
     dep = for_engine(deployment(v3, tp=1, dp_attention=8, ep=1), early)
     h = v3.hidden_size * 2
@@ -422,6 +422,19 @@ def test_a_dp_gather_by_all_reduce_moves_twice_the_bytes_and_a_decode_buffer_is_
     eager = collective_times_s(hw, v3, dep, gathering, 65.0, 1.0, padded=False)["moe_gather_time_s"]
     assert float(padded) == pytest.approx(2 * v3.moe_layers * (lat + 72 * h * 7 / 8 / bw), rel=1e-12)
     assert float(eager) == pytest.approx(2 * v3.moe_layers * (lat + 65 * h * 7 / 8 / bw), rel=1e-12)
+    # SGLang since 0.4.10 (qa146): all-gathers in a decode pass (CUDA graphs' max_len), all-reduces in a prefill (sum_len)
+    current = dataclasses.replace(early, dp_gather="allgather_decode")
+    assert float(collective_times_s(hw, v3, dep, current, 65.0, 1.0)["moe_gather_time_s"]) == pytest.approx(float(padded))
+    assert float(collective_times_s(hw, v3, dep, current, 65.0, 1.0, padded=False)["moe_gather_time_s"]) == pytest.approx(
+        2 * v3.moe_layers * (lat + 65 * 2 * h * 7 / 8 / bw), rel=1e-12)
+    # the costs' side (qa146: reverting it left every test green): the dense MLP runs on the padded rows in a decode
+    from roofline.engine import step_metrics
+
+    m = step_metrics(hw, v3, 65, 1, 2048, dep, engine=early, with_operators=True)
+    mlp_params = 3 * v3.hidden_size * v3.ffn_size  # a dense layer's gated MLP, split over the stage's 8 devices
+    assert float(m["operators"]["mlp"]["flops"]) == pytest.approx(2 * mlp_params / 8 * 72 * v3.moe.dense_layers, rel=1e-9)
+    prefill = step_metrics(hw, v3, 65, 1, 2048, dep, engine=early, with_operators=True, prefill=True)
+    assert float(prefill["operators"]["mlp"]["flops"]) == pytest.approx(2 * mlp_params / 8 * 65 * v3.moe.dense_layers, rel=1e-9)
 
 
 def test_a_tensor_parallel_lm_heads_logits_are_all_gathered_once_a_pass():

@@ -1273,5 +1273,13 @@ def test_the_generic_finding_reads_only_layouts_and_devices_its_engine_runs(tmp_
                      "axes:\n  batch: [1, 64, 512]\n  context: [4096]\n  k: [1, 2]\n", answer=False)
     text = generic(r.df, r.ops, r.meta).text
     assert "dp attention 4" not in text, text  # one layout left: the finding is of it
-    assert text.endswith("rows at a layout or on a device their engine does not run are left out: the sweep's warnings "
-                         "say which.)")
+    assert text.endswith("rows of engine trtllm at a layout or on a device it does not run are left out: the sweep's "
+                         "warnings say which.)")
+    # qa146: the figure's engine (the first realistic one) is the finding's, and a table of refused rows says so
+    r, _ = _run_text(tmp_path, "name: gen-two\nhardware: b200\nmodel: deepseek-v3\nmethod: mtp\nengine: [trtllm, vllm]\n"
+                     "layouts: [{tp: 2, dp_attention: 4, ep: 8}]\naxes:\n  batch: [1, 64]\n  context: [4096]\n  k: [0, 2]\n",
+                     answer=False)
+    text = generic(r.df, r.ops, r.meta).text
+    assert text.endswith("(Every row of engine trtllm is at a layout or on a device it does not run, so these figures "
+                         "describe no setup of it: the sweep's warnings say which.)"), text
+    assert "Engine trtllm, as in the figure" in text  # vllm's rows are the table's too: the finding names its engine

@@ -426,3 +426,13 @@ def test_a_frontier_speed_under_the_target_never_reads_as_reaching_it():
 
     assert [_speed_text(149.957, 150), _speed_text(99.95, 100), _speed_text(19.98, 20)] == ["149.96", "99.95", "19.98"]
     assert [_speed_text(150.2, 150), _speed_text(149.957, None), _speed_text(21.7, 50)] == ["150", "150", "21.7"]
+
+
+@pytest.mark.slow
+def test_an_all_reduce_dp_gather_is_not_said_as_an_all_gather():
+    """qa146: under sglang-early (dp_gather allreduce) predict said the dispatch was an all-gather + reduce-scatter."""
+    early = roofline.predict("h200", "deepseek-v3", 64, 2048, engine="sglang-early", dp_attention=8, ep=8)
+    assert early["dp_gather"] == "allreduce"
+    assert "(two all-reduces: moe_dispatch allgather, dp_gather allreduce)" in predict_table(early)
+    now = roofline.predict("h200", "deepseek-v3", 64, 2048, engine="sglang", dp_attention=8, ep=8)
+    assert "(all-gather + reduce-scatter: moe_dispatch allgather)" in predict_table(now)
