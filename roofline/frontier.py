@@ -107,7 +107,7 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
                     from roofline.hardware import load_hardware
 
                     engine = engine.for_hardware(load_hardware(str(row["hardware"]), extra_dirs))
-                dep = for_engine(dep, engine)
+                dep = for_engine(dep, engine, model)
             except RooflineError:
                 engine = None  # an engine or device not on the search path: unrunnable_engines names it
         if dep is not None and (note := shard_note(model, dep)):  # named with its engine where the table has one: vLLM
@@ -517,7 +517,7 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
         if dep is None:
             continue
         on_hw = engine.for_hardware(hw)
-        dep = for_engine(dep, on_hw)  # as the sweep laid it out
+        dep = for_engine(dep, on_hw, model)  # as the sweep laid it out
         speculative = kind == "speculation"
         step = row.get("verify_time_s" if speculative else "step_time_s")  # the pass the host work overlaps, if any
         host_bound = step is not None and step == step and "batch" in row and bool(

@@ -182,7 +182,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
             combo = ", ".join(f"{key} {c[key]}" for key in LAYOUT_KEYS)
             raise RooflineError(f"{err} (the combination {combo} of the lists crossed; `layouts: [{{tp: 8}}, "
                                 "{dp_attention: 8, ep: 8}]` sweeps chosen layouts side by side)") from None
-        dep = for_engine(dep, engines[c["engine"]].for_hardware(hws[c["hardware"]]))  # as the engine lays it out on it
+        dep = for_engine(dep, engines[c["engine"]].for_hardware(hws[c["hardware"]]), model)  # as the engine lays it out on it
         labels = (c["hardware"], c["model"], c["engine"], method, draft_hw, dep.weight_dtype_label, dep.expert_dtype_label,
                   dep.kv_dtype, dep.tp, dep.dp_attention, dep.ep, dep.pp, c["shared_prefix"])
         if labels in resolved:  # null (the native dtype) beside that dtype spelled out: two configs, one set of labels

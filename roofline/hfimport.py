@@ -12,7 +12,8 @@ Reads the architecture keys transformers configs use and writes the profile fiel
                       TYPE_DEFAULTS: true for gemma, gemma2, gemma3, gemma3_text; else false)
     MoE               num_experts | num_local_experts | n_routed_experts; num_experts_per_tok;
                       moe_intermediate_size (Mixtral, Llama 4: intermediate_size); n_shared_experts
-                      (Llama 4: one shared expert; Qwen2-MoE: shared_expert_intermediate_size);
+                      (Llama 4: one shared expert; Qwen2-MoE: shared_expert_intermediate_size); sequence_parallel
+                      false for a model_type of NO_SEQUENCE_PARALLEL_MOE (Mixtral: vLLM's block has no such path);
                       dense layers: first_k_dense_replace, mlp_only_layers, decoder_sparse_step,
                       interleave_moe_layer_step; dense_placement leading where they are the first layers
                       (first_k_dense_replace: a pipeline's first stage holds them), else interleaved;
@@ -85,6 +86,7 @@ PARAM_TOLERANCE = 0.05
 UNGATED_MODEL_TYPES = ("gpt_neox", "phi", "falcon", "gptj", "opt", "bloom", "gpt_bigcode", "mpt")
 
 
+NO_SEQUENCE_PARALLEL_MOE = ("mixtral",)  # model_types whose vLLM MoE block has no sequence-parallel path (models/mixtral.py)
 # transformers' defaults for keys a config.json may leave out, by model_type (configuration_gemma*.py,
 # configuration_deepseek_v3.py): Gemma, Gemma 2 and Gemma 3 tie the LM head to the embedding; Gemma 3 makes every 6th
 # layer global; DeepSeek-V3 routes within 4 of 8 groups. Applied where neither the config nor
@@ -411,6 +413,8 @@ def _moe(cfg: dict, where: str, layers: int, hidden: int) -> dict | None:
     elif cfg.get("shared_expert_intermediate_size"):
         shared, shared_ffn = 1, _int(cfg, where, "shared_expert_intermediate_size")
     moe["shared_experts"] = shared
+    if model_type in NO_SEQUENCE_PARALLEL_MOE:  # vLLM's block for it has no sequence-parallel path (qa149)
+        moe["sequence_parallel"] = False
     if shared_ffn and shared_ffn != expert_ffn:
         moe["shared_expert_ffn_size"] = shared_ffn
     if isinstance(cfg.get("moe_layers"), list) and cfg["moe_layers"]:

@@ -466,7 +466,7 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
         tokens = int(r.input_len + r.output_len)
         slot = slot_for_row(r) if slot_for_row else r.engine_slot
         pool = engine_for(slot).for_hardware(hw).window_kv_pool_ratio if engine_for else None  # as running_batch sizes it (qa93)
-        laid = for_engine(dep, engine_for(slot).for_hardware(hw)) if engine_for else dep  # as the engine lays it out
+        laid = for_engine(dep, engine_for(slot).for_hardware(hw), model) if engine_for else dep  # as the engine lays it out
         fit_key = (hw.name, model.name, dep.tp, dep.dp_attention, dep.ep, dep.pp, tuple(sorted(dep.dtypes.items())), dep.kv_dtype,
                    tokens, pool, laid.stage_split, laid.whole, laid.sequence_split)  # qa143
         if fit_key not in cap_cache:
@@ -540,7 +540,7 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
     quantity = rows.table["quantity"].to_numpy()
     for g in rows.groups:
         eng = engines[g.slot].for_hardware(g.hw)
-        g = replace(g, dep=for_engine(g.dep, eng))  # the layout as the engine runs it (SGLang's dense layers over the stage)
+        g = replace(g, dep=for_engine(g.dep, eng, g.model))  # the layout as the engine runs it (SGLang's dense layers over the stage)
         running = running_batch(g, eng.window_kv_pool_ratio)
         if g.method == "none":
             step = step_metrics(g.hw, g.model, running, 1, g.context, g.dep, engine=eng)["step_time_s"]

@@ -92,6 +92,7 @@ class MoESpec:
     #   "interleaved" among the MoE layers (Llama 4's interleave_moe_layer_step); what a pipeline stage holds of each
     groups: int = 1            # group-limited routing (DeepSeek-V3's n_group): experts in `groups` equal contiguous groups,
     groups_per_token: int = 1  # each token's top_k drawn from the experts of `groups_per_token` of them (topk_group)
+    sequence_parallel: bool = True  # the engines' MoE block for it has a sequence-parallel path (vLLM: not Mixtral's)
 
     @property
     def grouped(self) -> bool:
@@ -626,6 +627,7 @@ def _moe(where: str, key: str, counts: dict[str, object], layers: int) -> MoESpe
         dense_placement=check_choice(where, f"{key}.dense_placement", counts.get("dense_placement", "interleaved"), DENSE_PLACEMENTS),
         groups=_positive_int(where, f"{key}.groups", counts.get("groups", 1)),
         groups_per_token=_positive_int(where, f"{key}.groups_per_token", counts.get("groups_per_token", counts.get("groups", 1))),
+        sequence_parallel=check_flag(where, f"{key}.sequence_parallel", counts.get("sequence_parallel", True)),
     )
     if moe.top_k > moe.experts:
         raise field_error(where, f"{key}.top_k", f"at most experts={moe.experts}", moe.top_k)
@@ -698,7 +700,7 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
     moe = None
     if data.get("moe") is not None:
         raw = _mapping(where, "moe", data["moe"], {"experts", "top_k", "expert_ffn_size", "shared_experts", "shared_expert_ffn_size", "dense_layers",
-                                                  "dense_placement", "groups", "groups_per_token"})
+                                                  "dense_placement", "groups", "groups_per_token", "sequence_parallel"})
         moe = _moe(where, "moe", raw, ints["layers"])
     published = {k: _published(where, k, _yaml_number(data.get(k))) for k in ("published_params", "published_active_params")}
     if None not in published.values() and published["published_active_params"] > published["published_params"] * 1.0001:

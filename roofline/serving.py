@@ -367,7 +367,7 @@ def stage_split_classes(engine: ServingEngine, dp_attention: int) -> tuple:
 def stage_split_dense_note(engine: ServingEngine, model, dep) -> str:
     """A note where an engine splits classes over the stage under attention DP for a dense model: SGLang runs attention
     DP for DeepSeek-style MoE models only (its dense models' files have no DP path), so the layout is none it runs."""
-    if not for_engine(dep, engine).stage_split or model.moe is not None:
+    if not for_engine(dep, engine, model).stage_split or model.moe is not None:
         return ""
     return (f"{model.name} with dp_attention {dep.dp_attention} under {engine.name}: its dp_attention_stage_split is "
             "SGLang's DeepSeek-style layout; SGLang runs attention DP for such MoE models only, so a dense model's figures "
@@ -395,20 +395,24 @@ def engine_layout_note(engine: ServingEngine, model, dep) -> str:
 SEQUENCE_SPLIT_CLASSES = ("router", "shared_experts")  # what vLLM's sequence-parallel MoE holds whole, on 1/tp of the tokens
 
 
-def sequence_split_classes(engine: ServingEngine, dep) -> tuple:
+def sequence_split_classes(engine: ServingEngine, dep, model=None) -> tuple:
     """The classes `engine` holds whole on every tp rank, each running 1/tp of its attention group's tokens
     (SEQUENCE_SPLIT_CLASSES): where its sequence_parallel_moe meets tp > 1 under attention DP with ep > 1 (vLLM's
-    ParallelConfig.use_sequence_parallel_moe, which its MoE blocks follow at any pp; qa143), else ()."""
-    on = engine.sequence_parallel_moe and dep.tp > 1 and dep.dp_attention > 1 and dep.ep > 1
+    ParallelConfig.use_sequence_parallel_moe, which its MoE blocks follow at any pp; qa143) for a MoE model whose
+    block has that path (its moe.sequence_parallel: vLLM's DeepSeek, Qwen3-MoE, Llama 4 and gpt-oss blocks, not
+    Mixtral's; qa149), else ()."""
+    moe = getattr(model, "moe", None)
+    on = (engine.sequence_parallel_moe and dep.tp > 1 and dep.dp_attention > 1 and dep.ep > 1
+          and (model is None or (moe is not None and moe.sequence_parallel)))
     return SEQUENCE_SPLIT_CLASSES if on else ()
 
 
-def for_engine(dep, engine: ServingEngine):
-    """`dep` as `engine` lays it out: its stage_split classes (stage_split_classes), under attention DP the classes
-    it holds whole (dp_attention_whole), and those of its sequence-parallel MoE (sequence_split_classes)."""
+def for_engine(dep, engine: ServingEngine, model=None):
+    """`dep` as `engine` lays it out for `model`: its stage_split classes (stage_split_classes), under attention DP the
+    classes it holds whole (dp_attention_whole), and those of its sequence-parallel MoE (sequence_split_classes)."""
     split = stage_split_classes(engine, dep.dp_attention)
     whole = engine.dp_attention_whole if dep.dp_attention > 1 else ()
-    sequence = sequence_split_classes(engine, dep)
+    sequence = sequence_split_classes(engine, dep, model)
     if (split, whole, sequence) == (dep.stage_split, dep.whole, dep.sequence_split):
         return dep
     return replace(dep, stage_split=split, whole=whole, sequence_split=sequence)

@@ -391,7 +391,8 @@ def model_table(m) -> str:
         lines.append(f"  MoE: {m.moe.experts} experts top-{m.moe.top_k}, expert ffn {m.moe.expert_ffn_size}, "
                      f"shared {m.moe.shared_experts}, dense layers {m.moe.dense_layers}"
                      + (f" ({m.moe.dense_placement})" if m.moe.dense_layers else "")
-                     + (f", routed within {m.moe.groups_per_token} of {m.moe.groups} groups a token" if m.moe.grouped else ""))
+                     + (f", routed within {m.moe.groups_per_token} of {m.moe.groups} groups a token" if m.moe.grouped else "")
+                     + ("; no sequence-parallel MoE block (moe.sequence_parallel: false)" if not m.moe.sequence_parallel else ""))
     if m.mtp_modules:
         lines.append(f"  MTP modules      {m.mtp_modules} ({m.mtp_params / 1e9:.2f} B params)")
     lines.append(f"  trained context  {m.max_context_tokens:,} tokens (max_context_tokens)" if m.max_context_tokens else

@@ -503,3 +503,12 @@ def test_a_config_of_absurdly_many_layers_is_one_line_not_a_hang():
     """The fuzz's num_hidden_layers of 1e300 walked every layer in the MoE pattern and hung."""
     with pytest.raises(RooflineError, match=r"^h.json: num_hidden_layers: expected at most 100,000 layers"):
         profile_from_hf_config({**TINY, "num_hidden_layers": 10 ** 300}, "h", "h.json")
+
+
+def test_a_mixtral_config_imports_without_a_sequence_parallel_moe_block():
+    """qa149: vLLM's MixtralMoE has no sequence-parallel path; an imported Mixtral must say so (moe.sequence_parallel)."""
+    cfg = {**TINY, "model_type": "mixtral", "num_local_experts": 8, "num_experts_per_tok": 2}
+    moe = profile_from_hf_config(cfg, "mx", "mx.json")["moe"]
+    assert moe["sequence_parallel"] is False and model_from_dict(profile_from_hf_config(cfg, "mx", "mx.json"), "mx").moe.sequence_parallel is False
+    cfg = {**TINY, "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32}
+    assert "sequence_parallel" not in profile_from_hf_config(cfg, "q", "q.json")["moe"]
