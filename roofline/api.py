@@ -563,6 +563,13 @@ def predict(
             f"the expert dispatch takes {format_seconds(out['all_to_all_time_s'])} of the {format_seconds(out['step_time_s'])} "
             f"step; it {dispatch_prior_text(eng)}: a copy with a value you measured moves it "
             f"(roofline engines new NAME --from {eng.name} --set 'all_to_all_latency=20 us')")
+    elif out["all_to_all_time_s"] > 0.1 * out["step_time_s"] and eng.moe_dispatch == "allgather":  # qa149
+        out["warnings"].append(
+            f"the expert dispatch takes {format_seconds(out['all_to_all_time_s'])} of the {format_seconds(out['step_time_s'])} "
+            f"step; its two collectives a MoE layer pay {eng.name}'s allreduce_latency "
+            f"({format_seconds(eng.allreduce_latency_s)}, a custom all-reduce's), a lower estimate for the NCCL all-gather "
+            f"and reduce-scatter it runs: a copy with a value you measured moves it (roofline engines new NAME --from "
+            f"{eng.name} --set 'allreduce_latency=15 us')")
     if dep.dp_attention > batch:
         idle = dep.dp_attention - batch
         out["warnings"].append(f"dp_attention {dep.dp_attention} at batch {batch}: {idle} of the {dep.dp_attention} attention "

@@ -436,3 +436,15 @@ def test_an_all_reduce_dp_gather_is_not_said_as_an_all_gather():
     assert "(two all-reduces: moe_dispatch allgather, dp_gather allreduce)" in predict_table(early)
     now = roofline.predict("h200", "deepseek-v3", 64, 2048, engine="sglang", dp_attention=8, ep=8)
     assert "(all-gather + reduce-scatter: moe_dispatch allgather)" in predict_table(now)
+
+
+@pytest.mark.slow
+def test_an_allgather_dispatch_over_a_tenth_of_the_step_says_its_latency_is_a_lower_estimate():
+    """qa149: the dispatch's all-gather and reduce-scatter pay the engine's allreduce_latency (a custom all-reduce's),
+    a lower estimate for NCCL's; where it weighs, predict said nothing (the DeepEP prior's note covers DeepEP only)."""
+    slow = dataclasses.replace(roofline.load_engine("vllm"), allreduce_latency_s=40e-6)
+    p = roofline.predict("h200", "gpt-oss-120b", 512, 2048, engine=slow, dp_attention=8, ep=8)
+    assert p["all_to_all_time_s"] > 0.1 * p["step_time_s"]
+    assert [w for w in p["warnings"] if "pay vllm's allreduce_latency (40 us, a custom all-reduce's), a lower estimate" in w]
+    quick = roofline.predict("h200", "gpt-oss-120b", 512, 2048, engine="vllm", dp_attention=8, ep=8)
+    assert quick["all_to_all_time_s"] < 0.1 * quick["step_time_s"] and not [w for w in quick["warnings"] if "lower estimate" in w]
