@@ -318,8 +318,9 @@ def _moe_dispatch(where: str, key: str, value: object) -> str:
 
 DP_GATHER = {  # how an engine gathers every attention group's tokens to a layer run over the stage, and brings them back
     "allgather": "an all-gather, then a reduce-scatter of the outputs (vLLM's allgather_reducescatter, TensorRT-LLM's)",
-    "allgather_decode": "so in a decode or verify pass (SGLang's max_len mode in CUDA graphs, since 0.4.10), and in a "
-                        "prefill (sum_len mode) an all-reduce of the zero-padded buffer and one of the outputs: twice the bytes",
+    "allgather_decode": "an all-gather, then a reduce-scatter of the outputs in a decode or verify pass (SGLang's max_len "
+                        "mode in CUDA graphs, since 0.4.10), and in a prefill (sum_len mode) an all-reduce of the zero-padded "
+                        "buffer and one of the outputs: twice the bytes",
     "allreduce": "an all-reduce of a zero-padded buffer, then an all-reduce of the outputs, each sliced (SGLang before "
                  "0.4.10): twice the bytes",
 }

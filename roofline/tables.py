@@ -504,7 +504,10 @@ def engine_table(e) -> str:
         ("weight-only efficiency", f"{e.weight_only_efficiency:g} (w8a16 / int4 weights dequantised in the GEMM)"),
         ("all-reduce latency", format_seconds(e.allreduce_latency_s) + " (never below the link's)"),
         ("all-to-all latency", format_seconds(e.all_to_all_latency_s)),
-        ("MoE dispatch", f"{e.moe_dispatch}: {MOE_DISPATCH[e.moe_dispatch][1]}"),
+        ("MoE dispatch", f"{e.moe_dispatch}: " + ("every rank's tokens gathered to every rank by an all-reduce and the "
+                                                   "outputs all-reduced (dp_gather allreduce)"  # qa148
+                                                   if e.moe_dispatch == "allgather" and e.dp_gather == "allreduce"
+                                                   else MOE_DISPATCH[e.moe_dispatch][1])),
         ("DP gather", f"{e.dp_gather}: {DP_GATHER[e.dp_gather]}"),
         ("stage split under DP", ", ".join(e.dp_attention_stage_split) + ": split over every device of a stage, on every "
          "attention group's tokens gathered (dp_attention_stage_split)" if e.dp_attention_stage_split else
