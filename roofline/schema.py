@@ -166,7 +166,7 @@ def model_schema() -> dict:
         "moe": {"type": ["object", "null"], "properties": {
             "experts": count, "top_k": count, "expert_ffn_size": count, "shared_experts": count0,
             "shared_expert_ffn_size": count0, "dense_layers": count0, "groups": count, "groups_per_token": count,
-            "dense_placement": {"enum": list(model.DENSE_PLACEMENTS)}},
+            "dense_placement": {"enum": list(model.DENSE_PLACEMENTS)}, "sequence_parallel": {"type": "boolean"}},
             "additionalProperties": False},
         "attention": {"type": "object", "properties": {
             "kv_layout": {"enum": ["gqa", "shared_kv", "mla"]},
