@@ -484,6 +484,7 @@ def test_predict_says_how_many_scale_up_domains_a_deployment_spans():
     assert "scale-up domains" not in predict_table(four).splitlines()[0]
 
 
+@pytest.mark.slow
 def test_predict_with_a_prompt_gives_every_ttft_key_and_an_empty_profiles_folder_is_refused():
     """ngram and plain decoding left draft_prefill_s and ttft_with_speculation_s out (a KeyError across methods), and
     profiles='' searched the working folder in silence (qa92)."""
@@ -555,6 +556,7 @@ def test_a_whole_float_degree_is_taken_as_the_integer_it_is_as_batch_is():
     assert list(df["tp"]) == [2]
 
 
+@pytest.mark.slow
 def test_a_break_even_batch_says_what_it_rests_on():
     """A break-even batch of 216 came with no caveat at batch 1, though it lies where gains run optimistic, and though it
     turns on vllm's spec_per_iteration_per_sequence, which its fit left at the top of its range (qa105)."""

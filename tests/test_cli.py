@@ -55,6 +55,7 @@ def test_predict_with_speculation_adds_a_spec_object(roofline):
     (["--method", "ngram", "--draft-hardware", "l4"], "--draft-hardware: expected only with a method that runs a drafter"),
     (["--method", "eagle", "--acceptance", ""], "--acceptance: expected at least one rate, found an empty list"),
 ])
+@pytest.mark.slow
 def test_speculation_options_without_a_method_that_uses_them_are_one_line(roofline, args, message):
     code, out, err = roofline("predict", *args)
     assert code == 2 and out == "" and err.startswith("error: command line: ") and message in err and len(err.splitlines()) == 1
@@ -81,6 +82,7 @@ def test_predict_accepts_per_position_acceptance_and_a_draft_on_other_hardware()
     assert spec["draft_time_s"] > 0
 
 
+@pytest.mark.slow
 def test_predict_table_is_readable():
     result = run("predict", "--model", "mixtral-8x7b", "--hardware", "h200", "--batch", "4")
     assert result.exit_code == 0
@@ -439,6 +441,7 @@ def test_a_full_disk_mid_write_says_it_was_writing_the_output(roofline, monkeypa
                                          "or give --out elsewhere)")
 
 
+@pytest.mark.slow
 def test_a_list_command_notes_a_user_file_standing_in_for_a_built_in(tmp_path, monkeypatch, roofline):
     """`hw list` told a user's h100-sxm.yaml from the built-in only by its display name (qa91)."""
     import shutil
@@ -452,6 +455,7 @@ def test_a_list_command_notes_a_user_file_standing_in_for_a_built_in(tmp_path, m
     assert code == 0 and "note:" not in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [(), ("hw",), ("engines",)])
 def test_roofline_or_a_group_alone_prints_its_help_once(roofline, args):
     """`roofline` alone printed its whole help twice (qa101)."""

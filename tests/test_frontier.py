@@ -659,6 +659,7 @@ def test_refine_looks_below_the_smallest_swept_batch_where_none_is_fast_enough()
     assert found["row"]["cost_usd_per_million_tokens"] == pytest.approx(one["cost_usd_per_million_tokens"], rel=1e-9)
 
 
+@pytest.mark.slow
 def test_refine_reads_a_native_dtype_label_as_the_scenario_gave_it():
     """expert_dtype: [fp4, fp8] on DeepSeek-V4-Flash swept fp4 shared experts under the label its native mix also has
     (fp4 routed, fp8 shared): refine rebuilt the native mix, so the config did not reproduce and its gap went unpriced
@@ -699,6 +700,7 @@ def test_the_ratio_with_points_computed_now_is_left_out_where_refine_left_gaps_u
     assert "x with the points computed now)" not in frontier_table(cost_frontier(df), [], picks, 140.0, points, unpriced=True)
 
 
+@pytest.mark.slow
 def test_what_the_table_mixes_is_read_from_the_notes_by_their_openings():
     """frontier_table told the notes' mixes by words inside them (qa102): the openings are constants of frontier.py,
     written and read by the same names."""

@@ -488,6 +488,7 @@ def test_operators_csv_holds_a_bounded_number_of_batches_and_says_so(monkeypatch
     assert ops["batch"].nunique() == 8 and {1, 40} <= set(ops["batch"])
 
 
+@pytest.mark.slow
 def test_running_out_of_memory_is_one_line_and_leaves_no_output(roofline, tmp_path, monkeypatch):
     """A sweep under a memory limit ended in numpy's _ArrayMemoryError traceback, exit code 1 (qa99)."""
     from roofline import grid

@@ -90,6 +90,7 @@ def test_attention_dp_reads_only_its_own_sequences_kv_and_ep_adds_all_to_all(bat
     assert 4 * tp8["max_batch"] < dp8["max_batch"] < 8 * tp8["max_batch"]
 
 
+@pytest.mark.slow
 def test_at_large_batch_attention_dp_with_ep_beats_tensor_parallel_decoding():
     assert _ds(dict(dp_attention=8, ep=8), 256)["step_time_s"] < _ds(dict(tp=8), 256)["step_time_s"]
 

@@ -684,6 +684,7 @@ def test_a_drafter_whose_own_device_dequantises_its_weights_is_said_so():
     assert not [w for w in drafter_warnings("eagle", gpt, None, a100, 1, deployment(gpt)) if w.startswith("the drafter's")]
 
 
+@pytest.mark.slow
 def test_a_drafter_on_a_renamed_copy_of_the_targets_device_is_one_more_gpu_beside_it():
     """`hw new my-h100 --from h100-sxm` as the drafter's device was priced over the scale-out link (20 us against the
     NVLink's 3 us), the name compared, not the kind (qa93)."""
