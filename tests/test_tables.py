@@ -446,5 +446,8 @@ def test_an_allgather_dispatch_over_a_tenth_of_the_step_says_its_latency_is_a_lo
     p = roofline.predict("h200", "gpt-oss-120b", 512, 2048, engine=slow, dp_attention=8, ep=8)
     assert p["all_to_all_time_s"] > 0.1 * p["step_time_s"]
     assert [w for w in p["warnings"] if "pay vllm's allreduce_latency (40 us, a custom all-reduce's), a lower estimate" in w]
+    early = roofline.predict("h200", "gpt-oss-120b", 512, 2048, engine=dataclasses.replace(slow, dp_gather="allreduce"),
+                             dp_attention=8, ep=8)  # two all-reduces, as allreduce_latency was measured (qa150)
+    assert early["all_to_all_time_s"] > 0.1 * early["step_time_s"] and not [w for w in early["warnings"] if "lower estimate" in w]
     quick = roofline.predict("h200", "gpt-oss-120b", 512, 2048, engine="vllm", dp_attention=8, ep=8)
     assert quick["all_to_all_time_s"] < 0.1 * quick["step_time_s"] and not [w for w in quick["warnings"] if "lower estimate" in w]
