@@ -51,14 +51,18 @@ device from `roofline.costs`):
                    where the engine's dp_gather is allreduce (an all-reduce of the zero-padded buffer and one of the
                    outputs: SGLang before 0.4.10), or allgather_decode in a prefill (SGLang's sum_len mode), else 1;
                    T_g and c alike in t_all_to_all's allgather dispatch (t_ring(D, 2 c T_g * hidden * 2)) and
-                   t_moe_gather at ep = 1 (T_g, c)
+                   t_moe_gather (c at any ep; T_g at ep = 1)
     t_head_gather = 2 lat + t_ring(D, R * (hidden + vocab) * 2)  where it splits the LM head over the stage: the hidden
                    states of its R = B * logit tokens gathered, the logits of each device's vocabulary slice all-gathered;
                    lat + t_ring(tp, R_a * vocab * 2) where the LM head is split over the group's tp (R_a = B_a * logit
                    tokens: each rank's vocabulary slice of the group's logits all-gathered, as every engine does); 0
                    for an LM head held whole
     t_allreduce  = (2 * layers_stage - r) * (lat + t_ring(tp, 2 M))  (tp > 1; r = moe_layers_stage with attention DP,
-                   whose MoE layers reduce in the gather's scatter or the all-to-all's combine, plus dense_layers_stage
+                   whose MoE layers reduce in the gather's scatter or the all-to-all's combine, but not under vLLM
+                   without its sequence-parallel MoE (its sequence_parallel_moe engine with dep.sequence_split empty: a
+                   Mixtral, or ep = 1) and with an allgather dispatch or none, which gathers over the data-parallel
+                   group, leaving each tp rank a partial sum of the experts to all-reduce
+                   (FusedMoE.maybe_all_reduce_tensor_model_parallel; qa152), plus dense_layers_stage
                    where the dense MLP is split over the stage (its reduce-scatter in t_dp_gather), else 0; a reduce-scatter
                    and an all-gather of the M = T_a * hidden * 2 byte message), plus moe_layers_stage * lat where the
                    engine runs its MoE layers sequence-parallel (dep.sequence_split, vLLM's at tp > 1 with attention DP
@@ -94,23 +98,26 @@ device from `roofline.costs`):
                      per_pair   n = T_d * top_k * (ep - 1) / ep, b_out = hidden * (1 + 4 / 128): once per expert on
                                 another rank (DeepEP's low-latency kernels, one message a token-expert pair), fp8 out with
                                 an fp32 scale a 128 values, bf16 back
-                     allgather  n = T * (D - 1) / D, b_out = hidden * 2: every other rank's tokens all-gathered, the
-                                outputs reduce-scattered (vLLM's default all2all backend, allgather_reducescatter)
+                     allgather  every other rank's tokens all-gathered, the outputs reduce-scattered (vLLM's default
+                                all2all backend, allgather_reducescatter): t_xfer is t_ring's, below, over D ranks, or
+                                over the dp_attention ranks of a data-parallel group where vLLM gathers over it (above)
                    per_pair goes straight to its rank: t_xfer = hw.spread_transfer_s(D, bytes), over the scale-up link
                    inside one domain; across domains the share for peers in the device's own domain over it and the
                    rest over the scale-out link, at once. The others across N = ceil(D / S) domains of S devices, r
                    of them in the smallest (D mod S, or S), hw.two_link_transfer_s (NVLink bytes on the scale-up link,
                    NIC bytes on the scale-out, at once):
-                     allgather  t_ring(D, c T_g * hidden * 2 * 2) (T_g, c: t_dp_gather's): NCCL's rings carry every
-                                token across each node boundary, out and back
+                     allgather  t_ring(D_g, c T_g * hidden * 2 * 2) (T_g, c: t_dp_gather's; D_g = D, or dp_attention
+                                where vLLM gathers over the data-parallel group): NCCL's rings carry every token across
+                                each node boundary, out and back
                      per_rank   NVLink n, NIC T_d (D - r) / r * h_N (h_N: h_ep with each of min(N, ep) domains one
                                 rank): DeepEP's normal kernels send a token once to each other domain, forwarding inside
                                 over NVLink; the smallest node takes the others' tokens on its r NICs
-    t_moe_gather = 2 * moe_layers_stage * (lat + t_ring(g, T_g * hidden * 2))
+    t_moe_gather = 2 * moe_layers_stage * (lat + t_ring(g, c T_g * hidden * 2))  (g: dp_attention where vLLM gathers
+                   over the data-parallel group, above)
                    (attention data-parallel with each routed expert split over g = D / ep > 1 devices: the tokens
                     of every attention group gathered before the experts and the outputs reduce-scattered after,
                     SGLang's dp_gather and reduce-scatter; none where an allgather dispatch already gave every device
-                    every token; T_g = the padded T of t_dp_gather (times its c) when ep = 1, else T h_ep, the tokens
+                    every token; T_g = the padded T of t_dp_gather when ep = 1, else T h_ep, the tokens
                     with at least one of their experts on an EP rank, each gathered once (it counted token-expert
                     pairs, min(T, T top_k / ep), until session 19))
     t_p2p        = sum over the pp stage boundaries of (lat + T_mb * hidden * 2 / bw)          (pp > 1)
@@ -162,11 +169,13 @@ def parameters_used(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine:
     weight_only_efficiency where another GEMM dequantises, or the experts do and it is the lower; the host work where
     the engine (as on `hw`: its family's overrides applied) adds it to the step (no overlap, or a speculative iteration
     without it) or it sets the step (`host_bound`); the speculation costs where the point speculates; allreduce_latency
-    where a collective pays it (tp > 1, pp > 1, or an attention-DP MoE layer's gather over split experts:
-    collective_times_s, p2p_time_s), or an allgather expert dispatch (dispatch_latency_s); overlap_exponent where the
+    where a collective pays it (tp > 1, pp > 1, an attention-DP MoE layer's gather over split experts, or a dense MLP or
+    LM head split over the stage: collective_times_s, p2p_time_s, lm_head_gather_time_s), or an allgather expert
+    dispatch (dispatch_latency_s); overlap_exponent where the
     engine sets it (else the hardware profile's p). DeepEP's dispatch's all_to_all_latency is said apart, with its
     share of the step (serving.dispatch_prior_text)."""
     gathers = _gathers_split_experts(model, dep, engine)
+    dense_mlp_layers = dep.stage_layers(model)[2] if model.moe is not None else dep.stage_layers(model)[0]
     host = not engine.host_overlap or (speculating and not engine.host_overlap_speculating) or host_bound
     quantised_experts = model.moe is not None and dep.dtype("experts") in QUANTISED_DTYPES
     dequantised_experts = model.moe is not None and weight_only(hw, dep.dtype("experts"))
@@ -177,7 +186,8 @@ def parameters_used(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine:
             "quantised_moe_efficiency": quantised_experts and (not dequantised_experts or q <= w),
             "weight_only_efficiency": others or (dequantised_experts and (not quantised_experts or w <= q)),
             **dict.fromkeys(HOST_PARAMETERS, host), **dict.fromkeys(SPEC_PARAMETERS, speculating),
-            "allreduce_latency": dep.tp > 1 or dep.pp > 1 or gathers or (dispatches(model, dep) and engine.moe_dispatch == "allgather"),
+            "allreduce_latency": (dep.tp > 1 or dep.pp > 1 or gathers or (dispatches(model, dep) and engine.moe_dispatch == "allgather")
+                                  or "lm_head" in dep.stage_split or ("mlp" in dep.stage_split and dense_mlp_layers > 0)),
             "overlap_exponent": engine.overlap_exponent is not None}
 
 
@@ -336,6 +346,12 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     passes = 2.0 if engine.dp_gather == "allreduce" or (engine.dp_gather == "allgather_decode" and not padded) else 1.0
     h_bytes = model.hidden_size * ACTIVATION_BYTES
     layers, moe_layers, _ = dep.stage_layers(model)  # the busiest stage's
+    # vLLM without its sequence-parallel MoE at tp > 1 (qa152): the MoE layer's gather runs over the data-parallel group
+    # (the ranks of one tp index), so each rank's experts see every group's tokens but only its tp index's experts, and
+    # the layer's tp all-reduce stays (AgRsAll2AllManager.dispatch: get_dp_group() unless sequence-parallel)
+    # (DeepEP's kernels, per_rank and per_pair, dispatch over the EP group and reduce in their combine)
+    over_dp_group = (engine.sequence_parallel_moe and not dep.sequence_split and dep.tp > 1 and dep.dp_attention > 1
+                     and (engine.moe_dispatch == "allgather" or dep.ep == 1))
     out = {name: np.zeros_like(tokens) for name in ("allreduce_time_s", "all_to_all_time_s", "moe_gather_time_s",
                                                     "dp_gather_time_s")}
     dense_layers = dep.stage_layers(model)[2] if model.moe is not None else layers  # where the dense MLP runs
@@ -354,7 +370,7 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         per_layer_s = _latency(engine.allreduce_latency_s, latency_s) + transfer_s
         # two per layer (after attention, after the MLP); with attention DP an MoE layer's second is the reduce-scatter
         # of its gather or the combine of its all-to-all, priced below
-        replaced = moe_layers if dep.dp_attention > 1 and model.moe is not None else 0.0
+        replaced = moe_layers if dep.dp_attention > 1 and model.moe is not None and not over_dp_group else 0.0
         replaced += dense_layers if "mlp" in dep.stage_split else 0.0  # its reduce-scatter, priced in dp_gather_time_s
         out["allreduce_time_s"] = (2.0 * layers - replaced) * per_layer_s
         if dep.sequence_split and model.moe is not None:  # vLLM's sequence-parallel MoE
@@ -366,7 +382,7 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
                 extra_s = _latency(engine.allreduce_latency_s, gather_latency_s) + gather_s
             out["allreduce_time_s"] = out["allreduce_time_s"] + moe_layers * extra_s
     if dispatches(model, dep):
-        d = dep.devices_per_stage
+        d = dep.dp_attention if over_dp_group else dep.devices_per_stage  # the ranks the gather runs over
         per_device = np.ceil(sequences_per_group(b, dep) * q / dep.tp)  # the busiest device's whole tokens (qa124)
         if engine.moe_dispatch == "per_pair":  # each of a token's pairs on another rank, fp8 out with its scales: sent
             # straight to the rank, over NVLink inside a domain and RDMA across (DeepEP's low-latency kernels)
@@ -385,7 +401,7 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over
     if _gathers_split_experts(model, dep, engine):
         tokens_g = gathered if dep.ep == 1 else tokens * _rank_hit(model, dep)
-        transfer_s, latency_s = _ring_pass_s(hw, g, tokens_g * passes * h_bytes)
+        transfer_s, latency_s = _ring_pass_s(hw, dep.dp_attention if over_dp_group else g, tokens_g * passes * h_bytes)
         out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, latency_s) + transfer_s)
     return out
 

@@ -460,3 +460,22 @@ def test_a_tensor_parallel_lm_heads_logits_are_all_gathered_once_a_pass():
     layers = collective_times_s(hw, m70, deployment(m70, tp=4), vllm, 32.0, 1.0)["allreduce_time_s"]  # two a layer
     head = lm_head_gather_time_s(hw, m70, deployment(m70, tp=4), vllm, 32.0, 32.0)
     assert float(step["allreduce_time_s"]) == pytest.approx(float(layers) + float(head), rel=1e-12)  # reported with them
+
+
+@pytest.mark.slow
+def test_allreduce_latency_is_used_where_only_the_stage_split_gathers_pay_it():
+    """qa152: SGLang's dense-MLP and LM-head gathers over the stage pay allreduce_latency at tp 1 with a DeepEP dispatch;
+    parameters_used said the point did not lean on it (no note where a profile leaves it unfitted)."""
+    from roofline.engine import collective_times_s, lm_head_gather_time_s, parameters_used
+    from roofline.serving import for_engine, load_engine
+
+    hw, v3 = load_hardware("h200"), load_model("deepseek-v3")
+    sglang = dataclasses.replace(load_engine("sglang").for_hardware(hw), moe_dispatch="per_rank")
+    dep = for_engine(deployment(v3, tp=1, dp_attention=8, ep=8), sglang, v3)
+    assert "mlp" in dep.stage_split and float(collective_times_s(hw, v3, dep, sglang, 65, 1)["dp_gather_time_s"]) > 0
+    assert parameters_used(hw, v3, dep, sglang)["allreduce_latency"]
+    # the LM head alone: a dense-free MoE model split over the stage still gathers its head's rows
+    no_mlp = dataclasses.replace(dep, stage_split=("lm_head",))
+    assert float(lm_head_gather_time_s(hw, v3, no_mlp, sglang, 65, 9)) > 0 and parameters_used(hw, v3, no_mlp, sglang)["allreduce_latency"]
+    # and not where nothing pays it: one device, no gathers
+    assert not parameters_used(hw, load_model("llama-3.1-8b"), deployment(load_model("llama-3.1-8b")), sglang)["allreduce_latency"]

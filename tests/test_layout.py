@@ -305,9 +305,17 @@ def test_vllms_sequence_parallel_moe_holds_shared_experts_whole_on_a_tp_ranks_sh
         on, off = (collective_times_s(h200, spec, for_engine(dep, e), e, 64.0, 1.0)["allreduce_time_s"] for e in (vllm, plain))
         ag = lat + 64 / 4 * spec.hidden_size * 2 / 2 / h200.link_for(2)[0]  # the group's 16 tokens, one ring pass over 2
         assert float(on - off) == pytest.approx(dep.stage_layers(spec)[1] * ag, rel=1e-9), model
-    # qa149: Mixtral's MoE block in vLLM has no sequence-parallel path (its moe.sequence_parallel: false)
+    # qa149: Mixtral's MoE block in vLLM has no sequence-parallel path (its moe.sequence_parallel: false): its shared
+    # layout is the plain one's; qa152: but vLLM then gathers over the data-parallel group (4 ranks of one tp index, not
+    # the stage's 8), and each MoE layer keeps its tp all-reduce of the group's 64 tokens, where an engine without
+    # sequence_parallel_moe (SGLang's stage-wide gather) reduces in the gather's scatter
     on, off = (roofline.predict("h100-sxm", "mixtral-8x7b", 256, 2048, engine=e, tp=2, dp_attention=4, ep=8)
                for e in (vllm, plain))
-    assert on["allreduce_time_s"] == off["allreduce_time_s"] and on["step_time_s"] == off["step_time_s"]
+    mixtral, h100 = roofline.load_model("mixtral-8x7b"), roofline.load_hardware("h100-sxm")
+    bw, link_lat = h100.link_for(2)
+    per_layer = max(vllm.allreduce_latency_s, link_lat) + 2 * 64 * mixtral.hidden_size * 2 / 2 / bw
+    assert on["allreduce_time_s"] - off["allreduce_time_s"] == pytest.approx(mixtral.moe_layers * per_layer, rel=1e-9)
+    assert on["all_to_all_time_s"] < off["all_to_all_time_s"]  # a ring of 4 carries 3/4 of the buffer, of 8 7/8
+    assert on["weight_classes"] == off["weight_classes"]
     assert not roofline.load_model("mixtral-8x7b").moe.sequence_parallel and spec.moe.sequence_parallel
     assert not load_engine("sglang").sequence_parallel_moe and not load_engine("trtllm").sequence_parallel_moe
