@@ -926,6 +926,17 @@ def test_a_layout_refused_under_one_engine_is_said_with_it_and_a_contradictory_p
                                                                    ("h2*", {"dp_attention_whole": ("lm_head",)})))
     with pytest.raises(RooflineError, match="on h200, found"):
         api.predict("h200", "deepseek-v3", 8, 2048, engine=spec, dp_attention=8, ep=8)
+    # qa152: shared experts split over the stage by an engine whose sequence-parallel MoE holds them whole: both paths
+    # applied, each its own way (their tile padding from one, their weights from the other)
+    code, _, err = roofline("engines", "new", "spx", "--from", "sglang", "--set", "sequence_parallel_moe=true")
+    assert code == 2 and ("sequence_parallel_moe: expected false where dp_attention_stage_split lists shared_experts "
+                          "(held whole on 1/tp of the tokens, or split over the stage: one or the other), found true") in err, err
+    code, _, err = roofline("engines", "new", "spx", "--from", "vllm", "--set",
+                            'overrides=[{hardware: "h*", dp_attention_stage_split: [shared_experts]}]')
+    assert code == 2 and "overrides[0].sequence_parallel_moe: expected false" in err, err
+    spec = dataclasses.replace(api.load_engine("sglang"), overrides=(("h*", {"sequence_parallel_moe": True}),))
+    with pytest.raises(RooflineError, match=r"overrides\[0\]\.sequence_parallel_moe: expected false"):
+        api.predict("h200", "deepseek-v3", 8, 2048, engine=spec, tp=2, dp_attention=4, ep=8)
 
 
 @pytest.mark.slow
