@@ -53,8 +53,8 @@ from roofline.serving import (
     OPTIMISTIC_BATCH,
     ServingEngine,
     check_engine_spec,
+    dispatch_latency_note,
     dispatch_on_prior,
-    dispatch_prior_text,
     engine_layout_note,
     engine_on_a_cpu,
     fitted_class_note,
@@ -557,20 +557,13 @@ def predict(
     if narrow:  # a profile calibrated in fp32 on a CPU without bf16 units: 16-bit weights are taken at the fp32 peak
         out["warnings"].append(f"{hw.name} has no {' or '.join(narrow)} peak: {' and '.join(narrow)} weights compute at its fp32 "
                                f"peak here (a profile measured in fp32: weight dtype fp32 predicts what it measured)")
-    if (out["all_to_all_time_s"] > 0.1 * out["step_time_s"]
-            and dispatch_on_prior(eng)):
+    dispatch_note = dispatch_latency_note(eng)
+    if out["all_to_all_time_s"] > 0.1 * out["step_time_s"] and dispatch_note:
+        key = "all_to_all_latency=20 us" if dispatch_on_prior(eng) else "allreduce_latency=15 us"
         out["warnings"].append(
             f"the expert dispatch takes {format_seconds(out['all_to_all_time_s'])} of the {format_seconds(out['step_time_s'])} "
-            f"step; it {dispatch_prior_text(eng)}: a copy with a value you measured moves it "
-            f"(roofline engines new NAME --from {eng.name} --set 'all_to_all_latency=20 us')")
-    elif (out["all_to_all_time_s"] > 0.1 * out["step_time_s"] and eng.moe_dispatch == "allgather"
-          and eng.dp_gather != "allreduce"):  # qa149; all-reduces (sglang-early) run as the latency was measured (qa150)
-        out["warnings"].append(
-            f"the expert dispatch takes {format_seconds(out['all_to_all_time_s'])} of the {format_seconds(out['step_time_s'])} "
-            f"step; its two collectives a MoE layer pay {eng.name}'s allreduce_latency "
-            f"({format_seconds(eng.allreduce_latency_s)}, a custom all-reduce's), a lower estimate for the NCCL all-gather "
-            f"and reduce-scatter it runs: a copy with a value you measured moves it (roofline engines new NAME --from "
-            f"{eng.name} --set 'allreduce_latency=15 us')")
+            f"step; {dispatch_note}: a copy with a value you measured moves it "
+            f"(roofline engines new NAME --from {eng.name} --set '{key}')")
     if dep.dp_attention > batch:
         idle = dep.dp_attention - batch
         out["warnings"].append(f"dp_attention {dep.dp_attention} at batch {batch}: {idle} of the {dep.dp_attention} attention "

@@ -499,10 +499,17 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
     now" between the swept batches (qa145: its notes were said as the pick's, another config's). A speculative row at
     its method's published rates (the sweep's scenario.json `meta`: default_rates) says where they were measured on
     another model (speculation.default_rates_note; qa145: EAGLE's Llama-3.1-8B rates priced a Qwen3-235B pick)."""
-    from roofline.engine import host_sets_step, host_time_s, parameters_used, unfitted_family_note
+    from roofline.engine import dispatches, host_sets_step, host_time_s, parameters_used, unfitted_family_note
     from roofline.hardware import load_hardware
     from roofline.model import load_model
-    from roofline.serving import engine_on_a_cpu, fitted_class_note, fitted_family_note, load_engine, undetermined_note
+    from roofline.serving import (
+        dispatch_latency_note,
+        engine_on_a_cpu,
+        fitted_class_note,
+        fitted_family_note,
+        load_engine,
+        undetermined_note,
+    )
 
     out = []
     for kind, row in (picks or {}).items():
@@ -523,7 +530,8 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
         host_bound = step is not None and step == step and "batch" in row and bool(
             host_sets_step(on_hw.host_overlap, float(host_time_s(on_hw, int(row["batch"]), dep)), float(step)))
         notes = [engine_on_a_cpu(engine, hw), undetermined_note(on_hw, hw, parameters_used(hw, model, dep, on_hw, speculative, host_bound)),
-                 unfitted_family_note(hw, model, dep, on_hw), fitted_family_note(engine, hw), fitted_class_note(engine, model)]
+                 unfitted_family_note(hw, model, dep, on_hw), fitted_family_note(engine, hw), fitted_class_note(engine, model),
+                 dispatch_latency_note(on_hw) if dispatches(model, dep) else ""]  # qa152: as predict and the sweep say it
         if speculative and (meta or {}).get("default_rates") and "method" in row:
             from roofline.speculation import default_rates_note
 

@@ -45,8 +45,7 @@ from roofline.serving import (
     HOST_PARAMETERS,
     OPTIMISTIC,
     ServingEngine,
-    dispatch_on_prior,
-    dispatch_prior_text,
+    dispatch_latency_note,
     engine_layout_note,
     engine_on_a_cpu,
     fitted_class_note,
@@ -221,11 +220,10 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                                _host_bound_somewhere(sc, hw, model, dep, on_hw))
         undetermined.setdefault(engine.name, (engine, {}))[1].update(  # the profile's own values: no override set them
             dict.fromkeys(p for p, use in used.items() if use and on_hw.undetermined(p, hw)))
-        prior = (f"{model.name} with dp_attention {dep.dp_attention} and ep {dep.ep} under {engine.name}: its expert dispatch "
-                 f"{dispatch_prior_text(on_hw)}; predict prints its time (expert dispatch) and warns where it is over a tenth of "
-                 "the step"
-                 if dispatches(model, dep) and dispatch_on_prior(on_hw)  # the engine as on this device (qa143)
-                 else "")
+        dispatch_note = dispatch_latency_note(on_hw)  # the engine as on this device (qa143)
+        prior = (f"{model.name} with dp_attention {dep.dp_attention} and ep {dep.ep} under {engine.name}: {dispatch_note}; "
+                 "predict prints its time (expert dispatch) and warns where it is over a tenth of the step"
+                 if dispatches(model, dep) and dispatch_note else "")
         gains = (f"under {engine.name}, {OPTIMISTIC} (docs/ACCURACY.md): read the sweep's speedups there as upper "
                  "estimates"  # predict says it of its point; a notebook's sweep said nothing (qa92)
                  if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any()

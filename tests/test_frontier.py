@@ -994,3 +994,18 @@ def test_plot_says_where_it_draws_a_layout_no_setup_of_its_engine_runs(tmp_path,
         "dp_attention 4 under trtllm" in err, err
     code, _, err = roofline("plot", tmp_path / "sw", "--out", tmp_path / "p2", "--where", "engine=vllm")
     assert code == 0 and "no setup of their engine runs" not in err, err
+
+
+@pytest.mark.slow
+def test_cheapest_says_what_a_picks_expert_dispatch_latency_rests_on_as_predict_does(tmp_path, roofline):
+    """qa152: predict warned that an allgather dispatch's latency is a lower estimate (and a DeepEP one an unfitted
+    prior); cheapest, at the same point, said nothing of either."""
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    _swept(tmp_path / "a", roofline, "name: s\nhardware: h200\nmodel: qwen3-235b-a22b\nengine: sglang\n"
+           "layouts: [{dp_attention: 8, ep: 8}]\naxes:\n  batch: [512]\n  context: [2048]\n")
+    code, out, _ = roofline("cheapest", tmp_path / "a" / "sw", "--min-tokens-per-user", "1")
+    assert code == 0 and "its expert dispatch's two collectives a MoE layer pay sglang's allreduce_latency" in out, out
+    _swept(tmp_path / "b", roofline, "name: s\nhardware: h200\nmodel: qwen3-235b-a22b\nengine: sglang\n"
+           "layouts: [{tp: 8}]\naxes:\n  batch: [512]\n  context: [2048]\n")
+    code, out, _ = roofline("cheapest", tmp_path / "b" / "sw", "--min-tokens-per-user", "1")
+    assert code == 0 and "expert dispatch" not in out, out  # no dispatch at tp 8

@@ -318,18 +318,23 @@ def test_a_sweep_says_once_where_an_expert_dispatch_rests_on_an_unfitted_latency
 
     import roofline
 
-    def notes(engine):
+    def notes(engine, text="a prior no measured row determines"):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             roofline.sweep({"name": "x", "hardware": "h200", "model": "qwen3-235b-a22b", "method": "none",
                             "engine": [engine, "ideal"], "layouts": [{"dp_attention": 8, "ep": 8}, {"tp": 8}],
                             "axes": {"batch": [8, 64], "context": [4096]}})
-        return [str(w.message) for w in caught if "a prior no measured row determines" in str(w.message)]
+        return [str(w.message) for w in caught if text in str(w.message)]
 
     deepep = dataclasses.replace(roofline.load_engine("sglang"), moe_dispatch="per_pair")
     got = notes(deepep)
     assert len(got) == 1 and got[0].startswith("qwen3-235b-a22b with dp_attention 8 and ep 8 under sglang"), got
     assert notes("sglang") == []  # its allgather dispatch
+    # qa152: whose latency, an all-reduce's, is a lower estimate for its all-gather and reduce-scatter: predict said so
+    # where the dispatch weighs, the sweep never; once a config, as the prior's note
+    lower = notes("sglang", "a lower estimate for the all-gather and reduce-scatter it runs")
+    assert len(lower) == 1 and "under sglang: its expert dispatch's two collectives a MoE layer pay sglang's allreduce_latency" in lower[0]
+    assert notes(dataclasses.replace(roofline.load_engine("sglang"), dp_gather="allreduce"), "a lower estimate") == []
     # DeepEP's kernels set for the device's family only: the engine as on the device says it (qa143: the general one)
     on_hopper = dataclasses.replace(roofline.load_engine("sglang"), overrides=(("h*", {"moe_dispatch": "per_pair"}),))
     assert len(notes(on_hopper)) == 1
