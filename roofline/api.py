@@ -557,7 +557,7 @@ def predict(
     if narrow:  # a profile calibrated in fp32 on a CPU without bf16 units: 16-bit weights are taken at the fp32 peak
         out["warnings"].append(f"{hw.name} has no {' or '.join(narrow)} peak: {' and '.join(narrow)} weights compute at its fp32 "
                                f"peak here (a profile measured in fp32: weight dtype fp32 predicts what it measured)")
-    dispatch_note = dispatch_latency_note(eng)
+    dispatch_note = dispatch_latency_note(eng, "it")
     if out["all_to_all_time_s"] > 0.1 * out["step_time_s"] and dispatch_note:
         key = "all_to_all_latency=20 us" if dispatch_on_prior(eng) else "allreduce_latency=15 us"
         out["warnings"].append(

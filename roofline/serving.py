@@ -110,17 +110,19 @@ def dispatch_prior_text(engine: ServingEngine) -> str:
             f"prior no measured row determines (roofline engines show {engine.name})")
 
 
-def dispatch_latency_note(engine: ServingEngine) -> str:
+def dispatch_latency_note(engine: ServingEngine, subject: str = "its expert dispatch") -> str:
     """What an expert dispatch's latency rests on, said wherever a point dispatches (predict where it is over a tenth of
     the step, a sweep once a config, cheapest of its picks; qa152: predict alone said it): DeepEP's kernels on the
     unfitted all_to_all_latency (dispatch_prior_text); an all-gather and reduce-scatter on the engine's
     allreduce_latency, a lower estimate for the collective library's (qa149; not where they are all-reduces,
     dp_gather allreduce, which run as the latency was measured: qa150; the latency is an all-reduce's as measured on
-    the device, NCCL's, RCCL's or a custom one's: qa152); '' otherwise."""
+    the device, NCCL's, RCCL's or a custom one's: qa152); '' otherwise. `subject`: the dispatch as the sentence names
+    it ('it' where the sentence already did)."""
     if dispatch_on_prior(engine):
-        return f"its expert dispatch {dispatch_prior_text(engine)}"
+        return f"{subject} {dispatch_prior_text(engine)}"
     if engine.moe_dispatch == "allgather" and engine.dp_gather != "allreduce":
-        return (f"its expert dispatch's two collectives a MoE layer pay {engine.name}'s allreduce_latency "
+        possessive = "its" if subject == "it" else f"{subject}'s"
+        return (f"{possessive} two collectives a MoE layer pay {engine.name}'s allreduce_latency "
                 f"({format_seconds(engine.allreduce_latency_s)}, a small all-reduce's as measured), a lower estimate for "
                 "the all-gather and reduce-scatter it runs")
     return ""

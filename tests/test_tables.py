@@ -262,7 +262,7 @@ def test_predict_says_what_bounds_the_verify_pass_and_where_its_speculative_figu
     deepep = dataclasses.replace(roofline.load_engine("sglang"), moe_dispatch="per_pair")  # DeepEP's kernels: the prior
     moe = roofline.predict("h200", "qwen3-235b-a22b", 64, 4096, dp_attention=8, ep=8, engine=deepep, method="eagle", k=3, alpha=0.7)
     assert moe["all_to_all_time_s"] > 0.1 * moe["step_time_s"]
-    assert notes(moe, "its expert dispatch pays sglang's all_to_all_latency (40 us) twice a MoE layer, a prior no measured row determines")
+    assert notes(moe, "step; it pays sglang's all_to_all_latency (40 us) twice a MoE layer, a prior no measured row determines")
     assert not notes(roofline.predict("h200", "qwen3-235b-a22b", 64, 4096, dp_attention=8, ep=8, engine="ideal"), "a prior")
 
 
@@ -446,7 +446,7 @@ def test_an_allgather_dispatch_over_a_tenth_of_the_step_says_its_latency_is_a_lo
     p = roofline.predict("h200", "gpt-oss-120b", 512, 2048, engine=slow, dp_attention=8, ep=8)
     assert p["all_to_all_time_s"] > 0.1 * p["step_time_s"]
     # qa152: the latency is an all-reduce's as measured on the device (sglang's on MI300X is RCCL's), not "a custom one's"
-    assert [w for w in p["warnings"] if "pay vllm's allreduce_latency (40 us, a small all-reduce's as measured), a lower "
+    assert [w for w in p["warnings"] if "step; its two collectives a MoE layer pay vllm's allreduce_latency (40 us, a small all-reduce's as measured), a lower "
                                          "estimate for the all-gather and reduce-scatter it runs" in w]
     early = roofline.predict("h200", "gpt-oss-120b", 512, 2048, engine=dataclasses.replace(slow, dp_gather="allreduce"),
                              dp_attention=8, ep=8)  # two all-reduces, as allreduce_latency was measured (qa150)
