@@ -285,6 +285,20 @@ def attention_flops(heads, d_qk, d_v, tokens, read_tokens):
     return 2.0 * heads * (d_qk + d_v) * np.asarray(tokens, dtype=np.float64) * np.asarray(read_tokens, dtype=np.float64)
 
 
+def gathered_tokens(batch, q, dep: Deployment, padded: bool = True):
+    """Rows of a stage's gathered buffer under attention DP: the busiest group's B_a q tokens from each of the
+    dp_attention groups, ceil(B / dp_attention) q dp_attention (every rank's buffer padded to the largest, as the
+    engines' CUDA graphs run a decode or verify pass: SGLang's max_len mode, vLLM's DP padding; B q where the groups
+    split B evenly); `padded` false (a prefill, run eagerly: SGLang's sum_len mode) B q."""
+    q = np.asarray(q, dtype=np.float64)
+    return sequences_per_group(batch, dep) * q * dep.dp_attention if padded else np.asarray(batch, dtype=np.float64) * q
+
+
+def sequence_split_tokens(tokens_a, dep: Deployment):
+    """Tokens a tp rank runs of its attention group's T_a in vLLM's sequence-parallel MoE (dep.sequence_split): ceil(T_a / tp)."""
+    return np.ceil(tokens_a / dep.tp)
+
+
 def sequences_per_group(batch, dep: Deployment):
     """B_a: sequences of the busiest attention group, ceil(B / dp_attention) (B itself when dp_attention = 1)."""
     b = np.asarray(batch, dtype=np.float64)
@@ -456,8 +470,8 @@ def operator_costs(
         over its D devices, a sequence_split class whole on ceil(T_a / tp) of its group's tokens, a class held whole
         on its group's T_a on one, else its group's T_a over tp (Deployment.split_of)."""
         if cls in dep.stage_split:  # every group's rows, each padded to the busiest group's but in a prefill (run
-            return dep.devices_per_stage, b * q if prefill else b_a * q * dep.dp_attention  # eagerly: engine.gathered_tokens)
-        return dep.split_of(cls), (np.ceil(tokens_a / dep.tp) if cls in dep.sequence_split else tokens_a)  # whole: 1
+            return dep.devices_per_stage, gathered_tokens(b, q, dep, padded=not prefill)  # eagerly)
+        return dep.split_of(cls), (sequence_split_tokens(tokens_a, dep) if cls in dep.sequence_split else tokens_a)  # whole: 1
     d_mlp, t_mlp = split("mlp")
     costs["mlp"] = gemm("mlp", model.dense_mlp_params, h + ffn / d_mlp, (2 if model.ffn_gated else 1) * ffn / d_mlp + h,
                         n_tokens=t_mlp, count=dense_layers, per_device=model.dense_mlp_params / d_mlp)

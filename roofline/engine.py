@@ -145,8 +145,10 @@ from roofline.costs import (
     ACTIVATION_BYTES,
     LAYER_OPERATORS,
     WEIGHT_GEMMS,
+    gathered_tokens,
     operator_costs,
     rank_hit_probability,
+    sequence_split_tokens,
     sequences_per_group,
     weight_bytes_by_class,
 )
@@ -341,7 +343,7 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     (gathered_tokens), as decoding in CUDA graphs runs them; a prefill (`padded` false: run eagerly) gathers T."""
     b, q = np.broadcast_arrays(np.asarray(batch, dtype=np.float64), np.asarray(q, dtype=np.float64))
     tokens = b * q
-    gathered = gathered_tokens(b, q, dep) if padded else tokens  # each group's buffer padded to the busiest's (qa144)
+    gathered = gathered_tokens(b, q, dep, padded)  # each group's buffer padded to the busiest's (qa144)
     # an all-reduce moves a gather's bytes twice: always under allreduce, in a prefill under allgather_decode (qa146)
     passes = 2.0 if engine.dp_gather == "allreduce" or (engine.dp_gather == "allgather_decode" and not padded) else 1.0
     h_bytes = model.hidden_size * ACTIVATION_BYTES
@@ -404,14 +406,6 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         transfer_s, latency_s = _ring_pass_s(hw, dep.dp_attention if over_dp_group else g, tokens_g * passes * h_bytes)
         out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, latency_s) + transfer_s)
     return out
-
-
-def gathered_tokens(batch, q, dep: Deployment):
-    """Rows of a stage's gathered buffer under attention DP: the busiest group's B_a q tokens from each of the
-    dp_attention groups, ceil(B / dp_attention) q dp_attention (every rank's buffer padded to the largest, as the
-    engines' CUDA graphs run a decode or verify pass: SGLang's max_len mode, vLLM's DP padding; B q where the groups
-    split B evenly; a prefill, run eagerly, gathers B q: SGLang's sum_len mode)."""
-    return sequences_per_group(batch, dep) * np.asarray(q, dtype=np.float64) * dep.dp_attention
 
 
 def dispatch_latency_s(engine: ServingEngine) -> float:
@@ -570,10 +564,10 @@ def step_metrics(
     logit_rows_gathered = mb * (q if logit_tokens is None else np.asarray(logit_tokens, dtype=np.float64))  # every group's
     rows = {"gemm": tokens_a, "lm_head": logit_rows}
     if dep.stage_split:  # a class split over the stage runs on every group's rows gathered (qa136: padded as one group's)
-        rows_gathered = mb * q if prefill else gathered_tokens(mb, q, dep)  # a prefill runs eagerly, unpadded
+        rows_gathered = gathered_tokens(mb, q, dep, padded=not prefill)  # a prefill runs eagerly, unpadded
         gathered = {"mlp": rows_gathered, "shared_experts": rows_gathered, "lm_head": logit_rows_gathered}
         rows.update({name: r for name, r in gathered.items() if name in dep.stage_split})
-    rows.update({name: np.ceil(tokens_a / dep.tp) for name in dep.sequence_split})  # vLLM's sequence-parallel MoE
+    rows.update({name: sequence_split_tokens(tokens_a, dep) for name in dep.sequence_split})  # vLLM's sequence-parallel MoE
     pad = {name: _tile_padding(r, engine.gemm_tile_rows) for name, r in rows.items()}
     stage_layers = dep.stage_layers(model)[0]  # the busiest stage's layers
     total_flops, total_bytes, operators_s, head_s, compute_bound_s, at_peak_s = (np.zeros(shape) for _ in range(6))

@@ -415,7 +415,7 @@ def engine_layout_note(engine: ServingEngine, model, dep) -> str:
 SEQUENCE_SPLIT_CLASSES = ("router", "shared_experts")  # what vLLM's sequence-parallel MoE holds whole, on 1/tp of the tokens
 
 
-def sequence_split_classes(engine: ServingEngine, dep, model=None) -> tuple:
+def sequence_split_classes(engine: ServingEngine, dep, model) -> tuple:
     """The classes `engine` holds whole on every tp rank, each running 1/tp of its attention group's tokens
     (SEQUENCE_SPLIT_CLASSES): where its sequence_parallel_moe meets tp > 1 under attention DP with ep > 1 (vLLM's
     ParallelConfig.use_sequence_parallel_moe, which its MoE blocks follow at any pp; qa143) for a MoE model whose
@@ -423,11 +423,11 @@ def sequence_split_classes(engine: ServingEngine, dep, model=None) -> tuple:
     Mixtral's; qa149), else ()."""
     moe = getattr(model, "moe", None)
     on = (engine.sequence_parallel_moe and dep.tp > 1 and dep.dp_attention > 1 and dep.ep > 1
-          and (model is None or (moe is not None and moe.sequence_parallel)))
+          and moe is not None and moe.sequence_parallel)
     return SEQUENCE_SPLIT_CLASSES if on else ()
 
 
-def for_engine(dep, engine: ServingEngine, model=None):
+def for_engine(dep, engine: ServingEngine, model):
     """`dep` as `engine` lays it out for `model`: its stage_split classes (stage_split_classes), under attention DP the
     classes it holds whole (dp_attention_whole), and those of its sequence-parallel MoE (sequence_split_classes)."""
     split = stage_split_classes(engine, dep.dp_attention)

@@ -334,7 +334,7 @@ def test_sglang_splits_the_dense_mlp_shared_experts_and_lm_head_over_the_stage_u
 
     v3 = load_model("deepseek-v3")
     dep = deployment(v3, tp=1, dp_attention=8, ep=8)
-    sglang, vllm, early = (for_engine(dep, load_engine(e)) for e in ("sglang", "vllm", "sglang-early"))
+    sglang, vllm, early = (for_engine(dep, load_engine(e), v3) for e in ("sglang", "vllm", "sglang-early"))
     assert sglang.stage_split == ("mlp", "shared_experts", "lm_head") and vllm.stage_split == ()
     assert early.stage_split == ("mlp", "shared_experts")  # its LM head a ReplicatedLinear under DP attention
     whole, split = weight_bytes_by_class(v3, vllm), weight_bytes_by_class(v3, sglang)
@@ -350,8 +350,8 @@ def test_sglang_splits_the_dense_mlp_shared_experts_and_lm_head_over_the_stage_u
             assert float(b[op][1]) < float(a[op][1])
     # DeepEP's dispatch keeps the shared experts in the group, as SGLang does
     deepep = dataclasses.replace(load_engine("sglang"), moe_dispatch="per_pair")
-    assert for_engine(dep, deepep).stage_split == ("mlp", "lm_head")
-    assert for_engine(deployment(v3, tp=8), load_engine("sglang")).stage_split == ()  # no attention DP: nothing to split
+    assert for_engine(dep, deepep, v3).stage_split == ("mlp", "lm_head")
+    assert for_engine(deployment(v3, tp=8), load_engine("sglang"), v3).stage_split == ()  # no attention DP: nothing to split
     p_s, p_v = (roofline.predict("h200", "deepseek-v3", engine=e, tp=1, dp_attention=8, ep=8, batch=64, context=4096)
                 for e in ("sglang", "vllm"))
     assert (p_s["max_batch"], p_v["max_batch"]) == (1104, 968)
@@ -372,7 +372,7 @@ def test_sglang_s_dense_layer_gathers_and_reduce_scatters_over_the_stage_in_plac
 
     hw, v3, sglang = load_hardware("h200"), load_model("deepseek-v3"), load_engine("sglang")
     group = deployment(v3, tp=2, dp_attention=4, ep=8)
-    stage = for_engine(group, sglang)
+    stage = for_engine(group, sglang, v3)
     a, b = (collective_times_s(hw, v3, d, sglang, np.array([64.0]), np.array([1.0])) for d in (group, stage))
     assert float(a["dp_gather_time_s"][0]) == 0 < float(b["dp_gather_time_s"][0])
     layers, _, dense = group.stage_layers(v3)
@@ -394,19 +394,19 @@ def test_sglang_s_stage_split_in_prefill_pipelines_a_drafter_elsewhere_and_the_e
     from roofline.serving import for_engine, load_engine
 
     hw, v3, sglang = load_hardware("h200"), load_model("deepseek-v3"), load_engine("sglang")
-    dep = for_engine(deployment(v3, tp=1, dp_attention=8, ep=8), sglang)
+    dep = for_engine(deployment(v3, tp=1, dp_attention=8, ep=8), sglang, v3)
     one = float(lm_head_gather_time_s(hw, v3, dep, sglang, 1.0, 1.0))
     prefill = step_metrics(hw, v3, 1, 32768, 0, dep, engine=sglang, logit_tokens=1, prefill=True)
     dense = collective_times_s(hw, v3, dep, sglang, np.array([1.0]), np.array([32768.0]), padded=False)["dp_gather_time_s"]
     assert float(prefill["dp_gather_time_s"]) == pytest.approx(float(dense[0]) + one, rel=1e-9) and one > 0  # one token's logits
     assert single_device(dep).stage_split == () and single_device(dep).whole == ()
-    piped = for_engine(deployment(v3, tp=1, dp_attention=4, ep=4, pp=2), sglang)
+    piped = for_engine(deployment(v3, tp=1, dp_attention=4, ep=4, pp=2), sglang, v3)
     m = step_metrics(hw, v3, 1, 1, 4096, piped, engine=sglang)  # batch 1 on pp 2: a round trip of mean stages
     head = float(lm_head_gather_time_s(hw, v3, piped, sglang, 1.0, 1.0))
-    mean = step_metrics(hw, v3, 1, 1, 4096, for_engine(deployment(v3, tp=1, dp_attention=4, ep=4, pp=2), load_engine("vllm")),
+    mean = step_metrics(hw, v3, 1, 1, 4096, for_engine(deployment(v3, tp=1, dp_attention=4, ep=4, pp=2), load_engine("vllm"), v3),
                         engine=sglang)  # no split: what the split adds is its gathers less its lighter reads
     assert float(m["dp_gather_time_s"]) >= head > 0 and float(m["comm_time_s"]) >= float(mean["comm_time_s"])
-    grouped = for_engine(deployment(v3, tp=2, dp_attention=4, ep=8), sglang)
+    grouped = for_engine(deployment(v3, tp=2, dp_attention=4, ep=8), sglang, v3)
     assert weight_bytes_by_class(v3, grouped)["embedding"] == pytest.approx(v3.embedding_params * 2.0, rel=1e-12)
     assert weight_bytes_by_class(v3, deployment(v3, tp=2, dp_attention=4, ep=8))["embedding"] == pytest.approx(
         v3.embedding_params * 2.0 / 2, rel=1e-12)

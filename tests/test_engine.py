@@ -407,7 +407,7 @@ def test_a_dp_gather_by_all_reduce_moves_twice_the_bytes_and_a_decode_buffer_is_
     early = load_engine("sglang-early").for_hardware(hw)
     assert early.dp_gather == "allreduce" and load_engine("sglang").dp_gather == "allgather_decode"
     gathering = dataclasses.replace(early, dp_gather="allgather")
-    dep = for_engine(deployment(v3, tp=1, dp_attention=8, ep=1), early)
+    dep = for_engine(deployment(v3, tp=1, dp_attention=8, ep=1), early, v3)
     h = v3.hidden_size * 2
     bw, lat = hw.link_for(8)
     lat = max(early.allreduce_latency_s, lat)
@@ -452,7 +452,7 @@ def test_a_tensor_parallel_lm_heads_logits_are_all_gathered_once_a_pass():
     assert got == pytest.approx(max(vllm.allreduce_latency_s, lat) + rows * m70.vocab_size * 2 * 3 / 4 / bw, rel=1e-12)
     assert float(lm_head_gather_time_s(hw, m70, deployment(m70), vllm, rows, rows)) == 0  # one device: nothing to gather
     v3 = load_model("deepseek-v3")
-    whole = for_engine(deployment(v3, tp=2, dp_attention=4, ep=8), load_engine("sglang-early"))  # a replicated LM head
+    whole = for_engine(deployment(v3, tp=2, dp_attention=4, ep=8), load_engine("sglang-early"), v3)  # a replicated LM head
     assert "lm_head" in whole.whole and float(lm_head_gather_time_s(hw, v3, whole, vllm, 64.0, 16.0)) == 0
     from roofline.engine import collective_times_s
 

@@ -302,7 +302,7 @@ def test_vllms_sequence_parallel_moe_holds_shared_experts_whole_on_a_tp_ranks_sh
     for model, layout in (("deepseek-v3", dict(args, pp=2)), ("qwen3-235b-a22b", args)):
         spec = roofline.load_model(model)
         dep = deployment(spec, **layout)
-        on, off = (collective_times_s(h200, spec, for_engine(dep, e), e, 64.0, 1.0)["allreduce_time_s"] for e in (vllm, plain))
+        on, off = (collective_times_s(h200, spec, for_engine(dep, e, spec), e, 64.0, 1.0)["allreduce_time_s"] for e in (vllm, plain))
         ag = lat + 64 / 4 * spec.hidden_size * 2 / 2 / h200.link_for(2)[0]  # the group's 16 tokens, one ring pass over 2
         assert float(on - off) == pytest.approx(dep.stage_layers(spec)[1] * ag, rel=1e-9), model
     # qa149: Mixtral's MoE block in vLLM has no sequence-parallel path (its moe.sequence_parallel: false): its shared
