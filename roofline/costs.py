@@ -21,7 +21,8 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, the hid
         low-rank query's down-projections whole on every rank, and one KV head's K and V on each rank once tp > kv_heads;
         and the router whole on every rank (vLLM's ReplicatedLinear gate, SGLang's MoEGate)
         a class of dep.stage_split (those of an engine's dp_attention_stage_split: SGLang's mlp, shared_experts and lm_head by
-        default) runs on the stage's gathered T = B * q tokens (lm_head: B * its logit tokens) with tp read as
+        default) runs on the stage's gathered T = B * q tokens (lm_head: B * its logit tokens; each group's padded to
+        the busiest group's in a decode or verify pass, engine.py's T_g: gathered_tokens) with tp read as
         D = tp * dp_attention throughout: params_device = params / D, d_in = h + f / D, lm_head h -> vocab / D
     experts (per MoE layer): E / ep experts per EP rank, each split over D / ep devices; the busiest
     rank sets the pace (the expected maximum over ep ranks of n = T top_k token-expert pairs):
@@ -501,8 +502,8 @@ def operator_costs(
     elementwise = tokens_a * h * ELEMENTWISE_PASSES * n_layers
     costs["norms"] = (5.0 * elementwise, elementwise * a)
     d_head, _ = split("lm_head")
-    head_tokens = b * (q if logit_tokens is None else np.asarray(logit_tokens, dtype=np.float64)) \
-        if "lm_head" in dep.stage_split else logits  # every group's sequences, gathered
+    head_tokens = gathered_tokens(b, q if logit_tokens is None else logit_tokens, dep, padded=not prefill) \
+        if "lm_head" in dep.stage_split else logits  # every group's sequences, gathered (padded as the MLP's: qa152)
     costs["lm_head"] = gemm("lm_head", model.lm_head_params, h, model.vocab_size / d_head, n_tokens=head_tokens,
                             per_device=model.lm_head_params / d_head)
     return {name: (np.broadcast_to(f, zero.shape), np.broadcast_to(by, zero.shape)) for name, (f, by) in costs.items()}

@@ -32,6 +32,7 @@ device from `roofline.costs`):
     t_head   = t_embedding + t_input_proj + t_lm_head  (n_o = 1: a round trip crosses the first stage's embedding and the
                last's LM head; in the paced term the busiest stage holds one of them, which the embedding's small
                gather overstates) + t_head_gather (the LM head's gathers: its logits over tp, or over the stage)
+               + t_embed_reduce (the embedding's all-reduce over tp)
     t_device = max(pp * t_body_mean + t_head, m * (t_body + t_head)) + t_p2p + step_overhead   (m = min(B, pp) micro-batches of B / m)
         each sequence's token passes the pp stages once a step: a micro-batch's round trip crosses every stage's layers
         and the head once (first term), and the busiest stage, holding the head, passes all m micro-batches (second
@@ -53,10 +54,15 @@ device from `roofline.costs`):
                    T_g and c alike in t_all_to_all's allgather dispatch (t_ring(D, 2 c T_g * hidden * 2)) and
                    t_moe_gather (c at any ep; T_g at ep = 1)
     t_head_gather = 2 lat + t_ring(D, R * (hidden + vocab) * 2)  where it splits the LM head over the stage: the hidden
-                   states of its R = B * logit tokens gathered, the logits of each device's vocabulary slice all-gathered;
+                   states of its R = B * logit tokens gathered (padded as T_g in a decode or verify pass), the logits
+                   of each device's vocabulary slice all-gathered;
                    lat + t_ring(tp, R_a * vocab * 2) where the LM head is split over the group's tp (R_a = B_a * logit
                    tokens: each rank's vocabulary slice of the group's logits all-gathered, as every engine does); 0
                    for an LM head held whole
+    t_embed_reduce = t_allreduce's per-collective time on M  where the embedding is split over the group's tp (vocabulary-parallel: each
+                   rank looks up the tokens of its slice, zeros elsewhere, and the T_a h-wide rows are all-reduced, M as
+                   t_allreduce's: vLLM's VocabParallelEmbedding.forward, SGLang's and TensorRT-LLM's alike; qa152); 0 for
+                   an embedding held whole (SGLang's under attention DP)
     t_allreduce  = (2 * layers_stage - r) * (lat + t_ring(tp, 2 M))  (tp > 1; r = moe_layers_stage with attention DP,
                    whose MoE layers reduce in the gather's scatter or the all-to-all's combine, but not under vLLM
                    without its sequence-parallel MoE (its sequence_parallel_moe engine with dep.sequence_split empty: a
@@ -364,11 +370,7 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         out["dp_gather_time_s"] = dense_layers * (2.0 * _latency(engine.allreduce_latency_s, latency_s) + transfer_s)
     if dep.tp > 1:
         message = sequences_per_group(b, dep) * q * h_bytes
-        domain, domains, smallest = _domains(hw, dep.tp)
-        if domains == 2:  # NCCL's tuning picks a tree across two nodes: each of the smallest node's NICs carries M / r
-            transfer_s, latency_s = hw.two_link_transfer_s(dep.tp, 2.0 * message * (domain - 1) / domain, message / smallest)
-        else:  # a reduce-scatter, then an all-gather
-            transfer_s, latency_s = _ring_pass_s(hw, dep.tp, 2.0 * message)
+        transfer_s, latency_s = _tp_allreduce_parts_s(hw, dep, message)
         per_layer_s = _latency(engine.allreduce_latency_s, latency_s) + transfer_s
         # two per layer (after attention, after the MLP); with attention DP an MoE layer's second is the reduce-scatter
         # of its gather or the combine of its all-to-all, priced below
@@ -434,6 +436,30 @@ def lm_head_gather_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, e
                                              * ACTIVATION_BYTES)
         return _latency(engine.allreduce_latency_s, latency_s) + transfer_s
     return np.zeros_like(rows)
+
+
+def _tp_allreduce_parts_s(hw: HardwareSpec, dep: Deployment, message):
+    """(transfer, link latency) of an all-reduce of `message` bytes over the group's tp ranks: a reduce-scatter then an
+    all-gather (t_ring(tp, 2 M)), or across exactly two domains NCCL's tree, each NIC of the smallest carrying M / r."""
+    domain, domains, smallest = _domains(hw, dep.tp)
+    if domains == 2:  # NCCL's tuning picks a tree across two nodes: each of the smallest node's NICs carries M / r
+        return hw.two_link_transfer_s(dep.tp, 2.0 * message * (domain - 1) / domain, message / smallest)
+    return _ring_pass_s(hw, dep.tp, 2.0 * message)  # a reduce-scatter, then an all-gather
+
+
+def _tp_allreduce_s(hw: HardwareSpec, dep: Deployment, engine: ServingEngine, message):
+    """lat + the transfer of an all-reduce of `message` bytes over tp (t_allreduce's per-collective time)."""
+    transfer_s, latency_s = _tp_allreduce_parts_s(hw, dep, message)
+    return _latency(engine.allreduce_latency_s, latency_s) + transfer_s
+
+
+def embedding_reduce_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, group_rows):
+    """The embedding's all-reduce, once a pass through it (t_embed_reduce): where it is split over the group's tp
+    (vocabulary-parallel), the `group_rows` h-wide rows all-reduced as a layer's (t_allreduce's per-collective time); 0 for an embedding held whole."""
+    rows = np.asarray(group_rows, dtype=np.float64)
+    if dep.split_of("embedding") == 1:
+        return np.zeros_like(rows)
+    return _tp_allreduce_s(hw, dep, engine, rows * model.hidden_size * ACTIVATION_BYTES)
 
 
 def _gathers_split_experts(model: ModelSpec, dep: Deployment, engine: ServingEngine) -> bool:
@@ -561,7 +587,8 @@ def step_metrics(
     shape = next(iter(costs.values()))[0].shape
     tokens_a = sequences_per_group(mb, dep) * q
     logit_rows = tokens_a if logit_tokens is None else sequences_per_group(mb, dep) * np.asarray(logit_tokens, dtype=np.float64)
-    logit_rows_gathered = mb * (q if logit_tokens is None else np.asarray(logit_tokens, dtype=np.float64))  # every group's
+    # every group's, through the MLP's gathered buffer: padded to the busiest group's but in a prefill (qa152)
+    logit_rows_gathered = gathered_tokens(mb, q if logit_tokens is None else logit_tokens, dep, padded=not prefill)
     rows = {"gemm": tokens_a, "lm_head": logit_rows}
     if dep.stage_split:  # a class split over the stage runs on every group's rows gathered (qa136: padded as one group's)
         rows_gathered = gathered_tokens(mb, q, dep, padded=not prefill)  # a prefill runs eagerly, unpadded
@@ -586,8 +613,11 @@ def step_metrics(
             operators[name] = {"flops": flops, "bytes": nbytes, "time_s": time_s, "compute_bound": is_compute}
     tokens = np.broadcast_to(b * q, shape)
     coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q, padded=not prefill)
-    # the LM head's gathers, with its pass (qa136: every prompt token's logits, and left out of a round trip)
-    head_comm_s = np.broadcast_to(lm_head_gather_time_s(hw, model, dep, engine, logit_rows_gathered, logit_rows), shape)
+    # the LM head's gathers and the embedding's all-reduce, once a pass with them (qa136: every prompt token's logits,
+    # and left out of a round trip's stage bodies)
+    head_gather_s = np.broadcast_to(lm_head_gather_time_s(hw, model, dep, engine, logit_rows_gathered, logit_rows), shape)
+    embed_reduce_s = np.broadcast_to(embedding_reduce_time_s(hw, model, dep, engine, tokens_a), shape)
+    head_comm_s = head_gather_s + embed_reduce_s
     head_key = "dp_gather_time_s" if "lm_head" in dep.stage_split else "allreduce_time_s"
     p2p_s = np.broadcast_to(p2p_time_s(hw, model, dep, engine, mb * q), shape)
     layers_s = operators_s - head_s
@@ -616,14 +646,13 @@ def step_metrics(
     step_s = np.maximum(device_s, host_s) if engine.host_overlap else device_s + host_s
     kv_read = costs["attention"][1] + costs["indexer"][1] - tokens_a * model.hidden_size * ACTIVATION_BYTES * 2 * stage_layers
     device_flops, device_bytes = microbatches * total_flops, microbatches * total_bytes
+    passes_with_head = np.where(round_trip, 1.0, microbatches)
     out = {
         "step_time_s": step_s,
         "operator_time_s": per_step(layers_s, mean_layers_s) + np.where(round_trip, 1.0, microbatches) * head_s,
         **{name: per_step(coll[name], mean_coll[name]) for name in coll},
-        # with the LM head's gathers: over the stage with the DP gathers, its logits over tp with the tensor-parallel ones
-        head_key: per_step(coll[head_key], mean_coll[head_key]) + np.where(round_trip, 1.0, microbatches) * head_comm_s,
         "p2p_time_s": p2p_s,
-        "comm_time_s": per_step(sum(coll.values()), sum(mean_coll.values())) + p2p_s + np.where(round_trip, 1.0, microbatches) * head_comm_s,
+        "comm_time_s": per_step(sum(coll.values()), sum(mean_coll.values())) + p2p_s + passes_with_head * head_comm_s,
         "overhead_s": np.broadcast_to(overhead_s, shape),
         "host_time_s": host_s,
         "flops": device_flops,
@@ -636,6 +665,10 @@ def step_metrics(
         "compute_bound_share": compute_bound_s / np.maximum(operators_s, 1e-30),
         "tokens": tokens,
     }
+    # the LM head's gathers: over the stage with the DP gathers, its logits over tp with the tensor-parallel ones; the
+    # embedding's all-reduce with the tensor-parallel ones
+    out[head_key] = out[head_key] + passes_with_head * head_gather_s
+    out["allreduce_time_s"] = out["allreduce_time_s"] + passes_with_head * embed_reduce_s
     if with_operators:
         out["operators"] = operators
     return out

@@ -332,11 +332,12 @@ def test_a_tensor_parallel_all_reduce_across_nodes_rides_on_every_nic_of_the_nod
     nic_bytes_per_s, nic_latency_s = h200.link_for(16)
     tree = message / 8 / nic_bytes_per_s  # two nodes: NCCL's tree, M / r on each NIC (qa69)
     head = float(lm_head_gather_time_s(h200, v3, deployment(v3, tp=16), IDEAL, 128.0, 128.0))  # the logits' all-gather
-    assert head > 0 and sixteen["allreduce_time_s"] == pytest.approx(2 * 61 * (nic_latency_s + max(nvlink, tree)) + head, rel=1e-9)
+    # two a layer and the embedding's (qa152), each a tree over the two nodes
+    assert head > 0 and sixteen["allreduce_time_s"] == pytest.approx((2 * 61 + 1) * (nic_latency_s + max(nvlink, tree)) + head, rel=1e-9)
     four_nodes = roofline.predict("h200", "deepseek-v3", 128, 4096, tp=32, engine="ideal")  # rings a NIC
     ring = 2 * message * 31 / (32 * 8) / nic_bytes_per_s
     head = float(lm_head_gather_time_s(h200, v3, deployment(v3, tp=32), IDEAL, 128.0, 128.0))
-    assert four_nodes["allreduce_time_s"] == pytest.approx(2 * 61 * (nic_latency_s + max(nvlink, ring)) + head, rel=1e-9)
+    assert four_nodes["allreduce_time_s"] == pytest.approx((2 * 61 + 1) * (nic_latency_s + max(nvlink, ring)) + head, rel=1e-9)
     eight = roofline.predict("h200", "deepseek-v3", 128, 4096, tp=8, engine="ideal")
     assert sixteen["step_time_s"] < eight["step_time_s"]  # half the weights a device, and the all-reduce on 8 NICs
 
@@ -459,7 +460,9 @@ def test_a_tensor_parallel_lm_heads_logits_are_all_gathered_once_a_pass():
     step = step_metrics(hw, m70, 32, 1, 2048, deployment(m70, tp=4), engine=vllm)  # a decode step: one logit row each
     layers = collective_times_s(hw, m70, deployment(m70, tp=4), vllm, 32.0, 1.0)["allreduce_time_s"]  # two a layer
     head = lm_head_gather_time_s(hw, m70, deployment(m70, tp=4), vllm, 32.0, 32.0)
-    assert float(step["allreduce_time_s"]) == pytest.approx(float(layers) + float(head), rel=1e-12)  # reported with them
+    embedding = max(vllm.allreduce_latency_s, lat) + 2 * 32 * m70.hidden_size * 2 * 3 / 4 / bw  # its all-reduce (qa152)
+    assert float(step["allreduce_time_s"]) == pytest.approx(float(layers) + float(head) + embedding, rel=1e-12)  # reported with them
+    assert float(layers) == pytest.approx(2 * 80 * embedding, rel=1e-12)  # the same collective as a layer's
 
 
 @pytest.mark.slow
@@ -479,3 +482,24 @@ def test_allreduce_latency_is_used_where_only_the_stage_split_gathers_pay_it():
     assert float(lm_head_gather_time_s(hw, v3, no_mlp, sglang, 65, 9)) > 0 and parameters_used(hw, v3, no_mlp, sglang)["allreduce_latency"]
     # and not where nothing pays it: one device, no gathers
     assert not parameters_used(hw, load_model("llama-3.1-8b"), deployment(load_model("llama-3.1-8b")), sglang)["allreduce_latency"]
+
+
+@pytest.mark.slow
+def test_an_lm_head_split_over_the_stage_runs_on_the_padded_gathered_rows_in_a_decode():
+    """qa152: SGLang gathers the LM head's hidden states through the dense MLP's buffer, padded to the busiest group's
+    rows in a decode (65 sequences over 8 groups: 72 rows); the head ran and gathered 65."""
+    from roofline.engine import collective_times_s, lm_head_gather_time_s, step_metrics
+    from roofline.serving import for_engine, load_engine
+
+    hw, v3 = load_hardware("h200"), load_model("deepseek-v3")
+    sglang = load_engine("sglang").for_hardware(hw)
+    dep = for_engine(deployment(v3, tp=1, dp_attention=8, ep=8), sglang, v3)
+    assert "lm_head" in dep.stage_split
+    step = step_metrics(hw, v3, 65, 1, 2048, dep, engine=sglang, with_operators=True)
+    layers = float(collective_times_s(hw, v3, dep, sglang, 65.0, 1.0)["dp_gather_time_s"])
+    head = float(lm_head_gather_time_s(hw, v3, dep, sglang, 72.0, 9.0))
+    assert float(step["dp_gather_time_s"]) == pytest.approx(layers + head, rel=1e-12)
+    assert float(step["operators"]["lm_head"]["flops"]) == pytest.approx(2 * v3.lm_head_params / 8 * 72, rel=1e-12)
+    # a prefill runs eagerly: its 65 prompts' last tokens, unpadded
+    prefill = step_metrics(hw, v3, 65, 128, 0, dep, engine=sglang, logit_tokens=1, prefill=True, with_operators=True)
+    assert float(prefill["operators"]["lm_head"]["flops"]) == pytest.approx(2 * v3.lm_head_params / 8 * 65, rel=1e-12)
