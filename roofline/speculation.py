@@ -19,9 +19,7 @@ attention group):
                (0 for n-gram: a host lookup, no drafter; the drafter's device's engine values; B_d its sequences per attention group: B on a device of its own;
                 t_step includes that device's step_overhead, engine.py, under every engine, `ideal` too)
                q_d = 1 for a chain; ceil(N / k) for a tree of N nodes at depth k (each draft step widens the tree)
-    t_spec   = spec_per_iteration + spec_per_iteration_per_sequence * B_a             (rejection sampling, KV bookkeeping;
-               vllm's per-sequence term is a fitted stand-in at its 100 us bound, where the source shows 4-20 us of such
-               work: about (tau - 1) x its host work a sequence, as if host work were paid per emitted token; qa147)
+    t_spec   = spec_per_iteration + spec_per_iteration_per_sequence * B_a             (rejection sampling, KV bookkeeping)
     t_iter   = t_draft + t_verify + t_spec                                        (drafter on the target's devices)
              = t_draft + t_verify + t_transfer + t_spec      (a head drafter elsewhere: it needs the verified hidden
                                                               states before it can draft, so nothing overlaps)

@@ -331,3 +331,15 @@ def test_a_fixed_overhead_far_beyond_any_devices_is_said_as_a_unit_slip():
     assert said == ["m.yaml: layer_overhead: 30.6 ms is over 5 ms, where GPUs measure tens of microseconds and a CPU's eager "
                     "PyTorch hundreds: measured so: other work likely shared the machine while it was calibrated (calibrate "
                     "again on a quiet one)"]
+
+
+def test_the_no_p2p_h100_pcie_profile_is_h100_pcie_but_for_its_link():
+    """Session 33 (qa154): two H100 PCIe without GPU peer-to-peer run NCCL's all-reduces through host memory, about
+    20 GB/s and 15 us where the P2P profile says 54.4 GB/s and 10 us; everything else, and its engine family, is
+    h100-pcie's (an engine's overrides for h100-pcie apply to it)."""
+    p2p, no_p2p = load_hardware("h100-pcie"), load_hardware("h100-pcie-no-p2p")
+    assert no_p2p.engine_family == "h100-pcie"
+    assert no_p2p.link_for(2)[0] == pytest.approx(64e9 * 0.31) and no_p2p.link_for(2)[1] == pytest.approx(15e-6)
+    assert p2p.link_for(2)[0] == pytest.approx(64e9 * 0.85) and p2p.link_for(2)[1] == pytest.approx(10e-6)
+    for field in ("mem_bytes", "mem_bw_bytes_per_s", "mem_efficiency", "peak_flops_per_s", "price_usd_per_hour", "step_overhead_s"):
+        assert getattr(no_p2p, field) == getattr(p2p, field), field
