@@ -561,22 +561,28 @@ def test_a_break_even_batch_says_what_it_rests_on():
     """A break-even batch of 216 came with no caveat at batch 1, though it lies where gains run optimistic, and though it
     turns on vllm's spec_per_iteration_per_sequence, which its fit left at the top of its range (qa105)."""
     from roofline.serving import load_engine
+    from roofline.units import format_seconds
 
-    point = roofline.predict("h200", "llama-3.1-8b", 1, method="eagle", k=3)
+    # a 1B draft on a 70B target on 4 H100 (issue 9's check (b)): its break-even lies inside memory under vllm
+    point_at = dict(hardware="h100-sxm", model="llama-3.1-70b", batch=1, context=1024, tp=4, method="draft",
+                    draft="llama-3.2-1b", k=4, alpha=0.6)
+    point = roofline.predict(**point_at)
     be = point["spec"]["break_even_batch"]
     assert be is not None and be >= 32 and not point["spec"]["break_even_at_memory_limit"]
     said = [w for w in point["warnings"] if w.startswith(f"the break-even batch {be:,}")]
     assert any("read it as an upper estimate" in w for w in said)
-    bound = "spec_per_iteration_per_sequence (100 us, the upper bound of its fit range)"
-    assert load_engine("vllm").at_fit_bound("spec_per_iteration_per_sequence") == any(bound in w for w in said)
-    ideal = roofline.predict("h200", "llama-3.1-8b", 1, method="eagle", k=3, engine="ideal")
+    vllm = load_engine("vllm")
+    value = vllm.spec_per_iteration_per_sequence_s
+    side = "upper" if value > 0 else "lower"
+    bound = f"spec_per_iteration_per_sequence ({format_seconds(value)}, the {side} bound of its fit range)"
+    assert vllm.at_fit_bound("spec_per_iteration_per_sequence") == any(bound in w for w in said)
+    ideal = roofline.predict(**{**point_at, "engine": "ideal"})
     assert not any(w.startswith("the break-even batch") for w in ideal["warnings"])
     # a value set by hand (or an override's) sits on no bound: not called one (qa106: 50 us was 'the upper bound')
-    hand = dataclasses.replace(load_engine("vllm"), spec_per_iteration_per_sequence_s=50e-6)
-    assert not any("bound of its fit range" in w for w in roofline.predict("h200", "llama-3.1-8b", 1, method="eagle", k=3,
-                                                                            engine=hand)["warnings"])
-    v0 = roofline.predict("h200", "llama-3.1-8b", 1, method="eagle", k=3, engine="vllm-v0")["warnings"]
-    assert any("(vllm's costs: 100 us, the upper bound" in w and "--from vllm --set" in w for w in v0)
+    hand = dataclasses.replace(vllm, spec_per_iteration_per_sequence_s=50e-6)
+    assert not any("bound of its fit range" in w for w in roofline.predict(**{**point_at, "engine": hand})["warnings"])
+    v0 = roofline.predict(**{**point_at, "engine": "vllm-v0"})["warnings"]
+    assert any(f"(vllm's costs: {format_seconds(value)}, the {side} bound" in w and "--from vllm --set" in w for w in v0)
     capped = roofline.predict("h100-sxm", "llama-3.1-8b", 1, method="eagle", alpha=0.7)  # memory ends its search
     assert capped["spec"]["break_even_at_memory_limit"] and not any(w.startswith("the break-even batch") for w in capped["warnings"])
 

@@ -892,7 +892,9 @@ def test_draft_offload_names_the_target_its_batch_1_figures_are_of(tmp_path):
 def test_the_other_gpus_fast_tier_is_their_cheapest_drafting_point_and_says_where_plain_decoding_is_cheaper(tmp_path):
     """qa120: 'On H200 SXM the 2x tier with speculation costs 1.63x its cheapest tier (batch 76)' was H200's plain
     decoding (k = 0), its cheapest drafting point costing 2.23x."""
-    text = FAST_TIER_DRAFTING.format(placement="l4").replace("hardware: h100-sxm", "hardware: [h100-sxm, h200]")
+    # alpha 0.7: since session 33's vllm refit drafting is H200's cheapest 2x point at 0.8
+    text = FAST_TIER_DRAFTING.format(placement="l4").replace("hardware: h100-sxm", "hardware: [h100-sxm, h200]").replace(
+        "alpha: [0.8]", "alpha: [0.7]")
     r, f = _report_finding(tmp_path, text)
     t = f.numbers["tiers"].loc["h200"]
     assert t["k_2x_speculation"] == 0 and t["drafting_k_2x"] > 0  # the case: plain decoding is H200's cheapest 2x point

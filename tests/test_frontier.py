@@ -728,7 +728,8 @@ def test_a_speculative_pick_at_a_large_batch_says_its_cost_is_a_lower_estimate(t
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "60")
     assert code == 0
     pick = next(line for line in out.splitlines() if line.lstrip().startswith("speculation  $"))
-    assert "batch 128" in pick and pick.endswith("(batch 32 or more under a serving engine: its cost is a lower estimate)")
+    batch = int(re.search(r", batch (\d+),", pick).group(1))  # 128 to session 32, 256 since session 33's refit
+    assert batch in (128, 256) and pick.endswith("(batch 32 or more under a serving engine: its cost is a lower estimate)")
     assert "the speculative point computed now is at batch" not in out
 
 

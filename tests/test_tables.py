@@ -252,7 +252,7 @@ def test_predict_says_what_bounds_the_verify_pass_and_where_its_speculative_figu
     one_alpha = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", k=2, alpha=0.8)
     assert one_alpha["spec"]["best_k"] > 2 and notes(one_alpha, f"best k {one_alpha['spec']['best_k']} takes alpha 0.8 at every draft position")
     rates = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", k=2, acceptance=[0.8, 0.7, 0.6])
-    assert not notes(rates, "at every draft position")
+    assert not notes(rates, "takes alpha")  # per-position rates: not the single alpha's note (its own past the rates)
     moe = roofline.predict("h200", "qwen3-235b-a22b", 64, 4096, dp_attention=8, ep=8, engine="sglang", method="eagle", k=3, alpha=0.7)
     assert moe["moe_dispatch"] == "allgather" and moe["all_to_all_time_s"] > 0
     assert not notes(moe, "a prior")  # an all-gather pays the engine's allreduce_latency, as at ep 1 (qa139)
