@@ -31,8 +31,8 @@ device from `roofline.costs`):
                + layers_stage * layer_overhead
     t_head   = t_embedding + t_input_proj + t_lm_head  (n_o = 1: a round trip crosses the first stage's embedding and the
                last's LM head; in the paced term the busiest stage holds one of them, which the embedding's small
-               gather overstates) + t_head_gather (the LM head's gathers: its logits over tp, or over the stage)
-               + t_embed_reduce (the embedding's all-reduce over tp)
+               gather and all-reduce overstate) + t_head_gather (the LM head's gathers: its logits over tp, or over the
+               stage) + t_embed_reduce (the embedding's all-reduce over tp)
     t_device = max(pp * t_body_mean + t_head, m * (t_body + t_head)) + t_p2p + step_overhead   (m = min(B, pp) micro-batches of B / m)
         each sequence's token passes the pp stages once a step: a micro-batch's round trip crosses every stage's layers
         and the head once (first term), and the busiest stage, holding the head, passes all m micro-batches (second

@@ -18,7 +18,8 @@ Prediction of a row (docs/ACCURACY.md), with B the row's batch, P = input_len, O
                                                                      rest wait in its queue. Below, B_r stands for b.
                 C_r = concurrency / R where the row gives the mean number of requests in flight over the run
                 (`concurrency`, SGLang bench_serving's "Concurrency": the sum of request latencies over the
-                duration, by Little's law what the engine ran on average), else C_r = B_r
+                duration, by Little's law what the engine ran on average; for a time-per-token row whose server
+                queued requests, the mean of its log's running count: what it decoded at once), else C_r = B_r
     per token   t_tok = t_step(B_r, q = 1, S)                        without speculation
                 t_tok = t_iter(B_r, k, S) / tau                      with it (a tree row, draft_tokens > 0: t_iter of
                                                                      a tree of draft_tokens - 1 nodes, tau = acceptance_length);

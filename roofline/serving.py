@@ -249,7 +249,7 @@ class ServingEngine:
         for glob, changes in self.overrides:
             if fnmatch.fnmatch(hardware_name, glob):
                 out = replace(out, **changes)
-        clash = _layout_clash(out.dp_attention_stage_split, out.dp_attention_whole, out.sequence_parallel_moe)
+        clash = _layout_clash(out.dp_attention_stage_split, out.dp_attention_whole, out.sequence_parallel_moe, out.moe_dispatch)
         if clash:  # qa143: two overrides matching one device listed a class in both; the split silently won
             expected = ("classes not both in dp_attention_stage_split and dp_attention_whole" if clash[0] == "dp_attention_whole"
                         else f"{clash[0]} {clash[1]}")
@@ -570,14 +570,15 @@ def _check_spec_overrides(where: str, overrides: object) -> None:
         _check_spec_costs(where, item[1], f"overrides[{i}].")
 
 
-def _layout_clash(split, whole, sequence_parallel) -> tuple[str, str, object] | None:
+def _layout_clash(split, whole, sequence_parallel, moe_dispatch) -> tuple[str, str, object] | None:
     """(key, expected, found) where an engine's attention-DP layout lists contradict each other, else None: a class
     both split over the stage and whole (qa138), or shared experts split over the stage by an engine whose
-    sequence-parallel MoE holds them whole on 1/tp of the tokens (qa152: both applied, each path its own way)."""
+    sequence-parallel MoE holds them whole on 1/tp of the tokens (qa152: both applied, each path its own way; not
+    under DeepEP's dispatch, which keeps them in the group: stage_split_classes, qa155)."""
     both = [c for c in whole if c in split]
     if both:
         return "dp_attention_whole", "classes not also in dp_attention_stage_split", both
-    clash = [c for c in SEQUENCE_SPLIT_CLASSES if c in split]
+    clash = [c for c in SEQUENCE_SPLIT_CLASSES if c in split and not (c == "shared_experts" and moe_dispatch in ("per_pair", "per_rank"))]
     if sequence_parallel and clash:
         return ("sequence_parallel_moe", f"false where dp_attention_stage_split lists {spoken_list(clash)} (held whole on "
                 "1/tp of the tokens, or split over the stage: one or the other)", True)
@@ -587,12 +588,12 @@ def _layout_clash(split, whole, sequence_parallel) -> tuple[str, str, object] | 
 def _check_dp_lists(where: str, engine: ServingEngine) -> None:
     """No contradiction in the attention-DP layout (_layout_clash), in the profile's values or in those an override
     leaves in effect (qa138: the split silently won; qa141: an override could still list a class in both)."""
-    lists = [("", engine.dp_attention_stage_split, engine.dp_attention_whole, engine.sequence_parallel_moe)]
-    lists += [(f"overrides[{i}].", changes.get("dp_attention_stage_split", engine.dp_attention_stage_split),
-               changes.get("dp_attention_whole", engine.dp_attention_whole),
-               changes.get("sequence_parallel_moe", engine.sequence_parallel_moe)) for i, (_, changes) in enumerate(engine.overrides)]
-    for prefix, split, whole, sequence_parallel in lists:
-        clash = _layout_clash(split, whole, sequence_parallel)
+    lists = [("", engine.dp_attention_stage_split, engine.dp_attention_whole, engine.sequence_parallel_moe, engine.moe_dispatch)]
+    lists += [(f"overrides[{i}].", *(changes.get(key, getattr(engine, key)) for key in (
+               "dp_attention_stage_split", "dp_attention_whole", "sequence_parallel_moe", "moe_dispatch")))
+              for i, (_, changes) in enumerate(engine.overrides)]
+    for prefix, split, whole, sequence_parallel, moe_dispatch in lists:
+        clash = _layout_clash(split, whole, sequence_parallel, moe_dispatch)
         if clash:
             raise field_error(where, prefix + clash[0], clash[1], clash[2])
 

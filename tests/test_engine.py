@@ -503,3 +503,34 @@ def test_an_lm_head_split_over_the_stage_runs_on_the_padded_gathered_rows_in_a_d
     # a prefill runs eagerly: its 65 prompts' last tokens, unpadded
     prefill = step_metrics(hw, v3, 65, 128, 0, dep, engine=sglang, logit_tokens=1, prefill=True, with_operators=True)
     assert float(prefill["operators"]["lm_head"]["flops"]) == pytest.approx(2 * v3.lm_head_params / 8 * 65, rel=1e-12)
+
+
+@pytest.mark.slow
+def test_vllms_moe_gather_without_sequence_parallelism_runs_over_the_data_parallel_ranks_and_the_embedding_reduces_where_split():
+    """qa155: the ranks vLLM's gather runs over without its sequence-parallel MoE (the dp_attention ranks of one tp
+    index, not the stage's D), and where the embedding's all-reduce is paid (split over tp: yes; held whole under
+    SGLang's attention DP: no), were pinned by no test: either could change without a failure."""
+    from roofline.engine import collective_times_s, embedding_reduce_time_s
+    from roofline.serving import for_engine, load_engine
+
+    hw, mixtral = load_hardware("h200"), load_model("mixtral-8x7b")
+    vllm = load_engine("vllm").for_hardware(hw)
+    bw, link_lat = hw.link_for(8)
+    lat = max(vllm.allreduce_latency_s, link_lat)
+    h = mixtral.hidden_size
+    # ep 8: the allgather dispatch's ring over the 4 data-parallel ranks, each group's 17 rows padded (65 over 4: 68)
+    dep = for_engine(deployment(mixtral, tp=2, dp_attention=4, ep=8), vllm, mixtral)
+    got = float(collective_times_s(hw, mixtral, dep, vllm, 65.0, 1.0)["all_to_all_time_s"])
+    assert got == pytest.approx(mixtral.moe_layers * (2 * lat + 68 * 2 * h * 2 * 3 / 4 / bw), rel=1e-12)
+    # ep 1: each expert split over the stage's 8 devices, gathered and reduce-scattered over the same 4 ranks
+    ep1 = for_engine(deployment(mixtral, tp=2, dp_attention=4), vllm, mixtral)
+    got = float(collective_times_s(hw, mixtral, ep1, vllm, 65.0, 1.0)["moe_gather_time_s"])
+    assert got == pytest.approx(2 * mixtral.moe_layers * (lat + 68 * h * 2 * 3 / 4 / bw), rel=1e-12)
+    # the embedding's all-reduce: split over tp, a layer's all-reduce of the group's rows; held whole, none
+    v3, sglang = load_model("deepseek-v3"), load_engine("sglang").for_hardware(hw)
+    split = for_engine(deployment(v3, tp=8), sglang, v3)
+    bw8 = hw.link_for(8)[0]
+    assert float(embedding_reduce_time_s(hw, v3, split, sglang, 64.0)) == pytest.approx(
+        max(sglang.allreduce_latency_s, link_lat) + 2 * 64 * v3.hidden_size * 2 * 7 / 8 / bw8, rel=1e-12)
+    whole = for_engine(deployment(v3, tp=2, dp_attention=4, ep=8), sglang, v3)
+    assert "embedding" in whole.whole and float(embedding_reduce_time_s(hw, v3, whole, sglang, 16.0)) == 0

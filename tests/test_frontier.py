@@ -935,6 +935,10 @@ def test_a_layout_refused_under_one_engine_is_said_with_it_and_a_contradictory_p
     code, _, err = roofline("engines", "new", "spx", "--from", "vllm", "--set",
                             'overrides=[{hardware: "h*", dp_attention_stage_split: [shared_experts]}]')
     assert code == 2 and "overrides[0].sequence_parallel_moe: expected false" in err, err
+    # qa155: under DeepEP's dispatch the shared experts stay in the group (stage_split_classes): no clash
+    code, _, err = roofline("engines", "new", "spx-deepep", "--from", "sglang", "--set", "sequence_parallel_moe=true", "--set",
+                            "moe_dispatch=per_pair")
+    assert code == 0, err
     spec = dataclasses.replace(api.load_engine("sglang"), overrides=(("h*", {"sequence_parallel_moe": True}),))
     with pytest.raises(RooflineError, match=r"overrides\[0\]\.sequence_parallel_moe: expected false"):
         api.predict("h200", "deepseek-v3", 8, 2048, engine=spec, tp=2, dp_attention=4, ep=8)
