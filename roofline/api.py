@@ -31,6 +31,7 @@ from roofline.costs import busiest_rank_experts, weight_bytes_by_class, window_p
 from roofline.engine import (
     domains_spanned,
     host_sets_step,
+    host_time_s,
     parameters_used,
     step_metrics,
     ttft_s,
@@ -60,6 +61,7 @@ from roofline.serving import (
     fitted_class_note,
     fitted_family_note,
     for_engine,
+    host_amortised_note,
     optimistic,
     stage_split_dense_note,
     undetermined_note,
@@ -274,11 +276,13 @@ def break_even_notes(spec: dict, eng: ServingEngine, batch: int) -> list[str]:
     spec_per_iteration_per_sequence, at 100 us to session 32, where 50 us moved an 8B model's break-even on an H200
     from 216 to 857; at 0 since)."""
     be = spec.get("break_even_batch")
-    if be is None or spec.get("break_even_at_memory_limit") or str(eng.name) == "ideal":
+    if be is None or str(eng.name) == "ideal":
         return []
     notes = []
+    at_limit = bool(spec.get("break_even_at_memory_limit"))  # qa156: these were said nothing of
     if optimistic(be, eng.name) and not optimistic(batch, eng.name):
-        notes.append(f"the break-even batch {be:,} lies where, under {eng.name}, speculative gains run optimistic (batch "
+        what = (f"speculation paying up to batch {be:,}, the largest that fits," if at_limit else f"the break-even batch {be:,}")
+        notes.append(f"{what} lies where, under {eng.name}, speculative gains run optimistic (batch "
                      f"{OPTIMISTIC_BATCH} and above, docs/ACCURACY.md): read it as an upper estimate")
     from roofline.fit import PARAMETERS
 
@@ -611,6 +615,17 @@ def predict(
             out["warnings"].append(f"batch {batch} under {eng.name}: {OPTIMISTIC} (docs/ACCURACY.md), so read this speedup "
                                    "as an upper estimate")
         out["warnings"] += break_even_notes(out["spec"], eng, batch)
+        if speculates(method, k):  # qa156: a gain carried by host work paid once an iteration, here or at the break-even
+            at = {batch: float(out["step_time_s"])}
+            be = out["spec"]["break_even_batch"]
+            if be is not None and be > batch and str(eng) != "ideal" and not (eng.host_overlap and eng.host_overlap_speculating):
+                at[be] = float(step_metrics(hw, target, be, 1, context, dep, engine=eng, shared_prefix=shared_prefix)["step_time_s"])
+            for b_at, plain_s in at.items():
+                here = b_at == batch
+                note = host_amortised_note(eng, b_at, float(host_time_s(eng, b_at, dep)), plain_s, "" if here else "there")
+                if note:
+                    out["warnings"].append(note if here else f"the break-even batch {be:,}: {note}")
+                    break
         if acceptance_length is not None and not k_given:
             out["warnings"].append(f"acceptance length {acceptance_length:g} taken as measured at k = {k}, the default: give k, "
                                    "the draft length it was measured at (the alpha it implies depends on it)")

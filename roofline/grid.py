@@ -26,6 +26,7 @@ import pandas as pd
 from roofline.engine import (
     dispatches,
     host_sets_step,
+    host_time_s,
     operator_ceilings,
     operator_compute_dtypes,
     operator_peaks,
@@ -51,6 +52,7 @@ from roofline.serving import (
     fitted_class_note,
     fitted_family_note,
     for_engine,
+    host_amortised_note,
     load_engine,
     optimistic,
     stage_split_dense_note,
@@ -228,13 +230,21 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                  "estimates"  # predict says it of its point; a notebook's sweep said nothing (qa92)
                  if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any()
                  and optimistic(np.max(sc.axes["batch"]), engine.name) else "")
+        host_note = ""
+        if (speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() and str(engine) != "ideal"
+                and not (on_hw.host_overlap and on_hw.host_overlap_speculating)):  # qa156: said by predict alone
+            top = int(np.max(sc.axes["batch"]))
+            plain_s = float(step_metrics(hw, model, top, 1, int(np.min(sc.axes["context"])), dep, engine=on_hw)["step_time_s"])
+            host_note = host_amortised_note(on_hw, top, float(host_time_s(on_hw, top, dep)), plain_s,
+                                            f"at the largest batch swept, {top:,}, and context {int(np.min(sc.axes['context'])):,}")
+            host_note = f"{model.name} on {hw.name}: {host_note}" if host_note else ""
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
                      weight_only_note(hw, dep, model), unfitted_family_note(hw, model, dep, engine.for_hardware(hw)),
                      fitted_class_note(engine, model), fitted_family_note(engine, hw),
                      fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if draft_hw else "", shard_note(model, dep) + (f" (under {engine.name})" if dep.stage_split and shard_note(model, dep) else ""),
                      group_note(model, dep), hw.one_domain_note(dep.devices), stage_split_dense_note(engine, model, dep),
                      engine_layout_note(on_hw, model, dep),
-                     idle, rates_note, reuse, reach, longest, prior, gains,
+                     idle, rates_note, reuse, reach, longest, prior, gains, host_note,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                                        dep.pp, dep)]:
             if note and note not in warned:

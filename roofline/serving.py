@@ -128,6 +128,28 @@ def dispatch_latency_note(engine: ServingEngine, subject: str = "its expert disp
     return ""
 
 
+HOST_SHARE_NOTED = 0.25  # a share of plain decoding's step above which an engine's unoverlapped host work is named
+
+
+def host_amortised_note(engine: ServingEngine, batch: int, host_s: float, plain_step_s: float, place: str = "") -> str:
+    """What a speculative point's gain rests on where the engine adds its host work to the step while it speculates
+    (host_overlap or host_overlap_speculating false) and that work is more than HOST_SHARE_NOTED of plain decoding's
+    step (qa156: under session 33's vllm, 61.3 us a sequence, speculation paid at every batch that fits and beat the
+    bare roofline's speedup up to threefold, host work being paid once an iteration of tau tokens); '' otherwise.
+    `place`: where the sentence puts the batch ('at batch B' by default)."""
+    if str(engine) == "ideal" or (engine.host_overlap and engine.host_overlap_speculating) or plain_step_s <= 0:
+        return ""
+    share = host_s / plain_step_s
+    if share <= HOST_SHARE_NOTED:
+        return ""
+    fitted = ", fitted" if "host_per_sequence" in (engine.fitted.get("parameters") or ()) else ""
+    return (f"{engine.name}'s host work {place or f'at batch {batch:,}'} ({format_seconds(host_s)}, "
+            f"{format_seconds(engine.host_per_sequence_s)} a sequence{fitted}, not overlapped) is {share:.0%} of the plain "
+            "step, and speculation pays it once an iteration of tau tokens: much of the gain rests on that term, which "
+            "the fit does not separate from GPU work a sequence (not amortised so): read the speedup as an upper "
+            "estimate (docs/ACCURACY.md)")
+
+
 def optimistic(batch, engine) -> bool:
     """Whether a speculative point at `batch` under `engine` is in the range OPTIMISTIC names (not the bare roofline)."""
     return str(engine) != "ideal" and int(batch) >= OPTIMISTIC_BATCH
