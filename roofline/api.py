@@ -62,6 +62,7 @@ from roofline.serving import (
     fitted_family_note,
     for_engine,
     host_amortised_note,
+    host_carries_gain,
     optimistic,
     stage_split_dense_note,
     undetermined_note,
@@ -293,7 +294,7 @@ def break_even_notes(spec: dict, eng: ServingEngine, batch: int) -> list[str]:
         return next((name for name, bound in (("upper", p.high), ("lower", p.low))
                      if math.isclose(value, bound, rel_tol=1e-3, abs_tol=1e-12)), "")
 
-    bounded = [key for key in BREAK_EVEN_COSTS if key in bounds and eng.at_fit_bound(key) and side(key)]
+    bounded = [] if at_limit else [key for key in BREAK_EVEN_COSTS if key in bounds and eng.at_fit_bound(key) and side(key)]
     if bounded:
         base = Path(eng.costs_from).stem if eng.costs_from else eng.name  # a costs_from profile's copy is the other's
         owner = f"{base}'s costs: " if base != eng.name else ""
@@ -618,13 +619,14 @@ def predict(
         if speculates(method, k):  # qa156: a gain carried by host work paid once an iteration, here or at the break-even
             at = {batch: float(out["step_time_s"])}
             be = out["spec"]["break_even_batch"]
-            if be is not None and be > batch and str(eng) != "ideal" and not (eng.host_overlap and eng.host_overlap_speculating):
+            if be is not None and be > batch and host_carries_gain(eng):
                 at[be] = float(step_metrics(hw, target, be, 1, context, dep, engine=eng, shared_prefix=shared_prefix)["step_time_s"])
+            limit = out["spec"]["break_even_at_memory_limit"]
             for b_at, plain_s in at.items():
                 here = b_at == batch
-                note = host_amortised_note(eng, b_at, float(host_time_s(eng, b_at, dep)), plain_s, "" if here else "there")
-                if note:
-                    out["warnings"].append(note if here else f"the break-even batch {be:,}: {note}")
+                note = host_amortised_note(eng, b_at, float(host_time_s(eng, b_at, dep)), plain_s, "" if here else "there", hw)
+                if note:  # qa157: at the memory limit the batch is the largest that fits, no break-even
+                    out["warnings"].append(note if here else f"speculation paying up to batch {be:,}{', the largest that fits' if limit else ''}: {note}")
                     break
         if acceptance_length is not None and not k_given:
             out["warnings"].append(f"acceptance length {acceptance_length:g} taken as measured at k = {k}, the default: give k, "

@@ -507,6 +507,7 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
         engine_on_a_cpu,
         fitted_class_note,
         fitted_family_note,
+        host_amortised_note,
         load_engine,
         undetermined_note,
     )
@@ -532,6 +533,10 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
         notes = [engine_on_a_cpu(engine, hw), undetermined_note(on_hw, hw, parameters_used(hw, model, dep, on_hw, speculative, host_bound)),
                  unfitted_family_note(hw, model, dep, on_hw), fitted_family_note(engine, hw), fitted_class_note(engine, model),
                  dispatch_latency_note(on_hw) if dispatches(model, dep) else ""]  # qa152: as predict and the sweep say it
+        plain_s = row.get("baseline_step_time_s", row.get("step_time_s"))
+        if speculative and "batch" in row and plain_s is not None and plain_s == plain_s:  # qa157: predict says it of this point
+            notes.append(host_amortised_note(on_hw, int(row["batch"]), float(host_time_s(on_hw, int(row["batch"]), dep)),
+                                             float(plain_s), "", hw))
         if speculative and (meta or {}).get("default_rates") and "method" in row:
             from roofline.speculation import default_rates_note
 

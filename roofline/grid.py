@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from roofline.capacity import capacity
 from roofline.engine import (
     dispatches,
     host_sets_step,
@@ -44,6 +45,7 @@ from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, Scenario
 from roofline.serving import (
     DEFAULT_ENGINE,
     HOST_PARAMETERS,
+    HOST_SHARE_NOTED,
     OPTIMISTIC,
     ServingEngine,
     dispatch_latency_note,
@@ -52,7 +54,8 @@ from roofline.serving import (
     fitted_class_note,
     fitted_family_note,
     for_engine,
-    host_amortised_note,
+    host_carries_gain,
+    host_terms_text,
     load_engine,
     optimistic,
     stage_split_dense_note,
@@ -155,6 +158,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
     alpha_axis = not np.isnan(sc.axes["alpha"]).all()
     out, seen, warned, resolved = [], set(), set(), {}
     undetermined: dict[str, tuple[ServingEngine, dict]] = {}  # engine name -> (engine, parameters no fit row determined)
+    host_shares: dict[str, tuple] = {}  # engine name -> (engine, device, configs whose host work carries a gain)
     others = [key for key in CONFIG_KEYS if key not in LAYOUT_KEYS]
     for values in product(*(getattr(sc, key) for key in others), sc.layout_list):
         c = {**dict(zip(others, values[:-1])), **dict(zip(LAYOUT_KEYS, values[-1]))}
@@ -230,21 +234,32 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                  "estimates"  # predict says it of its point; a notebook's sweep said nothing (qa92)
                  if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any()
                  and optimistic(np.max(sc.axes["batch"]), engine.name) else "")
-        host_note = ""
-        if (speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() and str(engine) != "ideal"
-                and not (on_hw.host_overlap and on_hw.host_overlap_speculating)):  # qa156: said by predict alone
-            top = int(np.max(sc.axes["batch"]))
-            plain_s = float(step_metrics(hw, model, top, 1, int(np.min(sc.axes["context"])), dep, engine=on_hw)["step_time_s"])
-            host_note = host_amortised_note(on_hw, top, float(host_time_s(on_hw, top, dep)), plain_s,
-                                            f"at the largest batch swept, {top:,}, and context {int(np.min(sc.axes['context'])):,}")
-            host_note = f"{model.name} on {hw.name}: {host_note}" if host_note else ""
+        if (speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() and host_carries_gain(on_hw)):
+            # qa156, qa157: said once an engine after the loop, at the largest swept batch plain decoding fits
+            context = int(np.min(sc.axes["context"]))
+            cap = int(capacity(hw, model, 1, context + 1, dep, shared_prefix=c["shared_prefix"],
+                               window_pool_ratio=on_hw.window_kv_pool_ratio)["max_batch"])
+            fitting = [int(x) for x in np.asarray(sc.axes["batch"]).ravel() if int(x) <= cap]
+            if fitting:
+                top = max(fitting)
+                plain_s = float(step_metrics(hw, model, top, 1, context, dep, engine=on_hw,
+                                             shared_prefix=c["shared_prefix"])["step_time_s"])
+                share = float(host_time_s(on_hw, top, dep)) / plain_s
+                if share > HOST_SHARE_NOTED:
+                    label = f"{model.name} on {hw.name}" + "".join(
+                        f" {name} {value}" for name, value in (("tp", dep.tp), ("dp_attention", dep.dp_attention),
+                                                              ("pp", dep.pp)) if value > 1) + (
+                        f" with a {c['shared_prefix']:,}-token shared prefix" if c["shared_prefix"] else "")
+                    said = host_shares.setdefault(engine.name, (on_hw, hw, []))[2]
+                    if f"{label} {share:.0%} at batch {top:,}" not in said:  # configs differing only in the drafter's place
+                        said.append(f"{label} {share:.0%} at batch {top:,}")
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
                      weight_only_note(hw, dep, model), unfitted_family_note(hw, model, dep, engine.for_hardware(hw)),
                      fitted_class_note(engine, model), fitted_family_note(engine, hw),
                      fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if draft_hw else "", shard_note(model, dep) + (f" (under {engine.name})" if dep.stage_split and shard_note(model, dep) else ""),
                      group_note(model, dep), hw.one_domain_note(dep.devices), stage_split_dense_note(engine, model, dep),
                      engine_layout_note(on_hw, model, dep),
-                     idle, rates_note, reuse, reach, longest, prior, gains, host_note,
+                     idle, rates_note, reuse, reach, longest, prior, gains,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                                        dep.pp, dep)]:
             if note and note not in warned:
@@ -253,6 +268,13 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         out.append(Config(hw, model, dep, engines[c["engine"]].for_hardware(hw), method,
                           draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                           c["shared_prefix"], acceptance))
+    for name, (on_hw, hw, shares) in host_shares.items():  # one line an engine (qa157: a paragraph a config flooded)
+        warn(f"under {name}, speculation pays the engine's host work ({host_terms_text(on_hw, hw)}, not overlapped) once "
+             f"an iteration of tau tokens, and it is over a quarter of the plain step at the largest swept batch that "
+             f"fits in {len(shares)} config{'s' if len(shares) > 1 else ''} ({'; '.join(shares[:6])}"
+             f"{'; ...' if len(shares) > 6 else ''}): much of the speculative gain there rests on it; host work and GPU work a "
+             "sequence (which speculation would not amortise) are not told apart by the fit: read those gains as upper "
+             "estimates (docs/ACCURACY.md)")
     for engine, lost in undetermined.values():
         note = undetermined_text(engine, list(lost), "the sweep's figures lean on them where a point uses them" if len(lost) > 1
                                  else "the sweep's figures lean on it where a point uses it")

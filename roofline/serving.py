@@ -131,23 +131,40 @@ def dispatch_latency_note(engine: ServingEngine, subject: str = "its expert disp
 HOST_SHARE_NOTED = 0.25  # a share of plain decoding's step above which an engine's unoverlapped host work is named
 
 
-def host_amortised_note(engine: ServingEngine, batch: int, host_s: float, plain_step_s: float, place: str = "") -> str:
-    """What a speculative point's gain rests on where the engine adds its host work to the step while it speculates
-    (host_overlap or host_overlap_speculating false) and that work is more than HOST_SHARE_NOTED of plain decoding's
-    step (qa156: under session 33's vllm, 61.3 us a sequence, speculation paid at every batch that fits and beat the
-    bare roofline's speedup up to threefold, host work being paid once an iteration of tau tokens); '' otherwise.
-    `place`: where the sentence puts the batch ('at batch B' by default)."""
-    if str(engine) == "ideal" or (engine.host_overlap and engine.host_overlap_speculating) or plain_step_s <= 0:
+def host_carries_gain(engine: ServingEngine) -> bool:
+    """Whether an engine's host work can carry a speculative gain: it adds it to plain decoding's step too
+    (host_overlap false), so a speculative iteration pays it once for tau tokens. An engine that overlaps it in plain
+    decoding and adds it only while speculating (SGLang's spec V1: host_overlap_speculating false) loses by it (qa157)."""
+    return str(engine) != "ideal" and not engine.host_overlap
+
+
+def host_terms_text(engine: ServingEngine, hardware=None) -> str:
+    """'61.3 us a sequence, fitted' or '1.5 ms a step + 10 us a sequence, sourced': the host terms a note names, each
+    said fitted only where a fit row determined it (qa157: sglang's unfitted 10 us was called fitted)."""
+    fitted = engine.fitted.get("parameters") or ()
+    parts = [(f"{format_seconds(v)} a {what}", key) for v, what, key in (
+        (engine.host_per_step_s, "step", "host_per_step"), (engine.host_per_sequence_s, "sequence", "host_per_sequence")) if v]
+    determined = all(key in fitted and not engine.undetermined(key, hardware or "") for _, key in parts)
+    return " + ".join(text for text, _ in parts) + (", fitted" if parts and determined else "")
+
+
+def host_amortised_note(engine: ServingEngine, batch: int, host_s: float, plain_step_s: float, place: str = "",
+                        hardware=None) -> str:
+    """What a speculative point's gain rests on where the engine adds its host work to plain decoding's step
+    (host_carries_gain) and that work is more than HOST_SHARE_NOTED of it (qa156: under session 33's vllm, 61.3 us a
+    sequence, speculation paid at every batch that fits and beat the bare roofline's speedup up to threefold, host work
+    being paid once an iteration of tau tokens); '' otherwise. `place`: where the sentence puts the batch ('at batch
+    B' by default)."""
+    if not host_carries_gain(engine) or plain_step_s <= 0:
         return ""
     share = host_s / plain_step_s
     if share <= HOST_SHARE_NOTED:
         return ""
-    fitted = ", fitted" if "host_per_sequence" in (engine.fitted.get("parameters") or ()) else ""
-    return (f"{engine.name}'s host work {place or f'at batch {batch:,}'} ({format_seconds(host_s)}, "
-            f"{format_seconds(engine.host_per_sequence_s)} a sequence{fitted}, not overlapped) is {share:.0%} of the plain "
-            "step, and speculation pays it once an iteration of tau tokens: much of the gain rests on that term, which "
-            "the fit does not separate from GPU work a sequence (not amortised so): read the speedup as an upper "
-            "estimate (docs/ACCURACY.md)")
+    return (f"{engine.name}'s host work {place or f'at batch {batch:,}'} ({format_seconds(host_s)}: "
+            f"{host_terms_text(engine, hardware)}, not overlapped) is {share:.0%} of the plain step, and speculation "
+            "pays it once an iteration of tau tokens, so much of the gain there rests on it; host work and GPU work a "
+            "sequence (which speculation would not amortise) are not told apart by the fit: an upper estimate "
+            "(docs/ACCURACY.md)")
 
 
 def optimistic(batch, engine) -> bool:

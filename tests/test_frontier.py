@@ -1014,3 +1014,15 @@ def test_cheapest_says_what_a_picks_expert_dispatch_latency_rests_on_as_predict_
            "layouts: [{tp: 8}]\naxes:\n  batch: [512]\n  context: [2048]\n")
     code, out, _ = roofline("cheapest", tmp_path / "b" / "sw", "--min-tokens-per-user", "1")
     assert code == 0 and "expert dispatch" not in out, out  # no dispatch at tp 8
+
+
+@pytest.mark.slow
+def test_cheapest_says_where_a_speculative_picks_gain_rests_on_host_work(tmp_path, roofline):
+    """qa157: predict said a speculative point's gain rests on vllm's unoverlapped host work; cheapest, picking that
+    point, said nothing."""
+    _swept(tmp_path, roofline, "name: h\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+           "axes:\n  batch: [8, 192]\n  context: [2048]\n  k: [0, 4]\n  alpha: [0.8]\n")
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "1")
+    assert code == 0
+    assert "the speculation pick: vllm's host work at batch 192 (" in out and "once an iteration of tau tokens" in out, out
+    assert "the plain pick: vllm's host work" not in out  # plain decoding pays it every step: nothing amortised
