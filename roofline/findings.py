@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from roofline.frontier import plain_fits as frontier_plain_fits
-from roofline.serving import OPTIMISTIC, OPTIMISTIC_BATCH, optimistic
+from roofline.serving import HOST_SHARE_NOTED, OPTIMISTIC, OPTIMISTIC_BATCH, optimistic
 from roofline.speculation import pays
 from roofline.units import format_context, format_significant, format_usd_per_hour, spoken_list
 
@@ -461,9 +461,6 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
            "the margin instead." if mla else "")
     )
     return Finding("Free until compute-bound", text, {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method})
-
-
-HOST_SHARE_NOTED = 0.25  # batch-vs-speculation: a share of the plain step above which the engine's host work is named
 
 
 def _host_share(row: pd.Series, engine: str, meta: dict) -> str:
