@@ -114,8 +114,10 @@ def _text(column: pd.Series) -> np.ndarray:
     return column.astype(str).to_numpy()
 
 
-def run_scenario(name_or_path: str, extra_dirs: tuple = ()) -> ScenarioResult:
-    """Run one report scenario (a name on the search path or a YAML file) as one sweep."""
+def run_scenario(name_or_path: str, extra_dirs: tuple = (), echo: bool = True) -> ScenarioResult:
+    """Run one report scenario (a name on the search path or a YAML file) as one sweep. Its warnings are kept in the
+    result; with `echo` they are also said again at once, each after the scenario's name (a report says them once
+    all its scenarios have run: `say_grouped`)."""
     from roofline.profiles import read_yaml
     from roofline.scenario import scenario_file
 
@@ -133,6 +135,8 @@ def run_scenario(name_or_path: str, extra_dirs: tuple = ()) -> ScenarioResult:
             own = message[len(where):].removeprefix(": ") if message.startswith(where) else message  # the section's
             own_words.append(own)  # (under the scenario's heading already)
             message = f"{label}: {own}"
+            if not echo:
+                continue
         warnings.warn_explicit(w.category(message) if issubclass(w.category, RooflineWarning) else w.message,
                                w.category, w.filename, w.lineno)
     said = tuple(dict.fromkeys(own_words))
@@ -142,6 +146,18 @@ def run_scenario(name_or_path: str, extra_dirs: tuple = ()) -> ScenarioResult:
         df[col] = df[col].astype(str)
     name = str(data.get("name", path.stem))
     return ScenarioResult(name, where, str(data.get("description", "")), df, ops, meta, said)
+
+
+def say_grouped(results: list[ScenarioResult]) -> None:
+    """Say each scenario's warnings once the report's sweeps have run: words several scenarios said alike once, after
+    all their names ('batch-vs-speculation, kv-caps-batch: under vllm, ...'), in the order first said. The main job
+    said one engine's caveat five times, once a scenario."""
+    said: dict[str, list[str]] = {}
+    for r in results:
+        for words in r.warnings:
+            said.setdefault(words, []).append(r.name)
+    for words, names in said.items():
+        warn(f"{', '.join(dict.fromkeys(names))}: {words}")
 
 
 @dataclass
@@ -299,26 +315,14 @@ def write_report(names: list[str] | tuple[str, ...] = (), out_dir: Path = Path("
     return [out_dir / p for p in written]
 
 
-def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...], pool, t0: float) -> list[Path]:
-    """write_report's work in the staged folder `tmp`, the figure pool started; the files written, relative to `tmp`."""
+def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp: Path, results: list, found: list) -> None:
+    """Run each scenario, appending its result to `results` and its finding to `found`, and give its figure to `pool`."""
     from roofline.findings import finding, main_engine, question_rows
-    from roofline.outputs import write_csv
     from roofline.plot_jobs import report_job
     from roofline.profiles import builtin_dir
-    from roofline.scenario import scenario_file
 
-    results: list[ScenarioResult] = []
-    found = []
-    (tmp / "img").mkdir()
-    (tmp / "tables").mkdir()
-    # each by the file it is found as (sweep's rule): a name as the search path finds it, a file by its path (qa126:
-    # cs/A.yaml and cs/a.yaml are two; qa129: so are the files s.txt and S.txt, once compared as names case aside)
-    given = [scenario_file(str(n), extra_dirs).resolve() for n in names or ()]
-    twice = next((i for i, n in enumerate(given) if n in given[:i]), None)
-    if twice is not None:  # before any sweep runs (qa125: refused only after running both, every warning said twice)
-        raise RooflineError(f"NAMES: expected each scenario once in a report, found {str(names[twice])!r} twice")
     for name in names or REPORT_SCENARIOS:  # each figure goes to the drawers as soon as its scenario has run
-        r = run_scenario(name, extra_dirs)
+        r = run_scenario(name, extra_dirs, echo=False)
         twin = next((done for done in results if r.name.lower() == done.name.lower()), None)  # its files' names: one
         if twin is not None:  # on a case-insensitive file system whatever their case (qa125: Shared-Prefix, shared-prefix)
             said = repr(r.name) + (f" and {twin.name!r}" if twin.name != r.name else "")
@@ -339,6 +343,27 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
                          {**meta, "engine": [engine], "strict": builtin}, tmp / "img" / r.name, formats)
         pool.submit(job)
         found.append(dataclasses.replace(f, text=f.text + note) if note else f)
+
+
+def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...], pool, t0: float) -> list[Path]:
+    """write_report's work in the staged folder `tmp`, the figure pool started; the files written, relative to `tmp`."""
+    from roofline.outputs import write_csv
+    from roofline.scenario import scenario_file
+
+    results: list[ScenarioResult] = []
+    found = []
+    (tmp / "img").mkdir()
+    (tmp / "tables").mkdir()
+    # each by the file it is found as (sweep's rule): a name as the search path finds it, a file by its path (qa126:
+    # cs/A.yaml and cs/a.yaml are two; qa129: so are the files s.txt and S.txt, once compared as names case aside)
+    given = [scenario_file(str(n), extra_dirs).resolve() for n in names or ()]
+    twice = next((i for i, n in enumerate(given) if n in given[:i]), None)
+    if twice is not None:  # before any sweep runs (qa125: refused only after running both, every warning said twice)
+        raise RooflineError(f"NAMES: expected each scenario once in a report, found {str(names[twice])!r} twice")
+    try:
+        _run_sections(names, extra_dirs, formats, pool, tmp, results, found)
+    finally:  # what the scenarios that ran warned about, said even where a later one fails
+        say_grouped(results)
     for r in results:  # while the figures are drawn
         write_csv(r.df, tmp / "tables" / f"{r.name}.csv")
     drawn = pool.collect()

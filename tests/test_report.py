@@ -160,6 +160,22 @@ def test_a_section_says_what_its_sweep_warned_about(tmp_path):
     assert "- axes.batch: 3 values given, 2 distinct: a value given" in warned and str(tmp_path) not in warned
 
 
+@pytest.mark.slow
+def test_words_several_scenarios_warn_alike_are_said_once_naming_them_all(tmp_path):
+    """The main job said one engine's caveat five times on stderr, once a scenario that swept it: said alike, it is
+    said once after every name that said it, and each section still lists it."""
+    for name in ("first", "second"):
+        (tmp_path / f"{name}.yaml").write_text(f"name: {name}\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                                              "axes:\n  batch: [1, 8, 8]\n  k: [1, 2]\n  alpha: [0.7]\n")
+    with pytest.warns(Warning) as caught:
+        write_report([str(tmp_path / "first.yaml"), str(tmp_path / "second.yaml")], tmp_path / "out", workers=1)
+    said = [str(w.message) for w in caught]
+    twice = [w for w in said if "axes.batch: 3 values given, 2 distinct" in w]
+    assert len(twice) == 1 and twice[0].startswith("first, second: axes.batch: 3 values given"), said
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert md.count("- axes.batch: 3 values given, 2 distinct") == 2  # each section says it under its heading
+
+
 def test_a_sections_command_carries_the_profile_folders_it_ran_with():
     """`report mine.yaml --profiles runs` printed `roofline report mine.yaml --out out/mine`, which fails where the
     scenario names an engine of those folders."""
