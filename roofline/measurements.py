@@ -90,7 +90,7 @@ from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, K_MAX, TREE_NODE
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
 from roofline.profiles import DTYPE_ALIASES
 from roofline.serving import DEFAULT_ENGINE, IDEAL, ServingEngine, for_engine, load_engine
-from roofline.speculation import METHODS, alpha_from_tau, speculative_metrics
+from roofline.speculation import METHODS, alpha_from_tau, check_draft_vocab, speculative_metrics
 
 QUANTITIES = ("tokens_per_s_per_user", "step_time_s", "tokens_per_s", "speedup")
 COLUMNS = ("source_id", "source", "engine", "engine_version", "hardware", "gpus", "tp", "ep", "dp_attention", "model",
@@ -100,7 +100,8 @@ REQUIRED = ("hardware", "gpus", "tp", "model", "weight_dtype", "kv_dtype", "batc
             "method", "k", "quantity", "value")
 # optional columns and their value when absent or empty
 DEFAULTS = {"source_id": "", "source": "", "engine": "", "engine_version": "", "ep": "1", "dp_attention": "1", "pp": "1",
-            "concurrency": "", "acceptance_length": "", "draft_tokens": "0", "split": "fit", "notes": "", "draft": ""}
+            "concurrency": "", "acceptance_length": "", "draft_tokens": "0", "split": "fit", "notes": "", "draft": "",
+            "draft_vocab": ""}
 ENGINE_SLOTS = ("vllm", "vllm-v0", "sglang", "sglang-early", "trtllm")
 # the servers' own method names (vLLM's --speculative-config method, SGLang's --speculative-algorithm) as convert reads them
 SERVER_METHODS = {"eagle3": "eagle", "eagle-3": "eagle", "draft_model": "draft", "standalone": "draft",
@@ -109,6 +110,7 @@ SPLITS = ("fit", "heldout")
 MAX_ROWS = 100_000
 MAX_FILE_BYTES = 64 * 1024 * 1024
 _DRAFT_IN_NOTES = re.compile(r"(?:^|[\s;,(])draft=([A-Za-z0-9._\-]+)")
+_DRAFT_VOCAB_IN_NOTES = re.compile(r"(?:^|[\s;,(\[])draft_vocab=([^\s;,:)\]]*)")
 
 
 def default_measurements_path() -> Path:
@@ -283,8 +285,26 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
             raise _cell_error(where, n, "draft", "a draft model name (a draft column, or draft=NAME in notes) with method draft", "")
     df["draft"] = [r.draft or (m.group(1) if (m := _DRAFT_IN_NOTES.search(r.notes)) and r.method == "draft" else "")
                    for r in df.itertuples()]
+    df["draft_vocab"] = _draft_vocab(raw, df, where)
     df["engine_slot"] = [engine_slot(e, v) or "" for e, v in zip(df["engine"], df["engine_version"])]
     return df
+
+
+def _draft_vocab(raw: pd.DataFrame, df: pd.DataFrame, where: str) -> np.ndarray:
+    """Each row's EAGLE head vocabulary (a draft_vocab column, or draft_vocab=N in notes; 0: the target's): EAGLE-3
+    heads draft over a reduced vocabulary (32,000 tokens in most), an LM head of that many rows a draft step."""
+    given = raw["draft_vocab"].str.strip().to_numpy()
+    found = [g or (m.group(1) if (m := _DRAFT_VOCAB_IN_NOTES.search(notes)) else "") for g, notes in zip(given, df["notes"])]
+    out = np.zeros(len(df), dtype=np.int64)
+    for i, (text, method) in enumerate(zip(found, df["method"])):
+        if not text:
+            continue
+        if method != "eagle":
+            raise _cell_error(where, i + 1, "draft_vocab", f"empty with method {method} (an EAGLE head's own vocabulary)", text)
+        if not text.isdigit() or int(text) < 1:
+            raise _cell_error(where, i + 1, "draft_vocab", "a whole number of tokens (at least 1), or empty", text)
+        out[i] = int(text)
+    return out
 
 
 def _check_field_counts(path: Path, header_fields: int) -> None:
@@ -377,6 +397,7 @@ class _Group:
     slot: str                    # engine slot name (a key of the engines mapping)
     tree_tokens: int             # tokens verified per sequence for tree drafting (its root included); 0: a chain
     tree_tau: float              # the tree's measured tau (rows of one group share it)
+    draft_vocab: int | None      # an EAGLE head's own vocabulary; None: the target's
     batch: np.ndarray            # sequences per replica B_r
     concurrency: np.ndarray      # mean requests in flight per replica C_r where the row gives one, else NaN
     replicas: np.ndarray
@@ -481,8 +502,10 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
             extra["alpha"][i] = float(alpha_of_row[i])
         dtypes = tuple(sorted(dep.dtypes.items()))
         tree = (int(r.draft_tokens), float(r.acceptance_length)) if r.draft_tokens else (0, 0.0)
+        if r.draft_vocab:
+            check_draft_vocab(f"{where}: row {r.row}", int(r.draft_vocab), model)
         key = (hw.name, model.name, dep.tp, dep.dp_attention, dep.ep, dep.pp, dtypes, dep.kv_dtype, r.method,
-               r.draft if r.method == "draft" else "", slot, bool(np.isnan(extra["alpha"][i])), tree)
+               r.draft if r.method == "draft" else "", slot, bool(np.isnan(extra["alpha"][i])), tree, int(r.draft_vocab))
         keys.setdefault(key, []).append(i)
         info[key] = (hw, model, dep, draft)
     groups = []
@@ -492,7 +515,7 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
         sub = df.iloc[idx]
         groups.append(_Group(
             index=idx, hw=hw, model=model, dep=dep, method=key[8], draft=draft, slot=key[10], tree_tokens=key[12][0],
-            tree_tau=key[12][1],
+            tree_tau=key[12][1], draft_vocab=key[13] or None,
             batch=batch_r[idx], replicas=extra["replicas"][idx].astype(np.float64),
             concurrency=sub["concurrency"].to_numpy(dtype=np.float64) / extra["replicas"][idx],
             context=(sub["input_len"] + sub["output_len"] / 2.0).to_numpy(dtype=np.float64),
@@ -549,7 +572,7 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
         else:
             tree = {"tree_nodes": g.tree_tokens - 1, "tree_tau": g.tree_tau} if g.tree_tokens else {}
             spec = speculative_metrics(g.hw, g.model, running, g.context, g.k, g.alpha, method=g.method, draft=g.draft,
-                                       dep=g.dep, engine=eng, **tree)
+                                       draft_vocab=g.draft_vocab, dep=g.dep, engine=eng, **tree)
             step, tau, speedup = spec["baseline_step_time_s"], spec["tau"], spec["speedup"]
             per_token = spec["iteration_time_s"] / tau
         q = quantity[g.index]

@@ -46,8 +46,8 @@ def write_rows(tmp_path, rows, name="m.csv"):
 
 def test_the_published_dataset_loads_with_its_split_by_source():
     df = load_measurements(default_measurements_path())
-    assert len(df) == 338 and df["source_id"].nunique() == 33
-    assert (df["split"] == "fit").sum() == 257 and (df["split"] == "heldout").sum() == 81
+    assert len(df) == 409 and df["source_id"].nunique() == 34
+    assert (df["split"] == "fit").sum() == 328 and (df["split"] == "heldout").sum() == 81
     sides = df.groupby("source_id")["split"].nunique()
     assert (sides == 1).all()  # no source on both sides
 
@@ -61,6 +61,8 @@ def test_the_published_dataset_loads_with_its_split_by_source():
     ({"weight_dtype": "fp6"}, "row 2: weight_dtype: expected one of"),
     ({"split": "train"}, "row 2: split: expected one of fit, heldout"),
     ({"method": "draft", "k": "4", "acceptance_length": "2"}, "row 2: draft: expected a draft model name"),
+    ({"notes": "draft_vocab=32000"}, "row 2: draft_vocab: expected empty with method none (an EAGLE head's own vocabulary)"),
+    ({"method": "eagle", "k": "2", "notes": "draft_vocab=0"}, "row 2: draft_vocab: expected a whole number of tokens"),
 ])
 def test_a_bad_cell_is_one_line_naming_file_row_and_column(tmp_path, change, expected):
     path = write_rows(tmp_path, [{}, change])
@@ -143,6 +145,21 @@ def test_a_mixed_prefill_beside_a_chain_is_priced_beside_its_verify_tokens_and_n
     wide = [float(step_metrics(hw, model, 1, t, 0, engine=vllm, logit_tokens=256, prefill=True)["step_time_s"])
             for t in (256 * 8 + 4096, 256 * 8)]
     assert wide[0] - wide[1] > own and stalls[1] == pytest.approx(own, rel=1e-9)  # capped at its own pass
+
+
+def test_an_eagle_rows_draft_vocab_sizes_its_heads_lm_head_as_the_api_does(tmp_path):
+    """EAGLE-3 heads draft over 32,000 tokens; the rows had no way to say so, and every EAGLE-3 row was priced with a
+    draft LM head of the target's 128,256 (151,936 for Qwen3) rows a draft step."""
+    row = {"batch": "8", "quantity": "step_time_s", "value": "0.01", "method": "eagle", "k": "3", "acceptance_length": "2.5"}
+    path = write_rows(tmp_path, [row, {**row, "notes": "EAGLE-3 head [draft_vocab=32000: its config]"}])
+    out = predict_measurements(load_measurements(path))
+    spec = predict("h100-sxm", "llama-3.1-8b", 8, 512 + 256 // 2, engine="vllm", method="eagle", k=3, acceptance_length=2.5,
+                   draft_vocab=32000)["spec"]
+    assert out["predicted"][1] < out["predicted"][0]  # a smaller head drafts faster
+    assert out["per_token_time_s"][1] == pytest.approx(spec["iteration_time_s"] / spec["tau"], rel=1e-9)
+    too_many = write_rows(tmp_path, [{**row, "notes": "draft_vocab=200000"}], name="too-many.csv")
+    with pytest.raises(RooflineError, match="row 1: draft_vocab: expected at most the vocabulary of llama-3.1-8b"):
+        prepare_rows(load_measurements(too_many))
 
 
 def test_a_prefill_stalls_a_v0_engine_by_a_pass_of_its_own(tmp_path):
