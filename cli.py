@@ -505,6 +505,8 @@ def measurements_convert(
     k: Annotated[int, typer.Option(help="Draft length (speculative tokens per step; a tree's depth).")] = 0,
     draft_tokens: Annotated[int, typer.Option(help="Tree drafting: tokens verified per sequence (SGLang's option named speculative num draft tokens); 0 for a chain.")] = 0,
     draft: Annotated[str, typer.Option(help="Draft model profile, with --method draft.")] = "",
+    draft_vocab: Annotated[Optional[int], typer.Option(help="With --method eagle: the vocabulary the head drafts over (EAGLE-3 heads: "
+                                                       "32000; its config's draft_vocab_size). Default: the target's.")] = None,
     engine: Annotated[Optional[str], typer.Option(help="Engine: vllm | sglang | trtllm (default: the result's backend, else the "
                                                   "benchmark that wrote it, told by its fields).")] = None,
     engine_version: Annotated[str, typer.Option(help="Engine version: it picks the profile rows are predicted and fitted with (vLLM below 0.8: vllm-v0; SGLang below 0.4.5: sglang-early).")] = "",
@@ -530,7 +532,7 @@ def measurements_convert(
     rows = convert_benchmark(files, hardware=hardware, model=model, tp=tp, ep=ep, dp_attention=dp_attention, gpus=gpus,
                              weight_dtype=weight_dtype, kv_dtype=kv_dtype, method=method, k=k, engine=engine,
                              engine_version=engine_version, split=split, draft_tokens=draft_tokens, draft=draft,
-                             profiles=_dirs(), source_id=source_id, batch=batch)
+                             draft_vocab=draft_vocab, profiles=_dirs(), source_id=source_id, batch=batch)
     typer.echo(f"{len(rows)} rows from {len(files)} file(s) -> {write_measurements(rows, out, force)}")
 
 

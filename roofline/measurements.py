@@ -86,7 +86,7 @@ from roofline.engine import step_metrics
 from roofline.errors import MISSING, RooflineError, closest_names, field_error, warn
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment
-from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, K_MAX, TREE_NODES_MAX
+from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, DRAFT_VOCAB_MAX, K_MAX, TREE_NODES_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
 from roofline.profiles import DTYPE_ALIASES
 from roofline.serving import DEFAULT_ENGINE, IDEAL, ServingEngine, for_engine, load_engine
@@ -110,7 +110,9 @@ SPLITS = ("fit", "heldout")
 MAX_ROWS = 100_000
 MAX_FILE_BYTES = 64 * 1024 * 1024
 _DRAFT_IN_NOTES = re.compile(r"(?:^|[\s;,(])draft=([A-Za-z0-9._\-]+)")
-_DRAFT_VOCAB_IN_NOTES = re.compile(r"(?:^|[\s;,(\[])draft_vocab=([^\s;,:)\]]*)")
+# draft_vocab=N in notes: the key in any case, spaces around '=' allowed; the value is what runs to a space, ';', ')' or
+# ']' (one trailing ',', ':' or '.' of the prose dropped), checked whole: '32,000' is refused, never read as 32
+_DRAFT_VOCAB_IN_NOTES = re.compile(r"(?:^|[\s;,(\[])draft_vocab\s*=\s*([^\s;)\]]*)", re.IGNORECASE)
 
 
 def default_measurements_path() -> Path:
@@ -293,16 +295,22 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
 def _draft_vocab(raw: pd.DataFrame, df: pd.DataFrame, where: str) -> np.ndarray:
     """Each row's EAGLE head vocabulary (a draft_vocab column, or draft_vocab=N in notes; 0: the target's): EAGLE-3
     heads draft over a reduced vocabulary (32,000 tokens in most), an LM head of that many rows a draft step."""
-    given = raw["draft_vocab"].str.strip().to_numpy()
-    found = [g or (m.group(1) if (m := _DRAFT_VOCAB_IN_NOTES.search(notes)) else "") for g, notes in zip(given, df["notes"])]
     out = np.zeros(len(df), dtype=np.int64)
-    for i, (text, method) in enumerate(zip(found, df["method"])):
-        if not text:
+    for i, (given, notes, method) in enumerate(zip(raw["draft_vocab"].str.strip(), df["notes"], df["method"])):
+        found = [m.group(1) for m in _DRAFT_VOCAB_IN_NOTES.finditer(notes)]
+        said = [t[:-1] if t[-1:] in ",:." else t for t in found]
+        texts = list(dict.fromkeys(([given] if given else []) + said))
+        if not texts:
             continue
         if method != "eagle":
-            raise _cell_error(where, i + 1, "draft_vocab", f"empty with method {method} (an EAGLE head's own vocabulary)", text)
-        if not text.isdigit() or int(text) < 1:
-            raise _cell_error(where, i + 1, "draft_vocab", "a whole number of tokens (at least 1), or empty", text)
+            raise _cell_error(where, i + 1, "draft_vocab", f"none with method {method} (an EAGLE head's own vocabulary: a "
+                              "draft_vocab column or draft_vocab=N in notes)", texts[0])
+        if len(texts) > 1:
+            raise _cell_error(where, i + 1, "draft_vocab", "one value (the column and notes, or notes twice, differ)",
+                              ", ".join(texts))
+        text = texts[0]
+        if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= DRAFT_VOCAB_MAX:
+            raise _cell_error(where, i + 1, "draft_vocab", f"a whole number of tokens in 1..{DRAFT_VOCAB_MAX:,} (digits only)", text)
         out[i] = int(text)
     return out
 
@@ -778,7 +786,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                       gpus: int | None = None, weight_dtype: str = "bf16", kv_dtype: str = "bf16", method: str = "none",
                       k: int = 0, engine: str | None = None, engine_version: str = "", split: str = "fit",
                       batch: int | None = None, quantities: tuple[str, ...] = ("step_time_s", "tokens_per_s"),
-                      source_id: str | None = None, draft_tokens: int = 0, draft: str = "", profiles: tuple = ()) -> pd.DataFrame:
+                      source_id: str | None = None, draft_tokens: int = 0, draft: str = "", draft_vocab: int | None = None,
+                      profiles: tuple = ()) -> pd.DataFrame:
     """Rows (the columns of measurements/README.md, checked) from serving-benchmark result files.
 
     Each result gives: batch = max_concurrency (or `batch`), concurrency = the mean requests in flight where
@@ -789,7 +798,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     tokens_per_s = output_throughput; acceptance_length = accept_length (SGLang) or spec_decode_acceptance_length /
     acceptance_length where present. The deployment (hardware, model, layout, dtypes, method, k, and `draft_tokens`
     for a tree: SGLang's --speculative-num-draft-tokens with --speculative-eagle-topk > 1) is what the server was
-    launched with; `draft` names the draft model of method draft (written as draft=NAME in the notes). `batch` stands
+    launched with; `draft` names the draft model of method draft (written as draft=NAME in the notes), `draft_vocab`
+    the vocabulary an EAGLE head drafts over (EAGLE-3's 32,000; written as draft_vocab=N in the notes). `batch` stands
     in for a result that records no max_concurrency, and is refused beside one that records another. A result that
     records an acceptance length above 1 with method none is refused (a speculative run read as plain decoding).
     `engine` defaults to the one the result's `backend` names (`_engine_of_backend`); given, it must name an engine
@@ -832,6 +842,11 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         raise field_error("command line", "--draft", "the draft model's profile name, with --method draft only", draft or MISSING)
     if draft:
         load_model(draft, tuple(profiles))
+    if draft_vocab is not None:
+        if method != "eagle":
+            raise field_error("command line", "--draft-vocab", "an EAGLE head's vocabulary, with --method eagle only", draft_vocab)
+        if not isinstance(draft_vocab, int) or not 1 <= draft_vocab <= DRAFT_VOCAB_MAX:
+            raise field_error("command line", "--draft-vocab", f"a whole number of tokens in 1..{DRAFT_VOCAB_MAX:,}", draft_vocab)
     hw_spec = load_hardware(hardware, tuple(profiles))
     if not Path(str(hardware)).suffix:  # an alias (h100) as the profile's name (h100-sxm); a path stays as given
         hardware = hw_spec.name
@@ -949,7 +964,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                     "quantity": quantity, "value": f"{value:.6g}", "split": split,
                     "notes": f"converted from {path.name}: {'mean_tpot_ms / 1000' if quantity == 'step_time_s' else 'output_throughput'}"
                              + (f"; concurrency = {little[1]}" if little else "")
-                             + (f"; draft={draft}" if draft else ""),
+                             + (f"; draft={draft}" if draft else "") + (f"; draft_vocab={draft_vocab}" if draft_vocab else ""),
                 })
     recorded_taus = [(path, n) for path, n, has in taus_recorded if has]
     if method != "none" and recorded_taus and len(recorded_taus) < len(taus_recorded):  # a plain run among speculative ones

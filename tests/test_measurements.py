@@ -61,11 +61,21 @@ def test_the_published_dataset_loads_with_its_split_by_source():
     ({"weight_dtype": "fp6"}, "row 2: weight_dtype: expected one of"),
     ({"split": "train"}, "row 2: split: expected one of fit, heldout"),
     ({"method": "draft", "k": "4", "acceptance_length": "2"}, "row 2: draft: expected a draft model name"),
-    ({"notes": "draft_vocab=32000"}, "row 2: draft_vocab: expected empty with method none (an EAGLE head's own vocabulary)"),
+    ({"notes": "draft_vocab=32000"}, "row 2: draft_vocab: expected none with method none (an EAGLE head's own vocabulary"),
     ({"method": "eagle", "k": "2", "notes": "draft_vocab=0"}, "row 2: draft_vocab: expected a whole number of tokens"),
+    # qa160: '32,000' was read as 32, a huge or superscript number was a traceback, a bare key was passed over
+    ({"method": "eagle", "k": "2", "notes": "head drafts over draft_vocab=32,000 tokens"}, "found '32,000'"),
+    ({"method": "eagle", "k": "2", "notes": "draft_vocab=99999999999999999999"}, "row 2: draft_vocab: expected a whole number"),
+    ({"method": "eagle", "k": "2", "notes": "draft_vocab=3\u00b2"}, "row 2: draft_vocab: expected a whole number"),
+    ({"method": "eagle", "k": "2", "notes": "draft_vocab= 32000 or so"}, None),
+    ({"method": "eagle", "k": "2", "notes": "draft_vocab= and more"}, "row 2: draft_vocab: expected a whole number"),
+    ({"method": "eagle", "k": "2", "notes": "draft_vocab=32000; Draft_Vocab=16000"}, "row 2: draft_vocab: expected one value"),
 ])
 def test_a_bad_cell_is_one_line_naming_file_row_and_column(tmp_path, change, expected):
     path = write_rows(tmp_path, [{}, change])
+    if expected is None:  # spaces around '=' are read
+        assert list(load_measurements(path)["draft_vocab"]) == [0, 32000]
+        return
     with pytest.raises(RooflineError) as err:
         load_measurements(path)
     message = str(err.value)
@@ -319,6 +329,24 @@ def test_sglang_bench_serving_jsonl_lines_become_rows_with_their_acceptance(tmp_
     assert list(tree["draft_tokens"]) == ["8", "8"] and list(raw["draft_tokens"]) == ["", ""]
     assert list(raw["acceptance_length"]) == ["2.6", "2.6"] and list(raw["concurrency"]) == ["0.98", "15.68"]
     assert list(raw["value"].astype(float)) == pytest.approx([0.0081, 0.0096])
+
+
+def test_convert_writes_an_eagle_heads_draft_vocab_that_the_rows_are_predicted_with(tmp_path, roofline):
+    """qa160: convert had no way to say an EAGLE-3 head's 32,000-token vocabulary, so its rows paid the target's."""
+    lines = [{"max_concurrency": 4, "completed": 100, "total_input_tokens": 51200, "total_output_tokens": 25600,
+              "output_throughput": 400.0, "mean_tpot_ms": 8.0, "accept_length": 2.6}]
+    path = tmp_path / "run.jsonl"
+    path.write_text(json.dumps(lines[0]) + "\n")
+    raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3, draft_vocab=32000,
+                            quantities=("step_time_s",))
+    rows = load_measurements(write_measurements(raw, tmp_path / "rows.csv"))
+    assert list(rows["draft_vocab"]) == [32000]
+    with pytest.raises(RooflineError, match="--draft-vocab: expected an EAGLE head's vocabulary, with --method eagle only"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="draft", k=3, draft="llama-3.2-1b",
+                          draft_vocab=32000)
+    code, _, err = roofline("measurements", "convert", path, "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--method",
+                            "eagle3", "--k", "3", "--draft-vocab", "0", "--out", tmp_path / "x.csv")
+    assert code == 2 and "--draft-vocab: expected a whole number of tokens in 1..10,000,000, found 0" in err
 
 
 def test_a_benchmark_file_without_concurrency_is_refused_in_one_line(tmp_path):
