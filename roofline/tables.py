@@ -245,15 +245,18 @@ def _layout(lay: dict) -> str:
 
 def hardware_list(specs: list) -> str:
     """`roofline hw list`: one line per device with memory (GiB, as device names give it), bandwidth, bf16 peak, the
-    ridge point at the peaks (predict reports the derated one, at the achievable ceilings) and the price ('-': none)."""
+    ridge point at the peaks (predict reports the derated one, at the achievable ceilings), the link two devices
+    share (achievable bytes/s one direction and latency, `link_for(2)`: qa157, h100-pcie and its no-P2P copy read
+    alike without it) and the price ('-': none)."""
     lines = [f"{'name':<16}{'memory GiB':>11}{'bandwidth TB/s':>16}{'bf16 dense TFLOP/s':>20}{'peak ridge FLOP/B':>19}"
-             f"{'price USD/h':>13}  display name"]
+             f"{'2-device link GB/s':>20}{'latency us':>12}{'price USD/h':>13}  display name"]
     for hw in specs:
         dtype = "bf16" if "bf16" in hw.peak_flops_per_s else "fp32"
         no_bf16 = "" if dtype == "bf16" else "  (no bf16 units: fp32 peak and ridge)"  # a calibrated CPU profile
         lines.append(
             f"{hw.name:<16}{hw.mem_bytes / 2**30:>11.0f}{hw.mem_bw_bytes_per_s / 1e12:>16.2f}"
             f"{hw.peak_flops_per_s[dtype] / 1e12:>20.1f}{hw.ridge_point_flops_per_byte(dtype):>19.0f}"
+            f"{hw.link_for(2)[0] / 1e9:>20.1f}{hw.link_for(2)[1] * 1e6:>12.0f}"
             f"{'-' if hw.price_usd_per_hour is None else format_usd_per_hour(hw.price_usd_per_hour):>13}  {hw.display_name}{no_bf16}"
         )
     return "\n".join(lines)
@@ -262,7 +265,7 @@ def hardware_list(specs: list) -> str:
 def hardware_table(hw) -> str:
     """`roofline hw show NAME`: every field of one device, with units."""
     lines = [
-        f"{hw.display_name} ({hw.name}, {hw.kind}{'' if hw.engine_family == hw.name.lower() else ', engine family ' + hw.engine_family})"
+        f"{hw.display_name} ({hw.name}, {hw.kind}{'' if hw.engine_family == hw.name.lower() else ', engine family ' + hw.engine_family + ': engine profiles give it that device' + chr(39) + 's values'})"
         f"{'  [measured]' if hw.measured else ''}",
         f"  memory            {format_si(hw.mem_bytes, 'B')} ({hw.mem_bytes / 2**30:,.1f} GiB; {hw.usable_memory_fraction:.0%} usable)",
         f"  bandwidth         {format_si(hw.mem_bw_bytes_per_s, 'B/s')} x {hw.mem_efficiency:.2f} achievable",

@@ -343,3 +343,15 @@ def test_the_no_p2p_h100_pcie_profile_is_h100_pcie_but_for_its_link():
     assert p2p.link_for(2)[0] == pytest.approx(64e9 * 0.85) and p2p.link_for(2)[1] == pytest.approx(10e-6)
     for field in ("mem_bytes", "mem_bw_bytes_per_s", "mem_efficiency", "peak_flops_per_s", "price_usd_per_hour", "step_overhead_s"):
         assert getattr(no_p2p, field) == getattr(p2p, field), field
+
+
+def test_the_94gb_h100_sxm_is_h100_sxm_but_for_its_memory_and_its_mesh_of_four():
+    """Session 34 (qa158): LRZ's lrz-hgx-h100-94x4 runs the HGX H100 4-GPU 94GB HBM2e SKU: 2.4 TB/s and 95,830 MiB, the
+    SXM5 80GB's die and peaks, NVLink4 without NVSwitch (six links to each of three peers: 150 GB/s a pair, 450 for a
+    collective over four); engine values as h100-sxm's."""
+    sxm, gb94 = load_hardware("h100-sxm"), load_hardware("h100-sxm-94gb")
+    assert gb94.engine_family == "h100-sxm"
+    assert gb94.mem_bw_bytes_per_s == pytest.approx(2.4e12) and gb94.mem_bytes == 95830 * 2**20
+    assert gb94.peak_flops_per_s == sxm.peak_flops_per_s and gb94.mem_efficiency == sxm.mem_efficiency
+    assert gb94.link_for(2)[0] == pytest.approx(150e9 * 0.84) and gb94.link_for(4)[0] == pytest.approx(450e9 * 0.84)
+    assert gb94.scale_up_domain == 4

@@ -147,13 +147,18 @@ def test_hw_list_values_sit_under_their_headers_with_the_unit_in_the_header():
     from roofline.tables import hardware_list
 
     header, *rows = hardware_list([load_hardware("h100-sxm"), load_hardware("gb200")]).splitlines()
-    for title in ("memory GiB", "bandwidth TB/s", "bf16 dense TFLOP/s", "peak ridge FLOP/B", "price USD/h"):
+    for title in ("memory GiB", "bandwidth TB/s", "bf16 dense TFLOP/s", "peak ridge FLOP/B", "2-device link GB/s", "latency us",
+                  "price USD/h"):
         right = header.index(title) + len(title)  # values right-aligned to their header's last character
         for row in rows:
             assert row[right - 1] != " " and row[right] == " ", (title, row)
     assert "GiB" not in "".join(rows) and "TB/s" not in "".join(rows)  # units once, in the header
     price = header.index("price USD/h") + len("price USD/h")
     assert rows[0][price - 4:price] == "3.00" and rows[1][price - 2:price] == " -"  # gb200 has no price: said, not blank
+    # qa157: h100-pcie and its copy without GPU peer-to-peer read alike; the link two devices share tells them apart
+    _, p2p, no_p2p = hardware_list([load_hardware("h100-pcie"), load_hardware("h100-pcie-no-p2p")]).splitlines()
+    link = header.index("2-device link GB/s") + len("2-device link GB/s")
+    assert p2p[link - 4:link] == "54.4" and no_p2p[link - 4:link] == "19.8" and p2p[link + 10:link + 12] == "10"
 
 
 @pytest.mark.slow
