@@ -170,7 +170,7 @@ def _parse_rates(text: str) -> list[float]:
 
 @hw_app.command("list")
 def hw_list() -> None:
-    """List hardware profiles: memory, bandwidth, bf16 peak, ridge point."""
+    """List hardware profiles: memory, bandwidth, bf16 peak, ridge point, the link two devices share (achievable), price."""
     from roofline.hardware import load_hardware
     from roofline.profiles import list_names
     from roofline.tables import hardware_list

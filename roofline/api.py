@@ -275,7 +275,7 @@ def break_even_notes(spec: dict, eng: ServingEngine, batch: int) -> list[str]:
     """What a speculative point's break-even batch rests on (qa105): the range where gains run optimistic (a batch
     asked below it gets no caveat of its own), and an engine cost the fit left at a bound of its range (vllm's
     spec_per_iteration_per_sequence, at 100 us to session 32, where 50 us moved an 8B model's break-even on an H200
-    from 216 to 857; at 0 since)."""
+    from 216 to 857; at 0 in session 33, 10.1 us and on no bound since session 34)."""
     be = spec.get("break_even_batch")
     if be is None or str(eng.name) == "ideal":
         return []

@@ -110,9 +110,11 @@ SPLITS = ("fit", "heldout")
 MAX_ROWS = 100_000
 MAX_FILE_BYTES = 64 * 1024 * 1024
 _DRAFT_IN_NOTES = re.compile(r"(?:^|[\s;,(])draft=([A-Za-z0-9._\-]+)")
-# draft_vocab=N in notes: the key in any case, spaces around '=' allowed; the value is what runs to a space, ';', ')' or
-# ']' (one trailing ',', ':' or '.' of the prose dropped), checked whole: '32,000' is refused, never read as 32
-_DRAFT_VOCAB_IN_NOTES = re.compile(r"(?:^|[\s;,(\[])draft_vocab\s*=\s*([^\s;)\]]*)", re.IGNORECASE)
+# draft_vocab=N (or draft_vocab_size=N, the heads' config key) in notes: the key in any case, not inside a longer word,
+# spaces around '=' allowed; the value is what runs to a space, ';', ')' or ']' (a trailing ',', ':', '.' or quote of
+# the prose dropped), checked whole: '32,000' is refused, never read as 32; the key without '=' is refused (qa161)
+_DRAFT_VOCAB_IN_NOTES = re.compile(r"(?<![A-Za-z0-9_])draft_vocab(?:_size)?(?![A-Za-z0-9_])(\s*=\s*([^\s;)\]]*))?",
+                                   re.IGNORECASE)
 
 
 def default_measurements_path() -> Path:
@@ -297,21 +299,26 @@ def _draft_vocab(raw: pd.DataFrame, df: pd.DataFrame, where: str) -> np.ndarray:
     heads draft over a reduced vocabulary (32,000 tokens in most), an LM head of that many rows a draft step."""
     out = np.zeros(len(df), dtype=np.int64)
     for i, (given, notes, method) in enumerate(zip(raw["draft_vocab"].str.strip(), df["notes"], df["method"])):
-        found = [m.group(1) for m in _DRAFT_VOCAB_IN_NOTES.finditer(notes)]
-        said = [t[:-1] if t[-1:] in ",:." else t for t in found]
+        found = list(_DRAFT_VOCAB_IN_NOTES.finditer(notes))
+        bare = next((m for m in found if m.group(1) is None), None)
+        if bare is not None:
+            raise _cell_error(where, i + 1, "draft_vocab", "draft_vocab=N in notes (a number after '=')",
+                              notes[bare.start():bare.end() + 12].strip())
+        said = [m.group(2).rstrip(",:.'\"") for m in found]
         texts = list(dict.fromkeys(([given] if given else []) + said))
         if not texts:
             continue
         if method != "eagle":
             raise _cell_error(where, i + 1, "draft_vocab", f"none with method {method} (an EAGLE head's own vocabulary: a "
                               "draft_vocab column or draft_vocab=N in notes)", texts[0])
-        if len(texts) > 1:
+        for text in texts:
+            if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= DRAFT_VOCAB_MAX:
+                raise _cell_error(where, i + 1, "draft_vocab", f"a whole number of tokens in 1..{DRAFT_VOCAB_MAX:,} (digits "
+                                  "only)", text)
+        if len({int(t) for t in texts}) > 1:
             raise _cell_error(where, i + 1, "draft_vocab", "one value (the column and notes, or notes twice, differ)",
                               ", ".join(texts))
-        text = texts[0]
-        if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= DRAFT_VOCAB_MAX:
-            raise _cell_error(where, i + 1, "draft_vocab", f"a whole number of tokens in 1..{DRAFT_VOCAB_MAX:,} (digits only)", text)
-        out[i] = int(text)
+        out[i] = int(texts[0])
     return out
 
 
@@ -847,6 +854,9 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             raise field_error("command line", "--draft-vocab", "an EAGLE head's vocabulary, with --method eagle only", draft_vocab)
         if not isinstance(draft_vocab, int) or not 1 <= draft_vocab <= DRAFT_VOCAB_MAX:
             raise field_error("command line", "--draft-vocab", f"a whole number of tokens in 1..{DRAFT_VOCAB_MAX:,}", draft_vocab)
+        if draft_vocab > model_spec.vocab_size:  # named as typed (qa161: the rows' own check named a converted row)
+            raise field_error("command line", "--draft-vocab", f"at most the vocabulary of {model_spec.name} "
+                              f"({model_spec.vocab_size:,} tokens: a head drafter's LM head covers part of it)", draft_vocab)
     hw_spec = load_hardware(hardware, tuple(profiles))
     if not Path(str(hardware)).suffix:  # an alias (h100) as the profile's name (h100-sxm); a path stays as given
         hardware = hw_spec.name

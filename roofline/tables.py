@@ -112,7 +112,8 @@ def predict_table(point: dict) -> str:
             f"    break-even batch   {'none' if be is None else f'{be:,}'} at k {spec['k']}"
             + (f", {spec['break_even_speedup']:.3f}x there" if be is not None and spec.get("break_even_speedup") else "")
             + ("  (the largest batch that fits: memory ends the search)" if spec.get("break_even_at_memory_limit") else ""),
-            *([f"    below it           speedup < 1 at batches from {gap[0]:,} to {gap[1]:,} (the first and the last that lose;"
+            *([f"    below it           speedup < 1 at batch {gap[0]:,} alone: the curve dips and recovers" if gap[0] == gap[1] else
+               f"    below it           speedup < 1 at batches from {gap[0]:,} to {gap[1]:,} (the first and the last that lose;"
                " not every batch between them loses): the curve dips and recovers"]
               if (gap := spec.get("not_paying_below_break_even")) else []),
             *([f"    drafter memory     {format_si(spec['drafter_memory_bytes'], 'B')}" + (" on the draft device" if spec.get("draft_hardware") else " per device")
@@ -246,18 +247,19 @@ def _layout(lay: dict) -> str:
 def hardware_list(specs: list) -> str:
     """`roofline hw list`: one line per device with memory (GiB, as device names give it), bandwidth, bf16 peak, the
     ridge point at the peaks (predict reports the derated one, at the achievable ceilings), the link two devices
-    share (achievable bytes/s one direction and latency, `link_for(2)`: qa157, h100-pcie and its no-P2P copy read
-    alike without it) and the price ('-': none)."""
+    share, derated as collectives are priced (achievable bytes/s one direction and latency, `link_for(2)`: qa157,
+    h100-pcie and its no-P2P copy read alike without it; '-' for a calibrated profile, whose link is a placeholder)
+    and the price ('-': none)."""
     lines = [f"{'name':<16}{'memory GiB':>11}{'bandwidth TB/s':>16}{'bf16 dense TFLOP/s':>20}{'peak ridge FLOP/B':>19}"
-             f"{'2-device link GB/s':>20}{'latency us':>12}{'price USD/h':>13}  display name"]
+             f"{'2-device link GB/s achievable':>31}{'latency us':>12}{'price USD/h':>13}  display name"]
     for hw in specs:
         dtype = "bf16" if "bf16" in hw.peak_flops_per_s else "fp32"
         no_bf16 = "" if dtype == "bf16" else "  (no bf16 units: fp32 peak and ridge)"  # a calibrated CPU profile
         lines.append(
             f"{hw.name:<16}{hw.mem_bytes / 2**30:>11.0f}{hw.mem_bw_bytes_per_s / 1e12:>16.2f}"
             f"{hw.peak_flops_per_s[dtype] / 1e12:>20.1f}{hw.ridge_point_flops_per_byte(dtype):>19.0f}"
-            f"{hw.link_for(2)[0] / 1e9:>20.1f}{hw.link_for(2)[1] * 1e6:>12.0f}"
-            f"{'-' if hw.price_usd_per_hour is None else format_usd_per_hour(hw.price_usd_per_hour):>13}  {hw.display_name}{no_bf16}"
+            + (f"{'-':>31}{'-':>12}" if hw.measured else f"{hw.link_for(2)[0] / 1e9:>31.1f}{hw.link_for(2)[1] * 1e6:>12.3g}")
+            + f"{'-' if hw.price_usd_per_hour is None else format_usd_per_hour(hw.price_usd_per_hour):>13}  {hw.display_name}{no_bf16}"
         )
     return "\n".join(lines)
 

@@ -585,6 +585,13 @@ def test_a_break_even_batch_says_what_it_rests_on():
     v0 = roofline.predict(**{**point_at, "engine": "vllm-v0"})["warnings"]
     assert vllm.at_fit_bound("spec_per_iteration_per_sequence") == any(  # said only while the fit left it on a bound
         f"(vllm's costs: {format_seconds(value)}, the {side} bound" in w and "--from vllm --set" in w for w in v0)
+    # qa161: with session 34's fit no break-even cost sits on a bound, so the branch is kept tested on an engine whose
+    # fit left spec_per_iteration_per_sequence at its upper bound, as sessions 27-32's did
+    fitted = {**vllm.fitted, "bounds_hit": ["spec_per_iteration_per_sequence"]}
+    at_bound = dataclasses.replace(vllm, spec_per_iteration_per_sequence_s=100e-6, fitted=fitted)
+    said_at_bound = roofline.predict(**{**point_at, "engine": at_bound})["warnings"]
+    assert any("rests on vllm's spec_per_iteration_per_sequence (100 us, the upper bound of its fit range)" in w
+               and "--set 'spec_per_iteration_per_sequence=...'" in w for w in said_at_bound), said_at_bound
     capped = roofline.predict("h100-sxm", "llama-3.1-8b", 1, method="eagle", alpha=0.7)  # memory ends its search
     cap = capped["spec"]["break_even_batch"]
     assert capped["spec"]["break_even_at_memory_limit"]  # said as such (qa156: a memory-limit break-even had no note)

@@ -355,3 +355,6 @@ def test_the_94gb_h100_sxm_is_h100_sxm_but_for_its_memory_and_its_mesh_of_four()
     assert gb94.peak_flops_per_s == sxm.peak_flops_per_s and gb94.mem_efficiency == sxm.mem_efficiency
     assert gb94.link_for(2)[0] == pytest.approx(150e9 * 0.84) and gb94.link_for(4)[0] == pytest.approx(450e9 * 0.84)
     assert gb94.scale_up_domain == 4
+    from roofline.tables import hardware_table
+
+    assert "(h100-sxm-94gb, gpu, engine family h100-sxm: engine profiles give it that device's values)" in hardware_table(gb94)

@@ -70,10 +70,15 @@ def test_the_published_dataset_loads_with_its_split_by_source():
     ({"method": "eagle", "k": "2", "notes": "draft_vocab= 32000 or so"}, None),
     ({"method": "eagle", "k": "2", "notes": "draft_vocab= and more"}, "row 2: draft_vocab: expected a whole number"),
     ({"method": "eagle", "k": "2", "notes": "draft_vocab=32000; Draft_Vocab=16000"}, "row 2: draft_vocab: expected one value"),
+    # qa161: the heads' own config key is read; the key without '=' is refused, not passed over
+    ({"method": "eagle", "k": "2", "notes": "config: 'draft_vocab_size=32000'"}, None),
+    ({"method": "eagle", "k": "2", "notes": "draft_vocab=32000 (draft_vocab_size = 032000)"}, None),
+    ({"method": "eagle", "k": "2", "notes": "its draft_vocab: 32000"}, "row 2: draft_vocab: expected draft_vocab=N in notes"),
+    ({"method": "eagle", "k": "2", "notes": "draft_vocab\uff1d32000"}, "row 2: draft_vocab: expected draft_vocab=N in notes"),
 ])
 def test_a_bad_cell_is_one_line_naming_file_row_and_column(tmp_path, change, expected):
     path = write_rows(tmp_path, [{}, change])
-    if expected is None:  # spaces around '=' are read
+    if expected is None:  # spaces around '=', the config's key and a leading zero are read
         assert list(load_measurements(path)["draft_vocab"]) == [0, 32000]
         return
     with pytest.raises(RooflineError) as err:
@@ -347,6 +352,8 @@ def test_convert_writes_an_eagle_heads_draft_vocab_that_the_rows_are_predicted_w
     code, _, err = roofline("measurements", "convert", path, "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--method",
                             "eagle3", "--k", "3", "--draft-vocab", "0", "--out", tmp_path / "x.csv")
     assert code == 2 and "--draft-vocab: expected a whole number of tokens in 1..10,000,000, found 0" in err
+    with pytest.raises(RooflineError, match="command line: --draft-vocab: expected at most the vocabulary of llama-3.1-8b"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3, draft_vocab=200000)
 
 
 def test_a_benchmark_file_without_concurrency_is_refused_in_one_line(tmp_path):

@@ -176,6 +176,19 @@ def test_words_several_scenarios_warn_alike_are_said_once_naming_them_all(tmp_pa
     assert md.count("- axes.batch: 3 values given, 2 distinct") == 2  # each section says it under its heading
 
 
+@pytest.mark.slow
+def test_what_earlier_scenarios_warned_is_said_when_a_later_one_fails(tmp_path):
+    """Warnings are said once the sweeps have run (grouped); a scenario that fails after others must not swallow what
+    they warned about (qa161: untested)."""
+    (tmp_path / "first.yaml").write_text("name: first\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                                        "axes:\n  batch: [1, 8, 8]\n  k: [1, 2]\n  alpha: [0.7]\n")
+    (tmp_path / "second.yaml").write_text("name: second\nhardware: h100-sxm\nmodel: no-such-model\naxes:\n  batch: [1]\n")
+    with pytest.warns(Warning) as caught, pytest.raises(RooflineError, match="no-such-model"):
+        write_report([str(tmp_path / "first.yaml"), str(tmp_path / "second.yaml")], tmp_path / "out", workers=1)
+    assert any(str(w.message).startswith("first: axes.batch: 3 values given, 2 distinct") for w in caught)
+    assert not (tmp_path / "out").exists()  # whole or not at all
+
+
 def test_a_sections_command_carries_the_profile_folders_it_ran_with():
     """`report mine.yaml --profiles runs` printed `roofline report mine.yaml --out out/mine`, which fails where the
     scenario names an engine of those folders."""

@@ -143,11 +143,13 @@ def test_hw_show_writes_the_fields_a_calibration_adds_and_hw_list_marks_a_profil
 
 
 def test_hw_list_values_sit_under_their_headers_with_the_unit_in_the_header():
+    import dataclasses
+
     from roofline.hardware import load_hardware
     from roofline.tables import hardware_list
 
     header, *rows = hardware_list([load_hardware("h100-sxm"), load_hardware("gb200")]).splitlines()
-    for title in ("memory GiB", "bandwidth TB/s", "bf16 dense TFLOP/s", "peak ridge FLOP/B", "2-device link GB/s", "latency us",
+    for title in ("memory GiB", "bandwidth TB/s", "bf16 dense TFLOP/s", "peak ridge FLOP/B", "2-device link GB/s achievable", "latency us",
                   "price USD/h"):
         right = header.index(title) + len(title)  # values right-aligned to their header's last character
         for row in rows:
@@ -157,8 +159,10 @@ def test_hw_list_values_sit_under_their_headers_with_the_unit_in_the_header():
     assert rows[0][price - 4:price] == "3.00" and rows[1][price - 2:price] == " -"  # gb200 has no price: said, not blank
     # qa157: h100-pcie and its copy without GPU peer-to-peer read alike; the link two devices share tells them apart
     _, p2p, no_p2p = hardware_list([load_hardware("h100-pcie"), load_hardware("h100-pcie-no-p2p")]).splitlines()
-    link = header.index("2-device link GB/s") + len("2-device link GB/s")
+    link = header.index("2-device link GB/s achievable") + len("2-device link GB/s achievable")
     assert p2p[link - 4:link] == "54.4" and no_p2p[link - 4:link] == "19.8" and p2p[link + 10:link + 12] == "10"
+    calibrated = dataclasses.replace(load_hardware("h100-sxm"), measured=True, link_latency_s=4e-7)  # its link a placeholder
+    assert hardware_list([calibrated]).splitlines()[1][link - 1:link + 12] == "-" + " " * 11 + "-"
 
 
 @pytest.mark.slow
