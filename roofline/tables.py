@@ -266,8 +266,10 @@ def hardware_list(specs: list) -> str:
 
 def hardware_table(hw) -> str:
     """`roofline hw show NAME`: every field of one device, with units."""
+    family = ("" if hw.engine_family == hw.name.lower() else
+              f", engine family {hw.engine_family}: engine profiles give it that device's values")
     lines = [
-        f"{hw.display_name} ({hw.name}, {hw.kind}{'' if hw.engine_family == hw.name.lower() else ', engine family ' + hw.engine_family + ': engine profiles give it that device' + chr(39) + 's values'})"
+        f"{hw.display_name} ({hw.name}, {hw.kind}{family})"
         f"{'  [measured]' if hw.measured else ''}",
         f"  memory            {format_si(hw.mem_bytes, 'B')} ({hw.mem_bytes / 2**30:,.1f} GiB; {hw.usable_memory_fraction:.0%} usable)",
         f"  bandwidth         {format_si(hw.mem_bw_bytes_per_s, 'B/s')} x {hw.mem_efficiency:.2f} achievable",
