@@ -148,13 +148,14 @@ def run_scenario(name_or_path: str, extra_dirs: tuple = (), echo: bool = True) -
     return ScenarioResult(name, where, str(data.get("description", "")), df, ops, meta, said)
 
 
-def say_grouped(results: list[ScenarioResult]) -> None:
+def say_grouped(results: list[ScenarioResult], late: dict[str, list[str]] | None = None) -> None:
     """Say each scenario's warnings once the report's sweeps have run: words several scenarios said alike once, after
     all their names ('batch-vs-speculation, kv-caps-batch: under vllm, ...'), in the order first said. The main job
-    said one engine's caveat five times, once a scenario."""
+    said one engine's caveat five times, once a scenario. `late`: what the report itself found of a scenario (its
+    question unanswerable), said after that scenario's own."""
     said: dict[str, list[str]] = {}
     for r in results:
-        for words in r.warnings:
+        for words in (*r.warnings, *(late or {}).get(r.name, ())):
             said.setdefault(words, []).append(r.name)
     for words, names in said.items():
         warn(f"{', '.join(dict.fromkeys(names))}: {words}")
@@ -315,8 +316,10 @@ def write_report(names: list[str] | tuple[str, ...] = (), out_dir: Path = Path("
     return [out_dir / p for p in written]
 
 
-def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp: Path, results: list, found: list) -> None:
-    """Run each scenario, appending its result to `results` and its finding to `found`, and give its figure to `pool`."""
+def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp: Path, results: list, found: list,
+                  late: dict[str, list[str]]) -> None:
+    """Run each scenario, appending its result to `results`, its finding to `found` and what the report finds of it to
+    `late` (by scenario name), and give its figure to `pool`."""
     from roofline.findings import finding, main_engine, question_rows
     from roofline.plot_jobs import report_job
     from roofline.profiles import builtin_dir
@@ -337,8 +340,8 @@ def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp:
         f = finding(r.name, df, ops, meta, strict=builtin)  # first: a section falls back to generic as a whole
         fallback = f.numbers.get("fallback")
         if fallback:
-            warn(f"{r.path}: the {r.name} question cannot be answered from this sweep ({fallback}): its section "
-                 "has the generic finding and figure")
+            late.setdefault(r.name, []).append(f"the {r.name} question cannot be answered from this sweep ({fallback}): "
+                                               f"its section has the generic finding and figure ({r.path})")
         job = report_job("generic" if fallback else r.name, df[df["engine"] == engine], ops[ops["engine"].astype(str) == engine],
                          {**meta, "engine": [engine], "strict": builtin}, tmp / "img" / r.name, formats)
         pool.submit(job)
@@ -360,10 +363,11 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
     twice = next((i for i, n in enumerate(given) if n in given[:i]), None)
     if twice is not None:  # before any sweep runs (qa125: refused only after running both, every warning said twice)
         raise RooflineError(f"NAMES: expected each scenario once in a report, found {str(names[twice])!r} twice")
+    late: dict[str, list[str]] = {}
     try:
-        _run_sections(names, extra_dirs, formats, pool, tmp, results, found)
+        _run_sections(names, extra_dirs, formats, pool, tmp, results, found, late)
     finally:  # what the scenarios that ran warned about, said even where a later one fails
-        say_grouped(results)
+        say_grouped(results, late)
     for r in results:  # while the figures are drawn
         write_csv(r.df, tmp / "tables" / f"{r.name}.csv")
     drawn = pool.collect()

@@ -189,6 +189,21 @@ def test_what_earlier_scenarios_warned_is_said_when_a_later_one_fails(tmp_path):
     assert not (tmp_path / "out").exists()  # whole or not at all
 
 
+@pytest.mark.slow
+def test_a_question_a_sweep_cannot_answer_is_said_after_its_scenarios_own_warnings_by_its_name(tmp_path):
+    """qa161: the fallback was said at once, before every grouped warning, and by the file's path where the others say
+    the scenario's name."""
+    path = tmp_path / "sp.yaml"
+    path.write_text("name: shared-prefix\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                    "axes:\n  batch: [1, 8, 8]\n  k: [1, 2]\n  alpha: [0.7]\n")
+    with pytest.warns(Warning) as caught:
+        write_report([str(path)], tmp_path / "out", workers=1)
+    said = [str(w.message) for w in caught]
+    own = next(i for i, w in enumerate(said) if w.startswith("shared-prefix: axes.batch: 3 values given"))
+    fallback = next(i for i, w in enumerate(said) if "question cannot be answered from this sweep" in w)
+    assert own < fallback and said[fallback].startswith("shared-prefix: the shared-prefix question") and str(path) in said[fallback]
+
+
 def test_a_sections_command_carries_the_profile_folders_it_ran_with():
     """`report mine.yaml --profiles runs` printed `roofline report mine.yaml --out out/mine`, which fails where the
     scenario names an engine of those folders."""
