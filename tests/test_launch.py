@@ -65,7 +65,10 @@ def test_sigterm_mid_sweep_removes_the_staged_output_like_ctrl_c(tmp_path, signa
     scenario = tmp_path / "big.yaml"
     scenario.write_text("name: big\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-8b\nmethod: eagle\naxes:\n"
                         "  batch: {start: 1, stop: 256, num: 256}\n  context: [1024, 2048, 4096, 8192]\n"
-                        "  k: [1, 2, 3, 4, 5, 6, 7, 8]\n  alpha: {start: 0.5, stop: 0.9, num: 100}\n")
+                        "  k: [1, 2, 3, 4, 5, 6, 7, 8]\n  alpha: {start: 0.5, stop: 0.9, num: 400}\n")
+    # 6.5 million points, written in 1-million-point chunks: about 16 s here, so that a signal this (starved) test
+    # process sends late still lands mid-sweep (CI once saw the 1.6-million-point sweep finish first: exit 0); the
+    # signal ends it within a chunk, so a passing run takes about a second
     code = "from roofline.launch import run; run()"
     proc = subprocess.Popen([sys.executable, "-c", code, "sweep", str(scenario), "--out", str(tmp_path / "o"), "--no-plots"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
