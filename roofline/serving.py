@@ -139,7 +139,7 @@ def host_carries_gain(engine: ServingEngine) -> bool:
 
 
 def host_terms_text(engine: ServingEngine, hardware=None) -> str:
-    """'61.3 us a sequence, fitted' or '1.5 ms a step + 10 us a sequence, sourced': the host terms a note names, each
+    """'60.2 us a sequence, fitted' or '1.5 ms a step + 10 us a sequence, sourced': the host terms a note names, each
     said fitted only where a fit row determined it (qa157: sglang's unfitted 10 us was called fitted)."""
     fitted = engine.fitted.get("parameters") or ()
     parts = [(f"{format_seconds(v)} a {what}", key) for v, what, key in (
