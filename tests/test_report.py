@@ -134,15 +134,20 @@ def test_a_users_scenario_named_like_a_question_is_answered_on_one_config_or_by_
     assert "so it is the generic finding" in (tmp_path / "rep2" / "report.md").read_text()
 
 
+def report_warnings(paths, out) -> list[str]:
+    """What write_report warned about, running the given scenario files into `out` (one worker)."""
+    with pytest.warns(Warning) as caught:
+        write_report([str(p) for p in paths], out, workers=1)
+    return [str(w.message) for w in caught]
+
+
 def test_a_section_says_what_its_sweep_warned_about(tmp_path):
     """The sweep warned that MTP past DeepSeek-V3's one module reuses it (and that a layout engines refuse was swept);
     the report's finding headlined those rows and said nothing of it."""
     scenario = tmp_path / "mtp.yaml"
     scenario.write_text("name: mtp-layouts\nhardware: h200\nmodel: deepseek-v3\nmethod: mtp\n"
                         "layouts: [{tp: 8}, {tp: 32}]\naxes:\n  batch: [8, 64, 64]\n  k: [1, 3]\n  alpha: [0.8]\n")
-    with pytest.warns(Warning) as caught:
-        write_report([str(scenario)], tmp_path / "out", workers=1)
-    said = [str(w.message) for w in caught]
+    said = report_warnings([scenario], tmp_path / "out")
     assert any("k up to 3 exceeds its 1 trained MTP module" in w for w in said)
     assert any("deepseek-v3 at tp 32: the checkpoint's 128 x 128 block scales" in w for w in said)
     # on stderr each names its scenario, as its section does (two sections' same words read as one; qa88)
@@ -167,9 +172,7 @@ def test_words_several_scenarios_warn_alike_are_said_once_naming_them_all(tmp_pa
     for name in ("first", "second"):
         (tmp_path / f"{name}.yaml").write_text(f"name: {name}\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
                                               "axes:\n  batch: [1, 8, 8]\n  k: [1, 2]\n  alpha: [0.7]\n")
-    with pytest.warns(Warning) as caught:
-        write_report([str(tmp_path / "first.yaml"), str(tmp_path / "second.yaml")], tmp_path / "out", workers=1)
-    said = [str(w.message) for w in caught]
+    said = report_warnings([tmp_path / "first.yaml", tmp_path / "second.yaml"], tmp_path / "out")
     twice = [w for w in said if "axes.batch: 3 values given, 2 distinct" in w]
     assert len(twice) == 1 and twice[0].startswith("first, second: axes.batch: 3 values given"), said
     md = (tmp_path / "out" / "report.md").read_text()
@@ -196,9 +199,7 @@ def test_a_question_a_sweep_cannot_answer_is_said_after_its_scenarios_own_warnin
     path = tmp_path / "sp.yaml"
     path.write_text("name: shared-prefix\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
                     "axes:\n  batch: [1, 8, 8]\n  k: [1, 2]\n  alpha: [0.7]\n")
-    with pytest.warns(Warning) as caught:
-        write_report([str(path)], tmp_path / "out", workers=1)
-    said = [str(w.message) for w in caught]
+    said = report_warnings([path], tmp_path / "out")
     own = next(i for i, w in enumerate(said) if w.startswith("shared-prefix: axes.batch: 3 values given"))
     fallback = next(i for i, w in enumerate(said) if "question cannot be answered from this sweep" in w)
     assert own < fallback and said[fallback].startswith("shared-prefix: the shared-prefix question") and str(path) in said[fallback]
