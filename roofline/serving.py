@@ -90,7 +90,7 @@ DEFAULT_ENGINE = "vllm"
 
 
 # Where the fitted engine costs stop carrying to speculation: published EAGLE curves on an 8B model fall over batch 2-48
-# where the predicted ones rise (5% under vllm since session 33; a 15% fall sessions 27-32 came from a fitted stand-in
+# where the predicted ones rise (3% under vllm since session 34, 5% in session 33; a 15% fall sessions 27-32 came from a fitted stand-in
 # for one source's slow link: docs/ACCURACY.md), so a speculative gain priced at a large batch is an upper estimate
 OPTIMISTIC_BATCH = 32
 OPTIMISTIC = f"with a serving engine, speculative gains at batch {OPTIMISTIC_BATCH} and above run optimistic"
