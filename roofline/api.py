@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from roofline.capacity import capacity
+from roofline.capacity import capacity, usable_memory_text
 from roofline.costs import busiest_rank_experts, weight_bytes_by_class, window_pool_applies
 from roofline.engine import (
     domains_spanned,
@@ -448,7 +448,7 @@ def predict(
     dep = for_engine(deployment(target, weight_dtype, kv_dtype, tp, dp_attention, ep, pp, expert_dtype, where=where), eng, target)
     check_draft_vocab(where, draft_vocab if method == "eagle" else None, target)
     m = step_metrics(hw, target, batch, 1, context, dep, engine=eng, shared_prefix=shared_prefix, with_operators=True)
-    mem = capacity(hw, target, batch, context + 1, dep, shared_prefix=shared_prefix, window_pool_ratio=eng.window_kv_pool_ratio)
+    mem = capacity(hw, target, batch, context + 1, dep, shared_prefix=shared_prefix, engine=eng)
     step = float(m["step_time_s"])
     by_class = weight_bytes_by_class(target, dep)
     fits = bool(mem["fits_in_memory"])
@@ -508,6 +508,7 @@ def predict(
         "kv_window_pool_ratio": eng.window_kv_pool_ratio if window_pool_applies(target, eng.window_kv_pool_ratio) else None,
         "memory_needed_bytes": float(mem["memory_needed_bytes"]),
         "usable_memory_bytes": float(mem["usable_memory_bytes"]),
+        "usable_memory_text": usable_memory_text(hw, target, dep, eng),
         "fits_in_memory": fits,
         "max_batch": int(mem["max_batch"]),
         "operator_time_s": float(m["operator_time_s"]),

@@ -4,9 +4,14 @@ On the busiest device (layout.py, costs.py):
 
     needed    = weights + KV(B) + extra + extra_per_sequence * B_a
     KV(B)     = B_a * (stored(L) - shared(L)) + shared(L)       (a shared prefix is stored once; costs.kv_cache_bytes)
-    fits      = needed <= memory * usable_memory_fraction
+    fits      = needed <= usable
     max_batch = dp_attention * floor((usable - weights - extra - shared) / (KV per sequence + extra_per_sequence))
                 (0 when the weights alone do not fit)
+    usable    = memory * usable_memory_fraction               (no engine, or one without memory_fraction: ideal)
+              = f * memory - R                                (an engine's memory_fraction f of the device: vLLM, SGLang)
+              = W + f * (memory - W - R)                      (of the free memory: TensorRT-LLM), W = weights + extra
+    R         = memory_reserved + memory_reserved_parallel [tp > 1] + 4 B * vocabulary * sampler_logit_copies * S
+    S         = sampler_sequences, or sampler_sequences_small on a device under 70 GiB or an A100 (serving.py)
 
 `extra` and `extra_per_sequence` carry a drafter that shares the device (its weights; its KV cache per
 sequence). Every caller (predict, speculation, sweeps, reports) uses this one function.
@@ -20,6 +25,44 @@ from roofline.costs import kv_cache_bytes, sequences_per_group, weight_bytes
 from roofline.hardware import HardwareSpec
 from roofline.layout import Deployment
 from roofline.model import ModelSpec
+from roofline.serving import ServingEngine
+from roofline.units import format_si
+
+SMALL_DEVICE_BYTES = 70 * 2**30  # below it (or on an A100) vLLM's default max_num_seqs is 256, not 1024 (engine/arg_utils.py)
+LOGIT_BYTES = 4  # a sampler's logits are float32
+
+
+def reserved_bytes(engine: ServingEngine, hw: HardwareSpec, vocab_size: int, tp: int) -> float:
+    """R (module docstring): the memory of a device `engine` keeps from weights and KV cache, for a model of
+    `vocab_size` tokens at tensor parallelism `tp`."""
+    small = hw.mem_bytes < SMALL_DEVICE_BYTES or hw.engine_family.startswith("a100")
+    sequences = engine.sampler_sequences_small if small else engine.sampler_sequences
+    sampler_bytes = LOGIT_BYTES * vocab_size * engine.sampler_logit_copies * sequences
+    return engine.memory_reserved_bytes + (engine.memory_reserved_parallel_bytes if tp > 1 else 0.0) + sampler_bytes
+
+
+def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine | None) -> str:
+    """Where the usable memory comes from, as predict prints it: "vllm's 0.9 of 85.5 GB less 3.64 GB reserved" or
+    "the hardware profile's 90% of 85.5 GB"."""
+    if engine is None or engine.memory_fraction is None:
+        return f"the hardware profile's {hw.usable_memory_fraction:.0%} of {format_si(hw.mem_bytes, 'B')}"
+    reserve = reserved_bytes(engine, hw, model.vocab_size, dep.tp)
+    if engine.memory_fraction_of == "free":
+        less = f" and {format_si(reserve, 'B')} reserved" if reserve > 0 else ""
+        return (f"the weights and {engine.name}'s {engine.memory_fraction:g} of what {format_si(hw.mem_bytes, 'B')} "
+                f"leaves beside them{less}")
+    less = f" less {format_si(reserve, 'B')} reserved" if reserve > 0 else ""
+    return f"{engine.name}'s {engine.memory_fraction:g} of {format_si(hw.mem_bytes, 'B')}{less}"
+
+
+def usable_bytes_for(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine | None, weights_bytes=0.0):
+    """usable (module docstring): what a device gives weights (`weights_bytes`: W) and KV cache under `engine`."""
+    if engine is None or engine.memory_fraction is None:
+        return hw.usable_mem_bytes
+    f, reserve = engine.memory_fraction, reserved_bytes(engine, hw, model.vocab_size, dep.tp)
+    if engine.memory_fraction_of == "free":
+        return weights_bytes + f * (hw.mem_bytes - weights_bytes - reserve)
+    return f * hw.mem_bytes - reserve
 
 
 def kv_shared_and_per_sequence_bytes(model: ModelSpec, context_len, dep: Deployment, shared_prefix=0, window_pool_ratio=None):
@@ -32,20 +75,22 @@ def kv_shared_and_per_sequence_bytes(model: ModelSpec, context_len, dep: Deploym
 
 def capacity(hw: HardwareSpec, model: ModelSpec, batch, context_len, dep: Deployment, *, shared_prefix=0,
              extra_bytes=0.0, extra_bytes_per_seq=0.0, weights_bytes: float | None = None,
-             window_pool_ratio: float | None = None) -> dict[str, np.ndarray]:
+             engine: ServingEngine | None = None) -> dict[str, np.ndarray]:
     """weight_bytes, kv_bytes, memory_needed_bytes, usable_memory_bytes, fits_in_memory, max_batch (broadcast arrays).
 
     `weights_bytes` replaces the model's resident weights (a head drafter holds only part of its spec's);
-    `window_pool_ratio`: the engine's hybrid window pool (serving.ServingEngine.window_kv_pool_ratio), None where
-    sliding layers hold only their window.
+    `engine` (made for `hw`: for_hardware) sets the memory it gives weights and KV cache (usable_bytes_for) and its
+    hybrid window pool (serving.ServingEngine.window_kv_pool_ratio; None, or no engine: sliding layers hold only their
+    window).
     """
+    window_pool_ratio = engine.window_kv_pool_ratio if engine is not None else None
     resident_bytes = weight_bytes(model, dep) if weights_bytes is None else weights_bytes
     b_a = sequences_per_group(batch, dep)
     kv_bytes = kv_cache_bytes(model, batch, context_len, dep, shared_prefix, window_pool_ratio)
     extra = np.asarray(extra_bytes, dtype=np.float64)
     per_seq_extra = np.asarray(extra_bytes_per_seq, dtype=np.float64)
     needed_bytes = resident_bytes + kv_bytes + extra + per_seq_extra * b_a
-    usable_bytes = hw.usable_mem_bytes
+    usable_bytes = usable_bytes_for(hw, model, dep, engine, resident_bytes + extra)
     shared_bytes, kv_per_seq_bytes = kv_shared_and_per_sequence_bytes(model, context_len, dep, shared_prefix, window_pool_ratio)
     per_seq_bytes = kv_per_seq_bytes + per_seq_extra
     fixed_bytes = resident_bytes + extra + shared_bytes

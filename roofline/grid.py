@@ -237,8 +237,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         if (speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() and host_carries_gain(on_hw)):
             # qa156, qa157: said once an engine after the loop, at the largest swept batch plain decoding fits
             context = int(np.min(sc.axes["context"]))
-            cap = int(capacity(hw, model, 1, context + 1, dep, shared_prefix=c["shared_prefix"],
-                               window_pool_ratio=on_hw.window_kv_pool_ratio)["max_batch"])
+            cap = int(capacity(hw, model, 1, context + 1, dep, shared_prefix=c["shared_prefix"], engine=on_hw)["max_batch"])
             fitting = [int(x) for x in np.asarray(sc.axes["batch"]).ravel() if int(x) <= cap]
             if fitting:
                 top = max(fitting)

@@ -502,12 +502,12 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
             continue
         tokens = int(r.input_len + r.output_len)
         slot = slot_for_row(r) if slot_for_row else r.engine_slot
-        pool = engine_for(slot).for_hardware(hw).window_kv_pool_ratio if engine_for else None  # as running_batch sizes it (qa93)
-        laid = for_engine(dep, engine_for(slot).for_hardware(hw), model) if engine_for else dep  # as the engine lays it out
+        on_hw = memory_bound(engine_for(slot).for_hardware(hw)) if engine_for else None  # as running_batch (qa93)
+        laid = for_engine(dep, on_hw, model) if engine_for else dep  # as the engine lays it out
         fit_key = (hw.name, model.name, dep.tp, dep.dp_attention, dep.ep, dep.pp, tuple(sorted(dep.dtypes.items())), dep.kv_dtype,
-                   tokens, pool, laid.stage_split, laid.whole, laid.sequence_split)  # qa143
+                   tokens, on_hw.memory_terms() if on_hw else None, laid.stage_split, laid.whole, laid.sequence_split)  # qa143
         if fit_key not in cap_cache:
-            cap_cache[fit_key] = int(capacity(hw, model, 1, tokens, laid, window_pool_ratio=pool)["max_batch"])
+            cap_cache[fit_key] = int(capacity(hw, model, 1, tokens, laid, engine=on_hw)["max_batch"])
         if cap_cache[fit_key] < 1:  # its prediction would run a batch of 1 that the device cannot hold
             skipped[i] = (f"does not fit in memory: not one sequence of {tokens:,} tokens fits beside {model.name}'s weights on "
                           f"{dep.devices} x {hw.name} (tp {dep.tp}, {dep.weight_dtype_label} weights)")
@@ -546,12 +546,23 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
 PREDICTION_COLUMNS = ("predicted", "running_batch", "per_token_time_s", "decode_step_time_s", "prefill_time_s", "tau", "speedup_predicted")
 
 
-def running_batch(g: _Group, window_pool_ratio: float | None = None) -> np.ndarray:
+def memory_bound(engine: ServingEngine | None) -> ServingEngine | None:
+    """`engine` without its fitted reserve (memory_reserved, memory_reserved_parallel, the sampler's logits): its share
+    of the memory as the engine sets it (vLLM's --gpu-memory-utilization, SGLang's --mem-fraction-static), the most a
+    row's run can have held. A row's batch is capped by it, not by the estimate, so that the reserve's error (about
+    1 GiB a device, more on some: docs/ACCURACY.md) does not cut a batch the row's engine ran."""
+    if engine is None:
+        return None
+    return replace(engine, memory_reserved_bytes=0.0, memory_reserved_parallel_bytes=0.0, sampler_logit_copies=0.0)
+
+
+def running_batch(g: _Group, engine: ServingEngine | None = None) -> np.ndarray:
     """Sequences per replica the engine runs at once: the row's mean requests in flight C_r where it gives them,
     else its B_r, capped by the largest batch whose KV cache of P + O tokens each fits beside the weights
-    (capacity.max_batch, under the engine's window pool; at least 1). A mean in flight below 1 (a run idle between
+    (capacity.max_batch, in the memory `engine` (made for the row's device) can at most give weights and KV cache:
+    memory_bound; under its window pool; at least 1). A mean in flight below 1 (a run idle between
     requests, or 0.999 of a concurrency-1 run) runs one sequence while it runs."""
-    cap = capacity(g.hw, g.model, 1, g.input_len + g.output_len, g.dep, window_pool_ratio=window_pool_ratio)["max_batch"]
+    cap = capacity(g.hw, g.model, 1, g.input_len + g.output_len, g.dep, engine=memory_bound(engine))["max_batch"]
     asked = np.maximum(np.where(np.isnan(g.concurrency), g.batch, g.concurrency), 1.0)
     return np.minimum(asked, np.maximum(cap, 1).astype(np.float64))
 
@@ -580,7 +591,7 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
     for g in rows.groups:
         eng = engines[g.slot].for_hardware(g.hw)
         g = replace(g, dep=for_engine(g.dep, eng, g.model))  # the layout as the engine runs it (SGLang's dense layers over the stage)
-        running = running_batch(g, eng.window_kv_pool_ratio)
+        running = running_batch(g, eng)
         if g.method == "none":
             step = step_metrics(g.hw, g.model, running, 1, g.context, g.dep, engine=eng)["step_time_s"]
             per_token, tau, speedup = step, np.ones_like(step), np.ones_like(step)

@@ -43,6 +43,14 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      time per output token as the extra tokens' time in a shared pass, not a whole prefill pass.
                      Not a cost: like `nvidia_only`, a `costs_from` profile takes the other's value unless it sets
                      its own (vllm-v0 takes vllm's costs and says false: V0 ran prefills as passes of their own)
+    memory           what a device gives weights and KV cache (capacity.py): `memory_fraction` f of its memory M (vLLM's
+                     --gpu-memory-utilization, SGLang's --mem-fraction-static) less a reserve R that is not KV cache,
+                     f M - R; or, `memory_fraction_of: free` (TensorRT-LLM's free_gpu_memory_fraction), W + f (M - W - R)
+                     with W the weights; R = memory_reserved + memory_reserved_parallel (at tp > 1: communication
+                     buffers) + 4 B x vocabulary x sampler_logit_copies x S (the float32 logits of the profiling run's
+                     sampler for S sequences: `sampler_sequences`, or `sampler_sequences_small` on a device under 70 GiB
+                     or an A100, vLLM's default max_num_seqs). `memory_fraction` null (ideal): the hardware profile's
+                     usable_memory_fraction of M, nothing reserved
     KV memory        `window_kv_pool_ratio` r (None: every sliding-window layer holds min(S, window) entries a
                      sequence, vLLM's hybrid allocator): SGLang's hybrid SWA pool for a model with full and sliding
                      layers (its --swa-full-tokens-ratio), a window pool of r x the full pool's tokens, so a sequence
@@ -65,7 +73,7 @@ from roofline.costs import OPERATORS
 from roofline.errors import RooflineError, check_choice, check_flag, field_error, prose, unknown_key_error, warn
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, list_names, read_yaml
-from roofline.units import format_seconds, parse_seconds_or_zero, spoken_list
+from roofline.units import format_seconds, parse_quantity, parse_seconds_or_zero, spoken_list
 
 DEFAULT_KERNELS = {"input_proj": 1}  # a drafter's input projection: one GEMM, where a profile's counts do not name it
 # weight GEMMs per layer of each operator that take a quantised activation when the weights compute in fp8 / fp4 /
@@ -85,6 +93,11 @@ _SECONDS = {
     "spec_per_draft_step_per_sequence": "spec_per_draft_step_per_sequence_s",
     "spec_per_iteration": "spec_per_iteration_s",
     "spec_per_iteration_per_sequence": "spec_per_iteration_per_sequence_s",
+}
+# YAML key of a memory size -> its dataclass field (bytes)
+_BYTES = {
+    "memory_reserved": "memory_reserved_bytes",
+    "memory_reserved_parallel": "memory_reserved_parallel_bytes",
 }
 DEFAULT_ENGINE = "vllm"
 
@@ -206,6 +219,13 @@ class ServingEngine:
     quantised_moe_efficiency: float = 1.0
     weight_only_efficiency: float = 1.0
     window_kv_pool_ratio: float | None = None  # SGLang's hybrid SWA pool (module docstring); None: window-capped
+    memory_fraction: float | None = None  # None: the hardware profile's usable_memory_fraction (module docstring, memory)
+    memory_fraction_of: str = "device"  # "device": f M - R (vLLM, SGLang); "free": W + f (M - W - R) (TensorRT-LLM)
+    memory_reserved_bytes: float = 0.0
+    memory_reserved_parallel_bytes: float = 0.0  # on top, at tp > 1
+    sampler_sequences: int = 0
+    sampler_sequences_small: int = 0  # on a device under 70 GiB or an A100
+    sampler_logit_copies: float = 0.0
     nvidia_only: bool = False  # the engine runs on NVIDIA GPUs only (TensorRT-LLM): runs_on says no to other devices
     mixed_prefill: bool = False  # a request's prefill runs inside a decode step (vLLM V1), not as a pass of its own
     overrides: tuple = ()
@@ -229,6 +249,12 @@ class ServingEngine:
         if quantised:
             n += self.quant_kernels_per_gemm * (QUANTISED_GEMMS_MLA if mla else QUANTISED_GEMMS).get(operator, 0)
         return n
+
+    def memory_terms(self) -> tuple:
+        """The fields that set a device's memory for weights and KV cache (capacity.py): a cache key."""
+        return (self.window_kv_pool_ratio, self.memory_fraction, self.memory_fraction_of, self.memory_reserved_bytes,
+                self.memory_reserved_parallel_bytes, self.sampler_sequences, self.sampler_sequences_small,
+                self.sampler_logit_copies)
 
     def at_fit_bound(self, parameter: str) -> bool:
         """Whether `parameter` (a fitted parameter's profile key) holds the value its fit left at a bound of the fit's
@@ -306,7 +332,9 @@ class ServingEngine:
                 "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency",
-                "window_kv_pool_ratio", "quant_kernels_per_gemm", "nvidia_only", "mixed_prefill", "costs_from")
+                "window_kv_pool_ratio", "memory_fraction", "memory_fraction_of", "memory_reserved_bytes",
+                "memory_reserved_parallel_bytes", "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies",
+                "quant_kernels_per_gemm", "nvidia_only", "mixed_prefill", "costs_from")
         out = {k: getattr(self, k) for k in keys}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)
         out["kernels_per_layer_mla"] = dict(self.kernels_per_layer_mla)
@@ -322,7 +350,8 @@ _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kerne
           "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_gather", "dp_attention_stage_split",
           "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
-          "nvidia_only", "mixed_prefill", "overrides", "fitted", "source", "notes", *_SECONDS}
+          "memory_fraction", "memory_fraction_of", "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies",
+          "nvidia_only", "mixed_prefill", "overrides", "fitted", "source", "notes", *_SECONDS, *_BYTES}
 
 
 def _yaml_seconds(where: str, key: str, value: object) -> float:
@@ -498,6 +527,45 @@ def _pool_ratio(where: str, key: str, value: object) -> float | None:
     return None if value is None else float(value)
 
 
+def _memory_fraction(where: str, key: str, value: object) -> float | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)
+                              or not 0.05 <= value <= 1):
+        raise field_error(where, key, "a fraction in [0.05, 1] or null (the hardware profile's usable_memory_fraction)", value)
+    return None if value is None else float(value)
+
+
+def _memory_of(where: str, key: str, value: object) -> str:
+    return check_choice(where, key, value, ("device", "free"))
+
+
+def _sequences(where: str, key: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value <= 1_000_000:
+        raise field_error(where, key, "an integer in 0..1000000", value)
+    return int(value)
+
+
+def _copies(where: str, key: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or not 0 <= value <= 100:
+        raise field_error(where, key, "a number in [0, 100]", value)
+    return float(value)
+
+
+def _yaml_bytes(where: str, key: str, value: object) -> float:
+    """A profile's memory size: "1.5 GiB", or 0 (nothing reserved)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and value == 0:
+        return 0.0
+    try:
+        return parse_quantity(value, "bytes")
+    except ValueError as exc:
+        raise field_error(where, key, f"a memory size with its unit (1.5 GiB, 800 MB) or 0 ({exc})", value) from None
+
+
+def _spec_bytes(where: str, key: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or not 0 <= value <= 2**50:
+        raise field_error(where, key, "a finite number of bytes >= 0", value)
+    return float(value)
+
+
 def _tile_rows(where: str, key: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value <= 1024:
         raise field_error(where, key, "an integer in 0..1024", value)
@@ -525,14 +593,20 @@ _VALUE_RULES = {
     "weight_only_efficiency": _efficiency,
     "gemm_tile_rows": _tile_rows,
     "window_kv_pool_ratio": _pool_ratio,
+    "memory_fraction": _memory_fraction,
+    "memory_fraction_of": _memory_of,
+    "sampler_sequences": _sequences,
+    "sampler_sequences_small": _sequences,
+    "sampler_logit_copies": _copies,
 }
-COST_FIELDS = (*_SECONDS.values(), *_VALUE_RULES)  # the ServingEngine fields an override may change
+COST_FIELDS = (*_SECONDS.values(), *_BYTES.values(), *_VALUE_RULES)  # the ServingEngine fields an override may change
 
 
 def _fields(data: dict, where: str, prefix: str = "") -> dict:
     """The dataclass fields a mapping sets (shared by the profile and its overrides). A cost it leaves out keeps the
     ServingEngine default: 0 for every time and kernel count (the pure roofline's term), 1 for the efficiencies."""
     out = {name: _yaml_seconds(where, prefix + key, data[key]) for key, name in _SECONDS.items() if key in data}
+    out.update({name: _yaml_bytes(where, prefix + key, data[key]) for key, name in _BYTES.items() if key in data})
     out.update({key: rule(where, prefix + key, data[key]) for key, rule in _VALUE_RULES.items() if key in data})
     return out
 
@@ -544,6 +618,8 @@ def _check_spec_costs(where: str, costs: dict, prefix: str = "") -> None:
             _VALUE_RULES[name](where, prefix + name, value)
         elif name in _SECONDS.values():
             _spec_seconds(where, prefix + name, value)
+        elif name in _BYTES.values():
+            _spec_bytes(where, prefix + name, value)
         else:
             raise field_error(where, prefix + str(name), "an engine cost field (" + ", ".join(COST_FIELDS) + ")", name)
 

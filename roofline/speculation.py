@@ -592,8 +592,8 @@ def speculative_metrics(
 
     verify_len = s + q
     mem = speculation_capacity(hw, target, b, verify_len, dep, method, drafter, d_dep, dhw if elsewhere else None,
-                               draft_vocab, speculating, shared_prefix, engine.window_kv_pool_ratio,
-                               no_host.window_kv_pool_ratio)  # the drafter's device's own (an override may differ)
+                               draft_vocab, speculating, shared_prefix, engine,
+                               no_host)  # the drafter's device's own (an override may differ)
     out = {
         "baseline_step_time_s": base["step_time_s"],
         "baseline_tokens_per_s": b / base["step_time_s"],
@@ -619,7 +619,7 @@ def speculative_metrics(
         "fits_in_memory": mem["fits_in_memory"],
         "max_batch": mem["max_batch"],
         "baseline_max_batch": capacity(hw, target, b, s + 1, dep, shared_prefix=shared_prefix,  # plain decoding
-                                       window_pool_ratio=engine.window_kv_pool_ratio)["max_batch"],
+                                       engine=engine)["max_batch"],
         "verify_compute_bound": verify["compute_bound"],
         "baseline_mbu": base["mbu"],
         "baseline_mfu": base["mfu"],
@@ -631,17 +631,18 @@ def speculative_metrics(
 
 
 def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_dep, draft_hw, draft_vocab,
-                         speculating, shared_prefix=0, window_pool_ratio=None, draft_window_pool_ratio=None) -> dict:
+                         speculating, shared_prefix=0, engine=None, draft_engine=None) -> dict:
     """Memory with the drafter counted where it runs and only where it drafts (k > 0): the target's
     devices carry a co-located drafter's weights and per-sequence KV; a drafter on `draft_hw` caps the
-    batch by that device's memory instead. `window_pool_ratio`: the engine's hybrid window pool (capacity) on the
-    target's devices, `draft_window_pool_ratio` on the drafter's own device (the same where it shares the target's)."""
+    batch by that device's memory instead. `engine`: the engine on the target's devices (capacity: its memory and
+    hybrid window pool), `draft_engine` on the drafter's own device (the same where it shares the target's)."""
     speculating = np.asarray(speculating)
-    pool = {"shared_prefix": shared_prefix, "window_pool_ratio": window_pool_ratio}
+    pool = {"shared_prefix": shared_prefix, "engine": engine}
     if drafter is None:
         return {**capacity(hw, target, batch, verify_len, dep, **pool), "drafter_memory_bytes": 0.0}
     weights = drafter_weight_bytes(method, drafter, d_dep, draft_hw is not None, draft_vocab, target.vocab_size)
-    draft_ratio = draft_window_pool_ratio if draft_hw is not None else window_pool_ratio
+    draft_side = draft_engine if draft_hw is not None else engine
+    draft_ratio = draft_side.window_kv_pool_ratio if draft_side is not None else None
     # the drafter's KV of a shared prefix, held once like the target's, and of each sequence
     shared, per_seq = kv_shared_and_per_sequence_bytes(drafter, verify_len, d_dep, shared_prefix, draft_ratio)
     on = np.where(speculating, 1.0, 0.0)
@@ -651,7 +652,7 @@ def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_
         return {**out, "drafter_memory_bytes": on * (weights + shared + per_seq * sequences_per_group(batch, dep))}
     main = capacity(hw, target, batch, verify_len, dep, **pool)
     side = capacity(draft_hw, drafter, batch, verify_len, d_dep, weights_bytes=weights, shared_prefix=shared_prefix,
-                    window_pool_ratio=draft_ratio)
+                    engine=draft_side)
     return {
         "memory_needed_bytes": main["memory_needed_bytes"],
         "fits_in_memory": main["fits_in_memory"] & np.where(speculating, side["fits_in_memory"], True),

@@ -51,7 +51,7 @@ def predict_table(point: dict) -> str:
         f"  KV cache per device  {format_si(p['kv_bytes'], 'B')}   (read per step: {format_si(p['kv_read_bytes_per_device'], 'B')}"
         + (f"; {p['engine']}'s window pool holds the sliding layers at {r:g} x a sequence's tokens, not their window)"
            if (r := p.get("kv_window_pool_ratio")) is not None else ")"),
-        f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({format_si(p['memory_needed_bytes'], 'B')} of {format_si(p['usable_memory_bytes'], 'B')} usable; max batch {p['max_batch']:,})",
+        f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({format_si(p['memory_needed_bytes'], 'B')} of {format_si(p['usable_memory_bytes'], 'B')} usable: {p['usable_memory_text']}; max batch {p['max_batch']:,})",
         f"  operators            {format_seconds(p['operator_time_s'])}"
         + (f"   (of which kernel latencies {format_seconds(p['kernel_latency_time_s'])}: {p['engine']}'s kernels x layers x "
            "its kernel_latency)" if p.get("kernel_latency_time_s") else ""),
@@ -538,6 +538,7 @@ def engine_table(e) -> str:
         ("overlap exponent", "max (none)" if e.overlap_exponent is None else f"{e.overlap_exponent:g}"),
         ("GEMM tile rows", str(e.gemm_tile_rows or "none")),
         ("shared prefix read once", "yes" if e.prefix_read_once else "no"),
+        ("memory for weights + KV", _memory_share_text(e)),
         ("sliding-window KV", "each sequence's window" if e.window_kv_pool_ratio is None else
          f"a pool of {e.window_kv_pool_ratio:g} x the full layers' tokens (a model with full and sliding layers)"),
         ("prefill", "inside a decode step, its tokens sharing the pass (mixed_prefill)" if e.mixed_prefill
@@ -554,6 +555,20 @@ def engine_table(e) -> str:
     lines += _fitted_lines(e.fitted)
     lines += [f"  file: {e.path}", _text_block("source", e.source)]
     return "\n".join(lines)
+
+
+def _memory_share_text(e) -> str:
+    """`engines show`'s memory line: the engine's share of a device's memory and its reserve (capacity.py)."""
+    if e.memory_fraction is None:
+        return "the hardware profile's usable_memory_fraction (memory_fraction: null)"
+    share = (f"{e.memory_fraction:g} of the memory left beside the weights" if e.memory_fraction_of == "free"
+             else f"{e.memory_fraction:g} of the memory")
+    parts = [format_si(b, "B") + what for b, what in ((e.memory_reserved_bytes, ""),
+                                                    (e.memory_reserved_parallel_bytes, " more at tp > 1")) if b]
+    if e.sampler_logit_copies and (e.sampler_sequences or e.sampler_sequences_small):
+        parts.append(f"{e.sampler_logit_copies:g} float32 logit rows of the vocabulary for each of {e.sampler_sequences} "
+                     f"sequences ({e.sampler_sequences_small} on a device under 70 GiB or an A100)")
+    return share + (", less " + " + ".join(parts) + " reserved" if parts else "")
 
 
 def _fitted_lines(fitted: dict | None) -> list[str]:

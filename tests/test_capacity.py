@@ -1,5 +1,7 @@
 """Memory: what a deployment needs, whether it fits, the largest batch (capacity.py, the one function every caller uses)."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -7,6 +9,7 @@ from roofline.capacity import capacity
 from roofline.hardware import load_hardware
 from roofline.layout import deployment
 from roofline.model import load_model
+from roofline.serving import load_engine
 
 H200 = load_hardware("h200")
 LLAMA = load_model("llama-3.1-8b")
@@ -50,7 +53,9 @@ def test_extra_drafter_bytes_lower_the_cap():
 def test_sglangs_hybrid_window_pool_charges_window_layers_for_every_token():
     """SGLang sizes a sliding-window pool of 0.8 x the full pool's tokens for a model with full and sliding layers
     (--swa-full-tokens-ratio), so a long sequence pays 0.8 of its window layers' entries per token: gpt-oss-120b on one
-    H200 at 131,072 tokens admits 8 sequences there, not the 14 a window-capped cache holds (qa82's pool arithmetic)."""
+    H200 at 131,072 tokens admits 8 sequences there, not the 14 a window-capped cache holds, in the hardware profile's
+    0.90 of the memory (qa82's pool arithmetic); in each engine's own share of it (0.836 for SGLang, 0.90 less a
+    reserve for vLLM: capacity.usable_bytes_for) 6 and 13."""
     import roofline
     from roofline.costs import kv_cache_bytes
 
@@ -65,7 +70,11 @@ def test_sglangs_hybrid_window_pool_charges_window_layers_for_every_token():
         assert float(kv_cache_bytes(gpt, 1, s, dep, window_pool_ratio=0.8)) == pytest.approx(expected, rel=1e-12)
     assert float(kv_cache_bytes(gpt, 1, 131072, dep)) < float(kv_cache_bytes(gpt, 1, 131072, dep, window_pool_ratio=0.8))
     points = {e: roofline.predict("h200", "gpt-oss-120b", context=131072, engine=e) for e in ("vllm", "sglang")}
-    assert {e: p["max_batch"] for e, p in points.items()} == {"vllm": 14, "sglang": 8}
+    assert {e: p["max_batch"] for e, p in points.items()} == {"vllm": 13, "sglang": 6}
+    h200 = load_hardware("h200")
+    in_090 = {e: int(capacity(h200, gpt, 1, 131073, dep, engine=replace(load_engine(e), memory_fraction=None))["max_batch"])
+              for e in ("vllm", "sglang")}
+    assert in_090 == {"vllm": 14, "sglang": 8}
     # predict says which sized it (qa84): the KV line named no pool
     assert points["sglang"]["kv_window_pool_ratio"] == 0.8 and points["vllm"]["kv_window_pool_ratio"] is None
     from roofline.tables import predict_table
@@ -113,16 +122,46 @@ def test_a_drafter_on_its_own_device_is_charged_that_devices_window_pool():
     """The drafter's KV on another device took the target device's window_kv_pool_ratio (an engine override per
     hardware may differ; qa85): its own device's value sizes its memory."""
     from roofline.capacity import kv_shared_and_per_sequence_bytes
+    from roofline.serving import ServingEngine
     from roofline.speculation import drafter_deployment, speculation_capacity
 
     target, draft = load_model("llama-3.1-70b"), load_model("gpt-oss-120b")  # a drafter with sliding layers
     dep = deployment(target, tp=8)
     d_dep = drafter_deployment("draft", draft, dep, True)
     h100 = load_hardware("h100-sxm")
+    pool = {r: ServingEngine(window_kv_pool_ratio=r) for r in (None, 0.8)}
     out = {r: speculation_capacity(H200, target, 1, 131072, dep, "draft", draft, d_dep, h100, None, True,
-                                   window_pool_ratio=0.8, draft_window_pool_ratio=r) for r in (None, 0.8)}
+                                   engine=pool[0.8], draft_engine=pool[r]) for r in (None, 0.8)}
     _, capped = kv_shared_and_per_sequence_bytes(draft, 131072, d_dep)
     _, pooled = kv_shared_and_per_sequence_bytes(draft, 131072, d_dep, window_pool_ratio=0.8)
     assert pooled > capped
     weights = float(out[None]["drafter_memory_bytes"]) - float(capped)
     assert float(out[0.8]["drafter_memory_bytes"]) - float(pooled) == pytest.approx(weights)
+
+
+def test_an_engines_share_of_the_memory_and_its_reserve_by_hand():
+    """capacity.py's usable memory: f M - R on the device (vLLM, SGLang), W + f (M - W - R) of the free memory
+    (TensorRT-LLM's kind), R = reserved + parallel at tp > 1 + 4 B x vocabulary x copies x sequences (1024, or 256 on a
+    device under 70 GiB or an A100: vLLM's default max_num_seqs); none of it without memory_fraction (ideal)."""
+    from roofline.capacity import reserved_bytes, usable_bytes_for
+    from roofline.serving import ServingEngine
+
+    h100, a100, l4 = load_hardware("h100-sxm"), load_hardware("a100-sxm-80gb"), load_hardware("l4")
+    model = load_model("llama-3.1-8b")
+    eng = ServingEngine(memory_fraction=0.9, memory_reserved_bytes=1e9, memory_reserved_parallel_bytes=0.5e9,
+                        sampler_sequences=1024, sampler_sequences_small=256, sampler_logit_copies=2.0)
+    logits = 4 * 128256 * 2.0
+    assert reserved_bytes(eng, h100, model.vocab_size, 1) == pytest.approx(1e9 + logits * 1024, rel=1e-12)
+    assert reserved_bytes(eng, h100, model.vocab_size, 2) == pytest.approx(1.5e9 + logits * 1024, rel=1e-12)
+    assert reserved_bytes(eng, a100, model.vocab_size, 1) == pytest.approx(1e9 + logits * 256, rel=1e-12)  # an A100
+    assert reserved_bytes(eng, l4, model.vocab_size, 1) == pytest.approx(1e9 + logits * 256, rel=1e-12)  # 24 GB
+    dep = deployment(model, tp=2)
+    r = 1.5e9 + logits * 1024
+    assert usable_bytes_for(h100, model, dep, eng, 8e9) == pytest.approx(0.9 * h100.mem_bytes - r, rel=1e-12)
+    free = replace(eng, memory_fraction_of="free")
+    assert usable_bytes_for(h100, model, dep, free, 8e9) == pytest.approx(8e9 + 0.9 * (h100.mem_bytes - 8e9 - r), rel=1e-12)
+    assert usable_bytes_for(h100, model, dep, replace(eng, memory_fraction=None), 8e9) == h100.usable_mem_bytes
+    # capacity sizes the batch in it: the KV cache of one 1024-token sequence a device at tp 2 is 64 KiB a token
+    cap = capacity(h100, model, 1, 1024, dep, engine=eng)
+    per_seq = 1024 * 64 * 1024
+    assert int(cap["max_batch"]) == int((0.9 * h100.mem_bytes - r - float(cap["weight_bytes"])) // per_seq)

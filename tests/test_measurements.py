@@ -22,6 +22,7 @@ from roofline.measurements import (
     default_measurements_path,
     engine_slot,
     load_measurements,
+    memory_bound,
     predict_measurements,
     prepare_rows,
     write_measurements,
@@ -202,8 +203,11 @@ def test_a_batch_whose_kv_cache_does_not_fit_runs_at_the_largest_batch_that_does
     from roofline.layout import deployment
     from roofline.model import load_model
 
-    model = load_model("llama-3.1-70b")
-    cap = int(capacity(load_hardware("h100-sxm"), model, 1, 512 + 256, deployment(model, tp=4))["max_batch"])
+    model, h100 = load_model("llama-3.1-70b"), load_hardware("h100-sxm")
+    vllm = memory_bound(load_engine("vllm").for_hardware(h100))  # the rows' engine's share of the memory sizes the cap
+    cap = int(capacity(h100, model, 1, 512 + 256, deployment(model, tp=4), engine=vllm)["max_batch"])
+    estimate = int(capacity(h100, model, 1, 512 + 256, deployment(model, tp=4), engine=load_engine("vllm"))["max_batch"])
+    assert estimate < cap  # the fitted reserve does not cut what a row's engine ran (memory_bound)
     rows = [{"model": "llama-3.1-70b", "gpus": "4", "tp": "4", "batch": str(b), "quantity": "tokens_per_s", "value": "1000"}
             for b in (8 * cap, cap)]
     out = predict_measurements(load_measurements(write_rows(tmp_path, rows)))
@@ -714,20 +718,26 @@ def test_mtp_rows_of_a_model_without_mtp_modules_are_refused_by_convert_and_name
 
 
 def test_a_row_whose_sequence_fits_only_without_the_engines_window_pool_is_skipped(tmp_path):
-    """gpt-oss-120b on one H100 under sglang at 250,000 + 12,144 tokens: one sequence fits each sequence's window, none
-    under SGLang's window pool (0.8); the row was predicted at batch 1 all the same (qa93), its skip check sized the
+    """gpt-oss-120b on one H100 under sglang at 140,000 + 12,144 tokens (250,000 + 12,144 in the hardware profile's 0.90
+    of the memory, before the engines' own shares: session 35): one sequence fits each sequence's window, none under
+    SGLang's window pool (0.8); the row was predicted at batch 1 all the same (qa93), its skip check sized the
     cache without the pool that running_batch used."""
+    from dataclasses import replace
+
     from roofline.capacity import capacity
     from roofline.hardware import load_hardware
     from roofline.layout import deployment
     from roofline.model import load_model
+    from roofline.serving import load_engine
 
     h100, model = load_hardware("h100-sxm"), load_model("gpt-oss-120b")
     dep = deployment(model, weight_dtype="fp4")
-    tokens = 250_000 + 12_144
-    assert capacity(h100, model, 1, tokens, dep)["max_batch"] == 1
-    assert capacity(h100, model, 1, tokens, dep, window_pool_ratio=0.8)["max_batch"] == 0
-    row = {"model": "gpt-oss-120b", "weight_dtype": "fp4", "input_len": "250000", "output_len": "12144"}
+    tokens = 140_000 + 12_144
+    sglang = load_engine("sglang").for_hardware(h100)
+    assert capacity(h100, model, 1, tokens, dep, engine=replace(sglang, window_kv_pool_ratio=None))["max_batch"] == 1
+    assert capacity(h100, model, 1, tokens, dep, engine=sglang)["max_batch"] == 0
+    assert capacity(h100, model, 1, tokens, dep, engine=memory_bound(load_engine("vllm").for_hardware(h100)))["max_batch"] >= 1
+    row = {"model": "gpt-oss-120b", "weight_dtype": "fp4", "input_len": "140000", "output_len": "12144"}
     path = write_rows(tmp_path, [{**row, "engine": "sglang"}, {**row, "engine": "vllm"}])
     out = predict_measurements(load_measurements(path))
     assert out["skipped"][0].startswith("does not fit in memory") and np.isnan(out["predicted"][0])

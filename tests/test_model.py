@@ -264,7 +264,8 @@ def test_a_kv_layout_with_scales_and_a_bf16_rope_part_takes_the_entry_bytes_its_
     assert float(kv_cache_bytes(v4, 1, length, deployment(v4, tp=8))) == pytest.approx(  # bf16 entries, fp8 index keys
         43 * 128 * 1024 + 21 * 32769 * (1024 + 132) + 20 * 1025 * 1024 + state, rel=1e-12)
     p = roofline.predict("h200", "deepseek-v4-flash", tp=8, context=131072, kv_dtype="fp8")
-    assert p["max_batch"] == int((p["usable_memory_bytes"] - p["weight_bytes"]) // (windows + csa + hca + state)) == 222  # 228 without the state
+    assert p["max_batch"] == int((p["usable_memory_bytes"] - p["weight_bytes"]) // (windows + csa + hca + state)) == 214  # 228 without the state
+    # (222 in the hardware profile's 0.90 of the memory, before vllm's own share: session 35)
     with pytest.raises(RooflineError, match="index_key_bytes: expected an attention group with an indexer"):
         model_from_dict({**read_yaml_file(builtin_dir("model") / "llama-3.1-8b.yaml"), "attention": {"index_key_bytes": {"fp8": 132}}},
                         "m.yaml")
