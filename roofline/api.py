@@ -647,10 +647,11 @@ def predict(
                                                draft_hw.price_usd_per_hour if draft_hw is not None else 0.0, drafting))
         spec["cost_usd_per_million_tokens"] = (usd_per_million_tokens(usd_per_hour, spec["tokens_per_s"])
                                                if np.isfinite(usd_per_hour) else None)
-        drafter_side = draft_hw is not None and spec["drafter_memory_bytes"] > draft_hw.usable_mem_bytes
+        drafter_usable = spec["drafter_usable_memory_bytes"]  # the engine's share of the drafter's own device
+        drafter_side = draft_hw is not None and spec["drafter_memory_bytes"] > drafter_usable
         if drafter_side:  # the drafter's own device is what runs out: name it and its figures
             out["warnings"].insert(0, f"the drafter does not fit on {draft_hw.name}: its weights and KV cache need "
-                                   f"{spec['drafter_memory_bytes'] / 1e9:.1f} GB of {draft_hw.usable_mem_bytes / 1e9:.1f} GB usable "
+                                   f"{spec['drafter_memory_bytes'] / 1e9:.1f} GB of {drafter_usable / 1e9:.1f} GB usable "
                                    f"(max batch {spec['max_batch']:,} with the drafter)")
         elif not spec["fits_in_memory"]:
             with_drafter = (f"{spec['memory_needed_bytes'] / 1e9:.1f} GB per device of {out['usable_memory_bytes'] / 1e9:.1f} GB "

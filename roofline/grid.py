@@ -510,6 +510,7 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
     for cfg in configs:
         fits_somewhere = drafts_somewhere = plain_somewhere = False
         drafter_least_bytes = np.inf  # the least memory the drafter takes on its own device at a drafting point
+        drafter_usable_bytes = np.inf  # what the engine gives weights and KV cache on the drafter's own device
         for cs, asl in _chunk_slices(len(ax["context"]), len(ax["alpha"]), per_slice, chunk_points):
             context, alpha = ax["context"][cs], ax["alpha"][asl]
             block = compute_block(sc, cfg, context, alpha, ax["batch"], ax["k"], refine)
@@ -525,9 +526,11 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
             if cfg.draft_hw is not None and drafting_k.any():
                 drafter_least_bytes = min(drafter_least_bytes, float(np.min(np.take(
                     block["drafter_memory_bytes"], np.flatnonzero(drafting_k), axis=AXIS["k"]))))
+                drafter_usable_bytes = float(np.min(block["drafter_usable_memory_bytes"]))
             yield _columns(sc, cfg, block, context, alpha, ax["batch"], ax["k"])
         # its rows are all there, each fits_in_memory false: said once, where filtering would hide it
-        # memory does not depend on the engine (nor, without its drafter, on the method): said once for those configs
+        # memory depends on the engine's share of it (capacity.py) and, with its drafter, on the method: said once for
+        # the configs alike in those
         holds_drafter = speculates(cfg.method, 1) and not (~drafting_k).any()  # only drafting k swept: every point holds it
         if not fits_somewhere and holds_drafter and plain_somewhere:  # qa129: said as if nothing fit, plain decoding
             verified = "its tree's nodes + 1" if sc.tree_nodes else "its k + 1"  # (k 0, unswept) fitting
@@ -538,10 +541,10 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
             note = (f"{sc.path or sc.name}: {_config_text(cfg, memory_only=True, drafter=holds_drafter)} fits in device "
                     "memory at no point of the sweep, not even at its smallest batch and context")
         elif (speculates(cfg.method, 1) and drafting_k.any() and not drafts_somewhere and cfg.draft_hw is not None
-              and drafter_least_bytes > cfg.draft_hw.usable_mem_bytes):  # qa118: the drafter's own device, named
+              and drafter_least_bytes > drafter_usable_bytes):  # qa118: the drafter's own device, named
             note = (f"{sc.path or sc.name}: {_config_text(cfg, memory_only=True, drafter=True)}: the drafter does not fit on "
                     f"{cfg.draft_hw.name} at any point of the sweep: its weights and KV cache need at least "
-                    f"{drafter_least_bytes / 1e9:.1f} GB of {cfg.draft_hw.usable_mem_bytes / 1e9:.1f} GB usable; plain "
+                    f"{drafter_least_bytes / 1e9:.1f} GB of {drafter_usable_bytes / 1e9:.1f} GB usable; plain "
                     "decoding runs")
         elif speculates(cfg.method, 1) and drafting_k.any() and not drafts_somewhere:
             verified = "its tree's nodes + 1" if sc.tree_nodes else "its k + 1"
@@ -561,11 +564,11 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
 
 def _config_text(cfg: Config, memory_only: bool = False, drafter: bool = False) -> str:
     """'llama-3.1-8b on 1 x l4 (tp 1, bf16 weights, fp8 KV, engine vllm, method eagle)': a config as a warning names it, with
-    every label that tells it from the sweep's other configs; `memory_only`: those its memory depends on (not the
-    engine; the method and drafter only with `drafter`)."""
+    every label that tells it from the sweep's other configs; `memory_only`: those its memory depends on (the engine,
+    whose share of the memory capacity.py takes; the method and drafter only with `drafter`)."""
     dep, labels = cfg.dep, dict(config_labels(cfg))
     if memory_only:
-        labels.update(engine=None, **({} if drafter else {"method": "none", "draft_hardware": None}))
+        labels.update(**({} if drafter else {"method": "none", "draft_hardware": None}))
     parts = [f"tp {dep.tp}", *(f"{name.replace('_', ' ')} {value}" for name, value in
                                (("dp_attention", dep.dp_attention), ("ep", dep.ep), ("pp", dep.pp)) if value > 1),
              f"{labels['weight_dtype']} weights", *([f"{labels['expert_dtype']} experts"] if labels["expert_dtype"] else []),

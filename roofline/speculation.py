@@ -626,6 +626,7 @@ def speculative_metrics(
         "baseline_comm_time_s": base["comm_time_s"],
         "drafter_overlaps": np.asarray(overlaps),
         "drafter_memory_bytes": mem["drafter_memory_bytes"],
+        "drafter_usable_memory_bytes": mem["drafter_usable_memory_bytes"],
     }
     return {key: np.broadcast_to(np.asarray(v), shape) for key, v in out.items()}
 
@@ -639,7 +640,8 @@ def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_
     speculating = np.asarray(speculating)
     pool = {"shared_prefix": shared_prefix, "engine": engine}
     if drafter is None:
-        return {**capacity(hw, target, batch, verify_len, dep, **pool), "drafter_memory_bytes": 0.0}
+        out = capacity(hw, target, batch, verify_len, dep, **pool)
+        return {**out, "drafter_memory_bytes": 0.0, "drafter_usable_memory_bytes": out["usable_memory_bytes"]}
     weights = drafter_weight_bytes(method, drafter, d_dep, draft_hw is not None, draft_vocab, target.vocab_size)
     draft_side = draft_engine if draft_hw is not None else engine
     draft_ratio = draft_side.window_kv_pool_ratio if draft_side is not None else None
@@ -649,7 +651,8 @@ def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_
     if draft_hw is None:
         out = capacity(hw, target, batch, verify_len, dep, extra_bytes=on * (weights + shared), extra_bytes_per_seq=on * per_seq,
                        **pool)
-        return {**out, "drafter_memory_bytes": on * (weights + shared + per_seq * sequences_per_group(batch, dep))}
+        return {**out, "drafter_memory_bytes": on * (weights + shared + per_seq * sequences_per_group(batch, dep)),
+                "drafter_usable_memory_bytes": out["usable_memory_bytes"]}
     main = capacity(hw, target, batch, verify_len, dep, **pool)
     side = capacity(draft_hw, drafter, batch, verify_len, d_dep, weights_bytes=weights, shared_prefix=shared_prefix,
                     engine=draft_side)
@@ -658,6 +661,7 @@ def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_
         "fits_in_memory": main["fits_in_memory"] & np.where(speculating, side["fits_in_memory"], True),
         "max_batch": np.where(speculating, np.minimum(main["max_batch"], side["max_batch"]), main["max_batch"]),
         "drafter_memory_bytes": np.where(speculating, side["memory_needed_bytes"], 0.0),
+        "drafter_usable_memory_bytes": side["usable_memory_bytes"],  # its engine's share of the drafter's device
     }
 
 
@@ -765,7 +769,8 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         best = int(best_k(over_k["tokens_per_s"], over_k["fits_in_memory"], K_SEARCH))
     keys = ("iteration_time_s", "draft_time_s", "verify_time_s", "transfer_time_s", "overhead_time_s", "tau",
             "tokens_per_s", "tokens_per_s_per_user", "speedup", "flops_per_token", "bytes_per_token",
-            "wasted_flops_fraction", "memory_needed_bytes", "drafter_memory_bytes", "draft_busy_time_s", "verify_busy_time_s")
+            "wasted_flops_fraction", "memory_needed_bytes", "drafter_memory_bytes", "drafter_usable_memory_bytes",
+            "draft_busy_time_s", "verify_busy_time_s")
     out = {key: float(point[key]) for key in keys}
     rates, rates_source = (None, None)
     if alpha is None and acceptance is None and tree_nodes is None and method != "none":

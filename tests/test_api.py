@@ -241,9 +241,12 @@ def test_a_drafter_that_does_not_fit_on_its_own_device_is_named_with_that_device
                          draft_hardware="l4", alpha=0.8, k=3)
     l4 = roofline.load_hardware("l4")
     (line,) = [w for w in p["warnings"] if "drafter does not fit" in w]  # (another names the drafter's device's engine values)
-    assert p["spec"]["drafter_memory_bytes"] > l4.usable_mem_bytes and p["spec"]["memory_needed_bytes"] < p["usable_memory_bytes"]
+    # the drafter's device holds vllm's share of its memory (capacity.usable_bytes_for), less than the profile's 0.90
+    usable = p["spec"]["drafter_usable_memory_bytes"]
+    assert usable < l4.usable_mem_bytes
+    assert p["spec"]["drafter_memory_bytes"] > usable and p["spec"]["memory_needed_bytes"] < p["usable_memory_bytes"]
     assert line.startswith(f"the drafter does not fit on l4: its weights and KV cache need {p['spec']['drafter_memory_bytes'] / 1e9:.1f} GB "
-                           f"of {l4.usable_mem_bytes / 1e9:.1f} GB usable")
+                           f"of {usable / 1e9:.1f} GB usable")
 
 
 @pytest.mark.slow
@@ -688,7 +691,15 @@ def test_a_sweep_whose_drafter_never_fits_its_own_device_names_that_device(recwa
                     "draft_hardware": small, "axes": {"batch": [1, 8], "context": [2048], "k": [0, 2], "alpha": [0.8]}})
     (line,) = [str(w.message) for w in recwarn if "does not fit" in str(w.message)]
     assert "the drafter does not fit on small4 at any point of the sweep: its weights and KV cache need at least" in line
-    assert f"of {small.usable_mem_bytes / 1e9:.1f} GB usable; plain decoding runs" in line and "k + 1" not in line
+    from roofline.capacity import usable_bytes_for
+    from roofline.layout import deployment
+    from roofline.speculation import drafter_deployment
+
+    draft = roofline.load_model("llama-3.2-1b")
+    engine = roofline.load_engine("vllm").for_hardware(small)
+    usable = usable_bytes_for(small, draft, drafter_deployment("draft", draft, deployment(roofline.load_model("llama-3.1-70b"), tp=4),
+                                                               True), engine)
+    assert f"of {usable / 1e9:.1f} GB usable; plain decoding runs" in line and "k + 1" not in line
 
 
 def test_a_layout_past_the_scale_up_domain_without_a_scale_out_link_says_how_it_is_priced():

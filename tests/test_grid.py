@@ -233,7 +233,7 @@ def test_a_config_that_fits_at_no_point_is_said_once():
     import roofline
     from roofline.errors import RooflineWarning
 
-    with pytest.warns(RooflineWarning, match=r"mixtral-8x7b on 1 x h100-sxm \(tp 1, bf16 weights, bf16 experts, bf16 KV\) fits in "
+    with pytest.warns(RooflineWarning, match=r"mixtral-8x7b on 1 x h100-sxm \(tp 1, bf16 weights, bf16 experts, bf16 KV, engine vllm\) fits in "
                                              r"device memory at no point of the sweep") as caught:
         df = roofline.sweep({"hardware": "h100-sxm", "model": ["mixtral-8x7b", "llama-3.1-8b"], "axes": {"batch": [1, 8]}})
     assert not df[df["model"] == "mixtral-8x7b"]["fits_in_memory"].any()
@@ -267,7 +267,7 @@ def test_a_config_where_only_plain_decoding_fits_is_said_once():
     import roofline
     from roofline.errors import RooflineWarning
 
-    with pytest.warns(RooflineWarning, match=r"llama-3.1-70b on 2 x h100-sxm \(tp 2, bf16 weights, bf16 KV, method "
+    with pytest.warns(RooflineWarning, match=r"llama-3.1-70b on 2 x h100-sxm \(tp 2, bf16 weights, bf16 KV, engine vllm, method "
                                              r"draft, drafter on the target\): speculation fits in device memory at no point of the sweep"):
         df = roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 2, "method": "draft", "draft": "llama-3.1-8b",
                              "axes": {"batch": [1, 4], "context": [8192], "k": [0, 2], "alpha": [0.6]}})
