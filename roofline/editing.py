@@ -1045,7 +1045,7 @@ def _reference_points(sides: tuple, label: str) -> list[tuple]:
         times, fits = [], []
         for h, m, d, e in sides:
             times.append(float(step_time_s(h, m, batch, 1, context, d, engine=e)))
-            fits.append(bool(capacity(h, m, batch, context + 1, d)["fits_in_memory"]))
+            fits.append(bool(capacity(h, m, batch, context + 1, d, engine=e)["fits_in_memory"]))  # its share (qa166)
         rows.append((f"  B={batch} S={context} step time", *(t if f else NO_FIT for t, f in zip(times, fits)), "s"))
         rows.append((f"  B={batch} S={context} tokens/s", *(batch / t if f else NO_FIT for t, f in zip(times, fits)), "tok/s"))
     return rows
@@ -1102,9 +1102,10 @@ def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llam
         if key in ("name", "display_name", "version", "overrides", "fitted", "kernels_per_layer", "kernels_per_layer_mla"):
             continue
         va, vb = ja[key], jb[key]
-        unit = "s" if key.endswith("_s") else "text" if isinstance(va, (str, bool)) or va is None or isinstance(vb, (str, bool)) else ""
+        unit = ("s" if key.endswith("_s") else "B" if key.endswith("_bytes") else "text"
+                if isinstance(va, (str, bool)) or va is None or isinstance(vb, (str, bool)) else "")
         shown = (lambda v: "-" if v is None else str(v).lower() if isinstance(v, bool) else v) if unit == "text" else (lambda v: v)
-        rows.append((key.removesuffix("_s"), shown(va), shown(vb), unit))
+        rows.append((key.removesuffix("_s").removesuffix("_bytes"), shown(va), shown(vb), unit))
     for group in ("kernels_per_layer", "kernels_per_layer_mla"):
         for op in dict.fromkeys([*ja[group], *jb[group]]):
             rows.append((f"{group}.{op}", ja[group].get(op), jb[group].get(op), ""))

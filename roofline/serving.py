@@ -66,6 +66,7 @@ from __future__ import annotations
 import fnmatch
 import math
 import numbers
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -551,13 +552,18 @@ def _copies(where: str, key: str, value: object) -> float:
 
 
 def _yaml_bytes(where: str, key: str, value: object) -> float:
-    """A profile's memory size: "1.5 GiB", or 0 (nothing reserved)."""
+    """A profile's memory size: "1.5 GiB", or 0 in any unit (nothing reserved); at most 1 PiB, as a spec's."""
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and value == 0:
         return 0.0
+    if isinstance(value, str) and re.fullmatch(r"\s*0*\.?0+\s*[kKMGTP]?i?B\s*", value):
+        return 0.0
     try:
-        return parse_quantity(value, "bytes")
+        out = parse_quantity(value, "bytes")
     except ValueError as exc:
         raise field_error(where, key, f"a memory size with its unit (1.5 GiB, 800 MB) or 0 ({exc})", value) from None
+    if out > 2**50:
+        raise field_error(where, key, "a memory size of at most 1 PiB", value)
+    return out
 
 
 def _spec_bytes(where: str, key: str, value: object) -> float:

@@ -493,6 +493,8 @@ def _kernel_counts(counts: dict) -> str:
 def _override_value(key: str, value) -> str:
     if key.endswith("_s"):
         return format_seconds(value)
+    if key.endswith("_bytes"):
+        return format_si(value, "B")
     if value is None:  # a value unset for the family (window_kv_pool_ratio: null, window-capped)
         return "null"
     if isinstance(value, bool):  # a flag as YAML writes it (qa143: 'False')
@@ -552,7 +554,8 @@ def engine_table(e) -> str:
         lines.append(f"  costs of {Path(e.costs_from).stem} ({e.costs_from}): costs_from in {e.path}")
     lines += [f"  {k:<26}{v}" for k, v in fields]
     for glob, changes in e.overrides:
-        lines.append(f"  override for {glob}: " + ", ".join(f"{k.removesuffix('_s')} {_override_value(k, v)}" for k, v in changes.items()))
+        lines.append(f"  override for {glob}: " + ", ".join(f"{k.removesuffix('_s').removesuffix('_bytes')} {_override_value(k, v)}"
+                                                           for k, v in changes.items()))
     lines += _fitted_lines(e.fitted)
     lines += [f"  file: {e.path}", _text_block("source", e.source)]
     return "\n".join(lines)

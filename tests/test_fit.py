@@ -237,13 +237,14 @@ def test_a_fit_drops_the_per_family_values_an_earlier_fit_wrote_and_keeps_source
     path = synthetic_file(tmp_path)  # H100 rows only: no family of its own
     shipped = load_engine("sglang")
     assert dict(shipped.overrides)["mi*"].keys() == {"kernel_latency_s", "allreduce_latency_s", "quantised_moe_efficiency",
-                                                     "kernels_per_layer_mla"}
+                                                     "kernels_per_layer_mla", "memory_fraction"}
     assert {("mi*", "kernel_latency_s"), ("mi*", "quantised_moe_efficiency")} <= stale_overrides(shipped)  # its fitted.per_family says so
     assert ("mi*", "kernel_latency_s") not in stale_overrides(shipped, fixed=("kernel_latency",))  # held: the override stays too
     for per_family in ((), ("kernel_latency",)):  # bare, the values of other families leaked into a fit (and --cv)
         fit = run_fit(path, "sglang", loss="linear", per_family=per_family, max_evaluations=50)
         mi = dict(fit["engine"].overrides)["mi*"]
         assert mi["allreduce_latency_s"] == pytest.approx(7.5e-6) and "kernel_latency_s" not in mi  # the measured RCCL latency stays
+        assert mi["memory_fraction"] == 0.867  # SGLang's own share of an MI300X, sourced: kept
         assert ("mi*", "kernel_latency") in fit["dropped_overrides"]
         assert "kernel_latency on mi*" in fit_report(fit)
     written = write_fitted_profile(fit, tmp_path / "mine.yaml")
