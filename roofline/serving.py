@@ -74,7 +74,7 @@ from roofline.costs import OPERATORS
 from roofline.errors import RooflineError, check_choice, check_flag, field_error, prose, unknown_key_error, warn
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import find_profile, list_names, read_yaml
-from roofline.units import format_seconds, parse_quantity, parse_seconds_or_zero, spoken_list
+from roofline.units import BYTE_UNITS, format_seconds, parse_quantity, parse_seconds_or_zero, spoken_list
 
 DEFAULT_KERNELS = {"input_proj": 1}  # a drafter's input projection: one GEMM, where a profile's counts do not name it
 # weight GEMMs per layer of each operator that take a quantised activation when the weights compute in fp8 / fp4 /
@@ -555,7 +555,8 @@ def _yaml_bytes(where: str, key: str, value: object) -> float:
     """A profile's memory size: "1.5 GiB", or 0 in any unit (nothing reserved); at most 1 PiB, as a spec's."""
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and value == 0:
         return 0.0
-    if isinstance(value, str) and re.fullmatch(r"\s*0*\.?0+\s*[kKMGTP]?i?B\s*", value):
+    zero = re.fullmatch(r"\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*(\S+)\s*", value) if isinstance(value, str) else None
+    if zero and float(zero.group(1)) == 0 and zero.group(2) in BYTE_UNITS:
         return 0.0
     try:
         out = parse_quantity(value, "bytes")

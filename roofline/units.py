@@ -24,6 +24,7 @@ _DECIMAL = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e1
 _BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50}
 
 _BYTE_UNITS = {f"{p}B": f for p, f in {**_DECIMAL, **_BINARY}.items()}  # EB too: the range check names it
+BYTE_UNITS = tuple(_BYTE_UNITS)  # every spelling of a size unit (B, kB, GiB, ...)
 _FLOP_UNITS: dict[str, float] = {}
 for _p, _f in _DECIMAL.items():
     if _p == "K":

@@ -142,3 +142,35 @@ if __name__ == "__main__":
         mine = (ROWS["source_id"] == source).to_numpy()
         print(f"  {source}: {mine.sum()} rows, left out {np.median(np.abs(errors[mine])):.2f} GiB, "
               f"nothing reserved {np.median(np.abs(reserve[mine])):.2f}")
+
+
+def sglang_default_share(memory_mib: float, tp: int = 1) -> float:
+    """SGLang's default --mem-fraction-static (server_args.py _handle_gpu_memory_settings, as qa167 read it): (memory -
+    reserved) / memory, reserved = 512 + 1.5 x max(chunked prefill, 2048) + 2 x the CUDA-graph batch + tp / 8 x 1024 MiB,
+    at least 10 GiB above 60 GB; the chunked prefill size and the graph batch by the device's memory."""
+    tiers = ((20 * 1024, 2048, 8), (35 * 1024, 2048, 24 if tp < 4 else 80), (60 * 1024, 4096, 32 if tp < 4 else 160),
+             (160 * 1024, 8192, 256 if tp < 4 else 512), (float("inf"), 16384, 512))
+    chunk, batch = next((c, b) for below_mib, c, b in tiers if memory_mib < below_mib)
+    reserved = 512 + 1.5 * max(chunk, 2048) + 2 * batch + tp / 8 * 1024
+    if memory_mib > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    return round((memory_mib - reserved) / memory_mib, 3)
+
+
+@pytest.mark.slow
+def test_sglangs_share_of_each_gpu_is_its_server_args_formula():
+    """sglang.yaml's memory_fraction and its overrides give every NVIDIA and AMD GPU profile SGLang's own default at
+    tp 1 (qa167: b300, h20, l40s and others took their family glob's); h100-sxm-94gb shares h100-sxm's family (0.835,
+    not its 0.86): the one a glob cannot reach."""
+    from roofline.profiles import list_names
+
+    sglang = load_engine("sglang")
+    checked = []
+    for name in list_names("hardware"):
+        hw = load_hardware(name)
+        if hw.kind != "gpu" or name.startswith("apple"):
+            continue
+        want = 0.835 if name == "h100-sxm-94gb" else sglang_default_share(hw.mem_bytes / 2**20)
+        assert sglang.for_hardware(hw).memory_fraction == want, name
+        checked.append(name)
+    assert len(checked) >= 18
