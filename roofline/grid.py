@@ -532,7 +532,14 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
         # memory depends on the engine's share of it (capacity.py) and, with its drafter, on the method: said once for
         # the configs alike in those
         holds_drafter = speculates(cfg.method, 1) and not (~drafting_k).any()  # only drafting k swept: every point holds it
-        if not fits_somewhere and holds_drafter and plain_somewhere:  # qa129: said as if nothing fit, plain decoding
+        drafter_side = (speculates(cfg.method, 1) and drafting_k.any() and not drafts_somewhere and cfg.draft_hw is not None
+                        and drafter_least_bytes > drafter_usable_bytes)  # qa118: the drafter's own device runs out
+        if drafter_side and (fits_somewhere or plain_somewhere):  # named first, k 0 swept or not (qa167)
+            note = (f"{sc.path or sc.name}: {_config_text(cfg, memory_only=True, drafter=True)}: the drafter does not fit on "
+                    f"{cfg.draft_hw.name} at any point of the sweep: its weights and KV cache need at least "
+                    f"{drafter_least_bytes / 1e9:.1f} GB of {drafter_usable_bytes / 1e9:.1f} GB usable; plain "
+                    f"decoding{' (k 0, not swept here)' if holds_drafter else ''} runs")
+        elif not fits_somewhere and holds_drafter and plain_somewhere:  # qa129: said as if nothing fit, plain decoding
             verified = "its tree's nodes + 1" if sc.tree_nodes else "its k + 1"  # (k 0, unswept) fitting
             note = (f"{sc.path or sc.name}: {_config_text(cfg, memory_only=True, drafter=True)}: speculation fits in device "
                     f"memory at no point of the sweep (the drafter and {verified} tokens per sequence take the memory); "
@@ -540,12 +547,6 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
         elif not fits_somewhere:
             note = (f"{sc.path or sc.name}: {_config_text(cfg, memory_only=True, drafter=holds_drafter)} fits in device "
                     "memory at no point of the sweep, not even at its smallest batch and context")
-        elif (speculates(cfg.method, 1) and drafting_k.any() and not drafts_somewhere and cfg.draft_hw is not None
-              and drafter_least_bytes > drafter_usable_bytes):  # qa118: the drafter's own device, named
-            note = (f"{sc.path or sc.name}: {_config_text(cfg, memory_only=True, drafter=True)}: the drafter does not fit on "
-                    f"{cfg.draft_hw.name} at any point of the sweep: its weights and KV cache need at least "
-                    f"{drafter_least_bytes / 1e9:.1f} GB of {drafter_usable_bytes / 1e9:.1f} GB usable; plain "
-                    "decoding runs")
         elif speculates(cfg.method, 1) and drafting_k.any() and not drafts_somewhere:
             verified = "its tree's nodes + 1" if sc.tree_nodes else "its k + 1"
             note = (f"{sc.path or sc.name}: {_config_text(cfg, memory_only=True, drafter=True)}: speculation fits in device "

@@ -768,3 +768,15 @@ def test_a_speculative_gain_carried_by_unoverlapped_host_work_is_said_in_predict
     said = [str(w.message) for w in caught if "speculation pays the engine's host work" in str(w.message)]
     assert len(said) == 1 and "in 2 configs (llama-3.1-8b on h100-sxm " in said[0] and "at batch 512;" in said[0]
     assert "8,192" not in said[0]
+
+
+@pytest.mark.slow
+def test_a_sweep_of_drafting_k_alone_whose_drafter_never_fits_its_own_device_names_that_device(recwarn):
+    """qa167: with only drafting k swept the sweep said 'speculation fits ... at no point (the drafter and its k + 1
+    tokens per sequence take the memory)', where the drafter's own device ran out and the target had room."""
+    small = dataclasses.replace(roofline.load_hardware("l4"), name="small4", mem_bytes=2e9)
+    roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 4, "method": "draft", "draft": "llama-3.2-1b",
+                    "draft_hardware": small, "axes": {"batch": [1, 8], "context": [2048], "k": [2], "alpha": [0.8]}})
+    (line,) = [str(w.message) for w in recwarn if "does not fit" in str(w.message) or "at no point" in str(w.message)]
+    assert "the drafter does not fit on small4 at any point of the sweep" in line
+    assert line.endswith("plain decoding (k 0, not swept here) runs") and "k + 1" not in line
