@@ -13,8 +13,9 @@ On the busiest device (layout.py, costs.py):
     R         = memory_reserved + memory_reserved_parallel [tp > 1] + 4 B * vocabulary * sampler_logit_copies * S
     S         = sampler_sequences, or sampler_sequences_small on a device under 70 GiB or an A100 (serving.py)
 
-`extra` and `extra_per_sequence` carry a drafter that shares the device (its weights; its KV cache per
-sequence). Every caller (predict, speculation, sweeps, reports) uses this one function.
+`extra` and `extra_per_sequence` carry a drafter that shares the device (its weights and what its engine keeps
+for it, drafter_reserved_bytes; its KV cache per sequence). Every caller (predict, speculation, sweeps, reports) uses
+this one function.
 """
 
 from __future__ import annotations
@@ -39,6 +40,18 @@ def reserved_bytes(engine: ServingEngine, hw: HardwareSpec, vocab_size: int, tp:
     sequences = engine.sampler_sequences_small if small else engine.sampler_sequences
     sampler_bytes = LOGIT_BYTES * vocab_size * engine.sampler_logit_copies * sequences
     return engine.memory_reserved_bytes + (engine.memory_reserved_parallel_bytes if tp > 1 else 0.0) + sampler_bytes
+
+
+def drafter_reserved_bytes(engine: ServingEngine | None, method: str) -> float:
+    """What `engine` keeps on a device where a drafter of `method` drafts, beside the drafter's weights and KV cache:
+    memory_reserved_drafter for an EAGLE or MTP head, memory_reserved_draft_model for a draft model (SGLang's 2 and 6
+    GiB for their CUDA graphs and buffers), nothing for n-gram lookup or under an engine without a share of its own
+    (memory_fraction null: the hardware profile's fraction, nothing reserved)."""
+    if engine is None or engine.memory_fraction is None:
+        return 0.0
+    if method == "draft":
+        return engine.memory_reserved_draft_model_bytes
+    return engine.memory_reserved_drafter_bytes if method in ("eagle", "mtp") else 0.0  # speculation.HEAD_DRAFTERS
 
 
 def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine | None) -> str:

@@ -50,7 +50,9 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      buffers) + 4 B x vocabulary x sampler_logit_copies x S (the float32 logits of the profiling run's
                      sampler for S sequences: `sampler_sequences`, or `sampler_sequences_small` on a device under 70 GiB
                      or an A100, vLLM's default max_num_seqs). `memory_fraction` null (ideal): the hardware profile's
-                     usable_memory_fraction of M, nothing reserved
+                     usable_memory_fraction of M, nothing reserved. Where a drafter runs (k > 0), its device keeps
+                     `memory_reserved_drafter` more beside an EAGLE or MTP head, `memory_reserved_draft_model` beside a
+                     draft model (its CUDA graphs and buffers; SGLang's 2 and 6 GiB; none for n-gram lookup)
     KV memory        `window_kv_pool_ratio` r (None: every sliding-window layer holds min(S, window) entries a
                      sequence, vLLM's hybrid allocator): SGLang's hybrid SWA pool for a model with full and sliding
                      layers (its --swa-full-tokens-ratio), a window pool of r x the full pool's tokens, so a sequence
@@ -99,6 +101,8 @@ _SECONDS = {
 _BYTES = {
     "memory_reserved": "memory_reserved_bytes",
     "memory_reserved_parallel": "memory_reserved_parallel_bytes",
+    "memory_reserved_drafter": "memory_reserved_drafter_bytes",
+    "memory_reserved_draft_model": "memory_reserved_draft_model_bytes",
 }
 DEFAULT_ENGINE = "vllm"
 
@@ -224,6 +228,8 @@ class ServingEngine:
     memory_fraction_of: str = "device"  # "device": f M - R (vLLM, SGLang); "free": W + f (M - W - R) (TensorRT-LLM)
     memory_reserved_bytes: float = 0.0
     memory_reserved_parallel_bytes: float = 0.0  # on top, at tp > 1
+    memory_reserved_drafter_bytes: float = 0.0  # on top, on a device where an EAGLE or MTP head drafts (k > 0)
+    memory_reserved_draft_model_bytes: float = 0.0  # on top, on a device where a draft model drafts (k > 0)
     sampler_sequences: int = 0
     sampler_sequences_small: int = 0  # on a device under 70 GiB or an A100
     sampler_logit_copies: float = 0.0
@@ -254,7 +260,8 @@ class ServingEngine:
     def memory_terms(self) -> tuple:
         """The fields that set a device's memory for weights and KV cache (capacity.py): a cache key."""
         return (self.window_kv_pool_ratio, self.memory_fraction, self.memory_fraction_of, self.memory_reserved_bytes,
-                self.memory_reserved_parallel_bytes, self.sampler_sequences, self.sampler_sequences_small,
+                self.memory_reserved_parallel_bytes, self.memory_reserved_drafter_bytes,
+                self.memory_reserved_draft_model_bytes, self.sampler_sequences, self.sampler_sequences_small,
                 self.sampler_logit_copies)
 
     def at_fit_bound(self, parameter: str) -> bool:
@@ -334,8 +341,8 @@ class ServingEngine:
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency",
                 "window_kv_pool_ratio", "memory_fraction", "memory_fraction_of", "memory_reserved_bytes",
-                "memory_reserved_parallel_bytes", "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies",
-                "quant_kernels_per_gemm", "nvidia_only", "mixed_prefill", "costs_from")
+                "memory_reserved_parallel_bytes", "memory_reserved_drafter_bytes", "memory_reserved_draft_model_bytes",
+                "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies", "quant_kernels_per_gemm", "nvidia_only", "mixed_prefill", "costs_from")
         out = {k: getattr(self, k) for k in keys}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)
         out["kernels_per_layer_mla"] = dict(self.kernels_per_layer_mla)

@@ -120,7 +120,9 @@ def predict_table(point: dict) -> str:
                + (f" ({spec['drafter_weight_dtype']} weights, "
                   + (f"{spec['drafter_expert_dtype']} experts, " if spec.get("drafter_expert_dtype") not in (None, spec["drafter_weight_dtype"])
                      and spec["method"] != "draft" else "")
-                  + ("the target's attention dtype)" if spec["method"] == "draft" else "as the target's)")
+                  + ("the target's attention dtype" if spec["method"] == "draft" else "as the target's")
+                  + (f"; {format_si(spec['drafter_reserved_bytes'], 'B')} of it {p['engine']} keeps for the drafter's graphs and buffers"
+                     if spec.get("drafter_reserved_bytes") else "") + ")"
                   if spec.get("drafter_weight_dtype") else ""),
                f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,} with the drafter)"]
               if spec["k"] > 0 else  # k 0 drafts nothing and holds no drafter (qa101: 'drafter memory 0 B', 'with the drafter')
@@ -572,7 +574,10 @@ def _memory_share_text(e) -> str:
     if e.sampler_logit_copies and (e.sampler_sequences or e.sampler_sequences_small):
         parts.append(f"{e.sampler_logit_copies:g} float32 logit rows of the vocabulary for each of {e.sampler_sequences} "
                      f"sequences ({e.sampler_sequences_small} on a device under 70 GiB or an A100)")
-    return share + (", less " + " + ".join(parts) + " reserved" if parts else "")
+    drafting = [format_si(b, "B") + what for b, what in ((e.memory_reserved_drafter_bytes, " more beside an EAGLE or MTP head"),
+                                                       (e.memory_reserved_draft_model_bytes, " more beside a draft model")) if b]
+    return (share + (", less " + " + ".join(parts) + " reserved" if parts else "")
+            + ("; where a drafter runs, " + ", ".join(drafting) if drafting else ""))
 
 
 def _fitted_lines(fitted: dict | None) -> list[str]:

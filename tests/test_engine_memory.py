@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from roofline.capacity import LOGIT_BYTES, capacity, reserved_bytes
+from roofline.capacity import LOGIT_BYTES, capacity, drafter_reserved_bytes, reserved_bytes
 from roofline.hardware import load_hardware
 from roofline.layout import deployment
 from roofline.model import load_model
@@ -145,16 +145,19 @@ if __name__ == "__main__":
               f"nothing reserved {np.median(np.abs(reserve[mine])):.2f}")
 
 
-def sglang_default_share(memory_mib: float, tp: int = 1) -> float:
+def sglang_default_share(memory_mib: float, tp: int = 1, speculative_algorithm: str | None = None) -> float:
     """SGLang's default --mem-fraction-static (server_args.py _handle_gpu_memory_settings, as qa167 read it): (memory -
     reserved) / memory, reserved = 512 + 1.5 x max(chunked prefill, 2048) + 2 x the CUDA-graph batch + tp / 8 x 1024 MiB,
-    at least 10 GiB above 60 GB; the chunked prefill size and the graph batch by the device's memory."""
+    at least 10 GiB above 60 GB, then 6 GiB more for a STANDALONE draft model, 2 GiB for another speculative algorithm
+    but NGRAM; the chunked prefill size and the graph batch by the device's memory."""
     tiers = ((20 * 1024, 2048, 8), (35 * 1024, 2048, 24 if tp < 4 else 80), (60 * 1024, 4096, 32 if tp < 4 else 160),
              (160 * 1024, 8192, 256 if tp < 4 else 512), (float("inf"), 16384, 512))
     chunk, batch = next((c, b) for below_mib, c, b in tiers if memory_mib < below_mib)
     reserved = 512 + 1.5 * max(chunk, 2048) + 2 * batch + tp / 8 * 1024
     if memory_mib > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
+    if speculative_algorithm is not None:
+        reserved += 6 * 1024 if speculative_algorithm == "STANDALONE" else 0 if speculative_algorithm == "NGRAM" else 2 * 1024
     return round((memory_mib - reserved) / memory_mib, 3)
 
 
@@ -172,6 +175,12 @@ def test_sglangs_share_of_each_gpu_is_its_server_args_formula():
         if hw.kind != "gpu" or name.startswith("apple"):
             continue
         want = 0.835 if name == "h100-sxm-94gb" else sglang_default_share(hw.mem_bytes / 2**20)
-        assert sglang.for_hardware(hw).memory_fraction == want, name
+        on_hw = sglang.for_hardware(hw)
+        assert on_hw.memory_fraction == want, name
+        if name != "h100-sxm-94gb":  # a drafter's reserve: its share with speculation, to the formula's rounding
+            for algorithm, method in (("EAGLE3", "eagle"), ("NEXTN", "mtp"), ("STANDALONE", "draft"), ("NGRAM", "ngram")):
+                share = sglang_default_share(hw.mem_bytes / 2**20, speculative_algorithm=algorithm)
+                kept = want * hw.mem_bytes - drafter_reserved_bytes(on_hw, method)
+                assert kept == pytest.approx(share * hw.mem_bytes, abs=0.001 * hw.mem_bytes), (name, algorithm)  # rounded twice
         checked.append(name)
     assert len(checked) >= 18
