@@ -574,9 +574,12 @@ def _memory_share_text(e) -> str:
     if e.sampler_logit_copies and (e.sampler_sequences or e.sampler_sequences_small):
         parts.append(f"{e.sampler_logit_copies:g} float32 logit rows of the vocabulary for each of {e.sampler_sequences} "
                      f"sequences ({e.sampler_sequences_small} on a device under 70 GiB or an A100)")
+    layout = [format_si(b, "B") + what for b, what in ((e.memory_reserved_per_rank_bytes, " for each device of the replica past the first"),
+                                                     (e.memory_reserved_dp_attention_bytes, " for each attention-DP group at dp_attention > 1")) if b]
     drafting = [format_si(b, "B") + what for b, what in ((e.memory_reserved_drafter_bytes, " more beside an EAGLE or MTP head"),
                                                        (e.memory_reserved_draft_model_bytes, " more beside a draft model")) if b]
     return (share + (", less " + " + ".join(parts) + " reserved" if parts else "")
+            + ("; less " + ", ".join(layout) if layout else "")
             + ("; where a drafter runs, " + ", ".join(drafting) if drafting else ""))
 
 

@@ -155,6 +155,12 @@ def test_an_engines_share_of_the_memory_and_its_reserve_by_hand():
     assert reserved_bytes(eng, h100, model.vocab_size, 2) == pytest.approx(1.5e9 + logits * 1024, rel=1e-12)
     assert reserved_bytes(eng, a100, model.vocab_size, 1) == pytest.approx(1e9 + logits * 256, rel=1e-12)  # an A100
     assert reserved_bytes(eng, l4, model.vocab_size, 1) == pytest.approx(1e9 + logits * 256, rel=1e-12)  # 24 GB
+    layout = replace(eng, memory_reserved_per_rank_bytes=0.1e9, memory_reserved_dp_attention_bytes=2e9)  # SGLang's kind
+    assert reserved_bytes(layout, h100, model.vocab_size, 1) == reserved_bytes(eng, h100, model.vocab_size, 1)  # one device
+    assert reserved_bytes(layout, h100, model.vocab_size, 1, devices=8, dp_attention=8) == pytest.approx(
+        1e9 + logits * 1024 + 7 * 0.1e9 + 8 * 2e9, rel=1e-12)  # 8 devices, 8 attention-DP groups of tp 1
+    assert reserved_bytes(layout, h100, model.vocab_size, 4, devices=16) == pytest.approx(
+        1.5e9 + logits * 1024 + 15 * 0.1e9, rel=1e-12)  # tp 4 x pp 4: no DP attention
     dep = deployment(model, tp=2)
     r = 1.5e9 + logits * 1024
     assert usable_bytes_for(h100, model, dep, eng, 8e9) == pytest.approx(0.9 * h100.mem_bytes - r, rel=1e-12)
