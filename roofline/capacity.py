@@ -61,7 +61,7 @@ def drafter_reserved_bytes(engine: ServingEngine | None, method: str) -> float:
 
 
 def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine | None) -> str:
-    """Where the usable memory comes from, as predict prints it: "vllm's 0.9 of 85.5 GB less 3.74 GB reserved" or
+    """Where the usable memory comes from, as predict prints it: "vllm's 0.9 of 85.5 GB less 3.39 GB reserved" or
     "the hardware profile's 90% of 85.5 GB"."""
     if engine is None or engine.memory_fraction is None:
         return f"the hardware profile's {hw.usable_memory_fraction:.0%} of {format_si(hw.mem_bytes, 'B')}"

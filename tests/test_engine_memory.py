@@ -92,7 +92,8 @@ def test_weights_per_device_match_what_the_engine_loaded(row):
 
 
 @pytest.mark.xfail(strict=True, reason="known misses (the rows' notes): vLLM loads more a device than the profile's "
-                                      "parameters for Llama-4-Scout (+5.8%) and gpt-oss-120b (+8.7% at tp 1, +13.4% at tp 4)")
+                                      "parameters for Llama-4-Scout (+5.8%), gpt-oss-120b (+8.7% at tp 1, +13.4% at tp 4) "
+                                      "and Llama-3.1-8B's W4A16 checkpoint (+1.3%: its group scales)")
 @pytest.mark.parametrize("row", [r for r in PROFILED if "weights_miss" in r.notes], ids=lambda r: f"{r.model}-tp{r.tp}")
 def test_known_weight_misses_stay_misses(row):
     assert weights_gib(row) == pytest.approx(float(row.weights_gib), rel=0.01)
@@ -118,13 +119,14 @@ def test_vllms_reserve_is_the_least_squares_fit_of_the_logs():
 def test_vllms_reserve_predicts_left_out_sources_better_than_none():
     design, reserve = reserve_design()
     errors = left_out_errors_gib(design, reserve)
-    assert np.median(np.abs(errors)) < 0.5 * np.median(np.abs(reserve))  # 1.05 GiB against 3.57 (session 35)
+    assert np.median(np.abs(errors)) < 0.5 * np.median(np.abs(reserve))  # 1.07 GiB against 2.89 (29 logs, session 36; 1.05 against 3.57 on 22 in session 35)
 
 
 @pytest.mark.slow
 def test_vllm_gives_the_kv_cache_an_8b_model_logged_on_one_h100():
     """llm-d-planner's Llama 3.1 8B at tp 1 (58.11 GiB) and vLLM PR 10511's V0 run (53.29 GiB): within 1 GiB."""
-    rows = [row for row in ROWS.itertuples() if row.model == "llama-3.1-8b" and int(row.tp) == 1 and row.kv_dtype == "bf16"]
+    rows = [row for row in ROWS.itertuples() if row.model == "llama-3.1-8b" and int(row.tp) == 1 and int(row.pp) == 1
+            and row.weight_dtype == "bf16" and row.kv_dtype == "bf16"]
     assert len(rows) == 2  # the two logs named above: the check below runs on both
     for row in rows:
         assert vllm_kv_gib(row) == pytest.approx(float(row.kv_gib), abs=1.0)
