@@ -19,7 +19,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from roofline.capacity import LOGIT_BYTES, capacity, drafter_reserved_bytes, reserved_bytes, usable_bytes_for
+from roofline.capacity import (
+    LOGIT_BYTES,
+    capacity,
+    drafter_reserved_bytes,
+    kv_shared_and_per_sequence_bytes,
+    reserved_bytes,
+    usable_bytes_for,
+)
 from roofline.hardware import load_hardware
 from roofline.layout import deployment
 from roofline.model import load_model
@@ -84,6 +91,32 @@ def table() -> pd.DataFrame:
 
 
 PROFILED = [r for r in ROWS.itertuples() if r.model]
+CAPACITIES = pd.read_csv(FILE.with_name("engine-capacity.csv"), keep_default_na=False)  # TensorRT-LLM's, measured
+
+
+def trtllm_reserve_design() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(A, R, per-sequence KV bytes) of engine-capacity.csv's TensorRT-LLM rows: the reserve R = M - W - KV / f (GiB)
+    each measured max concurrency B implies under the free share (capacity.py), KV = (B + 1/2) sequences of
+    max_seq_len tokens (the benchmark's --max_seq_len; a half sequence for the boundary between B and B + 1), W the
+    profile's weights, and its terms [1, tp > 1]."""
+    design, reserve, per_seq = [], [], []
+    for r in CAPACITIES.itertuples():
+        hw, model = load_hardware(r.hardware), load_model(r.model)
+        dep = deployment(model, r.weight_dtype, r.kv_dtype, int(r.tp))
+        per = float(kv_shared_and_per_sequence_bytes(model, int(r.max_seq_len), dep)[1])
+        weights = float(capacity(hw, model, 1, 1024, dep)["weight_bytes"])
+        reserve.append((hw.mem_bytes - weights - (r.max_concurrency + 0.5) * per / float(r.memory_utilization)) / GIB)
+        design.append([1.0, float(int(r.tp) > 1)])
+        per_seq.append(per)
+    return np.array(design), np.array(reserve), np.array(per_seq)
+
+
+def trtllm_max_batch(row, engine) -> int:
+    """The largest batch of max_seq_len-token sequences capacity.py fits under `engine` at the row's free fraction."""
+    hw, model = load_hardware(row.hardware), load_model(row.model)
+    on_hw = replace(engine.for_hardware(hw), memory_fraction=float(row.memory_utilization))
+    dep = deployment(model, row.weight_dtype, row.kv_dtype, int(row.tp))
+    return int(capacity(hw, model, 1, int(row.max_seq_len), dep, engine=on_hw)["max_batch"])
 
 
 @pytest.mark.parametrize("row", [r for r in PROFILED if "weights_miss" not in r.notes], ids=lambda r: f"{r.model}-tp{r.tp}")
@@ -120,6 +153,35 @@ def test_vllms_reserve_predicts_left_out_sources_better_than_none():
     design, reserve = reserve_design()
     errors = left_out_errors_gib(design, reserve)
     assert np.median(np.abs(errors)) < 0.5 * np.median(np.abs(reserve))  # 1.07 GiB against 2.89 (29 logs, session 36; 1.05 against 3.57 on 22 in session 35)
+
+
+@pytest.mark.slow
+def test_trtllms_reserve_is_the_least_squares_fit_of_the_measured_capacities():
+    """trtllm.yaml: 0.9 of the free memory (memory_fraction_of: free, TensorRT-LLM's free_gpu_memory_fraction) less a
+    reserve fitted to aiconfigurator's 24 measured H100 capacities (4.61 GiB, 0.63 GiB more at tp > 1)."""
+    design, reserve, _ = trtllm_reserve_design()
+    x, *_ = np.linalg.lstsq(design, reserve, rcond=None)
+    trtllm = load_engine("trtllm")
+    assert (trtllm.memory_fraction, trtllm.memory_fraction_of) == (0.9, "free")
+    assert trtllm.memory_reserved_bytes / GIB == pytest.approx(x[0], abs=0.006)  # the profile's values, rounded
+    assert trtllm.memory_reserved_parallel_bytes / GIB == pytest.approx(x[1], abs=0.006)
+
+
+@pytest.mark.slow
+def test_trtllm_gives_the_max_concurrency_measured_and_one_models_fit_carries_to_the_other():
+    """The shipped trtllm fits each measured max concurrency within 8% (median within 1%); a reserve fitted to one
+    model's rows and predicting the other's stays within 8% (median 1.4% both ways, session 36)."""
+    trtllm = load_engine("trtllm")
+    errors = np.array([trtllm_max_batch(r, trtllm) / r.max_concurrency - 1 for r in CAPACITIES.itertuples()])
+    assert len(errors) == 24 and np.abs(errors).max() < 0.08 and np.median(np.abs(errors)) < 0.01
+    design, reserve, per_seq = trtllm_reserve_design()
+    for model in CAPACITIES["model"].unique():
+        out = (CAPACITIES["model"] == model).to_numpy()
+        x, *_ = np.linalg.lstsq(design[~out], reserve[~out], rcond=None)
+        fitted = replace(trtllm, memory_reserved_bytes=x[0] * GIB, memory_reserved_parallel_bytes=x[1] * GIB)
+        left_out = np.array([trtllm_max_batch(r, fitted) / r.max_concurrency - 1
+                             for r in CAPACITIES[out].itertuples()])
+        assert np.abs(left_out).max() < 0.08 and np.median(np.abs(left_out)) < 0.03, model
 
 
 @pytest.mark.slow
