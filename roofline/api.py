@@ -650,8 +650,7 @@ def predict(
         drafter_usable = spec["drafter_usable_memory_bytes"]  # the engine's share of the drafter's own device
         drafter_side = draft_hw is not None and spec["drafter_memory_bytes"] > drafter_usable
         if drafter_side:  # the drafter's own device is what runs out: name it and its figures
-            out["warnings"].insert(0, f"the drafter does not fit on {draft_hw.name}: its weights and KV cache"
-                                   + (" and what the engine keeps for it" if spec["drafter_reserved_bytes"] else "") + " need "
+            out["warnings"].insert(0, f"the drafter does not fit on {draft_hw.name}: its weights and KV cache need "
                                    f"{spec['drafter_memory_bytes'] / 1e9:.1f} GB of {drafter_usable / 1e9:.1f} GB usable "
                                    f"(max batch {spec['max_batch']:,} with the drafter)")
         elif not spec["fits_in_memory"]:

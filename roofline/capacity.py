@@ -10,14 +10,13 @@ On the busiest device (layout.py, costs.py):
     usable    = memory * usable_memory_fraction               (no engine, or one without memory_fraction: ideal)
               = f * memory - R                                (an engine's memory_fraction f of the device: vLLM, SGLang)
               = W + f * (memory - W - R)                      (of the free memory: TensorRT-LLM), W = weights + extra
-    R         = memory_reserved + memory_reserved_parallel [tp > 1] + memory_reserved_per_rank * (N - 1)
-                + memory_reserved_dp_attention * dp_attention [dp_attention > 1] + 4 B * vocabulary * sampler_logit_copies * S
+    R         = memory_reserved + memory_reserved_parallel [tp > 1] + memory_reserved_per_device * (N - 1)
+                + memory_reserved_per_dp_group * dp_attention [dp_attention > 1] + 4 B * vocabulary * sampler_logit_copies * S
     N         = the replica's devices, tp * dp_attention * pp
     S         = sampler_sequences, or sampler_sequences_small on a device under 70 GiB or an A100 (serving.py)
 
-`extra` and `extra_per_sequence` carry a drafter that shares the device (its weights and what its engine keeps
-for it, drafter_reserved_bytes; its KV cache per sequence). Every caller (predict, speculation, sweeps, reports) uses
-this one function.
+`extra` and `extra_per_sequence` carry a drafter that shares the device (its weights; its KV cache per
+sequence). Every caller (predict, speculation, sweeps, reports) uses this one function.
 """
 
 from __future__ import annotations
@@ -35,29 +34,16 @@ SMALL_DEVICE_BYTES = 70 * 2**30  # below it (or on an A100) vLLM's default max_n
 LOGIT_BYTES = 4  # a sampler's logits are float32
 
 
-def reserved_bytes(engine: ServingEngine, hw: HardwareSpec, vocab_size: int, tp: int, devices: int = 1,
-                   dp_attention: int = 1) -> float:
+def reserved_bytes(engine: ServingEngine, hw: HardwareSpec, vocab_size: int, dep: Deployment) -> float:
     """R (module docstring): the memory of a device `engine` keeps from weights and KV cache, for a model of
-    `vocab_size` tokens at tensor parallelism `tp` in a replica of `devices` devices and `dp_attention` attention-DP
-    groups."""
+    `vocab_size` tokens laid out as `dep` (its tp, its devices N and its attention-DP groups)."""
     small = hw.mem_bytes < SMALL_DEVICE_BYTES or hw.engine_family.startswith("a100")
     sequences = engine.sampler_sequences_small if small else engine.sampler_sequences
     sampler_bytes = LOGIT_BYTES * vocab_size * engine.sampler_logit_copies * sequences
-    return (engine.memory_reserved_bytes + (engine.memory_reserved_parallel_bytes if tp > 1 else 0.0)
-            + engine.memory_reserved_per_rank_bytes * (devices - 1)
-            + (engine.memory_reserved_dp_attention_bytes * dp_attention if dp_attention > 1 else 0.0) + sampler_bytes)
-
-
-def drafter_reserved_bytes(engine: ServingEngine | None, method: str) -> float:
-    """What `engine` keeps on a device where a drafter of `method` drafts, beside the drafter's weights and KV cache:
-    memory_reserved_drafter for an EAGLE or MTP head, memory_reserved_draft_model for a draft model (SGLang's 2 and 6
-    GiB for their CUDA graphs and buffers), nothing for n-gram lookup or under an engine without a share of its own
-    (memory_fraction null: the hardware profile's fraction, nothing reserved)."""
-    if engine is None or engine.memory_fraction is None:
-        return 0.0
-    if method == "draft":
-        return engine.memory_reserved_draft_model_bytes
-    return engine.memory_reserved_drafter_bytes if method in ("eagle", "mtp") else 0.0  # speculation.HEAD_DRAFTERS
+    return (engine.memory_reserved_bytes + (engine.memory_reserved_parallel_bytes if dep.tp > 1 else 0.0)
+            + engine.memory_reserved_per_device_bytes * (dep.devices - 1)
+            + (engine.memory_reserved_per_dp_group_bytes * dep.dp_attention if dep.dp_attention > 1 else 0.0)
+            + sampler_bytes)
 
 
 def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine | None) -> str:
@@ -65,7 +51,7 @@ def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     "the hardware profile's 90% of 85.5 GB"."""
     if engine is None or engine.memory_fraction is None:
         return f"the hardware profile's {hw.usable_memory_fraction:.0%} of {format_si(hw.mem_bytes, 'B')}"
-    reserve = reserved_bytes(engine, hw, model.vocab_size, dep.tp, dep.devices, dep.dp_attention)
+    reserve = reserved_bytes(engine, hw, model.vocab_size, dep)
     if engine.memory_fraction_of == "free":
         less = f" and {format_si(reserve, 'B')} reserved" if reserve > 0 else ""
         return (f"the weights and {engine.name}'s {engine.memory_fraction:g} of what {format_si(hw.mem_bytes, 'B')} "
@@ -78,7 +64,7 @@ def usable_bytes_for(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
     """usable (module docstring): what a device gives weights (`weights_bytes`: W) and KV cache under `engine`."""
     if engine is None or engine.memory_fraction is None:
         return hw.usable_mem_bytes
-    f, reserve = engine.memory_fraction, reserved_bytes(engine, hw, model.vocab_size, dep.tp, dep.devices, dep.dp_attention)
+    f, reserve = engine.memory_fraction, reserved_bytes(engine, hw, model.vocab_size, dep)
     if engine.memory_fraction_of == "free":
         return weights_bytes + f * (hw.mem_bytes - weights_bytes - reserve)
     return f * hw.mem_bytes - reserve

@@ -1116,7 +1116,7 @@ def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llam
                 for op in dict.fromkeys([*(sets[0].get(key) or {}), *(sets[1].get(key) or {})]):
                     rows.append((f"overrides {glob}: {key}.{op}", *((x.get(key) or {}).get(op) for x in sets), ""))
             else:
-                rows.append((f"overrides {glob}: {key.removesuffix('_s')}",
+                rows.append((f"overrides {glob}: {key.removesuffix('_s').removesuffix('_bytes')}",
                              *(_override_value(key, x[key]) if key in x else "-" for x in sets), "text"))
     fits = [(e.fitted or {}) for e in (ea, eb)]
     rows.append(("fitted rows", *(str(f.get("rows", "-")).split(" of engine")[0] for f in fits), "text"))

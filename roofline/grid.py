@@ -511,7 +511,6 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
         fits_somewhere = drafts_somewhere = plain_somewhere = False
         drafter_least_bytes = np.inf  # the least memory the drafter takes on its own device at a drafting point
         drafter_usable_bytes = np.inf  # what the engine gives weights and KV cache on the drafter's own device
-        drafter_reserved = False  # whether the engine keeps memory for the drafter there (capacity.drafter_reserved_bytes)
         for cs, asl in _chunk_slices(len(ax["context"]), len(ax["alpha"]), per_slice, chunk_points):
             context, alpha = ax["context"][cs], ax["alpha"][asl]
             block = compute_block(sc, cfg, context, alpha, ax["batch"], ax["k"], refine)
@@ -528,7 +527,6 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
                 drafter_least_bytes = min(drafter_least_bytes, float(np.min(np.take(
                     block["drafter_memory_bytes"], np.flatnonzero(drafting_k), axis=AXIS["k"]))))
                 drafter_usable_bytes = float(np.min(block["drafter_usable_memory_bytes"]))
-                drafter_reserved = drafter_reserved or bool(np.any(block["drafter_reserved_bytes"]))
             yield _columns(sc, cfg, block, context, alpha, ax["batch"], ax["k"])
         # its rows are all there, each fits_in_memory false: said once, where filtering would hide it
         # memory depends on the engine's share of it (capacity.py) and, with its drafter, on the method: said once for
@@ -538,8 +536,7 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
                         and drafter_least_bytes > drafter_usable_bytes)  # qa118: the drafter's own device runs out
         if drafter_side and (fits_somewhere or plain_somewhere):  # named first, k 0 swept or not (qa167)
             note = (f"{sc.path or sc.name}: {_config_text(cfg, memory_only=True, drafter=True)}: the drafter does not fit on "
-                    f"{cfg.draft_hw.name} at any point of the sweep: its weights and KV cache"
-                    f"{' and what the engine keeps for it' if drafter_reserved else ''} need at least "
+                    f"{cfg.draft_hw.name} at any point of the sweep: its weights and KV cache need at least "
                     f"{drafter_least_bytes / 1e9:.1f} GB of {drafter_usable_bytes / 1e9:.1f} GB usable; plain "
                     f"decoding{' (k 0, not swept here)' if holds_drafter else ''} runs")
         elif not fits_somewhere and holds_drafter and plain_somewhere:  # qa129: said as if nothing fit, plain decoding

@@ -47,14 +47,12 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      --gpu-memory-utilization, SGLang's --mem-fraction-static) less a reserve R that is not KV cache,
                      f M - R; or, `memory_fraction_of: free` (TensorRT-LLM's free_gpu_memory_fraction), W + f (M - W - R)
                      with W the weights; R = memory_reserved + memory_reserved_parallel (at tp > 1: communication
-                     buffers) + memory_reserved_per_rank x (N - 1) (N the replica's devices, tp x dp_attention x pp:
-                     SGLang's tp x pp / 8 GiB) + memory_reserved_dp_attention x dp_attention (at dp_attention > 1:
+                     buffers) + memory_reserved_per_device x (N - 1) (N the replica's devices, tp x dp_attention x pp:
+                     SGLang's tp x pp / 8 GiB) + memory_reserved_per_dp_group x dp_attention (at dp_attention > 1:
                      SGLang's padding buffers) + 4 B x vocabulary x sampler_logit_copies x S (the float32 logits of the profiling run's
                      sampler for S sequences: `sampler_sequences`, or `sampler_sequences_small` on a device under 70 GiB
                      or an A100, vLLM's default max_num_seqs). `memory_fraction` null (ideal): the hardware profile's
-                     usable_memory_fraction of M, nothing reserved. Where a drafter runs (k > 0), its device keeps
-                     `memory_reserved_drafter` more beside an EAGLE or MTP head, `memory_reserved_draft_model` beside a
-                     draft model (its CUDA graphs and buffers; SGLang's 2 and 6 GiB; none for n-gram lookup)
+                     usable_memory_fraction of M, nothing reserved
     KV memory        `window_kv_pool_ratio` r (None: every sliding-window layer holds min(S, window) entries a
                      sequence, vLLM's hybrid allocator): SGLang's hybrid SWA pool for a model with full and sliding
                      layers (its --swa-full-tokens-ratio), a window pool of r x the full pool's tokens, so a sequence
@@ -103,10 +101,8 @@ _SECONDS = {
 _BYTES = {
     "memory_reserved": "memory_reserved_bytes",
     "memory_reserved_parallel": "memory_reserved_parallel_bytes",
-    "memory_reserved_per_rank": "memory_reserved_per_rank_bytes",
-    "memory_reserved_dp_attention": "memory_reserved_dp_attention_bytes",
-    "memory_reserved_drafter": "memory_reserved_drafter_bytes",
-    "memory_reserved_draft_model": "memory_reserved_draft_model_bytes",
+    "memory_reserved_per_device": "memory_reserved_per_device_bytes",
+    "memory_reserved_per_dp_group": "memory_reserved_per_dp_group_bytes",
 }
 DEFAULT_ENGINE = "vllm"
 
@@ -232,10 +228,8 @@ class ServingEngine:
     memory_fraction_of: str = "device"  # "device": f M - R (vLLM, SGLang); "free": W + f (M - W - R) (TensorRT-LLM)
     memory_reserved_bytes: float = 0.0
     memory_reserved_parallel_bytes: float = 0.0  # on top, at tp > 1
-    memory_reserved_per_rank_bytes: float = 0.0  # on top, for each device of the replica past the first
-    memory_reserved_dp_attention_bytes: float = 0.0  # on top, for each attention-DP group where there are several
-    memory_reserved_drafter_bytes: float = 0.0  # on top, on a device where an EAGLE or MTP head drafts (k > 0)
-    memory_reserved_draft_model_bytes: float = 0.0  # on top, on a device where a draft model drafts (k > 0)
+    memory_reserved_per_device_bytes: float = 0.0  # on top, for each device of the replica past the first
+    memory_reserved_per_dp_group_bytes: float = 0.0  # on top, for each attention-DP group where there are several
     sampler_sequences: int = 0
     sampler_sequences_small: int = 0  # on a device under 70 GiB or an A100
     sampler_logit_copies: float = 0.0
@@ -266,9 +260,8 @@ class ServingEngine:
     def memory_terms(self) -> tuple:
         """The fields that set a device's memory for weights and KV cache (capacity.py): a cache key."""
         return (self.window_kv_pool_ratio, self.memory_fraction, self.memory_fraction_of, self.memory_reserved_bytes,
-                self.memory_reserved_parallel_bytes, self.memory_reserved_per_rank_bytes,
-                self.memory_reserved_dp_attention_bytes, self.memory_reserved_drafter_bytes,
-                self.memory_reserved_draft_model_bytes, self.sampler_sequences, self.sampler_sequences_small,
+                self.memory_reserved_parallel_bytes, self.memory_reserved_per_device_bytes,
+                self.memory_reserved_per_dp_group_bytes, self.sampler_sequences, self.sampler_sequences_small,
                 self.sampler_logit_copies)
 
     def at_fit_bound(self, parameter: str) -> bool:
@@ -348,8 +341,7 @@ class ServingEngine:
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency",
                 "window_kv_pool_ratio", "memory_fraction", "memory_fraction_of", "memory_reserved_bytes",
-                "memory_reserved_parallel_bytes", "memory_reserved_per_rank_bytes", "memory_reserved_dp_attention_bytes",
-                "memory_reserved_drafter_bytes", "memory_reserved_draft_model_bytes",
+                "memory_reserved_parallel_bytes", "memory_reserved_per_device_bytes", "memory_reserved_per_dp_group_bytes",
                 "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies", "quant_kernels_per_gemm", "nvidia_only", "mixed_prefill", "costs_from")
         out = {k: getattr(self, k) for k in keys}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)

@@ -57,7 +57,7 @@ import dataclasses
 
 import numpy as np
 
-from roofline.capacity import capacity, drafter_reserved_bytes, kv_shared_and_per_sequence_bytes
+from roofline.capacity import capacity, kv_shared_and_per_sequence_bytes
 from roofline.costs import ACTIVATION_BYTES, sequences_per_group, weight_bytes_by_class
 from roofline.engine import step_metrics, weight_only_note
 from roofline.errors import RooflineError, closest_names
@@ -497,8 +497,7 @@ def speculative_metrics(
     bytes_per_token, baseline_flops_per_token, baseline_bytes_per_token, wasted_flops_fraction,
     memory_needed_bytes, fits_in_memory, max_batch, baseline_max_batch (plain decoding's, without a drafter and
     its k + 1 extra tokens), verify_compute_bound, baseline_mbu, baseline_mfu, drafter_overlaps,
-    drafter_memory_bytes (its weights and KV cache on the device it runs on, and drafter_reserved_bytes: what the
-    engine keeps there for it, capacity.drafter_reserved_bytes), draft_busy_time_s and
+    drafter_memory_bytes (its weights and KV cache on the device it runs on), draft_busy_time_s and
     verify_busy_time_s. draft_time_s and verify_time_s are k draft steps and one verify pass over the whole batch;
     the busy times are what the drafter's and the target's devices spend in one iteration: the same, or where a draft
     model elsewhere overlaps (drafter_overlaps) two half-batch passes each, of which the iteration takes the larger,
@@ -627,7 +626,6 @@ def speculative_metrics(
         "baseline_comm_time_s": base["comm_time_s"],
         "drafter_overlaps": np.asarray(overlaps),
         "drafter_memory_bytes": mem["drafter_memory_bytes"],
-        "drafter_reserved_bytes": mem["drafter_reserved_bytes"],  # of it, what the engine keeps for the drafter
         "drafter_usable_memory_bytes": mem["drafter_usable_memory_bytes"],
     }
     return {key: np.broadcast_to(np.asarray(v), shape) for key, v in out.items()}
@@ -636,19 +634,16 @@ def speculative_metrics(
 def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_dep, draft_hw, draft_vocab,
                          speculating, shared_prefix=0, engine=None, draft_engine=None) -> dict:
     """Memory with the drafter counted where it runs and only where it drafts (k > 0): the target's
-    devices carry a co-located drafter's weights, what its engine reserves for it (capacity.drafter_reserved_bytes)
-    and its per-sequence KV; a drafter on `draft_hw` caps the batch by that device's memory instead. `engine`: the
-    engine on the target's devices (capacity: its memory and hybrid window pool), `draft_engine` on the drafter's own
-    device (the same where it shares the target's)."""
+    devices carry a co-located drafter's weights and per-sequence KV; a drafter on `draft_hw` caps the
+    batch by that device's memory instead. `engine`: the engine on the target's devices (capacity: its memory and
+    hybrid window pool), `draft_engine` on the drafter's own device (the same where it shares the target's)."""
     speculating = np.asarray(speculating)
     pool = {"shared_prefix": shared_prefix, "engine": engine}
     if drafter is None:
         out = capacity(hw, target, batch, verify_len, dep, **pool)
-        return {**out, "drafter_memory_bytes": 0.0, "drafter_reserved_bytes": 0.0,
-                "drafter_usable_memory_bytes": out["usable_memory_bytes"]}
+        return {**out, "drafter_memory_bytes": 0.0, "drafter_usable_memory_bytes": out["usable_memory_bytes"]}
+    weights = drafter_weight_bytes(method, drafter, d_dep, draft_hw is not None, draft_vocab, target.vocab_size)
     draft_side = draft_engine if draft_hw is not None else engine
-    reserved = drafter_reserved_bytes(draft_side, method)
-    weights = drafter_weight_bytes(method, drafter, d_dep, draft_hw is not None, draft_vocab, target.vocab_size) + reserved
     draft_ratio = draft_side.window_kv_pool_ratio if draft_side is not None else None
     # the drafter's KV of a shared prefix, held once like the target's, and of each sequence
     shared, per_seq = kv_shared_and_per_sequence_bytes(drafter, verify_len, d_dep, shared_prefix, draft_ratio)
@@ -657,7 +652,7 @@ def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_
         out = capacity(hw, target, batch, verify_len, dep, extra_bytes=on * (weights + shared), extra_bytes_per_seq=on * per_seq,
                        **pool)
         return {**out, "drafter_memory_bytes": on * (weights + shared + per_seq * sequences_per_group(batch, dep)),
-                "drafter_reserved_bytes": on * reserved, "drafter_usable_memory_bytes": out["usable_memory_bytes"]}
+                "drafter_usable_memory_bytes": out["usable_memory_bytes"]}
     main = capacity(hw, target, batch, verify_len, dep, **pool)
     side = capacity(draft_hw, drafter, batch, verify_len, d_dep, weights_bytes=weights, shared_prefix=shared_prefix,
                     engine=draft_side)
@@ -666,7 +661,6 @@ def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_
         "fits_in_memory": main["fits_in_memory"] & np.where(speculating, side["fits_in_memory"], True),
         "max_batch": np.where(speculating, np.minimum(main["max_batch"], side["max_batch"]), main["max_batch"]),
         "drafter_memory_bytes": np.where(speculating, side["memory_needed_bytes"], 0.0),
-        "drafter_reserved_bytes": np.where(speculating, reserved, 0.0),
         "drafter_usable_memory_bytes": side["usable_memory_bytes"],  # its engine's share of the drafter's device
     }
 
@@ -775,8 +769,7 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         best = int(best_k(over_k["tokens_per_s"], over_k["fits_in_memory"], K_SEARCH))
     keys = ("iteration_time_s", "draft_time_s", "verify_time_s", "transfer_time_s", "overhead_time_s", "tau",
             "tokens_per_s", "tokens_per_s_per_user", "speedup", "flops_per_token", "bytes_per_token",
-            "wasted_flops_fraction", "memory_needed_bytes", "drafter_memory_bytes", "drafter_reserved_bytes",
-            "drafter_usable_memory_bytes",
+            "wasted_flops_fraction", "memory_needed_bytes", "drafter_memory_bytes", "drafter_usable_memory_bytes",
             "draft_busy_time_s", "verify_busy_time_s")
     out = {key: float(point[key]) for key in keys}
     rates, rates_source = (None, None)

@@ -120,9 +120,7 @@ def predict_table(point: dict) -> str:
                + (f" ({spec['drafter_weight_dtype']} weights, "
                   + (f"{spec['drafter_expert_dtype']} experts, " if spec.get("drafter_expert_dtype") not in (None, spec["drafter_weight_dtype"])
                      and spec["method"] != "draft" else "")
-                  + ("the target's attention dtype" if spec["method"] == "draft" else "as the target's")
-                  + (f"; {format_si(spec['drafter_reserved_bytes'], 'B')} of it {p['engine']} keeps for the drafter's graphs and buffers"
-                     if spec.get("drafter_reserved_bytes") else "") + ")"
+                  + ("the target's attention dtype)" if spec["method"] == "draft" else "as the target's)")
                   if spec.get("drafter_weight_dtype") else ""),
                f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,} with the drafter)"]
               if spec["k"] > 0 else  # k 0 drafts nothing and holds no drafter (qa101: 'drafter memory 0 B', 'with the drafter')
@@ -574,13 +572,10 @@ def _memory_share_text(e) -> str:
     if e.sampler_logit_copies and (e.sampler_sequences or e.sampler_sequences_small):
         parts.append(f"{e.sampler_logit_copies:g} float32 logit rows of the vocabulary for each of {e.sampler_sequences} "
                      f"sequences ({e.sampler_sequences_small} on a device under 70 GiB or an A100)")
-    layout = [format_si(b, "B") + what for b, what in ((e.memory_reserved_per_rank_bytes, " for each device of the replica past the first"),
-                                                     (e.memory_reserved_dp_attention_bytes, " for each attention-DP group at dp_attention > 1")) if b]
-    drafting = [format_si(b, "B") + what for b, what in ((e.memory_reserved_drafter_bytes, " more beside an EAGLE or MTP head"),
-                                                       (e.memory_reserved_draft_model_bytes, " more beside a draft model")) if b]
+    layout = [format_si(b, "B") + what for b, what in ((e.memory_reserved_per_device_bytes, " for each device of the replica past the first"),
+                                                     (e.memory_reserved_per_dp_group_bytes, " for each attention-DP group at dp_attention > 1")) if b]
     return (share + (", less " + " + ".join(parts) + " reserved" if parts else "")
-            + ("; less " + ", ".join(layout) if layout else "")
-            + ("; where a drafter runs, " + ", ".join(drafting) if drafting else ""))
+            + ("; less " + ", ".join(layout) if layout else ""))
 
 
 def _fitted_lines(fitted: dict | None) -> list[str]:

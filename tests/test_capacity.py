@@ -151,15 +151,16 @@ def test_an_engines_share_of_the_memory_and_its_reserve_by_hand():
     eng = ServingEngine(memory_fraction=0.9, memory_reserved_bytes=1e9, memory_reserved_parallel_bytes=0.5e9,
                         sampler_sequences=1024, sampler_sequences_small=256, sampler_logit_copies=2.0)
     logits = 4 * 128256 * 2.0
-    assert reserved_bytes(eng, h100, model.vocab_size, 1) == pytest.approx(1e9 + logits * 1024, rel=1e-12)
-    assert reserved_bytes(eng, h100, model.vocab_size, 2) == pytest.approx(1.5e9 + logits * 1024, rel=1e-12)
-    assert reserved_bytes(eng, a100, model.vocab_size, 1) == pytest.approx(1e9 + logits * 256, rel=1e-12)  # an A100
-    assert reserved_bytes(eng, l4, model.vocab_size, 1) == pytest.approx(1e9 + logits * 256, rel=1e-12)  # 24 GB
-    layout = replace(eng, memory_reserved_per_rank_bytes=0.1e9, memory_reserved_dp_attention_bytes=2e9)  # SGLang's kind
-    assert reserved_bytes(layout, h100, model.vocab_size, 1) == reserved_bytes(eng, h100, model.vocab_size, 1)  # one device
-    assert reserved_bytes(layout, h100, model.vocab_size, 1, devices=8, dp_attention=8) == pytest.approx(
+    one, two = deployment(model), deployment(model, tp=2)
+    assert reserved_bytes(eng, h100, model.vocab_size, one) == pytest.approx(1e9 + logits * 1024, rel=1e-12)
+    assert reserved_bytes(eng, h100, model.vocab_size, two) == pytest.approx(1.5e9 + logits * 1024, rel=1e-12)
+    assert reserved_bytes(eng, a100, model.vocab_size, one) == pytest.approx(1e9 + logits * 256, rel=1e-12)  # an A100
+    assert reserved_bytes(eng, l4, model.vocab_size, one) == pytest.approx(1e9 + logits * 256, rel=1e-12)  # 24 GB
+    layout = replace(eng, memory_reserved_per_device_bytes=0.1e9, memory_reserved_per_dp_group_bytes=2e9)  # SGLang's kind
+    assert reserved_bytes(layout, h100, model.vocab_size, one) == reserved_bytes(eng, h100, model.vocab_size, one)  # one device
+    assert reserved_bytes(layout, h100, model.vocab_size, deployment(model, dp_attention=8)) == pytest.approx(
         1e9 + logits * 1024 + 7 * 0.1e9 + 8 * 2e9, rel=1e-12)  # 8 devices, 8 attention-DP groups of tp 1
-    assert reserved_bytes(layout, h100, model.vocab_size, 4, devices=16) == pytest.approx(
+    assert reserved_bytes(layout, h100, model.vocab_size, deployment(model, tp=4, pp=4)) == pytest.approx(
         1.5e9 + logits * 1024 + 15 * 0.1e9, rel=1e-12)  # tp 4 x pp 4: no DP attention
     dep = deployment(model, tp=2)
     r = 1.5e9 + logits * 1024
@@ -171,33 +172,3 @@ def test_an_engines_share_of_the_memory_and_its_reserve_by_hand():
     cap = capacity(h100, model, 1, 1024, dep, engine=eng)
     per_seq = 1024 * 64 * 1024
     assert int(cap["max_batch"]) == int((0.9 * h100.mem_bytes - r - float(cap["weight_bytes"])) // per_seq)
-
-
-@pytest.mark.slow
-def test_an_engine_keeps_its_drafter_reserve_only_where_and_while_a_drafter_runs():
-    """SGLang's server_args.py takes 2 GiB more from its share beside an EAGLE / MTP drafter and 6 GiB beside a draft
-    model (STANDALONE), none for n-gram lookup: memory_reserved_drafter and memory_reserved_draft_model, on the device
-    the drafter drafts on, at k > 0 only, and nothing under an engine with no share of its own (ideal)."""
-    from roofline.speculation import speculative_metrics
-
-    gib = 2.0**30
-    l4, DRAFT = load_hardware("l4"), load_model("llama-3.2-1b")
-    k = np.array([0, 3])
-    for method, extra, where in (("eagle", 2, {}), ("mtp", 2, {}), ("draft", 6, {"draft": DRAFT}), ("ngram", 0, {}),
-                                 ("draft", 6, {"draft": DRAFT, "draft_hw": l4})):
-        hw, model = (H200, load_model("deepseek-v3")) if method == "mtp" else (load_hardware("h100-sxm"), LLAMA)
-        sglang = load_engine("sglang").for_hardware(hw)
-        zero = dict(memory_reserved_drafter_bytes=0.0, memory_reserved_draft_model_bytes=0.0)
-        none = replace(sglang, **zero, general=replace(sglang.general, **zero))  # a drafter elsewhere starts from general
-        args = dict(method=method, alpha=0.7, dep=deployment(model, tp=8 if method == "mtp" else 1), **where)
-        kept = speculative_metrics(hw, model, 16, 4096, k, engine=sglang, **args)
-        free = speculative_metrics(hw, model, 16, 4096, k, engine=none, **args)
-        assert list(kept["drafter_reserved_bytes"]) == [0.0, extra * gib], (method, where)
-        assert list(kept["drafter_memory_bytes"] - free["drafter_memory_bytes"]) == [0.0, extra * gib], (method, where)
-        if "draft_hw" not in where:  # on the target's devices: the batch that fits shrinks by it, plain decoding's not
-            assert kept["max_batch"][0] == free["max_batch"][0] > 16
-            per_seq = free["memory_needed_bytes"][1] - speculative_metrics(hw, model, 15, 4096, 3, engine=none,
-                                                                           **args)["memory_needed_bytes"]
-            assert free["max_batch"][1] - kept["max_batch"][1] == pytest.approx(extra * gib / per_seq, abs=1), (method, where)
-    ideal = speculative_metrics(H200, LLAMA, 16, 4096, 3, method="eagle", alpha=0.7, engine=load_engine("ideal"))
-    assert float(ideal["drafter_reserved_bytes"]) == 0.0

@@ -1372,3 +1372,12 @@ def test_an_engines_memory_sizes_read_zero_in_any_unit_and_stop_at_a_pebibyte(ro
     assert code == 0 and "memory_reserved: 0 GiB" in (tmp_path / "z.yaml").read_text()
     code, _, err = roofline("engines", "new", "w", "--from", "vllm", "--set", "memory_reserved_parallel=2 PiB", "--dir", tmp_path)
     assert code == 2 and "memory_reserved_parallel: expected a memory size of at most 1 PiB, found '2 PiB'" in err
+
+
+@pytest.mark.slow
+def test_engines_diff_names_a_memory_size_override_by_its_profile_key(roofline):
+    """qa169: `engines diff sglang vllm` printed 'overrides a100-pcie-40gb: memory_reserved_per_dp_group_bytes', the
+    dataclass field, where every other row reads the profile's key; the value is a size with its unit."""
+    code, out, _ = roofline("engines", "diff", "vllm", "sglang")
+    (line,) = [ln for ln in out.splitlines() if ln.startswith("overrides a100-pcie-40gb: memory_reserved_per_dp_group")]
+    assert code == 0 and "_bytes" not in line and "503 MB" in line

@@ -22,7 +22,6 @@ import pytest
 from roofline.capacity import (
     LOGIT_BYTES,
     capacity,
-    drafter_reserved_bytes,
     kv_shared_and_per_sequence_bytes,
     reserved_bytes,
     usable_bytes_for,
@@ -54,18 +53,24 @@ def budget_gib(row) -> float:
     return float(out["usable_memory_bytes"] - out["weight_bytes"]) / GIB
 
 
+def layout(row):
+    """The row's tp and pp (reserved_bytes reads a deployment's layout, not its model: any model that splits so)."""
+    return deployment(load_model("llama-3.1-70b"), tp=int(row.tp), pp=int(row.pp))
+
+
 def vllm_kv_gib(row, engine=None) -> float:
     """The KV cache vllm's profile gives the row's deployment at the row's utilisation, beside the logged weights."""
     hw = load_hardware(row.hardware)
     engine = replace((engine or load_engine("vllm")).for_hardware(hw), memory_fraction=float(row.memory_utilization))
-    return budget_gib(row) - reserved_bytes(engine, hw, int(row.vocab_size), int(row.tp)) / GIB
+    return budget_gib(row) - reserved_bytes(engine, hw, int(row.vocab_size), layout(row)) / GIB
 
 
 def reserve_design() -> tuple[np.ndarray, np.ndarray]:
     """(A, R): the logged reserve R = utilisation x memory - weights - KV cache of each row (GiB), and its terms
     [1, tp > 1, float32 logits of max_num_seqs sequences x the vocabulary] in GiB (capacity.reserved_bytes)."""
     one = replace(load_engine("vllm"), memory_reserved_bytes=0.0, memory_reserved_parallel_bytes=0.0, sampler_logit_copies=1.0)
-    logits = [reserved_bytes(one.for_hardware(load_hardware(r.hardware)), load_hardware(r.hardware), int(r.vocab_size), 1) / GIB
+    logits = [reserved_bytes(one.for_hardware(load_hardware(r.hardware)), load_hardware(r.hardware), int(r.vocab_size),
+                             deployment(load_model("llama-3.1-8b"))) / GIB
               for r in ROWS.itertuples()]
     design = np.c_[np.ones(len(ROWS)), (ROWS["tp"].astype(int) > 1).astype(float), logits]
     reserve = np.array([budget_gib(r) for r in ROWS.itertuples()]) - ROWS["kv_gib"].astype(float).to_numpy()
@@ -218,21 +223,17 @@ def sglang_graph_batch(memory_mib: float, tp: int) -> tuple[int, int]:
     return next((c, b) for below_mib, c, b in tiers if memory_mib < below_mib)
 
 
-def sglang_default_share(memory_mib: float, tp: int = 1, speculative_algorithm: str | None = None, pp: int = 1,
-                         dp: int = 1) -> float:
+def sglang_default_share(memory_mib: float, tp: int = 1, pp: int = 1, dp: int = 1) -> float:
     """SGLang's default --mem-fraction-static (server_args.py _handle_gpu_memory_settings, as qa167 read it): (memory -
     reserved) / memory, reserved = 512 + 1.5 x max(chunked prefill, 2048) + 2 x the CUDA-graph batch + tp x pp / 8 x 1024
     MiB, with DP attention over dp groups 3 x graph batch x dp more and 1.5 x graph batch x dp above a graph batch of 300,
-    at least 10 GiB above 60 GB, then 6 GiB more for a STANDALONE draft model, 2 GiB for another speculative algorithm
-    but NGRAM; the chunked prefill size and the graph batch by the device's memory."""
+    at least 10 GiB above 60 GB; the chunked prefill size and the graph batch by the device's memory."""
     chunk, batch = sglang_graph_batch(memory_mib, tp)
     reserved = 512 + 1.5 * max(chunk, 2048) + 2 * batch + tp * pp / 8 * 1024
     if dp > 1:
         reserved += 3 * batch * dp + (1.5 * batch * dp if batch > 300 else 0)
     if memory_mib > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
-    if speculative_algorithm is not None:
-        reserved += 6 * 1024 if speculative_algorithm == "STANDALONE" else 0 if speculative_algorithm == "NGRAM" else 2 * 1024
     return round((memory_mib - reserved) / memory_mib, 3)
 
 
@@ -252,13 +253,9 @@ def test_sglangs_share_of_each_gpu_is_its_server_args_formula():
         want = 0.835 if name == "h100-sxm-94gb" else sglang_default_share(hw.mem_bytes / 2**20)
         on_hw = sglang.for_hardware(hw)
         assert on_hw.memory_fraction == want, name
-        if name != "h100-sxm-94gb":  # a drafter's reserve: its share with speculation, to the formula's rounding
+        if name != "h100-sxm-94gb":
             mib = hw.mem_bytes / 2**20
-            for algorithm, method in (("EAGLE3", "eagle"), ("NEXTN", "mtp"), ("STANDALONE", "draft"), ("NGRAM", "ngram")):
-                share = sglang_default_share(mib, speculative_algorithm=algorithm)
-                kept = want * hw.mem_bytes - drafter_reserved_bytes(on_hw, method)
-                assert kept == pytest.approx(share * hw.mem_bytes, abs=0.001 * hw.mem_bytes), (name, algorithm)  # rounded twice
-            # tp, pp and DP attention (memory_reserved_per_rank, memory_reserved_dp_attention), but for the graph batch's
+            # tp, pp and DP attention (memory_reserved_per_device, memory_reserved_per_dp_group), but for the graph batch's
             # own 2 MiB a sequence, larger from tp 4 on a device under 160 GB (not modelled: the profile's source says so)
             for tp, pp, dp in ((2, 1, 1), (8, 1, 1), (4, 2, 1), (1, 1, 8), (2, 1, 4), (1, 2, 4)):
                 dep = deployment(DEEPSEEK, tp=tp, dp_attention=dp, pp=pp)

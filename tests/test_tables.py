@@ -475,19 +475,12 @@ def test_predict_says_where_its_usable_memory_comes_from(roofline):
 
 
 @pytest.mark.slow
-def test_what_an_engine_keeps_for_a_drafter_is_said_in_predict_and_engines_show():
-    """sglang keeps 2 GiB beside an EAGLE head (server_args.py): predict's drafter line says how much of the drafter's
-    memory it is, `engines show` when it is kept, and what a parallel layout keeps; an engine keeping none says
-    nothing of it."""
+def test_what_an_engine_keeps_in_a_parallel_layout_is_said_in_engines_show():
+    """sglang's share shrinks with the replica's devices and its attention-DP groups (server_args.py): `engines show`
+    says by how much; an engine keeping none says nothing of it."""
     from roofline.serving import load_engine
     from roofline.tables import engine_table
 
-    sglang = roofline.predict("h100-sxm", "llama-3.1-8b", 32, 4096, engine="sglang", method="eagle", k=3, alpha=0.7)
-    assert sglang["spec"]["drafter_reserved_bytes"] == 2 * 2**30
-    assert "(bf16 weights, as the target's; 2.15 GB of it sglang keeps for the drafter's graphs and buffers)" in predict_table(sglang)
-    vllm = roofline.predict("h100-sxm", "llama-3.1-8b", 32, 4096, engine="vllm", method="eagle", k=3, alpha=0.7)
-    assert vllm["spec"]["drafter_reserved_bytes"] == 0 and "keeps for the drafter" not in predict_table(vllm)
     assert ("0.835 of the memory; less 134 MB for each device of the replica past the first, 2.42 GB for each attention-DP "
-            "group at dp_attention > 1; where a drafter runs, 2.15 GB more beside an EAGLE or MTP head, 6.44 GB more beside "
-            "a draft model") in engine_table(load_engine("sglang"))
-    assert "where a drafter runs" not in engine_table(load_engine("vllm"))
+            "group at dp_attention > 1") in engine_table(load_engine("sglang"))
+    assert "for each device of the replica" not in engine_table(load_engine("vllm"))
