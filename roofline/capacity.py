@@ -9,10 +9,11 @@ On the busiest device (layout.py, costs.py):
                 (0 when the weights alone do not fit)
     usable    = memory * usable_memory_fraction               (no engine, or one without memory_fraction: ideal)
               = f * memory - R                                (an engine's memory_fraction f of the device: vLLM, SGLang)
-              = W + f * (memory - W - R)                      (of the free memory: TensorRT-LLM), W = weights + extra
-    R         = memory_reserved + memory_reserved_parallel [tp > 1] + memory_reserved_per_device * (N - 1)
+              = min(W, memory - R) + f * max(memory - W - R, 0)  (of the free memory: TensorRT-LLM), W = weights + extra
+                                                              (W + f (memory - W - R) while the weights leave memory free)
+    R         = memory_reserved + memory_reserved_parallel [D > 1] + memory_reserved_per_device * (N - 1)
                 + memory_reserved_per_dp_group * dp_attention [dp_attention > 1] + 4 B * vocabulary * sampler_logit_copies * S
-    N         = the replica's devices, tp * dp_attention * pp
+    D, N      = the devices of a pipeline stage, tp * dp_attention, and of the replica, D * pp
     S         = sampler_sequences, or sampler_sequences_small on a device under 70 GiB or an A100 (serving.py)
 
 `extra` and `extra_per_sequence` carry a drafter that shares the device (its weights; its KV cache per
@@ -36,11 +37,11 @@ LOGIT_BYTES = 4  # a sampler's logits are float32
 
 def reserved_bytes(engine: ServingEngine, hw: HardwareSpec, vocab_size: int, dep: Deployment) -> float:
     """R (module docstring): the memory of a device `engine` keeps from weights and KV cache, for a model of
-    `vocab_size` tokens laid out as `dep` (its tp, its devices N and its attention-DP groups)."""
+    `vocab_size` tokens laid out as `dep` (its devices D a stage and N in all, its attention-DP groups)."""
     small = hw.mem_bytes < SMALL_DEVICE_BYTES or hw.engine_family.startswith("a100")
     sequences = engine.sampler_sequences_small if small else engine.sampler_sequences
     sampler_bytes = LOGIT_BYTES * vocab_size * engine.sampler_logit_copies * sequences
-    return (engine.memory_reserved_bytes + (engine.memory_reserved_parallel_bytes if dep.tp > 1 else 0.0)
+    return (engine.memory_reserved_bytes + (engine.memory_reserved_parallel_bytes if dep.devices_per_stage > 1 else 0.0)
             + engine.memory_reserved_per_device_bytes * (dep.devices - 1)
             + (engine.memory_reserved_per_dp_group_bytes * dep.dp_attention if dep.dp_attention > 1 else 0.0)
             + sampler_bytes)
@@ -53,7 +54,7 @@ def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         return f"the hardware profile's {hw.usable_memory_fraction:.0%} of {format_si(hw.mem_bytes, 'B')}"
     reserve = reserved_bytes(engine, hw, model.vocab_size, dep)
     if engine.memory_fraction_of == "free":
-        less = f" and {format_si(reserve, 'B')} reserved" if reserve > 0 else ""
+        less = f" and a {format_si(reserve, 'B')} reserve" if reserve > 0 else ""
         return (f"the weights and {engine.name}'s {engine.memory_fraction:g} of what {format_si(hw.mem_bytes, 'B')} "
                 f"leaves beside them{less}")
     less = f" less {format_si(reserve, 'B')} reserved" if reserve > 0 else ""
@@ -66,7 +67,8 @@ def usable_bytes_for(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
         return hw.usable_mem_bytes
     f, reserve = engine.memory_fraction, reserved_bytes(engine, hw, model.vocab_size, dep)
     if engine.memory_fraction_of == "free":
-        return weights_bytes + f * (hw.mem_bytes - weights_bytes - reserve)
+        free_bytes = hw.mem_bytes - weights_bytes - reserve  # none: the device's memory less R, which W exceeds
+        return np.minimum(weights_bytes, hw.mem_bytes - reserve) + f * np.maximum(free_bytes, 0.0)
     return f * hw.mem_bytes - reserve
 
 

@@ -551,7 +551,8 @@ def memory_bound(engine: ServingEngine | None) -> ServingEngine | None:
     of the memory as the engine sets it (vLLM's --gpu-memory-utilization, SGLang's --mem-fraction-static), the most a
     row's run can have held. A row's batch is capped by it, not by the estimate, so that the reserve's error (about
     1 GiB a device, more on some: docs/ACCURACY.md) does not cut a batch the row's engine ran. The reserves a source
-    gives as the engine's own arithmetic (SGLang's per device and per attention-DP group) stay."""
+    gives as the engine's own arithmetic (SGLang's per device and per attention-DP group) stay; trtllm's fitted one goes
+    (0.9 of the free memory without it is more than TensorRT-LLM can have held)."""
     if engine is None:
         return None
     return replace(engine, memory_reserved_bytes=0.0, memory_reserved_parallel_bytes=0.0, sampler_logit_copies=0.0)

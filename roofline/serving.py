@@ -46,7 +46,7 @@ that produced it) adds physical terms to the roofline step of engine.py:
     memory           what a device gives weights and KV cache (capacity.py): `memory_fraction` f of its memory M (vLLM's
                      --gpu-memory-utilization, SGLang's --mem-fraction-static) less a reserve R that is not KV cache,
                      f M - R; or, `memory_fraction_of: free` (TensorRT-LLM's free_gpu_memory_fraction), W + f (M - W - R)
-                     with W the weights; R = memory_reserved + memory_reserved_parallel (at tp > 1: communication
+                     with W the weights; R = memory_reserved + memory_reserved_parallel (on a stage of more than one device: communication
                      buffers) + memory_reserved_per_device x (N - 1) (N the replica's devices, tp x dp_attention x pp:
                      SGLang's tp x pp / 8 GiB) + memory_reserved_per_dp_group x dp_attention (at dp_attention > 1:
                      SGLang's padding buffers) + 4 B x vocabulary x sampler_logit_copies x S (the float32 logits of the profiling run's
@@ -227,7 +227,7 @@ class ServingEngine:
     memory_fraction: float | None = None  # None: the hardware profile's usable_memory_fraction (module docstring, memory)
     memory_fraction_of: str = "device"  # "device": f M - R (vLLM, SGLang); "free": W + f (M - W - R) (TensorRT-LLM)
     memory_reserved_bytes: float = 0.0
-    memory_reserved_parallel_bytes: float = 0.0  # on top, at tp > 1
+    memory_reserved_parallel_bytes: float = 0.0  # on top, on a stage of more than one device (tp x dp_attention > 1)
     memory_reserved_per_device_bytes: float = 0.0  # on top, for each device of the replica past the first
     memory_reserved_per_dp_group_bytes: float = 0.0  # on top, for each attention-DP group where there are several
     sampler_sequences: int = 0

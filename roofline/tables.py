@@ -568,12 +568,15 @@ def _memory_share_text(e) -> str:
     share = (f"{e.memory_fraction:g} of the memory left beside the weights" if e.memory_fraction_of == "free"
              else f"{e.memory_fraction:g} of the memory")
     parts = [format_si(b, "B") + what for b, what in ((e.memory_reserved_bytes, ""),
-                                                    (e.memory_reserved_parallel_bytes, " more at tp > 1")) if b]
+                                                    (e.memory_reserved_parallel_bytes, " more on a stage of more than one device")) if b]
     if e.sampler_logit_copies and (e.sampler_sequences or e.sampler_sequences_small):
         parts.append(f"{e.sampler_logit_copies:g} float32 logit rows of the vocabulary for each of {e.sampler_sequences} "
                      f"sequences ({e.sampler_sequences_small} on a device under 70 GiB or an A100)")
     layout = [format_si(b, "B") + what for b, what in ((e.memory_reserved_per_device_bytes, " for each device of the replica past the first"),
                                                      (e.memory_reserved_per_dp_group_bytes, " for each attention-DP group at dp_attention > 1")) if b]
+    if e.memory_fraction_of == "free":  # f (M - W - R): the reserve inside the share's base, not taken after it
+        kept = ", ".join(parts + layout)
+        return share + (f" and a reserve ({kept})" if kept else "")
     return (share + (", less " + " + ".join(parts) + " reserved" if parts else "")
             + ("; less " + ", ".join(layout) if layout else ""))
 

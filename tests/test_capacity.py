@@ -141,8 +141,9 @@ def test_a_drafter_on_its_own_device_is_charged_that_devices_window_pool():
 
 def test_an_engines_share_of_the_memory_and_its_reserve_by_hand():
     """capacity.py's usable memory: f M - R on the device (vLLM, SGLang), W + f (M - W - R) of the free memory
-    (TensorRT-LLM's kind), R = reserved + parallel at tp > 1 + 4 B x vocabulary x copies x sequences (1024, or 256 on a
-    device under 70 GiB or an A100: vLLM's default max_num_seqs); none of it without memory_fraction (ideal)."""
+    (TensorRT-LLM's kind), R = reserved + parallel on a stage of more than one device (tp x dp_attention) + 4 B x
+    vocabulary x copies x sequences (1024, or 256 on a device under 70 GiB or an A100: vLLM's default max_num_seqs);
+    none of it without memory_fraction (ideal)."""
     from roofline.capacity import reserved_bytes, usable_bytes_for
     from roofline.serving import ServingEngine
 
@@ -159,7 +160,8 @@ def test_an_engines_share_of_the_memory_and_its_reserve_by_hand():
     layout = replace(eng, memory_reserved_per_device_bytes=0.1e9, memory_reserved_per_dp_group_bytes=2e9)  # SGLang's kind
     assert reserved_bytes(layout, h100, model.vocab_size, one) == reserved_bytes(eng, h100, model.vocab_size, one)  # one device
     assert reserved_bytes(layout, h100, model.vocab_size, deployment(model, dp_attention=8)) == pytest.approx(
-        1e9 + logits * 1024 + 7 * 0.1e9 + 8 * 2e9, rel=1e-12)  # 8 devices, 8 attention-DP groups of tp 1
+        1.5e9 + logits * 1024 + 7 * 0.1e9 + 8 * 2e9, rel=1e-12)  # 8 devices of a stage (qa172: parallel at tp 1 too), 8 groups
+    assert reserved_bytes(eng, h100, model.vocab_size, deployment(model, pp=2)) == reserved_bytes(eng, h100, model.vocab_size, one)
     assert reserved_bytes(layout, h100, model.vocab_size, deployment(model, tp=4, pp=4)) == pytest.approx(
         1.5e9 + logits * 1024 + 15 * 0.1e9, rel=1e-12)  # tp 4 x pp 4: no DP attention
     dep = deployment(model, tp=2)
@@ -167,6 +169,8 @@ def test_an_engines_share_of_the_memory_and_its_reserve_by_hand():
     assert usable_bytes_for(h100, model, dep, eng, 8e9) == pytest.approx(0.9 * h100.mem_bytes - r, rel=1e-12)
     free = replace(eng, memory_fraction_of="free")
     assert usable_bytes_for(h100, model, dep, free, 8e9) == pytest.approx(8e9 + 0.9 * (h100.mem_bytes - 8e9 - r), rel=1e-12)
+    # weights past the free memory leave none: the device's memory less R, never above it (qa172: 86.6 GB of 85.5)
+    assert usable_bytes_for(h100, model, dep, free, 2 * h100.mem_bytes) == pytest.approx(h100.mem_bytes - r, rel=1e-12)
     assert usable_bytes_for(h100, model, dep, replace(eng, memory_fraction=None), 8e9) == h100.usable_mem_bytes
     # capacity sizes the batch in it: the KV cache of one 1024-token sequence a device at tp 2 is 64 KiB a token
     cap = capacity(h100, model, 1, 1024, dep, engine=eng)

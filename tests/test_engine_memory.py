@@ -1,4 +1,5 @@
-"""Memory against serving engines' own start-up logs (measurements/engine-memory.csv, docs/ACCURACY.md "Memory").
+"""Memory against serving engines' own start-up logs and measured capacities (measurements/engine-memory.csv,
+engine-capacity.csv; docs/ACCURACY.md "Memory against the engines' own logs").
 
 - weights: the bytes a device holds by the model profile (capacity.py's weight_bytes) against the engine's
   "Model loading took X GiB" / "weights memory", within 1% (rows whose notes say `weights_miss` are known misses);
@@ -7,7 +8,10 @@
   logged (vLLM takes its utilisation of the total CUDA reports, 0.4-0.5 GiB below the profiles' nvidia-smi figure,
   and keeps its profiling run's activations and buffers out);
 - vllm's reserve (capacity.reserved_bytes: memory_reserved, memory_reserved_parallel, sampler_logit_copies) is the
-  least-squares fit of the logged reserves, and predicts each source left out of that fit better than no reserve.
+  least-squares fit of the logged reserves, and predicts each source left out of that fit better than no reserve;
+- trtllm's (0.9 of the free memory less memory_reserved and memory_reserved_parallel) is the least-squares fit of the
+  TensorRT-LLM capacities measured in measurements/engine-capacity.csv, whose max concurrencies it then gives;
+- sglang's share of every GPU at six layouts is SGLang's server_args.py formula.
 
 `python tests/test_engine_memory.py` prints the table, the fit and the left-out errors these checks read.
 """
@@ -131,7 +135,8 @@ def test_weights_per_device_match_what_the_engine_loaded(row):
 
 @pytest.mark.xfail(strict=True, reason="known misses (the rows' notes): vLLM loads more a device than the profile's "
                                       "parameters for Llama-4-Scout (+5.8%), gpt-oss-120b (+8.7% at tp 1, +13.4% at tp 4) "
-                                      "and Llama-3.1-8B's W4A16 checkpoint (+1.3%: its group scales)")
+                                      "and Llama-3.1-8B's W4A16 checkpoint (+1.3%, 0.07 GiB beyond its group scales, "
+                                      "which the int4 dtype counts)")
 @pytest.mark.parametrize("row", [r for r in PROFILED if "weights_miss" in r.notes], ids=lambda r: f"{r.model}-tp{r.tp}")
 def test_known_weight_misses_stay_misses(row):
     assert weights_gib(row) == pytest.approx(float(row.weights_gib), rel=0.01)
@@ -163,7 +168,8 @@ def test_vllms_reserve_predicts_left_out_sources_better_than_none():
 @pytest.mark.slow
 def test_trtllms_reserve_is_the_least_squares_fit_of_the_measured_capacities():
     """trtllm.yaml: 0.9 of the free memory (memory_fraction_of: free, TensorRT-LLM's free_gpu_memory_fraction) less a
-    reserve fitted to aiconfigurator's 24 measured H100 capacities (4.61 GiB, 0.63 GiB more at tp > 1)."""
+    reserve fitted to aiconfigurator's 24 measured H100 capacities (4.61 GiB, 0.63 GiB more on a stage of more than one
+    device)."""
     design, reserve, _ = trtllm_reserve_design()
     x, *_ = np.linalg.lstsq(design, reserve, rcond=None)
     trtllm = load_engine("trtllm")
@@ -197,22 +203,6 @@ def test_vllm_gives_the_kv_cache_an_8b_model_logged_on_one_h100():
     assert len(rows) == 2  # the two logs named above: the check below runs on both
     for row in rows:
         assert vllm_kv_gib(row) == pytest.approx(float(row.kv_gib), abs=1.0)
-
-
-if __name__ == "__main__":
-    design, reserve = reserve_design()
-    x, *_ = np.linalg.lstsq(design, reserve, rcond=None)
-    errors = left_out_errors_gib(design, reserve)
-    with pd.option_context("display.width", 220, "display.max_columns", 20):
-        print(table().round(2).to_string(index=False))
-    print(f"\nleast squares: memory_reserved {x[0]:.3f} GiB, memory_reserved_parallel {x[1]:.3f} GiB, "
-          f"sampler_logit_copies {x[2]:.3f}; in sample median |error| {np.median(np.abs(design @ x - reserve)):.2f} GiB")
-    print(f"each source left out: median |error| {np.median(np.abs(errors)):.2f} GiB, p90 {np.percentile(np.abs(errors), 90):.2f}; "
-          f"nothing reserved: {np.median(np.abs(reserve)):.2f}, p90 {np.percentile(np.abs(reserve), 90):.2f}")
-    for source in ROWS["source_id"].unique():
-        mine = (ROWS["source_id"] == source).to_numpy()
-        print(f"  {source}: {mine.sum()} rows, left out {np.median(np.abs(errors[mine])):.2f} GiB, "
-              f"nothing reserved {np.median(np.abs(reserve[mine])):.2f}")
 
 
 def sglang_graph_batch(memory_mib: float, tp: int) -> tuple[int, int]:
@@ -265,3 +255,28 @@ def test_sglangs_share_of_each_gpu_is_its_server_args_formula():
                     share * hw.mem_bytes, abs=0.001 * hw.mem_bytes), (name, tp, pp, dp)
         checked.append(name)
     assert len(checked) >= 18
+
+
+if __name__ == "__main__":
+    design, reserve = reserve_design()
+    x, *_ = np.linalg.lstsq(design, reserve, rcond=None)
+    errors = left_out_errors_gib(design, reserve)
+    with pd.option_context("display.width", 220, "display.max_columns", 20):
+        print(table().round(2).to_string(index=False))
+    print(f"\nleast squares: memory_reserved {x[0]:.3f} GiB, memory_reserved_parallel {x[1]:.3f} GiB, "
+          f"sampler_logit_copies {x[2]:.3f}; in sample median |error| {np.median(np.abs(design @ x - reserve)):.2f} GiB")
+    print(f"each source left out: median |error| {np.median(np.abs(errors)):.2f} GiB, p90 {np.percentile(np.abs(errors), 90):.2f}; "
+          f"nothing reserved: {np.median(np.abs(reserve)):.2f}, p90 {np.percentile(np.abs(reserve), 90):.2f}")
+    for source in ROWS["source_id"].unique():
+        mine = (ROWS["source_id"] == source).to_numpy()
+        print(f"  {source}: {mine.sum()} rows, left out {np.median(np.abs(errors[mine])):.2f} GiB, "
+              f"nothing reserved {np.median(np.abs(reserve[mine])):.2f}")
+    design, reserve, _ = trtllm_reserve_design()
+    x, *_ = np.linalg.lstsq(design, reserve, rcond=None)
+    trtllm = load_engine("trtllm")
+    errors = np.array([trtllm_max_batch(r, trtllm) / r.max_concurrency - 1 for r in CAPACITIES.itertuples()])
+    print(f"\ntrtllm (engine-capacity.csv, {len(reserve)} rows): least squares memory_reserved {x[0]:.3f} GiB, "
+          f"memory_reserved_parallel {x[1]:.3f} GiB; in sample median |error| {np.median(np.abs(design @ x - reserve)):.2f} "
+          f"GiB, p90 {np.percentile(np.abs(design @ x - reserve), 90):.2f}; the shipped profile's max batch against the "
+          f"measured: median |error| {np.median(np.abs(errors)):.1%}, largest {np.abs(errors).max():.1%}")
+
