@@ -46,13 +46,14 @@ that produced it) adds physical terms to the roofline step of engine.py:
     memory           what a device gives weights and KV cache (capacity.py): `memory_fraction` f of its memory M (vLLM's
                      --gpu-memory-utilization, SGLang's --mem-fraction-static) less a reserve R that is not KV cache,
                      f M - R; or, `memory_fraction_of: free` (TensorRT-LLM's free_gpu_memory_fraction), W + f (M - W - R)
-                     with W the weights; R = memory_reserved + memory_reserved_parallel (on a stage of more than one device: communication
-                     buffers) + memory_reserved_per_device x (N - 1) (N the replica's devices, tp x dp_attention x pp:
-                     SGLang's tp x pp / 8 GiB) + memory_reserved_per_dp_group x dp_attention (at dp_attention > 1:
-                     SGLang's padding buffers) + 4 B x vocabulary x sampler_logit_copies x S (the float32 logits of the profiling run's
-                     sampler for S sequences: `sampler_sequences`, or `sampler_sequences_small` on a device under 70 GiB
-                     or an A100, vLLM's default max_num_seqs). `memory_fraction` null (ideal): the hardware profile's
-                     usable_memory_fraction of M, nothing reserved
+                     with W the weights; R = memory_reserved + memory_reserved_parallel (on a stage of more than one
+                     device: communication buffers) + memory_reserved_per_device x (N - 1) (N the replica's devices,
+                     tp x dp_attention x pp: SGLang's tp x pp / 8 GiB) + memory_reserved_per_dp_group x dp_attention
+                     (at dp_attention > 1: SGLang's padding buffers) + 4 B x vocabulary x sampler_logit_copies x S (the
+                     float32 logits of the profiling run's sampler for S sequences: `sampler_sequences`, or
+                     `sampler_sequences_small` on a device under 70 GiB or an A100, vLLM's default max_num_seqs).
+                     `memory_fraction` null (ideal): the hardware profile's usable_memory_fraction of M, nothing
+                     reserved
     KV memory        `window_kv_pool_ratio` r (None: every sliding-window layer holds min(S, window) entries a
                      sequence, vLLM's hybrid allocator): SGLang's hybrid SWA pool for a model with full and sliding
                      layers (its --swa-full-tokens-ratio), a window pool of r x the full pool's tokens, so a sequence
