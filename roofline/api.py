@@ -654,7 +654,9 @@ def predict(
                                    f"{spec['drafter_memory_bytes'] / 1e9:.1f} GB of {drafter_usable / 1e9:.1f} GB usable "
                                    f"(max batch {spec['max_batch']:,} with the drafter)")
         elif not spec["fits_in_memory"]:
-            with_drafter = (f"{spec['memory_needed_bytes'] / 1e9:.1f} GB per device of {out['usable_memory_bytes'] / 1e9:.1f} GB "
+            # a drafter on the target's devices is inside their usable memory: a share of the free memory moves with it
+            usable = drafter_usable if draft_hw is None else out["usable_memory_bytes"]
+            with_drafter = (f"{spec['memory_needed_bytes'] / 1e9:.1f} GB per device of {usable / 1e9:.1f} GB "
                             f"usable (max batch {spec['max_batch']:,} at this context)")
             if memory_warning is None:
                 out["warnings"].insert(0, f"with its drafter, this point does not fit in memory: needs {with_drafter}")  # first

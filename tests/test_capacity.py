@@ -176,3 +176,17 @@ def test_an_engines_share_of_the_memory_and_its_reserve_by_hand():
     cap = capacity(h100, model, 1, 1024, dep, engine=eng)
     per_seq = 1024 * 64 * 1024
     assert int(cap["max_batch"]) == int((0.9 * h100.mem_bytes - r - float(cap["weight_bytes"])) // per_seq)
+
+
+@pytest.mark.slow
+def test_a_drafter_on_the_targets_devices_is_said_against_the_usable_memory_it_has_under_a_free_share():
+    """qa172: under trtllm's share of the free memory a co-located draft model's weights move the usable memory (its
+    0.1 stays with them); predict's 'with its drafter ... does not fit' line gave plain decoding's 79.0 GB, not 79.1."""
+    import roofline
+
+    p = roofline.predict("h100-sxm", "llama-3.1-70b", 64, 4096, engine="trtllm", tp=2, method="draft", draft="llama-3.2-1b",
+                         alpha=0.7)
+    usable = p["spec"]["drafter_usable_memory_bytes"]
+    assert usable > p["usable_memory_bytes"] + 0.05e9  # 0.1 of the drafter's 1.2 GB of weights a device and more
+    (line,) = [w for w in p["warnings"] if w.startswith("does not fit in memory: with its drafter")]
+    assert f"of {usable / 1e9:.1f} GB usable" in line
