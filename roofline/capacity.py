@@ -8,8 +8,8 @@ On the busiest device (layout.py, costs.py):
     max_batch = dp_attention * floor((usable - weights - extra - shared) / (KV per sequence + extra_per_sequence))
                 (0 when the weights alone do not fit)
     usable    = memory * usable_memory_fraction               (no engine, or one without memory_fraction: ideal)
-              = f * memory - R                                (an engine's memory_fraction f of the device: vLLM, SGLang)
-              = min(W, memory - R) + f * max(memory - W - R, 0)  (of the free memory: TensorRT-LLM), W = weights + extra
+              = max(f * memory - R, 0)                        (an engine's memory_fraction f of the device: vLLM, SGLang)
+              = max(min(W, memory - R), 0) + f * max(memory - W - R, 0)  (of the free memory: TensorRT-LLM), W = weights + extra
                                                               (W + f (memory - W - R) while the weights leave memory free)
     R         = memory_reserved + memory_reserved_parallel [D > 1] + memory_reserved_per_device * (N - 1)
                 + memory_reserved_per_dp_group * dp_attention [dp_attention > 1] + 4 B * vocabulary * sampler_logit_copies * S
@@ -54,6 +54,8 @@ def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         return f"the hardware profile's {hw.usable_memory_fraction:.0%} of {format_si(hw.mem_bytes, 'B')}"
     reserve = reserved_bytes(engine, hw, model.vocab_size, dep)
     if engine.memory_fraction_of == "free":
+        if hw.mem_bytes - weight_bytes(model, dep) - reserve <= 0:  # usable_bytes_for's case of no free memory
+            return f"no memory left beside the weights: {format_si(hw.mem_bytes, 'B')} less {engine.name}'s {format_si(reserve, 'B')} reserve"
         less = f" and a {format_si(reserve, 'B')} reserve" if reserve > 0 else ""
         return (f"the weights and {engine.name}'s {engine.memory_fraction:g} of what {format_si(hw.mem_bytes, 'B')} "
                 f"leaves beside them{less}")
@@ -68,8 +70,8 @@ def usable_bytes_for(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
     f, reserve = engine.memory_fraction, reserved_bytes(engine, hw, model.vocab_size, dep)
     if engine.memory_fraction_of == "free":
         free_bytes = hw.mem_bytes - weights_bytes - reserve  # none: the device's memory less R, which W exceeds
-        return np.minimum(weights_bytes, hw.mem_bytes - reserve) + f * np.maximum(free_bytes, 0.0)
-    return f * hw.mem_bytes - reserve
+        return np.maximum(np.minimum(weights_bytes, hw.mem_bytes - reserve), 0.0) + f * np.maximum(free_bytes, 0.0)
+    return max(f * hw.mem_bytes - reserve, 0.0)  # a reserve past the share leaves nothing, not less
 
 
 def kv_shared_and_per_sequence_bytes(model: ModelSpec, context_len, dep: Deployment, shared_prefix=0, window_pool_ratio=None):

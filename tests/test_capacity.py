@@ -171,6 +171,10 @@ def test_an_engines_share_of_the_memory_and_its_reserve_by_hand():
     assert usable_bytes_for(h100, model, dep, free, 8e9) == pytest.approx(8e9 + 0.9 * (h100.mem_bytes - 8e9 - r), rel=1e-12)
     # weights past the free memory leave none: the device's memory less R, never above it (qa172: 86.6 GB of 85.5)
     assert usable_bytes_for(h100, model, dep, free, 2 * h100.mem_bytes) == pytest.approx(h100.mem_bytes - r, rel=1e-12)
+    # a reserve past the device leaves nothing usable, not a negative size (qa173: "-129.2 GB usable")
+    huge = replace(eng, memory_reserved_bytes=2 * h100.mem_bytes)
+    assert usable_bytes_for(h100, model, dep, huge, 8e9) == 0.0
+    assert usable_bytes_for(h100, model, dep, replace(huge, memory_fraction_of="free"), 8e9) == 0.0
     assert usable_bytes_for(h100, model, dep, replace(eng, memory_fraction=None), 8e9) == h100.usable_mem_bytes
     # capacity sizes the batch in it: the KV cache of one 1024-token sequence a device at tp 2 is 64 KiB a token
     cap = capacity(h100, model, 1, 1024, dep, engine=eng)
@@ -190,3 +194,13 @@ def test_a_drafter_on_the_targets_devices_is_said_against_the_usable_memory_it_h
     assert usable > p["usable_memory_bytes"] + 0.05e9  # 0.1 of the drafter's 1.2 GB of weights a device and more
     (line,) = [w for w in p["warnings"] if w.startswith("does not fit in memory: with its drafter")]
     assert f"of {usable / 1e9:.1f} GB usable" in line
+
+
+@pytest.mark.slow
+def test_a_free_share_with_no_memory_beside_the_weights_says_so():
+    """qa173: trtllm's usable memory on four L4 for a 70B model was the device less the reserve, said as '0.9 of what
+    24.2 GB leaves beside them': a formula that does not give it."""
+    import roofline
+
+    p = roofline.predict("l4", "llama-3.1-70b", 1, 1024, engine="trtllm", tp=4)
+    assert not p["fits_in_memory"] and p["usable_memory_text"].startswith("no memory left beside the weights: 24.2 GB less")
