@@ -568,8 +568,10 @@ def _yaml_bytes(where: str, key: str, value: object) -> float:
         return 0.0
     try:
         out = parse_quantity(value, "bytes")
-    except ValueError as exc:
-        raise field_error(where, key, f"a memory size with its unit (1.5 GiB, 800 MB) or 0 ({exc})", value) from None
+    except ValueError:
+        # one statement of what is wanted (session 36's note: "or 0 (a finite positive quantity like '80 GB')")
+        raise field_error(where, key, "a memory size of 0 or more in B, kB, MB, GB, TB, KiB, MiB, GiB or TiB "
+                                      "(1.5 GiB, 800 MB), or a bare 0", value) from None
     if out > 2**50:
         raise field_error(where, key, "a memory size of at most 1 PiB", value)
     return out

@@ -117,11 +117,12 @@ def predict_table(point: dict) -> str:
                " not every batch between them loses): the curve dips and recovers"]
               if (gap := spec.get("not_paying_below_break_even")) else []),
             *([f"    drafter memory     {format_si(spec['drafter_memory_bytes'], 'B')}" + (" on the draft device" if spec.get("draft_hardware") else " per device")
-               + (f" ({spec['drafter_weight_dtype']} weights, "
+               # the figure is the drafter's weights and its KV cache, not its weights alone (session 36's note)
+               + (f": its weights ({spec['drafter_weight_dtype']}, "
                   + (f"{spec['drafter_expert_dtype']} experts, " if spec.get("drafter_expert_dtype") not in (None, spec["drafter_weight_dtype"])
                      and spec["method"] != "draft" else "")
                   + ("the target's attention dtype)" if spec["method"] == "draft" else "as the target's)")
-                  if spec.get("drafter_weight_dtype") else ""),
+                  + " and its KV cache" if spec.get("drafter_weight_dtype") else ""),
                f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,} with the drafter)"]
               if spec["k"] > 0 else  # k 0 drafts nothing and holds no drafter (qa101: 'drafter memory 0 B', 'with the drafter')
               [f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,}: k 0 holds no drafter)"]),

@@ -67,6 +67,17 @@ def test_a_zero_time_in_any_unit_is_no_cost_and_a_negative_one_is_refused():
         engine_from_dict({"name": "x", "source": "s", "host_per_step": "-1 ms"}, "e.yaml")
 
 
+def test_a_bad_memory_size_says_once_what_is_wanted():
+    """Session 36's note: '-3 GB' was refused as 'a memory size with its unit (1.5 GiB, 800 MB) or 0 (a finite positive
+    quantity like '80 GB')': positive, where 0 is allowed, and two parentheses for one rule."""
+    wanted = "expected a memory size of 0 or more in B, kB, MB, GB, TB, KiB, MiB, GiB or TiB (1.5 GiB, 800 MB), or a bare 0, found"
+    for bad in ("-3 GB", "1.5 gigs", 4000, "3 ms"):
+        with pytest.raises(RooflineError) as caught:
+            engine_from_dict({"name": "x", "source": "s", "memory_reserved": bad}, "e.yaml")
+        assert str(caught.value).startswith("e.yaml: memory_reserved: " + wanted), caught.value
+    assert engine_from_dict({"name": "x", "source": "s", "memory_reserved": "0 GB"}, "e.yaml").memory_reserved_bytes == 0.0
+
+
 def test_an_engine_file_with_a_bad_mla_kernel_count_or_quant_count_is_refused():
     with pytest.raises(RooflineError, match="e.yaml: kernels_per_layer_mla.qkv: expected one of"):
         engine_from_dict({"name": "x", "source": "s", "kernels_per_layer_mla": {"qkv": 3}}, "e.yaml")

@@ -418,7 +418,18 @@ def test_an_mtp_drafter_of_fp4_experts_says_its_experts_dtype():
 
     out = roofline.predict("h200", "deepseek-v4-flash", tp=8, method="mtp", k=1, alpha=0.8)
     assert out["spec"]["drafter_expert_dtype"] == "fp4"
-    assert "(fp8 weights, fp4 experts, as the target's)" in predict_table(out)
+    assert ": its weights (fp8, fp4 experts, as the target's) and its KV cache" in predict_table(out)
+
+
+def test_the_drafter_memory_line_says_it_holds_the_kv_cache_too():
+    """Session 36's note: 'drafter memory 1.37 GB per device (bf16 weights, ...)' named the weights alone, where the
+    figure is the drafter's weights and its KV cache at this batch."""
+    import roofline
+    from roofline.tables import predict_table
+
+    out = roofline.predict("h100-sxm", "llama-3.1-70b", tp=2, method="draft", draft="llama-3.2-1b", k=4, alpha=0.8, batch=8)
+    line = next(row for row in predict_table(out).splitlines() if "drafter memory" in row)
+    assert line.endswith("per device: its weights (bf16, the target's attention dtype) and its KV cache"), line
 
 
 def test_an_overrides_flags_are_shown_as_yaml_writes_them():
