@@ -64,6 +64,7 @@ from roofline.serving import (
     host_amortised_note,
     host_carries_gain,
     optimistic,
+    speculation_engine_notes,
     stage_split_dense_note,
     undetermined_note,
 )
@@ -557,6 +558,7 @@ def predict(
                  fitted_family_note(eng, hw), fitted_family_note(eng, draft_hw, "the drafter's device ") if draft_hw and speculates(method, k) else "",
                  shard_note(target, dep), group_note(target, dep), hw.one_domain_note(dep.devices),
                  stage_split_dense_note(eng, target, dep), engine_layout_note(eng, target, dep),
+                 *(speculation_engine_notes(eng, method, batch, dep) if speculates(method, k) else ()),
                  context_note(target, prompt, "prompt") if (prompt or 0) > context else context_note(target, context)):
         if note:
             out["warnings"].append(note)

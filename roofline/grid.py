@@ -58,6 +58,7 @@ from roofline.serving import (
     host_terms_text,
     load_engine,
     optimistic,
+    speculation_engine_notes,
     stage_split_dense_note,
     undetermined_text,
 )
@@ -258,6 +259,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                      fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if draft_hw else "", shard_note(model, dep) + (f" (under {engine.name})" if dep.stage_split and shard_note(model, dep) else ""),
                      group_note(model, dep), hw.one_domain_note(dep.devices), stage_split_dense_note(engine, model, dep),
                      engine_layout_note(on_hw, model, dep),
+                     *(speculation_engine_notes(on_hw, method, int(np.max(sc.axes["batch"])), dep)
+                       if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() else ()),
                      idle, rates_note, reuse, reach, longest, prior, gains,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                                        dep.pp, dep)]:

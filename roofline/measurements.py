@@ -13,9 +13,12 @@ Prediction of a row (docs/ACCURACY.md), with B the row's batch, P = input_len, O
                 inside tp, tp = dp_attention * tp_layout on `gpus` = tp devices, is read that way);
                 R = gpus / N replicas (data parallel), each decoding B_r = B / R sequences
     context     S = P + O / 2                                        (mid-decode)
-    running     b = min(C_r, max_batch(P + O))                        the engine admits only the sequences whose KV
-                                                                     cache fits (capacity.py, usable memory); the
-                                                                     rest wait in its queue. Below, B_r stands for b.
+    running     b = min(C_r, max_batch(P + O)[, C_spec])              the engine admits only the sequences whose KV
+                                                                     cache fits (capacity.py, usable memory), and on
+                                                                     a speculative row no more than C_spec, the
+                                                                     engine's max_running_requests_speculating
+                                                                     (SGLang's default 48); the rest wait in its
+                                                                     queue. Below, B_r stands for b.
                 C_r = concurrency / R where the row gives the mean number of requests in flight over the run
                 (`concurrency`, SGLang bench_serving's "Concurrency": the sum of request latencies over the
                 duration, by Little's law what the engine ran on average; for a time-per-token row whose server
@@ -563,9 +566,13 @@ def running_batch(g: _Group, engine: ServingEngine | None = None) -> np.ndarray:
     else its B_r, capped by the largest batch whose KV cache of P + O tokens each fits beside the weights
     (capacity.max_batch, in the memory `engine` (made for the row's device) can at most give weights and KV cache:
     memory_bound; under its window pool; at least 1). A mean in flight below 1 (a run idle between
-    requests, or 0.999 of a concurrency-1 run) runs one sequence while it runs."""
+    requests, or 0.999 of a concurrency-1 run) runs one sequence while it runs. A speculative row runs no more than
+    the engine's max_running_requests_speculating (SGLang's default cap while speculating: C_spec)."""
     cap = capacity(g.hw, g.model, 1, g.input_len + g.output_len, g.dep, engine=memory_bound(engine))["max_batch"]
     asked = np.maximum(np.where(np.isnan(g.concurrency), g.batch, g.concurrency), 1.0)
+    spec_cap = engine.max_running_requests_speculating if engine is not None and g.method != "none" else None
+    if spec_cap is not None:
+        asked = np.minimum(asked, float(spec_cap))
     return np.minimum(asked, np.maximum(cap, 1).astype(np.float64))
 
 

@@ -59,6 +59,12 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      layers (its --swa-full-tokens-ratio), a window pool of r x the full pool's tokens, so a sequence
                      of S tokens is charged max(S, m / r) entries on a full layer and max(r S, m) on a sliding one,
                      m = min(S, the largest window) (costs.kv_cache_bytes); reads are not affected
+    speculation      `max_running_requests_speculating` C (None: no cap): the sequences the engine runs at once when
+                     it speculates and its own cap is left at its default (SGLang resets --max-running-requests to 48
+                     for every speculative algorithm); a batch above C is queued, not decoded together, so predict and
+                     sweeps say so and `roofline accuracy` runs such a row at C (measurements.running_batch).
+                     `speculation_refused_with_dp_attention`: the methods the engine refuses under attention DP (SGLang's
+                     STANDALONE, the tool's draft, and NGRAM raise there); predict and sweeps say so
 
 `ideal` sets every term to zero: the roofline bound, with only the hardware profile's own `step_overhead` (engine.py). A profile may carry `overrides` per
 hardware family (a list of {hardware: GLOB, FIELD: VALUE}), e.g. HIP graphs on AMD.
@@ -106,6 +112,7 @@ _BYTES = {
     "memory_reserved_per_dp_group": "memory_reserved_per_dp_group_bytes",
 }
 DEFAULT_ENGINE = "vllm"
+DRAFTING_METHODS = ("draft", "mtp", "eagle", "ngram")  # the speculative methods (speculation.METHODS less none)
 
 
 # Where the fitted engine costs stop carrying to speculation: published EAGLE curves on an 8B model fall over batch 2-48
@@ -234,6 +241,8 @@ class ServingEngine:
     sampler_sequences: int = 0
     sampler_sequences_small: int = 0  # on a device under 70 GiB or an A100
     sampler_logit_copies: float = 0.0
+    max_running_requests_speculating: int | None = None  # sequences run at once while speculating, by default (module docstring)
+    speculation_refused_with_dp_attention: tuple = ()  # methods the engine refuses under attention DP
     nvidia_only: bool = False  # the engine runs on NVIDIA GPUs only (TensorRT-LLM): runs_on says no to other devices
     mixed_prefill: bool = False  # a request's prefill runs inside a decode step (vLLM V1), not as a pass of its own
     overrides: tuple = ()
@@ -343,7 +352,8 @@ class ServingEngine:
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency",
                 "window_kv_pool_ratio", "memory_fraction", "memory_fraction_of", "memory_reserved_bytes",
                 "memory_reserved_parallel_bytes", "memory_reserved_per_device_bytes", "memory_reserved_per_dp_group_bytes",
-                "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies", "quant_kernels_per_gemm", "nvidia_only", "mixed_prefill", "costs_from")
+                "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies", "max_running_requests_speculating",
+                "speculation_refused_with_dp_attention", "quant_kernels_per_gemm", "nvidia_only", "mixed_prefill", "costs_from")
         out = {k: getattr(self, k) for k in keys}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)
         out["kernels_per_layer_mla"] = dict(self.kernels_per_layer_mla)
@@ -360,7 +370,7 @@ _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kerne
           "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
           "memory_fraction", "memory_fraction_of", "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies",
-          "nvidia_only", "mixed_prefill", "overrides", "fitted", "source", "notes", *_SECONDS, *_BYTES}
+          "max_running_requests_speculating", "speculation_refused_with_dp_attention", "nvidia_only", "mixed_prefill", "overrides", "fitted", "source", "notes", *_SECONDS, *_BYTES}
 
 
 def _yaml_seconds(where: str, key: str, value: object) -> float:
@@ -489,6 +499,25 @@ def engine_layout_note(engine: ServingEngine, model, dep) -> str:
     return ""
 
 
+def speculation_engine_notes(engine: ServingEngine, method: str, batch: int, dep) -> list[str]:
+    """Notes where `engine` runs no setup of speculative `method` as asked at batch `batch` (a sweep's largest): a method it refuses
+    under attention DP (speculation_refused_with_dp_attention: SGLang's server_args.py _handle_speculative_decoding raises
+    for STANDALONE and NGRAM with --enable-dp-attention), or a batch above the sequences it runs at once while speculating
+    when its own cap is left at its default (max_running_requests_speculating: the same function resets
+    --max-running-requests to 48 where it is unset). The caller says whether the point drafts at all."""
+    notes = []
+    if method in engine.speculation_refused_with_dp_attention and dep.dp_attention > 1:
+        notes.append(f"{method} speculation with dp_attention {dep.dp_attention} under {engine.name}: the engine refuses "
+                     f"{method} drafting under attention DP (speculation_refused_with_dp_attention), so no {engine.name} "
+                     "setup runs this point")
+    cap, largest = engine.max_running_requests_speculating, int(batch)
+    if cap is not None and largest > cap:
+        notes.append(f"batch {largest:,} while speculating under {engine.name}: by default it runs at most {cap:,} sequences "
+                     f"at once when speculating (max_running_requests_speculating; SGLang's --max-running-requests): a "
+                     f"batch above {cap:,} here assumes that cap raised to it (left at {cap:,}, the rest wait in its queue)")
+    return notes
+
+
 SEQUENCE_SPLIT_CLASSES = ("router", "shared_experts")  # what vLLM's sequence-parallel MoE holds whole, on 1/tp of the tokens
 
 
@@ -550,6 +579,14 @@ def _memory_of(where: str, key: str, value: object) -> str:
 def _sequences(where: str, key: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value <= 1_000_000:
         raise field_error(where, key, "an integer in 0..1000000", value)
+    return int(value)
+
+
+def _running_cap(where: str, key: str, value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= 1_000_000:
+        raise field_error(where, key, "an integer in 1..1000000 or null (no cap)", value)
     return int(value)
 
 
@@ -615,6 +652,8 @@ _VALUE_RULES = {
     "sampler_sequences": _sequences,
     "sampler_sequences_small": _sequences,
     "sampler_logit_copies": _copies,
+    "max_running_requests_speculating": _running_cap,
+    "speculation_refused_with_dp_attention": _class_list(dict.fromkeys(DRAFTING_METHODS)),
 }
 COST_FIELDS = (*_SECONDS.values(), *_BYTES.values(), *_VALUE_RULES)  # the ServingEngine fields an override may change
 

@@ -65,9 +65,9 @@ from roofline.hardware import HardwareSpec
 from roofline.layout import OPERATOR_CLASS, Deployment, deployment, single_device
 from roofline.limits import DRAFT_VOCAB_MAX, K_MAX, TREE_NODES_MAX
 from roofline.model import BYTES_PER_ELEMENT, AttentionGroup, ModelSpec
-from roofline.serving import IDEAL, ServingEngine
+from roofline.serving import DRAFTING_METHODS, IDEAL, ServingEngine
 
-METHODS = ("none", "draft", "mtp", "eagle", "ngram")
+METHODS = ("none", *DRAFTING_METHODS)
 HEAD_DRAFTERS = ("mtp", "eagle")  # drafters that read the target's hidden states: elsewhere, they wait for the verified ones
 # Per-position conditional acceptance rates a_1, a_2, ... from published measurements (see each source).
 DEFAULT_RATES = {

@@ -531,3 +531,22 @@ def test_a_sweep_of_drafting_k_alone_where_only_plain_decoding_fits_says_so_not_
         roofline.sweep({"name": "d", "hardware": "h100-sxm", "model": "llama-3.1-70b", "weight_dtype": "fp8", "method": "draft",
                         "draft": "llama-3.1-8b", "axes": {"batch": [1, 2], "context": [1024], "k": [1, 2], "alpha": [0.8]}})
     assert not any("not even at its smallest batch" in str(w.message) for w in got)
+
+
+@pytest.mark.slow
+def test_a_sweep_under_sglang_says_its_speculating_batches_past_48_assume_its_cap_raised():
+    """sglang.yaml's max_running_requests_speculating: SGLang decodes at most 48 sequences at once while speculating
+    unless --max-running-requests is set; a sweep to batch 64 says so once, one to batch 48 and vLLM's say nothing."""
+    import warnings
+
+    import roofline
+
+    def said(batches, engine):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "engine": engine, "method": "eagle",
+                            "axes": {"batch": batches, "k": [0, 2], "alpha": [0.7]}})
+        return [str(w.message) for w in caught if "sequences at once when speculating" in str(w.message)]
+
+    assert len(said([1, 64], "sglang")) == 1 and said([1, 64], "sglang")[0].startswith("batch 64 while speculating under sglang")
+    assert said([1, 48], "sglang") == [] and said([1, 64], "vllm") == []

@@ -78,6 +78,39 @@ def test_a_bad_memory_size_says_once_what_is_wanted():
     assert engine_from_dict({"name": "x", "source": "s", "memory_reserved": "0 GB"}, "e.yaml").memory_reserved_bytes == 0.0
 
 
+def test_the_speculation_fields_take_a_count_or_null_and_a_list_of_drafting_methods():
+    engine = engine_from_dict({"name": "x", "source": "s", "max_running_requests_speculating": 48,
+                               "speculation_refused_with_dp_attention": ["ngram", "draft"]}, "e.yaml")
+    assert engine.max_running_requests_speculating == 48
+    assert engine.speculation_refused_with_dp_attention == ("draft", "ngram")  # in the methods' order
+    assert engine_from_dict({"name": "x", "source": "s", "max_running_requests_speculating": None}, "e.yaml").max_running_requests_speculating is None
+    for bad in (0, "48", True, 2.5):
+        with pytest.raises(RooflineError, match="e.yaml: max_running_requests_speculating: expected an integer in 1..1000000 or null"):
+            engine_from_dict({"name": "x", "source": "s", "max_running_requests_speculating": bad}, "e.yaml")
+    with pytest.raises(RooflineError, match="speculation_refused_with_dp_attention: expected a list of draft, mtp, eagle, ngram"):
+        engine_from_dict({"name": "x", "source": "s", "speculation_refused_with_dp_attention": ["medusa"]}, "e.yaml")
+
+
+@pytest.mark.slow
+def test_sglang_says_where_it_runs_no_such_speculative_point():
+    """SGLang's server_args.py: 48 sequences at once while speculating unless --max-running-requests is set; STANDALONE
+    (draft) and NGRAM refused under --enable-dp-attention. Said by predict for a point that drafts, and by nothing else."""
+    import roofline
+
+    def said(**kw):
+        return " | ".join(roofline.predict(**kw)["warnings"])
+
+    eagle = dict(hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3, alpha=0.7)
+    assert "by default it runs at most 48 sequences at once when speculating" in said(**eagle, batch=64, engine="sglang")
+    assert "at most 48 sequences" not in said(**eagle, batch=48, engine="sglang")
+    assert "at most 48 sequences" not in said(**eagle, batch=64, engine="vllm")
+    assert "at most 48 sequences" not in said(**{**eagle, "k": 0}, batch=64, engine="sglang")  # k 0 drafts nothing
+    ngram = dict(hardware="h200", model="qwen3-235b-a22b", method="ngram", k=3, alpha=0.5, batch=16, tp=8)
+    assert "the engine refuses ngram drafting under attention DP" in said(**ngram, dp_attention=8, engine="sglang")
+    assert "refuses ngram" not in said(**ngram, engine="sglang")  # no attention DP
+    assert "refuses" not in said(**{**ngram, "method": "eagle"}, dp_attention=8, engine="sglang")  # EAGLE runs under DP
+
+
 def test_an_engine_file_with_a_bad_mla_kernel_count_or_quant_count_is_refused():
     with pytest.raises(RooflineError, match="e.yaml: kernels_per_layer_mla.qkv: expected one of"):
         engine_from_dict({"name": "x", "source": "s", "kernels_per_layer_mla": {"qkv": 3}}, "e.yaml")

@@ -498,3 +498,12 @@ def test_what_an_engine_keeps_in_a_parallel_layout_is_said_in_engines_show():
     # a share of the free memory takes its reserve inside, 0.9 (M - W - R): not "less" after it (qa172)
     assert ("0.9 of the memory left beside the weights and a reserve (4.95 GB, 676 MB more on a stage of more than one "
             "device)") in engine_table(load_engine("trtllm"))
+
+
+def test_engines_show_says_what_an_engine_runs_while_speculating():
+    from roofline.serving import load_engine
+    from roofline.tables import engine_table
+
+    sglang = next(line for line in engine_table(load_engine("sglang")).splitlines() if "while speculating" in line)
+    assert "at most 48 sequences at once by default" in sglang and "no draft or ngram drafting under attention DP" in sglang
+    assert "no cap of its own on the batch, and every method under any layout" in engine_table(load_engine("vllm"))
