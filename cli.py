@@ -51,7 +51,7 @@ def _compact_help_types() -> None:
 
 
 _compact_help_types()
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Roofline model of LLM decode throughput, with and without speculative decoding.")
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode="markdown", help="Roofline model of LLM decode throughput, with and without speculative decoding.")
 hw_app = typer.Typer(no_args_is_help=True, help="Hardware profiles.")
 models_app = typer.Typer(no_args_is_help=True, help="Model profiles.")
 app.add_typer(hw_app, name="hw")
@@ -691,10 +691,10 @@ def cheapest(
 ) -> None:
     """The cheapest configuration for a speed per user: a sweep's cost frontier, plain and with speculation.
 
-    Rows that fit, are priced and load (layouts the engines take, engines on devices they run on); a row stays where
-    none is as fast and cheaper. With a speed, the batches between the swept ones (where the batch that just reaches
-    it usually is; above the largest, and below the smallest where none is fast enough) are computed now, and a cheaper
-    point there is printed under the pick, at the table's prices.
+    Rows that fit, are priced and load (layouts and speculative methods the engines take, engines on devices they run
+    on); a row stays where none is as fast and cheaper. With a speed, the batches between the swept ones (where the
+    batch that just reaches it usually is; above the largest, and below the smallest where none is fast enough) are
+    computed now, and a cheaper point there is printed under the pick, at the table's prices.
 
     Costs are decoding only, at the prices the sweep read from the hardware profiles (a note says where a profile's
     price has changed since).

@@ -76,10 +76,10 @@ def _candidates(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict], list[str]]:
-    """([{model, tp, dp_attention, ep, pp, weight_dtype, expert_dtype, note}, then unrunnable_engines' {engine,
-    device, note, why}], unchecked): the layouts of a results table's rows that vLLM and SGLang refuse to load
+    """([{model, tp, dp_attention, ep, pp, weight_dtype, expert_dtype, note}, then refused_methods' and
+    unrunnable_engines' entries], unchecked): the layouts of a results table's rows that vLLM and SGLang refuse to load
     (layout.shard_note, the rule the sweep warns by) or that no setup of their engine has (serving.engine_layout_note),
-    and the engines on devices they do not run on, worked
+    the speculative methods an engine refuses at their attention-DP degree, and the engines on devices they do not run on, worked
     out from the table's own columns and each profile, so a table copied out of its folder is checked alike; a
     model, engine or device whose profile is not on the search path (`extra_dirs`: roofline --profiles) is named
     unchecked ('model my-model', 'engine mytrt', 'device my-gpu'). A dtype column holding 'mixed' leaves the model's
@@ -114,7 +114,39 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
             refused.append({**row, "note": note + (f" (under {row['engine']})" if "engine" in row else "")})  # may load it
         elif dep is not None and engine is not None and (note := engine_layout_note(engine, model, dep)):
             refused.append({**row, "note": note})  # a layout no setup of the engine has (qa139)
-    return refused + unrunnable_engines(df, extra_dirs, unchecked), sorted(set(unchecked))
+    return refused + refused_methods(df, extra_dirs, unchecked) + unrunnable_engines(df, extra_dirs, unchecked), sorted(set(unchecked))
+
+
+def refused_methods(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list | None = None) -> list[dict]:
+    """[{engine, hardware, method, dp_attention, speculative_only, note}]: the speculative rows' (k > 0) engine, method and
+    attention-DP degree that no setup of the engine runs (its speculation_refused_with_dp_attention on the row's device:
+    SGLang refuses draft-model and n-gram speculation under attention DP; serving.speculation_engine_notes, which predict
+    and sweeps warn by), so that cheapest and the report's fast tiers never pick one; the plain point such a row
+    carries runs. An engine or device whose profile is not on the search path is named in `unchecked`."""
+    from roofline.hardware import load_hardware
+    from roofline.serving import load_engine
+
+    if not {"engine", "method", "k", "dp_attention"} <= set(df.columns):
+        return []
+    drafting = (df["method"] != "none") & (pd.to_numeric(df["k"], errors="coerce") > 0)
+    keys = [c for c in ("engine", "hardware", "method", "dp_attention") if c in df]
+    out = []
+    for values in df.loc[drafting & (pd.to_numeric(df["dp_attention"], errors="coerce") > 1), keys].drop_duplicates().itertuples(
+            index=False, name=None):
+        row = dict(zip(keys, values))
+        try:
+            engine = load_engine(str(row["engine"]), extra_dirs)
+            if "hardware" in row:
+                engine = engine.for_hardware(load_hardware(str(row["hardware"]), extra_dirs))
+        except RooflineError:
+            if unchecked is not None:
+                unchecked.append(f"engine {row['engine']}")
+            continue
+        if row["method"] in engine.speculation_refused_with_dp_attention:
+            out.append({**row, "dp_attention": int(row["dp_attention"]), "speculative_only": True,
+                        "note": f"{row['method']} speculation under {row['engine']} at dp_attention {int(row['dp_attention'])} "
+                                f"(it refuses {row['method']} drafting under attention DP)"})
+    return out
 
 
 def scenario_json(table: Path) -> dict | None:

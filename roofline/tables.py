@@ -537,7 +537,7 @@ def engine_table(e) -> str:
             f"at most {e.max_running_requests_speculating:,} sequences at once by default (max_running_requests_speculating:"
             " a larger batch warned)" if e.max_running_requests_speculating is not None else "",
             f"no {' or '.join(e.speculation_refused_with_dp_attention)} drafting under attention DP "
-            "(speculation_refused_with_dp_attention: warned)" if e.speculation_refused_with_dp_attention else "") if t)
+            "(speculation_refused_with_dp_attention: warned, left out by cheapest)" if e.speculation_refused_with_dp_attention else "") if t)
          or "no cap of its own on the batch, and every method under any layout"),
         ("host work per step", format_seconds(e.host_per_step_s)),
         ("host work per sequence", format_seconds(e.host_per_sequence_s)),

@@ -1026,3 +1026,26 @@ def test_cheapest_says_where_a_speculative_picks_gain_rests_on_host_work(tmp_pat
     assert code == 0
     assert "the speculation pick: vllm's host work at batch 192 (" in out and "once an iteration of tau tokens" in out, out
     assert "the plain pick: vllm's host work" not in out  # plain decoding pays it every step: nothing amortised
+
+
+@pytest.mark.slow
+def test_cheapest_leaves_out_a_method_the_engine_refuses_under_attention_dp():
+    """sglang.yaml's speculation_refused_with_dp_attention: SGLang raises for n-gram (and draft-model) speculation under
+    --enable-dp-attention. The frontier picked n-gram at dp_attention 8 (69.6 tokens/s per user, $2.25, batch 64); it now
+    leaves those rows out and says why, and keeps their plain points and the same method at tp 8."""
+    import roofline as api
+    from roofline.frontier import refused_layouts, refused_methods
+
+    df = api.sweep({"hardware": "h200", "model": "qwen3-235b-a22b", "engine": "sglang", "method": "ngram",
+                    "layouts": [{"tp": 8}, {"dp_attention": 8, "ep": 8}],
+                    "axes": {"batch": [8, 64], "context": [2048], "k": [0, 3], "alpha": [0.6]}})
+    assert [(e["method"], e["dp_attention"]) for e in refused_methods(df)] == [("ngram", 8)]
+    refused = refused_layouts(df)[0]
+    unfiltered = cost_frontier(df)
+    assert ((unfiltered["decoding"] == "speculation") & (unfiltered["dp_attention"] == 8)).any()  # picked before
+    frontier = cost_frontier(df, refused)
+    assert not ((frontier["decoding"] == "speculation") & (frontier["dp_attention"] == 8)).any()
+    assert ((frontier["decoding"] == "speculation") & (frontier["tp"] == 8)).any()
+    notes = frontier_notes(df, refused)
+    assert any("2 rows left out" in n and "ngram speculation under sglang at dp_attention 8" in n for n in notes), notes
+    assert refused_methods(df.assign(engine="vllm")) == []  # vllm.yaml refuses no method
