@@ -54,7 +54,7 @@ def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         return f"the hardware profile's {hw.usable_memory_fraction:.0%} of {format_si(hw.mem_bytes, 'B')}"
     reserve = reserved_bytes(engine, hw, model.vocab_size, dep)
     if engine.memory_fraction_of == "free":
-        if hw.mem_bytes - weight_bytes(model, dep) - reserve <= 0:  # usable_bytes_for's case of no free memory
+        if free_bytes(hw, weight_bytes(model, dep), reserve) <= 0:  # usable_bytes_for's case of no free memory
             return f"no memory left beside the weights: {format_si(hw.mem_bytes, 'B')} less {engine.name}'s {format_si(reserve, 'B')} reserve"
         less = f" and a {format_si(reserve, 'B')} reserve" if reserve > 0 else ""
         return (f"the weights and {engine.name}'s {engine.memory_fraction:g} of what {format_si(hw.mem_bytes, 'B')} "
@@ -63,14 +63,20 @@ def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     return f"{engine.name}'s {engine.memory_fraction:g} of {format_si(hw.mem_bytes, 'B')}{less}"
 
 
+def free_bytes(hw: HardwareSpec, weights_bytes, reserve_bytes):
+    """M - W - R (module docstring): what a free share is taken of; at most 0 where the weights and the reserve fill
+    the device."""
+    return hw.mem_bytes - weights_bytes - reserve_bytes
+
+
 def usable_bytes_for(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine | None, weights_bytes=0.0):
     """usable (module docstring): what a device gives weights (`weights_bytes`: W) and KV cache under `engine`."""
     if engine is None or engine.memory_fraction is None:
         return hw.usable_mem_bytes
     f, reserve = engine.memory_fraction, reserved_bytes(engine, hw, model.vocab_size, dep)
     if engine.memory_fraction_of == "free":
-        free_bytes = hw.mem_bytes - weights_bytes - reserve  # none: the device's memory less R, which W exceeds
-        return np.maximum(np.minimum(weights_bytes, hw.mem_bytes - reserve), 0.0) + f * np.maximum(free_bytes, 0.0)
+        free = free_bytes(hw, weights_bytes, reserve)  # none: the device's memory less R, which W exceeds
+        return np.maximum(np.minimum(weights_bytes, hw.mem_bytes - reserve), 0.0) + f * np.maximum(free, 0.0)
     return max(f * hw.mem_bytes - reserve, 0.0)  # a reserve past the share leaves nothing, not less
 
 
