@@ -118,22 +118,25 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
 
 
 def refused_methods(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list | None = None) -> list[dict]:
-    """[{engine, hardware, method, dp_attention, speculative_only, note}]: the speculative rows' (k > 0) engine, method and
-    attention-DP degree that no setup of the engine runs (its speculation_refused_with_dp_attention on the row's device:
-    SGLang refuses draft-model and n-gram speculation under attention DP; serving.speculation_engine_notes, which predict
-    and sweeps warn by), so that cheapest and the report's fast tiers never pick one; the plain point such a row
-    carries runs. An engine or device whose profile is not on the search path is named in `unchecked`."""
+    """[{engine, hardware, method, dp_attention or pp, speculative_only, note}]: the speculative rows' (k > 0) engine,
+    method and layout that no setup of the engine runs (its speculation_refused_with_dp_attention and
+    speculation_refused_with_pp on the row's device: SGLang refuses draft-model and n-gram speculation under attention
+    DP, and every method at pp > 1; serving.speculation_engine_notes, which predict and sweeps warn by), so that cheapest
+    and the report's fast tiers never pick one; the plain point such a row carries runs. An engine or device whose
+    profile is not on the search path is named in `unchecked`."""
     from roofline.hardware import load_hardware
     from roofline.serving import load_engine
 
-    if not {"engine", "method", "k", "dp_attention"} <= set(df.columns):
+    if not {"engine", "method", "k"} <= set(df.columns):
         return []
     drafting = (df["method"] != "none") & (pd.to_numeric(df["k"], errors="coerce") > 0)
-    keys = [c for c in ("engine", "hardware", "method", "dp_attention") if c in df]
+    keys = [c for c in ("engine", "hardware", "method", "dp_attention", "pp") if c in df]
     out = []
-    for values in df.loc[drafting & (pd.to_numeric(df["dp_attention"], errors="coerce") > 1), keys].drop_duplicates().itertuples(
-            index=False, name=None):
+    for values in df.loc[drafting, keys].drop_duplicates().itertuples(index=False, name=None):
         row = dict(zip(keys, values))
+        dp, pp = int(row.get("dp_attention", 1)), int(row.get("pp", 1))
+        if dp <= 1 and pp <= 1:
+            continue
         try:
             engine = load_engine(str(row["engine"]), extra_dirs)
             if "hardware" in row:
@@ -142,11 +145,16 @@ def refused_methods(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list | 
             if unchecked is not None:
                 unchecked.append(f"engine {row['engine']}")
             continue
-        if row["method"] in engine.speculation_refused_with_dp_attention:
-            out.append({**row, "dp_attention": int(row["dp_attention"]), "speculative_only": True,
-                        "note": f"{row['method']} speculation under {row['engine']} at dp_attention {int(row['dp_attention'])} "
+        base = {k: row[k] for k in ("engine", "hardware", "method") if k in row}
+        if row["method"] in engine.speculation_refused_with_dp_attention and dp > 1:
+            out.append({**base, "dp_attention": dp, "speculative_only": True,
+                        "note": f"{row['method']} speculation under {row['engine']} at dp_attention {dp} "
                                 f"(it refuses {row['method']} drafting under attention DP)"})
-    return out
+        if engine.speculation_refused_with_pp and pp > 1:
+            out.append({**base, "pp": pp, "speculative_only": True,
+                        "note": f"{row['method']} speculation under {row['engine']} at pp {pp} "
+                                "(it refuses speculative decoding with pipeline parallelism)"})
+    return list({e["note"] + str(e.get("hardware")): e for e in out}.values())  # one entry a refusal and device
 
 
 def scenario_json(table: Path) -> dict | None:
@@ -589,16 +597,41 @@ MIXED_CONFIGS = "one frontier over several values of"
 MIXED_ALPHAS = "speculative rows at several acceptance rates"
 
 
+def _above_running_cap(rows: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[int, str] | None:
+    """(count, 'sglang: 48, ...') of the speculative `rows` whose batch exceeds their engine's
+    serving.running_cap_speculating at their attention-DP degree, or None; an engine not on the search path is skipped
+    (refused_layouts names it)."""
+    from roofline.serving import load_engine, running_cap_speculating
+
+    if not len(rows) or "engine" not in rows:
+        return None
+    over, caps = pd.Series(False, index=rows.index), {}
+    for name in rows["engine"].astype(str).unique():
+        try:
+            engine = load_engine(name, extra_dirs)
+        except RooflineError:
+            continue
+        if engine.max_running_requests_speculating is None:
+            continue
+        mine = rows["engine"].astype(str) == name
+        dp = pd.to_numeric(rows["dp_attention"], errors="coerce").fillna(1).astype(int) if "dp_attention" in rows else pd.Series(1, index=rows.index)
+        cap = dp.map(lambda d, e=engine: running_cap_speculating(e, int(d)))
+        over |= mine & (rows["batch"] > cap)
+        caps[name] = engine.max_running_requests_speculating
+    return (int(over.sum()), ", ".join(f"{n}: {c}" for n, c in caps.items())) if over.any() else None
+
+
 def mixes(notes: list[str]) -> list[str]:
     """What frontier_notes says the table mixes ('acceptance rates', 'configs'), read from its notes' openings."""
     return [what for what, opening in (("acceptance rates", MIXED_ALPHAS), ("configs", MIXED_CONFIGS))
             if any(n.startswith(opening) for n in notes)]
 
 
-def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None) -> list[str]:
+def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None, extra_dirs: tuple = ()) -> list[str]:
     """What a reader of the frontier must know about the table: rows left out (each counted once, for the first of: not
     fitting in memory, a refused layout, an engine on a device it does not run on, no cost), speculative rows in the
-    range whose gains run optimistic (findings.OPTIMISTIC), and acceptance mixed across alphas."""
+    range whose gains run optimistic (findings.OPTIMISTIC) or above the batch their engine runs at once while
+    speculating with its cap as it is (serving.running_cap_speculating), and acceptance mixed across alphas."""
     notes = []
     said = ~df["fits_in_memory"].astype(bool)  # each row left out counted once, for the first reason below (qa90)
     if said.any():
@@ -623,6 +656,13 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None) -> list[
     if any(large):
         notes.append(f"{sum(large)} speculative frontier {'row is' if sum(large) == 1 else 'rows are'} at batch {OPTIMISTIC_BATCH} or more under a serving "
                      f"engine: {OPTIMISTIC} (docs/ACCURACY.md), so {'its cost is a lower estimate' if sum(large) == 1 else 'their costs are lower estimates'}")
+    capped = _above_running_cap(on_frontier, extra_dirs)
+    if capped:
+        count, names = capped
+        notes.append(f"{count} speculative frontier {'row runs' if count == 1 else 'rows run'} more sequences than "
+                     f"{'its engine decodes' if count == 1 else 'their engines decode'} at once while speculating with "
+                     f"the cap left as it is ({names}; SGLang's --max-running-requests): "
+                     f"{'its cost assumes' if count == 1 else 'their costs assume'} the cap raised")
     idle = every[every["batch"] < every["dp_attention"]] if "dp_attention" in every else every.iloc[:0]
     if len(idle):
         notes.append(f"{len(idle)} frontier {'row runs' if len(idle) == 1 else 'rows run'} fewer sequences than attention "

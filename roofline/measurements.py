@@ -13,12 +13,16 @@ Prediction of a row (docs/ACCURACY.md), with B the row's batch, P = input_len, O
                 inside tp, tp = dp_attention * tp_layout on `gpus` = tp devices, is read that way);
                 R = gpus / N replicas (data parallel), each decoding B_r = B / R sequences
     context     S = P + O / 2                                        (mid-decode)
-    running     b = min(C_r, max_batch(P + O)[, C_spec])              the engine admits only the sequences whose KV
-                                                                     cache fits (capacity.py, usable memory), and on
-                                                                     a speculative row no more than C_spec, the
-                                                                     engine's max_running_requests_speculating
-                                                                     (SGLang's default 48); the rest wait in its
-                                                                     queue. Below, B_r stands for b.
+    running     b = min(C_r, max_batch(P + O))                        the engine admits only the sequences whose KV
+                                                                     cache fits (capacity.py, usable memory); the
+                                                                     rest wait in its queue. Below, B_r stands for b.
+                                                                     (An engine's cap while speculating,
+                                                                     max_running_requests_speculating, is not applied:
+                                                                     the harnesses that measure speculation at a large
+                                                                     batch set the server's cap to it, SpecForge's
+                                                                     bench_eagle3.py and SGLang's bench_speculative.py
+                                                                     passing --max-running-requests; a row whose
+                                                                     server ran fewer records them in C_r.)
                 C_r = concurrency / R where the row gives the mean number of requests in flight over the run
                 (`concurrency`, SGLang bench_serving's "Concurrency": the sum of request latencies over the
                 duration, by Little's law what the engine ran on average; for a time-per-token row whose server
@@ -447,7 +451,11 @@ def _layout(model: ModelSpec, r, where: str) -> Deployment:
         tp //= dp
     if tp * dp * pp > r.gpus:
         raise RooflineError(f"{where}: gpus: expected at least tp x dp_attention x pp = {tp * dp * pp} devices, found {r.gpus}")
-    weight = None if r.weight_dtype in set(dict(model.native_precision).values()) else r.weight_dtype
+    # the checkpoint as published where the row's dtype is that of most of its weight bytes (a MoE model's experts);
+    # any other dtype is every weight in it (qa176: gpt-oss's BF16 re-export was read as its MXFP4 checkpoint, whose
+    # attention is bf16)
+    native = deployment(model)
+    weight = None if r.weight_dtype == (native.expert_dtype_label or native.weight_dtype_label) else r.weight_dtype
     try:
         dep = deployment(model, weight, r.kv_dtype, tp, dp, int(r.ep), pp, where=where)
     except RooflineError as exc:
@@ -566,13 +574,9 @@ def running_batch(g: _Group, engine: ServingEngine | None = None) -> np.ndarray:
     else its B_r, capped by the largest batch whose KV cache of P + O tokens each fits beside the weights
     (capacity.max_batch, in the memory `engine` (made for the row's device) can at most give weights and KV cache:
     memory_bound; under its window pool; at least 1). A mean in flight below 1 (a run idle between
-    requests, or 0.999 of a concurrency-1 run) runs one sequence while it runs. A speculative row runs no more than
-    the engine's max_running_requests_speculating (SGLang's default cap while speculating: C_spec)."""
+    requests, or 0.999 of a concurrency-1 run) runs one sequence while it runs."""
     cap = capacity(g.hw, g.model, 1, g.input_len + g.output_len, g.dep, engine=memory_bound(engine))["max_batch"]
     asked = np.maximum(np.where(np.isnan(g.concurrency), g.batch, g.concurrency), 1.0)
-    spec_cap = engine.max_running_requests_speculating if engine is not None and g.method != "none" else None
-    if spec_cap is not None:
-        asked = np.minimum(asked, float(spec_cap))
     return np.minimum(asked, np.maximum(cap, 1).astype(np.float64))
 
 

@@ -59,12 +59,16 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      layers (its --swa-full-tokens-ratio), a window pool of r x the full pool's tokens, so a sequence
                      of S tokens is charged max(S, m / r) entries on a full layer and max(r S, m) on a sliding one,
                      m = min(S, the largest window) (costs.kv_cache_bytes); reads are not affected
-    speculation      `max_running_requests_speculating` C (None: no cap): the sequences the engine runs at once when
-                     it speculates and its own cap is left at its default (SGLang resets --max-running-requests to 48
-                     for every speculative algorithm); a batch above C is queued, not decoded together, so predict and
-                     sweeps say so and `roofline accuracy` runs such a row at C (measurements.running_batch).
-                     `speculation_refused_with_dp_attention`: the methods the engine refuses under attention DP (SGLang's
-                     STANDALONE, the tool's draft, and NGRAM raise there); predict and sweeps say so
+    speculation      what the engine does while it speculates (not costs: like `mixed_prefill`, a `costs_from` profile
+                     takes the other's values unless it sets its own): `max_running_requests_speculating` C (None: no
+                     cap), the sequences it runs at once when its own cap is left at its default (SGLang resets
+                     --max-running-requests to 48 for every speculative algorithm, each of d attention-DP groups taking
+                     floor(C / d) of them): a larger batch waits, so predict, sweeps and cheapest say so (a measured row
+                     runs at its batch: the harnesses that measure speculation at a large batch set the cap, and a row
+                     whose server ran fewer records them in `concurrency`); `speculation_refused_with_dp_attention`, the
+                     methods it refuses under attention DP (SGLang's STANDALONE, the tool's draft, and NGRAM raise
+                     there), and `speculation_refused_with_pp`, every method refused with pipeline parallelism (SGLang's
+                     server-args check): predict and sweeps warn, cheapest and the report leave such rows out
 
 `ideal` sets every term to zero: the roofline bound, with only the hardware profile's own `step_overhead` (engine.py). A profile may carry `overrides` per
 hardware family (a list of {hardware: GLOB, FIELD: VALUE}), e.g. HIP graphs on AMD.
@@ -243,6 +247,7 @@ class ServingEngine:
     sampler_logit_copies: float = 0.0
     max_running_requests_speculating: int | None = None  # sequences run at once while speculating, by default (module docstring)
     speculation_refused_with_dp_attention: tuple = ()  # methods the engine refuses under attention DP
+    speculation_refused_with_pp: bool = False  # the engine refuses every speculative method at pp > 1
     nvidia_only: bool = False  # the engine runs on NVIDIA GPUs only (TensorRT-LLM): runs_on says no to other devices
     mixed_prefill: bool = False  # a request's prefill runs inside a decode step (vLLM V1), not as a pass of its own
     overrides: tuple = ()
@@ -353,7 +358,8 @@ class ServingEngine:
                 "window_kv_pool_ratio", "memory_fraction", "memory_fraction_of", "memory_reserved_bytes",
                 "memory_reserved_parallel_bytes", "memory_reserved_per_device_bytes", "memory_reserved_per_dp_group_bytes",
                 "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies", "max_running_requests_speculating",
-                "speculation_refused_with_dp_attention", "quant_kernels_per_gemm", "nvidia_only", "mixed_prefill", "costs_from")
+                "speculation_refused_with_dp_attention", "speculation_refused_with_pp", "quant_kernels_per_gemm", "nvidia_only",
+                "mixed_prefill", "costs_from")
         out = {k: getattr(self, k) for k in keys}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)
         out["kernels_per_layer_mla"] = dict(self.kernels_per_layer_mla)
@@ -370,7 +376,8 @@ _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kerne
           "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
           "memory_fraction", "memory_fraction_of", "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies",
-          "max_running_requests_speculating", "speculation_refused_with_dp_attention", "nvidia_only", "mixed_prefill", "overrides", "fitted", "source", "notes", *_SECONDS, *_BYTES}
+          "max_running_requests_speculating", "speculation_refused_with_dp_attention", "speculation_refused_with_pp",
+          "nvidia_only", "mixed_prefill", "overrides", "fitted", "source", "notes", *_SECONDS, *_BYTES}
 
 
 def _yaml_seconds(where: str, key: str, value: object) -> float:
@@ -499,22 +506,39 @@ def engine_layout_note(engine: ServingEngine, model, dep) -> str:
     return ""
 
 
+def running_cap_speculating(engine: ServingEngine, dp_attention: int = 1) -> int | None:
+    """The sequences `engine` runs at once while speculating with its own cap at its default (None: no cap): C, or under
+    d > 1 attention-DP groups d x max(floor(C / d), 1), each group taking its floor share (SGLang's
+    resolve_max_num_reqs divides --max-running-requests by the attention-DP size; at least one a group assumed)."""
+    cap = engine.max_running_requests_speculating
+    if cap is None or dp_attention <= 1:
+        return cap
+    return dp_attention * max(cap // dp_attention, 1)
+
+
 def speculation_engine_notes(engine: ServingEngine, method: str, batch: int, dep) -> list[str]:
-    """Notes where `engine` runs no setup of speculative `method` as asked at batch `batch` (a sweep's largest): a method it refuses
-    under attention DP (speculation_refused_with_dp_attention: SGLang's server_args.py _handle_speculative_decoding raises
-    for STANDALONE and NGRAM with --enable-dp-attention), or a batch above the sequences it runs at once while speculating
-    when its own cap is left at its default (max_running_requests_speculating: the same function resets
+    """Notes where `engine` runs no setup of speculative `method` as asked at batch `batch` (a sweep's largest): a method it
+    refuses under attention DP (speculation_refused_with_dp_attention: SGLang's server_args.py _handle_speculative_decoding
+    raises for STANDALONE and NGRAM with --enable-dp-attention) or with pipeline parallelism (speculation_refused_with_pp:
+    SGLang's server-args check refuses speculative decoding at pp > 1), or a batch above the sequences it runs at once
+    while speculating when its own cap is left at its default (running_cap_speculating: the same function resets
     --max-running-requests to 48 where it is unset). The caller says whether the point drafts at all."""
     notes = []
     if method in engine.speculation_refused_with_dp_attention and dep.dp_attention > 1:
         notes.append(f"{method} speculation with dp_attention {dep.dp_attention} under {engine.name}: the engine refuses "
                      f"{method} drafting under attention DP (speculation_refused_with_dp_attention), so no {engine.name} "
                      "setup runs this point")
-    cap, largest = engine.max_running_requests_speculating, int(batch)
-    if cap is not None and largest > cap:
-        notes.append(f"batch {largest:,} while speculating under {engine.name}: by default it runs at most {cap:,} sequences "
-                     f"at once when speculating (max_running_requests_speculating; SGLang's --max-running-requests): a "
-                     f"batch above {cap:,} here assumes that cap raised to it (left at {cap:,}, the rest wait in its queue)")
+    if engine.speculation_refused_with_pp and dep.pp > 1:
+        notes.append(f"{method} speculation with pp {dep.pp} under {engine.name}: the engine refuses speculative decoding "
+                     f"with pipeline parallelism (speculation_refused_with_pp), so no {engine.name} setup runs this point")
+    cap = running_cap_speculating(engine, dep.dp_attention)
+    if cap is not None and int(batch) > cap:
+        groups = (f" ({cap // dep.dp_attention:,} in each of its {dep.dp_attention} attention-DP groups)"
+                  if dep.dp_attention > 1 else "")
+        notes.append(f"batch {int(batch):,} while speculating under {engine.name}: it runs at most {cap:,} sequences at once "
+                     f"when speculating{groups} unless its cap is raised (max_running_requests_speculating, "
+                     f"{engine.max_running_requests_speculating:,}; SGLang's --max-running-requests left unset): a batch "
+                     f"above {cap:,} here assumes the cap raised to it (left as it is, the rest wait in its queue)")
     return notes
 
 
@@ -600,15 +624,15 @@ def _yaml_bytes(where: str, key: str, value: object) -> float:
     """A profile's memory size: "1.5 GiB", or 0 in any unit (nothing reserved); at most 1 PiB, as a spec's."""
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and value == 0:
         return 0.0
-    zero = re.fullmatch(r"\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*(\S+)\s*", value) if isinstance(value, str) else None
-    if zero and float(zero.group(1)) == 0 and zero.group(2) in BYTE_UNITS:
+    zero = re.fullmatch(r"\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*(\S*)\s*", value) if isinstance(value, str) else None
+    if zero and float(zero.group(1)) == 0 and (not zero.group(2) or zero.group(2) in BYTE_UNITS):  # "0" quoted too (qa176)
         return 0.0
     try:
         out = parse_quantity(value, "bytes")
     except ValueError:
         # one statement of what is wanted (session 36's note: "or 0 (a finite positive quantity like '80 GB')")
-        raise field_error(where, key, "a memory size of 0 or more in B, kB, MB, GB, TB, KiB, MiB, GiB or TiB "
-                                      "(1.5 GiB, 800 MB), or a bare 0", value) from None
+        raise field_error(where, key, "a memory size of 0 or more with a byte unit, B, kB to PB or KiB to PiB "
+                                      "(1.5 GiB, 800 MB), or 0", value) from None
     if out > 2**50:
         raise field_error(where, key, "a memory size of at most 1 PiB", value)
     return out
@@ -652,8 +676,12 @@ _VALUE_RULES = {
     "sampler_sequences": _sequences,
     "sampler_sequences_small": _sequences,
     "sampler_logit_copies": _copies,
+}
+# What the engine does while it speculates (module docstring): its own fields, not costs, as `mixed_prefill` is
+_SPECULATION_RULES = {
     "max_running_requests_speculating": _running_cap,
     "speculation_refused_with_dp_attention": _class_list(dict.fromkeys(DRAFTING_METHODS)),
+    "speculation_refused_with_pp": check_flag,
 }
 COST_FIELDS = (*_SECONDS.values(), *_BYTES.values(), *_VALUE_RULES)  # the ServingEngine fields an override may change
 
@@ -785,6 +813,8 @@ def check_engine_spec(spec: object) -> ServingEngine:
     for key in ("nvidia_only", "mixed_prefill"):
         if not isinstance(getattr(spec, key), bool):
             raise field_error(where, key, "true or false", getattr(spec, key))
+    for key, rule in _SPECULATION_RULES.items():
+        rule(where, key, getattr(spec, key))
     _check_spec_costs(where, {name: getattr(spec, name) for name in COST_FIELDS})
     _check_spec_overrides(where, spec.overrides)
     _check_dp_lists(where, spec)
@@ -824,6 +854,7 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
         version=prose(where, "version", data.get("version")),
         nvidia_only=_nvidia_only(data, where),
         mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", False)),
+        **{key: rule(where, key, data[key]) for key, rule in _SPECULATION_RULES.items() if key in data},
         **_fields(data, where), overrides=tuple(overrides), fitted=fitted,
         source=data["source"].strip(), notes=prose(where, "notes", data.get("notes")).strip(), path=where,
     )
@@ -887,7 +918,8 @@ def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
             return
 
 
-_OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from", "nvidia_only", "mixed_prefill"}
+_OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from", "nvidia_only", "mixed_prefill",
+               *_SPECULATION_RULES}
 
 
 def load_engine(name: str | ServingEngine | None, extra_dirs: tuple[str | Path, ...] = ()) -> ServingEngine:
@@ -1071,7 +1103,8 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
                    version=prose(where, "version", data.get("version")), source=data["source"].strip(),
                    notes=prose(where, "notes", data.get("notes")).strip(), path=where, costs_from=str(base_path),
                    nvidia_only=check_flag(where, "nvidia_only", data.get("nvidia_only", base.nvidia_only)),
-                   mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", base.mixed_prefill)))
+                   mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", base.mixed_prefill)),
+                   **{key: rule(where, key, data[key]) for key, rule in _SPECULATION_RULES.items() if key in data})
 
 
 def check_overrides(engine: ServingEngine, path, extra_dirs: tuple[str | Path, ...] = ()) -> None:

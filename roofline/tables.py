@@ -116,14 +116,17 @@ def predict_table(point: dict) -> str:
                f"    below it           speedup < 1 at batches from {gap[0]:,} to {gap[1]:,} (the first and the last that lose;"
                " not every batch between them loses): the curve dips and recovers"]
               if (gap := spec.get("not_paying_below_break_even")) else []),
-            *([f"    drafter memory     {format_si(spec['drafter_memory_bytes'], 'B')}" + (" on the draft device" if spec.get("draft_hardware") else " per device")
+            *(["    drafter memory     none (n-gram drafts by looking up the context)"  # qa176: it said '0 B per device'
+               if spec["method"] == "ngram" else
+               f"    drafter memory     {format_si(spec['drafter_memory_bytes'], 'B')}" + (" on the draft device" if spec.get("draft_hardware") else " per device")
                # the figure is the drafter's weights and its KV cache, not its weights alone (session 36's note)
                + (f": its weights ({spec['drafter_weight_dtype']}, "
                   + (f"{spec['drafter_expert_dtype']} experts, " if spec.get("drafter_expert_dtype") not in (None, spec["drafter_weight_dtype"])
                      and spec["method"] != "draft" else "")
                   + ("the target's attention dtype)" if spec["method"] == "draft" else "as the target's)")
                   + " and its KV cache" if spec.get("drafter_weight_dtype") else ""),
-               f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,} with the drafter)"]
+               f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,}"
+               + (")" if spec["method"] == "ngram" else " with the drafter)")]
               if spec["k"] > 0 else  # k 0 drafts nothing and holds no drafter (qa101: 'drafter memory 0 B', 'with the drafter')
               [f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,}: k 0 holds no drafter)"]),
         ]
@@ -534,10 +537,12 @@ def engine_table(e) -> str:
             "ep 1 or every device of a stage (ep_spans_stage: one between warned, left out by cheapest)"
             if e.ep_spans_stage else "") if t) or "any tp, dp_attention and ep"),
         ("while speculating", "; ".join(t for t in (
-            f"at most {e.max_running_requests_speculating:,} sequences at once by default (max_running_requests_speculating:"
-            " a larger batch warned)" if e.max_running_requests_speculating is not None else "",
+            f"at most {e.max_running_requests_speculating:,} sequences at once, its own cap left as it is "
+            "(max_running_requests_speculating: a larger batch warned)" if e.max_running_requests_speculating is not None else "",
             f"no {' or '.join(e.speculation_refused_with_dp_attention)} drafting under attention DP "
-            "(speculation_refused_with_dp_attention: warned, left out by cheapest)" if e.speculation_refused_with_dp_attention else "") if t)
+            "(speculation_refused_with_dp_attention: warned, left out by cheapest)" if e.speculation_refused_with_dp_attention else "",
+            "no speculation at pp > 1 (speculation_refused_with_pp: warned, left out by cheapest)"
+            if e.speculation_refused_with_pp else "") if t)
          or "no cap of its own on the batch, and every method under any layout"),
         ("host work per step", format_seconds(e.host_per_step_s)),
         ("host work per sequence", format_seconds(e.host_per_sequence_s)),

@@ -1049,3 +1049,28 @@ def test_cheapest_leaves_out_a_method_the_engine_refuses_under_attention_dp():
     notes = frontier_notes(df, refused)
     assert any("2 rows left out" in n and "ngram speculation under sglang at dp_attention 8" in n for n in notes), notes
     assert refused_methods(df.assign(engine="vllm")) == []  # vllm.yaml refuses no method
+
+
+@pytest.mark.slow
+def test_cheapest_says_a_speculative_pick_above_the_engines_cap_and_leaves_out_sglang_speculation_at_pp_2():
+    """qa176: a sweep of EAGLE under sglang to batch 64 warned once, and cheapest then picked batch 64 without a word
+    of SGLang's 48 sequences at once while speculating; SGLang refuses speculation at pp > 1 (speculation_refused_with_pp)."""
+    import roofline as api
+    from roofline.frontier import refused_layouts, refused_methods
+
+    def table(engine):
+        return api.sweep({"hardware": "h100-sxm", "model": "llama-3.1-70b", "engine": engine, "method": "eagle",
+                          "layouts": [{"tp": 4}, {"tp": 4, "pp": 2}],
+                          "axes": {"batch": [16, 64], "context": [1024], "k": [0, 3], "alpha": [0.8]}})
+
+    df = table("sglang")
+    assert {(e["engine"], e.get("pp")) for e in refused_methods(df)} == {("sglang", 2)}
+    refused = refused_layouts(df)[0]
+    assert ((cost_frontier(df)["decoding"] == "speculation") & (cost_frontier(df)["pp"] == 2)).any()  # picked before
+    spec = cost_frontier(df, refused).query("decoding == 'speculation'")
+    assert not (spec["pp"] == 2).any() and (spec["batch"] == 64).sum() == 1
+    said = [n for n in frontier_notes(df, refused) if "more sequences than" in n]
+    assert said == ["1 speculative frontier row runs more sequences than its engine decodes at once while speculating "
+                    "with the cap left as it is (sglang: 48; SGLang's --max-running-requests): its cost assumes the cap raised"]
+    vllm = table("vllm")
+    assert refused_methods(vllm) == [] and not [n for n in frontier_notes(vllm, refused_layouts(vllm)[0]) if "more sequences" in n]

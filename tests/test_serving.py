@@ -70,19 +70,30 @@ def test_a_zero_time_in_any_unit_is_no_cost_and_a_negative_one_is_refused():
 def test_a_bad_memory_size_says_once_what_is_wanted():
     """Session 36's note: '-3 GB' was refused as 'a memory size with its unit (1.5 GiB, 800 MB) or 0 (a finite positive
     quantity like '80 GB')': positive, where 0 is allowed, and two parentheses for one rule."""
-    wanted = "expected a memory size of 0 or more in B, kB, MB, GB, TB, KiB, MiB, GiB or TiB (1.5 GiB, 800 MB), or a bare 0, found"
+    wanted = "expected a memory size of 0 or more with a byte unit, B, kB to PB or KiB to PiB (1.5 GiB, 800 MB), or 0, found"
     for bad in ("-3 GB", "1.5 gigs", 4000, "3 ms"):
         with pytest.raises(RooflineError) as caught:
             engine_from_dict({"name": "x", "source": "s", "memory_reserved": bad}, "e.yaml")
         assert str(caught.value).startswith("e.yaml: memory_reserved: " + wanted), caught.value
-    assert engine_from_dict({"name": "x", "source": "s", "memory_reserved": "0 GB"}, "e.yaml").memory_reserved_bytes == 0.0
+    for zero in ("0 GB", "0", 0):  # qa176: a quoted "0" was refused where the message offered 0
+        assert engine_from_dict({"name": "x", "source": "s", "memory_reserved": zero}, "e.yaml").memory_reserved_bytes == 0.0
 
 
-def test_the_speculation_fields_take_a_count_or_null_and_a_list_of_drafting_methods():
+def test_the_speculation_fields_take_a_count_or_null_and_a_list_of_drafting_methods(tmp_path):
     engine = engine_from_dict({"name": "x", "source": "s", "max_running_requests_speculating": 48,
-                               "speculation_refused_with_dp_attention": ["ngram", "draft"]}, "e.yaml")
-    assert engine.max_running_requests_speculating == 48
+                               "speculation_refused_with_dp_attention": ["ngram", "draft"], "speculation_refused_with_pp": True}, "e.yaml")
+    assert engine.max_running_requests_speculating == 48 and engine.speculation_refused_with_pp
     assert engine.speculation_refused_with_dp_attention == ("draft", "ngram")  # in the methods' order
+    # not costs (qa176): a costs_from profile takes sglang's unless it sets its own, and no override sets them
+    (tmp_path / "mine.yaml").write_text("type: engine\nname: mine\ncosts_from: sglang\nsource: s\n")
+    (tmp_path / "big.yaml").write_text("type: engine\nname: big\ncosts_from: sglang\nsource: s\nmax_running_requests_speculating: 256\n")
+    mine, big = load_engine("mine", (tmp_path,)), load_engine("big", (tmp_path,))
+    assert (mine.max_running_requests_speculating, big.max_running_requests_speculating) == (48, 256)
+    assert big.speculation_refused_with_dp_attention == ("draft", "ngram") and big.speculation_refused_with_pp
+    with pytest.raises(RooflineError, match=r"overrides\[0\]\.max_running_requests_speculating: expected an engine cost field"):
+        engine_from_dict({"name": "x", "source": "s", "overrides": [{"hardware": "b*", "max_running_requests_speculating": 8}]}, "e.yaml")
+    with pytest.raises(RooflineError, match="speculation_refused_with_pp: expected"):
+        check_engine_spec(dataclasses.replace(IDEAL, speculation_refused_with_pp="yes"))
     assert engine_from_dict({"name": "x", "source": "s", "max_running_requests_speculating": None}, "e.yaml").max_running_requests_speculating is None
     for bad in (0, "48", True, 2.5):
         with pytest.raises(RooflineError, match="e.yaml: max_running_requests_speculating: expected an integer in 1..1000000 or null"):
@@ -101,10 +112,18 @@ def test_sglang_says_where_it_runs_no_such_speculative_point():
         return " | ".join(roofline.predict(**kw)["warnings"])
 
     eagle = dict(hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3, alpha=0.7)
-    assert "by default it runs at most 48 sequences at once when speculating" in said(**eagle, batch=64, engine="sglang")
+    assert "it runs at most 48 sequences at once when speculating unless its cap is raised" in said(**eagle, batch=64, engine="sglang")
     assert "at most 48 sequences" not in said(**eagle, batch=48, engine="sglang")
     assert "at most 48 sequences" not in said(**eagle, batch=64, engine="vllm")
     assert "at most 48 sequences" not in said(**{**eagle, "k": 0}, batch=64, engine="sglang")  # k 0 drafts nothing
+    # under attention DP each group takes floor(48 / d): 32 groups run 1 each (qa176: batch 48 said nothing)
+    mtp = dict(hardware="h200", model="deepseek-v3", tp=1, dp_attention=32, ep=32, method="mtp", k=1, alpha=0.8, engine="sglang")
+    assert "it runs at most 32 sequences at once when speculating (1 in each of its 32 attention-DP groups)" in said(**mtp, batch=48)
+    assert "at most 32 sequences" not in said(**mtp, batch=32)
+    pp = said(hardware="h100-sxm", model="llama-3.1-70b", tp=4, pp=2, method="eagle", k=3, alpha=0.7, engine="sglang")
+    assert "the engine refuses speculative decoding with pipeline parallelism" in pp
+    assert "refuses speculative decoding" not in said(hardware="h100-sxm", model="llama-3.1-70b", tp=4, pp=2, method="eagle", k=3,
+                                                      alpha=0.7, engine="vllm")
     ngram = dict(hardware="h200", model="qwen3-235b-a22b", method="ngram", k=3, alpha=0.5, batch=16, tp=8)
     assert "the engine refuses ngram drafting under attention DP" in said(**ngram, dp_attention=8, engine="sglang")
     assert "refuses ngram" not in said(**ngram, engine="sglang")  # no attention DP
@@ -578,10 +597,11 @@ def test_a_parameter_no_fit_row_of_the_whole_profile_determines_is_said_where_th
     assert "spec_per_draft_step (200 us)" in undetermined_note(trtllm, h100, parameters_used(h100, llama, dep, trtllm, True))
     assert "host_per" not in undetermined_note(trtllm, h100, parameters_used(h100, llama, dep, trtllm, True))
     assert undetermined_note(vllm, h100, parameters_used(h100, llama, dep, vllm, True)) == ""  # vllm's rows determine them
-    # weight-only GEMMs under sglang take its undetermined weight_only_efficiency (1)
+    # weight-only GEMMs under sglang take its undetermined weight_only_efficiency (1; 0.999 since session 37's refit)
     int4 = deployment(llama, "int4")
-    assert "weight_only_efficiency (1)" in undetermined_note(sglang, h100, parameters_used(h100, llama, int4, sglang))
-    # gpt-oss with --expert-dtype fp4 on H100: the experts run at min(0.703, 1), so the weight-only efficiency is not
+    said = undetermined_note(sglang, h100, parameters_used(h100, llama, int4, sglang))
+    assert f"weight_only_efficiency ({sglang.weight_only_efficiency:g})" in said and 0.99 <= sglang.weight_only_efficiency <= 1
+    # gpt-oss with --expert-dtype fp4 on H100: the experts run at min(0.708, 1), so the weight-only efficiency is not
     # used, though the shared-experts class it lacks was set to fp4 too (qa87: "leans on weight_only_efficiency (1)")
     gpt = load_model("gpt-oss-120b")
     used = parameters_used(h100, gpt, deployment(gpt, expert_dtype="fp4"), sglang)

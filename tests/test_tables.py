@@ -505,5 +505,16 @@ def test_engines_show_says_what_an_engine_runs_while_speculating():
     from roofline.tables import engine_table
 
     sglang = next(line for line in engine_table(load_engine("sglang")).splitlines() if "while speculating" in line)
-    assert "at most 48 sequences at once by default" in sglang and "no draft or ngram drafting under attention DP" in sglang
+    assert "at most 48 sequences at once, its own cap left as it is" in sglang and "no draft or ngram drafting under attention DP" in sglang
+    assert "no speculation at pp > 1" in sglang
     assert "no cap of its own on the batch, and every method under any layout" in engine_table(load_engine("vllm"))
+
+
+def test_an_ngram_point_says_it_holds_no_drafter():
+    """qa176: n-gram printed 'drafter memory 0 B per device' and 'max batch ... with the drafter'."""
+    import roofline
+    from roofline.tables import predict_table
+
+    text = predict_table(roofline.predict("h100-sxm", "llama-3.1-8b", method="ngram", k=2, alpha=0.5))
+    assert "drafter memory     none (n-gram drafts by looking up the context)" in text and "0 B per device" not in text
+    assert "with the drafter" not in text
