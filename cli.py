@@ -498,7 +498,7 @@ def measurements_convert(
     ep: Annotated[int, typer.Option(help="Expert-parallel degree.")] = 1,
     dp_attention: Annotated[int, typer.Option(help="Attention data-parallel degree.")] = 1,
     gpus: Annotated[Optional[int], typer.Option(help="GPUs of the deployment (default tp x dp-attention).")] = None,
-    weight_dtype: Annotated[str, typer.Option(help="Weight dtype the server ran.")] = "bf16",
+    weight_dtype: Annotated[Optional[str], typer.Option(help="Weight dtype the server ran (default: the checkpoint as published, the dtype of most of the model's weight bytes).")] = None,
     kv_dtype: Annotated[str, typer.Option(help="KV-cache dtype.")] = "bf16",
     method: Annotated[str, typer.Option(help="Speculation method of the server: none | draft | mtp | eagle | ngram, or the "
                                         "server's own name (eagle3, draft_model, standalone, deepseek_mtp, nextn).")] = "none",

@@ -584,7 +584,7 @@ def predict(
             acceptance=acceptance, tree_nodes=tree_nodes, tree_tau=tree_tau, overlap=overlap,
             draft_vocab=draft_vocab, dep=dep, engine=eng, shared_prefix=shared_prefix,
         )
-        out["warnings"] += drafter_warnings(method, target, draft_spec, draft_hw, dep.pp, dep)
+        out["warnings"] += drafter_warnings(method, target, draft_spec, draft_hw, dep.pp, dep, eng)
         out["spec"]["acceptance_length_given"] = acceptance_length  # alpha is the one that gives it at this k
         if target.moe is not None and speculates(method, k):  # the verify pass's q = k + 1 (a tree's nodes + 1) tokens a
             q = (tree_nodes if tree_nodes is not None else k) + 1  # sequence read more experts than a decode step's one

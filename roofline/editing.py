@@ -150,10 +150,12 @@ def parse_assignments(assignments: list[str], what: str = "--set", kind: str = "
     return pairs
 
 
-def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[tuple[str, ...], tuple[str, ...]] | None = None) -> None:
+def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[tuple[str, ...], tuple[str, ...]] | None = None,
+           keep_null: frozenset = frozenset()) -> None:
     """Set (or, for None, remove) each dotted path of `pairs` in `doc`; a field it adds to a mapping goes in its
     place in that mapping's key order (`order`, keyed by the mapping's path, () for the top level: after the last
-    present key the order puts before it), else at the end."""
+    present key the order puts before it), else at the end. A top-level field of `keep_null` set to None is written
+    as null, where removing it would take another profile's value (_kept_nulls)."""
     from ruamel.yaml.comments import CommentedMap
 
     order = order or {}
@@ -194,7 +196,9 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[t
                                     f"({parent}=[NAME, NAME]), found an entry of it")
             raise RooflineError(f"{where}: {'.'.join(path)}: expected a field of an entry ({'.'.join(path)}.FIELD), found "
                                 "the entry itself (a list is edited entry by entry, or with `edit`)")
-        if value is None:
+        if value is None and len(path) == 1 and path[0] in keep_null:
+            put(node, (), path[0], None)
+        elif value is None:
             if path[-1] not in node:  # a misspelled field to remove would be a silent no-op
                 close = closest_names(path[-1], [str(k) for k in node], 1, 0.7)
                 raise RooflineError(f"{where}: {'.'.join(path)}: expected a field the profile has, to remove"
@@ -444,11 +448,18 @@ def _known_fields(kind: str) -> set[str]:
     return {"type", *_KNOWN}
 
 
-def _removed_note(kind: str, doc_before: dict, pairs, where: str, source: str) -> None:
+def _kept_nulls(kind: str, doc) -> frozenset:
+    """The fields whose null `--set` writes rather than removes: in an engine profile that takes another's costs
+    (costs_from), max_running_requests_speculating, whose null (no cap) would else be the other profile's value (qa177)."""
+    return frozenset({"max_running_requests_speculating"}) if kind == "engine" and "costs_from" in doc else frozenset()
+
+
+def _removed_note(kind: str, doc_before: dict, pairs, where: str, source: str, keep_null: frozenset = frozenset()) -> None:
     """Say where `FIELD=` (or null) removed a field the profile had: it now takes the tool's default for it, which
     need not be the value it had (sglang's host_overlap_speculating false became true)."""
     for keys, value in pairs:
-        if value is None and len(keys) == 1 and keys[0] in doc_before and doc_before[keys[0]] is not None:
+        if (value is None and len(keys) == 1 and keys[0] in doc_before and doc_before[keys[0]] is not None
+                and keys[0] not in keep_null):
             old = doc_before[keys[0]]
             shown = str(old).lower() if isinstance(old, bool) else " ".join(str(old).split())  # one line (qa98: a
             nested = "mapping" if isinstance(old, Mapping) else "list" if isinstance(old, list) else ""
@@ -641,7 +652,8 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     _unfit(kind, doc, set_here)
     _price_set_by_hand(kind, doc, set_here)
     had = {k: doc.get(k) for k in doc}
-    _apply(doc, pairs, str(target), _field_order(kind))
+    kept = _kept_nulls(kind, doc)
+    _apply(doc, pairs, str(target), _field_order(kind), kept)
     _drop_line_remarks(doc, [keys for keys, _ in pairs])
     doc.ca.comment = None
     header = [SCHEMA_COMMENT] if kind == "hardware" and folder.resolve() == builtin_dir(kind).resolve() else []
@@ -665,7 +677,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     write_text_atomic(target, text, force, what=f"{GROUP[kind]} new")
     _sparse_peak_note(kind, _hardware_or_none(kind, read_text(source), source, extra_dirs, source.stem), spec, set_here, str(target))
     _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is written
-    _removed_note(kind, had, pairs, str(target), source.stem)
+    _removed_note(kind, had, pairs, str(target), source.stem, kept)
     return target
 
 
@@ -725,7 +737,8 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     _unfit(kind, doc, set_here)
     _price_set_by_hand(kind, doc, set_here)
     had = {k: doc.get(k) for k in doc}
-    _apply(doc, pairs, str(path), _field_order(kind))
+    kept = _kept_nulls(kind, doc)
+    _apply(doc, pairs, str(path), _field_order(kind), kept)
     text = _splice(unix, before, _dump(doc, indent))  # only the lines the edit changes
     text = _with_hand_set(text, {".".join(keys) for keys, value in pairs if value is not None},
                           {".".join(keys) for keys, value in pairs if value is None})
@@ -735,7 +748,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     write_text_atomic(path, text, force=True, what=f"{GROUP[kind]} set")
     _sparse_peak_note(kind, _hardware_or_none(kind, original, path, extra_dirs), spec, set_here, str(path))
     _family_values_kept(kind, doc, set_here, str(path))
-    _removed_note(kind, had, pairs, str(path), "the file")
+    _removed_note(kind, had, pairs, str(path), "the file", kept)
     return path
 
 

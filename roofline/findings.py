@@ -889,22 +889,24 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
     cheapest tier's price, with the batch, k, layout and engine of the speculative point priced; and the cheapest point
     that drafts (k > 0, a method) reaching it (`drafting_*`: what `roofline cheapest` picks, said where the any-k point
     is k = 0). A layout names the drafter's placement and the method where the sweep varies them."""
-    from roofline.frontier import loadable
+    from roofline.frontier import loadable, plain_runnable
 
-    df = loadable(df, tuple((meta or {}).get("profiles") or ()))  # a layout vLLM and SGLang refuse to load prices no tier
+    dirs = tuple((meta or {}).get("profiles") or ())
+    plain_df = plain_runnable(df, dirs)  # a speculative row its engine refuses still carries a plain point that runs
+    df = loadable(df, dirs)  # a layout vLLM and SGLang refuse to load prices no tier
     rows = []
-    plain_ok = plain_fits(df)
+    plain_ok = plain_fits(plain_df)
     fits = _fits(df)
-    for hw in dict.fromkeys(df.loc[plain_ok, "hardware"]):  # every device plain decoding fits on, a drafter or not (qa127)
+    for hw in dict.fromkeys(plain_df.loc[plain_ok, "hardware"]):  # every device plain decoding fits on (qa127)
         g = fits[fits["hardware"] == hw]
         # plain decoding's columns repeat on every k of a point: the cheapest over every config of this GPU, at every
         # batch plain decoding fits (a batch where only the drafter's k + 1 tokens overflow still has a plain tier)
-        base = df[plain_ok & (df["hardware"] == hw)]
+        base = plain_df[plain_ok & (plain_df["hardware"] == hw)]
         if base["baseline_cost_usd_per_million_tokens"].isna().all():  # a device without a price: no tier to compare
             continue
         ref = base.loc[base["baseline_cost_usd_per_million_tokens"].idxmin()]
         u0, c0 = float(ref["baseline_tokens_per_s_per_user"]), float(ref["baseline_cost_usd_per_million_tokens"])
-        varying = _varying(g)
+        varying = _varying(pd.concat([g, base[plain_fits(base)]]))  # the plain tier's layouts too (qa177)
         layout = [c for c in varying if c not in ("method", "draft_hardware")]  # tp, ep, ... where the sweep varies them
         spec_layout = layout + [c for c in ("method", "draft_hardware") if c in varying]  # qa118: where the drafter ran
         drafts = g[(g["k"] > 0) & (g["method"].astype(str) != "none")] if "method" in g else g[g["k"] > 0]
@@ -957,10 +959,10 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     unrun = list(dict.fromkeys(e["hardware"] for e in unrunnable))
     why_unrun = "; ".join(dict.fromkeys(e["why"] for e in unrunnable))  # TensorRT-LLM runs on NVIDIA GPUs only
     if not order:
-        from roofline.frontier import loadable
+        from roofline.frontier import plain_runnable
 
         plain = df[plain_fits(df)]
-        loaded = set(loadable(plain, tuple((meta or {}).get("profiles") or ()))["hardware"])
+        loaded = set(plain_runnable(plain, tuple((meta or {}).get("profiles") or ()))["hardware"])
         others = [h for h in dict.fromkeys(plain["hardware"]) if h not in unrun]
         refused = [h for h in others if h not in loaded]  # qa137: a priced device at a layout engines refuse, not unpriced
         unpriced_hw = [h for h in others if h not in refused]

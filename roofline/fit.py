@@ -63,6 +63,7 @@ from roofline.measurements import (
 )
 from roofline.outputs import progress_bar, progress_done
 from roofline.serving import (
+    BEHAVIOUR_FIELDS,
     FAMILIES,
     FITTED_UNITS,
     IDEAL,
@@ -614,9 +615,9 @@ def _costs_from_text(doc, own, base: ServingEngine, name: str, fit: dict) -> str
                   f"costs of its own, fitted on {fit['rows_used']} of {_shown_path(fit['file'])} from {other}'s start "
                   f"values: the `fitted:` block records the rows, the start values and the result."),
     }
-    for key in ("mixed_prefill", "nvidia_only"):  # not costs: the profile's own where it sets them (qa103: a fit of
-        if key in own and own[key] != doc.get(key):  # vllm-v0 wrote vllm's mixed_prefill: true, with vllm's comment)
-            said = str(doc.get(key, "nothing: false")).lower()
+    for key in BEHAVIOUR_FIELDS:  # not costs: the profile's own where it sets them (qa103: a fit of vllm-v0 wrote vllm's
+        if key in own and own[key] != doc.get(key):  # mixed_prefill: true, with vllm's comment; qa177: sglang's cap of 48)
+            said = str(doc.get(key, "nothing: false" if key in ("mixed_prefill", "nvidia_only") else "nothing")).lower()
             doc[key] = own[key]
             doc.yaml_add_eol_comment(f"# {base.name}'s own ({other}'s file says {said})", key)
     for key in ("version", "display_name", "source", "notes"):

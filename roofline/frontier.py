@@ -293,6 +293,14 @@ def loadable(df: pd.DataFrame, extra_dirs: tuple = ()) -> pd.DataFrame:
     return df[~_refused(df, refused)] if refused else df
 
 
+def plain_runnable(df: pd.DataFrame, extra_dirs: tuple = ()) -> pd.DataFrame:
+    """The rows of `df` whose plain point (k = 0, or the baseline columns of a speculative row) a deployment runs:
+    loadable's, with the rows refused only as speculation kept (`speculative_only`: a drafter's device, a method its
+    engine refuses at a layout), since their plain point runs (qa177: the report's fast tiers lost a plain tier)."""
+    refused = [e for e in refused_layouts(df, extra_dirs)[0] if not e.get("speculative_only")]
+    return df[~_refused(df, refused)] if refused else df
+
+
 def _reachable(df: pd.DataFrame, refused: list[dict] | None = None) -> pd.DataFrame:
     """The candidates (_candidates) that fit in memory, have a cost and are not at a `refused` layout."""
     out = _candidates(df)

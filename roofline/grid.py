@@ -263,7 +263,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                        if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() else ()),
                      idle, rates_note, reuse, reach, longest, prior, gains,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
-                                       dep.pp, dep)]:
+                                       dep.pp, dep, on_hw)]:
             if note and note not in warned:
                 warned.add(note)
                 warn(note)

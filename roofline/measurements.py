@@ -442,6 +442,13 @@ class RowSet:
         return tuple(sorted({g.slot for g in self.groups}))
 
 
+def checkpoint_dtype(model: ModelSpec) -> str:
+    """The dtype of most of `model`'s published weight bytes, what a row's weight_dtype names for the checkpoint as
+    published: its routed experts' for a MoE model, else its blocks' ('fp4' for gpt-oss's MXFP4 experts)."""
+    native = deployment(model)
+    return native.expert_dtype_label or native.weight_dtype_label
+
+
 def _layout(model: ModelSpec, r, where: str) -> Deployment:
     """The deployment of a row (or of `convert_benchmark`'s options; `where` names which): tp, ep, dp_attention,
     pp as given, or SGLang's convention where tp counts the attention-DP ranks (tp = dp_attention x tp_layout on
@@ -454,8 +461,7 @@ def _layout(model: ModelSpec, r, where: str) -> Deployment:
     # the checkpoint as published where the row's dtype is that of most of its weight bytes (a MoE model's experts);
     # any other dtype is every weight in it (qa176: gpt-oss's BF16 re-export was read as its MXFP4 checkpoint, whose
     # attention is bf16)
-    native = deployment(model)
-    weight = None if r.weight_dtype == (native.expert_dtype_label or native.weight_dtype_label) else r.weight_dtype
+    weight = None if DTYPE_ALIASES.get(str(r.weight_dtype).lower(), r.weight_dtype) == checkpoint_dtype(model) else r.weight_dtype
     try:
         dep = deployment(model, weight, r.kv_dtype, tp, dp, int(r.ep), pp, where=where)
     except RooflineError as exc:
@@ -814,7 +820,7 @@ def _mean_in_flight(result: dict) -> tuple[float, str] | None:
 
 
 def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int = 1, dp_attention: int = 1,
-                      gpus: int | None = None, weight_dtype: str = "bf16", kv_dtype: str = "bf16", method: str = "none",
+                      gpus: int | None = None, weight_dtype: str | None = None, kv_dtype: str = "bf16", method: str = "none",
                       k: int = 0, engine: str | None = None, engine_version: str = "", split: str = "fit",
                       batch: int | None = None, quantities: tuple[str, ...] = ("step_time_s", "tokens_per_s"),
                       source_id: str | None = None, draft_tokens: int = 0, draft: str = "", draft_vocab: int | None = None,
@@ -829,7 +835,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     tokens_per_s = output_throughput; acceptance_length = accept_length (SGLang) or spec_decode_acceptance_length /
     acceptance_length where present. The deployment (hardware, model, layout, dtypes, method, k, and `draft_tokens`
     for a tree: SGLang's --speculative-num-draft-tokens with --speculative-eagle-topk > 1) is what the server was
-    launched with; `draft` names the draft model of method draft (written as draft=NAME in the notes), `draft_vocab`
+    launched with (`weight_dtype` None: the checkpoint as published, checkpoint_dtype); `draft` names the draft model of method draft (written as draft=NAME in the notes), `draft_vocab`
     the vocabulary an EAGLE head drafts over (EAGLE-3's 32,000; written as draft_vocab=N in the notes). `batch` stands
     in for a result that records no max_concurrency, and is refused beside one that records another. A result that
     records an acceptance length above 1 with method none is refused (a speculative run read as plain decoding).
@@ -882,6 +888,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             raise field_error("command line", "--draft-vocab", f"at most the vocabulary of {model_spec.name} "
                               f"({model_spec.vocab_size:,} tokens: a head drafter's LM head covers part of it)", draft_vocab)
     hw_spec = load_hardware(hardware, tuple(profiles))
+    if weight_dtype is None:  # the checkpoint as published (qa177: bf16 made gpt-oss's MXFP4 experts bf16)
+        weight_dtype = checkpoint_dtype(model_spec)
     if not Path(str(hardware)).suffix:  # an alias (h100) as the profile's name (h100-sxm); a path stays as given
         hardware = hw_spec.name
     # SGLang counts its attention groups inside --tp: said once, where a result's engine is sglang (below)

@@ -918,8 +918,9 @@ def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
             return
 
 
-_OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from", "nvidia_only", "mixed_prefill",
-               *_SPECULATION_RULES}
+# What an engine does rather than what it costs: a costs_from profile's own where it sets them (load_engine, roofline fit)
+BEHAVIOUR_FIELDS = ("nvidia_only", "mixed_prefill", *_SPECULATION_RULES)
+_OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from", *BEHAVIOUR_FIELDS}
 
 
 def load_engine(name: str | ServingEngine | None, extra_dirs: tuple[str | Path, ...] = ()) -> ServingEngine:

@@ -375,18 +375,19 @@ PP_SPECULATION = ("vLLM has refused speculative decoding with pipeline paralleli
 
 
 def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, draft_hw: HardwareSpec | None,
-                     pp: int = 1, dep: Deployment | None = None) -> list[str]:
+                     pp: int = 1, dep: Deployment | None = None, engine: ServingEngine | None = None) -> list[str]:
     """What a user must know about a drafter that predict and sweep still price: a draft model with another
     tokenizer, a head drafter on other hardware, which waits for the verified hidden states, speculation under
     pipeline parallelism, which the engines refuse or run only behind a flag, and (given the target's `dep`) a
-    drafter whose weights its own device dequantises (fp8 on an A100: weight-only there, qa86)."""
+    drafter whose weights its own device dequantises (fp8 on an A100: weight-only there, qa86). Under an `engine` that
+    refuses speculation at pp > 1 its own note says so (serving.speculation_engine_notes), not this one (qa177)."""
     out = []
     if draft_hw is not None and dep is not None and method != "ngram" and (method != "draft" or draft is not None):
         drafter = drafter_spec(method, target, draft)
         note = weight_only_note(draft_hw, drafter_deployment(method, drafter, dep, True), drafter) if drafter is not None else ""
         if note:
             out.append(f"the drafter's {note}")
-    if method != "none" and pp > 1:
+    if method != "none" and pp > 1 and not (engine is not None and engine.speculation_refused_with_pp):  # else the
         out.append(f"{method} with pp {pp}: {PP_SPECULATION}: this prices a layout serving engines may not run")
     if method == "draft" and draft is not None and draft.vocab_size != target.vocab_size:
         out.append(f"draft model {draft.name} has a vocabulary of {draft.vocab_size:,} tokens and {target.name} one of "

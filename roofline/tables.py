@@ -126,7 +126,7 @@ def predict_table(point: dict) -> str:
                   + ("the target's attention dtype)" if spec["method"] == "draft" else "as the target's)")
                   + " and its KV cache" if spec.get("drafter_weight_dtype") else ""),
                f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,}"
-               + (")" if spec["method"] == "ngram" else " with the drafter)")]
+               + (" with the KV of the k + 1 tokens a pass verifies)" if spec["method"] == "ngram" else " with the drafter)")]
               if spec["k"] > 0 else  # k 0 drafts nothing and holds no drafter (qa101: 'drafter memory 0 B', 'with the drafter')
               [f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,}: k 0 holds no drafter)"]),
         ]

@@ -1381,3 +1381,19 @@ def test_engines_diff_names_a_memory_size_override_by_its_profile_key(roofline):
     code, out, _ = roofline("engines", "diff", "vllm", "sglang")
     (line,) = [ln for ln in out.splitlines() if ln.startswith("overrides a100-pcie-40gb: memory_reserved_per_dp_group")]
     assert code == 0 and "_bytes" not in line and "503 MB" in line
+
+
+@pytest.mark.slow
+def test_a_null_cap_set_on_a_profile_taking_anothers_costs_is_written_not_removed(tmp_path, roofline):
+    """qa177: `--set max_running_requests_speculating=null` on a copy of a costs_from profile removed the key, so the
+    copy took sglang's 48 while the warning said 'the tool's default'; it is written as null (no cap) now."""
+    from roofline.serving import load_engine
+
+    (tmp_path / "mysg.yaml").write_text("type: engine\nname: mysg\ncosts_from: sglang\nsource: s\nmax_running_requests_speculating: 256\n")
+    code, _, err = roofline("--profiles", tmp_path, "engines", "new", "a2", "--from", "mysg", "--set",
+                            "max_running_requests_speculating=null", "--dir", tmp_path)
+    assert code == 0, err
+    assert "removed" not in err and load_engine("a2", (tmp_path,)).max_running_requests_speculating is None
+    code, _, err = roofline("--profiles", tmp_path, "engines", "set", "mysg", "max_running_requests_speculating=null")
+    assert code == 0 and "removed" not in err, err
+    assert load_engine("mysg", (tmp_path,)).max_running_requests_speculating is None

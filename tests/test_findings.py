@@ -1293,3 +1293,23 @@ def test_the_generic_finding_reads_only_layouts_and_devices_its_engine_runs(tmp_
     assert text.endswith("(Every row of engine trtllm is at a layout or on a device it does not run, so these figures "
                          "describe no setup of it: the sweep's warnings say which.)"), text
     assert "Engine trtllm, as in the figure" in text  # vllm's rows are the table's too: the finding names its engine
+
+
+@pytest.mark.slow
+def test_the_fast_tiers_keep_the_plain_point_of_a_speculative_row_its_engine_refuses():
+    """qa177: SGLang refuses n-gram under attention DP; the report's tiers dropped those rows whole, and with them the
+    plain point each carries, which runs: the cheapest tier came out at tp 8 ($0.885) where dp-attention 8 costs $0.738."""
+    import roofline
+    from roofline.findings import tier_prices
+
+    sweep = {"hardware": "h200", "model": "qwen3-235b-a22b", "method": "ngram",
+             "layouts": [{"tp": 8}, {"dp_attention": 8, "ep": 8}],
+             "axes": {"batch": [8, 64, 256, 512], "context": [2048], "k": [1, 3], "alpha": [0.6]}}
+    df = roofline.sweep({**sweep, "engine": "sglang"})
+    sglang = tier_prices(df, meta={})
+    plain = df[df["dp_attention"] == 8]["baseline_cost_usd_per_million_tokens"].min()
+    assert plain < df[df["dp_attention"] == 1]["baseline_cost_usd_per_million_tokens"].min()
+    assert sglang.loc["h200", "base_cost_usd_per_million_tokens"] == pytest.approx(plain)
+    assert sglang.loc["h200", "base_config"] == ", tp 1, dp attention 8, ep 8"
+    # its speculative prices are of the points SGLang runs: n-gram at tp 8 only
+    assert all("dp attention 8" not in str(c) for c in sglang.filter(like="x_speculation").filter(like="config").iloc[0])

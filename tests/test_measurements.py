@@ -424,6 +424,23 @@ def test_convert_writes_a_layout_that_accuracy_reads_the_same_way(tmp_path):
         assert list(rows["replicas"]) == [replicas, replicas] and rows["predicted"].notna().all()
 
 
+@pytest.mark.slow
+def test_convert_without_a_weight_dtype_writes_the_checkpoint_as_published(tmp_path):
+    """qa177: --weight-dtype defaulted to bf16, which since session 37 names an all-bf16 model where bf16 is not the
+    dtype of most weight bytes: gpt-oss's MXFP4 run was predicted as its BF16 re-export, DeepSeek-V3 (fp8) refused."""
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(VLLM_RESULT))
+    for model, tp, label in (("gpt-oss-120b", 4, "fp4"), ("deepseek-v3", 8, "fp8"), ("llama-3.1-8b", 1, "bf16")):
+        raw = convert_benchmark(path, hardware="h200", model=model, tp=tp)
+        assert set(raw["weight_dtype"]) == {label}, (model, set(raw["weight_dtype"]))
+        rows = predict_measurements(load_measurements(write_measurements(raw, tmp_path / f"{model}.csv", force=True)))
+        assert rows["predicted"].notna().all()
+    given = predict_measurements(load_measurements(write_measurements(
+        convert_benchmark(path, hardware="h200", model="gpt-oss-120b", tp=4, weight_dtype="mxfp4"), tmp_path / "m.csv", force=True)))
+    default = predict_measurements(load_measurements(tmp_path / "gpt-oss-120b.csv"))
+    assert list(given["predicted"]) == pytest.approx(list(default["predicted"]))  # mxfp4 spelled out: the same checkpoint
+
+
 def test_measurements_convert_from_the_cli_names_the_bad_option_in_one_line(tmp_path, roofline):
     path = tmp_path / "c32.json"
     path.write_text(json.dumps(VLLM_RESULT))
