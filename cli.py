@@ -534,6 +534,9 @@ def measurements_convert(
                              engine_version=engine_version, split=split, draft_tokens=draft_tokens, draft=draft,
                              draft_vocab=draft_vocab, profiles=_dirs(), source_id=source_id, batch=batch)
     typer.echo(f"{len(rows)} rows from {len(files)} file(s) -> {write_measurements(rows, out, force)}")
+    if weight_dtype is None and len(rows):  # qa178: the dtype chosen for the user, said
+        typer.echo(f"weight dtype {rows['weight_dtype'].iloc[0]}: {model}'s checkpoint as published (the dtype of most of "
+                   "its weight bytes); --weight-dtype names another", err=True)
 
 
 @scenarios_app.command("list")

@@ -64,6 +64,8 @@ def _round_trip(indent: tuple[int, int] = (2, 2)):
     rt = YAML(typ="rt")
     rt.preserve_quotes = True
     rt.width = 4096
+    # a null written as `null`, as the profiles and docs spell it, not as an empty value (qa178: `key:` read as unfinished)
+    rt.representer.add_representer(type(None), lambda rep, _: rep.represent_scalar("tag:yaml.org,2002:null", "null"))
     mapping, offset = indent
     rt.indent(mapping=mapping, sequence=offset + 2, offset=offset)
     return rt
@@ -448,13 +450,17 @@ def _known_fields(kind: str) -> set[str]:
     return {"type", *_KNOWN}
 
 
-def _kept_nulls(kind: str, doc) -> frozenset:
+def _kept_nulls(kind: str, doc, pairs=()) -> frozenset:
     """The fields whose null `--set` writes rather than removes: in an engine profile that takes another's costs
-    (costs_from), max_running_requests_speculating, whose null (no cap) would else be the other profile's value (qa177)."""
-    return frozenset({"max_running_requests_speculating"}) if kind == "engine" and "costs_from" in doc else frozenset()
+    (costs_from, in the file or set by the same command), max_running_requests_speculating, whose null (no cap) would
+    else be the other profile's value (qa177, qa178)."""
+    sets = {keys[0]: value for keys, value in pairs if len(keys) == 1}
+    takes = sets["costs_from"] is not None if "costs_from" in sets else "costs_from" in doc
+    return frozenset({"max_running_requests_speculating"}) if kind == "engine" and takes else frozenset()
 
 
-def _removed_note(kind: str, doc_before: dict, pairs, where: str, source: str, keep_null: frozenset = frozenset()) -> None:
+def _removed_note(kind: str, doc_before: dict, pairs, where: str, source: str, keep_null: frozenset = frozenset(),
+                  costs_from: str | None = None) -> None:
     """Say where `FIELD=` (or null) removed a field the profile had: it now takes the tool's default for it, which
     need not be the value it had (sglang's host_overlap_speculating false became true)."""
     for keys, value in pairs:
@@ -474,6 +480,11 @@ def _removed_note(kind: str, doc_before: dict, pairs, where: str, source: str, k
                      f"roofline engines new NAME --from {shown}")
                 continue
             now = NO_DEFAULT.get(keys[0], "the profile now takes the tool's default for it")
+            if kind == "engine" and costs_from:  # qa178: a costs_from profile takes the other's, not the tool's default
+                from roofline.serving import BEHAVIOUR_FIELDS
+
+                if keys[0] in BEHAVIOUR_FIELDS:
+                    now = f"the profile now takes {costs_from}'s value for it (its costs_from)"
             if kind == "hardware" and keys[0] == "family":  # which engine values that is (qa123: an MI300X copy became
                 from roofline.serving import family_label, family_of  # a Hopper to vllm, and TensorRT-LLM ran on it)
 
@@ -652,7 +663,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     _unfit(kind, doc, set_here)
     _price_set_by_hand(kind, doc, set_here)
     had = {k: doc.get(k) for k in doc}
-    kept = _kept_nulls(kind, doc)
+    kept = _kept_nulls(kind, doc, pairs)
     _apply(doc, pairs, str(target), _field_order(kind), kept)
     _drop_line_remarks(doc, [keys for keys, _ in pairs])
     doc.ca.comment = None
@@ -677,7 +688,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     write_text_atomic(target, text, force, what=f"{GROUP[kind]} new")
     _sparse_peak_note(kind, _hardware_or_none(kind, read_text(source), source, extra_dirs, source.stem), spec, set_here, str(target))
     _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is written
-    _removed_note(kind, had, pairs, str(target), source.stem, kept)
+    _removed_note(kind, had, pairs, str(target), source.stem, kept, doc.get("costs_from"))
     return target
 
 
@@ -737,18 +748,18 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     _unfit(kind, doc, set_here)
     _price_set_by_hand(kind, doc, set_here)
     had = {k: doc.get(k) for k in doc}
-    kept = _kept_nulls(kind, doc)
+    kept = _kept_nulls(kind, doc, pairs)
     _apply(doc, pairs, str(path), _field_order(kind), kept)
     text = _splice(unix, before, _dump(doc, indent))  # only the lines the edit changes
-    text = _with_hand_set(text, {".".join(keys) for keys, value in pairs if value is not None},
-                          {".".join(keys) for keys, value in pairs if value is None})
+    written = {".".join(keys) for keys, value in pairs if value is not None or ".".join(keys) in kept}  # a kept null is set
+    text = _with_hand_set(text, written, {".".join(keys) for keys, _ in pairs} - written)
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     spec = validate_text(kind, text, path, extra_dirs)
     write_text_atomic(path, text, force=True, what=f"{GROUP[kind]} set")
     _sparse_peak_note(kind, _hardware_or_none(kind, original, path, extra_dirs), spec, set_here, str(path))
     _family_values_kept(kind, doc, set_here, str(path))
-    _removed_note(kind, had, pairs, str(path), "the file", kept)
+    _removed_note(kind, had, pairs, str(path), "the file", kept, doc.get("costs_from"))
     return path
 
 

@@ -598,6 +598,13 @@ def _shown_path(path: str) -> str:
         return str(resolved)
 
 
+def _yaml_value_text(value) -> str:
+    """A YAML scalar or flow list as a profile writes it ([draft, ngram], true, null), not as Python's repr (qa178)."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_yaml_value_text(v) for v in value) + "]"
+    return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def _costs_from_text(doc, own, base: ServingEngine, name: str, fit: dict) -> str:
     """For a fit of a profile that took another's costs (`costs_from`, serving.load_engine): put this profile's
     version, display name, source and notes into `doc` (the other's file, which the fit started from) where
@@ -617,7 +624,8 @@ def _costs_from_text(doc, own, base: ServingEngine, name: str, fit: dict) -> str
     }
     for key in BEHAVIOUR_FIELDS:  # not costs: the profile's own where it sets them (qa103: a fit of vllm-v0 wrote vllm's
         if key in own and own[key] != doc.get(key):  # mixed_prefill: true, with vllm's comment; qa177: sglang's cap of 48)
-            said = str(doc.get(key, "nothing: false" if key in ("mixed_prefill", "nvidia_only") else "nothing")).lower()
+            said = (_yaml_value_text(doc[key]) if key in doc else
+                    "nothing: false" if key in ("mixed_prefill", "nvidia_only") else "nothing")
             doc[key] = own[key]
             doc.yaml_add_eol_comment(f"# {base.name}'s own ({other}'s file says {said})", key)
     for key in ("version", "display_name", "source", "notes"):

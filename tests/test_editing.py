@@ -1397,3 +1397,16 @@ def test_a_null_cap_set_on_a_profile_taking_anothers_costs_is_written_not_remove
     code, _, err = roofline("--profiles", tmp_path, "engines", "set", "mysg", "max_running_requests_speculating=null")
     assert code == 0 and "removed" not in err, err
     assert load_engine("mysg", (tmp_path,)).max_running_requests_speculating is None
+    # qa178: written `null`, not an empty value, and still listed as set by hand after `set ... =null`
+    text = (tmp_path / "a2.yaml").read_text()
+    assert "max_running_requests_speculating: null\n" in text and "set by hand" in text
+    for value in ("100", "null"):
+        assert roofline("--profiles", tmp_path, "engines", "set", "a2", f"max_running_requests_speculating={value}")[0] == 0
+    text = (tmp_path / "a2.yaml").read_text()
+    assert "max_running_requests_speculating: null\n" in text
+    assert "# set by hand, not from the source or notes below: max_running_requests_speculating." in text
+    # a field removed from a costs_from profile takes the other profile's value, which the warning names (qa178)
+    (tmp_path / "mysg.yaml").write_text("type: engine\nname: mysg\ncosts_from: sglang\nsource: s\nspeculation_refused_with_pp: false\n")
+    code, _, err = roofline("--profiles", tmp_path, "engines", "set", "mysg", "speculation_refused_with_pp=null")
+    assert code == 0 and "speculation_refused_with_pp removed: the profile now takes sglang's value for it (its costs_from)" in err, err
+    assert load_engine("mysg", (tmp_path,)).speculation_refused_with_pp is True

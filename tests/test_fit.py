@@ -321,13 +321,15 @@ def test_a_costs_from_profiles_own_speculation_fields_are_kept_by_its_fit(tmp_pa
     sglang's 48 (the fit started from sglang's file and kept only mixed_prefill and nvidia_only as the copy's own)."""
     own = tmp_path / "mysg.yaml"
     own.write_text("type: engine\nname: mysg\ncosts_from: sglang\nsource: my server\nmax_running_requests_speculating: 256\n"
-                   "speculation_refused_with_pp: false\n")
+                   "speculation_refused_with_pp: false\nspeculation_refused_with_dp_attention: [ngram]\n")
     fit = run_fit(synthetic_file(tmp_path), str(own), loss="linear", max_evaluations=1)
     out = write_fitted_profile(fit, tmp_path / "out" / "mysg.yaml")
     engine = load_engine(str(out))
     assert engine.max_running_requests_speculating == 256 and engine.speculation_refused_with_pp is False
-    assert engine.speculation_refused_with_dp_attention == ("draft", "ngram")  # not set by the copy: sglang's
-    assert "mysg's own (sglang's file says 48)" in out.read_text()
+    assert engine.speculation_refused_with_dp_attention == ("ngram",)
+    text = out.read_text()
+    assert "mysg's own (sglang's file says 48)" in text
+    assert "mysg's own (sglang's file says [draft, ngram])" in text  # as YAML writes a list (qa178: ['draft', 'ngram'])
 
 
 def test_the_written_profile_is_named_after_its_file(tmp_path):

@@ -383,8 +383,9 @@ def test_measurements_convert_from_the_cli_writes_rows_that_fit_reads_and_refuse
     path = tmp_path / "c32.json"
     path.write_text(json.dumps(VLLM_RESULT))
     out = tmp_path / "mine.csv"
-    code, stdout, _ = roofline("measurements", "convert", path, "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--out", out)
+    code, stdout, err = roofline("measurements", "convert", path, "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--out", out)
     assert code == 0 and "2 rows from 1 file(s)" in stdout
+    assert "weight dtype bf16: llama-3.1-8b's checkpoint as published" in err  # the dtype chosen, said (qa178)
     rows = load_measurements(out)
     assert list(rows["quantity"]) == ["step_time_s", "tokens_per_s"] and set(rows["split"]) == {"fit"}
     code, _, err = roofline("measurements", "convert", path, "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--out", out)
