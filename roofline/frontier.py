@@ -79,7 +79,8 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
     """([{model, tp, dp_attention, ep, pp, weight_dtype, expert_dtype, note}, then refused_methods' and
     unrunnable_engines' entries], unchecked): the layouts of a results table's rows that vLLM and SGLang refuse to load
     (layout.shard_note, the rule the sweep warns by) or that no setup of their engine has (serving.engine_layout_note),
-    the speculative methods an engine refuses at their attention-DP degree, and the engines on devices they do not run on, worked
+    the speculative methods an engine refuses at their attention-DP or pipeline degree, and the engines on devices they do
+    not run on, worked
     out from the table's own columns and each profile, so a table copied out of its folder is checked alike; a
     model, engine or device whose profile is not on the search path (`extra_dirs`: roofline --profiles) is named
     unchecked ('model my-model', 'engine mytrt', 'device my-gpu'). A dtype column holding 'mixed' leaves the model's

@@ -835,9 +835,10 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     tokens_per_s = output_throughput; acceptance_length = accept_length (SGLang) or spec_decode_acceptance_length /
     acceptance_length where present. The deployment (hardware, model, layout, dtypes, method, k, and `draft_tokens`
     for a tree: SGLang's --speculative-num-draft-tokens with --speculative-eagle-topk > 1) is what the server was
-    launched with (`weight_dtype` None: the checkpoint as published, checkpoint_dtype); `draft` names the draft model of method draft (written as draft=NAME in the notes), `draft_vocab`
-    the vocabulary an EAGLE head drafts over (EAGLE-3's 32,000; written as draft_vocab=N in the notes). `batch` stands
-    in for a result that records no max_concurrency, and is refused beside one that records another. A result that
+    launched with (`weight_dtype` None: the checkpoint as published, checkpoint_dtype); `draft` names the draft model
+    of method draft (written as draft=NAME in the notes), `draft_vocab` the vocabulary an EAGLE head drafts over
+    (EAGLE-3's 32,000; written as draft_vocab=N in the notes). `batch` stands in for a result that records no
+    max_concurrency, and is refused beside one that records another. A result that
     records an acceptance length above 1 with method none is refused (a speculative run read as plain decoding).
     `engine` defaults to the one the result's `backend` names (`_engine_of_backend`); given, it must name an engine
     profile (vllm, sglang, trtllm, with a version where it picks one). The layout

@@ -387,7 +387,7 @@ def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, dr
         note = weight_only_note(draft_hw, drafter_deployment(method, drafter, dep, True), drafter) if drafter is not None else ""
         if note:
             out.append(f"the drafter's {note}")
-    if method != "none" and pp > 1 and not (engine is not None and engine.speculation_refused_with_pp):  # else the
+    if method != "none" and pp > 1 and not (engine is not None and engine.speculation_refused_with_pp):  # else its own
         out.append(f"{method} with pp {pp}: {PP_SPECULATION}: this prices a layout serving engines may not run")
     if method == "draft" and draft is not None and draft.vocab_size != target.vocab_size:
         out.append(f"draft model {draft.name} has a vocabulary of {draft.vocab_size:,} tokens and {target.name} one of "
