@@ -547,7 +547,8 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
     or whose table lacks the columns, say what they can. `what` names the row: the table's "pick", or the "point computed
     now" between the swept batches (qa145: its notes were said as the pick's, another config's). A speculative row at
     its method's published rates (the sweep's scenario.json `meta`: default_rates) says where they were measured on
-    another model (speculation.default_rates_note; qa145: EAGLE's Llama-3.1-8B rates priced a Qwen3-235B pick)."""
+    another model (speculation.default_rates_note; qa145: EAGLE's Llama-3.1-8B rates priced a Qwen3-235B pick), and one
+    above its engine's cap while speculating says so (serving.speculation_engine_notes)."""
     from roofline.engine import dispatches, host_sets_step, host_time_s, parameters_used, unfitted_family_note
     from roofline.hardware import load_hardware
     from roofline.model import load_model
@@ -558,6 +559,7 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
         fitted_family_note,
         host_amortised_note,
         load_engine,
+        speculation_engine_notes,
         undetermined_note,
     )
 
@@ -586,6 +588,8 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
         if speculative and "batch" in row and plain_s is not None and plain_s == plain_s:  # qa157: predict says it of this point
             notes.append(host_amortised_note(on_hw, int(row["batch"]), float(host_time_s(on_hw, int(row["batch"]), dep)),
                                              float(plain_s), "", hw))
+        if speculative and "batch" in row and "method" in row:  # its engine's cap while speculating (qa177, qa178)
+            notes += speculation_engine_notes(on_hw, str(row["method"]), int(row["batch"]), dep)
         if speculative and (meta or {}).get("default_rates") and "method" in row:
             from roofline.speculation import default_rates_note
 

@@ -1072,5 +1072,11 @@ def test_cheapest_says_a_speculative_pick_above_the_engines_cap_and_leaves_out_s
     said = [n for n in frontier_notes(df, refused) if "more sequences than" in n]
     assert said == ["1 speculative frontier row runs more sequences than its engine decodes at once while speculating "
                     "with the cap left as it is (sglang: 48; SGLang's --max-running-requests): its cost assumes the cap raised"]
+    # the pick itself says so, as predict would of that point (qa178: cheapest's pick and computed-now point did not)
+    from roofline.frontier import pick_notes
+
+    pick = cost_frontier(df, refused).query("decoding == 'speculation' and batch == 64").iloc[0]
+    assert any(n.startswith("the speculation pick: batch 64 while speculating under sglang: it runs at most 48 sequences")
+               for n in pick_notes({"speculation": pick}))
     vllm = table("vllm")
     assert refused_methods(vllm) == [] and not [n for n in frontier_notes(vllm, refused_layouts(vllm)[0]) if "more sequences" in n]
