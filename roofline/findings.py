@@ -906,7 +906,7 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
             continue
         ref = base.loc[base["baseline_cost_usd_per_million_tokens"].idxmin()]
         u0, c0 = float(ref["baseline_tokens_per_s_per_user"]), float(ref["baseline_cost_usd_per_million_tokens"])
-        varying = _varying(pd.concat([g, base[plain_fits(base)]]))  # the plain tier's layouts too (qa177)
+        varying = _varying(pd.concat([g, base]))  # the plain tier's layouts too (qa177; base fits plain decoding already)
         layout = [c for c in varying if c not in ("method", "draft_hardware")]  # tp, ep, ... where the sweep varies them
         spec_layout = layout + [c for c in ("method", "draft_hardware") if c in varying]  # qa118: where the drafter ran
         drafts = g[(g["k"] > 0) & (g["method"].astype(str) != "none")] if "method" in g else g[g["k"] > 0]
