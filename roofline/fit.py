@@ -178,6 +178,24 @@ def rows_slot(engine_name: str, table: pd.DataFrame) -> str:
     return slots.pop() if len(slots) == 1 else engine_name
 
 
+def own_rows(fit: pd.DataFrame, engine_name: str, table: pd.DataFrame) -> tuple[pd.Series, str]:
+    """Which of the `fit` rows are profile `engine_name`'s own, and the label that names them: the rows of its engine
+    slot (rows_slot), and the rows of no engine slot whose `engine` is the profile's own name (a user's server labelled
+    with its copy's name: rows of engine `fast` for `engines new fast --from vllm`; a row of `vLLM` 0.6 stays vllm-v0's
+    under a profile named vllm); where neither matches a row and no fit row names an
+    engine profile, the file is one server's and every row is the profile's own."""
+    slot = rows_slot(engine_name, table)
+    engine_text = fit["engine"] if "engine" in fit else pd.Series("", index=fit.index)
+    named = (engine_text.astype(str).str.strip().str.lower() == engine_name.strip().lower()) & (fit["engine_slot"] == "")
+    mine = (fit["engine_slot"] == slot) | named
+    if not mine.any() and (fit["engine_slot"] == "").all():
+        mine = pd.Series(True, index=fit.index)
+    if slot in ENGINE_SLOTS:
+        return mine, slot if slot == engine_name else f"{slot} (profile {engine_name})"
+    engines = sorted(set(engine_text[mine].astype(str).str.strip()) - {engine_name, ""})  # a user's server's names
+    return mine, engine_name + (f" ({', '.join(engines)})" if engines else "")
+
+
 def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements", fold: bool = False,
              predictable: pd.Series | None = None) -> tuple[pd.DataFrame, str]:
     """The fit-split rows of `engine_name`'s engine (rows_slot), or all fit rows when fewer than MIN_ENGINE_ROWS of
@@ -191,11 +209,9 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements",
     if len(fit) < MIN_ENGINE_ROWS and not fold:
         raise RooflineError(f"{where}: expected at least {MIN_ENGINE_ROWS} fit rows to fit an engine's parameters to, found "
                             f"{len(fit)} (measure more batch sizes, or predict these rows with `roofline accuracy --split all`)")
-    slot = rows_slot(engine_name, table)
-    mine = fit["engine_slot"] == slot
+    mine, label = own_rows(fit, engine_name, table)
     own = fit[mine]
     usable = int(mine.sum() if predictable is None else (predictable.reindex(fit.index, fill_value=True) & mine).sum())
-    label = slot if slot == engine_name else f"{slot} (profile {engine_name})"
     if usable >= MIN_ENGINE_ROWS:
         return own, f"{len(own)} fit rows of engine {label}"
     others = len(fit) - len(own)
@@ -228,9 +244,9 @@ def left_out_note(table: pd.DataFrame, engine_name: str) -> str:
     """' (N rows of other engines left out: sglang-early 6, vllm 1)' for the fit rows of other engines that a fit of
     `engine_name` on its own rows leaves out, '' when there are none or the fit falls back to every row."""
     fit = table[table["split"] == "fit"]
-    slot = rows_slot(engine_name, table)
-    others = fit[fit["engine_slot"] != slot]["engine_slot"].value_counts()
-    if not len(others) or (fit["engine_slot"] == slot).sum() < MIN_ENGINE_ROWS:
+    mine, _ = own_rows(fit, engine_name, table)
+    others = fit[~mine]["engine_slot"].value_counts()
+    if not len(others) or mine.sum() < MIN_ENGINE_ROWS:
         return ""
     n = int(others.sum())
     return (f" ({n} row{'s' if n != 1 else ''} of other engines left out: "

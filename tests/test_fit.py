@@ -74,6 +74,23 @@ def test_an_engine_with_few_rows_falls_back_to_all_fit_rows_and_says_so():
     assert left_out_note(table[table["engine_slot"] == "vllm"], "vllm") == ""  # nothing left out: nothing said
 
 
+def test_rows_labelled_with_a_copys_own_name_are_its_rows():
+    """`engines new fast --from vllm` and rows of engine `fast` (a user's server): the fit said "only 0 of engine fast
+    ... fitted to other engines' measurements" and took every row of the file, other engines' too."""
+    own = ["fast"] * 6 + ["vLLM"] * 3 + ["TensorRT-LLM"]
+    table = pd.DataFrame({"split": ["fit"] * 10, "engine": own, "engine_slot": [""] * 6 + ["vllm"] * 3 + ["trtllm"]})
+    rows, which = fit_rows(table, "fast")
+    assert list(rows["engine"]) == ["fast"] * 6 and which == "6 fit rows of engine fast"
+    assert left_out_note(table, "fast") == " (4 rows of other engines left out: vllm 3, trtllm 1)"
+    table.loc[6:, "engine"] = "vllm"  # V0 rows (slot vllm-v0) stay vllm-v0's under the profile named vllm
+    table.loc[6:, "engine_slot"] = "vllm-v0"
+    assert len(fit_rows(table, "vllm")[0]) == 10 and "only 0 of engine vllm" in fit_rows(table, "vllm")[1]
+    table["engine"] = ["our-server"] * 10  # one server's file, labelled with a name of its own: every row is its own
+    table["engine_slot"] = ""
+    rows, which = fit_rows(table, "fast")
+    assert len(rows) == 10 and which == "10 fit rows of engine fast (our-server)" and left_out_note(table, "fast") == ""
+
+
 @pytest.mark.slow
 def test_the_fit_recovers_known_parameters_from_synthetic_measurements(tmp_path):
     fit = run_fit(synthetic_file(tmp_path), "vllm", loss="linear")
