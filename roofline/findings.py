@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from roofline.frontier import plain_fits as frontier_plain_fits
-from roofline.serving import HOST_SHARE_NOTED, OPTIMISTIC, OPTIMISTIC_BATCH, optimistic
+from roofline.errors import RooflineError
+from roofline.serving import HOST_SHARE_NOTED, OPTIMISTIC, OPTIMISTIC_BATCH, load_engine, optimistic, running_cap_speculating
 from roofline.speculation import pays
 from roofline.units import format_context, format_significant, format_usd_per_hour, spoken_list
 
@@ -892,6 +893,20 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
     from roofline.frontier import loadable, plain_runnable
 
     dirs = tuple((meta or {}).get("profiles") or ())
+
+    def over_cap(point: pd.Series | None) -> float:
+        """The sequences the drafting `point`'s engine runs at once while speculating with its cap at its default
+        (serving.running_cap_speculating: SGLang's 48) where the point's batch is above it, else NaN."""
+        if point is None or point["k"] <= 0 or "engine" not in point.index:
+            return np.nan
+        try:
+            engine = load_engine(str(point["engine"]), dirs)
+        except RooflineError:  # an engine not on the search path: refused_layouts names it
+            return np.nan
+        dp = int(point["dp_attention"]) if "dp_attention" in point.index and pd.notna(point["dp_attention"]) else 1
+        cap = running_cap_speculating(engine, dp)
+        return float(cap) if cap is not None and point["batch"] > cap else np.nan
+
     plain_df = plain_runnable(df, dirs)  # a speculative row its engine refuses still carries a plain point that runs
     df = loadable(df, dirs)  # a layout vLLM and SGLang refuse to load prices no tier
     rows = []
@@ -930,6 +945,7 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
                                                   if cheapest is not None else "")
             row[f"k_{m:g}x_speculation"] = int(cheapest["k"]) if cheapest is not None else np.nan
             row[f"engine_{m:g}x_speculation"] = str(cheapest["engine"]) if cheapest is not None and "engine" in g else "ideal"
+            row[f"cap_{m:g}x_speculation"] = over_cap(cheapest)  # above the engine's cap while speculating: its value
             # reached, but only where a drafter's device has no price: the premium is unknown, not out of reach
             row[f"unpriced_{m:g}x_speculation"] = bool(len(spec) and spec.isna().all())
             # the cheapest point that drafts: where the any-k point is k = 0, what drafting would cost (qa118)
@@ -940,6 +956,7 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
             row[f"drafting_k_{m:g}x"] = int(drafted["k"]) if drafted is not None else np.nan
             row[f"drafting_config_{m:g}x"] = _config_text(drafted, spec_layout, meta) if drafted is not None else ""
             row[f"drafting_engine_{m:g}x"] = str(drafted["engine"]) if drafted is not None and "engine" in g else "ideal"
+            row[f"drafting_cap_{m:g}x"] = over_cap(drafted)
             row[f"drafting_unpriced_{m:g}x"] = bool(len(drafting) and drafting.isna().all())
         rows.append(row)
     return pd.DataFrame(rows, columns=list(rows[0]) if rows else ["hardware"]).set_index("hardware")
@@ -994,19 +1011,35 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         plural = "s" if len(points) > 1 else ""
         return f"; likewise {'a ' if not plural else ''}lower estimate{plural}" if len(cautioned) > 1 else f"; {'a ' if not plural else ''}lower estimate{plural}: {OPTIMISTIC}"
 
+    capped_said = []  # the engine's cap while speculating, said in full once, then referred to (qa178)
+
+    def capped(caps, plural: bool = False) -> str:
+        """'; above sglang's 48 sequences at once while speculating: ...' where a speculative point priced runs a batch
+        above its engine's cap left at its default (tier_prices' cap columns), shorter once said."""
+        caps = [c for c in caps if np.isfinite(c)]
+        if not caps:
+            return ""
+        capped_said.append(True)
+        if len(capped_said) > 1:
+            return "; likewise above that cap"
+        cap = f"{int(min(caps)):,}" if len(set(caps)) == 1 else f"{int(min(caps)):,}-{int(max(caps)):,}"
+        return (f"; {engine} runs {cap} sequences at once while speculating unless --max-running-requests is set: "
+                f"{'their prices assume' if plural else 'its price assumes'} it set to the batch")
+
     def where(m: float) -> str:
         """' (batch 128, k = 5; a lower estimate: ...)': the speculative point the m× tier's price is of; for a k = 0
         point, what the cheapest point that drafts costs instead (or why none is priced), the caveat on that one."""
         k = int(t[f"k_{m:g}x_speculation"])
         if k > 0:
             point = pd.DataFrame({"batch": [t[f"batch_{m:g}x_speculation"]], "engine": [t[f"engine_{m:g}x_speculation"]]})
-            return f" (batch {int(t[f'batch_{m:g}x_speculation'])}{t[f'config_{m:g}x_speculation']}, k = {k}{caveat(point)})"
+            return (f" (batch {int(t[f'batch_{m:g}x_speculation'])}{t[f'config_{m:g}x_speculation']}, k = {k}{caveat(point)}"
+                    f"{capped([t[f'cap_{m:g}x_speculation']])})")
         plain_point = f"batch {int(t[f'batch_{m:g}x_speculation'])}{t[f'config_{m:g}x_speculation']}, k = 0"
         if np.isfinite(t[f"drafting_premium_{m:g}x"]):
             point = pd.DataFrame({"batch": [t[f"drafting_batch_{m:g}x"]], "engine": [t[f"drafting_engine_{m:g}x"]]})
             return (f" ({plain_point}: drafting does not pay there; the cheapest point that drafts, batch "
                     f"{int(t[f'drafting_batch_{m:g}x'])}{t[f'drafting_config_{m:g}x']}, k = {int(t[f'drafting_k_{m:g}x'])}, "
-                    f"costs {_x(t[f'drafting_premium_{m:g}x'])}{caveat(point)})")
+                    f"costs {_x(t[f'drafting_premium_{m:g}x'])}{caveat(point)}{capped([t[f'drafting_cap_{m:g}x']])})")
         return (f" ({plain_point}: " + ("the points that draft there have no price, their drafter's device none"
                                          if t[f"drafting_unpriced_{m:g}x"] else "no point that drafts reaches it"
                                          if t["drafter_fits"] else "the drafter fits at no point swept") + ")")
@@ -1050,7 +1083,8 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     first_tiers = f"{m1:g}× that speed {tier(m1, True)}; {m2:g}× {tier(m2, False)}."  # before the others': the caveat's order
     if not t["drafter_fits"]:  # qa129: said as 'out of reach with it', as if speculation had run and fallen short
         first_tiers += " Speculation does not run there: the drafter fits at no point swept."
-    others_caveat = caveat(priced[[f"drafting_batch_{m1:g}x", f"drafting_engine_{m1:g}x"]]) if len(priced) else ""
+    others_caveat = (caveat(priced[[f"drafting_batch_{m1:g}x", f"drafting_engine_{m1:g}x"]])
+                     + capped(priced[f"drafting_cap_{m1:g}x"], plural=len(priced) > 1)) if len(priced) else ""
     contexts = df["context"].unique()
     context_text = (f" at {_article(f'{int(contexts[0]):,}')} {int(contexts[0]):,}-token context" if len(contexts) == 1
                     else "")  # prices and batches rest on it

@@ -1313,3 +1313,21 @@ def test_the_fast_tiers_keep_the_plain_point_of_a_speculative_row_its_engine_ref
     assert sglang.loc["h200", "base_config"] == ", tp 1, dp attention 8, ep 8"
     # its speculative prices are of the points SGLang runs: n-gram at tp 8 only
     assert all("dp attention 8" not in str(c) for c in sglang.filter(like="x_speculation").filter(like="config").iloc[0])
+
+
+@pytest.mark.slow
+def test_a_fast_tier_priced_above_sglangs_cap_while_speculating_says_so(tmp_path):
+    """qa178: the report's fast tiers priced EAGLE under sglang at batch 159 where SGLang runs 48 sequences at once while
+    speculating (--max-running-requests unset), and said it only among the sweep-wide warnings; cheapest says it of its
+    picks. Under vllm (no cap) nothing is said."""
+    text = ("name: fast-tier-premium\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-8b\nmethod: eagle\nengine: {e}\n"
+            "axes:\n  batch: [1, 8, 16, 32, 64, 128, 256]\n  context: [2048]\n  k: [0, 2, 4]\n  alpha: [0.8]\n")
+    r, f = _run_text(tmp_path / "sglang", text.format(e="sglang"))
+    tiers = f.numbers["tiers"]
+    capped = tiers.loc["h100-sxm", "batch_2x_speculation"] > 48
+    assert capped and tiers.loc["h100-sxm", "cap_2x_speculation"] == 48
+    assert "sglang runs 48 sequences at once while speculating unless --max-running-requests is set: its price assumes " \
+           "it set to the batch" in f.text
+    assert np.isnan(tiers.loc["h100-sxm", "cap_3x_speculation"]) or "likewise above that cap" in f.text
+    r, f = _run_text(tmp_path / "vllm", text.format(e="vllm"))
+    assert "--max-running-requests" not in f.text and f.numbers["tiers"]["cap_2x_speculation"].isna().all()
