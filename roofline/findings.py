@@ -23,8 +23,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from roofline.frontier import plain_fits as frontier_plain_fits
 from roofline.errors import RooflineError
+from roofline.frontier import plain_fits as frontier_plain_fits
 from roofline.serving import HOST_SHARE_NOTED, OPTIMISTIC, OPTIMISTIC_BATCH, load_engine, optimistic, running_cap_speculating
 from roofline.speculation import pays
 from roofline.units import format_context, format_significant, format_usd_per_hour, spoken_list
