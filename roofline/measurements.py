@@ -891,6 +891,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     hw_spec = load_hardware(hardware, tuple(profiles))
     if weight_dtype is None:  # the checkpoint as published (qa177: bf16 made gpt-oss's MXFP4 experts bf16)
         weight_dtype = checkpoint_dtype(model_spec)
+    if DTYPE_ALIASES.get(str(weight_dtype).lower(), weight_dtype) == "fp4":  # the format by name, as published.csv spells it
+        weight_dtype = "mxfp4"
     if not Path(str(hardware)).suffix:  # an alias (h100) as the profile's name (h100-sxm); a path stays as given
         hardware = hw_spec.name
     # SGLang counts its attention groups inside --tp: said once, where a result's engine is sglang (below)

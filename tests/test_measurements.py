@@ -431,7 +431,7 @@ def test_convert_without_a_weight_dtype_writes_the_checkpoint_as_published(tmp_p
     dtype of most weight bytes: gpt-oss's MXFP4 run was predicted as its BF16 re-export, DeepSeek-V3 (fp8) refused."""
     path = tmp_path / "run.json"
     path.write_text(json.dumps(VLLM_RESULT))
-    for model, tp, label in (("gpt-oss-120b", 4, "fp4"), ("deepseek-v3", 8, "fp8"), ("llama-3.1-8b", 1, "bf16")):
+    for model, tp, label in (("gpt-oss-120b", 4, "mxfp4"), ("deepseek-v3", 8, "fp8"), ("llama-3.1-8b", 1, "bf16")):
         raw = convert_benchmark(path, hardware="h200", model=model, tp=tp)
         assert set(raw["weight_dtype"]) == {label}, (model, set(raw["weight_dtype"]))
         rows = predict_measurements(load_measurements(write_measurements(raw, tmp_path / f"{model}.csv", force=True)))
