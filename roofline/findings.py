@@ -1011,20 +1011,26 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         plural = "s" if len(points) > 1 else ""
         return f"; likewise {'a ' if not plural else ''}lower estimate{plural}" if len(cautioned) > 1 else f"; {'a ' if not plural else ''}lower estimate{plural}: {OPTIMISTIC}"
 
-    capped_said = []  # the engine's cap while speculating, said in full once, then referred to (qa178)
+    capped_said = []  # the caps said in full, then referred to (qa178, qa179)
 
-    def capped(caps, plural: bool = False) -> str:
-        """'; above sglang's 48 sequences at once while speculating: ...' where a speculative point priced runs a batch
-        above its engine's cap left at its default (tier_prices' cap columns), shorter once said."""
-        caps = [c for c in caps if np.isfinite(c)]
-        if not caps:
+    def capped(caps: pd.Series, others: bool = False) -> str:
+        """'; sglang runs at most 48 sequences at once while speculating with its max_running_requests_speculating as it
+        is: its price assumes the cap raised to the batch' where a speculative point priced runs a batch above its
+        engine's cap (tier_prices' cap columns: the cap, NaN where under it), shorter once said; `others`: the other
+        GPUs' points, indexed by device, said of all or named where only some are over."""
+        caps = caps.astype(float)
+        over = caps[np.isfinite(caps)]
+        if over.empty:
             return ""
-        capped_said.append(True)
-        if len(capped_said) > 1:
-            return "; likewise above that cap"
-        cap = f"{int(min(caps)):,}" if len(set(caps)) == 1 else f"{int(min(caps)):,}-{int(max(caps)):,}"
-        return (f"; {engine} runs {cap} sequences at once while speculating unless --max-running-requests is set: "
-                f"{'their prices assume' if plural else 'its price assumes'} it set to the batch")
+        some = others and len(over) < len(caps)
+        on = f"on {_list([_hw(meta, h) for h in over.index])} " if some else ""
+        values = sorted({int(c) for c in over})
+        if all(v in capped_said for v in values):
+            return f"; {on}likewise above that cap" if len(values) == 1 else f"; {on}likewise above their caps"
+        capped_said.extend(values)
+        whose = ("its price assumes" if not others else f"the prices {on}assume" if some else "their prices assume")
+        return (f"; {engine} runs at most {' or '.join(f'{v:,}' for v in values)} sequences at once while speculating "
+                f"with its max_running_requests_speculating as it is: {whose} the cap raised to the batch")
 
     def where(m: float) -> str:
         """' (batch 128, k = 5; a lower estimate: ...)': the speculative point the m× tier's price is of; for a k = 0
@@ -1033,13 +1039,13 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         if k > 0:
             point = pd.DataFrame({"batch": [t[f"batch_{m:g}x_speculation"]], "engine": [t[f"engine_{m:g}x_speculation"]]})
             return (f" (batch {int(t[f'batch_{m:g}x_speculation'])}{t[f'config_{m:g}x_speculation']}, k = {k}{caveat(point)}"
-                    f"{capped([t[f'cap_{m:g}x_speculation']])})")
+                    f"{capped(pd.Series([t[f'cap_{m:g}x_speculation']]))})")
         plain_point = f"batch {int(t[f'batch_{m:g}x_speculation'])}{t[f'config_{m:g}x_speculation']}, k = 0"
         if np.isfinite(t[f"drafting_premium_{m:g}x"]):
             point = pd.DataFrame({"batch": [t[f"drafting_batch_{m:g}x"]], "engine": [t[f"drafting_engine_{m:g}x"]]})
             return (f" ({plain_point}: drafting does not pay there; the cheapest point that drafts, batch "
                     f"{int(t[f'drafting_batch_{m:g}x'])}{t[f'drafting_config_{m:g}x']}, k = {int(t[f'drafting_k_{m:g}x'])}, "
-                    f"costs {_x(t[f'drafting_premium_{m:g}x'])}{caveat(point)}{capped([t[f'drafting_cap_{m:g}x']])})")
+                    f"costs {_x(t[f'drafting_premium_{m:g}x'])}{caveat(point)}{capped(pd.Series([t[f'drafting_cap_{m:g}x']]))})")
         return (f" ({plain_point}: " + ("the points that draft there have no price, their drafter's device none"
                                          if t[f"drafting_unpriced_{m:g}x"] else "no point that drafts reaches it"
                                          if t["drafter_fits"] else "the drafter fits at no point swept") + ")")
@@ -1084,7 +1090,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     if not t["drafter_fits"]:  # qa129: said as 'out of reach with it', as if speculation had run and fallen short
         first_tiers += " Speculation does not run there: the drafter fits at no point swept."
     others_caveat = (caveat(priced[[f"drafting_batch_{m1:g}x", f"drafting_engine_{m1:g}x"]])
-                     + capped(priced[f"drafting_cap_{m1:g}x"], plural=len(priced) > 1)) if len(priced) else ""
+                     + capped(priced[f"drafting_cap_{m1:g}x"], others=len(priced) > 1)) if len(priced) else ""
     contexts = df["context"].unique()
     context_text = (f" at {_article(f'{int(contexts[0]):,}')} {int(contexts[0]):,}-token context" if len(contexts) == 1
                     else "")  # prices and batches rest on it

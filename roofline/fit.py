@@ -179,20 +179,21 @@ def rows_slot(engine_name: str, table: pd.DataFrame) -> str:
 
 
 def own_rows(fit: pd.DataFrame, engine_name: str, table: pd.DataFrame) -> tuple[pd.Series, str]:
-    """Which of the `fit` rows are profile `engine_name`'s own, and the label that names them: the rows of its engine
-    slot (rows_slot), and the rows of no engine slot whose `engine` is the profile's own name (a user's server labelled
-    with its copy's name: rows of engine `fast` for `engines new fast --from vllm`; a row of `vLLM` 0.6 stays vllm-v0's
-    under a profile named vllm); where neither matches a row and no fit row names an
-    engine profile, the file is one server's and every row is the profile's own."""
+    """Which of the `fit` rows are profile `engine_name`'s own, and the label that names them: the rows of no engine
+    slot whose `engine` is the profile's own name, where there are any (a user's server labelled with its copy's name:
+    rows of engine `fast` for `engines new fast --from vllm`; they alone, beside published rows of the engine it
+    copies); else the rows of its engine slot (rows_slot; a row of `vLLM` 0.6 stays vllm-v0's under a profile named
+    vllm); else, for a profile whose name names no engine slot, every row of a file whose fit rows name no engine
+    profile (one server's, labelled with a name of its own)."""
+    engine_text = (fit["engine"] if "engine" in fit else pd.Series("", index=fit.index)).astype(str).str.strip()
+    named = (engine_text.str.casefold() == engine_name.strip().casefold()) & (fit["engine_slot"] == "")
+    if named.any():
+        return named, engine_name
     slot = rows_slot(engine_name, table)
-    engine_text = fit["engine"] if "engine" in fit else pd.Series("", index=fit.index)
-    named = (engine_text.astype(str).str.strip().str.lower() == engine_name.strip().lower()) & (fit["engine_slot"] == "")
-    mine = (fit["engine_slot"] == slot) | named
-    if not mine.any() and (fit["engine_slot"] == "").all():
-        mine = pd.Series(True, index=fit.index)
     if slot in ENGINE_SLOTS:
-        return mine, slot if slot == engine_name else f"{slot} (profile {engine_name})"
-    engines = sorted(set(engine_text[mine].astype(str).str.strip()) - {engine_name, ""})  # a user's server's names
+        return fit["engine_slot"] == slot, slot if slot == engine_name else f"{slot} (profile {engine_name})"
+    mine = pd.Series(bool((fit["engine_slot"] == "").all()), index=fit.index)
+    engines = sorted(set(engine_text[mine]) - {""})  # the server's own name(s)
     return mine, engine_name + (f" ({', '.join(engines)})" if engines else "")
 
 
@@ -218,9 +219,11 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements",
     if not others:  # all of this engine, fewer than MIN_ENGINE_ROWS of them predictable (or a cross-validation fold)
         return fit, f"all {len(fit)} fit rows, of engine {label}"
     only = f"{usable} of engine {label}" + (" the model can predict" if usable < len(own) else "")
+    engines = fit.loc[~mine, "engine"].astype(str).str.strip().value_counts() if "engine" in fit else pd.Series(dtype=int)
+    named = ": " + ", ".join(f"{e or 'no engine'} {c}" for e, c in engines.head(3).items()) + (", ..." if len(engines) > 3 else "")
     return fit, (f"all {len(fit)} fit rows (only {only}, fewer than {MIN_ENGINE_ROWS}), "
                  f"each predicted with {engine_name}: a profile fitted {'partly ' if len(own) else ''}to other engines' "
-                 f"measurements ({others} rows)")
+                 f"measurements ({others} rows{named if len(engines) else ''})")
 
 
 def check_profile_names(table: pd.DataFrame, profiles: tuple, where: str) -> None:

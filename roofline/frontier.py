@@ -674,7 +674,7 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None, extra_di
         count, names = capped
         notes.append(f"{count} speculative frontier {'row runs' if count == 1 else 'rows run'} more sequences than "
                      f"{'its engine decodes' if count == 1 else 'their engines decode'} at once while speculating with "
-                     f"the cap left as it is ({names}; SGLang's --max-running-requests): "
+                     f"the cap left as it is ({names}; max_running_requests_speculating): "
                      f"{'its cost assumes' if count == 1 else 'their costs assume'} the cap raised")
     idle = every[every["batch"] < every["dp_attention"]] if "dp_attention" in every else every.iloc[:0]
     if len(idle):

@@ -536,8 +536,8 @@ def speculation_engine_notes(engine: ServingEngine, method: str, batch: int, dep
         groups = (f" ({cap // dep.dp_attention:,} in each of its {dep.dp_attention} attention-DP groups)"
                   if dep.dp_attention > 1 else "")
         notes.append(f"batch {int(batch):,} while speculating under {engine.name}: it runs at most {cap:,} sequences at once "
-                     f"when speculating{groups} unless its cap is raised (max_running_requests_speculating, "
-                     f"{engine.max_running_requests_speculating:,}; SGLang's --max-running-requests left unset): a batch "
+                     f"when speculating{groups} unless its cap is raised (its profile's max_running_requests_speculating, "
+                     f"{engine.max_running_requests_speculating:,}): a batch "
                      f"above {cap:,} here assumes the cap raised to it (left as it is, the rest wait in its queue)")
     return notes
 

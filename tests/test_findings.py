@@ -1326,8 +1326,27 @@ def test_a_fast_tier_priced_above_sglangs_cap_while_speculating_says_so(tmp_path
     tiers = f.numbers["tiers"]
     capped = tiers.loc["h100-sxm", "batch_2x_speculation"] > 48
     assert capped and tiers.loc["h100-sxm", "cap_2x_speculation"] == 48
-    assert "sglang runs 48 sequences at once while speculating unless --max-running-requests is set: its price assumes " \
-           "it set to the batch" in f.text
+    assert "sglang runs at most 48 sequences at once while speculating with its max_running_requests_speculating as it " \
+           "is: its price assumes the cap raised to the batch" in f.text
     assert np.isnan(tiers.loc["h100-sxm", "cap_3x_speculation"]) or "likewise above that cap" in f.text
     r, f = _run_text(tmp_path / "vllm", text.format(e="vllm"))
     assert "--max-running-requests" not in f.text and f.numbers["tiers"]["cap_2x_speculation"].isna().all()
+
+
+@pytest.mark.slow
+def test_the_other_gpus_cap_note_names_the_devices_over_it_where_only_some_are(tmp_path):
+    """qa179: the other GPUs' clause said "their prices assume" the cap raised where one of them (A100, batch 9) was
+    under it; a copy of an engine with another cap was said to need SGLang's flag unset."""
+    text = ("name: fast-tier-premium\nhardware: [h100-sxm, h200, mi300x, a100-sxm-80gb, b200]\nmodel: qwen3-32b\n"
+            "method: eagle\nengine: sglang\naxes:\n  batch: {start: 1, stop: 1024, num: 41, log: true}\n"
+            "  context: [2048]\n  k: [0, 2, 4]\n  alpha: [0.8]\n")
+    r, f = _run_text(tmp_path, text)
+    tiers = f.numbers["tiers"]
+    others = tiers.drop(index=tiers.index[0])
+    over = [h for h in others.index if np.isfinite(others.loc[h, "drafting_cap_2x"])]
+    assert 0 < len(over) < len(others)  # the case: some of the other GPUs over the cap, some under it
+    from roofline.findings import _hw, _list
+
+    names = _list([_hw(r.meta, h) for h in over])
+    assert f"on {names} likewise above that cap" in f.text or f"the prices on {names} assume the cap raised" in f.text
+    assert "their prices assume the cap raised" not in f.text

@@ -89,6 +89,15 @@ def test_rows_labelled_with_a_copys_own_name_are_its_rows():
     table["engine_slot"] = ""
     rows, which = fit_rows(table, "fast")
     assert len(rows) == 10 and which == "10 fit rows of engine fast (our-server)" and left_out_note(table, "fast") == ""
+    rows, which = fit_rows(table, "vllm")  # qa179: a built-in's name on a user's server: said as other engines', named
+    assert len(rows) == 10 and which.startswith("all 10 fit rows (only 0 of engine vllm") and which.endswith("(10 rows: our-server 10)")
+    # qa179: the copy's own rows beside published rows of the one engine it copies: its own alone (they were merged
+    # under vllm's label), and too few of them fall back to every row, said
+    table = pd.DataFrame({"split": ["fit"] * 12, "engine": [" Fast "] * 6 + ["vLLM"] * 6, "engine_slot": [""] * 6 + ["vllm"] * 6})
+    rows, which = fit_rows(table, "fast")
+    assert len(rows) == 6 and which == "6 fit rows of engine fast" and left_out_note(table, "fast") == " (6 rows of other engines left out: vllm 6)"
+    rows, which = fit_rows(table.iloc[3:], "fast")
+    assert len(rows) == 9 and "only 3 of engine fast" in which and which.endswith("(6 rows: vLLM 6)")
 
 
 @pytest.mark.slow

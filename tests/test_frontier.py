@@ -1071,7 +1071,7 @@ def test_cheapest_says_a_speculative_pick_above_the_engines_cap_and_leaves_out_s
     assert not (spec["pp"] == 2).any() and (spec["batch"] == 64).sum() == 1
     said = [n for n in frontier_notes(df, refused) if "more sequences than" in n]
     assert said == ["1 speculative frontier row runs more sequences than its engine decodes at once while speculating "
-                    "with the cap left as it is (sglang: 48; SGLang's --max-running-requests): its cost assumes the cap raised"]
+                    "with the cap left as it is (sglang: 48; max_running_requests_speculating): its cost assumes the cap raised"]
     # the pick itself says so, as predict would of that point (qa178: cheapest's pick and computed-now point did not)
     from roofline.frontier import pick_notes
 
