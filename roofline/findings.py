@@ -1002,20 +1002,24 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
 
     cautioned = []  # the caveat of OPTIMISTIC is said in full once, then referred to
 
-    def caveat(points: pd.DataFrame) -> str:
+    def caveat(points: pd.DataFrame, others: bool = False) -> str:
         """'; a lower estimate: with a serving engine, ...' where a speculative point priced is in OPTIMISTIC's range (its
-        gain optimistic, its price too low), shorter once said."""
-        if not any(optimistic(b, e) for b, e in points.itertuples(index=False)):
+        gain optimistic, its price too low), shorter once said; `others`: the other GPUs' points, indexed by device, said
+        of all or named where only some are in that range (qa180: a batch-9 price was called a lower estimate)."""
+        over = [h for h, (b, e) in zip(points.index, points.itertuples(index=False)) if optimistic(b, e)]
+        if not over:
             return ""
         cautioned.append(True)
-        plural = "s" if len(points) > 1 else ""
-        return f"; likewise {'a ' if not plural else ''}lower estimate{plural}" if len(cautioned) > 1 else f"; {'a ' if not plural else ''}lower estimate{plural}: {OPTIMISTIC}"
+        on = f"on {_list([_hw(meta, h) for h in over])} " if others and len(over) < len(points) else ""
+        plural = "s" if len(over) > 1 else ""
+        what = f"{'a ' if not plural else ''}lower estimate{plural}"
+        return f"; {on}likewise {what}" if len(cautioned) > 1 else f"; {on}{what}: {OPTIMISTIC}"
 
     capped_said = []  # the caps said in full, then referred to (qa178, qa179)
 
     def capped(caps: pd.Series, others: bool = False) -> str:
-        """'; sglang runs at most 48 sequences at once while speculating with its max_running_requests_speculating as it
-        is: its price assumes the cap raised to the batch' where a speculative point priced runs a batch above its
+        """'; sglang runs at most 48 sequences at once while speculating unless its cap is raised: its price assumes it
+        raised to the batch' where a speculative point priced runs a batch above its
         engine's cap (tier_prices' cap columns: the cap, NaN where under it), shorter once said; `others`: the other
         GPUs' points, indexed by device, said of all or named where only some are over."""
         caps = caps.astype(float)
@@ -1030,7 +1034,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         capped_said.extend(values)
         whose = ("its price assumes" if not others else f"the prices {on}assume" if some else "their prices assume")
         return (f"; {engine} runs at most {' or '.join(f'{v:,}' for v in values)} sequences at once while speculating "
-                f"with its max_running_requests_speculating as it is: {whose} the cap raised to the batch")
+                f"unless its cap is raised: {whose} it raised to the batch")
 
     def where(m: float) -> str:
         """' (batch 128, k = 5; a lower estimate: ...)': the speculative point the m× tier's price is of; for a k = 0
@@ -1089,7 +1093,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     first_tiers = f"{m1:g}× that speed {tier(m1, True)}; {m2:g}× {tier(m2, False)}."  # before the others': the caveat's order
     if not t["drafter_fits"]:  # qa129: said as 'out of reach with it', as if speculation had run and fallen short
         first_tiers += " Speculation does not run there: the drafter fits at no point swept."
-    others_caveat = (caveat(priced[[f"drafting_batch_{m1:g}x", f"drafting_engine_{m1:g}x"]])
+    others_caveat = (caveat(priced[[f"drafting_batch_{m1:g}x", f"drafting_engine_{m1:g}x"]], others=True)
                      + capped(priced[f"drafting_cap_{m1:g}x"], others=len(priced) > 1)) if len(priced) else ""
     contexts = df["context"].unique()
     context_text = (f" at {_article(f'{int(contexts[0]):,}')} {int(contexts[0]):,}-token context" if len(contexts) == 1

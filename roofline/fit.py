@@ -164,7 +164,7 @@ def fittable_engine(engine: str, profiles: tuple = ()) -> ServingEngine:
 def rows_slot(engine_name: str, table: pd.DataFrame) -> str:
     """The engine slot (measurements.ENGINE_SLOTS) whose rows a fit of profile `engine_name` takes: its own name where
     it is a slot (vllm, sglang, ...); else the engine its name contains (`my-vllm` from `engines new my-vllm --from
-    vllm`: vllm); else the one engine of the file's fit rows where they have one (a user's own server)."""
+    vllm`: vllm); else the one engine of the file's fit rows where every one has it (a user's own server)."""
     if engine_name in ENGINE_SLOTS:
         return engine_name
     text = engine_name.lower()
@@ -174,19 +174,19 @@ def rows_slot(engine_name: str, table: pd.DataFrame) -> str:
     named = engine_slot(engine_name)
     if named:
         return named
-    slots = set(table.loc[table["split"] == "fit", "engine_slot"]) - {""}
-    return slots.pop() if len(slots) == 1 else engine_name
+    slots = set(table.loc[table["split"] == "fit", "engine_slot"])  # one engine's rows and nothing else (qa180: not
+    return slots.pop() if len(slots) == 1 and "" not in slots else engine_name  # beside rows of no engine profile)
 
 
 def own_rows(fit: pd.DataFrame, engine_name: str, table: pd.DataFrame) -> tuple[pd.Series, str]:
-    """Which of the `fit` rows are profile `engine_name`'s own, and the label that names them: the rows of no engine
-    slot whose `engine` is the profile's own name, where there are any (a user's server labelled with its copy's name:
-    rows of engine `fast` for `engines new fast --from vllm`; they alone, beside published rows of the engine it
-    copies); else the rows of its engine slot (rows_slot; a row of `vLLM` 0.6 stays vllm-v0's under a profile named
-    vllm); else, for a profile whose name names no engine slot, every row of a file whose fit rows name no engine
+    """Which of the `fit` rows are profile `engine_name`'s own, and the label that names them: for a profile not named
+    as an engine slot, the rows whose `engine` is its own name, where there are any (a user's server labelled with its
+    copy's name: rows of engine `fast` for `engines new fast --from vllm`, or `my-vllm`; they alone, beside published
+    rows of the engine it copies); else the rows of its engine slot (rows_slot; a row of `vLLM` 0.6 stays vllm-v0's
+    under the profile named vllm); else, for a profile whose name names no engine slot, every row of a file whose fit rows name no engine
     profile (one server's, labelled with a name of its own)."""
     engine_text = (fit["engine"] if "engine" in fit else pd.Series("", index=fit.index)).astype(str).str.strip()
-    named = (engine_text.str.casefold() == engine_name.strip().casefold()) & (fit["engine_slot"] == "")
+    named = (engine_text.str.casefold() == engine_name.strip().casefold()) & (engine_name not in ENGINE_SLOTS)
     if named.any():
         return named, engine_name
     slot = rows_slot(engine_name, table)
@@ -218,10 +218,11 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements",
     others = len(fit) - len(own)
     if not others:  # all of this engine, fewer than MIN_ENGINE_ROWS of them predictable (or a cross-validation fold)
         return fit, f"all {len(fit)} fit rows, of engine {label}"
-    only = f"{usable} of engine {label}" + (" the model can predict" if usable < len(own) else "")
+    only = (f"none of engine {label}" + (" the model can predict" if len(own) else "") if not usable else
+            f"only {usable} of engine {label}" + (" the model can predict" if usable < len(own) else "") + f", fewer than {MIN_ENGINE_ROWS}")
     engines = fit.loc[~mine, "engine"].astype(str).str.strip().value_counts() if "engine" in fit else pd.Series(dtype=int)
     named = ": " + ", ".join(f"{e or 'no engine'} {c}" for e, c in engines.head(3).items()) + (", ..." if len(engines) > 3 else "")
-    return fit, (f"all {len(fit)} fit rows (only {only}, fewer than {MIN_ENGINE_ROWS}), "
+    return fit, (f"all {len(fit)} fit rows ({only}), "
                  f"each predicted with {engine_name}: a profile fitted {'partly ' if len(own) else ''}to other engines' "
                  f"measurements ({others} rows{named if len(engines) else ''})")
 

@@ -537,7 +537,7 @@ def speculation_engine_notes(engine: ServingEngine, method: str, batch: int, dep
                   if dep.dp_attention > 1 else "")
         notes.append(f"batch {int(batch):,} while speculating under {engine.name}: it runs at most {cap:,} sequences at once "
                      f"when speculating{groups} unless its cap is raised (its profile's max_running_requests_speculating, "
-                     f"{engine.max_running_requests_speculating:,}): a batch "
+                     f"{engine.max_running_requests_speculating:,}; SGLang raises it with --max-running-requests): a batch "
                      f"above {cap:,} here assumes the cap raised to it (left as it is, the rest wait in its queue)")
     return notes
 

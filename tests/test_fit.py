@@ -84,13 +84,13 @@ def test_rows_labelled_with_a_copys_own_name_are_its_rows():
     assert left_out_note(table, "fast") == " (4 rows of other engines left out: vllm 3, trtllm 1)"
     table.loc[6:, "engine"] = "vllm"  # V0 rows (slot vllm-v0) stay vllm-v0's under the profile named vllm
     table.loc[6:, "engine_slot"] = "vllm-v0"
-    assert len(fit_rows(table, "vllm")[0]) == 10 and "only 0 of engine vllm" in fit_rows(table, "vllm")[1]
+    assert len(fit_rows(table, "vllm")[0]) == 10 and "(none of engine vllm)" in fit_rows(table, "vllm")[1]
     table["engine"] = ["our-server"] * 10  # one server's file, labelled with a name of its own: every row is its own
     table["engine_slot"] = ""
     rows, which = fit_rows(table, "fast")
     assert len(rows) == 10 and which == "10 fit rows of engine fast (our-server)" and left_out_note(table, "fast") == ""
     rows, which = fit_rows(table, "vllm")  # qa179: a built-in's name on a user's server: said as other engines', named
-    assert len(rows) == 10 and which.startswith("all 10 fit rows (only 0 of engine vllm") and which.endswith("(10 rows: our-server 10)")
+    assert len(rows) == 10 and which.startswith("all 10 fit rows (none of engine vllm)") and which.endswith("(10 rows: our-server 10)")
     # qa179: the copy's own rows beside published rows of the one engine it copies: its own alone (they were merged
     # under vllm's label), and too few of them fall back to every row, said
     table = pd.DataFrame({"split": ["fit"] * 12, "engine": [" Fast "] * 6 + ["vLLM"] * 6, "engine_slot": [""] * 6 + ["vllm"] * 6})
@@ -98,6 +98,16 @@ def test_rows_labelled_with_a_copys_own_name_are_its_rows():
     assert len(rows) == 6 and which == "6 fit rows of engine fast" and left_out_note(table, "fast") == " (6 rows of other engines left out: vllm 6)"
     rows, which = fit_rows(table.iloc[3:], "fast")
     assert len(rows) == 9 and "only 3 of engine fast" in which and which.endswith("(6 rows: vLLM 6)")
+    # qa180: a copy named after its engine (my-vllm) takes its own rows alone too, though they read as vllm's
+    table = pd.DataFrame({"split": ["fit"] * 12, "engine": ["my-vllm"] * 6 + ["vLLM"] * 6, "engine_slot": ["vllm"] * 12})
+    rows, which = fit_rows(table, "my-vllm")
+    assert list(rows["engine"]) == ["my-vllm"] * 6 and which == "6 fit rows of engine my-vllm"
+    # qa180: a file of one engine's rows beside rows of no engine profile (a --cv fold that lost the copy's own rows)
+    # is not that engine's alone: every row, said as a fallback (before: the vllm rows, the others dropped unsaid)
+    table = pd.DataFrame({"split": ["fit"] * 12, "engine": ["vLLM"] * 6 + ["HF transformers"] * 6,
+                          "engine_slot": ["vllm"] * 6 + [""] * 6})
+    rows, which = fit_rows(table, "fast")
+    assert len(rows) == 12 and which.startswith("all 12 fit rows (none of engine fast)")
 
 
 @pytest.mark.slow
