@@ -1019,9 +1019,9 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
 
     def capped(caps: pd.Series, others: bool = False) -> str:
         """'; sglang runs at most 48 sequences at once while speculating unless its cap is raised: its price assumes it
-        raised to the batch' where a speculative point priced runs a batch above its
-        engine's cap (tier_prices' cap columns: the cap, NaN where under it), shorter once said; `others`: the other
-        GPUs' points, indexed by device, said of all or named where only some are over."""
+        raised to the batch' where a speculative point priced runs a batch above its engine's cap (tier_prices' cap
+        columns: the cap, NaN where under it), shorter once said; `others`: the other GPUs' points, indexed by device,
+        said of all or named where only some are over."""
         caps = caps.astype(float)
         over = caps[np.isfinite(caps)]
         if over.empty:

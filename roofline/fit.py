@@ -183,8 +183,8 @@ def own_rows(fit: pd.DataFrame, engine_name: str, table: pd.DataFrame) -> tuple[
     as an engine slot, the rows whose `engine` is its own name, where there are any (a user's server labelled with its
     copy's name: rows of engine `fast` for `engines new fast --from vllm`, or `my-vllm`; they alone, beside published
     rows of the engine it copies); else the rows of its engine slot (rows_slot; a row of `vLLM` 0.6 stays vllm-v0's
-    under the profile named vllm); else, for a profile whose name names no engine slot, every row of a file whose fit rows name no engine
-    profile (one server's, labelled with a name of its own)."""
+    under the profile named vllm); else, for a profile whose name names no engine slot, every row of a file whose fit
+    rows name no engine profile (one server's, labelled with a name of its own)."""
     engine_text = (fit["engine"] if "engine" in fit else pd.Series("", index=fit.index)).astype(str).str.strip()
     named = (engine_text.str.casefold() == engine_name.strip().casefold()) & (engine_name not in ENGINE_SLOTS)
     if named.any():
