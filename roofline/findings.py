@@ -1010,10 +1010,10 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         if not over:
             return ""
         cautioned.append(True)
-        on = f"on {_list([_hw(meta, h) for h in over])} " if others and len(over) < len(points) else ""
+        on = f" on {_list([_hw(meta, h) for h in over])}" if others and len(over) < len(points) else ""
         plural = "s" if len(over) > 1 else ""
         what = f"{'a ' if not plural else ''}lower estimate{plural}"
-        return f"; {on}likewise {what}" if len(cautioned) > 1 else f"; {on}{what}: {OPTIMISTIC}"
+        return f"; likewise {what}{on}" if len(cautioned) > 1 else f"; {what}{on}: {OPTIMISTIC}"
 
     capped_said = []  # the caps said in full, then referred to (qa178, qa179)
 
@@ -1027,12 +1027,12 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         if over.empty:
             return ""
         some = others and len(over) < len(caps)
-        on = f"on {_list([_hw(meta, h) for h in over.index])} " if some else ""
+        on = f" on {_list([_hw(meta, h) for h in over.index])}" if some else ""
         values = sorted({int(c) for c in over})
         if all(v in capped_said for v in values):
-            return f"; {on}likewise above that cap" if len(values) == 1 else f"; {on}likewise above their caps"
+            return f"; likewise above that cap{on}" if len(values) == 1 else f"; likewise above their caps{on}"
         capped_said.extend(values)
-        whose = ("its price assumes" if not others else f"the prices {on}assume" if some else "their prices assume")
+        whose = ("its price assumes" if not others else f"the prices{on} assume" if some else "their prices assume")
         return (f"; {engine} runs at most {' or '.join(f'{v:,}' for v in values)} sequences at once while speculating "
                 f"unless its cap is raised: {whose} it raised to the batch")
 

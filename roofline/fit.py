@@ -227,6 +227,16 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements",
                  f"measurements ({others} rows{named if len(engines) else ''})")
 
 
+def predictable_rows(table: pd.DataFrame, profiles: tuple, where: str, base: ServingEngine) -> pd.Series | None:
+    """Which fit rows the model can predict (a boolean Series over their index; None without fit rows): fit_rows
+    counts those, a row it cannot predict being no row."""
+    every = table[table["split"] == "fit"]
+    if not len(every):
+        return None
+    return pd.Series(prepare_rows(every, profiles, where, slot_for_row=lambda r: "fit", engine_for=lambda s: base)
+                     .table["skipped"].eq("").to_numpy(), index=every.index)
+
+
 def check_profile_names(table: pd.DataFrame, profiles: tuple, where: str) -> None:
     """Every row's hardware, model and draft model names a profile, the rows a fit leaves out included (a typo there
     would otherwise pass until the row is predicted): one line naming the first row that does not."""
@@ -317,10 +327,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     table = load_measurements(path) if table is None else table
     check_profile_names(table, profiles, str(path))
     every = table[table["split"] == "fit"]
-    predictable = None  # which fit rows the model can predict: fit_rows counts those (a row it cannot predict is no row)
-    if len(every):
-        predictable = pd.Series(prepare_rows(every, profiles, str(path), slot_for_row=lambda r: "fit", engine_for=lambda s: base)
-                                .table["skipped"].eq("").to_numpy(), index=every.index)
+    predictable = predictable_rows(table, profiles, str(path), base)
     chosen, which = fit_rows(table, base.name, str(path), fold=fold, predictable=predictable)
     rows = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit", engine_for=lambda s: base)
     usable = rows.table["skipped"] == ""
@@ -522,13 +529,14 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
     source it was not fitted on, which is what the held-out half asks of it, measured on the fit half alone.
 
     Returns {rows: DataFrame (source, row, measured, loso and in-sample predictions and errors), sources:
-    DataFrame (per source: rows, median absolute errors), overall: dict, rows_used, widened: the sources whose
-    fold fitted every engine's rows (fit_rows' fallback when too few of this engine's remain)}.
+    DataFrame (per source: rows, median absolute errors), overall: dict, rows_used, widened: the sources whose fold
+    did not fit the full fit's rows less that source: fewer than MIN_ENGINE_ROWS of them left (fit_rows took what was
+    left, or every engine's fit rows), or another rule's rows (the source held all of a copy's own rows)}.
     """
     check_loss(loss)  # before minutes of fitting
     base = fittable_engine(engine, profiles)
     table = load_measurements(path)
-    chosen, which = fit_rows(table, base.name, str(path))
+    chosen, which = fit_rows(table, base.name, str(path), predictable=predictable_rows(table, profiles, str(path), base))
     # every fit, the one to all sources included, starts from the profile without the per-family values an
     # earlier fit wrote (run_fit drops them: fitted on every source, a left-out source must not reach its prediction so)
     options = {"loss": loss, "fixed": tuple(fixed), "per_family": tuple(per_family), "max_evaluations": max_evaluations}
@@ -544,15 +552,19 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
                             f"found {len(sources_to_leave_out)} ({which})")
     began = time.perf_counter()
     progress_bar(0, len(sources_to_leave_out) + 1, 0.0, "fits: all sources")  # a fit a source: minutes, not silence
-    everything = run_fit(path, engine, profiles, table=table, **options)["engine"]
+    full = run_fit(path, engine, profiles, table=table, **options)
+    everything, full_rows = full["engine"], set(full["rows"]["row"])
     parts, widened = [], []
     for done, source in enumerate(sources_to_leave_out, 1):
         progress_bar(done, len(sources_to_leave_out) + 1, time.perf_counter() - began, f"fits: without {source[:40]}")
         others = table[~((table["split"] == "fit") & (table["source_id"] == source))]
         fold = run_fit(path, engine, profiles, table=others, fold=True, **options)
         left_out = fold["engine"]
-        if fold["rows_used"].startswith("all "):
-            widened.append(source)  # too few rows of this engine left: fit_rows took every engine's fit rows
+        expected = full_rows - set(chosen.loc[chosen["source_id"] == source, "row"])
+        # qa180, qa181: a fold whose rows are not the full fit's less this source (fit_rows took every engine's, or a copy's
+        # rows gone, another rule's), or too few of them to fit on
+        if set(fold["rows"]["row"]) != expected or len(expected) < MIN_ENGINE_ROWS:
+            widened.append(source)
         rows = prepare_rows(chosen[chosen["source_id"] == source], profiles, str(path), slot_for_row=lambda r: "fit",
                             engine_for=lambda s, engine=left_out: engine)
         usable = (rows.table["skipped"] == "").to_numpy()
@@ -591,8 +603,8 @@ def cross_validation_report(cv: dict) -> str:
     lines.append(f"{'all rows':<40} {o['rows']:>5} {o['loso_median_abs_error']:>11.1%} {o['loso_within_15pct']:>11.0%} "
                  f"{o['in_sample_median_abs_error']:>16.1%} {o['in_sample_within_15pct']:>11.0%}")
     if cv.get("widened"):
-        lines.append(f"left out, these leave fewer than {MIN_ENGINE_ROWS} rows of the engine, so their fit took every "
-                     f"engine's fit rows: {', '.join(cv['widened'])}")
+        lines.append(f"left out, these folds did not fit the full fit's rows less that source (fewer than {MIN_ENGINE_ROWS} "
+                     f"of those left; the fold took what was left, or other rows): {', '.join(cv['widened'])}")
     return "\n".join(lines)
 
 

@@ -516,6 +516,12 @@ def running_cap_speculating(engine: ServingEngine, dp_attention: int = 1) -> int
     return dp_attention * max(cap // dp_attention, 1)
 
 
+def reads_as_sglang(engine: ServingEngine) -> bool:
+    """Whether `engine` is SGLang's profile or a copy of it by name or by costs_from (where a note may name SGLang's own
+    flags; qa181: a vLLM copy given a cap was told SGLang's)."""
+    return "sglang" in engine.name.lower() or "sglang" in Path(engine.costs_from).stem.lower()
+
+
 def speculation_engine_notes(engine: ServingEngine, method: str, batch: int, dep) -> list[str]:
     """Notes where `engine` runs no setup of speculative `method` as asked at batch `batch` (a sweep's largest): a method it
     refuses under attention DP (speculation_refused_with_dp_attention: SGLang's server_args.py _handle_speculative_decoding
@@ -537,7 +543,8 @@ def speculation_engine_notes(engine: ServingEngine, method: str, batch: int, dep
                   if dep.dp_attention > 1 else "")
         notes.append(f"batch {int(batch):,} while speculating under {engine.name}: it runs at most {cap:,} sequences at once "
                      f"when speculating{groups} unless its cap is raised (its profile's max_running_requests_speculating, "
-                     f"{engine.max_running_requests_speculating:,}; SGLang raises it with --max-running-requests): a batch "
+                     f"{engine.max_running_requests_speculating:,}"
+                     f"{'; SGLang raises it with --max-running-requests' if reads_as_sglang(engine) else ''}): a batch "
                      f"above {cap:,} here assumes the cap raised to it (left as it is, the rest wait in its queue)")
     return notes
 

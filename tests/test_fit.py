@@ -265,7 +265,27 @@ def test_cross_validation_predicts_each_source_from_a_fit_to_the_others(tmp_path
     table["source_id"] = ["big"] * 13 + ["small"] * 3  # without "big", 3 vllm rows remain: fewer than MIN_ENGINE_ROWS
     table.to_csv(path, index=False)
     cv = cross_validate(path, "vllm", loss="linear", max_evaluations=50)
-    assert cv["widened"] == ["big"] and "their fit took every engine's fit rows: big" in cross_validation_report(cv)
+    assert cv["widened"] == ["big"] and "the fold took what was left, or other rows): big" in cross_validation_report(cv)
+
+
+@pytest.mark.slow
+def test_a_cross_validation_fold_that_loses_a_copys_own_rows_is_said(tmp_path):
+    """qa181: 3 rows of a copy my-vllm beside vllm rows and rows of no engine profile: the full fit takes all of them;
+    the fold without the copy's rows took the vllm rows alone (the copy's name reads as vllm), dropped the rest, and
+    was not said."""
+    from roofline.fit import cross_validate
+
+    path = synthetic_file(tmp_path)
+    table = pd.read_csv(path, dtype=str)
+    table["source_id"] = table["model"] + "-tp" + table["tp"]
+    table.loc[table["source_id"] == "llama-3.2-1b-tp1", ["engine", "source_id"]] = ["my-vllm", "mine"]
+    table.loc[table["source_id"] == "llama-3.1-8b-tp2", "engine"] = "HF transformers"
+    table = table[~((table["source_id"] == "mine") & (table["batch"] == "64"))]  # 3 of the copy's own: too few
+    table.to_csv(path, index=False)
+    (tmp_path / "my-vllm.yaml").write_text("type: engine\nname: my-vllm\ncosts_from: vllm\nsource: my server\n")
+    cv = cross_validate(path, "my-vllm", profiles=(tmp_path,), loss="linear", max_evaluations=30)
+    assert cv["rows_used"].startswith("all 15 fit rows (only 3 of engine my-vllm")
+    assert "mine" in cv["widened"]
 
 
 @pytest.mark.slow

@@ -550,3 +550,18 @@ def test_a_sweep_under_sglang_says_its_speculating_batches_past_48_assume_its_ca
 
     assert len(said([1, 64], "sglang")) == 1 and said([1, 64], "sglang")[0].startswith("batch 64 while speculating under sglang")
     assert said([1, 48], "sglang") == [] and said([1, 64], "vllm") == []
+    assert "SGLang raises it with --max-running-requests" in said([1, 64], "sglang")[0]  # the flag said to SGLang's users
+
+
+def test_a_copy_of_vllm_with_a_cap_is_not_told_sglangs_flag(tmp_path):
+    """qa181: `engines new vcap --from vllm --set max_running_requests_speculating=64` was told "SGLang raises it with
+    --max-running-requests"."""
+    import dataclasses
+
+    from roofline.layout import deployment
+    from roofline.model import load_model
+    from roofline.serving import load_engine, speculation_engine_notes
+
+    vcap = dataclasses.replace(load_engine("vllm"), name="vcap", max_running_requests_speculating=64)
+    note = speculation_engine_notes(vcap, "eagle", 100, deployment(load_model("llama-3.1-8b")))
+    assert len(note) == 1 and "at most 64 sequences" in note[0] and "SGLang" not in note[0]
