@@ -1001,6 +1001,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     m1, m2 = TIER_SPEEDS
 
     cautioned = []  # the caveat of OPTIMISTIC is said in full once, then referred to
+    named_by_caveat = []  # the other GPUs the last caveat named (qa181: the cap clause named them again)
 
     def caveat(points: pd.DataFrame, others: bool = False) -> str:
         """'; a lower estimate: with a serving engine, ...' where a speculative point priced is in OPTIMISTIC's range (its
@@ -1011,6 +1012,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
             return ""
         cautioned.append(True)
         on = f" on {_list([_hw(meta, h) for h in over])}" if others and len(over) < len(points) else ""
+        named_by_caveat[:] = over if on else []  # the devices named, which the cap clause after it may refer to
         plural = "s" if len(over) > 1 else ""
         what = f"{'a ' if not plural else ''}lower estimate{plural}"
         return f"; likewise {what}{on}" if len(cautioned) > 1 else f"; {what}{on}: {OPTIMISTIC}"
@@ -1027,7 +1029,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         if over.empty:
             return ""
         some = others and len(over) < len(caps)
-        on = f" on {_list([_hw(meta, h) for h in over.index])}" if some else ""
+        on = (" there" if list(over.index) == named_by_caveat else f" on {_list([_hw(meta, h) for h in over.index])}") if some else ""
         values = sorted({int(c) for c in over})
         if all(v in capped_said for v in values):
             return f"; likewise above that cap{on}" if len(values) == 1 else f"; likewise above their caps{on}"
