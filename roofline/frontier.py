@@ -610,27 +610,38 @@ MIXED_CONFIGS = "one frontier over several values of"
 MIXED_ALPHAS = "speculative rows at several acceptance rates"
 
 
-def _above_running_cap(rows: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[int, str] | None:
-    """(count, 'sglang: 48, ...') of the speculative `rows` whose batch exceeds their engine's
-    serving.running_cap_speculating at their attention-DP degree, or None; an engine not on the search path is skipped
+def above_running_cap(rows: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[pd.Series, dict]:
+    """(a boolean per row of `rows`, {engine: its cap}): whether the row drafts (k > 0, a method) at a batch above the
+    sequences its engine runs at once while speculating with its cap as it is (serving.running_cap_speculating at the
+    row's attention-DP degree), and the cap of each engine that has one. An engine not on the search path is skipped
     (refused_layouts names it)."""
     from roofline.serving import load_engine, running_cap_speculating
 
-    if not len(rows) or "engine" not in rows:
-        return None
     over, caps = pd.Series(False, index=rows.index), {}
-    for name in rows["engine"].astype(str).unique():
+    if not len(rows) or "engine" not in rows:
+        return over, caps
+    drafts = rows["k"] > 0
+    if "method" in rows:
+        drafts &= rows["method"].astype(str) != "none"
+    dp = (pd.to_numeric(rows["dp_attention"], errors="coerce").fillna(1).astype(int) if "dp_attention" in rows
+          else pd.Series(1, index=rows.index))
+    for name in rows.loc[drafts, "engine"].astype(str).unique():
         try:
             engine = load_engine(name, extra_dirs)
         except RooflineError:
             continue
         if engine.max_running_requests_speculating is None:
             continue
-        mine = rows["engine"].astype(str) == name
-        dp = pd.to_numeric(rows["dp_attention"], errors="coerce").fillna(1).astype(int) if "dp_attention" in rows else pd.Series(1, index=rows.index)
+        mine = drafts & (rows["engine"].astype(str) == name)
         cap = dp.map(lambda d, e=engine: running_cap_speculating(e, int(d)))
         over |= mine & (rows["batch"] > cap)
         caps[name] = engine.max_running_requests_speculating
+    return over, caps
+
+
+def _above_running_cap(rows: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[int, str] | None:
+    """(count, 'sglang: 48, ...') of the speculative `rows` above their engine's cap (above_running_cap), or None."""
+    over, caps = above_running_cap(rows, extra_dirs)
     return (int(over.sum()), ", ".join(f"{n}: {c}" for n, c in caps.items())) if over.any() else None
 
 

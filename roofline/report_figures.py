@@ -413,7 +413,8 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
 
 def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     from roofline.findings import TIER_SPEEDS, tier_prices
-    from roofline.frontier import loadable
+    from roofline.frontier import above_running_cap, loadable
+    from roofline.units import spoken_list
 
     df = loadable(df, tuple(meta.get("profiles") or ()))  # as tier_prices: a layout the engines refuse to load prices no tier
     tiers = tier_prices(df, meta=meta)
@@ -435,6 +436,12 @@ def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             j = _frontier(sx, -sy)
             ax.plot(sx[j], sy[j], "o-", color="tab:blue", ms=3.5, lw=1.6,
                     label=f"with speculation (any k), {_alpha_label(g['alpha'].iloc[0], meta)}")
+            over, caps = above_running_cap(g.iloc[j], tuple(meta.get("profiles") or ()))
+            if over.any():  # priced at its batch, which the engine runs only with its cap raised (the finding says so)
+                k = over.to_numpy()
+                ax.plot(sx[j][k], sy[j][k], "o", ms=6, mfc="none", mec="darkorange", mew=1.0,
+                        label="above the sequences its engine runs at once while speculating\n"
+                              f"({spoken_list([f'{n}: {c}' for n, c in caps.items()])}): priced with the cap raised")
         else:  # qa129: plain decoding alone fits here (an IndexError, the generic figure, before)
             ax.text(0.5, 0.5, "the drafter fits at\nno point swept here:\nplain decoding only", transform=ax.transAxes,
                     ha="center", va="center", fontsize=8, color="0.35")

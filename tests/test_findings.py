@@ -1329,8 +1329,19 @@ def test_a_fast_tier_priced_above_sglangs_cap_while_speculating_says_so(tmp_path
     assert "sglang runs at most 48 sequences at once while speculating unless its cap is raised: its price assumes it " \
            "raised to the batch" in f.text
     assert np.isnan(tiers.loc["h100-sxm", "cap_3x_speculation"]) or "likewise above that cap" in f.text
+    from roofline.report_figures import _report_fast_tier
+
+    def ringed(r) -> list[int]:
+        """Per panel, the frontier points the figure rings as above the cap (its legend says so)."""
+        fig = _report_fast_tier(r.df, None, r.meta)
+        return [sum(len(line.get_xdata()) for line in ax.get_lines() if line.get_label().startswith("above the sequences"))
+                for ax in fig.axes if ax.get_lines()]
+
+    # the figure rings the speculative frontier's points above the cap (their batch > 48), on every panel that has some
+    assert all(n > 0 for n in ringed(r)), ringed(r)
     r, f = _run_text(tmp_path / "vllm", text.format(e="vllm"))
     assert "--max-running-requests" not in f.text and f.numbers["tiers"]["cap_2x_speculation"].isna().all()
+    assert ringed(r) and not any(ringed(r))  # no cap: nothing ringed
 
 
 @pytest.mark.slow
