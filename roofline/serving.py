@@ -63,9 +63,10 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      takes the other's values unless it sets its own): `max_running_requests_speculating` C (None: no
                      cap), the sequences it runs at once when its own cap is left at its default (SGLang resets
                      --max-running-requests to 48 for every speculative algorithm, each of d attention-DP groups taking
-                     floor(C / d) of them): a larger batch waits, so predict, sweeps and cheapest say so (a measured row
-                     runs at its batch: the harnesses that measure speculation at a large batch set the cap, and a row
-                     whose server ran fewer records them in `concurrency`); `speculation_refused_with_dp_attention`, the
+                     floor(C / d) of them): a larger batch waits, so predict, sweeps and cheapest say so, naming
+                     `max_running_requests_flag`, the server option that raises the cap, where the profile gives one (a
+                     measured row runs at its batch: the harnesses that measure speculation at a large batch set the cap,
+                     and a row whose server ran fewer records them in `concurrency`); `speculation_refused_with_dp_attention`, the
                      methods it refuses under attention DP (SGLang's STANDALONE, the tool's draft, and NGRAM raise
                      there), and `speculation_refused_with_pp`, every method refused with pipeline parallelism (SGLang's
                      server-args check): predict and sweeps warn, cheapest and the report leave such rows out
@@ -246,6 +247,7 @@ class ServingEngine:
     sampler_sequences_small: int = 0  # on a device under 70 GiB or an A100
     sampler_logit_copies: float = 0.0
     max_running_requests_speculating: int | None = None  # sequences run at once while speculating, by default (module docstring)
+    max_running_requests_flag: str | None = None  # the server option that raises that cap ("--max-running-requests")
     speculation_refused_with_dp_attention: tuple = ()  # methods the engine refuses under attention DP
     speculation_refused_with_pp: bool = False  # the engine refuses every speculative method at pp > 1
     nvidia_only: bool = False  # the engine runs on NVIDIA GPUs only (TensorRT-LLM): runs_on says no to other devices
@@ -358,7 +360,7 @@ class ServingEngine:
                 "window_kv_pool_ratio", "memory_fraction", "memory_fraction_of", "memory_reserved_bytes",
                 "memory_reserved_parallel_bytes", "memory_reserved_per_device_bytes", "memory_reserved_per_dp_group_bytes",
                 "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies", "max_running_requests_speculating",
-                "speculation_refused_with_dp_attention", "speculation_refused_with_pp", "quant_kernels_per_gemm", "nvidia_only",
+                "max_running_requests_flag", "speculation_refused_with_dp_attention", "speculation_refused_with_pp", "quant_kernels_per_gemm", "nvidia_only",
                 "mixed_prefill", "costs_from")
         out = {k: getattr(self, k) for k in keys}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)
@@ -376,8 +378,8 @@ _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kerne
           "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
           "memory_fraction", "memory_fraction_of", "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies",
-          "max_running_requests_speculating", "speculation_refused_with_dp_attention", "speculation_refused_with_pp",
-          "nvidia_only", "mixed_prefill", "overrides", "fitted", "source", "notes", *_SECONDS, *_BYTES}
+          "max_running_requests_speculating", "max_running_requests_flag", "speculation_refused_with_dp_attention",
+          "speculation_refused_with_pp", "nvidia_only", "mixed_prefill", "overrides", "fitted", "source", "notes", *_SECONDS, *_BYTES}
 
 
 def _yaml_seconds(where: str, key: str, value: object) -> float:
@@ -516,12 +518,6 @@ def running_cap_speculating(engine: ServingEngine, dp_attention: int = 1) -> int
     return dp_attention * max(cap // dp_attention, 1)
 
 
-def reads_as_sglang(engine: ServingEngine) -> bool:
-    """Whether `engine` is SGLang's profile or a copy of it by name or by costs_from (where a note may name SGLang's own
-    flags; qa181: a vLLM copy given a cap was told SGLang's)."""
-    return "sglang" in engine.name.lower() or "sglang" in Path(engine.costs_from).stem.lower()
-
-
 def speculation_engine_notes(engine: ServingEngine, method: str, batch: int, dep) -> list[str]:
     """Notes where `engine` runs no setup of speculative `method` as asked at batch `batch` (a sweep's largest): a method it
     refuses under attention DP (speculation_refused_with_dp_attention: SGLang's server_args.py _handle_speculative_decoding
@@ -541,10 +537,10 @@ def speculation_engine_notes(engine: ServingEngine, method: str, batch: int, dep
     if cap is not None and int(batch) > cap:
         groups = (f" ({cap // dep.dp_attention:,} in each of its {dep.dp_attention} attention-DP groups)"
                   if dep.dp_attention > 1 else "")
+        flag = engine.max_running_requests_flag  # the profile names the server option (qa181: not from its name)
         notes.append(f"batch {int(batch):,} while speculating under {engine.name}: it runs at most {cap:,} sequences at once "
                      f"when speculating{groups} unless its cap is raised (its profile's max_running_requests_speculating, "
-                     f"{engine.max_running_requests_speculating:,}"
-                     f"{'; SGLang raises it with --max-running-requests' if reads_as_sglang(engine) else ''}): a batch "
+                     f"{engine.max_running_requests_speculating:,}{f'; the server option {flag} raises it' if flag else ''}): a batch "
                      f"above {cap:,} here assumes the cap raised to it (left as it is, the rest wait in its queue)")
     return notes
 
@@ -621,6 +617,14 @@ def _running_cap(where: str, key: str, value: object) -> int | None:
     return int(value)
 
 
+def _option(where: str, key: str, value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not re.fullmatch(r"--[a-z0-9][a-z0-9-]*", value):
+        raise field_error(where, key, "a server option like --max-running-requests, or null (none)", value)
+    return value
+
+
 def _copies(where: str, key: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or not 0 <= value <= 100:
         raise field_error(where, key, "a number in [0, 100]", value)
@@ -687,6 +691,7 @@ _VALUE_RULES = {
 # What the engine does while it speculates (module docstring): its own fields, not costs, as `mixed_prefill` is
 _SPECULATION_RULES = {
     "max_running_requests_speculating": _running_cap,
+    "max_running_requests_flag": _option,
     "speculation_refused_with_dp_attention": _class_list(dict.fromkeys(DRAFTING_METHODS)),
     "speculation_refused_with_pp": check_flag,
 }

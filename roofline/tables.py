@@ -538,7 +538,9 @@ def engine_table(e) -> str:
             if e.ep_spans_stage else "") if t) or "any tp, dp_attention and ep"),
         ("while speculating", "; ".join(t for t in (
             f"at most {e.max_running_requests_speculating:,} sequences at once, its own cap left as it is "
-            "(max_running_requests_speculating: a larger batch warned)" if e.max_running_requests_speculating is not None else "",
+            "(max_running_requests_speculating: a larger batch warned"
+            + (f"; {e.max_running_requests_flag} raises it" if e.max_running_requests_flag else "") + ")"
+            if e.max_running_requests_speculating is not None else "",
             f"no {' or '.join(e.speculation_refused_with_dp_attention)} drafting under attention DP "
             "(speculation_refused_with_dp_attention: warned, left out by cheapest)" if e.speculation_refused_with_dp_attention else "",
             "no speculation at pp > 1 (speculation_refused_with_pp: warned, left out by cheapest)"

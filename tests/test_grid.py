@@ -550,7 +550,7 @@ def test_a_sweep_under_sglang_says_its_speculating_batches_past_48_assume_its_ca
 
     assert len(said([1, 64], "sglang")) == 1 and said([1, 64], "sglang")[0].startswith("batch 64 while speculating under sglang")
     assert said([1, 48], "sglang") == [] and said([1, 64], "vllm") == []
-    assert "SGLang raises it with --max-running-requests" in said([1, 64], "sglang")[0]  # the flag said to SGLang's users
+    assert "the server option --max-running-requests raises it" in said([1, 64], "sglang")[0]  # its profile's flag
 
 
 def test_a_copy_of_vllm_with_a_cap_is_not_told_sglangs_flag(tmp_path):
@@ -564,4 +564,22 @@ def test_a_copy_of_vllm_with_a_cap_is_not_told_sglangs_flag(tmp_path):
 
     vcap = dataclasses.replace(load_engine("vllm"), name="vcap", max_running_requests_speculating=64)
     note = speculation_engine_notes(vcap, "eagle", 100, deployment(load_model("llama-3.1-8b")))
-    assert len(note) == 1 and "at most 64 sequences" in note[0] and "SGLang" not in note[0]
+    assert len(note) == 1 and "at most 64 sequences" in note[0] and "--max-running-requests" not in note[0]
+
+
+@pytest.mark.slow
+def test_a_copy_of_sglang_under_another_name_is_told_the_flag_its_profile_names(roofline, tmp_path):
+    """The flag came from the profile's name (reads_as_sglang): `engines new myeng --from sglang` copies every SGLang
+    field under a name without "sglang" and was not told --max-running-requests; the profile now names it
+    (max_running_requests_flag), and a copy keeps it."""
+    code, _, err = roofline("engines", "new", "myeng", "--from", "sglang", "--dir", tmp_path)
+    assert code == 0, err
+    code, out, err = roofline("--profiles", tmp_path, "predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b",
+                              "--engine", "myeng", "--batch", "64", "--method", "eagle", "--k", "3", "--alpha", "0.7")
+    assert code == 0, err
+    assert "at most 48 sequences" in out + err and "the server option --max-running-requests raises it" in out + err
+    code, out, _ = roofline("--profiles", tmp_path, "engines", "show", "myeng")
+    assert code == 0 and "--max-running-requests raises it" in out
+    code, _, err = roofline("engines", "new", "bad", "--from", "sglang", "--dir", tmp_path,
+                            "--set", "max_running_requests_flag=max-running")
+    assert code == 2 and "max_running_requests_flag" in err and "a server option like --max-running-requests" in err
