@@ -259,12 +259,16 @@ def left_out_note(table: pd.DataFrame, engine_name: str) -> str:
     `engine_name` on its own rows leaves out, '' when there are none or the fit falls back to every row."""
     fit = table[table["split"] == "fit"]
     mine, _ = own_rows(fit, engine_name, table)
-    others = fit[~mine]["engine_slot"].value_counts()
+    rest = fit[~mine]
+    # a row of an engine profile by its slot (a `vLLM` 0.6 row: vllm-v0), else by its own engine text, as fit_rows'
+    # fallback names them (our-server 3; 'no engine' where the column is empty)
+    text = (rest["engine"] if "engine" in rest else pd.Series("", index=rest.index)).astype(str).str.strip()
+    others = rest["engine_slot"].where(rest["engine_slot"] != "", text.replace("", "no engine")).value_counts()
     if not len(others) or mine.sum() < MIN_ENGINE_ROWS:
         return ""
     n = int(others.sum())
     return (f" ({n} row{'s' if n != 1 else ''} of other engines left out: "
-            + ", ".join(f"{e or 'no engine profile'} {c}" for e, c in others.items()) + ")")  # '': benchmark code
+            + ", ".join(f"{e} {c}" for e, c in others.items()) + ")")
 
 
 def _starts(u0: np.ndarray) -> list[np.ndarray]:

@@ -72,6 +72,10 @@ def test_an_engine_with_few_rows_falls_back_to_all_fit_rows_and_says_so():
     assert len(rows) == 9 and which == "9 fit rows of engine vllm"
     assert left_out_note(table, "vllm") == " (1 row of other engines left out: trtllm 1)"  # the report says so
     assert left_out_note(table[table["engine_slot"] == "vllm"], "vllm") == ""  # nothing left out: nothing said
+    # rows of no engine profile by their own engine text, as the fallback names them (before: "no engine profile 3")
+    table = pd.DataFrame({"split": ["fit"] * 12, "engine": ["vLLM"] * 9 + ["our-server"] * 2 + [""],
+                          "engine_slot": ["vllm"] * 9 + [""] * 3})
+    assert left_out_note(table, "vllm") == " (3 rows of other engines left out: our-server 2, no engine 1)"
 
 
 def test_rows_labelled_with_a_copys_own_name_are_its_rows():
