@@ -586,7 +586,9 @@ def test_parameters_that_rows_of_one_operating_point_fix_only_together_are_said_
     fit = run_fit(path, "vllm", loss="linear", max_evaluations=60)
     by = {row["parameter"]: row for row in fit["parameters"]}
     assert "host_per_step" in by["kernel_latency"]["together_with"] and "kernel_latency" in by["host_per_step"]["together_with"]
-    assert "determined only together with host_per_step" in fit_report(fit)
+    # at one batch host work a sequence is fixed with them too; whether the note names it depends on where the fit
+    # stopped (this machine's BLAS: session 39 found it named first, so the exact text failed)
+    assert re.search(r"determined only together with [a-z_, ]*host_per_step", fit_report(fit))
     assert "(--fix one to read the other)" in fit_report(fit)
     # a family's value cannot be fixed: its hint says what would part it instead (qa100)
     fit["parameters"] = [{**by["kernel_latency"], "parameter": "kernel_latency [AMD Instinct]", "family": "AMD Instinct"}]
