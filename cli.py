@@ -302,6 +302,17 @@ def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
         if path.parent.resolve() not in searched:  # qa98: `hw show NAME` then failed until --profiles was given
             typer.echo(f"note: {path.parent} is not on the profile search path: name it with --profiles {path.parent} "
                        f"(or in ROOFLINE_PATH) for `{name}` to be found", err=True)
+            return
+        from roofline.errors import RooflineError
+        from roofline.profiles import find_profile
+
+        try:
+            first = find_profile(kind, name, _dirs())
+        except RooflineError:  # written and on the path: found, but a note must not turn a write into a failure
+            return
+        if first.resolve() != path.resolve():  # qa182: a file of that name earlier on the search path hid it, unsaid
+            typer.echo(f"warning: {first} comes first on the search path: `{name}` names that file, not {path} (give "
+                       "this one another name, or name it by its path)", err=True)
 
     @group.command("set")
     def set_(
@@ -442,6 +453,7 @@ def engines_list() -> None:
     from roofline.serving import engine_names, load_engine
     from roofline.tables import engine_list
 
+    _report_untold("engine")  # qa182: a file that is not valid YAML was left out of the list unsaid
     _list_each(engine_list, load_engine, engine_names(_dirs()), "engine")
 
 
@@ -480,6 +492,14 @@ def engines_diff(
     from roofline.editing import diff_engines
 
     typer.echo(diff_engines(a, b, _dirs(), model, hardware, tp))
+
+
+@engines_app.command("schema")
+def engines_schema() -> None:
+    """Print the JSON Schema of serving-engine profiles (docs/engine.schema.json is this output)."""
+    from roofline.schema import schema_text
+
+    typer.echo(schema_text("engine"), nl=False)
 
 
 @engines_app.command("validate")
@@ -546,6 +566,7 @@ def scenarios_list() -> None:
     from roofline.scenario import load_scenario
     from roofline.tables import scenario_list
 
+    _report_untold("scenario")
     _list_each(scenario_list, load_scenario, list_names("scenario", _dirs()), "scenario")
 
 

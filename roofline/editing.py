@@ -48,7 +48,7 @@ from roofline.profiles import (
 )
 from roofline.yamlio import load_yaml_text, read_text, write_text_atomic
 
-SCHEMA_COMMENT = "# yaml-language-server: $schema=../docs/hardware.schema.json"
+SCHEMA_COMMENTS = {kind: f"# yaml-language-server: $schema=../docs/{kind}.schema.json" for kind in ("hardware", "engine")}
 EDIT_MARK = "# roofline: "
 MAX_EDIT_ROUNDS = 20
 TEXT_FIELDS = ("name", "display_name", "version", "source", "notes", "tokenizer")  # text: a value that reads as a number stays text
@@ -667,10 +667,14 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     _apply(doc, pairs, str(target), _field_order(kind), kept)
     _drop_line_remarks(doc, [keys for keys, _ in pairs])
     doc.ca.comment = None
-    header = [SCHEMA_COMMENT] if kind == "hardware" and folder.resolve() == builtin_dir(kind).resolve() else []
-    display = doc.get("display_name", name)
+    header = [SCHEMA_COMMENTS[kind]] if kind in SCHEMA_COMMENTS and folder.resolve() == builtin_dir(kind).resolve() else []
+
+    def one_line(text: object) -> str:  # a comment line stays one line (qa182: a display name's newline broke it)
+        return str(text).replace("\r", "\\r").replace("\n", "\\n")
+
+    display = one_line(doc.get("display_name", name))
     command = " ".join([f"roofline {GROUP[kind]} new {name} --from {source_name}",
-                        *(f"--set {shlex.quote(a)}".replace("\r", "\\r").replace("\n", "\\n") for a in assignments)])
+                        *(one_line(f"--set {shlex.quote(a)}") for a in assignments)])
     header.append(f"# {display}: made with `{command}`; every field not set there is {source.stem}'s (values, source, "
                   "notes) until edited.")
     inherited = set(_hand_set_fields(read_text(source)))  # a copy of a copy: its source's hand-set values too (qa98)
@@ -892,17 +896,14 @@ def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list
         for name in list_names(kind, extra_dirs):
             path = find_profile(kind, name, extra_dirs)
             with warnings_named(path):
-                results.append((str(path), _error_of(kind, path)))
+                results.append((str(path), _error_of(kind, path, extra_dirs)))
         return results
     for path in paths:
         path = Path(path)
         try:
             if not path.exists() and path.suffix not in (".yaml", ".yml") and len(path.parts) == 1:
                 path = find_profile(kind, str(path), extra_dirs)  # a profile's name (`hw validate h100`)
-            data = load_yaml_text(read_text(path), str(path), lines=True)
-            if not isinstance(data, dict):
-                found = "an empty file" if data is None else type(data).__name__
-                raise RooflineError(f"{path}: expected a YAML mapping at the top level, found {found}")
+            data = _file_mapping(path)
             file_kind = _folder_kind(path) or kind_of(data)[0]
             if file_kind is None:
                 raise RooflineError(f"{path}: kind cannot be told: {kind_of(data)[1]}; add `type: {kind}`")
@@ -922,12 +923,23 @@ def _folder_kind(path: Path) -> str | None:
     return None
 
 
-def _error_of(kind: str, path: Path) -> str | None:
+def _error_of(kind: str, path: Path, extra_dirs: tuple = ()) -> str | None:
+    """The error of profile file `path` as it is on disk, its lines named (qa182: `hw validate` with no argument said
+    'link_latency: ...' where `hw validate NAME` said 'line 20: link_latency: ...'), or None."""
     try:
-        validate_text(kind, read_text(path), path)
+        validate_data(kind, _file_mapping(path), path, extra_dirs)
     except RooflineError as exc:
         return str(exc)
     return None
+
+
+def _file_mapping(path: Path) -> dict:
+    """Profile file `path` read as a mapping, its fields' lines known to the errors that name them."""
+    data = load_yaml_text(read_text(path), str(path), lines=True)
+    if not isinstance(data, dict):
+        found = "an empty file" if data is None else type(data).__name__
+        raise RooflineError(f"{path}: expected a YAML mapping at the top level, found {found}")
+    return data
 
 
 NO_FIT = "does not fit"  # a reference point of a diff that does not fit in the device's memory

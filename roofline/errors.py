@@ -160,12 +160,15 @@ def warn(message: str) -> None:
     warnings.warn(RooflineWarning(message), stacklevel=level)
 
 
-def unknown_key_error(where: str, key: object, known) -> RooflineError:
-    """An unknown key, with the nearest valid one: `FILE: KEY: expected a known field (did you mean X?), found KEY`."""
+def unknown_key_error(where: str, key: object, known, prefix: str = "") -> RooflineError:
+    """An unknown key, with the nearest valid one: `FILE: KEY: expected a known field (did you mean X?), found KEY`;
+    `prefix`: the mapping it is in (`moe.`), said before the key and not matched (qa182: moe.topk had no hint)."""
     text = str(key)[:80]
     close = closest_names(text, sorted(known), 3, 0.65)  # anme: name (qa94)
     # a name at least 0.7 alike, and those within 0.1 of it: `bandwith` is near link_bandwidth and memory_bandwidth (qa98)
     best = likeness(text, close[0]) if close else 0.0
     close = [c for c in close if best >= 0.7 and likeness(text, c) >= best - 0.1]
     hint = f"did you mean {' or '.join(repr(c) for c in close)}?" if close else "one of " + ", ".join(sorted(known))
-    return RooflineError(f"{where}: {text}: expected a known field ({hint}), found {text!r}")
+    line = field_line(where, prefix + text)  # a file read with its lines: where the typo is (qa182: value errors said it)
+    return RooflineError(f"{where}: {f'line {line}: ' if line else ''}{prefix}{text}: expected a known field ({hint}), "
+                         f"found {text!r}")

@@ -36,7 +36,7 @@ from roofline.engine import (
     unfitted_family_note,
     weight_only_note,
 )
-from roofline.errors import RooflineError, UnknownName, field_error, warn
+from roofline.errors import RooflineError, UnknownName, field_error, field_line, warn
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment, group_note, shard_note
 from roofline.model import ModelSpec, context_note, load_model
@@ -127,8 +127,9 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
             name_or_path = name
         try:
             spec = specs.get((kind, name)) or loader(name_or_path, extra_dirs)
-        except UnknownName as exc:  # say which file and key named it (still an UnknownName, as predict's: qa110)
-            raise UnknownName(f"{where}: {key}: {exc}") from None
+        except UnknownName as exc:  # say which file, line and key named it (still an UnknownName, as predict's: qa110)
+            line = field_line(where, key)
+            raise UnknownName(f"{where}: {f'line {line}: ' if line else ''}{key}: {exc}") from None
         named = DEFAULT_ENGINE if name_or_path is None and kind == "ServingEngine" else name_or_path  # the default engine's
         note = "" if (kind, name) in specs else shadow_note(SHADOW_KINDS[kind], named, extra_dirs)
         if isinstance(spec, ServingEngine) and not note:  # a profile taking its costs from one that shadows a built-in

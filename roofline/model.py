@@ -529,7 +529,7 @@ def _mapping(where: str, key: str, value: object, allowed: set[str]) -> dict:
         raise field_error(where, key, "a mapping", value)
     for k in value:
         if k not in allowed:
-            raise field_error(where, f"{key}.{k}", "one of " + ", ".join(sorted(allowed)), k)
+            raise unknown_key_error(where, k, allowed, prefix=f"{key}.")
     return value
 
 

@@ -103,7 +103,8 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
         # lands between the two leaves no staging folder behind (CI once caught one at the chmod)
         try:  # the folder it goes into: an error names --out, not the hidden staging folder beside it
             out.parent.mkdir(parents=True, exist_ok=True)
-            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+            with _signals_held():  # a SIGTERM inside mkdtemp, after its mkdir and before `tmp` is set, left the folder
+                tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))  # behind (session 39, under load)
             tmp.chmod(0o777 & ~umask())  # mkdtemp makes it private (0700): the output gets the mode any new folder gets
         except OSError as exc:
             blocker = next((q for q in out.parents if q.is_file()), None)
@@ -117,6 +118,25 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
             shutil.rmtree(tmp, ignore_errors=True)
         _remove_empty(made)
         raise
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGTERM and SIGHUP held back while the block runs and delivered after it (roofline.launch turns them into an
+    exception), so that the block's result is assigned before the handler runs; where the platform cannot hold
+    signals (Windows) or this is not the main thread, the block runs as it is."""
+    import signal
+    import threading
+
+    held = {getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)}
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _warn_left_behind(out: Path, quiet_s: float = 600.0) -> None:

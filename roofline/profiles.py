@@ -148,7 +148,7 @@ def kind_of(data: dict) -> tuple[str | None, str]:
     if len(matches) == 1:
         return matches[0], ""
     if not matches:
-        return None, "no `type:` and none of the keys that tell a kind (memory_bandwidth, layers, axes)"
+        return None, "no `type:` and none of the keys that tell a kind (memory_bandwidth, layers, kernel_latency, axes)"
     return None, f"no `type:` and keys of several kinds ({', '.join(matches)})"
 
 
@@ -309,7 +309,7 @@ def problems(kind: str | None = None, extra_dirs: tuple[str | Path, ...] = ()) -
         found, untold = _candidates(k, extra_dirs)
         for _, path, reason in untold:
             seen[path] = (f"{path}: {reason}" if reason.startswith(UNREADABLE) else
-                          f"{path}: kind cannot be told ({reason}); add `type: hardware`, `type: model` or `type: scenario`")
+                          f"{path}: kind cannot be told ({reason}); add `type: hardware`, `type: model`, `type: engine` or `type: scenario`")
         first: dict[tuple[Path, str], Path] = {}
         for stem, path in found:
             other = first.setdefault((path.parent.resolve(), stem.lower()), path)

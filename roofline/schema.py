@@ -1,4 +1,4 @@
-"""JSON Schemas of hardware and model profiles, for editors that check YAML as you type.
+"""JSON Schemas of hardware, model and serving-engine profiles, for editors that check YAML as you type.
 
 `roofline hw schema` prints the hardware schema; `docs/hardware.schema.json` is that output, and
 every shipped hardware profile names it on its first line
@@ -190,7 +190,100 @@ def model_schema() -> dict:
     }
 
 
+def bytes_or_zero_schema() -> dict:
+    """A memory size an engine reserves (serving._yaml_bytes): 'NUMBER UNIT' with a byte unit, or 0 (any unit)."""
+    zero = r"^\s*[-+]?(0+\.?0*|\.0+)([eE][-+]?\d+)?\s*(" + "|".join(re.escape(u) for u in units.BYTE_UNITS) + r")?\s*$"
+    return {"anyOf": [quantity_schema("bytes"), {"type": "number", "const": 0}, {"type": "string", "pattern": zero}],
+            "description": f"{units.KIND_WORDS['bytes']} or 0, like '1.5 GiB'"}
+
+
+def _range(kind: str, low: float, high: float, null: str = "") -> dict:
+    """A number (or integer) in [low, high]; `null`: what null means, where the field takes one."""
+    out = {"type": [kind, "null"] if null else kind, "minimum": low, "maximum": high}
+    if null:
+        out["description"] = f"null: {null}"
+    return out
+
+
+def _classes(choices) -> dict:
+    """A list of `choices`, each once ([] for none), as serving._class_list reads one."""
+    return {"type": "array", "items": {"enum": list(choices)}, "uniqueItems": True}
+
+
+def engine_cost_schemas() -> dict:
+    """{profile key: schema} of every engine cost field, the ones an `overrides` entry may change too (serving.py's
+    _SECONDS, _BYTES and _VALUE_RULES; the ranges are those rules')."""
+    from roofline import serving
+
+    counts = {"type": "object", "propertyNames": {"enum": list(serving.OPERATORS)},
+              "additionalProperties": {"type": "number", "minimum": 0, "maximum": 100},
+              "description": "kernels per layer per operator (a mean where layers differ)"}
+    flag = {"type": "boolean"}
+    out = {key: time_or_zero_schema() for key in serving._SECONDS}
+    out.update({key: bytes_or_zero_schema() for key in serving._BYTES})
+    out.update({
+        "kernels_per_layer": counts, "kernels_per_layer_mla": counts,
+        "quant_kernels_per_gemm": _range("number", 0, 10),
+        "host_overlap": flag, "host_overlap_speculating": flag, "dp_attention_tp1": flag, "ep_spans_stage": flag,
+        "sequence_parallel_moe": flag, "prefix_read_once": flag,
+        "moe_dispatch": {"enum": list(serving.MOE_DISPATCH)}, "dp_gather": {"enum": list(serving.DP_GATHER)},
+        "dp_attention_stage_split": _classes(serving.STAGE_SPLIT_CLASSES),
+        "dp_attention_whole": _classes(serving.WHOLE_CLASSES),
+        "overlap_exponent": _range("number", 1, 100, "the max of compute and memory time itself"),
+        "quantised_moe_efficiency": _range("number", 0.01, 1), "weight_only_efficiency": _range("number", 0.01, 1),
+        "gemm_tile_rows": _range("integer", 0, 1024),
+        "window_kv_pool_ratio": _range("number", 0.01, 1, "every sliding-window layer window-capped"),
+        "memory_fraction": _range("number", 0.05, 1, "the hardware profile's usable_memory_fraction"),
+        "memory_fraction_of": {"enum": ["device", "free"]},
+        "sampler_sequences": _range("integer", 0, 1_000_000), "sampler_sequences_small": _range("integer", 0, 1_000_000),
+        "sampler_logit_copies": _range("number", 0, 100),
+    })
+    assert set(out) == set(serving.COST_KEYS), set(out) ^ set(serving.COST_KEYS)  # every cost field, and no other
+    return out
+
+
+def engine_schema() -> dict:
+    """The JSON Schema of a serving-engine profile (docs/PROFILES.md, "Serving-engine profiles"): the loader's fields
+    and ranges; the loader stays the authority on meaning (a cost beside costs_from, a chain, lists that overlap)."""
+    from roofline import serving
+
+    costs = engine_cost_schemas()
+    text = {"type": ["string", "number"]}  # a version of digits alone reads as a number (errors.prose)
+    props = {
+        "type": {"const": "engine"},
+        "name": {"type": "string", "pattern": r"\S"}, "source": {"type": "string", "pattern": r"\S"},
+        "display_name": text, "version": text, "notes": text,
+        "costs_from": {"type": "string", "pattern": r"\S", "description": "a profile whose costs this one takes"},
+        **costs,
+        "max_running_requests_speculating": _range("integer", 1, 1_000_000, "no cap"),
+        "max_running_requests_flag": {"type": ["string", "null"], "pattern": r"^--[a-z0-9][a-z0-9-]*$",
+                                      "description": "the server option that raises that cap, like --max-running-requests"},
+        "speculation_refused_with_dp_attention": _classes(serving.DRAFTING_METHODS),
+        "speculation_refused_with_pp": {"type": "boolean"}, "nvidia_only": {"type": "boolean"},
+        "mixed_prefill": {"type": "boolean"},
+        "overrides": {"type": ["array", "null"], "items": {
+            "type": "object", "required": ["hardware"],
+            "properties": {"hardware": {"type": "string", "description": "a glob of hardware profile names, like mi*"},
+                           **costs},
+            "additionalProperties": False}},
+        "fitted": {"type": ["object", "null"], "description": "what roofline fit wrote"},
+    }
+    known = serving._KNOWN | serving._OWN_FIELDS  # costs_from: a profile taking another's costs
+    assert set(props) == known, set(props) ^ known  # the loader's fields exactly
+    return {
+        "$schema": SCHEMA_DIALECT,
+        "$id": "https://roofline.invalid/engine.schema.json",
+        "title": "roofline serving-engine profile",
+        "type": "object",
+        "required": ["name", "source"],
+        "properties": props,
+        "additionalProperties": False,
+    }
+
+
+SCHEMAS = {"hardware": hardware_schema, "model": model_schema, "engine": engine_schema}
+
+
 def schema_text(kind: str) -> str:
     """The schema as the `schema` commands print it (stable key order, trailing newline)."""
-    schema = hardware_schema() if kind == "hardware" else model_schema()
-    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(SCHEMAS[kind](), indent=2, ensure_ascii=False) + "\n"

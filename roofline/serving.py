@@ -696,6 +696,7 @@ _SPECULATION_RULES = {
     "speculation_refused_with_pp": check_flag,
 }
 COST_FIELDS = (*_SECONDS.values(), *_BYTES.values(), *_VALUE_RULES)  # the ServingEngine fields an override may change
+COST_KEYS = (*_SECONDS, *_BYTES, *_VALUE_RULES)  # the same fields as a profile spells them (schema.py)
 
 
 def _fields(data: dict, where: str, prefix: str = "") -> dict:

@@ -60,7 +60,7 @@ import numpy as np
 from roofline.capacity import capacity, kv_shared_and_per_sequence_bytes
 from roofline.costs import ACTIVATION_BYTES, sequences_per_group, weight_bytes_by_class
 from roofline.engine import step_metrics, weight_only_note
-from roofline.errors import RooflineError, closest_names
+from roofline.errors import RooflineError, closest_names, field_line
 from roofline.hardware import HardwareSpec
 from roofline.layout import OPERATOR_CLASS, Deployment, deployment, single_device
 from roofline.limits import DRAFT_VOCAB_MAX, K_MAX, TREE_NODES_MAX
@@ -192,7 +192,9 @@ def unknown_method(where: str, method: object) -> RooflineError:
     hint = (f" (method names are lower case: {method.lower()})" if isinstance(method, str) and method.lower() in METHODS
             else f" (did you mean {close[0]}?)" if close else "")
     shown = str(method).lower() if isinstance(method, bool) else repr(method)  # YAML's true, as written (qa120)
-    return RooflineError(f"{where}: method: expected one of {' | '.join(METHODS)}, found {shown}{hint}")
+    line = field_line(where, "method")  # a scenario file's line, as its other errors say (qa182)
+    return RooflineError(f"{where}: {f'line {line}: ' if line else ''}method: expected one of {' | '.join(METHODS)}, "
+                         f"found {shown}{hint}")
 
 
 def drafter_deployment(method: str, drafter: ModelSpec | None, target_dep: Deployment, elsewhere: bool) -> Deployment | None:

@@ -182,14 +182,22 @@ def _expanded_nodes(node, memo: dict) -> int:
 
 
 def _yaml_problem(exc: yaml.YAMLError, text: str) -> str:
-    """' line N: not valid YAML: problem'; N is at most the text's last line (LibYAML puts the end of input one past it)."""
+    """' line N: not valid YAML: problem'; N is at most the text's last line (LibYAML puts the end of input one past it).
+    Where the parser names the construct it was reading and that began on an earlier line (an unclosed quote or
+    bracket, a key without its colon), N is that line, where the mistake is, and the problem's line follows (qa182: an
+    unclosed quote on line 5 was said at line 34, where the parser gave up)."""
     mark = getattr(exc, "problem_mark", None)
     last_line = max(1, len(text.splitlines()))
-    line = f" line {min(mark.line + 1, last_line)}:" if mark is not None else ""
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     if mark is not None and 0 <= mark.index < len(text) and text[mark.index] == "\t":  # LibYAML: "cannot start any token"
         return f" line {mark.line + 1}, column {mark.column + 1}: not valid YAML: expected spaces (YAML indents with spaces), found a tab"
-    return f"{line} not valid YAML: {problem}"
+    if mark is None:
+        return f" not valid YAML: {problem}"
+    line = min(mark.line + 1, last_line)
+    context, start = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if context and start is not None and start.line + 1 < line:
+        return f" line {start.line + 1}: not valid YAML: {problem} at line {line} ({context} started on line {start.line + 1})"
+    return f" line {line}: not valid YAML: {problem}"
 
 
 def load_yaml_text(text: str, where: str, lines: bool = False):

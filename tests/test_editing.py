@@ -324,7 +324,7 @@ def test_hw_list_warns_about_a_user_file_whose_kind_cannot_be_told(roofline, tmp
     code, out, err = roofline("hw", "list", "--profiles", tmp_path)
     assert code == 0 and "h100-sxm" in out
     assert err.strip() == (f"warning: {tmp_path / 'mystery.yaml'}: kind cannot be told (no `type:` and none of the keys that tell "
-                           "a kind (memory_bandwidth, layers, axes)); add `type: hardware`, `type: model` or `type: scenario`")
+                           "a kind (memory_bandwidth, layers, kernel_latency, axes)); add `type: hardware`, `type: model`, `type: engine` or `type: scenario`")
 
 
 def test_a_user_file_that_is_not_valid_yaml_is_named_as_unreadable_not_told_to_add_a_type(roofline, tmp_path):
@@ -1410,3 +1410,49 @@ def test_a_null_cap_set_on_a_profile_taking_anothers_costs_is_written_not_remove
     code, _, err = roofline("--profiles", tmp_path, "engines", "set", "mysg", "speculation_refused_with_pp=null")
     assert code == 0 and "speculation_refused_with_pp removed: the profile now takes sglang's value for it (its costs_from)" in err, err
     assert load_engine("mysg", (tmp_path,)).speculation_refused_with_pp is True
+
+
+def test_engines_and_scenarios_list_name_a_file_that_is_not_valid_yaml(roofline, tmp_path):
+    """qa182: `scenarios list` and `engines list` left such a file out unsaid (exit 0), where `hw list` and `models list`
+    warn about the same file."""
+    (tmp_path / "e1.yaml").write_text("type: engine\nname: e1\nsource: x\nhost_per_sequence: [35 us\n")
+    (tmp_path / "s1.yaml").write_text("type: scenario\nname: s1\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  k: [1, 2\n")
+    for group, name in (("engines", "e1.yaml"), ("scenarios", "s1.yaml")):
+        code, out, err = roofline(group, "list", "--profiles", tmp_path)
+        assert code == 0 and f"warning: {tmp_path / name}: cannot be read: line " in err, (group, err)
+
+
+def test_validate_without_arguments_names_the_line_as_validate_of_the_file_does(roofline, tmp_path):
+    """qa182: `hw validate` (every profile) said 'link_latency: expected ...' where `hw validate h1` said 'line 20: ...'."""
+    text = (ROOT / "hardware_profiles" / "h20.yaml").read_text().replace("\nname: h20\n", "\nname: h1\n")
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if t.startswith("link_latency:"))
+    lines = text.splitlines()
+    lines[line - 1] = "link_latency: 3"
+    (tmp_path / "h1.yaml").write_text("\n".join(lines) + "\n")
+    _, out_all, err_all = roofline("--profiles", tmp_path, "hw", "validate")
+    _, out_one, err_one = roofline("--profiles", tmp_path, "hw", "validate", "h1")
+    said = [t for t in (out_all + err_all).splitlines() if "h1.yaml" in t]
+    assert said and f"line {line}: link_latency: " in said[0], said
+    assert f"line {line}: link_latency: " in out_one + err_one
+
+
+def test_a_display_name_with_a_newline_keeps_the_header_comment_one_line(roofline, tmp_path):
+    """qa182: `--set $'display_name=line1\\nline2'` broke the comment `new` writes: 'line2: expected a known field'."""
+    code, _, err = roofline("hw", "new", "g", "--from", "h100-sxm", "--dir", tmp_path, "--set", "display_name=line1\nline2")
+    assert code == 0, err
+    first = (tmp_path / "g.yaml").read_text().splitlines()[0]
+    assert first.startswith("# line1\\nline2: made with `roofline hw new g --from h100-sxm")
+
+
+def test_new_says_when_a_file_earlier_on_the_search_path_hides_the_profile_it_wrote(roofline, tmp_path, monkeypatch):
+    """qa182: `--profiles d6 hw new zz` wrote the user folder's zz.yaml, which d6's zz.yaml hides: exit 0, nothing said,
+    and every later `--hardware zz` priced d6's."""
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path / "user"))
+    first = tmp_path / "d6"
+    first.mkdir()
+    assert roofline("hw", "new", "zz", "--from", "h100-sxm", "--dir", first, "--set", "price=1 USD/h")[0] == 0
+    code, out, err = roofline("--profiles", first, "hw", "new", "zz", "--from", "h100-sxm", "--set", "price=7 USD/h")
+    assert code == 0 and (tmp_path / "user" / "zz.yaml").exists()
+    assert f"warning: {first / 'zz.yaml'} comes first on the search path: `zz` names that file, not " in err
+    code, _, err = roofline("--profiles", first, "hw", "new", "yy", "--from", "h100-sxm")
+    assert code == 0 and "comes first" not in err  # a new name: nothing to say

@@ -362,3 +362,30 @@ def test_a_sweep_written_by_polars_keeps_its_labels_unordered_as_arrows(tmp_path
     tables = [pq.read_table(tmp_path / name / "results.parquet") for name in ("big", "small")]
     assert not any(t.schema.field("hardware").type.ordered for t in tables)
     assert pa.concat_tables(tables, promote_options="permissive").num_rows == 2 * tables[0].num_rows
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "pthread_sigmask"), reason="no signal masks on this platform")
+def test_a_sigterm_while_the_staging_folder_is_made_lands_after_its_name_is_kept():
+    """Session 39: a SIGTERM that landed inside mkdtemp, after its mkdir and before `tmp` was set, left the staging
+    folder behind (test_launch's SIGTERM test, on a loaded machine); signals are held over that call."""
+    import os
+    import signal
+
+    from roofline.outputs import _signals_held
+
+    class Stop(Exception):
+        pass
+
+    def stop(signum, frame):
+        raise Stop
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    kept = None
+    try:
+        with pytest.raises(Stop):
+            with _signals_held():
+                os.kill(os.getpid(), signal.SIGTERM)  # pending until the block ends
+                kept = "assigned"
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert kept == "assigned"

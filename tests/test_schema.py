@@ -118,3 +118,61 @@ def test_the_schema_and_the_loader_agree_on_fp4_formats():
         except RooflineError:
             read = False
         assert read == good and validator.is_valid(profile) == good, (profile.get("fp4_formats"), list(profile["peak_flops"]))
+
+
+@pytest.mark.slow
+def test_the_engine_schema_is_the_shipped_file_and_agrees_with_the_loader_field_by_field(roofline):
+    """Engine profiles had no schema (session 38's note): `engines schema` prints it, docs/engine.schema.json is that
+    output, every shipped engine names it on its first line and satisfies it; and for each field, values the loader
+    takes the schema takes, values it refuses the schema refuses (so the two cannot drift apart unseen)."""
+    from roofline.errors import RooflineError
+    from roofline.schema import engine_schema
+    from roofline.serving import engine_from_dict
+
+    code, out, _ = roofline("engines", "schema")
+    assert code == 0 and out == (ROOT / "docs" / "engine.schema.json").read_text(), \
+        "regenerate with: roofline engines schema > docs/engine.schema.json"
+    validator = jsonschema.Draft202012Validator(engine_schema())
+    for path in sorted((ROOT / "engine_profiles").glob("*.yaml")):
+        assert path.read_text().startswith("# yaml-language-server: $schema=../docs/engine.schema.json\n"), path
+        errors = [e.message for e in validator.iter_errors(yaml.safe_load(path.read_text()))]
+        assert errors == [], (path, errors)
+    samples = {
+        "kernel_latency": ["3 us", "0", 0, "0 ms", "3", "-3 us", "3 GB", 3],
+        "memory_reserved": ["1.5 GiB", "800 MB", 0, "0", "0 GB", "1.5", "1.5 GB/s", -1],
+        "kernels_per_layer": [{"mlp": 3}, {"mlp": 0.5}, {"mlp": 101}, {"mpl": 3}, {"mlp": True}, [3]],
+        "quant_kernels_per_gemm": [0, 2.5, 11, -1, True],
+        "host_overlap": [True, False, "yes", 1],
+        "moe_dispatch": ["per_rank", "per_pair", "allgather", "all_gather"],
+        "dp_gather": ["allgather_decode", "allreduce", "gather"],
+        "dp_attention_stage_split": [["mlp", "lm_head"], [], ["mlp", "mlp"], ["embedding"], "mlp"],
+        "dp_attention_whole": [["embedding"], ["mlp"]],
+        "overlap_exponent": [1, 3.5, None, 0.5, 101],
+        "quantised_moe_efficiency": [0.5, 1, 0.001, 1.5, None],
+        "gemm_tile_rows": [0, 16, 1024, 1025, 16.5, -1],
+        "window_kv_pool_ratio": [0.8, None, 0, 1.2],
+        "memory_fraction": [0.9, None, 0.01, 1.1],
+        "memory_fraction_of": ["device", "free", "total"],
+        "sampler_sequences": [0, 1024, -1, 1.5, 2_000_000],
+        "sampler_logit_copies": [6.2, 0, 101, "6"],
+        "max_running_requests_speculating": [48, None, 0, 48.5, True],
+        "max_running_requests_flag": ["--max-running-requests", None, "max-running", "--Max", 48],
+        "speculation_refused_with_dp_attention": [["draft", "ngram"], [], ["medusa"], ["draft", "draft"]],
+        "speculation_refused_with_pp": [True, "no"],
+        "nvidia_only": [False, 0],
+    }
+    for key, values in samples.items():
+        for value in values:
+            data = {"name": "x", "source": "test", key: value}
+            try:
+                engine_from_dict(data, "x.yaml")
+                loads = True
+            except RooflineError:
+                loads = False
+            assert validator.is_valid(data) == loads, (key, value, loads)
+            if key in ("kernel_latency", "memory_reserved", "gemm_tile_rows", "memory_fraction"):  # an override's too
+                wrapped = {"name": "x", "source": "test", "overrides": [{"hardware": "mi*", key: value}]}
+                assert validator.is_valid(wrapped) == loads, ("overrides", key, value)
+    assert not validator.is_valid({"name": "x", "source": "s", "host_per_stp": "1 ms"})  # a typo is an unknown field
+    assert not validator.is_valid({"name": "x", "source": "s", "overrides": [{"hardware": "mi*", "nvidia_only": True}]})
+    assert not validator.is_valid({"name": "x"})  # source required

@@ -327,7 +327,8 @@ def test_an_engine_profile_found_by_name_must_carry_its_file_name(tmp_path):
     (tmp_path / "vllm-fitted.yaml").write_text(text)  # `roofline fit --out DIR/vllm-fitted.yaml` wrote name: vllm
     with pytest.raises(RooflineError) as err:
         load_engine("vllm-fitted", (tmp_path,))
-    assert str(err.value) == f"{tmp_path / 'vllm-fitted.yaml'}: line 5: name: expected the file name 'vllm-fitted', found 'vllm'"
+    line = text.splitlines().index("name: vllm") + 1  # the line the name is on, below the file's header comments
+    assert str(err.value) == f"{tmp_path / 'vllm-fitted.yaml'}: line {line}: name: expected the file name 'vllm-fitted', found 'vllm'"
     assert load_engine(str(tmp_path / "vllm-fitted.yaml")).name == "vllm"  # a path is taken as it is, as for hardware
     (tmp_path / "vllm-fitted.yaml").write_text(text.replace("\nname: vllm\n", "\nname: vllm-fitted\n"))
     assert load_engine("vllm-fitted", (tmp_path,)).kernel_latency_s == load_engine("vllm").kernel_latency_s

@@ -230,3 +230,18 @@ def test_both_loaders_refuse_a_yaml_1_1_boolean(monkeypatch):
     monkeypatch.setattr(yamlio, "_CSafeLoader", None)
     with pytest.raises(RooflineError, match=r"line 1: not valid YAML: Off is a boolean in YAML 1.1"):
         load_yaml_text("flag: Off\n", "f.yaml")
+
+
+@pytest.mark.parametrize("text, start, end", [
+    ("a: 1\nb: 2\nc: 3\nd: 4\nname: \"H100 fast HBM\ne: 5\nf: 6\n", 5, 7),  # an unclosed quote
+    ("a: 1\nb: 2\nstep_overhead 20 us\nc: 3\nd: 4\n", 3, 4),  # a key without its colon
+    ("a: 1\nb: [1, 2\nc: 3\nd: 4\n", 2, 3),  # an unclosed bracket
+])
+def test_a_yaml_syntax_error_names_the_line_where_the_broken_part_starts(text, start, end):
+    """qa182: an unclosed quote on line 5 was said at line 34, where the parser gave up; now the line it starts on,
+    then where the parser stopped."""
+    with pytest.raises(RooflineError) as err:
+        load_yaml_text(text, "f.yaml")
+    said = str(err.value)
+    assert said.startswith(f"f.yaml: line {start}: not valid YAML: ") and f" at line {end} (" in said
+    assert said.endswith(f" started on line {start})"), said
