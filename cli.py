@@ -275,6 +275,7 @@ SET_EXAMPLES = {  # a dotted FIELD=VALUE of each kind's own fields, for `new --s
     "hardware": "dotted: peak_flops.bf16='148 TFLOPS', efficiency.memory=0.8",
     "model": "ffn_size=16384, dotted: moe.experts=64 from an MoE model",
     "engine": "host_per_sequence='40 us', dotted: kernels_per_layer.mlp=3, overrides.0.kernel_latency='5 us'",
+    "scenario": "engine=sglang, hardware='[h100-sxm, b200]', dotted: axes.batch='[1, 8, 64]'",
 }
 
 
@@ -334,12 +335,12 @@ def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
         path, changed = edit_profile(kind, name, _dirs(), force)
         typer.echo(f"{'wrote' if changed else 'unchanged'} {path}")
 
-    new.__doc__ = f"Create a {what} profile from an existing one, with fields changed; validated, written atomically."
+    new.__doc__ = f"Create a {what} from an existing one, with fields changed; validated, written atomically."
     set_.__doc__ = "Change fields in place, keeping comments, key order and formatting; refused if the result is invalid."
     edit.__doc__ = "Open the profile in $VISUAL/$EDITOR; reopened with the error on top while invalid, never saved invalid."
 
 
-_editing_commands(hw_app, "hardware", "hardware")
+_editing_commands(hw_app, "hardware", "hardware profile")
 
 
 def _validate_command(kind: str, paths: list[Path] | None) -> None:
@@ -388,7 +389,7 @@ def hw_schema() -> None:
     typer.echo(schema_text("hardware"), nl=False)
 
 
-_editing_commands(models_app, "model", "model")
+_editing_commands(models_app, "model", "model profile")
 
 
 @models_app.command("schema")
@@ -475,7 +476,7 @@ def engines_show(name: Annotated[str, typer.Argument(help="Engine profile name o
         typer.echo(f"shadows: {path}")
 
 
-_editing_commands(engines_app, "engine", "serving-engine")
+_editing_commands(engines_app, "engine", "serving-engine profile")
 
 
 @engines_app.command("diff")
@@ -557,6 +558,9 @@ def measurements_convert(
     if weight_dtype is None and len(rows):  # qa178: the dtype chosen for the user, said
         typer.echo(f"weight dtype {rows['weight_dtype'].iloc[0]}: {model}'s checkpoint as published (the dtype of most of "
                    "its weight bytes); --weight-dtype names another", err=True)
+
+
+_editing_commands(scenarios_app, "scenario", "scenario file")
 
 
 @scenarios_app.command("list")

@@ -94,6 +94,7 @@ EXAMPLE = {  # a field of each kind, for the messages of parse_assignments
     "hardware": ("memory_bandwidth='4.0 TB/s'", "memory or peak_flops.bf16"),
     "model": ("layers=32", "layers or moe.experts"),
     "engine": ("kernel_latency='5 us'", "kernel_latency or kernels_per_layer.mlp"),
+    "scenario": ("engine=sglang", "engine or axes.batch"),
 }
 
 
@@ -208,10 +209,22 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[t
                                     + f", found none named {path[-1]!r}")
             _pop_keeping_comments(node, path[-1])
         else:
-            put(node, tuple(path[:-1]), path[-1], value)
+            put(node, tuple(path[:-1]), path[-1], _flow_if_flat(value))
 
 
-GROUP = {"hardware": "hw", "model": "models", "engine": "engines"}  # the CLI command group of each editable kind
+def _flow_if_flat(value):
+    """A list of scalars written in flow style, `[1, 8, 64]`, as the profiles write theirs (block style gave one line an
+    entry: `scenarios set NAME axes.batch=[1, 8, 64]`); anything else as it is."""
+    from ruamel.yaml.comments import CommentedSeq
+
+    if not isinstance(value, list) or any(isinstance(v, (list, dict)) for v in value):
+        return value
+    seq = CommentedSeq(value)
+    seq.fa.set_flow_style()
+    return seq
+
+
+GROUP = {"hardware": "hw", "model": "models", "engine": "engines", "scenario": "scenarios"}  # each editable kind's CLI group
 
 
 def _field_order(kind: str) -> dict[tuple[str, ...], tuple[str, ...]]:
@@ -616,6 +629,8 @@ def check_no_other_file(target: Path, force: bool, kind: str) -> None:
     if clash and not force:
         raise RooflineError(f"{clash[0]}: exists (profile {name!r}); pass --force to write {target.name} beside it, "
                             "which then takes its place")
+    if target.exists() and not force:  # said before the copy is validated, not after its warnings (a scenario's sweep)
+        raise RooflineError(f"{GROUP[kind]} new: {target} exists; pass --force to overwrite it")
 
 
 def _source_fault(kind: str, source: Path, extra_dirs: tuple, error: RooflineError, target: Path) -> None:
@@ -675,8 +690,9 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     display = one_line(doc.get("display_name", name))
     command = " ".join([f"roofline {GROUP[kind]} new {name} --from {source_name}",
                         *(one_line(f"--set {shlex.quote(a)}") for a in assignments)])
-    header.append(f"# {display}: made with `{command}`; every field not set there is {source.stem}'s (values, source, "
-                  "notes) until edited.")
+    words = "values and description" if kind == "scenario" else "values, source, notes"  # a scenario has no source
+    header.append(f"# {display}: made with `{command}`; every field not set there is {source.stem}'s ({words}) until "
+                  "edited.")
     inherited = set(_hand_set_fields(read_text(source)))  # a copy of a copy: its source's hand-set values too (qa98)
     if assignments or inherited:  # which values are not the source profile's, whatever its source and notes say
         header.append(HAND_SET + ", ".join(sorted(set_here | inherited)) + ".")

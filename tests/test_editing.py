@@ -1456,3 +1456,32 @@ def test_new_says_when_a_file_earlier_on_the_search_path_hides_the_profile_it_wr
     assert f"warning: {first / 'zz.yaml'} comes first on the search path: `zz` names that file, not " in err
     code, _, err = roofline("--profiles", first, "hw", "new", "yy", "--from", "h100-sxm")
     assert code == 0 and "comes first" not in err  # a new name: nothing to say
+
+
+@pytest.mark.slow
+def test_scenarios_have_new_set_and_edit_as_the_profiles_do(roofline, tmp_path, monkeypatch):
+    """qa182: `scenarios` offered list, show and validate only: a scenario was copied and changed by hand. A list set
+    on the command line is written in flow style, as scenario files write theirs."""
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
+    code, _, err = roofline("scenarios", "new", "my-ft", "--from", "fast-tier", "--set", "engine=sglang",
+                            "--set", "axes.batch=[1, 8, 64]")
+    assert code == 0, err
+    text = (tmp_path / "my-ft.yaml").read_text()
+    assert "\nname: my-ft\n" in text and "\nengine: sglang\n" in text and "  batch: [1, 8, 64]\n" in text
+    assert text.splitlines()[0].endswith("every field not set there is fast-tier's (values and description) until edited.")
+    code, _, err = roofline("scenarios", "set", "my-ft", "hardware=[h100-sxm, b200]", "axes.k=[1, 2]")
+    assert code == 0, err
+    text = (tmp_path / "my-ft.yaml").read_text()
+    assert "\nhardware: [h100-sxm, b200]\n" in text and "  k: [1, 2]\n" in text and "  batch: [1, 8, 64]\n" in text
+    code, out, _ = roofline("scenarios", "show", "my-ft")
+    assert code == 0 and "h100-sxm, b200" in out
+    before = (tmp_path / "my-ft.yaml").read_text()
+    for args, says in ((("set", "my-ft", "engine=nope"), "engine: unknown engine 'nope'"),
+                       (("set", "my-ft", "axes.batch=[0, 1]"), "axes.batch: expected values >= 1"),
+                       (("set", "fast-tier", "engine=sglang"), "is a built-in profile"),
+                       (("new", "my-ft", "--from", "fast-tier"), "my-ft.yaml exists; pass --force")):
+        code, _, err = roofline("scenarios", *args)
+        assert code == 2 and says in err and "Traceback" not in err, (args, err)
+    assert (tmp_path / "my-ft.yaml").read_text() == before  # nothing written by a refused edit
+    code, out, _ = roofline("scenarios", "new", "--help")
+    assert code == 0 and "Create a scenario file from an existing one" in " ".join(out.split())
