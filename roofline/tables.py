@@ -613,7 +613,7 @@ def _fitted_lines(fitted: dict | None) -> list[str]:
             f"    device families         {listed['hardware_families']}",
             f"    determined by no row    {listed['not_determined_by_rows']}",
             f"    at a bound              {listed['bounds_hit']}"] + (
-            [f"    set by hand since       {', '.join(edited)} (the RMS error above is of the fitted values, not of these)"]
+            [f"    set by hand after fit   {', '.join(edited)} (the RMS error above is of the fitted values, not of these)"]
             if (edited := [str(p) for p in (fitted.get("start") or {}) if str(p) not in still]) else [])
 
 

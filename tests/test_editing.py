@@ -612,8 +612,8 @@ def test_engines_show_names_fitted_values_set_by_hand_since_the_fit(roofline):
     """A copy with host_per_sequence set by hand still claimed the original's fit quality (qa98)."""
     assert roofline("engines", "new", "vslow", "--from", "vllm", "--set", "host_per_sequence=100 us")[0] == 0
     out = roofline("engines", "show", "vslow")[1]
-    assert "    set by hand since       host_per_sequence (the RMS error above is of the fitted values" in out
-    assert "set by hand since" not in roofline("engines", "show", "vllm")[1]
+    assert "    set by hand after fit   host_per_sequence (the RMS error above is of the fitted values" in out
+    assert "set by hand after fit" not in roofline("engines", "show", "vllm")[1]
 
 
 def test_a_removed_field_is_said_in_one_line_and_a_field_set_twice_is_refused(roofline):
