@@ -455,6 +455,10 @@ def _known_fields(kind: str) -> set[str]:
         from roofline.hardware import FIELD_ORDER
 
         return {"type", *FIELD_ORDER}
+    if kind == "scenario":
+        from roofline.scenario import _KEYS
+
+        return {"type", *_KEYS}
     if kind == "model":
         from roofline.model import _KNOWN
     else:
@@ -465,11 +469,13 @@ def _known_fields(kind: str) -> set[str]:
 
 def _kept_nulls(kind: str, doc, pairs=()) -> frozenset:
     """The fields whose null `--set` writes rather than removes: in an engine profile that takes another's costs
-    (costs_from, in the file or set by the same command), max_running_requests_speculating, whose null (no cap) would
-    else be the other profile's value (qa177, qa178)."""
+    (costs_from, in the file or set by the same command), max_running_requests_speculating and
+    max_running_requests_flag, whose null (no cap, no option) would else be the other profile's value (qa177, qa178,
+    qa183)."""
     sets = {keys[0]: value for keys, value in pairs if len(keys) == 1}
     takes = sets["costs_from"] is not None if "costs_from" in sets else "costs_from" in doc
-    return frozenset({"max_running_requests_speculating"}) if kind == "engine" and takes else frozenset()
+    return (frozenset({"max_running_requests_speculating", "max_running_requests_flag"}) if kind == "engine" and takes
+            else frozenset())
 
 
 def _removed_note(kind: str, doc_before: dict, pairs, where: str, source: str, keep_null: frozenset = frozenset(),
@@ -684,8 +690,9 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     doc.ca.comment = None
     header = [SCHEMA_COMMENTS[kind]] if kind in SCHEMA_COMMENTS and folder.resolve() == builtin_dir(kind).resolve() else []
 
-    def one_line(text: object) -> str:  # a comment line stays one line (qa182: a display name's newline broke it)
-        return str(text).replace("\r", "\\r").replace("\n", "\\n")
+    def one_line(text: object) -> str:  # a comment line stays one line (qa182: a display name's newline broke it; qa183:
+        # YAML breaks a line at U+0085, U+2028 and U+2029 too)
+        return re.sub("[\r\n\x85\u2028\u2029]", lambda m: m.group().encode("unicode_escape").decode(), str(text))
 
     display = one_line(doc.get("display_name", name))
     command = " ".join([f"roofline {GROUP[kind]} new {name} --from {source_name}",

@@ -23,9 +23,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from roofline.errors import RooflineError
 from roofline.frontier import plain_fits as frontier_plain_fits
-from roofline.serving import HOST_SHARE_NOTED, OPTIMISTIC, OPTIMISTIC_BATCH, load_engine, optimistic, running_cap_speculating
+from roofline.serving import HOST_SHARE_NOTED, OPTIMISTIC, OPTIMISTIC_BATCH, load_engine, optimistic
 from roofline.speculation import pays
 from roofline.units import format_context, format_significant, format_usd_per_hour, spoken_list
 
@@ -473,7 +472,6 @@ def _host_share(row: pd.Series, engine: str, meta: dict) -> str:
         return ""
     from roofline.engine import host_time_s
     from roofline.layout import Deployment
-    from roofline.serving import load_engine
 
     hw = str(row["hardware"])
     eng = (meta.get("engine_values") or {}).get((engine, hw)) or load_engine(engine).for_hardware(hw)
@@ -890,22 +888,17 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
     cheapest tier's price, with the batch, k, layout and engine of the speculative point priced; and the cheapest point
     that drafts (k > 0, a method) reaching it (`drafting_*`: what `roofline cheapest` picks, said where the any-k point
     is k = 0). A layout names the drafter's placement and the method where the sweep varies them."""
-    from roofline.frontier import loadable, plain_runnable
+    from roofline.frontier import loadable, plain_runnable, running_caps
 
     dirs = tuple((meta or {}).get("profiles") or ())
 
     def over_cap(point: pd.Series | None) -> float:
         """The sequences the drafting `point`'s engine runs at once while speculating with its cap at its default
-        (serving.running_cap_speculating: SGLang's 48) where the point's batch is above it, else NaN."""
-        if point is None or point["k"] <= 0 or "engine" not in point.index:
+        (frontier.running_caps: SGLang's 48) where the point's batch is above it, else NaN."""
+        if point is None:
             return np.nan
-        try:
-            engine = load_engine(str(point["engine"]), dirs)
-        except RooflineError:  # an engine not on the search path: refused_layouts names it
-            return np.nan
-        dp = int(point["dp_attention"]) if "dp_attention" in point.index and pd.notna(point["dp_attention"]) else 1
-        cap = running_cap_speculating(engine, dp)
-        return float(cap) if cap is not None and point["batch"] > cap else np.nan
+        cap = running_caps(point.to_frame().T, dirs).iloc[0]
+        return float(cap) if pd.notna(cap) and point["batch"] > cap else np.nan
 
     plain_df = plain_runnable(df, dirs)  # a speculative row its engine refuses still carries a plain point that runs
     df = loadable(df, dirs)  # a layout vLLM and SGLang refuse to load prices no tier

@@ -263,7 +263,9 @@ def left_out_note(table: pd.DataFrame, engine_name: str) -> str:
     # a row of an engine profile by its slot (a `vLLM` 0.6 row: vllm-v0), else by its own engine text, as fit_rows'
     # fallback names them (our-server 3; 'no engine' where the column is empty)
     text = (rest["engine"] if "engine" in rest else pd.Series("", index=rest.index)).astype(str).str.strip()
-    others = rest["engine_slot"].where(rest["engine_slot"] != "", text.replace("", "no engine")).value_counts()
+    spelled = dict(zip(text.str.casefold(), text))  # one server however its rows spell it (as own_rows reads them: qa183)
+    named = text.str.casefold().map(spelled).replace("", "no engine")
+    others = rest["engine_slot"].where(rest["engine_slot"] != "", named).value_counts()
     if not len(others) or mine.sum() < MIN_ENGINE_ROWS:
         return ""
     n = int(others.sum())

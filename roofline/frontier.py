@@ -610,17 +610,17 @@ MIXED_CONFIGS = "one frontier over several values of"
 MIXED_ALPHAS = "speculative rows at several acceptance rates"
 
 
-def above_running_cap(rows: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[pd.Series, dict]:
-    """(a boolean per row of `rows`, {engine: its cap}): whether the row drafts (k > 0, a method) at a batch above the
-    sequences its engine runs at once while speculating with its cap as it is (serving.running_cap_speculating at the
-    row's attention-DP degree), and the cap of each engine that has one. An engine not on the search path is skipped
-    (refused_layouts names it)."""
+def running_caps(rows: pd.DataFrame, extra_dirs: tuple = ()) -> pd.Series:
+    """Per row of `rows`, the sequences its engine runs at once while speculating with its cap as it is
+    (serving.running_cap_speculating at the row's attention-DP degree: SGLang's 48, 32 at dp_attention 32) where the row
+    drafts (k > 0, a method), else NaN (no cap, no drafting, or an engine not on the search path: refused_layouts
+    names it)."""
     from roofline.serving import load_engine, running_cap_speculating
 
-    over, caps = pd.Series(False, index=rows.index), {}
+    caps = pd.Series(np.nan, index=rows.index)
     if not len(rows) or "engine" not in rows:
-        return over, caps
-    drafts = rows["k"] > 0
+        return caps
+    drafts = pd.to_numeric(rows["k"], errors="coerce") > 0
     if "method" in rows:
         drafts &= rows["method"].astype(str) != "none"
     dp = (pd.to_numeric(rows["dp_attention"], errors="coerce").fillna(1).astype(int) if "dp_attention" in rows
@@ -633,16 +633,30 @@ def above_running_cap(rows: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[pd.Se
         if engine.max_running_requests_speculating is None:
             continue
         mine = drafts & (rows["engine"].astype(str) == name)
-        cap = dp.map(lambda d, e=engine: running_cap_speculating(e, int(d)))
-        over |= mine & (rows["batch"] > cap)
-        caps[name] = engine.max_running_requests_speculating
-    return over, caps
+        caps[mine] = dp[mine].map(lambda d, e=engine: running_cap_speculating(e, int(d))).astype(float)
+    return caps
+
+
+def above_running_cap(rows: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[pd.Series, dict]:
+    """(a boolean per row of `rows`: it drafts at a batch above its engine's cap while speculating (running_caps),
+    {engine: the caps applied to its rows above them, ascending}) (qa183: the legend said 48 where dp_attention 32 made
+    it 32)."""
+    caps = running_caps(rows, extra_dirs)
+    over = (pd.to_numeric(rows["batch"], errors="coerce") > caps).fillna(False).astype(bool) if len(rows) else caps.astype(bool)
+    applied = {name: sorted({int(c) for c in caps[over & (rows["engine"].astype(str) == name)]})
+               for name in dict.fromkeys(rows.loc[over, "engine"].astype(str))} if over.any() else {}
+    return over, applied
 
 
 def _above_running_cap(rows: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[int, str] | None:
     """(count, 'sglang: 48, ...') of the speculative `rows` above their engine's cap (above_running_cap), or None."""
     over, caps = above_running_cap(rows, extra_dirs)
-    return (int(over.sum()), ", ".join(f"{n}: {c}" for n, c in caps.items())) if over.any() else None
+    return (int(over.sum()), cap_text(caps)) if over.any() else None
+
+
+def cap_text(caps: dict) -> str:
+    """'sglang: 48' (or 'sglang: 32, 48') of above_running_cap's caps, as notes and legends say them."""
+    return "; ".join(f"{name}: {', '.join(map(str, values))}" for name, values in caps.items())
 
 
 def mixes(notes: list[str]) -> list[str]:

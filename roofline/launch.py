@@ -10,6 +10,7 @@ nothing. A command that fails before it takes the workers leaves them to `plot_j
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 
@@ -36,6 +37,26 @@ class Terminated(SystemExit):
     """SIGTERM, raised in the main thread (stop_on_sigterm)."""
 
 
+_HELD = {"depth": 0, "pending": None}  # signals_held's state: how deep, and the signal that came meanwhile
+
+
+@contextlib.contextmanager
+def signals_held():
+    """SIGTERM and SIGHUP (stop_on_sigterm's) held back while the block runs and raised when it ends, so that what the
+    block makes is known to the cleanup that follows: a staging folder made by mkdtemp, which a signal between its
+    mkdir and its return left behind (session 39). The handler defers, whatever thread the signal reaches (qa183: a
+    thread's signal mask held it on that thread only). Ctrl-C is not held."""
+    _HELD["depth"] += 1
+    try:
+        yield
+    finally:
+        _HELD["depth"] -= 1
+        pending = _HELD["pending"]
+        if not _HELD["depth"] and pending is not None:
+            _HELD["pending"] = None
+            raise Terminated(128 + pending)
+
+
 def stop_on_sigterm() -> None:
     """Make SIGTERM (`kill`, `timeout`, a job scheduler) and SIGHUP (the terminal closed, an ssh session dropped) end a
     command the way Ctrl-C does: a SystemExit raised in the main thread, so output folders still being staged are
@@ -44,6 +65,9 @@ def stop_on_sigterm() -> None:
     forked, which keep the default action (they are stopped by their pool)."""
 
     def terminate(signum, frame):
+        if _HELD["depth"]:  # inside signals_held: raised when the block ends
+            _HELD["pending"] = signum
+            return
         raise Terminated(128 + signum)
 
     signal.signal(signal.SIGTERM, terminate)

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from roofline.errors import RooflineError, warn
+from roofline.launch import signals_held
 from roofline.yamlio import umask
 
 MARKER = ".roofline-output"  # in every output folder: what `--force` may replace whole, and the files written there
@@ -103,7 +104,7 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
         # lands between the two leaves no staging folder behind (CI once caught one at the chmod)
         try:  # the folder it goes into: an error names --out, not the hidden staging folder beside it
             out.parent.mkdir(parents=True, exist_ok=True)
-            with _signals_held():  # a SIGTERM inside mkdtemp, after its mkdir and before `tmp` is set, left the folder
+            with signals_held():  # a SIGTERM inside mkdtemp, after its mkdir and before `tmp` is set, left the folder
                 tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))  # behind (session 39, under load)
             tmp.chmod(0o777 & ~umask())  # mkdtemp makes it private (0700): the output gets the mode any new folder gets
         except OSError as exc:
@@ -118,25 +119,6 @@ def staged_dir(out: Path, force: bool) -> Iterator[Path]:
             shutil.rmtree(tmp, ignore_errors=True)
         _remove_empty(made)
         raise
-
-
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """SIGTERM and SIGHUP held back while the block runs and delivered after it (roofline.launch turns them into an
-    exception), so that the block's result is assigned before the handler runs; where the platform cannot hold
-    signals (Windows) or this is not the main thread, the block runs as it is."""
-    import signal
-    import threading
-
-    held = {getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)}
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _warn_left_behind(out: Path, quiet_s: float = 600.0) -> None:
@@ -210,21 +192,22 @@ def _swap(tmp: Path, out: Path, force: bool) -> None:
             return
     except OSError as exc:
         raise failed(exc) from None
-    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
-    try:
-        out.rename(old)  # onto the empty folder mkdtemp made
-    except OSError as exc:
-        old.rmdir()
-        raise failed(exc) from None
-    try:
-        tmp.rename(out)
-    except OSError as exc:
+    with signals_held():  # from the aside folder's making to the new output in place: a SIGTERM between left a
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))  # .OUT.old folder, or no output (qa183)
         try:
-            old.rename(out)  # the earlier output back in place
-        except OSError:  # another run's output is there now: the earlier one goes, as that run replaced it
-            shutil.rmtree(old, ignore_errors=True)
-        raise failed(exc) from None
-    shutil.rmtree(old, ignore_errors=True)
+            out.rename(old)  # onto the empty folder mkdtemp made
+        except OSError as exc:
+            old.rmdir()
+            raise failed(exc) from None
+        try:
+            tmp.rename(out)
+        except OSError as exc:
+            try:
+                old.rename(out)  # the earlier output back in place
+            except OSError:  # another run's output is there now: the earlier one goes, as that run replaced it
+                shutil.rmtree(old, ignore_errors=True)
+            raise failed(exc) from None
+        shutil.rmtree(old, ignore_errors=True)  # inside: a signal raised at the block's end would leave it
 
 
 def progress_bar(done: int, total: int, elapsed_s: float, note: str = "", width: int = 30) -> None:

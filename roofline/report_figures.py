@@ -413,8 +413,7 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
 
 def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     from roofline.findings import TIER_SPEEDS, tier_prices
-    from roofline.frontier import above_running_cap, loadable
-    from roofline.units import spoken_list
+    from roofline.frontier import above_running_cap, cap_text, loadable
 
     df = loadable(df, tuple(meta.get("profiles") or ()))  # as tier_prices: a layout the engines refuse to load prices no tier
     tiers = tier_prices(df, meta=meta)
@@ -441,7 +440,7 @@ def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
                 k = over.to_numpy()
                 ax.plot(sx[j][k], sy[j][k], "o", ms=6, mfc="none", mec="darkorange", mew=1.0,
                         label="above the sequences its engine runs at once while speculating\n"
-                              f"({spoken_list([f'{n}: {c}' for n, c in caps.items()])}): priced with the cap raised")
+                              f"({cap_text(caps)}): priced with the cap raised")
         else:  # qa129: plain decoding alone fits here (an IndexError, the generic figure, before)
             ax.text(0.5, 0.5, "the drafter fits at\nno point swept here:\nplain decoding only", transform=ax.transAxes,
                     ha="center", va="center", fontsize=8, color="0.35")

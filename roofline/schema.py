@@ -248,15 +248,15 @@ def engine_schema() -> dict:
     from roofline import serving
 
     costs = engine_cost_schemas()
-    text = {"type": ["string", "number"]}  # a version of digits alone reads as a number (errors.prose)
+    text = {"type": ["string", "number", "null"]}  # digits alone read as a number, null as absent (errors.prose)
     props = {
-        "type": {"const": "engine"},
+        "type": {"type": "string", "pattern": rf"^\s*{_any_case('engine')}\s*$"},  # as profiles.kind_of reads it
         "name": {"type": "string", "pattern": r"\S"}, "source": {"type": "string", "pattern": r"\S"},
-        "display_name": text, "version": text, "notes": text,
+        "display_name": text, "version": {"type": ["string", "integer", "null"]}, "notes": text,
         "costs_from": {"type": "string", "pattern": r"\S", "description": "a profile whose costs this one takes"},
         **costs,
         "max_running_requests_speculating": _range("integer", 1, 1_000_000, "no cap"),
-        "max_running_requests_flag": {"type": ["string", "null"], "pattern": r"^--[a-z0-9][a-z0-9-]*$",
+        "max_running_requests_flag": {"type": ["string", "null"], "pattern": f"^{serving.OPTION_PATTERN}$",
                                       "description": "the server option that raises that cap, like --max-running-requests"},
         "speculation_refused_with_dp_attention": _classes(serving.DRAFTING_METHODS),
         "speculation_refused_with_pp": {"type": "boolean"}, "nvidia_only": {"type": "boolean"},

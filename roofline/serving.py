@@ -617,10 +617,13 @@ def _running_cap(where: str, key: str, value: object) -> int | None:
     return int(value)
 
 
+OPTION_PATTERN = r"--[a-z0-9][a-z0-9_-]*"  # a server option: SGLang's --max-running-requests, trtllm-serve's --max_batch_size
+
+
 def _option(where: str, key: str, value: object) -> str | None:
     if value is None:
         return None
-    if not isinstance(value, str) or not re.fullmatch(r"--[a-z0-9][a-z0-9-]*", value):
+    if not isinstance(value, str) or not re.fullmatch(OPTION_PATTERN, value):
         raise field_error(where, key, "a server option like --max-running-requests, or null (none)", value)
     return value
 

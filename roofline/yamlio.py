@@ -181,11 +181,16 @@ def _expanded_nodes(node, memo: dict) -> int:
     return total
 
 
+# the parser's contexts whose start is where the mistake is (PyYAML's and LibYAML's wording alike)
+STARTS_THE_MISTAKE = ("while scanning a quoted scalar", "while scanning a simple key", "while parsing a flow")
+
+
 def _yaml_problem(exc: yaml.YAMLError, text: str) -> str:
     """' line N: not valid YAML: problem'; N is at most the text's last line (LibYAML puts the end of input one past it).
-    Where the parser names the construct it was reading and that began on an earlier line (an unclosed quote or
-    bracket, a key without its colon), N is that line, where the mistake is, and the problem's line follows (qa182: an
-    unclosed quote on line 5 was said at line 34, where the parser gave up)."""
+    Where the parser names a construct that began on an earlier line and is the mistake (an unclosed quote, bracket
+    or brace, a key without its colon: STARTS_THE_MISTAKE), N is that line and the problem's line follows (qa182: an
+    unclosed quote on line 5 was said at line 34, where the parser gave up); not a block mapping or sequence, which
+    begins at the file's first key whatever is wrong inside it (qa183)."""
     mark = getattr(exc, "problem_mark", None)
     last_line = max(1, len(text.splitlines()))
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -195,7 +200,7 @@ def _yaml_problem(exc: yaml.YAMLError, text: str) -> str:
         return f" not valid YAML: {problem}"
     line = min(mark.line + 1, last_line)
     context, start = getattr(exc, "context", None), getattr(exc, "context_mark", None)
-    if context and start is not None and start.line + 1 < line:
+    if context and start is not None and start.line + 1 < line and context.startswith(STARTS_THE_MISTAKE):
         return f" line {start.line + 1}: not valid YAML: {problem} at line {line} ({context} started on line {start.line + 1})"
     return f" line {line}: not valid YAML: {problem}"
 

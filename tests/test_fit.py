@@ -76,6 +76,9 @@ def test_an_engine_with_few_rows_falls_back_to_all_fit_rows_and_says_so():
     table = pd.DataFrame({"split": ["fit"] * 12, "engine": ["vLLM"] * 9 + ["our-server"] * 2 + [""],
                           "engine_slot": ["vllm"] * 9 + [""] * 3})
     assert left_out_note(table, "vllm") == " (3 rows of other engines left out: our-server 2, no engine 1)"
+    table.loc[10, "engine"] = "Our-Server"  # one server however its rows spell it (qa183: counted apart)
+    assert left_out_note(table, "vllm") in (" (3 rows of other engines left out: our-server 2, no engine 1)",
+                                            " (3 rows of other engines left out: Our-Server 2, no engine 1)")
 
 
 def test_rows_labelled_with_a_copys_own_name_are_its_rows():

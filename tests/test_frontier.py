@@ -1080,3 +1080,20 @@ def test_cheapest_says_a_speculative_pick_above_the_engines_cap_and_leaves_out_s
                for n in pick_notes({"speculation": pick}))
     vllm = table("vllm")
     assert refused_methods(vllm) == [] and not [n for n in frontier_notes(vllm, refused_layouts(vllm)[0]) if "more sequences" in n]
+
+
+def test_the_cap_said_above_a_row_is_the_one_applied_at_its_attention_dp_degree():
+    """qa183: the fast-tier legend and cheapest's note said 'sglang: 48' where dp_attention 32 makes SGLang's cap 32
+    (each group floor(48 / 32) = 1 sequence); a row that does not draft is under no cap."""
+    import pandas as pd
+
+    from roofline.frontier import above_running_cap, cap_text
+
+    rows = pd.DataFrame({"engine": ["sglang", "sglang", "sglang", "vllm"], "k": [2, 2, 0, 2],
+                         "method": ["eagle", "eagle", "eagle", "eagle"], "dp_attention": [32, 1, 1, 1],
+                         "batch": [37, 40, 64, 500]})
+    over, caps = above_running_cap(rows)
+    assert list(over) == [True, False, False, False] and caps == {"sglang": [32]} and cap_text(caps) == "sglang: 32"
+    rows.loc[1, "batch"] = 64
+    over, caps = above_running_cap(rows)
+    assert list(over) == [True, True, False, False] and cap_text(caps) == "sglang: 32, 48"

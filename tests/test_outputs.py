@@ -364,28 +364,33 @@ def test_a_sweep_written_by_polars_keeps_its_labels_unordered_as_arrows(tmp_path
     assert pa.concat_tables(tables, promote_options="permissive").num_rows == 2 * tables[0].num_rows
 
 
-@pytest.mark.skipif(not hasattr(__import__("signal"), "pthread_sigmask"), reason="no signal masks on this platform")
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGHUP"), reason="POSIX signals")
 def test_a_sigterm_while_the_staging_folder_is_made_lands_after_its_name_is_kept():
     """Session 39: a SIGTERM that landed inside mkdtemp, after its mkdir and before `tmp` was set, left the staging
-    folder behind (test_launch's SIGTERM test, on a loaded machine); signals are held over that call."""
+    folder behind (test_launch's SIGTERM test, on a loaded machine); the handler now defers inside signals_held, so the
+    signal is raised when the block ends, whatever thread it reached (qa183: a signal mask held it on one thread only)."""
     import os
     import signal
+    import threading
 
-    from roofline.outputs import _signals_held
+    from roofline.launch import Terminated, signals_held, stop_on_sigterm
 
-    class Stop(Exception):
-        pass
-
-    def stop(signum, frame):
-        raise Stop
-
-    previous = signal.signal(signal.SIGTERM, stop)
+    previous = {n: signal.getsignal(n) for n in (signal.SIGTERM, signal.SIGHUP)}
+    stop_on_sigterm()
+    waiting = threading.Event()
+    helper = threading.Thread(target=waiting.wait, daemon=True)  # another thread alive, as in a sweep
+    helper.start()
     kept = None
     try:
-        with pytest.raises(Stop):
-            with _signals_held():
-                os.kill(os.getpid(), signal.SIGTERM)  # pending until the block ends
+        with pytest.raises(Terminated) as stopped:
+            with signals_held():
+                os.kill(os.getpid(), signal.SIGTERM)  # deferred until the block ends
+                for _ in range(1000):  # bytecode boundaries at which an undeferred handler would run
+                    pass
                 kept = "assigned"
+        assert stopped.value.code == 128 + signal.SIGTERM
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        waiting.set()
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     assert kept == "assigned"

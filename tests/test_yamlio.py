@@ -245,3 +245,16 @@ def test_a_yaml_syntax_error_names_the_line_where_the_broken_part_starts(text, s
     said = str(err.value)
     assert said.startswith(f"f.yaml: line {start}: not valid YAML: ") and f" at line {end} (" in said
     assert said.endswith(f" started on line {start})"), said
+
+
+@pytest.mark.parametrize("text, line", [
+    ("name: x\nsource: a\nb: 1\n- x\nc: 2\n", 4),  # a stray list entry
+    ("name: x\npeak:\n  bf16: 1\n bad: 2\nc: 3\n", 4),  # a dedented nested key
+    ("name: x\nsource: \"a\nb: 1\nnotes: \"x\"\nc: 2\n", 4),  # an unclosed quote closed by a later one
+])
+def test_a_yaml_error_inside_the_top_mapping_is_not_said_at_its_first_key(text, line):
+    """qa183: 'while parsing a block mapping' starts at the file's first key: the rule above named line 1 for these."""
+    with pytest.raises(RooflineError) as err:
+        load_yaml_text(text, "f.yaml")
+    assert str(err.value).startswith(f"f.yaml: line {line}: not valid YAML: "), str(err.value)
+    assert "started on line" not in str(err.value)
