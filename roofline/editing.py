@@ -51,7 +51,7 @@ from roofline.yamlio import load_yaml_text, read_text, write_text_atomic
 SCHEMA_COMMENTS = {kind: f"# yaml-language-server: $schema=../docs/{kind}.schema.json" for kind in ("hardware", "engine")}
 EDIT_MARK = "# roofline: "
 MAX_EDIT_ROUNDS = 20
-TEXT_FIELDS = ("name", "display_name", "version", "source", "notes", "tokenizer")  # text: a value that reads as a number stays text
+TEXT_FIELDS = ("name", "display_name", "version", "source", "notes", "tokenizer", "description")  # text: a value that reads as a number stays text
 SHAPE_FREE_FIELDS = ("precision", "max_context_tokens", "tokenizer", "published_params", "published_active_params")
 # model fields that leave the parameter count as it is: setting one keeps the source's published counts
 
@@ -118,6 +118,8 @@ def parse_assignments(assignments: list[str], what: str = "--set", kind: str = "
             raise RooflineError(f"{what}: expected key=value (like {assignment}), found {text[:80]!r}")
         key, raw = text.split("=", 1)
         path = [part.strip() for part in key.strip().split(".")]
+        if kind == "scenario" and path[0] == "method" and len(path) > 2:  # method.llama-3.1-8b: a model name holds dots
+            path = [path[0], ".".join(path[1:])]  # (qa184: split into llama-3 and 1-8b)
         if not all(path) or len(path) > 3 + sum(part.isdigit() for part in path):  # a list index is one more part
             raise RooflineError(f"{what}: expected a field name like {field}, found {key[:80]!r}")
         text = raw.strip()
@@ -212,16 +214,45 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[t
             put(node, tuple(path[:-1]), path[-1], _flow_if_flat(value))
 
 
-def _flow_if_flat(value):
-    """A list of scalars written in flow style, `[1, 8, 64]`, as the profiles write theirs (block style gave one line an
-    entry: `scenarios set NAME axes.batch=[1, 8, 64]`); anything else as it is."""
-    from ruamel.yaml.comments import CommentedSeq
+def _anchor_profile_paths(doc, folder: Path) -> None:
+    """A scenario's profile named by a path relative to its own folder (grid.load_configs looks there first), made
+    absolute in its copy, which lives elsewhere (qa184: the copy failed, or found another file of that name)."""
+    from roofline.scenario import CONFIG_KEYS
 
-    if not isinstance(value, list) or any(isinstance(v, (list, dict)) for v in value):
+    def anchored(value):
+        if isinstance(value, str) and value.endswith((".yaml", ".yml")) and not Path(value).is_absolute() \
+                and (folder / value).is_file():
+            return str((folder / value).resolve())
+        if isinstance(value, list):
+            for i, v in enumerate(value):
+                value[i] = anchored(v)
         return value
-    seq = CommentedSeq(value)
-    seq.fa.set_flow_style()
-    return seq
+
+    for key in (*CONFIG_KEYS, "draft"):
+        if key in doc:
+            doc[key] = anchored(doc[key])
+
+
+def _flow_if_flat(value):
+    """A value set on the command line as the profiles write theirs: a list or mapping of scalars in flow style
+    (`[1, 8, 64]`, `{start: 1, stop: 64, num: 7}`), and a list of such mappings too (`layouts: [{tp: 8}, {tp: 4}]`);
+    a mapping holding those, block style with each of its values so (`axes={batch: [1, 8], k: [1, 2]}`). Block style
+    gave one line an entry (qa184)."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    def flat(v) -> bool:
+        return not isinstance(v, (list, dict)) or (isinstance(v, dict) and not any(isinstance(x, (list, dict)) for x in v.values()))
+
+    if isinstance(value, list) and all(flat(v) for v in value):
+        seq = CommentedSeq([_flow_if_flat(v) if isinstance(v, dict) else v for v in value])
+        seq.fa.set_flow_style()
+        return seq
+    if isinstance(value, dict):
+        node = CommentedMap((k, _flow_if_flat(v)) for k, v in value.items())
+        if flat(value):
+            node.fa.set_flow_style()
+        return node
+    return value
 
 
 GROUP = {"hardware": "hw", "model": "models", "engine": "engines", "scenario": "scenarios"}  # each editable kind's CLI group
@@ -668,6 +699,8 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     check_no_other_file(target, force, kind)
     doc = _load_rt(read_text(source), str(source))
     doc["name"] = name
+    if kind == "scenario":
+        _anchor_profile_paths(doc, source.parent)
     if folder.resolve() != builtin_dir(kind).resolve() and "type" not in doc:  # a user folder holds every kind
         doc.insert(0, "type", kind)
     if kind == "hardware" and "family" not in doc and name != source.stem:  # a renamed copy of an MI300X still takes

@@ -1485,3 +1485,31 @@ def test_scenarios_have_new_set_and_edit_as_the_profiles_do(roofline, tmp_path, 
     assert (tmp_path / "my-ft.yaml").read_text() == before  # nothing written by a refused edit
     code, out, _ = roofline("scenarios", "new", "--help")
     assert code == 0 and "Create a scenario file from an existing one" in " ".join(out.split())
+
+
+@pytest.mark.slow
+def test_a_scenario_copy_keeps_its_profile_paths_text_descriptions_and_flow_style(roofline, tmp_path, monkeypatch):
+    """qa184: a copy kept `hardware: hwx.yaml`, a path relative to the source's folder, and failed or found another
+    file; `description=2026` was refused as not text; `axes={...}` and `layouts=[{...}]` were written one line an
+    entry; `method.llama-3.1-8b=` split the model name at its dots."""
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path / "user"))
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "hwx.yaml").write_text((ROOT / "hardware_profiles" / "mi355x.yaml").read_text().replace("\nname: mi355x\n", "\nname: hwx\n"))
+    (mine / "scen.yaml").write_text("name: scen\nhardware: hwx.yaml\nmodel: llama-3.1-8b\nmethod: eagle\naxes:\n  batch: [1, 8]\n")
+    code, _, err = roofline("scenarios", "new", "rel", "--from", mine / "scen.yaml", "--set", "description=2026",
+                            "--set", "axes={batch: [1, 8], k: [1, 2], alpha: [0.8]}")
+    assert code == 0, err
+    text = (tmp_path / "user" / "rel.yaml").read_text()
+    assert f"\nhardware: {(mine / 'hwx.yaml').resolve()}\n" in text and '\ndescription: "2026"\n' in text
+    assert "  batch: [1, 8]\n  k: [1, 2]\n  alpha: [0.8]\n" in text
+    code, _, err = roofline("scenarios", "set", "rel", "method.llama-3.1-8b=ngram", "layouts=[{tp: 1}]")
+    assert code == 2 and "method.llama-3.1-8b: expected method to be a mapping" in err  # the whole model name
+    code, _, err = roofline("scenarios", "set", "rel", "method={llama-3.1-8b: eagle}", "layouts=[{tp: 1}]")
+    assert code == 0, err
+    code, _, err = roofline("scenarios", "set", "rel", "method.llama-3.1-8b=ngram")
+    assert code == 0, err
+    text = (tmp_path / "user" / "rel.yaml").read_text()
+    assert "method: {llama-3.1-8b: ngram}" in text and "\nlayouts: [" in text
+    code, out, _ = roofline("scenarios", "show", "rel")
+    assert code == 0 and "hwx.yaml" in out
