@@ -197,8 +197,8 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[t
                 raise RooflineError(f"{where}: {'.'.join(path)}: expected {parent} set whole ({parent}=[...]: it is empty), "
                                     "found an entry of it")
             if not all(isinstance(entry, dict) for entry in node):  # a list of names is set whole (qa141)
-                raise RooflineError(f"{where}: {'.'.join(path)}: expected {parent} set whole, a list of names "
-                                    f"({parent}=[NAME, NAME]), found an entry of it")
+                raise RooflineError(f"{where}: {'.'.join(path)}: expected {parent} set whole, a list of values "
+                                    f"({parent}=[A, B]), found an entry of it")  # names or numbers (qa184: axes)
             raise RooflineError(f"{where}: {'.'.join(path)}: expected a field of an entry ({'.'.join(path)}.FIELD), found "
                                 "the entry itself (a list is edited entry by entry, or with `edit`)")
         if value is None and len(path) == 1 and path[0] in keep_null:

@@ -1310,7 +1310,7 @@ def test_an_entry_of_a_list_of_names_is_refused_as_such(tmp_path):
 
     path = new_profile("engine", "e12", "sglang", [], out_dir=tmp_path)
     for assignment, says in (("dp_attention_stage_split.0=embedding", "expected dp_attention_stage_split set whole, a list "
-                              "of names (dp_attention_stage_split=[NAME, NAME]), found an entry of it"),
+                              "of values (dp_attention_stage_split=[A, B]), found an entry of it"),
                              ("dp_attention_stage_split.0.x=1", "expected dp_attention_stage_split.0 to be a mapping, "
                               "found 'mlp'")):
         with pytest.raises(RooflineError, match=re.escape(says)):
