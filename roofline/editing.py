@@ -371,11 +371,7 @@ def _load_rt(text: str, where: str):
 def validate_text(kind: str, text: str, path: Path, extra_dirs: tuple = ()) -> object:
     """Validate profile text of `kind` as if it were the file `path` (profiles it names looked up with `extra_dirs`,
     as validate_data does): the spec, or a RooflineError."""
-    data = load_yaml_text(text, str(path))
-    if not isinstance(data, dict):
-        found = "an empty file" if data is None else type(data).__name__
-        raise RooflineError(f"{path}: expected a YAML mapping at the top level, found {found}")
-    return validate_data(kind, data, path, extra_dirs)
+    return validate_data(kind, _top_mapping(load_yaml_text(text, str(path)), path), path, extra_dirs)
 
 
 def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
@@ -991,7 +987,11 @@ def _error_of(kind: str, path: Path, extra_dirs: tuple = ()) -> str | None:
 
 def _file_mapping(path: Path) -> dict:
     """Profile file `path` read as a mapping, its fields' lines known to the errors that name them."""
-    data = load_yaml_text(read_text(path), str(path), lines=True)
+    return _top_mapping(load_yaml_text(read_text(path), str(path), lines=True), path)
+
+
+def _top_mapping(data: object, path: Path) -> dict:
+    """`data` if a profile's text read as a mapping, else the one-line error naming `path`."""
     if not isinstance(data, dict):
         found = "an empty file" if data is None else type(data).__name__
         raise RooflineError(f"{path}: expected a YAML mapping at the top level, found {found}")
