@@ -642,7 +642,7 @@ def above_running_cap(rows: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[pd.Se
     {engine: the caps applied to its rows above them, ascending}) (qa183: the legend said 48 where dp_attention 32 made
     it 32)."""
     caps = running_caps(rows, extra_dirs)
-    over = (pd.to_numeric(rows["batch"], errors="coerce") > caps).fillna(False).astype(bool) if len(rows) else caps.astype(bool)
+    over = pd.to_numeric(rows["batch"], errors="coerce") > caps if len(rows) else caps.astype(bool)  # NaN cap: False
     applied = {name: sorted({int(c) for c in caps[over & (rows["engine"].astype(str) == name)]})
                for name in dict.fromkeys(rows.loc[over, "engine"].astype(str))} if over.any() else {}
     return over, applied
