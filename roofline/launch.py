@@ -40,12 +40,18 @@ class Terminated(SystemExit):
 _HELD = {"depth": 0, "pending": None}  # signals_held's state: how deep, and the signal that came meanwhile
 
 
+def _stop(signum: int) -> BaseException:
+    """What a signal raises in the main thread: KeyboardInterrupt for Ctrl-C (SIGINT), as Python's own handler does;
+    Terminated(128 + signum) for SIGTERM and SIGHUP."""
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(128 + signum)
+
+
 @contextlib.contextmanager
 def signals_held():
-    """SIGTERM and SIGHUP (stop_on_sigterm's) held back while the block runs and raised when it ends, so that what the
-    block makes is known to the cleanup that follows: a staging folder made by mkdtemp, which a signal between its
-    mkdir and its return left behind (session 39). The handler defers, whatever thread the signal reaches (qa183: a
-    thread's signal mask held it on that thread only). Ctrl-C is not held."""
+    """SIGTERM, SIGHUP and Ctrl-C (stop_on_sigterm's handlers) held back while the block runs and raised when it ends,
+    so that what the block makes is known to the cleanup that follows: a staging folder made by mkdtemp, which a
+    signal between its mkdir and its return left behind (session 39). The handler defers, whatever thread the signal
+    reaches (qa183: a thread's signal mask held it on that thread only)."""
     _HELD["depth"] += 1
     try:
         yield
@@ -54,25 +60,30 @@ def signals_held():
         pending = _HELD["pending"]
         if not _HELD["depth"] and pending is not None:
             _HELD["pending"] = None
-            raise Terminated(128 + pending)
+            raise _stop(pending)
 
 
 def stop_on_sigterm() -> None:
     """Make SIGTERM (`kill`, `timeout`, a job scheduler) and SIGHUP (the terminal closed, an ssh session dropped) end a
     command the way Ctrl-C does: a SystemExit raised in the main thread, so output folders still being staged are
     removed, Parquet sinks abandoned and figure workers stopped, with exit code 128 + the signal's number (143 for
-    SIGTERM, 129 for SIGHUP) and one line on stderr (`run`). Installed after the early workers are
-    forked, which keep the default action (they are stopped by their pool)."""
+    SIGTERM, 129 for SIGHUP) and one line on stderr (`run`). Ctrl-C keeps raising KeyboardInterrupt, through the same
+    handler so that signals_held defers it too; where SIGINT is ignored (a job started in the background by a
+    non-interactive shell) it stays ignored. Installed after the early workers are forked, which keep the default
+    action (they are stopped by their pool)."""
 
     def terminate(signum, frame):
-        if _HELD["depth"]:  # inside signals_held: raised when the block ends
-            _HELD["pending"] = signum
+        if _HELD["depth"]:  # inside signals_held: raised when the block ends (the first signal that came)
+            if _HELD["pending"] is None:
+                _HELD["pending"] = signum
             return
-        raise Terminated(128 + signum)
+        raise _stop(signum)
 
     signal.signal(signal.SIGTERM, terminate)
     if hasattr(signal, "SIGHUP"):  # not on Windows
         signal.signal(signal.SIGHUP, terminate)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, terminate)
 
 
 def run() -> None:

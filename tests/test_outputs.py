@@ -375,7 +375,7 @@ def test_a_sigterm_while_the_staging_folder_is_made_lands_after_its_name_is_kept
 
     from roofline.launch import Terminated, signals_held, stop_on_sigterm
 
-    previous = {n: signal.getsignal(n) for n in (signal.SIGTERM, signal.SIGHUP)}
+    previous = {n: signal.getsignal(n) for n in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)}
     stop_on_sigterm()
     waiting = threading.Event()
     helper = threading.Thread(target=waiting.wait, daemon=True)  # another thread alive, as in a sweep
@@ -394,3 +394,35 @@ def test_a_sigterm_while_the_staging_folder_is_made_lands_after_its_name_is_kept
         for number, handler in previous.items():
             signal.signal(number, handler)
     assert kept == "assigned"
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGHUP"), reason="POSIX signals")
+def test_ctrl_c_inside_signals_held_is_raised_as_keyboard_interrupt_when_the_block_ends():
+    """Ctrl-C was not held (session 39's leftover): a KeyboardInterrupt inside mkdtemp left its folder as SIGTERM did.
+    Now stop_on_sigterm's handler takes SIGINT too and defers it inside signals_held; outside, Ctrl-C raises at once."""
+    import os
+    import signal
+
+    from roofline.launch import signals_held, stop_on_sigterm
+
+    previous = {n: signal.getsignal(n) for n in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    stop_on_sigterm()
+    kept = None
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with signals_held():
+                os.kill(os.getpid(), signal.SIGINT)
+                for _ in range(1000):
+                    pass
+                kept = "assigned"
+        assert kept == "assigned"
+        with pytest.raises(KeyboardInterrupt):  # outside the block: at once
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1000):
+                pass
+            kept = "not reached"
+        assert kept == "assigned"
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
