@@ -278,6 +278,10 @@ def engine_schema() -> dict:
         "required": ["name", "source"],
         "properties": props,
         "additionalProperties": False,
+        # the option that raises the running cap only beside a cap: the profile's own, or one its costs_from gives
+        "if": {"required": ["max_running_requests_flag"], "properties": {"max_running_requests_flag": {"type": "string"}}},
+        "then": {"properties": {"max_running_requests_speculating": {"type": "integer"}},
+                 "anyOf": [{"required": ["max_running_requests_speculating"]}, {"required": ["costs_from"]}]},
     }
 
 

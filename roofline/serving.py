@@ -64,8 +64,8 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      cap), the sequences it runs at once when its own cap is left at its default (SGLang resets
                      --max-running-requests to 48 for every speculative algorithm, each of d attention-DP groups taking
                      floor(C / d) of them): a larger batch waits, so predict, sweeps and cheapest say so, naming
-                     `max_running_requests_flag`, the server option that raises the cap, where the profile gives one (a
-                     measured row runs at its batch: the harnesses that measure speculation at a large batch set the cap,
+                     `max_running_requests_flag`, the server option that raises the cap, where the profile gives one
+                     (null where C is: a copy that sets C null drops the flag it took) (a measured row runs at its batch: the harnesses that measure speculation at a large batch set the cap,
                      and a row whose server ran fewer records them in `concurrency`); `speculation_refused_with_dp_attention`, the
                      methods it refuses under attention DP (SGLang's STANDALONE, the tool's draft, and NGRAM raise
                      there), and `speculation_refused_with_pp`, every method refused with pipeline parallelism (SGLang's
@@ -628,6 +628,14 @@ def _option(where: str, key: str, value: object) -> str | None:
     return value
 
 
+def _check_cap_flag(where: str, engine: "ServingEngine") -> None:
+    """The option that raises the running cap names nothing where there is no cap (qa183: such a flag was accepted and
+    never named)."""
+    if engine.max_running_requests_flag is not None and engine.max_running_requests_speculating is None:
+        raise field_error(where, "max_running_requests_flag", "null where max_running_requests_speculating is null "
+                          "(no cap for the option to raise: set both)", engine.max_running_requests_flag)
+
+
 def _copies(where: str, key: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or not 0 <= value <= 100:
         raise field_error(where, key, "a number in [0, 100]", value)
@@ -831,6 +839,7 @@ def check_engine_spec(spec: object) -> ServingEngine:
             raise field_error(where, key, "true or false", getattr(spec, key))
     for key, rule in _SPECULATION_RULES.items():
         rule(where, key, getattr(spec, key))
+    _check_cap_flag(where, spec)
     _check_spec_costs(where, {name: getattr(spec, name) for name in COST_FIELDS})
     _check_spec_overrides(where, spec.overrides)
     _check_dp_lists(where, spec)
@@ -875,6 +884,7 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
         source=data["source"].strip(), notes=prose(where, "notes", data.get("notes")).strip(), path=where,
     )
     _check_dp_lists(where, engine)
+    _check_cap_flag(where, engine)
     _warn_beyond_fit_bounds(engine, where)
     _warn_kernels_uncounted(engine, where)
     return engine
@@ -1116,12 +1126,17 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
         raise field_error(where, "costs_from", f"a profile with costs of its own ({base_path} takes them from another)", other)
     base = engine_from_dict(base_data, str(base_path))
     check_file_name(base_path, other, base.name)
-    return replace(base, name=data["name"], display_name=prose(where, "display_name", data.get("display_name"), data["name"]),
-                   version=prose(where, "version", data.get("version")), source=data["source"].strip(),
-                   notes=prose(where, "notes", data.get("notes")).strip(), path=where, costs_from=str(base_path),
-                   nvidia_only=check_flag(where, "nvidia_only", data.get("nvidia_only", base.nvidia_only)),
-                   mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", base.mixed_prefill)),
-                   **{key: rule(where, key, data[key]) for key, rule in _SPECULATION_RULES.items() if key in data})
+    own = {key: rule(where, key, data[key]) for key, rule in _SPECULATION_RULES.items() if key in data}
+    if own.get("max_running_requests_speculating", 0) is None and "max_running_requests_flag" not in data:
+        own["max_running_requests_flag"] = None  # a copy that lifts the cap lifts the option that raises it
+    engine = replace(base, name=data["name"], display_name=prose(where, "display_name", data.get("display_name"), data["name"]),
+                     version=prose(where, "version", data.get("version")), source=data["source"].strip(),
+                     notes=prose(where, "notes", data.get("notes")).strip(), path=where, costs_from=str(base_path),
+                     nvidia_only=check_flag(where, "nvidia_only", data.get("nvidia_only", base.nvidia_only)),
+                     mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", base.mixed_prefill)),
+                     **own)
+    _check_cap_flag(where, engine)
+    return engine
 
 
 def check_overrides(engine: ServingEngine, path, extra_dirs: tuple[str | Path, ...] = ()) -> None:

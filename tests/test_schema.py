@@ -181,3 +181,7 @@ def test_the_engine_schema_is_the_shipped_file_and_agrees_with_the_loader_field_
     assert not validator.is_valid({"name": "x", "source": "s", "host_per_stp": "1 ms"})  # a typo is an unknown field
     assert not validator.is_valid({"name": "x", "source": "s", "overrides": [{"hardware": "mi*", "nvidia_only": True}]})
     assert not validator.is_valid({"name": "x"})  # source required
+    flag = {"name": "x", "source": "s", "max_running_requests_flag": "--mrr"}  # an option beside a cap only
+    assert validator.is_valid({**flag, "max_running_requests_speculating": 8})
+    assert validator.is_valid({**flag, "costs_from": "sglang"})
+    assert not validator.is_valid({**flag, "costs_from": "sglang", "max_running_requests_speculating": None})

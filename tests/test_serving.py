@@ -739,6 +739,27 @@ def test_mixed_prefill_is_a_flag_of_the_profile_itself(tmp_path):
     assert "inside a decode step" in engine_table(load_engine("vllm")) and "a pass of its own" in engine_table(load_engine("sglang"))
 
 
+def test_the_option_that_raises_the_running_cap_needs_a_cap(tmp_path):
+    """qa183: a max_running_requests_flag without a cap was accepted and never named. It is refused in the profile, in
+    a spec built in Python and in a costs_from profile that names one; a costs_from profile that sets the cap null
+    drops the flag it took (sglang's --max-running-requests), so that it has no cap and no option."""
+    base = {"name": "x", "source": "s", "max_running_requests_flag": "--max-running-requests"}
+    expected = r"e\.yaml: max_running_requests_flag: expected null where max_running_requests_speculating is null"
+    with pytest.raises(RooflineError, match=expected):
+        engine_from_dict(base, "e.yaml")
+    assert engine_from_dict({**base, "max_running_requests_speculating": 8}, "e.yaml").max_running_requests_flag == "--max-running-requests"
+    with pytest.raises(RooflineError, match="max_running_requests_flag: expected null"):
+        check_engine_spec(dataclasses.replace(load_engine("sglang"), max_running_requests_speculating=None))
+    (tmp_path / "lift.yaml").write_text("type: engine\nname: lift\nsource: s\ncosts_from: sglang\n"
+                                        "max_running_requests_speculating: null\n")
+    lifted = load_engine("lift", (tmp_path,))
+    assert (lifted.max_running_requests_speculating, lifted.max_running_requests_flag) == (None, None)
+    (tmp_path / "lift.yaml").write_text("type: engine\nname: lift\nsource: s\ncosts_from: sglang\n"
+                                        "max_running_requests_speculating: null\nmax_running_requests_flag: --mrr\n")
+    with pytest.raises(RooflineError, match=r"lift\.yaml: line 6: max_running_requests_flag: expected null"):
+        load_engine("lift", (tmp_path,))
+
+
 def test_a_serving_engine_on_apple_silicon_says_which_build_its_figures_assume():
     """qa123: vllm on an M4 Max said only that no fit row came from Apple silicon, where mainline vLLM runs on the CPU."""
     from roofline.hardware import load_hardware
