@@ -633,7 +633,7 @@ def _check_cap_flag(where: str, engine: "ServingEngine") -> None:
     never named)."""
     if engine.max_running_requests_flag is not None and engine.max_running_requests_speculating is None:
         raise field_error(where, "max_running_requests_flag", "null where max_running_requests_speculating is null "
-                          "(no cap for the option to raise: set both)", engine.max_running_requests_flag)
+                          "(there is no cap for the option to raise)", engine.max_running_requests_flag)
 
 
 def _copies(where: str, key: str, value: object) -> float:
