@@ -1033,16 +1033,18 @@ def side_by_side(paths: tuple, names: tuple[str, str], rows: list[tuple]) -> lis
     (label, A's value, B's value, unit; unit None: a heading) with B / A where both are numbers and a `*` where the two
     differ."""
     width = max(len(r[0]) for r in rows if r[3] is not None)
-    col = max(14, *(len(n) for n in names))  # a long user profile name widens the value columns under it
+    shown = [(label, _shown(va, unit), _shown(vb, unit)) if unit is not None else None for label, va, vb, unit in rows]
+    # a long user profile name, or a long value (an option, a list of classes), widens the value columns (qa183)
+    col = max(14, *(len(n) for n in names), *(len(v) for row in shown if row for v in row[1:]))
     lines = [f"A  {paths[0]}", f"B  {paths[1]}", "", f"{'':{width}}  {names[0]:>{col}}  {names[1]:>{col}}  {'B / A':>7}"]
-    for label, va, vb, unit in rows:
+    for (label, va, vb, unit), row in zip(rows, shown):
         if unit is None:
             lines.append(label)
             continue
         numbers = unit != "text" and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (va, vb))
         ratio = f"{vb / va:.3g}x" if numbers and va and vb else "-"
         marker = "" if va == vb else "  *"
-        lines.append(f"{label:{width}}  {_shown(va, unit):>{col}}  {_shown(vb, unit):>{col}}  {ratio:>7}{marker}")
+        lines.append(f"{label:{width}}  {row[1]:>{col}}  {row[2]:>{col}}  {ratio:>7}{marker}")
     return lines
 
 

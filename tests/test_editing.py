@@ -1383,6 +1383,20 @@ def test_engines_diff_names_a_memory_size_override_by_its_profile_key(roofline):
     assert code == 0 and "_bytes" not in line and "503 MB" in line
 
 
+def test_a_diff_s_value_columns_are_as_wide_as_its_longest_value():
+    """qa183: `engines diff sglang vllm` let --max-running-requests and the stage-split list overflow their column, so
+    the columns after them stood out of line; every row now ends where the header does."""
+    from roofline.editing import side_by_side
+
+    rows = [("heading", None, None, None), ("max_running_requests_flag", "--max-running-requests", None, "text"),
+            ("dp_attention_stage_split", "mlp, shared_experts, lm_head", "-", "text"), ("kernel_latency", 3.4e-6, 5.4e-6, "s")]
+    lines = side_by_side(("a.yaml", "b.yaml"), ("sglang", "vllm"), rows)
+    header, body = lines[3], [ln for ln in lines[4:] if ln != "heading"]
+    assert header.endswith("B / A") and len(body) == 3
+    assert {len(ln.removesuffix("  *")) for ln in body} == {len(header)}, lines
+    assert "mlp, shared_experts, lm_head  " in body[1]  # not cut
+
+
 @pytest.mark.slow
 def test_a_null_cap_set_on_a_profile_taking_anothers_costs_is_written_not_removed(tmp_path, roofline):
     """qa177: `--set max_running_requests_speculating=null` on a copy of a costs_from profile removed the key, so the
