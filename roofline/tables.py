@@ -159,14 +159,18 @@ def _cost_text(usd: float | None, drafter: str | None = None, drafter_price: flo
 
 
 def _iteration_text(spec: dict) -> str:
-    """The iteration time as the sum it is: draft + verify + other, or with a draft model overlapped, the larger of the
-    two devices' busy times (two half batches each, one drafted while the other is verified) + other."""
+    """The iteration time as the sum it is: draft + verify + the parts beside them, each named where it is not zero
+    (qa186: one 'other' held both): the link round trip to a drafter on another device, and the engine's bookkeeping
+    an iteration (its spec_per_iteration and spec_per_iteration_per_sequence: rejection sampling, KV bookkeeping). With
+    a draft model overlapped, the first term is the larger of the two devices' busy times (two half batches each, one
+    drafted while the other is verified)."""
     draft, verify = format_seconds(spec["draft_busy_time_s"]), format_seconds(spec["verify_busy_time_s"])
-    other = format_seconds(spec["transfer_time_s"] + spec["overhead_time_s"])
+    rest = "".join(f" + {name} {format_seconds(spec[key])}" for name, key in
+                   (("link", "transfer_time_s"), ("bookkeeping", "overhead_time_s")) if spec[key])
     if spec.get("drafter_overlaps"):  # the busy times: two half-batch passes on each device
-        return (f"{format_seconds(spec['iteration_time_s'])} = max(draft {draft}, verify {verify}) + other {other}"
+        return (f"{format_seconds(spec['iteration_time_s'])} = max(draft {draft}, verify {verify}){rest}"
                 "  (two half batches: one drafted while the other is verified)")
-    return f"{format_seconds(spec['iteration_time_s'])} = draft {draft} + verify {verify} + other {other}"
+    return f"{format_seconds(spec['iteration_time_s'])} = draft {draft} + verify {verify}{rest}"
 
 
 def _host_sets_step(p: dict) -> bool:

@@ -518,3 +518,21 @@ def test_an_ngram_point_says_it_holds_no_drafter():
     text = predict_table(roofline.predict("h100-sxm", "llama-3.1-8b", method="ngram", k=2, alpha=0.5))
     assert "drafter memory     none (n-gram drafts by looking up the context)" in text and "0 B per device" not in text
     assert "with the drafter" not in text
+
+
+@pytest.mark.slow
+def test_the_iteration_line_names_each_part_of_its_sum():
+    """qa186: the engine's bookkeeping an iteration (spec_per_iteration...) and the link round trip to a drafter on
+    another device were one unnamed 'other'; each is named now, and left out where it is zero (the ideal engine)."""
+    vllm = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, context=4096, method="draft", draft="llama-3.2-1b",
+                            alpha=0.8, k=4, draft_hardware="l40s", overlap=False)
+    line = re.search(r"iteration +(.*)", predict_table(vllm)).group(1)
+    spec = vllm["spec"]
+    assert line == (f"{format_seconds(spec['iteration_time_s'])} = draft {format_seconds(spec['draft_busy_time_s'])} + "
+                    f"verify {format_seconds(spec['verify_busy_time_s'])} + link {format_seconds(spec['transfer_time_s'])} + "
+                    f"bookkeeping {format_seconds(spec['overhead_time_s'])}")
+    assert spec["transfer_time_s"] > 0 and spec["overhead_time_s"] > 0
+    ideal = roofline.predict("h100-sxm", "llama-3.1-8b", batch=8, context=4096, method="draft", draft="llama-3.2-1b",
+                             alpha=0.8, k=4, engine="ideal")
+    line = re.search(r"iteration +(.*)", predict_table(ideal)).group(1)
+    assert "link" not in line and "bookkeeping" not in line and "other" not in line and line.count(" + ") == 1
