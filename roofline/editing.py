@@ -244,15 +244,33 @@ def _flow_if_flat(value):
         return not isinstance(v, (list, dict)) or (isinstance(v, dict) and not any(isinstance(x, (list, dict)) for x in v.values()))
 
     if isinstance(value, list) and all(flat(v) for v in value):
-        seq = CommentedSeq([_flow_if_flat(v) if isinstance(v, dict) else v for v in value])
+        seq = CommentedSeq([_flow_if_flat(v) if isinstance(v, dict) else _flow_scalar(v) for v in value])
         seq.fa.set_flow_style()
         return seq
     if isinstance(value, dict):
         node = CommentedMap((k, _flow_if_flat(v)) for k, v in value.items())
         if flat(value):
+            node = CommentedMap((_flow_scalar(k), _flow_scalar(v)) for k, v in node.items())
             node.fa.set_flow_style()
         return node
     return value
+
+
+def _flow_scalar(value):
+    """A string inside a flow list or mapping quoted where its plain form would read back as something else: ruamel
+    writes `? odd.yaml` and `: x` bare there, which read back as a mapping (qa184)."""
+    from ruamel.yaml.scalarstring import ScalarString, SingleQuotedScalarString
+
+    from roofline.errors import RooflineError
+    from roofline.yamlio import load_yaml_text
+
+    if not isinstance(value, str) or isinstance(value, ScalarString):
+        return value
+    try:
+        plain = load_yaml_text(f"[{value}]", "<flow>") == [value] and load_yaml_text(f"{{{value}: {value}}}", "<flow>") == {value: value}
+    except RooflineError:
+        plain = False
+    return value if plain else SingleQuotedScalarString(value)
 
 
 GROUP = {"hardware": "hw", "model": "models", "engine": "engines", "scenario": "scenarios"}  # each editable kind's CLI group

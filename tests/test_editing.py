@@ -1472,6 +1472,19 @@ def test_new_says_when_a_file_earlier_on_the_search_path_hides_the_profile_it_wr
     assert code == 0 and "comes first" not in err  # a new name: nothing to say
 
 
+def test_a_string_in_a_flow_list_or_mapping_reads_back_as_itself():
+    """qa184: ruamel wrote `? odd.yaml` and `: y` bare inside a flow list, which read back as mappings; such an entry is
+    quoted now, and a plain one stays plain."""
+    from roofline.editing import _dump, _flow_if_flat
+    from roofline.yamlio import load_yaml_text
+
+    value = {"hardware": ["h100-sxm", "? odd.yaml", ": y", "- z", "a: b", "#c", "8", "yes"],
+             "axes": {"batch": [1, 8], "note": "? q", "k": ": r"}}
+    text = _dump(_flow_if_flat(value))
+    assert load_yaml_text(text, "t.yaml") == value, text
+    assert text.startswith("hardware: [h100-sxm, '? odd.yaml', ': y', ") and "batch: [1, 8]" in text
+
+
 @pytest.mark.slow
 def test_scenarios_have_new_set_and_edit_as_the_profiles_do(roofline, tmp_path, monkeypatch):
     """qa182: `scenarios` offered list, show and validate only: a scenario was copied and changed by hand. A list set
