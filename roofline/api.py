@@ -170,6 +170,28 @@ def _changed_spec_note(field: str, value, profiles: tuple, hardware: HardwareSpe
             f"is labelled {value.name} in every output ({advice or 'dataclasses.replace(spec, name=...) names it apart'})")
 
 
+def _source_file(value, spec) -> str | None:
+    """The file `spec` (the profile argument `value` gave) was read from, as an absolute path; None for a spec object
+    built in code or changed since it was read: dataclasses.replace keeps the `path` of the spec it copies, which then
+    named a file that does not describe it (qa185). A spec object is compared with that file read again."""
+    if not spec.path:
+        return None
+    loaders = {HardwareSpec: _load_hardware, ModelSpec: _load_model, ServingEngine: _load_engine}
+    if type(value) in loaders:
+        import warnings
+
+        try:
+            with warnings.catch_warnings():  # said when the profile was first read, or not about this spec
+                warnings.simplefilter("ignore")
+                read = loaders[type(value)](spec.path)
+        except RooflineError:  # gone or broken since: no longer the spec's source
+            return None
+        given = value.general if isinstance(value, ServingEngine) and value.general is not None else value
+        if differing_fields(given, read):
+            return None
+    return os.path.abspath(spec.path)
+
+
 def _doubled_bandwidth(hw: HardwareSpec) -> HardwareSpec:
     """`hw` with every memory ceiling doubled (bandwidth and the measured attention / elementwise ceilings)."""
     return dataclasses.replace(hw, mem_bw_bytes_per_s=2 * hw.mem_bw_bytes_per_s, **{
@@ -459,9 +481,10 @@ def predict(
         "engine": eng.name,
         "engine_values": {k: v for k, v in eng.to_json().items() if k not in ("overrides", "fitted")},  # as applied on this device's family
         # the file each profile was read from (None: a spec object built in code), so a result can be traced to its inputs
-        "profile_files": {key: os.path.abspath(spec.path) if spec.path else None
-                          for key, spec in (("hardware", hw), ("model", target), ("engine", eng),
-                                            ("draft_hardware", draft_hw), ("draft", draft_spec)) if spec is not None},
+        "profile_files": {key: _source_file(value, spec)
+                          for key, value, spec in (("hardware", hardware, hw), ("model", model, target), ("engine", engine, eng),
+                                                   ("draft_hardware", draft_hardware, draft_hw), ("draft", draft, draft_spec))
+                          if spec is not None},
         "batch": batch,
         "context": context,
         "layout": dep.to_json(),

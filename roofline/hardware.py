@@ -552,6 +552,7 @@ def check_hardware_spec(spec: object) -> HardwareSpec:
     for key in ("name", "display_name"):
         _text(where, key, getattr(spec, key))
     _text(where, "family", spec.family, empty_ok=True)
+    _text(where, "path", spec.path, empty_ok=True)  # the file it was read from, or '' (qa185: path=5 a TypeError)
     _kind(where, "kind", spec.kind)
     for key, unit in _SPEC_QUANTITIES.items():
         _positive(where, key, getattr(spec, key), unit)

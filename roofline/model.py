@@ -772,7 +772,7 @@ def check_model_spec(spec: object) -> ModelSpec:
     if not isinstance(spec, ModelSpec):
         raise RooflineError(f"model: expected a ModelSpec or a profile name, found {type(spec).__name__}")
     where = spec_where("model", spec.name)
-    for key in ("name", "display_name", "source", "notes"):
+    for key in ("name", "display_name", "source", "notes", "path"):  # path: the file it was read from, or ''
         _text(where, key, getattr(spec, key))
     if spec.tokenizer != _tokenizer(where, spec.tokenizer or None):
         raise field_error(where, "tokenizer", "a tokenizer family in lower case without surrounding spaces, or ''", spec.tokenizer)

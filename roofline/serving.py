@@ -831,7 +831,7 @@ def check_engine_spec(spec: object) -> ServingEngine:
     where = spec_where("engine", spec.name)
     if not isinstance(spec.name, str) or not spec.name.strip():
         raise field_error(where, "name", "a non-empty string", spec.name)
-    for key in ("display_name", "version", "source", "notes"):
+    for key in ("display_name", "version", "source", "notes", "path", "costs_from"):  # path, costs_from: files, or ''
         if not isinstance(getattr(spec, key), str):
             raise field_error(where, key, "a string", getattr(spec, key))
     for key in ("nvidia_only", "mixed_prefill"):

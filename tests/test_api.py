@@ -663,6 +663,18 @@ def test_predict_and_scenario_json_name_the_file_of_every_profile(tmp_path):
                                   "draft": str(root / "model_profiles" / "llama-3.2-1b.yaml")}
     built = dataclasses.replace(roofline.load_hardware("h100"), path="")
     assert roofline.predict(built, "llama-3.1-8b")["profile_files"]["hardware"] is None
+    # qa185: a spec changed with dataclasses.replace keeps the path of the one it copies, which does not describe it
+    faster = dataclasses.replace(roofline.load_hardware("h100"), name="h100-hbm4", mem_bw_bytes_per_s=6e12)
+    engine = dataclasses.replace(roofline.load_engine("sglang"), kernel_latency_s=1e-6)
+    files = roofline.predict(faster, "llama-3.1-8b", engine=engine)["profile_files"]
+    assert files["hardware"] is None and files["engine"] is None and files["model"].endswith("llama-3.1-8b.yaml")
+    same = dataclasses.replace(roofline.load_hardware("h100"), notes="mine")  # words only: still that file's device
+    files = roofline.predict(same, "llama-3.1-8b", engine=roofline.load_engine("sglang").for_hardware(same))["profile_files"]
+    assert files["hardware"].endswith("h100-sxm.yaml") and files["engine"].endswith("sglang.yaml")
+    with pytest.raises(RooflineError, match=r"hardware spec 'h100-sxm': path: expected a string, found 5"):  # not a TypeError
+        roofline.predict(dataclasses.replace(roofline.load_hardware("h100"), path=5), "llama-3.1-8b")
+    with pytest.raises(RooflineError, match=r"engine spec 'vllm': costs_from: expected a string, found 5"):
+        roofline.predict("h100", "llama-3.1-8b", engine=dataclasses.replace(roofline.load_engine("vllm"), costs_from=5))
     sc = scenario_from_dict({"name": "t", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-8b", "engine": ["vllm", "ideal"]}, "t")
     meta = scenario_meta(sc, load_configs(sc), 1)
     assert meta["profile_files"]["hardware"] == {n: str(root / "hardware_profiles" / f"{n}.yaml") for n in ("h100-sxm", "h200")}
