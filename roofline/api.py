@@ -199,14 +199,16 @@ def _doubled_bandwidth(hw: HardwareSpec) -> HardwareSpec:
         if getattr(hw, key) is not None})
 
 
-def _folders(profiles) -> tuple:
-    """`profiles` as a tuple of folders: one folder (a string or a Path) is a tuple of one, not of its characters."""
+def _folders(profiles, where: str = "") -> tuple:
+    """`profiles` as a tuple of folders: one folder (a string or a Path) is a tuple of one, not of its characters.
+    `where`: the call that was given them (`predict`, `sweep`), said first in an error."""
+    said = f"{where}: " if where else ""
     if isinstance(profiles, (str, Path)):
         profiles = (profiles,)
     if not isinstance(profiles, (list, tuple)) or not all(isinstance(p, (str, Path)) for p in profiles):
-        raise RooflineError(f"profiles: expected a folder or a list of folders, found {profiles!r}"[:200])
+        raise RooflineError(f"{said}profiles: expected a folder or a list of folders, found {profiles!r}"[:200])
     if any(isinstance(p, str) and not p.strip() for p in profiles):  # '' is the working folder, searched in silence (qa92)
-        raise RooflineError("profiles: expected a folder, found an empty string (write '.' for the working folder)")
+        raise RooflineError(f"{said}profiles: expected a folder, found an empty string (write '.' for the working folder)")
     return tuple(profiles)
 
 
@@ -346,6 +348,8 @@ def errors_named(caller: str):
 def _named_profile(where: str, field: str, loader, value, profiles):
     """loader(value, profiles), an unknown name said with the option that gave it ('predict: draft_hardware: unknown
     hardware ...'), as a sweep names its key: the target's hardware and the drafter's read alike (qa110)."""
+    if isinstance(value, str) and not value.strip():  # qa185: said without the call's name
+        raise RooflineError(f"{where}: {field}: expected a non-empty name, found {value!r}")
     try:
         return loader(value, profiles)
     except UnknownName as exc:
@@ -440,7 +444,7 @@ def predict(
     if not isinstance(overlap, (bool, np.bool_)):
         raise field_error(where, "overlap", "true or false", overlap)
     overlap = bool(overlap)
-    profiles = _folders(profiles)
+    profiles = _folders(profiles, where)
     shared_prefix = _scalar_int(shared_prefix, "shared_prefix", 0, context, where)
     if prompt is not None:
         prompt = _scalar_int(prompt, "prompt", 1, CONTEXT_MAX, where)
@@ -715,25 +719,29 @@ def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) ->
 
     if not isinstance(scenario, (str, Path, dict)):
         raise field_error("sweep", "scenario", "a built-in scenario name, a YAML path or a mapping", scenario)
+    folders = _folders(profiles, "sweep")
     if isinstance(scenario, dict):
         data, specs, named = _names_for_specs(scenario)
-        _check_names_against_specs(specs, named, _folders(profiles))
+        _check_names_against_specs(specs, named, folders)
         made_for_a_device = [spec for spec in specs.values() if isinstance(spec, ServingEngine) and spec.general is not None]
         for (type_name, _name), spec in specs.items():
             if any(spec is other for other in made_for_a_device):  # compared below, on each device it runs on
                 continue
             note = _changed_spec_note({"HardwareSpec": "hardware", "ModelSpec": "model", "ServingEngine": "engine"}[type_name],
-                                      spec, _folders(profiles))
+                                      spec, folders)
             if note:
                 warn(note)
         sc = scenario_from_dict(data, "sweep")
     else:
         specs, made_for_a_device = {}, []
-        sc = load_scenario(str(scenario), _folders(profiles))
-    configs = load_configs(sc, _folders(profiles), specs)
+        try:
+            sc = load_scenario(str(scenario), folders)
+        except RooflineError as exc:  # 'unknown scenario ...', 'PATH: line 3: ...': said as the call's (qa185)
+            raise type(exc)(f"sweep: scenario: {exc}") from None
+    configs = load_configs(sc, folders, specs)
     devices = list({id(cfg.hw): cfg.hw for cfg in configs}.values())
     notes = [note for spec in made_for_a_device for hw in devices  # an engine made by for_hardware for another device
-             for note in [_changed_spec_note("engine", spec, _folders(profiles), hw)] if note]
+             for note in [_changed_spec_note("engine", spec, folders, hw)] if note]
     for note in dict.fromkeys(notes):
         warn(note)
     return run_sweep(sc, configs)

@@ -180,13 +180,15 @@ def _names(where: str, key: str, value: object) -> tuple[str, ...]:
     return tuple(items)
 
 
+_DECIMAL = re.compile(r"\s*[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\s*")  # ASCII digits, no underscores
+
+
 def _number(value: object) -> object:
-    """YAML 1.1 reads 1e3 (no dot, no exponent sign) as a string: accept it as the number it is."""
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return value
+    """YAML 1.1 reads 1e3 (no dot, no exponent sign) as a string: accept it, and a quoted "8", as the number it is. Only
+    a plain decimal in ASCII digits: float() also takes `1_000` (which the profiles refuse unquoted, YAML 1.1 and 1.2
+    reading it apart), digits of other scripts and `nan` (qa185); those stay text, refused as such."""
+    if isinstance(value, str) and _DECIMAL.fullmatch(value):
+        return float(value)
     return value
 
 
@@ -275,7 +277,8 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
     else:
         raise field_error(where, key, "a list or a range {start, stop, num, log}", spec)
     if name in AXIS_MAX and values.max() > AXIS_MAX[name]:
-        raise field_error(where, key, f"values <= {AXIS_MAX[name]:g}", float(values.max()))
+        top = float(values.max())
+        raise field_error(where, key, f"values <= {AXIS_MAX[name]:g}", int(top) if top.is_integer() else top)  # 100, not 100.0
     if integer:
         if isinstance(spec, list) and any(float(v) != int(v) for v in values):
             raise field_error(where, key, "whole numbers", spec)

@@ -275,7 +275,7 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
     if draft_vocab is not None and method != "eagle":
         raise RooflineError(f"{where}: draft_vocab: expected only with method eagle, found method {method}")
     if draft_vocab is not None and (isinstance(draft_vocab, bool) or not isinstance(draft_vocab, int) or not 1 <= draft_vocab <= DRAFT_VOCAB_MAX):
-        raise RooflineError(f"{where}: draft_vocab: expected an integer in 1..{DRAFT_VOCAB_MAX}, found {draft_vocab!r}")
+        raise RooflineError(f"{where}: draft_vocab: expected an integer in 1..{DRAFT_VOCAB_MAX:,}, found {draft_vocab!r}")
     if alpha is not None and acceptance is not None:
         raise RooflineError(f"{where}: alpha and acceptance: expected one of them, found both")
     given = alpha if alpha is not None else (acceptance if acceptance is not None else [])

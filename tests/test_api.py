@@ -142,7 +142,11 @@ def test_a_spec_object_of_another_kind_is_one_short_line():
         (lambda: roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-70b", "method": "draft", "draft": roofline.load_hardware("l4")}),
          "sweep: draft: expected a name or a ModelSpec, found a HardwareSpec ('l4')"),
         (lambda: roofline.sweep(None), "sweep: scenario: expected a built-in scenario name, a YAML path or a mapping, found None"),
-        (lambda: roofline.predict("h100-sxm", "llama-3.1-8b", profiles=1), "profiles: expected a folder or a list of folders, found 1"),
+        (lambda: roofline.predict("h100-sxm", "llama-3.1-8b", profiles=1), "predict: profiles: expected a folder or a list of folders, found 1"),
+        # qa185: these said neither the call nor (for a scenario) which argument
+        (lambda: roofline.predict("", "llama-3.1-8b"), "predict: hardware: expected a non-empty name, found ''"),
+        (lambda: roofline.sweep("/nonexistent/s.yaml"), "sweep: scenario: /nonexistent/s.yaml: scenario file not found"),
+        (lambda: roofline.sweep("default", profiles=5), "sweep: profiles: expected a folder or a list of folders, found 5"),
         (lambda: roofline.predict("h100-sxm", "llama-3.1-8b", kv_dtype=None),
          "predict: kv_dtype: expected one of fp32, bf16, fp16, fp8, int8, found None"),  # None, not the text 'None'
     ):

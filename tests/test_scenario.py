@@ -83,6 +83,10 @@ def test_numbers_yaml_reads_as_strings_are_accepted():
     assert axes["batch"].tolist() == [8] and axes["context"].tolist() == [1000]
     with pytest.raises(RooflineError, match=r"^s.yaml: axes.batch: expected a list or a range .*, found 'eight'$"):
         scenario_from_dict({**one, "axes": {"batch": "eight"}}, "s.yaml")
+    # qa185: float() read "1_000" (refused unquoted), digits of other scripts and "nan" as numbers; they stay text
+    for text in ("1_000", "\u0661\u0662", "nan", "0x10"):
+        with pytest.raises(RooflineError, match=rf"^s.yaml: axes.batch: expected a list of numbers, found '{text}'$"):
+            scenario_from_dict({**one, "axes": {"batch": [text]}}, "s.yaml")
 
 
 def test_options_apply_when_some_method_of_the_sweep_uses_them():
