@@ -538,6 +538,11 @@ def _removed_note(kind: str, doc_before: dict, pairs, where: str, source: str, k
             if keys[0] not in _known_fields(kind):  # a misspelt field a broken file had has no default (qa98)
                 warn(f"{where}: {keys[0]} removed (not a field of {kind} profiles; it was {shown})")
                 continue
+            if kind == "scenario" and keys[0] == "name":  # its file's name, not a default 'from' the source (qa184)
+                from roofline.scenario import name_from_file
+
+                warn(f"{where}: name removed (it was {shown}): the scenario takes its file's name, {name_from_file(where)}")
+                continue
             if kind == "engine" and keys[0] == "costs_from":  # qa141: said as a misspelt field, and the profile became ideal
                 warn(f"{where}: costs_from removed (it was {shown}): the profile now holds only the costs it sets itself, "
                      f"every other the ideal engine's (0 s, efficiency 1), not {shown}'s; a copy with its costs: "

@@ -216,6 +216,11 @@ def max_points() -> int:
 SCENARIO_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$")
 
 
+def name_from_file(path: str) -> str:
+    """The name of a scenario that gives none: its file's, as SCENARIO_NAME allows it."""
+    return re.sub(r"[^A-Za-z0-9._-]", "-", Path(path).stem).strip("-.")[:128].rstrip("-.") or "scenario"
+
+
 def _axis(where: str, name: str, spec: object) -> np.ndarray:
     key = f"axes.{name}"
     integer = name in ("batch", "context", "k")
@@ -449,7 +454,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         raise RooflineError(text) from None
     if not alpha_given:
         axes["alpha"] = np.asarray([np.nan])  # acceptance given, a tree, or each method's published default rates
-    name = data.get("name", re.sub(r"[^A-Za-z0-9._-]", "-", Path(where).stem).strip("-.")[:128].rstrip("-.") or "scenario")
+    name = data.get("name", name_from_file(where))
     if not isinstance(name, str) or not SCENARIO_NAME.match(name):  # a report names its files after it: no path in it
         raise field_error(where, "name", "a name of 1 to 128 ASCII letters, digits, '-', '_' and '.' (not starting with "
                           "'.' or '-'), as a file is named", name)

@@ -1515,6 +1515,17 @@ def test_scenarios_have_new_set_and_edit_as_the_profiles_do(roofline, tmp_path, 
 
 
 @pytest.mark.slow
+def test_a_scenario_s_name_removed_is_said_as_its_file_s_name(roofline, tmp_path, monkeypatch):
+    """qa184: `scenarios new s6 --from fast-tier --set name=null` said 'the profile now takes the tool's default for it,
+    not s6 from fast-tier': s6 was the copy's own name, and a scenario without one takes its file's."""
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
+    code, _, err = roofline("scenarios", "new", "my-s6", "--from", "fast-tier", "--set", "name=null")
+    assert code == 0, err
+    assert f"{tmp_path / 'my-s6.yaml'}: name removed (it was my-s6): the scenario takes its file's name, my-s6" in err, err
+    assert "from fast-tier" not in err
+
+
+@pytest.mark.slow
 def test_a_scenario_copy_keeps_its_profile_paths_text_descriptions_and_flow_style(roofline, tmp_path, monkeypatch):
     """qa184: a copy kept `hardware: hwx.yaml`, a path relative to the source's folder, and failed or found another
     file; `description=2026` was refused as not text; `axes={...}` and `layouts=[{...}]` were written one line an
