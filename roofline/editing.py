@@ -429,7 +429,8 @@ def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
         from roofline.grid import load_configs
 
         try:
-            load_configs(spec, tuple(extra_dirs))
+            with warnings_named(path):  # the sweep's warnings (batch above a cap, gains optimistic) say which file
+                load_configs(spec, tuple(extra_dirs))
         except RooflineError as err:  # a profile lookup names no file: this one
             raise RooflineError(str(err) if str(err).startswith(str(path)) else f"{path}: {err}") from None
     return spec

@@ -1526,6 +1526,18 @@ def test_a_scenario_s_name_removed_is_said_as_its_file_s_name(roofline, tmp_path
 
 
 @pytest.mark.slow
+def test_the_sweep_warnings_a_scenario_edit_raises_name_its_file(roofline, tmp_path, monkeypatch):
+    """qa184: `scenarios new` / `set` printed the sweep's warnings (a batch above the engine's cap while speculating)
+    under no file name."""
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
+    code, _, err = roofline("scenarios", "new", "sg-ft", "--from", "fast-tier", "--set", "engine=sglang")
+    assert code == 0, err
+    said = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert said and all(line.startswith(f"warning: {tmp_path / 'sg-ft.yaml'}: ") for line in said), err
+    assert any("while speculating under sglang" in line for line in said)
+
+
+@pytest.mark.slow
 def test_a_scenario_copy_keeps_its_profile_paths_text_descriptions_and_flow_style(roofline, tmp_path, monkeypatch):
     """qa184: a copy kept `hardware: hwx.yaml`, a path relative to the source's folder, and failed or found another
     file; `description=2026` was refused as not text; `axes={...}` and `layouts=[{...}]` were written one line an
