@@ -335,7 +335,20 @@ def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
         path, changed = edit_profile(kind, name, _dirs(), force)
         typer.echo(f"{'wrote' if changed else 'unchanged'} {path}")
 
+    @group.command("remove")
+    def remove(
+        name: Annotated[str, typer.Argument(help="Profile to delete (a user profile; built-in ones are refused).")],
+        force: Annotated[bool, typer.Option("--force", help="Remove an engine profile that another one takes its costs from.")] = False,
+    ) -> None:
+        from roofline.editing import remove_profile
+
+        path, now = remove_profile(kind, name, _dirs(), force)
+        typer.echo(f"removed {path}")
+        if now is not None:
+            typer.echo(f"note: `{path.stem}` now names {now}", err=True)
+
     new.__doc__ = f"Create a {what} from an existing one, with fields changed; validated, written atomically."
+    remove.__doc__ = f"Delete a user {what} file (the one NAME finds on the search path); built-in profiles are refused."
     set_.__doc__ = "Change fields in place, keeping comments, key order and formatting; refused if the result is invalid."
     edit.__doc__ = "Open the profile in $VISUAL/$EDITOR; reopened with the error on top while invalid, never saved invalid."
 

@@ -261,9 +261,6 @@ def _flow_scalar(value):
     writes `? odd.yaml` and `: x` bare there, which read back as a mapping (qa184)."""
     from ruamel.yaml.scalarstring import ScalarString, SingleQuotedScalarString
 
-    from roofline.errors import RooflineError
-    from roofline.yamlio import load_yaml_text
-
     if not isinstance(value, str) or isinstance(value, ScalarString):
         return value
     try:
@@ -778,6 +775,45 @@ def _editable(kind: str, name: str, extra_dirs: tuple, force: bool) -> Path:
         raise RooflineError(f"{path}: is a built-in profile; copy it first with `roofline {GROUP[kind]} new {path.stem}-mine --from {path.stem}`"
                             " (or pass --force to change the built-in file)")
     return path
+
+
+def remove_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = False) -> tuple[Path, Path | None]:
+    """Delete the user profile `name` names on the search path: (the file removed, the file the name finds now, a
+    built-in it hid or an earlier copy, or None). A built-in profile is refused, and so, without `force`, is an engine
+    profile another user engine profile takes its costs from (costs_from), which would no longer load."""
+    path = find_profile(kind, name, extra_dirs)
+    if path.resolve().parent == builtin_dir(kind).resolve():
+        raise RooflineError(f"{path}: is a built-in profile; nothing removed")
+    if kind == "engine" and not force:
+        takers = [other for other in _costs_takers(path.stem, extra_dirs) if other.resolve() != path.resolve()]
+        if takers:
+            raise RooflineError(f"{path}: {takers[0]} takes its costs from it (costs_from: {path.stem}) and would no longer "
+                                f"load{f' (and {len(takers) - 1} more)' if len(takers) > 1 else ''}; nothing removed "
+                                "(pass --force to remove it anyway)")
+    try:
+        path.unlink()
+    except OSError as exc:
+        raise RooflineError(f"{path}: cannot remove: {exc.strerror or exc}") from None
+    try:
+        now = find_profile(kind, path.stem, extra_dirs)
+    except RooflineError:
+        now = None
+    return path, now
+
+
+def _costs_takers(name: str, extra_dirs: tuple) -> list[Path]:
+    """The engine profiles on the search path whose costs_from names engine `name` (case folded, as it is looked up)."""
+    out = []
+    for other in list_names("engine", extra_dirs):
+        try:
+            found = find_profile("engine", other, extra_dirs)
+            data = read_yaml(found)
+        except RooflineError:  # unreadable: it names nothing that can be checked
+            continue
+        taken = data.get("costs_from") if isinstance(data, dict) else None
+        if isinstance(taken, str) and taken.strip().lower() == name.lower():
+            out.append(found)
+    return out
 
 
 HAND_SET = "# set by hand, not from the source or notes below: "  # a copy's header line: the fields it was given

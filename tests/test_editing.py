@@ -1515,6 +1515,31 @@ def test_scenarios_have_new_set_and_edit_as_the_profiles_do(roofline, tmp_path, 
 
 
 @pytest.mark.slow
+def test_remove_deletes_a_user_profile_and_refuses_a_built_in_or_one_another_takes_costs_from(roofline, tmp_path, monkeypatch):
+    """No group had a remove command (session 39's leftover): a user profile was deleted by hand, and a shadowing copy
+    by hand too. A built-in is refused, and an engine another takes its costs from needs --force."""
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
+    code, out, err = roofline("hw", "remove", "h100-sxm")
+    assert code == 2 and "hardware_profiles/h100-sxm.yaml: is a built-in profile; nothing removed" in err
+    assert (Path(__file__).resolve().parent.parent / "hardware_profiles" / "h100-sxm.yaml").is_file()
+    assert roofline("hw", "new", "h100-sxm", "--from", "h100-sxm", "--force")[0] == 0  # shadows the built-in
+    code, out, err = roofline("hw", "remove", "h100-sxm")
+    assert code == 0 and out == f"removed {tmp_path / 'h100-sxm.yaml'}\n" and not (tmp_path / "h100-sxm.yaml").exists()
+    assert "note: `h100-sxm` now names " in err and "hardware_profiles/h100-sxm.yaml" in err
+    (tmp_path / "base1.yaml").write_text("type: engine\nname: base1\nsource: s\nhost_per_step: 1 ms\n")
+    (tmp_path / "taker.yaml").write_text("type: engine\nname: taker\nsource: s\ncosts_from: BASE1\n")
+    code, _, err = roofline("engines", "remove", "base1")
+    assert code == 2 and f"{tmp_path / 'taker.yaml'} takes its costs from it (costs_from: base1)" in err, err
+    assert (tmp_path / "base1.yaml").exists()
+    assert roofline("engines", "remove", "base1", "--force")[0] == 0 and not (tmp_path / "base1.yaml").exists()
+    assert roofline("scenarios", "new", "sc1", "--from", "kv-caps-batch")[0] == 0
+    code, out, err = roofline("scenarios", "remove", "sc1")
+    assert code == 0 and not (tmp_path / "sc1.yaml").exists() and "now names" not in err
+    code, _, err = roofline("models", "remove", "nope")
+    assert code == 2 and "unknown model 'nope'" in err and "Traceback" not in err
+
+
+@pytest.mark.slow
 def test_a_scenario_s_name_removed_is_said_as_its_file_s_name(roofline, tmp_path, monkeypatch):
     """qa184: `scenarios new s6 --from fast-tier --set name=null` said 'the profile now takes the tool's default for it,
     not s6 from fast-tier': s6 was the copy's own name, and a scenario without one takes its file's."""
