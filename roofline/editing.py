@@ -718,6 +718,12 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     doc["name"] = name
     if kind == "scenario":
         _anchor_profile_paths(doc, source.parent)
+        from roofline.scenario import REPORT_QUESTIONS
+
+        answered = doc.get("question") or (source.stem if source.stem in REPORT_QUESTIONS else None)
+        if answered and "question" not in doc:  # a copy answers its source's report question too (qa188: it got the
+            keys = list(doc.keys())  # generic section, while that question's finding told readers to make one)
+            doc.insert(keys.index("name") + 1, "question", answered)
     if folder.resolve() != builtin_dir(kind).resolve() and "type" not in doc:  # a user folder holds every kind
         doc.insert(0, "type", kind)
     if kind == "hardware" and "family" not in doc and name != source.stem:  # a renamed copy of an MI300X still takes

@@ -702,6 +702,7 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
             for name, values in sc.axes.items()}  # NaN alpha (per-position rates, a tree): null
     return {
         "scenario": sc.name, "description": sc.description, "roofline_version": __version__,
+        "question": sc.answers or None,  # the report question it answers (its `question:`, or its name where it is one)
         "method": methods[0] if len(methods) == 1 else methods,
         "method_by_model": dict(sc.method_by_model) or None,
         "draft": sc.draft, "draft_hardware": draft_hardware, "overlap": sc.overlap, "draft_vocab": sc.draft_vocab,

@@ -38,12 +38,10 @@ import pandas as pd
 
 from roofline.errors import RooflineError, RooflineWarning, warn
 from roofline.outputs import MARKER
+from roofline.scenario import REPORT_QUESTIONS
 from roofline.serving import OPTIMISTIC
 
-REPORT_SCENARIOS = (
-    "verify-mini-prefill", "flops-vs-time", "break-even-batch", "batch-vs-speculation", "kv-caps-batch",
-    "shared-prefix", "draft-offload", "fast-tier-premium", "prefill-not-sped-up",
-)
+REPORT_SCENARIOS = REPORT_QUESTIONS  # the default report: each question's built-in scenario
 
 
 @dataclass
@@ -57,6 +55,7 @@ class ScenarioResult:
     ops: pd.DataFrame
     meta: dict
     warnings: tuple[str, ...] = ()  # what its sweep warned about (RooflineWarning), said in its section too
+    question: str = ""  # the report question it answers (Scenario.answers: its `question:` or its name), '' none
 
 
 def _sweep(data: dict, where: str, extra_dirs: tuple):
@@ -145,7 +144,7 @@ def run_scenario(name_or_path: str, extra_dirs: tuple = (), echo: bool = True) -
     for col in ("hardware", "model", "method", "draft_placement", "engine"):
         df[col] = df[col].astype(str)
     name = str(data.get("name", path.stem))
-    return ScenarioResult(name, where, str(data.get("description", "")), df, ops, meta, said)
+    return ScenarioResult(name, where, str(data.get("description", "")), df, ops, meta, said, meta.get("question") or "")
 
 
 def say_grouped(results: list[ScenarioResult], late: dict[str, list[str]] | None = None) -> None:
@@ -334,15 +333,16 @@ def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp:
         results.append(r)
         # a question's finding and figure read its own config of a sweep that varies others (question_rows); figures
         # show the section's main engine, while a finding may compare it with `ideal` from the question's rows
-        df, ops, meta, note = question_rows(r.name, r.df, r.ops, r.meta)
+        question = r.question or "generic"  # a copy of a question's scenario answers it too (its `question:`)
+        df, ops, meta, note = question_rows(question, r.df, r.ops, r.meta)
         engine = main_engine(df)
         builtin = Path(r.path).resolve().parent == builtin_dir("scenario").resolve()  # else a fallback, not a traceback
-        f = finding(r.name, df, ops, meta, strict=builtin)  # first: a section falls back to generic as a whole
+        f = finding(question, df, ops, meta, strict=builtin)  # first: a section falls back to generic as a whole
         fallback = f.numbers.get("fallback")
         if fallback:
-            late.setdefault(r.name, []).append(f"the {r.name} question cannot be answered from this sweep ({fallback}): "
+            late.setdefault(r.name, []).append(f"the {question} question cannot be answered from this sweep ({fallback}): "
                                                f"its section has the generic finding and figure ({r.path})")
-        job = report_job("generic" if fallback else r.name, df[df["engine"] == engine], ops[ops["engine"].astype(str) == engine],
+        job = report_job("generic" if fallback else question, df[df["engine"] == engine], ops[ops["engine"].astype(str) == engine],
                          {**meta, "engine": [engine], "strict": builtin}, tmp / "img" / r.name, formats)
         pool.submit(job)
         found.append(dataclasses.replace(f, text=f.text + note) if note else f)

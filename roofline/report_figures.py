@@ -203,6 +203,7 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
     mcolor = {m: colormaps["Set2"](i) for i, m in enumerate(methods)}
     width = 0.8 / len(methods)
     top = max(float(table["largest_batch"].max()), 2.0)
+    tied = False  # a bar tagged with its gain at the largest batch (a tie: under TIE): said in the legend only then
     for ax, a in zip(axes, alphas):
         for i, m in enumerate(methods):
             t = table[same_alpha(table["alpha"], a) & (table["method"] == m)].set_index("hardware").reindex(hws)
@@ -224,6 +225,7 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
                     shown = f"{gain:.3f}×" if gain < 1.005 else f"{gain:.2f}×"  # '1.00×' under 'still pays' read as no gain (qa101)
                     ax.text(bar.get_x() + bar.get_width() / 2, h / 1.3, shown, ha="center", va="top", fontsize=5.5,
                             rotation=90, bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none"})
+                    tied = True
                 text = "no fit" if none else "never" if h < 1 else (f"≥{h:g}" if cens else f"{h:g}")
                 if none and cap >= 1:  # no swept batch fits, smaller ones do and do not pay
                     text = "never"
@@ -240,8 +242,8 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
         ax.set_xlabel("GPU, by derated ridge point (FLOP/B)")
         ax.set_ylabel("break-even batch\n(speedup ≥ 1 up to it)")
         ax.grid(axis="x", visible=False)
-    axes[-1].bar([0], [0], color="white", edgecolor="k", hatch="///", label="≥: still pays at the largest\nbatch that fits or was swept\n"
-                 f"(1.01×: by less than {TIE - 1:.0%} there)")
+    axes[-1].bar([0], [0], color="white", edgecolor="k", hatch="///", label="≥: still pays at the largest\nbatch that fits or was swept"
+                 + (f"\n(a gain on the bar, 1.01×:\nby less than {TIE - 1:.0%} there)" if tied else ""))  # qa188: said with no such bar
     _shared_legend(fig, [axes[-1]])
     fig.suptitle("Free until compute-bound: the largest batch at which speculation still pays "
                  + ("(at the tree's depth)\n" if meta.get("tree_nodes") else "(best k per batch)\n")

@@ -54,8 +54,13 @@ from roofline.speculation import (
 )
 
 AXES = ("batch", "context", "k", "alpha")
+# the questions `roofline report` answers, each by the built-in scenario of its name (findings.FINDINGS)
+REPORT_QUESTIONS = (
+    "verify-mini-prefill", "flops-vs-time", "break-even-batch", "batch-vs-speculation", "kv-caps-batch",
+    "shared-prefix", "draft-offload", "fast-tier-premium", "prefill-not-sped-up",
+)
 _KEYS = {
-    "type", "name", "description", "hardware", "model", "engine", "method", "draft", "draft_hardware",
+    "type", "name", "description", "question", "hardware", "model", "engine", "method", "draft", "draft_hardware",
     "weight_dtype", "expert_dtype", "kv_dtype", "tp", "dp_attention", "ep", "pp", "axes", "overlap",
     "draft_vocab", "acceptance", "tree", "shared_prefix", "layouts", "acceptance_length",
 }
@@ -91,8 +96,15 @@ class Scenario:
     layouts: tuple[tuple[int, int, int, int], ...] = ()  # (tp, dp_attention, ep, pp) each; () crosses the four keys
     acceptance_length: tuple[float, int] | None = None  # (tau, k) measured: the alpha axis is the alpha that gives it
     description: str = ""
+    question: str = ""  # the report question it answers (REPORT_QUESTIONS; '' : the one its name is, if any)
     axes: dict = field(default_factory=dict)
     path: str = ""
+
+    @property
+    def answers(self) -> str:
+        """The report question whose finding and figure this scenario gets: its `question`, else its name where that
+        is one (REPORT_QUESTIONS), else '' (the generic finding)."""
+        return self.question or (self.name if self.name in REPORT_QUESTIONS else "")
 
     @property
     def layout_list(self) -> tuple[tuple[int, int, int, int], ...]:
@@ -458,6 +470,9 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     if not isinstance(name, str) or not SCENARIO_NAME.match(name):  # a report names its files after it: no path in it
         raise field_error(where, "name", "a name of 1 to 128 ASCII letters, digits, '-', '_' and '.' (not starting with "
                           "'.' or '-'), as a file is named", name)
+    question = data.get("question")
+    if question is not None and question not in REPORT_QUESTIONS:
+        raise field_error(where, "question", "one of the report's questions (" + ", ".join(REPORT_QUESTIONS) + ")", question)
     for note in axis_notes:
         warnings.warn_explicit(note.message, note.category, note.filename, note.lineno)
     return Scenario(
@@ -473,6 +488,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         layouts=layouts,
         acceptance_length=measured,
         description=str(data.get("description", "")),
+        question=question or "",
         axes=axes,
         path=where,
     )

@@ -1011,3 +1011,24 @@ def test_tick_labels_of_distinct_values_are_distinct():
     assert distinct_labels([0.6, 0.8, 0.9]) == {0.6: "0.6", 0.8: "0.8", 0.9: "0.9"}
     labels = distinct_labels([0.999999, 1.0])
     assert len(set(labels.values())) == 2 and labels[1.0] == "1" and labels[0.999999] == "0.999999"
+
+
+@pytest.mark.slow
+def test_a_log_axis_says_so_in_its_label():
+    """qa188: the report's log axes were told only by their uneven ticks; a label gains 'log scale', inside its closing
+    parenthesis where it has one, and a label that says it already, or a linear axis, is left as it is."""
+    import matplotlib.pyplot as plt
+
+    fig, (a, b) = plt.subplots(1, 2)
+    a.set_xscale("log")
+    a.set_xlabel("tokens/s per user")
+    a.set_yscale("log", base=2)
+    a.set_ylabel("break-even batch\n(speedup ≥ 1 up to it)")
+    b.set_yscale("log")
+    b.set_ylabel("USD (log)")
+    b.set_xlabel("batch")
+    plots.say_log_scales(fig)
+    assert a.get_xlabel() == "tokens/s per user (log scale)"
+    assert a.get_ylabel() == "break-even batch\n(speedup ≥ 1 up to it; log scale)"
+    assert (b.get_ylabel(), b.get_xlabel()) == ("USD (log)", "batch")
+    plt.close(fig)

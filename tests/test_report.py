@@ -134,6 +134,24 @@ def test_a_users_scenario_named_like_a_question_is_answered_on_one_config_or_by_
     assert "so it is the generic finding" in (tmp_path / "rep2" / "report.md").read_text()
 
 
+@pytest.mark.slow
+def test_a_copy_of_a_question_s_scenario_answers_that_question(roofline, tmp_path, monkeypatch):
+    """qa188: the break-even finding told readers that a copy of its scenario with another engine gives that engine's
+    batches, and `scenarios new my-sc --from break-even-batch` got the generic section: a report picked the question by
+    the scenario's name. A copy now says `question: break-even-batch`, which the report reads; a question no report
+    has is refused in one line."""
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
+    code, _, err = roofline("scenarios", "new", "my-be", "--from", "break-even-batch", "--set", "engine=sglang")
+    assert code == 0, err
+    assert "\nname: my-be\nquestion: break-even-batch\n" in (tmp_path / "my-be.yaml").read_text()
+    write_report(("my-be",), tmp_path / "rep", workers=1)
+    text = (tmp_path / "rep" / "report.md").read_text()
+    assert "## 1. Free until compute-bound" in text and "engine sglang" in text.replace("serving engine: sglang", "engine sglang")
+    assert "roofline report" in text and "my-be" in text
+    code, _, err = roofline("scenarios", "set", "my-be", "question=break-even")
+    assert code == 2 and "question: expected one of the report's questions (verify-mini-prefill, " in err, err
+
+
 def report_warnings(paths, out) -> list[str]:
     """What write_report warned about, running the given scenario files into `out` (one worker)."""
     with pytest.warns(Warning) as caught:

@@ -150,6 +150,14 @@ def test_a_break_even_bar_that_pays_only_by_a_hair_says_its_speedup(plotters, re
                                                       for g in hair["speedup_at_largest_fitting_batch"])
     assert "1.00×" not in marks
     assert "1.01×" in marks  # H200, EAGLE, alpha 0.8
+    legend = " ".join(t.get_text() for lg in fig.legends for t in lg.get_texts())
+    assert "by less than 3% there" in legend
+    # qa188: the legend explained the tag on a figure whose bars carried none (every gain 1.5x: none by a hair)
+    fig = plotters["break-even-batch"](r.df[r.df["engine"] == "ideal"].assign(speedup=r.df["speedup"] * 1.5), r.ops,
+                                       {**r.meta, "engine": ["ideal"]})
+    marks = [t.get_text() for ax in fig.axes for t in ax.texts if t.get_text().endswith("×")]
+    legend = " ".join(t.get_text() for lg in fig.legends for t in lg.get_texts())
+    assert marks == [] and "by less than" not in legend and "still pays at the largest" in legend
 
 
 def test_the_draft_offload_figure_names_a_head_drafter_and_a_draft_model_by_their_display_names(plotters, tmp_path):
