@@ -75,6 +75,7 @@ from roofline.serving import (
     load_engine,
     model_class,
 )
+from roofline.yamlio import read_text as _read_text
 
 MIN_ENGINE_ROWS = 5  # with the prior (PRIOR_WEIGHT), parameters a few rows cannot determine stay at their sources
 MIN_FAMILY_ROWS = 5  # a hardware family gets its own value of a --per-family parameter from this many usable rows
@@ -161,12 +162,53 @@ def fittable_engine(engine: str, profiles: tuple = ()) -> ServingEngine:
     return base
 
 
-def rows_slot(engine_name: str, table: pd.DataFrame) -> str:
+# the first comment line of a profile `roofline engines new` made, and of one `roofline fit --out` wrote: what it came from
+_MADE_FROM = (re.compile(r"^# .*: made with `roofline engines new \S+ --from (\S+?)[` ]"),
+              re.compile(r"^# .*: written by `roofline fit --engine (\S+?)`"))
+
+
+def copied_from(engine: ServingEngine, profiles: tuple = (), depth: int = 0) -> str:
+    """The engine slot (measurements.ENGINE_SLOTS) profile `engine` descends from, or '': the profile its costs_from
+    names, or the one its file's opening comment says `engines new --from` copied (or `fit --engine` fitted), followed
+    back through copies of copies (qa187: `engines new my-eng --from vllm` was fitted to every engine's rows of a
+    file, its name naming none)."""
+    if engine.name in ENGINE_SLOTS:
+        return engine.name
+    if depth > 8 or not engine.path:
+        return ""
+    source = Path(engine.costs_from).stem if engine.costs_from else ""
+    if not source:
+        try:
+            lines = _read_text(Path(engine.path)).splitlines()
+        except (RooflineError, OSError):
+            return ""
+        for line in lines:
+            if not line.startswith("#"):
+                break
+            found = next((m for m in (rx.match(line) for rx in _MADE_FROM) if m), None)
+            if found:
+                source = found.group(1)
+                break
+    if not source:
+        return ""
+    if source.lower() in ENGINE_SLOTS:
+        return source.lower()
+    try:
+        parent = load_engine(source, tuple(profiles))
+    except RooflineError:  # gone since, or renamed: its own name may still say which engine it was
+        return ""
+    return "" if parent.path == engine.path else copied_from(parent, profiles, depth + 1)
+
+
+def rows_slot(engine_name: str, table: pd.DataFrame, lineage: str = "") -> str:
     """The engine slot (measurements.ENGINE_SLOTS) whose rows a fit of profile `engine_name` takes: its own name where
-    it is a slot (vllm, sglang, ...); else the engine its name contains (`my-vllm` from `engines new my-vllm --from
-    vllm`: vllm); else the one engine of the file's fit rows where every one has it (a user's own server)."""
+    it is a slot (vllm, sglang, ...); else the one it descends from (`lineage`: copied_from); else the engine its name
+    contains (`my-vllm`: vllm); else the one engine of the file's fit rows where every one has it (a user's own
+    server)."""
     if engine_name in ENGINE_SLOTS:
         return engine_name
+    if lineage in ENGINE_SLOTS:
+        return lineage
     text = engine_name.lower()
     named = next((slot for slot in sorted(ENGINE_SLOTS, key=len, reverse=True) if slot in text), None)  # sglang-early
     if named:  # before sglang: a copy of a versioned profile fits that version's rows
@@ -178,7 +220,7 @@ def rows_slot(engine_name: str, table: pd.DataFrame) -> str:
     return slots.pop() if len(slots) == 1 and "" not in slots else engine_name  # beside rows of no engine profile)
 
 
-def own_rows(fit: pd.DataFrame, engine_name: str, table: pd.DataFrame) -> tuple[pd.Series, str]:
+def own_rows(fit: pd.DataFrame, engine_name: str, table: pd.DataFrame, lineage: str = "") -> tuple[pd.Series, str]:
     """Which of the `fit` rows are profile `engine_name`'s own, and the label that names them: for a profile not named
     as an engine slot, the rows whose `engine` is its own name, where there are any (a user's server labelled with its
     copy's name: rows of engine `fast` for `engines new fast --from vllm`, or `my-vllm`; they alone, beside published
@@ -189,7 +231,7 @@ def own_rows(fit: pd.DataFrame, engine_name: str, table: pd.DataFrame) -> tuple[
     named = (engine_text.str.casefold() == engine_name.strip().casefold()) & (engine_name not in ENGINE_SLOTS)
     if named.any():
         return named, engine_name
-    slot = rows_slot(engine_name, table)
+    slot = rows_slot(engine_name, table, lineage)
     if slot in ENGINE_SLOTS:
         return fit["engine_slot"] == slot, slot if slot == engine_name else f"{slot} (profile {engine_name})"
     mine = pd.Series(bool((fit["engine_slot"] == "").all()), index=fit.index)
@@ -198,7 +240,7 @@ def own_rows(fit: pd.DataFrame, engine_name: str, table: pd.DataFrame) -> tuple[
 
 
 def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements", fold: bool = False,
-             predictable: pd.Series | None = None) -> tuple[pd.DataFrame, str]:
+             predictable: pd.Series | None = None, lineage: str = "") -> tuple[pd.DataFrame, str]:
     """The fit-split rows of `engine_name`'s engine (rows_slot), or all fit rows when fewer than MIN_ENGINE_ROWS of
     them are rows the model can predict (`predictable`: a boolean Series over the fit rows' index, from prepare_rows;
     None: every row), and a sentence saying which. Fewer than MIN_ENGINE_ROWS fit rows in all are refused: a fit of
@@ -210,7 +252,7 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements",
     if len(fit) < MIN_ENGINE_ROWS and not fold:
         raise RooflineError(f"{where}: expected at least {MIN_ENGINE_ROWS} fit rows to fit an engine's parameters to, found "
                             f"{len(fit)} (measure more batch sizes, or predict these rows with `roofline accuracy --split all`)")
-    mine, label = own_rows(fit, engine_name, table)
+    mine, label = own_rows(fit, engine_name, table, lineage)
     own = fit[mine]
     usable = int(mine.sum() if predictable is None else (predictable.reindex(fit.index, fill_value=True) & mine).sum())
     if usable >= MIN_ENGINE_ROWS:
@@ -254,11 +296,11 @@ def check_profile_names(table: pd.DataFrame, profiles: tuple, where: str) -> Non
                     raise RooflineError(f"{where}: row {row}: {column}: {exc}") from None
 
 
-def left_out_note(table: pd.DataFrame, engine_name: str) -> str:
+def left_out_note(table: pd.DataFrame, engine_name: str, lineage: str = "") -> str:
     """' (N rows of other engines left out: sglang-early 6, vllm 1)' for the fit rows of other engines that a fit of
     `engine_name` on its own rows leaves out, '' when there are none or the fit falls back to every row."""
     fit = table[table["split"] == "fit"]
-    mine, _ = own_rows(fit, engine_name, table)
+    mine, _ = own_rows(fit, engine_name, table, lineage)
     rest = fit[~mine]
     # a row of an engine profile by its slot (a `vLLM` 0.6 row: vllm-v0), else by its own engine text, as fit_rows'
     # fallback names them (our-server 3; 'no engine' where the column is empty)
@@ -334,7 +376,8 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     check_profile_names(table, profiles, str(path))
     every = table[table["split"] == "fit"]
     predictable = predictable_rows(table, profiles, str(path), base)
-    chosen, which = fit_rows(table, base.name, str(path), fold=fold, predictable=predictable)
+    lineage = copied_from(loaded, profiles)
+    chosen, which = fit_rows(table, base.name, str(path), fold=fold, predictable=predictable, lineage=lineage)
     rows = prepare_rows(chosen, profiles, str(path), slot_for_row=lambda r: "fit", engine_for=lambda s: base)
     usable = rows.table["skipped"] == ""
     left = rows.table.loc[~usable]
@@ -462,7 +505,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
 
     return {
         "engine": fitted, "base": base, "parameters": params, "rows": out_rows, "rows_used": which,
-        "left_out": left_out_note(table, base.name) if len(chosen) < len(every) else "",  # all rows taken: none left out
+        "left_out": left_out_note(table, base.name, lineage) if len(chosen) < len(every) else "",  # all rows taken: none left out
         "rms_log_error": {"start": rms(pred_start), "fitted": rms(pred_fit), "loaded": rms(pred_loaded)},
         "evaluations": evaluations[0], "status": result.message, "file": str(path), "start": start,
         "loss": loss, "loss_scale": loss_scale, "per_family": family_values,
@@ -542,7 +585,8 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
     check_loss(loss)  # before minutes of fitting
     base = fittable_engine(engine, profiles)
     table = load_measurements(path)
-    chosen, which = fit_rows(table, base.name, str(path), predictable=predictable_rows(table, profiles, str(path), base))
+    chosen, which = fit_rows(table, base.name, str(path), predictable=predictable_rows(table, profiles, str(path), base),
+                             lineage=copied_from(base, profiles))
     # every fit, the one to all sources included, starts from the profile without the per-family values an
     # earlier fit wrote (run_fit drops them: fitted on every source, a left-out source must not reach its prediction so)
     options = {"loss": loss, "fixed": tuple(fixed), "per_family": tuple(per_family), "max_evaluations": max_evaluations}

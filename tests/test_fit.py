@@ -685,3 +685,27 @@ def test_the_fit_says_how_the_profile_as_loaded_does_on_the_rows(tmp_path):
 def test_fit_numbers_are_written_out_from_a_thousandth_to_a_million():
     assert [_shown(x) for x in (2000.0, 5e3, 0.7908, 0.05, 0.0, 3.0, 1.777e-13, 2e7)] == [
         "2000", "5000", "0.7908", "0.05", "0", "3", "1.777e-13", "2e+07"]
+
+
+@pytest.mark.slow
+def test_a_copy_fits_the_rows_of_the_engine_it_was_copied_from_whatever_its_name(tmp_path, roofline, monkeypatch):
+    """qa187: `engines new my-eng --from vllm` then `fit --engine my-eng` on a file of vllm and sglang rows took every
+    row ('a profile fitted to other engines' measurements'), its name naming no engine; a copy of a copy too. The
+    engine a profile descends from is read from its opening comment (or its costs_from)."""
+    from roofline.fit import copied_from
+    from roofline.serving import load_engine
+
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
+    assert roofline("engines", "new", "my-eng", "--from", "vllm")[0] == 0
+    assert roofline("engines", "new", "my-eng2", "--from", "my-eng")[0] == 0
+    assert roofline("engines", "new", "lean", "--from", "sglang")[0] == 0
+    (tmp_path / "takes.yaml").write_text("type: engine\nname: takes\nsource: s\ncosts_from: trtllm\n")
+    (tmp_path / "bare.yaml").write_text("type: engine\nname: bare\nsource: s\n")
+    got = {n: copied_from(load_engine(n)) for n in ("my-eng", "my-eng2", "lean", "takes", "bare", "vllm-v0")}
+    assert got == {"my-eng": "vllm", "my-eng2": "vllm", "lean": "sglang", "takes": "trtllm", "bare": "", "vllm-v0": "vllm-v0"}
+    table = pd.DataFrame({"split": ["fit"] * 12, "engine": ["vllm"] * 7 + ["sglang"] * 5,
+                          "engine_slot": ["vllm"] * 7 + ["sglang"] * 5})
+    chosen, which = fit_rows(table, "my-eng", lineage=got["my-eng"])
+    assert len(chosen) == 7 and which == "7 fit rows of engine vllm (profile my-eng)"
+    assert fit_rows(table, "lean", lineage="sglang")[1] == "5 fit rows of engine sglang (profile lean)"
+    assert len(fit_rows(table, "my-eng")[0]) == 12  # without its lineage: every row, as before
