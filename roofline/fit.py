@@ -471,6 +471,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
             "parameter": p.key, "meaning": p.meaning, "unit": p.unit or "-",
             "low": p.to_unit(p.low), "high": p.to_unit(p.high),
             "start": p.to_unit(start[p.field]), "fitted": p.to_unit(getattr(fitted, p.field)),
+            "loaded": None if getattr(loaded, p.field) is None else p.to_unit(getattr(loaded, p.field)),  # as it was read
             "bound": "" if not free[j] else "low" if at_low else ("high" if at_high else ""),
             "fixed": not free[j],
             "determined": bool(sensitivity[j] > 1e-3),
@@ -952,6 +953,9 @@ def fit_report(fit: dict) -> str:
             note.append("not determined by these rows (" + (f"moved from {_shown(row['start'])} to {_shown(row['fitted'])} by the other "
                         "parameters' fit, not by rows of its own" if moved > 0.02 and not row.get("family") else "kept near "
                         + ("the profile's fitted value" if row.get("family") else "start")) + ")")
+            had = row.get("loaded")
+            if had is not None and not row.get("family") and abs(had - row["fitted"]) > 0.02 * span:  # qa187: said, not
+                note.append(f"the profile had {_shown(had)} (its earlier fit's, on other rows; copy it into the fitted block's start: to keep it)")
         if row.get("together_with"):  # the rows fix a combination: --fix one of them to read the other (a family's value
             # cannot be fixed, qa100: rows of that family that move one and not the other would part them)
             how = ("rows of that family at other batches or models would part them" if row.get("family")

@@ -709,3 +709,19 @@ def test_a_copy_fits_the_rows_of_the_engine_it_was_copied_from_whatever_its_name
     assert len(chosen) == 7 and which == "7 fit rows of engine vllm (profile my-eng)"
     assert fit_rows(table, "lean", lineage="sglang")[1] == "5 fit rows of engine sglang (profile lean)"
     assert len(fit_rows(table, "my-eng")[0]) == 12  # without its lineage: every row, as before
+
+
+@pytest.mark.slow
+def test_a_parameter_the_rows_do_not_determine_says_the_value_the_profile_had(tmp_path):
+    """qa187: a fit of dense bf16 rows wrote quantised_moe_efficiency 1 (its start) over vllm's fitted 0.765, which
+    the report marked only 'kept near start'; it now names the value the profile had and how to keep it."""
+    from roofline.serving import load_engine
+
+    fit = run_fit(synthetic_file(tmp_path), "vllm", loss="linear", max_evaluations=60)
+    by = {row["parameter"]: row for row in fit["parameters"]}
+    had = load_engine("vllm").quantised_moe_efficiency
+    assert not by["quantised_moe_efficiency"]["determined"] and by["quantised_moe_efficiency"]["loaded"] == pytest.approx(had)
+    line = next(ln for ln in fit_report(fit).splitlines() if ln.startswith("quantised_moe_efficiency "))
+    assert f"the profile had {had:g} (its earlier fit's, on other rows; copy it into the fitted block's start: to keep it)" in line
+    kernel = next(ln for ln in fit_report(fit).splitlines() if ln.startswith("kernel_latency "))
+    assert "the profile had" not in kernel  # determined: fitted, nothing to say
