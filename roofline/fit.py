@@ -470,7 +470,9 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         params.append({
             "parameter": p.key, "meaning": p.meaning, "unit": p.unit or "-",
             "low": p.to_unit(p.low), "high": p.to_unit(p.high),
-            "start": p.to_unit(start[p.field]), "fitted": p.to_unit(getattr(fitted, p.field)),
+            # a free parameter starts at the nearer bound where the profile's value lies outside them (warned above)
+            "start": p.to_unit(start[p.field] if not free[j] else min(max(start[p.field], p.low), p.high)),
+            "fitted": p.to_unit(getattr(fitted, p.field)),
             "loaded": None if getattr(loaded, p.field) is None else p.to_unit(getattr(loaded, p.field)),  # as it was read
             "bound": "" if not free[j] else "low" if at_low else ("high" if at_high else ""),
             "fixed": not free[j],
@@ -930,10 +932,8 @@ def fit_report(fit: dict) -> str:
              f"RMS log error {fit['rms_log_error']['start']:.3f} at the start values"
              + (f" ({fit['rms_log_error']['loaded']:.3f} with {fit['base'].name} as it is)" if "loaded" in fit["rms_log_error"] else "")
              + f" -> {fit['rms_log_error']['fitted']:.3f} fitted ({fit['evaluations']} evaluations; {fit['status']})",
-             *_faded_rows(fit), "",
-             f"{'parameter':<{w}} {'unit':>4} {'bounds':>15} {'start':>9} {'fitted':>9}  note",
-             "-" * (w + 68)]
-    if fit.get("dropped_overrides"):
+             *_faded_rows(fit), ""]
+    if fit.get("dropped_overrides"):  # said above the table, not inside it (qa187)
         lines.append("dropped: " + ", ".join(f"{key} on {glob}" for glob, key in fit["dropped_overrides"])
                      + " (override values an earlier --per-family fit wrote; --per-family NAME fits them again)")
     if fit.get("shadowed"):
@@ -943,6 +943,7 @@ def fit_report(fit: dict) -> str:
         lines.append(fit["per_family_none"])
     if fit.get("dropped_overrides") or fit.get("shadowed") or fit.get("per_family_none"):
         lines.append("")
+    lines += [f"{'parameter':<{w}} {'unit':>4} {'bounds':>15} {'start':>9} {'fitted':>9}  note", "-" * (w + 68)]
     for row in fit["parameters"]:
         note = ["fixed at its start value (--fix)"] if row["fixed"] else []
         if row["bound"]:

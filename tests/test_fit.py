@@ -235,7 +235,8 @@ def test_a_per_family_parameter_gets_a_value_per_hardware_family_written_as_an_o
     assert engine.for_hardware("h100-sxm").kernel_latency_s == pytest.approx(both["engine"].kernel_latency_s, rel=1e-3)
     with pytest.raises(RooflineError, match="--per-family: expected parameters among"):
         run_fit(path, "vllm", per_family=("host_per_step",))
-    assert both["per_family_none"] == "" and "--per-family" not in fit_report(both).split("parameter ")[0]
+    head = fit_report(both).split("parameter ")[0]  # the notes above the table: the dropped values' line aside
+    assert both["per_family_none"] == "" and "--per-family" not in "\n".join(ln for ln in head.splitlines() if not ln.startswith("dropped:"))
     # rows of H100s alone: no family of its own to fit, said rather than silent (qa100)
     h100 = tmp_path / "h100.csv"
     table = pd.read_csv(path, dtype=str)
@@ -725,3 +726,17 @@ def test_a_parameter_the_rows_do_not_determine_says_the_value_the_profile_had(tm
     assert f"the profile had {had:g} (its earlier fit's, on other rows; copy it into the fitted block's start: to keep it)" in line
     kernel = next(ln for ln in fit_report(fit).splitlines() if ln.startswith("kernel_latency "))
     assert "the profile had" not in kernel  # determined: fitted, nothing to say
+
+
+@pytest.mark.slow
+def test_the_start_column_shows_where_the_fit_starts_and_notes_stand_above_the_table(tmp_path, roofline, monkeypatch):
+    """qa187: a copy with kernel_latency 50 us (above the 20 us bound) showed 50 in the start column while the fit
+    started at 20 (and said so); the 'dropped:' line stood under the table's rule, among the parameters."""
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
+    assert roofline("engines", "new", "slowk", "--from", "vllm", "--set", "kernel_latency=50 us")[0] == 0
+    with pytest.warns(Warning, match="outside the fit's bounds"):
+        fit = run_fit(synthetic_file(tmp_path), "slowk", loss="linear", max_evaluations=40)
+    text = fit_report(fit)
+    line = next(ln for ln in text.splitlines() if ln.startswith("kernel_latency "))
+    assert line.split()[3] == "20", line  # parameter, unit, bounds, start
+    assert text.index("dropped: kernel_latency on mi*") < text.index("parameter ")
