@@ -550,6 +550,8 @@ def measurements_convert(
     batch: Annotated[Optional[int], typer.Option(min=1, help="Client concurrency the runs used, for results that do not "
                                                  "record max_concurrency (refused beside one that records another).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --out file.")] = False,
+    append: Annotated[bool, typer.Option("--append", help="Add the rows to an existing --out measurements file (speculative "
+                                         "runs beside plain ones: one file to fit), or write it where there is none.")] = False,
 ) -> None:
     """Convert serving-benchmark results into measurement rows (mean TPOT and output throughput per result)."""
     from roofline.hardware import load_hardware
@@ -557,7 +559,10 @@ def measurements_convert(
     from roofline.model import load_model
     from roofline.yamlio import check_file_target
 
-    check_file_target(out, force)  # before anything is read: a folder, or an existing file without --force
+    if append and force:
+        raise RooflineError("--append: expected without --force (one adds rows to --out, the other replaces it)")
+    check_file_target(out, force or (append and out.is_file()))  # before anything is read: a folder, or an existing
+    # file without --force (or --append)
     same = next((f for f in files if f.exists() and out.exists() and os.path.samefile(f, out)), None)  # hard links too
     if same is not None:  # --force would replace the benchmark output being converted
         raise RooflineError(f"--out: expected a file other than the results being converted, found {same} among them")
@@ -567,7 +572,9 @@ def measurements_convert(
                              weight_dtype=weight_dtype, kv_dtype=kv_dtype, method=method, k=k, engine=engine,
                              engine_version=engine_version, split=split, draft_tokens=draft_tokens, draft=draft,
                              draft_vocab=draft_vocab, profiles=_dirs(), source_id=source_id, batch=batch)
-    typer.echo(f"{len(rows)} rows from {len(files)} file(s) -> {write_measurements(rows, out, force)}")
+    appended = append and out.is_file()
+    written = write_measurements(rows, out, force, append)
+    typer.echo(f"{len(rows)} rows from {len(files)} file(s) {'appended to' if appended else '->'} {written}")
     if weight_dtype is None and len(rows):  # qa178: the dtype chosen for the user, said
         typer.echo(f"weight dtype {rows['weight_dtype'].iloc[0]}: {model}'s checkpoint as published (the dtype of most of "
                    "its weight bytes); --weight-dtype names another", err=True)

@@ -1041,12 +1041,42 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     return raw
 
 
-def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False) -> Path:
-    """Write rows (text cells in the columns of COLUMNS) as CSV, atomically; refuses to replace a file without force."""
-    from roofline.yamlio import write_text_atomic
+def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, append: bool = False) -> Path:
+    """Write rows (text cells in the columns of COLUMNS) as CSV, atomically; refuses to replace a file without force.
+    `append`: after the rows of an existing measurements file `out` (checked first, as fit reads it), in its own
+    columns and line ends, so that plain and speculative runs converted apart make one file to fit (qa187)."""
+    from roofline.yamlio import read_text, write_text_atomic
 
-    if Path(out).suffix.lower() != ".csv":  # qa115: --out c4.json --force replaced a benchmark result with CSV
+    out = Path(out)
+    if out.suffix.lower() != ".csv":  # qa115: --out c4.json --force replaced a benchmark result with CSV
         raise RooflineError(f"--out: expected a .csv file (measurements are CSV), found {str(out)!r}")
-    text = raw.reindex(columns=list(COLUMNS)).fillna("").to_csv(index=False, lineterminator="\n")
-    write_text_atomic(Path(out), text, force)
-    return Path(out)
+    if not (append and out.exists()):
+        text = raw.reindex(columns=list(COLUMNS)).fillna("").to_csv(index=False, lineterminator="\n")
+        write_text_atomic(out, text, force)
+        return out
+    import warnings
+
+    with warnings.catch_warnings():  # said of the file as written, below
+        warnings.simplefilter("ignore")
+        load_measurements(out)  # a file fit can read, or one line saying why not
+    before = read_text(out)
+    header = next(csv.reader([before.lstrip("\ufeff").splitlines()[0]]))
+    names = [n.strip() for n in header]
+    unknown = [n for n in names if n and n not in COLUMNS]
+    if unknown:
+        raise RooflineError(f"{out}: header: expected the measurements columns (measurements/README.md) to append to, "
+                            f"found {unknown[0]!r}")
+    end = "\r\n" if "\r\n" in before else "\n"
+    new = raw.reindex(columns=header).fillna("").astype(str)
+    old = pd.read_csv(out, dtype=str, keep_default_na=False, encoding="utf-8-sig").rename(columns=str.strip)
+    same = [c for c in header if c.strip() and c.strip() not in ("notes", "source")]
+    if len(old) and same:
+        seen = set(map(tuple, old.reindex(columns=[c.strip() for c in same]).fillna("").to_numpy().tolist()))
+        again = [i for i, row in enumerate(new[same].to_numpy().tolist()) if tuple(row) in seen]
+        if again:  # the same results converted before: counted twice in a fit, said before anything is written
+            raise RooflineError(f"{out}: --append: expected rows not in the file yet, found {len(again)} of the {len(new)} "
+                                "converted there already (the same results converted before); nothing appended")
+    rows = new.to_csv(index=False, header=False, lineterminator=end)
+    write_text_atomic(out, before.rstrip("\r\n") + end + rows, force=True)
+    load_measurements(out)  # says rows that repeat earlier ones (the same results appended twice)
+    return out

@@ -399,6 +399,32 @@ def test_measurements_convert_from_the_cli_writes_rows_that_fit_reads_and_refuse
     assert code == 2 and "no-such-model" in err and not (tmp_path / "x.csv").exists()
 
 
+@pytest.mark.slow
+def test_convert_appends_speculative_runs_to_plain_ones_in_one_file_and_refuses_the_same_results_twice(tmp_path, roofline):
+    """qa187: `convert` takes one --method a call and `fit` one file, so plain and speculative runs were joined by hand.
+    --append adds rows to an existing file in its line ends (a CRLF file stays CRLF); the same results appended again
+    are refused before anything is written, and --append with --force is refused."""
+    plain, spec = tmp_path / "plain.json", tmp_path / "eagle.json"
+    plain.write_text(json.dumps(VLLM_RESULT))
+    spec.write_text(json.dumps({**VLLM_RESULT, "mean_tpot_ms": 6.0, "output_throughput": 5100.0}))
+    out = tmp_path / "mine.csv"
+    common = ("--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--out", out, "--source-id", "me")
+    code, stdout, err = roofline("measurements", "convert", plain, *common, "--append")  # no file yet: written
+    assert code == 0 and "2 rows from 1 file(s) -> " in stdout, err
+    out.write_bytes(out.read_bytes().replace(b"\n", b"\r\n"))  # a file saved on Windows
+    code, stdout, err = roofline("measurements", "convert", spec, *common, "--method", "eagle3", "--k", "3", "--append")
+    assert code == 0 and "2 rows from 1 file(s) appended to" in stdout, err
+    text = out.read_bytes()
+    assert text.count(b"\r\n") == 5 and b"\n" not in text.replace(b"\r\n", b"")
+    rows = load_measurements(out)
+    assert list(rows["method"]) == ["none", "none", "eagle", "eagle"] and set(rows["source_id"]) == {"me"}
+    before = out.read_bytes()
+    code, _, err = roofline("measurements", "convert", spec, *common, "--method", "eagle3", "--k", "3", "--append")
+    assert code == 2 and "found 2 of the 2 converted there already" in err and out.read_bytes() == before
+    code, _, err = roofline("measurements", "convert", spec, *common, "--append", "--force")
+    assert code == 2 and "--append: expected without --force" in err and out.read_bytes() == before
+
+
 @pytest.mark.parametrize(("options", "message"), [
     ({"tp": 0}, "command line: --tp: expected an integer in 1..4096, found 0"),
     ({"tp": 3}, "command line: --tp: expected a divisor of the model's 32 attention heads (llama-3.1-8b), found 3"),
