@@ -576,7 +576,7 @@ def measurements_convert(
     written = write_measurements(rows, out, force, append)
     typer.echo(f"{len(rows)} rows from {len(files)} file(s) {'appended to' if appended else '->'} {written}")
     if weight_dtype is None and len(rows):  # qa178: the dtype chosen for the user, said
-        typer.echo(f"weight dtype {rows['weight_dtype'].iloc[0]}: {model}'s checkpoint as published (the dtype of most of "
+        typer.echo(f"note: weight dtype {rows['weight_dtype'].iloc[0]}: {model}'s checkpoint as published (the dtype of most of "
                    "its weight bytes); --weight-dtype names another", err=True)
 
 

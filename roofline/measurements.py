@@ -724,6 +724,10 @@ def _benchmark_results(path: Path) -> tuple[list[dict], bool]:
     stripped = text.strip()
     if not stripped:
         raise RooflineError(f"{path}: expected benchmark results (JSON or JSON lines), found an empty file")
+    first = stripped.splitlines()[0]
+    if not first.lstrip().startswith(("{", "[")) and "," in first and {"quantity", "value"} <= {c.strip() for c in first.split(",")}:
+        raise RooflineError(f"{path}: expected benchmark results (JSON or JSON lines), found a measurements CSV: fit and "
+                            "accuracy read it as it is")  # qa187: said as 'not valid JSON'
     lines = False
     try:
         data = _json(stripped, f"{path}")
@@ -735,8 +739,8 @@ def _benchmark_results(path: Path) -> tuple[list[dict], bool]:
                 continue
             try:
                 results.append(_json(line, f"{path}: line {n}"))
-            except json.JSONDecodeError as exc:
-                raise RooflineError(f"{path}: line {n}: not valid JSON: {exc.msg}") from None
+            except json.JSONDecodeError as exc:  # where on the line: a truncated file's last string, a stray comma
+                raise RooflineError(f"{path}: line {n}: not valid JSON: {exc.msg} (column {exc.colno})") from None
     for n, item in enumerate(results, 1):
         if not isinstance(item, dict):
             raise RooflineError(f"{path}: result {n}: expected a JSON object of benchmark results, found {type(item).__name__}")
@@ -917,6 +921,13 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         seen.add(identity)
         results, lines = _benchmark_results(path)
         for n, result in enumerate(results, 1):
+            if not {"completed", "mean_tpot_ms", "output_throughput"} & set(result):  # another tool's file (qa187)
+                keys = ", ".join(list(result)[:5]) + (", ..." if len(result) > 5 else "")
+                raise RooflineError(f"{path}: result {n}: expected a result of vllm bench serve / benchmark_serving.py or "
+                                    "SGLang's bench_serving (completed, mean_tpot_ms, output_throughput), found none of "
+                                    f"their fields ({keys or 'an empty object'})"
+                                    + ("; vLLM writes this .pytorch.json beside its result file: convert the result file"
+                                       if path.name.endswith(".pytorch.json") else ""))
             completed = _number(result, ("completed",), path, n, "the number of completed requests")
             no_cap = result.get("max_concurrency") == 0 and not isinstance(result.get("max_concurrency"), bool)
             if no_cap:
@@ -1026,8 +1037,9 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     engines = sorted({row["engine"] for row in rows})
     if engine_version and len(engines) > 1:  # one version stamped on two engines' rows picks the wrong profile for one
         raise field_error("command line", "--engine-version", "results of one engine (--engine picks it)", ", ".join(engines))
-    if not rows:
-        raise RooflineError("convert_benchmark: expected at least one result file with results, found none")
+    if not rows:  # every file an empty list: said as the files, not as this function (qa187)
+        names = [str(p) for p in (paths if isinstance(paths, (list, tuple)) else [paths])]
+        raise field_error("command line", "FILES", "result files holding at least one result", ", ".join(names)[:200] + " (no results)")
     raw = pd.DataFrame(rows, columns=list(COLUMNS))
     checked = check_measurements(raw.astype(str), "converted benchmark output")
     prepared = prepare_rows(checked, profiles, "converted benchmark output")

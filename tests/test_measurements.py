@@ -977,3 +977,25 @@ def test_convert_says_an_engine_given_against_the_results_own_and_a_version_with
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the engine it names, and a version with a number: nothing to say
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", engine="vllm", engine_version="0.10.1")
+
+
+def test_convert_says_a_file_of_another_kind_as_such(tmp_path):
+    """qa187: vLLM's .pytorch.json beside a result read 'completed: expected the number of completed requests, found
+    nothing'; a file of [] named the function convert_benchmark; a truncated file lost its column; a measurements CSV
+    was 'not valid JSON'."""
+    cases = {
+        "run.pytorch.json": ('{"metadata": {}, "benchmark": {"name": "x"}}',
+                             "run.pytorch.json: result 1: expected a result of vllm bench serve / benchmark_serving.py or "
+                             "SGLang's bench_serving (completed, mean_tpot_ms, output_throughput), found none of their fields "
+                             "(metadata, benchmark); vLLM writes this .pytorch.json beside its result file: convert the result file"),
+        "none.json": ("[]", "command line: FILES: expected result files holding at least one result, found"),
+        "cut.json": ('{"completed": 3, "mean_tpot_ms": "ab', "cut.json: line 1: not valid JSON: Unterminated string starting at (column 34)"),
+        "mine.csv": ("source_id,hardware,quantity,value\nme,h100-sxm,step_time_s,0.01\n",
+                     "mine.csv: expected benchmark results (JSON or JSON lines), found a measurements CSV"),
+    }
+    for name, (text, message) in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        with pytest.raises(RooflineError) as error:
+            convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+        assert str(error.value).startswith(str(tmp_path / message) if not message.startswith("command") else message), str(error.value)
