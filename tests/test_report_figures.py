@@ -316,6 +316,8 @@ def test_the_kv_caps_figure_draws_the_drafters_caps_and_speculations_points_whet
         fig = plotters["kv-caps-batch"](r.df, r.ops, r.meta)
         left, right = fig.axes[0], fig.axes[1]
         drawn[ks] = ([list(line.get_ydata()) for line in left.lines], [list(line.get_ydata()) for line in right.lines])
+        # qa188: the finding leads with plain decoding's caps; the panel's are the drafter's, and its label says so
+        assert left.get_ylabel() == "largest batch that fits\n(with the drafter at k = 1)"
     assert drawn["0, 1, 2"] == drawn["1, 2"]
 
 
