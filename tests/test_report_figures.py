@@ -331,3 +331,21 @@ def test_the_break_even_figure_of_a_sweep_of_two_contexts_draws_the_first(plotte
     fig = plotters["break-even-batch"](r.df, r.ops, r.meta)
     assert "context 4k" in fig._suptitle.get_text()
     assert len([p for p in fig.axes[0].patches if p.get_height() > 0]) >= 2  # a bar a GPU
+
+
+def test_the_generic_figure_of_several_methods_shows_the_one_its_finding_headlines(plotters, tmp_path):
+    """qa188: the generic finding spoke of its largest speedup's method (n-gram lookup) while its heatmap, too many
+    panels for both methods (4 devices x 2), showed the first method in table order (the draft model), titled 'draft
+    model only'."""
+    from roofline.findings import generic
+
+    path = tmp_path / "two-methods.yaml"
+    path.write_text("name: two-methods\nhardware: [h100-sxm, h200, a100-sxm-80gb, b200]\nmodel: llama-3.1-8b\nmethod: [draft, ngram]\n"
+                    "draft: llama-3.2-1b\nengine: ideal\naxes:\n  batch: [1, 8, 64]\n  k: [2]\n  alpha: [0.6, 0.9]\n")
+    r = run_scenario(str(path))
+    text = generic(r.df, r.ops, r.meta).text
+    top = r.df[r.df["fits_in_memory"] & (r.df["k"] > 0)].sort_values("speedup").iloc[-1]["method"]
+    assert f"method {top}" in text and top != r.df["method"].iloc[0]  # the headline's method is not the table's first
+    fig = plotters["generic"](r.df, r.ops, r.meta)
+    title = fig._suptitle.get_text()
+    assert {"ngram": "n-gram lookup only", "draft": "draft model only"}[top] in title, title
