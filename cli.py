@@ -342,8 +342,8 @@ def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
     ) -> None:
         from roofline.editing import remove_profile
 
-        path, now = remove_profile(kind, name, _dirs(), force)
-        typer.echo(f"removed {path}")
+        path, now, link = remove_profile(kind, name, _dirs(), force)
+        typer.echo(f"removed {path}" + (f" (a link: {link}, where it pointed, is kept)" if link else ""))
         if now is not None:
             typer.echo(f"note: `{path.stem}` now names {now}", err=True)
 

@@ -783,10 +783,11 @@ def _editable(kind: str, name: str, extra_dirs: tuple, force: bool) -> Path:
     return path
 
 
-def remove_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = False) -> tuple[Path, Path | None]:
+def remove_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = False) -> tuple[Path, Path | None, str | None]:
     """Delete the user profile `name` names on the search path: (the file removed, the file the name finds now, a
-    built-in it hid or an earlier copy, or None). A built-in profile is refused, and so, without `force`, is an engine
-    profile another user engine profile takes its costs from (costs_from), which would no longer load."""
+    built-in it hid or an earlier copy, or None; where the file was a symbolic link, the file it pointed to, which is
+    kept, else None). A built-in profile is refused, and so, without `force`, is an engine profile another user engine
+    profile takes its costs from (costs_from), which would no longer load."""
     path = find_profile(kind, name, extra_dirs)
     if path.resolve().parent == builtin_dir(kind).resolve():
         raise RooflineError(f"{path}: is a built-in profile; nothing removed")
@@ -796,6 +797,7 @@ def remove_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = F
             raise RooflineError(f"{path}: {takers[0]} takes its costs from it (costs_from: {path.stem}) and would no longer "
                                 f"load{f' (and {len(takers) - 1} more)' if len(takers) > 1 else ''}; nothing removed "
                                 "(pass --force to remove it anyway)")
+    link = os.path.realpath(path) if path.is_symlink() else None  # the link goes, the file it points to stays
     try:
         path.unlink()
     except OSError as exc:
@@ -804,7 +806,7 @@ def remove_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = F
         now = find_profile(kind, path.stem, extra_dirs)
     except RooflineError:
         now = None
-    return path, now
+    return path, now, link
 
 
 def _costs_takers(name: str, extra_dirs: tuple) -> list[Path]:

@@ -1537,6 +1537,14 @@ def test_remove_deletes_a_user_profile_and_refuses_a_built_in_or_one_another_tak
     assert code == 0 and not (tmp_path / "sc1.yaml").exists() and "now names" not in err
     code, _, err = roofline("models", "remove", "nope")
     assert code == 2 and "unknown model 'nope'" in err and "Traceback" not in err
+    if hasattr(os, "symlink"):  # a profile that is a link: the link goes, the file it points to stays
+        target = tmp_path / "elsewhere" / "linked.yaml"
+        target.parent.mkdir()
+        target.write_text((tmp_path / "taker.yaml").read_text().replace("name: taker", "name: linked").replace("BASE1", "vllm"))
+        os.symlink(target, tmp_path / "linked.yaml")
+        code, out, err = roofline("engines", "remove", "linked")
+        assert code == 0 and f"(a link: {os.path.realpath(target)}, where it pointed, is kept)" in out, (out, err)
+        assert target.is_file() and not (tmp_path / "linked.yaml").exists()
 
 
 @pytest.mark.slow
