@@ -1056,39 +1056,67 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
 def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, append: bool = False) -> Path:
     """Write rows (text cells in the columns of COLUMNS) as CSV, atomically; refuses to replace a file without force.
     `append`: after the rows of an existing measurements file `out` (checked first, as fit reads it), in its own
-    columns and line ends, so that plain and speculative runs converted apart make one file to fit (qa187)."""
+    columns (names read as fit reads them, spaces around them aside) and line ends, so that plain and speculative runs
+    converted apart make one file to fit (qa187). Refused, before anything is written: a file without a column these
+    rows fill (their values would be lost), rows the file holds already (the same results converted before: the same
+    source, quantity and value, or every column alike), a file that cannot be written; the whole is checked as fit
+    reads it before it replaces the file (qa189)."""
+    import os
+    import tempfile
+    import warnings
+
     from roofline.yamlio import read_text, write_text_atomic
 
     out = Path(out)
     if out.suffix.lower() != ".csv":  # qa115: --out c4.json --force replaced a benchmark result with CSV
         raise RooflineError(f"--out: expected a .csv file (measurements are CSV), found {str(out)!r}")
+    new = raw.reindex(columns=list(COLUMNS)).fillna("").astype(str)
     if not (append and out.exists()):
-        text = raw.reindex(columns=list(COLUMNS)).fillna("").to_csv(index=False, lineterminator="\n")
-        write_text_atomic(out, text, force)
+        write_text_atomic(out, new.to_csv(index=False, lineterminator="\n"), force)
         return out
-    import warnings
-
     with warnings.catch_warnings():  # said of the file as written, below
         warnings.simplefilter("ignore")
         load_measurements(out)  # a file fit can read, or one line saying why not
+    if not os.access(out, os.W_OK) or not out.stat().st_mode & 0o200:  # the atomic rename would replace a read-only
+        # file (qa189), even as root, whom access() lets write anything
+        raise RooflineError(f"{out}: --append: cannot write: the file is read-only; nothing appended")
     before = read_text(out)
     header = next(csv.reader([before.lstrip("\ufeff").splitlines()[0]]))
     names = [n.strip() for n in header]
-    unknown = [n for n in names if n and n not in COLUMNS]
+    known = set(COLUMNS) | set(DEFAULTS) | set(REQUIRED)
+    unknown = [n for n in names if n and n not in known]
     if unknown:
         raise RooflineError(f"{out}: header: expected the measurements columns (measurements/README.md) to append to, "
                             f"found {unknown[0]!r}")
-    end = "\r\n" if "\r\n" in before else "\n"
-    new = raw.reindex(columns=header).fillna("").astype(str)
+    lost = [c for c in COLUMNS if c not in names and (new[c] != "").any()]
+    if lost:  # qa189: a file of the required columns alone took rows whose acceptance length and engine went missing
+        value = new.loc[new[lost[0]] != "", lost[0]].iloc[0]
+        raise RooflineError(f"{out}: --append: expected a column {lost[0]!r}, which these rows fill ({lost[0]} {value}), "
+                            f"found none{f' (nor {len(lost) - 1} more)' if len(lost) > 1 else ''}: add it to the file's "
+                            "header, or convert to a file of its own; nothing appended")
     old = pd.read_csv(out, dtype=str, keep_default_na=False, encoding="utf-8-sig").rename(columns=str.strip)
-    same = [c for c in header if c.strip() and c.strip() not in ("notes", "source")]
-    if len(old) and same:
-        seen = set(map(tuple, old.reindex(columns=[c.strip() for c in same]).fillna("").to_numpy().tolist()))
-        again = [i for i, row in enumerate(new[same].to_numpy().tolist()) if tuple(row) in seen]
-        if again:  # the same results converted before: counted twice in a fit, said before anything is written
+    mine = new.reindex(columns=names).fillna("")  # the file's columns in its order (one convert leaves empty stays so)
+    same = [c for c in names if c and c not in ("notes", "source")]
+    if len(old):
+        seen = set(map(tuple, old.reindex(columns=same).fillna("").to_numpy().tolist()))
+        results = set(map(tuple, old.reindex(columns=["source", "quantity", "value"]).fillna("").to_numpy().tolist()))
+        pairs = zip(mine[same].to_numpy().tolist(), new[["source", "quantity", "value"]].to_numpy().tolist())
+        again = [i for i, (row, result) in enumerate(pairs) if tuple(row) in seen or (result[0] and tuple(result) in results)]
+        if again:  # the same results converted before (under another --source-id or --engine-version too): counted twice
             raise RooflineError(f"{out}: --append: expected rows not in the file yet, found {len(again)} of the {len(new)} "
                                 "converted there already (the same results converted before); nothing appended")
-    rows = new.to_csv(index=False, header=False, lineterminator=end)
-    write_text_atomic(out, before.rstrip("\r\n") + end + rows, force=True)
-    load_measurements(out)  # says rows that repeat earlier ones (the same results appended twice)
+    end = "\r\n" if "\r\n" in before else "\n"
+    text = before.rstrip("\r\n") + end + mine.to_csv(index=False, header=False, lineterminator=end)
+    with tempfile.TemporaryDirectory() as tmp:  # the whole as fit reads it, before it replaces the file
+        check = Path(tmp) / out.name
+        check.write_text(text, encoding="utf-8", newline="")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                load_measurements(check)
+            except RooflineError as exc:
+                raise RooflineError(f"{out}: --append: " + str(exc).replace(f"{check}: ", "with these rows: ")
+                                    + "; nothing appended") from None
+    write_text_atomic(out, text, force=True)
+    load_measurements(out)  # says rows that repeat earlier ones in other words
     return out

@@ -423,6 +423,32 @@ def test_convert_appends_speculative_runs_to_plain_ones_in_one_file_and_refuses_
     assert code == 2 and "found 2 of the 2 converted there already" in err and out.read_bytes() == before
     code, _, err = roofline("measurements", "convert", spec, *common, "--append", "--force")
     assert code == 2 and "--append: expected without --force" in err and out.read_bytes() == before
+    code, _, err = roofline("measurements", "convert", plain, *common[:-2], "--source-id", "another", "--append")
+    assert code == 2 and "converted there already" in err and out.read_bytes() == before  # qa189: the same results
+    # qa189: a header with spaces after its commas had its cells written empty, and a file of the required columns
+    # alone lost the rows' source and engine; a documented optional column (pp) was refused as unknown
+    rows = pd.read_csv(out, dtype=str, keep_default_na=False)
+    spaced = tmp_path / "spaced.csv"
+    spaced.write_text(", ".join(rows.columns) + "\n" + rows.head(2).to_csv(index=False, header=False))
+    bare = tmp_path / "bare.csv"
+    rows.head(2)[["hardware", "gpus", "tp", "model", "weight_dtype", "kv_dtype", "batch", "input_len", "output_len",
+                  "method", "k", "quantity", "value"]].to_csv(bare, index=False)
+    with_pp = tmp_path / "pp.csv"
+    rows.head(2).assign(pp="1").to_csv(with_pp, index=False)
+    for path in (spaced, with_pp):
+        code, _, err = roofline("measurements", "convert", spec, *common[:-3], path, "--source-id", "me", "--method",
+                                "eagle3", "--k", "3", "--append")
+        assert code == 0, err
+        table = load_measurements(path)
+        assert list(table["method"]) == ["none", "none", "eagle", "eagle"] and set(table["engine"]) == {"vllm"}
+    kept = bare.read_bytes()
+    code, _, err = roofline("measurements", "convert", spec, *common[:-3], bare, "--source-id", "me", "--append")
+    assert code == 2 and "expected a column 'source_id', which these rows fill (source_id me)" in err and bare.read_bytes() == kept
+    locked = tmp_path / "locked.csv"
+    locked.write_bytes(kept)
+    locked.chmod(0o444)
+    code, _, err = roofline("measurements", "convert", spec, *common[:-3], locked, "--append")
+    assert code == 2 and "the file is read-only; nothing appended" in err and locked.read_bytes() == kept
 
 
 @pytest.mark.parametrize(("options", "message"), [
