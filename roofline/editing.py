@@ -788,13 +788,16 @@ def remove_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = F
     built-in it hid or an earlier copy, or None; where the file was a symbolic link, the file it pointed to, which is
     kept, else None). A built-in profile is refused, and so, without `force`, is an engine profile another user engine
     profile takes its costs from (costs_from), which would no longer load."""
-    path = find_profile(kind, name, extra_dirs)
+    try:
+        path = find_profile(kind, name, extra_dirs)
+    except UnreadableProfile as exc:  # a broken file of the user's is removed too (qa189: it could not be)
+        path = Path(exc.path)
     if path.resolve().parent == builtin_dir(kind).resolve():
         raise RooflineError(f"{path}: is a built-in profile; nothing removed")
     if kind == "engine" and not force:
-        takers = [other for other in _costs_takers(path.stem, extra_dirs) if other.resolve() != path.resolve()]
+        takers = _costs_takers(path, extra_dirs)
         if takers:
-            raise RooflineError(f"{path}: {takers[0]} takes its costs from it (costs_from: {path.stem}) and would no longer "
+            raise RooflineError(f"{path}: {takers[0][0]} takes its costs from it (costs_from: {takers[0][1]}) and would no longer "
                                 f"load{f' (and {len(takers) - 1} more)' if len(takers) > 1 else ''}; nothing removed "
                                 "(pass --force to remove it anyway)")
     link = os.path.realpath(path) if path.is_symlink() else None  # the link goes, the file it points to stays
@@ -809,18 +812,28 @@ def remove_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = F
     return path, now, link
 
 
-def _costs_takers(name: str, extra_dirs: tuple) -> list[Path]:
-    """The engine profiles on the search path whose costs_from names engine `name` (case folded, as it is looked up)."""
+def _costs_takers(path: Path, extra_dirs: tuple) -> list[tuple[Path, str]]:
+    """The engine profiles on the search path that take their costs from file `path` (costs_from, a name or a path,
+    resolved as load_engine resolves it) and would not load without it: no other file of that name found in its place
+    (qa189: a user copy named vllm, once removed, leaves vllm-v0 the built-in vllm's costs)."""
+    from roofline.profiles import user_dirs
+
     out = []
     for other in list_names("engine", extra_dirs):
         try:
             found = find_profile("engine", other, extra_dirs)
-            data = read_yaml(found)
-        except RooflineError:  # unreadable: it names nothing that can be checked
+            taken = read_yaml(found).get("costs_from")
+            source = find_profile("engine", taken.strip(), extra_dirs) if isinstance(taken, str) and taken.strip() else None
+        except RooflineError:  # unreadable, or its costs_from names nothing now: nothing this removal changes
             continue
-        taken = data.get("costs_from") if isinstance(data, dict) else None
-        if isinstance(taken, str) and taken.strip().lower() == name.lower():
-            out.append(found)
+        if source is None or source.resolve() != path.resolve() or found.resolve() == path.resolve():
+            continue
+        by_name = not taken.strip().lower().endswith((".yaml", ".yml"))
+        folders = (*user_dirs(extra_dirs), builtin_dir("engine"))
+        if by_name and any(f.is_file() and f.resolve() != path.resolve()
+                           for d in folders for f in (Path(d) / f"{taken.strip()}.yaml", Path(d) / f"{taken.strip()}.yml")):
+            continue  # another file of that name takes its place
+        out.append((found, taken.strip()))
     return out
 
 

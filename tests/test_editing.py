@@ -1529,7 +1529,7 @@ def test_remove_deletes_a_user_profile_and_refuses_a_built_in_or_one_another_tak
     (tmp_path / "base1.yaml").write_text("type: engine\nname: base1\nsource: s\nhost_per_step: 1 ms\n")
     (tmp_path / "taker.yaml").write_text("type: engine\nname: taker\nsource: s\ncosts_from: BASE1\n")
     code, _, err = roofline("engines", "remove", "base1")
-    assert code == 2 and f"{tmp_path / 'taker.yaml'} takes its costs from it (costs_from: base1)" in err, err
+    assert code == 2 and f"{tmp_path / 'taker.yaml'} takes its costs from it (costs_from: BASE1)" in err, err
     assert (tmp_path / "base1.yaml").exists()
     assert roofline("engines", "remove", "base1", "--force")[0] == 0 and not (tmp_path / "base1.yaml").exists()
     assert roofline("scenarios", "new", "sc1", "--from", "kv-caps-batch")[0] == 0
@@ -1537,6 +1537,17 @@ def test_remove_deletes_a_user_profile_and_refuses_a_built_in_or_one_another_tak
     assert code == 0 and not (tmp_path / "sc1.yaml").exists() and "now names" not in err
     code, _, err = roofline("models", "remove", "nope")
     assert code == 2 and "unknown model 'nope'" in err and "Traceback" not in err
+    # qa189: a copy named vllm was refused for vllm-v0's sake, which then takes the built-in's; a broken file could not
+    # be removed; a costs_from given as a path went unseen
+    assert roofline("engines", "new", "vllm", "--from", "vllm", "--force")[0] == 0
+    code, _, err = roofline("engines", "remove", "vllm")
+    assert code == 0 and "now names" in err, err
+    (tmp_path / "broken.yaml").write_text("type: model\nname: broken\nfoo: [\n")
+    assert roofline("models", "remove", "broken")[0] == 0 and not (tmp_path / "broken.yaml").exists()
+    assert roofline("engines", "new", "myv", "--from", "vllm")[0] == 0
+    (tmp_path / "bypath.yaml").write_text(f"type: engine\nname: bypath\nsource: s\ncosts_from: {tmp_path / 'myv.yaml'}\n")
+    code, _, err = roofline("engines", "remove", "myv")
+    assert code == 2 and f"bypath.yaml takes its costs from it (costs_from: {tmp_path / 'myv.yaml'})" in err, err
     if hasattr(os, "symlink"):  # a profile that is a link: the link goes, the file it points to stays
         target = tmp_path / "elsewhere" / "linked.yaml"
         target.parent.mkdir()
