@@ -170,10 +170,11 @@ def _changed_spec_note(field: str, value, profiles: tuple, hardware: HardwareSpe
             f"is labelled {value.name} in every output ({advice or 'dataclasses.replace(spec, name=...) names it apart'})")
 
 
-def _source_file(value, spec) -> str | None:
+def _source_file(value, spec, profiles: tuple = ()) -> str | None:
     """The file `spec` (the profile argument `value` gave) was read from, as an absolute path; None for a spec object
     built in code or changed since it was read: dataclasses.replace keeps the `path` of the spec it copies, which then
-    named a file that does not describe it (qa185). A spec object is compared with that file read again."""
+    named a file that does not describe it (qa185). A spec object is compared with that file read again, with the
+    caller's profile folders (qa189: an engine whose costs_from is a profile of those folders)."""
     if not spec.path:
         return None
     loaders = {HardwareSpec: _load_hardware, ModelSpec: _load_model, ServingEngine: _load_engine}
@@ -183,7 +184,7 @@ def _source_file(value, spec) -> str | None:
         try:
             with warnings.catch_warnings():  # said when the profile was first read, or not about this spec
                 warnings.simplefilter("ignore")
-                read = loaders[type(value)](spec.path)
+                read = loaders[type(value)](spec.path, profiles)  # a costs_from found as the caller's folders find it
         except RooflineError:  # gone or broken since: no longer the spec's source
             return None
         given = value.general if isinstance(value, ServingEngine) and value.general is not None else value
@@ -346,14 +347,19 @@ def errors_named(caller: str):
 
 
 def _named_profile(where: str, field: str, loader, value, profiles):
-    """loader(value, profiles), an unknown name said with the option that gave it ('predict: draft_hardware: unknown
-    hardware ...'), as a sweep names its key: the target's hardware and the drafter's read alike (qa110)."""
+    """loader(value, profiles), its errors said with the call and the option that gave it ('predict: draft_hardware:
+    unknown hardware ...'), as a sweep names its key: the target's hardware and the drafter's read alike (qa110); a
+    spec object's own check once ('predict: hardware spec ...'), a broken file with its path (qa189)."""
     if isinstance(value, str) and not value.strip():  # qa185: said without the call's name
         raise RooflineError(f"{where}: {field}: expected a non-empty name, found {value!r}")
     try:
         return loader(value, profiles)
-    except UnknownName as exc:
-        raise UnknownName(f"{where}: {field}: {exc}") from None
+    except RooflineError as exc:  # an unknown name, a broken file, a spec object that no profile check saw: the call's
+        if str(exc).startswith(f"{where}: "):
+            raise
+        text = str(exc)  # 'hardware spec ...' under hardware, 'profiles: ...' under any: said once, not twice
+        said = f"{where}: {text}" if text.startswith((f"{field} ", "profiles:")) else f"{where}: {field}: {text}"
+        raise (UnknownName(said) if isinstance(exc, UnknownName) else RooflineError(said)) from None
 
 
 def _experts_a_pass(target, dep, batch, q: int, count_key: str) -> dict:
@@ -485,7 +491,7 @@ def predict(
         "engine": eng.name,
         "engine_values": {k: v for k, v in eng.to_json().items() if k not in ("overrides", "fitted")},  # as applied on this device's family
         # the file each profile was read from (None: a spec object built in code), so a result can be traced to its inputs
-        "profile_files": {key: _source_file(value, spec)
+        "profile_files": {key: _source_file(value, spec, profiles)
                           for key, value, spec in (("hardware", hardware, hw), ("model", model, target), ("engine", engine, eng),
                                                    ("draft_hardware", draft_hardware, draft_hw), ("draft", draft, draft_spec))
                           if spec is not None},
@@ -714,6 +720,16 @@ def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) ->
     (HardwareSpec, ModelSpec, ServingEngine) or paths as well as names, and hardware, draft_hardware, model and engine
     lists of them (draft is one model, as in a scenario file).
     """
+    try:
+        return _sweep(scenario, profiles)
+    except RooflineError as exc:  # every error said as the call's (qa189: a spec object's check, a profile's file)
+        if str(exc).startswith("sweep: "):
+            raise
+        raise (UnknownName(f"sweep: {exc}") if isinstance(exc, UnknownName) else RooflineError(f"sweep: {exc}")) from None
+
+
+def _sweep(scenario, profiles) -> pd.DataFrame:
+    """sweep's work; its errors said by sweep."""
     from roofline.grid import load_configs, run_sweep
     from roofline.scenario import load_scenario, scenario_from_dict
 

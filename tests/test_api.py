@@ -48,7 +48,7 @@ def test_a_negative_zero_alpha_is_said_as_0():
 
 
 def test_one_profile_folder_may_be_given_as_a_string(tmp_path):
-    with pytest.raises(RooflineError, match=f"^profiles: {tmp_path / 'none'}: expected a folder of profiles, found nothing$"):
+    with pytest.raises(RooflineError, match=f"^predict: profiles: {tmp_path / 'none'}: expected a folder of profiles, found nothing$"):
         roofline.predict("h100-sxm", "llama-3.1-8b", profiles=str(tmp_path / "none"))
     assert roofline.load_hardware("h100-sxm", profiles=str(tmp_path)).name == "h100-sxm"
 
@@ -103,12 +103,12 @@ def test_sweep_by_name_equals_predict_at_the_same_point():
 
 def test_spec_objects_changed_in_python_are_checked_like_profiles():
     h100 = roofline.load_hardware("h100-sxm")
-    with pytest.raises(RooflineError, match=r"^hardware spec 'h100-sxm': mem_bw_bytes_per_s: expected a positive finite number"):
+    with pytest.raises(RooflineError, match=r"^predict: hardware spec 'h100-sxm': mem_bw_bytes_per_s: expected a positive finite number"):
         roofline.predict(dataclasses.replace(h100, mem_bw_bytes_per_s=-1), "llama-3.1-8b")
-    with pytest.raises(RooflineError, match=r"^hardware spec 'h100-sxm': mem_efficiency: expected a fraction in \[0.01, 1\]"):
+    with pytest.raises(RooflineError, match=r"^predict: hardware spec 'h100-sxm': mem_efficiency: expected a fraction in \[0.01, 1\]"):
         roofline.predict(dataclasses.replace(h100, mem_efficiency=5.0), "llama-3.1-8b")
     bad_model = dataclasses.replace(roofline.load_model("llama-3.1-8b"), name="odd", layers=0)
-    with pytest.raises(RooflineError, match=r"^model spec 'odd': "):
+    with pytest.raises(RooflineError, match=r"^sweep: model spec 'odd': "):
         roofline.sweep({"hardware": "h100-sxm", "model": bad_model})
 
 
@@ -675,6 +675,10 @@ def test_predict_and_scenario_json_name_the_file_of_every_profile(tmp_path):
     same = dataclasses.replace(roofline.load_hardware("h100"), notes="mine")  # words only: still that file's device
     files = roofline.predict(same, "llama-3.1-8b", engine=roofline.load_engine("sglang").for_hardware(same))["profile_files"]
     assert files["hardware"].endswith("h100-sxm.yaml") and files["engine"].endswith("sglang.yaml")
+    (tmp_path / "base2.yaml").write_text("type: engine\nname: base2\nsource: s\nhost_per_step: 1 ms\n")
+    (tmp_path / "kid.yaml").write_text("type: engine\nname: kid\nsource: s\ncosts_from: base2\n")  # qa189: its costs_from is
+    kid = roofline.load_engine("kid", (tmp_path,))  # found in the caller's folder only, which the re-read left out
+    assert roofline.predict("h100", "llama-3.1-8b", engine=kid, profiles=(tmp_path,))["profile_files"]["engine"] == str(tmp_path / "kid.yaml")
     with pytest.raises(RooflineError, match=r"hardware spec 'h100-sxm': path: expected a string, found 5"):  # not a TypeError
         roofline.predict(dataclasses.replace(roofline.load_hardware("h100"), path=5), "llama-3.1-8b")
     with pytest.raises(RooflineError, match=r"engine spec 'vllm': costs_from: expected a string, found 5"):
