@@ -176,7 +176,7 @@ def copied_from(engine: ServingEngine, profiles: tuple = (), depth: int = 0) -> 
         return engine.name
     if depth > 8 or not engine.path:
         return ""
-    source = Path(engine.costs_from).stem if engine.costs_from else ""
+    source = engine.costs_from  # the path load_engine found it at (qa189: by its stem, another file of that name)
     if not source:
         try:
             lines = _read_text(Path(engine.path)).splitlines()
@@ -473,7 +473,10 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
             # a free parameter starts at the nearer bound where the profile's value lies outside them (warned above)
             "start": p.to_unit(start[p.field] if not free[j] else min(max(start[p.field], p.low), p.high)),
             "fitted": p.to_unit(getattr(fitted, p.field)),
-            "loaded": None if getattr(loaded, p.field) is None else p.to_unit(getattr(loaded, p.field)),  # as it was read
+            # the profile's value where it is an earlier fit's (in its fitted.parameters; qa189: a hand-set 30 us and
+            # ideal's 0 were called an earlier fit's)
+            "loaded": (p.to_unit(getattr(loaded, p.field)) if getattr(loaded, p.field) is not None
+                       and p.key in ((loaded.fitted or {}).get("parameters") or ()) else None),
             "bound": "" if not free[j] else "low" if at_low else ("high" if at_high else ""),
             "fixed": not free[j],
             "determined": bool(sensitivity[j] > 1e-3),
@@ -954,7 +957,7 @@ def fit_report(fit: dict) -> str:
             note.append("not determined by these rows (" + (f"moved from {_shown(row['start'])} to {_shown(row['fitted'])} by the other "
                         "parameters' fit, not by rows of its own" if moved > 0.02 and not row.get("family") else "kept near "
                         + ("the profile's fitted value" if row.get("family") else "start")) + ")")
-            had = row.get("loaded")
+            had = row.get("loaded")  # the profile's value where an earlier fit set it (not a hand's, not a default's)
             if had is not None and not row.get("family") and abs(had - row["fitted"]) > 0.02 * span:  # qa187: said, not
                 note.append(f"the profile had {_shown(had)} (its earlier fit's, on other rows; copy it into the fitted block's start: to keep it)")
         if row.get("together_with"):  # the rows fix a combination: --fix one of them to read the other (a family's value

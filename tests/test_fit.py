@@ -704,6 +704,13 @@ def test_a_copy_fits_the_rows_of_the_engine_it_was_copied_from_whatever_its_name
     (tmp_path / "bare.yaml").write_text("type: engine\nname: bare\nsource: s\n")
     got = {n: copied_from(load_engine(n)) for n in ("my-eng", "my-eng2", "lean", "takes", "bare", "vllm-v0")}
     assert got == {"my-eng": "vllm", "my-eng2": "vllm", "lean": "sglang", "takes": "trtllm", "bare": "", "vllm-v0": "vllm-v0"}
+    # qa189: a costs_from given as a path was followed by its stem, to another file of that name (a vllm copy here)
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    (other / "xx.yaml").write_text((tmp_path / "lean.yaml").read_text().replace("name: lean", "name: xx"))
+    assert roofline("engines", "new", "xx", "--from", "vllm")[0] == 0
+    (tmp_path / "bypath.yaml").write_text(f"type: engine\nname: bypath\nsource: s\ncosts_from: {other / 'xx.yaml'}\n")
+    assert copied_from(load_engine("bypath")) == "sglang"
     table = pd.DataFrame({"split": ["fit"] * 12, "engine": ["vllm"] * 7 + ["sglang"] * 5,
                           "engine_slot": ["vllm"] * 7 + ["sglang"] * 5})
     chosen, which = fit_rows(table, "my-eng", lineage=got["my-eng"])
@@ -733,10 +740,13 @@ def test_the_start_column_shows_where_the_fit_starts_and_notes_stand_above_the_t
     """qa187: a copy with kernel_latency 50 us (above the 20 us bound) showed 50 in the start column while the fit
     started at 20 (and said so); the 'dropped:' line stood under the table's rule, among the parameters."""
     monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
-    assert roofline("engines", "new", "slowk", "--from", "vllm", "--set", "kernel_latency=50 us")[0] == 0
+    assert roofline("engines", "new", "slowk", "--from", "vllm", "--set", "kernel_latency=50 us",
+                    "--set", "spec_per_iteration=6 ms")[0] == 0  # both above their bounds (20 us, 5 ms)
     with pytest.warns(Warning, match="outside the fit's bounds"):
         fit = run_fit(synthetic_file(tmp_path), "slowk", loss="linear", max_evaluations=40)
     text = fit_report(fit)
     line = next(ln for ln in text.splitlines() if ln.startswith("kernel_latency "))
     assert line.split()[3] == "20", line  # parameter, unit, bounds, start
+    spec = next(ln for ln in text.splitlines() if ln.startswith("spec_per_iteration "))
+    assert "not determined" in spec and "the profile had" not in spec  # qa189: set by hand, not an earlier fit's value
     assert text.index("dropped: kernel_latency on mi*") < text.index("parameter ")
