@@ -536,6 +536,13 @@ def _removed_note(kind: str, doc_before: dict, pairs, where: str, source: str, k
             if keys[0] not in _known_fields(kind):  # a misspelt field a broken file had has no default (qa98)
                 warn(f"{where}: {keys[0]} removed (not a field of {kind} profiles; it was {shown})")
                 continue
+            if kind == "scenario" and keys[0] == "question":  # qa189: said as 'the tool's default ... from' the source
+                from roofline.scenario import REPORT_QUESTIONS, name_from_file
+
+                own = doc_before.get("name") or name_from_file(where)
+                warn(f"{where}: question removed (it was {shown}): a report gives the scenario "
+                     + (f"the {own} question's finding, its name's" if own in REPORT_QUESTIONS else "the generic finding"))
+                continue
             if kind == "scenario" and keys[0] == "name":  # its file's name, not a default 'from' the source (qa184)
                 from roofline.scenario import name_from_file
 

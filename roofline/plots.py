@@ -1462,7 +1462,7 @@ def say_log_scales(fig) -> None:
     for ax in fig.axes:
         for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
             label = axis.get_label_text()
-            if scale != "log" or not label or "log" in label.lower():
+            if scale != "log" or not label or re.search(r"\blog\b", label.lower()):  # 'logits' is no 'log' (qa189)
                 continue
             axis.set_label_text(label[:-1] + "; log scale)" if label.endswith(")") else label + " (log scale)")
 

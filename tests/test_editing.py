@@ -1567,6 +1567,9 @@ def test_a_scenario_s_name_removed_is_said_as_its_file_s_name(roofline, tmp_path
     assert code == 0, err
     assert f"{tmp_path / 'my-s6.yaml'}: name removed (it was my-s6): the scenario takes its file's name, my-s6" in err, err
     assert "from fast-tier" not in err
+    # qa189: a question removed was said as 'the tool's default ... from break-even-batch'
+    code, _, err = roofline("scenarios", "new", "my-q", "--from", "break-even-batch", "--set", "question=null")
+    assert code == 0 and "question removed (it was break-even-batch): a report gives the scenario the generic finding" in err, err
 
 
 @pytest.mark.slow

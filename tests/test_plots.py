@@ -1027,8 +1027,10 @@ def test_a_log_axis_says_so_in_its_label():
     b.set_yscale("log")
     b.set_ylabel("USD (log)")
     b.set_xlabel("batch")
+    b.set_xscale("log")
+    b.set_xlabel("logits a step")  # qa189: 'logits' is no 'log'
     plots.say_log_scales(fig)
     assert a.get_xlabel() == "tokens/s per user (log scale)"
     assert a.get_ylabel() == "break-even batch\n(speedup ≥ 1 up to it; log scale)"
-    assert (b.get_ylabel(), b.get_xlabel()) == ("USD (log)", "batch")
+    assert (b.get_ylabel(), b.get_xlabel()) == ("USD (log)", "logits a step (log scale)")
     plt.close(fig)
