@@ -495,7 +495,8 @@ def arrange(fig: Figure) -> None:
     plot_top, plot_bottom = 1 - top / height_px, bottom / height_px
     for bar in bars:  # in the right strip, 90% of the panels' height, centred
         h = (plot_top - plot_bottom) * 0.9
-        x0 = 1 - (right - pad) / width_px
+        x0 = 1 - (right - pad - most["right"]) / width_px  # past the panels' tick labels that overhang their right
+        # edge (qa190: a two-row heatmap's last tick, '1024', ran under the bar)
         bar.set_position([x0, plot_bottom + (plot_top - plot_bottom - h) / 2, COLORBAR_WIDTH_IN * fig.dpi / width_px, h])
 
 
@@ -1249,7 +1250,7 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         shown = distinct_labels([alphas[i] for i in yt if alphas[i] >= 0])
         ax.set_yticks(list(yt), [nan_label if alphas[i] < 0 else shown[alphas[i]] for i in yt])
         ax.grid(False)
-        ax.set_xlabel("batch size B (sequences)")
+        ax.set_xlabel("batch size B (sequences; a column each)")  # qa190: evenly spaced, whatever the values
         ax.set_ylabel("acceptance rate α (per token)")
     cbar = fig.colorbar(image, cax=fig.add_axes((0.0, 0.0, 0.01, 0.01)), label="speedup over plain decoding (×)")  # placed by `arrange`
     steps = (0.8, 0.9, 1.0, 1.1, 1.25) if span < math.log(1.4) else (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2) if span < math.log(2.5) \
@@ -1278,7 +1279,10 @@ def _heatmap_title(swept_k: np.ndarray, pays: np.ndarray, crossed: bool, grey: b
     else:
         key = ["black line: break-even" if crossed else "break-even between cells that do not touch"]
     fit = best[best["fits_in_memory"].astype(bool)] if pays.size else best.iloc[:0]  # no cell shown: no k to explain
-    if (fit["k"] == 0).any():
+    # a k=0 label where cells carry labels, on a cell where speculation fits (qa190: said of unlabelled cells, and
+    # where k = 0 was plain decoding beside a drafter that does not fit: a grey cell)
+    spec_fits = fit["spec_fits"].fillna(False).astype(bool) if "spec_fits" in fit else pd.Series(True, index=fit.index)
+    if annotate and ((fit["k"] == 0) & spec_fits).any():
         key.append("k=0: speculation does not pay (speedup 1)")
     if (fit["k"] >= k_top).any() and annotate:
         key.append(f"k≥{int(k_top)}: largest k swept, best may lie beyond")

@@ -1034,3 +1034,21 @@ def test_a_log_axis_says_so_in_its_label():
     assert a.get_ylabel() == "break-even batch\n(speedup ≥ 1 up to it; log scale)"
     assert (b.get_ylabel(), b.get_xlabel()) == ("USD (log)", "logits a step (log scale)")
     plt.close(fig)
+
+
+@pytest.mark.slow
+def test_a_heatmap_explains_k_0_only_where_a_cell_says_it_and_its_colour_bar_clears_the_tick_labels():
+    """qa190: fast-tier-premium's heatmap (111 batch columns, no cell labels) keyed 'k=0: speculation does not pay',
+    said of cells where k = 0 was plain decoding beside a drafter that did not fit (grey); and the bar of a two-row
+    heatmap covered the last x tick ('1024' read '102')."""
+    batches = sorted({int(round(b)) for b in np.geomspace(1, 1024, 161)})
+    _, _, df, ops = _tables({**SMALL, "hardware": ["h100-sxm", "h200", "mi300x", "a100-sxm-80gb"], "engine": "vllm",
+                             "axes": {"batch": batches, "context": [2048], "k": [1, 2, 3], "alpha": [0.8]}})
+    fig = _figure("speedup_heatmap", df, ops, {**META, "method": "eagle"})
+    assert not any(t.get_text() == "k=0" or "\nk=0" in t.get_text() for ax in fig.axes for t in ax.texts)  # no cell labels
+    assert "k=0" not in fig._suptitle.get_text()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    bar = [ax for ax in fig.axes if ax.get_subplotspec() is None][0].get_window_extent(renderer)
+    ticks = [t.get_window_extent(renderer) for ax in _panel_axes(fig) for t in ax.get_xticklabels() if t.get_text()]
+    assert ticks and max(t.x1 for t in ticks) < bar.x0
