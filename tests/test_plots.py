@@ -1052,3 +1052,18 @@ def test_a_heatmap_explains_k_0_only_where_a_cell_says_it_and_its_colour_bar_cle
     bar = [ax for ax in fig.axes if ax.get_subplotspec() is None][0].get_window_extent(renderer)
     ticks = [t.get_window_extent(renderer) for ax in _panel_axes(fig) for t in ax.get_xticklabels() if t.get_text()]
     assert ticks and max(t.x1 for t in ticks) < bar.x0
+
+
+@pytest.mark.slow
+def test_the_roofline_figures_large_batch_fits_with_every_method_swept():
+    """qa190: break-even-batch's L4 panel drew 'B = 128', where EAGLE and n-gram lookup fit and the draft model (its own
+    weights and KV cache beside the target's) fits to 74 only: the large batch is one where every method fits."""
+    data = {**SMALL, "hardware": "l4", "method": ["draft", "eagle"], "draft": "llama-3.2-1b", "engine": "ideal",
+            "axes": {"batch": [1, 32, 64, 96, 128], "context": [256], "k": [2], "alpha": [0.8]}}
+    _, _, df, ops = _tables(data)
+    fits = df[df["fits_in_memory"] & (df["k"] == 2)].groupby("method")["batch"].max()
+    assert fits["draft"] < fits["eagle"]  # the case: the draft model fits to a smaller batch
+    fig = _figure("roofline", df, ops, {**META, "method": ["draft", "eagle"], "hardware": {"l4": "NVIDIA L4 24GB"}})
+    labels = [t.get_text() for lg in fig.legends for t in lg.get_texts()]
+    large = [label for label in labels if "(fits with every method swept)" in label]
+    assert large and all(f"B = {fits['draft']:g}," in label for label in large), labels
