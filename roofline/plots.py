@@ -1404,7 +1404,7 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     color = _alpha_colors(alphas)
     ks = sorted(df["k"].unique())
     dots = df["batch"].nunique() <= 24
-    censored = shaded = losing = False
+    censored = shaded = losing = dodged = False
     for ax, sub in panels:
         best = _best_k_rows(sub[sub["fits_in_memory"].astype(bool) & _speculation_fits(sub)])  # best_k = 0: the k = 0 row
         if best.empty:
@@ -1414,6 +1414,7 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             continue
         lines = [best[same_alpha(best["alpha"], a)].drop_duplicates("batch").sort_values("batch") for a in alphas]
         shared = pd.concat(lines)[["batch", "best_k"]].duplicated().any()  # two alphas' lines meet at a point
+        dodged |= bool(shared)
         for i, (a, g) in enumerate(zip(alphas, lines)):
             # in a panel where two lines meet they stay visible: each alpha's markers sit a little to the side (batch x
             # 2^dodge, a shift along the log batch axis, never along k, which stays an integer); where none meet, none moves
@@ -1441,7 +1442,8 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             limit = float((drafting if len(drafting) else sub)["max_batch"].max())
             plain = float(sub["baseline_max_batch"].max()) if "baseline_max_batch" in sub else 0.0
             shaded |= _shade_memory_limit(ax, limit, float(sub["batch"].max()), float(best["batch"].max()), plain)
-    legend_title = {"title": "markers shifted sideways\nwhere lines coincide", "title_fontsize": 7} if len(alphas) > 1 else {}
+    # said where a panel shifted its markers (qa190: said with several alphas whose lines never met)
+    legend_title = {"title": "markers shifted sideways\nwhere lines coincide", "title_fontsize": 7} if dodged else {}
     if censored:
         panels[0][0].plot([], [], "^", color="0.6", mec="k", mew=0.8, ms=8, ls="", label=f"k = {max(ks)}: largest swept,\nbest may lie beyond")
     if losing:

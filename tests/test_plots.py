@@ -700,15 +700,20 @@ def test_without_speculation_the_roofline_and_step_time_show_decode_steps_only()
 def test_best_k_lines_move_aside_only_where_two_alphas_meet(k0):
     _, _, df, ops = k0  # best k at batch 64..512: alpha 0.3 [1, 1, 0, 0], alpha 0.5 [2, 1, 1, 0]: they meet at 128, 512
 
+    titles = []
+
     def xs(frame):
         fig = _figure("best_k_vs_batch", frame, ops, META)
         (ax,) = [ax for ax in fig.axes if ax.get_subplotspec() is not None]
+        titles.append(" ".join(lg.get_title().get_text() for lg in fig.legends))
         return {line.get_label(): np.asarray(line.get_xdata()) for line in ax.get_lines() if line.get_label().startswith("α")}
 
     met = xs(df)
     assert all(not np.allclose(x, [64, 128, 256, 512]) for x in met.values())  # each moved aside, as one group
     apart = xs(df[df["batch"].isin([64, 256])])  # alpha 0.3 [1, 0], alpha 0.5 [2, 1]: no point shared
     assert len(apart) == 2 and all(np.array_equal(x, [64, 256]) for x in apart.values())
+    # the legend says markers moved only where they did (qa190: said with two alphas whose lines never met)
+    assert "shifted sideways" in titles[0] and "shifted sideways" not in titles[1]
 
 
 def test_best_k_rings_a_best_k_that_still_loses_to_plain_decoding():
