@@ -667,7 +667,7 @@ def sweep(
             # (its title says '... only'): say how to draw another
             key, values = next(iter(several.items()))
             other = (f" (where a title says 'first {MAX_PANELS} of N panels', --where hardware={devices[-1]} draws the rest)"
-                     if len(devices) > 1 else "")
+                     if len(devices) > MAX_PANELS else "")  # more devices than panels: only then are some left out (qa190)
             typer.echo(f"note: where a figure keeps a subset of {', '.join(several)} (its title says '... only'), "
                        f"`roofline plot {out} --where {key}={values[-1]} --out DIR` draws another{other}", err=True)
     if summary["plots_skipped"]:

@@ -308,3 +308,15 @@ def test_where_on_a_number_matches_a_csvs_float32_and_a_parquets_float64_alike_a
     assert select_rows(big, ("batch=100000000",), "t")["k"].tolist() == [3]  # integers exactly, not within float32's
     with pytest.raises(RooflineError, match=r"\(values: 1, 99999999, 100000000\)"):
         select_rows(big, ("batch=3",), "t")
+
+
+@pytest.mark.slow
+def test_the_sweep_hint_names_panels_left_out_only_where_devices_outnumber_a_figures_panels(roofline, tmp_path):
+    """qa190: the note said "(where a title says 'first 6 of N panels', --where hardware=... draws the rest)" for
+    sweeps of two devices, whose figures leave none out."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\nhardware: [h100, h200]\nmodel: llama-3.1-70b\nmethod: eagle\ntp: [2, 4, 8]\n"
+                        "axes:\n  batch: [1, 8]\n  context: [2048, 8192]\n  k: [2]\n  alpha: [0.8]\n")
+    code, _, err = roofline("sweep", scenario, "--out", tmp_path / "sw")
+    assert code == 0 and "--where" in err and "draws another" in err, err
+    assert "first 6 of N panels" not in err
