@@ -48,9 +48,9 @@ PLOT_NEEDS = {  # what a table must hold for each standard plot (its plotter ret
     "roofline": "the operator table, operators.csv, with rows of the selection: it holds the first context swept",
     "step_time_vs_tokens": "two batch sizes",
     "speedup_heatmap": "a speculative method with k > 0 and a point that fits in memory",
-    "throughput_vs_batch": "a point that fits in memory",
-    "pareto": "a point that fits in memory",
-    "best_k_vs_batch": "a speculative method (not a tree), two k values and a point that fits in memory",
+    "throughput_vs_batch": "two batch sizes and a point that fits in memory",
+    "pareto": "two batch sizes and a point that fits in memory",
+    "best_k_vs_batch": "a speculative method (not a tree), two k values, two batch sizes and a point that fits in memory",
 }
 
 

@@ -1304,8 +1304,8 @@ def _plot_throughput(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     """Tokens/s of the whole batch vs batch, of the points that fit in memory: per alpha at the best k of each point
     (`_ranked_points`; a best k of 0 is plain decoding, on the baseline; for a tree, its best depth), up to the largest
     batch where some k >= 1 fits, and without speculation. The title names speculation only when the sweep speculates; grey beyond the largest batch that fits
-    under any k."""
-    if not _any_fit(df):
+    under any k. Needs two batch sizes (qa190: one drew a lone dot a panel, between unreadable ticks)."""
+    if not _any_fit(df) or df["batch"].nunique() < 2:
         return None
     fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=2.0, share_y=True)
     speculate = meta.get("method", "none") != "none" and (df["k"] > 0).any()
@@ -1350,7 +1350,9 @@ def _frontier(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
-    if not _any_fit(df):
+    """Throughput against per-user speed as the batch grows (a frontier per alpha, and without speculation): needs two
+    batch sizes (one is a dot, not a trade-off: qa190) and a point that fits in memory."""
+    if not _any_fit(df) or df["batch"].nunique() < 2:
         return None
     fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=2.0, share_y=True)
     speculate = meta.get("method", "none") != "none" and (df["k"] > 0).any()
@@ -1396,8 +1398,9 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     """The table's best k (best_k) vs batch, per alpha, at the points that fit: with 0 on the k axis, a best k of 0
     (no k > 0 beats plain decoding: speculation does not pay) is drawn at k = 0, 'no speculation'; without 0 on the
     k axis, a best k whose speedup is below 1 (it still loses to plain decoding) is ringed hollow red. Grey beyond the
-    largest batch that fits under any k. Needs two k values and a best k somewhere (a tree has none)."""
-    if meta.get("method", "none") == "none" or df["k"].nunique() < 2 or not _any_fit(df) or not (df["best_k"] >= 0).any():
+    largest batch that fits under any k. Needs two k values, two batch sizes and a best k somewhere (a tree has none)."""
+    if (meta.get("method", "none") == "none" or df["k"].nunique() < 2 or df["batch"].nunique() < 2 or not _any_fit(df)
+            or not (df["best_k"] >= 0).any()):
         return None
     fig, panels, models, note, meta = _panel_frames(df, meta, legend_in=1.4)
     alphas, alpha_note = _line_alphas(df)

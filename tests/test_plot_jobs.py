@@ -150,7 +150,10 @@ def test_a_standard_plot_the_table_cannot_support_is_named_with_what_it_needs(ro
 
     assert tuple(PLOT_NEEDS) == PLOT_NAMES and not_drawn([f"x/{n}.png" for n in PLOT_NAMES]) == ""
     code, out, _ = roofline("sweep", "flops-vs-time", "--out", tmp_path / "fvt")  # one batch size: no step-time curve
-    assert code == 0 and out.rstrip().splitlines()[-1] == "not drawn: step_time_vs_tokens (needs two batch sizes)"
+    assert code == 0 and out.rstrip().splitlines()[-1] == (
+        "not drawn: step_time_vs_tokens (needs two batch sizes); throughput_vs_batch (needs two batch sizes and a point "
+        "that fits in memory); pareto (needs two batch sizes and a point that fits in memory); best_k_vs_batch (needs a "
+        "speculative method (not a tree), two k values, two batch sizes and a point that fits in memory)")
 
 
 @pytest.mark.slow
