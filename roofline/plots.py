@@ -1407,9 +1407,10 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     color = _alpha_colors(alphas)
     ks = sorted(df["k"].unique())
     dots = df["batch"].nunique() <= 24
-    censored = shaded = losing = dodged = False
+    censored = shaded = losing = dodged = tied = False
     for ax, sub in panels:
         best = _best_k_rows(sub[sub["fits_in_memory"].astype(bool) & _speculation_fits(sub)])  # best_k = 0: the k = 0 row
+        tied |= _switches_between_near_ties(sub, best)
         if best.empty:
             plain = sub[sub["fits_in_memory"].astype(bool)]  # k = 0 rows that fit: plain decoding does, speculation not
             cap = float(sub["baseline_max_batch"].max()) if "baseline_max_batch" in sub and len(plain) else 0.0
@@ -1453,8 +1454,35 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         panels[0][0].plot([], [], "o", ms=7, mfc="white", mec="red", mew=1.4, ls="", label="speedup < 1:\nbest k still loses")
     _shared_legend(fig, [ax for ax, _ in panels], **legend_title)
     what = "Throughput-best draft length k vs batch size (integer k" + ("; grey: does not fit in memory)" if shaded else ")")
+    if tied:  # qa190: fast-tier-premium's lines switched k 34 times between k that differ by a fraction of a percent
+        what += f"\na line that steps back and forth does so between k within {NEAR_TIE - 1:.0%} of each other in speedup"
     _title(fig, what, meta, models, _join(note, alpha_note))
     return fig
+
+
+NEAR_TIE = 1.01  # two draft lengths whose speedups differ by less than this factor: the best k between them a near-tie
+
+
+def _switches_between_near_ties(sub: pd.DataFrame, best: pd.DataFrame) -> bool:
+    """Whether a line of the best-k figure (per alpha, along the batch) steps back and forth: it switches k and later
+    back the other way, where the k it leaves is within NEAR_TIE of the new best's speedup at that batch. A tie's
+    zigzag (a GEMM's rows padded to its tile make neighbouring k trade places), not a change in what pays; a line that
+    only steps down (a larger batch, a shorter k) crosses over once and is not one."""
+    drafting = sub[sub["fits_in_memory"].astype(bool) & (sub["k"] > 0)]
+    if drafting.empty or best.empty:
+        return False
+    speed = drafting.assign(alpha_key=drafting["alpha"].fillna(-1.0)).set_index(["alpha_key", "batch", "k"])["speedup"]
+    speed = speed[~speed.index.duplicated()]
+    rows = best[best["best_k"] > 0].assign(alpha_key=best["alpha"].fillna(-1.0)).sort_values(["alpha_key", "batch"])
+    prev_k = rows.groupby("alpha_key")["best_k"].shift()
+    step = (rows["best_k"] - prev_k).where(prev_k.notna(), 0.0)
+    moves = rows.assign(step=np.sign(step))[step != 0]
+    reverses = moves["step"] != moves.groupby("alpha_key")["step"].shift().fillna(moves["step"])  # against the last move
+    if not reverses.any():
+        return False
+    at = moves[reverses]
+    left = speed.reindex(list(zip(at["alpha_key"], at["batch"], prev_k[at.index]))).to_numpy(dtype=float)
+    return bool((at["speedup"].to_numpy(dtype=float) < NEAR_TIE * left).any())  # NaN (k not fitting) compares False
 
 
 PLOTTERS = {  # the standard plots of a sweep, in PLOT_NAMES order

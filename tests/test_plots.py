@@ -1073,3 +1073,23 @@ def test_the_roofline_figures_large_batch_fits_with_every_method_swept():
     labels = [t.get_text() for lg in fig.legends for t in lg.get_texts()]
     large = [label for label in labels if "(fits with every method swept)" in label]
     assert large and all(f"B = {fits['draft']:g}," in label for label in large), labels
+
+
+def test_a_best_k_line_that_steps_back_and_forth_between_near_ties_is_said_to():
+    """qa190: fast-tier-premium's best-k lines switched k 34 times between k within a fraction of a percent; a line
+    that steps back and forth between near-ties is said to, a line that only steps down once is not."""
+    from roofline.plots import _switches_between_near_ties
+
+    def frame(best_ks, gap):
+        rows = []
+        for b, kb in zip([8, 16, 32, 64], best_ks):
+            for k in (3, 4):
+                rows.append({"alpha": 0.8, "batch": b, "k": k, "fits_in_memory": True,
+                             "speedup": 2.0 * (1 + gap if k == kb else 1.0)})
+        sub = pd.DataFrame(rows)
+        best = sub.sort_values("speedup").drop_duplicates("batch", keep="last").assign(best_k=lambda d: d["k"])
+        return sub, best.sort_values("batch")
+
+    assert _switches_between_near_ties(*frame([4, 3, 4, 3], 0.002))  # back and forth, 0.2% apart
+    assert not _switches_between_near_ties(*frame([4, 4, 3, 3], 0.002))  # one step down: a crossover
+    assert not _switches_between_near_ties(*frame([4, 3, 4, 3], 0.05))  # back and forth, 5% apart: what pays changes
