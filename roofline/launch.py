@@ -87,17 +87,20 @@ def stop_on_sigterm() -> None:
 
 
 def run() -> None:
-    from roofline import plot_jobs
-
-    if draws(sys.argv[1:]):
-        # pandas first, then the fork: the figure workers inherit it, where this process and the workers' seed each
-        # imported it on its own (about 0.4 s of CPU each on a 2-core machine); the seed's path to its first figure is the
-        # same (pandas, then matplotlib), and this process's imports go on beside matplotlib's
-        import pandas  # noqa: F401
-
-        plot_jobs.start_early(len(plot_jobs.PLOT_NAMES))
-    stop_on_sigterm()
     try:
+        from roofline import plot_jobs
+    except KeyboardInterrupt:  # Ctrl-C in the first import (qa189: a traceback): one line
+        sys.stderr.write("interrupted\n")
+        raise SystemExit(130) from None
+    try:
+        if draws(sys.argv[1:]):
+            # pandas first, then the fork: the figure workers inherit it, where this process and the workers' seed each
+            # imported it on its own (about 0.4 s of CPU each on a 2-core machine); the seed's path to its first figure
+            # is the same (pandas, then matplotlib), and this process's imports go on beside matplotlib's
+            import pandas  # noqa: F401
+
+            plot_jobs.start_early(len(plot_jobs.PLOT_NAMES))
+        stop_on_sigterm()
         import cli
 
         cli.run()

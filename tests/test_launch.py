@@ -91,3 +91,25 @@ def test_python_dash_m_roofline_runs_the_command():
     out = subprocess.run([sys.executable, "-c", "import roofline.__main__; print('imported')"], capture_output=True, text=True,
                          timeout=60)
     assert out.returncode == 0 and out.stdout == "imported\n", out
+
+
+def test_ctrl_c_while_the_figure_workers_start_is_one_line_not_a_traceback(monkeypatch, capsys):
+    """qa189: Ctrl-C in the first imports of a drawing command (pandas, the workers' start) gave a traceback: only the
+    CLI's import was inside the handler."""
+    import signal
+
+    from roofline import launch
+
+    def interrupted(count):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sys, "argv", ["roofline", "sweep", "eagle-on-hopper"])
+    monkeypatch.setattr(plot_jobs, "start_early", interrupted)
+    previous = {n: signal.getsignal(n) for n in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        with pytest.raises(SystemExit) as stopped:
+            launch.run()
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    assert stopped.value.code == 130 and capsys.readouterr().err == "interrupted\n"
