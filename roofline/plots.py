@@ -818,13 +818,19 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         k_drawn = int(ops.loc[ops["pass"] == "verify", "q"].iloc[0]) - 1
         spec_fitting = fitting[fitting["k"] == k_drawn] if (fitting["k"] == k_drawn).any() else fitting[fitting["k"] > 0]
         methods = spec_fitting["method"].astype(str).unique() if "method" in spec_fitting else []
+        every_method = False
         if len(methods) > 1:  # qa190: L4's 'B = 128' was EAGLE's and n-gram's, where the draft model fits to 74: a batch
-            # where the verify pass fits under every method swept (each drafter takes memory of its own)
-            where = ["hardware", "model", "batch"]
-            every = spec_fitting.groupby(where)["method"].transform(lambda m: m.astype(str).nunique()) == len(methods)
-            spec_fitting = spec_fitting[every]
+            # where the verify pass fits under every method that fits in that panel at all (each drafter takes memory
+            # of its own; qa191: one that fits nowhere there would leave the panel none)
+            panel = ["hardware", "model"]
+            text = spec_fitting["method"].astype(str)
+            there = text.groupby([spec_fitting[c] for c in panel]).transform("nunique")
+            at_batch = text.groupby([spec_fitting[c] for c in [*panel, "batch"]]).transform("nunique")
+            every_method = bool((there == len(methods)).all())  # every method fits somewhere in every panel
+            spec_fitting = spec_fitting[at_batch == there]
         fitting = spec_fitting if len(spec_fitting) else fitting
-    every_method = speculate and "method" in df and df.loc[df["k"] > 0, "method"].astype(str).nunique() > 1
+    else:
+        every_method = False
     by, keys, note = _panels(ops, ("hardware", "model"), meta, fitting=fitting)
     models = list(dict.fromkeys(k[1] for k in keys))
     title_meta = _shown_meta(meta, by[2:], [key[2:] for key in keys])
@@ -904,7 +910,8 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     for pass_name, batch, q, filled, fits in dict.fromkeys(shown):
         label = (f"{PASS_NAMES[pass_name]}, largest B that fits\n(in each panel's title), q = {q:g}" if batch is None
                  else f"{PASS_NAMES[pass_name]}, B = {batch:g}, q = {q:g}" + ("" if fits else "\n(does not fit in memory)"))
-        if filled and every_method and (batch is None or fits):  # the filled markers: the large batch
+        if filled and every_method and (batch is None or fits):  # the filled markers: the large batch, where every
+            # method swept fits in every panel (else the batch is that of the methods that fit there)
             label += "\n(fits with every method swept)"
         handles.append(Line2D([], [], ls="", marker=marker[pass_name], ms=7, mec="0.2", mfc="0.2" if filled else "white",
                               label=label))

@@ -1049,7 +1049,7 @@ def test_a_heatmap_explains_k_0_only_where_a_cell_says_it_and_its_colour_bar_cle
     heatmap covered the last x tick ('1024' read '102')."""
     batches = sorted({int(round(b)) for b in np.geomspace(1, 1024, 161)})
     _, _, df, ops = _tables({**SMALL, "hardware": ["h100-sxm", "h200", "mi300x", "a100-sxm-80gb"], "engine": "vllm",
-                             "axes": {"batch": batches, "context": [2048], "k": [1, 2, 3], "alpha": [0.8]}})
+                             "axes": {"batch": batches, "context": [2048], "k": [0, 1, 2, 3], "alpha": [0.8]}})
     fig = _figure("speedup_heatmap", df, ops, {**META, "method": "eagle"})
     assert not any(t.get_text() == "k=0" or "\nk=0" in t.get_text() for ax in fig.axes for t in ax.texts)  # no cell labels
     assert "k=0" not in fig._suptitle.get_text()
@@ -1073,6 +1073,20 @@ def test_the_roofline_figures_large_batch_fits_with_every_method_swept():
     labels = [t.get_text() for lg in fig.legends for t in lg.get_texts()]
     large = [label for label in labels if "(fits with every method swept)" in label]
     assert large and all(f"B = {fits['draft']:g}," in label for label in large), labels
+    # qa191: where one method fits nowhere in a panel (the draft model beside Qwen3-8B on an L4), that panel's large
+    # batch is the others', not one where nothing fits, and the legend does not say 'every method'
+    data = {**SMALL, "hardware": ["h100-sxm", "l4"], "model": "qwen3-8b", "method": ["draft", "eagle"], "draft": "qwen3-4b",
+            "engine": "ideal", "axes": {"batch": [1, 8, 32, 64], "context": [1024], "k": [2], "alpha": [0.8]}}
+    _, _, df, ops = _tables(data)
+    on_l4 = df[(df["hardware"] == "l4") & df["fits_in_memory"] & (df["k"] == 2)]
+    assert set(on_l4["method"]) == {"eagle"} and on_l4["batch"].max() == 8  # the case
+    meta = {**META, "method": ["draft", "eagle"], "model": {"qwen3-8b": "Qwen3 8B"},
+            "hardware": {"h100-sxm": "NVIDIA H100 SXM5 80GB", "l4": "NVIDIA L4 24GB"}}
+    fig = _figure("roofline", df, ops, meta)
+    titles = [ax.get_title() for ax in _panel_axes(fig)]
+    labels = " ".join(t.get_text() for lg in fig.legends for t in lg.get_texts())
+    assert any("L4" in t and "filled: B = 8" in t for t in titles), titles
+    assert "every method" not in labels and "does not fit" not in labels
 
 
 def test_a_best_k_line_that_steps_back_and_forth_between_near_ties_is_said_to():

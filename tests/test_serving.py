@@ -760,6 +760,16 @@ def test_the_option_that_raises_the_running_cap_needs_a_cap(tmp_path):
         load_engine("lift", (tmp_path,))
 
 
+def test_a_costs_from_given_as_a_path_is_found_as_written(tmp_path):
+    """qa191: costs_from was looked up in lower case, so a path with capitals (/tmp/UP/base3.yaml) was not found."""
+    folder = tmp_path / "UP"
+    folder.mkdir()
+    (folder / "Base3.yaml").write_text("type: engine\nname: Base3\nsource: s\nhost_per_step: 1 ms\n")
+    (tmp_path / "kid3.yaml").write_text(f"type: engine\nname: kid3\nsource: s\ncosts_from: {folder / 'Base3.yaml'}\n")
+    kid = load_engine("kid3", (tmp_path,))
+    assert kid.host_per_step_s == pytest.approx(1e-3) and kid.costs_from == str(folder / "Base3.yaml")
+
+
 def test_a_serving_engine_on_apple_silicon_says_which_build_its_figures_assume():
     """qa123: vllm on an M4 Max said only that no fit row came from Apple silicon, where mainline vLLM runs on the CPU."""
     from roofline.hardware import load_hardware
