@@ -1080,15 +1080,13 @@ def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, 
     if not os.access(out, os.W_OK) or not out.stat().st_mode & 0o200:  # the atomic rename would replace a read-only
         # file (qa189), even as root, whom access() lets write anything
         raise RooflineError(f"{out}: --append: cannot write: the file is read-only; nothing appended")
-    before = read_text(out)
+    # rows of nothing but commas and spaces at its end (a spreadsheet's export), which fit reads past, are not kept
+    # between the file's rows and these (qa191)
+    before = re.sub(r"(?:\r?\n[ \t,]*)+\Z", "", read_text(out))
     header = next(csv.reader([before.lstrip("\ufeff").splitlines()[0]]))
-    names = [n.strip() for n in header]
-    known = set(COLUMNS) | set(DEFAULTS) | set(REQUIRED)
-    unknown = [n for n in names if n and n not in known]
-    if unknown:
-        raise RooflineError(f"{out}: header: expected the measurements columns (measurements/README.md) to append to, "
-                            f"found {unknown[0]!r}")
-    lost = [c for c in COLUMNS if c not in names and (new[c] != "").any()]
+    names = [n.strip() for n in header]  # a column of its own (a run id) stays, empty in these rows, as fit reads it
+    # a column the file lacks is lost only where a row holds other than its value when absent (qa191: ep 1, split fit)
+    lost = [c for c in COLUMNS if c not in names and (new[c] != DEFAULTS.get(c, "")).any() and (new[c] != "").any()]
     if lost:  # qa189: a file of the required columns alone took rows whose acceptance length and engine went missing
         value = new.loc[new[lost[0]] != "", lost[0]].iloc[0]
         raise RooflineError(f"{out}: --append: expected a column {lost[0]!r}, which these rows fill ({lost[0]} {value}), "
@@ -1099,9 +1097,16 @@ def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, 
     same = [c for c in names if c and c not in ("notes", "source")]
     if len(old):
         seen = set(map(tuple, old.reindex(columns=same).fillna("").to_numpy().tolist()))
-        results = set(map(tuple, old.reindex(columns=["source", "quantity", "value"]).fillna("").to_numpy().tolist()))
-        pairs = zip(mine[same].to_numpy().tolist(), new[["source", "quantity", "value"]].to_numpy().tolist())
-        again = [i for i, (row, result) in enumerate(pairs) if tuple(row) in seen or (result[0] and tuple(result) in results)]
+        def result_of(frame: pd.DataFrame) -> list[tuple]:  # (the result file's name and index, quantity, value): one
+            # result converted before, whatever its path was spelled as then (qa191: ./plain.json and /tmp/m/plain.json)
+            source = frame.reindex(columns=["source"]).fillna("")["source"].astype(str)
+            named = source.str.replace(r"^.*[\\/]", "", regex=True)
+            return list(zip(named, frame.reindex(columns=["quantity"]).fillna("")["quantity"],
+                            frame.reindex(columns=["value"]).fillna("")["value"]))
+
+        results = {r for r in result_of(old) if r[0]}
+        pairs = zip(mine[same].to_numpy().tolist(), result_of(new))
+        again = [i for i, (row, result) in enumerate(pairs) if tuple(row) in seen or (result[0] and result in results)]
         if again:  # the same results converted before (under another --source-id or --engine-version too): counted twice
             raise RooflineError(f"{out}: --append: expected rows not in the file yet, found {len(again)} of the {len(new)} "
                                 "converted there already (the same results converted before); nothing appended")

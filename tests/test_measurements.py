@@ -442,8 +442,27 @@ def test_convert_appends_speculative_runs_to_plain_ones_in_one_file_and_refuses_
         table = load_measurements(path)
         assert list(table["method"]) == ["none", "none", "eagle", "eagle"] and set(table["engine"]) == {"vllm"}
     kept = bare.read_bytes()
-    code, _, err = roofline("measurements", "convert", spec, *common[:-3], bare, "--source-id", "me", "--append")
+    code, _, err = roofline("measurements", "convert", spec, *common[:-3], bare, "--source-id", "me", "--append")  # a
+    # source id the file has no column for
     assert code == 2 and "expected a column 'source_id', which these rows fill (source_id me)" in err and bare.read_bytes() == kept
+    # qa191: a file without the optional columns whose value would be their default (ep 1, split fit), one ending in a
+    # spreadsheet's empty rows, and one with a column of its own were refused; the same result under another spelling
+    # of its path was taken again
+    lean = tmp_path / "lean.csv"
+    rows.head(2).drop(columns=["ep", "dp_attention", "split", "concurrency", "draft_tokens"]).assign(run_id="r1").to_csv(lean, index=False)
+    lean.write_text(lean.read_text() + ",,,,,\n,,,,\n")
+    code, _, err = roofline("measurements", "convert", spec, *common[:-3], lean, "--source-id", "me", "--method", "eagle3",
+                            "--k", "3", "--append")
+    assert code == 0, err
+    table = load_measurements(lean)
+    assert len(table) == 4 and list(table["method"]) == ["none", "none", "eagle", "eagle"] and set(table["ep"]) == {1}
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    (moved / spec.name).write_bytes(spec.read_bytes())
+    kept = lean.read_bytes()
+    code, _, err = roofline("measurements", "convert", moved / spec.name, *common[:-3], lean, "--source-id", "other",
+                            "--method", "eagle3", "--k", "3", "--append")
+    assert code == 2 and "converted there already" in err and lean.read_bytes() == kept
     locked = tmp_path / "locked.csv"
     locked.write_bytes(kept)
     locked.chmod(0o444)
