@@ -338,7 +338,7 @@ def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
     @group.command("remove")
     def remove(
         name: Annotated[str, typer.Argument(help="Profile to delete (a user profile; built-in ones are refused).")],
-        force: Annotated[bool, typer.Option("--force", help="Remove an engine profile that another one takes its costs from.")] = False,
+        force: Annotated[bool, typer.Option("--force", help="Remove it anyway: a file that is no valid profile of this kind, or an engine profile another takes its costs from.")] = False,
     ) -> None:
         from roofline.editing import remove_profile
 

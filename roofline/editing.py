@@ -539,7 +539,8 @@ def _removed_note(kind: str, doc_before: dict, pairs, where: str, source: str, k
             if kind == "scenario" and keys[0] == "question":  # qa189: said as 'the tool's default ... from' the source
                 from roofline.scenario import REPORT_QUESTIONS, name_from_file
 
-                own = doc_before.get("name") or name_from_file(where)
+                renamed = [v for k, v in pairs if k == ["name"] and isinstance(v, str)]  # qa191: the name it has after
+                own = (renamed[-1] if renamed else doc_before.get("name")) or name_from_file(where)  # this edit
                 warn(f"{where}: question removed (it was {shown}): a report gives the scenario "
                      + (f"the {own} question's finding, its name's" if own in REPORT_QUESTIONS else "the generic finding"))
                 continue
@@ -796,11 +797,16 @@ def remove_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = F
     kept, else None). A built-in profile is refused, and so, without `force`, is an engine profile another user engine
     profile takes its costs from (costs_from), which would no longer load."""
     try:
-        path = find_profile(kind, name, extra_dirs)
-    except UnreadableProfile as exc:  # a broken file of the user's is removed too (qa189: it could not be)
-        path = Path(exc.path)
+        path, problem = find_profile(kind, name, extra_dirs), None
+    except UnreadableProfile as exc:  # a broken file of the user's is removed too (qa189: it could not be), with --force
+        path, problem = Path(exc.path), str(exc)
     if path.resolve().parent == builtin_dir(kind).resolve():
         raise RooflineError(f"{path}: is a built-in profile; nothing removed")
+    problem = problem or _error_of(kind, path, extra_dirs)
+    if problem and not force:  # qa191: a broken file that says type: model went by `hw remove`, a YAML of notes by
+        # `scenarios remove`: a file that is no valid profile of this kind is removed on --force alone
+        raise RooflineError(f"{path}: is no valid {kind} profile ({problem.removeprefix(f'{path}: ')[:160]}); nothing "
+                            "removed (pass --force to remove it anyway)")
     if kind == "engine" and not force:
         takers = _costs_takers(path, extra_dirs)
         if takers:
@@ -821,26 +827,35 @@ def remove_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = F
 
 def _costs_takers(path: Path, extra_dirs: tuple) -> list[tuple[Path, str]]:
     """The engine profiles on the search path that take their costs from file `path` (costs_from, a name or a path,
-    resolved as load_engine resolves it) and would not load without it: no other file of that name found in its place
-    (qa189: a user copy named vllm, once removed, leaves vllm-v0 the built-in vllm's costs)."""
-    from roofline.profiles import user_dirs
+    found as load_engine finds it) and would not load without it: a name no other file answers to once it is gone
+    (qa189: a user copy named vllm, once removed, leaves vllm-v0 the built-in's; qa191: `vLLM` and aliases alike), or a
+    path to it (the file a link points to stays: a path to that still loads)."""
+    from roofline.profiles import _candidates, profile_paths, resolve_name
 
+    here = os.path.abspath(path)  # the link itself where it is one: what goes
+    found_all = _candidates("engine", extra_dirs)
+    after = profile_paths("engine", extra_dirs, ([(st, p) for st, p in found_all[0] if os.path.abspath(p) != here],
+                                                 found_all[1]))
     out = []
     for other in list_names("engine", extra_dirs):
         try:
             found = find_profile("engine", other, extra_dirs)
             taken = read_yaml(found).get("costs_from")
-            source = find_profile("engine", taken.strip(), extra_dirs) if isinstance(taken, str) and taken.strip() else None
-        except RooflineError:  # unreadable, or its costs_from names nothing now: nothing this removal changes
+        except RooflineError:  # unreadable: it names nothing this removal changes
             continue
-        if source is None or source.resolve() != path.resolve() or found.resolve() == path.resolve():
+        if not isinstance(taken, str) or not taken.strip() or os.path.abspath(found) == here:
             continue
-        by_name = not taken.strip().lower().endswith((".yaml", ".yml"))
-        folders = (*user_dirs(extra_dirs), builtin_dir("engine"))
-        if by_name and any(f.is_file() and f.resolve() != path.resolve()
-                           for d in folders for f in (Path(d) / f"{taken.strip()}.yaml", Path(d) / f"{taken.strip()}.yml")):
-            continue  # another file of that name takes its place
-        out.append((found, taken.strip()))
+        taken = taken.strip()
+        if taken.lower().endswith((".yaml", ".yml")):  # a path: only to the file itself
+            if os.path.abspath(taken) == here:
+                out.append((found, taken))
+            continue
+        try:
+            source = find_profile("engine", taken.lower(), extra_dirs)
+        except RooflineError:  # names nothing now
+            continue
+        if os.path.abspath(source) == here and resolve_name("engine", taken.lower(), extra_dirs, after) not in after:
+            out.append((found, taken))
     return out
 
 

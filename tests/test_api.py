@@ -679,6 +679,12 @@ def test_predict_and_scenario_json_name_the_file_of_every_profile(tmp_path):
     (tmp_path / "kid.yaml").write_text("type: engine\nname: kid\nsource: s\ncosts_from: base2\n")  # qa189: its costs_from is
     kid = roofline.load_engine("kid", (tmp_path,))  # found in the caller's folder only, which the re-read left out
     assert roofline.predict("h100", "llama-3.1-8b", engine=kid, profiles=(tmp_path,))["profile_files"]["engine"] == str(tmp_path / "kid.yaml")
+    (tmp_path / "broken.yaml").write_text("type: hardware\nname: broken\nmemory: [\n")
+    from roofline.errors import UnreadableProfile
+
+    with pytest.raises(UnreadableProfile) as unread:  # qa191: said as the call's, its class and path kept
+        roofline.predict("broken", "llama-3.1-8b", profiles=(tmp_path,))
+    assert str(unread.value).startswith("predict: hardware: ") and unread.value.path == tmp_path / "broken.yaml"
     with pytest.raises(RooflineError, match=r"hardware spec 'h100-sxm': path: expected a string, found 5"):  # not a TypeError
         roofline.predict(dataclasses.replace(roofline.load_hardware("h100"), path=5), "llama-3.1-8b")
     with pytest.raises(RooflineError, match=r"engine spec 'vllm': costs_from: expected a string, found 5"):

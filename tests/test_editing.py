@@ -1543,7 +1543,18 @@ def test_remove_deletes_a_user_profile_and_refuses_a_built_in_or_one_another_tak
     code, _, err = roofline("engines", "remove", "vllm")
     assert code == 0 and "now names" in err, err
     (tmp_path / "broken.yaml").write_text("type: model\nname: broken\nfoo: [\n")
-    assert roofline("models", "remove", "broken")[0] == 0 and not (tmp_path / "broken.yaml").exists()
+    code, _, err = roofline("models", "remove", "broken")  # qa191: no valid profile: removed on --force alone
+    assert code == 2 and "is no valid model profile" in err and "pass --force" in err and (tmp_path / "broken.yaml").exists()
+    assert roofline("models", "remove", "broken", "--force")[0] == 0 and not (tmp_path / "broken.yaml").exists()
+    (tmp_path / "notes.yaml").write_text("hello: world\n")
+    code, _, err = roofline("scenarios", "remove", "notes")
+    assert code == 2 and "is no valid scenario profile" in err and (tmp_path / "notes.yaml").exists()
+    # qa191: a taker spelling the name otherwise (vLLM, an alias) loads the built-in once the copy is gone
+    assert roofline("engines", "new", "vllm", "--from", "vllm", "--force")[0] == 0
+    (tmp_path / "spelt.yaml").write_text("type: engine\nname: spelt\nsource: s\ncosts_from: vLLM\n")
+    code, _, err = roofline("engines", "remove", "vllm")
+    assert code == 0, err
+    (tmp_path / "spelt.yaml").unlink()
     assert roofline("engines", "new", "myv", "--from", "vllm")[0] == 0
     (tmp_path / "bypath.yaml").write_text(f"type: engine\nname: bypath\nsource: s\ncosts_from: {tmp_path / 'myv.yaml'}\n")
     code, _, err = roofline("engines", "remove", "myv")
@@ -1553,7 +1564,8 @@ def test_remove_deletes_a_user_profile_and_refuses_a_built_in_or_one_another_tak
         target.parent.mkdir()
         target.write_text((tmp_path / "taker.yaml").read_text().replace("name: taker", "name: linked").replace("BASE1", "vllm"))
         os.symlink(target, tmp_path / "linked.yaml")
-        code, out, err = roofline("engines", "remove", "linked")
+        (tmp_path / "bytarget.yaml").write_text(f"type: engine\nname: bytarget\nsource: s\ncosts_from: {target}\n")
+        code, out, err = roofline("engines", "remove", "linked")  # qa191: a taker by the target's path still loads
         assert code == 0 and f"(a link: {os.path.realpath(target)}, where it pointed, is kept)" in out, (out, err)
         assert target.is_file() and not (tmp_path / "linked.yaml").exists()
 
@@ -1570,6 +1582,9 @@ def test_a_scenario_s_name_removed_is_said_as_its_file_s_name(roofline, tmp_path
     # qa189: a question removed was said as 'the tool's default ... from break-even-batch'
     code, _, err = roofline("scenarios", "new", "my-q", "--from", "break-even-batch", "--set", "question=null")
     assert code == 0 and "question removed (it was break-even-batch): a report gives the scenario the generic finding" in err, err
+    code, _, err = roofline("scenarios", "new", "my-q2", "--from", "break-even-batch", "--set", "question=null",
+                            "--set", "name=kv-caps-batch")  # qa191: said of its name before the edit
+    assert code == 0 and "a report gives the scenario the kv-caps-batch question's finding, its name's" in err, err
 
 
 @pytest.mark.slow
