@@ -117,7 +117,7 @@ def predict(
     pp: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Pipeline stages.")] = 1,
     weight_dtype: Annotated[Optional[str], typer.Option(help="Override every weight class: bf16 | fp16 | fp32 | fp8 | int8 (W8A8) | w8a16 (int8 weight-only) | int4 | fp4 (MXFP4) | nvfp4; a quantised one leaves the embedding, LM head and router at their native dtype (default: the checkpoint's native precision).")] = None,
     expert_dtype: Annotated[Optional[str], typer.Option(help="Override the routed and shared experts' dtype only.")] = None,
-    kv_dtype: Annotated[str, typer.Option(help="bf16 | fp16 | fp32 | fp8 | int8")] = "bf16",
+    kv_dtype: Annotated[str, typer.Option(help="KV-cache dtype: bf16 | fp16 | fp32 | fp8 | int8.")] = "bf16",
     prompt: Annotated[Optional[int], typer.Option(min=1, max=CONTEXT_MAX, help="Prompt length: adds time to first token (one prefill; with speculation, the drafter's too).")] = None,
     shared_prefix: Annotated[int, typer.Option(min=0, max=CONTEXT_MAX, help="Tokens of the context shared by every sequence (stored once; read once where the engine's attention kernel can).")] = 0,
     method: Annotated[str, typer.Option(help="Speculation: none | draft | mtp | eagle | ngram")] = "none",
@@ -280,17 +280,21 @@ SET_EXAMPLES = {  # a dotted FIELD=VALUE of each kind's own fields, for `new --s
 
 
 def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
-    """`new`, `set` and `edit` of `group`'s profiles (hw, models, engines): roofline.editing's functions told the kind."""
+    """`new`, `set`, `edit` and `remove` of `group`'s profiles (hw, models, engines, scenarios): roofline.editing's
+    functions told the kind; `what` names one in the help ('hardware profile', 'scenario')."""
+    noun = "scenario" if kind == "scenario" else "profile"  # qa192: a scenario was called a profile, or a 'file file'
+    force_remove = ("Remove it anyway: a file that is no valid " + what
+                    + (", or an engine profile another takes its costs from." if kind == "engine" else "."))
 
     @group.command("new")
     def new(
-        name: Annotated[str, typer.Argument(help="Name of the new profile (its file is NAME.yaml).")],
-        from_: Annotated[str, typer.Option("--from", help="Existing profile of the same kind to start from.")],
+        name: str = typer.Argument(..., help=f"Name of the new {noun} (its file is NAME.yaml).", show_default=False),
+        from_: str = typer.Option(..., "--from", help=f"Existing {what} to start from.", show_default=False),
         set_: Optional[list[str]] = typer.Option(None, "--set", metavar="FIELD=VALUE",  # a default: the help names this kind's
                                                  help=f"FIELD=VALUE to change (repeatable; {SET_EXAMPLES[kind]}).",  # fields
                                                  show_default=False),
         dir_: Annotated[Optional[Path], typer.Option("--dir", help="Folder to write to (default: the user profile folder).")] = None,
-        force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file, or take a built-in profile's name (shadowing it).")] = False,
+        force: bool = typer.Option(False, "--force", help=f"Overwrite an existing file, or take a built-in {noun}'s name (shadowing it)."),
     ) -> None:
         from roofline.editing import new_profile
 
@@ -317,9 +321,10 @@ def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
 
     @group.command("set")
     def set_(
-        name: Annotated[str, typer.Argument(help="Profile to change (a user profile).")],
-        assignments: Annotated[list[str], typer.Argument(help="FIELD=VALUE ... (dotted fields; FIELD=null removes an optional one).")],
-        force: Annotated[bool, typer.Option("--force", help="Allow changing a built-in profile file.")] = False,
+        name: str = typer.Argument(..., help=f"The {what} to change (a user {noun}).", show_default=False),
+        assignments: list[str] = typer.Argument(..., help="FIELD=VALUE ... (dotted fields; FIELD=null removes an optional one).",
+                                                show_default=False),
+        force: bool = typer.Option(False, "--force", help=f"Allow changing a built-in {noun}'s file."),
     ) -> None:
         from roofline.editing import set_fields
 
@@ -327,8 +332,8 @@ def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
 
     @group.command("edit")
     def edit(
-        name: Annotated[str, typer.Argument(help="Profile to edit (a user profile).")],
-        force: Annotated[bool, typer.Option("--force", help="Allow editing a built-in profile file.")] = False,
+        name: str = typer.Argument(..., help=f"The {what} to edit (a user {noun}).", show_default=False),
+        force: bool = typer.Option(False, "--force", help=f"Allow editing a built-in {noun}'s file."),
     ) -> None:
         from roofline.editing import edit_profile
 
@@ -337,8 +342,8 @@ def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
 
     @group.command("remove")
     def remove(
-        name: Annotated[str, typer.Argument(help="Profile to delete (a user profile; built-in ones are refused).")],
-        force: Annotated[bool, typer.Option("--force", help="Remove it anyway: a file that is no valid profile of this kind, or an engine profile another takes its costs from.")] = False,
+        name: str = typer.Argument(..., help=f"The {what} to delete (a user {noun}; built-in ones are refused).", show_default=False),
+        force: bool = typer.Option(False, "--force", help=force_remove),
     ) -> None:
         from roofline.editing import remove_profile
 
@@ -348,9 +353,9 @@ def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
             typer.echo(f"note: `{path.stem}` now names {now}", err=True)
 
     new.__doc__ = f"Create a {what} from an existing one, with fields changed; validated, written atomically."
-    remove.__doc__ = f"Delete a user {what} file (the one NAME finds on the search path); built-in profiles are refused."
+    remove.__doc__ = f"Delete a user {what}: the file NAME finds on the search path; built-in ones are refused."
     set_.__doc__ = "Change fields in place, keeping comments, key order and formatting; refused if the result is invalid."
-    edit.__doc__ = "Open the profile in $VISUAL/$EDITOR; reopened with the error on top while invalid, never saved invalid."
+    edit.__doc__ = f"Open the {noun} in $VISUAL/$EDITOR; reopened with the error on top while invalid, never saved invalid."
 
 
 _editing_commands(hw_app, "hardware", "hardware profile")
@@ -580,7 +585,7 @@ def measurements_convert(
                    "its weight bytes); --weight-dtype names another", err=True)
 
 
-_editing_commands(scenarios_app, "scenario", "scenario file")
+_editing_commands(scenarios_app, "scenario", "scenario")
 
 
 @scenarios_app.command("list")
@@ -616,7 +621,7 @@ def scenarios_validate(paths: Annotated[Optional[list[Path]], typer.Argument(hel
 
 @app.command()
 def sweep(
-    scenario: Annotated[str, typer.Argument(help="Scenario YAML file or built-in scenario name.")],
+    scenario: Annotated[str, typer.Argument(help="Scenario name (built-in, or of your user folder or --profiles) or YAML file.")],
     out: Annotated[Path, typer.Option(help="Output folder (results table, operators.csv, plots).")] = Path("out/sweep"),
     force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder (one roofline wrote).")] = False,
     no_plots: Annotated[bool, typer.Option("--no-plots", help="Write the tables only, no figures.")] = False,
@@ -680,7 +685,7 @@ def sweep(
 
 @app.command()
 def report(
-    scenarios: Annotated[Optional[list[str]], typer.Argument(help="Scenario names or YAML files (default: the nine questions; `roofline scenarios list` shows every built-in).")] = None,
+    scenarios: Annotated[Optional[list[str]], typer.Argument(help="Scenario names or YAML files (default: the nine questions; `roofline scenarios list` shows every one on the search path).")] = None,
     out: Annotated[Path, typer.Option(help="Output folder: report.md, report.html, img/, tables/.")] = Path("out/report"),
     force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder (one roofline wrote).")] = False,
     svg: Annotated[bool, typer.Option("--svg", help="Write each figure as SVG beside the PNG.")] = False,

@@ -453,7 +453,8 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         + (" These are the derated roofline's batches (engine ideal: the silicon's answer to when the verify pass turns "
            "compute-bound); a serving engine's host work and kernel latencies move them either way, each engine its own "
            f"(a copy of this scenario with `engine: vllm` gives that engine's: `roofline scenarios new be-vllm --from "
-           f"break-even-batch --set engine=vllm`, then `roofline report be-vllm`), with gains that run optimistic from batch "
+           f"break-even-batch --set engine=vllm`, then `roofline report be-vllm --out out/be-vllm`), with gains that run "
+           f"optimistic from batch "
            f"{OPTIMISTIC_BATCH} on."
            if main_engine(df) == "ideal" else "")
         + (f" For {_list([_model(meta, m) for m in mla])} that holds only while its attention stays memory-bound: MLA's "

@@ -1511,7 +1511,12 @@ def test_scenarios_have_new_set_and_edit_as_the_profiles_do(roofline, tmp_path, 
         assert code == 2 and says in err and "Traceback" not in err, (args, err)
     assert (tmp_path / "my-ft.yaml").read_text() == before  # nothing written by a refused edit
     code, out, _ = roofline("scenarios", "new", "--help")
-    assert code == 0 and "Create a scenario file from an existing one" in " ".join(out.split())
+    shown = " ".join(out.split())
+    assert code == 0 and "Create a scenario from an existing one" in shown and "Existing scenario to start from" in shown
+    code, out, _ = roofline("scenarios", "remove", "--help")  # qa192: 'a user scenario file file'; hw's --force text
+    shown = " ".join(out.split())
+    assert code == 0 and "Delete a user scenario: the file NAME finds" in shown and "file file" not in shown
+    assert "Remove it anyway: a file that is no valid scenario." in shown and "engine" not in shown
 
 
 @pytest.mark.slow
