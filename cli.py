@@ -348,7 +348,9 @@ def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
         from roofline.editing import remove_profile
 
         path, now, link = remove_profile(kind, name, _dirs(), force)
-        typer.echo(f"removed {path}" + (f" (a link: {link}, where it pointed, is kept)" if link else ""))
+        said = ("" if not link else f" (a link: {link}, where it pointed, is kept)" if os.path.exists(link)
+                else f" (a link to {link}, which does not exist)")  # qa193: a dangling link's target 'kept'
+        typer.echo(f"removed {path}{said}")
         if now is not None:
             typer.echo(f"note: `{path.stem}` now names {now}", err=True)
 

@@ -800,7 +800,11 @@ def remove_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = F
         path, problem = find_profile(kind, name, extra_dirs), None
     except UnreadableProfile as exc:  # a broken file of the user's is removed too (qa189: it could not be), with --force
         path, problem = Path(exc.path), str(exc)
-    if path.resolve().parent == builtin_dir(kind).resolve():
+    builtins = os.path.realpath(builtin_dir(kind))
+    # a built-in file, by its path or one through linked folders; a user's link to one is the user's (qa193), and
+    # os.path.realpath, unlike Path.resolve, ends a loop of links without an exception
+    if os.path.dirname(_canonical(path)) == builtins or (not os.path.islink(path) and
+                                                          os.path.dirname(os.path.realpath(path)) == builtins):
         raise RooflineError(f"{path}: is a built-in profile; nothing removed")
     problem = problem or _error_of(kind, path, extra_dirs)
     if problem and not force:  # qa191: a broken file that says type: model went by `hw remove`, a YAML of notes by
@@ -825,16 +829,37 @@ def remove_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = F
     return path, now, link
 
 
+def _canonical(path) -> str:
+    """`path` with its folders' links resolved and its own name kept (a link file is itself, not its target)."""
+    path = os.path.abspath(path)
+    return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+
+
+def _reaches(path, gone: str, deleted: str | None) -> bool:
+    """Whether file `path`, followed link by link, passes through `gone` (the name removed) or ends at `deleted` (the
+    file removed with it: None where `gone` is a link, whose target stays)."""
+    here = _canonical(path)
+    for _ in range(40):  # a loop of links ends the walk
+        if here == gone:
+            return True
+        if not os.path.islink(here):
+            break
+        here = _canonical(os.path.join(os.path.dirname(here), os.readlink(here)))
+    return deleted is not None and os.path.realpath(path) == deleted
+
+
 def _costs_takers(path: Path, extra_dirs: tuple) -> list[tuple[Path, str]]:
     """The engine profiles on the search path that take their costs from file `path` (costs_from, a name or a path,
     found as load_engine finds it) and would not load without it: a name no other file answers to once it is gone
     (qa189: a user copy named vllm, once removed, leaves vllm-v0 the built-in's; qa191: `vLLM` and aliases alike), or a
-    path to it (the file a link points to stays: a path to that still loads)."""
+    path that reaches it, through links too (qa193); the file a removed link points to stays, and a path to that still
+    loads."""
     from roofline.profiles import _candidates, profile_paths, resolve_name
 
-    here = os.path.abspath(path)  # the link itself where it is one: what goes
+    gone = _canonical(path)
+    deleted = None if os.path.islink(path) else os.path.realpath(path)
     found_all = _candidates("engine", extra_dirs)
-    after = profile_paths("engine", extra_dirs, ([(st, p) for st, p in found_all[0] if os.path.abspath(p) != here],
+    after = profile_paths("engine", extra_dirs, ([(st, p) for st, p in found_all[0] if not _reaches(p, gone, deleted)],
                                                  found_all[1]))
     out = []
     for other in list_names("engine", extra_dirs):
@@ -843,18 +868,18 @@ def _costs_takers(path: Path, extra_dirs: tuple) -> list[tuple[Path, str]]:
             taken = read_yaml(found).get("costs_from")
         except RooflineError:  # unreadable: it names nothing this removal changes
             continue
-        if not isinstance(taken, str) or not taken.strip() or os.path.abspath(found) == here:
+        if not isinstance(taken, str) or not taken.strip() or _reaches(found, gone, deleted):
             continue
         taken = taken.strip()
-        if taken.lower().endswith((".yaml", ".yml")):  # a path: only to the file itself
-            if os.path.abspath(taken) == here:
+        if taken.lower().endswith((".yaml", ".yml")):  # a path (from the working folder, as load_engine reads it)
+            if _reaches(taken, gone, deleted):
                 out.append((found, taken))
             continue
         try:
             source = find_profile("engine", taken.lower(), extra_dirs)
         except RooflineError:  # names nothing now
             continue
-        if os.path.abspath(source) == here and resolve_name("engine", taken.lower(), extra_dirs, after) not in after:
+        if _reaches(source, gone, deleted) and resolve_name("engine", taken.lower(), extra_dirs, after) not in after:
             out.append((found, taken))
     return out
 

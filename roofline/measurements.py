@@ -715,6 +715,13 @@ def predict_measurements(df: pd.DataFrame, engine: str | ServingEngine | None = 
 
 # ---------------------------------------------------------------- converting benchmark output
 
+def _concurrency_text(mean: float, cap: float) -> str:
+    """The mean in flight, at most the client's cap, in 4 significant figures that do not round above the cap (qa193:
+    12,346 of 12,346 was written 1.235e+04, which convert's own check then refused)."""
+    text = f"{min(mean, cap):.4g}"
+    return text if float(text) <= cap else str(int(round(cap)))
+
+
 def _benchmark_results(path: Path) -> tuple[list[dict], bool]:
     """The result objects of a benchmark output file, and whether it is JSON lines: one JSON object or an array of them
     (vLLM), or one object per line (SGLang JSONL)."""
@@ -871,6 +878,9 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         # engine, said (a version picks no other trtllm profile)
         warn(f"command line: --engine-version {engine_version!r} holds no version number (like 0.10.1): its rows are "
              "predicted with the current engine's profile (vllm, not vllm-v0; sglang, not sglang-early)")
+    for option, text in (("--source-id", source_id), ("--engine-version", engine_version)):  # a value read from a file
+        if text and re.search(r"[\r\n\x85\u2028\u2029]", str(text)):  # saved on Windows (qa193: a CSV fit refused)
+            raise field_error("command line", option, "text on one line", text)
     if draft_tokens and method == "none":
         raise field_error("command line", "--draft-tokens", "0 with --method none (a tree is drafted by a method)", draft_tokens)
     if draft_tokens and draft_tokens < k + 1:
@@ -1014,7 +1024,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                     "engine_version": engine_version, "hardware": hardware, "gpus": str(gpus), "tp": str(tp),
                     "ep": str(ep), "dp_attention": str(dp_attention), "model": model, "weight_dtype": weight_dtype,
                     "kv_dtype": kv_dtype, "batch": str(int(round(conc))),
-                    "concurrency": f"{min(mean_conc, conc):.4g}" if mean_conc else "", "input_len": str(int(round(in_len))),
+                    "concurrency": _concurrency_text(mean_conc, conc) if mean_conc else "", "input_len": str(int(round(in_len))),
                     "output_len": str(int(round(out_len))), "method": method, "k": str(k),
                     "acceptance_length": "" if tau is None or method == "none" else f"{tau:.4g}", "draft_tokens": str(draft_tokens) if draft_tokens else "",
                     "quantity": quantity, "value": f"{value:.6g}", "split": split,
@@ -1053,16 +1063,36 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     return raw
 
 
-def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, append: bool = False) -> Path:
-    """Write rows (text cells in the columns of COLUMNS) as CSV, atomically; refuses to replace a file without force.
-    `append`: after the rows of an existing measurements file `out` (checked first, as fit reads it), in its own
-    columns (names read as fit reads them, spaces around them aside) and line ends, so that plain and speculative runs
-    converted apart make one file to fit (qa187). Refused, before anything is written: a file without a column these
-    rows fill (their values would be lost), rows the file holds already (the same results converted before: the same
-    source, quantity and value, or every column alike), a file that cannot be written; the whole is checked as fit
-    reads it before it replaces the file (qa189)."""
-    import os
+def _check_as_fit_reads(out: Path, text: str, what: str) -> None:
+    """`text`, the file `out` is to become, read as fit reads it before it replaces anything: one line saying why not
+    (qa193: a source id holding a carriage return made a file fit refused). Its scratch folder is made and removed with
+    SIGTERM, SIGHUP and Ctrl-C held (qa193: a signal inside left a copy of the table in /tmp)."""
     import tempfile
+    import warnings
+
+    from roofline.launch import signals_held
+
+    with signals_held(), tempfile.TemporaryDirectory() as tmp:
+        check = Path(tmp) / out.name
+        check.write_text(text, encoding="utf-8", newline="")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                load_measurements(check)
+            except RooflineError as exc:
+                raise RooflineError(f"{out}: {what}" + str(exc).replace(f"{check}: ", "") + "; nothing written") from None
+
+
+def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, append: bool = False) -> Path:
+    """Write rows (text cells in the columns of COLUMNS) as CSV, atomically, once the whole reads as fit reads it;
+    refuses to replace a file without force, and a file of the shipped measurements folder (fit's and accuracy's
+    default input, qa193) whatever it is told.
+    `append`: after the rows of an existing measurements file `out` (checked first, as fit reads it), in its own
+    columns (names read as fit reads them, spaces around them aside) and line ends (its header's), so that plain and
+    speculative runs converted apart make one file to fit (qa187). Refused, before anything is written: a file without
+    a column these rows fill (their values would be lost), rows the file holds already (the same results converted
+    before: the same source, quantity and value, or every column alike), a file that cannot be written (qa189)."""
+    import os
     import warnings
 
     from roofline.yamlio import read_text, write_text_atomic
@@ -1070,9 +1100,15 @@ def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, 
     out = Path(out)
     if out.suffix.lower() != ".csv":  # qa115: --out c4.json --force replaced a benchmark result with CSV
         raise RooflineError(f"--out: expected a .csv file (measurements are CSV), found {str(out)!r}")
+    shipped = default_measurements_path().parent
+    if os.path.realpath(out.parent) == os.path.realpath(shipped):
+        raise RooflineError(f"--out: expected a file outside {shipped} (the shipped measurements, fit's and accuracy's "
+                            f"default input), found {out}: copy it first")
     new = raw.reindex(columns=list(COLUMNS)).fillna("").astype(str)
     if not (append and out.exists()):
-        write_text_atomic(out, new.to_csv(index=False, lineterminator="\n"), force)
+        text = new.to_csv(index=False, lineterminator="\n")
+        _check_as_fit_reads(out, text, "")
+        write_text_atomic(out, text, force)
         return out
     with warnings.catch_warnings():  # said of the file as written, below
         warnings.simplefilter("ignore")
@@ -1081,9 +1117,10 @@ def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, 
         # file (qa189), even as root, whom access() lets write anything
         raise RooflineError(f"{out}: --append: cannot write: the file is read-only; nothing appended")
     # rows of nothing but commas and spaces at its end (a spreadsheet's export), which fit reads past, are not kept
-    # between the file's rows and these (qa191)
-    before = re.sub(r"(?:\r?\n[ \t,]*)+\Z", "", read_text(out))
-    header = next(csv.reader([before.lstrip("\ufeff").splitlines()[0]]))
+    # between the file's rows and these (qa191); read within fit's own size limit (qa193: 1 MB refused a larger file)
+    before = re.sub(r"(?:\r?\n[ \t,]*)+\Z", "", read_text(out, MAX_FILE_BYTES))
+    first = before.lstrip("\ufeff").split("\n", 1)[0]  # the header line (qa193: splitlines broke it at a form feed)
+    header = next(csv.reader([first.rstrip("\r")]))
     names = [n.strip() for n in header]  # a column of its own (a run id) stays, empty in these rows, as fit reads it
     # a column the file lacks is lost only where a row holds other than its value when absent (qa191: ep 1, split fit)
     lost = [c for c in COLUMNS if c not in names and (new[c] != DEFAULTS.get(c, "")).any() and (new[c] != "").any()]
@@ -1097,6 +1134,7 @@ def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, 
     same = [c for c in names if c and c not in ("notes", "source")]
     if len(old):
         seen = set(map(tuple, old.reindex(columns=same).fillna("").to_numpy().tolist()))
+
         def result_of(frame: pd.DataFrame) -> list[tuple]:  # (the result file's name and index, quantity, value): one
             # result converted before, whatever its path was spelled as then (qa191: ./plain.json and /tmp/m/plain.json)
             source = frame.reindex(columns=["source"]).fillna("")["source"].astype(str)
@@ -1110,18 +1148,9 @@ def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, 
         if again:  # the same results converted before (under another --source-id or --engine-version too): counted twice
             raise RooflineError(f"{out}: --append: expected rows not in the file yet, found {len(again)} of the {len(new)} "
                                 "converted there already (the same results converted before); nothing appended")
-    end = "\r\n" if "\r\n" in before else "\n"
-    text = before.rstrip("\r\n") + end + mine.to_csv(index=False, header=False, lineterminator=end)
-    with tempfile.TemporaryDirectory() as tmp:  # the whole as fit reads it, before it replaces the file
-        check = Path(tmp) / out.name
-        check.write_text(text, encoding="utf-8", newline="")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                load_measurements(check)
-            except RooflineError as exc:
-                raise RooflineError(f"{out}: --append: " + str(exc).replace(f"{check}: ", "with these rows: ")
-                                    + "; nothing appended") from None
+    end = "\r\n" if first.endswith("\r") else "\n"  # the header's (qa193: not a CRLF inside a quoted note's)
+    text = before + end + mine.to_csv(index=False, header=False, lineterminator=end)
+    _check_as_fit_reads(out, text, "--append: with these rows: ")
     write_text_atomic(out, text, force=True)
     load_measurements(out)  # says rows that repeat earlier ones in other words
     return out

@@ -1573,6 +1573,24 @@ def test_remove_deletes_a_user_profile_and_refuses_a_built_in_or_one_another_tak
         code, out, err = roofline("engines", "remove", "linked")  # qa191: a taker by the target's path still loads
         assert code == 0 and f"(a link: {os.path.realpath(target)}, where it pointed, is kept)" in out, (out, err)
         assert target.is_file() and not (tmp_path / "linked.yaml").exists()
+        # qa193: a taker reaching the file through a linked folder; a loop of links (a traceback); a user's link to a
+        # built-in (refused as a built-in); a dangling link's target said to be kept
+        assert roofline("engines", "new", "base", "--from", "vllm")[0] == 0
+        os.symlink(tmp_path, tmp_path / "elsewhere" / "ulink")
+        (tmp_path / "viafolder.yaml").write_text("type: engine\nname: viafolder\nsource: s\n"
+                                                 f"costs_from: {tmp_path / 'elsewhere' / 'ulink' / 'base.yaml'}\n")
+        code, _, err = roofline("engines", "remove", "base")
+        assert code == 2 and "viafolder.yaml takes its costs from it" in err and (tmp_path / "base.yaml").exists()
+        os.symlink("loop.yaml", tmp_path / "loop.yaml")
+        code, _, err = roofline("hw", "remove", "loop", "--force")
+        assert code == 0 and "Traceback" not in err and not os.path.lexists(tmp_path / "loop.yaml")
+        builtin = Path(__file__).resolve().parent.parent / "hardware_profiles" / "h100-sxm.yaml"
+        os.symlink(builtin, tmp_path / "myh100.yaml")
+        code, out, err = roofline("hw", "remove", "myh100", "--force")
+        assert code == 0 and "where it pointed, is kept" in out and builtin.is_file(), err
+        os.symlink(tmp_path / "gone.yaml", tmp_path / "dangling.yaml")
+        code, out, _ = roofline("hw", "remove", "dangling", "--force")
+        assert code == 0 and "which does not exist" in out and "is kept" not in out
 
 
 @pytest.mark.slow

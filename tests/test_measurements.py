@@ -463,6 +463,21 @@ def test_convert_appends_speculative_runs_to_plain_ones_in_one_file_and_refuses_
     code, _, err = roofline("measurements", "convert", moved / spec.name, *common[:-3], lean, "--source-id", "other",
                             "--method", "eagle3", "--k", "3", "--append")
     assert code == 2 and "converted there already" in err and lean.read_bytes() == kept
+    # qa193: a source id saved on Windows (its carriage return made a file fit refused); the shipped measurements
+    # folder; a file larger than 1 MB, which fit reads
+    code, _, err = roofline("measurements", "convert", spec, *common[:-3], tmp_path / "cr.csv", "--source-id", "me\r")
+    assert code == 2 and "--source-id: expected text on one line" in err and not (tmp_path / "cr.csv").exists()
+    shipped = Path(__file__).resolve().parent.parent / "measurements" / "published.csv"
+    before_shipped = shipped.read_bytes()
+    code, _, err = roofline("measurements", "convert", spec, *common[:-3], shipped, "--append")
+    assert code == 2 and "(the shipped measurements, fit's and accuracy's default input)" in err
+    assert shipped.read_bytes() == before_shipped
+    big = tmp_path / "big.csv"
+    body = out.read_text().replace("\r\n", "\n").splitlines(keepends=True)
+    big.write_text(body[0] + "".join(body[1].replace("0.0112", f"{0.0112 + i * 1e-7:.7f}") for i in range(9000)))
+    assert big.stat().st_size > 1_000_000
+    code, _, err = roofline("measurements", "convert", spec, *common[:-3], big, "--method", "eagle3", "--k", "3", "--append")
+    assert code == 0, err
     locked = tmp_path / "locked.csv"
     locked.write_bytes(kept)
     locked.chmod(0o444)
@@ -1022,6 +1037,14 @@ def test_convert_says_an_engine_given_against_the_results_own_and_a_version_with
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the engine it names, and a version with a number: nothing to say
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", engine="vllm", engine_version="0.10.1")
+
+
+def test_a_mean_in_flight_is_not_written_above_its_cap():
+    """qa193: 12,346 in flight of a cap of 12,346 was written 1.235e+04, which convert's own check refused."""
+    from roofline.measurements import _concurrency_text
+
+    assert _concurrency_text(12346, 12346) == "12346" and _concurrency_text(12345.4, 12346) == "12346"
+    assert _concurrency_text(31.7, 32) == "31.7" and _concurrency_text(1000.4, 2048) == "1000"
 
 
 def test_convert_says_a_file_of_another_kind_as_such(tmp_path):
