@@ -794,8 +794,9 @@ def _editable(kind: str, name: str, extra_dirs: tuple, force: bool) -> Path:
 def remove_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = False) -> tuple[Path, Path | None, str | None]:
     """Delete the user profile `name` names on the search path: (the file removed, the file the name finds now, a
     built-in it hid or an earlier copy, or None; where the file was a symbolic link, the file it pointed to, which is
-    kept, else None). A built-in profile is refused, and so, without `force`, is an engine profile another user engine
-    profile takes its costs from (costs_from), which would no longer load."""
+    kept, else None). A built-in profile is refused; without `force`, so are a file that is no valid profile of `kind`
+    and an engine profile that another takes its costs from and that no other file would stand in for
+    (_costs_takers)."""
     try:
         path, problem = find_profile(kind, name, extra_dirs), None
     except UnreadableProfile as exc:  # a broken file of the user's is removed too (qa189: it could not be), with --force
@@ -854,13 +855,11 @@ def _costs_takers(path: Path, extra_dirs: tuple) -> list[tuple[Path, str]]:
     (qa189: a user copy named vllm, once removed, leaves vllm-v0 the built-in's; qa191: `vLLM` and aliases alike), or a
     path that reaches it, through links too (qa193); the file a removed link points to stays, and a path to that still
     loads."""
-    from roofline.profiles import _candidates, profile_paths, resolve_name
+    from roofline.profiles import profile_paths, resolve_name
 
     gone = _canonical(path)
     deleted = None if os.path.islink(path) else os.path.realpath(path)
-    found_all = _candidates("engine", extra_dirs)
-    after = profile_paths("engine", extra_dirs, ([(st, p) for st, p in found_all[0] if not _reaches(p, gone, deleted)],
-                                                 found_all[1]))
+    after = profile_paths("engine", extra_dirs, skip=lambda p: _reaches(p, gone, deleted))  # the search path without it
     out = []
     for other in list_names("engine", extra_dirs):
         try:
@@ -1161,9 +1160,9 @@ def side_by_side(paths: tuple, names: tuple[str, str], rows: list[tuple]) -> lis
     (label, A's value, B's value, unit; unit None: a heading) with B / A where both are numbers and a `*` where the two
     differ."""
     width = max(len(r[0]) for r in rows if r[3] is not None)
-    shown = [(label, _shown(va, unit), _shown(vb, unit)) if unit is not None else None for label, va, vb, unit in rows]
+    shown = [(_shown(va, unit), _shown(vb, unit)) if unit is not None else None for _, va, vb, unit in rows]
     # a long user profile name, or a long value (an option, a list of classes), widens the value columns (qa183)
-    col = max(14, *(len(n) for n in names), *(len(v) for row in shown if row for v in row[1:]))
+    col = max(14, *(len(n) for n in names), *(len(v) for row in shown if row for v in row))
     lines = [f"A  {paths[0]}", f"B  {paths[1]}", "", f"{'':{width}}  {names[0]:>{col}}  {names[1]:>{col}}  {'B / A':>7}"]
     for (label, va, vb, unit), row in zip(rows, shown):
         if unit is None:
@@ -1172,7 +1171,7 @@ def side_by_side(paths: tuple, names: tuple[str, str], rows: list[tuple]) -> lis
         numbers = unit != "text" and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (va, vb))
         ratio = f"{vb / va:.3g}x" if numbers and va and vb else "-"
         marker = "" if va == vb else "  *"
-        lines.append(f"{label:{width}}  {row[1]:>{col}}  {row[2]:>{col}}  {ratio:>7}{marker}")
+        lines.append(f"{label:{width}}  {row[0]:>{col}}  {row[1]:>{col}}  {ratio:>7}{marker}")
     return lines
 
 

@@ -215,12 +215,15 @@ def _builtin_files(kind: str) -> list[Path]:
     return list(_LISTED[key])
 
 
-def profile_paths(kind: str, extra_dirs: tuple[str | Path, ...] = (), candidates=None) -> dict[str, Path]:
+def profile_paths(kind: str, extra_dirs: tuple[str | Path, ...] = (), candidates=None, skip=None) -> dict[str, Path]:
     """Map name -> file for every profile of `kind` on the search path (earlier folders win); `candidates`: the
-    search path's files as _candidates found them, where the caller has them already."""
+    search path's files as _candidates found them, where the caller has them already; `skip`: a test of a file's
+    path that leaves it out (the search path as it will be once a file is removed: editing.remove_profile)."""
     found: dict[str, Path] = {}
     lowered: set[str] = set()
     for stem, path in (candidates or _candidates(kind, extra_dirs))[0]:
+        if skip is not None and skip(path):
+            continue
         if stem.lower() not in lowered:
             lowered.add(stem.lower())
             found[stem] = path
