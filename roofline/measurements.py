@@ -1083,6 +1083,24 @@ def _check_as_fit_reads(out: Path, text: str, what: str) -> None:
                 raise RooflineError(f"{out}: {what}" + str(exc).replace(f"{check}: ", "") + "; nothing written") from None
 
 
+def _rows_held_already(old: pd.DataFrame, new: pd.DataFrame, mine: pd.DataFrame) -> int:
+    """How many of the rows `new` (convert's columns; `mine`: the same in the file's columns) file `old` holds already:
+    alike in every column but source and notes, or the same result (its file's name and index, quantity and value:
+    qa191, under another --source-id or another spelling of its path)."""
+    if not len(old):
+        return 0
+    same = [c for c in mine.columns if c and c not in ("notes", "source")]
+    seen = set(map(tuple, old.reindex(columns=same).fillna("").to_numpy().tolist()))
+
+    def results(frame: pd.DataFrame) -> list[tuple]:
+        cells = frame.reindex(columns=["source", "quantity", "value"]).fillna("").astype(str)
+        return list(zip(cells["source"].str.replace(r"^.*[\\/]", "", regex=True), cells["quantity"], cells["value"]))
+
+    known = {r for r in results(old) if r[0]}
+    pairs = zip(mine[same].to_numpy().tolist(), results(new))
+    return sum(1 for row, result in pairs if tuple(row) in seen or (result[0] and result in known))
+
+
 def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, append: bool = False) -> Path:
     """Write rows (text cells in the columns of COLUMNS) as CSV, atomically, once the whole reads as fit reads it;
     refuses to replace a file without force, and a file of the shipped measurements folder (fit's and accuracy's
@@ -1131,23 +1149,10 @@ def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, 
                             "header, or convert to a file of its own; nothing appended")
     old = pd.read_csv(out, dtype=str, keep_default_na=False, encoding="utf-8-sig").rename(columns=str.strip)
     mine = new.reindex(columns=names).fillna("")  # the file's columns in its order (one convert leaves empty stays so)
-    same = [c for c in names if c and c not in ("notes", "source")]
-    if len(old):
-        seen = set(map(tuple, old.reindex(columns=same).fillna("").to_numpy().tolist()))
-
-        def result_of(frame: pd.DataFrame) -> list[tuple]:  # (the result file's name and index, quantity, value): one
-            # result converted before, whatever its path was spelled as then (qa191: ./plain.json and /tmp/m/plain.json)
-            source = frame.reindex(columns=["source"]).fillna("")["source"].astype(str)
-            named = source.str.replace(r"^.*[\\/]", "", regex=True)
-            return list(zip(named, frame.reindex(columns=["quantity"]).fillna("")["quantity"],
-                            frame.reindex(columns=["value"]).fillna("")["value"]))
-
-        results = {r for r in result_of(old) if r[0]}
-        pairs = zip(mine[same].to_numpy().tolist(), result_of(new))
-        again = [i for i, (row, result) in enumerate(pairs) if tuple(row) in seen or (result[0] and result in results)]
-        if again:  # the same results converted before (under another --source-id or --engine-version too): counted twice
-            raise RooflineError(f"{out}: --append: expected rows not in the file yet, found {len(again)} of the {len(new)} "
-                                "converted there already (the same results converted before); nothing appended")
+    again = _rows_held_already(old, new, mine)
+    if again:  # the same results converted before (under another --source-id or --engine-version too): counted twice
+        raise RooflineError(f"{out}: --append: expected rows not in the file yet, found {again} of the {len(new)} "
+                            "converted there already (the same results converted before); nothing appended")
     end = "\r\n" if first.endswith("\r") else "\n"  # the header's (qa193: not a CRLF inside a quoted note's)
     text = before + end + mine.to_csv(index=False, header=False, lineterminator=end)
     _check_as_fit_reads(out, text, "--append: with these rows: ")
