@@ -811,6 +811,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     if context is not None:
         fitting = fitting[fitting["context"] == context]
     spec_fitting = None  # the rows where the verify pass drawn fits (None: no verify pass)
+    every_method = False  # several methods swept, each fitting somewhere in every panel (the legend says so)
     if speculate and "k" in fitting.columns and (ops["pass"] == "verify").any():
         # the large batch is one where the verify pass drawn fits too (its k's rows; a drafter needs memory of its
         # own): plain rows fit to larger batches, and the verify pass was drawn at one that does not fit (qa105);
@@ -818,7 +819,6 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         k_drawn = int(ops.loc[ops["pass"] == "verify", "q"].iloc[0]) - 1
         spec_fitting = fitting[fitting["k"] == k_drawn] if (fitting["k"] == k_drawn).any() else fitting[fitting["k"] > 0]
         methods = spec_fitting["method"].astype(str).unique() if "method" in spec_fitting else []
-        every_method = False
         if len(methods) > 1:  # qa190: L4's 'B = 128' was EAGLE's and n-gram's, where the draft model fits to 74: a batch
             # where the verify pass fits under every method that fits in that panel at all (each drafter takes memory
             # of its own; qa191: one that fits nowhere there would leave the panel none)
@@ -829,8 +829,6 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
             every_method = bool((there == len(methods)).all())  # every method fits somewhere in every panel
             spec_fitting = spec_fitting[at_batch == there]
         fitting = spec_fitting if len(spec_fitting) else fitting
-    else:
-        every_method = False
     by, keys, note = _panels(ops, ("hardware", "model"), meta, fitting=fitting)
     models = list(dict.fromkeys(k[1] for k in keys))
     title_meta = _shown_meta(meta, by[2:], [key[2:] for key in keys])
