@@ -65,7 +65,8 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      --max-running-requests to 48 for every speculative algorithm, each of d attention-DP groups taking
                      floor(C / d) of them): a larger batch waits, so predict, sweeps and cheapest say so, naming
                      `max_running_requests_flag`, the server option that raises the cap, where the profile gives one
-                     (null where C is: a copy that sets C null drops the flag it took) (a measured row runs at its batch: the harnesses that measure speculation at a large batch set the cap,
+                     (null where C is: a copy that sets C null drops the flag it took; a measured row runs at its
+                     batch: the harnesses that measure speculation at a large batch set the cap,
                      and a row whose server ran fewer records them in `concurrency`); `speculation_refused_with_dp_attention`, the
                      methods it refuses under attention DP (SGLang's STANDALONE, the tool's draft, and NGRAM raise
                      there), and `speculation_refused_with_pp`, every method refused with pipeline parallelism (SGLang's
