@@ -1148,7 +1148,7 @@ def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, 
                             f"found none{f' (nor {len(lost) - 1} more)' if len(lost) > 1 else ''}: add it to the file's "
                             "header, or convert to a file of its own; nothing appended")
     old = pd.read_csv(out, dtype=str, keep_default_na=False, encoding="utf-8-sig").rename(columns=str.strip)
-    mine = new.reindex(columns=names).fillna("")  # the file's columns in its order (one convert leaves empty stays so)
+    mine = new.reindex(columns=names, fill_value="")  # the file's columns in its order (one convert leaves empty stays so)
     again = _rows_held_already(old, new, mine)
     if again:  # the same results converted before (under another --source-id or --engine-version too): counted twice
         raise RooflineError(f"{out}: --append: expected rows not in the file yet, found {again} of the {len(new)} "

@@ -53,7 +53,7 @@ import yaml
 
 from roofline.costs import ACTIVATION_BYTES, attention_flops
 from roofline.engine import op_time_s
-from roofline.harness.runtime import busy_machine_note, median_time_s, setup_runtime, torch_dtype
+from roofline.harness.runtime import busy_machine_note, interleave, median_time_s, setup_runtime, torch_dtype
 from roofline.units import format_seconds, format_si
 
 OVERHEAD_DEPTHS = (2, 16)  # layers of the tiny-width decoder whose step times give step_overhead and layer_overhead
@@ -252,21 +252,21 @@ def forward_step_times(torch, dev, layers_small: int, layers_large: int, repeats
     """Seconds of a decode step of the decoder at tiny width (dispatch only) with two depths.
 
     t(L) = fixed + L * per_layer; `fixed` covers embedding, final norm, LM head, argmax and the
-    step's setup (positions, mask, RoPE tables), `per_layer` the operators of one block.
+    step's setup (positions, mask, RoPE tables), `per_layer` the operators of one block. The two depths
+    run in turn, `repeats` rounds (runtime.interleave), and each keeps its median: a slow spell of a shared
+    host lands on both, not on one (on an H200 two runs timed apart gave a fixed part of 675 us and 949 us).
     """
-    from roofline.harness.decoder import build_decoder, decode_one_token, new_kv_cache
-    from roofline.model import model_from_dict
+    from roofline.harness.decoder import build_decoder, decode_one_token, new_kv_cache, tiny_spec
 
-    def step_time(layers: int) -> float:
-        spec = model_from_dict({"name": "tiny", "layers": layers, "hidden_size": 64, "heads": 4, "kv_heads": 1,
-                                "head_dim": 16, "ffn_size": 176, "vocab_size": 256})
-        model = build_decoder(spec, dtype=torch_dtype(torch, dtype), device=dev)
+    def step(layers: int):
+        model = build_decoder(tiny_spec(layers), dtype=torch_dtype(torch, dtype), device=dev)
         cache = new_kv_cache(model, 1, 64)
         tok = torch.zeros(1, dtype=torch.long, device=dev)
         pos = torch.full((1,), 16, dtype=torch.long, device=dev)
-        return median_time_s(lambda: decode_one_token(model, cache, tok, pos), dev, repeats, warmup=3)
+        return lambda: decode_one_token(model, cache, tok, pos)
 
-    return step_time(layers_small), step_time(layers_large)
+    rounds = interleave([step(layers_small), step(layers_large)], repeats, dev, warmup=3)
+    return statistics.median(r[0][0] for r in rounds), statistics.median(r[1][0] for r in rounds)
 
 
 def attention_timings(torch, dev, batch: int, context: int, layers: int, repeats: int,
@@ -277,7 +277,7 @@ def attention_timings(torch, dev, batch: int, context: int, layers: int, repeats
     memory. FLOPs are roofline.costs.attention_flops at the mean causal length S + (q + 1) / 2, bytes
     the KV entries read once at the KV dtype's size, as roofline.costs counts them.
     """
-    from roofline.harness.decoder import attention
+    from roofline.harness.decoder import attention, folded_mask
 
     heads, kvh, hd, dt = 16, 4, 128, torch_dtype(torch, dtype)
     kv = [(torch.randn(batch, kvh, context + 32, hd, device=dev).to(dt),
@@ -289,10 +289,11 @@ def attention_timings(torch, dev, batch: int, context: int, layers: int, repeats
         length = context + q_len
         pos = context + torch.arange(q_len, device=dev)
         allowed = (torch.arange(length, device=dev)[None, :] <= pos[:, None]).expand(batch, q_len, length)
+        mask = folded_mask(allowed, heads // kvh)
 
-        def run(q=q, length=length, allowed=allowed):
+        def run(q=q, length=length, mask=mask):
             for k, v in kv:
-                attention(q, k[:, :, :length], v[:, :, :length], allowed)
+                attention(q, k[:, :, :length], v[:, :, :length], mask)
 
         seconds = median_time_s(run, dev, repeats, warmup=1)
         flops = layers * float(attention_flops(heads, hd, hd, batch * q_len, context + (q_len + 1) / 2))
@@ -462,7 +463,7 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
         runs["vector_bw"].append(vec)
         steps.step(f"{tag}elementwise operators: {_si(vec, 'B/s')} of activations")
 
-        small, large = forward_step_times(torch, dev, *OVERHEAD_DEPTHS, reps * 4, dtype=dtype)
+        small, large = forward_step_times(torch, dev, *OVERHEAD_DEPTHS, max(reps * 4, 40) if gpu else reps * 4, dtype=dtype)
         runs["overhead"].append((small, large))
         steps.step(f"{tag}forward pass at tiny width: {format_seconds(small)} ({OVERHEAD_DEPTHS[0]} layers), "
                    f"{format_seconds(large)} ({OVERHEAD_DEPTHS[1]} layers)")

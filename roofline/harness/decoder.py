@@ -35,7 +35,7 @@ import torch
 import torch.nn.functional as F
 
 from roofline.errors import RooflineError
-from roofline.model import AttentionGroup, ModelSpec
+from roofline.model import AttentionGroup, ModelSpec, model_from_dict
 
 ROPE_THETA = 10000.0
 NORM_EPS = 1e-5
@@ -131,6 +131,14 @@ def check_supported(spec: ModelSpec) -> None:
         )
 
 
+def tiny_spec(layers: int) -> ModelSpec:
+    """A decoder of `layers` layers at tiny width (hidden 64, 4 heads on 1 KV head, vocabulary 256): its passes are
+    dispatch only, so timing them measures what a pass costs besides its bytes and FLOPs (calibrate's overheads,
+    specloop's loop costs)."""
+    return model_from_dict({"name": f"tiny-{layers}", "layers": layers, "hidden_size": 64, "heads": 4, "kv_heads": 1,
+                            "head_dim": 16, "ffn_size": 176, "vocab_size": 256})
+
+
 def build_decoder(spec: ModelSpec, dtype: torch.dtype = torch.bfloat16, device: str | torch.device = "cpu",
                   seed: int = 0, logit_std: float = 8.0, residual_scale: float = 0.5) -> Decoder:
     """Random weights in the shapes of `spec` (see the module docstring for the scales)."""
@@ -202,11 +210,20 @@ def fill_kv_cache_random(cache: KVCache, length: int, seed: int = 0) -> None:
 
 
 def linear(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
-    """x @ weight.T for weight [out, in], computed as (weight @ x.T).T: the weight is the GEMM's left
-    operand, as GPU engines lay out small-M GEMMs ("swap-AB"), so the few token rows of a decode or
-    verify pass are the narrow dimension. Same product as F.linear. On a 2-core AVX2 CPU (PyTorch 2.13,
-    MKL, fp32, the validation model's block shapes, 1.1 GB of weights) F.linear took 2.0-3.9x a 1-row pass
-    at 2-16 rows, this form 0.9-2.4x (docs/VALIDATION.md)."""
+    """x @ weight.T for weight [out, in].
+
+    On a CPU computed as (weight @ x.T).T: the weight is the GEMM's left operand, as GPU engines lay out
+    small-M GEMMs ("swap-AB"), so the few token rows of a decode or verify pass are the narrow dimension.
+    Same product as F.linear. On a 2-core AVX2 CPU (PyTorch 2.13, MKL, fp32, the validation model's block
+    shapes, 1.1 GB of weights) F.linear took 2.0-3.9x a 1-row pass at 2-16 rows, this form 0.9-2.4x
+    (docs/VALIDATION.md).
+
+    On a GPU, F.linear: cuBLAS picks the operand order itself, and the CPU form's transposed result
+    costs a copy kernel per GEMM wherever a pass has more than one row (65 in a pass of validation-small),
+    which an eager, launch-bound pass pays in dispatch: on an H200 a batch-4 decode step of
+    validation-small took 0.7-0.8 ms (7-9%) more than a batch-1 step (docs/VALIDATION.md, GPU)."""
+    if x.is_cuda:
+        return F.linear(x, weight)
     rows = x.reshape(-1, x.shape[-1])
     return torch.mm(weight, rows.t()).t().contiguous().view(*x.shape[:-1], weight.shape[0])
 
@@ -235,20 +252,26 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, signed_sin: torch.Tensor) -> 
     return x * cos + swapped * signed_sin
 
 
-def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
+def folded_mask(allowed: torch.Tensor, group: int) -> torch.Tensor:
+    """The mask `attention` takes: allowed [B, qn, L] bool (key position <= query position) repeated for the
+    `group` query heads that share a KV head, as attention folds them onto the query axis: [B, 1, group * qn, L].
+    Built once a pass, not once a layer (for qn > 1 the fold is a copy)."""
+    b, qn, length = allowed.shape
+    return allowed[:, None, None].expand(b, 1, group, qn, length).reshape(b, 1, group * qn, length)
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Grouped-query attention over the cache, each KV entry read once per pass.
 
-    q: [B, qn, heads, hd]; k, v: [B, kv_heads, L, hd] (strided views into the cache); allowed:
-    [B, qn, L] bool (key position <= query position). The `group = heads / kv_heads` query heads
-    that share a KV head are folded onto the query axis ([B, kv_heads, group * qn, hd]), so PyTorch's
-    fused scaled_dot_product_attention sees plain multi-head attention with more queries per head
-    (no K/V repeat). Returns [B, qn, heads * hd].
+    q: [B, qn, heads, hd]; k, v: [B, kv_heads, L, hd] (strided views into the cache); mask: folded_mask's
+    [B, 1, group * qn, L]. The `group = heads / kv_heads` query heads that share a KV head are folded onto
+    the query axis ([B, kv_heads, group * qn, hd]), so PyTorch's fused scaled_dot_product_attention sees
+    plain multi-head attention with more queries per head (no K/V repeat). Returns [B, qn, heads * hd].
     """
     b, qn, heads, hd = q.shape
-    kvh, length = k.shape[1], k.shape[2]
+    kvh = k.shape[1]
     group = heads // kvh
     qg = q.view(b, qn, kvh, group, hd).permute(0, 2, 3, 1, 4).reshape(b, kvh, group * qn, hd)
-    mask = allowed[:, None, None].expand(b, 1, group, qn, length).reshape(b, 1, group * qn, length)
     out = F.scaled_dot_product_attention(qg, k, v, attn_mask=mask)
     return out.view(b, kvh, group, qn, hd).permute(0, 3, 1, 2, 4).reshape(b, qn, heads * hd)
 
@@ -266,6 +289,7 @@ def forward(model: Decoder, cache: KVCache, tokens: torch.Tensor, input_pos: tor
         raise RooflineError(f"KV cache: a sequence would reach {length} tokens, the cache holds {cache.max_len}")
     positions = input_pos[:, None] + torch.arange(qn, device=tokens.device)                    # [B, q]
     allowed = torch.arange(length, device=tokens.device)[None, None, :] <= positions[..., None]  # [B, q, L]
+    mask = folded_mask(allowed, s.heads // s.kv_heads)
     rows = torch.arange(b, device=tokens.device)[:, None]
     cos, signed_sin = rope_tables(positions, s.head_dim, model.dtype)
     q_dim, kv_dim = s.heads * s.head_dim, s.kv_heads * s.head_dim
@@ -275,7 +299,7 @@ def forward(model: Decoder, cache: KVCache, tokens: torch.Tensor, input_pos: tor
         qk = apply_rope(qkv[..., : q_dim + kv_dim].view(b, qn, s.heads + s.kv_heads, s.head_dim), cos, signed_sin)
         cache.k[i][rows, :, positions] = qk[:, :, s.heads:]
         cache.v[i][rows, :, positions] = qkv[..., q_dim + kv_dim:].view(b, qn, s.kv_heads, s.head_dim)
-        out = attention(qk[:, :, : s.heads], cache.k[i][:, :, :length], cache.v[i][:, :, :length], allowed)
+        out = attention(qk[:, :, : s.heads], cache.k[i][:, :, :length], cache.v[i][:, :, :length], mask)
         x = x + linear(out, layer.wo)
         gate, up = linear(rms_norm(x, layer.mlp_norm), layer.w13).chunk(2, dim=-1)
         x = x + linear(F.silu(gate) * up, layer.w2)

@@ -29,6 +29,8 @@ Acceptance modes:
 
 from __future__ import annotations
 
+import functools
+import statistics
 import time
 from dataclasses import dataclass, field
 
@@ -36,7 +38,7 @@ import torch
 
 from roofline.errors import RooflineError
 from roofline.harness.decoder import Decoder, KVCache, forward, greedy, verify
-from roofline.harness.runtime import synchronize
+from roofline.harness.runtime import interleave, synchronize
 
 
 @dataclass
@@ -169,3 +171,92 @@ def speculative_decode(
         stats.verify_s += t2 - t1
         stats.other_s += t3 - t2
     return out[:, :n_tokens], stats
+
+
+
+MODES = ("natural", "controlled")
+LOOP_COST_K = (1, 4)  # the draft lengths harness_costs times: per_draft_step from their difference
+LOOP_COST_CONTEXT = 16  # tokens already cached when harness_costs starts
+LOOP_COST_LAYERS = (16, 2)  # layers of its tiny target and of the drafter (the target's first layers)
+
+
+@dataclass(frozen=True)
+class HarnessCosts:
+    """What the harness spends beyond the calibrated profile's price of its passes (seconds), measured at tiny width:
+
+    per_iteration_s, per_draft_step_s   speculative_decode's own work outside its forward passes, per acceptance mode
+        (MODES): the acceptance test, the output scatter, the position updates and the accepted counts copied to the
+        host, each iteration; a proposal stacked (in controlled mode also the draw that replaces it), each draft step.
+        This loop's serving-engine terms spec_per_iteration and spec_per_draft_step (roofline.serving), at batch 1.
+    multi_token_fixed_s, multi_token_per_layer_s   what a pass of q > 1 tokens dispatches beyond a q = 1 pass: the
+        decoder folds the query heads that share a KV head onto the query axis and back (decoder.attention), a view at
+        q = 1 and a copy a layer at q > 1. The calibrated overheads are those of a q = 1 pass (calibrate's
+        forward_step_times), so a verify pass and the loop's first draft pass (q = 2) cost this much more.
+    outside_s   {(mode, k): outside(k)} as harness_costs measured it.
+    """
+
+    per_iteration_s: dict
+    per_draft_step_s: dict
+    multi_token_fixed_s: float
+    multi_token_per_layer_s: float
+    outside_s: dict
+
+    def multi_token_s(self, layers: int) -> float:
+        """The extra of a q > 1 pass of a model of `layers` layers: fixed + layers x per layer."""
+        return self.multi_token_fixed_s + layers * self.multi_token_per_layer_s
+
+
+def harness_costs(torch_module, dev, dtype, iterations: int, rounds: int = 21) -> HarnessCosts:
+    """Time the loop and the passes it is made of apart, at tiny width (decoder.tiny_spec: dispatch only), batch 1,
+    a 16-layer target and its first 2 layers as the drafter (LOOP_COST_LAYERS), for k = 1 and 4 (LOOP_COST_K):
+
+        outside(k)     = t_iteration(k) - t_draft(q = 2) - (k - 1) t_draft(q = 1) - t_verify(q = k + 1)
+        per_draft_step = (outside(4) - outside(1)) / 3
+        per_iteration  = outside(1) - per_draft_step
+        multi(L)       = t(q > 1, L layers) - t(q = 1, L layers): t_draft(2) - t_draft(1) at L = 2,
+                         t_verify(k + 1) - t_target(1) at L = 16
+        multi_token_per_layer = (multi(16) - multi(2)) / 14,   multi_token_fixed = multi(2) - 2 x per layer
+
+    t_iteration is a run of `iterations` iterations (as validate runs them) over `iterations`. The loops of both modes
+    and the passes they are compared with run in turn, round after round (runtime.interleave), and each difference is
+    the median over `rounds` rounds of that round's difference (multi(L) over the rounds of both k), so a slow spell of
+    a shared machine lands on both sides of it. A pass is timed as the loop runs it (the drafter's last logits and their
+    greedy token, the target's greedy tokens), its inputs made beforehand. Each cost is clipped at 0 (noise can take
+    a difference below it).
+    """
+    from roofline.harness.decoder import build_decoder, decode_n_tokens, decode_one_token, new_kv_cache, tiny_spec, truncate
+
+    deep, shallow = LOOP_COST_LAYERS
+    target = build_decoder(tiny_spec(deep), dtype=dtype, device=dev)
+    draft = truncate(target, shallow)
+    k_max, s0 = max(LOOP_COST_K), LOOP_COST_CONTEXT
+    max_len = s0 + (iterations + 2) * (k_max + 1) + 8
+    cache, draft_cache = new_kv_cache(target, 1, max_len), new_kv_cache(draft, 1, max_len)
+    prev = torch_module.zeros(1, dtype=torch_module.long, device=dev)
+    cur = torch_module.ones(1, dtype=torch_module.long, device=dev)
+    pos = torch_module.full((1,), s0, dtype=torch_module.long, device=dev)
+    reference = decode_n_tokens(target, cache, cur, pos, iterations * (k_max + 1) + k_max + 1)
+    two, before = torch_module.stack((prev, cur), 1), pos - 1
+    passes = [lambda: greedy(forward(draft, draft_cache, two, before)[:, -1]),            # 0: drafter, q = 2
+              functools.partial(decode_one_token, draft, draft_cache, cur, pos),           # 1: drafter, q = 1
+              functools.partial(decode_one_token, target, cache, cur, pos)]                # 2: target, q = 1
+    outside, multi = {}, {shallow: [], deep: []}
+    for k in LOOP_COST_K:
+        tokens = torch_module.zeros(1, k + 1, dtype=torch_module.long, device=dev)
+        loops = [functools.partial(speculative_decode, target, draft, cache, draft_cache, prev, cur, pos, k, iterations * (k + 1),
+                                   mode=mode, alpha=0.7 if mode == "controlled" else None, reference=reference,
+                                   iterations=iterations) for mode in MODES]
+        timed = interleave([*passes, functools.partial(verify, target, cache, tokens, pos), *loops], rounds, dev)
+        seconds = [[t for t, _ in r] for r in timed]  # per round: draft q=2, draft q=1, target q=1, verify q=k+1, loops
+        for i, mode in enumerate(MODES):
+            outside[mode, k] = statistics.median(r[4 + i] / iterations - r[0] - (k - 1) * r[1] - r[3] for r in seconds)
+        multi[shallow] += [r[0] - r[1] for r in seconds]
+        multi[deep] += [r[3] - r[2] for r in seconds]
+    lo, hi = LOOP_COST_K
+    per_step = {mode: (outside[mode, hi] - outside[mode, lo]) / (hi - lo) for mode in MODES}
+    multi_s = {layers: statistics.median(values) for layers, values in multi.items()}
+    per_layer = max(0.0, (multi_s[deep] - multi_s[shallow]) / (deep - shallow))
+    return HarnessCosts(per_iteration_s={mode: max(0.0, outside[mode, lo] - lo * per_step[mode]) for mode in MODES},
+                        per_draft_step_s={mode: max(0.0, per_step[mode]) for mode in MODES},
+                        multi_token_fixed_s=max(0.0, multi_s[shallow] - shallow * per_layer),
+                        multi_token_per_layer_s=per_layer, outside_s=outside)

@@ -25,9 +25,14 @@ dtype (roofline.layout.deployment(model, dtype, dtype)), by the library itself:
                   tau(alpha, k) equals the tokens each sequence actually emitted per iteration
                   (controlled mode samples acceptance, so a run's tau scatters around
                   tau(alpha, k); it is the timing model that is validated here)
-and, for comparison, by the classic form: the same profile without its refinements (max of compute
-and memory time, GEMM ceilings for every operator, no per-layer overhead). `ablation` switches the
-refinements off one at a time. Each error is predicted / measured - 1 (a fraction: 0.1 is 10%).
+with what the harness spends beyond its passes' calibrated price, measured at tiny width before the
+points (roofline.harness.specloop.harness_costs): a pass of q > 1 tokens dispatches a copy a layer
+more than the q = 1 pass the profile's overheads were calibrated on, and the loop's own work is its
+serving engine's spec_per_iteration and spec_per_draft_step (loop_engine). On a GPU, where an eager
+pass is dispatch-bound, they were most of what the profile missed (docs/VALIDATION.md, GPU).
+For comparison, the classic form: the same profile without its refinements or the harness's costs (max
+of compute and memory time, GEMM ceilings for every operator, no per-layer overhead). `ablation`
+switches the refinements off one at a time. Each error is predicted / measured - 1 (a fraction: 0.1 is 10%).
 
 fp32 --quick runs the first 4 of validation-small's 16 layers (1.25 GB of fp32 weights, still 39
 times a 32 MB last-level cache) and speculation at batch 1 only (`QUICK_FP32`): fp32 GEMMs with 2 to 16
@@ -53,6 +58,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -74,10 +80,16 @@ from roofline.harness.runtime import (
 from roofline.layout import deployment
 from roofline.model import BYTES_PER_ELEMENT, ModelSpec, load_model
 from roofline.outputs import progress_bar, progress_done
+from roofline.serving import ServingEngine
 from roofline.speculation import speculative_metrics, tau_scalar_alpha
+from roofline.units import format_seconds
+
+if TYPE_CHECKING:
+    from roofline.harness.specloop import HarnessCosts
 
 PLOT_FILES = ("validation_predicted_vs_measured.png", "validation_step_time_vs_tokens.png", "validation_speedup.png")
 TARGET, DRAFT = "validation-small", "validation-draft"
+HARNESS_COST_ROUNDS = 21  # rounds of specloop.harness_costs (about 7 s on 2 CPU cores)
 SPEC_CONTEXT = 256
 
 
@@ -139,9 +151,11 @@ def classic(hw: HardwareSpec) -> HardwareSpec:
     return dataclasses.replace(hw, **{k: v for change in REFINEMENTS.values() for k, v in change.items()})
 
 
-def step_time_s(hw: HardwareSpec, model: ModelSpec, batch, q, context, dtype: str = "bf16"):
-    """roofline.engine.step_metrics(...)['step_time_s'] on one device, weights and KV cache in `dtype`, the ideal engine."""
-    return step_metrics(hw, model, batch, q, context, deployment(model, dtype, dtype))["step_time_s"]
+def step_time_s(hw: HardwareSpec, model: ModelSpec, batch, q, context, dtype: str = "bf16", costs: HarnessCosts | None = None):
+    """roofline.engine.step_metrics(...)['step_time_s'] on one device, weights and KV cache in `dtype`, the ideal engine;
+    with the harness's `costs`, a pass of q > 1 tokens takes its extra dispatch too (HarnessCosts.multi_token_s)."""
+    t = step_metrics(hw, model, batch, q, context, deployment(model, dtype, dtype))["step_time_s"]
+    return t if costs is None else t + np.where(np.asarray(q) > 1, costs.multi_token_s(model.layers), 0.0)
 
 
 def alpha_for_tau(tau: float, k: int) -> float:
@@ -154,11 +168,26 @@ def alpha_for_tau(tau: float, k: int) -> float:
     return (lo + hi) / 2
 
 
-def speculation(hw: HardwareSpec, target: ModelSpec, draft: ModelSpec, batch, context, k, alpha, dtype: str = "bf16") -> dict:
+def loop_engine(costs: HarnessCosts | None, mode: str, target: ModelSpec, draft: ModelSpec) -> ServingEngine | None:
+    """The serving engine of the real loop in `mode` (specloop.harness_costs), the ideal engine with
+
+        spec_per_iteration  = per_iteration[mode] + multi_token(target layers) + multi_token(draft layers)
+        spec_per_draft_step = per_draft_step[mode]
+
+    (each iteration runs one verify pass and one drafter pass of q > 1 tokens); None without costs (the ideal engine)."""
+    if costs is None:
+        return None
+    per_iteration_s = costs.per_iteration_s[mode] + costs.multi_token_s(target.layers) + costs.multi_token_s(draft.layers)
+    return ServingEngine(name="harness-loop", display_name=f"the harness's speculative loop ({mode})",
+                         spec_per_iteration_s=per_iteration_s, spec_per_draft_step_s=costs.per_draft_step_s[mode])
+
+
+def speculation(hw: HardwareSpec, target: ModelSpec, draft: ModelSpec, batch, context, k, alpha, dtype: str = "bf16",
+                engine: ServingEngine | None = None) -> dict:
     """roofline.speculation.speculative_metrics for the drafter of the real loop (method draft), `dtype` weights and KV,
-    with the loop's first draft pass as it runs: over 2 tokens a sequence (the last token accepted and the target's
-    next one: specloop.speculative_decode), where the library prices k one-token draft steps. Its iteration time and
-    speedup are
+    under `engine` (loop_engine: the loop's own costs outside its passes; None: the ideal engine), with the loop's first
+    draft pass as it runs: over 2 tokens a sequence (the last token accepted and the target's next one:
+    specloop.speculative_decode), where the library prices k one-token draft steps. Its iteration time and speedup are
 
         iteration = iteration_library + t_step(draft, B, 2, S) - t_step(draft, B, 1, S)
         speedup   = speedup_library x iteration_library / iteration   (tokens/s likewise)
@@ -166,7 +195,7 @@ def speculation(hw: HardwareSpec, target: ModelSpec, draft: ModelSpec, batch, co
     (session 38: on the CPU a 2-row GEMM costs more than a 1-row one; the correction moved the speedup median errors of
     two recorded --quick runs from 13.3% and 9.9% to 11.2% and 7.5%)."""
     dep = deployment(target, dtype, dtype)
-    m = speculative_metrics(hw, target, batch, context, k, alpha, method="draft", draft=draft, dep=dep)
+    m = speculative_metrics(hw, target, batch, context, k, alpha, method="draft", draft=draft, dep=dep, engine=engine)
     d_dep = deployment(draft, dtype, dtype)
     catch_up_s = step_metrics(hw, draft, batch, 2, context, d_dep)["step_time_s"] - step_metrics(hw, draft, batch, 1, context, d_dep)["step_time_s"]
     iteration_s = m["iteration_time_s"] + catch_up_s
@@ -295,23 +324,25 @@ def measure_speculation(torch, dev, model, draft, cache, draft_cache, grid: Grid
 
 # ---- comparison, table, plots ----
 
-def predict_rows(rows: list[dict], hw: HardwareSpec, target: ModelSpec, draft: ModelSpec, dtype: str = "bf16") -> pd.DataFrame:
+def predict_rows(rows: list[dict], hw: HardwareSpec, target: ModelSpec, draft: ModelSpec, dtype: str = "bf16",
+                 costs: HarnessCosts | None = None) -> pd.DataFrame:
     """Add predicted_s_<form>, error_<form> (and speedup columns for spec rows) to the measured rows,
     weights and KV cache in `dtype` as the run had them.
 
-    Forms: `engine` (the calibrated profile as the library uses it) and `classic` (without refinements).
+    Forms: `engine` (the calibrated profile as the library uses it, with the harness's `costs`: a q > 1 pass's extra
+    dispatch, speculation under loop_engine) and `classic` (without refinements or harness costs, the ideal engine).
     """
     df = pd.DataFrame(rows)
-    for form, profile in (("engine", hw), ("classic", classic(hw))):
+    for form, profile, harness in (("engine", hw, costs), ("classic", classic(hw), None)):
         pred, speed = [], []
         for row in df.itertuples():
             if row.kind == "spec":
                 m = speculation(profile, target, draft, int(row.batch), float(row.context), int(row.k),
-                                alpha_for_tau(row.tau_measured, int(row.k)), dtype)
+                                alpha_for_tau(row.tau_measured, int(row.k)), dtype, loop_engine(harness, row.mode, target, draft))
                 pred.append(float(m["iteration_time_s"]))
                 speed.append(float(m["speedup"]))
             else:
-                pred.append(float(step_time_s(profile, target, int(row.batch), int(row.q), float(row.context), dtype)))
+                pred.append(float(step_time_s(profile, target, int(row.batch), int(row.q), float(row.context), dtype, harness)))
                 speed.append(float("nan"))
         df[f"predicted_s_{form}"] = pred
         df[f"error_{form}"] = df[f"predicted_s_{form}"] / df["measured_s"] - 1.0
@@ -363,15 +394,20 @@ def summarize(df: pd.DataFrame, device: str, form: str = "engine") -> dict:
     }
 
 
-def ablation(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, dtype: str = "bf16") -> pd.DataFrame:
-    """Step-time errors (decode + verify) of the calibrated profile with each refinement switched off in turn."""
+def ablation(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, dtype: str = "bf16",
+             costs: HarnessCosts | None = None) -> pd.DataFrame:
+    """Step-time errors (decode + verify) of the calibrated profile with each refinement switched off in turn, then
+    without the harness's multi-token dispatch (with `costs`), then the classic form (none of them)."""
     steps = df[df["kind"].isin(["decode", "verify"])]
-    variants = {"calibrated profile (all refinements)": hw}
-    variants.update({f"without {name}": dataclasses.replace(hw, **change) for name, change in REFINEMENTS.items()})
-    variants["classic form (none of them)"] = classic(hw)
+    variants = {"calibrated profile (all refinements)": (hw, costs)}
+    variants.update({f"without {name}": (dataclasses.replace(hw, **change), costs) for name, change in REFINEMENTS.items()})
+    if costs is not None:
+        variants["without the multi-token pass's extra dispatch"] = (hw, None)
+    variants["classic form (none of them)"] = (classic(hw), None)
     rows = []
-    for label, profile in variants.items():
-        pred = step_time_s(profile, target, steps["batch"].to_numpy(), steps["q"].to_numpy(), steps["context"].to_numpy(), dtype)
+    for label, (profile, harness) in variants.items():
+        pred = step_time_s(profile, target, steps["batch"].to_numpy(), steps["q"].to_numpy(), steps["context"].to_numpy(), dtype,
+                           harness)
         err = np.abs(pred / steps["measured_s"].to_numpy() - 1.0)
         rows.append({"form": label, "median_abs_error": round(float(np.median(err)), 4),
                      "p90_abs_error": round(float(np.quantile(err, 0.9)), 4), "max_abs_error": round(float(err.max()), 4)})
@@ -446,7 +482,8 @@ def _plot_predicted_vs_measured(df: pd.DataFrame, path: Path, title: str) -> Non
     _save(fig, path)
 
 
-def _plot_step_vs_tokens(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, path: Path, dtype: str, title: str) -> None:
+def _plot_step_vs_tokens(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, path: Path, dtype: str, title: str,
+                         costs: HarnessCosts | None = None) -> None:
     from matplotlib.lines import Line2D
 
     steps = df[df["kind"].isin(["decode", "verify"])]
@@ -469,7 +506,7 @@ def _plot_step_vs_tokens(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, 
                         fmt="o", ms=4, color=color, label=label)
             dense = np.unique(np.round(np.geomspace(s[axis].min(), s[axis].max(), 40)))
             b, q = (dense, 1) if axis == "batch" else (fixed, dense)
-            pred = step_time_s(hw, target, b, q, context, dtype)
+            pred = step_time_s(hw, target, b, q, context, dtype, costs)
             ax.plot(np.asarray(b) * np.asarray(q), pred * 1e3, "-", color=color)
             old = step_time_s(classic(hw), target, b, q, context, dtype)
             ax.plot(np.asarray(b) * np.asarray(q), old * 1e3, ":", color=color, lw=1)
@@ -493,7 +530,8 @@ def _plot_step_vs_tokens(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, 
     _save(fig, path)
 
 
-def _plot_speedup(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, draft: ModelSpec, path: Path, dtype: str, title: str) -> None:
+def _plot_speedup(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, draft: ModelSpec, path: Path, dtype: str, title: str,
+                  costs: HarnessCosts | None = None) -> None:
     spec = df[df["kind"] == "spec"]
     if spec.empty:
         return
@@ -505,7 +543,9 @@ def _plot_speedup(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, draft: 
         for i, k in enumerate(sorted(g["k"].unique())):
             s = g[g["k"] == k]
             k, context = int(k), float(s["context"].mean())
-            curve = speculation(hw, target, draft, int(batch), context, k, alphas, dtype)["speedup"]
+            # the curve of controlled alpha (its loop's costs): the natural drafter's differ by its draw per draft step
+            curve = speculation(hw, target, draft, int(batch), context, k, alphas, dtype,
+                                loop_engine(costs, "controlled", target, draft))["speedup"]
             ax.plot(alphas, curve, "-", color=f"C{i}", lw=1, label=f"k = {k}: predicted, tau(alpha, k)")
             # at the alpha whose tau(alpha, k) is the run's tau, the one the prediction was computed at: the share of
             # drafts accepted (alpha_measured) differs from it over a few iterations, and put the crosses off the curve
@@ -593,6 +633,7 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     """
     torch, dev = setup_runtime(device, dtype)
     from roofline.harness.decoder import build_decoder, fill_kv_cache_random, first_layers_spec, new_kv_cache, truncate
+    from roofline.harness.specloop import MODES, harness_costs
 
     start = time.perf_counter()
     out_dir = Path(out_dir)
@@ -639,19 +680,28 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     bar.note(f"{target_spec.name}: {model.weight_bytes() / 1e9:.2f} GB of {dtype} weights, KV cache "
              f"{2 * cache.k.numel() * cache.k.element_size() / 1e9:.2f} GB; {bar.total} points")
 
+    costs = harness_costs(torch, dev, torch_dtype(torch, dtype), grid.spec_iterations, rounds=HARNESS_COST_ROUNDS)
+    bar.note("the harness beyond its passes' calibrated price (tiny width, batch 1): a pass of q > 1 tokens "
+             f"{format_seconds(costs.multi_token_fixed_s)} + {format_seconds(costs.multi_token_per_layer_s)} a layer; the "
+             "speculative loop " + "; ".join(f"{mode} {format_seconds(costs.per_iteration_s[mode])} an iteration + "
+                                             f"{format_seconds(costs.per_draft_step_s[mode])} a draft step" for mode in MODES))
     rows = measure_steps(torch, dev, model, cache, grid, bar)
     rows += measure_speculation(torch, dev, model, draft, cache, draft_cache, grid, bar)
-    df = predict_rows(rows, hardware, target_spec, draft_spec, dtype)
+    df = predict_rows(rows, hardware, target_spec, draft_spec, dtype, costs)
     summary = summarize(df, device)
     summary.update(dtype=dtype, model=target_spec.name, speedup_pairs=grid.spec_pairs, hardware=hardware.name,
                    hardware_display_name=hardware.display_name, calibrated_here=calibrated_here)  # which profile predicted
+    summary["harness_costs_s"] = {
+        "multi_token_pass": {"fixed": round(costs.multi_token_fixed_s, 7), "per_layer": round(costs.multi_token_per_layer_s, 7)},
+        **{f"loop_{mode}": {"per_iteration": round(costs.per_iteration_s[mode], 7),
+                            "per_draft_step": round(costs.per_draft_step_s[mode], 7)} for mode in MODES}}
     summary_classic = summarize(df, device, "classic")
     summary["classic_max_form"] = {k: summary_classic[k] for k in ("median_abs_error", "p90_abs_error", "max_abs_error", "speedup_median_abs_error")}
     summary["seconds"] = round(time.perf_counter() - start, 1)
     summary.update(load_average_at_start=load_at_start, load_average_at_end=load_average(), cores=os.cpu_count(),  # a busy
                    threads=torch.get_num_threads() if dev.type == "cpu" else 1)
     # machine's measurements come out slower and noisier: said in summary.json and validation.md beside the errors
-    write_outputs(df, summary, summary_classic, hardware, target_spec, draft_spec, out_dir, dtype)
+    write_outputs(df, summary, summary_classic, hardware, target_spec, draft_spec, out_dir, dtype, costs)
     return summary
 
 
@@ -667,7 +717,7 @@ def under_load(summary: dict) -> bool:
 
 
 def write_outputs(df: pd.DataFrame, summary: dict, summary_classic: dict, hw: HardwareSpec, target: ModelSpec,
-                  draft: ModelSpec, out_dir: Path, dtype: str = "bf16") -> None:
+                  draft: ModelSpec, out_dir: Path, dtype: str = "bf16", costs: HarnessCosts | None = None) -> None:
     """validation.csv, validation.md, the three plots (library style) and summary.json into out_dir; the summary takes
     `measured_under_load` (under_load), one flag a script reading the JSON line cannot miss (qa88: errors of 72% and
     101% measured under load read as results)."""
@@ -677,12 +727,12 @@ def write_outputs(df: pd.DataFrame, summary: dict, summary_classic: dict, hw: Ha
     from roofline.plots import STYLE
 
     df.to_csv(out_dir / "validation.csv", index=False)
-    ablated = ablation(df, hw, target, dtype)
+    ablated = ablation(df, hw, target, dtype, costs)
     title = f"{target.name}, {dtype}" + (" (measured under load)" if summary["measured_under_load"] else "")  # on the
     # figures too: viewed alone, a busy machine's errors read as the model's (qa101)
     (out_dir / "validation.md").write_text(_markdown(df, summary, summary_classic, ablated), encoding="utf-8")
     with rc_context(STYLE):
         _plot_predicted_vs_measured(df, out_dir / PLOT_FILES[0], title)
-        _plot_step_vs_tokens(df, hw, target, out_dir / PLOT_FILES[1], dtype, title)
-        _plot_speedup(df, hw, target, draft, out_dir / PLOT_FILES[2], dtype, title)
+        _plot_step_vs_tokens(df, hw, target, out_dir / PLOT_FILES[1], dtype, title, costs)
+        _plot_speedup(df, hw, target, draft, out_dir / PLOT_FILES[2], dtype, title, costs)
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

@@ -96,3 +96,42 @@ def test_bad_arguments_raise_one_line(models):
     with pytest.raises(RooflineError, match="k"):
         speculative_decode(*models, tc, dc, prev, cur, pos, k=0, n_tokens=5)
 
+
+
+def test_harness_costs_recovers_the_loops_own_work_and_the_multi_token_extra_from_their_timings(monkeypatch):
+    """harness_costs takes each cost from per-round differences of the loop and its passes (interleaved): timings made
+    from known costs give them back, per mode, and a difference that noise takes below 0 is clipped there."""
+    import roofline.harness.specloop as specloop
+
+    iterations, fixed, per_layer = 8, 50e-6, 20e-6
+    per_iteration = {"natural": 300e-6, "controlled": 500e-6}
+    per_draft_step = {"natural": 0.0, "controlled": 150e-6}
+    draft_1, target_1 = 1.0e-3, 5.0e-3
+
+    def multi(layers):
+        return fixed + layers * per_layer
+
+    def fake_interleave(fns, rounds, dev, warmup=1):
+        k = fns[4].args[7]  # the loops' draft length (speculative_decode's eighth argument)
+        jitter = [1.0 + 0.01 * r for r in range(rounds)]  # a drifting machine: every call of a round slower alike
+        rows = []
+        for j in jitter:
+            draft_2, verify = draft_1 + multi(2), target_1 + multi(16)
+            passes = [draft_2, draft_1, target_1, verify]
+            loops = [iterations * (draft_2 + (k - 1) * draft_1 + verify + per_iteration[m] + k * per_draft_step[m])
+                     for m in specloop.MODES]
+            rows.append([(t * j, None) for t in passes + loops])
+        return rows
+
+    monkeypatch.setattr(specloop, "interleave", fake_interleave)
+    costs = specloop.harness_costs(torch, torch.device("cpu"), torch.float32, iterations, rounds=5)
+    for mode in specloop.MODES:
+        assert costs.per_iteration_s[mode] == pytest.approx(per_iteration[mode] * 1.02, rel=1e-6)  # the median round's
+        assert costs.per_draft_step_s[mode] == pytest.approx(per_draft_step[mode] * 1.02, abs=1e-12)
+    assert costs.multi_token_per_layer_s == pytest.approx(per_layer * 1.02)
+    assert costs.multi_token_fixed_s == pytest.approx(fixed * 1.02)
+    assert costs.multi_token_s(16) == pytest.approx(multi(16) * 1.02)
+
+    per_iteration["natural"] = -200e-6  # noise below 0: clipped
+    costs = specloop.harness_costs(torch, torch.device("cpu"), torch.float32, iterations, rounds=5)
+    assert costs.per_iteration_s["natural"] == 0.0

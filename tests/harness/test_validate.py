@@ -252,3 +252,28 @@ def test_the_loops_first_draft_pass_over_two_tokens_is_priced_as_it_runs(h100):
         assert float(loop["iteration_time_s"]) == pytest.approx(float(library["iteration_time_s"] + extra))
         assert float(loop["speedup"]) == pytest.approx(float(library["speedup"] * library["iteration_time_s"] / loop["iteration_time_s"]))
         assert float(loop["speedup"]) < float(library["speedup"])
+
+
+@pytest.mark.slow  # imports torch
+def test_the_harness_costs_reach_the_engine_forms_prediction_term_by_term_and_not_the_classic_form(h100):
+    """A verify pass (q > 1) takes the multi-token extra of the target's layers; a speculative iteration takes the loop's
+    per-iteration cost, both passes' multi-token extras (target and drafter) and k per-draft-step costs of its mode; a
+    decode step (q = 1) and the classic form take none of them."""
+    pytest.importorskip("torch")
+    from roofline.harness.specloop import HarnessCosts
+
+    target, draft = load_model("validation-small"), load_model("validation-draft")
+    costs = HarnessCosts(per_iteration_s={"natural": 4e-4, "controlled": 7e-4}, per_draft_step_s={"natural": 0.0, "controlled": 2e-4},
+                         multi_token_fixed_s=1e-4, multi_token_per_layer_s=5e-5, outside_s={})
+    plain, with_costs = predict_rows(synthetic_rows(), h100, target, draft), predict_rows(synthetic_rows(), h100, target, draft,
+                                                                                          costs=costs)
+    added = with_costs["predicted_s_engine"] - plain["predicted_s_engine"]
+    multi_target, multi_draft = 1e-4 + 16 * 5e-5, 1e-4 + 2 * 5e-5
+    kind, mode, k = with_costs["kind"], with_costs["mode"], with_costs["k"]
+    assert added[kind.isin(["decode", "plain"])].abs().max() < 1e-15
+    assert added[kind == "verify"].to_numpy() == pytest.approx(multi_target)
+    spec = kind == "spec"
+    expected = (mode[spec].map(costs.per_iteration_s) + multi_target + multi_draft + k[spec] * mode[spec].map(costs.per_draft_step_s))
+    assert added[spec].to_numpy() == pytest.approx(expected.to_numpy())
+    assert (with_costs["predicted_speedup_engine"][spec] < plain["predicted_speedup_engine"][spec]).all()
+    assert (with_costs["predicted_s_classic"] == plain["predicted_s_classic"]).all()
