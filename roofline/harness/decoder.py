@@ -221,7 +221,7 @@ def linear(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     On a GPU, F.linear: cuBLAS picks the operand order itself, and the CPU form's transposed result
     costs a copy kernel per GEMM wherever a pass has more than one row (65 in a pass of validation-small),
     which an eager, launch-bound pass pays in dispatch: on an H200 a batch-4 decode step of
-    validation-small took 0.7-0.8 ms (7-9%) more than a batch-1 step (docs/VALIDATION.md, GPU)."""
+    validation-small took 0.6-0.85 ms (6-9%) more than a batch-1 step (docs/VALIDATION.md, GPU)."""
     if x.is_cuda:
         return F.linear(x, weight)
     rows = x.reshape(-1, x.shape[-1])

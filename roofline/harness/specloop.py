@@ -189,9 +189,12 @@ class HarnessCosts:
         host, each iteration; a proposal stacked (in controlled mode also the draw that replaces it), each draft step.
         This loop's serving-engine terms spec_per_iteration and spec_per_draft_step (roofline.serving), at batch 1.
     multi_token_fixed_s, multi_token_per_layer_s   what a pass of q > 1 tokens dispatches beyond a q = 1 pass: the
-        decoder folds the query heads that share a KV head onto the query axis and back (decoder.attention), a view at
-        q = 1 and a copy a layer at q > 1. The calibrated overheads are those of a q = 1 pass (calibrate's
-        forward_step_times), so a verify pass and the loop's first draft pass (q = 2) cost this much more.
+        decoder folds the query heads that share a KV head onto the query axis and back (decoder.attention): views at
+        q = 1, two copies a layer at q > 1 (and the mask's fold once a pass). The calibrated overheads are those of a
+        q = 1 pass (calibrate's forward_step_times), so a verify pass and the loop's first draft pass (q = 2) cost this
+        much more. On a CPU it also holds decoder.linear's copies of a transposed result at q > 1 (4 a layer and the LM
+        head's), which calibration's GEMM sweep prices too: counted twice there, tens of microseconds against passes of
+        about 100 ms.
     outside_s   {(mode, k): outside(k)} as harness_costs measured it.
     """
 
@@ -211,18 +214,19 @@ def harness_costs(torch_module, dev, dtype, iterations: int, rounds: int = 21) -
     a 16-layer target and its first 2 layers as the drafter (LOOP_COST_LAYERS), for k = 1 and 4 (LOOP_COST_K):
 
         outside(k)     = t_iteration(k) - t_draft(q = 2) - (k - 1) t_draft(q = 1) - t_verify(q = k + 1)
-        per_draft_step = (outside(4) - outside(1)) / 3
-        per_iteration  = outside(1) - per_draft_step
+        per_draft_step = max(0, (outside(4) - outside(1)) / 3)
+        per_iteration  = max(0, outside(1) - per_draft_step)
         multi(L)       = t(q > 1, L layers) - t(q = 1, L layers): t_draft(2) - t_draft(1) at L = 2,
                          t_verify(k + 1) - t_target(1) at L = 16
-        multi_token_per_layer = (multi(16) - multi(2)) / 14,   multi_token_fixed = multi(2) - 2 x per layer
+        multi_token_per_layer = max(0, (multi(16) - multi(2)) / 14),   multi_token_fixed = max(0, multi(2) - 2 x per layer)
 
     t_iteration is a run of `iterations` iterations (as validate runs them) over `iterations`. The loops of both modes
     and the passes they are compared with run in turn, round after round (runtime.interleave), and each difference is
     the median over `rounds` rounds of that round's difference (multi(L) over the rounds of both k), so a slow spell of
     a shared machine lands on both sides of it. A pass is timed as the loop runs it (the drafter's last logits and their
     greedy token, the target's greedy tokens), its inputs made beforehand. Each cost is clipped at 0 (noise can take
-    a difference below it).
+    a difference below it), and per_iteration is taken with the clipped per_draft_step (a per-draft-step cost noise put
+    below 0 would otherwise inflate it, and k of it be added back to a k-step iteration).
     """
     from roofline.harness.decoder import build_decoder, decode_n_tokens, decode_one_token, new_kv_cache, tiny_spec, truncate
 
@@ -253,10 +257,10 @@ def harness_costs(torch_module, dev, dtype, iterations: int, rounds: int = 21) -
         multi[shallow] += [r[0] - r[1] for r in seconds]
         multi[deep] += [r[3] - r[2] for r in seconds]
     lo, hi = LOOP_COST_K
-    per_step = {mode: (outside[mode, hi] - outside[mode, lo]) / (hi - lo) for mode in MODES}
+    per_step = {mode: max(0.0, (outside[mode, hi] - outside[mode, lo]) / (hi - lo)) for mode in MODES}
     multi_s = {layers: statistics.median(values) for layers, values in multi.items()}
     per_layer = max(0.0, (multi_s[deep] - multi_s[shallow]) / (deep - shallow))
     return HarnessCosts(per_iteration_s={mode: max(0.0, outside[mode, lo] - lo * per_step[mode]) for mode in MODES},
-                        per_draft_step_s={mode: max(0.0, per_step[mode]) for mode in MODES},
+                        per_draft_step_s=per_step,
                         multi_token_fixed_s=max(0.0, multi_s[shallow] - shallow * per_layer),
                         multi_token_per_layer_s=per_layer, outside_s=outside)

@@ -26,7 +26,7 @@ dtype (roofline.layout.deployment(model, dtype, dtype)), by the library itself:
                   (controlled mode samples acceptance, so a run's tau scatters around
                   tau(alpha, k); it is the timing model that is validated here)
 with what the harness spends beyond its passes' calibrated price, measured at tiny width before the
-points (roofline.harness.specloop.harness_costs): a pass of q > 1 tokens dispatches a copy a layer
+points (roofline.harness.specloop.harness_costs): a pass of q > 1 tokens dispatches two copies a layer
 more than the q = 1 pass the profile's overheads were calibrated on, and the loop's own work is its
 serving engine's spec_per_iteration and spec_per_draft_step (loop_engine). On a GPU, where an eager
 pass is dispatch-bound, they were most of what the profile missed (docs/VALIDATION.md, GPU).
@@ -89,7 +89,7 @@ if TYPE_CHECKING:
 
 PLOT_FILES = ("validation_predicted_vs_measured.png", "validation_step_time_vs_tokens.png", "validation_speedup.png")
 TARGET, DRAFT = "validation-small", "validation-draft"
-HARNESS_COST_ROUNDS = 21  # rounds of specloop.harness_costs (about 7 s on 2 CPU cores)
+HARNESS_COST_ROUNDS = 21  # rounds of specloop.harness_costs (about 7 s on 2 CPU cores, 20 s on an H200)
 SPEC_CONTEXT = 256
 
 
@@ -333,16 +333,16 @@ def predict_rows(rows: list[dict], hw: HardwareSpec, target: ModelSpec, draft: M
     dispatch, speculation under loop_engine) and `classic` (without refinements or harness costs, the ideal engine).
     """
     df = pd.DataFrame(rows)
-    for form, profile, harness in (("engine", hw, costs), ("classic", classic(hw), None)):
+    for form, profile, form_costs in (("engine", hw, costs), ("classic", classic(hw), None)):
         pred, speed = [], []
         for row in df.itertuples():
             if row.kind == "spec":
                 m = speculation(profile, target, draft, int(row.batch), float(row.context), int(row.k),
-                                alpha_for_tau(row.tau_measured, int(row.k)), dtype, loop_engine(harness, row.mode, target, draft))
+                                alpha_for_tau(row.tau_measured, int(row.k)), dtype, loop_engine(form_costs, row.mode, target, draft))
                 pred.append(float(m["iteration_time_s"]))
                 speed.append(float(m["speedup"]))
             else:
-                pred.append(float(step_time_s(profile, target, int(row.batch), int(row.q), float(row.context), dtype, harness)))
+                pred.append(float(step_time_s(profile, target, int(row.batch), int(row.q), float(row.context), dtype, form_costs)))
                 speed.append(float("nan"))
         df[f"predicted_s_{form}"] = pred
         df[f"error_{form}"] = df[f"predicted_s_{form}"] / df["measured_s"] - 1.0
@@ -405,9 +405,9 @@ def ablation(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, dtype: str =
         variants["without the multi-token pass's extra dispatch"] = (hw, None)
     variants["classic form (none of them)"] = (classic(hw), None)
     rows = []
-    for label, (profile, harness) in variants.items():
+    for label, (profile, form_costs) in variants.items():
         pred = step_time_s(profile, target, steps["batch"].to_numpy(), steps["q"].to_numpy(), steps["context"].to_numpy(), dtype,
-                           harness)
+                           form_costs)
         err = np.abs(pred / steps["measured_s"].to_numpy() - 1.0)
         rows.append({"form": label, "median_abs_error": round(float(np.median(err)), 4),
                      "p90_abs_error": round(float(np.quantile(err, 0.9)), 4), "max_abs_error": round(float(err.max()), 4)})
@@ -546,7 +546,8 @@ def _plot_speedup(df: pd.DataFrame, hw: HardwareSpec, target: ModelSpec, draft: 
             # the curve of controlled alpha (its loop's costs): the natural drafter's differ by its draw per draft step
             curve = speculation(hw, target, draft, int(batch), context, k, alphas, dtype,
                                 loop_engine(costs, "controlled", target, draft))["speedup"]
-            ax.plot(alphas, curve, "-", color=f"C{i}", lw=1, label=f"k = {k}: predicted, tau(alpha, k)")
+            ax.plot(alphas, curve, "-", color=f"C{i}", lw=1,
+                    label=f"k = {k}: predicted, tau(alpha, k)" + (" (controlled mode's loop)" if costs is not None else ""))
             # at the alpha whose tau(alpha, k) is the run's tau, the one the prediction was computed at: the share of
             # drafts accepted (alpha_measured) differs from it over a few iterations, and put the crosses off the curve
             x = s["tau_measured"].map(lambda tau, k=k: alpha_for_tau(tau, k))
@@ -680,6 +681,8 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     bar.note(f"{target_spec.name}: {model.weight_bytes() / 1e9:.2f} GB of {dtype} weights, KV cache "
              f"{2 * cache.k.numel() * cache.k.element_size() / 1e9:.2f} GB; {bar.total} points")
 
+    bar.note(f"measuring the harness's own costs at tiny width ({HARNESS_COST_ROUNDS} rounds: about 7 s on 2 CPU cores, "
+             "20 s on an H200, whose eager passes are dispatch)")
     costs = harness_costs(torch, dev, torch_dtype(torch, dtype), grid.spec_iterations, rounds=HARNESS_COST_ROUNDS)
     bar.note("the harness beyond its passes' calibrated price (tiny width, batch 1): a pass of q > 1 tokens "
              f"{format_seconds(costs.multi_token_fixed_s)} + {format_seconds(costs.multi_token_per_layer_s)} a layer; the "
@@ -694,7 +697,9 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     summary["harness_costs_s"] = {
         "multi_token_pass": {"fixed": round(costs.multi_token_fixed_s, 7), "per_layer": round(costs.multi_token_per_layer_s, 7)},
         **{f"loop_{mode}": {"per_iteration": round(costs.per_iteration_s[mode], 7),
-                            "per_draft_step": round(costs.per_draft_step_s[mode], 7)} for mode in MODES}}
+                            "per_draft_step": round(costs.per_draft_step_s[mode], 7),
+                            **{f"outside_k{k}": round(v, 7) for (m, k), v in costs.outside_s.items() if m == mode}}
+           for mode in MODES}}
     summary_classic = summarize(df, device, "classic")
     summary["classic_max_form"] = {k: summary_classic[k] for k in ("median_abs_error", "p90_abs_error", "max_abs_error", "speedup_median_abs_error")}
     summary["seconds"] = round(time.perf_counter() - start, 1)

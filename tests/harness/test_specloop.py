@@ -135,3 +135,10 @@ def test_harness_costs_recovers_the_loops_own_work_and_the_multi_token_extra_fro
     per_iteration["natural"] = -200e-6  # noise below 0: clipped
     costs = specloop.harness_costs(torch, torch.device("cpu"), torch.float32, iterations, rounds=5)
     assert costs.per_iteration_s["natural"] == 0.0
+
+    # a per-draft-step cost noise put below 0 is clipped before per_iteration is taken with it (qa194: outside(1) less a
+    # negative step inflated per_iteration, and k of the step were added back to a k-step iteration)
+    per_iteration["natural"], per_draft_step["natural"] = 300e-6, -100e-6
+    costs = specloop.harness_costs(torch, torch.device("cpu"), torch.float32, iterations, rounds=5)
+    assert costs.per_draft_step_s["natural"] == 0.0
+    assert costs.per_iteration_s["natural"] == pytest.approx((300e-6 - 100e-6) * 1.02)  # outside(1), not 300 + 100 us
