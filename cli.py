@@ -284,7 +284,9 @@ def _editing_commands(group: typer.Typer, kind: str, what: str) -> None:
     functions told the kind; `what` names one in the help ('hardware profile', 'scenario')."""
     noun = "scenario" if kind == "scenario" else "profile"  # qa192: a scenario was called a profile, or a 'file file'
     force_remove = ("Remove it anyway: a file that is no valid " + what
-                    + (", or an engine profile another takes its costs from." if kind == "engine" else "."))
+                    + ("." if kind == "scenario" else ", or one a scenario names"
+                       + (" or another engine takes its costs from" if kind == "engine" else "")
+                       + ", where no other file of that name takes its place."))
 
     @group.command("new")
     def new(

@@ -22,6 +22,7 @@ in brackets (`0.8`, `[a, b]`); any other text is kept as written (`148 TFLOPS`, 
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import math
 import os
@@ -795,8 +796,8 @@ def remove_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = F
     """Delete the user profile `name` names on the search path: (the file removed, the file the name finds now, a
     built-in it hid or an earlier copy, or None; where the file was a symbolic link, the file it pointed to, which is
     kept, else None). A built-in profile is refused; without `force`, so are a file that is no valid profile of `kind`
-    and an engine profile that another takes its costs from and that no other file would stand in for
-    (_costs_takers)."""
+    and a hardware, model or engine profile that a scenario names, or an engine profile that another takes its costs
+    from, where no other file would stand in for it (_takers)."""
     try:
         path, problem = find_profile(kind, name, extra_dirs), None
     except UnreadableProfile as exc:  # a broken file of the user's is removed too (qa189: it could not be), with --force
@@ -812,11 +813,11 @@ def remove_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = F
         # `scenarios remove`: a file that is no valid profile of this kind is removed on --force alone
         raise RooflineError(f"{path}: is no valid {kind} profile ({problem.removeprefix(f'{path}: ')[:160]}); nothing "
                             "removed (pass --force to remove it anyway)")
-    if kind == "engine" and not force:
-        takers = _costs_takers(path, extra_dirs)
+    if kind in SCENARIO_FIELDS and not force:
+        takers = _takers(kind, path, extra_dirs)
         if takers:
-            raise RooflineError(f"{path}: {takers[0][0]} takes its costs from it (costs_from: {takers[0][1]}) and would no longer "
-                                f"load{f' (and {len(takers) - 1} more)' if len(takers) > 1 else ''}; nothing removed "
+            raise RooflineError(f"{path}: {takers[0][0]} {takers[0][1]} and would no longer load"
+                                f"{f' (and {len(takers) - 1} more)' if len(takers) > 1 else ''}; nothing removed "
                                 "(pass --force to remove it anyway)")
     link = os.path.realpath(path) if path.is_symlink() else None  # the link goes, the file it points to stays
     try:
@@ -849,38 +850,65 @@ def _reaches(path, gone: str, deleted: str | None) -> bool:
     return deleted is not None and os.path.realpath(path) == deleted
 
 
-def _costs_takers(path: Path, extra_dirs: tuple) -> list[tuple[Path, str]]:
-    """The engine profiles on the search path that take their costs from file `path` (costs_from, a name or a path,
-    found as load_engine finds it) and would not load without it: a name no other file answers to once it is gone
-    (qa189: a user copy named vllm, once removed, leaves vllm-v0 the built-in's; qa191: `vLLM` and aliases alike), or a
-    path that reaches it, through links too (qa193); the file a removed link points to stays, and a path to that still
-    loads."""
-    from roofline.profiles import profile_paths, resolve_name
+# the scenario fields that name a profile of each kind (scenario.load_scenario reads them)
+SCENARIO_FIELDS = {"hardware": ("hardware", "draft_hardware"), "model": ("model", "draft"), "engine": ("engine",)}
+
+
+def _takers(kind: str, path: Path, extra_dirs: tuple) -> list[tuple[Path, str]]:
+    """(file, what it does with it) for each profile on the search path that would no longer load once file `path` (a
+    profile of `kind`) is gone: an engine profile that takes its costs from it (costs_from, as load_engine finds it),
+    a scenario that names it in a field of its kind (SCENARIO_FIELDS; a path from the scenario's folder first, as
+    load_scenario reads it; qa189, qa193). A name is taken only where no other file answers to it once it is gone (a user
+    copy named vllm, once removed, leaves vllm the built-in's; `vLLM` and aliases alike: qa191); a path where it reaches
+    the file, through links too; the file a removed link points to stays, and a path to that still loads."""
+    from roofline.profiles import profile_paths
 
     gone = _canonical(path)
     deleted = None if os.path.islink(path) else os.path.realpath(path)
-    after = profile_paths("engine", extra_dirs, skip=lambda p: _reaches(p, gone, deleted))  # the search path without it
+    after = profile_paths(kind, extra_dirs, skip=lambda p: _reaches(p, gone, deleted))  # the search path without it
+    named = functools.partial(_names_gone, kind, gone, deleted, extra_dirs, after)
     out = []
-    for other in list_names("engine", extra_dirs):
+    if kind == "engine":
+        for other in list_names("engine", extra_dirs):
+            try:
+                found = find_profile("engine", other, extra_dirs)
+                taken = read_yaml(found).get("costs_from")
+            except RooflineError:  # unreadable: it names nothing this removal changes
+                continue
+            if not _reaches(found, gone, deleted) and named(taken, ()):  # a path from the working folder
+                out.append((found, f"takes its costs from it (costs_from: {taken.strip()})"))
+    for scenario in list_names("scenario", extra_dirs):
         try:
-            found = find_profile("engine", other, extra_dirs)
-            taken = read_yaml(found).get("costs_from")
+            found = find_profile("scenario", scenario, extra_dirs)
+            data = read_yaml(found)
         except RooflineError:  # unreadable: it names nothing this removal changes
             continue
-        if not isinstance(taken, str) or not taken.strip() or _reaches(found, gone, deleted):
-            continue
-        taken = taken.strip()
-        if taken.lower().endswith((".yaml", ".yml")):  # a path (from the working folder, as load_engine reads it)
-            if _reaches(taken, gone, deleted):
-                out.append((found, taken))
-            continue
-        try:
-            source = find_profile("engine", taken.lower(), extra_dirs)
-        except RooflineError:  # names nothing now
-            continue
-        if _reaches(source, gone, deleted) and resolve_name("engine", taken.lower(), extra_dirs, after) not in after:
-            out.append((found, taken))
+        for field in SCENARIO_FIELDS[kind]:
+            values = data.get(field) if isinstance(data, dict) else None
+            taken = next((v for v in (values if isinstance(values, list) else [values]) if named(v, (found.parent,))), None)
+            if taken is not None:
+                out.append((found, f"names it ({field}: {taken.strip()})"))
+                break
     return out
+
+
+def _names_gone(kind: str, gone: str, deleted: str | None, extra_dirs: tuple, after: dict, taken: object,
+                folders: tuple) -> bool:
+    """Whether `taken` (a profile name, or a path read from `folders` first, then the working folder) finds the file
+    being removed (`gone`, `deleted`: _reaches) and nothing once it is gone (`after`: the search path without it)."""
+    from roofline.profiles import resolve_name
+
+    if not isinstance(taken, str) or not taken.strip():
+        return False
+    taken = taken.strip()
+    if taken.lower().endswith((".yaml", ".yml")):  # a path: the first that exists is the one read
+        where = next((p for p in [*(Path(f) / taken for f in folders), Path(taken)] if os.path.lexists(p)), None)
+        return where is not None and _reaches(where, gone, deleted)
+    try:
+        source = find_profile(kind, taken.lower(), extra_dirs)
+    except RooflineError:  # names nothing now
+        return False
+    return _reaches(source, gone, deleted) and resolve_name(kind, taken.lower(), extra_dirs, after) not in after
 
 
 HAND_SET = "# set by hand, not from the source or notes below: "  # a copy's header line: the fields it was given

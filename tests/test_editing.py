@@ -1594,6 +1594,33 @@ def test_remove_deletes_a_user_profile_and_refuses_a_built_in_or_one_another_tak
 
 
 @pytest.mark.slow
+def test_remove_refuses_a_profile_a_scenario_names_unless_another_file_stands_in(roofline, tmp_path, monkeypatch):
+    """qa189/qa193's leftover: `hw remove my-gpu` deleted a profile a user scenario named, which then no longer loaded.
+    A hardware, model or engine profile a scenario names (in a list too, as a drafter, by a path from the scenario's
+    folder) needs --force, unless another file answers to the name once it is gone (a copy shadowing a built-in)."""
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
+    for args in (("hw", "new", "my-gpu", "--from", "h100-sxm"), ("models", "new", "my-draft", "--from", "llama-3.2-1b"),
+                 ("engines", "new", "my-eng", "--from", "vllm"), ("hw", "new", "h200", "--from", "h200", "--force")):
+        assert roofline(*args)[0] == 0, args
+    (tmp_path / "sc.yaml").write_text("type: scenario\nname: sc\nhardware: [h100-sxm, my-gpu, h200]\nmodel: llama-3.1-8b\n"
+                                      "method: draft\ndraft: my-draft\nengine: [vllm, my-eng]\naxes:\n  alpha: [0.7]\n")
+    assert roofline("scenarios", "validate", "sc")[0] == 0
+    for group, name, said in (("hw", "my-gpu", "hardware: my-gpu"), ("models", "my-draft", "draft: my-draft"),
+                              ("engines", "my-eng", "engine: my-eng")):
+        code, _, err = roofline(group, "remove", name)
+        assert code == 2 and f"{tmp_path / 'sc.yaml'} names it ({said}) and would no longer load" in err, err
+        assert "pass --force" in err and (tmp_path / f"{name}.yaml").exists()
+    code, _, err = roofline("hw", "remove", "h200")  # the built-in h200 stands in: the scenario still loads
+    assert code == 0 and "now names" in err, err
+    (tmp_path / "sc.yaml").write_text("type: scenario\nname: sc\nhardware: ./my-gpu.yaml\nmodel: llama-3.1-8b\n")
+    code, _, err = roofline("hw", "remove", "my-gpu")  # a path from the scenario's folder
+    assert code == 2 and "names it (hardware: ./my-gpu.yaml)" in err, err
+    assert roofline("hw", "remove", "my-gpu", "--force")[0] == 0 and not (tmp_path / "my-gpu.yaml").exists()
+    code, _, err = roofline("scenarios", "validate", "sc")
+    assert code == 2  # what --force was for: the scenario names a file that is gone
+
+
+@pytest.mark.slow
 def test_a_scenario_s_name_removed_is_said_as_its_file_s_name(roofline, tmp_path, monkeypatch):
     """qa184: `scenarios new s6 --from fast-tier --set name=null` said 'the profile now takes the tool's default for it,
     not s6 from fast-tier': s6 was the copy's own name, and a scenario without one takes its file's."""
