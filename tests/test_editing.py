@@ -1608,11 +1608,23 @@ def test_remove_refuses_a_profile_a_scenario_names_unless_another_file_stands_in
     for group, name, said in (("hw", "my-gpu", "hardware: my-gpu"), ("models", "my-draft", "draft: my-draft"),
                               ("engines", "my-eng", "engine: my-eng")):
         code, _, err = roofline(group, "remove", name)
-        assert code == 2 and f"{tmp_path / 'sc.yaml'} names it ({said}) and would no longer load" in err, err
+        assert code == 2 and f"{tmp_path / 'sc.yaml'} names it ({said}), and no other file takes its place; nothing" in err, err
         assert "pass --force" in err and (tmp_path / f"{name}.yaml").exists()
     code, _, err = roofline("hw", "remove", "h200")  # the built-in h200 stands in: the scenario still loads
     assert code == 0 and "now names" in err, err
+    # qa195: a stand-in the scenario names already breaks it too (each profile once); every taker is named
+    assert roofline("hw", "new", "h100", "--from", "h100-sxm", "--force")[0] == 0
+    (tmp_path / "sc.yaml").write_text("type: scenario\nname: sc\nhardware: [h100, h100-sxm]\nmodel: llama-3.1-8b\n")
+    (tmp_path / "sc2.yaml").write_text("type: scenario\nname: sc2\nhardware: H100\nmodel: llama-3.1-8b\n")
+    code, _, err = roofline("hw", "remove", "h100")
+    assert code == 2 and "names it (hardware: h100), and h100-sxm.yaml, which would take its place, is named there too" in err
+    (tmp_path / "sc2.yaml").write_text("type: scenario\nname: sc2\nhardware: ./h100.yaml\nmodel: llama-3.1-8b\n")
+    code, _, err = roofline("hw", "remove", "h100")
+    assert code == 2 and "(and 1 more: " in err and "sc" in err, err
+    code, _, err = roofline("hw", "remove", "h100", "--force")  # --force: what no longer loads is said
+    assert code == 0 and f"{tmp_path / 'sc2.yaml'} names it (hardware: ./h100.yaml): it no longer loads" in err, err
     (tmp_path / "sc.yaml").write_text("type: scenario\nname: sc\nhardware: ./my-gpu.yaml\nmodel: llama-3.1-8b\n")
+    (tmp_path / "sc2.yaml").unlink()
     code, _, err = roofline("hw", "remove", "my-gpu")  # a path from the scenario's folder
     assert code == 2 and "names it (hardware: ./my-gpu.yaml)" in err, err
     assert roofline("hw", "remove", "my-gpu", "--force")[0] == 0 and not (tmp_path / "my-gpu.yaml").exists()
