@@ -22,7 +22,6 @@ in brackets (`0.8`, `[a, b]`); any other text is kept as written (`148 TFLOPS`, 
 from __future__ import annotations
 
 import contextlib
-import functools
 import io
 import math
 import os
@@ -44,7 +43,9 @@ from roofline.profiles import (
     kind_of,
     list_names,
     problems,
+    profile_paths,
     read_yaml,
+    resolve_name,
     user_dir,
 )
 from roofline.yamlio import load_yaml_text, read_text, write_text_atomic
@@ -815,17 +816,16 @@ def remove_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = F
                             "removed (pass --force to remove it anyway)")
     takers = _takers(kind, path, extra_dirs) if kind in SCENARIO_FIELDS else []
     if takers and not force:
-        more = [str(file) for file, _ in takers[1:]]
-        raise RooflineError(f"{path}: {takers[0][0]} {takers[0][1]}"
-                            f"{f' (and {len(more)} more: ' + ', '.join(more[:3]) + (', ...' if len(more) > 3 else '') + ')' if more else ''}"
-                            "; nothing removed (pass --force to remove it anyway)")
+        (first, does, why), more = takers[0], [str(file) for file, _, _ in takers[1:]]
+        also = f" (and {len(more)} more: {', '.join(more[:3])}{', ...' if len(more) > 3 else ''})" if more else ""
+        raise RooflineError(f"{path}: {first} {does}{why}{also}; nothing removed (pass --force to remove it anyway)")
     link = os.path.realpath(path) if path.is_symlink() else None  # the link goes, the file it points to stays
     try:
         path.unlink()
     except OSError as exc:
         raise RooflineError(f"{path}: cannot remove: {exc.strerror or exc}") from None
-    for file, does in takers:  # --force: what no longer loads, said (qa195)
-        warn(f"{file} {does.replace(', and no other file takes its place', '')}: it no longer loads")
+    for file, does, _ in takers:  # --force: what no longer loads, said (qa195)
+        warn(f"{file} {does}: it no longer loads")
     try:
         now = find_profile(kind, path.stem, extra_dirs)
     except RooflineError:
@@ -856,41 +856,38 @@ def _reaches(path, gone: str, deleted: str | None) -> bool:
 SCENARIO_FIELDS = {"hardware": ("hardware", "draft_hardware"), "model": ("model", "draft"), "engine": ("engine",)}
 
 
-def _takers(kind: str, path: Path, extra_dirs: tuple) -> list[tuple[Path, str]]:
-    """(file, what it does with it) for each profile on the search path that would no longer load once file `path` (a
-    profile of `kind`) is gone: an engine profile that takes its costs from it (costs_from, as load_engine finds it),
-    a scenario that names it in a field of its kind (SCENARIO_FIELDS; a path from the scenario's folder first, as
-    load_scenario reads it; qa189, qa193), and nothing takes its place (_field_breaks). The search path is scanned once
-    for all of them (qa195: once a name, 54 s for 400 scenarios)."""
-    from roofline.profiles import profile_paths
-
+def _takers(kind: str, path: Path, extra_dirs: tuple) -> list[tuple[Path, str, str]]:
+    """(file, what it does with it, why that breaks) for each profile on the search path that would no longer load once
+    file `path` (a profile of `kind`) is gone: an engine profile that takes its costs from it (costs_from, as
+    load_engine finds it), a scenario that names it in a field of its kind (SCENARIO_FIELDS; a path from the scenario's
+    folder first, as load_scenario reads it; qa189, qa193), where nothing takes its place (_field_breaks). The search
+    path is scanned once for all of them (qa195: once a name, 54 s for 400 scenarios)."""
     gone = _canonical(path)
     deleted = None if os.path.islink(path) else os.path.realpath(path)
     now = profile_paths(kind, extra_dirs)
     after = profile_paths(kind, extra_dirs, skip=lambda p: _reaches(p, gone, deleted))  # the search path without it
-    breaks = functools.partial(_field_breaks, kind, extra_dirs, now, after, gone, deleted)
     out = []
-    readable = []
-    for other_kind in (("engine", "scenario") if kind == "engine" else ("scenario",)):
+    for other_kind in ("engine", "scenario") if kind == "engine" else ("scenario",):
+        fields = ("costs_from",) if other_kind == "engine" else SCENARIO_FIELDS[kind]
         for found in profile_paths(other_kind, extra_dirs).values():
             try:
-                readable.append((other_kind, found, read_yaml(found)))
+                data = read_yaml(found)
             except RooflineError:  # unreadable: it names nothing this removal changes
                 continue
-    for other_kind, found, data in readable:
-        if not isinstance(data, dict) or _reaches(found, gone, deleted):
-            continue
-        fields = ("costs_from",) if other_kind == "engine" else SCENARIO_FIELDS[kind]
-        for field in fields:
-            values = data.get(field)
-            broken = breaks(values if isinstance(values, list) else [values], (found.parent,) if other_kind == "scenario" else ())
-            if broken is not None:
-                taken, stand_in = broken
-                does = "takes its costs from it" if field == "costs_from" else "names it"
-                out.append((found, f"{does} ({field}: {taken})" + (
-                    f", and {stand_in}, which would take its place, is named there too" if stand_in else
-                    ", and no other file takes its place")))
-                break
+            if not isinstance(data, dict) or _reaches(found, gone, deleted):
+                continue
+            for field in fields:
+                values = data.get(field)
+                folders = (found.parent,) if other_kind == "scenario" else ()  # costs_from: from the working folder
+                broken = _field_breaks(kind, extra_dirs, now, after, gone, deleted,
+                                       values if isinstance(values, list) else [values], folders)
+                if broken is not None:
+                    taken, stand_in = broken
+                    does = "takes its costs from it" if field == "costs_from" else "names it"
+                    out.append((found, f"{does} ({field}: {taken})",
+                                f", and {stand_in}, which would take its place, is named there too" if stand_in else
+                                ", and no other file takes its place"))
+                    break
     return out
 
 
@@ -901,8 +898,6 @@ def _field_breaks(kind: str, extra_dirs: tuple, now: dict, after: dict, gone: st
     `deleted`: _reaches) and, once it is gone (`after`: the search path without it), nothing, or a file another of the
     values finds (a scenario names each profile once: qa195, `hardware: [h100, h100-sxm]` with a user h100 removed);
     None where the field loads as before. `now`: the search path as it is."""
-    from roofline.profiles import resolve_name
-
     values = [v.strip() for v in values if isinstance(v, str) and v.strip()]
 
     def is_path(value: str) -> bool:
