@@ -277,3 +277,27 @@ def test_the_harness_costs_reach_the_engine_forms_prediction_term_by_term_and_no
     assert added[spec].to_numpy() == pytest.approx(expected.to_numpy())
     assert (with_costs["predicted_speedup_engine"][spec] < plain["predicted_speedup_engine"][spec]).all()
     assert (with_costs["predicted_s_classic"] == plain["predicted_s_classic"]).all()
+
+
+@pytest.mark.slow  # draws a figure
+def test_the_ridge_label_moves_off_points_that_sit_where_it_stood():
+    """On a GPU every pass takes about the same time, so the measured points sat at the top of the step-time figure, where
+    the ridge label stood (session 41): the label takes the first height free of points beside the line."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from roofline.harness.validate import _free_height
+
+    fig = Figure()
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.plot([1, 200], [1, 100], alpha=0)  # the axes' range: x 1-200, y 1-100
+    ax.set_xlim(1, 200)
+    ax.set_ylim(1, 100)
+    assert _free_height(ax, 150.0, left_of=True) == 0.97  # nothing beside the line: the top
+    ax.plot([40, 80, 120], [60, 80, 70], "o")  # points at the top, left of the line
+    assert _free_height(ax, 150.0, left_of=True) == 0.6
+    assert _free_height(ax, 20.0, left_of=False) == 0.6  # right of a line further left: the same points
+    assert _free_height(ax, 150.0, left_of=False) == 0.97  # right of the line: none there
