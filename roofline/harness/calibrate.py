@@ -570,7 +570,7 @@ def build_profile(c: Calibration) -> dict:
             "step_overhead and layer_overhead: decode step of the decoder at hidden 64 with 2 and 16 layers "
             "(fixed part, per-layer part).\n"
             "operator_ceilings: the decoder's attention kernel on a synthetic KV cache (KV stream at q = 1, FLOP/s at "
-            "q = 32) and its elementwise operators on 256 tokens, bytes and FLOPs counted as roofline.costs counts them.\n"
+            f"q = 32) and its elementwise operators on {8192 if gpu else 256} tokens, bytes and FLOPs counted as roofline.costs counts them.\n"
             "on_chip_cache: as the OS reports it; measured_effective_cache: the end of the run of buffers, from the smallest, read over 1.25x faster than DRAM."
         ),
         "notes": (

@@ -17,7 +17,11 @@ The output is token for token the target's plain greedy output (tested).
 Why the first draft step has q = 2: when all k drafts were accepted, the drafter never wrote the KV
 entry of d_k (it fed only cur, d_1..d_{k-1}). Feeding [prev, cur] at [pos - 1, pos] fills that hole;
 for every other sequence it rewrites an entry with the same token at the same position. A memory-
-bound q = 2 step costs about what a q = 1 step costs.
+bound q = 2 step costs about what a q = 1 step costs in bytes; what it costs more (a 2-row GEMM on a CPU, the q > 1
+dispatch of an eager pass) validate prices (validate.speculation, HarnessCosts).
+
+harness_costs measures what the loop spends outside its passes, and what a q > 1 pass dispatches beyond a q = 1
+pass, at tiny width (HarnessCosts): the loop's serving-engine costs, which validate adds to its predictions.
 
 Acceptance modes:
     natural      the drafter's own proposals; acceptance is whatever the target agrees with.
@@ -187,7 +191,9 @@ class HarnessCosts:
     per_iteration_s, per_draft_step_s   speculative_decode's own work outside its forward passes, per acceptance mode
         (MODES): the acceptance test, the output scatter, the position updates and the accepted counts copied to the
         host, each iteration; a proposal stacked (in controlled mode also the draw that replaces it), each draft step.
-        This loop's serving-engine terms spec_per_iteration and spec_per_draft_step (roofline.serving), at batch 1.
+        At batch 1. validate's loop_engine makes them the loop's serving-engine terms (roofline.serving):
+        spec_per_draft_step is per_draft_step; spec_per_iteration is per_iteration plus the multi-token extra of the
+        iteration's verify pass and first draft pass.
     multi_token_fixed_s, multi_token_per_layer_s   what a pass of q > 1 tokens dispatches beyond a q = 1 pass: the
         decoder folds the query heads that share a KV head onto the query axis and back (decoder.attention): views at
         q = 1, two copies a layer at q > 1 (and the mask's fold once a pass). The calibrated overheads are those of a
