@@ -56,6 +56,7 @@ from roofline.engine import op_time_s
 from roofline.harness.runtime import busy_machine_note, interleave, median_time_s, setup_runtime, torch_dtype
 from roofline.units import format_seconds, format_si
 
+ELEMENTWISE_TOKENS = {True: 8192, False: 256}  # tokens of the elementwise-operator benchmark, on a GPU and on a CPU
 OVERHEAD_DEPTHS = (2, 16)  # layers of the tiny-width decoder whose step times give step_overhead and layer_overhead
 # M of the weight-GEMM sweep: every row count from 1 to 5 and several to 16, where decode steps and the verify
 # passes of small batches run (k + 1 rows at batch 1), then the road past the ridge point. A BLAS whose small-M
@@ -459,7 +460,7 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
         runs["attention"].append(timings)
         steps.step(f"{tag}attention kernel: KV stream {_si(timings[1][2] / timings[1][0], 'B/s')}")
 
-        vec = vector_bandwidth(torch, dev, tokens=8192 if gpu else 256, hidden=hidden, repeats=reps, dtype=dtype)
+        vec = vector_bandwidth(torch, dev, tokens=ELEMENTWISE_TOKENS[gpu], hidden=hidden, repeats=reps, dtype=dtype)
         runs["vector_bw"].append(vec)
         steps.step(f"{tag}elementwise operators: {_si(vec, 'B/s')} of activations")
 
@@ -570,7 +571,7 @@ def build_profile(c: Calibration) -> dict:
             "step_overhead and layer_overhead: decode step of the decoder at hidden 64 with 2 and 16 layers "
             "(fixed part, per-layer part).\n"
             "operator_ceilings: the decoder's attention kernel on a synthetic KV cache (KV stream at q = 1, FLOP/s at "
-            f"q = 32) and its elementwise operators on {8192 if gpu else 256} tokens, bytes and FLOPs counted as roofline.costs counts them.\n"
+            f"q = 32) and its elementwise operators on {ELEMENTWISE_TOKENS[gpu]} tokens, bytes and FLOPs counted as roofline.costs counts them.\n"
             "on_chip_cache: as the OS reports it; measured_effective_cache: the end of the run of buffers, from the smallest, read over 1.25x faster than DRAM."
         ),
         "notes": (
