@@ -898,17 +898,25 @@ def accuracy(
     typer.echo(json.dumps(summary["headline"]))
 
 
+CUDA_GRAPHS_HELP = ("With --device cuda: replay every forward pass from a CUDA graph, as serving engines run decode, so a "
+                    "pass costs its kernels on the GPU, not the host's eager dispatch of each operator.")
+
+
 @app.command()
 def calibrate(
     device: Annotated[str, typer.Option(help="cpu | cuda")] = "cpu",
     out: Annotated[Optional[Path], typer.Option(help="Write the measured hardware profile here (YAML; without it, the YAML goes to stdout).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
     dtype: Annotated[str, typer.Option(help="bf16 | fp32: the dtype of the GEMMs, attention and operators measured; on a device without fast bf16 units give fp32 (bf16 is refused there).")] = "bf16",
+    cuda_graphs: Annotated[bool, typer.Option("--cuda-graphs", help=CUDA_GRAPHS_HELP)] = False,
 ) -> None:
     """Measure this machine (bandwidth, GEMM FLOP/s, GEMV bandwidth, overhead) into a hardware profile."""
     from roofline.hardware import hardware_from_dict
     from roofline.harness.calibrate import profile_to_yaml, run_calibrate
+    from roofline.harness.runtime import check_cuda_graphs
     from roofline.yamlio import check_file_out, write_text_atomic
+
+    check_cuda_graphs(cuda_graphs, device)
 
     if out is not None:  # before minutes of measuring: a path that cannot be written fails now, not after them
         from roofline.profiles import check_profile_name
@@ -920,7 +928,7 @@ def calibrate(
 
         check_no_other_file(out, force, "hardware")  # a model or engine profile of that name is not replaced (qa102)
         check_file_out(out, force)
-    profile = run_calibrate(device, dtype=dtype)
+    profile = run_calibrate(device, dtype=dtype, cuda_graphs=cuda_graphs)
     if out is not None:  # a profile file is found by its name, which must be the file's (hw validate, --profiles)
         profile["name"] = out.stem
     hardware_from_dict(profile, "<calibration>")  # the profile must load like any other
@@ -940,10 +948,14 @@ def validate(
     hardware: Annotated[Optional[str], typer.Option(help="Use this (calibrated) hardware profile instead of calibrating now.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder (one roofline wrote).")] = False,
     dtype: Annotated[str, typer.Option(help="bf16 | fp32: weights, KV cache and activations, measured and predicted; on a device without fast bf16 units give fp32 (bf16 is refused there).")] = "bf16",
+    cuda_graphs: Annotated[bool, typer.Option("--cuda-graphs", help=CUDA_GRAPHS_HELP)] = False,
 ) -> None:
     """Run the real PyTorch decoder and speculative loop, and report predicted against measured."""
+    from roofline.harness.runtime import check_cuda_graphs
     from roofline.harness.validate import run_validate
     from roofline.outputs import staged_dir
+
+    check_cuda_graphs(cuda_graphs, device)
 
     hw = None
     if hardware:
@@ -951,7 +963,8 @@ def validate(
 
         hw = load_hardware(hardware, _dirs())
     with staged_dir(out, force) as tmp:
-        summary = run_validate(device=device, quick=quick, out_dir=tmp, progress=True, hardware=hw, dtype=dtype, shown_dir=out)
+        summary = run_validate(device=device, quick=quick, out_dir=tmp, progress=True, hardware=hw, dtype=dtype, shown_dir=out,
+                               cuda_graphs=cuda_graphs)
     typer.echo(json.dumps(summary))
 
 

@@ -4,8 +4,10 @@
 # package's dependencies that validate imports (numpy, pandas, matplotlib, typer, pyyaml, scipy, pyarrow; not polars or
 # ruamel.yaml). Writes log.txt and runs.tgz (the runs' output folders) to $OUT (default out/gpu-validate); exits 1 when a
 # run failed.
-#   bash docs/gpu-validate.sh [RUNS]      (3 runs by default; about a minute each on an H200)
+#   bash docs/gpu-validate.sh [RUNS] [VALIDATE OPTIONS]   (3 runs by default; about a minute each on an H200)
+#   bash docs/gpu-validate.sh 3 --cuda-graphs              (every forward pass replayed from a CUDA graph)
 RUNS=${1:-3}
+shift
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$ROOT/out/gpu-validate}
 mkdir -p "$OUT"
@@ -18,10 +20,11 @@ failed=0
   nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.mem --format=csv
   python3 -c "import sys, torch; print('python', sys.version.split()[0], 'torch', torch.__version__, torch.cuda.get_device_name())"
   uptime; nproc
+  echo "validate options: --device cuda --quick $*"
   for run in $(seq 1 "$RUNS"); do
     echo "=== run $run start $(date -u +%T)"
     SECONDS=0
-    timeout 230 python3 -m roofline validate --device cuda --quick --out "$WORK/v$run"
+    timeout 230 python3 -m roofline validate --device cuda --quick "$@" --out "$WORK/v$run"
     rc=$?
     echo "=== run $run rc=$rc wall=${SECONDS}s"
   done

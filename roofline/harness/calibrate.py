@@ -53,7 +53,7 @@ import yaml
 
 from roofline.costs import ACTIVATION_BYTES, attention_flops
 from roofline.engine import op_time_s
-from roofline.harness.runtime import busy_machine_note, interleave, median_time_s, setup_runtime, torch_dtype
+from roofline.harness.runtime import busy_machine_note, check_cuda_graphs, interleave, median_time_s, setup_runtime, torch_dtype
 from roofline.units import format_seconds, format_si
 
 ELEMENTWISE_TOKENS = {True: 8192, False: 256}  # tokens of the elementwise-operator benchmark, on a GPU and on a CPU
@@ -99,6 +99,7 @@ class Calibration:
     elementwise_memory_bytes_per_s: float      # activation bytes/s of the elementwise operators
     step_overhead_s: float                     # fixed cost of a forward pass
     layer_overhead_s: float                    # per-layer part of that cost
+    cuda_graphs: bool                          # the passes behind the two overheads replayed CUDA graphs
     threads: int
     rounds: int
     torch_version: str
@@ -249,24 +250,29 @@ def fit_overlap(params: int, weight_bytes: float, times: Mapping[int, float], ac
     return float(bw), float(c), float(p)
 
 
-def forward_step_times(torch, dev, layers_small: int, layers_large: int, repeats: int, dtype: str = "bf16") -> tuple[float, float]:
+def forward_step_times(torch, dev, layers_small: int, layers_large: int, repeats: int, dtype: str = "bf16",
+                       cuda_graphs: bool = False) -> tuple[float, float]:
     """Seconds of a decode step of the decoder at tiny width (dispatch only) with two depths.
 
     t(L) = fixed + L * per_layer; `fixed` covers embedding, final norm, LM head, argmax and the
     step's setup (positions, mask, RoPE tables), `per_layer` the operators of one block. The two depths
     run in turn, `repeats` rounds (runtime.interleave), and each keeps its median: a slow spell of a shared
     host lands on both, not on one (on an H200 two runs timed apart gave a fixed part of 675 us and 949 us).
+    With `cuda_graphs`, each pass replays a CUDA graph (decoder.cuda_graphs): what is left is its kernels' own time on
+    the device (launch, ramp-up, tail: each kernel's floor) and one graph launch, not the host's dispatch.
     """
     from roofline.harness.decoder import build_decoder, decode_one_token, new_kv_cache, tiny_spec
+    from roofline.harness.decoder import cuda_graphs as graphs
 
     def step(layers: int):
         model = build_decoder(tiny_spec(layers), dtype=torch_dtype(torch, dtype), device=dev)
         cache = new_kv_cache(model, 1, 64)
         tok = torch.zeros(1, dtype=torch.long, device=dev)
         pos = torch.full((1,), 16, dtype=torch.long, device=dev)
-        return lambda: decode_one_token(model, cache, tok, pos)
+        return lambda: decode_one_token(model, cache, tok, pos, 17)
 
-    rounds = interleave([step(layers_small), step(layers_large)], repeats, dev, warmup=3)
+    with graphs(enabled=cuda_graphs):
+        rounds = interleave([step(layers_small), step(layers_large)], repeats, dev, warmup=3)
     return statistics.median(r[0][0] for r in rounds), statistics.median(r[1][0] for r in rounds)
 
 
@@ -402,13 +408,16 @@ def _warn_rounds_disagree(figures: dict[str, tuple[list[float], str]]) -> None:
              "(validate's predictions) is as uncertain")
 
 
-def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, rounds: int = 3, dtype: str = "bf16") -> Calibration:
+def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, rounds: int = 3, dtype: str = "bf16",
+            cuda_graphs: bool = False) -> Calibration:
     """Run every micro-benchmark `rounds` times, some seconds apart, and keep the median round of each.
 
     Other processes share the cores (and the host's memory bandwidth) of a small VM: a burst of
     theirs during one round would read as a slow machine, a quiet moment as a fast one. The median
     of the rounds (each itself a median of repeats) is what a workload typically sees, the same
     statistic `roofline validate` reports for its measurements. Everything runs in `dtype` (bf16 or fp32).
+    With `cuda_graphs` the tiny-width passes behind step_overhead and layer_overhead replay CUDA graphs
+    (forward_step_times): the profile then prices passes as a serving engine runs them, captured.
     """
     start = time.perf_counter()
     dt = torch_dtype(torch, dtype)
@@ -464,7 +473,8 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
         runs["vector_bw"].append(vec)
         steps.step(f"{tag}elementwise operators: {_si(vec, 'B/s')} of activations")
 
-        small, large = forward_step_times(torch, dev, *OVERHEAD_DEPTHS, max(reps * 4, 40) if gpu else reps * 4, dtype=dtype)
+        small, large = forward_step_times(torch, dev, *OVERHEAD_DEPTHS, max(reps * 4, 40) if gpu else reps * 4, dtype=dtype,
+                                          cuda_graphs=cuda_graphs)
         runs["overhead"].append((small, large))
         steps.step(f"{tag}forward pass at tiny width: {format_seconds(small)} ({OVERHEAD_DEPTHS[0]} layers), "
                    f"{format_seconds(large)} ({OVERHEAD_DEPTHS[1]} layers)")
@@ -498,7 +508,7 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
         attention_memory_bytes_per_s=attn_bw, attention_compute_flops_per_s=attn_flops,
         elementwise_memory_bytes_per_s=med(runs["vector_bw"]),
         step_overhead_s=max(overhead_small - shallow * per_layer, 1e-7), layer_overhead_s=per_layer,
-        threads=torch.get_num_threads(), rounds=rounds, torch_version=str(torch.__version__),
+        cuda_graphs=cuda_graphs, threads=torch.get_num_threads(), rounds=rounds, torch_version=str(torch.__version__),
         elapsed_s=time.perf_counter() - start, load_average=_load_average(),
         date=datetime.datetime.now(datetime.timezone.utc),
     )
@@ -526,7 +536,7 @@ def build_profile(c: Calibration) -> dict:
     gpu = c.device_type == "cuda"
     return {
         "name": f"measured-{c.device_type}",
-        "display_name": f"{c.device_name}, measured",
+        "display_name": f"{c.device_name}, measured" + (" (CUDA graphs)" if c.cuda_graphs else ""),
         "kind": c.kind,
         "memory": _si(c.memory_bytes, "B"),
         "memory_bandwidth": _si(c.stream_bw_bytes_per_s, "B/s"),
@@ -569,7 +579,7 @@ def build_profile(c: Calibration) -> dict:
             f"{c.gemm_hidden_size}) / memory_bandwidth. efficiency.compute and overlap_exponent: fitted to the same weights' GEMM "
             f"time over M = {', '.join(map(str, c.gemm_sweep_s))} (compute ceiling / peak {c.dtype}).\n"
             "step_overhead and layer_overhead: decode step of the decoder at hidden 64 with 2 and 16 layers "
-            "(fixed part, per-layer part).\n"
+            "(fixed part, per-layer part)" + (", each replayed from a CUDA graph" if c.cuda_graphs else ", eager") + ".\n"
             "operator_ceilings: the decoder's attention kernel on a synthetic KV cache (KV stream at q = 1, FLOP/s at "
             f"q = 32) and its elementwise operators on {ELEMENTWISE_TOKENS[gpu]} tokens, bytes and FLOPs counted as roofline.costs counts them.\n"
             "on_chip_cache: as the OS reports it; measured_effective_cache: the end of the run of buffers, from the smallest, read over 1.25x faster than DRAM."
@@ -582,22 +592,26 @@ def build_profile(c: Calibration) -> dict:
             "also stream, so memory and compute time mostly add near the ridge point. "
             "operator_ceilings: attention and the eager elementwise kernels reach far less than the GEMM ceilings on "
             "a CPU (the attention kernel converts and reduces in the vector unit; each elementwise op is its own pass). "
-            "layer_overhead: operator dispatch per block in eager PyTorch. "
+            + ("layer_overhead: the floors (launch, ramp-up, tail) of a block's kernels replayed in a CUDA graph; "
+               "step_overhead holds the graph's launch. " if c.cuda_graphs else
+               "layer_overhead: operator dispatch per block in eager PyTorch. ") +
             "link_bandwidth and link_latency are placeholders: one device, no link measured."
         ),
     }
 
 
-def run_calibrate(device: str = "cpu", seconds_budget: float = 100, progress: bool = True, dtype: str = "bf16") -> dict:
+def run_calibrate(device: str = "cpu", seconds_budget: float = 100, progress: bool = True, dtype: str = "bf16",
+                  cuda_graphs: bool = False) -> dict:
     """Measure this machine in `dtype` ('bf16' or 'fp32') and return a hardware-profile mapping
     (docs/PROFILES.md schema, measured: true).
 
     `seconds_budget` scales the repeats (100: about a minute and a half on 2 CPU cores). Raises
     RooflineError when torch is missing, the requested device is absent, the dtype unknown, or (bf16)
-    the device has no bf16 units.
+    the device has no bf16 units, or `cuda_graphs` is asked of a device other than CUDA.
     """
     torch, dev = setup_runtime(device, dtype)
-    return build_profile(measure(torch, dev, seconds_budget, progress, dtype=dtype))
+    check_cuda_graphs(cuda_graphs, dev)
+    return build_profile(measure(torch, dev, seconds_budget, progress, dtype=dtype, cuda_graphs=cuda_graphs))
 
 
 def profile_to_yaml(d: dict) -> str:

@@ -27,6 +27,7 @@ raise RooflineError.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 from dataclasses import dataclass
@@ -276,15 +277,88 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Ten
     return out.view(b, kvh, group, qn, hd).permute(0, 3, 1, 2, 4).reshape(b, qn, heads * hd)
 
 
-def forward(model: Decoder, cache: KVCache, tokens: torch.Tensor, input_pos: torch.Tensor) -> torch.Tensor:
+class CudaGraphs:
+    """Forward passes replayed from CUDA graphs, as serving engines run their decode and verify passes.
+
+    Inside `with cuda_graphs(length)`, `forward` on a CUDA device captures a graph the first time it meets a (model,
+    cache, token shape, length) and replays it after: the pass's tokens and positions are copied into the graph's
+    static inputs (two small copies), its logits come back in the graph's static output (valid until that graph is
+    replayed again). A graph has fixed shapes, so a pass reads the cache up to a fixed `length` (the call's own, else
+    the context's bound) rather than up to its longest sequence; the mask keeps each query to its own past as before.
+    Captured passes cost their kernels on the device and one launch on the host: the host's eager dispatch of every
+    operator, which sets an eager pass on a GPU, is gone.
+    """
+
+    def __init__(self, length: int | None):
+        self.length = length
+        self.graphs: dict = {}
+
+    def forward(self, model: Decoder, cache: KVCache, tokens: torch.Tensor, input_pos: torch.Tensor,
+                length: int | None) -> torch.Tensor:
+        length = length or self.length or cache.max_len
+        key = (id(model), cache.k.data_ptr(), tuple(cache.k.shape), tuple(tokens.shape), length)
+        if key not in self.graphs:
+            self.graphs[key] = self._capture(model, cache, tokens, input_pos, length)
+        graph, static_tokens, static_pos, logits = self.graphs[key]
+        static_tokens.copy_(tokens)
+        static_pos.copy_(input_pos)
+        graph.replay()
+        return logits
+
+    @staticmethod
+    def _capture(model, cache, tokens, input_pos, length):
+        static_tokens, static_pos = tokens.clone(), input_pos.clone()
+        side = torch.cuda.Stream(tokens.device)  # warm-up off the capturing stream, as torch.cuda.graph asks
+        side.wait_stream(torch.cuda.current_stream(tokens.device))
+        with torch.cuda.stream(side):
+            for _ in range(2):
+                _forward(model, cache, static_tokens, static_pos, length)
+        torch.cuda.current_stream(tokens.device).wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            logits = _forward(model, cache, static_tokens, static_pos, length)
+        return graph, static_tokens, static_pos, logits
+
+
+_GRAPHS: list[CudaGraphs] = []  # the active `cuda_graphs` context, innermost last
+
+
+@contextlib.contextmanager
+def cuda_graphs(length: int | None = None, enabled: bool = True):
+    """Within, every `forward` on a CUDA device replays a CUDA graph (CudaGraphs); `length` bounds the cache a pass
+    reads where the call gives none (default: the cache's whole length). With `enabled` False, a no-op (eager passes).
+    The graphs and their memory go when the block ends."""
+    if not enabled:
+        yield None
+        return
+    pool = CudaGraphs(length)
+    _GRAPHS.append(pool)
+    try:
+        yield pool
+    finally:
+        _GRAPHS.remove(pool)
+        pool.graphs.clear()
+
+
+def forward(model: Decoder, cache: KVCache, tokens: torch.Tensor, input_pos: torch.Tensor,
+            length: int | None = None) -> torch.Tensor:
     """One forward pass: tokens [B, q] at positions input_pos[b] + (0..q-1); returns logits [B, q, vocab] (model dtype).
 
     Writes the q new K/V entries of every layer into the cache at those positions and reads the
-    cache up to the longest sequence, masking each query to its own sequence's past.
+    cache up to the longest sequence (or up to `length`, which must reach it: no host sync to find it), masking each
+    query to its own sequence's past. Inside `cuda_graphs`, on a CUDA device, a replayed CUDA graph (CudaGraphs).
     """
+    if _GRAPHS and tokens.is_cuda:
+        return _GRAPHS[-1].forward(model, cache, tokens, input_pos, length)
+    return _forward(model, cache, tokens, input_pos, length)
+
+
+def _forward(model: Decoder, cache: KVCache, tokens: torch.Tensor, input_pos: torch.Tensor, length: int | None) -> torch.Tensor:
+    """forward's eager pass."""
     s = model.spec
     b, qn = tokens.shape
-    length = int(input_pos.max()) + qn
+    if length is None:
+        length = int(input_pos.max()) + qn
     if length > cache.max_len:
         raise RooflineError(f"KV cache: a sequence would reach {length} tokens, the cache holds {cache.max_len}")
     positions = input_pos[:, None] + torch.arange(qn, device=tokens.device)                    # [B, q]
@@ -317,14 +391,15 @@ def prefill(model: Decoder, cache: KVCache, prompt: torch.Tensor) -> torch.Tenso
     return greedy(forward(model, cache, prompt, start)[:, -1])
 
 
-def decode_one_token(model: Decoder, cache: KVCache, tokens: torch.Tensor, input_pos: torch.Tensor) -> torch.Tensor:
-    """One decode step: tokens [B] at positions input_pos [B]; returns the greedy next token [B]."""
-    return greedy(forward(model, cache, tokens[:, None], input_pos)[:, 0])
+def decode_one_token(model: Decoder, cache: KVCache, tokens: torch.Tensor, input_pos: torch.Tensor,
+                     length: int | None = None) -> torch.Tensor:
+    """One decode step: tokens [B] at positions input_pos [B]; returns the greedy next token [B] (`length`: forward's)."""
+    return greedy(forward(model, cache, tokens[:, None], input_pos, length)[:, 0])
 
 
-def verify(model: Decoder, cache: KVCache, tokens: torch.Tensor, input_pos: torch.Tensor) -> torch.Tensor:
-    """One pass over q = k + 1 tokens per sequence [B, q]; returns the greedy token after each [B, q]."""
-    return greedy(forward(model, cache, tokens, input_pos))
+def verify(model: Decoder, cache: KVCache, tokens: torch.Tensor, input_pos: torch.Tensor, length: int | None = None) -> torch.Tensor:
+    """One pass over q = k + 1 tokens per sequence [B, q]; returns the greedy token after each [B, q] (`length`: forward's)."""
+    return greedy(forward(model, cache, tokens, input_pos, length))
 
 
 def decode_n_tokens(model: Decoder, cache: KVCache, cur_token: torch.Tensor, input_pos: torch.Tensor, n: int) -> torch.Tensor:

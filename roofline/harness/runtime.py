@@ -8,6 +8,7 @@ Every real measurement of the harness goes through here, so all of them time the
                              within one round sees the machine in the same state for both, so the
                              drift of a shared machine cancels in it
     quartiles(values)        (25th percentile, median, 75th percentile): a median and its spread
+    check_cuda_graphs        refuses, in one line, --cuda-graphs on a device other than CUDA
     check_bf16_matmul        refuses, in one line, a device without bf16 units (when the harness runs bf16)
     torch_dtype(torch, name) the torch dtype of a harness dtype name ('bf16', 'fp32'), checked
     busy_machine_note()      a warning when other work keeps the cores busy before a measurement starts
@@ -49,6 +50,14 @@ def resolve_device(device: str):
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise RooflineError(f"--device {device}: no CUDA device is available to this PyTorch ({torch.__version__}); use --device cpu")
     return torch.device(device)
+
+
+def check_cuda_graphs(cuda_graphs: bool, device) -> None:
+    """--cuda-graphs needs a CUDA device (`device`: a name, 'cuda:1', or a torch.device): elsewhere one line, not eager
+    passes run under its name."""
+    kind = str(device).split(":")[0]
+    if cuda_graphs and kind != "cuda":
+        raise RooflineError(f"--cuda-graphs: expected --device cuda (CUDA graphs capture GPU work), found --device {kind}")
 
 
 HARNESS_DTYPES = {"bf16": "bfloat16", "fp32": "float32"}  # --dtype name -> torch attribute: weights, KV cache, activations

@@ -30,6 +30,9 @@ points (roofline.harness.specloop.harness_costs): a pass of q > 1 tokens dispatc
 more than the q = 1 pass the profile's overheads were calibrated on, and the loop's own work is its
 serving engine's spec_per_iteration and spec_per_draft_step (loop_engine). On a GPU, where an eager
 pass is dispatch-bound, they were most of what the profile missed (docs/VALIDATION.md, GPU).
+With --cuda-graphs (run_validate's cuda_graphs, a CUDA device only) every pass replays a CUDA graph
+(decoder.cuda_graphs), calibration's tiny passes included, so the overheads are the kernels' floors on
+the device rather than the host's dispatch (docs/VALIDATION.md, "CUDA graphs on a GPU").
 For comparison, the classic form: the same profile without its refinements or the harness's costs (max
 of compute and memory time, GEMM ceilings for every operator, no per-layer overhead). `ablation`
 switches the refinements off one at a time. Each error is predicted / measured - 1 (a fraction: 0.1 is 10%).
@@ -69,6 +72,7 @@ from roofline.hardware import HardwareSpec, hardware_from_dict
 from roofline.harness.calibrate import profile_to_yaml, run_calibrate
 from roofline.harness.runtime import (
     busy_machine_note,
+    check_cuda_graphs,
     check_dtype,
     interleave,
     load_average,
@@ -236,7 +240,8 @@ def _spread(prefix: str, values) -> dict:
 
 
 def measure_steps(torch, dev, model, cache, grid: Grid, bar: Progress) -> list[dict]:
-    """Decode and verify step times over the grid: median of repeats after warm-up, with its spread."""
+    """Decode and verify step times over the grid: median of repeats after warm-up, with its spread. Each pass reads the
+    cache up to its context (S + q: decoder.forward's `length`), which a CUDA graph (decoder.cuda_graphs) needs fixed."""
     from roofline.harness.decoder import decode_one_token, verify
 
     vocab, rows = model.spec.vocab_size, []
@@ -244,7 +249,8 @@ def measure_steps(torch, dev, model, cache, grid: Grid, bar: Progress) -> list[d
         for batch in grid.decode_batches:
             view, tok = cache.first(batch), _tokens(torch, (batch,), vocab, batch, dev)
             pos = torch.full((batch,), context, dtype=torch.long, device=dev)
-            times = repeat_times_s(functools.partial(decode_one_token, model, view, tok, pos), dev, grid.repeats, warmup=2)
+            times = repeat_times_s(functools.partial(decode_one_token, model, view, tok, pos, context + 1), dev, grid.repeats,
+                                   warmup=2)
             rows.append({"kind": "decode", "batch": batch, "q": 1, "context": context, **_spread("measured_s", times)})
             bar.update(f"decode B={batch} S={context}")
     for context in grid.verify_contexts:
@@ -252,7 +258,7 @@ def measure_steps(torch, dev, model, cache, grid: Grid, bar: Progress) -> list[d
             for q in grid.verify_q:
                 view, tok = cache.first(batch), _tokens(torch, (batch, q), vocab, batch * q, dev)
                 pos = torch.full((batch,), context, dtype=torch.long, device=dev)
-                times = repeat_times_s(functools.partial(verify, model, view, tok, pos), dev, grid.repeats, warmup=2)
+                times = repeat_times_s(functools.partial(verify, model, view, tok, pos, context + q), dev, grid.repeats, warmup=2)
                 rows.append({"kind": "verify", "batch": batch, "q": q, "context": context, **_spread("measured_s", times)})
                 bar.update(f"verify B={batch} q={q} S={context}")
     return rows
@@ -626,6 +632,8 @@ def _markdown(df: pd.DataFrame, summary: dict, summary_classic: dict, ablated: p
         "speculative iteration (spec), in ms. Each measured value is a median of repeats; `*_iqr` is the 25th-75th",
         "percentile of those repeats. A speedup is the median of per-pair ratios: a plain greedy run and the speculative",
         "run timed back to back (A, B, A, B, ...).", "",
+        *(["Every forward pass was replayed from a CUDA graph (`--cuda-graphs`), as serving engines run decode; the",
+           "speculative loop's work between its passes ran eagerly.", ""] if summary.get("cuda_graphs") else []),
         f"Errors with the calibrated profile: `{json.dumps(summary)}`", "",
         f"Classic max form (same profile, no refinements): `{json.dumps(summary_classic)}`", "",
         "Ablation (step times, decode + verify):", "",
@@ -637,17 +645,22 @@ def _markdown(df: pd.DataFrame, summary: dict, summary_classic: dict, ablated: p
 
 
 def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path("out/validate"), progress: bool = True,
-                 hardware: HardwareSpec | None = None, dtype: str = "bf16", shown_dir: Path | None = None) -> dict:
+                 hardware: HardwareSpec | None = None, dtype: str = "bf16", shown_dir: Path | None = None,
+                 cuda_graphs: bool = False) -> dict:
     """Measure, predict, compare; write the table, plots and JSON into out_dir; return the summary.
 
     Weights, KV cache and activations in `dtype` ('bf16' or 'fp32'), measured and predicted alike.
     Without `hardware`, calibrates first in the same dtype (a shorter calibration with `quick`) and
     writes the profile to out_dir/hardware-measured.yaml (named in messages as in `shown_dir` where out_dir is a staging
-    folder for it). Raises RooflineError when torch is missing,
-    the requested device is absent or (bf16) has no bf16 units.
+    folder for it). With `cuda_graphs` (a CUDA device only) every forward pass, calibration's tiny ones included,
+    replays a CUDA graph (decoder.cuda_graphs), as serving engines run decode and verify; the speculative loop's own
+    work between its passes stays eager, as theirs does. Raises RooflineError when torch is missing,
+    the requested device is absent or (bf16) has no bf16 units, or `cuda_graphs` is asked of a CPU.
     """
     torch, dev = setup_runtime(device, dtype)
+    check_cuda_graphs(cuda_graphs, dev)
     from roofline.harness.decoder import build_decoder, fill_kv_cache_random, first_layers_spec, new_kv_cache, truncate
+    from roofline.harness.decoder import cuda_graphs as graphs
     from roofline.harness.specloop import MODES, harness_costs
 
     start = time.perf_counter()
@@ -661,7 +674,8 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     mismatch = (f"the profile {hardware.name} is a {hardware.kind} profile, and this runs on the {device}: its predictions "
                 f"describe another machine" if hardware is not None and (hardware.kind == "cpu") != (device == "cpu") else "")
     if hardware is None:
-        profile = run_calibrate(device, seconds_budget=grid.calibrate_budget_s, progress=progress, dtype=dtype)
+        profile = run_calibrate(device, seconds_budget=grid.calibrate_budget_s, progress=progress, dtype=dtype,
+                                cuda_graphs=cuda_graphs)
         path = out_dir / "hardware-measured.yaml"
         profile["name"] = path.stem  # the file's name, as every profile file carries
         path.write_text(profile_to_yaml(profile), encoding="utf-8")
@@ -684,8 +698,8 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     model = build_decoder(target_spec, dtype=torch_dtype(torch, dtype), device=dev, seed=0)
     draft = truncate(model, draft_spec.layers)
     b_max = max(grid.decode_batches + grid.verify_batches + grid.spec_batches)
-    max_len = max(max(grid.decode_contexts) + 1, max(grid.verify_contexts) + max(grid.verify_q),
-                  SPEC_CONTEXT + (grid.spec_iterations + 1) * (max(grid.spec_k) + 1) + 2) + 8
+    spec_length = SPEC_CONTEXT + (grid.spec_iterations + 1) * (max(grid.spec_k) + 1) + 2
+    max_len = max(max(grid.decode_contexts) + 1, max(grid.verify_contexts) + max(grid.verify_q), spec_length) + 8
     cache = new_kv_cache(model, b_max, max_len)
     fill_kv_cache_random(cache, max_len)
     spec_b = max(grid.spec_batches)
@@ -697,17 +711,22 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
 
     bar.note(f"measuring the harness's own costs at tiny width ({HARNESS_COST_ROUNDS} rounds: about 7 s on 2 CPU cores, "
              "20 s on an H200, whose eager passes are dispatch)")
-    costs = harness_costs(torch, dev, torch_dtype(torch, dtype), grid.spec_iterations, rounds=HARNESS_COST_ROUNDS)
+    with graphs(enabled=cuda_graphs):
+        costs = harness_costs(torch, dev, torch_dtype(torch, dtype), grid.spec_iterations, rounds=HARNESS_COST_ROUNDS)
     bar.note("the harness beyond its passes' calibrated price (tiny width, batch 1): a pass of q > 1 tokens "
              f"{format_seconds(costs.multi_token_fixed_s)} + {format_seconds(costs.multi_token_per_layer_s)} a layer; the "
              "speculative loop " + "; ".join(f"{mode} {format_seconds(costs.per_iteration_s[mode])} an iteration + "
                                              f"{format_seconds(costs.per_draft_step_s[mode])} a draft step" for mode in MODES))
-    rows = measure_steps(torch, dev, model, cache, grid, bar)
-    rows += measure_speculation(torch, dev, model, draft, cache, draft_cache, grid, bar)
+    with graphs(enabled=cuda_graphs):
+        rows = measure_steps(torch, dev, model, cache, grid, bar)
+    # a graph's shapes are fixed: a speculative run's passes read the cache up to the last position its runs reach
+    with graphs(spec_length, enabled=cuda_graphs):
+        rows += measure_speculation(torch, dev, model, draft, cache, draft_cache, grid, bar)
     df = predict_rows(rows, hardware, target_spec, draft_spec, dtype, costs)
     summary = summarize(df, device)
     summary.update(dtype=dtype, model=target_spec.name, speedup_pairs=grid.spec_pairs, hardware=hardware.name,
-                   hardware_display_name=hardware.display_name, calibrated_here=calibrated_here)  # which profile predicted
+                   hardware_display_name=hardware.display_name, calibrated_here=calibrated_here,  # which profile predicted
+                   cuda_graphs=cuda_graphs)
     summary["harness_costs_s"] = {
         "multi_token_pass": {"fixed": round(costs.multi_token_fixed_s, 7), "per_layer": round(costs.multi_token_per_layer_s, 7)},
         **{f"loop_{mode}": {"per_iteration": round(costs.per_iteration_s[mode], 7),
@@ -747,7 +766,8 @@ def write_outputs(df: pd.DataFrame, summary: dict, summary_classic: dict, hw: Ha
 
     df.to_csv(out_dir / "validation.csv", index=False)
     ablated = ablation(df, hw, target, dtype, costs)
-    title = f"{target.name}, {dtype}" + (" (measured under load)" if summary["measured_under_load"] else "")  # on the
+    title = (f"{target.name}, {dtype}" + (", CUDA graphs" if summary.get("cuda_graphs") else "")
+             + (" (measured under load)" if summary["measured_under_load"] else ""))  # on the
     # figures too: viewed alone, a busy machine's errors read as the model's (qa101)
     (out_dir / "validation.md").write_text(_markdown(df, summary, summary_classic, ablated), encoding="utf-8")
     with rc_context(STYLE):

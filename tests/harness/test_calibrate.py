@@ -31,7 +31,7 @@ def calibration() -> Calibration:
         peak_flops_per_s={"fp32": 300e9, "bf16": 1.8e12}, gemm_hidden_size=2048, gemm_weight_bytes=1e9,
         gemm_sweep_s={1: 0.047, 512: 0.5}, gemv_bw_bytes_per_s=21e9, gemm_flops_per_s=1.35e12,
         overlap_exponent=1.3, attention_memory_bytes_per_s=8.5e9, attention_compute_flops_per_s=300e9,
-        elementwise_memory_bytes_per_s=2.5e9, step_overhead_s=3e-4, layer_overhead_s=2e-4,
+        elementwise_memory_bytes_per_s=2.5e9, step_overhead_s=3e-4, layer_overhead_s=2e-4, cuda_graphs=False,
         threads=2, rounds=2, torch_version="2.13.0+cpu", elapsed_s=80.0, load_average="0.10",
         date=datetime.datetime(2026, 1, 2, tzinfo=datetime.timezone.utc),
     )
@@ -87,7 +87,8 @@ def test_calibration_is_frozen_and_its_mappings_are_read_only():
 
 def test_every_measured_quantity_carries_its_unit_in_its_name():
     units = ("_bytes", "_bytes_per_s", "_flops_per_s", "_s", "_exponent", "_size", "_sizes")
-    unitless = {"device_name", "kind", "device_type", "dtype", "threads", "rounds", "torch_version", "load_average", "date"}
+    unitless = {"device_name", "kind", "device_type", "dtype", "threads", "rounds", "torch_version", "load_average", "date",
+                "cuda_graphs"}
     for f in dataclasses.fields(Calibration):
         assert f.name in unitless or f.name.endswith(units), f.name
 
@@ -205,3 +206,12 @@ def test_calibration_rounds_that_disagree_are_said():
         _warn_rounds_disagree({"stream read": ([10e9, 11e9, 10.5e9], "B/s")})
     said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
     assert len(said) == 1 and said[0].startswith("calibration rounds disagree: GEMV (raw) 2.76 GB/s to 18.6 GB/s: ")
+
+
+def test_a_profile_calibrated_on_cuda_graphs_says_what_its_overheads_are():
+    graphed = build_profile(dataclasses.replace(calibration(), device_type="cuda", kind="gpu", cuda_graphs=True))
+    eager = build_profile(calibration())
+    assert graphed["display_name"].endswith("measured (CUDA graphs)") and eager["display_name"].endswith("measured")
+    assert "each replayed from a CUDA graph" in graphed["source"] and ", eager." in eager["source"]
+    assert "replayed in a CUDA graph" in graphed["notes"] and "dispatch per block in eager PyTorch" in eager["notes"]
+    hardware_from_dict(graphed, "<calibration>")

@@ -9,6 +9,7 @@ torch = pytest.importorskip("torch")
 from roofline.errors import RooflineError  # noqa: E402
 from roofline.harness.decoder import (  # noqa: E402
     build_decoder,
+    cuda_graphs,
     decode_n_tokens,
     forward,
     linear,
@@ -97,3 +98,57 @@ def test_linear_is_f_linear_with_the_weight_as_left_operand(shape):
     out = linear(x, w)
     assert out.shape == (*shape[:-1], 40) and out.is_contiguous()
     torch.testing.assert_close(out, torch.nn.functional.linear(x, w), rtol=1e-5, atol=1e-5)
+
+
+def test_a_fixed_length_past_the_longest_sequence_gives_the_same_logits(model):
+    """A pass told to read the cache up to a fixed length (what a CUDA graph needs) masks the extra entries away."""
+    prompt = torch.randint(0, 512, (2, 6), generator=torch.Generator().manual_seed(4))
+    short, long_ = new_kv_cache(model, 2, 40), new_kv_cache(model, 2, 40)
+    for cache in (short, long_):
+        prefill(model, cache, prompt)
+    tokens, pos = torch.tensor([[5, 6, 7], [8, 9, 10]]), torch.tensor([6, 4])
+    assert torch.allclose(forward(model, short, tokens, pos), forward(model, long_, tokens, pos, 40), atol=1e-5)
+    assert torch.allclose(forward(model, short, tokens, pos, 9), forward(model, long_, tokens, pos, 25), atol=1e-5)
+
+
+def test_cuda_graphs_leave_cpu_passes_eager_and_go_with_their_block(model):
+    cache = new_kv_cache(model, 1, 16)
+    tokens, pos = torch.tensor([[3]]), torch.tensor([0])
+    eager = forward(model, cache, tokens, pos)
+    with cuda_graphs(12) as pool:
+        assert torch.equal(forward(model, cache, tokens, pos), eager)
+        assert pool.graphs == {}  # nothing captured from CPU tensors
+    with cuda_graphs(enabled=False) as none:
+        assert none is None
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_graph_replays_match_eager_passes_and_the_speculative_loop_stays_exact():
+    """On a GPU: a replayed pass gives the eager pass's logits at new inputs, and the greedy speculative loop run on
+    graphs emits the target's plain greedy tokens (its positions stay inside the graphs' fixed length)."""
+    from roofline.harness.specloop import speculative_decode
+
+    gpu = build_decoder(model_from_dict(TINY), dtype=torch.float32, device="cuda", seed=1)
+    prompt = torch.randint(0, 512, (2, 6), generator=torch.Generator().manual_seed(5)).cuda()
+    eager_cache, graph_cache = new_kv_cache(gpu, 2, 64), new_kv_cache(gpu, 2, 64)
+    for cache in (eager_cache, graph_cache):
+        prefill(gpu, cache, prompt)
+    inputs = [(torch.tensor(tok, device="cuda"), torch.tensor(pos, device="cuda"))
+              for tok, pos in [([[1], [2]], [6, 6]), ([[3], [4]], [7, 7]), ([[5], [6]], [8, 3])]]
+    with cuda_graphs(48) as pool:
+        graphed = [forward(gpu, graph_cache, tok, pos).clone() for tok, pos in inputs]
+        assert len(pool.graphs) == 1  # one shape, captured once, replayed after
+    eager = [forward(gpu, eager_cache, tok, pos) for tok, pos in inputs]  # outside the block: eager passes
+    for step, (a, b) in enumerate(zip(graphed, eager, strict=True)):
+        assert torch.allclose(a, b, atol=1e-4), step
+
+    plain_cache, draft_cache, target_cache = (new_kv_cache(gpu, 2, 64) for _ in range(3))
+    draft = truncate(gpu, 1)
+    for cache in (plain_cache, target_cache):
+        prefill(gpu, cache, prompt[:, :5])
+    prefill(draft, draft_cache, prompt[:, :5])
+    start = torch.full((2,), 5, device="cuda")
+    plain = decode_n_tokens(gpu, plain_cache, prompt[:, 5], start, 12)
+    with cuda_graphs(48):
+        spec, _ = speculative_decode(gpu, draft, target_cache, draft_cache, prompt[:, 4], prompt[:, 5], start, 3, 12)
+    assert torch.equal(spec, plain)

@@ -72,3 +72,26 @@ def test_a_busy_machine_is_named_before_a_measurement_and_an_idle_one_is_not(mon
     assert busy_machine_note().startswith("the load average is 3.2 on 2 cores before measuring")
     monkeypatch.setattr(os, "getloadavg", lambda: (0.4, 0.3, 0.2))
     assert busy_machine_note() == ""
+
+
+@pytest.mark.parametrize("command", ["calibrate", "validate"])
+def test_cuda_graphs_off_a_cuda_device_is_one_line_and_writes_nothing(roofline, tmp_path, command):
+    out = ["--out", tmp_path / ("p.yaml" if command == "calibrate" else "v")]
+    code, stdout, err = roofline(command, "--cuda-graphs", *out)
+    assert code == 2 and stdout == ""
+    assert err.strip() == "error: --cuda-graphs: expected --device cuda (CUDA graphs capture GPU work), found --device cpu"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cuda_graphs_are_checked_against_the_device_name_or_object():
+    from roofline.harness.runtime import check_cuda_graphs
+
+    check_cuda_graphs(True, "cuda:1")
+    class Device:  # a torch.device prints as its name
+        def __str__(self):
+            return "cuda"
+
+    check_cuda_graphs(True, Device())
+    check_cuda_graphs(False, "cpu")
+    with pytest.raises(RooflineError, match="found --device cpu"):
+        check_cuda_graphs(True, "cpu")

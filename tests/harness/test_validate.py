@@ -143,9 +143,10 @@ def test_the_cli_passes_dtype_to_calibrate_and_validate(monkeypatch, tmp_path):
 
     def fake_validate(**kw):
         seen["validate"] = kw["dtype"]
+        seen["graphs"] = kw["cuda_graphs"]
         return {"dtype": kw["dtype"]}
 
-    def fake_calibrate(device, dtype="bf16"):
+    def fake_calibrate(device, dtype="bf16", cuda_graphs=False):
         seen["calibrate"] = dtype
         raise RooflineError("stop here")
 
@@ -155,9 +156,11 @@ def test_the_cli_passes_dtype_to_calibrate_and_validate(monkeypatch, tmp_path):
     result = runner.invoke(command, ["validate", "--dtype", "fp32", "--out", str(tmp_path / "v")])
     assert result.exit_code == 0 and json.loads(result.stdout.strip().splitlines()[-1]) == {"dtype": "fp32"}
     runner.invoke(command, ["calibrate", "--dtype", "fp32"])
-    assert seen == {"validate": "fp32", "calibrate": "fp32"}
+    assert seen == {"validate": "fp32", "calibrate": "fp32", "graphs": False}
     result = runner.invoke(command, ["validate", "--out", str(tmp_path / "w")])
     assert seen["validate"] == "bf16"  # the default
+    result = runner.invoke(command, ["validate", "--device", "cuda", "--cuda-graphs", "--out", str(tmp_path / "g")])
+    assert result.exit_code == 0 and seen["graphs"] is True
 
 
 @pytest.mark.slow  # imports torch (builds nothing: the decoder is stopped at its first call)
@@ -201,7 +204,7 @@ def test_a_calibrated_profile_is_named_after_its_file_so_it_loads_by_that_name(m
     from roofline.yamlio import read_yaml_file
 
     measured = {**read_yaml_file(builtin_dir("hardware") / "h100-sxm.yaml"), "name": "measured-cpu"}
-    monkeypatch.setattr(calibrate, "run_calibrate", lambda device, dtype="bf16": dict(measured))
+    monkeypatch.setattr(calibrate, "run_calibrate", lambda device, dtype="bf16", cuda_graphs=False: dict(measured))
     runner, command = CliRunner(), cli.app
     result = runner.invoke(command, ["calibrate", "--out", str(tmp_path / "my-box.yaml")])
     assert result.exit_code == 0, result.output
