@@ -196,7 +196,8 @@ def _source_file(value, spec, profiles: tuple = ()) -> str | None:
 def _doubled_bandwidth(hw: HardwareSpec) -> HardwareSpec:
     """`hw` with every memory ceiling doubled (bandwidth and the measured attention / elementwise ceilings)."""
     return dataclasses.replace(hw, mem_bw_bytes_per_s=2 * hw.mem_bw_bytes_per_s, **{
-        key: 2 * getattr(hw, key) for key in ("attention_memory_bytes_per_s", "elementwise_memory_bytes_per_s")
+        key: 2 * getattr(hw, key) for key in ("attention_memory_bytes_per_s", "attention_stream_bytes_per_s",
+                                              "elementwise_memory_bytes_per_s")
         if getattr(hw, key) is not None})
 
 

@@ -1264,6 +1264,7 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
         ("step_overhead", "step_overhead_s", "s"), ("layer_overhead", "layer_overhead_s", "s"),
         ("overlap_exponent", "overlap_exponent", ""), ("operator_ceilings.attention_compute", "attention_compute_flops_per_s", "FLOP/s"),
         ("operator_ceilings.attention_memory", "attention_memory_bytes_per_s", "B/s"),
+        ("operator_ceilings.attention_stream", "attention_stream_bytes_per_s", "B/s"),
         ("operator_ceilings.elementwise_memory", "elementwise_memory_bytes_per_s", "B/s"),
         ("price", "price_usd_per_hour", "USD/h"))]
     dep = deployment(ref, weight_dtype, tp=tp, dp_attention=dp_attention, ep=ep, pp=pp, expert_dtype=expert_dtype,

@@ -82,6 +82,8 @@ class HardwareSpec:
     layer_overhead_s: float = 0.0
     attention_compute_flops_per_s: float | None = None
     attention_memory_bytes_per_s: float | None = None
+    attention_stream_bytes_per_s: float | None = None  # one (sequence, KV head)'s KV stream where the kernel gives it one
+    #   unit and does not split its keys: S of them read at S x this, up to attention_memory (engine.attention_memory_ceiling)
     elementwise_memory_bytes_per_s: float | None = None
     measured: bool = False
     source: str = ""
@@ -212,6 +214,7 @@ class HardwareSpec:
             "layer_overhead_s": self.layer_overhead_s,
             "attention_compute_flops_per_s": self.attention_compute_flops_per_s,
             "attention_memory_bytes_per_s": self.attention_memory_bytes_per_s,
+            "attention_stream_bytes_per_s": self.attention_stream_bytes_per_s,
             "elementwise_memory_bytes_per_s": self.elementwise_memory_bytes_per_s,
             "ridge_point_flops_per_byte": {d: flops / self.mem_bw_bytes_per_s for d, flops in self.peak_flops_per_s.items()},
             "measured": self.measured,
@@ -251,7 +254,8 @@ def peak_dtypes_in_order(*specs) -> list[str]:
     order = NESTED_FIELD_ORDER["peak_flops"]
     return sorted(names, key=lambda d: (order.index(d) if d in order else len(order), d))
 SUSPICIOUS_MEM_BW_BYTES_PER_S = 20e12  # above this per device a profile gets a warning (B300 is 8 TB/s)
-_OPERATOR_CEILINGS = {"attention_compute": "flops_per_s", "attention_memory": "bytes_per_s", "elementwise_memory": "bytes_per_s"}
+_OPERATOR_CEILINGS = {"attention_compute": "flops_per_s", "attention_memory": "bytes_per_s", "attention_stream": "bytes_per_s",
+                      "elementwise_memory": "bytes_per_s"}
 
 
 def spec_where(kind: str, name: object) -> str:
@@ -467,6 +471,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         layer_overhead_s=0.0 if layer_overhead is None else _seconds_or_zero(where, "layer_overhead", layer_overhead),
         attention_compute_flops_per_s=operator_ceilings.get("attention_compute"),
         attention_memory_bytes_per_s=operator_ceilings.get("attention_memory"),
+        attention_stream_bytes_per_s=operator_ceilings.get("attention_stream"),
         elementwise_memory_bytes_per_s=operator_ceilings.get("elementwise_memory"),
         measured=measured,
         source=data["source"].strip(),
@@ -518,7 +523,7 @@ _SPEC_QUANTITIES = {"mem_bytes": "bytes", "mem_bw_bytes_per_s": "bytes/s", "on_c
                     "link_bw_bytes_per_s": "bytes/s", "link_latency_s": "s"}
 _SPEC_OPTIONAL_QUANTITIES = {"scale_out_bw_bytes_per_s": "bytes/s", "scale_out_latency_s": "s", "price_usd_per_hour": "USD/h",
                              "attention_compute_flops_per_s": "FLOP/s", "attention_memory_bytes_per_s": "bytes/s",
-                             "elementwise_memory_bytes_per_s": "bytes/s"}
+                             "attention_stream_bytes_per_s": "bytes/s", "elementwise_memory_bytes_per_s": "bytes/s"}
 _SPEC_FRACTIONS = ("mem_efficiency", "compute_efficiency", "link_efficiency", "usable_memory_fraction")
 
 

@@ -308,6 +308,7 @@ def hardware_table(hw) -> str:
         lines.append(f"  overlap exponent  {hw.overlap_exponent:.3g} (compute and memory time combined as a {hw.overlap_exponent:.3g}-norm)")
     for label, value, unit in (("attention compute", hw.attention_compute_flops_per_s, "FLOP/s"),
                                ("attention memory", hw.attention_memory_bytes_per_s, "B/s"),
+                               ("attention stream", hw.attention_stream_bytes_per_s, "B/s"),
                                ("elementwise mem.", hw.elementwise_memory_bytes_per_s, "B/s")):
         if value is not None:
             lines.append(f"  {label:<17} {format_si(value, unit)} (measured ceiling)")

@@ -87,6 +87,23 @@ def test_operator_ceilings_and_layer_overhead_change_only_their_operators(h100, 
     assert float(changed["overhead_s"]) == pytest.approx(20e-6 + 32 * 10e-6)
 
 
+def test_an_attention_stream_ceiling_slows_attention_only_while_its_streams_leave_the_aggregate_unreached(h100, llama8b):
+    """attention_memory_ceiling: min(attention_memory, B_a x h_kv x stream); 8 KV heads on one device (Llama 3.1 8B)."""
+    streamed = dataclasses.replace(h100, attention_memory_bytes_per_s=1.6e12, attention_stream_bytes_per_s=20e9)
+    plain = dataclasses.replace(h100, attention_memory_bytes_per_s=1.6e12)
+    batch = np.array([1.0, 4.0, 10.0, 64.0])
+    base = step_metrics(plain, llama8b, batch, 1, 4096, with_operators=True)["operators"]["attention"]
+    slow = step_metrics(streamed, llama8b, batch, 1, 4096, with_operators=True)["operators"]["attention"]
+    ratio = slow["time_s"] / base["time_s"]  # memory-bound at q = 1: time scales as 1 / ceiling
+    np.testing.assert_allclose(ratio, [1.6e12 / (8 * 20e9), 1.6e12 / (32 * 20e9), 1.0, 1.0], rtol=1e-6)
+    assert float(step_metrics(streamed, llama8b, 1, 1, 4096, with_operators=True)["operators"]["mlp"]["time_s"]) == \
+        float(step_metrics(plain, llama8b, 1, 1, 4096, with_operators=True)["operators"]["mlp"]["time_s"])
+    two = deployment(llama8b, "bf16", tp=2)  # each device holds 4 KV heads: half the streams
+    t2 = step_metrics(streamed, llama8b, 1, 1, 4096, two, with_operators=True)["operators"]["attention"]["time_s"]
+    p2 = step_metrics(plain, llama8b, 1, 1, 4096, two, with_operators=True)["operators"]["attention"]["time_s"]
+    assert float(t2 / p2) == pytest.approx(1.6e12 / (4 * 20e9))
+
+
 def test_operator_ceilings_load_from_a_profile():
     import yaml
 
@@ -97,6 +114,8 @@ def test_operator_ceilings_load_from_a_profile():
     data.update(layer_overhead="40 us", operator_ceilings={"attention_memory": "20 GB/s", "elementwise_memory": "12 GB/s"})
     hw = hardware_from_dict(data, "x.yaml")
     assert hw.layer_overhead_s == pytest.approx(40e-6) and hw.attention_memory_bytes_per_s == 20e9
+    data["operator_ceilings"]["attention_stream"] = "15 GB/s"
+    assert hardware_from_dict(data, "x.yaml").attention_stream_bytes_per_s == 15e9
     data["operator_ceilings"] = {"attention_memory": "20 GB"}
     with pytest.raises(Exception, match="operator_ceilings.attention_memory: expected"):
         hardware_from_dict(data, "x.yaml")

@@ -45,7 +45,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import numpy as np
@@ -53,7 +53,15 @@ import yaml
 
 from roofline.costs import ACTIVATION_BYTES, attention_flops
 from roofline.engine import op_time_s
-from roofline.harness.runtime import busy_machine_note, check_cuda_graphs, interleave, median_time_s, setup_runtime, torch_dtype
+from roofline.harness.runtime import (
+    busy_machine_note,
+    check_cuda_graphs,
+    graph_launch_time_s,
+    interleave,
+    median_time_s,
+    setup_runtime,
+    torch_dtype,
+)
 from roofline.units import format_seconds, format_si
 
 ELEMENTWISE_TOKENS = {True: 8192, False: 256}  # tokens of the elementwise-operator benchmark, on a GPU and on a CPU
@@ -66,6 +74,11 @@ GEMM_SWEEP_M = (1, 2, 3, 4, 5, 8, 9, 12, 16, 24, 32, 48, 64, 80, 96, 128, 192, 2
 # largest M of the GEMM sweep per dtype: far past the ridge point (bf16 on AMX: about 100 tokens;
 # fp32 on AVX2/AVX-512 FMAs: a few tokens), and fp32 GEMMs at M = 1024 over 1 GB take seconds each
 GEMM_SWEEP_MAX_M = {"bf16": 1024, "fp32": 64}
+# --cuda-graphs: what a captured pass costs beyond the tiny-width decoder's kernel floors and its bytes
+GRAPH_GEMV_MB = (2, 4, 8, 16, 32, 64)  # weight sizes of the GEMV latency sweep (validation-small's GEMMs: 8-46 MB)
+GRAPH_OPERAND_BYTES = 512 * 2**20  # operands of one graph together: several times a GPU's L2 (50-60 MB on an H100/H200)
+GEMMS_PER_BLOCK = 4  # the decoder's weight GEMMs a block: fused QKV, output, fused gate+up, down (the LM head: one a pass)
+ATTENTION_STREAM_LENGTHS = (512, 4096)  # cached tokens of the two attention timings whose difference gives one stream's rate
 
 
 @dataclass(frozen=True)
@@ -106,9 +119,16 @@ class Calibration:
     elapsed_s: float                           # wall time of the whole measurement
     load_average: str                          # 1-minute load average when it ended
     date: datetime.datetime
+    # --cuda-graphs only (None / empty otherwise): kernels timed inside CUDA graphs (graph_gemv_times,
+    # graph_attention_times) and what they give the profile
+    graph_gemv_s: Mapping[int, float] = field(default_factory=dict)       # weight bytes -> one GEMV (M = 1)
+    graph_tiny_gemv_s: float | None = None                                # the tiny-width decoder's largest GEMV
+    graph_attention_s: Mapping[int, float] = field(default_factory=dict)  # cached tokens -> one layer's attention, batch 1
+    gemm_latency_s: float | None = None        # a weight GEMM's latency beyond its bytes and the tiny GEMM's floor
+    attention_stream_bytes_per_s: float | None = None  # one (sequence, KV head)'s KV stream in the attention kernel
 
     def __post_init__(self):
-        for name in ("cache_sweep_bw_bytes_per_s", "peak_flops_per_s", "gemm_sweep_s"):
+        for name in ("cache_sweep_bw_bytes_per_s", "peak_flops_per_s", "gemm_sweep_s", "graph_gemv_s", "graph_attention_s"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
         object.__setattr__(self, "square_gemm_sizes", tuple(self.square_gemm_sizes))
 
@@ -276,6 +296,66 @@ def forward_step_times(torch, dev, layers_small: int, layers_large: int, repeats
     return statistics.median(r[0][0] for r in rounds), statistics.median(r[1][0] for r in rounds)
 
 
+def graph_gemv_times(torch, dev, dtype, repeats: int) -> tuple[dict[int, float], float]:
+    """({weight bytes: seconds} of one GEMV (M = 1, decoder.linear) per size of GRAPH_GEMV_MB, seconds of one GEMV of the
+    tiny-width decoder's largest weight (its fused gate+up)), each one launch of a CUDA graph of many over distinct weights
+    (runtime.graph_launch_time_s): the weights of one size together GRAPH_OPERAND_BYTES, so every launch reads DRAM."""
+    from roofline.harness.decoder import linear, tiny_spec
+
+    elem = torch.tensor([], dtype=dtype).element_size()
+    hidden, times = 4096, {}
+    for megabytes in GRAPH_GEMV_MB:
+        rows = megabytes * 2**20 // (hidden * elem)
+        weights = [torch.empty(rows, hidden, device=dev, dtype=dtype).uniform_(-0.03, 0.03)
+                   for _ in range(max(8, GRAPH_OPERAND_BYTES // (rows * hidden * elem)))]
+        x = torch.randn(1, hidden, device=dev).to(dtype)
+        times[rows * hidden * elem] = graph_launch_time_s([functools.partial(linear, x, w) for w in weights], dev, repeats)
+    tiny = tiny_spec(1)
+    weights = [torch.empty(2 * tiny.ffn_size, tiny.hidden_size, device=dev, dtype=dtype).uniform_(-0.03, 0.03) for _ in range(64)]
+    x = torch.randn(1, tiny.hidden_size, device=dev).to(dtype)
+    return times, graph_launch_time_s([functools.partial(linear, x, w) for w in weights], dev, repeats)
+
+
+def graph_attention_times(torch, dev, dtype, repeats: int) -> dict[int, float]:
+    """{cached tokens: seconds} of one layer's attention (decoder.attention, batch 1, q = 1, 16 query heads on 4 KV heads
+    of 128, validation-small's) at each length of ATTENTION_STREAM_LENGTHS: one launch of a CUDA graph over distinct
+    caches, together GRAPH_OPERAND_BYTES (in a pass the weights between two layers' attention evict the cache from L2).
+    K and V are what decoder.forward hands the kernel: the first `length` positions of a longer cache (a strided view).
+    On an H200 (torch 2.11) such views and contiguous K and V ran alike, about 20 ns a token, where the decoder's own
+    pass spent about 35 ns a token in its attention kernel (cuDNN's flash kernel, profiled): not yet explained, and
+    left short in its predictions (docs/VALIDATION.md, "CUDA graphs on a GPU")."""
+    from roofline.harness.decoder import attention, folded_mask
+
+    heads, kv_heads, head_dim, times = 16, 4, 128, {}
+    elem = torch.tensor([], dtype=dtype).element_size()
+    for length in ATTENTION_STREAM_LENGTHS:
+        calls = max(16, GRAPH_OPERAND_BYTES // (2 * kv_heads * length * head_dim * elem))
+        caches = [torch.randn(2, 1, kv_heads, length + 8, head_dim, device=dev).to(dtype) for _ in range(calls)]
+        kv = [(cache[0][:, :, :length], cache[1][:, :, :length]) for cache in caches]
+        q = torch.randn(1, 1, heads, head_dim, device=dev).to(dtype)
+        mask = folded_mask(torch.ones(1, 1, length, dtype=torch.bool, device=dev), heads // kv_heads)
+        times[length] = graph_launch_time_s([functools.partial(attention, q, k, v, mask) for k, v in kv], dev, repeats)
+    return times
+
+
+def graph_costs(gemv_s: Mapping[int, float], tiny_gemv_s: float, attention_s: Mapping[int, float], gemv_bw_bytes_per_s: float,
+                elem_bytes: int, head_dim: int = 128) -> tuple[float, float]:
+    """(gemm_latency_s, attention_stream_bytes_per_s) from the kernels timed in CUDA graphs:
+
+        gemm_latency   = max(0, median over sizes of (t_gemv(b) - b / gemv_bw) - t_gemv(tiny))
+        attention_stream = 2 * head_dim * elem_bytes / ((t_attn(L2) - t_attn(L1)) / (L2 - L1))
+
+    A weight GEMM pays its bytes at the fitted GEMV bandwidth (the profile's) plus a latency (launch, the first bytes'
+    DRAM latency, ramp-up and tail) which the tiny-width decoder's GEMM, whose floor layer_overhead already holds, does
+    not: the difference is what each weight GEMM of a captured pass costs more. Each additional cached token adds its
+    K and V to every (sequence, KV head)'s stream, which the kernel runs on one unit without splitting its keys: the
+    rate of one stream."""
+    latency_s = statistics.median(t - b / gemv_bw_bytes_per_s for b, t in gemv_s.items()) - tiny_gemv_s
+    (short, t_short), (long_, t_long) = sorted(attention_s.items())
+    per_token_s = max((t_long - t_short) / (long_ - short), 1e-15)
+    return max(0.0, latency_s), 2 * head_dim * elem_bytes / per_token_s
+
+
 def attention_timings(torch, dev, batch: int, context: int, layers: int, repeats: int,
                       dtype: str = "bf16") -> dict[int, tuple[float, float, float]]:
     """{q: (seconds, FLOPs, KV bytes)} of the decoder's attention kernel at q = 1 and q = 32.
@@ -424,7 +504,7 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
     scale = max(0.25, min(2.0, seconds_budget / 100.0))
     reps = max(3, int(round(7 * scale)))
     gpu = dev.type == "cuda"
-    steps = _Progress(7 * rounds, progress)
+    steps = _Progress((8 if cuda_graphs else 7) * rounds, progress)
     busy = busy_machine_note() if progress else ""
     if busy:
         print(f"calibrate: warning: {busy}", file=sys.stderr, flush=True)
@@ -434,7 +514,7 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
     stream_bytes = int(4 * 2**30) if gpu else int(max(512 * 2**20, 2 * llc_bytes))
     shapes = block_shapes(hidden)
     runs: dict = {"read_bw": [], "copy_bw": [], "cache": [], "peaks": [], "gemm_sweep": [], "attention": [], "vector_bw": [],
-                  "overhead": []}
+                  "overhead": [], "graph": []}
     sizes = [2**20 * s for s in ((4, 16, 64, 256, 1024) if gpu else (1, 4, 16, 32, 64, 128, 256, 512))]
     for r in range(rounds):
         tag = f"round {r + 1}/{rounds}: "
@@ -478,6 +558,13 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
         runs["overhead"].append((small, large))
         steps.step(f"{tag}forward pass at tiny width: {format_seconds(small)} ({OVERHEAD_DEPTHS[0]} layers), "
                    f"{format_seconds(large)} ({OVERHEAD_DEPTHS[1]} layers)")
+        if cuda_graphs:
+            gemv, tiny_gemv = graph_gemv_times(torch, dev, dt, reps)
+            attention_s = graph_attention_times(torch, dev, dt, reps)
+            runs["graph"].append((gemv, tiny_gemv, attention_s))
+            gemv_text = ", ".join(_si(b, "B") + " " + format_seconds(t) for b, t in gemv.items())
+            steps.step(f"{tag}in CUDA graphs: GEMV {gemv_text}; tiny GEMV {format_seconds(tiny_gemv)}; attention at batch 1 "
+                       + ", ".join(f"{n} tokens {format_seconds(t)}" for n, t in attention_s.items()))
 
     med = statistics.median
     _warn_rounds_disagree({"stream read": (runs["read_bw"], "B/s"),
@@ -498,6 +585,14 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
     attn_bw, attn_flops = attention_ceilings(attention, p)
     shallow, deep = OVERHEAD_DEPTHS
     per_layer = max(0.0, (overhead_large - overhead_small) / (deep - shallow))
+    graph: dict = {}
+    if runs["graph"]:
+        gemv = {b: med(r[0][b] for r in runs["graph"]) for b in runs["graph"][0][0]}
+        tiny_gemv = med(r[1] for r in runs["graph"])
+        attention_s = {n: med(r[2][n] for r in runs["graph"]) for n in runs["graph"][0][2]}
+        latency, stream = graph_costs(gemv, tiny_gemv, attention_s, gemv_bw, torch.tensor([], dtype=dt).element_size())
+        graph = {"graph_gemv_s": gemv, "graph_tiny_gemv_s": tiny_gemv, "graph_attention_s": attention_s,
+                 "gemm_latency_s": latency, "attention_stream_bytes_per_s": stream}
     c = Calibration(
         device_name=name, kind=kind, device_type=dev.type, memory_bytes=memory_bytes, last_level_cache_bytes=llc_bytes,
         stream_buffer_bytes=float(stream_bytes), stream_bw_bytes_per_s=med(runs["read_bw"]), copy_bw_bytes_per_s=med(runs["copy_bw"]),
@@ -510,13 +605,16 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
         step_overhead_s=max(overhead_small - shallow * per_layer, 1e-7), layer_overhead_s=per_layer,
         cuda_graphs=cuda_graphs, threads=torch.get_num_threads(), rounds=rounds, torch_version=str(torch.__version__),
         elapsed_s=time.perf_counter() - start, load_average=_load_average(),
-        date=datetime.datetime.now(datetime.timezone.utc),
+        date=datetime.datetime.now(datetime.timezone.utc), **graph,
     )
     if progress:
         print(f"calibrate ({dtype}): GEMV {_si(c.gemv_bw_bytes_per_s, 'B/s')} (fitted), GEMM {_si(c.gemm_flops_per_s, 'FLOP/s')} at weight "
               f"shapes, overlap exponent {c.overlap_exponent:.2f}; attention {_si(c.attention_memory_bytes_per_s, 'B/s')}, "
               f"{_si(c.attention_compute_flops_per_s, 'FLOP/s')}; overhead {format_seconds(c.step_overhead_s)} + "
-              f"{format_seconds(c.layer_overhead_s)} per layer ({c.elapsed_s:.0f} s)", file=sys.stderr, flush=True)
+              f"{format_seconds(c.layer_overhead_s)} per layer" + (
+                  f"; in CUDA graphs a weight GEMM's latency {format_seconds(c.gemm_latency_s)} past the tiny GEMM's, an "
+                  f"attention stream {_si(c.attention_stream_bytes_per_s, 'B/s')}" if c.gemm_latency_s is not None else "")
+              + f" ({c.elapsed_s:.0f} s)", file=sys.stderr, flush=True)
     return c
 
 
@@ -534,6 +632,25 @@ def build_profile(c: Calibration) -> dict:
     compute_eff = min(1.0, c.gemm_flops_per_s / peaks[c.dtype])
     peaks[c.dtype] = max(peaks[c.dtype], c.gemm_flops_per_s)
     gpu = c.device_type == "cuda"
+    gemm_latency_s = c.gemm_latency_s or 0.0  # --cuda-graphs: a weight GEMM's latency past the tiny GEMM's floor
+    ceilings = {
+        "attention_compute": _si(c.attention_compute_flops_per_s, "FLOP/s"),
+        "attention_memory": _si(c.attention_memory_bytes_per_s, "B/s"),
+        **({"attention_stream": _si(c.attention_stream_bytes_per_s, "B/s")} if c.attention_stream_bytes_per_s else {}),
+        "elementwise_memory": _si(c.elementwise_memory_bytes_per_s, "B/s"),
+    }
+    graph_text = ""
+    if c.gemm_latency_s is not None:
+        graph_text = (
+            "In CUDA graphs (one launch of a graph of many, operands past the L2 cache): a GEMV (M = 1) took "
+            + ", ".join(f"{format_seconds(t)} over {_si(b, 'B')}" for b, t in c.graph_gemv_s.items())
+            + f", the tiny-width decoder's largest GEMV {format_seconds(c.graph_tiny_gemv_s)}: each weight GEMM pays "
+            f"{format_seconds(gemm_latency_s)} beyond its bytes at the fitted GEMV bandwidth and the tiny GEMM's floor, added "
+            f"to layer_overhead {GEMMS_PER_BLOCK} times (the decoder's weight GEMMs a block) and to step_overhead once (the "
+            "LM head). The decoder's attention at batch 1 (16 query heads on 4 KV heads of 128) took "
+            + ", ".join(f"{format_seconds(t)} a layer over {n} tokens" for n, t in c.graph_attention_s.items())
+            + ": operator_ceilings.attention_stream is one (sequence, KV head)'s stream, 2 x 128 x "
+            f"{c.dtype} bytes a token over the time a token adds.\n")
     return {
         "name": f"measured-{c.device_type}",
         "display_name": f"{c.device_name}, measured" + (" (CUDA graphs)" if c.cuda_graphs else ""),
@@ -545,14 +662,10 @@ def build_profile(c: Calibration) -> dict:
         "link_bandwidth": "25 GB/s" if gpu else "16 GB/s",
         "link_latency": "10 us",
         "efficiency": {"memory": round(mem_eff, 4), "compute": round(compute_eff, 4), "link": 0.8},
-        "step_overhead": format_seconds(c.step_overhead_s),
+        "step_overhead": format_seconds(c.step_overhead_s + gemm_latency_s),
         "overlap_exponent": round(max(1.0, c.overlap_exponent), 3),
-        "layer_overhead": format_seconds(max(c.layer_overhead_s, 1e-9)),
-        "operator_ceilings": {
-            "attention_compute": _si(c.attention_compute_flops_per_s, "FLOP/s"),
-            "attention_memory": _si(c.attention_memory_bytes_per_s, "B/s"),
-            "elementwise_memory": _si(c.elementwise_memory_bytes_per_s, "B/s"),
-        },
+        "layer_overhead": format_seconds(max(c.layer_overhead_s + GEMMS_PER_BLOCK * gemm_latency_s, 1e-9)),
+        "operator_ceilings": ceilings,
         "measured": True,
         "measured_date": c.date.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "measured_device": c.device_name,
@@ -582,6 +695,7 @@ def build_profile(c: Calibration) -> dict:
             "(fixed part, per-layer part)" + (", each replayed from a CUDA graph" if c.cuda_graphs else ", eager") + ".\n"
             "operator_ceilings: the decoder's attention kernel on a synthetic KV cache (KV stream at q = 1, FLOP/s at "
             f"q = 32) and its elementwise operators on {ELEMENTWISE_TOKENS[gpu]} tokens, bytes and FLOPs counted as roofline.costs counts them.\n"
+            + graph_text +
             "on_chip_cache: as the OS reports it; measured_effective_cache: the end of the run of buffers, from the smallest, read over 1.25x faster than DRAM."
         ),
         "notes": (

@@ -4,6 +4,7 @@ Every real measurement of the harness goes through here, so all of them time the
 
     median_time_s(fn)        median wall time of fn() over repeats after warm-up (device synchronised)
     repeat_times_s(fn)       the repeats themselves, for a median and its spread
+    graph_launch_time_s(fns) one launch of a kernel inside a CUDA graph of many (`--cuda-graphs` calibration)
     interleave(fns, rounds)  round r runs fns[0], fns[1], ... in turn (A, B, A, B, ...): a ratio taken
                              within one round sees the machine in the same state for both, so the
                              drift of a shared machine cancels in it
@@ -160,6 +161,29 @@ def interleave(fns: Sequence[Callable[[], object]], rounds: int, device, warmup:
             fn()
     synchronize(device)
     return [[timed_s(fn, device) for fn in fns] for _ in range(rounds)]
+
+
+def graph_launch_time_s(fns: Sequence[Callable[[], object]], device, repeats: int = 9) -> float:
+    """Seconds of one launch inside a CUDA graph: fns (one closure a launch) captured in one graph (after a warm-up
+    on a side stream, as torch.cuda.graph asks), the graph replayed `repeats` times after two untimed replays, the
+    median replay over len(fns). The graph's own launch is spread over the launches; their operands should be
+    distinct and together far past the L2 cache, so that each launch reads DRAM."""
+    torch = require_torch()
+    side = torch.cuda.Stream(device)
+    side.wait_stream(torch.cuda.current_stream(device))
+    with torch.cuda.stream(side):
+        for fn in fns:
+            fn()
+    torch.cuda.current_stream(device).wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for fn in fns:
+            fn()
+    for _ in range(2):
+        graph.replay()
+    synchronize(device)
+    seconds = [timed_s(graph.replay, device)[0] for _ in range(repeats)]
+    return statistics.median(seconds) / len(fns)
 
 
 def quartiles(values) -> tuple[float, float, float]:

@@ -215,3 +215,27 @@ def test_a_profile_calibrated_on_cuda_graphs_says_what_its_overheads_are():
     assert "each replayed from a CUDA graph" in graphed["source"] and ", eager." in eager["source"]
     assert "replayed in a CUDA graph" in graphed["notes"] and "dispatch per block in eager PyTorch" in eager["notes"]
     hardware_from_dict(graphed, "<calibration>")
+
+
+def test_graph_costs_take_a_gemms_latency_past_its_bytes_and_the_tiny_floor_and_one_streams_rate():
+    from roofline.harness.calibrate import graph_costs
+
+    bw = 4e12
+    gemv = {2**21: 5e-6 + 2**21 / bw, 2**23: 5.5e-6 + 2**23 / bw, 2**25: 6e-6 + 2**25 / bw}  # latencies 5, 5.5, 6 us
+    attention = {512: 10e-6 + 512 * 40e-9, 4096: 10e-6 + 4096 * 40e-9}  # 40 ns a token
+    latency, stream = graph_costs(gemv, 1.5e-6, attention, bw, elem_bytes=2)
+    assert latency == pytest.approx(4e-6)  # the median latency, 5.5 us, less the tiny GEMV's 1.5 us
+    assert stream == pytest.approx(2 * 128 * 2 / 40e-9)  # a token's K and V of one head, 512 bytes, each 40 ns
+    assert graph_costs(gemv, 9e-6, attention, bw, elem_bytes=2)[0] == 0.0  # never below 0
+
+
+def test_a_graphed_calibration_adds_the_gemm_latency_to_the_overheads_and_writes_the_stream_ceiling():
+    graphed = dataclasses.replace(calibration(), device_type="cuda", kind="gpu", cuda_graphs=True, gemm_latency_s=4e-6,
+                                  attention_stream_bytes_per_s=14e9, graph_gemv_s={2**21: 6e-6}, graph_tiny_gemv_s=1.5e-6,
+                                  graph_attention_s={512: 20e-6, 4096: 150e-6})
+    profile, hw = build_profile(graphed), hardware_from_dict(build_profile(graphed), "<calibration>")
+    assert hw.layer_overhead_s == pytest.approx(2e-4 + 4 * 4e-6) and hw.step_overhead_s == pytest.approx(3e-4 + 4e-6)
+    assert hw.attention_stream_bytes_per_s == pytest.approx(14e9)
+    assert "each weight GEMM pays 4 us" in profile["source"] and "150 us a layer over 4096 tokens" in profile["source"]
+    eager = hardware_from_dict(build_profile(calibration()), "<calibration>")
+    assert eager.attention_stream_bytes_per_s is None and eager.layer_overhead_s == pytest.approx(2e-4)
