@@ -769,6 +769,12 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     inherited = set(_hand_set_fields(read_text(source)))  # a copy of a copy: its source's hand-set values too (qa98)
     if assignments or inherited:  # which values are not the source profile's, whatever its source and notes say
         header.append(HAND_SET + ", ".join(sorted(set_here | inherited)) + ".")
+    if kind == "engine":  # the engine slot it descends from, said outright: found once the profiles between are gone
+        from roofline.fit import copied_from, lineage_comment
+
+        lineage = lineage_comment(copied_from(validate_text(kind, read_text(source), source, extra_dirs), extra_dirs))
+        if lineage:
+            header.append(lineage.rstrip("\n"))
     text = "\n".join(header) + "\n" + _dump(doc)
     try:
         spec = validate_text(kind, text, target, extra_dirs)

@@ -165,13 +165,23 @@ def fittable_engine(engine: str, profiles: tuple = ()) -> ServingEngine:
 # the first comment line of a profile `roofline engines new` made, and of one `roofline fit --out` wrote: what it came from
 _MADE_FROM = (re.compile(r"^# .*: made with `roofline engines new \S+ --from (\S+?)[` ]"),
               re.compile(r"^# .*: written by `roofline fit --engine (\S+?)`"))
+_LINEAGE = re.compile(r"^# descends from the (\S+) profile: ")  # lineage_comment's line, which names the slot itself
+
+
+def lineage_comment(slot: str) -> str:
+    """The comment line a copy (`engines new --from`) or a fitted profile (`fit --out`) carries when it descends from
+    engine slot `slot`, so that copied_from finds the slot even once the profiles between are gone; '' for none."""
+    if slot not in ENGINE_SLOTS:
+        return ""
+    return f"# descends from the {slot} profile: `roofline fit` takes the {slot} rows of a measurements file for it\n"
 
 
 def copied_from(engine: ServingEngine, profiles: tuple = (), depth: int = 0) -> str:
     """The engine slot (measurements.ENGINE_SLOTS) profile `engine` descends from, or '': the profile its costs_from
     names, or the one its file's opening comment says `engines new --from` copied (or `fit --engine` fitted), followed
     back through copies of copies (qa187: `engines new my-eng --from vllm` was fitted to every engine's rows of a
-    file, its name naming none)."""
+    file, its name naming none); a lineage_comment line names the slot outright (a copy of a copy whose middle profile
+    was removed since)."""
     if engine.name in ENGINE_SLOTS:
         return engine.name
     if depth > 8 or not engine.path:
@@ -182,6 +192,12 @@ def copied_from(engine: ServingEngine, profiles: tuple = (), depth: int = 0) -> 
             lines = _read_text(Path(engine.path)).splitlines()
         except (RooflineError, OSError):
             return ""
+        for line in lines:
+            if not line.startswith("#"):
+                break
+            slot = _LINEAGE.match(line)
+            if slot and slot.group(1) in ENGINE_SLOTS:
+                return slot.group(1)
         for line in lines:
             if not line.startswith("#"):
                 break
@@ -510,7 +526,7 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         return float(np.sqrt(np.mean(np.log(pred[usable] / measured[usable]) ** 2)))
 
     return {
-        "engine": fitted, "base": base, "parameters": params, "rows": out_rows, "rows_used": which,
+        "engine": fitted, "base": base, "parameters": params, "rows": out_rows, "rows_used": which, "lineage": lineage,
         "left_out": left_out_note(table, base.name, lineage) if len(chosen) < len(every) else "",  # all rows taken: none left out
         "rms_log_error": {"start": rms(pred_start), "fitted": rms(pred_fit), "loaded": rms(pred_loaded)},
         "evaluations": evaluations[0], "status": result.message, "file": str(path), "start": start,
@@ -848,6 +864,8 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
         doc["fitted"]["per_family"] = [f"{i['parameter']} on {i['family']} ({', '.join(i['globs'])}; {i['rows']} rows)"
                                        + ("" if i["determined"] else ": not determined, not written")
                                        for i in fit["per_family"]]
+    if header and base.name not in ENGINE_SLOTS:  # a fitted copy: which engine it descends from, whatever is removed later
+        header += lineage_comment(fit.get("lineage", ""))
     stream = io.StringIO()
     rt.dump(doc, stream)
     return header + stream.getvalue()

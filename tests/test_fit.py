@@ -717,6 +717,10 @@ def test_a_copy_fits_the_rows_of_the_engine_it_was_copied_from_whatever_its_name
     assert len(chosen) == 7 and which == "7 fit rows of engine vllm (profile my-eng)"
     assert fit_rows(table, "lean", lineage="sglang")[1] == "5 fit rows of engine sglang (profile lean)"
     assert len(fit_rows(table, "my-eng")[0]) == 12  # without its lineage: every row, as before
+    # a copy of a copy whose middle profile was removed since still descends from vllm: its own comment says so
+    assert roofline("engines", "remove", "my-eng")[0] == 0
+    assert "# descends from the vllm profile: " in (tmp_path / "my-eng2.yaml").read_text()
+    assert copied_from(load_engine("my-eng2")) == "vllm"
 
 
 @pytest.mark.slow
@@ -750,3 +754,21 @@ def test_the_start_column_shows_where_the_fit_starts_and_notes_stand_above_the_t
     spec = next(ln for ln in text.splitlines() if ln.startswith("spec_per_iteration "))
     assert "not determined" in spec and "the profile had" not in spec  # qa189: set by hand, not an earlier fit's value
     assert text.index("dropped: kernel_latency on mi*") < text.index("parameter ")
+
+
+@pytest.mark.slow
+def test_a_fitted_copy_says_which_engine_it_descends_from_so_its_rows_outlive_the_copies_between(tmp_path, roofline,
+                                                                                                  monkeypatch):
+    from roofline.fit import copied_from
+
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
+    assert roofline("engines", "new", "mid", "--from", "vllm")[0] == 0
+    assert roofline("engines", "new", "leaf", "--from", "mid")[0] == 0
+    (tmp_path / "rows").mkdir()
+    fit = run_fit(synthetic_file(tmp_path / "rows"), "leaf", loss="linear", max_evaluations=20)
+    assert fit["lineage"] == "vllm"
+    out = write_fitted_profile(fit, tmp_path / "tuned.yaml")
+    assert out.read_text().splitlines()[1].startswith("# descends from the vllm profile: ")
+    for name in ("leaf", "mid"):
+        assert roofline("engines", "remove", name)[0] == 0
+    assert copied_from(load_engine("tuned")) == "vllm"
