@@ -135,8 +135,8 @@ dtype_o is the compute dtype of the operator's weight class for weight GEMMs (fp
 W4A16 in bf16), fp8 for a lightning indexer (bf16 on a device without fp8) and bf16 for attention and elementwise
 work. A hardware profile may give attention and
 elementwise operators their own ceilings and a per-layer overhead (`roofline calibrate` measures them); attention's memory
-ceiling is min(attention_memory, S * attention_stream) where it gives attention_stream (S = B_a * h_kv streams:
-attention_memory_ceiling).
+ceiling is min(attention_memory, S * attention_stream) where it gives attention_stream and the engine's attention does not
+split a sequence's keys (attention_splits_keys false: S = B_a * h_kv streams, attention_memory_ceiling).
 
     MBU = bytes moved / t_step / mem_bw          MFU = sum_o (flops_o / peak_flops[dtype_o]) / t_step
                                                  (each operator against the peak of the dtype it computes in: fp32
@@ -278,15 +278,17 @@ def operator_layers(model: ModelSpec, name: str, dep: Deployment | None = None) 
     return layers
 
 
-def operator_ceilings(hw: HardwareSpec, dep: Deployment, model: ModelSpec | None = None, sequences=None) -> dict[str, tuple]:
+def operator_ceilings(hw: HardwareSpec, dep: Deployment, model: ModelSpec | None = None, sequences=None,
+                      engine: ServingEngine | None = None) -> dict[str, tuple]:
     """(compute FLOP/s, memory bytes/s) ceiling of every operator: weight GEMMs on their weight class's
     compute dtype, attention and elementwise work on their own measured ceilings where the profile has them; with
-    `model` and `sequences` (B_a), attention's memory ceiling as attention_memory_ceiling gives it (an array over B_a)."""
+    `model`, `sequences` (B_a) and an `engine` whose attention does not split keys, attention's memory ceiling as
+    attention_memory_ceiling gives it (an array over B_a)."""
     memory = hw.memory_ceiling_bytes_per_s
     other = hw.compute_ceiling_flops_per_s("bf16")
     out = {name: (hw.compute_ceiling_flops_per_s(dep.dtype(OPERATOR_CLASS[name])), memory) for name in WEIGHT_GEMMS}
     attention_memory = hw.attention_memory_bytes_per_s or memory
-    if model is not None and sequences is not None:
+    if model is not None and sequences is not None and engine is not None and not engine.attention_splits_keys:
         attention_memory = attention_memory_ceiling(hw, model, dep, sequences)
     out["attention"] = (hw.attention_compute_flops_per_s or other, attention_memory)
     out["indexer"] = (hw.compute_ceiling_flops_per_s("fp8"), memory)  # fp8 MQA logits (bf16 where the device has no fp8)
@@ -296,16 +298,17 @@ def operator_ceilings(hw: HardwareSpec, dep: Deployment, model: ModelSpec | None
 
 
 def attention_memory_ceiling(hw: HardwareSpec, model: ModelSpec, dep: Deployment, sequences):
-    """The attention kernel's KV stream, bytes/s, over B_a = `sequences` sequences of a group:
+    """The KV stream, bytes/s, of an attention kernel that does not split a sequence's keys, over B_a = `sequences`
+    sequences of a group (step_metrics uses it under an engine whose attention_splits_keys is false):
 
-        bw_attn = attention_memory                              (default: the memory ceiling)
-                  min(attention_memory, S * attention_stream)   where the profile gives attention_stream
-        S = B_a * h_kv,   h_kv = the KV heads a device holds: kv_heads / tp (at least 1: one replicated once tp >
+        bw_attn = attention_memory                                      (default: the memory ceiling)
+                  min(attention_memory, max(S, 1) * attention_stream)   where the profile gives attention_stream
+        S = B_a * h_kv,   h_kv = the KV heads a device holds: floor(kv_heads / tp), at least 1 (one replicated once tp >
             kv_heads), 1 for MLA's latent
 
-    A kernel that streams each (sequence, KV head)'s keys on one unit of its own and does not split them (PyTorch's
-    fused attention: docs/VALIDATION.md, CUDA graphs) reads S streams at once at S times one's rate until they fill
-    the device; flash-decoding kernels split the keys, and a profile for them leaves attention_stream out.
+    Such a kernel (PyTorch's fused attention: docs/VALIDATION.md, CUDA graphs) streams each (sequence, KV head)'s keys
+    on one unit of its own, so S streams read at S times one's rate until they fill the device. Flash-decoding kernels
+    (the serving engines', attention_splits_keys true) split the keys over the units and are not capped.
     Measured: a GPU's units number more than attention_memory / attention_stream (132 SMs against about 57 on the H200:
     1.45 TB/s over 25.6 GB/s), so the streams reach attention_memory before they queue for a unit, and no wave count is needed."""
     aggregate = hw.attention_memory_bytes_per_s or hw.memory_ceiling_bytes_per_s
@@ -609,7 +612,7 @@ def step_metrics(
     mb = b / microbatches
     costs = operator_costs(model, mb, q, context, dep, logit_tokens, prefill, shared_prefix,
                            engine.prefix_read_once)
-    ceilings = operator_ceilings(hw, dep, model, sequences_per_group(mb, dep))
+    ceilings = operator_ceilings(hw, dep, model, sequences_per_group(mb, dep), engine)
     p = engine.overlap_exponent if engine.overlap_exponent is not None else hw.overlap_exponent
     shape = next(iter(costs.values()))[0].shape
     tokens_a = sequences_per_group(mb, dep) * q
@@ -652,7 +655,7 @@ def step_metrics(
     if pp > 1:  # the round trip: pp passes of the mean stage
         mean = dep.mean_stage()
         mean_costs = operator_costs(model, mb, q, context, mean, logit_tokens, prefill, shared_prefix, engine.prefix_read_once)
-        mean_ceilings = operator_ceilings(hw, mean, model, sequences_per_group(mb, mean))
+        mean_ceilings = operator_ceilings(hw, mean, model, sequences_per_group(mb, mean), engine)
         mean_layers_s = sum(_operator_time_s(hw, model, mean, engine, name, flops, nbytes, mean_ceilings[name], pad, p)[0]
                             for name, (flops, nbytes) in mean_costs.items() if name in LAYER_OPERATORS)
         mean_coll = collective_times_s(hw, model, mean, engine, np.broadcast_to(mb, shape), q, padded=not prefill)

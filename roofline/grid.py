@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from roofline.capacity import capacity
+from roofline.costs import sequences_per_group
 from roofline.engine import (
     dispatches,
     host_sets_step,
@@ -659,7 +660,9 @@ def operator_table(sc: Scenario, configs: list[Config]) -> pd.DataFrame:
         if key in seen:  # configs that differ only in method or drafter run the same target passes
             continue
         seen.add(key)
-        peaks, ceilings, dtypes = operator_peaks(cfg.hw, dep), operator_ceilings(cfg.hw, dep), operator_compute_dtypes(cfg.hw, dep)
+        microbatch = batch / np.minimum(batch, dep.pp)  # step_metrics' micro-batch: attention's ceiling may depend on it
+        peaks, dtypes = operator_peaks(cfg.hw, dep), operator_compute_dtypes(cfg.hw, dep)
+        ceilings = operator_ceilings(cfg.hw, dep, cfg.model, sequences_per_group(microbatch, dep), cfg.engine)
         for pass_name, q in (("decode", 1.0), ("verify", q_verify)):
             m = step_metrics(cfg.hw, cfg.model, batch, q, context, cfg.dep, engine=cfg.engine,
                              shared_prefix=cfg.shared_prefix, with_operators=True)

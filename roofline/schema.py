@@ -225,7 +225,7 @@ def engine_cost_schemas() -> dict:
         "kernels_per_layer": counts, "kernels_per_layer_mla": counts,
         "quant_kernels_per_gemm": _range("number", 0, 10),
         "host_overlap": flag, "host_overlap_speculating": flag, "dp_attention_tp1": flag, "ep_spans_stage": flag,
-        "sequence_parallel_moe": flag, "prefix_read_once": flag,
+        "sequence_parallel_moe": flag, "prefix_read_once": flag, "attention_splits_keys": flag,
         "moe_dispatch": {"enum": list(serving.MOE_DISPATCH)}, "dp_gather": {"enum": list(serving.DP_GATHER)},
         "dp_attention_stage_split": _classes(serving.STAGE_SPLIT_CLASSES),
         "dp_attention_whole": _classes(serving.WHOLE_CLASSES),

@@ -36,6 +36,11 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      that operator's roofline time is divided by it, its kernel latencies are not (1: the roofline)
     shared prefix    `prefix_read_once`: the attention kernel reads a prefix shared by the batch once
                      per pass (cascade / prefix-aware attention) instead of once per sequence
+    key splits       `attention_splits_keys`: the decode attention kernel splits each sequence's keys over the
+                     device's units (flash-decoding: FlashInfer, FlashAttention's split-KV, TensorRT-LLM's XQA), so a
+                     hardware profile's attention_stream (a kernel that streams each (sequence, KV head) on one unit,
+                     as PyTorch's fused attention does) does not cap it; false: it does (engine.attention_memory_ceiling;
+                     validate's harness engine)
     prefill stall    `mixed_prefill`: a request's prefill joins a decode step (vLLM V1's scheduler: one token budget a
                      step, prefill chunks and decode tokens in one pass; TensorRT-LLM's in-flight batching: context-
                      and generation-phase sequences in one packed pass) instead of running as a pass of its own
@@ -235,6 +240,7 @@ class ServingEngine:
     overlap_exponent: float | None = None
     gemm_tile_rows: int = 0
     prefix_read_once: bool = True
+    attention_splits_keys: bool = True
     quantised_moe_efficiency: float = 1.0
     weight_only_efficiency: float = 1.0
     window_kv_pool_ratio: float | None = None  # SGLang's hybrid SWA pool (module docstring); None: window-capped
@@ -357,8 +363,8 @@ class ServingEngine:
                 "host_per_step_s", "host_per_sequence_s", "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_gather", "dp_attention_stage_split",
                 "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
-                "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency",
-                "window_kv_pool_ratio", "memory_fraction", "memory_fraction_of", "memory_reserved_bytes",
+                "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "attention_splits_keys", "quantised_moe_efficiency",
+                "weight_only_efficiency", "window_kv_pool_ratio", "memory_fraction", "memory_fraction_of", "memory_reserved_bytes",
                 "memory_reserved_parallel_bytes", "memory_reserved_per_device_bytes", "memory_reserved_per_dp_group_bytes",
                 "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies", "max_running_requests_speculating",
                 "max_running_requests_flag", "speculation_refused_with_dp_attention", "speculation_refused_with_pp", "quant_kernels_per_gemm", "nvidia_only",
@@ -377,7 +383,7 @@ IDEAL = ServingEngine()
 _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
           "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_gather", "dp_attention_stage_split",
           "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "overlap_exponent",
-          "gemm_tile_rows", "prefix_read_once", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
+          "gemm_tile_rows", "prefix_read_once", "attention_splits_keys", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
           "memory_fraction", "memory_fraction_of", "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies",
           "max_running_requests_speculating", "max_running_requests_flag", "speculation_refused_with_dp_attention",
           "speculation_refused_with_pp", "nvidia_only", "mixed_prefill", "overrides", "fitted", "source", "notes", *_SECONDS, *_BYTES}
@@ -689,6 +695,7 @@ _VALUE_RULES = {
     "ep_spans_stage": check_flag,
     "sequence_parallel_moe": check_flag,
     "prefix_read_once": check_flag,
+    "attention_splits_keys": check_flag,
     "overlap_exponent": _overlap_exponent,
     "quantised_moe_efficiency": _efficiency,
     "weight_only_efficiency": _efficiency,

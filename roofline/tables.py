@@ -560,6 +560,7 @@ def engine_table(e) -> str:
         ("overlap exponent", "max (none)" if e.overlap_exponent is None else f"{e.overlap_exponent:g}"),
         ("GEMM tile rows", str(e.gemm_tile_rows or "none")),
         ("shared prefix read once", "yes" if e.prefix_read_once else "no"),
+        ("attention splits keys", "yes" if e.attention_splits_keys else "no (a hardware attention_stream caps it)"),
         ("memory for weights + KV", _memory_share_text(e)),
         ("sliding-window KV", "each sequence's window" if e.window_kv_pool_ratio is None else
          f"a pool of {e.window_kv_pool_ratio:g} x the full layers' tokens (a model with full and sliding layers)"),

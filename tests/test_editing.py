@@ -1687,3 +1687,12 @@ def test_a_scenario_copy_keeps_its_profile_paths_text_descriptions_and_flow_styl
     assert "method: {llama-3.1-8b: ngram}" in text and "\nlayouts: [" in text
     code, out, _ = roofline("scenarios", "show", "rel")
     assert code == 0 and "hwx.yaml" in out
+
+
+def test_hw_diff_and_show_list_an_attention_stream(roofline, tmp_path, monkeypatch):
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
+    assert roofline("hw", "new", "gpu", "--from", "h200", "--set", "operator_ceilings.attention_stream=25 GB/s")[0] == 0
+    code, out, err = roofline("hw", "diff", "h200", "gpu")
+    row = next(line for line in out.splitlines() if line.startswith("operator_ceilings.attention_stream"))
+    assert code == 0 and row.split()[1:] == ["-", "25", "GB/s", "-", "*"], err
+    assert "  attention stream  25 GB/s" in roofline("hw", "show", "gpu")[1]

@@ -87,21 +87,28 @@ def test_operator_ceilings_and_layer_overhead_change_only_their_operators(h100, 
     assert float(changed["overhead_s"]) == pytest.approx(20e-6 + 32 * 10e-6)
 
 
-def test_an_attention_stream_ceiling_slows_attention_only_while_its_streams_leave_the_aggregate_unreached(h100, llama8b):
-    """attention_memory_ceiling: min(attention_memory, B_a x h_kv x stream); 8 KV heads on one device (Llama 3.1 8B)."""
+def test_an_attention_stream_ceiling_caps_only_a_kernel_that_does_not_split_keys_while_its_streams_are_few(h100, llama8b):
+    """attention_memory_ceiling: min(attention_memory, B_a x h_kv x stream) under an engine whose attention does not split
+    a sequence's keys (attention_splits_keys false); 8 KV heads on one device (Llama 3.1 8B). Serving engines split them."""
+    from roofline.serving import ServingEngine, load_engine
+
     streamed = dataclasses.replace(h100, attention_memory_bytes_per_s=1.6e12, attention_stream_bytes_per_s=20e9)
     plain = dataclasses.replace(h100, attention_memory_bytes_per_s=1.6e12)
+    pytorch = ServingEngine(name="pytorch", attention_splits_keys=False)
     batch = np.array([1.0, 4.0, 10.0, 64.0])
-    base = step_metrics(plain, llama8b, batch, 1, 4096, with_operators=True)["operators"]["attention"]
-    slow = step_metrics(streamed, llama8b, batch, 1, 4096, with_operators=True)["operators"]["attention"]
-    ratio = slow["time_s"] / base["time_s"]  # memory-bound at q = 1: time scales as 1 / ceiling
+
+    def attention_s(hw, engine, dep=None, b=batch):
+        return step_metrics(hw, llama8b, b, 1, 4096, dep, engine=engine, with_operators=True)["operators"]["attention"]["time_s"]
+
+    ratio = attention_s(streamed, pytorch) / attention_s(plain, pytorch)  # memory-bound at q = 1: time scales as 1 / ceiling
     np.testing.assert_allclose(ratio, [1.6e12 / (8 * 20e9), 1.6e12 / (32 * 20e9), 1.0, 1.0], rtol=1e-6)
-    assert float(step_metrics(streamed, llama8b, 1, 1, 4096, with_operators=True)["operators"]["mlp"]["time_s"]) == \
-        float(step_metrics(plain, llama8b, 1, 1, 4096, with_operators=True)["operators"]["mlp"]["time_s"])
+    for engine in (None, load_engine("vllm")):  # the ideal engine and a serving engine split the keys: no cap
+        np.testing.assert_array_equal(attention_s(streamed, engine), attention_s(plain, engine))
+    mlp = [float(step_metrics(hw, llama8b, 1, 1, 4096, engine=pytorch, with_operators=True)["operators"]["mlp"]["time_s"])
+           for hw in (streamed, plain)]
+    assert mlp[0] == mlp[1]
     two = deployment(llama8b, "bf16", tp=2)  # each device holds 4 KV heads: half the streams
-    t2 = step_metrics(streamed, llama8b, 1, 1, 4096, two, with_operators=True)["operators"]["attention"]["time_s"]
-    p2 = step_metrics(plain, llama8b, 1, 1, 4096, two, with_operators=True)["operators"]["attention"]["time_s"]
-    assert float(t2 / p2) == pytest.approx(1.6e12 / (4 * 20e9))
+    assert float(attention_s(streamed, pytorch, two, 1) / attention_s(plain, pytorch, two, 1)) == pytest.approx(1.6e12 / (4 * 20e9))
 
 
 def test_operator_ceilings_load_from_a_profile():

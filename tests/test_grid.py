@@ -583,3 +583,19 @@ def test_a_copy_of_sglang_under_another_name_is_told_the_flag_its_profile_names(
     code, _, err = roofline("engines", "new", "bad", "--from", "sglang", "--dir", tmp_path,
                             "--set", "max_running_requests_flag=max-running")
     assert code == 2 and "max_running_requests_flag" in err and "a server option like --max-running-requests" in err
+
+
+@pytest.mark.slow
+def test_the_operator_table_gives_attention_the_ceiling_its_time_was_priced_at(tmp_path, roofline, monkeypatch):
+    """qa197: operators.csv listed the aggregate attention ceiling where an attention_stream cap set the time."""
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
+    assert roofline("hw", "new", "gpu", "--from", "h200", "--set", "operator_ceilings.attention_stream=25 GB/s")[0] == 0
+    assert roofline("engines", "new", "torch-sdpa", "--from", "ideal", "--set", "attention_splits_keys=false")[0] == 0
+    for engine, capped in (("torch-sdpa", True), ("ideal", False)):
+        sc = scenario_from_dict({"hardware": "gpu", "model": "llama-3.1-8b", "engine": engine,
+                                 "axes": {"batch": [1, 256], "context": [4096]}}, "s.yaml")
+        ops = operator_table(sc, load_configs(sc))
+        attention = ops[(ops.operator == "attention") & (ops["pass"] == "decode")].set_index("batch")
+        priced = attention["bytes"] / attention["time_s"]  # memory-bound at q = 1
+        np.testing.assert_allclose(attention["memory_ceiling_bytes_per_s"], priced, rtol=1e-6)
+        assert bool(attention.loc[1, "memory_ceiling_bytes_per_s"] == pytest.approx(8 * 25e9)) is capped

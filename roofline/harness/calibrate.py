@@ -289,7 +289,7 @@ def forward_step_times(torch, dev, layers_small: int, layers_large: int, repeats
         cache = new_kv_cache(model, 1, 64)
         tok = torch.zeros(1, dtype=torch.long, device=dev)
         pos = torch.full((1,), 16, dtype=torch.long, device=dev)
-        return lambda: decode_one_token(model, cache, tok, pos, 17)
+        return lambda: decode_one_token(model, cache, tok, pos, 17 if cuda_graphs else None)  # a graph's length is fixed
 
     with graphs(enabled=cuda_graphs):
         rounds = interleave([step(layers_small), step(layers_large)], repeats, dev, warmup=3)
@@ -706,8 +706,9 @@ def build_profile(c: Calibration) -> dict:
             "also stream, so memory and compute time mostly add near the ridge point. "
             "operator_ceilings: attention and the eager elementwise kernels reach far less than the GEMM ceilings on "
             "a CPU (the attention kernel converts and reduces in the vector unit; each elementwise op is its own pass). "
-            + ("layer_overhead: the floors (launch, ramp-up, tail) of a block's kernels replayed in a CUDA graph; "
-               "step_overhead holds the graph's launch. " if c.cuda_graphs else
+            + ("layer_overhead: the floors (launch, ramp-up, tail) of a block's kernels replayed in a CUDA graph, and "
+               f"{GEMMS_PER_BLOCK} times a weight GEMM's latency past them; step_overhead holds the graph's launch and the "
+               "LM head's GEMM latency. " if c.cuda_graphs else
                "layer_overhead: operator dispatch per block in eager PyTorch. ") +
             "link_bandwidth and link_latency are placeholders: one device, no link measured."
         ),

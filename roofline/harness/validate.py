@@ -144,7 +144,8 @@ def grid_for(quick: bool, dtype: str) -> Grid:
 
 REFINEMENTS = {
     "overlap": {"overlap_exponent": None},
-    "attention ceilings": {"attention_compute_flops_per_s": None, "attention_memory_bytes_per_s": None},
+    "attention ceilings": {"attention_compute_flops_per_s": None, "attention_memory_bytes_per_s": None,
+                           "attention_stream_bytes_per_s": None},
     "elementwise ceiling": {"elementwise_memory_bytes_per_s": None},
     "layer overhead": {"layer_overhead_s": 0.0},
 }
@@ -155,10 +156,15 @@ def classic(hw: HardwareSpec) -> HardwareSpec:
     return dataclasses.replace(hw, **{k: v for change in REFINEMENTS.values() for k, v in change.items()})
 
 
+# the harness's own pass as the library prices it: the ideal engine but for its attention kernel, PyTorch's fused
+# attention, which streams each (sequence, KV head) on one unit (a profile's attention_stream caps it where it has one)
+HARNESS = ServingEngine(name="harness", display_name="the harness's PyTorch decoder", attention_splits_keys=False)
+
+
 def step_time_s(hw: HardwareSpec, model: ModelSpec, batch, q, context, dtype: str = "bf16", costs: HarnessCosts | None = None):
-    """roofline.engine.step_metrics(...)['step_time_s'] on one device, weights and KV cache in `dtype`, the ideal engine;
+    """roofline.engine.step_metrics(...)['step_time_s'] on one device, weights and KV cache in `dtype`, under HARNESS;
     with the harness's `costs`, a pass of q > 1 tokens takes its extra dispatch too (HarnessCosts.multi_token_s)."""
-    t = step_metrics(hw, model, batch, q, context, deployment(model, dtype, dtype))["step_time_s"]
+    t = step_metrics(hw, model, batch, q, context, deployment(model, dtype, dtype), engine=HARNESS)["step_time_s"]
     return t if costs is None else t + np.where(np.asarray(q) > 1, costs.multi_token_s(model.layers), 0.0)
 
 
@@ -173,7 +179,7 @@ def alpha_for_tau(tau: float, k: int) -> float:
 
 
 def loop_engine(costs: HarnessCosts | None, mode: str, target: ModelSpec, draft: ModelSpec) -> ServingEngine | None:
-    """The serving engine of the real loop in `mode` (specloop.harness_costs), the ideal engine with
+    """The serving engine of the real loop in `mode` (specloop.harness_costs), HARNESS with
 
         spec_per_iteration  = per_iteration[mode] + multi_token(target layers) + multi_token(draft layers)
         spec_per_draft_step = per_draft_step[mode]
@@ -182,14 +188,14 @@ def loop_engine(costs: HarnessCosts | None, mode: str, target: ModelSpec, draft:
     if costs is None:
         return None
     per_iteration_s = costs.per_iteration_s[mode] + costs.multi_token_s(target.layers) + costs.multi_token_s(draft.layers)
-    return ServingEngine(name="harness-loop", display_name=f"the harness's speculative loop ({mode})",
-                         spec_per_iteration_s=per_iteration_s, spec_per_draft_step_s=costs.per_draft_step_s[mode])
+    return dataclasses.replace(HARNESS, name="harness-loop", display_name=f"the harness's speculative loop ({mode})",
+                               spec_per_iteration_s=per_iteration_s, spec_per_draft_step_s=costs.per_draft_step_s[mode])
 
 
 def speculation(hw: HardwareSpec, target: ModelSpec, draft: ModelSpec, batch, context, k, alpha, dtype: str = "bf16",
                 engine: ServingEngine | None = None) -> dict:
     """roofline.speculation.speculative_metrics for the drafter of the real loop (method draft), `dtype` weights and KV,
-    under `engine` (loop_engine: the loop's own costs outside its passes; None: the ideal engine), with the loop's first
+    under `engine` (loop_engine: the loop's own costs outside its passes; None: HARNESS), with the loop's first
     draft pass as it runs: over 2 tokens a sequence (the last token accepted and the target's next one:
     specloop.speculative_decode), where the library prices k one-token draft steps. Its iteration time and speedup are
 
@@ -198,10 +204,11 @@ def speculation(hw: HardwareSpec, target: ModelSpec, draft: ModelSpec, batch, co
 
     (session 38: on the CPU a 2-row GEMM costs more than a 1-row one; the correction moved the speedup median errors of
     two recorded --quick runs from 13.3% and 9.9% to 11.2% and 7.5%)."""
-    dep = deployment(target, dtype, dtype)
+    dep, engine = deployment(target, dtype, dtype), engine or HARNESS
     m = speculative_metrics(hw, target, batch, context, k, alpha, method="draft", draft=draft, dep=dep, engine=engine)
     d_dep = deployment(draft, dtype, dtype)
-    catch_up_s = step_metrics(hw, draft, batch, 2, context, d_dep)["step_time_s"] - step_metrics(hw, draft, batch, 1, context, d_dep)["step_time_s"]
+    catch_up_s = (step_metrics(hw, draft, batch, 2, context, d_dep, engine=engine)["step_time_s"]
+                  - step_metrics(hw, draft, batch, 1, context, d_dep, engine=engine)["step_time_s"])
     iteration_s = m["iteration_time_s"] + catch_up_s
     slower = m["iteration_time_s"] / iteration_s
     return {**m, "iteration_time_s": iteration_s, "draft_time_s": m["draft_time_s"] + catch_up_s,
@@ -239,9 +246,11 @@ def _spread(prefix: str, values) -> dict:
     return {prefix: p50, f"{prefix}_p25": p25, f"{prefix}_p75": p75}
 
 
-def measure_steps(torch, dev, model, cache, grid: Grid, bar: Progress) -> list[dict]:
-    """Decode and verify step times over the grid: median of repeats after warm-up, with its spread. Each pass reads the
-    cache up to its context (S + q: decoder.forward's `length`), which a CUDA graph (decoder.cuda_graphs) needs fixed."""
+def measure_steps(torch, dev, model, cache, grid: Grid, bar: Progress, cuda_graphs: bool = False) -> list[dict]:
+    """Decode and verify step times over the grid: median of repeats after warm-up, with its spread. With `cuda_graphs`,
+    each point's pass replays a CUDA graph of its own (decoder.cuda_graphs, freed after the point), which reads the
+    cache up to the point's context, S + q (decoder.forward's `length`: a graph's shapes are fixed)."""
+    from roofline.harness.decoder import cuda_graphs as graphs
     from roofline.harness.decoder import decode_one_token, verify
 
     vocab, rows = model.spec.vocab_size, []
@@ -249,8 +258,9 @@ def measure_steps(torch, dev, model, cache, grid: Grid, bar: Progress) -> list[d
         for batch in grid.decode_batches:
             view, tok = cache.first(batch), _tokens(torch, (batch,), vocab, batch, dev)
             pos = torch.full((batch,), context, dtype=torch.long, device=dev)
-            times = repeat_times_s(functools.partial(decode_one_token, model, view, tok, pos, context + 1), dev, grid.repeats,
-                                   warmup=2)
+            with graphs(enabled=cuda_graphs):
+                times = repeat_times_s(functools.partial(decode_one_token, model, view, tok, pos, context + 1 if cuda_graphs else None),
+                                       dev, grid.repeats, warmup=2)
             rows.append({"kind": "decode", "batch": batch, "q": 1, "context": context, **_spread("measured_s", times)})
             bar.update(f"decode B={batch} S={context}")
     for context in grid.verify_contexts:
@@ -258,7 +268,9 @@ def measure_steps(torch, dev, model, cache, grid: Grid, bar: Progress) -> list[d
             for q in grid.verify_q:
                 view, tok = cache.first(batch), _tokens(torch, (batch, q), vocab, batch * q, dev)
                 pos = torch.full((batch,), context, dtype=torch.long, device=dev)
-                times = repeat_times_s(functools.partial(verify, model, view, tok, pos, context + q), dev, grid.repeats, warmup=2)
+                with graphs(enabled=cuda_graphs):
+                    times = repeat_times_s(functools.partial(verify, model, view, tok, pos, context + q if cuda_graphs else None),
+                                           dev, grid.repeats, warmup=2)
                 rows.append({"kind": "verify", "batch": batch, "q": q, "context": context, **_spread("measured_s", times)})
                 bar.update(f"verify B={batch} q={q} S={context}")
     return rows
@@ -717,8 +729,7 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
              f"{format_seconds(costs.multi_token_fixed_s)} + {format_seconds(costs.multi_token_per_layer_s)} a layer; the "
              "speculative loop " + "; ".join(f"{mode} {format_seconds(costs.per_iteration_s[mode])} an iteration + "
                                              f"{format_seconds(costs.per_draft_step_s[mode])} a draft step" for mode in MODES))
-    with graphs(enabled=cuda_graphs):
-        rows = measure_steps(torch, dev, model, cache, grid, bar)
+    rows = measure_steps(torch, dev, model, cache, grid, bar, cuda_graphs)
     # a graph's shapes are fixed: a speculative run's passes read the cache up to the last position its runs reach
     with graphs(spec_length, enabled=cuda_graphs):
         rows += measure_speculation(torch, dev, model, draft, cache, draft_cache, grid, bar)

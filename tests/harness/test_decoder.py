@@ -120,6 +120,9 @@ def test_cuda_graphs_leave_cpu_passes_eager_and_go_with_their_block(model):
         assert pool.graphs == {}  # nothing captured from CPU tensors
     with cuda_graphs(enabled=False) as none:
         assert none is None
+    from roofline.harness import decoder
+
+    assert decoder._GRAPHS == []  # each block takes its pool with it
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")

@@ -304,3 +304,20 @@ def test_the_ridge_label_moves_off_points_that_sit_where_it_stood():
     assert _free_height(ax, 150.0, left_of=True) == 0.6
     assert _free_height(ax, 20.0, left_of=False) == 0.6  # right of a line further left: the same points
     assert _free_height(ax, 150.0, left_of=False) == 0.97  # right of the line: none there
+
+
+def test_the_harness_pass_pays_a_profiles_attention_stream_and_the_classic_form_and_ablation_drop_it(h100):
+    """qa197: the classic form kept a graph-calibrated profile's attention_stream cap, and the ablation without
+    attention ceilings changed nothing. The harness's pass (validate.HARNESS: PyTorch's fused attention) pays it."""
+    import dataclasses
+
+    from roofline.harness.validate import REFINEMENTS, classic, step_time_s
+
+    target = load_model("validation-small")
+    streamed = dataclasses.replace(h100, attention_memory_bytes_per_s=1.4e12, attention_stream_bytes_per_s=25e9)
+    plain = dataclasses.replace(streamed, attention_stream_bytes_per_s=None)
+    assert float(step_time_s(streamed, target, 1, 1, 4096)) > 1.5 * float(step_time_s(plain, target, 1, 1, 4096))
+    assert float(step_time_s(streamed, target, 64, 1, 4096)) == pytest.approx(float(step_time_s(plain, target, 64, 1, 4096)))
+    assert classic(streamed) == classic(plain)
+    ablated = dataclasses.replace(streamed, **REFINEMENTS["attention ceilings"])
+    assert ablated.attention_stream_bytes_per_s is None
