@@ -214,10 +214,10 @@ def _report_untold(kind: str) -> None:
 def hw_show(name: Annotated[str, typer.Argument(help="Hardware profile name, alias or YAML path.")], json_out: Annotated[bool, typer.Option("--json", help="Print JSON (SI units).")] = False) -> None:
     """Show one hardware profile."""
     from roofline.hardware import load_hardware
-    from roofline.profiles import shadowed_paths
+    from roofline.profiles import is_profile_path, shadowed_paths
 
     hw = load_hardware(name, _dirs())
-    shadows = [] if Path(name).suffix in (".yaml", ".yml") else [str(p) for p in shadowed_paths("hardware", name, _dirs())]
+    shadows = [] if is_profile_path(name) else [str(p) for p in shadowed_paths("hardware", name, _dirs())]
     if json_out:
         _echo_json({**hw.to_json(), "file": hw.path, "shadows": shadows})
         return
@@ -244,11 +244,11 @@ def models_list() -> None:
 def models_show(name: Annotated[str, typer.Argument(help="Model profile name or YAML path.")], json_out: Annotated[bool, typer.Option("--json", help="Print JSON (SI units).")] = False) -> None:
     """Show one model profile with its computed parameter counts and KV size."""
     from roofline.model import load_model
-    from roofline.profiles import find_profile, shadowed_paths
+    from roofline.profiles import find_profile, is_profile_path, shadowed_paths
 
     m = load_model(name, _dirs())
     path = str(find_profile("model", name, _dirs()))
-    shadows = [] if Path(name).suffix in (".yaml", ".yml") else [str(p) for p in shadowed_paths("model", name, _dirs())]
+    shadows = [] if is_profile_path(name) else [str(p) for p in shadowed_paths("model", name, _dirs())]
     if json_out:
         _echo_json({**m.to_json(), "file": path, "shadows": shadows})
         return
@@ -483,11 +483,11 @@ def engines_list() -> None:
 @engines_app.command("show")
 def engines_show(name: Annotated[str, typer.Argument(help="Engine profile name or YAML path.")], json_out: Annotated[bool, typer.Option("--json", help="Print JSON (SI units).")] = False) -> None:
     """Show one serving-engine profile: every cost term, its overrides and its sources."""
-    from roofline.profiles import shadowed_paths
+    from roofline.profiles import is_profile_path, shadowed_paths
     from roofline.serving import load_engine
 
     eng = load_engine(name, _dirs())
-    shadows = [] if Path(name).suffix in (".yaml", ".yml") else [str(p) for p in shadowed_paths("engine", name, _dirs())]
+    shadows = [] if is_profile_path(name) else [str(p) for p in shadowed_paths("engine", name, _dirs())]
     if json_out:
         _echo_json({**eng.to_json(), "file": eng.path, "source": eng.source, "notes": eng.notes, "shadows": shadows})
         return
@@ -919,9 +919,9 @@ def calibrate(
     check_cuda_graphs(cuda_graphs, device)
 
     if out is not None:  # before minutes of measuring: a path that cannot be written fails now, not after them
-        from roofline.profiles import check_profile_name
+        from roofline.profiles import PROFILE_SUFFIXES, check_profile_name
 
-        if out.suffix not in (".yaml", ".yml"):
+        if out.suffix not in PROFILE_SUFFIXES:
             raise RooflineError(f"--out: expected a profile file NAME.yaml, found {str(out)!r}")
         check_profile_name(out.stem, "--out")
         from roofline.editing import check_no_other_file

@@ -35,11 +35,13 @@ from pathlib import Path
 from roofline.errors import RooflineError, UnreadableProfile, WrongKind, closest_names, warn
 from roofline.profiles import (
     FOLDERS,
+    PROFILE_SUFFIXES,
     a_kind,
     builtin_dir,
     check_not_shadowing,
     check_profile_name,
     find_profile,
+    is_profile_path,
     kind_of,
     list_names,
     problems,
@@ -222,7 +224,7 @@ def _anchor_profile_paths(doc, folder: Path) -> None:
     from roofline.scenario import CONFIG_KEYS
 
     def anchored(value):
-        if isinstance(value, str) and value.endswith((".yaml", ".yml")) and not Path(value).is_absolute() \
+        if is_profile_path(value) and not Path(value).is_absolute() \
                 and (folder / value).is_file():
             return str((folder / value).resolve())
         if isinstance(value, list):
@@ -906,12 +908,9 @@ def _field_breaks(kind: str, extra_dirs: tuple, now: dict, after: dict, gone: st
     None where the field loads as before. `now`: the search path as it is."""
     values = [v.strip() for v in values if isinstance(v, str) and v.strip()]
 
-    def is_path(value: str) -> bool:
-        return value.lower().endswith((".yaml", ".yml"))
-
     def source(value: str, paths: dict) -> Path | None:
         """The file `value` finds: a path's first candidate that is a file, or the name resolved on `paths`."""
-        if is_path(value):
+        if is_profile_path(value):
             return next((p for p in [*(Path(f) / value for f in folders), Path(value)] if os.path.isfile(p)), None)
         return paths.get(resolve_name(kind, value.lower(), extra_dirs, paths))
 
@@ -921,7 +920,7 @@ def _field_breaks(kind: str, extra_dirs: tuple, now: dict, after: dict, gone: st
 
     def later(value: str) -> str | None:
         file = source(value, after)
-        return None if file is None or (is_path(value) and _reaches(file, gone, deleted)) else os.path.realpath(file)
+        return None if file is None or (is_profile_path(value) and _reaches(file, gone, deleted)) else os.path.realpath(file)
 
     files = {v: later(v) for v in values}
     for value in hit:
@@ -1129,7 +1128,7 @@ def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list
     for path in paths:
         path = Path(path)
         try:
-            if not path.exists() and path.suffix not in (".yaml", ".yml") and len(path.parts) == 1:
+            if not path.exists() and path.suffix not in PROFILE_SUFFIXES and len(path.parts) == 1:
                 path = find_profile(kind, str(path), extra_dirs)  # a profile's name (`hw validate h100`)
             data = _file_mapping(path)
             file_kind = _folder_kind(path) or kind_of(data)[0]

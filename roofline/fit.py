@@ -62,6 +62,7 @@ from roofline.measurements import (
     warn_engine_shadows,
 )
 from roofline.outputs import progress_bar, progress_done
+from roofline.profiles import PROFILE_SUFFIXES
 from roofline.serving import (
     BEHAVIOUR_FIELDS,
     FAMILIES,
@@ -882,7 +883,7 @@ def check_fit_out(out: str | Path | None, force: bool = False) -> None:
 
     out = Path(out)
     check_file_target(out, force)  # a folder, or an existing file without force: said first
-    if out.suffix not in (".yaml", ".yml") or not out.stem:
+    if out.suffix not in PROFILE_SUFFIXES or not out.stem:
         raise RooflineError(f"--out: expected an engine profile file NAME.yaml (NAME becomes its name), found {out}")
     if out.stem.lower() == "ideal":
         raise RooflineError(f"--out: expected a name other than ideal (the pure roofline bound, which no measurement "

@@ -41,7 +41,7 @@ from roofline.errors import RooflineError, UnknownName, field_error, field_line,
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment, group_note, shard_note
 from roofline.model import ModelSpec, context_note, load_model
-from roofline.profiles import costs_shadow_note, differing_fields, shadow_note
+from roofline.profiles import costs_shadow_note, differing_fields, is_profile_path, shadow_note
 from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, Scenario
 from roofline.serving import (
     DEFAULT_ENGINE,
@@ -121,7 +121,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
     beside = Path(sc.path).parent if sc.path else None
 
     def get(key: str, kind: str, loader, name):
-        if (kind, name) not in specs and beside is not None and isinstance(name, str) and name.endswith((".yaml", ".yml")) \
+        if (kind, name) not in specs and beside is not None and is_profile_path(name) \
                 and not Path(name).is_absolute() and (beside / name).is_file():  # the scenario's folder first
             name_or_path = str(beside / name)  # a profile file named relative to the scenario file, as a reader expects
         else:

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from roofline.errors import MISSING, RooflineError, check_flag, field_error, unknown_key_error, warn
-from roofline.profiles import find_profile, list_names, normalize_dtype, read_yaml
+from roofline.profiles import find_profile, is_profile_path, list_names, normalize_dtype, read_yaml
 from roofline.units import PHYSICAL_RANGE, parse_quantity, parse_seconds_or_zero
 
 DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
@@ -266,7 +266,7 @@ def spec_where(kind: str, name: object) -> str:
 
 def check_file_name(path: Path, asked: str, name: object) -> None:
     """A profile found by name (not given as a path) must carry its file's name: `name:` equals the file stem."""
-    if Path(asked).suffix not in (".yaml", ".yml") and name != path.stem:
+    if not is_profile_path(asked) and name != path.stem:
         raise field_error(str(path), "name", f"the file name {path.stem!r}", name)
 
 

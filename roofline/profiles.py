@@ -30,6 +30,8 @@ from pathlib import Path
 from roofline.errors import RooflineError, UnknownName, UnreadableProfile, WrongKind, bare_name, unknown_name_error
 from roofline.yamlio import read_yaml_file
 
+PROFILE_SUFFIXES = (".yaml", ".yml")  # a profile file's: a reference ending in one is a path, not a name
+
 FOLDERS = {"hardware": "hardware_profiles", "model": "model_profiles", "scenario": "scenarios", "engine": "engine_profiles"}
 _TELL_KEYS = {
     "hardware": ({"memory_bandwidth"}, {"peak_flops"}),
@@ -159,7 +161,7 @@ def _scan(folder: Path) -> list[tuple[str, Path, str | None, str]]:
     """(stem, path, kind or None, reason) for every YAML file in a user folder."""
     found = []
     for path in sorted(folder.glob("*.y*ml")):
-        if path.suffix not in (".yaml", ".yml"):
+        if path.suffix not in PROFILE_SUFFIXES:
             continue
         try:
             data = read_yaml(path)
@@ -274,7 +276,7 @@ def shadow_note(kind: str, name: object, extra_dirs: tuple[str | Path, ...] = ()
     h100-sxm at twice its bandwidth); '' else (a spec object, a built-in, nothing hidden)."""
     if not isinstance(name, str):
         return ""
-    if name.endswith((".yaml", ".yml")):
+    if is_profile_path(name):
         try:
             inner = read_yaml(Path(name)).get("name")
         except (RooflineError, OSError):  # the loader said it already
@@ -341,7 +343,7 @@ def check_profile_name(name: object, what: str = "name") -> str:
     if isinstance(name, str) and len(name) > 80:
         raise RooflineError(f"{what}: expected a name of at most 80 characters, found one of {len(name)} ({name[:40]!r}...)")
     ok = (isinstance(name, str) and 0 < len(name) <= 80 and name.isascii() and name[0].isalnum()
-          and all(c.isalnum() or c in "._-" for c in name) and not name.lower().endswith((".yaml", ".yml")))
+          and all(c.isalnum() or c in "._-" for c in name) and not name.lower().endswith(PROFILE_SUFFIXES))
     if not ok:
         raise RooflineError(f"{what}: expected ASCII letters, digits, '.', '_' or '-', starting with a letter or digit (like h20; no .yaml), "
                            f"found {str(name)[:80]!r}")
@@ -391,6 +393,12 @@ def _check_kind_of_file(kind: str, path: Path) -> None:
             raise WrongKind(f"{path}: expected {a_kind(kind)} profile, found {a_kind(other)} profile (by its type: or keys)")
 
 
+def is_profile_path(value: object) -> bool:
+    """Whether a profile reference names a file rather than a profile: a string ending in .yaml or .yml (lower case,
+    as find_profile tells a path from a name); every caller that must tell the two apart asks this."""
+    return isinstance(value, str) and value.endswith(PROFILE_SUFFIXES)
+
+
 def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) -> Path:
     """The file for profile `name`; a path to an existing file is accepted as is.
 
@@ -400,7 +408,7 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
     if not isinstance(name, str) or not name.strip():
         raise RooflineError(f"{kind} name: expected a non-empty name, found {name!r}")
     candidate = Path(name)
-    if candidate.suffix in (".yaml", ".yml"):
+    if is_profile_path(name):
         if candidate.is_file():
             _check_kind_of_file(kind, candidate)
             return candidate

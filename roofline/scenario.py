@@ -43,7 +43,7 @@ import numpy as np
 from roofline.errors import MISSING, RooflineError, UnknownName, closest_names, field_error, warn
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, K_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES
-from roofline.profiles import find_profile, normalize_dtype, read_yaml
+from roofline.profiles import PROFILE_SUFFIXES, find_profile, is_profile_path, normalize_dtype, read_yaml
 from roofline.speculation import (
     METHODS,
     alpha_from_acceptance_length,
@@ -514,7 +514,7 @@ def load_scenario(name_or_path: str, extra_dirs: tuple[str | Path, ...] = ()) ->
 def is_bare_name(name_or_path) -> bool:
     """Whether a scenario is given by a name, as the README gives it (no folder, no .yaml), not by a file's path."""
     path = Path(name_or_path)
-    return str(name_or_path) == path.name and path.suffix not in (".yaml", ".yml")
+    return str(name_or_path) == path.name and path.suffix not in PROFILE_SUFFIXES
 
 
 def scenario_file(name_or_path: str, extra_dirs: tuple[str | Path, ...] = ()) -> Path:
@@ -530,7 +530,7 @@ def scenario_file(name_or_path: str, extra_dirs: tuple[str | Path, ...] = ()) ->
             from roofline.yamlio import check_regular_file
 
             check_regular_file(path)
-        if path.suffix in (".yaml", ".yml"):
+        if is_profile_path(str(path)):
             raise missing_scenario_file(path, extra_dirs)
         try:
             path = find_profile("scenario", name_or_path, extra_dirs)

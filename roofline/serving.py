@@ -93,7 +93,7 @@ from pathlib import Path
 from roofline.costs import OPERATORS
 from roofline.errors import RooflineError, check_choice, check_flag, field_error, prose, unknown_key_error, warn
 from roofline.hardware import check_file_name, spec_where
-from roofline.profiles import find_profile, list_names, read_yaml
+from roofline.profiles import find_profile, is_profile_path, list_names, read_yaml
 from roofline.units import BYTE_UNITS, format_seconds, parse_quantity, parse_seconds_or_zero, spoken_list
 
 DEFAULT_KERNELS = {"input_proj": 1}  # a drafter's input projection: one GEMM, where a profile's counts do not name it
@@ -1127,7 +1127,7 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
         raise field_error(where, "costs_from", "the name of another engine profile (not itself, not ideal)", other)
     try:
         named = other.strip()  # a name is looked up in lower case; a path as written (qa191: /tmp/UP/x.yaml not found)
-        base_path = find_profile("engine", named if named.lower().endswith((".yaml", ".yml")) else named.lower(), extra_dirs)
+        base_path = find_profile("engine", named if is_profile_path(named) else named.lower(), extra_dirs)
     except RooflineError as exc:
         raise RooflineError(f"{where}: costs_from: {exc}") from None
     base_data = read_yaml(base_path)
