@@ -771,12 +771,6 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     inherited = set(_hand_set_fields(read_text(source)))  # a copy of a copy: its source's hand-set values too (qa98)
     if assignments or inherited:  # which values are not the source profile's, whatever its source and notes say
         header.append(HAND_SET + ", ".join(sorted(set_here | inherited)) + ".")
-    if kind == "engine":  # the engine slot it descends from, said outright: found once the profiles between are gone
-        from roofline.fit import copied_from, lineage_comment
-
-        lineage = lineage_comment(copied_from(validate_text(kind, read_text(source), source, extra_dirs), extra_dirs))
-        if lineage:
-            header.append(lineage.rstrip("\n"))
     text = "\n".join(header) + "\n" + _dump(doc)
     try:
         spec = validate_text(kind, text, target, extra_dirs)
@@ -786,11 +780,45 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
         if message.startswith(f"{target}: "):
             raise RooflineError(f"{target} (not written): {message[len(str(target)) + 2:]}") from None
         raise
+    lineage = _lineage_line(spec, source, extra_dirs) if kind == "engine" else ""
+    if lineage:  # the engine slot it descends from, said outright: found once the profiles between are gone
+        text = "\n".join([*header, lineage]) + "\n" + _dump(doc)
     write_text_atomic(target, text, force, what=f"{GROUP[kind]} new")
     _sparse_peak_note(kind, _hardware_or_none(kind, read_text(source), source, extra_dirs, source.stem), spec, set_here, str(target))
     _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is written
     _removed_note(kind, had, pairs, str(target), source.stem, kept, doc.get("costs_from"))
     return target
+
+
+def _lineage_line(copy, source: Path, extra_dirs: tuple) -> str:
+    """The header line (fit.lineage_comment) naming the engine slot an engine copy descends from: its source's (fit.
+    copied_from); none where the copy takes its costs from another profile (costs_from names its lineage), or where its
+    source does not load as it is (a field the copy sets right, a name not its file's: qa111, qa198)."""
+    import warnings
+
+    from roofline.fit import copied_from, lineage_comment
+
+    if copy.costs_from:
+        return ""
+    try:
+        with warnings.catch_warnings():  # the source's warnings are not the copy's
+            warnings.simplefilter("ignore")
+            parent = validate_text("engine", read_text(source), source, extra_dirs)
+    except RooflineError:
+        return ""
+    return lineage_comment(copied_from(parent, extra_dirs)).rstrip("\n")
+
+
+def _without_lineage(text: str) -> str:
+    """Profile text without its header's lineage line (fit.lineage_comment): an engine given a costs_from since, which
+    names the profile it descends from instead (qa198: `set costs_from=trtllm` left 'descends from the sglang profile')."""
+    from roofline.fit import LINEAGE
+
+    lines = text.split("\n")
+    header = 0
+    while header < len(lines) and lines[header].startswith("#"):
+        header += 1
+    return "\n".join(line for i, line in enumerate(lines) if i >= header or not LINEAGE.match(line))
 
 
 def _editable(kind: str, name: str, extra_dirs: tuple, force: bool) -> Path:
@@ -984,6 +1012,8 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     text = _splice(unix, before, _dump(doc, indent))  # only the lines the edit changes
     written = {".".join(keys) for keys, value in pairs if value is not None or ".".join(keys) in kept}  # a kept null is set
     text = _with_hand_set(text, written, {".".join(keys) for keys, _ in pairs} - written)
+    if kind == "engine" and doc.get("costs_from"):
+        text = _without_lineage(text)
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     spec = validate_text(kind, text, path, extra_dirs)

@@ -166,7 +166,7 @@ def fittable_engine(engine: str, profiles: tuple = ()) -> ServingEngine:
 # the first comment line of a profile `roofline engines new` made, and of one `roofline fit --out` wrote: what it came from
 _MADE_FROM = (re.compile(r"^# .*: made with `roofline engines new \S+ --from (\S+?)[` ]"),
               re.compile(r"^# .*: written by `roofline fit --engine (\S+?)`"))
-_LINEAGE = re.compile(r"^# descends from the (\S+) profile: ")  # lineage_comment's line, which names the slot itself
+LINEAGE = re.compile(r"^# descends from the (\S+) profile: ")  # lineage_comment's line, which names the slot itself
 
 
 def lineage_comment(slot: str) -> str:
@@ -196,7 +196,7 @@ def copied_from(engine: ServingEngine, profiles: tuple = (), depth: int = 0) -> 
         for line in lines:
             if not line.startswith("#"):
                 break
-            slot = _LINEAGE.match(line)
+            slot = LINEAGE.match(line)
             if slot and slot.group(1) in ENGINE_SLOTS:
                 return slot.group(1)
         for line in lines:

@@ -394,9 +394,9 @@ def _check_kind_of_file(kind: str, path: Path) -> None:
 
 
 def is_profile_path(value: object) -> bool:
-    """Whether a profile reference names a file rather than a profile: a string ending in .yaml or .yml (lower case,
-    as find_profile tells a path from a name); every caller that must tell the two apart asks this."""
-    return isinstance(value, str) and value.endswith(PROFILE_SUFFIXES)
+    """Whether a profile reference names a file rather than a profile: a string whose path ends in .yaml or .yml (lower
+    case; `x.yaml/` too), as find_profile tells a path from a name; every caller that must tell the two apart asks this."""
+    return isinstance(value, str) and Path(value).suffix in PROFILE_SUFFIXES
 
 
 def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) -> Path:

@@ -1126,8 +1126,10 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
     if not isinstance(other, str) or not other.strip() or other.strip().lower() in (data["name"].strip().lower(), "ideal"):
         raise field_error(where, "costs_from", "the name of another engine profile (not itself, not ideal)", other)
     try:
-        named = other.strip()  # a name is looked up in lower case; a path as written (qa191: /tmp/UP/x.yaml not found)
-        base_path = find_profile("engine", named if is_profile_path(named) else named.lower(), extra_dirs)
+        named = other.strip()  # a name is looked up in lower case; a path as written (qa191: /tmp/UP/x.yaml not found),
+        # and so is what lower case would make a path (qa198: /tmp/UP/SG.YAML loaded /tmp/up/sg.yaml), which names nothing
+        written = is_profile_path(named) or is_profile_path(named.lower())
+        base_path = find_profile("engine", named if written else named.lower(), extra_dirs)
     except RooflineError as exc:
         raise RooflineError(f"{where}: costs_from: {exc}") from None
     base_data = read_yaml(base_path)

@@ -772,3 +772,29 @@ def test_a_fitted_copy_says_which_engine_it_descends_from_so_its_rows_outlive_th
     for name in ("leaf", "mid"):
         assert roofline("engines", "remove", name)[0] == 0
     assert copied_from(load_engine("tuned")) == "vllm"
+
+
+@pytest.mark.slow
+def test_a_copys_lineage_line_follows_the_copy_and_never_stops_a_copy_that_fixes_its_source(tmp_path, roofline, monkeypatch):
+    """qa198: the lineage line was worked out by loading the source on its own, which refused a source whose field the
+    copy sets right (qa111's rule), and it named the source's engine where the copy's costs_from names another."""
+    from roofline.fit import copied_from
+    from roofline.serving import load_engine
+
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
+    assert roofline("engines", "new", "good", "--from", "sglang")[0] == 0
+    text = (tmp_path / "good.yaml").read_text()
+    (tmp_path / "broken.yaml").write_text(text.replace("name: good", "name: broken").replace(
+        "prefix_read_once: true", "prefix_read_once: maybe") if "prefix_read_once: true" in text else
+        text.replace("name: good", "name: broken") + "prefix_read_once: maybe\n")
+    code, out, err = roofline("engines", "new", "fixed", "--from", "broken", "--set", "prefix_read_once=true")
+    assert code == 0, err
+    assert "descends from" not in (tmp_path / "fixed.yaml").read_text()  # its source does not load: no lineage said
+    (tmp_path / "takes.yaml").write_text("type: engine\nname: takes\nsource: s\ncosts_from: sglang\n")
+    code, _, err = roofline("engines", "new", "other", "--from", "takes", "--set", "costs_from=trtllm")
+    assert code == 0 and "descends from" not in (tmp_path / "other.yaml").read_text(), err  # its costs_from says it
+    assert copied_from(load_engine("other")) == "trtllm"
+    (tmp_path / "stale.yaml").write_text("# descends from the sglang profile: `roofline fit` takes the sglang rows of a "
+                                         "measurements file for it\ntype: engine\nname: stale\nsource: s\ncosts_from: sglang\n")
+    assert roofline("engines", "set", "stale", "costs_from=trtllm")[0] == 0
+    assert "descends from" not in (tmp_path / "stale.yaml").read_text() and copied_from(load_engine("stale")) == "trtllm"
