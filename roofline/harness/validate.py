@@ -777,8 +777,8 @@ def write_outputs(df: pd.DataFrame, summary: dict, summary_classic: dict, hw: Ha
 
     df.to_csv(out_dir / "validation.csv", index=False)
     ablated = ablation(df, hw, target, dtype, costs)
-    title = (f"{target.name}, {dtype}" + (", CUDA graphs" if summary.get("cuda_graphs") else "")
-             + (" (measured under load)" if summary["measured_under_load"] else ""))  # on the
+    notes = [note for note, on in (("CUDA graphs", summary.get("cuda_graphs")), ("measured under load", summary["measured_under_load"])) if on]
+    title = f"{target.name}, {dtype}" + (f" ({'; '.join(notes)})" if notes else "")  # on the
     # figures too: viewed alone, a busy machine's errors read as the model's (qa101)
     (out_dir / "validation.md").write_text(_markdown(df, summary, summary_classic, ablated), encoding="utf-8")
     with rc_context(STYLE):

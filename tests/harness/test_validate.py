@@ -321,3 +321,21 @@ def test_the_harness_pass_pays_a_profiles_attention_stream_and_the_classic_form_
     assert classic(streamed) == classic(plain)
     ablated = dataclasses.replace(streamed, **REFINEMENTS["attention ceilings"])
     assert ablated.attention_stream_bytes_per_s is None
+
+
+def test_a_graphed_runs_outputs_say_so_in_every_title_and_in_its_markdown(tmp_path, h100, monkeypatch):
+    import roofline.harness.validate as validate
+
+    titles = []
+    for name in ("_plot_predicted_vs_measured", "_plot_step_vs_tokens", "_plot_speedup"):
+        monkeypatch.setattr(validate, name, lambda *args, **kw: titles.append(args[-2] if len(args) > 4 else args[-1]))
+    target, draft = load_model("validation-small"), load_model("validation-draft")
+    df = predict_rows(synthetic_rows(), h100, target, draft)
+    for summary, title in (({"cuda_graphs": True, "load_average_at_start": 3.6, "cores": 2},
+                            "validation-small, bf16 (CUDA graphs; measured under load)"),
+                           ({"cuda_graphs": False, "load_average_at_start": 0.1, "cores": 2}, "validation-small, bf16")):
+        titles.clear()
+        write_outputs(df, {**summarize(df, "cuda"), **summary}, summarize(df, "cuda", "classic"), h100, target, draft, tmp_path)
+        assert titles == [title] * 3
+        graphed = "replayed from a CUDA graph" in (tmp_path / "validation.md").read_text(encoding="utf-8")
+        assert graphed is summary["cuda_graphs"]
