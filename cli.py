@@ -943,7 +943,7 @@ def calibrate(
 @app.command()
 def validate(
     device: Annotated[str, typer.Option(help="cpu | cuda")] = "cpu",
-    quick: Annotated[bool, typer.Option("--quick", help="Fewer points and repeats (3 to 6 minutes on 2 cores, longer on a busy machine; about a minute on an H200).")] = False,
+    quick: Annotated[bool, typer.Option("--quick", help="Fewer points and repeats (3 to 6 minutes on 2 cores, longer on a busy machine; about a minute on an H200, 20-30 s with --cuda-graphs).")] = False,
     out: Annotated[Path, typer.Option(help="Output folder: table, plots, profile.")] = Path("out/validate"),
     hardware: Annotated[Optional[str], typer.Option(help="Use this (calibrated) hardware profile instead of calibrating now.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder (one roofline wrote).")] = False,

@@ -704,8 +704,12 @@ def build_profile(c: Calibration) -> dict:
             "multiplies; efficiency.compute scales the best square GEMM down to LLM weight shapes. "
             "overlap_exponent p: per operator t = (t_compute^p + t_memory^p)^(1/p); p near 1 means the cores that compute "
             "also stream, so memory and compute time mostly add near the ridge point. "
-            "operator_ceilings: attention and the eager elementwise kernels reach far less than the GEMM ceilings on "
-            "a CPU (the attention kernel converts and reduces in the vector unit; each elementwise op is its own pass). "
+            + ("operator_ceilings: attention and the eager elementwise kernels reach far less than the GEMM ceilings "
+               "on a CPU (the attention kernel converts and reduces in the vector unit; each elementwise op is its own "
+               "pass). " if not gpu else "")
+            + ("operator_ceilings.attention_stream caps attention only under an engine whose attention_splits_keys is "
+               "false (validate's harness: PyTorch's fused attention); the serving engines split the keys and ignore it. "
+               if c.attention_stream_bytes_per_s else "")
             + ("layer_overhead: the floors (launch, ramp-up, tail) of a block's kernels replayed in a CUDA graph, and "
                f"{GEMMS_PER_BLOCK} times a weight GEMM's latency past them; step_overhead holds the graph's launch and the "
                "LM head's GEMM latency. " if c.cuda_graphs else

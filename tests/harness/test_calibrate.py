@@ -237,5 +237,7 @@ def test_a_graphed_calibration_adds_the_gemm_latency_to_the_overheads_and_writes
     assert hw.layer_overhead_s == pytest.approx(2e-4 + 4 * 4e-6) and hw.step_overhead_s == pytest.approx(3e-4 + 4e-6)
     assert hw.attention_stream_bytes_per_s == pytest.approx(14e9)
     assert "each weight GEMM pays 4 us" in profile["source"] and "150 us a layer over 4096 tokens" in profile["source"]
+    assert "attention_splits_keys is false" in profile["notes"] and "vector unit" not in profile["notes"]  # a GPU's
     eager = hardware_from_dict(build_profile(calibration()), "<calibration>")
     assert eager.attention_stream_bytes_per_s is None and eager.layer_overhead_s == pytest.approx(2e-4)
+    assert "vector unit" in eager.notes and "attention_splits_keys" not in eager.notes  # a CPU's
