@@ -303,8 +303,8 @@ def attention_memory_ceiling(hw: HardwareSpec, model: ModelSpec, dep: Deployment
 
         bw_attn = attention_memory                                      (default: the memory ceiling)
                   min(attention_memory, max(S, 1) * attention_stream)   where the profile gives attention_stream
-        S = B_a * h_kv,   h_kv = the KV heads a device holds: floor(kv_heads / tp), at least 1 (one replicated once tp >
-            kv_heads), 1 for MLA's latent
+        S = B_a * h_kv,   h_kv = the KV heads a device holds: ceil(kv_heads / tp) (one replicated once tp > kv_heads),
+            1 for MLA's latent
 
     Such a kernel (PyTorch's fused attention: docs/VALIDATION.md, CUDA graphs) streams each (sequence, KV head)'s keys
     on one unit of its own, so S streams read at S times one's rate until they fill the device. Flash-decoding kernels
@@ -314,7 +314,7 @@ def attention_memory_ceiling(hw: HardwareSpec, model: ModelSpec, dep: Deployment
     aggregate = hw.attention_memory_bytes_per_s or hw.memory_ceiling_bytes_per_s
     if not hw.attention_stream_bytes_per_s:
         return aggregate
-    kv_heads = 1 if model.kv_layout == "mla" else max(1, model.kv_heads // dep.tp)
+    kv_heads = 1 if model.kv_layout == "mla" else -(-model.kv_heads // dep.tp)  # as kv_elements_per_token_per_layer_per_device
     streams = np.asarray(sequences, dtype=np.float64) * kv_heads
     return np.minimum(aggregate, np.maximum(streams, 1.0) * hw.attention_stream_bytes_per_s)
 

@@ -395,7 +395,8 @@ def _check_kind_of_file(kind: str, path: Path) -> None:
 
 def is_profile_path(value: object) -> bool:
     """Whether a profile reference names a file rather than a profile: a string whose path ends in .yaml or .yml (lower
-    case; `x.yaml/` too), as find_profile tells a path from a name; every caller that must tell the two apart asks this."""
+    case; `x.yaml/` too), as find_profile tells a path from a name and as every caller given a reference string asks
+    (code holding a Path checks its suffix against PROFILE_SUFFIXES)."""
     return isinstance(value, str) and Path(value).suffix in PROFILE_SUFFIXES
 
 

@@ -1128,7 +1128,7 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
     try:
         named = other.strip()  # a name is looked up in lower case; a path as written (qa191: /tmp/UP/x.yaml not found),
         # and so is what lower case would make a path (qa198: /tmp/UP/SG.YAML loaded /tmp/up/sg.yaml), which names nothing
-        written = is_profile_path(named) or is_profile_path(named.lower())
+        written = is_profile_path(named.lower())
         base_path = find_profile("engine", named if written else named.lower(), extra_dirs)
     except RooflineError as exc:
         raise RooflineError(f"{where}: costs_from: {exc}") from None

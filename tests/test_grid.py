@@ -591,8 +591,8 @@ def test_the_operator_table_gives_attention_the_ceiling_its_time_was_priced_at(t
     monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
     assert roofline("hw", "new", "gpu", "--from", "h200", "--set", "operator_ceilings.attention_stream=25 GB/s")[0] == 0
     assert roofline("engines", "new", "torch-sdpa", "--from", "ideal", "--set", "attention_splits_keys=false")[0] == 0
-    for engine, capped in (("torch-sdpa", True), ("ideal", False)):
-        sc = scenario_from_dict({"hardware": "gpu", "model": "llama-3.1-8b", "engine": engine,
+    for engine, capped, pp in (("torch-sdpa", True, 1), ("ideal", False, 1), ("torch-sdpa", True, 2)):
+        sc = scenario_from_dict({"hardware": "gpu", "model": "llama-3.1-8b", "engine": engine, "pp": pp,
                                  "axes": {"batch": [1, 256], "context": [4096]}}, "s.yaml")
         ops = operator_table(sc, load_configs(sc))
         attention = ops[(ops.operator == "attention") & (ops["pass"] == "decode")].set_index("batch")

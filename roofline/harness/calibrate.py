@@ -14,10 +14,15 @@ median of repeats after warm-up. What each profile field means physically, as me
     step_overhead         fixed cost of a forward pass: the decoder at tiny width (every operator
                           launched, no bytes or FLOPs to speak of), minus its per-layer part
     layer_overhead        the per-layer part of that cost (operator dispatch per block)
+                          with --cuda-graphs: both timed as CUDA-graph replays (the kernels' floors), and a weight
+                          GEMM's latency past them added, gemm_latency (graph_costs): layer_overhead = per_layer +
+                          4 gemm_latency (GEMMS_PER_BLOCK), step_overhead = fixed + gemm_latency (the LM head)
     operator_ceilings     attention_memory / attention_compute: the attention kernel's KV stream
                           rate (q = 1) and FLOP rate (q = 32), well below the GEMM ceilings on a CPU;
                           elementwise_memory: activation bytes per second of the elementwise operators
-                          (RMSNorm, RoPE, SiLU*up, residual adds) as roofline.costs counts them
+                          (RMSNorm, RoPE, SiLU*up, residual adds) as roofline.costs counts them;
+                          attention_stream (--cuda-graphs only): one (sequence, KV head)'s KV stream in the attention
+                          kernel at batch 1 (graph_costs), a cap only under an engine that does not split keys
     measured_*            the raw material: copy bandwidth, GEMV bandwidth, the GEMM sweep, the cache
                           sweep and the effective cache size, date, device, torch, load average
 
@@ -78,7 +83,7 @@ GEMM_SWEEP_MAX_M = {"bf16": 1024, "fp32": 64}
 GRAPH_GEMV_MB = (2, 4, 8, 16, 32, 64)  # weight sizes of the GEMV latency sweep (validation-small's GEMMs: 8-46 MB)
 GRAPH_OPERAND_BYTES = 512 * 2**20  # operands of one graph together: several times a GPU's L2 (50-60 MB on an H100/H200)
 GEMMS_PER_BLOCK = 4  # the decoder's weight GEMMs a block: fused QKV, output, fused gate+up, down (the LM head: one a pass)
-ATTENTION_STREAM_LENGTHS = (512, 4096)  # cached tokens of the two attention timings whose difference gives one stream's rate
+ATTENTION_STREAM_TOKENS = (512, 4096)  # cached tokens of the two attention timings whose difference gives one stream's rate
 
 
 @dataclass(frozen=True)
@@ -299,7 +304,9 @@ def forward_step_times(torch, dev, layers_small: int, layers_large: int, repeats
 def graph_gemv_times(torch, dev, dtype, repeats: int) -> tuple[dict[int, float], float]:
     """({weight bytes: seconds} of one GEMV (M = 1, decoder.linear) per size of GRAPH_GEMV_MB, seconds of one GEMV of the
     tiny-width decoder's largest weight (its fused gate+up)), each one launch of a CUDA graph of many over distinct weights
-    (runtime.graph_launch_time_s): the weights of one size together GRAPH_OPERAND_BYTES, so every launch reads DRAM."""
+    (runtime.graph_launch_time_s): the weights of one size together GRAPH_OPERAND_BYTES, so every launch of the sweep
+    reads DRAM; the tiny GEMV's 64 weights (3 MB in bf16) stay in the L2 cache, as the tiny-width decoder's do in the
+    pass whose floor it stands for."""
     from roofline.harness.decoder import linear, tiny_spec
 
     elem = torch.tensor([], dtype=dtype).element_size()
@@ -318,7 +325,7 @@ def graph_gemv_times(torch, dev, dtype, repeats: int) -> tuple[dict[int, float],
 
 def graph_attention_times(torch, dev, dtype, repeats: int) -> dict[int, float]:
     """{cached tokens: seconds} of one layer's attention (decoder.attention, batch 1, q = 1, 16 query heads on 4 KV heads
-    of 128, validation-small's) at each length of ATTENTION_STREAM_LENGTHS: one launch of a CUDA graph over distinct
+    of 128, validation-small's) at each length of ATTENTION_STREAM_TOKENS: one launch of a CUDA graph over distinct
     caches, together GRAPH_OPERAND_BYTES (in a pass the weights between two layers' attention evict the cache from L2).
     K and V are what decoder.forward hands the kernel: the first `length` positions of a longer cache (a strided view).
     On an H200 (torch 2.11) such views and contiguous K and V ran alike, about 20 ns a token, where the decoder's own
@@ -328,7 +335,7 @@ def graph_attention_times(torch, dev, dtype, repeats: int) -> dict[int, float]:
 
     heads, kv_heads, head_dim, times = 16, 4, 128, {}
     elem = torch.tensor([], dtype=dtype).element_size()
-    for length in ATTENTION_STREAM_LENGTHS:
+    for length in ATTENTION_STREAM_TOKENS:
         calls = max(16, GRAPH_OPERAND_BYTES // (2 * kv_heads * length * head_dim * elem))
         caches = [torch.randn(2, 1, kv_heads, length + 8, head_dim, device=dev).to(dtype) for _ in range(calls)]
         kv = [(cache[0][:, :, :length], cache[1][:, :, :length]) for cache in caches]
@@ -339,11 +346,12 @@ def graph_attention_times(torch, dev, dtype, repeats: int) -> dict[int, float]:
 
 
 def graph_costs(gemv_s: Mapping[int, float], tiny_gemv_s: float, attention_s: Mapping[int, float], gemv_bw_bytes_per_s: float,
-                elem_bytes: int, head_dim: int = 128) -> tuple[float, float]:
+                elem_bytes: int, head_dim: int = 128) -> tuple[float, float | None]:
     """(gemm_latency_s, attention_stream_bytes_per_s) from the kernels timed in CUDA graphs:
 
-        gemm_latency   = max(0, median over sizes of (t_gemv(b) - b / gemv_bw) - t_gemv(tiny))
-        attention_stream = 2 * head_dim * elem_bytes / ((t_attn(L2) - t_attn(L1)) / (L2 - L1))
+        gemm_latency     = max(0, median over sizes of (t_gemv(b) - b / gemv_bw) - t_gemv(tiny))
+        attention_stream = 2 * head_dim * elem_bytes / ((t_attn(L2) - t_attn(L1)) / (L2 - L1)),   L1 < L2 the two
+                           lengths timed; None where t_attn(L2) <= t_attn(L1) (no growth measured: no such ceiling)
 
     A weight GEMM pays its bytes at the fitted GEMV bandwidth (the profile's) plus a latency (launch, the first bytes'
     DRAM latency, ramp-up and tail) which the tiny-width decoder's GEMM, whose floor layer_overhead already holds, does
@@ -352,8 +360,8 @@ def graph_costs(gemv_s: Mapping[int, float], tiny_gemv_s: float, attention_s: Ma
     rate of one stream."""
     latency_s = statistics.median(t - b / gemv_bw_bytes_per_s for b, t in gemv_s.items()) - tiny_gemv_s
     (short, t_short), (long_, t_long) = sorted(attention_s.items())
-    per_token_s = max((t_long - t_short) / (long_ - short), 1e-15)
-    return max(0.0, latency_s), 2 * head_dim * elem_bytes / per_token_s
+    per_token_s = (t_long - t_short) / (long_ - short)
+    return max(0.0, latency_s), (2 * head_dim * elem_bytes / per_token_s if per_token_s > 0 else None)
 
 
 def attention_timings(torch, dev, batch: int, context: int, layers: int, repeats: int,
@@ -591,6 +599,10 @@ def measure(torch, dev, seconds_budget: float = 100, progress: bool = True, roun
         tiny_gemv = med(r[1] for r in runs["graph"])
         attention_s = {n: med(r[2][n] for r in runs["graph"]) for n in runs["graph"][0][2]}
         latency, stream = graph_costs(gemv, tiny_gemv, attention_s, gemv_bw, torch.tensor([], dtype=dt).element_size())
+        if stream is None and progress:
+            print(f"calibrate: warning: the attention kernel took no longer over {max(attention_s)} tokens than over "
+                  f"{min(attention_s)} ({', '.join(format_seconds(t) for t in attention_s.values())}): no attention_stream "
+                  "ceiling written", file=sys.stderr, flush=True)
         graph = {"graph_gemv_s": gemv, "graph_tiny_gemv_s": tiny_gemv, "graph_attention_s": attention_s,
                  "gemm_latency_s": latency, "attention_stream_bytes_per_s": stream}
     c = Calibration(
@@ -649,8 +661,9 @@ def build_profile(c: Calibration) -> dict:
             f"to layer_overhead {GEMMS_PER_BLOCK} times (the decoder's weight GEMMs a block) and to step_overhead once (the "
             "LM head). The decoder's attention at batch 1 (16 query heads on 4 KV heads of 128) took "
             + ", ".join(f"{format_seconds(t)} a layer over {n} tokens" for n, t in c.graph_attention_s.items())
-            + ": operator_ceilings.attention_stream is one (sequence, KV head)'s stream, 2 x 128 x "
-            f"{c.dtype} bytes a token over the time a token adds.\n")
+            + (": operator_ceilings.attention_stream is one (sequence, KV head)'s stream, 2 x 128 x "
+               f"{c.dtype} bytes a token over the time a token adds.\n" if c.attention_stream_bytes_per_s else
+               ": no longer over more tokens, so no attention_stream was written.\n"))
     return {
         "name": f"measured-{c.device_type}",
         "display_name": f"{c.device_name}, measured" + (" (CUDA graphs)" if c.cuda_graphs else ""),
@@ -677,6 +690,7 @@ def build_profile(c: Calibration) -> dict:
         "measured_copy_bandwidth": _si(c.copy_bw_bytes_per_s, "B/s"),
         "measured_gemv_bandwidth_fitted": _si(c.gemv_bw_bytes_per_s, "B/s"),  # fit_overlap's memory term over the GEMM sweep, not a raw read
         "measured_dtype": c.dtype,
+        "measured_cuda_graphs": c.cuda_graphs,  # how the overheads were timed: validate warns where its run differs
         "measured_gemm_flops_weight_shapes": _si(c.gemm_flops_per_s, "FLOP/s"),
         "measured_effective_cache": _si(c.effective_cache_bytes, "B") if c.effective_cache_bytes >= 1 else "none found",
         "measured_cache_sweep": {_si(size, "B"): _si(bw, "B/s") for size, bw in c.cache_sweep_bw_bytes_per_s.items()},
@@ -710,9 +724,10 @@ def build_profile(c: Calibration) -> dict:
             + ("operator_ceilings.attention_stream caps attention only under an engine whose attention_splits_keys is "
                "false (validate's harness: PyTorch's fused attention); the serving engines split the keys and ignore it. "
                if c.attention_stream_bytes_per_s else "")
-            + ("layer_overhead: the floors (launch, ramp-up, tail) of a block's kernels replayed in a CUDA graph, and "
-               f"{GEMMS_PER_BLOCK} times a weight GEMM's latency past them; step_overhead holds the graph's launch and the "
-               "LM head's GEMM latency. " if c.cuda_graphs else
+            + ("layer_overhead: the floors (launch, ramp-up, tail) of a block's kernels replayed in a CUDA graph"
+               + (f", and {GEMMS_PER_BLOCK} times a weight GEMM's latency past them; step_overhead holds the graph's launch "
+                  "and the LM head's GEMM latency. " if c.gemm_latency_s is not None else
+                  "; step_overhead holds the graph's launch. ") if c.cuda_graphs else
                "layer_overhead: operator dispatch per block in eager PyTorch. ") +
             "link_bandwidth and link_latency are placeholders: one device, no link measured."
         ),

@@ -284,8 +284,11 @@ def speedup_ratios(plain_s, spec_s, spec_tokens, plain_tokens: int) -> list[floa
     return [float(n / b_s * a_s / plain_tokens) for a_s, b_s, n in zip(plain_s, spec_s, spec_tokens, strict=True)]
 
 
-def measure_speculation(torch, dev, model, draft, cache, draft_cache, grid: Grid, bar: Progress) -> list[dict]:
+def measure_speculation(torch, dev, model, draft, cache, draft_cache, grid: Grid, bar: Progress,
+                        graph_length: int | None = None) -> list[dict]:
     """Per batch and (k, alpha or natural): plain greedy runs (A) and speculative runs (B) interleaved.
+    With `graph_length` (the runs replay CUDA graphs, whose shapes are fixed), every pass reads the cache up to that
+    many tokens, and each row's context is it; else a row's context is its runs' mean position.
 
     A decodes `spec_iterations` tokens per sequence from the same state B starts from; each (A, B)
     pair gives one speedup ratio; the point reports the median of `spec_pairs` ratios and their
@@ -324,7 +327,7 @@ def measure_speculation(torch, dev, model, draft, cache, draft_cache, grid: Grid
             checked = float(accepted.sum() + (accepted < k).sum())
             spec_rows.append({
                 "kind": "spec", "mode": mode, "batch": batch, "k": k, "alpha": alpha, "q": k + 1,
-                "context": s0 + grid.spec_iterations * tau / 2,
+                "context": graph_length or s0 + grid.spec_iterations * tau / 2,
                 **_spread("measured_s", [t / grid.spec_iterations for t in spec_s]),  # one iteration
                 "measured_tokens_per_s": quartiles([s.emitted_total / t for s, t in zip(stats, spec_s)])[1],
                 "tau_measured": tau,
@@ -333,7 +336,8 @@ def measure_speculation(torch, dev, model, draft, cache, draft_cache, grid: Grid
                 "draft_share": float(np.mean([s.draft_s / (s.draft_s + s.verify_s + s.other_s) for s in stats])),
             })
             bar.update(f"spec {mode} B={batch} k={k}" + (f" a={alpha}" if alpha is not None else ""))
-        plain_row = {"kind": "plain", "batch": batch, "q": 1, "context": s0 + n_plain / 2, **_spread("measured_s", plain_step_s)}
+        plain_row = {"kind": "plain", "batch": batch, "q": 1, "context": graph_length or s0 + n_plain / 2,
+                     **_spread("measured_s", plain_step_s)}
         plain_row["measured_tokens_per_s"] = batch / plain_row["measured_s"]
         rows += [plain_row, *spec_rows]
         bar.update(f"plain B={batch}")
@@ -685,6 +689,12 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     busy, load_at_start = busy_machine_note(), load_average()
     mismatch = (f"the profile {hardware.name} is a {hardware.kind} profile, and this runs on the {device}: its predictions "
                 f"describe another machine" if hardware is not None and (hardware.kind == "cpu") != (device == "cpu") else "")
+    graphed = None if hardware is None else hardware.extra.get("measured_cuda_graphs")  # how its overheads were timed
+    other_mode = ""
+    if graphed is not None and bool(graphed) != cuda_graphs:
+        other_mode = (f"the profile {hardware.name} was calibrated {'with' if graphed else 'without'} CUDA graphs, and "
+                      f"this run {'replays' if cuda_graphs else 'does not replay'} them: its overheads describe other "
+                      f"passes (calibrate {'with' if cuda_graphs else 'without'} --cuda-graphs for this run)")
     if hardware is None:
         profile = run_calibrate(device, seconds_budget=grid.calibrate_budget_s, progress=progress, dtype=dtype,
                                 cuda_graphs=cuda_graphs)
@@ -704,7 +714,7 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     n_spec = len(grid.spec_batches) * (1 + len(grid.spec_k) * (len(grid.spec_alphas) + 1))
     n_steps = len(grid.decode_batches) * len(grid.decode_contexts) + len(grid.verify_batches) * len(grid.verify_q) * len(grid.verify_contexts)
     bar = Progress(n_steps + n_spec, progress)
-    for note in (busy, mismatch):
+    for note in (busy, mismatch, other_mode):
         if note:
             bar.note(f"warning: {note}")
     model = build_decoder(target_spec, dtype=torch_dtype(torch, dtype), device=dev, seed=0)
@@ -732,7 +742,7 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
     rows = measure_steps(torch, dev, model, cache, grid, bar, cuda_graphs)
     # a graph's shapes are fixed: a speculative run's passes read the cache up to the last position its runs reach
     with graphs(spec_length, enabled=cuda_graphs):
-        rows += measure_speculation(torch, dev, model, draft, cache, draft_cache, grid, bar)
+        rows += measure_speculation(torch, dev, model, draft, cache, draft_cache, grid, bar, spec_length if cuda_graphs else None)
     df = predict_rows(rows, hardware, target_spec, draft_spec, dtype, costs)
     summary = summarize(df, device)
     summary.update(dtype=dtype, model=target_spec.name, speedup_pairs=grid.spec_pairs, hardware=hardware.name,

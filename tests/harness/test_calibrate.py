@@ -241,3 +241,17 @@ def test_a_graphed_calibration_adds_the_gemm_latency_to_the_overheads_and_writes
     eager = hardware_from_dict(build_profile(calibration()), "<calibration>")
     assert eager.attention_stream_bytes_per_s is None and eager.layer_overhead_s == pytest.approx(2e-4)
     assert "vector unit" in eager.notes and "attention_splits_keys" not in eager.notes  # a CPU's
+
+
+def test_an_attention_kernel_no_slower_over_more_tokens_writes_no_stream_ceiling():
+    """qa200: noise that made the longer context no slower gave a stream of 5e17 B/s (a floor of 1e-15 s a token)."""
+    from roofline.harness.calibrate import graph_costs
+
+    latency, stream = graph_costs({2**21: 1e-5}, 1e-6, {512: 2e-5, 4096: 2e-5}, 4e12, elem_bytes=2)
+    assert stream is None and latency == pytest.approx(1e-5 - 2**21 / 4e12 - 1e-6)
+    profile = build_profile(dataclasses.replace(calibration(), device_type="cuda", kind="gpu", cuda_graphs=True,
+                                                gemm_latency_s=latency, attention_stream_bytes_per_s=None,
+                                                graph_gemv_s={2**21: 1e-5}, graph_tiny_gemv_s=1e-6,
+                                                graph_attention_s={512: 2e-5, 4096: 2e-5}))
+    assert "attention_stream" not in profile["operator_ceilings"] and "no attention_stream was written" in profile["source"]
+    assert profile["measured_cuda_graphs"] is True and build_profile(calibration())["measured_cuda_graphs"] is False

@@ -109,6 +109,10 @@ def test_a_fixed_length_past_the_longest_sequence_gives_the_same_logits(model):
     tokens, pos = torch.tensor([[5, 6, 7], [8, 9, 10]]), torch.tensor([6, 4])
     assert torch.allclose(forward(model, short, tokens, pos), forward(model, long_, tokens, pos, 40), atol=1e-5)
     assert torch.allclose(forward(model, short, tokens, pos, 9), forward(model, long_, tokens, pos, 25), atol=1e-5)
+    with pytest.raises(RooflineError, match="the cache holds 40"):  # the length given is the one read
+        forward(model, long_, tokens, pos, 41)
+    cut = forward(model, long_, tokens, pos, 8)  # too short for sequence 0 (positions 6-8): its last query loses keys
+    assert not torch.allclose(cut[0, 2], forward(model, short, tokens, pos, 9)[0, 2], atol=1e-3)
 
 
 def test_cuda_graphs_leave_cpu_passes_eager_and_go_with_their_block(model):

@@ -339,3 +339,51 @@ def test_a_graphed_runs_outputs_say_so_in_every_title_and_in_its_markdown(tmp_pa
         assert titles == [title] * 3
         graphed = "replayed from a CUDA graph" in (tmp_path / "validation.md").read_text(encoding="utf-8")
         assert graphed is summary["cuda_graphs"]
+
+
+@pytest.mark.slow  # imports torch (builds nothing)
+def test_a_profile_calibrated_in_the_other_graph_mode_is_warned_about_before_anything_is_measured(monkeypatch, tmp_path,
+                                                                                                  h100, capsys):
+    """qa200: an eager calibration's dispatch overheads were compared with graph replays (or the reverse), unsaid."""
+    import dataclasses
+
+    pytest.importorskip("torch")
+    import roofline.harness.decoder as decoder
+
+    def stop(spec, dtype, device, seed):
+        raise RooflineError("stop before building")
+
+    monkeypatch.setattr(decoder, "build_decoder", stop)
+    cpu_profile = dataclasses.replace(h100, kind="cpu", extra={"measured_cuda_graphs": True})
+    with pytest.raises(RooflineError, match="stop before building"):
+        run_validate(device="cpu", quick=True, out_dir=tmp_path, progress=True, hardware=cpu_profile, dtype="fp32")
+    assert ("the profile h100-sxm was calibrated with CUDA graphs, and this run does not replay them"
+            in capsys.readouterr().err)
+    with pytest.raises(RooflineError, match="stop before building"):
+        run_validate(device="cpu", quick=True, out_dir=tmp_path, progress=True,
+                     hardware=dataclasses.replace(cpu_profile, extra={"measured_cuda_graphs": False}), dtype="fp32")
+    assert "CUDA graphs" not in capsys.readouterr().err
+
+
+@pytest.mark.slow  # runs a tiny decoder
+def test_graphed_speculative_rows_are_priced_at_the_length_their_passes_read():
+    """qa200: under --cuda-graphs every pass of a speculative run reads the cache up to a fixed length (303 tokens on the
+    quick grid), where its rows were priced at their mean position (260-275)."""
+    import dataclasses
+
+    torch = pytest.importorskip("torch")
+    from roofline.harness.decoder import build_decoder, new_kv_cache, tiny_spec, truncate
+    from roofline.harness.validate import QUICK, SPEC_CONTEXT, Progress, measure_speculation
+
+    grid = dataclasses.replace(QUICK, spec_batches=(1,), spec_k=(1,), spec_alphas=(0.5,), spec_iterations=2, spec_pairs=1)
+    model = build_decoder(tiny_spec(2), dtype=torch.float32)
+    draft = truncate(model, 1)
+    cache, draft_cache = new_kv_cache(model, 1, SPEC_CONTEXT + 32), new_kv_cache(draft, 1, SPEC_CONTEXT + 32)
+    for length, expected in ((None, None), (SPEC_CONTEXT + 20, SPEC_CONTEXT + 20)):
+        rows = measure_speculation(torch, torch.device("cpu"), model, draft, cache, draft_cache, grid,
+                                   Progress(4, False), length)
+        contexts = {row["kind"]: row["context"] for row in rows}
+        if expected is None:
+            assert SPEC_CONTEXT < contexts["spec"] < SPEC_CONTEXT + 4 and contexts["plain"] == SPEC_CONTEXT + 1
+        else:
+            assert contexts == {"spec": expected, "plain": expected}
