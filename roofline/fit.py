@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import fnmatch
+import itertools
 import math
 import re
 import time
@@ -193,19 +194,11 @@ def copied_from(engine: ServingEngine, profiles: tuple = (), depth: int = 0) -> 
             lines = _read_text(Path(engine.path)).splitlines()
         except (RooflineError, OSError):
             return ""
-        for line in lines:
-            if not line.startswith("#"):
-                break
-            slot = LINEAGE.match(line)
-            if slot and slot.group(1) in ENGINE_SLOTS:
-                return slot.group(1)
-        for line in lines:
-            if not line.startswith("#"):
-                break
-            found = next((m for m in (rx.match(line) for rx in _MADE_FROM) if m), None)
-            if found:
-                source = found.group(1)
-                break
+        header = list(itertools.takewhile(lambda line: line.startswith("#"), lines))  # the opening comment
+        said = next((m.group(1) for m in map(LINEAGE.match, header) if m and m.group(1) in ENGINE_SLOTS), None)
+        if said:  # the slot named outright wins over the profile the copy was made from
+            return said
+        source = next((m.group(1) for line in header for m in (rx.match(line) for rx in _MADE_FROM) if m), None)
     if not source:
         return ""
     if source.lower() in ENGINE_SLOTS:
