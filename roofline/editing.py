@@ -792,19 +792,20 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
 
 def _lineage_line(copy, source: Path, extra_dirs: tuple) -> str:
     """The header line (fit.lineage_comment) naming the engine slot an engine copy descends from: its source's (fit.
-    copied_from); none where the copy takes its costs from another profile (costs_from names its lineage), or where its
-    source does not load as it is (a field the copy sets right, a name not its file's: qa111, qa198)."""
+    copied_from); none where the copy sets a costs_from of its own (that profile names its lineage; one inherited from
+    the source, as a copy of vllm-v0 has vllm's, does not: qa203), or where its source does not load as it is (a field
+    the copy sets right, a name not its file's: qa111, qa198)."""
     import warnings
 
     from roofline.fit import copied_from, lineage_comment
 
-    if copy.costs_from:
-        return ""
     try:
         with warnings.catch_warnings():  # the source's warnings are not the copy's
             warnings.simplefilter("ignore")
             parent = validate_text("engine", read_text(source), source, extra_dirs)
     except RooflineError:
+        return ""
+    if copy.costs_from and copy.costs_from != parent.costs_from:
         return ""
     return lineage_comment(copied_from(parent, extra_dirs)).rstrip("\n")
 

@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from roofline.errors import RooflineError
+from roofline.errors import RooflineError, warn
 from roofline.measurements import (
     ENGINE_SLOTS,
     check_plausible,
@@ -60,6 +60,7 @@ from roofline.measurements import (
     load_measurements,
     predict_rowset,
     prepare_rows,
+    repeated_rows,
     warn_engine_shadows,
 )
 from roofline.outputs import progress_bar, progress_done
@@ -179,35 +180,44 @@ def lineage_comment(slot: str) -> str:
 
 
 def copied_from(engine: ServingEngine, profiles: tuple = (), depth: int = 0) -> str:
-    """The engine slot (measurements.ENGINE_SLOTS) profile `engine` descends from, or '': the profile its costs_from
-    names, or the one its file's opening comment says `engines new --from` copied (or `fit --engine` fitted), followed
-    back through copies of copies (qa187: `engines new my-eng --from vllm` was fitted to every engine's rows of a
-    file, its name naming none); a lineage_comment line names the slot outright (a copy of a copy whose middle profile
-    was removed since)."""
+    """The engine slot (measurements.ENGINE_SLOTS) profile `engine` descends from, or '': the one a lineage_comment line
+    of its file's opening comment names outright (a copy of a copy whose middle profile was removed since); else the
+    profile `engines new --from` copied (or `fit --engine` fitted), as the comment says, where the copy's costs_from
+    is the one it inherited from that profile (qa203: a copy of vllm-v0, costs_from vllm, fitted vLLM V1's rows); else
+    the profile its costs_from names (one set on the copy itself names what it is now: qa198); followed back through
+    copies of copies (qa187: `engines new my-eng --from vllm` was fitted to every engine's rows of a file, its name
+    naming none)."""
     if engine.name in ENGINE_SLOTS:
         return engine.name
     if depth > 8 or not engine.path:
         return ""
-    source = engine.costs_from  # the path load_engine found it at (qa189: by its stem, another file of that name)
-    if not source:
-        try:
-            lines = _read_text(Path(engine.path)).splitlines()
-        except (RooflineError, OSError):
-            return ""
-        header = list(itertools.takewhile(lambda line: line.startswith("#"), lines))  # the opening comment
-        said = next((m.group(1) for m in map(LINEAGE.match, header) if m and m.group(1) in ENGINE_SLOTS), None)
-        if said:  # the slot named outright wins over the profile the copy was made from
-            return said
-        source = next((m.group(1) for line in header for m in (rx.match(line) for rx in _MADE_FROM) if m), None)
+    try:
+        lines = _read_text(Path(engine.path)).splitlines()
+    except (RooflineError, OSError):
+        lines = []
+    header = list(itertools.takewhile(lambda line: line.startswith("#"), lines))  # the opening comment
+    said = next((m.group(1) for m in map(LINEAGE.match, header) if m and m.group(1) in ENGINE_SLOTS), None)
+    if said:  # the slot named outright wins over the profile the copy was made from
+        return said
+    made = next((m.group(1) for line in header for m in (rx.match(line) for rx in _MADE_FROM) if m), None)
+    parent = _loaded(made, profiles) if made and engine.costs_from else None  # (the path load_engine found it at)
+    if parent is not None and parent.path != engine.path and parent.costs_from == engine.costs_from:
+        return copied_from(parent, profiles, depth + 1)  # costs_from as its source had it: the source's engine
+    source = engine.costs_from or made  # (qa189: costs_from is the path load_engine found, not another of that name)
     if not source:
         return ""
     if source.lower() in ENGINE_SLOTS:
         return source.lower()
+    parent = _loaded(source, profiles)  # gone since, or renamed: None (its own name may still say which engine it was)
+    return "" if parent is None or parent.path == engine.path else copied_from(parent, profiles, depth + 1)
+
+
+def _loaded(name: str, profiles: tuple) -> ServingEngine | None:
+    """Engine profile `name` (a name or a path) as load_engine finds it, or None where it does not load."""
     try:
-        parent = load_engine(source, tuple(profiles))
-    except RooflineError:  # gone since, or renamed: its own name may still say which engine it was
-        return ""
-    return "" if parent.path == engine.path else copied_from(parent, profiles, depth + 1)
+        return load_engine(name, tuple(profiles))
+    except RooflineError:
+        return None
 
 
 def rows_slot(engine_name: str, table: pd.DataFrame, lineage: str = "") -> str:
@@ -234,17 +244,18 @@ def own_rows(fit: pd.DataFrame, engine_name: str, table: pd.DataFrame, lineage: 
     """Which of the `fit` rows are profile `engine_name`'s own, and the label that names them: for a profile not named
     as an engine slot, the rows whose `engine` is its own name, where there are any (a user's server labelled with its
     copy's name: rows of engine `fast` for `engines new fast --from vllm`, or `my-vllm`; they alone, beside published
-    rows of the engine it copies); else the rows of its engine slot (rows_slot; a row of `vLLM` 0.6 stays vllm-v0's
-    under the profile named vllm); else, for a profile whose name names no engine slot, every row of a file whose fit
-    rows name no engine profile (one server's, labelled with a name of its own)."""
+    rows of the engine it copies); else, for such a profile, every row of a file whose fit rows name no engine profile
+    (one server's, labelled with a name of its own: `our-server` under `my-vllm`); else the rows of its engine slot
+    (rows_slot; a row of `vLLM` 0.6 stays vllm-v0's under the profile named vllm)."""
     engine_text = (fit["engine"] if "engine" in fit else pd.Series("", index=fit.index)).astype(str).str.strip()
     named = (engine_text.str.casefold() == engine_name.strip().casefold()) & (engine_name not in ENGINE_SLOTS)
     if named.any():
         return named, engine_name
     slot = rows_slot(engine_name, table, lineage)
-    if slot in ENGINE_SLOTS:
-        return fit["engine_slot"] == slot, slot if slot == engine_name else f"{slot} (profile {engine_name})"
-    mine = pd.Series(bool((fit["engine_slot"] == "").all()), index=fit.index)
+    unnamed = bool((fit["engine_slot"] == "").all())  # one server's rows, none of an engine profile
+    if slot in ENGINE_SLOTS and not (unnamed and engine_name not in ENGINE_SLOTS):  # (qa203: under my-vllm they were
+        return fit["engine_slot"] == slot, slot if slot == engine_name else f"{slot} (profile {engine_name})"  # others')
+    mine = pd.Series(unnamed, index=fit.index)
     engines = sorted(set(engine_text[mine]) - {""})  # the server's own name(s)
     return mine, engine_name + (f" ({', '.join(engines)})" if engines else "")
 
@@ -259,12 +270,16 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements",
     fit = table[table["split"] == "fit"]
     if fit.empty:
         raise RooflineError(f"{where}: split: expected at least one row with split = fit, found none")
-    if len(fit) < MIN_ENGINE_ROWS and not fold:
-        raise RooflineError(f"{where}: expected at least {MIN_ENGINE_ROWS} fit rows to fit an engine's parameters to, found "
-                            f"{len(fit)} (measure more batch sizes, or predict these rows with `roofline accuracy --split all`)")
+    distinct = ~repeated_rows(fit)  # a row pasted twice is one measurement (qa203: 4 and a copy were fitted as 5)
+    if distinct.sum() < MIN_ENGINE_ROWS and not fold:
+        copies = f" and {len(fit) - distinct.sum()} repeated" if not distinct.all() else ""
+        raise RooflineError(f"{where}: expected at least {MIN_ENGINE_ROWS} distinct fit rows to fit an engine's parameters to, "
+                            f"found {distinct.sum()}{copies} (measure more batch sizes, or predict these rows with "
+                            "`roofline accuracy --split all`)")
     mine, label = own_rows(fit, engine_name, table, lineage)
     own = fit[mine]
-    usable = int(mine.sum() if predictable is None else (predictable.reindex(fit.index, fill_value=True) & mine).sum())
+    usable = int((mine & distinct if predictable is None else
+                  predictable.reindex(fit.index, fill_value=True) & mine & distinct).sum())
     if usable >= MIN_ENGINE_ROWS:
         return own, f"{len(own)} fit rows of engine {label}"
     others = len(fit) - len(own)
@@ -274,9 +289,12 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements",
             f"only {usable} of engine {label}" + (" the model can predict" if usable < len(own) else "") + f", fewer than {MIN_ENGINE_ROWS}")
     engines = fit.loc[~mine, "engine"].astype(str).str.strip().value_counts() if "engine" in fit else pd.Series(dtype=int)
     named = ": " + ", ".join(f"{e or 'no engine'} {c}" for e, c in engines.head(3).items()) + (", ..." if len(engines) > 3 else "")
-    return fit, (f"all {len(fit)} fit rows ({only}), "
-                 f"each predicted with {engine_name}: a profile fitted {'partly ' if len(own) else ''}to other engines' "
-                 f"measurements ({others} rows{named if len(engines) else ''})")
+    which = (f"all {len(fit)} fit rows ({only}), each predicted with {engine_name}: a profile fitted "
+             f"{'partly ' if len(own) else ''}to other engines' measurements ({others} row{'s' if others > 1 else ''}"
+             f"{named if len(engines) else ''})")
+    if not fold:  # said where warnings are looked for, not only in the report's first line (qa203)
+        warn(f"{where}: {which}")
+    return fit, which
 
 
 def predictable_rows(table: pd.DataFrame, profiles: tuple, where: str, base: ServingEngine) -> pd.Series | None:

@@ -390,18 +390,27 @@ def load_measurements(path: str | Path) -> pd.DataFrame:
     return table
 
 
+def repeated_rows(table: pd.DataFrame) -> pd.Series:
+    """Whether each row repeats an earlier one in every column but its row number, notes and source text (a boolean
+    Series over table's index): one measurement pasted twice, which a fit would weigh twice."""
+    return table.duplicated([c for c in table.columns if c not in ("row", "notes", "source")], keep="first")
+
+
 def _warn_repeated_rows(table: pd.DataFrame, where: str) -> None:
-    """Say where rows repeat an earlier row in every column but its notes and source text: each counts again, in a
-    fit's weight and in accuracy's shares (qa100: rows 1-5 pasted twice were fitted as 22 rows in silence)."""
-    columns = [c for c in table.columns if c not in ("row", "notes", "source")]
-    again = table.duplicated(columns, keep="first").to_numpy()
+    """Say where rows repeat an earlier row (repeated_rows), and which: each counts again, in a fit's weight and in
+    accuracy's shares (qa100: rows 1-5 pasted twice were fitted as 22 rows in silence; qa203: the first not named)."""
+    again = repeated_rows(table).to_numpy()
     if again.any():
         from roofline.errors import warn
 
-        rows = table["row"].to_numpy()[again]
-        shown = ", ".join(str(r) for r in rows[:8]) + (f" and {len(rows) - 8} more" if len(rows) > 8 else "")
-        warn(f"{where}: row{'s' if len(rows) > 1 else ''} {shown} repeat{'' if len(rows) > 1 else 's'} an earlier row in "
-             "every column: each is counted again (delete the copies if they are one measurement)")
+        columns = [c for c in table.columns if c not in ("row", "notes", "source")]
+        first = table.groupby(columns, sort=False, dropna=False)["row"].transform("first").to_numpy()
+        rows, earlier = table["row"].to_numpy()[again], first[again]
+        more = f" and {len(rows) - 8} more" if len(rows) > 8 else ""
+        many = len(rows) > 1
+        warn(f"{where}: row{'s' if many else ''} {', '.join(map(str, rows[:8]))}{more} repeat{'' if many else 's'} "
+             f"row{'s' if many else ''} {', '.join(map(str, earlier[:8]))}{' and others' if more else ''} in every column: "
+             "each is counted again (delete the copies if they are one measurement)")
 
 
 # ---------------------------------------------------------------- rows resolved for prediction

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 import cli
-from roofline.errors import RooflineError
+from roofline.errors import RooflineError, RooflineWarning
 from roofline.fit import (
     BY_FIELD,
     PARAMETERS,
@@ -64,8 +64,10 @@ def test_each_parameter_scale_maps_its_bounds_to_0_and_1_and_back():
 
 
 def test_an_engine_with_few_rows_falls_back_to_all_fit_rows_and_says_so():
-    table = pd.DataFrame({"split": ["fit"] * 10 + ["heldout"], "engine_slot": ["vllm"] * 3 + ["trtllm"] * 7 + ["vllm"]})
-    rows, which = fit_rows(table, "vllm")
+    table = pd.DataFrame({"split": ["fit"] * 10 + ["heldout"], "engine_slot": ["vllm"] * 3 + ["trtllm"] * 7 + ["vllm"],
+                          "batch": range(1, 12)})  # distinct rows (rows alike in every column are one: qa203)
+    with pytest.warns(RooflineWarning, match=r"^measurements: all 10 fit rows \(only 3 of engine vllm"):  # (qa203)
+        rows, which = fit_rows(table, "vllm")
     assert len(rows) == 10 and "only 3 of engine vllm" in which and which.endswith("a profile fitted partly to other engines' measurements (7 rows)")
     table["engine_slot"] = ["vllm"] * 9 + ["trtllm"] + ["vllm"]
     rows, which = fit_rows(table, "vllm")
@@ -73,7 +75,7 @@ def test_an_engine_with_few_rows_falls_back_to_all_fit_rows_and_says_so():
     assert left_out_note(table, "vllm") == " (1 row of other engines left out: trtllm 1)"  # the report says so
     assert left_out_note(table[table["engine_slot"] == "vllm"], "vllm") == ""  # nothing left out: nothing said
     # rows of no engine profile by their own engine text, as the fallback names them (before: "no engine profile 3")
-    table = pd.DataFrame({"split": ["fit"] * 12, "engine": ["vLLM"] * 9 + ["our-server"] * 2 + [""],
+    table = pd.DataFrame({"batch": range(1, 13), "split": ["fit"] * 12, "engine": ["vLLM"] * 9 + ["our-server"] * 2 + [""],
                           "engine_slot": ["vllm"] * 9 + [""] * 3})
     assert left_out_note(table, "vllm") == " (3 rows of other engines left out: our-server 2, no engine 1)"
     table.loc[10, "engine"] = "Our-Server"  # one server however its rows spell it (qa183: counted apart)
@@ -85,7 +87,7 @@ def test_rows_labelled_with_a_copys_own_name_are_its_rows():
     """`engines new fast --from vllm` and rows of engine `fast` (a user's server): the fit said "only 0 of engine fast
     ... fitted to other engines' measurements" and took every row of the file, other engines' too."""
     own = ["fast"] * 6 + ["vLLM"] * 3 + ["TensorRT-LLM"]
-    table = pd.DataFrame({"split": ["fit"] * 10, "engine": own, "engine_slot": [""] * 6 + ["vllm"] * 3 + ["trtllm"]})
+    table = pd.DataFrame({"batch": range(1, 11), "split": ["fit"] * 10, "engine": own, "engine_slot": [""] * 6 + ["vllm"] * 3 + ["trtllm"]})
     rows, which = fit_rows(table, "fast")
     assert list(rows["engine"]) == ["fast"] * 6 and which == "6 fit rows of engine fast"
     assert left_out_note(table, "fast") == " (4 rows of other engines left out: vllm 3, trtllm 1)"
@@ -96,22 +98,24 @@ def test_rows_labelled_with_a_copys_own_name_are_its_rows():
     table["engine_slot"] = ""
     rows, which = fit_rows(table, "fast")
     assert len(rows) == 10 and which == "10 fit rows of engine fast (our-server)" and left_out_note(table, "fast") == ""
+    rows, which = fit_rows(table, "my-vllm")  # qa203: a copy named after vllm took them as other engines' rows
+    assert len(rows) == 10 and which == "10 fit rows of engine my-vllm (our-server)"
     rows, which = fit_rows(table, "vllm")  # qa179: a built-in's name on a user's server: said as other engines', named
     assert len(rows) == 10 and which.startswith("all 10 fit rows (none of engine vllm)") and which.endswith("(10 rows: our-server 10)")
     # qa179: the copy's own rows beside published rows of the one engine it copies: its own alone (they were merged
     # under vllm's label), and too few of them fall back to every row, said
-    table = pd.DataFrame({"split": ["fit"] * 12, "engine": [" Fast "] * 6 + ["vLLM"] * 6, "engine_slot": [""] * 6 + ["vllm"] * 6})
+    table = pd.DataFrame({"batch": range(1, 13), "split": ["fit"] * 12, "engine": [" Fast "] * 6 + ["vLLM"] * 6, "engine_slot": [""] * 6 + ["vllm"] * 6})
     rows, which = fit_rows(table, "fast")
     assert len(rows) == 6 and which == "6 fit rows of engine fast" and left_out_note(table, "fast") == " (6 rows of other engines left out: vllm 6)"
     rows, which = fit_rows(table.iloc[3:], "fast")
     assert len(rows) == 9 and "only 3 of engine fast" in which and which.endswith("(6 rows: vLLM 6)")
     # qa180: a copy named after its engine (my-vllm) takes its own rows alone too, though they read as vllm's
-    table = pd.DataFrame({"split": ["fit"] * 12, "engine": ["my-vllm"] * 6 + ["vLLM"] * 6, "engine_slot": ["vllm"] * 12})
+    table = pd.DataFrame({"batch": range(1, 13), "split": ["fit"] * 12, "engine": ["my-vllm"] * 6 + ["vLLM"] * 6, "engine_slot": ["vllm"] * 12})
     rows, which = fit_rows(table, "my-vllm")
     assert list(rows["engine"]) == ["my-vllm"] * 6 and which == "6 fit rows of engine my-vllm"
     # qa180: a file of one engine's rows beside rows of no engine profile (a --cv fold that lost the copy's own rows)
     # is not that engine's alone: every row, said as a fallback (before: the vllm rows, the others dropped unsaid)
-    table = pd.DataFrame({"split": ["fit"] * 12, "engine": ["vLLM"] * 6 + ["HF transformers"] * 6,
+    table = pd.DataFrame({"batch": range(1, 13), "split": ["fit"] * 12, "engine": ["vLLM"] * 6 + ["HF transformers"] * 6,
                           "engine_slot": ["vllm"] * 6 + [""] * 6})
     rows, which = fit_rows(table, "fast")
     assert len(rows) == 12 and which.startswith("all 12 fit rows (none of engine fast)")
@@ -483,8 +487,14 @@ def test_a_profile_under_a_name_of_its_own_fits_the_rows_of_its_engine_and_too_f
     assert len(chosen) == 16 and which == "16 fit rows of engine vllm (profile my-vllm)"
     few = tmp_path / "few.csv"
     pd.read_csv(path, dtype=str).head(3).to_csv(few, index=False)
-    with pytest.raises(RooflineError, match=r"few.csv: expected at least 5 fit rows to fit an engine's parameters to, found 3"):
+    with pytest.raises(RooflineError, match=r"few.csv: expected at least 5 distinct fit rows to fit an engine's parameters to, found 3 \("):
         run_fit(few)
+    pasted = tmp_path / "pasted.csv"  # qa203: 4 rows and a copy of one were fitted as 5
+    head = pd.read_csv(path, dtype=str).head(4)
+    pd.concat([head, head.head(1).assign(notes="pasted again")]).to_csv(pasted, index=False)
+    with pytest.warns(RooflineWarning, match="row 5 repeats row 1 in every column"), pytest.raises(
+            RooflineError, match=r"expected at least 5 distinct fit rows .* found 4 and 1 repeated"):
+        run_fit(pasted)
     unfit = tmp_path / "unfit.csv"  # 16 rows, 13 of them a 405B on one GPU: 3 the model can predict
     table = pd.read_csv(path, dtype=str)
     table.loc[3:, "model"] = "llama-3.1-405b"
@@ -711,7 +721,7 @@ def test_a_copy_fits_the_rows_of_the_engine_it_was_copied_from_whatever_its_name
     assert roofline("engines", "new", "xx", "--from", "vllm")[0] == 0
     (tmp_path / "bypath.yaml").write_text(f"type: engine\nname: bypath\nsource: s\ncosts_from: {other / 'xx.yaml'}\n")
     assert copied_from(load_engine("bypath")) == "sglang"
-    table = pd.DataFrame({"split": ["fit"] * 12, "engine": ["vllm"] * 7 + ["sglang"] * 5,
+    table = pd.DataFrame({"batch": range(1, 13), "split": ["fit"] * 12, "engine": ["vllm"] * 7 + ["sglang"] * 5,
                           "engine_slot": ["vllm"] * 7 + ["sglang"] * 5})
     chosen, which = fit_rows(table, "my-eng", lineage=got["my-eng"])
     assert len(chosen) == 7 and which == "7 fit rows of engine vllm (profile my-eng)"
@@ -798,3 +808,22 @@ def test_a_copys_lineage_line_follows_the_copy_and_never_stops_a_copy_that_fixes
                                          "measurements file for it\ntype: engine\nname: stale\nsource: s\ncosts_from: sglang\n")
     assert roofline("engines", "set", "stale", "costs_from=trtllm")[0] == 0
     assert "descends from" not in (tmp_path / "stale.yaml").read_text() and copied_from(load_engine("stale")) == "trtllm"
+
+
+@pytest.mark.slow
+def test_a_copy_of_vllm_v0_descends_from_vllm_v0_not_from_the_profile_it_takes_its_costs_from(tmp_path, roofline, monkeypatch):
+    """qa203: a copy of vllm-v0 inherits its `costs_from: vllm`, and the costs_from was taken for the copy's lineage, so
+    `fit --engine my-copy` fitted vLLM V1's rows and left V0's out; a costs_from set on the copy still names it (qa198)."""
+    from roofline.fit import copied_from
+    from roofline.serving import load_engine
+
+    monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
+    assert roofline("engines", "new", "old", "--from", "vllm-v0")[0] == 0
+    text = (tmp_path / "old.yaml").read_text()
+    assert "# descends from the vllm-v0 profile" in text and copied_from(load_engine("old")) == "vllm-v0"
+    (tmp_path / "older.yaml").write_text("\n".join(line for line in text.replace("name: old", "name: older").split("\n")
+                                                   if not line.startswith("# descends from")))  # a copy made before
+    assert copied_from(load_engine("older")) == "vllm-v0"
+    code, _, err = roofline("engines", "new", "moved", "--from", "vllm-v0", "--set", "costs_from=sglang")
+    assert code == 0 and "descends from" not in (tmp_path / "moved.yaml").read_text(), err
+    assert copied_from(load_engine("moved")) == "sglang"

@@ -887,7 +887,7 @@ def test_rows_that_repeat_an_earlier_row_are_said(tmp_path):
         assert len(load_measurements(path)) == 9
         load_measurements(default_measurements_path())  # the shipped file repeats no row
     said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
-    assert said == [f"{path}: rows 7, 8, 9 repeat an earlier row in every column: each is counted again (delete the copies "
+    assert said == [f"{path}: rows 7, 8, 9 repeat rows 1, 2, 3 in every column: each is counted again (delete the copies "
                     "if they are one measurement)"]
 
 
