@@ -537,8 +537,9 @@ def predict(
         # engine's weight_only_efficiency (narrower weights than the dtype they compute in)
         "flops": float(m["flops"]),
         "bytes": float(m["bytes"]),
-        # those bytes at the derated bandwidth: the step's data time, against which its fixed costs show
-        "bytes_time_s": float(m["bytes"]) / hw.memory_ceiling_bytes_per_s,
+        # the bytes on the step's critical path at the derated bandwidth (those bytes, or under pp every stage's on a
+        # round trip): the step's data time, against which its fixed costs show
+        "bytes_time_s": float(m["path_bytes"]) / hw.memory_ceiling_bytes_per_s,
         # the same step on a device of twice the memory bandwidth (every memory ceiling doubled): what bandwidth buys,
         # fixed costs and kernels below their ceilings (a quantised MoE's efficiency) included
         "step_time_at_2x_bandwidth_s": float(step_metrics(_doubled_bandwidth(hw), target, batch, 1, context, dep, engine=eng,

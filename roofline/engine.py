@@ -598,7 +598,8 @@ def step_metrics(
     `dep` defaults to one device at the model's native precision; `engine` to the ideal roofline.
     Returns arrays (broadcast over batch, q, context): step_time_s, operator_time_s (sum of operator
     times of the pass), allreduce_time_s, all_to_all_time_s, moe_gather_time_s, p2p_time_s, comm_time_s (their sum),
-    overhead_s (fixed device overhead), host_time_s, flops, bytes (per device per step),
+    overhead_s (fixed device overhead), host_time_s, flops, bytes (per device per step), path_bytes (streamed on
+    the step's critical path: every stage's layers on a pp round trip, else bytes),
     kv_read_bytes, arithmetic_intensity_flops_per_byte, mbu, mfu, compute_bound (compute-bound
     operators take most of the operator time), tokens. With `with_operators`, also `operators`:
     {name: {flops, bytes, time_s, compute_bound}} for one stage's pass over one micro-batch.
@@ -627,7 +628,7 @@ def step_metrics(
     rows.update({name: sequence_split_tokens(tokens_a, dep) for name in dep.sequence_split})  # vLLM's sequence-parallel MoE
     pad = {name: _tile_padding(r, engine.gemm_tile_rows) for name, r in rows.items()}
     stage_layers = dep.stage_layers(model)[0]  # the busiest stage's layers
-    total_flops, total_bytes, operators_s, head_s, compute_bound_s, at_peak_s = (np.zeros(shape) for _ in range(6))
+    total_flops, total_bytes, operators_s, head_s, head_bytes, compute_bound_s, at_peak_s = (np.zeros(shape) for _ in range(7))
     peaks = operator_peaks(hw, dep)
     operators = {}
     for name, (flops, nbytes) in costs.items():
@@ -636,7 +637,7 @@ def step_metrics(
         is_compute = effective_flops / ceiling > nbytes / memory_ceiling
         total_flops, total_bytes, operators_s = total_flops + flops, total_bytes + nbytes, operators_s + time_s
         if name not in LAYER_OPERATORS:
-            head_s = head_s + time_s
+            head_s, head_bytes = head_s + time_s, head_bytes + nbytes
         at_peak_s = at_peak_s + flops / peaks[name]
         compute_bound_s = compute_bound_s + np.where(is_compute, time_s, 0.0)
         if with_operators:
@@ -658,10 +659,12 @@ def step_metrics(
         mean_ceilings = operator_ceilings(hw, mean, model, sequences_per_group(mb, mean), engine)
         mean_layers_s = sum(_operator_time_s(hw, model, mean, engine, name, flops, nbytes, mean_ceilings[name], pad, p)[0]
                             for name, (flops, nbytes) in mean_costs.items() if name in LAYER_OPERATORS)
+        mean_layer_bytes = sum(nbytes for name, (_, nbytes) in mean_costs.items() if name in LAYER_OPERATORS)
         mean_coll = collective_times_s(hw, model, mean, engine, np.broadcast_to(mb, shape), q, padded=not prefill)
         mean_stage_layers = mean.stage_layers(model)[0]
     else:
         mean_layers_s, mean_coll, mean_stage_layers = layers_s, coll, stage_layers
+        mean_layer_bytes = total_bytes - head_bytes
     mean_body_s = mean_layers_s + sum(mean_coll.values()) + mean_stage_layers * hw.layer_overhead_s
     round_trip_s, paced_s = pp * mean_body_s + head_s + head_comm_s, microbatches * (body_s + head_s + head_comm_s)
     round_trip = round_trip_s >= paced_s
@@ -687,6 +690,9 @@ def step_metrics(
         "host_time_s": host_s,
         "flops": device_flops,
         "bytes": device_bytes,
+        # what the step streams on its critical path: every stage's layers on a round trip (pp mean stages), the busiest
+        # device's m passes when paced (qa202: a pp 2 step's "bytes take" note gave one stage's, half the path's)
+        "path_bytes": np.where(round_trip, pp * mean_layer_bytes + head_bytes, device_bytes),
         "kv_read_bytes": microbatches * kv_read,
         "arithmetic_intensity_flops_per_byte": total_flops / total_bytes,
         "mbu": device_bytes / step_s / hw.mem_bw_bytes_per_s,

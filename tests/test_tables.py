@@ -221,6 +221,9 @@ def test_a_memory_bound_step_set_by_its_other_costs_names_them():
     assert "buys little" not in predict_table(amd) and "twice the bandwidth gives" in predict_table(amd)
     q = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, engine="ideal")  # bytes are nearly all of it
     assert q["bytes_time_s"] > 0.9 * q["step_time_s"] and "fixed costs" not in predict_table(q)
+    for pp in (2, 3):  # qa202: under pp a step crosses every stage, and the note gave one stage's bytes (2.84 of 7.17 ms)
+        staged = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, pp=pp, engine="ideal")
+        assert staged["bytes_time_s"] == pytest.approx(q["bytes_time_s"], rel=0.01) and "its bytes take" not in predict_table(staged)
 
 
 def test_the_cost_of_a_point_that_does_not_fit_says_it_is_not_reachable():
