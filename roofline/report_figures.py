@@ -137,8 +137,8 @@ def _report_verify(df: pd.DataFrame, ops, meta: dict) -> Figure:
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
         ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_title(f"{_name(meta, 'model', model)}, context {_ctx(context)}")
-        ax.set_xlabel("query tokens per sequence in one pass, q = k + 1")
-        ax.set_ylabel("pass time / decode step time")
+        ax.set_xlabel("q = k + 1, tokens a sequence")  # (qa202: a longer label ran into the next panel's)
+        ax.set_ylabel("pass time / decode step time" if ax.get_subplotspec().is_first_col() else "")  # sharey
     _shared_legend(fig, axes)
     fig.suptitle("Verify pass of q tokens per sequence against a decode step (q = 1): near-flat at small batch, rising with "
                  "each token's activations before compute binds\n"
@@ -331,9 +331,9 @@ def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
     ax0.set_title("The KV cache caps the batch")
     _log2_axis(ax1, sorted(fit["batch"].unique()))
     ax1.axhline(1.0, color="k", lw=0.8, ls=":")
-    ax1.set_xlabel("batch size B (sequences); lines end where memory does")
+    ax1.set_xlabel("batch size B (sequences)")  # (qa202: with "lines end where memory does" it ran into ax0's label)
     ax1.set_ylabel("speedup at its fastest k > 0 (×)")
-    ax1.set_title(f"Speedup at context {_ctx(c_hi)}, up to the cap")
+    ax1.set_title(f"Speedup at context {_ctx(c_hi)}, up to the cap\n(lines end where memory does)")
     _shared_legend(fig, [ax0])
     kinds = meta.get("attention_kind") or {}
     shown = ", ".join(dict.fromkeys(kinds.get(m, "") for m in dict.fromkeys(df["model"].astype(str)) if kinds.get(m)))

@@ -196,8 +196,9 @@ def test_a_draft_offload_target_where_nothing_fits_is_said_not_a_traceback(plott
 @pytest.mark.parametrize("name", REPORT_SCENARIOS)
 def test_no_report_figures_footer_runs_into_a_panels_x_label(plotters, results, name):
     """qa125: batch-vs-speculation laid itself out (place_labels) before draw_figure added the footer, whose second
-    line then ran into 'tokens/s per user'. As draw_figure draws it: the plotter, the footer, the layout."""
-    from roofline.plots import FOOTER_GID, arrange, footer
+    line then ran into 'tokens/s per user'. As draw_figure draws it: the plotter, the footer, the log scales said, the
+    layout. qa202: verify-mini-prefill's x label ran into the next panel's."""
+    from roofline.plots import FOOTER_GID, arrange, footer, say_log_scales
 
     r = results[name]
     engine = main_engine(r.df)
@@ -205,14 +206,20 @@ def test_no_report_figures_footer_runs_into_a_panels_x_label(plotters, results, 
     meta = {**r.meta, "engine": [engine]}
     fig = plotters[name](df, ops, meta)
     footer(fig, meta)
+    say_log_scales(fig)
     arrange(fig)
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     (foot,) = [t.get_window_extent(renderer) for t in fig.texts if t.get_gid() == FOOTER_GID]
+    labels = []
     for ax in fig.axes:
         if ax.get_visible() and ax.xaxis.label.get_text():
             label = ax.xaxis.label.get_window_extent(renderer)  # the footer wholly below it, whatever their x
             assert foot.y1 <= label.y0 + 0.5, (name, ax.xaxis.label.get_text(), foot, label)
+            labels.append(label)
+    titles = [ax.title.get_window_extent(renderer) for ax in fig.axes if ax.get_visible() and ax.get_title()]
+    for boxes in (labels, titles):  # side by side
+        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:]), name
 
 
 def test_the_batch_vs_speculation_figure_draws_what_its_finding_reads(plotters, tmp_path):
