@@ -766,10 +766,13 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
             be = int(break_even_batch(fine, fine_speedup))
             be_speedup = float(np.asarray(fine_speedup)[list(fine).index(be)])
             losing = _losing_batches(grid, grid_speedup, be, lambda b: speculative_metrics(hw, target, b, context, k, alpha, **kw)["speedup"])
-    best = None
+    best, best_speedup, best_per_user = None, None, None
     if tree_nodes is None:
         over_k = speculative_metrics(hw, target, batch, context, K_SEARCH, alpha, **kw)
         best = int(best_k(over_k["tokens_per_s"], over_k["fits_in_memory"], K_SEARCH))
+        if best >= 0:  # what the best k gives, beside its name (qa202: a second run with --k to learn it)
+            at = list(K_SEARCH).index(best)
+            best_speedup, best_per_user = float(over_k["speedup"][at]), float(over_k["tokens_per_s_per_user"][at])
     keys = ("iteration_time_s", "draft_time_s", "verify_time_s", "transfer_time_s", "overhead_time_s", "tau",
             "tokens_per_s", "tokens_per_s_per_user", "speedup", "flops_per_token", "bytes_per_token",
             "wasted_flops_fraction", "memory_needed_bytes", "drafter_memory_bytes", "drafter_usable_memory_bytes",
@@ -793,6 +796,8 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         tree_nodes=tree_nodes,
         tree_tau=None if tree_tau is None else float(tree_tau),
         best_k=None if best is None or best < 0 else best,
+        best_k_speedup=best_speedup,
+        best_k_tokens_per_s_per_user=best_per_user,
         best_k_unknown_because=("tree: tau at another depth is unknown" if best is None else
                                 f"no k of {int(K_SEARCH[0])}..{int(K_SEARCH[-1])} fits in memory at this batch" if best < 0 else None),
         break_even_batch=be if be > 0 else None,

@@ -243,7 +243,10 @@ def _best_k_text(spec: dict) -> str:
         from roofline.speculation import K_SEARCH
 
         at_cap = spec["best_k"] == int(K_SEARCH[-1])  # the largest k searched: a larger one may be better still
-        return f">= {spec['best_k']} (the largest k searched)" if at_cap else str(spec["best_k"])
+        gives = (f"{spec['best_k_speedup']:.3f}x, {_rate(spec['best_k_tokens_per_s_per_user'])} tokens/s per user"
+                 if spec.get("best_k_speedup") is not None else "")
+        return (f">= {spec['best_k']} (the largest k searched{'; ' + gives if gives else ''})" if at_cap else
+                f"{spec['best_k']}" + (f"  ({gives})" if gives else ""))
     return f"{'not reported' if spec['tree_nodes'] is not None else 'none'} ({spec['best_k_unknown_because']})"
 
 

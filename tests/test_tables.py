@@ -539,3 +539,13 @@ def test_the_iteration_line_names_each_part_of_its_sum():
                              alpha=0.8, k=4, engine="ideal")
     line = re.search(r"iteration +(.*)", predict_table(ideal)).group(1)
     assert "link" not in line and "bookkeeping" not in line and "other" not in line and line.count(" + ") == 1
+
+
+def test_the_best_k_line_gives_what_that_k_gives():
+    """qa202: predict named the best k (3) but not its result: a second run with --k 3 told 1.810x."""
+    p = roofline.predict("h100-sxm", "llama-3.1-70b", 32, 1024, tp=4, method="eagle", k=4, engine="vllm")
+    best = p["spec"]["best_k"]
+    at_best = roofline.predict("h100-sxm", "llama-3.1-70b", 32, 1024, tp=4, method="eagle", k=best, engine="vllm")["spec"]
+    assert best != 4 and p["spec"]["best_k_speedup"] == pytest.approx(at_best["speedup"])
+    assert p["spec"]["best_k_tokens_per_s_per_user"] == pytest.approx(at_best["tokens_per_s_per_user"])
+    assert f"best k here        {best}  ({at_best['speedup']:.3f}x, " in predict_table(p)
