@@ -45,7 +45,8 @@ if TYPE_CHECKING:  # pandas is not imported here, so a pool can start before it 
 
 PLOT_NAMES = ("roofline", "step_time_vs_tokens", "speedup_heatmap", "throughput_vs_batch", "pareto", "best_k_vs_batch")
 PLOT_NEEDS = {  # what a table must hold for each standard plot (its plotter returns None otherwise): `not_drawn` says so
-    "roofline": "the operator table, operators.csv, with rows of the selection: it holds the first context swept",
+    "roofline": ("the operator table beside the results, operators.csv as `sweep --out` writes it (a report's tables "
+                 "have none), with rows of the selection: it holds the first context swept"),  # (qa202)
     "step_time_vs_tokens": "two batch sizes",
     "speedup_heatmap": "a speculative method with k > 0 and a point that fits in memory",
     "throughput_vs_batch": "two batch sizes and a point that fits in memory",
