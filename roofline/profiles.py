@@ -394,10 +394,11 @@ def _check_kind_of_file(kind: str, path: Path) -> None:
 
 
 def is_profile_path(value: object) -> bool:
-    """Whether a profile reference names a file rather than a profile: a string whose path ends in .yaml or .yml (lower
-    case; `x.yaml/` too), as find_profile tells a path from a name and as every caller given a reference string asks
-    (code holding a Path checks its suffix against PROFILE_SUFFIXES)."""
-    return isinstance(value, str) and Path(value).suffix in PROFILE_SUFFIXES
+    """Whether a profile reference names a file rather than a profile: a string whose path ends in .yaml or .yml (in any
+    case, qa203: an existing `fit.YAML` given to --engine read as an unknown name; `x.yaml/` too), as find_profile tells a
+    path from a name and as every caller given a reference string asks (code holding a Path checks its suffix against
+    PROFILE_SUFFIXES)."""
+    return isinstance(value, str) and Path(value).suffix.lower() in PROFILE_SUFFIXES
 
 
 def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) -> Path:

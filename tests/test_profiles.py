@@ -167,15 +167,18 @@ def test_a_profile_of_another_kind_is_said_with_its_article(tmp_path):
 
 
 def test_a_costs_from_path_in_upper_case_names_nothing_rather_than_its_lower_case_namesake(tmp_path):
-    """qa198: costs_from /x/SG.YAML was lower-cased as a name into /x/sg.yaml, a path, and loaded that other file."""
+    """qa198: costs_from /x/SG.YAML was lower-cased as a name into /x/sg.yaml, a path, and loaded that other file; since
+    qa203 it is a path (a suffix in any case), and the file it names is not there."""
     from roofline.errors import RooflineError
     from roofline.profiles import builtin_dir
     from roofline.serving import load_engine
 
     (tmp_path / "sg.yaml").write_text((builtin_dir("engine") / "trtllm.yaml").read_text().replace("name: trtllm\n", "name: sg\n"))
     (tmp_path / "eb.yaml").write_text(f"type: engine\nname: eb\nsource: s\ncosts_from: {tmp_path / 'SG.YAML'}\n")
-    with pytest.raises(RooflineError, match="costs_from: unknown engine"):
+    with pytest.raises(RooflineError, match=r"costs_from: .*SG\.YAML: engine file not found"):
         load_engine(str(tmp_path / "eb.yaml"))
+    (tmp_path / "UP.YAML").write_text((tmp_path / "sg.yaml").read_text().replace("name: sg\n", "name: UP\n"))
+    assert load_engine(str(tmp_path / "UP.YAML")).name == "UP"  # qa203: an existing file read as an unknown name
     (tmp_path / "eb.yaml").write_text(f"type: engine\nname: eb\nsource: s\ncosts_from: {tmp_path / 'sg.yaml'}\n")
     assert load_engine(str(tmp_path / "eb.yaml")).costs_from == str(tmp_path / "sg.yaml")
 
@@ -186,6 +189,6 @@ def test_a_profile_path_with_a_trailing_slash_is_still_a_path(tmp_path):
 
     copy = tmp_path / "h200s.yaml"
     copy.write_text((builtin_dir("hardware") / "h200.yaml").read_text().replace("name: h200\n", "name: h200s\n"))
-    assert is_profile_path(f"{copy}/") and is_profile_path("x.yml") and not is_profile_path("X.YAML")
+    assert is_profile_path(f"{copy}/") and is_profile_path("x.yml") and is_profile_path("X.YAML")  # any case (qa203)
     assert not is_profile_path("h200") and not is_profile_path(None)
     assert load_hardware(f"{copy}/").name == "h200s"
