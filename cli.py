@@ -119,6 +119,7 @@ def predict(
     expert_dtype: Annotated[Optional[str], typer.Option(help="Override the routed and shared experts' dtype only.")] = None,
     kv_dtype: Annotated[str, typer.Option(help="KV-cache dtype: bf16 | fp16 | fp32 | fp8 | int8.")] = "bf16",
     prompt: Annotated[Optional[int], typer.Option(min=1, max=CONTEXT_MAX, help="Prompt length: adds time to first token (one prefill; with speculation, the drafter's too).")] = None,
+    output_len: Annotated[Optional[int], typer.Option(min=1, max=CONTEXT_MAX, help="With --prompt: tokens each request generates; adds the time per output token a serving benchmark reads with --batch requests in flight, the arriving requests' prefills included (set --context to about prompt + output_len / 2, a run's mean).")] = None,
     shared_prefix: Annotated[int, typer.Option(min=0, max=CONTEXT_MAX, help="Tokens of the context shared by every sequence (stored once; read once where the engine's attention kernel can).")] = 0,
     method: Annotated[str, typer.Option(help="Speculation: none | draft | mtp | eagle | ngram")] = "none",
     draft: Annotated[Optional[str], typer.Option(help="Draft model name (method draft).")] = None,
@@ -144,7 +145,7 @@ def predict(
             acceptance=_parse_rates(acceptance) if acceptance is not None else None, acceptance_length=acceptance_length,
             draft=draft, draft_hardware=draft_hardware,
             overlap=not no_overlap, draft_vocab=draft_vocab, tree_nodes=tree_nodes, tree_tau=tree_tau, prompt=prompt,
-            shared_prefix=shared_prefix, profiles=_dirs(),
+            output_len=output_len, shared_prefix=shared_prefix, profiles=_dirs(),
         )
     for line in point["warnings"]:  # first, on stderr, whichever the output (JSON also carries them in "warnings")
         typer.echo(f"warning: {line}", err=True)

@@ -408,6 +408,7 @@ def predict(
     tree_nodes: int | None = None,
     tree_tau: float | None = None,
     prompt: int | None = None,
+    output_len: int | None = None,
     shared_prefix: int = 0,
     profiles: tuple[str | Path, ...] = (),
 ) -> dict:
@@ -437,6 +438,10 @@ def predict(
     tree_nodes, tree_tau
                         tree verification: draft nodes per sequence and measured tokens per iteration (k the depth)
     prompt              prompt tokens: adds time to first token (and a drafter's own prefill)
+    output_len          tokens each request generates, with `prompt`: adds the time per output token a serving
+                        benchmark reads with `batch` requests in flight, the arriving requests' prefills included
+                        (serving_time_per_output_token_s, engine.arrival_stall_s; a benchmark's mean context is
+                        about prompt + output_len / 2)
     shared_prefix       tokens of the context every sequence shares
     profiles            extra profile folders: one folder, or a tuple of them
 
@@ -463,6 +468,11 @@ def predict(
     shared_prefix = _scalar_int(shared_prefix, "shared_prefix", 0, context, where)
     if prompt is not None:
         prompt = _scalar_int(prompt, "prompt", 1, CONTEXT_MAX, where)
+    if output_len is not None:
+        output_len = _scalar_int(output_len, "output_len", 1, CONTEXT_MAX, where)
+        if prompt is None:
+            raise field_error(where, "output_len", "a prompt length beside it (the prefill each arriving request brings)",
+                              f"output_len {output_len} without prompt")
     for field, value, kind in (("hardware", hardware, HardwareSpec), ("model", model, ModelSpec), ("draft", draft, ModelSpec),
                                ("draft_hardware", draft_hardware, HardwareSpec), ("engine", engine, ServingEngine)):
         if value is not None or field in ("hardware", "model"):  # both required: None is named as predict's argument
@@ -719,7 +729,31 @@ def predict(
         draft_s = drafter_ttft_s(method, target, draft_spec, draft_vocab, hw, draft_hw, dep, eng, prompt) if speculates(method, k) else None
         out["draft_prefill_s"] = None if not speculates(method, k) else 0.0 if draft_s is None else float(draft_s)
         out["ttft_with_speculation_s"] = None if out["draft_prefill_s"] is None else out["ttft_s"] + out["draft_prefill_s"]
+    if output_len is not None:
+        _serving_terms(out, hw, target, dep, eng, batch, prompt, output_len, method, k, tree_nodes)
     return out
+
+
+def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, output_len: int, method, k: int, tree_nodes) -> None:
+    """Add what a serving benchmark with `batch` requests in flight reads per output token (qa203: a fit to one's own
+    benchmark rows matched them within 5%, and predict at their batch gave the bare step, 30% faster):
+
+        t_serving = t_token + (B - 1) t_stall / O       (t_token: the step, or speculating the iteration / tau;
+                                                         t_stall: engine.arrival_stall_s of a prompt of P tokens)
+
+    as measurements.predict_rowset prices a measured time per output token."""
+    from roofline.engine import arrival_stall_s
+
+    def serving(per_token_s: float, verify_tokens: int) -> tuple[float, float]:
+        stall = float(arrival_stall_s(hw, target, prompt, batch, dep, eng, verify_tokens))
+        return stall, per_token_s + (batch - 1) * stall / output_len
+
+    out["output_len"] = output_len
+    out["prefill_stall_s"], out["serving_time_per_output_token_s"] = serving(out["step_time_s"], 1)
+    if "spec" in out:
+        spec = out["spec"]
+        verify = tree_nodes + 1 if tree_nodes is not None and k > 0 else k + 1
+        spec["prefill_stall_s"], spec["serving_time_per_output_token_s"] = serving(spec["iteration_time_s"] / spec["tau"], verify)
 
 
 def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) -> pd.DataFrame:

@@ -715,6 +715,27 @@ def step_time_s(hw: HardwareSpec, model: ModelSpec, batch, q, context, dep: Depl
     return step_metrics(hw, model, batch, q, context, dep, **kw)["step_time_s"]
 
 
+def arrival_stall_s(hw: HardwareSpec, model: ModelSpec, prompt_len, running, dep: Deployment | None = None,
+                    engine: ServingEngine | None = None, verify_tokens=1):
+    """The time one arriving request's prefill of `prompt_len` tokens adds to the decode of `running` sequences of
+    `verify_tokens` each a pass (1 plain; k + 1 or a tree's nodes + 1 speculating):
+
+        t_stall = t_prefill(P)                                              (a step of prefills apart: mixed_prefill false)
+                = min(t_pass(B q + P) - t_pass(B q), t_prefill(P))         (its tokens in the decode's pass: mixed_prefill)
+
+    t_pass(n): a prefill-shaped pass of n tokens with B logits; t_prefill(P): the request's own pass (ttft_s). A serving
+    benchmark's time per output token at B in flight is t_token + (B - 1) t_stall / O (each of the other B - 1 requests'
+    prefills once over a request's O tokens: measurements.predict_rowset, api.predict's output_len)."""
+    engine = engine or IDEAL
+    own = ttft_s(hw, model, prompt_len, dep, engine)
+    if not engine.mixed_prefill:
+        return own
+    decoding = np.asarray(running, dtype=np.float64) * verify_tokens
+    passes = [step_metrics(hw, model, 1, tokens, 0, dep, engine=engine, logit_tokens=running, prefill=True)["step_time_s"]
+              for tokens in (decoding + prompt_len, decoding)]
+    return np.clip(passes[0] - passes[1], 0.0, own)
+
+
 def ttft_s(hw: HardwareSpec, model: ModelSpec, prompt_len, dep: Deployment | None = None, engine: ServingEngine | None = None):
     """Time to first token: one prefill pass of `prompt_len` tokens for one sequence (logits for the last
     token only; MLA in its non-absorbed prefill form)."""

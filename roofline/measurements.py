@@ -89,7 +89,7 @@ import numpy as np
 import pandas as pd
 
 from roofline.capacity import capacity
-from roofline.engine import step_metrics
+from roofline.engine import arrival_stall_s, step_metrics
 from roofline.errors import MISSING, RooflineError, closest_names, field_error, warn
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment
@@ -596,17 +596,11 @@ def running_batch(g: _Group, engine: ServingEngine | None = None) -> np.ndarray:
 
 
 def prefill_stall_s(g, eng: ServingEngine, running):
-    """t_stall of the module docstring: the time one arriving request's prefill of P tokens adds to the decode of the
-    B_r = `running` sequences of group `g` under engine `eng` (its own pass, or its tokens in a shared one, never more
-    than its own pass)."""
-    own = step_metrics(g.hw, g.model, 1, g.input_len, 0, g.dep, engine=eng, logit_tokens=1, prefill=True)["step_time_s"]
-    if not eng.mixed_prefill:
-        return own
+    """t_stall of the module docstring (engine.arrival_stall_s) for group `g`: the time one arriving request's prefill of
+    P tokens adds to the decode of the B_r = `running` sequences under engine `eng` (its own pass, or its tokens in a
+    shared one, never more than its own pass)."""
     verify = 1 if g.method == "none" else g.tree_tokens if g.tree_tokens else g.k + 1
-    decoding = running * verify
-    passes = [step_metrics(g.hw, g.model, 1, tokens, 0, g.dep, engine=eng, logit_tokens=running, prefill=True)["step_time_s"]
-              for tokens in (decoding + g.input_len, decoding)]
-    return np.clip(passes[0] - passes[1], 0.0, own)
+    return arrival_stall_s(g.hw, g.model, g.input_len, running, g.dep, eng, verify)
 
 
 def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFrame:

@@ -73,6 +73,8 @@ def predict_table(point: dict) -> str:
         lines.append(f"  TTFT                 {format_seconds(p['ttft_s'])}   (prefill of {p['prompt']:,} tokens, one sequence)")
         if p.get("draft_prefill_s"):  # a drafter model's own prefill (none for n-gram or plain decoding)
             lines.append(f"  TTFT with drafter    {format_seconds(p['ttft_with_speculation_s'])}   (+ the drafter's own prefill {format_seconds(p['draft_prefill_s'])})")
+    if "serving_time_per_output_token_s" in p:
+        lines.append(f"  serving TPOT         {format_seconds(p['serving_time_per_output_token_s'])}   ({_serving_text(p, p)})")
     lines += [""]
     if lay.get("pp", 1) > 1:  # engine.step_metrics: a round trip over the pp stages, or m passes of the busiest stage
         lines.append(f"  operators of the busiest pipeline stage's pass over one micro-batch; a step runs the longer of one "
@@ -106,6 +108,9 @@ def predict_table(point: dict) -> str:
             f"    tokens/s (batch)   {_rate(spec['tokens_per_s'])}",
             f"    tokens/s per user  {_rate(spec['tokens_per_s_per_user'])}",
             f"    speedup            {spec['speedup']:.3f}x",
+            *([f"    serving TPOT       {format_seconds(spec['serving_time_per_output_token_s'])}   ({_serving_text(spec, p)}; "
+               f"{p['serving_time_per_output_token_s'] / spec['serving_time_per_output_token_s']:.3f}x plain's)"]
+              if "serving_time_per_output_token_s" in spec else []),
             # at k 0 the drafter does not run, and its device is not charged (qa118: 'included' where it was not)
             f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], spec.get('draft_hardware') if spec['k'] else None, spec.get('draft_price_usd_per_hour'), p['hardware'] if p.get('price_usd_per_hour_per_device') is None else None)}",
             f"    best k here        {_best_k_text(spec)}",
@@ -235,6 +240,14 @@ def _verify_text(spec: dict, p: dict) -> str:
 def _rate(tokens_per_s: float) -> str:
     """Tokens/s as read: whole tokens from 100 up (4,930, not 4,930.0), one decimal below (37.1)."""
     return f"{tokens_per_s:,.0f}" if tokens_per_s >= 100 else f"{tokens_per_s:,.1f}"
+
+
+def _serving_text(part: dict, p: dict) -> str:
+    """'a serving benchmark's time per output token at 32 in flight: + 31 prefills of 1,000 tokens, 1.2 ms each, over
+    200 tokens' (api._serving_terms)."""
+    b = p["batch"]
+    return (f"a serving benchmark's time per output token at {b:,} in flight: + {b - 1:,} arriving prefills of "
+            f"{p['prompt']:,} tokens, {format_seconds(part['prefill_stall_s'])} each, over {p['output_len']:,} tokens")
 
 
 def _best_k_text(spec: dict) -> str:

@@ -182,3 +182,27 @@ def test_a_file_of_which_no_row_can_be_predicted_is_one_line(tmp_path, roofline)
         f"error: {path}: no row could be predicted (2 rows; the first: no acceptance_length: a draft model has no default "
         "acceptance rates)"]
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])  # prefill inside the decode pass, and a step of its own
+def test_predict_gives_the_time_per_output_token_a_benchmark_row_is_priced_at(tmp_path, engine):
+    """qa203: a fit to one's own `vllm bench serve` rows matched them within 5% (the arriving requests' prefills counted),
+    and predict at their batch and lengths gave the bare step, 30% faster than the benchmark read."""
+    from roofline.measurements import load_measurements, predict_measurements
+
+    row = {"source_id": "s", "source": "test", "engine": engine, "engine_version": "", "hardware": "h100-sxm", "gpus": "1",
+           "tp": "1", "ep": "1", "dp_attention": "1", "model": "llama-3.1-8b", "weight_dtype": "bf16", "kv_dtype": "bf16",
+           "batch": "32", "input_len": "1000", "output_len": "200", "method": "none", "k": "0", "acceptance_length": "",
+           "quantity": "step_time_s", "value": "0.01", "split": "fit", "notes": ""}
+    rows = [row, {**row, "method": "eagle", "k": "3", "acceptance_length": "2.5"}]
+    path = tmp_path / "m.csv"
+    pd.DataFrame(rows, columns=list(COLUMNS)).to_csv(path, index=False)
+    priced = predict_measurements(load_measurements(path), engine)["predicted"].to_numpy()
+    kw = dict(tp=1, engine=engine, prompt=1000, output_len=200)
+    plain = predict("h100-sxm", "llama-3.1-8b", 32, 1100, **kw)  # the rows' mean context: 1000 + 200 / 2
+    spec = predict("h100-sxm", "llama-3.1-8b", 32, 1100, method="eagle", k=3, acceptance_length=2.5, **kw)["spec"]
+    assert plain["serving_time_per_output_token_s"] == pytest.approx(priced[0], rel=1e-9)
+    assert spec["serving_time_per_output_token_s"] == pytest.approx(priced[1], rel=1e-9)
+    assert plain["serving_time_per_output_token_s"] > 1.05 * plain["step_time_s"]  # the stalls are no rounding
+    with pytest.raises(Exception, match="output_len: expected a prompt length beside it"):
+        predict("h100-sxm", "llama-3.1-8b", 32, 1100, output_len=200)
