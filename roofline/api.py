@@ -46,7 +46,7 @@ from roofline.layout import OPERATOR_CLASS, deployment, group_note, main_gemm_dt
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, K_MAX
 from roofline.model import ModelSpec, check_model_spec, context_note
 from roofline.model import load_model as _load_model
-from roofline.profiles import costs_shadow_note, differing_fields, shadow_note
+from roofline.profiles import builtin_dir, costs_shadow_note, differing_fields, shadow_note
 from roofline.scenario import check_draft_hardware
 from roofline.serving import (
     DEFAULT_ENGINE,
@@ -669,8 +669,11 @@ def predict(
             out["warnings"].append(f"best k {best_k} takes {taken}; acceptance falls with the position in practice, so "
                                    f"{effect}: {remedy}")
         if speculates(method, k) and optimistic(batch, eng.name):
-            out["warnings"].append(f"batch {batch} under {eng.name}: {OPTIMISTIC} (docs/ACCURACY.md), so read this speedup "
-                                   "as an upper estimate")
+            own = ("" if eng.path and Path(eng.path).resolve().parent == builtin_dir("engine").resolve() else
+                   " (found for the shipped profiles against published speculative curves; a profile fitted to speculative "
+                   "rows of your own at such batches may hold better)")  # qa203: said under a user's profile as its own
+            out["warnings"].append(f"batch {batch} under {eng.name}: {OPTIMISTIC}{own} (docs/ACCURACY.md), so read this "
+                                   "speedup as an upper estimate")
         out["warnings"] += break_even_notes(out["spec"], eng, batch)
         if speculates(method, k):  # qa156: a gain carried by host work paid once an iteration, here or at the break-even
             at = {batch: float(out["step_time_s"])}

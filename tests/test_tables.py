@@ -2,6 +2,7 @@
 
 import dataclasses
 import re
+from pathlib import Path
 
 import pytest
 
@@ -549,3 +550,17 @@ def test_the_best_k_line_gives_what_that_k_gives():
     assert best != 4 and p["spec"]["best_k_speedup"] == pytest.approx(at_best["speedup"])
     assert p["spec"]["best_k_tokens_per_s_per_user"] == pytest.approx(at_best["tokens_per_s_per_user"])
     assert f"best k here        {best}  ({at_best['speedup']:.3f}x, " in predict_table(p)
+
+
+@pytest.mark.slow
+def test_the_optimistic_caveat_under_a_users_own_profile_says_whose_evidence_it_is(tmp_path):
+    """qa203: 'batch 32 under my-vllm-fit: ... run optimistic' read as the user-fitted profile's own finding; the evidence
+    is the shipped profiles' against published speculative curves."""
+    from roofline.serving import load_engine
+
+    (tmp_path / "mine.yaml").write_text(Path(load_engine("vllm").path).read_text().replace("name: vllm\n", "name: mine\n", 1))
+    said = [w for w in roofline.predict("h100-sxm", "llama-3.1-8b", 32, 1024, method="eagle", engine=str(tmp_path / "mine.yaml"))["warnings"]
+            if "run optimistic" in w]
+    assert len(said) == 1 and "found for the shipped profiles against published speculative curves" in said[0]
+    shipped = [w for w in roofline.predict("h100-sxm", "llama-3.1-8b", 32, 1024, method="eagle")["warnings"] if "run optimistic" in w]
+    assert len(shipped) == 1 and "found for the shipped" not in shipped[0]
