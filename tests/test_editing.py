@@ -1381,6 +1381,11 @@ def test_engines_diff_names_a_memory_size_override_by_its_profile_key(roofline):
     code, out, _ = roofline("engines", "diff", "vllm", "sglang")
     (line,) = [ln for ln in out.splitlines() if ln.startswith("overrides a100-pcie-40gb: memory_reserved_per_dp_group")]
     assert code == 0 and "_bytes" not in line and "503 MB" in line
+    # qa203: fit errors on different rows (194 published against a user's 8) were set against each other as a ratio
+    (rms,) = [ln for ln in out.splitlines() if ln.startswith("fitted RMS log error")]
+    assert rms.startswith("fitted RMS log error (each on its own rows: not compared)") and not re.search(r"\d+(\.\d+)?x\b", rms)
+    (same,) = [ln for ln in roofline("engines", "diff", "vllm", "vllm")[1].splitlines() if ln.startswith("fitted RMS")]
+    assert same.split()[-1] == "1x"
 
 
 def test_a_diff_s_value_columns_are_as_wide_as_its_longest_value():
