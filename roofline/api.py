@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from roofline.capacity import capacity, usable_memory_text
+from roofline.capacity import capacity, running_cap_note, usable_memory_text
 from roofline.costs import busiest_rank_experts, weight_bytes_by_class, window_pool_applies
 from roofline.engine import (
     domains_spanned,
@@ -612,6 +612,7 @@ def predict(
                  shard_note(target, dep), group_note(target, dep), hw.one_domain_note(dep.devices),
                  stage_split_dense_note(eng, target, dep), engine_layout_note(eng, target, dep),
                  *(speculation_engine_notes(eng, method, batch, dep) if speculates(method, k) else ()),
+                 running_cap_note(eng, hw, batch, dep) if fits else "",  # (memory binds first otherwise, said above)
                  context_note(target, prompt, "prompt") if (prompt or 0) > context else context_note(target, context)):
         if note:
             out["warnings"].append(note)

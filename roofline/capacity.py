@@ -35,12 +35,32 @@ SMALL_DEVICE_BYTES = 70 * 2**30  # below it (or on an A100) vLLM's default max_n
 LOGIT_BYTES = 4  # a sampler's logits are float32
 
 
+def default_sequences(engine: ServingEngine, hw: HardwareSpec) -> int:
+    """S (module docstring): `engine`'s sampler_sequences, or sampler_sequences_small on a device under 70 GiB or an
+    A100: vLLM's default max_num_seqs there (0: the profile gives none)."""
+    small = hw.mem_bytes < SMALL_DEVICE_BYTES or hw.engine_family.startswith("a100")
+    return engine.sampler_sequences_small if small else engine.sampler_sequences
+
+
+def running_cap_note(engine: ServingEngine, hw: HardwareSpec, batch: int, dep: Deployment) -> str:
+    """'batch 512 under vllm: it runs at most 256 sequences at once ...' where `batch` is above the sequences `engine`
+    runs at once by default on `hw`: S (default_sequences) in each of the dp_attention groups, each an engine core
+    of its own (vLLM's max_num_seqs: --max-num-seqs raises it); '' otherwise, and for a profile that gives no S."""
+    sequences = default_sequences(engine, hw)
+    cap = sequences * dep.dp_attention
+    if not sequences or int(batch) <= cap:
+        return ""
+    groups = f" ({sequences:,} in each of its {dep.dp_attention} attention-DP groups)" if dep.dp_attention > 1 else ""
+    field = "sampler_sequences_small" if sequences == engine.sampler_sequences_small != engine.sampler_sequences else "sampler_sequences"
+    return (f"batch {int(batch):,} under {engine.name}: it runs at most {cap:,} sequences at once on {hw.name} by default"
+            f"{groups} (the profile's {field}, vLLM's default max_num_seqs; --max-num-seqs raises it): a batch above "
+            f"{cap:,} here assumes the cap raised to it (left as it is, the rest wait in its queue)")
+
+
 def reserved_bytes(engine: ServingEngine, hw: HardwareSpec, vocab_size: int, dep: Deployment) -> float:
     """R (module docstring): the memory of a device `engine` keeps from weights and KV cache, for a model of
     `vocab_size` tokens laid out as `dep` (its devices D a stage and N in all, its attention-DP groups)."""
-    small = hw.mem_bytes < SMALL_DEVICE_BYTES or hw.engine_family.startswith("a100")
-    sequences = engine.sampler_sequences_small if small else engine.sampler_sequences
-    sampler_bytes = LOGIT_BYTES * vocab_size * engine.sampler_logit_copies * sequences
+    sampler_bytes = LOGIT_BYTES * vocab_size * engine.sampler_logit_copies * default_sequences(engine, hw)
     return (engine.memory_reserved_bytes + (engine.memory_reserved_parallel_bytes if dep.devices_per_stage > 1 else 0.0)
             + engine.memory_reserved_per_device_bytes * (dep.devices - 1)
             + (engine.memory_reserved_per_dp_group_bytes * dep.dp_attention if dep.dp_attention > 1 else 0.0)

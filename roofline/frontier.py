@@ -549,6 +549,7 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
     its method's published rates (the sweep's scenario.json `meta`: default_rates) says where they were measured on
     another model (speculation.default_rates_note; qa145: EAGLE's Llama-3.1-8B rates priced a Qwen3-235B pick), and one
     above its engine's cap while speculating says so (serving.speculation_engine_notes)."""
+    from roofline.capacity import running_cap_note
     from roofline.engine import dispatches, host_sets_step, host_time_s, parameters_used, unfitted_family_note
     from roofline.hardware import load_hardware
     from roofline.model import load_model
@@ -590,6 +591,8 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
                                              float(plain_s), "", hw))
         if speculative and "batch" in row and "method" in row:  # its engine's cap while speculating (qa177, qa178)
             notes += speculation_engine_notes(on_hw, str(row["method"]), int(row["batch"]), dep)
+        if "batch" in row:  # its engine's cap on sequences at once (vLLM's max_num_seqs), as predict says it
+            notes.append(running_cap_note(on_hw, hw, int(row["batch"]), dep))
         if speculative and (meta or {}).get("default_rates") and "method" in row:
             from roofline.speculation import default_rates_note
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from roofline.capacity import capacity
+from roofline.capacity import capacity, running_cap_note
 from roofline.costs import sequences_per_group
 from roofline.engine import (
     dispatches,
@@ -240,10 +240,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         if (speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() and host_carries_gain(on_hw)):
             # qa156, qa157: said once an engine after the loop, at the largest swept batch plain decoding fits
             context = int(np.min(sc.axes["context"]))
-            cap = int(capacity(hw, model, 1, context + 1, dep, shared_prefix=c["shared_prefix"], engine=on_hw)["max_batch"])
-            fitting = [int(x) for x in np.asarray(sc.axes["batch"]).ravel() if int(x) <= cap]
-            if fitting:
-                top = max(fitting)
+            top = _largest_fitting_batch(sc, hw, model, dep, c["shared_prefix"], on_hw)
+            if top:
                 plain_s = float(step_metrics(hw, model, top, 1, context, dep, engine=on_hw,
                                              shared_prefix=c["shared_prefix"])["step_time_s"])
                 share = float(host_time_s(on_hw, top, dep)) / plain_s
@@ -263,6 +261,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                      engine_layout_note(on_hw, model, dep),
                      *(speculation_engine_notes(on_hw, method, int(np.max(sc.axes["batch"])), dep)
                        if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() else ()),
+                     running_cap_note(on_hw, hw, _largest_fitting_batch(sc, hw, model, dep, c["shared_prefix"], on_hw), dep),
                      idle, rates_note, reuse, reach, longest, prior, gains,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                                        dep.pp, dep, on_hw)]:
@@ -844,3 +843,11 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
         files += [p.name for paths in pool.collect() for p in paths]
         timings["plot_s"] += time.perf_counter() - t
     return {"points": done, **timings, "files": files, "plots_skipped": plots and not drawn_here}
+
+
+def _largest_fitting_batch(sc, hw, model, dep, shared_prefix: int, engine) -> int:
+    """The largest batch of scenario `sc` that plain decoding fits at its shortest context (0: none fits): where the
+    notes said once a config (host work's share, the engine's cap on sequences at once) take their batch."""
+    context = int(np.min(sc.axes["context"]))
+    cap = int(capacity(hw, model, 1, context + 1, dep, shared_prefix=shared_prefix, engine=engine)["max_batch"])
+    return max([int(x) for x in np.asarray(sc.axes["batch"]).ravel() if int(x) <= cap], default=0)

@@ -204,3 +204,22 @@ def test_a_free_share_with_no_memory_beside_the_weights_says_so():
 
     p = roofline.predict("l4", "llama-3.1-70b", 1, 1024, engine="trtllm", tp=4)
     assert not p["fits_in_memory"] and p["usable_memory_text"].startswith("no memory left beside the weights: 24.2 GB less")
+
+
+@pytest.mark.slow
+def test_a_batch_above_vllms_default_max_num_seqs_is_said():
+    """vLLM runs at most max_num_seqs sequences at once (1024 by default, 256 on a device under 70 GiB or an A100:
+    the profile's sampler_sequences); a batch above it was priced as if it ran, without a word."""
+    import roofline
+
+    def said(**kw):
+        return [w for w in roofline.predict(**kw)["warnings"] if "sequences at once" in w and "max_num_seqs" in w]
+
+    (a100,) = said(hardware="a100-sxm-80gb", model="llama-3.1-8b", batch=400, context=512)
+    assert "at most 256 sequences at once on a100-sxm-80gb" in a100 and "sampler_sequences_small" in a100
+    assert not said(hardware="h100-sxm", model="llama-3.1-8b", batch=400, context=512)  # 1,024 there
+    assert said(hardware="h100-sxm", model="llama-3.2-1b", batch=2000, context=256)
+    assert not said(hardware="a100-sxm-80gb", model="llama-3.1-8b", batch=400, context=512, engine="sglang")  # no S
+    assert not said(hardware="a100-sxm-80gb", model="llama-3.1-8b", batch=4000, context=512)  # memory binds: said so
+    dp = dict(hardware="h200", model="deepseek-v3", context=256, tp=1, dp_attention=8, ep=8)  # an engine core a DP group
+    assert not said(batch=1500, **dp) and "at most 8,192 sequences at once on h200 by default (1,024 in each of its 8" in said(batch=9000, **dp)[0]
