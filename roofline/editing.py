@@ -1406,7 +1406,10 @@ def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llam
         unit = ("s" if key.endswith("_s") else "B" if key.endswith("_bytes") else "text"
                 if isinstance(va, (str, bool)) or va is None or isinstance(vb, (str, bool)) else "")
         shown = (lambda v: "-" if v is None else str(v).lower() if isinstance(v, bool) else v) if unit == "text" else (lambda v: v)
-        rows.append((key.removesuffix("_s").removesuffix("_bytes"), shown(va), shown(vb), unit))
+        va, vb = shown(va), shown(vb)
+        if key == "host_overlap_speculating":  # qa202: it gives up an overlap that host_overlap false never had
+            va, vb = (f"{v} (no effect: host_overlap false)" if not j["host_overlap"] else v for v, j in ((va, ja), (vb, jb)))
+        rows.append((key.removesuffix("_s").removesuffix("_bytes"), va, vb, unit))
     for group in ("kernels_per_layer", "kernels_per_layer_mla"):
         for op in dict.fromkeys([*ja[group], *jb[group]]):
             rows.append((f"{group}.{op}", ja[group].get(op), jb[group].get(op), ""))

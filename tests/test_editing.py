@@ -1386,6 +1386,8 @@ def test_engines_diff_names_a_memory_size_override_by_its_profile_key(roofline):
     assert rms.startswith("fitted RMS log error (each on its own rows: not compared)") and not re.search(r"\d+(\.\d+)?x\b", rms)
     (same,) = [ln for ln in roofline("engines", "diff", "vllm", "vllm")[1].splitlines() if ln.startswith("fitted RMS")]
     assert same.split()[-1] == "1x"
+    (overlap,) = [ln for ln in out.splitlines() if ln.startswith("host_overlap_speculating")]  # qa202: vllm's true meant
+    assert "true (no effect: host_overlap false)" in overlap  # nothing where its host work is never overlapped
 
 
 def test_a_diff_s_value_columns_are_as_wide_as_its_longest_value():
