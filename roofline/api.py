@@ -46,7 +46,7 @@ from roofline.layout import OPERATOR_CLASS, deployment, group_note, main_gemm_dt
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, K_MAX
 from roofline.model import ModelSpec, check_model_spec, context_note
 from roofline.model import load_model as _load_model
-from roofline.profiles import builtin_dir, costs_shadow_note, differing_fields, shadow_note
+from roofline.profiles import costs_shadow_note, differing_fields, shadow_note
 from roofline.scenario import check_draft_hardware
 from roofline.serving import (
     DEFAULT_ENGINE,
@@ -64,6 +64,7 @@ from roofline.serving import (
     host_amortised_note,
     host_carries_gain,
     optimistic,
+    optimistic_found_for,
     speculation_engine_notes,
     stage_split_dense_note,
     undetermined_note,
@@ -670,11 +671,8 @@ def predict(
             out["warnings"].append(f"best k {best_k} takes {taken}; acceptance falls with the position in practice, so "
                                    f"{effect}: {remedy}")
         if speculates(method, k) and optimistic(batch, eng.name):
-            own = ("" if eng.path and Path(eng.path).resolve().parent == builtin_dir("engine").resolve() else
-                   " (found for the shipped profiles against published speculative curves; a profile fitted to speculative "
-                   "rows of your own at such batches may hold better)")  # qa203: said under a user's profile as its own
-            out["warnings"].append(f"batch {batch} under {eng.name}: {OPTIMISTIC}{own} (docs/ACCURACY.md), so read this "
-                                   "speedup as an upper estimate")
+            out["warnings"].append(f"batch {batch} under {eng.name}: {OPTIMISTIC}{optimistic_found_for(eng)} "
+                                   "(docs/ACCURACY.md), so read this speedup as an upper estimate")
         out["warnings"] += break_even_notes(out["spec"], eng, batch)
         if speculates(method, k):  # qa156: a gain carried by host work paid once an iteration, here or at the break-even
             at = {batch: float(out["step_time_s"])}
@@ -754,6 +752,11 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
 
     out["output_len"] = output_len
     out["prefill_stall_s"], out["serving_time_per_output_token_s"] = serving(out["step_time_s"], 1)
+    mean = prompt + output_len / 2  # a request's mean context over its life (measurements' rows are priced at it)
+    if abs(out["context"] - mean) > 0.25 * mean:  # qa204: a prompt of 8,000 priced at the default context of 1,024
+        out["warnings"].append(f"serving time per output token at context {out['context']:,}: a request of {prompt:,} prompt "
+                               f"and {output_len:,} output tokens decodes at {mean:,.0f} on average (--context "
+                               f"{round(mean)} prices it as `roofline accuracy` does)")
     if "spec" in out:
         spec = out["spec"]
         verify = tree_nodes + 1 if tree_nodes is not None and k > 0 else k + 1

@@ -261,12 +261,14 @@ def own_rows(fit: pd.DataFrame, engine_name: str, table: pd.DataFrame, lineage: 
 
 
 def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements", fold: bool = False,
-             predictable: pd.Series | None = None, lineage: str = "") -> tuple[pd.DataFrame, str]:
+             predictable: pd.Series | None = None, lineage: str = "", say: bool = True) -> tuple[pd.DataFrame, str]:
     """The fit-split rows of `engine_name`'s engine (rows_slot), or all fit rows when fewer than MIN_ENGINE_ROWS of
-    them are rows the model can predict (`predictable`: a boolean Series over the fit rows' index, from prepare_rows;
-    None: every row), and a sentence saying which. Fewer than MIN_ENGINE_ROWS fit rows in all are refused: a fit of
-    that few does not determine its parameters (each would trade off against the others at one point); a
-    cross-validation `fold`, whose full fit passed this check, takes what is left of them."""
+    them are distinct rows the model can predict (`predictable`: a boolean Series over the fit rows' index, from
+    prepare_rows; None: every row; a row repeated in every column counts once, measurements.repeated_rows), and a
+    sentence saying which, said in a warning too where other engines' rows are taken (`say`; not in a fold). Fewer than
+    MIN_ENGINE_ROWS distinct fit rows in all are refused: a fit of that few does not determine its parameters (each
+    would trade off against the others at one point); run_fit counts the predictable ones again. A cross-validation
+    `fold`, whose full fit passed these checks, takes what is left of them."""
     fit = table[table["split"] == "fit"]
     if fit.empty:
         raise RooflineError(f"{where}: split: expected at least one row with split = fit, found none")
@@ -292,7 +294,7 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements",
     which = (f"all {len(fit)} fit rows ({only}), each predicted with {engine_name}: a profile fitted "
              f"{'partly ' if len(own) else ''}to other engines' measurements ({others} row{'s' if others > 1 else ''}"
              f"{named if len(engines) else ''})")
-    if not fold:  # said where warnings are looked for, not only in the report's first line (qa203)
+    if say and not fold:  # said where warnings are looked for, not only in the report's first line (qa203)
         warn(f"{where}: {which}")
     return fit, which
 
@@ -412,9 +414,11 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     left_text = (f"left out: row{'s' if len(left) > 1 else ''} {', '.join(str(r) for r in left['row'].head(8))}"
                  + (f" and {len(left) - 8} more" if len(left) > 8 else "") + f" ({left['skipped'].iloc[0].split(': ')[0]}"
                  + (", and others" if left["skipped"].str.split(": ").str[0].nunique() > 1 else "") + ")") if len(left) else ""
-    if usable.sum() == 0 or (usable.sum() < MIN_ENGINE_ROWS and not fold):  # rows it cannot predict do not count
-        raise RooflineError(f"{path}: expected at least {MIN_ENGINE_ROWS} fit rows the model can predict, found "
-                            f"{int(usable.sum())} of the {len(usable)} it took; " + (f"{left_text}; " if left_text else "")
+    counted = int((usable.to_numpy() & ~repeated_rows(chosen).to_numpy()).sum())  # a repeated row is one (qa204)
+    if usable.sum() == 0 or (counted < MIN_ENGINE_ROWS and not fold):  # rows it cannot predict do not count
+        repeated = f" ({int(usable.sum()) - counted} of them repeated)" if counted < usable.sum() else ""
+        raise RooflineError(f"{path}: expected at least {MIN_ENGINE_ROWS} distinct fit rows the model can predict, found "
+                            f"{counted}{repeated} of the {len(usable)} it took; " + (f"{left_text}; " if left_text else "")
                             + f"it took {which}")
     if len(left):  # qa100: 'fitted on 17 fit rows' where one did not fit in memory and 16 were fitted
         which = f"{int(usable.sum())} of {which}; {left_text}"
@@ -620,7 +624,7 @@ def cross_validate(path: str | Path, engine: str = "vllm", profiles: tuple = (),
     base = fittable_engine(engine, profiles)
     table = load_measurements(path)
     chosen, which = fit_rows(table, base.name, str(path), predictable=predictable_rows(table, profiles, str(path), base),
-                             lineage=copied_from(base, profiles))
+                             lineage=copied_from(base, profiles), say=False)  # the full fit below says it (qa204: twice)
     # every fit, the one to all sources included, starts from the profile without the per-family values an
     # earlier fit wrote (run_fit drops them: fitted on every source, a left-out source must not reach its prediction so)
     options = {"loss": loss, "fixed": tuple(fixed), "per_family": tuple(per_family), "max_evaluations": max_evaluations}

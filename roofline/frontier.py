@@ -695,8 +695,10 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None, extra_di
     on_frontier = every[every["decoding"] == "speculation"]
     large = [optimistic(b, e) for b, e in zip(on_frontier["batch"], on_frontier["engine"])]
     if any(large):
+        found_for = next((said for e in dict.fromkeys(on_frontier.loc[large, "engine"].astype(str))
+                          if (said := _optimistic_found_for(e, extra_dirs))), "")  # qa204: a user's profile among them
         notes.append(f"{sum(large)} speculative frontier {'row is' if sum(large) == 1 else 'rows are'} at batch {OPTIMISTIC_BATCH} or more under a serving "
-                     f"engine: {OPTIMISTIC} (docs/ACCURACY.md), so {'its cost is a lower estimate' if sum(large) == 1 else 'their costs are lower estimates'}")
+                     f"engine: {OPTIMISTIC}{found_for} (docs/ACCURACY.md), so {'its cost is a lower estimate' if sum(large) == 1 else 'their costs are lower estimates'}")
     capped = _above_running_cap(on_frontier, extra_dirs)
     if capped:
         count, names = capped
@@ -860,3 +862,14 @@ def check_frontier_out(out: Path, force: bool, table: Path | None = None) -> Non
     if own or (table is not None and out.resolve() == Path(table).resolve()):
         raise RooflineError(f"--out: {out} is a sweep's own table: give the frontier another name")
     check_file_out(out, force)
+
+
+def _optimistic_found_for(engine: str, extra_dirs: tuple) -> str:
+    """serving.optimistic_found_for of the engine profile a table names ('' where it no longer loads)."""
+    from roofline.errors import RooflineError
+    from roofline.serving import load_engine, optimistic_found_for
+
+    try:
+        return optimistic_found_for(load_engine(engine, extra_dirs))
+    except RooflineError:
+        return ""

@@ -59,6 +59,7 @@ from roofline.serving import (
     host_terms_text,
     load_engine,
     optimistic,
+    optimistic_found_for,
     speculation_engine_notes,
     stage_split_dense_note,
     undetermined_text,
@@ -233,8 +234,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         prior = (f"{model.name} with dp_attention {dep.dp_attention} and ep {dep.ep} under {engine.name}: {dispatch_note}; "
                  "predict prints its time (expert dispatch) and warns where it is over a tenth of the step"
                  if dispatches(model, dep) and dispatch_note else "")
-        gains = (f"under {engine.name}, {OPTIMISTIC} (docs/ACCURACY.md): read the sweep's speedups there as upper "
-                 "estimates"  # predict says it of its point; a notebook's sweep said nothing (qa92)
+        gains = (f"under {engine.name}, {OPTIMISTIC}{optimistic_found_for(engine)} (docs/ACCURACY.md): read the sweep's "
+                 "speedups there as upper estimates"  # predict says it of its point; a notebook's sweep said nothing (qa92)
                  if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any()
                  and optimistic(np.max(sc.axes["batch"]), engine.name) else "")
         if (speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() and host_carries_gain(on_hw)):

@@ -405,12 +405,15 @@ def _warn_repeated_rows(table: pd.DataFrame, where: str) -> None:
 
         columns = [c for c in table.columns if c not in ("row", "notes", "source")]
         first = table.groupby(columns, sort=False, dropna=False)["row"].transform("first").to_numpy()
-        rows, earlier = table["row"].to_numpy()[again], first[again]
-        more = f" and {len(rows) - 8} more" if len(rows) > 8 else ""
-        many = len(rows) > 1
-        warn(f"{where}: row{'s' if many else ''} {', '.join(map(str, rows[:8]))}{more} repeat{'' if many else 's'} "
-             f"row{'s' if many else ''} {', '.join(map(str, earlier[:8]))}{' and others' if more else ''} in every column: "
-             "each is counted again (delete the copies if they are one measurement)")
+        copies: dict = {}  # each first row and the rows that repeat it, in order (qa204: 'repeat rows 1, 1, 1, 1')
+        for row, earlier in zip(table["row"].to_numpy()[again], first[again]):
+            copies.setdefault(earlier, []).append(row)
+        parts = [f"row{'s' if len(r) > 1 else ''} {', '.join(map(str, r[:8]))}"
+                 + (f" and {len(r) - 8} more" if len(r) > 8 else "") + f" repeat{'' if len(r) > 1 else 's'} row {e}"
+                 for e, r in list(copies.items())[:8]]
+        more = f"; and {len(copies) - 8} more rows repeated" if len(copies) > 8 else ""
+        warn(f"{where}: {'; '.join(parts)}{more}, in every column: each is counted again (delete the copies if they are "
+             "one measurement)")
 
 
 # ---------------------------------------------------------------- rows resolved for prediction

@@ -137,7 +137,7 @@ def _report_verify(df: pd.DataFrame, ops, meta: dict) -> Figure:
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
         ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_title(f"{_name(meta, 'model', model)}, context {_ctx(context)}")
-        ax.set_xlabel("q = k + 1, tokens a sequence")  # (qa202: a longer label ran into the next panel's)
+        ax.set_xlabel("q = k + 1 (tokens per sequence)")  # (qa202: a longer label ran into the next panel's)
         ax.set_ylabel("pass time / decode step time" if ax.get_subplotspec().is_first_col() else "")  # sharey
     _shared_legend(fig, axes)
     fig.suptitle("Verify pass of q tokens per sequence against a decode step (q = 1): near-flat at small batch, rising with "

@@ -93,7 +93,7 @@ from pathlib import Path
 from roofline.costs import OPERATORS
 from roofline.errors import RooflineError, check_choice, check_flag, field_error, prose, unknown_key_error, warn
 from roofline.hardware import check_file_name, spec_where
-from roofline.profiles import find_profile, is_profile_path, list_names, read_yaml
+from roofline.profiles import builtin_dir, find_profile, is_profile_path, list_names, read_yaml
 from roofline.units import BYTE_UNITS, format_seconds, parse_quantity, parse_seconds_or_zero, spoken_list
 
 DEFAULT_KERNELS = {"input_proj": 1}  # a drafter's input projection: one GEMM, where a profile's counts do not name it
@@ -202,6 +202,18 @@ def host_amortised_note(engine: ServingEngine, batch: int, host_s: float, plain_
             "pays it once an iteration of tau tokens, so much of the gain there rests on it; host work and GPU work a "
             "sequence (which speculation would not amortise) are not told apart by the fit: an upper estimate "
             "(docs/ACCURACY.md)")
+
+
+def optimistic_found_for(engine: ServingEngine) -> str:
+    """'' for a shipped engine profile (its file and any costs_from's in engine_profiles/), else the words that say
+    whose evidence OPTIMISTIC is (qa203, qa204: under a user's fitted profile, or a vllm.yaml of the user's that
+    vllm-v0 takes its costs from, it read as that profile's own finding)."""
+    shipped = builtin_dir("engine").resolve()
+    files = [f for f in (engine.path, engine.costs_from) if f]
+    if files and all(Path(f).resolve().parent == shipped for f in files):
+        return ""
+    return (" (found for the shipped profiles against published speculative curves; a profile fitted to speculative rows "
+            "of your own at such batches may hold better)")
 
 
 def optimistic(batch, engine) -> bool:

@@ -109,7 +109,8 @@ def predict_table(point: dict) -> str:
             f"    tokens/s per user  {_rate(spec['tokens_per_s_per_user'])}",
             f"    speedup            {spec['speedup']:.3f}x",
             *([f"    serving TPOT       {format_seconds(spec['serving_time_per_output_token_s'])}   ({_serving_text(spec, p)}; "
-               f"{p['serving_time_per_output_token_s'] / spec['serving_time_per_output_token_s']:.3f}x plain's)"]
+               f"plain's {format_seconds(p['serving_time_per_output_token_s'])} is "
+               f"{p['serving_time_per_output_token_s'] / spec['serving_time_per_output_token_s']:.3f}x this)"]
               if "serving_time_per_output_token_s" in spec else []),
             # at k 0 the drafter does not run, and its device is not charged (qa118: 'included' where it was not)
             f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], spec.get('draft_hardware') if spec['k'] else None, spec.get('draft_price_usd_per_hour'), p['hardware'] if p.get('price_usd_per_hour_per_device') is None else None)}",
@@ -246,8 +247,10 @@ def _serving_text(part: dict, p: dict) -> str:
     """'a serving benchmark's time per output token at 32 in flight: + 31 prefills of 1,000 tokens, 1.2 ms each, over
     200 tokens' (api._serving_terms)."""
     b = p["batch"]
+    fits = part.get("fits_in_memory", p["fits_in_memory"])
     return (f"a serving benchmark's time per output token at {b:,} in flight: + {b - 1:,} arriving prefills of "
-            f"{p['prompt']:,} tokens, {format_seconds(part['prefill_stall_s'])} each, over {p['output_len']:,} tokens")
+            f"{p['prompt']:,} tokens, {format_seconds(part['prefill_stall_s'])} each, over {p['output_len']:,} tokens"
+            + ("; not reachable: fits in memory NO" if not fits else ""))  # (qa204: 2,000 in flight where 398 fit)
 
 
 def _best_k_text(spec: dict) -> str:

@@ -204,5 +204,15 @@ def test_predict_gives_the_time_per_output_token_a_benchmark_row_is_priced_at(tm
     assert plain["serving_time_per_output_token_s"] == pytest.approx(priced[0], rel=1e-9)
     assert spec["serving_time_per_output_token_s"] == pytest.approx(priced[1], rel=1e-9)
     assert plain["serving_time_per_output_token_s"] > 1.05 * plain["step_time_s"]  # the stalls are no rounding
+    assert not [w for w in plain["warnings"] if "decodes at" in w]  # priced at the rows' mean context
+    far = predict("h100-sxm", "llama-3.1-8b", 32, 1024, tp=1, engine=engine, prompt=8000, output_len=200)  # qa204
+    assert [w for w in far["warnings"] if "a request of 8,000 prompt and 200 output tokens decodes at 8,100 on average" in w]
+    from roofline.tables import predict_table
+
+    text = predict_table(predict("h100-sxm", "llama-3.1-8b", 32, 1100, method="eagle", k=3, acceptance_length=2.5, **kw))
+    ratio = plain["serving_time_per_output_token_s"] / spec["serving_time_per_output_token_s"]
+    assert f"is {ratio:.3f}x this)" in text and ratio > 1  # qa204: read as the speculative line being 1.5x plain's
+    crowded = predict_table(predict("h100-sxm", "llama-3.1-8b", 2000, 1100, **kw))  # qa204: 2,000 where 398 fit
+    assert "over 200 tokens; not reachable: fits in memory NO)" in crowded
     with pytest.raises(Exception, match="output_len: expected a prompt length beside it"):
         predict("h100-sxm", "llama-3.1-8b", 32, 1100, output_len=200)

@@ -492,15 +492,22 @@ def test_a_profile_under_a_name_of_its_own_fits_the_rows_of_its_engine_and_too_f
     pasted = tmp_path / "pasted.csv"  # qa203: 4 rows and a copy of one were fitted as 5
     head = pd.read_csv(path, dtype=str).head(4)
     pd.concat([head, head.head(1).assign(notes="pasted again")]).to_csv(pasted, index=False)
-    with pytest.warns(RooflineWarning, match="row 5 repeats row 1 in every column"), pytest.raises(
+    with pytest.warns(RooflineWarning, match="row 5 repeats row 1, in every column"), pytest.raises(
             RooflineError, match=r"expected at least 5 distinct fit rows .* found 4 and 1 repeated"):
         run_fit(pasted)
+    unfit_copy = tmp_path / "unfit_copy.csv"  # qa204: 4 distinct rows it can predict, one it cannot, a copy: fitted as 5
+    rows = pd.read_csv(path, dtype=str).head(5)
+    rows.loc[4, ["model", "tp", "gpus"]] = ["llama-3.1-405b", "1", "1"]
+    pd.concat([rows, rows.iloc[[1]]]).to_csv(unfit_copy, index=False)
+    with pytest.warns(RooflineWarning, match="repeats row 2"), pytest.raises(
+            RooflineError, match=r"expected at least 5 distinct fit rows the model can predict, found 4 \(1 of them repeated\)"):
+        run_fit(unfit_copy)
     unfit = tmp_path / "unfit.csv"  # 16 rows, 13 of them a 405B on one GPU: 3 the model can predict
     table = pd.read_csv(path, dtype=str)
     table.loc[3:, "model"] = "llama-3.1-405b"
     table.loc[3:, ["tp", "gpus"]] = "1"
     table.to_csv(unfit, index=False)
-    with pytest.raises(RooflineError, match=r"unfit.csv: expected at least 5 fit rows the model can predict, found 3 of the "
+    with pytest.raises(RooflineError, match=r"unfit.csv: expected at least 5 distinct fit rows the model can predict, found 3 of the "
                                             r"16 it took; left out: rows 4, 5, 6, 7, 8, 9, 10, 11 and 5 more \(does not fit in "
                                             r"memory\); it took all 16 fit rows, of engine vllm$"):  # qa100: '(fewer than 5)' of 16
         run_fit(unfit)

@@ -887,8 +887,14 @@ def test_rows_that_repeat_an_earlier_row_are_said(tmp_path):
         assert len(load_measurements(path)) == 9
         load_measurements(default_measurements_path())  # the shipped file repeats no row
     said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
-    assert said == [f"{path}: rows 7, 8, 9 repeat rows 1, 2, 3 in every column: each is counted again (delete the copies "
+    assert said == [f"{path}: row 7 repeats row 1; row 8 repeats row 2; row 9 repeats row 3, in every column: each is counted again (delete the copies "
                     "if they are one measurement)"]
+    pd.concat([shipped.head(2)] + [shipped.head(1)] * 3).to_csv(path, index=False)  # qa204: 'repeat rows 1, 1, 1'
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        load_measurements(path)
+    assert [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)][0].startswith(
+        f"{path}: rows 3, 4, 5 repeat row 1, in every column")
 
 
 def test_a_row_of_more_or_fewer_fields_than_the_header_is_named_by_its_row(tmp_path):

@@ -564,3 +564,17 @@ def test_the_optimistic_caveat_under_a_users_own_profile_says_whose_evidence_it_
     assert len(said) == 1 and "found for the shipped profiles against published speculative curves" in said[0]
     shipped = [w for w in roofline.predict("h100-sxm", "llama-3.1-8b", 32, 1024, method="eagle")["warnings"] if "run optimistic" in w]
     assert len(shipped) == 1 and "found for the shipped" not in shipped[0]
+    import warnings
+
+    from roofline.errors import RooflineWarning
+
+    scenario = {"name": "mine", "hardware": "h100-sxm", "model": "llama-3.1-8b", "engine": str(tmp_path / "mine.yaml"),
+                "method": "eagle", "axes": {"batch": [1, 64], "context": [1024], "k": [3]}}
+    with warnings.catch_warnings(record=True) as caught:  # qa204: the sweep said it bare
+        warnings.simplefilter("always")
+        roofline.sweep(scenario)
+    said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "run optimistic" in str(w.message)]
+    assert len(said) == 1 and "found for the shipped profiles" in said[0]
+    (tmp_path / "vllm.yaml").write_text(Path(load_engine("vllm").path).read_text())  # a user's vllm, which vllm-v0 takes
+    v0 = roofline.predict("h100-sxm", "llama-3.1-8b", 32, 1024, method="eagle", engine="vllm-v0", profiles=(str(tmp_path),))
+    assert [w for w in v0["warnings"] if "run optimistic" in w and "found for the shipped profiles" in w]
