@@ -757,23 +757,9 @@ def cheapest(
     Costs are decoding only, at the prices the sweep read from the hardware profiles (a note says where a profile's
     price has changed since).
     """
-    from roofline.frontier import cheapest as cheapest_rows
-    from roofline.frontier import (
-        check_frontier_out,
-        check_table,
-        cost_frontier,
-        frontier_notes,
-        pick_notes,
-        price_notes,
-        refine,
-        refused_layouts,
-        scenario_json,
-        unchecked_note,
-    )
-    from roofline.outputs import add_to_marker
+    from roofline.frontier import check_frontier_out, check_table, scenario_json
     from roofline.plot_jobs import read_results, select_rows
-    from roofline.tables import frontier_table, speculation_text, varied_dtypes
-    from roofline.yamlio import write_text_atomic
+    from roofline.profiles import recorded_files
 
     if force and out is None:  # qa114: accepted in silence
         raise RooflineError("--force: expected with --out FILE (it allows replacing that file), found no --out")
@@ -786,6 +772,27 @@ def cheapest(
     if df.empty:  # qa114: 'no row of this kind fits' and exit 0 for a table of no rows
         raise RooflineError(f"{path}: expected a sweep results table with at least one row, found none")
     df = select_rows(df, tuple(where or ()), str(path))
+    with recorded_files((scenario_json(path) or {}).get("profile_files")):  # profiles the sweep named by path (qa205)
+        _cheapest_of(df, path, where, min_tokens_per_user, out, force)
+
+
+def _cheapest_of(df, path, where, min_tokens_per_user, out, force) -> None:
+    """`cheapest` once its table is read and selected: the frontier, the picks, the points between swept batches."""
+    from roofline.frontier import cheapest as cheapest_rows
+    from roofline.frontier import (
+        cost_frontier,
+        frontier_notes,
+        pick_notes,
+        price_notes,
+        refine,
+        refused_layouts,
+        scenario_json,
+        unchecked_note,
+    )
+    from roofline.outputs import add_to_marker
+    from roofline.tables import frontier_table, speculation_text, varied_dtypes
+    from roofline.yamlio import write_text_atomic
+
     refused, unchecked = refused_layouts(df, _dirs())
     frontier = cost_frontier(df, refused)
     picks = cheapest_rows(df, min_tokens_per_user, refused) if min_tokens_per_user is not None else None

@@ -20,6 +20,8 @@ Names are case-insensitive (`H100-SXM` is `h100-sxm`), and a few short aliases a
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import functools
 import os
@@ -401,6 +403,23 @@ def is_profile_path(value: object) -> bool:
     return isinstance(value, str) and Path(value).suffix.lower() in PROFILE_SUFFIXES
 
 
+_RECORDED: contextvars.ContextVar[dict | None] = contextvars.ContextVar("recorded_profile_files", default=None)
+
+
+@contextlib.contextmanager
+def recorded_files(profile_files: dict | None):
+    """Within: a profile name that is not on the search path finds the file a sweep read it from, as its scenario.json's
+    `profile_files` records it ({kind: {name: absolute path}}): `cheapest` prices a table whose scenario named a
+    profile by its path (qa205: the point computed between swept batches was another model's, this one 'unknown')."""
+    files = {kind: {name: path for name, path in (names or {}).items() if isinstance(path, str)}
+             for kind, names in (profile_files or {}).items() if isinstance(names, dict)}
+    token = _RECORDED.set(files)
+    try:
+        yield
+    finally:
+        _RECORDED.reset(token)
+
+
 def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) -> Path:
     """The file for profile `name`; a path to an existing file is accepted as is.
 
@@ -431,6 +450,10 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
             raise UnreadableProfile(f"{path}: this file would be {kind} {name!r}, but {why}", path)
     if resolved in paths:
         return paths[resolved]
+    recorded = (_RECORDED.get() or {}).get(kind, {}).get(name.strip())  # a sweep's own file for it (recorded_files)
+    if recorded and Path(recorded).is_file():
+        _check_kind_of_file(kind, Path(recorded))
+        return Path(recorded)
     for other in FOLDERS:
         if other == kind:
             continue

@@ -1097,3 +1097,21 @@ def test_the_cap_said_above_a_row_is_the_one_applied_at_its_attention_dp_degree(
     rows.loc[1, "batch"] = 64
     over, caps = above_running_cap(rows)
     assert list(over) == [True, True, False, False] and cap_text(caps) == "sglang: 32, 48"
+
+
+@pytest.mark.slow
+def test_cheapest_finds_a_profile_its_sweep_named_by_path(tmp_path, roofline):
+    """qa205: a scenario naming a model by its file's path swept it, and cheapest, which loads profiles by name, called
+    it unknown: the point between swept batches printed under its pick was another config's, and its checks were
+    skipped. The sweep's scenario.json records each profile's file."""
+    from roofline.profiles import builtin_dir
+
+    (tmp_path / "mymodel.yaml").write_text((builtin_dir("model") / "llama-3.2-1b.yaml").read_text()
+                                           .replace("name: llama-3.2-1b\n", "name: mymodel\n", 1))
+    (tmp_path / "sc.yaml").write_text(f"name: sc\nhardware: h100-sxm\nmodel: [llama-3.1-8b, {tmp_path / 'mymodel.yaml'}]\n"
+                                      "engine: vllm\naxes:\n  batch: [1, 8, 64]\n  context: [1024]\n")
+    assert roofline("sweep", str(tmp_path / "sc.yaml"), "--out", str(tmp_path / "out"), "--no-plots")[0] == 0
+    code, out, err = roofline("cheapest", str(tmp_path / "out"), "--min-tokens-per-user", "150")
+    assert code == 0, err
+    assert "unknown model" not in out and "no profile of model mymodel" not in out
+    assert re.search(r"computed now: \$[\d.]+ at [\d.]+ tokens/s per user: mymodel on h100-sxm", out)
