@@ -475,6 +475,13 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         raise field_error(where, "question", "one of the report's questions (" + ", ".join(REPORT_QUESTIONS) + ")", question)
     for note in axis_notes:
         warnings.warn_explicit(note.message, note.category, note.filename, note.lineno)
+    repeats = len(axes["k"]) * len(axes["alpha"])
+    if "none" in methods and len(methods) > 1 and not method_by_model and repeats > 1:  # qa205: 90 of 180 rows copies
+        from roofline.errors import warn
+
+        warn(f"{where}: method: none beside {', '.join(m for m in methods if m != 'none')}: plain decoding's rows repeat "
+             f"for each of the {repeats} (k, alpha) values of the axes, which do not change them (its rows are every "
+             "speculative row's baseline_* columns, and the k = 0 rows where axes.k holds 0: leave none out)")
     return Scenario(
         name=name,
         **configs,

@@ -272,3 +272,19 @@ def test_a_misspelt_layout_key_gets_its_did_you_mean():
     with pytest.raises(RooflineError, match=r"layouts\[0\]\.dp: expected one of tp, dp_attention, ep, pp \(did you mean "
                                             r"'dp_attention'\?\)"):
         scenario_from_dict({**base, "layouts": [{"dp": 8, "ep": 8}]}, "s.yaml")
+
+
+def test_none_beside_a_drafting_method_says_its_rows_repeat_over_k_and_alpha():
+    """qa205: method [eagle, none] with 5 k values wrote each plain row 5 times (90 of 180 rows), in silence."""
+    import warnings
+
+    from roofline.errors import RooflineWarning
+
+    base = {"name": "s", "hardware": "h100-sxm", "model": "llama-3.1-8b", "axes": {"batch": [1, 8], "k": [1, 2, 3]}}
+    for method, said in ((["eagle", "none"], True), (["eagle"], False), (["eagle", "ngram"], False)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            scenario_from_dict({**base, "method": method})
+        notes = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "repeat for each" in str(w.message)]
+        assert bool(notes) is said and (not said or "each of the 3 (k, alpha) values" in notes[0])
+
