@@ -934,7 +934,7 @@ def calibrate(
         check_profile_name(out.stem, "--out")
         from roofline.editing import check_no_other_file
 
-        check_no_other_file(out, force, "hardware")  # a model or engine profile of that name is not replaced (qa102)
+        check_no_other_file(out, force, "hardware", "calibrate")  # a model or engine profile of that name is not replaced (qa102)
         check_file_out(out, force)
     profile = run_calibrate(device, dtype=dtype, cuda_graphs=cuda_graphs)
     if out is not None:  # a profile file is found by its name, which must be the file's (hw validate, --profiles)

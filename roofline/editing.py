@@ -672,11 +672,12 @@ def _family_values_kept(kind: str, doc, set_here: set[str], where: str) -> None:
                  f"its own {path}: {own}; set overrides.{i}.{path} too ({hint})")
 
 
-def check_no_other_file(target: Path, force: bool, kind: str) -> None:
+def check_no_other_file(target: Path, force: bool, kind: str, command: str = "") -> None:
     """Refuse to write `kind`'s profile file `target` (FOLDER/NAME.yaml) where FOLDER holds another file of that name:
     a profile of another kind, --force or not (a user folder holds every kind: `models new x2 --force` replaced the
     hardware profile x2; qa98), one spelled otherwise (names are found case-insensitively, so one of the two would never
-    be), or NAME.yml without --force (the new file would take its place in every command)."""
+    be), or NAME.yml without --force (the new file would take its place in every command). `command` names the command
+    in an error (default: `<group> new`; qa205: `models import` said 'models new')."""
     folder, name = target.parent, target.stem
     same = [p for p in (folder.glob("*.y*ml") if folder.is_dir() else []) if p.stem.lower() == name.lower()]
     for path in same:
@@ -696,7 +697,7 @@ def check_no_other_file(target: Path, force: bool, kind: str) -> None:
         raise RooflineError(f"{clash[0]}: exists (profile {name!r}); pass --force to write {target.name} beside it, "
                             "which then takes its place")
     if target.exists() and not force:  # said before the copy is validated, not after its warnings (a scenario's sweep)
-        raise RooflineError(f"{GROUP[kind]} new: {target} exists; pass --force to overwrite it")
+        raise RooflineError(f"{command or GROUP[kind] + ' new'}: {target} exists; pass --force to overwrite it")
 
 
 def _source_fault(kind: str, source: Path, extra_dirs: tuple, error: RooflineError, target: Path) -> None:
@@ -749,6 +750,10 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     if "display_name" in doc and ["display_name"] not in [keys for keys, _ in pairs]:  # panels and tables tell the two apart
         doc["display_name"] = f"{name} (copy of {doc['display_name']})"
     set_here = {".".join(keys) for keys, _ in pairs}
+    if kind == "scenario" and doc.get("description") and set_here and "description" not in set_here:
+        # qa205: a report printed the source's 'H100 SXM vs H200, context 1k and 8k' over a sweep of four GPUs at 2k
+        doc["description"] = (f"{name}: a copy of {source.stem} with {', '.join(sorted(set_here))} set, whose description "
+                              f"was: {str(doc['description']).strip()}")
     _unfit(kind, doc, set_here)
     _price_set_by_hand(kind, doc, set_here)
     had = {k: doc.get(k) for k in doc}

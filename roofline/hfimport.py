@@ -653,7 +653,7 @@ def import_hf_config(config_path: Path, name: str, out_dir: Path, force: bool = 
     check_not_shadowing("model", Path(out_dir) / f"{name}.yaml", force, "models import")
     from roofline.editing import check_no_other_file
 
-    check_no_other_file(Path(out_dir) / f"{name}.yaml", force, "model")
+    check_no_other_file(Path(out_dir) / f"{name}.yaml", force, "model", "models import")
     tokenizer = kwargs.get("tokenizer")
     if tokenizer is not None and (not isinstance(tokenizer, str) or (tokenizer and not tokenizer.strip())):
         raise RooflineError(f"--tokenizer: expected a tokenizer family like 'llama-3', found {tokenizer!r}")

@@ -362,6 +362,9 @@ def test_shipped_imported_models_are_what_models_import_makes_from_their_config(
                             "--source", source["source"], "--tokenizer", source["tokenizer"], "--dir", tmp_path / "old", "--force")
     assert code == 0, err
     assert (tmp_path / "old" / f"{name}.yaml").read_text() == shipped.read_text()
+    for _ in range(2 if name == "llama-4-scout" else 0):  # qa205: the second said 'models new: ... exists'
+        code, _, err = roofline("models", "import", HF / f"{name}.json", "--name", "mine", "--dir", tmp_path / "mine")
+    assert name != "llama-4-scout" or (code == 2 and f"models import: {tmp_path / 'mine' / 'mine'}.yaml exists; pass --force" in err), err
     model = load_model(name)
     assert model.params == pytest.approx(published, rel=0.02)          # vision tower excluded for Llama 4 Scout: -1.1%
     assert model.active_params == pytest.approx(active, rel=0.02)
@@ -1503,6 +1506,8 @@ def test_scenarios_have_new_set_and_edit_as_the_profiles_do(roofline, tmp_path, 
     text = (tmp_path / "my-ft.yaml").read_text()
     assert "\nname: my-ft\n" in text and "\nengine: sglang\n" in text and "  batch: [1, 8, 64]\n" in text
     assert text.splitlines()[0].endswith("every field not set there is fast-tier's (values and description) until edited.")
+    # qa205: a report printed the source's description over the changed sweep
+    assert "\ndescription: 'my-ft: a copy of fast-tier with axes.batch, engine set, whose description was: " in text
     code, _, err = roofline("scenarios", "set", "my-ft", "hardware=[h100-sxm, b200]", "axes.k=[1, 2]")
     assert code == 0, err
     text = (tmp_path / "my-ft.yaml").read_text()
