@@ -55,7 +55,8 @@ Reads the architecture keys transformers configs use and writes the profile fiel
     refused           DeepSeek-V4 (compress_ratios, o_lora_rank, o_groups, num_hash_layers or model_type deepseek_v4):
                           the built-in deepseek-v4-flash profile is written by hand; hybrid decoders whose layers are
                           not all attention (HYBRID_KEYS: Qwen3-Next's and Qwen3.5's Gated DeltaNet, Jamba's and
-                          Nemotron-H's Mamba, MiniMax-M1's lightning attention; layer_types other than
+                          Nemotron-H's Mamba, MiniMax-M1's lightning attention; a model_type of
+                          NOT_ALL_ATTENTION_TYPES, Mamba's or RWKV's, whatever its keys; layer_types other than
                           ATTENTION_LAYER_TYPES, Llama 4's chunked_attention read as sliding groups of one chunk)
 Multimodal configs are read from their `text_config`; the vision tower is not counted. Gemma 3's text_config leaves
 keys to Gemma3TextConfig's defaults (GEMMA3_TEXT_DEFAULTS), applied where it does.
@@ -112,6 +113,10 @@ ATTENTION_LAYER_TYPES = ("sliding_attention", "full_attention", "chunked_attenti
 HYBRID_KEYS = ("full_attention_interval", "linear_num_value_heads", "linear_key_head_dim", "attn_layer_period",
                "attn_layer_offset", "hybrid_override_pattern", "attn_type_list", "layers_block_type", "mamba_d_state",
                "mamba_expand", "ssm_state_size", "mamba_n_heads")
+# transformers' model_types of state-space, recurrent and hybrid decoders: refused by their type too, whatever keys the
+# config holds (qa205: model_type mamba with attention keys was imported as a GQA transformer, in silence)
+NOT_ALL_ATTENTION_TYPES = ("mamba", "mamba2", "falcon_mamba", "rwkv", "recurrent_gemma", "xlstm", "jamba", "zamba",
+                           "zamba2", "bamba", "falcon_h1", "nemotron_h", "granitemoehybrid", "qwen3_next", "lfm2")
 TOPK_METHODS = ("greedy", "group_limited_greedy", "noaux_tc")  # DeepSeek's gates (topk_method; absent: by groups)
 
 # Where transformers applies a config's one `sliding_window` without per-layer keys: on every layer (Mistral, Mixtral,
@@ -513,6 +518,8 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
                    and not (k == "attn_type_list" and isinstance(cfg[k], list) and 0 not in cfg[k])), None)
     layer_types = cfg.get("layer_types") if isinstance(cfg.get("layer_types"), list) else []
     other = next((t for t in layer_types if t not in ATTENTION_LAYER_TYPES), None)
+    if model_type in NOT_ALL_ATTENTION_TYPES:
+        hybrid = "model_type"
     if hybrid or other:  # qa121: Qwen3-Next, Jamba, Nemotron-H and MiniMax-M1 imported as all attention, in silence
         raise field_error(where, hybrid or "layer_types", "a decoder whose every layer is attention (linear-attention and "
                           "state-space layers, and the fixed state they keep, are not modelled)", cfg[hybrid] if hybrid else other)

@@ -76,6 +76,8 @@ def test_chunked_attention_layers_become_sliding_groups_of_one_chunk():
     ({"hybrid_override_pattern": "M-M-M*-"}, "hybrid_override_pattern: expected a decoder whose every layer is attention"),
     ({"attn_type_list": [0, 0, 1, 0]}, "attn_type_list: expected a decoder whose every layer is attention"),
     ({"layer_types": ["full_attention"] * 3 + ["mamba"]}, "layer_types: expected a decoder whose every layer is attention"),
+    ({"model_type": "mamba"}, "model_type: expected a decoder whose every layer is attention"),  # qa205: by its type too
+    ({"model_type": "rwkv"}, "model_type: expected a decoder whose every layer is attention"),
     ({"tie_word_embeddings": "yes"}, "tie_word_embeddings: expected true or false"),
 ])
 def test_a_config_the_importer_cannot_read_is_one_line_naming_the_key(change, message):
