@@ -772,12 +772,14 @@ def cheapest(
     if df.empty:  # qa114: 'no row of this kind fits' and exit 0 for a table of no rows
         raise RooflineError(f"{path}: expected a sweep results table with at least one row, found none")
     df = select_rows(df, tuple(where or ()), str(path))
-    with recorded_files((scenario_json(path) or {}).get("profile_files")):  # profiles the sweep named by path (qa205)
-        _cheapest_of(df, path, where, min_tokens_per_user, out, force)
+    meta = scenario_json(path)
+    with recorded_files((meta or {}).get("profile_files")):  # profiles the sweep named by path (qa205)
+        _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force)
 
 
-def _cheapest_of(df, path, where, min_tokens_per_user, out, force) -> None:
-    """`cheapest` once its table is read and selected: the frontier, the picks, the points between swept batches."""
+def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force) -> None:
+    """`cheapest` once its table is read and selected (`meta`: its scenario.json or None): the frontier, the picks, the
+    points between swept batches."""
     from roofline.frontier import cheapest as cheapest_rows
     from roofline.frontier import (
         cost_frontier,
@@ -786,7 +788,6 @@ def _cheapest_of(df, path, where, min_tokens_per_user, out, force) -> None:
         price_notes,
         refine,
         refused_layouts,
-        scenario_json,
         unchecked_note,
     )
     from roofline.outputs import add_to_marker
@@ -797,7 +798,6 @@ def _cheapest_of(df, path, where, min_tokens_per_user, out, force) -> None:
     frontier = cost_frontier(df, refused)
     picks = cheapest_rows(df, min_tokens_per_user, refused) if min_tokens_per_user is not None else None
     notes = frontier_notes(df, refused, _dirs()) + ([unchecked_note(unchecked)] if unchecked else []) + price_notes(path, _dirs())
-    meta = scenario_json(path)
     notes += pick_notes(picks, _dirs(), meta=meta) if picks else []
     # the batches between the swept ones, unless --where chose the batches (qa94: batch=16 priced batch 80)
     batch_chosen = any(w.split("=", 1)[0].strip() == "batch" for w in where or ())
