@@ -62,11 +62,13 @@ Prediction of a row (docs/ACCURACY.md), with B the row's batch, P = input_len, O
                 tokens_per_s = R * B_r * O / (t_prefill(B_r, P) + O * t_tok)   (end-to-end output throughput:
                                one prefill pass of the B_r prompts, then O tokens each), or where the row gives
                                its mean in flight (`concurrency`: requests arriving as others finish)
-                tokens_per_s = R * B_r * O / (t_prefill(1, P) + O * t_tok + (B_r - 1) * t_stall)
+                tokens_per_s = R * min(C_r, b) * O / (t_prefill(1, P) + O * t_tok + (B_r - 1) * t_stall)
                                Little's law: B_r requests in flight, each living its own prefill and O decode
                                steps, stalled by the prefills of the B_r - 1 others that arrive meanwhile, as the
                                step_time_s row prices them (qa115: SGLang's throughput row ran up to 48% above
-                               what its own predicted time per token allows)
+                               what its own predicted time per token allows); a mean in flight below 1 (a client
+                               idle between requests) decodes one sequence at a time, B_r = 1, but completes
+                               C_r of them at once (qa206: 0.49 in flight was priced as 1, 94% fast)
                 speedup      = tau * t_step(B_r, 1, S) / t_iter                (decode speedup)
 
 t_prefill(b, P) is one forward pass of b sequences x P tokens on an empty cache with logits for the last
@@ -642,10 +644,11 @@ def predict_rowset(rows: RowSet, engines: dict[str, ServingEngine]) -> pd.DataFr
                 own = step_metrics(g.hw, g.model, 1, g.input_len, 0, g.dep, engine=eng, logit_tokens=1, prefill=True)["step_time_s"]
                 prefill = np.where(arriving, own + (running - 1.0) * stall, prefill)
         o = g.output_len
-        predicted = np.select(
+        in_flight = np.where(np.isnan(g.concurrency), running, np.minimum(g.concurrency, running))  # Little's law's
+        predicted = np.select(  # mean: below 1 where the client idled between requests (qa206)
             [q == "tokens_per_s_per_user", q == "step_time_s", q == "tokens_per_s", q == "speedup"],
             [1.0 / per_token, per_token + (running - 1.0) * prefill / o,
-             g.replicas * running * o / (prefill + o * per_token), speedup],
+             g.replicas * in_flight * o / (prefill + o * per_token), speedup],
         )
         for name, values in zip(PREDICTION_COLUMNS, (predicted, running, per_token, step, prefill, tau, speedup)):
             out[name][g.index] = np.broadcast_to(values, g.index.shape)
@@ -745,7 +748,7 @@ def _benchmark_results(path: Path) -> tuple[list[dict], bool]:
     try:
         data = _json(stripped, f"{path}")
         results = data if isinstance(data, list) else [data]
-    except json.JSONDecodeError:
+    except json.JSONDecodeError as whole:
         results, lines = [], True
         for n, line in enumerate(text.splitlines(), 1):
             if not line.strip():
@@ -753,7 +756,11 @@ def _benchmark_results(path: Path) -> tuple[list[dict], bool]:
             try:
                 results.append(_json(line, f"{path}: line {n}"))
             except json.JSONDecodeError as exc:  # where on the line: a truncated file's last string, a stray comma
-                raise RooflineError(f"{path}: line {n}: not valid JSON: {exc.msg} (column {exc.colno})") from None
+                bad = exc
+                if not results and line.strip() in ("{", "["):  # one document over many lines: its own position (qa206:
+                    bad = whole  # a stray comma on line 10 was said at line 1, the lone brace)
+                    n = whole.lineno + text[: len(text) - len(text.lstrip())].count("\n")  # stripped's blank lines back
+                raise RooflineError(f"{path}: line {n}: not valid JSON: {bad.msg} (column {bad.colno})") from None
     for n, item in enumerate(results, 1):
         if not isinstance(item, dict):
             raise RooflineError(f"{path}: result {n}: expected a JSON object of benchmark results, found {type(item).__name__}")
@@ -924,7 +931,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     except RooflineError as exc:  # name the option as typed: --tp, --dp-attention, --weight-dtype
         raise RooflineError(re.sub(r"^command line: (tp|ep|dp_attention|gpus|weight_dtype|kv_dtype):",
                                    lambda m: f"command line: --{m.group(1).replace('_', '-')}:", str(exc))) from None
-    rows, seen = [], set()
+    rows, seen, results_seen = [], set(), {}
     told_backend: set[Path] = set()  # files whose backend names another engine than --engine, said
     taus_recorded: list[tuple[Path, int, bool]] = []  # over every file: plain and speculative runs of one call are one method
     for path in [Path(p) for p in (paths if isinstance(paths, (list, tuple)) else [paths])]:
@@ -937,6 +944,11 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         seen.add(identity)
         results, lines = _benchmark_results(path)
         for n, result in enumerate(results, 1):
+            said = json.dumps(result, sort_keys=True, default=str)  # a copy of a file, or a result pasted twice (qa206:
+            if said in results_seen:  # refused by --append, written twice when given twice in one call)
+                raise RooflineError(f"command line: FILES: expected each result once, found {path}: result {n}, which "
+                                    f"repeats {results_seen[said]} (one measurement, which a fit would weigh twice)")
+            results_seen[said] = f"{path}: result {n}"
             if not {"completed", "mean_tpot_ms", "output_throughput"} & set(result):  # another tool's file (qa187)
                 keys = ", ".join(list(result)[:5]) + (", ..." if len(result) > 5 else "")
                 raise RooflineError(f"{path}: result {n}: expected a result of vllm bench serve / benchmark_serving.py or "
@@ -1014,6 +1026,11 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                 warn(f"{path}: result {n}: backend {result.get('backend')!r} names {own}, --engine {engine}: its rows are "
                      f"written as {engine}'s (a client's backend sets only its request format; where the server was "
                      f"{own}, leave --engine out)")
+            elif not engine and not engine_slot(backend) and path not in told_backend:  # qa206: tgi written, in silence
+                told_backend.add(path)
+                warn(f"{path}: result {n}: backend {result.get('backend')!r} names no engine profile: its rows are written "
+                     f"as engine {backend!r}, which accuracy predicts with the default engine ({DEFAULT_ENGINE}) and fit "
+                     "takes as a server of its own (--engine vllm, sglang or trtllm writes them as that engine's)")
             if sglang_tp and backend == "sglang":
                 sglang_tp = False
                 warn(f"command line: --tp {tp} --dp-attention {dp_attention} is {tp * dp_attention} GPUs (tp is each attention "

@@ -216,3 +216,18 @@ def test_predict_gives_the_time_per_output_token_a_benchmark_row_is_priced_at(tm
     assert "over 200 tokens; not reachable: fits in memory NO)" in crowded
     with pytest.raises(Exception, match="output_len: expected a prompt length beside it"):
         predict("h100-sxm", "llama-3.1-8b", 32, 1100, output_len=200)
+
+
+def test_a_mean_in_flight_below_one_completes_that_share_of_requests(tmp_path):
+    """qa206: a concurrency-1 client idle half its run (0.49 requests in flight) was priced at 1 in flight: 94% fast.
+    One sequence decodes at a time, and Little's law completes 0.49 of them at once."""
+    from roofline.measurements import load_measurements, predict_measurements
+
+    row = {"source_id": "s", "source": "test", "engine": "vllm", "engine_version": "", "hardware": "h100-sxm", "gpus": "1",
+           "tp": "1", "ep": "1", "dp_attention": "1", "model": "llama-3.1-8b", "weight_dtype": "bf16", "kv_dtype": "bf16",
+           "batch": "1", "concurrency": "1", "input_len": "1024", "output_len": "512", "method": "none", "k": "0",
+           "acceptance_length": "", "quantity": "tokens_per_s", "value": "140", "split": "fit", "notes": ""}
+    path = tmp_path / "m.csv"
+    pd.DataFrame([row, {**row, "concurrency": "0.49"}]).to_csv(path, index=False)
+    busy, idle = predict_measurements(load_measurements(path), "vllm")["predicted"].to_numpy()
+    assert idle == pytest.approx(0.49 * busy, rel=1e-9)

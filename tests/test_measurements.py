@@ -425,6 +425,16 @@ def test_convert_appends_speculative_runs_to_plain_ones_in_one_file_and_refuses_
     assert code == 2 and "--append: expected without --force" in err and out.read_bytes() == before
     code, _, err = roofline("measurements", "convert", plain, *common[:-2], "--source-id", "another", "--append")
     assert code == 2 and "converted there already" in err and out.read_bytes() == before  # qa189: the same results
+    copy = tmp_path / "copy.json"  # qa206: a result given twice in one call (a copy of the file) was written twice
+    copy.write_text(json.dumps(VLLM_RESULT, indent=2))
+    code, _, err = roofline("measurements", "convert", plain, copy, "--hardware", "h100-sxm", "--model", "llama-3.1-8b",
+                            "--out", tmp_path / "twice.csv")
+    assert code == 2 and f"FILES: expected each result once, found {copy}: result 1, which repeats {plain}: result 1 (" in err
+    assert not (tmp_path / "twice.csv").exists()
+    (tmp_path / "comma.json").write_text(json.dumps(VLLM_RESULT, indent=2).replace(",", ",,", 3))  # qa206: said at line 1
+    code, _, err = roofline("measurements", "convert", tmp_path / "comma.json", "--hardware", "h100-sxm", "--model",
+                            "llama-3.1-8b", "--out", tmp_path / "comma.csv")
+    assert code == 2 and "comma.json: line 2: not valid JSON: Expecting property name enclosed in double quotes" in err, err
     # qa189: a header with spaces after its commas had its cells written empty, and a file of the required columns
     # alone lost the rows' source and engine; a documented optional column (pp) was refused as unknown
     rows = pd.read_csv(out, dtype=str, keep_default_na=False)
@@ -542,8 +552,8 @@ def test_convert_from_the_cli_takes_one_source_id_and_the_batch_of_results_witho
     files = []
     for c in (8, 32):
         path = tmp_path / f"c{c}.json"
-        path.write_text(json.dumps({**VLLM_RESULT, "max_concurrency": None}))
-        files.append(path)
+        path.write_text(json.dumps({**VLLM_RESULT, "max_concurrency": None, "date": f"run at {c}"}))  # two runs, not
+        files.append(path)  # one result twice (refused: qa206)
     out = tmp_path / "mine.csv"
     code, _, err = roofline("measurements", "convert", *files, "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--out", out)
     assert code == 2 and "or pass --batch N" in err
