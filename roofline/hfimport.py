@@ -56,7 +56,8 @@ Reads the architecture keys transformers configs use and writes the profile fiel
                           the built-in deepseek-v4-flash profile is written by hand; hybrid decoders whose layers are
                           not all attention (HYBRID_KEYS: Qwen3-Next's and Qwen3.5's Gated DeltaNet, Jamba's and
                           Nemotron-H's Mamba, MiniMax-M1's lightning attention; a model_type of
-                          NOT_ALL_ATTENTION_TYPES, Mamba's or RWKV's, whatever its keys; layer_types other than
+                          NOT_ALL_ATTENTION_TYPES, Mamba's or RWKV's, whatever its keys; an encoder-decoder
+                          (is_encoder_decoder, or a model_type of ENCODER_DECODER_TYPES: T5, BART); layer_types other than
                           ATTENTION_LAYER_TYPES, Llama 4's chunked_attention read as sliding groups of one chunk)
 Multimodal configs are read from their `text_config`; the vision tower is not counted. Gemma 3's text_config leaves
 keys to Gemma3TextConfig's defaults (GEMMA3_TEXT_DEFAULTS), applied where it does.
@@ -117,6 +118,7 @@ HYBRID_KEYS = ("full_attention_interval", "linear_num_value_heads", "linear_key_
 # config holds (qa205: model_type mamba with attention keys was imported as a GQA transformer, in silence)
 NOT_ALL_ATTENTION_TYPES = ("mamba", "mamba2", "falcon_mamba", "rwkv", "recurrent_gemma", "xlstm", "jamba", "zamba",
                            "zamba2", "bamba", "falcon_h1", "nemotron_h", "granitemoehybrid", "qwen3_next", "lfm2")
+ENCODER_DECODER_TYPES = ("t5", "mt5", "umt5", "bart", "mbart", "pegasus", "marian", "whisper", "longt5", "switch_transformers")
 TOPK_METHODS = ("greedy", "group_limited_greedy", "noaux_tc")  # DeepSeek's gates (topk_method; absent: by groups)
 
 # Where transformers applies a config's one `sliding_window` without per-layer keys: on every layer (Mistral, Mixtral,
@@ -503,6 +505,11 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     model_type = str(cfg["model_type"])
     if "n_layer" in cfg or "n_embd" in cfg:
         raise field_error(where, "n_layer", "a decoder config with num_hidden_layers (GPT-2 style configs are not read)", "n_layer")
+    if config.get("is_encoder_decoder") is True or cfg.get("is_encoder_decoder") is True or model_type in ENCODER_DECODER_TYPES:
+        # qa207: T5 was refused for a missing num_hidden_layers, then, given one, imported as a decoder of half its size
+        raise field_error(where, "is_encoder_decoder" if "is_encoder_decoder" in {**config, **cfg} else "model_type",
+                          "a decoder-only model (an encoder and cross-attention are not modelled)",
+                          {**config, **cfg}.get("is_encoder_decoder", model_type))
     v4 = next((k for k in V4_KEYS if cfg.get(k) is not None), "model_type" if model_type == "deepseek_v4" else None)
     if v4:
         raise field_error(where, v4, "no DeepSeek-V4 key (its compressed attention, grouped low-rank output and hash routing "

@@ -78,6 +78,8 @@ def test_chunked_attention_layers_become_sliding_groups_of_one_chunk():
     ({"layer_types": ["full_attention"] * 3 + ["mamba"]}, "layer_types: expected a decoder whose every layer is attention"),
     ({"model_type": "mamba"}, "model_type: expected a decoder whose every layer is attention"),  # qa205: by its type too
     ({"model_type": "rwkv"}, "model_type: expected a decoder whose every layer is attention"),
+    ({"model_type": "t5", "is_encoder_decoder": True}, "is_encoder_decoder: expected a decoder-only model"),  # qa207
+    ({"model_type": "bart"}, "model_type: expected a decoder-only model (an encoder and cross-attention are not modelled)"),
     ({"tie_word_embeddings": "yes"}, "tie_word_embeddings: expected true or false"),
 ])
 def test_a_config_the_importer_cannot_read_is_one_line_naming_the_key(change, message):
