@@ -578,3 +578,13 @@ def test_the_optimistic_caveat_under_a_users_own_profile_says_whose_evidence_it_
     (tmp_path / "vllm.yaml").write_text(Path(load_engine("vllm").path).read_text())  # a user's vllm, which vllm-v0 takes
     v0 = roofline.predict("h100-sxm", "llama-3.1-8b", 32, 1024, method="eagle", engine="vllm-v0", profiles=(str(tmp_path),))
     assert [w for w in v0["warnings"] if "run optimistic" in w and "found for the shipped profiles" in w]
+
+
+@pytest.mark.slow
+def test_a_tree_without_its_depth_says_the_depth_it_took():
+    """qa207: --tree-nodes 25 --tree-tau 3.61 without --k ran at depth 4 (2.63x where depth 5 gives 2.51x), in silence."""
+    said = [w for w in roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", tree_nodes=25, tree_tau=3.61)["warnings"]
+            if w.startswith("tree of 25 nodes at depth k = 4, the default")]
+    given = [w for w in roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", k=5, tree_nodes=25, tree_tau=3.61)["warnings"]
+             if w.startswith("tree of")]
+    assert len(said) == 1 and not given
