@@ -475,6 +475,11 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         raise field_error(where, "question", "one of the report's questions (" + ", ".join(REPORT_QUESTIONS) + ")", question)
     for note in axis_notes:
         warnings.warn_explicit(note.message, note.category, note.filename, note.lineno)
+    if tree_nodes is not None and "k" not in raw_axes:  # qa207: predict says it too
+        from roofline.errors import warn
+
+        warn(f"{where}: tree: {tree_nodes} nodes at depth k = {int(axes['k'][0])}, the default: give axes.k, the tree's "
+             "depth (each draft step widens the tree, so its draft time depends on it)")
     repeats = len(axes["k"]) * len(axes["alpha"])
     if "none" in methods and len(methods) > 1 and not method_by_model and repeats > 1:  # qa205: 90 of 180 rows copies
         from roofline.errors import warn

@@ -288,3 +288,18 @@ def test_none_beside_a_drafting_method_says_its_rows_repeat_over_k_and_alpha():
         notes = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "repeat for each" in str(w.message)]
         assert bool(notes) is said and (not said or "each of the 3 (k, alpha) values" in notes[0])
 
+
+def test_a_tree_without_a_k_axis_says_the_depth_it_took():
+    """qa207: a tree's depth defaulted to 4 in silence (predict says it; a scenario now too)."""
+    import warnings
+
+    from roofline.errors import RooflineWarning
+
+    base = {"name": "s", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "tree": {"nodes": 25, "tau": 3.61}}
+    for axes, said in (({"batch": [1]}, True), ({"batch": [1], "k": [5]}, False)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            scenario_from_dict({**base, "axes": axes})
+        notes = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "the tree's depth" in str(w.message)]
+        assert bool(notes) is said and (not said or "tree: 25 nodes at depth k = 4, the default" in notes[0])
+
