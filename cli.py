@@ -977,7 +977,8 @@ def validate(
 
 
 PROFILES_EPILOG = ("Every command takes --profiles DIR (repeatable; before or after the command; also the "
-                   "ROOFLINE_PATH variable): an extra folder of YAML profiles, searched before the built-ins.")
+                   "ROOFLINE_PATH variable): an extra folder of YAML profiles, searched before the built-ins. Terms "
+                   "(MBU, MFU, tau, alpha, break-even batch, GQA, MLA, attention DP): README.md, Glossary.")  # (qa208)
 for _typer in (app, hw_app, models_app, scenarios_app, engines_app, measurements_app):
     for _info in _typer.registered_commands:  # the option is the root's (hoist_profiles): each command's help names it
         _info.epilog = _info.epilog or PROFILES_EPILOG

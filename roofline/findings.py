@@ -445,6 +445,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         f"{tree_depth if meta.get('tree_nodes') else f'at the k that pays longest, of {_k_range(df)}'}) {_batch_list(said)}, derated "
         f"ridge points in FLOP/B in brackets: {_ridge_order(rho, free)}"
         f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. "
+        + (RIDGE_WHY if np.isfinite(rho) and rho > 0 else "")
         + (f"At {'higher acceptance' if alphas[-1] == alphas[-1] else 'the other acceptance given'} it still pays at the "
            f"largest batch that fits or was swept on {_list(later)}. " if later else "")
         + (f"At {_alpha_short(a0, meta)} it pays {'; '.join(longer)}. " if longer else "")
@@ -879,8 +880,13 @@ def _ridge_order(rho: float, free: pd.DataFrame) -> str:
     if not np.isfinite(rho):
         return ("too few break-even batches inside the sweep, or too few distinct ones, to compare with the ridge "
                 "points" if free["break_even_batch"].nunique() < 2 or len(free) < 3 else "no order to compare")
-    return ("the higher the ridge point, the later the verify pass turns compute-bound" if rho > 0
-            else "the order does not follow the ridge points")
+    return ("the higher the ridge point, the larger the batch it pays to" if rho > 0
+            else "the order does not follow the ridge points")  # (qa208: 'the later the verify pass turns compute-bound'
+    # read as the break-even batch being where the verify pass turns compute-bound, which comes well before it)
+
+
+RIDGE_WHY = ("The verify pass turns compute-bound once its B(k + 1) tokens near the ridge, and the gain shrinks from "
+             "there; it ends near the batch whose own decode step nears the ridge. ")  # said where the order follows
 
 
 def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) -> pd.DataFrame:

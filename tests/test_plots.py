@@ -461,6 +461,10 @@ def test_roofline_names_its_context_and_draws_the_largest_batch_that_fits(tmp_pa
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "decode step, B = 32, q = 1" in legend and not any("B = 256" in text for text in legend)
     assert fig._suptitle.get_text().startswith("Roofline at context 8k:")
+    assert "the largest swept that fits in memory" in fig._suptitle.get_text()  # qa208: not the largest that fits
+    for engine, said in (("vllm", True), ("ideal", False)):  # qa208: an engine's small operators sit far below
+        fig = _figure("roofline", job[1], job[2], {**job[3], "engine": [engine]})
+        assert any("kernel latencies" in t.get_text() for t in fig.legends[0].get_texts()) is said
 
 
 def test_the_roofline_draws_the_verify_pass_at_a_batch_where_speculation_fits():
