@@ -617,6 +617,11 @@ def predict(
                  context_note(target, prompt, "prompt") if (prompt or 0) > context else context_note(target, context)):
         if note:
             out["warnings"].append(note)
+    refused = [w for w in out["warnings"] if f"no {eng.name} setup" in w]  # qa210: the 4th of 7, after notes on priors
+    if refused:  # said first, after a memory refusal: what no engine of that name runs
+        rest = [w for w in out["warnings"] if w not in refused]
+        first = 1 if memory_warning is not None else 0
+        out["warnings"] = rest[:first] + refused + rest[first:]
     narrow = sorted({d for d in dep.dtypes.values() if d in ("bf16", "fp16") and hw.compute_dtype(d) == "fp32"})
     if narrow:  # a profile calibrated in fp32 on a CPU without bf16 units: 16-bit weights are taken at the fp32 peak
         out["warnings"].append(f"{hw.name} has no {' or '.join(narrow)} peak: {' and '.join(narrow)} weights compute at its fp32 "

@@ -598,6 +598,10 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
 
             method = str(row["method"])
             notes.append(default_rates_note(method, model.name, meta.get("draft_vocab") if method == "eagle" else None))
+        if speculative and "method" in row and "k" in row:  # qa210: predict says it of the same point
+            from roofline.speculation import mtp_reuse_note
+
+            notes.append(mtp_reuse_note(str(row["method"]), model, int(row["k"]), bool((meta or {}).get("default_rates"))))
         drafter = row.get("draft_hardware") if speculative else None
         if isinstance(drafter, str) and drafter:
             try:

@@ -553,7 +553,7 @@ def speculation_engine_notes(engine: ServingEngine, method: str, batch: int, dep
         notes.append(f"{method} speculation with pp {dep.pp} under {engine.name}: the engine refuses speculative decoding "
                      f"with pipeline parallelism (speculation_refused_with_pp), so no {engine.name} setup runs this point")
     cap = running_cap_speculating(engine, dep.dp_attention)
-    if cap is not None and int(batch) > cap:
+    if cap is not None and int(batch) > cap and not notes:  # (qa210: beside a refusal, a cap on a setup that never runs)
         groups = (f" ({cap // dep.dp_attention:,} in each of its {dep.dp_attention} attention-DP groups)"
                   if dep.dp_attention > 1 else "")
         flag = engine.max_running_requests_flag  # the profile names the server option (qa181: not from its name)

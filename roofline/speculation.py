@@ -372,8 +372,11 @@ def rising_rates_note(acceptance) -> str:
             "conditional (vLLM's are not) divides by the one before")
 
 
-PP_SPECULATION = ("vLLM has refused speculative decoding with pipeline parallelism (vllm-project/vllm issue 14117), and "
-                  "its MTP under PP fails or corrupts output (issues 49355, 57755)")
+PP_SPECULATION = ("vLLM refused speculative decoding with pipeline parallelism (vllm-project/vllm issue 14117) until its "
+                  "Model Runner V2 ran EAGLE-3-style drafters under PP for target models that opt in (PR 50514, merged "
+                  "2026-07-31), and its MTP under PP fails or corrupts output (issues 49355, 57755); TensorRT-LLM's "
+                  "PyTorch executor refuses a drafter with pipeline parallelism (NVIDIA/TensorRT-LLM issue 9009, "
+                  "1.2.0rc2)")  # qa210: said of trtllm points as vLLM's alone
 
 
 def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, draft_hw: HardwareSpec | None,

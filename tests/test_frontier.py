@@ -1115,3 +1115,14 @@ def test_cheapest_finds_a_profile_its_sweep_named_by_path(tmp_path, roofline):
     assert code == 0, err
     assert "unknown model" not in out and "no profile of model mymodel" not in out
     assert re.search(r"computed now: \$[\d.]+ at [\d.]+ tokens/s per user: mymodel on h100-sxm", out)
+
+
+@pytest.mark.slow
+def test_a_speculative_pick_past_the_trained_mtp_modules_says_the_last_is_reused(tmp_path, roofline):
+    """qa210: predict warns that DeepSeek-V3's one MTP module runs again at k 3; cheapest's pick of that point did not."""
+    (tmp_path / "sc.yaml").write_text("name: sc\nhardware: h200\nmodel: deepseek-v3\ntp: 8\nmethod: mtp\naxes:\n"
+                                      "  batch: [1, 16]\n  context: [1024]\n  k: [3]\n")
+    assert roofline("sweep", str(tmp_path / "sc.yaml"), "--out", str(tmp_path / "out"), "--no-plots")[0] == 0
+    code, out, err = roofline("cheapest", str(tmp_path / "out"), "--min-tokens-per-user", "10")
+    assert code == 0, err
+    assert "mtp on deepseek-v3: k up to 3 exceeds its 1 trained MTP module: the last is reused" in out

@@ -588,3 +588,16 @@ def test_a_tree_without_its_depth_says_the_depth_it_took():
     given = [w for w in roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", k=5, tree_nodes=25, tree_tau=3.61)["warnings"]
              if w.startswith("tree of")]
     assert len(said) == 1 and not given
+
+
+@pytest.mark.slow
+def test_a_layout_no_engine_setup_runs_is_said_first_and_without_a_moot_cap():
+    """qa210: 'no trtllm setup has this layout' came 4th of 7 warnings, after notes on priors; beside SGLang's refusal of
+    speculation at pp 2, its cap of 48 sequences while speculating was said of a setup that never runs."""
+    layout = roofline.predict("b200", "qwen3-235b-a22b", 1, 4096, tp=2, dp_attention=4, ep=8, engine="trtllm", method="eagle")
+    assert "no trtllm setup has this layout" in layout["warnings"][0]
+    pp = roofline.predict("h200", "deepseek-v3", 64, 1024, tp=4, pp=2, engine="sglang", method="mtp")
+    assert "refuses speculative decoding with pipeline parallelism" in pp["warnings"][0]
+    assert not [w for w in pp["warnings"] if "at most 48 sequences" in w]
+    capped = roofline.predict("h200", "deepseek-v3", 64, 1024, tp=8, engine="sglang", method="mtp")
+    assert [w for w in capped["warnings"] if "at most 48 sequences" in w]  # without the refusal, the cap is said
