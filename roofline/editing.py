@@ -752,8 +752,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     set_here = {".".join(keys) for keys, _ in pairs}
     if kind == "scenario" and doc.get("description") and set_here and "description" not in set_here:
         # qa205: a report printed the source's 'H100 SXM vs H200, context 1k and 8k' over a sweep of four GPUs at 2k
-        doc["description"] = (f"{name}: a copy of {source.stem} with {', '.join(sorted(set_here))} set, whose description "
-                              f"was: {str(doc['description']).strip()}")
+        doc["description"] = _copy_description(name, source.stem, set_here, str(doc["description"]))
     _unfit(kind, doc, set_here)
     _price_set_by_hand(kind, doc, set_here)
     had = {k: doc.get(k) for k in doc}
@@ -793,6 +792,20 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is written
     _removed_note(kind, had, pairs, str(target), source.stem, kept, doc.get("costs_from"))
     return target
+
+
+COPY_DESCRIPTION = re.compile(r"^(\S+): a copy of (\S+) with (.+?) set, whose description was: (.*)$", re.S)
+MADE_FROM_SCENARIO = re.compile(r"made with `roofline scenarios new \S+ --from (\S+?)[` ]")
+
+
+def _copy_description(name: str, source: str, fields: set[str], description: str) -> str:
+    """'NAME: a copy of SOURCE with FIELDS set, whose description was: ...', a scenario copy's description once fields
+    of it are set (new --set, or set since): the first source's description kept whole, the fields set since it added
+    (qa209: a copy set after it was made kept the source's words; a copy of a copy nested them)."""
+    m = COPY_DESCRIPTION.match(description.strip())
+    if m:  # a copy already: its first source and description, every field set since
+        source, fields, description = m.group(2), fields | set(m.group(3).split(", ")), m.group(4)
+    return f"{name}: a copy of {source} with {', '.join(sorted(fields))} set, whose description was: {description.strip()}"
 
 
 def _lineage_line(copy, source: Path, extra_dirs: tuple) -> str:
@@ -1010,6 +1023,11 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     before = _dump(doc, indent)
     pairs = parse_assignments(assignments, f"{GROUP[kind]} set", kind)
     set_here = {".".join(keys) for keys, _ in pairs}
+    made = MADE_FROM_SCENARIO.search(unix.split("\ntype:", 1)[0]) if kind == "scenario" else None
+    if kind == "scenario" and doc.get("description") and "description" not in set_here and (
+            made or COPY_DESCRIPTION.match(str(doc["description"]).strip())):  # a copy's fields set since (qa209)
+        doc["description"] = _copy_description(str(doc.get("name", path.stem)), made.group(1) if made else "",
+                                                set_here, str(doc["description"]))
     _unfit(kind, doc, set_here)
     _price_set_by_hand(kind, doc, set_here)
     had = {k: doc.get(k) for k in doc}

@@ -451,8 +451,8 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
         + (f"At {_alpha_short(a0, meta)} it pays {'; '.join(longer)}. " if longer else "")
         + "At longer contexts each sequence's KV-cache reads keep the verify pass memory-bound to larger batches, and memory "
         "caps the batch sooner: speculation then pays up to the largest batch that fits, more often than here."
-        + (" These are the derated roofline's batches (engine ideal: the silicon's answer to when the verify pass turns "
-           "compute-bound); a serving engine's host work and kernel latencies move them either way, each engine its own "
+        + (" These are the derated roofline's batches (engine ideal: the silicon's answer to when speculation stops "
+           "paying); a serving engine's host work and kernel latencies move them either way, each engine its own "
            f"(a copy of this scenario with `engine: vllm` gives that engine's: `roofline scenarios new be-vllm --from "
            f"break-even-batch --set engine=vllm`, then `roofline report be-vllm --out out/be-vllm`), with gains that run "
            f"optimistic from batch "

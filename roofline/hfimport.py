@@ -505,11 +505,13 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     model_type = str(cfg["model_type"])
     if "n_layer" in cfg or "n_embd" in cfg:
         raise field_error(where, "n_layer", "a decoder config with num_hidden_layers (GPT-2 style configs are not read)", "n_layer")
-    if config.get("is_encoder_decoder") is True or cfg.get("is_encoder_decoder") is True or model_type in ENCODER_DECODER_TYPES:
-        # qa207: T5 was refused for a missing num_hidden_layers, then, given one, imported as a decoder of half its size
-        raise field_error(where, "is_encoder_decoder" if "is_encoder_decoder" in {**config, **cfg} else "model_type",
+    flagged = next((c["is_encoder_decoder"] for c in (cfg, config) if c.get("is_encoder_decoder") not in (None, False)), None)
+    if flagged is not None or model_type.lower() in ENCODER_DECODER_TYPES or model_type.lower().startswith("t5"):
+        # qa207: T5 was refused for a missing num_hidden_layers, then, given one, imported as a decoder of half its size;
+        # qa209: the key that refuses it is named, a model_type in any case ('T5'), t5gemma, and a flag given as text
+        raise field_error(where, "is_encoder_decoder" if flagged is not None else "model_type",
                           "a decoder-only model (an encoder and cross-attention are not modelled)",
-                          {**config, **cfg}.get("is_encoder_decoder", model_type))
+                          flagged if flagged is not None else model_type)
     v4 = next((k for k in V4_KEYS if cfg.get(k) is not None), "model_type" if model_type == "deepseek_v4" else None)
     if v4:
         raise field_error(where, v4, "no DeepSeek-V4 key (its compressed attention, grouped low-rank output and hash routing "
@@ -525,8 +527,8 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
                    and not (k == "attn_type_list" and isinstance(cfg[k], list) and 0 not in cfg[k])), None)
     layer_types = cfg.get("layer_types") if isinstance(cfg.get("layer_types"), list) else []
     other = next((t for t in layer_types if t not in ATTENTION_LAYER_TYPES), None)
-    if model_type in NOT_ALL_ATTENTION_TYPES:
-        hybrid = "model_type"
+    if model_type.lower() in NOT_ALL_ATTENTION_TYPES and not hybrid:  # by its type where no key said it (qa209: Jamba's key
+        hybrid = "model_type"  # is the one named)
     if hybrid or other:  # qa121: Qwen3-Next, Jamba, Nemotron-H and MiniMax-M1 imported as all attention, in silence
         raise field_error(where, hybrid or "layer_types", "a decoder whose every layer is attention (linear-attention and "
                           "state-space layers, and the fixed state they keep, are not modelled)", cfg[hybrid] if hybrid else other)

@@ -62,7 +62,7 @@ Prediction of a row (docs/ACCURACY.md), with B the row's batch, P = input_len, O
                 tokens_per_s = R * B_r * O / (t_prefill(B_r, P) + O * t_tok)   (end-to-end output throughput:
                                one prefill pass of the B_r prompts, then O tokens each), or where the row gives
                                its mean in flight (`concurrency`: requests arriving as others finish)
-                tokens_per_s = R * min(C_r, b) * O / (t_prefill(1, P) + O * t_tok + (B_r - 1) * t_stall)
+                tokens_per_s = R * min(C_r, B_r) * O / (t_prefill(1, P) + O * t_tok + (B_r - 1) * t_stall)
                                Little's law: B_r requests in flight, each living its own prefill and O decode
                                steps, stalled by the prefills of the B_r - 1 others that arrive meanwhile, as the
                                step_time_s row prices them (qa115: SGLang's throughput row ran up to 48% above
@@ -757,10 +757,11 @@ def _benchmark_results(path: Path) -> tuple[list[dict], bool]:
                 results.append(_json(line, f"{path}: line {n}"))
             except json.JSONDecodeError as exc:  # where on the line: a truncated file's last string, a stray comma
                 bad = exc
-                if not results and line.strip() in ("{", "["):  # one document over many lines: its own position (qa206:
-                    bad = whole  # a stray comma on line 10 was said at line 1, the lone brace)
+                if not results:  # its first line no document: one over many lines, said at its own position (qa206: a
+                    bad = whole  # stray comma on line 10 was said at line 1, the lone brace; qa209: after '[{' too)
                     n = whole.lineno + text[: len(text) - len(text.lstrip())].count("\n")  # stripped's blank lines back
-                raise RooflineError(f"{path}: line {n}: not valid JSON: {bad.msg} (column {bad.colno})") from None
+                again = " (a second JSON document: one a file, or a result a line)" if bad.msg == "Extra data" else ""
+                raise RooflineError(f"{path}: line {n}: not valid JSON: {bad.msg} (column {bad.colno}){again}") from None
     for n, item in enumerate(results, 1):
         if not isinstance(item, dict):
             raise RooflineError(f"{path}: result {n}: expected a JSON object of benchmark results, found {type(item).__name__}")

@@ -510,8 +510,8 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
             empty = values.isna() | (values.astype(str).isin(["", "nan"]))
             rates = (": alpha is empty where per-position rates, a tree or a method's published rates stand for it "
                      "(--where alpha=nan keeps those rows)" if column == "alpha" and empty.all() else
-                     ": plain decoding is every row's baseline_* columns here, and cheapest's plain frontier prices it "
-                     "with no --where" if column == "method" and value.lower() == "none" else "")  # qa130, qa205
+                     ": plain decoding has no rows of its own here: it is every row's baseline_* columns (and the k = 0 "
+                     "rows where the k axis holds 0)" if column == "method" and value.lower() == "none" else "")  # qa130, qa205
             raise RooflineError(f"--where {condition}: expected a value {column} takes in {source}{after}, found {value!r}, "
                                 f"which no row has (values: {there}){rates}")
         before.append(condition)

@@ -408,11 +408,13 @@ _RECORDED: contextvars.ContextVar[dict | None] = contextvars.ContextVar("recorde
 
 @contextlib.contextmanager
 def recorded_files(profile_files: dict | None):
-    """Within: a profile name that is not on the search path finds the file a sweep read it from, as its scenario.json's
-    `profile_files` records it ({kind: {name: absolute path}}): `cheapest` prices a table whose scenario named a
-    profile by its path (qa205: the point computed between swept batches was another model's, this one 'unknown')."""
-    files = {kind: {name: path for name, path in (names or {}).items() if isinstance(path, str)}
-             for kind, names in (profile_files or {}).items() if isinstance(names, dict)}
+    """Within: a profile name finds the file a sweep read it from, as its scenario.json's `profile_files` records it
+    ({kind: {name: absolute path}}), where that file is still there, before the search path: `cheapest` prices a
+    table as it was swept, with a profile its scenario named by path (qa205: the point computed between swept batches
+    was another model's, this one 'unknown'), one of a built-in's name too (qa209: the built-in priced it)."""
+    files = ({kind: {name: path for name, path in names.items() if isinstance(path, str)}
+              for kind, names in profile_files.items() if isinstance(names, dict)}
+             if isinstance(profile_files, dict) else {})  # a hand-edited scenario.json's list: nothing (qa209)
     token = _RECORDED.set(files)
     try:
         yield
@@ -440,6 +442,10 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
         if os.sep in name or "/" in name:  # UnknownName: a scenario names its own file and key in front
             raise UnknownName(f"{name}: {kind} file not found (a path is read from the working directory, or in a "
                               "scenario from the scenario file's folder first)")
+    recorded = (_RECORDED.get() or {}).get(kind, {}).get(name.strip())  # a sweep's own file for it (recorded_files)
+    if recorded and Path(recorded).is_file():
+        _check_kind_of_file(kind, Path(recorded))
+        return Path(recorded)
     candidates = _candidates(kind, extra_dirs)  # the search path scanned once for the three questions below
     paths = profile_paths(kind, extra_dirs, candidates)
     resolved = resolve_name(kind, name, extra_dirs, paths)
@@ -450,10 +456,6 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
             raise UnreadableProfile(f"{path}: this file would be {kind} {name!r}, but {why}", path)
     if resolved in paths:
         return paths[resolved]
-    recorded = (_RECORDED.get() or {}).get(kind, {}).get(name.strip())  # a sweep's own file for it (recorded_files)
-    if recorded and Path(recorded).is_file():
-        _check_kind_of_file(kind, Path(recorded))
-        return Path(recorded)
     for other in FOLDERS:
         if other == kind:
             continue

@@ -45,6 +45,7 @@ from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, K_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES
 from roofline.profiles import PROFILE_SUFFIXES, find_profile, is_profile_path, normalize_dtype, read_yaml
 from roofline.speculation import (
+    K_DEFAULT,
     METHODS,
     alpha_from_acceptance_length,
     check_options,
@@ -478,8 +479,8 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     if tree_nodes is not None and "k" not in raw_axes:  # qa207: predict says it too
         from roofline.errors import warn
 
-        warn(f"{where}: tree: {tree_nodes} nodes at depth k = {int(axes['k'][0])}, the default: give axes.k, the tree's "
-             "depth (each draft step widens the tree, so its draft time depends on it)")
+        warn(f"{where}: tree: {tree_nodes} nodes at depth k = {int(axes['k'][0])}, the default ({K_DEFAULT}, at most the "
+             "nodes): give axes.k, the tree's depth (each draft step widens the tree, so its draft time depends on it)")
     repeats = len(axes["k"]) * len(axes["alpha"])
     if "none" in methods and len(methods) > 1 and not method_by_model and repeats > 1:  # qa205: 90 of 180 rows copies
         from roofline.errors import warn

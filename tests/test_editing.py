@@ -1511,6 +1511,11 @@ def test_scenarios_have_new_set_and_edit_as_the_profiles_do(roofline, tmp_path, 
     code, _, err = roofline("scenarios", "set", "my-ft", "hardware=[h100-sxm, b200]", "axes.k=[1, 2]")
     assert code == 0, err
     text = (tmp_path / "my-ft.yaml").read_text()
+    # qa209: fields set since are said too, and a copy of the copy names the first source, not a nest of copies
+    assert "\ndescription: 'my-ft: a copy of fast-tier with axes.batch, axes.k, engine, hardware set, whose description was: " in text
+    assert roofline("scenarios", "new", "my-ft2", "--from", "my-ft", "--set", "axes.k=[1]")[0] == 0
+    assert "\ndescription: 'my-ft2: a copy of fast-tier with axes.batch, axes.k, engine, hardware set, whose description was: " in (
+        tmp_path / "my-ft2.yaml").read_text()
     assert "\nhardware: [h100-sxm, b200]\n" in text and "  k: [1, 2]\n" in text and "  batch: [1, 8, 64]\n" in text
     code, out, _ = roofline("scenarios", "show", "my-ft")
     assert code == 0 and "h100-sxm, b200" in out

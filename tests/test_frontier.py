@@ -1115,6 +1115,14 @@ def test_cheapest_finds_a_profile_its_sweep_named_by_path(tmp_path, roofline):
     assert code == 0, err
     assert "unknown model" not in out and "no profile of model mymodel" not in out
     assert re.search(r"computed now: \$[\d.]+ at [\d.]+ tokens/s per user: mymodel on h100-sxm", out)
+    (tmp_path / "h100-sxm.yaml").write_text((builtin_dir("hardware") / "h100-sxm.yaml").read_text()
+                                            .replace("price: 3.00 USD/h", "price: 1.00 USD/h"))
+    assert "price: 1.00 USD/h" in (tmp_path / "h100-sxm.yaml").read_text()
+    (tmp_path / "sc2.yaml").write_text(f"name: sc2\nhardware: {tmp_path / 'h100-sxm.yaml'}\nmodel: llama-3.1-8b\n"
+                                       "engine: vllm\naxes:\n  batch: [1, 8, 64]\n  context: [1024]\n")
+    assert roofline("sweep", str(tmp_path / "sc2.yaml"), "--out", str(tmp_path / "out2"), "--no-plots")[0] == 0
+    code, out, err = roofline("cheapest", str(tmp_path / "out2"), "--min-tokens-per-user", "100")
+    assert code == 0 and "profile now gives $3.00" not in out and "comes out otherwise now" not in out, out  # qa209
 
 
 @pytest.mark.slow

@@ -80,6 +80,11 @@ def test_chunked_attention_layers_become_sliding_groups_of_one_chunk():
     ({"model_type": "rwkv"}, "model_type: expected a decoder whose every layer is attention"),
     ({"model_type": "t5", "is_encoder_decoder": True}, "is_encoder_decoder: expected a decoder-only model"),  # qa207
     ({"model_type": "bart"}, "model_type: expected a decoder-only model (an encoder and cross-attention are not modelled)"),
+    ({"model_type": "T5"}, "model_type: expected a decoder-only model"),  # qa209: any case, the key that refuses it
+    ({"model_type": "t5", "is_encoder_decoder": False}, "model_type: expected a decoder-only model"),
+    ({"model_type": "t5gemma"}, "model_type: expected a decoder-only model"),
+    ({"is_encoder_decoder": "true"}, "is_encoder_decoder: expected a decoder-only model"),
+    ({"model_type": "Mamba"}, "model_type: expected a decoder whose every layer is attention"),
     ({"tie_word_embeddings": "yes"}, "tie_word_embeddings: expected true or false"),
 ])
 def test_a_config_the_importer_cannot_read_is_one_line_naming_the_key(change, message):

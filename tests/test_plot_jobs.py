@@ -251,7 +251,7 @@ def test_where_on_a_text_column_with_blank_cells_is_one_line_not_a_type_error():
     with pytest.raises(RooflineError, match=r"found 'l4', which no row has"):
         select_rows(blank, ("draft_hardware=l4",), "t.csv")
     spec = pd.DataFrame({"method": ["eagle", "eagle"], "k": [1, 3]})  # qa205: the plain frontier's rows say method none
-    with pytest.raises(RooflineError, match=r"which no row has \(values: eagle\): plain decoding is every row's baseline_\* columns"):
+    with pytest.raises(RooflineError, match=r"which no row has \(values: eagle\): plain decoding has no rows of its own here: it is every row's baseline_\* columns"):
         select_rows(spec, ("method=none",), "t.csv")
 
 
