@@ -765,8 +765,8 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
     mean = prompt + output_len / 2  # a request's mean context over its life (measurements' rows are priced at it)
     if abs(out["context"] - mean) > 0.25 * mean:  # qa204: a prompt of 8,000 priced at the default context of 1,024
         out["warnings"].append(f"serving time per output token at context {out['context']:,}: a request of {prompt:,} prompt "
-                               f"and {output_len:,} output tokens decodes at {mean:,.0f} on average (--context "
-                               f"{round(mean)} prices it as `roofline accuracy` does)")
+                               f"and {output_len:,} output tokens decodes at {mean:,.0f} on average (a context of "
+                               f"{round(mean):,} prices it as `roofline accuracy` does)")
     if "spec" in out:
         spec = out["spec"]
         verify = tree_nodes + 1 if tree_nodes is not None and k > 0 else k + 1
