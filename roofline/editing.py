@@ -1024,8 +1024,9 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     pairs = parse_assignments(assignments, f"{GROUP[kind]} set", kind)
     set_here = {".".join(keys) for keys, _ in pairs}
     made = MADE_FROM_SCENARIO.search(unix.split("\ntype:", 1)[0]) if kind == "scenario" else None
-    if kind == "scenario" and doc.get("description") and "description" not in set_here and (
-            made or COPY_DESCRIPTION.match(str(doc["description"]).strip())):  # a copy's fields set since (qa209)
+    if kind == "scenario" and doc.get("description") and "description" not in {*set_here, *_hand_set_fields(unix)} and (
+            made or COPY_DESCRIPTION.match(str(doc["description"]).strip())):  # a copy's fields set since (qa209), not
+        # over a description the user wrote (qa211)
         doc["description"] = _copy_description(str(doc.get("name", path.stem)), made.group(1) if made else "",
                                                 set_here, str(doc["description"]))
     _unfit(kind, doc, set_here)

@@ -505,7 +505,8 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     model_type = str(cfg["model_type"])
     if "n_layer" in cfg or "n_embd" in cfg:
         raise field_error(where, "n_layer", "a decoder config with num_hidden_layers (GPT-2 style configs are not read)", "n_layer")
-    flagged = next((c["is_encoder_decoder"] for c in (cfg, config) if c.get("is_encoder_decoder") not in (None, False)), None)
+    flagged = next((c["is_encoder_decoder"] for c in (cfg, config) if c.get("is_encoder_decoder") is True
+                    or str(c.get("is_encoder_decoder")).strip().lower() == "true"), None)  # (qa211: "false" as text)
     if flagged is not None or model_type.lower() in ENCODER_DECODER_TYPES or model_type.lower().startswith("t5"):
         # qa207: T5 was refused for a missing num_hidden_layers, then, given one, imported as a decoder of half its size;
         # qa209: the key that refuses it is named, a model_type in any case ('T5'), t5gemma, and a flag given as text

@@ -757,8 +757,9 @@ def _benchmark_results(path: Path) -> tuple[list[dict], bool]:
                 results.append(_json(line, f"{path}: line {n}"))
             except json.JSONDecodeError as exc:  # where on the line: a truncated file's last string, a stray comma
                 bad = exc
-                if not results:  # its first line no document: one over many lines, said at its own position (qa206: a
-                    bad = whole  # stray comma on line 10 was said at line 1, the lone brace; qa209: after '[{' too)
+                if not results and ":" not in line:  # a document's opening line ('{', '[{'): one over many lines, said
+                    bad = whole  # at its own position (qa206: a stray comma on line 10 was said at line 1; qa209: after
+                    # '[{' too; qa211: a JSON line of its own keys, cut short, is said at its own line)
                     n = whole.lineno + text[: len(text) - len(text.lstrip())].count("\n")  # stripped's blank lines back
                 again = " (a second JSON document: one a file, or a result a line)" if bad.msg == "Extra data" else ""
                 raise RooflineError(f"{path}: line {n}: not valid JSON: {bad.msg} (column {bad.colno}){again}") from None

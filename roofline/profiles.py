@@ -409,9 +409,10 @@ _RECORDED: contextvars.ContextVar[dict | None] = contextvars.ContextVar("recorde
 @contextlib.contextmanager
 def recorded_files(profile_files: dict | None):
     """Within: a profile name finds the file a sweep read it from, as its scenario.json's `profile_files` records it
-    ({kind: {name: absolute path}}), where that file is still there, before the search path: `cheapest` prices a
-    table as it was swept, with a profile its scenario named by path (qa205: the point computed between swept batches
-    was another model's, this one 'unknown'), one of a built-in's name too (qa209: the built-in priced it)."""
+    ({kind: {name: absolute path}}), where that file is still there and the search path holds only a built-in of that
+    name, or none: `cheapest` prices a table with a profile its scenario named by path (qa205: the point computed
+    between swept batches was another model's, this one 'unknown'), one of a built-in's name too (qa209: the built-in
+    priced it); a user's file of the name on the search path still wins, so an edited price there is said (qa211)."""
     files = ({kind: {name: path for name, path in names.items() if isinstance(path, str)}
               for kind, names in profile_files.items() if isinstance(names, dict)}
              if isinstance(profile_files, dict) else {})  # a hand-edited scenario.json's list: nothing (qa209)
@@ -443,9 +444,7 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
             raise UnknownName(f"{name}: {kind} file not found (a path is read from the working directory, or in a "
                               "scenario from the scenario file's folder first)")
     recorded = (_RECORDED.get() or {}).get(kind, {}).get(name.strip())  # a sweep's own file for it (recorded_files)
-    if recorded and Path(recorded).is_file():
-        _check_kind_of_file(kind, Path(recorded))
-        return Path(recorded)
+    recorded = Path(recorded) if recorded and Path(recorded).is_file() else None
     candidates = _candidates(kind, extra_dirs)  # the search path scanned once for the three questions below
     paths = profile_paths(kind, extra_dirs, candidates)
     resolved = resolve_name(kind, name, extra_dirs, paths)
@@ -454,6 +453,11 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
         if stem.lower() in (name.strip().lower(), resolved.lower()):
             why = f"it {reason}" if reason.startswith(UNREADABLE) else f"its kind cannot be told: {reason}"
             raise UnreadableProfile(f"{path}: this file would be {kind} {name!r}, but {why}", path)
+    if resolved in paths and (recorded is None or paths[resolved].parent.resolve() != builtin_dir(kind).resolve()):
+        return paths[resolved]  # a user's file of the name wins (qa211: an edited price passed with --profiles)
+    if recorded is not None:  # the sweep's file where only a built-in, or nothing, has the name on the search path
+        _check_kind_of_file(kind, recorded)
+        return recorded
     if resolved in paths:
         return paths[resolved]
     for other in FOLDERS:

@@ -1513,6 +1513,10 @@ def test_scenarios_have_new_set_and_edit_as_the_profiles_do(roofline, tmp_path, 
     text = (tmp_path / "my-ft.yaml").read_text()
     # qa209: fields set since are said too, and a copy of the copy names the first source, not a nest of copies
     assert "\ndescription: 'my-ft: a copy of fast-tier with axes.batch, axes.k, engine, hardware set, whose description was: " in text
+    assert roofline("scenarios", "set", "my-ft", "description=My own words")[0] == 0  # qa211: kept, once written
+    assert roofline("scenarios", "set", "my-ft", "axes.k=[1, 2]")[0] == 0
+    assert yaml.safe_load((tmp_path / "my-ft.yaml").read_text())["description"] == "My own words"
+    (tmp_path / "my-ft.yaml").write_text(text)  # the copy as it was before its description was written
     assert roofline("scenarios", "new", "my-ft2", "--from", "my-ft", "--set", "axes.k=[1]")[0] == 0
     assert "\ndescription: 'my-ft2: a copy of fast-tier with axes.batch, axes.k, engine, hardware set, whose description was: " in (
         tmp_path / "my-ft2.yaml").read_text()

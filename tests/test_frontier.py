@@ -1123,6 +1123,11 @@ def test_cheapest_finds_a_profile_its_sweep_named_by_path(tmp_path, roofline):
     assert roofline("sweep", str(tmp_path / "sc2.yaml"), "--out", str(tmp_path / "out2"), "--no-plots")[0] == 0
     code, out, err = roofline("cheapest", str(tmp_path / "out2"), "--min-tokens-per-user", "100")
     assert code == 0 and "profile now gives $3.00" not in out and "comes out otherwise now" not in out, out  # qa209
+    edited = tmp_path / "edited"  # qa211: a user's file of the name on the search path wins, its new price said
+    edited.mkdir()
+    (edited / "h100-sxm.yaml").write_text((tmp_path / "h100-sxm.yaml").read_text().replace("price: 1.00 USD/h", "price: 1.50 USD/h"))
+    code, out, err = roofline("--profiles", str(edited), "cheapest", str(tmp_path / "out2"), "--min-tokens-per-user", "100")
+    assert code == 0 and "h100-sxm's profile now gives $1.50 a device-hour; the table was priced at $1.00" in out, out
 
 
 @pytest.mark.slow

@@ -93,6 +93,11 @@ def test_a_config_the_importer_cannot_read_is_one_line_naming_the_key(change, me
     assert str(err.value).startswith("bad.json") and message in str(err.value) and "\n" not in str(err.value)
 
 
+def test_a_decoder_whose_encoder_decoder_flag_is_false_as_text_is_imported():
+    """qa211: "is_encoder_decoder": "false" was refused as an encoder-decoder."""
+    assert profile_from_hf_config({**TINY, "is_encoder_decoder": "false"}, "ok", "ok.json")["layers"] == TINY["num_hidden_layers"]
+
+
 def test_import_writes_once_and_refuses_to_overwrite_without_force(tmp_path):
     config = tmp_path / "config.json"
     config.write_text('{"model_type": "llama", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 8, '

@@ -435,6 +435,10 @@ def test_convert_appends_speculative_runs_to_plain_ones_in_one_file_and_refuses_
     code, _, err = roofline("measurements", "convert", tmp_path / "comma.json", "--hardware", "h100-sxm", "--model",
                             "llama-3.1-8b", "--out", tmp_path / "comma.csv")
     assert code == 2 and "comma.json: line 2: not valid JSON: Expecting property name enclosed in double quotes" in err, err
+    (tmp_path / "cut.jsonl").write_text(json.dumps(VLLM_RESULT)[:-1] + "\n" + json.dumps(VLLM_RESULT) + "\n")  # qa211:
+    code, _, err = roofline("measurements", "convert", tmp_path / "cut.jsonl", "--hardware", "h100-sxm", "--model",  # said
+                            "llama-3.1-8b", "--out", tmp_path / "cut.csv")  # at line 2, the valid one
+    assert code == 2 and "cut.jsonl: line 1: not valid JSON" in err, err
     # qa189: a header with spaces after its commas had its cells written empty, and a file of the required columns
     # alone lost the rows' source and engine; a documented optional column (pp) was refused as unknown
     rows = pd.read_csv(out, dtype=str, keep_default_na=False)
