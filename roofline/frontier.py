@@ -601,7 +601,8 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
         if speculative and "method" in row and "k" in row:  # qa210: predict says it of the same point
             from roofline.speculation import mtp_reuse_note
 
-            notes.append(mtp_reuse_note(str(row["method"]), model, int(row["k"]), bool((meta or {}).get("default_rates"))))
+            notes.append(mtp_reuse_note(str(row["method"]), model, int(row["k"]), bool((meta or {}).get("default_rates")),
+                                        one_point=True))
         drafter = row.get("draft_hardware") if speculative else None
         if isinstance(drafter, str) and drafter:
             try:

@@ -316,13 +316,14 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
         default_rates(method, where)  # raises: a draft model needs its acceptance
 
 
-def mtp_reuse_note(method: str, target: ModelSpec, k_max: int, rates_default: bool) -> str:
+def mtp_reuse_note(method: str, target: ModelSpec, k_max: int, rates_default: bool, one_point: bool = False) -> str:
     """'mtp on deepseek-v3: k up to 4 exceeds ...' where MTP drafts past the model's trained modules (the last one is
-    run again for every further position), as predict's `mtp_module_reused` says of one point; '' otherwise."""
+    run again for every further position), as predict's `mtp_module_reused` says of one point ('k 3 exceeds' with
+    `one_point`: cheapest's pick); '' otherwise."""
     if method != "mtp" or target.mtp_modules < 1 or k_max <= target.mtp_modules:  # none at all: refused elsewhere
         return ""
     modules = f"{target.mtp_modules} trained MTP module{'s' if target.mtp_modules != 1 else ''}"
-    return (f"mtp on {target.name}: k up to {k_max} exceeds its {modules}: the last is reused for every further position, "
+    return (f"mtp on {target.name}: k {'' if one_point else 'up to '}{k_max} exceeds its {modules}: the last is reused for every further position, "
             + ("and the default rates accept later positions less often" if rates_default
                else "at the acceptance given (a reused module accepts less in practice)"))
 
