@@ -163,6 +163,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
     out, seen, warned, resolved = [], set(), set(), {}
     undetermined: dict[str, tuple[ServingEngine, dict]] = {}  # engine name -> (engine, parameters no fit row determined)
     host_shares: dict[str, tuple] = {}  # engine name -> (engine, device, configs whose host work carries a gain)
+    dispatch_notes: dict[tuple, list] = {}  # (engine name, its dispatch's latency note) -> the configs that dispatch
     others = [key for key in CONFIG_KEYS if key not in LAYOUT_KEYS]
     for values in product(*(getattr(sc, key) for key in others), sc.layout_list):
         c = {**dict(zip(others, values[:-1])), **dict(zip(LAYOUT_KEYS, values[-1]))}
@@ -230,10 +231,12 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                                _host_bound_somewhere(sc, hw, model, dep, on_hw))
         undetermined.setdefault(engine.name, (engine, {}))[1].update(  # the profile's own values: no override set them
             dict.fromkeys(p for p, use in used.items() if use and on_hw.undetermined(p, hw)))
-        dispatch_note = dispatch_latency_note(on_hw)  # the engine as on this device (qa143)
-        prior = (f"{model.name} with dp_attention {dep.dp_attention} and ep {dep.ep} under {engine.name}: {dispatch_note}; "
-                 "predict prints its time (expert dispatch) and warns where it is over a tenth of the step"
-                 if dispatches(model, dep) and dispatch_note else "")
+        dispatch_note = dispatch_latency_note(on_hw, "it")  # the engine as on this device (qa143)
+        if dispatches(model, dep) and dispatch_note:  # said once an engine and note after the loop (qa210: 8 near-copies)
+            labels = dispatch_notes.setdefault((engine.name, dispatch_note), [])
+            label = f"{model.name} dp_attention {dep.dp_attention} ep {dep.ep} on {hw.name}"
+            if label not in labels:
+                labels.append(label)
         gains = (f"under {engine.name}, {OPTIMISTIC}{optimistic_found_for(engine)} (docs/ACCURACY.md): read the sweep's "
                  "speedups there as upper estimates"  # predict says it of its point; a notebook's sweep said nothing (qa92)
                  if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any()
@@ -263,7 +266,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                      *(speculation_engine_notes(on_hw, method, int(np.max(sc.axes["batch"])), dep)
                        if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() else ()),
                      running_cap_note(on_hw, hw, _largest_fitting_batch(sc, hw, model, dep, c["shared_prefix"], on_hw), dep),
-                     idle, rates_note, reuse, reach, longest, prior, gains,
+                     idle, rates_note, reuse, reach, longest, gains,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                                        dep.pp, dep, on_hw)]:
             if note and note not in warned:
@@ -279,6 +282,9 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
              f"{'; ...' if len(shares) > 6 else ''}): much of the speculative gain there rests on it; host work and GPU work a "
              "sequence (which speculation would not amortise) are not told apart by the fit: read those gains as upper "
              "estimates (docs/ACCURACY.md)")
+    for (name, note), labels in dispatch_notes.items():
+        warn(f"the expert dispatch under {name} ({'; '.join(labels[:6])}{'; ...' if len(labels) > 6 else ''}): {note}; "
+             "predict prints its time (expert dispatch) and warns where it is over a tenth of the step")
     for engine, lost in undetermined.values():
         note = undetermined_text(engine, list(lost), "the sweep's figures lean on them where a point uses them" if len(lost) > 1
                                  else "the sweep's figures lean on it where a point uses it")

@@ -328,12 +328,12 @@ def test_a_sweep_says_once_where_an_expert_dispatch_rests_on_an_unfitted_latency
 
     deepep = dataclasses.replace(roofline.load_engine("sglang"), moe_dispatch="per_pair")
     got = notes(deepep)
-    assert len(got) == 1 and got[0].startswith("qwen3-235b-a22b with dp_attention 8 and ep 8 under sglang"), got
+    assert len(got) == 1 and got[0].startswith("the expert dispatch under sglang (qwen3-235b-a22b dp_attention 8 ep 8 on h200)"), got
     assert notes("sglang") == []  # its allgather dispatch
     # qa152: whose latency, an all-reduce's, is a lower estimate for its all-gather and reduce-scatter: predict said so
-    # where the dispatch weighs, the sweep never; once a config, as the prior's note
+    # where the dispatch weighs, the sweep never; once an engine and latency, the configs listed (qa210: once a config)
     lower = notes("sglang", "a lower estimate for the all-gather and reduce-scatter it runs")
-    assert len(lower) == 1 and "under sglang: its expert dispatch's two collectives a MoE layer pay sglang's allreduce_latency" in lower[0]
+    assert len(lower) == 1 and "under sglang (qwen3-235b-a22b dp_attention 8 ep 8 on h200): its two collectives a MoE layer pay sglang's allreduce_latency" in lower[0]
     assert notes(dataclasses.replace(roofline.load_engine("sglang"), dp_gather="allreduce"), "a lower estimate") == []
     # DeepEP's kernels set for the device's family only: the engine as on the device says it (qa143: the general one)
     on_hopper = dataclasses.replace(roofline.load_engine("sglang"), overrides=(("h*", {"moe_dispatch": "per_pair"}),))
@@ -599,3 +599,19 @@ def test_the_operator_table_gives_attention_the_ceiling_its_time_was_priced_at(t
         priced = attention["bytes"] / attention["time_s"]  # memory-bound at q = 1
         np.testing.assert_allclose(attention["memory_ceiling_bytes_per_s"], priced, rtol=1e-6)
         assert bool(attention.loc[1, "memory_ceiling_bytes_per_s"] == pytest.approx(8 * 25e9)) is capped
+
+
+@pytest.mark.slow
+def test_a_sweeps_dispatch_note_is_one_line_an_engine_listing_its_layouts():
+    """qa210: the note on what an expert dispatch's latency rests on was printed once a config: 8 near-copies."""
+    import warnings
+
+    import roofline
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({"name": "x", "hardware": "h200", "model": "deepseek-v3", "method": "none", "engine": "sglang",
+                        "layouts": [{"tp": 1, "dp_attention": 8, "ep": 8}, {"tp": 2, "dp_attention": 4, "ep": 8}],
+                        "axes": {"batch": [16, 64], "context": [1024]}})
+    said = [str(w.message) for w in caught if "a lower estimate for the all-gather and reduce-scatter" in str(w.message)]
+    assert len(said) == 1 and "deepseek-v3 dp_attention 8 ep 8 on h200; deepseek-v3 dp_attention 4 ep 8 on h200" in said[0]
