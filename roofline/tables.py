@@ -595,7 +595,7 @@ def engine_table(e) -> str:
     for glob, changes in e.overrides:
         lines.append(f"  override for {glob}: " + ", ".join(f"{k.removesuffix('_s').removesuffix('_bytes')} {_override_value(k, v)}"
                                                            for k, v in changes.items()))
-    lines += _fitted_lines(e.fitted)
+    lines += _fitted_lines(e.fitted, _overrides_set_by_hand(e))
     lines += [f"  file: {e.path}", _text_block("source", e.source)]
     return "\n".join(lines)
 
@@ -620,9 +620,28 @@ def _memory_share_text(e) -> str:
             + ("; less " + ", ".join(layout) if layout else ""))
 
 
-def _fitted_lines(fitted: dict | None) -> list[str]:
+def _overrides_set_by_hand(e) -> list[str]:
+    """'kernel_latency on mi*' for each `overrides.N.FIELD` the profile file's header says was set by hand (editing's
+    HAND_SET line; qa203: `engines show` listed the general fields set since the fit, not a family's)."""
+    from roofline.editing import _hand_set_fields
+
+    try:
+        text = Path(e.path).read_text(encoding="utf-8") if e.path else ""
+    except OSError:
+        return []
+    globs = [glob for glob, _ in e.overrides]
+    out = []
+    for field in _hand_set_fields(text):
+        parts = field.split(".")
+        if len(parts) >= 3 and parts[0] == "overrides" and parts[1].isdigit() and int(parts[1]) < len(globs):
+            out.append(f"{'.'.join(parts[2:])} on {globs[int(parts[1])]}")
+    return out
+
+
+def _fitted_lines(fitted: dict | None, overrides_by_hand: list[str] | None = None) -> list[str]:
     """The `fitted:` block `roofline fit` wrote, as the warnings of predict and sweeps cite it: its rows, the RMS log
-    error, the model classes and device families it saw, and the parameters its rows left undetermined or at a bound."""
+    error, the model classes and device families it saw, and the parameters its rows left undetermined or at a bound;
+    the values set by hand since, a family's override among them (`overrides_by_hand`)."""
     if not fitted:
         return ["  fitted                    no (every value as its source gives it)"]
     still = set(fitted.get("parameters") or ())  # a value set by hand since (engines new --set) is the user's, not the fit's
@@ -639,7 +658,8 @@ def _fitted_lines(fitted: dict | None) -> list[str]:
             f"    determined by no row    {listed['not_determined_by_rows']}",
             f"    at a bound              {listed['bounds_hit']}"] + (
             [f"    set by hand after fit   {', '.join(edited)} (the RMS error above is of the fitted values, not of these)"]
-            if (edited := [str(p) for p in (fitted.get("start") or {}) if str(p) not in still]) else [])
+            if (edited := [str(p) for p in (fitted.get("start") or {}) if str(p) not in still] + list(overrides_by_hand or []))
+            else [])
 
 
 def _drafter(row) -> bool:

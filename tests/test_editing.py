@@ -617,6 +617,9 @@ def test_engines_show_names_fitted_values_set_by_hand_since_the_fit(roofline):
     out = roofline("engines", "show", "vslow")[1]
     assert "    set by hand after fit   host_per_sequence (the RMS error above is of the fitted values" in out
     assert "set by hand after fit" not in roofline("engines", "show", "vllm")[1]
+    assert roofline("engines", "set", "vslow", "overrides.0.kernel_latency=9 us")[0] == 0  # qa203: a family's value
+    out = roofline("engines", "show", "vslow")[1]
+    assert "    set by hand after fit   host_per_sequence, kernel_latency on mi* (the RMS error above" in out
 
 
 def test_a_removed_field_is_said_in_one_line_and_a_field_set_twice_is_refused(roofline):
