@@ -282,9 +282,11 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
              f"{'; ...' if len(shares) > 6 else ''}): much of the speculative gain there rests on it; host work and GPU work a "
              "sequence (which speculation would not amortise) are not told apart by the fit: read those gains as upper "
              "estimates (docs/ACCURACY.md)")
-    for (name, note), labels in dispatch_notes.items():
-        warn(f"the expert dispatch under {name} ({'; '.join(labels[:6])}{'; ...' if len(labels) > 6 else ''}): {note}; "
-             "predict prints its time (expert dispatch) and warns where it is over a tenth of the step")
+    for (name, note), labels in sorted(dispatch_notes.items(), key=lambda item: item[0][0]):  # an engine's lines together
+        more = f"; and {len(labels) - 6} more" if len(labels) > 6 else ""
+        warn(f"the expert dispatch under {name} in {len(labels)} config{'s' if len(labels) > 1 else ''} "
+             f"({'; '.join(labels[:6])}{more}): {note}; predict prints its time (expert dispatch) and warns where it is "
+             "over a tenth of the step")
     for engine, lost in undetermined.values():
         note = undetermined_text(engine, list(lost), "the sweep's figures lean on them where a point uses them" if len(lost) > 1
                                  else "the sweep's figures lean on it where a point uses it")

@@ -149,7 +149,8 @@ def dispatch_prior_text(engine: ServingEngine) -> str:
 
 def dispatch_latency_note(engine: ServingEngine, subject: str = "its expert dispatch") -> str:
     """What an expert dispatch's latency rests on, said wherever a point dispatches (predict where it is over a tenth of
-    the step, a sweep once a config, cheapest of its picks; qa152: predict alone said it): DeepEP's kernels on the
+    the step, a sweep once an engine and latency with its configs listed, cheapest of its picks; qa152: predict alone
+    said it): DeepEP's kernels on the
     unfitted all_to_all_latency (dispatch_prior_text); an all-gather and reduce-scatter on the engine's
     allreduce_latency, a lower estimate for the collective library's (qa149; not where they are all-reduces,
     dp_gather allreduce, which run as the latency was measured: qa150; the latency is an all-reduce's as measured on

@@ -627,14 +627,17 @@ def _overrides_set_by_hand(e) -> list[str]:
 
     try:
         text = Path(e.path).read_text(encoding="utf-8") if e.path else ""
-    except OSError:
+    except (OSError, UnicodeDecodeError):
         return []
-    globs = [glob for glob, _ in e.overrides]
+    fitted = {str(p) for p in ((e.fitted or {}).get("start") or {})}  # a fit parameter's, as the general fields (qa212)
     out = []
     for field in _hand_set_fields(text):
         parts = field.split(".")
-        if len(parts) >= 3 and parts[0] == "overrides" and parts[1].isdigit() and int(parts[1]) < len(globs):
-            out.append(f"{'.'.join(parts[2:])} on {globs[int(parts[1])]}")
+        if len(parts) == 3 and parts[0] == "overrides" and parts[1].isdigit() and int(parts[1]) < len(e.overrides):
+            glob, changes = e.overrides[int(parts[1])]
+            key = parts[2]
+            if key in fitted and any(k.removesuffix("_s").removesuffix("_bytes") == key for k in changes):  # still set there
+                out.append(f"{key} on {glob}")
     return out
 
 

@@ -620,6 +620,8 @@ def test_engines_show_names_fitted_values_set_by_hand_since_the_fit(roofline):
     assert roofline("engines", "set", "vslow", "overrides.0.kernel_latency=9 us")[0] == 0  # qa203: a family's value
     out = roofline("engines", "show", "vslow")[1]
     assert "    set by hand after fit   host_per_sequence, kernel_latency on mi* (the RMS error above" in out
+    assert roofline("engines", "new", "vmf", "--from", "vllm", "--set", "overrides.0.memory_fraction=0.8")[0] == 0
+    assert "set by hand after fit" not in roofline("engines", "show", "vmf")[1]  # qa212: no fit parameter
 
 
 def test_a_removed_field_is_said_in_one_line_and_a_field_set_twice_is_refused(roofline):

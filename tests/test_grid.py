@@ -328,12 +328,12 @@ def test_a_sweep_says_once_where_an_expert_dispatch_rests_on_an_unfitted_latency
 
     deepep = dataclasses.replace(roofline.load_engine("sglang"), moe_dispatch="per_pair")
     got = notes(deepep)
-    assert len(got) == 1 and got[0].startswith("the expert dispatch under sglang (qwen3-235b-a22b dp_attention 8 ep 8 on h200)"), got
+    assert len(got) == 1 and got[0].startswith("the expert dispatch under sglang in 1 config (qwen3-235b-a22b dp_attention 8 ep 8 on h200)"), got
     assert notes("sglang") == []  # its allgather dispatch
     # qa152: whose latency, an all-reduce's, is a lower estimate for its all-gather and reduce-scatter: predict said so
     # where the dispatch weighs, the sweep never; once an engine and latency, the configs listed (qa210: once a config)
     lower = notes("sglang", "a lower estimate for the all-gather and reduce-scatter it runs")
-    assert len(lower) == 1 and "under sglang (qwen3-235b-a22b dp_attention 8 ep 8 on h200): its two collectives a MoE layer pay sglang's allreduce_latency" in lower[0]
+    assert len(lower) == 1 and "under sglang in 1 config (qwen3-235b-a22b dp_attention 8 ep 8 on h200): its two collectives a MoE layer pay sglang's allreduce_latency" in lower[0]
     assert notes(dataclasses.replace(roofline.load_engine("sglang"), dp_gather="allreduce"), "a lower estimate") == []
     # DeepEP's kernels set for the device's family only: the engine as on the device says it (qa143: the general one)
     on_hopper = dataclasses.replace(roofline.load_engine("sglang"), overrides=(("h*", {"moe_dispatch": "per_pair"}),))
