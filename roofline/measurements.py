@@ -876,6 +876,11 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     if method not in METHODS:  # the option as typed, not a converted row
         raise field_error("command line", "--method", f"one of {', '.join(METHODS)}, or the server's own name for one ("
                           f"{', '.join(SERVER_METHODS)})", given)
+    degrees = [(f"--{name.replace('_', '-')}", value) for name, value in (("tp", tp), ("ep", ep), ("dp_attention", dp_attention),
+                                                                          ("gpus", gpus)) if value is not None]
+    for option, value in degrees:  # a library caller's tp="2" raised a TypeError deep in the layout check (qa213)
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise field_error("command line", option, "an integer", value)
     for option, value, ok, expected in (("--k", k, isinstance(k, int) and 0 <= k <= K_MAX, f"an integer in 0..{K_MAX}"),
                                         ("--split", split, split in SPLITS, " or ".join(SPLITS)),
                                         ("--batch", batch, batch is None or (isinstance(batch, int) and batch >= 1), "an integer >= 1"),

@@ -1087,3 +1087,13 @@ def test_convert_says_a_file_of_another_kind_as_such(tmp_path):
         with pytest.raises(RooflineError) as error:
             convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
         assert str(error.value).startswith(str(tmp_path / message) if not message.startswith("command") else message), str(error.value)
+
+
+def test_convert_refuses_a_layout_degree_of_another_type_in_one_line(tmp_path):
+    """qa213: convert_benchmark(..., tp="2") raised a TypeError from inside the layout check."""
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(VLLM_RESULT))
+    for option, value in (("tp", "2"), ("ep", 1.5), ("dp_attention", True)):
+        with pytest.raises(RooflineError, match=f"--{option.replace('_', '-')}: expected an integer, found"):
+            convert_benchmark([path], hardware="h100-sxm", model="llama-3.1-8b", **{option: value})
+
