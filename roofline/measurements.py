@@ -353,6 +353,8 @@ def load_measurements(path: str | Path) -> pd.DataFrame:
     and `engine_slot` (vllm | sglang | trtllm | '' for other code)."""
     from roofline.yamlio import check_text_table
 
+    if not isinstance(path, (str, Path)):  # qa213: a number raised pathlib's TypeError
+        raise field_error("load_measurements", "path", "a file path (str or Path)", path)
     path = Path(path)
     if not path.exists():
         shipped = default_measurements_path()
@@ -715,6 +717,10 @@ def predict_measurements(df: pd.DataFrame, engine: str | ServingEngine | None = 
                          where: str = "measurements") -> pd.DataFrame:
     """The table with its predictions: `engine` None predicts each row with its own engine's profile (the
     default engine for other code), a name or spec predicts every row with that engine."""
+    if not isinstance(df, pd.DataFrame) or "engine_slot" not in df:  # qa213: a raw read_csv raised KeyError in pandas
+        raise RooflineError(f"{where}: expected a table from load_measurements (checked, with its engine_slot and row "
+                            f"columns), found {type(df).__name__}" + (" without them: pass it through load_measurements"
+                                                                      if isinstance(df, pd.DataFrame) else ""))
     engines = resolve_engines(sorted(set(df["engine_slot"])), engine, profiles)
     rows = prepare_rows(df, profiles, where, engine_for=engines.__getitem__)
     pred = predict_rowset(rows, engines)

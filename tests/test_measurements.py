@@ -1097,3 +1097,12 @@ def test_convert_refuses_a_layout_degree_of_another_type_in_one_line(tmp_path):
         with pytest.raises(RooflineError, match=f"--{option.replace('_', '-')}: expected an integer, found"):
             convert_benchmark([path], hardware="h100-sxm", model="llama-3.1-8b", **{option: value})
 
+
+def test_the_library_refuses_a_path_of_another_type_and_an_unchecked_table_in_one_line():
+    """qa213: load_measurements(42) raised pathlib's TypeError; predict_measurements of a raw read_csv, pandas' KeyError."""
+    with pytest.raises(RooflineError, match="load_measurements: path: expected a file path"):
+        load_measurements(42)
+    raw = pd.read_csv(default_measurements_path(), dtype=str, keep_default_na=False)
+    with pytest.raises(RooflineError, match="expected a table from load_measurements .* pass it through load_measurements"):
+        predict_measurements(raw)
+
