@@ -241,10 +241,10 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                  "speedups there as upper estimates"  # predict says it of its point; a notebook's sweep said nothing (qa92)
                  if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any()
                  and optimistic(np.max(sc.axes["batch"]), engine.name) else "")
+        top = _largest_fitting_batch(sc, hw, model, dep, c["shared_prefix"], on_hw)  # the notes' batch (0: none fits)
         if (speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() and host_carries_gain(on_hw)):
             # qa156, qa157: said once an engine after the loop, at the largest swept batch plain decoding fits
             context = int(np.min(sc.axes["context"]))
-            top = _largest_fitting_batch(sc, hw, model, dep, c["shared_prefix"], on_hw)
             if top:
                 plain_s = float(step_metrics(hw, model, top, 1, context, dep, engine=on_hw,
                                              shared_prefix=c["shared_prefix"])["step_time_s"])
@@ -265,7 +265,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                      engine_layout_note(on_hw, model, dep),
                      *(speculation_engine_notes(on_hw, method, int(np.max(sc.axes["batch"])), dep)
                        if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() else ()),
-                     running_cap_note(on_hw, hw, _largest_fitting_batch(sc, hw, model, dep, c["shared_prefix"], on_hw), dep),
+                     running_cap_note(on_hw, hw, top, dep),
                      idle, rates_note, reuse, reach, longest, gains,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                                        dep.pp, dep, on_hw)]:

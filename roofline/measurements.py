@@ -397,7 +397,12 @@ def load_measurements(path: str | Path) -> pd.DataFrame:
 def repeated_rows(table: pd.DataFrame) -> pd.Series:
     """Whether each row repeats an earlier one in every column but its row number, notes and source text (a boolean
     Series over table's index): one measurement pasted twice, which a fit would weigh twice."""
-    return table.duplicated([c for c in table.columns if c not in ("row", "notes", "source")], keep="first")
+    return table.duplicated(_compared_columns(table), keep="first")
+
+
+def _compared_columns(table: pd.DataFrame) -> list[str]:
+    """The columns two rows are compared on for repeating one another: all but the row number, notes and source text."""
+    return [c for c in table.columns if c not in ("row", "notes", "source")]
 
 
 def _warn_repeated_rows(table: pd.DataFrame, where: str) -> None:
@@ -407,8 +412,7 @@ def _warn_repeated_rows(table: pd.DataFrame, where: str) -> None:
     if again.any():
         from roofline.errors import warn
 
-        columns = [c for c in table.columns if c not in ("row", "notes", "source")]
-        first = table.groupby(columns, sort=False, dropna=False)["row"].transform("first").to_numpy()
+        first = table.groupby(_compared_columns(table), sort=False, dropna=False)["row"].transform("first").to_numpy()
         copies: dict = {}  # each first row and the rows that repeat it, in order (qa204: 'repeat rows 1, 1, 1, 1')
         for row, earlier in zip(table["row"].to_numpy()[again], first[again]):
             copies.setdefault(earlier, []).append(row)
