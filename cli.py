@@ -121,7 +121,7 @@ def predict(
     prompt: Annotated[Optional[int], typer.Option(min=1, max=CONTEXT_MAX, help="Prompt length: adds time to first token (one prefill; with speculation, the drafter's too).")] = None,
     output_len: Annotated[Optional[int], typer.Option(min=1, max=CONTEXT_MAX, help="With --prompt: tokens each request generates; adds the time per output token a serving benchmark reads with --batch requests in flight, the arriving requests' prefills included (set --context to about prompt + output_len / 2, a run's mean).")] = None,
     shared_prefix: Annotated[int, typer.Option(min=0, max=CONTEXT_MAX, help="Tokens of the context shared by every sequence (stored once; read once where the engine's attention kernel can).")] = 0,
-    method: Annotated[str, typer.Option(help="Speculation: none | draft | mtp | eagle | ngram")] = "none",
+    method: Annotated[str, typer.Option(help="Speculation: none | draft | mtp | eagle | medusa | ngram")] = "none",
     draft: Annotated[Optional[str], typer.Option(help="Draft model name (method draft).")] = None,
     k: Annotated[Optional[int], typer.Option(min=0, max=K_MAX, help="Draft tokens per iteration (bonus token excluded); default 4 with a method (a tree: at most its nodes).")] = None,
     alpha: Annotated[Optional[float], typer.Option(help="Per-token acceptance probability in [0, 1], given the drafts before it were accepted (default: the method's published per-position rates; method draft has none and needs --alpha, --acceptance or --acceptance-length).")] = None,
@@ -544,7 +544,7 @@ def measurements_convert(
     gpus: Annotated[Optional[int], typer.Option(help="GPUs of the deployment (default tp x dp-attention).")] = None,
     weight_dtype: Annotated[Optional[str], typer.Option(help="Weight dtype the server ran (default: the checkpoint as published, the dtype of most of the model's weight bytes).")] = None,
     kv_dtype: Annotated[str, typer.Option(help="KV-cache dtype.")] = "bf16",
-    method: Annotated[str, typer.Option(help="Speculation method of the server: none | draft | mtp | eagle | ngram, or the "
+    method: Annotated[str, typer.Option(help="Speculation method of the server: none | draft | mtp | eagle | medusa | ngram, or the "
                                         "server's own name (eagle3, draft_model, standalone, deepseek_mtp, nextn).")] = "none",
     k: Annotated[int, typer.Option(help="Draft length (speculative tokens per step; a tree's depth).")] = 0,
     draft_tokens: Annotated[int, typer.Option(help="Tree drafting: tokens verified per sequence (SGLang's option named speculative num draft tokens); 0 for a chain.")] = 0,
@@ -755,7 +755,8 @@ def cheapest(
     computed now, and a cheaper point there is printed under the pick, at the table's prices.
 
     Costs are decoding only, at the prices the sweep read from the hardware profiles (a note says where a profile's
-    price has changed since).
+    price has changed since). Exit code 1 where no row is left to compare (none fits with a cost at a layout that
+    runs), with the notes saying why.
     """
     from roofline.frontier import check_frontier_out, check_table, scenario_json
     from roofline.plot_jobs import read_results, select_rows
@@ -797,7 +798,7 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force) -> None
     refused, unchecked = refused_layouts(df, _dirs())
     frontier = cost_frontier(df, refused)
     picks = cheapest_rows(df, min_tokens_per_user, refused) if min_tokens_per_user is not None else None
-    notes = frontier_notes(df, refused, _dirs()) + ([unchecked_note(unchecked)] if unchecked else []) + price_notes(path, _dirs())
+    notes = frontier_notes(df, refused, _dirs()) + ([unchecked_note(unchecked)] if unchecked else []) + price_notes(path, _dirs(), df)
     notes += pick_notes(picks, _dirs(), meta=meta) if picks else []
     # the batches between the swept ones, unless --where chose the batches (qa94: batch=16 priced batch 80)
     batch_chosen = any(w.split("=", 1)[0].strip() == "batch" for w in where or ())
@@ -814,6 +815,8 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force) -> None
                               unpriced=any(r["notes"] for r in refined.values()), draft=meta.get("draft"),
                               kind_rows={"speculation": speculative_rows}, selected=bool(where), how=speculation_text(meta),
                               overlap=meta.get("overlap")))
+    if not len(frontier):  # qa214: no answer, exit 0, and a script could not tell (--out not written: nothing in it)
+        raise typer.Exit(1)
     if out is not None:  # the table's picks marked (qa112: a script reading the file could not find the answer printed)
         picked = [(kind, row.name) for kind, row in (picks or {}).items() if row is not None]
         frontier = frontier.assign(pick=[(kind, index) in picked for kind, index in zip(frontier["decoding"], frontier.index)])

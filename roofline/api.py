@@ -425,7 +425,7 @@ def predict(
                         one leaves the embedding, LM head and router native); expert_dtype the experts' only
     kv_dtype            the KV cache's dtype
     engine              serving engine profile or spec (None: vllm, the default; "ideal": the roofline bound, with the hardware's step overhead)
-    method              none, draft, mtp, eagle or ngram
+    method              none, draft, mtp, eagle, medusa or ngram
     k                   draft tokens per iteration, bonus token excluded (None: 4 with a method; a tree's depth, at
                         most its node count)
     alpha, acceptance   per-token acceptance, or per-position conditional rates (positions past the list reuse its
@@ -736,8 +736,9 @@ def predict(
         out["ttft_s"] = float(ttft_s(hw, target, prompt, dep, eng))
         from roofline.speculation import drafter_ttft_s
 
-        # every key with a prompt (qa92: a notebook indexing them across methods met a KeyError): n-gram's drafter is a
-        # lookup with no prefill of its own (0 s); plain decoding has no speculation's TTFT (None)
+        # every key with a prompt (qa92: a notebook indexing them across methods met a KeyError): n-gram's drafter (a
+        # lookup) and Medusa's heads (on the last hidden state) have no prefill of their own (0 s); plain decoding has
+        # no speculation's TTFT (None)
         draft_s = drafter_ttft_s(method, target, draft_spec, draft_vocab, hw, draft_hw, dep, eng, prompt) if speculates(method, k) else None
         out["draft_prefill_s"] = None if not speculates(method, k) else 0.0 if draft_s is None else float(draft_s)
         out["ttft_with_speculation_s"] = None if out["draft_prefill_s"] is None else out["ttft_s"] + out["draft_prefill_s"]

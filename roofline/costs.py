@@ -74,6 +74,8 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, the hid
         model.input_projection, else zero), a plain linear layer in vLLM and SGLang: unquantised (the embedding's
         dtype) and replicated on every tensor-parallel rank, so not split over tp:
         flops = 2 * 2h^2 * T_a,   bytes = 2h^2 * w_embedding + T_a * (2h + h) * a
+        A Medusa head (model.medusa_head) has no layers and no embedding: its h -> h residual block is the input
+        projection (h^2 weights, T_a * (h + h) * a activations) and its own LM head the lm_head; nothing else runs
     lm_head: logits for `logit_tokens` tokens per sequence (q for decode/verify, 1 for prefill)
 
 Deliberately ignored: biases, attention sinks, softmax exponent cost, the compressors of compressed attention and
@@ -332,7 +334,7 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment) -> dict[str, float]
         if cls == "mtp":
             continue
         split = dep.devices_per_stage if cls == "experts" else 1 if cls == "router" else dep.split_of(cls)
-        per_stage = 1.0 if cls in ("embedding", "lm_head") else share.get(cls, layers / model.layers)
+        per_stage = 1.0 if cls in ("embedding", "lm_head") else share.get(cls, layers / max(model.layers, 1))
         count = blocks.get(cls, 0)
         out[cls] = ((n - count * qkv) / split + count * qkv_device) * BYTES_PER_ELEMENT[dep.dtype(cls)] * per_stage
     if pp > 1:  # embedding on the first stage, LM head on the last: the busiest stage holds the larger
@@ -418,7 +420,7 @@ def operator_costs(
     a = ACTIVATION_BYTES
     h = float(model.hidden_size)
     n_layers, moe_stage, dense_stage = dep.stage_layers(model)
-    layers_scale = n_layers / model.layers  # each attention group's share of the stage
+    layers_scale = n_layers / model.layers if model.layers else 0.0  # each attention group's share (a Medusa head: none)
     logits = tokens_a if logit_tokens is None else b_a * np.asarray(logit_tokens, dtype=np.float64)
 
     def w(op: str) -> float:
@@ -432,9 +434,10 @@ def operator_costs(
 
     zero = np.zeros(np.broadcast(b, q, s).shape)
     costs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    costs["embedding"] = (zero, tokens_a * h * w("embedding") + zero)
+    costs["embedding"] = (zero, zero) if model.medusa_head else (zero, tokens_a * h * w("embedding") + zero)
     proj = model.input_projection_params  # 0 but for a head drafter; replicated, not split over tp
-    costs["input_proj"] = (2.0 * proj * tokens_a + zero, proj * w("input_proj") + tokens_a * 3.0 * h * a + zero) if proj else (zero, zero)
+    proj_widths = 2.0 if model.medusa_head else 3.0  # h in and h out (a Medusa head's block), else 2h in and h out
+    costs["input_proj"] = (2.0 * proj * tokens_a + zero, proj * w("input_proj") + tokens_a * proj_widths * h * a + zero) if proj else (zero, zero)
     qkv_device = model.qkv_params_per_layer_per_device(tp)
     costs["qkv_proj"] = gemm("qkv_proj", model.qkv_params_per_layer, h, qkv_device / h, count=n_layers, per_device=qkv_device)
     costs["o_proj"] = gemm("o_proj", model.o_params_per_layer, model.o_params_per_layer / h / tp, h, count=n_layers)

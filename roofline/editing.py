@@ -772,7 +772,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     words = "values and description" if kind == "scenario" else "values, source, notes"  # a scenario has no source
     header.append(f"# {display}: made with `{command}`; every field not set there is {source.stem}'s ({words}) until "
                   "edited.")
-    inherited = set(_hand_set_fields(read_text(source)))  # a copy of a copy: its source's hand-set values too (qa98)
+    inherited = set(hand_set_fields(read_text(source)))  # a copy of a copy: its source's hand-set values too (qa98)
     if assignments or inherited:  # which values are not the source profile's, whatever its source and notes say
         header.append(HAND_SET + ", ".join(sorted(set_here | inherited)) + ".")
     text = "\n".join(header) + "\n" + _dump(doc)
@@ -981,7 +981,7 @@ def _field_breaks(kind: str, extra_dirs: tuple, now: dict, after: dict, gone: st
 HAND_SET = "# set by hand, not from the source or notes below: "  # a copy's header line: the fields it was given
 
 
-def _hand_set_fields(text: str) -> list[str]:
+def hand_set_fields(text: str) -> list[str]:
     """The fields the header line HAND_SET of profile text lists (none where it has no such line)."""
     for line in text.splitlines():
         if not line.startswith("#"):
@@ -999,7 +999,7 @@ def _with_hand_set(text: str, fields: set[str], removed: set[str] = frozenset())
     header = 0
     while header < len(lines) and lines[header].startswith("#"):
         header += 1
-    kept = sorted({*_hand_set_fields(text), *fields} - set(removed))  # a field removed since is no value set (qa102)
+    kept = sorted({*hand_set_fields(text), *fields} - set(removed))  # a field removed since is no value set (qa102)
     line = HAND_SET + ", ".join(kept) + "."
     for i in range(header):
         if lines[i].startswith(HAND_SET):
@@ -1024,7 +1024,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     pairs = parse_assignments(assignments, f"{GROUP[kind]} set", kind)
     set_here = {".".join(keys) for keys, _ in pairs}
     made = MADE_FROM_SCENARIO.search(unix.split("\ntype:", 1)[0]) if kind == "scenario" else None
-    if kind == "scenario" and doc.get("description") and "description" not in {*set_here, *_hand_set_fields(unix)} and (
+    if kind == "scenario" and doc.get("description") and "description" not in {*set_here, *hand_set_fields(unix)} and (
             made or COPY_DESCRIPTION.match(str(doc["description"]).strip())):  # a copy's fields set since (qa209), not
         # over a description the user wrote (qa211)
         doc["description"] = _copy_description(str(doc.get("name", path.stem)), made.group(1) if made else "",

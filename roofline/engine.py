@@ -274,7 +274,7 @@ def operator_layers(model: ModelSpec, name: str, dep: Deployment | None = None) 
     if name == "mlp" and model.moe is not None:
         return dense_layers
     if name == "indexer":  # the layers of the groups with a lightning indexer, the stage's share of them (qa120)
-        return sum(g.layers for g in model.groups if g.index_dim) * layers / model.layers
+        return sum(g.layers for g in model.groups if g.index_dim) * layers / max(model.layers, 1)
     return layers
 
 
@@ -487,7 +487,7 @@ def embedding_reduce_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment,
     """The embedding's all-reduce, once a pass through it (t_embed_reduce): where it is split over the group's tp
     (vocabulary-parallel), the `group_rows` h-wide rows all-reduced as a layer's (t_allreduce's per-collective time); 0 for an embedding held whole."""
     rows = np.asarray(group_rows, dtype=np.float64)
-    if dep.split_of("embedding") == 1:
+    if dep.split_of("embedding") == 1 or model.medusa_head:  # held whole, or none (a Medusa head embeds nothing)
         return np.zeros_like(rows)
     return _tp_allreduce_s(hw, dep, engine, rows * model.hidden_size * ACTIVATION_BYTES)
 

@@ -76,7 +76,7 @@ def _tp(meta: dict) -> int:
     return tp if isinstance(tp, int) else 1
 
 
-METHOD_NAMES = {"eagle": "EAGLE", "draft": "a draft model", "ngram": "n-gram lookup", "mtp": "MTP"}  # as a sentence says them
+METHOD_NAMES = {"eagle": "EAGLE", "draft": "a draft model", "ngram": "n-gram lookup", "mtp": "MTP", "medusa": "Medusa"}  # as a sentence says them
 
 
 def _model(meta: dict, name: str) -> str:

@@ -120,9 +120,9 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
 
 def refused_methods(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list | None = None) -> list[dict]:
     """[{engine, hardware, method, dp_attention or pp, speculative_only, note}]: the speculative rows' (k > 0) engine,
-    method and layout that no setup of the engine runs (its speculation_refused_with_dp_attention and
-    speculation_refused_with_pp on the row's device: SGLang refuses draft-model and n-gram speculation under attention
-    DP, and every method at pp > 1; serving.speculation_engine_notes, which predict and sweeps warn by), so that cheapest
+    method and layout that no setup of the engine runs (its speculation_refused, speculation_refused_with_dp_attention
+    and speculation_refused_with_pp on the row's device: SGLang has no Medusa, refuses draft-model and n-gram
+    speculation under attention DP, and every method at pp > 1; serving.speculation_engine_notes, which predict and sweeps warn by), so that cheapest
     and the report's fast tiers never pick one; the plain point such a row carries runs. An engine or device whose
     profile is not on the search path is named in `unchecked`."""
     from roofline.hardware import load_hardware
@@ -136,8 +136,6 @@ def refused_methods(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list | 
     for values in df.loc[drafting, keys].drop_duplicates().itertuples(index=False, name=None):
         row = dict(zip(keys, values))
         dp, pp = int(row.get("dp_attention", 1)), int(row.get("pp", 1))
-        if dp <= 1 and pp <= 1:
-            continue
         try:
             engine = load_engine(str(row["engine"]), extra_dirs)
             if "hardware" in row:
@@ -147,6 +145,10 @@ def refused_methods(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list | 
                 unchecked.append(f"engine {row['engine']}")
             continue
         base = {k: row[k] for k in ("engine", "hardware", "method") if k in row}
+        if row["method"] in engine.speculation_refused:  # no drafter of the kind at all: said alone
+            out.append({**base, "speculative_only": True,
+                        "note": f"{row['method']} speculation under {row['engine']} (it has no {row['method']} drafter)"})
+            continue
         if row["method"] in engine.speculation_refused_with_dp_attention and dp > 1:
             out.append({**base, "dp_attention": dp, "speculative_only": True,
                         "note": f"{row['method']} speculation under {row['engine']} at dp_attention {dp} "
@@ -173,15 +175,32 @@ def scenario_json(table: Path) -> dict | None:
     return meta if isinstance(meta, dict) else None
 
 
-def price_notes(table: Path, extra_dirs: tuple = ()) -> list[str]:
+def swept_prices(df: pd.DataFrame) -> dict:
+    """{hardware: the price a device-hour its sweep priced the table at, or None where its rows have no cost}, read off
+    plain decoding's columns: baseline_cost_usd_per_million_tokens x baseline_tokens_per_s x 3600 / 1e6 / devices (the
+    deployment's dollars an hour over its devices; a drafter's device is not in plain decoding's cost)."""
+    need = {"hardware", "devices", "baseline_tokens_per_s", "baseline_" + COST}
+    if not need <= set(df.columns):
+        return {}
+    per_device = df["baseline_" + COST] * df["baseline_tokens_per_s"] * 3600.0 / 1e6 / df["devices"]
+    out = {}
+    for name, values in per_device.groupby(df["hardware"].astype(str)):
+        finite = values[np.isfinite(values)]
+        out[name] = float(f"{finite.median():.6g}") if len(finite) else None  # the price, less the float rounding
+    return out
+
+
+def price_notes(table: Path, extra_dirs: tuple = (), df: pd.DataFrame | None = None) -> list[str]:
     """A line for each device whose profile's price differs from the one its sweep priced the table at (the sweep's
-    scenario.json beside `table`, price_usd_per_hour): a price edited since (`hw set`) does not reach a written table
-    (qa91: cheapest priced at $2.10/h a device set to $1.50/h since, in silence). None where no scenario.json is beside
-    it, or a device's profile is not on the search path (unchecked_note names it)."""
+    scenario.json beside `table`, price_usd_per_hour; without one, as the table's plain-decoding costs give it:
+    swept_prices of `df`): a price edited since (`hw set`) does not reach a written table (qa91: cheapest priced at
+    $2.10/h a device set to $1.50/h since, in silence; qa214: said nothing of a results.csv copied out of its folder).
+    None where a device's profile is not on the search path (unchecked_note names it)."""
     from roofline.hardware import load_hardware
     from roofline.units import format_usd_per_hour
 
-    swept = (scenario_json(table) or {}).get("price_usd_per_hour") or {}
+    meta = scenario_json(table)
+    swept = (meta or {}).get("price_usd_per_hour") or {} if meta is not None or df is None else swept_prices(df)
     notes = []
     for name, then in swept.items() if isinstance(swept, dict) else ():
         try:
@@ -190,7 +209,7 @@ def price_notes(table: Path, extra_dirs: tuple = ()) -> list[str]:
             continue
         if then is not None and (isinstance(then, bool) or not isinstance(then, (int, float))):
             continue  # not a price a sweep wrote (a hand-edited scenario.json)
-        if (now is None) != (then is None) or (now is not None and not math.isclose(float(now), float(then), rel_tol=1e-9)):
+        if (now is None) != (then is None) or (now is not None and not math.isclose(float(now), float(then), rel_tol=1e-6)):
             gives = f"${format_usd_per_hour(float(now))} a device-hour" if now is not None else "no price"
             was = (f"the table was priced at ${format_usd_per_hour(float(then))} a device-hour when swept: its costs are the "
                    "table's" if then is not None else "the table was swept without a price for it: its rows have no cost")
@@ -682,7 +701,7 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None, extra_di
     said = ~df["fits_in_memory"].astype(bool)  # each row left out counted once, for the first reason below (qa90)
     if said.any():
         notes.append(f"{int(said.sum()):,} of {len(df):,} rows do not fit in memory: left out")
-    for by_engine, why in ((False, "at a layout their engine refuses to load or runs no setup of"),  # qa143: both
+    for by_engine, why in ((False, "at a layout or method their engine refuses to load or runs no setup of"),  # qa143: both
                            (True, "an engine on a device it does not run on")):
         entries = [e for e in refused or [] if ("why" in e) == by_engine]  # unrunnable_engines' say why; a layout's, its note
         rows = _refused(df, entries) & ~said
@@ -693,8 +712,9 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None, extra_di
     unpriced = int((df[COST].isna() & ~said).sum())
     if unpriced:
         devices = sorted(_unpriced_devices(df[df[COST].isna() & ~said]))
-        notes.append(f"{unpriced:,} rows have no cost (no price in the profile of {', '.join(devices)}): left out; "
-                     "give one with roofline hw new NAME --from DEVICE --set price='2.5 USD/h'")
+        # the table's prices are those its sweep read (qa214: a price added to the profile since is said by price_notes)
+        notes.append(f"{unpriced:,} rows have no cost (swept without a price for {', '.join(devices)}): left out; "
+                     "give one with roofline hw new NAME --from DEVICE --set price='2.5 USD/h' (or hw set), then sweep again")
     speculative = df[(df["method"] != "none") & (df["k"] > 0)]
     every = cost_frontier(df, refused)
     on_frontier = every[every["decoding"] == "speculation"]

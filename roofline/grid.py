@@ -705,7 +705,7 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
     from roofline import __version__
 
     methods = sorted({c.method for c in configs})
-    drafting = [c for c in configs if c.method in ("draft", "mtp", "eagle")]
+    drafting = [c for c in configs if c.method in ("draft", "mtp", "eagle", "medusa")]
     placements = {c.draft_hw.name if c.draft_hw else None for c in drafting}
     elsewhere = sorted(placements - {None})
     draft_hardware = ([None] if None in placements else []) + elsewhere if elsewhere else None

@@ -137,6 +137,8 @@ class ModelSpec:
     index_key_bytes: tuple = ()  # (kv dtype, bytes of one indexer key) likewise (DeepSeek-V4's fp8: 128 + a 4 B scale)
     input_projection: bool = False  # a drafter's 2h -> h projection of (hidden state, token embedding) before its
     #   layer: EAGLE's fc, MTP's eh_proj (speculation.drafter_spec sets it; costs' input_proj operator)
+    medusa_head: bool = False  # one Medusa head (speculation.drafter_spec): no layers, no embedding, no KV cache; its
+    #   h -> h residual block is the input projection (h x h, not 2h x h) and its own LM head the model's
     published_params: float | None = None
     published_active_params: float | None = None
     native_precision: tuple[tuple[str, str], ...] = ()   # (weight class, dtype) of the released checkpoint
@@ -240,8 +242,11 @@ class ModelSpec:
 
     @property
     def input_projection_params(self) -> int:
-        """A drafter's 2h -> h input projection (input_projection), 0 for any other model."""
-        return 2 * self.hidden_size * self.hidden_size if self.input_projection else 0
+        """A drafter's 2h -> h input projection (input_projection), a Medusa head's h -> h residual block (medusa_head),
+        0 for any other model."""
+        if not self.input_projection:
+            return 0
+        return (1 if self.medusa_head else 2) * self.hidden_size * self.hidden_size
 
     @property
     def mtp_params(self) -> int:

@@ -82,7 +82,7 @@ STYLE = {
     "axes.grid": True, "grid.alpha": 0.3, "grid.linewidth": 0.5, "svg.hashsalt": "roofline",
 }
 NBSP = "\u00a0"  # a space a wrapped title never breaks at: "TP 4", "PP 2", "engine vllm" stay on one line
-METHOD_LABELS = {"none": "no speculation", "eagle": "EAGLE", "mtp": "MTP", "ngram": "n-gram lookup", "draft": "draft model"}
+METHOD_LABELS = {"none": "no speculation", "eagle": "EAGLE", "mtp": "MTP", "ngram": "n-gram lookup", "draft": "draft model", "medusa": "Medusa"}
 
 
 # ---------------------------------------------------------------- labels and layout (edges only)

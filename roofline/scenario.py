@@ -4,7 +4,7 @@
     hardware: [h100-sxm, h200]          # one name or a list (a list is a sweep axis)
     model: llama-3.1-8b                 # one name or a list
     engine: vllm                        # serving engine profile (default: the realistic default; `ideal` is the pure roofline)
-    method: eagle                       # none | draft | mtp | eagle | ngram
+    method: eagle                       # none | draft | mtp | eagle | medusa | ngram
     draft: null                         # a model name when method is draft
     draft_hardware: null                # run the drafter on another device
     weight_dtype: bf16                  # overrides every weight class (default: the model's native precision)

@@ -258,6 +258,7 @@ def engine_schema() -> dict:
         "max_running_requests_speculating": _range("integer", 1, 1_000_000, "no cap"),
         "max_running_requests_flag": {"type": ["string", "null"], "pattern": f"^{serving.OPTION_PATTERN}$",
                                       "description": "the server option that raises that cap, like --max-running-requests"},
+        "speculation_refused": _classes(serving.DRAFTING_METHODS),
         "speculation_refused_with_dp_attention": _classes(serving.DRAFTING_METHODS),
         "speculation_refused_with_pp": {"type": "boolean"}, "nvidia_only": {"type": "boolean"},
         "mixed_prefill": {"type": "boolean"},

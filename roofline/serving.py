@@ -72,7 +72,8 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      `max_running_requests_flag`, the server option that raises the cap, where the profile gives one
                      (null where C is: a copy that sets C null drops the flag it took; a measured row runs at its
                      batch: the harnesses that measure speculation at a large batch set the cap,
-                     and a row whose server ran fewer records them in `concurrency`); `speculation_refused_with_dp_attention`, the
+                     and a row whose server ran fewer records them in `concurrency`); `speculation_refused`, the methods
+                     it has no drafter for (SGLang has no Medusa); `speculation_refused_with_dp_attention`, the
                      methods it refuses under attention DP (SGLang's STANDALONE, the tool's draft, and NGRAM raise
                      there), and `speculation_refused_with_pp`, every method refused with pipeline parallelism (SGLang's
                      server-args check): predict and sweeps warn, cheapest and the report leave such rows out
@@ -123,7 +124,7 @@ _BYTES = {
     "memory_reserved_per_dp_group": "memory_reserved_per_dp_group_bytes",
 }
 DEFAULT_ENGINE = "vllm"
-DRAFTING_METHODS = ("draft", "mtp", "eagle", "ngram")  # the speculative methods (speculation.METHODS less none)
+DRAFTING_METHODS = ("draft", "mtp", "eagle", "medusa", "ngram")  # the speculative methods (speculation.METHODS less none)
 
 
 # Where the fitted engine costs stop carrying to speculation: published EAGLE curves on an 8B model fall over batch 2-48
@@ -268,6 +269,7 @@ class ServingEngine:
     sampler_logit_copies: float = 0.0
     max_running_requests_speculating: int | None = None  # sequences run at once while speculating, by default (module docstring)
     max_running_requests_flag: str | None = None  # the server option that raises that cap ("--max-running-requests")
+    speculation_refused: tuple = ()  # methods the engine has no drafter for (SGLang: medusa)
     speculation_refused_with_dp_attention: tuple = ()  # methods the engine refuses under attention DP
     speculation_refused_with_pp: bool = False  # the engine refuses every speculative method at pp > 1
     nvidia_only: bool = False  # the engine runs on NVIDIA GPUs only (TensorRT-LLM): runs_on says no to other devices
@@ -380,7 +382,8 @@ class ServingEngine:
                 "weight_only_efficiency", "window_kv_pool_ratio", "memory_fraction", "memory_fraction_of", "memory_reserved_bytes",
                 "memory_reserved_parallel_bytes", "memory_reserved_per_device_bytes", "memory_reserved_per_dp_group_bytes",
                 "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies", "max_running_requests_speculating",
-                "max_running_requests_flag", "speculation_refused_with_dp_attention", "speculation_refused_with_pp", "quant_kernels_per_gemm", "nvidia_only",
+                "max_running_requests_flag", "speculation_refused", "speculation_refused_with_dp_attention", "speculation_refused_with_pp",
+                "quant_kernels_per_gemm", "nvidia_only",
                 "mixed_prefill", "costs_from")
         out = {k: getattr(self, k) for k in keys}
         out["kernels_per_layer"] = dict(self.kernels_per_layer)
@@ -398,7 +401,7 @@ _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kerne
           "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "attention_splits_keys", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
           "memory_fraction", "memory_fraction_of", "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies",
-          "max_running_requests_speculating", "max_running_requests_flag", "speculation_refused_with_dp_attention",
+          "max_running_requests_speculating", "max_running_requests_flag", "speculation_refused", "speculation_refused_with_dp_attention",
           "speculation_refused_with_pp", "nvidia_only", "mixed_prefill", "overrides", "fitted", "source", "notes", *_SECONDS, *_BYTES}
 
 
@@ -540,12 +543,16 @@ def running_cap_speculating(engine: ServingEngine, dp_attention: int = 1) -> int
 
 def speculation_engine_notes(engine: ServingEngine, method: str, batch: int, dep) -> list[str]:
     """Notes where `engine` runs no setup of speculative `method` as asked at batch `batch` (a sweep's largest): a method it
+    has no drafter for (speculation_refused: SGLang's SpeculativeAlgorithm has no Medusa), a method it
     refuses under attention DP (speculation_refused_with_dp_attention: SGLang's server_args.py _handle_speculative_decoding
     raises for STANDALONE and NGRAM with --enable-dp-attention) or with pipeline parallelism (speculation_refused_with_pp:
     SGLang's server-args check refuses speculative decoding at pp > 1), or a batch above the sequences it runs at once
     while speculating when its own cap is left at its default (running_cap_speculating: the same function resets
     --max-running-requests to 48 where it is unset). The caller says whether the point drafts at all."""
     notes = []
+    if method in engine.speculation_refused:  # said alone: no layout or cap of it matters
+        return [f"{method} speculation under {engine.name}: the engine has no {method} drafter (speculation_refused), "
+                f"so no {engine.name} setup runs this point"]
     if method in engine.speculation_refused_with_dp_attention and dep.dp_attention > 1:
         notes.append(f"{method} speculation with dp_attention {dep.dp_attention} under {engine.name}: the engine refuses "
                      f"{method} drafting under attention DP (speculation_refused_with_dp_attention), so no {engine.name} "
@@ -724,6 +731,7 @@ _VALUE_RULES = {
 _SPECULATION_RULES = {
     "max_running_requests_speculating": _running_cap,
     "max_running_requests_flag": _option,
+    "speculation_refused": _class_list(dict.fromkeys(DRAFTING_METHODS)),
     "speculation_refused_with_dp_attention": _class_list(dict.fromkeys(DRAFTING_METHODS)),
     "speculation_refused_with_pp": check_flag,
 }

@@ -68,7 +68,7 @@ from roofline.model import BYTES_PER_ELEMENT, AttentionGroup, ModelSpec
 from roofline.serving import DRAFTING_METHODS, IDEAL, ServingEngine
 
 METHODS = ("none", *DRAFTING_METHODS)
-HEAD_DRAFTERS = ("mtp", "eagle")  # drafters that read the target's hidden states: elsewhere, they wait for the verified ones
+HEAD_DRAFTERS = ("mtp", "eagle", "medusa")  # drafters that read the target's hidden states: elsewhere, they wait for the verified ones
 # Per-position conditional acceptance rates a_1, a_2, ... from published measurements (see each source).
 DEFAULT_RATES = {
     "mtp": ((0.85, 0.63),
@@ -86,12 +86,16 @@ DEFAULT_RATES = {
 
 
 def tau_scalar_alpha(alpha, k):
-    """(1 - alpha^(k+1)) / (1 - alpha), with its limit k + 1 at alpha = 1; broadcasts."""
+    """(1 - alpha^(k+1)) / (1 - alpha), with its limit k + 1 at alpha = 1; broadcasts. Computed as
+    -expm1((k + 1) log1p(alpha - 1)) / (1 - alpha), exact to rounding as alpha nears 1 (qa215: a tolerance of 1e-5
+    set tau to k + 1 from alpha 0.99999 on, 64.98 -> 65 at k = 64)."""
     alpha = np.asarray(alpha, dtype=np.float64)
     k = np.asarray(k, dtype=np.float64)
-    near_one = np.isclose(alpha, 1.0)
-    safe = np.where(near_one, 0.5, alpha)
-    return np.where(near_one, k + 1.0, (1.0 - safe ** (k + 1.0)) / (1.0 - safe))
+    one = alpha == 1.0
+    safe = np.where(one, 0.5, alpha)
+    with np.errstate(divide="ignore"):  # alpha 0: log1p(-1) = -inf, expm1(-inf) = -1, tau 1
+        tau = -np.expm1((k + 1.0) * np.log1p(safe - 1.0)) / (1.0 - safe)
+    return np.where(one, k + 1.0, tau)
 
 
 def alpha_from_tau(tau, k, iterations: int = 60):
@@ -161,6 +165,10 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
     in vLLM, but its layer's QKV projection reads a 2h-wide input (embedding and hidden state) in every step; for
     Llama-3.1-8B at k = 4 that is 101 MB + 4 x 50 MB against the 4 x 67 MB charged here, 34 MB (1.1%) more than the
     3.1 GB the four draft steps read with a 32k-row head: too little to need a method of its own.
+    medusa: ONE of the k heads (model.medusa_head): a residual block x + SiLU(W x), W h x h, on the target's last
+            hidden state, and its own LM head of `draft_vocab` rows (vLLM's Medusa model: ResidualBlock, one
+            ParallelLMHead a head); no layers, no embedding, no KV cache. All k heads run on the same hidden state in
+            one pass (speculative_metrics prices k heads' GEMMs and one pass's fixed costs).
     """
     if method in ("none", "ngram"):
         return None
@@ -182,6 +190,11 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
         return dataclasses.replace(
             target, name=f"{target.name}-eagle", layers=1, groups=one_layer, moe=None, mtp_modules=0,
             vocab_size=draft_vocab or target.vocab_size, input_projection=True,
+        )
+    if method == "medusa":
+        return dataclasses.replace(
+            target, name=f"{target.name}-medusa", layers=0, groups=(), moe=None, mtp_modules=0, mtp_window=0,
+            vocab_size=draft_vocab or target.vocab_size, tied_embeddings=False, input_projection=True, medusa_head=True,
         )
     raise unknown_method("method", method)
 
@@ -219,11 +232,12 @@ def drafter_ttft_s(method: str, target: ModelSpec, draft: ModelSpec | None, draf
                    draft_hw: HardwareSpec | None, dep: Deployment, engine: ServingEngine, prompt):
     """The drafter's own prefill of `prompt` tokens (its KV cache), engine.ttft_s of drafter_spec's model at
     drafter_deployment: on `draft_hw` with that device's engine values (ServingEngine.for_other_hardware) where the
-    drafter runs elsewhere, else on `hw` with `engine`; None for a method without a drafter model (none, ngram)."""
+    drafter runs elsewhere, else on `hw` with `engine`; None for a method without a drafter model (none, ngram) or
+    without a prefill of its own (medusa)."""
     from roofline.engine import ttft_s
 
     drafter = drafter_spec(method, target, draft, draft_vocab)
-    if drafter is None:
+    if drafter is None or drafter.medusa_head:  # Medusa's heads run on the last hidden state: no prefill of their own
         return None
     d_dep = drafter_deployment(method, drafter, dep, draft_hw is not None)
     if draft_hw is None:
@@ -233,9 +247,10 @@ def drafter_ttft_s(method: str, target: ModelSpec, draft: ModelSpec | None, draf
 
 def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment | None, elsewhere: bool,
                          draft_vocab: int | None = None, target_vocab: int | None = None) -> float:
-    """Weight bytes the drafter adds on its device.
+    """Weight bytes the drafter adds on its device (of one head, for Medusa: speculation_capacity counts k).
 
-    A draft model brings all its weights. MTP and EAGLE heads bring their block and a 2h -> h
+    A draft model brings all its weights. A Medusa head brings its h x h block, whole on every tensor-parallel rank, and
+    its own LM head of `draft_vocab` rows (the target's vocabulary without one), split as the target's; anywhere. MTP and EAGLE heads bring their block and a 2h -> h
     projection of (hidden state, embedding), unquantised and whole on every tensor-parallel rank (costs'
     input_proj); on the target's devices they share its embedding and LM head (EAGLE with a reduced
     `draft_vocab` brings that head), on other hardware they hold both (a tied model's one matrix once): the embedding
@@ -244,6 +259,9 @@ def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment
     """
     if drafter is None:
         return 0.0
+    if drafter.medusa_head:  # one head: its block whole on every rank, its LM head split as the target's (ParallelLMHead)
+        return float(drafter.input_projection_params * BYTES_PER_ELEMENT[dep.dtype(OPERATOR_CLASS["input_proj"])]
+                     + drafter.lm_head_params * BYTES_PER_ELEMENT[dep.dtype("lm_head")] / dep.split_of("lm_head"))
     by_class = weight_bytes_by_class(drafter, dep)
     if method == "draft":
         return float(sum(by_class.values()))
@@ -337,7 +355,8 @@ def acceptance_reach_note(method: str, k_values, acceptance=None, acceptance_len
     if method == "none" or not ks:
         return ""
     k_max = ks[-1]
-    if acceptance is not None and k_max > len(acceptance):
+    ends = acceptance is not None and any(float(a) == 0.0 for a in acceptance)  # every draft ends at a rate of 0 (qa215)
+    if acceptance is not None and k_max > len(acceptance) and not ends:
         n = len(acceptance)
         taken = f"the last of the {n} rates given ({acceptance[-1]:g})" if n > 1 else f"the one rate given ({acceptance[-1]:g})"
         where = f"draft position {k_max}" if n + 1 == k_max else f"draft positions {n + 1}-{k_max}"
@@ -427,11 +446,11 @@ def check_speculating(where: str, methods, *, alpha=None, acceptance=None, tree_
         drafts = None if k is None or not np.any(np.asarray(k) > 0) else k
         for name, value in (("alpha", alpha), ("acceptance", acceptance), ("tree_nodes", tree_nodes), ("k", drafts)):
             if value is not None:
-                raise RooflineError(f"{where}: {name}: expected only with a speculation method (method draft, mtp, eagle or "
-                                    f"ngram), found method none")
+                raise RooflineError(f"{where}: {name}: expected only with a speculation method (method draft, mtp, eagle, "
+                                    f"medusa or ngram), found method none")
     if draft_hardware is not None and all(m in ("none", "ngram") for m in methods):
-        raise RooflineError(f"{where}: draft_hardware: expected only with a method that runs a drafter (draft, mtp or "
-                            f"eagle), found method {' and '.join(methods)}")
+        raise RooflineError(f"{where}: draft_hardware: expected only with a method that runs a drafter (draft, mtp, "
+                            f"eagle or medusa), found method {' and '.join(methods)}")
     if not overlap and (draft_hardware is None or "draft" not in methods):  # said, not ignored (qa93: the API ignored it)
         raise RooflineError(f"{where}: overlap: expected false (--no-overlap) only with a draft model on a device of its own "
                             f"(method draft and draft_hardware: the one drafter that overlaps with verification), found method "
@@ -460,7 +479,8 @@ def default_rates(method: str, where: str = "options") -> tuple[tuple[float, ...
     """(rates, source) a method uses when neither alpha nor rates are given; a clear error for a draft model."""
     if method not in DEFAULT_RATES:
         raise RooflineError(f"{where}: alpha or acceptance: expected one of them, or an acceptance_length, for method {method!r} "
-                            "(its acceptance depends on the draft/target pair; no published default), found none")
+                            f"(its acceptance depends on the {'heads trained on the target' if method == 'medusa' else 'draft/target pair'}; "
+                              "no published default), found none")
     return DEFAULT_RATES[method]
 
 
@@ -523,7 +543,8 @@ def speculative_metrics(
     if tree_nodes is not None:
         tau = np.where(k > 0, float(tree_tau), 1.0)
         q = np.where(k > 0, tree_nodes + 1.0, 1.0)
-        draft_q = np.ceil(tree_nodes / np.maximum(k, 1))
+        # a drafting pass widens the tree a level a step; Medusa's heads pick every level's candidates from one pass
+        draft_q = 1.0 if method == "medusa" else np.ceil(tree_nodes / np.maximum(k, 1))
     else:
         if acceptance is not None:
             tau = tau_from_rates(acceptance, k)
@@ -552,7 +573,11 @@ def speculative_metrics(
     def per_draft_step_s(batch):  # launch and sampling per draft step, by the drafter's device's engine values and layout
         return no_host.spec_per_draft_step_s + no_host.spec_per_draft_step_per_sequence_s * sequences_per_group(batch, d_dep)
 
-    draft_time_s = k * (draft_step["step_time_s"] + (per_draft_step_s(b) if drafter is not None else 0.0))
+    if method == "medusa":  # k heads' GEMMs and logits in ONE pass: its fixed device overhead and launch once
+        fixed_s = dhw.step_overhead_s
+        draft_time_s = np.where(k > 0, k * (draft_step["step_time_s"] - fixed_s) + fixed_s + per_draft_step_s(b), 0.0)
+    else:
+        draft_time_s = k * (draft_step["step_time_s"] + (per_draft_step_s(b) if drafter is not None else 0.0))
     speculating = k > 0
     overlaps = elsewhere and method == "draft" and overlap
     verify_time_s = verify["step_time_s"]
@@ -600,7 +625,8 @@ def speculative_metrics(
     verify_len = s + q
     mem = speculation_capacity(hw, target, b, verify_len, dep, method, drafter, d_dep, dhw if elsewhere else None,
                                draft_vocab, speculating, shared_prefix, engine,
-                               no_host)  # the drafter's device's own (an override may differ)
+                               no_host,  # the drafter's device's own (an override may differ)
+                               heads=k if method == "medusa" else 1)
     out = {
         "baseline_step_time_s": base["step_time_s"],
         "baseline_tokens_per_s": b / base["step_time_s"],
@@ -639,17 +665,19 @@ def speculative_metrics(
 
 
 def speculation_capacity(hw, target, batch, verify_len, dep, method, drafter, d_dep, draft_hw, draft_vocab,
-                         speculating, shared_prefix=0, engine=None, draft_engine=None) -> dict:
+                         speculating, shared_prefix=0, engine=None, draft_engine=None, heads=1) -> dict:
     """Memory with the drafter counted where it runs and only where it drafts (k > 0): the target's
     devices carry a co-located drafter's weights and per-sequence KV; a drafter on `draft_hw` caps the
     batch by that device's memory instead. `engine`: the engine on the target's devices (capacity: its memory and
-    hybrid window pool), `draft_engine` on the drafter's own device (the same where it shares the target's)."""
+    hybrid window pool), `draft_engine` on the drafter's own device (the same where it shares the target's). `heads`:
+    copies of the drafter's weights held (Medusa's k heads; broadcasts)."""
     speculating = np.asarray(speculating)
     pool = {"shared_prefix": shared_prefix, "engine": engine}
     if drafter is None:
         out = capacity(hw, target, batch, verify_len, dep, **pool)
         return {**out, "drafter_memory_bytes": 0.0, "drafter_usable_memory_bytes": out["usable_memory_bytes"]}
-    weights = drafter_weight_bytes(method, drafter, d_dep, draft_hw is not None, draft_vocab, target.vocab_size)
+    weights = np.asarray(heads, dtype=np.float64) * drafter_weight_bytes(method, drafter, d_dep, draft_hw is not None,
+                                                                          draft_vocab, target.vocab_size)
     draft_side = draft_engine if draft_hw is not None else engine
     draft_ratio = draft_side.window_kv_pool_ratio if draft_side is not None else None
     # the drafter's KV of a shared prefix, held once like the target's, and of each sequence

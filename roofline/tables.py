@@ -130,7 +130,8 @@ def predict_table(point: dict) -> str:
                   + (f"{spec['drafter_expert_dtype']} experts, " if spec.get("drafter_expert_dtype") not in (None, spec["drafter_weight_dtype"])
                      and spec["method"] != "draft" else "")
                   + ("the target's attention dtype)" if spec["method"] == "draft" else "as the target's)")
-                  + " and its KV cache" if spec.get("drafter_weight_dtype") else ""),
+                  + (f", {spec['k']} heads of a block and an LM head each; no KV cache" if spec["method"] == "medusa"
+                     else " and its KV cache") if spec.get("drafter_weight_dtype") else ""),
                f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,}"
                + (" with the KV of the k + 1 tokens a pass verifies)" if spec["method"] == "ngram" else " with the drafter)")]
               if spec["k"] > 0 else  # k 0 drafts nothing and holds no drafter (qa101: 'drafter memory 0 B', 'with the drafter')
@@ -170,6 +171,8 @@ def _iteration_text(spec: dict) -> str:
     an iteration (its spec_per_iteration and spec_per_iteration_per_sequence: rejection sampling, KV bookkeeping). With
     a draft model overlapped, the first term is the larger of the two devices' busy times (two half batches each, one
     drafted while the other is verified)."""
+    if spec["k"] == 0:  # qa215: 'draft 0 s + verify' beside 'verify pass none (k 0: plain decoding)'
+        return f"{format_seconds(spec['iteration_time_s'])} = one decode step (k 0: nothing drafted or verified)"
     draft, verify = format_seconds(spec["draft_busy_time_s"]), format_seconds(spec["verify_busy_time_s"])
     rest = "".join(f" + {name} {format_seconds(spec[key])}" for name, key in
                    (("link", "transfer_time_s"), ("bookkeeping", "overhead_time_s")) if spec[key])
@@ -331,10 +334,25 @@ def hardware_table(hw) -> str:
                                ("elementwise mem.", hw.elementwise_memory_bytes_per_s, "B/s")):
         if value is not None:
             lines.append(f"  {label:<17} {format_si(value, unit)} (measured ceiling)")
+    by_hand = _set_by_hand(hw.path)
     if hw.price_usd_per_hour is not None:
-        lines.append(f"  price             {format_usd_per_hour(hw.price_usd_per_hour)} USD/h")
+        lines.append(f"  price             {format_usd_per_hour(hw.price_usd_per_hour)} USD/h"
+                     + ("  (set by hand)" if "price" in by_hand else ""))
+    if by_hand:  # qa214: a copy re-priced by hw set printed its source's price reasoning below, unmarked
+        lines.append(f"  set by hand       {', '.join(by_hand)} (hw new --set / hw set): the source and notes below are of the "
+                     "values the copy was made from")
     lines += [_text_block("source", hw.source), _text_block("notes", hw.notes)]
     return "\n".join(lines)
+
+
+def _set_by_hand(path: str) -> list[str]:
+    """The fields a profile file's header says were set by hand (editing.HAND_SET), [] for a file without one."""
+    from roofline.editing import hand_set_fields
+
+    try:
+        return hand_set_fields(Path(path).read_text(encoding="utf-8")) if path else []
+    except (OSError, UnicodeDecodeError):
+        return []
 
 
 def _attention_label(m) -> str:
@@ -565,6 +583,8 @@ def engine_table(e) -> str:
             "(max_running_requests_speculating: a larger batch warned"
             + (f"; {e.max_running_requests_flag} raises it" if e.max_running_requests_flag else "") + ")"
             if e.max_running_requests_speculating is not None else "",
+            f"no {' or '.join(e.speculation_refused)} drafting (speculation_refused: warned, left out by cheapest)"
+            if e.speculation_refused else "",
             f"no {' or '.join(e.speculation_refused_with_dp_attention)} drafting under attention DP "
             "(speculation_refused_with_dp_attention: warned, left out by cheapest)" if e.speculation_refused_with_dp_attention else "",
             "no speculation at pp > 1 (speculation_refused_with_pp: warned, left out by cheapest)"
@@ -623,15 +643,9 @@ def _memory_share_text(e) -> str:
 def _overrides_set_by_hand(e) -> list[str]:
     """'kernel_latency on mi*' for each `overrides.N.FIELD` the profile file's header says was set by hand (editing's
     HAND_SET line; qa203: `engines show` listed the general fields set since the fit, not a family's)."""
-    from roofline.editing import _hand_set_fields
-
-    try:
-        text = Path(e.path).read_text(encoding="utf-8") if e.path else ""
-    except (OSError, UnicodeDecodeError):
-        return []
     fitted = {str(p) for p in ((e.fitted or {}).get("start") or {})}  # a fit parameter's, as the general fields (qa212)
     out = []
-    for field in _hand_set_fields(text):
+    for field in _set_by_hand(e.path):
         parts = field.split(".")
         if len(parts) == 3 and parts[0] == "overrides" and parts[1].isdigit() and int(parts[1]) < len(e.overrides):
             glob, changes = e.overrides[int(parts[1])]
@@ -717,6 +731,19 @@ def _speed_text(speed: float, min_speed: float | None) -> str:
     while min_speed is not None and speed < min_speed <= float(text.replace(",", "")) and digits <= 12:
         text, digits = f"{speed:.{digits}g}", digits + 1
     return text
+
+
+def _picks_differ(plain, speculation) -> str:
+    """'; the picks differ in layout (plain tp 8, speculation dp attention 8, ep 8)' where the two picks run on other
+    hardware, engines or layouts (qa214: a 0.036x ratio was one layout's speculation against another's plain decoding,
+    unsaid), else ''."""
+    keys = [k for k in ("hardware", "engine", "layout") if k in plain and k in speculation
+            and str(plain[k]) != str(speculation[k])]
+    if not keys:
+        return ""
+    shown = lambda row: " on ".join(str(row[k]) for k in keys)  # noqa: E731
+    return (f"; the picks differ in {' and '.join(keys)} (plain {shown(plain)}, speculation {shown(speculation)}): "
+            "the ratio is of the two, not of one deployment with and without speculation")
 
 
 def _frontier_row(row, several_models: bool, widths: dict, dtypes: list[tuple[str, str]] = (),
@@ -860,7 +887,8 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
             cost = {kind: picks[kind]["cost_usd_per_million_tokens"] for kind in point}  # points computed now
             lines.append(f"  speculation costs {_ratio(cost['speculation'] / cost['plain'])}x plain decoding's at this speed"
                          + (f" ({_ratio(_cost(exact, 'speculation') / _cost(exact, 'plain'))}x with the points computed now)"
-                            if whole and any(p is not None for p in point.values()) else "") + mixed)
+                            if whole and any(p is not None for p in point.values()) else "")
+                         + _picks_differ(picks["plain"], picks["speculation"]) + mixed)
         elif whole and all(p is not None for p in exact.values()):  # a kind's only point is one computed now (qa96)
             lines.append(f"  speculation costs {_ratio(_cost(exact, 'speculation') / _cost(exact, 'plain'))}x plain decoding's at "
                          "this speed, with the points computed now" + mixed)

@@ -84,6 +84,20 @@ def test_a_price_set_by_hand_replaces_the_no_price_sentence_it_contradicts(tmp_p
     assert "No price" not in load_hardware(owned.stem, (tmp_path,)).notes
 
 
+def test_hw_show_marks_a_price_set_by_hand_beside_the_copied_sources_price_reasoning(tmp_path):
+    """qa214: `hw set h100-cheap price=1.50 USD/h` then `hw show` printed the price and, below it, the copied source's
+    reasoning for $3.00 with nothing marking the price as set by hand (the file's header comment said so, unprinted)."""
+    from roofline.editing import new_profile, set_fields
+    from roofline.tables import hardware_table
+
+    new_profile("hardware", "h100-cheap", "h100-sxm", ["price=2.10 USD/h"], out_dir=tmp_path)
+    set_fields("hardware", "h100-cheap", ["price=1.50 USD/h", "memory_bandwidth=3.0 TB/s"], (tmp_path,))
+    text = hardware_table(load_hardware("h100-cheap", (tmp_path,)))
+    assert "price             1.50 USD/h  (set by hand)" in text
+    assert "set by hand       memory_bandwidth, price (hw new --set / hw set)" in text, text
+    assert "set by hand" not in hardware_table(load_hardware("h100-sxm"))  # a built-in: none
+
+
 def test_the_shipped_h20_is_the_h100_with_the_h20_datasheet_numbers():
     h20, h100 = load_hardware("h20"), load_hardware("h100-sxm")
     assert (h20.mem_bw_bytes_per_s, h20.peak_flops_per_s["bf16"], h20.peak_flops_per_s["fp8"]) == (4.0e12, 148e12, 296e12)

@@ -152,7 +152,7 @@ def test_cheapest_names_a_drafters_device_and_keeps_its_out_file_off_a_sweeps_ow
                         "  alpha: [0.8]\n")
     code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10")
     assert code == 0, err
-    assert "no price in the profile of l40s)" in out and "h100-sxm)" not in out.split("no price in the profile of")[-1]
+    assert "swept without a price for l40s)" in out and "h100-sxm)" not in out.split("swept without a price for")[-1]
     assert "+ a drafter's l4" in out and re.search(r"h100-sxm \+l4 +5 ", out)  # 4 target devices and the drafter's
     for name in ("scenario.json", "results.parquet"):
         code, _, err = roofline("cheapest", tmp_path / "sw", "--out", tmp_path / "sw" / name, "--force")
@@ -279,10 +279,10 @@ def test_cheapest_leaves_out_rows_at_a_layout_the_engines_refuse_to_load(tmp_pat
         kept = df[df["fits_in_memory"] & (df["tp"] != 32) & (df["k"] > 0) & (df["tokens_per_s_per_user"] >= 100)]
         best = kept.loc[kept["cost_usd_per_million_tokens"].idxmin()]  # the pick among the layouts the engines load
         assert f"(tp {int(best['tp'])}), {best['engine']}, batch {int(best['batch'])}" in out.splitlines()[2]
-        assert (f"note: {int(df['tp'].eq(32).sum())} rows left out, at a layout their engine refuses to load or runs no setup of: deepseek-v3 at tp 32: the checkpoint's "
+        assert (f"note: {int(df['tp'].eq(32).sum())} rows left out, at a layout or method their engine refuses to load or runs no setup of: deepseek-v3 at tp 32: the checkpoint's "
                 "128 x 128 block scales") in out
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--where", "tp=32")
-    assert code == 0 and "no row fits in memory with a cost at a layout the engines load and run" in out
+    assert code == 1 and "no row fits in memory with a cost at a layout the engines load and run" in out
     # the same model in bf16 loads at tp 32 (no block scales); fp8 experts beside it would not: the dense MLP in fp8 does not
     bf16 = df.assign(weight_dtype="bf16", expert_dtype="bf16")
     assert [e["tp"] for e in refused_layouts(df.assign(expert_dtype="bf16"))[0]] == [32]
@@ -1052,6 +1052,25 @@ def test_cheapest_leaves_out_a_method_the_engine_refuses_under_attention_dp():
 
 
 @pytest.mark.slow
+def test_cheapest_leaves_out_medusa_under_sglang_which_has_no_medusa_drafter():
+    """sglang.yaml's speculation_refused: SGLang's SpeculativeAlgorithm has no Medusa. Its Medusa rows are left out at
+    any layout, said once, and vllm's kept."""
+    import roofline as api
+    from roofline.frontier import refused_layouts, refused_methods
+
+    df = api.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "engine": ["sglang", "vllm"], "method": "medusa",
+                    "axes": {"batch": [1, 8], "context": [2048], "k": [0, 3], "alpha": [0.8]}})
+    assert [(e["engine"], e["method"]) for e in refused_methods(df)] == [("sglang", "medusa")]
+    refused = refused_layouts(df)[0]
+    frontier = cost_frontier(df, refused)
+    speculating = frontier[frontier["decoding"] == "speculation"]
+    assert len(speculating) and set(speculating["engine"]) == {"vllm"}
+    notes = frontier_notes(df, refused)
+    assert any("2 rows left out, at a layout or method" in n and "medusa speculation under sglang (it has no medusa "
+               "drafter)" in n for n in notes), notes
+
+
+@pytest.mark.slow
 def test_cheapest_says_a_speculative_pick_above_the_engines_cap_and_leaves_out_sglang_speculation_at_pp_2():
     """qa176: a sweep of EAGLE under sglang to batch 64 warned once, and cheapest then picked batch 64 without a word
     of SGLang's 48 sequences at once while speculating; SGLang refuses speculation at pp > 1 (speculation_refused_with_pp)."""
@@ -1139,3 +1158,33 @@ def test_a_speculative_pick_past_the_trained_mtp_modules_says_the_last_is_reused
     code, out, err = roofline("cheapest", str(tmp_path / "out"), "--min-tokens-per-user", "10")
     assert code == 0, err
     assert "mtp on deepseek-v3: k 3 exceeds its 1 trained MTP module: the last is reused" in out
+
+
+@pytest.mark.slow
+def test_a_table_copied_out_of_its_folder_still_says_a_price_changed_since_its_sweep(tmp_path):
+    """qa214: cheapest on a results.csv moved away from its scenario.json said nothing of the profile's price set since
+    ($1.50 now, $2.10 in the table's costs); the table's plain-decoding costs give the price it was swept at."""
+    import roofline as api
+    from roofline.editing import new_profile, set_fields
+    from roofline.frontier import price_notes, swept_prices
+    from roofline.hardware import load_hardware
+
+    new_profile("hardware", "h100-cheap", "h100-sxm", ["price=2.10 USD/h"], out_dir=tmp_path)
+    df = api.sweep({"hardware": ["h100-cheap", "h200"], "model": "llama-3.1-8b", "method": "eagle", "draft_hardware": [None, "l4"],
+                    "axes": {"batch": [1, 8], "context": [1024], "k": [0, 3], "alpha": [0.8]}}, profiles=[tmp_path])
+    assert swept_prices(df) == {"h100-cheap": 2.1, "h200": load_hardware("h200").price_usd_per_hour}
+    table = tmp_path / "copy" / "results.csv"  # no scenario.json beside it
+    assert price_notes(table, (tmp_path,), df) == []  # nothing changed
+    set_fields("hardware", "h100-cheap", ["price=1.50 USD/h"], (tmp_path,))
+    assert price_notes(table, (tmp_path,), df) == [
+        "h100-cheap's profile now gives $1.50 a device-hour; the table was priced at $2.10 a device-hour when swept: its "
+        "costs are the table's; sweep again to price them at the profile's"]
+
+
+@pytest.mark.slow
+def test_cheapest_exits_1_where_no_row_is_left_to_compare(tmp_path, roofline):
+    """qa214: a sweep of a device without a price gave 'nothing to compare' and exit 0, so a script could not tell."""
+    _swept(tmp_path, roofline, "name: n\nhardware: l40s\nmodel: llama-3.1-8b\naxes:\n  batch: [1, 8]\n  context: [1024]\n")
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "30", "--out", tmp_path / "f.csv")
+    assert code == 1 and "nothing to compare" in out and "swept without a price for l40s" in out, out
+    assert not (tmp_path / "f.csv").exists()

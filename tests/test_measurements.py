@@ -799,9 +799,9 @@ def test_convert_takes_the_servers_own_method_names_and_refuses_a_k_the_result_c
     trimmed.write_text(json.dumps({**VLLM_RESULT, "spec_decode_acceptance_length": 2.6, "spec_decode_num_drafts": 10000,
                                    "spec_decode_draft_tokens": 29700}))
     assert len(convert_benchmark(trimmed, hardware="h100-sxm", model="llama-3.1-8b", method="ngram", k=3)) >= 1  # qa81
-    with pytest.raises(RooflineError, match=r"^command line: --method: expected one of none, draft, mtp, eagle, ngram, or the "
+    with pytest.raises(RooflineError, match=r"^command line: --method: expected one of none, draft, mtp, eagle, medusa, ngram, or the "
                                             r"server's own name"):
-        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="medusa", k=3)
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="lookahead", k=3)
     from roofline.measurements import SERVER_METHODS
 
     assert SERVER_METHODS["nextn"] == SERVER_METHODS["deepseek_mtp"] == "mtp" and SERVER_METHODS["draft_model"] == "draft"

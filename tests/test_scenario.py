@@ -10,7 +10,7 @@ ISSUE_FORM = """
 name: eagle-on-hopper
 hardware: [h100-sxm, h200]
 model: llama-3.1-8b
-method: eagle          # none | draft | mtp | eagle | ngram
+method: eagle          # none | draft | mtp | eagle | medusa | ngram
 draft: null            # a model name when method is draft
 axes:
   batch: {start: 1, stop: 256, num: 9, log: true}
@@ -42,10 +42,10 @@ def test_every_builtin_scenario_loads(tmp_path):
     ({"axes": {"batch": {"start": 64, "stop": 1, "num": 4}}}, "s.yaml: axes.batch: expected a range with stop >= start"),
     ({"axes": {"batch": []}}, "s.yaml: axes.batch: expected a non-empty list or a range"),
     ({"axes": {"batch": "lots"}}, "s.yaml: axes.batch: expected a list or a range"),
-    ({"method": "medusa"}, "s.yaml: method: expected one of none | draft | mtp | eagle | ngram"),
+    ({"method": "lookahead"}, "s.yaml: method: expected one of none | draft | mtp | eagle | medusa | ngram"),
     ({"type": "hardware"}, "s.yaml: expected a scenario, found a hardware profile (type: hardware)"),
     ({"description": 5}, "s.yaml: description: expected text, found 5"),
-    ({"method": ["none", "EAGLE"]}, "s.yaml: method: expected one of none | draft | mtp | eagle | ngram, found 'EAGLE' (method names are lower case: eagle)"),
+    ({"method": ["none", "EAGLE"]}, "s.yaml: method: expected one of none | draft | mtp | eagle | medusa | ngram, found 'EAGLE' (method names are lower case: eagle)"),
     ({"method": "draft"}, "s.yaml: draft: expected a draft model name with method draft, found none"),
     ({"tp": 0}, "s.yaml: tp: expected an integer in 1..4096, found 0"),
     ({"draft_hardware": 5}, "s.yaml: draft_hardware: expected a hardware name"),

@@ -162,7 +162,7 @@ def test_the_engine_schema_is_the_shipped_file_and_agrees_with_the_loader_field_
         "version": ["0.5.7", 3, None, 1.2],  # decimals refused: 0.10 would read as 0.1 (qa183: the schema took 1.2)
         "display_name": ["SGLang", 4090, 1.5, None, [1]],
         "notes": ["n", None, {"a": 1}],
-        "speculation_refused_with_dp_attention": [["draft", "ngram"], [], ["medusa"], ["draft", "draft"]],
+        "speculation_refused_with_dp_attention": [["draft", "ngram"], [], ["lookahead"], ["draft", "draft"]],
         "speculation_refused_with_pp": [True, "no"],
         "nvidia_only": [False, 0],
     }

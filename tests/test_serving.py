@@ -98,8 +98,8 @@ def test_the_speculation_fields_take_a_count_or_null_and_a_list_of_drafting_meth
     for bad in (0, "48", True, 2.5):
         with pytest.raises(RooflineError, match="e.yaml: max_running_requests_speculating: expected an integer in 1..1000000 or null"):
             engine_from_dict({"name": "x", "source": "s", "max_running_requests_speculating": bad}, "e.yaml")
-    with pytest.raises(RooflineError, match="speculation_refused_with_dp_attention: expected a list of draft, mtp, eagle, ngram"):
-        engine_from_dict({"name": "x", "source": "s", "speculation_refused_with_dp_attention": ["medusa"]}, "e.yaml")
+    with pytest.raises(RooflineError, match="speculation_refused_with_dp_attention: expected a list of draft, mtp, eagle, medusa, ngram"):
+        engine_from_dict({"name": "x", "source": "s", "speculation_refused_with_dp_attention": ["lookahead"]}, "e.yaml")
 
 
 @pytest.mark.slow

@@ -288,7 +288,7 @@ def test_the_draft_models_own_prefill_is_part_of_time_to_first_token():
     (("none",), {"k": [0, 2]}, "k: expected only with a speculation method"),
     (("none",), {"draft_hardware": "l4"}, "draft_hardware: expected only with a method that runs a drafter"),
     (("none", "ngram"), {"draft_hardware": "l4"}, "draft_hardware: expected only with a method that runs a drafter (draft, "
-                                                  "mtp or eagle), found method none and ngram"),
+                                                  "mtp, eagle or medusa), found method none and ngram"),
 ])
 def test_options_only_speculation_uses_need_a_method_that_uses_them(methods, options, message):
     from roofline.speculation import check_speculating
@@ -718,3 +718,92 @@ def test_rates_that_rise_or_go_on_after_a_0_are_noted_not_refused():
     # a rise past k is noted too: best k reads it (qa138: 'best k here 4' from a rising third rate, unsaid)
     out = roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle", k=2, acceptance=[0.8, 0.6, 0.7])
     assert any("the rates rise with the position" in w for w in out["warnings"])
+
+
+# ---- Medusa: k heads, each a residual block (h x h) and its own LM head, in one pass on the last hidden state ----
+
+def _medusa(hw, target, batch, k, engine=None, dep=None, **kw):
+    from roofline.serving import load_engine
+    eng = load_engine(engine) if isinstance(engine, str) else engine
+    return speculative_metrics(hw, target, batch, 2048, k, 0.6, method="medusa", engine=eng, dep=dep, **kw)
+
+
+def test_medusa_holds_k_heads_of_a_block_and_an_lm_head_each_and_no_kv_cache():
+    hw, target = load_hardware("h100-sxm"), load_model("llama-3.1-8b")
+    h, v = target.hidden_size, target.vocab_size
+    for tp in (1, 2):  # the block whole on every rank (nn.Linear), the LM head split as the target's (ParallelLMHead)
+        dep = deployment(target, tp=tp)
+        for k in (1, 3, 5):
+            m = _medusa(hw, target, 8, k, dep=dep)
+            assert float(m["drafter_memory_bytes"]) == pytest.approx(k * (h * h * 2 + h * v * 2 / tp), rel=1e-12)
+    # no KV cache: the heads' memory does not grow with the batch or the context
+    assert float(_medusa(hw, target, 64, 3)["drafter_memory_bytes"]) == float(_medusa(hw, target, 1, 3)["drafter_memory_bytes"])
+
+
+@pytest.mark.slow
+def test_medusa_drafts_in_one_pass_k_heads_times_one_head_plus_one_pass_fixed_costs():
+    """draft = k * head + (step overhead + spec_per_draft_step + its per-sequence part) once: an EAGLE head pays the
+    fixed costs at every one of its k sequential steps."""
+    from roofline.costs import sequences_per_group
+    from roofline.serving import load_engine
+    hw, target = load_hardware("h100-sxm"), load_model("llama-3.1-8b")
+    eng = load_engine("vllm").for_hardware(hw)
+    b = 8
+    d = [float(_medusa(hw, target, b, k, eng)["draft_time_s"]) for k in (1, 2, 3, 4)]
+    head = d[1] - d[0]
+    assert d[2] - d[1] == pytest.approx(head, rel=1e-9) and d[3] - d[2] == pytest.approx(head, rel=1e-9)
+    fixed = hw.step_overhead_s + eng.spec_per_draft_step_s + eng.spec_per_draft_step_per_sequence_s * float(
+        sequences_per_group(b, deployment(target)))
+    assert d[0] - head == pytest.approx(fixed, rel=1e-9)
+    eagle = [float(speculative_metrics(hw, target, b, 2048, k, 0.6, method="eagle", engine=eng)["draft_time_s"]) for k in (1, 2)]
+    assert eagle[0] == pytest.approx(eagle[1] - eagle[0], rel=1e-9)  # EAGLE: no intercept, every step its own pass
+
+
+def test_a_medusa_head_under_ideal_streams_its_block_and_lm_head_at_the_memory_ceiling():
+    hw, target = load_hardware("h100-sxm"), load_model("llama-3.1-8b")
+    h, v, a = target.hidden_size, target.vocab_size, 2
+    d = [float(_medusa(hw, target, 1, k, "ideal")["draft_time_s"]) for k in (1, 2)]
+    head_bytes = h * h * 2 + 1 * 2 * h * a + h * v * 2 + 1 * (h + v) * a  # weights and activations, batch 1
+    assert d[1] - d[0] == pytest.approx(head_bytes / hw.memory_ceiling_bytes_per_s, rel=0.01)  # compute is negligible
+
+
+def test_medusa_k0_is_plain_decoding_and_a_tree_does_not_widen_its_heads_pass():
+    hw, target = load_hardware("h100-sxm"), load_model("llama-3.1-8b")
+    plain = _medusa(hw, target, 4, 0, "vllm")
+    assert float(plain["speedup"]) == 1.0 and float(plain["draft_time_s"]) == 0.0 and float(plain["drafter_memory_bytes"]) == 0.0
+    chain = speculative_metrics(hw, target, 4, 2048, 4, 0.6, method="medusa")["draft_time_s"]
+    tree = speculative_metrics(hw, target, 4, 2048, 4, method="medusa", tree_nodes=63, tree_tau=2.3)["draft_time_s"]
+    assert float(tree) == float(chain)  # every level's candidates come from the heads' one pass
+    eagle_chain = speculative_metrics(hw, target, 4, 2048, 4, 0.6, method="eagle")["draft_time_s"]
+    eagle_tree = speculative_metrics(hw, target, 4, 2048, 4, method="eagle", tree_nodes=63, tree_tau=2.3)["draft_time_s"]
+    assert float(eagle_tree) > float(eagle_chain)  # an EAGLE tree widens each draft step
+
+
+@pytest.mark.slow
+def test_medusa_needs_an_acceptance_and_sglang_runs_none():
+    import roofline
+    with pytest.raises(RooflineError, match="for method 'medusa' .*heads trained on the target; no published default"):
+        roofline.predict("h100-sxm", "llama-3.1-8b", batch=1, method="medusa", k=3)
+    point = roofline.predict("h100-sxm", "llama-3.1-8b", batch=1, method="medusa", k=3, alpha=0.6, engine="sglang", prompt=512)
+    assert any("the engine has no medusa drafter (speculation_refused)" in w for w in point["warnings"])
+    assert point["draft_prefill_s"] == 0.0 and point["ttft_with_speculation_s"] == point["ttft_s"]  # no prefill of their own
+    vllm = roofline.predict("h100-sxm", "llama-3.1-8b", batch=1, method="medusa", k=3, alpha=0.6, engine="vllm")
+    assert not any("speculation_refused" in w for w in vllm["warnings"])
+
+
+def test_tau_near_alpha_1_is_the_sum_of_powers_and_an_acceptance_length_round_trips():
+    """qa215: np.isclose's 1e-5 tolerance set tau to k + 1 = 65 from alpha 0.99999 on (the sum is 64.9792), and an
+    acceptance length of 64.99 at k 64 came back as alpha 0.99998999 and tau 64.9792."""
+    from roofline.speculation import alpha_from_tau
+    for alpha, k in ((0.99999, 64), (0.9999999, 8), (0.999, 64), (0.5, 3)):
+        assert float(tau_scalar_alpha(alpha, k)) == pytest.approx(sum(alpha ** i for i in range(k + 1)), rel=1e-12)
+    assert float(tau_scalar_alpha(1.0, 64)) == 65.0 and float(tau_scalar_alpha(0.0, 64)) == 1.0
+    assert float(tau_scalar_alpha(alpha_from_tau(64.99, 64), 64)) == pytest.approx(64.99, rel=1e-9)
+
+
+def test_a_rate_of_0_ends_every_draft_so_the_reach_of_the_rates_given_is_not_said():
+    """qa215: rates 0.9, 0, 0.9 at k 4 warned both that a rate of 0 ends every draft and that position 4 takes the
+    last rate, optimistic there: moot, no draft reaches it."""
+    from roofline.speculation import acceptance_reach_note
+    assert acceptance_reach_note("eagle", [4], acceptance=[0.9, 0.0, 0.9]) == ""
+    assert "k up to 4 takes the last of the 3 rates given" in acceptance_reach_note("eagle", [4], acceptance=[0.9, 0.5, 0.9])

@@ -367,6 +367,7 @@ def test_a_k_0_point_says_no_drafter_is_held(roofline):
     assert code == 0 and "drafter memory" not in out and "(max batch 428: k 0 holds no drafter)" in out  # 425 with session 35's reserve
     # nor acceptance rates it does not use (qa105: 'k 0  acceptance [0.72, 0.53, 0.5]')
     assert "speculation: eagle  k 0  (nothing drafted: plain decoding)" in out and "acceptance [" not in out
+    assert "= one decode step (k 0: nothing drafted or verified)" in out and "draft 0 s" not in out  # qa215
     code, out, _ = roofline("predict", "--method", "eagle", "--k", "3", "--alpha", "0.8")
     assert "drafter memory     508 MB per device" in out and "with the drafter)" in out
 
@@ -601,3 +602,17 @@ def test_a_layout_no_engine_setup_runs_is_said_first_and_without_a_moot_cap():
     assert not [w for w in pp["warnings"] if "at most 48 sequences" in w]
     capped = roofline.predict("h200", "deepseek-v3", 64, 1024, tp=8, engine="sglang", method="mtp")
     assert [w for w in capped["warnings"] if "at most 48 sequences" in w]  # without the refusal, the cap is said
+
+
+def test_cheapest_says_where_its_two_picks_run_on_different_layouts():
+    """qa214: 'speculation costs 0.0359x plain decoding's' compared tp 8 at batch 8 with dp attention 8, ep 8 at batch 256
+    without a word: the ratio is of two deployments."""
+    import pandas as pd
+
+    from roofline.tables import _picks_differ
+    plain = pd.Series({"hardware": "h200", "engine": "vllm", "layout": "tp 8", "batch": 8})
+    spec = pd.Series({"hardware": "h200", "engine": "vllm", "layout": "dp attention 8, ep 8", "batch": 256})
+    assert _picks_differ(plain, spec) == ("; the picks differ in layout (plain tp 8, speculation dp attention 8, ep 8): the "
+                                          "ratio is of the two, not of one deployment with and without speculation")
+    assert _picks_differ(plain, pd.Series({**spec, "layout": "tp 8"})) == ""  # the batch differs anyway: not said
+    assert "differ in hardware and layout (plain h200 on tp 8, speculation b200 on" in _picks_differ(plain, pd.Series({**spec, "hardware": "b200"}))
