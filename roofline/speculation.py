@@ -250,8 +250,8 @@ def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment
     """Weight bytes the drafter adds on its device (of one head, for Medusa: speculation_capacity counts k).
 
     A draft model brings all its weights. A Medusa head brings its h x h block, whole on every tensor-parallel rank, and
-    its own LM head of `draft_vocab` rows (the target's vocabulary without one), split as the target's; anywhere. MTP and EAGLE heads bring their block and a 2h -> h
-    projection of (hidden state, embedding), unquantised and whole on every tensor-parallel rank (costs'
+    its own LM head of `draft_vocab` rows (the target's vocabulary without one), split as the target's; anywhere. MTP
+    and EAGLE heads bring their block and a 2h -> h projection of (hidden state, embedding), unquantised and whole on every tensor-parallel rank (costs'
     input_proj); on the target's devices they share its embedding and LM head (EAGLE with a reduced
     `draft_vocab` brings that head), on other hardware they hold both (a tied model's one matrix once): the embedding
     at the target's vocabulary `target_vocab` (it looks up the target's token ids; vLLM's EAGLE-3 sizes only its LM head
@@ -480,7 +480,7 @@ def default_rates(method: str, where: str = "options") -> tuple[tuple[float, ...
     if method not in DEFAULT_RATES:
         raise RooflineError(f"{where}: alpha or acceptance: expected one of them, or an acceptance_length, for method {method!r} "
                             f"(its acceptance depends on the {'heads trained on the target' if method == 'medusa' else 'draft/target pair'}; "
-                              "no published default), found none")
+                            "no published default), found none")
     return DEFAULT_RATES[method]
 
 
@@ -589,8 +589,10 @@ def speculative_metrics(
         # draft token ids travel to the target, verified hidden states back to a head drafter
         # out: the draft ids; back: what the drafter goes on from, the kept tokens' hidden states (a head drafter) or
         # their ids (a draft model; qa118: not counted, nor the way back's latency)
-        link_bytes = b * ((q - 1.0) * TOKEN_ID_BYTES + tau * (target.hidden_size * ACTIVATION_BYTES if method in HEAD_DRAFTERS
-                                                               else TOKEN_ID_BYTES))
+        # (Medusa's heads go on from the last kept token's hidden state alone)
+        kept_back = 1.0 if method == "medusa" else tau
+        link_bytes = b * ((q - 1.0) * TOKEN_ID_BYTES + kept_back * (target.hidden_size * ACTIVATION_BYTES if method in HEAD_DRAFTERS
+                                                                    else TOKEN_ID_BYTES))
         if dhw.engine_family == hw.engine_family:  # the target's kind (a copy made by hw new shares its family): one more
             # GPU, inside the scale-up domain if it has room (a renamed copy was priced over the scale-out link; qa93)
             link_bytes_per_s, link_latency_s = hw.link_for(dep.devices + 1)

@@ -807,3 +807,14 @@ def test_a_rate_of_0_ends_every_draft_so_the_reach_of_the_rates_given_is_not_sai
     from roofline.speculation import acceptance_reach_note
     assert acceptance_reach_note("eagle", [4], acceptance=[0.9, 0.0, 0.9]) == ""
     assert "k up to 4 takes the last of the 3 rates given" in acceptance_reach_note("eagle", [4], acceptance=[0.9, 0.5, 0.9])
+
+
+def test_medusa_heads_elsewhere_take_back_the_last_kept_hidden_state_alone():
+    """The link carries the k draft ids out and, back to the heads, the hidden state of the last kept token (an EAGLE
+    head goes on from every kept token's, tau of them)."""
+    hw, l4, target = load_hardware("h100-sxm"), load_hardware("l4"), load_model("llama-3.1-8b")
+    (bw_t, lat_t), (bw_d, lat_d) = hw.link_outside_domain(), l4.link_outside_domain()
+    b, k = 8, 3
+    m = speculative_metrics(hw, target, b, 2048, k, 0.6, method="medusa", draft_hw=l4)
+    sent = b * (k * 4 + 1 * target.hidden_size * 2)
+    assert float(m["transfer_time_s"]) == pytest.approx(2 * max(lat_t, lat_d) + sent / min(bw_t, bw_d), rel=1e-12)
