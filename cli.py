@@ -124,7 +124,7 @@ def predict(
     method: Annotated[str, typer.Option(help="Speculation: none | draft | mtp | eagle | medusa | ngram")] = "none",
     draft: Annotated[Optional[str], typer.Option(help="Draft model name (method draft).")] = None,
     k: Annotated[Optional[int], typer.Option(min=0, max=K_MAX, help="Draft tokens per iteration (bonus token excluded); default 4 with a method (a tree: at most its nodes).")] = None,
-    alpha: Annotated[Optional[float], typer.Option(help="Per-token acceptance probability in [0, 1], given the drafts before it were accepted (default: the method's published per-position rates; method draft has none and needs --alpha, --acceptance or --acceptance-length).")] = None,
+    alpha: Annotated[Optional[float], typer.Option(help="Per-token acceptance probability in [0, 1], given the drafts before it were accepted (default: the method's published per-position rates; methods draft and medusa have none and need --alpha, --acceptance or --acceptance-length).")] = None,
     acceptance: Annotated[Optional[str], typer.Option(help="Per-position conditional acceptance rates a1,a2,... (instead of --alpha): each the chance a position is accepted given the one before was (vLLM's per-position rates are unconditional: divide each by the one before); positions past the list reuse its last rate, rates past k weigh only the best k.")] = None,
     acceptance_length: Annotated[Optional[float], typer.Option(help="Instead: a measured acceptance length at this --k (tokens an iteration, bonus included: vLLM's 'Mean acceptance length', SGLang's 'accept length'), taken as the alpha that gives it.")] = None,
     draft_hardware: Annotated[Optional[str], typer.Option(help="Run the drafter on this device.")] = None,

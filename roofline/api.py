@@ -39,7 +39,7 @@ from roofline.engine import (
     weight_only,
     weight_only_note,
 )
-from roofline.errors import RooflineError, field_error, warn
+from roofline.errors import MISSING, RooflineError, field_error, warn
 from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
 from roofline.layout import OPERATOR_CLASS, deployment, group_note, main_gemm_dtype, shard_note
@@ -80,6 +80,7 @@ from roofline.speculation import (
     default_k,
     default_rates_note,
     drafter_warnings,
+    method_name,
     mtp_reuse_note,
     predict_speculation,
     rising_rates_note,
@@ -451,6 +452,7 @@ def predict(
     """
     where = _CALLER.get()
     tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau = map(_as_file_values, (tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau))
+    method = method_name(method)  # any case, as profile names (qa217)
     batch = _scalar_int(batch, "batch", 1, BATCH_MAX, where)
     context = _scalar_int(context, "context", 0, CONTEXT_MAX, where)
     k_given = k is not None
@@ -473,8 +475,8 @@ def predict(
     if output_len is not None:
         output_len = _scalar_int(output_len, "output_len", 1, CONTEXT_MAX, where)
         if prompt is None:
-            raise field_error(where, "output_len", "a prompt length beside it (the prefill each arriving request brings)",
-                              f"output_len {output_len} without prompt")
+            raise field_error(where, "prompt", "a prompt length beside an output length (the prefill each arriving "
+                              "request brings)", MISSING)
     for field, value, kind in (("hardware", hardware, HardwareSpec), ("model", model, ModelSpec), ("draft", draft, ModelSpec),
                                ("draft_hardware", draft_hardware, HardwareSpec), ("engine", engine, ServingEngine)):
         if value is not None or field in ("hardware", "model"):  # both required: None is named as predict's argument
@@ -734,6 +736,10 @@ def predict(
     if prompt is not None:
         out["prompt"] = prompt
         out["ttft_s"] = float(ttft_s(hw, target, prompt, dep, eng))
+        if output_len is None and prompt > context:  # qa217: a 5,000-token prompt decoded at a context of 1,024, unsaid
+            out["warnings"].append(f"prompt {prompt:,} is longer than the context {context:,} the step is priced at: a "
+                                   "sequence decodes after its prompt, so its context is at least the prompt's length "
+                                   f"(give context {prompt:,} or more: the prompt and the tokens generated so far)")
         from roofline.speculation import drafter_ttft_s
 
         # every key with a prompt (qa92: a notebook indexing them across methods met a KeyError): n-gram's drafter (a

@@ -566,7 +566,7 @@ def _warn_of_refused(df, extra_dirs: tuple = ()) -> None:
     refused = refused_layouts(df, extra_dirs)[0]
     if refused:
         named = "; ".join(dict.fromkeys(e["note"] for e in refused))
-        warn(f"the rows drawn include {len(refused)} layout{'s' if len(refused) > 1 else ''} or device{'s' if len(refused) > 1 else ''} "
+        warn(f"the rows drawn include {len(refused)} layout{'s' if len(refused) > 1 else ''}, method{'s' if len(refused) > 1 else ''} or device{'s' if len(refused) > 1 else ''} "
              f"no setup of their engine runs ({named}): drawn as the sweep computed them; roofline cheapest leaves them out "
              "(--where draws the others alone)")
 

@@ -51,6 +51,7 @@ from roofline.speculation import (
     check_options,
     check_speculating,
     default_k,
+    method_name,
     unknown_method,
 )
 
@@ -367,9 +368,9 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
         if odd is not None:  # qa145: a list or mapping here was hashed before any check (a traceback)
             raise field_error(where, f"method.{odd}", "one method name for the model (a list of methods sweeps every "
                               "model: method: [none, mtp])", raw_method[odd])
-        method_by_model = tuple((m, raw_method[m]) for m in models)
+        method_by_model = tuple((m, method_name(raw_method[m])) for m in models)
         raw_method = list(dict.fromkeys(raw_method[m] for m in models))
-    methods = tuple(dict.fromkeys(_values(where, "method", raw_method, lambda v: v if isinstance(v, str) and v in METHODS
+    methods = tuple(dict.fromkeys(_values(where, "method", raw_method, lambda v: method_name(v) if method_name(v) in METHODS
                                           else _raise(unknown_method(where, v)))))
     draft = data.get("draft")
     if draft is not None and not isinstance(draft, str):

@@ -166,8 +166,8 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
     Llama-3.1-8B at k = 4 that is 101 MB + 4 x 50 MB against the 4 x 67 MB charged here, 34 MB (1.1%) more than the
     3.1 GB the four draft steps read with a 32k-row head: too little to need a method of its own.
     medusa: ONE of the k heads (model.medusa_head): a residual block x + SiLU(W x), W h x h, on the target's last
-            hidden state, and its own LM head of `draft_vocab` rows (vLLM's Medusa model: ResidualBlock, one
-            ParallelLMHead a head); no layers, no embedding, no KV cache. All k heads run on the same hidden state in
+            hidden state, and its own LM head of the target's vocabulary (vLLM's Medusa model: ResidualBlock, one
+            ParallelLMHead a head; its truncated_vocab_size is not modelled); no layers, no embedding, no KV cache. All k heads run on the same hidden state in
             one pass (speculative_metrics prices k heads' GEMMs and one pass's fixed costs).
     """
     if method in ("none", "ngram"):
@@ -194,16 +194,21 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
     if method == "medusa":
         return dataclasses.replace(
             target, name=f"{target.name}-medusa", layers=0, groups=(), moe=None, mtp_modules=0, mtp_window=0,
-            vocab_size=draft_vocab or target.vocab_size, tied_embeddings=False, input_projection=True, medusa_head=True,
+            tied_embeddings=False, input_projection=True, medusa_head=True,
         )
     raise unknown_method("method", method)
 
 
+def method_name(method: object) -> object:
+    """A method as given, in any case and without surrounding spaces ('EAGLE' is eagle, as profile names are read:
+    qa217), anything else as it is (refused by check_options)."""
+    return method.strip().lower() if isinstance(method, str) else method
+
+
 def unknown_method(where: str, method: object) -> RooflineError:
-    """`WHERE: method: expected one of ..., found X`, naming the method meant where only its case differs."""
-    close = closest_names(method, METHODS, 1, 0.8) if isinstance(method, str) else []
-    hint = (f" (method names are lower case: {method.lower()})" if isinstance(method, str) and method.lower() in METHODS
-            else f" (did you mean {close[0]}?)" if close else "")
+    """`WHERE: method: expected one of ..., found X`, naming the method meant where it is close to one."""
+    close = closest_names(method.lower(), METHODS, 1, 0.8) if isinstance(method, str) else []
+    hint = f" (did you mean {close[0]}?)" if close else ""
     shown = str(method).lower() if isinstance(method, bool) else repr(method)  # YAML's true, as written (qa120)
     line = field_line(where, "method")  # a scenario file's line, as its other errors say (qa182)
     return RooflineError(f"{where}: {f'line {line}: ' if line else ''}method: expected one of {' | '.join(METHODS)}, "
@@ -250,7 +255,7 @@ def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment
     """Weight bytes the drafter adds on its device (of one head, for Medusa: speculation_capacity counts k).
 
     A draft model brings all its weights. A Medusa head brings its h x h block, whole on every tensor-parallel rank, and
-    its own LM head of `draft_vocab` rows (the target's vocabulary without one), split as the target's; anywhere. MTP
+    its own LM head of the target's vocabulary, split as the target's; anywhere. MTP
     and EAGLE heads bring their block and a 2h -> h projection of (hidden state, embedding), unquantised and whole on every tensor-parallel rank (costs'
     input_proj); on the target's devices they share its embedding and LM head (EAGLE with a reduced
     `draft_vocab` brings that head), on other hardware they hold both (a tied model's one matrix once): the embedding
@@ -284,8 +289,9 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
     it says so)."""
     import math
 
-    if method not in METHODS:
+    if method_name(method) not in METHODS:
         raise unknown_method(where, method)
+    method = method_name(method)
     if method == "draft" and not draft:
         raise RooflineError(f"{where}: draft: expected a draft model name with method draft, found none")
     if draft and method != "draft":
@@ -422,8 +428,9 @@ def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, dr
                    f"(the same {target.vocab_size:,} tokens in number, not in meaning): engines verify draft tokens by id, so "
                    "a draft model must share the target's tokenizer")
     if method in HEAD_DRAFTERS and draft_hw is not None:
-        out.append(f"the {method} head on {draft_hw.name} needs the verified hidden states before it drafts: "
-                   "drafting and verification cannot overlap")
+        who = (f"the {method} heads on {draft_hw.name} need", "they draft") if method == "medusa" else (  # its k heads (qa216)
+            f"the {method} head on {draft_hw.name} needs", "it drafts")
+        out.append(f"{who[0]} the verified hidden states before {who[1]}: drafting and verification cannot overlap")
     return out
 
 
@@ -819,10 +826,12 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
                                      draft_hw is not None)
     out.update(
         method=method,
-        # a draft model runs in the dtype of the target's attention weights, a head drafter in the target's own
-        drafter_weight_dtype=None if drafter_dep is None else drafter_dep.weight_dtype_label,
+        # a draft model runs in the dtype of the target's attention weights, a head drafter in the target's own, Medusa's
+        # heads in its LM head's (unquantised: vLLM's nn.Linear blocks and ParallelLMHeads take no quant config; qa216)
+        drafter_weight_dtype=None if drafter_dep is None else (drafter_dep.dtype("lm_head") if method == "medusa"
+                                                                else drafter_dep.weight_dtype_label),
         # an MTP module's routed experts take the target's expert dtype (qa131: fp4 experts labelled 'fp8 weights')
-        drafter_expert_dtype=None if drafter_dep is None else drafter_dep.expert_dtype_label or None,
+        drafter_expert_dtype=None if drafter_dep is None or method == "medusa" else drafter_dep.expert_dtype_label or None,
         k=int(k),
         alpha=None if alpha is None else float(alpha),
         acceptance=[float(a) for a in (acceptance if acceptance is not None else rates or [])] or None,

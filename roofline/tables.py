@@ -129,7 +129,8 @@ def predict_table(point: dict) -> str:
                + (f": its weights ({spec['drafter_weight_dtype']}, "
                   + (f"{spec['drafter_expert_dtype']} experts, " if spec.get("drafter_expert_dtype") not in (None, spec["drafter_weight_dtype"])
                      and spec["method"] != "draft" else "")
-                  + ("the target's attention dtype)" if spec["method"] == "draft" else "as the target's)")
+                  + ("the target's attention dtype)" if spec["method"] == "draft" else
+                     "as the target's LM head)" if spec["method"] == "medusa" else "as the target's)")
                   + (f", {spec['k']} heads of a block and an LM head each; no KV cache" if spec["method"] == "medusa"
                      else " and its KV cache") if spec.get("drafter_weight_dtype") else ""),
                f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,}"

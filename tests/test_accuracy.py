@@ -214,7 +214,7 @@ def test_predict_gives_the_time_per_output_token_a_benchmark_row_is_priced_at(tm
     assert f"is {ratio:.3f}x this)" in text and ratio > 1  # qa204: read as the speculative line being 1.5x plain's
     crowded = predict_table(predict("h100-sxm", "llama-3.1-8b", 2000, 1100, **kw))  # qa204: 2,000 where 398 fit
     assert "over 200 tokens; not reachable: fits in memory NO)" in crowded
-    with pytest.raises(Exception, match="output_len: expected a prompt length beside it"):
+    with pytest.raises(Exception, match="prompt: expected a prompt length beside an output length .*found nothing"):
         predict("h100-sxm", "llama-3.1-8b", 32, 1100, output_len=200)
 
 

@@ -806,3 +806,14 @@ def test_a_sweep_of_drafting_k_alone_whose_drafter_never_fits_its_own_device_nam
     (line,) = [str(w.message) for w in recwarn if "does not fit" in str(w.message) or "at no point" in str(w.message)]
     assert "the drafter does not fit on small4 at any point of the sweep" in line
     assert line.endswith("plain decoding (k 0, not swept here) runs") and "k + 1" not in line
+
+
+@pytest.mark.slow
+def test_a_prompt_longer_than_the_context_is_said():
+    """qa217: `predict --prompt 5000` at the default context of 1,024 priced the decode step at 1,024 in silence."""
+    import roofline
+
+    long = roofline.predict("h100-sxm", "llama-3.1-8b", batch=1, context=1024, prompt=5000)
+    assert any(w.startswith("prompt 5,000 is longer than the context 1,024 the step is priced at") for w in long["warnings"])
+    fits = roofline.predict("h100-sxm", "llama-3.1-8b", batch=1, context=5000, prompt=5000)
+    assert not any(w.startswith("prompt ") for w in fits["warnings"])

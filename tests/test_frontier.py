@@ -995,7 +995,7 @@ def test_plot_says_where_it_draws_a_layout_no_setup_of_its_engine_runs(tmp_path,
                                "layouts: [{tp: 2, dp_attention: 4, ep: 8}, {dp_attention: 8, ep: 8}]\n"
                                "axes:\n  batch: [8, 64]\n  context: [2048]\n")
     code, _, err = roofline("plot", tmp_path / "sw", "--out", tmp_path / "p")
-    assert code == 0 and "the rows drawn include 1 layout or device no setup of their engine runs (tp 2 with " \
+    assert code == 0 and "the rows drawn include 1 layout, method or device no setup of their engine runs (tp 2 with " \
         "dp_attention 4 under trtllm" in err, err
     code, _, err = roofline("plot", tmp_path / "sw", "--out", tmp_path / "p2", "--where", "engine=vllm")
     assert code == 0 and "no setup of their engine runs" not in err, err

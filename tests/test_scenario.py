@@ -45,7 +45,7 @@ def test_every_builtin_scenario_loads(tmp_path):
     ({"method": "lookahead"}, "s.yaml: method: expected one of none | draft | mtp | eagle | medusa | ngram"),
     ({"type": "hardware"}, "s.yaml: expected a scenario, found a hardware profile (type: hardware)"),
     ({"description": 5}, "s.yaml: description: expected text, found 5"),
-    ({"method": ["none", "EAGLE"]}, "s.yaml: method: expected one of none | draft | mtp | eagle | medusa | ngram, found 'EAGLE' (method names are lower case: eagle)"),
+    ({"method": ["none", "EAGEL"]}, "s.yaml: method: expected one of none | draft | mtp | eagle | medusa | ngram, found 'EAGEL' (did you mean eagle?)"),
     ({"method": "draft"}, "s.yaml: draft: expected a draft model name with method draft, found none"),
     ({"tp": 0}, "s.yaml: tp: expected an integer in 1..4096, found 0"),
     ({"draft_hardware": 5}, "s.yaml: draft_hardware: expected a hardware name"),
@@ -264,6 +264,18 @@ def test_a_method_per_model_that_is_a_list_or_mapping_is_one_line_not_a_tracebac
     for value in (["none", "mtp"], {"x": 1}):
         with pytest.raises(RooflineError, match=r"method\.deepseek-v3: expected one method name for the model"):
             scenario_from_dict({**base, "method": {"deepseek-v3": value}}, "s.yaml")
+
+
+def test_method_names_are_read_in_any_case_as_profile_names_are():
+    """qa217: `--hardware H100-SXM --engine vLLM` were read, `--method EAGLE` refused (a hint said lower case)."""
+    import roofline as api
+
+    base = {"name": "m", "hardware": "h200", "model": "deepseek-v3", "tp": 8, "axes": {"batch": [1], "context": [1024]}}
+    assert scenario_from_dict({**base, "method": ["None", " MTP "]}, "s.yaml").methods == ("none", "mtp")
+    by_model = scenario_from_dict({**base, "method": {"deepseek-v3": "MTP"}}, "s.yaml")
+    assert by_model.methods == ("mtp",) and dict(by_model.method_by_model) == {"deepseek-v3": "mtp"}
+    point = api.predict("h100-sxm", "llama-3.1-8b", batch=1, method="EAGLE", k=2, alpha=0.7)
+    assert point["spec"]["method"] == "eagle"
 
 
 def test_a_misspelt_layout_key_gets_its_did_you_mean():

@@ -789,6 +789,12 @@ def test_medusa_needs_an_acceptance_and_sglang_runs_none():
     assert point["draft_prefill_s"] == 0.0 and point["ttft_with_speculation_s"] == point["ttft_s"]  # no prefill of their own
     vllm = roofline.predict("h100-sxm", "llama-3.1-8b", batch=1, method="medusa", k=3, alpha=0.6, engine="vllm")
     assert not any("speculation_refused" in w for w in vllm["warnings"])
+    trt = roofline.predict("h100-sxm", "llama-3.1-8b", batch=1, method="medusa", k=3, alpha=0.6, engine="trtllm")
+    assert any("the engine has no medusa drafter" in w for w in trt["warnings"])  # its PyTorch backend (qa216)
+    # the heads are unquantised, as the LM head (qa216: an fp8 target's heads were labelled fp8, priced in bf16)
+    fp8 = roofline.predict("h100-sxm", "llama-3.1-8b", batch=1, method="medusa", k=3, alpha=0.6, weight_dtype="fp8")
+    assert fp8["spec"]["drafter_weight_dtype"] == "bf16" and fp8["spec"]["drafter_expert_dtype"] is None
+    assert fp8["spec"]["drafter_memory_bytes"] == vllm["spec"]["drafter_memory_bytes"]
 
 
 def test_tau_near_alpha_1_is_the_sum_of_powers_and_an_acceptance_length_round_trips():
