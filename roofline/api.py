@@ -85,6 +85,7 @@ from roofline.speculation import (
     predict_speculation,
     rising_rates_note,
     speculates,
+    unknown_method,
 )
 from roofline.units import format_seconds, rent_usd_per_hour, usd_per_million_tokens
 
@@ -452,6 +453,8 @@ def predict(
     """
     where = _CALLER.get()
     tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau = map(_as_file_values, (tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau))
+    if method is not None and not isinstance(method, str):  # qa218: pd.NA, a numpy array, a Series: one line
+        raise unknown_method(where, method)
     method = method_name(method)  # any case, as profile names (qa217)
     batch = _scalar_int(batch, "batch", 1, BATCH_MAX, where)
     context = _scalar_int(context, "context", 0, CONTEXT_MAX, where)

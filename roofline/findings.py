@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from roofline.errors import RooflineError
 from roofline.frontier import plain_fits as frontier_plain_fits
 from roofline.serving import HOST_SHARE_NOTED, OPTIMISTIC, OPTIMISTIC_BATCH, load_engine, optimistic
 from roofline.speculation import pays
@@ -284,12 +285,53 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
                          for word, test in (("wider", lambda e, i: e > i), ("narrower", lambda e, i: e < i),
                                             ("the same", lambda e, i: e == i)) if any(test(e, i) for _, e, i in widths_of)])
         text += (f" On the bare roofline (ideal, batch {batch_hi}, {_ctx(contexts[0])}; not drawn) it is {widths}.{why}"
-                 + (f" The {engine} engine's width is {compare}: its fixed costs per pass "
-                    f"(kernel latencies, host work) widen it, being paid by the decode step too; its partial overlap of compute "
-                    f"with memory traffic (the profile's overlap_exponent) narrows it, more where the ridge point is lower "
-                    f"({dtype + ' ' if dtype else ''}ridge points in FLOP/B: {ridges})." if compare else ""))
+                 + (f" The {engine} engine's width is {compare}: {_width_causes(engine, hws, meta)}, more where the ridge "
+                    f"point is lower ({dtype + ' ' if dtype else ''}ridge points in FLOP/B: {ridges})." if compare else ""))
         numbers["q_max_ideal"] = q_ideal
     return Finding("Verification is a mini-prefill", text, numbers)
+
+
+def _width_causes(engine: str, hws, meta: dict) -> str:
+    """What moves `engine`'s verify width from the bare roofline's, as its profile has it (qa219: SGLang's width was
+    said to widen with host work 'paid by the decode step too', where its decode step hides that work and its verify
+    pass pays it): fixed costs a pass widen it; host work hidden behind a decode step but not behind a verify pass, and
+    compute and memory time that do not fully overlap, narrow it."""
+    try:
+        hw = str(hws[0])
+        eng = (meta.get("engine_values") or {}).get((engine, hw)) or load_engine(engine).for_hardware(hw)
+    except RooflineError:  # a profile no longer on the search path: the general rule
+        eng = None
+    loses_host = eng is not None and eng.host_overlap and not eng.host_overlap_speculating
+    widen = ("its fixed costs per pass (kernel latencies" + ("" if loses_host or (eng is not None and eng.host_overlap) else ", host work")
+             + ") widen it, being paid by the decode step too")
+    narrow = []
+    if loses_host:
+        narrow.append("its host work, hidden behind a decode step (host_overlap) but added to a verify pass "
+                      "(host_overlap_speculating false), narrows it")
+    p = None if eng is None else eng.overlap_exponent
+    if eng is None or p is not None:
+        narrow.append("its compute and memory times adding up (overlap_exponent 1: no overlap) narrows it" if p == 1 else
+                      "its partial overlap of compute with memory traffic (the profile's overlap_exponent) narrows it")
+    return "; ".join([widen, *narrow])
+
+
+def _flops_when_nothing_pays(spec: pd.DataFrame, meta: dict) -> Finding:
+    """flops-vs-time where every point's best k is 0 (speculation pays nowhere): the smallest k swept, at the alpha
+    nearest 0.8, its most favourable point: what it computes, reads and takes against plain decoding."""
+    k1 = int(spec["k"].min())
+    at = spec[spec["k"] == k1]
+    alphas = alpha_values(at["alpha"])
+    numeric = [a for a in alphas if a == a]
+    a_main = min(numeric, key=lambda a: abs(a - 0.8)) if numeric else alphas[0]
+    row = at[same_alpha(at["alpha"], a_main)].sort_values("speedup").iloc[-1]
+    text = (f"Speculation pays at no point of this sweep: every point's best k is 0 (plain decoding). At "
+            f"{_acceptance_text(a_main, meta)} and the smallest k swept, {k1}, its most favourable point "
+            f"({_model(meta, row['model'])} on {_hw(meta, row['hardware'])}, batch {int(row['batch'])}) computes "
+            f"{_x(row['flops_ratio'])} the FLOPs of plain decoding per generated token and reads {_x(row['bytes_ratio'])} "
+            f"the bytes, and takes {_x(row['time_ratio'])} the time: the drafter's work and the rejected positions cost "
+            "more than the tokens they add.")
+    return Finding("More compute, more time", text, {"alpha": a_main, "best_k": 0, "k": k1, "flops_ratio": float(row["flops_ratio"]),
+                                                     "time_ratio": float(row["time_ratio"])})
 
 
 def flops_vs_time(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
@@ -303,6 +345,8 @@ def flops_vs_time(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     base_bytes = d[d["k"] == 0].set_index(point)["bytes_per_token"]
     d = d.assign(bytes_ratio=d["bytes_per_token"].to_numpy() / base_bytes.reindex(pd.MultiIndex.from_frame(d[point])).to_numpy())
     best = _at_best_k(d[d["k"] > 0]).drop_duplicates(point)
+    if best.empty and (d["k"] > 0).any():  # qa219: an IndexError, said as the axes' fault
+        return _flops_when_nothing_pays(d[d["k"] > 0], meta)
     alphas = alpha_values(best["alpha"])
     numeric = [a for a in alphas if a == a]
     a_main = min(numeric, key=lambda a: abs(a - 0.8)) if numeric else alphas[0]
@@ -440,17 +484,22 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
     drafted_k = sorted({int(k) for k in df.loc[df["k"] > 0, "k"]})  # a tree's depth: one tau, no best among depths (qa133)
     tree_depth = (f"at its depth, k = {drafted_k[0]}" if len(drafted_k) == 1 else  # qa137: several depths, one tau each
                   f"at the depth that pays longest, of k = {_k_range(df)}")
+    nowhere = all(part.startswith("not at all") for part in said)  # qa219: 'in brackets:' with none, on a sweep where
+    # nothing pays, and the longer-context sentence said of speculation that pays
+    opening = f"With {label} {'drafting' if a0 != a0 and meta.get('tree_nodes') else 'at'} {_acceptance_text(a0, meta)} and {_article(f'{int(c0):,}')} {int(c0):,}-token context, speculation pays "
     text = (
-        f"With {label} {'drafting' if a0 != a0 and meta.get('tree_nodes') else 'at'} {_acceptance_text(a0, meta)} and {_article(f'{int(c0):,}')} {int(c0):,}-token context, speculation pays ("
-        f"{tree_depth if meta.get('tree_nodes') else f'at the k that pays longest, of {_k_range(df)}'}) {_batch_list(said)}, derated "
-        f"ridge points in FLOP/B in brackets: {_ridge_order(rho, free)}"
-        f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. "
+        (opening + f"at no batch ({tree_depth if meta.get('tree_nodes') else f'at any k swept, {_k_range(df)}'}): "
+         + _list([part.removeprefix("not at all on ") for part in said]) + ". " if nowhere else
+         opening + f"({tree_depth if meta.get('tree_nodes') else f'at the k that pays longest, of {_k_range(df)}'}) {_batch_list(said)}"
+         f", derated ridge points in FLOP/B in brackets: {_ridge_order(rho, free)}"
+         f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. ")
         + (RIDGE_WHY if np.isfinite(rho) and rho > 0 else "")
         + (f"At {'higher acceptance' if alphas[-1] == alphas[-1] else 'the other acceptance given'} it still pays at the "
            f"largest batch that fits or was swept on {_list(later)}. " if later else "")
         + (f"At {_alpha_short(a0, meta)} it pays {'; '.join(longer)}. " if longer else "")
-        + "At longer contexts each sequence's KV-cache reads keep the verify pass memory-bound to larger batches, and memory "
-        "caps the batch sooner: speculation then pays up to the largest batch that fits, more often than here."
+        + ("" if nowhere else "At longer contexts each sequence's KV-cache reads keep the verify pass memory-bound to larger "
+           "batches, and memory caps the batch sooner: speculation then pays up to the largest batch that fits, more often "
+           "than here.")
         + (" These are the derated roofline's batches (engine ideal: the silicon's answer to when speculation stops "
            "paying); a serving engine's host work and kernel latencies move them either way, each engine its own "
            f"(a copy of this scenario with `engine: vllm` gives that engine's: `roofline scenarios new be-vllm --from "
@@ -463,7 +512,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
            "for 128 heads, as under attention data parallelism), compute-bound itself, and there a longer context narrows "
            "the margin instead." if mla else "")
     )
-    return Finding("Free until compute-bound", text, {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method})
+    return Finding("Free until compute-bound", text.rstrip(), {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method})
 
 
 def _host_share(row: pd.Series, engine: str, meta: dict) -> str:
@@ -589,13 +638,16 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         row = at_cap.loc[(hw0, m, c_hi)]
         capped = (f"; k = {k_top}, the largest swept: a larger k may give more"
                   if int(row["k"]) >= k_top and not meta.get("tree_nodes") else "")  # qa130: a tree's depth is given
-        return f"{_x(row['speedup'])} ({METHOD_NAMES.get(row['method'], row['method'])}, batch {int(row['batch'])}{capped})"
+        slower = "; slower than plain decoding" if not pays(row["speedup"]) else ""  # qa219: a 0.916x 'gain'
+        return f"{_x(row['speedup'])} ({METHOD_NAMES.get(row['method'], row['method'])}, batch {int(row['batch'])}{capped}{slower})"
     sp_txt = [gain(m) for m in models]
     trend = {}  # each model's course over the batch at this context: (verb, path)
+    losing = True  # whether speculation loses at every batch traced: then its 'gain' is a speedup below 1 (qa219)
     for m in models:
         g = fit[(fit["hardware"] == hw0) & (fit["model"] == m) & (fit["context"] == c_hi)].sort_values("batch").drop_duplicates("batch")
         if len(g) >= 2 and (g["method"].astype(str) != "none").any():  # a compared model without drafting: no gain to trace
             trend[m] = _course(g["speedup"].to_numpy(), g["batch"].to_numpy())
+            losing &= not pays(g["speedup"]).any()
     rising = [m for m, (verb, _) in trend.items() if verb == "grows"]
     courses: dict[str, list[str]] = {}
     for m, (verb, path) in trend.items():
@@ -632,8 +684,8 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         f"At {_ctx(c_hi)} context on {devices} × {_hw(meta, hw0)}, the KV cache caps the batch at {_list(caps_txt)}, "
         f"which {'hold' if len(models) > 1 else 'holds'} per device{drafter} {_list(per_dev)}; "
         f"speculation at the largest swept batch where it fits gives {_list(sp_txt)}."
-        + (f" At this context, over the batch sizes that fit, the gain {'; '.join(clauses[:-1])}{'; and ' if len(clauses) > 1 else ''}"
-           f"{clauses[-1]}." if clauses else "")
+        + (f" At this context, over the batch sizes that fit, the {'speedup (below 1 at every batch)' if losing else 'gain'} "
+           f"{'; '.join(clauses[:-1])}{'; and ' if len(clauses) > 1 else ''}{clauses[-1]}." if clauses else "")
         + replicated
     )
     return Finding("The KV cache caps the batch", text, {"max_batch": caps, "at_cap": at_cap, "rising": rising, "memory_split": split})
@@ -708,7 +760,9 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         f"With {_ctx(p1)} of each {_ctx(context)}-token context shared by every sequence ({_model(meta, model)}, {_hw(meta, hw)}), "
         f"the batch that fits grows from {c0:,} to {c1:,} ({_x(c1 / max(c0, 1))}) without speculation and from {s0:,} to {s1:,} with its "
         f"drafter (at k = {int(df['k'].max())}), and the best throughput, speculating where it pays, from {_n(t0)} to {_n(t1)} tokens/s ({_x(t1 / t0)}; "
-        + (f"at batch {b_at0:,} and {b_at1:,}, the largest swept that fit, so the gain follows the batch grid as much as the memory)."
+        + (f"both at batch {b_at0:,}: the gain is the prefix read once a pass, not a larger batch)." if b_at0 == b_at1 else
+           # qa219: 'at batch 16 and 16, ... follows the batch grid as much as the memory' where the batch did not move
+           f"at batch {b_at0:,} and {b_at1:,}, the largest swept that fit, so the gain follows the batch grid as much as the memory)."
            if (b_at0, b_at1) == (largest.get((hw, model, context, p0)), largest.get((hw, model, context, p1)))
            else f"at batch {b_at0:,} and {b_at1:,}).")
     )
@@ -1472,8 +1526,9 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
         held = min(alphas, key=lambda a: (abs(a - ALPHA_HELD), -a))  # the swept one nearest ALPHA_HELD
         df = df[(df["alpha"] == held) | df["alpha"].isna()]
         kept.append(f"α = {held:g} (of {', '.join(f'{a:g}' for a in alphas)})")
-    note = (f" This question compares {_list([c.replace('_', ' ') for c in QUESTION_CONFIGS[name]]) or 'one config'}; its answer "
-            f"and figure hold {_list(kept)}, and the table holds every row." if kept else "")
+    compared = _list([c.replace('_', ' ') for c in QUESTION_CONFIGS[name]])
+    note = ((f" This question compares {compared}; its answer" if compared else " This question reads one config: its answer")
+            + f" and figure hold {_list(kept)}, and the table holds every row." if kept else "")
     return df, ops, meta, note
 
 
@@ -1506,7 +1561,7 @@ def finding(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict, strict: 
     except (IndexError, KeyError, ValueError, ZeroDivisionError, TypeError) as exc:
         f = generic(df, ops, meta)  # numbers["fallback"]: the report draws the generic figure beside it, and warns
         why = f": {exc}" if isinstance(exc, Unanswerable) else ""  # a finding's own sentence; not numpy's or pandas' words
-        return Finding(f.title, f.text + f" (This sweep's axes are not those the {name} question's own finding reads{why}, so "
+        return Finding(f.title, f.text + f" (The {name} question's own finding could not be read from this sweep{why}, so "
                                          "it is the generic finding.)",
-                       {**f.numbers, "fallback": str(exc) if isinstance(exc, Unanswerable) else "its finding reads other "
-                        "axes or rows than this sweep has", "error": f"{type(exc).__name__}: {exc}"})
+                       {**f.numbers, "fallback": str(exc) if isinstance(exc, Unanswerable) else "its finding could not be "
+                        "read from this sweep's rows", "error": f"{type(exc).__name__}: {exc}"})

@@ -84,8 +84,8 @@ def normalize_dtype(value: object, allowed: tuple[str, ...], where: str, field: 
             return canonical
     from roofline.errors import closest_names, field_error
 
-    shown = value[:80] if isinstance(value, str) else value if isinstance(value, (int, float, bool, type(None))) \
-        else type(value).__name__
+    shown = value[:80] if isinstance(value, str) else value  # field_error shows any other on one line (qa218: a list
+    # was 'list')
     # a spelling of no dtype (fp88) is offered the nearest allowed one; a dtype not allowed here (int4 KV) is not
     # bfloat is near bfloat16: bf16; a bit width is never guessed (qa94: fp6 -> fp16, int16 -> int8): a spelling is
     # offered only with the digits the value has (a doubled one once), or with any where it has none

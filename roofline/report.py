@@ -315,6 +315,23 @@ def write_report(names: list[str] | tuple[str, ...] = (), out_dir: Path = Path("
     return [out_dir / p for p in written]
 
 
+def _without_refused_speculation(df, extra_dirs: tuple) -> tuple:
+    """(`df` less its speculative rows of a method or layout the engine refuses to speculate with, ' Left out: ...' for
+    the finding, or ''): frontier.refused_methods, as cheapest and the fast tiers leave them out (qa219: a finding gave
+    4.54x for Medusa under trtllm, which has no Medusa drafter, and a figure drew SGLang's Medusa bars the highest);
+    the plain points those rows carry stay in their k = 0 rows."""
+    from roofline.frontier import _refused, refused_methods
+
+    refused = refused_methods(df, extra_dirs)
+    if not refused:
+        return df, ""
+    rows = _refused(df, refused)
+    if not rows.any():
+        return df, ""
+    named = "; ".join(dict.fromkeys(e["note"] for e in refused))
+    return df[~rows], f" Left out, as no setup of the engine runs them: {named}."
+
+
 def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp: Path, results: list, found: list,
                   late: dict[str, list[str]]) -> None:
     """Run each scenario, appending its result to `results`, its finding to `found` and what the report finds of it to
@@ -335,6 +352,8 @@ def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp:
         # show the section's main engine, while a finding may compare it with `ideal` from the question's rows
         question = r.question or "generic"  # a copy of a question's scenario answers it too (its `question:`)
         df, ops, meta, note = question_rows(question, r.df, r.ops, r.meta)
+        df, left_out = _without_refused_speculation(df, extra_dirs)
+        note += left_out
         engine = main_engine(df)
         builtin = Path(r.path).resolve().parent == builtin_dir("scenario").resolve()  # else a fallback, not a traceback
         f = finding(question, df, ops, meta, strict=builtin)  # first: a section falls back to generic as a whole

@@ -60,6 +60,13 @@ def _columns(n: int, min_panel_in: float, legend_in: float) -> int:
     return max(1, min(n, int((FIG_WIDTH_IN - legend_in) // min_panel_in)))
 
 
+def _drafter_prefill_label(fit) -> str:
+    """The drafter's own prefill, named as the rows' method runs it (qa219: an MTP module's said 'draft model's')."""
+    methods = set(fit.loc[fit["k"] > 0, "method"].astype(str)) if "method" in fit else set()
+    own = {"draft": "draft model's", "mtp": "MTP module's", "eagle": "EAGLE head's"}
+    return f"{own[methods.pop()]} own prefill" if len(methods) == 1 and methods <= set(own) else "drafter's own prefill"
+
+
 def _plain_figure(n: int, min_panel_in: float = 3.0, height: float = 3.4, legend_in: float = 0.0, **kw) -> tuple[Figure, list]:
     """A figure of the page's width with `n` panels of `height` inches (`_columns` side by side, wrapped into rows; the
     slots left over hidden), laid out by roofline.plots.arrange: the figure and its n panels, row by row."""
@@ -182,7 +189,8 @@ def _report_flops(df: pd.DataFrame, ops, meta: dict) -> Figure:
     hw, model = d["hardware"].iloc[0], d["model"].iloc[0]
     drafting = d.loc[d["k"] > 0, "method"].astype(str)  # the rows' own (qa133: meta's a list, held by question_rows)
     method = drafting.iloc[0] if len(drafting) else ""
-    fig.suptitle(f"More compute, less time: per generated token, against plain decoding (k = 0)\n"
+    pays_somewhere = bool((d.loc[d["k"] > 0, "speedup"] >= 1).any())  # qa219: 'less time' over a sweep where none pays
+    fig.suptitle(f"More compute, {'less' if pays_somewhere else 'more'} time: per generated token, against plain decoding (k = 0)\n"
                  f"{_name(meta, 'model', model)} on {_name(meta, 'hardware', hw)}, batch {d['batch'].iloc[0]:g}, context "
                  f"{_ctx(d['context'].iloc[0])}, {METHOD_LABELS.get(method, method)} · {engine_label(meta)}")
     return fig
@@ -487,7 +495,7 @@ def _report_prefill(df: pd.DataFrame, ops, meta: dict) -> Figure:
                      (r["ttft_s"], 0.0, ANSWER_TOKENS / r["baseline_tokens_per_s_per_user"]))
             left = 0.0
             for part, colr, name in zip(parts, ("tab:gray", "tab:orange", "tab:blue" if k else "0.15"),
-                                        ("prefill of the prompt (time to first token)", "draft model's own prefill",
+                                        ("prefill of the prompt (time to first token)", _drafter_prefill_label(fit),
                                          f"decoding {ANSWER_TOKENS} tokens, speculating (k = {spec_k:g})")):
                 ax.barh(y, part, left=left, color=colr, edgecolor="white", lw=0.5,
                         label=name if (c == contexts[0] and (k if not name.startswith("prefill") else not k)) else None)

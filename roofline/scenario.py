@@ -255,6 +255,9 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
         log = spec.get("log", False)
         if not isinstance(log, bool):
             raise field_error(where, f"{key}.log", "true or false", log)
+        if log and "step" in spec:  # qa218: a linear range of the step, the log ignored in silence
+            raise field_error(where, f"{key}.log", "a log range with num ({start, stop, num, log: true}), not with step",
+                              "log: true beside step")
         if "step" in spec:
             step = spec["step"]
             if isinstance(step, bool) or not isinstance(step, (int, float)) or not math.isfinite(step) or step <= 0:
@@ -267,6 +270,8 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
             values = np.arange(start, stop + step * 1e-9, step)
         else:
             num = spec.get("num")
+            if isinstance(num, float) and num.is_integer():  # 4.0, np.float64(4), YAML's "4": the whole number (qa218)
+                num = int(num)
             if isinstance(num, bool) or not isinstance(num, int) or num < 1:
                 raise field_error(where, f"{key}.num", "a positive integer", num)
             if num > MAX_AXIS_VALUES:
@@ -362,15 +367,20 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     method_by_model = ()
     if isinstance(raw_method, dict):  # each model speculates its own way
         models = _names(where, "model", data["model"])
-        if set(raw_method) != set(models):
-            raise field_error(where, "method", f"a method for each model ({', '.join(models)})", sorted(raw_method))
-        odd = next((m for m in models if not isinstance(raw_method[m], str)), None)
+
+        def key_of(name: object) -> str:  # a name in any case, as the model's profile is found (qa218); a path as written
+            return str(name) if is_profile_path(str(name)) else str(name).strip().lower()
+        given = {key_of(k): v for k, v in raw_method.items()}
+        if len(given) != len(raw_method) or set(given) != {key_of(m) for m in models}:
+            raise field_error(where, "method", f"a method for each model ({', '.join(models)})", sorted(map(str, raw_method)))
+        by_model = {m: given[key_of(m)] for m in models}
+        odd = next((m for m in models if not isinstance(by_model[m], str)), None)
         if odd is not None:  # qa145: a list or mapping here was hashed before any check (a traceback)
             raise field_error(where, f"method.{odd}", "one method name for the model (a list of methods sweeps every "
-                              "model: method: [none, mtp])", raw_method[odd])
-        method_by_model = tuple((m, method_name(raw_method[m])) for m in models)
-        raw_method = list(dict.fromkeys(raw_method[m] for m in models))
-    methods = tuple(dict.fromkeys(_values(where, "method", raw_method, lambda v: method_name(v) if method_name(v) in METHODS
+                              "model: method: [none, mtp])", by_model[odd])
+        method_by_model = tuple((m, method_name(by_model[m])) for m in models)
+        raw_method = list(dict.fromkeys(by_model[m] for m in models))
+    methods = tuple(dict.fromkeys(_values(where, "method", raw_method, lambda v: method_name(v) if isinstance(v, str) and method_name(v) in METHODS
                                           else _raise(unknown_method(where, v)))))
     draft = data.get("draft")
     if draft is not None and not isinstance(draft, str):

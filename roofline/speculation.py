@@ -95,7 +95,7 @@ def tau_scalar_alpha(alpha, k):
     safe = np.where(one, 0.5, alpha)
     with np.errstate(divide="ignore"):  # alpha 0: log1p(-1) = -inf, expm1(-inf) = -1, tau 1
         tau = -np.expm1((k + 1.0) * np.log1p(safe - 1.0)) / (1.0 - safe)
-    return np.where(one, k + 1.0, tau)
+    return np.where(one, k + 1.0, np.where(k == 0, 1.0, tau))  # k = 0: exactly 1 (plain decoding: its speedup exactly 1)
 
 
 def alpha_from_tau(tau, k, iterations: int = 60):
@@ -209,7 +209,9 @@ def unknown_method(where: str, method: object) -> RooflineError:
     """`WHERE: method: expected one of ..., found X`, naming the method meant where it is close to one."""
     close = closest_names(method.lower(), METHODS, 1, 0.8) if isinstance(method, str) else []
     hint = f" (did you mean {close[0]}?)" if close else ""
-    shown = str(method).lower() if isinstance(method, bool) else repr(method)  # YAML's true, as written (qa120)
+    text = repr(method)
+    shown = (str(method).lower() if isinstance(method, bool) else text if len(text) <= 60 and "\n" not in text
+             else f"a {type(method).__name__}")  # YAML's true, as written (qa120); a Series by its type, on one line (qa218)
     line = field_line(where, "method")  # a scenario file's line, as its other errors say (qa182)
     return RooflineError(f"{where}: {f'line {line}: ' if line else ''}method: expected one of {' | '.join(METHODS)}, "
                          f"found {shown}{hint}")
@@ -289,7 +291,7 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
     it says so)."""
     import math
 
-    if method_name(method) not in METHODS:
+    if not isinstance(method, str) or method_name(method) not in METHODS:  # qa218: pd.NA, an array: no 'in' test
         raise unknown_method(where, method)
     method = method_name(method)
     if method == "draft" and not draft:
@@ -310,7 +312,8 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
         bad = values[~(np.isfinite(values) & (values >= 0) & (values <= 1))][0]
         hint = (" (a number above 1 reads like an acceptance length, tokens an iteration: give it as acceptance_length)"
                 if np.isfinite(bad) and 1 < bad <= K_MAX + 1 else "")  # the command line names the flag
-        raise RooflineError(f"{where}: {'alpha' if alpha is not None else 'acceptance'}: expected rates in [0, 1], found {bad}{hint}")
+        what = "a rate" if alpha is not None and np.ndim(alpha) == 0 else "rates"  # qa218: one alpha said as 'rates'
+        raise RooflineError(f"{where}: {'alpha' if alpha is not None else 'acceptance'}: expected {what} in [0, 1], found {bad}{hint}")
     if acceptance is not None and values.size == 0:
         raise RooflineError(f"{where}: acceptance: expected at least one rate, found an empty list")
     if (tree_nodes is None) != (tree_tau is None):

@@ -817,3 +817,33 @@ def test_a_prompt_longer_than_the_context_is_said():
     assert any(w.startswith("prompt 5,000 is longer than the context 1,024 the step is priced at") for w in long["warnings"])
     fits = roofline.predict("h100-sxm", "llama-3.1-8b", batch=1, context=5000, prompt=5000)
     assert not any(w.startswith("prompt ") for w in fits["warnings"])
+
+
+@pytest.mark.slow
+def test_notebook_values_of_the_wrong_kind_are_one_line_and_ranges_take_what_the_docs_say():
+    """qa218: pd.NA, a numpy array or a Series as `method` raised TypeError / ValueError; `log: true` beside `step` was
+    ignored; `num: 4.0` (and YAML's "4") refused; a per-model method mapping compared its keys case and all; a list of
+    dtypes said `found 'list'`; one alpha said 'expected rates'."""
+    import numpy as np
+    import pandas as pd
+
+    import roofline
+    from roofline.errors import RooflineError
+
+    for bad, shown in ((pd.NA, "found <NA>"), (np.array("eagle"), "found array('eagle'"), (pd.Series(["eagle"]), "found a Series")):
+        with pytest.raises(RooflineError, match=re.escape(shown)):
+            roofline.predict("h100-sxm", "llama-3.1-8b", method=bad)
+    with pytest.raises(RooflineError, match="sweep: method: expected one of .*, found <NA>"):
+        roofline.sweep({"hardware": "h200", "model": "llama-3.1-8b", "method": pd.NA})
+    with pytest.raises(RooflineError, match=r"axes\.batch\.log: expected a log range with num"):
+        roofline.sweep({"hardware": "h200", "model": "llama-3.1-8b", "axes": {"batch": {"start": 1, "stop": 64, "step": 2, "log": True}}})
+    for num in (4.0, np.float64(4), "4"):
+        df = roofline.sweep({"hardware": "h200", "model": "llama-3.1-8b", "axes": {"batch": {"start": 1, "stop": 64, "num": num}}})
+        assert sorted(df["batch"].unique()) == [1, 22, 43, 64]
+    df = roofline.sweep({"hardware": "h200", "model": "Llama-3.1-8B", "method": {"LLAMA-3.1-8b": "EAGLE"},
+                         "axes": {"batch": [1], "k": [0, 2]}})
+    assert set(df["method"].astype(str)) == {"eagle"}
+    with pytest.raises(RooflineError, match=re.escape("kv_dtype: expected one of fp32, bf16, fp16, fp8, int8, found ['fp8']")):
+        roofline.predict("h100-sxm", "llama-3.1-8b", kv_dtype=["fp8"])
+    with pytest.raises(RooflineError, match=re.escape("alpha: expected a rate in [0, 1], found 1.5")):
+        roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle", alpha=1.5)

@@ -413,7 +413,7 @@ def test_a_users_scenario_named_like_a_question_without_what_it_reads_gets_the_g
     verify-mini-prefill one on a tree read its widths as q = k + 1, not the tree's nodes + 1."""
     r, f = _report_finding(tmp_path, text)
     assert f.numbers["fallback"].startswith("it needs ") and needs in f.numbers["fallback"]
-    assert "question's own finding reads: it needs " in f.text and needs in f.text and "so it is the generic finding" in f.text
+    assert "question's own finding could not be read from this sweep: it needs " in f.text and needs in f.text and "so it is the generic finding" in f.text
     assert "grows from" not in f.text and "a pass of q tokens" not in f.text and "arrives" not in f.text
 
 
@@ -804,8 +804,9 @@ def test_a_gpu_where_no_swept_batch_fits_is_named_once_with_what_fits_and_pays_b
                                      "method: [draft]\ndraft: llama-3.2-1b\ntp: 2\naxes:\n  batch: [8, 16, 32, 64]\n"
                                      "  context: [2048]\n  k: [1]\n  alpha: [0.05, 0.1, 0.8]\n")
     first = f.text.split(". ")[0]
-    assert first.count("H100 SXM5") == 1 and "not at all on H100 SXM5 (no swept batch fits; batches 1-2 fit and do not pay)" in first
-    assert "up to batch 0" not in f.text and "not at all on H200 SXM (no batch that fits pays)" in first
+    assert first.count("H100 SXM5") == 1 and "H100 SXM5 (no swept batch fits; batches 1-2 fit and do not pay)" in first
+    assert "up to batch 0" not in f.text and "H200 SXM (no batch that fits pays)" in first
+    assert "speculation pays at no batch (at any k swept, 1): " in first and "in brackets" not in f.text  # qa219
     assert "2 of 2 at α = 0.8" in f.text and "nan" not in f.text
 
 
@@ -1367,3 +1368,58 @@ def test_the_other_gpus_cap_note_names_the_devices_over_it_where_only_some_are(t
     there = "likewise above that cap there" in f.text or "the prices there assume it raised" in f.text
     assert (there and low == over) or f"likewise above that cap on {names}" in f.text or f"the prices on {names} assume it raised" in f.text
     assert f.text.count(names) == 1 or low != over
+
+
+# ---- qa219: findings over sweeps where speculation loses, a refused method, an unmoved batch ----
+
+def test_an_engines_verify_width_is_said_with_the_causes_its_profile_has():
+    """qa219: SGLang's width was said to widen with host work 'paid by the decode step too' and to narrow with a 'partial
+    overlap': its decode step hides its host work and its verify pass pays it (host_overlap_speculating false), and its
+    overlap_exponent 1 is no overlap at all."""
+    from roofline.findings import _width_causes
+    sglang = _width_causes("sglang", ["h100-sxm"], {})
+    assert "(kernel latencies) widen it" in sglang and "added to a verify pass (host_overlap_speculating false)" in sglang
+    assert "overlap_exponent 1: no overlap" in sglang and "partial" not in sglang
+    vllm = _width_causes("vllm", ["h100-sxm"], {})  # its host work not overlapped: paid by both passes, a fixed cost
+    assert "(kernel latencies, host work) widen it" in vllm and "host_overlap_speculating" not in vllm
+
+
+def test_findings_where_speculation_never_pays_say_so(tmp_path):
+    """qa219: flops-vs-time fell back with 'this sweep's axes are not those ...' (an IndexError: best k 0 everywhere),
+    break-even-batch wrote 'ridge points in brackets:' with none and a longer-context sentence of speculation that
+    pays, kv-caps-batch called 0.916x a gain."""
+    base = ("hardware: h200\nmodel: llama-3.1-8b\nmethod: draft\ndraft: llama-3.2-3b\n"
+            "axes:\n  batch: [16, 64]\n  context: [1024]\n  k: [0, 1, 2]\n  alpha: [0.1, 0.2]\n")
+    _, f = _report_finding(tmp_path, "name: flops-vs-time\n" + base)
+    assert f.title == "More compute, more time" and "fallback" not in f.numbers
+    assert f.text.startswith("Speculation pays at no point of this sweep: every point's best k is 0") and "takes 1." in f.text
+    _, f = _report_finding(tmp_path, "name: break-even-batch\n" + base)
+    assert "speculation pays at no batch (at any k swept, 1, 2): H200 SXM (no batch that fits pays)." in f.text, f.text
+    assert "brackets" not in f.text and "At longer contexts" not in f.text
+    _, f = _report_finding(tmp_path, "name: kv-caps-batch\nhardware: h200\nmodel: [llama-3.1-8b, qwen3-8b]\n"
+                           "method: eagle\naxes:\n  batch: [1, 4, 16]\n  context: [32768]\n  k: [0, 2]\n  alpha: [0.05]\n")
+    assert "slower than plain decoding" in f.text and "the speedup (below 1 at every batch) grows" in f.text, f.text
+
+
+def test_a_report_leaves_out_a_method_its_engine_has_no_drafter_for(tmp_path):
+    """qa219: a batch-vs-speculation finding gave 4.54x for Medusa under trtllm (no Medusa drafter), and SGLang's Medusa
+    bars were the highest of a break-even figure; the rows are left out and the finding says so."""
+    import roofline as api
+    from roofline.report import _without_refused_speculation
+
+    df = api.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "engine": "sglang", "method": ["eagle", "medusa"],
+                    "axes": {"batch": [1, 8], "context": [1024], "k": [0, 2], "alpha": [0.8]}})
+    kept, note = _without_refused_speculation(df, ())
+    assert note == " Left out, as no setup of the engine runs them: medusa speculation under sglang (it has no medusa drafter)."
+    gone = df[(df["method"] == "medusa") & (df["k"] > 0)]
+    assert len(gone) and not kept.index.isin(gone.index).any() and len(kept) == len(df) - len(gone)
+    assert _without_refused_speculation(df[df["method"] == "eagle"], ()) [1] == ""
+
+
+def test_a_shared_prefix_gain_at_one_batch_is_the_prefix_read_once(tmp_path):
+    """qa219: '(1.26x; at batch 16 and 16, the largest swept that fit, so the gain follows the batch grid as much as
+    the memory)' where the batch did not move."""
+    _, f = _report_finding(tmp_path, "name: shared-prefix\nhardware: h100-sxm\nmodel: llama-3.1-8b\n"
+                           "method: eagle\nshared_prefix: [0, 2048]\naxes:\n  batch: [16]\n  context: [4096]\n  k: [0, 3]\n"
+                           "  alpha: [0.8]\n")
+    assert "both at batch 16: the gain is the prefix read once a pass, not a larger batch)" in f.text, f.text
