@@ -72,6 +72,7 @@ from roofline.serving import (
 from roofline.serving import load_engine as _load_engine
 from roofline.speculation import (
     K_DEFAULT,
+    METHODS,
     acceptance_reach_note,
     alpha_from_acceptance_length,
     check_draft_vocab,
@@ -453,8 +454,8 @@ def predict(
     """
     where = _CALLER.get()
     tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau = map(_as_file_values, (tp, dp_attention, ep, pp, draft_vocab, tree_nodes, tree_tau))
-    if method is not None and not isinstance(method, str):  # qa218: pd.NA, a numpy array, a Series: one line
-        raise unknown_method(where, method)
+    if method is not None and (not isinstance(method, str) or method_name(method) not in METHODS):  # as given (qa220);
+        raise unknown_method(where, method)  # pd.NA, a numpy array, a Series: one line (qa218)
     method = method_name(method)  # any case, as profile names (qa217)
     batch = _scalar_int(batch, "batch", 1, BATCH_MAX, where)
     context = _scalar_int(context, "context", 0, CONTEXT_MAX, where)

@@ -39,21 +39,27 @@ def field_line(where: str, field: str) -> int | None:
     return None
 
 
+def shown_value(found: object) -> str:
+    """A value as an error line shows it: dates and booleans as YAML writes them (2024-01-01, true), a value whose repr
+    takes several lines (a pandas Series or DataFrame) by its type ('a Series': qa218, qa220), any other by its repr on
+    one line, cut at 120 characters."""
+    if isinstance(found, (datetime.date, datetime.time)):  # YAML reads 2024-01-01 as a date: show it as written
+        found = found.isoformat()
+    if isinstance(found, bool):  # YAML's and JSON's true / false, as written, not Python's True / False
+        return str(found).lower()
+    text = repr(found)
+    if "\n" in text.strip():
+        return f"a {type(found).__name__}"
+    shown = " ".join(text.split())
+    return shown[:117] + "..." if len(shown) > 120 else shown
+
+
 def field_error(where: str, field: str, expected: str, found: object) -> RooflineError:
     """Build the standard message: `FILE: FIELD: expected EXPECTED, found FOUND` (MISSING: found nothing).
 
     Dates and booleans are shown as YAML writes them (2024-01-01, true), other values by their repr.
     """
-    if isinstance(found, (datetime.date, datetime.time)):  # YAML reads 2024-01-01 as a date: show it as written
-        found = found.isoformat()
-    if found is MISSING:
-        shown = "nothing"
-    elif isinstance(found, bool):  # YAML's and JSON's true / false, as written, not Python's True / False
-        shown = str(found).lower()
-    else:
-        shown = " ".join(repr(found).split())  # one line, whatever the repr
-    if len(shown) > 120:
-        shown = shown[:117] + "..."
+    shown = "nothing" if found is MISSING else shown_value(found)
     line = field_line(where, field)
     return RooflineError(f"{where}: {f'line {line}: ' if line else ''}{field}: expected {expected}, found {shown}")
 

@@ -330,8 +330,10 @@ def _flops_when_nothing_pays(spec: pd.DataFrame, meta: dict) -> Finding:
             f"{_x(row['flops_ratio'])} the FLOPs of plain decoding per generated token and reads {_x(row['bytes_ratio'])} "
             f"the bytes, and takes {_x(row['time_ratio'])} the time: the drafter's work and the rejected positions cost "
             "more than the tokens they add.")
-    return Finding("More compute, more time", text, {"alpha": a_main, "best_k": 0, "k": k1, "flops_ratio": float(row["flops_ratio"]),
-                                                     "time_ratio": float(row["time_ratio"])})
+    return Finding("More compute, more time", text, {  # the keys the paying case gives (qa220), and the k described
+        "alpha": a_main, "best_k": 0, "k": k1, "flops_ratio": float(row["flops_ratio"]), "bytes_ratio": float(row["bytes_ratio"]),
+        "time_ratio": float(row["time_ratio"]), "wasted_flops_fraction": float(row["wasted_flops_fraction"]),
+        "every_point_more_flops": bool((spec["flops_ratio"] > 1).all())})
 
 
 def flops_vs_time(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
@@ -760,7 +762,8 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         f"With {_ctx(p1)} of each {_ctx(context)}-token context shared by every sequence ({_model(meta, model)}, {_hw(meta, hw)}), "
         f"the batch that fits grows from {c0:,} to {c1:,} ({_x(c1 / max(c0, 1))}) without speculation and from {s0:,} to {s1:,} with its "
         f"drafter (at k = {int(df['k'].max())}), and the best throughput, speculating where it pays, from {_n(t0)} to {_n(t1)} tokens/s ({_x(t1 / t0)}; "
-        + (f"both at batch {b_at0:,}: the gain is the prefix read once a pass, not a larger batch)." if b_at0 == b_at1 else
+        + ((f"both at batch {b_at0:,}: the gain is the prefix read once a pass, not a larger batch)." if t1 > t0 * 1.001
+            else f"both at batch {b_at0:,}: no gain at that batch)." ) if b_at0 == b_at1 else
            # qa219: 'at batch 16 and 16, ... follows the batch grid as much as the memory' where the batch did not move
            f"at batch {b_at0:,} and {b_at1:,}, the largest swept that fit, so the gain follows the batch grid as much as the memory)."
            if (b_at0, b_at1) == (largest.get((hw, model, context, p0)), largest.get((hw, model, context, p1)))

@@ -119,12 +119,13 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
 
 
 def refused_methods(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list | None = None) -> list[dict]:
-    """[{engine, hardware, method, dp_attention or pp, speculative_only, note}]: the speculative rows' (k > 0) engine,
-    method and layout that no setup of the engine runs (its speculation_refused, speculation_refused_with_dp_attention
-    and speculation_refused_with_pp on the row's device: SGLang has no Medusa, refuses draft-model and n-gram
-    speculation under attention DP, and every method at pp > 1; serving.speculation_engine_notes, which predict and sweeps warn by), so that cheapest
-    and the report's fast tiers never pick one; the plain point such a row carries runs. An engine or device whose
-    profile is not on the search path is named in `unchecked`."""
+    """[{engine, hardware, method, [dp_attention or pp,] speculative_only, note}]: the speculative rows' (k > 0) engine,
+    method and layout that no setup of the engine runs: its speculation_refused at any layout (SGLang and TensorRT-LLM
+    have no Medusa), its speculation_refused_with_dp_attention and speculation_refused_with_pp on the row's device
+    (SGLang refuses draft-model and n-gram speculation under attention DP, and every method at pp > 1);
+    serving.speculation_engine_notes, which predict and sweeps warn by. Cheapest, the report's findings and its fast
+    tiers leave them out; the plain point such a row carries runs. An engine or device whose profile is not on the
+    search path is named in `unchecked`."""
     from roofline.hardware import load_hardware
     from roofline.serving import load_engine
 
@@ -136,18 +137,25 @@ def refused_methods(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list | 
     for values in df.loc[drafting, keys].drop_duplicates().itertuples(index=False, name=None):
         row = dict(zip(keys, values))
         dp, pp = int(row.get("dp_attention", 1)), int(row.get("pp", 1))
+        base = {k: row[k] for k in ("engine", "hardware", "method") if k in row}
         try:
             engine = load_engine(str(row["engine"]), extra_dirs)
-            if "hardware" in row:
-                engine = engine.for_hardware(load_hardware(str(row["hardware"]), extra_dirs))
         except RooflineError:
             if unchecked is not None:
                 unchecked.append(f"engine {row['engine']}")
             continue
-        base = {k: row[k] for k in ("engine", "hardware", "method") if k in row}
-        if row["method"] in engine.speculation_refused:  # no drafter of the kind at all: said alone
+        if row["method"] in engine.speculation_refused:  # no drafter of the kind at all, on any device: said alone
             out.append({**base, "speculative_only": True,
                         "note": f"{row['method']} speculation under {row['engine']} (it has no {row['method']} drafter)"})
+            continue
+        if dp <= 1 and pp <= 1:  # nothing more a layout can refuse
+            continue
+        try:
+            if "hardware" in row:
+                engine = engine.for_hardware(load_hardware(str(row["hardware"]), extra_dirs))
+        except RooflineError:  # qa220: a device's missing profile was named as its engine's
+            if unchecked is not None:
+                unchecked.append(f"device {row['hardware']}")
             continue
         if row["method"] in engine.speculation_refused_with_dp_attention and dp > 1:
             out.append({**base, "dp_attention": dp, "speculative_only": True,
@@ -201,6 +209,9 @@ def price_notes(table: Path, extra_dirs: tuple = (), df: pd.DataFrame | None = N
 
     meta = scenario_json(table)
     swept = (meta or {}).get("price_usd_per_hour") or {} if meta is not None or df is None else swept_prices(df)
+    # a price read off the table's costs (6 significant digits in a CSV, rounded to 6 by swept_prices) compares loosely
+    # (qa220: $2.73972602739726 read back as 2.73973 said 'changed since')
+    tolerance = 1e-6 if meta is not None or df is None else 1e-4
     notes = []
     for name, then in swept.items() if isinstance(swept, dict) else ():
         try:
@@ -209,7 +220,7 @@ def price_notes(table: Path, extra_dirs: tuple = (), df: pd.DataFrame | None = N
             continue
         if then is not None and (isinstance(then, bool) or not isinstance(then, (int, float))):
             continue  # not a price a sweep wrote (a hand-edited scenario.json)
-        if (now is None) != (then is None) or (now is not None and not math.isclose(float(now), float(then), rel_tol=1e-6)):
+        if (now is None) != (then is None) or (now is not None and not math.isclose(float(now), float(then), rel_tol=tolerance)):
             gives = f"${format_usd_per_hour(float(now))} a device-hour" if now is not None else "no price"
             was = (f"the table was priced at ${format_usd_per_hour(float(then))} a device-hour when swept: its costs are the "
                    "table's" if then is not None else "the table was swept without a price for it: its rows have no cost")

@@ -319,7 +319,8 @@ def _without_refused_speculation(df, extra_dirs: tuple) -> tuple:
     """(`df` less its speculative rows of a method or layout the engine refuses to speculate with, ' Left out: ...' for
     the finding, or ''): frontier.refused_methods, as cheapest and the fast tiers leave them out (qa219: a finding gave
     4.54x for Medusa under trtllm, which has no Medusa drafter, and a figure drew SGLang's Medusa bars the highest);
-    the plain points those rows carry stay in their k = 0 rows."""
+    the plain points those rows carry stay in their k = 0 rows, and where every row is refused (no k = 0 swept) the rows
+    stay and the sentence says so."""
     from roofline.frontier import _refused, refused_methods
 
     refused = refused_methods(df, extra_dirs)
@@ -329,6 +330,8 @@ def _without_refused_speculation(df, extra_dirs: tuple) -> tuple:
     if not rows.any():
         return df, ""
     named = "; ".join(dict.fromkeys(e["note"] for e in refused))
+    if rows.all():  # qa220: nothing left (no k = 0 swept) failed the report; the rows stay, said as what they are
+        return df, f" Every row here speculates as no setup of its engine does ({named}): the figures are the sweep's, which no deployment runs."
     return df[~rows], f" Left out, as no setup of the engine runs them: {named}."
 
 

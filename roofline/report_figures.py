@@ -41,6 +41,7 @@ from roofline.plots import (
     place_labels,
 )
 from roofline.report import PAGE_WIDTH_PX
+from roofline.speculation import pays
 
 # Each draws what its finding (roofline.findings) states, from the same table; points that do not fit in
 # device memory are left out or drawn faint, and the title says which.
@@ -189,7 +190,7 @@ def _report_flops(df: pd.DataFrame, ops, meta: dict) -> Figure:
     hw, model = d["hardware"].iloc[0], d["model"].iloc[0]
     drafting = d.loc[d["k"] > 0, "method"].astype(str)  # the rows' own (qa133: meta's a list, held by question_rows)
     method = drafting.iloc[0] if len(drafting) else ""
-    pays_somewhere = bool((d.loc[d["k"] > 0, "speedup"] >= 1).any())  # qa219: 'less time' over a sweep where none pays
+    pays_somewhere = bool(pays(d.loc[d["k"] > 0, "speedup"]).any())  # qa219: 'less time' over a sweep where none pays
     fig.suptitle(f"More compute, {'less' if pays_somewhere else 'more'} time: per generated token, against plain decoding (k = 0)\n"
                  f"{_name(meta, 'model', model)} on {_name(meta, 'hardware', hw)}, batch {d['batch'].iloc[0]:g}, context "
                  f"{_ctx(d['context'].iloc[0])}, {METHOD_LABELS.get(method, method)} · {engine_label(meta)}")

@@ -200,8 +200,13 @@ _DECIMAL = re.compile(r"\s*[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?
 def _number(value: object) -> object:
     """YAML 1.1 reads 1e3 (no dot, no exponent sign) as a string: accept it, and a quoted "8", as the number it is. Only
     a plain decimal in ASCII digits: float() also takes `1_000` (which the profiles refuse unquoted, YAML 1.1 and 1.2
-    reading it apart), digits of other scripts and `nan` (qa185); those stay text, refused as such."""
+    reading it apart), digits of other scripts and `nan` (qa185); those stay text, refused as such. A numpy number is
+    the Python one (qa220: np.int32(4) refused as a range's num)."""
     if isinstance(value, str) and _DECIMAL.fullmatch(value):
+        return float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
         return float(value)
     return value
 

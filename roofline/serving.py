@@ -480,10 +480,10 @@ STAGE_SPLIT_CLASSES = {  # what an engine may run over every device of a stage u
 def _class_list(choices: dict):
     """The rule of a profile's list of weight classes among `choices`, each once ([] for none), in `choices`' order."""
     def check(where: str, key: str, value: object) -> tuple:
-        if not isinstance(value, (list, tuple)) or any(not isinstance(v, str) or v not in choices for v in value) \
-                or len(set(value)) != len(value):
+        given = [v.strip().lower() if isinstance(v, str) else v for v in value] if isinstance(value, (list, tuple)) else None
+        if given is None or any(not isinstance(v, str) or v not in choices for v in given) or len(set(given)) != len(given):
             raise field_error(where, key, "a list of " + ", ".join(choices) + " (each once; [] for none)", value)
-        return tuple(c for c in choices if c in value)
+        return tuple(c for c in choices if c in given)  # any case, as method names are read (qa220)
     return check
 
 

@@ -60,7 +60,7 @@ import numpy as np
 from roofline.capacity import capacity, kv_shared_and_per_sequence_bytes
 from roofline.costs import ACTIVATION_BYTES, sequences_per_group, weight_bytes_by_class
 from roofline.engine import step_metrics, weight_only_note
-from roofline.errors import RooflineError, closest_names, field_line
+from roofline.errors import RooflineError, closest_names, field_line, shown_value
 from roofline.hardware import HardwareSpec
 from roofline.layout import OPERATOR_CLASS, Deployment, deployment, single_device
 from roofline.limits import DRAFT_VOCAB_MAX, K_MAX, TREE_NODES_MAX
@@ -170,6 +170,7 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
             ParallelLMHead a head; its truncated_vocab_size is not modelled); no layers, no embedding, no KV cache. All k heads run on the same hidden state in
             one pass (speculative_metrics prices k heads' GEMMs and one pass's fixed costs).
     """
+    method = method_name(method)  # any case (qa220: a library caller's 'MEDUSA')
     if method in ("none", "ngram"):
         return None
     if method == "draft":
@@ -209,9 +210,7 @@ def unknown_method(where: str, method: object) -> RooflineError:
     """`WHERE: method: expected one of ..., found X`, naming the method meant where it is close to one."""
     close = closest_names(method.lower(), METHODS, 1, 0.8) if isinstance(method, str) else []
     hint = f" (did you mean {close[0]}?)" if close else ""
-    text = repr(method)
-    shown = (str(method).lower() if isinstance(method, bool) else text if len(text) <= 60 and "\n" not in text
-             else f"a {type(method).__name__}")  # YAML's true, as written (qa120); a Series by its type, on one line (qa218)
+    shown = shown_value(method)  # YAML's true, as written (qa120); a Series by its type, on one line (qa218)
     line = field_line(where, "method")  # a scenario file's line, as its other errors say (qa182)
     return RooflineError(f"{where}: {f'line {line}: ' if line else ''}method: expected one of {' | '.join(METHODS)}, "
                          f"found {shown}{hint}")
@@ -416,6 +415,8 @@ def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, dr
     drafter whose weights its own device dequantises (fp8 on an A100: weight-only there, qa86). Under an `engine` that
     refuses speculation at pp > 1 its own note says so (serving.speculation_engine_notes), not this one (qa177)."""
     out = []
+    if engine is not None and method in engine.speculation_refused:  # its own note says no setup runs it (qa220)
+        return out
     if draft_hw is not None and dep is not None and method != "ngram" and (method != "draft" or draft is not None):
         drafter = drafter_spec(method, target, draft)
         note = weight_only_note(draft_hw, drafter_deployment(method, drafter, dep, True), drafter) if drafter is not None else ""
@@ -543,6 +544,7 @@ def speculative_metrics(
     """
     check_options("speculation", method, draft=draft, draft_vocab=draft_vocab, alpha=alpha, acceptance=acceptance,
                   tree_nodes=tree_nodes, tree_tau=tree_tau, k=k)
+    method = method_name(method)  # any case, as checked (qa220)
     dep = dep or deployment(target)
     engine = engine or IDEAL
     b = np.asarray(batch, dtype=np.float64)
@@ -792,6 +794,7 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
     last] batch below it where speedup < 1 (a dip: the overlap of a drafter elsewhere starts only where it pays),
     or None where it pays at every batch up to the break-even (on the search grid, its edges refined).
     """
+    method = method_name(method)  # any case (qa220)
     kw = dict(method=method, draft=draft, draft_hw=draft_hw, acceptance=acceptance, tree_nodes=tree_nodes,
               tree_tau=tree_tau, overlap=overlap, draft_vocab=draft_vocab, dep=dep, engine=engine, shared_prefix=shared_prefix)
     point = speculative_metrics(hw, target, batch, context, k, alpha, **kw)

@@ -584,7 +584,7 @@ def engine_table(e) -> str:
             "(max_running_requests_speculating: a larger batch warned"
             + (f"; {e.max_running_requests_flag} raises it" if e.max_running_requests_flag else "") + ")"
             if e.max_running_requests_speculating is not None else "",
-            f"no {' or '.join(e.speculation_refused)} drafting (speculation_refused: warned, left out by cheapest)"
+            f"no {' or '.join(e.speculation_refused)} drafting (speculation_refused: warned, left out by cheapest and the report)"
             if e.speculation_refused else "",
             f"no {' or '.join(e.speculation_refused_with_dp_attention)} drafting under attention DP "
             "(speculation_refused_with_dp_attention: warned, left out by cheapest)" if e.speculation_refused_with_dp_attention else "",

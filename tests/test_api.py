@@ -847,3 +847,32 @@ def test_notebook_values_of_the_wrong_kind_are_one_line_and_ranges_take_what_the
         roofline.predict("h100-sxm", "llama-3.1-8b", kv_dtype=["fp8"])
     with pytest.raises(RooflineError, match=re.escape("alpha: expected a rate in [0, 1], found 1.5")):
         roofline.predict("h100-sxm", "llama-3.1-8b", method="eagle", alpha=1.5)
+
+
+@pytest.mark.slow
+def test_library_callers_get_methods_in_any_case_and_their_own_spelling_back():
+    """qa220: speculative_metrics(method='MEDUSA') failed ('method: method: ... found 'MEDUSA''), predict said a typo as
+    its lower-case form, np.int32 was refused in a range, an engine's method list was case-sensitive, and a refused
+    method still drew the pp and drafter-device notes."""
+    import numpy as np
+
+    import roofline
+    from roofline.errors import RooflineError
+    from roofline.hardware import load_hardware
+    from roofline.model import load_model
+    from roofline.serving import engine_from_dict, load_engine
+    from roofline.speculation import drafter_warnings, speculative_metrics
+
+    hw, target = load_hardware("h100-sxm"), load_model("llama-3.1-8b")
+    upper = speculative_metrics(hw, target, 4, 1024, 3, 0.7, method="MEDUSA")
+    assert float(upper["draft_time_s"]) == float(speculative_metrics(hw, target, 4, 1024, 3, 0.7, method="medusa")["draft_time_s"])
+    with pytest.raises(RooflineError, match=re.escape("found 'MEDUSSA' (did you mean medusa?)")):
+        roofline.predict("h100-sxm", "llama-3.1-8b", method="MEDUSSA")
+    df = roofline.sweep({"hardware": "h200", "model": "llama-3.1-8b", "axes": {"batch": {"start": np.int32(1), "stop": 64, "num": np.int32(4)}}})
+    assert sorted(df["batch"].unique()) == [1, 22, 43, 64]
+    engine = engine_from_dict({"name": "x", "source": "s", "speculation_refused": ["Medusa "]}, "e.yaml")
+    assert engine.speculation_refused == ("medusa",)
+    from roofline.layout import deployment
+    trt = load_engine("trtllm")
+    assert drafter_warnings("medusa", target, None, load_hardware("l4"), 2, deployment(target, pp=2), trt) == []
+    assert drafter_warnings("medusa", target, None, load_hardware("l4"), 2, deployment(target, pp=2), load_engine("vllm"))

@@ -1423,3 +1423,20 @@ def test_a_shared_prefix_gain_at_one_batch_is_the_prefix_read_once(tmp_path):
                            "method: eagle\nshared_prefix: [0, 2048]\naxes:\n  batch: [16]\n  context: [4096]\n  k: [0, 3]\n"
                            "  alpha: [0.8]\n")
     assert "both at batch 16: the gain is the prefix read once a pass, not a larger batch)" in f.text, f.text
+
+
+@pytest.mark.slow
+def test_a_report_whose_every_row_is_refused_runs_and_says_so(tmp_path):
+    """qa220: Medusa under sglang without k = 0 left no rows once the refused ones were left out, and the report failed
+    with an IndexError; at one batch with no gain the shared-prefix finding still credited 'the prefix read once'."""
+    from roofline.report import write_report
+
+    path = tmp_path / "medsg.yaml"
+    path.write_text("name: medsg\nquestion: batch-vs-speculation\nhardware: h100-sxm\nmodel: llama-3.1-8b\nengine: sglang\n"
+                    "method: medusa\naxes:\n  batch: [1, 8]\n  context: [1024]\n  k: [1, 2, 4]\n  alpha: [0.8]\n")
+    write_report([str(path)], tmp_path / "rep")
+    text = (tmp_path / "rep" / "report.md").read_text()
+    assert "Every row here speculates as no setup of its engine does (medusa speculation under sglang (it has no medusa drafter))" in text
+    _, f = _report_finding(tmp_path / "sp", "name: shared-prefix\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                           "shared_prefix: [0, 512]\naxes:\n  batch: [1]\n  context: [4096]\n  k: [0, 3]\n  alpha: [0.8]\n")
+    assert "(1.00×; both at batch 1: no gain at that batch)." in f.text, f.text

@@ -1188,3 +1188,23 @@ def test_cheapest_exits_1_where_no_row_is_left_to_compare(tmp_path, roofline):
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "30", "--out", tmp_path / "f.csv")
     assert code == 1 and "nothing to compare" in out and "swept without a price for l40s" in out, out
     assert not (tmp_path / "f.csv").exists()
+
+
+@pytest.mark.slow
+def test_prices_read_off_a_copied_csv_compare_at_its_precision_and_a_missing_device_is_named_as_such(tmp_path):
+    """qa220: a price of $2.73972602739726 (a month's over 730 h) read back from a copied results.csv said 'changed
+    since'; refused_methods named a device whose profile had gone as its engine."""
+    import roofline as api
+    from roofline.editing import new_profile
+    from roofline.frontier import price_notes, refused_methods
+
+    new_profile("hardware", "hx", "h100-sxm", ["price=2.73972602739726 USD/h"], out_dir=tmp_path / "p")
+    df = api.sweep({"hardware": "hx", "model": "llama-3.1-8b", "method": "eagle",
+                    "axes": {"batch": [1, 8], "context": [1024], "k": [0, 2], "alpha": [0.8]}}, profiles=[tmp_path / "p"])
+    (tmp_path / "copy").mkdir()
+    df.to_csv(tmp_path / "copy" / "results.csv", index=False, float_format="%.6g")
+    back = pd.read_csv(tmp_path / "copy" / "results.csv")
+    assert price_notes(tmp_path / "copy" / "results.csv", (tmp_path / "p",), back) == []
+    unchecked = []
+    dp = df.assign(dp_attention=2)  # a layout a device's engine values decide
+    assert refused_methods(dp, (), unchecked) == [] and unchecked == ["device hx"]
