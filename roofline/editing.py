@@ -773,8 +773,10 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     header.append(f"# {display}: made with `{command}`; every field not set there is {source.stem}'s ({words}) until "
                   "edited.")
     inherited = set(hand_set_fields(read_text(source)))  # a copy of a copy: its source's hand-set values too (qa98)
-    if assignments or inherited:  # which values are not the source profile's, whatever its source and notes say
-        header.append(HAND_SET + ", ".join(sorted(set_here | inherited)) + ".")
+    written = {".".join(keys) for keys, value in pairs if value is not None or ".".join(keys) in kept}  # as `set` says them
+    marked = written | (inherited - ({".".join(keys) for keys, _ in pairs} - written))  # qa222: a field removed is not set
+    if marked:  # which values are not the source profile's, whatever its source and notes say
+        header.append(HAND_SET + ", ".join(sorted(marked)) + ".")
     text = "\n".join(header) + "\n" + _dump(doc)
     try:
         spec = validate_text(kind, text, target, extra_dirs)
@@ -1090,7 +1092,8 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
                 raise RooflineError(f"{path}: changed on disk while it was being edited, so your edit is not saved there: "
                                     f"it is in {_keep_edit(path, edited)} (merge it by hand, or run the edit again)")
             try:
-                write_text_atomic(path, _unfit_edited(kind, original, edited, path), force=True, what=f"{GROUP[kind]} edit")
+                final = _hand_set_by_edit(original, _unfit_edited(kind, original, edited, path))
+                write_text_atomic(path, final, force=True, what=f"{GROUP[kind]} edit")
             except RooflineError as exc:  # qa141: a file that cannot be replaced lost the edit with the scratch file
                 raise RooflineError(f"{exc}; your edit is kept in {_keep_edit(path, edited)}") from None
             return path, True
@@ -1107,6 +1110,35 @@ def _keep_edit(path: Path, edited: str) -> Path:
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(edited)
     return Path(name)
+
+
+def _leaves(value, prefix: str = "") -> dict:
+    """{dotted field path: value} of a parsed profile's leaves (a list's entries by index)."""
+    if isinstance(value, Mapping):
+        items = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return {prefix: value}
+    out = {}
+    for key, item in items:
+        out.update(_leaves(item, f"{prefix}.{key}" if prefix else str(key)))
+    return out
+
+
+def _hand_set_by_edit(original: str, edited: str) -> str:
+    """`edited` with a copy's HAND_SET line widened by the fields the edit changed or added, and narrowed by those it
+    removed (qa222: an edit of a copy left its 'set by hand' list as it was, under a source that describes the old
+    values); text fields (source, notes, display name, description) and a fit's block are not values. A file without
+    that header (not a copy) is left as it is."""
+    try:
+        before, after = (_leaves(load_yaml_text(t, "edit") or {}) for t in (original, edited))
+    except Exception:  # validated already; a parse this helper cannot do leaves the header as it is
+        return edited
+    text_fields = ("source", "notes", "display_name", "description", "fitted")
+    changed = {k for k, v in after.items() if before.get(k, object()) != v and k.split(".")[0] not in text_fields}
+    removed = {k for k in before if k not in after and k.split(".")[0] not in text_fields}
+    return _with_hand_set(edited, changed, removed) if changed or removed else edited
 
 
 def _unfit_edited(kind: str, original: str, edited: str, path: Path) -> str:

@@ -983,6 +983,9 @@ def fit_report(fit: dict) -> str:
     lines += [f"{'parameter':<{w}} {'unit':>4} {'bounds':>15} {'start':>9} {'fitted':>9}  note", "-" * (w + 68)]
     for row in fit["parameters"]:
         note = ["fixed at its start value (--fix)"] if row["fixed"] else []
+        had = row.get("loaded")  # qa223: --fix overlap_exponent moved sglang's fitted 1.0 to its start, 3, unsaid
+        if row["fixed"] and had is not None and not row.get("family") and abs(had - row["fitted"]) > 1e-9 * max(abs(had), 1.0):
+            note.append(f"the profile had {_shown(had)} (its earlier fit's): --fix keeps the sourced start, not that")
         if row["bound"]:
             note.append(f"at {row['bound']} bound")
         if not row["determined"] and not row["fixed"]:  # a family's value is pooled toward the profile's own fitted value

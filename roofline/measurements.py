@@ -99,7 +99,7 @@ from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, DRAFT_VOCAB_MAX,
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
 from roofline.profiles import DTYPE_ALIASES
 from roofline.serving import DEFAULT_ENGINE, IDEAL, ServingEngine, for_engine, load_engine
-from roofline.speculation import METHODS, alpha_from_tau, check_draft_vocab, speculative_metrics
+from roofline.speculation import DEFAULT_RATES, METHODS, alpha_from_tau, check_draft_vocab, speculative_metrics
 
 QUANTITIES = ("tokens_per_s_per_user", "step_time_s", "tokens_per_s", "speedup")
 COLUMNS = ("source_id", "source", "engine", "engine_version", "hardware", "gpus", "tp", "ep", "dp_attention", "model",
@@ -116,6 +116,7 @@ ENGINE_SLOTS = ("vllm", "vllm-v0", "sglang", "sglang-early", "trtllm")
 SERVER_METHODS = {"eagle3": "eagle", "eagle-3": "eagle", "draft_model": "draft", "standalone": "draft",
                   "deepseek_mtp": "mtp", "qwen3_next_mtp": "mtp", "nextn": "mtp", "[ngram]": "ngram"}
 SPLITS = ("fit", "heldout")
+METHOD_WITHOUT_RATES = {"draft": "a draft model has", "medusa": "Medusa's heads have"}  # methods DEFAULT_RATES lacks
 MAX_ROWS = 100_000
 MAX_FILE_BYTES = 64 * 1024 * 1024
 _DRAFT_IN_NOTES = re.compile(r"(?:^|[\s;,(])draft=([A-Za-z0-9._\-]+)")
@@ -141,6 +142,22 @@ def _version(text: str) -> tuple[int, int, int] | None:
     """The first major.minor[.patch] in `text` ("0.4.3.post2" -> (0, 4, 3)), or None."""
     m = _VERSION.search(str(text))
     return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)) if m else None
+
+
+def _refused_method_warning(engines, method: str, engine_version: str) -> None:
+    """convert's warning where the rows' engine has no drafter of `method` (its profile's speculation_refused: SGLang and
+    TensorRT-LLM have no Medusa; qa223: converted, fitted and scored in silence): fit and accuracy leave them out."""
+    from roofline.serving import load_engine
+
+    for engine in engines:
+        slot = engine_slot(engine, engine_version)
+        try:
+            refused = bool(slot) and method in load_engine(slot).speculation_refused
+        except RooflineError:
+            continue
+        if refused:
+            warn(f"--method {method} under {engine}: its profile ({slot}) has no {method} drafter (speculation_refused), so "
+                 "fit and accuracy leave these rows out; if your server ran it, name the engine that did (--engine)")
 
 
 def engine_slot(engine_text: str, engine_version: str = "") -> str | None:
@@ -395,14 +412,16 @@ def load_measurements(path: str | Path) -> pd.DataFrame:
 
 
 def repeated_rows(table: pd.DataFrame) -> pd.Series:
-    """Whether each row repeats an earlier one in every column but its row number, notes and source text (a boolean
-    Series over table's index): one measurement pasted twice, which a fit would weigh twice."""
+    """Whether each row repeats an earlier one in every column but its row number, notes, source text and source id (a
+    boolean Series over table's index): one measurement pasted twice, which a fit would weigh twice."""
     return table.duplicated(_compared_columns(table), keep="first")
 
 
 def _compared_columns(table: pd.DataFrame) -> list[str]:
-    """The columns two rows are compared on for repeating one another: all but the row number, notes and source text."""
-    return [c for c in table.columns if c not in ("row", "notes", "source")]
+    """The columns two rows are compared on for repeating one another: all but the row number, notes, source text and
+    source id and engine version (its engine_slot stays: qa223, one result appended again under another --source-id,
+    without its --engine-version, counted twice)."""
+    return [c for c in table.columns if c not in ("row", "notes", "source", "source_id", "engine_version")]
 
 
 def _warn_repeated_rows(table: pd.DataFrame, where: str) -> None:
@@ -534,11 +553,14 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
                               f"{model.name} (mtp_modules: 0)")
         draft = get(model_cache, load_model, r.draft, "draft", r.row) if r.method == "draft" else None
         extra["replicas"][i] = replicas
-        if r.method == "draft" and np.isnan(r.acceptance_length):
-            skipped[i] = "no acceptance_length: a draft model has no default acceptance rates"
+        if r.method not in ("none", *DEFAULT_RATES) and np.isnan(r.acceptance_length):  # qa223: Medusa's rows failed the file
+            skipped[i] = f"no acceptance_length: {METHOD_WITHOUT_RATES[r.method]} no default acceptance rates"
             continue
         tokens = int(r.input_len + r.output_len)
         slot = slot_for_row(r) if slot_for_row else r.engine_slot
+        if engine_for and r.k > 0 and r.method in engine_for(slot).speculation_refused:  # qa223: scored in silence
+            skipped[i] = f"{engine_for(slot).name} has no {r.method} drafter (its speculation_refused): no setup of it ran this row"
+            continue
         on_hw = memory_bound(engine_for(slot).for_hardware(hw)) if engine_for else None  # as running_batch (qa93)
         laid = for_engine(dep, on_hw, model) if engine_for else dep  # as the engine lays it out
         fit_key = (hw.name, model.name, dep.tp, dep.dp_attention, dep.ep, dep.pp, tuple(sorted(dep.dtypes.items())), dep.kv_dtype,
@@ -1079,12 +1101,13 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         raise field_error(f"{plain_path}: result {plain_n}", "acceptance length", f"one, as {shown} record (a plain run among "
                           f"speculative ones? convert plain runs with --method none)", MISSING)
     if method != "none" and taus_recorded and not recorded_taus:  # a plain run converted as speculative, most likely
-        fate = ("a draft model has no default acceptance rates, so fit and accuracy leave its rows out" if method == "draft"
-                else "so its rows will be predicted with the method's default rates")
+        fate = (f"{METHOD_WITHOUT_RATES[method]} no default acceptance rates, so fit and accuracy leave its rows out"
+                if method not in DEFAULT_RATES else "so its rows will be predicted with the method's default rates")
         warn(f"--method {method}: no result records an acceptance length (vLLM's spec_decode_acceptance_length, SGLang's "
              f"accept_length): {fate}; a run without speculation records none (convert it with --method none), and so "
              "may an older benchmark's speculative run")
     engines = sorted({row["engine"] for row in rows})
+    _refused_method_warning(engines, method, engine_version)
     if engine_version and len(engines) > 1:  # one version stamped on two engines' rows picks the wrong profile for one
         raise field_error("command line", "--engine-version", "results of one engine (--engine picks it)", ", ".join(engines))
     if not rows:  # every file an empty list: said as the files, not as this function (qa187)
@@ -1125,11 +1148,13 @@ def _check_as_fit_reads(out: Path, text: str, what: str) -> None:
 
 def _rows_held_already(old: pd.DataFrame, new: pd.DataFrame, mine: pd.DataFrame) -> int:
     """How many of the rows `new` (convert's columns; `mine`: the same in the file's columns) file `old` holds already:
-    alike in every column but source and notes, or the same result (its file's name and index, quantity and value:
-    qa191, under another --source-id or another spelling of its path)."""
+    alike in every column but source id, engine version, source and notes (qa223: a renamed copy under another
+    --source-id and without its --engine-version), or the same
+    result (its file's name and index, quantity and value: qa191, under another --source-id or another spelling of its
+    path)."""
     if not len(old):
         return 0
-    same = [c for c in mine.columns if c and c not in ("notes", "source")]
+    same = [c for c in mine.columns if c and c not in ("notes", "source", "source_id", "engine_version")]
     seen = set(map(tuple, old.reindex(columns=same).fillna("").to_numpy().tolist()))
 
     def results(frame: pd.DataFrame) -> list[tuple]:

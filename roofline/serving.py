@@ -1150,7 +1150,10 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
         named = other.strip()  # a name is looked up in lower case; a path as written (qa191: /tmp/UP/x.yaml not found),
         # and so is what lower case would make a path (qa198: /tmp/UP/SG.YAML loaded /tmp/up/sg.yaml), which names nothing
         written = is_profile_path(named.lower())
-        base_path = find_profile("engine", named if written else named.lower(), extra_dirs)
+        beside = Path(path).parent / named  # a relative path, from the profile's own folder first (qa222: from the
+        # working directory only, so a profile `set` accepted in its folder failed from any other)
+        base_path = (beside if written and not Path(named).is_absolute() and beside.is_file()
+                     else find_profile("engine", named if written else named.lower(), extra_dirs))
     except RooflineError as exc:
         raise RooflineError(f"{where}: costs_from: {exc}") from None
     base_data = read_yaml(base_path)

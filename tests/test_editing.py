@@ -1143,7 +1143,8 @@ def test_an_engine_edit_that_changes_a_fitted_value_makes_it_the_users(roofline,
     assert "kernel_latency" in engine.fitted["parameters"]  # the values not edited stay the fit's
     changed = [line for line in difflib.unified_diff(text.splitlines(), path.read_text().splitlines(), lineterm="", n=0)
                if line[:1] in "+-" and line[:3] not in ("+++", "---")]
-    assert len(changed) == 3  # the edited line, and the list entry taken out: nothing else of the file rewritten
+    assert len(changed) == 4  # the edited line, the list entry taken out and the copy's set-by-hand line (qa222):
+    assert changed[0] == "+# set by hand, not from the source or notes below: allreduce_latency."  # nothing else rewritten
 
 
 def test_a_profile_given_by_path_under_a_built_ins_name_is_said_to_be_labelled_so(roofline, tmp_path):
@@ -1736,3 +1737,25 @@ def test_hw_diff_and_show_list_an_attention_stream(roofline, tmp_path, monkeypat
     row = next(line for line in out.splitlines() if line.startswith("operator_ceilings.attention_stream"))
     assert code == 0 and row.split()[1:] == ["-", "25", "GB/s", "-", "*"], err
     assert "  attention stream  25 GB/s" in roofline("hw", "show", "gpu")[1]
+
+
+def test_a_relative_costs_from_is_read_beside_the_profile_and_a_removed_field_is_not_set_by_hand(tmp_path, monkeypatch, roofline):
+    """qa222: `engines set my-v0 costs_from=./team-vllm.yaml`, accepted in the profiles' folder, failed from any other
+    (read from the working directory); `new --set price=null` listed price as set by hand; `scenarios list` listed a
+    scenario naming a removed device as fine."""
+    from roofline.editing import new_profile, set_fields
+    from roofline.serving import load_engine
+
+    new_profile("engine", "team-vllm", "vllm", [], out_dir=tmp_path)
+    new_profile("engine", "my-v0", "vllm-v0", [], out_dir=tmp_path)
+    monkeypatch.chdir(tmp_path)
+    set_fields("engine", "my-v0", ["costs_from=./team-vllm.yaml"], (tmp_path,))
+    monkeypatch.chdir(tmp_path.parent)
+    assert load_engine("my-v0", (tmp_path,)).costs_from == str(tmp_path / "team-vllm.yaml")
+    path = new_profile("hardware", "np2", "h100-sxm", ["price=null", "memory=96 GB"], out_dir=tmp_path)
+    assert "# set by hand, not from the source or notes below: memory." in path.read_text()
+    new_profile("hardware", "gone", "h100-sxm", [], out_dir=tmp_path)
+    new_profile("scenario", "uses-gone", "eagle-on-hopper", ["hardware=GONE"], out_dir=tmp_path, extra_dirs=(tmp_path,))
+    (tmp_path / "gone.yaml").unlink()
+    code, out, err = roofline("--profiles", tmp_path, "scenarios", "list")
+    assert code == 2 and "uses-gone.yaml: line" in err and "hardware: unknown hardware 'GONE'" in err, err

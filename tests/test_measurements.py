@@ -281,6 +281,18 @@ def test_a_draft_model_row_without_acceptance_is_not_predicted_and_says_why(tmp_
     assert np.isnan(out["predicted"][0]) and "acceptance_length" in out["skipped"][0]
 
 
+def test_medusa_rows_without_acceptance_or_under_an_engine_without_its_drafter_are_not_predicted_and_say_why(tmp_path):
+    """qa223: a Medusa row without an acceptance length stopped fit and accuracy for the whole file (no default rates),
+    and SGLang Medusa rows were scored in silence (SGLang has no Medusa drafter)."""
+    path = write_rows(tmp_path, [{"method": "medusa", "k": "4"}, {"method": "medusa", "k": "4", "acceptance_length": "2.4",
+                                                                   "engine": "sglang"}, {}])
+    out = predict_measurements(load_measurements(path))
+    assert np.isnan(out["predicted"][0]) and out["skipped"][0] == ("no acceptance_length: Medusa's heads have no default "
+                                                                   "acceptance rates")
+    assert np.isnan(out["predicted"][1]) and "sglang has no medusa drafter (its speculation_refused)" in out["skipped"][1]
+    assert np.isfinite(out["predicted"][2])  # the plain row beside them
+
+
 def test_vllm_below_0_8_and_sglang_below_0_4_5_are_their_early_profiles_and_a_version_without_a_number_is_current():
     from roofline.measurements import engine_slot
 
@@ -425,6 +437,11 @@ def test_convert_appends_speculative_runs_to_plain_ones_in_one_file_and_refuses_
     assert code == 2 and "--append: expected without --force" in err and out.read_bytes() == before
     code, _, err = roofline("measurements", "convert", plain, *common[:-2], "--source-id", "another", "--append")
     assert code == 2 and "converted there already" in err and out.read_bytes() == before  # qa189: the same results
+    renamed = tmp_path / "renamed.json"  # qa223: a renamed copy under another source id and without its engine version
+    renamed.write_text(json.dumps(VLLM_RESULT))
+    code, _, err = roofline("measurements", "convert", renamed, *common[:-2], "--source-id", "other", "--engine-version",
+                            "0.11.0", "--append")
+    assert code == 2 and "converted there already" in err and out.read_bytes() == before, err
     copy = tmp_path / "copy.json"  # qa206: a result given twice in one call (a copy of the file) was written twice
     copy.write_text(json.dumps(VLLM_RESULT, indent=2))
     code, _, err = roofline("measurements", "convert", plain, copy, "--hardware", "h100-sxm", "--model", "llama-3.1-8b",
