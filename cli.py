@@ -604,17 +604,26 @@ def scenarios_list() -> None:
 
 
 def _scenario_that_loads(name: str, dirs: tuple):
-    """The scenario `name` with every profile it names loaded (grid.load_configs, its warnings left to show, validate
-    and sweep): qa222, a scenario naming a removed device was listed as fine, exit 0."""
-    import warnings
-
-    from roofline.grid import load_configs
+    """The scenario `name`, every profile it names found (beside the scenario first, as a sweep looks; qa222: a scenario
+    naming a removed device was listed as fine, exit 0); `show`, `validate` and `sweep` load them (qa224: loading every
+    config here took 12-43 ms a scenario)."""
+    from roofline.errors import RooflineError, field_line
+    from roofline.profiles import find_profile, is_profile_path
     from roofline.scenario import load_scenario
 
     sc = load_scenario(name, dirs)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        load_configs(sc, dirs)
+    beside = Path(sc.path).parent if sc.path else None
+    named = (("hardware", (*sc.hardware, *(d for d in sc.draft_hardware if d))), ("model", (*sc.model, *((sc.draft,) if sc.draft else ()))),
+             ("engine", tuple(e for e in sc.engine if e)))
+    for kind, names in named:
+        for n in names:
+            local = beside / n if beside is not None and is_profile_path(n) and (beside / n).is_file() else None
+            try:
+                find_profile(kind, str(local or n), dirs)
+            except RooflineError as exc:
+                line = field_line(str(sc.path), "draft" if kind == "model" and n == sc.draft else
+                                  "draft_hardware" if kind == "hardware" and n not in sc.hardware else kind)
+                raise RooflineError(f"{sc.path}: {f'line {line}: ' if line else ''}{kind}: {exc}") from None
     return sc
 
 

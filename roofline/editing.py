@@ -729,6 +729,10 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     check_no_other_file(target, force, kind)
     doc = _load_rt(read_text(source), str(source))
     doc["name"] = name
+    if kind == "engine" and isinstance(doc.get("costs_from"), str):  # a path beside its source, made absolute (qa224:
+        cf = doc["costs_from"].strip()  # the copy of a profile with ./team-vllm.yaml was refused or broken elsewhere)
+        if is_profile_path(cf.lower()) and not Path(cf).is_absolute() and (source.parent / cf).is_file():
+            doc["costs_from"] = str((source.parent / cf).resolve())
     if kind == "scenario":
         _anchor_profile_paths(doc, source.parent)
         from roofline.scenario import REPORT_QUESTIONS
@@ -1092,7 +1096,11 @@ def edit_profile(kind: str, name: str, extra_dirs: tuple = (), force: bool = Fal
                 raise RooflineError(f"{path}: changed on disk while it was being edited, so your edit is not saved there: "
                                     f"it is in {_keep_edit(path, edited)} (merge it by hand, or run the edit again)")
             try:
-                final = _hand_set_by_edit(original, _unfit_edited(kind, original, edited, path))
+                final = _hand_set_by_edit(original, _unfit_edited(kind, original, edited, path), kind)
+                if kind == "engine" and "costs_from" in (load_yaml_text(final, "edit") or {}):  # as `set` does (qa224)
+                    final = _without_lineage(final)
+                if "\r\n" in final:  # a Windows file: the header line added in its line ends too (qa224)
+                    final = final.replace("\r\n", "\n").replace("\n", "\r\n")
                 write_text_atomic(path, final, force=True, what=f"{GROUP[kind]} edit")
             except RooflineError as exc:  # qa141: a file that cannot be replaced lost the edit with the scratch file
                 raise RooflineError(f"{exc}; your edit is kept in {_keep_edit(path, edited)}") from None
@@ -1113,31 +1121,45 @@ def _keep_edit(path: Path, edited: str) -> Path:
 
 
 def _leaves(value, prefix: str = "") -> dict:
-    """{dotted field path: value} of a parsed profile's leaves (a list's entries by index)."""
+    """{dotted field path: value} of a parsed profile's leaves as `set` names them: a list of plain values is one field
+    (speculation_refused, axes.k), a list of mappings by its entries' indexes, an engine's `overrides` entry by its
+    hardware glob (`overrides[GLOB].FIELD`, qa224: one entry added before the others marked every family's fitted
+    values)."""
     if isinstance(value, Mapping):
         items = value.items()
-    elif isinstance(value, list):
+    elif isinstance(value, list) and any(isinstance(item, (Mapping, list)) for item in value):
         items = enumerate(value)
     else:
-        return {prefix: value}
+        return {prefix: tuple(value) if isinstance(value, list) else value}
     out = {}
     for key, item in items:
+        if prefix == "overrides" and isinstance(item, Mapping) and "hardware" in item:
+            key = f"[{item['hardware']}]"
         out.update(_leaves(item, f"{prefix}.{key}" if prefix else str(key)))
     return out
 
 
-def _hand_set_by_edit(original: str, edited: str) -> str:
+def _hand_set_by_edit(original: str, edited: str, kind: str) -> str:
     """`edited` with a copy's HAND_SET line widened by the fields the edit changed or added, and narrowed by those it
     removed (qa222: an edit of a copy left its 'set by hand' list as it was, under a source that describes the old
-    values); text fields (source, notes, display name, description) and a fit's block are not values. A file without
-    that header (not a copy) is left as it is."""
+    values); text fields (source, notes, display name, a hardware or model's description) and a fit's block are not
+    values, a scenario's description is (scenarios set keeps one written by hand). An override is named by its index in
+    the edited file. A file without that header (not a copy) is left as it is."""
     try:
-        before, after = (_leaves(load_yaml_text(t, "edit") or {}) for t in (original, edited))
+        docs = [load_yaml_text(t, "edit") or {} for t in (original, edited)]
+        before, after = (_leaves(d) for d in docs)
     except Exception:  # validated already; a parse this helper cannot do leaves the header as it is
         return edited
-    text_fields = ("source", "notes", "display_name", "description", "fitted")
-    changed = {k for k, v in after.items() if before.get(k, object()) != v and k.split(".")[0] not in text_fields}
-    removed = {k for k in before if k not in after and k.split(".")[0] not in text_fields}
+    text_fields = {"source", "notes", "display_name", "fitted"} | ({"description"} if kind != "scenario" else set())
+    globs = {f"[{o.get('hardware')}]": str(i) for i, o in enumerate(docs[1].get("overrides") or []) if isinstance(o, Mapping)}
+
+    def named(key: str) -> str:  # overrides[GLOB].FIELD as the file's index: overrides.N.FIELD
+        parts = key.split(".")
+        if parts[0] == "overrides" and len(parts) > 1 and parts[1] in globs:
+            parts[1] = globs[parts[1]]
+        return ".".join(parts)
+    changed = {named(k) for k, v in after.items() if before.get(k, object()) != v and k.split(".")[0] not in text_fields}
+    removed = {k for k in before if k not in after and k.split(".")[0] not in text_fields and not k.startswith("overrides.")}
     return _with_hand_set(edited, changed, removed) if changed or removed else edited
 
 

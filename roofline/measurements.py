@@ -155,9 +155,10 @@ def _refused_method_warning(engines, method: str, engine_version: str) -> None:
             refused = bool(slot) and method in load_engine(slot).speculation_refused
         except RooflineError:
             continue
-        if refused:
+        if refused:  # qa224: 'name the engine that did (--engine)' could not be done: convert's --engine names the slot
             warn(f"--method {method} under {engine}: its profile ({slot}) has no {method} drafter (speculation_refused), so "
-                 "fit and accuracy leave these rows out; if your server ran it, name the engine that did (--engine)")
+                 f"fit and accuracy leave these rows out; if your server ran it, fit or score them with --engine NAME, a "
+                 f"copy that has one: roofline engines new NAME --from {slot} --set 'speculation_refused=[]'")
 
 
 def engine_slot(engine_text: str, engine_version: str = "") -> str | None:
@@ -439,7 +440,7 @@ def _warn_repeated_rows(table: pd.DataFrame, where: str) -> None:
                  + (f" and {len(r) - 8} more" if len(r) > 8 else "") + f" repeat{'' if len(r) > 1 else 's'} row {e}"
                  for e, r in list(copies.items())[:8]]
         more = f"; and {len(copies) - 8} more rows repeated" if len(copies) > 8 else ""
-        warn(f"{where}: {'; '.join(parts)}{more}, in every column: each is counted again (delete the copies if they are "
+        warn(f"{where}: {'; '.join(parts)}{more}, in every column but source and engine version: each is counted again (delete the copies if they are "
              "one measurement)")
 
 
@@ -559,7 +560,8 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
         tokens = int(r.input_len + r.output_len)
         slot = slot_for_row(r) if slot_for_row else r.engine_slot
         if engine_for and r.k > 0 and r.method in engine_for(slot).speculation_refused:  # qa223: scored in silence
-            skipped[i] = f"{engine_for(slot).name} has no {r.method} drafter (its speculation_refused): no setup of it ran this row"
+            skipped[i] = (f"the {engine_for(slot).name} profile has no {r.method} drafter (its speculation_refused; a copy "
+                          "setting speculation_refused=[] prices it: --engine NAME)")  # qa224: TensorRT's engine flow has
             continue
         on_hw = memory_bound(engine_for(slot).for_hardware(hw)) if engine_for else None  # as running_batch (qa93)
         laid = for_engine(dep, on_hw, model) if engine_for else dep  # as the engine lays it out

@@ -1155,7 +1155,9 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
         base_path = (beside if written and not Path(named).is_absolute() and beside.is_file()
                      else find_profile("engine", named if written else named.lower(), extra_dirs))
     except RooflineError as exc:
-        raise RooflineError(f"{where}: costs_from: {exc}") from None
+        first = (f" (nor beside the profile, in {Path(path).parent}, where a relative path is read first)"
+                 if written and not Path(named).is_absolute() else "")  # qa224: said as the working directory's alone
+        raise RooflineError(f"{where}: costs_from: {exc}{first}") from None
     base_data = read_yaml(base_path)
     if "costs_from" in base_data:
         raise field_error(where, "costs_from", f"a profile with costs of its own ({base_path} takes them from another)", other)

@@ -415,6 +415,7 @@ def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, dr
     drafter whose weights its own device dequantises (fp8 on an A100: weight-only there, qa86). Under an `engine` that
     refuses speculation at pp > 1 its own note says so (serving.speculation_engine_notes), not this one (qa177)."""
     out = []
+    method = method_name(method)  # any case (qa224)
     if engine is not None and method in engine.speculation_refused:  # its own note says no setup runs it (qa220)
         return out
     if draft_hw is not None and dep is not None and method != "ngram" and (method != "draft" or draft is not None):

@@ -1759,3 +1759,33 @@ def test_a_relative_costs_from_is_read_beside_the_profile_and_a_removed_field_is
     (tmp_path / "gone.yaml").unlink()
     code, out, err = roofline("--profiles", tmp_path, "scenarios", "list")
     assert code == 2 and "uses-gone.yaml: line" in err and "hardware: unknown hardware 'GONE'" in err, err
+
+
+def test_an_edit_marks_a_list_as_one_field_and_an_override_by_its_entry_and_a_copy_keeps_a_relative_costs_from(
+        roofline, tmp_path, monkeypatch):
+    """qa224: adding one override entry before the others marked every family's fitted values as set by hand (entries
+    compared by position), a list's change was marked as `speculation_refused.1`, and a copy of an engine whose
+    costs_from is a path beside it was refused or broken elsewhere."""
+    from roofline.editing import new_profile, set_fields
+
+    code, _, err = roofline("engines", "new", "mysg5", "--from", "sglang")
+    assert code == 0, err
+    path = Path(os.environ["ROOFLINE_USER_DIR"]) / "mysg5.yaml"
+    text = path.read_text()
+    edited = (text.replace("overrides:\n", "overrides:\n  - hardware: h100-pcie\n    kernel_latency: 5 us\n", 1)
+              .replace("speculation_refused: [medusa]", "speculation_refused: [medusa, draft]", 1))
+    editor, _ = _fake_editor(tmp_path, [edited])
+    monkeypatch.setenv("EDITOR", editor)
+    monkeypatch.delenv("VISUAL", raising=False)
+    code, _, err = roofline("engines", "edit", "mysg5")
+    assert code == 0, err
+    marked = next(line for line in path.read_text().splitlines() if line.startswith("# set by hand"))
+    assert marked == ("# set by hand, not from the source or notes below: overrides.0.hardware, overrides.0.kernel_latency, "
+                      "speculation_refused."), marked
+    new_profile("engine", "team-vllm", "vllm", [], out_dir=tmp_path / "P")
+    new_profile("engine", "my-v0", "vllm-v0", [], out_dir=tmp_path / "P")
+    monkeypatch.chdir(tmp_path / "P")
+    set_fields("engine", "my-v0", ["costs_from=./team-vllm.yaml"], (tmp_path / "P",))
+    monkeypatch.chdir(tmp_path)
+    copy = new_profile("engine", "cp-v0", "my-v0", [], out_dir=tmp_path / "elsewhere", extra_dirs=(tmp_path / "P",))
+    assert f"costs_from: {tmp_path / 'P' / 'team-vllm.yaml'}" in copy.read_text()

@@ -289,7 +289,7 @@ def test_medusa_rows_without_acceptance_or_under_an_engine_without_its_drafter_a
     out = predict_measurements(load_measurements(path))
     assert np.isnan(out["predicted"][0]) and out["skipped"][0] == ("no acceptance_length: Medusa's heads have no default "
                                                                    "acceptance rates")
-    assert np.isnan(out["predicted"][1]) and "sglang has no medusa drafter (its speculation_refused)" in out["skipped"][1]
+    assert np.isnan(out["predicted"][1]) and "the sglang profile has no medusa drafter (its speculation_refused" in out["skipped"][1]
     assert np.isfinite(out["predicted"][2])  # the plain row beside them
 
 
@@ -918,7 +918,7 @@ def test_rows_that_repeat_an_earlier_row_are_said(tmp_path):
         assert len(load_measurements(path)) == 9
         load_measurements(default_measurements_path())  # the shipped file repeats no row
     said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
-    assert said == [f"{path}: row 7 repeats row 1; row 8 repeats row 2; row 9 repeats row 3, in every column: each is counted again (delete the copies "
+    assert said == [f"{path}: row 7 repeats row 1; row 8 repeats row 2; row 9 repeats row 3, in every column but source and engine version: each is counted again (delete the copies "
                     "if they are one measurement)"]
     pd.concat([shipped.head(2)] + [shipped.head(1)] * 3).to_csv(path, index=False)  # qa204: 'repeat rows 1, 1, 1'
     with warnings.catch_warnings(record=True) as caught:
