@@ -571,6 +571,22 @@ def _warn_of_refused(df, extra_dirs: tuple = ()) -> None:
              "(--where draws the others alone)")
 
 
+def best_k_among(df):
+    """`df` with best_k taken again among its own rows (the k tokens/s is highest at, of those that fit; -1 where none
+    fits), each point the same config, batch, context and alpha: `plot --where k=3` drew heatmap cells as 'no fit' and
+    lone dots where the sweep's best k, of every k, was another (qa225)."""
+    import numpy as np
+
+    from roofline.grid import INPUT_COLUMNS
+
+    keys = [c for c in INPUT_COLUMNS if c in df.columns and c != "k"]
+    score = df["tokens_per_s"].where(df["fits_in_memory"].astype(bool), -np.inf)
+    top = score.groupby([df[c] for c in keys], dropna=False, observed=True, sort=False).transform("max")
+    winner = df["k"].where((score == top) & np.isfinite(top))
+    best = winner.groupby([df[c] for c in keys], dropna=False, observed=True, sort=False).transform("min")
+    return df.assign(best_k=best.fillna(-1).astype(int))
+
+
 def plot_from_table(table: Path, out: Path | None = None, force: bool = False, formats: tuple[str, ...] = ("png",),
                     pool: FigurePool | None = None, where: tuple[str, ...] = (), extra_dirs: tuple = ()) -> list[Path]:
     """Re-draw the standard plots from a sweep folder or its results table (operators.csv and
@@ -616,6 +632,8 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
     df = select_rows(df, tuple(where), str(path))
     if df.empty:
         raise RooflineError(f"{path}: expected a sweep results table with at least one row, found none")
+    if any(w.split("=", 1)[0].strip() == "k" for w in where):
+        df = best_k_among(df)
     import pandas as pd
 
     from roofline.yamlio import check_text_table

@@ -471,7 +471,13 @@ def arrange(fig: Figure) -> None:
     _fit_title(fig, width_px - 2 * pad)
     title_px = _extent_px([fig._suptitle], "y") if fig._suptitle is not None else 0.0
     footer_px = _extent_px([t for t in fig.texts if str(t.get_gid()).startswith(FOOTER_GID)], "y")  # under the x labels
-    strip_px = max((legend.get_window_extent(fig.canvas.get_renderer()).width for legend in fig.legends), default=0.0)
+    renderer = fig.canvas.get_renderer()
+    strip_px = max((legend.get_window_extent(renderer).width for legend in fig.legends), default=0.0)
+    legend_px = max((legend.get_window_extent(renderer).height for legend in fig.legends), default=0.0)
+    if legend_px + title_px + footer_px + 2 * pad > height_px:  # a legend taller than the room under the title: the
+        # figure grows to hold it (qa225: a one-panel roofline figure's legend ran over its title's last line)
+        fig.set_size_inches(fig.get_figwidth(), (legend_px + title_px + footer_px + 2 * pad) / fig.dpi)
+        width_px, height_px = fig.bbox.width, fig.bbox.height
     bar_px = []
     for bar in bars:
         d = _decorations_px(bar)
@@ -493,6 +499,9 @@ def arrange(fig: Figure) -> None:
         fig._suptitle.set_y(1 - pad / height_px)
         fig._suptitle.set_verticalalignment("top")
     plot_top, plot_bottom = 1 - top / height_px, bottom / height_px
+    for legend in fig.legends:  # centred on the room under the title, not on the figure (which holds the title too)
+        room_top, room_bottom = 1 - (title_px + pad) / height_px, (footer_px + pad) / height_px
+        legend.set_bbox_to_anchor((1.0, (room_top + room_bottom) / 2), transform=fig.transFigure)
     for bar in bars:  # in the right strip, 90% of the panels' height, centred
         h = (plot_top - plot_bottom) * 0.9
         x0 = 1 - (right - pad - most["right"]) / width_px  # past the panels' tick labels that overhang their right
@@ -902,7 +911,8 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         shown_ops = [op for op in op_names if op in names]
         handles.append(Line2D([], [], color="0.35", lw=1.0, ls="-.",
                               label=f"{dtype or 'lower'} peak roof\n({', '.join(shown_ops)})"))
-    if len({large for _, large, _ in larges}) > 1:  # the large batch differs by panel: each title says which
+    if len({large for _, large, _ in larges}) > 1 or (len(larges) > 1 and len({fits for _, _, fits in larges}) > 1):  # differs
+        # by panel, or in one it does not fit (qa225: an L4 panel where nothing fits drawn as one that does): each says
         for ax, large, fits in larges:
             ax.set_title(ax.get_title() + f" · filled: B = {large:,.0f}" + ("" if fits else " (does not fit)"))
         shown = [(p, None, q, True, True) if filled else (p, b, q, filled, fits) for p, b, q, filled, fits in shown]
@@ -1457,10 +1467,12 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             shaded |= _shade_memory_limit(ax, limit, float(sub["batch"].max()), float(best["batch"].max()), plain)
     # said where a panel shifted its markers (qa190: said with several alphas whose lines never met)
     legend_title = {"title": "markers shifted sideways\nwhere lines coincide", "title_fontsize": 7} if dodged else {}
+    # the keys go on the panel whose series the shared legend shows (qa225: on a first panel where nothing fits, lost)
+    keyed = max((ax for ax, _ in panels), key=lambda ax: len(ax.get_legend_handles_labels()[0]))
     if censored:
-        panels[0][0].plot([], [], "^", color="0.6", mec="k", mew=0.8, ms=8, ls="", label=f"k = {max(ks)}: largest swept,\nbest may lie beyond")
+        keyed.plot([], [], "^", color="0.6", mec="k", mew=0.8, ms=8, ls="", label=f"k = {max(ks)}: largest swept,\nbest may lie beyond")
     if losing:
-        panels[0][0].plot([], [], "o", ms=7, mfc="white", mec="red", mew=1.4, ls="", label="speedup < 1:\nbest k still loses")
+        keyed.plot([], [], "o", ms=7, mfc="white", mec="red", mew=1.4, ls="", label="speedup < 1:\nbest k still loses")
     _shared_legend(fig, [ax for ax, _ in panels], **legend_title)
     what = "Throughput-best draft length k vs batch size (integer k" + ("; grey: does not fit in memory)" if shaded else ")")
     if tied:  # qa190: fast-tier-premium's lines switched k 34 times between k that differ by a fraction of a percent

@@ -326,3 +326,18 @@ def test_the_sweep_hint_names_panels_left_out_only_where_devices_outnumber_a_fig
     code, _, err = roofline("sweep", scenario, "--out", tmp_path / "sw")
     assert code == 0 and "--where" in err and "draws another" in err, err
     assert "first 6 of N panels" not in err
+
+
+def test_best_k_is_taken_again_among_the_rows_a_where_on_k_keeps():
+    """qa225: `plot --where k=3` kept the sweep's best k (of every k): heatmap cells read 'no fit' where k 3 fits and
+    pays, the throughput figure drew lone dots."""
+    import pandas as pd
+
+    from roofline.plot_jobs import best_k_among
+
+    df = pd.DataFrame({"hardware": "h100-sxm", "model": "m", "batch": [1, 1, 1, 8, 8], "context": 1024, "alpha": 0.8,
+                       "k": [1, 3, 5, 3, 5], "tokens_per_s": [10.0, 12.0, 14.0, 50.0, 40.0],
+                       "fits_in_memory": [True, True, True, False, True], "best_k": [5, 5, 5, 5, 5]})
+    kept = best_k_among(df[df["k"] == 3])
+    assert list(kept["best_k"]) == [3, -1]  # batch 8: k 3 does not fit, so none of the rows kept
+    assert list(best_k_among(df)["best_k"]) == [5, 5, 5, 5, 5]  # every k: the sweep's own

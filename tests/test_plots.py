@@ -1111,3 +1111,22 @@ def test_a_best_k_line_that_steps_back_and_forth_between_near_ties_is_said_to():
     assert _switches_between_near_ties(*frame([4, 3, 4, 3], 0.002))  # back and forth, 0.2% apart
     assert not _switches_between_near_ties(*frame([4, 4, 3, 3], 0.002))  # one step down: a crossover
     assert not _switches_between_near_ties(*frame([4, 3, 4, 3], 0.05))  # back and forth, 5% apart: what pays changes
+
+
+def test_a_legend_taller_than_the_room_under_the_title_grows_the_figure_and_stays_under_the_title():
+    """qa225: a one-panel roofline figure's legend (its passes and operators) ran over the title's last line."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6, 3), dpi=100)
+    FigureCanvasAgg(fig)
+    ax = fig.subplots(1, 1)
+    for i in range(24):
+        ax.plot([0, 1], [i, i + 1], label=f"series {i}\nsecond line")
+    fig.suptitle("a title\nof four\nlines\nat the top")
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside right center")
+    plots.arrange(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legend, title = fig.legends[0].get_window_extent(renderer), fig._suptitle.get_window_extent(renderer)
+    assert fig.get_figheight() > 3 and legend.y1 <= title.y0 + 1 and legend.y0 >= 0
