@@ -604,22 +604,30 @@ def scenarios_list() -> None:
 
 
 def _scenario_that_loads(name: str, dirs: tuple):
-    """The scenario `name`, every profile it names found (beside the scenario first, as a sweep looks; qa222: a scenario
-    naming a removed device was listed as fine, exit 0); `show`, `validate` and `sweep` load them (qa224: loading every
-    config here took 12-43 ms a scenario)."""
+    """The scenario `name`, every profile it names loaded once (beside the scenario first, as a sweep looks; qa222: a
+    scenario naming a removed device was listed as fine, exit 0; qa226: one naming a file that does not load, too), its
+    warnings left to `show`, `validate` and `sweep` (qa224: loading every config here took 12-43 ms a scenario)."""
+    import warnings
+
     from roofline.errors import RooflineError, field_line
-    from roofline.profiles import find_profile, is_profile_path
+    from roofline.hardware import load_hardware
+    from roofline.model import load_model
+    from roofline.profiles import is_profile_path
     from roofline.scenario import load_scenario
+    from roofline.serving import load_engine
 
     sc = load_scenario(name, dirs)
     beside = Path(sc.path).parent if sc.path else None
     named = (("hardware", (*sc.hardware, *(d for d in sc.draft_hardware if d))), ("model", (*sc.model, *((sc.draft,) if sc.draft else ()))),
              ("engine", tuple(e for e in sc.engine if e)))
+    loaders = {"hardware": load_hardware, "model": load_model, "engine": load_engine}
     for kind, names in named:
-        for n in names:
+        for n in dict.fromkeys(names):
             local = beside / n if beside is not None and is_profile_path(n) and (beside / n).is_file() else None
             try:
-                find_profile(kind, str(local or n), dirs)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    loaders[kind](str(local or n), dirs)
             except RooflineError as exc:
                 line = field_line(str(sc.path), "draft" if kind == "model" and n == sc.draft else
                                   "draft_hardware" if kind == "hardware" and n not in sc.hardware else kind)

@@ -1131,12 +1131,26 @@ def _leaves(value, prefix: str = "") -> dict:
         items = enumerate(value)
     else:
         return {prefix: tuple(value) if isinstance(value, list) else value}
-    out = {}
+    out, seen = {}, {}
     for key, item in items:
         if prefix == "overrides" and isinstance(item, Mapping) and "hardware" in item:
-            key = f"[{item['hardware']}]"
+            key = _override_key(item["hardware"], seen)
         out.update(_leaves(item, f"{prefix}.{key}" if prefix else str(key)))
     return out
+
+
+def _override_key(glob: object, seen: dict) -> str:
+    """An override entry's key by its hardware glob and how many entries of that glob came before it ('[mi*]#0'), dots
+    hidden (a field path splits on them; qa226: two entries of one glob collided)."""
+    n = seen[glob] = seen.get(glob, -1) + 1
+    return f"[{str(glob).replace('.', '%2E')}]#{n}"
+
+
+def _override_index(doc: Mapping) -> dict:
+    """{override key (_override_key): its index in `doc`'s overrides}."""
+    seen: dict = {}
+    return {_override_key(o.get("hardware"), seen): str(i) for i, o in enumerate(doc.get("overrides") or [])
+            if isinstance(o, Mapping)}
 
 
 def _hand_set_by_edit(original: str, edited: str, kind: str) -> str:
@@ -1151,15 +1165,27 @@ def _hand_set_by_edit(original: str, edited: str, kind: str) -> str:
     except Exception:  # validated already; a parse this helper cannot do leaves the header as it is
         return edited
     text_fields = {"source", "notes", "display_name", "fitted"} | ({"description"} if kind != "scenario" else set())
-    globs = {f"[{o.get('hardware')}]": str(i) for i, o in enumerate(docs[1].get("overrides") or []) if isinstance(o, Mapping)}
+    new_index = _override_index(docs[1])
+    old_key = {i: key for key, i in _override_index(docs[0]).items()}
 
-    def named(key: str) -> str:  # overrides[GLOB].FIELD as the file's index: overrides.N.FIELD
+    def named(key: str) -> str:  # overrides.[GLOB]#N.FIELD as the edited file's index: overrides.I.FIELD
         parts = key.split(".")
-        if parts[0] == "overrides" and len(parts) > 1 and parts[1] in globs:
-            parts[1] = globs[parts[1]]
+        if parts[0] == "overrides" and len(parts) > 1 and parts[1] in new_index:
+            parts[1] = new_index[parts[1]]
         return ".".join(parts)
     changed = {named(k) for k, v in after.items() if before.get(k, object()) != v and k.split(".")[0] not in text_fields}
     removed = {k for k in before if k not in after and k.split(".")[0] not in text_fields and not k.startswith("overrides.")}
+    # the marks already there on an override follow its entry to its new index, or go with it (qa226: an entry added
+    # first left b[0-9]*'s mark on mi*)
+    marks = hand_set_fields(edited)
+    moved = {}
+    for mark in marks:
+        parts = mark.split(".")
+        if parts[0] == "overrides" and len(parts) > 2 and parts[1].isdigit():
+            entry = old_key.get(parts[1])
+            moved[mark] = ".".join([parts[0], new_index[entry], *parts[2:]]) if entry in new_index else None
+    if any(old != new for old, new in moved.items()):
+        edited = _with_hand_set(edited, {new for new in moved.values() if new}, set(moved) - set(moved.values()))
     return _with_hand_set(edited, changed, removed) if changed or removed else edited
 
 

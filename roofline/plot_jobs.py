@@ -580,10 +580,12 @@ def best_k_among(df):
     from roofline.grid import INPUT_COLUMNS
 
     keys = [c for c in INPUT_COLUMNS if c in df.columns and c != "k"]
+    # a label's None, '' and NaN are one group, as the sweep wrote them
+    groups = [df[c].fillna("") if df[c].dtype == object else df[c] for c in keys]
     score = df["tokens_per_s"].where(df["fits_in_memory"].astype(bool), -np.inf)
-    top = score.groupby([df[c] for c in keys], dropna=False, observed=True, sort=False).transform("max")
+    top = score.groupby(groups, dropna=False, observed=True, sort=False).transform("max")
     winner = df["k"].where((score == top) & np.isfinite(top))
-    best = winner.groupby([df[c] for c in keys], dropna=False, observed=True, sort=False).transform("min")
+    best = winner.groupby(groups, dropna=False, observed=True, sort=False).transform("min")
     return df.assign(best_k=best.fillna(-1).astype(int))
 
 
@@ -632,8 +634,8 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
     df = select_rows(df, tuple(where), str(path))
     if df.empty:
         raise RooflineError(f"{path}: expected a sweep results table with at least one row, found none")
-    if any(w.split("=", 1)[0].strip() == "k" for w in where):
-        df = best_k_among(df)
+    if where and (df["best_k"] >= 0).any():  # any selection may leave out a point's best k (qa226: verify_compute_bound=
+        df = best_k_among(df)  # false); a tree's sweep has none to take (-1 throughout: its tau at another depth unknown)
     import pandas as pd
 
     from roofline.yamlio import check_text_table

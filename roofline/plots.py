@@ -916,10 +916,12 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         for ax, large, fits in larges:
             ax.set_title(ax.get_title() + f" · filled: B = {large:,.0f}" + ("" if fits else " (does not fit)"))
         shown = [(p, None, q, True, True) if filled else (p, b, q, filled, fits) for p, b, q, filled, fits in shown]
+    every_fits = all(fits for _, _, fits in larges)  # qa226: 'largest B that fits' beside a title saying it does not
     for pass_name, batch, q, filled, fits in dict.fromkeys(shown):
-        label = (f"{PASS_NAMES[pass_name]}, largest B that fits\n(in each panel's title), q = {q:g}" if batch is None
+        label = (f"{PASS_NAMES[pass_name]}, {'largest B that fits' if every_fits else 'the large B'}\n(in each panel's "
+                 f"title), q = {q:g}" if batch is None
                  else f"{PASS_NAMES[pass_name]}, B = {batch:g}, q = {q:g}" + ("" if fits else "\n(does not fit in memory)"))
-        if filled and every_method and (batch is None or fits):  # the filled markers: the large batch, where every
+        if filled and every_method and (batch is None and every_fits or batch is not None and fits):  # the filled: the large batch, where every
             # method swept fits in every panel (else the batch is that of the methods that fit there)
             label += "\n(fits with every method swept)"
         handles.append(Line2D([], [], ls="", marker=marker[pass_name], ms=7, mec="0.2", mfc="0.2" if filled else "white",

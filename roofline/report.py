@@ -360,8 +360,9 @@ def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp:
         engine = main_engine(df)
         builtin = Path(r.path).resolve().parent == builtin_dir("scenario").resolve()  # else a fallback, not a traceback
         refused_all = left_out and (left_out.startswith(" Every row") or not (df["k"] > 0).any())
-        if refused_all:  # qa224: a speculation finding stated of rows no deployment runs, or with them left out, the
-            # question's own 'needs a drafting method' where k > 0 was swept: the generic finding, and why
+        if refused_all and question != "generic":  # qa224: a speculation finding stated of rows no deployment runs, or
+            # with them left out, the question's own 'needs a drafting method' where k > 0 was swept: the generic
+            # finding, and why (qa226: not said of a section with no question)
             late.setdefault(r.name, []).append(f"the {question} question is not answered: every speculative row is of a "
                                                f"method its engine has no setup of ({r.path})")
             question = "generic"

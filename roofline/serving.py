@@ -92,7 +92,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from roofline.costs import OPERATORS
-from roofline.errors import RooflineError, check_choice, check_flag, field_error, prose, unknown_key_error, warn
+from roofline.errors import RooflineError, UnknownName, check_choice, check_flag, field_error, prose, unknown_key_error, warn
 from roofline.hardware import check_file_name, spec_where
 from roofline.profiles import builtin_dir, find_profile, is_profile_path, list_names, read_yaml
 from roofline.units import BYTE_UNITS, format_seconds, parse_quantity, parse_seconds_or_zero, spoken_list
@@ -1155,9 +1155,10 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
         base_path = (beside if written and not Path(named).is_absolute() and beside.is_file()
                      else find_profile("engine", named if written else named.lower(), extra_dirs))
     except RooflineError as exc:
-        first = (f" (nor beside the profile, in {Path(path).parent}, where a relative path is read first)"
-                 if written and not Path(named).is_absolute() else "")  # qa224: said as the working directory's alone
-        raise RooflineError(f"{where}: costs_from: {exc}{first}") from None
+        if isinstance(exc, UnknownName) and written and not Path(named).is_absolute():  # qa224, qa226: where, in order
+            raise RooflineError(f"{where}: costs_from: {named}: engine file not found beside the profile ({Path(path).parent}) "
+                                "nor in the working directory") from None
+        raise RooflineError(f"{where}: costs_from: {exc}") from None
     base_data = read_yaml(base_path)
     if "costs_from" in base_data:
         raise field_error(where, "costs_from", f"a profile with costs of its own ({base_path} takes them from another)", other)

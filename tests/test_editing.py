@@ -1789,3 +1789,27 @@ def test_an_edit_marks_a_list_as_one_field_and_an_override_by_its_entry_and_a_co
     monkeypatch.chdir(tmp_path)
     copy = new_profile("engine", "cp-v0", "my-v0", [], out_dir=tmp_path / "elsewhere", extra_dirs=(tmp_path / "P",))
     assert f"costs_from: {tmp_path / 'P' / 'team-vllm.yaml'}" in copy.read_text()
+
+
+def test_an_edit_moves_an_overrides_marks_with_its_entry_and_tells_two_entries_of_one_glob_apart():
+    """qa226: an entry added first left b[0-9]*'s 'set by hand' mark on mi* (the index it had), and two entries of one
+    glob collided (a change to the first marked nothing)."""
+    from roofline.editing import HAND_SET, _hand_set_by_edit, hand_set_fields
+
+    head = "# x: made with `roofline engines new x --from y`; every field not set there is y's (values, source, notes) until edited.\n"
+    body = ("name: x\noverrides:\n  - hardware: \"mi*\"\n    kernel_latency: 5 us\n  - hardware: \"b[0-9]*\"\n"
+            "    kernel_latency: 4 us\n")
+    original = head + HAND_SET + "overrides.1.kernel_latency.\n" + body
+    edited = original.replace("overrides:\n", "overrides:\n  - hardware: h100-pcie\n    kernel_latency: 5 us\n", 1)
+    assert hand_set_fields(_hand_set_by_edit(original, edited, "engine")) == [
+        "overrides.0.hardware", "overrides.0.kernel_latency", "overrides.2.kernel_latency"]
+    twice = head + "name: x\noverrides:\n  - hardware: \"mi*\"\n    kernel_latency: 5 us\n  - hardware: \"mi*\"\n    kernel_latency: 6 us\n"
+    assert hand_set_fields(_hand_set_by_edit(twice, twice.replace("5 us", "9 us"), "engine")) == ["overrides.0.kernel_latency"]
+
+
+def test_scenarios_list_says_a_scenario_naming_a_profile_that_does_not_load(tmp_path, roofline):
+    """qa226: finding each named file let a scenario naming an invalid one (memory_bandwidth: lots) pass, exit 0."""
+    (tmp_path / "badhw.yaml").write_text("type: hardware\nname: badhw\nmemory_bandwidth: lots\n")
+    (tmp_path / "s1.yaml").write_text("name: s1\nhardware: [./badhw.yaml]\nmodel: llama-3.1-8b\n")
+    code, _, err = roofline("--profiles", tmp_path, "scenarios", "list")
+    assert code == 2 and "s1.yaml: line 2: hardware: " in err and "badhw.yaml" in err, err
