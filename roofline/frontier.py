@@ -299,7 +299,7 @@ def unrunnable_engines(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list
     return out
 
 
-def _refused(df: pd.DataFrame, refused: list[dict]) -> pd.Series:
+def refused_rows(df: pd.DataFrame, refused: list[dict]) -> pd.Series:
     """Whether each row is at one of the `refused` layouts (refused_layouts): its model, layout degrees and dtypes."""
     out = pd.Series(False, index=df.index)
     for entry in refused:
@@ -321,7 +321,7 @@ def loadable(df: pd.DataFrame, extra_dirs: tuple = ()) -> pd.DataFrame:
     """The rows of `df` a deployment runs (refused_layouts left out: layouts the engines refuse, engines on devices they
     do not run on): what a price of a deployment compares (cheapest, the report's fast tiers)."""
     refused = refused_layouts(df, extra_dirs)[0]
-    return df[~_refused(df, refused)] if refused else df
+    return df[~refused_rows(df, refused)] if refused else df
 
 
 def plain_runnable(df: pd.DataFrame, extra_dirs: tuple = ()) -> pd.DataFrame:
@@ -329,13 +329,13 @@ def plain_runnable(df: pd.DataFrame, extra_dirs: tuple = ()) -> pd.DataFrame:
     loadable's, with the rows refused only as speculation kept (`speculative_only`: a drafter's device, a method its
     engine refuses at a layout), since their plain point runs (qa177: the report's fast tiers lost a plain tier)."""
     refused = [e for e in refused_layouts(df, extra_dirs)[0] if not e.get("speculative_only")]
-    return df[~_refused(df, refused)] if refused else df
+    return df[~refused_rows(df, refused)] if refused else df
 
 
 def _reachable(df: pd.DataFrame, refused: list[dict] | None = None) -> pd.DataFrame:
     """The candidates (_candidates) that fit in memory, have a cost and are not at a `refused` layout."""
     out = _candidates(df)
-    return out[out["fits_in_memory"].astype(bool) & out[COST].notna() & out[SPEED].notna() & ~_refused(out, refused or [])]
+    return out[out["fits_in_memory"].astype(bool) & out[COST].notna() & out[SPEED].notna() & ~refused_rows(out, refused or [])]
 
 
 def cost_frontier(df: pd.DataFrame, refused: list[dict] | None = None) -> pd.DataFrame:
@@ -403,7 +403,7 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
         speculative = kind == "speculation"
         keys = [c for c in (*CONFIG, *(("method", "draft_hardware", "k", "alpha") if speculative else ())) if c in df and c != "batch"]
         rows = candidates[candidates["decoding"] == kind]
-        usable = rows[rows["fits_in_memory"].astype(bool) & rows[COST].notna() & ~_refused(rows, refused or [])]
+        usable = rows[rows["fits_in_memory"].astype(bool) & rows[COST].notna() & ~refused_rows(rows, refused or [])]
         fast = usable[usable[SPEED] >= min_tokens_per_s_per_user]
         table_best = float(fast[COST].min()) if len(fast) else math.inf
         gaps = []  # (the cost it likely reaches, the least it can, the swept row it starts from, its batches, where)
@@ -466,7 +466,7 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
                 failed.append((bound, f"{where}: a device of it has no price in its profile now"))
                 continue
             now = now[(now["batch"] != batch) & now["fits_in_memory"].astype(bool) & (now[SPEED] >= min_tokens_per_s_per_user)
-                      & now[COST].notna() & ~_refused(now, refused or [])]
+                      & now[COST].notna() & ~refused_rows(now, refused or [])]
             if len(now) and math.isfinite(scale) and (best is None or now[COST].min() * scale < best[COST]):
                 best = now.loc[now[COST].idxmin()].copy()
                 best[COST] = best[COST] * scale
@@ -715,9 +715,9 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None, extra_di
     for by_engine, why in ((False, "at a layout or method their engine refuses to load or runs no setup of"),  # qa143: both
                            (True, "an engine on a device it does not run on")):
         entries = [e for e in refused or [] if ("why" in e) == by_engine]  # unrunnable_engines' say why; a layout's, its note
-        rows = _refused(df, entries) & ~said
+        rows = refused_rows(df, entries) & ~said
         if rows.any():
-            named = list(dict.fromkeys(e["note"] for e in entries if (_refused(df, [e]) & rows).any()))
+            named = list(dict.fromkeys(e["note"] for e in entries if (refused_rows(df, [e]) & rows).any()))
             notes.append(f"{int(rows.sum()):,} rows left out, {why}: " + "; ".join(named))
         said |= rows
     unpriced = int((df[COST].isna() & ~said).sum())

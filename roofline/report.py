@@ -317,22 +317,22 @@ def write_report(names: list[str] | tuple[str, ...] = (), out_dir: Path = Path("
 
 def _without_refused_speculation(df, extra_dirs: tuple) -> tuple:
     """(`df` less its speculative rows of a method or layout the engine refuses to speculate with, ' Left out: ...' for
-    the finding, or ''): frontier.refused_methods, as cheapest and the fast tiers leave them out (qa219: a finding gave
+    the finding or '', whether no speculative row is left to answer with): frontier.refused_methods, as cheapest and the fast tiers leave them out (qa219: a finding gave
     4.54x for Medusa under trtllm, which has no Medusa drafter, and a figure drew SGLang's Medusa bars the highest);
     the plain points those rows carry stay in their k = 0 rows, and where every row is refused (no k = 0 swept) the rows
     stay and the sentence says so."""
-    from roofline.frontier import _refused, refused_methods
+    from roofline.frontier import refused_methods, refused_rows
 
     refused = refused_methods(df, extra_dirs)
-    if not refused:
-        return df, ""
-    rows = _refused(df, refused)
-    if not rows.any():
-        return df, ""
+    rows = refused_rows(df, refused) if refused else None
+    if rows is None or not rows.any():
+        return df, "", False
     named = "; ".join(dict.fromkeys(e["note"] for e in refused))
     if rows.all():  # qa220: nothing left (no k = 0 swept) failed the report; the rows stay, said as what they are
-        return df, f" Every row here speculates as no setup of its engine does ({named}): the figures are the sweep's, which no deployment runs."
-    return df[~rows], f" Left out, as no setup of the engine runs them: {named}."
+        return df, (f" Every row here speculates as no setup of its engine does ({named}): the figures are the sweep's, "
+                    "which no deployment runs."), True
+    kept = df[~rows]
+    return kept, f" Left out, as no setup of the engine runs them: {named}.", not (kept["k"] > 0).any()
 
 
 def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp: Path, results: list, found: list,
@@ -355,11 +355,10 @@ def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp:
         # show the section's main engine, while a finding may compare it with `ideal` from the question's rows
         question = r.question or "generic"  # a copy of a question's scenario answers it too (its `question:`)
         df, ops, meta, note = question_rows(question, r.df, r.ops, r.meta)
-        df, left_out = _without_refused_speculation(df, extra_dirs)
+        df, left_out, refused_all = _without_refused_speculation(df, extra_dirs)
         note += left_out
         engine = main_engine(df)
         builtin = Path(r.path).resolve().parent == builtin_dir("scenario").resolve()  # else a fallback, not a traceback
-        refused_all = left_out and (left_out.startswith(" Every row") or not (df["k"] > 0).any())
         if refused_all and question != "generic":  # qa224: a speculation finding stated of rows no deployment runs, or
             # with them left out, the question's own 'needs a drafting method' where k > 0 was swept: the generic
             # finding, and why (qa226: not said of a section with no question)

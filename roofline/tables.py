@@ -742,7 +742,8 @@ def _picks_differ(plain, speculation) -> str:
             and str(plain[k]) != str(speculation[k])]
     if not keys:
         return ""
-    shown = lambda row: " on ".join(str(row[k]) for k in keys)  # noqa: E731
+    def shown(row) -> str:
+        return " on ".join(str(row[k]) for k in keys)
     return (f"; the picks differ in {' and '.join(keys)} (plain {shown(plain)}, speculation {shown(speculation)}): "
             "the ratio is of the two, not of one deployment with and without speculation")
 

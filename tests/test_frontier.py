@@ -357,7 +357,7 @@ def test_cheapest_says_what_predict_says_of_its_picks_engine(tmp_path, roofline)
 
 def test_an_engine_drafting_on_a_device_it_does_not_run_on_leaves_out_only_the_speculative_rows():
     """trtllm verifying on an H100 and drafting on an MI300X was cheapest's speculation pick (qa89)."""
-    from roofline.frontier import _refused, unrunnable_engines
+    from roofline.frontier import refused_rows, unrunnable_engines
 
     df = pd.DataFrame({"engine": ["trtllm"] * 3 + ["vllm"], "hardware": ["h100-sxm"] * 4,
                        "draft_hardware": ["mi300x", "mi300x", "", "mi300x"], "k": [0, 3, 3, 3]})
@@ -365,7 +365,7 @@ def test_an_engine_drafting_on_a_device_it_does_not_run_on_leaves_out_only_the_s
     assert refused == [{"engine": "trtllm", "draft_hardware": "mi300x", "speculative_only": True,
                         "note": "trtllm drafting on mi300x (TensorRT-LLM runs on NVIDIA GPUs only)",
                         "why": "TensorRT-LLM runs on NVIDIA GPUs only"}]
-    assert _refused(df, refused).tolist() == [False, True, False, False]
+    assert refused_rows(df, refused).tolist() == [False, True, False, False]
 
 
 def test_an_engine_or_device_whose_profile_is_not_on_the_path_is_named_unchecked():
