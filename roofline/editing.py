@@ -1456,6 +1456,18 @@ def _reference_points(sides: tuple, label: str) -> list[tuple]:
     return rows
 
 
+def _groups_text(m) -> str:
+    """A model's attention groups as one short line: '61 full', '18 sliding 128, 18 full', '21 compressed 4x top 512'
+    (layers, kind, and a sliding group's window, a compressed group's ratio and the entries sparse attention reads)."""
+    def one(g) -> str:
+        if g.kind == "sliding":
+            return f"{g.layers} sliding {g.window:,}"
+        if g.kind == "compressed":
+            return f"{g.layers} compressed {g.ratio}x" + (f" top {g.read_tokens:,}" if g.read_tokens else "")
+        return f"{g.layers} {g.kind}" + (f" top {g.read_tokens:,}" if g.read_tokens else "")
+    return ", ".join(one(g) for g in m.groups)
+
+
 def diff_models(a: str, b: str, extra_dirs: tuple = (), hardware: str = "h100-sxm", tp: int = 1) -> str:
     """Two model profiles side by side (`models diff`): shape, parameter counts, KV bytes a token, weights as released,
     and each model's two reference decode points on `hardware` (tp `tp`, native precision) under the ideal engine
@@ -1470,9 +1482,15 @@ def diff_models(a: str, b: str, extra_dirs: tuple = (), hardware: str = "h100-sx
     rows: list[tuple] = [("kv_layout", ma.kv_layout, mb.kv_layout, "text")]
     rows += [(key, getattr(ma, key), getattr(mb, key), "") for key in
              ("layers", "hidden_size", "heads", "kv_heads", "head_dim", "ffn_size", "vocab_size")]
-    for key in ("experts", "top_k", "expert_ffn_size", "shared_experts") if ma.moe or mb.moe else ():
-        rows.append((f"moe.{key}", *(getattr(m.moe, key) if m.moe else None for m in (ma, mb)), ""))
-    rows += [("mtp_modules", ma.mtp_modules, mb.mtp_modules, ""),
+    rows += [(key, str(getattr(ma, key)).lower(), str(getattr(mb, key)).lower(), "text")  # qa222: shapes a diff left out
+             for key in ("ffn_gated", "tied_embeddings")]
+    rows.append(("attention groups", _groups_text(ma), _groups_text(mb), "text"))  # windows, compressed, sparse
+    for key in ("experts", "top_k", "expert_ffn_size", "shared_experts", "shared_expert_ffn_size", "dense_layers",
+                "dense_placement", "groups", "groups_per_token") if ma.moe or mb.moe else ():
+        values = [getattr(m.moe, key) if m.moe else None for m in (ma, mb)]
+        rows.append((f"moe.{key}", *values, "text" if key == "dense_placement" else ""))
+    rows += [("max_context_tokens", ma.max_context_tokens, mb.max_context_tokens, ""),
+             ("mtp_modules", ma.mtp_modules, mb.mtp_modules, ""),
              ("parameters", float(ma.params), float(mb.params), "params"),
              ("active parameters", float(ma.active_params), float(mb.active_params), "params"),
              ("KV per token at 4k (bf16)", ma.kv_bytes_per_token_at(4096), mb.kv_bytes_per_token_at(4096), "KiB"),

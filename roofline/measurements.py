@@ -1195,6 +1195,11 @@ def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, 
         _check_as_fit_reads(out, text, "")
         write_text_atomic(out, text, force)
         return out
+    top = read_text(out, MAX_FILE_BYTES).lstrip("\ufeff").split("\n", 1)[0]
+    if {"predicted", "error", "predicted_ideal"} <= {n.strip() for n in next(csv.reader([top.rstrip("\r")]), [])}:
+        raise RooflineError(f"{out}: --append: expected a measurements file, found roofline accuracy's output (its "  # qa223:
+                            "predicted, error and predicted_ideal columns); nothing appended: append to the measurements "  # it was
+                            "file it was made from")  # told to add a column
     with warnings.catch_warnings():  # said of the file as written, below
         warnings.simplefilter("ignore")
         load_measurements(out)  # a file fit can read, or one line saying why not
@@ -1207,6 +1212,7 @@ def write_measurements(raw: pd.DataFrame, out: str | Path, force: bool = False, 
     first = before.lstrip("\ufeff").split("\n", 1)[0]  # the header line (qa193: splitlines broke it at a form feed)
     header = next(csv.reader([first.rstrip("\r")]))
     names = [n.strip() for n in header]  # a column of its own (a run id) stays, empty in these rows, as fit reads it
+
     # a column the file lacks is lost only where a row holds other than its value when absent (qa191: ep 1, split fit)
     lost = [c for c in COLUMNS if c not in names and (new[c] != DEFAULTS.get(c, "")).any() and (new[c] != "").any()]
     if lost:  # qa189: a file of the required columns alone took rows whose acceptance length and engine went missing

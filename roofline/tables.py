@@ -340,7 +340,7 @@ def hardware_table(hw) -> str:
         lines.append(f"  price             {format_usd_per_hour(hw.price_usd_per_hour)} USD/h"
                      + ("  (set by hand)" if "price" in by_hand else ""))
     if by_hand:  # qa214: a copy re-priced by hw set printed its source's price reasoning below, unmarked
-        lines.append(f"  set by hand       {', '.join(by_hand)} (hw new --set / hw set): the source and notes below are of the "
+        lines.append(f"  set by hand       {', '.join(by_hand)} (hw new --set / set / edit): the source and notes below are of the "
                      "values the copy was made from")
     lines += [_text_block("source", hw.source), _text_block("notes", hw.notes)]
     return "\n".join(lines)
@@ -454,6 +454,9 @@ def model_table(m) -> str:
                  "  trained context  not given (max_context_tokens): a longer context is not warned")
     lines.append(f"  tokenizer        {m.tokenizer}" if m.tokenizer else
                  "  tokenizer        not given: a draft model is compared by vocabulary size only")
+    if by_hand := _set_by_hand(m.path):  # qa222: a copy's layers 40 printed under the source's '61 layers', unmarked
+        lines.append(f"  set by hand      {', '.join(by_hand)} (models new --set / set / edit): the source and notes below "
+                     "are of the values the copy was made from")
     lines.append(_text_block("source", m.source))
     if m.notes:
         lines.append(_text_block("notes", m.notes))
@@ -617,6 +620,9 @@ def engine_table(e) -> str:
         lines.append(f"  override for {glob}: " + ", ".join(f"{k.removesuffix('_s').removesuffix('_bytes')} {_override_value(k, v)}"
                                                            for k, v in changes.items()))
     lines += _fitted_lines(e.fitted, _overrides_set_by_hand(e))
+    if by_hand := _set_by_hand(e.path):  # every field a copy was given (qa222: the fitted ones alone were said)
+        lines.append(f"  set by hand               {', '.join(by_hand)} (engines new --set / set / edit): the source below "
+                     "is of the values the copy was made from")
     lines += [f"  file: {e.path}", _text_block("source", e.source)]
     return "\n".join(lines)
 

@@ -94,7 +94,7 @@ def test_hw_show_marks_a_price_set_by_hand_beside_the_copied_sources_price_reaso
     set_fields("hardware", "h100-cheap", ["price=1.50 USD/h", "memory_bandwidth=3.0 TB/s"], (tmp_path,))
     text = hardware_table(load_hardware("h100-cheap", (tmp_path,)))
     assert "price             1.50 USD/h  (set by hand)" in text
-    assert "set by hand       memory_bandwidth, price (hw new --set / hw set)" in text, text
+    assert "set by hand       memory_bandwidth, price (hw new --set / set / edit)" in text, text
     assert "set by hand" not in hardware_table(load_hardware("h100-sxm"))  # a built-in: none
 
 
@@ -1813,3 +1813,33 @@ def test_scenarios_list_says_a_scenario_naming_a_profile_that_does_not_load(tmp_
     (tmp_path / "s1.yaml").write_text("name: s1\nhardware: [./badhw.yaml]\nmodel: llama-3.1-8b\n")
     code, _, err = roofline("--profiles", tmp_path, "scenarios", "list")
     assert code == 2 and "s1.yaml: line 2: hardware: " in err and "badhw.yaml" in err, err
+
+
+def test_models_and_engines_show_say_the_fields_a_copy_was_given(tmp_path):
+    """qa222: `models show my-ds` printed layers 40 under DeepSeek's source text ('61 layers ...') unmarked, and `engines
+    show` named only the fitted parameters set by hand."""
+    from roofline.editing import new_profile
+    from roofline.model import load_model
+    from roofline.serving import load_engine
+    from roofline.tables import engine_table, model_table
+
+    new_profile("model", "my-ds", "deepseek-v3", ["layers=40", "attention.groups.0.layers=40"], out_dir=tmp_path)
+    assert "  set by hand      attention.groups.0.layers, layers (models new --set / set / edit)" in model_table(load_model("my-ds", (tmp_path,)))
+    new_profile("engine", "my-sg", "sglang", ["speculation_refused=[]", "kernels_per_layer.attention=3"], out_dir=tmp_path)
+    text = engine_table(load_engine("my-sg", (tmp_path,)))
+    assert "set by hand               kernels_per_layer.attention, speculation_refused (engines new" in text, text
+    assert "set by hand" not in model_table(load_model("deepseek-v3"))
+
+
+def test_models_diff_shows_the_shape_fields_a_copy_changes():
+    """qa222: `models diff deepseek-v3 my-ds` showed no row for moe.dense_layers (3 -> 2) or groups_per_token, nor for
+    windows, tying, gating or the trained context."""
+    from roofline.editing import diff_models
+
+    text = diff_models("deepseek-v3", "deepseek-v4-flash")
+    rows = {line.split("  ")[0]: line for line in text.splitlines()}
+    for key in ("moe.dense_layers", "moe.groups_per_token", "moe.dense_placement", "max_context_tokens", "ffn_gated",
+                "tied_embeddings", "attention groups"):
+        assert key in rows, key
+    assert rows["moe.dense_layers"].rstrip().endswith("*") and not rows["ffn_gated"].rstrip().endswith("*")
+    assert "2 sliding 128, 21 compressed 4x top 512, 20 compressed 128x" in rows["attention groups"]

@@ -1123,3 +1123,16 @@ def test_the_library_refuses_a_path_of_another_type_and_an_unchecked_table_in_on
     with pytest.raises(RooflineError, match="expected a table from load_measurements .* pass it through load_measurements"):
         predict_measurements(raw)
 
+
+
+def test_convert_append_refuses_an_accuracy_table(tmp_path, roofline):
+    """qa223: --append onto accuracy.csv passed as a measurements file and then asked for a 'source' column."""
+    path = tmp_path / "accuracy.csv"
+    path.write_text("row,source_id,engine,hardware,model,quantity,value,predicted,error,predicted_ideal,error_ideal\n"
+                    "1,x,vllm,h100-sxm,llama-3.1-8b,tokens_per_s,100,95,-0.05,120,0.2\n")
+    before = path.read_bytes()
+    result = tmp_path / "r.json"
+    result.write_text(json.dumps(VLLM_RESULT))
+    code, _, err = roofline("measurements", "convert", result, "--hardware", "h100-sxm", "--model", "llama-3.1-8b",
+                            "--out", path, "--append")
+    assert code == 2 and "found roofline accuracy's output" in err and path.read_bytes() == before, err
