@@ -633,13 +633,17 @@ def predict(
     if narrow:  # a profile calibrated in fp32 on a CPU without bf16 units: 16-bit weights are taken at the fp32 peak
         out["warnings"].append(f"{hw.name} has no {' or '.join(narrow)} peak: {' and '.join(narrow)} weights compute at its fp32 "
                                f"peak here (a profile measured in fp32: weight dtype fp32 predicts what it measured)")
-    dispatch_note = dispatch_latency_note(eng, "it")
+    link_s = hw.link_for(dep.devices_per_stage)[1]
+    dispatch_note = dispatch_latency_note(eng, "it", link_s)
     if out["all_to_all_time_s"] > 0.1 * out["step_time_s"] and dispatch_note:
-        key = "all_to_all_latency=20 us" if dispatch_on_prior(eng) else "allreduce_latency=15 us"
+        field = "all_to_all_latency" if dispatch_on_prior(eng) else "allreduce_latency"
+        own = getattr(eng, field + "_s")
+        # a value that moves it: above the link's latency where that is what the collectives pay (qa227)
+        example = f"{format_seconds(1.5 * link_s) if link_s > own else ('20 us' if field == 'all_to_all_latency' else '15 us')}"
         out["warnings"].append(
             f"the expert dispatch takes {format_seconds(out['all_to_all_time_s'])} of the {format_seconds(out['step_time_s'])} "
             f"step; {dispatch_note}: a copy with a value you measured moves it "
-            f"(roofline engines new NAME --from {eng.name} --set '{key}')")
+            f"(roofline engines new NAME --from {eng.name} --set '{field}={example}')")
     if dep.dp_attention > batch:
         idle = dep.dp_attention - batch
         out["warnings"].append(f"dp_attention {dep.dp_attention} at batch {batch}: {idle} of the {dep.dp_attention} attention "

@@ -148,7 +148,7 @@ def dispatch_prior_text(engine: ServingEngine) -> str:
             f"prior no measured row determines (roofline engines show {engine.name})")
 
 
-def dispatch_latency_note(engine: ServingEngine, subject: str = "its expert dispatch") -> str:
+def dispatch_latency_note(engine: ServingEngine, subject: str = "its expert dispatch", link_latency_s: float = 0.0) -> str:
     """What an expert dispatch's latency rests on, said wherever a point dispatches (predict where it is over a tenth of
     the step, a sweep once an engine and latency with its configs listed, cheapest of its picks; qa152: predict alone
     said it): DeepEP's kernels on the
@@ -156,14 +156,19 @@ def dispatch_latency_note(engine: ServingEngine, subject: str = "its expert disp
     allreduce_latency, a lower estimate for the collective library's (qa149; not where they are all-reduces,
     dp_gather allreduce, which run as the latency was measured: qa150; the latency is an all-reduce's as measured on
     the device, NCCL's, RCCL's or a custom one's: qa152); '' otherwise. `subject`: the dispatch as the sentence names
-    it ('it' where the sentence already did)."""
+    it ('it' where the sentence already did). `link_latency_s`: the latency of the link the dispatch crosses; where it is
+    the larger (across nodes: the scale-out link's), the collectives pay it, and the engine's value moves nothing
+    (qa227: '15 us' was suggested where 20 us was paid)."""
+    own = engine.all_to_all_latency_s if dispatch_on_prior(engine) else engine.allreduce_latency_s
+    link = (f", and across nodes the scale-out link's {format_seconds(link_latency_s)}, the larger, which the engine's value "
+            "does not move" if link_latency_s > own else "")
     if dispatch_on_prior(engine):
-        return f"{subject} {dispatch_prior_text(engine)}"
+        return f"{subject} {dispatch_prior_text(engine)}{link}"
     if engine.moe_dispatch == "allgather" and engine.dp_gather != "allreduce":
         possessive = "its" if subject == "it" else f"{subject}'s"
         return (f"{possessive} two collectives a MoE layer pay {engine.name}'s allreduce_latency "
-                f"({format_seconds(engine.allreduce_latency_s)}, a small all-reduce's as measured), a lower estimate for "
-                "the all-gather and reduce-scatter it runs")
+                f"({format_seconds(engine.allreduce_latency_s)}, a small all-reduce's as measured{link}), a lower estimate "
+                "for the all-gather and reduce-scatter it runs")
     return ""
 
 

@@ -211,7 +211,7 @@ def _experts_text(e: dict, p: dict) -> str:
     pass reads 82.4 of the 128 routed experts (each split over the 8 devices; ...)'; per micro-batch under pp."""
     lay = p["layout"]
     pairs = f"{format_significant(e['token_expert_pairs'])} token-expert pairs"
-    per_pass = (f"; micro-batches of {e['sequences_a_pass']:g} sequences on average, B / min(B, pp)"
+    per_pass = (f"; micro-batches of {e['sequences_a_pass']:g} sequence{'' if e['sequences_a_pass'] == 1 else 's'} on average, B / min(B, pp)"
                 if lay.get("pp", 1) > 1 else "")
     if lay.get("ep", 1) > 1:
         return f"the busiest rank reads {format_significant(e['touched'])} of its {e['experts']:,} ({pairs}; {lay['ep']} ranks{per_pass})"

@@ -876,3 +876,17 @@ def test_library_callers_get_methods_in_any_case_and_their_own_spelling_back():
     trt = load_engine("trtllm")
     assert drafter_warnings("medusa", target, None, load_hardware("l4"), 2, deployment(target, pp=2), trt) == []
     assert drafter_warnings("medusa", target, None, load_hardware("l4"), 2, deployment(target, pp=2), load_engine("vllm"))
+
+
+@pytest.mark.slow
+def test_a_dispatch_across_nodes_says_the_link_latency_it_pays_and_a_value_that_moves_it():
+    """qa227: on two MI300X nodes the note said the dispatch pays vllm's allreduce_latency (10 us) and suggested 15 us,
+    where the collectives pay the scale-out link's 20 us (the larger), so 15 us moved nothing."""
+    import roofline
+
+    point = roofline.predict("mi300x", "deepseek-v3", batch=256, context=4096, dp_attention=16, ep=16)
+    (note,) = [w for w in point["warnings"] if w.startswith("the expert dispatch takes")]
+    assert "and across nodes the scale-out link's 20 us, the larger, which the engine's value does not move" in note, note
+    assert note.endswith("--set 'allreduce_latency=30 us')")
+    one = roofline.predict("mi300x", "deepseek-v3", batch=1024, context=4096, dp_attention=8, ep=8)  # one node: as before
+    assert not any("scale-out link" in w for w in one["warnings"])
