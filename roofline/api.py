@@ -633,13 +633,13 @@ def predict(
     if narrow:  # a profile calibrated in fp32 on a CPU without bf16 units: 16-bit weights are taken at the fp32 peak
         out["warnings"].append(f"{hw.name} has no {' or '.join(narrow)} peak: {' and '.join(narrow)} weights compute at its fp32 "
                                f"peak here (a profile measured in fp32: weight dtype fp32 predicts what it measured)")
-    if dep.tp > hw.scale_up_domain and hw.scale_out_bw_bytes_per_s is not None and out["allreduce_time_s"] > 0.1 * out["step_time_s"]:
+    if hw.cross_domain_latency_s(dep.tp) and out["allreduce_time_s"] > 0.1 * out["step_time_s"]:
         out["warnings"].append(  # qa227: a fifth of a tp 16 step rested on it, unsaid
             f"tp {dep.tp} spans {math.ceil(dep.tp / hw.scale_up_domain)} scale-up domains: its all-reduces "
             f"({format_seconds(out['allreduce_time_s'])} of the {format_seconds(out['step_time_s'])} step) pay the scale-out "
-            f"link's latency ({format_seconds(hw.link_for(dep.tp)[1])}), measured between two ranks: a lower estimate "
+            f"link's latency ({format_seconds(hw.cross_domain_latency_s(dep.tp))}), measured between two ranks: a lower estimate "
             "(NCCL's own model puts 16 ranks on two nodes at 25-48 us; engine.py's docstring)")
-    link_s = hw.link_for(dep.devices_per_stage)[1]
+    link_s = hw.cross_domain_latency_s(dep.devices_per_stage)
     dispatch_note = dispatch_latency_note(eng, "it", link_s)
     if out["all_to_all_time_s"] > 0.1 * out["step_time_s"] and dispatch_note:
         field = "all_to_all_latency" if dispatch_on_prior(eng) else "allreduce_latency"

@@ -614,7 +614,7 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
             host_sets_step(on_hw.host_overlap, float(host_time_s(on_hw, int(row["batch"]), dep)), float(step)))
         notes = [engine_on_a_cpu(engine, hw), undetermined_note(on_hw, hw, parameters_used(hw, model, dep, on_hw, speculative, host_bound)),
                  unfitted_family_note(hw, model, dep, on_hw), fitted_family_note(engine, hw), fitted_class_note(engine, model),
-                 dispatch_latency_note(on_hw, link_latency_s=hw.link_for(dep.devices_per_stage)[1])
+                 dispatch_latency_note(on_hw, link_latency_s=hw.cross_domain_latency_s(dep.devices_per_stage))
                  if dispatches(model, dep) else ""]  # qa152: as predict and the sweep say it
         plain_s = row.get("baseline_step_time_s", row.get("step_time_s"))
         if speculative and "batch" in row and plain_s is not None and plain_s == plain_s:  # qa157: predict says it of this point

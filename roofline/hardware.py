@@ -130,6 +130,13 @@ class HardwareSpec:
             return self.link_bw_bytes_per_s * share * self.link_efficiency, self.link_latency_s
         return self.scale_out_bw_bytes_per_s * self.link_efficiency, self.scale_out_latency_s or self.link_latency_s
 
+    def cross_domain_latency_s(self, devices: int) -> float:
+        """The scale-out link's latency where a group of `devices` spans scale-up domains and the profile gives that
+        link (what its collectives' latency is at least: engine.py's _latency), else 0."""
+        if devices <= self.scale_up_domain or self.scale_out_bw_bytes_per_s is None:
+            return 0.0
+        return self.link_for(devices)[1]
+
     def one_domain_note(self, devices: int) -> str:
         """'epyc-9654: 8 devices exceed its scale-up domain of 2 ...' where a group of `devices` is larger than one
         domain of more than one device and the profile gives no scale-out link, so link_for prices its collectives as

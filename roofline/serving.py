@@ -156,9 +156,9 @@ def dispatch_latency_note(engine: ServingEngine, subject: str = "its expert disp
     allreduce_latency, a lower estimate for the collective library's (qa149; not where they are all-reduces,
     dp_gather allreduce, which run as the latency was measured: qa150; the latency is an all-reduce's as measured on
     the device, NCCL's, RCCL's or a custom one's: qa152); '' otherwise. `subject`: the dispatch as the sentence names
-    it ('it' where the sentence already did). `link_latency_s`: the latency of the link the dispatch crosses; where it is
-    the larger (across nodes: the scale-out link's), the collectives pay it, and the engine's value moves nothing
-    (qa227: '15 us' was suggested where 20 us was paid)."""
+    it ('it' where the sentence already did). `link_latency_s`: the scale-out link's latency where the dispatch spans
+    scale-up domains (hw.cross_domain_latency_s; 0 inside one); where it is the larger the collectives pay it, and the
+    engine's value moves nothing (qa227: '15 us' was suggested where 20 us was paid)."""
     own = engine.all_to_all_latency_s if dispatch_on_prior(engine) else engine.allreduce_latency_s
     link = (f", and across nodes the scale-out link's {format_seconds(link_latency_s)}, the larger, which the engine's value "
             "does not move" if link_latency_s > own else "")
