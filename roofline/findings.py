@@ -431,6 +431,18 @@ def _at_k(r, column: str = "k_at_largest_fitting_batch", word: str = " with") ->
     return f"{word} k = {int(k)}" if k == k else ""
 
 
+def _other_methods_text(methods: list, method: str, at_c0: pd.DataFrame, a0: float, pays) -> str:
+    """'At the same acceptance and context, a draft model pays up to batch 119 on A100 SXM4 ... ' for the methods of the
+    sweep the finding's first sentences do not describe (qa219: its figure drew three methods, its text one), each GPU
+    as the first sentence says it (`pays`: break_even_batch's own), without the ridge points."""
+    said = []
+    for m in methods:
+        rows = at_c0[(at_c0["method"] == m) & same_alpha(at_c0["alpha"], a0)]
+        if m != method and len(rows):
+            said.append(f"{METHOD_NAMES.get(m, m)} pays {_batch_list(pays(rows, False)[0])}")
+    return f"At the same acceptance and context, {_list(said)}. " if said else ""
+
+
 def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     """Up to which batch speculation pays per GPU (the drafting method's break-even at its lowest alpha, at the
     smallest context swept), against the GPUs' derated ridge points; then at higher alpha, and at each longer context."""
@@ -496,7 +508,9 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
          f", derated ridge points in FLOP/B in brackets: {_ridge_order(rho, free)}"
          f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. ")
         + (RIDGE_WHY if np.isfinite(rho) and rho > 0 else "")
-        + (f"At {'higher acceptance' if alphas[-1] == alphas[-1] else 'the other acceptance given'} it still pays at the "
+        + _other_methods_text(methods, method, at_c0, a0, pays)
+        + (f"At {'higher acceptance' if alphas[-1] == alphas[-1] else 'the other acceptance given'} "
+           f"{label if len(methods) > 1 else 'it'} still pays at the "
            f"largest batch that fits or was swept on {_list(later)}. " if later else "")
         + (f"At {_alpha_short(a0, meta)} it pays {'; '.join(longer)}. " if longer else "")
         + ("" if nowhere else "At longer contexts each sequence's KV-cache reads keep the verify pass memory-bound to larger "

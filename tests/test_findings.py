@@ -1441,3 +1441,12 @@ def test_a_report_whose_every_row_is_refused_runs_and_says_so(tmp_path):
     _, f = _report_finding(tmp_path / "sp", "name: shared-prefix\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
                            "shared_prefix: [0, 512]\naxes:\n  batch: [1]\n  context: [4096]\n  k: [0, 3]\n  alpha: [0.8]\n")
     assert "(1.00×; both at batch 1: no gain at that batch)." in f.text, f.text
+
+
+@pytest.mark.slow
+def test_the_break_even_finding_says_each_method_its_figure_draws(tmp_path):
+    """qa219: the break-even figure drew a draft model, EAGLE and n-gram lookup; its text described EAGLE alone."""
+    _, f = _report_finding(tmp_path, "name: break-even-batch\nhardware: [h100-sxm, h200]\nmodel: llama-3.1-8b\nengine: ideal\n"
+                           "method: [draft, eagle]\ndraft: llama-3.2-1b\naxes:\n  batch: [1, 64, 256, 1024]\n  context: [256]\n"
+                           "  k: [0, 1, 2]\n  alpha: [0.6, 0.8]\n")
+    assert "At the same acceptance and context, a draft model pays " in f.text and "At higher acceptance EAGLE still pays" in f.text, f.text
