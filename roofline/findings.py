@@ -431,15 +431,15 @@ def _at_k(r, column: str = "k_at_largest_fitting_batch", word: str = " with") ->
     return f"{word} k = {int(k)}" if k == k else ""
 
 
-def _other_methods_text(methods: list, method: str, at_c0: pd.DataFrame, a0: float, pays) -> str:
+def _other_methods_text(methods: list, method: str, at_c0: pd.DataFrame, a0: float, gpus_said) -> str:
     """'At the same acceptance and context, a draft model pays up to batch 119 on A100 SXM4 ... ' for the methods of the
     sweep the finding's first sentences do not describe (qa219: its figure drew three methods, its text one), each GPU
-    as the first sentence says it (`pays`: break_even_batch's own), without the ridge points."""
+    as the first sentence says it (`gpus_said`: break_even_batch's own `pays`), without the ridge points."""
     said = []
     for m in methods:
         rows = at_c0[(at_c0["method"] == m) & same_alpha(at_c0["alpha"], a0)]
         if m != method and len(rows):
-            said.append(f"{METHOD_NAMES.get(m, m)} pays {_batch_list(pays(rows, False)[0])}")
+            said.append(f"{METHOD_NAMES.get(m, m)} pays {_batch_list(gpus_said(rows, False)[0])}")
     return f"At the same acceptance and context, {_list(said)}. " if said else ""
 
 
