@@ -1398,6 +1398,9 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
     for dtype in sorted(set(hw_a.compute_efficiency_by_dtype) | set(hw_b.compute_efficiency_by_dtype)):
         rows.append((f"efficiency.compute_{dtype}", hw_a.compute_efficiency_by_dtype.get(dtype),
                      hw_b.compute_efficiency_by_dtype.get(dtype), ""))
+    if hw_a.scale_out_bw_bytes_per_s is not None or hw_b.scale_out_bw_bytes_per_s is not None:
+        rows.append(("efficiency.scale_out", *(hw.scale_out_link_efficiency if hw.scale_out_bw_bytes_per_s is not None else None
+                                               for hw in (hw_a, hw_b)), ""))
     rows += [(label, getattr(hw_a, attr), getattr(hw_b, attr), unit) for label, attr, unit in (
         ("usable_memory_fraction", "usable_memory_fraction", ""), ("scale_up_domain", "scale_up_domain", ""), ("mesh_links", "mesh_links", ""),
         ("scale_out_bandwidth", "scale_out_bw_bytes_per_s", "B/s"), ("scale_out_latency", "scale_out_latency_s", "s"),

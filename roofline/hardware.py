@@ -77,6 +77,7 @@ class HardwareSpec:
     #   fully connected mesh of L point-to-point links per device, each link_bandwidth / L (MI300X xGMI: 7 x 64 GB/s)
     scale_out_bw_bytes_per_s: float | None = None   # per device, between domains (InfiniBand / Ethernet NIC)
     scale_out_latency_s: float | None = None
+    scale_out_efficiency: float | None = None     # the scale-out link's achievable fraction; None: link_efficiency
     price_usd_per_hour: float | None = None
     overlap_exponent: float | None = None
     layer_overhead_s: float = 0.0
@@ -117,6 +118,12 @@ class HardwareSpec:
         """peak_flops_per_s[compute dtype] * compute efficiency of that dtype."""
         return self.peak_flops_per_s[self.compute_dtype(dtype)] * self.compute_efficiency_for(dtype)
 
+    @property
+    def scale_out_link_efficiency(self) -> float:
+        """The scale-out link's achievable fraction: `efficiency.scale_out` where the profile gives it (a NIC's, not the
+        scale-up fabric's: MI300X's xGMI reaches 0.75 of its line rate, a 400 Gb/s NIC 0.96), else efficiency.link."""
+        return self.link_efficiency if self.scale_out_efficiency is None else self.scale_out_efficiency
+
     def link_for(self, devices: int) -> tuple[float, float]:
         """(bytes/s per device, latency s) of a collective over `devices`: the scale-up link inside one
         domain, the slower scale-out link when the group spans domains. On a mesh (mesh_links L > 0) a device
@@ -124,11 +131,14 @@ class HardwareSpec:
 
             bytes/s = link_bw_bytes_per_s * min(max(devices - 1, 1), L) / L * link_efficiency
 
-        (on an 8-GPU MI300X: TP 2 one 64 GB/s link, TP 8 all seven)."""
+        (on an 8-GPU MI300X: TP 2 one 64 GB/s link, TP 8 all seven); across domains
+
+            bytes/s = scale_out_bw_bytes_per_s * scale_out_link_efficiency"""
         if devices <= self.scale_up_domain or self.scale_out_bw_bytes_per_s is None:
             share = min(max(devices - 1, 1), self.mesh_links) / self.mesh_links if self.mesh_links else 1.0
             return self.link_bw_bytes_per_s * share * self.link_efficiency, self.link_latency_s
-        return self.scale_out_bw_bytes_per_s * self.link_efficiency, self.scale_out_latency_s or self.link_latency_s
+        return (self.scale_out_bw_bytes_per_s * self.scale_out_link_efficiency,
+                self.scale_out_latency_s or self.link_latency_s)
 
     def cross_domain_latency_s(self, devices: int) -> float:
         """The scale-out link's latency where a group of `devices` spans scale-up domains and the profile gives that
@@ -154,7 +164,7 @@ class HardwareSpec:
         its own domain, (S - 1) / (devices - 1), goes over the scale-up link while the rest goes over the scale-out
         link, at once, S the devices of the smallest domain the group fills (devices mod scale_up_domain where that
         is not 0: its devices reach the most peers over the scale-out link):
-            seconds = max(in / (link_bw * link_efficiency), out / (scale_out_bw * link_efficiency))"""
+            seconds = max(in / (link_bw * link_efficiency), out / (scale_out_bw * scale_out_link_efficiency))"""
         inside = ((devices % self.scale_up_domain or self.scale_up_domain) - 1) / max(devices - 1, 1)
         return self.two_link_transfer_s(devices, nbytes * inside, nbytes * (1.0 - inside))
 
@@ -215,6 +225,7 @@ class HardwareSpec:
             "mesh_links": self.mesh_links,
             "scale_out_bw_bytes_per_s": self.scale_out_bw_bytes_per_s,
             "scale_out_latency_s": self.scale_out_latency_s,
+            "scale_out_efficiency": self.scale_out_link_efficiency if self.scale_out_bw_bytes_per_s is not None else None,
             "usable_memory_fraction": self.usable_memory_fraction,
             "price_usd_per_hour": self.price_usd_per_hour,
             "overlap_exponent": self.overlap_exponent,
@@ -245,7 +256,7 @@ FIELD_ORDER = (
 )
 NESTED_FIELD_ORDER = {  # the key order inside a mapping field, as the shipped profiles write it
     "peak_flops": ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"),
-    "efficiency": ("memory", "compute", "compute_fp8", "compute_fp4", "compute_int8", "link"),
+    "efficiency": ("memory", "compute", "compute_fp8", "compute_fp4", "compute_int8", "link", "scale_out"),
 }
 _DTYPE_EFFICIENCIES = {"compute_fp8": "fp8", "compute_fp4": "fp4", "compute_int8": "int8"}
 
@@ -433,8 +444,10 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         if key not in eff:
             raise field_error(where, f"efficiency.{key}", "a required fraction", MISSING)
     for key in eff:
-        if key not in ("memory", "compute", "link", *_DTYPE_EFFICIENCIES):
-            raise field_error(where, f"efficiency.{key}", "memory, compute, link or " + ", ".join(_DTYPE_EFFICIENCIES), key)
+        if key not in ("memory", "compute", "link", "scale_out", *_DTYPE_EFFICIENCIES):
+            raise field_error(where, f"efficiency.{key}", "memory, compute, link, scale_out or " + ", ".join(_DTYPE_EFFICIENCIES), key)
+    if "scale_out" in eff and "scale_out_bandwidth" not in data:
+        raise field_error(where, "efficiency.scale_out", "it only beside scale_out_bandwidth (the link it derates)", eff["scale_out"])
     by_dtype = {d: _fraction(where, f"efficiency.{k}", eff[k]) for k, d in _DTYPE_EFFICIENCIES.items() if k in eff}
     domain = _domain(where, "scale_up_domain", _whole(data.get("scale_up_domain", 1)))
     mesh_links = _mesh_links(where, "mesh_links", _whole(data.get("mesh_links", 0)), domain)
@@ -473,6 +486,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         mesh_links=mesh_links,
         scale_out_bw_bytes_per_s=_quantity(where, "scale_out_bandwidth", data["scale_out_bandwidth"], "bytes_per_s") if "scale_out_bandwidth" in data else None,
         scale_out_latency_s=_quantity(where, "scale_out_latency", data["scale_out_latency"], "seconds") if "scale_out_latency" in data else None,
+        scale_out_efficiency=_fraction(where, "efficiency.scale_out", eff["scale_out"]) if "scale_out" in eff else None,
         price_usd_per_hour=None if price is None else _quantity(where, "price", price, "usd_per_hour"),
         overlap_exponent=overlap,
         layer_overhead_s=0.0 if layer_overhead is None else _seconds_or_zero(where, "layer_overhead", layer_overhead),
@@ -576,6 +590,11 @@ def check_hardware_spec(spec: object) -> HardwareSpec:
     _check_spec_peaks(where, spec.peak_flops_per_s)
     for key in _SPEC_FRACTIONS:
         _fraction(where, key, getattr(spec, key))
+    if spec.scale_out_efficiency is not None:
+        _fraction(where, "scale_out_efficiency", spec.scale_out_efficiency)
+        if spec.scale_out_bw_bytes_per_s is None:
+            raise field_error(where, "scale_out_efficiency", "it only beside scale_out_bw_bytes_per_s (the link it derates)",
+                              spec.scale_out_efficiency)
     _check_spec_dtype_efficiencies(where, spec.compute_efficiency_by_dtype)
     _domain(where, "scale_up_domain", spec.scale_up_domain)
     _mesh_links(where, "mesh_links", spec.mesh_links, spec.scale_up_domain)

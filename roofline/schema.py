@@ -110,7 +110,7 @@ def hardware_schema() -> dict:
         "additionalProperties": quantity_schema("flops_per_s"),
         "description": "dense peak per dtype (never with 2:4 sparsity)",
     }
-    efficiency_keys = ["memory", "compute", "link", *getattr(hardware, "_DTYPE_EFFICIENCIES", {})]
+    efficiency_keys = ["memory", "compute", "link", "scale_out", *getattr(hardware, "_DTYPE_EFFICIENCIES", {})]
     props["efficiency"] = {
         "type": "object", "required": ["memory", "compute", "link"],
         "properties": {k: _fraction() for k in efficiency_keys}, "additionalProperties": False,

@@ -321,7 +321,7 @@ def hardware_table(hw) -> str:
            if hw.mesh_links else ""),
     ]
     if hw.scale_out_bw_bytes_per_s is not None:
-        lines.append(f"  scale-out link    {format_si(hw.scale_out_bw_bytes_per_s, 'B/s')} one direction per device x {hw.link_efficiency:.2f}, "
+        lines.append(f"  scale-out link    {format_si(hw.scale_out_bw_bytes_per_s, 'B/s')} one direction per device x {hw.scale_out_link_efficiency:.2f}, "
                      f"latency {format_seconds(hw.scale_out_latency_s)}")
     lines += [
         f"  step overhead     {format_seconds(hw.step_overhead_s)}"

@@ -140,10 +140,12 @@ def test_a_broken_user_profile_exits_2_naming_file_and_field(tmp_path):
     data = yaml.safe_load((ROOT / "hardware_profiles" / "h100-sxm.yaml").read_text())
     data["name"] = "broken"
     data["memory_bandwidth"] = "3.35 TB"
-    (tmp_path / "broken.yaml").write_text(yaml.safe_dump(data))
+    text = yaml.safe_dump(data)
+    (tmp_path / "broken.yaml").write_text(text)
+    line = text.splitlines().index("memory_bandwidth: 3.35 TB") + 1
     result = run_main("--profiles", str(tmp_path), "hw", "show", "broken")
     assert result.returncode == 2
-    assert "broken.yaml: line 11: memory_bandwidth: expected" in result.stderr and "'3.35 TB'" in result.stderr
+    assert f"broken.yaml: line {line}: memory_bandwidth: expected" in result.stderr and "'3.35 TB'" in result.stderr
 
 
 @pytest.mark.slow

@@ -1843,3 +1843,16 @@ def test_models_diff_shows_the_shape_fields_a_copy_changes():
         assert key in rows, key
     assert rows["moe.dense_layers"].rstrip().endswith("*") and not rows["ffn_gated"].rstrip().endswith("*")
     assert "2 sliding 128, 21 compressed 4x top 512, 20 compressed 128x" in rows["attention groups"]
+
+
+def test_the_scale_out_efficiency_is_set_shown_and_diffed(roofline, tmp_path):
+    code, _, err = roofline("hw", "new", "nic-gpu", "--from", "mi300x", "--set", "efficiency.scale_out=0.5", "--dir", tmp_path)
+    assert code == 0, err
+    assert "  link: 0.75\n  scale_out: 0.5\n" in (tmp_path / "nic-gpu.yaml").read_text()
+    code, out, err = roofline("--profiles", tmp_path, "hw", "show", "nic-gpu")
+    assert code == 0, err
+    assert "scale-out link    50 GB/s one direction per device x 0.50, latency 20 us" in out
+    code, out, err = roofline("--profiles", tmp_path, "hw", "diff", "mi300x", "nic-gpu")
+    assert code == 0, err
+    row = next(line for line in out.splitlines() if line.startswith("efficiency.scale_out"))
+    assert row.split() == ["efficiency.scale_out", "0.96", "0.5", "0.521x", "*"]

@@ -358,3 +358,36 @@ def test_the_94gb_h100_sxm_is_h100_sxm_but_for_its_memory_and_its_mesh_of_four()
     from roofline.tables import hardware_table
 
     assert "(h100-sxm-94gb, gpu, engine family h100-sxm: engine profiles give it that device's values)" in hardware_table(gb94)
+
+
+def test_the_scale_out_link_takes_the_nics_own_efficiency_not_the_scale_up_fabrics():
+    """qa227: efficiency.link (one figure for both links) derated MI300X's 400 Gb/s NIC by xGMI's 0.75 to 37.5 GB/s,
+    where NCCL reaches 48-49 of 50 GB/s on such a NIC (NVIDIA/nccl-tests#267): efficiency.scale_out is its own."""
+    mi300x, h100 = load_hardware("mi300x"), load_hardware("h100-sxm")
+    assert mi300x.link_efficiency == 0.75 and mi300x.scale_out_efficiency == 0.96
+    assert mi300x.link_for(16)[0] == pytest.approx(48e9) and h100.link_for(16)[0] == pytest.approx(48e9)
+    assert mi300x.link_for(8)[0] == pytest.approx(448e9 * 0.75)  # inside the domain: xGMI's own figure
+    assert mi300x.to_json()["scale_out_efficiency"] == 0.96
+    # a profile without it: the scale-out link takes efficiency.link, as before
+    data = base_profile()
+    del data["efficiency"]["scale_out"]
+    plain = hardware_from_dict(data, "x.yaml")
+    assert plain.scale_out_efficiency is None and plain.link_for(16)[0] == pytest.approx(50e9 * plain.link_efficiency)
+    seconds, _ = h100.two_link_transfer_s(16, 0.0, 48e6)  # a cross-domain all-to-all's outside share too
+    assert seconds == pytest.approx(1e-3)
+
+
+def test_a_scale_out_efficiency_without_a_scale_out_link_is_one_line(h100):
+    data = base_profile()
+    for key in ("scale_out_bandwidth", "scale_out_latency"):
+        del data[key]
+    with pytest.raises(RooflineError, match=r"^x.yaml: efficiency.scale_out: expected it only beside scale_out_bandwidth "
+                                            r"\(the link it derates\), found 0.96$"):
+        hardware_from_dict(data, "x.yaml")
+    data["efficiency"]["scale_out"] = 1.5
+    data["scale_out_bandwidth"], data["scale_out_latency"] = "50 GB/s", "20 us"
+    with pytest.raises(RooflineError, match=r"^x.yaml: efficiency.scale_out: expected a fraction in \[0.01, 1\], found 1.5$"):
+        hardware_from_dict(data, "x.yaml")
+    with pytest.raises(RooflineError, match=r"^hardware spec 'h100-sxm': scale_out_efficiency: expected it only beside "
+                                            r"scale_out_bw_bytes_per_s"):
+        check_hardware_spec(dataclasses.replace(h100, scale_out_bw_bytes_per_s=None, scale_out_latency_s=None))
