@@ -18,10 +18,11 @@ Parallel layout of one model replica (the batch B is the replica's batch):
         down-projection (DeepSeek-V4's wq_a), whole on every rank as vLLM and SGLang hold them:
         model.qkv_params_per_layer_per_device).
     routed experts: experts / ep experts per EP rank, each expert's matrices split over D / ep devices.
-    pipeline: ceil(layers / pp) layers on the busiest stage (vLLM and SGLang give the remainder of an
-        uneven split to stages one layer each), so its share of the layers is ceil(layers / pp) / layers
-        (Deployment.stage_share), each kind of layer in its share where a MoE model's dense layers are interleaved,
-        only MoE layers where they lead (Deployment.stage_layers); the batch is cut into min(B, pp) micro-batches.
+    pipeline: ceil(layers / pp) layers on the busiest stage (vLLM, SGLang and TensorRT-LLM give the remainder of an
+        uneven split to stages one layer each, each to its own stages: Deployment.stage_counts), so its share of the
+        layers is ceil(layers / pp) / layers (Deployment.stage_share), each kind of layer in its share where a MoE
+        model's dense layers are interleaved, where they lead the stage of most MoE layers as the engine splits them
+        (Deployment.stage_layers); the batch is cut into min(B, pp) micro-batches.
 
 Checks (one line each, exit code 2 from the CLI): heads % tp == 0; kv_heads % tp == 0 or tp % kv_heads
 == 0 (KV heads replicated when tp > kv_heads; not for MLA, whose one latent KV is whole on every rank); D % ep == 0 and experts % ep == 0 (EP needs an MoE model);
@@ -56,6 +57,9 @@ QUANTISED_DTYPES = ("fp8", "int8", "w8a16", "int4", "fp4", "nvfp4")  # narrower 
 EXPERT_CLASSES = ("experts", "shared_experts")  # what expert_dtype sets; no weights in a dense model
 MOE_CLASSES = (*EXPERT_CLASSES, "router")  # classes a dense model has no weights in
 UNQUANTISED_CLASSES = ("embedding", "lm_head", "router")  # kept at the native dtype by a quantised weight_dtype (module docstring)
+# which stages take an uneven pipeline split's extra layers, one each (Deployment.stage_counts; an engine's pp_remainder)
+PP_REMAINDERS = {"last": "the last stages", "before_last": "the stages before the last", "first": "the first stages"}
+#   (SGLang's, vLLM's and TensorRT-LLM's splits, in that order)
 
 # which weight class each operator of roofline.costs streams
 OPERATOR_CLASS = {
@@ -93,6 +97,7 @@ class Deployment:
     stage_split: tuple = ()   # classes split over the stage's D devices under attention DP, not a group's tp (for_engine)
     whole: tuple = ()         # classes held whole on every device under attention DP, not split over tp (for_engine)
     sequence_split: tuple = ()  # classes held whole, each tp rank running 1/tp of its group's tokens (for_engine)
+    pp_remainder: str = "last"  # the stages that take an uneven split's extra layers (PP_REMAINDERS; for_engine)
 
     def split_of(self, cls: str) -> int:
         """The devices a non-expert class `cls` is split over: D = tp * dp_attention for a class of stage_split (on
@@ -124,20 +129,34 @@ class Deployment:
         pp of its passes are one pass over every layer of the model, the round trip of a micro-batch (engine.py)."""
         return replace(self, stage="mean")
 
+    def stage_counts(self, layers: int) -> list[int]:
+        """The layers of each pipeline stage, first to last, as the engine splits them: L // pp each, and one more on
+        each of r = L % pp stages, those pp_remainder names (PP_REMAINDERS): "last", the last r (SGLang's
+        get_pp_indices); "before_last", the r before the last (vLLM's, partitions[-2] back to partitions[-(r+1)]);
+        "first", the first r (TensorRT-LLM's Mapping.pp_layers, torch.tensor_split)."""
+        base, extra = divmod(layers, self.pp)
+        first = {"first": 0, "last": self.pp - extra, "before_last": self.pp - 1 - extra}[self.pp_remainder]
+        return [base + (first <= i < first + extra) for i in range(self.pp)]
+
     def stage_layers(self, model) -> tuple[float, float, float]:
-        """(layers, MoE layers, dense layers) of the busiest pipeline stage, P = ceil(layers / pp) layers (the model's
-        own counts without pp). A MoE model's dense layers interleaved with its MoE layers (moe.dense_placement, Llama-4-
-        Maverick's) are in every stage in their share of the model (stage_share); leading dense layers (DeepSeek-V3's
-        three) fill the first stage, so the busiest stage is a full one of MoE layers, holding only the D - (layers - P)
-        dense layers no other stage has room for (vLLM's get_pp_indices splits DeepSeek-V3's 61 layers 15/15/16/15 at
-        pp 4: 16 MoE layers, where the share gave 15.2 and 0.8 dense; at pp 2 SGLang's 30/31 puts 31 MoE layers in its
-        last stage, vLLM's 31/30 puts 30 there). The mean stage (mean_stage) holds layers / pp of each kind."""
+        """(layers, MoE layers, dense layers) of the busiest pipeline stage (the model's own counts without pp). A MoE
+        model's dense layers interleaved with its MoE layers (moe.dense_placement, Llama-4-Maverick's) are in every
+        stage in their share of the model (stage_share: P = ceil(layers / pp) layers on the busiest); leading dense
+        layers (DeepSeek-V3's three) are in the first stage's layers as the engine splits them (stage_counts), and the
+        busiest stage is the one of most MoE layers, then most layers: DeepSeek-V3's 61 layers at pp 2 are 31/30
+        under vLLM and TensorRT-LLM (28 MoE and 3 dense, then 30 MoE: 30 on the busiest) and 30/31 under SGLang (31);
+        at pp 4 vLLM's 15/15/16/15 and SGLang's 15/15/15/16 put 16 MoE layers on one stage, TensorRT-LLM's
+        16/15/15/15 at most 15. The mean stage (mean_stage) holds layers / pp of each kind."""
         if self.pp > 1 and self.stage == "mean":
             return model.layers / self.pp, model.moe_layers / self.pp, model.dense_layers / self.pp
         if self.pp > 1 and model.moe is not None and model.moe.dense_placement == "leading":
-            full = math.ceil(model.layers / self.pp)
-            dense = max(0, model.dense_layers - (model.layers - full))
-            return float(full), float(full - dense), float(dense)
+            stages, start = [], 0
+            for count in self.stage_counts(model.layers):
+                dense = max(0, min(start + count, model.dense_layers) - start)
+                stages.append((count - dense, count, dense))
+                start += count
+            moe, count, dense = max(stages)
+            return float(count), float(moe), float(dense)
         share = self.stage_share(model.layers)
         return float(model.layers) * share, float(model.moe_layers) * share, float(model.dense_layers) * share
 
@@ -226,7 +245,7 @@ def deployment(model, weight_dtype: str | None = None, kv_dtype: str = "bf16", t
 
 def single_device(dep: Deployment) -> Deployment:
     """The same precision on one device (a drafter placed on its own hardware): nothing split, nothing gathered."""
-    return replace(dep, tp=1, dp_attention=1, ep=1, pp=1, stage_split=(), whole=(), sequence_split=())
+    return replace(dep, tp=1, dp_attention=1, ep=1, pp=1, stage_split=(), whole=(), sequence_split=(), pp_remainder="last")
 
 
 def main_gemm_dtype(model, dep: Deployment) -> str:

@@ -94,6 +94,7 @@ from pathlib import Path
 from roofline.costs import OPERATORS
 from roofline.errors import RooflineError, UnknownName, check_choice, check_flag, field_error, prose, unknown_key_error, warn
 from roofline.hardware import check_file_name, spec_where
+from roofline.layout import PP_REMAINDERS
 from roofline.profiles import builtin_dir, find_profile, is_profile_path, list_names, read_yaml
 from roofline.units import BYTE_UNITS, format_seconds, parse_quantity, parse_seconds_or_zero, spoken_list
 
@@ -252,6 +253,7 @@ class ServingEngine:
     dp_attention_tp1: bool = False  # attention DP runs one device a group (TensorRT-LLM): tp > 1 with it is no setup of its
     ep_spans_stage: bool = False  # expert parallelism spreads the experts over every device of a stage or none (vLLM)
     sequence_parallel_moe: bool = False  # MoE layers at tp > 1 under attention DP + EP run 1/tp of the tokens a rank (vLLM)
+    pp_remainder: str = "last"  # the stages that take an uneven pipeline split's extra layers (layout.PP_REMAINDERS)
     spec_per_draft_step_s: float = 0.0
     spec_per_draft_step_per_sequence_s: float = 0.0
     spec_per_iteration_s: float = 0.0
@@ -381,7 +383,7 @@ class ServingEngine:
     def to_json(self) -> dict:
         keys = ("name", "display_name", "version", "kernel_latency_s", "allreduce_latency_s", "all_to_all_latency_s",
                 "host_per_step_s", "host_per_sequence_s", "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_gather", "dp_attention_stage_split",
-                "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "spec_per_draft_step_s",
+                "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "pp_remainder", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "attention_splits_keys", "quantised_moe_efficiency",
                 "weight_only_efficiency", "window_kv_pool_ratio", "memory_fraction", "memory_fraction_of", "memory_reserved_bytes",
@@ -403,7 +405,7 @@ class ServingEngine:
 IDEAL = ServingEngine()
 _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
           "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_gather", "dp_attention_stage_split",
-          "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "overlap_exponent",
+          "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "pp_remainder", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "attention_splits_keys", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
           "memory_fraction", "memory_fraction_of", "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies",
           "max_running_requests_speculating", "max_running_requests_flag", "speculation_refused", "speculation_refused_with_dp_attention",
@@ -594,13 +596,15 @@ def sequence_split_classes(engine: ServingEngine, dep, model) -> tuple:
 
 def for_engine(dep, engine: ServingEngine, model):
     """`dep` as `engine` lays it out for `model`: its stage_split classes (stage_split_classes), under attention DP the
-    classes it holds whole (dp_attention_whole), and those of its sequence-parallel MoE (sequence_split_classes)."""
+    classes it holds whole (dp_attention_whole), those of its sequence-parallel MoE (sequence_split_classes), and the
+    stages its uneven pipeline split gives the extra layers (pp_remainder)."""
     split = stage_split_classes(engine, dep.dp_attention)
     whole = engine.dp_attention_whole if dep.dp_attention > 1 else ()
     sequence = sequence_split_classes(engine, dep, model)
-    if (split, whole, sequence) == (dep.stage_split, dep.whole, dep.sequence_split):
+    remainder = engine.pp_remainder if dep.pp > 1 else dep.pp_remainder
+    if (split, whole, sequence, remainder) == (dep.stage_split, dep.whole, dep.sequence_split, dep.pp_remainder):
         return dep
-    return replace(dep, stage_split=split, whole=whole, sequence_split=sequence)
+    return replace(dep, stage_split=split, whole=whole, sequence_split=sequence, pp_remainder=remainder)
 
 
 def _overlap_exponent(where: str, key: str, value: object) -> float | None:
@@ -633,6 +637,10 @@ def _memory_fraction(where: str, key: str, value: object) -> float | None:
 
 def _memory_of(where: str, key: str, value: object) -> str:
     return check_choice(where, key, value, ("device", "free"))
+
+
+def _pp_remainder(where: str, key: str, value: object) -> str:
+    return check_choice(where, key, value, tuple(PP_REMAINDERS))
 
 
 def _sequences(where: str, key: str, value: object) -> int:
@@ -719,6 +727,7 @@ _VALUE_RULES = {
     "dp_attention_tp1": check_flag,
     "ep_spans_stage": check_flag,
     "sequence_parallel_moe": check_flag,
+    "pp_remainder": _pp_remainder,
     "prefix_read_once": check_flag,
     "attention_splits_keys": check_flag,
     "overlap_exponent": _overlap_exponent,

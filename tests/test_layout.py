@@ -286,12 +286,12 @@ def test_vllms_sequence_parallel_moe_holds_shared_experts_whole_on_a_tp_ranks_sh
     lat = max(vllm.allreduce_latency_s, h200.link_for(2)[1])
     assert sp["allreduce_time_s"] - tp_split["allreduce_time_s"] == pytest.approx(v3.moe_layers * lat, rel=1e-9)
     # not at tp 1, not without EP, not under other engines; over pipeline stages too (its MoE blocks follow the
-    # config at any pp, qa143), the busiest stage holding 31 of the 58 MoE layers
+    # config at any pp, qa143), the busiest stage holding 30 of the 58 MoE layers (vLLM's split: 31/30, 3 dense first)
     for other, ways in ((dict(tp=1, dp_attention=8, ep=8), 1), (dict(tp=2, dp_attention=4), 2),
                         (dict(tp=2, dp_attention=4, ep=8, pp=2), 1)):
         p = roofline.predict("h200", "deepseek-v3", 64, 2048, engine="vllm", **other)
         held = p["weight_classes"]["shared_experts"]["bytes_per_device"]
-        share = 1 if other.get("pp", 1) == 1 else 31 / 58
+        share = 1 if other.get("pp", 1) == 1 else 30 / 58
         assert held == pytest.approx(shared / ways * share, rel=1e-9), other
     # at pp 2, and for a GQA model (Qwen3-MoE's block), the all-reduce stays and the MoE block all-gathers its output:
     # one ring pass of the group's tokens over tp, a MoE layer (pp 2: micro-batches of 32, a round trip of every stage)
@@ -304,7 +304,7 @@ def test_vllms_sequence_parallel_moe_holds_shared_experts_whole_on_a_tp_ranks_sh
         dep = deployment(spec, **layout)
         on, off = (collective_times_s(h200, spec, for_engine(dep, e, spec), e, 64.0, 1.0)["allreduce_time_s"] for e in (vllm, plain))
         ag = lat + 64 / 4 * spec.hidden_size * 2 / 2 / h200.link_for(2)[0]  # the group's 16 tokens, one ring pass over 2
-        assert float(on - off) == pytest.approx(dep.stage_layers(spec)[1] * ag, rel=1e-9), model
+        assert float(on - off) == pytest.approx(for_engine(dep, vllm, spec).stage_layers(spec)[1] * ag, rel=1e-9), model
     # qa149: Mixtral's MoE block in vLLM has no sequence-parallel path (its moe.sequence_parallel: false): its shared
     # layout is the plain one's; qa152: but vLLM then gathers over the data-parallel group (4 ranks of one tp index, not
     # the stage's 8), and each MoE layer keeps its tp all-reduce of the group's 64 tokens, where an engine without
@@ -319,3 +319,31 @@ def test_vllms_sequence_parallel_moe_holds_shared_experts_whole_on_a_tp_ranks_sh
     assert on["weight_classes"] == off["weight_classes"]
     assert not roofline.load_model("mixtral-8x7b").moe.sequence_parallel and spec.moe.sequence_parallel
     assert not load_engine("sglang").sequence_parallel_moe and not load_engine("trtllm").sequence_parallel_moe
+
+
+def test_each_engine_gives_an_uneven_pipeline_splits_extra_layers_to_its_own_stages():
+    """qa227: DeepSeek-V3's busiest pp 2 stage held 31 MoE layers under every engine, where vLLM's get_pp_indices
+    splits 61 layers 31/30 (3 dense + 28 MoE, then 30 MoE), SGLang's 30/31 and TensorRT-LLM's Mapping.pp_layers 31/30."""
+    import roofline
+    from roofline.serving import for_engine, load_engine
+
+    v3, llama = load_model("deepseek-v3"), load_model("llama-3.1-70b")
+    two = deployment(v3, "fp8", tp=8, pp=2)
+    counts = {name: for_engine(two, load_engine(name), v3) for name in ("vllm", "sglang", "trtllm", "ideal")}
+    assert {n: d.stage_counts(61) for n, d in counts.items()} == {
+        "vllm": [31, 30], "sglang": [30, 31], "trtllm": [31, 30], "ideal": [30, 31]}
+    assert {n: d.stage_layers(v3) for n, d in counts.items()} == {
+        "vllm": (30.0, 30.0, 0.0), "sglang": (31.0, 31.0, 0.0), "trtllm": (30.0, 30.0, 0.0), "ideal": (31.0, 31.0, 0.0)}
+    four = dataclasses.replace(deployment(v3, "fp8", tp=4, pp=4), pp_remainder="before_last")
+    assert four.stage_counts(61) == [15, 15, 16, 15] and four.stage_layers(v3) == (16.0, 16.0, 0.0)
+    first = dataclasses.replace(four, pp_remainder="first")  # 16/15/15/15: 3 dense + 13 MoE, then 15 MoE layers
+    assert first.stage_counts(61) == [16, 15, 15, 15] and first.stage_layers(v3) == (15.0, 15.0, 0.0)
+    three = dataclasses.replace(deployment(v3, "fp8", pp=3), pp_remainder="before_last")  # r = pp - 1: all but the last
+    assert three.stage_counts(61) == [20, 21, 20] and three.stage_counts(62) == [21, 21, 20]
+    # predictions follow: vLLM's busiest stage holds 30 of the 58 MoE layers' experts, SGLang's 31
+    experts = {e: roofline.predict("h200", "deepseek-v3", 1, tp=8, pp=2, engine=e)["weight_classes"]["experts"]["bytes_per_device"]
+               for e in ("vllm", "sglang")}
+    assert experts["vllm"] == pytest.approx(experts["sglang"] * 30 / 31)
+    # a dense model: the busiest stage holds ceil(layers / pp) under any engine
+    assert for_engine(deployment(llama, pp=3), load_engine("vllm"), llama).stage_layers(llama) == (27.0, 0.0, 27.0)
+    assert for_engine(deployment(llama, pp=3), load_engine("trtllm"), llama).stage_layers(llama) == (27.0, 0.0, 27.0)
