@@ -50,6 +50,7 @@ from roofline.profiles import (
     resolve_name,
     user_dir,
 )
+from roofline.units import parse_quantity, unit_kind
 from roofline.yamlio import load_yaml_text, read_text, write_text_atomic
 
 SCHEMA_COMMENTS = {kind: f"# yaml-language-server: $schema=../docs/{kind}.schema.json" for kind in ("hardware", "engine")}
@@ -1028,7 +1029,10 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     indent = _indent_of(unix)  # dumped as the file is written, so that only the edited lines differ
     before = _dump(doc, indent)
     pairs = parse_assignments(assignments, f"{GROUP[kind]} set", kind)
-    set_here = {".".join(keys) for keys, _ in pairs}
+    leaves = _leaves(load_yaml_text(unix, str(path)) or {})
+    unchanged = {".".join(keys) for keys, value in pairs  # a value written in another unit of its kind (qa224)
+                 if value is not None and _same_value(leaves.get(".".join(keys), object()), value)}
+    set_here = {".".join(keys) for keys, _ in pairs} - unchanged
     made = MADE_FROM_SCENARIO.search(unix.split("\ntype:", 1)[0]) if kind == "scenario" else None
     if kind == "scenario" and doc.get("description") and "description" not in {*set_here, *hand_set_fields(unix)} and (
             made or COPY_DESCRIPTION.match(str(doc["description"]).strip())):  # a copy's fields set since (qa209), not
@@ -1041,8 +1045,10 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     kept = _kept_nulls(kind, doc, pairs)
     _apply(doc, pairs, str(path), _field_order(kind), kept)
     text = _splice(unix, before, _dump(doc, indent))  # only the lines the edit changes
-    written = {".".join(keys) for keys, value in pairs if value is not None or ".".join(keys) in kept}  # a kept null is set
-    text = _with_hand_set(text, written, {".".join(keys) for keys, _ in pairs} - written)
+    written = {".".join(keys) for keys, value in pairs  # a kept null is set
+               if (value is not None or ".".join(keys) in kept) and ".".join(keys) not in unchanged}
+    nulled = {".".join(keys) for keys, value in pairs if value is None} - written  # a field removed is no value set
+    text = _with_hand_set(text, written, nulled)
     if kind == "engine" and doc.get("costs_from"):
         text = _without_lineage(text)
     if "\r\n" in original:  # a Windows file keeps its line ends (ruamel keeps \r only on lines it did not rewrite)
@@ -1153,6 +1159,23 @@ def _override_index(doc: Mapping) -> dict:
             if isinstance(o, Mapping)}
 
 
+def _same_value(before: object, after: object) -> bool:
+    """Whether an edit left a leaf's value as it was: equal, or one quantity written in another unit of its kind
+    (qa224: `link_latency=0.4 ms` over `400 us` marked the field set by hand)."""
+    if before == after:
+        return True
+    if not (isinstance(before, str) and isinstance(after, str)):
+        return False
+    kinds = {unit_kind(m.group(1)) for m in (re.search(r"[0-9.]\s*(\S+)\s*$", s) for s in (before, after)) if m}
+    if len(kinds) != 1 or None in kinds:
+        return False
+    kind = kinds.pop()
+    try:
+        return math.isclose(parse_quantity(before, kind), parse_quantity(after, kind), rel_tol=1e-12)
+    except ValueError:
+        return False
+
+
 def _hand_set_by_edit(original: str, edited: str, kind: str) -> str:
     """`edited` with a copy's HAND_SET line widened by the fields the edit changed or added, and narrowed by those it
     removed (qa222: an edit of a copy left its 'set by hand' list as it was, under a source that describes the old
@@ -1173,7 +1196,8 @@ def _hand_set_by_edit(original: str, edited: str, kind: str) -> str:
         if parts[0] == "overrides" and len(parts) > 1 and parts[1] in new_index:
             parts[1] = new_index[parts[1]]
         return ".".join(parts)
-    changed = {named(k) for k, v in after.items() if before.get(k, object()) != v and k.split(".")[0] not in text_fields}
+    changed = {named(k) for k, v in after.items()
+               if not _same_value(before.get(k, object()), v) and k.split(".")[0] not in text_fields}
     removed = {k for k in before if k not in after and k.split(".")[0] not in text_fields and not k.startswith("overrides.")}
     # the marks already there on an override follow its entry to its new index, or go with it (qa226: an entry added
     # first left b[0-9]*'s mark on mi*)

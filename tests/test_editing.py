@@ -1856,3 +1856,26 @@ def test_the_scale_out_efficiency_is_set_shown_and_diffed(roofline, tmp_path):
     assert code == 0, err
     row = next(line for line in out.splitlines() if line.startswith("efficiency.scale_out"))
     assert row.split() == ["efficiency.scale_out", "0.96", "0.5", "0.521x", "*"]
+
+
+def test_a_value_respelled_in_another_unit_is_not_set_by_hand(tmp_path):
+    """qa224: `set link_latency=0.004 ms` over `4 us` (the same value) listed link_latency as set by hand."""
+    from roofline.editing import new_profile, set_fields
+
+    path = new_profile("hardware", "respelt", "mi300x", ["memory=96 GB"], out_dir=tmp_path)
+    assert "link_latency: 6 us" in path.read_text()
+    set_fields("hardware", "respelt", ["link_latency=0.006 ms", "scale_out_bandwidth=50000 MB/s"], (tmp_path,))
+    text = path.read_text()
+    assert "link_latency: 0.006 ms" in text and "scale_out_bandwidth: 50000 MB/s" in text
+    assert "# set by hand, not from the source or notes below: memory." in text
+    set_fields("hardware", "respelt", ["link_latency=7 us"], (tmp_path,))
+    assert "# set by hand, not from the source or notes below: link_latency, memory." in path.read_text()
+    set_fields("hardware", "respelt", ["link_latency=0.007 ms"], (tmp_path,))  # respelt again: still set by hand
+    assert "# set by hand, not from the source or notes below: link_latency, memory." in path.read_text()
+    from roofline.editing import _hand_set_by_edit
+
+    text = path.read_text()
+    respelt = _hand_set_by_edit(text, text.replace("memory_bandwidth: 5.3 TB/s", "memory_bandwidth: 5300 GB/s"), "hardware")
+    assert "memory_bandwidth: 5300 GB/s" in respelt and "below: link_latency, memory.\n" in respelt  # `edit` alike
+    moved = _hand_set_by_edit(text, text.replace("memory_bandwidth: 5.3 TB/s", "memory_bandwidth: 5.2 TB/s"), "hardware")
+    assert "below: link_latency, memory, memory_bandwidth.\n" in moved
