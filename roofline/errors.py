@@ -57,9 +57,12 @@ def shown_value(found: object) -> str:
 def field_error(where: str, field: str, expected: str, found: object) -> RooflineError:
     """Build the standard message: `FILE: FIELD: expected EXPECTED, found FOUND` (MISSING: found nothing).
 
-    Dates and booleans are shown as YAML writes them (2024-01-01, true), other values by their repr.
+    Dates and booleans are shown as YAML writes them (2024-01-01, true), null as YAML and JSON write it where `where`
+    names such a file (None from Python), other values by their repr.
     """
-    shown = "nothing" if found is MISSING else shown_value(found)
+    in_file = re.search(r"\.(ya?ml|json)\b", where, re.IGNORECASE) is not None
+    shown = "nothing" if found is MISSING else "null" if found is None and in_file else shown_value(found)  # qa223: a
+    # file's `key:` or JSON null read as Python's None
     line = field_line(where, field)
     return RooflineError(f"{where}: {f'line {line}: ' if line else ''}{field}: expected {expected}, found {shown}")
 

@@ -1,10 +1,14 @@
 """roofline.errors: the one-line messages every bad input gets (file, field, expected, found)."""
 
 import warnings
+from pathlib import Path
 
 import pytest
 
 from roofline.errors import RooflineError, RooflineWarning, field_error, unknown_key_error, unknown_name_error, warn
+from roofline.hardware import load_hardware
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_a_field_error_names_file_field_expected_and_found_and_is_a_value_error():
@@ -95,3 +99,14 @@ def test_an_unknown_field_offers_every_name_about_as_near():
     assert "(did you mean 'link_bandwidth' or 'memory_bandwidth'?)" in str(unknown_key_error("f.yaml", "bandwith", known))
     assert "(did you mean 'name'?)" in str(unknown_key_error("f.yaml", "anme", known))
     assert "one of link_bandwidth" in str(unknown_key_error("f.yaml", "zzz", known))
+
+
+def test_a_null_found_in_a_file_is_shown_as_yaml_and_json_write_it_and_as_none_from_python(tmp_path):
+    """qa223: `memory:` (or a JSON null) said 'found None', a word neither file format has."""
+    assert str(field_error("x.yaml", "memory", "a size", None)) == "x.yaml: memory: expected a size, found null"
+    assert str(field_error("bench.JSON", "ttft", "a time", None)).endswith("found null")
+    assert str(field_error("predict", "batch", "an integer", None)) == "predict: batch: expected an integer, found None"
+    path = tmp_path / "nul.yaml"
+    path.write_text((ROOT / "hardware_profiles" / "h100-sxm.yaml").read_text().replace("memory: 81559 MiB", "memory:"))
+    with pytest.raises(RooflineError, match=r"nul.yaml: line \d+: memory: expected a string like '80 GB', found null$"):
+        load_hardware(str(path))
