@@ -1,6 +1,6 @@
 """Speculative decoding: tokens per iteration, draft and verify cost, speedup, best k, break-even batch.
 
-Conventions (../shared/reference/speculation.md): k draft tokens per iteration, bonus token
+Conventions (docs/reference/speculation.md): k draft tokens per iteration, bonus token
 excluded; alpha is the per-token acceptance probability; tau, the tokens one iteration emits per
 sequence, includes the bonus (or correction) token:
 

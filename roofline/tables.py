@@ -61,8 +61,9 @@ def predict_table(point: dict) -> str:
                        ("p2p_time_s", "pipeline p2p"),
                        ("host_time_s", "host work")):
         if p.get(key):
-            note = ("   (overlapped: the step is the larger of it and the device's time)"
-                    if key == "host_time_s" and p.get("host_overlap") else
+            note = (f"   ({'overlapped: the step is the larger of it and the device time; ' if p.get('host_overlap') else ''}"
+                    f"{_host_work_text(p)})"
+                    if key == "host_time_s" else
                     ("   (two all-reduces: moe_dispatch allgather, dp_gather allreduce)"  # qa146: said as all-gathers
                      if p.get("moe_dispatch") == "allgather" and p.get("dp_gather") == "allreduce" else
                      f"   ({MOE_DISPATCH[p['moe_dispatch']][0]}: moe_dispatch {p['moe_dispatch']})")
@@ -247,6 +248,16 @@ def _rate(tokens_per_s: float) -> str:
     return f"{tokens_per_s:,.0f}" if tokens_per_s >= 100 else f"{tokens_per_s:,.1f}"
 
 
+def _host_work_text(p: dict) -> str:
+    """'vllm: 0 a step + 60.2 us a sequence x 128': what the host work line is made of (engine.host_time_s; under
+    attention DP the sequences of the busiest group)."""
+    values, groups = p.get("engine_values") or {}, p["layout"].get("dp_attention", 1)
+    step, per_sequence = values.get("host_per_step_s", 0.0), values.get("host_per_sequence_s", 0.0)
+    sequences = -(-int(p["batch"]) // groups)
+    return (f"{p['engine']}: {format_seconds(step) if step else '0'} a step + {format_seconds(per_sequence)} a sequence x "
+            f"{sequences:,}" + (f" (the busiest of {groups} attention-DP groups)" if groups > 1 else ""))
+
+
 def _serving_text(part: dict, p: dict) -> str:
     """'a serving benchmark's time per output token at 32 in flight: + 31 prefills of 1,000 tokens, 1.2 ms each, over
     200 tokens' (api._serving_terms)."""
@@ -265,8 +276,12 @@ def _best_k_text(spec: dict) -> str:
         at_cap = spec["best_k"] == int(K_SEARCH[-1])  # the largest k searched: a larger one may be better still
         gives = (f"{spec['best_k_speedup']:.3f}x, {_rate(spec['best_k_tokens_per_s_per_user'])} tokens/s per user"
                  if spec.get("best_k_speedup") is not None else "")
+        why = ""  # qa230: 'best k 0' under a speedup of 1.98x, the reason (no drafter fits) further down
+        if spec["best_k"] == 0 and spec["k"] > 0:
+            why = ("; no k >= 1 fits in memory with the drafter" if not spec.get("fits_in_memory", True)
+                   else "; no k >= 1 is faster than plain decoding")
         return (f">= {spec['best_k']} (the largest k searched{'; ' + gives if gives else ''})" if at_cap else
-                f"{spec['best_k']}" + (f"  ({gives})" if gives else ""))
+                f"{spec['best_k']}" + (f"  ({gives}{why})" if gives else ""))
     return f"{'not reported' if spec['tree_nodes'] is not None else 'none'} ({spec['best_k_unknown_because']})"
 
 

@@ -616,3 +616,16 @@ def test_cheapest_says_where_its_two_picks_run_on_different_layouts():
                                           "ratio is of the two, not of one deployment with and without speculation")
     assert _picks_differ(plain, pd.Series({**spec, "layout": "tp 8"})) == ""  # the batch differs anyway: not said
     assert "differ in hardware and layout (plain h200 on tp 8, speculation b200 on" in _picks_differ(plain, pd.Series({**spec, "hardware": "b200"}))
+
+
+def test_the_host_work_line_says_what_it_is_made_of_and_a_best_k_of_0_says_why():
+    """qa230: 'host work 7.7 ms' did not say it was 60.2 us a sequence x 128; 'best k here 0 (1.000x)' sat under a
+    speedup of 1.98x with its reason (no drafter fits) further down."""
+    import roofline
+
+    p = roofline.predict("a100-sxm-80gb", "llama-3.1-8b", 128, 2048)
+    line = next(x for x in predict_table(p).splitlines() if x.startswith("  host work"))
+    assert line.endswith("(vllm: 0 a step + 60.2 us a sequence x 128)"), line
+    p = roofline.predict("l4", "llama-3.1-8b", 1, 32768, method="eagle", k=3, alpha=0.7)
+    line = next(x for x in predict_table(p).splitlines() if "best k here" in x)
+    assert line.endswith("; no k >= 1 fits in memory with the drafter)"), line
