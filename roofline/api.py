@@ -510,7 +510,9 @@ def predict(
     m = step_metrics(hw, target, batch, 1, context, dep, engine=eng, shared_prefix=shared_prefix, with_operators=True)
     mem = capacity(hw, target, batch, context + 1, dep, shared_prefix=shared_prefix, engine=eng)
     step = float(m["step_time_s"])
-    by_class = weight_bytes_by_class(target, dep)
+    # the weights of the stage whose memory binds (capacity: every stage checked under pp; the operators are the
+    # busiest stage's, engine.py)
+    by_class = weight_bytes_by_class(target, dep.at_stage(int(mem["stage"])) if dep.pp > 1 else dep)
     fits = bool(mem["fits_in_memory"])
     out = {
         "hardware": hw.name,

@@ -111,13 +111,19 @@ def kv_shared_and_per_sequence_bytes(model: ModelSpec, context_len, dep: Deploym
 def capacity(hw: HardwareSpec, model: ModelSpec, batch, context_len, dep: Deployment, *, shared_prefix=0,
              extra_bytes=0.0, extra_bytes_per_seq=0.0, weights_bytes: float | None = None,
              engine: ServingEngine | None = None) -> dict[str, np.ndarray]:
-    """weight_bytes, kv_bytes, memory_needed_bytes, usable_memory_bytes, fits_in_memory, max_batch (broadcast arrays).
+    """weight_bytes, kv_bytes, memory_needed_bytes, usable_memory_bytes, fits_in_memory, max_batch, stage (broadcast
+    arrays). Under pipeline parallelism each kind of stage is checked (distinct_stages: its own layers, KV cache and
+    head) and the one with the least memory to spare gives the figures (`stage` its index), max batch the least of them.
 
     `weights_bytes` replaces the model's resident weights (a head drafter holds only part of its spec's);
     `engine` (made for `hw`: for_hardware) sets the memory it gives weights and KV cache (usable_bytes_for) and its
     hybrid window pool (serving.ServingEngine.window_kv_pool_ratio; None, or no engine: sliding layers hold only their
     window).
     """
+    if dep.pp > 1 and weights_bytes is None and dep.stage == "busiest":  # every stage's memory: the tightest sets it
+        stages = [capacity(hw, model, batch, context_len, s, shared_prefix=shared_prefix, extra_bytes=extra_bytes,
+                           extra_bytes_per_seq=extra_bytes_per_seq, engine=engine) for s in distinct_stages(model, dep)]
+        return _tightest(stages)
     window_pool_ratio = engine.window_kv_pool_ratio if engine is not None else None
     resident_bytes = weight_bytes(model, dep) if weights_bytes is None else weights_bytes
     b_a = sequences_per_group(batch, dep)
@@ -139,4 +145,29 @@ def capacity(hw: HardwareSpec, model: ModelSpec, batch, context_len, dep: Deploy
         "usable_memory_bytes": np.broadcast_to(np.asarray(usable_bytes), shape),
         "fits_in_memory": np.broadcast_to(needed_bytes <= usable_bytes, shape),
         "max_batch": np.broadcast_to(np.minimum(max_batch, 2**62).astype(np.int64), shape),
+        "stage": np.broadcast_to(np.asarray(dep.stage if isinstance(dep.stage, int) else dep.busiest_stage(model)
+                                            if dep.pp > 1 and dep.stage == "busiest" else 0), shape),
     }
+
+
+def distinct_stages(model: ModelSpec, dep: Deployment) -> list[Deployment]:
+    """`dep` at each pipeline stage whose layers and head differ from those before it (Deployment.at_stage): a split of
+    L // pp layers and its left-over ones has at most four kinds of stage (first, last, with one more, without)."""
+    table, seen, out = dep.stage_table(model), set(), []
+    for index, row in enumerate(table):
+        kind = (row, index == 0, index == dep.pp - 1)
+        if kind not in seen:
+            seen.add(kind)
+            out.append(dep.at_stage(index))
+    return out
+
+
+def _tightest(stages: list[dict]) -> dict:
+    """capacity's arrays of the stage with the least memory to spare at each point (its weights, KV cache, need and
+    usable memory, and index: `stage`); fits where every stage fits, max batch the least of the stages'."""
+    spare = np.stack([s["usable_memory_bytes"] - s["memory_needed_bytes"] for s in stages])
+    pick = np.argmin(spare, axis=0)
+    out = {key: np.choose(pick, [s[key] for s in stages]) for key in stages[0] if key not in ("fits_in_memory", "max_batch")}
+    out["fits_in_memory"] = np.logical_and.reduce([s["fits_in_memory"] for s in stages])
+    out["max_batch"] = np.minimum.reduce([s["max_batch"] for s in stages])
+    return out

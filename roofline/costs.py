@@ -309,16 +309,17 @@ def sequences_per_group(batch, dep: Deployment):
 
 
 def weight_bytes_by_class(model: ModelSpec, dep: Deployment) -> dict[str, float]:
-    """Resident weight bytes per class on the busiest device of `dep`.
+    """Resident weight bytes per class on a device of `dep`'s described stage (Deployment.busiest_stage, or the one
+    at_stage names).
 
     Non-expert classes split over tp (replicated over dp_attention groups; those of dep.stage_split over the stage's
     D devices, those of dep.whole on none: Deployment.split_of), but for the attention input projections
     a rank holds whole (model.qkv_params_per_layer_per_device: MLA's down-projections, a KV head replicated once tp >
     kv_heads; in each layer and MTP module) and the router, whole on every rank; routed experts over all
-    D = tp * dp_attention devices of a stage (E/ep experts, each split D/ep ways); layers over pp stages, the
-    busiest holding ceil(layers / pp) of them (Deployment.stage_layers: its MoE layers' share of the experts, router
-    and shared experts, its dense layers' share of the dense MLP, its layers' of the rest), and the larger of
-    embedding and LM head.
+    D = tp * dp_attention devices of a stage (E/ep experts, each split D/ep ways); layers over pp stages as the engine
+    splits them (Deployment.stage_layers: the stage's MoE layers' share of the experts, router and shared experts, its
+    dense layers' share of the dense MLP, its layers' of the rest), the embedding on the first stage and the LM head
+    (a tied one's copy of the embedding) on the last (Deployment.holds_head; the mean stage the larger of the two).
     The target's MTP modules are not counted: an MTP drafter brings them as a drafter
     (speculation.drafter_weight_bytes, its routed experts split as the target's are), only while it drafts.
     """
@@ -337,8 +338,13 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment) -> dict[str, float]
         per_stage = 1.0 if cls in ("embedding", "lm_head") else share.get(cls, layers / max(model.layers, 1))
         count = blocks.get(cls, 0)
         out[cls] = ((n - count * qkv) / split + count * qkv_device) * BYTES_PER_ELEMENT[dep.dtype(cls)] * per_stage
-    if pp > 1:  # embedding on the first stage, LM head on the last: the busiest stage holds the larger
-        out["embedding"], out["lm_head"] = max(out["embedding"], out["lm_head"]), 0.0
+    if pp > 1:  # the embedding on the first stage, the LM head (a tied one a copy of the embedding) on the last
+        embedding, lm_head = out["embedding"], out["lm_head"] or out["embedding"]
+        holds_embedding, holds_lm_head = dep.holds_head(model)
+        if dep.stage == "mean":  # the mean stage: the larger, as one of them (engine.py's round trip holds both once)
+            out["embedding"], out["lm_head"] = max(embedding, lm_head), 0.0
+        else:
+            out["embedding"], out["lm_head"] = embedding * holds_embedding, lm_head * holds_lm_head
     return out
 
 
@@ -348,10 +354,10 @@ def weight_bytes(model: ModelSpec, dep: Deployment) -> float:
 
 
 def kv_cache_bytes(model: ModelSpec, batch, context_len, dep: Deployment, shared_prefix=0, window_pool_ratio=None):
-    """KV bytes held on the busiest device for `batch` sequences of `context_len` tokens each.
+    """KV bytes held on a device of `dep`'s described stage for `batch` sequences of `context_len` tokens each.
 
-    Each attention group holds B / dp_attention sequences, its busiest stage's share of the layers
-    (Deployment.stage_share); a shared prefix of P tokens is stored once:
+    Each attention group holds B / dp_attention sequences, its stage's share of the layers (Deployment.stage_share:
+    the busiest stage's, or the one at_stage names); a shared prefix of P tokens is stored once:
     B_a * stored(L) - (B_a - 1) * (stored(L) - stored(L - P)).
     Under an engine's hybrid window pool (`window_pool_ratio` r, serving.py: SGLang's) a model with full and sliding
     layers is charged pooled(L) (_pooled_bytes) where stored(L) stands.
@@ -364,7 +370,7 @@ def kv_cache_bytes(model: ModelSpec, batch, context_len, dep: Deployment, shared
         stored = _pooled_bytes(model, g, length, dep, window_pool_ratio)
         shared = stored - _pooled_bytes(model, g, length - p, dep, window_pool_ratio)
         total = total + g.layers * (b_a * stored - np.maximum(b_a - 1.0, 0.0) * shared)
-    return total * dep.stage_share(model.layers)
+    return total * dep.stage_share(model)
 
 
 def window_pool_applies(model: ModelSpec, ratio) -> bool:

@@ -18,11 +18,12 @@ Parallel layout of one model replica (the batch B is the replica's batch):
         down-projection (DeepSeek-V4's wq_a), whole on every rank as vLLM and SGLang hold them:
         model.qkv_params_per_layer_per_device).
     routed experts: experts / ep experts per EP rank, each expert's matrices split over D / ep devices.
-    pipeline: ceil(layers / pp) layers on the busiest stage (vLLM, SGLang and TensorRT-LLM give the remainder of an
-        uneven split to stages one layer each, each to its own stages: Deployment.stage_counts), so its share of the
-        layers is ceil(layers / pp) / layers (Deployment.stage_share), each kind of layer in its share where a MoE
-        model's dense layers are interleaved, where they lead the stage of most MoE layers as the engine splits them
-        (Deployment.stage_layers); the batch is cut into min(B, pp) micro-batches.
+    pipeline: the layers split over pp stages as the engine splits them (Deployment.stage_counts: L // pp each, the
+        remainder one each on stages of the engine's choosing, ceil(layers / pp) on the busiest, or all of it on the
+        last stage in the engines' older versions), each kind of layer in its share where a MoE model's dense layers
+        are interleaved, leading ones in the first stages; the time of a step is the busiest stage's, the one of most
+        MoE layers (Deployment.stage_layers, busiest_stage), and memory is checked on every kind of stage, the first
+        holding the embedding and the last the LM head (capacity.py); the batch is cut into min(B, pp) micro-batches.
 
 Checks (one line each, exit code 2 from the CLI): heads % tp == 0; kv_heads % tp == 0 or tp % kv_heads
 == 0 (KV heads replicated when tp > kv_heads; not for MLA, whose one latent KV is whole on every rank); D % ep == 0 and experts % ep == 0 (EP needs an MoE model);
@@ -44,7 +45,6 @@ bf16 (their model profiles). A 16- or 32-bit `weight_dtype` (bf16, fp16, fp32) a
 
 from __future__ import annotations
 
-import math
 import numbers
 from dataclasses import dataclass, field, replace
 
@@ -58,8 +58,9 @@ EXPERT_CLASSES = ("experts", "shared_experts")  # what expert_dtype sets; no wei
 MOE_CLASSES = (*EXPERT_CLASSES, "router")  # classes a dense model has no weights in
 UNQUANTISED_CLASSES = ("embedding", "lm_head", "router")  # kept at the native dtype by a quantised weight_dtype (module docstring)
 # which stages take an uneven pipeline split's extra layers, one each (Deployment.stage_counts; an engine's pp_remainder)
-PP_REMAINDERS = {"last": "the last stages", "before_last": "the stages before the last", "first": "the first stages"}
-#   (SGLang's, vLLM's and TensorRT-LLM's splits, in that order)
+PP_REMAINDERS = {"last": "the last stages, one each", "before_last": "the stages before the last, one each",
+                 "first": "the first stages, one each", "last_all": "the last stage, all of them"}
+#   (SGLang's, vLLM's and TensorRT-LLM's splits in their current versions, and each one's before: Deployment.stage_counts)
 
 # which weight class each operator of roofline.costs streams
 OPERATOR_CLASS = {
@@ -93,7 +94,8 @@ class Deployment:
     kv_dtype: str = "bf16"
     has_experts: bool = True  # False for a dense model: its expert classes hold no weights and are left out of labels
     has_mtp: bool = True      # False for a model without MTP modules: its mtp class is left out of labels
-    stage: str = "busiest"    # the stage stage_layers and stage_share describe: "busiest", or "mean" (layers / pp each)
+    stage: str | int = "busiest"  # the stage stage_layers and stage_share describe: "busiest", "mean" (layers / pp
+    #   each), or a stage's index (0 the first: at_stage)
     stage_split: tuple = ()   # classes split over the stage's D devices under attention DP, not a group's tp (for_engine)
     whole: tuple = ()         # classes held whole on every device under attention DP, not split over tp (for_engine)
     sequence_split: tuple = ()  # classes held whole, each tp rank running 1/tp of its group's tokens (for_engine)
@@ -117,48 +119,82 @@ class Deployment:
         """N = tp * dp_attention * pp."""
         return self.devices_per_stage * self.pp
 
-    def stage_share(self, layers: int) -> float:
-        """The busiest pipeline stage's share of a model's `layers`: ceil(layers / pp) / layers (1 without pp); the
-        mean stage's, 1 / pp."""
+    def stage_counts(self, layers: int) -> list[int]:
+        """The layers of each pipeline stage, first to last, as the engine splits them: L // pp each, and the r = L % pp
+        left over where pp_remainder (PP_REMAINDERS) puts them: "last", one more on each of the last r stages (SGLang
+        since its PR 13977); "before_last", one more on each of the r before the last (vLLM since its PR 13839,
+        partitions[-2] back to partitions[-(r+1)]); "first", one more on each of the first r (TensorRT-LLM since its PR
+        4399, torch.tensor_split); "last_all", all r on the last stage (each engine before those: DeepSeek-V3's 61
+        layers at pp 8 were 7 x 7 and 12)."""
+        base, extra = divmod(layers, self.pp)
+        if self.pp_remainder == "last_all":
+            return [base] * (self.pp - 1) + [base + extra]
+        first = {"first": 0, "last": self.pp - extra, "before_last": self.pp - 1 - extra}[self.pp_remainder]
+        return [base + (first <= i < first + extra) for i in range(self.pp)]
+
+    def stage_table(self, model) -> list[tuple[float, float, float]]:
+        """(layers, MoE layers, dense layers) of each pipeline stage, first to last (stage_counts): leading dense layers
+        (DeepSeek-V3's three) in the first stages' layers, interleaved ones (moe.dense_placement, Llama-4-Maverick's)
+        and a dense model's layers in every stage in their share of its layers."""
+        counts = self.stage_counts(model.layers)
+        if model.moe is not None and model.moe.dense_placement == "leading":
+            rows, start = [], 0
+            for count in counts:
+                dense = max(0, min(start + count, model.dense_layers) - start)
+                rows.append((float(count), float(count - dense), float(dense)))
+                start += count
+            return rows
+        return [(float(c), c * model.moe_layers / model.layers, c * model.dense_layers / model.layers) for c in counts]
+
+    def busiest_stage(self, model) -> int:
+        """The index of the stage stage_layers describes (`stage` an index: that one): the stage of most MoE layers,
+        then most layers, then the last (it holds the LM head), then the first (the embedding): DeepSeek-V3's 61 layers
+        at pp 2 are 31/30 under vLLM and TensorRT-LLM (28 MoE and 3 dense, then 30 MoE: the second, 30) and 30/31
+        under SGLang (the second, 31); at pp 4 vLLM's 15/15/16/15 put 16 MoE layers on the third, TensorRT-LLM's
+        16/15/15/15 15 on the last."""
+        if isinstance(self.stage, int):
+            return self.stage
+        rows = self.stage_table(model)
+        last = len(rows) - 1
+        return max(range(len(rows)), key=lambda i: (rows[i][1], rows[i][0], i == last, i == 0))
+
+    def stage_share(self, model) -> float:
+        """The described stage's share of the model's layers: its layers / layers (busiest_stage's, or at_stage's;
+        ceil(layers / pp) / layers on the busiest but under "last_all"; 1 without pp); the mean stage's, 1 / pp."""
         if self.pp <= 1:
             return 1.0
-        return 1.0 / self.pp if self.stage == "mean" else math.ceil(layers / self.pp) / layers
+        if self.stage == "mean":
+            return 1.0 / self.pp
+        return self.stage_table(model)[self.busiest_stage(model)][0] / model.layers
 
     def mean_stage(self) -> Deployment:
         """This deployment with stage_layers and stage_share describing the mean stage (layers / pp of each kind):
         pp of its passes are one pass over every layer of the model, the round trip of a micro-batch (engine.py)."""
         return replace(self, stage="mean")
 
-    def stage_counts(self, layers: int) -> list[int]:
-        """The layers of each pipeline stage, first to last, as the engine splits them: L // pp each, and one more on
-        each of r = L % pp stages, those pp_remainder names (PP_REMAINDERS): "last", the last r (SGLang's
-        get_pp_indices); "before_last", the r before the last (vLLM's, partitions[-2] back to partitions[-(r+1)]);
-        "first", the first r (TensorRT-LLM's Mapping.pp_layers, torch.tensor_split)."""
-        base, extra = divmod(layers, self.pp)
-        first = {"first": 0, "last": self.pp - extra, "before_last": self.pp - 1 - extra}[self.pp_remainder]
-        return [base + (first <= i < first + extra) for i in range(self.pp)]
+    def at_stage(self, index: int) -> Deployment:
+        """This deployment with stage_layers, stage_share and the head it holds describing stage `index` (0 the first):
+        capacity.py checks every stage's memory."""
+        return replace(self, stage=index)
+
+    def holds_head(self, model) -> tuple[bool, bool]:
+        """(embedding, LM head): whether the described stage holds them: the first stage the embedding, the last the LM
+        head (both without pp); the mean stage, neither alone (weight_bytes_by_class gives it the larger)."""
+        if self.pp <= 1:
+            return True, True
+        if self.stage == "mean":
+            return False, False
+        index = self.busiest_stage(model)
+        return index == 0, index == self.pp - 1
 
     def stage_layers(self, model) -> tuple[float, float, float]:
-        """(layers, MoE layers, dense layers) of the busiest pipeline stage (the model's own counts without pp). A MoE
-        model's dense layers interleaved with its MoE layers (moe.dense_placement, Llama-4-Maverick's) are in every
-        stage in their share of the model (stage_share: P = ceil(layers / pp) layers on the busiest); leading dense
-        layers (DeepSeek-V3's three) are in the first stage's layers as the engine splits them (stage_counts), and the
-        busiest stage is the one of most MoE layers, then most layers: DeepSeek-V3's 61 layers at pp 2 are 31/30
-        under vLLM and TensorRT-LLM (28 MoE and 3 dense, then 30 MoE: 30 on the busiest) and 30/31 under SGLang (31);
-        at pp 4 vLLM's 15/15/16/15 and SGLang's 15/15/15/16 put 16 MoE layers on one stage, TensorRT-LLM's
-        16/15/15/15 at most 15. The mean stage (mean_stage) holds layers / pp of each kind."""
-        if self.pp > 1 and self.stage == "mean":
+        """(layers, MoE layers, dense layers) of the described stage: the busiest (busiest_stage) of stage_table, a
+        given index's, or the mean stage's (mean_stage: layers / pp of each kind); the model's own counts without pp."""
+        if self.pp <= 1:
+            return float(model.layers), float(model.moe_layers), float(model.dense_layers)
+        if self.stage == "mean":
             return model.layers / self.pp, model.moe_layers / self.pp, model.dense_layers / self.pp
-        if self.pp > 1 and model.moe is not None and model.moe.dense_placement == "leading":
-            stages, start = [], 0
-            for count in self.stage_counts(model.layers):
-                dense = max(0, min(start + count, model.dense_layers) - start)
-                stages.append((count - dense, count, dense))
-                start += count
-            moe, count, dense = max(stages)
-            return float(count), float(moe), float(dense)
-        share = self.stage_share(model.layers)
-        return float(model.layers) * share, float(model.moe_layers) * share, float(model.dense_layers) * share
+        return self.stage_table(model)[self.busiest_stage(model)]
 
     @property
     def expert_tp(self) -> int:

@@ -566,7 +566,8 @@ def prepare_rows(df: pd.DataFrame, profiles: tuple = (), where: str = "measureme
         on_hw = memory_bound(engine_for(slot).for_hardware(hw)) if engine_for else None  # as running_batch (qa93)
         laid = for_engine(dep, on_hw, model) if engine_for else dep  # as the engine lays it out
         fit_key = (hw.name, model.name, dep.tp, dep.dp_attention, dep.ep, dep.pp, tuple(sorted(dep.dtypes.items())), dep.kv_dtype,
-                   tokens, on_hw.memory_terms() if on_hw else None, laid.stage_split, laid.whole, laid.sequence_split)  # qa143
+                   tokens, on_hw.memory_terms() if on_hw else None, laid.stage_split, laid.whole, laid.sequence_split,  # qa143
+                   laid.pp_remainder)  # qa228: the stages' layers as the engine splits them
         if fit_key not in cap_cache:
             cap_cache[fit_key] = int(capacity(hw, model, 1, tokens, laid, engine=on_hw)["max_batch"])
         if cap_cache[fit_key] < 1:  # its prediction would run a batch of 1 that the device cannot hold

@@ -229,7 +229,6 @@ def engine_cost_schemas() -> dict:
         "moe_dispatch": {"enum": list(serving.MOE_DISPATCH)}, "dp_gather": {"enum": list(serving.DP_GATHER)},
         "dp_attention_stage_split": _classes(serving.STAGE_SPLIT_CLASSES),
         "dp_attention_whole": _classes(serving.WHOLE_CLASSES),
-        "pp_remainder": {"enum": list(serving.PP_REMAINDERS)},
         "overlap_exponent": _range("number", 1, 100, "the max of compute and memory time itself"),
         "quantised_moe_efficiency": _range("number", 0.01, 1), "weight_only_efficiency": _range("number", 0.01, 1),
         "gemm_tile_rows": _range("integer", 0, 1024),
@@ -262,7 +261,7 @@ def engine_schema() -> dict:
         "speculation_refused": _classes(serving.DRAFTING_METHODS),
         "speculation_refused_with_dp_attention": _classes(serving.DRAFTING_METHODS),
         "speculation_refused_with_pp": {"type": "boolean"}, "nvidia_only": {"type": "boolean"},
-        "mixed_prefill": {"type": "boolean"},
+        "mixed_prefill": {"type": "boolean"}, "pp_remainder": {"enum": list(serving.PP_REMAINDERS)},
         "overrides": {"type": ["array", "null"], "items": {
             "type": "object", "required": ["hardware"],
             "properties": {"hardware": {"type": "string", "description": "a glob of hardware profile names, like mi*"},

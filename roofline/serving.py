@@ -727,7 +727,6 @@ _VALUE_RULES = {
     "dp_attention_tp1": check_flag,
     "ep_spans_stage": check_flag,
     "sequence_parallel_moe": check_flag,
-    "pp_remainder": _pp_remainder,
     "prefix_read_once": check_flag,
     "attention_splits_keys": check_flag,
     "overlap_exponent": _overlap_exponent,
@@ -880,6 +879,7 @@ def check_engine_spec(spec: object) -> ServingEngine:
     for key in ("nvidia_only", "mixed_prefill"):
         if not isinstance(getattr(spec, key), bool):
             raise field_error(where, key, "true or false", getattr(spec, key))
+    _pp_remainder(where, "pp_remainder", spec.pp_remainder)
     for key, rule in _SPECULATION_RULES.items():
         rule(where, key, getattr(spec, key))
     _check_cap_flag(where, spec)
@@ -922,6 +922,7 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
         version=prose(where, "version", data.get("version")),
         nvidia_only=_nvidia_only(data, where),
         mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", False)),
+        pp_remainder=_pp_remainder(where, "pp_remainder", data.get("pp_remainder", "last")),
         **{key: rule(where, key, data[key]) for key, rule in _SPECULATION_RULES.items() if key in data},
         **_fields(data, where), overrides=tuple(overrides), fitted=fitted,
         source=data["source"].strip(), notes=prose(where, "notes", data.get("notes")).strip(), path=where,
@@ -988,7 +989,7 @@ def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
 
 
 # What an engine does rather than what it costs: a costs_from profile's own where it sets them (load_engine, roofline fit)
-BEHAVIOUR_FIELDS = ("nvidia_only", "mixed_prefill", *_SPECULATION_RULES)
+BEHAVIOUR_FIELDS = ("nvidia_only", "mixed_prefill", "pp_remainder", *_SPECULATION_RULES)
 _OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from", *BEHAVIOUR_FIELDS}
 
 
@@ -1186,6 +1187,7 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
                      notes=prose(where, "notes", data.get("notes")).strip(), path=where, costs_from=str(base_path),
                      nvidia_only=check_flag(where, "nvidia_only", data.get("nvidia_only", base.nvidia_only)),
                      mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", base.mixed_prefill)),
+                     pp_remainder=_pp_remainder(where, "pp_remainder", data.get("pp_remainder", base.pp_remainder)),
                      **own)
     _check_cap_flag(where, engine)
     return engine

@@ -592,7 +592,7 @@ def engine_table(e) -> str:
         ("sequence-parallel MoE", "at tp > 1 with attention DP and EP: router and shared experts whole on every device, "
          "each tp rank running 1/tp of its group's tokens, a MoE layer reduce-scattering and all-gathering "
          "(sequence_parallel_moe)" if e.sequence_parallel_moe else "no"),
-        ("uneven pipeline split", f"one extra layer each on {PP_REMAINDERS[e.pp_remainder]} (pp_remainder {e.pp_remainder})"),
+        ("uneven pipeline split", f"the layers left over on {PP_REMAINDERS[e.pp_remainder]} (pp_remainder {e.pp_remainder})"),
         ("layouts it runs", "; ".join(t for t in (
             "attention DP with one device a group (dp_attention_tp1: tp > 1 with it warned, left out by cheapest)"
             if e.dp_attention_tp1 else "",

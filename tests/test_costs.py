@@ -88,9 +88,11 @@ def test_a_pipeline_stage_holds_whole_layers_the_busiest_ceil_of_layers_over_pp(
     from roofline.hardware import load_hardware
 
     whole = weight_bytes_by_class(llama8b, deployment(llama8b, "bf16"))
-    three = weight_bytes_by_class(llama8b, deployment(llama8b, "bf16", pp=3))  # 32 layers: stages of 11, 11, 10
+    three = weight_bytes_by_class(llama8b, deployment(llama8b, "bf16", pp=3))  # 32 layers: stages of 10, 11, 11
     assert three["mlp"] == pytest.approx(whole["mlp"] * 11 / 32) and three["attention"] == pytest.approx(whole["attention"] * 11 / 32)
-    assert three["embedding"] == whole["embedding"] and three["lm_head"] == 0.0  # the larger of the two, on one stage
+    assert three["lm_head"] == whole["lm_head"] and three["embedding"] == 0.0  # the last stage holds the LM head only
+    first = weight_bytes_by_class(llama8b, deployment(llama8b, "bf16", pp=3).at_stage(0))  # the first, the embedding
+    assert first["embedding"] == whole["embedding"] and first["lm_head"] == 0.0 and first["mlp"] == pytest.approx(whole["mlp"] * 10 / 32)
     assert float(kv_cache_bytes(llama8b, 4, 1024, deployment(llama8b, "bf16", pp=3))) == pytest.approx(
         float(kv_cache_bytes(llama8b, 4, 1024, deployment(llama8b, "bf16"))) * 11 / 32)
     two = weight_bytes_by_class(llama8b, deployment(llama8b, "bf16", pp=2))  # an even split: half, as before

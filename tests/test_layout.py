@@ -347,3 +347,42 @@ def test_each_engine_gives_an_uneven_pipeline_splits_extra_layers_to_its_own_sta
     # a dense model: the busiest stage holds ceil(layers / pp) under any engine
     assert for_engine(deployment(llama, pp=3), load_engine("vllm"), llama).stage_layers(llama) == (27.0, 0.0, 27.0)
     assert for_engine(deployment(llama, pp=3), load_engine("trtllm"), llama).stage_layers(llama) == (27.0, 0.0, 27.0)
+
+
+def test_memory_is_checked_on_every_kind_of_pipeline_stage_and_older_engines_put_the_leftover_layers_last():
+    """qa228/qa229: the memory of a pp deployment was the busiest stage's layers with ceil(layers / pp) layers of KV
+    cache and the larger of embedding and LM head, labelled embedding, a mix of stages; and every engine's older
+    versions put all the layers left over on the last stage (DeepSeek-V3 at pp 8: 7 x 7 and 12)."""
+    import roofline
+    from roofline.capacity import capacity, distinct_stages
+    from roofline.costs import weight_bytes_by_class
+    from roofline.serving import for_engine, load_engine
+
+    v3, llama = load_model("deepseek-v3"), load_model("llama-3.1-8b")
+    old = dataclasses.replace(deployment(v3, "fp8", pp=8), pp_remainder="last_all")
+    assert old.stage_counts(61) == [7] * 7 + [12] and old.stage_layers(v3) == (12.0, 12.0, 0.0)
+    assert for_engine(deployment(v3, pp=8), load_engine("sglang"), v3).stage_layers(v3) == (12.0, 12.0, 0.0)  # 0.4.5-0.5
+    assert for_engine(deployment(v3, pp=8), load_engine("vllm"), v3).stage_layers(v3) == (8.0, 8.0, 0.0)
+    # the head: the last stage holds the LM head (shown as lm_head), the first the embedding, a middle one neither
+    m405 = load_model("llama-3.1-405b")
+    four = dataclasses.replace(deployment(m405, pp=4), pp_remainder="before_last")  # 126 layers: 31, 32, 32, 31
+    assert four.stage_counts(126) == [31, 32, 32, 31] and four.busiest_stage(m405) == 1
+    by_stage = [weight_bytes_by_class(m405, four.at_stage(i)) for i in range(4)]
+    assert [(b["embedding"] > 0, b["lm_head"] > 0) for b in by_stage] == [(True, False), (False, False), (False, False),
+                                                                            (False, True)]
+    assert weight_bytes_by_class(m405, four) == by_stage[1]  # the busiest, a middle stage: no head (qa228)
+    assert [s.stage for s in distinct_stages(m405, four)] == [0, 1, 3]  # the second and third alike
+    # memory: the tightest stage's figures, max batch the least of the stages'
+    h100 = roofline.load_hardware("h100-sxm")
+    for dep, model in ((four, m405), (dataclasses.replace(deployment(llama, pp=3), pp_remainder="last"), llama)):
+        mem = capacity(h100, model, 64, 4097, dep)
+        each = [capacity(h100, model, 64, 4097, dep.at_stage(i)) for i in range(dep.pp)]
+        need = [float(e["memory_needed_bytes"]) for e in each]
+        assert int(mem["stage"]) == need.index(max(need)) and float(mem["memory_needed_bytes"]) == max(need)
+        assert int(mem["max_batch"]) == min(int(e["max_batch"]) for e in each)
+        assert float(mem["kv_bytes"]) == float(each[int(mem["stage"])]["kv_bytes"])  # its own layers' KV cache
+    # 8B's LM head (1.05 GB) outweighs a layer (0.44 GB): of 10, 11, 11 layers the last stage binds
+    assert int(capacity(h100, llama, 64, 4097, dataclasses.replace(deployment(llama, pp=3), pp_remainder="last"))["stage"]) == 2
+    p = roofline.predict("h200", "deepseek-v3", 32, tp=8, pp=2, engine="vllm")  # 31/30: the second stage binds
+    assert p["weight_classes"]["lm_head"]["bytes_per_device"] > 0 and "embedding" not in p["weight_classes"]
+    assert p["kv_bytes"] == pytest.approx(roofline.predict("h200", "deepseek-v3", 32, tp=8, engine="vllm")["kv_bytes"] * 30 / 61)

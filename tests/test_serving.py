@@ -258,11 +258,13 @@ def test_weight_only_int8_streams_one_byte_per_weight_and_computes_in_bf16_witho
 def test_a_profile_with_costs_from_takes_every_cost_of_the_one_it_names_and_nothing_else(tmp_path):
     vllm, v0 = load_engine("vllm"), load_engine("vllm-v0")
     assert (v0.name, v0.costs_from.endswith("vllm.yaml"), v0.path.endswith("vllm-v0.yaml")) == ("vllm-v0", True, True)
-    own = {"name", "display_name", "version", "source", "notes", "path", "costs_from", "mixed_prefill"}
+    own = {"name", "display_name", "version", "source", "notes", "path", "costs_from", "mixed_prefill", "pp_remainder"}
     costs = {f.name for f in dataclasses.fields(vllm)} - own
     assert all(getattr(v0, f) == getattr(vllm, f) for f in costs) and v0.fitted == vllm.fitted
     # how the scheduler runs a prefill is the engine's own: V1 mixes it into a decode step, V0 did not
     assert (vllm.mixed_prefill, v0.mixed_prefill) == (True, False)
+    # and how it splits an uneven pipeline: V0's get_pp_indices put the layers left over on the last stage (PR 13839)
+    assert (vllm.pp_remainder, v0.pp_remainder) == ("before_last", "last_all")
     assert v0.for_hardware("mi300x").kernel_latency_s == vllm.for_hardware("mi300x").kernel_latency_s != vllm.kernel_latency_s
 
     def write(name, text):
