@@ -123,8 +123,11 @@ def test_sglang_says_where_it_runs_no_such_speculative_point():
     pp = said(hardware="h100-sxm", model="llama-3.1-70b", tp=4, pp=2, method="eagle", k=3, alpha=0.7, engine="sglang")
     assert "the engine refuses speculative decoding with pipeline parallelism" in pp
     assert "issue 14117" not in pp  # the engine's own refusal, not the generic note beside it (qa177)
-    vllm_pp = said(hardware="h100-sxm", model="llama-3.1-70b", tp=4, pp=2, method="eagle", k=3, alpha=0.7, engine="vllm")
-    assert "refuses speculative decoding" not in vllm_pp and "issue 14117" in vllm_pp
+    for engine in ("vllm", "trtllm"):  # qa229: both refuse it in the versions their profiles describe
+        other_pp = said(hardware="h100-sxm", model="llama-3.1-70b", tp=4, pp=2, method="eagle", k=3, alpha=0.7, engine=engine)
+        assert "the engine refuses speculative decoding with pipeline parallelism" in other_pp and "issue 14117" not in other_pp
+    ideal_pp = said(hardware="h100-sxm", model="llama-3.1-70b", tp=4, pp=2, method="eagle", k=3, alpha=0.7, engine="ideal")
+    assert "refuses speculative decoding" not in ideal_pp and "issue 14117" in ideal_pp  # the general note
     ngram = dict(hardware="h200", model="qwen3-235b-a22b", method="ngram", k=3, alpha=0.5, batch=16, tp=8)
     assert "the engine refuses ngram drafting under attention DP" in said(**ngram, dp_attention=8, engine="sglang")
     assert "refuses ngram" not in said(**ngram, engine="sglang")  # no attention DP
