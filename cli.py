@@ -687,7 +687,7 @@ def sweep(
         sc = load_scenario(scenario, _dirs())
         configs = load_configs(sc, _dirs())
         summary = write_sweep(sc, configs, tmp, plots=plots, chunk_points=chunk_points, fmt=format_, svg=svg,
-                              progress=sys.stderr.isatty() or sc.points > 200_000, pool=pool)
+                              progress=sys.stderr.isatty() or sc.points > 200_000, pool=pool, extra_dirs=_dirs())
     plotted = f", plotted in {summary['plot_s']:.2f} s" if plots else ""
     typer.echo(f"{sc.name}: {summary['points']:,} points, engine {', '.join(sorted({c.engine.name for c in configs}))}: "
                f"computed in {summary['compute_s']:.2f} s, written in {summary['write_s']:.2f} s{plotted} -> {out}/")

@@ -771,7 +771,7 @@ PLOT_POINTS_MAX = 2_000_000  # write_sweep holds a sweep of at most this many po
 
 def write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool = True, chunk_points: int = 1_000_000,
                 progress: bool = False, keep_in_memory_max: int | None = None, fmt: str = "both", svg: bool = False,
-                pool=None) -> dict:
+                pool=None, extra_dirs: tuple = ()) -> dict:
     """Compute the sweep chunk by chunk, streaming results.csv and/or results.parquet into `out_dir`
     (outputs.TableWriter), then operators.csv, scenario.json and the plots, drawn on `pool` (a started
     plot_jobs.FigurePool, which the caller closes; by default one of this call's own). Returns a summary with
@@ -785,8 +785,9 @@ def write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool 
     if pool is None and plots and sc.points <= keep_in_memory_max:
         # figure workers start now: they import matplotlib while this process computes and writes the tables
         with FigurePool(len(PLOT_NAMES)) as pool:
-            return _write_sweep(sc, configs, out_dir, plots, chunk_points, progress, keep_in_memory_max, fmt, svg, pool)
-    return _write_sweep(sc, configs, out_dir, plots, chunk_points, progress, keep_in_memory_max, fmt, svg, pool)
+            return _write_sweep(sc, configs, out_dir, plots, chunk_points, progress, keep_in_memory_max, fmt, svg, pool,
+                                extra_dirs)
+    return _write_sweep(sc, configs, out_dir, plots, chunk_points, progress, keep_in_memory_max, fmt, svg, pool, extra_dirs)
 
 
 def _timed(blocks, timings: dict) -> Iterator[tuple[dict, dict]]:
@@ -803,12 +804,12 @@ def _timed(blocks, timings: dict) -> Iterator[tuple[dict, dict]]:
 
 
 def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool, chunk_points: int, progress: bool,
-                 keep_in_memory_max: int, fmt: str, svg: bool, pool) -> dict:
+                 keep_in_memory_max: int, fmt: str, svg: bool, pool, extra_dirs: tuple = ()) -> dict:
     """write_sweep's work, the figure pool already started (None without plots). A sweep small enough to plot is
     computed whole first and its figures handed to the drawers before any table is written, so they draw while
     this process writes; a larger one streams block by block into the tables."""
     from roofline.outputs import TableWriter, progress_bar, progress_done, write_csv
-    from roofline.plot_jobs import standard_jobs
+    from roofline.plot_jobs import refused_meta, standard_jobs
 
     total = sc.points
     drawn_here = plots and total <= keep_in_memory_max
@@ -823,7 +824,8 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
         t = time.perf_counter()
         frame = blocks_frame(blocks, categorical=False)
         meta = scenario_meta(sc, configs, len(frame))
-        for job in standard_jobs(frame, ops, meta, out_dir, formats=("png", "svg") if svg else ("png",)):
+        drawn_meta = {**meta, **refused_meta(frame, extra_dirs)}  # the figures name them (qa231), as `roofline plot`'s
+        for job in standard_jobs(frame, ops, drawn_meta, out_dir, formats=("png", "svg") if svg else ("png",)):
             pool.submit(job)
         timings["plot_s"] += time.perf_counter() - t
     done = 0

@@ -556,10 +556,25 @@ def _meta_of_rows(meta: dict, df: pd.DataFrame) -> dict:
     return meta
 
 
+def refused_meta(df, extra_dirs: tuple = ()) -> dict:
+    """What the figures say of the rows of `df` that no setup of their engine runs (frontier.refused_layouts): their
+    notes, each once (`refused`: plots.footer), and the engine and method of those refused at every layout
+    (`refused_methods`: a panel of one is titled so); {} where there are none."""
+    from roofline.frontier import refused_layouts
+
+    refused = refused_layouts(df, extra_dirs)[0]
+    if not refused:
+        return {}
+    whole = sorted({(e["engine"], e["method"]) for e in refused if e.get("speculative_only") and "method" in e
+                    and "pp" not in e and "dp_attention" not in e})
+    return {"refused": list(dict.fromkeys(e["note"] for e in refused)), "refused_methods": [list(p) for p in whole]}
+
+
 def _warn_of_refused(df, extra_dirs: tuple = ()) -> None:
     """One line where the rows drawn hold layouts their engine refuses to load or runs no setup of, or engines on
     devices they do not run on (frontier.refused_layouts): drawn as the sweep computed them, where cheapest leaves
-    them out (qa145: plot drew trtllm at tp 2 / dp 4, and on MI300X, without a word)."""
+    them out (qa145: plot drew trtllm at tp 2 / dp 4, and on MI300X, without a word); the figures say it too
+    (refused_meta; qa231: a Medusa panel under sglang read as a gain on a figure shared without the terminal)."""
     from roofline.errors import warn
     from roofline.frontier import refused_layouts
 
@@ -668,6 +683,7 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
     if where:  # the titles describe the rows drawn, not the whole sweep
         meta = _meta_of_rows(meta, df)
     _warn_of_refused(df, tuple(extra_dirs))  # the profiles on the search path (roofline --profiles)
+    meta = {**meta, **refused_meta(df, tuple(extra_dirs))}  # the figures say them too
     if own_folder:  # drawn aside, then moved in: a plot that fails leaves the folder's earlier figures as they were
         import os
         import tempfile

@@ -315,6 +315,8 @@ def _panel_title(meta: dict, key: dict, several_models: bool) -> str:
     parts += [label for c in PANEL_CONFIG_COLUMNS if c in key and (label := _config_label(meta, c, key[c]))]
     if "context" in key:
         parts.append(f"context {_ctx(key['context'])}")
+    if [key.get("engine"), key.get("method")] in (meta.get("refused_methods") or []):  # qa231: read as a gain
+        parts.append(f"not run by {key['engine']}")
     return ", ".join(parts)
 
 
@@ -525,7 +527,8 @@ def _title(fig: Figure, what: str, meta: dict, models: list[str], note: str) -> 
 
 def footer(fig: Figure, meta: dict) -> None:
     """'predicted by roofline's model, not measured' (and what engine ideal means, where drawn; that speculative gains
-    run optimistic from OPTIMISTIC_BATCH, where a serving engine speculates that far) at the bottom right, once: a
+    run optimistic from OPTIMISTIC_BATCH, where a serving engine speculates that far; the rows drawn that no setup of
+    their engine runs, meta's `refused`) at the bottom right, once: a
     figure shared on its own still says what it is, as the sweep's warning says it on the terminal. `arrange` keeps
     the panels' x labels above it."""
     if any(t.get_gid() == FOOTER_GID for t in fig.texts):
@@ -539,7 +542,10 @@ def footer(fig: Figure, meta: dict) -> None:
     batches = [b for b in (meta.get("axes") or {}).get("batch") or [] if b is not None]
     late = [e for e in engines if batches and optimistic(max(batches), e)] if speculating else []
     caveat = f"\n{OPTIMISTIC} (under {', '.join(late)}: docs/ACCURACY.md)" if late else ""
-    fig.text(0.995, 0.004, f"predicted by roofline's model, not measured{ideal}{caveat}", ha="right", va="bottom",
+    refused = meta.get("refused") or []  # rows drawn that no setup of their engine runs (plot_jobs._warn_of_refused)
+    said = ("\n" + _balanced_fill(f"drawn as computed, though no setup of their engine runs them: {'; '.join(refused)}",
+                                   max(60, int(fig.get_figwidth() * 17)))) if refused else ""
+    fig.text(0.995, 0.004, f"predicted by roofline's model, not measured{ideal}{caveat}{said}", ha="right", va="bottom",
              fontsize=6.5, color="0.45", gid=FOOTER_GID)
 
 

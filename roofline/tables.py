@@ -108,13 +108,14 @@ def predict_table(point: dict) -> str:
             *([f"    experts a layer    {_verify_experts_text(v, p)}"] if (v := spec.get("verify_experts_busiest_rank")) else []),
             f"    tokens/s (batch)   {_rate(spec['tokens_per_s'])}",
             f"    tokens/s per user  {_rate(spec['tokens_per_s_per_user'])}",
-            f"    speedup            {spec['speedup']:.3f}x",
+            f"    speedup            {spec['speedup']:.3f}x" + _unreachable_text(spec, p),
             *([f"    serving TPOT       {format_seconds(spec['serving_time_per_output_token_s'])}   ({_serving_text(spec, p)}; "
                f"plain's {format_seconds(p['serving_time_per_output_token_s'])} is "
                f"{p['serving_time_per_output_token_s'] / spec['serving_time_per_output_token_s']:.3f}x this)"]
               if "serving_time_per_output_token_s" in spec else []),
             # at k 0 the drafter does not run, and its device is not charged (qa118: 'included' where it was not)
-            f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], spec.get('draft_hardware') if spec['k'] else None, spec.get('draft_price_usd_per_hour'), p['hardware'] if p.get('price_usd_per_hour_per_device') is None else None)}",
+            f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], spec.get('draft_hardware') if spec['k'] else None, spec.get('draft_price_usd_per_hour'), p['hardware'] if p.get('price_usd_per_hour_per_device') is None else None)}"
+            + (_unreachable_text(spec, p) if spec["cost_usd_per_million_tokens"] is not None else ""),
             f"    best k here        {_best_k_text(spec)}",
             f"    break-even batch   {'none' if be is None else f'{be:,}'} at k {spec['k']}"
             + (f", {spec['break_even_speedup']:.3f}x there" if be is not None and spec.get("break_even_speedup") else "")
@@ -153,6 +154,16 @@ def _text_block(label: str, text: object) -> str:
     indent the YAML gave it."""
     lines = [line.strip() for line in str(text).strip().splitlines()] or [""]
     return "\n".join([f"  {label}: {lines[0]}", *(f"    {line}" for line in lines[1:] if line)])
+
+
+def _unreachable_text(spec: dict, p: dict) -> str:
+    """'  (not reachable: fits in memory NO with the drafter, below)' or '  (no sglang setup runs it: warnings)' beside
+    a speculative figure no deployment reaches (qa231: a speedup of 2.55x and its cost read as a gain)."""
+    if spec.get("engine_refuses"):
+        return f"  (no {p['engine']} setup runs it: the first warning says why)"
+    if spec["k"] > 0 and not spec["fits_in_memory"]:
+        return "  (not reachable: fits in memory NO with the drafter, below)"
+    return ""
 
 
 def _cost_text(usd: float | None, drafter: str | None = None, drafter_price: float | None = None,

@@ -341,3 +341,26 @@ def test_best_k_is_taken_again_among_the_rows_a_where_on_k_keeps():
     kept = best_k_among(df[df["k"] == 3])
     assert list(kept["best_k"]) == [3, -1]  # batch 8: k 3 does not fit, so none of the rows kept
     assert list(best_k_among(df)["best_k"]) == [5, 5, 5, 5, 5]  # every k: the sweep's own
+
+
+@pytest.mark.slow
+def test_a_method_no_setup_of_its_engine_runs_is_named_on_the_figures(tmp_path):
+    """qa231: a Medusa panel under sglang (which has no Medusa drafter) read as a 2.4x gain; only stderr said it."""
+    from matplotlib.figure import Figure
+
+    from roofline.plot_jobs import refused_meta
+    from roofline.plots import _panel_title, footer
+
+    sc = scenario_from_dict({"name": "med", "hardware": "h200", "model": "llama-3.1-70b", "engine": ["sglang", "vllm"],
+                             "tp": 2, "method": ["medusa", "eagle"],
+                             "axes": {"batch": [1, 32], "k": [2], "alpha": [0.7], "context": [2048]}}, "med.yaml")
+    df = run_sweep(sc, load_configs(sc))
+    meta = refused_meta(df)
+    assert meta["refused_methods"] == [["sglang", "medusa"]]
+    assert meta["refused"] == ["medusa speculation under sglang (it has no medusa drafter)"]
+    assert _panel_title(meta, {"hardware": "h200", "engine": "sglang", "method": "medusa"}, False).endswith("not run by sglang")
+    assert "not run" not in _panel_title(meta, {"hardware": "h200", "engine": "vllm", "method": "medusa"}, False)
+    fig = Figure()
+    footer(fig, meta)
+    assert "no setup of their engine runs them: medusa speculation under sglang" in fig.texts[0].get_text().replace("\n", " ")
+    assert refused_meta(df[df["engine"] == "vllm"]) == {}

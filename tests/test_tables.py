@@ -631,3 +631,22 @@ def test_the_host_work_line_says_what_it_is_made_of_and_a_best_k_of_0_says_why()
     p = roofline.predict("l4", "llama-3.1-8b", 1, 32768, method="eagle", k=3, alpha=0.7)
     line = next(x for x in predict_table(p).splitlines() if "best k here" in x)
     assert line.endswith("; no k >= 1 fits in memory with the drafter)"), line
+
+
+@pytest.mark.slow
+def test_a_speculative_speedup_no_deployment_reaches_says_so_beside_it():
+    """qa231: 'speedup 2.551x' and its cost where the drafter does not fit, and 1.969x for Medusa under sglang (which
+    has no Medusa drafter), each read as a gain; the plain cost line already said 'not reachable'."""
+    import roofline
+
+    p = roofline.predict("h100-sxm", "llama-3.1-70b", 1, 4096, tp=2, engine="sglang", method="eagle", k=3, alpha=0.8)
+    lines = predict_table(p).splitlines()
+    assert not p["spec"]["fits_in_memory"] and p["spec"]["engine_refuses"] == []
+    for label in ("    speedup ", "    cost  "):
+        assert next(x for x in lines if x.startswith(label)).endswith("(not reachable: fits in memory NO with the drafter, below)")
+    p = roofline.predict("h200", "llama-3.1-70b", 8, 4096, tp=2, engine="sglang", method="medusa", k=3, alpha=0.7)
+    assert p["spec"]["engine_refuses"] and p["warnings"][0] == p["spec"]["engine_refuses"][0]
+    assert next(x for x in predict_table(p).splitlines() if x.startswith("    speedup ")).endswith(
+        "(no sglang setup runs it: the first warning says why)")
+    p = roofline.predict("h200", "llama-3.1-70b", 8, 4096, tp=2, engine="vllm", method="medusa", k=3, alpha=0.7)
+    assert p["spec"]["engine_refuses"] == [] and "(" not in next(x for x in predict_table(p).splitlines() if x.startswith("    speedup "))
