@@ -29,6 +29,9 @@ import pandas as pd
 from roofline.capacity import capacity, running_cap_note, usable_memory_text
 from roofline.costs import busiest_rank_experts, weight_bytes_by_class, window_pool_applies
 from roofline.engine import (
+    CROSS_DOMAIN_SHARE_NOTED,
+    cross_domain_collectives_s,
+    cross_domain_tp_note,
     domains_spanned,
     host_sets_step,
     host_time_s,
@@ -635,15 +638,15 @@ def predict(
     if narrow:  # a profile calibrated in fp32 on a CPU without bf16 units: 16-bit weights are taken at the fp32 peak
         out["warnings"].append(f"{hw.name} has no {' or '.join(narrow)} peak: {' and '.join(narrow)} weights compute at its fp32 "
                                f"peak here (a profile measured in fp32: weight dtype fp32 predicts what it measured)")
-    if hw.cross_domain_latency_s(dep.tp) and out["allreduce_time_s"] > 0.1 * out["step_time_s"]:
-        out["warnings"].append(  # qa227: a fifth of a tp 16 step rested on it, unsaid
-            f"tp {dep.tp} spans {math.ceil(dep.tp / hw.scale_up_domain)} scale-up domains: its all-reduces "
-            f"({format_seconds(out['allreduce_time_s'])} of the {format_seconds(out['step_time_s'])} step) pay the scale-out "
-            f"link's latency ({format_seconds(hw.cross_domain_latency_s(dep.tp))}), measured between two ranks: a lower estimate "
-            "(NCCL's own model puts 16 ranks on two nodes at 25-48 us; engine.py's docstring)")
+    tp_note = cross_domain_tp_note(hw, dep, out["allreduce_time_s"], out["step_time_s"], out["all_to_all_time_s"])
+    if tp_note:  # qa227: a fifth of a tp 16 step rested on it, unsaid
+        out["warnings"].append(tp_note)
     link_s = hw.cross_domain_latency_s(dep.devices_per_stage)
     dispatch_note = dispatch_latency_note(eng, "it", link_s)
-    if out["all_to_all_time_s"] > 0.1 * out["step_time_s"] and dispatch_note:
+    on_link_s = cross_domain_collectives_s(hw, dep, out["allreduce_time_s"], out["all_to_all_time_s"])
+    if dispatch_note and out["all_to_all_time_s"] > 0 and max(
+            out["all_to_all_time_s"], on_link_s if link_s else 0.0) > CROSS_DOMAIN_SHARE_NOTED * out["step_time_s"]:  # qa229:
+        # the all-reduces' and the dispatch's shares of the same link together
         field = "all_to_all_latency" if dispatch_on_prior(eng) else "allreduce_latency"
         own = getattr(eng, field + "_s")
         # a value that moves it: above the link's latency where that is what the collectives pay (qa227)

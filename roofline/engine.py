@@ -148,6 +148,8 @@ split a sequence's keys (attention_splits_keys false: S = B_a * h_kv streams, at
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from roofline.costs import (
@@ -572,6 +574,35 @@ def host_sets_step(overlap: bool, host_s, step_s):
     overlaps it (`overlap`: its host_overlap): it pays the larger of it and the device's time, so the host work is the
     step where it is at least that (a rounding's worth aside)."""
     return bool(overlap) & (np.asarray(host_s) >= np.asarray(step_s) * (1 - 1e-9))
+
+
+CROSS_DOMAIN_SHARE_NOTED = 0.1  # a step share of collectives on the scale-out link's latency that predict and cheapest say
+CROSS_DOMAIN_CAVEAT = ("measured between two ranks: a lower estimate (NCCL's own model puts 16 ranks on two nodes at 25-48 "
+                       "us; engine.py's docstring)")
+
+
+def cross_domain_collectives_s(hw: HardwareSpec, dep: Deployment, allreduce_s: float, all_to_all_s: float) -> float:
+    """The step's collectives that pay the scale-out link's latency: the tp all-reduces where tp spans scale-up domains,
+    the expert dispatch where the stage's devices do (HardwareSpec.cross_domain_latency_s); 0 inside one domain."""
+    return (allreduce_s if hw.cross_domain_latency_s(dep.tp) else 0.0) + (
+        all_to_all_s if hw.cross_domain_latency_s(dep.devices_per_stage) else 0.0)
+
+
+def cross_domain_tp_note(hw: HardwareSpec, dep: Deployment, allreduce_s: float | None = None, step_s: float | None = None,
+                         all_to_all_s: float = 0.0) -> str:
+    """'tp 16 spans 2 scale-up domains: its all-reduces (6.33 ms of the 35.6 ms step) pay the scale-out link's latency
+    (20 us), measured between two ranks: a lower estimate ...' where tp spans domains and, given the step's times, the
+    collectives on that link (cross_domain_collectives_s: the dispatch's too, qa229) are over CROSS_DOMAIN_SHARE_NOTED
+    of the step; '' else. Without times (a sweep's config) the share is not said."""
+    from roofline.units import format_seconds
+
+    latency_s = hw.cross_domain_latency_s(dep.tp)
+    if not latency_s or (step_s is not None and (
+            not allreduce_s or cross_domain_collectives_s(hw, dep, allreduce_s, all_to_all_s) <= CROSS_DOMAIN_SHARE_NOTED * step_s)):
+        return ""
+    share = f" ({format_seconds(allreduce_s)} of the {format_seconds(step_s)} decode step)" if step_s is not None else ""
+    return (f"tp {dep.tp} spans {math.ceil(dep.tp / hw.scale_up_domain)} scale-up domains: its all-reduces{share} pay the "
+            f"scale-out link's latency ({format_seconds(latency_s)}), {CROSS_DOMAIN_CAVEAT}")
 
 
 def host_time_s(engine: ServingEngine, batch, dep: Deployment):

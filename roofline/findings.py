@@ -488,7 +488,7 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
                    & (at_c0["largest_fitting_batch"].notna() | (at_c0["break_even_batch"] > 0))]  # pays below the sweep too
         by_memory = int(ta["memory_limited"].sum())  # a GPU where not one batch fits is said in the first sentence
         gain = ta.loc[ta["censored"], "speedup_at_largest_fitting_batch"].dropna()  # none where no swept batch fits
-        there = f"; {_range(gain, '×')} there" if len(gain) else ""
+        there = f"; {_range(gain, '×')} at the largest swept batch that fits" if len(gain) else ""  # qa231: not the limit
         later.append(f"{int(ta['censored'].sum())} of {n_hw} at {_alpha_short(a, meta)} ({by_memory} where memory ends it{there})")
     longer = [f"at {_article(f'{int(c):,}')} {int(c):,}-token context "
               + _batch_list(pays(table[(table["method"] == method) & same_alpha(table["alpha"], a0) & (table["context"] == c)], False)[0])

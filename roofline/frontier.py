@@ -624,6 +624,12 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
             notes += speculation_engine_notes(on_hw, str(row["method"]), int(row["batch"]), dep)
         if "batch" in row:  # its engine's cap on sequences at once (vLLM's max_num_seqs), as predict says it
             notes.append(running_cap_note(on_hw, hw, int(row["batch"]), dep))
+        if "batch" in row and "context" in row and hw.cross_domain_latency_s(dep.tp):  # qa229: predict's, of this point
+            from roofline.engine import cross_domain_tp_note, step_metrics
+
+            m = step_metrics(hw, model, int(row["batch"]), 1, int(row["context"]), dep, engine=on_hw)
+            notes.append(cross_domain_tp_note(hw, dep, float(m["allreduce_time_s"]), float(m["step_time_s"]),
+                                              float(m["all_to_all_time_s"])))
         if speculative and (meta or {}).get("default_rates") and "method" in row:
             from roofline.speculation import default_rates_note
 

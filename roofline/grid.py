@@ -26,6 +26,7 @@ import pandas as pd
 from roofline.capacity import capacity, running_cap_note
 from roofline.costs import sequences_per_group
 from roofline.engine import (
+    CROSS_DOMAIN_CAVEAT,
     dispatches,
     host_sets_step,
     host_time_s,
@@ -60,6 +61,7 @@ from roofline.serving import (
     load_engine,
     optimistic,
     optimistic_found_for,
+    running_cap_speculating,
     speculation_engine_notes,
     stage_split_dense_note,
     undetermined_text,
@@ -73,7 +75,7 @@ from roofline.speculation import (
     speculates,
     speculative_metrics,
 )
-from roofline.units import rent_usd_per_hour, usd_per_million_tokens
+from roofline.units import format_seconds, rent_usd_per_hour, usd_per_million_tokens
 
 GRID_AXES = ("context", "alpha", "batch", "k")
 AXIS = {name: i for i, name in enumerate(GRID_AXES)}
@@ -164,6 +166,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
     undetermined: dict[str, tuple[ServingEngine, dict]] = {}  # engine name -> (engine, parameters no fit row determined)
     host_shares: dict[str, tuple] = {}  # engine name -> (engine, device, configs whose host work carries a gain)
     dispatch_notes: dict[tuple, list] = {}  # (engine name, its dispatch's latency note) -> the configs that dispatch
+    capped: dict[str, tuple] = {}  # engine name -> (engine, the configs whose batches that fit exceed its speculating cap)
+    across: dict[str, list] = {}  # the scale-out link's latency -> the configs whose tp spans scale-up domains
     others = [key for key in CONFIG_KEYS if key not in LAYOUT_KEYS]
     for values in product(*(getattr(sc, key) for key in others), sc.layout_list):
         c = {**dict(zip(others, values[:-1])), **dict(zip(LAYOUT_KEYS, values[-1]))}
@@ -263,7 +267,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                      fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if draft_hw else "", shard_note(model, dep) + (f" (under {engine.name})" if dep.stage_split and shard_note(model, dep) else ""),
                      group_note(model, dep), hw.one_domain_note(dep.devices), stage_split_dense_note(engine, model, dep),
                      engine_layout_note(on_hw, model, dep),
-                     *(speculation_engine_notes(on_hw, method, int(np.max(sc.axes["batch"])), dep)
+                     *(speculation_engine_notes(on_hw, method, 1, dep)  # its refusals; its cap, said once below
                        if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() else ()),
                      running_cap_note(on_hw, hw, top, dep),
                      idle, rates_note, reuse, reach, longest, gains,
@@ -272,9 +276,33 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
             if note and note not in warned:
                 warned.add(note)
                 warn(note)
+        if hw.cross_domain_latency_s(dep.tp):  # qa229: predict said it of the pick, the sweep and cheapest did not
+            spans = across.setdefault(format_seconds(hw.cross_domain_latency_s(dep.tp)), [])
+            if f"{model.name} on {hw.name}, {dep.describe()}" not in spans:
+                spans.append(f"{model.name} on {hw.name}, {dep.describe()}")
+        cap = running_cap_speculating(on_hw, dep.dp_attention)
+        if (cap is not None and top > cap and speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any()
+                and not speculation_engine_notes(on_hw, method, 1, dep)):  # qa229, qa231: a line a config, or of a batch
+            label = f"{model.name} on {hw.name}, {dep.describe()}"  # that does not fit, each worded its own way
+            groups = f": {cap // dep.dp_attention} in each of its {dep.dp_attention} attention-DP groups" if dep.dp_attention > 1 else ""
+            caps = capped.setdefault(engine.name, (on_hw, []))[1]
+            if f"{label}{groups}" not in caps:
+                caps.append(f"{label}{groups}")
         out.append(Config(hw, model, dep, engines[c["engine"]].for_hardware(hw), method,
                           draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                           c["shared_prefix"], acceptance))
+    for latency, labels in across.items():  # one line a latency (qa229)
+        more = f"; and {len(labels) - 6} more" if len(labels) > 6 else ""
+        warn(f"tp spans scale-up domains in {len(labels)} config{'s' if len(labels) > 1 else ''} ({'; '.join(labels[:6])}{more}): "
+             f"their all-reduces pay the scale-out link's latency ({latency}), {CROSS_DOMAIN_CAVEAT}; predict prints their "
+             "share of a step")
+    for name, (on_hw, labels) in capped.items():  # one line an engine (qa229: three, each worded its own way)
+        flag = on_hw.max_running_requests_flag
+        more = f"; and {len(labels) - 6} more" if len(labels) > 6 else ""
+        warn(f"speculating under {name}: it runs at most {on_hw.max_running_requests_speculating:,} sequences at once unless "
+             f"its cap is raised (its profile's max_running_requests_speculating{f'; the server option {flag} raises it' if flag else ''}"
+             f"), and the sweep's batches above that which fit assume the cap raised to them (left as it is, the rest wait "
+             f"in its queue), in {len(labels)} config{'s' if len(labels) > 1 else ''} ({'; '.join(labels[:6])}{more})")
     for name, (on_hw, hw, shares) in host_shares.items():  # one line an engine (qa157: a paragraph a config flooded)
         warn(f"under {name}, speculation pays the engine's host work ({host_terms_text(on_hw, hw)}, not overlapped) once "
              f"an iteration of tau tokens, and it is over a quarter of the plain step at the largest swept batch that "

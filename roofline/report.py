@@ -173,13 +173,16 @@ class Section:
     warnings: tuple[str, ...] = ()
 
 
-def _command(result: ScenarioResult, extra_dirs: tuple = ()) -> str:
-    """The command that reproduces a section: the report of that scenario alone, with the profile folders it ran with."""
+def _command(result: ScenarioResult, extra_dirs: tuple = (), out: str | None = None) -> str:
+    """The command that reproduces a section: the report of that scenario alone, with the profile folders it ran with,
+    into `out` (the report's own folder where it has this section alone; else the report's folder and the scenario's
+    name, out/report-be-vllm: not out/be-vllm, where the README's sweep of it writes, qa229, qa231)."""
     import shlex
 
     builtin = Path(result.path).parent.resolve() == _builtin_scenarios()
     folders = "".join(f" --profiles {shlex.quote(str(d))}" for d in extra_dirs)
-    return f"roofline report {result.name if builtin else shlex.quote(str(result.path))}{folders} --out out/{result.name}"
+    return (f"roofline report {result.name if builtin else shlex.quote(str(result.path))}{folders} "
+            f"--out {shlex.quote(out or f'out/report-{result.name}')}")
 
 
 def _builtin_scenarios() -> Path:
@@ -311,7 +314,7 @@ def write_report(names: list[str] | tuple[str, ...] = (), out_dir: Path = Path("
     # the scenarios keep this process busy, so forking earlier would only add an import), and stop before the
     # folder is kept or removed
     with staged_dir(out_dir, force) as tmp, FigurePool(len(names or REPORT_SCENARIOS), workers) as pool:
-        written = _write_report(tmp, names, extra_dirs, formats, pool, t0)
+        written = _write_report(tmp, names, extra_dirs, formats, pool, t0, out_dir)
     return [out_dir / p for p in written]
 
 
@@ -376,7 +379,8 @@ def _run_sections(names, extra_dirs: tuple, formats: tuple[str, ...], pool, tmp:
         found.append(dataclasses.replace(f, text=f.text + note) if note else f)
 
 
-def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...], pool, t0: float) -> list[Path]:
+def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...], pool, t0: float,
+                  out_dir: Path = Path("out/report")) -> list[Path]:
     """write_report's work in the staged folder `tmp`, the figure pool started; the files written, relative to `tmp`."""
     from roofline.outputs import write_csv
     from roofline.scenario import scenario_file
@@ -404,7 +408,8 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
         png = next((p.name for p in paths if p.suffix == ".png"), None)
         engines = ", ".join(sorted(r.df["engine"].astype(str).unique()))
         described = f"{r.description} (serving engine: {engines})" if r.description else f"serving engine {engines}"
-        sections.append(Section(r.name, f.title, f.text, png, _command(r, extra_dirs), described,
+        out = str(out_dir) if len(results) == 1 else f"{str(out_dir).rstrip('/')}-{r.name}"  # the report's own, or beside it
+        sections.append(Section(r.name, f.title, f.text, png, _command(r, extra_dirs, out), described,
                                 r.warnings))
     seconds = time.perf_counter() - t0
     images = {p.name: p.read_bytes() for paths in drawn for p in paths if p.suffix == ".png"}

@@ -197,6 +197,10 @@ def _report_flops(df: pd.DataFrame, ops, meta: dict) -> Figure:
     return fig
 
 
+# each drafting method's colour in the report's figures, whichever methods a section compares (Set2 by method)
+METHOD_COLORS = {m: colormaps["Set2"](i) for i, m in enumerate(("eagle", "draft", "ngram", "mtp", "medusa"))}
+
+
 def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
     from roofline.findings import TIE, alpha_values, break_even_table, ridge_points, same_alpha
 
@@ -209,7 +213,7 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
     alphas = alpha_values(table["alpha"])  # NaN: per-position rates or a tree, a panel of its own
     # each GPU's bars and label need about 0.6 inch: panels of many GPUs stack in rows
     fig, axes = _plain_figure(len(alphas), min_panel_in=max(3.0, 0.6 * len(hws) + 1.0), height=2.4, legend_in=1.6, sharey=True)
-    mcolor = {m: colormaps["Set2"](i) for i, m in enumerate(methods)}
+    mcolor = {m: METHOD_COLORS.get(m, colormaps["Set2"](7)) for m in methods}  # one colour a method in every section (qa231)
     width = 0.8 / len(methods)
     top = max(float(table["largest_batch"].max()), 2.0)
     tied = False  # a bar tagged with its gain at the largest batch (a tie: under TIE): said in the legend only then
@@ -257,7 +261,8 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
     fig.suptitle("Free until compute-bound: the largest batch at which speculation still pays "
                  + ("(at the tree's depth)\n" if meta.get("tree_nodes") else "(best k per batch)\n")
                  + f"{', '.join(_name(meta, 'model', m) for m in dict.fromkeys(df['model']))}, context {_ctx(df['context'].min())}"
-                 + f" · {engine_label(meta)}")
+                 + "".join(f" · {_layout_label(v)}" for v in (meta.get("layouts") or [])[:1] if len(meta["layouts"]) == 1)
+                 + f" · {engine_label(meta)}")  # the layout the rows hold (qa231: 'no fit' at TP 2 read as no fit at all)
     return fig
 
 

@@ -85,7 +85,7 @@ def test_break_even_batch_follows_the_ridge_point_at_low_acceptance():
         ta = t[(t["method"] == "eagle") & (t["alpha"] == a)]
         gain = ta.loc[ta["censored"], "speedup_at_largest_fitting_batch"]
         assert (f"{int(ta['censored'].sum())} of 6 at α = {a:g} ({int(ta['memory_limited'].sum())} where memory ends it; "
-                f"{gain.min():.2f}-{gain.max():.2f}× there)") in f.text
+                f"{gain.min():.2f}-{gain.max():.2f}× at the largest swept batch that fits)") in f.text
     # a capped GPU's end speedup names its k, the best there, not the k the break-even is at (qa88: L4's 1.46x was k 2's)
     l4 = eagle.loc["l4"]
     assert l4["censored"] and (f"the largest batch that fits at k = {int(l4['k_at_break_even'])}; "  # 148 is k 1's (qa101)

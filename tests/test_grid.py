@@ -546,9 +546,9 @@ def test_a_sweep_under_sglang_says_its_speculating_batches_past_48_assume_its_ca
             warnings.simplefilter("always")
             roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "engine": engine, "method": "eagle",
                             "axes": {"batch": batches, "k": [0, 2], "alpha": [0.7]}})
-        return [str(w.message) for w in caught if "sequences at once when speculating" in str(w.message)]
+        return [str(w.message) for w in caught if "at most 48 sequences at once" in str(w.message)]
 
-    assert len(said([1, 64], "sglang")) == 1 and said([1, 64], "sglang")[0].startswith("batch 64 while speculating under sglang")
+    assert len(said([1, 64], "sglang")) == 1 and said([1, 64], "sglang")[0].startswith("speculating under sglang: it runs at most 48")
     assert said([1, 48], "sglang") == [] and said([1, 64], "vllm") == []
     assert "the server option --max-running-requests raises it" in said([1, 64], "sglang")[0]  # its profile's flag
 
@@ -615,3 +615,35 @@ def test_a_sweeps_dispatch_note_is_one_line_an_engine_listing_its_layouts():
                         "axes": {"batch": [16, 64], "context": [1024]}})
     said = [str(w.message) for w in caught if "a lower estimate for the all-gather and reduce-scatter" in str(w.message)]
     assert len(said) == 1 and "deepseek-v3 dp_attention 8 ep 8 on h200; deepseek-v3 dp_attention 4 ep 8 on h200" in said[0]
+
+
+@pytest.mark.slow
+def test_a_sweep_says_its_engines_cap_and_tp_across_domains_once_naming_the_configs():
+    """qa229: 'batch 256 while speculating under sglang: it runs at most 48 ...' three times, each worded its own way and
+    naming no layout (one of a batch that did not fit), and tp 16 across two nodes' all-reduce latency said by predict
+    alone."""
+    import warnings
+
+    from roofline.errors import RooflineWarning
+
+    sc = scenario_from_dict({"name": "cap", "hardware": "h200", "model": "qwen3-235b-a22b", "method": "eagle",
+                             "engine": ["sglang", "vllm"],
+                             "layouts": [{"tp": 8}, {"dp_attention": 8, "ep": 8}, {"tp": 16}],
+                             "axes": {"batch": [1, 256], "context": [4096], "k": [0, 3], "alpha": [0.7]}}, "cap.yaml")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RooflineWarning)
+        load_configs(sc)
+    said = [str(w.message) for w in caught]
+    caps = [s for s in said if "at most 48" in s]
+    assert len(caps) == 1 and caps[0].startswith("speculating under sglang: it runs at most 48 sequences at once")
+    assert "in 3 configs (qwen3-235b-a22b on h200, tp 8; qwen3-235b-a22b on h200, tp 1, dp-attention 8, ep 8: 6 in each of " \
+           "its 8 attention-DP groups; qwen3-235b-a22b on h200, tp 16)" in caps[0]
+    spans = [s for s in said if s.startswith("tp spans scale-up domains")]
+    assert len(spans) == 1 and "(qwen3-235b-a22b on h200, tp 16)" in spans[0] and "20 us" in spans[0]
+    # a batch above the cap that does not fit is not said: 1,024 sequences of 32k do not fit beside an 8B model on an H200
+    sc = scenario_from_dict({"name": "cap1", "hardware": "h200", "model": "llama-3.1-8b", "method": "eagle", "engine": "sglang",
+                             "tp": 1, "axes": {"batch": [1, 1024], "context": [32768], "k": [3], "alpha": [0.7]}}, "cap1.yaml")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RooflineWarning)
+        load_configs(sc)
+    assert not [w for w in caught if "at most 48" in str(w.message)]

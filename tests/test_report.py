@@ -4,6 +4,7 @@ finding, a figure and a command per section, and the HTML page opens in a headle
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 import subprocess
 
@@ -37,7 +38,7 @@ def test_the_report_writes_markdown_html_figures_and_tables_with_a_command_per_s
                      "tables/flops-vs-time.csv", "tables/prefill-not-sped-up.csv"}
     md = (out / "report.md").read_text()
     assert "## 1. More compute, less time" in md and "## 2. Prefill is not sped up" in md
-    assert "roofline report flops-vs-time --out out/flops-vs-time" in md
+    assert "roofline report flops-vs-time --out " + shlex.quote(f"{out}-flops-vs-time") in md  # beside the report's folder
     assert md.count("![") == 2
     assert "**Assumptions**" in md and "- Prices per device-hour, from the hardware profiles: NVIDIA H100 SXM5 80GB $3.00" in md
 
@@ -231,7 +232,9 @@ def test_a_sections_command_carries_the_profile_folders_it_ran_with():
     from roofline.report import _command
 
     result = SimpleNamespace(name="mine", path="my runs/mine.yaml")
-    assert _command(result, ("runs", "other dir")) == "roofline report 'my runs/mine.yaml' --profiles runs --profiles 'other dir' --out out/mine"
+    assert _command(result, ("runs", "other dir")) == ("roofline report 'my runs/mine.yaml' --profiles runs --profiles 'other dir' "
+                                                       "--out out/report-mine")
+    assert _command(result, (), "my out").endswith("--out 'my out'")  # a report of this section alone: its own folder
 
 
 def test_the_html_writes_inline_code_as_code_and_keeps_a_section_together_in_print():
