@@ -172,6 +172,8 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[t
 
     def put(node, parents: tuple[str, ...], key: str, value) -> None:
         keys, place = list(node), order.get(parents, ())
+        if key in node and isinstance(node[key], (list, dict)) != isinstance(value, (list, dict)):
+            _drop_value_comment(node, key)  # qa231: its end-of-line comment, said of the old value, lost its first line
         if key in node or key not in place:
             node[key] = value
             return
@@ -217,6 +219,21 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[t
             _pop_keeping_comments(node, path[-1])
         else:
             put(node, tuple(path[:-1]), path[-1], _flow_if_flat(value))
+
+
+def _drop_value_comment(node, key: str) -> None:
+    """Drop the comment at the end of `key`'s line and its indented continuation lines (what it said of the value being
+    replaced by one of another shape: ruamel dumps a flow list without its first line, qa231), keeping the comment
+    lines at the margin after it, which head the next field."""
+    items = getattr(node, "ca", None) and node.ca.items
+    token = items.get(key, [None, None, None])[2] if items else None
+    if token is None or not str(token.value).lstrip().startswith("#"):
+        return
+    header = [line for line in str(token.value).split("\n")[1:] if line and not line[0].isspace()]
+    if header:
+        token.value = "\n" + "\n".join(header) + "\n"
+    else:
+        items[key][2] = None
 
 
 def _anchor_profile_paths(doc, folder: Path) -> None:

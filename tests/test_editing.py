@@ -1879,3 +1879,20 @@ def test_a_value_respelled_in_another_unit_is_not_set_by_hand(tmp_path):
     assert "memory_bandwidth: 5300 GB/s" in respelt and "below: link_latency, memory.\n" in respelt  # `edit` alike
     moved = _hand_set_by_edit(text, text.replace("memory_bandwidth: 5.3 TB/s", "memory_bandwidth: 5.2 TB/s"), "hardware")
     assert "below: link_latency, memory, memory_bandwidth.\n" in moved
+
+
+def test_a_value_set_to_another_shape_drops_the_comment_said_of_the_old_one(tmp_path):
+    """qa231: `scenarios new be-qwen --from break-even-batch --set engine=[sglang, vllm]` left the second line of the
+    comment explaining `engine: ideal` under the list, its first line gone."""
+    from roofline.editing import new_profile, set_fields
+
+    path = new_profile("scenario", "be-qwen", "break-even-batch", ["engine=[sglang, vllm]"], out_dir=tmp_path)
+    text = path.read_text()
+    assert "engine: [sglang, vllm]\ndraft: llama-3.2-1b    # the draft model of method draft\n" in text
+    assert "host work, fitted on batches up to 256" not in text
+    (tmp_path / "c.yaml").write_text("type: scenario\nname: c\nhardware: h100-sxm   # why one\n            # more why\n"
+                                     "# the model's header\nmodel: llama-3.1-8b\n")
+    set_fields("scenario", "c", ["hardware=[h100-sxm, h200]"], (tmp_path,))
+    assert (tmp_path / "c.yaml").read_text().endswith("hardware: [h100-sxm, h200]\n# the model's header\nmodel: llama-3.1-8b\n")
+    set_fields("scenario", "c", ["model=llama-3.1-70b"], (tmp_path,))  # a value of the same shape keeps its comment
+    assert "# the model's header\nmodel: llama-3.1-70b\n" in (tmp_path / "c.yaml").read_text()
