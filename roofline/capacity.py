@@ -151,8 +151,8 @@ def capacity(hw: HardwareSpec, model: ModelSpec, batch, context_len, dep: Deploy
 
 
 def distinct_stages(model: ModelSpec, dep: Deployment) -> list[Deployment]:
-    """`dep` at each pipeline stage whose layers and head differ from those before it (Deployment.at_stage): a split of
-    L // pp layers and its left-over ones has at most four kinds of stage (first, last, with one more, without)."""
+    """`dep` at each pipeline stage whose layers and head differ from those before it (Deployment.at_stage): a few
+    kinds of stage (the first, the last, those with one more layer and those without, leading dense layers apart)."""
     table, seen, out = dep.stage_table(model), set(), []
     for index, row in enumerate(table):
         kind = (row, index == 0, index == dep.pp - 1)

@@ -30,17 +30,17 @@ device from `roofline.costs`):
     t_body   = sum over layer operators of t_o + t_allreduce + t_all_to_all + t_moe_gather + t_dp_gather
                + layers_stage * layer_overhead
     t_head   = t_embedding + t_input_proj + t_lm_head  (n_o = 1: a round trip crosses the first stage's embedding and the
-               last's LM head; in the paced term the busiest stage holds one of them, which the embedding's small
-               gather and all-reduce overstate) + t_head_gather (the LM head's gathers: its logits over tp, or over the
-               stage) + t_embed_reduce (the embedding's all-reduce over tp)
-    t_device = max(pp * t_body_mean + t_head, m * (t_body + t_head)) + t_p2p + step_overhead   (m = min(B, pp) micro-batches of B / m)
+               last's LM head) + t_head_gather (the LM head's gathers: its logits over tp, or over the stage) +
+               t_embed_reduce (the embedding's all-reduce over tp); t_head_first the first stage's part (embedding,
+               input projection, its all-reduce), t_head_last the last's (LM head and its gathers)
+    t_device = max(pp * t_body_mean + t_head, m * t_stage) + t_p2p + step_overhead   (m = min(B, pp) micro-batches of B / m)
         each sequence's token passes the pp stages once a step: a micro-batch's round trip crosses every stage's layers
-        and the head once (first term), and the busiest stage, holding the head, passes all m micro-batches (second
-        term, which sets the step of a full pipeline, m = pp; at pp = 1 the two are equal). t_body is the busiest
-        stage's: the stage of most MoE layers, then most layers, as the engine splits them (ceil(layers / pp) layers
-        but where every layer left over goes to the last stage; leading dense layers in the first stages, interleaved
-        ones in every stage in their share: layout.Deployment.stage_layers), so a pp that does not divide the layers
-        paces every pass at that stage. t_body_mean is the mean stage's, layers / pp of each kind (Deployment.mean_stage): every term of t_body
+        and the head once (first term), and the slowest stage passes all m micro-batches (second term, which sets the
+        step of a full pipeline, m = pp; at pp = 1 the two are equal): t_stage the busiest stage's body with the head
+        parts it holds, or the first's or last's with theirs (_paced_stage_s; t_body + t_head at pp = 1). t_body is the busiest
+        stage's: the stage of most MoE layers, then most layers, as the engine splits them (leading dense layers in
+        the first stages, interleaved ones in every stage in their share: layout.Deployment.stage_layers), so a pp
+        that does not divide the layers paces every pass at that stage. t_body_mean is the mean stage's, layers / pp of each kind (Deployment.mean_stage): every term of t_body
         is a layer count times a time a layer, so pp of them are the sum of the stages' bodies, one pass over every
         layer of the model (the busiest stage's pp times overstated a round trip: DeepSeek-V3 at pp 4, batch 1, with its
         three leading dense layers, 64 MoE layers' time for its 58 MoE and 3 dense)
@@ -590,7 +590,7 @@ def cross_domain_collectives_s(hw: HardwareSpec, dep: Deployment, allreduce_s: f
 
 def cross_domain_tp_note(hw: HardwareSpec, dep: Deployment, allreduce_s: float | None = None, step_s: float | None = None,
                          all_to_all_s: float = 0.0) -> str:
-    """'tp 16 spans 2 scale-up domains: its all-reduces (6.33 ms of the 35.6 ms step) pay the scale-out link's latency
+    """'tp 16 spans 2 scale-up domains: its all-reduces (6.33 ms of the 35.6 ms decode step) pay the scale-out link's latency
     (20 us), measured between two ranks: a lower estimate ...' where tp spans domains and, given the step's times, the
     collectives on that link (cross_domain_collectives_s: the dispatch's too, qa229) are over CROSS_DOMAIN_SHARE_NOTED
     of the step; '' else. Without times (a sweep's config) the share is not said."""
@@ -603,6 +603,24 @@ def cross_domain_tp_note(hw: HardwareSpec, dep: Deployment, allreduce_s: float |
     share = f" ({format_seconds(allreduce_s)} of the {format_seconds(step_s)} decode step)" if step_s is not None else ""
     return (f"tp {dep.tp} spans {math.ceil(dep.tp / hw.scale_up_domain)} scale-up domains: its all-reduces{share} pay the "
             f"scale-out link's latency ({format_seconds(latency_s)}), {CROSS_DOMAIN_CAVEAT}")
+
+
+def _paced_stage_s(model: ModelSpec, dep: Deployment, body_s, stage_layers: float, first_head_s, last_head_s):
+    """The slowest stage's pass over one micro-batch, which paces a full pipeline: the busiest stage's body t_body
+    with the head parts it holds (the first stage's embedding and input projection with its all-reduce, t_head_first;
+    the last's LM head with its gathers, t_head_last: Deployment.holds_head), or the first or last stage's, their
+    bodies taken at the busiest's time a layer (L_i / L_busiest x t_body: Deployment.stage_counts), with their head:
+
+        max(t_body + t_head_held, t_body L_0 / L_b + t_head_first, t_body L_last / L_b + t_head_last)
+
+    (qa232: a middle stage, vLLM's busiest, was charged a head it does not hold); both heads without pp."""
+    if dep.pp <= 1:
+        return body_s + first_head_s + last_head_s
+    holds_first, holds_last = dep.holds_head(model)
+    counts = dep.stage_counts(model.layers)
+    per_layer_s = body_s / max(stage_layers, 1.0)
+    return np.maximum.reduce([body_s + first_head_s * holds_first + last_head_s * holds_last,
+                              per_layer_s * counts[0] + first_head_s, per_layer_s * counts[-1] + last_head_s])
 
 
 def host_time_s(engine: ServingEngine, batch, dep: Deployment):
@@ -660,7 +678,8 @@ def step_metrics(
     rows.update({name: sequence_split_tokens(tokens_a, dep) for name in dep.sequence_split})  # vLLM's sequence-parallel MoE
     pad = {name: _tile_padding(r, engine.gemm_tile_rows) for name, r in rows.items()}
     stage_layers = dep.stage_layers(model)[0]  # the busiest stage's layers
-    total_flops, total_bytes, operators_s, head_s, head_bytes, compute_bound_s, at_peak_s = (np.zeros(shape) for _ in range(7))
+    total_flops, total_bytes, operators_s, head_s, head_bytes, compute_bound_s, at_peak_s, first_head_s = (
+        np.zeros(shape) for _ in range(8))
     peaks = operator_peaks(hw, dep)
     operators = {}
     for name, (flops, nbytes) in costs.items():
@@ -670,6 +689,7 @@ def step_metrics(
         total_flops, total_bytes, operators_s = total_flops + flops, total_bytes + nbytes, operators_s + time_s
         if name not in LAYER_OPERATORS:
             head_s, head_bytes = head_s + time_s, head_bytes + nbytes
+            first_head_s = first_head_s + (time_s if name != "lm_head" else 0.0)  # the first stage's: embedding, input_proj
         at_peak_s = at_peak_s + flops / peaks[name]
         compute_bound_s = compute_bound_s + np.where(is_compute, time_s, 0.0)
         if with_operators:
@@ -698,7 +718,8 @@ def step_metrics(
         mean_layers_s, mean_coll, mean_stage_layers = layers_s, coll, stage_layers
         mean_layer_bytes = total_bytes - head_bytes
     mean_body_s = mean_layers_s + sum(mean_coll.values()) + mean_stage_layers * hw.layer_overhead_s
-    round_trip_s, paced_s = pp * mean_body_s + head_s + head_comm_s, microbatches * (body_s + head_s + head_comm_s)
+    round_trip_s, paced_s = pp * mean_body_s + head_s + head_comm_s, microbatches * _paced_stage_s(
+        model, dep, body_s, stage_layers, first_head_s + embed_reduce_s, head_s - first_head_s + head_gather_s)
     round_trip = round_trip_s >= paced_s
 
     def per_step(busiest, mean_stage):

@@ -64,7 +64,13 @@ def field_error(where: str, field: str, expected: str, found: object) -> Rooflin
     shown = "nothing" if found is MISSING else "null" if found is None and in_file else shown_value(found)  # qa223: a
     # file's `key:` or JSON null read as Python's None
     line = field_line(where, field)
-    return RooflineError(f"{where}: {f'line {line}: ' if line else ''}{field}: expected {expected}, found {shown}")
+    return RooflineError(f"{where}: {f'line {line}: ' if line else ''}{shown_field(field)}: expected {expected}, found {shown}")
+
+
+def shown_field(field: str) -> str:
+    """A field name as an error line shows it: as written, or by its repr where it holds a line break, a tab or other
+    unprintable character (a YAML key of '\n\n  ' made a message of three lines; the fuzz tests)."""
+    return field if str(field).isprintable() else repr(field)
 
 
 def prose(where: str, field: str, value: object, default: str = "") -> str:
@@ -179,5 +185,5 @@ def unknown_key_error(where: str, key: object, known, prefix: str = "") -> Roofl
     close = [c for c in close if best >= 0.7 and likeness(text, c) >= best - 0.1]
     hint = f"did you mean {' or '.join(repr(c) for c in close)}?" if close else "one of " + ", ".join(sorted(known))
     line = field_line(where, prefix + text)  # a file read with its lines: where the typo is (qa182: value errors said it)
-    return RooflineError(f"{where}: {f'line {line}: ' if line else ''}{prefix}{text}: expected a known field ({hint}), "
-                         f"found {text!r}")
+    return RooflineError(f"{where}: {f'line {line}: ' if line else ''}{shown_field(prefix + text)}: expected a known field "
+                         f"({hint}), found {text!r}")

@@ -517,7 +517,9 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
            "batches, and memory caps the batch sooner: speculation then pays up to the largest batch that fits, more often "
            "than here.")
         + (" These are the derated roofline's batches (engine ideal: the silicon's answer to when speculation stops "
-           "paying); a serving engine's host work and kernel latencies move them either way, each engine its own "
+           "paying); a serving engine's costs move them, each engine its own: where it adds host work a sequence to every "
+           "step that speculation pays once an iteration of tau tokens (vllm's, not overlapped), speculation pays to far "
+           "larger batches, a gain resting on host work the fit does not tell from GPU work (docs/ACCURACY.md) "
            f"(a copy of this scenario with `engine: vllm` gives that engine's: `roofline scenarios new be-vllm --from "
            f"break-even-batch --set engine=vllm`, then `roofline report be-vllm --out out/be-vllm`), with gains that run "
            f"optimistic from batch "
@@ -652,8 +654,12 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
             plain = int(plain_caps.get((hw0, m, c_hi), 0)) > 0  # speculation's alone where no k = 0 is swept)
             return f"no point for {_model(meta, m)} ({'speculation fits at no batch' if plain else 'nothing fits'})"
         row = at_cap.loc[(hw0, m, c_hi)]
-        capped = (f"; k = {k_top}, the largest swept: a larger k may give more"
-                  if int(row["k"]) >= k_top and not meta.get("tree_nodes") else "")  # qa130: a tree's depth is given
+        trained = int((meta.get("mtp_modules") or {}).get(m, 0)) if row["method"] == "mtp" else 0
+        past = trained and int(row["k"]) > trained  # qa234: a larger k runs its MTP module further past its training
+        capped = ("" if int(row["k"]) < k_top or meta.get("tree_nodes") else  # qa130: a tree's depth is given
+                  f"; k = {k_top}, the largest swept, past its {trained} trained MTP module{'s' if trained > 1 else ''}: "
+                  "reused, so optimistic at the rates given" if past else
+                  f"; k = {k_top}, the largest swept: a larger k may give more")
         slower = "; slower than plain decoding" if not pays(row["speedup"]) else ""  # qa219: a 0.916x 'gain'
         return f"{_x(row['speedup'])} ({METHOD_NAMES.get(row['method'], row['method'])}, batch {int(row['batch'])}{capped}{slower})"
     sp_txt = [gain(m) for m in models]

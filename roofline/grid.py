@@ -294,8 +294,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
     for latency, labels in across.items():  # one line a latency (qa229)
         more = f"; and {len(labels) - 6} more" if len(labels) > 6 else ""
         warn(f"tp spans scale-up domains in {len(labels)} config{'s' if len(labels) > 1 else ''} ({'; '.join(labels[:6])}{more}): "
-             f"their all-reduces pay the scale-out link's latency ({latency}), {CROSS_DOMAIN_CAVEAT}; predict prints their "
-             "share of a step")
+             f"their all-reduces pay the scale-out link's latency ({latency}), {CROSS_DOMAIN_CAVEAT}; predict and cheapest "
+             "say their share of a decode step where the collectives on that link are a tenth of it or more")
     for name, (on_hw, labels) in capped.items():  # one line an engine (qa229: three, each worded its own way)
         flag = on_hw.max_running_requests_flag
         more = f"; and {len(labels) - 6} more" if len(labels) > 6 else ""
@@ -763,6 +763,7 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
         # how a layer caches a token: MLA's one latent, a shared K = V head, or GQA's kv_heads (whole per rank once tp > kv_heads)
         "kv_layout": {c.model.name: c.model.kv_layout for c in configs},
         "kv_heads": {c.model.name: c.model.kv_heads for c in configs},
+        "mtp_modules": {c.model.name: c.model.mtp_modules for c in configs},  # an MTP k past them reuses the last
         "attention_kind": {c.model.name: attention_kind(c.model) for c in configs},
         # each model's dtypes over the sweep: a figure that shows some models names only theirs
         "dtypes_by_model": {m: {key: sorted({getattr(c.dep, key + "_label") for c in configs if c.model.name == m and

@@ -19,8 +19,8 @@ Parallel layout of one model replica (the batch B is the replica's batch):
         model.qkv_params_per_layer_per_device).
     routed experts: experts / ep experts per EP rank, each expert's matrices split over D / ep devices.
     pipeline: the layers split over pp stages as the engine splits them (Deployment.stage_counts: L // pp each, the
-        remainder one each on stages of the engine's choosing, ceil(layers / pp) on the busiest, or all of it on the
-        last stage in the engines' older versions), each kind of layer in its share where a MoE model's dense layers
+        remainder one each on stages of the engine's choosing, or all of it on the last stage in the engines' older
+        versions), each kind of layer in its share where a MoE model's dense layers
         are interleaved, leading ones in the first stages; the time of a step is the busiest stage's, the one of most
         MoE layers (Deployment.stage_layers, busiest_stage), and memory is checked on every kind of stage, the first
         holding the embedding and the last the LM head (capacity.py); the batch is cut into min(B, pp) micro-batches.
@@ -159,8 +159,8 @@ class Deployment:
         return max(range(len(rows)), key=lambda i: (rows[i][1], rows[i][0], i == last, i == 0))
 
     def stage_share(self, model) -> float:
-        """The described stage's share of the model's layers: its layers / layers (busiest_stage's, or at_stage's;
-        ceil(layers / pp) / layers on the busiest but under "last_all"; 1 without pp); the mean stage's, 1 / pp."""
+        """The described stage's share of the model's layers: its layers / layers (busiest_stage's, or at_stage's; 1
+        without pp); the mean stage's, 1 / pp."""
         if self.pp <= 1:
             return 1.0
         if self.stage == "mean":

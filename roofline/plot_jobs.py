@@ -556,13 +556,13 @@ def _meta_of_rows(meta: dict, df: pd.DataFrame) -> dict:
     return meta
 
 
-def refused_meta(df, extra_dirs: tuple = ()) -> dict:
+def refused_meta(df, extra_dirs: tuple = (), refused: list | None = None) -> dict:
     """What the figures say of the rows of `df` that no setup of their engine runs (frontier.refused_layouts): their
     notes, each once (`refused`: plots.footer), and the engine and method of those refused at every layout
     (`refused_methods`: a panel of one is titled so); {} where there are none."""
     from roofline.frontier import refused_layouts
 
-    refused = refused_layouts(df, extra_dirs)[0]
+    refused = refused_layouts(df, extra_dirs)[0] if refused is None else refused  # (_warn_of_refused's, worked out once)
     if not refused:
         return {}
     whole = sorted({(e["engine"], e["method"]) for e in refused if e.get("speculative_only") and "method" in e
@@ -570,7 +570,7 @@ def refused_meta(df, extra_dirs: tuple = ()) -> dict:
     return {"refused": list(dict.fromkeys(e["note"] for e in refused)), "refused_methods": [list(p) for p in whole]}
 
 
-def _warn_of_refused(df, extra_dirs: tuple = ()) -> None:
+def _warn_of_refused(df, extra_dirs: tuple = ()) -> list[dict]:
     """One line where the rows drawn hold layouts their engine refuses to load or runs no setup of, or engines on
     devices they do not run on (frontier.refused_layouts): drawn as the sweep computed them, where cheapest leaves
     them out (qa145: plot drew trtllm at tp 2 / dp 4, and on MI300X, without a word); the figures say it too
@@ -584,6 +584,7 @@ def _warn_of_refused(df, extra_dirs: tuple = ()) -> None:
         warn(f"the rows drawn include {len(refused)} layout{'s' if len(refused) > 1 else ''}, method{'s' if len(refused) > 1 else ''} or device{'s' if len(refused) > 1 else ''} "
              f"no setup of their engine runs ({named}): drawn as the sweep computed them; roofline cheapest leaves them out "
              "(--where draws the others alone)")
+    return refused
 
 
 def best_k_among(df):
@@ -682,8 +683,8 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
         meta = _derived_meta(df, folder)
     if where:  # the titles describe the rows drawn, not the whole sweep
         meta = _meta_of_rows(meta, df)
-    _warn_of_refused(df, tuple(extra_dirs))  # the profiles on the search path (roofline --profiles)
-    meta = {**meta, **refused_meta(df, tuple(extra_dirs))}  # the figures say them too
+    refused = _warn_of_refused(df, tuple(extra_dirs))  # the profiles on the search path (roofline --profiles)
+    meta = {**meta, **refused_meta(df, refused=refused)}  # the figures say them too
     if own_folder:  # drawn aside, then moved in: a plot that fails leaves the folder's earlier figures as they were
         import os
         import tempfile

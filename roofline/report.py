@@ -173,16 +173,17 @@ class Section:
     warnings: tuple[str, ...] = ()
 
 
-def _command(result: ScenarioResult, extra_dirs: tuple = (), out: str | None = None) -> str:
+def _command(result: ScenarioResult, extra_dirs: tuple = (), out: str | None = None, force: bool = False) -> str:
     """The command that reproduces a section: the report of that scenario alone, with the profile folders it ran with,
     into `out` (the report's own folder where it has this section alone; else the report's folder and the scenario's
-    name, out/report-be-vllm: not out/be-vllm, where the README's sweep of it writes, qa229, qa231)."""
+    name, out/report-be-vllm: not out/be-vllm, where the README's sweep of it writes, qa229, qa231), with --force where
+    it is the report's own folder (qa232: refused as printed)."""
     import shlex
 
     builtin = Path(result.path).parent.resolve() == _builtin_scenarios()
     folders = "".join(f" --profiles {shlex.quote(str(d))}" for d in extra_dirs)
     return (f"roofline report {result.name if builtin else shlex.quote(str(result.path))}{folders} "
-            f"--out {shlex.quote(out or f'out/report-{result.name}')}")
+            f"--out {shlex.quote(out or f'out/report-{result.name}')}{' --force' if force else ''}")
 
 
 def _builtin_scenarios() -> Path:
@@ -195,7 +196,7 @@ def _builtin_scenarios() -> Path:
 READING = ("Acceptance is an input, not a prediction: each gain holds at the acceptance rate (α) or per-position rates its "
            "scenario names, which depend on the drafter, the workload and the sampling temperature. The model's error against published "
            f"serving measurements is in the roofline repository's docs/ACCURACY.md (`roofline accuracy` prints it); {OPTIMISTIC} (published EAGLE "
-           "curves on an 8B model fall over batch 2-48 by more than the predicted ones): read large-batch gains in every "
+           "curves on an 8B model fall by about a fifth over batch 2-48, where the predicted one holds level): read large-batch gains in every "
            "section as upper estimates.")
 
 
@@ -408,8 +409,9 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
         png = next((p.name for p in paths if p.suffix == ".png"), None)
         engines = ", ".join(sorted(r.df["engine"].astype(str).unique()))
         described = f"{r.description} (serving engine: {engines})" if r.description else f"serving engine {engines}"
-        out = str(out_dir) if len(results) == 1 else f"{str(out_dir).rstrip('/')}-{r.name}"  # the report's own, or beside it
-        sections.append(Section(r.name, f.title, f.text, png, _command(r, extra_dirs, out), described,
+        alone = len(results) == 1  # the report's own folder, replaced (qa232: refused as printed), or one beside it
+        out = str(out_dir) if alone else f"{str(out_dir).rstrip('/')}-{r.name}"
+        sections.append(Section(r.name, f.title, f.text, png, _command(r, extra_dirs, out, force=alone), described,
                                 r.warnings))
     seconds = time.perf_counter() - t0
     images = {p.name: p.read_bytes() for paths in drawn for p in paths if p.suffix == ".png"}

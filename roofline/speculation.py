@@ -814,10 +814,11 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
             be = int(break_even_batch(fine, fine_speedup))
             be_speedup = float(np.asarray(fine_speedup)[list(fine).index(be)])
             losing = _losing_batches(grid, grid_speedup, be, lambda b: speculative_metrics(hw, target, b, context, k, alpha, **kw)["speedup"])
-    best, best_speedup, best_per_user = None, None, None
+    best, best_speedup, best_per_user, drafting_fits = None, None, None, None
     if tree_nodes is None:
         over_k = speculative_metrics(hw, target, batch, context, K_SEARCH, alpha, **kw)
         best = int(best_k(over_k["tokens_per_s"], over_k["fits_in_memory"], K_SEARCH))
+        drafting_fits = bool(np.any(np.asarray(over_k["fits_in_memory"])[np.asarray(K_SEARCH) > 0]))  # some k >= 1 fits
         if best >= 0:  # what the best k gives, beside its name (qa202: a second run with --k to learn it)
             at = list(K_SEARCH).index(best)
             best_speedup, best_per_user = float(over_k["speedup"][at]), float(over_k["tokens_per_s_per_user"][at])
@@ -848,6 +849,7 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         best_k=None if best is None or best < 0 else best,
         best_k_speedup=best_speedup,
         best_k_tokens_per_s_per_user=best_per_user,
+        drafting_fits=drafting_fits,  # whether some k >= 1 fits at this batch (None for a tree): a best k of 0's reason
         best_k_unknown_because=("tree: tau at another depth is unknown" if best is None else
                                 f"no k of {int(K_SEARCH[0])}..{int(K_SEARCH[-1])} fits in memory at this batch" if best < 0 else None),
         break_even_batch=be if be > 0 else None,

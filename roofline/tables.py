@@ -264,7 +264,7 @@ def _host_work_text(p: dict) -> str:
     attention DP the sequences of the busiest group)."""
     values, groups = p.get("engine_values") or {}, p["layout"].get("dp_attention", 1)
     step, per_sequence = values.get("host_per_step_s", 0.0), values.get("host_per_sequence_s", 0.0)
-    sequences = -(-int(p["batch"]) // groups)
+    sequences = -(-int(p["batch"]) // groups)  # B_a = ceil(B / dp_attention), as costs.sequences_per_group
     return (f"{p['engine']}: {format_seconds(step) if step else '0'} a step + {format_seconds(per_sequence)} a sequence x "
             f"{sequences:,}" + (f" (the busiest of {groups} attention-DP groups)" if groups > 1 else ""))
 
@@ -289,8 +289,8 @@ def _best_k_text(spec: dict) -> str:
                  if spec.get("best_k_speedup") is not None else "")
         why = ""  # qa230: 'best k 0' under a speedup of 1.98x, the reason (no drafter fits) further down
         if spec["best_k"] == 0 and spec["k"] > 0:
-            why = ("; no k >= 1 fits in memory with the drafter" if not spec.get("fits_in_memory", True)
-                   else "; no k >= 1 is faster than plain decoding")
+            why = ("; no k >= 1 fits in memory with the drafter" if spec.get("drafting_fits") is False
+                   else "; no k >= 1 is faster than plain decoding")  # qa232: whichever k fits, not the asked one
         return (f">= {spec['best_k']} (the largest k searched{'; ' + gives if gives else ''})" if at_cap else
                 f"{spec['best_k']}" + (f"  ({gives}{why})" if gives else ""))
     return f"{'not reported' if spec['tree_nodes'] is not None else 'none'} ({spec['best_k_unknown_because']})"

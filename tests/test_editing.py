@@ -1864,9 +1864,9 @@ def test_a_value_respelled_in_another_unit_is_not_set_by_hand(tmp_path):
 
     path = new_profile("hardware", "respelt", "mi300x", ["memory=96 GB"], out_dir=tmp_path)
     assert "link_latency: 6 us" in path.read_text()
-    set_fields("hardware", "respelt", ["link_latency=0.006 ms", "scale_out_bandwidth=50000 MB/s"], (tmp_path,))
+    set_fields("hardware", "respelt", ["link_latency=0.006ms", "scale_out_bandwidth=50000 MB/s"], (tmp_path,))  # qa232: no space
     text = path.read_text()
-    assert "link_latency: 0.006 ms" in text and "scale_out_bandwidth: 50000 MB/s" in text
+    assert "link_latency: 0.006ms" in text and "scale_out_bandwidth: 50000 MB/s" in text
     assert "# set by hand, not from the source or notes below: memory." in text
     set_fields("hardware", "respelt", ["link_latency=7 us"], (tmp_path,))
     assert "# set by hand, not from the source or notes below: link_latency, memory." in path.read_text()

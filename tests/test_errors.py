@@ -110,3 +110,10 @@ def test_a_null_found_in_a_file_is_shown_as_yaml_and_json_write_it_and_as_none_f
     path.write_text((ROOT / "hardware_profiles" / "h100-sxm.yaml").read_text().replace("memory: 81559 MiB", "memory:"))
     with pytest.raises(RooflineError, match=r"nul.yaml: line \d+: memory: expected a string like '80 GB', found null$"):
         load_hardware(str(path))
+
+
+def test_a_field_name_with_a_line_break_is_shown_by_its_repr_on_one_line():
+    """The fuzz tests: a YAML key of '\\n\\n  ' made an unknown-key message of three lines."""
+    assert str(field_error("x.yaml", "\n\n  ", "a known field", "v")) == "x.yaml: '\\n\\n  ': expected a known field, found 'v'"
+    assert "\n" not in str(unknown_key_error("x.yaml", "\n\n  ", ["name", "memory"]))
+    assert str(field_error("x.yaml", "memory", "a size", 1)).startswith("x.yaml: memory: ")  # a plain name as written

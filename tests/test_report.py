@@ -234,7 +234,8 @@ def test_a_sections_command_carries_the_profile_folders_it_ran_with():
     result = SimpleNamespace(name="mine", path="my runs/mine.yaml")
     assert _command(result, ("runs", "other dir")) == ("roofline report 'my runs/mine.yaml' --profiles runs --profiles 'other dir' "
                                                        "--out out/report-mine")
-    assert _command(result, (), "my out").endswith("--out 'my out'")  # a report of this section alone: its own folder
+    assert _command(result, (), "my out").endswith("--out 'my out'")
+    assert _command(result, (), "my out", force=True).endswith("--out 'my out' --force")  # the section alone: its folder
 
 
 def test_the_html_writes_inline_code_as_code_and_keeps_a_section_together_in_print():

@@ -631,6 +631,9 @@ def test_the_host_work_line_says_what_it_is_made_of_and_a_best_k_of_0_says_why()
     p = roofline.predict("l4", "llama-3.1-8b", 1, 32768, method="eagle", k=3, alpha=0.7)
     line = next(x for x in predict_table(p).splitlines() if "best k here" in x)
     assert line.endswith("; no k >= 1 fits in memory with the drafter)"), line
+    p = roofline.predict("a10g", "vicuna-7b-v1.3", 46, 256, engine="vllm", method="medusa", k=8, alpha=0.05)
+    line = next(x for x in predict_table(p).splitlines() if "best k here" in x)  # qa232: k 8 does not fit, k 1 does
+    assert not p["spec"]["fits_in_memory"] and p["spec"]["drafting_fits"] and line.endswith("; no k >= 1 is faster than plain decoding)")
 
 
 @pytest.mark.slow
