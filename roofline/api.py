@@ -530,6 +530,10 @@ def predict(
         "batch": batch,
         "context": context,
         "layout": dep.to_json(),
+        # under pp: each stage's layers as the engine splits them, the stage whose memory binds (capacity: its weights
+        # and KV cache are the ones shown) and the busiest, whose pass the operators describe (qa233); None without pp
+        "pipeline": {"stage_layers": dep.stage_counts(target.layers), "memory_stage": int(mem["stage"]),
+                     "busiest_stage": dep.busiest_stage(target), "pp_remainder": dep.pp_remainder} if dep.pp > 1 else None,
         "tp": dep.tp,
         "devices": dep.devices,
         # scale-up domains (NVLink / xGMI) the deployment spans: collectives between them take the scale-out link

@@ -113,16 +113,20 @@ def capacity(hw: HardwareSpec, model: ModelSpec, batch, context_len, dep: Deploy
              engine: ServingEngine | None = None) -> dict[str, np.ndarray]:
     """weight_bytes, kv_bytes, memory_needed_bytes, usable_memory_bytes, fits_in_memory, max_batch, stage (broadcast
     arrays). Under pipeline parallelism each kind of stage is checked (distinct_stages: its own layers, KV cache and
-    head) and the one with the least memory to spare gives the figures (`stage` its index), max batch the least of them.
+    head; a drafter's `extra_bytes` on the last) and the one with the least memory to spare gives the figures (`stage`
+    its index), max batch the least of them.
 
     `weights_bytes` replaces the model's resident weights (a head drafter holds only part of its spec's);
     `engine` (made for `hw`: for_hardware) sets the memory it gives weights and KV cache (usable_bytes_for) and its
     hybrid window pool (serving.ServingEngine.window_kv_pool_ratio; None, or no engine: sliding layers hold only their
     window).
     """
-    if dep.pp > 1 and weights_bytes is None and dep.stage == "busiest":  # every stage's memory: the tightest sets it
-        stages = [capacity(hw, model, batch, context_len, s, shared_prefix=shared_prefix, extra_bytes=extra_bytes,
-                           extra_bytes_per_seq=extra_bytes_per_seq, engine=engine) for s in distinct_stages(model, dep)]
+    if dep.pp > 1 and weights_bytes is None and dep.stage == "busiest":  # every stage's memory: the tightest sets it;
+        # a drafter's (extra_bytes) on the last, with the LM head its tokens come from (vLLM PR 50514; qa232, qa233)
+        stages = [capacity(hw, model, batch, context_len, s, shared_prefix=shared_prefix,
+                           extra_bytes=extra_bytes if s.stage == dep.pp - 1 else 0.0,
+                           extra_bytes_per_seq=extra_bytes_per_seq if s.stage == dep.pp - 1 else 0.0, engine=engine)
+                  for s in distinct_stages(model, dep)]
         return _tightest(stages)
     window_pool_ratio = engine.window_kv_pool_ratio if engine is not None else None
     resident_bytes = weight_bytes(model, dep) if weights_bytes is None else weights_bytes

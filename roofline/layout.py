@@ -59,7 +59,8 @@ MOE_CLASSES = (*EXPERT_CLASSES, "router")  # classes a dense model has no weight
 UNQUANTISED_CLASSES = ("embedding", "lm_head", "router")  # kept at the native dtype by a quantised weight_dtype (module docstring)
 # which stages take an uneven pipeline split's extra layers, one each (Deployment.stage_counts; an engine's pp_remainder)
 PP_REMAINDERS = {"last": "the last stages, one each", "before_last": "the stages before the last, one each",
-                 "first": "the first stages, one each", "last_all": "the last stage, all of them"}
+                 "first": "the first stages, one each", "last_all": "the last stage, all of them",
+                 "none": "no stage: the engine has no pipeline parallelism (pp > 1 priced as last, warned)"}
 #   (SGLang's, vLLM's and TensorRT-LLM's splits in their current versions, and each one's before: Deployment.stage_counts)
 
 # which weight class each operator of roofline.costs streams
@@ -126,10 +127,10 @@ class Deployment:
         partitions[-2] back to partitions[-(r+1)]); "first", one more on each of the first r (TensorRT-LLM since its PR
         4399, torch.tensor_split); "last_all", all r on the last stage (each engine before those: DeepSeek-V3's 61
         layers at pp 8 were 7 x 7 and 12)."""
-        base, extra = divmod(layers, self.pp)
+        base, extra = divmod(layers, self.pp)  # "none" (an engine without pipeline parallelism) as "last"
         if self.pp_remainder == "last_all":
             return [base] * (self.pp - 1) + [base + extra]
-        first = {"first": 0, "last": self.pp - extra, "before_last": self.pp - 1 - extra}[self.pp_remainder]
+        first = {"first": 0, "before_last": self.pp - 1 - extra}.get(self.pp_remainder, self.pp - extra)
         return [base + (first <= i < first + extra) for i in range(self.pp)]
 
     def stage_table(self, model) -> list[tuple[float, float, float]]:

@@ -522,11 +522,15 @@ def stage_split_dense_note(engine: ServingEngine, model, dep) -> str:
 
 def engine_layout_note(engine: ServingEngine, model, dep) -> str:
     """A note where `engine` runs no setup of layout `dep` (the frontier leaves such rows out, as it does the shard
-    widths engines refuse): attention DP with tp > 1 where its attention groups are one device each
+    widths engines refuse): pp > 1 where it has no pipeline parallelism (pp_remainder none), attention DP with tp > 1
+    where its attention groups are one device each
     (dp_attention_tp1: TensorRT-LLM's enable_attention_dp sets the attention's tp to 1, tensorrt_llm/_torch/modules/
     attention.py), or 1 < ep < D where its expert parallelism spans every device of a stage or none (ep_spans_stage:
     vLLM's --enable-expert-parallel sets ep = tp x data-parallel size, FusedMoEParallelConfig.make); '' elsewhere."""
     d = dep.devices_per_stage
+    if engine.pp_remainder == "none" and dep.pp > 1:  # qa233: SGLang before its PR 5724 (2025) had none
+        return (f"pp {dep.pp} under {engine.name}: it has no pipeline parallelism (pp_remainder none), so no "
+                f"{engine.name} setup has this layout")
     if engine.dp_attention_tp1 and dep.dp_attention > 1 and dep.tp > 1:
         return (f"tp {dep.tp} with dp_attention {dep.dp_attention} under {engine.name}: its attention DP runs each attention "
                 f"group on one device (dp_attention_tp1; TensorRT-LLM's enable_attention_dp sets the attention's tp to 1), "

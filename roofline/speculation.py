@@ -404,7 +404,7 @@ PP_SPECULATION = ("vLLM refused speculative decoding with pipeline parallelism (
                   "Model Runner V2 ran EAGLE-3-style drafters under PP for target models that opt in (PR 50514, merged "
                   "2026-07-31), and its MTP under PP fails or corrupts output (issues 49355, 57755); TensorRT-LLM's "
                   "PyTorch executor refuses a drafter with pipeline parallelism (NVIDIA/TensorRT-LLM issue 9009, "
-                  "1.2.0rc2)")  # qa210: said of trtllm points as vLLM's alone
+                  "1.2.0rc2), and SGLang's server-args check refuses speculative decoding at pp > 1")  # qa210, qa233
 
 
 def drafter_warnings(method: str, target: ModelSpec, draft: ModelSpec | None, draft_hw: HardwareSpec | None,

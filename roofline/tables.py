@@ -48,7 +48,9 @@ def predict_table(point: dict) -> str:
            + ("run weight-only)" if p.get("main_gemm_weight_only") else f"compute in {p['ridge_point_dtype']})")),
         f"  weights per device   {format_si(p['weight_bytes'], 'B')}   "
         + ", ".join(f"{c} {v['dtype']} {format_si(v['bytes_per_device'], 'B')}" for c, v in p["weight_classes"].items()),
+        *([_pipeline_text(p)] if p.get("pipeline") else []),
         f"  KV cache per device  {format_si(p['kv_bytes'], 'B')}   (read per step: {format_si(p['kv_read_bytes_per_device'], 'B')}"
+        + (" by the busiest stage" if p.get("pipeline") and p["pipeline"]["memory_stage"] != p["pipeline"]["busiest_stage"] else "")
         + (f"; {p['engine']}'s window pool holds the sliding layers at {r:g} x a sequence's tokens, not their window)"
            if (r := p.get("kv_window_pool_ratio")) is not None else ")"),
         f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({format_si(p['memory_needed_bytes'], 'B')} of {format_si(p['usable_memory_bytes'], 'B')} usable: {p['usable_memory_text']}; max batch {p['max_batch']:,})",
@@ -154,6 +156,17 @@ def _text_block(label: str, text: object) -> str:
     indent the YAML gave it."""
     lines = [line.strip() for line in str(text).strip().splitlines()] or [""]
     return "\n".join([f"  {label}: {lines[0]}", *(f"    {line}" for line in lines[1:] if line)])
+
+
+def _pipeline_text(p: dict) -> str:
+    """'  pipeline stages     31 / 30 layers (vllm: before_last); memory: stage 1's, the busiest: stage 2' under pp
+    (qa233: the weights and KV cache shown were one stage's and the KV read another's, unsaid)."""
+    pipe = p["pipeline"]
+    memory, busiest = pipe["memory_stage"] + 1, pipe["busiest_stage"] + 1
+    which = (f"stage {memory} sets memory and paces the step" if memory == busiest else
+             f"stage {memory} sets memory (its weights and KV cache shown), stage {busiest} is the busiest (its operators)")
+    return (f"  pipeline stages      {' / '.join(str(n) for n in pipe['stage_layers'])} layers ({p['engine']}'s split, "
+            f"pp_remainder {pipe['pp_remainder']}); {which}")
 
 
 def _unreachable_text(spec: dict, p: dict) -> str:

@@ -361,7 +361,13 @@ def test_memory_is_checked_on_every_kind_of_pipeline_stage_and_older_engines_put
     v3, llama = load_model("deepseek-v3"), load_model("llama-3.1-8b")
     old = dataclasses.replace(deployment(v3, "fp8", pp=8), pp_remainder="last_all")
     assert old.stage_counts(61) == [7] * 7 + [12] and old.stage_layers(v3) == (12.0, 12.0, 0.0)
-    assert for_engine(deployment(v3, pp=8), load_engine("sglang"), v3).stage_layers(v3) == (12.0, 12.0, 0.0)  # 0.4.5-0.5
+    assert for_engine(deployment(v3, pp=8), load_engine("vllm-v0"), v3).stage_layers(v3) == (12.0, 12.0, 0.0)  # before 0.8
+    assert for_engine(deployment(v3, pp=8), load_engine("sglang"), v3).stage_layers(v3) == (8.0, 8.0, 0.0)  # since Nov 2025
+    early = for_engine(deployment(v3, pp=2), load_engine("sglang-early"), v3)  # qa233: SGLang 0.4.0-0.4.4 had no pp
+    from roofline.serving import engine_layout_note
+
+    assert engine_layout_note(load_engine("sglang-early"), v3, early).startswith("pp 2 under sglang-early: it has no pipeline")
+    assert engine_layout_note(load_engine("sglang"), v3, for_engine(deployment(v3, pp=2), load_engine("sglang"), v3)) == ""
     assert for_engine(deployment(v3, pp=8), load_engine("vllm"), v3).stage_layers(v3) == (8.0, 8.0, 0.0)
     # the head: the last stage holds the LM head (shown as lm_head), the first the embedding, a middle one neither
     m405 = load_model("llama-3.1-405b")
@@ -386,3 +392,29 @@ def test_memory_is_checked_on_every_kind_of_pipeline_stage_and_older_engines_put
     p = roofline.predict("h200", "deepseek-v3", 32, tp=8, pp=2, engine="vllm")  # 31/30: the second stage binds
     assert p["weight_classes"]["lm_head"]["bytes_per_device"] > 0 and "embedding" not in p["weight_classes"]
     assert p["kv_bytes"] == pytest.approx(roofline.predict("h200", "deepseek-v3", 32, tp=8, engine="vllm")["kv_bytes"] * 30 / 61)
+
+
+@pytest.mark.slow
+def test_predict_says_the_pipelines_split_and_which_stage_sets_memory_and_a_drafter_sits_on_the_last():
+    """qa233: 'KV cache per device 89.3 GB (read per step: 86.4 GB)' were two stages' figures, unlabelled, and nothing
+    said the split; qa232/qa233: a co-located drafter was charged on every stage, where engines put it on the last."""
+    import roofline
+    from roofline.capacity import capacity
+    from roofline.tables import predict_table
+
+    p = roofline.predict("h200", "deepseek-v3", 610, 4096, tp=8, pp=2, engine="vllm")
+    assert p["pipeline"] == {"stage_layers": [31, 30], "memory_stage": p["pipeline"]["memory_stage"], "busiest_stage": 1,
+                             "pp_remainder": "before_last"}
+    line = next(x for x in predict_table(p).splitlines() if x.startswith("  pipeline stages"))
+    assert "31 / 30 layers (vllm's split, pp_remainder before_last)" in line
+    kv = next(x for x in predict_table(p).splitlines() if x.startswith("  KV cache per device"))
+    assert ("by the busiest stage" in kv) == (p["pipeline"]["memory_stage"] != 1)
+    assert roofline.predict("h200", "deepseek-v3", 64, 4096, tp=8, engine="vllm")["pipeline"] is None
+    m405, h100 = load_model("llama-3.1-405b"), roofline.load_hardware("h100-sxm")
+    dep = dataclasses.replace(deployment(m405, tp=8, pp=4), pp_remainder="before_last")  # 31, 32, 32, 31: a middle binds
+    plain = capacity(h100, m405, 64, 4097, dep)
+    with_drafter = capacity(h100, m405, 64, 4097, dep, extra_bytes=1e9, extra_bytes_per_seq=1e6)
+    last = capacity(h100, m405, 64, 4097, dep.at_stage(3), extra_bytes=1e9, extra_bytes_per_seq=1e6)
+    middle = capacity(h100, m405, 64, 4097, dep.at_stage(1))
+    assert int(with_drafter["max_batch"]) == min(int(last["max_batch"]), int(middle["max_batch"])) <= int(plain["max_batch"])
+    assert float(with_drafter["memory_needed_bytes"]) == max(float(last["memory_needed_bytes"]), float(middle["memory_needed_bytes"]))
