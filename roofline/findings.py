@@ -788,6 +788,9 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
            f"at batch {b_at0:,} and {b_at1:,}, the largest swept that fit, so the gain follows the batch grid as much as the memory)."
            if (b_at0, b_at1) == (largest.get((hw, model, context, p0)), largest.get((hw, model, context, p1)))
            else f"at batch {b_at0:,} and {b_at1:,}).")
+        + " It takes the prefix held once (prefix caching) and read once a step by a prefix-aware (cascade) attention "
+          "kernel (the engine's prefix_read_once; vLLM's FlashAttention backend picks cascade by a heuristic each step, "
+          "several others never)."
     )
     return Finding("Shared prefix", text, {"max_batch": caps, "max_batch_speculating": spec_caps, "best_tokens_per_s": best})
 

@@ -201,6 +201,12 @@ def _report_flops(df: pd.DataFrame, ops, meta: dict) -> Figure:
 METHOD_COLORS = {m: colormaps["Set2"](i) for i, m in enumerate(("eagle", "draft", "ngram", "mtp", "medusa"))}
 
 
+def _spec_color(df: pd.DataFrame):
+    """The speculative line's colour: its method's (METHOD_COLORS) where the rows draft with one, else tab:blue."""
+    methods = set(df["method"].astype(str)) - {"none"} if "method" in df else set()
+    return METHOD_COLORS.get(methods.pop(), "tab:blue") if len(methods) == 1 else "tab:blue"
+
+
 def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
     from roofline.findings import TIE, alpha_values, break_even_table, ridge_points, same_alpha
 
@@ -224,7 +230,7 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
             heights = t["break_even_batch"].to_numpy(dtype=float)
             pays_below = (t["break_even_batch"] > 0).to_numpy()  # no swept batch fits, smaller ones do and pay
             censored = (t["censored"].fillna(False) & (t["largest_fitting_batch"].notna() | pays_below)).to_numpy(dtype=bool)
-            drafted_by = f" ({meta['draft']})" if m == "draft" and meta.get("draft") else ""  # the bars it applies to
+            drafted_by = f" ({_name(meta, 'model', meta['draft'])})" if m == "draft" and meta.get("draft") else ""  # the bars it applies to
             bars = ax.bar(x, np.maximum(heights, 1.0), width * 0.92, color=mcolor[m], edgecolor="k", lw=0.5)
             ax.bar([0], [0], color=mcolor[m], edgecolor="k", lw=0.5, label=METHOD_LABELS.get(m, m) + drafted_by)  # legend:
             # the method's colour alone (its first bar may carry the hatch that means "still pays at the largest batch")
@@ -285,7 +291,7 @@ def _report_batch_vs_spec(df: pd.DataFrame, ops, meta: dict) -> Figure:
         spec = fastest_drafting(df[df["context"] == c], ["batch"]).sort_values("batch")
         one = len(contexts) == 1
         at = "" if one else f", context {_ctx(c)}"
-        plain_color, spec_color = ("k", "tab:blue") if one else (colormaps["tab10"](2 * i % 10),) * 2
+        plain_color, spec_color = ("k", _spec_color(df)) if one else (colormaps["tab10"](2 * i % 10),) * 2
         ax.plot(base["baseline_tokens_per_s_per_user"], base["baseline_tokens_per_s"], "s--", color=plain_color, ms=4, lw=1.6,
                 label=f"growing the batch alone{at}" + ("" if len(spec) else " (no drafter fits at any batch)"))
         if len(spec):  # qa133: a legend entry for a line of no point
@@ -402,14 +408,16 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     if not hws:
         return None
     places = list(dict.fromkeys(df["draft_placement"]))
-    pcolor = {p: ("k" if p == "co-located" else colormaps["tab10"](i)) for i, p in enumerate(places)}
+    # co-located in the draft model's colour, as every other figure's draft (qa234: black squares were "no speculation"
+    # in the sections beside it), the other placements in colours of their own
+    pcolor = {p: (METHOD_COLORS["draft"] if p == "co-located" else colormaps["tab10"](i)) for i, p in enumerate(places)}
     fig, axes = _plain_figure(len(hws), min_panel_in=3.2, height=3.4, legend_in=1.8, sharey=True)
     for ax, hw in zip(axes, hws):
         for p in places:
             g = fit[(fit["hardware"] == hw) & (fit["draft_placement"] == p)].drop_duplicates("batch").sort_values("batch")
             label = ("draft co-located on the target GPUs" if p == "co-located" else f"draft on {_short_hw(meta, p)}") + (
                 "" if len(g) else " (no drafting k fits)")  # fits at no k > 0 anywhere: nothing to draw
-            ax.plot(g["batch"], g["speedup"], "s--" if p == "co-located" else "o-", color=pcolor[p], ms=3.5, lw=1.5, label=label)
+            ax.plot(g["batch"], g["speedup"], "o-" if p == "co-located" else "^--", color=pcolor[p], ms=3.5, lw=1.5, label=label)
         ax.axhline(1.0, color="k", lw=0.8, ls=":")
         _log2_axis(ax, sorted(df["batch"].unique()))
         ax.set_xlabel("batch size B (sequences)")
@@ -451,7 +459,7 @@ def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         if tiers.loc[hw, "drafter_fits"]:  # qa133: with k = 0 swept, its rows drew a 'with speculation' line on plain's
             sx, sy = g["tokens_per_s_per_user"].to_numpy(), g["cost_usd_per_million_tokens"].to_numpy()
             j = _frontier(sx, -sy)
-            ax.plot(sx[j], sy[j], "o-", color="tab:blue", ms=3.5, lw=1.6,
+            ax.plot(sx[j], sy[j], "o-", color=_spec_color(df), ms=3.5, lw=1.6,
                     label=f"with speculation (any k), {_alpha_label(g['alpha'].iloc[0], meta)}")
             over, caps = above_running_cap(g.iloc[j], tuple(meta.get("profiles") or ()))
             if over.any():  # priced at its batch, which the engine runs only with its cap raised (the finding says so)
