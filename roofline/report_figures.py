@@ -410,7 +410,8 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     places = list(dict.fromkeys(df["draft_placement"]))
     # co-located in the draft model's colour, as every other figure's draft (qa234: black squares were "no speculation"
     # in the sections beside it), the other placements in colours of their own
-    pcolor = {p: (METHOD_COLORS["draft"] if p == "co-located" else colormaps["tab10"](i)) for i, p in enumerate(places)}
+    elsewhere = [p for p in places if p != "co-located"]  # tab10 from green: its orange is near the draft model's
+    pcolor = {"co-located": METHOD_COLORS["draft"], **{p: colormaps["tab10"]((2 + i) % 10) for i, p in enumerate(elsewhere)}}
     fig, axes = _plain_figure(len(hws), min_panel_in=3.2, height=3.4, legend_in=1.8, sharey=True)
     for ax, hw in zip(axes, hws):
         for p in places:
