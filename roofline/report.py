@@ -186,6 +186,12 @@ def _command(result: ScenarioResult, extra_dirs: tuple = (), out: str | None = N
             f"--out {shlex.quote(out or f'out/report-{result.name}')}{' --force' if force else ''}")
 
 
+def _description(section) -> str:
+    """A section's scenario description without its own name leading it (a copy's reads 'be-vllm: a copy of ...', which
+    'Scenario `be-vllm`:' already says; qa234)."""
+    return section.description.removeprefix(f"{section.name}: ")
+
+
 def _builtin_scenarios() -> Path:
     from roofline.profiles import builtin_dir
 
@@ -247,7 +253,7 @@ def _markdown(sections: list[Section], seconds: float, assumptions: list[str] | 
         if s.warnings:  # what the sweep warned about: the finding reads rows these apply to
             lines += ["Warnings from the sweep (all its rows, not only those the answer reads):", "", *(f"- {w}" for w in s.warnings), ""]
         lines += [f"![{s.title}](img/{s.image})" if s.image else f"*{NO_FIGURE}*", ""]
-        lines += [f"Scenario `{s.name}`: {s.description}", "", "```bash", s.command, "```", ""]
+        lines += [f"Scenario `{s.name}`: {_description(s)}", "", "```bash", s.command, "```", ""]
     return "\n".join(lines)
 
 
@@ -296,7 +302,7 @@ def _html(sections: list[Section], images: dict, seconds: float, assumptions: li
             out.append(f'<div class="figure"><img alt="{html.escape(s.title)}" src="data:image/png;base64,{data}"></div>')
         else:
             out.append(f'<p class="figure"><em>{html.escape(NO_FIGURE)}</em></p>')
-        out.append(f'<p class="scenario">Scenario <code>{html.escape(s.name)}</code>: {_inline(s.description)}</p>')
+        out.append(f'<p class="scenario">Scenario <code>{html.escape(s.name)}</code>: {_inline(_description(s))}</p>')
         out.append(f"<pre><code>{html.escape(s.command)}</code></pre></section>")
     out.append("</body></html>")
     return "\n".join(out)

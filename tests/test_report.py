@@ -341,3 +341,12 @@ def test_a_report_refuses_a_scenario_larger_than_it_holds_in_memory_before_sweep
                                             r"3,000,000 points \(`roofline sweep` writes larger sweeps in chunks\)"):
         write_report((str(scenario),), tmp_path / "out", workers=1)
     assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out*"))
+
+
+def test_a_scenarios_description_does_not_repeat_its_name():
+    """qa234: 'Scenario `be-vllm`: be-vllm: a copy of ...' (a copy's description leads with its name)."""
+    from roofline.report import Section, _description
+
+    section = Section("be-vllm", "t", "x", None, "cmd", "be-vllm: a copy of break-even-batch (serving engine: vllm)")
+    assert _description(section) == "a copy of break-even-batch (serving engine: vllm)"
+    assert _description(Section("s", "t", "x", None, "cmd", "be-vllm: other")) == "be-vllm: other"
