@@ -31,13 +31,12 @@ device from `roofline.costs`):
                + layers_stage * layer_overhead
     t_head   = t_embedding + t_input_proj + t_lm_head  (n_o = 1: a round trip crosses the first stage's embedding and the
                last's LM head) + t_head_gather (the LM head's gathers: its logits over tp, or over the stage) +
-               t_embed_reduce (the embedding's all-reduce over tp); t_head_first the first stage's part (embedding,
-               input projection, its all-reduce), t_head_last the last's (LM head and its gathers)
-    t_device = max(pp * t_body_mean + t_head, m * t_stage) + t_p2p + step_overhead   (m = min(B, pp) micro-batches of B / m)
+               t_embed_reduce (the embedding's all-reduce over tp)
+    t_device = max(pp * t_body_mean + t_head, m * (t_body + t_head)) + t_p2p + step_overhead   (m = min(B, pp) micro-batches of B / m)
         each sequence's token passes the pp stages once a step: a micro-batch's round trip crosses every stage's layers
-        and the head once (first term), and the slowest stage passes all m micro-batches (second term, which sets the
-        step of a full pipeline, m = pp; at pp = 1 the two are equal): t_stage the busiest stage's body with the head
-        parts it holds, or the first's or last's with theirs (_paced_stage_s; t_body + t_head at pp = 1). t_body is the busiest
+        and the head once (first term), and the busiest stage passes all m micro-batches (second term, which sets the
+        step of a full pipeline, m = pp; at pp = 1 the two are equal), charged the whole head: an upper estimate where
+        it holds one part of it, or none (a middle stage, vLLM's busiest of Llama-3.1-405B at pp 4: 2% of the step). t_body is the busiest
         stage's: the stage of most MoE layers, then most layers, as the engine splits them (leading dense layers in
         the first stages, interleaved ones in every stage in their share: layout.Deployment.stage_layers), so a pp
         that does not divide the layers paces every pass at that stage. t_body_mean is the mean stage's, layers / pp of each kind (Deployment.mean_stage): every term of t_body
@@ -605,24 +604,6 @@ def cross_domain_tp_note(hw: HardwareSpec, dep: Deployment, allreduce_s: float |
             f"scale-out link's latency ({format_seconds(latency_s)}), {CROSS_DOMAIN_CAVEAT}")
 
 
-def _paced_stage_s(model: ModelSpec, dep: Deployment, body_s, stage_layers: float, first_head_s, last_head_s):
-    """The slowest stage's pass over one micro-batch, which paces a full pipeline: the busiest stage's body t_body
-    with the head parts it holds (the first stage's embedding and input projection with its all-reduce, t_head_first;
-    the last's LM head with its gathers, t_head_last: Deployment.holds_head), or the first or last stage's, their
-    bodies taken at the busiest's time a layer (L_i / L_busiest x t_body: Deployment.stage_counts), with their head:
-
-        max(t_body + t_head_held, t_body L_0 / L_b + t_head_first, t_body L_last / L_b + t_head_last)
-
-    (qa232: a middle stage, vLLM's busiest, was charged a head it does not hold); both heads without pp."""
-    if dep.pp <= 1:
-        return body_s + first_head_s + last_head_s
-    holds_first, holds_last = dep.holds_head(model)
-    counts = dep.stage_counts(model.layers)
-    per_layer_s = body_s / max(stage_layers, 1.0)
-    return np.maximum.reduce([body_s + first_head_s * holds_first + last_head_s * holds_last,
-                              per_layer_s * counts[0] + first_head_s, per_layer_s * counts[-1] + last_head_s])
-
-
 def host_time_s(engine: ServingEngine, batch, dep: Deployment):
     """host_per_step + host_per_sequence * B_a (each attention-DP rank schedules its own sequences)."""
     b_a = sequences_per_group(batch, dep)
@@ -678,8 +659,7 @@ def step_metrics(
     rows.update({name: sequence_split_tokens(tokens_a, dep) for name in dep.sequence_split})  # vLLM's sequence-parallel MoE
     pad = {name: _tile_padding(r, engine.gemm_tile_rows) for name, r in rows.items()}
     stage_layers = dep.stage_layers(model)[0]  # the busiest stage's layers
-    total_flops, total_bytes, operators_s, head_s, head_bytes, compute_bound_s, at_peak_s, first_head_s = (
-        np.zeros(shape) for _ in range(8))
+    total_flops, total_bytes, operators_s, head_s, head_bytes, compute_bound_s, at_peak_s = (np.zeros(shape) for _ in range(7))
     peaks = operator_peaks(hw, dep)
     operators = {}
     for name, (flops, nbytes) in costs.items():
@@ -689,7 +669,6 @@ def step_metrics(
         total_flops, total_bytes, operators_s = total_flops + flops, total_bytes + nbytes, operators_s + time_s
         if name not in LAYER_OPERATORS:
             head_s, head_bytes = head_s + time_s, head_bytes + nbytes
-            first_head_s = first_head_s + (time_s if name != "lm_head" else 0.0)  # the first stage's: embedding, input_proj
         at_peak_s = at_peak_s + flops / peaks[name]
         compute_bound_s = compute_bound_s + np.where(is_compute, time_s, 0.0)
         if with_operators:
@@ -718,8 +697,7 @@ def step_metrics(
         mean_layers_s, mean_coll, mean_stage_layers = layers_s, coll, stage_layers
         mean_layer_bytes = total_bytes - head_bytes
     mean_body_s = mean_layers_s + sum(mean_coll.values()) + mean_stage_layers * hw.layer_overhead_s
-    round_trip_s, paced_s = pp * mean_body_s + head_s + head_comm_s, microbatches * _paced_stage_s(
-        model, dep, body_s, stage_layers, first_head_s + embed_reduce_s, head_s - first_head_s + head_gather_s)
+    round_trip_s, paced_s = pp * mean_body_s + head_s + head_comm_s, microbatches * (body_s + head_s + head_comm_s)
     round_trip = round_trip_s >= paced_s
 
     def per_step(busiest, mean_stage):

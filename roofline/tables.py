@@ -159,21 +159,24 @@ def _text_block(label: str, text: object) -> str:
 
 
 def _pipeline_text(p: dict) -> str:
-    """'  pipeline stages     31 / 30 layers (vllm: before_last); memory: stage 1's, the busiest: stage 2' under pp
-    (qa233: the weights and KV cache shown were one stage's and the KV read another's, unsaid)."""
+    """'  pipeline stages      31 / 30 layers (vllm's split, pp_remainder before_last); memory set by stage 2 of 2 (its
+    weights and KV cache shown), the operators below the busiest's, stage 2' under pp (stages counted from 1 here, from
+    0 in the JSON; qa233: the weights and KV cache shown were one stage's and the KV read another's, unsaid)."""
     pipe = p["pipeline"]
-    memory, busiest = pipe["memory_stage"] + 1, pipe["busiest_stage"] + 1
-    which = (f"stage {memory} sets memory and paces the step" if memory == busiest else
-             f"stage {memory} sets memory (its weights and KV cache shown), stage {busiest} is the busiest (its operators)")
-    return (f"  pipeline stages      {' / '.join(str(n) for n in pipe['stage_layers'])} layers ({p['engine']}'s split, "
-            f"pp_remainder {pipe['pp_remainder']}); {which}")
+    memory, busiest, n = pipe["memory_stage"] + 1, pipe["busiest_stage"] + 1, len(pipe["stage_layers"])
+    split = (f"{p['engine']} has no pipeline parallelism: split as `last`" if pipe["pp_remainder"] == "none" else
+             f"{p['engine']}'s split, pp_remainder {pipe['pp_remainder']}")
+    which = (f"stage {memory} of {n} sets memory and is the busiest (its weights, KV cache and operators shown)"
+             if memory == busiest else
+             f"memory set by stage {memory} of {n} (its weights and KV cache shown), the operators the busiest's, stage {busiest}")
+    return f"  pipeline stages      {' / '.join(str(c) for c in pipe['stage_layers'])} layers ({split}); {which}"
 
 
 def _unreachable_text(spec: dict, p: dict) -> str:
-    """'  (not reachable: fits in memory NO with the drafter, below)' or '  (no sglang setup runs it: warnings)' beside
+    """'  (not reachable: fits in memory NO with the drafter, below)' or '  (no sglang setup runs it: ...)' beside
     a speculative figure no deployment reaches (qa231: a speedup of 2.55x and its cost read as a gain)."""
     if spec.get("engine_refuses"):
-        return f"  (no {p['engine']} setup runs it: the first warning says why)"
+        return f"  (no {p['engine']} setup runs it: the warning that says so tells why)"
     if spec["k"] > 0 and not spec["fits_in_memory"]:
         return "  (not reachable: fits in memory NO with the drafter, below)"
     return ""
@@ -304,7 +307,9 @@ def _best_k_text(spec: dict) -> str:
         if spec["best_k"] == 0 and spec["k"] > 0:
             why = ("; no k >= 1 fits in memory with the drafter" if spec.get("drafting_fits") is False
                    else "; no k >= 1 is faster than plain decoding")  # qa232: whichever k fits, not the asked one
-        return (f">= {spec['best_k']} (the largest k searched{'; ' + gives if gives else ''})" if at_cap else
+        if spec["k"] == 0 and spec.get("engine_refuses"):  # qa236: a best k the engine refuses, named at k 0
+            why = "; no setup of the engine runs it: the warning says why"
+        return (f">= {spec['best_k']} (the largest k searched{'; ' + gives if gives else ''}{why})" if at_cap else
                 f"{spec['best_k']}" + (f"  ({gives}{why})" if gives else ""))
     return f"{'not reported' if spec['tree_nodes'] is not None else 'none'} ({spec['best_k_unknown_because']})"
 

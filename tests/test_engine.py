@@ -561,29 +561,3 @@ def test_vllms_moe_gather_without_sequence_parallelism_runs_over_the_data_parall
     whole = for_engine(deployment(v3, tp=2, dp_attention=4, ep=8), sglang, v3)
     assert "embedding" in whole.whole and float(embedding_reduce_time_s(hw, v3, whole, sglang, 16.0)) == 0
 
-
-@pytest.mark.slow
-def test_a_full_pipeline_is_paced_by_its_slowest_stage_with_the_head_it_holds():
-    """qa232: vLLM's busiest stage of Llama-3.1-405B at pp 4 (31/32/32/31 layers) is a middle one, which holds neither
-    the embedding nor the LM head, and the paced term charged it both (2% of the step)."""
-    import dataclasses
-
-    import numpy as np
-
-    from roofline.engine import _paced_stage_s
-    from roofline.layout import deployment
-    from roofline.model import load_model
-
-    m405 = load_model("llama-3.1-405b")
-    vllm = dataclasses.replace(deployment(m405, tp=4, pp=4), pp_remainder="before_last")  # 31, 32, 32, 31
-    body, first, last = np.array([32.0, 32.0]), np.array([0.5, 0.5]), np.array([0.4, 2.5])
-    got = _paced_stage_s(m405, vllm, body, 32.0, first, last)
-    assert got[0] == 32.0 and got[1] == 31.0 + 2.5  # the middle stage alone; the last's LM head outweighs a layer
-    sglang = dataclasses.replace(vllm, pp_remainder="last")  # 31, 31, 32, 32: the busiest is the last, with its head
-    assert list(_paced_stage_s(m405, sglang, body, 32.0, first, last)) == [32.4, 34.5]
-    assert float(_paced_stage_s(m405, deployment(m405, tp=4), np.array(32.0), 126.0, 0.5, 0.4)) == 32.9  # pp 1: both
-    import roofline
-
-    steps = {e: roofline.predict("h100-sxm", "llama-3.1-405b", 16, 4096, tp=4, pp=4, engine=e)["step_time_s"]
-             for e in ("vllm", "sglang")}
-    assert steps["vllm"] < steps["sglang"]

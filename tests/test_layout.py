@@ -400,10 +400,18 @@ def test_predict_says_the_pipelines_split_and_which_stage_sets_memory_and_a_draf
     said the split; qa232/qa233: a co-located drafter was charged on every stage, where engines put it on the last."""
     import roofline
     from roofline.capacity import capacity
+    from roofline.serving import for_engine, load_engine
     from roofline.tables import predict_table
 
+    v3, vllm = load_model("deepseek-v3"), load_engine("vllm").for_hardware("h200")
+
+    def for_engine_stage(i):
+        return for_engine(deployment(v3, tp=8, pp=2), vllm, v3).at_stage(i)
+
     p = roofline.predict("h200", "deepseek-v3", 610, 4096, tp=8, pp=2, engine="vllm")
-    assert p["pipeline"] == {"stage_layers": [31, 30], "memory_stage": p["pipeline"]["memory_stage"], "busiest_stage": 1,
+    need = [float(capacity(roofline.load_hardware("h200"), load_model("deepseek-v3"), 610, 4097, for_engine_stage(i))
+                  ["memory_needed_bytes"]) for i in (0, 1)]
+    assert p["pipeline"] == {"stage_layers": [31, 30], "memory_stage": need.index(max(need)), "busiest_stage": 1,
                              "pp_remainder": "before_last"}
     line = next(x for x in predict_table(p).splitlines() if x.startswith("  pipeline stages"))
     assert "31 / 30 layers (vllm's split, pp_remainder before_last)" in line

@@ -650,6 +650,25 @@ def test_a_speculative_speedup_no_deployment_reaches_says_so_beside_it():
     p = roofline.predict("h200", "llama-3.1-70b", 8, 4096, tp=2, engine="sglang", method="medusa", k=3, alpha=0.7)
     assert p["spec"]["engine_refuses"] and p["warnings"][0] == p["spec"]["engine_refuses"][0]
     assert next(x for x in predict_table(p).splitlines() if x.startswith("    speedup ")).endswith(
-        "(no sglang setup runs it: the first warning says why)")
+        "(no sglang setup runs it: the warning that says so tells why)")
     p = roofline.predict("h200", "llama-3.1-70b", 8, 4096, tp=2, engine="vllm", method="medusa", k=3, alpha=0.7)
     assert p["spec"]["engine_refuses"] == [] and "(" not in next(x for x in predict_table(p).splitlines() if x.startswith("    speedup "))
+
+
+@pytest.mark.slow
+def test_a_best_k_at_k_0_the_engine_refuses_is_said_and_sglang_early_refuses_what_it_had_no_drafter_for():
+    """qa236: at k 0, 'best k here 3 (1.846x)' for EAGLE at pp 2 under vllm, which refuses it, without a warning; and
+    sglang-early priced draft-model and n-gram speculation its SpeculativeAlgorithm (EAGLE alone) did not have."""
+    import roofline
+
+    p = roofline.predict("h100-sxm", "llama-3.1-405b", 64, 2048, tp=8, pp=2, engine="vllm", method="eagle", k=0)
+    assert p["spec"]["best_k"] == 3 and len(p["spec"]["engine_refuses"]) == 1
+    assert "so no vllm setup runs the best k (3) named here" in p["spec"]["engine_refuses"][0]
+    assert p["spec"]["engine_refuses"][0] in p["warnings"]
+    assert next(x for x in predict_table(p).splitlines() if "best k here" in x).endswith(
+        "; no setup of the engine runs it: the warning says why)")
+    for method, extra in (("draft", {"draft": "llama-3.2-1b"}), ("ngram", {})):
+        q = roofline.predict("h200", "llama-3.1-70b", 8, 2048, tp=2, engine="sglang-early", method=method, alpha=0.7, **extra)
+        assert q["spec"]["engine_refuses"] and "no sglang-early setup runs this point" in q["spec"]["engine_refuses"][0]
+    q = roofline.predict("h200", "deepseek-v3", 64, 2048, dp_attention=8, ep=8, engine="sglang-early", method="mtp", k=1, alpha=0.8)
+    assert q["spec"]["engine_refuses"]
