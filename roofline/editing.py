@@ -225,7 +225,16 @@ def _drop_value_comment(node, key: str) -> None:
     """Drop the comment at the end of `key`'s line and its indented continuation lines (what it said of the value being
     replaced by one of another shape: ruamel dumps a flow list without its first line, qa231), keeping the comment
     lines at the margin after it, which head the next field."""
-    items = getattr(node, "ca", None) and node.ca.items
+    items = node.ca.items if hasattr(node, "ca") else {}
+    old = node[key]
+    if isinstance(old, list) and hasattr(old, "ca") and old.ca.items and old:  # a block list replaced: its last entry's
+        tail = old.ca.items.get(len(old) - 1, [None])[0]  # comment holds the next field's header (qa235)
+        header = [line for line in str(tail.value).split("\n")[1:] if line and not line[0].isspace()] if tail else []
+        if header:
+            from ruamel.yaml.tokens import CommentToken
+
+            items[key] = [None, None, CommentToken("\n" + "\n".join(header) + "\n", tail.start_mark, None), None]
+        return
     token = items.get(key, [None, None, None])[2] if items else None
     if token is None or not str(token.value).lstrip().startswith("#"):
         return

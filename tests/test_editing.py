@@ -1896,3 +1896,7 @@ def test_a_value_set_to_another_shape_drops_the_comment_said_of_the_old_one(tmp_
     assert (tmp_path / "c.yaml").read_text().endswith("hardware: [h100-sxm, h200]\n# the model's header\nmodel: llama-3.1-8b\n")
     set_fields("scenario", "c", ["model=llama-3.1-70b"], (tmp_path,))  # a value of the same shape keeps its comment
     assert "# the model's header\nmodel: llama-3.1-70b\n" in (tmp_path / "c.yaml").read_text()
+    (tmp_path / "d.yaml").write_text("type: scenario\nname: d\nhardware:\n  - h100-sxm # first\n  - h200 # second\n"
+                                     "# the model's header\nmodel: llama-3.1-8b\n")
+    set_fields("scenario", "d", ["hardware=h200"], (tmp_path,))  # qa235: a block list to one value kept the next header
+    assert (tmp_path / "d.yaml").read_text().endswith("hardware: h200\n# the model's header\nmodel: llama-3.1-8b\n")
