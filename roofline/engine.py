@@ -36,10 +36,11 @@ device from `roofline.costs`):
         each sequence's token passes the pp stages once a step: a micro-batch's round trip crosses every stage's layers
         and the head once (first term), and the busiest stage passes all m micro-batches (second term, which sets the
         step of a full pipeline, m = pp; at pp = 1 the two are equal), charged the whole head: an upper estimate where
-        it holds one part of it, or none (a middle stage, vLLM's busiest of Llama-3.1-405B at pp 4: 2% of the step). t_body is the busiest
-        stage's: the stage of most MoE layers, then most layers, as the engine splits them (leading dense layers in
-        the first stages, interleaved ones in every stage in their share: layout.Deployment.stage_layers), so a pp
-        that does not divide the layers paces every pass at that stage. t_body_mean is the mean stage's, layers / pp of each kind (Deployment.mean_stage): every term of t_body
+        it holds one part of it, or none (a middle stage, vLLM's busiest of Llama-3.1-405B at pp 4: 2% of the step).
+        t_body is the busiest stage's: the stage of most MoE layers, then most layers, as the engine splits them
+        (leading dense layers in the first stages, interleaved ones in every stage in their share:
+        layout.Deployment.stage_layers), so a pp that does not divide the layers paces every pass at that stage.
+        t_body_mean is the mean stage's, layers / pp of each kind (Deployment.mean_stage): every term of t_body
         is a layer count times a time a layer, so pp of them are the sum of the stages' bodies, one pass over every
         layer of the model (the busiest stage's pp times overstated a round trip: DeepSeek-V3 at pp 4, batch 1, with its
         three leading dense layers, 64 MoE layers' time for its 58 MoE and 3 dense)

@@ -276,14 +276,15 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
             if note and note not in warned:
                 warned.add(note)
                 warn(note)
+        label = f"{model.name} on {hw.name}, {dep.describe()}"  # the config, in the notes said once after the loop
         if hw.cross_domain_latency_s(dep.tp):  # qa229: predict said it of the pick, the sweep and cheapest did not
             spans = across.setdefault(format_seconds(hw.cross_domain_latency_s(dep.tp)), [])
-            if f"{model.name} on {hw.name}, {dep.describe()}" not in spans:
-                spans.append(f"{model.name} on {hw.name}, {dep.describe()}")
+            if label not in spans:
+                spans.append(label)
         cap = running_cap_speculating(on_hw, dep.dp_attention)
         if (cap is not None and top > cap and speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any()
                 and not speculation_engine_notes(on_hw, method, 1, dep)):  # qa229, qa231: a line a config, or of a batch
-            label = f"{model.name} on {hw.name}, {dep.describe()}"  # that does not fit, each worded its own way
+            # that does not fit, each worded its own way
             groups = f": {cap // dep.dp_attention} in each of its {dep.dp_attention} attention-DP groups" if dep.dp_attention > 1 else ""
             caps = capped.setdefault(engine.name, (on_hw, []))[1]
             if f"{label}{groups}" not in caps:
