@@ -365,7 +365,8 @@ def hardware_table(hw) -> str:
            if hw.mesh_links else ""),
     ]
     if hw.scale_out_bw_bytes_per_s is not None:
-        lines.append(f"  scale-out link    {format_si(hw.scale_out_bw_bytes_per_s, 'B/s')} one direction per device x {hw.scale_out_link_efficiency:.2f}, "
+        lines.append(f"  scale-out link    {format_si(hw.scale_out_bw_bytes_per_s, 'B/s')} one direction per device x {hw.scale_out_link_efficiency:.2f}"
+                     + (" (efficiency.link's)" if hw.scale_out_efficiency is None else "") + ", "
                      f"latency {format_seconds(hw.scale_out_latency_s)}")
     lines += [
         f"  step overhead     {format_seconds(hw.step_overhead_s)}"
@@ -621,7 +622,9 @@ def engine_table(e) -> str:
         ("sequence-parallel MoE", "at tp > 1 with attention DP and EP: router and shared experts whole on every device, "
          "each tp rank running 1/tp of its group's tokens, a MoE layer reduce-scattering and all-gathering "
          "(sequence_parallel_moe)" if e.sequence_parallel_moe else "no"),
-        ("uneven pipeline split", f"the layers left over on {PP_REMAINDERS[e.pp_remainder]} (pp_remainder {e.pp_remainder})"),
+        ("uneven pipeline split", "none: it has no pipeline parallelism (pp_remainder none: pp > 1 warned, left out by "
+         "cheapest)" if e.pp_remainder == "none" else
+         f"the layers left over on {PP_REMAINDERS[e.pp_remainder]} (pp_remainder {e.pp_remainder})"),
         ("layouts it runs", "; ".join(t for t in (
             "attention DP with one device a group (dp_attention_tp1: tp > 1 with it warned, left out by cheapest)"
             if e.dp_attention_tp1 else "",
