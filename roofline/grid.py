@@ -750,7 +750,7 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
         "weight_dtype": sorted({c.dep.weight_dtype_label for c in configs}),
         "expert_dtype": sorted({c.dep.expert_dtype_label for c in configs if c.dep.has_experts}),
         "kv_dtype": sorted({c.dep.kv_dtype for c in configs}),
-        "tp": sorted({c.dep.tp for c in configs}), "layouts": sorted({c.dep.describe() for c in configs}),
+        "tp": sorted({c.dep.tp for c in configs}), "layouts": list(dict.fromkeys(c.dep.describe() for c in configs)),  # as swept (qa237)
         "hardware": {**{c.hw.name: c.hw.display_name for c in configs}, **{c.draft_hw.name: c.draft_hw.display_name for c in configs if c.draft_hw}},
         # the file each profile was read from (null: a spec object built in code), by kind and name: results traced to inputs
         "profile_files": {

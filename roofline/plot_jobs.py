@@ -556,18 +556,24 @@ def _meta_of_rows(meta: dict, df: pd.DataFrame) -> dict:
     return meta
 
 
+REFUSAL_KEYS = ("engine", "method", "hardware", "tp", "dp_attention", "ep", "pp")  # what names a refused panel
+
+
 def refused_meta(df, extra_dirs: tuple = (), refused: list | None = None) -> dict:
-    """What the figures say of the rows of `df` that no setup of their engine runs (frontier.refused_layouts): their
-    notes, each once (`refused`: plots.footer), and the engine and method of those refused at every layout
-    (`refused_methods`: a panel of one is titled so); {} where there are none."""
+    """What the figures say of the rows of `df` that no setup of their engine runs (frontier.refused_layouts): each
+    refusal's engine, method, device and layout degrees where it names them, and its note (`refused`: a panel whose
+    values all match is titled 'not run by ENGINE', and the footer names those among the rows a figure draws:
+    plots.refusals_drawn); {} where there are none."""
     from roofline.frontier import refused_layouts
 
     refused = refused_layouts(df, extra_dirs)[0] if refused is None else refused  # (_warn_of_refused's, worked out once)
-    if not refused:
-        return {}
-    whole = sorted({(e["engine"], e["method"]) for e in refused if e.get("speculative_only") and "method" in e
-                    and "pp" not in e and "dp_attention" not in e})
-    return {"refused": list(dict.fromkeys(e["note"] for e in refused)), "refused_methods": [list(p) for p in whole]}
+    entries = []
+    for e in refused:
+        entry = {k: (int(e[k]) if k in ("tp", "dp_attention", "ep", "pp") else str(e[k])) for k in REFUSAL_KEYS if k in e}
+        entry["note"] = e["note"]
+        if entry not in entries:
+            entries.append(entry)
+    return {"refused": entries} if entries else {}
 
 
 def _warn_of_refused(df, extra_dirs: tuple = ()) -> list[dict]:
@@ -580,8 +586,9 @@ def _warn_of_refused(df, extra_dirs: tuple = ()) -> list[dict]:
 
     refused = refused_layouts(df, extra_dirs)[0]
     if refused:
-        named = "; ".join(dict.fromkeys(e["note"] for e in refused))
-        warn(f"the rows drawn include {len(refused)} layout{'s' if len(refused) > 1 else ''}, method{'s' if len(refused) > 1 else ''} or device{'s' if len(refused) > 1 else ''} "
+        notes = list(dict.fromkeys(e["note"] for e in refused))  # qa237: counted by entry a device, listed once
+        named, n = "; ".join(notes), len(notes)
+        warn(f"the rows drawn include {n} layout{'s' if n > 1 else ''}, method{'s' if n > 1 else ''} or device{'s' if n > 1 else ''} "
              f"no setup of their engine runs ({named}): drawn as the sweep computed them; roofline cheapest leaves them out "
              "(--where draws the others alone)")
     return refused

@@ -315,9 +315,43 @@ def _panel_title(meta: dict, key: dict, several_models: bool) -> str:
     parts += [label for c in PANEL_CONFIG_COLUMNS if c in key and (label := _config_label(meta, c, key[c]))]
     if "context" in key:
         parts.append(f"context {_ctx(key['context'])}")
-    if [key.get("engine"), key.get("method")] in (meta.get("refused_methods") or []):  # qa231: read as a gain
-        parts.append(f"not run by {key['engine']}")
+    refused = refusals_drawn(meta, key)  # qa231, qa237: a refused panel read as a gain
+    if refused:
+        parts.append(f"not run by {refused[0]['engine']}")
     return ", ".join(parts)
+
+
+def _shown_values(meta: dict, key: dict, column: str) -> set[str] | None:
+    """The values of `column` a panel (its `key`) or a figure (key {}) draws, as text: the panel's own, else the ones
+    its meta holds (a list, one value, a device table's names, the degrees of its layouts: 'tp 2, pp 2'); None where
+    the meta does not say."""
+    if column in key:
+        return {str(key[column])}
+    if column in ("tp", "dp_attention", "ep", "pp"):
+        layouts = meta.get("layouts") or []
+        if not layouts:
+            return None
+        name = column.replace("_", "-")
+        return {re.search(rf"\b{name} (\d+)", str(lay)).group(1) if re.search(rf"\b{name} (\d+)", str(lay)) else "1"
+                for lay in layouts}
+    value = meta.get(column)
+    if value is None:
+        return None
+    return {str(v) for v in (value if isinstance(value, (list, dict)) else [value])}
+
+
+def refusals_drawn(meta: dict, key: dict | None = None) -> list[dict]:
+    """The refusals (meta's `refused`: plot_jobs.refused_meta) among what a panel (`key`) or a whole figure (None)
+    draws: each of an entry's values is one the panel or figure shows (a figure: any of its values; a panel: its own)."""
+    out = []
+    for entry in meta.get("refused") or []:
+        if not isinstance(entry, dict):
+            continue
+        shown = [(_shown_values(meta, key or {}, c), str(v)) for c, v in entry.items() if c != "note"]
+        if all(values is not None and v in values for values, v in shown) and (
+                key is None or all(len(values) == 1 for values, _ in shown)):
+            out.append(entry)
+    return out
 
 
 def _figure(n: int, width: float = 5.6, height: float = 4.2, legend_in: float = 0.0, share_y: bool = False) -> tuple[Figure, list]:
@@ -542,7 +576,7 @@ def footer(fig: Figure, meta: dict) -> None:
     batches = [b for b in (meta.get("axes") or {}).get("batch") or [] if b is not None]
     late = [e for e in engines if batches and optimistic(max(batches), e)] if speculating else []
     caveat = f"\n{OPTIMISTIC} (under {', '.join(late)}: docs/ACCURACY.md)" if late else ""
-    refused = meta.get("refused") or []  # rows drawn that no setup of their engine runs (plot_jobs._warn_of_refused)
+    refused = list(dict.fromkeys(e["note"] for e in refusals_drawn(meta)))  # rows drawn no setup of their engine runs
     said = ("\n" + _balanced_fill(f"drawn as computed, though no setup of their engine runs them: {'; '.join(refused)}",
                                    max(60, int(fig.get_figwidth() * 17)))) if refused else ""
     fig.text(0.995, 0.004, f"predicted by roofline's model, not measured{ideal}{caveat}{said}", ha="right", va="bottom",

@@ -345,22 +345,35 @@ def test_best_k_is_taken_again_among_the_rows_a_where_on_k_keeps():
 
 @pytest.mark.slow
 def test_a_method_no_setup_of_its_engine_runs_is_named_on_the_figures(tmp_path):
-    """qa231: a Medusa panel under sglang (which has no Medusa drafter) read as a 2.4x gain; only stderr said it."""
+    """qa231: a Medusa panel under sglang (which has no Medusa drafter) read as a 2.4x gain; only stderr said it. qa237:
+    a panel of one engine or one method (not in its key) lost the mark, a pp panel never had it, and the footer named
+    refusals of rows the figure did not draw."""
     from matplotlib.figure import Figure
 
     from roofline.plot_jobs import refused_meta
     from roofline.plots import _panel_title, footer
 
     sc = scenario_from_dict({"name": "med", "hardware": "h200", "model": "llama-3.1-70b", "engine": ["sglang", "vllm"],
-                             "tp": 2, "method": ["medusa", "eagle"],
+                             "method": ["medusa", "eagle"], "layouts": [{"tp": 2}, {"tp": 1, "pp": 2}],
                              "axes": {"batch": [1, 32], "k": [2], "alpha": [0.7], "context": [2048]}}, "med.yaml")
     df = run_sweep(sc, load_configs(sc))
-    meta = refused_meta(df)
-    assert meta["refused_methods"] == [["sglang", "medusa"]]
-    assert meta["refused"] == ["medusa speculation under sglang (it has no medusa drafter)"]
-    assert _panel_title(meta, {"hardware": "h200", "engine": "sglang", "method": "medusa"}, False).endswith("not run by sglang")
-    assert "not run" not in _panel_title(meta, {"hardware": "h200", "engine": "vllm", "method": "medusa"}, False)
+    meta = {**refused_meta(df), "hardware": {"h200": "H200"}, "engine": ["sglang", "vllm"], "method": ["eagle", "medusa"],
+            "layouts": ["tp 1, pp 2", "tp 2"]}
+    notes = {e["note"] for e in meta["refused"]}
+    assert "medusa speculation under sglang (it has no medusa drafter)" in notes
+    assert "eagle speculation under vllm at pp 2 (it refuses speculative decoding with pipeline parallelism)" in notes
+    key = {"hardware": "h200", "engine": "sglang", "method": "medusa", "tp": 2, "pp": 1}
+    assert _panel_title(meta, key, False).endswith("not run by sglang")
+    assert "not run" not in _panel_title(meta, {**key, "engine": "vllm"}, False)
+    assert _panel_title(meta, {**key, "engine": "vllm", "method": "eagle", "tp": 1, "pp": 2}, False).endswith("not run by vllm")
+    assert "not run" not in _panel_title(meta, {**key, "engine": "vllm", "method": "eagle"}, False)
+    one = {**meta, "engine": ["sglang"], "method": "medusa"}  # one engine and one method: held in meta, not in the key
+    assert _panel_title(one, {"hardware": "h200", "tp": 2, "pp": 1}, False).endswith("not run by sglang")
     fig = Figure()
-    footer(fig, meta)
+    footer(fig, {**meta, "engine": ["vllm"], "method": "eagle", "layouts": ["tp 2"]})  # vllm at tp 2 alone: none refused
+    assert "no setup" not in fig.texts[0].get_text()
+    fig = Figure()
+    footer(fig, one)
     assert "no setup of their engine runs them: medusa speculation under sglang" in fig.texts[0].get_text().replace("\n", " ")
-    assert refused_meta(df[df["engine"] == "vllm"]) == {}
+    assert "under vllm" not in fig.texts[0].get_text()
+    assert refused_meta(df[(df["engine"] == "vllm") & (df["pp"] == 1)]) == {}
