@@ -556,7 +556,8 @@ def _meta_of_rows(meta: dict, df: pd.DataFrame) -> dict:
     return meta
 
 
-REFUSAL_KEYS = ("engine", "method", "hardware", "tp", "dp_attention", "ep", "pp")  # what names a refused panel
+# what names a refused panel: a layout refusal is its model's and dtypes' too (qa239: tp 32 marked another model's panel)
+REFUSAL_KEYS = ("engine", "method", "hardware", "model", "weight_dtype", "expert_dtype", "tp", "dp_attention", "ep", "pp")
 
 
 def refused_meta(df, extra_dirs: tuple = (), refused: list | None = None) -> dict:

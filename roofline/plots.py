@@ -327,6 +327,9 @@ def _shown_values(meta: dict, key: dict, column: str) -> set[str] | None:
     the meta does not say."""
     if column in key:
         return {str(key[column])}
+    by_model = (meta.get("dtypes_by_model") or {}).get(str(key.get("model")), {})  # a panel's model's own dtypes
+    if column in ("weight_dtype", "expert_dtype") and by_model.get(column):
+        return {str(v) for v in by_model[column]}
     if column in ("tp", "dp_attention", "ep", "pp"):
         layouts = meta.get("layouts") or []
         if not layouts:
@@ -342,14 +345,16 @@ def _shown_values(meta: dict, key: dict, column: str) -> set[str] | None:
 
 def refusals_drawn(meta: dict, key: dict | None = None) -> list[dict]:
     """The refusals (meta's `refused`: plot_jobs.refused_meta) among what a panel (`key`) or a whole figure (None)
-    draws: each of an entry's values is one the panel or figure shows (a figure: any of its values; a panel: its own)."""
+    draws: each of an entry's values is one the panel or figure shows (a panel: its own one value; a figure: any of
+    its values, or any value where its meta does not say, as an older table's scenario.json without `layouts`, qa239)."""
     out = []
     for entry in meta.get("refused") or []:
         if not isinstance(entry, dict):
             continue
         shown = [(_shown_values(meta, key or {}, c), str(v)) for c, v in entry.items() if c != "note"]
-        if all(values is not None and v in values for values, v in shown) and (
-                key is None or all(len(values) == 1 for values, _ in shown)):
+        if key is None and all(values is None or v in values for values, v in shown):
+            out.append(entry)
+        elif key is not None and all(values is not None and len(values) == 1 and v in values for values, v in shown):
             out.append(entry)
     return out
 

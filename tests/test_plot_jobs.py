@@ -377,3 +377,18 @@ def test_a_method_no_setup_of_its_engine_runs_is_named_on_the_figures(tmp_path):
     assert "no setup of their engine runs them: medusa speculation under sglang" in fig.texts[0].get_text().replace("\n", " ")
     assert "under vllm" not in fig.texts[0].get_text()
     assert refused_meta(df[(df["engine"] == "vllm") & (df["pp"] == 1)]) == {}
+    # qa239: a layout refusal is its model's and dtypes' (DeepSeek-V3's block scales at tp 32), not another model's; a
+    # figure whose meta does not say its layouts (an older table) still names it in the footer
+    shard = {"engine": "vllm", "method": "eagle", "hardware": "h200", "model": "deepseek-v3", "weight_dtype": "fp8",
+             "expert_dtype": "fp8", "tp": 32, "dp_attention": 1, "ep": 1, "pp": 1, "note": "deepseek-v3 at tp 32: ..."}
+    both = {"refused": [shard], "hardware": {"h200": "H200"}, "engine": ["vllm"], "method": "eagle",
+            "layouts": ["tp 32", "tp 8"], "weight_dtype": ["bf16", "fp8"], "expert_dtype": ["fp8"],
+            "model": {"deepseek-v3": "DeepSeek-V3", "llama-3.1-70b": "Llama 3.1 70B"},
+            "dtypes_by_model": {"deepseek-v3": {"weight_dtype": ["fp8"], "expert_dtype": ["fp8"]},
+                                "llama-3.1-70b": {"weight_dtype": ["bf16"], "expert_dtype": []}}}
+    panel = {"hardware": "h200", "model": "deepseek-v3", "tp": 32}
+    assert _panel_title(both, panel, True).endswith("not run by vllm")
+    assert "not run" not in _panel_title(both, {**panel, "model": "llama-3.1-70b"}, True)
+    fig = Figure()
+    footer(fig, {key: value for key, value in both.items() if key != "layouts"})
+    assert "deepseek-v3 at tp 32" in fig.texts[0].get_text()
