@@ -254,6 +254,7 @@ class ServingEngine:
     ep_spans_stage: bool = False  # expert parallelism spreads the experts over every device of a stage or none (vLLM)
     sequence_parallel_moe: bool = False  # MoE layers at tp > 1 under attention DP + EP run 1/tp of the tokens a rank (vLLM)
     pp_remainder: str = "last"  # the stages that take an uneven pipeline split's extra layers (layout.PP_REMAINDERS)
+    attention_dp: bool = True  # false: the engine has no attention data parallelism (vLLM's V0 engine)
     spec_per_draft_step_s: float = 0.0
     spec_per_draft_step_per_sequence_s: float = 0.0
     spec_per_iteration_s: float = 0.0
@@ -383,7 +384,7 @@ class ServingEngine:
     def to_json(self) -> dict:
         keys = ("name", "display_name", "version", "kernel_latency_s", "allreduce_latency_s", "all_to_all_latency_s",
                 "host_per_step_s", "host_per_sequence_s", "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_gather", "dp_attention_stage_split",
-                "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "pp_remainder", "spec_per_draft_step_s",
+                "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "pp_remainder", "attention_dp", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "attention_splits_keys", "quantised_moe_efficiency",
                 "weight_only_efficiency", "window_kv_pool_ratio", "memory_fraction", "memory_fraction_of", "memory_reserved_bytes",
@@ -405,7 +406,7 @@ class ServingEngine:
 IDEAL = ServingEngine()
 _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
           "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_gather", "dp_attention_stage_split",
-          "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "pp_remainder", "overlap_exponent",
+          "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "pp_remainder", "attention_dp", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "attention_splits_keys", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
           "memory_fraction", "memory_fraction_of", "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies",
           "max_running_requests_speculating", "max_running_requests_flag", "speculation_refused", "speculation_refused_with_dp_attention",
@@ -522,12 +523,16 @@ def stage_split_dense_note(engine: ServingEngine, model, dep) -> str:
 
 def engine_layout_note(engine: ServingEngine, model, dep) -> str:
     """A note where `engine` runs no setup of layout `dep` (the frontier leaves such rows out, as it does the shard
-    widths engines refuse): pp > 1 where it has no pipeline parallelism (pp_remainder none), attention DP with tp > 1
+    widths engines refuse): attention DP where it has none (attention_dp false), pp > 1 where it has no pipeline
+    parallelism (pp_remainder none), attention DP with tp > 1
     where its attention groups are one device each
     (dp_attention_tp1: TensorRT-LLM's enable_attention_dp sets the attention's tp to 1, tensorrt_llm/_torch/modules/
     attention.py), or 1 < ep < D where its expert parallelism spans every device of a stage or none (ep_spans_stage:
     vLLM's --enable-expert-parallel sets ep = tp x data-parallel size, FusedMoEParallelConfig.make); '' elsewhere."""
     d = dep.devices_per_stage
+    if not engine.attention_dp and dep.dp_attention > 1:  # qa236: vLLM's V0 engine had no data parallelism
+        return (f"dp_attention {dep.dp_attention} under {engine.name}: it has no attention data parallelism "
+                f"(attention_dp false), so no {engine.name} setup has this layout")
     if engine.pp_remainder == "none" and dep.pp > 1:  # qa233: SGLang before its PR 5724 (2025) had none
         return (f"pp {dep.pp} under {engine.name}: it has no pipeline parallelism (pp_remainder none), so no "
                 f"{engine.name} setup has this layout")
@@ -884,6 +889,7 @@ def check_engine_spec(spec: object) -> ServingEngine:
         if not isinstance(getattr(spec, key), bool):
             raise field_error(where, key, "true or false", getattr(spec, key))
     _pp_remainder(where, "pp_remainder", spec.pp_remainder)
+    check_flag(where, "attention_dp", spec.attention_dp)
     for key, rule in _SPECULATION_RULES.items():
         rule(where, key, getattr(spec, key))
     _check_cap_flag(where, spec)
@@ -927,6 +933,7 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
         nvidia_only=_nvidia_only(data, where),
         mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", False)),
         pp_remainder=_pp_remainder(where, "pp_remainder", data.get("pp_remainder", "last")),
+        attention_dp=check_flag(where, "attention_dp", data.get("attention_dp", True)),
         **{key: rule(where, key, data[key]) for key, rule in _SPECULATION_RULES.items() if key in data},
         **_fields(data, where), overrides=tuple(overrides), fitted=fitted,
         source=data["source"].strip(), notes=prose(where, "notes", data.get("notes")).strip(), path=where,
@@ -993,7 +1000,7 @@ def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
 
 
 # What an engine does rather than what it costs: a costs_from profile's own where it sets them (load_engine, roofline fit)
-BEHAVIOUR_FIELDS = ("nvidia_only", "mixed_prefill", "pp_remainder", *_SPECULATION_RULES)
+BEHAVIOUR_FIELDS = ("nvidia_only", "mixed_prefill", "pp_remainder", "attention_dp", *_SPECULATION_RULES)
 _OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from", *BEHAVIOUR_FIELDS}
 
 
@@ -1192,6 +1199,7 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
                      nvidia_only=check_flag(where, "nvidia_only", data.get("nvidia_only", base.nvidia_only)),
                      mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", base.mixed_prefill)),
                      pp_remainder=_pp_remainder(where, "pp_remainder", data.get("pp_remainder", base.pp_remainder)),
+                     attention_dp=check_flag(where, "attention_dp", data.get("attention_dp", base.attention_dp)),
                      **own)
     _check_cap_flag(where, engine)
     return engine

@@ -626,6 +626,7 @@ def engine_table(e) -> str:
          "cheapest)" if e.pp_remainder == "none" else
          f"the layers left over on {PP_REMAINDERS[e.pp_remainder]} (pp_remainder {e.pp_remainder})"),
         ("layouts it runs", "; ".join(t for t in (
+            "no attention DP (attention_dp false: dp_attention > 1 warned, left out by cheapest)" if not e.attention_dp else "",
             "attention DP with one device a group (dp_attention_tp1: tp > 1 with it warned, left out by cheapest)"
             if e.dp_attention_tp1 else "",
             "ep 1 or every device of a stage (ep_spans_stage: one between warned, left out by cheapest)"

@@ -261,7 +261,8 @@ def test_weight_only_int8_streams_one_byte_per_weight_and_computes_in_bf16_witho
 def test_a_profile_with_costs_from_takes_every_cost_of_the_one_it_names_and_nothing_else(tmp_path):
     vllm, v0 = load_engine("vllm"), load_engine("vllm-v0")
     assert (v0.name, v0.costs_from.endswith("vllm.yaml"), v0.path.endswith("vllm-v0.yaml")) == ("vllm-v0", True, True)
-    own = {"name", "display_name", "version", "source", "notes", "path", "costs_from", "mixed_prefill", "pp_remainder"}
+    own = {"name", "display_name", "version", "source", "notes", "path", "costs_from", "mixed_prefill", "pp_remainder",
+           "attention_dp"}
     costs = {f.name for f in dataclasses.fields(vllm)} - own
     assert all(getattr(v0, f) == getattr(vllm, f) for f in costs) and v0.fitted == vllm.fitted
     # how the scheduler runs a prefill is the engine's own: V1 mixes it into a decode step, V0 did not
@@ -795,3 +796,19 @@ def test_a_profile_s_stage_split_is_a_list_of_known_classes_each_once(value):
     with pytest.raises(RooflineError, match=r"e\.yaml: dp_attention_stage_split: expected a list of mlp, shared_experts, "
                                             r"lm_head \(each once; \[\] for none\)"):
         engine_from_dict({"name": "e", "source": "a test", "dp_attention_stage_split": value}, "e.yaml")
+
+
+def test_vllm_v0_has_no_attention_dp_and_a_copy_may_say_otherwise(tmp_path):
+    """qa236: vllm-v0 priced attention-DP layouts (data parallelism came with vLLM's V1 engine) without a word."""
+    from roofline.layout import deployment
+    from roofline.model import load_model
+    from roofline.serving import engine_layout_note
+
+    v3, v0 = load_model("deepseek-v3"), load_engine("vllm-v0")
+    assert v0.attention_dp is False and load_engine("vllm").attention_dp is True
+    dp = deployment(v3, dp_attention=8, ep=8)
+    assert engine_layout_note(v0, v3, dp).startswith("dp_attention 8 under vllm-v0: it has no attention data parallelism")
+    assert engine_layout_note(v0, v3, deployment(v3, tp=8)) == ""
+    assert engine_layout_note(load_engine("vllm"), v3, dp) == ""
+    (tmp_path / "nodp.yaml").write_text("type: engine\nname: nodp\nsource: test\ncosts_from: vllm\nattention_dp: false\n")
+    assert load_engine("nodp", (tmp_path,)).attention_dp is False  # a behaviour field a costs_from copy sets itself
