@@ -745,7 +745,8 @@ def _costs_from_text(doc, own, base: ServingEngine, name: str, fit: dict) -> str
     for key in BEHAVIOUR_FIELDS:  # not costs: the profile's own where it sets them (qa103: a fit of vllm-v0 wrote vllm's
         if key in own and own[key] != doc.get(key):  # mixed_prefill: true, with vllm's comment; qa177: sglang's cap of 48)
             said = (_yaml_value_text(doc[key]) if key in doc else
-                    "nothing: false" if key in ("mixed_prefill", "nvidia_only") else "nothing")
+                    "nothing: false" if key in ("mixed_prefill", "nvidia_only") else
+                    "nothing: true" if key == "attention_dp" else "nothing")
             doc[key] = own[key]
             doc.yaml_add_eol_comment(f"# {base.name}'s own ({other}'s file says {said})", key)
     for key in ("version", "display_name", "source", "notes"):

@@ -570,7 +570,8 @@ def refused_meta(df, extra_dirs: tuple = (), refused: list | None = None) -> dic
     refused = refused_layouts(df, extra_dirs)[0] if refused is None else refused  # (_warn_of_refused's, worked out once)
     entries = []
     for e in refused:
-        entry = {k: (int(e[k]) if k in ("tp", "dp_attention", "ep", "pp") else str(e[k])) for k in REFUSAL_KEYS if k in e}
+        entry = {k: (int(e[k]) if k in ("tp", "dp_attention", "ep", "pp") else str(e[k])) for k in REFUSAL_KEYS
+                 if k in e and not (e[k] is None or e[k] != e[k] or str(e[k]) == "")}  # qa240: a dense model's no expert dtype
         entry["note"] = e["note"]
         if entry not in entries:
             entries.append(entry)

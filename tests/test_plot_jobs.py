@@ -392,3 +392,25 @@ def test_a_method_no_setup_of_its_engine_runs_is_named_on_the_figures(tmp_path):
     fig = Figure()
     footer(fig, {key: value for key, value in both.items() if key != "layouts"})
     assert "deepseek-v3 at tp 32" in fig.texts[0].get_text()
+
+
+@pytest.mark.slow
+def test_a_dense_models_refused_layout_is_named_on_its_figures():
+    """qa240: a dense model's row has no expert dtype (NaN read back from CSV), which made its refusal match no panel."""
+    import pandas as pd
+
+    from roofline.plot_jobs import refused_meta
+    from roofline.plots import refusals_drawn
+
+    sc = scenario_from_dict({"name": "d", "hardware": "h200", "model": "llama-3.1-8b", "method": "none",
+                             "engine": "sglang-early", "layouts": [{"tp": 1}, {"pp": 2}],
+                             "axes": {"batch": [8], "context": [1024]}}, "d.yaml")
+    df = run_sweep(sc, load_configs(sc))
+    df = df.assign(expert_dtype=pd.Series([float("nan")] * len(df), index=df.index))  # as read back from a CSV
+    meta = {**refused_meta(df), "hardware": {"h200": "H200"}, "engine": ["sglang-early"], "method": "none",
+            "layouts": ["tp 1", "tp 1, pp 2"], "model": {"llama-3.1-8b": "Llama 3.1 8B"}, "weight_dtype": ["bf16"],
+            "expert_dtype": [], "dtypes_by_model": {"llama-3.1-8b": {"weight_dtype": ["bf16"], "expert_dtype": []}}}
+    assert "expert_dtype" not in meta["refused"][0]
+    assert len(refusals_drawn(meta, {"hardware": "h200", "model": "llama-3.1-8b", "tp": 1, "pp": 2})) == 1
+    assert refusals_drawn(meta, {"hardware": "h200", "model": "llama-3.1-8b", "tp": 1, "pp": 1}) == []
+    assert len(refusals_drawn(meta)) == 1
