@@ -173,12 +173,19 @@ def _drafter_names(value, meta: dict | None = None) -> str:
     return "" if set(names) <= {"the target"} else " / ".join(dict.fromkeys(names))
 
 
+def _layout_degree(layout: object, column: str) -> str | None:
+    """The degree a layout label gives `column` ('tp 2, dp-attention 8, pp 2': pp -> '2'), None where it names none
+    (layout.describe_layout writes the degrees above 1 but tp's)."""
+    match = re.search(rf"\b{column.replace('_', '-')} (\d+)", str(layout))
+    return match.group(1) if match else None
+
+
 def _pp(meta: dict) -> str:
     """The pipeline-parallel degree(s) of a figure's meta, '' when 1: its pp value (a panel column), else the
     'pp N' of its layouts."""
     pp = meta.get("pp")
     if pp is None:
-        pp = [m.group(1) for layout in meta.get("layouts") or [] if (m := re.search(r"\bpp (\d+)", str(layout)))] or [1]
+        pp = [d for layout in meta.get("layouts") or [] if (d := _layout_degree(layout, "pp"))] or [1]
     values = list(dict.fromkeys(str(v) for v in (pp if isinstance(pp, (list, tuple)) else [pp])))
     return "" if values == ["1"] else " / ".join(values)
 
@@ -334,9 +341,7 @@ def _shown_values(meta: dict, key: dict, column: str) -> set[str] | None:
         layouts = meta.get("layouts") or []
         if not layouts:
             return None
-        name = column.replace("_", "-")
-        return {re.search(rf"\b{name} (\d+)", str(lay)).group(1) if re.search(rf"\b{name} (\d+)", str(lay)) else "1"
-                for lay in layouts}
+        return {_layout_degree(layout, column) or "1" for layout in layouts}
     value = meta.get(column)
     if value is None:
         return None

@@ -280,7 +280,10 @@ def _host_work_text(p: dict) -> str:
     attention DP the sequences of the busiest group)."""
     values, groups = p.get("engine_values") or {}, p["layout"].get("dp_attention", 1)
     step, per_sequence = values.get("host_per_step_s", 0.0), values.get("host_per_sequence_s", 0.0)
-    sequences = -(-int(p["batch"]) // groups)  # B_a = ceil(B / dp_attention), as costs.sequences_per_group
+    from roofline.costs import sequences_per_group
+    from roofline.layout import Deployment
+
+    sequences = int(sequences_per_group(int(p["batch"]), Deployment(dp_attention=groups)))  # B_a, as host_time_s takes it
     return (f"{p['engine']}: {format_seconds(step) if step else '0'} a step + {format_seconds(per_sequence)} a sequence x "
             f"{sequences:,}" + (f" (the busiest of {groups} attention-DP groups)" if groups > 1 else ""))
 
