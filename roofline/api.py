@@ -33,6 +33,7 @@ from roofline.engine import (
     cross_domain_collectives_s,
     cross_domain_tp_note,
     domains_spanned,
+    host_overlapped,
     host_sets_step,
     host_time_s,
     parameters_used,
@@ -598,8 +599,11 @@ def predict(
         "p2p_time_s": float(m["p2p_time_s"]),
         "overhead_s": float(m["overhead_s"]),
         "host_time_s": float(m["host_time_s"]),
-        "host_overlap": bool(eng.host_overlap),  # step = max(device, host) when true, device + host when false
-        "host_overlap_speculating": bool(eng.host_overlap and eng.host_overlap_speculating),  # likewise, a verify pass
+        # step = max(device, host) when true, device + host when false: the engine's host_overlap, or 2+ pipeline
+        # micro-batches in flight (engine.host_overlapped)
+        "host_overlap": bool(m["host_overlapped"]),
+        "host_overlap_speculating": bool(host_overlapped(  # likewise, a verify pass (speculation.py's verify engine)
+            dataclasses.replace(eng, host_overlap=eng.host_overlap and eng.host_overlap_speculating), batch, dep)),
         "operators": {
             name: {
                 "weight_dtype": dep.dtype(OPERATOR_CLASS[name]) if name in OPERATOR_CLASS else None,
@@ -623,7 +627,7 @@ def predict(
     for note in (engine_on_a_cpu(eng, hw), engine_on_a_cpu(eng, draft_hw) if draft_hw and speculates(method, k) else "",
                  weight_only_note(hw, dep, target), unfitted_family_note(hw, target, dep, eng),
                  undetermined_note(eng, hw, parameters_used(hw, target, dep, eng, speculates(method, k),
-                                                            bool(host_sets_step(eng.host_overlap, m["host_time_s"], m["step_time_s"])))),
+                                                            bool(host_sets_step(m["host_overlapped"], m["host_time_s"], m["step_time_s"])))),
                  fitted_class_note(eng, target),
                  fitted_family_note(eng, hw), fitted_family_note(eng, draft_hw, "the drafter's device ") if draft_hw and speculates(method, k) else "",
                  shard_note(target, dep), group_note(target, dep), hw.one_domain_note(dep.devices),

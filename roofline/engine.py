@@ -44,7 +44,9 @@ device from `roofline.costs`):
         is a layer count times a time a layer, so pp of them are the sum of the stages' bodies, one pass over every
         layer of the model (the busiest stage's pp times overstated a round trip: DeepSeek-V3 at pp 4, batch 1, with its
         three leading dense layers, 64 MoE layers' time for its 58 MoE and 3 dense)
-    t_step = max(t_device, t_host) if the engine overlaps host work, else t_device + t_host
+    t_host = m * host_per_step + host_per_sequence * B_a   (each micro-batch scheduled on its own: host_time_s)
+    t_step = max(t_device, t_host) if the engine overlaps host work or m >= 2 micro-batches are in flight (one's host
+             work beside the others' device time: host_overlapped), else t_device + t_host
 
     t_dp_gather  = dense_layers_stage * (2 lat + t_ring(D, 2 c T_g * hidden * 2))  where the engine splits the dense
                    MLP over the stage (dep.stage_split: SGLang's dp_gather and reduce-scatter a dense layer), else 0;
@@ -570,10 +572,10 @@ def _operator_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
 
 
 def host_sets_step(overlap: bool, host_s, step_s):
-    """Whether host work of `host_s` sets a step of `step_s` (the step as step_metrics gives it) under an engine that
-    overlaps it (`overlap`: its host_overlap): it pays the larger of it and the device's time, so the host work is the
+    """Whether host work of `host_s` sets a step of `step_s` (the step as step_metrics gives it) where it is overlapped
+    (`overlap`: host_overlapped, step_metrics' host_overlapped): the step pays the larger of it and the device's time, so the host work is the
     step where it is at least that (a rounding's worth aside)."""
-    return bool(overlap) & (np.asarray(host_s) >= np.asarray(step_s) * (1 - 1e-9))
+    return np.asarray(overlap, dtype=bool) & (np.asarray(host_s) >= np.asarray(step_s) * (1 - 1e-9))
 
 
 CROSS_DOMAIN_SHARE_NOTED = 0.1  # a step share of collectives on the scale-out link's latency that predict and cheapest say
@@ -606,9 +608,22 @@ def cross_domain_tp_note(hw: HardwareSpec, dep: Deployment, allreduce_s: float |
 
 
 def host_time_s(engine: ServingEngine, batch, dep: Deployment):
-    """host_per_step + host_per_sequence * B_a (each attention-DP rank schedules its own sequences)."""
-    b_a = sequences_per_group(batch, dep)
-    return engine.host_per_step_s + engine.host_per_sequence_s * b_a
+    """m * host_per_step + host_per_sequence * B_a: each of the m = min(B, pp) micro-batches in flight is scheduled on
+    its own (vLLM V1's batch queue of pp batches, EngineCore.step_with_batch_queue; SGLang's event_loop_pp, one
+    get_next_batch_to_run a micro-batch), so the fixed part is paid once each; each attention-DP rank schedules its own
+    sequences."""
+    microbatches = np.minimum(np.asarray(batch, dtype=np.float64), dep.pp)
+    return microbatches * engine.host_per_step_s + engine.host_per_sequence_s * sequences_per_group(batch, dep)
+
+
+def host_overlapped(engine: ServingEngine, batch, dep: Deployment):
+    """Whether a step's host work runs beside its device time: where the engine overlaps it (host_overlap), and under
+    pipeline parallelism with m = min(B, pp) >= 2 micro-batches in flight whatever the engine, one micro-batch's
+    scheduling and output processing running while the others occupy the stages (vLLM's batch queue: "PP requires
+    PP-size concurrent batches to fill the pipeline", config/vllm.py max_concurrent_batches, a new batch scheduled
+    while the queue is not full; SGLang's event_loop_pp processes the next micro-batch's result after launching the
+    current one, the overlap scheduler itself off under pp)."""
+    return np.asarray(engine.host_overlap) | (np.minimum(np.asarray(batch, dtype=np.float64), dep.pp) >= 2)
 
 
 def step_metrics(
@@ -630,7 +645,7 @@ def step_metrics(
     `dep` defaults to one device at the model's native precision; `engine` to the ideal roofline.
     Returns arrays (broadcast over batch, q, context): step_time_s, operator_time_s (sum of operator
     times of the pass), allreduce_time_s, all_to_all_time_s, moe_gather_time_s, p2p_time_s, comm_time_s (their sum),
-    overhead_s (fixed device overhead), host_time_s, flops, bytes (per device per step), path_bytes (streamed on
+    overhead_s (fixed device overhead), host_time_s, host_overlapped (the step the larger of the two), flops, bytes (per device per step), path_bytes (streamed on
     the step's critical path: every stage's layers on a pp round trip, else bytes),
     kv_read_bytes, arithmetic_intensity_flops_per_byte, mbu, mfu, compute_bound (compute-bound
     operators take most of the operator time), tokens. With `with_operators`, also `operators`:
@@ -708,7 +723,8 @@ def step_metrics(
     overhead_s = hw.step_overhead_s + per_step(stage_layers, mean_stage_layers) * hw.layer_overhead_s
     device_s = np.maximum(round_trip_s, paced_s) + p2p_s + hw.step_overhead_s
     host_s = np.broadcast_to(host_time_s(engine, b, dep), shape)
-    step_s = np.maximum(device_s, host_s) if engine.host_overlap else device_s + host_s
+    overlapped = np.broadcast_to(host_overlapped(engine, b, dep), shape)
+    step_s = np.where(overlapped, np.maximum(device_s, host_s), device_s + host_s)
     kv_read = costs["attention"][1] + costs["indexer"][1] - tokens_a * model.hidden_size * ACTIVATION_BYTES * 2 * stage_layers
     device_flops, device_bytes = microbatches * total_flops, microbatches * total_bytes
     passes_with_head = np.where(round_trip, 1.0, microbatches)
@@ -720,6 +736,7 @@ def step_metrics(
         "comm_time_s": per_step(sum(coll.values()), sum(mean_coll.values())) + p2p_s + passes_with_head * head_comm_s,
         "overhead_s": np.broadcast_to(overhead_s, shape),
         "host_time_s": host_s,
+        "host_overlapped": overlapped,
         "flops": device_flops,
         "bytes": device_bytes,
         # what the step streams on its critical path: every stage's layers on a round trip (pp mean stages), the busiest

@@ -17,6 +17,7 @@ an input: a table of several alphas mixes assumptions, which frontier_notes says
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from pathlib import Path
@@ -580,7 +581,7 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
     another model (speculation.default_rates_note; qa145: EAGLE's Llama-3.1-8B rates priced a Qwen3-235B pick), and one
     above its engine's cap while speculating says so (serving.speculation_engine_notes)."""
     from roofline.capacity import running_cap_note
-    from roofline.engine import dispatches, host_sets_step, host_time_s, parameters_used, unfitted_family_note
+    from roofline.engine import dispatches, host_overlapped, host_sets_step, host_time_s, parameters_used, unfitted_family_note
     from roofline.hardware import load_hardware
     from roofline.model import load_model
     from roofline.serving import (
@@ -610,8 +611,10 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
         dep = for_engine(dep, on_hw, model)  # as the sweep laid it out
         speculative = kind == "speculation"
         step = row.get("verify_time_s" if speculative else "step_time_s")  # the pass the host work overlaps, if any
-        host_bound = step is not None and step == step and "batch" in row and bool(
-            host_sets_step(on_hw.host_overlap, float(host_time_s(on_hw, int(row["batch"]), dep)), float(step)))
+        # a verify pass overlaps host work only where the engine does so while speculating (speculation.py's verify engine)
+        overlaps = on_hw if not speculative or on_hw.host_overlap_speculating else dataclasses.replace(on_hw, host_overlap=False)
+        host_bound = step is not None and step == step and "batch" in row and bool(host_sets_step(
+            host_overlapped(overlaps, int(row["batch"]), dep), float(host_time_s(on_hw, int(row["batch"]), dep)), float(step)))
         notes = [engine_on_a_cpu(engine, hw), undetermined_note(on_hw, hw, parameters_used(hw, model, dep, on_hw, speculative, host_bound)),
                  unfitted_family_note(hw, model, dep, on_hw), fitted_family_note(engine, hw), fitted_class_note(engine, model),
                  dispatch_latency_note(on_hw, link_latency_s=hw.cross_domain_latency_s(dep.devices_per_stage))

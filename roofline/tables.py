@@ -649,7 +649,9 @@ def engine_table(e) -> str:
         ("host work per step", format_seconds(e.host_per_step_s)),
         ("host work per sequence", format_seconds(e.host_per_sequence_s)),
         ("host work overlapped", ("yes" if e.host_overlap else "no (added to the device time)")
-         + (", but not while speculating" if e.host_overlap and not e.host_overlap_speculating else "")),
+         + (", but not while speculating" if e.host_overlap and not e.host_overlap_speculating else "")
+         + ("; at pp > 1 with 2+ micro-batches in flight, yes (one's host work beside the others' device time)"
+            if not (e.host_overlap and e.host_overlap_speculating) else "")),
         ("per draft step", f"{format_seconds(e.spec_per_draft_step_s)} + {format_seconds(e.spec_per_draft_step_per_sequence_s)} per sequence"),
         ("per speculative iteration", f"{format_seconds(e.spec_per_iteration_s)} + {format_seconds(e.spec_per_iteration_per_sequence_s)} per sequence"),
         ("overlap exponent", "max (none)" if e.overlap_exponent is None else f"{e.overlap_exponent:g}"),

@@ -912,3 +912,13 @@ def test_all_reduces_and_a_dispatch_on_the_scale_out_link_are_said_by_their_shar
     row = {"engine": "vllm", "hardware": "h200", "model": "deepseek-v3", "tp": 16, "dp_attention": 2, "ep": 32, "pp": 1,
            "batch": 32, "context": 4096, "weight_dtype": "fp8", "expert_dtype": "fp8", "kv_dtype": "bf16"}
     assert any(n.startswith("the plain pick: tp 16 spans 2 scale-up domains") for n in pick_notes({"plain": row}))
+
+
+def test_predict_says_host_work_is_overlapped_where_pipeline_micro_batches_hide_it():
+    """vllm adds its host work at pp 1; at pp 2 two micro-batches in flight hide one's scheduling behind the other's
+    device time (engine.host_overlapped), but one sequence is one micro-batch: nothing to hide it behind."""
+    one = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, pp=2, engine="vllm")
+    two = roofline.predict("h100-sxm", "llama-3.1-8b", 64, 1024, pp=2, engine="vllm")
+    flat = roofline.predict("h100-sxm", "llama-3.1-8b", 64, 1024, engine="vllm")
+    assert not one["host_overlap"] and two["host_overlap"] and not flat["host_overlap"]
+    assert two["host_overlap_speculating"]  # a verify pass's micro-batches alike

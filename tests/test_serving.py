@@ -150,6 +150,22 @@ def test_host_work_adds_or_overlaps_as_the_engine_schedules():
     assert overlapped == pytest.approx(max(device, 1e-3 + 16 * 10e-6))
 
 
+def test_pipeline_micro_batches_each_pay_the_fixed_host_work_and_hide_it_behind_the_others_device_time():
+    """vLLM's batch queue and SGLang's event_loop_pp schedule each of the m = min(B, pp) micro-batches on its own, one's
+    host work beside the others' device time: m fixed parts, overlapped at m >= 2 even where the engine adds it at pp 1."""
+    host = dataclasses.replace(IDEAL, host_per_step_s=1e-3, host_per_sequence_s=10e-6, host_overlap=False)
+    dep = deployment(LLAMA, pp=2)
+    batch = np.array([1.0, 2.0, 64.0])
+    device = step_metrics(H100, LLAMA, batch, 1, 1024, dep)["step_time_s"]
+    m = step_metrics(H100, LLAMA, batch, 1, 1024, dep, engine=host)
+    assert m["host_time_s"] == pytest.approx([1e-3 + 10e-6, 2e-3 + 2 * 10e-6, 2e-3 + 64 * 10e-6])
+    assert list(m["host_overlapped"]) == [False, True, True]  # one micro-batch: nothing to hide it behind
+    assert m["step_time_s"][0] == pytest.approx(device[0] + m["host_time_s"][0])
+    assert m["step_time_s"][1:] == pytest.approx(np.maximum(device[1:], m["host_time_s"][1:]))
+    one_stage = step_metrics(H100, LLAMA, batch, 1, 1024, engine=host)  # pp 1: one fixed part, added as the engine says
+    assert one_stage["host_time_s"] == pytest.approx(1e-3 + batch * 10e-6) and not one_stage["host_overlapped"].any()
+
+
 def test_collectives_pay_the_engines_latency_but_never_less_than_the_links():
     m70 = load_model("llama-3.1-70b")
     dep = deployment(m70, tp=4)
