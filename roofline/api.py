@@ -652,7 +652,7 @@ def predict(
     link_s = hw.cross_domain_latency_s(dep.devices_per_stage)
     dispatch_note = dispatch_latency_note(eng, "it", link_s)
     on_link_s = cross_domain_collectives_s(hw, dep, out["allreduce_time_s"], out["all_to_all_time_s"])
-    if dispatch_note and out["all_to_all_time_s"] > 0 and max(
+    if dispatch_note and out["all_to_all_time_s"] > 0 and not engine_layout_note(eng, target, dep) and max(
             out["all_to_all_time_s"], on_link_s if link_s else 0.0) > CROSS_DOMAIN_SHARE_NOTED * out["step_time_s"]:  # qa229:
         # the all-reduces' and the dispatch's shares of the same link together
         field = "all_to_all_latency" if dispatch_on_prior(eng) else "allreduce_latency"

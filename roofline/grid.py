@@ -236,7 +236,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         undetermined.setdefault(engine.name, (engine, {}))[1].update(  # the profile's own values: no override set them
             dict.fromkeys(p for p, use in used.items() if use and on_hw.undetermined(p, hw)))
         dispatch_note = dispatch_latency_note(on_hw, "it", hw.cross_domain_latency_s(dep.devices_per_stage))  # the engine as on this device (qa143)
-        if dispatches(model, dep) and dispatch_note:  # said once an engine and note after the loop (qa210: 8 near-copies)
+        # said once an engine and note after the loop (qa210: 8 near-copies); not of a layout no setup of it runs (qa240)
+        if dispatches(model, dep) and dispatch_note and not engine_layout_note(on_hw, model, dep):
             labels = dispatch_notes.setdefault((engine.name, dispatch_note), [])
             label = f"{model.name} dp_attention {dep.dp_attention} ep {dep.ep} on {hw.name}"
             if label not in labels:

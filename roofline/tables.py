@@ -602,6 +602,9 @@ def _override_value(key: str, value) -> str:
     return f"({_kernel_counts(value)})" if isinstance(value, dict) else f"{value:g}" if isinstance(value, float) else str(value)
 
 
+ATTENTION_DP_FIELDS = ("DP gather", "stage split under DP", "whole under DP", "sequence-parallel MoE")  # engine_table's
+
+
 def engine_table(e) -> str:
     """`roofline engines show NAME`: every cost term of one engine, with units."""
     fields = [
@@ -666,6 +669,8 @@ def engine_table(e) -> str:
         ("runs on", "NVIDIA GPUs only (nvidia_only: warned on another device, left out by cheapest)" if e.nvidia_only
          else "not limited to NVIDIA GPUs (nvidia_only: false)"),
     ]
+    if not e.attention_dp:  # what it would do under attention DP, where it runs none (qa240: vllm-v0's listed as it ran)
+        fields = [(k, "none: no attention DP (attention_dp false)" if k in ATTENTION_DP_FIELDS else v) for k, v in fields]
     lines = [f"{e.display_name} ({e.name}{', ' + e.version if e.version else ''})"]
     if e.costs_from:
         lines.append(f"  costs of {Path(e.costs_from).stem} ({e.costs_from}): costs_from in {e.path}")

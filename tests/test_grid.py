@@ -618,6 +618,25 @@ def test_a_sweeps_dispatch_note_is_one_line_an_engine_listing_its_layouts():
 
 
 @pytest.mark.slow
+def test_no_dispatch_note_for_a_layout_its_engine_has_no_setup_for():
+    """qa240: a sweep of vllm-v0 (no attention DP) at dp_attention 8 said no setup runs it, and beside it what its expert
+    dispatch's latency rests on."""
+    import warnings
+
+    import roofline
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({"name": "x", "hardware": "h200", "model": "deepseek-v3", "method": "none",
+                        "engine": ["vllm-v0", "vllm"], "layouts": [{"tp": 1, "dp_attention": 8, "ep": 8}],
+                        "axes": {"batch": [64], "context": [1024]}})
+    said = [str(w.message) for w in caught]
+    assert any("no vllm-v0 setup has this layout" in w for w in said)
+    dispatch = [w for w in said if "a lower estimate for the all-gather and reduce-scatter" in w]
+    assert len(dispatch) == 1 and "vllm-v0" not in dispatch[0] and "vllm" in dispatch[0]
+
+
+@pytest.mark.slow
 def test_a_sweep_says_its_engines_cap_and_tp_across_domains_once_naming_the_configs():
     """qa229: 'batch 256 while speculating under sglang: it runs at most 48 ...' three times, each worded its own way and
     naming no layout (one of a batch that did not fit), and tp 16 across two nodes' all-reduce latency said by predict

@@ -672,3 +672,14 @@ def test_a_best_k_at_k_0_the_engine_refuses_is_said_and_sglang_early_refuses_wha
         assert q["spec"]["engine_refuses"] and "no sglang-early setup runs this point" in q["spec"]["engine_refuses"][0]
     q = roofline.predict("h200", "deepseek-v3", 64, 2048, dp_attention=8, ep=8, engine="sglang-early", method="mtp", k=1, alpha=0.8)
     assert q["spec"]["engine_refuses"]
+
+
+def test_an_engine_without_attention_dp_says_so_of_what_it_would_do_under_it():
+    """qa240: vllm-v0 (attention_dp false) listed vLLM V1's sequence-parallel MoE and DP gather as if it ran them."""
+    from roofline.serving import load_engine
+    from roofline.tables import engine_table
+
+    v0, v1 = engine_table(load_engine("vllm-v0")), engine_table(load_engine("vllm"))
+    for label in ("DP gather", "stage split under DP", "whole under DP", "sequence-parallel MoE"):
+        assert re.search(rf"{label} +none: no attention DP \(attention_dp false\)", v0), label
+    assert "running 1/tp of its group's tokens" in v1 and "running 1/tp" not in v0
