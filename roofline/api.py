@@ -69,6 +69,7 @@ from roofline.serving import (
     host_carries_gain,
     optimistic,
     optimistic_found_for,
+    runs_on,
     speculation_engine_notes,
     stage_split_dense_note,
     undetermined_note,
@@ -624,12 +625,17 @@ def predict(
             f"does not fit in memory: needs {out['memory_needed_bytes'] / 1e9:.1f} GB per device of "
             f"{out['usable_memory_bytes'] / 1e9:.1f} GB usable (max batch {out['max_batch']:,} at this context)")
     memory_warning = len(out["warnings"]) - 1 if not fits else None  # a speculative point says what it needs with its drafter
+    # the caveats on the engine's evidence (priors, fits, optimism) describe a deployment: none where it does not run on
+    # the device (TensorRT-LLM on an MI300X said them beside saying so)
+    deployable = runs_on(eng, hw) and (not draft_hw or not speculates(method, k) or runs_on(eng, draft_hw))
     for note in (engine_on_a_cpu(eng, hw), engine_on_a_cpu(eng, draft_hw) if draft_hw and speculates(method, k) else "",
-                 weight_only_note(hw, dep, target), unfitted_family_note(hw, target, dep, eng),
+                 weight_only_note(hw, dep, target), unfitted_family_note(hw, target, dep, eng) if deployable else "",
                  undetermined_note(eng, hw, parameters_used(hw, target, dep, eng, speculates(method, k),
-                                                            bool(host_sets_step(m["host_overlapped"], m["host_time_s"], m["step_time_s"])))),
-                 fitted_class_note(eng, target),
-                 fitted_family_note(eng, hw), fitted_family_note(eng, draft_hw, "the drafter's device ") if draft_hw and speculates(method, k) else "",
+                                                            bool(host_sets_step(m["host_overlapped"], m["host_time_s"], m["step_time_s"]))))
+                 if deployable else "",
+                 fitted_class_note(eng, target) if deployable else "",
+                 fitted_family_note(eng, hw) if deployable else "",
+                 fitted_family_note(eng, draft_hw, "the drafter's device ") if deployable and draft_hw and speculates(method, k) else "",
                  shard_note(target, dep), group_note(target, dep), hw.one_domain_note(dep.devices),
                  stage_split_dense_note(eng, target, dep), engine_layout_note(eng, target, dep),
                  *(speculation_engine_notes(eng, method, batch, dep) if speculates(method, k) else ()),
@@ -712,11 +718,11 @@ def predict(
                       f"rates measured to position {best_k} place it better")
             out["warnings"].append(f"best k {best_k} takes {taken}; acceptance falls with the position in practice, so "
                                    f"{effect}: {remedy}")
-        if speculates(method, k) and optimistic(batch, eng.name):
+        if speculates(method, k) and optimistic(batch, eng.name) and deployable:
             out["warnings"].append(f"batch {batch} under {eng.name}: {OPTIMISTIC}{optimistic_found_for(eng)} "
                                    "(docs/ACCURACY.md), so read this speedup as an upper estimate")
-        out["warnings"] += break_even_notes(out["spec"], eng, batch)
-        if speculates(method, k):  # qa156: a gain carried by host work paid once an iteration, here or at the break-even
+        out["warnings"] += break_even_notes(out["spec"], eng, batch) if deployable else []
+        if speculates(method, k) and deployable:  # qa156: a gain carried by host work paid once an iteration, here or at the break-even
             at = {batch: float(out["step_time_s"])}
             be = out["spec"]["break_even_batch"]
             if be is not None and be > batch and host_carries_gain(eng):

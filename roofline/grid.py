@@ -62,6 +62,7 @@ from roofline.serving import (
     optimistic,
     optimistic_found_for,
     running_cap_speculating,
+    runs_on,
     speculation_engine_notes,
     stage_split_dense_note,
     undetermined_text,
@@ -231,8 +232,10 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         longest = context_note(model, sc.axes["context"])
         engine = engines[c["engine"]]
         on_hw = engine.for_hardware(hw)  # the parameters no fit row determined that this config leans on, said once an engine
+        # the caveats on the engine's evidence describe a deployment: none where it does not run on a device of the config
+        deployable = runs_on(engine, hw) and (not draft_hw or runs_on(engine, hws[draft_hw]))
         used = parameters_used(hw, model, dep, on_hw, speculates(method, 1) and bool((np.asarray(sc.axes["k"]) > 0).any()),
-                               _host_bound_somewhere(sc, hw, model, dep, on_hw))
+                               _host_bound_somewhere(sc, hw, model, dep, on_hw)) if deployable else {}
         undetermined.setdefault(engine.name, (engine, {}))[1].update(  # the profile's own values: no override set them
             dict.fromkeys(p for p, use in used.items() if use and on_hw.undetermined(p, hw)))
         dispatch_note = dispatch_latency_note(on_hw, "it", hw.cross_domain_latency_s(dep.devices_per_stage))  # the engine as on this device (qa143)
@@ -244,10 +247,10 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                 labels.append(label)
         gains = (f"under {engine.name}, {OPTIMISTIC}{optimistic_found_for(engine)} (docs/ACCURACY.md): read the sweep's "
                  "speedups there as upper estimates"  # predict says it of its point; a notebook's sweep said nothing (qa92)
-                 if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any()
+                 if deployable and speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any()
                  and optimistic(np.max(sc.axes["batch"]), engine.name) else "")
         top = _largest_fitting_batch(sc, hw, model, dep, c["shared_prefix"], on_hw)  # the notes' batch (0: none fits)
-        if (speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() and host_carries_gain(on_hw)):
+        if deployable and speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() and host_carries_gain(on_hw):
             # qa156, qa157: said once an engine after the loop, at the largest swept batch plain decoding fits
             context = int(np.min(sc.axes["context"]))
             if top:
@@ -263,9 +266,9 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                     if f"{label} {share:.0%} at batch {top:,}" not in said:  # configs differing only in the drafter's place
                         said.append(f"{label} {share:.0%} at batch {top:,}")
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
-                     weight_only_note(hw, dep, model), unfitted_family_note(hw, model, dep, engine.for_hardware(hw)),
-                     fitted_class_note(engine, model), fitted_family_note(engine, hw),
-                     fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if draft_hw else "", shard_note(model, dep) + (f" (under {engine.name})" if dep.stage_split and shard_note(model, dep) else ""),
+                     weight_only_note(hw, dep, model), unfitted_family_note(hw, model, dep, on_hw) if deployable else "",
+                     fitted_class_note(engine, model) if deployable else "", fitted_family_note(engine, hw) if deployable else "",
+                     fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if deployable and draft_hw else "", shard_note(model, dep) + (f" (under {engine.name})" if dep.stage_split and shard_note(model, dep) else ""),
                      group_note(model, dep), hw.one_domain_note(dep.devices), stage_split_dense_note(engine, model, dep),
                      engine_layout_note(on_hw, model, dep),
                      *(speculation_engine_notes(on_hw, method, 1, dep)  # its refusals; its cap, said once below

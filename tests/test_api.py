@@ -922,3 +922,13 @@ def test_predict_says_host_work_is_overlapped_where_pipeline_micro_batches_hide_
     flat = roofline.predict("h100-sxm", "llama-3.1-8b", 64, 1024, engine="vllm")
     assert not one["host_overlap"] and two["host_overlap"] and not flat["host_overlap"]
     assert two["host_overlap_speculating"]  # a verify pass's micro-batches alike
+
+
+def test_an_engine_on_a_device_it_does_not_run_on_gets_no_caveats_on_its_evidence():
+    """TensorRT-LLM on an MI300X: predict said no deployment runs it, and beside it which of its priors no row measured
+    and that its speculative gains there run optimistic."""
+    kw = dict(method="eagle", k=3, alpha=0.7, engine="trtllm")
+    amd = roofline.predict("mi300x", "llama-3.1-8b", 64, 1024, **kw)["warnings"]
+    nvidia = roofline.predict("h100-sxm", "llama-3.1-8b", 64, 1024, **kw)["warnings"]
+    assert len(amd) == 1 and "describe no deployment" in amd[0]
+    assert any("run optimistic" in w for w in nvidia) and any("no measured row determines" in w for w in nvidia)

@@ -637,6 +637,24 @@ def test_no_dispatch_note_for_a_layout_its_engine_has_no_setup_for():
 
 
 @pytest.mark.slow
+def test_a_sweep_of_an_engine_on_a_device_it_does_not_run_on_says_that_alone_of_it():
+    """TensorRT-LLM on an MI300X: the sweep said no deployment runs it, and beside it its priors and its optimism."""
+    import warnings
+
+    import roofline
+
+    said = {}
+    for hw in ("mi300x", "h100-sxm"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            roofline.sweep({"name": "x", "hardware": hw, "model": "llama-3.1-8b", "method": "eagle", "engine": "trtllm",
+                            "axes": {"batch": [1, 64], "context": [1024], "k": [0, 3], "alpha": [0.7]}})
+        said[hw] = [str(w.message) for w in caught if "trtllm" in str(w.message)]
+    assert len(said["mi300x"]) == 1 and "describe no deployment" in said["mi300x"][0]
+    assert any("run optimistic" in w for w in said["h100-sxm"]) and any("no measured row" in w for w in said["h100-sxm"])
+
+
+@pytest.mark.slow
 def test_a_sweep_says_its_engines_cap_and_tp_across_domains_once_naming_the_configs():
     """qa229: 'batch 256 while speculating under sglang: it runs at most 48 ...' three times, each worded its own way and
     naming no layout (one of a batch that did not fit), and tp 16 across two nodes' all-reduce latency said by predict
