@@ -48,7 +48,7 @@ from roofline.hardware import HardwareSpec, check_hardware_spec
 from roofline.hardware import load_hardware as _load_hardware
 from roofline.layout import OPERATOR_CLASS, deployment, group_note, main_gemm_dtype, shard_note
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, K_MAX
-from roofline.model import ModelSpec, check_model_spec, context_note
+from roofline.model import ModelSpec, check_model_spec, context_note, contexts_past, drafter_context_note
 from roofline.model import load_model as _load_model
 from roofline.profiles import costs_shadow_note, differing_fields, shadow_note
 from roofline.scenario import check_draft_hardware
@@ -640,7 +640,11 @@ def predict(
                  stage_split_dense_note(eng, target, dep), engine_layout_note(eng, target, dep),
                  *(speculation_engine_notes(eng, method, batch, dep) if speculates(method, k) else ()),
                  running_cap_note(eng, hw, batch, dep) if fits else "",  # (memory binds first otherwise, said above)
-                 context_note(target, prompt, "prompt") if (prompt or 0) > context else context_note(target, context)):
+                 context_note(target, prompt, "prompt") if (prompt or 0) > context else context_note(target, context),
+                 # a request's prompt and output together (qa243: 130,000 + 5,000 on a 131,072-position model, unsaid)
+                 _request_note(target, prompt, output_len) if prompt is not None and output_len is not None
+                 and max(prompt, context) <= (target.max_context_tokens or CONTEXT_MAX) else "",
+                 drafter_context_note(draft_spec, context) if method == "draft" and speculates(method, k) else ""):
         if note:
             out["warnings"].append(note)
     refused = [w for w in out["warnings"] if f"no {eng.name} setup" in w]  # qa210: the 4th of 7, after notes on priors
@@ -791,6 +795,17 @@ def predict(
     if output_len is not None:
         _serving_terms(out, hw, target, dep, eng, batch, prompt, output_len, method, k, tree_nodes)
     return out
+
+
+def _request_note(target: ModelSpec, prompt: int, output_len: int) -> str:
+    """'a request of 130,000 prompt and 5,000 output tokens (135,000) is past llama-3.1-70b's 131,072 trained positions
+    ...' where the two together are; '' else. vLLM's OpenAI server refuses such a request ("This model's maximum context
+    length is ... However, you requested ... tokens"), its prompt and max_tokens counted together."""
+    if not contexts_past(target, prompt + output_len):
+        return ""
+    return (f"a request of {prompt:,} prompt and {output_len:,} output tokens ({prompt + output_len:,}) is past "
+            f"{target.name}'s {target.max_context_tokens:,} trained positions (max_context_tokens): vLLM's server refuses "
+            "a request whose prompt and max_tokens together exceed its max_model_len; priced as asked")
 
 
 def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, output_len: int, method, k: int, tree_nodes) -> None:

@@ -41,7 +41,7 @@ from roofline.engine import (
 from roofline.errors import RooflineError, UnknownName, field_error, field_line, warn
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment, group_note, shard_note
-from roofline.model import ModelSpec, context_note, load_model
+from roofline.model import ModelSpec, context_note, drafter_context_note, load_model
 from roofline.profiles import costs_shadow_note, differing_fields, is_profile_path, shadow_note
 from roofline.scenario import CONFIG_KEYS, LAYOUT_KEYS, Scenario
 from roofline.serving import (
@@ -230,6 +230,8 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
         reach = acceptance_reach_note(method, sc.axes["k"], sc.acceptance, sc.acceptance_length,
                                       float(sc.axes["alpha"][0]) if sc.acceptance_length is not None else None)
         longest = context_note(model, sc.axes["context"])
+        drafter_longest = (drafter_context_note(draft, sc.axes["context"]) if method == "draft"
+                           and (np.asarray(sc.axes["k"]) > 0).any() else "")
         engine = engines[c["engine"]]
         on_hw = engine.for_hardware(hw)  # the parameters no fit row determined that this config leans on, said once an engine
         # the caveats on the engine's evidence describe a deployment: none where it does not run on a device of the config
@@ -274,7 +276,7 @@ def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None
                      *(speculation_engine_notes(on_hw, method, 1, dep)  # its refusals; its cap, said once below
                        if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() else ()),
                      running_cap_note(on_hw, hw, top, dep),
-                     idle, rates_note, reuse, reach, longest, gains,
+                     idle, rates_note, reuse, reach, longest, drafter_longest, gains,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                                        dep.pp, dep, on_hw)]:
             if note and note not in warned:

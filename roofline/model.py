@@ -803,6 +803,30 @@ def check_model_spec(spec: object) -> ModelSpec:
     return spec
 
 
+def contexts_past(model: ModelSpec, contexts, what: str = "context") -> str:
+    """'context 3,500 is', 'context 3,500 (1 of 3) is' or 'contexts 65,536-131,072 (2 of 3) are': those of `contexts`
+    past the model's trained positions (max_context_tokens); '' where none is or the profile does not say."""
+    values = sorted({int(c) for c in np.atleast_1d(contexts)})
+    past = [c for c in values if model.max_context_tokens and c > model.max_context_tokens]
+    if not past:
+        return ""
+    return (f"{what} {past[0]:,}" + (f" (1 of {len(values)})" if len(values) > 1 else "") + " is" if len(past) == 1 else
+            f"{what}s {past[0]:,}-{past[-1]:,} ({len(past)} of {len(values)}) are")
+
+
+def drafter_context_note(draft: ModelSpec | None, contexts) -> str:
+    """'context 3,500 is past the draft model tinyllama-1.1b's 2,048 trained positions ...' where a draft model's trained
+    positions end before a context the target decodes at: vLLM caps the drafter's max_model_len there
+    (SpeculativeConfig._maybe_override_draft_max_model_len: "so that sequences do not exceed the capacity of the draft
+    model", "sequences can skip speculation"), and a longer sequence decodes without it; '' else."""
+    which = contexts_past(draft, contexts) if draft is not None else ""
+    if not which:
+        return ""
+    return (f"{which} past the draft model {draft.name}'s {draft.max_context_tokens:,} trained positions: vLLM caps the "
+            "drafter there and a longer sequence skips speculation, decoding at plain decoding's speed, not the "
+            "speedup priced here (an engine running the drafter past them drafts at an acceptance nobody measured); priced as asked")
+
+
 def context_note(model: ModelSpec, contexts, what: str = "context") -> str:
     """'context 131,072 is past qwen3-8b's 40,960 trained positions ...' where a context (the tokens the KV cache
     holds; a prompt's, `what`) exceeds the positions the model was trained for (max_context_tokens), 'contexts 65,536-
@@ -810,12 +834,9 @@ def context_note(model: ModelSpec, contexts, what: str = "context") -> str:
     tokens are not counted: a sweep's 131,072 stands for a model's trained 128k. vLLM refuses a max_model_len above
     max_position_embeddings unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is set, SGLang a context_length above it unless
     SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN is."""
-    values = sorted({int(c) for c in np.atleast_1d(contexts)})
-    past = [c for c in values if model.max_context_tokens and c > model.max_context_tokens]
-    if not past:
+    which = contexts_past(model, contexts, what)
+    if not which:
         return ""
-    which = (f"{what} {past[0]:,}" + (f" (1 of {len(values)})" if len(values) > 1 else "") + " is" if len(past) == 1 else
-             f"{what}s {past[0]:,}-{past[-1]:,} ({len(past)} of {len(values)}) are")
     return (f"{which} past {model.name}'s {model.max_context_tokens:,} trained positions (max_context_tokens): "
             "vLLM and SGLang refuse a longer sequence unless told to (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, "
             "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1; RoPE scaling where the model supports it); priced as asked")

@@ -932,3 +932,18 @@ def test_an_engine_on_a_device_it_does_not_run_on_gets_no_caveats_on_its_evidenc
     nvidia = roofline.predict("h100-sxm", "llama-3.1-8b", 64, 1024, **kw)["warnings"]
     assert len(amd) == 1 and "describe no deployment" in amd[0]
     assert any("run optimistic" in w for w in nvidia) and any("no measured row determines" in w for w in nvidia)
+
+
+def test_a_context_past_the_draft_models_positions_and_a_request_past_the_targets_are_said():
+    """qa243: TinyLlama (2,048 positions) drafting at context 3,500 (vLLM caps the drafter there: a longer sequence skips
+    speculation), and 130,000 prompt + 5,000 output tokens on a 131,072-position model, were priced without a word."""
+    kw = dict(tp=4, method="draft", draft="tinyllama-1.1b", k=3, alpha=0.7)
+    past = roofline.predict("h100-sxm", "llama-2-70b", 1, 3500, **kw)["warnings"]
+    within = roofline.predict("h100-sxm", "llama-2-70b", 1, 2000, **kw)["warnings"]
+    assert any("context 3,500 is past the draft model tinyllama-1.1b's 2,048 trained positions" in w for w in past)
+    assert not any("draft model tinyllama-1.1b's" in w for w in within)
+    request = roofline.predict("h200", "llama-3.1-70b", 1, 131000, tp=8, prompt=130000, output_len=5000)["warnings"]
+    assert any("a request of 130,000 prompt and 5,000 output tokens (135,000) is past llama-3.1-70b's 131,072" in w
+               for w in request)
+    fits = roofline.predict("h200", "llama-3.1-70b", 1, 131000, tp=8, prompt=120000, output_len=5000)["warnings"]
+    assert not any("a request of" in w for w in fits)

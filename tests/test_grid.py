@@ -684,3 +684,19 @@ def test_a_sweep_says_its_engines_cap_and_tp_across_domains_once_naming_the_conf
         warnings.simplefilter("always", RooflineWarning)
         load_configs(sc)
     assert not [w for w in caught if "at most 48" in str(w.message)]
+
+
+@pytest.mark.slow
+def test_a_sweep_says_which_contexts_are_past_its_draft_models_positions():
+    """qa243: a draft model's own trained positions were never checked (vLLM caps the drafter there)."""
+    import warnings
+
+    import roofline
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({"name": "x", "hardware": "h100-sxm", "model": "llama-2-70b", "method": "draft",
+                        "draft": "tinyllama-1.1b", "layouts": [{"tp": 4}],
+                        "axes": {"batch": [1, 8], "context": [1024, 4096], "k": [0, 3], "alpha": [0.7]}})
+    said = [str(w.message) for w in caught if "draft model tinyllama-1.1b's 2,048 trained positions" in str(w.message)]
+    assert len(said) == 1 and said[0].startswith("context 4,096 (1 of 2) is past")
