@@ -48,7 +48,7 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, the hid
     at length L: every stored entry once, or for sparse attention up to n * read_tokens, each query picking its own):
         flops = attention_flops(heads, d_qk, d_v, T_a, read_g(S + (q + 1) / 2, 1)) / tp
         bytes = (B_a * read_g(S + q, q) - (B_a - 1) * shared_g) * kv_elems_per_device * c_kv
-                + T_a * hidden * a * 2                              (queries in, attention output out)
+                + T_a * heads / tp * (d_qk + d_v) * a              (the rank's query heads in, their outputs out)
         shared_g = read_g(S + q, q) - read_g(S + q - P, q) entries of a prefix of P tokens that every
         sequence shares, read once per pass when `shared_prefix_read_once` (0 when P = 0)
         c_kv: bytes per element of the KV dtype, or a profile's kv_entry_bytes over an entry's elements where it gives
@@ -398,6 +398,14 @@ def _pooled_bytes(model: ModelSpec, group, length, dep: Deployment, ratio):
     return entry * (np.maximum(ratio * s, m) if group.kind == "sliding" else np.maximum(s, m / ratio)) + group.state_bytes
 
 
+def attention_activation_bytes(model: ModelSpec, tokens_a, dep: Deployment, prefill: bool, layers) -> np.ndarray:
+    """T_a * heads / tp * (d_qk + d_v) * a * layers: the attention operator's own activations, each rank's query heads
+    in and their outputs out (qa243: the full hidden width twice on every rank, 4.8% of a tp 8 pass's bytes at batch
+    256); MLA's absorbed query and latent output in decode (attention_dims_per_query_head)."""
+    d_qk, d_v = model.attention_dims_per_query_head(prefill)
+    return np.asarray(tokens_a, dtype=np.float64) * model.heads / dep.tp * (d_qk + d_v) * ACTIVATION_BYTES * layers
+
+
 def operator_costs(
     model: ModelSpec,
     batch,
@@ -468,7 +476,7 @@ def operator_costs(
             index_flops = index_flops + layers * 2.0 * g.index_heads * g.index_dim * tokens_a * model.indexed_entries(g, mean_len)
             index_bytes = index_bytes + layers * (b_a * indexed - np.maximum(b_a - 1.0, 0.0) * shared_index) * g.index_dim * c_index
             write_bytes = write_bytes + layers * tokens_a / (g.ratio if g.kind == "compressed" else 1) * g.index_dim * c_index
-    costs["attention"] = (attn_flops, attn_bytes + tokens_a * h * a * 2 * n_layers)
+    costs["attention"] = (attn_flops, attn_bytes + attention_activation_bytes(model, tokens_a, dep, prefill, n_layers))
     costs["indexer"] = (index_flops, index_bytes)
     costs["kv_write"] = (zero, write_bytes)
 

@@ -158,6 +158,7 @@ from roofline.costs import (
     ACTIVATION_BYTES,
     LAYER_OPERATORS,
     WEIGHT_GEMMS,
+    attention_activation_bytes,
     gathered_tokens,
     operator_costs,
     rank_hit_probability,
@@ -725,7 +726,7 @@ def step_metrics(
     host_s = np.broadcast_to(host_time_s(engine, b, dep), shape)
     overlapped = np.broadcast_to(host_overlapped(engine, b, dep), shape)
     step_s = np.where(overlapped, np.maximum(device_s, host_s), device_s + host_s)
-    kv_read = costs["attention"][1] + costs["indexer"][1] - tokens_a * model.hidden_size * ACTIVATION_BYTES * 2 * stage_layers
+    kv_read = costs["attention"][1] + costs["indexer"][1] - attention_activation_bytes(model, tokens_a, dep, prefill, stage_layers)
     device_flops, device_bytes = microbatches * total_flops, microbatches * total_bytes
     passes_with_head = np.where(round_trip, 1.0, microbatches)
     out = {

@@ -66,6 +66,17 @@ def test_attention_reads_the_whole_kv_cache_once_per_pass(llama8b):
     assert float(kv_cache_bytes(llama8b, 8, 4096, deployment(llama8b))) == kv_read
 
 
+def test_attention_activations_are_each_ranks_query_heads_in_and_outputs_out(llama8b, deepseek_v3):
+    """qa243: every tp rank was charged the full hidden width of queries and outputs; it runs heads / tp of them (MLA
+    decode: the absorbed 576-wide query and 512-wide latent output a head)."""
+    costs = operator_costs(llama8b, 8, 1, 4095, deployment(llama8b, tp=4))
+    kv_read = 8 * 4096 * 131072 / 4  # 8 KV heads over 4 ranks
+    assert float(costs["attention"][1]) == pytest.approx(kv_read + 8 * (32 / 4) * (128 + 128) * 2 * 32)
+    mla = operator_costs(deepseek_v3, 2, 1, 0, deployment(deepseek_v3, tp=8))
+    latent_read = 2 * 1 * 576 * 2 * 61  # B * (S + q) * (512 + 64) * 2 B, replicated on every rank, 61 layers
+    assert float(mla["attention"][1]) == pytest.approx(latent_read + 2 * (128 / 8) * (576 + 512) * 2 * 61)
+
+
 def test_moe_verification_touches_more_experts_than_decode(deepseek_v3):
     decode = operator_costs(deepseek_v3, 1, 1, 0, deployment(deepseek_v3))["experts"][1]
     verify = operator_costs(deepseek_v3, 1, 4, 0, deployment(deepseek_v3))["experts"][1]
