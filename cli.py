@@ -770,6 +770,19 @@ def plot(
         typer.echo(not_drawn(paths))
 
 
+def _write_frontier(out: Path, frontier, picks: dict | None, force: bool) -> None:
+    """The frontier's rows as CSV, the table's pick of each kind marked (qa112: a script reading the file could not find
+    the answer printed); into a sweep's own folder, so a later sweep --force may replace it."""
+    from roofline.outputs import add_to_marker
+    from roofline.yamlio import write_text_atomic
+
+    picked = [(kind, row.name) for kind, row in (picks or {}).items() if row is not None]
+    frontier = frontier.assign(pick=[(kind, index) in picked for kind, index in zip(frontier["decoding"], frontier.index)])
+    write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
+    add_to_marker(out.parent, {out.name})
+    typer.echo(str(out))
+
+
 @app.command()
 def cheapest(
     table: Annotated[Path, typer.Argument(help="A sweep output folder or its results.csv / results.parquet.")],
@@ -787,7 +800,7 @@ def cheapest(
 
     Costs are decoding only, at the prices the sweep read from the hardware profiles (a note says where a profile's
     price has changed since). Exit code 1 where no row is left to compare (none fits with a cost at a layout that
-    runs), with the notes saying why.
+    runs), with the notes saying why, and where with a speed no row of either kind reaches it.
     """
     from roofline.frontier import check_frontier_out, check_table, scenario_json
     from roofline.plot_jobs import read_results, select_rows
@@ -822,9 +835,7 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force) -> None
         refused_layouts,
         unchecked_note,
     )
-    from roofline.outputs import add_to_marker
     from roofline.tables import frontier_table, speculation_text, varied_dtypes
-    from roofline.yamlio import write_text_atomic
 
     refused, unchecked = refused_layouts(df, _dirs())
     frontier = cost_frontier(df, refused)
@@ -848,12 +859,13 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force) -> None
                               overlap=meta.get("overlap")))
     if not len(frontier):  # qa214: no answer, exit 0, and a script could not tell (--out not written: nothing in it)
         raise typer.Exit(1)
-    if out is not None:  # the table's picks marked (qa112: a script reading the file could not find the answer printed)
-        picked = [(kind, row.name) for kind, row in (picks or {}).items() if row is not None]
-        frontier = frontier.assign(pick=[(kind, index) in picked for kind, index in zip(frontier["decoding"], frontier.index)])
-        write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
-        add_to_marker(out.parent, {out.name})  # into a sweep's own folder: a later sweep --force may replace it
-        typer.echo(str(out))
+    reached = any(row is not None for row in (picks or {}).values()) or bool(found)
+    if min_tokens_per_user is not None and not reached:  # qa241: 'no row reaches it', exit 0 (--out: the frontier, no pick)
+        if out is not None:
+            _write_frontier(out, frontier, picks, force)
+        raise typer.Exit(1)
+    if out is not None:
+        _write_frontier(out, frontier, picks, force)
 
 
 @app.command()

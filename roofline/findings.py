@@ -969,6 +969,14 @@ RIDGE_WHY = ("The verify pass turns compute-bound once its B(k + 1) tokens near 
              "there; it ends near the batch whose own decode step nears the ridge. ")  # said where the order follows
 
 
+def _smallest_batch(rows: pd.DataFrame, speed: str) -> tuple[int, float] | None:
+    """(the smallest batch of `rows`, the fastest tokens/s per user there) where that batch is above 1, else None."""
+    if not len(rows) or int(rows["batch"].min()) <= 1:
+        return None
+    smallest = int(rows["batch"].min())
+    return smallest, float(rows.loc[rows["batch"] == smallest, speed].max())
+
+
 def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) -> pd.DataFrame:
     """Per hardware: the cheapest tier without speculation (lowest cost per million tokens among the points that fit,
     plain decoding) and, for each multiple m of its tokens/s per user, the cheapest point reaching m times that speed
@@ -1010,7 +1018,11 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
                "base_devices": int(ref["devices"]) if "devices" in ref.index else 1,  # the devices its cost pays for
                "base_batch_note": _largest_swept(ref, base),  # the cheapest at the sweep's edge: more may fit
                "base_config": _config_text(ref, layout, meta),
-               "drafter_fits": bool(len(drafts))}  # some point that drafts fits here (qa129: none, said as out of reach)
+               "drafter_fits": bool(len(drafts)),  # some point that drafts fits here (qa129: none, said as out of reach)
+               # the fastest of each kind at the sweep's smallest batch, where that is above 1: a speed no row reaches
+               # may be reached below it, not out of reach (qa241: batches from 48, plain decoding's 3x reached at 38)
+               "smallest_batch_plain": _smallest_batch(base, "baseline_tokens_per_s_per_user"),
+               "smallest_batch_speculation": _smallest_batch(g, "tokens_per_s_per_user")}
         for m in speeds:
             plain = base.loc[base["baseline_tokens_per_s_per_user"] >= m * u0, "baseline_cost_usd_per_million_tokens"]
             spec = g.loc[g["tokens_per_s_per_user"] >= m * u0, "cost_usd_per_million_tokens"]
@@ -1142,22 +1154,32 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         config = t[f"config_{m:g}x_plain"]
         return f" ({config.removeprefix(', ')})" if config else ""
 
+    def unreached(m: float, kind: str, how: str) -> str:
+        """'out of reach without speculation', or where the sweep's batches start above 1 'not reached without
+        speculation in the sweep (its smallest batch, 48, gives 68.6 tokens/s per user; a smaller one may)' (qa241:
+        `cheapest` prices it below the smallest batch)."""
+        smallest = t[f"smallest_batch_{kind}"]
+        if smallest is None:
+            return f"out of reach {how}"
+        return (f"not reached {how} in the sweep (its smallest batch, {smallest[0]:,}, gives {smallest[1]:.3g} tokens/s "
+                "per user; a smaller one may)")
+
     def tier(m: float, first: bool) -> str:
         """'costs A× the price without speculation and B× with it (batch, k)' (the second tier shorter), or where a
         price is missing what is known: out of reach, or reached at an unknown price."""
         plain, spec = t[f"premium_{m:g}x_plain"], t[f"premium_{m:g}x_speculation"]
         if not t["drafter_fits"]:  # said once, after both tiers (qa133: a swept k = 0 priced 'with it' at plain's price)
             return (f"costs {_x(plain)} the price without speculation{plain_at(m)}" if first else
-                    f"costs {_x(plain)} without it{plain_at(m)}") if np.isfinite(plain) else "is out of reach without speculation"
+                    f"costs {_x(plain)} without it{plain_at(m)}") if np.isfinite(plain) else f"is {unreached(m, 'plain', 'without speculation')}"
         if np.isfinite(plain) and np.isfinite(spec):
             return (f"costs {_x(plain)} the price without speculation{plain_at(m)} and {_x(spec)} with it{where(m)}" if first
                     else f"costs {_x(plain)} without{plain_at(m)} and {_x(spec)} with{where(m)}")
         without = (f"costs {_x(plain)} the price without speculation{plain_at(m)}" if np.isfinite(plain)
-                   else "is out of reach without speculation")
+                   else f"is {unreached(m, 'plain', 'without speculation')}")
 
         with_it = (f"costs {_x(spec)} the price with it{where(m)}" if np.isfinite(spec) else
                    "is reached with it only where the drafter's device has no price (cost unknown)"
-                   if t[f"unpriced_{m:g}x_speculation"] else "is out of reach with it")
+                   if t[f"unpriced_{m:g}x_speculation"] else f"is {unreached(m, 'speculation', 'with it')}")
         return f"{without} and {with_it}"
 
     # the other GPUs: their m1× tier's cheapest point that drafts (qa120: a k = 0 point, plain decoding, was read as

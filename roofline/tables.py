@@ -889,13 +889,14 @@ def _cost(points: dict, kind: str) -> float:
 
 def _ratio(x: float) -> str:
     """A cost ratio in 3 significant digits, or as many more as it takes not to read 1 where it is not (qa105: a
-    speculation 0.5% dearer than plain decoding was '1x')."""
-    text = f"{x:.3g}"
+    speculation 0.5% dearer than plain decoding was '1x'), the zeros kept (qa241: 2.004 was '2x', read as exact, beside
+    0.384 printed '0.38x')."""
+    text = f"{x:#.3g}"
     for digits in (4, 5, 6):
         if float(text) != 1.0 or x == 1.0:
             break
-        text = f"{x:.{digits}g}"
-    return text
+        text = f"{x:#.{digits}g}"
+    return text.rstrip(".")
 
 
 def speculation_text(meta: dict) -> str:

@@ -1450,3 +1450,18 @@ def test_the_break_even_finding_says_each_method_its_figure_draws(tmp_path):
                            "method: [draft, eagle]\ndraft: llama-3.2-1b\naxes:\n  batch: [1, 64, 256, 1024]\n  context: [256]\n"
                            "  k: [0, 1, 2]\n  alpha: [0.6, 0.8]\n")
     assert "At the same acceptance and context, a draft model pays " in f.text and "At higher acceptance EAGLE still pays" in f.text, f.text
+
+
+@pytest.mark.slow
+def test_a_tier_faster_than_the_sweeps_smallest_batch_gives_is_not_called_out_of_reach(tmp_path):
+    """qa241: batches from 48 and plain decoding's 3x (reached at 38, which `cheapest` prices below the smallest batch)
+    was said 'out of reach without speculation'."""
+    body = ("model: llama-3.1-8b\nmethod: eagle\nhardware: h100-sxm\n"
+            "axes: {batch: [48, 64, 128, 213, 256, 512], context: [2048], k: [0, 2, 4], alpha: [0.8]}\n")
+    _, _, text, _ = _user_question(tmp_path / "a", "fast-tier-premium", "name: fast-tier-premium\n" + body)
+    assert "out of reach" not in text
+    assert re.search(r"not reached without speculation in the sweep \(its smallest batch, 48, gives [0-9.]+ tokens/s per "
+                     r"user; a smaller one may\)", text)
+    low = body.replace("[48, 64, ", "[1, 64, ")  # batch 1 swept: nothing faster exists
+    _, _, text, _ = _user_question(tmp_path / "b", "fast-tier-premium", "name: fast-tier-premium\n" + low)
+    assert "not reached" not in text

@@ -1193,6 +1193,19 @@ def test_cheapest_exits_1_where_no_row_is_left_to_compare(tmp_path, roofline):
 
 
 @pytest.mark.slow
+def test_cheapest_exits_1_where_no_row_of_either_kind_reaches_the_speed(tmp_path, roofline):
+    """qa241: 'no row that fits reaches it' exited 0, so a script could not tell it from a pick; --out still gets the
+    frontier, no row marked."""
+    _swept(tmp_path, roofline, "name: n\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\naxes:\n  batch: [1, 8]\n"
+           "  context: [1024]\n  k: [0, 2]\n  alpha: [0.8]\n")
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10000", "--out", tmp_path / "f.csv")
+    assert code == 1 and "reaches it" in out, out
+    assert not pd.read_csv(tmp_path / "f.csv")["pick"].any()
+    code, _, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "50")
+    assert code == 0
+
+
+@pytest.mark.slow
 def test_prices_read_off_a_copied_csv_compare_at_its_precision_and_a_missing_device_is_named_as_such(tmp_path):
     """qa220: a price of $2.73972602739726 (a month's over 730 h) read back from a copied results.csv said 'changed
     since'; refused_methods named a device whose profile had gone as its engine."""

@@ -373,10 +373,12 @@ def test_a_k_0_point_says_no_drafter_is_held(roofline):
 
 
 def test_a_cost_ratio_near_one_is_not_rounded_to_one():
-    """'speculation costs 1x plain decoding's' where it cost $0.183 against $0.182 (qa105)."""
+    """'speculation costs 1x plain decoding's' where it cost $0.183 against $0.182 (qa105); 2.004 printed '2x' and
+    0.3799 '0.38x' beside '0.384x', read as exact (qa241): three significant digits, zeros kept."""
     from roofline.tables import _ratio
 
-    assert [_ratio(x) for x in (1.004, 0.9996, 1.0, 0.183 / 0.182, 0.471, 1.22)] == ["1.004", "0.9996", "1", "1.01", "0.471", "1.22"]
+    assert [_ratio(x) for x in (1.004, 0.9996, 1.0, 0.183 / 0.182, 0.471, 1.22)] == ["1.004", "0.9996", "1.00", "1.01", "0.471", "1.22"]
+    assert [_ratio(x) for x in (2.004, 0.3799, 0.5, 123.4)] == ["2.00", "0.380", "0.500", "123"]
 
 
 @pytest.mark.slow
