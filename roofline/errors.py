@@ -147,8 +147,14 @@ def likeness(name: object, known_name: object) -> float:
 
 
 def unknown_name_error(kind: str, name: str, known: list[str]) -> RooflineError:
-    """An unknown profile name, with the closest known names (a name of thousands of characters shown cut to 80)."""
+    """An unknown profile name, with the closest known names (a name of thousands of characters shown cut to 80), and
+    a file of that name in the working directory said first (qa242: `roofline sweep s01` beside s01.yaml was offered
+    three unrelated built-ins)."""
     name = str(name)
+    here = next((f"./{name}{suffix}" for suffix in (".yaml", ".yml")
+                 if len(name) < 200 and "/" not in name and os.sep not in name and Path(name + suffix).is_file()), None)
+    if here:
+        return UnknownName(f"unknown {kind} {name!r}; {here} is a file here: give its path ({here}) to read it")
     close = closest_names(name, known, 3, 0.4) or closest_names(name, known, 3, 0.0)
     hint = ", ".join(close) if close else "none installed"
     listing = {"hardware": " (see `roofline hw list`)", "model": " (see `roofline models list`)",

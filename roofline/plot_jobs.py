@@ -464,6 +464,7 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
     for condition in where:
         column, sep, value = condition.partition("=")
         column, value = column.strip(), value.strip()
+        typed = value  # said as typed (qa242: draft_hardware=none was said as '', the on-the-target cell it stands for)
         if sep and column not in df.columns and not strict:
             continue
         if not sep or column not in df.columns:
@@ -512,7 +513,7 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
                      "(--where alpha=nan keeps those rows)" if column == "alpha" and empty.all() else
                      ": plain decoding has no rows of its own here: it is every row's baseline_* columns (and the k = 0 "
                      "rows where the k axis holds 0)" if column == "method" and value.lower() == "none" else "")  # qa130, qa205
-            raise RooflineError(f"--where {condition}: expected a value {column} takes in {source}{after}, found {value!r}, "
+            raise RooflineError(f"--where {condition}: expected a value {column} takes in {source}{after}, found {typed!r}, "
                                 f"which no row has (values: {there}){rates}")
         before.append(condition)
         df = df[keep]

@@ -52,6 +52,15 @@ def test_an_unknown_name_suggests_the_closest_names_and_the_list_command():
     assert "none installed" in str(unknown_name_error("scenario", "x", []))
 
 
+def test_an_unknown_name_with_a_file_of_that_name_here_says_to_give_its_path(tmp_path, monkeypatch):
+    """qa242: `roofline sweep s01` beside s01.yaml offered three unrelated built-in scenarios."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s01.yaml").write_text("name: s01\n")
+    assert str(unknown_name_error("scenario", "s01", ["fast-tier"])) == (
+        "unknown scenario 's01'; ./s01.yaml is a file here: give its path (./s01.yaml) to read it")
+    assert "closest: fast-tier" in str(unknown_name_error("scenario", "s02", ["fast-tier"]))
+
+
 def test_an_unknown_key_suggests_the_nearest_known_one_or_lists_them():
     assert str(unknown_key_error("s.yaml", "methd", {"method", "model", "hardware"})) == (
         "s.yaml: methd: expected a known field (did you mean 'method'?), found 'methd'")

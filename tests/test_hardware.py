@@ -1,5 +1,6 @@
 import dataclasses
 import math
+from pathlib import Path
 
 import pytest
 import yaml
@@ -391,3 +392,22 @@ def test_a_scale_out_efficiency_without_a_scale_out_link_is_one_line(h100):
     with pytest.raises(RooflineError, match=r"^hardware spec 'h100-sxm': scale_out_efficiency: expected it only beside "
                                             r"scale_out_bw_bytes_per_s"):
         check_hardware_spec(dataclasses.replace(h100, scale_out_bw_bytes_per_s=None, scale_out_latency_s=None))
+
+
+def test_a_profile_given_as_a_path_under_another_name_is_warned(tmp_path):
+    """qa242: hardware: ./my-h100-80GB.yaml holding name my-h100 swept in silence, its rows said my-h100 (--where
+    hardware=my-h100-80GB found none) while `hw validate` refused the file."""
+    import warnings
+
+    from roofline.errors import RooflineWarning
+
+    text = (Path(__file__).resolve().parent.parent / "hardware_profiles" / "h100-sxm.yaml").read_text().replace("name: h100-sxm", "name: my-h100", 1)
+    other, same = tmp_path / "my-h100-80GB.yaml", tmp_path / "my-h100.yaml"
+    other.write_text(text)
+    same.write_text(text)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RooflineWarning)
+        assert load_hardware(str(other)).name == "my-h100"
+        load_hardware(str(same))
+    said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
+    assert len(said) == 1 and "name 'my-h100' is not the file's name 'my-h100-80GB'" in said[0]

@@ -250,6 +250,9 @@ def test_where_on_a_text_column_with_blank_cells_is_one_line_not_a_type_error():
     blank = pd.DataFrame({"draft_hardware": [float("nan")] * 2, "k": [0, 3]})
     with pytest.raises(RooflineError, match=r"found 'l4', which no row has"):
         select_rows(blank, ("draft_hardware=l4",), "t.csv")
+    elsewhere = pd.DataFrame({"draft_hardware": ["l4", "a10g"], "k": [3, 3]})  # qa242: said as '', not as typed
+    with pytest.raises(RooflineError, match=r"found 'none', which no row has \(values: l4, a10g\)"):
+        select_rows(elsewhere, ("draft_hardware=none",), "t.csv")
     spec = pd.DataFrame({"method": ["eagle", "eagle"], "k": [1, 3]})  # qa205: the plain frontier's rows say method none
     with pytest.raises(RooflineError, match=r"which no row has \(values: eagle\): plain decoding has no rows of its own here: it is every row's baseline_\* columns"):
         select_rows(spec, ("method=none",), "t.csv")
