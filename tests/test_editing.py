@@ -1815,6 +1815,15 @@ def test_scenarios_list_says_a_scenario_naming_a_profile_that_does_not_load(tmp_
     assert code == 2 and "s1.yaml: line 2: hardware: " in err and "badhw.yaml" in err, err
 
 
+def test_scenarios_list_says_a_scenario_whose_configs_a_sweep_refuses(tmp_path, roofline):
+    """qa242: mtp on a model without MTP modules (and ep on a dense model) listed with its points, exit 0, where sweep,
+    show and validate refuse it."""
+    (tmp_path / "s2.yaml").write_text("name: s2\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: mtp\n"
+                                      "axes: {batch: [1], context: [1024], k: [1], alpha: [0.8]}\n")
+    code, _, err = roofline("--profiles", tmp_path, "scenarios", "list")
+    assert code == 2 and "s2.yaml: method: expected a model with MTP modules for mtp" in err, err
+
+
 def test_models_and_engines_show_say_the_fields_a_copy_was_given(tmp_path):
     """qa222: `models show my-ds` printed layers 40 under DeepSeek's source text ('61 layers ...') unmarked, and `engines
     show` named only the fitted parameters set by hand."""
