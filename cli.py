@@ -704,21 +704,19 @@ def sweep(
     if plots and not summary["plots_skipped"] and not_drawn(summary["files"]):
         typer.echo(not_drawn(summary["files"]))
     if plots and not summary["plots_skipped"]:
-        from roofline.grid import panel_count, varying_config_values
-        from roofline.plot_jobs import MAX_GRID_PANELS, MAX_PANELS, PANEL_CONFIG_COLUMNS
+        from roofline.grid import varying_config_values
+        from roofline.plot_jobs import MAX_PANELS, PANEL_CONFIG_COLUMNS, narrowed_columns
 
         several = varying_config_values(sc, configs, ("context", *PANEL_CONFIG_COLUMNS, "model", "hardware"))
         devices = several.get("hardware", ())
-        if len(devices) <= MAX_PANELS:  # hardware alone fits a figure: it is not what is cut
-            several.pop("hardware", None)
-        most = MAX_GRID_PANELS if set(several) <= {"model", "hardware"} else MAX_PANELS  # a (hardware, model) grid: up to 8
-        if several and panel_count(sc, configs, several) > most:  # a figure of too many panels keeps a subset
-            # (its title says '... only'): say how to draw another
-            key, values = next(iter(several.items()))
-            other = (f" (where a title says 'first {MAX_PANELS} of N panels', --where hardware={devices[-1]} draws the rest)"
-                     if len(devices) > MAX_PANELS else "")  # more devices than panels: only then are some left out (qa190)
-            typer.echo(f"note: where a figure keeps a subset of {', '.join(several)} (its title says '... only'), "
-                       f"`roofline plot {out} --where {key}={values[-1]} --out DIR` draws another{other}", err=True)
+        narrowed = narrowed_columns(sc, configs)  # what a figure of too many panels cuts (its title says '... only')
+        if narrowed or len(devices) > MAX_PANELS:  # say how to draw another
+            other = (f"--where hardware={devices[-1]} draws the rest" if len(devices) > MAX_PANELS else "")
+            key, values = next(iter(narrowed.items())) if narrowed else (None, [])
+            cut = f"`roofline plot {out} --where {key}={values[-1]} --out DIR` draws another" if narrowed else ""
+            typer.echo(f"note: where a figure keeps a subset of {', '.join(narrowed)} (its title says '... only'), {cut}"
+                       + (f" (where a title says 'first {MAX_PANELS} of N panels', {other})" if other else "")
+                       if narrowed else f"note: where a title says 'first {MAX_PANELS} of N panels', {other}", err=True)
     if summary["plots_skipped"]:
         from roofline.grid import PLOT_POINTS_MAX
 

@@ -454,14 +454,6 @@ def varying_config_values(sc: Scenario, configs: list[Config], columns: tuple[st
     return out
 
 
-def panel_count(sc: Scenario, configs: list[Config], columns: dict[str, list]) -> int:
-    """How many panels a figure of this sweep would draw before narrowing: one per (hardware, model) and value of
-    each varying column (varying_config_values), contexts included."""
-    keys = {(c.hw.name, c.model.name, *(config_values(c)[col] for col in columns if col not in ("context", "model", "hardware")))
-            for c in configs}
-    return len(keys) * (len(columns["context"]) if "context" in columns else 1)
-
-
 BREAK_EVEN_BUDGET_MIN = 50_000  # batches a config's break-even refinement may scan: at least this many, or 5% of the
 BREAK_EVEN_BUDGET_SHARE = 0.05  # config's points (a batch of a gap costs about five grid points: no axis to broadcast over)
 

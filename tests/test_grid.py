@@ -277,8 +277,8 @@ def test_a_config_where_only_plain_decoding_fits_is_said_once():
 def test_a_column_that_follows_the_model_is_not_a_panel_split_and_panels_are_counted():
     """Llama (bf16, no speculation) beside DeepSeek-V3 (fp8, MTP) made the sweep say 'a figure keeps a subset of method,
     weight_dtype, expert_dtype' where each model has one of each and every panel was drawn."""
-    from roofline.grid import panel_count, varying_config_values
-    from roofline.plot_jobs import PANEL_CONFIG_COLUMNS
+    from roofline.grid import varying_config_values
+    from roofline.plot_jobs import PANEL_CONFIG_COLUMNS, narrowed_columns
 
     sc = scenario_from_dict({"name": "m", "hardware": "h200", "model": ["llama-3.1-8b", "deepseek-v3"], "tp": 8,
                              "method": {"llama-3.1-8b": "none", "deepseek-v3": "mtp"},
@@ -286,11 +286,25 @@ def test_a_column_that_follows_the_model_is_not_a_panel_split_and_panels_are_cou
     configs = load_configs(sc)
     assert varying_config_values(sc, configs, ("context", *PANEL_CONFIG_COLUMNS)) == {}
     several = varying_config_values(sc, configs, ("context", *PANEL_CONFIG_COLUMNS, "model"))  # models do split panels
-    assert several == {"model": ["llama-3.1-8b", "deepseek-v3"]} and panel_count(sc, configs, several) == 2
+    assert several == {"model": ["llama-3.1-8b", "deepseek-v3"]} and narrowed_columns(sc, configs) == {}
     sc = scenario_from_dict({"name": "k", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-8b", "kv_dtype": ["bf16", "fp8"],
                              "axes": {"batch": [1], "context": [1024, 4096]}}, "k")
     several = varying_config_values(sc, load_configs(sc), ("context", *PANEL_CONFIG_COLUMNS))
-    assert list(several) == ["context", "kv_dtype"] and panel_count(sc, load_configs(sc), several) == 8
+    assert list(several) == ["context", "kv_dtype"] and list(narrowed_columns(sc, load_configs(sc))) == ["context"]
+
+
+def test_the_columns_a_figure_narrows_are_those_its_panels_cut_not_every_one_that_varies():
+    """qa242: 2 devices x 3 engines x 2 contexts said 'keeps a subset of context, engine' where every figure drew the 3
+    engines (6 panels at one context)."""
+    from roofline.plot_jobs import narrowed_columns
+
+    sc = scenario_from_dict({"name": "e", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-8b",
+                             "engine": ["vllm", "sglang", "trtllm"], "axes": {"batch": [1], "context": [1024, 4096]}}, "e")
+    assert narrowed_columns(sc, load_configs(sc)) == {"context": [1024, 4096]}
+    sc = scenario_from_dict({"name": "f", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-8b",
+                             "engine": ["vllm", "sglang", "trtllm"], "kv_dtype": ["bf16", "fp8"],
+                             "axes": {"batch": [1], "context": [1024]}}, "f")
+    assert list(narrowed_columns(sc, load_configs(sc))) == ["engine"]  # 12 panels: one engine, both KV dtypes (6)
 
 
 @pytest.mark.slow
