@@ -733,8 +733,8 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
 
     methods = sorted({c.method for c in configs})
     drafting = [c for c in configs if c.method in ("draft", "mtp", "eagle", "medusa")]
-    placements = {c.draft_hw.name if c.draft_hw else None for c in drafting}
-    elsewhere = sorted(placements - {None})
+    placements = list(dict.fromkeys(c.draft_hw.name if c.draft_hw else None for c in drafting))  # the file's order, as
+    elsewhere = [p for p in placements if p is not None]  # the table's and the panels' (qa242: sorted here alone)
     draft_hardware = ([None] if None in placements else []) + elsewhere if elsewhere else None
     axes = {name: [None if v != v else (int(v) if float(v).is_integer() and name != "alpha" else float(v)) for v in values]
             for name, values in sc.axes.items()}  # NaN alpha (per-position rates, a tree): null
@@ -744,7 +744,7 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
         "method": methods[0] if len(methods) == 1 else methods,
         "method_by_model": dict(sc.method_by_model) or None,
         "draft": sc.draft, "draft_hardware": draft_hardware, "overlap": sc.overlap, "draft_vocab": sc.draft_vocab,
-        "engine": sorted({c.engine.name for c in configs}),
+        "engine": list(dict.fromkeys(c.engine.name for c in configs)),
         "weight_dtype": sorted({c.dep.weight_dtype_label for c in configs}),
         "expert_dtype": sorted({c.dep.expert_dtype_label for c in configs if c.dep.has_experts}),
         "kv_dtype": sorted({c.dep.kv_dtype for c in configs}),

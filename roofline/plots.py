@@ -92,10 +92,13 @@ _ctx = format_context  # a context length as titles say it (units.format_context
 
 def _alpha_label(alpha: float, meta: dict | None = None) -> str:
     """An acceptance value as a legend says it: 'α = 0.8'; no alpha (NaN): 'tree of N nodes, tau T' for a tree
-    (meta's tree_nodes, tree_tau), else 'per-position rates'."""
+    (meta's tree_nodes, tree_tau), else 'per-position rates 0.9, 0.8, 0.7' (meta's acceptance, up to four said; qa242:
+    the rates were not said), or 'per-position rates' (a method's published ones)."""
     if alpha is not None and not (isinstance(alpha, float) and math.isnan(alpha)):
         return f"α = {alpha:.3g}"
-    return _tree_label(meta or {}) or "per-position rates"
+    rates = [r for r in (meta or {}).get("acceptance") or [] if isinstance(r, (int, float))]
+    said = (" " + ", ".join(f"{r:.3g}" for r in rates[:4]) + (", ..." if len(rates) > 4 else "")) if rates else ""
+    return _tree_label(meta or {}) or f"per-position rates{said}"
 
 
 def _tree_label(meta: dict) -> str:
@@ -1323,9 +1326,10 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
                         color="white" if dark else "black", linespacing=1.1)
         xt, yt = _thin_ticks(len(batches)), _thin_ticks(len(alphas))
         ax.set_xticks(list(xt), [f"{batches[j]:g}" for j in xt])
-        rates = meta.get("acceptance")  # the rates a scenario gave, where few enough to read (qa99)
+        rates = meta.get("acceptance")  # the rates a scenario gave (qa99), the first three of more than four (qa242)
         nan_label = (_tree_label(meta).replace(", ", ",\n") if _tree_label(meta) else
-                     "rates\n" + ", ".join(f"{r:g}" for r in rates) if isinstance(rates, (list, tuple)) and 0 < len(rates) <= 4
+                     "rates\n" + ", ".join(f"{r:g}" for r in (rates if len(rates) <= 4 else rates[:3]))
+                     + (", ..." if len(rates) > 4 else "") if isinstance(rates, (list, tuple)) and rates
                      else "per-position\nrates")
         shown = distinct_labels([alphas[i] for i in yt if alphas[i] >= 0])
         ax.set_yticks(list(yt), [nan_label if alphas[i] < 0 else shown[alphas[i]] for i in yt])

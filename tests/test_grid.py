@@ -205,6 +205,10 @@ def test_scenario_json_holds_the_axes_and_every_drafter_placement_enough_to_run_
     again = scenario_from_dict({**{k: meta[k] for k in ("method", "draft", "draft_hardware", "axes")}, "name": "again",
                                 "hardware": list(meta["hardware"])[0], "model": "llama-3.1-8b"}, "again.yaml")
     assert again.points == sc.points
+    # engines and drafter devices in the file's order, as the table's rows and the panels (qa242: sorted here alone)
+    ordered = scenario_from_dict({**data, "draft_hardware": ["l4", "a10g"], "engine": ["vllm", "sglang"]}, "o.yaml")
+    meta = scenario_meta(ordered, load_configs(ordered), 8)
+    assert meta["draft_hardware"] == ["l4", "a10g"] and meta["engine"] == ["vllm", "sglang"]
 
 
 @pytest.mark.slow

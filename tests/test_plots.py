@@ -1130,3 +1130,14 @@ def test_a_legend_taller_than_the_room_under_the_title_grows_the_figure_and_stay
     renderer = fig.canvas.get_renderer()
     legend, title = fig.legends[0].get_window_extent(renderer), fig._suptitle.get_window_extent(renderer)
     assert fig.get_figheight() > 3 and legend.y1 <= title.y0 + 1 and legend.y0 >= 0
+
+
+def test_per_position_rates_are_said_in_legends_and_the_heatmaps_tick():
+    """qa242: five per-position rates were 'per-position rates' in every legend and on the heatmap's tick (four or
+    fewer were said there)."""
+    from roofline.plots import _alpha_label
+
+    rates = {"acceptance": [0.9, 0.8, 0.7, 0.6, 0.5]}
+    assert _alpha_label(float("nan"), rates) == "per-position rates 0.9, 0.8, 0.7, 0.6, ..."
+    assert _alpha_label(float("nan"), {"acceptance": [0.9, 0.8]}) == "per-position rates 0.9, 0.8"
+    assert _alpha_label(float("nan"), {}) == "per-position rates" and _alpha_label(0.8, rates) == "α = 0.8"
