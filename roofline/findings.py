@@ -1388,8 +1388,47 @@ def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
                         engine, said=bool(caveat))
             + (f" {_list([_model(meta, m) for m in never])} fit{'s' if len(never) == 1 else ''} in memory at no point of the sweep."
                if never else "")
+            + _contexts_text(points, mine, top, varying, meta)
             + _engine_said(df, engine))
     return Finding(title, text, {"best_speedup": float(top["speedup"])})
+
+
+def _contexts_text(points: pd.DataFrame, rows: pd.DataFrame, top: pd.Series, varying: list[str], meta: dict) -> str:
+    """Where the sweep varies the context, how the top point's config moves with it (qa243: the long-context scenario's
+    finding never spoke of context): ' Over contexts 4k to 128k on that config, the gain at batch 1 rises from 2.2x to
+    2.41x and at the largest batch that fits from 1.91x (batch 256) to 2.92x (batch 8), while the KV cache takes the
+    batch that fits from 432 to 13 (plain decoding): each verify pass reads a sequence's cache once for its k + 1 tokens,
+    so the longer the context, the more of a step speculation's tokens share. k = 6, the largest swept, is the best
+    k at 22 of the 25 points that fit: a larger k may give more.' '' where one context is swept."""
+    held = _same_config(points, top, ["hardware", "model", "alpha", *varying])
+    contexts = sorted(held["context"].unique())
+    if len(contexts) < 2:
+        return ""
+    lo, hi = held[held["context"] == contexts[0]], held[held["context"] == contexts[-1]]
+    b0 = int(held["batch"].min())
+    first, last = lo[lo["batch"] == b0], hi[hi["batch"] == b0]
+    gain, rises = "", False
+    if len(first) and len(last):
+        a, b = float(first["speedup"].iloc[0]), float(last["speedup"].iloc[0])
+        verb = "holds at" if _n(a) == _n(b) else "rises from" if b > a else "falls from"
+        gain = f"the gain at batch {b0:,} {verb} {_x(a)}" + ("" if verb == "holds at" else f" to {_x(b)}")
+        rises = verb == "rises from"
+    top_lo, top_hi = lo.loc[lo["batch"].idxmax()], hi.loc[hi["batch"].idxmax()]
+    if int(top_lo["batch"]) != b0 or int(top_hi["batch"]) != b0:
+        gain += ((" and " if gain else "the gain ") + f"at the largest batch that fits from {_x(top_lo['speedup'])} (batch "
+                 f"{int(top_lo['batch']):,}) to {_x(top_hi['speedup'])} (batch {int(top_hi['batch']):,})")
+    same = _same_config(rows, top, ["hardware", "model", "alpha", *varying])
+    caps = same.groupby("context")["baseline_max_batch"].min()
+    text = (f" Over contexts {_ctx(contexts[0])} to {_ctx(contexts[-1])} on that config, {gain}, while the KV cache takes the "
+            f"batch that fits from {int(caps.get(contexts[0], 0)):,} to {int(caps.get(contexts[-1], 0)):,} (plain decoding)"
+            + (": each verify pass reads a sequence's cache once for its k + 1 tokens, so the longer the context, the more "
+               "of a step speculation's tokens share." if rises else "."))
+    k_top = int(rows["k"].max())
+    at_top = int((held["k"] == k_top).sum())
+    if not meta.get("tree_nodes") and at_top and int(top["k"]) == k_top and str(top.get("method", "")) != "mtp":
+        text += (f" k = {k_top}, the largest swept, is the best k at {at_top:,} of the {len(held):,} points that fit: a "
+                 "larger k may give more.")
+    return text
 
 
 def _same_config(rows: pd.DataFrame, row: pd.Series, columns: list[str]) -> pd.DataFrame:

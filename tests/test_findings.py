@@ -1465,3 +1465,18 @@ def test_a_tier_faster_than_the_sweeps_smallest_batch_gives_is_not_called_out_of
     low = body.replace("[48, 64, ", "[1, 64, ")  # batch 1 swept: nothing faster exists
     _, _, text, _ = _user_question(tmp_path / "b", "fast-tier-premium", "name: fast-tier-premium\n" + low)
     assert "not reached" not in text
+
+
+@pytest.mark.slow
+def test_the_generic_finding_says_how_the_gain_and_the_batch_that_fits_move_with_the_context(tmp_path):
+    """qa243: the long-context scenario's finding never spoke of context (its gain at batch 1 rising from 2.20x to
+    2.41x from 4k to 128k, the batch that fits falling from 432 to 13), nor that its best k was the largest swept."""
+    body = ("name: ctx\nhardware: h200\nmodel: llama-3.1-8b\nmethod: eagle\nkv_dtype: fp8\n"
+            "axes: {batch: [1, 8, 64], context: [4096, 131072], k: [2, 4], alpha: [0.8]}\n")
+    _, _, text, _ = _user_question(tmp_path / "a", "ctx", body)
+    said = re.search(r"Over contexts 4k to 128k on that config, the gain at batch 1 rises from ([0-9.]+)× to ([0-9.]+)× "
+                     r".*while the KV cache takes the batch that fits from 432 to 13 \(plain decoding\): each verify pass", text)
+    assert said and float(said.group(2)) > float(said.group(1)), text
+    assert re.search(r"k = 4, the largest swept, is the best k at \d+ of the \d+ points that fit", text)
+    _, _, one, _ = _user_question(tmp_path / "b", "ctx", body.replace("[4096, 131072]", "[4096]"))
+    assert "Over contexts" not in one
