@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from roofline.errors import MISSING, RooflineError, UnknownName, closest_names, field_error, warn
+from roofline.errors import MISSING, RooflineError, UnknownName, closest_names, field_error, unknown_key_error, warn
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, K_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES
 from roofline.profiles import PROFILE_SUFFIXES, find_profile, is_profile_path, normalize_dtype, read_yaml
@@ -240,15 +240,25 @@ def name_from_file(path: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "-", Path(path).stem).strip("-.")[:128].rstrip("-.") or "scenario"
 
 
+RANGE_SYNONYMS = {"end": "stop", "max": "stop", "min": "start", "begin": "start", "count": "num", "n": "num",
+                  "points": "num", "steps": "num", "logarithmic": "log", "geometric": "log"}  # a range's keys by other names
+
+
 def _axis(where: str, name: str, spec: object) -> np.ndarray:
     key = f"axes.{name}"
     integer = name in ("batch", "context", "k")
     if isinstance(spec, dict):
         unknown = set(spec) - {"start", "stop", "num", "log", "step"}
-        if unknown:
-            raise field_error(where, f"{key}.{sorted(unknown)[0]}", "start, stop, num or step, log", sorted(unknown)[0])
+        if unknown:  # the nearest key said, or the one a synonym means (qa242: `end` was told the five keys alone)
+            first = sorted(unknown, key=str)[0]
+            if str(first).lower() in RANGE_SYNONYMS:
+                raise field_error(where, f"{key}.{first}", f"a known field (did you mean {RANGE_SYNONYMS[str(first).lower()]!r}?)",
+                                  first)
+            raise unknown_key_error(where, first, ("start", "stop", "num", "step", "log"), f"{key}.")
         if "step" in spec and "num" in spec:
-            raise field_error(where, key, "either num or step, not both", "both")
+            raise field_error(where, key, "either num or step, not both", f"num {spec['num']} and step {spec['step']}")
+        if "step" not in spec and "num" not in spec:  # qa242: 'axes.k.num: expected a positive integer, found null'
+            raise field_error(where, key, "a range with num (values) or step (spacing)", "neither")
         spec = {part: _number(v) for part, v in spec.items()}
         for part in ("start", "stop"):
             v = spec.get(part)
@@ -304,7 +314,7 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
             raise field_error(where, key, "a number", spec)
         values = np.asarray([value], dtype=np.float64)
     else:
-        raise field_error(where, key, "a list or a range {start, stop, num, log}", spec)
+        raise field_error(where, key, "a number, a list or a range {start, stop, num or step, log}", spec)
     if name in AXIS_MAX and values.max() > AXIS_MAX[name]:
         top = float(values.max())
         raise field_error(where, key, f"values <= {AXIS_MAX[name]:g}", int(top) if top.is_integer() else top)  # 100, not 100.0

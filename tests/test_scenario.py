@@ -41,7 +41,7 @@ def test_every_builtin_scenario_loads(tmp_path):
     ({"axes": {"k": [-1, 2]}}, "s.yaml: axes.k: expected values >= 0, found -1"),
     ({"axes": {"batch": {"start": 64, "stop": 1, "num": 4}}}, "s.yaml: axes.batch: expected a range with stop >= start"),
     ({"axes": {"batch": []}}, "s.yaml: axes.batch: expected a non-empty list or a range"),
-    ({"axes": {"batch": "lots"}}, "s.yaml: axes.batch: expected a list or a range"),
+    ({"axes": {"batch": "lots"}}, "s.yaml: axes.batch: expected a number, a list or a range"),
     ({"method": "lookahead"}, "s.yaml: method: expected one of none | draft | mtp | eagle | medusa | ngram"),
     ({"type": "hardware"}, "s.yaml: expected a scenario, found a hardware profile (type: hardware)"),
     ({"description": 5}, "s.yaml: description: expected text, found 5"),
@@ -54,6 +54,10 @@ def test_every_builtin_scenario_loads(tmp_path):
     ({"method": ["eagle", "eagle"]}, "s.yaml: method: expected distinct values"),
     ({"draft": "llama-3.2-1b"}, "s.yaml: draft: expected a draft model only with method draft"),
     ({"axes": {"batch": {"start": 1, "stop": 8, "num": 4, "step": 2}}}, "s.yaml: axes.batch: expected either num or step"),
+    # qa242: 'found both', a key by another name told the five keys alone, and neither num nor step said as num's null
+    ({"axes": {"batch": {"start": 1, "stop": 8, "num": 4, "step": 2}}}, "s.yaml: axes.batch: expected either num or step, not both, found 'num 4 and step 2'"),
+    ({"axes": {"batch": {"start": 1, "end": 8, "num": 4}}}, "s.yaml: axes.batch.end: expected a known field (did you mean 'stop'?), found 'end'"),
+    ({"axes": {"batch": {"start": 1, "stop": 8}}}, "s.yaml: axes.batch: expected a range with num (values) or step (spacing), found 'neither'"),
     ({"axes": {"k": {"start": 0, "stop": 4, "step": 0.5}}}, "s.yaml: axes.k.step: expected a whole number"),
     ({"axes": {"batch": [1, 1.0e+30]}}, "s.yaml: axes.batch: expected values <= 1e+08"),
     ({"speed": "fast"}, "s.yaml: speed: expected a known key"),
@@ -81,7 +85,7 @@ def test_numbers_yaml_reads_as_strings_are_accepted():
            "axes": {"batch": "8", "context": "1e3", "alpha": ["0.8"]}}
     axes = scenario_from_dict(one, "s.yaml").axes
     assert axes["batch"].tolist() == [8] and axes["context"].tolist() == [1000]
-    with pytest.raises(RooflineError, match=r"^s.yaml: axes.batch: expected a list or a range .*, found 'eight'$"):
+    with pytest.raises(RooflineError, match=r"^s.yaml: axes.batch: expected a number, a list or a range .*, found 'eight'$"):
         scenario_from_dict({**one, "axes": {"batch": "eight"}}, "s.yaml")
     # qa185: float() read "1_000" (refused unquoted), digits of other scripts and "nan" as numbers; they stay text
     for text in ("1_000", "\u0661\u0662", "nan", "0x10"):
