@@ -39,6 +39,21 @@ def field_line(where: str, field: str) -> int | None:
     return None
 
 
+def with_line(where: str, exc: RooflineError) -> RooflineError:
+    """`exc`, 'FILE: FIELD: ...', with FIELD's line in FILE put after the file where it names one without it (qa242: a
+    scenario's `method: mtp` on Llama, `ep: 2` on a dense model, `tp: 3` said no line; field_error says it already)."""
+    import copy
+
+    text, head = str(exc), f"{where}: "
+    field = text[len(head):].split(": ", 1)[0] if text.startswith(head) else ""
+    line = field_line(where, field) if field and not field.startswith("line ") and " " not in field else None
+    if line is None:
+        return exc
+    lined = copy.copy(exc)
+    lined.args = (f"{head}line {line}: {text[len(head):]}", *exc.args[1:])
+    return lined
+
+
 def shown_value(found: object) -> str:
     """A value as an error line shows it: dates and booleans as YAML writes them (2024-01-01, true), a value whose repr
     takes several lines (a pandas Series or DataFrame) by its type ('a Series': qa218, qa220), any other by its repr on

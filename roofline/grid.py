@@ -38,7 +38,7 @@ from roofline.engine import (
     unfitted_family_note,
     weight_only_note,
 )
-from roofline.errors import RooflineError, UnknownName, field_error, field_line, warn
+from roofline.errors import RooflineError, UnknownName, field_error, field_line, warn, with_line
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment, group_note, shard_note
 from roofline.model import ModelSpec, context_note, drafter_context_note, load_model
@@ -115,8 +115,16 @@ SHADOW_KINDS = {"HardwareSpec": "hardware", "ModelSpec": "model", "ServingEngine
 
 
 def load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None) -> list[Config]:
-    """Every config of the scenario (errors name the scenario file and the key). `specs` maps
+    """Every config of the scenario (errors name the scenario file, the key and its line). `specs` maps
     (type name, profile name) to spec objects given directly (roofline.sweep with objects)."""
+    try:
+        return _load_configs(sc, extra_dirs, specs)
+    except RooflineError as exc:  # a key's line where its check did not say it (qa242)
+        raise with_line(sc.path or sc.name, exc) from None
+
+
+def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = None) -> list[Config]:
+    """load_configs' work."""
     from roofline.speculation import check_draft_vocab, default_rates_note, drafter_warnings, mtp_reuse_note, rising_rates_note
 
     specs = specs or {}

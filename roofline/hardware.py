@@ -282,15 +282,14 @@ def spec_where(kind: str, name: object) -> str:
     return f"{kind} spec {shown[:80]!r}"
 
 
-def check_file_name(path: Path, asked: str, name: object) -> None:
+def check_file_name(path: Path, asked: str, name: object, kind: str = "hardware") -> None:
     """A profile found by name (not given as a path) must carry its file's name: `name:` equals the file stem. One
     given as a path loads under its own `name:`, warned where that is not the file's (qa242: rows said my-h100 of a
     file my-h100-80GB.yaml, and --where hardware=my-h100-80GB found none)."""
     if not is_profile_path(asked) and name != path.stem:
         raise field_error(str(path), "name", f"the file name {path.stem!r}", name)
-    if is_profile_path(asked) and isinstance(name, str) and name != path.stem:
-        from roofline.errors import warn
-
+    if is_profile_path(asked) and isinstance(name, str) and name != path.stem and name not in list_names(kind):
+        # (a built-in's name: profiles.shadow_note says that, and more)
         warn(f"{path}: name {name!r} is not the file's name {path.stem!r}: its results, --where and figures say {name} "
              "(`validate` refuses such a file; name it as the file)")
 

@@ -846,5 +846,5 @@ def load_model(name: str, extra_dirs: tuple[str | Path, ...] = ()) -> ModelSpec:
     """Load model profile `name` (or a path to a YAML file) from the search path."""
     path = find_profile("model", name, extra_dirs)
     spec = model_from_dict(read_yaml(path), str(path))
-    check_file_name(path, name, spec.name)
+    check_file_name(path, name, spec.name, "model")
     return dataclasses.replace(spec, path=str(path))

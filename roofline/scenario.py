@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from roofline.errors import MISSING, RooflineError, UnknownName, closest_names, field_error, unknown_key_error, warn
+from roofline.errors import MISSING, RooflineError, UnknownName, closest_names, field_error, unknown_key_error, warn, with_line
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, K_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES
 from roofline.profiles import PROFILE_SUFFIXES, find_profile, is_profile_path, normalize_dtype, read_yaml
@@ -547,7 +547,11 @@ def missing_scenario_file(path: Path, extra_dirs: tuple[str | Path, ...] = ()) -
 def load_scenario(name_or_path: str, extra_dirs: tuple[str | Path, ...] = ()) -> Scenario:
     """A scenario from a file path or a name on the search path."""
     path = scenario_file(name_or_path, extra_dirs)
-    return scenario_from_dict(read_yaml(path), str(path))
+    data = read_yaml(path)
+    try:
+        return scenario_from_dict(data, str(path))
+    except RooflineError as exc:  # a key's line where its check did not say it
+        raise with_line(str(path), exc) from None
 
 
 def is_bare_name(name_or_path) -> bool:

@@ -1021,7 +1021,7 @@ def load_engine(name: str | ServingEngine | None, extra_dirs: tuple[str | Path, 
         raise field_error("engine", "name", "an engine name or path", name)
     path = find_profile("engine", name.strip(), extra_dirs)
     engine = engine_from_file_data(read_yaml(path), path, extra_dirs)
-    check_file_name(path, name, engine.name)
+    check_file_name(path, name, engine.name, "engine")
     return engine
 
 
@@ -1189,7 +1189,7 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
     if "costs_from" in base_data:
         raise field_error(where, "costs_from", f"a profile with costs of its own ({base_path} takes them from another)", other)
     base = engine_from_dict(base_data, str(base_path))
-    check_file_name(base_path, other, base.name)
+    check_file_name(base_path, other, base.name, "engine")
     own = {key: rule(where, key, data[key]) for key, rule in _SPECULATION_RULES.items() if key in data}
     if own.get("max_running_requests_speculating", 0) is None and "max_running_requests_flag" not in data:
         own["max_running_requests_flag"] = None  # a copy that lifts the cap lifts the option that raises it

@@ -1821,7 +1821,7 @@ def test_scenarios_list_says_a_scenario_whose_configs_a_sweep_refuses(tmp_path, 
     (tmp_path / "s2.yaml").write_text("name: s2\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: mtp\n"
                                       "axes: {batch: [1], context: [1024], k: [1], alpha: [0.8]}\n")
     code, _, err = roofline("--profiles", tmp_path, "scenarios", "list")
-    assert code == 2 and "s2.yaml: method: expected a model with MTP modules for mtp" in err, err
+    assert code == 2 and "s2.yaml: line 4: method: expected a model with MTP modules for mtp" in err, err
 
 
 def test_models_and_engines_show_say_the_fields_a_copy_was_given(tmp_path):

@@ -319,3 +319,21 @@ def test_a_tree_without_a_k_axis_says_the_depth_it_took():
         notes = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "the tree's depth" in str(w.message)]
         assert bool(notes) is said and (not said or "tree: 25 nodes at depth k = 4, the default" in notes[0])
 
+
+
+def test_a_scenario_files_config_errors_say_the_line_of_their_key(tmp_path):
+    """qa242: `method: mtp` on Llama, `ep: 2` on a dense model, `tp: 3` and an alpha axis without a method said the file
+    and key but no line, where other errors of the same file said theirs."""
+    from roofline.grid import load_configs
+    from roofline.scenario import load_scenario
+
+    for extra, said in (("method: mtp\n", "line 4: method: expected a model with MTP modules"),
+                        ("ep: 2\n", "line 4: ep: expected 1 for a dense model"),
+                        ("tp: 3\n", "line 4: tp: expected a divisor of the model's 32 attention heads")):
+        path = tmp_path / "t.yaml"
+        path.write_text(f"name: t\nhardware: h100-sxm\nmodel: llama-3.1-8b\n{extra}axes:\n  batch: [1]\n")
+        with pytest.raises(RooflineError, match=f"^{re.escape(str(path))}: {said}"):
+            load_configs(load_scenario(str(path)))
+    path.write_text("name: t\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n  batch: [1]\n  alpha: [0.8]\n")
+    with pytest.raises(RooflineError, match=f"^{re.escape(str(path))}: line 6: axes.alpha: expected only with a speculation"):
+        load_scenario(str(path))
