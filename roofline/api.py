@@ -603,6 +603,7 @@ def predict(
         # step = max(device, host) when true, device + host when false: the engine's host_overlap, or 2+ pipeline
         # micro-batches in flight (engine.host_overlapped)
         "host_overlap": bool(m["host_overlapped"]),
+        "host_on_path_s": float(m["host_on_path_s"]),  # of it, what lies on the step's critical path (engine.step_metrics)
         "host_overlap_speculating": bool(host_overlapped(  # likewise, a verify pass (speculation.py's verify engine)
             dataclasses.replace(eng, host_overlap=eng.host_overlap and eng.host_overlap_speculating), batch, dep)),
         "operators": {
@@ -729,12 +730,13 @@ def predict(
         if speculates(method, k) and deployable:  # qa156: a gain carried by host work paid once an iteration, here or at the break-even
             at = {batch: float(out["step_time_s"])}
             be = out["spec"]["break_even_batch"]
-            if be is not None and be > batch and host_carries_gain(eng):
+            if be is not None and be > batch and host_carries_gain(eng, dep.pp):
                 at[be] = float(step_metrics(hw, target, be, 1, context, dep, engine=eng, shared_prefix=shared_prefix)["step_time_s"])
             limit = out["spec"]["break_even_at_memory_limit"]
             for b_at, plain_s in at.items():
                 here = b_at == batch
-                note = host_amortised_note(eng, b_at, float(host_time_s(eng, b_at, dep)), plain_s, "" if here else "there", hw)
+                note = host_amortised_note(eng, b_at, float(host_time_s(eng, b_at, dep)), plain_s, "" if here else "there", hw,
+                                           dep.pp)
                 if note:  # qa157: at the memory limit the batch is the largest that fits, no break-even
                     out["warnings"].append(note if here else f"speculation paying up to batch {be:,}{', the largest that fits' if limit else ''}: {note}")
                     break

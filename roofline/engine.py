@@ -45,8 +45,12 @@ device from `roofline.costs`):
         layer of the model (the busiest stage's pp times overstated a round trip: DeepSeek-V3 at pp 4, batch 1, with its
         three leading dense layers, 64 MoE layers' time for its 58 MoE and 3 dense)
     t_host = m * host_per_step + host_per_sequence * B_a   (each micro-batch scheduled on its own: host_time_s)
-    t_step = max(t_device, t_host) if the engine overlaps host work or m >= 2 micro-batches are in flight (one's host
-             work beside the others' device time: host_overlapped), else t_device + t_host
+    t_step = max(t_device, t_host) if the engine overlaps host work, else t_device + t_host      (pp = 1)
+           = max(max(pp * t_body_mean + t_head + t_host / m, m * (t_body + t_head)) + t_p2p + step_overhead, t_host)
+                                                                                                 (pp > 1)
+        under pp a micro-batch's next step is scheduled once its last one's tokens are back (host_overlapped), so its
+        own host work, t_host / m, lies on its round trip, the other micro-batches' beside it; the host, busy with
+        every micro-batch's, bounds the step too. At m = 1 this is t_device + t_host, whatever host_overlap says
 
     t_dp_gather  = dense_layers_stage * (2 lat + t_ring(D, 2 c T_g * hidden * 2))  where the engine splits the dense
                    MLP over the stage (dep.stage_split: SGLang's dp_gather and reduce-scatter a dense layer), else 0;
@@ -192,7 +196,8 @@ def parameters_used(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine:
     share of the step (serving.dispatch_prior_text)."""
     gathers = _gathers_split_experts(model, dep, engine)
     dense_mlp_layers = dep.stage_layers(model)[2] if model.moe is not None else dep.stage_layers(model)[0]
-    host = not engine.host_overlap or (speculating and not engine.host_overlap_speculating) or host_bound
+    host = (not engine.host_overlap or (speculating and not engine.host_overlap_speculating) or host_bound
+            or dep.pp > 1)  # under pp a micro-batch's own host work is on its round trip (step_metrics)
     quantised_experts = model.moe is not None and dep.dtype("experts") in QUANTISED_DTYPES
     dequantised_experts = model.moe is not None and weight_only(hw, dep.dtype("experts"))
     q, w = engine.quantised_moe_efficiency, engine.weight_only_efficiency
@@ -608,23 +613,32 @@ def cross_domain_tp_note(hw: HardwareSpec, dep: Deployment, allreduce_s: float |
             f"scale-out link's latency ({format_seconds(latency_s)}), {CROSS_DOMAIN_CAVEAT}")
 
 
+def microbatches(batch, dep: Deployment):
+    """m = min(B, pp): the micro-batches of a step, each of B / m sequences, following each other through the stages."""
+    return np.minimum(np.asarray(batch, dtype=np.float64), dep.pp)
+
+
 def host_time_s(engine: ServingEngine, batch, dep: Deployment):
     """m * host_per_step + host_per_sequence * B_a: each of the m = min(B, pp) micro-batches in flight is scheduled on
     its own (vLLM V1's batch queue of pp batches, EngineCore.step_with_batch_queue; SGLang's event_loop_pp, one
     get_next_batch_to_run a micro-batch), so the fixed part is paid once each; each attention-DP rank schedules its own
     sequences."""
-    microbatches = np.minimum(np.asarray(batch, dtype=np.float64), dep.pp)
-    return microbatches * engine.host_per_step_s + engine.host_per_sequence_s * sequences_per_group(batch, dep)
+    return microbatches(batch, dep) * engine.host_per_step_s + engine.host_per_sequence_s * sequences_per_group(batch, dep)
 
 
 def host_overlapped(engine: ServingEngine, batch, dep: Deployment):
-    """Whether a step's host work runs beside its device time: where the engine overlaps it (host_overlap), and under
-    pipeline parallelism with m = min(B, pp) >= 2 micro-batches in flight whatever the engine, one micro-batch's
-    scheduling and output processing running while the others occupy the stages (vLLM's batch queue: "PP requires
-    PP-size concurrent batches to fill the pipeline", config/vllm.py max_concurrent_batches, a new batch scheduled
-    while the queue is not full; SGLang's event_loop_pp processes the next micro-batch's result after launching the
-    current one, the overlap scheduler itself off under pp)."""
-    return np.asarray(engine.host_overlap) | (np.minimum(np.asarray(batch, dtype=np.float64), dep.pp) >= 2)
+    """Whether a step's host work is not simply added to its device time: at pp = 1 where the engine overlaps it
+    (host_overlap); at pp > 1 where m = min(B, pp) >= 2 micro-batches are in flight, whatever the engine: each
+    micro-batch's own host work then lies on its round trip (step_metrics' chain), the others' beside it. The engines
+    schedule a micro-batch's next step only once its last one's tokens are back: vLLM's batch queue ("PP requires
+    PP-size concurrent batches to fill the pipeline", config/vllm.py max_concurrent_batches; EngineCore.
+    step_with_batch_queue schedules a new batch while the queue is not full, and a request's next step after
+    update_from_output), SGLang's event_loop_pp (its overlap scheduler off under pp: each micro-batch's result is
+    processed, then it is scheduled again), so at one micro-batch (B = 1) the host work adds, whatever host_overlap."""
+    pp = dep.pp
+    if pp == 1:
+        return np.asarray(bool(engine.host_overlap))
+    return microbatches(batch, dep) >= 2
 
 
 def step_metrics(
@@ -646,7 +660,8 @@ def step_metrics(
     `dep` defaults to one device at the model's native precision; `engine` to the ideal roofline.
     Returns arrays (broadcast over batch, q, context): step_time_s, operator_time_s (sum of operator
     times of the pass), allreduce_time_s, all_to_all_time_s, moe_gather_time_s, p2p_time_s, comm_time_s (their sum),
-    overhead_s (fixed device overhead), host_time_s, host_overlapped (the step the larger of the two), flops, bytes (per device per step), path_bytes (streamed on
+    overhead_s (fixed device overhead), host_time_s, host_overlapped (not simply added to the device's time),
+    host_on_path_s (its part on the step's critical path), flops, bytes (per device per step), path_bytes (streamed on
     the step's critical path: every stage's layers on a pp round trip, else bytes),
     kv_read_bytes, arithmetic_intensity_flops_per_byte, mbu, mfu, compute_bound (compute-bound
     operators take most of the operator time), tokens. With `with_operators`, also `operators`:
@@ -657,7 +672,7 @@ def step_metrics(
     b = np.asarray(batch, dtype=np.float64)
     q = np.asarray(q, dtype=np.float64)
     pp = dep.pp
-    microbatches = np.minimum(b, pp)
+    microbatches = np.minimum(b, pp)  # m (engine.microbatches)
     mb = b / microbatches
     costs = operator_costs(model, mb, q, context, dep, logit_tokens, prefill, shared_prefix,
                            engine.prefix_read_once)
@@ -725,7 +740,11 @@ def step_metrics(
     device_s = np.maximum(round_trip_s, paced_s) + p2p_s + hw.step_overhead_s
     host_s = np.broadcast_to(host_time_s(engine, b, dep), shape)
     overlapped = np.broadcast_to(host_overlapped(engine, b, dep), shape)
-    step_s = np.where(overlapped, np.maximum(device_s, host_s), device_s + host_s)
+    if pp > 1:  # a micro-batch's chain: its own host work, then its round trip; the stages and the host busy besides
+        chain_s = round_trip_s + host_s / microbatches  # host_s / m = host_per_step + host_per_sequence * B_a / m
+        step_s = np.maximum(np.maximum(chain_s, paced_s) + p2p_s + hw.step_overhead_s, host_s)
+    else:
+        step_s = np.where(overlapped, np.maximum(device_s, host_s), device_s + host_s)
     kv_read = costs["attention"][1] + costs["indexer"][1] - attention_activation_bytes(model, tokens_a, dep, prefill, stage_layers)
     device_flops, device_bytes = microbatches * total_flops, microbatches * total_bytes
     passes_with_head = np.where(round_trip, 1.0, microbatches)
@@ -738,6 +757,9 @@ def step_metrics(
         "overhead_s": np.broadcast_to(overhead_s, shape),
         "host_time_s": host_s,
         "host_overlapped": overlapped,
+        # the host work on the step's critical path: all of it where added, none where overlapped, a micro-batch's share
+        # (t_host / m, on its round trip) under pp
+        "host_on_path_s": host_s / microbatches if pp > 1 else np.where(overlapped, 0.0, host_s),
         "flops": device_flops,
         "bytes": device_bytes,
         # what the step streams on its critical path: every stage's layers on a round trip (pp mean stages), the busiest

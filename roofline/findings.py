@@ -537,19 +537,21 @@ def _host_share(row: pd.Series, engine: str, meta: dict) -> str:
     """' At batch B the ENGINE engine's host work ... is X of the plain step: ...' where an engine that does not overlap
     its host work with the device spends more than HOST_SHARE_NOTED of plain decoding's step on it at `row`'s batch:
     t_host from engine.host_time_s with the engine values the sweep ran with (meta's engine_values; without them, the
-    profile on the search path), the step B / baseline tokens/s."""
+    profile on the search path), the step B / baseline tokens/s; under pp the share on a micro-batch's round trip,
+    t_host / m, from m = 2 micro-batches whatever the engine (engine.step_metrics; qa244)."""
     if engine == "ideal":
         return ""
-    from roofline.engine import host_time_s
+    from roofline.engine import host_time_s, microbatches
     from roofline.layout import Deployment
 
     hw = str(row["hardware"])
     eng = (meta.get("engine_values") or {}).get((engine, hw)) or load_engine(engine).for_hardware(hw)
-    if eng.host_overlap or not eng.host_per_sequence_s:
-        return ""
     batch = int(row["batch"])
     dp = int(row["dp_attention"]) if "dp_attention" in row.index else 1
-    host_s = float(host_time_s(eng, batch, Deployment(dp_attention=dp)))
+    dep = Deployment(dp_attention=dp, pp=int(row["pp"]) if "pp" in row.index else 1)
+    if (eng.host_overlap and dep.pp == 1) or not eng.host_per_sequence_s:
+        return ""
+    host_s = float(host_time_s(eng, batch, dep)) / float(microbatches(batch, dep))  # on the step's path
     step_s = batch / float(row["baseline_tokens_per_s"])
     if host_s / step_s <= HOST_SHARE_NOTED:
         return ""

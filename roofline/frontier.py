@@ -622,7 +622,7 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
         plain_s = row.get("baseline_step_time_s", row.get("step_time_s"))
         if speculative and "batch" in row and plain_s is not None and plain_s == plain_s:  # qa157: predict says it of this point
             notes.append(host_amortised_note(on_hw, int(row["batch"]), float(host_time_s(on_hw, int(row["batch"]), dep)),
-                                             float(plain_s), "", hw))
+                                             float(plain_s), "", hw, dep.pp))
         if speculative and "batch" in row and "method" in row:  # its engine's cap while speculating (qa177, qa178)
             notes += speculation_engine_notes(on_hw, str(row["method"]), int(row["batch"]), dep)
         if "batch" in row:  # its engine's cap on sequences at once (vLLM's max_num_seqs), as predict says it

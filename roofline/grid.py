@@ -260,7 +260,7 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                  if deployable and speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any()
                  and optimistic(np.max(sc.axes["batch"]), engine.name) else "")
         top = _largest_fitting_batch(sc, hw, model, dep, c["shared_prefix"], on_hw)  # the notes' batch (0: none fits)
-        if deployable and speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() and host_carries_gain(on_hw):
+        if deployable and speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() and host_carries_gain(on_hw, dep.pp):
             # qa156, qa157: said once an engine after the loop, at the largest swept batch plain decoding fits
             context = int(np.min(sc.axes["context"]))
             if top:

@@ -176,11 +176,13 @@ def dispatch_latency_note(engine: ServingEngine, subject: str = "its expert disp
 HOST_SHARE_NOTED = 0.25  # a share of plain decoding's step above which an engine's unoverlapped host work is named
 
 
-def host_carries_gain(engine: ServingEngine) -> bool:
+def host_carries_gain(engine: ServingEngine, pp: int = 1) -> bool:
     """Whether an engine's host work can carry a speculative gain: it adds it to plain decoding's step too
     (host_overlap false), so a speculative iteration pays it once for tau tokens. An engine that overlaps it in plain
-    decoding and adds it only while speculating (SGLang's spec V1: host_overlap_speculating false) loses by it (qa157)."""
-    return str(engine) != "ideal" and not engine.host_overlap
+    decoding and adds it only while speculating (SGLang's spec V1: host_overlap_speculating false) loses by it (qa157).
+    Not said at pp > 1 (qa244: said 'not overlapped' of host work the micro-batches overlap): there a micro-batch's own
+    share alone lies on its round trip (engine.step_metrics), and every shipped engine refuses speculation."""
+    return str(engine) != "ideal" and not engine.host_overlap and pp == 1
 
 
 def host_terms_text(engine: ServingEngine, hardware=None) -> str:
@@ -194,13 +196,13 @@ def host_terms_text(engine: ServingEngine, hardware=None) -> str:
 
 
 def host_amortised_note(engine: ServingEngine, batch: int, host_s: float, plain_step_s: float, place: str = "",
-                        hardware=None) -> str:
+                        hardware=None, pp: int = 1) -> str:
     """What a speculative point's gain rests on where the engine adds its host work to plain decoding's step
     (host_carries_gain) and that work is more than HOST_SHARE_NOTED of it (qa156: under session 33's vllm, 61.3 us a
     sequence, speculation paid at every batch that fits and beat the bare roofline's speedup up to threefold, host work
     being paid once an iteration of tau tokens); '' otherwise. `place`: where the sentence puts the batch ('at batch
     B' by default)."""
-    if not host_carries_gain(engine) or plain_step_s <= 0:
+    if not host_carries_gain(engine, pp) or plain_step_s <= 0:
         return ""
     share = host_s / plain_step_s
     if share <= HOST_SHARE_NOTED:

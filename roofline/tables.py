@@ -63,8 +63,7 @@ def predict_table(point: dict) -> str:
                        ("p2p_time_s", "pipeline p2p"),
                        ("host_time_s", "host work")):
         if p.get(key):
-            note = (f"   ({'overlapped: the step is the larger of it and the device time; ' if p.get('host_overlap') else ''}"
-                    f"{_host_work_text(p)})"
+            note = (f"   ({_host_overlap_text(p)}{_host_work_text(p)})"
                     if key == "host_time_s" else
                     ("   (two all-reduces: moe_dispatch allgather, dp_gather allreduce)"  # qa146: said as all-gathers
                      if p.get("moe_dispatch") == "allgather" and p.get("dp_gather") == "allreduce" else
@@ -226,7 +225,7 @@ def _rest_text(p: dict) -> str:
     host = p.get("host_time_s") or 0.0
     if _host_sets_step(p):
         return f"host work ({format_seconds(host)}, overlapped, longer than the device's time) sets the step, more bandwidth buys nothing here"
-    added = host if not p.get("host_overlap") else 0.0
+    added = p.get("host_on_path_s", 0.0 if p.get("host_overlap") else host)  # under pp a micro-batch's share (qa244)
     parts = sorted(((added, "host work"), (p.get("comm_time_s") or 0.0, "collectives")), reverse=True)
     named = [f"{name} {format_seconds(t)}" for t, name in parts if t > 0.05 * p["step_time_s"]]
     floor = (f"; the overlapped host work, {format_seconds(host)}, is its floor"
@@ -275,16 +274,30 @@ def _rate(tokens_per_s: float) -> str:
     return f"{tokens_per_s:,.0f}" if tokens_per_s >= 100 else f"{tokens_per_s:,.1f}"
 
 
+def _host_overlap_text(p: dict) -> str:
+    """How the host work line enters the step (engine.step_metrics): 'overlapped: the step is the larger of it and the
+    device time; ', under pp 'at pp 2 a micro-batch's own share, 7.7 ms, adds to its round trip, the others' runs
+    beside it; ' (qa244: said 'overlapped' alone), or '' where it is added."""
+    pp, batch = p["layout"].get("pp", 1), int(p["batch"])
+    if pp > 1 and min(batch, pp) >= 2:
+        return (f"at pp {pp} a micro-batch's own share, {format_seconds(p['host_on_path_s'])}, adds to its round trip, the "
+                "others' runs beside it, the step at least the whole; ")
+    return "overlapped: the step is the larger of it and the device time; " if p.get("host_overlap") else ""
+
+
 def _host_work_text(p: dict) -> str:
     """'vllm: 0 a step + 60.2 us a sequence x 128': what the host work line is made of (engine.host_time_s; under
-    attention DP the sequences of the busiest group)."""
+    attention DP the sequences of the busiest group; under pp the fixed part once a micro-batch, qa244)."""
     values, groups = p.get("engine_values") or {}, p["layout"].get("dp_attention", 1)
     step, per_sequence = values.get("host_per_step_s", 0.0), values.get("host_per_sequence_s", 0.0)
     from roofline.costs import sequences_per_group
     from roofline.layout import Deployment
 
     sequences = int(sequences_per_group(int(p["batch"]), Deployment(dp_attention=groups)))  # B_a, as host_time_s takes it
-    return (f"{p['engine']}: {format_seconds(step) if step else '0'} a step + {format_seconds(per_sequence)} a sequence x "
+    m = min(int(p["batch"]), p["layout"].get("pp", 1))
+    fixed = (f"{m} micro-batches x {format_seconds(step)} a step" if m > 1 and step else
+             f"{format_seconds(step) if step else '0'} a step")
+    return (f"{p['engine']}: {fixed} + {format_seconds(per_sequence)} a sequence x "
             f"{sequences:,}" + (f" (the busiest of {groups} attention-DP groups)" if groups > 1 else ""))
 
 
@@ -653,8 +666,8 @@ def engine_table(e) -> str:
         ("host work per sequence", format_seconds(e.host_per_sequence_s)),
         ("host work overlapped", ("yes" if e.host_overlap else "no (added to the device time)")
          + (", but not while speculating" if e.host_overlap and not e.host_overlap_speculating else "")
-         + ("; at pp > 1 with 2+ micro-batches in flight, yes (one's host work beside the others' device time)"
-            if not (e.host_overlap and e.host_overlap_speculating) else "")),
+         + ("; at pp > 1, whatever this says, each micro-batch's own host work adds to its round trip and the others' "
+            "runs beside it (one micro-batch: all of it adds)" if e.pp_remainder != "none" else "")),
         ("per draft step", f"{format_seconds(e.spec_per_draft_step_s)} + {format_seconds(e.spec_per_draft_step_per_sequence_s)} per sequence"),
         ("per speculative iteration", f"{format_seconds(e.spec_per_iteration_s)} + {format_seconds(e.spec_per_iteration_per_sequence_s)} per sequence"),
         ("overlap exponent", "max (none)" if e.overlap_exponent is None else f"{e.overlap_exponent:g}"),

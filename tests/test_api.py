@@ -947,3 +947,25 @@ def test_a_context_past_the_draft_models_positions_and_a_request_past_the_target
                for w in request)
     fits = roofline.predict("h200", "llama-3.1-70b", 1, 131000, tp=8, prompt=120000, output_len=5000)["warnings"]
     assert not any("a request of" in w for w in fits)
+
+
+def test_no_unoverlapped_host_work_note_under_pp_where_micro_batches_overlap_it():
+    """qa244: a user's vllm copy speculating at pp 2 was told its host work, 'not overlapped', carried the gain, beside a
+    host work line saying the micro-batches overlap it; parameters_used counts the host terms under pp (a micro-batch's
+    share lies on its round trip)."""
+    from roofline.engine import parameters_used
+    from roofline.hardware import load_hardware
+    from roofline.layout import deployment
+    from roofline.model import load_model
+    from roofline.serving import load_engine
+
+    vllm = dataclasses.replace(load_engine("vllm"), speculation_refused_with_pp=False)
+    out = roofline.predict("h100-sxm", "llama-3.1-8b", 256, 1024, pp=2, engine=vllm, method="eagle", k=3, alpha=0.8)
+    assert not any("not overlapped" in w for w in out["warnings"]), out["warnings"]
+    flat = roofline.predict("h100-sxm", "llama-3.1-8b", 256, 1024, engine=vllm, method="eagle", k=3, alpha=0.8)
+    assert any("not overlapped" in w for w in flat["warnings"])  # pp 1: it is added, and said
+    sglang, model = load_engine("sglang"), load_model("llama-3.1-70b")
+    used = parameters_used(load_hardware("h100-sxm"), model, deployment(model, tp=4, pp=2), sglang, False, False)
+    assert used["host_per_step"] and used["host_per_sequence"]
+    assert not any(parameters_used(load_hardware("h100-sxm"), model, deployment(model, tp=4), sglang, False, False)[p]
+                   for p in ("host_per_step", "host_per_sequence"))

@@ -685,3 +685,18 @@ def test_an_engine_without_attention_dp_says_so_of_what_it_would_do_under_it():
     for label in ("DP gather", "stage split under DP", "whole under DP", "sequence-parallel MoE"):
         assert re.search(rf"{label} +none: no attention DP \(attention_dp false\)", v0), label
     assert "running 1/tp of its group's tokens" in v1 and "running 1/tp" not in v0
+
+
+def test_the_host_work_line_under_pp_counts_a_fixed_part_a_micro_batch_and_says_what_lies_on_the_path():
+    """qa244: 'sglang: 1.5 ms a step + 10 us a sequence x 64' beside 3.64 ms (two micro-batches' fixed parts), and
+    'overlapped' said of host work a micro-batch's share of which adds to its round trip."""
+    import roofline
+    from roofline.tables import predict_table
+
+    p = roofline.predict("h100-sxm", "llama-3.1-70b", 64, 1024, tp=4, pp=2, engine="sglang")
+    line = next(x for x in predict_table(p).splitlines() if x.strip().startswith("host work"))
+    assert "sglang: 2 micro-batches x 1.5 ms a step + 10 us a sequence x 64" in line, line
+    assert f"at pp 2 a micro-batch's own share, {format_seconds(p['host_time_s'] / 2)}, adds to its round trip" in line
+    one = roofline.predict("h100-sxm", "llama-3.1-70b", 1, 1024, tp=4, pp=2, engine="sglang")
+    line = next(x for x in predict_table(one).splitlines() if x.strip().startswith("host work"))
+    assert "sglang: 1.5 ms a step + 10 us a sequence x 1)" in line and "overlapped" not in line and "round trip" not in line
