@@ -697,7 +697,7 @@ def sweep(
         summary = write_sweep(sc, configs, tmp, plots=plots, chunk_points=chunk_points, fmt=format_, svg=svg,
                               progress=sys.stderr.isatty() or sc.points > 200_000, pool=pool, extra_dirs=_dirs())
     plotted = f", plotted in {summary['plot_s']:.2f} s" if plots else ""
-    typer.echo(f"{sc.name}: {summary['points']:,} points, engine {', '.join(sorted({c.engine.name for c in configs}))}: "
+    typer.echo(f"{sc.name}: {summary['points']:,} points, engine {', '.join(dict.fromkeys(c.engine.name for c in configs))}: "
                f"computed in {summary['compute_s']:.2f} s, written in {summary['write_s']:.2f} s{plotted} -> {out}/")
     for name in summary["files"]:
         typer.echo(f"  {out / name}")
@@ -865,13 +865,11 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force) -> None
                               overlap=meta.get("overlap")))
     if not len(frontier):  # qa214: no answer, exit 0, and a script could not tell (--out not written: nothing in it)
         raise typer.Exit(1)
-    reached = any(row is not None for row in (picks or {}).values()) or bool(found)
-    if min_tokens_per_user is not None and not reached:  # qa241: 'no row reaches it', exit 0 (--out: the frontier, no pick)
-        if out is not None:
-            _write_frontier(out, frontier, picks, force)
-        raise typer.Exit(1)
     if out is not None:
         _write_frontier(out, frontier, picks, force)
+    reached = any(row is not None for row in (picks or {}).values()) or bool(found)
+    if min_tokens_per_user is not None and not reached:  # qa241: 'no row reaches it' exited 0 (--out: the frontier, no pick)
+        raise typer.Exit(1)
 
 
 @app.command()

@@ -577,7 +577,7 @@ def _operator_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
     return time_s, effective_flops, flops_per_s, bytes_per_s
 
 
-def host_sets_step(overlap: bool, host_s, step_s):
+def host_sets_step(overlap, host_s, step_s):
     """Whether host work of `host_s` sets a step of `step_s` (the step as step_metrics gives it) where it is overlapped
     (`overlap`: host_overlapped, step_metrics' host_overlapped): the step pays the larger of it and the device's time, so the host work is the
     step where it is at least that (a rounding's worth aside)."""
