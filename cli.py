@@ -1104,6 +1104,11 @@ def main() -> None:
             during = " (while writing the command's output: free space, or give --out elsewhere)" if full and not exc.filename else ""
             typer.echo(f"error: {where}{exc.strerror or exc}{during}", err=True)
             sys.exit(2)
+        if isinstance(exc, RuntimeError) and str(exc).startswith("Symlink loop from "):  # pathlib's resolve() before
+            # Python 3.13 (an OSError since): an output path in a loop of links (qa246: a traceback, exit 1)
+            typer.echo(f"error: {str(exc).removeprefix('Symlink loop from ').strip(chr(39))}: Too many levels of symbolic "
+                       "links", err=True)
+            sys.exit(2)
         raise
 
 

@@ -51,7 +51,7 @@ from roofline.profiles import (
     user_dir,
 )
 from roofline.units import parse_quantity, unit_kind
-from roofline.yamlio import load_yaml_text, read_text, write_text_atomic
+from roofline.yamlio import comment_line, load_yaml_text, read_text, write_text_atomic
 
 SCHEMA_COMMENTS = {kind: f"# yaml-language-server: $schema=../docs/{kind}.schema.json" for kind in ("hardware", "engine")}
 EDIT_MARK = "# roofline: "
@@ -793,13 +793,9 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     doc.ca.comment = None
     header = [SCHEMA_COMMENTS[kind]] if kind in SCHEMA_COMMENTS and folder.resolve() == builtin_dir(kind).resolve() else []
 
-    def one_line(text: object) -> str:  # a comment line stays one line (qa182: a display name's newline broke it; qa183:
-        # YAML breaks a line at U+0085, U+2028 and U+2029 too)
-        return re.sub("[\r\n\x85\u2028\u2029]", lambda m: m.group().encode("unicode_escape").decode(), str(text))
-
-    display = one_line(doc.get("display_name", name))
+    display = comment_line(doc.get("display_name", name))
     command = " ".join([f"roofline {GROUP[kind]} new {name} --from {source_name}",
-                        *(one_line(f"--set {shlex.quote(a)}") for a in assignments)])
+                        *(comment_line(f"--set {shlex.quote(a)}") for a in assignments)])
     words = "values and description" if kind == "scenario" else "values, source, notes"  # a scenario has no source
     header.append(f"# {display}: made with `{command}`; every field not set there is {source.stem}'s ({words}) until "
                   "edited.")

@@ -77,7 +77,7 @@ import yaml
 from roofline.errors import MISSING, RooflineError, field_error, warn
 from roofline.model import BYTES_PER_ELEMENT, KV_DTYPES, MAX_COUNT, model_from_dict
 from roofline.profiles import check_not_shadowing, check_profile_name
-from roofline.yamlio import read_json_file, write_text_atomic
+from roofline.yamlio import comment_line, read_json_file, write_text_atomic
 
 PARAM_TOLERANCE = 0.05
 
@@ -658,7 +658,7 @@ def check_params(profile: dict, where: str) -> str:
 
 def profile_to_yaml(profile: dict, command: str) -> str:
     """The profile as YAML with a header naming the command that made it."""
-    header = f"# {profile['display_name']}: made with `{command}`\n"
+    header = f"# {comment_line(profile['display_name'])}: made with `{comment_line(command)}`\n"  # one line (qa246)
     return header + yaml.safe_dump(profile, sort_keys=False, width=100, allow_unicode=True)
 
 

@@ -101,6 +101,12 @@ _EXPONENT_FLOAT = re.compile(r"^[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][-+]?[0-9]+
 _AMBIGUOUS_NUMBER = re.compile(r"^[-+]?(?:0[0-9_]+(?:\.[0-9_]*)?|0b[01_]+|[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|[0-9.]*_[0-9._]*)$")
 
 
+def comment_line(text: object) -> str:
+    """`text` kept on one line of a YAML comment: the line breaks YAML knows (\\r, \\n, U+0085, U+2028, U+2029) written
+    escaped (qa182: a display name's newline made the rest of the header a key; qa183; qa246: `models import`)."""
+    return re.sub("[\r\n\x85\u2028\u2029]", lambda m: m.group().encode("unicode_escape").decode(), str(text))
+
+
 def _unambiguous_number(kind: str):
     """The safe constructor of `kind` (int, float) refusing a scalar _AMBIGUOUS_NUMBER matches, at its line."""
     def construct(loader, node):

@@ -580,3 +580,11 @@ def test_qa116_review_mends(roofline, tmp_path, monkeypatch):
     assert code == 2 and err.strip() == "error: myfolder: expected a scenario file, found a folder"
     code, _, err = roofline("predict", "--method", "eagle", "--alpha", "0.7", "--draft-hardware", " ")
     assert code == 2 and err.startswith("error: command line: --draft-hardware: ")
+
+
+def test_an_output_path_in_a_loop_of_links_is_one_line_not_a_traceback(tmp_path, roofline):
+    """qa246: pathlib's resolve() raises RuntimeError for a loop before Python 3.13: a traceback, exit 1."""
+    (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
+    code, _, err = roofline("sweep", "flops-vs-time", "--no-plots", "--out", tmp_path / "loop1")
+    assert code == 2 and err.strip() == f"error: {tmp_path / 'loop1'}: Too many levels of symbolic links", err

@@ -526,3 +526,15 @@ def test_a_mixtral_config_imports_without_a_sequence_parallel_moe_block():
     assert moe["sequence_parallel"] is False and model_from_dict(profile_from_hf_config(cfg, "mx", "mx.json"), "mx").moe.sequence_parallel is False
     cfg = {**TINY, "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32}
     assert "sequence_parallel" not in profile_from_hf_config(cfg, "q", "q.json")["moe"]
+
+
+def test_an_imported_profiles_header_stays_one_comment_line_whatever_its_display_name(tmp_path):
+    """qa246: --display-name 'a<newline>b' wrote '# a' and a line 'b: made with ...', a YAML key: the file failed its own
+    validation and `models list` exited 2."""
+    from pathlib import Path
+
+    path, _ = import_hf_config(Path(__file__).parent / "data" / "hf" / "qwen3-30b-a3b.json", "qq5", tmp_path,
+                               display_name="a\nb\u2028c")
+    first, second = path.read_text().splitlines()[:2]
+    assert first.startswith("# a\\nb\\u2028c: made with") and second == "type: model"
+    assert load_model("qq5", (tmp_path,)).display_name == "a\nb\u2028c"
