@@ -782,6 +782,13 @@ def predict(
     if prompt is not None:
         out["prompt"] = prompt
         out["ttft_s"] = float(ttft_s(hw, target, prompt, dep, eng))
+        alone = capacity(hw, target, 1, prompt + (output_len or 0), dep, shared_prefix=0, engine=eng)  # one request
+        if not bool(alone["fits_in_memory"]):  # qa246: a 120,000-token prompt on an L4 priced a TTFT of 65 s, unsaid
+            tokens = f"{prompt:,} prompt" + (f" and {output_len:,} output tokens" if output_len else " tokens")
+            out["warnings"].append(f"a request of {tokens} does not fit in memory even alone: its KV cache and the "
+                                   f"weights need {float(alone['memory_needed_bytes']) / 1e9:.1f} GB per device of "
+                                   f"{float(alone['usable_memory_bytes']) / 1e9:.1f} GB usable, so no engine runs it; the "
+                                   "time to first token and the serving terms are priced as asked")
         if output_len is None and prompt > context:  # qa217: a 5,000-token prompt decoded at a context of 1,024, unsaid
             out["warnings"].append(f"prompt {prompt:,} is longer than the context {context:,} the step is priced at: a "
                                    "sequence decodes after its prompt, so its context is at least the prompt's length "

@@ -969,3 +969,12 @@ def test_no_unoverlapped_host_work_note_under_pp_where_micro_batches_overlap_it(
     assert used["host_per_step"] and used["host_per_sequence"]
     assert not any(parameters_used(load_hardware("h100-sxm"), model, deployment(model, tp=4), sglang, False, False)[p]
                    for p in ("host_per_step", "host_per_sequence"))
+
+
+def test_a_prompt_whose_kv_cache_fits_at_no_batch_is_said():
+    """qa246: a 120,000-token prompt on an L4 printed a 65 s time to first token and 'fits in memory yes' (of the
+    default context), where the request alone needs 31.8 GB of 20.8 usable."""
+    big = roofline.predict("l4", "llama-3.1-8b", 1, 1024, prompt=120000, output_len=100)["warnings"]
+    assert any(w.startswith("a request of 120,000 prompt and 100 output tokens does not fit in memory even alone") for w in big)
+    small = roofline.predict("l4", "llama-3.1-8b", 1, 1024, prompt=1200, output_len=100)["warnings"]
+    assert not any("even alone" in w for w in small)
