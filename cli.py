@@ -1066,6 +1066,7 @@ def main() -> None:
         args = drop_default_flags(hoist_profiles(sys.argv[1:]))
         group = _click_command()
         refuse_repeated_options(group, args)
+        refuse_empty_paths(group, args)
         code = group(args=args, prog_name="roofline", standalone_mode=False)
         if isinstance(code, int) and code:  # typer returns an exit code instead of raising: 130 for Ctrl-C
             if code == 130:
@@ -1211,6 +1212,66 @@ def refuse_repeated_options(group, argv: list[str]) -> None:
         if key in seen and seen[key][1] != value:
             raise RooflineError(f"command line: {name}: expected once, found {seen[key][1]} and {value}")
         seen[key] = (name, value)
+
+
+def _command_and_rest(group, argv: list[str]):
+    """(the command `argv` runs, the words after its name), --profiles (the group's, hoisted to the front) left out."""
+    command, rest = group, []
+    words = iter(argv)
+    for word in words:
+        if word == "--profiles":
+            next(words, None)
+        elif not word.startswith("--profiles="):
+            rest.append(word)
+    while rest and hasattr(command, "commands"):
+        names = [w for w in rest if not w.startswith("-")]
+        if not names or names[0] not in command.commands:
+            return command, rest
+        rest = rest[rest.index(names[0]) + 1:]
+        command = command.commands[names[0]]
+    return command, rest
+
+
+def refuse_empty_paths(group, argv: list[str]) -> None:
+    """One line for an empty path (`--out ""`, `fit ""`: Path('') is the working folder, which a file option then named
+    '.', and `--dir ""` wrote into; qa246), as --profiles '' is refused: the command's path parameters are those its
+    function annotates with Path, options by their names, arguments by their order."""
+    import inspect
+
+    command, rest = _command_and_rest(group, argv)
+    callback = getattr(command, "callback", None)
+    if callback is None:
+        return
+    annotations = {n: str(p.annotation) for n, p in inspect.signature(callback).parameters.items()}
+    params = getattr(command, "params", ())
+    is_path = {p.name: "Path" in annotations.get(p.name, "") for p in params}
+    valued = {name: p for p in params if getattr(p, "param_type_name", "") == "option" and not getattr(p, "is_flag", False)
+              for name in p.opts}
+    flags = {name for p in params if getattr(p, "is_flag", False) for name in (*p.opts, *getattr(p, "secondary_opts", ()))}
+    arguments = [p for p in params if getattr(p, "param_type_name", "") == "argument"]
+    i, position = 0, 0
+    while i < len(rest):
+        word = rest[i]
+        if word == "--":
+            break
+        name, eq, value = word.partition("=")
+        if name in valued:
+            value = value if eq else (rest[i + 1] if i + 1 < len(rest) else None)
+            if value is not None and is_path[valued[name].name] and not value.strip():
+                raise RooflineError(f"command line: {name}: expected a path, found an empty string "
+                                    "(write '.' for the working folder)")
+            i += 1 if eq else 2
+            continue
+        if word in flags or word.startswith("-"):
+            i += 1
+            continue
+        if position < len(arguments):
+            argument = arguments[position]
+            if is_path[argument.name] and not word.strip():
+                raise RooflineError(f"command line: {argument.name.upper()}: expected a path, found an empty string")
+            if getattr(argument, "nargs", 1) == 1:
+                position += 1
+        i += 1
 
 
 def hoist_profiles(argv: list[str]) -> list[str]:

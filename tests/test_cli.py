@@ -588,3 +588,17 @@ def test_an_output_path_in_a_loop_of_links_is_one_line_not_a_traceback(tmp_path,
     (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
     code, _, err = roofline("sweep", "flops-vs-time", "--no-plots", "--out", tmp_path / "loop1")
     assert code == 2 and err.strip() == f"error: {tmp_path / 'loop1'}: Too many levels of symbolic links", err
+
+
+def test_an_empty_path_is_one_line_not_the_working_folder(roofline, tmp_path, monkeypatch):
+    """qa246: `accuracy --file ""` said '.: ... found a folder', `hw new --dir ""` wrote into the working folder: Path('')
+    is '.', as --profiles '' was refused for (qa114)."""
+    monkeypatch.chdir(tmp_path)
+    for args, said in ((("accuracy", "--file", ""), "--file: expected a path, found an empty string"),
+                       (("fit", ""), "FILE: expected a path, found an empty string"),
+                       (("cheapest", " "), "TABLE: expected a path, found an empty string"),
+                       (("sweep", "flops-vs-time", "--out="), "--out: expected a path, found an empty string"),
+                       (("hw", "new", "x1", "--from", "h100-sxm", "--dir", ""), "--dir: expected a path, found an empty string")):
+        code, _, err = roofline(*args)
+        assert code == 2 and f"error: command line: {said}" in err, (args, err)
+    assert list(tmp_path.iterdir()) == []  # nothing written
