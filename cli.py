@@ -1184,19 +1184,7 @@ def drop_default_flags(argv: list[str]) -> list[str]:
 def refuse_repeated_options(group, argv: list[str]) -> None:
     """One line for a single-value option given twice with two values (`--hardware h100 --hardware h200` ran h200 in
     silence): the command's options are read from click, its subcommand path from the words before the options."""
-    command, rest = group, []
-    words = iter(argv)
-    for word in words:  # --profiles (hoisted to the front, and repeatable) is the group's option, not the command's
-        if word == "--profiles":
-            next(words, None)
-        elif not word.startswith("--profiles="):
-            rest.append(word)
-    while rest and hasattr(command, "commands"):
-        words = [w for w in rest if not w.startswith("-")]
-        if not words or words[0] not in command.commands:
-            return
-        rest = rest[rest.index(words[0]) + 1:]
-        command = command.commands[words[0]]
+    command, rest = _command_and_rest(group, argv)
     names = {name: param for param in getattr(command, "params", ()) if not getattr(param, "multiple", False)
              and not getattr(param, "is_flag", False) and getattr(param, "param_type_name", "") == "option"
              for name in param.opts}
