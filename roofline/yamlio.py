@@ -378,8 +378,12 @@ def read_json_file(path: Path, limit_bytes: int = 4 * MAX_FILE_BYTES):
 
 
 def check_file_target(path: Path, force: bool = False, what: str = "--out") -> None:
-    """Refuse a file target that is a folder, or an existing file without `force` (before any work is done for it)."""
+    """Refuse a file target that is a folder, or an existing file without `force` (before any work is done for it), or
+    a link that leads to no file (dangling or in a loop: qa246, replaced by a plain file, the link lost, without it)."""
     path = Path(path)
+    if path.is_symlink() and not path.exists():
+        raise RooflineError(f"{what}: {path} is a symbolic link that leads to no file (its target is missing, or the links "
+                            "loop): name a file itself")
     if path.is_dir():
         raise RooflineError(f"{what}: expected a file path, found a folder {path}")
     if path.exists() and not force:

@@ -258,3 +258,14 @@ def test_a_yaml_error_inside_the_top_mapping_is_not_said_at_its_first_key(text, 
         load_yaml_text(text, "f.yaml")
     assert str(err.value).startswith(f"f.yaml: line {line}: not valid YAML: "), str(err.value)
     assert "started on line" not in str(err.value)
+
+
+def test_a_file_output_at_a_link_to_no_file_is_refused_not_replaced(tmp_path):
+    """qa246: `cheapest --out dangling.csv` (a link to a missing file) replaced the link with a plain file, no --force."""
+    from roofline.yamlio import write_text_atomic
+
+    link = tmp_path / "dangling.csv"
+    link.symlink_to(tmp_path / "nothere.csv")
+    with pytest.raises(RooflineError, match="is a symbolic link that leads to no file"):
+        write_text_atomic(link, "x\n", force=True)
+    assert link.is_symlink() and not (tmp_path / "nothere.csv").exists()
