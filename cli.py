@@ -688,7 +688,7 @@ def sweep(
         raise RooflineError("--svg: expected with the plots, found --no-plots beside it (no figure to write as SVG)")
     format_ = format_.strip().lower()  # CSV as csv, as dtypes and names are taken in any case (qa112)
     check_format(format_)  # before the sweep computes and warns (qa95)
-    with staged_dir(out, force) as tmp, early_or_new(len(PLOT_NAMES) if plots else 1) as pool:
+    with staged_dir(out, force, "sweep") as tmp, early_or_new(len(PLOT_NAMES) if plots else 1) as pool:
         from roofline.grid import load_configs, write_sweep
         from roofline.scenario import load_scenario
 
@@ -1020,7 +1020,7 @@ def validate(
         from roofline.hardware import load_hardware
 
         hw = load_hardware(hardware, _dirs())
-    with staged_dir(out, force) as tmp:
+    with staged_dir(out, force, "validation") as tmp:
         summary = run_validate(device=device, quick=quick, out_dir=tmp, progress=True, hardware=hw, dtype=dtype, shown_dir=out,
                                cuda_graphs=cuda_graphs)
     typer.echo(json.dumps(summary))

@@ -276,7 +276,7 @@ def write_accuracy(out: Path, force: bool = False, path: str | Path | None = Non
                "weight_dtype", "kv_dtype", "batch", "concurrency", "input_len", "output_len", "method", "k", "acceptance_length",
                "quantity", "value", "predicted", "error", "predicted_ideal", "error_ideal", "running_batch", "per_token_time_s",
                "decode_step_time_s", "prefill_time_s", "tau", "replicas", "batch_regime", "moe", "speculative", "precision", "skipped"]
-    with staged_dir(Path(out), force) as tmp:
+    with staged_dir(Path(out), force, "accuracy") as tmp:
         df[columns].to_csv(tmp / "accuracy.csv", index=False, float_format="%.6g")
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         h = summary["headline"]

@@ -92,11 +92,29 @@ def check_writable(out: Path, force: bool) -> None:
                                 "delete with the folder: move them out, or choose another --out")
 
 
+OUTPUT_KINDS = {"sweep": ("results.csv", "results.parquet"), "report": ("report.md",), "accuracy": ("accuracy.csv",),
+                "validation": ("validation.csv",)}  # the files that say which command wrote a folder
+
+
+def check_kind(out: Path, kind: str | None) -> None:
+    """Refuse to replace a folder holding another command's output with one of `kind` (qa246: `report --out` a sweep's
+    folder --force removed its results, where `plot` refuses the same)."""
+    if kind is None or not out.is_dir():
+        return
+    for other, names in OUTPUT_KINDS.items():
+        found = [n for n in names if other != kind and (out / n).is_file()]
+        if found:
+            raise RooflineError(f"--out: {out} holds a {other}'s output ({', '.join(found)}), which --force would remove "
+                                f"with the folder: choose another --out for the {kind}")
+
+
 @contextlib.contextmanager
-def staged_dir(out: Path, force: bool) -> Iterator[Path]:
-    """Yield a temporary folder next to `out`; on success it replaces `out`, on error it is removed."""
+def staged_dir(out: Path, force: bool, kind: str | None = None) -> Iterator[Path]:
+    """Yield a temporary folder next to `out`; on success it replaces `out`, on error it is removed. A `kind` of
+    OUTPUT_KINDS refuses a folder holding another kind's output (check_kind)."""
     out = Path(out)
     check_writable(out, force)
+    check_kind(out, kind)
     _warn_left_behind(out)
     tmp = None
     made = _folders_made(out)  # removed again if the run fails

@@ -320,7 +320,7 @@ def write_report(names: list[str] | tuple[str, ...] = (), out_dir: Path = Path("
     # the drawers import matplotlib while the scenarios run (this module has imported pandas, which they inherit:
     # the scenarios keep this process busy, so forking earlier would only add an import), and stop before the
     # folder is kept or removed
-    with staged_dir(out_dir, force) as tmp, FigurePool(len(names or REPORT_SCENARIOS), workers) as pool:
+    with staged_dir(out_dir, force, "report") as tmp, FigurePool(len(names or REPORT_SCENARIOS), workers) as pool:
         written = _write_report(tmp, names, extra_dirs, formats, pool, t0, out_dir)
     return [out_dir / p for p in written]
 

@@ -426,3 +426,15 @@ def test_ctrl_c_inside_signals_held_is_raised_as_keyboard_interrupt_when_the_blo
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+
+
+def test_force_does_not_replace_another_commands_output_with_a_report_or_an_accuracy_table(tmp_path, roofline):
+    """qa246: `report --out SWEEP_FOLDER --force` removed the sweep's results, `accuracy --out REPORT --force` the report,
+    where `plot` refuses the same."""
+    code, _, _ = roofline("sweep", "flops-vs-time", "--no-plots", "--out", tmp_path / "sw")
+    assert code == 0
+    code, _, err = roofline("report", "flops-vs-time", "--out", tmp_path / "sw", "--force")
+    assert code == 2 and "holds a sweep's output (results.csv, results.parquet)" in err, err
+    assert (tmp_path / "sw" / "results.csv").is_file()
+    code, _, _ = roofline("sweep", "flops-vs-time", "--no-plots", "--out", tmp_path / "sw", "--force")  # its own kind
+    assert code == 0
