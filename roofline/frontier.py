@@ -890,7 +890,9 @@ def _refuse_cell(df: pd.DataFrame, column: str, bad, where: str, expected: str) 
         index = bad.to_numpy().nonzero()[0][0]
         line = f" (line {index + 2})" if where.endswith(".csv") else ""
         value = df[column].iloc[index]
-        found = "nothing" if pd.isna(value) else f"{float(value):g}" if isinstance(value, numbers.Real) else repr(value)
+        # an empty cell or one reading NaN (nan, NA, ...: pandas reads both as missing; qa246: 'nan' said as nothing)
+        found = ("an empty or NaN cell" if pd.isna(value) else f"{float(value):g}" if isinstance(value, numbers.Real)
+                 else repr(value))
         raise RooflineError(f"{where}: {column}: expected {expected}, found {found}{line}")
 
 

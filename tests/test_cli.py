@@ -519,9 +519,9 @@ def test_plot_and_cheapest_refuse_damaged_tables_in_one_line(roofline, tmp_path)
                                      "axes:\n  batch: [1, 8]\n  k: [0, 2]\n  alpha: [0.8]\n")
     assert roofline("sweep", tmp_path / "s.yaml", "--out", tmp_path / "sw", "--no-plots")[0] == 0
     table = pd.read_csv(tmp_path / "sw" / "results.csv")
-    for column, value, said in (("hardware", "", "hardware: expected a name, found nothing (line 2)"),
+    for column, value, said in (("hardware", "", "hardware: expected a name, found an empty or NaN cell (line 2)"),
                                 ("batch", 0, "batch: expected a whole number in 1..2,147,483,647, found 0 (line 2)"),
-                                ("speedup", float("nan"), "speedup: expected a number above 0 up to 1e+15, found nothing (line 2)")):
+                                ("speedup", float("nan"), "speedup: expected a number above 0 up to 1e+15, found an empty or NaN cell (line 2)")):
         bad = table.copy()
         bad.loc[0, column] = value
         bad.to_csv(tmp_path / "bad.csv", index=False)

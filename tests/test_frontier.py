@@ -165,13 +165,13 @@ def test_cheapest_names_a_drafters_device_and_keeps_its_out_file_off_a_sweeps_ow
 
 
 @pytest.mark.parametrize("column, value, expected", [
-    ("batch", float("nan"), "batch: expected a whole number in 1..2,147,483,647, found nothing (line 2)"),
+    ("batch", float("nan"), "batch: expected a whole number in 1..2,147,483,647, found an empty or NaN cell (line 2)"),
     ("k", float("inf"), "k: expected a whole number in 0..2,147,483,647, found inf (line 2)"),
     ("devices", 1e308, "devices: expected a whole number in 1..2,147,483,647, found 1e+308 (line 2)"),
     ("cost_usd_per_million_tokens", 0.0, "cost_usd_per_million_tokens: expected a number above 0 up to 1e+15, or nothing, found 0 (line 2)"),
     ("fits_in_memory", -1, "fits_in_memory: expected true or false, found -1 (line 2)"),
     ("alpha", 2.0, "alpha: expected an acceptance rate in [0, 1], or nothing, found 2 (line 2)"),
-    ("hardware", "", "hardware: expected a name, found nothing (line 2)"),
+    ("hardware", "", "hardware: expected a name, found an empty or NaN cell (line 2)"),
     ("tp", 0, "tp: expected a whole number in 1..2,147,483,647, found 0 (line 2)"),
     ("tokens_per_s_per_user", float("inf"), "tokens_per_s_per_user: expected a number above 0 up to 1e+15, or nothing, found inf (line 2)"),
     ("cost_usd_per_million_tokens", -1.0, "cost_usd_per_million_tokens: expected a number above 0 up to 1e+15, or nothing, found -1 (line 2)"),
