@@ -978,7 +978,7 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
     for kind in ("plain", "speculation"):
         rows = frontier[frontier["decoding"] == kind]
         if len(rows):
-            lines += [f"{kind}: {len(rows)} rows on the frontier (no other row fits, is as fast per user and cheaper)",
+            lines += [f"{kind}: {len(rows)} row{'' if len(rows) == 1 else 's'} on the frontier (no other row fits, is as fast per user and cheaper)",
                       _frontier_header(widths) + "".join(f"  {label:>7}" for _, label in dtypes)
                       + ("  model" if several_models else "")]
             lines += [_frontier_row(row, several_models, widths, dtypes, min_speed) for _, row in rows.iterrows()] + [""]
