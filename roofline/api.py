@@ -581,7 +581,8 @@ def predict(
         "kv_window_pool_ratio": eng.window_kv_pool_ratio if window_pool_applies(target, eng.window_kv_pool_ratio) else None,
         "memory_needed_bytes": float(mem["memory_needed_bytes"]),
         "usable_memory_bytes": float(mem["usable_memory_bytes"]),
-        "usable_memory_text": usable_memory_text(hw, target, dep, eng),
+        # the stage that sets memory's (its reserve: the sampler's logits on the last stage alone)
+        "usable_memory_text": usable_memory_text(hw, target, dep.at_stage(int(mem["stage"])) if dep.pp > 1 else dep, eng),
         "fits_in_memory": fits,
         "max_batch": int(mem["max_batch"]),
         "operator_time_s": float(m["operator_time_s"]),

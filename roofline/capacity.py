@@ -57,10 +57,12 @@ def running_cap_note(engine: ServingEngine, hw: HardwareSpec, batch: int, dep: D
             f"{cap:,} here assumes the cap raised to it (left as it is, the rest wait in its queue)")
 
 
-def reserved_bytes(engine: ServingEngine, hw: HardwareSpec, vocab_size: int, dep: Deployment) -> float:
+def reserved_bytes(engine: ServingEngine, hw: HardwareSpec, vocab_size: int, dep: Deployment, sampler: bool = True) -> float:
     """R (module docstring): the memory of a device `engine` keeps from weights and KV cache, for a model of
-    `vocab_size` tokens laid out as `dep` (its devices D a stage and N in all, its attention-DP groups)."""
-    sampler_bytes = LOGIT_BYTES * vocab_size * engine.sampler_logit_copies * default_sequences(engine, hw)
+    `vocab_size` tokens laid out as `dep` (its devices D a stage and N in all, its attention-DP groups); the sampler's
+    logits only where `sampler`: the stage holding the LM head (vLLM's profile_run runs its dummy sampler on the last
+    pipeline rank alone, gpu_model_runner: `if get_pp_group().is_last_rank`; qa245: every stage was charged them)."""
+    sampler_bytes = LOGIT_BYTES * vocab_size * engine.sampler_logit_copies * default_sequences(engine, hw) if sampler else 0.0
     return (engine.memory_reserved_bytes + (engine.memory_reserved_parallel_bytes if dep.devices_per_stage > 1 else 0.0)
             + engine.memory_reserved_per_device_bytes * (dep.devices - 1)
             + (engine.memory_reserved_per_dp_group_bytes * dep.dp_attention if dep.dp_attention > 1 else 0.0)
@@ -72,7 +74,7 @@ def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     "the hardware profile's 90% of 85.5 GB"."""
     if engine is None or engine.memory_fraction is None:
         return f"the hardware profile's {hw.usable_memory_fraction:.0%} of {format_si(hw.mem_bytes, 'B')}"
-    reserve = reserved_bytes(engine, hw, model.vocab_size, dep)
+    reserve = reserved_bytes(engine, hw, model.vocab_size, dep, dep.holds_head(model)[1])
     if engine.memory_fraction_of == "free":
         if free_bytes(hw, weight_bytes(model, dep), reserve) <= 0:  # usable_bytes_for's case of no free memory
             return f"no memory left beside the weights: {format_si(hw.mem_bytes, 'B')} less {engine.name}'s {format_si(reserve, 'B')} reserve"
@@ -93,7 +95,7 @@ def usable_bytes_for(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
     """usable (module docstring): what a device gives weights (`weights_bytes`: W) and KV cache under `engine`."""
     if engine is None or engine.memory_fraction is None:
         return hw.usable_mem_bytes
-    f, reserve = engine.memory_fraction, reserved_bytes(engine, hw, model.vocab_size, dep)
+    f, reserve = engine.memory_fraction, reserved_bytes(engine, hw, model.vocab_size, dep, dep.holds_head(model)[1])
     if engine.memory_fraction_of == "free":
         free = free_bytes(hw, weights_bytes, reserve)  # none: the device's memory less R, which W exceeds
         return np.maximum(np.minimum(weights_bytes, hw.mem_bytes - reserve), 0.0) + f * np.maximum(free, 0.0)

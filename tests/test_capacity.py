@@ -223,3 +223,23 @@ def test_a_batch_above_vllms_default_max_num_seqs_is_said():
     assert not said(hardware="a100-sxm-80gb", model="llama-3.1-8b", batch=4000, context=512)  # memory binds: said so
     dp = dict(hardware="h200", model="deepseek-v3", context=256, tp=1, dp_attention=8, ep=8)  # an engine core a DP group
     assert not said(batch=1500, **dp) and "at most 8,192 sequences at once on h200 by default (1,024 in each of its 8" in said(batch=9000, **dp)[0]
+
+
+def test_the_samplers_logits_are_reserved_on_the_last_pipeline_stage_alone():
+    """qa245: vLLM runs its dummy sampler on the last pipeline rank only (profile_run: `if get_pp_group().is_last_rank`);
+    every stage was charged its 3.86 GB of logits, so Qwen3-235B at tp 2 pp 4 on H100 fitted 123 sequences, a middle
+    stage named as setting memory."""
+    from roofline.capacity import usable_bytes_for
+    from roofline.serving import load_engine
+
+    h100, model = load_hardware("h100-sxm"), load_model("qwen3-235b-a22b")
+    vllm = load_engine("vllm").for_hardware(h100)
+    dep = deployment(model, tp=2, pp=4)
+    logits = 4 * model.vocab_size * vllm.sampler_logit_copies * 1024
+    first, last = dep.at_stage(0), dep.at_stage(3)
+    assert usable_bytes_for(h100, model, first, vllm) - usable_bytes_for(h100, model, last, vllm) == pytest.approx(logits)
+    import roofline
+
+    p = roofline.predict("h100-sxm", "qwen3-235b-a22b", 64, 4096, tp=2, pp=4, engine="vllm")
+    assert p["pipeline"]["memory_stage"] == 3 and p["max_batch"] == 147  # the last stage, its LM head and logits, binds
+    assert "less 4.84 GB reserved" in p["usable_memory_text"]  # that stage's reserve, the logits in it

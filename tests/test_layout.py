@@ -409,9 +409,10 @@ def test_predict_says_the_pipelines_split_and_which_stage_sets_memory_and_a_draf
         return for_engine(deployment(v3, tp=8, pp=2), vllm, v3).at_stage(i)
 
     p = roofline.predict("h200", "deepseek-v3", 610, 4096, tp=8, pp=2, engine="vllm")
-    need = [float(capacity(roofline.load_hardware("h200"), load_model("deepseek-v3"), 610, 4097, for_engine_stage(i))
-                  ["memory_needed_bytes"]) for i in (0, 1)]
-    assert p["pipeline"] == {"stage_layers": [31, 30], "memory_stage": need.index(max(need)), "busiest_stage": 1,
+    each = [capacity(roofline.load_hardware("h200"), load_model("deepseek-v3"), 610, 4097, for_engine_stage(i), engine=vllm)
+            for i in (0, 1)]
+    spare = [float(e["usable_memory_bytes"] - e["memory_needed_bytes"]) for e in each]  # the sampler's logits on the last
+    assert p["pipeline"] == {"stage_layers": [31, 30], "memory_stage": spare.index(min(spare)), "busiest_stage": 1,
                              "pp_remainder": "before_last"}
     line = next(x for x in predict_table(p).splitlines() if x.startswith("  pipeline stages"))
     assert "31 / 30 layers (vllm's split, pp_remainder before_last)" in line
