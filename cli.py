@@ -704,14 +704,12 @@ def sweep(
     if plots and not summary["plots_skipped"] and not_drawn(summary["files"]):
         typer.echo(not_drawn(summary["files"]))
     if plots and not summary["plots_skipped"]:
-        from roofline.grid import varying_config_values
-        from roofline.plot_jobs import MAX_PANELS, PANEL_CONFIG_COLUMNS, narrowed_columns
+        from roofline.plot_jobs import MAX_PANELS, narrowed_columns
 
-        several = varying_config_values(sc, configs, ("context", *PANEL_CONFIG_COLUMNS, "model", "hardware"))
-        devices = several.get("hardware", ())
         narrowed = narrowed_columns(sc, configs)  # what a figure of too many panels cuts (its title says '... only')
-        if narrowed or len(devices) > MAX_PANELS:  # say how to draw another
-            other = (f"--where hardware={devices[-1]} draws the rest" if len(devices) > MAX_PANELS else "")
+        devices = narrowed.pop("hardware", ())  # the first panels leave a device out (qa245: said of none)
+        if narrowed or devices:  # say how to draw another
+            other = f"--where hardware={devices[-1]} draws the rest" if devices else ""
             key, values = next(iter(narrowed.items())) if narrowed else (None, [])
             cut = f"`roofline plot {out} --where {key}={values[-1]} --out DIR` draws another" if narrowed else ""
             typer.echo(f"note: where a figure keeps a subset of {', '.join(narrowed)} (its title says '... only'), {cut}"

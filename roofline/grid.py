@@ -446,22 +446,6 @@ def config_values(cfg: Config) -> dict:
             "shared_prefix": cfg.shared_prefix}
 
 
-def varying_config_values(sc: Scenario, configs: list[Config], columns: tuple[str, ...]) -> dict[str, list]:
-    """{column: its values} for each of `columns` (labels, layout degrees, shared_prefix, or context) that holds more
-    than one value over the sweep's configs and axes, in the order given: what a figure's panels may have to narrow.
-    A column that follows the model (each model's native weight dtype, a method per model) splits no panel: left out."""
-    rows = [config_values(c) for c in configs]
-    out = {}
-    for column in columns:
-        seen = list(sc.axes["context"]) if column == "context" else list(dict.fromkeys(r[column] for r in rows if column in r))
-        per_model = {r["model"]: set() for r in rows}
-        for r in rows:
-            per_model[r["model"]].add(r.get(column))
-        if len(seen) > 1 and (column in ("context", "model", "hardware") or any(len(v) > 1 for v in per_model.values())):
-            out[column] = seen
-    return out
-
-
 BREAK_EVEN_BUDGET_MIN = 50_000  # batches a config's break-even refinement may scan: at least this many, or 5% of the
 BREAK_EVEN_BUDGET_SHARE = 0.05  # config's points (a batch of a gap costs about five grid points: no axis to broadcast over)
 

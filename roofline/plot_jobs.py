@@ -563,8 +563,8 @@ REFUSAL_KEYS = ("engine", "method", "hardware", "model", "weight_dtype", "expert
 
 def narrowed_columns(sc, configs) -> dict[str, list]:
     """{column: its values, in table order} for each column a standard figure of the sweep's configs narrows to a
-    subset, hardware aside (plots._panels on the panels' keys, a row a config and context, every point taken to fit):
-    what the sweep's note names (qa242: it named every varying column, cut or not)."""
+    subset (plots._panels on the panels' keys, a row a config and context, every point taken to fit; hardware where the
+    first panels leave a device out): what the sweep's note names (qa242: it named every varying column, cut or not)."""
     import pandas as pd
 
     from roofline.grid import config_values
@@ -573,7 +573,7 @@ def narrowed_columns(sc, configs) -> dict[str, list]:
     df = pd.DataFrame([{**config_values(c), "context": context} for c in configs for context in sc.axes["context"]])
     by, keys, _ = _panels(df, ("hardware", "model", "context"), {})
     return {axis: list(dict.fromkeys(df[axis])) for i, axis in enumerate(by)
-            if axis != "hardware" and len({key[i] for key in keys}) < df[axis].nunique(dropna=False)}
+            if len({key[i] for key in keys}) < df[axis].nunique(dropna=False)}
 
 
 def refused_meta(df, extra_dirs: tuple = (), refused: list | None = None) -> dict:

@@ -229,6 +229,9 @@ def _config_label(meta: dict, column: str, value) -> str:
     return words[column].format(value) if column in words else f"{_axis_name(column)} {value}"  # TP 2, DP-attention 4
 
 
+LAYOUT_DEGREES = ("tp", "dp_attention", "ep", "pp")  # the degrees that together are one layout
+
+
 def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
             fitting: pd.DataFrame | None = None) -> tuple[tuple[str, ...], list[tuple], str]:
     """The panel columns (`by` and the config columns of PANEL_CONFIG_COLUMNS that vary within its panels), their distinct
@@ -255,14 +258,33 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
     notes = []
     grid = len(by) - len(extras)  # (hardware, model, context): the panels before config columns split them
     most = MAX_PANELS
-    for step, axis in enumerate(("context", "model", *extras, "model")):
+    # a layout's degrees are one layout, narrowed together (qa245: tp 8 kept of tp 8 / tp 8 pp 2 / tp 16 / tp 4 pp 4,
+    # one degree at a time, dropped two of the layouts compared), and every layout kept where the panels, each with a
+    # point that fits, make a grid of up to MAX_GRID_PANELS
+    layout = tuple(axis for axis in extras if axis in LAYOUT_DEGREES)
+    steps = ("context", "model", *(axis for axis in extras if axis not in LAYOUT_DEGREES), *((layout,) if layout else ()), "model")
+    for step, axis in enumerate(steps):
+        if isinstance(axis, tuple):  # the layout
+            positions = tuple(by.index(a) for a in axis)
+            if len(keys) <= most or len({tuple(key[p] for p in positions) for key in keys}) < 2:
+                continue
+            if len(keys) <= MAX_GRID_PANELS and all(key in fits for key in keys) and all(
+                    a in (*by[:grid], *axis) for a in by if len({key[by.index(a)] for key in keys}) > 1):
+                most = len(keys)  # every layout of every device (and model), as a grid
+                continue
+            keys, note = _narrow(keys, positions, fits)
+            value = keys[0]
+            notes.append(", ".join(_axis_value_label(meta, a, value[p]) for a, p in zip(axis, positions)) + " only"
+                         if note == "one" else f"{_axis_name(axis[0]) if len(axis) == 1 else 'layout'}: the first that "
+                         "fits, per panel")
+            continue
         if step == 1:  # one context left: a grid of up to MAX_GRID_PANELS (hardware, model) is kept whole
             cells = len({key[:grid] for key in keys})
             most = cells if MAX_PANELS < cells <= MAX_GRID_PANELS else MAX_PANELS
         count = len({key[:grid] for key in keys}) if step == 1 else len(keys)  # first: model only if the grid alone is too big
         if count > most and axis in by and len({key[by.index(axis)] for key in keys}) > 1:
             before = len(keys)
-            keys, note = _narrow(keys, by.index(axis), fits)
+            keys, note = _narrow(keys, (by.index(axis),), fits)
             if len(keys) == before:  # every panel had one value of it already (a `layouts:` list): nothing was left out
                 continue
             if note == "one":
@@ -277,23 +299,30 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
     return by, keys, ", ".join(notes)
 
 
-def _narrow(keys: list[tuple], i: int, fits: set) -> tuple[list[tuple], str]:
-    """Keep one value of position `i` of the panel `keys`: the first value under which every panel (a key without
-    position i) has a key in `fits`; else per panel its first key in `fits` (or its first key where none fits).
-    Returns the kept keys, in their order, and 'one' when they hold one value of position i, else 'per panel'."""
-    rest = [key[:i] + key[i + 1:] for key in keys]
+def _narrow(keys: list[tuple], positions: tuple[int, ...], fits: set) -> tuple[list[tuple], str]:
+    """Keep one value of `positions` of the panel `keys` (one column, or a layout's degrees together): the first value
+    under which every panel (a key without those positions) has a key in `fits`; else per panel its first key in
+    `fits` (or its first key where none fits). Returns the kept keys, in their order, and 'one' when they hold one
+    value there, else 'per panel'."""
+    def value(key):
+        return tuple(key[p] for p in positions)
+
+    def rest_of(key):
+        return tuple(v for p, v in enumerate(key) if p not in positions)
+
+    rest = [rest_of(key) for key in keys]
     panels = list(dict.fromkeys(rest))
-    fitting = {(r, key[i]) for r, key in zip(rest, keys) if key in fits}
-    values = list(dict.fromkeys(key[i] for key in keys))
+    fitting = {(r, value(key)) for r, key in zip(rest, keys) if key in fits}
+    values = list(dict.fromkeys(value(key) for key in keys))
     shared = next((v for v in values if all((r, v) in fitting for r in panels)), None)
     if shared is not None:
-        return [key for key in keys if key[i] == shared], "one"
+        return [key for key in keys if value(key) == shared], "one"
     chosen: dict = {}
     for r, key in zip(rest, keys):  # table order: a panel's first key that fits, else its first key
         if r not in chosen or (chosen[r] not in fits and key in fits):
             chosen[r] = key
-    kept = [key for key in keys if chosen[key[:i] + key[i + 1:]] == key]
-    return kept, "one" if len({key[i] for key in kept}) == 1 else "per panel"
+    kept = [key for key in keys if chosen[rest_of(key)] == key]
+    return kept, "one" if len({value(key) for key in kept}) == 1 else "per panel"
 
 
 def _axis_value_label(meta: dict, axis: str, value) -> str:

@@ -281,20 +281,30 @@ def test_a_config_where_only_plain_decoding_fits_is_said_once():
 def test_a_column_that_follows_the_model_is_not_a_panel_split_and_panels_are_counted():
     """Llama (bf16, no speculation) beside DeepSeek-V3 (fp8, MTP) made the sweep say 'a figure keeps a subset of method,
     weight_dtype, expert_dtype' where each model has one of each and every panel was drawn."""
-    from roofline.grid import varying_config_values
-    from roofline.plot_jobs import PANEL_CONFIG_COLUMNS, narrowed_columns
+    from roofline.plot_jobs import narrowed_columns
 
     sc = scenario_from_dict({"name": "m", "hardware": "h200", "model": ["llama-3.1-8b", "deepseek-v3"], "tp": 8,
                              "method": {"llama-3.1-8b": "none", "deepseek-v3": "mtp"},
                              "axes": {"batch": [1, 32], "context": [4096], "k": [0, 2], "alpha": [0.8]}}, "m")
-    configs = load_configs(sc)
-    assert varying_config_values(sc, configs, ("context", *PANEL_CONFIG_COLUMNS)) == {}
-    several = varying_config_values(sc, configs, ("context", *PANEL_CONFIG_COLUMNS, "model"))  # models do split panels
-    assert several == {"model": ["llama-3.1-8b", "deepseek-v3"]} and narrowed_columns(sc, configs) == {}
+    assert narrowed_columns(sc, load_configs(sc)) == {}
     sc = scenario_from_dict({"name": "k", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-8b", "kv_dtype": ["bf16", "fp8"],
                              "axes": {"batch": [1], "context": [1024, 4096]}}, "k")
-    several = varying_config_values(sc, load_configs(sc), ("context", *PANEL_CONFIG_COLUMNS))
-    assert list(several) == ["context", "kv_dtype"] and list(narrowed_columns(sc, load_configs(sc))) == ["context"]
+    assert list(narrowed_columns(sc, load_configs(sc))) == ["context"]  # 8 panels: one context, both KV dtypes
+
+
+def test_a_layouts_sweep_keeps_each_layout_whole_in_its_figures():
+    """qa245: h200 and b200 x [tp 8, tp 8 pp 2, tp 16, tp 4 pp 4] (8 panels) kept 6, tp narrowed to its first value per
+    panel: tp 16 and tp 4 pp 4, two of the layouts compared, gone; now up to a grid's 8 kept whole, else one layout
+    whole (never a mix of degrees)."""
+    from roofline.plot_jobs import narrowed_columns
+
+    layouts = [{"tp": 8}, {"tp": 8, "pp": 2}, {"tp": 16}, {"tp": 4, "pp": 4}]
+    sc = scenario_from_dict({"name": "l", "hardware": ["h200", "b200"], "model": "llama-3.1-405b", "layouts": layouts,
+                             "axes": {"batch": [1, 64], "context": [4096]}}, "l")
+    assert narrowed_columns(sc, load_configs(sc)) == {}
+    more = scenario_from_dict({"name": "l", "hardware": ["h200", "b200", "mi300x"], "model": "llama-3.1-405b",
+                               "layouts": layouts, "axes": {"batch": [1, 64], "context": [4096]}}, "l")
+    assert list(narrowed_columns(more, load_configs(more))) == ["tp", "pp"]  # 12 panels: one layout, every device
 
 
 def test_the_columns_a_figure_narrows_are_those_its_panels_cut_not_every_one_that_varies():

@@ -979,7 +979,12 @@ def test_a_layouts_figure_names_the_panels_it_cuts_and_no_narrowing_that_left_no
                               "layouts": [{"tp": 8}, {"tp": 4, "pp": 2}, {"tp": 2, "pp": 4}, {"tp": 1, "pp": 8}],
                               "axes": {"batch": [1, 8], "context": [1024], "k": [0]}})
     by, keys, note = plots._panels(df, ("hardware", "model"), meta)
-    assert len(keys) == 6 and "per panel" not in note and "first 6 of 8 panels (hardware x TP x PP)" in note
+    assert len(keys) == 8 and note == ""  # qa245: every layout of both devices, a grid of eight, as a layouts sweep compares
+    three, _, meta3 = _meta_of({**SMALL, "hardware": ["h100-sxm", "h200", "b200"], "model": "llama-3.1-70b", "method": "none",
+                                "layouts": [{"tp": 8}, {"tp": 4, "pp": 2}, {"tp": 2, "pp": 4}, {"tp": 1, "pp": 8}],
+                                "axes": {"batch": [1, 8], "context": [1024], "k": [0]}})
+    by, keys, note = plots._panels(three, ("hardware", "model"), meta3)  # 12 panels: one layout whole, not a degree
+    assert len(keys) == 3 and note == "TP 8, PP 1 only"
 
 
 def test_an_operators_table_from_before_per_operator_ceilings_still_draws_the_bf16_roof():
