@@ -601,10 +601,10 @@ def predict(
         "p2p_time_s": float(m["p2p_time_s"]),
         "overhead_s": float(m["overhead_s"]),
         "host_time_s": float(m["host_time_s"]),
-        # step = max(device, host) when true, device + host when false: the engine's host_overlap, or 2+ pipeline
-        # micro-batches in flight (engine.host_overlapped)
+        # false where host work is added to the device time: at pp 1 the engine's host_overlap, at pp > 1 one micro-batch
+        # (engine.host_overlapped; from two, a micro-batch's share lies on its round trip, the others' beside it)
         "host_overlap": bool(m["host_overlapped"]),
-        "host_on_path_s": float(m["host_on_path_s"]),  # of it, what lies on the step's critical path (engine.step_metrics)
+        "host_on_path_s": float(m["host_on_path_s"]),  # what it adds to the device's time (engine.step_metrics)
         "host_overlap_speculating": bool(host_overlapped(  # likewise, a verify pass (speculation.py's verify engine)
             dataclasses.replace(eng, host_overlap=eng.host_overlap and eng.host_overlap_speculating), batch, dep)),
         "operators": {

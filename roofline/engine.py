@@ -136,7 +136,7 @@ device from `roofline.costs`):
     t_p2p        = sum over the pp stage boundaries of (lat + T_mb * hidden * 2 / bw)          (pp > 1)
     bw (t_p2p) and lat: the scale-up link's inside one domain, the scale-out link's for a group that spans domains
     (hardware.link_for); lat = max(the engine's measured collective latency, the link's latency).
-    t_host = host_per_step + host_per_sequence * B_a (serving.py)
+    t_host = m * host_per_step + host_per_sequence * B_a (serving.py; host_time_s)
 
 dtype_o is the compute dtype of the operator's weight class for weight GEMMs (fp4 on Hopper runs as
 W4A16 in bf16), fp8 for a lightning indexer (bf16 on a device without fp8) and bf16 for attention and elementwise
@@ -661,7 +661,7 @@ def step_metrics(
     Returns arrays (broadcast over batch, q, context): step_time_s, operator_time_s (sum of operator
     times of the pass), allreduce_time_s, all_to_all_time_s, moe_gather_time_s, p2p_time_s, comm_time_s (their sum),
     overhead_s (fixed device overhead), host_time_s, host_overlapped (not simply added to the device's time),
-    host_on_path_s (its part on the step's critical path), flops, bytes (per device per step), path_bytes (streamed on
+    host_on_path_s (what it adds to the device's time), flops, bytes (per device per step), path_bytes (streamed on
     the step's critical path: every stage's layers on a pp round trip, else bytes),
     kv_read_bytes, arithmetic_intensity_flops_per_byte, mbu, mfu, compute_bound (compute-bound
     operators take most of the operator time), tokens. With `with_operators`, also `operators`:
@@ -757,9 +757,10 @@ def step_metrics(
         "overhead_s": np.broadcast_to(overhead_s, shape),
         "host_time_s": host_s,
         "host_overlapped": overlapped,
-        # the host work on the step's critical path: all of it where added, none where overlapped, a micro-batch's share
-        # (t_host / m, on its round trip) under pp
-        "host_on_path_s": host_s / microbatches if pp > 1 else np.where(overlapped, 0.0, host_s),
+        # what host work adds to the device's time: all of it where added, what outlasts the device where overlapped;
+        # under pp what a micro-batch's share (t_host / m, on its round trip) or the host's busy time adds (qa245: the
+        # share said to add where the paced stages hid it)
+        "host_on_path_s": np.maximum(step_s - device_s, 0.0),
         "flops": device_flops,
         "bytes": device_bytes,
         # what the step streams on its critical path: every stage's layers on a round trip (pp mean stages), the busiest

@@ -13,9 +13,10 @@ that produced it) adds physical terms to the roofline step of engine.py:
                      `moe_dispatch` (MOE_DISPATCH) says what an attention-DP + EP layer moves to its experts and back
                      (engine.py's t_all_to_all)
     host work        scheduling, input preparation and sampling on the CPU per decode step:
-                     t_host = host_per_step + host_per_sequence * B_a; overlapped with the device
-                     (max) when the engine schedules asynchronously, else added; `host_overlap_speculating` false:
-                     added while speculating (the verify pass of speculation.py)
+                     t_host = m * host_per_step + host_per_sequence * B_a (m = min(B, pp) micro-batches); at pp 1
+                     overlapped with the device (max) when the engine schedules asynchronously, else added
+                     (`host_overlap_speculating` false: added while speculating, the verify pass of speculation.py); at
+                     pp > 1 a micro-batch's share on its round trip, the others' beside it (engine.step_metrics)
     speculation      per draft step: spec_per_draft_step + spec_per_draft_step_per_sequence * B_d (the drafter's
                      sequences per attention group; B on a device of its own: speculation.py; none for n-gram, a
                      host lookup with no drafter);

@@ -225,7 +225,7 @@ def _rest_text(p: dict) -> str:
     host = p.get("host_time_s") or 0.0
     if _host_sets_step(p):
         return f"host work ({format_seconds(host)}, overlapped, longer than the device's time) sets the step, more bandwidth buys nothing here"
-    added = p.get("host_on_path_s", 0.0 if p.get("host_overlap") else host)  # under pp a micro-batch's share (qa244)
+    added = p.get("host_on_path_s", 0.0 if p.get("host_overlap") else host)  # what it adds (under pp: qa244, qa245)
     parts = sorted(((added, "host work"), (p.get("comm_time_s") or 0.0, "collectives")), reverse=True)
     named = [f"{name} {format_seconds(t)}" for t, name in parts if t > 0.05 * p["step_time_s"]]
     floor = (f"; the overlapped host work, {format_seconds(host)}, is its floor"
@@ -280,8 +280,11 @@ def _host_overlap_text(p: dict) -> str:
     beside it; ' (qa244: said 'overlapped' alone), or '' where it is added."""
     pp, batch = p["layout"].get("pp", 1), int(p["batch"])
     if pp > 1 and min(batch, pp) >= 2:
-        return (f"at pp {pp} a micro-batch's own share, {format_seconds(p['host_on_path_s'])}, adds to its round trip, the "
-                "others' runs beside it, the step at least the whole; ")
+        share = p["host_time_s"] / min(batch, pp)
+        added = p.get("host_on_path_s", share)
+        return (f"at pp {pp} a micro-batch's own share, {format_seconds(share)}, lies on its round trip and the others' "
+                f"beside it, the step at least the whole: {format_seconds(added) if added > 0 else 'nothing'} added to the "
+                "device time; ")
     return "overlapped: the step is the larger of it and the device time; " if p.get("host_overlap") else ""
 
 

@@ -696,7 +696,8 @@ def test_the_host_work_line_under_pp_counts_a_fixed_part_a_micro_batch_and_says_
     p = roofline.predict("h100-sxm", "llama-3.1-70b", 64, 1024, tp=4, pp=2, engine="sglang")
     line = next(x for x in predict_table(p).splitlines() if x.strip().startswith("host work"))
     assert "sglang: 2 micro-batches x 1.5 ms a step + 10 us a sequence x 64" in line, line
-    assert f"at pp 2 a micro-batch's own share, {format_seconds(p['host_time_s'] / 2)}, adds to its round trip" in line
+    assert (f"at pp 2 a micro-batch's own share, {format_seconds(p['host_time_s'] / 2)}, lies on its round trip and the "
+            f"others' beside it, the step at least the whole: {format_seconds(p['host_on_path_s'])} added") in line
     one = roofline.predict("h100-sxm", "llama-3.1-70b", 1, 1024, tp=4, pp=2, engine="sglang")
     line = next(x for x in predict_table(one).splitlines() if x.strip().startswith("host work"))
     assert "sglang: 1.5 ms a step + 10 us a sequence x 1)" in line and "overlapped" not in line and "round trip" not in line
