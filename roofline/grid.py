@@ -252,7 +252,8 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
         # said once an engine and note after the loop (qa210: 8 near-copies); not of a layout no setup of it runs (qa240)
         if dispatches(model, dep) and dispatch_note and not engine_layout_note(on_hw, model, dep):
             labels = dispatch_notes.setdefault((engine.name, dispatch_note), [])
-            label = f"{model.name} dp_attention {dep.dp_attention} ep {dep.ep} on {hw.name}"
+            label = (f"{model.name} dp_attention {dep.dp_attention} ep {dep.ep}{f' pp {dep.pp}' if dep.pp > 1 else ''} "
+                     f"on {hw.name}")  # (qa245: pp 1 and pp 2 said as one config)
             if label not in labels:
                 labels.append(label)
         gains = (f"under {engine.name}, {OPTIMISTIC}{optimistic_found_for(engine)} (docs/ACCURACY.md): read the sweep's "

@@ -646,6 +646,23 @@ def test_a_sweeps_dispatch_note_is_one_line_an_engine_listing_its_layouts():
 
 
 @pytest.mark.slow
+def test_the_dispatch_note_names_a_pipeline_layout_apart():
+    """qa245: dp_attention 8 ep 8 at pp 1 and pp 2 were said as 'in 1 config'."""
+    import warnings
+
+    import roofline
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({"name": "x", "hardware": "h200", "model": "deepseek-v3", "method": "none", "engine": "sglang",
+                        "layouts": [{"dp_attention": 8, "ep": 8}, {"dp_attention": 8, "ep": 8, "pp": 2}],
+                        "axes": {"batch": [64], "context": [1024]}})
+    said = [str(w.message) for w in caught if "the expert dispatch under sglang" in str(w.message)]
+    assert len(said) == 1 and ("in 2 configs (deepseek-v3 dp_attention 8 ep 8 on h200; deepseek-v3 dp_attention 8 ep 8 "
+                               "pp 2 on h200)") in said[0]
+
+
+@pytest.mark.slow
 def test_no_dispatch_note_for_a_layout_its_engine_has_no_setup_for():
     """qa240: a sweep of vllm-v0 (no attention DP) at dp_attention 8 said no setup runs it, and beside it what its expert
     dispatch's latency rests on."""
