@@ -561,3 +561,19 @@ def test_vllms_moe_gather_without_sequence_parallelism_runs_over_the_data_parall
     whole = for_engine(deployment(v3, tp=2, dp_attention=4, ep=8), sglang, v3)
     assert "embedding" in whole.whole and float(embedding_reduce_time_s(hw, v3, whole, sglang, 16.0)) == 0
 
+
+
+def test_a_pipeline_hand_off_sends_hidden_states_and_residual_a_slice_a_tp_rank_then_all_gathers():
+    """qa245: vLLM and SGLang send the hidden states and the residual, each tp rank its 1/tp slice
+    (send_tensor_dict(..., all_gather_group=tp)), the next stage all-gathering them; one rank sending the hidden states
+    whole was 4x a NIC's bytes at tp 8. By hand, Llama-3.1-70B tp 4 pp 2 on H100 (NVLink 378 GB/s achievable, 3 us),
+    batch 64: micro-batches of 32 tokens, 2 x 32 x 8192 x 2 B = 1,048,576 B a boundary, 262,144 B a rank."""
+    from roofline.engine import p2p_time_s
+    from roofline.serving import IDEAL
+
+    hw, model = load_hardware("h100-sxm"), load_model("llama-3.1-70b")
+    sent, bw, lat = 2 * 32 * 8192 * 2, 378e9, 3e-6
+    gather = lat + sent * 3 / 4 / bw  # a ring pass over the 4 ranks of a stage
+    expected = 2 * (lat + sent / 4 / bw + gather)  # two boundaries: to stage 2, and back to stage 1 for the next token
+    assert float(p2p_time_s(hw, model, deployment(model, tp=4, pp=2), IDEAL, 32)) == pytest.approx(expected, rel=1e-9)
+    assert float(p2p_time_s(hw, model, deployment(model, pp=2), IDEAL, 32)) == pytest.approx(2 * (lat + sent / bw), rel=1e-9)
