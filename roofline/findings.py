@@ -1390,7 +1390,7 @@ def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
                         engine, said=bool(caveat))
             + (f" {_list([_model(meta, m) for m in never])} fit{'s' if len(never) == 1 else ''} in memory at no point of the sweep."
                if never else "")
-            + _contexts_text(points, mine, top, varying, meta)
+            + _contexts_text(points, mine, top, varying, meta) + _largest_k_text(points, mine, top, varying, meta)
             + _engine_said(df, engine))
     return Finding(title, text, {"best_speedup": float(top["speedup"])})
 
@@ -1398,10 +1398,10 @@ def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
 def _contexts_text(points: pd.DataFrame, rows: pd.DataFrame, top: pd.Series, varying: list[str], meta: dict) -> str:
     """Where the sweep varies the context, how the top point's config moves with it (qa243: the long-context scenario's
     finding never spoke of context): ' Over contexts 4k to 128k on that config, the gain at batch 1 rises from 2.2x to
-    2.41x and at the largest batch that fits from 1.91x (batch 256) to 2.92x (batch 8), while the KV cache takes the
-    batch that fits from 432 to 13 (plain decoding): each verify pass reads a sequence's cache once for its k + 1 tokens,
-    so the longer the context, the more of a step speculation's tokens share. k = 6, the largest swept, is the best
-    k at 22 of the 25 points that fit: a larger k may give more.' '' where one context is swept."""
+    2.41x and at the largest swept batch that fits from 1.91x (batch 256) to 2.92x (batch 8), while the KV cache takes
+    the largest batch memory holds from 432 to 13 (plain decoding): each verify pass reads a sequence's cache once for
+    its k + 1 tokens, so the longer the context, the more of a step speculation's tokens share.' '' where one context
+    is swept."""
     held = _same_config(points, top, ["hardware", "model", "alpha", *varying])
     contexts = sorted(held["context"].unique())
     if len(contexts) < 2:
@@ -1417,20 +1417,28 @@ def _contexts_text(points: pd.DataFrame, rows: pd.DataFrame, top: pd.Series, var
         rises = verb == "rises from"
     top_lo, top_hi = lo.loc[lo["batch"].idxmax()], hi.loc[hi["batch"].idxmax()]
     if int(top_lo["batch"]) != b0 or int(top_hi["batch"]) != b0:
-        gain += ((" and " if gain else "the gain ") + f"at the largest batch that fits from {_x(top_lo['speedup'])} (batch "
+        gain += ((" and " if gain else "the gain ") + f"at the largest swept batch that fits from {_x(top_lo['speedup'])} (batch "
                  f"{int(top_lo['batch']):,}) to {_x(top_hi['speedup'])} (batch {int(top_hi['batch']):,})")
     same = _same_config(rows, top, ["hardware", "model", "alpha", *varying])
     caps = same.groupby("context")["baseline_max_batch"].min()
-    text = (f" Over contexts {_ctx(contexts[0])} to {_ctx(contexts[-1])} on that config, {gain}, while the KV cache takes the "
-            f"batch that fits from {int(caps.get(contexts[0], 0)):,} to {int(caps.get(contexts[-1], 0)):,} (plain decoding)"
-            + (": each verify pass reads a sequence's cache once for its k + 1 tokens, so the longer the context, the more "
-               "of a step speculation's tokens share." if rises else "."))
+    return (f" Over contexts {_ctx(contexts[0])} to {_ctx(contexts[-1])} on that config, {gain}, while the KV cache takes the "
+            f"largest batch memory holds from {int(caps.get(contexts[0], 0)):,} to {int(caps.get(contexts[-1], 0)):,} (plain "
+            "decoding)" + (": each verify pass reads a sequence's cache once for its k + 1 tokens, so the longer the "
+                           "context, the more of a step speculation's tokens share." if rises else "."))
+
+
+def _largest_k_text(points: pd.DataFrame, rows: pd.DataFrame, top: pd.Series, varying: list[str], meta: dict) -> str:
+    """' k = 6, the largest swept, is the best k at 21 of the 25 points that fit on that config: a larger k may give
+    more.' where the top point's k is the largest swept (a chain of a method other than MTP, whose k past its trained
+    modules is said elsewhere); '' else (qa248: fast-tier's k = 6 at every point went unsaid, and the count read as the
+    sweep's)."""
+    held = _same_config(points, top, ["hardware", "model", "alpha", *varying])
     k_top = int(rows["k"].max())
     at_top = int((held["k"] == k_top).sum())
-    if not meta.get("tree_nodes") and at_top and int(top["k"]) == k_top and str(top.get("method", "")) != "mtp":
-        text += (f" k = {k_top}, the largest swept, is the best k at {at_top:,} of the {len(held):,} points that fit: a "
-                 "larger k may give more.")
-    return text
+    if meta.get("tree_nodes") or not at_top or int(top["k"]) != k_top or str(top.get("method", "")) == "mtp":
+        return ""
+    return (f" k = {k_top}, the largest swept, is the best k at {at_top:,} of the {len(held):,} points that fit on that "
+            "config: a larger k may give more.")
 
 
 def _same_config(rows: pd.DataFrame, row: pd.Series, columns: list[str]) -> pd.DataFrame:
@@ -1449,7 +1457,7 @@ def _deployment_label(row: pd.Series, compared: list[str], meta: dict) -> str:
 
 
 def _compared_plain(fit: pd.DataFrame, top: pd.Series, meta: dict) -> str:
-    """' At the largest batch that fits on each (context 4,096, tp 8): 8 × H100 SXM5: 5,400 tokens/s at batch 256 ($1.20
+    """' At the largest swept batch that fits on each (context 4,096, tp 8): 8 × H100 SXM5: 5,400 tokens/s at batch 256 ($1.20
     per million tokens); ...' where a sweep without speculation compares hardware or models, at the peak's context and
     config (its other varying columns held, as _compared holds them); '' where it compares neither."""
     compared = [c for c in ("hardware", "model") if fit[c].astype(str).nunique() > 1]
@@ -1463,15 +1471,18 @@ def _compared_plain(fit: pd.DataFrame, top: pd.Series, meta: dict) -> str:
         name = _deployment_label(r, compared, meta)
         cost = r.get("cost_usd_per_million_tokens")
         price = f" (${_n(cost)} per million tokens)" if cost is not None and cost == cost else " (no price)"
-        parts.append(f"{name}: {_n(r['tokens_per_s'])} tokens/s at batch {int(r['batch'])}{price}")
+        cap = int(r["baseline_max_batch"]) if "baseline_max_batch" in r.index else 0
+        held_by = f", memory holding {cap:,}" if cap > int(r["batch"]) else ""
+        parts.append(f"{name}: {_n(r['tokens_per_s'])} tokens/s at batch {int(r['batch'])}{held_by}{price}")
     at = ", ".join([f"context {int(top['context']):,}"] * ("context" in fit) + [_config_text(top, held, meta).lstrip(", ")] * bool(held))
-    return f" At the largest batch that fits on each ({at}): " + "; ".join(parts) + "."
+    return f" At the largest swept batch that fits on each ({at}): " + "; ".join(parts) + "."
 
 
 def _compared(d: pd.DataFrame, points: pd.DataFrame, top: pd.Series, varying: list[str], meta: dict, engine: str,
               said: bool) -> str:
-    """' At the largest batch that fits on each: 8 × H200 SXM: 9,870 tokens/s plain and 12,300 with speculation at batch
-    256 ($0.91 and $0.73 per million tokens); 8 × MI300X ...' where the sweep compares hardware or models (`d`: the
+    """' At the largest swept batch that fits on each: 8 × H200 SXM: 9,870 tokens/s plain and 12,300 with speculation at
+    batch 256, memory holding 432 ($0.91 and $0.73 per million tokens); 8 × MI300X ...' where the sweep compares
+    hardware or models (`d`: the
     engine's rows; `points`: each drafting point at its best k), at the top point's context, alpha and config; '' where
     it compares neither. `said`: OPTIMISTIC was said already (the headline), so a large batch here only refers to it."""
     compared = [c for c in ("hardware", "model") if d[c].astype(str).nunique() > 1]
@@ -1495,8 +1506,10 @@ def _compared(d: pd.DataFrame, points: pd.DataFrame, top: pd.Series, varying: li
         sp = drafts.loc[drafts["batch"].idxmax()]
         late |= optimistic(sp["batch"], engine)
         b_plain, b_spec = int(p["batch"]), int(sp["batch"])  # each at its own largest where the drafter takes memory
+        cap = int(p["baseline_max_batch"]) if "baseline_max_batch" in p.index else 0  # (qa248: read as memory's limit)
         text = (f"{label}: {_n(p['baseline_tokens_per_s'])} tokens/s plain{'' if b_plain == b_spec else f' at batch {b_plain}'} and "
-                f"{_n(sp['tokens_per_s'])} with speculation at batch {b_spec}")
+                f"{_n(sp['tokens_per_s'])} with speculation at batch {b_spec}"
+                + (f", memory holding {cap:,}" if cap > max(b_plain, b_spec) else ""))
         costs = [p["baseline_cost_usd_per_million_tokens"], sp["cost_usd_per_million_tokens"]]
         text += (f" (${_n(costs[0])} and ${_n(costs[1])} per million tokens)" if all(np.isfinite(costs)) else
                  f" (${_n(costs[0])} per million tokens plain; the drafter's device has no price)" if np.isfinite(costs[0]) else
@@ -1508,7 +1521,7 @@ def _compared(d: pd.DataFrame, points: pd.DataFrame, top: pd.Series, varying: li
     held += [_config_text(top, config, meta).lstrip(", ")] if config else []
     caveat = ("; the figures with speculation are optimistic, as above" if said else
               f"; read the figures with speculation as favourable: {OPTIMISTIC}") if late else ""
-    return f" At the largest batch that fits on each{' (' + ', '.join(held) + ')' if held else ''}: {'; '.join(parts)}{caveat}."
+    return f" At the largest swept batch that fits on each{' (' + ', '.join(held) + ')' if held else ''}: {'; '.join(parts)}{caveat}."
 
 
 # the config columns each question compares by design (its built-in scenario's lists); a user's scenario of that name
