@@ -1435,7 +1435,8 @@ def _largest_k_text(points: pd.DataFrame, rows: pd.DataFrame, top: pd.Series, va
     held = _same_config(points, top, ["hardware", "model", "alpha", *varying])
     k_top = int(rows["k"].max())
     at_top = int((held["k"] == k_top).sum())
-    if meta.get("tree_nodes") or not at_top or int(top["k"]) != k_top or str(top.get("method", "")) == "mtp":
+    if (meta.get("tree_nodes") or not at_top or int(top["k"]) != k_top or str(top.get("method", "")) == "mtp"
+            or not pays(top["speedup"])):  # where it loses, a larger k drafts more tokens that are thrown away
         return ""
     return (f" k = {k_top}, the largest swept, is the best k at {at_top:,} of the {len(held):,} points that fit on that "
             "config: a larger k may give more.")

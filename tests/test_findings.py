@@ -719,7 +719,7 @@ def test_the_generic_finding_gives_the_smallest_batchs_gain_the_caveat_and_compa
     r, f = _run_text(tmp_path, "name: two-models\nhardware: h100-sxm\nmodel: [llama-3.1-8b, qwen3-8b]\nmethod: eagle\n"
                      "engine: ideal\naxes: {batch: [1, 64], context: [2048], k: [0, 3], alpha: [0.8]}\n")
     assert "upper estimate" not in f.text and "nan" not in f.text
-    assert re.search(r"At the largest batch that fits on each: 1 × H100 SXM5 with Llama 3.1 8B: [\d,]+ tokens/s plain", f.text)
+    assert re.search(r"At the largest swept batch that fits on each: 1 × H100 SXM5 with Llama 3.1 8B: [\d,]+ tokens/s plain", f.text)
     assert "with Qwen3 8B" in f.text
 
 
@@ -779,8 +779,8 @@ def test_a_generic_finding_without_speculation_still_compares_its_hardware(tmp_p
     fit = r.df[r.df["fits_in_memory"].astype(bool)]
     for hw, name in (("h100-sxm", "H100 SXM5"), ("h200", "H200 SXM")):
         top = fit[fit["hardware"] == hw].sort_values("batch").iloc[-1]
-        assert (f"1 × {name}: {_n(top['tokens_per_s'])} tokens/s at batch {int(top['batch'])} "
-                f"(${_n(top['cost_usd_per_million_tokens'])} per million tokens)") in f.text
+        assert (f"1 × {name}: {_n(top['tokens_per_s'])} tokens/s at batch {int(top['batch'])}, memory holding "
+                f"{int(top['baseline_max_batch']):,} (${_n(top['cost_usd_per_million_tokens'])} per million tokens)") in f.text
     assert "1 × L40S: " in f.text and "(no price)" in f.text and "each (context 4,096):" in f.text
 
 
@@ -790,8 +790,8 @@ def test_a_comparison_of_hardware_over_several_layouts_names_the_layout_its_figu
     r, f = _run_text(tmp_path, "name: layouts\nhardware: [h200, b200]\nmodel: qwen3-30b-a3b\nmethod: eagle\nengine: ideal\n"
                      "layouts: [{tp: 2}, {dp_attention: 2, ep: 2}]\n"
                      "axes: {batch: [1, 64], context: [2048], k: [0, 3], alpha: [0.8]}\n")
-    sentence = f.text[f.text.index("At the largest batch that fits on each"):]
-    held = re.match(r"At the largest batch that fits on each \(([^)]*)\)", sentence)
+    sentence = f.text[f.text.index("At the largest swept batch that fits on each"):]
+    held = re.match(r"At the largest swept batch that fits on each \(([^)]*)\)", sentence)
     assert held and re.search(r"tp \d", held.group(1)) and "dp attention" in held.group(1), sentence[:200]
 
 
@@ -1475,8 +1475,10 @@ def test_the_generic_finding_says_how_the_gain_and_the_batch_that_fits_move_with
             "axes: {batch: [1, 8, 64], context: [4096, 131072], k: [2, 4], alpha: [0.8]}\n")
     _, _, text, _ = _user_question(tmp_path / "a", "ctx", body)
     said = re.search(r"Over contexts 4k to 128k on that config, the gain at batch 1 rises from ([0-9.]+)× to ([0-9.]+)× "
-                     r".*while the KV cache takes the batch that fits from 432 to 13 \(plain decoding\): each verify pass", text)
+                     r".*while the KV cache takes the largest batch memory holds from 432 to 13 \(plain decoding\): each verify pass", text)
     assert said and float(said.group(2)) > float(said.group(1)), text
     assert re.search(r"k = 4, the largest swept, is the best k at \d+ of the \d+ points that fit", text)
     _, _, one, _ = _user_question(tmp_path / "b", "ctx", body.replace("[4096, 131072]", "[4096]"))
     assert "Over contexts" not in one
+    # qa248: the largest swept k said with one context too, counted on that config
+    assert re.search(r"k = 4, the largest swept, is the best k at \d+ of the \d+ points that fit on that config", one)
