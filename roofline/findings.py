@@ -780,6 +780,14 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     s0, s1 = int(spec_caps[(hw, model, context, p0)]), int(spec_caps[(hw, model, context, p1)])
     t0, t1 = best.get((hw, model, context, p0), np.nan), best.get((hw, model, context, p1), np.nan)
     b_at0, b_at1 = int(at_batch[(hw, model, context, p0)]), int(at_batch[(hw, model, context, p1)])
+    peaks = _fits(df).loc[_fits(df).groupby(keys)["tokens_per_s"].idxmax()]
+    k_top = int(df["k"].max())
+    widest = (f" Each throughput is at k = {k_top}, the largest swept, at one end or both: a larger k may give more, "
+              "and move the ratio." if k_top > 0 and (peaks.loc[peaks["hardware"].eq(hw) & peaks["model"].eq(model)
+                                                                & peaks["context"].eq(context), "k"] == k_top).any() else "")
+    engine = main_engine(df)
+    eng = (meta.get("engine_values") or {}).get((engine, hw)) if engine != "ideal" else None
+    read_once = eng is None or eng.prefix_read_once  # qa248's leftover: said of every engine, a copy with false too
     text = (
         f"With {_ctx(p1)} of each {_ctx(context)}-token context shared by every sequence ({_model(meta, model)}, {_hw(meta, hw)}), "
         f"the batch that fits grows from {c0:,} to {c1:,} ({_x(c1 / max(c0, 1))}) without speculation and from {s0:,} to {s1:,} with its "
@@ -790,9 +798,12 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
            f"at batch {b_at0:,} and {b_at1:,}, the largest swept that fit, so the gain follows the batch grid as much as the memory)."
            if (b_at0, b_at1) == (largest.get((hw, model, context, p0)), largest.get((hw, model, context, p1)))
            else f"at batch {b_at0:,} and {b_at1:,}).")
-        + " It takes the prefix held once (prefix caching) and read once a step by a prefix-aware (cascade) attention "
-          "kernel (the engine's prefix_read_once; vLLM's FlashAttention backend picks cascade by a heuristic each step, "
-          "several others never)."
+        + (" It takes the prefix held once (prefix caching) and read once a step by a prefix-aware (cascade) attention "
+           "kernel (the engine's prefix_read_once; vLLM's FlashAttention backend picks cascade by a heuristic each step, "
+           "several others never)." if read_once else
+           f" It takes the prefix held once (prefix caching), each sequence still reading it a step ({engine}'s "
+           "prefix_read_once false: no prefix-aware attention kernel), so the gain is memory's, not bandwidth's.")
+        + widest
     )
     return Finding("Shared prefix", text, {"max_batch": caps, "max_batch_speculating": spec_caps, "best_tokens_per_s": best})
 
@@ -912,7 +923,10 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
             loses = "; plain decoding is faster still" if p_hw.loc[key, w] < 1 else ""
             if runner is not None and p_hw.loc[key, w] < TIE * p_hw.loc[key, runner]:
                 loses += f"; within {TIE - 1:.0%}, a tie at this model's accuracy"
-            others.append(f"on {_tp(meta)} × {_hw(meta, hw)} a drafter on {_hw(meta, w)} wins at batch {key[-1]} "
+            colo_batches = sorted({k[-1] for k in w_hw[w_hw == "co-located"].index})  # (qa248: unsaid beside the offload)
+            colo_text = (f"co-location wins at batch {colo_batches[0]}"
+                         f"{f'–{colo_batches[-1]}' if len(colo_batches) > 1 else ''} and " if colo_batches else "")
+            others.append(f"on {_tp(meta)} × {_hw(meta, hw)} {colo_text}a drafter on {_hw(meta, w)} wins at batch {key[-1]} "
                           f"({_x(p_hw.loc[key, w])}{vs}{loses})"
                           + (f" and {len(off_wins) - 1} more batch{'es' if len(off_wins) > 2 else ''}" if len(off_wins) > 1 else ""))
     if others:
@@ -931,6 +945,9 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     steps = [f"{_n(per_step[i] * 1e3)} ms {place(p)} (k = {int(k)})"
              for i, p, k in zip(order, b1["draft_placement"].to_numpy()[order], b1["k"].to_numpy()[order])]
     not_fitting = f"; no drafting k fits {_list(missing)}" if missing else ""  # inside the steps' own brackets' sentence
+    k_top = int(df["k"].max())
+    if len(b1) and (b1["k"] == k_top).any():  # qa248: each placement's fastest k the largest swept, unsaid
+        not_fitting += f"; k = {k_top} is the largest swept: a larger k may give more"
     verify = [_n(b1["verify_time_s"].min() * 1e3), _n(b1["verify_time_s"].max() * 1e3)]  # each at its placement's k
     on0 = (f" on {_hw(meta, hw0)}" if fitting["hardware"].nunique() > 1 else "") + (  # qa118: whose figures these are
         f" and {_article(_ctx(c_min))} {_ctx(c_min)} context" if fitting["context"].nunique() > 1 else "")

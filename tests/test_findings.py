@@ -111,6 +111,9 @@ def test_a_shared_prefix_fits_a_larger_batch():
     # ~2,048 of its own (~0.25 GiB) and the 4 GiB prefix is stored once: about 16x more sequences in the same free memory
     assert 12 <= c1 / max(c0, 1) <= 20
     assert f.numbers["best_tokens_per_s"].iloc[-1] > f.numbers["best_tokens_per_s"].iloc[0]
+    # qa248: its throughputs at k = 5, the largest swept, said; and the cascade kernel said of an engine that has it
+    assert "Each throughput is at k = 5, the largest swept, at one end or both" in f.text
+    assert "read once a step by a prefix-aware (cascade) attention kernel" in f.text
 
 
 @pytest.mark.slow
@@ -179,8 +182,12 @@ def test_draft_offload_transfer_is_a_small_share_of_an_iteration():
     offloaded = h200[h200 != "co-located"]
     if len(offloaded):
         assert f"wins at batch {offloaded.index[0][-1]}" in f.text and "H200" in f.text
+        colo = sorted({k[-1] for k in h200[h200 == "co-located"].index})  # qa248: said beside the offload
+        assert not colo or f"On 4 × H200 SXM co-location wins at batch {colo[0]}–{colo[-1]} and a drafter on" in f.text
     else:
         assert "co-location wins at every batch that fits" in f.text
+    k_top = int(r.df["k"].max())  # qa248: the co-located drafter's fastest k is the largest swept, said
+    assert f"(k = {k_top})" not in f.text or f"k = {k_top} is the largest swept: a larger k may give more" in f.text
 
 
 def test_the_kv_cap_finding_names_a_dip_on_the_way_to_the_largest_gain():
@@ -1482,3 +1489,18 @@ def test_the_generic_finding_says_how_the_gain_and_the_batch_that_fits_move_with
     assert "Over contexts" not in one
     # qa248: the largest swept k said with one context too, counted on that config
     assert re.search(r"k = 4, the largest swept, is the best k at \d+ of the \d+ points that fit on that config", one)
+
+
+@pytest.mark.slow
+def test_the_shared_prefix_finding_says_an_engine_without_a_prefix_aware_kernel_reads_it_each_sequence(tmp_path):
+    """A copy of vllm with prefix_read_once false was told its gain came from a cascade kernel it does not run."""
+    from roofline.editing import new_profile
+    from roofline.findings import shared_prefix
+
+    new_profile("engine", "nocascade", "vllm", ["prefix_read_once=false"], out_dir=tmp_path / "p")
+    path = tmp_path / "shared-prefix.yaml"
+    path.write_text("name: shared-prefix\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\nengine: nocascade\n"
+                    "shared_prefix: [0, 8192]\naxes: {batch: [1, 8], context: [10240], k: [0, 2], alpha: [0.8]}\n")
+    r = run_scenario(str(path), extra_dirs=(tmp_path / "p",))
+    text = shared_prefix(r.df, r.ops, r.meta).text
+    assert "each sequence still reading it a step (nocascade's prefix_read_once false" in text and "cascade) attention" not in text
