@@ -133,9 +133,10 @@ device from `roofline.costs`):
                     every token; T_g = the padded T of t_dp_gather when ep = 1, else T h_ep, the tokens
                     with at least one of their experts on an EP rank, each gathered once (it counted token-expert
                     pairs, min(T, T top_k / ep), until session 19))
-    t_p2p        = sum over the pp stage boundaries of (lat + 2 T_mb * hidden * 2 / tp / bw + t_gather)   (pp > 1)
-                   the hidden states and the residual, each tp rank its slice, all-gathered over tp by the next stage
-                   (t_gather = lat + t_ring(tp, 2 T_mb * hidden * 2) at tp > 1: p2p_time_s)
+    t_p2p        = sum over the pp - 1 forward boundaries of (lat + 2 T_r * hidden * 2 / tp / bw + t_gather) + lat
+                   (pp > 1) the hidden states and the residual of a rank's attention group (T_r = T_mb / dp_attention),
+                   each tp rank its slice, all-gathered over tp by the next stage (t_gather = lat + t_ring(tp, 2 T_r *
+                   hidden * 2) at tp > 1), and the sampled tokens' return to the first stage, a latency: p2p_time_s
     bw (t_p2p) and lat: the scale-up link's inside one domain, the scale-out link's for a group that spans domains
     (hardware.link_for); lat = max(the engine's measured collective latency, the link's latency).
     t_host = m * host_per_step + host_per_sequence * B_a (serving.py; host_time_s)
@@ -542,33 +543,37 @@ def _ring_pass_s(hw: HardwareSpec, devices: int, nbytes) -> tuple[np.ndarray, fl
 
 
 def p2p_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, tokens_per_microbatch):
-    """Activations of one micro-batch passed across every pipeline-stage boundary once per step (0 when pp = 1):
+    """One micro-batch's hand-offs between pipeline stages once per step (0 when pp = 1):
 
-        t_p2p = sum over the pp boundaries of (lat + 2 T_mb h a / tp / bw + t_gather)
-        t_gather = lat + t_ring(tp, 2 T_mb h a)   (tp > 1, else 0)
+        t_p2p = sum over the pp - 1 forward boundaries of (lat + 2 T_r h a / tp / bw + t_gather) + lat (the return)
+        t_gather = lat + t_ring(tp, 2 T_r h a)   (tp > 1, else 0)
 
-    the hidden states and the residual, each tp rank sending its 1/tp slice and the next stage's ranks all-gathering
-    them (vLLM's and SGLang's pp_group.send_tensor_dict(..., all_gather_group=the tp group); qa245: one rank sending
-    the hidden states whole was 4x the bytes a NIC carries at tp 8). Of the pp boundaries (the last one back to the
-    first stage for the next token), those between scale-up domains use the scale-out link: min(pp, domains) of them
-    when the replica spans domains; the all-gather runs inside a stage's tp group.
+    forward, the hidden states and the residual of a rank's attention group (T_r = T_mb / dp_attention tokens), each
+    tp rank sending its 1/tp slice and the next stage's ranks all-gathering them (vLLM's and SGLang's
+    pp_group.send_tensor_dict(..., all_gather_group=the tp group); qa245: one rank sending the hidden states whole was
+    4x the bytes a NIC carries at tp 8); back to the first stage only the sampled token ids, a latency (vLLM's
+    pp_broadcast; qa247: priced as a third hand-off of activations). A boundary between scale-up domains uses the
+    scale-out link: domains - 1 of the forward ones and the return where the replica spans domains; the all-gather
+    runs inside a stage's tp group.
     """
     tokens = np.asarray(tokens_per_microbatch, dtype=np.float64)
     if dep.pp <= 1:
         return np.zeros_like(tokens)
-    sent = 2.0 * tokens * model.hidden_size * ACTIVATION_BYTES  # hidden states and residual
+    sent = 2.0 * tokens / dep.dp_attention * model.hidden_size * ACTIVATION_BYTES  # hidden states and residual
     nbytes = sent / dep.tp
     domains = -(-dep.devices // hw.scale_up_domain)
-    crossing = min(dep.pp, domains) if domains > 1 else 0
+    forward_across = min(dep.pp, domains) - 1 if domains > 1 else 0
     inside_bytes_per_s, inside_latency_s = hw.link_for(1)
     across_bytes_per_s, across_latency_s = hw.link_for(dep.devices)
+    inside_lat_s = _latency(engine.allreduce_latency_s, inside_latency_s)
+    across_lat_s = _latency(engine.allreduce_latency_s, across_latency_s)
     gather_s = 0.0
     if dep.tp > 1:
         ring_s, ring_latency_s = _ring_pass_s(hw, dep.tp, sent)
         gather_s = _latency(engine.allreduce_latency_s, ring_latency_s) + ring_s
-    inside_s = (dep.pp - crossing) * (_latency(engine.allreduce_latency_s, inside_latency_s) + nbytes / inside_bytes_per_s)
-    across_s = crossing * (_latency(engine.allreduce_latency_s, across_latency_s) + nbytes / across_bytes_per_s)
-    return inside_s + across_s + dep.pp * gather_s
+    inside_s = (dep.pp - 1 - forward_across) * (inside_lat_s + nbytes / inside_bytes_per_s + gather_s)
+    across_s = forward_across * (across_lat_s + nbytes / across_bytes_per_s + gather_s)
+    return inside_s + across_s + (across_lat_s if domains > 1 else inside_lat_s)
 
 
 def _operator_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, name: str, flops, nbytes,

@@ -538,7 +538,8 @@ def _host_share(row: pd.Series, engine: str, meta: dict) -> str:
     its host work with the device spends more than HOST_SHARE_NOTED of plain decoding's step on it at `row`'s batch:
     t_host from engine.host_time_s with the engine values the sweep ran with (meta's engine_values; without them, the
     profile on the search path), the step B / baseline tokens/s; under pp the share on a micro-batch's round trip,
-    t_host / m, from m = 2 micro-batches whatever the engine (engine.step_metrics; qa244)."""
+    t_host / m, from m = 2 micro-batches whatever the engine (engine.step_metrics; qa244), or all of it where it sets the
+    step (the host busy with every micro-batch's: qa247)."""
     if engine == "ideal":
         return ""
     from roofline.engine import host_time_s, microbatches
@@ -551,8 +552,9 @@ def _host_share(row: pd.Series, engine: str, meta: dict) -> str:
     dep = Deployment(dp_attention=dp, pp=int(row["pp"]) if "pp" in row.index else 1)
     if (eng.host_overlap and dep.pp == 1) or not eng.host_per_sequence_s:
         return ""
-    host_s = float(host_time_s(eng, batch, dep)) / float(microbatches(batch, dep))  # on the step's path
+    host_total_s = float(host_time_s(eng, batch, dep))
     step_s = batch / float(row["baseline_tokens_per_s"])
+    host_s = host_total_s if host_total_s >= step_s * (1 - 1e-6) else host_total_s / float(microbatches(batch, dep))
     if host_s / step_s <= HOST_SHARE_NOTED:
         return ""
     fitted = ", fitted" if "host_per_sequence" in (eng.fitted.get("parameters") or ()) else ""  # as its profile says

@@ -574,6 +574,10 @@ def test_a_pipeline_hand_off_sends_hidden_states_and_residual_a_slice_a_tp_rank_
     hw, model = load_hardware("h100-sxm"), load_model("llama-3.1-70b")
     sent, bw, lat = 2 * 32 * 8192 * 2, 378e9, 3e-6
     gather = lat + sent * 3 / 4 / bw  # a ring pass over the 4 ranks of a stage
-    expected = 2 * (lat + sent / 4 / bw + gather)  # two boundaries: to stage 2, and back to stage 1 for the next token
+    expected = (lat + sent / 4 / bw + gather) + lat  # to stage 2; back to stage 1 the sampled tokens alone (qa247)
     assert float(p2p_time_s(hw, model, deployment(model, tp=4, pp=2), IDEAL, 32)) == pytest.approx(expected, rel=1e-9)
-    assert float(p2p_time_s(hw, model, deployment(model, pp=2), IDEAL, 32)) == pytest.approx(2 * (lat + sent / bw), rel=1e-9)
+    assert float(p2p_time_s(hw, model, deployment(model, pp=2), IDEAL, 32)) == pytest.approx(2 * lat + sent / bw, rel=1e-9)
+    # under attention DP a rank sends its own group's tokens: 32 over 4 groups, 8 each
+    v3 = load_model("deepseek-v3")
+    dp = float(p2p_time_s(hw, v3, deployment(v3, dp_attention=4, ep=4, pp=2), IDEAL, 32))
+    assert dp == pytest.approx(2 * lat + 2 * 8 * 7168 * 2 / bw, rel=1e-9)

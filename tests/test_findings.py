@@ -1504,3 +1504,16 @@ def test_the_shared_prefix_finding_says_an_engine_without_a_prefix_aware_kernel_
     r = run_scenario(str(path), extra_dirs=(tmp_path / "p",))
     text = shared_prefix(r.df, r.ops, r.meta).text
     assert "each sequence still reading it a step (nocascade's prefix_read_once false" in text and "cascade) attention" not in text
+
+
+@pytest.mark.slow
+def test_the_host_share_under_pp_is_all_the_host_work_where_it_sets_the_step():
+    """qa247: at pp 2 the note said a micro-batch's 7.70 ms was 50% of a step the host's 15.4 ms sets; at pp 4 it said
+    nothing (a quarter, not over it)."""
+    import roofline
+    from roofline.findings import _host_share
+
+    for pp in (2, 4):
+        df = roofline.sweep({"name": "x", "hardware": "h100-sxm", "model": "llama-3.2-1b", "engine": "vllm",
+                             "layouts": [{"pp": pp}], "axes": {"batch": [256], "context": [1024]}})
+        assert "host work (15.4 ms, 60.2 us a sequence, fitted) is 100% of the plain step" in _host_share(df.iloc[0], "vllm", {})
