@@ -704,15 +704,16 @@ def sweep(
     if plots and not summary["plots_skipped"] and not_drawn(summary["files"]):
         typer.echo(not_drawn(summary["files"]))
     if plots and not summary["plots_skipped"]:
-        from roofline.plot_jobs import MAX_PANELS, narrowed_columns
+        from roofline.plot_jobs import MAX_PANELS, narrowed_columns, read_results
 
-        narrowed = narrowed_columns(sc, configs)  # what a figure of too many panels cuts (its title says '... only')
+        # what a figure of too many panels cuts (its title says which), read off the table the figures drew
+        narrowed = narrowed_columns(read_results(out)[1])
         devices = narrowed.pop("hardware", ())  # the first panels leave a device out (qa245: said of none)
         if narrowed or devices:  # say how to draw another
             other = f"--where hardware={devices[-1]} draws the rest" if devices else ""
             key, values = next(iter(narrowed.items())) if narrowed else (None, [])
             cut = f"`roofline plot {out} --where {key}={values[-1]} --out DIR` draws another" if narrowed else ""
-            typer.echo(f"note: where a figure keeps a subset of {', '.join(narrowed)} (its title says '... only'), {cut}"
+            typer.echo(f"note: where a figure keeps a subset of {', '.join(narrowed)} (its title says which), {cut}"
                        + (f" (where a title says 'first {MAX_PANELS} of N panels', {other})" if other else "")
                        if narrowed else f"note: where a title says 'first {MAX_PANELS} of N panels', {other}", err=True)
     if summary["plots_skipped"]:

@@ -561,19 +561,22 @@ def _meta_of_rows(meta: dict, df: pd.DataFrame) -> dict:
 REFUSAL_KEYS = ("engine", "method", "hardware", "model", "weight_dtype", "expert_dtype", "tp", "dp_attention", "ep", "pp")
 
 
-def narrowed_columns(sc, configs) -> dict[str, list]:
-    """{column: its values, in table order} for each column a standard figure of the sweep's configs narrows to a
-    subset (plots._panels on the panels' keys, a row a config and context, every point taken to fit; hardware where the
-    first panels leave a device out): what the sweep's note names (qa242: it named every varying column, cut or not)."""
-    import pandas as pd
+def narrowed_columns(df) -> dict[str, list]:
+    """{column: its values, in table order} for each column a standard figure of a sweep's rows `df` narrows to a subset
+    (plots._panels, as the figures call it, what fits in memory included; hardware where the first panels leave a
+    device out): what the sweep's note names (qa242: it named every varying column, cut or not; qa247: taking every
+    point to fit, it named none where the figures kept one layout)."""
+    from roofline.plots import LAYOUT_DEGREES, _panels
 
-    from roofline.grid import config_values
-    from roofline.plots import _panels
-
-    df = pd.DataFrame([{**config_values(c), "context": context} for c in configs for context in sc.axes["context"]])
     by, keys, _ = _panels(df, ("hardware", "model", "context"), {})
-    return {axis: list(dict.fromkeys(df[axis])) for i, axis in enumerate(by)
-            if len({key[i] for key in keys}) < df[axis].nunique(dropna=False)}
+    out = {axis: list(dict.fromkeys(df[axis])) for i, axis in enumerate(by)
+           if len({key[i] for key in keys}) < df[axis].nunique(dropna=False)}
+    degrees = [i for i, axis in enumerate(by) if axis in LAYOUT_DEGREES]
+    layouts = list(dict.fromkeys(df[[by[i] for i in degrees]].itertuples(index=False, name=None))) if degrees else []
+    left = [t for t in layouts if t not in {tuple(key[i] for i in degrees) for key in keys}]
+    if left and not any(by[i] in out for i in degrees):  # a whole layout left out, each of its degrees still drawn
+        out[by[degrees[0]]] = [t[0] for t in left]  # (its values end with a left-out layout's: the hint's --where)
+    return out
 
 
 def refused_meta(df, extra_dirs: tuple = (), refused: list | None = None) -> dict:

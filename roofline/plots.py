@@ -268,9 +268,18 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
             positions = tuple(by.index(a) for a in axis)
             if len(keys) <= most or len({tuple(key[p] for p in positions) for key in keys}) < 2:
                 continue
-            if len(keys) <= MAX_GRID_PANELS and all(key in fits for key in keys) and all(
-                    a in (*by[:grid], *axis) for a in by if len({key[by.index(a)] for key in keys}) > 1):
+            grid_only = all(a in (*by[:grid], *axis) for a in by if len({key[by.index(a)] for key in keys}) > 1)
+            limit = MAX_GRID_PANELS if grid_only else most
+            if len(keys) <= limit and all(key in fits for key in keys):
                 most = len(keys)  # every layout of every device (and model), as a grid
+                continue
+            kept = _fitting_everywhere(keys, positions, fits)  # (qa247: one panel without a fit kept one layout only)
+            if 1 < len(kept) and len(kept) * len({_without(key, positions) for key in keys}) <= limit:
+                left = [v for v in dict.fromkeys(tuple(key[p] for p in positions) for key in keys) if v not in kept]
+                keys = [key for key in keys if tuple(key[p] for p in positions) in kept]
+                most = max(most, len(keys))
+                notes.append(f"{' and '.join(', '.join(_axis_value_label(meta, a, v[i]) for i, a in enumerate(axis)) for v in left)}"
+                             " left out (no point fits on every device)")
                 continue
             keys, note = _narrow(keys, positions, fits)
             value = keys[0]
@@ -299,6 +308,21 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
     return by, keys, ", ".join(notes)
 
 
+def _without(key: tuple, positions: tuple[int, ...]) -> tuple:
+    """A panel key less the values at `positions`: the panel a config column's value splits."""
+    return tuple(v for p, v in enumerate(key) if p not in positions)
+
+
+def _fitting_everywhere(keys: list[tuple], positions: tuple[int, ...], fits: set) -> list[tuple]:
+    """The values at `positions` (a layout's degrees) under which every panel has a key in `fits`, in table order."""
+    panels = {_without(key, positions) for key in keys}
+    fitting: dict = {}
+    for key in keys:
+        if key in fits:
+            fitting.setdefault(tuple(key[p] for p in positions), set()).add(_without(key, positions))
+    return [v for v, where in fitting.items() if where == panels]
+
+
 def _narrow(keys: list[tuple], positions: tuple[int, ...], fits: set) -> tuple[list[tuple], str]:
     """Keep one value of `positions` of the panel `keys` (one column, or a layout's degrees together): the first value
     under which every panel (a key without those positions) has a key in `fits`; else per panel its first key in
@@ -307,10 +331,7 @@ def _narrow(keys: list[tuple], positions: tuple[int, ...], fits: set) -> tuple[l
     def value(key):
         return tuple(key[p] for p in positions)
 
-    def rest_of(key):
-        return tuple(v for p, v in enumerate(key) if p not in positions)
-
-    rest = [rest_of(key) for key in keys]
+    rest = [_without(key, positions) for key in keys]
     panels = list(dict.fromkeys(rest))
     fitting = {(r, value(key)) for r, key in zip(rest, keys) if key in fits}
     values = list(dict.fromkeys(value(key) for key in keys))
@@ -321,7 +342,7 @@ def _narrow(keys: list[tuple], positions: tuple[int, ...], fits: set) -> tuple[l
     for r, key in zip(rest, keys):  # table order: a panel's first key that fits, else its first key
         if r not in chosen or (chosen[r] not in fits and key in fits):
             chosen[r] = key
-    kept = [key for key in keys if chosen[rest_of(key)] == key]
+    kept = [key for key in keys if chosen[_without(key, positions)] == key]
     return kept, "one" if len({value(key) for key in kept}) == 1 else "per panel"
 
 

@@ -286,10 +286,10 @@ def test_a_column_that_follows_the_model_is_not_a_panel_split_and_panels_are_cou
     sc = scenario_from_dict({"name": "m", "hardware": "h200", "model": ["llama-3.1-8b", "deepseek-v3"], "tp": 8,
                              "method": {"llama-3.1-8b": "none", "deepseek-v3": "mtp"},
                              "axes": {"batch": [1, 32], "context": [4096], "k": [0, 2], "alpha": [0.8]}}, "m")
-    assert narrowed_columns(sc, load_configs(sc)) == {}
+    assert narrowed_columns(run_sweep(sc, load_configs(sc))) == {}
     sc = scenario_from_dict({"name": "k", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-8b", "kv_dtype": ["bf16", "fp8"],
                              "axes": {"batch": [1], "context": [1024, 4096]}}, "k")
-    assert list(narrowed_columns(sc, load_configs(sc))) == ["context"]  # 8 panels: one context, both KV dtypes
+    assert list(narrowed_columns(run_sweep(sc, load_configs(sc)))) == ["context"]  # 8 panels: one context, both KV dtypes
 
 
 def test_a_layouts_sweep_keeps_each_layout_whole_in_its_figures():
@@ -301,10 +301,25 @@ def test_a_layouts_sweep_keeps_each_layout_whole_in_its_figures():
     layouts = [{"tp": 8}, {"tp": 8, "pp": 2}, {"tp": 16}, {"tp": 4, "pp": 4}]
     sc = scenario_from_dict({"name": "l", "hardware": ["h200", "b200"], "model": "llama-3.1-405b", "layouts": layouts,
                              "axes": {"batch": [1, 64], "context": [4096]}}, "l")
-    assert narrowed_columns(sc, load_configs(sc)) == {}
+    assert narrowed_columns(run_sweep(sc, load_configs(sc))) == {}
     more = scenario_from_dict({"name": "l", "hardware": ["h200", "b200", "mi300x"], "model": "llama-3.1-405b",
                                "layouts": layouts, "axes": {"batch": [1, 64], "context": [4096]}}, "l")
-    assert list(narrowed_columns(more, load_configs(more))) == ["tp", "pp"]  # 12 panels: one layout, every device
+    assert list(narrowed_columns(run_sweep(more, load_configs(more)))) == ["tp", "pp"]  # 12 panels: one layout, every device
+
+
+def test_a_layout_that_fits_on_no_device_alone_is_left_out_and_said():
+    """qa247: 405B's tp 8 does not fit on an H100, so the figures kept one layout (tp 8 pp 2, which vllm refuses with
+    eagle) of four, tp 16 and tp 4 pp 4 fitting on both dropped, and the sweep said nothing."""
+    from roofline import plots
+    from roofline.plot_jobs import narrowed_columns
+
+    sc = scenario_from_dict({"name": "l", "hardware": ["h200", "h100-sxm"], "model": "llama-3.1-405b",
+                             "layouts": [{"tp": 8}, {"tp": 8, "pp": 2}, {"tp": 16}, {"tp": 4, "pp": 4}],
+                             "axes": {"batch": [1, 64], "context": [4096]}}, "l")
+    df = run_sweep(sc, load_configs(sc))
+    by, keys, note = plots._panels(df, ("hardware", "model", "context"), {})
+    assert len(keys) == 6 and note == "TP 8, PP 1 left out (no point fits on every device)"
+    assert narrowed_columns(df) == {"tp": [8]}  # the sweep's hint: --where tp=8 draws it
 
 
 def test_the_columns_a_figure_narrows_are_those_its_panels_cut_not_every_one_that_varies():
@@ -314,11 +329,11 @@ def test_the_columns_a_figure_narrows_are_those_its_panels_cut_not_every_one_tha
 
     sc = scenario_from_dict({"name": "e", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-8b",
                              "engine": ["vllm", "sglang", "trtllm"], "axes": {"batch": [1], "context": [1024, 4096]}}, "e")
-    assert narrowed_columns(sc, load_configs(sc)) == {"context": [1024, 4096]}
+    assert narrowed_columns(run_sweep(sc, load_configs(sc))) == {"context": [1024, 4096]}
     sc = scenario_from_dict({"name": "f", "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-8b",
                              "engine": ["vllm", "sglang", "trtllm"], "kv_dtype": ["bf16", "fp8"],
                              "axes": {"batch": [1], "context": [1024]}}, "f")
-    assert list(narrowed_columns(sc, load_configs(sc))) == ["engine"]  # 12 panels: one engine, both KV dtypes (6)
+    assert list(narrowed_columns(run_sweep(sc, load_configs(sc)))) == ["engine"]  # 12 panels: one engine, both KV dtypes (6)
 
 
 @pytest.mark.slow
