@@ -710,7 +710,8 @@ def sweep(
         narrowed = narrowed_columns(read_results(out)[1])
         devices = narrowed.pop("hardware", ())  # the first panels leave a device out (qa245: said of none)
         if narrowed or devices:  # say how to draw another
-            other = f"--where hardware={devices[-1]} draws the rest" if devices else ""
+            other = (f"`roofline plot {out} --where hardware={devices[-1]} --out DIR` draws one left out"
+                     if devices else "")
             key, values = next(iter(narrowed.items())) if narrowed else (None, [])
             cut = f"`roofline plot {out} --where {key}={values[-1]} --out DIR` draws another" if narrowed else ""
             typer.echo(f"note: where a figure keeps a subset of {', '.join(narrowed)} (its title says which), {cut}"

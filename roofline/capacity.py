@@ -12,7 +12,8 @@ On the busiest device (layout.py, costs.py):
               = max(min(W, memory - R), 0) + f * max(memory - W - R, 0)  (of the free memory: TensorRT-LLM), W = weights + extra
                                                               (W + f (memory - W - R) while the weights leave memory free)
     R         = memory_reserved + memory_reserved_parallel [D > 1] + memory_reserved_per_device * (N - 1)
-                + memory_reserved_per_dp_group * dp_attention [dp_attention > 1] + 4 B * vocabulary * sampler_logit_copies * S
+                + memory_reserved_per_dp_group * dp_attention [dp_attention > 1]
+                + 4 B * vocabulary * sampler_logit_copies * S [the stage holding the LM head: the last, or the only one]
     D, N      = the devices of a pipeline stage, tp * dp_attention, and of the replica, D * pp
     S         = sampler_sequences, or sampler_sequences_small on a device under 70 GiB or an A100 (serving.py)
 

@@ -559,8 +559,8 @@ def p2p_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: Serv
     tokens = np.asarray(tokens_per_microbatch, dtype=np.float64)
     if dep.pp <= 1:
         return np.zeros_like(tokens)
-    sent = 2.0 * tokens / dep.dp_attention * model.hidden_size * ACTIVATION_BYTES  # hidden states and residual
-    nbytes = sent / dep.tp
+    sent_bytes = 2.0 * tokens / dep.dp_attention * model.hidden_size * ACTIVATION_BYTES  # hidden states and residual
+    nbytes = sent_bytes / dep.tp
     domains = -(-dep.devices // hw.scale_up_domain)
     forward_across = min(dep.pp, domains) - 1 if domains > 1 else 0
     inside_bytes_per_s, inside_latency_s = hw.link_for(1)
@@ -569,7 +569,7 @@ def p2p_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: Serv
     across_lat_s = _latency(engine.allreduce_latency_s, across_latency_s)
     gather_s = 0.0
     if dep.tp > 1:
-        ring_s, ring_latency_s = _ring_pass_s(hw, dep.tp, sent)
+        ring_s, ring_latency_s = _ring_pass_s(hw, dep.tp, sent_bytes)
         gather_s = _latency(engine.allreduce_latency_s, ring_latency_s) + ring_s
     inside_s = (dep.pp - 1 - forward_across) * (inside_lat_s + nbytes / inside_bytes_per_s + gather_s)
     across_s = forward_across * (across_lat_s + nbytes / across_bytes_per_s + gather_s)
@@ -690,8 +690,8 @@ def step_metrics(
     b = np.asarray(batch, dtype=np.float64)
     q = np.asarray(q, dtype=np.float64)
     pp = dep.pp
-    microbatches = np.minimum(b, pp)  # m (engine.microbatches)
-    mb = b / microbatches
+    m_micro = microbatches(b, dep)  # m = min(B, pp)
+    mb = b / m_micro
     costs = operator_costs(model, mb, q, context, dep, logit_tokens, prefill, shared_prefix,
                            engine.prefix_read_once)
     ceilings = operator_ceilings(hw, dep, model, sequences_per_group(mb, dep), engine)
@@ -747,28 +747,28 @@ def step_metrics(
         mean_layers_s, mean_coll, mean_stage_layers = layers_s, coll, stage_layers
         mean_layer_bytes = total_bytes - head_bytes
     mean_body_s = mean_layers_s + sum(mean_coll.values()) + mean_stage_layers * hw.layer_overhead_s
-    round_trip_s, paced_s = pp * mean_body_s + head_s + head_comm_s, microbatches * (body_s + head_s + head_comm_s)
+    round_trip_s, paced_s = pp * mean_body_s + head_s + head_comm_s, m_micro * (body_s + head_s + head_comm_s)
     round_trip = round_trip_s >= paced_s
 
     def per_step(busiest, mean_stage):
         """A stage quantity over a step: pp mean-stage passes on a round trip, m busiest-stage passes when paced."""
-        return np.where(round_trip, pp * mean_stage, microbatches * busiest)
+        return np.where(round_trip, pp * mean_stage, m_micro * busiest)
 
     overhead_s = hw.step_overhead_s + per_step(stage_layers, mean_stage_layers) * hw.layer_overhead_s
     device_s = np.maximum(round_trip_s, paced_s) + p2p_s + hw.step_overhead_s
     host_s = np.broadcast_to(host_time_s(engine, b, dep), shape)
     overlapped = np.broadcast_to(host_overlapped(engine, b, dep), shape)
     if pp > 1:  # a micro-batch's chain: its own host work, then its round trip; the stages and the host busy besides
-        chain_s = round_trip_s + host_s / microbatches  # host_s / m = host_per_step + host_per_sequence * B_a / m
+        chain_s = round_trip_s + host_s / m_micro  # host_s / m = host_per_step + host_per_sequence * B_a / m
         step_s = np.maximum(np.maximum(chain_s, paced_s) + p2p_s + hw.step_overhead_s, host_s)
     else:
         step_s = np.where(overlapped, np.maximum(device_s, host_s), device_s + host_s)
     kv_read = costs["attention"][1] + costs["indexer"][1] - attention_activation_bytes(model, tokens_a, dep, prefill, stage_layers)
-    device_flops, device_bytes = microbatches * total_flops, microbatches * total_bytes
-    passes_with_head = np.where(round_trip, 1.0, microbatches)
+    device_flops, device_bytes = m_micro * total_flops, m_micro * total_bytes
+    passes_with_head = np.where(round_trip, 1.0, m_micro)
     out = {
         "step_time_s": step_s,
-        "operator_time_s": per_step(layers_s, mean_layers_s) + np.where(round_trip, 1.0, microbatches) * head_s,
+        "operator_time_s": per_step(layers_s, mean_layers_s) + np.where(round_trip, 1.0, m_micro) * head_s,
         **{name: per_step(coll[name], mean_coll[name]) for name in coll},
         "p2p_time_s": p2p_s,
         "comm_time_s": per_step(sum(coll.values()), sum(mean_coll.values())) + p2p_s + passes_with_head * head_comm_s,
@@ -784,10 +784,10 @@ def step_metrics(
         # what the step streams on its critical path: every stage's layers on a round trip (pp mean stages), the busiest
         # device's m passes when paced (qa202: a pp 2 step's "bytes take" note gave one stage's, half the path's)
         "path_bytes": np.where(round_trip, pp * mean_layer_bytes + head_bytes, device_bytes),
-        "kv_read_bytes": microbatches * kv_read,
+        "kv_read_bytes": m_micro * kv_read,
         "arithmetic_intensity_flops_per_byte": total_flops / total_bytes,
         "mbu": device_bytes / step_s / hw.mem_bw_bytes_per_s,
-        "mfu": microbatches * at_peak_s / step_s,
+        "mfu": m_micro * at_peak_s / step_s,
         "compute_bound": compute_bound_s > 0.5 * operators_s,
         "compute_bound_share": compute_bound_s / np.maximum(operators_s, 1e-30),
         "tokens": tokens,

@@ -225,8 +225,8 @@ def _rest_text(p: dict) -> str:
     host = p.get("host_time_s") or 0.0
     if _host_sets_step(p):
         return f"host work ({format_seconds(host)}, overlapped, longer than the device's time) sets the step, more bandwidth buys nothing here"
-    added = p.get("host_on_path_s", 0.0 if p.get("host_overlap") else host)  # what it adds (under pp: qa244, qa245)
-    parts = sorted(((added, "host work"), (p.get("comm_time_s") or 0.0, "collectives")), reverse=True)
+    added_s = p.get("host_on_path_s", 0.0 if p.get("host_overlap") else host)  # what it adds (under pp: qa244, qa245)
+    parts = sorted(((added_s, "host work"), (p.get("comm_time_s") or 0.0, "collectives")), reverse=True)
     named = [f"{name} {format_seconds(t)}" for t, name in parts if t > 0.05 * p["step_time_s"]]
     floor = (f"; the overlapped host work, {format_seconds(host)}, is its floor"
              if p.get("host_overlap") and host >= 0.98 * p["step_time_at_2x_bandwidth_s"] else "")
@@ -276,15 +276,16 @@ def _rate(tokens_per_s: float) -> str:
 
 def _host_overlap_text(p: dict) -> str:
     """How the host work line enters the step (engine.step_metrics): 'overlapped: the step is the larger of it and the
-    device time; ', under pp 'at pp 2 a micro-batch's own share, 7.7 ms, adds to its round trip, the others' runs
-    beside it; ' (qa244: said 'overlapped' alone), or '' where it is added."""
+    device time; ', under pp 'at pp 2 a micro-batch's own share, 1.93 ms, lies on its round trip and the others' beside
+    it, the step at least the whole: 1.69 ms added to the device time; ' (qa244: said 'overlapped' alone), or '' where
+    it is added."""
     pp, batch = p["layout"].get("pp", 1), int(p["batch"])
     if pp > 1 and min(batch, pp) >= 2:
-        share = p["host_time_s"] / min(batch, pp)
-        added = p.get("host_on_path_s", share)
-        return (f"at pp {pp} a micro-batch's own share, {format_seconds(share)}, lies on its round trip and the others' "
-                f"beside it, the step at least the whole: {format_seconds(added) if added > 0 else 'nothing'} added to the "
-                "device time; ")
+        share_s = p["host_time_s"] / min(batch, pp)
+        added_s = p.get("host_on_path_s", share_s)
+        return (f"at pp {pp} a micro-batch's own share, {format_seconds(share_s)}, lies on its round trip and the others' "
+                f"beside it, the step at least the whole: {format_seconds(added_s) if added_s > 0 else 'nothing'} added to "
+                "the device time; ")
     return "overlapped: the step is the larger of it and the device time; " if p.get("host_overlap") else ""
 
 
