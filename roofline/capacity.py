@@ -54,7 +54,7 @@ def running_cap_note(engine: ServingEngine, hw: HardwareSpec, batch: int, dep: D
     groups = f" ({sequences:,} in each of its {dep.dp_attention} attention-DP groups)" if dep.dp_attention > 1 else ""
     field = "sampler_sequences_small" if sequences == engine.sampler_sequences_small != engine.sampler_sequences else "sampler_sequences"
     return (f"batch {int(batch):,} under {engine.name}: it runs at most {cap:,} sequences at once on {hw.name} by default"
-            f"{groups} (the profile's {field}, vLLM's default max_num_seqs; --max-num-seqs raises it): a batch above "
+            f"{groups} (the profile's {field}, vLLM's default max_num_seqs; the vLLM server's --max-num-seqs raises it): a batch above "
             f"{cap:,} here assumes the cap raised to it (left as it is, the rest wait in its queue)")
 
 

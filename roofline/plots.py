@@ -1384,7 +1384,8 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         shown = distinct_labels([alphas[i] for i in yt if alphas[i] >= 0])
         ax.set_yticks(list(yt), [nan_label if alphas[i] < 0 else shown[alphas[i]] for i in yt])
         ax.grid(False)
-        ax.set_xlabel("batch size B (sequences; a column each)")  # qa190: evenly spaced, whatever the values
+        ax.set_xlabel("batch size B (sequences; a column each" + (", every other one labelled)" if xt.step == 2 else
+                      f", one in {xt.step} labelled)" if xt.step > 2 else ")"))  # qa190: evenly spaced; qa249: thinned
         ax.set_ylabel("acceptance rate α (per token)")
     cbar = fig.colorbar(image, cax=fig.add_axes((0.0, 0.0, 0.01, 0.01)), label="speedup over plain decoding (×)")  # placed by `arrange`
     steps = (0.8, 0.9, 1.0, 1.1, 1.25) if span < math.log(1.4) else (0.5, 0.67, 0.8, 1.0, 1.25, 1.5, 2) if span < math.log(2.5) \

@@ -1146,3 +1146,11 @@ def test_per_position_rates_are_said_in_legends_and_the_heatmaps_tick():
     assert _alpha_label(float("nan"), rates) == "per-position rates 0.9, 0.8, 0.7, 0.6, ..."
     assert _alpha_label(float("nan"), {"acceptance": [0.9, 0.8]}) == "per-position rates 0.9, 0.8"
     assert _alpha_label(float("nan"), {}) == "per-position rates" and _alpha_label(0.8, rates) == "α = 0.8"
+
+
+def test_the_heatmaps_batch_axis_says_when_only_some_columns_are_labelled():
+    """qa249: 18 batch columns labelled 1, 3, 6, 11, ... under 'a column each': a reader counted to find batch 2."""
+    _, _, df, ops = _tables({**SMALL, "hardware": "h100-sxm", "engine": "vllm",
+                             "axes": {"batch": [2 ** i for i in range(18)], "context": [1024], "k": [1, 2], "alpha": [0.8]}})
+    fig = _figure("speedup_heatmap", df, ops, META)
+    assert {ax.get_xlabel() for ax in _panel_axes(fig)} == {"batch size B (sequences; a column each, every other one labelled)"}
