@@ -250,7 +250,7 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     dtype = _one_value(meta.get("weight_dtype"))  # said beside the model: the width is the bytes' ratio, set by the dtype
     ridges = _list([f"{_n(ridge[hw])} on {_hw(meta, hw)}" for hw in hws])
     text = (
-        f"At batch {batch_hi}, a pass of q tokens per sequence costs at most +{_pct(TOLERANCE - 1)} over a decode step "
+        f"At batch {batch_hi}, under {engine}, a pass of q tokens per sequence costs at most +{_pct(TOLERANCE - 1)} over a decode step "
         f"up to q = {_list(parts)} at {' / '.join(_ctx(c) for c in contexts)} context ({_model(meta, model0)}"
         f"{', ' + dtype + ' weights' if dtype else ''}{'; ' + others + ' the same' if others and same else ''}), "
         f"i.e. {batch_hi} × q tokens in flight{legend_text}. "
@@ -286,7 +286,7 @@ def verify_mini_prefill(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
                                             ("the same", lambda e, i: e == i)) if any(test(e, i) for _, e, i in widths_of)])
         text += (f" On the bare roofline (ideal, batch {batch_hi}, {_ctx(contexts[0])}; not drawn) it is {widths}.{why}"
                  + (f" The {engine} engine's width is {compare}: {_width_causes(engine, hws, meta)}, more where the ridge "
-                    f"point is lower ({dtype + ' ' if dtype else ''}ridge points in FLOP/B: {ridges})." if compare else ""))
+                    f"point is lower (derated {dtype + ' ' if dtype else ''}ridge points in FLOP/B: {ridges})." if compare else ""))
         numbers["q_max_ideal"] = q_ideal
     return Finding("Verification is a mini-prefill", text, numbers)
 
@@ -642,6 +642,7 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     c_hi = int(df["context"].max())
     hw0 = df["hardware"].iloc[0]
     models = list(dict.fromkeys(df["model"]))
+    engine = main_engine(df)
 
     def cap(m: str) -> str:
         plain, drafted = int(plain_caps.get((hw0, m, c_hi), 0)), int(caps.get((hw0, m, c_hi), 0))
@@ -665,7 +666,10 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
                   "reused, so optimistic at the rates given" if past else
                   f"; k = {k_top}, the largest swept: a larger k may give more")
         slower = "; slower than plain decoding" if not pays(row["speedup"]) else ""  # qa219: a 0.916x 'gain'
-        return f"{_x(row['speedup'])} ({METHOD_NAMES.get(row['method'], row['method'])}, batch {int(row['batch'])}{capped}{slower})"
+        late = (f"; an upper estimate: {OPTIMISTIC}" if pays(row["speedup"]) and optimistic(row["batch"], engine)
+                else "")  # (qa248: DeepSeek-V4-Flash's 2.11x at batch 64 said bare)
+        return (f"{_x(row['speedup'])} ({METHOD_NAMES.get(row['method'], row['method'])}, batch {int(row['batch'])}{capped}"
+                f"{slower}{late})")
     sp_txt = [gain(m) for m in models]
     trend = {}  # each model's course over the batch at this context: (verb, path)
     losing = True  # whether speculation loses at every batch traced: then its 'gain' is a speedup below 1 (qa219)
@@ -713,8 +717,23 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         + (f" At this context, over the batch sizes that fit, the {'speedup (below 1 at every batch)' if losing else 'gain'} "
            f"{'; '.join(clauses[:-1])}{'; and ' if len(clauses) > 1 else ''}{clauses[-1]}." if clauses else "")
         + replicated
+        + _other_caps(df, plain_caps, hw0, c_hi, models, meta)
     )
     return Finding("The KV cache caps the batch", text, {"max_batch": caps, "at_cap": at_cap, "rising": rising, "memory_split": split})
+
+
+def _other_caps(df: pd.DataFrame, plain_caps: pd.Series, hw0: str, context: int, models: list, meta: dict) -> str:
+    """' On 8 × B200 (HGX, 180 GB) the caps are 39, 9 and 212.' for the other devices a kv-caps sweep holds (qa248: the
+    finding spoke of its first device alone, a second swept and drawn unsaid)."""
+    parts = []
+    for hw in dict.fromkeys(df["hardware"]):
+        if hw == hw0:
+            continue
+        caps = [f"{int(plain_caps.get((hw, m, context), 0)):,}" for m in models]
+        devices = int(df.loc[df["hardware"] == hw, "devices"].max()) if "devices" in df else _tp(meta)
+        parts.append(f"{devices} × {_hw(meta, hw)} {'the caps are ' + _list(caps) if len(caps) > 1 else 'the cap is ' + caps[0]}")
+    return f" On {'; on '.join(parts)}, in the same order." if parts and len(models) > 1 else (
+        f" On {'; on '.join(parts)}." if parts else "")
 
 
 def _course(values, batches) -> tuple[str, str]:
