@@ -1042,6 +1042,8 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     what = "Roofline" + (f" at context {_ctx(context)}" if context is not None else "")
     what += ": operators of one decode step" + (" and one verify pass" if speculate else " (no speculation)")
     what += ", at the smallest batch and the largest swept that fits in memory"  # (qa208: not the largest that fits)
+    if "pp" in ops and (pd.to_numeric(ops["pp"], errors="coerce") > 1).any():  # (qa245: read as the whole batch's)
+        what += "\nunder pp, each point the busiest stage's pass over one micro-batch of B / min(B, pp) sequences"
     _title(fig, what, title_meta, models, _memory_note(df, note))
     place_labels(fig, labels)
     return fig

@@ -1154,3 +1154,12 @@ def test_the_heatmaps_batch_axis_says_when_only_some_columns_are_labelled():
                              "axes": {"batch": [2 ** i for i in range(18)], "context": [1024], "k": [1, 2], "alpha": [0.8]}})
     fig = _figure("speedup_heatmap", df, ops, META)
     assert {ax.get_xlabel() for ax in _panel_axes(fig)} == {"batch size B (sequences; a column each, every other one labelled)"}
+
+
+def test_the_roofline_figure_says_its_points_are_one_micro_batchs_pass_under_pp():
+    """qa245: a TP 4 PP 2 panel filled at B = 256 drew one micro-batch's pass (the MLP at about half TP 8's
+    intensity) labelled as the whole batch's."""
+    _, _, df, ops = _tables({**SMALL, "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "none",
+                             "layouts": [{"tp": 1}, {"tp": 1, "pp": 2}], "axes": {"batch": [1, 64], "context": [1024], "k": [0]}})
+    fig = _figure("roofline", df, ops, META)
+    assert "under pp, each point the busiest stage's pass over one micro-batch of B / min(B, pp) sequences" in fig._suptitle.get_text()
