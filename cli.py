@@ -1256,7 +1256,8 @@ def refuse_empty_paths(group, argv: list[str]) -> None:
         if position < len(arguments):
             argument = arguments[position]
             if is_path[argument.name] and not word.strip():
-                raise RooflineError(f"command line: {argument.name.upper()}: expected a path, found an empty string")
+                raise RooflineError(f"command line: {argument.name.upper()}: expected a path, found an empty string "
+                                    "(write '.' for the working folder)")
             if getattr(argument, "nargs", 1) == 1:
                 position += 1
         i += 1
