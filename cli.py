@@ -704,10 +704,9 @@ def sweep(
     if plots and not summary["plots_skipped"] and not_drawn(summary["files"]):
         typer.echo(not_drawn(summary["files"]))
     if plots and not summary["plots_skipped"]:
-        from roofline.plot_jobs import MAX_PANELS, narrowed_columns, read_results
+        from roofline.plot_jobs import MAX_PANELS
 
-        # what a figure of too many panels cuts (its title says which), read off the table the figures drew
-        narrowed = narrowed_columns(read_results(out)[1])
+        narrowed = dict(summary.get("narrowed") or {})  # what a figure of too many panels cuts (its title says which)
         devices = narrowed.pop("hardware", ())  # the first panels leave a device out (qa245: said of none)
         if narrowed or devices:  # say how to draw another
             other = (f"`roofline plot {out} --where hardware={devices[-1]} --out DIR` draws one left out"

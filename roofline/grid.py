@@ -798,7 +798,7 @@ def write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool 
     plot_jobs.FigurePool, which the caller closes; by default one of this call's own). Returns a summary with
     the files written, the seconds spent computing, writing and plotting, and `plots_skipped` (plots asked for
     a sweep of more than `keep_in_memory_max` points, default PLOT_POINTS_MAX, which is not held in memory to
-    draw)."""
+    draw) and `narrowed` (plot_jobs.narrowed_columns of a drawn sweep: what its figures' panels cut)."""
     from roofline.plot_jobs import PLOT_NAMES, FigurePool
 
     out_dir = Path(out_dir)
@@ -830,7 +830,7 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
     computed whole first and its figures handed to the drawers before any table is written, so they draw while
     this process writes; a larger one streams block by block into the tables."""
     from roofline.outputs import TableWriter, progress_bar, progress_done, write_csv
-    from roofline.plot_jobs import refused_meta, standard_jobs
+    from roofline.plot_jobs import narrowed_columns, refused_meta, standard_jobs
 
     total = sc.points
     drawn_here = plots and total <= keep_in_memory_max
@@ -838,7 +838,7 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
     t0 = time.perf_counter()
     ops = operator_table(sc, configs)
     blocks = iter_blocks(sc, configs, chunk_points)
-    meta = None
+    meta, narrowed = None, {}
     if drawn_here:
         blocks = list(blocks)
         timings["compute_s"] += time.perf_counter() - t0
@@ -848,6 +848,7 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
         drawn_meta = {**meta, **refused_meta(frame, extra_dirs)}  # the figures name them (qa231), as `roofline plot`'s
         for job in standard_jobs(frame, ops, drawn_meta, out_dir, formats=("png", "svg") if svg else ("png",)):
             pool.submit(job)
+        narrowed = narrowed_columns(frame)  # what a figure of too many panels cuts, for the sweep's note
         timings["plot_s"] += time.perf_counter() - t
     done = 0
     t, computed_s = time.perf_counter(), timings["compute_s"]
@@ -874,7 +875,7 @@ def _write_sweep(sc: Scenario, configs: list[Config], out_dir: Path, plots: bool
         t = time.perf_counter()
         files += [p.name for paths in pool.collect() for p in paths]
         timings["plot_s"] += time.perf_counter() - t
-    return {"points": done, **timings, "files": files, "plots_skipped": plots and not drawn_here}
+    return {"points": done, **timings, "files": files, "plots_skipped": plots and not drawn_here, "narrowed": narrowed}
 
 
 def _largest_fitting_batch(sc, hw, model, dep, shared_prefix: int, engine) -> int:

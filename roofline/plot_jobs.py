@@ -565,9 +565,14 @@ def narrowed_columns(df) -> dict[str, list]:
     """{column: its values, in table order} for each column a standard figure of a sweep's rows `df` narrows to a subset
     (plots._panels, as the figures call it, what fits in memory included; hardware where the first panels leave a
     device out): what the sweep's note names (qa242: it named every varying column, cut or not; qa247: taking every
-    point to fit, it named none where the figures kept one layout)."""
+    point to fit, it named none where the figures kept one layout). A sweep of at most MAX_PANELS panels narrows
+    nothing: said without drawing on the plots module (matplotlib, not loaded in the sweep's own process)."""
+    columns = [c for c in ("hardware", "model", "context", *PANEL_CONFIG_COLUMNS) if c in df.columns]
+    if len(df[columns].drop_duplicates()) <= MAX_PANELS:
+        return {}
     from roofline.plots import LAYOUT_DEGREES, _panels
 
+    df = df[[*columns, *(["fits_in_memory"] if "fits_in_memory" in df.columns else [])]].drop_duplicates()
     by, keys, _ = _panels(df, ("hardware", "model", "context"), {})
     out = {axis: list(dict.fromkeys(df[axis])) for i, axis in enumerate(by)
            if len({key[i] for key in keys}) < df[axis].nunique(dropna=False)}
