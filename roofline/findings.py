@@ -77,6 +77,15 @@ def _tp(meta: dict) -> int:
     return tp if isinstance(tp, int) else 1
 
 
+def _target_devices(df: pd.DataFrame, hw: str, meta: dict) -> int:
+    """The devices of the target's layout on `hw`, tp x dp_attention x pp (its drafter's own device apart; qa250: tp
+    alone said '1 H100' of a pp 2 layout); meta's tp where the table has no layout columns."""
+    rows = df[df["hardware"] == hw] if "hardware" in df else df
+    if len(rows) and all(c in rows for c in ("tp", "dp_attention", "pp")):
+        return int((rows["tp"].astype(int) * rows["dp_attention"].astype(int) * rows["pp"].astype(int)).max())
+    return _tp(meta)
+
+
 METHOD_NAMES = {"eagle": "EAGLE", "draft": "a draft model", "ngram": "n-gram lookup", "mtp": "MTP", "medusa": "Medusa"}  # as a sentence says them
 
 
@@ -589,7 +598,7 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
     def contexts_of(batch: int) -> list[int]:  # the contexts where plain decoding alone fits at `batch`
         return sorted({int(float(p[2])) for p in missing if int(float(p[-1])) == batch})
     wins_from = min([int(b) for b in loses["batch"]] + no_drafter) if len(loses) or no_drafter else None
-    devices = _tp(meta)
+    devices = _target_devices(df, b_best["hardware"], meta)
     at_context = f", context {_ctx(b_best['context'])}" if base["context"].nunique() > 1 else ""  # qa133: which one
     def peak(row, throughput: str, rows: pd.DataFrame) -> str:
         edge = int(row["batch"]) == int(rows["batch"].max()) < int(df["batch"].max())  # memory, not the curve, ends it
@@ -803,9 +812,10 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     b_at0, b_at1 = int(at_batch[(hw, model, context, p0)]), int(at_batch[(hw, model, context, p1)])
     peaks = _fits(df).loc[_fits(df).groupby(keys)["tokens_per_s"].idxmax()]
     k_top = int(df["k"].max())
+    ends = peaks[peaks["hardware"].eq(hw) & peaks["model"].eq(model) & peaks["context"].eq(context)
+                 & peaks["shared_prefix_tokens"].isin([p0, p1])]  # the two throughputs quoted (qa250: any prefix's)
     widest = (f" Each throughput is at k = {k_top}, the largest swept, at one end or both: a larger k may give more, "
-              "and move the ratio." if k_top > 0 and (peaks.loc[peaks["hardware"].eq(hw) & peaks["model"].eq(model)
-                                                                & peaks["context"].eq(context), "k"] == k_top).any() else "")
+              "and move the ratio." if k_top > 0 and not meta.get("tree_nodes") and (ends["k"] == k_top).any() else "")
     engine = main_engine(df)
     eng = (meta.get("engine_values") or {}).get((engine, hw)) if engine != "ideal" else None
     read_once = eng is None or eng.prefix_read_once  # qa248's leftover: said of every engine, a copy with false too
@@ -870,7 +880,7 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     nothing = [h for h in targets if h not in set(winner.index.get_level_values("hardware"))]
     if hw0 is None:
         return Finding("Draft on cheaper hardware", f"Nothing of this sweep fits in device memory, plain decoding included, "
-                       f"on {_list([f'{_tp(meta)} × {_hw(meta, h)}' for h in nothing])}.", {})
+                       f"on {_list([f'{_target_devices(df, h, meta)} × {_hw(meta, h)}' for h in nothing])}.", {})
     w0 = winner.xs(hw0, level="hardware")
     p0 = pivot.xs(hw0, level="hardware")
     batches = w0.index.get_level_values("batch")
@@ -921,9 +931,9 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
             loses += f"; within {TIE - 1:.0%}, a tie at this model's accuracy"
         parts.append(f"{'co-location' if w == 'co-located' else 'a drafter on ' + _hw(meta, w)} wins at {where} "
                      f"({at}{_x(row[w])}{vs}{loses})")
-    sentences.append(f"On {_tp(meta)} × {_hw(meta, hw0)}, {'; '.join(parts)}.")
+    sentences.append(f"On {_target_devices(df, hw0, meta)} × {_hw(meta, hw0)}, {'; '.join(parts)}.")
     if nothing:  # not even plain decoding fits there, at any batch
-        sentences.append(f"On {_list([f'{_tp(meta)} × {_hw(meta, h)}' for h in nothing])} nothing fits, plain decoding "
+        sentences.append(f"On {_list([f'{_target_devices(df, h, meta)} × {_hw(meta, h)}' for h in nothing])} nothing fits, plain decoding "
                          "included, at any batch swept.")
     others = []  # the other targets: where, if anywhere, an offloaded drafter wins
     for hw in dict.fromkeys(winner.index.get_level_values("hardware")):
@@ -932,7 +942,7 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         w_hw, p_hw = winner.xs(hw, level="hardware"), pivot.xs(hw, level="hardware")
         off_wins = w_hw[~w_hw.isin(["co-located", "none"])]
         if off_wins.empty:
-            on = f"on {_tp(meta)} × {_hw(meta, hw)}"  # as the first target is said (qa126: 'On H200 SXM' beside '4 × H100')
+            on = f"on {_target_devices(df, hw, meta)} × {_hw(meta, hw)}"  # as the first target is said (qa126)
             others.append(f"{on} co-location wins at every batch that fits" if (w_hw == "co-located").all() else
                           f"{on} no drafter fits at any batch swept (plain decoding only)" if (w_hw == "none").all()
                           else f"{on} no offloaded drafter wins at a batch that fits")
@@ -944,10 +954,11 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
             loses = "; plain decoding is faster still" if p_hw.loc[key, w] < 1 else ""
             if runner is not None and p_hw.loc[key, w] < TIE * p_hw.loc[key, runner]:
                 loses += f"; within {TIE - 1:.0%}, a tie at this model's accuracy"
-            colo_batches = sorted({k[-1] for k in w_hw[w_hw == "co-located"].index})  # (qa248: unsaid beside the offload)
-            colo_text = (f"co-location wins at batch {colo_batches[0]}"
-                         f"{f'–{colo_batches[-1]}' if len(colo_batches) > 1 else ''} and " if colo_batches else "")
-            others.append(f"on {_tp(meta)} × {_hw(meta, hw)} {colo_text}a drafter on {_hw(meta, w)} wins at batch {key[-1]} "
+            # (qa248: unsaid beside the offload; qa250: as a range over every curve it ran past the offload's batch)
+            colo_points = int((w_hw == "co-located").sum())
+            colo_text = (f"co-location wins at {colo_points} of its {int((w_hw != 'none').sum())} points that fit and "
+                         if colo_points else "")
+            others.append(f"on {_target_devices(df, hw, meta)} × {_hw(meta, hw)} {colo_text}a drafter on {_hw(meta, w)} wins at batch {key[-1]} "
                           f"({_x(p_hw.loc[key, w])}{vs}{loses})"
                           + (f" and {len(off_wins) - 1} more batch{'es' if len(off_wins) > 2 else ''}" if len(off_wins) > 1 else ""))
     if others:
@@ -967,7 +978,7 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
              for i, p, k in zip(order, b1["draft_placement"].to_numpy()[order], b1["k"].to_numpy()[order])]
     not_fitting = f"; no drafting k fits {_list(missing)}" if missing else ""  # inside the steps' own brackets' sentence
     k_top = int(df["k"].max())
-    if len(b1) and (b1["k"] == k_top).any():  # qa248: each placement's fastest k the largest swept, unsaid
+    if not meta.get("tree_nodes") and len(b1) and ((b1["k"] == k_top) & pays(b1["speedup"])).any():  # qa248, qa250
         not_fitting += f"; k = {k_top} is the largest swept: a larger k may give more"
     verify = [_n(b1["verify_time_s"].min() * 1e3), _n(b1["verify_time_s"].max() * 1e3)]  # each at its placement's k
     on0 = (f" on {_hw(meta, hw0)}" if fitting["hardware"].nunique() > 1 else "") + (  # qa118: whose figures these are
@@ -1448,14 +1459,15 @@ def _contexts_text(points: pd.DataFrame, rows: pd.DataFrame, top: pd.Series, var
     b0 = int(held["batch"].min())
     first, last = lo[lo["batch"] == b0], hi[hi["batch"] == b0]
     gain, rises = "", False
+    word = "gain" if pays(held["speedup"]).any() else "speedup"  # (qa250: a 0.75x 'gain')
     if len(first) and len(last):
         a, b = float(first["speedup"].iloc[0]), float(last["speedup"].iloc[0])
         verb = "holds at" if _n(a) == _n(b) else "rises from" if b > a else "falls from"
-        gain = f"the gain at batch {b0:,} {verb} {_x(a)}" + ("" if verb == "holds at" else f" to {_x(b)}")
-        rises = verb == "rises from"
+        gain = f"the {word} at batch {b0:,} {verb} {_x(a)}" + ("" if verb == "holds at" else f" to {_x(b)}")
+        rises = verb == "rises from" and pays(b)
     top_lo, top_hi = lo.loc[lo["batch"].idxmax()], hi.loc[hi["batch"].idxmax()]
     if int(top_lo["batch"]) != b0 or int(top_hi["batch"]) != b0:
-        gain += ((" and " if gain else "the gain ") + f"at the largest swept batch that fits from {_x(top_lo['speedup'])} (batch "
+        gain += ((" and " if gain else f"the {word} ") + f"at the largest swept batch that fits from {_x(top_lo['speedup'])} (batch "
                  f"{int(top_lo['batch']):,}) to {_x(top_hi['speedup'])} (batch {int(top_hi['batch']):,})")
     same = _same_config(rows, top, ["hardware", "model", "alpha", *varying])
     caps = same.groupby("context")["baseline_max_batch"].min()
@@ -1476,8 +1488,8 @@ def _largest_k_text(points: pd.DataFrame, rows: pd.DataFrame, top: pd.Series, va
     if (meta.get("tree_nodes") or not at_top or int(top["k"]) != k_top or str(top.get("method", "")) == "mtp"
             or not pays(top["speedup"])):  # where it loses, a larger k drafts more tokens that are thrown away
         return ""
-    return (f" k = {k_top}, the largest swept, is the best k at {at_top:,} of the {len(held):,} points that fit on that "
-            "config: a larger k may give more.")
+    where = "its best k" if len(held) == 1 else f"the best k at {at_top:,} of the {len(held):,} points that fit on that config"
+    return f" k = {k_top}, the largest swept, is {where}: a larger k may give more."
 
 
 def _same_config(rows: pd.DataFrame, row: pd.Series, columns: list[str]) -> pd.DataFrame:

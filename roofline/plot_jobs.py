@@ -562,7 +562,7 @@ REFUSAL_KEYS = ("engine", "method", "hardware", "model", "weight_dtype", "expert
 
 
 def narrowed_columns(df) -> dict[str, list]:
-    """{column: its values, in table order} for each column a standard figure of a sweep's rows `df` narrows to a subset
+    """{column: its values left out, in table order} for each column a standard figure of a sweep's rows `df` narrows to a subset
     (plots._panels, as the figures call it, what fits in memory included; hardware where the first panels leave a
     device out): what the sweep's note names (qa242: it named every varying column, cut or not; qa247: taking every
     point to fit, it named none where the figures kept one layout). A sweep of at most MAX_PANELS panels narrows
@@ -574,8 +574,8 @@ def narrowed_columns(df) -> dict[str, list]:
 
     df = df[[*columns, *(["fits_in_memory"] if "fits_in_memory" in df.columns else [])]].drop_duplicates()
     by, keys, _ = _panels(df, ("hardware", "model", "context"), {})
-    out = {axis: list(dict.fromkeys(df[axis])) for i, axis in enumerate(by)
-           if len({key[i] for key in keys}) < df[axis].nunique(dropna=False)}
+    out = {axis: [v for v in dict.fromkeys(df[axis]) if v not in {key[i] for key in keys}]  # the values left out (qa250:
+           for i, axis in enumerate(by) if len({key[i] for key in keys}) < df[axis].nunique(dropna=False)}  # all of them)
     degrees = [i for i, axis in enumerate(by) if axis in LAYOUT_DEGREES]
     layouts = list(dict.fromkeys(df[[by[i] for i in degrees]].itertuples(index=False, name=None))) if degrees else []
     left = [t for t in layouts if t not in {tuple(key[i] for i in degrees) for key in keys}]

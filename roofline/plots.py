@@ -279,7 +279,7 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
                 keys = [key for key in keys if tuple(key[p] for p in positions) in kept]
                 most = max(most, len(keys))
                 notes.append(f"{' and '.join(', '.join(_axis_value_label(meta, a, v[i]) for i, a in enumerate(axis)) for v in left)}"
-                             " left out (no point fits on every device)")
+                             " left out (a panel of it would hold no point that fits)")
                 continue
             keys, note = _narrow(keys, positions, fits)
             value = keys[0]
@@ -993,7 +993,9 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
                 ax.plot(r["flops"] / r["bytes"], r["flops"] / r["time_s"] / 1e12, marker[pass_name], ms=7, mec=col,
                         mfc=col if filled else "white", mew=1.4, zorder=4, alpha=0.9)
             step_i = g["flops"].sum() / g["bytes"].sum()
-            step_y = g["flops"].sum() / g["step_time_s"].iloc[0] / 1e12
+            # the step holds min(B, pp) micro-batches' passes on the busiest stage (qa250: one's FLOPs over it, 1/m)
+            passes = min(float(batch), float(g["pp"].iloc[0])) if "pp" in g and float(g["pp"].iloc[0]) > 1 else 1.0
+            step_y = passes * g["flops"].sum() / g["step_time_s"].iloc[0] / 1e12
             ax.plot(step_i, step_y, marker[pass_name], ms=15, mec="k", mfc="none", mew=1.5, zorder=3)
             shown.append((pass_name, batch, q, filled, bool(np.isin(batch, verify_fits if pass_name == "verify" else fit_batches))))
         labels += [(ax, *lab) for lab in _clusters(pts)]

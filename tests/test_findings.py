@@ -182,8 +182,9 @@ def test_draft_offload_transfer_is_a_small_share_of_an_iteration():
     offloaded = h200[h200 != "co-located"]
     if len(offloaded):
         assert f"wins at batch {offloaded.index[0][-1]}" in f.text and "H200" in f.text
-        colo = sorted({k[-1] for k in h200[h200 == "co-located"].index})  # qa248: said beside the offload
-        assert not colo or f"On 4 × H200 SXM co-location wins at batch {colo[0]}–{colo[-1]} and a drafter on" in f.text
+        colo = int((h200 == "co-located").sum())  # qa248: said beside the offload; qa250: as a count, not a range
+        assert not colo or (f"On 4 × H200 SXM co-location wins at {colo} of its {int((h200 != 'none').sum())} points "
+                            "that fit and a drafter on") in f.text
     else:
         assert "co-location wins at every batch that fits" in f.text
     k_top = int(r.df["k"].max())  # qa248: the co-located drafter's fastest k is the largest swept, said
@@ -1537,3 +1538,12 @@ def test_the_mini_prefill_finding_names_its_engine_and_says_its_ridge_points_are
     fp8 ridge points (derated: H100's 493 against a datasheet's 590) read as spec-sheet figures."""
     r, f = _run("verify-mini-prefill")
     assert f.text.startswith("At batch 16, under vllm, a pass of q tokens") and "(derated fp8 ridge points in FLOP/B:" in f.text
+
+
+@pytest.mark.slow
+def test_findings_count_a_layouts_devices_not_its_tp(tmp_path):
+    """qa250: 'On 1 H100 SXM5, growing the batch alone ...' of a pp 2 layout on two devices (tp alone counted)."""
+    body = ("name: batch-vs-speculation\nhardware: h100-sxm\nmodel: llama-3.1-8b\npp: 2\nengine: ideal\nmethod: eagle\n"
+            "axes: {batch: [1, 2, 8, 64, 256], context: [512], k: [0, 2, 4], alpha: [0.8]}\n")
+    _, _, text, _ = _user_question(tmp_path, "batch-vs-speculation", body)
+    assert "On 2 H100 SXM5," in text and "On 1 H100" not in text

@@ -1163,3 +1163,13 @@ def test_the_roofline_figure_says_its_points_are_one_micro_batchs_pass_under_pp(
                              "layouts": [{"tp": 1}, {"tp": 1, "pp": 2}], "axes": {"batch": [1, 64], "context": [1024], "k": [0]}})
     fig = _figure("roofline", df, ops, META)
     assert "under pp, each point the busiest stage's pass over one micro-batch of B / min(B, pp) sequences" in fig._suptitle.get_text()
+
+
+def test_under_pp_the_whole_steps_ring_counts_every_micro_batchs_pass():
+    """qa250: the ring of a pp 2 step drew one micro-batch's FLOPs over the whole step's time, half the device's FLOP/s."""
+    _, _, df, ops = _tables({**SMALL, "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "none",
+                             "layouts": [{"tp": 1, "pp": 2}], "axes": {"batch": [1, 64], "context": [1024], "k": [0]}})
+    fig = _figure("roofline", df, ops, META)
+    rings = sorted(float(line.get_ydata()[0]) for ax in _panel_axes(fig) for line in ax.get_lines() if line.get_markersize() == 15)
+    g = ops[(ops["pass"] == "decode") & (ops["batch"] == 64)]
+    assert rings[-1] == pytest.approx(2 * g["flops"].sum() / g["step_time_s"].iloc[0] / 1e12, rel=1e-9)
