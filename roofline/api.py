@@ -585,6 +585,8 @@ def predict(
         "usable_memory_text": usable_memory_text(hw, target, dep.at_stage(int(mem["stage"])) if dep.pp > 1 else dep, eng),
         "fits_in_memory": fits,
         "max_batch": int(mem["max_batch"]),
+        # the stage whose memory sets it, where another than the one the figures above are of (qa251)
+        "max_batch_stage": int(mem["max_batch_stage"]) if "max_batch_stage" in mem else None,
         "operator_time_s": float(m["operator_time_s"]),
         # of it, what the engine's kernel_latency adds (its kernels x layers x latency; qa97: a batch-1 step of 15.8 ms
         # whose 12.9 ms are kernel floors showed only 'operators 14.5 ms'): the operator time less that at 0 latency

@@ -171,10 +171,14 @@ def distinct_stages(model: ModelSpec, dep: Deployment) -> list[Deployment]:
 
 def _tightest(stages: list[dict]) -> dict:
     """capacity's arrays of the stage with the least memory to spare at each point (its weights, KV cache, need and
-    usable memory, and index: `stage`); fits where every stage fits, max batch the least of the stages'."""
+    usable memory, and index: `stage`); fits where every stage fits, max batch the least of the stages' (and
+    `max_batch_stage` the stage it is of)."""
     spare = np.stack([s["usable_memory_bytes"] - s["memory_needed_bytes"] for s in stages])
     pick = np.argmin(spare, axis=0)
     out = {key: np.choose(pick, [s[key] for s in stages]) for key in stages[0] if key not in ("fits_in_memory", "max_batch")}
     out["fits_in_memory"] = np.logical_and.reduce([s["fits_in_memory"] for s in stages])
     out["max_batch"] = np.minimum.reduce([s["max_batch"] for s in stages])
+    # the stage whose memory sets max batch: at another batch another stage may have the least to spare (qa251: 744,
+    # stage 2's, printed beside stage 4's figures)
+    out["max_batch_stage"] = np.choose(np.argmin(np.stack([s["max_batch"] for s in stages]), axis=0), [s["stage"] for s in stages])
     return out

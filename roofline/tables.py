@@ -53,7 +53,7 @@ def predict_table(point: dict) -> str:
         + (" by the busiest stage" if p.get("pipeline") and p["pipeline"]["memory_stage"] != p["pipeline"]["busiest_stage"] else "")
         + (f"; {p['engine']}'s window pool holds the sliding layers at {r:g} x a sequence's tokens, not their window)"
            if (r := p.get("kv_window_pool_ratio")) is not None else ")"),
-        f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({format_si(p['memory_needed_bytes'], 'B')} of {format_si(p['usable_memory_bytes'], 'B')} usable: {p['usable_memory_text']}; max batch {p['max_batch']:,})",
+        f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({format_si(p['memory_needed_bytes'], 'B')} of {format_si(p['usable_memory_bytes'], 'B')} usable: {p['usable_memory_text']}; max batch {p['max_batch']:,}{_max_batch_stage_text(p)})",
         f"  operators            {format_seconds(p['operator_time_s'])}"
         + (f"   (of which kernel latencies {format_seconds(p['kernel_latency_time_s'])}: {p['engine']}'s kernels x layers x "
            "its kernel_latency)" if p.get("kernel_latency_time_s") else ""),
@@ -272,6 +272,14 @@ def _verify_text(spec: dict, p: dict) -> str:
 def _rate(tokens_per_s: float) -> str:
     """Tokens/s as read: whole tokens from 100 up (4,930, not 4,930.0), one decimal below (37.1)."""
     return f"{tokens_per_s:,.0f}" if tokens_per_s >= 100 else f"{tokens_per_s:,.1f}"
+
+
+def _max_batch_stage_text(p: dict) -> str:
+    """', set by stage 2 of 4' where max batch is another stage's than the one whose figures the line shows (qa251)."""
+    stage, pipeline = p.get("max_batch_stage"), p.get("pipeline") or {}
+    if stage is None or not pipeline or stage == pipeline.get("memory_stage"):
+        return ""
+    return f", set by stage {stage + 1} of {len(pipeline.get('stage_layers') or [])}"
 
 
 def _host_overlap_text(p: dict) -> str:

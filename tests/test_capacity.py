@@ -243,3 +243,16 @@ def test_the_samplers_logits_are_reserved_on_the_last_pipeline_stage_alone():
     p = roofline.predict("h100-sxm", "qwen3-235b-a22b", 64, 4096, tp=2, pp=4, engine="vllm")
     assert p["pipeline"]["memory_stage"] == 3 and p["max_batch"] == 147  # the last stage, its LM head and logits, binds
     assert "less 4.84 GB reserved" in p["usable_memory_text"]  # that stage's reserve, the logits in it
+
+
+def test_a_max_batch_set_by_another_stage_than_the_one_shown_says_which():
+    """qa251: Qwen3-235B tp 2 pp 4 on H200 printed stage 4's figures (which hold 756) beside max batch 744, stage 2's."""
+    import roofline
+    from roofline.tables import predict_table
+
+    p = roofline.predict("h200", "qwen3-235b-a22b", 64, 4096, tp=2, pp=4, engine="vllm")
+    assert p["pipeline"]["memory_stage"] == 3 and p["max_batch_stage"] == 1
+    line = next(x for x in predict_table(p).splitlines() if x.strip().startswith("fits in memory"))
+    assert f"max batch {p['max_batch']:,}, set by stage 2 of 4)" in line
+    flat = roofline.predict("h200", "llama-3.1-8b", 64, 4096)
+    assert "set by stage" not in predict_table(flat)
