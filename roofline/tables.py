@@ -294,6 +294,8 @@ def _host_overlap_text(p: dict) -> str:
         return (f"at pp {pp} a micro-batch's own share, {format_seconds(share_s)}, lies on its round trip and the others' "
                 f"beside it, the step at least the whole: {format_seconds(added_s) if added_s > 0 else 'nothing'} added to "
                 "the device time; ")
+    if pp > 1:  # one micro-batch: scheduled again once its tokens are back, nothing beside it (qa251: unsaid)
+        return f"at pp {pp} one micro-batch, scheduled again once its tokens are back: all of it added; "
     return "overlapped: the step is the larger of it and the device time; " if p.get("host_overlap") else ""
 
 

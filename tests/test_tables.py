@@ -704,3 +704,4 @@ def test_the_host_work_line_under_pp_counts_a_fixed_part_a_micro_batch_and_says_
     one = roofline.predict("h100-sxm", "llama-3.1-70b", 1, 1024, tp=4, pp=2, engine="sglang")
     line = next(x for x in predict_table(one).splitlines() if x.strip().startswith("host work"))
     assert "sglang: 1.5 ms a step + 10 us a sequence x 1)" in line and "overlapped" not in line and "round trip" not in line
+    assert "at pp 2 one micro-batch, scheduled again once its tokens are back: all of it added" in line  # qa251
