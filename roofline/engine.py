@@ -134,7 +134,8 @@ device from `roofline.costs`):
                     with at least one of their experts on an EP rank, each gathered once (it counted token-expert
                     pairs, min(T, T top_k / ep), until session 19))
     t_p2p        = sum over the pp - 1 forward boundaries of (lat + 2 T_r * hidden * 2 / tp / bw + t_gather) + lat
-                   (pp > 1) the hidden states and the residual of a rank's attention group (T_r = T_mb / dp_attention),
+                   (pp > 1) the hidden states and the residual of a rank's attention group (T_r = ceil(B_mb /
+                   dp_attention) q, the busiest group's),
                    each tp rank its slice, all-gathered over tp by the next stage (t_gather = lat + t_ring(tp, 2 T_r *
                    hidden * 2) at tp > 1), and the sampled tokens' return to the first stage, a latency: p2p_time_s
     bw (t_p2p) and lat: the scale-up link's inside one domain, the scale-out link's for a group that spans domains
@@ -542,13 +543,14 @@ def _ring_pass_s(hw: HardwareSpec, devices: int, nbytes) -> tuple[np.ndarray, fl
     return hw.two_link_transfer_s(devices, inside, outside)
 
 
-def p2p_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, tokens_per_microbatch):
+def p2p_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, tokens_per_group):
     """One micro-batch's hand-offs between pipeline stages once per step (0 when pp = 1):
 
         t_p2p = sum over the pp - 1 forward boundaries of (lat + 2 T_r h a / tp / bw + t_gather) + lat (the return)
         t_gather = lat + t_ring(tp, 2 T_r h a)   (tp > 1, else 0)
 
-    forward, the hidden states and the residual of a rank's attention group (T_r = T_mb / dp_attention tokens), each
+    forward, the hidden states and the residual of a rank's attention group (`tokens_per_group` T_r: the busiest
+    group's of a micro-batch, ceil(B_mb / dp_attention) q, as the other collectives take it; qa251), each
     tp rank sending its 1/tp slice and the next stage's ranks all-gathering them (vLLM's and SGLang's
     pp_group.send_tensor_dict(..., all_gather_group=the tp group); qa245: one rank sending the hidden states whole was
     4x the bytes a NIC carries at tp 8); back to the first stage only the sampled token ids, a latency (vLLM's
@@ -556,10 +558,10 @@ def p2p_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: Serv
     scale-out link: domains - 1 of the forward ones and the return where the replica spans domains; the all-gather
     runs inside a stage's tp group.
     """
-    tokens = np.asarray(tokens_per_microbatch, dtype=np.float64)
+    tokens = np.asarray(tokens_per_group, dtype=np.float64)
     if dep.pp <= 1:
         return np.zeros_like(tokens)
-    sent_bytes = 2.0 * tokens / dep.dp_attention * model.hidden_size * ACTIVATION_BYTES  # hidden states and residual
+    sent_bytes = 2.0 * tokens * model.hidden_size * ACTIVATION_BYTES  # hidden states and residual
     nbytes = sent_bytes / dep.tp
     domains = -(-dep.devices // hw.scale_up_domain)
     forward_across = min(dep.pp, domains) - 1 if domains > 1 else 0
@@ -731,7 +733,7 @@ def step_metrics(
     embed_reduce_s = np.broadcast_to(embedding_reduce_time_s(hw, model, dep, engine, tokens_a), shape)
     head_comm_s = head_gather_s + embed_reduce_s
     head_key = "dp_gather_time_s" if "lm_head" in dep.stage_split else "allreduce_time_s"
-    p2p_s = np.broadcast_to(p2p_time_s(hw, model, dep, engine, mb * q), shape)
+    p2p_s = np.broadcast_to(p2p_time_s(hw, model, dep, engine, sequences_per_group(mb, dep) * q), shape)  # T_r
     layers_s = operators_s - head_s
     body_s = layers_s + sum(coll.values()) + stage_layers * hw.layer_overhead_s
     if pp > 1:  # the round trip: pp passes of the mean stage

@@ -577,7 +577,11 @@ def test_a_pipeline_hand_off_sends_hidden_states_and_residual_a_slice_a_tp_rank_
     expected = (lat + sent / 4 / bw + gather) + lat  # to stage 2; back to stage 1 the sampled tokens alone (qa247)
     assert float(p2p_time_s(hw, model, deployment(model, tp=4, pp=2), IDEAL, 32)) == pytest.approx(expected, rel=1e-9)
     assert float(p2p_time_s(hw, model, deployment(model, pp=2), IDEAL, 32)) == pytest.approx(2 * lat + sent / bw, rel=1e-9)
-    # under attention DP a rank sends its own group's tokens: 32 over 4 groups, 8 each
+    # under attention DP a rank sends its own group's tokens (the caller gives the busiest group's: 8 of 32 over 4)
     v3 = load_model("deepseek-v3")
-    dp = float(p2p_time_s(hw, v3, deployment(v3, dp_attention=4, ep=4, pp=2), IDEAL, 32))
+    dp = float(p2p_time_s(hw, v3, deployment(v3, dp_attention=4, ep=4, pp=2), IDEAL, 8))
     assert dp == pytest.approx(2 * lat + 2 * 8 * 7168 * 2 / bw, rel=1e-9)
+    # qa251: step_metrics gives the busiest group's tokens of a micro-batch, ceil(10 / 8) = 2 at batch 20, pp 2, dp 8
+    dep8 = deployment(v3, dp_attention=8, ep=8, pp=2)
+    assert float(step_metrics(hw, v3, 20, 1, 4096, dep8)["p2p_time_s"]) == pytest.approx(
+        float(p2p_time_s(hw, v3, dep8, IDEAL, 2)), rel=1e-12)
