@@ -438,7 +438,8 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
             sent = per_device * model.moe.top_k * (dep.ep - 1) / dep.ep
             transfer_s, latency_s = hw.spread_transfer_s(d, sent * (_fp8_dispatch_bytes(model) + h_bytes))
         elif engine.moe_dispatch == "allgather":  # NCCL's ring: every boundary between nodes carries all the tokens
-            transfer_s, latency_s = _ring_pass_s(hw, d, gathered * 2 * passes * h_bytes)  # gathered out, reduce-scattered back
+            transfer_s, latency_s = _ring_pass_s(hw, d, gathered * 2 * passes * h_bytes,  # gathered out, reduce-scattered back
+                                                 dep.tp if over_dp_group else 1)
         else:  # once to each other rank a token's experts are on, once to each other node over RDMA (DeepEP's normal
             # kernels forward inside the node over NVLink); fp8 out where the experts are block-quantised fp8
             domain, domains, smallest = _domains(hw, d)
@@ -450,7 +451,8 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over
     if _gathers_split_experts(model, dep, engine):
         tokens_g = gathered if dep.ep == 1 else tokens * _rank_hit(model, dep)
-        transfer_s, latency_s = _ring_pass_s(hw, dep.dp_attention if over_dp_group else g, tokens_g * passes * h_bytes)
+        transfer_s, latency_s = (_ring_pass_s(hw, dep.dp_attention, tokens_g * passes * h_bytes, dep.tp) if over_dp_group
+                                 else _ring_pass_s(hw, g, tokens_g * passes * h_bytes))
         out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, latency_s) + transfer_s)
     return out
 
@@ -532,11 +534,22 @@ def domains_spanned(hw: HardwareSpec, devices: int) -> int:
     return _domains(hw, devices)[1]
 
 
-def _ring_pass_s(hw: HardwareSpec, devices: int, nbytes) -> tuple[np.ndarray, float]:
+def _ring_pass_s(hw: HardwareSpec, devices: int, nbytes, stride: int = 1) -> tuple[np.ndarray, float]:
     """(seconds, latency s) of ring passes (an all-gather, a reduce-scatter) moving `nbytes` of data over `devices`:
     NVLink nbytes (S - 1) / S and NIC nbytes (D - 1) / (D r) at once (hw.two_link_transfer_s): NCCL runs a ring a
     NIC, each carrying its share of every chunk across each node boundary, so the smallest node's r NICs pace it; in
-    one domain nbytes (D - 1) / D over the scale-up link. An all-reduce is two passes of its message."""
+    one domain nbytes (D - 1) / D over the scale-up link. An all-reduce is two passes of its message. A group whose
+    devices are `stride` ranks apart (vLLM's data-parallel group of one tp index: every tp-th rank, its rank order
+    "ExternalDP x DP x PP x TP") spans the domains its ranks lie in, S = domain / stride of it in each (qa251: a DP
+    group of 8 at tp 2 over two nodes was priced on NVLink alone)."""
+    if stride > 1 and hw.scale_out_bw_bytes_per_s is not None and devices * stride > hw.scale_up_domain:
+        per_domain = max(hw.scale_up_domain // stride, 1)
+        smallest = devices % per_domain or per_domain
+        inside = nbytes * (per_domain - 1) / per_domain
+        outside = nbytes * (devices - 1) / (devices * smallest)
+        up_bytes_per_s, _ = hw.link_for(hw.scale_up_domain)
+        out_bytes_per_s, latency_s = hw.link_for(devices * stride)
+        return np.maximum(inside / up_bytes_per_s, outside / out_bytes_per_s), latency_s
     domain, domains, smallest = _domains(hw, devices)
     inside = nbytes * (domain - 1) / domain
     outside = nbytes * (devices - 1) / (devices * smallest) if domains > 1 else 0.0

@@ -585,3 +585,24 @@ def test_a_pipeline_hand_off_sends_hidden_states_and_residual_a_slice_a_tp_rank_
     dep8 = deployment(v3, dp_attention=8, ep=8, pp=2)
     assert float(step_metrics(hw, v3, 20, 1, 4096, dep8)["p2p_time_s"]) == pytest.approx(
         float(p2p_time_s(hw, v3, dep8, IDEAL, 2)), rel=1e-12)
+
+
+def test_a_strided_data_parallel_group_spans_the_nodes_its_ranks_lie_in():
+    """qa251: vLLM's data-parallel group of one tp index (every tp-th rank) at tp 2 x dp 8 lies on two nodes, 4 a node;
+    its MoE gather was priced on NVLink alone."""
+    from roofline.engine import _ring_pass_s
+
+    hw = load_hardware("h200")
+    up_bw, _ = hw.link_for(hw.scale_up_domain)
+    out_bw, out_lat = hw.link_for(16)
+    n = 3.67e6
+    seconds, latency = _ring_pass_s(hw, 8, n, stride=2)
+    assert latency == out_lat and float(seconds) == pytest.approx(max(n * 3 / 4 / up_bw, n * 7 / 32 / out_bw))
+    assert _ring_pass_s(hw, 4, n, stride=2) == _ring_pass_s(hw, 4, n)  # 8 ranks' span: one node, as before
+    v3 = load_model("deepseek-v3")
+    from roofline.serving import load_engine
+
+    vllm = load_engine("vllm").for_hardware(hw)
+    two = step_metrics(hw, v3, 256, 1, 4096, deployment(v3, tp=2, dp_attention=8), engine=vllm)["moe_gather_time_s"]
+    one = step_metrics(hw, v3, 256, 1, 4096, deployment(v3, tp=1, dp_attention=8), engine=vllm)["moe_gather_time_s"]
+    assert float(two) > 1.5 * float(one)  # the NIC paces the two-node ring
