@@ -606,3 +606,13 @@ def test_a_strided_data_parallel_group_spans_the_nodes_its_ranks_lie_in():
     two = step_metrics(hw, v3, 256, 1, 4096, deployment(v3, tp=2, dp_attention=8), engine=vllm)["moe_gather_time_s"]
     one = step_metrics(hw, v3, 256, 1, 4096, deployment(v3, tp=1, dp_attention=8), engine=vllm)["moe_gather_time_s"]
     assert float(two) > 1.5 * float(one)  # the NIC paces the two-node ring
+
+
+def test_a_steps_kv_read_is_never_more_than_the_cache_its_group_holds():
+    """qa251: DeepSeek-V3 at dp_attention 8, ep 8, pp 2, batch 20: two micro-batches of ceil(10 / 8) = 2 sequences a
+    group read 4 sequences' caches of the 3 the busiest group holds (566 MB of 425 MB)."""
+    import roofline
+
+    p = roofline.predict("h200", "deepseek-v3", 20, 4096, dp_attention=8, ep=8, pp=2)
+    assert p["kv_read_bytes_per_device"] <= p["kv_bytes"] * (1 + 1e-9)
+    assert p["kv_read_bytes_per_device"] == pytest.approx(p["kv_bytes"], rel=0.01)
