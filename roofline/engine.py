@@ -802,7 +802,7 @@ def step_metrics(
         # the group's own sequences' caches, each once: m passes of the busiest micro-batch's ceil(B_mb / dp) sequences
         # would count more than the group holds where the rounding adds some (qa251: 566 MB read of 425 MB held); the
         # step's time keeps the busiest micro-batch's, as the engines pad micro-batches alike
-        "kv_read_bytes": m_micro * kv_read * sequences_per_group(b, dep) / (m_micro * sequences_per_group(mb, dep)),
+        "kv_read_bytes": kv_read * sequences_per_group(b, dep) / sequences_per_group(mb, dep),  # a pass's, B_a / B_a,mb times
         "arithmetic_intensity_flops_per_byte": total_flops / total_bytes,
         "mbu": device_bytes / step_s / hw.mem_bw_bytes_per_s,
         "mfu": m_micro * at_peak_s / step_s,
