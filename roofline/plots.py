@@ -266,7 +266,7 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
     for step, axis in enumerate(steps):
         if isinstance(axis, tuple):  # the layout
             positions = tuple(by.index(a) for a in axis)
-            if len(keys) <= most or len({tuple(key[p] for p in positions) for key in keys}) < 2:
+            if len(keys) <= most or len({_at(key, positions) for key in keys}) < 2:
                 continue
             grid_only = all(a in (*by[:grid], *axis) for a in by if len({key[by.index(a)] for key in keys}) > 1)
             limit = MAX_GRID_PANELS if grid_only else most
@@ -275,8 +275,8 @@ def _panels(df: pd.DataFrame, by: tuple[str, ...], meta: dict,
                 continue
             kept = _fitting_everywhere(keys, positions, fits)  # (qa247: one panel without a fit kept one layout only)
             if 1 < len(kept) and len(kept) * len({_without(key, positions) for key in keys}) <= limit:
-                left = [v for v in dict.fromkeys(tuple(key[p] for p in positions) for key in keys) if v not in kept]
-                keys = [key for key in keys if tuple(key[p] for p in positions) in kept]
+                left = [v for v in dict.fromkeys(_at(key, positions) for key in keys) if v not in kept]
+                keys = [key for key in keys if _at(key, positions) in kept]
                 most = max(most, len(keys))
                 notes.append(f"{' and '.join(', '.join(_axis_value_label(meta, a, v[i]) for i, a in enumerate(axis)) for v in left)}"
                              " left out (a panel of it would hold no point that fits)")
@@ -313,13 +313,18 @@ def _without(key: tuple, positions: tuple[int, ...]) -> tuple:
     return tuple(v for p, v in enumerate(key) if p not in positions)
 
 
+def _at(key: tuple, positions: tuple[int, ...]) -> tuple:
+    """A panel key's values at `positions` (a config column's, or a layout's degrees)."""
+    return tuple(key[p] for p in positions)
+
+
 def _fitting_everywhere(keys: list[tuple], positions: tuple[int, ...], fits: set) -> list[tuple]:
     """The values at `positions` (a layout's degrees) under which every panel has a key in `fits`, in table order."""
     panels = {_without(key, positions) for key in keys}
     fitting: dict = {}
     for key in keys:
         if key in fits:
-            fitting.setdefault(tuple(key[p] for p in positions), set()).add(_without(key, positions))
+            fitting.setdefault(_at(key, positions), set()).add(_without(key, positions))
     return [v for v, where in fitting.items() if where == panels]
 
 
@@ -328,22 +333,19 @@ def _narrow(keys: list[tuple], positions: tuple[int, ...], fits: set) -> tuple[l
     under which every panel (a key without those positions) has a key in `fits`; else per panel its first key in
     `fits` (or its first key where none fits). Returns the kept keys, in their order, and 'one' when they hold one
     value there, else 'per panel'."""
-    def value(key):
-        return tuple(key[p] for p in positions)
-
     rest = [_without(key, positions) for key in keys]
     panels = list(dict.fromkeys(rest))
-    fitting = {(r, value(key)) for r, key in zip(rest, keys) if key in fits}
-    values = list(dict.fromkeys(value(key) for key in keys))
+    fitting = {(r, _at(key, positions)) for r, key in zip(rest, keys) if key in fits}
+    values = list(dict.fromkeys(_at(key, positions) for key in keys))
     shared = next((v for v in values if all((r, v) in fitting for r in panels)), None)
     if shared is not None:
-        return [key for key in keys if value(key) == shared], "one"
+        return [key for key in keys if _at(key, positions) == shared], "one"
     chosen: dict = {}
     for r, key in zip(rest, keys):  # table order: a panel's first key that fits, else its first key
         if r not in chosen or (chosen[r] not in fits and key in fits):
             chosen[r] = key
     kept = [key for key in keys if chosen[_without(key, positions)] == key]
-    return kept, "one" if len({value(key) for key in kept}) == 1 else "per panel"
+    return kept, "one" if len({_at(key, positions) for key in kept}) == 1 else "per panel"
 
 
 def _axis_value_label(meta: dict, axis: str, value) -> str:
