@@ -732,15 +732,14 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
 
 
 def _other_caps(df: pd.DataFrame, plain_caps: pd.Series, hw0: str, context: int, models: list, meta: dict) -> str:
-    """' On 8 × B200 (HGX, 180 GB) the caps are 39, 9 and 212.' for the other devices a kv-caps sweep holds (qa248: the
-    finding spoke of its first device alone, a second swept and drawn unsaid)."""
+    """' On 8 × B200 the caps are 29, 9 and 159, in the same order.' for the other devices a kv-caps sweep holds (qa248:
+    the finding spoke of its first device alone, a second swept and drawn unsaid)."""
     parts = []
     for hw in dict.fromkeys(df["hardware"]):
         if hw == hw0:
             continue
         caps = [f"{int(plain_caps.get((hw, m, context), 0)):,}" for m in models]
-        devices = int(df.loc[df["hardware"] == hw, "devices"].max()) if "devices" in df else _tp(meta)
-        parts.append(f"{devices} × {_hw(meta, hw)} {'the caps are ' + _list(caps) if len(caps) > 1 else 'the cap is ' + caps[0]}")
+        parts.append(f"{_target_devices(df, hw, meta)} × {_hw(meta, hw)} {'the caps are ' + _list(caps) if len(caps) > 1 else 'the cap is ' + caps[0]}")
     return f" On {'; on '.join(parts)}, in the same order." if parts and len(models) > 1 else (
         f" On {'; on '.join(parts)}." if parts else "")
 
