@@ -180,5 +180,7 @@ def _tightest(stages: list[dict]) -> dict:
     out["max_batch"] = np.minimum.reduce([s["max_batch"] for s in stages])
     # the stage whose memory sets max batch: at another batch another stage may have the least to spare (qa251: 744,
     # stage 2's, printed beside stage 4's figures)
-    out["max_batch_stage"] = np.choose(np.argmin(np.stack([s["max_batch"] for s in stages]), axis=0), [s["stage"] for s in stages])
+    caps = np.stack([s["max_batch"] for s in stages])
+    own = np.choose(pick, caps) == out["max_batch"]  # the stage shown holds it too (qa252: a tie, 0 on every stage)
+    out["max_batch_stage"] = np.where(own, out["stage"], np.choose(np.argmin(caps, axis=0), [s["stage"] for s in stages]))
     return out

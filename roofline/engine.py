@@ -439,7 +439,7 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
             transfer_s, latency_s = hw.spread_transfer_s(d, sent * (_fp8_dispatch_bytes(model) + h_bytes))
         elif engine.moe_dispatch == "allgather":  # NCCL's ring: every boundary between nodes carries all the tokens
             transfer_s, latency_s = _ring_pass_s(hw, d, gathered * 2 * passes * h_bytes,  # gathered out, reduce-scattered back
-                                                 dep.tp if over_dp_group else 1)
+                                                 dep.pp * dep.tp if over_dp_group else 1)
         else:  # once to each other rank a token's experts are on, once to each other node over RDMA (DeepEP's normal
             # kernels forward inside the node over NVLink); fp8 out where the experts are block-quantised fp8
             domain, domains, smallest = _domains(hw, d)
@@ -451,7 +451,7 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over
     if _gathers_split_experts(model, dep, engine):
         tokens_g = gathered if dep.ep == 1 else tokens * _rank_hit(model, dep)
-        transfer_s, latency_s = (_ring_pass_s(hw, dep.dp_attention, tokens_g * passes * h_bytes, dep.tp) if over_dp_group
+        transfer_s, latency_s = (_ring_pass_s(hw, dep.dp_attention, tokens_g * passes * h_bytes, dep.pp * dep.tp) if over_dp_group
                                  else _ring_pass_s(hw, g, tokens_g * passes * h_bytes))
         out["moe_gather_time_s"] = 2.0 * moe_layers * (_latency(engine.allreduce_latency_s, latency_s) + transfer_s)
     return out
@@ -539,15 +539,17 @@ def _ring_pass_s(hw: HardwareSpec, devices: int, nbytes, stride: int = 1) -> tup
     NVLink nbytes (S - 1) / S and NIC nbytes (D - 1) / (D r) at once (hw.two_link_transfer_s): NCCL runs a ring a
     NIC, each carrying its share of every chunk across each node boundary, so the smallest node's r NICs pace it; in
     one domain nbytes (D - 1) / D over the scale-up link. An all-reduce is two passes of its message. A group whose
-    devices are `stride` ranks apart (vLLM's data-parallel group of one tp index: every tp-th rank, its rank order
-    "ExternalDP x DP x PP x TP") spans the domains its ranks lie in, S = domain / stride of it in each (qa251: a DP
-    group of 8 at tp 2 over two nodes was priced on NVLink alone)."""
+    devices are `stride` ranks apart (vLLM's data-parallel group of one tp and pp index: every (pp x tp)-th rank, its
+    rank order "ExternalDP x DP x PP x TP") spans the domains its ranks lie in, S the most of them in one, r the fewest
+    (qa251: a DP group of 8 at tp 2 over two nodes was priced on NVLink alone)."""
     if stride > 1 and hw.scale_out_bw_bytes_per_s is not None and devices * stride > hw.scale_up_domain:
-        per_domain = max(hw.scale_up_domain // stride, 1)
-        smallest = devices % per_domain or per_domain
-        inside = nbytes * (per_domain - 1) / per_domain
+        # the group's ranks in each domain, counted (qa252: a stride that does not divide the domain, 5 and 3 on GB200)
+        counts = np.bincount([i * stride // hw.scale_up_domain for i in range(devices)])
+        counts = counts[counts > 0]
+        most, smallest = int(counts.max()), int(counts.min())
+        inside = nbytes * (most - 1) / most
         outside = nbytes * (devices - 1) / (devices * smallest)
-        up_bytes_per_s, _ = hw.link_for(hw.scale_up_domain)
+        up_bytes_per_s, _ = hw.link_for(most)  # the links among the group's own ranks there (an MI300X mesh: fewer)
         out_bytes_per_s, latency_s = hw.link_for(devices * stride)
         return np.maximum(inside / up_bytes_per_s, outside / out_bytes_per_s), latency_s
     domain, domains, smallest = _domains(hw, devices)
@@ -802,7 +804,9 @@ def step_metrics(
         # the group's own sequences' caches, each once: m passes of the busiest micro-batch's ceil(B_mb / dp) sequences
         # would count more than the group holds where the rounding adds some (qa251: 566 MB read of 425 MB held); the
         # step's time keeps the busiest micro-batch's, as the engines pad micro-batches alike
-        "kv_read_bytes": kv_read * sequences_per_group(b, dep) / sequences_per_group(mb, dep),  # a pass's, B_a / B_a,mb times
+        # (a shared prefix is read once a pass, not a sequence: there m passes' reads, the rounding's sequences with them)
+        "kv_read_bytes": np.where(np.asarray(shared_prefix) > 0, m_micro * kv_read,
+                                  kv_read * sequences_per_group(b, dep) / sequences_per_group(mb, dep)),
         "arithmetic_intensity_flops_per_byte": total_flops / total_bytes,
         "mbu": device_bytes / step_s / hw.mem_bw_bytes_per_s,
         "mfu": m_micro * at_peak_s / step_s,

@@ -256,3 +256,13 @@ def test_a_max_batch_set_by_another_stage_than_the_one_shown_says_which():
     assert f"max batch {p['max_batch']:,}, set by stage 2 of 4)" in line
     flat = roofline.predict("h200", "llama-3.1-8b", 64, 4096)
     assert "set by stage" not in predict_table(flat)
+
+
+def test_no_other_stage_is_named_for_a_max_batch_the_shown_stage_holds_too():
+    """qa252: 'max batch 0, set by stage 1 of 2' where no stage fits one sequence (a tie argmin settled on the first)."""
+    import roofline
+    from roofline.tables import predict_table
+
+    p = roofline.predict("h200", "qwen3-235b-a22b", 64, 4096, tp=1, pp=2, engine="vllm")
+    assert p["max_batch"] == 0 and p["max_batch_stage"] == p["pipeline"]["memory_stage"]
+    assert "set by stage" not in predict_table(p)

@@ -616,3 +616,37 @@ def test_a_steps_kv_read_is_never_more_than_the_cache_its_group_holds():
     p = roofline.predict("h200", "deepseek-v3", 20, 4096, dp_attention=8, ep=8, pp=2)
     assert p["kv_read_bytes_per_device"] <= p["kv_bytes"] * (1 + 1e-9)
     assert p["kv_read_bytes_per_device"] == pytest.approx(p["kv_bytes"], rel=0.01)
+
+
+def test_a_strided_groups_ring_counts_its_ranks_in_each_domain_and_their_own_links():
+    """qa252: on GB200 (72 a domain) tp 16 x dp 8 puts 5 of the group's ranks in the first domain and 3 in the second
+    (4 and 4 were assumed), and on an MI300X mesh 2 of a group's ranks in a node share one link, not seven; vLLM's
+    rank order (ExternalDP x DP x PP x TP) puts a DP group's ranks pp x tp apart."""
+    from roofline.engine import _ring_pass_s
+
+    gb = load_hardware("gb200")
+    n = 1e8
+    out_bw, out_lat = gb.link_for(8 * 16)
+    up_bw, _ = gb.link_for(5)
+    seconds, latency = _ring_pass_s(gb, 8, n, stride=16)
+    assert latency == out_lat and float(seconds) == pytest.approx(max(n * 4 / 5 / up_bw, n * 7 / (8 * 3) / out_bw))
+    mi = load_hardware("mi300x")
+    two_bw, _ = mi.link_for(2)
+    seconds, _ = _ring_pass_s(mi, 4, n, stride=4)  # ranks 0, 4 | 8, 12: two a node, on one xGMI link
+    assert float(seconds) == pytest.approx(max(n / 2 / two_bw, n * 3 / 8 / mi.link_for(16)[0]))
+    from roofline.serving import load_engine
+
+    v3, h200 = load_model("deepseek-v3"), load_hardware("h200")
+    vllm = load_engine("vllm").for_hardware(h200)
+    flat = step_metrics(h200, v3, 64, 1, 4096, deployment(v3, tp=2, dp_attention=4), engine=vllm)["moe_gather_time_s"]
+    piped = step_metrics(h200, v3, 64, 1, 4096, deployment(v3, tp=2, dp_attention=4, pp=2), engine=vllm)
+    assert float(piped["moe_gather_time_s"]) > float(flat)  # ranks 0, 4, 8, 12 of 16: two nodes, the NIC
+
+
+def test_a_shared_prefix_is_read_once_a_pass_under_attention_dp_and_pp():
+    """qa252: the read scaled by B_a / B_a,mb counted the prefix 1.5 times a step and fell from batch 16 to 20."""
+    import roofline
+
+    reads = [roofline.predict("h200", "deepseek-v3", b, 4096, dp_attention=8, ep=8, pp=2, engine="sglang",
+                              shared_prefix=3072)["kv_read_bytes_per_device"] for b in (16, 20)]
+    assert reads[1] >= reads[0]
