@@ -608,9 +608,10 @@ def test_a_strided_data_parallel_group_spans_the_nodes_its_ranks_lie_in():
     assert float(two) > 1.5 * float(one)  # the NIC paces the two-node ring
 
 
-def test_a_steps_kv_read_is_never_more_than_the_cache_its_group_holds():
+def test_a_steps_kv_read_counts_each_of_its_groups_sequences_once_under_attention_dp_and_pp():
     """qa251: DeepSeek-V3 at dp_attention 8, ep 8, pp 2, batch 20: two micro-batches of ceil(10 / 8) = 2 sequences a
-    group read 4 sequences' caches of the 3 the busiest group holds (566 MB of 425 MB)."""
+    group read 4 sequences' caches of the 3 the busiest group holds (566 MB of 425 MB). (The read is the busiest
+    stage's, the cache the memory stage's: on an uneven split they differ by a layer, qa252.)"""
     import roofline
 
     p = roofline.predict("h200", "deepseek-v3", 20, 4096, dp_attention=8, ep=8, pp=2)
