@@ -69,7 +69,6 @@ from roofline.serving import (
     host_carries_gain,
     optimistic,
     optimistic_found_for,
-    runs_on,
     speculation_engine_notes,
     stage_split_dense_note,
     undetermined_note,
@@ -631,7 +630,7 @@ def predict(
     memory_warning = len(out["warnings"]) - 1 if not fits else None  # a speculative point says what it needs with its drafter
     # the caveats on the engine's evidence (priors, fits, optimism) describe a deployment: none where it does not run on
     # the device (TensorRT-LLM on an MI300X said them beside saying so)
-    deployable = runs_on(eng, hw) and (not draft_hw or not speculates(method, k) or runs_on(eng, draft_hw))
+    deployable = not engine_on_a_cpu(eng, hw) and (not draft_hw or not speculates(method, k) or not engine_on_a_cpu(eng, draft_hw))
     for note in (engine_on_a_cpu(eng, hw), engine_on_a_cpu(eng, draft_hw) if draft_hw and speculates(method, k) else "",
                  weight_only_note(hw, dep, target), unfitted_family_note(hw, target, dep, eng) if deployable else "",
                  undetermined_note(eng, hw, parameters_used(hw, target, dep, eng, speculates(method, k),

@@ -62,7 +62,6 @@ from roofline.serving import (
     optimistic,
     optimistic_found_for,
     running_cap_speculating,
-    runs_on,
     speculation_engine_notes,
     stage_split_dense_note,
     undetermined_text,
@@ -243,7 +242,7 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
         engine = engines[c["engine"]]
         on_hw = engine.for_hardware(hw)  # the parameters no fit row determined that this config leans on, said once an engine
         # the caveats on the engine's evidence describe a deployment: none where it does not run on a device of the config
-        deployable = runs_on(engine, hw) and (not draft_hw or runs_on(engine, hws[draft_hw]))
+        deployable = not engine_on_a_cpu(engine, hw) and (not draft_hw or not engine_on_a_cpu(engine, hws[draft_hw]))
         used = parameters_used(hw, model, dep, on_hw, speculates(method, 1) and bool((np.asarray(sc.axes["k"]) > 0).any()),
                                _host_bound_somewhere(sc, hw, model, dep, on_hw)) if deployable else {}
         undetermined.setdefault(engine.name, (engine, {}))[1].update(  # the profile's own values: no override set them

@@ -1142,8 +1142,9 @@ def _amd(hw) -> bool:
 
 def engine_on_a_cpu(engine: ServingEngine, hw) -> str:
     """A warning when an engine runs on no deployment of `hw` (runs_on), or a GPU serving engine's costs are put on a
-    CPU profile (hardware kind cpu) or on Apple silicon (qa123: mainline vLLM runs on a Mac's CPU only; vllm-metal, a
-    community plugin on MLX, runs the GPU), else ''."""
+    CPU profile (hardware kind cpu), on Apple silicon (qa123: mainline vLLM runs on a Mac's CPU only; vllm-metal, a
+    community plugin on MLX, runs the GPU) or on a TPU or another accelerator (qa253: said as a fit to other GPUs),
+    else ''. Where it says something, the caveats on the engine's fitted evidence are left unsaid beside it."""
     if not runs_on(engine, hw):
         said = nvidia_only_text(engine)
         return (f"engine {'' if said.startswith(engine.name + ' ') else engine.name + ': '}{said}, and {hw.name} is not one: "
@@ -1152,8 +1153,13 @@ def engine_on_a_cpu(engine: ServingEngine, hw) -> str:
     if engine.name != "ideal" and getattr(hw, "kind", "") != "cpu" and family_of(getattr(hw, "engine_family", "")) == "Apple silicon":
         return (f"engine {engine.name} holds a GPU serving engine's costs (kernel latencies inside CUDA/HIP graphs, host "
                 f"work), and {hw.name} is Apple silicon, which the CUDA / HIP builds of the serving engines do not run on "
-                "(mainline vLLM runs there on the CPU only, its installation docs say): its figures assume a Metal / MLX "
-                "build no fit row measured; engine ideal is the chip's own roofline")
+                "(mainline vLLM, for one, runs there on the CPU only, its installation docs say): its figures assume a "
+                "Metal / MLX build no fit row measured; engine ideal is the chip's own roofline")
+    if engine.name != "ideal" and getattr(hw, "kind", "") in ("tpu", "accelerator"):
+        what = "a TPU" if hw.kind == "tpu" else "an accelerator of another kind than a GPU"
+        return (f"engine {engine.name} holds a GPU serving engine's costs (kernel latencies inside CUDA/HIP graphs, "
+                f"{engine.gemm_tile_rows or 1}-row GEMM tiles, host work), and {hw.name} is {what}: a serving engine runs "
+                "there through another backend, whose kernels no fit row measured; engine ideal is the chip's own roofline")
     if getattr(hw, "kind", "") != "cpu" or engine.name == "ideal":
         return ""
     return (f"engine {engine.name} holds a GPU serving engine's costs (kernel latencies inside CUDA/HIP graphs, "

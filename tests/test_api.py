@@ -978,3 +978,13 @@ def test_a_prompt_whose_kv_cache_fits_at_no_batch_is_said():
     assert any(w.startswith("a request of 120,000 prompt and 100 output tokens does not fit in memory even alone") for w in big)
     small = roofline.predict("l4", "llama-3.1-8b", 1, 1024, prompt=1200, output_len=100)["warnings"]
     assert not any("even alone" in w for w in small)
+
+
+def test_a_gpu_engine_on_a_cpu_apple_or_tpu_gets_no_caveat_on_its_gpu_evidence_beside_the_pairing_note():
+    """qa253: sglang on an M4 Max said its figures assume a build no fit row measured, and beside it which priors no
+    row determines and that its gains run optimistic; on a TPU a fit caveat called the TPU another GPU."""
+    for hw in ("apple-m4-max", "epyc-9654", "tpu-v6e"):
+        said = roofline.predict(hw, "llama-3.1-8b", 48, 1024, engine="sglang", method="eagle", k=3, alpha=0.7)["warnings"]
+        assert any("holds a GPU serving engine's costs" in w for w in said), (hw, said)
+        assert not any("no measured row determines" in w or "run optimistic" in w or "was fitted on rows" in w
+                       for w in said), (hw, said)

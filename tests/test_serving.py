@@ -601,11 +601,15 @@ def test_an_engine_fitted_on_no_device_of_a_family_says_so_where_it_prices_one()
     assert "mi300x is AMD Instinct" in fitted_family_note(mine, load_hardware("mi300x"))
     # trtllm on an MI300X describes no deployment (engine_on_a_cpu says so): its family caveat adds nothing (qa87)
     assert not fitted_family_note(load_engine("trtllm"), load_hardware("mi300x"))
-    # accelerators of no dataset row have families of their own (they fell under Hopper's, silently; qa83); a CPU and
-    # Apple silicon are said by engine_on_a_cpu instead (qa123)
-    for name, family in (("tpu-v6e", "Google TPU"), ("rtx-5090", "NVIDIA GeForce Blackwell"), ("gaudi-3", "Intel Gaudi")):
-        assert f"{name} is {family}" in fitted_family_note(vllm, load_hardware(name))
-    assert not fitted_family_note(vllm, load_hardware("epyc-9654"))
+    # accelerators of no dataset row have families of their own (they fell under Hopper's, silently; qa83); a CPU,
+    # Apple silicon (qa123), a TPU and Gaudi (qa253: a TPU called another GPU) are said by engine_on_a_cpu instead
+    assert "rtx-5090 is NVIDIA GeForce Blackwell" in fitted_family_note(vllm, load_hardware("rtx-5090"))
+    from roofline.serving import engine_on_a_cpu
+
+    for name, what in (("tpu-v6e", "is a TPU: a serving engine runs there through another backend"),
+                       ("gaudi-3", "is an accelerator of another kind than a GPU"), ("epyc-9654", "is a CPU")):
+        assert not fitted_family_note(vllm, load_hardware(name)) and what in engine_on_a_cpu(vllm, load_hardware(name))
+    assert not engine_on_a_cpu(load_engine("ideal"), load_hardware("tpu-v6e"))
     from roofline.errors import RooflineError
     from roofline.serving import check_fitted
 
@@ -810,7 +814,7 @@ def test_a_serving_engine_on_apple_silicon_says_which_build_its_figures_assume()
 
     mac = load_hardware("apple-m4-max")
     said = engine_on_a_cpu(load_engine("vllm"), mac)
-    assert said.startswith("engine vllm holds a GPU serving engine's costs") and "mainline vLLM runs there on the CPU only" in said
+    assert said.startswith("engine vllm holds a GPU serving engine's costs") and "mainline vLLM, for one, runs there on the CPU only" in said
     assert "which the CUDA / HIP builds of the serving engines do not run on" in engine_on_a_cpu(load_engine("sglang"), mac)
     assert fitted_family_note(load_engine("vllm"), mac) == ""  # said once, by the line above
     assert engine_on_a_cpu(load_engine("ideal"), mac) == "" and engine_on_a_cpu(load_engine("vllm"), load_hardware("h100-sxm")) == ""
