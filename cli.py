@@ -708,14 +708,15 @@ def sweep(
 
         narrowed = dict(summary.get("narrowed") or {})  # what a figure of too many panels cuts (its title says which)
         devices = narrowed.pop("hardware", ())  # the first panels leave a device out (qa245: said of none)
-        if narrowed or devices:  # say how to draw another
-            other = (f"`roofline plot {out} --where hardware={devices[-1]} --out DIR` draws one left out"
-                     if devices else "")
-            key, values = next(iter(narrowed.items())) if narrowed else (None, [])
-            cut = f"`roofline plot {out} --where {key}={values[-1]} --out DIR` draws another" if narrowed else ""
-            typer.echo(f"note: where a figure keeps a subset of {', '.join(narrowed)} (its title says which), {cut}"
-                       + (f" (where a title says 'first {MAX_PANELS} of N panels', {other})" if other else "")
-                       if narrowed else f"note: where a title says 'first {MAX_PANELS} of N panels', {other}", err=True)
+        first = (f"where a title says 'first {MAX_PANELS} of N panels', `roofline plot {out} --where "
+                 f"hardware={devices[-1]} --out DIR` draws one left out" if devices else "")
+        if narrowed:  # say how to draw another
+            key, values = next(iter(narrowed.items()))
+            typer.echo(f"note: where a figure keeps a subset of {', '.join(narrowed)} (its title says which), `roofline "
+                       f"plot {out} --where {key}={values[-1]} --out DIR` draws another" + (f" ({first})" if first else ""),
+                       err=True)
+        elif first:
+            typer.echo(f"note: {first}", err=True)
     if summary["plots_skipped"]:
         from roofline.grid import PLOT_POINTS_MAX
 
