@@ -1448,6 +1448,8 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
     if hw_a.scale_out_bw_bytes_per_s is not None or hw_b.scale_out_bw_bytes_per_s is not None:
         rows.append(("efficiency.scale_out", *(hw.scale_out_link_efficiency if hw.scale_out_bw_bytes_per_s is not None else None
                                                for hw in (hw_a, hw_b)), ""))
+    if hw_a.torus_shape or hw_b.torus_shape:  # a TPU pod's ICI axes: the ports a group's collectives drive
+        rows.append(("torus", *("x".join(map(str, hw.torus_shape)) or None for hw in (hw_a, hw_b)), "text"))
     rows += [(label, getattr(hw_a, attr), getattr(hw_b, attr), unit) for label, attr, unit in (
         ("usable_memory_fraction", "usable_memory_fraction", ""), ("scale_up_domain", "scale_up_domain", ""), ("mesh_links", "mesh_links", ""),
         ("scale_out_bandwidth", "scale_out_bw_bytes_per_s", "B/s"), ("scale_out_latency", "scale_out_latency_s", "s"),

@@ -75,6 +75,8 @@ class HardwareSpec:
     scale_up_domain: int = 1                     # devices joined by link_bandwidth (an NVLink / Infinity Fabric domain)
     mesh_links: int = 0                          # 0: a switch (each device reaches any peer at link_bandwidth); L: a
     #   fully connected mesh of L point-to-point links per device, each link_bandwidth / L (MI300X xGMI: 7 x 64 GB/s)
+    torus_shape: tuple[int, ...] = ()            # (): not a torus; a TPU pod's ICI torus axes (16, 16): 2 ports an axis
+    #   per chip, link_bandwidth their sum (torus_ports)
     scale_out_bw_bytes_per_s: float | None = None   # per device, between domains (InfiniBand / Ethernet NIC)
     scale_out_latency_s: float | None = None
     scale_out_efficiency: float | None = None     # the scale-out link's achievable fraction; None: link_efficiency
@@ -131,11 +133,21 @@ class HardwareSpec:
 
             bytes/s = link_bw_bytes_per_s * min(max(devices - 1, 1), L) / L * link_efficiency
 
-        (on an 8-GPU MI300X: TP 2 one 64 GB/s link, TP 8 all seven); across domains
+        (on an 8-GPU MI300X: TP 2 one 64 GB/s link, TP 8 all seven); on a torus of D axes (torus_shape) a group
+        uses the ports its slice spans (torus_ports: a pair one, a 4 x 4 slice of a 16 x 16 pod two, the pod four)
+
+            bytes/s = link_bw_bytes_per_s * torus_ports(devices) / (2 D) * link_efficiency
+
+        across domains
 
             bytes/s = scale_out_bw_bytes_per_s * scale_out_link_efficiency"""
         if devices <= self.scale_up_domain or self.scale_out_bw_bytes_per_s is None:
-            share = min(max(devices - 1, 1), self.mesh_links) / self.mesh_links if self.mesh_links else 1.0
+            if self.mesh_links:
+                share = min(max(devices - 1, 1), self.mesh_links) / self.mesh_links
+            elif self.torus_shape:
+                share = torus_ports(self.torus_shape, min(devices, self.scale_up_domain)) / (2 * len(self.torus_shape))
+            else:
+                share = 1.0
             return self.link_bw_bytes_per_s * share * self.link_efficiency, self.link_latency_s
         return (self.scale_out_bw_bytes_per_s * self.scale_out_link_efficiency,
                 self.scale_out_latency_s or self.link_latency_s)
@@ -223,6 +235,7 @@ class HardwareSpec:
             "compute_efficiency_by_dtype": dict(self.compute_efficiency_by_dtype),
             "scale_up_domain": self.scale_up_domain,
             "mesh_links": self.mesh_links,
+            "torus_shape": list(self.torus_shape),
             "scale_out_bw_bytes_per_s": self.scale_out_bw_bytes_per_s,
             "scale_out_latency_s": self.scale_out_latency_s,
             "scale_out_efficiency": self.scale_out_link_efficiency if self.scale_out_bw_bytes_per_s is not None else None,
@@ -246,11 +259,11 @@ _REQUIRED = (
     "link_bandwidth", "link_latency", "efficiency", "step_overhead", "source", "notes",
 )
 _OPTIONAL = ("type", "usable_memory_fraction", "price", "measured", "overlap_exponent", "layer_overhead", "operator_ceilings",
-             "scale_up_domain", "mesh_links", "scale_out_bandwidth", "scale_out_latency", "family", "fp4_formats")
+             "scale_up_domain", "mesh_links", "torus", "scale_out_bandwidth", "scale_out_latency", "family", "fp4_formats")
 # the order of a profile's top-level fields as the shipped files write them: `hw set` puts a field it adds in its place
 FIELD_ORDER = (
     "type", "name", "display_name", "kind", "family", "memory", "usable_memory_fraction", "memory_bandwidth", "peak_flops",
-    "fp4_formats", "on_chip_cache", "link_bandwidth", "link_latency", "scale_up_domain", "mesh_links", "scale_out_bandwidth", "scale_out_latency",
+    "fp4_formats", "on_chip_cache", "link_bandwidth", "link_latency", "scale_up_domain", "mesh_links", "torus", "scale_out_bandwidth", "scale_out_latency",
     "efficiency", "overlap_exponent", "step_overhead", "layer_overhead", "operator_ceilings", "price", "measured",
     "source", "notes",
 )
@@ -377,6 +390,63 @@ def _mesh_links(where: str, key: str, value: object, domain: int) -> int:
     return int(value)
 
 
+def torus_slice(torus_shape: tuple[int, ...], devices: int) -> tuple[int, ...] | None:
+    """The slice of a torus a group of `devices` is given, one size an axis: the group's prime factors, largest first,
+    each on the axis the slice is shortest along that has room (the near-square slices a TPU pod is cut into: 2 x 2,
+    2 x 4, 4 x 4, ..., 8 x 16 on a 16 x 16 v5e pod); None where no rectangle of the torus holds exactly `devices`."""
+    sizes = [1] * len(torus_shape)
+    rest, factors, p = devices, [], 2
+    while p * p <= rest:
+        while rest % p == 0:
+            factors.append(p)
+            rest //= p
+        p += 1
+    if rest > 1:
+        factors.append(rest)
+    for factor in sorted(factors, reverse=True):
+        room = [i for i in range(len(sizes)) if sizes[i] * factor <= torus_shape[i]]
+        if not room:
+            return None
+        axis = min(room, key=lambda i: (sizes[i], i))
+        sizes[axis] *= factor
+    return tuple(sizes)
+
+
+def torus_ports(torus_shape: tuple[int, ...], devices: int) -> int:
+    """ICI ports a chip of a group of `devices` drives in a collective on a torus: on each axis its slice spans, two (a
+    ring in both directions) where the slice spans the whole axis and so has its wrap-around link, one where it does
+    not (a line of chips, or a pair joined by one link: "no wraparounds ... typically doubles the time of most
+    communication", jax-ml/scaling-book tpus.md; a TPU v5e 4 x 4 slice uses "2 of the 4 ICI links"). A group no
+    rectangle holds (a prime count past an axis) is given one port an axis. A lone device: one port (its hand-off to a
+    neighbour)."""
+    if devices <= 1:
+        return 1
+    sizes = torus_slice(torus_shape, devices)
+    if sizes is None:
+        return len(torus_shape)
+    return sum(2 if size == axis and size > 2 else 1 for size, axis in zip(sizes, torus_shape) if size > 1)
+
+
+def _torus_shape(where: str, key: str, value: object, domain: int, mesh_links: int) -> tuple[int, ...]:
+    """A torus's axes, [16, 16] or '16x16' (Google's topology notation); () where absent."""
+    if value is None or value == () or value == []:
+        return ()
+    axes = value
+    if isinstance(value, str):
+        axes = [int(part) if part.isdigit() else part for part in value.lower().replace(" ", "").split("x")]
+    if (not isinstance(axes, (list, tuple)) or not 1 <= len(axes) <= 3
+            or any(isinstance(v, bool) or not isinstance(_whole(v), numbers.Integral) or _whole(v) < 2 for v in axes)):
+        raise field_error(where, key, "a torus's 1-3 axes of 2 or more chips, like [16, 16] or '16x16'", value)
+    shape = tuple(int(_whole(v)) for v in axes)
+    chips = math.prod(shape)
+    if chips != domain:
+        raise field_error(where, key, f"axes whose product is scale_up_domain = {domain} (the torus is the scale-up "
+                          f"domain), {'x'.join(map(str, shape))} = {chips} chips", value)
+    if mesh_links:
+        raise field_error(where, key, "it only without mesh_links (a device's links form a mesh or a torus, not both)", value)
+    return shape
+
+
 def _overlap_exponent(where: str, key: str, value: object) -> float | None:
     """p of the p-norm overlap of compute and memory time; None: the pure max."""
     if value is None:
@@ -457,6 +527,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
     by_dtype = {d: _fraction(where, f"efficiency.{k}", eff[k]) for k, d in _DTYPE_EFFICIENCIES.items() if k in eff}
     domain = _domain(where, "scale_up_domain", _whole(data.get("scale_up_domain", 1)))
     mesh_links = _mesh_links(where, "mesh_links", _whole(data.get("mesh_links", 0)), domain)
+    torus_shape = _torus_shape(where, "torus", data.get("torus"), domain, mesh_links)
     _check_scale_out_pair(where, "scale_out_bandwidth", "scale_out_bandwidth" in data, "scale_out_latency", "scale_out_latency" in data)
     price = data.get("price")
     overlap = _overlap_exponent(where, "overlap_exponent", data.get("overlap_exponent"))
@@ -490,6 +561,7 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         compute_efficiency_by_dtype=by_dtype,
         scale_up_domain=domain,
         mesh_links=mesh_links,
+        torus_shape=torus_shape,
         scale_out_bw_bytes_per_s=_quantity(where, "scale_out_bandwidth", data["scale_out_bandwidth"], "bytes_per_s") if "scale_out_bandwidth" in data else None,
         scale_out_latency_s=_quantity(where, "scale_out_latency", data["scale_out_latency"], "seconds") if "scale_out_latency" in data else None,
         scale_out_efficiency=_fraction(where, "efficiency.scale_out", eff["scale_out"]) if "scale_out" in eff else None,
@@ -604,6 +676,9 @@ def check_hardware_spec(spec: object) -> HardwareSpec:
     _check_spec_dtype_efficiencies(where, spec.compute_efficiency_by_dtype)
     _domain(where, "scale_up_domain", spec.scale_up_domain)
     _mesh_links(where, "mesh_links", spec.mesh_links, spec.scale_up_domain)
+    if not isinstance(spec.torus_shape, tuple):
+        raise field_error(where, "torus_shape", "a tuple of a torus's axes, like (16, 16), or ()", spec.torus_shape)
+    _torus_shape(where, "torus_shape", spec.torus_shape, spec.scale_up_domain, spec.mesh_links)
     _check_scale_out_pair(where, "scale_out_bw_bytes_per_s", spec.scale_out_bw_bytes_per_s is not None,
                           "scale_out_latency_s", spec.scale_out_latency_s is not None)
     _overlap_exponent(where, "overlap_exponent", spec.overlap_exponent)

@@ -128,6 +128,12 @@ def hardware_schema() -> dict:
         props["scale_up_domain"] = {"type": "integer", "minimum": 1}
     if "mesh_links" in props:
         props["mesh_links"] = {"type": "integer", "minimum": 0}
+    if "torus" in props:
+        props["torus"] = {
+            "oneOf": [{"type": "array", "minItems": 1, "maxItems": 3, "items": {"type": "integer", "minimum": 2}},
+                      {"type": "string", "pattern": r"^\s*[0-9]+(\s*[xX]\s*[0-9]+){0,2}\s*$"}],
+            "description": "a torus's axes (a TPU pod's ICI, [16, 16] or '16x16'), their product scale_up_domain",
+        }
     return {
         "$schema": SCHEMA_DIALECT,
         "$id": "https://roofline.invalid/hardware.schema.json",

@@ -392,7 +392,11 @@ def hardware_table(hw) -> str:
         f"  link              {format_si(hw.link_bw_bytes_per_s, 'B/s')} one direction x {hw.link_efficiency:.2f}, latency {format_seconds(hw.link_latency_s)}"
         f", {hw.scale_up_domain} {'device' if hw.scale_up_domain == 1 else 'devices'} per domain"
         + (f" (a mesh: {hw.mesh_links} links of {format_si(hw.link_bw_bytes_per_s / hw.mesh_links, 'B/s')}, one per peer)"
-           if hw.mesh_links else ""),
+           if hw.mesh_links else "")
+        + (f" (a {'x'.join(map(str, hw.torus_shape))} torus: {2 * len(hw.torus_shape)} ports of "
+           f"{format_si(hw.link_bw_bytes_per_s / (2 * len(hw.torus_shape)), 'B/s')}; a group drives those its slice spans, "
+           "two an axis it wraps around, one an axis it does not)"
+           if hw.torus_shape else ""),
     ]
     if hw.scale_out_bw_bytes_per_s is not None:
         lines.append(f"  scale-out link    {format_si(hw.scale_out_bw_bytes_per_s, 'B/s')} one direction per device x {hw.scale_out_link_efficiency:.2f}"

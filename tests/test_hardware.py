@@ -161,6 +161,33 @@ def test_a_mesh_device_reaches_each_peer_over_one_link():
         hardware_from_dict(data, "m.yaml")
 
 
+def test_a_torus_group_drives_the_ports_of_the_slice_it_is_cut():
+    """qa253: a TPU's collectives were given all 4 ICI ports for any tp (link_bandwidth is their sum), 2-4x optimistic
+    over a slice that spans an axis without its wrap-around link (jax-ml/scaling-book tpus.md: a v5e 4 x 4 slice uses
+    "2 of the 4 ICI links"); a pair shares one port, the whole pod drives all four."""
+    from roofline.hardware import torus_ports, torus_slice
+
+    assert [tuple(sorted(torus_slice((16, 16), n))) for n in (2, 4, 8, 16, 128, 256, 12)] == [
+        (1, 2), (2, 2), (2, 4), (4, 4), (8, 16), (16, 16), (3, 4)]
+    assert torus_slice((16, 16), 17) is None and torus_ports((16, 16), 17) == 2
+    assert [torus_ports((16, 16), n) for n in (1, 2, 4, 8, 64, 128, 256)] == [1, 1, 2, 2, 2, 3, 4]
+    assert [torus_ports((4, 4, 4), n) for n in (8, 16, 64)] == [3, 4, 6]  # a 4x4x4 cube: 2x2x2 lines, 4x2x2 one ring
+    v5e = load_hardware("tpu-v5e")
+    assert v5e.torus_shape == (16, 16)
+    for devices, ports in ((1, 1), (2, 1), (4, 2), (16, 2), (128, 3), (256, 4)):
+        assert v5e.link_for(devices)[0] == pytest.approx(200e9 * ports / 4 * v5e.link_efficiency)
+    assert load_hardware("tpu-v6e").link_for(8)[0] == pytest.approx(400e9 / 2 * 0.75)
+    data = read_yaml_file(builtin_dir("hardware") / "tpu-v5e.yaml")
+    assert hardware_from_dict({**data, "torus": [16, 16.0]}, "t.yaml").torus_shape == (16, 16)
+    for torus, expected in (("8x8", r"torus: expected axes whose product is scale_up_domain = 256 .*8x8 = 64 chips"),
+                            ("16y16", r"torus: expected a torus's 1-3 axes of 2 or more chips, like \[16, 16\] or '16x16', found '16y16'"),
+                            ([1, 256], r"torus: expected a torus's 1-3 axes")):
+        with pytest.raises(RooflineError, match=r"^t.yaml: " + expected):
+            hardware_from_dict({**data, "torus": torus}, "t.yaml")
+    with pytest.raises(RooflineError, match=r"torus: expected it only without mesh_links"):
+        hardware_from_dict({**data, "scale_up_domain": 8, "mesh_links": 7, "torus": "2x4"}, "t.yaml")
+
+
 @pytest.mark.slow
 def test_a_devices_fixed_costs_may_be_zero_as_their_defaults_are_and_the_schema_agrees(tmp_path):
     """layer_overhead (documented default 0) and step_overhead were refused at '0 us': a device with the pure roofline
