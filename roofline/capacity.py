@@ -8,9 +8,11 @@ On the busiest device (layout.py, costs.py):
     max_batch = dp_attention * floor((usable - weights - extra - shared) / (KV per sequence + extra_per_sequence))
                 (0 when the weights alone do not fit)
     usable    = memory * usable_memory_fraction               (no engine, or one without memory_fraction: ideal)
-              = max(f * memory - R, 0)                        (an engine's memory_fraction f of the device: vLLM, SGLang)
-              = max(min(W, memory - R), 0) + f * max(memory - W - R, 0)  (of the free memory: TensorRT-LLM), W = weights + extra
-                                                              (W + f (memory - W - R) while the weights leave memory free)
+              = max(f * M - R, 0)                             (an engine's memory_fraction f of the device: vLLM, SGLang)
+              = max(min(W, M - R), 0) + f * max(M - W - R, 0)  (of the free memory: TensorRT-LLM), W = weights + extra
+                                                              (W + f (M - W - R) while the weights leave memory free)
+    M         = the memory an engine sees as its device's (hw.engine_mem_bytes): the device's, on a system-on-chip
+                the unified memory's share its GPU may wire (memory * usable_memory_fraction)
     R         = memory_reserved + memory_reserved_parallel [D > 1] + memory_reserved_per_device * (N - 1)
                 + memory_reserved_per_dp_group * dp_attention [dp_attention > 1]
                 + 4 B * vocabulary * sampler_logit_copies * S [the stage holding the LM head: the last, or the only one]
@@ -39,7 +41,7 @@ LOGIT_BYTES = 4  # a sampler's logits are float32
 def default_sequences(engine: ServingEngine, hw: HardwareSpec) -> int:
     """S (module docstring): `engine`'s sampler_sequences, or sampler_sequences_small on a device under 70 GiB or an
     A100: vLLM's default max_num_seqs there (0: the profile gives none)."""
-    small = hw.mem_bytes < SMALL_DEVICE_BYTES or hw.engine_family.startswith("a100")
+    small = hw.engine_mem_bytes < SMALL_DEVICE_BYTES or hw.engine_family.startswith("a100")
     return engine.sampler_sequences_small if small else engine.sampler_sequences
 
 
@@ -76,20 +78,22 @@ def usable_memory_text(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
     if engine is None or engine.memory_fraction is None:
         return f"the hardware profile's {hw.usable_memory_fraction:.0%} of {format_si(hw.mem_bytes, 'B')}"
     reserve = reserved_bytes(engine, hw, model.vocab_size, dep, dep.holds_head(model)[1])
+    memory = format_si(hw.engine_mem_bytes, "B")
+    if hw.engine_mem_bytes != hw.mem_bytes:  # a system-on-chip: the share of unified memory its GPU may wire
+        memory += f" (the GPU's {hw.usable_memory_fraction:.0%} of {format_si(hw.mem_bytes, 'B')} unified memory)"
     if engine.memory_fraction_of == "free":
         if free_bytes(hw, weight_bytes(model, dep), reserve) <= 0:  # usable_bytes_for's case of no free memory
-            return f"no memory left beside the weights: {format_si(hw.mem_bytes, 'B')} less {engine.name}'s {format_si(reserve, 'B')} reserve"
+            return f"no memory left beside the weights: {memory} less {engine.name}'s {format_si(reserve, 'B')} reserve"
         less = f" and a {format_si(reserve, 'B')} reserve" if reserve > 0 else ""
-        return (f"the weights and {engine.name}'s {engine.memory_fraction:g} of what {format_si(hw.mem_bytes, 'B')} "
-                f"leaves beside them{less}")
+        return f"the weights and {engine.name}'s {engine.memory_fraction:g} of what {memory} leaves beside them{less}"
     less = f" less {format_si(reserve, 'B')} reserved" if reserve > 0 else ""
-    return f"{engine.name}'s {engine.memory_fraction:g} of {format_si(hw.mem_bytes, 'B')}{less}"
+    return f"{engine.name}'s {engine.memory_fraction:g} of {memory}{less}"
 
 
 def free_bytes(hw: HardwareSpec, weights_bytes, reserve_bytes):
     """M - W - R (module docstring): what a free share is taken of; at most 0 where the weights and the reserve fill
     the device."""
-    return hw.mem_bytes - weights_bytes - reserve_bytes
+    return hw.engine_mem_bytes - weights_bytes - reserve_bytes
 
 
 def usable_bytes_for(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine | None, weights_bytes=0.0):
@@ -99,8 +103,8 @@ def usable_bytes_for(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
     f, reserve = engine.memory_fraction, reserved_bytes(engine, hw, model.vocab_size, dep, dep.holds_head(model)[1])
     if engine.memory_fraction_of == "free":
         free = free_bytes(hw, weights_bytes, reserve)  # none: the device's memory less R, which W exceeds
-        return np.maximum(np.minimum(weights_bytes, hw.mem_bytes - reserve), 0.0) + f * np.maximum(free, 0.0)
-    return max(f * hw.mem_bytes - reserve, 0.0)  # a reserve past the share leaves nothing, not less
+        return np.maximum(np.minimum(weights_bytes, hw.engine_mem_bytes - reserve), 0.0) + f * np.maximum(free, 0.0)
+    return max(f * hw.engine_mem_bytes - reserve, 0.0)  # a reserve past the share leaves nothing, not less
 
 
 def kv_shared_and_per_sequence_bytes(model: ModelSpec, context_len, dep: Deployment, shared_prefix=0, window_pool_ratio=None):

@@ -214,6 +214,16 @@ class HardwareSpec:
         """Memory available for weights and KV cache: mem_bytes * usable_memory_fraction."""
         return self.mem_bytes * self.usable_memory_fraction
 
+    @property
+    def engine_mem_bytes(self) -> float:
+        """The memory a serving engine takes its share of (capacity.usable_bytes_for): the device's, except on a
+        system-on-chip (kind soc), whose GPU may wire only the operating system's share of the unified memory, its
+        usable_memory_fraction (macOS: Metal's recommendedMaxWorkingSetSize, about 75% on large configurations), which
+        is all a GPU serving engine sees as its device (qa253: vLLM's 0.9 was taken of an M4 Max's whole 128 GiB).
+
+            engine_mem_bytes = mem_bytes * usable_memory_fraction  (soc),  mem_bytes  (else)"""
+        return self.usable_mem_bytes if self.kind == "soc" else self.mem_bytes
+
     def to_json(self) -> dict:
         """The `roofline hw show --json` object (SI units)."""
         return {

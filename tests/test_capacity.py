@@ -183,6 +183,25 @@ def test_an_engines_share_of_the_memory_and_its_reserve_by_hand():
 
 
 @pytest.mark.slow
+def test_a_serving_engines_share_on_a_system_on_chip_is_of_the_memory_its_gpu_may_wire():
+    """qa253: vLLM's 0.9 was taken of an M4 Max's whole 128 GiB of unified memory (120 GB usable), past macOS's cap on
+    what its GPU may wire (the profile's usable_memory_fraction 0.70); a GPU's share stays of its whole memory."""
+    from roofline.capacity import reserved_bytes, usable_bytes_for, usable_memory_text
+
+    mac, h100, model = load_hardware("apple-m4-max"), load_hardware("h100-sxm"), load_model("llama-3.1-8b")
+    assert mac.engine_mem_bytes == pytest.approx(0.70 * mac.mem_bytes) and h100.engine_mem_bytes == h100.mem_bytes
+    dep, vllm, trtllm = deployment(model), load_engine("vllm"), load_engine("trtllm")
+    r = reserved_bytes(vllm, mac, model.vocab_size, dep)
+    assert usable_bytes_for(mac, model, dep, vllm) == pytest.approx(0.9 * 0.70 * mac.mem_bytes - r, rel=1e-12)
+    w, rt = 16e9, reserved_bytes(trtllm, mac, model.vocab_size, dep)
+    assert usable_bytes_for(mac, model, dep, trtllm, w) == pytest.approx(w + 0.9 * (0.70 * mac.mem_bytes - w - rt), rel=1e-12)
+    assert usable_bytes_for(mac, model, dep, None) == mac.usable_mem_bytes  # ideal: the profile's share, as before
+    assert usable_memory_text(mac, model, dep, vllm).startswith(
+        "vllm's 0.9 of 96.2 GB (the GPU's 70% of 137 GB unified memory) less")
+    assert usable_bytes_for(h100, model, dep, vllm) == pytest.approx(0.9 * h100.mem_bytes - reserved_bytes(vllm, h100, model.vocab_size, dep))
+
+
+@pytest.mark.slow
 def test_a_drafter_on_the_targets_devices_is_said_against_the_usable_memory_it_has_under_a_free_share():
     """qa172: under trtllm's share of the free memory a co-located draft model's weights move the usable memory (its
     0.1 stays with them); predict's 'with its drafter ... does not fit' line gave plain decoding's 79.0 GB, not 79.1."""
