@@ -387,7 +387,9 @@ def hardware_table(hw) -> str:
                      f"{unit[:-2]}/byte{formats}")
     lines += [
         f"  compute achievable x {hw.compute_efficiency:.2f}"
-        + "".join(f", {d} x {e:.2f}" for d, e in hw.compute_efficiency_by_dtype.items()),
+        + "".join(f", {d} x {e:.2f}" for d, e in hw.compute_efficiency_by_dtype.items())
+        + "".join(f", {d} x {hw.compute_efficiency_for(d):.2f} (as the same peak's)" for d in hw.peak_flops_per_s
+                  if d not in hw.compute_efficiency_by_dtype and hw.compute_efficiency_for(d) != hw.compute_efficiency),
         f"  on-chip cache     {format_si(hw.on_chip_cache_bytes, 'B')}",
         f"  link              {format_si(hw.link_bw_bytes_per_s, 'B/s')} one direction x {hw.link_efficiency:.2f}, latency {format_seconds(hw.link_latency_s)}"
         f", {hw.scale_up_domain} {'device' if hw.scale_up_domain == 1 else 'devices'} per domain"

@@ -161,6 +161,18 @@ def test_a_mesh_device_reaches_each_peer_over_one_link():
         hardware_from_dict(data, "m.yaml")
 
 
+def test_int8_takes_the_achievable_share_of_the_dtype_at_its_peak_where_the_profile_gives_none_of_its_own():
+    """qa253: W8A8 on an MI300X took bf16's 0.54 where fp8, at the same 2.6 POP/s on the same matrix cores, has AMD's
+    own 0.49; a figure of int8's own is kept, and a device with no figure at that peak keeps bf16's."""
+    mi300x, h100, l4 = load_hardware("mi300x"), load_hardware("h100-sxm"), load_hardware("l4")
+    assert mi300x.compute_efficiency_for("int8") == mi300x.compute_efficiency_for("fp8") == 0.49
+    assert h100.compute_efficiency_for("int8") == 0.71 and h100.compute_efficiency_for("bf16") == 0.80
+    assert l4.compute_efficiency_for("int8") == l4.compute_efficiency == 0.70  # no fp8 figure: bf16's
+    own = dataclasses.replace(mi300x, compute_efficiency_by_dtype={"fp8": 0.49, "int8": 0.6})
+    assert own.compute_efficiency_for("int8") == 0.6
+    assert mi300x.compute_ceiling_flops_per_s("int8") == pytest.approx(2614.9e12 * 0.49)
+
+
 def test_a_torus_group_drives_the_ports_of_the_slice_it_is_cut():
     """qa253: a TPU's collectives were given all 4 ICI ports for any tp (link_bandwidth is their sum), 2-4x optimistic
     over a slice that spans an axis without its wrap-around link (jax-ml/scaling-book tpus.md: a v5e 4 x 4 slice uses
