@@ -14,7 +14,8 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, the hid
         flops = 2 * params_device * T_a
         bytes = params_device * w_c + T_a * (d_in + d_out) * a
         d_in, d_out: the widths one device reads and writes, a column-parallel GEMM's output and a row-parallel one's
-        input its 1/tp share: qkv_proj h -> params_device / h, o_proj heads v_dim / tp -> h, lm_head h -> vocab / tp,
+        input its 1/tp share: qkv_proj h -> params_device / h, o_proj heads v_dim / tp -> h (a grouped low-rank
+        output, DeepSeek-V4's: its o_groups r / tp intermediate written and read too, d_in + 2 o_groups r / tp), lm_head h -> vocab / tp,
         router h -> E; an MLP (the dense one, the shared experts of width f_s) both its GEMMs, gate/up h -> 2 f / tp
         (f / tp ungated) and down f / tp -> h: d_in = h + f / tp, d_out = 2 f / tp + h
         params_device = params / tp, but for qkv_proj model.qkv_params_per_layer_per_device(tp): MLA's and a
@@ -454,7 +455,8 @@ def operator_costs(
     costs["input_proj"] = (2.0 * proj * tokens_a + zero, proj * w("input_proj") + tokens_a * proj_widths * h * a + zero) if proj else (zero, zero)
     qkv_device = model.qkv_params_per_layer_per_device(tp)
     costs["qkv_proj"] = gemm("qkv_proj", model.qkv_params_per_layer, h, qkv_device / h, count=n_layers, per_device=qkv_device)
-    costs["o_proj"] = gemm("o_proj", model.o_params_per_layer, model.o_params_per_layer / h / tp, h, count=n_layers)
+    o_in = (model.attention_output_width + 2.0 * model.o_groups * model.o_lora_rank) / tp  # o_lora_rank 0: no intermediate
+    costs["o_proj"] = gemm("o_proj", model.o_params_per_layer, o_in, h, count=n_layers)
 
     # attention: per layer group, KV entries read per query at the mean causal position
     d_qk, d_v = model.attention_dims_per_query_head(prefill)

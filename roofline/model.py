@@ -189,10 +189,14 @@ class ModelSpec:
 
     @property
     def o_params_per_layer(self) -> int:
-        v_dim = self.mla.v_head_dim if self.kv_layout == "mla" else self.head_dim
         if self.o_lora_rank:
-            return self.heads * v_dim * self.o_lora_rank + self.o_groups * self.o_lora_rank * self.hidden_size
-        return self.heads * v_dim * self.hidden_size
+            return self.attention_output_width * self.o_lora_rank + self.o_groups * self.o_lora_rank * self.hidden_size
+        return self.attention_output_width * self.hidden_size
+
+    @property
+    def attention_output_width(self) -> int:
+        """heads * v_dim: the attention output o_proj reads (MLA's v_head_dim, else head_dim)."""
+        return self.heads * (self.mla.v_head_dim if self.kv_layout == "mla" else self.head_dim)
 
     @property
     def dense_mlp_params(self) -> int:

@@ -300,6 +300,8 @@ class ServingEngine:
             kernels_per_layer[o]  (kernels_per_layer_mla[o] where the model's attention is MLA and the entry exists;
                                    DEFAULT_KERNELS[o] where neither names o, else 0)
             + quant_kernels_per_gemm * QUANTISED_GEMMS[o]   when the operator's weights compute in fp8 / fp4 / int8
+                                                            (QUANTISED_GEMMS_MLA under MLA: its qkv_proj is two GEMMs,
+                                                             the down- and up-projections)
         """
         counts = self.kernels_per_layer_mla if mla and operator in self.kernels_per_layer_mla else self.kernels_per_layer
         n = float(counts.get(operator, DEFAULT_KERNELS.get(operator, 0)))

@@ -19,6 +19,9 @@ attention group):
                (0 for n-gram: a host lookup, no drafter; the drafter's device's engine values; B_d its sequences per attention group: B on a device of its own;
                 t_step includes that device's step_overhead, engine.py, under every engine, `ideal` too)
                q_d = 1 for a chain; ceil(N / k) for a tree of N nodes at depth k (each draft step widens the tree)
+             = k * (t_step(drafter, B, 1, S) - step_overhead) + step_overhead + spec_per_draft_step
+               + spec_per_draft_step_per_sequence * B_d                      (medusa: its k heads run in ONE pass on
+               the last hidden state, q_d = 1 for a chain or a tree, its device's fixed overhead and launch once)
     t_spec   = spec_per_iteration + spec_per_iteration_per_sequence * B_a             (rejection sampling, KV bookkeeping)
     t_iter   = t_draft + t_verify + t_spec                                        (drafter on the target's devices)
              = t_draft + t_verify + t_transfer + t_spec      (a head drafter elsewhere: it needs the verified hidden
@@ -32,7 +35,8 @@ attention group):
     t_transfer = 2 t_link + B * (4 (q - 1) + tau * (2 hidden [a head drafter] | 4 [a draft model])) / bw_link
                  (a round trip: the q - 1 draft tokens, k or a tree's N, as 4-byte ids to the target; back, what the
                  drafter goes on from: the hidden states of the tau tokens kept, in bf16, to a head drafter, which
-                 extends its own KV with them, or their 4-byte ids to a draft model; one latency each way, until
+                 extends its own KV with them (medusa's heads: the last kept token's alone, 1 for tau), or their
+                 4-byte ids to a draft model; one latency each way, until
                  session 30 one in all, qa118); bw_link and t_link: a device of the target's kind
                  (its engine_family: a copy made with `hw new` is its source's kind) is one more GPU beside the target's (link_for(devices + 1): the scale-up link while the domain has room,
                  else the scale-out one); a device of another kind is never on the target's NVLink, so the slower of the two devices' links outside their domain
@@ -47,6 +51,8 @@ target's scheduler step; the per-draft-step term covers their launch and samplin
     eagle   one dense decoder layer of the target's shapes + a 2h -> h projection; on the target's
             devices it shares the embedding and LM head (or brings a smaller draft vocabulary head),
             on other hardware it holds its own copies of both
+    medusa  k heads on the target's last hidden state (a residual block each, h x h, and an LM head each of the
+            target's vocabulary): one pass drafts every position, no KV cache of their own (drafter_spec: one head)
     ngram   prompt/n-gram lookup on the host: no device time
 With k = 0 every method reduces to plain decoding: no draft time, no memory, tau = 1, speedup = 1.
 """

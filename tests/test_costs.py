@@ -53,6 +53,22 @@ def test_a_tensor_parallel_rank_writes_and_reads_its_share_of_a_split_gemms_acti
     assert float(eight["mlp"][1]) == pytest.approx(mlp_weights / tp + tokens * (4096 + 3 * 14336 / tp + 4096) * 2 * 32, rel=1e-12)
 
 
+def test_a_grouped_low_rank_output_reads_the_attention_output_and_its_intermediate():
+    """qa254: DeepSeek-V4's o_proj (heads x 512 -> 8 groups x 1024 -> hidden) read o_params / h / tp = 16,384 values a
+    token, not its attention output of 64 x 512 = 32,768, and its 8,192-wide intermediate was neither written nor read."""
+    from roofline.model import load_model
+
+    v4 = load_model("deepseek-v4-flash")
+    tokens, tp = 64, 2
+    dep = deployment(v4, tp=tp)
+    cost = operator_costs(v4, tokens, 1, 4096, dep)["o_proj"]
+    params = 64 * 512 * 1024 + 8 * 1024 * v4.hidden_size
+    assert v4.o_params_per_layer == params and v4.attention_output_width == 64 * 512
+    weight = {"fp8": 1.0, "bf16": 2.0}[dep.dtype("attention")]
+    per_layer = params / tp * weight + tokens * ((64 * 512 + 2 * 8 * 1024) / tp + v4.hidden_size) * 2
+    assert float(cost[1]) == pytest.approx(v4.layers * per_layer, rel=1e-12)
+
+
 def test_gemm_flops_are_two_per_parameter_per_token(llama8b):
     costs = operator_costs(llama8b, 4, 3, 100, deployment(llama8b))
     assert float(costs["mlp"][0]) == pytest.approx(2 * 32 * 3 * 4096 * 14336 * 12)
