@@ -357,8 +357,9 @@ def weight_bytes(model: ModelSpec, dep: Deployment) -> float:
 def kv_cache_bytes(model: ModelSpec, batch, context_len, dep: Deployment, shared_prefix=0, window_pool_ratio=None):
     """KV bytes held on a device of `dep`'s described stage for `batch` sequences of `context_len` tokens each.
 
-    Each attention group holds B / dp_attention sequences, its stage's share of the layers (Deployment.stage_share:
-    the busiest stage's, or the one at_stage names); a shared prefix of P tokens is stored once:
+    Each attention group holds B / dp_attention sequences in its layers on the stage (Deployment.stage_group_layers:
+    the busiest stage's, or the one at_stage names, counted in the model's layer order); a shared prefix of P tokens
+    is stored once:
     B_a * stored(L) - (B_a - 1) * (stored(L) - stored(L - P)).
     Under an engine's hybrid window pool (`window_pool_ratio` r, serving.py: SGLang's) a model with full and sliding
     layers is charged pooled(L) (_pooled_bytes) where stored(L) stands.
@@ -367,11 +368,11 @@ def kv_cache_bytes(model: ModelSpec, batch, context_len, dep: Deployment, shared
     length = np.asarray(context_len, dtype=np.float64)
     p = np.minimum(np.asarray(shared_prefix, dtype=np.float64), length)
     total = 0.0
-    for g in model.groups:  # bytes of a layer: KV entries and indexer keys (model.cache_bytes_per_layer)
-        stored = _pooled_bytes(model, g, length, dep, window_pool_ratio)
+    for g, layers in zip(model.groups, dep.stage_group_layers(model)):  # a layer's KV entries and indexer keys
+        stored = _pooled_bytes(model, g, length, dep, window_pool_ratio)  # (model.cache_bytes_per_layer)
         shared = stored - _pooled_bytes(model, g, length - p, dep, window_pool_ratio)
-        total = total + g.layers * (b_a * stored - np.maximum(b_a - 1.0, 0.0) * shared)
-    return total * dep.stage_share(model)
+        total = total + layers * (b_a * stored - np.maximum(b_a - 1.0, 0.0) * shared)
+    return total
 
 
 def window_pool_applies(model: ModelSpec, ratio) -> bool:
@@ -435,7 +436,6 @@ def operator_costs(
     a = ACTIVATION_BYTES
     h = float(model.hidden_size)
     n_layers, moe_stage, dense_stage = dep.stage_layers(model)
-    layers_scale = n_layers / model.layers if model.layers else 0.0  # each attention group's share (a Medusa head: none)
     logits = tokens_a if logit_tokens is None else b_a * np.asarray(logit_tokens, dtype=np.float64)
 
     def w(op: str) -> float:
@@ -463,8 +463,7 @@ def operator_costs(
     kv_elems = model.kv_elements_per_token_per_layer_per_device(tp)
     prefix = np.minimum(np.asarray(shared_prefix, dtype=np.float64), s)
     attn_flops, attn_bytes, write_bytes, index_flops, index_bytes = (zero.copy() for _ in range(5))
-    for g in model.groups:
-        layers = g.layers * layers_scale
+    for g, layers in zip(model.groups, dep.stage_group_layers(model)):  # each group's layers on the stage
         mean_len = s + (q + 1.0) / 2.0
         attn_flops = attn_flops + layers * attention_flops(model.heads, d_qk, d_v, tokens_a, model.entries_read(g, mean_len)) / tp
         read = model.entries_read(g, s + q, q)

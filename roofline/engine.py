@@ -288,8 +288,9 @@ def operator_layers(model: ModelSpec, name: str, dep: Deployment | None = None) 
         return moe_layers
     if name == "mlp" and model.moe is not None:
         return dense_layers
-    if name == "indexer":  # the layers of the groups with a lightning indexer, the stage's share of them (qa120)
-        return sum(g.layers for g in model.groups if g.index_dim) * layers / max(model.layers, 1)
+    if name == "indexer":  # the stage's layers of the groups with a lightning indexer (qa120)
+        stage = dep.stage_group_layers(model) if dep is not None else tuple(float(g.layers) for g in model.groups)
+        return sum(n for g, n in zip(model.groups, stage) if g.index_dim)
     return layers
 
 

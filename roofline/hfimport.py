@@ -151,51 +151,55 @@ def _int(cfg: dict, where: str, *keys: str, default=None, allow_zero: bool = Fal
     return default
 
 
-def _sliding_groups(cfg: dict, where: str, layers: int) -> list[dict]:
+def _layer_windows(cfg: dict, where: str, layers: int) -> list[int]:
+    """Each layer's window, first to last: 0 for full attention, else the tokens it keeps (a sliding window, or Llama
+    4's chunk read as one)."""
     types = cfg.get("layer_types")
     window = cfg.get("sliding_window")
     if isinstance(types, list) and types:
         if len(types) != layers:
             raise field_error(where, "layer_types", f"as many entries as layers ({layers})", len(types))
-        sliding = sum(1 for t in types if t == "sliding_attention")
-        chunked = sum(1 for t in types if t == "chunked_attention")  # Llama 4's, as transformers fills them in (qa124)
         other = [t for t in types if t not in ATTENTION_LAYER_TYPES]
         if other:
             raise field_error(where, "layer_types", " or ".join(ATTENTION_LAYER_TYPES), other[0])
-        groups = ([{"kind": "sliding", "layers": sliding, "window": _int(cfg, where, "sliding_window")}] if sliding else []) + (
-            [{"kind": "sliding", "layers": chunked, "window": _int(cfg, where, "attention_chunk_size")}] if chunked else [])
-        return groups + ([{"kind": "full", "layers": layers - sliding - chunked}] if layers - sliding - chunked else [])
+        sliding = _int(cfg, where, "sliding_window") if "sliding_attention" in types else 0
+        chunk = _int(cfg, where, "attention_chunk_size") if "chunked_attention" in types else 0  # Llama 4's (qa124)
+        return [{"sliding_attention": sliding, "chunked_attention": chunk}.get(t, 0) for t in types]
     chunk = cfg.get("attention_chunk_size")
     if chunk:
         chunk = _int(cfg, where, "attention_chunk_size")
         flags = cfg.get("no_rope_layers")
         if isinstance(flags, list) and len(flags) == layers:
-            chunked = sum(1 for f in flags if f)
-        else:
-            interval = _int(cfg, where, "no_rope_layer_interval", default=4)
-            chunked = sum(1 for i in range(layers) if (i + 1) % interval != 0)
-        groups = [{"kind": "sliding", "layers": chunked, "window": chunk}] if chunked else []
-        return groups + ([{"kind": "full", "layers": layers - chunked}] if layers - chunked else [])
+            return [chunk if f else 0 for f in flags]
+        interval = _int(cfg, where, "no_rope_layer_interval", default=4)
+        return [chunk if (i + 1) % interval != 0 else 0 for i in range(layers)]
     model_type = str(cfg.get("model_type", ""))
     if window and cfg.get("use_sliding_window", model_type not in QWEN_WINDOW_TYPES):
         window = _int(cfg, where, "sliding_window")
         if cfg.get("sliding_window_pattern") is not None:  # Gemma 3, Cohere 2: layer i is global where (i + 1) % P == 0
             pattern = _int(cfg, where, "sliding_window_pattern")
-            sliding = sum(1 for i in range(layers) if (i + 1) % pattern != 0)
-        elif model_type == "gemma2":  # transformers' Gemma2: layer i slides where i % 2 == 0
-            sliding = (layers + 1) // 2
-        elif model_type in QWEN_WINDOW_TYPES:  # Qwen2/3: layer i slides where i >= max_window_layers (default 28)
-            sliding = max(0, layers - _int(cfg, where, "max_window_layers", default=28, allow_zero=True))
-        elif model_type in EVERY_LAYER_WINDOW_TYPES:  # Mistral: every layer
-            sliding = layers
-        else:
-            warn(f"{where}: sliding_window {window}: model_type {model_type or 'unknown'} gives no layer_types or "
-                 "sliding_window_pattern saying which layers slide; every layer imported as full attention (an upper "
-                 "bound on the KV it holds and reads)")
-            sliding = 0
-        groups = [{"kind": "sliding", "layers": sliding, "window": window}] if sliding else []
-        return groups + ([{"kind": "full", "layers": layers - sliding}] if layers - sliding else [])
-    return [{"kind": "full", "layers": layers}]
+            return [window if (i + 1) % pattern != 0 else 0 for i in range(layers)]
+        if model_type == "gemma2":  # transformers' Gemma2: layer i slides where i % 2 == 0
+            return [window if i % 2 == 0 else 0 for i in range(layers)]
+        if model_type in QWEN_WINDOW_TYPES:  # Qwen2/3: layer i slides where i >= max_window_layers (default 28)
+            first = _int(cfg, where, "max_window_layers", default=28, allow_zero=True)
+            return [window if i >= first else 0 for i in range(layers)]
+        if model_type in EVERY_LAYER_WINDOW_TYPES:  # Mistral: every layer
+            return [window] * layers
+        warn(f"{where}: sliding_window {window}: model_type {model_type or 'unknown'} gives no layer_types or "
+             "sliding_window_pattern saying which layers slide; every layer imported as full attention (an upper "
+             "bound on the KV it holds and reads)")
+    return [0] * layers
+
+
+def _sliding_groups(cfg: dict, where: str, layers: int) -> tuple[list[dict], list[int]]:
+    """(attention groups, each layer's group index): one sliding group a window, in the order the config first gives
+    it, then the full layers; the order () where there is one group (every layer the same)."""
+    windows = _layer_windows(cfg, where, layers)
+    order = [w for w in dict.fromkeys(windows) if w] + ([0] if 0 in windows else [])
+    groups = [{"kind": "sliding", "layers": windows.count(w), "window": w} if w else {"kind": "full", "layers": windows.count(0)}
+              for w in order]
+    return groups, ([order.index(w) for w in windows] if len(groups) > 1 else [])
 
 
 # quantization_config.quant_method -> the dtype of the quantised linears, and which classes it covers
@@ -569,7 +573,10 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
         profile["published_params"] = float(published_params)
     if published_active_params is not None:
         profile["published_active_params"] = float(published_active_params)
-    attention: dict = {"kv_layout": "mla" if mla else "gqa", "groups": _sliding_groups(cfg, where, layers)}
+    groups, layer_groups = _sliding_groups(cfg, where, layers)
+    attention: dict = {"kv_layout": "mla" if mla else "gqa", "groups": groups}
+    if layer_groups:  # the order a pipeline stage's share is counted in (a stage of gpt-oss's alternating layers)
+        attention["layer_groups"] = layer_groups
     if mla:
         attention["mla"] = mla
     sparse = None
@@ -656,9 +663,21 @@ def check_params(profile: dict, where: str) -> str:
     return ", ".join(parts)
 
 
+class _FlowList(list):
+    """A list written on one line (flow style): a profile's layer_groups, one number a layer."""
+
+
+yaml.SafeDumper.add_representer(_FlowList, lambda dumper, data: dumper.represent_sequence(
+    "tag:yaml.org,2002:seq", data, flow_style=True))
+
+
 def profile_to_yaml(profile: dict, command: str) -> str:
-    """The profile as YAML with a header naming the command that made it."""
+    """The profile as YAML with a header naming the command that made it (attention.layer_groups in flow style: a
+    number a layer, wrapped at 100 columns, not a line each)."""
     header = f"# {comment_line(profile['display_name'])}: made with `{comment_line(command)}`\n"  # one line (qa246)
+    attention = profile.get("attention") or {}
+    if attention.get("layer_groups"):
+        profile = {**profile, "attention": {**attention, "layer_groups": _FlowList(attention["layer_groups"])}}
     return header + yaml.safe_dump(profile, sort_keys=False, width=100, allow_unicode=True)
 
 

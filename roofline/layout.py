@@ -95,7 +95,7 @@ class Deployment:
     kv_dtype: str = "bf16"
     has_experts: bool = True  # False for a dense model: its expert classes hold no weights and are left out of labels
     has_mtp: bool = True      # False for a model without MTP modules: its mtp class is left out of labels
-    stage: str | int = "busiest"  # the stage stage_layers and stage_share describe: "busiest", "mean" (layers / pp
+    stage: str | int = "busiest"  # the stage stage_layers and stage_group_layers describe: "busiest", "mean" (layers / pp
     #   each), or a stage's index (0 the first: at_stage)
     stage_split: tuple = ()   # classes split over the stage's D devices under attention DP, not a group's tp (for_engine)
     whole: tuple = ()         # classes held whole on every device under attention DP, not split over tp (for_engine)
@@ -159,22 +159,26 @@ class Deployment:
         last = len(rows) - 1
         return max(range(len(rows)), key=lambda i: (rows[i][1], rows[i][0], i == last, i == 0))
 
-    def stage_share(self, model) -> float:
-        """The described stage's share of the model's layers: its layers / layers (busiest_stage's, or at_stage's; 1
-        without pp); the mean stage's, 1 / pp."""
+    def stage_group_layers(self, model) -> tuple[float, ...]:
+        """Layers of each of the model's attention groups on the described stage: the model's own without pp, g.layers /
+        pp on the mean stage, else those among the stage's layers (stage_counts; ModelSpec.group_layers_between: counted
+        in the model's layer order where its profile gives one, layer_groups; qa255: gpt-oss-120b at pp 4 gave its last
+        stage 4.5 full-attention layers, where it holds 5)."""
         if self.pp <= 1:
-            return 1.0
+            return tuple(float(g.layers) for g in model.groups)
         if self.stage == "mean":
-            return 1.0 / self.pp
-        return self.stage_table(model)[self.busiest_stage(model)][0] / model.layers
+            return tuple(g.layers / self.pp for g in model.groups)
+        counts = self.stage_counts(model.layers)
+        index = self.busiest_stage(model)
+        return model.group_layers_between(sum(counts[:index]), counts[index])
 
     def mean_stage(self) -> Deployment:
-        """This deployment with stage_layers and stage_share describing the mean stage (layers / pp of each kind):
+        """This deployment with stage_layers and stage_group_layers describing the mean stage (layers / pp of each kind):
         pp of its passes are one pass over every layer of the model, the round trip of a micro-batch (engine.py)."""
         return replace(self, stage="mean")
 
     def at_stage(self, index: int) -> Deployment:
-        """This deployment with stage_layers, stage_share and the head it holds describing stage `index` (0 the first):
+        """This deployment with stage_layers, stage_group_layers and the head it holds describing stage `index` (0 the first):
         capacity.py checks every stage's memory."""
         return replace(self, stage=index)
 

@@ -121,6 +121,8 @@ class ModelSpec:
     tied_embeddings: bool
     kv_layout: str = "gqa"
     groups: tuple[AttentionGroup, ...] = ()
+    layer_groups: tuple[int, ...] = ()  # the group (an index into groups) of each layer, first to last; (): not given,
+    #   each group's layers taken as spread evenly (group_layers_between): only a pipeline stage's share depends on it
     mla: MLASpec | None = None
     q_lora_rank: int = 0     # gqa/shared_kv: low-rank query projection hidden -> r -> heads*hd (0: full rank)
     o_lora_rank: int = 0     # gqa/shared_kv: grouped low-rank output, heads*hd -> o_groups*r -> hidden (0: full)
@@ -192,6 +194,15 @@ class ModelSpec:
         if self.o_lora_rank:
             return self.attention_output_width * self.o_lora_rank + self.o_groups * self.o_lora_rank * self.hidden_size
         return self.attention_output_width * self.hidden_size
+
+    def group_layers_between(self, start: int, count: int) -> tuple[float, ...]:
+        """Layers of each attention group among the `count` layers from layer `start` (a pipeline stage's): counted in
+        layer_groups where the profile gives the order (gpt-oss alternates sliding and full from a sliding layer 0; a
+        stage of an odd count holds one more of one kind), else each group's share, g.layers * count / layers."""
+        if self.layer_groups:
+            stage = self.layer_groups[start:start + count]
+            return tuple(float(stage.count(i)) for i in range(len(self.groups)))
+        return tuple(g.layers * count / self.layers if self.layers else 0.0 for g in self.groups)
 
     @property
     def attention_output_width(self) -> int:
@@ -440,6 +451,7 @@ class ModelSpec:
             "ffn_size": self.ffn_size,
             "vocab_size": self.vocab_size,
             "attention_groups": [g.__dict__ for g in self.groups],
+            "layer_groups": list(self.layer_groups) or None,
             "moe": None if self.moe is None else self.moe.__dict__,
             "mtp_modules": self.mtp_modules,
             "mtp_window": self.mtp_window,
@@ -607,6 +619,23 @@ def _group(where: str, key: str, kind: object, layers: object, window: object, r
     return group
 
 
+def _layer_groups(where: str, key: str, value: object, groups: list[AttentionGroup], layers: int) -> tuple[int, ...]:
+    """The group index of each layer, first to last: `layers` entries, group i named groups[i].layers times (absent or
+    empty: ())."""
+    if value is None or (isinstance(value, (list, tuple)) and not value):
+        return ()
+    if not isinstance(value, (list, tuple)) or len(value) != layers:
+        raise field_error(where, key, f"a list of {layers} group indices (one a layer, first to last)",
+                          f"{len(value)} entries" if isinstance(value, (list, tuple)) else value)
+    for i, entry in enumerate(value):
+        if isinstance(entry, bool) or not isinstance(entry, numbers.Integral) or not 0 <= entry < len(groups):
+            raise field_error(where, f"{key}[{i}]", f"a group index 0..{len(groups) - 1} (attention.groups, in order)", entry)
+    for i, g in enumerate(groups):
+        if list(value).count(i) != g.layers:
+            raise field_error(where, key, f"group {i} ({g.kind}) on its {g.layers} layers", f"{list(value).count(i)} layers")
+    return tuple(int(entry) for entry in value)
+
+
 def _check_group_layers(where: str, key: str, groups: list[AttentionGroup], layers: int) -> None:
     if sum(g.layers for g in groups) != layers:
         raise field_error(where, key, f"layer counts summing to layers={layers}", sum(g.layers for g in groups))
@@ -685,8 +714,8 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
             raise field_error(where, key, "a required field", MISSING)
     _text(where, "name", data["name"])
     ints = _shape(where, data)
-    attention = _mapping(where, "attention", data.get("attention") or {}, {"kv_layout", "groups", "mla", "q_lora_rank", "o_lora_rank", "o_groups",
-                                                                          "kv_entry_bytes", "index_key_bytes"})
+    attention = _mapping(where, "attention", data.get("attention") or {}, {"kv_layout", "groups", "layer_groups", "mla", "q_lora_rank",
+                                                                          "o_lora_rank", "o_groups", "kv_entry_bytes", "index_key_bytes"})
     low_rank = _low_rank(where, "attention.", attention.get("kv_layout"), attention.get("q_lora_rank", 0), attention.get("o_lora_rank", 0),
                          attention.get("o_groups", 1))
     kv_layout = _kv_layout(where, "attention.kv_layout", attention.get("kv_layout", "gqa"))
@@ -700,6 +729,7 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
         groups.append(_group(where, key, g.get("kind"), g.get("layers"), g.get("window"), g.get("ratio", 1), g.get("read_tokens", 0),
                              g.get("index_dim", 0), g.get("index_heads", 0), g.get("state_bytes", 0)))
     _check_group_layers(where, "attention.groups", groups, ints["layers"])
+    layer_groups = _layer_groups(where, "attention.layer_groups", attention.get("layer_groups"), groups, ints["layers"])
     mla = None
     if kv_layout != "mla" and attention.get("mla") is not None:  # a forgotten `kv_layout: mla` sized a latent as GQA heads
         raise field_error(where, "attention.mla", "an mla block only beside attention.kv_layout: mla (the kv_layout it has)", kv_layout)
@@ -723,6 +753,7 @@ def model_from_dict(data: dict, where: str = "<model>") -> ModelSpec:
         tied_embeddings=check_flag(where, "tied_embeddings", data.get("tied_embeddings", False)),
         kv_layout=kv_layout,
         groups=tuple(groups),
+        layer_groups=layer_groups,
         mla=mla,
         **low_rank,
         moe=moe,
@@ -750,6 +781,13 @@ def _check_spec_groups(where: str, spec: ModelSpec) -> None:
             raise field_error(where, f"groups[{i}]", "an AttentionGroup", g)
         _group(where, f"groups[{i}]", g.kind, g.layers, g.window, g.ratio, g.read_tokens, g.index_dim, g.index_heads, g.state_bytes)
     _check_group_layers(where, "groups", list(spec.groups), spec.layers)
+    if not isinstance(spec.layer_groups, tuple):
+        raise field_error(where, "layer_groups", "a tuple of group indices, one a layer, or ()", spec.layer_groups)
+    try:
+        _layer_groups(where, "layer_groups", spec.layer_groups, list(spec.groups), spec.layers)
+    except RooflineError as error:  # groups or layers replaced, the order kept: say what to replace with them
+        raise RooflineError(f"{error} (a spec whose groups or layers are replaced needs layer_groups replaced too: "
+                            "layer_groups=() for none)") from None
 
 
 def _check_spec_parts(where: str, spec: ModelSpec) -> None:

@@ -190,17 +190,17 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
                                "use eagle or draft")
         moe = None if target.moe is None else dataclasses.replace(target.moe, dense_layers=0)
         groups = (AttentionGroup(kind="sliding", layers=1, window=target.mtp_window),) if target.mtp_window else one_layer
-        return dataclasses.replace(target, name=f"{target.name}-mtp", layers=1, groups=groups, moe=moe, mtp_modules=0,
+        return dataclasses.replace(target, name=f"{target.name}-mtp", layers=1, groups=groups, layer_groups=(), moe=moe, mtp_modules=0,
                                    mtp_window=0, input_projection=True)
     if method == "eagle":  # an MLA target's head keeps MLA attention: vLLM's deepseek_eagle3.py and SGLang's
         # (DeepseekV2MLAAttention + DeepseekV2MLP: "Eagle3 ... for DeepseekV2/V3 with MLP (no MoE)")
         return dataclasses.replace(
-            target, name=f"{target.name}-eagle", layers=1, groups=one_layer, moe=None, mtp_modules=0,
+            target, name=f"{target.name}-eagle", layers=1, groups=one_layer, layer_groups=(), moe=None, mtp_modules=0,
             vocab_size=draft_vocab or target.vocab_size, input_projection=True,
         )
     if method == "medusa":
         return dataclasses.replace(
-            target, name=f"{target.name}-medusa", layers=0, groups=(), moe=None, mtp_modules=0, mtp_window=0,
+            target, name=f"{target.name}-medusa", layers=0, groups=(), layer_groups=(), moe=None, mtp_modules=0, mtp_window=0,
             tied_embeddings=False, input_projection=True, medusa_head=True,
         )
     raise unknown_method("method", method)

@@ -202,6 +202,30 @@ def test_a_serving_engines_share_on_a_system_on_chip_is_of_the_memory_its_gpu_ma
 
 
 @pytest.mark.slow
+def test_a_pipeline_stage_holds_the_kv_cache_of_the_attention_layers_it_holds_in_the_models_order():
+    """qa255: each stage was charged its flat share of every group's KV; gpt-oss-120b's last stage of 9 layers at pp 4
+    (layers 27-35, sliding and full alternating from a sliding layer 0) holds 5 full layers, not 4.5: max batch 45 at
+    131,071 tokens where 40 fit."""
+    from roofline.costs import kv_cache_bytes
+
+    gpt = load_model("gpt-oss-120b")
+    assert gpt.layer_groups[:4] == (1, 0, 1, 0) and gpt.groups[0].kind == "full"  # layer 0 sliding (groups[1])
+    dep = deployment(gpt, pp=4)
+    per_token_layer = 8 * 64 * 2 * 2  # 8 KV heads x 64 x K and V x bf16
+    for stage, full in ((0, 4), (3, 5)):
+        at = dep.at_stage(stage)
+        assert at.stage_group_layers(gpt) == (full, 9 - full)
+        assert float(kv_cache_bytes(gpt, 1, 131071, at)) == pytest.approx(
+            (full * 131071 + (9 - full) * 128) * per_token_layer, rel=1e-12)
+    assert deployment(gpt, pp=4).mean_stage().stage_group_layers(gpt) == (4.5, 4.5)
+    h100 = load_hardware("h100-sxm")
+    cap = capacity(h100, gpt, 1, 131071, dep, engine=load_engine("vllm"))
+    assert int(cap["max_batch"]) == 40
+    unordered = replace(gpt, layer_groups=())  # no order given: each group's share, as before
+    assert unordered.group_layers_between(27, 9) == (4.5, 4.5)
+
+
+@pytest.mark.slow
 def test_a_drafter_on_the_targets_devices_is_said_against_the_usable_memory_it_has_under_a_free_share():
     """qa172: under trtllm's share of the free memory a co-located draft model's weights move the usable memory (its
     0.1 stays with them); predict's 'with its drafter ... does not fit' line gave plain decoding's 79.0 GB, not 79.1."""

@@ -29,8 +29,10 @@ def test_import_reads_mla_and_sliding_window_configs():
     gpt_oss = {"model_type": "gpt_oss", "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 8, "num_key_value_heads": 2,
                "head_dim": 8, "intermediate_size": 32, "vocab_size": 100, "num_local_experts": 4, "num_experts_per_tok": 2,
                "sliding_window": 128, "layer_types": ["sliding_attention", "full_attention"] * 2}
-    groups = profile_from_hf_config(gpt_oss, "g", "g.json")["attention"]["groups"]
-    assert groups == [{"kind": "sliding", "layers": 2, "window": 128}, {"kind": "full", "layers": 2}]
+    attention = profile_from_hf_config(gpt_oss, "g", "g.json")["attention"]
+    assert attention["groups"] == [{"kind": "sliding", "layers": 2, "window": 128}, {"kind": "full", "layers": 2}]
+    assert attention["layer_groups"] == [0, 1, 0, 1]  # the order a pipeline stage's layers are counted in (qa255)
+    assert "layer_groups" not in profile_from_hf_config({**gpt_oss, "layer_types": ["full_attention"] * 4}, "g", "g.json")["attention"]
 
 
 def test_a_dense_config_counts_its_parameters_by_hand():
@@ -60,6 +62,7 @@ def test_chunked_attention_layers_become_sliding_groups_of_one_chunk():
     profile = profile_from_hf_config(cfg, "l4", "l4.json")
     # every 4th layer (4 and 8) is global; the other 6 attend within one chunk
     assert profile["attention"]["groups"] == [{"kind": "sliding", "layers": 6, "window": 8192}, {"kind": "full", "layers": 2}]
+    assert profile["attention"]["layer_groups"] == [0, 0, 0, 1, 0, 0, 0, 1]
     assert profile["ffn_size"] == 256 and "Chunked local attention" in profile["notes"]
 
 

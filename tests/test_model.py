@@ -297,8 +297,11 @@ def test_a_spec_built_from_deepseek_v4_without_its_indexer_still_runs():
     import roofline
 
     v4 = load_model("deepseek-v4-flash")
-    dense = dataclasses.replace(v4, name="dsv4-dense", groups=(AttentionGroup("full", 43),))
+    dense = dataclasses.replace(v4, name="dsv4-dense", groups=(AttentionGroup("full", 43),), layer_groups=())
     assert roofline.predict("h200", dense, tp=8)["step_time_s"] > 0
+    with pytest.raises(RooflineError, match=r"layer_groups\[2\]: expected a group index 0\.\.0 .* needs layer_groups "
+                                            r"replaced too: layer_groups=\(\) for none\)$"):
+        roofline.predict("h200", dataclasses.replace(dense, layer_groups=v4.layer_groups), tp=8)
     assert load_model("llama-3.1-8b").kv_bytes_per_token(2.0) == 131_072  # bytes per element, as the method took before
 
 
@@ -398,3 +401,19 @@ def test_an_mla_block_beside_another_kv_layout_is_refused_not_sized_as_gqa_heads
     with pytest.raises(RooflineError, match=r"attention\.mla: expected an mla block only beside attention\.kv_layout: mla \(the "
                                             r"kv_layout it has\), found 'gqa'"):
         model_from_dict(data, "v3.yaml")
+
+
+@pytest.mark.parametrize("order, message", [
+    ([1, 0] * 17, r"attention.layer_groups: expected a list of 36 group indices \(one a layer, first to last\), found '34 entries'"),
+    ([1, 0] * 17 + [2, 0], r"attention.layer_groups\[34\]: expected a group index 0..1 \(attention.groups, in order\), found 2"),
+    ([1, 0] * 17 + [0, 0], r"attention.layer_groups: expected group 0 \(full\) on its 18 layers, found '19 layers'"),
+    ("1010", r"attention.layer_groups: expected a list of 36 group indices"),
+])
+def test_a_layer_order_that_does_not_match_the_groups_is_one_line(order, message):
+    from roofline.profiles import builtin_dir
+    from roofline.yamlio import read_yaml_file
+
+    data = read_yaml_file(builtin_dir("model") / "gpt-oss-120b.yaml")
+    data["attention"] = {**data["attention"], "layer_groups": order}
+    with pytest.raises(RooflineError, match=r"^g.yaml: " + message):
+        model_from_dict(data, "g.yaml")
