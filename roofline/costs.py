@@ -67,7 +67,8 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, the hid
         c_idx: a profile's index_key_bytes for the KV dtype over index_dim (fp8 values and a 4 B scale a 128: 132 B for
         128, as vLLM and SGLang store the keys whatever the KV dtype), else the KV dtype's width; it computes in fp8
         (engine.operator_compute_dtypes: DeepGEMM's fp8 MQA logits)
-    kv_write: bytes = T_a * kv_elems_per_device * c_kv per layer (+ T_a / ratio * index_dim * c_idx, an indexer's keys)
+    kv_write: bytes = T_a * kv_elems_per_device * c_kv per layer (+ T_a / ratio * kv_elems_per_device * c_kv, a
+        compressed layer's entries beside its window's, + T_a / ratio * index_dim * c_idx, an indexer's keys)
     norms (RMSNorm x2, residual adds x2, RoPE, activation): ELEMENTWISE_PASSES transfers (a read or a write each) of
         the residual stream per layer: bytes = T_a * hidden * a * ELEMENTWISE_PASSES, flops = 5 * same elems
     embedding: a gather, bytes = T_a * hidden * w_embedding
@@ -469,7 +470,8 @@ def operator_costs(
         read = model.entries_read(g, s + q, q)
         shared = read - model.entries_read(g, s + q - prefix, q) if shared_prefix_read_once else 0.0
         attn_bytes = attn_bytes + layers * (b_a * read - np.maximum(b_a - 1.0, 0.0) * shared) * kv_elems * c
-        write_bytes = write_bytes + layers * tokens_a * kv_elems * c
+        compressed = tokens_a / g.ratio if g.kind == "compressed" else 0.0  # its compressed entries (qa255: unwritten)
+        write_bytes = write_bytes + layers * (tokens_a + compressed) * kv_elems * c
         if g.index_dim:  # the lightning indexer scores every indexed entry, then attention reads read_tokens of them
             c_index = model.index_bytes_per_element(g, dep.kv_dtype)
             indexed = model.indexed_entries(g, s + q)

@@ -500,8 +500,9 @@ def model_table(m) -> str:
         + (f" (published {m.published_active_params / 1e9:.3f} B)" if m.published_active_params else "")
         + (f"; counts the embedding and LM head ({embedded / 1e9:.2f} B)" if not m.tied_embeddings
            else f"; counts the tied embedding once ({embedded / 1e9:.2f} B)"),
-        f"  KV per token     {m.kv_bytes_per_token_at(4096):,.0f} B at 4k context, {m.kv_bytes_per_token_at(131072):,.0f} B at 128k "
-        f"(bf16; the context's KV over its tokens"
+        f"  KV per token     {m.kv_bytes_per_token_at(4096):,.0f} B at 4k context, {m.kv_bytes_per_token_at(131072):,.0f} B at 128k"
+        + (f" (past its trained {m.max_context_tokens:,})" if 0 < m.max_context_tokens < 131072 else "")
+        + " (bf16; the context's KV over its tokens"
         + (f"; fp8 {m.kv_bytes_per_token_at(131072, 'fp8'):,.0f} B at 128k: entries of " + ", ".join(
             f"{n} B ({d})" for d, n in m.kv_entry_bytes) + _index_keys_text(m.index_key_bytes)
             + ")" if m.kv_entry_bytes else ")") + f"; {_kv_shape(m)}",

@@ -69,6 +69,20 @@ def test_a_grouped_low_rank_output_reads_the_attention_output_and_its_intermedia
     assert float(cost[1]) == pytest.approx(v4.layers * per_layer, rel=1e-12)
 
 
+def test_a_compressed_layer_writes_its_compressed_entries_beside_its_windows():
+    """qa255: DeepSeek-V4's kv_write counted each token's window entry and the indexer's keys, not the compressed
+    entries a CSA layer writes every 4 tokens and an HCA layer every 128 (5,536 B a token in bf16)."""
+    from roofline.model import load_model
+
+    v4 = load_model("deepseek-v4-flash")
+    dep = deployment(v4, kv_dtype="bf16")
+    written = float(operator_costs(v4, 64, 1, 4096, dep)["kv_write"][1])
+    window = 43 * 512 * 2
+    compressed = (21 / 4 + 20 / 128) * 512 * 2
+    index_keys = 21 / 4 * 132
+    assert written == pytest.approx(64 * (window + compressed + index_keys), rel=1e-12)
+
+
 def test_gemm_flops_are_two_per_parameter_per_token(llama8b):
     costs = operator_costs(llama8b, 4, 3, 100, deployment(llama8b))
     assert float(costs["mlp"][0]) == pytest.approx(2 * 32 * 3 * 4096 * 14336 * 12)
