@@ -75,7 +75,7 @@ from roofline.speculation import (
     speculates,
     speculative_metrics,
 )
-from roofline.units import format_seconds, rent_usd_per_hour, usd_per_million_tokens
+from roofline.units import format_seconds, rent_usd_per_hour, spoken_list, usd_per_million_tokens
 
 GRID_AXES = ("context", "alpha", "batch", "k")
 AXIS = {name: i for i, name in enumerate(GRID_AXES)}
@@ -153,6 +153,12 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
     if sc.acceptance is not None and (np.asarray(sc.axes["k"]) > 0).any() and (
             note := rising_rates_note(sc.acceptance[: int(np.max(sc.axes["k"]))])):  # the positions drafted (qa137)
         warn(f"{where}: {note}")  # qa130: taken as given, said once
+    drafting = [m for m in sc.methods if m not in ("none", "ngram")] + [m for m in sc.methods if m == "ngram"]
+    if (sc.acceptance is not None or sc.acceptance_length is not None) and len(drafting) > 1 and (np.asarray(sc.axes["k"]) > 0).any():
+        given = "list of per-position rates" if sc.acceptance is not None else "acceptance length"  # qa256: said nowhere
+        warn(f"{where}: one {given} for every method swept ({spoken_list(drafting)}): they are compared at equal "
+             "acceptance, which their drafters need not reach alike; to compare them at what each was measured to "
+             "accept, sweep each in a scenario of its own with its own rates")
     if _acceptance_given(sc) and not (np.asarray(sc.axes["k"]) > 0).any():  # as predict says of its point (qa130)
         warn(f"{where}: k: only 0 swept: nothing is drafted, so every point is plain decoding and the acceptance given "
              "(alpha, rates or a tree's tau) is not used")

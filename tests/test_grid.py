@@ -563,6 +563,29 @@ def test_a_sweep_of_k_0_alone_says_the_acceptance_given_is_not_used():
                             "axes": {"batch": [1], "k": [0]}})
 
 
+@pytest.mark.slow
+def test_one_list_of_rates_for_several_methods_is_said_once():
+    """qa256: `method: [ngram, eagle]` beside one `acceptance` list compared the two at equal acceptance in silence,
+    which their heatmaps and the report read as n-gram beating EAGLE."""
+    import warnings
+
+    import roofline
+    from roofline.errors import RooflineWarning
+
+    base = {"name": "m", "hardware": "h100-sxm", "model": "llama-3.1-8b", "axes": {"batch": [1], "k": [0, 2]}}
+    with pytest.warns(RooflineWarning) as got:
+        roofline.sweep({**base, "method": ["ngram", "eagle"], "acceptance": [0.8, 0.6]})
+    said = [str(w.message) for w in got if "for every method swept" in str(w.message)]
+    assert said == ["sweep: one list of per-position rates for every method swept (eagle and ngram): they are compared at "
+                    "equal acceptance, which their drafters need not reach alike; to compare them at what each was "
+                    "measured to accept, sweep each in a scenario of its own with its own rates"]
+    for one in ({"method": "eagle", "acceptance": [0.8, 0.6]}, {"method": ["ngram", "eagle"]}):  # one method; published rates
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            roofline.sweep({**base, **one})
+        assert not [w for w in caught if "for every method swept" in str(w.message)]
+
+
 def test_a_sweep_of_drafting_k_alone_where_only_plain_decoding_fits_says_so_not_that_nothing_fits():
     """qa129: '... (method draft, drafter on the target) fits in device memory at no point of the sweep, not even at
     its smallest batch and context' where plain decoding (k 0, unswept) fits: the finding said 'with the drafter'."""
