@@ -534,6 +534,22 @@ def _fit_title(fig: Figure, room_px: float) -> None:
     title.set_text("\n".join(lines))
 
 
+def _fit_panel_titles(panels: list, room_px: float) -> bool:
+    """Re-wrap each panel title wider than `room_px` (its frame and the room beside it), between its comma-separated
+    parts (_wrap_parts) at as many characters as fit; whether any was (qa256: a heatmap's last title ran under its
+    colour bar, which `_wrap_panel_title`'s estimate from the figure's width does not see)."""
+    changed = False
+    for ax in panels:
+        width = _extent_px([ax.title], "x")
+        if not ax.get_title() or width <= room_px:
+            continue
+        text = _RAW_TITLES.get(ax) or ax.get_title().replace(",\n", ", ").replace("\n", " ")
+        chars = max(12, int(len(max(ax.get_title().split("\n"), key=len)) * room_px / width))
+        ax.set_title(_wrap_parts(text, chars))
+        changed = True
+    return changed
+
+
 def _tidy_breaks(text: str) -> str:
     """Wrapped title lines without a separator left at a line's end or start ('... engine vllm ·' / '· NVIDIA ...'):
     the line break separates them already."""
@@ -568,7 +584,7 @@ def arrange(fig: Figure) -> None:
     for ax in panels:
         _ticks_in_view(ax)
     deco = [_decorations_px(ax) for ax in panels]
-    most = {side: max(d[side] for d in deco) for side in ("left", "bottom", "top", "right")}
+    most = {side: max(d[side] for d in deco) for side in ("left", "bottom", "right")}
     _fit_title(fig, width_px - 2 * pad)
     title_px = _extent_px([fig._suptitle], "y") if fig._suptitle is not None else 0.0
     footer_px = _extent_px([t for t in fig.texts if str(t.get_gid()).startswith(FOOTER_GID)], "y")  # under the x labels
@@ -588,11 +604,16 @@ def arrange(fig: Figure) -> None:
     strip_px = max([strip_px, *bar_px])
     left = most["left"] + pad
     right = strip_px + most["right"] + 2 * pad
+    gap_w = most["left"] + most["right"] + pad
+    axes_w = max((width_px - left - right - (ncols - 1) * gap_w) / ncols, 1.0)
+    # a centred panel title may overhang its frame by half a gap, and the last column's by the room before the strip
+    edge_px = pad + most["right"] if (bars or fig.legends) else right
+    if _fit_panel_titles(panels, axes_w + min(gap_w if ncols > 1 else math.inf, 2 * edge_px)):
+        deco = [_decorations_px(ax) for ax in panels]
+    most["top"] = max(d["top"] for d in deco)
     bottom = most["bottom"] + footer_px + pad
     top = title_px + most["top"] + (2 * pad if title_px else pad)
-    gap_w = most["left"] + most["right"] + pad
     gap_h = most["bottom"] + most["top"] + pad
-    axes_w = max((width_px - left - right - (ncols - 1) * gap_w) / ncols, 1.0)
     axes_h = max((height_px - top - bottom - (nrows - 1) * gap_h) / nrows, 1.0)
     fig.subplots_adjust(left=left / width_px, right=1 - right / width_px, bottom=bottom / height_px,
                         top=1 - top / height_px, wspace=gap_w / axes_w, hspace=gap_h / axes_h)
@@ -795,9 +816,19 @@ def _panel_frames(df: pd.DataFrame, meta: dict, **figure_kw) -> tuple[Figure, li
     fig, axes = _figure(len(keys), **figure_kw)
     panels = []
     for ax, key in zip(axes, keys):
-        ax.set_title(_wrap_panel_title(fig, _panel_title(meta, dict(zip(by, key)), len(models) > 1)))
+        _set_panel_title(ax, _panel_title(meta, dict(zip(by, key)), len(models) > 1))
         panels.append((ax, _panel_rows(df, by, key)))
     return fig, panels, models, note, _shown_meta(meta, by[3:], [key[3:] for key in keys])
+
+
+_RAW_TITLES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # a panel's title before wrapping (its own lines)
+
+
+def _set_panel_title(ax, title: str) -> None:
+    """`title` on panel `ax`, wrapped to the panel's estimated width (_wrap_panel_title); kept unwrapped for `arrange`
+    to wrap again where the laid-out frame is narrower (_fit_panel_titles)."""
+    ax.set_title(_wrap_panel_title(ax.figure, title))
+    _RAW_TITLES[ax] = title
 
 
 def _wrap_panel_title(fig: Figure, title: str) -> str:
@@ -805,7 +836,11 @@ def _wrap_panel_title(fig: Figure, title: str) -> str:
     frame), between its comma-separated parts where it can, so that neighbouring panel titles never run into each
     other."""
     ncols = fig.axes[0].get_subplotspec().get_gridspec().ncols if fig.axes else 1
-    chars = max(24, int((fig.get_figwidth() / ncols - 1.2) * 12))
+    return _wrap_parts(title, max(24, int((fig.get_figwidth() / ncols - 1.2) * 12)))
+
+
+def _wrap_parts(title: str, chars: int) -> str:
+    """`title` wrapped to `chars` a line, between its comma-separated parts where it can."""
     lines = []
     for line in title.split("\n"):
         rows = [""]
@@ -1008,8 +1043,8 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         _log_axis(ax, "y")
         ax.set_xlabel("arithmetic intensity (FLOP/byte)")
         ax.set_ylabel("performance (TFLOP/s): roofs attainable, points achieved")
-        ax.set_title(_wrap_panel_title(fig, _panel_title(meta, dict(zip(by, key)), len(models) > 1)
-                                       + f"\npeak {peak / 1e12:,.0f} TFLOP/s, {bw / 1e12:.2f} TB/s"))
+        _set_panel_title(ax, _panel_title(meta, dict(zip(by, key)), len(models) > 1)
+                         + f"\npeak {peak / 1e12:,.0f} TFLOP/s, {bw / 1e12:.2f} TB/s")
     top = (f"{_one(sorted(top_dtypes))} operators" if len(top_dtypes) == 1 and "" not in top_dtypes
            else "each panel's fastest dtype")
     handles = [Line2D([], [], color="k", lw=1.8, label="peak roof" + (f" ({top})" if lower_roofs else "")),

@@ -276,6 +276,33 @@ def test_arrange_rewraps_a_figure_title_wider_than_the_figure():
     assert fig._suptitle.get_text().count("\n") >= 2 and fig._suptitle.get_text().endswith("\nsecond line")
 
 
+@pytest.mark.slow
+def test_arrange_rewraps_a_panel_title_that_would_run_under_the_colour_bar_or_its_neighbour():
+    """qa256: a report heatmap's last panel title ('... EAGLE, context 8k') ran under the colour bar: its wrap width was
+    estimated from the figure's width, before the bar and the y tick labels took theirs."""
+    from matplotlib import rc_context
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    title = "NVIDIA H200 SXM 141GB, EAGLE-3, context 128k"
+    with rc_context(plots.STYLE):
+        fig = Figure(figsize=(11, 4), dpi=plots.DPI)  # the report's width: 51 characters a panel estimated
+        FigureCanvasAgg(fig)
+        axes = fig.subplots(1, 2)
+        for ax in axes:
+            plots._set_panel_title(ax, title + "\npeak 989 TFLOP/s")  # a title's own second line is kept
+            ax.set_yticks([0], ["rates 0.8, 0.6, 0.45, 0.3, 0.2, 0.1"])
+            ax.set_ylabel("acceptance rate α (per token)")
+        image = axes[1].imshow([[1.0, 2.0]])
+        fig.colorbar(image, cax=fig.add_axes((0.0, 0.0, 0.01, 0.01)))
+        plots.arrange(fig)
+        renderer = fig.canvas.get_renderer()
+        first, last = (ax.title.get_window_extent(renderer) for ax in axes)
+        bar = next(ax for ax in fig.axes if ax.get_subplotspec() is None).get_window_extent(renderer)
+    assert last.x1 <= bar.x0 and first.x1 <= last.x0
+    assert axes[1].get_title() == "NVIDIA H200 SXM 141GB, EAGLE-3,\ncontext 128k\npeak 989 TFLOP/s"
+
+
 def test_a_candidate_label_box_is_where_matplotlib_would_draw_the_annotation():
     import math
 
