@@ -538,9 +538,12 @@ def _report_generic(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     it shows one of several methods, the one of the finding's headline point (its largest speedup that fits)."""
     df, meta = drafting_rows(df, meta)
     drafting = df[df["fits_in_memory"].astype(bool) & (df["k"] > 0)] if "method" in df else df.iloc[0:0]
-    if len(drafting) and df["method"].astype(str).nunique() > 1:  # qa188: the prose spoke of n-gram, the figure of the
-        top = str(drafting.loc[drafting["speedup"].idxmax(), "method"])  # draft model (the first in table order)
-        df = pd.concat([df[df["method"].astype(str) == top], df[df["method"].astype(str) != top]])
+    if len(drafting):  # the headline point's method and context first, where the figure keeps one of several
+        top = drafting.loc[drafting["speedup"].idxmax()]  # (qa188: the prose spoke of n-gram, the figure of the draft
+        for column in ("context", "method"):  # model; qa256: of context 8k, the figure drew 2k only)
+            if column in df and df[column].nunique() > 1:
+                first = df[column] == top[column]
+                df = pd.concat([df[first], df[~first]])
     cells = df["batch"].nunique()  # a heatmap cell's label needs about 0.3 inch; a line plot's panel about 3.2
     for plotter, min_panel_in, legend_in in ((_plot_speedup_heatmap, 0.3 * cells + 1.2, 0.8), (_plot_throughput, 3.2, 2.0),
                                              (_plot_step_time, 3.2, 2.0)):

@@ -92,6 +92,24 @@ def test_the_generic_figure_leaves_plain_decoding_out_beside_a_drafting_method_a
     assert len(cells) == 2 and all(c.endswith(("k=2", "k≥2")) for c in cells), cells  # drafting at k = 2, never k = 0
 
 
+@pytest.mark.slow
+def test_the_generic_figure_draws_the_context_of_the_findings_headline_where_it_keeps_one(plotters):
+    """qa256: the finding headlined 2.35x at context 8k; the figure, keeping one context of two, drew 2k (the first)."""
+    from roofline.report import _sweep
+
+    df, ops, meta = _sweep({"name": "ctx", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": ["ngram", "eagle"],
+                            "layouts": [{"tp": 1}, {"tp": 2}], "acceptance": [0.8, 0.6, 0.45, 0.3],
+                            "axes": {"batch": [1, 2, 4, 8, 16, 32, 64, 128, 256, 512], "context": [2048, 8192],
+                                     "k": [0, 2, 4]}}, "ctx", ())
+    drafting = df[df["fits_in_memory"].astype(bool) & (df["k"] > 0)]
+    top = drafting.loc[drafting["speedup"].idxmax()]
+    assert int(top["context"]) == 8192  # the headline's context is the second swept
+    fig = plotters["generic"](df, ops, meta)
+    titles = [ax.get_title().replace("\n", " ") for ax in fig.axes if ax.get_subplotspec() is not None]
+    assert "context 8k only" in fig._suptitle.get_text().replace("\n", " ")
+    assert titles and all("context 8k" in t for t in titles) and str(top["method"]) in ("ngram", "eagle")
+
+
 def _grid(fig):
     panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_subplotspec() is not None]
     return panels, panels[0].get_subplotspec().get_gridspec().get_geometry()
