@@ -1438,9 +1438,27 @@ def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
                         engine, said=bool(caveat))
             + (f" {_list([_model(meta, m) for m in never])} fit{'s' if len(never) == 1 else ''} in memory at no point of the sweep."
                if never else "")
+            + _each_method_text(points, top, varying)
             + _contexts_text(points, mine, top, varying, meta) + _largest_k_text(points, mine, top, varying, meta)
             + _engine_said(df, engine))
     return Finding(title, text, {"best_speedup": float(top["speedup"])})
+
+
+def _each_method_text(points: pd.DataFrame, top: pd.Series, varying: list[str]) -> str:
+    """' On the same config and context, EAGLE gains up to 2.12x (batch 1, k = 3).' for each other drafting method the
+    sweep compares, at its best point there (qa256: a scenario of n-gram against EAGLE was answered of n-gram alone);
+    '' where one method is swept."""
+    if "method" not in varying:
+        return ""
+    same = _same_config(points, top, ["hardware", "model", "context", "alpha", *(c for c in varying if c != "method")])
+    parts = []
+    for method, rows in same.groupby(same["method"].astype(str), sort=False):
+        if method != str(top["method"]):
+            best = rows.loc[rows["speedup"].idxmax()]
+            parts.append(f"{METHOD_NAMES.get(method, method)} {'gains up to' if pays(best['speedup']) else 'at best'} "
+                         f"{_x(best['speedup'])} (batch {int(best['batch'])}"
+                         + ("" if best["k"] < 0 else f", k = {int(best['k'])}") + ")")  # a tree: no best k (-1)
+    return f" On the same config and context, {_list(parts)}." if parts else ""
 
 
 def _contexts_text(points: pd.DataFrame, rows: pd.DataFrame, top: pd.Series, varying: list[str], meta: dict) -> str:

@@ -330,6 +330,23 @@ def test_the_generic_finding_names_what_the_sweep_varied_and_never_prints_alpha_
     assert "(Engine vllm, as in the figure; the table also holds sglang.)" in f.text
 
 
+@pytest.mark.slow
+def test_the_generic_finding_gives_each_other_method_its_best_on_the_headlines_config(tmp_path):
+    """qa256: a scenario of n-gram against EAGLE was answered of n-gram alone, EAGLE never named."""
+    r, f = _run_text(tmp_path, "name: methods-test\nhardware: h200\nmodel: llama-3.1-70b\ntp: 4\nmethod: [ngram, eagle]\n"
+                     "acceptance: [0.8, 0.6, 0.45, 0.3]\naxes:\n  batch: [1, 64]\n  context: [2048]\n  k: [0, 2, 4]\n")
+    drafting = r.df[r.df["fits_in_memory"] & (r.df["k"] > 0)]
+    top = drafting.loc[drafting["speedup"].idxmax()]
+    other = drafting[drafting["method"] != top["method"]]
+    best = other.loc[other["speedup"].idxmax()]
+    name = {"eagle": "EAGLE", "ngram": "n-gram lookup"}[best["method"]]
+    assert (f"On the same config and context, {name} gains up to {_x(best['speedup'])} (batch {int(best['batch'])}, "
+            f"k = {int(best['k'])}).") in f.text
+    one = _run_text(tmp_path / "one", "name: one-test\nhardware: h200\nmodel: llama-3.1-70b\ntp: 4\nmethod: eagle\n"
+                    "axes:\n  batch: [1]\n  context: [2048]\n  k: [2]\n")[1]
+    assert "On the same config and context" not in one.text
+
+
 def test_the_generic_finding_counts_every_config_and_names_what_the_losing_points_share(tmp_path):
     """A drafter-placement axis collapsed into its first value: '8 of the 10 points' (30 fit), and with the list
     reordered 'it pays at every point that fits' while the drafter on an L4 lost at 8."""
