@@ -729,7 +729,7 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
     plots' and report's titles). `draft_hardware` lists null for a drafter on the target beside other placements."""
     from roofline import __version__
 
-    methods = sorted({c.method for c in configs})
+    methods = list(dict.fromkeys(c.method for c in configs))  # the file's order, as the table's (qa256: sorted here alone)
     drafting = [c for c in configs if c.method in ("draft", "mtp", "eagle", "medusa")]
     placements = list(dict.fromkeys(c.draft_hw.name if c.draft_hw else None for c in drafting))  # the file's order, as
     elsewhere = [p for p in placements if p is not None]  # the table's and the panels' (qa242: sorted here alone)

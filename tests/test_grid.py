@@ -209,6 +209,8 @@ def test_scenario_json_holds_the_axes_and_every_drafter_placement_enough_to_run_
     ordered = scenario_from_dict({**data, "draft_hardware": ["l4", "a10g"], "engine": ["vllm", "sglang"]}, "o.yaml")
     meta = scenario_meta(ordered, load_configs(ordered), 8)
     assert meta["draft_hardware"] == ["l4", "a10g"] and meta["engine"] == ["vllm", "sglang"]
+    methods = scenario_from_dict({**data, "method": ["ngram", "eagle"], "draft": None, "draft_hardware": None}, "m.yaml")
+    assert scenario_meta(methods, load_configs(methods), 8)["method"] == ["ngram", "eagle"]  # qa256: sorted, as engines were
 
 
 @pytest.mark.slow
