@@ -170,18 +170,22 @@ def refused_methods(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list | 
 
 
 def scenario_json(table: Path) -> dict | None:
-    """The sweep's scenario.json beside a results table (what it was swept with), or None where there is none or it
-    cannot be read as a JSON object (a table copied out of its folder)."""
+    """The sweep's scenario.json beside a results table (what it was swept with), else a report's NAME.json beside its
+    tables/NAME.csv; None where there is neither or it cannot be read as a JSON object (a table copied out of its
+    folder)."""
     import json
 
     path = Path(table).parent / "scenario.json"
+    named = not path.is_file()  # a report's: its scenario's name is the table's
+    if named:
+        path = Path(table).with_suffix(".json")
     if not path.is_file():  # none, or a FIFO / device, which reading would block on or never end (qa116)
         return None
     try:
         meta = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
-    return meta if isinstance(meta, dict) else None
+    return meta if isinstance(meta, dict) and (not named or meta.get("scenario") == Path(table).stem) else None
 
 
 def swept_prices(df: pd.DataFrame) -> dict:

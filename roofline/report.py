@@ -8,6 +8,8 @@ parallel over the machine's cores) and writes into `out_dir`:
     report.html    the same as one self-contained page (images inlined as base64; opens offline)
     img/*.png      one figure per section (and .svg when asked)
     tables/*.csv   each scenario's results table, so every number of a finding can be looked up
+    tables/*.json  what each was swept with (its scenario.json: acceptance rates, drafter, prices), which `roofline
+                   cheapest tables/NAME.csv` reads as it reads a sweep's scenario.json
 
 Report columns. A report scenario is a plain scenario (lists of method, draft_hardware, shared_prefix, ...
 are sweep axes, `method` may map each model to its own method); its table gains `draft_placement` (the
@@ -27,6 +29,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import html
+import json
 import re
 import time
 import warnings
@@ -407,8 +410,10 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
         _run_sections(names, extra_dirs, formats, pool, tmp, results, found, late)
     finally:  # what the scenarios that ran warned about, said even where a later one fails
         say_grouped(results, late)
-    for r in results:  # while the figures are drawn
-        write_csv(r.df, tmp / "tables" / f"{r.name}.csv")
+    for r in results:  # while the figures are drawn; beside each table what it was swept with, as a sweep's
+        write_csv(r.df, tmp / "tables" / f"{r.name}.csv")  # scenario.json (cheapest reads it: qa256, per-position rates)
+        scenario = {k: v for k, v in r.meta.items() if k not in ("engine_values", "profiles")}  # scenario.json's keys
+        (tmp / "tables" / f"{r.name}.json").write_text(json.dumps(scenario, indent=2))
     drawn = pool.collect()
     sections = []
     for r, f, paths in zip(results, found, drawn):

@@ -35,7 +35,8 @@ def test_the_report_writes_markdown_html_figures_and_tables_with_a_command_per_s
     out, files = report
     names = {p.relative_to(out).as_posix() for p in files}
     assert names == {"report.md", "report.html", "img/flops-vs-time.png", "img/prefill-not-sped-up.png",
-                     "tables/flops-vs-time.csv", "tables/prefill-not-sped-up.csv"}
+                     "tables/flops-vs-time.csv", "tables/prefill-not-sped-up.csv",
+                     "tables/flops-vs-time.json", "tables/prefill-not-sped-up.json"}  # what each was swept with
     md = (out / "report.md").read_text()
     assert "## 1. More compute, less time" in md and "## 2. Prefill is not sped up" in md
     assert "roofline report flops-vs-time --out " + shlex.quote(f"{out}-flops-vs-time") in md  # beside the report's folder
@@ -314,7 +315,8 @@ def test_two_files_whose_paths_differ_only_in_case_are_two_scenarios(roofline, t
     assert code == 0, err
     monkeypatch.chdir(tmp_path)
     code, _, err = roofline("report", "s.txt", "S.txt", "--out", tmp_path / "r2")
-    assert code == 0 and {p.name for p in (tmp_path / "r2" / "tables").iterdir()} == {"gamma.csv", "delta.csv"}, err
+    assert code == 0 and {p.name for p in (tmp_path / "r2" / "tables").iterdir()} == {
+        "gamma.csv", "delta.csv", "gamma.json", "delta.json"}, err
 
 
 @pytest.mark.slow
@@ -350,3 +352,22 @@ def test_a_scenarios_description_does_not_repeat_its_name():
     section = Section("be-vllm", "t", "x", None, "cmd", "be-vllm: a copy of break-even-batch (serving engine: vllm)")
     assert _description(section) == "a copy of break-even-batch (serving engine: vllm)"
     assert _description(Section("s", "t", "x", None, "cmd", "be-vllm: other")) == "be-vllm: other"
+
+
+@pytest.mark.slow
+def test_cheapest_reads_what_a_reports_table_was_swept_with_from_the_json_beside_it(roofline, tmp_path):
+    """qa256: `cheapest tables/NAME.csv` of a report had no scenario.json: it dropped the per-position rates from its
+    pick ('at rates ...') and could not price a speculative batch between the swept ones."""
+    import json
+
+    (tmp_path / "rates.yaml").write_text("name: rates\nhardware: h200\nmodel: llama-3.1-8b\nmethod: ngram\n"
+                                         "acceptance: [0.8, 0.6, 0.45, 0.3]\naxes:\n  batch: [1, 8, 64]\n  k: [0, 2]\n")
+    code, _, err = roofline("report", tmp_path / "rates.yaml", "--out", tmp_path / "r")
+    assert code == 0, err
+    meta = json.loads((tmp_path / "r" / "tables" / "rates.json").read_text())
+    assert meta["scenario"] == "rates" and meta["acceptance"] == [0.8, 0.6, 0.45, 0.3] and "engine_values" not in meta
+    code, out, err = roofline("cheapest", tmp_path / "r" / "tables" / "rates.csv", "--min-tokens-per-user", "100")
+    assert "ngram k 2 at rates 0.8, 0.6, 0.45, 0.3" in out, out + err
+    (tmp_path / "r" / "tables" / "rates.json").write_text(json.dumps({**meta, "scenario": "other"}))  # not this table's
+    code, out, err = roofline("cheapest", tmp_path / "r" / "tables" / "rates.csv", "--min-tokens-per-user", "100")
+    assert "at rates" not in out
