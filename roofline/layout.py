@@ -101,6 +101,8 @@ class Deployment:
     whole: tuple = ()         # classes held whole on every device under attention DP, not split over tp (for_engine)
     sequence_split: tuple = ()  # classes held whole, each tp rank running 1/tp of its group's tokens (for_engine)
     pp_remainder: str = "last"  # the stages that take an uneven split's extra layers (PP_REMAINDERS; for_engine)
+    mla_absorbed_bf16: bool = False  # an MLA model's kv_b_proj also held, and read in decode, as 16-bit W_UK / W_UV
+    #   (an engine's mla_absorbed_bf16: vLLM's; for_engine)
 
     def split_of(self, cls: str) -> int:
         """The devices a non-expert class `cls` is split over: D = tp * dp_attention for a class of stage_split (on

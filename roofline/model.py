@@ -195,6 +195,15 @@ class ModelSpec:
             return self.attention_output_width * self.o_lora_rank + self.o_groups * self.o_lora_rank * self.hidden_size
         return self.attention_output_width * self.hidden_size
 
+    @property
+    def mla_up_params_per_layer(self) -> int:
+        """MLA's up-projection from the latent (kv_b_proj: kv_lora_rank -> heads x (qk_nope + v_head)), which decode
+        absorbs into its query and output (W_UK, W_UV); 0 for another attention."""
+        if self.kv_layout != "mla":
+            return 0
+        m = self.mla
+        return m.kv_lora_rank * self.heads * (m.qk_nope_head_dim + m.v_head_dim)
+
     def group_layers_between(self, start: int, count: int) -> tuple[float, ...]:
         """Layers of each attention group among the `count` layers from layer `start` (a pipeline stage's): counted in
         layer_groups where the profile gives the order (gpt-oss alternates sliding and full from a sliding layer 0; a

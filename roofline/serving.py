@@ -258,6 +258,8 @@ class ServingEngine:
     sequence_parallel_moe: bool = False  # MoE layers at tp > 1 under attention DP + EP run 1/tp of the tokens a rank (vLLM)
     pp_remainder: str = "last"  # the stages that take an uneven pipeline split's extra layers (layout.PP_REMAINDERS)
     attention_dp: bool = True  # false: the engine has no attention data parallelism (vLLM's V0 engine)
+    mla_absorbed_bf16: bool = False  # MLA decode's absorbed up-projections (kv_b_proj's W_UK, W_UV) a 16-bit copy,
+    #   read in 16 bits whatever the weights' dtype (vLLM: no quantised bmm for them); false: in the weights' dtype
     spec_per_draft_step_s: float = 0.0
     spec_per_draft_step_per_sequence_s: float = 0.0
     spec_per_iteration_s: float = 0.0
@@ -389,7 +391,7 @@ class ServingEngine:
     def to_json(self) -> dict:
         keys = ("name", "display_name", "version", "kernel_latency_s", "allreduce_latency_s", "all_to_all_latency_s",
                 "host_per_step_s", "host_per_sequence_s", "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_gather", "dp_attention_stage_split",
-                "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "pp_remainder", "attention_dp", "spec_per_draft_step_s",
+                "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "pp_remainder", "attention_dp", "mla_absorbed_bf16", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "attention_splits_keys", "quantised_moe_efficiency",
                 "weight_only_efficiency", "window_kv_pool_ratio", "memory_fraction", "memory_fraction_of", "memory_reserved_bytes",
@@ -411,7 +413,8 @@ class ServingEngine:
 IDEAL = ServingEngine()
 _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
           "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_gather", "dp_attention_stage_split",
-          "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "pp_remainder", "attention_dp", "overlap_exponent",
+          "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "pp_remainder", "attention_dp",
+          "mla_absorbed_bf16", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "attention_splits_keys", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
           "memory_fraction", "memory_fraction_of", "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies",
           "max_running_requests_speculating", "max_running_requests_flag", "speculation_refused", "speculation_refused_with_dp_attention",
@@ -611,14 +614,18 @@ def sequence_split_classes(engine: ServingEngine, dep, model) -> tuple:
 def for_engine(dep, engine: ServingEngine, model):
     """`dep` as `engine` lays it out for `model`: its stage_split classes (stage_split_classes), under attention DP the
     classes it holds whole (dp_attention_whole), those of its sequence-parallel MoE (sequence_split_classes), and the
-    stages its uneven pipeline split gives the extra layers (pp_remainder)."""
+    stages its uneven pipeline split gives the extra layers (pp_remainder), and whether an MLA model's absorbed
+    up-projections are held and read in 16 bits (mla_absorbed_bf16)."""
     split = stage_split_classes(engine, dep.dp_attention)
     whole = engine.dp_attention_whole if dep.dp_attention > 1 else ()
     sequence = sequence_split_classes(engine, dep, model)
     remainder = engine.pp_remainder if dep.pp > 1 else dep.pp_remainder
-    if (split, whole, sequence, remainder) == (dep.stage_split, dep.whole, dep.sequence_split, dep.pp_remainder):
+    absorbed = engine.mla_absorbed_bf16 and getattr(model, "kv_layout", "") == "mla"
+    if (split, whole, sequence, remainder, absorbed) == (dep.stage_split, dep.whole, dep.sequence_split, dep.pp_remainder,
+                                                         dep.mla_absorbed_bf16):
         return dep
-    return replace(dep, stage_split=split, whole=whole, sequence_split=sequence, pp_remainder=remainder)
+    return replace(dep, stage_split=split, whole=whole, sequence_split=sequence, pp_remainder=remainder,
+                   mla_absorbed_bf16=absorbed)
 
 
 def _overlap_exponent(where: str, key: str, value: object) -> float | None:
@@ -939,6 +946,7 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
         mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", False)),
         pp_remainder=_pp_remainder(where, "pp_remainder", data.get("pp_remainder", "last")),
         attention_dp=check_flag(where, "attention_dp", data.get("attention_dp", True)),
+        mla_absorbed_bf16=check_flag(where, "mla_absorbed_bf16", data.get("mla_absorbed_bf16", False)),
         **{key: rule(where, key, data[key]) for key, rule in _SPECULATION_RULES.items() if key in data},
         **_fields(data, where), overrides=tuple(overrides), fitted=fitted,
         source=data["source"].strip(), notes=prose(where, "notes", data.get("notes")).strip(), path=where,
@@ -1005,7 +1013,7 @@ def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
 
 
 # What an engine does rather than what it costs: a costs_from profile's own where it sets them (load_engine, roofline fit)
-BEHAVIOUR_FIELDS = ("nvidia_only", "mixed_prefill", "pp_remainder", "attention_dp", *_SPECULATION_RULES)
+BEHAVIOUR_FIELDS = ("nvidia_only", "mixed_prefill", "pp_remainder", "attention_dp", "mla_absorbed_bf16", *_SPECULATION_RULES)
 _OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from", *BEHAVIOUR_FIELDS}
 
 
@@ -1211,6 +1219,7 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
                      mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", base.mixed_prefill)),
                      pp_remainder=_pp_remainder(where, "pp_remainder", data.get("pp_remainder", base.pp_remainder)),
                      attention_dp=check_flag(where, "attention_dp", data.get("attention_dp", base.attention_dp)),
+                     mla_absorbed_bf16=check_flag(where, "mla_absorbed_bf16", data.get("mla_absorbed_bf16", base.mla_absorbed_bf16)),
                      **own)
     _check_cap_flag(where, engine)
     return engine

@@ -700,6 +700,8 @@ def engine_table(e) -> str:
          f"a pool of {e.window_kv_pool_ratio:g} x the full layers' tokens (a model with full and sliding layers)"),
         ("prefill", "inside a decode step, its tokens sharing the pass (mixed_prefill)" if e.mixed_prefill
          else "a pass of its own between decode steps (mixed_prefill: false)"),
+        ("MLA up-projections", "a 16-bit copy read in decode, held beside a quantised checkpoint's (mla_absorbed_bf16)"
+         if e.mla_absorbed_bf16 else "in the weights' dtype (mla_absorbed_bf16: false)"),
         ("runs on", "NVIDIA GPUs only (nvidia_only: warned on another device, left out by cheapest)" if e.nvidia_only
          else "not limited to NVIDIA GPUs (nvidia_only: false)"),
     ]
