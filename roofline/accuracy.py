@@ -42,6 +42,7 @@ STAT_DECIMALS = 6  # the summary's fractions: printed as percent with one decima
 BATCH_REGIMES = ("batch 1", "batch 2-64", "batch > 64")
 PRECISIONS = ("16-bit weights", "fp8 / int8 / fp4 compute", "weight-only quantised")
 TARGETS = {"within_15pct": 0.80, "median_abs_error": 0.10, "batch1_moe_within_25pct": 1.0}
+SPLIT_WORDS = {"heldout": "held-out"}  # a split as a figure's title says it (the others as named)
 
 
 def batch_regime(batch) -> np.ndarray:
@@ -281,7 +282,8 @@ def write_accuracy(out: Path, force: bool = False, path: str | Path | None = Non
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         h = summary["headline"]
         plot_accuracy(df, tmp / "predicted_vs_measured.png",
-                      f"{h['split']} rows of {Path(file).name}" + (f", engine {engine}" if engine else "")  # one engine: named
+                      f"{SPLIT_WORDS.get(h['split'], h['split'])} rows of {Path(file).name}"  # 'held-out rows', as said
+                      + (f", engine {engine}" if engine else "")  # one engine: named
                       + f": within 15%: {100 * (h['within_15pct'] or 0):.0f}% "
                       f"(ideal {100 * (h['ideal']['within_15pct'] or 0):.0f}%), median error {100 * (h['median_abs_error'] or 0):.1f}%")
     summary["files"] = [str(Path(out) / name) for name in ("accuracy.csv", "summary.json", "predicted_vs_measured.png")]

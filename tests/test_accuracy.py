@@ -45,7 +45,12 @@ def test_batch_regimes_are_1_2_to_64_and_above():
 
 
 @pytest.mark.slow
-def test_the_report_writes_its_files_and_prints_one_json_line_last(tmp_path):
+def test_the_report_writes_its_files_and_prints_one_json_line_last(tmp_path, monkeypatch):
+    import roofline.accuracy
+
+    titles = []
+    drawn = roofline.accuracy.plot_accuracy
+    monkeypatch.setattr(roofline.accuracy, "plot_accuracy", lambda df, path, title: (titles.append(title), drawn(df, path, title)))
     path = tmp_path / "m.csv"
     rows = [ROW, {**ROW, "model": "mixtral-8x7b", "tp": "2", "gpus": "2", "value": "90", "source_id": "b"},
             {**ROW, "batch": "128", "quantity": "tokens_per_s", "value": "8000"}, {**ROW, "split": "fit"}]
@@ -59,6 +64,7 @@ def test_the_report_writes_its_files_and_prints_one_json_line_last(tmp_path):
     assert np.allclose(table["error"], table["predicted"] / table["value"] - 1, rtol=1e-4, atol=1e-5)  # the CSV rounds predicted
     assert (table["predicted_ideal"] > table["predicted"]).all()  # speeds: the bound is faster than the engine
     assert (tmp_path / "acc" / "predicted_vs_measured.png").read_bytes()[:4] == b"\x89PNG"
+    assert titles[0].startswith("held-out rows of m.csv: within 15%")  # the split as said, not its key 'heldout'
     again = CliRunner().invoke(cli.app, ["accuracy", "--file", str(path), "--out", str(tmp_path / "acc")])
     assert again.exit_code != 0 and "pass --force" in str(again.exception)
 
