@@ -415,8 +415,8 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         transfer_s, latency_s = _ring_pass_s(hw, dep.devices_per_stage, gathered * 2 * passes * h_bytes)
         out["dp_gather_time_s"] = dense_layers * (2.0 * _latency(engine.allreduce_latency_s, latency_s) + transfer_s)
     if dep.tp > 1:
-        message = sequences_per_group(b, dep) * q * h_bytes
-        transfer_s, latency_s = _tp_allreduce_parts_s(hw, dep, message)
+        message_bytes = sequences_per_group(b, dep) * q * h_bytes
+        transfer_s, latency_s = _tp_allreduce_parts_s(hw, dep, message_bytes)
         per_layer_s = _latency(engine.allreduce_latency_s, latency_s) + transfer_s
         # two per layer (after attention, after the MLP); with attention DP an MoE layer's second is the reduce-scatter
         # of its gather or the combine of its all-to-all, priced below
@@ -428,7 +428,7 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
                 # is a reduce-scatter, and its output all-gathered before the next layer: its bytes, two latencies
                 extra_s = _latency(engine.allreduce_latency_s, latency_s)
             else:  # the all-reduce stays, and the MoE block all-gathers its output over tp (qa143: Qwen3-MoE, pp > 1)
-                gather_s, gather_latency_s = _ring_pass_s(hw, dep.tp, message)
+                gather_s, gather_latency_s = _ring_pass_s(hw, dep.tp, message_bytes)
                 extra_s = _latency(engine.allreduce_latency_s, gather_latency_s) + gather_s
             out["allreduce_time_s"] = out["allreduce_time_s"] + moe_layers * extra_s
     if dispatches(model, dep):
@@ -436,18 +436,20 @@ def collective_times_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engi
         per_device = np.ceil(sequences_per_group(b, dep) * q / dep.tp)  # the busiest device's whole tokens (qa124)
         if engine.moe_dispatch == "per_pair":  # each of a token's pairs on another rank, fp8 out with its scales: sent
             # straight to the rank, over NVLink inside a domain and RDMA across (DeepEP's low-latency kernels)
-            sent = per_device * model.moe.top_k * (dep.ep - 1) / dep.ep
-            transfer_s, latency_s = hw.spread_transfer_s(d, sent * (_fp8_dispatch_bytes(model) + h_bytes))
+            sent_pairs = per_device * model.moe.top_k * (dep.ep - 1) / dep.ep
+            transfer_s, latency_s = hw.spread_transfer_s(d, sent_pairs * (_fp8_dispatch_bytes(model) + h_bytes))
         elif engine.moe_dispatch == "allgather":  # NCCL's ring: every boundary between nodes carries all the tokens
             transfer_s, latency_s = _ring_pass_s(hw, d, gathered * 2 * passes * h_bytes,  # gathered out, reduce-scattered back
                                                  dep.pp * dep.tp if over_dp_group else 1)
         else:  # once to each other rank a token's experts are on, once to each other node over RDMA (DeepEP's normal
             # kernels forward inside the node over NVLink); fp8 out where the experts are block-quantised fp8
             domain, domains, smallest = _domains(hw, d)
-            inside = per_device * (dep.ep - 1) * _rank_hit(model, dep)
-            outside = per_device * (d - smallest) / smallest * _node_hit(model, min(domains, dep.ep)) if domains > 1 else 0.0
-            sent = _fp8_dispatch_bytes(model) if dep.dtype("experts") == "fp8" and model.quant_block else h_bytes
-            transfer_s, latency_s = hw.two_link_transfer_s(d, inside * (sent + h_bytes), outside * (sent + h_bytes))
+            inside_tokens = per_device * (dep.ep - 1) * _rank_hit(model, dep)
+            outside_tokens = (per_device * (d - smallest) / smallest * _node_hit(model, min(domains, dep.ep))
+                              if domains > 1 else 0.0)
+            sent_bytes = _fp8_dispatch_bytes(model) if dep.dtype("experts") == "fp8" and model.quant_block else h_bytes
+            transfer_s, latency_s = hw.two_link_transfer_s(d, inside_tokens * (sent_bytes + h_bytes),
+                                                           outside_tokens * (sent_bytes + h_bytes))
         out["all_to_all_time_s"] = moe_layers * (2.0 * _latency(dispatch_latency_s(engine), latency_s) + transfer_s)
     g = dep.devices_per_stage // dep.ep  # devices each routed expert is split over
     if _gathers_split_experts(model, dep, engine):
@@ -486,18 +488,18 @@ def lm_head_gather_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, e
     return np.zeros_like(rows)
 
 
-def _tp_allreduce_parts_s(hw: HardwareSpec, dep: Deployment, message):
-    """(transfer, link latency) of an all-reduce of `message` bytes over the group's tp ranks: a reduce-scatter then an
+def _tp_allreduce_parts_s(hw: HardwareSpec, dep: Deployment, message_bytes):
+    """(transfer, link latency) of an all-reduce of `message_bytes` over the group's tp ranks: a reduce-scatter then an
     all-gather (t_ring(tp, 2 M)), or across exactly two domains NCCL's tree, each NIC of the smallest carrying M / r."""
     domain, domains, smallest = _domains(hw, dep.tp)
     if domains == 2:  # NCCL's tuning picks a tree across two nodes: each of the smallest node's NICs carries M / r
-        return hw.two_link_transfer_s(dep.tp, 2.0 * message * (domain - 1) / domain, message / smallest)
-    return _ring_pass_s(hw, dep.tp, 2.0 * message)  # a reduce-scatter, then an all-gather
+        return hw.two_link_transfer_s(dep.tp, 2.0 * message_bytes * (domain - 1) / domain, message_bytes / smallest)
+    return _ring_pass_s(hw, dep.tp, 2.0 * message_bytes)  # a reduce-scatter, then an all-gather
 
 
-def _tp_allreduce_s(hw: HardwareSpec, dep: Deployment, engine: ServingEngine, message):
-    """lat + the transfer of an all-reduce of `message` bytes over tp (t_allreduce's per-collective time)."""
-    transfer_s, latency_s = _tp_allreduce_parts_s(hw, dep, message)
+def _tp_allreduce_s(hw: HardwareSpec, dep: Deployment, engine: ServingEngine, message_bytes):
+    """lat + the transfer of an all-reduce of `message_bytes` over tp (t_allreduce's per-collective time)."""
+    transfer_s, latency_s = _tp_allreduce_parts_s(hw, dep, message_bytes)
     return _latency(engine.allreduce_latency_s, latency_s) + transfer_s
 
 
@@ -781,7 +783,7 @@ def step_metrics(
         step_s = np.maximum(np.maximum(chain_s, paced_s) + p2p_s + hw.step_overhead_s, host_s)
     else:
         step_s = np.where(overlapped, np.maximum(device_s, host_s), device_s + host_s)
-    kv_read = costs["attention"][1] + costs["indexer"][1] - attention_activation_bytes(model, tokens_a, dep, prefill, stage_layers)
+    kv_read_bytes = costs["attention"][1] + costs["indexer"][1] - attention_activation_bytes(model, tokens_a, dep, prefill, stage_layers)
     device_flops, device_bytes = m_micro * total_flops, m_micro * total_bytes
     passes_with_head = np.where(round_trip, 1.0, m_micro)
     out = {
@@ -806,8 +808,8 @@ def step_metrics(
         # would count more than the group holds where the rounding adds some (qa251: 566 MB read of 425 MB held); the
         # step's time keeps the busiest micro-batch's, as the engines pad micro-batches alike
         # (a shared prefix is read once a pass, not a sequence: there m passes' reads, the rounding's sequences with them)
-        "kv_read_bytes": np.where(np.asarray(shared_prefix) > 0, m_micro * kv_read,
-                                  kv_read * sequences_per_group(b, dep) / sequences_per_group(mb, dep)),
+        "kv_read_bytes": np.where(np.asarray(shared_prefix) > 0, m_micro * kv_read_bytes,
+                                  kv_read_bytes * sequences_per_group(b, dep) / sequences_per_group(mb, dep)),
         "arithmetic_intensity_flops_per_byte": total_flops / total_bytes,
         "mbu": device_bytes / step_s / hw.mem_bw_bytes_per_s,
         "mfu": m_micro * at_peak_s / step_s,

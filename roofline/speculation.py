@@ -609,15 +609,17 @@ def speculative_metrics(
         # out: the draft ids; back: what the drafter goes on from, the kept tokens' hidden states (a head drafter) or
         # their ids (a draft model; qa118: not counted, nor the way back's latency)
         # (Medusa's heads go on from the last kept token's hidden state alone)
-        kept_back = 1.0 if method == "medusa" else tau
-        link_bytes = b * ((q - 1.0) * TOKEN_ID_BYTES + kept_back * (target.hidden_size * ACTIVATION_BYTES if method in HEAD_DRAFTERS
+        kept_back_tokens = 1.0 if method == "medusa" else tau
+        link_bytes = b * ((q - 1.0) * TOKEN_ID_BYTES + kept_back_tokens * (target.hidden_size * ACTIVATION_BYTES if method in HEAD_DRAFTERS
                                                                     else TOKEN_ID_BYTES))
         if dhw.engine_family == hw.engine_family:  # the target's kind (a copy made by hw new shares its family): one more
             # GPU, inside the scale-up domain if it has room (a renamed copy was priced over the scale-out link; qa93)
             link_bytes_per_s, link_latency_s = hw.link_for(dep.devices + 1)
         else:  # another kind is never on the target's NVLink / xGMI: the slower of the two devices' links out
-            (target_bw, target_latency), (draft_bw, draft_latency) = hw.link_outside_domain(), dhw.link_outside_domain()
-            link_bytes_per_s, link_latency_s = min(target_bw, draft_bw), max(target_latency, draft_latency)
+            (target_bytes_per_s, target_latency_s), (draft_bytes_per_s, draft_latency_s) = (hw.link_outside_domain(),
+                                                                                            dhw.link_outside_domain())
+            link_bytes_per_s = min(target_bytes_per_s, draft_bytes_per_s)
+            link_latency_s = max(target_latency_s, draft_latency_s)
         if overlaps:  # two micro-batches of B/2: each device's busy time is two half-batch passes
             half = np.maximum(b / 2.0, 1.0)
             half_step = step_metrics(dhw, drafter, half, draft_q, s, d_dep, engine=no_host, shared_prefix=shared_prefix)
