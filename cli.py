@@ -1237,20 +1237,22 @@ def refuse_empty_paths(group, argv: list[str]) -> None:
               for name in p.opts}
     flags = {name for p in params if getattr(p, "is_flag", False) for name in (*p.opts, *getattr(p, "secondary_opts", ()))}
     arguments = [p for p in params if getattr(p, "param_type_name", "") == "argument"]
-    i, position = 0, 0
+    i, position, only_arguments = 0, 0, False
     while i < len(rest):
         word = rest[i]
-        if word == "--":
-            break
+        if word == "--" and not only_arguments:  # what follows is arguments alone, a '-' first or not
+            only_arguments = True
+            i += 1
+            continue
         name, eq, value = word.partition("=")
-        if name in valued:
+        if not only_arguments and name in valued:
             value = value if eq else (rest[i + 1] if i + 1 < len(rest) else None)
             if value is not None and is_path[valued[name].name] and not value.strip():
                 raise RooflineError(f"command line: {name}: expected a path, found an empty string "
                                     "(write '.' for the working folder)")
             i += 1 if eq else 2
             continue
-        if word in flags or word.startswith("-"):
+        if not only_arguments and (word in flags or word.startswith("-")):
             i += 1
             continue
         if position < len(arguments):

@@ -602,7 +602,8 @@ def test_an_empty_path_is_one_line_not_the_working_folder(roofline, tmp_path, mo
                        (("fit", ""), "FILE: expected a path, found an empty string"),
                        (("cheapest", " "), "TABLE: expected a path, found an empty string"),
                        (("sweep", "flops-vs-time", "--out="), "--out: expected a path, found an empty string"),
-                       (("hw", "new", "x1", "--from", "h100-sxm", "--dir", ""), "--dir: expected a path, found an empty string")):
+                       (("hw", "new", "x1", "--from", "h100-sxm", "--dir", ""), "--dir: expected a path, found an empty string"),
+                       (("fit", "--", ""), "FILE: expected a path, found an empty string")):  # past '--' too (qa253)
         code, _, err = roofline(*args)
         assert code == 2 and f"error: command line: {said}" in err, (args, err)
     assert list(tmp_path.iterdir()) == []  # nothing written
