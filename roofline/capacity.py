@@ -163,10 +163,12 @@ def capacity(hw: HardwareSpec, model: ModelSpec, batch, context_len, dep: Deploy
 
 def distinct_stages(model: ModelSpec, dep: Deployment) -> list[Deployment]:
     """`dep` at each pipeline stage whose layers and head differ from those before it (Deployment.at_stage): a few
-    kinds of stage (the first, the last, those with one more layer and those without, leading dense layers apart)."""
+    kinds of stage (the first, the last, those with one more layer and those without, leading dense layers apart, and
+    those of another mix of attention layers: qa257, gpt-oss-120b at pp 8 has stages of 5 layers with 2 and with 3
+    full-attention ones, and max batch 118 was the 2's, where the 3's hold 84)."""
     table, seen, out = dep.stage_table(model), set(), []
     for index, row in enumerate(table):
-        kind = (row, index == 0, index == dep.pp - 1)
+        kind = (row, index == 0, index == dep.pp - 1, dep.at_stage(index).stage_group_layers(model))
         if kind not in seen:
             seen.add(kind)
             out.append(dep.at_stage(index))

@@ -170,22 +170,34 @@ def refused_methods(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list | 
 
 
 def scenario_json(table: Path) -> dict | None:
-    """The sweep's scenario.json beside a results table (what it was swept with), else a report's NAME.json beside its
-    tables/NAME.csv; None where there is neither or it cannot be read as a JSON object (a table copied out of its
-    folder)."""
+    """What a results table was swept with: a report's NAME.json beside its tables/NAME.csv (naming that scenario),
+    else the sweep's scenario.json beside it, unless that names another table beside it (qa257: a report scenario
+    named `scenario` wrote tables/scenario.json, which every other table of the report then took as its own); None
+    where there is neither or it cannot be read as a JSON object (a table copied out of its folder)."""
+    table = Path(table)
+    own = _json_object(table.with_suffix(".json"))
+    if own is not None and own.get("scenario") == table.stem:
+        return own
+    meta = _json_object(table.parent / "scenario.json")
+    if meta is None:
+        return None
+    name = str(meta.get("scenario"))
+    others = [table.parent / f"{name}{suffix}" for suffix in (".csv", ".parquet")]
+    return None if name != table.stem and any(p.is_file() and p != table for p in others) else meta
+
+
+def _json_object(path: Path) -> dict | None:
+    """The JSON object in file `path`, or None where it is not a plain file (a FIFO or device, which reading would block
+    on or never end: qa116) or not a JSON object."""
     import json
 
-    path = Path(table).parent / "scenario.json"
-    named = not path.is_file()  # a report's: its scenario's name is the table's
-    if named:
-        path = Path(table).with_suffix(".json")
-    if not path.is_file():  # none, or a FIFO / device, which reading would block on or never end (qa116)
+    if not path.is_file():
         return None
     try:
         meta = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
-    return meta if isinstance(meta, dict) and (not named or meta.get("scenario") == Path(table).stem) else None
+    return meta if isinstance(meta, dict) else None
 
 
 def swept_prices(df: pd.DataFrame) -> dict:

@@ -19,6 +19,7 @@ eager runtime); `overlap_exponent` replaces the max of compute and memory time b
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 from dataclasses import dataclass, field
@@ -113,13 +114,16 @@ class HardwareSpec:
         return next(iter(self.peak_flops_per_s))
 
     def compute_efficiency_for(self, dtype: str) -> float:
-        """The achievable fraction of the compute dtype's peak: its own figure where the profile gives one, else that of
-        a dtype the profile gives one for at the same peak (int8 at fp8's rate on Hopper, Blackwell and CDNA3: the same
-        tensor-core issue rate and operand bytes a cycle; qa253: W8A8 on an MI300X took bf16's 0.54 beside fp8's 0.49),
-        else `compute_efficiency` (bf16's)."""
+        """The achievable fraction of the compute dtype's peak: its own figure where the profile gives one, else, for a
+        quantised dtype (fp8, fp4, int8), that of another the profile gives one for at the same peak (int8 at fp8's
+        rate on Hopper, Blackwell and CDNA3: the same tensor-core issue rate and operand bytes a cycle; qa253: W8A8 on an
+        MI300X took bf16's 0.54 beside fp8's 0.49), else `compute_efficiency` (bf16's; qa257: Gaudi 3's bf16 took fp8's
+        0.70 at the same 1835 TFLOP/s)."""
         compute = self.compute_dtype(dtype)
         if compute in self.compute_efficiency_by_dtype:
             return self.compute_efficiency_by_dtype[compute]
+        if compute not in _DTYPE_EFFICIENCIES.values():
+            return self.compute_efficiency
         peak = self.peak_flops_per_s[compute]
         same_peak = [e for d, e in self.compute_efficiency_by_dtype.items() if self.peak_flops_per_s.get(d) == peak]
         return same_peak[0] if same_peak else self.compute_efficiency
@@ -409,25 +413,27 @@ def _mesh_links(where: str, key: str, value: object, domain: int) -> int:
 
 
 def torus_slice(torus_shape: tuple[int, ...], devices: int) -> tuple[int, ...] | None:
-    """The slice of a torus a group of `devices` is given, one size an axis: the group's prime factors, largest first,
-    each on the axis the slice is shortest along that has room (the near-square slices a TPU pod is cut into: 2 x 2,
-    2 x 4, 4 x 4, ..., 8 x 16 on a 16 x 16 v5e pod); None where no rectangle of the torus holds exactly `devices`."""
-    sizes = [1] * len(torus_shape)
-    rest, factors, p = devices, [], 2
-    while p * p <= rest:
-        while rest % p == 0:
-            factors.append(p)
-            rest //= p
-        p += 1
-    if rest > 1:
-        factors.append(rest)
-    for factor in sorted(factors, reverse=True):
-        room = [i for i in range(len(sizes)) if sizes[i] * factor <= torus_shape[i]]
-        if not room:
-            return None
-        axis = min(room, key=lambda i: (sizes[i], i))
-        sizes[axis] *= factor
-    return tuple(sizes)
+    """The slice of a torus a group of `devices` is given, one size an axis (in the torus's axis order): of every
+    rectangle of exactly `devices` chips that fits, the squarest (its longest side shortest: the slices a TPU v5e or
+    v6e pod is cut into, 2 x 2, 2 x 4, 4 x 4, 4 x 8, 8 x 8, 8 x 16, 16 x 16), then the one whose collectives drive the
+    most ports (_ports_of: an axis spanned whole wraps around); None where no rectangle holds exactly `devices`
+    (qa257: a greedy search missed 4 x 6 whole, and its answer hung on the axes' order)."""
+    options = [shape for shape in itertools.product(*(_divisors(devices, axis) for axis in torus_shape))
+               if math.prod(shape) == devices]
+    if not options:
+        return None
+    return max(options, key=lambda shape: (-max(shape), _ports_of(torus_shape, shape), shape))
+
+
+def _divisors(n: int, most: int) -> list[int]:
+    """The divisors of n up to `most`."""
+    return [d for d in range(1, min(n, most) + 1) if n % d == 0]
+
+
+def _ports_of(torus_shape: tuple[int, ...], sizes: tuple[int, ...]) -> int:
+    """Ports a chip of a slice of `sizes` drives: two on an axis the slice spans whole (more than 2 chips: a ring with
+    its wrap-around link), one on another axis it spans."""
+    return sum(2 if size == axis and size > 2 else 1 for size, axis in zip(sizes, torus_shape) if size > 1)
 
 
 def torus_ports(torus_shape: tuple[int, ...], devices: int) -> int:
@@ -440,18 +446,16 @@ def torus_ports(torus_shape: tuple[int, ...], devices: int) -> int:
     if devices <= 1:
         return 1
     sizes = torus_slice(torus_shape, devices)
-    if sizes is None:
-        return len(torus_shape)
-    return sum(2 if size == axis and size > 2 else 1 for size, axis in zip(sizes, torus_shape) if size > 1)
+    return len(torus_shape) if sizes is None else _ports_of(torus_shape, sizes)
 
 
 def _torus_shape(where: str, key: str, value: object, domain: int, mesh_links: int) -> tuple[int, ...]:
     """A torus's axes, [16, 16] or '16x16' (Google's topology notation); () where absent."""
-    if value is None or value == () or value == []:
+    if value is None or value == ():  # absent (null), or a spec's () for none; [] is refused: a torus has axes
         return ()
-    axes = value
-    if isinstance(value, str):
-        axes = [int(part) if part.isdigit() else part for part in value.lower().replace(" ", "").split("x")]
+    axes = [value] if isinstance(value, numbers.Integral) and not isinstance(value, bool) else value  # `torus: 8`: a ring
+    if isinstance(value, str):  # ASCII digits only (qa257: '²' passed isdigit and int() raised)
+        axes = [int(part) if part.isascii() and part.isdigit() else part for part in value.lower().replace(" ", "").split("x")]
     if (not isinstance(axes, (list, tuple)) or not 1 <= len(axes) <= 3
             or any(isinstance(v, bool) or not isinstance(_whole(v), numbers.Integral) or _whole(v) < 2 for v in axes)):
         raise field_error(where, key, "a torus's 1-3 axes of 2 or more chips, like [16, 16] or '16x16'", value)

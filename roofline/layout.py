@@ -151,7 +151,9 @@ class Deployment:
 
     def busiest_stage(self, model) -> int:
         """The index of the stage stage_layers describes (`stage` an index: that one): the stage of most MoE layers,
-        then most layers, then the last (it holds the LM head), then the first (the embedding): DeepSeek-V3's 61 layers
+        then most layers, then most attention that grows with the context (a full layer 1, a compressed one 1 / ratio,
+        a sliding one 0, in the model's layer order: qa257, gpt-oss-120b at pp 8 was paced by a stage of 2 full layers
+        beside one of 3), then the last (it holds the LM head), then the first (the embedding): DeepSeek-V3's 61 layers
         at pp 2 are 31/30 under vLLM and TensorRT-LLM (28 MoE and 3 dense, then 30 MoE: the second, 30) and 30/31
         under SGLang (the second, 31); at pp 4 vLLM's 15/15/16/15 put 16 MoE layers on the third, TensorRT-LLM's
         16/15/15/15 15 on the last."""
@@ -159,7 +161,12 @@ class Deployment:
             return self.stage
         rows = self.stage_table(model)
         last = len(rows) - 1
-        return max(range(len(rows)), key=lambda i: (rows[i][1], rows[i][0], i == last, i == 0))
+        counts = self.stage_counts(model.layers)
+        growth = [0.0 if g.kind == "sliding" else 1.0 / g.ratio if g.kind == "compressed" else 1.0 for g in model.groups]
+
+        def attention(i: int) -> float:
+            return sum(n * w for n, w in zip(model.group_layers_between(sum(counts[:i]), counts[i]), growth))
+        return max(range(len(rows)), key=lambda i: (rows[i][1], rows[i][0], attention(i), i == last, i == 0))
 
     def stage_group_layers(self, model) -> tuple[float, ...]:
         """Layers of each of the model's attention groups on the described stage: the model's own without pp, g.layers /

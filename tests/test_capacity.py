@@ -9,7 +9,7 @@ from roofline.capacity import capacity
 from roofline.hardware import load_hardware
 from roofline.layout import deployment
 from roofline.model import load_model
-from roofline.serving import load_engine
+from roofline.serving import for_engine, load_engine
 
 H200 = load_hardware("h200")
 LLAMA = load_model("llama-3.1-8b")
@@ -223,6 +223,23 @@ def test_a_pipeline_stage_holds_the_kv_cache_of_the_attention_layers_it_holds_in
     assert int(cap["max_batch"]) == 40
     unordered = replace(gpt, layer_groups=())  # no order given: each group's share, as before
     assert unordered.group_layers_between(27, 9) == (4.5, 4.5)
+
+
+@pytest.mark.slow
+def test_every_stage_of_another_mix_of_attention_layers_is_checked_and_the_heaviest_paces_the_step():
+    """qa257, qa258: stages of one layer count were taken as one kind whatever attention layers they held: gpt-oss-120b
+    at pp 8 (stages of 5 layers with 2 and with 3 full ones) gave max batch 118 where the 3's hold 84, and its step
+    was the 2's; DeepSeek-V4-Flash at pp 4 gave 185 from stage 1 (5 CSA layers) where stage 3 (6) holds 159."""
+    import roofline
+
+    gpt = roofline.predict("h100-sxm", "gpt-oss-120b", 8, 131071, engine="vllm", pp=8)
+    assert (gpt["max_batch"], gpt["max_batch_stage"]) == (84, 4)  # index 4: stage 5 of 8
+    gpt_model = load_model("gpt-oss-120b")
+    dep = for_engine(deployment(gpt_model, pp=8), load_engine("vllm"), gpt_model)
+    assert dep.stage_counts(36) == [4, 4, 4, 5, 5, 5, 5, 4] and dep.at_stage(3).stage_group_layers(gpt_model) == (2, 3)
+    assert dep.busiest_stage(gpt_model) == 4 and dep.at_stage(4).stage_group_layers(gpt_model) == (3, 2)  # 3 full
+    v4 = roofline.predict("h100-sxm", "deepseek-v4-flash", 8, 131072, engine="vllm", pp=4)
+    assert (v4["max_batch"], v4["max_batch_stage"]) == (159, 2)  # stage 3 of 4
 
 
 @pytest.mark.slow

@@ -168,6 +168,8 @@ def test_int8_takes_the_achievable_share_of_the_dtype_at_its_peak_where_the_prof
     assert mi300x.compute_efficiency_for("int8") == mi300x.compute_efficiency_for("fp8") == 0.49
     assert h100.compute_efficiency_for("int8") == 0.71 and h100.compute_efficiency_for("bf16") == 0.80
     assert l4.compute_efficiency_for("int8") == l4.compute_efficiency == 0.70  # no fp8 figure: bf16's
+    gaudi = load_hardware("gaudi-3")  # bf16 and fp8 at one 1835 TFLOP/s: bf16 keeps its own figure (qa257: it took fp8's)
+    assert gaudi.compute_efficiency_for("bf16") == 0.68 and gaudi.compute_efficiency_for("fp8") == 0.70
     own = dataclasses.replace(mi300x, compute_efficiency_by_dtype={"fp8": 0.49, "int8": 0.6})
     assert own.compute_efficiency_for("int8") == 0.6
     assert mi300x.compute_ceiling_flops_per_s("int8") == pytest.approx(2614.9e12 * 0.49)
@@ -183,7 +185,11 @@ def test_a_torus_group_drives_the_ports_of_the_slice_it_is_cut():
         (1, 2), (2, 2), (2, 4), (4, 4), (8, 16), (16, 16), (3, 4)]
     assert torus_slice((16, 16), 17) is None and torus_ports((16, 16), 17) == 2
     assert [torus_ports((16, 16), n) for n in (1, 2, 4, 8, 64, 128, 256)] == [1, 1, 2, 2, 2, 3, 4]
-    assert [torus_ports((4, 4, 4), n) for n in (8, 16, 64)] == [3, 4, 6]  # a 4x4x4 cube: 2x2x2 lines, 4x2x2 one ring
+    assert [torus_ports((4, 4, 4), n) for n in (8, 16, 64)] == [3, 4, 6]  # a 4x4x4 cube: 2x2x2 lines, 4x4x1 two rings
+    # qa257: a greedy search missed the whole of a 4 x 6 torus, and its answer hung on the axes' order
+    assert torus_slice((4, 6), 24) == (4, 6) and torus_slice((6, 4), 24) == (6, 4)
+    assert torus_ports((4, 6), 24) == torus_ports((6, 4), 24) == 4 and torus_ports((8, 12), 96) == 4
+    assert torus_ports((16, 16, 24), 16 * 16 * 24) == 6 and torus_slice((16, 16), 240) in ((16, 15), (15, 16))
     v5e = load_hardware("tpu-v5e")
     assert v5e.torus_shape == (16, 16)
     for devices, ports in ((1, 1), (2, 1), (4, 2), (16, 2), (128, 3), (256, 4)):
@@ -196,6 +202,10 @@ def test_a_torus_group_drives_the_ports_of_the_slice_it_is_cut():
                             ([1, 256], r"torus: expected a torus's 1-3 axes")):
         with pytest.raises(RooflineError, match=r"^t.yaml: " + expected):
             hardware_from_dict({**data, "torus": torus}, "t.yaml")
+    assert hardware_from_dict({**data, "scale_up_domain": 8, "torus": 8}, "t.yaml").torus_shape == (8,)  # one ring
+    for bad in ([], "²x8", "16x１６"):  # qa258: [] dropped the torus unsaid; qa257: '²' raised a ValueError
+        with pytest.raises(RooflineError, match=r"^t.yaml: torus: expected a torus's 1-3 axes"):
+            hardware_from_dict({**data, "scale_up_domain": 16, "torus": bad}, "t.yaml")
     with pytest.raises(RooflineError, match=r"torus: expected it only without mesh_links"):
         hardware_from_dict({**data, "scale_up_domain": 8, "mesh_links": 7, "torus": "2x4"}, "t.yaml")
 

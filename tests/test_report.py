@@ -371,3 +371,11 @@ def test_cheapest_reads_what_a_reports_table_was_swept_with_from_the_json_beside
     (tmp_path / "r" / "tables" / "rates.json").write_text(json.dumps({**meta, "scenario": "other"}))  # not this table's
     code, out, err = roofline("cheapest", tmp_path / "r" / "tables" / "rates.csv", "--min-tokens-per-user", "100")
     assert "at rates" not in out
+    # qa257: a scenario named `scenario` wrote tables/scenario.json, which the report's other tables took as theirs
+    (tmp_path / "scenario.yaml").write_text((tmp_path / "rates.yaml").read_text().replace("name: rates", "name: scenario")
+                                            .replace("0.8, 0.6, 0.45, 0.3", "0.95, 0.9"))
+    code, _, err = roofline("report", tmp_path / "scenario.yaml", tmp_path / "rates.yaml", "--out", tmp_path / "two")
+    assert code == 0, err
+    for name, rates in (("rates", "0.8, 0.6, 0.45, 0.3"), ("scenario", "0.95, 0.9")):
+        code, out, err = roofline("cheapest", tmp_path / "two" / "tables" / f"{name}.csv", "--min-tokens-per-user", "100")
+        assert f"ngram k 2 at rates {rates}" in out, (name, out + err)
