@@ -17,7 +17,7 @@ On the busiest device (layout.py, costs.py):
                 + memory_reserved_per_dp_group * dp_attention [dp_attention > 1]
                 + 4 B * vocabulary * sampler_logit_copies * S [the stage holding the LM head: the last, or the only one]
     D, N      = the devices of a pipeline stage, tp * dp_attention, and of the replica, D * pp
-    S         = sampler_sequences, or sampler_sequences_small on a device under 70 GiB or an A100 (serving.py)
+    S         = sampler_sequences, or sampler_sequences_small where M is under 70 GiB or on an A100 (serving.py)
 
 `extra` and `extra_per_sequence` carry a drafter that shares the device (its weights; its KV cache per
 sequence). Every caller (predict, speculation, sweeps, reports) uses this one function.
@@ -39,8 +39,9 @@ LOGIT_BYTES = 4  # a sampler's logits are float32
 
 
 def default_sequences(engine: ServingEngine, hw: HardwareSpec) -> int:
-    """S (module docstring): `engine`'s sampler_sequences, or sampler_sequences_small on a device under 70 GiB or an
-    A100: vLLM's default max_num_seqs there (0: the profile gives none)."""
+    """S (module docstring): `engine`'s sampler_sequences, or sampler_sequences_small where the memory the engine sees
+    (M, hw.engine_mem_bytes) is under 70 GiB or on an A100: vLLM's default max_num_seqs there (0: the profile gives
+    none)."""
     small = hw.engine_mem_bytes < SMALL_DEVICE_BYTES or hw.engine_family.startswith("a100")
     return engine.sampler_sequences_small if small else engine.sampler_sequences
 

@@ -499,6 +499,20 @@ def _unfit(kind: str, doc, set_here: set[str]) -> None:
         _unfit_families(fitted["per_family"], doc.get("overrides"), set_here)
 
 
+def _unordered(kind: str, doc, set_here: set[str], where: str) -> None:
+    """A model's attention.layer_groups taken out where its groups or layer count are set without it: its entries index
+    the groups in order, and groups replaced or reordered would be counted by the old order (qa257: gpt-oss's full and
+    sliding groups swapped, 18 layers each, passed every check and put the other kind on each stage), said once."""
+    attention = doc.get("attention") if kind == "model" else None
+    if not isinstance(attention, dict) or "layer_groups" not in attention or "attention.layer_groups" in set_here:
+        return
+    if any(key in ("layers", "attention", "attention.groups") or key.startswith("attention.groups.") for key in set_here):
+        del attention["layer_groups"]
+        warn(f"{where}: attention.layer_groups removed: it gave the order of the groups it was written for; without it "
+             "each group takes its share of a pipeline stage's layers (set attention.layer_groups to the new order to "
+             "count them)")
+
+
 def _unfit_families(per_family: list, overrides, set_here: set[str]) -> None:
     """Take out of `fitted.per_family` ('kernel_latency on AMD Instinct (mi*; 10 rows)') the entries whose override
     value was set by hand (`overrides.0.kernel_latency` with overrides[0] at mi*, or `overrides` set whole): the value
@@ -785,6 +799,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
         # qa205: a report printed the source's 'H100 SXM vs H200, context 1k and 8k' over a sweep of four GPUs at 2k
         doc["description"] = _copy_description(name, source.stem, set_here, str(doc["description"]))
     _unfit(kind, doc, set_here)
+    _unordered(kind, doc, set_here, str(target))
     _price_set_by_hand(kind, doc, set_here)
     had = {k: doc.get(k) for k in doc}
     kept = _kept_nulls(kind, doc, pairs)
@@ -1062,6 +1077,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
         doc["description"] = _copy_description(str(doc.get("name", path.stem)), made.group(1) if made else "",
                                                 set_here, str(doc["description"]))
     _unfit(kind, doc, set_here)
+    _unordered(kind, doc, set_here, str(path))
     _price_set_by_hand(kind, doc, set_here)
     had = {k: doc.get(k) for k in doc}
     kept = _kept_nulls(kind, doc, pairs)

@@ -153,7 +153,7 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
     if sc.acceptance is not None and (np.asarray(sc.axes["k"]) > 0).any() and (
             note := rising_rates_note(sc.acceptance[: int(np.max(sc.axes["k"]))])):  # the positions drafted (qa137)
         warn(f"{where}: {note}")  # qa130: taken as given, said once
-    drafting = [m for m in sc.methods if m not in ("none", "ngram")] + [m for m in sc.methods if m == "ngram"]
+    drafting = [m for m in sc.methods if m != "none"]  # the file's order (qa257)
     if (sc.acceptance is not None or sc.acceptance_length is not None) and len(drafting) > 1 and (np.asarray(sc.axes["k"]) > 0).any():
         given = "list of per-position rates" if sc.acceptance is not None else "acceptance length"  # qa256: said nowhere
         warn(f"{where}: one {given} for every method swept ({spoken_list(drafting)}): they are compared at equal "

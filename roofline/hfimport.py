@@ -194,7 +194,7 @@ def _layer_windows(cfg: dict, where: str, layers: int) -> list[int]:
 
 def _sliding_groups(cfg: dict, where: str, layers: int) -> tuple[list[dict], list[int]]:
     """(attention groups, each layer's group index): one sliding group a window, in the order the config first gives
-    it, then the full layers; the order () where there is one group (every layer the same)."""
+    it, then the full layers; the order [] where there is one group (every layer the same)."""
     windows = _layer_windows(cfg, where, layers)
     order = [w for w in dict.fromkeys(windows) if w] + ([0] if 0 in windows else [])
     groups = [{"kind": "sliding", "layers": windows.count(w), "window": w} if w else {"kind": "full", "layers": windows.count(0)}

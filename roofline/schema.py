@@ -180,10 +180,12 @@ def model_schema() -> dict:
                 "kind": {"enum": list(model.GROUP_KINDS)}, "layers": count, "window": count0, "ratio": count,
                 "read_tokens": count0, "index_dim": count0, "index_heads": count0, "state_bytes": count0}, "required": ["kind", "layers"],
                 "additionalProperties": False}},
+            "layer_groups": {"type": ["array", "null"], "items": {"type": "integer", "minimum": 0},
+                             "description": "each layer's group (an index into groups), first to last"},
             "mla": {"type": "object"}, "q_lora_rank": count0, "o_lora_rank": count0, "o_groups": count,
             "kv_entry_bytes": {"type": "object", "additionalProperties": count},
             "index_key_bytes": {"type": "object", "additionalProperties": count},
-        }},
+        }, "additionalProperties": False},  # the loader's keys (model_from_dict): a typo is an unknown key
     })
     return {
         "$schema": SCHEMA_DIALECT,

@@ -377,7 +377,8 @@ def hardware_table(hw) -> str:
         f"{hw.display_name} ({hw.name}, {hw.kind}{family})"
         f"{'  [measured]' if hw.measured else ''}",
         f"  memory            {format_si(hw.mem_bytes, 'B')} ({hw.mem_bytes / 2**30:,.1f} GiB; {hw.usable_memory_fraction:.0%} usable, "
-        "where the engine sets no share of its own: of the built-ins ideal and sglang-early)",
+        + ("what its GPU may wire of the unified memory: an engine's own share is taken of that)" if hw.kind == "soc" else
+           "where the engine sets no share of its own: of the built-ins ideal and sglang-early)"),
         f"  bandwidth         {format_si(hw.mem_bw_bytes_per_s, 'B/s')} x {hw.mem_efficiency:.2f} achievable",
     ]
     for dtype, flops in hw.peak_flops_per_s.items():

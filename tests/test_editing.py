@@ -1909,3 +1909,21 @@ def test_a_value_set_to_another_shape_drops_the_comment_said_of_the_old_one(tmp_
                                      "# the model's header\nmodel: llama-3.1-8b\n")
     set_fields("scenario", "d", ["hardware=h200"], (tmp_path,))  # qa235: a block list to one value kept the next header
     assert (tmp_path / "d.yaml").read_text().endswith("hardware: h200\n# the model's header\nmodel: llama-3.1-8b\n")
+
+
+@pytest.mark.slow
+def test_a_models_layer_order_is_dropped_and_said_where_its_groups_are_set_without_it(roofline, tmp_path):
+    """qa257: gpt-oss's full and sliding groups swapped (18 layers each) kept the old attention.layer_groups, which then
+    put the other kind on every stage: max batch 44 at pp 4 where the model's own order gives 40."""
+    groups = "attention.groups=[{kind: sliding, layers: 18, window: 128}, {kind: full, layers: 18}]"
+    code, _, err = roofline("models", "new", "gswap", "--from", "gpt-oss-120b", "--set", groups, "--dir", tmp_path)
+    assert code == 0 and "attention.layer_groups removed: it gave the order of the groups it was written for" in err, err
+    assert "layer_groups" not in (tmp_path / "gswap.yaml").read_text()
+    order = "attention.layer_groups=[" + ", ".join(["0, 1"] * 18) + "]"  # given anew: kept, no warning
+    code, _, err = roofline("models", "new", "gkeep", "--from", "gpt-oss-120b", "--set", groups, "--set", order, "--dir", tmp_path)
+    assert code == 0 and "layer_groups removed" not in err, err
+    code, out, err = roofline("--profiles", tmp_path, "predict", "--hardware", "h100-sxm", "--model", "gkeep", "--pp", "4",
+                              "--context", "131071", "--json")
+    assert code == 0 and json.loads(out)["max_batch"] == 40, err  # the same layers as gpt-oss-120b's own order
+    code, _, err = roofline("--profiles", tmp_path, "models", "set", "gkeep", "layers=36")  # unchanged: nothing said
+    assert "layer_groups removed" not in err

@@ -578,7 +578,7 @@ def test_one_list_of_rates_for_several_methods_is_said_once():
     with pytest.warns(RooflineWarning) as got:
         roofline.sweep({**base, "method": ["ngram", "eagle"], "acceptance": [0.8, 0.6]})
     said = [str(w.message) for w in got if "for every method swept" in str(w.message)]
-    assert said == ["sweep: one list of per-position rates for every method swept (eagle and ngram): they are compared at "
+    assert said == ["sweep: one list of per-position rates for every method swept (ngram and eagle): they are compared at "
                     "equal acceptance, which their drafters need not reach alike; to compare them at what each was "
                     "measured to accept, sweep each in a scenario of its own with its own rates"]
     for one in ({"method": "eagle", "acceptance": [0.8, 0.6]}, {"method": ["ngram", "eagle"]}):  # one method; published rates

@@ -34,8 +34,11 @@ def test_every_shipped_model_profile_satisfies_the_model_schema_and_bad_ones_do_
         assert errors == [], (path, errors)
     llama = yaml.safe_load((ROOT / "model_profiles" / "llama-3.1-8b.yaml").read_text())
     for change in ({"layers": 0}, {"colour": "red"}, {"ffn_gated": "yes"},
-                   {"attention": {"kv_layout": "paged", "groups": [{"kind": "full", "layers": 32}]}}):
+                   {"attention": {"kv_layout": "paged", "groups": [{"kind": "full", "layers": 32}]}},
+                   {"attention": {"groups": [{"kind": "full", "layers": 32}], "layer_group": [0] * 32}},  # a typo (qa257)
+                   {"attention": {"groups": [{"kind": "full", "layers": 32}], "layer_groups": [-1] * 32}}):
         assert not validator.is_valid({**llama, **change}), change
+    assert validator.is_valid({**llama, "attention": {"groups": [{"kind": "full", "layers": 32}], "layer_groups": [0] * 32}})
 
 
 def test_the_hardware_schema_refuses_unknown_fields_and_efficiencies_above_one():
