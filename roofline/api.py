@@ -539,6 +539,9 @@ def predict(
         "devices": dep.devices,
         # scale-up domains (NVLink / xGMI) the deployment spans: collectives between them take the scale-out link
         "scale_up_domains": domains_spanned(hw, dep.devices),
+        # the achievable bytes/s a device of the tp group drives in its collectives (hw.link_for(tp): a mesh's or a
+        # torus's links among the group, the scale-out link across domains); None at tp 1 (qa258: said nowhere)
+        "tp_link_bytes_per_s": hw.link_for(dep.tp)[0] if dep.tp > 1 else None,
         "weight_dtype": dep.weight_dtype_label,
         "expert_dtype": dep.expert_dtype_label or None,  # None for a dense model
         "kv_dtype": dep.kv_dtype,

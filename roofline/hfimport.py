@@ -107,6 +107,8 @@ TYPE_DEFAULTS = {
 }
 MAX_LAYERS = 100_000  # far above any published decoder (DeepSeek-V3 61, Llama 3.1 405B 126)
 ATTENTION_LAYER_TYPES = ("sliding_attention", "full_attention", "chunked_attention")  # layer_types an importer reads
+# layer_types of layers that are not softmax attention (Qwen3-Next's linear attention, hybrids' state-space blocks)
+NOT_ATTENTION_LAYER_TYPES = ("linear_attention", "mamba", "mamba2", "ssm", "recurrent", "rwkv", "conv", "gated_deltanet")
 # keys of hybrid decoders whose layers are not all attention: Qwen3-Next's Gated DeltaNet (full_attention_interval,
 # linear_*), Jamba's Mamba layers (attn_layer_period), Nemotron-H's pattern, MiniMax-M1's lightning attention
 # (attn_type_list, where 0 marks it; all 1 is MiniMax-M2, attention throughout), Zamba's layers_block_type, and Mamba
@@ -530,7 +532,14 @@ def profile_from_hf_config(config: object, name: str, where: str, published_para
     # (qa124); Llama 4's layer_types name its chunked layers, which are attention
     hybrid = next((k for k in HYBRID_KEYS if cfg.get(k) is not None
                    and not (k == "attn_type_list" and isinstance(cfg[k], list) and 0 not in cfg[k])), None)
-    layer_types = cfg.get("layer_types") if isinstance(cfg.get("layer_types"), list) else []
+    if cfg.get("layer_types") is not None and not isinstance(cfg.get("layer_types"), list):  # qa258: a string imported
+        raise field_error(where, "layer_types", "a list of each layer's type", cfg["layer_types"])  # all full, warned
+    layer_types = cfg.get("layer_types") or []
+    unknown = next((t for t in layer_types if t not in (*ATTENTION_LAYER_TYPES, *NOT_ATTENTION_LAYER_TYPES)), None)
+    if unknown is not None:  # qa258: 'weird_attention' was said to be a layer that is not attention
+        raise field_error(where, "layer_types", "each a layer type this import knows: " + ", ".join(ATTENTION_LAYER_TYPES)
+                          + " (attention, read) or " + ", ".join(NOT_ATTENTION_LAYER_TYPES) + " (not attention, refused)",
+                          unknown)
     other = next((t for t in layer_types if t not in ATTENTION_LAYER_TYPES), None)
     if model_type.lower() in NOT_ALL_ATTENTION_TYPES and not hybrid:  # by its type where no key said it (qa209: Jamba's key
         hybrid = "model_type"  # is the one named)

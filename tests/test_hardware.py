@@ -460,3 +460,17 @@ def test_a_profile_given_as_a_path_under_another_name_is_warned(tmp_path):
         load_hardware(str(same))
     said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
     assert len(said) == 1 and "name 'my-h100' is not the file's name 'my-h100-80GB'" in said[0]
+
+
+@pytest.mark.slow
+def test_predict_says_the_link_a_tp_group_drives(roofline):
+    """qa258: predict's tp collectives gave a time and no link: a TPU pair's one ICI port, a mesh's links, were
+    nowhere to be read."""
+    import json
+
+    code, out, err = roofline("predict", "--model", "llama-3.1-8b", "--hardware", "tpu-v5e", "--tp", "4", "--json")
+    assert code == 0 and json.loads(out)["tp_link_bytes_per_s"] == pytest.approx(2 * 50e9 * 0.75), err  # 2 of 4 ports
+    code, out, _ = roofline("predict", "--model", "llama-3.1-70b", "--hardware", "mi300x", "--tp", "2")
+    assert "tp collectives" in out and "(tp 2 over 48 GB/s a device, achievable)" in out  # one xGMI link of seven
+    code, out, _ = roofline("predict", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--json")
+    assert json.loads(out)["tp_link_bytes_per_s"] is None

@@ -73,6 +73,9 @@ def test_chunked_attention_layers_become_sliding_groups_of_one_chunk():
     ({"layer_types": ["full_attention"] * 3}, "layer_types: expected as many entries as layers (4), found 3"),
     ({"layer_types": ["full_attention"] * 3 + ["linear_attention"]}, "layer_types: expected a decoder whose every layer is "
                                                                        "attention"),
+    ({"layer_types": "full_attention"}, "layer_types: expected a list of each layer's type, found 'full_attention'"),  # qa258
+    ({"layer_types": ["full_attention"] * 3 + ["weird_attention"]}, "layer_types: expected each a layer type this import "
+                                                                      "knows: sliding_attention, full_attention"),
     # hybrid decoders imported as all attention in silence (qa121): Qwen3-Next's KV ran 4x high, Jamba's params 92B for 52B
     ({"full_attention_interval": 4}, "full_attention_interval: expected a decoder whose every layer is attention"),
     ({"attn_layer_period": 8, "attn_layer_offset": 4}, "attn_layer_period: expected a decoder whose every layer is attention"),
