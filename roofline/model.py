@@ -636,12 +636,14 @@ def _layer_groups(where: str, key: str, value: object, groups: list[AttentionGro
     if not isinstance(value, (list, tuple)) or len(value) != layers:
         raise field_error(where, key, f"a list of {layers} group indices (one a layer, first to last)",
                           f"{len(value)} entries" if isinstance(value, (list, tuple)) else value)
+    # a whole float (1.0) is the index it is, as JSON Schema's integer reads it (qa258: refused, where a torus took 16.0)
+    value = [int(e) if isinstance(e, float) and e.is_integer() else e for e in value]
     for i, entry in enumerate(value):
         if isinstance(entry, bool) or not isinstance(entry, numbers.Integral) or not 0 <= entry < len(groups):
             raise field_error(where, f"{key}[{i}]", f"a group index 0..{len(groups) - 1} (attention.groups, in order)", entry)
     for i, g in enumerate(groups):
-        if list(value).count(i) != g.layers:
-            raise field_error(where, key, f"group {i} ({g.kind}) on its {g.layers} layers", f"{list(value).count(i)} layers")
+        if value.count(i) != g.layers:
+            raise field_error(where, key, f"group {i} ({g.kind}) on its {g.layers} layers", f"{value.count(i)} layers")
     return tuple(int(entry) for entry in value)
 
 

@@ -417,3 +417,13 @@ def test_a_layer_order_that_does_not_match_the_groups_is_one_line(order, message
     data["attention"] = {**data["attention"], "layer_groups": order}
     with pytest.raises(RooflineError, match=r"^g.yaml: " + message):
         model_from_dict(data, "g.yaml")
+
+
+def test_a_layer_order_of_whole_floats_reads_as_the_indices_json_schema_takes():
+    """qa258: `layer_groups: [1.0, 0.0, ...]` was refused where the schema's integer (and a torus's 16.0) took it."""
+    from roofline.profiles import builtin_dir
+    from roofline.yamlio import read_yaml_file
+
+    data = read_yaml_file(builtin_dir("model") / "gpt-oss-120b.yaml")
+    data["attention"] = {**data["attention"], "layer_groups": [1.0, 0.0] * 18}
+    assert model_from_dict(data, "g.yaml").layer_groups == (1, 0) * 18
