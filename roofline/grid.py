@@ -743,6 +743,10 @@ def scenario_meta(sc: Scenario, configs: list[Config], points: int) -> dict:
         "method_by_model": dict(sc.method_by_model) or None,
         "draft": sc.draft, "draft_hardware": draft_hardware, "overlap": sc.overlap, "draft_vocab": sc.draft_vocab,
         "engine": list(dict.fromkeys(c.engine.name for c in configs)),
+        # the sequences an engine runs at once while speculating unless its cap is raised (SGLang's 48), for the
+        # figures' footers, as the sweep's warning says it (None: no cap)
+        "speculating_caps": {c.engine.name: c.engine.max_running_requests_speculating for c in configs
+                             if c.engine.max_running_requests_speculating is not None} or None,
         "weight_dtype": sorted({c.dep.weight_dtype_label for c in configs}),
         "expert_dtype": sorted({c.dep.expert_dtype_label for c in configs if c.dep.has_experts}),
         "kv_dtype": sorted({c.dep.kv_dtype for c in configs}),

@@ -647,8 +647,9 @@ def _title(fig: Figure, what: str, meta: dict, models: list[str], note: str) -> 
 
 def footer(fig: Figure, meta: dict) -> None:
     """'predicted by roofline's model, not measured' (and what engine ideal means, where drawn; that speculative gains
-    run optimistic from OPTIMISTIC_BATCH, where a serving engine speculates that far; the rows drawn that no setup of
-    their engine runs, meta's `refused`) at the bottom right, once: a
+    run optimistic from OPTIMISTIC_BATCH, where a serving engine speculates that far; that a batch above an engine's
+    speculating cap assumes it raised, meta's `speculating_caps`; the rows drawn that no setup of their engine runs,
+    meta's `refused`) at the bottom right, once: a
     figure shared on its own still says what it is, as the sweep's warning says it on the terminal. `arrange` keeps
     the panels' x labels above it."""
     if any(t.get_gid() == FOOTER_GID for t in fig.texts):
@@ -662,6 +663,10 @@ def footer(fig: Figure, meta: dict) -> None:
     batches = [b for b in (meta.get("axes") or {}).get("batch") or [] if b is not None]
     late = [e for e in engines if batches and optimistic(max(batches), e)] if speculating else []
     caveat = f"\n{OPTIMISTIC} (under {', '.join(late)}: docs/ACCURACY.md)" if late else ""
+    caps = {e: c for e, c in ((meta.get("speculating_caps") or {}).items()) if e in engines and batches and max(batches) > c}
+    if speculating and caps:  # as the sweep's warning says it (qa229), on the figure shared alone too
+        caveat += "\n" + "; ".join(f"under {e} a speculating batch above {c:,} assumes its cap raised "
+                                   "(max_running_requests_speculating)" for e, c in caps.items())
     refused = list(dict.fromkeys(e["note"] for e in refusals_drawn(meta)))  # rows drawn no setup of their engine runs
     said = ("\n" + _balanced_fill(f"drawn as computed, though no setup of their engine runs them: {'; '.join(refused)}",
                                    max(60, int(fig.get_figwidth() * 17)))) if refused else ""

@@ -1200,3 +1200,22 @@ def test_under_pp_the_whole_steps_ring_counts_every_micro_batchs_pass():
     rings = sorted(float(line.get_ydata()[0]) for ax in _panel_axes(fig) for line in ax.get_lines() if line.get_markersize() == 15)
     g = ops[(ops["pass"] == "decode") & (ops["batch"] == 64)]
     assert rings[-1] == pytest.approx(2 * g["flops"].sum() / g["step_time_s"].iloc[0] / 1e12, rel=1e-9)
+
+
+def test_a_footer_says_a_speculating_batch_above_an_engines_cap_assumes_it_raised():
+    """A leftover since session 45: SGLang's cap of 48 sequences while speculating was said by the sweep's warning and
+    never on its figures, which are shared alone."""
+    from matplotlib.figure import Figure
+
+    def footer_text(meta):
+        fig = Figure()
+        plots.footer(fig, meta)
+        return next(t.get_text() for t in fig.texts if t.get_gid() == plots.FOOTER_GID)
+
+    meta = {"engine": ["sglang"], "method": "eagle", "speculating_caps": {"sglang": 48},
+            "axes": {"batch": [1, 16, 256], "k": [0, 2]}}
+    assert "under sglang a speculating batch above 48 assumes its cap raised (max_running_requests_speculating)" in footer_text(meta)
+    for quiet in ({**meta, "axes": {"batch": [1, 16, 48], "k": [0, 2]}},  # no batch above the cap
+                  {**meta, "method": "none"},  # nothing speculates
+                  {**meta, "engine": ["vllm"]}):  # the engine drawn has no cap
+        assert "assumes its cap raised" not in footer_text(quiet)
