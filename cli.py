@@ -129,7 +129,7 @@ def predict(
     acceptance_length: Annotated[Optional[float], typer.Option(help="Instead: a measured acceptance length at this --k (tokens an iteration, bonus included: vLLM's 'Mean acceptance length', SGLang's 'accept length'), taken as the alpha that gives it.")] = None,
     draft_hardware: Annotated[Optional[str], typer.Option(help="Run the drafter on this device.")] = None,
     no_overlap: Annotated[bool, typer.Option("--no-overlap", help="With --draft-hardware and a draft model: take turns drafting and verifying (default: draft one half of the batch while verifying the other, where that is faster).")] = False,
-    draft_vocab: Annotated[Optional[int], typer.Option(min=1, max=DRAFT_VOCAB_MAX, help="EAGLE head's reduced vocabulary, in tokens (default: the target's full vocabulary).")] = None,
+    draft_vocab: Annotated[Optional[int], typer.Option(min=1, max=DRAFT_VOCAB_MAX, help="An EAGLE or Medusa head's reduced vocabulary, in tokens (EAGLE-3's draft_vocab_size, Medusa's truncated_vocab_size; default: the target's full vocabulary).")] = None,
     tree_nodes: Annotated[Optional[int], typer.Option(min=1, max=TREE_NODES_MAX, help="Tree verification: draft nodes per sequence (root excluded), with --tree-tau; k is the tree depth.")] = None,
     tree_tau: Annotated[Optional[float], typer.Option(min=1.0, help="Tree verification: measured tokens per iteration (bonus included), with --tree-nodes.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object (SI units).")] = False,

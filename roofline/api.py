@@ -77,6 +77,7 @@ from roofline.serving import load_engine as _load_engine
 from roofline.speculation import (
     K_DEFAULT,
     METHODS,
+    VOCAB_HEADS,
     acceptance_reach_note,
     alpha_from_acceptance_length,
     check_draft_vocab,
@@ -510,7 +511,7 @@ def predict(
     shadows += [note for field, value in (("hardware", hardware), ("model", model), ("engine", engine), ("draft_hardware", draft_hardware),
                                           ("draft", draft)) for note in [_changed_spec_note(field, value, profiles, hw)] if note]
     dep = for_engine(deployment(target, weight_dtype, kv_dtype, tp, dp_attention, ep, pp, expert_dtype, where=where), eng, target)
-    check_draft_vocab(where, draft_vocab if method == "eagle" else None, target)
+    check_draft_vocab(where, draft_vocab if method in VOCAB_HEADS else None, target)
     m = step_metrics(hw, target, batch, 1, context, dep, engine=eng, shared_prefix=shared_prefix, with_operators=True)
     mem = capacity(hw, target, batch, context + 1, dep, shared_prefix=shared_prefix, engine=eng)
     step = float(m["step_time_s"])

@@ -28,7 +28,7 @@ import pandas as pd
 from roofline.errors import RooflineError
 from roofline.layout import describe_layout
 from roofline.serving import OPTIMISTIC, OPTIMISTIC_BATCH, engine_layout_note, for_engine, optimistic
-from roofline.speculation import PP_SPECULATION
+from roofline.speculation import PP_SPECULATION, VOCAB_HEADS
 from roofline.units import spoken_list
 
 SPEED = "tokens_per_s_per_user"
@@ -568,7 +568,7 @@ def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batch
         spec["draft_hardware"] = row["draft_hardware"]
     if meta.get("overlap") is not None and drafter_device and row["method"] == "draft":  # only a drafter elsewhere overlaps
         spec["overlap"] = meta["overlap"]
-    if meta.get("draft_vocab") is not None and row["method"] == "eagle":
+    if meta.get("draft_vocab") is not None and row["method"] in VOCAB_HEADS:
         spec["draft_vocab"] = meta["draft_vocab"]
     if row["method"] == "draft":
         if not isinstance(meta.get("draft"), str):

@@ -47,6 +47,7 @@ from roofline.profiles import PROFILE_SUFFIXES, find_profile, is_profile_path, n
 from roofline.speculation import (
     K_DEFAULT,
     METHODS,
+    VOCAB_HEADS,
     alpha_from_acceptance_length,
     check_options,
     check_speculating,
@@ -472,15 +473,15 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
     alpha_given = "alpha" in raw_axes or measured is not None
     if draft is not None and "draft" not in methods:
         raise field_error(where, "draft", "a draft model only with method draft", draft)
-    if draft_vocab is not None and "eagle" not in methods:
-        raise field_error(where, "draft_vocab", "a draft vocabulary only with method eagle", draft_vocab)
+    if draft_vocab is not None and not set(VOCAB_HEADS) & set(methods):
+        raise field_error(where, "draft_vocab", "a draft vocabulary only with method eagle or medusa", draft_vocab)
     try:  # errors name the file's own keys: tree.tau, tree.nodes, axes.k, axes.alpha (the API's tree_tau, k, alpha)
         check_speculating(where, methods, alpha=axes["alpha"] if alpha_given else None, acceptance=acceptance,
                           tree_nodes=tree_nodes, draft_hardware=next((d for d in configs["draft_hardware"] if d is not None), None),
                           k=axes["k"] if "k" in raw_axes else None, overlap=overlap)
         for method in methods:  # a draft model applies to method draft, a draft vocabulary to eagle
             check_options(where, method, draft=draft if method == "draft" else None,
-                          draft_vocab=draft_vocab if method == "eagle" else None,
+                          draft_vocab=draft_vocab if method in VOCAB_HEADS else None,
                           alpha=axes["alpha"] if alpha_given else None, acceptance=acceptance,
                           tree_nodes=tree_nodes, tree_tau=tree_tau, k=axes["k"], k_given="k" in raw_axes)
     except RooflineError as err:

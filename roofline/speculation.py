@@ -75,6 +75,9 @@ from roofline.serving import DRAFTING_METHODS, IDEAL, ServingEngine
 
 METHODS = ("none", *DRAFTING_METHODS)
 HEAD_DRAFTERS = ("mtp", "eagle", "medusa")  # drafters that read the target's hidden states: elsewhere, they wait for the verified ones
+# heads whose LM head may cover part of the target's vocabulary, `draft_vocab`: EAGLE-3's draft_vocab_size, Medusa's
+# truncated_vocab_size (vLLM's medusa.py: each head a ParallelLMHead of truncated_vocab_size rows and a token_map)
+VOCAB_HEADS = ("eagle", "medusa")
 # Per-position conditional acceptance rates a_1, a_2, ... from published measurements (see each source).
 DEFAULT_RATES = {
     "mtp": ((0.85, 0.63),
@@ -172,8 +175,8 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
     Llama-3.1-8B at k = 4 that is 101 MB + 4 x 50 MB against the 4 x 67 MB charged here, 34 MB (1.1%) more than the
     3.1 GB the four draft steps read with a 32k-row head: too little to need a method of its own.
     medusa: ONE of the k heads (model.medusa_head): a residual block x + SiLU(W x), W h x h, on the target's last
-            hidden state, and its own LM head of the target's vocabulary (vLLM's Medusa model: ResidualBlock, one
-            ParallelLMHead a head; its truncated_vocab_size is not modelled); no layers, no embedding, no KV cache. All k heads run on the same hidden state in
+            hidden state, and its own LM head of the target's vocabulary, or of `draft_vocab` rows (vLLM's Medusa model:
+            ResidualBlock, one ParallelLMHead a head of truncated_vocab_size rows); no layers, no embedding, no KV cache. All k heads run on the same hidden state in
             one pass (speculative_metrics prices k heads' GEMMs and one pass's fixed costs).
     """
     method = method_name(method)  # any case (qa220: a library caller's 'MEDUSA')
@@ -201,7 +204,7 @@ def drafter_spec(method: str, target: ModelSpec, draft: ModelSpec | None = None,
     if method == "medusa":
         return dataclasses.replace(
             target, name=f"{target.name}-medusa", layers=0, groups=(), layer_groups=(), moe=None, mtp_modules=0, mtp_window=0,
-            tied_embeddings=False, input_projection=True, medusa_head=True,
+            tied_embeddings=False, input_projection=True, medusa_head=True, vocab_size=draft_vocab or target.vocab_size,
         )
     raise unknown_method("method", method)
 
@@ -262,7 +265,7 @@ def drafter_weight_bytes(method: str, drafter: ModelSpec | None, dep: Deployment
     """Weight bytes the drafter adds on its device (of one head, for Medusa: speculation_capacity counts k).
 
     A draft model brings all its weights. A Medusa head brings its h x h block, whole on every tensor-parallel rank, and
-    its own LM head of the target's vocabulary, split as the target's; anywhere. MTP
+    its own LM head of the target's vocabulary (or `draft_vocab`'s: drafter_spec), split as the target's; anywhere. MTP
     and EAGLE heads bring their block and a 2h -> h projection of (hidden state, embedding), unquantised and whole on every tensor-parallel rank (costs'
     input_proj); on the target's devices they share its embedding and LM head (EAGLE with a reduced
     `draft_vocab` brings that head), on other hardware they hold both (a tied model's one matrix once): the embedding
@@ -303,8 +306,8 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
         raise RooflineError(f"{where}: draft: expected a draft model name with method draft, found none")
     if draft and method != "draft":
         raise RooflineError(f"{where}: draft: expected only with method draft, found method {method}")
-    if draft_vocab is not None and method != "eagle":
-        raise RooflineError(f"{where}: draft_vocab: expected only with method eagle, found method {method}")
+    if draft_vocab is not None and method not in VOCAB_HEADS:
+        raise RooflineError(f"{where}: draft_vocab: expected only with method eagle or medusa, found method {method}")
     if draft_vocab is not None and (isinstance(draft_vocab, bool) or not isinstance(draft_vocab, int) or not 1 <= draft_vocab <= DRAFT_VOCAB_MAX):
         raise RooflineError(f"{where}: draft_vocab: expected an integer in 1..{DRAFT_VOCAB_MAX:,}, found {draft_vocab!r}")
     if alpha is not None and acceptance is not None:

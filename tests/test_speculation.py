@@ -739,6 +739,10 @@ def test_medusa_holds_k_heads_of_a_block_and_an_lm_head_each_and_no_kv_cache():
             assert float(m["drafter_memory_bytes"]) == pytest.approx(k * (h * h * 2 + h * v * 2 / tp), rel=1e-12)
     # no KV cache: the heads' memory does not grow with the batch or the context
     assert float(_medusa(hw, target, 64, 3)["drafter_memory_bytes"]) == float(_medusa(hw, target, 1, 3)["drafter_memory_bytes"])
+    # a truncated vocabulary (vLLM's truncated_vocab_size, given as draft_vocab): each head's LM head of its rows
+    small = _medusa(hw, target, 8, 3, draft_vocab=32000)
+    assert float(small["drafter_memory_bytes"]) == pytest.approx(3 * (h * h * 2 + h * 32000 * 2), rel=1e-12)
+    assert float(small["draft_time_s"]) < float(_medusa(hw, target, 8, 3)["draft_time_s"])
 
 
 @pytest.mark.slow
@@ -825,3 +829,18 @@ def test_medusa_heads_elsewhere_take_back_the_last_kept_hidden_state_alone():
     m = speculative_metrics(hw, target, b, 2048, k, 0.6, method="medusa", draft_hw=l4)
     sent = b * (k * 4 + 1 * target.hidden_size * 2)
     assert float(m["transfer_time_s"]) == pytest.approx(2 * max(lat_t, lat_d) + sent / min(bw_t, bw_d), rel=1e-12)
+
+
+def test_a_draft_vocabulary_is_for_the_heads_that_take_one():
+    """Medusa's truncated_vocab_size (a leftover since session 44) is given as draft_vocab, as EAGLE-3's is; another
+    method is refused, in a scenario and on the command line alike."""
+    from roofline.scenario import scenario_from_dict
+    from roofline.speculation import check_options
+
+    check_options("x", "medusa", draft_vocab=32000, alpha=0.6)
+    with pytest.raises(RooflineError, match=r"^x: draft_vocab: expected only with method eagle or medusa, found method mtp$"):
+        check_options("x", "mtp", draft_vocab=32000)
+    base = {"name": "v", "hardware": "h100-sxm", "model": "llama-3.1-8b", "draft_vocab": 32000, "axes": {"alpha": [0.6]}}
+    assert scenario_from_dict({**base, "method": "medusa"}, "v.yaml").draft_vocab == 32000
+    with pytest.raises(RooflineError, match=r"draft_vocab: expected a draft vocabulary only with method eagle or medusa"):
+        scenario_from_dict({**base, "method": "draft", "draft": "llama-3.2-1b"}, "v.yaml")
