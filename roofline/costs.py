@@ -22,7 +22,7 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, the hid
         low-rank query's down-projections whole on every rank, and one KV head's K and V on each rank once tp > kv_heads;
         and the router whole on every rank (vLLM's ReplicatedLinear gate, SGLang's MoEGate)
         MLA decode under an engine that reads its absorbed up-projections in 16 bits (dep.mla_absorbed_bf16, vLLM's
-        W_UK and W_UV): qkv_proj bytes += layers * mla_up_params / tp * (2 - w_attention)
+        W_UK and W_UV) from weights of fewer bits: qkv_proj bytes += layers * mla_up_params / tp * (2 - w_attention)
         a class of dep.stage_split (those of an engine's dp_attention_stage_split: SGLang's mlp, shared_experts and lm_head by
         default) runs on the stage's gathered T = B * q tokens (lm_head: B * its logit tokens; each group's padded to
         the busiest group's in a decode or verify pass, engine.py's T_g: gathered_tokens) with tp read as
@@ -344,8 +344,9 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment) -> dict[str, float]
         per_stage = 1.0 if cls in ("embedding", "lm_head") else share.get(cls, layers / max(model.layers, 1))
         count = blocks.get(cls, 0)
         out[cls] = ((n - count * qkv) / split + count * qkv_device) * BYTES_PER_ELEMENT[dep.dtype(cls)] * per_stage
-    if dep.mla_absorbed_bf16 and dep.dtype("attention") not in ("bf16", "fp16"):  # a 16-bit copy of kv_b_proj beside
-        # the checkpoint's (which prefill still runs): W_UK and W_UV, split over tp as kv_b_proj is
+    if dep.mla_absorbed_bf16 and BYTES_PER_ELEMENT[dep.dtype("attention")] < 2.0:  # a 16-bit copy of kv_b_proj beside
+        # a quantised checkpoint's (which prefill still runs): W_UK and W_UV, split over tp as kv_b_proj is (vLLM's MLA
+        # runs 16-bit weights only: a bf16 one's W_UK / W_UV are views of it)
         out["attention"] += layers * model.mla_up_params_per_layer / dep.split_of("attention") * 2.0
     if pp > 1:  # the embedding on the first stage, the LM head (a tied one a copy of the embedding) on the last
         embedding, lm_head = out["embedding"], out["lm_head"] or out["embedding"]
@@ -463,8 +464,8 @@ def operator_costs(
     costs["input_proj"] = (2.0 * proj * tokens_a + zero, proj * w("input_proj") + tokens_a * proj_widths * h * a + zero) if proj else (zero, zero)
     qkv_device = model.qkv_params_per_layer_per_device(tp)
     costs["qkv_proj"] = gemm("qkv_proj", model.qkv_params_per_layer, h, qkv_device / h, count=n_layers, per_device=qkv_device)
-    if dep.mla_absorbed_bf16 and not prefill:  # decode's absorbed W_UK and W_UV read in 16 bits, not the checkpoint's
-        up_device = model.mla_up_params_per_layer / tp
+    if dep.mla_absorbed_bf16 and not prefill and w("qkv_proj") < 2.0:  # decode's W_UK and W_UV read in 16 bits, not
+        up_device = model.mla_up_params_per_layer / tp  # the quantised checkpoint's
         costs["qkv_proj"] = (costs["qkv_proj"][0], costs["qkv_proj"][1] + n_layers * up_device * (2.0 - w("qkv_proj")))
     o_in = (model.attention_output_width + 2.0 * model.o_groups * model.o_lora_rank) / tp  # o_lora_rank 0: no intermediate
     costs["o_proj"] = gemm("o_proj", model.o_params_per_layer, o_in, h, count=n_layers)

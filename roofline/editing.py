@@ -499,18 +499,28 @@ def _unfit(kind: str, doc, set_here: set[str]) -> None:
         _unfit_families(fitted["per_family"], doc.get("overrides"), set_here)
 
 
-def _unordered(kind: str, doc, set_here: set[str], where: str) -> None:
-    """A model's attention.layer_groups taken out where its groups or layer count are set without it: its entries index
-    the groups in order, and groups replaced or reordered would be counted by the old order (qa257: gpt-oss's full and
-    sliding groups swapped, 18 layers each, passed every check and put the other kind on each stage), said once."""
+def _group_shape(kind: str, doc) -> tuple | None:
+    """A model's layer count and its attention groups' kinds and layer counts in order, where it gives a layer order
+    (attention.layer_groups, whose entries index those groups); None otherwise."""
     attention = doc.get("attention") if kind == "model" else None
-    if not isinstance(attention, dict) or "layer_groups" not in attention or "attention.layer_groups" in set_here:
-        return
-    if any(key in ("layers", "attention", "attention.groups") or key.startswith("attention.groups.") for key in set_here):
-        del attention["layer_groups"]
-        warn(f"{where}: attention.layer_groups removed: it gave the order of the groups it was written for; without it "
-             "each group takes its share of a pipeline stage's layers (set attention.layer_groups to the new order to "
-             "count them)")
+    if not isinstance(attention, dict) or "layer_groups" not in attention:
+        return None
+    groups = attention.get("groups") if isinstance(attention.get("groups"), list) else []
+    return doc.get("layers"), tuple((g.get("kind"), g.get("layers")) if isinstance(g, dict) else g for g in groups)
+
+
+def _unordered(kind: str, doc, shape: tuple | None, set_here: set[str], where: str) -> str:
+    """Take a model's attention.layer_groups out where the edit changed its groups' kinds, layer counts or order, or
+    its layer count (`shape`: _group_shape before the edit), without setting the order too: its entries index the
+    groups in order, and groups replaced or reordered would be counted by the old order (qa257: gpt-oss's full and
+    sliding groups swapped, 18 layers each, passed every check and put the other kind on each stage). The note to say
+    once the profile is written, or ''; a window set, or a value set to what it was, keeps it (qa260)."""
+    if shape is None or "attention.layer_groups" in set_here or _group_shape(kind, doc) == shape:
+        return ""
+    del doc["attention"]["layer_groups"]
+    return (f"{where}: attention.layer_groups removed: it gave the order of the groups it was written for; without it "
+            "each group takes its share of a pipeline stage's layers (set attention.layer_groups to the new order to "
+            "count them)")
 
 
 def _unfit_families(per_family: list, overrides, set_here: set[str]) -> None:
@@ -799,11 +809,12 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
         # qa205: a report printed the source's 'H100 SXM vs H200, context 1k and 8k' over a sweep of four GPUs at 2k
         doc["description"] = _copy_description(name, source.stem, set_here, str(doc["description"]))
     _unfit(kind, doc, set_here)
-    _unordered(kind, doc, set_here, str(target))
     _price_set_by_hand(kind, doc, set_here)
     had = {k: doc.get(k) for k in doc}
     kept = _kept_nulls(kind, doc, pairs)
+    shape = _group_shape(kind, doc)
     _apply(doc, pairs, str(target), _field_order(kind), kept)
+    unordered = _unordered(kind, doc, shape, set_here, str(target))
     _drop_line_remarks(doc, [keys for keys, _ in pairs])
     doc.ca.comment = None
     header = [SCHEMA_COMMENTS[kind]] if kind in SCHEMA_COMMENTS and folder.resolve() == builtin_dir(kind).resolve() else []
@@ -835,6 +846,8 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     _sparse_peak_note(kind, _hardware_or_none(kind, read_text(source), source, extra_dirs, source.stem), spec, set_here, str(target))
     _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is written
     _removed_note(kind, had, pairs, str(target), source.stem, kept, doc.get("costs_from"))
+    if unordered:
+        warn(unordered)
     return target
 
 
@@ -1077,11 +1090,12 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
         doc["description"] = _copy_description(str(doc.get("name", path.stem)), made.group(1) if made else "",
                                                 set_here, str(doc["description"]))
     _unfit(kind, doc, set_here)
-    _unordered(kind, doc, set_here, str(path))
     _price_set_by_hand(kind, doc, set_here)
     had = {k: doc.get(k) for k in doc}
     kept = _kept_nulls(kind, doc, pairs)
+    shape = _group_shape(kind, doc)
     _apply(doc, pairs, str(path), _field_order(kind), kept)
+    unordered = _unordered(kind, doc, shape, set_here, str(path))
     text = _splice(unix, before, _dump(doc, indent))  # only the lines the edit changes
     written = {".".join(keys) for keys, value in pairs  # a kept null is set
                if (value is not None or ".".join(keys) in kept) and ".".join(keys) not in unchanged}
@@ -1096,6 +1110,8 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     _sparse_peak_note(kind, _hardware_or_none(kind, original, path, extra_dirs), spec, set_here, str(path))
     _family_values_kept(kind, doc, set_here, str(path))
     _removed_note(kind, had, pairs, str(path), "the file", kept, doc.get("costs_from"))
+    if unordered:
+        warn(unordered)
     return path
 
 

@@ -453,7 +453,7 @@ def _torus_shape(where: str, key: str, value: object, domain: int, mesh_links: i
     """A torus's axes, [16, 16] or '16x16' (Google's topology notation); () where absent."""
     if value is None or value == ():  # absent (null), or a spec's () for none; [] is refused: a torus has axes
         return ()
-    axes = [value] if isinstance(value, numbers.Integral) and not isinstance(value, bool) else value  # `torus: 8`: a ring
+    axes = [value] if isinstance(_whole(value), numbers.Integral) and not isinstance(value, bool) else value  # `torus: 8`
     if isinstance(value, str):  # ASCII digits only (qa257: '²' passed isdigit and int() raised)
         axes = [int(part) if part.isascii() and part.isdigit() else part for part in value.lower().replace(" ", "").split("x")]
     if (not isinstance(axes, (list, tuple)) or not 1 <= len(axes) <= 3

@@ -106,7 +106,8 @@ TYPE_DEFAULTS = {
     "deepseek_v3": {"n_group": 8, "topk_group": 4},  # configuration_deepseek_v3.py; its gate always routes by groups
 }
 MAX_LAYERS = 100_000  # far above any published decoder (DeepSeek-V3 61, Llama 3.1 405B 126)
-ATTENTION_LAYER_TYPES = ("sliding_attention", "full_attention", "chunked_attention")  # layer_types an importer reads
+ATTENTION_LAYER_TYPES = ("sliding_attention", "full_attention", "chunked_attention", "attention")  # layer_types an
+# importer reads: "attention" a full-attention layer as Granite-4.0-H's hybrid config names it (qa260)
 # layer_types of layers that are not softmax attention (Qwen3-Next's linear attention, hybrids' state-space blocks)
 NOT_ATTENTION_LAYER_TYPES = ("linear_attention", "mamba", "mamba2", "ssm", "recurrent", "rwkv", "conv", "gated_deltanet")
 # keys of hybrid decoders whose layers are not all attention: Qwen3-Next's Gated DeltaNet (full_attention_interval,

@@ -131,6 +131,7 @@ def hardware_schema() -> dict:
     if "torus" in props:
         props["torus"] = {
             "oneOf": [{"type": "array", "minItems": 1, "maxItems": 3, "items": {"type": "integer", "minimum": 2}},
+                      {"type": "integer", "minimum": 2},  # one axis: a ring
                       {"type": "string", "pattern": r"^\s*[0-9]+(\s*[xX]\s*[0-9]+){0,2}\s*$"}],
             "description": "a torus's axes (a TPU pod's ICI, [16, 16] or '16x16'), their product scale_up_domain",
         }

@@ -107,6 +107,13 @@ def test_vllm_reads_mlas_absorbed_up_projections_in_16_bits_and_holds_them_besid
     assert weight_bytes(v3, for_engine(bf16, load_engine("vllm"), v3)) == weight_bytes(v3, bf16)  # views of its own weights
     llama = load_model("llama-3.1-8b")
     assert not for_engine(deployment(llama, "fp8"), load_engine("vllm"), llama).mla_absorbed_bf16
+    # qa260: vLLM before its PR 14770 (vllm-v0) materialised absorbed matrices, not 16-bit copies; fp32 weights (which
+    # vLLM's MLA does not run) are not read in fewer bytes than they hold
+    assert not for_engine(plain, load_engine("vllm-v0"), v3).mla_absorbed_bf16
+    fp32 = deployment(v3, "fp32", tp=8)
+    for_vllm = for_engine(fp32, load_engine("vllm"), v3)
+    assert weight_bytes(v3, for_vllm) == weight_bytes(v3, fp32)
+    assert float(operator_costs(v3, 16, 1, 2048, for_vllm)["qkv_proj"][1]) == float(operator_costs(v3, 16, 1, 2048, fp32)["qkv_proj"][1])
 
 
 def test_gemm_flops_are_two_per_parameter_per_token(llama8b):

@@ -1927,3 +1927,11 @@ def test_a_models_layer_order_is_dropped_and_said_where_its_groups_are_set_witho
     assert code == 0 and json.loads(out)["max_batch"] == 40, err  # the same layers as gpt-oss-120b's own order
     code, _, err = roofline("--profiles", tmp_path, "models", "set", "gkeep", "layers=36")  # unchanged: nothing said
     assert "layer_groups removed" not in err
+    # qa260: a window set (or a value set to what it was) re-points nothing: the order is kept, nothing said
+    for n, change in enumerate(("attention.groups.1.window=256", "attention.groups.1.window=128", "layers=36")):
+        code, _, err = roofline("models", "new", f"w{n}", "--from", "gpt-oss-120b", "--set", change, "--dir", tmp_path)
+        assert code == 0 and "layer_groups removed" not in err, (change, err)
+        assert "layer_groups:" in (tmp_path / f"w{n}.yaml").read_text()
+    code, _, err = roofline("models", "new", "bad", "--from", "gpt-oss-120b", "--set", groups, "--set", "layers=35",
+                            "--dir", tmp_path)  # refused: not written, so nothing removed is said
+    assert code == 2 and "layer_groups removed" not in err and "(not written)" in err, err

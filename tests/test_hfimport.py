@@ -74,6 +74,9 @@ def test_chunked_attention_layers_become_sliding_groups_of_one_chunk():
     ({"layer_types": ["full_attention"] * 3 + ["linear_attention"]}, "layer_types: expected a decoder whose every layer is "
                                                                        "attention"),
     ({"layer_types": "full_attention"}, "layer_types: expected a list of each layer's type, found 'full_attention'"),  # qa258
+    # qa260: Granite-4.0-H names its attention layers "attention": a hybrid, refused as one (not an unknown type)
+    ({"model_type": "granitemoehybrid", "layer_types": ["mamba"] * 3 + ["attention"]},
+     "model_type: expected a decoder whose every layer is attention"),
     ({"layer_types": ["full_attention"] * 3 + ["weird_attention"]}, "layer_types: expected each a layer type this import "
                                                                       "knows: sliding_attention, full_attention"),
     # hybrid decoders imported as all attention in silence (qa121): Qwen3-Next's KV ran 4x high, Jamba's params 92B for 52B

@@ -289,13 +289,15 @@ def test_a_profile_with_costs_from_takes_every_cost_of_the_one_it_names_and_noth
     vllm, v0 = load_engine("vllm"), load_engine("vllm-v0")
     assert (v0.name, v0.costs_from.endswith("vllm.yaml"), v0.path.endswith("vllm-v0.yaml")) == ("vllm-v0", True, True)
     own = {"name", "display_name", "version", "source", "notes", "path", "costs_from", "mixed_prefill", "pp_remainder",
-           "attention_dp"}
+           "attention_dp", "mla_absorbed_bf16"}
     costs = {f.name for f in dataclasses.fields(vllm)} - own
     assert all(getattr(v0, f) == getattr(vllm, f) for f in costs) and v0.fitted == vllm.fitted
     # how the scheduler runs a prefill is the engine's own: V1 mixes it into a decode step, V0 did not
     assert (vllm.mixed_prefill, v0.mixed_prefill) == (True, False)
     # and how it splits an uneven pipeline: V0's get_pp_indices put the layers left over on the last stage (PR 13839)
     assert (vllm.pp_remainder, v0.pp_remainder) == ("before_last", "last_all")
+    # and how MLA's absorbed up-projections are held: 16-bit copies since PR 14770 (0.8), materialised before (qa260)
+    assert (vllm.mla_absorbed_bf16, v0.mla_absorbed_bf16) == (True, False)
     assert v0.for_hardware("mi300x").kernel_latency_s == vllm.for_hardware("mi300x").kernel_latency_s != vllm.kernel_latency_s
 
     def write(name, text):
