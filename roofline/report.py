@@ -205,7 +205,7 @@ def _builtin_scenarios() -> Path:
 READING = ("Acceptance is an input, not a prediction: each gain holds at the acceptance rate (α) or per-position rates its "
            "scenario names, which depend on the drafter, the workload and the sampling temperature. The model's error against published "
            f"serving measurements is in the roofline repository's docs/ACCURACY.md (`roofline accuracy` prints it); {OPTIMISTIC} (published EAGLE "
-           "curves on an 8B model fall over batch 2-48, where the predicted one holds level): read large-batch gains in every "
+           "curves on an 8B model fall over batch 2-48, where the predicted one rises a little): read large-batch gains in every "
            "section as upper estimates.")
 
 
