@@ -1165,6 +1165,7 @@ def _offset_box(anchor_px, size_px, where, px_per_pt: float):
 
 
 LABEL_CLEARANCE_PT = 1.5  # the least gap between a placed label and any marker or other text
+LABEL_GAP_PT = 4.0  # and more beside another placed label, end to end: a word's space at 6.5 pt is about 1.8 pt
 # behind a placed label: a line running under it (a roof) does not strike through the text; its pad (0.1 of the font
 # size) stays inside the clearance
 LABEL_HALO = {"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.75}
@@ -1226,7 +1227,10 @@ def place_labels(fig: Figure, labels: list, fontsize: float = 6.5) -> None:
         leader = {"arrowprops": {"arrowstyle": "-", "color": "0.55", "lw": 0.6, "shrinkA": 0, "shrinkB": 2}} if where[4] > 11 else {}
         ax.annotate(text, (x, y), xytext=where[:2], textcoords="offset points", ha=where[2], va=where[3], fontsize=fontsize,
                     color="0.15", annotation_clip=False, bbox=LABEL_HALO, **leader)
-        taken[ax] = np.vstack([taken[ax], _extents([box])])
+        # a later label keeps LABEL_GAP_PT from this one besides the clearance: two side by side read as one string
+        # (qa259: 'mlp, lm_head mlp, lm_head')
+        gap_px = LABEL_GAP_PT * px_per_pt
+        taken[ax] = np.vstack([taken[ax], [[box.x0 - gap_px, box.y0, box.x1 + gap_px, box.y1]]])
 
 
 FADED_ALPHA = 0.35  # points that do not fit in memory, on the timing-only plots

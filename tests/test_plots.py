@@ -1219,3 +1219,4 @@ def test_a_footer_says_a_speculating_batch_above_an_engines_cap_assumes_it_raise
                   {**meta, "method": "none"},  # nothing speculates
                   {**meta, "engine": ["vllm"]}):  # the engine drawn has no cap
         assert "assumes its cap raised" not in footer_text(quiet)
+
