@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from roofline.capacity import capacity, running_cap_note, usable_memory_text
-from roofline.costs import busiest_rank_experts, weight_bytes_by_class, window_pool_applies
+from roofline.costs import busiest_rank_experts, mla_absorbed_copy_bytes, weight_bytes_by_class, window_pool_applies
 from roofline.engine import (
     CROSS_DOMAIN_SHARE_NOTED,
     cross_domain_collectives_s,
@@ -517,7 +517,9 @@ def predict(
     step = float(m["step_time_s"])
     # the weights of the stage whose memory binds (capacity: every stage checked under pp; the operators are the
     # busiest stage's, engine.py)
-    by_class = weight_bytes_by_class(target, dep.at_stage(int(mem["stage"])) if dep.pp > 1 else dep)
+    shown = dep.at_stage(int(mem["stage"])) if dep.pp > 1 else dep  # the stage whose memory binds
+    by_class = weight_bytes_by_class(target, shown)
+    absorbed = mla_absorbed_copy_bytes(target, shown)
     fits = bool(mem["fits_in_memory"])
     out = {
         "hardware": hw.name,
@@ -578,7 +580,10 @@ def predict(
                                                           shared_prefix=shared_prefix)["step_time_s"]),
         "kv_read_bytes_per_device": float(m["kv_read_bytes"]),
         "weight_bytes": float(mem["weight_bytes"]),
-        "weight_classes": {c: {"dtype": dep.dtype(c), "bytes_per_device": by_class[c]} for c in by_class if by_class[c] > 0},
+        "weight_classes": {c: {"dtype": dep.dtype(c), "bytes_per_device": by_class[c],
+                               # of attention's, a 16-bit copy of MLA's up-projections an engine holds (vLLM's W_UK, W_UV)
+                               **({"bf16_copy_bytes_per_device": absorbed} if c == "attention" and absorbed else {})}
+                           for c in by_class if by_class[c] > 0},
         "kv_bytes": float(mem["kv_bytes"]),
         # the engine's hybrid window pool where it sizes this model's cache (sliding layers held at r x the tokens)
         "kv_window_pool_ratio": eng.window_kv_pool_ratio if window_pool_applies(target, eng.window_kv_pool_ratio) else None,

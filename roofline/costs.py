@@ -344,10 +344,7 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment) -> dict[str, float]
         per_stage = 1.0 if cls in ("embedding", "lm_head") else share.get(cls, layers / max(model.layers, 1))
         count = blocks.get(cls, 0)
         out[cls] = ((n - count * qkv) / split + count * qkv_device) * BYTES_PER_ELEMENT[dep.dtype(cls)] * per_stage
-    if dep.mla_absorbed_bf16 and BYTES_PER_ELEMENT[dep.dtype("attention")] < 2.0:  # a 16-bit copy of kv_b_proj beside
-        # a quantised checkpoint's (which prefill still runs): W_UK and W_UV, split over tp as kv_b_proj is (vLLM's MLA
-        # runs 16-bit weights only: a bf16 one's W_UK / W_UV are views of it)
-        out["attention"] += layers * model.mla_up_params_per_layer / dep.split_of("attention") * 2.0
+    out["attention"] += mla_absorbed_copy_bytes(model, dep)
     if pp > 1:  # the embedding on the first stage, the LM head (a tied one a copy of the embedding) on the last
         embedding, lm_head = out["embedding"], out["lm_head"] or out["embedding"]
         holds_embedding, holds_lm_head = dep.holds_head(model)
@@ -356,6 +353,17 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment) -> dict[str, float]
         else:
             out["embedding"], out["lm_head"] = embedding * holds_embedding, lm_head * holds_lm_head
     return out
+
+
+def mla_absorbed_copy_bytes(model: ModelSpec, dep: Deployment) -> float:
+    """Bytes of the 16-bit copy of MLA's up-projections (W_UK, W_UV) a device of `dep`'s described stage holds beside a
+    quantised checkpoint's kv_b_proj, which prefill still runs (dep.mla_absorbed_bf16: vLLM's), split over tp as
+    kv_b_proj is; 0 otherwise (vLLM's MLA runs 16-bit weights only: a bf16 checkpoint's W_UK / W_UV are views of it):
+
+        layers_stage * mla_up_params / split * 2 B"""
+    if not dep.mla_absorbed_bf16 or BYTES_PER_ELEMENT[dep.dtype("attention")] >= 2.0:
+        return 0.0
+    return dep.stage_layers(model)[0] * model.mla_up_params_per_layer / dep.split_of("attention") * 2.0
 
 
 def weight_bytes(model: ModelSpec, dep: Deployment) -> float:

@@ -47,7 +47,9 @@ def predict_table(point: dict) -> str:
            f"compute dtype: {p['main_gemm_weight_dtype']} weights "
            + ("run weight-only)" if p.get("main_gemm_weight_only") else f"compute in {p['ridge_point_dtype']})")),
         f"  weights per device   {format_si(p['weight_bytes'], 'B')}   "
-        + ", ".join(f"{c} {v['dtype']} {format_si(v['bytes_per_device'], 'B')}" for c, v in p["weight_classes"].items()),
+        + ", ".join(f"{c} {v['dtype']} {format_si(v['bytes_per_device'], 'B')}"
+                    + (f" ({format_si(v['bf16_copy_bytes_per_device'], 'B')} of it a bf16 copy of MLA's up-projections)"
+                       if v.get("bf16_copy_bytes_per_device") else "") for c, v in p["weight_classes"].items()),
         *([_pipeline_text(p)] if p.get("pipeline") else []),
         f"  KV cache per device  {format_si(p['kv_bytes'], 'B')}   (read per step: {format_si(p['kv_read_bytes_per_device'], 'B')}"
         + (" by the busiest stage" if p.get("pipeline") and p["pipeline"]["memory_stage"] != p["pipeline"]["busiest_stage"] else "")

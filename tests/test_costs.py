@@ -107,6 +107,12 @@ def test_vllm_reads_mlas_absorbed_up_projections_in_16_bits_and_holds_them_besid
     assert weight_bytes(v3, for_engine(bf16, load_engine("vllm"), v3)) == weight_bytes(v3, bf16)  # views of its own weights
     llama = load_model("llama-3.1-8b")
     assert not for_engine(deployment(llama, "fp8"), load_engine("vllm"), llama).mla_absorbed_bf16
+    # qa261: predict says how much of the attention class's fp8 bytes is that bf16 copy
+    import roofline
+
+    classes = roofline.predict("h200", "deepseek-v3", 64, 2048, tp=8)["weight_classes"]
+    assert classes["attention"]["bf16_copy_bytes_per_device"] == pytest.approx(61 * up / 8 * 2.0, rel=1e-12)
+    assert "bf16_copy_bytes_per_device" not in roofline.predict("h200", "deepseek-v3", 64, 2048, tp=8, engine="sglang")["weight_classes"]["attention"]
     # qa260: vLLM before its PR 14770 (vllm-v0) materialised absorbed matrices, not 16-bit copies; fp32 weights (which
     # vLLM's MLA does not run) are not read in fewer bytes than they hold
     assert not for_engine(plain, load_engine("vllm-v0"), v3).mla_absorbed_bf16
