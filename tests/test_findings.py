@@ -347,6 +347,27 @@ def test_the_generic_finding_gives_each_other_method_its_best_on_the_headlines_c
     assert "On the same config and context" not in one.text
 
 
+@pytest.mark.slow
+def test_the_generic_finding_names_the_cheapest_config_of_every_engine_and_layout_swept(tmp_path):
+    """qa261: a plan over layouts and engines was answered of the largest speedup's layout and engine alone; the
+    cheapest config per million tokens, plain and with speculation, was never named."""
+    import numpy as np
+
+    r, f = _run_text(tmp_path, "name: plan-test\nhardware: h100-sxm\nmodel: llama-3.1-8b\nengine: [vllm, sglang]\n"
+                     "method: eagle\ntp: [1, 2]\naxes:\n  batch: [1, 64, 256]\n  context: [2048]\n  k: [0, 2]\n")
+    fit = r.df[r.df["fits_in_memory"].astype(bool)]
+    spec = fit[(fit["k"] > 0) & np.isfinite(fit["cost_usd_per_million_tokens"])]
+    cheapest = spec.loc[spec["cost_usd_per_million_tokens"].idxmin()]
+    plain = fit.loc[fit["baseline_cost_usd_per_million_tokens"].idxmin()]
+    assert "The cheapest per million tokens at that context and acceptance, of every engine and tp swept: " in f.text
+    assert (f"${_n(cheapest['cost_usd_per_million_tokens'])} with speculation (H100 SXM5, engine "
+            f"{cheapest['engine']}, tp {int(cheapest['tp'])}, EAGLE k = {int(cheapest['k'])}, batch {int(cheapest['batch']):,}") in f.text
+    assert f"${_n(plain['baseline_cost_usd_per_million_tokens'])} plain (" in f.text
+    one = _run_text(tmp_path / "one", "name: one-test\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                    "axes:\n  batch: [1, 64]\n  context: [2048]\n  k: [0, 2]\n")[1]
+    assert "The cheapest per million tokens" not in one.text  # one config: nothing to compare
+
+
 def test_the_generic_finding_counts_every_config_and_names_what_the_losing_points_share(tmp_path):
     """A drafter-placement axis collapsed into its first value: '8 of the 10 points' (30 fit), and with the list
     reordered 'it pays at every point that fits' while the drafter on an L4 lost at 8."""
