@@ -846,7 +846,7 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force) -> None
     refused, unchecked = refused_layouts(df, _dirs())
     frontier = cost_frontier(df, refused)
     picks = cheapest_rows(df, min_tokens_per_user, refused) if min_tokens_per_user is not None else None
-    notes = frontier_notes(df, refused, _dirs()) + ([unchecked_note(unchecked)] if unchecked else []) + price_notes(path, _dirs(), df)
+    notes = frontier_notes(df, refused, _dirs()) + ([unchecked_note(unchecked)] if unchecked else []) + price_notes(path, _dirs(), df, meta)
     notes += pick_notes(picks, _dirs(), meta=meta) if picks else []
     # the batches between the swept ones, unless --where chose the batches (qa94: batch=16 priced batch 80)
     batch_chosen = any(w.split("=", 1)[0].strip() == "batch" for w in where or ())

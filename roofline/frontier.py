@@ -173,31 +173,99 @@ def scenario_json(table: Path) -> dict | None:
     """What a results table was swept with: a report's NAME.json beside its tables/NAME.csv (naming that scenario),
     else the sweep's scenario.json beside it, unless that names another table beside it (qa257: a report scenario
     named `scenario` wrote tables/scenario.json, which every other table of the report then took as its own); None
-    where there is neither or it cannot be read as a JSON object (a table copied out of its folder)."""
+    where there is neither, each with a warning where a file is there but not one to read (qa262: it was passed over
+    in silence), and its fields of a type no sweep writes left out (checked_meta)."""
+    from roofline.errors import warn
+
     table = Path(table)
-    own = _json_object(table.with_suffix(".json"))
+    own_path = table.with_suffix(".json")
+    own, why = _json_object(own_path)
     if own is not None and own.get("scenario") == table.stem:
-        return own
-    meta = _json_object(table.parent / "scenario.json")
-    if meta is None:
-        return None
-    name = str(meta.get("scenario"))
+        return checked_meta(own, own_path)
+    beside = table.parent / "scenario.json"
+    meta, why_beside = _json_object(beside)
+    name = str((meta or {}).get("scenario"))
     others = [table.parent / f"{name}{suffix}" for suffix in (".csv", ".parquet")]
-    return None if name != table.stem and any(p.is_file() and p != table for p in others) else meta
+    if meta is not None and not (name != table.stem and any(p.is_file() and p != table for p in others)):
+        return checked_meta(meta, beside)
+    for path, reason in ((own_path, why or (own is not None and f"it names scenario {str(own.get('scenario'))!r}")),
+                         (beside, why_beside or (meta is not None and f"it is {name!r}'s, whose table lies beside"))):
+        if path.exists() and reason:
+            warn(f"{path}: not read as what {table.name} was swept with: {reason}")
+    return None
 
 
-def _json_object(path: Path) -> dict | None:
-    """The JSON object in file `path`, or None where it is not a plain file (a FIFO or device, which reading would block
-    on or never end: qa116) or not a JSON object."""
+JSON_MAX_BYTES = 1 << 30  # a sweep writes every axis value into its scenario.json: 2 MB for 150,000 batches (qa116)
+
+
+def _json_object(path: Path) -> tuple[dict | None, str]:
+    """(the JSON object in file `path`, '') or (None, why not): not a plain file (a FIFO or device, which reading would
+    block on or never end: qa116), over JSON_MAX_BYTES (qa262: 1.5 GB read whole), not JSON (nested past Python's
+    recursion limit or an integer past its digits: qa262's tracebacks), or not an object; (None, '') where there is no
+    file."""
     import json
 
+    if not path.exists():
+        return None, ""
     if not path.is_file():
-        return None
+        return None, "not a plain file"
     try:
+        if path.stat().st_size > JSON_MAX_BYTES:
+            return None, f"larger than {JSON_MAX_BYTES >> 20:,} MiB"
         meta = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    return meta if isinstance(meta, dict) else None
+    except (OSError, ValueError, RecursionError) as exc:
+        return None, f"not readable as JSON ({type(exc).__name__})"
+    return (meta, "") if isinstance(meta, dict) else (None, f"a JSON {type(meta).__name__}, not an object")
+
+
+def _number(v) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _strings(v) -> bool:
+    return isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))
+
+
+# scenario.json's keys the commands reading a table take, each with what a sweep writes there (grid.scenario_meta)
+META_CHECKS = {
+    "hardware": (lambda v: isinstance(v, dict), "an object of device names"),
+    "model": (lambda v: isinstance(v, dict), "an object of model names"),
+    "engine": (_strings, "engine names"),
+    "method": (_strings, "method names"),
+    "draft": (lambda v: v is None or isinstance(v, str), "a draft model's name or null"),
+    "draft_hardware": (lambda v: v is None or (isinstance(v, list) and all(x is None or isinstance(x, str) for x in v)),
+                       "a list of device names (null: on the target) or null"),
+    "draft_vocab": (lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 1),
+                    "a vocabulary size or null"),
+    "acceptance": (lambda v: v is None or (isinstance(v, list) and v and all(_number(x) and 0 <= x <= 1 for x in v)),
+                   "a list of rates in [0, 1] or null"),
+    "acceptance_length": (lambda v: v is None or (isinstance(v, dict) and _number(v.get("tau"))
+                                                  and isinstance(v.get("k"), int) and not isinstance(v.get("k"), bool)),
+                          "{tau, k} or null"),
+    "default_rates": (lambda v: v is None or (isinstance(v, dict) and all(
+        isinstance(d, dict) and isinstance(d.get("rates"), list) and all(_number(x) for x in d["rates"]) for d in v.values())),
+                      "an object of each method's {rates, source} or null"),
+    "tree_nodes": (lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)), "a node count or null"),
+    "tree_tau": (lambda v: v is None or _number(v), "a number or null"),
+    "overlap": (lambda v: v is None or isinstance(v, bool), "true, false or null"),
+    "price_usd_per_hour": (lambda v: isinstance(v, dict) and all(p is None or _number(p) for p in v.values()),
+                           "an object of prices (null: none)"),
+    "speculating_caps": (lambda v: v is None or (isinstance(v, dict) and all(_number(c) for c in v.values())),
+                         "an object of engines' caps or null"),
+    "axes": (lambda v: isinstance(v, dict), "an object of the swept axes"),
+}
+
+
+def checked_meta(meta: dict, path: Path) -> dict:
+    """`meta` (a scenario.json read from `path`) without the keys whose values are of a type no sweep writes there, said
+    in one warning (qa262: a hand-edited draft_vocab "x" or acceptance 5 raised a traceback in cheapest and plot)."""
+    from roofline.errors import warn
+
+    bad = [key for key, (ok, _) in META_CHECKS.items() if key in meta and not ok(meta[key])]
+    if bad:
+        warn(f"{path}: " + "; ".join(f"{key}: expected {META_CHECKS[key][1]}, found {meta[key]!r:.40}" for key in bad)
+             + ": left out (not what a sweep writes there)")
+    return {k: v for k, v in meta.items() if k not in bad}
 
 
 def swept_prices(df: pd.DataFrame) -> dict:
@@ -215,16 +283,20 @@ def swept_prices(df: pd.DataFrame) -> dict:
     return out
 
 
-def price_notes(table: Path, extra_dirs: tuple = (), df: pd.DataFrame | None = None) -> list[str]:
+_UNREAD = object()  # price_notes' `meta` where the caller has not read the table's scenario.json
+
+
+def price_notes(table: Path, extra_dirs: tuple = (), df: pd.DataFrame | None = None, meta=_UNREAD) -> list[str]:
     """A line for each device whose profile's price differs from the one its sweep priced the table at (the sweep's
     scenario.json beside `table`, price_usd_per_hour; without one, as the table's plain-decoding costs give it:
     swept_prices of `df`): a price edited since (`hw set`) does not reach a written table (qa91: cheapest priced at
     $2.10/h a device set to $1.50/h since, in silence; qa214: said nothing of a results.csv copied out of its folder).
-    None where a device's profile is not on the search path (unchecked_note names it)."""
+    None where a device's profile is not on the search path (unchecked_note names it). `meta`: the scenario.json the
+    caller read (scenario_json), so that what it warns of is said once."""
     from roofline.hardware import load_hardware
     from roofline.units import format_usd_per_hour
 
-    meta = scenario_json(table)
+    meta = scenario_json(table) if meta is _UNREAD else meta
     swept = (meta or {}).get("price_usd_per_hour") or {} if meta is not None or df is None else swept_prices(df)
     # a price read off the table's costs (6 significant digits in a CSV, rounded to 6 by swept_prices) compares loosely
     # (qa220: $2.73972602739726 read back as 2.73973 said 'changed since')
@@ -923,8 +995,11 @@ def check_frontier_out(out: Path, force: bool, table: Path | None = None) -> Non
     if out.suffix.lower() != ".csv":
         raise RooflineError(f"--out: expected a .csv file for the frontier's rows, found {out.name!r}")
     own = (out.parent / MARKER).is_file() and out.name in ("results.csv", "operators.csv")
-    if own or (table is not None and out.resolve() == Path(table).resolve()):
-        raise RooflineError(f"--out: {out} is a sweep's own table: give the frontier another name")
+    # a report's tables/NAME.csv beside its NAME.json, in a folder a report wrote (qa262: `--out tables/results.csv
+    # --force` replaced the table of the report's scenario named `results`)
+    reported = out.parent.name == "tables" and (out.parent.parent / MARKER).is_file() and out.with_suffix(".json").is_file()
+    if own or reported or (table is not None and out.resolve() == Path(table).resolve()):
+        raise RooflineError(f"--out: {out} is a {'report' if reported else 'sweep'}'s own table: give the frontier another name")
     check_file_out(out, force)
 
 

@@ -455,10 +455,11 @@ def _torus_shape(where: str, key: str, value: object, domain: int, mesh_links: i
         return ()
     axes = [value] if isinstance(_whole(value), numbers.Integral) and not isinstance(value, bool) else value  # `torus: 8`
     if isinstance(value, str):  # ASCII digits only (qa257: '²' passed isdigit and int() raised)
-        axes = [int(part) if part.isascii() and part.isdigit() else part for part in value.lower().replace(" ", "").split("x")]
+        axes = [int(part) if part.isascii() and part.isdigit() else part for part in "".join(value.lower().split()).split("x")]
     if (not isinstance(axes, (list, tuple)) or not 1 <= len(axes) <= 3
-            or any(isinstance(v, bool) or not isinstance(_whole(v), numbers.Integral) or _whole(v) < 2 for v in axes)):
-        raise field_error(where, key, "a torus's 1-3 axes of 2 or more chips, like [16, 16] or '16x16'", value)
+            or any(isinstance(v, bool) or not isinstance(_whole(v), numbers.Integral) or not 2 <= _whole(v) <= 100_000
+                   for v in axes)):  # a domain holds at most 100,000 devices (qa262: 1e300 said as 301 digits twice)
+        raise field_error(where, key, "a torus's 1-3 axes of 2 to 100,000 chips, like [16, 16] or '16x16'", value)
     shape = tuple(int(_whole(v)) for v in axes)
     chips = math.prod(shape)
     if chips != domain:

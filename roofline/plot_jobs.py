@@ -398,6 +398,11 @@ def check_numeric(df: pd.DataFrame, columns: tuple[str, ...], where: str) -> Non
 def _locate(table: Path) -> Path:
     """The results file of `table` (a folder or a file), or a one-line error."""
     table = Path(table)
+    named = sorted(p.with_suffix(".csv").name for p in table.glob("*.json") if p.with_suffix(".csv").is_file()) if table.is_dir() else []
+    if named:  # a report's tables/ folder: NAME.csv beside NAME.json for each scenario (qa262: the one named `results`
+        # read as the folder's, unsaid); a sweep's folder has no such pair (its scenario.json beside results.csv)
+        raise RooflineError(f"{table}: expected a sweep folder, found a report's tables folder: name one of its tables "
+                            f"({', '.join(named[:4])}{', ...' if len(named) > 4 else ''})")
     if table.is_dir():
         for name in ("results.parquet", "results.csv"):
             candidate = table / name
@@ -518,9 +523,6 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
         before.append(condition)
         df = df[keep]
     return df
-
-
-SCENARIO_JSON_MAX_BYTES = 1 << 30  # a sweep writes every axis value into it: 2 MB for 150,000 batches (qa116)
 
 
 def _meta_of_rows(meta: dict, df: pd.DataFrame) -> dict:
@@ -703,15 +705,22 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
         ops = ops if len(ops) else None  # nothing of the selection was tabled per operator: no roofline figure
     meta_path = folder / "scenario.json"
     if meta_path.is_file():
+        from roofline.frontier import JSON_MAX_BYTES, checked_meta
         from roofline.yamlio import read_text
 
         try:
-            meta = json.loads(read_text(meta_path, SCENARIO_JSON_MAX_BYTES))  # UTF-8, or one line (qa114: random bytes)
+            meta = json.loads(read_text(meta_path, JSON_MAX_BYTES))  # UTF-8, or one line (qa114: random bytes)
         except json.JSONDecodeError as err:
             raise RooflineError(f"{meta_path}: expected JSON, found a parse error at line {err.lineno}") from err
+        except RooflineError:  # read_text's own line (not UTF-8, too large)
+            raise
+        except (ValueError, RecursionError) as err:  # qa262: nested past the recursion limit, an integer of 5,000 digits
+            raise RooflineError(f"{meta_path}: expected a sweep's scenario.json, found JSON Python cannot read "
+                                f"({type(err).__name__})") from None
         if not isinstance(meta, dict) or not isinstance(meta.get("axes", {}), dict):  # qa114: [1, 2], {"axes": 5}
             raise RooflineError(f"{meta_path}: expected a sweep's scenario.json (a JSON object with an `axes` object), "
                                 f"found {type(meta).__name__ if not isinstance(meta, dict) else 'axes: ' + repr(meta['axes'])[:40]}")
+        meta = checked_meta(meta, meta_path)  # qa262: a field of another type raised in a figure worker
     else:
         meta = _derived_meta(df, folder)
     if where:  # the titles describe the rows drawn, not the whole sweep

@@ -130,9 +130,10 @@ def hardware_schema() -> dict:
         props["mesh_links"] = {"type": "integer", "minimum": 0}
     if "torus" in props:
         props["torus"] = {
-            "oneOf": [{"type": "array", "minItems": 1, "maxItems": 3, "items": {"type": "integer", "minimum": 2}},
-                      {"type": "integer", "minimum": 2},  # one axis: a ring
-                      {"type": "string", "pattern": r"^\s*[0-9]+(\s*[xX]\s*[0-9]+){0,2}\s*$"}],
+            "oneOf": [{"type": "array", "minItems": 1, "maxItems": 3, "items": {"type": "integer", "minimum": 2, "maximum": 100000}},
+                      {"type": "integer", "minimum": 2, "maximum": 100000},  # one axis: a ring
+                      {"type": "string", "pattern": r"^\s*(?:[2-9]|[1-9][0-9]+)(\s*[xX]\s*(?:[2-9]|[1-9][0-9]+)){0,2}\s*$"},
+                      {"type": "null"}],  # as absent: no torus
             "description": "a torus's axes (a TPU pod's ICI, [16, 16] or '16x16'), their product scale_up_domain",
         }
     return {

@@ -66,7 +66,7 @@ import numpy as np
 from roofline.capacity import capacity, kv_shared_and_per_sequence_bytes
 from roofline.costs import ACTIVATION_BYTES, sequences_per_group, weight_bytes_by_class
 from roofline.engine import step_metrics, weight_only_note
-from roofline.errors import RooflineError, closest_names, field_line, shown_value
+from roofline.errors import RooflineError, closest_names, field_error, field_line, shown_value
 from roofline.hardware import HardwareSpec
 from roofline.layout import OPERATOR_CLASS, Deployment, deployment, single_device
 from roofline.limits import DRAFT_VOCAB_MAX, K_MAX, TREE_NODES_MAX
@@ -309,7 +309,8 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
     if draft_vocab is not None and method not in VOCAB_HEADS:
         raise RooflineError(f"{where}: draft_vocab: expected only with method eagle or medusa, found method {method}")
     if draft_vocab is not None and (isinstance(draft_vocab, bool) or not isinstance(draft_vocab, int) or not 1 <= draft_vocab <= DRAFT_VOCAB_MAX):
-        raise RooflineError(f"{where}: draft_vocab: expected an integer in 1..{DRAFT_VOCAB_MAX:,}, found {draft_vocab!r}")
+        # the file's line and its spelling of the value, as the other fields say them (qa262: 'found True', no line)
+        raise field_error(where, "draft_vocab", f"an integer in 1..{DRAFT_VOCAB_MAX:,}", draft_vocab)
     if alpha is not None and acceptance is not None:
         raise RooflineError(f"{where}: alpha and acceptance: expected one of them, found both")
     given = alpha if alpha is not None else (acceptance if acceptance is not None else [])

@@ -1223,3 +1223,29 @@ def test_prices_read_off_a_copied_csv_compare_at_its_precision_and_a_missing_dev
     unchecked = []
     dp = df.assign(dp_attention=2)  # a layout a device's engine values decide
     assert refused_methods(dp, (), unchecked) == [] and unchecked == ["device hx"]
+
+
+@pytest.mark.slow
+def test_a_scenario_json_no_sweep_writes_is_said_and_left_out_never_a_traceback(roofline, tmp_path):
+    """qa262: JSON nested past the recursion limit, or a hand-edited field of another type (draft_vocab "x",
+    acceptance 5), raised a traceback in cheapest and plot; an unreadable one was passed over in silence."""
+    import json
+
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\naxes:\n  batch: [1, 8]\n  k: [0, 2]\n")
+    code, _, err = roofline("sweep", scenario, "--out", tmp_path / "S", "--no-plots", "--format", "csv")
+    assert code == 0, err
+    meta_path = tmp_path / "S" / "scenario.json"
+    good = json.loads(meta_path.read_text())
+    meta_path.write_text("[" * 3000 + "]" * 3000)
+    code, out, err = roofline("cheapest", tmp_path / "S", "--min-tokens-per-user", "100")
+    assert code in (0, 1) and "Traceback" not in err and err.count("not read as what results.csv was swept with: not "
+                                                                     "readable as JSON (RecursionError)") == 1, err
+    code, _, err = roofline("plot", tmp_path / "S", "--out", tmp_path / "P")
+    assert code == 2 and err.strip().endswith("found JSON Python cannot read (RecursionError)"), err
+    meta_path.write_text(json.dumps({**good, "draft_vocab": "x", "acceptance": 5}))
+    code, out, err = roofline("cheapest", tmp_path / "S", "--min-tokens-per-user", "100")
+    assert "Traceback" not in err and err.count("draft_vocab: expected a vocabulary size or null, found 'x'; acceptance: "
+                                                "expected a list of rates in [0, 1] or null, found 5: left out") == 1, err
+    code, _, err = roofline("plot", tmp_path / "S", "--out", tmp_path / "P2")
+    assert code == 0 and "draft_vocab: expected a vocabulary size or null" in err, err

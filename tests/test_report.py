@@ -379,3 +379,9 @@ def test_cheapest_reads_what_a_reports_table_was_swept_with_from_the_json_beside
     for name, rates in (("rates", "0.8, 0.6, 0.45, 0.3"), ("scenario", "0.95, 0.9")):
         code, out, err = roofline("cheapest", tmp_path / "two" / "tables" / f"{name}.csv", "--min-tokens-per-user", "100")
         assert f"ngram k 2 at rates {rates}" in out, (name, out + err)
+    # qa262: the tables folder read as a sweep's (a scenario named `results` its table), and --out over another table
+    code, _, err = roofline("cheapest", tmp_path / "two" / "tables")
+    assert code == 2 and "found a report's tables folder: name one of its tables (rates.csv, scenario.csv)" in err, err
+    code, _, err = roofline("cheapest", tmp_path / "two" / "tables" / "rates.csv", "--out", tmp_path / "two" / "tables" / "scenario.csv",
+                            "--force")
+    assert code == 2 and "scenario.csv is a report's own table: give the frontier another name" in err, err
