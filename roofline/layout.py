@@ -161,10 +161,11 @@ class Deployment:
             return self.stage
         rows = self.stage_table(model)
         last = len(rows) - 1
+        counts = self.stage_counts(model.layers)
         growth = [0.0 if g.kind == "sliding" else 1.0 / g.ratio if g.kind == "compressed" else 1.0 for g in model.groups]
 
-        def attention(i: int) -> float:  # stage i's layers of each group (at_stage: no recursion into this choice)
-            return sum(n * w for n, w in zip(self.at_stage(i).stage_group_layers(model), growth))
+        def attention(i: int) -> float:
+            return sum(n * w for n, w in zip(model.group_layers_between(sum(counts[:i]), counts[i]), growth))
         return max(range(len(rows)), key=lambda i: (rows[i][1], rows[i][0], attention(i), i == last, i == 0))
 
     def stage_group_layers(self, model) -> tuple[float, ...]:
