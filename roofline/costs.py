@@ -22,7 +22,7 @@ c_kv = KV bytes per element; non-expert weights and heads split over tp, the hid
         low-rank query's down-projections whole on every rank, and one KV head's K and V on each rank once tp > kv_heads;
         and the router whole on every rank (vLLM's ReplicatedLinear gate, SGLang's MoEGate)
         MLA decode under an engine that reads its absorbed up-projections in 16 bits (dep.mla_absorbed_bf16, vLLM's
-        W_UK and W_UV) from weights of fewer bits: qkv_proj bytes += layers * mla_up_params / tp * (2 - w_attention)
+        W_UK and W_UV) from weights of fewer bits: qkv_proj bytes += layers * mla_absorbed_params_per_device * (2 - w_c)
         a class of dep.stage_split (those of an engine's dp_attention_stage_split: SGLang's mlp, shared_experts and lm_head by
         default) runs on the stage's gathered T = B * q tokens (lm_head: B * its logit tokens; each group's padded to
         the busiest group's in a decode or verify pass, engine.py's T_g: gathered_tokens) with tp read as
@@ -355,15 +355,20 @@ def weight_bytes_by_class(model: ModelSpec, dep: Deployment) -> dict[str, float]
     return out
 
 
-def mla_absorbed_copy_bytes(model: ModelSpec, dep: Deployment) -> float:
-    """Bytes of the 16-bit copy of MLA's up-projections (W_UK, W_UV) a device of `dep`'s described stage holds beside a
-    quantised checkpoint's kv_b_proj, which prefill still runs (dep.mla_absorbed_bf16: vLLM's), split over tp as
-    kv_b_proj is; 0 otherwise (vLLM's MLA runs 16-bit weights only: a bf16 checkpoint's W_UK / W_UV are views of it):
-
-        layers_stage * mla_up_params / split * 2 B"""
+def mla_absorbed_params_per_device(model: ModelSpec, dep: Deployment) -> float:
+    """Parameters a layer of MLA's up-projections (W_UK, W_UV) holds on a device, where an engine keeps them as a 16-bit
+    copy beside a quantised checkpoint's kv_b_proj, which prefill still runs (dep.mla_absorbed_bf16: vLLM's), split
+    over tp as kv_b_proj is: mla_up_params / split; 0 otherwise (vLLM's MLA runs 16-bit weights only: a bf16
+    checkpoint's W_UK / W_UV are views of it). The copy's bytes held (mla_absorbed_copy_bytes) and read in decode
+    (operator_costs' qkv_proj) both come from it."""
     if not dep.mla_absorbed_bf16 or BYTES_PER_ELEMENT[dep.dtype("attention")] >= 2.0:
         return 0.0
-    return dep.stage_layers(model)[0] * model.mla_up_params_per_layer / dep.split_of("attention") * 2.0
+    return model.mla_up_params_per_layer / dep.split_of("attention")
+
+
+def mla_absorbed_copy_bytes(model: ModelSpec, dep: Deployment) -> float:
+    """Bytes of that 16-bit copy on a device of `dep`'s described stage: layers_stage * mla_absorbed_params * 2 B."""
+    return dep.stage_layers(model)[0] * mla_absorbed_params_per_device(model, dep) * 2.0
 
 
 def weight_bytes(model: ModelSpec, dep: Deployment) -> float:
@@ -472,8 +477,8 @@ def operator_costs(
     costs["input_proj"] = (2.0 * proj * tokens_a + zero, proj * w("input_proj") + tokens_a * proj_widths * h * a + zero) if proj else (zero, zero)
     qkv_device = model.qkv_params_per_layer_per_device(tp)
     costs["qkv_proj"] = gemm("qkv_proj", model.qkv_params_per_layer, h, qkv_device / h, count=n_layers, per_device=qkv_device)
-    if dep.mla_absorbed_bf16 and not prefill and w("qkv_proj") < 2.0:  # decode's W_UK and W_UV read in 16 bits, not
-        up_device = model.mla_up_params_per_layer / tp  # the quantised checkpoint's
+    if not prefill:  # decode's W_UK and W_UV read in 16 bits where an engine keeps that copy, not the checkpoint's
+        up_device = mla_absorbed_params_per_device(model, dep)
         costs["qkv_proj"] = (costs["qkv_proj"][0], costs["qkv_proj"][1] + n_layers * up_device * (2.0 - w("qkv_proj")))
     o_in = (model.attention_output_width + 2.0 * model.o_groups * model.o_lora_rank) / tp  # o_lora_rank 0: no intermediate
     costs["o_proj"] = gemm("o_proj", model.o_params_per_layer, o_in, h, count=n_layers)

@@ -1445,7 +1445,7 @@ def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     return Finding(title, text, {"best_speedup": float(top["speedup"])})
 
 
-CONFIG_KEYS_COMPARED = ("hardware", "engine", "tp", "dp_attention", "ep", "pp", "draft_hardware", "method")
+CONFIG_KEYS_COMPARED = ("hardware", "engine", "tp", "dp_attention", "ep", "pp", "draft_hardware")
 
 
 def _cheapest_text(df: pd.DataFrame, top: pd.Series, meta: dict) -> str:
@@ -1455,26 +1455,27 @@ def _cheapest_text(df: pd.DataFrame, top: pd.Series, meta: dict) -> str:
     cheapest that reaches it.' where the sweep compares engines, layouts or drafter placements (qa261: a plan over
     layouts and engines was answered of the fastest speedup's layout alone, the cheapest never named); '' where it
     compares none of them (hardware and models alone: _compared gives each one's cost) or has no prices."""
-    compared = [c for c in CONFIG_KEYS_COMPARED if c in df and df[c].astype(str).nunique() > 1 and c != "method"]
-    if not [c for c in compared if c != "hardware"] or "cost_usd_per_million_tokens" not in df:
+    compared = [c for c in CONFIG_KEYS_COMPARED if c in df and df[c].astype(str).nunique() > 1]
+    shown = [c for c in compared if c != "hardware"]
+    if not shown or "cost_usd_per_million_tokens" not in df:
         return ""
     from roofline.frontier import loadable
 
-    rows = loadable(df[df["context"] == top["context"]], tuple(meta.get("profiles") or ()))
+    # the headline's model and context (qa263: an 8B model's price was said beside a 70B headline)
+    rows = loadable(_same_config(df, top, ["model", "context"]), tuple(meta.get("profiles") or ()))
     spec = _same_config(_fits(rows[(rows["k"] > 0) & (rows["method"].astype(str) != "none")]), top, ["alpha"])
     spec = spec[np.isfinite(spec["cost_usd_per_million_tokens"])]
     plain = rows[plain_fits(rows)]
     plain = plain[np.isfinite(plain["baseline_cost_usd_per_million_tokens"])]
     if spec.empty or plain.empty:
         return ""
-    shown = [c for c in compared if c != "hardware"]
 
     def config(r: pd.Series, speculating: bool) -> str:
         method = f", {METHOD_NAMES.get(str(r['method']), r['method'])} k = {int(r['k'])}" if speculating else ""
         return f"{_hw(meta, r['hardware'])}{_config_text(r, shown, meta)}{method}, batch {int(r['batch']):,}"
     s = spec.loc[spec["cost_usd_per_million_tokens"].idxmin()]
     p = plain.loc[plain["baseline_cost_usd_per_million_tokens"].idxmin()]
-    return (f" The cheapest per million tokens at that context and acceptance, of every {_list([c.replace('_', ' ') for c in compared])} "
+    return (f" The cheapest per million tokens for that model, context and acceptance, of every {_list([c.replace('_', ' ') for c in compared])} "
             f"swept: ${_n(s['cost_usd_per_million_tokens'])} with speculation ({config(s, True)}: "
             f"{_n(s['tokens_per_s_per_user'])} tokens/s per user) and ${_n(p['baseline_cost_usd_per_million_tokens'])} plain "
             f"({config(p, False)}: {_n(p['baseline_tokens_per_s_per_user'])}); each at a large batch, so slow per user: at a "

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from roofline.errors import RooflineError
+from roofline.hardware import _is_number
 from roofline.layout import describe_layout
 from roofline.serving import OPTIMISTIC, OPTIMISTIC_BATCH, engine_layout_note, for_engine, optimistic
 from roofline.speculation import PP_SPECULATION, VOCAB_HEADS
@@ -169,57 +170,59 @@ def refused_methods(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list | 
     return list({e["note"] + str(e.get("hardware")): e for e in out}.values())  # one entry a refusal and device
 
 
-def scenario_json(table: Path) -> dict | None:
-    """What a results table was swept with: a report's NAME.json beside its tables/NAME.csv (naming that scenario),
-    else the sweep's scenario.json beside it, unless that names another table beside it (qa257: a report scenario
-    named `scenario` wrote tables/scenario.json, which every other table of the report then took as its own); None
-    where there is neither, each with a warning where a file is there but not one to read (qa262: it was passed over
-    in silence), and its fields of a type no sweep writes left out (checked_meta)."""
-    from roofline.errors import warn
-
+def table_json(table: Path) -> tuple[Path | None, list[tuple[Path, str]]]:
+    """(the JSON file that says what results table `table` was swept with, or None; the files beside it passed over,
+    each with why): a report's NAME.json beside its tables/NAME.csv, naming that scenario, else the sweep's
+    scenario.json beside it, unless that names another table beside it (qa257: a report scenario named `scenario` wrote
+    tables/scenario.json, which every other table of the report then took as its own; qa263: plot still did). cheapest
+    (scenario_json) and plot read it."""
     table = Path(table)
-    own_path = table.with_suffix(".json")
-    own, why = _json_object(own_path)
+    own, why = _json_object(table.with_suffix(".json"))
     if own is not None and own.get("scenario") == table.stem:
-        return checked_meta(own, own_path)
+        return table.with_suffix(".json"), []
     beside = table.parent / "scenario.json"
     meta, why_beside = _json_object(beside)
     name = str((meta or {}).get("scenario"))
-    others = [table.parent / f"{name}{suffix}" for suffix in (".csv", ".parquet")]
-    if meta is not None and not (name != table.stem and any(p.is_file() and p != table for p in others)):
-        return checked_meta(meta, beside)
-    for path, reason in ((own_path, why or (own is not None and f"it names scenario {str(own.get('scenario'))!r}")),
-                         (beside, why_beside or (meta is not None and f"it is {name!r}'s, whose table lies beside"))):
-        if path.exists() and reason:
-            warn(f"{path}: not read as what {table.name} was swept with: {reason}")
-    return None
+    if beside.exists() and not why_beside and not (
+            name != table.stem and any(p.is_file() and p != table for p in (table.parent / f"{name}.csv", table.parent / f"{name}.parquet"))):
+        return beside, []
+    skipped = [(table.with_suffix(".json"), why or (own is not None and f"it names scenario {str(own.get('scenario'))!r}")),
+               (beside, why_beside or (meta is not None and f"it is {name!r}'s, whose table lies beside"))]
+    return None, [(path, reason) for path, reason in skipped if path.exists() and reason]
+
+
+def scenario_json(table: Path) -> dict | None:
+    """What a results table was swept with (table_json's file), its fields of a type no sweep writes left out
+    (checked_meta); None where there is none, with a warning for each file beside it passed over (qa262: in silence)."""
+    from roofline.errors import warn
+
+    path, skipped = table_json(table)
+    for passed, reason in skipped:
+        warn(f"{passed}: not read as what {Path(table).name} was swept with: {reason}")
+    return None if path is None else checked_meta(_json_object(path)[0], path)
 
 
 JSON_MAX_BYTES = 1 << 30  # a sweep writes every axis value into its scenario.json: 2 MB for 150,000 batches (qa116)
 
 
 def _json_object(path: Path) -> tuple[dict | None, str]:
-    """(the JSON object in file `path`, '') or (None, why not): not a plain file (a FIFO or device, which reading would
-    block on or never end: qa116), over JSON_MAX_BYTES (qa262: 1.5 GB read whole), not JSON (nested past Python's
+    """(the JSON object in file `path`, '') or (None, why not): not a plain UTF-8 file of at most JSON_MAX_BYTES
+    (yamlio.read_text: a FIFO or device would block, qa116; 1.5 GB read whole, qa262), not JSON (nested past Python's
     recursion limit or an integer past its digits: qa262's tracebacks), or not an object; (None, '') where there is no
     file."""
     import json
 
+    from roofline.yamlio import read_text
+
     if not path.exists():
         return None, ""
-    if not path.is_file():
-        return None, "not a plain file"
     try:
-        if path.stat().st_size > JSON_MAX_BYTES:
-            return None, f"larger than {JSON_MAX_BYTES >> 20:,} MiB"
-        meta = json.loads(path.read_text())
-    except (OSError, ValueError, RecursionError) as exc:
+        meta = json.loads(read_text(path, JSON_MAX_BYTES))
+    except RooflineError as exc:
+        return None, str(exc).removeprefix(f"{path}: ")
+    except (ValueError, RecursionError) as exc:
         return None, f"not readable as JSON ({type(exc).__name__})"
     return (meta, "") if isinstance(meta, dict) else (None, f"a JSON {type(meta).__name__}, not an object")
-
-
-def _number(v) -> bool:
-    return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def _strings(v) -> bool:
@@ -237,20 +240,20 @@ META_CHECKS = {
                        "a list of device names (null: on the target) or null"),
     "draft_vocab": (lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 1),
                     "a vocabulary size or null"),
-    "acceptance": (lambda v: v is None or (isinstance(v, list) and v and all(_number(x) and 0 <= x <= 1 for x in v)),
+    "acceptance": (lambda v: v is None or (isinstance(v, list) and v and all(_is_number(x) and 0 <= x <= 1 for x in v)),
                    "a list of rates in [0, 1] or null"),
-    "acceptance_length": (lambda v: v is None or (isinstance(v, dict) and _number(v.get("tau"))
+    "acceptance_length": (lambda v: v is None or (isinstance(v, dict) and _is_number(v.get("tau"))
                                                   and isinstance(v.get("k"), int) and not isinstance(v.get("k"), bool)),
                           "{tau, k} or null"),
     "default_rates": (lambda v: v is None or (isinstance(v, dict) and all(
-        isinstance(d, dict) and isinstance(d.get("rates"), list) and all(_number(x) for x in d["rates"]) for d in v.values())),
+        isinstance(d, dict) and isinstance(d.get("rates"), list) and all(_is_number(x) for x in d["rates"]) for d in v.values())),
                       "an object of each method's {rates, source} or null"),
     "tree_nodes": (lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)), "a node count or null"),
-    "tree_tau": (lambda v: v is None or _number(v), "a number or null"),
+    "tree_tau": (lambda v: v is None or _is_number(v), "a number or null"),
     "overlap": (lambda v: v is None or isinstance(v, bool), "true, false or null"),
-    "price_usd_per_hour": (lambda v: isinstance(v, dict) and all(p is None or _number(p) for p in v.values()),
+    "price_usd_per_hour": (lambda v: isinstance(v, dict) and all(p is None or _is_number(p) for p in v.values()),
                            "an object of prices (null: none)"),
-    "speculating_caps": (lambda v: v is None or (isinstance(v, dict) and all(_number(c) for c in v.values())),
+    "speculating_caps": (lambda v: v is None or (isinstance(v, dict) and all(_is_number(c) for c in v.values())),
                          "an object of engines' caps or null"),
     "axes": (lambda v: isinstance(v, dict), "an object of the swept axes"),
 }

@@ -162,9 +162,7 @@ def _layer_windows(cfg: dict, where: str, layers: int) -> list[int]:
     if isinstance(types, list) and types:
         if len(types) != layers:
             raise field_error(where, "layer_types", f"as many entries as layers ({layers})", len(types))
-        other = [t for t in types if t not in ATTENTION_LAYER_TYPES]
-        if other:
-            raise field_error(where, "layer_types", " or ".join(ATTENTION_LAYER_TYPES), other[0])
+        # every type an attention layer's: profile_from_hf_config refused the others before
         sliding = _int(cfg, where, "sliding_window") if "sliding_attention" in types else 0
         chunk = _int(cfg, where, "attention_chunk_size") if "chunked_attention" in types else 0  # Llama 4's (qa124)
         return [{"sliding_attention": sliding, "chunked_attention": chunk}.get(t, 0) for t in types]

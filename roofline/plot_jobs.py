@@ -703,9 +703,13 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
         ops = select_rows(ops, tuple(where), str(folder / "operators.csv"), strict=False)  # the same selection
         ops = ops.merge(df[[c for c in ("hardware", "model") if c in ops]].drop_duplicates())  # the selected rows' devices
         ops = ops if len(ops) else None  # nothing of the selection was tabled per operator: no roofline figure
-    meta_path = folder / "scenario.json"
-    if meta_path.is_file():
-        from roofline.frontier import JSON_MAX_BYTES, checked_meta
+    from roofline.frontier import JSON_MAX_BYTES, checked_meta, table_json
+
+    # the file cheapest reads too (qa263: a report's tables/scenario.json, another scenario's, titled this table's
+    # figures); a scenario.json beside that cannot be read is still refused here, in one line
+    chosen, passed = table_json(path)
+    meta_path = chosen or next((p for p, why in passed if p.name == "scenario.json" and not why.startswith("it is ")), None)
+    if meta_path is not None:
         from roofline.yamlio import read_text
 
         try:

@@ -543,7 +543,7 @@ def _fit_panel_titles(panels: list, room_px: float) -> bool:
         width = _extent_px([ax.title], "x")
         if not ax.get_title() or width <= room_px:
             continue
-        text = _RAW_TITLES.get(ax) or ax.get_title().replace(",\n", ", ").replace("\n", " ")
+        text = _raw_title(ax)
         chars = max(12, int(len(max(ax.get_title().split("\n"), key=len)) * room_px / width))
         ax.set_title(_wrap_parts(text, chars))
         changed = True
@@ -836,6 +836,11 @@ def _set_panel_title(ax, title: str) -> None:
     _RAW_TITLES[ax] = title
 
 
+def _raw_title(ax) -> str:
+    """Panel `ax`'s title before wrapping: as _set_panel_title kept it, else its text with the wraps undone."""
+    return _RAW_TITLES.get(ax) or ax.get_title().replace(",\n", ", ").replace("\n", " ")
+
+
 def _wrap_panel_title(fig: Figure, title: str) -> str:
     """A panel title wrapped to its panel's width (about 12 characters of the title font per inch of the panel's
     frame), between its comma-separated parts where it can, so that neighbouring panel titles never run into each
@@ -1061,7 +1066,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     if len({large for _, large, _ in larges}) > 1 or (len(larges) > 1 and len({fits for _, _, fits in larges}) > 1):  # differs
         # by panel, or in one it does not fit (qa225: an L4 panel where nothing fits drawn as one that does): each says
         for ax, large, fits in larges:
-            ax.set_title(ax.get_title() + f" · filled: B = {large:,.0f}" + ("" if fits else " (does not fit)"))
+            _set_panel_title(ax, _raw_title(ax) + f" · filled: B = {large:,.0f}" + ("" if fits else " (does not fit)"))
         shown = [(p, None, q, True, True) if filled else (p, b, q, filled, fits) for p, b, q, filled, fits in shown]
     every_fits = all(fits for _, _, fits in larges)  # qa226: 'largest B that fits' beside a title saying it does not
     for pass_name, batch, q, filled, fits in dict.fromkeys(shown):

@@ -84,7 +84,7 @@ def _plain_figure(n: int, min_panel_in: float = 3.0, height: float = 3.4, legend
 def _to_page(fig: Figure, min_panel_in: float, legend_in: float) -> Figure:
     """A figure drawn by roofline.plots (its panels side by side, `plots._figure`'s width) re-gridded to the page's
     width: `_columns` panels a row, each as tall as before, their titles re-wrapped to the new width."""
-    from roofline.plots import _RAW_TITLES, _balanced_fill, _set_panel_title
+    from roofline.plots import _balanced_fill, _raw_title, _set_panel_title
 
     panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_subplotspec() is not None]
     if not panels:
@@ -103,7 +103,7 @@ def _to_page(fig: Figure, min_panel_in: float, legend_in: float) -> Figure:
         if shared_y:  # a shared y axis is labelled in the first column only
             ax.tick_params(axis="y", labelleft=ax.get_subplotspec().is_first_col())
     for ax in panels:
-        _set_panel_title(ax, _RAW_TITLES.get(ax) or ax.get_title().replace("\n", " "))  # its own lines, wrapped anew
+        _set_panel_title(ax, _raw_title(ax))  # its own lines, wrapped anew
     if fig._suptitle is not None:  # its lines re-balanced to the new width, as plots._title wraps them
         chars = max(40, int(FIG_WIDTH_IN * 10.5))
         fig._suptitle.set_text("\n".join(_balanced_fill(line, chars) for line in fig._suptitle.get_text().split("\n")))

@@ -359,13 +359,20 @@ def test_the_generic_finding_names_the_cheapest_config_of_every_engine_and_layou
     spec = fit[(fit["k"] > 0) & np.isfinite(fit["cost_usd_per_million_tokens"])]
     cheapest = spec.loc[spec["cost_usd_per_million_tokens"].idxmin()]
     plain = fit.loc[fit["baseline_cost_usd_per_million_tokens"].idxmin()]
-    assert "The cheapest per million tokens at that context and acceptance, of every engine and tp swept: " in f.text
+    assert "The cheapest per million tokens for that model, context and acceptance, of every engine and tp swept: " in f.text
     assert (f"${_n(cheapest['cost_usd_per_million_tokens'])} with speculation (H100 SXM5, engine "
             f"{cheapest['engine']}, tp {int(cheapest['tp'])}, EAGLE k = {int(cheapest['k'])}, batch {int(cheapest['batch']):,}") in f.text
     assert f"${_n(plain['baseline_cost_usd_per_million_tokens'])} plain (" in f.text
     one = _run_text(tmp_path / "one", "name: one-test\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
                     "axes:\n  batch: [1, 64]\n  context: [2048]\n  k: [0, 2]\n")[1]
     assert "The cheapest per million tokens" not in one.text  # one config: nothing to compare
+    # qa263: the headline's model only (an 8B model's price was said beside a 70B headline)
+    r, f = _run_text(tmp_path / "mm", "name: mm-test\nhardware: h100-sxm\nmodel: [llama-3.1-8b, llama-3.1-70b]\ntp: 4\n"
+                     "engine: [vllm, sglang]\nmethod: eagle\naxes:\n  batch: [1, 256]\n  context: [2048]\n  k: [0, 2]\n")
+    fit = r.df[r.df["fits_in_memory"].astype(bool) & (r.df["k"] > 0)]
+    top = fit[fit["engine"] == "vllm"].sort_values("speedup").iloc[-1]
+    mine = fit[(fit["model"] == top["model"]) & np.isfinite(fit["cost_usd_per_million_tokens"])]
+    assert f"${_n(mine['cost_usd_per_million_tokens'].min())} with speculation (" in f.text, f.text
 
 
 def test_the_generic_finding_counts_every_config_and_names_what_the_losing_points_share(tmp_path):

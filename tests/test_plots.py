@@ -637,6 +637,10 @@ def test_roofline_panels_whose_largest_fitting_batch_differs_name_it_in_their_ti
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "decode step, largest B that fits\n(in each panel's title), q = 1" in legend
     assert not any("B = 256" in text for text in legend + titles)
+    # qa263: a title wrapped again (arrange's _fit_panel_titles, the report's page) kept its raw form without the suffix
+    panels = [ax for ax in fig.axes if ax.get_subplotspec() is not None]
+    plots._fit_panel_titles(panels, 120.0)
+    assert [ax.get_title().replace("\n", " ").split("filled: ")[-1] for ax in panels] == ["B = 32", "B = 64"]
 
 
 # ---------------------------------------------------------------- the reviewer's figure defects (plain decoding's cap, trees, titles)

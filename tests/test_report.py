@@ -355,7 +355,7 @@ def test_a_scenarios_description_does_not_repeat_its_name():
 
 
 @pytest.mark.slow
-def test_cheapest_reads_what_a_reports_table_was_swept_with_from_the_json_beside_it(roofline, tmp_path):
+def test_cheapest_reads_what_a_reports_table_was_swept_with_from_the_json_beside_it(roofline, tmp_path, monkeypatch):
     """qa256: `cheapest tables/NAME.csv` of a report had no scenario.json: it dropped the per-position rates from its
     pick ('at rates ...') and could not price a speculative batch between the swept ones."""
     import json
@@ -379,6 +379,19 @@ def test_cheapest_reads_what_a_reports_table_was_swept_with_from_the_json_beside
     for name, rates in (("rates", "0.8, 0.6, 0.45, 0.3"), ("scenario", "0.95, 0.9")):
         code, out, err = roofline("cheapest", tmp_path / "two" / "tables" / f"{name}.csv", "--min-tokens-per-user", "100")
         assert f"ngram k 2 at rates {rates}" in out, (name, out + err)
+    # qa263: plot reads the table's own NAME.json as cheapest does, not the report's tables/scenario.json
+    from roofline.frontier import table_json
+
+    tables = tmp_path / "two" / "tables"
+    assert table_json(tables / "rates.csv")[0] == tables / "rates.json"
+    assert table_json(tables / "scenario.csv")[0] == tables / "scenario.json"
+    import roofline.frontier as frontier
+
+    read = []
+    checked = frontier.checked_meta
+    monkeypatch.setattr(frontier, "checked_meta", lambda meta, path: (read.append(path), checked(meta, path))[1])
+    code, _, err = roofline("plot", tables / "rates.csv", "--out", tmp_path / "P")
+    assert code == 0 and read == [tables / "rates.json"], (read, err)
     # qa262: the tables folder read as a sweep's (a scenario named `results` its table), and --out over another table
     code, _, err = roofline("cheapest", tmp_path / "two" / "tables")
     assert code == 2 and "found a report's tables folder: name one of its tables (rates.csv, scenario.csv)" in err, err
