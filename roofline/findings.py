@@ -1449,7 +1449,7 @@ CONFIG_KEYS_COMPARED = ("hardware", "engine", "tp", "dp_attention", "ep", "pp", 
 
 
 def _cheapest_text(df: pd.DataFrame, top: pd.Series, meta: dict) -> str:
-    """' The cheapest per million tokens at that context and acceptance, of every engine and layout swept: $0.389 with
+    """' The cheapest per million tokens for that model, context and acceptance, of every engine and layout swept: $0.389 with
     speculation (B200, engine vllm, dp attention 8, ep 8, MTP k = 2, batch 1,024: 20.5 tokens/s per user) and $0.608
     plain (...); each at a large batch, so slow per user: at a speed per user, `roofline cheapest` on the table gives the
     cheapest that reaches it.' where the sweep compares engines, layouts or drafter placements (qa261: a plan over
