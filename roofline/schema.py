@@ -98,7 +98,7 @@ def hardware_schema() -> dict:
     props["name"]["pattern"] = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
     props["family"] = {"type": ["string", "null"], "minLength": 1, "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
                        "description": "the profile whose serving-engine overrides apply (default: the device's own name)"}
-    props["type"] = {"const": "hardware"}
+    props["type"] = {"type": "string", "pattern": r"^\s*" + _any_case("hardware") + r"\s*$"}  # any case, as the loader
     props["fp4_formats"] = {"type": ["array", "null"], "minItems": 1,  # null: the default, as absent
                             "items": {"type": "string", "pattern": r"^\s*(" + "|".join(map(_any_case, hardware.FP4_FORMATS)) + r")\s*$"},
                             "description": "the 4-bit weight formats the fp4 peak takes (default all: "
@@ -120,12 +120,12 @@ def hardware_schema() -> dict:
     props["overlap_exponent"] = {"type": "number", "minimum": 1}
     if "operator_ceilings" in props:
         props["operator_ceilings"] = {
-            "type": "object",
+            "type": ["object", "null"],  # null: none, as absent
             "properties": {k: quantity_schema(v) for k, v in hardware._OPERATOR_CEILINGS.items()},
             "additionalProperties": False,
         }
     if "scale_up_domain" in props:
-        props["scale_up_domain"] = {"type": "integer", "minimum": 1}
+        props["scale_up_domain"] = {"type": "integer", "minimum": 1, "maximum": 100000}
     if "mesh_links" in props:
         props["mesh_links"] = {"type": "integer", "minimum": 0}
     if "torus" in props:
@@ -149,6 +149,11 @@ def hardware_schema() -> dict:
         # peak_flops names fp4: not every key fails to)
         "if": {"required": ["fp4_formats"], "properties": {"fp4_formats": {"type": "array"}}},
         "then": {"properties": {"peak_flops": {"not": {"propertyNames": {"not": fp4_key_schema()}}}}},
+        # qa265: rules the loader holds that the schema can say too: the scale-out link's two fields together, and a
+        # torus only beside no mesh (mesh_links absent or 0)
+        "dependentRequired": {"scale_out_bandwidth": ["scale_out_latency"], "scale_out_latency": ["scale_out_bandwidth"]},
+        "allOf": [{"if": {"required": ["torus"], "properties": {"torus": {"not": {"type": "null"}}}},
+                   "then": {"properties": {"mesh_links": {"const": 0}}}}],
     }
 
 

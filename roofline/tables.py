@@ -400,7 +400,7 @@ def hardware_table(hw) -> str:
         f", {hw.scale_up_domain} {'device' if hw.scale_up_domain == 1 else 'devices'} per domain"
         + (f" (a mesh: {hw.mesh_links} links of {format_si(hw.link_bw_bytes_per_s / hw.mesh_links, 'B/s')}, one per peer)"
            if hw.mesh_links else "")
-        + (f" (a {'x'.join(map(str, hw.torus_shape))} torus: {2 * len(hw.torus_shape)} ports of "
+        + (f" ({'an' if str(hw.torus_shape[0]).startswith(('8', '11', '18')) else 'a'} {'x'.join(map(str, hw.torus_shape))} torus: {2 * len(hw.torus_shape)} ports of "
            f"{format_si(hw.link_bw_bytes_per_s / (2 * len(hw.torus_shape)), 'B/s')}; a group drives those its slice spans, "
            "two an axis it wraps around, one an axis it does not)"
            if hw.torus_shape else ""),
@@ -426,8 +426,13 @@ def hardware_table(hw) -> str:
         lines.append(f"  price             {format_usd_per_hour(hw.price_usd_per_hour)} USD/h"
                      + ("  (set by hand)" if "price" in by_hand else ""))
     if by_hand:  # qa214: a copy re-priced by hw set printed its source's price reasoning below, unmarked
-        lines.append(f"  set by hand       {', '.join(by_hand)} (hw new --set / set / edit): the source and notes below are of the "
-                     "values the copy was made from")
+        own = [k for k in ("source", "notes") if k in by_hand]  # qa265: written by hand, said to be the copy's
+        of_copy = [k for k in ("source", "notes") if k not in by_hand]
+        said = {2: ": the source and notes below are of the values the copy was made from",
+                0: ": the source and notes below were written with them",
+                1: f": the {''.join(of_copy)} below {'are' if of_copy == ['notes'] else 'is'} of the values the copy was made "
+                   f"from; the {''.join(own)} was written with them"}[len(of_copy)]
+        lines.append(f"  set by hand       {', '.join(by_hand)} (hw new --set / set / edit){said}")
     lines += [_text_block("source", hw.source), _text_block("notes", hw.notes)]
     return "\n".join(lines)
 

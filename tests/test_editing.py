@@ -1935,3 +1935,19 @@ def test_a_models_layer_order_is_dropped_and_said_where_its_groups_are_set_witho
     code, _, err = roofline("models", "new", "bad", "--from", "gpt-oss-120b", "--set", groups, "--set", "layers=35",
                             "--dir", tmp_path)  # refused: not written, so nothing removed is said
     assert code == 2 and "layer_groups removed" not in err and "(not written)" in err, err
+
+
+@pytest.mark.slow
+def test_hw_show_says_a_source_and_notes_written_by_hand_are_not_the_copys(roofline, tmp_path):
+    """qa265: `hw new --set source=... --set notes=...` showed 'the source and notes below are of the values the copy
+    was made from' beside the user's own source and notes."""
+    said = {}
+    for name, extra in (("both", ["--set", "source=my datasheet", "--set", "notes=my notes"]),
+                        ("one", ["--set", "source=my datasheet"]), ("none", [])):
+        code, _, err = roofline("hw", "new", name, "--from", "h100-sxm", "--set", "price=2.5 USD/h", *extra, "--dir", tmp_path)
+        assert code == 0, err
+        code, out, err = roofline("--profiles", tmp_path, "hw", "show", name)
+        said[name] = next(line for line in out.splitlines() if line.startswith("  set by hand"))
+    assert said["both"].endswith(": the source and notes below were written with them")
+    assert said["one"].endswith(": the notes below are of the values the copy was made from; the source was written with them")
+    assert said["none"].endswith(": the source and notes below are of the values the copy was made from")

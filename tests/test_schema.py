@@ -46,6 +46,13 @@ def test_the_hardware_schema_refuses_unknown_fields_and_efficiencies_above_one()
     h100 = yaml.safe_load((ROOT / "hardware_profiles" / "h100-sxm.yaml").read_text())
     assert validator.is_valid(h100)
     assert not validator.is_valid({**h100, "memory_bandwith": "3.35 TB/s"})  # a typo is an unknown field
+    # qa265: what the loader takes or refuses, the schema too
+    assert validator.is_valid({**h100, "type": "Hardware"}) and validator.is_valid({**h100, "operator_ceilings": None})
+    assert not validator.is_valid({**h100, "scale_up_domain": 100001})
+    alone = {k: v for k, v in h100.items() if k != "scale_out_latency"}
+    assert "scale_out_bandwidth" in h100 and not validator.is_valid(alone)
+    tpu = yaml.safe_load((ROOT / "hardware_profiles" / "tpu-v5e.yaml").read_text())
+    assert validator.is_valid(tpu) and not validator.is_valid({**tpu, "mesh_links": 255})
     assert not validator.is_valid({**h100, "efficiency": {**h100["efficiency"], "memory": 1.2}})
     assert not validator.is_valid({**h100, "peak_flops": {"bf16_sparse": "1979 TFLOP/s"}})
     assert validator.is_valid({**h100, "x_my_note": 3, "measured_gemv": [1, 2]})  # x_ and measured_ keys pass
