@@ -542,9 +542,11 @@ def predict(
         "devices": dep.devices,
         # scale-up domains (NVLink / xGMI) the deployment spans: collectives between them take the scale-out link
         "scale_up_domains": domains_spanned(hw, dep.devices),
-        # the achievable bytes/s a device of the tp group drives in its collectives (hw.link_for(tp): a mesh's or a
-        # torus's links among the group, the scale-out link across domains); None at tp 1 (qa258: said nowhere)
-        "tp_link_bytes_per_s": hw.link_for(dep.tp)[0] if dep.tp > 1 else None,
+        # the achievable bytes/s a device of the tp group drives in its collectives inside a scale-up domain
+        # (hw.link_for: a mesh's or a torus's links among the group's devices there), and across domains where the group
+        # spans them (the scale-out link); None at tp 1 (qa258: said nowhere; qa264: a NIC's said as the group's link)
+        "tp_link_bytes_per_s": hw.link_for(min(dep.tp, hw.scale_up_domain))[0] if dep.tp > 1 else None,
+        "tp_scale_out_bytes_per_s": hw.link_for(dep.tp)[0] if domains_spanned(hw, dep.tp) > 1 else None,
         "weight_dtype": dep.weight_dtype_label,
         "expert_dtype": dep.expert_dtype_label or None,  # None for a dense model
         "kv_dtype": dep.kv_dtype,

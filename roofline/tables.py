@@ -71,7 +71,9 @@ def predict_table(point: dict) -> str:
                      if p.get("moe_dispatch") == "allgather" and p.get("dp_gather") == "allreduce" else
                      f"   ({MOE_DISPATCH[p['moe_dispatch']][0]}: moe_dispatch {p['moe_dispatch']})")
                     if key == "all_to_all_time_s" and p.get("moe_dispatch") in MOE_DISPATCH else
-                    f"   (tp {p['tp']} over {format_si(p['tp_link_bytes_per_s'], 'B/s')} a device, achievable)"
+                    f"   (tp {p['tp']} over {format_si(p['tp_link_bytes_per_s'], 'B/s')} a device"
+                    + (f" inside a domain and {format_si(p['tp_scale_out_bytes_per_s'], 'B/s')} across, the scale-out link"
+                       if p.get("tp_scale_out_bytes_per_s") else "") + ", achievable)"
                     if key == "allreduce_time_s" and p.get("tp_link_bytes_per_s") else "")
             lines.append(f"  {label:<20} {format_seconds(p[key])}{note}")
     lines.append(f"  fixed overhead       {format_seconds(p['overhead_s'])}")

@@ -474,3 +474,7 @@ def test_predict_says_the_link_a_tp_group_drives(roofline):
     assert "tp collectives" in out and "(tp 2 over 48 GB/s a device, achievable)" in out  # one xGMI link of seven
     code, out, _ = roofline("predict", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--json")
     assert json.loads(out)["tp_link_bytes_per_s"] is None
+    # qa264: a group over two nodes said the NIC's 48 GB/s as its link; inside a node it drives seven xGMI links
+    code, out, _ = roofline("predict", "--model", "llama-3.1-405b", "--hardware", "mi300x", "--tp", "16", "--json")
+    p = json.loads(out)
+    assert p["tp_link_bytes_per_s"] == pytest.approx(448e9 * 0.75) and p["tp_scale_out_bytes_per_s"] == pytest.approx(50e9 * 0.96)
