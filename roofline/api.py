@@ -69,6 +69,7 @@ from roofline.serving import (
     host_carries_gain,
     optimistic,
     optimistic_found_for,
+    running_cap_speculating,
     speculation_engine_notes,
     stage_split_dense_note,
     undetermined_note,
@@ -526,6 +527,8 @@ def predict(
         "model": target.name,
         "engine": eng.name,
         "engine_values": {k: v for k, v in eng.to_json().items() if k not in ("overrides", "fitted")},  # as applied on this device's family
+        # the sequences the engine runs at once while speculating by default, over its attention-DP groups (None: no cap)
+        "speculating_cap": running_cap_speculating(eng, dep.dp_attention),
         # the file each profile was read from (None: a spec object built in code), so a result can be traced to its inputs
         "profile_files": {key: _source_file(value, spec, profiles)
                           for key, value, spec in (("hardware", hardware, hw), ("model", model, target), ("engine", engine, eng),

@@ -126,7 +126,8 @@ def predict_table(point: dict) -> str:
             f"    best k here        {_best_k_text(spec)}",
             f"    break-even batch   {'none' if be is None else f'{be:,}'} at k {spec['k']}"
             + (f", {spec['break_even_speedup']:.3f}x there" if be is not None and spec.get("break_even_speedup") else "")
-            + ("  (the largest batch that fits: memory ends the search)" if spec.get("break_even_at_memory_limit") else ""),
+            + ("  (the largest batch that fits: memory ends the search)" if spec.get("break_even_at_memory_limit") else "")
+            + _capped_break_even_text(be, p),
             *([f"    below it           speedup < 1 at batch {gap[0]:,} alone: the curve dips and recovers" if gap[0] == gap[1] else
                f"    below it           speedup < 1 at batches from {gap[0]:,} to {gap[1]:,} (the first and the last that lose;"
                " not every batch between them loses): the curve dips and recovers"]
@@ -286,6 +287,17 @@ def _max_batch_stage_text(p: dict) -> str:
     if stage is None or not pipeline or stage == pipeline.get("memory_stage"):
         return ""
     return f", set by stage {stage + 1} of {len(pipeline.get('stage_layers') or [])}"
+
+
+def _capped_break_even_text(break_even, p: dict) -> str:
+    """'; above the 48 sequences sglang runs at once while speculating by default ...' where the break-even batch lies
+    past the engine's own cap while speculating (predict's speculating_cap: serving.running_cap_speculating; qa264: said
+    only of a --batch above it), '' otherwise."""
+    cap = p.get("speculating_cap")
+    if break_even is None or cap is None or break_even <= cap:
+        return ""
+    return (f"; above the {cap:,} sequences {p['engine']} runs at once while speculating by default (its "
+            "max_running_requests_speculating: a batch past it assumes the cap raised)")
 
 
 def _host_overlap_text(p: dict) -> str:

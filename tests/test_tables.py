@@ -705,3 +705,19 @@ def test_the_host_work_line_under_pp_counts_a_fixed_part_a_micro_batch_and_says_
     line = next(x for x in predict_table(one).splitlines() if x.strip().startswith("host work"))
     assert "sglang: 1.5 ms a step + 10 us a sequence x 1)" in line and "overlapped" not in line and "round trip" not in line
     assert "at pp 2 one micro-batch, scheduled again once its tokens are back: all of it added" in line  # qa251
+
+
+@pytest.mark.slow
+def test_a_break_even_past_the_engines_speculating_cap_says_it_assumes_the_cap_raised():
+    """qa264: SGLang's break-even batch 121 (Llama-3.1-70B, tp 4, EAGLE) was printed with no word of the 48 sequences it
+    runs at once while speculating; only a --batch above 48 was warned."""
+    import roofline
+    from roofline.tables import predict_table as predict_text
+
+    p = roofline.predict("h100-sxm", "llama-3.1-70b", 8, 1024, tp=4, engine="sglang", method="eagle")
+    assert p["speculating_cap"] == 48 and p["spec"]["break_even_batch"] > 48
+    line = next(x for x in predict_text(p).splitlines() if "break-even batch" in x)
+    assert line.endswith("; above the 48 sequences sglang runs at once while speculating by default (its "
+                         "max_running_requests_speculating: a batch past it assumes the cap raised)")
+    v = roofline.predict("h100-sxm", "llama-3.1-70b", 8, 1024, tp=4, engine="vllm", method="eagle")
+    assert v["speculating_cap"] is None and "runs at once while speculating" not in predict_text(v)
