@@ -1475,8 +1475,10 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
         ("efficiency.link", hw_a.link_efficiency, hw_b.link_efficiency, ""),
     ]
     for dtype in sorted(set(hw_a.compute_efficiency_by_dtype) | set(hw_b.compute_efficiency_by_dtype)):
-        rows.append((f"efficiency.compute_{dtype}", hw_a.compute_efficiency_by_dtype.get(dtype),
-                     hw_b.compute_efficiency_by_dtype.get(dtype), ""))
+        # the share each device's GEMMs of that dtype take: its own figure, else the one it falls back to (qa264: an
+        # MI355X's fp8 shown as '-' beside an MI300X's 0.49, where it takes 0.62); '-' where it has no such peak
+        rows.append((f"efficiency.compute_{dtype}", *(hw.compute_efficiency_for(dtype) if dtype in hw.peak_flops_per_s
+                                                      else None for hw in (hw_a, hw_b)), ""))
     if hw_a.scale_out_bw_bytes_per_s is not None or hw_b.scale_out_bw_bytes_per_s is not None:
         rows.append(("efficiency.scale_out", *(hw.scale_out_link_efficiency if hw.scale_out_bw_bytes_per_s is not None else None
                                                for hw in (hw_a, hw_b)), ""))

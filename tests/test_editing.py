@@ -279,6 +279,10 @@ def test_hw_diff_shows_values_side_by_side_with_ridge_point_and_a_reference_mode
     code, out, err = roofline("hw", "diff", "b200", "mi355x")  # NVFP4 runs natively on one only (qa85)
     row = [line for line in out.splitlines() if line.startswith("fp4_formats")]
     assert code == 0 and row and row[0].split()[1:] == ["mxfp4,", "nvfp4", "mxfp4", "-", "*"]
+    # qa264: a dtype's share shown as each device takes it, its own or the one it falls back to, not '-' for none
+    code, out, err = roofline("hw", "diff", "mi300x", "mi355x")
+    row = next(line for line in out.splitlines() if line.startswith("efficiency.compute_fp8"))
+    assert row.split()[1:3] == ["0.49", "0.62"], row
 
 
 def test_hw_diff_marks_every_field_that_changes_a_prediction_and_points_that_do_not_fit(roofline):
