@@ -78,7 +78,6 @@ from roofline.serving import load_engine as _load_engine
 from roofline.speculation import (
     K_DEFAULT,
     METHODS,
-    VOCAB_HEADS,
     acceptance_reach_note,
     alpha_from_acceptance_length,
     check_draft_vocab,
@@ -86,6 +85,7 @@ from roofline.speculation import (
     check_speculating,
     default_k,
     default_rates_note,
+    draft_vocab_of,
     drafter_warnings,
     method_name,
     mtp_reuse_note,
@@ -512,7 +512,7 @@ def predict(
     shadows += [note for field, value in (("hardware", hardware), ("model", model), ("engine", engine), ("draft_hardware", draft_hardware),
                                           ("draft", draft)) for note in [_changed_spec_note(field, value, profiles, hw)] if note]
     dep = for_engine(deployment(target, weight_dtype, kv_dtype, tp, dp_attention, ep, pp, expert_dtype, where=where), eng, target)
-    check_draft_vocab(where, draft_vocab if method in VOCAB_HEADS else None, target)
+    check_draft_vocab(where, draft_vocab_of(method, draft_vocab), target)
     m = step_metrics(hw, target, batch, 1, context, dep, engine=eng, shared_prefix=shared_prefix, with_operators=True)
     mem = capacity(hw, target, batch, context + 1, dep, shared_prefix=shared_prefix, engine=eng)
     step = float(m["step_time_s"])

@@ -647,7 +647,7 @@ def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batch
         spec["draft_vocab"] = meta["draft_vocab"]
     if row["method"] == "draft":
         if not isinstance(meta.get("draft"), str):
-            raise RooflineError("a draft model, which the table does not name (no scenario.json beside it)")
+            raise RooflineError("a draft model, which the table does not name (no scenario.json, nor a report's NAME.json, beside it to read)")
         spec["draft"] = meta["draft"]
     if meta.get("tree_nodes") is not None:
         spec["tree"] = {"nodes": meta["tree_nodes"], "tau": meta.get("tree_tau")}  # a tau missing: the scenario check says so
@@ -656,7 +656,7 @@ def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batch
     elif meta.get("acceptance") is not None:
         spec["acceptance"] = list(meta["acceptance"])
     elif not (meta.get("default_rates") or {}).get(str(row["method"])):
-        raise RooflineError("a tree or per-position acceptance rates, which the table does not hold (no scenario.json beside it)")
+        raise RooflineError("a tree or per-position acceptance rates, which the table does not hold (no scenario.json, nor a report's NAME.json, beside it to read)")
     return spec
 
 

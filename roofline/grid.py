@@ -67,11 +67,11 @@ from roofline.serving import (
     undetermined_text,
 )
 from roofline.speculation import (
-    VOCAB_HEADS,
     acceptance_reach_note,
     best_k,
     break_even_batch,
     default_rates,
+    draft_vocab_of,
     pays,
     speculates,
     speculative_metrics,
@@ -223,7 +223,7 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                 warn(note)
             continue
         resolved[labels] = c
-        check_draft_vocab(where, sc.draft_vocab if method in VOCAB_HEADS else None, model)
+        check_draft_vocab(where, draft_vocab_of(method, sc.draft_vocab), model)
         if method == "mtp" and model.mtp_modules < 1:  # before a sweep (and `scenarios validate`), with the file's name
             hint = ("; a method per model (method: {MODEL: mtp, OTHER: eagle}) gives each model its own" if len(sc.model) > 1
                     and not by_model else "; use eagle or draft")
@@ -401,7 +401,7 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k, refine: b
         return speculative_metrics(
             cfg.hw, cfg.model, batches, contexts, ks, alphas, method=cfg.method, draft=cfg.draft, draft_hw=cfg.draft_hw,
             acceptance=cfg.acceptance, tree_nodes=sc.tree_nodes, tree_tau=sc.tree_tau, overlap=sc.overlap,
-            draft_vocab=sc.draft_vocab if cfg.method in VOCAB_HEADS else None, dep=cfg.dep, engine=cfg.engine,
+            draft_vocab=draft_vocab_of(cfg.method, sc.draft_vocab), dep=cfg.dep, engine=cfg.engine,
             shared_prefix=cfg.shared_prefix,
         )
 

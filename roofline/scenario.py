@@ -52,6 +52,7 @@ from roofline.speculation import (
     check_options,
     check_speculating,
     default_k,
+    draft_vocab_of,
     method_name,
     unknown_method,
 )
@@ -481,7 +482,7 @@ def scenario_from_dict(data: dict, where: str = "<scenario>") -> Scenario:
                           k=axes["k"] if "k" in raw_axes else None, overlap=overlap)
         for method in methods:  # a draft model applies to method draft, a draft vocabulary to eagle
             check_options(where, method, draft=draft if method == "draft" else None,
-                          draft_vocab=draft_vocab if method in VOCAB_HEADS else None,
+                          draft_vocab=draft_vocab_of(method, draft_vocab),
                           alpha=axes["alpha"] if alpha_given else None, acceptance=acceptance,
                           tree_nodes=tree_nodes, tree_tau=tree_tau, k=axes["k"], k_given="k" in raw_axes)
     except RooflineError as err:

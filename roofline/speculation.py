@@ -78,6 +78,12 @@ HEAD_DRAFTERS = ("mtp", "eagle", "medusa")  # drafters that read the target's hi
 # heads whose LM head may cover part of the target's vocabulary, `draft_vocab`: EAGLE-3's draft_vocab_size, Medusa's
 # truncated_vocab_size (vLLM's medusa.py: each head a ParallelLMHead of truncated_vocab_size rows and a token_map)
 VOCAB_HEADS = ("eagle", "medusa")
+
+
+def draft_vocab_of(method: str, draft_vocab: int | None) -> int | None:
+    """A scenario's (or a caller's) draft vocabulary as method `method` takes it: its own for a head of VOCAB_HEADS,
+    None for any other method, which has no draft vocabulary (one rule, where five call sites spelled it)."""
+    return draft_vocab if method in VOCAB_HEADS else None
 # Per-position conditional acceptance rates a_1, a_2, ... from published measurements (see each source).
 DEFAULT_RATES = {
     "mtp": ((0.85, 0.63),
