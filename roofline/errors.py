@@ -13,6 +13,8 @@ import os
 import re
 from pathlib import Path
 
+from roofline.units import is_finite
+
 
 class RooflineError(ValueError):
     """Bad input, described in one line."""
@@ -93,7 +95,6 @@ def prose(where: str, field: str, value: object, default: str = "") -> str:
     finite number (`display_name: 4090`, as Python writes the number: 1.10 is '1.1'; a version's decimals refused, as
     0.10 is not 0.1) or a date (ISO); `default` where
     absent (None); anything else (a list, a mapping, a bool, inf) the standard one-line error."""
-    import math
 
     if value is None:
         return default
@@ -103,7 +104,7 @@ def prose(where: str, field: str, value: object, default: str = "") -> str:
         return value.isoformat()
     if field == "version" and isinstance(value, float):  # `version: 0.10` reads 0.1, another release (qa108)
         raise field_error(where, field, "text in quotes (YAML reads an unquoted 0.10 as the number 0.1)", value)
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and is_finite(value):
         return str(value)
     raise field_error(where, field, "text", value)
 

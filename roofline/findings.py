@@ -795,7 +795,28 @@ def memory_split(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["hardware", "model"])
 
 
+def shared_prefix_headline(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows the shared-prefix finding and figure read: the first hardware, model and context, the main engine's."""
+    keep = df["hardware"].eq(df["hardware"].iloc[0]) & df["model"].eq(df["model"].iloc[0]) & df["context"].eq(df["context"].iloc[0])
+    if "engine" in df:
+        keep &= df["engine"].astype(str).eq(main_engine(df))
+    return df[keep]
+
+
+def prefix_read_once(df: pd.DataFrame, meta: dict) -> bool:
+    """Whether the main engine reads a prefix the batch shares once a step (ideal: the bound, yes)."""
+    engine, hw = main_engine(df), str(df["hardware"].iloc[0])
+    if engine == "ideal":
+        return True
+    try:  # the values the sweep ran with; without them (a results table alone), the profile's (qa270)
+        eng = (meta.get("engine_values") or {}).get((engine, hw)) or load_engine(engine).for_hardware(hw)
+    except RooflineError:  # a profile no longer on the search path: the bound's reading
+        return True
+    return eng.prefix_read_once
+
+
 def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
+    df = shared_prefix_headline(df)  # qa267: one engine's rows (several engines' caps and peaks mixed)
     keys = ["hardware", "model", "context", "shared_prefix_tokens"]
     caps = df.groupby(keys)["baseline_max_batch"].min()  # without speculation (plain decoding's cap, whatever k is swept)
     spec_caps = df[df["k"] == df["k"].max()].groupby(keys)["max_batch"].min()  # with the drafter's weights and KV
@@ -816,23 +837,30 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     widest = (f" Each throughput is at k = {k_top}, the largest swept, at one end or both: a larger k may give more, "
               "and move the ratio." if k_top > 0 and not meta.get("tree_nodes") and (ends["k"] == k_top).any() else "")
     engine = main_engine(df)
-    eng = (meta.get("engine_values") or {}).get((engine, hw)) if engine != "ideal" else None
-    read_once = eng is None or eng.prefix_read_once  # qa248's leftover: said of every engine, a copy with false too
+    read_once = prefix_read_once(df, meta)  # qa248's leftover: said of every engine, a copy with false too
+    k0, k1 = (int(ends.loc[ends["shared_prefix_tokens"] == p, "k"].iloc[0]) for p in (p0, p1))
+    same_batch = (  # qa270: at one batch the gain is a larger k that fits with the prefix stored once, or its read
+        f"both at batch {b_at0:,}: no gain at that batch)." if not t1 > t0 * 1.001 else
+        f"both at batch {b_at0:,}: the drafter fits a larger k there with the prefix stored once, k = {k1} against {k0}"
+        + (", and the prefix is read once a pass)." if read_once else ")." ) if k1 != k0 else
+        f"both at batch {b_at0:,}: the gain is the prefix read once a pass, not a larger batch)." if read_once else
+        f"both at batch {b_at0:,})."
+    )
     text = (
         f"With {_ctx(p1)} of each {_ctx(context)}-token context shared by every sequence ({_model(meta, model)}, {_hw(meta, hw)}), "
         f"the batch that fits grows from {c0:,} to {c1:,} ({_x(c1 / max(c0, 1))}) without speculation and from {s0:,} to {s1:,} with its "
         f"drafter (at k = {int(df['k'].max())}), and the best throughput, speculating where it pays, from {_n(t0)} to {_n(t1)} tokens/s ({_x(t1 / t0)}; "
-        + ((f"both at batch {b_at0:,}: the gain is the prefix read once a pass, not a larger batch)." if t1 > t0 * 1.001
-            else f"both at batch {b_at0:,}: no gain at that batch)." ) if b_at0 == b_at1 else
+        + (same_batch if b_at0 == b_at1 else
            # qa219: 'at batch 16 and 16, ... follows the batch grid as much as the memory' where the batch did not move
            f"at batch {b_at0:,} and {b_at1:,}, the largest swept that fit, so the gain follows the batch grid as much as the memory)."
            if (b_at0, b_at1) == (largest.get((hw, model, context, p0)), largest.get((hw, model, context, p1)))
            else f"at batch {b_at0:,} and {b_at1:,}).")
-        + (" It takes the prefix held once (prefix caching) and read once a step by a prefix-aware (cascade) attention "
-           "kernel (the engine's prefix_read_once; vLLM's FlashAttention backend picks cascade by a heuristic each step, "
-           "several others never)." if read_once else
+        + (f" It takes the prefix held once (prefix caching) and read once a step by a prefix-aware (cascade) attention "
+           f"kernel ({engine}'s prefix_read_once; vLLM runs one only where cascade attention is turned on, and then where "
+           "a heuristic picks it each step; SGLang and TensorRT-LLM decode without one)." if read_once else
            f" It takes the prefix held once (prefix caching), each sequence still reading it a step ({engine}'s "
-           "prefix_read_once false: no prefix-aware attention kernel), so the gain is memory's, not bandwidth's.")
+           "prefix_read_once false: no prefix-aware attention kernel by default), so the gain is memory's, not "
+           f"bandwidth's; `roofline engines new NAME --from {engine} --set prefix_read_once=true` prices one.")
         + widest
     )
     return Finding("Shared prefix", text, {"max_batch": caps, "max_batch_speculating": spec_caps, "best_tokens_per_s": best})
@@ -1709,6 +1737,8 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
                 continue  # it follows the compared models (each one's native weight dtype): nothing to hold
             firsts = df.assign(_v=text).groupby(df["model"].astype(str), sort=False)["_v"].first()
             df = df[text == df["model"].astype(str).map(firsts)]
+            if column in meta:  # qa267: a figure's title named every value, the ones set aside too
+                meta[column] = [v for v in values if str(v) in set(firsts)]
             kept.append(f"{column.replace('_', ' ')}: each model's first (of {', '.join(str(v) if str(v) else 'none' for v in values)})")
             held_layout |= column in ("tp", "dp_attention", "ep", "pp")
             continue
@@ -1734,7 +1764,11 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
         held = min(alphas, key=lambda a: (abs(a - ALPHA_HELD), -a))  # the swept one nearest ALPHA_HELD
         df = df[(df["alpha"] == held) | df["alpha"].isna()]
         kept.append(f"α = {held:g} (of {', '.join(f'{a:g}' for a in alphas)})")
-    compared = _list([c.replace('_', ' ') for c in QUESTION_CONFIGS[name]])
+    def varied(c: str) -> bool:  # qa267, qa270: by the sweep, not only by following the compared models (their dtypes)
+        text = df[c].astype(str)
+        return text.nunique() > 1 and (c == "model" or not by_model or (text.groupby(df["model"].astype(str)).nunique() > 1).any())
+
+    compared = _list([c.replace('_', ' ') for c in QUESTION_CONFIGS[name] if c in df and varied(c)])
     note = ((f" This question compares {compared}; its answer" if compared else " This question reads one config: its answer")
             + f" and figure hold {_list(kept)}, and the table holds every row." if kept else "")
     return df, ops, meta, note

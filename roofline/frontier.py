@@ -30,7 +30,7 @@ from roofline.hardware import _is_number
 from roofline.layout import describe_layout
 from roofline.serving import OPTIMISTIC, OPTIMISTIC_BATCH, engine_layout_note, for_engine, optimistic
 from roofline.speculation import PP_SPECULATION, VOCAB_HEADS
-from roofline.units import spoken_list
+from roofline.units import is_finite, spoken_list
 
 SPEED = "tokens_per_s_per_user"
 COST = "cost_usd_per_million_tokens"
@@ -554,12 +554,12 @@ def refine(df: pd.DataFrame, min_tokens_per_s_per_user: float, refused: list[dic
                 continue
             at = now[now["batch"] == batch]
             scale = float(row[COST]) / float(at[COST].iloc[0]) if float(at[COST].iloc[0]) > 0 else float("nan")  # the table's prices
-            if not math.isfinite(scale):  # a device priced when swept has no price now (qa96: skipped in silence)
+            if not is_finite(scale):  # a device priced when swept has no price now (qa96: skipped in silence)
                 failed.append((bound, f"{where}: a device of it has no price in its profile now"))
                 continue
             now = now[(now["batch"] != batch) & now["fits_in_memory"].astype(bool) & (now[SPEED] >= min_tokens_per_s_per_user)
                       & now[COST].notna() & ~refused_rows(now, refused or [])]
-            if len(now) and math.isfinite(scale) and (best is None or now[COST].min() * scale < best[COST]):
+            if len(now) and is_finite(scale) and (best is None or now[COST].min() * scale < best[COST]):
                 best = now.loc[now[COST].idxmin()].copy()
                 best[COST] = best[COST] * scale
                 best["layout"] = _layout(best)

@@ -29,7 +29,7 @@ import numpy as np
 
 from roofline.errors import MISSING, RooflineError, check_flag, field_error, unknown_key_error, warn
 from roofline.profiles import find_profile, is_profile_path, list_names, normalize_dtype, read_yaml
-from roofline.units import PHYSICAL_RANGE, parse_quantity, parse_seconds_or_zero
+from roofline.units import PHYSICAL_RANGE, is_finite, parse_quantity, parse_seconds_or_zero
 
 DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 KINDS = ("gpu", "tpu", "accelerator", "cpu", "soc")
@@ -331,7 +331,7 @@ def check_file_name(path: Path, asked: str, name: object, kind: str = "hardware"
 
 def _is_number(value: object) -> bool:
     """A finite int or float (a bool is not a number here)."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and is_finite(value)
 
 
 def _fraction(where: str, key: str, value: object) -> float:

@@ -81,7 +81,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -100,6 +99,7 @@ from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
 from roofline.profiles import DTYPE_ALIASES
 from roofline.serving import DEFAULT_ENGINE, IDEAL, ServingEngine, for_engine, load_engine
 from roofline.speculation import DEFAULT_RATES, METHODS, alpha_from_tau, check_draft_vocab, speculative_metrics
+from roofline.units import is_finite
 
 QUANTITIES = ("tokens_per_s_per_user", "step_time_s", "tokens_per_s", "speedup")
 COLUMNS = ("source_id", "source", "engine", "engine_version", "hardware", "gpus", "tp", "ep", "dp_attention", "model",
@@ -195,7 +195,7 @@ def _integers(df: pd.DataFrame, column: str, where: str, low: int, high: int) ->
         except ValueError:
             try:
                 as_float = float(t)
-                value = int(as_float) if math.isfinite(as_float) and as_float == int(as_float) else None
+                value = int(as_float) if is_finite(as_float) and as_float == int(as_float) else None
             except (ValueError, OverflowError):
                 value = None
         if value is None or not low <= value <= high:
@@ -214,7 +214,7 @@ def _floats(df: pd.DataFrame, column: str, where: str, expected: str, optional: 
             value = float(t)
         except ValueError:
             value = float("nan")
-        if not math.isfinite(value) or value <= 0:
+        if not is_finite(value) or value <= 0:
             raise _cell_error(where, i + 1, column, expected, text)
         out[i] = value
     return out
@@ -825,7 +825,7 @@ def _positive(value) -> float | None:
         number = float(value)
     except OverflowError:
         return None
-    return number if math.isfinite(number) and number > 0 else None
+    return number if is_finite(number) and number > 0 else None
 
 
 _SGLANG_ONLY_FIELDS = ("random_range_ratio", "accept_length", "concurrency", "sharegpt_output_len")  # bench_serving.py
@@ -877,7 +877,7 @@ def _mean_in_flight(result: dict) -> tuple[float, str] | None:
     except (TypeError, ValueError, OverflowError):
         return None
     how = "(sum of ttfts and itls) / duration" if detailed else "(sum of latencies) / duration"
-    return (busy_s / duration, how) if math.isfinite(busy_s) and busy_s > 0 else None
+    return (busy_s / duration, how) if is_finite(busy_s) and busy_s > 0 else None
 
 
 def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int = 1, dp_attention: int = 1,

@@ -131,14 +131,7 @@ def _setup_line(meta: dict, models: list[str]) -> str:
         label += f" on {drafters}"
     parts = [", ".join(_name(meta, "model", m) for m in models), label]
     if meta.get("weight_dtype"):
-        weights, experts = meta["weight_dtype"], meta.get("expert_dtype")
-        by_model = meta.get("dtypes_by_model") or {}
-        if models and all(m in by_model for m in models):  # the dtypes of the models this figure shows, not the sweep's
-            shown = {key: {v for m in models for v in by_model[m][key]} for key in ("weight_dtype", "expert_dtype")}
-            weights = [v for v in _as_list(weights) if v in shown["weight_dtype"]] or weights
-            experts = [v for v in _as_list(experts) if v in shown["expert_dtype"]] if experts else experts
-        experts = f", {_one(experts)} experts" if experts else ""
-        parts.append(f"{_one(weights)} weights{experts}, {_one(meta.get('kv_dtype', 'bf16'))} KV")
+        parts.append(dtypes_text(meta, models))
     layouts = [str(v) for v in meta.get("layouts") or []]
     if layouts:  # 'tp 1, dp-attention 8, ep 8' each: all of them, not only tp (which read "TP 8 / 1" beside EP 8)
         shown = [_layout_label(v) for v in layouts if v != "tp 1"]
@@ -155,6 +148,19 @@ def _setup_line(meta: dict, models: list[str]) -> str:
     if engine_label(meta):
         parts.append(engine_label(meta).replace(" ", NBSP, 1))
     return " · ".join(parts)
+
+
+def dtypes_text(meta: dict, models: list[str]) -> str:
+    """'fp8 weights, mxfp4 experts, bf16 KV': the dtypes of the models a figure shows (each model's own where the
+    meta has dtypes_by_model), not every one the sweep held."""
+    weights, experts = meta.get("weight_dtype", "bf16"), meta.get("expert_dtype")
+    by_model = meta.get("dtypes_by_model") or {}
+    if models and all(m in by_model for m in models):  # the dtypes of the models this figure shows, not the sweep's
+        shown = {key: {v for m in models for v in by_model[m][key]} for key in ("weight_dtype", "expert_dtype")}
+        weights = [v for v in _as_list(weights) if v in shown["weight_dtype"]] or weights
+        experts = [v for v in _as_list(experts) if v in shown["expert_dtype"]] if experts else experts
+    experts = f", {_one(experts)} experts" if experts else ""
+    return f"{_one(weights)} weights{experts}, {_one(meta.get('kv_dtype', 'bf16'))} KV"
 
 
 def _layout_label(layout: str) -> str:

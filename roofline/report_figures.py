@@ -29,13 +29,13 @@ from roofline.plots import (
     _log2_axis,
     _log_axis,
     _name,
-    _one,
     _plot_speedup_heatmap,
     _plot_step_time,
     _plot_throughput,
     _setup_line,
     _shared_legend,
     _tp,
+    dtypes_text,
     engine_label,
     footer,
     place_labels,
@@ -359,11 +359,14 @@ def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
     shown = ", ".join(dict.fromkeys(kinds.get(m, "") for m in dict.fromkeys(df["model"].astype(str)) if kinds.get(m)))
     layout = " / ".join(_layout_label(v) for v in meta.get("layouts") or []) or f"TP {_tp(meta)}"
     fig.suptitle(f"Max batch and speedup{': ' + shown if shown else ''} · {layout}, "
-                 f"{_one(meta.get('weight_dtype', 'bf16'))} weights, {_one(meta.get('kv_dtype', 'bf16'))} KV, {_alpha_label(df['alpha'].iloc[0])} · {engine_label(meta)}")
+                 f"{dtypes_text(meta, models)}, {_alpha_label(df['alpha'].iloc[0])} · {engine_label(meta)}")
     return fig
 
 
 def _report_shared_prefix(df: pd.DataFrame, ops, meta: dict) -> Figure:
+    from roofline.findings import fastest_drafting, plain_fits, prefix_read_once, shared_prefix_headline
+
+    df = shared_prefix_headline(df)  # qa267: the bars took every context's smallest cap under the first one's title
     prefixes = sorted(df["shared_prefix_tokens"].unique())
     fig, axes = _plain_figure(2, min_panel_in=3.0, height=3.6, legend_in=1.8, width_ratios=[1, 1.7])  # room for a batch tick each
     ax0, ax1 = axes
@@ -377,15 +380,16 @@ def _report_shared_prefix(df: pd.DataFrame, ops, meta: dict) -> Figure:
     ax0.set_xticks(range(len(prefixes)), names)
     ax0.set_ylabel("largest batch that fits")
     ax0.set_title(f"Batch that fits, {_ctx(context)} context each\nwithout speculation")
-    from roofline.findings import fastest_drafting, plain_fits
-
     plain = df[plain_fits(df)]
     for p, name in zip(prefixes, names):
         base = plain[plain["shared_prefix_tokens"] == p].drop_duplicates("batch").sort_values("batch")
         # speculation's point as every other figure reads it (qa129: best-k rows dropped a batch whose best k is 0)
         best = fastest_drafting(df[df["shared_prefix_tokens"] == p], ["batch"]).sort_values("batch")
-        ax1.plot(base["batch"], base["baseline_tokens_per_s"], "s--", color=color[p], ms=3.5, lw=1.2, label=f"{name}, no speculation")
-        ax1.plot(best["batch"], best["tokens_per_s"], "o-", color=color[p], ms=3.5, lw=1.6,
+        # no sharing drawn on top: where each sequence reads the prefix its line lies under the shared one's (qa267)
+        z = 3 if p == 0 else 2
+        ax1.plot(base["batch"], base["baseline_tokens_per_s"], "s--", color=color[p], ms=3.5, lw=1.2, zorder=z,
+                 label=f"{name}, no speculation")
+        ax1.plot(best["batch"], best["tokens_per_s"], "o-", color=color[p], ms=3.5, lw=1.6, zorder=z,
                  label=f"{name}, speculation (fastest k > 0)")
     _log2_axis(ax1, sorted(df["batch"].unique()))
     _log_axis(ax1, "y")
@@ -393,7 +397,8 @@ def _report_shared_prefix(df: pd.DataFrame, ops, meta: dict) -> Figure:
     ax1.set_ylabel("tokens/s, all sequences")
     ax1.set_title("Throughput")
     _shared_legend(fig, [ax1])
-    fig.suptitle("Shared prefix: stored once, read once per step\n" + _setup_line(meta, list(dict.fromkeys(df["model"])))
+    read = "read once per step" if prefix_read_once(df, meta) else "read by each sequence"  # qa267: the engine's kernel
+    fig.suptitle(f"Shared prefix: stored once, {read}\n" + _setup_line(meta, list(dict.fromkeys(df["model"])))
                  + f" · {_name(meta, 'hardware', df['hardware'].iloc[0])}")
     return fig
 

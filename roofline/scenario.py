@@ -56,6 +56,7 @@ from roofline.speculation import (
     method_name,
     unknown_method,
 )
+from roofline.units import is_finite
 
 AXES = ("batch", "context", "k", "alpha")
 # the questions `roofline report` answers, each by the built-in scenario of its name (findings.FINDINGS)
@@ -264,7 +265,7 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
         spec = {part: _number(v) for part, v in spec.items()}
         for part in ("start", "stop"):
             v = spec.get(part)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not is_finite(v):
                 raise field_error(where, f"{key}.{part}", "a number", v)
         start, stop = float(spec["start"]), float(spec["stop"])
         if stop < start:
@@ -277,7 +278,7 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
                               "log: true beside step")
         if "step" in spec:
             step = spec["step"]
-            if isinstance(step, bool) or not isinstance(step, (int, float)) or not math.isfinite(step) or step <= 0:
+            if isinstance(step, bool) or not isinstance(step, (int, float)) or not is_finite(step) or step <= 0:
                 raise field_error(where, f"{key}.step", "a positive number", step)
             if integer and float(step) != int(step):
                 raise field_error(where, f"{key}.step", "a whole number", step)
@@ -306,13 +307,13 @@ def _axis(where: str, name: str, spec: object) -> np.ndarray:
             if isinstance(v, list):  # a 2-D array or a nested list: say so, not just its first row
                 raise RooflineError(f"{where}: {key}: expected a flat list of numbers (one axis), found a nested list "
                                     f"of {len(spec)} rows, the first {str(v)[:60]}")
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not is_finite(v):
                 raise field_error(where, key, "a list of numbers", v)
         values = np.asarray(spec, dtype=np.float64)
 
     elif isinstance(_number(spec), (int, float)) and not isinstance(spec, bool):  # one value, read as a list's are
         value = _number(spec)
-        if not math.isfinite(value):
+        if not is_finite(value):
             raise field_error(where, key, "a number", spec)
         values = np.asarray([value], dtype=np.float64)
     else:

@@ -97,7 +97,7 @@ from roofline.errors import RooflineError, UnknownName, check_choice, check_flag
 from roofline.hardware import check_file_name, spec_where
 from roofline.layout import PP_REMAINDERS
 from roofline.profiles import builtin_dir, find_profile, is_profile_path, list_names, read_yaml
-from roofline.units import BYTE_UNITS, format_seconds, parse_quantity, parse_seconds_or_zero, spoken_list
+from roofline.units import BYTE_UNITS, format_seconds, is_finite, parse_quantity, parse_seconds_or_zero, spoken_list
 
 DEFAULT_KERNELS = {"input_proj": 1}  # a drafter's input projection: one GEMM, where a profile's counts do not name it
 # weight GEMMs per layer of each operator that take a quantised activation when the weights compute in fp8 / fp4 /
@@ -431,7 +431,7 @@ def _yaml_seconds(where: str, key: str, value: object) -> float:
 
 def _spec_seconds(where: str, key: str, value: object) -> float:
     """A spec's time in seconds: finite, 0 or more (0: no such cost)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not is_finite(value) or value < 0:
         raise field_error(where, key, "a finite number of seconds >= 0", value)
     return float(value)
 
@@ -630,27 +630,27 @@ def for_engine(dep, engine: ServingEngine, model):
 
 def _overlap_exponent(where: str, key: str, value: object) -> float | None:
     """p of the smooth max of compute and memory time; None: the max itself."""
-    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real) or not is_finite(value)
                               or not 1 <= value <= 100):
         raise field_error(where, key, "a number in [1, 100] or null (pure max)", value)
     return None if value is None else float(value)
 
 
 def _efficiency(where: str, key: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or not 0.01 <= value <= 1:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not is_finite(value) or not 0.01 <= value <= 1:
         raise field_error(where, key, "a fraction in [0.01, 1]", value)
     return float(value)
 
 
 def _pool_ratio(where: str, key: str, value: object) -> float | None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real) or not is_finite(value)
                               or not 0.01 <= value <= 1):
         raise field_error(where, key, "a fraction in [0.01, 1] (SGLang's --swa-full-tokens-ratio) or null (window-capped)", value)
     return None if value is None else float(value)
 
 
 def _memory_fraction(where: str, key: str, value: object) -> float | None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real) or not is_finite(value)
                               or not 0.05 <= value <= 1):
         raise field_error(where, key, "a fraction in [0.05, 1] or null (the hardware profile's usable_memory_fraction)", value)
     return None if value is None else float(value)
@@ -698,7 +698,7 @@ def _check_cap_flag(where: str, engine: "ServingEngine") -> None:
 
 
 def _copies(where: str, key: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or not 0 <= value <= 100:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not is_finite(value) or not 0 <= value <= 100:
         raise field_error(where, key, "a number in [0, 100]", value)
     return float(value)
 
@@ -722,7 +722,7 @@ def _yaml_bytes(where: str, key: str, value: object) -> float:
 
 
 def _spec_bytes(where: str, key: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or not 0 <= value <= 2**50:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not is_finite(value) or not 0 <= value <= 2**50:
         raise field_error(where, key, "a finite number of bytes >= 0", value)
     return float(value)
 
@@ -820,7 +820,7 @@ def check_fitted(where: str, fitted: object) -> dict:
     for key, value in start.items():
         if key not in cost_keys:
             raise field_error(where, f"fitted.start.{key}", "an engine cost field (" + ", ".join(cost_keys) + ")", key)
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value < 0:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not is_finite(value) or value < 0:
             unit = units.get(key, "the parameter's own unit")
             raise field_error(where, f"fitted.start.{key}", f"a plain number >= 0 (in {unit}, as fitted.start_units "
                               "says; no unit in the value)", value)

@@ -72,6 +72,7 @@ from roofline.layout import OPERATOR_CLASS, Deployment, deployment, single_devic
 from roofline.limits import DRAFT_VOCAB_MAX, K_MAX, TREE_NODES_MAX
 from roofline.model import BYTES_PER_ELEMENT, AttentionGroup, ModelSpec
 from roofline.serving import DRAFTING_METHODS, IDEAL, ServingEngine
+from roofline.units import is_finite
 
 METHODS = ("none", *DRAFTING_METHODS)
 HEAD_DRAFTERS = ("mtp", "eagle", "medusa")  # drafters that read the target's hidden states: elsewhere, they wait for the verified ones
@@ -134,9 +135,8 @@ def alpha_from_acceptance_length(where: str, acceptance_length, k) -> float:
     """The per-token alpha of a measured acceptance length (tokens an iteration, the bonus token included, as vLLM's
     "Mean acceptance length" and SGLang's "accept length" give it) at the k it was measured with: alpha_from_tau.
     tau in [1, k + 1] and k >= 1, else one line."""
-    import math
 
-    if isinstance(acceptance_length, bool) or not isinstance(acceptance_length, (int, float)) or not math.isfinite(acceptance_length):
+    if isinstance(acceptance_length, bool) or not isinstance(acceptance_length, (int, float)) or not is_finite(acceptance_length):
         raise RooflineError(f"{where}: acceptance_length: expected a number of tokens an iteration, found {acceptance_length!r}")
     if not isinstance(k, (int, np.integer)) or not 1 <= k <= K_MAX:
         raise RooflineError(f"{where}: acceptance_length: expected the draft length k in 1..{K_MAX} it was measured at, found k = {k}")
@@ -303,7 +303,6 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
     in [0, 1], not both; a tree with both its node count and tau, and no alpha or rates beside it, its tau at most
     k + 1 and its nodes at least k for every depth k > 0 given (`k_given` False: k is the default, and a tau above
     it says so)."""
-    import math
 
     if not isinstance(method, str) or method_name(method) not in METHODS:  # qa218: pd.NA, an array: no 'in' test
         raise unknown_method(where, method)
@@ -338,7 +337,7 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
             raise RooflineError(f"{where}: tree_tau: a tree takes its tau from tree_tau, found alpha or acceptance as well")
         if isinstance(tree_nodes, bool) or not isinstance(tree_nodes, int) or not 1 <= tree_nodes <= TREE_NODES_MAX:
             raise RooflineError(f"{where}: tree_nodes: expected an integer in 1..{TREE_NODES_MAX}, found {tree_nodes!r}")
-        if isinstance(tree_tau, bool) or not isinstance(tree_tau, (int, float)) or not math.isfinite(tree_tau) or not 1 <= tree_tau <= tree_nodes + 1:
+        if isinstance(tree_tau, bool) or not isinstance(tree_tau, (int, float)) or not is_finite(tree_tau) or not 1 <= tree_tau <= tree_nodes + 1:
             raise RooflineError(f"{where}: tree_tau: expected a number in [1, tree_nodes + 1 = {tree_nodes + 1}], found {tree_tau!r}")
     if k is not None:
         ks = np.atleast_1d(np.asarray(k))
@@ -811,14 +810,15 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
     every batch from the last grid point that pays to twice it (FINE_SEARCH_SPAN) or the memory limit; None if none. break_even_at_memory_limit: it is max_batch, so speculation still pays where
     memory ends the search (the break-even, if any, lies beyond what fits). not_paying_below_break_even: [first,
     last] batch below it where speedup < 1 (a dip: the overlap of a drafter elsewhere starts only where it pays),
-    or None where it pays at every batch up to the break-even (on the search grid, its edges refined).
+    or None where it pays at every batch up to the break-even (on the search grid, its edges refined);
+    not_paying_every_batch_between: whether every batch from first to last loses (None without a dip).
     """
     method = method_name(method)  # any case (qa220)
     kw = dict(method=method, draft=draft, draft_hw=draft_hw, acceptance=acceptance, tree_nodes=tree_nodes,
               tree_tau=tree_tau, overlap=overlap, draft_vocab=draft_vocab, dep=dep, engine=engine, shared_prefix=shared_prefix)
     point = speculative_metrics(hw, target, batch, context, k, alpha, **kw)
     cap = int(point["max_batch"])
-    be, losing, be_speedup = 0, None, None
+    be, losing, be_speedup, losing_all = 0, None, None, None
     if cap >= 1 and speculates(method, k):
         grid = np.unique(np.round(np.geomspace(1, cap, 512)).astype(np.int64))
         grid_speedup = speculative_metrics(hw, target, grid, context, k, alpha, **kw)["speedup"]
@@ -832,6 +832,9 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
             be = int(break_even_batch(fine, fine_speedup))
             be_speedup = float(np.asarray(fine_speedup)[list(fine).index(be)])
             losing = _losing_batches(grid, grid_speedup, be, lambda b: speculative_metrics(hw, target, b, context, k, alpha, **kw)["speedup"])
+            if losing is not None:  # qa266: the table said 'not every batch between them loses' where every one did
+                between = np.arange(losing[0], losing[1] + 1)
+                losing_all = not bool(pays(speculative_metrics(hw, target, between, context, k, alpha, **kw)["speedup"]).any())
     best, best_speedup, best_per_user, drafting_fits = None, None, None, None
     if tree_nodes is None:
         over_k = speculative_metrics(hw, target, batch, context, K_SEARCH, alpha, **kw)
@@ -873,6 +876,7 @@ def predict_speculation(hw: HardwareSpec, target: ModelSpec, batch: int, context
         break_even_batch=be if be > 0 else None,
         break_even_at_memory_limit=bool(be > 0 and be == cap),  # still pays where memory ends the search: at least `be`
         not_paying_below_break_even=losing,
+        not_paying_every_batch_between=losing_all,
         break_even_speedup=be_speedup,  # the speedup at the break-even batch: within a percent of 1, the batch is not sharp
         fits_in_memory=bool(point["fits_in_memory"]),
         max_batch=cap,

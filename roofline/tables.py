@@ -20,7 +20,8 @@ def predict_table(point: dict) -> str:
         f"{p['model']} on {p['devices']} x {p['hardware']} ({_layout(lay)}"
         + (f"; {p['scale_up_domains']} scale-up domains, linked by the scale-out link" if p.get("scale_up_domains", 1) > 1 else "")
         + f")  engine {p['engine']}  batch {p['batch']}  "
-        f"context {p['context']}  KV {p['kv_dtype']}" + (f"  shared prefix {p['shared_prefix']:,}" if p.get("shared_prefix") else ""),
+        f"context {p['context']}  KV {p['kv_dtype']}" + (f"  shared prefix {p['shared_prefix']:,} (read "
+        + ("once a step)" if p.get("shared_prefix_read_once") else "by each sequence)") if p.get("shared_prefix") else ""),
         "",
         f"  step time            {format_seconds(p['step_time_s'])}   ("
         + ("host-bound, the device's work " if _host_sets_step(p) else "") + f"{p['bound']}-bound"
@@ -129,8 +130,9 @@ def predict_table(point: dict) -> str:
             + ("  (the largest batch that fits: memory ends the search)" if spec.get("break_even_at_memory_limit") else "")
             + _capped_break_even_text(be, p),
             *([f"    below it           speedup < 1 at batch {gap[0]:,} alone: the curve dips and recovers" if gap[0] == gap[1] else
-               f"    below it           speedup < 1 at batches from {gap[0]:,} to {gap[1]:,} (the first and the last that lose;"
-               " not every batch between them loses): the curve dips and recovers"]
+               f"    below it           speedup < 1 at batches from {gap[0]:,} to {gap[1]:,}"
+               + (" (each of them)" if spec.get("not_paying_every_batch_between") else
+                  " (the first and the last that lose; some between them pay)") + ": the curve dips and recovers"]
               if (gap := spec.get("not_paying_below_break_even")) else []),
             *(["    drafter memory     none (n-gram drafts by looking up the context)"  # qa176: it said '0 B per device'
                if spec["method"] == "ngram" else
@@ -247,9 +249,11 @@ def _experts_text(e: dict, p: dict) -> str:
     pairs = f"{format_significant(e['token_expert_pairs'])} token-expert pairs"
     per_pass = (f"; micro-batches of {e['sequences_a_pass']:g} sequence{'' if e['sequences_a_pass'] == 1 else 's'} on average, B / min(B, pp)"
                 if lay.get("pp", 1) > 1 else "")
-    if lay.get("ep", 1) > 1:
-        return f"the busiest rank reads {format_significant(e['touched'])} of its {e['experts']:,} ({pairs}; {lay['ep']} ranks{per_pass})"
     devices = p["devices"] // lay.get("pp", 1)
+    if lay.get("ep", 1) > 1:  # qa266: each expert split over D / ep devices where ep < D was unsaid (layout.expert_tp)
+        split = f", each expert split over {devices // lay['ep']} devices" if devices > lay["ep"] else ""
+        return (f"the busiest rank reads {format_significant(e['touched'])} of its {e['experts']:,} ({pairs}; "
+                f"{lay['ep']} ranks{split}{per_pass})")
     split = f"each split over the {devices} devices of a stage; " if devices > 1 else ""
     return f"a pass reads {format_significant(e['touched'])} of the {e['experts']:,} routed experts ({split}{pairs}{per_pass})"
 

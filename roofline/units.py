@@ -20,6 +20,16 @@ from __future__ import annotations
 import math
 import re
 
+
+def is_finite(value) -> bool:
+    """math.isfinite, and False for an integer too large for a float (a YAML 10**400 raised OverflowError: the
+    fuzzer found it in scenarios and engine profiles)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 _DECIMAL = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
 _BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50}
 
@@ -133,7 +143,7 @@ def parse_quantity(text: object, kind: str) -> float:
         raise ValueError(f"a unit among {', '.join(shown)} ... (like '{example}')")
     factor = table[unit]  # a fraction divides by its whole inverse: 20 us is 2e-05 s, where 20 * 1e-6 gave 1.9999999999999998e-05
     value = float(number_text) * factor if factor >= 1 else float(number_text) / round(1.0 / factor)
-    if not math.isfinite(value) or value <= 0:
+    if not is_finite(value) or value <= 0:
         raise ValueError(f"a finite positive quantity like '{example}'")
     low, high = PHYSICAL_RANGE[kind]
     if not low <= value <= high:
@@ -152,7 +162,7 @@ def format_quantity(value: float, kind: str) -> str:
 
 def format_si(value: float, unit: str, digits: int = 3) -> str:
     """Human-readable value with a decimal prefix: format_si(3.35e12, 'B/s') -> '3.35 TB/s'."""
-    if value == 0 or not math.isfinite(value):
+    if value == 0 or not is_finite(value):
         return f"{value:g} {unit}"
     for prefix, factor in (("E", 1e18), ("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3), ("", 1.0)):
         if abs(value) >= factor:
@@ -164,7 +174,7 @@ def format_significant(x: float, digits: int = 3) -> str:
     """A number for prose and tables: `digits` significant digits, trailing zeros kept, thousands separated, never in
     exponent form: 21,507; 1,230; 1.60; 0.0551."""
     x = float(x)
-    if not math.isfinite(x):
+    if not is_finite(x):
         return "n/a"
     if x == 0:
         return "0"

@@ -607,3 +607,22 @@ def test_an_empty_path_is_one_line_not_the_working_folder(roofline, tmp_path, mo
         code, _, err = roofline(*args)
         assert code == 2 and f"error: command line: {said}" in err, (args, err)
     assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("text", ["axes:\n  batch: [{big}]\n", "axes:\n  batch: {big}\n",
+                                  "axes:\n  batch: {{start: 1, stop: {big}, num: 3}}\n", "axes:\n  alpha: [{big}]\n"])
+def test_an_integer_too_large_for_a_float_in_a_scenario_is_one_line(tmp_path, text):
+    """The fuzzer: a YAML integer of 400 digits raised OverflowError from math.isfinite (a traceback)."""
+    path = tmp_path / "big.yaml"
+    path.write_text("name: big\nhardware: h100-sxm\nmodel: llama-3.1-8b\n" + text.format(big=10**400))
+    result = run_main("sweep", str(path), "--no-plots", "--out", str(tmp_path / "out"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "big.yaml: line 5: axes." in result.stderr and not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_an_integer_too_large_for_a_float_in_an_engine_profile_is_one_line(tmp_path):
+    result = run_main("engines", "new", "big", "--from", "vllm", "--set", f"overlap_exponent={10**400}", "--dir", str(tmp_path))
+    assert result.returncode == 2 and "overlap_exponent: expected a number in [1, 100]" in result.stderr, result.stderr
+    assert not (tmp_path / "big.yaml").exists()

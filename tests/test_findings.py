@@ -111,9 +111,11 @@ def test_a_shared_prefix_fits_a_larger_batch():
     # ~2,048 of its own (~0.25 GiB) and the 4 GiB prefix is stored once: about 16x more sequences in the same free memory
     assert 12 <= c1 / max(c0, 1) <= 20
     assert f.numbers["best_tokens_per_s"].iloc[-1] > f.numbers["best_tokens_per_s"].iloc[0]
-    # qa248: its throughputs at k = 5, the largest swept, said; and the cascade kernel said of an engine that has it
+    # qa248: its throughputs at k = 5, the largest swept, said; qa267: vLLM's cascade attention is opt-in (PR 36318),
+    # so the default engine's gain is memory's, each sequence reading the prefix, and the tool says how to price one
     assert "Each throughput is at k = 5, the largest swept, at one end or both" in f.text
-    assert "read once a step by a prefix-aware (cascade) attention kernel" in f.text
+    assert "each sequence still reading it a step (vllm's prefix_read_once false" in f.text, f.text
+    assert "`roofline engines new NAME --from vllm --set prefix_read_once=true` prices one" in f.text
 
 
 @pytest.mark.slow
@@ -1479,10 +1481,21 @@ def test_a_report_leaves_out_a_method_its_engine_has_no_drafter_for(tmp_path):
 def test_a_shared_prefix_gain_at_one_batch_is_the_prefix_read_once(tmp_path):
     """qa219: '(1.26x; at batch 16 and 16, the largest swept that fit, so the gain follows the batch grid as much as
     the memory)' where the batch did not move."""
-    _, f = _report_finding(tmp_path, "name: shared-prefix\nhardware: h100-sxm\nmodel: llama-3.1-8b\n"
-                           "method: eagle\nshared_prefix: [0, 2048]\naxes:\n  batch: [16]\n  context: [4096]\n  k: [0, 3]\n"
-                           "  alpha: [0.8]\n")
+    scenario = ("name: shared-prefix\nhardware: h100-sxm\nmodel: llama-3.1-8b\nengine: {}\n"
+                "method: eagle\nshared_prefix: [0, 2048]\naxes:\n  batch: [16]\n  context: [4096]\n  k: [0, 3]\n  alpha: [0.8]\n")
+    _, f = _report_finding(tmp_path / "ideal", scenario.format("ideal"))  # the bound: a prefix-aware kernel
     assert "both at batch 16: the gain is the prefix read once a pass, not a larger batch)" in f.text, f.text
+    assert "read once a step by a prefix-aware (cascade) attention kernel (ideal's prefix_read_once" in f.text
+    # qa267: vllm reads it each sequence (cascade attention opt-in since vllm-project/vllm PR 36318): no gain at one batch
+    r, f = _report_finding(tmp_path / "vllm", scenario.format("vllm"))
+    assert "both at batch 16: no gain at that batch)" in f.text and "cascade) attention kernel" not in f.text, f.text
+    # qa270: where the drafter fits only with the prefix stored once, the gain at one batch is that k, not a read once
+    _, f = _report_finding(tmp_path / "long", scenario.format("vllm").replace("[4096]", "[26500]"))
+    assert "both at batch 16: the drafter fits a larger k there with the prefix stored once, k = 3 against 0)." in f.text, f.text
+    from roofline.findings import prefix_read_once
+
+    # without the sweep's engine values (a results table alone), the profile's: vllm reads it each sequence
+    assert prefix_read_once(r.df, {}) is False and prefix_read_once(r.df.assign(engine="ideal"), {}) is True
 
 
 @pytest.mark.slow

@@ -801,9 +801,9 @@ def test_a_copys_lineage_line_follows_the_copy_and_never_stops_a_copy_that_fixes
     monkeypatch.setenv("ROOFLINE_USER_DIR", str(tmp_path))
     assert roofline("engines", "new", "good", "--from", "sglang")[0] == 0
     text = (tmp_path / "good.yaml").read_text()
-    (tmp_path / "broken.yaml").write_text(text.replace("name: good", "name: broken").replace(
-        "prefix_read_once: true", "prefix_read_once: maybe") if "prefix_read_once: true" in text else
-        text.replace("name: good", "name: broken") + "prefix_read_once: maybe\n")
+    assert re.search(r"^prefix_read_once: (true|false)", text, re.M)  # sglang sets it: broken below
+    (tmp_path / "broken.yaml").write_text(re.sub(r"^prefix_read_once: (true|false)", "prefix_read_once: maybe",
+                                                 text.replace("name: good", "name: broken"), flags=re.M))
     code, out, err = roofline("engines", "new", "fixed", "--from", "broken", "--set", "prefix_read_once=true")
     assert code == 0, err
     assert "descends from" not in (tmp_path / "fixed.yaml").read_text()  # its source does not load: no lineage said

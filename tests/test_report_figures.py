@@ -376,3 +376,39 @@ def test_the_generic_figure_of_several_methods_shows_the_one_its_finding_headlin
     fig = plotters["generic"](r.df, r.ops, r.meta)
     title = fig._suptitle.get_text()
     assert {"ngram": "n-gram lookup only", "draft": "draft model only"}[top] in title, title
+
+
+def test_the_shared_prefix_figure_reads_its_headline_context_and_says_how_the_engine_reads_the_prefix(plotters, tmp_path):
+    """qa267: the bars took the smallest cap over every context under the first context's title, and the title said
+    'read once per step' under vllm, whose cascade attention is opt-in (vllm-project/vllm PR 36318)."""
+    from roofline.findings import question_rows
+
+    scenario = ("name: shared-prefix\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\nengine: ENGINE\n"
+                "shared_prefix: [0, 8192]\naxes: {batch: [1, 8, 64], context: [10240, 65536], k: [0, 2], alpha: [0.8]}\n")
+    path = tmp_path / "shared-prefix.yaml"
+    for engine, read in (("vllm", "read by each sequence"), ("ideal", "read once per step")):
+        path.write_text(scenario.replace("ENGINE", engine))
+        r = run_scenario(str(path))
+        df, ops, meta, _ = question_rows(r.name, r.df, r.ops, r.meta)
+        fig = plotters["shared-prefix"](df, ops, meta)
+        assert f"stored once, {read}" in fig._suptitle.get_text(), fig._suptitle.get_text()
+        first = df[df["context"] == 10240].groupby("shared_prefix_tokens")["baseline_max_batch"].min()
+        bars = [round(p.get_height()) for p in fig.axes[0].patches]
+        assert bars == [int(first[0]), int(first[8192])], (bars, first)  # the 10k context's caps, not the 64k's
+
+
+def test_the_kv_caps_title_names_the_dtypes_its_answer_holds(plotters, tmp_path):
+    """qa267: the title named both KV dtypes where the answer held each model's first, and gpt-oss's 'bf16 weights'
+    without its fp4 experts."""
+    from roofline.findings import question_rows
+
+    path = tmp_path / "kv-caps-batch.yaml"
+    path.write_text("name: kv-caps-batch\nhardware: h200\nmodel: [llama-3.1-70b, gpt-oss-120b]\n"
+                    "method: {llama-3.1-70b: eagle, gpt-oss-120b: eagle}\nkv_dtype: [bf16, fp8]\ntp: 8\n"
+                    "axes: {batch: [1, 16, 256], context: [4096, 32768], k: [1, 2], alpha: [0.8]}\n")
+    r = run_scenario(str(path))
+    df, ops, meta, note = question_rows(r.name, r.df, r.ops, r.meta)
+    assert "kv dtype: each model's first (of bf16, fp8)" in note and set(df["kv_dtype"]) == {"bf16"}
+    assert note.startswith(" This question compares model;"), note  # what this sweep varies (expert dtype follows the model)
+    title = plotters["kv-caps-batch"](df, ops, meta)._suptitle.get_text()
+    assert "bf16 weights, fp4 experts, bf16 KV," in title, title

@@ -164,6 +164,9 @@ def test_an_overlapped_iteration_is_the_larger_busy_time_of_two_half_batch_passe
     assert float(r["overhead_time_s"] - whole["overhead_time_s"]) == pytest.approx(kw["engine"].spec_per_iteration_s, rel=1e-9)
     # both models stream their weights once per micro-batch: two half passes' bytes and FLOPs
     assert float(r["bytes_per_token"]) == pytest.approx(float(half["bytes_per_token"]), rel=1e-12)
+    import dataclasses
+
+    kw["engine"] = dataclasses.replace(kw["engine"], prefix_read_once=True)  # a cascade kernel (vllm's is opt-in)
     prefix = speculative_metrics(H100, m70, 64, 4096, 4, 0.8, **kw, shared_prefix=2000)
     half_prefix = speculative_metrics(H100, m70, 32, 4096, 4, 0.8, **kw, shared_prefix=2000, overlap=False)
     assert bool(prefix["drafter_overlaps"]) and float(prefix["draft_busy_time_s"]) < float(r["draft_busy_time_s"])  # read once
@@ -844,3 +847,22 @@ def test_a_draft_vocabulary_is_for_the_heads_that_take_one():
     assert scenario_from_dict({**base, "method": "medusa"}, "v.yaml").draft_vocab == 32000
     with pytest.raises(RooflineError, match=r"draft_vocab: expected a draft vocabulary only with method eagle or medusa"):
         scenario_from_dict({**base, "method": "draft", "draft": "llama-3.2-1b"}, "v.yaml")
+
+
+@pytest.mark.slow
+def test_predict_says_whether_every_batch_between_the_first_and_last_that_lose_loses():
+    """qa266: the table said 'not every batch between them loses' of every dip, where on a 70B target with a 1B draft
+    on an L4 each batch of it loses; TensorRT-LLM's tile padding on an A100 zigzags, some batches between paying."""
+    import roofline
+    from roofline.tables import predict_table
+
+    for kw, every in ((dict(hardware="h100-sxm", model="llama-3.1-70b", tp=4, method="draft", draft="llama-3.2-1b",
+                            draft_hardware="l4", engine="vllm", batch=32, context=2048, k=1, alpha=0.8), True),
+                      (dict(hardware="a100-pcie-40gb", model="llama-3.1-8b", engine="trtllm", method="eagle", batch=256,
+                            context=256, k=4, alpha=0.8), False)):
+        p = roofline.predict(**kw)
+        first, last = p["spec"]["not_paying_below_break_even"]
+        between = [roofline.predict(**{**kw, "batch": b})["spec"]["speedup"] for b in range(first, last + 1)]
+        assert between[0] < 1 and between[-1] < 1 and p["spec"]["not_paying_every_batch_between"] is every is all(s < 1 for s in between)
+        line = next(line for line in predict_table(p).splitlines() if "below it" in line)
+        assert ("(each of them)" in line) is every and ("some between them pay" in line) is not every, line

@@ -295,6 +295,9 @@ def test_predict_prints_the_bytes_and_flops_of_a_step_and_what_a_moe_layer_reads
                                            "sequences_a_pass": 8.0}
     assert (f"experts a MoE layer  the busiest rank reads {float(touched):.3g} of its 32 ({float(pairs):.3g} token-expert "
             "pairs; 8 ranks)") in predict_table(moe)
+    # qa266: ep 4 of 8 devices splits each expert over 2 (layout.expert_tp), said; ep over every device splits none
+    half = predict_table(roofline.predict("h200", "deepseek-v3", 8, 1024, tp=8, ep=4, engine="ideal"))
+    assert "4 ranks, each expert split over 2 devices)" in half and "each expert split" not in predict_table(moe)
     staged = roofline.predict("h200", "deepseek-v3", 8, 1024, tp=2, pp=4)  # a micro-batch of 2 sequences a stage pass
     assert staged["experts_busiest_rank"]["touched"] == pytest.approx(float(busiest_rank_experts(256, 8, 2, 1)[0]))
 
@@ -721,3 +724,16 @@ def test_a_break_even_past_the_engines_speculating_cap_says_it_assumes_the_cap_r
                          "max_running_requests_speculating: a batch past it assumes the cap raised)")
     v = roofline.predict("h100-sxm", "llama-3.1-70b", 8, 1024, tp=4, engine="vllm", method="eagle")
     assert v["speculating_cap"] is None and "runs at once while speculating" not in predict_text(v)
+
+
+def test_predict_says_whether_the_engine_reads_a_shared_prefix_once_a_step_or_each_sequence():
+    """qa270: vllm's prefix_read_once turned false (cascade attention opt-in, vllm-project/vllm PR 36318) and predict's
+    header said only 'shared prefix 32,768', its step read as if the prefix were read once."""
+    vllm = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 34816, shared_prefix=32768)
+    ideal = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 34816, shared_prefix=32768, engine="ideal")
+    assert (vllm["shared_prefix_read_once"], ideal["shared_prefix_read_once"]) == (False, True)
+    assert "shared prefix 32,768 (read by each sequence)" in predict_table(vllm).splitlines()[0]
+    assert "shared prefix 32,768 (read once a step)" in predict_table(ideal).splitlines()[0]
+    assert roofline.predict("h100-sxm", "llama-3.1-8b", 8, 34816)["shared_prefix_read_once"] is None
+    # each of the 8 sequences reads the 32k prefix (128 KiB of KV a token), against one read: 7 reads more
+    assert vllm["bytes"] - ideal["bytes"] == 7 * 32768 * 128 * 1024
