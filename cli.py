@@ -779,11 +779,13 @@ def plot(
 def _write_frontier(out: Path, frontier, picks: dict | None, force: bool) -> None:
     """The frontier's rows as CSV, the table's pick of each kind marked (qa112: a script reading the file could not find
     the answer printed); into a sweep's own folder, so a later sweep --force may replace it."""
+    from roofline.frontier import devices_in_use
     from roofline.outputs import add_to_marker
     from roofline.yamlio import write_text_atomic
 
     picked = [(kind, row.name) for kind, row in (picks or {}).items() if row is not None]
-    frontier = frontier.assign(pick=[(kind, index) in picked for kind, index in zip(frontier["decoding"], frontier.index)])
+    frontier = frontier.assign(pick=[(kind, index) in picked for kind, index in zip(frontier["decoding"], frontier.index)],
+                               devices_in_use=devices_in_use(frontier))  # qa268: the table's devices, a drafter's own too
     write_text_atomic(out, frontier.to_csv(index=False, float_format="%.6g"), force)
     add_to_marker(out.parent, {out.name})
     typer.echo(str(out))
@@ -794,7 +796,7 @@ def cheapest(
     table: Annotated[Path, typer.Argument(help="A sweep output folder or its results.csv / results.parquet.")],
     min_tokens_per_user: Annotated[Optional[float], typer.Option("--min-tokens-per-user", min=0.0, help="A speed to reach: the cheapest row of each kind (plain, speculation) at least this many tokens/s per user.")] = None,
     where: Annotated[Optional[list[str]], typer.Option(metavar="COLUMN=VALUE", help="Only rows where COLUMN is VALUE (repeatable): alpha=0.8, context=4096, engine=sglang, draft_hardware=none (a drafter on the target).")] = None,
-    out: Annotated[Optional[Path], typer.Option(help="Also write the frontier's rows as CSV to this file (its `pick` column marks the table's pick of each kind at --min-tokens-per-user).")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Also write the frontier's rows as CSV to this file (its `pick` column marks the table's pick of each kind at --min-tokens-per-user; `devices_in_use` counts a drafter's own device, `devices` the target's).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite --out.")] = False,
 ) -> None:
     """The cheapest configuration for a speed per user: a sweep's cost frontier, plain and with speculation.
@@ -837,6 +839,7 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force) -> None
         frontier_notes,
         pick_notes,
         price_notes,
+        prices_note,
         refine,
         refused_layouts,
         unchecked_note,
@@ -848,6 +851,7 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force) -> None
     picks = cheapest_rows(df, min_tokens_per_user, refused) if min_tokens_per_user is not None else None
     notes = frontier_notes(df, refused, _dirs()) + ([unchecked_note(unchecked)] if unchecked else []) + price_notes(path, _dirs(), df, meta)
     notes += pick_notes(picks, _dirs(), meta=meta) if picks else []
+    notes += [note] if (note := prices_note(frontier, meta)) else []
     # the batches between the swept ones, unless --where chose the batches (qa94: batch=16 priced batch 80)
     batch_chosen = any(w.split("=", 1)[0].strip() == "batch" for w in where or ())
     refined = refine(df, min_tokens_per_user, refused, _dirs(), meta) if picks and not batch_chosen else {}

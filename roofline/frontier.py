@@ -44,6 +44,14 @@ SPECULATIVE_ONLY = ("draft_time_s", "verify_time_s", "transfer_time_s", "overhea
                     "drafter_overlaps")  # a plain point drawn from a speculative row has none of these
 
 
+def devices_in_use(df: pd.DataFrame) -> pd.Series:
+    """The devices a frontier row rents: the target's (`devices`, else tp), and a drafter's own device while it drafts
+    (a speculative row with draft_hardware set), as `cheapest`'s table counts them and tokens_per_s_per_device divides."""
+    devices = (df["devices"] if "devices" in df else df["tp"]).astype(int)
+    drafter = df["draft_hardware"].map(lambda v: isinstance(v, str) and v != "") if "draft_hardware" in df else False
+    return devices + ((df["decoding"] == "speculation") & drafter).astype(int)
+
+
 def plain_fits(df: pd.DataFrame) -> pd.Series:
     """Rows whose batch plain decoding fits in memory (its own cap: the drafter's weights and k + 1 tokens may not), the
     one rule the frontier, the findings and the report's figures take."""
@@ -56,7 +64,8 @@ def _candidates(df: pd.DataFrame) -> pd.DataFrame:
     cost; it fits where the batch is at most baseline_max_batch), one row a plain point."""
     plain_given = (df["method"] == "none") | (df["k"] == 0)
     spec = df[~plain_given].assign(decoding="speculation")
-    plain = [df[plain_given]]
+    # at k = 0 the drafter does not run: its device neither counts nor costs (qa268: a plain pick said draft_hardware l4)
+    plain = [df[plain_given].assign(draft_hardware="") if "draft_hardware" in df else df[plain_given]]
     if all(c in df for c in BASELINE) and len(spec):
         # the plain point's own figures where the table has them; the speculative ones (drafting, verifying, the
         # drafter's memory and device) blank: a plain row must not carry its speculative row's numbers
@@ -318,6 +327,23 @@ def price_notes(table: Path, extra_dirs: tuple = (), df: pd.DataFrame | None = N
                    "table's" if then is not None else "the table was swept without a price for it: its rows have no cost")
             notes.append(f"{name}'s profile now gives {gives}; {was}; sweep again to price them at the profile's")
     return notes
+
+
+def prices_note(df: pd.DataFrame, meta: dict | None) -> str:
+    """The prices a frontier's costs rest on, each device's a device-hour as swept (scenario.json's price_usd_per_hour),
+    for the devices of `df`'s rows (a drafter's own included), and where their sources are: qa268, the pick moved from
+    MI300X to B200 at 1.5x MI300X's undated quote, and cheapest never said what it priced at. '' without the prices."""
+    from roofline.units import format_usd_per_hour
+
+    swept = (meta or {}).get("price_usd_per_hour")
+    if not isinstance(swept, dict) or not len(df):
+        return ""
+    names = list(dict.fromkeys([*df["hardware"].astype(str), *(v for v in df.get("draft_hardware", pd.Series(dtype=object))
+                                                               if isinstance(v, str) and v)]))
+    shown = [f"{n} ${format_usd_per_hour(float(swept[n]))}" for n in names
+             if _is_number(swept.get(n)) and not isinstance(swept.get(n), bool)]
+    return (f"priced at {', '.join(shown)} a device-hour (as swept): rental quotes whose sources `roofline hw show NAME` "
+            "gives; a pick between devices moves with them" if shown else "")
 
 
 def unchecked_note(unchecked: list[str]) -> str:

@@ -885,7 +885,7 @@ def _frontier_row(row, several_models: bool, widths: dict, dtypes: list[tuple[st
     drafter = speculative and _drafter(row)
     per_device = format_significant(row["tokens_per_s_per_device"]) if "tokens_per_s_per_device" in row else "-"
     alpha = f"{row['alpha']:g}" if speculative and _is_number(row.get("alpha")) else "-"
-    devices = int(row.get("devices", row["tp"])) + (1 if drafter else 0)
+    devices = int(row.get("devices", row["tp"])) + (1 if drafter else 0)  # frontier.devices_in_use, the CSV's column
     return (f"{_speed_text(row['tokens_per_s_per_user'], min_speed):>10}  {format_significant(row['cost_usd_per_million_tokens']):>8}  "
             f"{per_device:>9}  {_frontier_hardware(row):<{widths['hardware']}} {devices:>3}  {row['layout']:<{widths['layout']}} "
             f"{str(row['engine']):<{widths['engine']}} {str(row['method']) if speculative else 'none':<6} {int(row['k']) if speculative else 0:>2}  "
@@ -1033,6 +1033,9 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
                       _frontier_header(widths) + "".join(f"  {label:>7}" for _, label in dtypes)
                       + ("  model" if several_models else "")]
             lines += [_frontier_row(row, several_models, widths, dtypes, min_speed) for _, row in rows.iterrows()] + [""]
+        elif len(frontier) and (kind_rows or {}).get(kind):  # qa268: the table has rows of it, none left: said, not omitted
+            lines += [f"{kind}: no row on the frontier (none of its {kind_rows[kind]:,} rows fits, is priced and loads: the "
+                      "notes below say why)", ""]
     if not len(frontier):
         lines.append("no row fits in memory with a cost at a layout the engines load and run: nothing to compare")
     lines += [f"note: {n}" for n in notes]

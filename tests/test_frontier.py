@@ -1249,3 +1249,33 @@ def test_a_scenario_json_no_sweep_writes_is_said_and_left_out_never_a_traceback(
                                                 "expected a list of rates in [0, 1] or null, found 5: left out") == 1, err
     code, _, err = roofline("plot", tmp_path / "S", "--out", tmp_path / "P2")
     assert code == 0 and "draft_vocab: expected a vocabulary size or null" in err, err
+
+
+@pytest.mark.slow
+def test_the_frontier_csv_counts_a_drafters_own_device_and_a_plain_row_names_none(tmp_path, roofline):
+    """qa268: the table said 5 devices (4 MI300X + the drafter's L4) where the CSV's devices said 4 beside a
+    tokens_per_s_per_device over 5, and a k = 0 plain pick carried draft_hardware l4, which it neither uses nor pays."""
+    _swept(tmp_path, roofline, "name: sd70\nhardware: mi300x\nmodel: llama-3.1-70b\nmethod: draft\ndraft: llama-3.2-1b\n"
+           "draft_hardware: l4\ntp: 4\naxes: {batch: [1, 8, 32], context: [2048], k: [0, 3], alpha: [0.8]}\n")
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "40", "--out", tmp_path / "f.csv")
+    assert code == 0, err
+    df = pd.read_csv(tmp_path / "f.csv", keep_default_na=False)
+    spec, plain = df[df["decoding"] == "speculation"], df[df["decoding"] == "plain"]
+    assert len(spec) and len(plain) and (spec["devices_in_use"] == 5).all() and (plain["devices_in_use"] == 4).all()
+    assert (df["tokens_per_s_per_device"] * df["devices_in_use"] / df["tokens_per_s"] - 1).abs().max() < 1e-5
+    assert (plain["draft_hardware"] == "").all() and (spec["draft_hardware"] == "l4").all()
+    assert re.search(r"mi300x \+l4\s+5 ", out), out  # the table's count, the same
+    # qa268: the prices the costs rest on, said (a pick between devices moves with an undated quote)
+    assert "priced at mi300x $1.80, l4 $0.75 a device-hour (as swept)" in out, out
+
+
+@pytest.mark.slow
+def test_cheapest_says_a_kind_with_rows_but_none_on_the_frontier(tmp_path, roofline):
+    """qa268: every speculative row refused (TensorRT-LLM speculates at no pp > 1) and the speculation section was
+    left out, the reason only among the notes."""
+    _swept(tmp_path, roofline, "name: pp2\nhardware: h100-sxm\nmodel: llama-3.1-70b\nmethod: eagle\nengine: trtllm\n"
+           "tp: 2\npp: 2\naxes: {batch: [1, 8], context: [2048], k: [0, 3], alpha: [0.8]}\n")
+    code, out, err = roofline("cheapest", tmp_path / "sw")
+    assert code == 0 and "plain: 2 rows on the frontier" in out, err
+    assert "speculation: no row on the frontier (none of its 2 rows fits, is priced and loads: the notes below say why)" in out
+    assert "eagle speculation under trtllm at pp 2 (it refuses speculative decoding with pipeline parallelism)" in out
