@@ -531,12 +531,18 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
             "together_with": [_free_name(k, extra) for k in together.get(n_base + i, [])],
         })
     pred_start = predict_rowset(rows, {"fit": start_engine})["predicted"].to_numpy()
-    pred_fit = predict_rowset(rows, {"fit": fitted})["predicted"].to_numpy()
+    fitted_frame = predict_rowset(rows, {"fit": fitted})
+    pred_fit = fitted_frame["predicted"].to_numpy()
     pred_loaded = predict_rowset(rows, {"fit": loaded})["predicted"].to_numpy()  # the profile as the user has it (qa115)
     out_rows = rows.table[["row", "source_id", "engine", "hardware", "model", "batch", "method", "k", "quantity", "value", "skipped"]].copy()
     out_rows["start_predicted"] = pred_start
     out_rows["fitted_predicted"] = pred_fit
     out_rows["log_residual"] = np.log(pred_fit / measured)
+    # the sequences the engine runs at once (measurements.running_batch): below the row's batch or mean in flight where
+    # their KV cache does not fit beside the weights, the rest waiting (qa271: batch 4096 predicted at 9, unsaid)
+    asked = rows.table["concurrency"].fillna(rows.table["batch"]) if "concurrency" in rows.table else rows.table["batch"]
+    out_rows["running_batch"] = fitted_frame["running_batch"].to_numpy()
+    out_rows["memory_capped"] = (out_rows["running_batch"] < np.maximum(asked.to_numpy(float), 1.0) - 1e-9) & (out_rows["skipped"] == "")
 
     def rms(pred):
         return float(np.sqrt(np.mean(np.log(pred[usable] / measured[usable]) ** 2)))
@@ -988,7 +994,9 @@ def fit_report(fit: dict) -> str:
         if row["fixed"] and had is not None and not row.get("family") and abs(had - row["fitted"]) > 1e-9 * max(abs(had), 1.0):
             note.append(f"the profile had {_shown(had)} (its earlier fit's): --fix keeps the sourced start, not that")
         if row["bound"]:
-            note.append(f"at {row['bound']} bound")
+            note.append(f"at {row['bound']} bound" + (  # qa271: the docs' fits hold it; the output did not say so
+                ": --fix overlap_exponent holds it at its sourced start, as vllm.yaml's fit does"
+                if row["parameter"] == "overlap_exponent" and not row["fixed"] else ""))
         if not row["determined"] and not row["fixed"]:  # a family's value is pooled toward the profile's own fitted value
             span = row["high"] - row["low"]
             moved = abs(row["fitted"] - row["start"]) / span if span else 0.0  # against its range: a start of 0 too
@@ -1017,4 +1025,10 @@ def fit_report(fit: dict) -> str:
             continue
         lines.append(f"{r.row:>4} {r.source_id[:30]:<30} {r.hardware:<14} {r.model[:16]:<16} {r.batch:>5} {r.method:<6} "
                      f"{r.quantity:<22} {r.value:>10.4g} {r.start_predicted:>10.4g} {r.fitted_predicted:>10.4g} {r.log_residual:>+7.3f}")
+    capped = fit["rows"][fit["rows"]["memory_capped"]] if "memory_capped" in fit["rows"] else fit["rows"].iloc[:0]
+    if len(capped):
+        shown = "; ".join(f"row {r.row} at {r.running_batch:,.0f} of its {r.batch:,}" for r in capped.head(8).itertuples())
+        lines += ["", f"memory: {len(capped)} row{'s' if len(capped) > 1 else ''} predicted at the batch whose KV cache fits "
+                  f"beside the weights, the rest waiting in the engine's queue ({shown}{'; ...' if len(capped) > 8 else ''}): "
+                  "a batch the row's server ran whole says its memory is larger than the profile's"]
     return "\n".join(lines)

@@ -388,6 +388,9 @@ def load_measurements(path: str | Path) -> pd.DataFrame:
     if header.count(";") > header.count(",") and "hardware" in header:  # a spreadsheet's export in a comma-decimal locale
         raise RooflineError(f"{path}: header: expected columns separated by commas, found them separated by ';' "
                             "(save it as 'CSV UTF-8 (comma delimited)', with '.' as the decimal point)")
+    if header.count("\t") > header.count(",") and "hardware" in header:  # qa271: 13 columns said missing of a TSV
+        raise RooflineError(f"{path}: header: expected columns separated by commas, found them separated by tabs "
+                            "(a TSV: save it as CSV, comma delimited)")
     if header.lstrip().startswith(("{", "[")):  # qa115: a benchmark's JSON read as a header, a 25 KB line (qa116: by content)
         raise RooflineError(f"{path}: expected a measurements CSV, found JSON: a serving benchmark's result file? convert "
                             "it first: roofline measurements convert")
@@ -440,8 +443,9 @@ def _warn_repeated_rows(table: pd.DataFrame, where: str) -> None:
                  + (f" and {len(r) - 8} more" if len(r) > 8 else "") + f" repeat{'' if len(r) > 1 else 's'} row {e}"
                  for e, r in list(copies.items())[:8]]
         more = f"; and {len(copies) - 8} more rows repeated" if len(copies) > 8 else ""
-        warn(f"{where}: {'; '.join(parts)}{more}, in every column but source and engine version: each is counted again (delete the copies if they are "
-             "one measurement)")
+        # every column _compared_columns leaves out (qa271: said as source and engine version alone)
+        warn(f"{where}: {'; '.join(parts)}{more}, in every column but source, source_id, notes and engine version: each is "
+             "counted again (delete the copies if they are one measurement)")
 
 
 # ---------------------------------------------------------------- rows resolved for prediction

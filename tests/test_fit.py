@@ -834,3 +834,45 @@ def test_a_copy_of_vllm_v0_descends_from_vllm_v0_not_from_the_profile_it_takes_i
     code, _, err = roofline("engines", "new", "moved", "--from", "vllm-v0", "--set", "costs_from=sglang")
     assert code == 0 and "descends from" not in (tmp_path / "moved.yaml").read_text(), err
     assert copied_from(load_engine("moved")) == "sglang"
+
+
+@pytest.mark.slow
+def test_the_fit_report_says_a_row_predicted_at_the_batch_that_fits_in_memory(tmp_path):
+    """qa271: a row of batch 4096 with 32,000-token prompts was predicted at the 9 sequences whose KV cache fits beside
+    the weights (measurements.running_batch), the rest waiting, and the report printed batch 4096 unsaid."""
+    from roofline.capacity import capacity
+    from roofline.fit import fit_report
+    from roofline.hardware import load_hardware
+    from roofline.layout import deployment
+    from roofline.model import load_model
+
+    path = synthetic_file(tmp_path)
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    table.loc[5, ["batch", "input_len"]] = ["4096", "32000"]
+    table.to_csv(path, index=False)
+    fit = run_fit(path, "vllm", loss="linear")
+    model = load_model(table.loc[5, "model"])
+    fits = capacity(load_hardware("h100-sxm"), model, 1, 32200, deployment(model, tp=int(table.loc[5, "tp"])),
+                    engine=fit["engine"])["max_batch"]
+    row = fit["rows"].iloc[5]
+    assert row["memory_capped"] and row["running_batch"] < 4096 and fit["rows"]["memory_capped"].sum() == 1
+    text = fit_report(fit)
+    assert (f"memory: 1 row predicted at the batch whose KV cache fits beside the weights, the rest waiting in the engine's "
+            f"queue (row {row['row']} at {row['running_batch']:,.0f} of its 4,096)") in text, text[-600:]
+    assert abs(row["running_batch"] - fits) <= fits * 0.2  # about what fits (the fit's memory bound drops reserves)
+
+
+@pytest.mark.slow
+def test_an_overlap_exponent_at_its_bound_is_told_how_to_hold_it(tmp_path):
+    """qa271: a user's fit sent overlap_exponent to 1, its low bound, and the report said only 'at low bound' where the
+    docs' fits hold it with --fix overlap_exponent."""
+    from roofline.fit import fit_report
+
+    fit = run_fit(synthetic_file(tmp_path), "vllm", loss="linear")
+    row = next(r for r in fit["parameters"] if r["parameter"] == "overlap_exponent")
+    assert "at low bound" not in fit_report(fit)  # the synthetic rows' exponent is interior
+    row["bound"] = "low"  # as a user's rows sent it
+    line = next(line for line in fit_report(fit).splitlines() if line.startswith("overlap_exponent"))
+    assert line.endswith("at low bound: --fix overlap_exponent holds it at its sourced start, as vllm.yaml's fit does"), line
+    row["fixed"] = True
+    assert "--fix overlap_exponent holds" not in fit_report(fit)

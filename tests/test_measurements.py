@@ -737,6 +737,10 @@ def test_a_spreadsheets_csv_gets_a_line_that_says_what_to_change_and_its_trailin
     semi.write_text("\n".join(line.replace(",", ";") for line in text) + "\n")
     with pytest.raises(RooflineError, match="separated by ';'"):
         load_measurements(semi)
+    tabs = tmp_path / "tabs.tsv"  # qa271: a TSV was told all 13 required columns were missing
+    tabs.write_text("\n".join(line.replace(",", "\t") for line in text) + "\n")
+    with pytest.raises(RooflineError, match=r"tabs.tsv: header: expected columns separated by commas, found them separated by tabs"):
+        load_measurements(tabs)
     trailing = tmp_path / "trailing.csv"
     columns = text[0].count(",")
     trailing.write_text("\r\n".join(text + ["," * columns, "," * columns]) + "\r\n")
@@ -918,7 +922,7 @@ def test_rows_that_repeat_an_earlier_row_are_said(tmp_path):
         assert len(load_measurements(path)) == 9
         load_measurements(default_measurements_path())  # the shipped file repeats no row
     said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
-    assert said == [f"{path}: row 7 repeats row 1; row 8 repeats row 2; row 9 repeats row 3, in every column but source and engine version: each is counted again (delete the copies "
+    assert said == [f"{path}: row 7 repeats row 1; row 8 repeats row 2; row 9 repeats row 3, in every column but source, source_id, notes and engine version: each is counted again (delete the copies "
                     "if they are one measurement)"]
     pd.concat([shipped.head(2)] + [shipped.head(1)] * 3).to_csv(path, index=False)  # qa204: 'repeat rows 1, 1, 1'
     with warnings.catch_warnings(record=True) as caught:
