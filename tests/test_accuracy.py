@@ -109,6 +109,18 @@ def test_the_published_heldout_rows_report_every_row_and_the_targets(tmp_path, m
     assert h["rows"] == 81 and h["predicted"] + h["not_predicted"] == 81
     assert set(h["targets_met"]) == {"within_15pct >= 0.80", "median_abs_error <= 0.10", "batch-1 MoE speed within 25%"}
     assert h["median_abs_error"] < h["ideal"]["median_abs_error"]  # the engine terms move every figure toward the measurements
+    # docs/ACCURACY.md quotes the command's last line: the same figures (qa272: stale since session 37), and the README
+    # its headline shares (the checkout's path aside)
+    import json
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).parents[1]
+    quoted = re.search(r"```json\n(\{.*?\})\n```", (root / "docs" / "ACCURACY.md").read_text(), re.S).group(1)
+    assert {**json.loads(quoted), "file": ""} == {**json.loads(json.dumps(h)), "file": ""}
+    readme = " ".join((root / "README.md").read_text().split())
+    assert (f"{100 * h['within_15pct']:.1f}% of the {h['predicted']} held-out rows it predicts" in readme
+            and f"the median error is {100 * h['median_abs_error']:.1f}%" in readme)
     # the plot's title gives the share as the table does, one decimal (qa272: 47.5% titled '48%')
     assert f"within 15%: {100 * h['within_15pct']:.1f}% (ideal {100 * h['ideal']['within_15pct']:.1f}%)" in titles[0], titles
 
