@@ -1017,12 +1017,12 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
         mixed = f"; read it with the notes below: the table mixes {' and '.join(what)}" if what else ""
         if picks.get("plain") is not None and picks.get("speculation") is not None:  # the table's picks, then with the
             cost = {kind: picks[kind]["cost_usd_per_million_tokens"] for kind in point}  # points computed now
-            lines.append(f"  speculation costs {_ratio(cost['speculation'] / cost['plain'])}x plain decoding's at this speed"
+            lines.append(f"  speculation costs {_ratio(cost['speculation'] / cost['plain'])}x plain decoding's to reach this speed (each kind's cheapest at it or faster)"
                          + (f" ({_ratio(_cost(exact, 'speculation') / _cost(exact, 'plain'))}x with the points computed now)"
                             if whole and any(p is not None for p in point.values()) else "")
                          + _picks_differ(picks["plain"], picks["speculation"]) + mixed)
         elif whole and all(p is not None for p in exact.values()):  # a kind's only point is one computed now (qa96)
-            lines.append(f"  speculation costs {_ratio(_cost(exact, 'speculation') / _cost(exact, 'plain'))}x plain decoding's at "
+            lines.append(f"  speculation costs {_ratio(_cost(exact, 'speculation') / _cost(exact, 'plain'))}x plain decoding's to reach "
                          "this speed, with the points computed now" + mixed)
         lines.append("")
     widths, dtypes = _frontier_widths(frontier), _dtype_columns(varied)

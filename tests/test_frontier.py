@@ -472,7 +472,7 @@ def test_the_speculation_ratio_is_given_where_a_kinds_only_point_is_computed_now
                         "axes:\n  batch: [16, 64, 256]\n  k: [0, 3]\n  alpha: [0.7]\n")
     code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "150")
     assert code == 0 and "no row that fits reaches it" in out and "below the smallest swept batch, computed now" in out
-    ratio = re.search(r"speculation costs ([0-9.]+)x plain decoding's at this speed, with the points computed now", out)
+    ratio = re.search(r"speculation costs ([0-9.]+)x plain decoding's to reach this speed, with the points computed now", out)
     costs = [float(c) for c in re.findall(r"computed now: \$([0-9.]+)", out)]
     assert ratio and len(costs) == 2 and float(ratio.group(1)) == pytest.approx(costs[1] / costs[0], rel=0.01)
 
@@ -1267,6 +1267,8 @@ def test_the_frontier_csv_counts_a_drafters_own_device_and_a_plain_row_names_non
     assert re.search(r"mi300x \+l4\s+5 ", out), out  # the table's count, the same
     # qa268: the prices the costs rest on, said (a pick between devices moves with an undated quote)
     assert "priced at mi300x $1.80, l4 $0.75 a device-hour (as swept)" in out, out
+    # qa269: the two picks run at different speeds, each the cheapest at 40 tokens/s per user or faster: said so
+    assert "x plain decoding's to reach this speed (each kind's cheapest at it or faster)" in out, out
 
 
 @pytest.mark.slow

@@ -387,3 +387,34 @@ def test_graphed_speculative_rows_are_priced_at_the_length_their_passes_read():
             assert SPEC_CONTEXT < contexts["spec"] < SPEC_CONTEXT + 4 and contexts["plain"] == SPEC_CONTEXT + 1
         else:
             assert contexts == {"spec": expected, "plain": expected}
+
+
+@pytest.mark.slow  # imports torch (builds nothing)
+def test_a_profile_calibrated_under_load_is_warned_about_and_said_in_validation_md(monkeypatch, tmp_path, h100, capsys):
+    """qa269: a profile calibrated at load 2.49 on 2 cores gave step errors of 200%, and validate said the run was quiet:
+    calibrate's measured_load_average was written and never read."""
+    import dataclasses
+    import os
+
+    pytest.importorskip("torch")
+    import roofline.harness.decoder as decoder
+    from roofline.harness.validate import _markdown, calibrated_under_load_note
+
+    def stop(spec, dtype, device, seed):
+        raise RooflineError("stop before building")
+
+    monkeypatch.setattr(decoder, "build_decoder", stop)
+    cores = os.cpu_count() or 1
+    busy = dataclasses.replace(h100, kind="cpu", extra={"measured_load_average": cores + 0.5, "measured_threads": 1})
+    with pytest.raises(RooflineError, match="stop before building"):
+        run_validate(device="cpu", quick=True, out_dir=tmp_path, progress=True, hardware=busy, dtype="fp32")
+    assert (f"warning: the profile h100-sxm was calibrated at a load average of {cores + 0.5:g} on {cores} cores (1 of it its "
+            "own threads)") in capsys.readouterr().err
+    quiet = dataclasses.replace(busy, extra={"measured_load_average": cores * 0.5 + 0.9, "measured_threads": 1})
+    assert calibrated_under_load_note(quiet) == "" and calibrated_under_load_note(h100) == ""  # its own threads aside
+    target, draft = load_model("validation-small"), load_model("validation-draft")
+    df = predict_rows(synthetic_rows(), h100, target, draft)
+    summary = summarize(df, "cpu")
+    ablated = pd.DataFrame({"form": ["x"], "median_abs_error": [0.1], "p90_abs_error": [0.2], "max_abs_error": [0.3]})
+    assert "**Profile calibrated under load**" in _markdown(df, {**summary, "profile_calibrated_under_load": True}, summary, ablated)
+    assert "calibrated under load" not in _markdown(df, summary, summary, ablated)
