@@ -429,6 +429,14 @@ def break_even_table(df: pd.DataFrame) -> pd.DataFrame:
     out["speedup_at_largest_fitting_batch"] = end.groupby(keys, observed=True)["speedup"].max().reindex(out.index)
     best = end.loc[end.groupby(keys, observed=True)["speedup"].idxmax()].set_index(keys)["k"] if len(end) else pd.Series(dtype=float)
     out["k_at_largest_fitting_batch"] = best.reindex(out.index)  # that speedup's k: not the k the break-even is at
+    # a swept batch below the break-even where the k it is at does not pay (qa273: 0.991x at batch 8 under a break-even
+    # of 167, said by predict, not by the sweep's column or this finding): the curve dips and recovers
+    every = fit.drop(columns=["break_even_batch"]).merge(out[["break_even_batch", "k_at_break_even"]].reset_index(), on=keys)
+    every = every[every["k"] == every["k_at_break_even"]]
+    losing = every[(every["batch"] < every["break_even_batch"]) & (every["speedup"] < 1.0 - 1e-12)]
+    first = losing.loc[losing.groupby(keys, observed=True)["batch"].idxmin()].set_index(keys) if len(losing) else None
+    out["first_losing_batch"] = first["batch"].reindex(out.index) if first is not None else np.nan
+    out["speedup_at_first_losing_batch"] = first["speedup"].reindex(out.index) if first is not None else np.nan
     out = out.reset_index()
     return out.assign(alpha=out["alpha"].where(out["alpha"] != RATES_KEY))
 
@@ -517,6 +525,8 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
          f", derated ridge points in FLOP/B in brackets: {_ridge_order(rho, free)}"
          f"{f' (rank correlation {rho:.2f} over the {len(free)} whose break-even lies inside the sweep)' if np.isfinite(rho) else ''}. ")
         + (RIDGE_WHY if np.isfinite(rho) and rho > 0 else "")
+        + _dips_text(at_c0[(at_c0["method"] == method) & same_alpha(at_c0["alpha"], a0)], meta)
+        + _speculating_cap_text(df, at_c0[(at_c0["method"] == method) & same_alpha(at_c0["alpha"], a0)], meta)
         + _other_methods_text(methods, method, at_c0, a0, pays)
         + (f"At {'higher acceptance' if alphas[-1] == alphas[-1] else 'the other acceptance given'} "
            f"{label if len(methods) > 1 else 'it'} still pays at the "
@@ -540,6 +550,41 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
            "the margin instead." if mla else "")
     )
     return Finding("Free until compute-bound", text.rstrip(), {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method})
+
+
+def _speculating_cap_text(df: pd.DataFrame, t: pd.DataFrame, meta: dict) -> str:
+    """' sglang runs at most 48 sequences at once while it speculates ...' where the main engine caps its running
+    requests while speculating (serving.running_cap_speculating) below a break-even of `t` (rows of break_even_table),
+    or '' (qa273: predict said it on its break-even line, this finding only in the warnings under it)."""
+    from roofline.serving import running_cap_speculating
+
+    engine = main_engine(df)
+    if engine == "ideal" or not len(t):
+        return ""
+    dp = int(df["dp_attention"].max()) if "dp_attention" in df else 1
+    try:
+        hw = str(t["hardware"].iloc[0])
+        eng = (meta.get("engine_values") or {}).get((engine, hw)) or load_engine(engine).for_hardware(hw)
+    except RooflineError:  # a profile no longer on the search path: its warnings said it when swept
+        return ""
+    cap = running_cap_speculating(eng, dp)
+    if cap is None or not (t["break_even_batch"] > cap).any():
+        return ""
+    flag = f" ({eng.max_running_requests_flag} raises it)" if eng.max_running_requests_flag else ""
+    return (f"Under {engine} a server runs at most {cap:,} sequences at once while it speculates unless its cap is raised{flag}: a "
+            "break-even above that is the batch's with the cap raised; left as it is, the rest wait in its queue. ")
+
+
+def _dips_text(t: pd.DataFrame, meta: dict) -> str:
+    """' Below the break-even it dips under 1 on H200 SXM first at batch 8 (0.991×), ...' for rows of break_even_table
+    with a swept batch below the break-even where the k it is at does not pay (its first_losing_batch), or ''."""
+    dips = t[t["first_losing_batch"].notna()] if "first_losing_batch" in t else t.iloc[:0]
+    if not len(dips):
+        return ""
+    parts = [f"{_hw(meta, r.hardware)} first at batch {int(r.first_losing_batch)} ({r.speedup_at_first_losing_batch:.3f}×)"
+             for r in dips.itertuples()]
+    return (f"Below the break-even it dips under 1 on {_list(parts)}, and pays again at larger batches: the break-even "
+            "is the largest batch that pays, not every batch below it (predict names the batches that lose). ")
 
 
 def _host_share(row: pd.Series, engine: str, meta: dict) -> str:

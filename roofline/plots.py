@@ -1536,6 +1536,12 @@ def _frontier(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return order[ys > best_before][::-1]
 
 
+def _some(n: int, most: int = 12) -> np.ndarray:
+    """Indices of up to `most` of n points along a line, evenly spaced, both ends kept: the ones a figure labels (qa269:
+    a frontier of 18 points was labelled not at all, under a title that promised its B and k)."""
+    return np.arange(n) if n <= most else np.unique(np.round(np.linspace(0, n - 1, most // 2)).astype(int))
+
+
 def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     """Throughput against per-user speed as the batch grows (a frontier per alpha, and without speculation): needs two
     batch sizes (one is a dot, not a trade-off: qa190) and a point that fits in memory."""
@@ -1562,13 +1568,14 @@ def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             f = g.iloc[_frontier(g["tokens_per_s_per_user"].to_numpy(), g["tokens_per_s_per_device"].to_numpy())]
             ax.plot(f["tokens_per_s_per_user"], f["tokens_per_s_per_device"], "o-" if len(f) <= 30 else "-", color=color[a], ms=3, lw=1.5,
                     label=f"frontier, speculating (k ≥ 1), {_alpha_label(a, meta)}", zorder=3)
-            if len(f) <= 12 and (len(alphas) <= 2 or a == alphas[-1]):  # with many alphas, the top one's points say their batch
-                labels += [(ax, r.tokens_per_s_per_user, r.tokens_per_s_per_device, f"B={r.batch:g}, k={r.k:g}") for r in f.itertuples()]
+            if len(alphas) <= 2 or a == alphas[-1]:  # with many alphas, the top one's points say their batch
+                labels += [(ax, r.tokens_per_s_per_user, r.tokens_per_s_per_device, f"B={r.batch:g}, k={r.k:g}")
+                           for r in f.iloc[_some(len(f))].itertuples()]
         bx = base["baseline_tokens_per_s_per_user"].to_numpy()
         by = base["baseline_tokens_per_s"].to_numpy() / _baseline_devices(base, meta)
         idx = _frontier(bx, by)
         ax.plot(bx[idx], by[idx], "s--" if len(idx) <= 30 else "--", color="k", ms=3.5, lw=1.8, label="frontier, no speculation", zorder=4)
-        labels += [(ax, bx[i], by[i], f"B={base['batch'].iloc[i]:g}") for i in (idx if len(idx) <= 12 else ())]
+        labels += [(ax, bx[i], by[i], f"B={base['batch'].iloc[i]:g}") for i in np.asarray(idx)[_some(len(idx))]]
         ax.margins(x=0.12, y=0.1)  # room for the batch labels
         _log_axis(ax, "x")
         _log_axis(ax, "y")

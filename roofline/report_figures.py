@@ -268,6 +268,7 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
                  + ("(at the tree's depth)\n" if meta.get("tree_nodes") else "(best k per batch)\n")
                  + f"{', '.join(_name(meta, 'model', m) for m in dict.fromkeys(df['model']))}, context {_ctx(df['context'].min())}"
                  + "".join(f" · {_layout_label(v)}" for v in (meta.get("layouts") or [])[:1] if len(meta["layouts"]) == 1)
+                 + f" · {dtypes_text(meta, list(dict.fromkeys(df['model'])))}"  # qa273: the sweep's figures said them, this not
                  + f" · {engine_label(meta)}")  # the layout the rows hold (qa231: 'no fit' at TP 2 read as no fit at all)
     return fig
 

@@ -142,7 +142,10 @@ def predict_table(point: dict) -> str:
                   + (f"{spec['drafter_expert_dtype']} experts, " if spec.get("drafter_expert_dtype") not in (None, spec["drafter_weight_dtype"])
                      and spec["method"] != "draft" else "")
                   + ("the target's attention dtype)" if spec["method"] == "draft" else
-                     "as the target's LM head)" if spec["method"] == "medusa" else "as the target's)")
+                     "as the target's LM head)" if spec["method"] == "medusa" else
+                     # qa273: MTP's eh_proj (EAGLE's fc) is a plain linear layer, unquantised (costs' input_proj)
+                     "as the target's; its input projection unquantised)" if spec["drafter_weight_dtype"] not in ("bf16", "fp16", "fp32")
+                     else "as the target's)")
                   + (f", {spec['k']} heads of a block and an LM head each; no KV cache" if spec["method"] == "medusa"
                      else " and its KV cache") if spec.get("drafter_weight_dtype") else ""),
                f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,}"
@@ -361,8 +364,9 @@ def _best_k_text(spec: dict) -> str:
                    else "; no k >= 1 is faster than plain decoding")  # qa232: whichever k fits, not the asked one
         if spec["k"] == 0 and spec.get("engine_refuses"):  # qa236: a best k the engine refuses, named at k 0
             why = "; no setup of the engine runs it: the warning says why"
+        searched = f"the best of k = 0-{int(K_SEARCH[-1])}"  # qa273: a sweep's best_k is of its swept k alone, unsaid here
         return (f">= {spec['best_k']} (the largest k searched{'; ' + gives if gives else ''}{why})" if at_cap else
-                f"{spec['best_k']}" + (f"  ({gives}{why})" if gives else ""))
+                f"{spec['best_k']}" + (f"  ({gives}, {searched}{why})" if gives else f"  ({searched})"))
     return f"{'not reported' if spec['tree_nodes'] is not None else 'none'} ({spec['best_k_unknown_because']})"
 
 

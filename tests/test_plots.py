@@ -668,6 +668,19 @@ def test_pareto_divides_plain_decoding_by_the_tables_devices_and_the_title_names
     assert "PP\u00a02" in fig._suptitle.get_text().replace("\n", " ")  # never split over two lines
 
 
+def test_a_long_pareto_frontier_labels_some_of_its_points_as_its_title_promises():
+    """qa269: moe-verify-cost's 18 batches made frontiers of more than 12 points, labelled not at all, under a title that
+    promises 'B batch, k draft length'."""
+    batches = [1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 256]
+    df, ops, meta = _meta_of({**SMALL, "axes": {"batch": batches, "context": [1024], "k": [2], "alpha": [0.8]}})
+    fig = _figure("pareto", df, ops, meta)
+    assert "B batch, k draft length" in fig._suptitle.get_text().replace("\n", " ")
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    plain, spec = [s for s in texts if "k=" not in s and s.startswith("B=")], [s for s in texts if ", k=" in s]
+    assert 2 <= len(plain) <= 12 and 2 <= len(spec) <= 12, texts  # some of each line's points, both ends among them
+    assert "B=1" in plain and "B=1, k=2" in spec
+
+
 DRAFT_L4 = {"name": "draft-l4", "hardware": "l4", "model": "llama-3.1-8b", "method": "draft", "draft": "llama-3.2-1b",
             "engine": "ideal", "axes": {"batch": [1, 16, 64, 128], "context": [256], "k": [4], "alpha": [0.8]}}
 

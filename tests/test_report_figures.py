@@ -412,3 +412,14 @@ def test_the_kv_caps_title_names_the_dtypes_its_answer_holds(plotters, tmp_path)
     assert note.startswith(" This question compares model;"), note  # what this sweep varies (expert dtype follows the model)
     title = plotters["kv-caps-batch"](df, ops, meta)._suptitle.get_text()
     assert "bf16 weights, fp4 experts, bf16 KV," in title, title
+
+
+def test_the_break_even_title_names_the_dtypes(plotters, results):
+    """qa273: the sweep's figures named 'fp8 weights, fp8 experts, bf16 KV', the break-even figure no dtype at all."""
+    from roofline.findings import question_rows
+
+    r = results["break-even-batch"]
+    df, ops, meta, _ = question_rows(r.name, r.df, r.ops, r.meta)
+    title = plotters["break-even-batch"](df, ops, meta)._suptitle.get_text().replace("\n", " ")
+    assert f" · {meta['weight_dtype'][0] if isinstance(meta['weight_dtype'], list) else meta['weight_dtype']} weights" in title
+    assert " KV · engine " in title, title

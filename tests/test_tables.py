@@ -428,7 +428,10 @@ def test_an_mtp_drafter_of_fp4_experts_says_its_experts_dtype():
 
     out = roofline.predict("h200", "deepseek-v4-flash", tp=8, method="mtp", k=1, alpha=0.8)
     assert out["spec"]["drafter_expert_dtype"] == "fp4"
-    assert ": its weights (fp8, fp4 experts, as the target's) and its KV cache" in predict_table(out)
+    # qa273: and its eh_proj, a plain linear layer held unquantised (205 MB of DeepSeek-V3's 1.67 GB at tp 8), said
+    assert ": its weights (fp8, fp4 experts, as the target's; its input projection unquantised) and its KV cache" in predict_table(out)
+    bf16 = roofline.predict("h200", "deepseek-v3", tp=8, method="mtp", k=1, alpha=0.8, weight_dtype="bf16")
+    assert ": its weights (bf16, as the target's) and its KV cache" in predict_table(bf16)
 
 
 def test_the_drafter_memory_line_says_it_holds_the_kv_cache_too():
@@ -558,6 +561,8 @@ def test_the_best_k_line_gives_what_that_k_gives():
     assert best != 4 and p["spec"]["best_k_speedup"] == pytest.approx(at_best["speedup"])
     assert p["spec"]["best_k_tokens_per_s_per_user"] == pytest.approx(at_best["tokens_per_s_per_user"])
     assert f"best k here        {best}  ({at_best['speedup']:.3f}x, " in predict_table(p)
+    # qa273: the range searched, said (a sweep's best_k is of its swept k alone: 6 here against its 4)
+    assert "tokens/s per user, the best of k = 0-64)" in predict_table(p)
 
 
 @pytest.mark.slow
