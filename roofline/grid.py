@@ -275,10 +275,14 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                                              shared_prefix=c["shared_prefix"])["step_time_s"])
                 share = float(host_time_s(on_hw, top, dep)) / plain_s
                 if share > HOST_SHARE_NOTED:
+                    varied = [name for name in ("weight_dtype", "expert_dtype", "kv_dtype") if len(getattr(sc, name)) > 1]
                     label = f"{model.name} on {hw.name}" + "".join(  # qa261: its ep was left out
                         f" {name} {value}" for name, value in (("tp", dep.tp), ("dp_attention", dep.dp_attention),
                                                               ("ep", dep.ep), ("pp", dep.pp)) if value > 1) + (
-                        f" with a {c['shared_prefix']:,}-token shared prefix" if c["shared_prefix"] else "")
+                        f" with a {c['shared_prefix']:,}-token shared prefix" if c["shared_prefix"] else "") + (
+                        # qa273: two expert dtypes said as two identical labels
+                        f" ({dep.weight_dtype_label} weights" + (f", {dep.expert_dtype_label} experts" if dep.has_experts else "")
+                        + f", {dep.kv_dtype} KV)" if varied else "")
                     said = host_shares.setdefault(engine.name, (on_hw, hw, []))[2]
                     if f"{label} {share:.0%} at batch {top:,}" not in said:  # configs differing only in the drafter's place
                         said.append(f"{label} {share:.0%} at batch {top:,}")

@@ -793,7 +793,15 @@ def test_a_speculative_gain_carried_by_unoverlapped_host_work_is_said_in_predict
                         "axes": {"batch": [1, 512, 8192], "context": [256], "k": [2], "alpha": [0.6]}})
     said = [str(w.message) for w in caught if "speculation pays the engine's host work" in str(w.message)]
     assert len(said) == 1 and "in 2 configs (llama-3.1-8b on h100-sxm " in said[0] and "at batch 512;" in said[0]
-    assert "8,192" not in said[0]
+    assert "8,192" not in said[0] and " KV)" not in said[0]  # one dtype each: none said
+    # qa273: two KV dtypes of one model on one device said as two identical labels: each its dtypes where they vary
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-8b", "method": "eagle", "kv_dtype": ["bf16", "fp8"],
+                        "axes": {"batch": [1, 512], "context": [256], "k": [2], "alpha": [0.6]}})
+    said = [str(w.message) for w in caught if "speculation pays the engine's host work" in str(w.message)]
+    assert len(said) == 1 and "in 2 configs (llama-3.1-8b on h100-sxm (bf16 weights, bf16 KV) " in said[0], said
+    assert "; llama-3.1-8b on h100-sxm (bf16 weights, fp8 KV) " in said[0], said
 
 
 @pytest.mark.slow
