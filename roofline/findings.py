@@ -401,7 +401,8 @@ def break_even_table(df: pd.DataFrame) -> pd.DataFrame:
     swept batch that fits, where a sweep too large to refine stops) and the best speedup over k > 0 at the largest swept
     batch that fits; "fits" here is speculation's, some k > 0 fitting (a batch only plain decoding fits pays nothing),
     and the break-even, its k and max_batch are read among the k > 0 rows where the table has any; plain_max_batch is
-    plain decoding's own cap (whether anything fits where the drafter does not)."""
+    plain decoding's own cap (whether anything fits where the drafter does not); first_losing_batch and
+    speedup_at_first_losing_batch the first swept batch below the break-even where its k does not pay (NaN: none)."""
     keys = ["method", "alpha", "hardware", "model", "context"]
     df = df.assign(alpha=df["alpha"].fillna(RATES_KEY))  # per-position rates or a tree: one group, NaN again below
     fit = _fits(df)
@@ -553,9 +554,10 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
 
 
 def _speculating_cap_text(df: pd.DataFrame, t: pd.DataFrame, meta: dict) -> str:
-    """' sglang runs at most 48 sequences at once while it speculates ...' where the main engine caps its running
-    requests while speculating (serving.running_cap_speculating) below a break-even of `t` (rows of break_even_table),
-    or '' (qa273: predict said it on its break-even line, this finding only in the warnings under it)."""
+    """' Under sglang a server runs at most 48 sequences at once while it speculates ...' where the main engine caps its
+    running requests while speculating (serving.running_cap_speculating, on the first device of `t`: a cap is the
+    engine's, the same on every device) below a break-even of `t` (rows of break_even_table), or '' (qa273: predict
+    said it on its break-even line, this finding only in the warnings under it)."""
     from roofline.serving import running_cap_speculating
 
     engine = main_engine(df)
@@ -771,19 +773,49 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         + (f" At this context, over the batch sizes that fit, the {'speedup (below 1 at every batch)' if losing else 'gain'} "
            f"{'; '.join(clauses[:-1])}{'; and ' if len(clauses) > 1 else ''}{clauses[-1]}." if clauses else "")
         + replicated
-        + _other_caps(df, plain_caps, hw0, c_hi, models, meta)
+        + _other_caps(df, plain_caps, caps, hw0, c_hi, models, meta)
+        + _not_as_released(df, models, meta)
     )
     return Finding("The KV cache caps the batch", text, {"max_batch": caps, "at_cap": at_cap, "rising": rising, "memory_split": split})
 
 
-def _other_caps(df: pd.DataFrame, plain_caps: pd.Series, hw0: str, context: int, models: list, meta: dict) -> str:
-    """' On 8 × B200 the caps are 29, 9 and 159, in the same order.' for the other devices a kv-caps sweep holds (qa248:
-    the finding spoke of its first device alone, a second swept and drawn unsaid)."""
+def _not_as_released(df: pd.DataFrame, models: list, meta: dict) -> str:
+    """' Each model is priced at the sweep's dtypes, not as released: the experts of DeepSeek-V4-Flash in fp8 (released
+    fp4); ...' for the models whose
+    swept weight or expert dtype is not their checkpoint's (qa275: V4-Flash's caps read as its own, its fp4 experts
+    cast up to fp8 by the scenario's weight_dtype, 17-20% fewer sequences than as released), or ''."""
+    from roofline.layout import deployment
+    from roofline.model import load_model
+
+    said = []
+    for m in models:
+        rows = df[df["model"] == m]
+        try:
+            native = deployment(load_model(m))
+        except RooflineError:  # a model no longer on the search path: its labels stand
+            continue
+        for column, label, what in (("weight_dtype", native.weight_dtype_label, "weights"),
+                                    ("expert_dtype", native.expert_dtype_label, "experts")):
+            swept = list(dict.fromkeys(rows[column].astype(str))) if column in rows else []
+            if label and swept and swept != [label]:
+                said.append(f"the {what} of {_model(meta, m)} in {' / '.join(swept)} (released {label})")
+    return (f" Each model is priced at the sweep's dtypes, not as released: {_list(said)}; predict at a model's own dtypes "
+            "sizes it as released." if said else "")
+
+
+def _other_caps(df: pd.DataFrame, plain_caps: pd.Series, drafted_caps: pd.Series, hw0: str, context: int, models: list,
+                meta: dict) -> str:
+    """' On 8 × B200 the caps are 29, 9 (8 with its drafter) and 159 (158), in the same order.' for the other devices a
+    kv-caps sweep holds (qa248: the finding spoke of its first device alone, a second swept and drawn unsaid; qa275: the
+    drafter's caps, which its figure draws, said of the first device alone)."""
     parts = []
     for hw in dict.fromkeys(df["hardware"]):
         if hw == hw0:
             continue
-        caps = [f"{int(plain_caps.get((hw, m, context), 0)):,}" for m in models]
+        caps = []
+        for m in models:
+            plain, drafted = int(plain_caps.get((hw, m, context), 0)), int(drafted_caps.get((hw, m, context), 0))
+            caps.append(f"{plain:,}" + (f" ({drafted:,} with its drafter)" if drafted != plain and plain else ""))
         parts.append(f"{_target_devices(df, hw, meta)} × {_hw(meta, hw)} {'the caps are ' + _list(caps) if len(caps) > 1 else 'the cap is ' + caps[0]}")
     return f" On {'; on '.join(parts)}, in the same order." if parts and len(models) > 1 else (
         f" On {'; on '.join(parts)}." if parts else "")
@@ -848,15 +880,16 @@ def shared_prefix_headline(df: pd.DataFrame) -> pd.DataFrame:
     return df[keep]
 
 
-def prefix_read_once(df: pd.DataFrame, meta: dict) -> bool:
-    """Whether the main engine reads a prefix the batch shares once a step (ideal: the bound, yes)."""
+def prefix_read_once(df: pd.DataFrame, meta: dict) -> bool | None:
+    """Whether the main engine reads a prefix the batch shares once a step (ideal: the bound, yes); None where its
+    profile is neither in the sweep's values nor on the search path (qa274: said as read once)."""
     engine, hw = main_engine(df), str(df["hardware"].iloc[0])
     if engine == "ideal":
         return True
     try:  # the values the sweep ran with; without them (a results table alone), the profile's (qa270)
         eng = (meta.get("engine_values") or {}).get((engine, hw)) or load_engine(engine).for_hardware(hw)
-    except RooflineError:  # a profile no longer on the search path: the bound's reading
-        return True
+    except RooflineError:  # a profile no longer on the search path: unknown
+        return None
     return eng.prefix_read_once
 
 
@@ -884,10 +917,13 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     engine = main_engine(df)
     read_once = prefix_read_once(df, meta)  # qa248's leftover: said of every engine, a copy with false too
     k0, k1 = (int(ends.loc[ends["shared_prefix_tokens"] == p, "k"].iloc[0]) for p in (p0, p1))
+    at_b0 = df[df["shared_prefix_tokens"].eq(p0) & df["batch"].eq(b_at0) & df["k"].eq(k1)]
+    k1_fit_alone = bool(at_b0["fits_in_memory"].astype(bool).any())  # the larger k without the prefix shared
     same_batch = (  # qa270: at one batch the gain is a larger k that fits with the prefix stored once, or its read
+        # (qa274: only a larger k that did not fit without sharing is the memory's)
         f"both at batch {b_at0:,}: no gain at that batch)." if not t1 > t0 * 1.001 else
         f"both at batch {b_at0:,}: the drafter fits a larger k there with the prefix stored once, k = {k1} against {k0}"
-        + (", and the prefix is read once a pass)." if read_once else ")." ) if k1 != k0 else
+        + (", and the prefix is read once a pass)." if read_once else ")." ) if k1 > k0 and not k1_fit_alone else
         f"both at batch {b_at0:,}: the gain is the prefix read once a pass, not a larger batch)." if read_once else
         f"both at batch {b_at0:,})."
     )
@@ -903,6 +939,8 @@ def shared_prefix(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
         + (f" It takes the prefix held once (prefix caching) and read once a step by a prefix-aware (cascade) attention "
            f"kernel ({engine}'s prefix_read_once; vLLM runs one only where cascade attention is turned on, and then where "
            "a heuristic picks it each step; SGLang and TensorRT-LLM decode without one)." if read_once else
+           f" It takes the prefix held once (prefix caching); whether {engine} reads it once a step is not known here (its "
+           "profile is not on the search path)." if read_once is None else
            f" It takes the prefix held once (prefix caching), each sequence still reading it a step ({engine}'s "
            "prefix_read_once false: no prefix-aware attention kernel by default), so the gain is memory's, not "
            f"bandwidth's; `roofline engines new NAME --from {engine} --set prefix_read_once=true` prices one.")

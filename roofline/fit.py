@@ -540,9 +540,13 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     out_rows["log_residual"] = np.log(pred_fit / measured)
     # the sequences the engine runs at once (measurements.running_batch): below the row's batch or mean in flight where
     # their KV cache does not fit beside the weights, the rest waiting (qa271: batch 4096 predicted at 9, unsaid)
+    # running_batch is a replica's (B / R: qa274, every row of R > 1 read as capped); a row's own figure is all replicas'
     asked = rows.table["concurrency"].fillna(rows.table["batch"]) if "concurrency" in rows.table else rows.table["batch"]
-    out_rows["running_batch"] = fitted_frame["running_batch"].to_numpy()
-    out_rows["memory_capped"] = (out_rows["running_batch"] < np.maximum(asked.to_numpy(float), 1.0) - 1e-9) & (out_rows["skipped"] == "")
+    replicas = np.maximum(rows.table["replicas"].to_numpy(float), 1.0)
+    out_rows["asked_sequences"] = asked.to_numpy(float)
+    out_rows["running_batch"] = fitted_frame["running_batch"].to_numpy() * replicas  # every replica's, as the row's batch
+    out_rows["memory_capped"] = ((fitted_frame["running_batch"].to_numpy() < np.maximum(asked.to_numpy(float) / replicas, 1.0) - 1e-9)
+                                 & (out_rows["skipped"] == ""))
 
     def rms(pred):
         return float(np.sqrt(np.mean(np.log(pred[usable] / measured[usable]) ** 2)))
@@ -1027,7 +1031,7 @@ def fit_report(fit: dict) -> str:
                      f"{r.quantity:<22} {r.value:>10.4g} {r.start_predicted:>10.4g} {r.fitted_predicted:>10.4g} {r.log_residual:>+7.3f}")
     capped = fit["rows"][fit["rows"]["memory_capped"]] if "memory_capped" in fit["rows"] else fit["rows"].iloc[:0]
     if len(capped):
-        shown = "; ".join(f"row {r.row} at {r.running_batch:,.0f} of its {r.batch:,}" for r in capped.head(8).itertuples())
+        shown = "; ".join(f"row {r.row} at {r.running_batch:,.0f} of its {r.asked_sequences:,.0f}" for r in capped.head(8).itertuples())
         lines += ["", f"memory: {len(capped)} row{'s' if len(capped) > 1 else ''} predicted at the batch whose KV cache fits "
                   f"beside the weights, the rest waiting in the engine's queue ({shown}{'; ...' if len(capped) > 8 else ''}): "
                   "a batch the row's server ran whole says its memory is larger than the profile's"]

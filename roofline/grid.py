@@ -550,6 +550,9 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
              f"{BREAK_EVEN_BUDGET_SHARE:.0%} of a config's points); a denser batch axis, or predict, gives it exactly")
     last = float(np.max(ax["batch"]))
     at_last = 0  # (context, alpha, k) cells whose break-even is the sweep's last batch though larger ones fit: lower bounds
+    dipped = 0  # (context, alpha, k) cells with a swept batch below the break-even that loses (qa275: unsaid by the table)
+    batch_col = np.asarray(ax["batch"], dtype=np.float64).reshape([-1 if i == AXIS["batch"] else 1 for i in range(len(GRID_AXES))])
+    drafting_col = drafting_k.reshape([-1 if i == AXIS["k"] else 1 for i in range(len(GRID_AXES))])
     for cfg in configs:
         fits_somewhere = drafts_somewhere = plain_somewhere = False
         drafter_least_bytes = np.inf  # the least memory the drafter takes on its own device at a drafting point
@@ -566,6 +569,11 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
                 be = np.take(np.asarray(block["break_even_batch"]), [0], axis=AXIS["batch"])
                 cap = np.take(np.asarray(block["max_batch"]), [0], axis=AXIS["batch"])
                 at_last += int(np.count_nonzero((be == last) & (cap > last)))
+            if lower_bounds_said and len(ax["batch"]) > 1 and speculates(cfg.method, 1):
+                speedup = np.asarray(block["speedup"])
+                below = np.broadcast_to(np.asarray(block["break_even_batch"]), speedup.shape) > batch_col
+                losing = fits & drafting_col & below & (speedup < 1.0 - 1e-12)
+                dipped += int(np.count_nonzero(np.any(losing, axis=AXIS["batch"])))
             if cfg.draft_hw is not None and drafting_k.any():
                 drafter_least_bytes = min(drafter_least_bytes, float(np.min(np.take(
                     block["drafter_memory_bytes"], np.flatnonzero(drafting_k), axis=AXIS["k"]))))
@@ -600,6 +608,11 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
         if note not in said:
             said.add(note)
             warn(note)
+    if dipped:  # qa275: 0.947x at batch 32 under a break_even_batch of 223 in every row, the column read as 'pays to 223'
+        warn(f"{sc.path or sc.name}: break_even_batch is the largest batch that pays, not the first that loses: in {dipped:,} "
+             "(config, context, alpha, k) cell(s) a swept batch below it loses (speedup < 1) and a larger one pays again "
+             "(a drafter on its own device overlaps only where that pays; a MoE verify pass touches more experts); predict "
+             "names the batches that lose")
     if at_last:  # qa119: break_even_batch 64 in every row of a sweep to batch 64, where predict said 167 and more
         warn(f"{sc.path or sc.name}: break_even_batch is the sweep's last batch, {last:g}, in {at_last:,} (config, context, "
              "alpha, k) cell(s) where speculation still pays there and larger batches fit: a lower bound (a batch axis "

@@ -1539,7 +1539,7 @@ def _frontier(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _some(n: int, most: int = 12) -> np.ndarray:
     """Indices of up to `most` of n points along a line, evenly spaced, both ends kept: the ones a figure labels (qa269:
     a frontier of 18 points was labelled not at all, under a title that promised its B and k)."""
-    return np.arange(n) if n <= most else np.unique(np.round(np.linspace(0, n - 1, most // 2)).astype(int))
+    return np.arange(n) if n <= most else np.unique(np.round(np.linspace(0, n - 1, most)).astype(int))
 
 
 def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:

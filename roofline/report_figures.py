@@ -193,7 +193,7 @@ def _report_flops(df: pd.DataFrame, ops, meta: dict) -> Figure:
     pays_somewhere = bool(pays(d.loc[d["k"] > 0, "speedup"]).any())  # qa219: 'less time' over a sweep where none pays
     fig.suptitle(f"More compute, {'less' if pays_somewhere else 'more'} time: per generated token, against plain decoding (k = 0)\n"
                  f"{_name(meta, 'model', model)} on {_name(meta, 'hardware', hw)}, batch {d['batch'].iloc[0]:g}, context "
-                 f"{_ctx(d['context'].iloc[0])}, {METHOD_LABELS.get(method, method)} · {engine_label(meta)}")
+                 f"{_ctx(d['context'].iloc[0])}, {METHOD_LABELS.get(method, method)} · {dtypes_text(meta, [model])} · {engine_label(meta)}")
     return fig
 
 
@@ -241,7 +241,8 @@ def _report_break_even(df: pd.DataFrame, ops, meta: dict) -> Figure:
                 if cens:
                     bar.set_hatch("///")
                 if cens and np.isfinite(gain) and gain < TIE and h >= 16:  # still pays, by a hair: a tie's height, not a gain's
-                    shown = f"{gain:.3f}×" if gain < 1.005 else f"{gain:.2f}×"  # '1.00×' under 'still pays' read as no gain (qa101)
+                    # '1.00×' under 'still pays' read as no gain (qa101); '1.03×' of 1.0283 beside 'by less than 3%' (qa275)
+                    shown = f"{gain:.3f}×" if gain < 1.005 or f"{gain:.2f}" == f"{TIE:.2f}" else f"{gain:.2f}×"
                     ax.text(bar.get_x() + bar.get_width() / 2, h / 1.3, shown, ha="center", va="top", fontsize=5.5,
                             rotation=90, bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none"})
                     tied = True
@@ -312,6 +313,7 @@ def _report_batch_vs_spec(df: pd.DataFrame, ops, meta: dict) -> Figure:
     dropped = (~df["fits_in_memory"].astype(bool)).any()
     fig.suptitle("Few users against many: throughput against per-user speed, batch B growing along each line\n"
                  + _setup_line(meta, list(dict.fromkeys(df["model"]))) + f" · {_name(meta, 'hardware', df['hardware'].iloc[0])}"
+                 + (f" · context {_ctx(contexts[0])}" if len(contexts) == 1 else "")  # qa275: as the other titles
                  + (" · batches that do not fit left out" if dropped else "") + "\ndotted: batching's best throughput and fastest user"
                  + (f" · batch labels at context {_ctx(contexts[0])}" if len(contexts) > 1 else ""))
     footer(fig, meta)  # before the layout place_labels freezes (qa125: added after it, it ran into the x label)
@@ -398,8 +400,9 @@ def _report_shared_prefix(df: pd.DataFrame, ops, meta: dict) -> Figure:
     ax1.set_ylabel("tokens/s, all sequences")
     ax1.set_title("Throughput")
     _shared_legend(fig, [ax1])
-    read = "read once per step" if prefix_read_once(df, meta) else "read by each sequence"  # qa267: the engine's kernel
-    fig.suptitle(f"Shared prefix: stored once, {read}\n" + _setup_line(meta, list(dict.fromkeys(df["model"])))
+    once = prefix_read_once(df, meta)  # qa267: the engine's kernel (None: its profile not found)
+    read = ", read once per step" if once else ", read by each sequence" if once is False else ""
+    fig.suptitle(f"Shared prefix: stored once{read}\n" + _setup_line(meta, list(dict.fromkeys(df["model"])))
                  + f" · {_name(meta, 'hardware', df['hardware'].iloc[0])}")
     return fig
 
@@ -439,7 +442,8 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
                  "where that pays), against drafting on the target; " if draft else ", against drafting on the target;\n")
                  + "each at its fastest k > 0 that fits\n"
                  + f"{_name(meta, 'model', df['model'].iloc[0])} target, {drafter}, "
-                 + f"{_alpha_label(df['alpha'].iloc[0])} · {engine_label(meta)}" + (" · batches that do not fit left out" if dropped else "")
+                 + f"{_alpha_label(df['alpha'].iloc[0])}, context {' / '.join(_ctx(c) for c in sorted(df['context'].unique()))} · "  # qa275
+                 + f"{dtypes_text(meta, list(dict.fromkeys(df['model'])))} · {engine_label(meta)}" + (" · batches that do not fit left out" if dropped else "")
                  + (f" · no drafter fits on {', '.join(f'{_tp(meta)} × {_short_hw(meta, h)}' for h in none_fit)}" if none_fit else ""))
     return fig
 
@@ -490,7 +494,9 @@ def _report_fast_tier(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         ax.set_title(_name(meta, "hardware", hw))
     _shared_legend(fig, axes[: len(hws)])
     fig.suptitle("Fast tiers: the cheapest price at each per-user speed (cost frontier; points that do not fit left out)\n"
-                 + _setup_line(meta, list(dict.fromkeys(df["model"]))) + " · red lines: 1×, 2×, 3× the cheapest tier's speed")
+                 + _setup_line(meta, list(dict.fromkeys(df["model"])))
+                 + f" · context {' / '.join(_ctx(c) for c in sorted(df['context'].unique()))}"  # qa275
+                 + " · red lines: 1×, 2×, 3× the cheapest tier's speed")
     return fig
 
 

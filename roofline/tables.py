@@ -131,8 +131,9 @@ def predict_table(point: dict) -> str:
             + _capped_break_even_text(be, p),
             *([f"    below it           speedup < 1 at batch {gap[0]:,} alone: the curve dips and recovers" if gap[0] == gap[1] else
                f"    below it           speedup < 1 at batches from {gap[0]:,} to {gap[1]:,}"
-               + (" (each of them)" if spec.get("not_paying_every_batch_between") else
-                  " (the first and the last that lose; some between them pay)") + ": the curve dips and recovers"]
+               + {True: " (each of them)", False: " (the first and the last that lose; some between them pay)"}.get(
+                   spec.get("not_paying_every_batch_between"), " (the first and the last that lose)")  # None: an older JSON's
+               + ": the curve dips and recovers"]
               if (gap := spec.get("not_paying_below_break_even")) else []),
             *(["    drafter memory     none (n-gram drafts by looking up the context)"  # qa176: it said '0 B per device'
                if spec["method"] == "ngram" else

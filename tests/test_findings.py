@@ -199,9 +199,16 @@ def test_the_kv_cap_finding_names_a_dip_on_the_way_to_the_largest_gain():
     assert "the gain grows for" in f.text and "rises with batch" not in f.text
     assert "speculation at the largest swept batch where it fits gives" in f.text  # a cap of 23 and a swept batch of 16
     # qa248: the second device's caps said, and a gain at batch 32 or more called an upper estimate
-    caps = r.df[(r.df["hardware"] == "b200") & (r.df["context"] == r.df["context"].max())].groupby("model", sort=False)[
-        "baseline_max_batch"].min()
-    assert f"On 8 × B200 the caps are {', '.join(f'{int(c):,}' for c in caps.iloc[:-1])} and {int(caps.iloc[-1]):,}" in f.text
+    b200 = r.df[(r.df["hardware"] == "b200") & (r.df["context"] == r.df["context"].max())]
+    caps = b200.groupby("model", sort=False)["baseline_max_batch"].min()
+    drafted = b200[b200["k"] == b200.loc[b200["k"] > 0, "k"].min()].groupby("model", sort=False)["max_batch"].min()
+    # qa275: the drafter's caps beside plain decoding's where they differ, as its figure draws them and H200's are said
+    said = [f"{int(c):,}" + (f" ({int(d):,} with its drafter)" if d != c else "") for c, d in zip(caps, drafted)]
+    assert f"On 8 × B200 the caps are {', '.join(said[:-1])} and {said[-1]}" in f.text, f.text
+    assert (drafted != caps).any()
+    # qa275: DeepSeek-V4-Flash's fp4 experts cast up by the scenario's fp8, and Llama's bf16 weights cast down, said
+    assert ("Each model is priced at the sweep's dtypes, not as released: the weights of Llama 3.1 70B in fp8 (released "
+            "bf16) and the experts of DeepSeek-V4-Flash in fp8 (released fp4)") in f.text
     late = f.numbers["at_cap"][f.numbers["at_cap"]["batch"] >= 32]
     assert late.empty or "an upper estimate: with a serving engine, speculative gains at batch 32" in f.text
     for m in f.numbers["rising"]:  # each named curve's largest gain is above its batch-1 gain
@@ -1492,6 +1499,10 @@ def test_a_shared_prefix_gain_at_one_batch_is_the_prefix_read_once(tmp_path):
     # qa270: where the drafter fits only with the prefix stored once, the gain at one batch is that k, not a read once
     _, f = _report_finding(tmp_path / "long", scenario.format("vllm").replace("[4096]", "[26500]"))
     assert "both at batch 16: the drafter fits a larger k there with the prefix stored once, k = 3 against 0)." in f.text, f.text
+    # qa274: under ideal the best k moved down (7 -> 6), both fitting: the gain is the read, not a larger k
+    _, f = _report_finding(tmp_path / "read", scenario.format("ideal").replace("[0, 2048]", "[0, 16384]")
+                           .replace("[4096]", "[20000]").replace("k: [0, 3]", "k: [0, 1, 2, 3, 4, 5, 6, 7]"))
+    assert "both at batch 16: the gain is the prefix read once a pass, not a larger batch)." in f.text, f.text
     from roofline.findings import prefix_read_once
 
     # without the sweep's engine values (a results table alone), the profile's: vllm reads it each sequence
@@ -1622,3 +1633,15 @@ def test_the_break_even_finding_says_a_dip_below_it_and_the_engines_speculating_
             "(--max-running-requests raises it)") in f.text
     _, f = _report_finding(tmp_path / "ideal", scenario.replace("ENGINE", "ideal"))
     assert "sequences at once while it speculates" not in f.text  # the bound has no cap
+
+
+def test_the_shared_prefix_finding_of_an_engine_it_cannot_load_says_its_read_is_unknown(tmp_path):
+    """qa274: prefix_read_once took an engine whose profile left the search path as reading the prefix once."""
+    from roofline.findings import prefix_read_once
+
+    r, _ = _report_finding(tmp_path, "name: shared-prefix\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                           "shared_prefix: [0, 2048]\naxes: {batch: [16], context: [4096], k: [0, 3], alpha: [0.8]}\n")
+    gone = r.df.assign(engine="no-such-engine")
+    assert prefix_read_once(gone, {}) is None and prefix_read_once(r.df, {}) is False
+    f = finding("shared-prefix", gone, r.ops, {**r.meta, "engine_values": {}}, strict=False)
+    assert "whether no-such-engine reads it once a step is not known here" in f.text and "cascade) attention" not in f.text

@@ -849,6 +849,7 @@ def test_the_fit_report_says_a_row_predicted_at_the_batch_that_fits_in_memory(tm
     path = synthetic_file(tmp_path)
     table = pd.read_csv(path, dtype=str, keep_default_na=False)
     table.loc[5, ["batch", "input_len"]] = ["4096", "32000"]
+    table.loc[6, ["gpus", "batch"]] = [str(2 * int(table.loc[6, "tp"])), "8"]  # qa274: two replicas of 4, not capped
     table.to_csv(path, index=False)
     fit = run_fit(path, "vllm", loss="linear")
     model = load_model(table.loc[5, "model"])
@@ -856,6 +857,7 @@ def test_the_fit_report_says_a_row_predicted_at_the_batch_that_fits_in_memory(tm
                     engine=fit["engine"])["max_batch"]
     row = fit["rows"].iloc[5]
     assert row["memory_capped"] and row["running_batch"] < 4096 and fit["rows"]["memory_capped"].sum() == 1
+    assert fit["rows"].iloc[6]["running_batch"] == 8  # two replicas of 4: every sequence runs
     text = fit_report(fit)
     assert (f"memory: 1 row predicted at the batch whose KV cache fits beside the weights, the rest waiting in the engine's "
             f"queue (row {row['row']} at {row['running_batch']:,.0f} of its 4,096)") in text, text[-600:]

@@ -785,3 +785,25 @@ def test_a_sweep_says_which_contexts_are_past_its_draft_models_positions():
                         "axes": {"batch": [1, 8], "context": [1024, 4096], "k": [0, 3], "alpha": [0.7]}})
     said = [str(w.message) for w in caught if "draft model tinyllama-1.1b's 2,048 trained positions" in str(w.message)]
     assert len(said) == 1 and said[0].startswith("context 4,096 (1 of 2) is past")
+
+
+@pytest.mark.slow
+def test_a_sweep_says_where_a_batch_below_its_break_even_loses():
+    """qa275: a drafter on an L4 beside 4 H100s lost at batch 32 (0.947x) and 64 under a break_even_batch of 223 in
+    every row, and the sweep said nothing: the column reads as 'pays up to 223'."""
+    import warnings
+
+    import roofline
+
+    sc = {"name": "dip", "hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 4, "method": "draft", "draft": "llama-3.2-1b",
+          "draft_hardware": "l4", "axes": {"batch": [1, 16, 32, 64, 128], "context": [2048], "k": [1], "alpha": [0.8]}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        df = roofline.sweep(sc)
+    said = [str(w.message) for w in caught if "not the first that loses" in str(w.message)]
+    losing = df[(df["batch"] < df["break_even_batch"]) & (df["speedup"] < 1) & df["fits_in_memory"]]
+    assert len(losing) and len(said) == 1 and "in 1 (config, context, alpha, k) cell(s) a swept batch below it loses" in said[0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({**sc, "draft_hardware": None})  # co-located: no dip
+    assert not any("not the first that loses" in str(w.message) for w in caught)

@@ -771,12 +771,18 @@ def run_validate(device: str = "cpu", quick: bool = False, out_dir: Path = Path(
 def calibrated_under_load_note(hardware: HardwareSpec) -> str:
     """A calibrated profile's own load (calibrate's measured_load_average at its end, less its measured_threads: qa269,
     errors of 200% against a profile calibrated at load 2.49 on 2 cores, validate saying the run was quiet), or ''."""
-    load, threads = hardware.extra.get("measured_load_average"), hardware.extra.get("measured_threads") or 0
-    cores = os.cpu_count() or 1
-    if isinstance(load, bool) or not isinstance(load, (int, float)) or load - threads < 0.5 * cores:
+    # calibrate writes /proc/loadavg's field as text ('2.49', quoted in the YAML; qa274: only a float was read) or
+    # 'unknown'; the cores are this machine's, which calibrated it where validate reuses its profile
+    try:
+        load = float(hardware.extra.get("measured_load_average"))
+        threads = int(hardware.extra.get("measured_threads") or 0)
+    except (TypeError, ValueError):
         return ""
-    return (f"the profile {hardware.name} was calibrated at a load average of {load:g} on {cores} cores ({threads} of it its "
-            "own threads): other work shared the machine, its efficiencies and overheads describe a busy one, and the "
+    cores = os.cpu_count() or 1
+    if not math.isfinite(load) or load - threads < 0.5 * cores:
+        return ""
+    return (f"the profile {hardware.name} was calibrated at a load average of {load:g} on {cores} cores, {threads} of it "
+            "its own threads: other work shared the machine, its efficiencies and overheads describe a busy one, and the "
             "errors against this run measure that too (calibrate again on a quiet machine)")
 
 

@@ -404,14 +404,24 @@ def test_a_profile_calibrated_under_load_is_warned_about_and_said_in_validation_
         raise RooflineError("stop before building")
 
     monkeypatch.setattr(decoder, "build_decoder", stop)
+    from roofline.hardware import load_hardware
+    from roofline.harness.calibrate import profile_to_yaml
+    from roofline.profiles import builtin_dir
+    from roofline.yamlio import read_yaml_file
+
     cores = os.cpu_count() or 1
-    busy = dataclasses.replace(h100, kind="cpu", extra={"measured_load_average": cores + 0.5, "measured_threads": 1})
+    # as calibrate writes it: /proc/loadavg's field, text (qa274: the note read a float alone, and never fired)
+    profile = {**read_yaml_file(builtin_dir("hardware") / "h100-sxm.yaml"), "name": "busy",
+               "measured_load_average": f"{cores + 0.5:.2f}", "measured_threads": 1}
+    (tmp_path / "busy.yaml").write_text(profile_to_yaml(profile), encoding="utf-8")
+    busy = dataclasses.replace(load_hardware(str(tmp_path / "busy.yaml")), kind="cpu")
     with pytest.raises(RooflineError, match="stop before building"):
-        run_validate(device="cpu", quick=True, out_dir=tmp_path, progress=True, hardware=busy, dtype="fp32")
-    assert (f"warning: the profile h100-sxm was calibrated at a load average of {cores + 0.5:g} on {cores} cores (1 of it its "
-            "own threads)") in capsys.readouterr().err
-    quiet = dataclasses.replace(busy, extra={"measured_load_average": cores * 0.5 + 0.9, "measured_threads": 1})
+        run_validate(device="cpu", quick=True, out_dir=tmp_path / "out", progress=True, hardware=busy, dtype="fp32")
+    assert (f"warning: the profile busy was calibrated at a load average of {cores + 0.5:g} on {cores} cores, 1 of it its "
+            "own threads") in capsys.readouterr().err
+    quiet = dataclasses.replace(busy, extra={"measured_load_average": f"{cores * 0.5 + 0.9:.2f}", "measured_threads": 1})
     assert calibrated_under_load_note(quiet) == "" and calibrated_under_load_note(h100) == ""  # its own threads aside
+    assert calibrated_under_load_note(dataclasses.replace(busy, extra={"measured_load_average": "unknown"})) == ""
     target, draft = load_model("validation-small"), load_model("validation-draft")
     df = predict_rows(synthetic_rows(), h100, target, draft)
     summary = summarize(df, "cpu")
