@@ -781,9 +781,9 @@ def kv_caps_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
 
 def _not_as_released(df: pd.DataFrame, models: list, meta: dict) -> str:
     """' Each model is priced at the sweep's dtypes, not as released: the experts of DeepSeek-V4-Flash in fp8 (released
-    fp4); ...' for the models whose
-    swept weight or expert dtype is not their checkpoint's (qa275: V4-Flash's caps read as its own, its fp4 experts
-    cast up to fp8 by the scenario's weight_dtype, 17-20% fewer sequences than as released), or ''."""
+    fp4); ...' for the models whose swept weight or expert dtype is not their checkpoint's (qa275: V4-Flash's caps read
+    as its own, its fp4 experts cast up to fp8 by the scenario's weight_dtype, 17-20% fewer sequences than as
+    released), or ''."""
     from roofline.layout import deployment
     from roofline.model import load_model
 
