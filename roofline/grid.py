@@ -420,6 +420,8 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k, refine: b
     best = best_k(out["tokens_per_s"], fits, np.asarray(k), axis=AXIS["k"])  # -1: no k of the axis fits
     if sc.tree_nodes is not None:
         best = np.full_like(best, -1)  # a tree's tau at another depth is unknown: no best depth
+    elif cfg.method == "none":  # nothing drafts: every k is plain decoding, so 0 (qa277: the first swept k, argmax's tie)
+        best = np.where(best >= 0, 0, best)
     out["best_k"] = np.broadcast_to(np.expand_dims(best, AXIS["k"]), shape)
     be = break_even_batch(batch, np.where(fits, out["speedup"], 0.0), axis=AXIS["batch"])
     drafting = speculates(cfg.method, kk)  # none, or k = 0: nothing pays (a batch axis of length 1, as be's)

@@ -807,3 +807,13 @@ def test_a_sweep_says_where_a_batch_below_its_break_even_loses():
         warnings.simplefilter("always")
         roofline.sweep({**sc, "draft_hardware": None})  # co-located: no dip
     assert not any("not the first that loses" in str(w.message) for w in caught)
+
+
+def test_plain_decodings_rows_have_best_k_0_whatever_k_is_swept():
+    """qa277: method none's rows read best_k 1 (argmax's tie over a k axis of [1, 2]), as if drafting one token."""
+    import roofline
+
+    df = roofline.sweep({"name": "bk", "hardware": "h100-sxm", "model": "llama-3.1-8b", "method": ["none", "eagle"],
+                         "axes": {"batch": [1, 8], "context": [1024], "k": [1, 2], "alpha": [0.6, 0.8]}})
+    assert set(df.loc[df["method"] == "none", "best_k"]) == {0}
+    assert set(df.loc[df["method"] == "eagle", "best_k"]) <= {1, 2}
