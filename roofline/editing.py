@@ -175,7 +175,10 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[t
         if key in node and isinstance(node[key], (list, dict)) != isinstance(value, (list, dict)):
             _drop_value_comment(node, key)  # qa231: its end-of-line comment, said of the old value, lost its first line
         if key in node or key not in place:
+            tail = _tail_comment(node.get(key)) if key in node else None
             node[key] = value
+            if tail is not None:
+                _put_tail_comment(node, key, tail)
             return
         before = place[:place.index(key)]
         node.insert(max((keys.index(k) + 1 for k in before if k in node), default=0), key, value)
@@ -216,9 +219,61 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[t
                 raise RooflineError(f"{where}: {'.'.join(path)}: expected a field the profile has, to remove"
                                     + (f" (did you mean {'.'.join([*path[:-1], close[0]])!r}?)" if close else "")
                                     + f", found none named {path[-1]!r}")
+            if path == ["attention", "layer_groups"]:
+                _drop_heading(node, path[-1])
             _pop_keeping_comments(node, path[-1])
         else:
             put(node, tuple(path[:-1]), path[-1], _flow_if_flat(value))
+
+
+def _tail_comment(old):
+    """The comment lines after a block list or mapping's last entry that ruamel files at its end (`ca.end`): lines
+    heading the next field (gpt-oss's `# each layer's group ...` above attention.layer_groups, after the groups list),
+    which a value set in its place would drop. As (text, mark), each line indented at its column; None where none."""
+    end = getattr(getattr(old, "ca", None), "end", None)
+    if not end:
+        return None
+    lines = [" " * token.column + str(token.value).strip("\n") for token in end if str(token.value).strip()]
+    return ("\n".join(lines), end[0].start_mark) if lines else None
+
+
+def _put_tail_comment(node, key: str, tail) -> None:
+    """Put `tail` (_tail_comment of the value `key` had) after its new value: at the end of a block value, or after
+    the line of a flow one."""
+    from ruamel.yaml.tokens import CommentToken
+
+    text, mark = tail
+    value = node[key]
+    if hasattr(value, "ca") and not value.fa.flow_style() and len(value):
+        value.ca.end = [CommentToken(text + "\n", mark, None)]
+        return
+    items = node.ca.items.setdefault(key, [None, None, None, None])
+    while len(items) < 4:
+        items.append(None)
+    had = items[2].value if items[2] is not None else "\n"
+    items[2] = CommentToken(had.rstrip("\n") + "\n" + text + "\n", mark, None)
+
+
+def _drop_heading(node, key: str) -> None:
+    """Drop the comment lines right above `key` (no blank line between), which ruamel files under the entry before it:
+    the heading `models import` writes over attention.layer_groups ('# each layer's group, first to last ...'), which
+    would be left over the next field once the order is removed."""
+    keys = list(node)
+    at = keys.index(key) if key in keys else 0
+    if at == 0:
+        return
+    before = node[keys[at - 1]]
+    end = getattr(getattr(before, "ca", None), "end", None)
+    if end and not before.fa.flow_style():  # a block list or mapping: its comment lines after its last entry
+        while end and str(end[-1].value).strip() and "\n\n" not in str(end[-1].value):
+            end.pop()
+        return
+    items = node.ca.items.get(keys[at - 1]) if hasattr(node, "ca") else None
+    token = items[2] if items and len(items) > 2 else None
+    if token is not None:  # a scalar or flow value: its line's remark, then the lines below it
+        first, _, rest = str(token.value).partition("\n")
+        kept = rest.rsplit("\n\n", 1)[0] + "\n\n" if "\n\n" in rest else ""
+        token.value = first + "\n" + kept
 
 
 def _drop_value_comment(node, key: str) -> None:
@@ -517,6 +572,7 @@ def _unordered(kind: str, doc, shape: tuple | None, set_here: set[str], where: s
     once the profile is written, or ''; a window set, or a value set to what it was, keeps it (qa260)."""
     if shape is None or "attention.layer_groups" in set_here or _group_shape(kind, doc) == shape:
         return ""
+    _drop_heading(doc["attention"], "layer_groups")
     del doc["attention"]["layer_groups"]
     return (f"{where}: attention.layer_groups removed: it gave the order of the groups it was written for; without it "
             "each group takes its share of a pipeline stage's layers (set attention.layer_groups to the new order to "
@@ -544,7 +600,9 @@ NO_DEFAULT = {"price": "the device has no price (costs are left out)", "tokenize
               "model is compared by vocabulary size only)", "max_context_tokens": "the trained context is not given "
               "(a longer context is not warned)", "source": "the profile cites no source for its values",
               "fitted": "no fit is recorded (predict and sweeps no longer name its rows, families or undetermined "
-              "parameters)", "notes": "the profile has no notes"}  # optional fields whose absence is no value at all
+              "parameters)", "notes": "the profile has no notes",  # optional fields whose absence is no value at all
+              "attention.layer_groups": "a pipeline stage holds each attention group in proportion to its layers, "
+              "whatever their order"}
 
 
 def _known_fields(kind: str) -> set[str]:
@@ -577,10 +635,22 @@ def _kept_nulls(kind: str, doc, pairs=()) -> frozenset:
 
 
 def _removed_note(kind: str, doc_before: dict, pairs, where: str, source: str, keep_null: frozenset = frozenset(),
-                  costs_from: str | None = None) -> None:
+                  costs_from: str | None = None, leaves_before: dict | None = None) -> None:
     """Say where `FIELD=` (or null) removed a field the profile had: it now takes the tool's default for it, which
-    need not be the value it had (sglang's host_overlap_speculating false became true)."""
+    need not be the value it had (sglang's host_overlap_speculating false became true). A nested field
+    (attention.layer_groups, efficiency.memory) is looked up in `leaves_before`, the profile's _leaves before the edit."""
     for keys, value in pairs:
+        dotted = ".".join(keys)
+        if value is None and len(keys) > 1 and leaves_before is not None:
+            had = {path: v for path, v in leaves_before.items() if path == dotted or path.startswith(dotted + ".")}
+            if had and any(v is not None for v in had.values()):
+                old = had.get(dotted, "the values it had")
+                shown = " ".join(str(list(old) if isinstance(old, tuple) else old).split())
+                shown = shown if len(shown) <= 80 else f"the {len(old)} values it had" if isinstance(old, tuple) \
+                    else "the value it had"
+                now = NO_DEFAULT.get(dotted, "the profile now takes the tool's default for it")
+                warn(f"{where}: {dotted} removed: {now}, not {shown} from {source}")
+            continue
         if (value is None and len(keys) == 1 and keys[0] in doc_before and doc_before[keys[0]] is not None
                 and keys[0] not in keep_null):
             old = doc_before[keys[0]]
@@ -811,6 +881,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     _unfit(kind, doc, set_here)
     _price_set_by_hand(kind, doc, set_here)
     had = {k: doc.get(k) for k in doc}
+    leaves_before = _leaves(doc)
     kept = _kept_nulls(kind, doc, pairs)
     shape = _group_shape(kind, doc)
     _apply(doc, pairs, str(target), _field_order(kind), kept)
@@ -845,7 +916,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     write_text_atomic(target, text, force, what=f"{GROUP[kind]} new")
     _sparse_peak_note(kind, _hardware_or_none(kind, read_text(source), source, extra_dirs, source.stem), spec, set_here, str(target))
     _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is written
-    _removed_note(kind, had, pairs, str(target), source.stem, kept, doc.get("costs_from"))
+    _removed_note(kind, had, pairs, str(target), source.stem, kept, doc.get("costs_from"), leaves_before)
     if unordered:
         warn(unordered)
     return target
@@ -1109,7 +1180,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     write_text_atomic(path, text, force=True, what=f"{GROUP[kind]} set")
     _sparse_peak_note(kind, _hardware_or_none(kind, original, path, extra_dirs), spec, set_here, str(path))
     _family_values_kept(kind, doc, set_here, str(path))
-    _removed_note(kind, had, pairs, str(path), "the file", kept, doc.get("costs_from"))
+    _removed_note(kind, had, pairs, str(path), "the file", kept, doc.get("costs_from"), leaves)
     if unordered:
         warn(unordered)
     return path

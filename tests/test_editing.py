@@ -1955,3 +1955,32 @@ def test_hw_show_says_a_source_and_notes_written_by_hand_are_not_the_copys(roofl
     assert said["both"].endswith(": the source and notes below were written with them")
     assert said["one"].endswith(": the notes below are of the values the copy was made from; the source was written with them")
     assert said["none"].endswith(": the source and notes below are of the values the copy was made from")
+
+
+@pytest.mark.slow
+def test_a_models_layer_order_removed_by_hand_is_said_and_takes_its_heading_and_a_groups_edit_keeps_it(tmp_path):
+    """qa265's leftover: `models set attention.layer_groups=null` removed the order unsaid (a top-level field removed is
+    said) and left `models import`'s heading over the next field; a groups list set whole dropped that heading, the
+    comment after the list's last entry, while the order it heads stayed."""
+    from roofline.editing import set_fields
+    from roofline.errors import RooflineWarning
+
+    shipped = (Path(__file__).resolve().parents[1] / "model_profiles" / "gpt-oss-120b.yaml").read_text()
+    heading = "  # each layer's group, first to last"
+    assert heading in shipped
+    path = tmp_path / "mine.yaml"
+    path.write_text(shipped.replace("name: gpt-oss-120b", "name: mine"))
+    set_fields("model", "mine", ["attention.groups=[{kind: full, layers: 18}, {kind: sliding, layers: 18, window: 256}]"],
+               (tmp_path,))
+    text = path.read_text()
+    assert "window: 256}]\n" + heading in text and "\n  layer_groups: [1, 0," in text, text
+    with pytest.warns(RooflineWarning, match="attention.layer_groups removed: a pipeline stage holds each attention "
+                                             "group in proportion to its layers, whatever their order, not the 36 values"):
+        set_fields("model", "mine", ["attention.layer_groups=null"], (tmp_path,))
+    text = path.read_text()
+    assert "layer_groups" not in text and "each layer's group" not in text, text
+    path.write_text(shipped.replace("name: gpt-oss-120b", "name: mine"))  # the block list's heading, removed by hand
+    with pytest.warns(RooflineWarning, match="attention.layer_groups removed"):
+        set_fields("model", "mine", ["attention.layer_groups=null"], (tmp_path,))
+    assert path.read_text() == "".join(line for line in shipped.replace("name: gpt-oss-120b", "name: mine")
+                                       .splitlines(keepends=True) if "layer_groups" not in line and heading not in line)
