@@ -634,6 +634,12 @@ def _kept_nulls(kind: str, doc, pairs=()) -> frozenset:
             else frozenset())
 
 
+def _one_line(value) -> str:
+    """A removed leaf's value on one line: a number or text as written, a list of more than 80 characters by its length."""
+    text = " ".join(str(list(value) if isinstance(value, tuple) else value).split())
+    return text if len(text) <= 80 else f"the {len(value)} values it had" if isinstance(value, tuple) else "the value it had"
+
+
 def _removed_note(kind: str, doc_before: dict, pairs, where: str, source: str, keep_null: frozenset = frozenset(),
                   costs_from: str | None = None, leaves_before: dict | None = None) -> None:
     """Say where `FIELD=` (or null) removed a field the profile had: it now takes the tool's default for it, which
@@ -641,13 +647,19 @@ def _removed_note(kind: str, doc_before: dict, pairs, where: str, source: str, k
     (attention.layer_groups, efficiency.memory) is looked up in `leaves_before`, the profile's _leaves before the edit."""
     for keys, value in pairs:
         dotted = ".".join(keys)
+        if isinstance(value, Mapping) and leaves_before is not None:  # set whole: the fields it had and was not given
+            given = _leaves(value, dotted)
+            lost = sorted(path for path, v in leaves_before.items() if path.startswith(dotted + ".") and v is not None
+                          and not any(path == g or path.startswith(g + ".") for g in given))
+            if lost:
+                shown = ", ".join(f"{path[len(dotted) + 1:]} ({_one_line(leaves_before[path])})" for path in lost)
+                warn(f"{where}: {dotted} set whole: {shown} removed, now the tool's default{'s' if len(lost) > 1 else ''} "
+                     f"(a field is set alone as {dotted}.FIELD=VALUE)")
+            continue
         if value is None and len(keys) > 1 and leaves_before is not None:
             had = {path: v for path, v in leaves_before.items() if path == dotted or path.startswith(dotted + ".")}
             if had and any(v is not None for v in had.values()):
-                old = had.get(dotted, "the values it had")
-                shown = " ".join(str(list(old) if isinstance(old, tuple) else old).split())
-                shown = shown if len(shown) <= 80 else f"the {len(old)} values it had" if isinstance(old, tuple) \
-                    else "the value it had"
+                shown = _one_line(had[dotted]) if dotted in had else "the values it had"
                 now = NO_DEFAULT.get(dotted, "the profile now takes the tool's default for it")
                 warn(f"{where}: {dotted} removed: {now}, not {shown} from {source}")
             continue

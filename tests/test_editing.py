@@ -1984,3 +1984,22 @@ def test_a_models_layer_order_removed_by_hand_is_said_and_takes_its_heading_and_
         set_fields("model", "mine", ["attention.layer_groups=null"], (tmp_path,))
     assert path.read_text() == "".join(line for line in shipped.replace("name: gpt-oss-120b", "name: mine")
                                        .splitlines(keepends=True) if "layer_groups" not in line and heading not in line)
+
+
+@pytest.mark.slow
+def test_a_mapping_set_whole_says_the_fields_it_drops(tmp_path):
+    """qa265's leftover: `hw set efficiency={...}` without compute_fp8 dropped H100's 0.71 unsaid (fp8 then took the
+    tool's default); a field given in the new mapping, or none dropped, says nothing."""
+    from roofline.editing import set_fields
+    from roofline.errors import RooflineWarning
+
+    shipped = (Path(__file__).resolve().parents[1] / "hardware_profiles" / "h100-sxm.yaml").read_text()
+    (tmp_path / "hh.yaml").write_text(shipped.replace("name: h100-sxm\n", "name: hh\n"))
+    with pytest.warns(RooflineWarning, match=r"efficiency set whole: compute_fp8 \(0.71\) removed, now the tool's default"):
+        set_fields("hardware", "hh", ["efficiency={memory: 0.8, compute: 0.7, link: 0.84, scale_out: 0.96}"], (tmp_path,))
+    assert "compute_fp8:" not in (tmp_path / "hh.yaml").read_text()
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RooflineWarning)
+        set_fields("hardware", "hh", ["efficiency={memory: 0.8, compute: 0.7, link: 0.84, scale_out: 0.96}"], (tmp_path,))
