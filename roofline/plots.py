@@ -221,6 +221,13 @@ def _tp(meta: dict) -> int:
     return tp if isinstance(tp, int) else 1
 
 
+def _devices(df: pd.DataFrame, meta: dict, hw: str | None = None) -> int:
+    """The target's devices (on `hw` where given) as the table's devices column gives them, tp x dp_attention x pp
+    (qa280: tp alone labelled an attention-DP 8 deployment '1 GPU'); meta's tp where the table has no such column."""
+    rows = df[df["hardware"] == hw] if hw is not None and "hardware" in df else df
+    return int(rows["devices"].max()) if "devices" in rows and len(rows) else _tp(meta)
+
+
 def _config_label(meta: dict, column: str, value) -> str:
     """A config column's value as a panel title or a subset note says it: 'EAGLE', 'engine vllm', 'TP 2'."""
     if column == "method":

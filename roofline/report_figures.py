@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
+from roofline.layout import layouts_of_rows
 from roofline.plot_jobs import drafting_rows
 from roofline.plots import (
     DPI,
@@ -24,6 +25,7 @@ from roofline.plots import (
     _alpha_colors,
     _alpha_label,
     _ctx,
+    _devices,
     _frontier,
     _layout_label,
     _log2_axis,
@@ -34,7 +36,6 @@ from roofline.plots import (
     _plot_throughput,
     _setup_line,
     _shared_legend,
-    _tp,
     dtypes_text,
     engine_label,
     footer,
@@ -308,7 +309,8 @@ def _report_batch_vs_spec(df: pd.DataFrame, ops, meta: dict) -> Figure:
     _log_axis(ax, "x")
     _log_axis(ax, "y")
     ax.set_xlabel("tokens/s per user")
-    ax.set_ylabel(f"tokens/s, all users ({_tp(meta)} GPU)")
+    devices = _devices(df, meta, df["hardware"].iloc[0])
+    ax.set_ylabel(f"tokens/s, all users ({devices} GPU{'s' if devices > 1 else ''})")
     _shared_legend(fig, [ax])
     dropped = (~df["fits_in_memory"].astype(bool)).any()
     fig.suptitle("Few users against many: throughput against per-user speed, batch B growing along each line\n"
@@ -346,7 +348,13 @@ def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
     _log2_axis(ax0, sorted(df["context"].unique()))
     ax0.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _ctx(v)))
     ax0.set_yscale("log", base=2)
+    drawn = caps["max_batch"].clip(lower=0.5)  # a tick at or below the lowest cap (qa280: 18 sat under the lowest, 32)
+    if len(drawn):
+        lo, hi = math.floor(math.log2(drawn.min())), math.ceil(math.log2(drawn.max()))
+        ax0.set_yticks(2.0 ** np.arange(lo, hi + 1, 1 if hi - lo <= 8 else 2))
+        ax0.set_ylim(2.0 ** lo / 1.15, 2.0 ** hi * 1.15)
     ax0.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax0.yaxis.set_minor_formatter(NullFormatter())
     ax0.set_xlabel("context (tokens)")
     drafters = set(df.loc[df["k"] > 0, "method"].astype(str)) - {"none", "ngram"}  # n-gram lookup holds no drafter
     # qa188: the finding leads with plain decoding's caps, and these are the drafter's (said, as the finding says it)
@@ -360,7 +368,7 @@ def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
     _shared_legend(fig, [ax0])
     kinds = meta.get("attention_kind") or {}
     shown = ", ".join(dict.fromkeys(kinds.get(m, "") for m in dict.fromkeys(df["model"].astype(str)) if kinds.get(m)))
-    layout = " / ".join(_layout_label(v) for v in meta.get("layouts") or []) or f"TP {_tp(meta)}"
+    layout = " / ".join(_layout_label(v) for v in meta.get("layouts") or layouts_of_rows(df)) or "TP 1"
     fig.suptitle(f"Max batch and speedup{': ' + shown if shown else ''} · {layout}, "
                  f"{dtypes_text(meta, models)}, {_alpha_label(df['alpha'].iloc[0])} · {engine_label(meta)}")
     return fig
@@ -432,7 +440,7 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         _log2_axis(ax, sorted(df["batch"].unique()))
         ax.set_xlabel("batch size B (sequences)")
         ax.set_ylabel("speedup at best k (×)")
-        ax.set_title(f"{_tp(meta)} × {_short_hw(meta, hw)}")
+        ax.set_title(f"{_devices(df, meta, hw)} × {_short_hw(meta, hw)}")
     _shared_legend(fig, axes)
     dropped = (~df["fits_in_memory"].astype(bool)).any()
     draft = meta.get("draft")  # a draft model's name; none for a head drafter (EAGLE, MTP), which is never overlapped
@@ -443,8 +451,10 @@ def _report_draft_offload(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
                  + "each at its fastest k > 0 that fits\n"
                  + f"{_name(meta, 'model', df['model'].iloc[0])} target, {drafter}, "
                  + f"{_alpha_label(df['alpha'].iloc[0])}, context {' / '.join(_ctx(c) for c in sorted(df['context'].unique()))} · "  # qa275
-                 + f"{dtypes_text(meta, list(dict.fromkeys(df['model'])))} · {engine_label(meta)}" + (" · batches that do not fit left out" if dropped else "")
-                 + (f" · no drafter fits on {', '.join(f'{_tp(meta)} × {_short_hw(meta, h)}' for h in none_fit)}" if none_fit else ""))
+                 + f"{dtypes_text(meta, list(dict.fromkeys(df['model'])))} · {engine_label(meta)}"
+                 + "".join(f" · {_layout_label(v)}" for v in layouts_of_rows(df) if v != "tp 1")  # qa280: DP-attention 8 unsaid
+                 + (" · batches that do not fit left out" if dropped else "")
+                 + (f" · no drafter fits on {', '.join(f'{_devices(df, meta, h)} × {_short_hw(meta, h)}' for h in none_fit)}" if none_fit else ""))
     return fig
 
 

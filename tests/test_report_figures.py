@@ -438,3 +438,36 @@ def test_every_report_title_names_its_context_and_dtypes(plotters, results, name
     fig = plotters[name](df, ops, meta)
     said = (fig._suptitle.get_text() + " " + " ".join(ax.get_title() for ax in fig.axes)).replace("\n", " ").replace("\u00a0", " ")
     assert "context" in said and " weights" in said and " KV" in said, (name, said)
+
+
+def test_report_figures_count_an_attention_dp_deployments_devices_and_give_its_layout(plotters, tmp_path):
+    """qa280: DeepSeek-V3 at dp-attention 8, ep 8 on 8 H200s was labelled '1 GPU' (batch-vs-speculation's y axis) and
+    '1 × H200 SXM' (draft-offload's panel), tp alone, and the draft-offload title did not give the layout; the KV-caps
+    panel's lowest cap (18 sequences at 32k) sat under its lowest tick."""
+    from roofline.plots import arrange
+
+    common = "hardware: h200\nmodel: deepseek-v3\nmethod: mtp\ndp_attention: 8\nep: 8\n"
+    path = tmp_path / "batch-vs-speculation.yaml"
+    path.write_text("name: batch-vs-speculation\n" + common + "axes:\n  batch: [1, 8, 64]\n  context: [4096]\n  k: [0, 2]\n"
+                    "  alpha: [0.8]\n")
+    r = run_scenario(str(path))
+    fig = plotters["batch-vs-speculation"](r.df, r.ops, r.meta)
+    assert [ax.get_ylabel() for ax in fig.axes if ax.get_ylabel().startswith("tokens/s, all users")] \
+        == ["tokens/s, all users (8 GPUs)"]
+    path = tmp_path / "draft-offload.yaml"
+    path.write_text("name: draft-offload\n" + common + "draft_hardware: [null, h200]\naxes:\n  batch: [8, 64]\n"
+                    "  context: [4096]\n  k: [1, 2]\n  alpha: [0.8]\n")
+    r = run_scenario(str(path))
+    fig = plotters["draft-offload"](r.df, r.ops, r.meta)
+    arrange(fig)
+    assert [ax.get_title() for ax in fig.axes if ax.get_title()] == ["8 × H200 SXM"]
+    assert "DP-attention\u00a08, EP\u00a08" in fig._suptitle.get_text()
+    path = tmp_path / "kv-caps-batch.yaml"
+    path.write_text("name: kv-caps-batch\nhardware: h200\nmodel: deepseek-v3\nmethod: mtp\ntp: 8\n"
+                    "axes:\n  batch: [1, 4, 16]\n  context: [4096, 32768]\n  k: [1]\n  alpha: [0.8]\n")
+    r = run_scenario(str(path))
+    fig = plotters["kv-caps-batch"](r.df, r.ops, r.meta)
+    caps_axis = next(ax for ax in fig.axes if ax.get_title() == "The KV cache caps the batch")
+    lowest = r.df.loc[r.df["k"] == 1, "max_batch"].min()
+    assert min(caps_axis.get_yticks()) <= lowest <= max(caps_axis.get_yticks())
+    assert caps_axis.get_ylim()[0] <= min(caps_axis.get_yticks())
