@@ -577,6 +577,18 @@ def _speculating_cap_text(df: pd.DataFrame, t: pd.DataFrame, meta: dict) -> str:
             "break-even above that is the batch's with the cap raised; left as it is, the rest wait in its queue. ")
 
 
+def _above_cap_text(row: pd.Series, meta: dict) -> str:
+    """'its figures assume sglang's cap of 48 sequences while speculating raised' where the speculative point `row`
+    (a results row) drafts at a batch above its engine's cap (frontier.above_running_cap), else ''."""
+    from roofline.frontier import above_running_cap, cap_text
+
+    if "engine" not in row.index or int(row.get("k", 0)) <= 0:
+        return ""
+    over, caps = above_running_cap(row.to_frame().T, tuple(meta.get("profiles") or ()))
+    return (f"its figures assume {row['engine']}'s cap of {cap_text(caps).split(': ', 1)[1]} sequences while speculating "
+            "raised" if over.any() else "")
+
+
 def _dips_text(t: pd.DataFrame, meta: dict) -> str:
     """' Below the break-even it dips under 1 on H200 SXM first at batch 8 (0.991×), ...' for rows of break_even_table
     with a swept batch below the break-even where the k it is at does not pay (its first_losing_batch), or ''."""
@@ -651,13 +663,17 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
         edge = int(row["batch"]) == int(rows["batch"].max()) < int(df["batch"].max())  # memory, not the curve, ends it
         return f"{'reaches at least' if edge else 'peaks at'} {_n(row[throughput])}"
 
+    def capped(row) -> str:  # qa280: SGLang's batch 64 quoted with its cap of 48 said in the warnings alone
+        text = _above_cap_text(row, meta)
+        return f" (batch {int(row['batch'])}: {text})" if text else ""
+
     text = (
         f"On {devices} {_hw(meta, b_best['hardware'])}, growing the batch alone {peak(b_best, 'baseline_tokens_per_s', base)} tokens/s "
         f"(batch {int(b_best['batch'])}{at_context}, {_n(b_best['baseline_tokens_per_s_per_user'])} tokens/s per user"
         f"{_largest_swept(b_best, base)}); "
         + (f"speculation matches that at batch {int(m['batch'])} while each user gets {_n(m['tokens_per_s_per_user'])} tokens/s "
-           f"({_x(m['tokens_per_s_per_user'] / b_best['baseline_tokens_per_s_per_user'])} the per-user speed), and {peak(s_best, 'tokens_per_s', spec)}. "
-           if m is not None else f"speculation stays lower and {peak(s_best, 'tokens_per_s', spec)}. ")
+           f"({_x(m['tokens_per_s_per_user'] / b_best['baseline_tokens_per_s_per_user'])} the per-user speed){capped(m)}, and {peak(s_best, 'tokens_per_s', spec)}{capped(s_best)}. "
+           if m is not None else f"speculation stays lower and {peak(s_best, 'tokens_per_s', spec)}{capped(s_best)}. ")
         + ((f"Above {_n(fastest_base)} tokens/s per user only speculation delivers ("
             + (f"at least {_n(fastest_spec)}, at k = {int(df['k'].max())}, the largest swept"
                if int(spec.loc[spec["tokens_per_s_per_user"].idxmax(), "k"]) >= int(df["k"].max()) and not meta.get("tree_nodes")
@@ -1586,9 +1602,12 @@ def _cheapest_text(df: pd.DataFrame, top: pd.Series, meta: dict) -> str:
         return f"{_hw(meta, r['hardware'])}{_config_text(r, shown, meta)}{method}, batch {int(r['batch']):,}"
     s = spec.loc[spec["cost_usd_per_million_tokens"].idxmin()]
     p = plain.loc[plain["baseline_cost_usd_per_million_tokens"].idxmin()]
+    cap = _above_cap_text(s, meta)
+    caveats = ([cap.replace("its figures assume", "its cost assumes")] if cap else []) + (
+        ["a lower estimate: " + OPTIMISTIC] if optimistic(s["batch"], s["engine"]) else [])  # qa280: cheapest said them
     return (f" The cheapest per million tokens for that model, context and acceptance, of every {_list([c.replace('_', ' ') for c in compared])} "
             f"swept: ${_n(s['cost_usd_per_million_tokens'])} with speculation ({config(s, True)}: "
-            f"{_n(s['tokens_per_s_per_user'])} tokens/s per user) and ${_n(p['baseline_cost_usd_per_million_tokens'])} plain "
+            f"{_n(s['tokens_per_s_per_user'])} tokens/s per user{''.join('; ' + c for c in caveats)}) and ${_n(p['baseline_cost_usd_per_million_tokens'])} plain "
             f"({config(p, False)}: {_n(p['baseline_tokens_per_s_per_user'])}); each at a large batch, so slow per user: at a "
             "speed per user, `roofline cheapest` on the table gives the cheapest that reaches it.")
 

@@ -1645,3 +1645,22 @@ def test_the_shared_prefix_finding_of_an_engine_it_cannot_load_says_its_read_is_
     assert prefix_read_once(gone, {}) is None and prefix_read_once(r.df, {}) is False
     f = finding("shared-prefix", gone, r.ops, {**r.meta, "engine_values": {}}, strict=False)
     assert "whether no-such-engine reads it once a step is not known here" in f.text and "cascade) attention" not in f.text
+
+
+@pytest.mark.slow
+def test_findings_quoting_a_speculative_point_above_the_engines_cap_say_it_assumes_the_cap_raised(tmp_path):
+    """qa280: under sglang (48 sequences at once while speculating) the batch-vs-speculation finding's 'peaks at 3,804'
+    and the generic finding's cheapest 'with speculation ... batch 64' were batch 64's, the cap said in the warnings
+    alone (cheapest said it, and that the cost is a lower estimate, for the same row)."""
+    common = "hardware: h200\nmodel: deepseek-v3\nengine: sglang\nmethod: mtp\ndp_attention: 8\nep: 8\n"
+    body = ("name: batch-vs-speculation\n" + common +
+            "axes: {batch: [1, 8, 32, 64], context: [4096], k: [0, 1, 3], alpha: [0.8]}\n")
+    _, _, text, _ = _user_question(tmp_path, "batch-vs-speculation", body)
+    assert "peaks at" in text and "(batch 64: its figures assume sglang's cap of 48 sequences while speculating raised)" \
+        in text, text
+    body = ("name: mine\nhardware: h200\nmodel: deepseek-v3\nengine: [vllm, sglang]\nmethod: mtp\n"
+            "layouts: [{tp: 8}, {dp_attention: 8, ep: 8}]\naxes: {batch: [8, 64], context: [4096], k: [1, 3], alpha: [0.9]}\n")
+    _, _, text, _ = _user_question(tmp_path, "mine", body)
+    cheapest = text[text.index("The cheapest per million tokens"):]
+    assert "; its cost assumes sglang's cap of 48 sequences while speculating raised; a lower estimate: with a serving " \
+           "engine, speculative gains at batch 32 and above run optimistic) and $" in cheapest, cheapest
