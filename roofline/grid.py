@@ -553,6 +553,8 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
     last = float(np.max(ax["batch"]))
     at_last = 0  # (context, alpha, k) cells whose break-even is the sweep's last batch though larger ones fit: lower bounds
     dipped = 0  # (context, alpha, k) cells with a swept batch below the break-even that loses (qa275: unsaid by the table)
+    dip_causes: dict[str, None] = {}  # why, of those that apply to a config that dips (qa280: a dense co-located
+    #   draft model was told of offload and MoE experts)
     batch_col = np.asarray(ax["batch"], dtype=np.float64).reshape([-1 if i == AXIS["batch"] else 1 for i in range(len(GRID_AXES))])
     drafting_col = drafting_k.reshape([-1 if i == AXIS["k"] else 1 for i in range(len(GRID_AXES))])
     for cfg in configs:
@@ -575,7 +577,15 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
                 speedup = np.asarray(block["speedup"])
                 below = np.broadcast_to(np.asarray(block["break_even_batch"]), speedup.shape) > batch_col
                 losing = fits & drafting_col & below & (speedup < 1.0 - 1e-12)
-                dipped += int(np.count_nonzero(np.any(losing, axis=AXIS["batch"])))
+                dips = int(np.count_nonzero(np.any(losing, axis=AXIS["batch"])))
+                dipped += dips
+                if dips and np.any(np.take(losing, [0], axis=AXIS["batch"])):
+                    dip_causes["at the smallest batches the drafter's costs an iteration outweigh its gain, while costs a "
+                               "sequence a plain step pays every token are paid once an iteration of tau tokens"] = None
+                if dips and cfg.draft_hw is not None:
+                    dip_causes["a drafter on its own device overlaps only where that pays"] = None
+                if dips and cfg.model.moe is not None:
+                    dip_causes["a MoE verify pass touches more experts"] = None
             if cfg.draft_hw is not None and drafting_k.any():
                 drafter_least_bytes = min(drafter_least_bytes, float(np.min(np.take(
                     block["drafter_memory_bytes"], np.flatnonzero(drafting_k), axis=AXIS["k"]))))
@@ -612,9 +622,8 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
             warn(note)
     if dipped:  # qa275: 0.947x at batch 32 under a break_even_batch of 223 in every row, the column read as 'pays to 223'
         warn(f"{sc.path or sc.name}: break_even_batch is the largest batch that pays, not the first that loses: in {dipped:,} "
-             "(config, context, alpha, k) cell(s) a swept batch below it loses (speedup < 1) and a larger one pays again "
-             "(a drafter on its own device overlaps only where that pays; a MoE verify pass touches more experts); predict "
-             "names the batches that lose")
+             "(config, context, alpha, k) cell(s) a swept batch below it loses (speedup < 1) and a larger one pays again"
+             + (f" ({'; '.join(dip_causes)})" if dip_causes else "") + "; predict names the batches that lose")
     if at_last:  # qa119: break_even_batch 64 in every row of a sweep to batch 64, where predict said 167 and more
         warn(f"{sc.path or sc.name}: break_even_batch is the sweep's last batch, {last:g}, in {at_last:,} (config, context, "
              "alpha, k) cell(s) where speculation still pays there and larger batches fit: a lower bound (a batch axis "

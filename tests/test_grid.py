@@ -803,10 +803,23 @@ def test_a_sweep_says_where_a_batch_below_its_break_even_loses():
     said = [str(w.message) for w in caught if "not the first that loses" in str(w.message)]
     losing = df[(df["batch"] < df["break_even_batch"]) & (df["speedup"] < 1) & df["fits_in_memory"]]
     assert len(losing) and len(said) == 1 and "in 1 (config, context, alpha, k) cell(s) a swept batch below it loses" in said[0]
+    assert "(a drafter on its own device overlaps only where that pays)" in said[0]  # qa280: the causes that apply only
+    assert "MoE" not in said[0] and "smallest batches" not in said[0]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         roofline.sweep({**sc, "draft_hardware": None})  # co-located: no dip
     assert not any("not the first that loses" in str(w.message) for w in caught)
+    # qa280: a dense 8B with a co-located draft model at alpha 0.5 loses at batch 1 (0.993x) and pays at 64: its cause
+    # is the drafter's fixed costs, not an offload or MoE experts it does not have
+    sc = {"name": "rise", "hardware": "mi300x", "model": "llama-3.1-8b", "method": "draft", "draft": "llama-3.2-1b",
+          "axes": {"batch": [1, 4, 16, 64], "context": [2048], "k": [2], "alpha": [0.5]}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        df = roofline.sweep(sc)
+    said = [str(w.message) for w in caught if "not the first that loses" in str(w.message)]
+    assert df.loc[df["batch"] == 1, "speedup"].iloc[0] < 1 < df.loc[df["batch"] == 64, "speedup"].iloc[0]
+    assert len(said) == 1 and "(at the smallest batches the drafter's costs an iteration outweigh its gain" in said[0]
+    assert "own device" not in said[0] and "MoE" not in said[0]
 
 
 def test_plain_decodings_rows_have_best_k_0_whatever_k_is_swept():

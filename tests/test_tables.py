@@ -742,3 +742,22 @@ def test_predict_says_whether_the_engine_reads_a_shared_prefix_once_a_step_or_ea
     assert roofline.predict("h100-sxm", "llama-3.1-8b", 8, 34816)["shared_prefix_read_once"] is None
     # each of the 8 sequences reads the 32k prefix (128 KiB of KV a token), against one read: 7 reads more
     assert vllm["bytes"] - ideal["bytes"] == 7 * 32768 * 128 * 1024
+
+
+@pytest.mark.slow
+def test_predict_says_a_curve_that_starts_below_1_rises_and_one_that_dips_recovers():
+    """qa280: a draft model on an 8B (alpha 0.5, k 2) loses at batch 1 and 2 and pays from there: predict said 'the
+    curve dips and recovers' of a curve that starts below 1 and rises."""
+    import roofline
+    from roofline.tables import predict_table as predict_text
+
+    p = roofline.predict("mi300x", "llama-3.1-8b", 1, 2048, method="draft", draft="llama-3.2-1b", k=2, alpha=0.5)
+    assert p["spec"]["not_paying_below_break_even"][0] == 1
+    line = next(x for x in predict_text(p).splitlines() if x.strip().startswith("below it"))
+    assert line.endswith(": the curve starts below 1 and rises"), line
+    q = roofline.predict("h100-sxm", "llama-3.1-70b", 1, 2048, tp=4, method="draft", draft="llama-3.2-1b",
+                         draft_hardware="l4", k=1, alpha=0.8)
+    gap = q["spec"]["not_paying_below_break_even"]
+    assert gap and gap[0] > 1
+    assert next(x for x in predict_text(q).splitlines() if x.strip().startswith("below it")).endswith(
+        ": the curve dips and recovers")
