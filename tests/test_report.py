@@ -398,3 +398,18 @@ def test_cheapest_reads_what_a_reports_table_was_swept_with_from_the_json_beside
     code, _, err = roofline("cheapest", tmp_path / "two" / "tables" / "rates.csv", "--out", tmp_path / "two" / "tables" / "scenario.csv",
                             "--force")
     assert code == 2 and "scenario.csv is a report's own table: give the frontier another name" in err, err
+
+
+@pytest.mark.slow
+def test_a_reports_sweep_warnings_hold_its_lower_bound_and_dipping_break_evens(tmp_path):
+    """qa280: the report's 'Warnings from the sweep (all its rows ...)' left out that break_even_batch is the sweep's last
+    batch (a lower bound) in rows of its tables/*.csv, and where a batch below it loses, which `roofline sweep` of the
+    same scenario says."""
+    from roofline.report import run_scenario
+
+    path = tmp_path / "mine.yaml"
+    path.write_text("name: mine\nhardware: h100-sxm\nmodel: llama-3.1-70b\ntp: 4\nmethod: draft\ndraft: llama-3.2-1b\n"
+                    "draft_hardware: l4\naxes:\n  batch: [1, 16, 32, 64, 128]\n  context: [2048]\n  k: [1]\n  alpha: [0.8]\n")
+    r = run_scenario(str(path))
+    assert any("break_even_batch is the sweep's last batch, 128, in" in w for w in r.warnings), r.warnings
+    assert any("break_even_batch is the largest batch that pays, not the first that loses" in w for w in r.warnings)
