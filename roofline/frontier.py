@@ -65,7 +65,9 @@ def _candidates(df: pd.DataFrame) -> pd.DataFrame:
     plain_given = (df["method"] == "none") | (df["k"] == 0)
     spec = df[~plain_given].assign(decoding="speculation")
     # at k = 0 the drafter does not run: its device neither counts nor costs (qa268: a plain pick said draft_hardware l4)
-    plain = [df[plain_given].assign(draft_hardware="") if "draft_hardware" in df else df[plain_given]]
+    # and a plain row is k 0 with no acceptance, as the printed table says it (qa280: the CSV gave the axes' k 1, alpha 0.8)
+    given = df[plain_given].assign(method="none", k=0, alpha=float("nan"))
+    plain = [given.assign(draft_hardware="") if "draft_hardware" in df else given]
     if all(c in df for c in BASELINE) and len(spec):
         # the plain point's own figures where the table has them; the speculative ones (drafting, verifying, the
         # drafter's memory and device) blank: a plain row must not carry its speculative row's numbers

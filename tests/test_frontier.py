@@ -1264,6 +1264,8 @@ def test_the_frontier_csv_counts_a_drafters_own_device_and_a_plain_row_names_non
     assert len(spec) and len(plain) and (spec["devices_in_use"] == 5).all() and (plain["devices_in_use"] == 4).all()
     assert (df["tokens_per_s_per_device"] * df["devices_in_use"] / df["tokens_per_s"] - 1).abs().max() < 1e-5
     assert (plain["draft_hardware"] == "").all() and (spec["draft_hardware"] == "l4").all()
+    # qa280: a plain row is k 0 of method none with no acceptance, as the printed table says it, not the axes' k 3 and 0.8
+    assert (plain["k"].astype(int) == 0).all() and (plain["alpha"] == "").all() and (plain["method"] == "none").all()
     assert re.search(r"mi300x \+l4\s+5 ", out), out  # the table's count, the same
     # qa268: the prices the costs rest on, said (a pick between devices moves with an undated quote)
     assert "priced at mi300x $1.80, l4 $0.75 a device-hour (as swept)" in out, out
