@@ -1827,7 +1827,7 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
             drafting |= ~df["model"].astype(str).isin(set(df.loc[drafting, "model"].astype(str)))
         df = df[drafting]
         kept.append("the drafting methods (plain decoding as their baseline)")
-    held_layout = False
+    held_layout, layout_said = False, []  # a layout column held, and what kept says of each
     for column in ("hardware", "model", *CONFIG_COLUMNS):
         if column in QUESTION_CONFIGS[name] or column not in df or df[column].astype(str).nunique() < 2:
             continue
@@ -1842,7 +1842,8 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
             if column in meta:  # qa267: a figure's title named every value, the ones set aside too
                 meta[column] = [v for v in values if str(v) in set(firsts)]
             kept.append(f"{column.replace('_', ' ')}: each model's first (of {', '.join(str(v) if str(v) else 'none' for v in values)})")
-            held_layout |= column in ("tp", "dp_attention", "ep", "pp")
+            if column in ("tp", "dp_attention", "ep", "pp"):
+                held_layout, layout_said = True, [*layout_said, kept[-1]]
             continue
         first = (main_engine(df) if column == "engine" else
                  next((v for v in values if v != "none"), values[0]) if column == "method" else values[0])  # a drafting one
@@ -1851,13 +1852,16 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
             ops = ops[ops[column].astype(str) == str(first)]
         if column in meta and column not in ("hardware", "model"):  # those two map names to display names
             meta[column] = [first]
-        held_layout |= column in ("tp", "dp_attention", "ep", "pp")
         kept.append(f"{column.replace('_', ' ')} {first if str(first) else 'none'} "
                     f"(of {', '.join(str(v) if str(v) else 'none' for v in values)})")
+        if column in ("tp", "dp_attention", "ep", "pp"):
+            held_layout, layout_said = True, [*layout_said, kept[-1]]
     if "layouts" in meta and "tp" in df:  # the layouts the held rows keep (a figure's title names them)
         meta["layouts"] = layouts_of_rows(df)
         if held_layout and any("," in layout for layout in layouts_before):  # the layout as a whole, not its tp alone
-            kept.append(f"the layout {' / '.join(meta['layouts'])}")  # ('tp 1' of DP-attention 8 + EP 8)
+            # ('tp 1' of DP-attention 8 + EP 8), said once (qa280: 'tp 8 (of 8, 1) and the layout tp 8')
+            kept = [k for k in kept if k not in layout_said]
+            kept.append(f"the layout {' / '.join(meta['layouts'])} (of {' / '.join(layouts_before)})")
     lost = [m for m in models_before if by_model and m not in set(df["model"].astype(str))]
     if lost:  # a compared model without rows at the values held: said, not dropped in silence
         kept.append(f"no row of {_list(lost)}")

@@ -1664,3 +1664,14 @@ def test_findings_quoting_a_speculative_point_above_the_engines_cap_say_it_assum
     cheapest = text[text.index("The cheapest per million tokens"):]
     assert "; its cost assumes sglang's cap of 48 sequences while speculating raised; a lower estimate: with a serving " \
            "engine, speculative gains at batch 32 and above run optimistic) and $" in cheapest, cheapest
+
+
+@pytest.mark.slow
+def test_a_question_holding_one_of_its_layouts_says_the_layout_once(tmp_path):
+    """qa280: kv-caps-batch over layouts [tp 8, dp-attention 8 + ep 8] said it held 'tp 8 (of 8, 1) and the layout tp
+    8': the layout twice, its tp's values out of their layouts."""
+    body = ("name: kv-caps-batch\nhardware: h200\nmodel: deepseek-v3\nmethod: mtp\n"
+            "layouts: [{tp: 8}, {dp_attention: 8, ep: 8}]\naxes: {batch: [1, 16], context: [4096, 32768], k: [1], alpha: [0.8]}\n")
+    df, note, _, _ = _user_question(tmp_path, "kv-caps-batch", body)
+    assert "hold the layout tp 8 (of tp 8 / tp 1, dp-attention 8, ep 8)" in note and "tp 8 (of 8, 1)" not in note, note
+    assert set(df["dp_attention"]) == {1}
