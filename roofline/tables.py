@@ -24,7 +24,9 @@ def predict_table(point: dict) -> str:
         + ("once a step)" if p.get("shared_prefix_read_once") else "by each sequence)") if p.get("shared_prefix") else ""),
         "",
         f"  step time            {format_seconds(p['step_time_s'])}   ("
-        + ("host-bound, the device's work " if _host_sets_step(p) else "") + f"{p['bound']}-bound"
+        + ("host-bound, the device's work " if _host_sets_step(p) else
+           # qa280: 'memory-bound' of a step whose bytes take a tenth of it, read as such by one scanning the line
+           "latency-bound: its operators are " if _latency_bound(p) else "") + f"{p['bound']}-bound"
         + (f": {p['compute_bound_share']:.0%} of its operators' time in compute-bound operators"
            if p.get("compute_bound_share") is not None and 0.05 < p["compute_bound_share"] < 0.95 else "")
         + (f"; its bytes take {format_seconds(p['bytes_time_s'])} at the derated bandwidth, and twice the bandwidth "
@@ -221,6 +223,13 @@ def _iteration_text(spec: dict) -> str:
         return (f"{format_seconds(spec['iteration_time_s'])} = max(draft {draft}, verify {verify}){rest}"
                 "  (two half batches: one drafted while the other is verified)")
     return f"{format_seconds(spec['iteration_time_s'])} = draft {draft} + verify {verify}{rest}"
+
+
+def _latency_bound(p: dict) -> bool:
+    """Whether a memory-bound step is set by its fixed costs (kernel latencies, collectives, host work) more than by its
+    bytes: they take under half the step, and twice the bandwidth leaves over 80% of it (as _rest_text says)."""
+    return (p["bound"] == "memory" and not _host_sets_step(p) and p["bytes_time_s"] < 0.5 * p["step_time_s"]
+            and p["step_time_at_2x_bandwidth_s"] > 0.8 * p["step_time_s"])
 
 
 def _host_sets_step(p: dict) -> bool:

@@ -215,13 +215,17 @@ def test_a_memory_bound_step_set_by_its_other_costs_names_them():
     assert named == (f"host work {format_seconds(p['host_time_s'])}, collectives {format_seconds(p['comm_time_s'])}, "
                      "kernel latencies and compute"), named
     assert p["step_time_s"] > p["step_time_at_2x_bandwidth_s"] > 0.8 * p["step_time_s"]
+    # qa280: its headline said 'memory-bound', which one scanning the line reads as what sets the step
+    assert re.search(r"step time +[\d.]+ ms +\(latency-bound: its operators are memory-bound; its bytes take", text), text
     # DeepSeek-V3 on MI300X with SGLang: the experts run at half their ceilings, so the gap is memory time too, and
     # twice the bandwidth buys a third of the step; it said "fixed costs the rest: more bandwidth buys little here"
     amd = roofline.predict("mi300x", "deepseek-v3", 256, 4096, tp=8, engine="sglang")
     assert amd["bytes_time_s"] < 0.5 * amd["step_time_s"] and amd["step_time_at_2x_bandwidth_s"] < 0.7 * amd["step_time_s"]
     assert "buys little" not in predict_table(amd) and "twice the bandwidth gives" in predict_table(amd)
+    assert "latency-bound" not in predict_table(amd)  # more bandwidth buys a third: memory sets it
     q = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, engine="ideal")  # bytes are nearly all of it
     assert q["bytes_time_s"] > 0.9 * q["step_time_s"] and "fixed costs" not in predict_table(q)
+    assert "latency-bound" not in predict_table(q)
     for pp in (2, 3):  # qa202: under pp a step crosses every stage, and the note gave one stage's bytes (2.84 of 7.17 ms)
         staged = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, pp=pp, engine="ideal")
         assert staged["bytes_time_s"] == pytest.approx(q["bytes_time_s"], rel=0.01) and "its bytes take" not in predict_table(staged)
