@@ -96,7 +96,7 @@ from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment
 from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, DRAFT_VOCAB_MAX, K_MAX, TREE_NODES_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
-from roofline.profiles import DTYPE_ALIASES
+from roofline.profiles import DTYPE_ALIASES, is_profile_path
 from roofline.serving import DEFAULT_ENGINE, IDEAL, ServingEngine, for_engine, load_engine
 from roofline.speculation import DEFAULT_RATES, METHODS, alpha_from_tau, check_draft_vocab, speculative_metrics
 from roofline.units import is_finite
@@ -268,8 +268,8 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
     df = pd.DataFrame({"row": np.arange(1, len(raw) + 1)})
     for column in ("source_id", "source", "engine", "engine_version", "notes", "draft"):
         df[column] = raw[column].str.strip().to_numpy()
-    df["hardware"] = raw["hardware"].str.strip().str.lower().to_numpy()
-    df["model"] = raw["model"].str.strip().str.lower().to_numpy()
+    for column in ("hardware", "model"):  # a name in any case, a profile's path as written (qa279: /Users/x lowercased)
+        df[column] = [v if is_profile_path(v) else v.lower() for v in raw[column].str.strip()]
     for column, high in (("gpus", 65536), ("tp", DEGREE_MAX), ("ep", DEGREE_MAX), ("dp_attention", DEGREE_MAX), ("pp", DEGREE_MAX)):
         df[column] = _integers(raw, column, where, 1, high)
     df["weight_dtype"] = _choice(raw, "weight_dtype", where, WEIGHT_DTYPES, DTYPE_ALIASES)
@@ -811,8 +811,10 @@ def _benchmark_results(path: Path) -> tuple[list[dict], bool]:
 def _json(text: str, where: str):
     """json.loads, its other failures (nesting deeper than Python's recursion, an integer of more than 4,300 digits)
     as one RooflineError; a JSONDecodeError is the caller's (a JSON-lines file is tried line by line)."""
+    from roofline.yamlio import keys_once
+
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=keys_once)
     except RecursionError:
         raise RooflineError(f"{where}: not valid JSON: nested too deeply") from None
     except json.JSONDecodeError:
@@ -1007,12 +1009,16 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
             if no_cap:
                 result = {**result, "max_concurrency": None}  # vLLM's "no cap" (its semaphore takes 0 as none)
             recorded = _number(result, ("max_concurrency",), path, n, "", required=False)
-            if result.get("max_concurrency") is not None and (recorded is None or recorded != round(recorded)):
-                raise field_error(f"{path}: result {n}", "max_concurrency", "a whole number of requests >= 1 (or null: then "
-                                  "pass --batch)", result.get("max_concurrency"))
+            if result.get("max_concurrency") is not None and (recorded is None or recorded != round(recorded)
+                                                              or recorded > BATCH_MAX):
+                raise field_error(f"{path}: result {n}", "max_concurrency", f"a whole number of requests, 1 to {BATCH_MAX:,} "
+                                  "(or null: then pass --batch)", result.get("max_concurrency"))
             if batch is not None and recorded is not None and round(recorded) != batch:
                 raise field_error(f"{path}: result {n}", "max_concurrency", f"no recorded concurrency beside --batch {batch} "
                                   "(--batch is for results that record none; leave it out)", result.get("max_concurrency"))
+            if no_cap and recorded is None and batch is None:  # found as the file gives it (qa279: said as null)
+                raise field_error(f"{path}: result {n}", "max_concurrency", "the client's concurrency (run the benchmark "
+                                  "with --max-concurrency, or pass --batch N / batch=N); 0 is vLLM's 'no cap'", 0)
             conc = recorded if recorded is not None else batch if batch is not None else _number(
                 result, ("max_concurrency",), path, n,
                 "the client's concurrency (run the benchmark with --max-concurrency, or pass --batch N / batch=N)"
@@ -1121,8 +1127,14 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         names = [str(p) for p in (paths if isinstance(paths, (list, tuple)) else [paths])]
         raise field_error("command line", "FILES", "result files holding at least one result", ", ".join(names)[:200] + " (no results)")
     raw = pd.DataFrame(rows, columns=list(COLUMNS))
-    checked = check_measurements(raw.astype(str), "converted benchmark output")
-    prepared = prepare_rows(checked, profiles, "converted benchmark output")
+    try:
+        checked = check_measurements(raw.astype(str), "converted benchmark output")
+        prepared = prepare_rows(checked, profiles, "converted benchmark output")
+    except RooflineError as exc:  # a row's fault said of the result it came from (qa279: 'converted benchmark output:
+        found = re.match(r"converted benchmark output: row (\d+): (.*)", str(exc), re.S)  # row 1: batch' named no file)
+        if found is None:
+            raise
+        raise RooflineError(f"{rows[int(found.group(1)) - 1]['source']}: {found.group(2)}") from None
     unfit = prepared.table[prepared.table["skipped"].str.startswith("does not fit")]
     if len(unfit):  # a row fit and accuracy could only leave out: a layout option left at its default, most likely
         raise RooflineError(f"{unfit.iloc[0]['source']}: {unfit.iloc[0]['skipped']}: give the layout the server ran "

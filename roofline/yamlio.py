@@ -352,6 +352,17 @@ def read_yaml_file(path: Path):
     return data
 
 
+def keys_once(pairs: list) -> dict:
+    """json's object_pairs_hook refusing a key given twice (json keeps the last in silence: hidden_size 4096, then 8192;
+    qa279: a benchmark's second mean_tpot_ms) with a ValueError naming it."""
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise ValueError(f"key {key!r} given twice in one object")
+        seen.add(key)
+    return dict(pairs)
+
+
 def read_json_file(path: Path, limit_bytes: int = 4 * MAX_FILE_BYTES):
     """A JSON document from a file: bounded size, no NaN/Infinity, bounded nesting."""
     text = read_text(path, limit_bytes)
@@ -359,15 +370,8 @@ def read_json_file(path: Path, limit_bytes: int = 4 * MAX_FILE_BYTES):
     def _no_constant(name):
         raise ValueError(f"{name} is not a JSON number")
 
-    def _once(pairs):  # a key given twice: json keeps the last in silence (hidden_size 4096, then 8192)
-        keys = [key for key, _ in pairs]
-        twice = next((key for key in keys if keys.count(key) > 1), None)
-        if twice is not None:
-            raise ValueError(f"key {twice!r} given twice in one object")
-        return dict(pairs)
-
     try:
-        data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_once)
+        data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=keys_once)
     except json.JSONDecodeError as exc:
         raise RooflineError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
     except ValueError as exc:

@@ -523,14 +523,14 @@ def test_convert_appends_speculative_runs_to_plain_ones_in_one_file_and_refuses_
     ({"dp_attention": 0}, "command line: --dp-attention: expected an integer in 1..4096, found 0"),
     ({"tp": 2, "gpus": 3}, "command line: --gpus: expected a multiple of the 2 devices of one replica, found 3"),
     ({"tp": 4, "gpus": 2}, "command line: --gpus: expected at least tp x dp_attention x pp = 4 devices, found 2"),
-    ({"gpus": 64}, "converted benchmark output: row 1: batch: expected at least one sequence per replica (64 replicas), found 32"),
+    ({"gpus": 64}, "{path} (result 1): batch: expected at least one sequence per replica (64 replicas), found 32"),
 ])
 def test_convert_refuses_a_layout_that_fit_and_accuracy_would_refuse_naming_the_option(tmp_path, options, message):
     path = tmp_path / "run.json"
     path.write_text(json.dumps(VLLM_RESULT))
     with pytest.raises(RooflineError) as err:
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", **options)
-    assert str(err.value) == message
+    assert str(err.value) == message.replace("{path}", str(path))  # qa279: a row's fault named by its file and result
 
 
 def test_convert_writes_a_layout_that_accuracy_reads_the_same_way(tmp_path):
@@ -1140,3 +1140,29 @@ def test_convert_append_refuses_an_accuracy_table(tmp_path, roofline):
     code, _, err = roofline("measurements", "convert", result, "--hardware", "h100-sxm", "--model", "llama-3.1-8b",
                             "--out", path, "--append")
     assert code == 2 and "found roofline accuracy's output" in err and path.read_bytes() == before, err
+
+
+@pytest.mark.slow
+def test_convert_and_rows_keep_a_profile_paths_case_refuse_a_key_given_twice_and_name_max_concurrency(tmp_path):
+    """qa279: a hardware or model path was lowercased (/tmp/X/HW/h100-sxm.yaml: not found), a benchmark result with
+    mean_tpot_ms twice was read by its last, max_concurrency 1e30 and 0 were said of 'converted benchmark output: row 1:
+    batch' and as null."""
+    folder = tmp_path / "Case" / "HW"
+    folder.mkdir(parents=True)
+    hw = folder / "H100-mine.yaml"
+    hw.write_text((Path(__file__).resolve().parents[1] / "hardware_profiles" / "h100-sxm.yaml").read_text()
+                  .replace("name: h100-sxm\n", "name: H100-mine\n"))
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(VLLM_RESULT))
+    raw = convert_benchmark(path, hardware=str(hw), model="llama-3.1-8b")
+    rows = predict_measurements(load_measurements(write_measurements(raw, tmp_path / "rows.csv")))
+    assert set(rows["hardware"]) == {str(hw)} and rows["predicted"].notna().all()
+    text = json.dumps(VLLM_RESULT)
+    path.write_text(text[:-1] + ', "mean_tpot_ms": 99}')
+    with pytest.raises(RooflineError, match=f"^{re.escape(str(path))}: not valid JSON: key 'mean_tpot_ms' given twice"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+    for cap, found in ((1e30, "found 1e+30"), (0, "0 is vLLM's 'no cap', found 0")):
+        path.write_text(json.dumps({**VLLM_RESULT, "max_concurrency": cap}))
+        with pytest.raises(RooflineError) as err:
+            convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
+        assert str(err.value).startswith(f"{path}: result 1: max_concurrency: expected ") and str(err.value).endswith(found)
