@@ -319,6 +319,27 @@ def _anchor_profile_paths(doc, folder: Path) -> None:
             doc[key] = anchored(doc[key])
 
 
+def _anchor_given_paths(kind: str, pairs: list, folder: Path) -> list:
+    """`pairs` with each profile path a scenario's configs or `draft`, or an engine's costs_from, is set to made
+    absolute where it names a file from the working folder and none beside the profile (`folder`), which is looked in
+    first: the edited profile then loads from any folder (qa279: `scenarios set S hardware=relA/hw/x.yaml` was written as
+    given, and a sweep from another folder found no such file)."""
+    from roofline.scenario import CONFIG_KEYS
+
+    keys_anchored = (*CONFIG_KEYS, "draft") if kind == "scenario" else ("costs_from",) if kind == "engine" else ()
+
+    def anchored(value):
+        if isinstance(value, list):
+            return [anchored(v) for v in value]
+        if (is_profile_path(value) and not Path(value).is_absolute() and not (folder / value).is_file()
+                and Path(value).is_file()):
+            return str(Path(value).resolve())
+        return value
+
+    return [(keys, anchored(value)) if len(keys) == 1 and keys[0] in keys_anchored else (keys, value)
+            for keys, value in pairs]
+
+
 def _flow_if_flat(value):
     """A value set on the command line as the profiles write theirs: a list or mapping of scalars in flow style
     (`[1, 8, 64]`, `{start: 1, stop: 64, num: 7}`), and a list of such mappings too (`layouts: [{tp: 8}, {tp: 4}]`);
@@ -879,7 +900,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     if kind == "hardware" and "family" not in doc and name != source.stem:  # a renamed copy of an MI300X still takes
         keys = list(doc.keys())  # AMD's engine values (engine overrides glob the family: mi*)
         doc.insert(keys.index("kind") + 1 if "kind" in keys else len(keys), "family", source.stem)
-    pairs = parse_assignments(assignments, kind=kind)
+    pairs = _anchor_given_paths(kind, parse_assignments(assignments, kind=kind), folder)
     if kind == "model" and any(keys[0] not in (*TEXT_FIELDS, *SHAPE_FREE_FIELDS) for keys, _ in pairs):
         for key in ("published_params", "published_active_params"):  # the source's counts are not the new shape's
             if key in doc and [key] not in [keys for keys, _ in pairs]:
@@ -1161,7 +1182,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     doc = _load_rt(unix, str(path))
     indent = _indent_of(unix)  # dumped as the file is written, so that only the edited lines differ
     before = _dump(doc, indent)
-    pairs = parse_assignments(assignments, f"{GROUP[kind]} set", kind)
+    pairs = _anchor_given_paths(kind, parse_assignments(assignments, f"{GROUP[kind]} set", kind), path.parent)
     leaves = _leaves(load_yaml_text(unix, str(path)) or {})
     unchanged = {".".join(keys) for keys, value in pairs  # a value written in another unit of its kind (qa224)
                  if value is not None and _same_value(leaves.get(".".join(keys), object()), value)}

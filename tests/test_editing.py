@@ -2003,3 +2003,34 @@ def test_a_mapping_set_whole_says_the_fields_it_drops(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error", RooflineWarning)
         set_fields("hardware", "hh", ["efficiency={memory: 0.8, compute: 0.7, link: 0.84, scale_out: 0.96}"], (tmp_path,))
+
+
+@pytest.mark.slow
+def test_a_profile_path_given_to_set_or_new_from_the_working_folder_is_written_absolute(roofline, tmp_path, monkeypatch):
+    """qa279: `scenarios new S --set hardware=relA/hw/myh.yaml` and `engines set E costs_from=rel/b.yaml` wrote the paths
+    as given: the check passed (a path is looked for beside the profile, then in the working folder), and a sweep or
+    predict from another folder found no such file. A path that names a file beside the profile stays as written."""
+    work = tmp_path / "work"
+    (work / "relA" / "hw").mkdir(parents=True)
+    shipped = (Path(__file__).resolve().parents[1] / "hardware_profiles" / "h100-sxm.yaml").read_text()
+    (work / "relA" / "hw" / "myh.yaml").write_text(shipped.replace("name: h100-sxm\n", "name: myh\n"))
+    profiles = tmp_path / "profiles"
+    profiles.mkdir()
+    monkeypatch.chdir(work)
+    code, _, err = roofline("scenarios", "new", "rel2", "--from", "fast-tier-premium", "--set", "hardware=relA/hw/myh.yaml",
+                            "--dir", profiles)
+    assert code == 0, err
+    assert f"hardware: {work / 'relA' / 'hw' / 'myh.yaml'}\n" in (profiles / "rel2.yaml").read_text()
+    code, _, err = roofline("engines", "new", "beside", "--from", "vllm", "--dir", profiles)
+    assert code == 0, err
+    (work / "relE").mkdir()
+    (work / "relE" / "b.yaml").write_text((profiles / "beside.yaml").read_text().replace("name: beside\n", "name: b\n"))
+    code, _, err = roofline("engines", "new", "mine", "--from", "vllm-v0", "--dir", profiles)
+    assert code == 0, err
+    code, _, err = roofline("--profiles", profiles, "engines", "set", "mine", "costs_from=relE/b.yaml")
+    assert code == 0 and f"costs_from: {work / 'relE' / 'b.yaml'}\n" in (profiles / "mine.yaml").read_text(), err
+    code, _, err = roofline("--profiles", profiles, "engines", "set", "mine", "costs_from=beside.yaml")
+    assert code == 0 and "costs_from: beside.yaml\n" in (profiles / "mine.yaml").read_text(), err  # found beside it
+    monkeypatch.chdir(tmp_path)
+    code, _, err = roofline("--profiles", profiles, "sweep", "rel2", "--out", tmp_path / "out", "--no-plots")
+    assert code == 0, err
