@@ -289,8 +289,8 @@ def fit_rows(table: pd.DataFrame, engine_name: str, where: str = "measurements",
         return fit, f"all {len(fit)} fit rows, of engine {label}"
     only = (f"none of engine {label}" + (" the model can predict" if len(own) else "") if not usable else
             f"only {usable} of engine {label}" + (" the model can predict" if usable < len(own) else "") + f", fewer than {MIN_ENGINE_ROWS}")
-    engines = fit.loc[~mine, "engine"].astype(str).str.strip().value_counts() if "engine" in fit else pd.Series(dtype=int)
-    named = ": " + ", ".join(f"{e or 'no engine'} {c}" for e, c in engines.head(3).items()) + (", ..." if len(engines) > 3 else "")
+    engines = _other_engines(fit[~mine])  # by profile (qa279: vLLM 0.7's rows said 'vllm 5', read as the profile's own)
+    named = ": " + ", ".join(f"{e} {c}" for e, c in engines.head(3).items()) + (", ..." if len(engines) > 3 else "")
     which = (f"all {len(fit)} fit rows ({only}), each predicted with {engine_name}: a profile fitted "
              f"{'partly ' if len(own) else ''}to other engines' measurements ({others} row{'s' if others > 1 else ''}"
              f"{named if len(engines) else ''})")
@@ -326,18 +326,23 @@ def check_profile_names(table: pd.DataFrame, profiles: tuple, where: str) -> Non
                     raise RooflineError(f"{where}: row {row}: {column}: {exc}") from None
 
 
+def _other_engines(rest: pd.DataFrame) -> pd.Series:
+    """Rows of `rest` counted by engine: a row of an engine profile by its slot (a `vLLM` 0.6 row: vllm-v0), else by
+    its own engine text (our-server 3; 'no engine' where the column is empty), one server however its rows spell it
+    (as own_rows reads them: qa183)."""
+    text = (rest["engine"] if "engine" in rest else pd.Series("", index=rest.index)).astype(str).str.strip()
+    spelled = dict(zip(text.str.casefold(), text))
+    named = text.str.casefold().map(spelled).replace("", "no engine")
+    slots = rest["engine_slot"] if "engine_slot" in rest else pd.Series("", index=rest.index)
+    return slots.where(slots != "", named).value_counts()
+
+
 def left_out_note(table: pd.DataFrame, engine_name: str, lineage: str = "") -> str:
     """' (N rows of other engines left out: sglang-early 6, vllm 1)' for the fit rows of other engines that a fit of
     `engine_name` on its own rows leaves out, '' when there are none or the fit falls back to every row."""
     fit = table[table["split"] == "fit"]
     mine, _ = own_rows(fit, engine_name, table, lineage)
-    rest = fit[~mine]
-    # a row of an engine profile by its slot (a `vLLM` 0.6 row: vllm-v0), else by its own engine text, as fit_rows'
-    # fallback names them (our-server 3; 'no engine' where the column is empty)
-    text = (rest["engine"] if "engine" in rest else pd.Series("", index=rest.index)).astype(str).str.strip()
-    spelled = dict(zip(text.str.casefold(), text))  # one server however its rows spell it (as own_rows reads them: qa183)
-    named = text.str.casefold().map(spelled).replace("", "no engine")
-    others = rest["engine_slot"].where(rest["engine_slot"] != "", named).value_counts()
+    others = _other_engines(fit[~mine])
     if not len(others) or mine.sum() < MIN_ENGINE_ROWS:
         return ""
     n = int(others.sum())

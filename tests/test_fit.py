@@ -68,7 +68,12 @@ def test_an_engine_with_few_rows_falls_back_to_all_fit_rows_and_says_so():
                           "batch": range(1, 12)})  # distinct rows (rows alike in every column are one: qa203)
     with pytest.warns(RooflineWarning, match=r"^measurements: all 10 fit rows \(only 3 of engine vllm"):  # (qa203)
         rows, which = fit_rows(table, "vllm")
-    assert len(rows) == 10 and "only 3 of engine vllm" in which and which.endswith("a profile fitted partly to other engines' measurements (7 rows)")
+    # by their profile (qa279: vLLM 0.7's rows, vllm-v0's, were said 'vllm 5' by their engine column)
+    assert len(rows) == 10 and "only 3 of engine vllm" in which and which.endswith("a profile fitted partly to other engines' "
+                                                                                   "measurements (7 rows: trtllm 7)")
+    with pytest.warns(RooflineWarning):
+        _, which = fit_rows(table.assign(engine="vLLM", engine_slot=["vllm"] * 3 + ["vllm-v0"] * 7 + ["vllm"]), "vllm")
+    assert which.endswith("(7 rows: vllm-v0 7)"), which
     table["engine_slot"] = ["vllm"] * 9 + ["trtllm"] + ["vllm"]
     rows, which = fit_rows(table, "vllm")
     assert len(rows) == 9 and which == "9 fit rows of engine vllm"
@@ -108,7 +113,7 @@ def test_rows_labelled_with_a_copys_own_name_are_its_rows():
     rows, which = fit_rows(table, "fast")
     assert len(rows) == 6 and which == "6 fit rows of engine fast" and left_out_note(table, "fast") == " (6 rows of other engines left out: vllm 6)"
     rows, which = fit_rows(table.iloc[3:], "fast")
-    assert len(rows) == 9 and "only 3 of engine fast" in which and which.endswith("(6 rows: vLLM 6)")
+    assert len(rows) == 9 and "only 3 of engine fast" in which and which.endswith("(6 rows: vllm 6)")
     # qa180: a copy named after its engine (my-vllm) takes its own rows alone too, though they read as vllm's
     table = pd.DataFrame({"batch": range(1, 13), "split": ["fit"] * 12, "engine": ["my-vllm"] * 6 + ["vLLM"] * 6, "engine_slot": ["vllm"] * 12})
     rows, which = fit_rows(table, "my-vllm")
