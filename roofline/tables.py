@@ -400,8 +400,8 @@ def hardware_list(specs: list) -> str:
     lines = [f"{'name':<16}{'memory GiB':>11}{'bandwidth TB/s':>16}{'bf16 dense TFLOP/s':>20}{'peak ridge FLOP/B':>19}"
              f"{'2-device link GB/s achievable':>31}{'latency us':>12}{'price USD/h':>13}  display name"]
     for hw in specs:
-        dtype = "bf16" if "bf16" in hw.peak_flops_per_s else "fp32"
-        no_bf16 = "" if dtype == "bf16" else "  (no bf16 units: fp32 peak and ridge)"  # a calibrated CPU profile
+        dtype = hw.compute_dtype("bf16")  # what bf16 weights compute in: fp16 on a V100 or T4 (qa279: fp32's, 8x less)
+        no_bf16 = "" if dtype == "bf16" else f"  (no bf16 units: {dtype} peak and ridge)"  # fp32: a calibrated CPU
         lines.append(
             f"{hw.name:<16}{hw.mem_bytes / 2**30:>11.0f}{hw.mem_bw_bytes_per_s / 1e12:>16.2f}"
             f"{hw.peak_flops_per_s[dtype] / 1e12:>20.1f}{hw.ridge_point_flops_per_byte(dtype):>19.0f}"

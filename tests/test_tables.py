@@ -141,6 +141,10 @@ def test_hw_show_writes_the_fields_a_calibration_adds_and_hw_list_marks_a_profil
     assert "per layer" not in hardware_table(h100) and "overlap exponent" not in hardware_table(h100)
     fp32_only = dataclasses.replace(h100, name="cpu", peak_flops_per_s={"fp32": 1.68e11})
     assert hardware_list([fp32_only]).splitlines()[1].endswith("(no bf16 units: fp32 peak and ridge)")
+    # qa279: a device with fp16 and no bf16 (a V100, a T4) computes bf16 weights in fp16, as predict does: not fp32's peak
+    fp16 = dataclasses.replace(h100, name="v", peak_flops_per_s={k: v for k, v in h100.peak_flops_per_s.items() if k != "bf16"})
+    line = hardware_list([fp16]).splitlines()[1]
+    assert line.endswith("(no bf16 units: fp16 peak and ridge)") and " 989.4 " in line, line
 
 
 def test_hw_list_values_sit_under_their_headers_with_the_unit_in_the_header():
