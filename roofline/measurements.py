@@ -186,10 +186,17 @@ def _cell_error(where: str, row: int, column: str, expected: str, found: object)
     return RooflineError(f"{where}: row {row}: {column}: expected {expected}, found {shown}")
 
 
+# a number as a CSV cell writes it: ASCII digits, a point, an exponent (qa279: Python's int and float also took 1_33 as
+# 133 and full-width or Arabic-Indic digits, which the profiles refuse)
+_PLAIN_NUMBER = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$", re.ASCII)
+
+
 def _integers(df: pd.DataFrame, column: str, where: str, low: int, high: int) -> np.ndarray:
     out = np.zeros(len(df), dtype=np.int64)
     for i, text in enumerate(df[column]):
         t = text.strip()
+        if not _PLAIN_NUMBER.match(t):
+            raise _cell_error(where, i + 1, column, f"an integer in {low}..{high:,} (ASCII digits)", text)
         try:
             value = int(t)
         except ValueError:
@@ -211,7 +218,7 @@ def _floats(df: pd.DataFrame, column: str, where: str, expected: str, optional: 
         if optional and t == "":
             continue
         try:
-            value = float(t)
+            value = float(t) if _PLAIN_NUMBER.match(t) else float("nan")
         except ValueError:
             value = float("nan")
         if not is_finite(value) or value <= 0:

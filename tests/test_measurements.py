@@ -76,6 +76,11 @@ def test_the_published_dataset_loads_with_its_split_by_source():
     ({"method": "eagle", "k": "2", "notes": "draft_vocab=32000 (draft_vocab_size = 032000)"}, None),
     ({"method": "eagle", "k": "2", "notes": "its draft_vocab: 32000"}, "row 2: draft_vocab: expected draft_vocab=N in notes"),
     ({"method": "eagle", "k": "2", "notes": "draft_vocab\uff1d32000"}, "row 2: draft_vocab: expected draft_vocab=N in notes"),
+    # qa279: Python's int and float read 1_6 as 16 and full-width or Arabic-Indic digits as numbers
+    ({"batch": "1_6"}, "row 2: batch: expected an integer in 1..100,000,000 (ASCII digits), found '1_6'"),
+    ({"tp": "\uff18"}, "row 2: tp: expected an integer in 1..4,096 (ASCII digits)"),
+    ({"value": "1_33"}, "row 2: value: expected"),
+    ({"value": "\u0661\u0663\u0663"}, "row 2: value: expected"),
 ])
 def test_a_bad_cell_is_one_line_naming_file_row_and_column(tmp_path, change, expected):
     path = write_rows(tmp_path, [{}, change])
