@@ -391,6 +391,14 @@ def _layout(lay: dict) -> str:
     return ", ".join(parts)
 
 
+def _same_peak_dtype(hw, dtype: str) -> str:
+    """The dtype whose compute efficiency `dtype` takes for want of its own (hardware.compute_efficiency_for): one the
+    profile gives a figure for at the same peak."""
+    return next((d for d, e in hw.compute_efficiency_by_dtype.items()
+                 if hw.peak_flops_per_s.get(d) == hw.peak_flops_per_s[dtype] and e == hw.compute_efficiency_for(dtype)),
+                "another dtype")
+
+
 def hardware_list(specs: list) -> str:
     """`roofline hw list`: one line per device with memory (GiB, as device names give it), bandwidth, bf16 peak, the
     ridge point at the peaks (predict reports the derated one, at the achievable ceilings), the link two devices
@@ -431,7 +439,8 @@ def hardware_table(hw) -> str:
     lines += [
         f"  compute achievable x {hw.compute_efficiency:.2f}"
         + "".join(f", {d} x {e:.2f}" for d, e in hw.compute_efficiency_by_dtype.items())
-        + "".join(f", {d} x {hw.compute_efficiency_for(d):.2f} (as the same peak's)" for d in hw.peak_flops_per_s
+        + "".join(f", {d} x {hw.compute_efficiency_for(d):.2f} ({_same_peak_dtype(hw, d)}'s: the same peak)"
+                  for d in hw.peak_flops_per_s  # qa281: '(as the same peak's)' named no dtype
                   if d not in hw.compute_efficiency_by_dtype and hw.compute_efficiency_for(d) != hw.compute_efficiency),
         f"  on-chip cache     {format_si(hw.on_chip_cache_bytes, 'B')}",
         f"  link              {format_si(hw.link_bw_bytes_per_s, 'B/s')} one direction x {hw.link_efficiency:.2f}, latency {format_seconds(hw.link_latency_s)}"
