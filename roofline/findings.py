@@ -1743,9 +1743,12 @@ def _compared(d: pd.DataFrame, points: pd.DataFrame, top: pd.Series, varying: li
         late |= optimistic(sp["batch"], engine)
         b_plain, b_spec = int(p["batch"]), int(sp["batch"])  # each at its own largest where the drafter takes memory
         cap = int(p["baseline_max_batch"]) if "baseline_max_batch" in p.index else 0  # (qa248: read as memory's limit)
+        spec_cap = int(sp["max_batch"]) if "max_batch" in sp.index else cap  # with the drafter (qa281: 108 was plain's)
+        held = (f", memory holding {cap:,}" if spec_cap == cap else
+                f", memory holding {cap:,} plain and {spec_cap:,} with speculation")
         text = (f"{label}: {_n(p['baseline_tokens_per_s'])} tokens/s plain{'' if b_plain == b_spec else f' at batch {b_plain}'} and "
                 f"{_n(sp['tokens_per_s'])} with speculation at batch {b_spec}"
-                + (f", memory holding {cap:,}" if cap > max(b_plain, b_spec) else ""))
+                + (held if cap > max(b_plain, b_spec) else ""))
         costs = [p["baseline_cost_usd_per_million_tokens"], sp["cost_usd_per_million_tokens"]]
         text += (f" (${_n(costs[0])} and ${_n(costs[1])} per million tokens)" if all(np.isfinite(costs)) else
                  f" (${_n(costs[0])} per million tokens plain; the drafter's device has no price)" if np.isfinite(costs[0]) else

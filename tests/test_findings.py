@@ -1675,3 +1675,15 @@ def test_a_question_holding_one_of_its_layouts_says_the_layout_once(tmp_path):
     df, note, _, _ = _user_question(tmp_path, "kv-caps-batch", body)
     assert "hold the layout tp 8 (of tp 8 / tp 1, dp-attention 8, ep 8)" in note and "tp 8 (of 8, 1)" not in note, note
     assert set(df["dp_attention"]) == {1}
+
+
+@pytest.mark.slow
+def test_a_generic_findings_memory_cap_says_speculations_own_where_the_drafter_takes_memory():
+    """qa281: eagle-on-hopper's 'with speculation at batch 64, memory holding 108' gave plain decoding's cap: with the
+    EAGLE head 104 fit."""
+    r = run_scenario("eagle-on-hopper")
+    f = finding(r.name, r.df, r.ops, r.meta)
+    h200 = r.df[(r.df["hardware"] == "h200") & (r.df["context"] == r.df["context"].max()) & (r.df["k"] > 0)]
+    plain_cap, spec_cap = int(h200["baseline_max_batch"].min()), int(h200["max_batch"].min())
+    assert spec_cap < plain_cap
+    assert f"memory holding {plain_cap:,} plain and {spec_cap:,} with speculation" in f.text, f.text
