@@ -408,7 +408,12 @@ def _locate(table: Path) -> Path:
             candidate = table / name
             if candidate.is_file() and (name == "results.csv" or _has_parquet()):
                 return candidate
-        raise RooflineError(f"{table}: expected a sweep folder with results.csv or results.parquet, found neither")
+        tables = table / "tables"  # a report's own folder (qa281): its tables are one level down
+        named = sorted(p.with_suffix(".csv").name for p in tables.glob("*.json") if p.with_suffix(".csv").is_file()) \
+            if tables.is_dir() else []
+        raise RooflineError(f"{table}: expected a sweep folder with results.csv or results.parquet, found neither"
+                            + (f" (a report's folder: name one of its tables, {tables}/NAME.csv: "
+                               f"{', '.join(named[:4])}{', ...' if len(named) > 4 else ''})" if named else ""))
     if not table.is_file():
         raise RooflineError(f"{table}: expected a sweep folder or its results.csv / results.parquet, found nothing there")
     if table.suffix not in (".csv", ".parquet"):

@@ -395,6 +395,10 @@ def test_cheapest_reads_what_a_reports_table_was_swept_with_from_the_json_beside
     # qa262: the tables folder read as a sweep's (a scenario named `results` its table), and --out over another table
     code, _, err = roofline("cheapest", tmp_path / "two" / "tables")
     assert code == 2 and "found a report's tables folder: name one of its tables (rates.csv, scenario.csv)" in err, err
+    for command in ("cheapest", "plot"):  # qa281: the report's own folder named no table of it
+        code, _, err = roofline(command, tmp_path / "two")
+        assert code == 2 and err.strip().endswith(f"(a report's folder: name one of its tables, {tables}/NAME.csv: "
+                                                  "rates.csv, scenario.csv)"), err
     code, _, err = roofline("cheapest", tmp_path / "two" / "tables" / "rates.csv", "--out", tmp_path / "two" / "tables" / "scenario.csv",
                             "--force")
     assert code == 2 and "scenario.csv is a report's own table: give the frontier another name" in err, err
