@@ -209,6 +209,23 @@ READING = ("Acceptance is an input, not a prediction: each gain holds at the acc
            "section as upper estimates.")
 
 
+# The terms the findings use, defined once above them (qa281: a report.html read alone defined α alone); the roofline
+# README's Glossary has each in full
+TERMS = (
+    "k: the draft length, tokens the drafter proposes an iteration; α: the acceptance rate, the chance a draft token is "
+    "accepted given that every one before it was.",
+    "tau: tokens a sequence emits an iteration, 1 + α + ... + α^k at one rate α, the bonus token (the target's own, after the last "
+    "accepted draft) included; speedup: tokens per second with speculation over plain decoding's, at the same batch.",
+    "Verify pass: the target's pass over each sequence's k draft tokens and the token before them (k + 1 tokens), about "
+    "one decode step's cost while it is memory-bound; break-even batch: the largest batch at which speculation still "
+    "pays (speedup >= 1).",
+    "Ridge point: compute ceiling over memory ceiling, in FLOP/B (derated: at the achievable fractions of the peaks); an "
+    "operator of fewer FLOPs a byte is memory-bound, of more compute-bound.",
+    "Host work: the serving engine's CPU time a step (scheduling, sampling), a fixed part and a part a sequence; an "
+    "engine that does not overlap it adds it to every step, and speculation pays it once an iteration of tau tokens.",
+)
+
+
 def _assumptions(results) -> list[str]:
     """The opening's assumptions, one Markdown line each: the price per device-hour of every device the report's
     scenarios use (from its hardware profile; 'no price' where it has none), that costs count decoding only, the
@@ -248,6 +265,7 @@ def _markdown(sections: list[Section], seconds: float, assumptions: list[str] | 
         READING,
         "",
         *(["**Assumptions**", "", *(f"- {line}" for line in assumptions), ""] if assumptions else []),
+        "**Terms** (the roofline README's Glossary has each in full)", "", *(f"- {line}" for line in TERMS), "",
         *(["**Contents**", "", *(f"{i}. [{s.title}](#{i}-{_slug(s.title)})" for i, s in enumerate(sections, 1)), ""]
           if len(sections) > 1 else []),
     ]
@@ -290,6 +308,8 @@ def _html(sections: list[Section], images: dict, seconds: float, assumptions: li
     if assumptions:
         out.append('<p class="assumptions"><strong>Assumptions</strong></p><ul class="assumptions">'
                    + "".join(f"<li>{_inline(line)}</li>" for line in assumptions) + "</ul>")
+    out.append('<p class="assumptions"><strong>Terms</strong> (the roofline README\'s Glossary has each in full)</p>'
+               '<ul class="assumptions">' + "".join(f"<li>{_inline(line)}</li>" for line in TERMS) + "</ul>")
     if len(sections) > 1:  # a figure is wider than a phone: it scrolls sideways (div.figure) at a readable size
         out.append("<nav><p><strong>Contents</strong></p><ol>" + "".join(
             f'<li><a href="#{html.escape(s.name)}">{html.escape(s.title)}</a></li>' for s in sections) + "</ol></nav>")
