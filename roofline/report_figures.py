@@ -22,6 +22,7 @@ from roofline.plot_jobs import drafting_rows
 from roofline.plots import (
     DPI,
     METHOD_LABELS,
+    NBSP,
     _alpha_colors,
     _alpha_label,
     _ctx,
@@ -314,7 +315,7 @@ def _report_batch_vs_spec(df: pd.DataFrame, ops, meta: dict) -> Figure:
     _shared_legend(fig, [ax])
     dropped = (~df["fits_in_memory"].astype(bool)).any()
     fig.suptitle("Few users against many: throughput against per-user speed, batch B growing along each line\n"
-                 + _setup_line(meta, list(dict.fromkeys(df["model"]))) + f" · {_name(meta, 'hardware', df['hardware'].iloc[0])}"
+                 + _setup_line(meta, list(dict.fromkeys(df["model"]))) + f" · {_name(meta, 'hardware', df['hardware'].iloc[0]).replace(' ', NBSP)}"
                  + (f" · context {_ctx(contexts[0])}" if len(contexts) == 1 else "")  # qa275: as the other titles
                  + (" · batches that do not fit left out" if dropped else "") + "\ndotted: batching's best throughput and fastest user"
                  + (f" · batch labels at context {_ctx(contexts[0])}" if len(contexts) > 1 else ""))
@@ -411,7 +412,7 @@ def _report_shared_prefix(df: pd.DataFrame, ops, meta: dict) -> Figure:
     once = prefix_read_once(df, meta)  # qa267: the engine's kernel (None: its profile not found)
     read = ", read once per step" if once else ", read by each sequence" if once is False else ""
     fig.suptitle(f"Shared prefix: stored once{read}\n" + _setup_line(meta, list(dict.fromkeys(df["model"])))
-                 + f" · {_name(meta, 'hardware', df['hardware'].iloc[0])}")
+                 + f" · {_name(meta, 'hardware', df['hardware'].iloc[0]).replace(' ', NBSP)}")
     return fig
 
 
@@ -550,7 +551,7 @@ def _report_prefill(df: pd.DataFrame, ops, meta: dict) -> Figure:
     decode = Patch(color="0.15", label=f"decoding {ANSWER_TOKENS} tokens, no speculation")
     fig.legend([*handles, decode], [*names, decode.get_label()], loc="outside right center")
     fig.suptitle("Prefill is not sped up: time to a whole answer, with and without speculation\n"
-                 + _setup_line(meta, list(dict.fromkeys(df["model"]))) + f" · {_name(meta, 'hardware', df['hardware'].iloc[0])}, "
+                 + _setup_line(meta, list(dict.fromkeys(df["model"]))) + f" · {_name(meta, 'hardware', df['hardware'].iloc[0]).replace(' ', NBSP)}, "
                  + f"batch {fit['batch'].iloc[0]:g}, {_alpha_label(fit['alpha'].iloc[0], meta)}")
     return fig
 
