@@ -454,6 +454,7 @@ def test_report_figures_count_an_attention_dp_deployments_devices_and_give_its_l
     fig = plotters["batch-vs-speculation"](r.df, r.ops, r.meta)
     assert [ax.get_ylabel() for ax in fig.axes if ax.get_ylabel().startswith("tokens/s, all users")] \
         == ["tokens/s, all users (8 GPUs)"]
+    assert "NVIDIA\u00a0H200\u00a0SXM" in fig._suptitle.get_text()  # qa281: a title wrapped inside a device's name
     path = tmp_path / "draft-offload.yaml"
     path.write_text("name: draft-offload\n" + common + "draft_hardware: [null, h200]\naxes:\n  batch: [8, 64]\n"
                     "  context: [4096]\n  k: [1, 2]\n  alpha: [0.8]\n")
