@@ -32,7 +32,7 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from roofline.errors import RooflineError, UnreadableProfile, WrongKind, closest_names, warn
+from roofline.errors import RooflineError, UnreadableProfile, WrongKind, closest_names, warn, with_line
 from roofline.profiles import (
     FOLDERS,
     PROFILE_SUFFIXES,
@@ -1456,8 +1456,8 @@ def validate_paths(kind: str, paths: list[Path], extra_dirs: tuple = ()) -> list
                 validate_data(file_kind, data, path, extra_dirs)
             # a file of another kind is checked as what it is, and says so (`scenarios validate h100.yaml`)
             results.append((str(path) if file_kind == kind else f"{path} ({a_kind(file_kind)} profile, checked as one)", None))
-        except RooflineError as exc:
-            results.append((str(path), str(exc)))
+        except RooflineError as exc:  # its field's line where the message names one without it (qa279: tree.tau,
+            results.append((str(path), str(with_line(str(path), exc))))  # name: said with a line by sweep and predict)
     return results
 
 
@@ -1474,7 +1474,7 @@ def _error_of(kind: str, path: Path, extra_dirs: tuple = ()) -> str | None:
     try:
         validate_data(kind, _file_mapping(path), path, extra_dirs)
     except RooflineError as exc:
-        return str(exc)
+        return str(with_line(str(path), exc))
     return None
 
 

@@ -1482,6 +1482,17 @@ def test_validate_without_arguments_names_the_line_as_validate_of_the_file_does(
     said = [t for t in (out_all + err_all).splitlines() if "h1.yaml" in t]
     assert said and f"line {line}: link_latency: " in said[0], said
     assert f"line {line}: link_latency: " in out_one + err_one
+    # qa279: errors not built with their line (a name that is not the file's, a scenario's tree.tau) said it in a sweep
+    # or predict, not in validate
+    (tmp_path / "h1.yaml").write_text(text.replace("\nname: h1\n", "\nname: other\n"))
+    name_line = next(i for i, t in enumerate(text.splitlines(), 1) if t.startswith("name:"))
+    for args in (("hw", "validate", "h1"), ("hw", "validate", str(tmp_path / "h1.yaml")), ("hw", "validate")):
+        _, out, err = roofline("--profiles", tmp_path, *args)
+        assert f"h1.yaml: line {name_line}: name: expected the file name 'h1', found 'other'" in out + err, (args, out + err)
+    (tmp_path / "s.yaml").write_text("type: scenario\nname: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                                     "tree:\n  nodes: 2\n  tau: 5\naxes: {batch: [1], context: [512], k: [2]}\n")
+    _, out, err = roofline("scenarios", "validate", str(tmp_path / "s.yaml"))
+    assert "s.yaml: line 8: tree.tau: expected" in out + err, out + err
 
 
 def test_a_display_name_with_a_newline_keeps_the_header_comment_one_line(roofline, tmp_path):
