@@ -1470,6 +1470,7 @@ def test_engines_and_scenarios_list_name_a_file_that_is_not_valid_yaml(roofline,
         assert code == 0 and f"warning: {tmp_path / name}: cannot be read: line " in err, (group, err)
 
 
+@pytest.mark.slow
 def test_validate_without_arguments_names_the_line_as_validate_of_the_file_does(roofline, tmp_path):
     """qa182: `hw validate` (every profile) said 'link_latency: expected ...' where `hw validate h1` said 'line 20: ...'."""
     text = (ROOT / "hardware_profiles" / "h20.yaml").read_text().replace("\nname: h20\n", "\nname: h1\n")
