@@ -32,7 +32,7 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from roofline.errors import RooflineError, UnreadableProfile, WrongKind, closest_names, warn, with_line
+from roofline.errors import RooflineError, UnreadableProfile, WrongKind, closest_names, field_error, warn, with_line
 from roofline.profiles import (
     FOLDERS,
     PROFILE_SUFFIXES,
@@ -502,7 +502,8 @@ def validate_data(kind: str, data: dict, path: Path, extra_dirs: tuple = ()):
     unknown profile or a layout its model cannot take fails here as it would in a sweep)."""
     if "type" in data and (data["type"].strip().lower() if isinstance(data["type"], str) else data["type"]) != kind:
         # `hw set type=model` would turn a hardware file into an unreadable model; 'Hardware' is read as profiles.kind_of reads it
-        raise RooflineError(f"{path}: type: expected {kind} (this is {'an' if kind[0] in 'aeiou' else 'a'} {kind} profile), found {data['type']!r}")
+        raise field_error(str(path), "type", f"{kind} (this is {'an' if kind[0] in 'aeiou' else 'a'} {kind} profile)",
+                          data["type"])  # (qa279: `type: ~` said found 'None')
     if kind == "hardware":
         from roofline.hardware import hardware_from_dict as build
     elif kind == "model":

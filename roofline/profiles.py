@@ -147,7 +147,8 @@ def kind_of(data: dict) -> tuple[str | None, str]:
         value = data["type"]
         if isinstance(value, str) and value.strip().lower() in FOLDERS:
             return value.strip().lower(), ""
-        return None, f"type: expected one of {', '.join(FOLDERS)}, found {str(value)[:40]!r}"
+        shown = "null" if value is None else repr(str(value)[:40])  # YAML's `~` or empty value (qa279: 'None')
+        return None, f"type: expected one of {', '.join(FOLDERS)}, found {shown}"
     matches = [kind for kind, key_sets in _TELL_KEYS.items() if any(keys <= data.keys() for keys in key_sets)]
     if len(matches) == 1:
         return matches[0], ""

@@ -192,3 +192,11 @@ def test_a_profile_path_with_a_trailing_slash_is_still_a_path(tmp_path):
     assert is_profile_path(f"{copy}/") and is_profile_path("x.yml") and is_profile_path("X.YAML")  # any case (qa203)
     assert not is_profile_path("h200") and not is_profile_path(None)
     assert load_hardware(f"{copy}/").name == "h200s"
+
+
+def test_a_null_type_is_said_as_yaml_writes_it():
+    """qa279: `type: ~` was said "found 'None'" (Python's word), where every other null is said null."""
+    from roofline.profiles import kind_of
+
+    assert kind_of({"type": None, "name": "x"}) == (None, "type: expected one of hardware, model, scenario, engine, found null")
+    assert kind_of({"type": "gpu"})[1].endswith("found 'gpu'")
