@@ -1161,7 +1161,12 @@ def _with_hand_set(text: str, fields: set[str], removed: set[str] = frozenset())
     header = 0
     while header < len(lines) and lines[header].startswith("#"):
         header += 1
-    kept = sorted({*hand_set_fields(text), *fields} - set(removed))  # a field removed since is no value set (qa102)
+    def plain(field: str) -> str:  # an entry's index as a number reads it (qa279: attention.groups.000.layers)
+        return ".".join(str(int(p)) if p.isdigit() else p for p in field.split("."))
+
+    gone = {plain(f) for f in removed}  # a field removed since is no value set (qa102), nor any field inside it (qa279:
+    kept = sorted(f for f in {*hand_set_fields(text), *map(plain, fields)}  # moe.top_k after moe=null)
+                  if not any(f == g or f.startswith(g + ".") for g in gone))
     line = HAND_SET + ", ".join(kept) + "."
     for i in range(header):
         if lines[i].startswith(HAND_SET):

@@ -2046,3 +2046,17 @@ def test_a_profile_path_given_to_set_or_new_from_the_working_folder_is_written_a
     monkeypatch.chdir(tmp_path)
     code, _, err = roofline("--profiles", profiles, "sweep", "rel2", "--out", tmp_path / "out", "--no-plots")
     assert code == 0, err
+
+
+@pytest.mark.slow
+def test_the_set_by_hand_line_names_an_entry_by_its_index_and_drops_the_fields_of_a_mapping_removed(tmp_path):
+    """qa279: `models set mx attention.groups.000.layers=32` was listed as set by hand literally ('000'), and after
+    `moe.top_k=1` then `moe=null` the header still named moe.top_k."""
+    from roofline.editing import hand_set_fields, new_profile, set_fields
+
+    new_profile("model", "mx", "mixtral-8x7b", [], tmp_path)
+    set_fields("model", "mx", ["attention.groups.000.layers=32", "moe.top_k=1"], (tmp_path,))
+    assert hand_set_fields((tmp_path / "mx.yaml").read_text()) == ["attention.groups.0.layers", "moe.top_k"]
+    with pytest.warns(Warning):
+        set_fields("model", "mx", ["moe=null"], (tmp_path,))
+    assert hand_set_fields((tmp_path / "mx.yaml").read_text()) == ["attention.groups.0.layers"]
