@@ -340,6 +340,27 @@ def _anchor_given_paths(kind: str, pairs: list, folder: Path) -> list:
             for keys, value in pairs]
 
 
+def _dtype_keys_as_written(kind: str, pairs: list, doc) -> list:
+    """`pairs` with a hardware profile's `peak_flops.DTYPE` key spelt as the profile already spells that dtype (qa279:
+    `peak_flops.BF16=900 TFLOP/s` beside `bf16:` was refused as bf16 given twice, where PROFILES.md says a dtype is read
+    in any spelling)."""
+    from roofline.profiles import DTYPE_ALIASES
+
+    held = doc.get("peak_flops") if kind == "hardware" else None
+    if not isinstance(held, dict):
+        return pairs
+
+    def canonical(key: str) -> str:
+        return DTYPE_ALIASES.get(key.strip().lower().replace("-", "_"), key)
+
+    out = []
+    for keys, value in pairs:
+        if len(keys) == 2 and keys[0] == "peak_flops" and keys[1] not in held:
+            keys = ["peak_flops", next((str(k) for k in held if canonical(str(k)) == canonical(keys[1])), keys[1])]
+        out.append((keys, value))
+    return out
+
+
 def _flow_if_flat(value):
     """A value set on the command line as the profiles write theirs: a list or mapping of scalars in flow style
     (`[1, 8, 64]`, `{start: 1, stop: 64, num: 7}`), and a list of such mappings too (`layouts: [{tp: 8}, {tp: 4}]`);
@@ -901,7 +922,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     if kind == "hardware" and "family" not in doc and name != source.stem:  # a renamed copy of an MI300X still takes
         keys = list(doc.keys())  # AMD's engine values (engine overrides glob the family: mi*)
         doc.insert(keys.index("kind") + 1 if "kind" in keys else len(keys), "family", source.stem)
-    pairs = _anchor_given_paths(kind, parse_assignments(assignments, kind=kind), folder)
+    pairs = _dtype_keys_as_written(kind, _anchor_given_paths(kind, parse_assignments(assignments, kind=kind), folder), doc)
     if kind == "model" and any(keys[0] not in (*TEXT_FIELDS, *SHAPE_FREE_FIELDS) for keys, _ in pairs):
         for key in ("published_params", "published_active_params"):  # the source's counts are not the new shape's
             if key in doc and [key] not in [keys for keys, _ in pairs]:
@@ -1189,6 +1210,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     indent = _indent_of(unix)  # dumped as the file is written, so that only the edited lines differ
     before = _dump(doc, indent)
     pairs = _anchor_given_paths(kind, parse_assignments(assignments, f"{GROUP[kind]} set", kind), path.parent)
+    pairs = _dtype_keys_as_written(kind, pairs, doc)
     leaves = _leaves(load_yaml_text(unix, str(path)) or {})
     unchanged = {".".join(keys) for keys, value in pairs  # a value written in another unit of its kind (qa224)
                  if value is not None and _same_value(leaves.get(".".join(keys), object()), value)}

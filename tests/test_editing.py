@@ -2060,3 +2060,18 @@ def test_the_set_by_hand_line_names_an_entry_by_its_index_and_drops_the_fields_o
     with pytest.warns(Warning):
         set_fields("model", "mx", ["moe=null"], (tmp_path,))
     assert hand_set_fields((tmp_path / "mx.yaml").read_text()) == ["attention.groups.0.layers"]
+
+
+@pytest.mark.slow
+def test_a_peak_set_under_another_spelling_of_its_dtype_replaces_the_one_the_profile_has(tmp_path):
+    """qa279: `hw set g7 peak_flops.BF16=900 TFLOP/s` beside `bf16:` was refused as 'bf16 is given twice' (a dtype is
+    read in any spelling, PROFILES.md says); e4m3 likewise for fp8."""
+    from roofline.editing import new_profile, set_fields
+    from roofline.hardware import load_hardware
+
+    new_profile("hardware", "g7", "h100-sxm", [], tmp_path)
+    set_fields("hardware", "g7", ["peak_flops.BF16=900 TFLOP/s", "peak_flops.e4m3=1800 TFLOP/s"], (tmp_path,))
+    text = (tmp_path / "g7.yaml").read_text()
+    assert "\n  bf16: 900 TFLOP/s\n" in text and "\n  fp8: 1800 TFLOP/s\n" in text and "BF16" not in text.split("source:")[0]
+    hw = load_hardware(str(tmp_path / "g7.yaml"))
+    assert hw.peak_flops_per_s["bf16"] == 900e12 and hw.peak_flops_per_s["fp8"] == 1800e12
