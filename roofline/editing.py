@@ -226,51 +226,85 @@ def _apply(doc, pairs: list[tuple[list[str], object]], where: str, order: dict[t
             put(node, tuple(path[:-1]), path[-1], _flow_if_flat(value))
 
 
-def _tail_comment(old):
-    """The comment lines after a block list or mapping's last entry that ruamel files at its end (`ca.end`): lines
-    heading the next field (gpt-oss's `# each layer's group ...` above attention.layer_groups, after the groups list),
-    which a value set in its place would drop. As (text, mark), each line indented at its column; None where none."""
-    end = getattr(getattr(old, "ca", None), "end", None)
-    if not end:
+def _block(value) -> bool:
+    """Whether `value` is a block (not flow) list or mapping with at least one entry, as ruamel read it."""
+    return hasattr(value, "ca") and hasattr(value, "fa") and not value.fa.flow_style() and len(value) > 0
+
+
+def _tail_slot(value) -> tuple[list, int] | None:
+    """Where ruamel files the comment after the block value `value`'s last entry: (its comment slots, the index of the
+    token) of that entry (a mapping's key: slot 2; a list's item: slot 0), followed into a last entry that is itself a
+    block value; None where `value` is no block value. The token's text is the entry's end-of-line remark (or
+    nothing), then the lines below it: those heading the next field (v4-flash's `# each layer's group ...`, under its
+    last group's `# HCA ...`; a comment over the field after a block mapping)."""
+    if not _block(value):
         return None
-    lines = [" " * token.column + str(token.value).strip("\n") for token in end if str(token.value).strip()]
-    return ("\n".join(lines), end[0].start_mark) if lines else None
+    last = list(value)[-1] if isinstance(value, dict) else len(value) - 1
+    inner = value[last]
+    if _block(inner):
+        return _tail_slot(inner)
+    slots = value.ca.items.setdefault(last, [None, None, None, None])
+    while len(slots) < 4:
+        slots.append(None)
+    return slots, 2 if isinstance(value, dict) else 0
+
+
+def _tail_comment(old):
+    """The comment lines after a block value's last entry (below its end-of-line remark, which is the entry's: it goes
+    with it), which a value set in its place would drop: ruamel files them in the last entry's slot (_tail_slot) or at
+    the value's end (`ca.end`: gpt-oss's `# each layer's group ...` after its flow-style groups). As (text, mark),
+    each line indented as written, blank lines kept; None where none."""
+    slot = _tail_slot(old)
+    token = slot[0][slot[1]] if slot else None
+    rest = str(token.value).partition("\n")[2] if token is not None else ""
+    end = getattr(getattr(old, "ca", None), "end", None) or []
+    lines = rest.rstrip("\n").split("\n") if rest.strip() else []
+    lines += [" " * t.column + str(t.value).strip("\n") if str(t.value).strip() else "" for t in end]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    mark = token.start_mark if token is not None and rest.strip() else end[0].start_mark if end else None
+    return ("\n".join(lines), mark) if any(line.strip() for line in lines) else None
 
 
 def _put_tail_comment(node, key: str, tail) -> None:
-    """Put `tail` (_tail_comment of the value `key` had) after its new value: at the end of a block value, or after
-    the line of a flow one."""
+    """Put `tail` (_tail_comment of the value `key` had) after its new value: below its last entry's line (a block
+    value), or below its own line (a flow value or a scalar)."""
     from ruamel.yaml.tokens import CommentToken
 
     text, mark = tail
-    value = node[key]
-    if hasattr(value, "ca") and not value.fa.flow_style() and len(value):
-        value.ca.end = [CommentToken(text + "\n", mark, None)]
-        return
-    items = node.ca.items.setdefault(key, [None, None, None, None])
-    while len(items) < 4:
-        items.append(None)
-    had = items[2].value if items[2] is not None else "\n"
-    items[2] = CommentToken(had.rstrip("\n") + "\n" + text + "\n", mark, None)
+    slot = _tail_slot(node[key])
+    if slot is None:
+        slots = node.ca.items.setdefault(key, [None, None, None, None])
+        while len(slots) < 4:
+            slots.append(None)
+        slot = slots, 2
+    slots, i = slot
+    first = str(slots[i].value).partition("\n")[0] if slots[i] is not None else ""
+    slots[i] = CommentToken(first + "\n" + text + "\n", mark, None)
 
 
 def _drop_heading(node, key: str) -> None:
-    """Drop the comment lines right above `key` (no blank line between), which ruamel files under the entry before it:
-    the heading `models import` writes over attention.layer_groups ('# each layer's group, first to last ...'), which
-    would be left over the next field once the order is removed."""
+    """Drop the comment lines right above `key` (no blank line between), which ruamel files under the entry before it
+    (_tail_slot, `ca.end`, or the entry's own slot for a scalar or flow value): the heading `models import` writes over
+    attention.layer_groups ('# each layer's group, first to last ...'), which would be left over the next field once
+    the order is removed. The entry's end-of-line remark stays."""
     keys = list(node)
     at = keys.index(key) if key in keys else 0
     if at == 0:
         return
     before = node[keys[at - 1]]
-    end = getattr(getattr(before, "ca", None), "end", None)
-    if end and not before.fa.flow_style():  # a block list or mapping: its comment lines after its last entry
+    end = getattr(getattr(before, "ca", None), "end", None) if _block(before) else None
+    if end:  # lines at the block value's end: the last of them head `key`, down to a blank line
         while end and str(end[-1].value).strip() and "\n\n" not in str(end[-1].value):
             end.pop()
-        return
-    items = node.ca.items.get(keys[at - 1]) if hasattr(node, "ca") else None
-    token = items[2] if items and len(items) > 2 else None
-    if token is not None:  # a scalar or flow value: its line's remark, then the lines below it
+        if end:
+            return
+    slot = _tail_slot(before)
+    if slot is None:
+        items = node.ca.items.get(keys[at - 1]) if hasattr(node, "ca") else None
+        slot = (items, 2) if items and len(items) > 2 else None
+    token = slot[0][slot[1]] if slot else None
+    if token is not None:  # the last entry's remark, then the lines below it down to the last blank line
         first, _, rest = str(token.value).partition("\n")
         kept = rest.rsplit("\n\n", 1)[0] + "\n\n" if "\n\n" in rest else ""
         token.value = first + "\n" + kept
@@ -615,8 +649,10 @@ def _unordered(kind: str, doc, shape: tuple | None, set_here: set[str], where: s
     once the profile is written, or ''; a window set, or a value set to what it was, keeps it (qa260)."""
     if shape is None or "attention.layer_groups" in set_here or _group_shape(kind, doc) == shape:
         return ""
-    _drop_heading(doc["attention"], "layer_groups")
-    del doc["attention"]["layer_groups"]
+    attention = doc.get("attention")
+    if isinstance(attention, dict) and "layer_groups" in attention:  # (attention set whole without it: gone already,
+        _drop_heading(attention, "layer_groups")  # qa282's KeyError)
+        del attention["layer_groups"]
     return (f"{where}: attention.layer_groups removed: it gave the order of the groups it was written for; without it "
             "each group takes its share of a pipeline stage's layers (set attention.layer_groups to the new order to "
             "count them)")
@@ -678,8 +714,16 @@ def _kept_nulls(kind: str, doc, pairs=()) -> frozenset:
 
 
 def _one_line(value) -> str:
-    """A removed leaf's value on one line: a number or text as written, a list of more than 80 characters by its length."""
-    text = " ".join(str(list(value) if isinstance(value, tuple) else value).split())
+    """A removed leaf's value on one line as YAML writes it (true, null, [a, b]; qa282: Python's True), a list of more
+    than 80 characters by its length."""
+    def yaml_text(v) -> str:
+        if isinstance(v, bool) or v is None:
+            return "null" if v is None else str(v).lower()
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(map(yaml_text, v)) + "]"
+        return " ".join(str(v).split())
+
+    text = yaml_text(value)
     return text if len(text) <= 80 else f"the {len(value)} values it had" if isinstance(value, tuple) else "the value it had"
 
 
@@ -696,8 +740,10 @@ def _removed_note(kind: str, doc_before: dict, pairs, where: str, source: str, k
                           and not any(path == g or path.startswith(g + ".") for g in given))
             if lost:
                 shown = ", ".join(f"{path[len(dotted) + 1:]} ({_one_line(leaves_before[path])})" for path in lost)
-                warn(f"{where}: {dotted} set whole: {shown} removed, now the tool's default{'s' if len(lost) > 1 else ''} "
-                     f"(a field is set alone as {dotted}.FIELD=VALUE)")
+                now = (f"the device has no {'such units' if len(lost) > 1 else 'such unit'} now (a dtype without a peak "
+                       "computes in another)" if dotted == "peak_flops" and kind == "hardware" else
+                       f"now the tool's default{'s' if len(lost) > 1 else ''}")  # qa282: no default peak
+                warn(f"{where}: {dotted} set whole: {shown} removed, {now} (a field is set alone as {dotted}.FIELD=VALUE)")
             continue
         if value is None and len(keys) > 1 and leaves_before is not None:
             had = {path: v for path, v in leaves_before.items() if path == dotted or path.startswith(dotted + ".")}

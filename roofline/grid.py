@@ -580,8 +580,9 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
                 dips = int(np.count_nonzero(np.any(losing, axis=AXIS["batch"])))
                 dipped += dips
                 if dips and np.any(np.take(losing, [0], axis=AXIS["batch"])):
-                    dip_causes["at the smallest batches the drafter's costs an iteration outweigh its gain, while costs a "
-                               "sequence a plain step pays every token are paid once an iteration of tau tokens"] = None
+                    dip_causes["at the smallest batches the drafter's fixed cost an iteration outweighs what it saves; as "
+                               "the batch grows, the costs a sequence that plain decoding pays every token, speculation "
+                               "pays once an iteration"] = None
                 if dips and cfg.draft_hw is not None:
                     dip_causes["a drafter on its own device overlaps only where that pays"] = None
                 if dips and cfg.model.moe is not None:

@@ -1012,6 +1012,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                                     + ("; vLLM writes this .pytorch.json beside its result file: convert the result file"
                                        if path.name.endswith(".pytorch.json") else ""))
             completed = _number(result, ("completed",), path, n, "the number of completed requests")
+            original_cap = result.get("max_concurrency")  # as the file gives it (0, or 0.0)
             no_cap = result.get("max_concurrency") == 0 and not isinstance(result.get("max_concurrency"), bool)
             if no_cap:
                 result = {**result, "max_concurrency": None}  # vLLM's "no cap" (its semaphore takes 0 as none)
@@ -1025,7 +1026,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                                   "(--batch is for results that record none; leave it out)", result.get("max_concurrency"))
             if no_cap and recorded is None and batch is None:  # found as the file gives it (qa279: said as null)
                 raise field_error(f"{path}: result {n}", "max_concurrency", "the client's concurrency (run the benchmark "
-                                  "with --max-concurrency, or pass --batch N / batch=N); 0 is vLLM's 'no cap'", 0)
+                                  "with --max-concurrency, or pass --batch N / batch=N); 0 is vLLM's 'no cap'",
+                                  original_cap)
             conc = recorded if recorded is not None else batch if batch is not None else _number(
                 result, ("max_concurrency",), path, n,
                 "the client's concurrency (run the benchmark with --max-concurrency, or pass --batch N / batch=N)"
@@ -1141,7 +1143,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         found = re.match(r"converted benchmark output: row (\d+): (.*)", str(exc), re.S)  # row 1: batch' named no file)
         if found is None:
             raise
-        raise RooflineError(f"{rows[int(found.group(1)) - 1]['source']}: {found.group(2)}") from None
+        source = re.sub(r" \(result (\d+)\)$", r": result \1", rows[int(found.group(1)) - 1]["source"])  # as the others
+        raise RooflineError(f"{source}: {found.group(2)}") from None
     unfit = prepared.table[prepared.table["skipped"].str.startswith("does not fit")]
     if len(unfit):  # a row fit and accuracy could only leave out: a layout option left at its default, most likely
         raise RooflineError(f"{unfit.iloc[0]['source']}: {unfit.iloc[0]['skipped']}: give the layout the server ran "

@@ -219,8 +219,9 @@ TERMS = (
     "Verify pass: the target's pass over each sequence's k draft tokens and the token before them (k + 1 tokens), about "
     "one decode step's cost while it is memory-bound; break-even batch: the largest batch at which speculation still "
     "pays (speedup >= 1).",
-    "Ridge point: compute ceiling over memory ceiling, in FLOP/B (derated: at the achievable fractions of the peaks); an "
-    "operator of fewer FLOPs a byte is memory-bound, of more compute-bound.",
+    "Derated ridge point: the compute ceiling over the memory ceiling, in FLOP/B, each ceiling a peak times its "
+    "achievable fraction (the ridge point is the peaks' ratio); an operator of fewer FLOPs a byte is memory-bound, of "
+    "more compute-bound.",
     "Host work: the serving engine's CPU time a step (scheduling, sampling), a fixed part and a part a sequence; an "
     "engine that does not overlap it adds it to every step, and speculation pays it once an iteration of tau tokens.",
 )

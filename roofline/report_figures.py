@@ -352,8 +352,9 @@ def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
     drawn = caps["max_batch"].clip(lower=0.5)  # a tick at or below the lowest cap (qa280: 18 sat under the lowest, 32)
     if len(drawn):
         lo, hi = math.floor(math.log2(drawn.min())), math.ceil(math.log2(drawn.max()))
-        ax0.set_yticks(2.0 ** np.arange(lo, hi + 1, 1 if hi - lo <= 8 else 2))
-        ax0.set_ylim(2.0 ** lo / 1.15, 2.0 ** hi * 1.15)
+        ticks = max(lo, 0)  # a tick from 1 up: no cap reads 0.5 (a cap of 0, nothing fits, is drawn there; qa282)
+        ax0.set_yticks(2.0 ** np.arange(ticks, max(hi, ticks) + 1, 1 if hi - ticks <= 8 else 2))
+        ax0.set_ylim(2.0 ** lo / 1.15, 2.0 ** max(hi, ticks) * 1.15)
     ax0.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax0.yaxis.set_minor_formatter(NullFormatter())
     ax0.set_xlabel("context (tokens)")

@@ -2015,6 +2015,16 @@ def test_a_mapping_set_whole_says_the_fields_it_drops(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error", RooflineWarning)
         set_fields("hardware", "hh", ["efficiency={memory: 0.8, compute: 0.7, link: 0.84, scale_out: 0.96}"], (tmp_path,))
+    # qa282: a peak dropped has no default: the device no longer has that unit
+    with pytest.warns(RooflineWarning, match=r"peak_flops set whole: fp16 \(989.4 TFLOP/s\), .* removed, the device has no "
+                                             r"such units now \(a dtype without a peak computes in another\)"):
+        set_fields("hardware", "hh", ["peak_flops={bf16: 900 TFLOP/s, fp32: 60 TFLOP/s}"], (tmp_path,))
+    # qa282: a removed value said as YAML writes it (true, not Python's True)
+    (tmp_path / "s1.yaml").write_text("type: scenario\nname: s1\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n"
+                                      "  batch: {start: 1, stop: 64, num: 7, log: true}\n  context: [512]\n")
+    with pytest.warns(RooflineWarning, match="axes.batch.log removed: the profile now takes the tool's default for it, "
+                                             "not true from the file"):
+        set_fields("scenario", "s1", ["axes.batch.log=null"], (tmp_path,))
 
 
 @pytest.mark.slow
@@ -2075,3 +2085,37 @@ def test_a_peak_set_under_another_spelling_of_its_dtype_replaces_the_one_the_pro
     assert "\n  bf16: 900 TFLOP/s\n" in text and "\n  fp8: 1800 TFLOP/s\n" in text and "BF16" not in text.split("source:")[0]
     hw = load_hardware(str(tmp_path / "g7.yaml"))
     assert hw.peak_flops_per_s["bf16"] == 900e12 and hw.peak_flops_per_s["fp8"] == 1800e12
+
+
+@pytest.mark.slow
+def test_comment_lines_after_a_block_values_last_entry_follow_a_set_and_a_heading_goes_with_its_field(roofline, tmp_path):
+    """qa282: DeepSeek-V4-Flash's last group has an end-of-line remark, so ruamel files the heading over layer_groups
+    inside that remark: `layer_groups=null` left the heading, and its groups set whole dropped it while the order it
+    heads stayed; a block mapping set whole (efficiency) dropped the comment over the next field; `attention` set whole
+    on a model with layer_groups was a traceback (KeyError)."""
+    from roofline.editing import new_profile, set_fields
+
+    new_profile("model", "v4c", "deepseek-v4-flash", [], tmp_path)
+    path = tmp_path / "v4c.yaml"
+    original = path.read_text()
+    heading = "  # each layer's group, first to last"
+    groups = ("attention.groups=[{kind: sliding, layers: 2, window: 256}, {kind: compressed, layers: 21, ratio: 4, window: 128, "
+              "read_tokens: 512, index_dim: 128, index_heads: 64, state_bytes: 81920}, {kind: compressed, layers: 20, "
+              "ratio: 128, window: 128, state_bytes: 524288}]")
+    set_fields("model", "v4c", [groups], (tmp_path,))
+    text = path.read_text()
+    assert heading in text and text.index(heading) < text.index("  layer_groups:"), text
+    path.write_text(original)
+    with pytest.warns(Warning, match="attention.layer_groups removed"):
+        set_fields("model", "v4c", ["attention.layer_groups=null"], (tmp_path,))
+    text = path.read_text()
+    assert heading not in text and "layer_groups" not in text and "# HCA; state_bytes: notes (3)" in text, text
+    shipped = (ROOT / "hardware_profiles" / "h100-sxm.yaml").read_text()
+    (tmp_path / "hh.yaml").write_text(shipped.replace("name: h100-sxm\n", "name: hh\n")
+                                      .replace("\nstep_overhead:", "\n# fixed costs a step\nstep_overhead:"))
+    set_fields("hardware", "hh", ["efficiency={memory: 0.8, compute: 0.7, compute_fp8: 0.71, link: 0.84, scale_out: 0.96}"],
+               (tmp_path,))
+    assert "scale_out: 0.96}\n# fixed costs a step\nstep_overhead:" in (tmp_path / "hh.yaml").read_text()
+    code, _, err = roofline("models", "new", "g2", "--from", "gpt-oss-120b", "--dir", tmp_path, "--set",
+                            "attention={kv_layout: gqa, groups: [{kind: full, layers: 18}, {kind: sliding, layers: 18, window: 128}]}")
+    assert code == 0 and "Traceback" not in err and "attention set whole: layer_groups (the 36 values it had) removed" in err, err

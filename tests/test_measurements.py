@@ -528,7 +528,7 @@ def test_convert_appends_speculative_runs_to_plain_ones_in_one_file_and_refuses_
     ({"dp_attention": 0}, "command line: --dp-attention: expected an integer in 1..4096, found 0"),
     ({"tp": 2, "gpus": 3}, "command line: --gpus: expected a multiple of the 2 devices of one replica, found 3"),
     ({"tp": 4, "gpus": 2}, "command line: --gpus: expected at least tp x dp_attention x pp = 4 devices, found 2"),
-    ({"gpus": 64}, "{path} (result 1): batch: expected at least one sequence per replica (64 replicas), found 32"),
+    ({"gpus": 64}, "{path}: result 1: batch: expected at least one sequence per replica (64 replicas), found 32"),
 ])
 def test_convert_refuses_a_layout_that_fit_and_accuracy_would_refuse_naming_the_option(tmp_path, options, message):
     path = tmp_path / "run.json"
@@ -1166,7 +1166,7 @@ def test_convert_and_rows_keep_a_profile_paths_case_refuse_a_key_given_twice_and
     path.write_text(text[:-1] + ', "mean_tpot_ms": 99}')
     with pytest.raises(RooflineError, match=f"^{re.escape(str(path))}: not valid JSON: key 'mean_tpot_ms' given twice"):
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
-    for cap, found in ((1e30, "found 1e+30"), (0, "0 is vLLM's 'no cap', found 0")):
+    for cap, found in ((1e30, "found 1e+30"), (0, "0 is vLLM's 'no cap', found 0"), (0.0, "found 0.0")):
         path.write_text(json.dumps({**VLLM_RESULT, "max_concurrency": cap}))
         with pytest.raises(RooflineError) as err:
             convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")

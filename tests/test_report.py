@@ -282,7 +282,7 @@ def test_the_opening_lists_its_assumptions_prices_decoding_only_the_default_engi
     assert '<ul class="assumptions">' in page and f"<code>{DEFAULT_ENGINE}</code>" in page
     # qa281: the terms the findings use, defined in the report itself (a report.html read alone defined only α)
     assert md.index("**Assumptions**") < md.index("**Terms**") and "- tau: tokens a sequence emits an iteration" in md
-    for term in ("k: the draft length", "Verify pass:", "break-even batch:", "Ridge point:", "Host work:"):
+    for term in ("k: the draft length", "Verify pass:", "break-even batch:", "Derated ridge point:", "Host work:"):
         assert term in md and term in page, term
 
 

@@ -472,3 +472,11 @@ def test_report_figures_count_an_attention_dp_deployments_devices_and_give_its_l
     lowest = r.df.loc[r.df["k"] == 1, "max_batch"].min()
     assert min(caps_axis.get_yticks()) <= lowest <= max(caps_axis.get_yticks())
     assert caps_axis.get_ylim()[0] <= min(caps_axis.get_yticks())
+    # qa282: a cap of 0 (nothing fits on an L4 at 128k) is drawn at 0.5, and no tick reads 0.5
+    path.write_text("name: kv-caps-batch\nhardware: [h200, l4]\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                    "axes:\n  batch: [1, 4]\n  context: [1024, 131072]\n  k: [1]\n  alpha: [0.8]\n")
+    r = run_scenario(str(path))
+    assert (r.df["max_batch"] == 0).any()
+    fig = plotters["kv-caps-batch"](r.df, r.ops, r.meta)
+    caps_axis = next(ax for ax in fig.axes if ax.get_title() == "The KV cache caps the batch")
+    assert min(caps_axis.get_yticks()) == 1 and caps_axis.get_ylim()[0] < 0.5
