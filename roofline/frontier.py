@@ -28,7 +28,14 @@ import pandas as pd
 from roofline.errors import RooflineError
 from roofline.hardware import _is_number
 from roofline.layout import describe_layout
-from roofline.serving import OPTIMISTIC, OPTIMISTIC_BATCH, engine_layout_note, for_engine, optimistic
+from roofline.serving import (
+    OPTIMISTIC,
+    OPTIMISTIC_BATCH,
+    engine_layout_note,
+    for_engine,
+    optimistic,
+    stage_split_dense_note,
+)
 from roofline.speculation import PP_SPECULATION, VOCAB_HEADS
 from roofline.units import is_finite, spoken_list
 
@@ -126,8 +133,10 @@ def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict
                 engine = None  # an engine or device not on the search path: unrunnable_engines names it
         if dep is not None and (note := shard_note(model, dep)):  # named with its engine where the table has one: vLLM
             refused.append({**row, "note": note + (f" (under {row['engine']})" if "engine" in row else "")})  # may load it
-        elif dep is not None and engine is not None and (note := engine_layout_note(engine, model, dep)):
-            refused.append({**row, "note": note})  # a layout no setup of the engine has (qa139)
+        elif dep is not None and engine is not None and (note := engine_layout_note(engine, model, dep)
+                                                         or stage_split_dense_note(engine, model, dep)):
+            refused.append({**row, "note": note})  # a layout no setup of the engine has (qa139; a dense model under
+            # SGLang's attention DP, which the sweep warns of: qa283, picked by cheapest and the fast tiers)
     return refused + refused_methods(df, extra_dirs, unchecked) + unrunnable_engines(df, extra_dirs, unchecked), sorted(set(unchecked))
 
 

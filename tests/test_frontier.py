@@ -1283,3 +1283,16 @@ def test_cheapest_says_a_kind_with_rows_but_none_on_the_frontier(tmp_path, roofl
     assert code == 0 and "plain: 2 rows on the frontier" in out, err
     assert "speculation: no row on the frontier (none of its 2 rows fits, is priced and loads: the notes below say why)" in out
     assert "eagle speculation under trtllm at pp 2 (it refuses speculative decoding with pipeline parallelism)" in out
+
+
+@pytest.mark.slow
+def test_cheapest_leaves_out_a_dense_model_under_sglangs_attention_dp(tmp_path, roofline):
+    """qa283: Llama-3.1-70B at tp 2, dp_attention 2 under sglang (which the sweep warns SGLang runs for DeepSeek-style
+    MoE models only) was cheapest's speculation pick, and the fast-tier report's (0.944x where tp 4 gives 1.013x)."""
+    _swept(tmp_path, roofline, "name: dpdense\nhardware: h200\nmodel: llama-3.1-70b\nengine: sglang\nmethod: eagle\n"
+           "layouts: [{tp: 4}, {tp: 2, dp_attention: 2}]\naxes: {batch: [8, 64, 256], context: [2048], k: [0, 3], alpha: [0.8]}\n")
+    code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "30")
+    assert code == 0, err
+    assert "dp-attention 2" not in out.split("\nnote:")[0], out
+    assert "rows left out, at a layout or method their engine refuses to load or runs no setup of: llama-3.1-70b with " \
+           "dp_attention 2 under sglang" in out, out
