@@ -1193,7 +1193,8 @@ def tier_prices(df: pd.DataFrame, speeds=TIER_SPEEDS, meta: dict | None = None) 
         drafts = g[(g["k"] > 0) & (g["method"].astype(str) != "none")] if "method" in g else g[g["k"] > 0]
         row = {"hardware": hw, "base_batch": int(ref["batch"]), "base_tokens_per_s_per_user": u0, "base_cost_usd_per_million_tokens": c0,
                "base_devices": int(ref["devices"]) if "devices" in ref.index else 1,  # the devices its cost pays for
-               "base_batch_note": _largest_swept(ref, base),  # the cheapest at the sweep's edge: more may fit
+               # the cheapest at its own layout's edge: more may fit (qa283: said only of the layout holding most)
+               "base_batch_note": _largest_swept(ref, _same_config(base, ref, [c for c in layout if c in base])),
                "base_config": _config_text(ref, layout, meta),
                "drafter_fits": bool(len(drafts)),  # some point that drafts fits here (qa129: none, said as out of reach)
                # the fastest of each kind at the sweep's smallest batch, where that is above 1: a speed no row reaches
@@ -1778,6 +1779,8 @@ QUESTION_CONFIGS = {
 
 QUESTION_ALPHAS = ("flops-vs-time", "break-even-batch")  # the questions that compare acceptance rates; the others
 ALPHA_HELD = 0.8  # read at one: the swept one nearest this (the built-in questions' own), the larger of two as near
+QUESTION_ONE_CONTEXT = ("fast-tier-premium",)  # a tier's price at one workload: its first swept context (qa283: tiers
+#   mixed 2k's cheapest with 8k's, the context unsaid)
 
 
 # what each question's finding reads from its sweep beyond its columns (its built-in scenario has each); a user's
@@ -1873,6 +1876,12 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
         held = min(alphas, key=lambda a: (abs(a - ALPHA_HELD), -a))  # the swept one nearest ALPHA_HELD
         df = df[(df["alpha"] == held) | df["alpha"].isna()]
         kept.append(f"α = {held:g} (of {', '.join(f'{a:g}' for a in alphas)})")
+    contexts = list(dict.fromkeys(df["context"])) if "context" in df and name in QUESTION_ONE_CONTEXT else []
+    if len(contexts) > 1:
+        df = df[df["context"] == contexts[0]]
+        if "context" in ops:
+            ops = ops[ops["context"] == contexts[0]]
+        kept.append(f"context {int(contexts[0]):,} (of {', '.join(f'{int(c):,}' for c in contexts)})")
     def varied(c: str) -> bool:  # qa267, qa270: by the sweep, not only by following the compared models (their dtypes)
         text = df[c].astype(str)
         return text.nunique() > 1 and (c == "model" or not by_model or (text.groupby(df["model"].astype(str)).nunique() > 1).any())

@@ -1687,3 +1687,20 @@ def test_a_generic_findings_memory_cap_says_speculations_own_where_the_drafter_t
     plain_cap, spec_cap = int(h200["baseline_max_batch"].min()), int(h200["max_batch"].min())
     assert spec_cap < plain_cap
     assert f"memory holding {plain_cap:,} plain and {spec_cap:,} with speculation" in f.text, f.text
+
+
+@pytest.mark.slow
+def test_the_fast_tier_question_reads_one_context_and_says_its_tiers_memory_cap_at_its_own_layout(tmp_path):
+    """qa283: with contexts [2048, 8192] the tiers mixed the two, the context unsaid; and 'memory holding up to 223' of
+    the cheapest tier (tp 4, batch 215) was said with tp 4 alone swept, not beside tp 2 and 8 (tp 8 holds more)."""
+    body = ("name: fast-tier-premium\nhardware: h100-sxm\nmodel: llama-3.1-70b\nmethod: eagle\ntp: [2, 4, 8]\n"
+            "axes: {batch: [1, 8, 32, 64, 128, 256], context: [2048, 8192], k: [0, 2, 4], alpha: [0.8]}\n")
+    df, note, text, _ = _user_question(tmp_path, "fast-tier-premium", body)
+    assert set(df["context"]) == {2048} and "context 2,048 (of 2,048, 8,192)" in note, note
+    assert text.startswith("On H100 SXM5 (")
+    assert "at a 2,048-token context, the cheapest tier without speculation" in text, text
+    # tp 4's cheapest tier is its largest swept batch that fits (128 of 223), tp 8 fitting 256: said at its own layout
+    tp4 = df[(df["tp"] == 4) & (df["batch"] <= df["baseline_max_batch"])]
+    cap = int(tp4["baseline_max_batch"].iloc[0])
+    assert (int(tp4["batch"].max()), cap) == (128, 223)
+    assert f"(batch 128, tp 4, no speculation; the largest swept batch that fits, memory holding up to {cap})" in text, text
