@@ -862,8 +862,11 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None, extra_di
     if unpriced:
         devices = sorted(_unpriced_devices(df[df[COST].isna() & ~said]))
         # the table's prices are those its sweep read (qa214: a price added to the profile since is said by price_notes)
-        notes.append(f"{unpriced:,} rows have no cost (swept without a price for {', '.join(devices)}): left out; "
-                     "give one with roofline hw new NAME --from DEVICE --set price='2.5 USD/h' (or hw set), then sweep again")
+        priced_now = [d for d in devices if _price_now(d, extra_dirs) is not None]  # qa283: told to give a price it has
+        advice = ("sweep again: " + ("its profile gives" if len(devices) == 1 else "their profiles give") + " one now"
+                  if priced_now == devices else
+                  "give one with roofline hw new NAME --from DEVICE --set price='2.5 USD/h' (or hw set), then sweep again")
+        notes.append(f"{unpriced:,} rows have no cost (swept without a price for {', '.join(devices)}): left out; {advice}")
     speculative = df[(df["method"] != "none") & (df["k"] > 0)]
     every = cost_frontier(df, refused)
     on_frontier = every[every["decoding"] == "speculation"]
@@ -913,6 +916,16 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None, extra_di
         notes.append(f"{MIXED_ALPHAS} (alpha {alphas}) share one frontier{at}: "
                      "--where alpha=VALUE keeps one assumption")
     return notes
+
+
+def _price_now(name: str, extra_dirs: tuple = ()) -> float | None:
+    """Device `name`'s price a device-hour in its profile on the search path now; None: none, or no such profile."""
+    from roofline.hardware import load_hardware
+
+    try:
+        return load_hardware(name, extra_dirs).price_usd_per_hour
+    except RooflineError:
+        return None
 
 
 def _unpriced_devices(rows: pd.DataFrame) -> set[str]:

@@ -1296,3 +1296,21 @@ def test_cheapest_leaves_out_a_dense_model_under_sglangs_attention_dp(tmp_path, 
     assert "dp-attention 2" not in out.split("\nnote:")[0], out
     assert "rows left out, at a layout or method their engine refuses to load or runs no setup of: llama-3.1-70b with " \
            "dp_attention 2 under sglang" in out, out
+
+
+@pytest.mark.slow
+def test_rows_swept_without_a_drafters_price_say_sweep_again_once_its_profile_has_one(tmp_path, roofline):
+    """qa283: with an L40S priced since the sweep, cheapest said both 'give one with roofline hw new ... then sweep again'
+    and "l40s's profile now gives $1.10 a device-hour ... sweep again"."""
+    from roofline.hardware import load_hardware
+
+    assert load_hardware("l40s").price_usd_per_hour is None
+    _swept(tmp_path, roofline, "name: d\nhardware: h100-sxm\nmodel: llama-3.1-70b\ntp: 4\nmethod: draft\ndraft: llama-3.2-1b\n"
+           "draft_hardware: l40s\naxes: {batch: [1, 8], context: [2048], k: [0, 2], alpha: [0.8]}\n")
+    code, out, _ = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "20")
+    assert "(swept without a price for l40s): left out; give one with roofline hw new" in out, out
+    code, _, err = roofline("hw", "new", "l40s", "--from", "l40s", "--set", "price=1.1 USD/h", "--dir", tmp_path / "p", "--force")
+    assert code == 0, err
+    code, out, _ = roofline("--profiles", tmp_path / "p", "cheapest", tmp_path / "sw", "--min-tokens-per-user", "20")
+    assert "(swept without a price for l40s): left out; sweep again: its profile gives one now" in out, out
+    assert "give one with roofline hw new" not in out and "l40s's profile now gives $1.10 a device-hour" in out
