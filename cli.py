@@ -851,7 +851,7 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force) -> None
     picks = cheapest_rows(df, min_tokens_per_user, refused) if min_tokens_per_user is not None else None
     notes = frontier_notes(df, refused, _dirs()) + ([unchecked_note(unchecked)] if unchecked else []) + price_notes(path, _dirs(), df, meta)
     notes += pick_notes(picks, _dirs(), meta=meta) if picks else []
-    notes += [note] if (note := prices_note(frontier, meta)) else []
+    notes += [note] if (note := prices_note(frontier, meta, _dirs())) else []
     # the batches between the swept ones, unless --where chose the batches (qa94: batch=16 priced batch 80)
     batch_chosen = any(w.split("=", 1)[0].strip() == "batch" for w in where or ())
     refined = refine(df, min_tokens_per_user, refused, _dirs(), meta) if picks and not batch_chosen else {}

@@ -340,10 +340,25 @@ def price_notes(table: Path, extra_dirs: tuple = (), df: pd.DataFrame | None = N
     return notes
 
 
-def prices_note(df: pd.DataFrame, meta: dict | None) -> str:
+def price_set_by_hand(name: str, price: float, extra_dirs: tuple = ()) -> bool:
+    """Whether device `name`'s profile on the search path gives `price` (as a table was priced at) and its header says
+    the price was set by hand (hw new / hw set): the user's, not a rental quote with sources."""
+    from roofline.hardware import load_hardware
+    from roofline.tables import _set_by_hand
+
+    try:
+        hw = load_hardware(name, extra_dirs)
+    except RooflineError:
+        return False
+    return hw.price_usd_per_hour == price and "price" in _set_by_hand(hw.path)
+
+
+def prices_note(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple = ()) -> str:
     """The prices a frontier's costs rest on, each device's a device-hour as swept (scenario.json's price_usd_per_hour),
     for the devices of `df`'s rows (a drafter's own included), and where their sources are: qa268, the pick moved from
-    MI300X to B200 at 1.5x MI300X's undated quote, and cheapest never said what it priced at. '' without the prices."""
+    MI300X to B200 at 1.5x MI300X's undated quote, and cheapest never said what it priced at; a price its profile on
+    the search path says was set by hand, at the value swept, is said so (qa283: said as a rental quote with sources).
+    '' without the prices."""
     from roofline.units import format_usd_per_hour
 
     swept = (meta or {}).get("price_usd_per_hour")
@@ -351,10 +366,13 @@ def prices_note(df: pd.DataFrame, meta: dict | None) -> str:
         return ""
     names = list(dict.fromkeys([*df["hardware"].astype(str), *(v for v in df.get("draft_hardware", pd.Series(dtype=object))
                                                                if isinstance(v, str) and v)]))
-    shown = [f"{n} ${format_usd_per_hour(float(swept[n]))}" for n in names
-             if _is_number(swept.get(n)) and not isinstance(swept.get(n), bool)]
-    return (f"priced at {', '.join(shown)} a device-hour (as swept): rental quotes whose sources `roofline hw show NAME` "
-            "gives; a pick between devices moves with them" if shown else "")
+    priced = [n for n in names if _is_number(swept.get(n)) and not isinstance(swept.get(n), bool)]
+    hand = {n for n in priced if price_set_by_hand(n, swept[n], extra_dirs)}
+    shown = [f"{n} ${format_usd_per_hour(float(swept[n]))}" + (" (set by hand)" if n in hand else "") for n in priced]
+    sources = ("prices set by hand" if hand == set(priced) else
+               "rental quotes whose sources `roofline hw show NAME` gives" + (", but those set by hand" if hand else ""))
+    return (f"priced at {', '.join(shown)} a device-hour (as swept): {sources}; a pick between devices moves with them"
+            if shown else "")
 
 
 def unchecked_note(unchecked: list[str]) -> str:

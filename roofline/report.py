@@ -232,17 +232,23 @@ def _assumptions(results) -> list[str]:
     scenarios use (from its hardware profile; 'no price' where it has none), that costs count decoding only, the
     default serving engine and the tool's version."""
     from roofline import __version__
+    from roofline.frontier import price_set_by_hand
     from roofline.serving import DEFAULT_ENGINE
     from roofline.units import format_usd_per_hour
 
-    names, prices = {}, {}
+    names, prices, hand = {}, {}, set()
     for r in results:
         names.update({k: v for k, v in (r.meta.get("hardware") or {}).items() if k not in names})
         prices.update({k: v for k, v in (r.meta.get("price_usd_per_hour") or {}).items() if k not in prices})
-    priced = [f"{names.get(h, h)} {f'${format_usd_per_hour(p)}' if p is not None else 'no price'}" for h, p in prices.items()]
+        hand |= {h for h, p in (r.meta.get("price_usd_per_hour") or {}).items()  # qa283: said as market rates
+                 if p is not None and price_set_by_hand(h, p, tuple(r.meta.get("profiles") or ()))}
+    priced = [f"{names.get(h, h)} {f'${format_usd_per_hour(p)}' if p is not None else 'no price'}"
+              + (" (set by hand)" if h in hand else "") for h, p in prices.items()]
+    rates = ("The prices set by hand are yours; the others are market rates to an order of magnitude (each profile gives "
+             "its sources and their dates)" if hand else
+             "The prices are market rates to an order of magnitude (each profile gives its sources and their dates)")
     return [f"Prices per device-hour, from the hardware profiles: {', '.join(priced) or 'none used'}; a cost pays every "
-            "device of its deployment (a drafter's own device too, while it drafts). The prices are market rates to an "
-            "order of magnitude (each profile gives its sources and their dates); price your own with "
+            f"device of its deployment (a drafter's own device too, while it drafts). {rates}; price your own with "
             "`roofline hw new NAME --from DEVICE --set price='2.5 USD/h'`.",
             "Costs count decoding only, not prefill: each is the devices' rent over the tokens they decode, the devices "
             "busy all the time (full utilisation).",

@@ -1314,3 +1314,23 @@ def test_rows_swept_without_a_drafters_price_say_sweep_again_once_its_profile_ha
     code, out, _ = roofline("--profiles", tmp_path / "p", "cheapest", tmp_path / "sw", "--min-tokens-per-user", "20")
     assert "(swept without a price for l40s): left out; sweep again: its profile gives one now" in out, out
     assert "give one with roofline hw new" not in out and "l40s's profile now gives $1.10 a device-hour" in out
+
+
+@pytest.mark.slow
+def test_a_price_set_by_hand_is_said_so_by_cheapest_and_the_reports_assumptions(tmp_path, roofline):
+    """qa283: `hw new h100-cheap --from h100-sxm --set price=1.0 USD/h` was priced in cheapest's note as a 'rental quote
+    whose sources hw show gives', and in the report's assumptions as a market rate."""
+    code, _, err = roofline("hw", "new", "h100-cheap", "--from", "h100-sxm", "--set", "price=1.0 USD/h", "--dir", tmp_path / "p")
+    assert code == 0, err
+    body = ("type: scenario\nname: cg\nhardware: [h100-cheap, h200]\nmodel: llama-3.1-8b\nmethod: eagle\n"
+            "axes: {batch: [1, 8, 64], context: [2048], k: [0, 2], alpha: [0.8]}\n")
+    (tmp_path / "p" / "cg.yaml").write_text(body)
+    code, _, err = roofline("--profiles", tmp_path / "p", "sweep", "cg", "--out", tmp_path / "sw", "--no-plots")
+    assert code == 0, err
+    code, out, _ = roofline("--profiles", tmp_path / "p", "cheapest", tmp_path / "sw", "--min-tokens-per-user", "50")
+    assert ("priced at h200 $4.50, h100-cheap $1.00 (set by hand) a device-hour (as swept): rental quotes whose sources "
+            "`roofline hw show NAME` gives, but those set by hand;") in out, out
+    code, _, err = roofline("--profiles", tmp_path / "p", "report", "cg", "--out", tmp_path / "r")
+    assert code == 0, err
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "$1.00 (set by hand), NVIDIA H200 SXM 141GB $4.50;" in md and "The prices set by hand are yours;" in md
