@@ -983,6 +983,11 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     fitting = df[df["fits_in_memory"].astype(bool)]
     if context is not None:
         fitting = fitting[fitting["context"] == context]
+    placements = list(dict.fromkeys(fitting["draft_hardware"].fillna("").astype(str))) if "draft_hardware" in fitting else []
+    placed = ""  # the drafter's placement the large batch is read at, as the other figures hold the first (qa283: B = 6
+    if len(placements) > 1:  # fit only with the drafter on an L4 or L40S, where on the target it fits to 2)
+        fitting = fitting[fitting["draft_hardware"].fillna("").astype(str) == placements[0]]
+        placed = f"the largest batch that fits with the {_config_label(meta, 'draft_hardware', placements[0])}"
     spec_fitting = None  # the rows where the verify pass drawn fits (None: no verify pass)
     every_method = False  # several methods swept, each fitting somewhere in every panel (the legend says so)
     if speculate and "k" in fitting.columns and (ops["pass"] == "verify").any():
@@ -1106,7 +1111,7 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     what += ", at the smallest batch and the largest swept that fits in memory"  # (qa208: not the largest that fits)
     if "pp" in ops and (pd.to_numeric(ops["pp"], errors="coerce") > 1).any():  # (qa245: read as the whole batch's)
         what += "\nunder pp, each point the busiest stage's pass over one micro-batch of B / min(B, pp) sequences"
-    _title(fig, what, title_meta, models, _memory_note(df, note))
+    _title(fig, what, title_meta, models, _memory_note(df, _join(note, placed) if placed else note))
     place_labels(fig, labels)
     return fig
 

@@ -1237,3 +1237,19 @@ def test_a_footer_says_a_speculating_batch_above_an_engines_cap_assumes_it_raise
                   {**meta, "engine": ["vllm"]}):  # the engine drawn has no cap
         assert "assumes its cap raised" not in footer_text(quiet)
 
+
+
+@pytest.mark.slow
+def test_the_roofline_figure_reads_its_large_batch_at_the_first_drafter_placement_and_says_so():
+    """qa283: with draft_hardware [null, l4] the H100 tp 2 panel filled B = 6 (which fits only with the drafter on the
+    L4; on the target it fits to 2), where the other figures say 'drafter on the target only' (here 12 and 16)."""
+    data = {**SMALL, "model": "llama-3.1-70b", "tp": 2, "method": "draft", "draft": "llama-3.2-1b", "engine": "ideal",
+            "draft_hardware": [None, "l4"], "axes": {"batch": [1, 4, 12, 16], "context": [2048], "k": [2], "alpha": [0.8]}}
+    _, _, df, ops = _tables(data)
+    fits = df[df["fits_in_memory"] & (df["k"] == 2)].groupby(df["draft_hardware"].fillna("").astype(str))["batch"].max()
+    assert fits[""] < fits["l4"]  # the case: the co-located drafter takes memory the L4's does not
+    meta = {**META, "method": "draft", "tp": 2, "draft_hardware": ["", "l4"], "model": {"llama-3.1-70b": "Llama 3.1 70B"}}
+    fig = _figure("roofline", df, ops, meta)
+    labels = " ".join(t.get_text() for lg in fig.legends for t in lg.get_texts())
+    assert f"B = {fits['']:g}" in labels and f"B = {fits['l4']:g}" not in labels, labels
+    assert "the largest batch that fits with the drafter on the target" in fig._suptitle.get_text()
