@@ -441,6 +441,8 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
             from roofline.yamlio import check_regular_file
 
             check_regular_file(candidate)
+        if candidate.is_dir():  # qa279: said 'not found' where sweep says what is there
+            raise UnknownName(f"{name}: expected a {kind} profile file, found a folder")
         if os.sep in name or "/" in name:  # UnknownName: a scenario names its own file and key in front
             raise UnknownName(f"{name}: {kind} file not found (a path is read from the working directory, or in a "
                               "scenario from the scenario file's folder first)")

@@ -200,3 +200,13 @@ def test_a_null_type_is_said_as_yaml_writes_it():
 
     assert kind_of({"type": None, "name": "x"}) == (None, "type: expected one of hardware, model, scenario, engine, found null")
     assert kind_of({"type": "gpu"})[1].endswith("found 'gpu'")
+
+
+def test_a_profile_path_that_is_a_folder_is_said_so(tmp_path):
+    """qa279: `predict --hardware DIR.yaml` on a folder said 'hardware file not found' where sweep said a folder."""
+    from roofline.errors import RooflineError
+    from roofline.profiles import find_profile
+
+    (tmp_path / "dirx.yaml").mkdir()
+    with pytest.raises(RooflineError, match=r"dirx.yaml: expected a hardware profile file, found a folder$"):
+        find_profile("hardware", str(tmp_path / "dirx.yaml"))
