@@ -688,12 +688,17 @@ def sweep(
         raise RooflineError("--svg: expected with the plots, found --no-plots beside it (no figure to write as SVG)")
     format_ = format_.strip().lower()  # CSV as csv, as dtypes and names are taken in any case (qa112)
     check_format(format_)  # before the sweep computes and warns (qa95)
+    import warnings
+
     from roofline.grid import load_configs, write_sweep
     from roofline.scenario import load_scenario
 
-    sc = load_scenario(scenario, _dirs())  # its faults before the output folder's (qa283: --out's said first)
-    configs = load_configs(sc, _dirs())
+    with warnings.catch_warnings(record=True) as held:  # its faults before the output folder's (qa283: --out's said
+        sc = load_scenario(scenario, _dirs())  # first), its warnings after it: a fault of either is one line alone
+        configs = load_configs(sc, _dirs())
     with staged_dir(out, force, "sweep") as tmp, early_or_new(len(PLOT_NAMES) if plots else 1) as pool:
+        for w in held:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
         summary = write_sweep(sc, configs, tmp, plots=plots, chunk_points=chunk_points, fmt=format_, svg=svg,
                               progress=sys.stderr.isatty() or sc.points > 200_000, pool=pool, extra_dirs=_dirs())
     plotted = f", plotted in {summary['plot_s']:.2f} s" if plots else ""
