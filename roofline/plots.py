@@ -972,9 +972,11 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     """Operators of a decode and a verify step (a decode step only without speculation) on each panel's roofs, at
     two batches of the operators table (which
     holds the sweep's first context): the smallest, and the largest swept that fits in memory at that context in the
-    results table (the largest swept where none fits, its legend entry saying so). Under a serving engine the legend
-    says that an operator's time holds the engine's kernel latencies. Where that large batch differs
-    between panels, each panel's title names it and the legend says 'largest B that fits'."""
+    results table (the largest swept where none fits, its legend entry saying so), read panel by panel: where the
+    verify pass drawn fits, at a batch it fits (plain rows choose it in a panel where it fits nowhere), and of the
+    drafter placements swept, at the first where a drafting row fits in that panel (the title says which). Under a
+    serving engine the legend says that an operator's time holds the engine's kernel latencies. Where that large batch
+    differs between panels, each panel's title names it and the legend says 'largest B that fits'."""
     if ops is None or ops.empty:
         return None
     speculate = _speculates(meta, df)
@@ -983,11 +985,22 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     fitting = df[df["fits_in_memory"].astype(bool)]
     if context is not None:
         fitting = fitting[fitting["context"] == context]
+    panel = [c for c in ("hardware", "model") if c in fitting.columns]
+
+    def panel_keys(rows: pd.DataFrame) -> list[tuple]:
+        return list(rows[panel].astype(str).itertuples(index=False, name=None))
+
     placements = list(dict.fromkeys(fitting["draft_hardware"].fillna("").astype(str))) if "draft_hardware" in fitting else []
-    placed = ""  # the drafter's placement the large batch is read at, as the other figures hold the first (qa283: B = 6
-    if len(placements) > 1:  # fit only with the drafter on an L4 or L40S, where on the target it fits to 2)
-        fitting = fitting[fitting["draft_hardware"].fillna("").astype(str) == placements[0]]
-        placed = f"the largest batch that fits with the {_config_label(meta, 'draft_hardware', placements[0])}"
+    placed = ""  # the drafter's placement each panel's large batch is read at: the first swept where a drafting row fits
+    if len(placements) > 1 and "k" in fitting.columns:  # there, as the other figures hold the first (qa283: B = 6 fit
+        where = fitting["draft_hardware"].fillna("").astype(str)  # only with the drafter on an L4; qa284: per panel, a
+        drafting = fitting["k"] > 0  # panel whose first placement fits no drafting row kept its batch)
+        chosen = {key: next((p for p in placements if (drafting & (where == p))[[k == key for k in panel_keys(fitting)]].any()),
+                            placements[0]) for key in dict.fromkeys(panel_keys(fitting))}
+        fitting = fitting[[chosen[key] == p for key, p in zip(panel_keys(fitting), where)]]
+        placed = (f"the largest batch that fits with the {_config_label(meta, 'draft_hardware', placements[0])}"
+                  + ("" if set(chosen.values()) == {placements[0]} else
+                     ", else at the first placement where speculation fits"))
     spec_fitting = None  # the rows where the verify pass drawn fits (None: no verify pass)
     every_method = False  # several methods swept, each fitting somewhere in every panel (the legend says so)
     if speculate and "k" in fitting.columns and (ops["pass"] == "verify").any():
@@ -1000,13 +1013,15 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
         if len(methods) > 1:  # qa190: L4's 'B = 128' was EAGLE's and n-gram's, where the draft model fits to 74: a batch
             # where the verify pass fits under every method that fits in that panel at all (each drafter takes memory
             # of its own; qa191: one that fits nowhere there would leave the panel none)
-            panel = ["hardware", "model"]
             text = spec_fitting["method"].astype(str)
             there = text.groupby([spec_fitting[c] for c in panel]).transform("nunique")
             at_batch = text.groupby([spec_fitting[c] for c in [*panel, "batch"]]).transform("nunique")
             every_method = bool((there == len(methods)).all())  # every method fits somewhere in every panel
             spec_fitting = spec_fitting[at_batch == there]
-        fitting = spec_fitting if len(spec_fitting) else fitting
+        # a panel without a fitting verify pass reads its large batch off plain rows (qa106), each panel on its own
+        # (qa284: one panel's verify rows left another none, drawn at the largest swept, 'does not fit')
+        drafted = set(panel_keys(spec_fitting))
+        fitting = pd.concat([spec_fitting, fitting[[key not in drafted for key in panel_keys(fitting)]]])
     by, keys, note = _panels(ops, ("hardware", "model"), meta, fitting=fitting)
     models = list(dict.fromkeys(k[1] for k in keys))
     title_meta = _shown_meta(meta, by[2:], [key[2:] for key in keys])

@@ -1253,3 +1253,24 @@ def test_the_roofline_figure_reads_its_large_batch_at_the_first_drafter_placemen
     labels = " ".join(t.get_text() for lg in fig.legends for t in lg.get_texts())
     assert f"B = {fits['']:g}" in labels and f"B = {fits['l4']:g}" not in labels, labels
     assert "the largest batch that fits with the drafter on the target" in fig._suptitle.get_text()
+
+
+@pytest.mark.slow
+def test_the_roofline_figures_large_batch_is_read_panel_by_panel():
+    """qa284: where one panel's drafter fits no verify pass at its first placement (a 70B at tp 2 on an H100 with an 8B
+    draft model beside it) and another panel's does, the first was drawn at the largest swept batch, 'does not fit',
+    where plain decoding (or the drafter on an L4) fits to 16."""
+    for placements in ([None, "l4"], [None]):
+        data = {**SMALL, "hardware": ["h100-sxm", "h200"], "model": "llama-3.1-70b", "tp": 2, "method": "draft",
+                "draft": "llama-3.1-8b", "engine": "ideal", "draft_hardware": placements,
+                "axes": {"batch": [1, 4, 16, 64], "context": [2048], "k": [0, 2], "alpha": [0.8]}}
+        _, _, df, ops = _tables(data)
+        h100 = df[(df["hardware"] == "h100-sxm") & df["fits_in_memory"]]
+        assert not len(h100[(h100["k"] == 2) & h100["draft_hardware"].isna()]) and h100["batch"].max() == 16  # the case
+        meta = {**META, "method": "draft", "tp": 2, "draft_hardware": ["" if p is None else p for p in placements],
+                "model": {"llama-3.1-70b": "Llama 3.1 70B"},
+                "hardware": {"h100-sxm": "NVIDIA H100 SXM5 80GB", "h200": "NVIDIA H200 SXM 141GB"}}
+        fig = _figure("roofline", df, ops, meta)
+        titles = [ax.get_title() for ax in _panel_axes(fig)]
+        assert any("H100" in t and "filled: B = 16" in t and "does not fit" not in t for t in titles), (placements, titles)
+        assert any("H200" in t and "filled: B = 64" in t for t in titles), titles
