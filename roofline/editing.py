@@ -1025,6 +1025,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
 
 COPY_DESCRIPTION = re.compile(r"^(\S+): a copy of (\S+) with (.+?) set, whose description was: (.*)$", re.S)
 MADE_FROM_SCENARIO = re.compile(r"made with `roofline scenarios new \S+ --from (\S+?)[` ]")
+MADE_WITH_NEW = ": made with `roofline hw new "  # a hardware copy's header: its values are its source's until set
 
 
 def _copy_description(name: str, source: str, fields: set[str], description: str) -> str:

@@ -340,25 +340,38 @@ def price_notes(table: Path, extra_dirs: tuple = (), df: pd.DataFrame | None = N
     return notes
 
 
-def price_set_by_hand(name: str, price: float, extra_dirs: tuple = ()) -> bool:
-    """Whether device `name`'s profile on the search path gives `price` (as a table was priced at) and its header says
-    the price was set by hand (hw new / hw set): the user's, not a rental quote with sources."""
+def price_is_users(name: str, price: float, extra_dirs: tuple = ()) -> bool:
+    """Whether device `name`'s price of `price` a device-hour (as a table was priced at) is the user's, not a rental
+    quote with sources: its profile on the search path (or the file the sweep recorded: profiles.recorded_files) gives
+    that price, and either its header says the price was set by hand (hw new / hw set), or it is a profile of the
+    user's own that is no copy of another (calibrated, or written by hand; qa284: said as a sourced quote)."""
+    from roofline.editing import MADE_WITH_NEW
     from roofline.hardware import load_hardware
+    from roofline.profiles import builtin_dir
     from roofline.tables import _set_by_hand
 
     try:
         hw = load_hardware(name, extra_dirs)
     except RooflineError:
         return False
-    return hw.price_usd_per_hour == price and "price" in _set_by_hand(hw.path)
+    if hw.price_usd_per_hour is None or not math.isclose(hw.price_usd_per_hour, float(price), rel_tol=1e-6) or not hw.path:
+        return False
+    if "price" in _set_by_hand(hw.path):
+        return True
+    path = Path(hw.path)
+    try:
+        head = path.read_text(encoding="utf-8")[:2000]
+    except (OSError, UnicodeDecodeError):
+        return False
+    return path.resolve().parent != builtin_dir("hardware").resolve() and MADE_WITH_NEW not in head
 
 
 def prices_note(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple = ()) -> str:
     """The prices a frontier's costs rest on, each device's a device-hour as swept (scenario.json's price_usd_per_hour),
     for the devices of `df`'s rows (a drafter's own included), and where their sources are: qa268, the pick moved from
-    MI300X to B200 at 1.5x MI300X's undated quote, and cheapest never said what it priced at; a price its profile on
-    the search path says was set by hand, at the value swept, is said so (qa283: said as a rental quote with sources).
-    '' without the prices."""
+    MI300X to B200 at 1.5x MI300X's undated quote, and cheapest never said what it priced at; a price that is the
+    user's (price_is_users: set by hand, or in a profile of their own) is said so (qa283: said as a rental quote with
+    sources). '' without the prices."""
     from roofline.units import format_usd_per_hour
 
     swept = (meta or {}).get("price_usd_per_hour")
@@ -367,10 +380,11 @@ def prices_note(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple = ()) -> 
     names = list(dict.fromkeys([*df["hardware"].astype(str), *(v for v in df.get("draft_hardware", pd.Series(dtype=object))
                                                                if isinstance(v, str) and v)]))
     priced = [n for n in names if _is_number(swept.get(n)) and not isinstance(swept.get(n), bool)]
-    hand = {n for n in priced if price_set_by_hand(n, swept[n], extra_dirs)}
-    shown = [f"{n} ${format_usd_per_hour(float(swept[n]))}" + (" (set by hand)" if n in hand else "") for n in priced]
-    sources = ("prices set by hand" if hand == set(priced) else
-               "rental quotes whose sources `roofline hw show NAME` gives" + (", but those set by hand" if hand else ""))
+    yours = {n for n in priced if price_is_users(n, swept[n], extra_dirs)}
+    shown = [f"{n} ${format_usd_per_hour(float(swept[n]))}" + (" (yours)" if n in yours and yours != set(priced) else "")
+             for n in priced]
+    sources = ("your own prices" if yours == set(priced) else
+               "rental quotes whose sources `roofline hw show NAME` gives" + (", but those marked yours" if yours else ""))
     return (f"priced at {', '.join(shown)} a device-hour (as swept): {sources}; a pick between devices moves with them"
             if shown else "")
 
@@ -880,10 +894,10 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None, extra_di
     if unpriced:
         devices = sorted(_unpriced_devices(df[df[COST].isna() & ~said]))
         # the table's prices are those its sweep read (qa214: a price added to the profile since is said by price_notes)
-        priced_now = [d for d in devices if _price_now(d, extra_dirs) is not None]  # qa283: told to give a price it has
-        advice = ("sweep again: " + ("its profile gives" if len(devices) == 1 else "their profiles give") + " one now"
-                  if priced_now == devices else
-                  "give one with roofline hw new NAME --from DEVICE --set price='2.5 USD/h' (or hw set), then sweep again")
+        still = [d for d in devices if _price_now(d, extra_dirs) is None]  # qa283: told to give a price it has; the
+        advice = ("priced since the sweep (below)" if not still else  # sweep again said once, below (qa284)
+                  "give one with roofline hw new NAME --from DEVICE --set price='2.5 USD/h' (or hw set), then sweep again"
+                  + (f" ({', '.join(still)}; the others priced since, below)" if len(still) < len(devices) else ""))
         notes.append(f"{unpriced:,} rows have no cost (swept without a price for {', '.join(devices)}): left out; {advice}")
     speculative = df[(df["method"] != "none") & (df["k"] > 0)]
     every = cost_frontier(df, refused)

@@ -232,7 +232,8 @@ def _assumptions(results) -> list[str]:
     scenarios use (from its hardware profile; 'no price' where it has none), that costs count decoding only, the
     default serving engine and the tool's version."""
     from roofline import __version__
-    from roofline.frontier import price_set_by_hand
+    from roofline.frontier import price_is_users
+    from roofline.profiles import recorded_files
     from roofline.serving import DEFAULT_ENGINE
     from roofline.units import format_usd_per_hour
 
@@ -240,11 +241,14 @@ def _assumptions(results) -> list[str]:
     for r in results:
         names.update({k: v for k, v in (r.meta.get("hardware") or {}).items() if k not in names})
         prices.update({k: v for k, v in (r.meta.get("price_usd_per_hour") or {}).items() if k not in prices})
-        hand |= {h for h, p in (r.meta.get("price_usd_per_hour") or {}).items()  # qa283: said as market rates
-                 if p is not None and price_set_by_hand(h, p, tuple(r.meta.get("profiles") or ()))}
+        with recorded_files(r.meta.get("profile_files")):  # a profile the sweep named by path (qa284), as cheapest
+            hand |= {h for h, p in (r.meta.get("price_usd_per_hour") or {}).items()  # qa283: said as market rates
+                     if p is not None and price_is_users(h, p, tuple(r.meta.get("profiles") or ()))}
+    given = {h for h, p in prices.items() if p is not None}
     priced = [f"{names.get(h, h)} {f'${format_usd_per_hour(p)}' if p is not None else 'no price'}"
-              + (" (set by hand)" if h in hand else "") for h, p in prices.items()]
-    rates = ("The prices set by hand are yours; the others are market rates to an order of magnitude (each profile gives "
+              + (" (yours)" if h in hand and hand != given else "") for h, p in prices.items()]
+    rates = ("The prices are your own" if hand and hand == given else
+             "Those marked yours are your own; the others are market rates to an order of magnitude (each profile gives "
              "its sources and their dates)" if hand else
              "The prices are market rates to an order of magnitude (each profile gives its sources and their dates)")
     return [f"Prices per device-hour, from the hardware profiles: {', '.join(priced) or 'none used'}; a cost pays every "

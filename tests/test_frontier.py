@@ -1,12 +1,15 @@
 """roofline.frontier and `roofline cheapest`: the cheapest reachable row for a speed per user, plain and speculative."""
 
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from roofline.frontier import cheapest, cost_frontier, frontier_notes
 from roofline.units import format_significant
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _swept(tmp_path, roofline, text: str, *options):
@@ -1312,8 +1315,9 @@ def test_rows_swept_without_a_drafters_price_say_sweep_again_once_its_profile_ha
     code, _, err = roofline("hw", "new", "l40s", "--from", "l40s", "--set", "price=1.1 USD/h", "--dir", tmp_path / "p", "--force")
     assert code == 0, err
     code, out, _ = roofline("--profiles", tmp_path / "p", "cheapest", tmp_path / "sw", "--min-tokens-per-user", "20")
-    assert "(swept without a price for l40s): left out; sweep again: its profile gives one now" in out, out
+    assert "(swept without a price for l40s): left out; priced since the sweep (below)" in out, out
     assert "give one with roofline hw new" not in out and "l40s's profile now gives $1.10 a device-hour" in out
+    assert out.count("sweep again") == 1, out  # qa284: said once, by the price's own note
 
 
 @pytest.mark.slow
@@ -1328,9 +1332,20 @@ def test_a_price_set_by_hand_is_said_so_by_cheapest_and_the_reports_assumptions(
     code, _, err = roofline("--profiles", tmp_path / "p", "sweep", "cg", "--out", tmp_path / "sw", "--no-plots")
     assert code == 0, err
     code, out, _ = roofline("--profiles", tmp_path / "p", "cheapest", tmp_path / "sw", "--min-tokens-per-user", "50")
-    assert ("priced at h200 $4.50, h100-cheap $1.00 (set by hand) a device-hour (as swept): rental quotes whose sources "
-            "`roofline hw show NAME` gives, but those set by hand;") in out, out
+    assert ("priced at h200 $4.50, h100-cheap $1.00 (yours) a device-hour (as swept): rental quotes whose sources "
+            "`roofline hw show NAME` gives, but those marked yours;") in out, out
     code, _, err = roofline("--profiles", tmp_path / "p", "report", "cg", "--out", tmp_path / "r")
     assert code == 0, err
     md = (tmp_path / "r" / "report.md").read_text()
-    assert "$1.00 (set by hand), NVIDIA H200 SXM 141GB $4.50;" in md and "The prices set by hand are yours;" in md
+    assert "$1.00 (yours), NVIDIA H200 SXM 141GB $4.50;" in md and "Those marked yours are your own;" in md
+    # qa284: a calibrated or hand-written profile's price is the user's too, however named (here by its path)
+    text = (ROOT / "hardware_profiles" / "h100-sxm.yaml").read_text().replace("name: h100-sxm\n", "name: mycal\n")
+    (tmp_path / "mycal.yaml").write_text(text.replace("price: 3.00 USD/h", "price: 2.00 USD/h"))
+    (tmp_path / "c.yaml").write_text(body.replace("[h100-cheap, h200]", str(tmp_path / "mycal.yaml")).replace("cg", "c"))
+    code, _, err = roofline("sweep", tmp_path / "c.yaml", "--out", tmp_path / "sw2", "--no-plots")
+    assert code == 0, err
+    code, out, _ = roofline("cheapest", tmp_path / "sw2", "--min-tokens-per-user", "50")
+    assert "priced at mycal $2.00 a device-hour (as swept): your own prices;" in out, out
+    code, _, err = roofline("report", tmp_path / "c.yaml", "--out", tmp_path / "r2")
+    assert code == 0 and "$2.00; a cost pays" in (tmp_path / "r2" / "report.md").read_text() \
+        and "The prices are your own;" in (tmp_path / "r2" / "report.md").read_text(), err
