@@ -1817,7 +1817,8 @@ def question_rows(name: str, df: pd.DataFrame, ops: pd.DataFrame, meta: dict) ->
     dtypes, ...) held at its first value (the engine at main_engine), in the meta as in the rows, so that its finding
     and figure describe one config each, not an average of several; a column whose value follows the compared ones
     (each model's native dtype, where the question compares models) is not held, and a question that does not
-    compare acceptance rates reads one alpha (the swept one nearest ALPHA_HELD). Any other name: everything, ''."""
+    compare acceptance rates reads one alpha (the swept one nearest ALPHA_HELD), one of QUESTION_ONE_CONTEXT its first
+    swept context. Any other name: everything, ''."""
     if name not in QUESTION_CONFIGS:
         return df, ops, meta, ""
     kept, meta = [], dict(meta)

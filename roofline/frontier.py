@@ -98,7 +98,8 @@ def _candidates(df: pd.DataFrame) -> pd.DataFrame:
 def refused_layouts(df: pd.DataFrame, extra_dirs: tuple = ()) -> tuple[list[dict], list[str]]:
     """([{model, tp, dp_attention, ep, pp, weight_dtype, expert_dtype, note}, then refused_methods' and
     unrunnable_engines' entries], unchecked): the layouts of a results table's rows that vLLM and SGLang refuse to load
-    (layout.shard_note, the rule the sweep warns by) or that no setup of their engine has (serving.engine_layout_note),
+    (layout.shard_note, the rule the sweep warns by) or that no setup of their engine has (serving.engine_layout_note,
+    and serving.stage_split_dense_note: a dense model under SGLang's attention DP),
     the speculative methods an engine refuses at their attention-DP or pipeline degree, and the engines on devices they do
     not run on, worked
     out from the table's own columns and each profile, so a table copied out of its folder is checked alike; a

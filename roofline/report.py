@@ -351,12 +351,27 @@ def write_report(names: list[str] | tuple[str, ...] = (), out_dir: Path = Path("
 
     out_dir = Path(out_dir)
     t0 = time.perf_counter()
+    _check_scenarios(names, extra_dirs)  # a scenario's fault before the output folder's (qa284, as sweep since qa283)
     # the drawers import matplotlib while the scenarios run (this module has imported pandas, which they inherit:
     # the scenarios keep this process busy, so forking earlier would only add an import), and stop before the
     # folder is kept or removed
     with staged_dir(out_dir, force, "report") as tmp, FigurePool(len(names or REPORT_SCENARIOS), workers) as pool:
         written = _write_report(tmp, names, extra_dirs, formats, pool, t0, out_dir)
     return [out_dir / p for p in written]
+
+
+def _check_scenarios(names, extra_dirs: tuple) -> None:
+    """Read each scenario as run_scenario will (its file, its fields, its profiles), raising its one-line fault; its
+    warnings are left to the run, which says them once."""
+    from roofline.grid import load_configs
+    from roofline.profiles import read_yaml
+    from roofline.scenario import scenario_file, scenario_from_dict
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in names or REPORT_SCENARIOS:
+            path = scenario_file(name, extra_dirs)
+            load_configs(scenario_from_dict(read_yaml(path), str(path)), extra_dirs)
 
 
 def _without_refused_speculation(df, extra_dirs: tuple) -> tuple:
