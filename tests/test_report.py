@@ -202,14 +202,23 @@ def test_words_several_scenarios_warn_alike_are_said_once_naming_them_all(tmp_pa
 @pytest.mark.slow
 def test_what_earlier_scenarios_warned_is_said_when_a_later_one_fails(tmp_path):
     """Warnings are said once the sweeps have run (grouped); a scenario that fails after others must not swallow what
-    they warned about (qa161: untested)."""
+    they warned about (qa161: untested). A fault found by reading the scenarios (an unknown model) is said before any
+    runs, alone (qa284); one found only as its sweep starts (more points than a report holds) after the others ran."""
     (tmp_path / "first.yaml").write_text("name: first\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
                                         "axes:\n  batch: [1, 8, 8]\n  k: [1, 2]\n  alpha: [0.7]\n")
-    (tmp_path / "second.yaml").write_text("name: second\nhardware: h100-sxm\nmodel: no-such-model\naxes:\n  batch: [1]\n")
-    with pytest.warns(Warning) as caught, pytest.raises(RooflineError, match="no-such-model"):
+    (tmp_path / "second.yaml").write_text("name: second\nhardware: h100-sxm\nmodel: llama-3.1-8b\naxes:\n"
+                                         "  batch: {start: 1, stop: 4096, num: 4096}\n  context: {start: 128, stop: 4096, num: 600}\n")
+    with pytest.warns(Warning) as caught, pytest.raises(RooflineError, match="expected at most 2,000,000 points"):
         write_report([str(tmp_path / "first.yaml"), str(tmp_path / "second.yaml")], tmp_path / "out", workers=1)
     assert any(str(w.message).startswith("first: axes.batch: 3 values given, 2 distinct") for w in caught)
     assert not (tmp_path / "out").exists()  # whole or not at all
+    (tmp_path / "second.yaml").write_text("name: second\nhardware: h100-sxm\nmodel: no-such-model\naxes:\n  batch: [1]\n")
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught, pytest.raises(RooflineError, match="no-such-model"):
+        warnings.simplefilter("always")
+        write_report([str(tmp_path / "first.yaml"), str(tmp_path / "second.yaml")], tmp_path / "out", workers=1)
+    assert not caught and not (tmp_path / "out").exists()
 
 
 @pytest.mark.slow
