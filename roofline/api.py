@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from roofline.capacity import capacity, running_cap_note, usable_memory_text
+from roofline.capacity import capacity, default_sequences, running_cap_note, usable_memory_text
 from roofline.costs import busiest_rank_experts, mla_absorbed_copy_bytes, weight_bytes_by_class, window_pool_applies
 from roofline.engine import (
     CROSS_DOMAIN_SHARE_NOTED,
@@ -529,6 +529,9 @@ def predict(
         "engine_values": {k: v for k, v in eng.to_json().items() if k not in ("overrides", "fitted")},  # as applied on this device's family
         # the sequences the engine runs at once while speculating by default, over its attention-DP groups (None: no cap)
         "speculating_cap": running_cap_speculating(eng, dep.dp_attention),
+        # the sequences it runs at once by default whether or not it speculates (vLLM's max_num_seqs, in each
+        # attention-DP group: capacity.default_sequences; None: the profile gives none)
+        "sequence_cap": (default_sequences(eng, hw) * dep.dp_attention) or None,
         # the file each profile was read from (None: a spec object built in code), so a result can be traced to its inputs
         "profile_files": {key: _source_file(value, spec, profiles)
                           for key, value, spec in (("hardware", hardware, hw), ("model", model, target), ("engine", engine, eng),

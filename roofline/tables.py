@@ -58,7 +58,7 @@ def predict_table(point: dict) -> str:
         + (" by the busiest stage" if p.get("pipeline") and p["pipeline"]["memory_stage"] != p["pipeline"]["busiest_stage"] else "")
         + (f"; {p['engine']}'s window pool holds the sliding layers at {r:g} x a sequence's tokens, not their window)"
            if (r := p.get("kv_window_pool_ratio")) is not None else ")"),
-        f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({format_si(p['memory_needed_bytes'], 'B')} of {format_si(p['usable_memory_bytes'], 'B')} usable: {p['usable_memory_text']}; max batch {p['max_batch']:,}{_max_batch_stage_text(p)})",
+        f"  fits in memory       {'yes' if p['fits_in_memory'] else 'NO'}  ({format_si(p['memory_needed_bytes'], 'B')} of {format_si(p['usable_memory_bytes'], 'B')} usable: {p['usable_memory_text']}; max batch {p['max_batch']:,}{_max_batch_stage_text(p)}{_sequence_cap_text(p['max_batch'], p)})",
         f"  operators            {format_seconds(p['operator_time_s'])}"
         + (f"   (of which kernel latencies {format_seconds(p['kernel_latency_time_s'])}: {p['engine']}'s kernels x layers x "
            "its kernel_latency)" if p.get("kernel_latency_time_s") else ""),
@@ -317,10 +317,21 @@ def _capped_break_even_text(break_even, p: dict) -> str:
     past the engine's own cap while speculating (predict's speculating_cap: serving.running_cap_speculating; qa264: said
     only of a --batch above it), '' otherwise."""
     cap = p.get("speculating_cap")
-    if break_even is None or cap is None or break_even <= cap:
+    if break_even is not None and cap is not None and break_even > cap:
+        return (f"; above the {cap:,} sequences {p['engine']} runs at once while speculating by default (its "
+                "max_running_requests_speculating: a batch past it assumes the cap raised)")
+    return _sequence_cap_text(break_even, p)
+
+
+def _sequence_cap_text(batch, p: dict) -> str:
+    """'; above the 1,024 sequences vllm runs at once by default ...' where `batch` (a break-even or max batch) lies past
+    the sequences the engine runs at once whether or not it speculates (predict's sequence_cap: vLLM's max_num_seqs;
+    qa285: a break-even of 21,713 said nothing of it, where a --batch above it was warned), '' otherwise."""
+    cap = p.get("sequence_cap")
+    if batch is None or not cap or batch <= cap:
         return ""
-    return (f"; above the {cap:,} sequences {p['engine']} runs at once while speculating by default (its "
-            "max_running_requests_speculating: a batch past it assumes the cap raised)")
+    return (f"; above the {cap:,} sequences {p['engine']} runs at once by default (its max_num_seqs: a batch past it "
+            "assumes the cap raised)")
 
 
 def _host_overlap_text(p: dict) -> str:

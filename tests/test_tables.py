@@ -772,3 +772,20 @@ def test_predict_says_a_curve_that_starts_below_1_rises_and_one_that_dips_recove
     assert gap and gap[0] > 1
     assert next(x for x in predict_text(q).splitlines() if x.strip().startswith("below it")).endswith(
         ": the curve dips and recovers")
+
+
+@pytest.mark.slow
+def test_a_break_even_or_max_batch_past_vllms_max_num_seqs_says_it_assumes_the_cap_raised():
+    """qa285: gpt-oss-120b on 8 H200 under vllm broke even at batch 21,713 (memory's end), 'max batch 22,854', with no
+    word of the 1,024 sequences vLLM runs at once by default, which a --batch above it was warned of."""
+    import roofline
+    from roofline.tables import predict_table as predict_text
+
+    p = roofline.predict("h200", "gpt-oss-120b", 8, 1024, tp=8, engine="vllm", method="eagle", k=3)
+    assert p["sequence_cap"] == 1024 and p["speculating_cap"] is None and p["spec"]["break_even_batch"] > 1024
+    text = predict_text(p)
+    said = "; above the 1,024 sequences vllm runs at once by default (its max_num_seqs: a batch past it assumes the cap raised)"
+    assert next(x for x in text.splitlines() if "break-even batch" in x).endswith(said)
+    assert said + ")" in next(x for x in text.splitlines() if x.startswith("  fits in memory"))
+    q = roofline.predict("h200", "gpt-oss-120b", 8, 1024, tp=8, engine="ideal", method="eagle", k=3)
+    assert q["sequence_cap"] is None and "max_num_seqs" not in predict_text(q)
