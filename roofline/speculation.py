@@ -239,7 +239,8 @@ def drafter_deployment(method: str, drafter: ModelSpec | None, target_dep: Deplo
     dtype of the target's attention weights."""
     if drafter is None:
         return None
-    dep = dataclasses.replace(target_dep, pp=1)
+    # a head without experts (EAGLE's dense layer on a MoE target) labelled as one (qa285: 'fp4 experts')
+    dep = dataclasses.replace(target_dep, pp=1, has_experts=target_dep.has_experts and drafter.moe is not None)
     if method == "draft":
         layout = dict(weight_dtype=target_dep.dtype("attention"), kv_dtype=target_dep.kv_dtype, dp_attention=target_dep.dp_attention)
         try:

@@ -789,3 +789,18 @@ def test_a_break_even_or_max_batch_past_vllms_max_num_seqs_says_it_assumes_the_c
     assert said + ")" in next(x for x in text.splitlines() if x.startswith("  fits in memory"))
     q = roofline.predict("h200", "gpt-oss-120b", 8, 1024, tp=8, engine="ideal", method="eagle", k=3)
     assert q["sequence_cap"] is None and "max_num_seqs" not in predict_text(q)
+
+
+@pytest.mark.slow
+def test_an_eagle_head_on_a_moe_target_is_a_dense_drafter_in_its_label_and_json():
+    """qa285: EAGLE on gpt-oss-120b said 'its weights (bf16, fp4 experts, as the target's)' and drafter_expert_dtype
+    'fp4', where the head has no experts (API.md: None for a dense drafter); its bytes were right."""
+    import roofline
+    from roofline.tables import predict_table as predict_text
+
+    p = roofline.predict("h200", "gpt-oss-120b", 1, 4096, tp=8, engine="ideal", method="eagle", k=3, alpha=0.7)
+    assert p["spec"]["drafter_expert_dtype"] is None and p["spec"]["drafter_weight_dtype"] == "bf16"
+    line = next(x for x in predict_text(p).splitlines() if "drafter memory" in x)
+    assert "its weights (bf16, as the target's)" in line and "experts" not in line, line
+    m = roofline.predict("h200", "deepseek-v3", 1, 4096, tp=8, method="mtp", k=1)  # an MTP module has experts
+    assert m["spec"]["drafter_expert_dtype"] == "fp8"
