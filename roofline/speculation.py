@@ -142,7 +142,7 @@ def alpha_from_acceptance_length(where: str, acceptance_length, k) -> float:
         raise RooflineError(f"{where}: acceptance_length: expected the draft length k in 1..{K_MAX} it was measured at, found k = {k}")
     if not 1.0 <= acceptance_length <= k + 1:
         raise RooflineError(f"{where}: acceptance_length: expected tokens an iteration in [1, k + 1 = {k + 1}] at k = {k} "
-                            f"(the bonus token included), found {acceptance_length:g}")
+                            f"(the bonus token included), found {acceptance_length:.15g}")  # qa285: :g gave 5 of 5.0000001
     return float(alpha_from_tau(acceptance_length, k))
 
 

@@ -866,3 +866,13 @@ def test_predict_says_whether_every_batch_between_the_first_and_last_that_lose_l
         assert between[0] < 1 and between[-1] < 1 and p["spec"]["not_paying_every_batch_between"] is every is all(s < 1 for s in between)
         line = next(line for line in predict_table(p).splitlines() if "below it" in line)
         assert ("(each of them)" in line) is every and ("some between them pay" in line) is not every, line
+
+
+def test_an_acceptance_length_out_of_range_is_quoted_as_given():
+    """qa285: 5.0000001 at k 4 was refused as 'found 5', a value inside the range the message gives."""
+    from roofline.errors import RooflineError
+    from roofline.speculation import alpha_from_acceptance_length
+
+    for tau, k, found in ((5.0000001, 4, "found 5.0000001"), (0.9999999, 2, "found 0.9999999"), (6.0, 4, "found 6")):
+        with pytest.raises(RooflineError, match=re.escape(found) + "$"):
+            alpha_from_acceptance_length("command line: --acceptance-length", tau, k)
