@@ -441,12 +441,14 @@ def test_force_does_not_replace_another_commands_output_with_a_report_or_an_accu
 
 
 @pytest.mark.slow
-def test_a_bad_scenario_is_said_before_an_output_folder_that_exists(roofline, tmp_path):
-    """qa283: `sweep bad.yaml --out DIR` over an existing folder said '--out DIR exists ... pass --force', and the
-    scenario's own fault only once --force was given."""
+@pytest.mark.parametrize("command", ["sweep", "report"])
+def test_a_bad_scenario_is_said_before_an_output_folder_that_exists(roofline, tmp_path, command):
+    """qa283, qa284: `sweep bad.yaml --out DIR` (and `report`) over an existing folder said '--out DIR exists ... pass
+    --force', and the scenario's own fault only once --force was given."""
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "x").write_text("")
     (tmp_path / "bad.yaml").write_text("name: bad\nhardware: h100-sxm\nmodel: llama-3.1-8b\nlayouts: [{tp: 2}, {dp: 8}]\n"
                                        "axes: {batch: [1], context: [512]}\n")
-    code, _, err = roofline("sweep", tmp_path / "bad.yaml", "--out", tmp_path / "out")
-    assert code == 2 and "layouts[1].dp: expected one of tp, dp_attention, ep, pp" in err and "--force" not in err, err
+    code, _, err = roofline(command, tmp_path / "bad.yaml", "--out", tmp_path / "out")
+    assert code == 2 and "line 4: layouts[1].dp: expected one of tp, dp_attention, ep, pp" in err, err
+    assert "--force" not in err and err.count("\n") == 1, err

@@ -430,16 +430,3 @@ def test_a_reports_sweep_warnings_hold_its_lower_bound_and_dipping_break_evens(t
     r = run_scenario(str(path))
     assert any("break_even_batch is the sweep's last batch, 128, in" in w for w in r.warnings), r.warnings
     assert any("break_even_batch is the largest batch that pays, not the first that loses" in w for w in r.warnings)
-
-
-@pytest.mark.slow
-def test_a_reports_bad_scenario_is_said_before_its_output_folder(roofline, tmp_path):
-    """qa284: `report badsc --out DIR` over an existing folder said '--out DIR exists ... pass --force', the scenario's
-    own fault only once --force was given (sweep says the scenario's first since qa283)."""
-    (tmp_path / "out").mkdir()
-    (tmp_path / "out" / "x").write_text("")
-    (tmp_path / "badsc.yaml").write_text("name: badsc\nhardware: h100-sxm\nmodel: llama-3.1-8b\n"
-                                         "layouts: [{tp: 2}, {dp: 8}]\naxes: {batch: [1], context: [512]}\n")
-    code, _, err = roofline("report", tmp_path / "badsc.yaml", "--out", tmp_path / "out")
-    assert code == 2 and "line 4: layouts[1].dp: expected one of tp, dp_attention, ep, pp" in err and "--force" not in err, err
-    assert err.count("\n") == 1, err
