@@ -354,9 +354,9 @@ def _anchor_profile_paths(doc, folder: Path) -> None:
 
 
 def _anchor_given_paths(kind: str, pairs: list, folder: Path) -> list:
-    """`pairs` with each profile path a scenario's configs or `draft`, or an engine's costs_from, is set to made
-    absolute where it names a file from the working folder and none beside the profile (`folder`), which is looked in
-    first: the edited profile then loads from any folder (qa279: `scenarios set S hardware=relA/hw/x.yaml` was written as
+    """`pairs` with each profile path set to a scenario's configs or `draft`, or to an engine's costs_from, made
+    absolute where it names a file from the working folder and none beside the profile (`folder`, looked in first):
+    the edited profile then loads from any folder (qa279: `scenarios set S hardware=relA/hw/x.yaml` was written as
     given, and a sweep from another folder found no such file)."""
     from roofline.scenario import CONFIG_KEYS
 

@@ -578,15 +578,15 @@ def _speculating_cap_text(df: pd.DataFrame, t: pd.DataFrame, meta: dict) -> str:
 
 
 def _above_cap_text(row: pd.Series, meta: dict) -> str:
-    """'its figures assume sglang's cap of 48 sequences while speculating raised' where the speculative point `row`
-    (a results row) drafts at a batch above its engine's cap (frontier.above_running_cap), else ''."""
-    from roofline.frontier import above_running_cap, cap_text
+    """"sglang's cap of 48 sequences while speculating" where the speculative point `row` (a results row) drafts at a
+    batch above its engine's cap (frontier.above_running_cap), else ''."""
+    from roofline.frontier import above_running_cap
 
     if "engine" not in row.index or int(row.get("k", 0)) <= 0:
         return ""
     over, caps = above_running_cap(row.to_frame().T, tuple(meta.get("profiles") or ()))
-    return (f"its figures assume {row['engine']}'s cap of {cap_text(caps).split(': ', 1)[1]} sequences while speculating "
-            "raised" if over.any() else "")
+    engine = str(row["engine"])
+    return f"{engine}'s cap of {', '.join(map(str, caps[engine]))} sequences while speculating" if over.any() else ""
 
 
 def _dips_text(t: pd.DataFrame, meta: dict) -> str:
@@ -665,7 +665,7 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
 
     def capped(row) -> str:  # qa280: SGLang's batch 64 quoted with its cap of 48 said in the warnings alone
         text = _above_cap_text(row, meta)
-        return f" (batch {int(row['batch'])}: {text})" if text else ""
+        return f" (batch {int(row['batch'])}: its figures assume {text} raised)" if text else ""
 
     text = (
         f"On {devices} {_hw(meta, b_best['hardware'])}, growing the batch alone {peak(b_best, 'baseline_tokens_per_s', base)} tokens/s "
@@ -1604,7 +1604,7 @@ def _cheapest_text(df: pd.DataFrame, top: pd.Series, meta: dict) -> str:
     s = spec.loc[spec["cost_usd_per_million_tokens"].idxmin()]
     p = plain.loc[plain["baseline_cost_usd_per_million_tokens"].idxmin()]
     cap = _above_cap_text(s, meta)
-    caveats = ([cap.replace("its figures assume", "its cost assumes")] if cap else []) + (
+    caveats = ([f"its cost assumes {cap} raised"] if cap else []) + (
         ["a lower estimate: " + OPTIMISTIC] if optimistic(s["batch"], s["engine"]) else [])  # qa280: cheapest said them
     return (f" The cheapest per million tokens for that model, context and acceptance, of every {_list([c.replace('_', ' ') for c in compared])} "
             f"swept: ${_n(s['cost_usd_per_million_tokens'])} with speculation ({config(s, True)}: "
