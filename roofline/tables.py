@@ -26,7 +26,7 @@ def predict_table(point: dict) -> str:
         f"  step time            {format_seconds(p['step_time_s'])}   ("
         + ("host-bound, the device's work " if _host_sets_step(p) else
            # qa280: 'memory-bound' of a step whose bytes take a tenth of it, read as such by one scanning the line
-           "latency-bound: its operators are " if _latency_bound(p) else "") + f"{p['bound']}-bound"
+           "overhead-bound: its operators are " if _overhead_bound(p) else "") + f"{p['bound']}-bound"
         + (f": {p['compute_bound_share']:.0%} of its operators' time in compute-bound operators"
            if p.get("compute_bound_share") is not None and 0.05 < p["compute_bound_share"] < 0.95 else "")
         + (f"; its bytes take {format_seconds(p['bytes_time_s'])} at the derated bandwidth, and twice the bandwidth "
@@ -220,13 +220,13 @@ def _iteration_text(spec: dict) -> str:
     rest = "".join(f" + {name} {format_seconds(spec[key])}" for name, key in
                    (("link", "transfer_time_s"), ("bookkeeping", "overhead_time_s")) if spec[key])
     if spec.get("drafter_overlaps"):  # the busy times: two half-batch passes on each device
-        return (f"{format_seconds(spec['iteration_time_s'])} = max(draft {draft}, verify {verify}){rest}"
-                "  (two half batches: one drafted while the other is verified)")
+        return (f"{format_seconds(spec['iteration_time_s'])} = max(draft busy {draft}, verify busy {verify}){rest}"  # qa286:
+                "  (each device busy with two half batches: one drafted while the other is verified)")  # read as the passes
     return f"{format_seconds(spec['iteration_time_s'])} = draft {draft} + verify {verify}{rest}"
 
 
-def _latency_bound(p: dict) -> bool:
-    """Whether a memory-bound step is set by its fixed costs (kernel latencies, collectives, host work) more than by its
+def _overhead_bound(p: dict) -> bool:
+    """Whether a memory-bound step is set by its overheads (kernel latencies, collectives, host work) more than by its
     bytes: they take under half the step, and twice the bandwidth leaves over 80% of it (as _rest_text says)."""
     return (p["bound"] == "memory" and not _host_sets_step(p) and p["bytes_time_s"] < 0.5 * p["step_time_s"]
             and p["step_time_at_2x_bandwidth_s"] > 0.8 * p["step_time_s"])
@@ -295,8 +295,21 @@ def _verify_text(spec: dict, p: dict) -> str:
     per_sequence = spec["tree_nodes"] + 1 if spec.get("tree_nodes") is not None else spec["k"] + 1
     added = ("; host work added: the engine does not overlap it while speculating"
              if p.get("host_overlap") and not p.get("host_overlap_speculating", True) else "")
-    return (f"{format_seconds(spec['verify_time_s'])}  ({spec['verify_bound']}-bound; {p['batch'] * per_sequence:,} tokens a pass, "
-            f"{spec['verify_time_s'] / p['step_time_s']:.2f}x the decode step{added})")
+    return (f"{format_seconds(spec['verify_time_s'])}  ({_verify_overhead_bound(spec, p)}{spec['verify_bound']}-bound; "
+            f"{p['batch'] * per_sequence:,} tokens a pass, {spec['verify_time_s'] / p['step_time_s']:.2f}x the decode step{added})")
+
+
+def _verify_overhead_bound(spec: dict, p: dict) -> str:
+    """'overhead-bound: its operators are ' where the decode step is overhead-bound (_overhead_bound) and so is the verify
+    pass by the same rule, its bytes' time bounded from above by the step's plus all the time the pass adds, t_b + (t_v
+    - t_s) (what it adds is at least its added bytes' time): under half of t_v, and t_v less half of it over 80% of t_v
+    (qa286: the step said overhead-bound beside a verify pass of 1.05 steps said memory-bound); '' otherwise, and
+    under pp (the step's bytes are one stage's there)."""
+    t_s, t_v = p["step_time_s"], spec["verify_time_s"]
+    if spec["verify_bound"] != "memory" or p["layout"].get("pp", 1) > 1 or not _overhead_bound(p):
+        return ""
+    bytes_s = p["bytes_time_s"] + max(t_v - t_s, 0.0)
+    return "overhead-bound: its operators are " if bytes_s < 0.5 * t_v and t_v - bytes_s / 2 > 0.8 * t_v else ""
 
 
 def _rate(tokens_per_s: float) -> str:
