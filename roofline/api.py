@@ -36,6 +36,7 @@ from roofline.engine import (
     host_overlapped,
     host_sets_step,
     host_time_s,
+    operator_compute_dtypes,
     parameters_used,
     step_metrics,
     ttft_s,
@@ -640,6 +641,16 @@ def predict(
         },
         "warnings": list(dict.fromkeys(shadows)),  # a user file that took a built-in's name: its numbers are that file's
     }
+    # each compute dtype's derated ridge, of the dtypes the step's operators with FLOPs compute in (engine's dtype_o), and
+    # those operators: a row is bound against its own dtype's (qa286: attention's 228 FLOP/B read 'compute' beside a
+    # header of fp8's 354 alone)
+    dtype_of = operator_compute_dtypes(hw, dep)
+    by_dtype: dict[str, list[str]] = {}
+    for name, op in out["operators"].items():
+        if op["flops"] > 0 and name in dtype_of:
+            by_dtype.setdefault(dtype_of[name], []).append(name)
+    out["derated_ridge_points_flops_per_byte"] = {d: hw.ridge_point_flops_per_byte(d, derated=True) for d in by_dtype}
+    out["operators_by_compute_dtype"] = by_dtype
     if target.moe is not None:  # what a decode step's experts read and compute on the busiest expert-parallel rank
         out["experts_busiest_rank"] = _experts_a_pass(target, dep, batch, 1, "sequences_a_pass")
     if not fits:

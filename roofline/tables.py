@@ -48,7 +48,8 @@ def predict_table(point: dict) -> str:
         f"the ridge of {p['ridge_point_dtype']}, {ridge_of} "
         + ("dtype)" if p["ridge_point_dtype"] == p["main_gemm_weight_dtype"] else
            f"compute dtype: {p['main_gemm_weight_dtype']} weights "
-           + ("run weight-only)" if p.get("main_gemm_weight_only") else f"compute in {p['ridge_point_dtype']})")),
+           + ("run weight-only)" if p.get("main_gemm_weight_only") else f"compute in {p['ridge_point_dtype']})"))
+        + _other_ridges_text(p),
         f"  weights per device   {format_si(p['weight_bytes'], 'B')}   "
         + ", ".join(f"{c} {v['dtype']} {format_si(v['bytes_per_device'], 'B')}"
                     + (f" ({format_si(v['bf16_copy_bytes_per_device'], 'B')} of it a bf16 copy of MLA's up-projections)"
@@ -223,6 +224,14 @@ def _iteration_text(spec: dict) -> str:
         return (f"{format_seconds(spec['iteration_time_s'])} = max(draft busy {draft}, verify busy {verify}){rest}"  # qa286:
                 "  (each device busy with two half batches: one drafted while the other is verified)")  # read as the passes
     return f"{format_seconds(spec['iteration_time_s'])} = draft {draft} + verify {verify}{rest}"
+
+
+def _other_ridges_text(p: dict) -> str:
+    """'; bf16's 194.0 for attention, lm_head' for each other dtype the step's operators compute in (predict's
+    derated_ridge_points_flops_per_byte: a row of the operators' table is bound against its own dtype's ridge), '' where
+    they compute in the headline's alone or an older JSON lacks them."""
+    ridges, ops = p.get("derated_ridge_points_flops_per_byte") or {}, p.get("operators_by_compute_dtype") or {}
+    return "".join(f"; {d}'s {r:.1f} for {', '.join(ops.get(d, []))}" for d, r in ridges.items() if d != p["ridge_point_dtype"])
 
 
 def _overhead_bound(p: dict) -> bool:

@@ -812,3 +812,23 @@ def test_an_eagle_head_on_a_moe_target_is_a_dense_drafter_in_its_label_and_json(
     assert "its weights (bf16, as the target's)" in line and "experts" not in line, line
     m = roofline.predict("h200", "deepseek-v3", 1, 4096, tp=8, method="mtp", k=1)  # an MTP module has experts
     assert m["spec"]["drafter_expert_dtype"] == "fp8"
+
+
+@pytest.mark.slow
+def test_predict_gives_the_ridge_of_each_dtype_its_operators_compute_in():
+    """qa286: DeepSeek-V3's attention at 228 FLOP/B read 'compute' beside a header giving fp8's ridge, 354, alone:
+    attention computes in bf16, whose derated ridge on an H200 is 194."""
+    import roofline
+    from roofline.hardware import load_hardware
+    from roofline.tables import predict_table as predict_text
+
+    p = roofline.predict("h200", "deepseek-v3", 256, 4096, dp_attention=8, ep=8, method="mtp", k=2)
+    bf16 = load_hardware("h200").ridge_point_flops_per_byte("bf16", derated=True)
+    assert p["derated_ridge_points_flops_per_byte"]["bf16"] == pytest.approx(bf16)
+    assert "attention" in p["operators_by_compute_dtype"]["bf16"] and "experts" in p["operators_by_compute_dtype"]["fp8"]
+    line = next(x for x in predict_text(p).splitlines() if "intensity / ridge" in x)
+    assert line.endswith(f"the experts' dtype); bf16's {bf16:.1f} for attention, router, norms, lm_head"), line
+    attention = p["operators"]["attention"]
+    assert (attention["flops"] / attention["bytes"] > bf16) == (attention["bound"] == "compute")
+    one = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024)  # every operator in bf16: the headline's ridge alone
+    assert next(x for x in predict_text(one).splitlines() if "intensity / ridge" in x).endswith("the MLP's dtype)")
