@@ -635,6 +635,8 @@ def predict(
                 "bytes": float(op["bytes"]),
                 "time_s": float(op["time_s"]),
                 "bound": "compute" if bool(op["compute_bound"]) else "memory",
+                # its FLOPs with its rows padded to the tensor-core tile (engine's pad_o), which its bound is read from
+                "padded_flops": float(op.get("padded_flops", op["flops"])),
             }
             for name, op in m["operators"].items()
             if float(op["bytes"]) > 0 or float(op["flops"]) > 0

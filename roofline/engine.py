@@ -742,7 +742,8 @@ def step_metrics(
         at_peak_s = at_peak_s + flops / peaks[name]
         compute_bound_s = compute_bound_s + np.where(is_compute, time_s, 0.0)
         if with_operators:
-            operators[name] = {"flops": flops, "bytes": nbytes, "time_s": time_s, "compute_bound": is_compute}
+            operators[name] = {"flops": flops, "bytes": nbytes, "time_s": time_s, "compute_bound": is_compute,
+                               "padded_flops": effective_flops}  # its rows padded to the tile: what it is bound by
     tokens = np.broadcast_to(b * q, shape)
     coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q, padded=not prefill)
     # the LM head's gathers and the embedding's all-reduce, once a pass with them (qa136: every prompt token's logits,

@@ -94,12 +94,19 @@ def predict_table(point: dict) -> str:
                      "passes of this stage")
     lines += [f"  {'operator':<16}{'dtype':>6}{'time':>10}{'share':>8}{'FLOPs':>14}{'bytes':>12}{'FLOP/B':>9}  bound"]
     total = sum(op["time_s"] for op in p["operators"].values()) or 1.0  # shares of the pass the rows describe
+    padded_rows = []
     for name, op in p["operators"].items():
         intensity = op["flops"] / op["bytes"] if op["bytes"] else float("inf")
+        padded = op.get("padded_flops", op["flops"])  # qa286: 266.6 FLOP/B read 'compute' below a ridge of 278
+        if op["bytes"] and padded > op["flops"] * (1 + 1e-9):
+            padded_rows.append(f"{name} {padded / op['bytes']:.1f}")
         lines.append(
             f"  {name:<16}{op.get('weight_dtype') or '':>6}{format_seconds(op['time_s']):>10}{op['time_s'] / total:>8.1%}"
             f"{format_si(op['flops'], 'FLOP'):>14}{format_si(op['bytes'], 'B'):>12}{intensity:>9.1f}  {op['bound']}"
         )
+    if padded_rows:  # each row's bound is read off its FLOPs with its rows padded to the engine's GEMM tile
+        lines.append(f"  bound with rows padded to the {p['engine_values'].get('gemm_tile_rows')}-row GEMM tile (FLOP/B): "
+                     + ", ".join(padded_rows))
     spec = p.get("spec")
     if spec:
         be = spec["break_even_batch"]
