@@ -135,9 +135,11 @@ def predict_table(point: dict) -> str:
             f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], spec.get('draft_hardware') if spec['k'] else None, spec.get('draft_price_usd_per_hour'), p['hardware'] if p.get('price_usd_per_hour_per_device') is None else None)}"
             + (_unreachable_text(spec, p) if spec["cost_usd_per_million_tokens"] is not None else ""),
             f"    best k here        {_best_k_text(spec)}",
-            f"    break-even batch   {'none' if be is None else f'{be:,}'} at k {spec['k']}"
+            f"    break-even batch   {'none' if be is None else f'at least {be:,}' if spec.get('break_even_at_memory_limit') else f'{be:,}'}"
+            f" at k {spec['k']}"  # qa286: a number read as where it stops paying, where memory stops the search first
             + (f", {spec['break_even_speedup']:.3f}x there" if be is not None and spec.get("break_even_speedup") else "")
-            + ("  (the largest batch that fits: memory ends the search)" if spec.get("break_even_at_memory_limit") else "")
+            + ("  (the largest batch that fits: memory ends the search, speculation still paying)"
+               if spec.get("break_even_at_memory_limit") else "")
             + _capped_break_even_text(be, p),
             *([f"    below it           speedup < 1 at batch {gap[0]:,} alone: the curve {_dip_shape(gap)}" if gap[0] == gap[1] else
                f"    below it           speedup < 1 at batches from {gap[0]:,} to {gap[1]:,}"
