@@ -809,8 +809,12 @@ def _drop_line_remarks(doc, paths: list[list[str]]) -> None:
         items = getattr(getattr(node, "ca", None), "items", {})
         token = items.get(path[-1]) if isinstance(items, dict) else None
         if token and len(token) > 2 and token[2] is not None and token[2].value.lstrip().startswith("#"):
-            text = token[2].value
-            token[2].value = text[text.index("\n"):] if "\n" in text else "\n"
+            text = token[2].value  # its continuation lines too, indented past the field's own key (qa287: half a
+            margin = 2 * (len(path) - 1)  # sentence was left under `engine: vllm`); the lines at the key's margin or
+            rest = text[text.index("\n") + 1:].split("\n") if "\n" in text else []  # left of it head the next field
+            while rest and rest[0].strip() and len(rest[0]) - len(rest[0].lstrip()) > margin:
+                rest.pop(0)
+            token[2].value = "\n" + "\n".join(rest)
 
 
 def _price_set_by_hand(kind: str, doc, set_here: set[str]) -> None:

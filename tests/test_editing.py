@@ -2119,3 +2119,20 @@ def test_comment_lines_after_a_block_values_last_entry_follow_a_set_and_a_headin
     code, _, err = roofline("models", "new", "g2", "--from", "gpt-oss-120b", "--dir", tmp_path, "--set",
                             "attention={kv_layout: gqa, groups: [{kind: full, layers: 18}, {kind: sliding, layers: 18, window: 128}]}")
     assert code == 0 and "Traceback" not in err and "attention set whole: layer_groups (the 36 values it had) removed" in err, err
+
+
+@pytest.mark.slow
+def test_a_copys_field_set_drops_its_remarks_continuation_lines_and_keeps_the_next_fields_heading(tmp_path):
+    """qa287: `scenarios new be --from break-even-batch --set engine=vllm` dropped the first line of `engine: ideal`'s
+    two-line remark and left the second, half a sentence, under `engine: vllm`."""
+    from roofline.editing import new_profile
+
+    new_profile("scenario", "be", "break-even-batch", ["engine=vllm"], tmp_path)
+    text = (tmp_path / "be.yaml").read_text()
+    assert "\nengine: vllm\ndraft: llama-3.2-1b" in text and "would decide the batches" not in text, text
+    (tmp_path / "s.yaml").write_text("type: scenario\nname: s\nhardware: h100-sxm   # first line of a remark\n"
+                                     "                   # its second line\n# the model's heading\nmodel: llama-3.1-8b\n"
+                                     "axes: {batch: [1], context: [512]}\n")
+    new_profile("scenario", "s2", str(tmp_path / "s.yaml"), ["hardware=h200"], tmp_path)
+    text = (tmp_path / "s2.yaml").read_text()
+    assert "\nhardware: h200\n# the model's heading\nmodel: llama-3.1-8b\n" in text, text
