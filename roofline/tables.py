@@ -483,7 +483,13 @@ def hardware_table(hw) -> str:
         + "".join(f", {d} x {e:.2f}" for d, e in hw.compute_efficiency_by_dtype.items())
         + "".join(f", {d} x {hw.compute_efficiency_for(d):.2f} ({_same_peak_dtype(hw, d)}'s: the same peak)"
                   for d in hw.peak_flops_per_s  # qa281: '(as the same peak's)' named no dtype
-                  if d not in hw.compute_efficiency_by_dtype and hw.compute_efficiency_for(d) != hw.compute_efficiency),
+                  if d not in hw.compute_efficiency_by_dtype and hw.compute_efficiency_for(d) != hw.compute_efficiency)
+        + (f", {' and '.join([', '.join(fallback[:-1]), fallback[-1]] if len(fallback) > 1 else fallback)} x "
+           f"{hw.compute_efficiency:.2f} (the general figure: none of "
+           f"{'its' if len(fallback) == 1 else 'their'} own)"  # qa287: MI355X's fp8 and fp4 took bf16's 0.62 unsaid
+           if (fallback := [d for d in hw.peak_flops_per_s if d in ("fp8", "fp4", "int8")
+                            and d not in hw.compute_efficiency_by_dtype
+                            and hw.compute_efficiency_for(d) == hw.compute_efficiency]) else ""),
         f"  on-chip cache     {format_si(hw.on_chip_cache_bytes, 'B')}",
         f"  link              {format_si(hw.link_bw_bytes_per_s, 'B/s')} one direction x {hw.link_efficiency:.2f}, latency {format_seconds(hw.link_latency_s)}"
         f", {hw.scale_up_domain} {'device' if hw.scale_up_domain == 1 else 'devices'} per domain"
