@@ -525,6 +525,7 @@ def predict(
     fits = bool(mem["fits_in_memory"])
     out = {
         "hardware": hw.name,
+        "hardware_family": hw.engine_family,  # the device whose engine values it takes (a copy's `family`)
         "model": target.name,
         "engine": eng.name,
         "engine_values": {k: v for k, v in eng.to_json().items() if k not in ("overrides", "fitted")},  # as applied on this device's family

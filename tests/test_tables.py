@@ -858,3 +858,16 @@ def test_predict_says_the_padded_intensity_an_operators_bound_is_read_from():
     assert f"mlp {mlp['padded_flops'] / mlp['bytes']:.1f}" in line
     q = roofline.predict("h100-sxm", "llama-3.1-8b", 288, 256)  # a multiple of the tile: nothing padded
     assert "bound with rows padded" not in predict_text(q)
+
+
+@pytest.mark.slow
+def test_the_bf16_mla_copy_on_an_amd_device_says_rocms_path_may_keep_it_quantised():
+    """qa287: vLLM's 16-bit copy of MLA's up-projections was charged on MI300X unsaid, where vllm.yaml's own source says
+    ROCm's AITER fp8 / fp4 bmm keeps them quantised (not modelled)."""
+    import roofline
+    from roofline.tables import predict_table as predict_text
+
+    said = "on ROCm vLLM's AITER fp8 / fp4 bmm may keep them quantised: not modelled"
+    amd = roofline.predict("mi300x", "deepseek-r1", 64, 4096, tp=8)
+    assert amd["hardware_family"] == "mi300x" and said in predict_text(amd)
+    assert said not in predict_text(roofline.predict("h200", "deepseek-r1", 64, 4096, tp=8))
