@@ -740,8 +740,9 @@ def predict(
         short_rates = acceptance is not None and tree_nodes is None and speculates(method, k) and k > len(acceptance)
         if short_rates:  # k itself runs past the rates given (and best k with it, said in the same line)
             reach = max(k, best_k or 0)
-            out["warnings"].append(acceptance_reach_note(method, [reach], acceptance).replace(
-                f"k up to {reach} takes", _past(k, reach, True, "take"), 1))
+            out["warnings"] += [note.replace(f"k up to {reach} takes", _past(k, reach, True, "take"), 1)
+                                for note in [acceptance_reach_note(method, [reach], acceptance)] if note]  # qa288: ''
+                                # (a rate of 0 past which nothing is accepted) was said as an empty warning
         measured = acceptance_length is not None and best_k != k  # one rate from a length measured at k: both ways off
         one_alpha = alpha is not None and acceptance is None and tree_nodes is None
         past_rates = (acceptance is not None and tree_nodes is None and best_k is not None and best_k > len(acceptance)
@@ -783,8 +784,9 @@ def predict(
                                    "give k, the tree's depth (each draft step widens the tree, so its draft time and the "
                                    "drafter's passes depend on it)")
         if not speculates(method, k) and (tree_nodes is not None or alpha is not None or acceptance is not None):
-            out["warnings"].append("k 0: nothing is drafted, so the point is plain decoding and the acceptance given "
-                                   "(alpha, rates or a tree's tau) is not used")
+            out["warnings"].append("k 0: nothing is drafted, so the point is plain decoding; the acceptance given (alpha, "
+                                   "rates or a tree's tau) serves only the best-k search")  # qa288: said unused beside
+            # the best k it moved
         if acceptance is not None and speculates(method, k):  # every rate given: best k reads past k (qa138)
             out["warnings"] += [note for note in [rising_rates_note(acceptance)] if note]
         if out["spec"]["acceptance_source"] not in (None, "given") and tree_nodes is None and speculates(method, k):

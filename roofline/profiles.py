@@ -433,6 +433,8 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
     if not isinstance(name, str) or not name.strip():
         raise RooflineError(f"{kind} name: expected a non-empty name, found {name!r}")
     candidate = Path(name)
+    if not is_profile_path(name) and ("/" in name or os.sep in name) and candidate.is_dir():  # qa288: '/tmp' was an
+        raise UnknownName(f"{name}: expected a {kind} profile file, found a folder")  # unknown name, closest tpu-v5e
     if is_profile_path(name):
         if candidate.is_file():
             _check_kind_of_file(kind, candidate)

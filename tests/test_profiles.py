@@ -210,3 +210,12 @@ def test_a_profile_path_that_is_a_folder_is_said_so(tmp_path):
     (tmp_path / "dirx.yaml").mkdir()
     with pytest.raises(RooflineError, match=r"dirx.yaml: expected a hardware profile file, found a folder$"):
         find_profile("hardware", str(tmp_path / "dirx.yaml"))
+
+
+def test_a_profile_name_that_is_a_folder_is_said_so(tmp_path):
+    """qa288: `hw show /tmp` said "unknown hardware '/tmp'; closest: tpu-v5e, tpu-v6e"."""
+    from roofline.errors import RooflineError
+    from roofline.profiles import find_profile
+
+    with pytest.raises(RooflineError, match=r": expected a model profile file, found a folder$"):
+        find_profile("model", str(tmp_path))

@@ -871,3 +871,20 @@ def test_the_bf16_mla_copy_on_an_amd_device_says_rocms_path_may_keep_it_quantise
     amd = roofline.predict("mi300x", "deepseek-r1", 64, 4096, tp=8)
     assert amd["hardware_family"] == "mi300x" and said in predict_text(amd)
     assert said not in predict_text(roofline.predict("h200", "deepseek-r1", 64, 4096, tp=8))
+
+
+@pytest.mark.slow
+def test_predicts_odd_points_say_their_rates_warnings_and_acceptance_rightly():
+    """qa288: a billion-token context printed 'tokens/s 0.0' (the JSON 0.0217); an acceptance rate of 0 with k past
+    the rates printed an empty 'warning: '; k 0 with an alpha said the acceptance was not used beside a best k it moved."""
+    import roofline
+    from roofline.tables import predict_table as predict_text
+
+    slow = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1_000_000_000)
+    assert 0 < slow["tokens_per_s_per_user"] < 1
+    assert f"tokens/s per user    {format_significant(slow['tokens_per_s_per_user'])}" in predict_text(slow)
+    zero = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", acceptance=[0.6, 0.0], k=3)
+    assert "" not in zero["warnings"] and all(w.strip() for w in zero["warnings"])
+    plain = [roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", k=0, alpha=a) for a in (0.3, 0.9)]
+    assert plain[0]["spec"]["best_k"] != plain[1]["spec"]["best_k"]  # the alpha moves the best k
+    assert all("serves only the best-k search" in " ".join(p["warnings"]) for p in plain)
