@@ -927,7 +927,7 @@ def check_fit_out(out: str | Path | None, force: bool = False) -> None:
     from roofline.editing import check_no_other_file
 
     check_no_other_file(out, force, "engine")  # a hardware or model profile of that name is not replaced, --force or not
-    check_file_out(out, force)  # last: it creates the folder the profile goes into, and tries writing there
+    check_file_out(out, force)  # last: it tries writing where the profile goes (no folder made yet)
 
 
 def write_fitted_profile(fit: dict, out: str | Path, force: bool = False) -> Path:

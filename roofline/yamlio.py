@@ -414,16 +414,16 @@ def check_file_out(path: Path, force: bool = False, what: str = "--out") -> None
     blocker = next((q for q in path.parents if q.exists() and not q.is_dir()), None)
     if blocker is not None:
         raise RooflineError(f"{what}: {blocker} is a file, so {path} cannot be created under it")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise RooflineError(f"{what}: cannot create the folder {path.parent}: {exc.strerror or exc}") from None
+    # the nearest folder that exists is tried, not the one to make: a command that fails later leaves no empty folder
+    # behind (qa288: fit and cheapest did); write_text_atomic makes the rest
+    base = next((q for q in path.parents if q.is_dir()), Path("."))
     probe = None
     try:  # os.access says yes to root on a read-only mount or an immutable folder: try it
-        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=path.parent)
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=base)
         os.close(fd)
     except OSError as exc:
-        raise RooflineError(f"{what}: cannot write into {path.parent}: {exc.strerror or exc}") from None
+        raise RooflineError(f"{what}: cannot write into {base}: {exc.strerror or exc}" if base == path.parent else
+                            f"{what}: cannot create the folder {path.parent}: {exc.strerror or exc}") from None
     finally:
         if probe is not None:
             os.unlink(probe)

@@ -269,3 +269,15 @@ def test_a_file_output_at_a_link_to_no_file_is_refused_not_replaced(tmp_path):
     with pytest.raises(RooflineError, match="is a symbolic link that leads to no file"):
         write_text_atomic(link, "x\n", force=True)
     assert link.is_symlink() and not (tmp_path / "nothere.csv").exists()
+
+
+def test_checking_an_output_file_makes_no_folder(tmp_path):
+    """qa288: `fit X.csv --out new/sub/x.yaml` that then failed on its rows left new/sub/ behind, empty (and cheapest
+    likewise): the check tries writing in the nearest folder that exists and makes none."""
+    from roofline.yamlio import check_file_out, write_text_atomic
+
+    target = tmp_path / "new" / "sub" / "x.yaml"
+    check_file_out(target)
+    assert not (tmp_path / "new").exists() and list(tmp_path.iterdir()) == []
+    write_text_atomic(target, "a: 1\n")  # the write makes them
+    assert target.read_text() == "a: 1\n"
