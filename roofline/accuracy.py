@@ -166,7 +166,7 @@ def report_text(summary: dict) -> str:
     h = summary["headline"]
     w = max([34, *map(len, summary["per_source"]), *map(len, summary["per_regime"])])  # source ids are written whole
     used = summary.get("engines_used") or {}
-    lines = [f"{h['file']}: {h['rows']} {h['split']} rows, engine: {h['engine']} (ideal beside it)",
+    lines = [f"{h['file']}: {h['rows']} {'' if h['split'] == 'all' else h['split'] + ' '}rows, engine: {h['engine']} (ideal beside it)",
              *([f"rows by engine profile: {', '.join(f'{name} {n}' for name, n in used.items())}"] if used else []), "",
              f"{'group':<{w}} {'rows':>6} {'median':>8} {'p90':>7} {'<=15%':>8}   |  ideal: {'median':>8} {'p90':>7} {'<=15%':>8}",
              "-" * (w + 76)]

@@ -780,7 +780,7 @@ def predict(
             out["warnings"].append(f"acceptance length {acceptance_length:g} taken as measured at k = {k}, the default: give k, "
                                    "the draft length it was measured at (the alpha it implies depends on it)")
         if tree_nodes is not None and not k_given:  # qa207: a 25-node tree of depth 5 ran at 4, in silence
-            out["warnings"].append(f"tree of {tree_nodes} nodes at depth k = {k}, the default ({K_DEFAULT}, at most the nodes): "
+            out["warnings"].append(f"tree of {tree_nodes} node{'s' if tree_nodes != 1 else ''} at depth k = {k}, the default ({K_DEFAULT}, at most the nodes): "
                                    "give k, the tree's depth (each draft step widens the tree, so its draft time and the "
                                    "drafter's passes depend on it)")
         if not speculates(method, k) and (tree_nodes is not None or alpha is not None or acceptance is not None):

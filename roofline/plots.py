@@ -106,7 +106,7 @@ def _tree_label(meta: dict) -> str:
     if not meta.get("tree_nodes"):
         return ""
     tau = f", τ {meta['tree_tau']:g}" if meta.get("tree_tau") is not None else ""
-    return f"tree of {int(meta['tree_nodes'])} nodes{tau}"
+    return f"tree of {int(meta['tree_nodes'])} node{'s' if int(meta['tree_nodes']) != 1 else ''}{tau}"
 
 
 def _speculates(meta: dict, df: pd.DataFrame) -> bool:

@@ -115,7 +115,7 @@ def predict_table(point: dict) -> str:
         given = (f"alpha {spec['alpha']:.4g} (acceptance length {spec['acceptance_length_given']:g} at k {spec['k']})"
                  if spec.get("acceptance_length_given") is not None else
                  f"alpha {spec['alpha']}" if spec.get("alpha") is not None else
-                 f"tree of {spec['tree_nodes']} nodes, tau {spec['tree_tau']:g} (given)" if spec.get("tree_nodes") is not None else
+                 f"tree of {spec['tree_nodes']} node{'s' if spec['tree_nodes'] != 1 else ''}, tau {spec['tree_tau']:g} (given)" if spec.get("tree_nodes") is not None else
                  f"acceptance {spec.get('acceptance')}")
         drafts = spec["k"] > 0  # k 0 drafts nothing: no acceptance is used, so none is shown (qa105)
         lines += [
@@ -1049,7 +1049,7 @@ def speculation_text(meta: dict) -> str:
     """How a sweep's rows without an alpha accept, from its scenario.json: 'as a tree of 15 nodes, tau 3.2', 'at rates 0.9,
     0.7, 0.5', 'at acceptance length 3.1', or '' (qa116: a pick on a tree or on per-position rates named neither)."""
     if meta.get("tree_nodes"):
-        return f"as a tree of {meta['tree_nodes']} nodes, tau {meta.get('tree_tau'):g}" if meta.get("tree_tau") else \
+        return f"as a tree of {meta['tree_nodes']} node{'s' if meta['tree_nodes'] != 1 else ''}, tau {meta.get('tree_tau'):g}" if meta.get("tree_tau") else \
             f"as a tree of {meta['tree_nodes']} nodes"
     if meta.get("acceptance"):
         return "at rates " + ", ".join(f"{a:g}" for a in meta["acceptance"])
