@@ -1349,3 +1349,15 @@ def test_a_price_set_by_hand_is_said_so_by_cheapest_and_the_reports_assumptions(
     code, _, err = roofline("report", tmp_path / "c.yaml", "--out", tmp_path / "r2")
     assert code == 0 and "$2.00; a cost pays" in (tmp_path / "r2" / "report.md").read_text() \
         and "The prices are your own;" in (tmp_path / "r2" / "report.md").read_text(), err
+
+
+@pytest.mark.slow
+def test_cheapest_says_the_speed_asked_as_asked(tmp_path, roofline):
+    """qa288: `--min-tokens-per-user 191.449` was said 'cheapest at 191 tokens/s per user', beside a fastest row of
+    191.4489 said as 191 that does not reach it; 1e30 as a 31-digit number."""
+    _swept(tmp_path, roofline, "name: s\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+           "axes: {batch: [1, 8], context: [1024], k: [0, 2], alpha: [0.8]}\n")
+    for asked, said in (("191.449", "cheapest at 191.449 tokens/s"), ("1e30", "cheapest at 1e+30 tokens/s"),
+                        ("50", "cheapest at 50 tokens/s")):
+        code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", asked)
+        assert out.startswith(said), (asked, out + err)
