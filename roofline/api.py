@@ -483,6 +483,9 @@ def predict(
     shared_prefix = _scalar_int(shared_prefix, "shared_prefix", 0, context, where)
     if prompt is not None:
         prompt = _scalar_int(prompt, "prompt", 1, CONTEXT_MAX, where)
+        if shared_prefix > prompt:  # qa288: accepted unsaid, the TTFT a 10-token prefill's beside a 1,000-token prefix
+            warn(f"the shared prefix ({shared_prefix:,} tokens) is longer than the prompt ({prompt:,}): a prefix every "
+                 "sequence shares is part of each prompt, so the TTFT here prefills fewer tokens than the prefix alone")
     if output_len is not None:
         output_len = _scalar_int(output_len, "output_len", 1, CONTEXT_MAX, where)
         if prompt is None:

@@ -996,3 +996,17 @@ def test_a_gpu_engine_on_a_cpu_apple_or_tpu_gets_no_caveat_on_its_gpu_evidence_b
         assert any("holds a GPU serving engine's costs" in w for w in said), (hw, said)
         assert not any("no measured row determines" in w or "run optimistic" in w or "was fitted on rows" in w
                        for w in said), (hw, said)
+
+
+@pytest.mark.slow
+def test_a_shared_prefix_longer_than_the_prompt_is_warned():
+    """qa288: `--shared-prefix 1000 --context 1024 --prompt 10` gave a 10-token prefill's TTFT unsaid."""
+    import warnings
+
+    from roofline.errors import RooflineWarning
+
+    with pytest.warns(RooflineWarning, match=r"the shared prefix \(1,000 tokens\) is longer than the prompt \(10\)"):
+        roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, shared_prefix=1000, prompt=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RooflineWarning)
+        roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, shared_prefix=1000, prompt=1024)
