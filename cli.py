@@ -932,6 +932,8 @@ def fit(
     )
 
     check_loss(loss)  # before a --cv or an --out is looked at
+    if force and out is None:  # as cheapest (qa288: ignored here)
+        raise RooflineError("--force: expected with --out FILE (it allows replacing that file), found no --out")
     if cv:
         if out is not None:
             raise RooflineError("--out: expected no profile to write with --cv (it fits once per source left out), found one")
