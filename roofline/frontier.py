@@ -347,15 +347,11 @@ def price_is_users(name: str, price: float, extra_dirs: tuple = ()) -> bool:
     that price, and either its header says the price was set by hand (hw new / hw set), or it is a profile of the
     user's own that is no copy of another (calibrated, or written by hand; qa284: said as a sourced quote)."""
     from roofline.editing import MADE_WITH_NEW
-    from roofline.hardware import load_hardware
     from roofline.profiles import builtin_dir
     from roofline.tables import _set_by_hand
 
-    try:
-        hw = load_hardware(name, extra_dirs)
-    except RooflineError:
-        return False
-    if hw.price_usd_per_hour is None or not math.isclose(hw.price_usd_per_hour, float(price), rel_tol=1e-6) or not hw.path:
+    hw = _hardware_now(name, extra_dirs)
+    if hw is None or hw.price_usd_per_hour is None or not math.isclose(hw.price_usd_per_hour, float(price), rel_tol=1e-6) or not hw.path:
         return False
     if "price" in _set_by_hand(hw.path):
         return True
@@ -951,14 +947,20 @@ def frontier_notes(df: pd.DataFrame, refused: list[dict] | None = None, extra_di
     return notes
 
 
-def _price_now(name: str, extra_dirs: tuple = ()) -> float | None:
-    """Device `name`'s price a device-hour in its profile on the search path now; None: none, or no such profile."""
+def _hardware_now(name: str, extra_dirs: tuple = ()):
+    """Device `name`'s profile on the search path now (a file the sweep recorded first), or None where none loads."""
     from roofline.hardware import load_hardware
 
     try:
-        return load_hardware(name, extra_dirs).price_usd_per_hour
+        return load_hardware(name, extra_dirs)
     except RooflineError:
         return None
+
+
+def _price_now(name: str, extra_dirs: tuple = ()) -> float | None:
+    """Device `name`'s price a device-hour in its profile on the search path now; None: none, or no such profile."""
+    hw = _hardware_now(name, extra_dirs)
+    return None if hw is None else hw.price_usd_per_hour
 
 
 def _unpriced_devices(rows: pd.DataFrame) -> set[str]:

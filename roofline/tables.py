@@ -7,7 +7,7 @@ from pathlib import Path
 
 from roofline.hardware import peak_unit
 from roofline.serving import DP_GATHER, MOE_DISPATCH, OPTIMISTIC_BATCH, PP_REMAINDERS, family_of, optimistic
-from roofline.units import format_seconds, format_si, format_significant, format_usd_per_hour
+from roofline.units import format_seconds, format_si, format_significant, format_usd_per_hour, spoken_list
 
 
 def predict_table(point: dict) -> str:
@@ -32,8 +32,8 @@ def predict_table(point: dict) -> str:
         + (f"; its bytes take {format_seconds(p['bytes_time_s'])} at the derated bandwidth, and twice the bandwidth "
            f"gives {format_seconds(p['step_time_at_2x_bandwidth_s'])}"
            + (f": {_rest_text(p)})"
-              if p["step_time_at_2x_bandwidth_s"] > 0.8 * p["step_time_s"] else ")")
-           if p["bound"] == "memory" and p["bytes_time_s"] < 0.5 * p["step_time_s"] else ")"),
+              if p["step_time_at_2x_bandwidth_s"] > OVERHEAD_LEFT_AT_2X * p["step_time_s"] else ")")
+           if p["bound"] == "memory" and p["bytes_time_s"] < BYTES_SHARE_SAID * p["step_time_s"] else ")"),
         f"  tokens/s (batch)     {_rate(p['tokens_per_s'])}   ({_rate(p['tokens_per_s_per_device'])} per device)",
         f"  tokens/s per user    {_rate(p['tokens_per_s_per_user'])}",
         f"  cost                 {_cost_text(p['cost_usd_per_million_tokens'], priceless=p['hardware'])}"
@@ -245,11 +245,16 @@ def _other_ridges_text(p: dict) -> str:
     return "".join(f"; {d}'s {r:.1f} for {', '.join(ops.get(d, []))}" for d, r in ridges.items() if d != p["ridge_point_dtype"])
 
 
+BYTES_SHARE_SAID = 0.5  # a memory-bound step whose bytes take less of it says what else does
+OVERHEAD_LEFT_AT_2X = 0.8  # and where twice the bandwidth leaves more of it, its overheads set it (_rest_text)
+
+
 def _overhead_bound(p: dict) -> bool:
     """Whether a memory-bound step is set by its overheads (kernel latencies, collectives, host work) more than by its
-    bytes: they take under half the step, and twice the bandwidth leaves over 80% of it (as _rest_text says)."""
-    return (p["bound"] == "memory" and not _host_sets_step(p) and p["bytes_time_s"] < 0.5 * p["step_time_s"]
-            and p["step_time_at_2x_bandwidth_s"] > 0.8 * p["step_time_s"])
+    bytes: they take under BYTES_SHARE_SAID of the step, and twice the bandwidth leaves over OVERHEAD_LEFT_AT_2X of it
+    (as _rest_text says)."""
+    return (p["bound"] == "memory" and not _host_sets_step(p) and p["bytes_time_s"] < BYTES_SHARE_SAID * p["step_time_s"]
+            and p["step_time_at_2x_bandwidth_s"] > OVERHEAD_LEFT_AT_2X * p["step_time_s"])
 
 
 def _host_sets_step(p: dict) -> bool:
@@ -329,7 +334,8 @@ def _verify_overhead_bound(spec: dict, p: dict) -> str:
     if spec["verify_bound"] != "memory" or p["layout"].get("pp", 1) > 1 or not _overhead_bound(p):
         return ""
     bytes_s = p["bytes_time_s"] + max(t_v - t_s, 0.0)
-    return "overhead-bound: its operators are " if bytes_s < 0.5 * t_v and t_v - bytes_s / 2 > 0.8 * t_v else ""
+    return ("overhead-bound: its operators are "
+            if bytes_s < BYTES_SHARE_SAID * t_v and t_v - bytes_s / 2 > OVERHEAD_LEFT_AT_2X * t_v else "")
 
 
 def _rate(tokens_per_s: float) -> str:
@@ -489,7 +495,7 @@ def hardware_table(hw) -> str:
         + "".join(f", {d} x {hw.compute_efficiency_for(d):.2f} ({_same_peak_dtype(hw, d)}'s: the same peak)"
                   for d in hw.peak_flops_per_s  # qa281: '(as the same peak's)' named no dtype
                   if d not in hw.compute_efficiency_by_dtype and hw.compute_efficiency_for(d) != hw.compute_efficiency)
-        + (f", {' and '.join([', '.join(fallback[:-1]), fallback[-1]] if len(fallback) > 1 else fallback)} x "
+        + (f", {spoken_list(fallback)} x "
            f"{hw.compute_efficiency:.2f} (the general figure: none of "
            f"{'its' if len(fallback) == 1 else 'their'} own)"  # qa287: MI355X's fp8 and fp4 took bf16's 0.62 unsaid
            if (fallback := [d for d in hw.peak_flops_per_s if d in ("fp8", "fp4", "int8")
