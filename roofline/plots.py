@@ -993,11 +993,12 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
     placements = list(dict.fromkeys(fitting["draft_hardware"].fillna("").astype(str))) if "draft_hardware" in fitting else []
     placed = ""  # the drafter's placement each panel's large batch is read at: the first swept where a drafting row fits
     if len(placements) > 1 and "k" in fitting.columns:  # there, as the other figures hold the first (qa283: B = 6 fit
-        where = fitting["draft_hardware"].fillna("").astype(str)  # only with the drafter on an L4; qa284: per panel, a
-        drafting = fitting["k"] > 0  # panel whose first placement fits no drafting row kept its batch)
-        chosen = {key: next((p for p in placements if (drafting & (where == p))[[k == key for k in panel_keys(fitting)]].any()),
-                            placements[0]) for key in dict.fromkeys(panel_keys(fitting))}
-        fitting = fitting[[chosen[key] == p for key, p in zip(panel_keys(fitting), where)]]
+        where = fitting["draft_hardware"].fillna("").astype(str).tolist()  # only with the drafter on an L4; qa284: per
+        keys = panel_keys(fitting)  # panel, a panel whose first placement fits no drafting row kept its batch)
+        drafted_at = set(zip(keys, where, (fitting["k"] > 0).tolist()))
+        chosen = {key: next((p for p in placements if (key, p, True) in drafted_at), placements[0])
+                  for key in dict.fromkeys(keys)}
+        fitting = fitting[[chosen[key] == p for key, p in zip(keys, where)]]
         placed = (f"the largest batch that fits with the {_config_label(meta, 'draft_hardware', placements[0])}"
                   + ("" if set(chosen.values()) == {placements[0]} else
                      ", else at the first placement where speculation fits"))

@@ -433,9 +433,9 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
     if not isinstance(name, str) or not name.strip():
         raise RooflineError(f"{kind} name: expected a non-empty name, found {name!r}")
     candidate = Path(name)
-    if not is_profile_path(name) and ("/" in name or os.sep in name) and candidate.is_dir():  # qa288: '/tmp' was an
-        raise UnknownName(f"{name}: expected a {kind} profile file, found a folder")  # unknown name, closest tpu-v5e
-    if is_profile_path(name):
+    if (is_profile_path(name) or "/" in name or os.sep in name) and candidate.is_dir():  # a path to a folder: said so
+        raise UnknownName(f"{name}: expected a {kind} profile file, found a folder")  # (qa279: 'not found'; qa288: '/tmp'
+    if is_profile_path(name):  # an unknown name, closest tpu-v5e)
         if candidate.is_file():
             _check_kind_of_file(kind, candidate)
             return candidate
@@ -443,8 +443,6 @@ def find_profile(kind: str, name: str, extra_dirs: tuple[str | Path, ...] = ()) 
             from roofline.yamlio import check_regular_file
 
             check_regular_file(candidate)
-        if candidate.is_dir():  # qa279: said 'not found' where sweep says what is there
-            raise UnknownName(f"{name}: expected a {kind} profile file, found a folder")
         if os.sep in name or "/" in name:  # UnknownName: a scenario names its own file and key in front
             raise UnknownName(f"{name}: {kind} file not found (a path is read from the working directory, or in a "
                               "scenario from the scenario file's folder first)")
