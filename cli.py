@@ -17,7 +17,7 @@ from typing import Annotated, Optional
 import typer
 
 from roofline.errors import RooflineError
-from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, DRAFT_VOCAB_MAX, K_MAX, TREE_NODES_MAX
+from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, DRAFT_VOCAB_MAX, GPUS_MAX, K_MAX, TREE_NODES_MAX
 
 
 def _compact_help_types() -> None:
@@ -538,18 +538,18 @@ def measurements_convert(
     hardware: Annotated[str, typer.Option(help="Hardware profile the server ran on.")],
     model: Annotated[str, typer.Option(help="Model profile the server ran.")],
     out: Annotated[Path, typer.Option(help="Measurements CSV to write (its columns: the README in measurements/).")],
-    tp: Annotated[int, typer.Option(help="Tensor-parallel degree of the server.")] = 1,
-    ep: Annotated[int, typer.Option(help="Expert-parallel degree.")] = 1,
-    dp_attention: Annotated[int, typer.Option(help="Attention data-parallel degree.")] = 1,
-    gpus: Annotated[Optional[int], typer.Option(help="GPUs of the deployment (default tp x dp-attention).")] = None,
+    tp: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Tensor-parallel degree of the server.")] = 1,
+    ep: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Expert-parallel degree.")] = 1,
+    dp_attention: Annotated[int, typer.Option(min=1, max=DEGREE_MAX, help="Attention data-parallel degree.")] = 1,
+    gpus: Annotated[Optional[int], typer.Option(min=1, max=GPUS_MAX, help="GPUs of the deployment (default tp x dp-attention).")] = None,
     weight_dtype: Annotated[Optional[str], typer.Option(help="Weight dtype the server ran (default: the checkpoint as published, the dtype of most of the model's weight bytes).")] = None,
     kv_dtype: Annotated[str, typer.Option(help="KV-cache dtype.")] = "bf16",
     method: Annotated[str, typer.Option(help="Speculation method of the server: none | draft | mtp | eagle | medusa | ngram, or the "
                                         "server's own name (eagle3, draft_model, standalone, deepseek_mtp, nextn).")] = "none",
-    k: Annotated[int, typer.Option(help="Draft length (speculative tokens per step; a tree's depth).")] = 0,
-    draft_tokens: Annotated[int, typer.Option(help="Tree drafting: tokens verified per sequence (SGLang's option named speculative num draft tokens); 0 for a chain.")] = 0,
+    k: Annotated[int, typer.Option(min=0, max=K_MAX, help="Draft length (speculative tokens per step; a tree's depth).")] = 0,
+    draft_tokens: Annotated[int, typer.Option(min=0, max=TREE_NODES_MAX + 1, help="Tree drafting: tokens verified per sequence (SGLang's option named speculative num draft tokens); 0 for a chain.")] = 0,
     draft: Annotated[str, typer.Option(help="Draft model profile, with --method draft.")] = "",
-    draft_vocab: Annotated[Optional[int], typer.Option(help="With --method eagle: the vocabulary the head drafts over (EAGLE-3 heads: "
+    draft_vocab: Annotated[Optional[int], typer.Option(min=1, max=DRAFT_VOCAB_MAX, help="With --method eagle: the vocabulary the head drafts over (EAGLE-3 heads: "
                                                        "32000; its config's draft_vocab_size). Default: the target's.")] = None,
     engine: Annotated[Optional[str], typer.Option(help="Engine: vllm | sglang | trtllm (default: the result's backend, else the "
                                                   "benchmark that wrote it, told by its fields).")] = None,
@@ -890,7 +890,7 @@ def bench(
     jobs: Annotated[bool, typer.Option("--jobs", help="Instead: time the README's main jobs (report; sweep with six plots) end to end, each a fresh process.")] = False,
 ) -> None:
     """Benchmark sweeps: points/s computing only and end to end to each format, the ratios, peak memory; one JSON line per size."""
-    from roofline.bench import run_bench, run_jobs
+    from roofline.bench import points_run, run_bench, run_jobs
 
     if jobs:  # the README's jobs, as they are: the sweep options do not apply (qa114: --format xml ran and exited 0)
         given = [flag for flag, value, default in (("--points", points, [1_000_000]), ("--chunk-points", chunk_points, 1_000_000),
@@ -905,7 +905,13 @@ def bench(
         if fmt not in ("csv", "parquet", "both"):
             raise RooflineError(f"--format: expected csv, parquet or both, found {fmt!r}")
     formats = tuple(f for f in ("parquet", "csv") if any(asked in (f, "both") for asked in format_))
+    timed: dict[int, int] = {}  # points run -> the size asked that runs them
     for n in points:
+        if points_run(n) in timed:  # qa288: 1000 and 2000 both run one grid, which was timed twice
+            typer.echo(f"note: --points {n:,} runs {points_run(n):,} points, as --points {timed[points_run(n)]:,} does: "
+                       "timed once", err=True)
+            continue
+        timed[points_run(n)] = n
         typer.echo(json.dumps(run_bench(n, chunk_points, formats, repeats)))
 
 
@@ -1234,8 +1240,10 @@ def _command_and_rest(group, argv: list[str]):
 def refuse_empty_paths(group, argv: list[str]) -> None:
     """One line for an empty path (`--out ""`, `fit ""`: Path('') is the working folder, which a file option then named
     '.', and `--dir ""` wrote into; qa246), as --profiles '' is refused: the command's path parameters are those its
-    function annotates with Path, options by their names, arguments by their order."""
+    function annotates with Path, options by their names, arguments by their order. And for a number option's value
+    written with an underscore or non-ASCII digits (`--batch 1_000`), which click would read."""
     import inspect
+    import re
 
     command, rest = _command_and_rest(group, argv)
     callback = getattr(command, "callback", None)
@@ -1244,6 +1252,8 @@ def refuse_empty_paths(group, argv: list[str]) -> None:
     annotations = {n: str(p.annotation) for n, p in inspect.signature(callback).parameters.items()}
     params = getattr(command, "params", ())
     is_path = {p.name: "Path" in annotations.get(p.name, "") for p in params}
+    is_number = {p.name: re.search(r"\b(int|float)\b", annotations.get(p.name, "").partition("typer.")[0]) is not None
+                 for p in params}  # the type before typer.Option(...): its help may say 'int'
     valued = {name: p for p in params if getattr(p, "param_type_name", "") == "option" and not getattr(p, "is_flag", False)
               for name in p.opts}
     flags = {name for p in params if getattr(p, "is_flag", False) for name in (*p.opts, *getattr(p, "secondary_opts", ()))}
@@ -1259,8 +1269,10 @@ def refuse_empty_paths(group, argv: list[str]) -> None:
         if not only_arguments and name in valued:
             value = value if eq else (rest[i + 1] if i + 1 < len(rest) else None)
             if value is not None and is_path[valued[name].name] and not value.strip():
-                raise RooflineError(f"command line: {name}: expected a path, found an empty string "
-                                    "(write '.' for the working folder)")
+                raise RooflineError(f"command line: {name}: expected a path, found an empty string{_dot_hint(valued[name])}")
+            if value is not None and is_number[valued[name].name] and not (value.isascii() and "_" not in value):
+                # Python's int() and float() read 1_000 and full-width digits, which no other field takes (qa288)
+                raise RooflineError(f"command line: {name}: expected a number in plain ASCII digits, found {value!r}")
             i += 1 if eq else 2
             continue
         if not only_arguments and (word in flags or word.startswith("-")):
@@ -1269,11 +1281,16 @@ def refuse_empty_paths(group, argv: list[str]) -> None:
         if position < len(arguments):
             argument = arguments[position]
             if is_path[argument.name] and not word.strip():
-                raise RooflineError(f"command line: {argument.name.upper()}: expected a path, found an empty string "
-                                    "(write '.' for the working folder)")
+                raise RooflineError(f"command line: {argument.name.upper()}: expected a path, found an empty string"
+                                    f"{_dot_hint(argument)}")
             if getattr(argument, "nargs", 1) == 1:
                 position += 1
         i += 1
+
+
+def _dot_hint(param) -> str:
+    """The hint for an empty path where the parameter may name a folder (its help says so): a file has no '.' (qa288)."""
+    return " (write '.' for the working folder)" if "folder" in (getattr(param, "help", None) or "").lower() else ""
 
 
 def hoist_profiles(argv: list[str]) -> list[str]:

@@ -376,7 +376,7 @@ def _named_profile(where: str, field: str, loader, value, profiles):
     try:
         return loader(value, profiles)
     except RooflineError as exc:  # an unknown name, a broken file, a spec object that no profile check saw: the call's
-        if str(exc).startswith(f"{where}: "):
+        if str(exc).startswith((f"{where}: ", "ROOFLINE_PATH:")):  # the environment's search path: not the call's
             raise
         text = str(exc)  # 'hardware spec ...' under hardware, 'profiles: ...' under any: said once, not twice
         said = f"{where}: {text}" if text.startswith((f"{field} ", "profiles:")) else f"{where}: {field}: {text}"

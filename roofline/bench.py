@@ -51,10 +51,17 @@ from roofline.errors import RooflineError
 from roofline.grid import iter_blocks, load_configs, write_sweep
 from roofline.scenario import scenario_from_dict
 
+GRID_POINTS = 16 * 20 * 128  # one context's points: 16 k x 20 alpha x 128 batch
+
+
+def points_run(points: int) -> int:
+    """The points a sweep of about `points` runs: whole grids of GRID_POINTS (1,000,000 runs 983,040)."""
+    return max(1, int(round(points / GRID_POINTS))) * GRID_POINTS
+
 
 def synthetic_scenario(points: int):
     """A scenario of about `points` points: 16 k x 20 alpha x 128 batch x (points / 40,960) contexts."""
-    n_context = max(1, int(round(points / (16 * 20 * 128))))
+    n_context = points_run(points) // GRID_POINTS
     data = {
         "name": f"bench-{points}",
         "hardware": "h100-sxm",

@@ -67,7 +67,7 @@ def shown_value(found: object) -> str:
     text = repr(found)
     if "\n" in text.strip():
         return f"a {type(found).__name__}"
-    shown = " ".join(text.split())
+    shown = " ".join(text.split()) if "\n" in text else text  # a string's spaces as given ('  ', not ' ': qa288)
     return shown[:117] + "..." if len(shown) > 120 else shown
 
 

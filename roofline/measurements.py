@@ -94,7 +94,7 @@ from roofline.engine import arrival_stall_s, step_metrics
 from roofline.errors import MISSING, RooflineError, closest_names, field_error, warn
 from roofline.hardware import HardwareSpec, load_hardware
 from roofline.layout import Deployment, deployment
-from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, DRAFT_VOCAB_MAX, K_MAX, TREE_NODES_MAX
+from roofline.limits import BATCH_MAX, CONTEXT_MAX, DEGREE_MAX, DRAFT_VOCAB_MAX, GPUS_MAX, K_MAX, TREE_NODES_MAX
 from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
 from roofline.profiles import DTYPE_ALIASES, is_profile_path
 from roofline.serving import DEFAULT_ENGINE, IDEAL, ServingEngine, for_engine, load_engine
@@ -277,7 +277,7 @@ def check_measurements(raw: pd.DataFrame, where: str) -> pd.DataFrame:
         df[column] = raw[column].str.strip().to_numpy()
     for column in ("hardware", "model"):  # a name in any case, a profile's path as written (qa279: /Users/x lowercased)
         df[column] = [v if is_profile_path(v) else v.lower() for v in raw[column].str.strip()]
-    for column, high in (("gpus", 65536), ("tp", DEGREE_MAX), ("ep", DEGREE_MAX), ("dp_attention", DEGREE_MAX), ("pp", DEGREE_MAX)):
+    for column, high in (("gpus", GPUS_MAX), ("tp", DEGREE_MAX), ("ep", DEGREE_MAX), ("dp_attention", DEGREE_MAX), ("pp", DEGREE_MAX)):
         df[column] = _integers(raw, column, where, 1, high)
     df["weight_dtype"] = _choice(raw, "weight_dtype", where, WEIGHT_DTYPES, DTYPE_ALIASES)
     df["kv_dtype"] = _choice(raw, "kv_dtype", where, KV_DTYPES, DTYPE_ALIASES)
@@ -949,6 +949,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     for option, text in (("--source-id", source_id), ("--engine-version", engine_version)):  # a value read from a file
         if text and re.search(r"[\r\n\x85\u2028\u2029]", str(text)):  # saved on Windows (qa193: a CSV fit refused)
             raise field_error("command line", option, "text on one line", text)
+    if source_id is not None and not source_id.strip():  # qa288: "  " was written as every row's source
+        raise field_error("command line", "--source-id", "a source's name (or leave it out: each file's name)", source_id)
     if draft_tokens and method == "none":
         raise field_error("command line", "--draft-tokens", "0 with --method none (a tree is drafted by a method)", draft_tokens)
     if draft_tokens and draft_tokens < k + 1:

@@ -331,6 +331,9 @@ def check_options(where: str, method: str, *, draft=None, draft_vocab=None, alph
         raise RooflineError(f"{where}: {'alpha' if alpha is not None else 'acceptance'}: expected {what} in [0, 1], found {bad}{hint}")
     if acceptance is not None and values.size == 0:
         raise RooflineError(f"{where}: acceptance: expected at least one rate, found an empty list")
+    if acceptance is not None and values.size > K_MAX:  # qa288: rates past the longest draft were never read, unsaid
+        raise RooflineError(f"{where}: acceptance: expected at most {K_MAX} rates (one a draft position; k is at most "
+                            f"{K_MAX}), found {values.size}")
     if (tree_nodes is None) != (tree_tau is None):
         raise RooflineError(f"{where}: tree_nodes and tree_tau: expected both or neither, found one")
     if tree_nodes is not None:

@@ -2,11 +2,12 @@
 
 import pytest
 
-from roofline.bench import run_bench, synthetic_scenario
+from roofline.bench import points_run, run_bench, synthetic_scenario
 
 
 def test_the_synthetic_scenario_has_about_the_asked_points():
-    assert synthetic_scenario(1_000_000).points == 983_040  # 16 k x 20 alpha x 128 batch x 24 contexts
+    assert synthetic_scenario(1_000_000).points == 983_040 == points_run(1_000_000)  # 16 k x 20 alpha x 128 batch x 24 contexts
+    assert points_run(1000) == points_run(2000) == synthetic_scenario(2000).points == 40_960
 
 
 @pytest.mark.slow
@@ -51,3 +52,14 @@ def test_bench_takes_the_formats_sweep_takes(roofline):
         assert {f for f in ("parquet", "csv") if f"{f}_s" in line} == timed
     code, _, err = roofline("bench", "--points", "1000", "--format", "xlsx")
     assert code == 2 and "--format: expected csv, parquet or both, found 'xlsx'" in err
+
+
+@pytest.mark.slow
+def test_two_sizes_that_run_the_same_points_are_timed_once(roofline):
+    """qa288: `--points 1000 --points 2000` both run one grid of 40,960 points, which was timed twice."""
+    import json
+
+    code, out, err = roofline("bench", "--points", "1000", "--points", "2000", "--points", "90000", "--repeats", "1", "--format", "csv")
+    assert code == 0, err
+    assert [json.loads(line)["points"] for line in out.strip().splitlines()] == [40_960, 81_920]
+    assert "note: --points 2,000 runs 40,960 points, as --points 1,000 does: timed once" in err

@@ -610,6 +610,25 @@ def test_an_empty_path_is_one_line_not_the_working_folder(roofline, tmp_path, mo
 
 
 @pytest.mark.slow
+def test_an_empty_file_path_is_not_told_to_write_a_dot(roofline, tmp_path):
+    """qa288: `cheapest --out ""` (a CSV file) was told "write '.' for the working folder", which names no file."""
+    for args, folder in ((("cheapest", str(tmp_path), "--out", ""), False), (("fit", ""), False),
+                         (("cheapest", ""), True), (("sweep", "flops-vs-time", "--out", ""), True)):
+        code, _, err = roofline(*args)
+        assert code == 2 and "expected a path, found an empty string" in err, (args, err)
+        assert ("write '.' for the working folder" in err) == folder, (args, err)
+
+
+@pytest.mark.slow
+def test_a_bad_search_path_is_the_environments_not_an_options(roofline, tmp_path, monkeypatch):
+    """qa288: a ROOFLINE_PATH naming nothing was blamed on --hardware ('command line: --hardware: ROOFLINE_PATH: ...')."""
+    monkeypatch.setenv("ROOFLINE_PATH", str(tmp_path / "none"))
+    for args in (("predict", "--hardware", "h100-sxm", "--model", "llama-3.1-8b"), ("hw", "show", "h100-sxm")):
+        code, _, err = roofline(*args)
+        assert code == 2 and err == f"error: ROOFLINE_PATH: {tmp_path / 'none'}: expected a folder of profiles, found nothing\n", err
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("text", ["axes:\n  batch: [{big}]\n", "axes:\n  batch: {big}\n",
                                   "axes:\n  batch: {{start: 1, stop: {big}, num: 3}}\n", "axes:\n  alpha: [{big}]\n"])
 def test_an_integer_too_large_for_a_float_in_a_scenario_is_one_line(tmp_path, text):
