@@ -64,6 +64,7 @@ from roofline.serving import (
     engine_layout_note,
     engine_on_a_cpu,
     fitted_class_note,
+    fitted_elsewhere_note,
     fitted_family_note,
     for_engine,
     host_amortised_note,
@@ -667,13 +668,14 @@ def predict(
     # the caveats on the engine's evidence (priors, fits, optimism) describe a deployment: none where it does not run on
     # the device (TensorRT-LLM on an MI300X said them beside saying so)
     deployable = not engine_on_a_cpu(eng, hw) and (not draft_hw or not speculates(method, k) or not engine_on_a_cpu(eng, draft_hw))
+    used = parameters_used(hw, target, dep, eng, speculates(method, k),
+                           bool(host_sets_step(m["host_overlapped"], m["host_time_s"], m["step_time_s"])))
     for note in (engine_on_a_cpu(eng, hw), engine_on_a_cpu(eng, draft_hw) if draft_hw and speculates(method, k) else "",
                  weight_only_note(hw, dep, target), unfitted_family_note(hw, target, dep, eng) if deployable else "",
-                 undetermined_note(eng, hw, parameters_used(hw, target, dep, eng, speculates(method, k),
-                                                            bool(host_sets_step(m["host_overlapped"], m["host_time_s"], m["step_time_s"]))))
-                 if deployable else "",
+                 undetermined_note(eng, hw, used) if deployable else "",
                  fitted_class_note(eng, target) if deployable else "",
                  fitted_family_note(eng, hw) if deployable else "",
+                 fitted_elsewhere_note(eng, hw, target, method, used) if deployable else "",
                  fitted_family_note(eng, draft_hw, "the drafter's device ") if deployable and draft_hw and speculates(method, k) else "",
                  shard_note(target, dep), group_note(target, dep), hw.one_domain_note(dep.devices),
                  stage_split_dense_note(eng, target, dep), engine_layout_note(eng, target, dep),

@@ -501,6 +501,8 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         sensitivity[j] = float(np.max(np.abs(change)))
         columns[:, j] = change / step
     together = _determined_together(columns, [j for j in range(len(result.x)) if free[j] and sensitivity[j] > 1e-3])
+    fitted_on = _fitted_on(rows, usable.to_numpy(), engine_family, columns,
+                           {_free_name(j, extra): j for j in range(len(result.x)) if free[j] and sensitivity[j] > 1e-3})
     params = []
     for j, p in enumerate(PARAMETERS):
         at_low, at_high = result.x[j] <= 1e-3, result.x[j] >= 1 - 1e-3
@@ -565,12 +567,33 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
         "per_family_none": _per_family_none(per_family, own, engine_family[usable]),
         "dropped_overrides": sorted((glob, BY_FIELD[f].key) for glob, f in stale),
         "shadowed": _shadowed(base, fixed, engine_family[usable]),
+        "fitted_on": fitted_on,
         "model_classes": sorted({model_class(g.model) for g in rows.groups if usable.to_numpy()[g.index].any()}),
         "hardware_families": sorted(set(engine_family[usable].map(family_label))),
     }
 
 
 _FAMILY_ENTRY = re.compile(r"^(\w+) on .+ \(([^;()]+); \d+ rows\)$")  # an item of `fitted.per_family`, as written below
+
+
+def _fitted_on(rows, usable: np.ndarray, engine_family: pd.Series, columns: np.ndarray, moving: dict[str, int]) -> dict:
+    """{parameter (or 'parameter [family]'): {devices, models, methods}}: the devices (each row's engine family, a
+    hardware profile name), model classes (serving.model_class) and speculation methods of the rows that determine
+    it, those whose prediction moves by more than 0.1% when it moves by 0.05 of its bounds (as `sensitivity`), for
+    the `moving` parameters (name -> column of `columns`, the Jacobian over the usable rows). What predict compares a
+    point with (serving.fitted_elsewhere_note): vllm's kernel latency on AMD fitted on MI300X rows alone, its
+    speculation costs on EAGLE and draft-model rows of dense models (qa287: both applied elsewhere unsaid)."""
+    classes = np.empty(len(rows.table), dtype=object)
+    for g in rows.groups:
+        classes[g.index] = model_class(g.model)
+    kept = np.flatnonzero(usable)
+    devices, methods = engine_family.to_numpy()[kept], rows.table["method"].to_numpy()[kept]
+    out = {}
+    for name, j in moving.items():
+        moved = np.abs(columns[:, j]) * 0.05 > 1e-3
+        out[name] = {"devices": sorted(set(devices[moved])), "models": sorted(set(classes[kept][moved])),
+                     "methods": sorted(set(methods[moved]))}
+    return out
 
 
 def _determined_together(columns: np.ndarray, moving: list[int], share: float = 0.05) -> dict[int, list[int]]:
@@ -775,6 +798,15 @@ def _costs_from_text(doc, own, base: ServingEngine, name: str, fit: dict) -> str
             f"# {other}'s file, its comments kept, with the fitted values of {base.name}.\n")
 
 
+def _flow(values: list):
+    """A list YAML writes on one line ([a, b, c])."""
+    from ruamel.yaml.comments import CommentedSeq
+
+    seq = CommentedSeq(values)
+    seq.fa.set_flow_style()
+    return seq
+
+
 def _folded(text: str, width: int = 110):
     """`text` as a folded block scalar (`notes: >-`) of lines at most `width` long, as the shipped profiles write their
     notes (a plain scalar would be one line of 1,500 characters)."""
@@ -892,6 +924,9 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
         # the GPU families of its rows (fit.family_label): predict warns on a device of another family
         "hardware_families": fit["hardware_families"],
     }
+    if fit.get("fitted_on"):  # the rows that determine each parameter: predict warns where a point is none of them
+        doc["fitted"]["fitted_on"] = {name: {key: _flow(values) for key, values in entry.items()}
+                                      for name, entry in fit["fitted_on"].items()}
     if fit.get("per_family"):
         doc["fitted"]["per_family"] = [f"{i['parameter']} on {i['family']} ({', '.join(i['globs'])}; {i['rows']} rows)"
                                        + ("" if i["determined"] else ": not determined, not written")

@@ -798,8 +798,9 @@ def _check_spec_costs(where: str, costs: dict, prefix: str = "") -> None:
 FITTED_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "number": 1.0}  # fitted.start_units: seconds per unit (number: none)
 _FITTED_LISTS = ("parameters", "bounds_hit", "fixed", "not_determined_by_rows", "per_family", "model_classes", "hardware_families")
 MODEL_CLASSES = ("dense GQA", "dense MLA", "MoE GQA", "MoE MLA")  # model_class's values
+FITTED_ON_KEYS = ("devices", "models", "methods")  # fitted.fitted_on's entries: what the rows that determine it hold
 _FITTED_KEYS = ("by", "file", "rows", "row_numbers", "date", "rms_log_error", "rms_log_error_at_start", "start",
-                "start_units", *_FITTED_LISTS)  # what fit.fitted_profile_text writes: a misspelt `start` would lose the start values
+                "start_units", "fitted_on", *_FITTED_LISTS)  # what fit.fitted_profile_text writes: a misspelt `start` would lose the start values
 
 
 def check_fitted(where: str, fitted: object) -> dict:
@@ -843,6 +844,15 @@ def check_fitted(where: str, fitted: object) -> dict:
     for item in fitted.get("hardware_families", []):
         if item not in labels:
             raise field_error(where, "fitted.hardware_families", "a list of " + ", ".join(labels), item)
+    fitted_on = fitted.get("fitted_on", {})
+    if not isinstance(fitted_on, dict):
+        raise field_error(where, "fitted.fitted_on", "a mapping of parameter to its rows' devices, models and methods "
+                          "(written by roofline fit)", fitted_on)
+    for name, entry in fitted_on.items():
+        if not isinstance(entry, dict) or set(entry) - set(FITTED_ON_KEYS) or not all(
+                isinstance(v, list) and all(isinstance(x, str) for x in v) for v in entry.values()):
+            raise field_error(where, f"fitted.fitted_on.{name}", "a mapping of " + ", ".join(FITTED_ON_KEYS) + " to lists "
+                              "of strings (written by roofline fit)", entry)
     return fitted
 
 
@@ -1129,6 +1139,65 @@ def fitted_family_note(engine: ServingEngine, hw, role: str = "") -> str:
     return (f"engine {engine.name} was fitted on rows from {_spoken(families)} devices only (its fitted.hardware_families), "
             f"and {role}{hw.name} is {family}: its kernel latency and efficiencies there come from other GPUs' kernels (a fit with "
             "rows from such a device measures them)")
+
+
+KERNEL_PARAMETERS = ("kernel_latency", "quantised_moe_efficiency", "weight_only_efficiency")  # the kernels' own: per device
+
+
+def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: dict[str, bool]) -> str:
+    """A warning where a fitted parameter this point uses (`used`, engine.parameters_used) was determined by no fit row
+    like the point (its `fitted.fitted_on`, written by roofline fit: the devices, model classes and methods of the rows
+    that move it): a kernel parameter (KERNEL_PARAMETERS) by rows of other devices (`hw.engine_family`) or model
+    classes, a speculation cost by rows of other methods, model classes or device families (qa287: vllm's kernel
+    latency on AMD, fitted on MI300X rows, reached MI355X unsaid, and its speculation costs, fitted on EAGLE and
+    draft-model rows of dense models on H100s, reached MTP on DeepSeek on MI300X). A difference the profile-wide notes
+    say already (fitted_family_note: no row of the device's family; fitted_class_note: none of its model class) is
+    left to them; a parameter no row determines, or one whose family value no row of the family does, is
+    undetermined_note's and unfitted_family_note's; a value set by hand over the family's is no fit's. '' where
+    nothing differs, or the profile records no fitted_on."""
+    fitted = engine.fitted or {}
+    fitted_on = fitted.get("fitted_on") or {}
+    if not fitted_on or engine_on_a_cpu(engine, hw) or getattr(hw, "kind", "gpu") != "gpu":
+        return ""
+    device, family, klass = hw.engine_family, family_label(hw.engine_family), model_class(model)
+    family_said = family not in (fitted.get("hardware_families") or [family])
+    class_said = klass not in (fitted.get("model_classes") or [klass])
+    on_hw = engine.for_hardware(hw)
+    differing: dict[tuple, list[str]] = {}  # (rows' description, the point's) -> parameters
+    for p in (*KERNEL_PARAMETERS, *SPEC_PARAMETERS):
+        own = f"{p} [{family_of(device)}]"
+        entry = fitted_on.get(own)
+        if entry is None and any(fnmatch.fnmatch(device, glob) and ({p, p + "_s"} & set(changes))
+                                 for glob, changes in engine.overrides):
+            continue  # the family's own value, set by hand or by a fit no row of the family determined: not this note's
+        entry = entry or fitted_on.get(p)
+        if not used.get(p) or entry is None or own in (fitted.get("not_determined_by_rows") or ()):
+            continue  # (no row of the family determined its value there: unfitted_family_note says so)
+        rows, point = [], []
+        if p in SPEC_PARAMETERS and method not in entry.get("methods", [method]):
+            rows.append(f"{_spoken([m for m in entry['methods'] if m != 'none'])} rows")
+            point.append(method)
+        if not class_said and klass not in entry.get("models", [klass]):
+            rows.append(f"of {_spoken(entry['models'])} models")
+            point.append(f"{'on ' if point else ''}a {klass} model")  # 'mtp on a MoE MLA model'
+        devices = entry.get("devices", [device])
+        if p in KERNEL_PARAMETERS and not family_said and device not in devices:
+            rows.append(f"from {_spoken(devices)}")
+            point.append(f"on {hw.name}")
+        elif p in SPEC_PARAMETERS and not family_said and family not in {family_label(d) for d in devices}:
+            rows.append(f"from {_spoken(devices)}")
+            point.append(f"on {hw.name} ({family})")
+        if rows:
+            value = getattr(on_hw, p + "_s", None)
+            shown = format_seconds(value) if value is not None else f"{getattr(on_hw, p):.3g}"
+            differing.setdefault((" ".join(rows if rows[0].endswith("rows") else ["rows", *rows]), " ".join(point)),
+                                 []).append(f"{p} ({shown})")
+    if not differing:
+        return ""
+    parts = [f"{_spoken(names)} {'was' if len(names) == 1 else 'were'} fitted on {rows} only, and this point is {point}"
+             for (rows, point), names in differing.items()]
+    return (f"engine {engine.name}: {'; '.join(parts)} (its fitted.fitted_on): those values are measured elsewhere, so "
+            "read the figures that lean on them as less certain (a fit with rows like this point measures them)")
 
 
 def nvidia_only_text(engine: ServingEngine) -> str:

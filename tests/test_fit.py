@@ -242,6 +242,11 @@ def test_a_per_family_parameter_gets_a_value_per_hardware_family_written_as_an_o
     assert engine.for_hardware("gb200").kernel_latency_s == pytest.approx(blackwell["value"], rel=1e-3)
     assert engine.for_hardware("mi300x").allreduce_latency_s == pytest.approx(10e-6)  # vLLM's own all-reduce: no AMD override
     assert engine.for_hardware("h100-sxm").kernel_latency_s == pytest.approx(both["engine"].kernel_latency_s, rel=1e-3)
+    # each parameter's rows (qa287): the family values on their family's rows alone, the shared one on the others
+    on = engine.fitted["fitted_on"]
+    assert on["kernel_latency [AMD Instinct]"]["devices"] == ["mi300x"] and on["kernel_latency [NVIDIA Blackwell]"]["devices"] == ["b200"]
+    assert on["kernel_latency"]["devices"] == ["h100-sxm"] and on["kernel_latency"]["models"] == ["dense GQA"]
+    assert set(on) == {"kernel_latency", "kernel_latency [AMD Instinct]", "kernel_latency [NVIDIA Blackwell]"}  # the free ones
     with pytest.raises(RooflineError, match="--per-family: expected parameters among"):
         run_fit(path, "vllm", per_family=("host_per_step",))
     head = fit_report(both).split("parameter ")[0]  # the notes above the table: the dropped values' line aside

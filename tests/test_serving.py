@@ -454,7 +454,8 @@ def test_an_nvidia_only_engine_on_an_amd_device_is_warned():
     said = roofline.predict("mi300x", "llama-3.1-8b", engine="trtllm")["warnings"]
     assert any("engine trtllm: TensorRT-LLM runs on NVIDIA GPUs only, and mi300x is not one" in w for w in said)
     assert roofline.predict("h100", "llama-3.1-8b", engine="trtllm")["warnings"] == []
-    assert roofline.predict("mi300x", "llama-3.1-8b", engine="sglang")["warnings"] == []
+    # sglang runs there: its one caveat is its AMD kernel latency's rows, of MoE models only (fitted_elsewhere_note)
+    assert [w.split(":")[0] for w in roofline.predict("mi300x", "llama-3.1-8b", engine="sglang")["warnings"]] == ["engine sglang"]
     # a copy (`engines new mytrt --from trtllm`) carries the profile's nvidia_only, whatever its display name says (qa89,
     # qa90: one whose display name was edited escaped, and a vLLM copy naming TensorRT-LLM there was refused)
     from roofline.hardware import load_hardware
@@ -584,6 +585,47 @@ def test_the_fit_domain_warnings_name_what_no_fit_row_measured():
     note = unfitted_family_note(mi, v3, deployment(v3, tp=8), vllm.for_hardware(mi))
     assert note.startswith(f"vllm's quantised_moe_efficiency ({vllm.quantised_moe_efficiency:.3g}) on mi300x is fitted on other devices")
     assert not unfitted_family_note(load_hardware("h200"), v3, deployment(v3, tp=8), vllm.for_hardware("h200"))
+
+
+def test_a_parameter_fitted_on_no_row_like_the_point_is_said():
+    """qa287: vllm's kernel latency on AMD, fitted on MI300X rows alone, reached an MI355X unsaid, and its speculation
+    costs, fitted on EAGLE and draft-model rows of dense models on H100s, reached MTP on DeepSeek-V3: the fit records
+    each parameter's rows (fitted.fitted_on) and predict says where the point is like none of them."""
+    import dataclasses
+
+    import roofline
+    from roofline.errors import RooflineError
+    from roofline.serving import check_fitted, fitted_elsewhere_note, load_engine
+    from roofline.units import format_seconds
+
+    vllm = load_engine("vllm")
+    on = {"kernel_latency": {"devices": ["h100-sxm", "h200"], "models": ["dense GQA", "MoE MLA"], "methods": ["eagle", "none"]},
+          "kernel_latency [AMD Instinct]": {"devices": ["mi300x"], "models": ["dense GQA"], "methods": ["none"]},
+          "spec_per_iteration": {"devices": ["h100-sxm"], "models": ["dense GQA"], "methods": ["draft", "eagle"]}}
+    mine = dataclasses.replace(vllm, name="mine", fitted={**vllm.fitted, "fitted_on": on})
+
+    def said(hardware, model, **options):
+        return [w for w in roofline.predict(hardware, model, engine=mine, **options)["warnings"] if "fitted.fitted_on" in w]
+
+    assert said("mi355x", "llama-3.1-8b") == [f"engine mine: kernel_latency ({format_seconds(mine.for_hardware('mi355x').kernel_latency_s)}) "
+                                              "was fitted on rows from mi300x only, and this point is on mi355x (its "
+                                              "fitted.fitted_on): those values are measured elsewhere, so read the figures "
+                                              "that lean on them as less certain (a fit with rows like this point measures them)"]
+    assert not said("mi300x", "llama-3.1-8b") and not said("h200", "llama-3.1-8b", method="eagle", alpha=0.8)
+    assert not said("h200", "llama-3.1-8b", method="eagle", alpha=0.8, k=0)  # no speculation: its costs unused
+    v3 = said("h200", "deepseek-v3", tp=8, method="mtp", k=1)
+    assert len(v3) == 1 and "spec_per_iteration (" in v3[0] and ("were fitted" not in v3[0])
+    assert "was fitted on draft and eagle rows of dense GQA models only, and this point is mtp on a MoE MLA model (" in v3[0]
+    both = said("mi355x", "deepseek-v3", tp=8)  # the model class and the device, in one sentence
+    assert len(both) == 1 and "was fitted on rows of dense GQA models from mi300x only, and this point is a MoE MLA model on mi355x" in both[0]
+    # what the profile-wide notes say already is left to them: a family no row came from (b200), a class none held
+    assert not said("b200", "llama-3.1-8b") and not fitted_elsewhere_note(vllm, roofline.load_hardware("h200"),
+                                                                          roofline.load_model("llama-3.1-8b"), "none", {})
+    bare = dataclasses.replace(vllm, fitted={k: v for k, v in vllm.fitted.items() if k != "fitted_on"})
+    assert not fitted_elsewhere_note(bare, roofline.load_hardware("mi355x"), roofline.load_model("llama-3.1-8b"), "none",
+                                     {"kernel_latency": True})  # a profile written before the fit recorded it
+    with pytest.raises(RooflineError, match=r"fitted.fitted_on.kernel_latency: expected a mapping of devices, models, methods"):
+        check_fitted("e.yaml", {**vllm.fitted, "fitted_on": {"kernel_latency": {"devices": "h100-sxm"}}})
 
 
 def test_an_engine_fitted_on_no_device_of_a_family_says_so_where_it_prices_one():
