@@ -120,8 +120,9 @@ def _name(meta: dict, kind: str, key: str) -> str:
     return (meta.get(kind) or {}).get(key, key)
 
 
-def _setup_line(meta: dict, models: list[str]) -> str:
-    """The fixed parameters of a figure: model(s), method, dtypes, tensor parallelism."""
+def _setup_line(meta: dict, models: list[str], with_method: bool = True) -> str:
+    """The fixed parameters of a figure: model(s), method (not where the figure's quantity does not depend on it:
+    `with_method` False), dtypes, tensor parallelism."""
     methods = meta.get("method", "none")
     labels = [f"draft model {_name(meta, 'model', meta['draft'])}" if m == "draft" and meta.get("draft") else METHOD_LABELS.get(m, m)
               for m in (methods if isinstance(methods, (list, tuple)) else [methods])]  # a list when methods are an axis
@@ -129,7 +130,7 @@ def _setup_line(meta: dict, models: list[str]) -> str:
     drafters = _drafter_names(meta.get("draft_hardware"), meta)
     if drafters:
         label += f" on {drafters}"
-    parts = [", ".join(_name(meta, "model", m) for m in models), label]
+    parts = [", ".join(_name(meta, "model", m) for m in models), *([label] if with_method else [])]
     if meta.get("weight_dtype"):
         parts.append(dtypes_text(meta, models))
     layouts = [str(v) for v in meta.get("layouts") or []]
@@ -1103,10 +1104,16 @@ def _plot_roofline(df: pd.DataFrame, ops: pd.DataFrame | None, meta: dict) -> Fi
             _set_panel_title(ax, _raw_title(ax) + f" · filled: B = {large:,.0f}" + ("" if fits else " (does not fit)"))
         shown = [(p, None, q, True, True) if filled else (p, b, q, filled, fits) for p, b, q, filled, fits in shown]
     every_fits = all(fits for _, _, fits in larges)  # qa226: 'largest B that fits' beside a title saying it does not
-    for pass_name, batch, q, filled, fits in dict.fromkeys(shown):
+    merged: dict[tuple, set] = {}  # one entry a marker: where it fits in one panel and not in another, said so (qa284:
+    for pass_name, batch, q, filled, fits in shown:  # the verify pass at B = 1 was listed twice, fits and does not fit)
+        merged.setdefault((pass_name, batch, q, filled), set()).add(fits)
+    for (pass_name, batch, q, filled), fitting in merged.items():
+        fits = all(fitting)
         label = (f"{PASS_NAMES[pass_name]}, {'largest B that fits' if every_fits else 'the large B'}\n(in each panel's "
                  f"title), q = {q:g}" if batch is None
-                 else f"{PASS_NAMES[pass_name]}, B = {batch:g}, q = {q:g}" + ("" if fits else "\n(does not fit in memory)"))
+                 else f"{PASS_NAMES[pass_name]}, B = {batch:g}, q = {q:g}" + ("" if fits else "\n(does not fit in memory)"
+                                                                             if not any(fitting) else
+                                                                             "\n(does not fit in some panels)"))
         if filled and every_method and (batch is None and every_fits or batch is not None and fits):  # the filled: the large batch, where every
             # method swept fits in every panel (else the batch is that of the methods that fit there)
             label += "\n(fits with every method swept)"

@@ -522,6 +522,20 @@ def test_a_roofline_panel_where_nothing_fits_says_so_in_its_legend():
     assert "decode step, B = 256, q = 1\n(does not fit in memory)" in legend
 
 
+def test_a_marker_that_fits_in_one_panel_and_not_in_another_is_one_legend_entry():
+    """qa284: where one panel's rows fit at B = 1 and another's did not, the legend listed the verify pass at B = 1
+    twice, once as fitting and once not; one entry now, saying it does not fit in some panels."""
+    data = {**SMALL, "hardware": ["h100-sxm", "h200"], "axes": {"batch": [1, 32], "context": [1024], "k": [0, 2], "alpha": [0.7]}}
+    _, _, df, ops = _tables(data)
+    meta = {**META, "hardware": {"h100-sxm": "NVIDIA H100 SXM5 80GB", "h200": "NVIDIA H200 SXM 141GB"}}
+    squeezed = df.assign(fits_in_memory=df["fits_in_memory"] & (df["hardware"] == "h200"))  # nothing fits on the H100
+    legend = [t.get_text() for t in _figure("roofline", squeezed, ops, meta).legends[0].get_texts()]
+    small = [text for text in legend if text.startswith("verify pass, B = 1,")]
+    assert small == ["verify pass, B = 1, q = 3\n(does not fit in some panels)"], legend
+    legend = [t.get_text() for t in _figure("roofline", df, ops, meta).legends[0].get_texts()]
+    assert [text for text in legend if text.startswith("verify pass, B = 1,")] == ["verify pass, B = 1, q = 3"]
+
+
 def test_memory_shading_writes_its_note_upwards_where_no_point_is_drawn(k0):
     _, _, df, ops = k0
     tight = df.assign(fits_in_memory=df["fits_in_memory"] & (df["batch"] <= 128), max_batch=200, baseline_max_batch=200)

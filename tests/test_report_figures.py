@@ -480,3 +480,25 @@ def test_report_figures_count_an_attention_dp_deployments_devices_and_give_its_l
     fig = plotters["kv-caps-batch"](r.df, r.ops, r.meta)
     caps_axis = next(ax for ax in fig.axes if ax.get_title() == "The KV cache caps the batch")
     assert min(caps_axis.get_yticks()) == 1 and caps_axis.get_ylim()[0] < 0.5
+
+
+def test_the_verify_figure_keys_its_faint_lines_and_names_no_method(plotters, results):
+    """qa281: the verify-mini-prefill title said "faint: does not fit" with no legend entry for it, and named the
+    sweep's method (n-gram lookup), on which the verify pass's cost does not depend."""
+    r = results["verify-mini-prefill"]
+    assert (~r.df["fits_in_memory"].astype(bool)).any() and r.meta["method"] == "ngram"  # faint lines are drawn
+    fig = plotters["verify-mini-prefill"](r.df, r.ops, r.meta)
+    labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    assert labels.count("faint: does not fit in\nmemory (timing only)") == 1
+    title = fig._suptitle.get_text()
+    assert "faint" not in title and "n-gram" not in title and "engine" in title.replace("\u00a0", " ")
+
+
+def test_the_shared_prefix_figure_shades_the_batches_past_every_cap(plotters, results):
+    """qa281: the throughput axis ran on to batch 512 past its last line (the largest cap, 198) without a word."""
+    r = results["shared-prefix"]
+    cap = int(r.df["baseline_max_batch"].max())
+    assert cap < r.df["batch"].max()  # the sweep runs past every prefix's cap
+    ax = plotters["shared-prefix"](r.df, r.ops, r.meta).axes[1]
+    assert any("does not fit in memory" in t.get_text() and f"(batch > {cap:,})" in t.get_text() for t in ax.texts)
+    assert len(ax.patches) == 1 and ax.patches[0].get_x() == cap  # the band from the cap on
