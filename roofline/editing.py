@@ -334,44 +334,41 @@ def _drop_value_comment(node, key: str) -> None:
         items[key][2] = None
 
 
-def _anchor_profile_paths(doc, folder: Path) -> None:
-    """A scenario's profile named by a path relative to its own folder (grid.load_configs looks there first), made
-    absolute in its copy, which lives elsewhere (qa184: the copy failed, or found another file of that name)."""
-    from roofline.scenario import CONFIG_KEYS
-
-    def anchored(value):
-        if is_profile_path(value) and not Path(value).is_absolute() \
-                and (folder / value).is_file():
-            return str((folder / value).resolve())
-        if isinstance(value, list):
-            for i, v in enumerate(value):
-                value[i] = anchored(v)
-        return value
-
-    for key in (*CONFIG_KEYS, "draft"):
-        if key in doc:
-            doc[key] = anchored(doc[key])
-
-
-def _anchor_given_paths(kind: str, pairs: list, folder: Path) -> list:
-    """`pairs` with each profile path set to a scenario's configs or `draft`, or to an engine's costs_from, made
-    absolute where it names a file from the working folder and none beside the profile (`folder`, looked in first):
-    the edited profile then loads from any folder (qa279: `scenarios set S hardware=relA/hw/x.yaml` was written as
-    given, and a sweep from another folder found no such file)."""
-    from roofline.scenario import CONFIG_KEYS
-
-    keys_anchored = (*CONFIG_KEYS, "draft") if kind == "scenario" else ("costs_from",) if kind == "engine" else ()
-
-    def anchored(value):
-        if isinstance(value, list):
-            return [anchored(v) for v in value]
-        if (is_profile_path(value) and not Path(value).is_absolute() and not (folder / value).is_file()
-                and Path(value).is_file()):
-            return str(Path(value).resolve())
-        return value
-
-    return [(keys, anchored(value)) if len(keys) == 1 and keys[0] in keys_anchored else (keys, value)
+def _anchored_pairs(kind: str, pairs: list, folder: Path) -> list:
+    """`pairs` (keys, value) with each profile path given to a field that names a profile (_anchored_keys) made
+    absolute from the working folder (_anchored, given)."""
+    keys_anchored = _anchored_keys(kind)
+    return [(keys, _anchored(value, folder, given=True)) if len(keys) == 1 and keys[0] in keys_anchored else (keys, value)
             for keys, value in pairs]
+
+
+def _anchored_keys(kind: str) -> tuple[str, ...]:
+    """The fields of a `kind` profile that may name another profile by its path: a scenario's configs and draft, an
+    engine's costs_from."""
+    from roofline.scenario import CONFIG_KEYS
+
+    return (*CONFIG_KEYS, "draft") if kind == "scenario" else ("costs_from",) if kind == "engine" else ()
+
+
+def _anchored(value, folder: Path, given: bool):
+    """A profile path (or each of a list's) made absolute where it is relative and names a file: a copied profile's
+    (`given` False) from the folder it was copied from (grid.load_configs and costs_from look beside the profile first;
+    qa184, qa224: the copy failed, or found another file of that name); a path given on the command line (`given`
+    True) from the working folder, where `folder`, the edited profile's own, holds no such file (qa279: `scenarios set
+    S hardware=relA/hw/x.yaml` was written as given, and a sweep from another folder found no such file). Anything
+    else as it is."""
+    if isinstance(value, list):  # in place: a file's sequence keeps its style and comments
+        for i, v in enumerate(value):
+            value[i] = _anchored(v, folder, given)
+        return value
+    if not is_profile_path(value) or Path(value.strip()).is_absolute():
+        return value
+    path = value.strip()
+    if not given and (folder / path).is_file():
+        return str((folder / path).resolve())
+    if given and not (folder / path).is_file() and Path(path).is_file():
+        return str(Path(path).resolve())
+    return value
 
 
 def _dtype_keys_as_written(kind: str, pairs: list, doc) -> list:
@@ -955,12 +952,10 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     check_no_other_file(target, force, kind)
     doc = _load_rt(read_text(source), str(source))
     doc["name"] = name
-    if kind == "engine" and isinstance(doc.get("costs_from"), str):  # a path beside its source, made absolute (qa224:
-        cf = doc["costs_from"].strip()  # the copy of a profile with ./team-vllm.yaml was refused or broken elsewhere)
-        if is_profile_path(cf.lower()) and not Path(cf).is_absolute() and (source.parent / cf).is_file():
-            doc["costs_from"] = str((source.parent / cf).resolve())
+    for key in _anchored_keys(kind):  # a path beside its source, made absolute: the copy lives elsewhere
+        if key in doc:
+            doc[key] = _anchored(doc[key], source.parent, given=False)
     if kind == "scenario":
-        _anchor_profile_paths(doc, source.parent)
         from roofline.scenario import REPORT_QUESTIONS
 
         answered = doc.get("question") or (source.stem if source.stem in REPORT_QUESTIONS else None)
@@ -972,7 +967,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     if kind == "hardware" and "family" not in doc and name != source.stem:  # a renamed copy of an MI300X still takes
         keys = list(doc.keys())  # AMD's engine values (engine overrides glob the family: mi*)
         doc.insert(keys.index("kind") + 1 if "kind" in keys else len(keys), "family", source.stem)
-    pairs = _dtype_keys_as_written(kind, _anchor_given_paths(kind, parse_assignments(assignments, kind=kind), folder), doc)
+    pairs = _dtype_keys_as_written(kind, _anchored_pairs(kind, parse_assignments(assignments, kind=kind), folder), doc)
     if kind == "model" and any(keys[0] not in (*TEXT_FIELDS, *SHAPE_FREE_FIELDS) for keys, _ in pairs):
         for key in ("published_params", "published_active_params"):  # the source's counts are not the new shape's
             if key in doc and [key] not in [keys for keys, _ in pairs]:
@@ -1260,7 +1255,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     doc = _load_rt(unix, str(path))
     indent = _indent_of(unix)  # dumped as the file is written, so that only the edited lines differ
     before = _dump(doc, indent)
-    pairs = _anchor_given_paths(kind, parse_assignments(assignments, f"{GROUP[kind]} set", kind), path.parent)
+    pairs = _anchored_pairs(kind, parse_assignments(assignments, f"{GROUP[kind]} set", kind), path.parent)
     pairs = _dtype_keys_as_written(kind, pairs, doc)
     leaves = _leaves(load_yaml_text(unix, str(path)) or {})
     unchanged = {".".join(keys) for keys, value in pairs  # a value written in another unit of its kind (qa224)

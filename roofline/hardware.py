@@ -119,14 +119,20 @@ class HardwareSpec:
         rate on Hopper, Blackwell and CDNA3: the same tensor-core issue rate and operand bytes a cycle; qa253: W8A8 on an
         MI300X took bf16's 0.54 beside fp8's 0.49), else `compute_efficiency` (bf16's; qa257: Gaudi 3's bf16 took fp8's
         0.70 at the same 1835 TFLOP/s)."""
+        source = self.efficiency_dtype(dtype)
+        return self.compute_efficiency if source is None else self.compute_efficiency_by_dtype[source]
+
+    def efficiency_dtype(self, dtype: str) -> str | None:
+        """The dtype whose own compute efficiency `dtype` takes (compute_efficiency_for): its compute dtype where the
+        profile gives that one a figure, else (a quantised dtype) the first one given a figure at the same peak; None
+        where it takes the general `compute_efficiency`."""
         compute = self.compute_dtype(dtype)
         if compute in self.compute_efficiency_by_dtype:
-            return self.compute_efficiency_by_dtype[compute]
+            return compute
         if compute not in _DTYPE_EFFICIENCIES.values():
-            return self.compute_efficiency
+            return None
         peak = self.peak_flops_per_s[compute]
-        same_peak = [e for d, e in self.compute_efficiency_by_dtype.items() if self.peak_flops_per_s.get(d) == peak]
-        return same_peak[0] if same_peak else self.compute_efficiency
+        return next((d for d in self.compute_efficiency_by_dtype if self.peak_flops_per_s.get(d) == peak), None)
 
     def compute_ceiling_flops_per_s(self, dtype: str) -> float:
         """peak_flops_per_s[compute dtype] * compute efficiency of that dtype."""

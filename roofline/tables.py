@@ -444,14 +444,6 @@ def _layout(lay: dict) -> str:
     return ", ".join(parts)
 
 
-def _same_peak_dtype(hw, dtype: str) -> str:
-    """The dtype whose compute efficiency `dtype` takes for want of its own (hardware.compute_efficiency_for): one the
-    profile gives a figure for at the same peak."""
-    return next((d for d, e in hw.compute_efficiency_by_dtype.items()
-                 if hw.peak_flops_per_s.get(d) == hw.peak_flops_per_s[dtype] and e == hw.compute_efficiency_for(dtype)),
-                "another dtype")
-
-
 def hardware_list(specs: list) -> str:
     """`roofline hw list`: one line per device with memory (GiB, as device names give it), bandwidth, bf16 peak, the
     ridge point at the peaks (predict reports the derated one, at the achievable ceilings), the link two devices
@@ -492,15 +484,14 @@ def hardware_table(hw) -> str:
     lines += [
         f"  compute achievable x {hw.compute_efficiency:.2f}"
         + "".join(f", {d} x {e:.2f}" for d, e in hw.compute_efficiency_by_dtype.items())
-        + "".join(f", {d} x {hw.compute_efficiency_for(d):.2f} ({_same_peak_dtype(hw, d)}'s: the same peak)"
+        + "".join(f", {d} x {hw.compute_efficiency_for(d):.2f} ({hw.efficiency_dtype(d)}'s: the same peak)"
                   for d in hw.peak_flops_per_s  # qa281: '(as the same peak's)' named no dtype
-                  if d not in hw.compute_efficiency_by_dtype and hw.compute_efficiency_for(d) != hw.compute_efficiency)
+                  if d not in hw.compute_efficiency_by_dtype and hw.efficiency_dtype(d) is not None)
         + (f", {spoken_list(fallback)} x "
            f"{hw.compute_efficiency:.2f} (the general figure: none of "
            f"{'its' if len(fallback) == 1 else 'their'} own)"  # qa287: MI355X's fp8 and fp4 took bf16's 0.62 unsaid
            if (fallback := [d for d in hw.peak_flops_per_s if d in ("fp8", "fp4", "int8")
-                            and d not in hw.compute_efficiency_by_dtype
-                            and hw.compute_efficiency_for(d) == hw.compute_efficiency]) else ""),
+                            and d not in hw.compute_efficiency_by_dtype and hw.efficiency_dtype(d) is None]) else ""),
         f"  on-chip cache     {format_si(hw.on_chip_cache_bytes, 'B')}",
         f"  link              {format_si(hw.link_bw_bytes_per_s, 'B/s')} one direction x {hw.link_efficiency:.2f}, latency {format_seconds(hw.link_latency_s)}"
         f", {hw.scale_up_domain} {'device' if hw.scale_up_domain == 1 else 'devices'} per domain"
