@@ -642,6 +642,8 @@ def predict(
                 "bound": "compute" if bool(op["compute_bound"]) else "memory",
                 # its FLOPs with its rows padded to the tensor-core tile (engine's pad_o), which its bound is read from
                 "padded_flops": float(op.get("padded_flops", op["flops"])),
+                # the engine's kernel latencies in its time: kernels x layers x kernel_latency (0 under ideal)
+                "kernel_latency_s": float(op.get("kernel_latency_s", 0.0)),
             }
             for name, op in m["operators"].items()
             if float(op["bytes"]) > 0 or float(op["flops"]) > 0

@@ -598,8 +598,8 @@ def p2p_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: Serv
 
 def _operator_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, name: str, flops, nbytes,
                      ceilings: tuple[float, float], pad: dict, overlap_exponent) -> tuple:
-    """(t_o, its FLOPs padded to the tile, compute ceiling x eta_o, memory ceiling x eta_o) of operator `name` over
-    the stage's layers that run it (module docstring)."""
+    """(t_o, its FLOPs padded to the tile, compute ceiling x eta_o, memory ceiling x eta_o, the kernel latencies in t_o)
+    of operator `name` over the stage's layers that run it (module docstring)."""
     flops_per_s, bytes_per_s = ceilings
     dequantised = name in WEIGHT_GEMMS and weight_only(hw, dep.dtype(OPERATOR_CLASS[name]))  # dequantised in the GEMM
     eta = engine.weight_only_efficiency if dequantised else 1.0
@@ -608,11 +608,12 @@ def _operator_time_s(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine
     flops_per_s, bytes_per_s = flops_per_s * eta, bytes_per_s * eta
     effective_flops = flops * pad.get(name, pad["gemm"]) if name in PADDED_GEMMS else flops
     time_s = op_time_s(effective_flops, nbytes, flops_per_s, bytes_per_s, overlap_exponent)
+    latency_s = 0.0
     if engine.kernel_latency_s > 0 and (flops.any() or nbytes.any()):
         quantised = name in WEIGHT_GEMMS and hw.compute_dtype(dep.dtype(OPERATOR_CLASS[name])) in QUANTISED_COMPUTE
         kernels = engine.kernels(name, mla=model.kv_layout == "mla", quantised=quantised)
-        time_s = time_s + kernels * operator_layers(model, name, dep) * engine.kernel_latency_s
-    return time_s, effective_flops, flops_per_s, bytes_per_s
+        latency_s = kernels * operator_layers(model, name, dep) * engine.kernel_latency_s
+    return time_s + latency_s, effective_flops, flops_per_s, bytes_per_s, latency_s
 
 
 def host_sets_step(overlap, host_s, step_s):
@@ -733,8 +734,8 @@ def step_metrics(
     peaks = operator_peaks(hw, dep)
     operators = {}
     for name, (flops, nbytes) in costs.items():
-        time_s, effective_flops, ceiling, memory_ceiling = _operator_time_s(hw, model, dep, engine, name, flops, nbytes,
-                                                                            ceilings[name], pad, p)
+        time_s, effective_flops, ceiling, memory_ceiling, latency_s = _operator_time_s(hw, model, dep, engine, name, flops,
+                                                                                       nbytes, ceilings[name], pad, p)
         is_compute = effective_flops / ceiling > nbytes / memory_ceiling
         total_flops, total_bytes, operators_s = total_flops + flops, total_bytes + nbytes, operators_s + time_s
         if name not in LAYER_OPERATORS:
@@ -743,7 +744,8 @@ def step_metrics(
         compute_bound_s = compute_bound_s + np.where(is_compute, time_s, 0.0)
         if with_operators:
             operators[name] = {"flops": flops, "bytes": nbytes, "time_s": time_s, "compute_bound": is_compute,
-                               "padded_flops": effective_flops}  # its rows padded to the tile: what it is bound by
+                               "padded_flops": effective_flops,  # its rows padded to the tile: what it is bound by
+                               "kernel_latency_s": latency_s}  # the engine's kernel latencies in time_s
     tokens = np.broadcast_to(b * q, shape)
     coll = collective_times_s(hw, model, dep, engine, np.broadcast_to(mb, shape), q, padded=not prefill)
     # the LM head's gathers and the embedding's all-reduce, once a pass with them (qa136: every prompt token's logits,

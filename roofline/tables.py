@@ -94,7 +94,9 @@ def predict_table(point: dict) -> str:
         lines.append(f"  operators of the busiest pipeline stage's pass over one micro-batch; a step runs the longer of one "
                      f"micro-batch's round trip (every layer, the embedding and the LM head once) and min(batch, {lay['pp']}) "
                      "passes of this stage")
-    lines += [f"  {'operator':<16}{'dtype':>6}{'time':>10}{'share':>8}{'FLOPs':>14}{'bytes':>12}{'FLOP/B':>9}  bound"]
+    latencies = any(op.get("kernel_latency_s") for op in p["operators"].values())  # qa286: 'memory' of a row mostly latency
+    lines += [f"  {'operator':<16}{'dtype':>6}{'time':>10}{'share':>8}" + (f"{'latencies':>10}" if latencies else "")
+              + f"{'FLOPs':>14}{'bytes':>12}{'FLOP/B':>9}  bound"]
     total = sum(op["time_s"] for op in p["operators"].values()) or 1.0  # shares of the pass the rows describe
     padded_rows = []
     for name, op in p["operators"].items():
@@ -104,7 +106,8 @@ def predict_table(point: dict) -> str:
             padded_rows.append(f"{name} {padded / op['bytes']:.1f}")
         lines.append(
             f"  {name:<16}{op.get('weight_dtype') or '':>6}{format_seconds(op['time_s']):>10}{op['time_s'] / total:>8.1%}"
-            f"{format_si(op['flops'], 'FLOP'):>14}{format_si(op['bytes'], 'B'):>12}{intensity:>9.1f}  {op['bound']}"
+            + (f"{format_seconds(op.get('kernel_latency_s', 0.0)):>10}" if latencies else "")
+            + f"{format_si(op['flops'], 'FLOP'):>14}{format_si(op['bytes'], 'B'):>12}{intensity:>9.1f}  {op['bound']}"
         )
     if padded_rows:  # each row's bound is read off its FLOPs with its rows padded to the engine's GEMM tile
         lines.append(f"  bound with rows padded to the {p['engine_values'].get('gemm_tile_rows')}-row GEMM tile (FLOP/B): "

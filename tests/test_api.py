@@ -534,6 +534,17 @@ def test_predict_gives_what_kernel_latency_adds_to_the_operator_time():
     assert ideal["kernel_latency_time_s"] == 0.0 and base["kernel_latency_time_s"] > 0
     assert doubled["kernel_latency_time_s"] == pytest.approx(2 * base["kernel_latency_time_s"], rel=1e-9)
     assert doubled["operator_time_s"] - base["operator_time_s"] == pytest.approx(base["kernel_latency_time_s"], rel=1e-9)
+    # each operator's share of them (qa286: a row mostly kernel latency read 'memory' with nothing beside it)
+    ops = base["operators"]
+    assert sum(op["kernel_latency_s"] for op in ops.values()) == pytest.approx(base["kernel_latency_time_s"], rel=1e-9)
+    for name, op in ops.items():
+        assert doubled["operators"][name]["time_s"] - op["time_s"] == pytest.approx(op["kernel_latency_s"], rel=1e-9, abs=1e-15)
+    assert all(op["kernel_latency_s"] == 0.0 for op in ideal["operators"].values())
+    from roofline.tables import predict_table
+
+    header = next(line for line in predict_table(base).splitlines() if line.strip().startswith("operator "))
+    assert "latencies" in header and "latencies" not in next(
+        line for line in predict_table(ideal).splitlines() if line.strip().startswith("operator "))
 
 
 def test_a_speculative_point_that_does_not_fit_says_so_first():
