@@ -139,9 +139,10 @@ def parse_assignments(assignments: list[str], what: str = "--set", kind: str = "
         flow = text.startswith(("{", "["))
         try:
             value = load_yaml_text(raw, f"{what} {key}") if text else None
-        except RooflineError:
-            if flow:  # a list or mapping meant, and mistyped
-                raise
+        except RooflineError as exc:
+            if flow or "in YAML 1.1" in str(exc):  # a list or mapping meant, and mistyped; or a number or boolean the
+                # two YAMLs read apart (010, 1_0, yes), said as a file's is (it was refused as text, without why); no line
+                raise RooflineError(str(exc).replace(f"{what} {key}: line 1: ", f"{what} {key}: ", 1)) from None
             value = text  # prose YAML cannot read ("...", "a: b: c", backquotes): the text as written
         if isinstance(value, str) and not text.startswith(("'", '"')):
             value = text  # an unquoted string as written (YAML would drop " #2, p. 3" as a comment)

@@ -476,9 +476,22 @@ def test_a_mistyped_list_or_mapping_is_still_refused_in_one_line():
     from roofline.editing import parse_assignments
     from roofline.errors import RooflineError
 
-    for value in ("{bf16: 148 TFLOPS", "[a, b"):
-        with pytest.raises(RooflineError, match=r"^--set peak_flops: line 1: not valid YAML: "):
+    for value in ("{bf16: 148 TFLOPS", "[a, b"):  # (no 'line 1': a value on the command line has none)
+        with pytest.raises(RooflineError, match=r"^--set peak_flops: not valid YAML: "):
             parse_assignments([f"peak_flops={value}"])
+
+
+def test_a_number_or_boolean_the_two_yamls_read_apart_is_refused_with_why():
+    """A file's `scale_up_domain: 010` is refused with the YAML 1.1 / 1.2 hint; `hw set scale_up_domain=010` was read
+    as the text '010' and refused as no device count, without why (1_0, 1:12 and yes alike)."""
+    from roofline.editing import parse_assignments
+    from roofline.errors import RooflineError
+
+    for value, said in (("010", "010 reads differently in YAML 1.1"), ("1_0", "1_0 reads differently in YAML 1.1"),
+                        ("1:12", "1:12 reads differently"), ("yes", "yes is a boolean in YAML 1.1 and text in YAML 1.2")):
+        with pytest.raises(RooflineError, match=rf"^hw set scale_up_domain: not valid YAML: {said}"):
+            parse_assignments([f"scale_up_domain={value}"], "hw set")
+    assert parse_assignments(["scale_up_domain='010'", "notes=yes"]) == [(["scale_up_domain"], "010"), (["notes"], "yes")]
 
 
 def test_hw_new_refuses_a_name_that_differs_only_in_case_from_a_profile_in_the_folder(roofline, tmp_path):
