@@ -164,7 +164,9 @@ def _parse_rates(text: str) -> list[float]:
     try:
         if any(not x.strip() for x in parts):  # '0.8,,0.7': a rate left out, not a rate of nothing
             raise ValueError
-        return [float(x) for x in parts]
+        from roofline.units import plain_float
+
+        return [plain_float(x) for x in parts]  # (qa289: 0.7_5 and full-width digits were read as 0.75)
     except ValueError:
         raise RooflineError(f"--acceptance: expected comma-separated rates like 0.8,0.7,0.6, found {text!r}") from None
 
@@ -1083,7 +1085,7 @@ def main() -> None:
         args = drop_default_flags(hoist_profiles(sys.argv[1:]))
         group = _click_command()
         refuse_repeated_options(group, args)
-        refuse_empty_paths(group, args)
+        refuse_unreadable_values(group, args)
         code = group(args=args, prog_name="roofline", standalone_mode=False)
         if isinstance(code, int) and code:  # typer returns an exit code instead of raising: 130 for Ctrl-C
             if code == 130:
@@ -1237,7 +1239,7 @@ def _command_and_rest(group, argv: list[str]):
     return command, rest
 
 
-def refuse_empty_paths(group, argv: list[str]) -> None:
+def refuse_unreadable_values(group, argv: list[str]) -> None:
     """One line for an empty path (`--out ""`, `fit ""`: Path('') is the working folder, which a file option then named
     '.', and `--dir ""` wrote into; qa246), as --profiles '' is refused: the command's path parameters are those its
     function annotates with Path, options by their names, arguments by their order. And for a number option's value
@@ -1288,9 +1290,13 @@ def refuse_empty_paths(group, argv: list[str]) -> None:
         i += 1
 
 
+DOT_TAKEN = ("dir_", "table")  # the path parameters '.' is a valid value of: a folder to write profiles to, a sweep's to read
+
+
 def _dot_hint(param) -> str:
-    """The hint for an empty path where the parameter may name a folder (its help says so): a file has no '.' (qa288)."""
-    return " (write '.' for the working folder)" if "folder" in (getattr(param, "help", None) or "").lower() else ""
+    """The hint for an empty path where '.' is a valid value (DOT_TAKEN): not for a file (qa288), nor for an output
+    folder, which refuses the working folder (qa289: `sweep --out ''` was told to write '.', then refused it)."""
+    return " (write '.' for the working folder)" if getattr(param, "name", "") in DOT_TAKEN else ""
 
 
 def hoist_profiles(argv: list[str]) -> list[str]:

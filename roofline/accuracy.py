@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from roofline.errors import RooflineError
+from roofline.errors import RooflineError, warn
 from roofline.measurements import (
     ENGINE_SLOTS,
     check_plausible,
@@ -91,6 +91,7 @@ def accuracy_table(path: str | Path | None = None, engine: str | None = None, pr
                             f"--split all to predict every row" + (f", or --split {other})" if other else ")"))
     table = held
     pred = predict_measurements(table, engine, profiles, str(path))
+    in_sample_note(pred, path, engine, profiles)
     ideal = predict_measurements(table, "ideal", profiles, str(path))
     check_plausible(table.reset_index(drop=True), ideal["predicted"].to_numpy(), str(path))
     moe = {name: load_model(name, tuple(profiles)).moe is not None for name in pred["model"].unique()}
@@ -108,6 +109,35 @@ def accuracy_table(path: str | Path | None = None, engine: str | None = None, pr
         precision=precision(pred["hardware"].astype(str), pred["weight_dtype"].astype(str), profiles),
     )
     return out
+
+
+def in_sample_note(pred: pd.DataFrame, path: Path, engine, profiles: tuple = ()) -> None:
+    """Warn where rows scored are the rows an engine profile predicting them was fitted on (its fitted.file, the same
+    file, and fitted.row_numbers): their errors are in-sample, not a test (qa290: a user's own fit scored 1.6% on its
+    own rows, every target 'met', where `fit --cv` gave 15.8%). A file named relative is the repository's (a shipped
+    profile's measurements/published.csv, as fit._shown_path writes it)."""
+    from roofline.serving import load_engine
+
+    root = Path(__file__).resolve().parent.parent
+    counts = {}
+    for name in dict.fromkeys(pred["engine_used"]):
+        try:
+            fitted = load_engine(engine if engine is not None and not isinstance(engine, str) else name, tuple(profiles)).fitted or {}
+        except RooflineError:
+            continue
+        file = fitted.get("file")
+        if not file or (Path(file) if Path(file).is_absolute() else root / file).resolve() != Path(path).resolve():
+            continue
+        fitted_rows = {int(r) for r in str(fitted.get("row_numbers") or "").split() if r.isdigit()}
+        scored = pred.loc[(pred["engine_used"] == name) & pred["row"].isin(fitted_rows), "row"]
+        if len(scored):
+            counts[name] = len(scored)
+    if counts:
+        engines = ", ".join(f"{name} {n}" for name, n in counts.items())
+        one = next(iter(counts))
+        warn(f"{path}: {sum(counts.values())} of the {len(pred)} rows scored are rows their engine was fitted on ({engines}: "
+             "its fitted.file and fitted.row_numbers): their errors are in-sample, not a test of it (`roofline fit "
+             f"{path} --engine {one if len(counts) == 1 else 'NAME'} --cv` predicts each source from a fit to the others)")
 
 
 def summarize(df: pd.DataFrame, engine_label: str, file: str, split: str) -> dict:

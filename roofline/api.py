@@ -678,6 +678,8 @@ def predict(
                  fitted_class_note(eng, target) if deployable else "",
                  fitted_family_note(eng, hw) if deployable else "",
                  fitted_elsewhere_note(eng, hw, target, method, used) if deployable else "",
+                 fitted_elsewhere_note(eng, draft_hw, target, method, {"kernel_latency": True}, "the drafter's device ")
+                 if deployable and draft_hw and speculates(method, k) else "",
                  fitted_family_note(eng, draft_hw, "the drafter's device ") if deployable and draft_hw and speculates(method, k) else "",
                  shard_note(target, dep), group_note(target, dep), hw.one_domain_note(dep.devices),
                  stage_split_dense_note(eng, target, dep), engine_layout_note(eng, target, dep),

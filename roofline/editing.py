@@ -362,13 +362,12 @@ def _anchored(value, folder: Path, given: bool):
         for i, v in enumerate(value):
             value[i] = _anchored(v, folder, given)
         return value
-    if not is_profile_path(value) or Path(value.strip()).is_absolute():
+    if not is_profile_path(value) or Path(value).is_absolute():
         return value
-    path = value.strip()
-    if not given and (folder / path).is_file():
-        return str((folder / path).resolve())
-    if given and not (folder / path).is_file() and Path(path).is_file():
-        return str(Path(path).resolve())
+    if not given and (folder / value).is_file():  # (as written: ' x.yaml' names no file, and stays to be refused)
+        return str((folder / value).resolve())
+    if given and not (folder / value).is_file() and Path(value).is_file():
+        return str(Path(value).resolve())
     return value
 
 
@@ -954,8 +953,9 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     doc = _load_rt(read_text(source), str(source))
     doc["name"] = name
     for key in _anchored_keys(kind):  # a path beside its source, made absolute: the copy lives elsewhere
-        if key in doc:
-            doc[key] = _anchored(doc[key], source.parent, given=False)
+        if key in doc:  # (costs_from is read with its spaces stripped; a scenario's names as written)
+            value = doc[key].strip() if key == "costs_from" and isinstance(doc[key], str) else doc[key]
+            doc[key] = _anchored(value, source.parent, given=False)
     if kind == "scenario":
         from roofline.scenario import REPORT_QUESTIONS
 

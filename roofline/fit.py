@@ -516,7 +516,9 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
             # ideal's 0 were called an earlier fit's)
             "loaded": (p.to_unit(getattr(loaded, p.field)) if getattr(loaded, p.field) is not None
                        and p.key in ((loaded.fitted or {}).get("parameters") or ()) else None),
-            "bound": "" if not free[j] else "low" if at_low else ("high" if at_high else ""),
+            # at a bound the fit took it to: not one it started at and no row moved it from (qa290: weight_only_efficiency
+            # at its start of 1 read 'at high bound')
+            "bound": "" if not free[j] or sensitivity[j] <= 1e-3 else "low" if at_low else ("high" if at_high else ""),
             "fixed": not free[j],
             "determined": bool(sensitivity[j] > 1e-3),
             "sensitivity": round(float(sensitivity[j]), 5),
@@ -533,7 +535,8 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
                                                           f"{int(families[family])} rows)",
             "unit": p.unit or "-", "low": p.to_unit(p.low), "high": p.to_unit(p.high),
             "start": p.to_unit(start[p.field]), "fitted": p.to_unit(value),
-            "bound": "low" if x <= 1e-3 else ("high" if x >= 1 - 1e-3 else ""), "fixed": False, "family": family,
+            "bound": "" if sensitivity[n_base + i] <= 1e-3 else "low" if x <= 1e-3 else ("high" if x >= 1 - 1e-3 else ""),
+            "fixed": False, "family": family,
             "determined": bool(sensitivity[n_base + i] > 1e-3), "sensitivity": round(float(sensitivity[n_base + i]), 5),
             "together_with": [_free_name(k, extra) for k in together.get(n_base + i, [])],
         })

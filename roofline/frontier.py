@@ -806,7 +806,10 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
         drafter = row.get("draft_hardware") if speculative else None
         if isinstance(drafter, str) and drafter:
             try:
-                notes.append(fitted_family_note(engine, load_hardware(drafter, extra_dirs), "the drafter's device "))
+                drafter_hw = load_hardware(drafter, extra_dirs)
+                notes.append(fitted_family_note(engine, drafter_hw, "the drafter's device "))
+                notes.append(fitted_elsewhere_note(engine, drafter_hw, model, str(row.get("method", "none")),
+                                                   {"kernel_latency": True}, "the drafter's device "))
             except RooflineError:
                 pass
         out += [f"the {kind} {what}: {note}" for note in notes if note]

@@ -99,7 +99,7 @@ from roofline.model import KV_DTYPES, WEIGHT_DTYPES, ModelSpec, load_model
 from roofline.profiles import DTYPE_ALIASES, is_profile_path
 from roofline.serving import DEFAULT_ENGINE, IDEAL, ServingEngine, for_engine, load_engine
 from roofline.speculation import DEFAULT_RATES, METHODS, alpha_from_tau, check_draft_vocab, speculative_metrics
-from roofline.units import is_finite
+from roofline.units import PLAIN_NUMBER, is_finite
 
 QUANTITIES = ("tokens_per_s_per_user", "step_time_s", "tokens_per_s", "speedup")
 COLUMNS = ("source_id", "source", "engine", "engine_version", "hardware", "gpus", "tp", "ep", "dp_attention", "model",
@@ -186,16 +186,11 @@ def _cell_error(where: str, row: int, column: str, expected: str, found: object)
     return RooflineError(f"{where}: row {row}: {column}: expected {expected}, found {shown}")
 
 
-# a number as a CSV cell writes it: ASCII digits, a point, an exponent (qa279: Python's int and float also took 1_33 as
-# 133 and full-width or Arabic-Indic digits, which the profiles refuse)
-_PLAIN_NUMBER = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$", re.ASCII)
-
-
 def _integers(df: pd.DataFrame, column: str, where: str, low: int, high: int) -> np.ndarray:
     out = np.zeros(len(df), dtype=np.int64)
     for i, text in enumerate(df[column]):
         t = text.strip()
-        if not _PLAIN_NUMBER.match(t):
+        if not PLAIN_NUMBER.fullmatch(t):  # qa279: 1_33 and full-width digits were read
             raise _cell_error(where, i + 1, column, f"an integer in {low}..{high:,} (ASCII digits)", text)
         try:
             value = int(t)
@@ -218,7 +213,7 @@ def _floats(df: pd.DataFrame, column: str, where: str, expected: str, optional: 
         if optional and t == "":
             continue
         try:
-            value = float(t) if _PLAIN_NUMBER.match(t) else float("nan")
+            value = float(t) if PLAIN_NUMBER.fullmatch(t) else float("nan")
         except ValueError:
             value = float("nan")
         if not is_finite(value) or value <= 0:

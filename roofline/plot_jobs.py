@@ -492,8 +492,10 @@ def select_rows(df: pd.DataFrame, where: tuple[str, ...], source: str, strict: b
             try:  # integers exactly; floats within a float32's precision: a CSV holds float32, its Parquet float64
                 # (qa122: alpha=0.123456789 matched the Parquet only, 0.12345679 the CSV only); nan matches per-position
                 # rates' NaN alpha, in a column of nothing else too (qa124)
+                from roofline.units import plain_float
+
                 numbers = values.to_numpy(dtype=float)
-                asked = float(value)
+                asked = plain_float(value)  # (qa289: batch=1_6 and full-width digits matched batch 16)
                 keep = (np.isnan(numbers) if np.isnan(asked) else numbers == asked if pd.api.types.is_integer_dtype(values)
                         else np.isclose(numbers, asked, rtol=FLOAT32_RTOL, atol=0.0))
             except ValueError:

@@ -56,7 +56,7 @@ from roofline.speculation import (
     method_name,
     unknown_method,
 )
-from roofline.units import is_finite
+from roofline.units import PLAIN_NUMBER, is_finite
 
 AXES = ("batch", "context", "k", "alpha")
 # the questions `roofline report` answers, each by the built-in scenario of its name (findings.FINDINGS)
@@ -197,15 +197,12 @@ def _names(where: str, key: str, value: object) -> tuple[str, ...]:
     return tuple(items)
 
 
-_DECIMAL = re.compile(r"\s*[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\s*")  # ASCII digits, no underscores
-
-
 def _number(value: object) -> object:
     """YAML 1.1 reads 1e3 (no dot, no exponent sign) as a string: accept it, and a quoted "8", as the number it is. Only
     a plain decimal in ASCII digits: float() also takes `1_000` (which the profiles refuse unquoted, YAML 1.1 and 1.2
     reading it apart), digits of other scripts and `nan` (qa185); those stay text, refused as such. A numpy number is
     the Python one (qa220: np.int32(4) refused as a range's num)."""
-    if isinstance(value, str) and _DECIMAL.fullmatch(value):
+    if isinstance(value, str) and PLAIN_NUMBER.fullmatch(value.strip()):
         return float(value)
     if isinstance(value, np.integer):
         return int(value)

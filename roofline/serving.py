@@ -338,17 +338,38 @@ class ServingEngine:
         value = getattr(self, f"{parameter}_s", getattr(self, parameter, None))
         return start is None or unit is None or value is None or math.isclose(value, start * unit, rel_tol=1e-6)
 
+    def overridden(self, parameter: str, hardware) -> bool:
+        """Whether an override matching `hardware` (a HardwareSpec's engine_family, or a name) sets `parameter` (a fitted
+        parameter's profile key; a time's override key is its field's, with _s)."""
+        name = hardware if isinstance(hardware, str) else hardware.engine_family
+        return any(fnmatch.fnmatch(name, glob) and ({parameter, parameter + "_s"} & set(changes)) for glob, changes in self.overrides)
+
     def undetermined(self, parameter: str, hardware) -> bool:
         """Whether no fit row of the whole profile determined `parameter` (an entry without a family in
-        fitted.not_determined_by_rows, the parameter still fitted, not set by hand) and no override for `hardware`'s
-        family (a HardwareSpec's engine_family, or a name) sets it: the value is a sourced start, or where the rest of
-        the fit left it, on every device that takes it."""
+        fitted.not_determined_by_rows, the parameter still fitted, not set by hand, not held at a measured value with
+        --fix: fitted.fixed) and no override for `hardware`'s family (a HardwareSpec's engine_family, or a name) sets
+        it: the value is a sourced start, or where the rest of the fit left it, on every device that takes it."""
         fitted = self.fitted or {}
-        if parameter not in (fitted.get("not_determined_by_rows") or ()) or parameter not in (fitted.get("parameters") or ()):
+        if (parameter not in (fitted.get("not_determined_by_rows") or ()) or parameter not in (fitted.get("parameters") or ())
+                or parameter in (fitted.get("fixed") or ())):  # qa290: --fix allreduce_latency was said "a prior"
             return False
+        return not self.overridden(parameter, hardware)
+
+    def fitted_source(self, parameter: str, hardware) -> str | None:
+        """The fitted.fitted_on key the value of `parameter` on `hardware` was fitted as: the parameter's own name (the
+        profile's value), or 'parameter [family]' (an override the fit wrote for the device's family: its
+        fitted.per_family lists it); None where it is no fit's: set by hand (no longer in fitted.parameters, or an
+        override set by hand, gone from fitted.per_family), or held with --fix (fitted.fixed)."""
+        fitted = self.fitted or {}
+        if parameter not in (fitted.get("parameters") or ()) or parameter in (fitted.get("fixed") or ()):
+            return None
         name = hardware if isinstance(hardware, str) else hardware.engine_family
-        return not any(fnmatch.fnmatch(name, glob) and ({parameter, parameter + "_s"} & set(changes))
-                       for glob, changes in self.overrides)
+        if not self.overridden(parameter, name):
+            return parameter
+        family = family_of(name)
+        written = [str(e) for e in fitted.get("per_family") or () if str(e).startswith(f"{parameter} on {family} (")
+                   and not str(e).endswith("not written")]
+        return f"{parameter} [{family}]" if written else None
 
     def unfitted_on(self, hardware) -> list[tuple[str, str]]:
         """[(parameter, family)] for the fitted parameters whose value on `hardware`'s family (a HardwareSpec's
@@ -362,8 +383,7 @@ class ServingEngine:
             parameter, _, family = str(entry).partition(" [")
             globs = dict(FAMILIES).get(family.rstrip("]"), ())
             if (family and parameter in (fitted.get("parameters") or ()) and any(fnmatch.fnmatch(name, g) for g in globs)
-                    and not any(fnmatch.fnmatch(name, glob) and ({parameter, parameter + "_s"} & set(changes))
-                                for glob, changes in self.overrides)):  # a time's override key is its field's (_s)
+                    and not self.overridden(parameter, name)):
                 out.append((parameter, family.rstrip("]")))
         return out
 
@@ -799,6 +819,9 @@ FITTED_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "number": 1.0}  # fitted.start
 _FITTED_LISTS = ("parameters", "bounds_hit", "fixed", "not_determined_by_rows", "per_family", "model_classes", "hardware_families")
 MODEL_CLASSES = ("dense GQA", "dense MLA", "MoE GQA", "MoE MLA")  # model_class's values
 FITTED_ON_KEYS = ("devices", "models", "methods")  # fitted.fitted_on's entries: what the rows that determine it hold
+_FITTED_ON_PARAMETERS = ("kernel_latency", "host_per_step", "host_per_sequence", "allreduce_latency", "all_to_all_latency",
+                         "spec_per_draft_step", "spec_per_iteration", "spec_per_iteration_per_sequence",
+                         "quantised_moe_efficiency", "weight_only_efficiency", "overlap_exponent")  # fit.PARAMETERS' keys
 _FITTED_KEYS = ("by", "file", "rows", "row_numbers", "date", "rms_log_error", "rms_log_error_at_start", "start",
                 "start_units", "fitted_on", *_FITTED_LISTS)  # what fit.fitted_profile_text writes: a misspelt `start` would lose the start values
 
@@ -848,11 +871,22 @@ def check_fitted(where: str, fitted: object) -> dict:
     if not isinstance(fitted_on, dict):
         raise field_error(where, "fitted.fitted_on", "a mapping of parameter to its rows' devices, models and methods "
                           "(written by roofline fit)", fitted_on)
+    from roofline.speculation import METHODS
+
     for name, entry in fitted_on.items():
-        if not isinstance(entry, dict) or set(entry) - set(FITTED_ON_KEYS) or not all(
-                isinstance(v, list) and all(isinstance(x, str) for x in v) for v in entry.values()):
+        parameter, _, family = str(name).partition(" [")
+        if parameter not in _FITTED_ON_PARAMETERS or (family and family.rstrip("]") not in dict(FAMILIES)) or (
+                family and not family.endswith("]")):  # qa289: a misspelt key was passed over, and its warning lost
+            raise field_error(where, f"fitted.fitted_on.{name}", "a fitted parameter (" + ", ".join(_FITTED_ON_PARAMETERS)
+                              + "), or one with its family in brackets ('kernel_latency [AMD Instinct]')", name)
+        if not isinstance(entry, dict) or set(entry) != set(FITTED_ON_KEYS) or not all(
+                isinstance(v, list) and v and all(isinstance(x, str) and x for x in v) for v in entry.values()):
             raise field_error(where, f"fitted.fitted_on.{name}", "a mapping of " + ", ".join(FITTED_ON_KEYS) + " to lists "
-                              "of strings (written by roofline fit)", entry)
+                              "of names, none empty (written by roofline fit)", entry)
+        for key, allowed in (("models", MODEL_CLASSES), ("methods", METHODS)):
+            wrong = [v for v in entry[key] if v not in allowed]
+            if wrong:
+                raise field_error(where, f"fitted.fitted_on.{name}.{key}", "a list of " + ", ".join(allowed), wrong[0])
     return fitted
 
 
@@ -1078,6 +1112,27 @@ def family_of(hardware_name: str) -> str | None:
     return None
 
 
+# The instruction set a device's kernels are compiled for (CUDA compute capability, AMD gfx target: NVIDIA's CUDA GPUs
+# compute-capability list, developer.nvidia.com/cuda-gpus; LLVM's AMDGPU processor table, gfx942 = MI300X / MI325X,
+# gfx950 = MI350X / MI355X): devices of one architecture run the same kernels, so a kernel parameter fitted on one is
+# measured for the others (fitted_elsewhere_note). Listed in order: the first matching glob wins (a100 before a10*).
+ARCHITECTURES = (
+    ("CDNA3, gfx942", ("mi300*", "mi325*")),
+    ("CDNA4, gfx950", ("mi350*", "mi355*")),
+    ("Hopper, sm90", ("h100*", "h200*", "h20", "h800*", "gh200*")),
+    ("Blackwell, sm100", ("b[0-9]*", "gb*")),
+    ("Ampere, sm80", ("a100*", "a800*", "a30*")),
+    ("Ampere, sm86", ("a10*", "a40*", "rtx-3*")),
+    ("Ada, sm89", ("l4*", "l40*", "rtx-4*")),
+    ("Blackwell, sm120", ("rtx-5*",)),
+)
+
+
+def architecture_of(hardware_name: str) -> str:
+    """The ARCHITECTURES entry of a device's engine family (a hardware profile name), else the name itself."""
+    return next((arch for arch, globs in ARCHITECTURES if any(fnmatch.fnmatch(hardware_name, g) for g in globs)), hardware_name)
+
+
 def model_class(model) -> str:
     """'dense GQA', 'MoE MLA', ...: what an engine's kernel counts and fitted efficiencies key on, a model's MoE
     kernels (or none) and its attention's (MLA's, or the other kinds', counted as GQA's)."""
@@ -1144,17 +1199,24 @@ def fitted_family_note(engine: ServingEngine, hw, role: str = "") -> str:
 KERNEL_PARAMETERS = ("kernel_latency", "quantised_moe_efficiency", "weight_only_efficiency")  # the kernels' own: per device
 
 
-def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: dict[str, bool]) -> str:
+def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: dict[str, bool], role: str = "",
+                          subject: str = "this point") -> str:
     """A warning where a fitted parameter this point uses (`used`, engine.parameters_used) was determined by no fit row
     like the point (its `fitted.fitted_on`, written by roofline fit: the devices, model classes and methods of the rows
-    that move it): a kernel parameter (KERNEL_PARAMETERS) by rows of other devices (`hw.engine_family`) or model
-    classes, a speculation cost by rows of other methods, model classes or device families (qa287: vllm's kernel
-    latency on AMD, fitted on MI300X rows, reached MI355X unsaid, and its speculation costs, fitted on EAGLE and
-    draft-model rows of dense models on H100s, reached MTP on DeepSeek on MI300X). A difference the profile-wide notes
-    say already (fitted_family_note: no row of the device's family; fitted_class_note: none of its model class) is
-    left to them; a parameter no row determines, or one whose family value no row of the family does, is
-    undetermined_note's and unfitted_family_note's; a value set by hand over the family's is no fit's. '' where
-    nothing differs, or the profile records no fitted_on."""
+    that move it; qa287: vllm's kernel latency on AMD, fitted on MI300X rows, reached MI355X unsaid, and its
+    speculation costs, fitted on EAGLE and draft-model rows of dense models on H100s, reached MTP on DeepSeek):
+    - a kernel parameter (KERNEL_PARAMETERS) fitted on rows of other architectures (architecture_of: an MI325X runs
+      the MI300X's gfx942 kernels, an MI355X gfx950's) or other model classes; a difference the profile-wide notes say
+      already (fitted_family_note: no row of the device's family, of its kernel latency and efficiencies;
+      fitted_class_note: none of its model class) is left to them;
+    - a speculation cost fitted on rows of other methods, model classes or device families (none of those notes
+      names them);
+    - host work fitted on speculative rows alone where the point decodes plainly, or on plain rows alone where it
+      speculates (an engine that overlaps host work with plain steps: only its speculative rows set it).
+    Only values the fit set count (ServingEngine.fitted_source: not one set by hand or held with --fix); a value no
+    row determined is undetermined_note's and unfitted_family_note's. `role` names a device that is not the target's
+    ("the drafter's device "): its kernel latency's architecture alone is checked. `subject` names what is priced
+    ("this config" in a sweep). '' where nothing differs, or the profile records no fitted_on."""
     fitted = engine.fitted or {}
     fitted_on = fitted.get("fitted_on") or {}
     if not fitted_on or engine_on_a_cpu(engine, hw) or getattr(hw, "kind", "gpu") != "gpu":
@@ -1162,29 +1224,34 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
     device, family, klass = hw.engine_family, family_label(hw.engine_family), model_class(model)
     family_said = family not in (fitted.get("hardware_families") or [family])
     class_said = klass not in (fitted.get("model_classes") or [klass])
+    speculating = method not in ("", "none")
     on_hw = engine.for_hardware(hw)
+    checked = ("kernel_latency",) if role else (*KERNEL_PARAMETERS, *SPEC_PARAMETERS, *HOST_PARAMETERS)
     differing: dict[tuple, list[str]] = {}  # (rows' description, the point's) -> parameters
-    for p in (*KERNEL_PARAMETERS, *SPEC_PARAMETERS):
-        own = f"{p} [{family_of(device)}]"
-        entry = fitted_on.get(own)
-        if entry is None and any(fnmatch.fnmatch(device, glob) and ({p, p + "_s"} & set(changes))
-                                 for glob, changes in engine.overrides):
-            continue  # the family's own value, set by hand or by a fit no row of the family determined: not this note's
-        entry = entry or fitted_on.get(p)
-        if not used.get(p) or entry is None or own in (fitted.get("not_determined_by_rows") or ()):
+    for p in checked:
+        source = engine.fitted_source(p, hw)
+        entry = fitted_on.get(source) if source else None
+        if not used.get(p) or entry is None or f"{p} [{family_of(device)}]" in (fitted.get("not_determined_by_rows") or ()):
             continue  # (no row of the family determined its value there: unfitted_family_note says so)
         rows, point = [], []
-        if p in SPEC_PARAMETERS and method not in entry.get("methods", [method]):
-            rows.append(f"{_spoken([m for m in entry['methods'] if m != 'none'])} rows")
-            point.append(method)
-        if not class_said and klass not in entry.get("models", [klass]):
+        methods = entry.get("methods") or []
+        said_methods = _spoken(["plain" if m == "none" else m for m in methods])  # 'plain and eagle'
+        if p in SPEC_PARAMETERS and method not in methods:
+            rows.append(f"{said_methods} rows")
+            point.append(f"{method} speculation")
+        if p in HOST_PARAMETERS and (speculating and set(methods) <= {"none"} or not speculating and "none" not in methods):
+            rows.append(f"{said_methods} rows")  # SGLang's host work, overlapped in plain steps, set by its MTP rows alone
+            point.append(f"{method} speculation" if speculating else "plain decoding")
+        if not role and (p not in KERNEL_PARAMETERS or not class_said) and p not in HOST_PARAMETERS \
+                and klass not in (entry.get("models") or [klass]):
             rows.append(f"of {_spoken(entry['models'])} models")
-            point.append(f"{'on ' if point else ''}a {klass} model")  # 'mtp on a MoE MLA model'
-        devices = entry.get("devices", [device])
-        if p in KERNEL_PARAMETERS and not family_said and device not in devices:
-            rows.append(f"from {_spoken(devices)}")
-            point.append(f"on {hw.name}")
-        elif p in SPEC_PARAMETERS and not family_said and family not in {family_label(d) for d in devices}:
+            point.append(f"{'of' if point else ''} a {klass} model".strip())
+        devices = entry.get("devices") or [device]
+        if p in KERNEL_PARAMETERS and not (family_said and not role) and architecture_of(device) not in {architecture_of(d) for d in devices}:
+            rows.append(f"from {_spoken(_with_architecture(devices))}")
+            point.append(("" if role else "on ") + (f"{hw.name} ({architecture_of(device)})" if architecture_of(device) != device
+                                                    else hw.name))
+        elif p in SPEC_PARAMETERS and family not in {family_label(d) for d in devices}:
             rows.append(f"from {_spoken(devices)}")
             point.append(f"on {hw.name} ({family})")
         if rows:
@@ -1194,10 +1261,17 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
                                  []).append(f"{p} ({shown})")
     if not differing:
         return ""
-    parts = [f"{_spoken(names)} {'was' if len(names) == 1 else 'were'} fitted on {rows} only, and this point is {point}"
+    is_ = f"{role}is" if role else f"{subject} is"
+    parts = [f"{_spoken(names)} {'was' if len(names) == 1 else 'were'} fitted on {rows} only, and {is_} {point}"
              for (rows, point), names in differing.items()]
-    return (f"engine {engine.name}: {'; '.join(parts)} (its fitted.fitted_on): those values are measured elsewhere, so "
-            "read the figures that lean on them as less certain (a fit with rows like this point measures them)")
+    return (f"engine {engine.name}: {'; '.join(parts)} (its fitted.fitted_on; roofline engines show {engine.name}): "
+            f"those values are measured elsewhere, so read the figures that lean on them as less certain (a fit with rows "
+            f"like {subject} measures them)")
+
+
+def _with_architecture(devices: list[str]) -> list[str]:
+    """Device names with their architecture where it is not the name ('mi300x (CDNA3, gfx942)')."""
+    return [f"{d} ({architecture_of(d)})" if architecture_of(d) != d else d for d in devices]
 
 
 def nvidia_only_text(engine: ServingEngine) -> str:

@@ -885,7 +885,10 @@ def _fitted_lines(fitted: dict | None, overrides_by_hand: list[str] | None = Non
             f"    model classes           {listed['model_classes']}",
             f"    device families         {listed['hardware_families']}",
             f"    determined by no row    {listed['not_determined_by_rows']}",
-            f"    at a bound              {listed['bounds_hit']}"] + (
+            f"    at a bound              {listed['bounds_hit']}"] + [  # qa290: fitted_on, which predict cites, was in the YAML alone
+            f"    {'rows of each' if i == 0 else '':<24}{name}: {', '.join(entry.get('devices') or ())}; "
+            f"{', '.join(entry.get('models') or ())}; {', '.join('plain' if m == 'none' else m for m in entry.get('methods') or ())}"
+            for i, (name, entry) in enumerate((fitted.get("fitted_on") or {}).items())] + (
             [f"    set by hand after fit   {', '.join(edited)} (the RMS error above is of the fitted values, not of these)"]
             if (edited := [str(p) for p in (fitted.get("start") or {}) if str(p) not in still] + list(overrides_by_hand or []))
             else [])

@@ -20,6 +20,18 @@ from __future__ import annotations
 import math
 import re
 
+# A number as a person or a CSV writes it: ASCII digits, a point, an exponent. Python's int() and float() also take
+# 1_000 and digits of other scripts (full-width, Arabic-Indic), which YAML profiles refuse or read apart (qa279, qa289)
+PLAIN_NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
+def plain_float(text: str) -> float:
+    """`text` (spaces around it aside) as a float where it is a PLAIN_NUMBER, or nan / inf in any case; else ValueError."""
+    t = text.strip()
+    if PLAIN_NUMBER.fullmatch(t) or t.lower().lstrip("+-") in ("nan", "inf", "infinity"):
+        return float(t)
+    raise ValueError(f"not a plain number: {text!r}")
+
 
 def is_finite(value) -> bool:
     """math.isfinite, and False for an integer too large for a float (a YAML 10**400 raised OverflowError: the

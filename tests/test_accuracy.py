@@ -89,6 +89,30 @@ def test_a_file_of_fit_rows_only_says_how_to_predict_them(tmp_path):
     assert "convert it first: roofline measurements convert" in str(result.exception)
 
 
+def test_rows_an_engine_was_fitted_on_are_said_to_be_in_sample(tmp_path, recwarn):
+    """qa290: a user's own fit scored 1.6% on its own rows, every target 'met', without a word that those rows were
+    the ones it was fitted on (`fit --cv` gave 15.8%)."""
+    import re
+    from pathlib import Path
+
+    from roofline.accuracy import accuracy_table
+
+    path = tmp_path / "mine.csv"
+    pd.DataFrame([{**ROW, "split": "fit"}, {**ROW, "split": "fit", "batch": "8"}, {**ROW, "batch": "4"}],
+                 columns=list(COLUMNS)).to_csv(path, index=False)
+    text = (Path(cli.__file__).parent / "engine_profiles" / "vllm.yaml").read_text()
+    text = re.sub(r"\nname: vllm\n", "\nname: mine\n", text)
+    text = re.sub(r"\n  file: .*\n", f"\n  file: {path}\n", text)
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "mine.yaml").write_text(re.sub(r"\n  row_numbers: .*\n", "\n  row_numbers: 1 2\n", text))
+    accuracy_table(path, "mine", (tmp_path / "p",), split="all")
+    said = [str(w.message) for w in recwarn if "in-sample" in str(w.message)]
+    assert len(said) == 1 and said[0].startswith(f"{path}: 2 of the 3 rows scored are rows their engine was fitted on (mine 2:")
+    recwarn.clear()
+    accuracy_table(path, "mine", (tmp_path / "p",))  # the held-out row alone: no word
+    assert not [w for w in recwarn if "in-sample" in str(w.message)]
+
+
 def test_one_engine_for_every_row_is_named_in_the_headline(tmp_path):
     path = tmp_path / "m.csv"
     pd.DataFrame([ROW], columns=list(COLUMNS)).to_csv(path, index=False)

@@ -610,10 +610,12 @@ def test_an_empty_path_is_one_line_not_the_working_folder(roofline, tmp_path, mo
 
 
 @pytest.mark.slow
-def test_an_empty_file_path_is_not_told_to_write_a_dot(roofline, tmp_path):
-    """qa288: `cheapest --out ""` (a CSV file) was told "write '.' for the working folder", which names no file."""
+def test_an_empty_path_is_told_to_write_a_dot_only_where_a_dot_is_taken(roofline, tmp_path):
+    """qa288: `cheapest --out ""` (a CSV file) was told "write '.' for the working folder", which names no file; qa289:
+    so was `sweep --out ""`, whose output folder refuses '.' (the working folder or one above it)."""
     for args, folder in ((("cheapest", str(tmp_path), "--out", ""), False), (("fit", ""), False),
-                         (("cheapest", ""), True), (("sweep", "flops-vs-time", "--out", ""), True)):
+                         (("cheapest", ""), True), (("sweep", "flops-vs-time", "--out", ""), False),
+                         (("hw", "new", "x1", "--from", "h100-sxm", "--dir", ""), True)):
         code, _, err = roofline(*args)
         assert code == 2 and "expected a path, found an empty string" in err, (args, err)
         assert ("write '.' for the working folder" in err) == folder, (args, err)

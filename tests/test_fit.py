@@ -137,6 +137,9 @@ def test_the_fit_recovers_known_parameters_from_synthetic_measurements(tmp_path)
     rows = {r["parameter"]: r for r in fit["parameters"]}
     assert not rows["spec_per_iteration"]["determined"]  # no speculative row: its value stays at the start
     assert rows["spec_per_iteration"]["fitted"] == pytest.approx(rows["spec_per_iteration"]["start"], rel=1e-3)
+    # a parameter no row moves, left at a start that is its bound, was not taken there (qa290: 'at high bound')
+    weight_only = rows["weight_only_efficiency"]
+    assert not weight_only["determined"] and weight_only["start"] == weight_only["high"] and weight_only["bound"] == ""
 
 
 @pytest.mark.slow

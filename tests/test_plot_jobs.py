@@ -317,6 +317,9 @@ def test_where_on_a_number_matches_a_csvs_float32_and_a_parquets_float64_alike_a
     assert select_rows(big, ("batch=100000000",), "t")["k"].tolist() == [3]  # integers exactly, not within float32's
     with pytest.raises(RooflineError, match=r"\(values: 1, 99999999, 100000000\)"):
         select_rows(big, ("batch=3",), "t")
+    for typed in ("1_0", "\uff11\uff10"):  # qa289: Python's float() read 1_0 and full-width digits as batch 10
+        with pytest.raises(RooflineError, match=f"expected a number for batch, found '{typed}'"):
+            select_rows(pd.DataFrame({"batch": [10, 20]}), (f"batch={typed}",), "t")
 
 
 @pytest.mark.slow
