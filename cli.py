@@ -837,6 +837,15 @@ def cheapest(
         _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force)
 
 
+def _note_subject(note: str) -> tuple[set, str]:
+    """A pick note's kinds ({'plain', 'speculation'}) and its text after 'the plain and speculation picks: ' (or a
+    point computed now's); (empty set, the note) for any other."""
+    import re
+
+    match = re.match(r"the ((?:plain|speculation)(?: and (?:plain|speculation))?) (?:picks?|points? computed now): ", note)
+    return (set(match.group(1).split(" and ")), note[match.end():]) if match else (set(), note)
+
+
 def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force) -> None:
     """`cheapest` once its table is read and selected (`meta`: its scenario.json or None): the frontier, the picks, the
     points between swept batches."""
@@ -863,10 +872,10 @@ def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force) -> None
     batch_chosen = any(w.split("=", 1)[0].strip() == "batch" for w in where or ())
     refined = refine(df, min_tokens_per_user, refused, _dirs(), meta) if picks and not batch_chosen else {}
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
-    said = set(notes)  # qa146: a point computed now at the pick's engine and device said each note twice, the subject aside
-    notes += [n for r in refined.values() for n in r["notes"]] + [
+    said = [_note_subject(n) for n in notes]  # qa146: a point computed now at the pick's engine and device said each
+    notes += [n for r in refined.values() for n in r["notes"]] + [  # note twice, the subject aside
         n for n in (pick_notes(found, _dirs(), "point computed now", meta) if found else [])
-        if n.replace(" point computed now: ", " pick: ", 1) not in said]
+        if not any(body == _note_subject(n)[1] and _note_subject(n)[0] <= kinds for kinds, body in said)]
     meta = meta or {}
     speculative_rows = int(((df["method"].astype(str) != "none") & (df["k"] > 0)).sum()) if "method" in df else 0
     typer.echo(frontier_table(frontier, list(dict.fromkeys(notes)), picks, min_tokens_per_user,

@@ -324,7 +324,8 @@ def break_even_notes(spec: dict, eng: ServingEngine, batch: int) -> list[str]:
     if optimistic(be, eng.name) and not optimistic(batch, eng.name):
         what = (f"speculation paying up to batch {be:,}, the largest that fits," if at_limit else f"the break-even batch {be:,}")
         notes.append(f"{what} lies where, under {eng.name}, speculative gains run optimistic (batch "
-                     f"{OPTIMISTIC_BATCH} and above, docs/ACCURACY.md): read it as an upper estimate")
+                     f"{OPTIMISTIC_BATCH} and above, docs/ACCURACY.md{optimistic_found_for(eng)}): read it as an upper "
+                     "estimate")  # (qa290: said flatly of a profile fitted to the user's own speculative rows)
     from roofline.fit import PARAMETERS
 
     bounds = {p.key: p for p in PARAMETERS}

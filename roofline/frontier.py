@@ -753,7 +753,7 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
         undetermined_note,
     )
 
-    out = []
+    kinds_of: dict[str, list[str]] = {}  # note -> the picks it is said of
     for kind, row in (picks or {}).items():
         if row is None:
             continue
@@ -812,8 +812,12 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
                                                    {"kernel_latency": True}, "the drafter's device "))
             except RooflineError:
                 pass
-        out += [f"the {kind} {what}: {note}" for note in notes if note]
-    return out
+        for note in notes:
+            if note:
+                kinds_of.setdefault(note, []).append(kind)
+    # a note that holds for both picks is said once, naming both (qa290: a pick of one config said twice over)
+    plural = what.replace("pick", "picks", 1) if what.startswith("pick") else what.replace("point", "points", 1)
+    return [f"the {' and '.join(kinds)} {plural if len(kinds) > 1 else what}: {note}" for note, kinds in kinds_of.items()]
 
 
 # the openings of the two frontier notes that say the table mixes what a pick compares (frontier_table reads them back)

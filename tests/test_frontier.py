@@ -1361,3 +1361,24 @@ def test_cheapest_says_the_speed_asked_as_asked(tmp_path, roofline):
                         ("50", "cheapest at 50 tokens/s")):
         code, out, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", asked)
         assert out.startswith(said), (asked, out + err)
+
+
+@pytest.mark.slow
+def test_a_note_that_holds_for_both_picks_is_said_once_naming_both():
+    """qa290: cheapest printed the same notes under 'the plain pick:' and again under 'the speculation pick:' where both
+    picks were one config."""
+    import warnings
+
+    import roofline
+    from roofline.frontier import cheapest, pick_notes
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = roofline.sweep({"name": "n", "hardware": "mi300x", "model": "llama-3.1-8b", "method": "eagle", "engine": "sglang",
+                             "axes": {"batch": [1, 8], "context": [1024], "k": [0, 2], "alpha": [0.8]}})
+    notes = pick_notes(cheapest(df, 50.0, set()))
+    both = [n for n in notes if n.startswith("the plain and speculation picks: ")]
+    assert len(both) == 1 and "kernel_latency" in both[0]  # sglang's AMD kernel latency, fitted on MoE rows alone
+    bodies = [n.split(": ", 1)[1] for n in notes]
+    assert len(bodies) == len(set(bodies))  # no note said twice
+    assert any(n.startswith("the speculation pick: no measured row determines") for n in notes)  # one pick's own
