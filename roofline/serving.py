@@ -1215,7 +1215,8 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
       speculates (an engine that overlaps host work with plain steps: only its speculative rows set it).
     Only values the fit set count (ServingEngine.fitted_source: not one set by hand or held with --fix); a value no
     row determined is undetermined_note's and unfitted_family_note's. `role` names a device that is not the target's
-    ("the drafter's device "): its kernel latency's architecture alone is checked. `subject` names what is priced
+    ("the drafter's device "): its kernel latency's architecture alone is checked (a family no row came from:
+    fitted_family_note's, with the same role). `subject` names what is priced
     ("this config" in a sweep). '' where nothing differs, or the profile records no fitted_on."""
     fitted = engine.fitted or {}
     fitted_on = fitted.get("fitted_on") or {}
@@ -1247,7 +1248,7 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
             rows.append(f"of {_spoken(entry['models'])} models")
             point.append(f"{'of' if point else ''} a {klass} model".strip())
         devices = entry.get("devices") or [device]
-        if p in KERNEL_PARAMETERS and not (family_said and not role) and architecture_of(device) not in {architecture_of(d) for d in devices}:
+        if p in KERNEL_PARAMETERS and not family_said and architecture_of(device) not in {architecture_of(d) for d in devices}:
             rows.append(f"from {_spoken(_with_architecture(devices))}")
             point.append(("" if role else "on ") + (f"{hw.name} ({architecture_of(device)})" if architecture_of(device) != device
                                                     else hw.name))
@@ -1264,9 +1265,8 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
     is_ = f"{role}is" if role else f"{subject} is"
     parts = [f"{_spoken(names)} {'was' if len(names) == 1 else 'were'} fitted on {rows} only, and {is_} {point}"
              for (rows, point), names in differing.items()]
-    return (f"engine {engine.name}: {'; '.join(parts)} (its fitted.fitted_on; roofline engines show {engine.name}): "
-            f"those values are measured elsewhere, so read the figures that lean on them as less certain (a fit with rows "
-            f"like {subject} measures them)")
+    return (f"engine {engine.name}: {'; '.join(parts)} (its fitted.fitted_on: `roofline engines show {engine.name}`, rows "
+            "of each): read the figures that lean on them as less certain")
 
 
 def _with_architecture(devices: list[str]) -> list[str]:

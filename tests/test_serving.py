@@ -611,8 +611,8 @@ def test_a_parameter_fitted_on_no_row_like_the_point_is_said():
     kernel = format_seconds(mine.for_hardware("mi355x").kernel_latency_s)
     assert said("mi355x", "llama-3.1-8b") == [
         f"engine mine: kernel_latency ({kernel}) was fitted on rows from mi300x (CDNA3, gfx942) only, and this point is on "
-        "mi355x (CDNA4, gfx950) (its fitted.fitted_on; roofline engines show mine): those values are measured elsewhere, so "
-        "read the figures that lean on them as less certain (a fit with rows like this point measures them)"]
+        "mi355x (CDNA4, gfx950) (its fitted.fitted_on: `roofline engines show mine`, rows of each): read the figures that "
+        "lean on them as less certain"]
     assert not said("mi300x", "llama-3.1-8b") and not said("mi325x", "llama-3.1-8b")  # one architecture
     assert not said("h200", "llama-3.1-8b", method="eagle", alpha=0.8) and not said("h20", "llama-3.1-8b")
     assert not said("h200", "llama-3.1-8b", method="eagle", alpha=0.8, k=0)  # no speculation: its costs unused
@@ -633,6 +633,8 @@ def test_a_parameter_fitted_on_no_row_like_the_point_is_said():
     # the drafter's device: its kernel latency's architecture (qa289, qa290)
     drafted = said("h100-sxm", "llama-3.1-70b", tp=4, method="draft", draft="llama-3.2-1b", alpha=0.7, k=3, draft_hardware="mi355x")
     assert len(drafted) == 1 and "and the drafter's device is mi355x (CDNA4, gfx950)" in drafted[0]
+    assert not said("h100-sxm", "llama-3.1-70b", tp=4, method="draft", draft="llama-3.2-1b", alpha=0.7, k=3,
+                    draft_hardware="l4")  # Ada, a family no row came from: fitted_family_note says it of the drafter's device
     # a value set by hand is no fit's (qa289, qa290: said 'fitted on rows from mi300x only'): nor is a family value set
     # by hand, and a dropped family override leaves the profile's value, fitted on the other rows
     by_hand = dataclasses.replace(mine, fitted={**mine.fitted, "parameters": [p for p in mine.fitted["parameters"] if p != "kernel_latency"]})
