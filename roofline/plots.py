@@ -178,8 +178,8 @@ def _drafter_names(value, meta: dict | None = None) -> str:
     """Where the drafter runs, as the setup line says it: '' on the target (None, NaN, ''), 'NVIDIA L4', 'the target /
     NVIDIA L4': each device by its display name where `meta` has it (qa120: 'l4', the profile's name)."""
     values = value if isinstance(value, (list, tuple)) else [value]
-    names = ["the target" if v is None or v == "" or (isinstance(v, float) and math.isnan(v))
-             else _name(meta or {}, "hardware", str(v)) for v in values]
+    names = ["the target" if v is None or v == "" or (isinstance(v, float) and math.isnan(v))  # a device's name kept on
+             else _name(meta or {}, "hardware", str(v)).replace(" ", NBSP) for v in values]  # one line (qa291: 'NVIDIA / L4')
     return "" if set(names) <= {"the target"} else " / ".join(dict.fromkeys(names))
 
 
@@ -1349,6 +1349,9 @@ def _plot_step_time(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
             wider_memory = bool((tokens[~ver["verify_compute_bound"].astype(bool)] > bound.min()).any())
             text = (f"first compute-bound verify\npass: {bound.min():,.0f} tokens\n(not every wider one)" if wider_memory
                     else f"verify compute-bound\nfrom {bound.min():,.0f} tokens")
+            at_first = ver["verify_compute_bound"].astype(bool) & (tokens == bound.min())
+            if not ver.loc[at_first, "pass_fits"].astype(bool).any():  # qa291: a width no fitting pass reaches, said
+                text += "\n(past the memory cap:\nno such pass fits)"  # as if a layout compared reached it
             ax.annotate(text, (bound.min(), 0.97),
                         xycoords=("data", "axes fraction"), xytext=(-4, 0), textcoords="offset points",
                         ha="right", va="top", fontsize=7, color="firebrick")
@@ -1489,13 +1492,26 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     ticks = [t for t in steps if norm.vmin <= t <= norm.vmax]
     cbar.set_ticks(ticks, labels=[f"{t:g}×" for t in ticks])
     cbar.ax.minorticks_off()
-    _title(fig, _heatmap_title(swept_k, np.concatenate(paying), crossed, grey, best, k_top, annotate, bool(meta.get("tree_nodes"))),
-           meta, models, note)
+    _title(fig, _heatmap_title(swept_k, np.concatenate(paying), crossed, grey, best, k_top, annotate, bool(meta.get("tree_nodes")),
+                               _mtp_reused(meta, models, k_top)), meta, models, note)
     return fig
 
 
+def _mtp_reused(meta: dict, models: list[str], k: float) -> str:
+    """'; past 1 MTP module the last is reused (it accepts less in practice)' where the figure's MTP drafts to a k above
+    the trained modules of a model it shows (meta's mtp_modules; qa291: DeepSeek-V3's k = 3 cells read 'best may lie
+    beyond' where predict warns the reused module accepts less); '' otherwise."""
+    if meta.get("method") != "mtp" or not np.isfinite(k):
+        return ""
+    modules = [n for m, n in (meta.get("mtp_modules") or {}).items() if m in models and 0 < n < k]
+    if not modules:
+        return ""
+    n = min(modules)
+    return f"; past {n} MTP module{'s' if n != 1 else ''} the last is reused (it accepts less in practice)"
+
+
 def _heatmap_title(swept_k: np.ndarray, pays: np.ndarray, crossed: bool, grey: bool, best: pd.DataFrame, k_top: float,
-                   annotate: bool, tree: bool = False) -> str:
+                   annotate: bool, tree: bool = False, reused: str = "") -> str:
     """The heatmap's title: what it shows, then a key line: where speculation pays (`pays`, one value per cell that
     fits, over all panels), what k=0 and k≥K mean where such cells are shown (`best`: the cells' rows), and grey
     where a cell shown does not fit in memory (`grey`)."""
@@ -1516,7 +1532,7 @@ def _heatmap_title(swept_k: np.ndarray, pays: np.ndarray, crossed: bool, grey: b
     if annotate and ((fit["k"] == 0) & spec_fits).any():
         key.append("k=0: speculation does not pay (speedup 1)")
     if (fit["k"] >= k_top).any() and annotate:
-        key.append(f"k≥{int(k_top)}: largest k swept, best may lie beyond")
+        key.append(f"k≥{int(k_top)}: largest k swept, best may lie beyond{reused}")
     if grey:
         key.append("grey: does not fit in memory")
     return f"Speedup of speculative decoding at {k_note}\n" + "; ".join(key)
@@ -1615,7 +1631,10 @@ def _plot_pareto(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
         _log_axis(ax, "x")
         _log_axis(ax, "y")
         ax.set_xlabel("interactivity, tokens/s per user")
-        ax.set_ylabel("throughput, tokens/s per device")
+        # a drafter on a device of its own is one more device in use (qa291: an L4 beside 4 H100s read as a loss)
+        drafter_own = (fit["k"] > 0).any() and ((fit["draft_hardware"].fillna("").astype(str) != "").any() if "draft_hardware" in fit
+                                                else any(_as_list(meta.get("draft_hardware") or [])))  # (a column held: meta's)
+        ax.set_ylabel("throughput, tokens/s per device" + ("\n(speculating: the drafter's devices counted)" if drafter_own else ""))
     _shared_legend(fig, [ax for ax, _ in panels])
     _title(fig, "Throughput-interactivity frontier (up and right is better; points that do not fit excluded; B batch, k draft length)",
            meta, models, _join(note, alpha_note))
@@ -1680,7 +1699,9 @@ def _plot_best_k(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     # the keys go on the panel whose series the shared legend shows (qa225: on a first panel where nothing fits, lost)
     keyed = max((ax for ax, _ in panels), key=lambda ax: len(ax.get_legend_handles_labels()[0]))
     if censored:
-        keyed.plot([], [], "^", color="0.6", mec="k", mew=0.8, ms=8, ls="", label=f"k = {max(ks)}: largest swept,\nbest may lie beyond")
+        reused = _mtp_reused(meta, models, max(ks)).removeprefix("; ").replace(" the last", "\nthe last", 1).replace(" (it", "\n(it", 1)
+        keyed.plot([], [], "^", color="0.6", mec="k", mew=0.8, ms=8, ls="", label=f"k = {max(ks)}: largest swept,\nbest may lie beyond"
+                   + (f";\n{reused}" if reused else ""))
     if losing:
         keyed.plot([], [], "o", ms=7, mfc="white", mec="red", mew=1.4, ls="", label="speedup < 1:\nbest k still loses")
     _shared_legend(fig, [ax for ax, _ in panels], **legend_title)

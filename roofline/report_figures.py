@@ -152,7 +152,7 @@ def _report_verify(df: pd.DataFrame, ops, meta: dict) -> Figure:
         ax.set_ylabel("pass time / decode step time" if ax.get_subplotspec().is_first_col() else "")  # sharey
     if faint:  # a legend entry of its own (qa281: the title's "faint" had none)
         for ax in axes:
-            ax.plot([], [], "-", color="0.45", lw=1.0, alpha=0.3, label="faint: does not fit in\nmemory (timing only)")
+            ax.plot([], [], "-", color="0.45", lw=1.0, alpha=0.3, label="pale: does not fit in\nmemory (timing only)")
     _shared_legend(fig, axes)
     # the verify pass's cost depends on no drafter: the sweep's method (its n-gram lookup, drafting nothing on the GPU) unsaid
     fig.suptitle("Verify pass of q tokens per sequence against a decode step (q = 1): near-flat at small batch, rising with "
@@ -380,6 +380,12 @@ def _report_kv_caps(df: pd.DataFrame, ops, meta: dict) -> Figure:
     return fig
 
 
+def _covered_note(mine: pd.Series, theirs: pd.Series) -> str:
+    """'\n(under no sharing's to batch 8)' where series `mine` (by batch) equals `theirs`, drawn over it, at some batches."""
+    under = [int(b) for b in mine.index.intersection(theirs.index) if np.isclose(mine[b], theirs[b], rtol=1e-9)]
+    return f"\n(under no sharing's to batch {max(under):,})" if under else ""
+
+
 def _report_shared_prefix(df: pd.DataFrame, ops, meta: dict) -> Figure:
     from roofline.findings import fastest_drafting, plain_fits, prefix_read_once, shared_prefix_headline
 
@@ -398,16 +404,21 @@ def _report_shared_prefix(df: pd.DataFrame, ops, meta: dict) -> Figure:
     ax0.set_ylabel("largest batch that fits")
     ax0.set_title(f"Batch that fits, {_ctx(context)} context each\nwithout speculation")
     plain = df[plain_fits(df)]
+    drawn: dict[int, tuple] = {}
     for p, name in zip(prefixes, names):
         base = plain[plain["shared_prefix_tokens"] == p].drop_duplicates("batch").sort_values("batch")
         # speculation's point as every other figure reads it (qa129: best-k rows dropped a batch whose best k is 0)
         best = fastest_drafting(df[df["shared_prefix_tokens"] == p], ["batch"]).sort_values("batch")
+        drawn[p] = (base.set_index("batch")["baseline_tokens_per_s"], best.set_index("batch")["tokens_per_s"])
+        # where a shared prefix's line equals no sharing's at some batches it lies under it there: said (qa291: it read
+        # as starting at batch 16)
+        hidden = [_covered_note(drawn[p][i], drawn[0][i]) if p != 0 and 0 in drawn else "" for i in (0, 1)]
         # no sharing drawn on top: where each sequence reads the prefix its line lies under the shared one's (qa267)
         z = 3 if p == 0 else 2
         ax1.plot(base["batch"], base["baseline_tokens_per_s"], "s--", color=color[p], ms=3.5, lw=1.2, zorder=z,
-                 label=f"{name}, no speculation")
+                 label=f"{name}, no speculation{hidden[0]}")
         ax1.plot(best["batch"], best["tokens_per_s"], "o-", color=color[p], ms=3.5, lw=1.6, zorder=z,
-                 label=f"{name}, speculation (fastest k > 0)")
+                 label=f"{name}, speculation (fastest k > 0){hidden[1]}")
     _log2_axis(ax1, sorted(df["batch"].unique()))
     _log_axis(ax1, "y")
     # past the largest cap no line goes on: shaded and said (qa281: the axis ran on past the last line unexplained)

@@ -1288,3 +1288,39 @@ def test_the_roofline_figures_large_batch_is_read_panel_by_panel():
         titles = [ax.get_title() for ax in _panel_axes(fig)]
         assert any("H100" in t and "filled: B = 16" in t and "does not fit" not in t for t in titles), (placements, titles)
         assert any("H200" in t and "filled: B = 64" in t for t in titles), titles
+
+
+def test_figures_say_what_a_drafter_device_and_a_reused_mtp_module_mean():
+    """qa291: the pareto's 'tokens/s per device' counted an L4 drafter beside 4 H100s unsaid (speculation read as a
+    loss); DeepSeek-V3's MTP cells at k = 3 read 'best may lie beyond' where predict warns the one trained module,
+    reused, accepts less; a compute-bound verify width past the memory cap was marked as if a pass reached it."""
+    data = {"name": "d", "hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 4, "method": "draft", "draft": "llama-3.2-1b",
+            "draft_hardware": "l4", "axes": {"batch": [1, 16, 64], "context": [2048], "k": [0, 1, 2], "alpha": [0.8]}}
+    sc, _, df, ops = _tables(data)
+    meta = {**META, "method": "draft", "draft_hardware": ["l4"], "tp": 4,
+            "model": {"llama-3.1-70b": "Llama 3.1 70B"}, "hardware": {"h100-sxm": "NVIDIA H100 SXM5 80GB", "l4": "NVIDIA L4 24GB"}}
+    fig = _figure("pareto", df.drop(columns=["draft_hardware"]), ops, meta)  # as the sweep's jobs hand it: the column held
+    assert "the drafter's devices counted" in fig.axes[0].get_ylabel()
+    plain = _figure("pareto", *_tables({**SMALL, "axes": {"batch": [1, 8], "context": [1024], "k": [1], "alpha": [0.8]}})[2:], META)
+    assert "drafter" not in plain.axes[0].get_ylabel()
+    mtp = {"name": "m", "hardware": "h200", "model": "deepseek-v3", "tp": 8, "method": "mtp",
+           "axes": {"batch": [1, 8], "context": [4096], "k": [1, 3], "alpha": [0.8]}}
+    _, _, df, ops = _tables(mtp)
+    meta = {**META, "method": "mtp", "tp": 8, "mtp_modules": {"deepseek-v3": 1}, "model": {"deepseek-v3": "DeepSeek-V3"},
+            "hardware": {"h200": "NVIDIA H200 SXM 141GB"}}
+    title = _figure("speedup_heatmap", df, ops, meta)._suptitle.get_text().replace("\n", " ")
+    assert "past 1 MTP module the last is reused (it accepts less in practice)" in title
+    legend = [t.get_text() for t in _figure("best_k_vs_batch", df, ops, meta).legends[0].get_texts()]
+    assert any("past 1 MTP module" in text for text in legend)
+    assert "MTP module" not in _figure("speedup_heatmap", df, ops, {**meta, "mtp_modules": {"deepseek-v3": 3}})._suptitle.get_text()
+
+
+def test_a_compute_bound_verify_width_past_the_memory_cap_says_no_such_pass_fits():
+    _, _, df, ops = _tables({**SMALL, "axes": {"batch": [1, 64, 512], "context": [1024], "k": [1, 8], "alpha": [0.7]}})
+    first = df.loc[df["verify_compute_bound"].astype(bool)]
+    assert first["batch"].min() == 64 and first["fits_in_memory"].astype(bool).any()  # the case: B = 64, k = 8 fits
+    texts = [t.get_text() for ax in _figure("step_time_vs_tokens", df, ops, META).axes for t in ax.texts]
+    assert "first compute-bound verify\npass: 576 tokens\n(not every wider one)" in texts, texts
+    squeezed = df.assign(fits_in_memory=df["batch"] <= 1, baseline_max_batch=1, max_batch=1)  # memory ends at batch 1
+    texts = [t.get_text() for ax in _figure("step_time_vs_tokens", squeezed, ops, META).axes for t in ax.texts]
+    assert "first compute-bound verify\npass: 576 tokens\n(not every wider one)\n(past the memory cap:\nno such pass fits)" in texts, texts

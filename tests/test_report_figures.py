@@ -285,7 +285,7 @@ def test_the_shared_prefix_figure_draws_speculation_where_it_loses_too(plotters,
                     "axes: {batch: [1, 16, 64], context: [8192], k: [0, 1, 2], alpha: [0.05]}\n")
     r = run_scenario(str(path))
     ax = plotters["shared-prefix"](r.df, r.ops, r.meta).axes[1]
-    drawn = {line.get_label(): list(line.get_xdata()) for line in ax.lines}
+    drawn = {line.get_label().split("\n")[0]: list(line.get_xdata()) for line in ax.lines}  # (a note under it: qa291)
     spec = fastest_drafting(r.df[r.df["shared_prefix_tokens"] == 4096], ["batch"])
     assert (spec["speedup"] < 1).any()  # a batch where drafting loses: drawn all the same
     assert drawn["4k shared, speculation (fastest k > 0)"] == sorted(spec["batch"])
@@ -489,7 +489,7 @@ def test_the_verify_figure_keys_its_faint_lines_and_names_no_method(plotters, re
     assert (~r.df["fits_in_memory"].astype(bool)).any() and r.meta["method"] == "ngram"  # faint lines are drawn
     fig = plotters["verify-mini-prefill"](r.df, r.ops, r.meta)
     labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
-    assert labels.count("faint: does not fit in\nmemory (timing only)") == 1
+    assert labels.count("pale: does not fit in\nmemory (timing only)") == 1
     title = fig._suptitle.get_text()
     assert "faint" not in title and "n-gram" not in title and "engine" in title.replace("\u00a0", " ")
 
@@ -502,3 +502,15 @@ def test_the_shared_prefix_figure_shades_the_batches_past_every_cap(plotters, re
     ax = plotters["shared-prefix"](r.df, r.ops, r.meta).axes[1]
     assert any("does not fit in memory" in t.get_text() and f"(batch > {cap:,})" in t.get_text() for t in ax.texts)
     assert len(ax.patches) == 1 and ax.patches[0].get_x() == cap  # the band from the cap on
+
+
+
+def test_a_shared_prefix_line_under_no_sharings_says_so(plotters, results):
+    """qa291: the 32k-shared lines lay under no sharing's to batch 8 (the same throughput: each sequence reads the
+    prefix) and read as starting at batch 16."""
+    r = results["shared-prefix"]
+    ax = plotters["shared-prefix"](r.df, r.ops, r.meta).axes[1]
+    labels = [line.get_label() for line in ax.lines]
+    assert "32k shared, no speculation\n(under no sharing's to batch 8)" in labels, labels
+    assert "32k shared, speculation (fastest k > 0)\n(under no sharing's to batch 8)" in labels
+    assert not any("under" in label for label in labels if label.startswith("no sharing"))
