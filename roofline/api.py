@@ -632,6 +632,7 @@ def predict(
         # (engine.host_overlapped; from two, a micro-batch's share lies on its round trip, the others' beside it)
         "host_overlap": bool(m["host_overlapped"]),
         "host_on_path_s": float(m["host_on_path_s"]),  # what it adds to the device's time (engine.step_metrics)
+        "host_microbatch_s": float(m["host_microbatch_s"]),  # under pp a micro-batch's own host work, on its round trip
         "host_overlap_speculating": bool(host_overlapped(  # likewise, a verify pass (speculation.py's verify engine)
             dataclasses.replace(eng, host_overlap=eng.host_overlap and eng.host_overlap_speculating), batch, dep)),
         "operators": {

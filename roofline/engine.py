@@ -46,10 +46,11 @@ device from `roofline.costs`):
         three leading dense layers, 64 MoE layers' time for its 58 MoE and 3 dense)
     t_host = m * host_per_step + host_per_sequence * B_a   (each micro-batch scheduled on its own: host_time_s)
     t_step = max(t_device, t_host) if the engine overlaps host work, else t_device + t_host      (pp = 1)
-           = max(max(pp * t_body_mean + t_head + t_host / m, m * (t_body + t_head)) + t_p2p + step_overhead, t_host)
+           = max(max(pp * t_body_mean + t_head + t_host_mb, m * (t_body + t_head)) + t_p2p + step_overhead, t_host)
                                                                                                  (pp > 1)
+    t_host_mb = host_per_step + host_per_sequence * ceil((B / m) / dp_attention)   (a micro-batch's own)
         under pp a micro-batch's next step is scheduled once its last one's tokens are back (host_overlapped), so its
-        own host work, t_host / m, lies on its round trip, the other micro-batches' beside it; the host, busy with
+        own host work, t_host_mb, lies on its round trip, the other micro-batches' beside it; the host, busy with
         every micro-batch's, bounds the step too. At m = 1 this is t_device + t_host, whatever host_overlap says
 
     t_dp_gather  = dense_layers_stage * (2 lat + t_ring(D, 2 c T_g * hidden * 2))  where the engine splits the dense
@@ -782,9 +783,13 @@ def step_metrics(
     host_s = np.broadcast_to(host_time_s(engine, b, dep), shape)
     overlapped = np.broadcast_to(host_overlapped(engine, b, dep), shape)
     if pp > 1:  # a micro-batch's chain: its own host work, then its round trip; the stages and the host busy besides
-        chain_s = round_trip_s + host_s / m_micro  # host_s / m = host_per_step + host_per_sequence * B_a / m
+        # a micro-batch's own host work: host_per_step + host_per_sequence x its busiest group's sequences, ceil((B / m) /
+        # dp_attention) (qa292: B_a / m, half a sequence at B = 2 over pp 2 and dp 4, made batch 2 faster than batch 1)
+        own_host_s = np.broadcast_to(engine.host_per_step_s + engine.host_per_sequence_s * sequences_per_group(b / m_micro, dep), shape)
+        chain_s = round_trip_s + own_host_s
         step_s = np.maximum(np.maximum(chain_s, paced_s) + p2p_s + hw.step_overhead_s, host_s)
     else:
+        own_host_s = host_s  # one micro-batch: the whole
         step_s = np.where(overlapped, np.maximum(device_s, host_s), device_s + host_s)
     kv_read_bytes = costs["attention"][1] + costs["indexer"][1] - attention_activation_bytes(model, tokens_a, dep, prefill, stage_layers)
     device_flops, device_bytes = m_micro * total_flops, m_micro * total_bytes
@@ -799,9 +804,10 @@ def step_metrics(
         "host_time_s": host_s,
         "host_overlapped": overlapped,
         # what host work adds to the device's time: all of it where added, what outlasts the device where overlapped;
-        # under pp what a micro-batch's share (t_host / m, on its round trip) or the host's busy time adds (qa245: the
+        # under pp what a micro-batch's share (t_host_mb, on its round trip) or the host's busy time adds (qa245: the
         # share said to add where the paced stages hid it)
         "host_on_path_s": np.maximum(step_s - device_s, 0.0),
+        "host_microbatch_s": own_host_s,  # a micro-batch's own host work, t_host_mb (t_host at pp 1)
         "flops": device_flops,
         "bytes": device_bytes,
         # what the step streams on its critical path: every stage's layers on a round trip (pp mean stages), the busiest

@@ -182,6 +182,7 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
     undetermined: dict[str, tuple[ServingEngine, dict]] = {}  # engine name -> (engine, parameters no fit row determined)
     host_shares: dict[str, tuple] = {}  # engine name -> (engine, device, configs whose host work carries a gain)
     dispatch_notes: dict[tuple, list] = {}  # (engine name, its dispatch's latency note) -> the configs that dispatch
+    elsewhere: dict[str, list] = {}  # a fitted-elsewhere note (CONFIGS where the configs go) -> the configs it holds for
     capped: dict[str, tuple] = {}  # engine name -> (engine, the configs whose batches that fit exceed its speculating cap)
     across: dict[str, list] = {}  # the scale-out link's latency -> the configs whose tp spans scale-up domains
     others = [key for key in CONFIG_KEYS if key not in LAYOUT_KEYS]
@@ -290,9 +291,6 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
                      weight_only_note(hw, dep, model), unfitted_family_note(hw, model, dep, on_hw) if deployable else "",
                      fitted_class_note(engine, model) if deployable else "", fitted_family_note(engine, hw) if deployable else "",
-                     fitted_elsewhere_note(engine, hw, model, method, used, subject="this config") if deployable else "",
-                     fitted_elsewhere_note(engine, hws[draft_hw], model, method, {"kernel_latency": True}, "the drafter's device ",
-                                           "this config") if deployable and draft_hw else "",
                      fitted_family_note(engine, hws[draft_hw], "the drafter's device ") if deployable and draft_hw else "", shard_note(model, dep) + (f" (under {engine.name})" if dep.stage_split and shard_note(model, dep) else ""),
                      group_note(model, dep), hw.one_domain_note(dep.devices), stage_split_dense_note(engine, model, dep),
                      engine_layout_note(on_hw, model, dep),
@@ -305,6 +303,12 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
             if note and note not in warned:
                 warned.add(note)
                 warn(note)
+        # said once after the loop, naming the configs each holds for (qa292: 'this config' in a sweep of many, unnamed)
+        for note in (fitted_elsewhere_note(engine, hw, model, method, used, subject=CONFIGS) if deployable else "",
+                     fitted_elsewhere_note(engine, hws[draft_hw], model, method, {"kernel_latency": True},
+                                           "the drafter's device ", CONFIGS) if deployable and draft_hw else ""):
+            if note and f"{model.name} on {hw.name}" not in elsewhere.setdefault(note, []):
+                elsewhere[note].append(f"{model.name} on {hw.name}")
         label = f"{model.name} on {hw.name}, {dep.describe()}"  # the config, in the notes said once after the loop
         if hw.cross_domain_latency_s(dep.tp):  # qa229: predict said it of the pick, the sweep and cheapest did not
             spans = across.setdefault(format_seconds(hw.cross_domain_latency_s(dep.tp)), [])
@@ -340,6 +344,9 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
              f"{'; ...' if len(shares) > 6 else ''}): much of any speculative gain there rests on it; host work and GPU work a "
              "sequence (which speculation would not amortise) are not told apart by the fit: read those gains as upper "
              "estimates (docs/ACCURACY.md)")
+    for note, labels in elsewhere.items():
+        more = f"; and {len(labels) - 6} more" if len(labels) > 6 else ""
+        warn(note.replace(CONFIGS, labels[0] if len(labels) == 1 else f"each of {len(labels)} configs ({'; '.join(labels[:6])}{more})"))
     for (name, note), labels in sorted(dispatch_notes.items(), key=lambda item: item[0][0]):  # an engine's lines together
         more = f"; and {len(labels) - 6} more" if len(labels) > 6 else ""
         warn(f"the expert dispatch under {name} in {len(labels)} config{'s' if len(labels) > 1 else ''} "
@@ -351,6 +358,9 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
         if note:
             warn(note)
     return out
+
+
+CONFIGS = "\x00the configs\x00"  # a fitted-elsewhere note's subject, filled in once its configs are all known
 
 
 def _host_bound_somewhere(sc: Scenario, hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine) -> bool:

@@ -258,6 +258,7 @@ class ServingEngine:
     sequence_parallel_moe: bool = False  # MoE layers at tp > 1 under attention DP + EP run 1/tp of the tokens a rank (vLLM)
     pp_remainder: str = "last"  # the stages that take an uneven pipeline split's extra layers (layout.PP_REMAINDERS)
     attention_dp: bool = True  # false: the engine has no attention data parallelism (vLLM's V0 engine)
+    expert_parallel: bool = True  # false: the engine has no expert parallelism, ep 1 only (vLLM's V0 releases)
     mla_absorbed_bf16: bool = False  # MLA decode's absorbed up-projections (kv_b_proj's W_UK, W_UV) a 16-bit copy,
     #   read in 16 bits whatever the weights' dtype (vLLM: no quantised bmm for them); false: in the weights' dtype
     spec_per_draft_step_s: float = 0.0
@@ -411,7 +412,7 @@ class ServingEngine:
     def to_json(self) -> dict:
         keys = ("name", "display_name", "version", "kernel_latency_s", "allreduce_latency_s", "all_to_all_latency_s",
                 "host_per_step_s", "host_per_sequence_s", "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_gather", "dp_attention_stage_split",
-                "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "pp_remainder", "attention_dp", "mla_absorbed_bf16", "spec_per_draft_step_s",
+                "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "pp_remainder", "attention_dp", "expert_parallel", "mla_absorbed_bf16", "spec_per_draft_step_s",
                 "spec_per_draft_step_per_sequence_s", "spec_per_iteration_s", "spec_per_iteration_per_sequence_s",
                 "overlap_exponent", "gemm_tile_rows", "prefix_read_once", "attention_splits_keys", "quantised_moe_efficiency",
                 "weight_only_efficiency", "window_kv_pool_ratio", "memory_fraction", "memory_fraction_of", "memory_reserved_bytes",
@@ -434,7 +435,7 @@ IDEAL = ServingEngine()
 _KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
           "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_gather", "dp_attention_stage_split",
           "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "pp_remainder", "attention_dp",
-          "mla_absorbed_bf16", "overlap_exponent",
+          "expert_parallel", "mla_absorbed_bf16", "overlap_exponent",
           "gemm_tile_rows", "prefix_read_once", "attention_splits_keys", "quantised_moe_efficiency", "weight_only_efficiency", "window_kv_pool_ratio",
           "memory_fraction", "memory_fraction_of", "sampler_sequences", "sampler_sequences_small", "sampler_logit_copies",
           "max_running_requests_speculating", "max_running_requests_flag", "speculation_refused", "speculation_refused_with_dp_attention",
@@ -555,23 +556,30 @@ def engine_layout_note(engine: ServingEngine, model, dep) -> str:
     parallelism (pp_remainder none), attention DP with tp > 1
     where its attention groups are one device each
     (dp_attention_tp1: TensorRT-LLM's enable_attention_dp sets the attention's tp to 1, tensorrt_llm/_torch/modules/
-    attention.py), or 1 < ep < D where its expert parallelism spans every device of a stage or none (ep_spans_stage:
-    vLLM's --enable-expert-parallel sets ep = tp x data-parallel size, FusedMoEParallelConfig.make); '' elsewhere."""
+    attention.py; SGLang's server_args before 0.4.5 set dp_size to tp_size), ep > 1 where it has no expert
+    parallelism (expert_parallel false), or 1 < ep < D where its expert parallelism spans every device of a stage or
+    none (ep_spans_stage: vLLM's --enable-expert-parallel sets ep = tp x data-parallel size, FusedMoEParallelConfig.make;
+    SGLang's --enable-ep-moe before 0.4.5 set ep_size to tp_size); '' elsewhere."""
     d = dep.devices_per_stage
     if not engine.attention_dp and dep.dp_attention > 1:  # qa236: vLLM's V0 engine had no data parallelism
         return (f"dp_attention {dep.dp_attention} under {engine.name}: it has no attention data parallelism "
                 f"(attention_dp false), so no {engine.name} setup has this layout")
+    if not engine.expert_parallel and model.moe is not None and dep.ep > 1:  # qa292: vLLM's V0 releases had none
+        return (f"ep {dep.ep} under {engine.name}: it has no expert parallelism (expert_parallel false), so no "
+                f"{engine.name} setup has this layout: its experts split over the stage's devices (ep 1)")
     if engine.pp_remainder == "none" and dep.pp > 1:  # qa233: SGLang before its PR 5724 (2025) had none
         return (f"pp {dep.pp} under {engine.name}: it has no pipeline parallelism (pp_remainder none), so no "
                 f"{engine.name} setup has this layout")
     if engine.dp_attention_tp1 and dep.dp_attention > 1 and dep.tp > 1:
         return (f"tp {dep.tp} with dp_attention {dep.dp_attention} under {engine.name}: its attention DP runs each attention "
-                f"group on one device (dp_attention_tp1; TensorRT-LLM's enable_attention_dp sets the attention's tp to 1), "
-                f"so no {engine.name} setup has this layout: tp_size {d} with enable_attention_dp is tp 1, dp_attention {d} here")
+                f"group on one device (dp_attention_tp1: TensorRT-LLM's enable_attention_dp, and SGLang's "
+                f"--enable-dp-attention before 0.4.5, set the attention's tp to 1), so no {engine.name} setup has this "
+                f"layout: {d} devices with attention DP are tp 1, dp_attention {d} here")
     if engine.ep_spans_stage and model.moe is not None and 1 < dep.ep < d:
         return (f"ep {dep.ep} of a stage's {d} devices under {engine.name}: its expert parallelism spreads the experts over "
-                f"every device of a stage or none (ep_spans_stage; vLLM's --enable-expert-parallel sets ep to tp x the "
-                f"data-parallel size), so no {engine.name} setup has this layout: its ep is 1 or {d} here")
+                f"every device of a stage or none (ep_spans_stage: vLLM's --enable-expert-parallel sets ep to tp x the "
+                f"data-parallel size, SGLang's --enable-ep-moe before 0.4.5 to tp), so no {engine.name} setup has this "
+                f"layout: its ep is 1 or {d} here")
     return ""
 
 
@@ -946,6 +954,7 @@ def check_engine_spec(spec: object) -> ServingEngine:
             raise field_error(where, key, "true or false", getattr(spec, key))
     _pp_remainder(where, "pp_remainder", spec.pp_remainder)
     check_flag(where, "attention_dp", spec.attention_dp)
+    check_flag(where, "expert_parallel", spec.expert_parallel)
     for key, rule in _SPECULATION_RULES.items():
         rule(where, key, getattr(spec, key))
     _check_cap_flag(where, spec)
@@ -990,6 +999,7 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
         mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", False)),
         pp_remainder=_pp_remainder(where, "pp_remainder", data.get("pp_remainder", "last")),
         attention_dp=check_flag(where, "attention_dp", data.get("attention_dp", True)),
+        expert_parallel=check_flag(where, "expert_parallel", data.get("expert_parallel", True)),
         mla_absorbed_bf16=check_flag(where, "mla_absorbed_bf16", data.get("mla_absorbed_bf16", False)),
         **{key: rule(where, key, data[key]) for key, rule in _SPECULATION_RULES.items() if key in data},
         **_fields(data, where), overrides=tuple(overrides), fitted=fitted,
@@ -1057,7 +1067,8 @@ def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
 
 
 # What an engine does rather than what it costs: a costs_from profile's own where it sets them (load_engine, roofline fit)
-BEHAVIOUR_FIELDS = ("nvidia_only", "mixed_prefill", "pp_remainder", "attention_dp", "mla_absorbed_bf16", *_SPECULATION_RULES)
+BEHAVIOUR_FIELDS = ("nvidia_only", "mixed_prefill", "pp_remainder", "attention_dp", "expert_parallel", "mla_absorbed_bf16",
+                    *_SPECULATION_RULES)
 _OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from", *BEHAVIOUR_FIELDS}
 
 
@@ -1250,11 +1261,14 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
         devices = entry.get("devices") or [device]
         if p in KERNEL_PARAMETERS and not family_said and architecture_of(device) not in {architecture_of(d) for d in devices}:
             rows.append(f"from {_spoken(_with_architecture(devices))}")
-            point.append(("" if role else "on ") + (f"{hw.name} ({architecture_of(device)})" if architecture_of(device) != device
-                                                    else hw.name))
+            arch = architecture_of(device)
+            named = subject != "this point"  # a sweep's configs, named with their devices: the device not said again
+            point.append(f"{hw.name} ({arch})" if role and arch != device else hw.name if role else
+                         f"on {arch}" if arch != device and named else  # 'deepseek-v3 on mi355x ... on CDNA4, gfx950'
+                         f"on {hw.name} ({arch})" if arch != device else f"on {hw.name}")
         elif p in SPEC_PARAMETERS and family not in {family_label(d) for d in devices}:
             rows.append(f"from {_spoken(devices)}")
-            point.append(f"on {hw.name} ({family})")
+            point.append(f"on {family}" if subject != "this point" else f"on {hw.name} ({family})")
         if rows:
             value = getattr(on_hw, p + "_s", None)
             shown = format_seconds(value) if value is not None else f"{getattr(on_hw, p):.3g}"
@@ -1262,7 +1276,7 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
                                  []).append(f"{p} ({shown})")
     if not differing:
         return ""
-    is_ = f"{role}is" if role else f"{subject} is"
+    is_ = f"for {subject} {role}is" if role else f"{subject} is"  # 'for this point the drafter's device is
     parts = [f"{_spoken(names)} {'was' if len(names) == 1 else 'were'} fitted on {rows} only, and {is_} {point}"
              for (rows, point), names in differing.items()]
     return (f"engine {engine.name}: {'; '.join(parts)} (its fitted.fitted_on: `roofline engines show {engine.name}`, rows "
@@ -1362,6 +1376,7 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
                      mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", base.mixed_prefill)),
                      pp_remainder=_pp_remainder(where, "pp_remainder", data.get("pp_remainder", base.pp_remainder)),
                      attention_dp=check_flag(where, "attention_dp", data.get("attention_dp", base.attention_dp)),
+                     expert_parallel=check_flag(where, "expert_parallel", data.get("expert_parallel", base.expert_parallel)),
                      mla_absorbed_bf16=check_flag(where, "mla_absorbed_bf16", data.get("mla_absorbed_bf16", base.mla_absorbed_bf16)),
                      **own)
     _check_cap_flag(where, engine)

@@ -386,7 +386,7 @@ def _host_overlap_text(p: dict) -> str:
     it is added."""
     pp, batch = p["layout"].get("pp", 1), int(p["batch"])
     if pp > 1 and min(batch, pp) >= 2:
-        share_s = p["host_time_s"] / min(batch, pp)
+        share_s = p.get("host_microbatch_s", p["host_time_s"] / min(batch, pp))  # its busiest group's sequences (qa292)
         added_s = p.get("host_on_path_s", share_s)
         return (f"at pp {pp} a micro-batch's own share, {format_seconds(share_s)}, lies on its round trip and the others' "
                 f"beside it, the step at least the whole: {format_seconds(added_s) if added_s > 0 else 'nothing'} added to "
@@ -777,6 +777,7 @@ def engine_table(e) -> str:
          f"the layers left over on {PP_REMAINDERS[e.pp_remainder]} (pp_remainder {e.pp_remainder})"),
         ("layouts it runs", "; ".join(t for t in (
             "no attention DP (attention_dp false: dp_attention > 1 warned, left out by cheapest)" if not e.attention_dp else "",
+            "no expert parallelism (expert_parallel false: ep > 1 warned, left out by cheapest)" if not e.expert_parallel else "",
             "attention DP with one device a group (dp_attention_tp1: tp > 1 with it warned, left out by cheapest)"
             if e.dp_attention_tp1 else "",
             "ep 1 or every device of a stage (ep_spans_stage: one between warned, left out by cheapest)"

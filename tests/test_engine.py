@@ -653,3 +653,22 @@ def test_a_shared_prefix_is_read_once_a_pass_under_attention_dp_and_pp():
     reads = [roofline.predict("h200", "deepseek-v3", b, 4096, dp_attention=8, ep=8, pp=2, engine="sglang",
                               shared_prefix=3072)["kv_read_bytes_per_device"] for b in (16, 20)]
     assert reads[1] >= reads[0]
+
+
+@pytest.mark.slow
+def test_a_micro_batchs_own_host_work_counts_its_busiest_groups_whole_sequences():
+    """qa292: under pp 2 with dp_attention 4 a micro-batch's share of the host work was t_host / m, with half a
+    sequence of host work at batch 2 (B_a / m = 1 / 2), which made batch 2 faster than batch 1."""
+    import roofline
+    from roofline.serving import load_engine
+
+    sglang = load_engine("sglang")
+    kw = dict(dp_attention=4, ep=4, pp=2, engine="sglang")
+    steps = [roofline.predict("h200", "gpt-oss-120b", b, 2048, **kw) for b in (1, 2, 3, 8)]
+    times = [p["step_time_s"] for p in steps]
+    assert times == sorted(times)  # never faster with more sequences
+    one_seq = sglang.host_per_step_s + sglang.host_per_sequence_s  # 1 sequence in a micro-batch's busiest group
+    assert steps[1]["host_microbatch_s"] == pytest.approx(one_seq) and steps[0]["host_microbatch_s"] == pytest.approx(one_seq)
+    # batch 8: 4 a micro-batch, one a group
+    assert steps[3]["host_microbatch_s"] == pytest.approx(one_seq)
+    assert steps[3]["host_time_s"] == pytest.approx(2 * sglang.host_per_step_s + 2 * sglang.host_per_sequence_s)

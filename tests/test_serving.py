@@ -632,7 +632,7 @@ def test_a_parameter_fitted_on_no_row_like_the_point_is_said():
     assert "host_per_sequence (" in plain and "was fitted on mtp rows only, and this point is plain decoding" in plain
     # the drafter's device: its kernel latency's architecture (qa289, qa290)
     drafted = said("h100-sxm", "llama-3.1-70b", tp=4, method="draft", draft="llama-3.2-1b", alpha=0.7, k=3, draft_hardware="mi355x")
-    assert len(drafted) == 1 and "and the drafter's device is mi355x (CDNA4, gfx950)" in drafted[0]
+    assert len(drafted) == 1 and "and for this point the drafter's device is mi355x (CDNA4, gfx950)" in drafted[0]
     assert not said("h100-sxm", "llama-3.1-70b", tp=4, method="draft", draft="llama-3.2-1b", alpha=0.7, k=3,
                     draft_hardware="l4")  # Ada, a family no row came from: fitted_family_note says it of the drafter's device
     # a value set by hand is no fit's (qa289, qa290: said 'fitted on rows from mi300x only'): nor is a family value set
@@ -658,6 +658,23 @@ def test_a_parameter_fitted_on_no_row_like_the_point_is_said():
                          ({"kernel_latency": {**on["kernel_latency"], "methods": ["eagle3"]}}, "fitted.fitted_on.kernel_latency.methods: expected a list of none")):
         with pytest.raises(RooflineError, match=said_):  # qa289, qa290: passed over, and its warning lost
             check_fitted("e.yaml", {**vllm.fitted, "fitted_on": entry})
+
+
+@pytest.mark.slow
+def test_a_sweep_says_each_fitted_elsewhere_note_once_naming_its_configs():
+    """qa292: a sweep said 'and this config is a MoE GQA model' once a config, never naming which."""
+    import warnings
+
+    import roofline
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({"name": "s", "hardware": ["mi355x", "h200"], "model": ["llama-3.1-8b", "llama-3.1-70b"],
+                        "axes": {"batch": [1, 8], "context": [1024]}})
+    said = [str(w.message) for w in caught if "fitted.fitted_on" in str(w.message)]
+    assert len(said) == 1, said
+    assert ("and each of 2 configs (llama-3.1-8b on mi355x; llama-3.1-70b on mi355x) is on CDNA4, gfx950 (its "
+            "fitted.fitted_on") in said[0] and "kernel_latency" in said[0]
 
 
 def test_a_parameter_held_with_fix_is_no_prior_where_no_row_moves_it():
@@ -957,3 +974,23 @@ def test_vllm_v0_has_no_attention_dp_and_a_copy_may_say_otherwise(tmp_path):
     assert engine_layout_note(load_engine("vllm"), v3, dp) == ""
     (tmp_path / "nodp.yaml").write_text("type: engine\nname: nodp\nsource: test\ncosts_from: vllm\nattention_dp: false\n")
     assert load_engine("nodp", (tmp_path,)).attention_dp is False  # a behaviour field a costs_from copy sets itself
+
+
+def test_the_early_engines_refuse_the_expert_and_attention_layouts_they_had_not(tmp_path):
+    """qa292: vllm-v0 priced ep 8 (vLLM's expert parallelism came with PR 12583 / 14305, 0.8), and sglang-early tp 2 x
+    dp 4 and ep 4 of 8 (SGLang before 0.4.5 set dp_size and ep_size to tp_size), each without a word."""
+    from roofline.layout import deployment
+    from roofline.model import load_model
+    from roofline.serving import engine_layout_note
+
+    v3, v0, early = load_model("deepseek-v3"), load_engine("vllm-v0"), load_engine("sglang-early")
+    assert v0.expert_parallel is False and load_engine("vllm").expert_parallel is True
+    assert engine_layout_note(v0, v3, deployment(v3, tp=8, ep=8)).startswith("ep 8 under vllm-v0: it has no expert parallelism")
+    assert engine_layout_note(v0, v3, deployment(v3, tp=8)) == ""
+    assert engine_layout_note(v0, load_model("llama-3.1-70b"), deployment(load_model("llama-3.1-70b"), tp=8)) == ""
+    assert engine_layout_note(early, v3, deployment(v3, tp=2, dp_attention=4, ep=8)).startswith("tp 2 with dp_attention 4 under sglang-early")
+    assert engine_layout_note(early, v3, deployment(v3, tp=8, ep=4)).startswith("ep 4 of a stage's 8 devices under sglang-early")
+    for fine in (deployment(v3, dp_attention=8, ep=8), deployment(v3, tp=8, ep=8), deployment(v3, tp=8)):
+        assert engine_layout_note(early, v3, fine) == ""
+    (tmp_path / "noep.yaml").write_text("type: engine\nname: noep\nsource: test\ncosts_from: vllm\nexpert_parallel: false\n")
+    assert load_engine("noep", (tmp_path,)).expert_parallel is False  # a behaviour field a costs_from copy sets itself
