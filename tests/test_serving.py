@@ -289,7 +289,7 @@ def test_a_profile_with_costs_from_takes_every_cost_of_the_one_it_names_and_noth
     vllm, v0 = load_engine("vllm"), load_engine("vllm-v0")
     assert (v0.name, v0.costs_from.endswith("vllm.yaml"), v0.path.endswith("vllm-v0.yaml")) == ("vllm-v0", True, True)
     own = {"name", "display_name", "version", "source", "notes", "path", "costs_from", "mixed_prefill", "pp_remainder",
-           "attention_dp", "mla_absorbed_bf16"}
+           "attention_dp", "expert_parallel", "mla_absorbed_bf16"}
     costs = {f.name for f in dataclasses.fields(vllm)} - own
     assert all(getattr(v0, f) == getattr(vllm, f) for f in costs) and v0.fitted == vllm.fitted
     # how the scheduler runs a prefill is the engine's own: V1 mixes it into a decode step, V0 did not
