@@ -135,8 +135,9 @@ def in_sample_note(pred: pd.DataFrame, path: Path, engine, profiles: tuple = ())
     if counts:
         engines = ", ".join(f"{name} {n}" for name, n in counts.items())
         one = next(iter(counts))
+        its, it = ("its", "it") if len(counts) == 1 else ("their", "them")
         warn(f"{path}: {sum(counts.values())} of the {len(pred)} rows scored are rows their engine was fitted on ({engines}: "
-             "its fitted.file and fitted.row_numbers): their errors are in-sample, not a test of it (`roofline fit "
+             f"{its} fitted.file and fitted.row_numbers): their errors are in-sample, not a test of {it} (`roofline fit "
              f"{path} --engine {one if len(counts) == 1 else 'NAME'} --cv` predicts each source from a fit to the others)")
 
 

@@ -324,7 +324,7 @@ def break_even_notes(spec: dict, eng: ServingEngine, batch: int) -> list[str]:
     if optimistic(be, eng.name) and not optimistic(batch, eng.name):
         what = (f"speculation paying up to batch {be:,}, the largest that fits," if at_limit else f"the break-even batch {be:,}")
         notes.append(f"{what} lies where, under {eng.name}, speculative gains run optimistic (batch "
-                     f"{OPTIMISTIC_BATCH} and above, docs/ACCURACY.md{optimistic_found_for(eng)}): read it as an upper "
+                     f"{OPTIMISTIC_BATCH} and above, docs/ACCURACY.md){optimistic_found_for(eng)}: read it as an upper "
                      "estimate")  # (qa290: said flatly of a profile fitted to the user's own speculative rows)
     from roofline.fit import PARAMETERS
 
@@ -673,7 +673,7 @@ def predict(
     # the device (TensorRT-LLM on an MI300X said them beside saying so)
     deployable = not engine_on_a_cpu(eng, hw) and (not draft_hw or not speculates(method, k) or not engine_on_a_cpu(eng, draft_hw))
     used = parameters_used(hw, target, dep, eng, speculates(method, k),
-                           bool(host_sets_step(m["host_overlapped"], m["host_time_s"], m["step_time_s"])))
+                           bool(host_sets_step(m["host_overlapped"], m["host_time_s"], m["step_time_s"])), method)
     for note in (engine_on_a_cpu(eng, hw), engine_on_a_cpu(eng, draft_hw) if draft_hw and speculates(method, k) else "",
                  weight_only_note(hw, dep, target), unfitted_family_note(hw, target, dep, eng) if deployable else "",
                  undetermined_note(eng, hw, used) if deployable else "",

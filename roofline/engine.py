@@ -188,12 +188,13 @@ def weight_only(hw: HardwareSpec, weight_dtype: str) -> bool:
 
 
 def parameters_used(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine: ServingEngine, speculating: bool = False,
-                    host_bound: bool = False) -> dict[str, bool]:
+                    host_bound: bool = False, method: str = "") -> dict[str, bool]:
     """{fitted parameter: whether a point's figures depend on it}: the kernel latency always; quantised_moe_efficiency
     where the routed experts compute quantised, or dequantise and it is the lower of the two (_operator_time_s);
     weight_only_efficiency where another GEMM dequantises, or the experts do and it is the lower; the host work where
     the engine (as on `hw`: its family's overrides applied) adds it to the step (no overlap, or a speculative iteration
-    without it) or it sets the step (`host_bound`); the speculation costs where the point speculates; allreduce_latency
+    without it) or it sets the step (`host_bound`); the speculation costs where the point speculates (but a draft
+    step's where its `method` is n-gram lookup, which drafts on the host in no draft step: qa293); allreduce_latency
     where a collective pays it (tp > 1, pp > 1, an attention-DP MoE layer's gather over split experts, or a dense MLP or
     LM head split over the stage: collective_times_s, p2p_time_s, lm_head_gather_time_s), or an allgather expert
     dispatch (dispatch_latency_s); overlap_exponent where the
@@ -212,6 +213,7 @@ def parameters_used(hw: HardwareSpec, model: ModelSpec, dep: Deployment, engine:
             "quantised_moe_efficiency": quantised_experts and (not dequantised_experts or q <= w),
             "weight_only_efficiency": others or (dequantised_experts and (not quantised_experts or w <= q)),
             **dict.fromkeys(HOST_PARAMETERS, host), **dict.fromkeys(SPEC_PARAMETERS, speculating),
+            "spec_per_draft_step": speculating and method != "ngram",
             "allreduce_latency": (dep.tp > 1 or dep.pp > 1 or gathers or (dispatches(model, dep) and engine.moe_dispatch == "allgather")
                                   or "lm_head" in dep.stage_split or ("mlp" in dep.stage_split and dense_mlp_layers > 0)),
             "overlap_exponent": engine.overlap_exponent is not None}
@@ -701,7 +703,8 @@ def step_metrics(
     Returns arrays (broadcast over batch, q, context): step_time_s, operator_time_s (sum of operator
     times of the pass), allreduce_time_s, all_to_all_time_s, moe_gather_time_s, p2p_time_s, comm_time_s (their sum),
     overhead_s (fixed device overhead), host_time_s, host_overlapped (not simply added to the device's time),
-    host_on_path_s (what it adds to the device's time), flops, bytes (per device per step), path_bytes (streamed on
+    host_on_path_s (what it adds to the device's time), host_microbatch_s (under pp a micro-batch's own host work,
+    t_host_mb; t_host at pp 1), flops, bytes (per device per step), path_bytes (streamed on
     the step's critical path: every stage's layers on a pp round trip, else bytes),
     kv_read_bytes, arithmetic_intensity_flops_per_byte, mbu, mfu, compute_bound (compute-bound
     operators take most of the operator time), tokens. With `with_operators`, also `operators`:
@@ -785,7 +788,8 @@ def step_metrics(
     if pp > 1:  # a micro-batch's chain: its own host work, then its round trip; the stages and the host busy besides
         # a micro-batch's own host work: host_per_step + host_per_sequence x its busiest group's sequences, ceil((B / m) /
         # dp_attention) (qa292: B_a / m, half a sequence at B = 2 over pp 2 and dp 4, made batch 2 faster than batch 1)
-        own_host_s = np.broadcast_to(engine.host_per_step_s + engine.host_per_sequence_s * sequences_per_group(b / m_micro, dep), shape)
+        own_host_s = np.broadcast_to(engine.host_per_step_s + engine.host_per_sequence_s
+                                     * sequences_per_group(np.ceil(b / m_micro), dep), shape)  # the busiest micro-batch's
         chain_s = round_trip_s + own_host_s
         step_s = np.maximum(np.maximum(chain_s, paced_s) + p2p_s + hw.step_overhead_s, host_s)
     else:

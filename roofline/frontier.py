@@ -773,10 +773,11 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
         overlaps = on_hw if not speculative or on_hw.host_overlap_speculating else dataclasses.replace(on_hw, host_overlap=False)
         host_bound = step is not None and step == step and "batch" in row and bool(host_sets_step(
             host_overlapped(overlaps, int(row["batch"]), dep), float(host_time_s(on_hw, int(row["batch"]), dep)), float(step)))
-        used = parameters_used(hw, model, dep, on_hw, speculative, host_bound)
+        used = parameters_used(hw, model, dep, on_hw, speculative, host_bound, str(row.get("method", "")))
         notes = [engine_on_a_cpu(engine, hw), undetermined_note(on_hw, hw, used),
                  unfitted_family_note(hw, model, dep, on_hw), fitted_family_note(engine, hw), fitted_class_note(engine, model),
-                 fitted_elsewhere_note(engine, hw, model, str(row.get("method", "none")) if speculative else "none", used),
+                 fitted_elsewhere_note(engine, hw, model, str(row.get("method", "none")) if speculative else "none", used,
+                                       subject="the config"),  # (said of both picks where they share it: qa293)
                  dispatch_latency_note(on_hw, link_latency_s=hw.cross_domain_latency_s(dep.devices_per_stage))
                  if dispatches(model, dep) else ""]  # qa152: as predict and the sweep say it
         plain_s = row.get("baseline_step_time_s", row.get("step_time_s"))
@@ -809,7 +810,7 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
                 drafter_hw = load_hardware(drafter, extra_dirs)
                 notes.append(fitted_family_note(engine, drafter_hw, "the drafter's device "))
                 notes.append(fitted_elsewhere_note(engine, drafter_hw, model, str(row.get("method", "none")),
-                                                   {"kernel_latency": True}, "the drafter's device "))
+                                                   {"kernel_latency": True}, "the drafter's device ", "the config"))
             except RooflineError:
                 pass
         for note in notes:

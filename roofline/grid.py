@@ -253,7 +253,7 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
         # the caveats on the engine's evidence describe a deployment: none where it does not run on a device of the config
         deployable = not engine_on_a_cpu(engine, hw) and (not draft_hw or not engine_on_a_cpu(engine, hws[draft_hw]))
         used = parameters_used(hw, model, dep, on_hw, speculates(method, 1) and bool((np.asarray(sc.axes["k"]) > 0).any()),
-                               _host_bound_somewhere(sc, hw, model, dep, on_hw)) if deployable else {}
+                               _host_bound_somewhere(sc, hw, model, dep, on_hw), method) if deployable else {}
         undetermined.setdefault(engine.name, (engine, {}))[1].update(  # the profile's own values: no override set them
             dict.fromkeys(p for p, use in used.items() if use and on_hw.undetermined(p, hw)))
         dispatch_note = dispatch_latency_note(on_hw, "it", hw.cross_domain_latency_s(dep.devices_per_stage))  # the engine as on this device (qa143)
@@ -303,13 +303,13 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
             if note and note not in warned:
                 warned.add(note)
                 warn(note)
-        # said once after the loop, naming the configs each holds for (qa292: 'this config' in a sweep of many, unnamed)
-        for note in (fitted_elsewhere_note(engine, hw, model, method, used, subject=CONFIGS) if deployable else "",
-                     fitted_elsewhere_note(engine, hws[draft_hw], model, method, {"kernel_latency": True},
-                                           "the drafter's device ", CONFIGS) if deployable and draft_hw else ""):
-            if note and f"{model.name} on {hw.name}" not in elsewhere.setdefault(note, []):
-                elsewhere[note].append(f"{model.name} on {hw.name}")
         label = f"{model.name} on {hw.name}, {dep.describe()}"  # the config, in the notes said once after the loop
+        # said once after the loop, naming the configs each holds for (qa292: 'this config' in a sweep of many, unnamed)
+        for note in (fitted_elsewhere_note(engine, hw, model, method, used, subject=CONFIGS, device_named=True) if deployable else "",
+                     fitted_elsewhere_note(engine, hws[draft_hw], model, method, {"kernel_latency": True},
+                                           "the drafter's device ", CONFIGS, True) if deployable and draft_hw else ""):
+            if note and label not in elsewhere.setdefault(note, []):
+                elsewhere[note].append(label)
         if hw.cross_domain_latency_s(dep.tp):  # qa229: predict said it of the pick, the sweep and cheapest did not
             spans = across.setdefault(format_seconds(hw.cross_domain_latency_s(dep.tp)), [])
             if label not in spans:
@@ -326,17 +326,15 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                           draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                           c["shared_prefix"], acceptance))
     for latency, labels in across.items():  # one line a latency (qa229)
-        more = f"; and {len(labels) - 6} more" if len(labels) > 6 else ""
-        warn(f"tp spans scale-up domains in {len(labels)} config{'s' if len(labels) > 1 else ''} ({'; '.join(labels[:6])}{more}): "
+        warn(f"tp spans scale-up domains in {_configs_text(labels)}: "
              f"their all-reduces pay the scale-out link's latency ({latency}), {CROSS_DOMAIN_CAVEAT}; predict and cheapest "
              "say their share of a decode step where the collectives on that link are a tenth of it or more")
     for name, (on_hw, labels) in capped.items():  # one line an engine (qa229: three, each worded its own way)
         flag = on_hw.max_running_requests_flag
-        more = f"; and {len(labels) - 6} more" if len(labels) > 6 else ""
         warn(f"speculating under {name}: it runs at most {on_hw.max_running_requests_speculating:,} sequences at once unless "
              f"its cap is raised (its profile's max_running_requests_speculating{f'; the server option {flag} raises it' if flag else ''}"
              f"), and the sweep's batches above that which fit assume the cap raised to them (left as it is, the rest wait "
-             f"in its queue), in {len(labels)} config{'s' if len(labels) > 1 else ''} ({'; '.join(labels[:6])}{more})")
+             f"in its queue), in {_configs_text(labels)}")
     for name, (on_hw, hw, shares) in host_shares.items():  # one line an engine (qa157: a paragraph a config flooded)
         warn(f"under {name}, speculation pays the engine's host work ({host_terms_text(on_hw, hw)}, not overlapped) once "
              f"an iteration of tau tokens, and it is over a quarter of the plain step at the largest swept batch that "
@@ -345,12 +343,9 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
              "sequence (which speculation would not amortise) are not told apart by the fit: read those gains as upper "
              "estimates (docs/ACCURACY.md)")
     for note, labels in elsewhere.items():
-        more = f"; and {len(labels) - 6} more" if len(labels) > 6 else ""
-        warn(note.replace(CONFIGS, labels[0] if len(labels) == 1 else f"each of {len(labels)} configs ({'; '.join(labels[:6])}{more})"))
+        warn(note.replace(CONFIGS, labels[0] if len(labels) == 1 else f"each of {_configs_text(labels)}"))
     for (name, note), labels in sorted(dispatch_notes.items(), key=lambda item: item[0][0]):  # an engine's lines together
-        more = f"; and {len(labels) - 6} more" if len(labels) > 6 else ""
-        warn(f"the expert dispatch under {name} in {len(labels)} config{'s' if len(labels) > 1 else ''} "
-             f"({'; '.join(labels[:6])}{more}): {note}; predict prints its time (expert dispatch) and warns where it is "
+        warn(f"the expert dispatch under {name} in {_configs_text(labels)}: {note}; predict prints its time (expert dispatch) and warns where it is "
              "over a tenth of the step")
     for engine, lost in undetermined.values():
         note = undetermined_text(engine, list(lost), "the sweep's figures lean on them where a point uses them" if len(lost) > 1
@@ -358,6 +353,12 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
         if note:
             warn(note)
     return out
+
+
+def _configs_text(labels: list[str], most: int = 6) -> str:
+    """'3 configs (a; b; c)': the configs a note said once after the loop holds for, the first `most` named."""
+    more = f"; and {len(labels) - most} more" if len(labels) > most else ""
+    return f"{len(labels)} config{'s' if len(labels) > 1 else ''} ({'; '.join(labels[:most])}{more})"
 
 
 CONFIGS = "\x00the configs\x00"  # a fitted-elsewhere note's subject, filled in once its configs are all known

@@ -556,10 +556,10 @@ def engine_layout_note(engine: ServingEngine, model, dep) -> str:
     parallelism (pp_remainder none), attention DP with tp > 1
     where its attention groups are one device each
     (dp_attention_tp1: TensorRT-LLM's enable_attention_dp sets the attention's tp to 1, tensorrt_llm/_torch/modules/
-    attention.py; SGLang's server_args before 0.4.5 set dp_size to tp_size), ep > 1 where it has no expert
+    attention.py; SGLang's early 0.4 server_args set dp_size to tp_size, sgl-project/sglang issue 3750), ep > 1 where it has no expert
     parallelism (expert_parallel false), or 1 < ep < D where its expert parallelism spans every device of a stage or
     none (ep_spans_stage: vLLM's --enable-expert-parallel sets ep = tp x data-parallel size, FusedMoEParallelConfig.make;
-    SGLang's --enable-ep-moe before 0.4.5 set ep_size to tp_size); '' elsewhere."""
+    SGLang's early 0.4 --enable-ep-moe set ep_size to tp_size); '' elsewhere."""
     d = dep.devices_per_stage
     if not engine.attention_dp and dep.dp_attention > 1:  # qa236: vLLM's V0 engine had no data parallelism
         return (f"dp_attention {dep.dp_attention} under {engine.name}: it has no attention data parallelism "
@@ -572,14 +572,14 @@ def engine_layout_note(engine: ServingEngine, model, dep) -> str:
                 f"{engine.name} setup has this layout")
     if engine.dp_attention_tp1 and dep.dp_attention > 1 and dep.tp > 1:
         return (f"tp {dep.tp} with dp_attention {dep.dp_attention} under {engine.name}: its attention DP runs each attention "
-                f"group on one device (dp_attention_tp1: TensorRT-LLM's enable_attention_dp, and SGLang's "
-                f"--enable-dp-attention before 0.4.5, set the attention's tp to 1), so no {engine.name} setup has this "
-                f"layout: {d} devices with attention DP are tp 1, dp_attention {d} here")
+                f"group on one device (dp_attention_tp1: its attention DP sets the attention's tp to 1; `roofline engines "
+                f"show {engine.name}` gives the source), so no {engine.name} setup has this layout: {d} devices with "
+                f"attention DP are tp 1, dp_attention {d} here")
     if engine.ep_spans_stage and model.moe is not None and 1 < dep.ep < d:
         return (f"ep {dep.ep} of a stage's {d} devices under {engine.name}: its expert parallelism spreads the experts over "
-                f"every device of a stage or none (ep_spans_stage: vLLM's --enable-expert-parallel sets ep to tp x the "
-                f"data-parallel size, SGLang's --enable-ep-moe before 0.4.5 to tp), so no {engine.name} setup has this "
-                f"layout: its ep is 1 or {d} here")
+                f"every device of a stage or none (ep_spans_stage: its expert parallelism takes every device of the stage; "
+                f"`roofline engines show {engine.name}` gives the source), so no {engine.name} setup has this layout: its "
+                f"ep is 1 or {d} here")
     return ""
 
 
@@ -1211,7 +1211,7 @@ KERNEL_PARAMETERS = ("kernel_latency", "quantised_moe_efficiency", "weight_only_
 
 
 def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: dict[str, bool], role: str = "",
-                          subject: str = "this point") -> str:
+                          subject: str = "this point", device_named: bool = False) -> str:
     """A warning where a fitted parameter this point uses (`used`, engine.parameters_used) was determined by no fit row
     like the point (its `fitted.fitted_on`, written by roofline fit: the devices, model classes and methods of the rows
     that move it; qa287: vllm's kernel latency on AMD, fitted on MI300X rows, reached MI355X unsaid, and its
@@ -1227,8 +1227,9 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
     Only values the fit set count (ServingEngine.fitted_source: not one set by hand or held with --fix); a value no
     row determined is undetermined_note's and unfitted_family_note's. `role` names a device that is not the target's
     ("the drafter's device "): its kernel latency's architecture alone is checked (a family no row came from:
-    fitted_family_note's, with the same role). `subject` names what is priced
-    ("this config" in a sweep). '' where nothing differs, or the profile records no fitted_on."""
+    fitted_family_note's, with the same role). `subject` names what is priced ("the pick" in cheapest; a sweep's
+    configs, grid.CONFIGS until they are known), `device_named` where it names the device too (a sweep's configs: the
+    device is not said again). '' where nothing differs, or the profile records no fitted_on."""
     fitted = engine.fitted or {}
     fitted_on = fitted.get("fitted_on") or {}
     if not fitted_on or engine_on_a_cpu(engine, hw) or getattr(hw, "kind", "gpu") != "gpu":
@@ -1251,9 +1252,11 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
         if p in SPEC_PARAMETERS and method not in methods:
             rows.append(f"{said_methods} rows")
             point.append(f"{method} speculation")
-        if p in HOST_PARAMETERS and (speculating and set(methods) <= {"none"} or not speculating and "none" not in methods):
-            rows.append(f"{said_methods} rows")  # SGLang's host work, overlapped in plain steps, set by its MTP rows alone
-            point.append(f"{method} speculation" if speculating else "plain decoding")
+        if p in HOST_PARAMETERS and ("none" not in methods or speculating and set(methods) <= {"none"}):
+            # SGLang's host work, overlapped in plain steps, set by its MTP rows alone; a speculative point's figures
+            # hold its plain baseline's too (qa293: said one way only)
+            rows.append(f"{said_methods} rows")
+            point.append(f"{method} speculation beside plain decoding" if speculating else "plain decoding")
         if not role and (p not in KERNEL_PARAMETERS or not class_said) and p not in HOST_PARAMETERS \
                 and klass not in (entry.get("models") or [klass]):
             rows.append(f"of {_spoken(entry['models'])} models")
@@ -1262,13 +1265,12 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
         if p in KERNEL_PARAMETERS and not family_said and architecture_of(device) not in {architecture_of(d) for d in devices}:
             rows.append(f"from {_spoken(_with_architecture(devices))}")
             arch = architecture_of(device)
-            named = subject != "this point"  # a sweep's configs, named with their devices: the device not said again
             point.append(f"{hw.name} ({arch})" if role and arch != device else hw.name if role else
-                         f"on {arch}" if arch != device and named else  # 'deepseek-v3 on mi355x ... on CDNA4, gfx950'
+                         f"on {arch}" if arch != device and device_named else  # 'deepseek-v3 on mi355x ... on CDNA4, gfx950'
                          f"on {hw.name} ({arch})" if arch != device else f"on {hw.name}")
         elif p in SPEC_PARAMETERS and family not in {family_label(d) for d in devices}:
             rows.append(f"from {_spoken(devices)}")
-            point.append(f"on {family}" if subject != "this point" else f"on {hw.name} ({family})")
+            point.append(f"on {family}" if device_named else f"on {hw.name} ({family})")
         if rows:
             value = getattr(on_hw, p + "_s", None)
             shown = format_seconds(value) if value is not None else f"{getattr(on_hw, p):.3g}"
@@ -1279,8 +1281,9 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
     is_ = f"for {subject} {role}is" if role else f"{subject} is"  # 'for this point the drafter's device is
     parts = [f"{_spoken(names)} {'was' if len(names) == 1 else 'were'} fitted on {rows} only, and {is_} {point}"
              for (rows, point), names in differing.items()]
+    several = sum(len(names) for names in differing.values()) > 1
     return (f"engine {engine.name}: {'; '.join(parts)} (its fitted.fitted_on: `roofline engines show {engine.name}`, rows "
-            "of each): read the figures that lean on them as less certain")
+            f"of each): read the figures that lean on {'them' if several else 'it'} as less certain")
 
 
 def _with_architecture(devices: list[str]) -> list[str]:

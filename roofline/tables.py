@@ -781,7 +781,7 @@ def engine_table(e) -> str:
             "attention DP with one device a group (dp_attention_tp1: tp > 1 with it warned, left out by cheapest)"
             if e.dp_attention_tp1 else "",
             "ep 1 or every device of a stage (ep_spans_stage: one between warned, left out by cheapest)"
-            if e.ep_spans_stage else "") if t) or "any tp, dp_attention and ep"),
+            if e.ep_spans_stage and e.expert_parallel else "") if t) or "any tp, dp_attention and ep"),  # (qa293: both said)
         ("while speculating", "; ".join(t for t in (
             f"at most {e.max_running_requests_speculating:,} sequences at once, its own cap left as it is "
             "(max_running_requests_speculating: a larger batch warned"

@@ -672,3 +672,7 @@ def test_a_micro_batchs_own_host_work_counts_its_busiest_groups_whole_sequences(
     # batch 8: 4 a micro-batch, one a group
     assert steps[3]["host_microbatch_s"] == pytest.approx(one_seq)
     assert steps[3]["host_time_s"] == pytest.approx(2 * sglang.host_per_step_s + 2 * sglang.host_per_sequence_s)
+    # the busiest micro-batch's whole sequences at dp_attention 1 too (qa293: 1.5 of batch 3 over pp 2)
+    vllm = load_engine("vllm")
+    three = roofline.predict("h100-sxm", "llama-3.1-70b", 3, 1024, tp=4, pp=2)
+    assert three["host_microbatch_s"] == pytest.approx(vllm.host_per_step_s + 2 * vllm.host_per_sequence_s)

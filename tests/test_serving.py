@@ -612,7 +612,7 @@ def test_a_parameter_fitted_on_no_row_like_the_point_is_said():
     assert said("mi355x", "llama-3.1-8b") == [
         f"engine mine: kernel_latency ({kernel}) was fitted on rows from mi300x (CDNA3, gfx942) only, and this point is on "
         "mi355x (CDNA4, gfx950) (its fitted.fitted_on: `roofline engines show mine`, rows of each): read the figures that "
-        "lean on them as less certain"]
+        "lean on it as less certain"]
     assert not said("mi300x", "llama-3.1-8b") and not said("mi325x", "llama-3.1-8b")  # one architecture
     assert not said("h200", "llama-3.1-8b", method="eagle", alpha=0.8) and not said("h20", "llama-3.1-8b")
     assert not said("h200", "llama-3.1-8b", method="eagle", alpha=0.8, k=0)  # no speculation: its costs unused
@@ -630,6 +630,12 @@ def test_a_parameter_fitted_on_no_row_like_the_point_is_said():
     plain = fitted_elsewhere_note(dataclasses.replace(mine, fitted={**mine.fitted, "fitted_on": host}), roofline.load_hardware(
         "h100-sxm"), roofline.load_model("llama-3.1-8b"), "none", {"host_per_sequence": True})
     assert "host_per_sequence (" in plain and "was fitted on mtp rows only, and this point is plain decoding" in plain
+    speculative = fitted_elsewhere_note(dataclasses.replace(mine, fitted={**mine.fitted, "fitted_on": host}), roofline.load_hardware(
+        "h100-sxm"), roofline.load_model("llama-3.1-8b"), "eagle", {"host_per_sequence": True})  # its plain baseline too (qa293)
+    assert "was fitted on mtp rows only, and this point is eagle speculation beside plain decoding" in speculative
+    # n-gram lookup pays no draft step (qa293: said to lean on spec_per_draft_step, which it never pays)
+    ngram = said("h200", "llama-3.1-8b", method="ngram", alpha=0.6, k=3)
+    assert len(ngram) == 1 and "spec_per_draft_step" not in ngram[0] and "spec_per_iteration (" in ngram[0]
     # the drafter's device: its kernel latency's architecture (qa289, qa290)
     drafted = said("h100-sxm", "llama-3.1-70b", tp=4, method="draft", draft="llama-3.2-1b", alpha=0.7, k=3, draft_hardware="mi355x")
     assert len(drafted) == 1 and "and for this point the drafter's device is mi355x (CDNA4, gfx950)" in drafted[0]
@@ -673,7 +679,7 @@ def test_a_sweep_says_each_fitted_elsewhere_note_once_naming_its_configs():
                         "axes": {"batch": [1, 8], "context": [1024]}})
     said = [str(w.message) for w in caught if "fitted.fitted_on" in str(w.message)]
     assert len(said) == 1, said
-    assert ("and each of 2 configs (llama-3.1-8b on mi355x; llama-3.1-70b on mi355x) is on CDNA4, gfx950 (its "
+    assert ("and each of 2 configs (llama-3.1-8b on mi355x, tp 1; llama-3.1-70b on mi355x, tp 1) is on CDNA4, gfx950 (its "
             "fitted.fitted_on") in said[0] and "kernel_latency" in said[0]
 
 
@@ -992,5 +998,9 @@ def test_the_early_engines_refuse_the_expert_and_attention_layouts_they_had_not(
     assert engine_layout_note(early, v3, deployment(v3, tp=8, ep=4)).startswith("ep 4 of a stage's 8 devices under sglang-early")
     for fine in (deployment(v3, dp_attention=8, ep=8), deployment(v3, tp=8, ep=8), deployment(v3, tp=8)):
         assert engine_layout_note(early, v3, fine) == ""
+    from roofline.tables import engine_table
+
+    shown = next(line for line in engine_table(v0).splitlines() if "layouts it runs" in line)
+    assert "no expert parallelism" in shown and "ep_spans_stage" not in shown  # (qa293: both said, contradicting)
     (tmp_path / "noep.yaml").write_text("type: engine\nname: noep\nsource: test\ncosts_from: vllm\nexpert_parallel: false\n")
     assert load_engine("noep", (tmp_path,)).expert_parallel is False  # a behaviour field a costs_from copy sets itself
