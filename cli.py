@@ -813,8 +813,9 @@ def cheapest(
     batch that just reaches it usually is; above the largest, and below the smallest where none is fast enough) are
     computed now, and a cheaper point there is printed under the pick, at the table's prices.
 
-    Costs are decoding only, at the prices the sweep read from the hardware profiles (a note says where a profile's
-    price has changed since). Exit code 1 where no row is left to compare (none fits with a cost at a layout that
+    Speeds and costs are steady decoding's: the prefills of arriving requests are in neither (`roofline predict --prompt
+    N --output-len N` prints a point's serving TPOT and its cost at it). Prices are those the sweep read from the
+    hardware profiles (a note says where a profile's price has changed since). Exit code 1 where no row is left to compare (none fits with a cost at a layout that
     runs), with the notes saying why, and where with a speed no row of either kind reaches it.
     """
     from roofline.frontier import check_frontier_out, check_table, scenario_json

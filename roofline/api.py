@@ -881,6 +881,11 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
 
     out["output_len"] = output_len
     out["prefill_stall_s"], out["serving_time_per_output_token_s"] = serving(out["step_time_s"], 1)
+    # the cost at that speed: the same rent over fewer tokens (qa294: a decode-only cost printed beside a serving TPOT
+    # that contradicted it; a budget sized on it was 3-7x short)
+    if out.get("cost_usd_per_million_tokens") is not None:
+        out["serving_cost_usd_per_million_tokens"] = (out["cost_usd_per_million_tokens"]
+                                                      * out["serving_time_per_output_token_s"] / out["step_time_s"])
     mean = prompt + output_len / 2  # a request's mean context over its life (measurements' rows are priced at it)
     if abs(out["context"] - mean) > 0.25 * mean:  # qa204: a prompt of 8,000 priced at the default context of 1,024
         out["warnings"].append(f"serving time per output token at context {out['context']:,}: a request of {prompt:,} prompt "
@@ -890,6 +895,9 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
         spec = out["spec"]
         verify = tree_nodes + 1 if tree_nodes is not None and k > 0 else k + 1
         spec["prefill_stall_s"], spec["serving_time_per_output_token_s"] = serving(spec["iteration_time_s"] / spec["tau"], verify)
+        if spec.get("cost_usd_per_million_tokens") is not None:
+            spec["serving_cost_usd_per_million_tokens"] = (spec["cost_usd_per_million_tokens"]
+                                                           * spec["serving_time_per_output_token_s"] * spec["tau"] / spec["iteration_time_s"])
 
 
 def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) -> pd.DataFrame:

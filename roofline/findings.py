@@ -1122,6 +1122,10 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     priced = sorted((c, name) for name, c in costs if np.isfinite(c))
     unpriced = [name for name, c in costs if not np.isfinite(c)]
     plain = float(at0.loc[(at0["batch"] == b_min) & (at0["context"] == c_min), "baseline_cost_usd_per_million_tokens"].iloc[0])
+    alphas = alpha_values(drafting["alpha"])  # the acceptance the speedups and costs hold (qa294: unsaid with one swept)
+    if len(alphas) == 1 and sentences:
+        sentences[0] = f"At {_acceptance_text(float(alphas[0]), meta)}: {sentences[0][0].lower()}{sentences[0][1:]}" if not \
+            sentences[0].startswith("On ") else f"At {_acceptance_text(float(alphas[0]), meta)}, on{sentences[0][2:]}"
     if priced and np.isfinite(plain):
         sentences.append(
             f"Per million tokens at batch {b_min}{on0}, each at its fastest k: {_list([f'${_n(c)} {name}' for c, name in priced])}, against "
@@ -1373,7 +1377,12 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     cheaper = (f"; plain decoding reaches it for less on {_list([_hw(meta, h) for h in plainer])}" if len(priced) > 1 and plainer
                else "; plain decoding reaches it for less" if plainer else "")
     price = (meta.get("price_usd_per_hour") or {}).get(h0)
-    first_tiers = f"{m1:g}× that speed {tier(m1, True)}; {m2:g}× {tier(m2, False)}."  # before the others': the caveat's order
+    drafting = df[df["k"] > 0]
+    methods, alphas = drafting["method"].astype(str).unique(), alpha_values(drafting["alpha"]) if len(drafting) else []
+    # the acceptance the prices with speculation hold (qa294: a budget's '0.480× with it' named no α, one being swept)
+    assumed = (f"With {METHOD_NAMES.get(methods[0], methods[0])} at {_acceptance_text(float(alphas[0]), meta)}, "
+               if len(methods) == 1 and len(alphas) == 1 and t["drafter_fits"] else "")
+    first_tiers = f"{assumed}{m1:g}× that speed {tier(m1, True)}; {m2:g}× {tier(m2, False)}."  # before the others': the caveat's order
     if not t["drafter_fits"]:  # qa129: said as 'out of reach with it', as if speculation had run and fallen short
         first_tiers += " Speculation does not run there: the drafter fits at no point swept."
     others_caveat = (caveat(priced[[f"drafting_batch_{m1:g}x", f"drafting_engine_{m1:g}x"]], others=True)

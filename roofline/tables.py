@@ -89,6 +89,9 @@ def predict_table(point: dict) -> str:
             lines.append(f"  TTFT with drafter    {format_seconds(p['ttft_with_speculation_s'])}   (+ the drafter's own prefill {format_seconds(p['draft_prefill_s'])})")
     if "serving_time_per_output_token_s" in p:
         lines.append(f"  serving TPOT         {format_seconds(p['serving_time_per_output_token_s'])}   ({_serving_text(p, p)})")
+        if p.get("serving_cost_usd_per_million_tokens") is not None:  # qa294: the decode-only cost alone, above
+            lines.append(f"  serving cost         {_cost_text(p['serving_cost_usd_per_million_tokens'])}  (the rent over the "
+                         f"tokens at the serving TPOT: {1 / p['serving_time_per_output_token_s']:,.3g} tokens/s per user)")
     lines += [""]
     if lay.get("pp", 1) > 1:  # engine.step_metrics: a round trip over the pp stages, or m passes of the busiest stage
         lines.append(f"  operators of the busiest pipeline stage's pass over one micro-batch; a step runs the longer of one "
@@ -136,6 +139,9 @@ def predict_table(point: dict) -> str:
                f"plain's {format_seconds(p['serving_time_per_output_token_s'])} is "
                f"{p['serving_time_per_output_token_s'] / spec['serving_time_per_output_token_s']:.3f}x this)"]
               if "serving_time_per_output_token_s" in spec else []),
+            *([f"    serving cost       {_cost_text(spec['serving_cost_usd_per_million_tokens'])}  (at the serving TPOT: "
+               f"{1 / spec['serving_time_per_output_token_s']:,.3g} tokens/s per user)"]
+              if spec.get("serving_cost_usd_per_million_tokens") is not None else []),
             # at k 0 the drafter does not run, and its device is not charged (qa118: 'included' where it was not)
             f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], spec.get('draft_hardware') if spec['k'] else None, spec.get('draft_price_usd_per_hour'), p['hardware'] if p.get('price_usd_per_hour_per_device') is None else None)}"
             + (_unreachable_text(spec, p) if spec["cost_usd_per_million_tokens"] is not None else ""),
@@ -1030,6 +1036,9 @@ def _pick_text(kind: str, row, of_kind, varied: set[str] | None = None, draft: s
             text += ", drafting not overlapped (--no-overlap)"  # without this, another answer (qa133: after the method)
         if optimistic(row["batch"], row["engine"]):  # the pick itself, not only a count in the notes (qa105)
             text += f" (batch {OPTIMISTIC_BATCH} or more under a serving engine: its cost is a lower estimate)"
+    cap = row.get("max_batch" if speculative else "baseline_max_batch", row.get("max_batch"))
+    if _is_number(cap) and int(row["batch"]) >= int(cap) > 0:  # qa294: faster than asked because memory stops the batch
+        text += f" (the largest batch that fits{' with the drafter' if speculative else ''}: memory caps it)"
     return text
 
 
@@ -1081,8 +1090,9 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
     lines = []
     refined = refined or {}
     if picks is not None and min_speed is not None:
-        lines.append(f"cheapest at {min_speed:,.7g} tokens/s per user or faster (cost: decoding only, USD per million "  # as asked
-                     "tokens):")  # (qa288: 191.449 said as 191, beside a fastest row of 191 that does not reach it)
+        lines.append(f"cheapest at {min_speed:,.7g} tokens/s per user or faster (steady decoding: speeds and costs count "
+                     "decode steps only, not the prefills of arriving requests; USD per million tokens):")  # as asked
+        # (qa288: 191.449 said as 191; qa294: a budget read the speed as a served user's, 2-3x off at 2k-token prompts)
         for kind in ("plain", "speculation"):
             lines.append(f"  {kind:<12} " + _pick_text(kind, picks.get(kind), frontier[frontier["decoding"] == kind], varied,
                                                        draft, (kind_rows or {}).get(kind),

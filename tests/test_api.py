@@ -1021,3 +1021,23 @@ def test_a_shared_prefix_longer_than_the_prompt_is_warned():
     with warnings.catch_warnings():
         warnings.simplefilter("error", RooflineWarning)
         roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, shared_prefix=1000, prompt=1024)
+
+
+@pytest.mark.slow
+def test_predict_prices_the_serving_speed_beside_the_decode_only_cost():
+    """qa294: a decode-only $0.505 per million tokens stood three lines below a serving TPOT of 71.9 ms (13.9 tokens/s
+    per user, not 30.9): a budget sized on it was 2-3x short. The cost at the serving speed is the same rent over its
+    tokens."""
+    import roofline
+    from roofline.tables import predict_table
+
+    p = roofline.predict("mi300x", "llama-3.1-70b", 128, 2250, tp=4, prompt=2000, output_len=500, method="eagle", k=2, alpha=0.7)
+    assert p["serving_cost_usd_per_million_tokens"] == pytest.approx(
+        p["cost_usd_per_million_tokens"] * p["serving_time_per_output_token_s"] / p["step_time_s"])
+    spec = p["spec"]
+    assert spec["serving_cost_usd_per_million_tokens"] == pytest.approx(
+        spec["cost_usd_per_million_tokens"] * spec["serving_time_per_output_token_s"] / (spec["iteration_time_s"] / spec["tau"]))
+    assert p["serving_cost_usd_per_million_tokens"] > 2 * p["cost_usd_per_million_tokens"]  # the case: prefills dominate
+    text = predict_table(p)
+    assert f"serving cost         ${p['serving_cost_usd_per_million_tokens']:.3g} per million tokens" in text
+    assert "serving_cost_usd_per_million_tokens" not in roofline.predict("mi300x", "llama-3.1-70b", 128, 2250, tp=4)

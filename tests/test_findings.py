@@ -581,7 +581,7 @@ axes:
   k: [1, 2, 4]
   alpha: [0.8]
 """)
-    assert "fallback" not in f2.numbers and "On 4 × H100 SXM5, a drafter on L40S wins" in f2.text
+    assert "fallback" not in f2.numbers and "At α = 0.8, on 4 × H100 SXM5, a drafter on L40S wins" in f2.text  # (its α first: qa294)
     assert "On 4 × H200 SXM a drafter on L40S wins at batch 1" in f2.text and "on L4)" in f2.text
 
 
@@ -1704,3 +1704,17 @@ def test_the_fast_tier_question_reads_one_context_and_says_its_tiers_memory_cap_
     cap = int(tp4["baseline_max_batch"].iloc[0])
     assert (int(tp4["batch"].max()), cap) == (128, 223)
     assert f"(batch 128, tp 4, no speculation; the largest swept batch that fits, memory holding up to {cap})" in text, text
+
+
+
+@pytest.mark.slow
+def test_the_fast_tier_finding_says_the_acceptance_its_prices_hold():
+    """qa294: '2× that speed costs 1.27× the price without speculation and 0.480× with it' named no α where one was
+    swept; a budget line must carry its acceptance assumption."""
+    from roofline.findings import fast_tier_premium
+    from roofline.report import run_scenario
+
+    r = run_scenario("fast-tier-premium")
+    assert r.df.loc[r.df["k"] > 0, "alpha"].nunique() == 1
+    text = fast_tier_premium(r.df, r.ops, r.meta).text
+    assert f"With EAGLE at α = {r.df.loc[r.df['k'] > 0, 'alpha'].iloc[0]:g}, 2× that speed costs" in text

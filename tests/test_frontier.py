@@ -1382,3 +1382,20 @@ def test_a_note_that_holds_for_both_picks_is_said_once_naming_both():
     bodies = [n.split(": ", 1)[1] for n in notes]
     assert len(bodies) == len(set(bodies))  # no note said twice
     assert any(n.startswith("the speculation pick: no measured row determines") for n in notes)  # one pick's own
+
+
+def test_a_pick_at_the_largest_batch_that_fits_says_memory_caps_it():
+    """qa294: a pick at 37.7 tokens/s per user where 30 were asked did not say memory stopped its batch (predict did)."""
+    from roofline.tables import _pick_text
+
+    row = pd.Series({"cost_usd_per_million_tokens": 0.282, "tokens_per_s_per_user": 37.7, "model": "llama-3.1-70b",
+                     "hardware": "mi300x", "devices": 1, "tp": 1, "layout": "tp 1", "engine": "vllm", "batch": 47,
+                     "context": 2500, "weight_dtype": "bf16", "kv_dtype": "bf16", "method": "eagle", "k": 3, "alpha": 0.7,
+                     "max_batch": 47, "baseline_max_batch": 55})
+    assert _pick_text("speculation", row, pd.DataFrame([row])).endswith("(the largest batch that fits with the drafter: memory caps it)")
+    smaller = row.copy()
+    smaller["batch"] = 40
+    assert "memory caps" not in _pick_text("speculation", smaller, pd.DataFrame([row]))
+    plain = row.copy()
+    plain["batch"] = 55
+    assert _pick_text("plain", plain, pd.DataFrame([plain])).endswith("(the largest batch that fits: memory caps it)")

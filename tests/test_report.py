@@ -129,7 +129,7 @@ def test_a_users_scenario_named_like_a_question_is_answered_on_one_config_or_by_
     table = pd.read_csv(out / "tables" / "draft-offload.csv")
     tp4 = table[(table["tp"] == 4) & (table["draft_hardware"].isna()) & (table["batch"] == 1) & table["fits_in_memory"]
                 & (table["hardware"] == table["hardware"].iloc[0])]
-    assert "On 4 × H100 SXM5, co-location wins" in text and f"{tp4['speedup'].max():.2f}×" in text
+    assert "on 4 × H100 SXM5, co-location wins" in text and f"{tp4['speedup'].max():.2f}×" in text
     assert "its answer and figure hold tp 4 (of 4, 8), and the table holds every row" in text
     assert "Free until compute-bound" in text and "At higher acceptance" not in text  # one alpha: no higher one
     write_report((str(tmp_path / "draft-offload.yaml"),), tmp_path / "rep2", workers=1)  # no runner-up placement
