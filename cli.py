@@ -814,7 +814,7 @@ def cheapest(
     computed now, and a cheaper point there is printed under the pick, at the table's prices.
 
     Speeds and costs are steady decoding's: the prefills of arriving requests are in neither (`roofline predict --prompt
-    N --output-len N` prints a point's serving TPOT and its cost at it). Prices are those the sweep read from the
+    P --output-len O` prints a point's serving TPOT and its cost at it). Prices are those the sweep read from the
     hardware profiles (a note says where a profile's price has changed since). Exit code 1 where no row is left to compare (none fits with a cost at a layout that
     runs), with the notes saying why, and where with a speed no row of either kind reaches it.
     """

@@ -872,7 +872,11 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
         t_serving = t_token + (B - 1) t_stall / O       (t_token: the step, or speculating the iteration / tau;
                                                          t_stall: engine.arrival_stall_s of a prompt of P tokens)
 
-    as measurements.predict_rowset prices a measured time per output token."""
+    as measurements.predict_rowset prices a measured time per output token (a drafter model's own prefill of the prompt
+    not in t_stall, as there); and the cost of a token at that pace, the devices' rent over the time a token takes them,
+    every request's prefill its own included (qa296: at batch 1 the serving cost was the decode cost):
+
+        cost_serving = cost * (t_token + B t_stall / O) / t_token"""
     from roofline.engine import arrival_stall_s
 
     def serving(per_token_s: float, verify_tokens: int) -> tuple[float, float]:
@@ -885,7 +889,8 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
     # that contradicted it; a budget sized on it was 3-7x short)
     if out.get("cost_usd_per_million_tokens") is not None:
         out["serving_cost_usd_per_million_tokens"] = (out["cost_usd_per_million_tokens"]
-                                                      * out["serving_time_per_output_token_s"] / out["step_time_s"])
+                                                      * (out["step_time_s"] + batch * out["prefill_stall_s"] / output_len)
+                                                      / out["step_time_s"])
     mean = prompt + output_len / 2  # a request's mean context over its life (measurements' rows are priced at it)
     if abs(out["context"] - mean) > 0.25 * mean:  # qa204: a prompt of 8,000 priced at the default context of 1,024
         out["warnings"].append(f"serving time per output token at context {out['context']:,}: a request of {prompt:,} prompt "
@@ -896,8 +901,9 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
         verify = tree_nodes + 1 if tree_nodes is not None and k > 0 else k + 1
         spec["prefill_stall_s"], spec["serving_time_per_output_token_s"] = serving(spec["iteration_time_s"] / spec["tau"], verify)
         if spec.get("cost_usd_per_million_tokens") is not None:
+            per_token_s = spec["iteration_time_s"] / spec["tau"]
             spec["serving_cost_usd_per_million_tokens"] = (spec["cost_usd_per_million_tokens"]
-                                                           * spec["serving_time_per_output_token_s"] * spec["tau"] / spec["iteration_time_s"])
+                                                           * (per_token_s + batch * spec["prefill_stall_s"] / output_len) / per_token_s)
 
 
 def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) -> pd.DataFrame:

@@ -1123,9 +1123,8 @@ def draft_offload(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
     unpriced = [name for name, c in costs if not np.isfinite(c)]
     plain = float(at0.loc[(at0["batch"] == b_min) & (at0["context"] == c_min), "baseline_cost_usd_per_million_tokens"].iloc[0])
     alphas = alpha_values(drafting["alpha"])  # the acceptance the speedups and costs hold (qa294: unsaid with one swept)
-    if len(alphas) == 1 and sentences:
-        sentences[0] = f"At {_acceptance_text(float(alphas[0]), meta)}: {sentences[0][0].lower()}{sentences[0][1:]}" if not \
-            sentences[0].startswith("On ") else f"At {_acceptance_text(float(alphas[0]), meta)}, on{sentences[0][2:]}"
+    if len(alphas) == 1 and sentences:  # 'With α = 0.8, on 4 × H100 SXM5, co-location wins ...'
+        sentences[0] = f"With {_acceptance_text(float(alphas[0]), meta)}, {sentences[0][0].lower()}{sentences[0][1:]}"
     if priced and np.isfinite(plain):
         sentences.append(
             f"Per million tokens at batch {b_min}{on0}, each at its fastest k: {_list([f'${_n(c)} {name}' for c, name in priced])}, against "
@@ -1346,6 +1345,15 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         return (f"not reached {how} in the sweep (its smallest batch, {smallest[0]:,}, gives {smallest[1]:.3g} tokens/s "
                 "per user; a smaller one may)")
 
+    drafting = df[df["k"] > 0]
+    methods, alphas = drafting["method"].astype(str).unique(), alpha_values(drafting["alpha"]) if len(drafting) else []
+    # the acceptance the prices with speculation hold, said with them (qa294: '0.480× with it' named no α, one being
+    # swept; qa296: not before the plain price, which holds none, and with several methods too)
+    a0 = float(alphas[0]) if len(alphas) == 1 else None
+    how = (("" if a0 != a0 and meta.get("tree_nodes") else "at ") + _acceptance_text(a0, meta)) if a0 is not None else ""
+    with_what = (f"with {METHOD_NAMES.get(methods[0], methods[0])} {'drafting' if a0 != a0 and meta.get('tree_nodes') else ''}"
+                 f"{how}".replace("  ", " ") if how and len(methods) == 1 else f"with it ({how})" if how else "with it")
+
     def tier(m: float, first: bool) -> str:
         """'costs A× the price without speculation and B× with it (batch, k)' (the second tier shorter), or where a
         price is missing what is known: out of reach, or reached at an unknown price."""
@@ -1354,7 +1362,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
             return (f"costs {_x(plain)} the price without speculation{plain_at(m)}" if first else
                     f"costs {_x(plain)} without it{plain_at(m)}") if np.isfinite(plain) else f"is {unreached(m, 'plain', 'without speculation')}"
         if np.isfinite(plain) and np.isfinite(spec):
-            return (f"costs {_x(plain)} the price without speculation{plain_at(m)} and {_x(spec)} with it{where(m)}" if first
+            return (f"costs {_x(plain)} the price without speculation{plain_at(m)} and {_x(spec)} {with_what}{where(m)}" if first
                     else f"costs {_x(plain)} without{plain_at(m)} and {_x(spec)} with{where(m)}")
         without = (f"costs {_x(plain)} the price without speculation{plain_at(m)}" if np.isfinite(plain)
                    else f"is {unreached(m, 'plain', 'without speculation')}")
@@ -1377,12 +1385,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     cheaper = (f"; plain decoding reaches it for less on {_list([_hw(meta, h) for h in plainer])}" if len(priced) > 1 and plainer
                else "; plain decoding reaches it for less" if plainer else "")
     price = (meta.get("price_usd_per_hour") or {}).get(h0)
-    drafting = df[df["k"] > 0]
-    methods, alphas = drafting["method"].astype(str).unique(), alpha_values(drafting["alpha"]) if len(drafting) else []
-    # the acceptance the prices with speculation hold (qa294: a budget's '0.480× with it' named no α, one being swept)
-    assumed = (f"With {METHOD_NAMES.get(methods[0], methods[0])} at {_acceptance_text(float(alphas[0]), meta)}, "
-               if len(methods) == 1 and len(alphas) == 1 and t["drafter_fits"] else "")
-    first_tiers = f"{assumed}{m1:g}× that speed {tier(m1, True)}; {m2:g}× {tier(m2, False)}."  # before the others': the caveat's order
+    first_tiers = f"{m1:g}× that speed {tier(m1, True)}; {m2:g}× {tier(m2, False)}."  # before the others': the caveat's order
     if not t["drafter_fits"]:  # qa129: said as 'out of reach with it', as if speculation had run and fallen short
         first_tiers += " Speculation does not run there: the drafter fits at no point swept."
     others_caveat = (caveat(priced[[f"drafting_batch_{m1:g}x", f"drafting_engine_{m1:g}x"]], others=True)

@@ -256,7 +256,7 @@ def _assumptions(results) -> list[str]:
             "`roofline hw new NAME --from DEVICE --set price='2.5 USD/h'`.",
             "Costs count decoding only, not prefill: each is the devices' rent over the tokens they decode, the devices "
             "busy all the time (full utilisation). Speeds are steady decoding's too: where requests come and go, each "
-            "arriving prompt's prefill stalls the batch (`roofline predict --prompt N --output-len N` prints a point's "
+            "arriving prompt's prefill stalls the batch (`roofline predict --prompt P --output-len O` prints a point's "
             "serving TPOT and its cost at it).",
             f"Serving engine: `{DEFAULT_ENGINE}` unless a scenario names another (each section's scenario line says which).",
             f"Computed by roofline {__version__}."]

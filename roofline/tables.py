@@ -91,7 +91,8 @@ def predict_table(point: dict) -> str:
         lines.append(f"  serving TPOT         {format_seconds(p['serving_time_per_output_token_s'])}   ({_serving_text(p, p)})")
         if p.get("serving_cost_usd_per_million_tokens") is not None:  # qa294: the decode-only cost alone, above
             lines.append(f"  serving cost         {_cost_text(p['serving_cost_usd_per_million_tokens'])}  (the rent over the "
-                         f"tokens at the serving TPOT: {1 / p['serving_time_per_output_token_s']:,.3g} tokens/s per user)")
+                         f"tokens with every request's prefill its own included, users at {_rate(1 / p['serving_time_per_output_token_s'])} "
+                         "tokens/s" + ("; not reachable: fits in memory NO" if not p["fits_in_memory"] else "") + ")")
     lines += [""]
     if lay.get("pp", 1) > 1:  # engine.step_metrics: a round trip over the pp stages, or m passes of the busiest stage
         lines.append(f"  operators of the busiest pipeline stage's pass over one micro-batch; a step runs the longer of one "
@@ -139,12 +140,14 @@ def predict_table(point: dict) -> str:
                f"plain's {format_seconds(p['serving_time_per_output_token_s'])} is "
                f"{p['serving_time_per_output_token_s'] / spec['serving_time_per_output_token_s']:.3f}x this)"]
               if "serving_time_per_output_token_s" in spec else []),
-            *([f"    serving cost       {_cost_text(spec['serving_cost_usd_per_million_tokens'])}  (at the serving TPOT: "
-               f"{1 / spec['serving_time_per_output_token_s']:,.3g} tokens/s per user)"]
-              if spec.get("serving_cost_usd_per_million_tokens") is not None else []),
             # at k 0 the drafter does not run, and its device is not charged (qa118: 'included' where it was not)
             f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], spec.get('draft_hardware') if spec['k'] else None, spec.get('draft_price_usd_per_hour'), p['hardware'] if p.get('price_usd_per_hour_per_device') is None else None)}"
             + (_unreachable_text(spec, p) if spec["cost_usd_per_million_tokens"] is not None else ""),
+            *([f"    serving cost       {_cost_text(spec['serving_cost_usd_per_million_tokens'])}  (as above, the drafter's "
+               f"device too, users at {_rate(1 / spec['serving_time_per_output_token_s'])} tokens/s"
+               + (f"; the drafter's own prefill of each prompt, {format_seconds(p['draft_prefill_s'])}, not in it"
+                  if p.get("draft_prefill_s") else "") + ")" + _unreachable_text(spec, p)]
+              if spec.get("serving_cost_usd_per_million_tokens") is not None else []),
             f"    best k here        {_best_k_text(spec)}",
             f"    break-even batch   {'none' if be is None else f'at least {be:,}' if spec.get('break_even_at_memory_limit') else f'{be:,}'}"
             f" at k {spec['k']}"  # qa286: a number read as where it stops paying, where memory stops the search first
@@ -1123,6 +1126,9 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
                          "this speed, with the points computed now" + mixed)
         lines.append("")
     widths, dtypes = _frontier_widths(frontier), _dtype_columns(varied)
+    if len(frontier) and (picks is None or min_speed is None):  # the pick header says it otherwise (qa296: unsaid here)
+        lines += ["speeds and costs of steady decoding: decode steps only, not the prefills of arriving requests "
+                  "(roofline predict --prompt P --output-len O gives a point's serving TPOT and its cost at it)", ""]
     for kind in ("plain", "speculation"):
         rows = frontier[frontier["decoding"] == kind]
         if len(rows):

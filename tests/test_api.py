@@ -1032,12 +1032,17 @@ def test_predict_prices_the_serving_speed_beside_the_decode_only_cost():
     from roofline.tables import predict_table
 
     p = roofline.predict("mi300x", "llama-3.1-70b", 128, 2250, tp=4, prompt=2000, output_len=500, method="eagle", k=2, alpha=0.7)
+    # every request's prefill over its output tokens, its own too (qa296: at batch 1 it was the decode cost)
     assert p["serving_cost_usd_per_million_tokens"] == pytest.approx(
-        p["cost_usd_per_million_tokens"] * p["serving_time_per_output_token_s"] / p["step_time_s"])
+        p["cost_usd_per_million_tokens"] * (p["step_time_s"] + 128 * p["prefill_stall_s"] / 500) / p["step_time_s"])
     spec = p["spec"]
+    per_token = spec["iteration_time_s"] / spec["tau"]
     assert spec["serving_cost_usd_per_million_tokens"] == pytest.approx(
-        spec["cost_usd_per_million_tokens"] * spec["serving_time_per_output_token_s"] / (spec["iteration_time_s"] / spec["tau"]))
+        spec["cost_usd_per_million_tokens"] * (per_token + 128 * spec["prefill_stall_s"] / 500) / per_token)
+    one = roofline.predict("h100-sxm", "llama-3.1-70b", 1, 8050, tp=4, prompt=8000, output_len=100)
+    assert one["serving_cost_usd_per_million_tokens"] > 1.2 * one["cost_usd_per_million_tokens"]  # its own prefill
     assert p["serving_cost_usd_per_million_tokens"] > 2 * p["cost_usd_per_million_tokens"]  # the case: prefills dominate
     text = predict_table(p)
     assert f"serving cost         ${p['serving_cost_usd_per_million_tokens']:.3g} per million tokens" in text
+    assert "e+0" not in text  # speeds as the rows above print them (qa296: 2.49e+03 tokens/s)
     assert "serving_cost_usd_per_million_tokens" not in roofline.predict("mi300x", "llama-3.1-70b", 128, 2250, tp=4)

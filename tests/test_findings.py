@@ -581,7 +581,7 @@ axes:
   k: [1, 2, 4]
   alpha: [0.8]
 """)
-    assert "fallback" not in f2.numbers and "At α = 0.8, on 4 × H100 SXM5, a drafter on L40S wins" in f2.text  # (its α first: qa294)
+    assert "fallback" not in f2.numbers and "With α = 0.8, on 4 × H100 SXM5, a drafter on L40S wins" in f2.text  # (its α first: qa294)
     assert "On 4 × H200 SXM a drafter on L40S wins at batch 1" in f2.text and "on L4)" in f2.text
 
 
@@ -1717,4 +1717,5 @@ def test_the_fast_tier_finding_says_the_acceptance_its_prices_hold():
     r = run_scenario("fast-tier-premium")
     assert r.df.loc[r.df["k"] > 0, "alpha"].nunique() == 1
     text = fast_tier_premium(r.df, r.ops, r.meta).text
-    assert f"With EAGLE at α = {r.df.loc[r.df['k'] > 0, 'alpha'].iloc[0]:g}, 2× that speed costs" in text
+    assert f"and 0.480× with EAGLE at α = {r.df.loc[r.df['k'] > 0, 'alpha'].iloc[0]:g} (batch" in text  # said with its price (qa296)
+    assert "2× that speed costs 1.27× the price without speculation" in text
