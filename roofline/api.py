@@ -483,11 +483,13 @@ def predict(
     overlap = bool(overlap)
     profiles = _folders(profiles, where)
     shared_prefix = _scalar_int(shared_prefix, "shared_prefix", 0, context, where)
+    prefix_note = ""  # said with the other warnings, in the result (qa295: a Python warning alone, missing from --json)
     if prompt is not None:
         prompt = _scalar_int(prompt, "prompt", 1, CONTEXT_MAX, where)
         if shared_prefix > prompt:  # qa288: accepted unsaid, the TTFT a 10-token prefill's beside a 1,000-token prefix
-            warn(f"the shared prefix ({shared_prefix:,} tokens) is longer than the prompt ({prompt:,}): a prefix every "
-                 "sequence shares is part of each prompt, so the TTFT here prefills fewer tokens than the prefix alone")
+            prefix_note = (f"the shared prefix ({shared_prefix:,} tokens) is longer than the prompt ({prompt:,}): a prefix "
+                           "every sequence shares is part of each prompt, so the TTFT here prefills fewer tokens than the "
+                           "prefix alone")
     if output_len is not None:
         output_len = _scalar_int(output_len, "output_len", 1, CONTEXT_MAX, where)
         if prompt is None:
@@ -679,7 +681,7 @@ def predict(
                  undetermined_note(eng, hw, used) if deployable else "",
                  fitted_class_note(eng, target) if deployable else "",
                  fitted_family_note(eng, hw) if deployable else "",
-                 fitted_elsewhere_note(eng, hw, target, method, used) if deployable else "",
+                 fitted_elsewhere_note(eng, hw, target, method, used) if deployable else "", prefix_note,
                  fitted_elsewhere_note(eng, draft_hw, target, method, {"kernel_latency": True}, "the drafter's device ")
                  if deployable and draft_hw and speculates(method, k) else "",
                  fitted_family_note(eng, draft_hw, "the drafter's device ") if deployable and draft_hw and speculates(method, k) else "",
@@ -774,6 +776,12 @@ def predict(
             out["warnings"].append(f"batch {batch} under {eng.name}: {OPTIMISTIC}{optimistic_found_for(eng)} "
                                    "(docs/ACCURACY.md), so read this speedup as an upper estimate")
         out["warnings"] += break_even_notes(out["spec"], eng, batch) if deployable else []
+        cap, be = out.get("sequence_cap"), out["spec"].get("break_even_batch")
+        if deployable and cap and be is not None and be > cap and batch <= cap:  # qa295: the table said it, the JSON not
+            what = (f"speculation paying up to batch {be:,}, the largest that fits," if out["spec"].get("break_even_at_memory_limit")
+                    else f"the break-even batch {be:,}")  # as break_even_notes says which it is
+            out["warnings"].append(f"{what} is above the {cap:,} sequences {eng.name} runs at once by default (its "
+                                   "max_num_seqs): it assumes the cap raised")
         if speculates(method, k) and deployable:  # qa156: a gain carried by host work paid once an iteration, here or at the break-even
             at = {batch: float(out["step_time_s"])}
             be = out["spec"]["break_even_batch"]
@@ -887,10 +895,9 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
     out["prefill_stall_s"], out["serving_time_per_output_token_s"] = serving(out["step_time_s"], 1)
     # the cost at that speed: the same rent over fewer tokens (qa294: a decode-only cost printed beside a serving TPOT
     # that contradicted it; a budget sized on it was 3-7x short)
-    if out.get("cost_usd_per_million_tokens") is not None:
-        out["serving_cost_usd_per_million_tokens"] = (out["cost_usd_per_million_tokens"]
-                                                      * (out["step_time_s"] + batch * out["prefill_stall_s"] / output_len)
-                                                      / out["step_time_s"])
+    out["serving_cost_usd_per_million_tokens"] = None if out.get("cost_usd_per_million_tokens") is None else (
+        out["cost_usd_per_million_tokens"] * (out["step_time_s"] + batch * out["prefill_stall_s"] / output_len)
+        / out["step_time_s"])  # None beside a cost of None (qa295: absent, a KeyError)
     mean = prompt + output_len / 2  # a request's mean context over its life (measurements' rows are priced at it)
     if abs(out["context"] - mean) > 0.25 * mean:  # qa204: a prompt of 8,000 priced at the default context of 1,024
         out["warnings"].append(f"serving time per output token at context {out['context']:,}: a request of {prompt:,} prompt "
@@ -900,10 +907,9 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
         spec = out["spec"]
         verify = tree_nodes + 1 if tree_nodes is not None and k > 0 else k + 1
         spec["prefill_stall_s"], spec["serving_time_per_output_token_s"] = serving(spec["iteration_time_s"] / spec["tau"], verify)
-        if spec.get("cost_usd_per_million_tokens") is not None:
-            per_token_s = spec["iteration_time_s"] / spec["tau"]
-            spec["serving_cost_usd_per_million_tokens"] = (spec["cost_usd_per_million_tokens"]
-                                                           * (per_token_s + batch * spec["prefill_stall_s"] / output_len) / per_token_s)
+        per_token_s = spec["iteration_time_s"] / spec["tau"]
+        spec["serving_cost_usd_per_million_tokens"] = None if spec.get("cost_usd_per_million_tokens") is None else (
+            spec["cost_usd_per_million_tokens"] * (per_token_s + batch * spec["prefill_stall_s"] / output_len) / per_token_s)
 
 
 def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) -> pd.DataFrame:

@@ -722,7 +722,9 @@ def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batch
     elif meta.get("acceptance") is not None:
         spec["acceptance"] = list(meta["acceptance"])
     elif not (meta.get("default_rates") or {}).get(str(row["method"])):
-        raise RooflineError("a tree or per-position acceptance rates, which the table does not hold (no scenario.json, nor a report's NAME.json, beside it to read)")
+        raise RooflineError("a tree, per-position acceptance rates or a method's published default rates, which the table "
+                            "does not hold (no scenario.json, nor a report's NAME.json, beside it to read; from Python, an "
+                            "alpha axis in the scenario gives each row its own alpha)")  # (qa295: default rates unsaid)
     return spec
 
 

@@ -1016,11 +1016,22 @@ def test_a_shared_prefix_longer_than_the_prompt_is_warned():
 
     from roofline.errors import RooflineWarning
 
-    with pytest.warns(RooflineWarning, match=r"the shared prefix \(1,000 tokens\) is longer than the prompt \(10\)"):
-        roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, shared_prefix=1000, prompt=10)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", RooflineWarning)
-        roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, shared_prefix=1000, prompt=1024)
+    with warnings.catch_warnings():  # in the result's warnings, as predict's others (qa295: a Python warning alone,
+        warnings.simplefilter("error", RooflineWarning)  # so --json's list lacked it)
+        said = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, shared_prefix=1000, prompt=10)["warnings"]
+        assert any(w.startswith("the shared prefix (1,000 tokens) is longer than the prompt (10)") for w in said)
+        said = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, shared_prefix=1000, prompt=1024)["warnings"]
+        assert not any("longer than the prompt" in w for w in said)
+    # the break-even past the engine's cap on sequences, said in the result as the table says it (qa295)
+    p = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 256, method="eagle")
+    assert p["spec"]["break_even_batch"] > p["sequence_cap"]
+    what = (f"speculation paying up to batch {p['spec']['break_even_batch']:,}, the largest that fits," if p["spec"][
+        "break_even_at_memory_limit"] else f"the break-even batch {p['spec']['break_even_batch']:,}")
+    assert f"{what} is above the {p['sequence_cap']:,} sequences vllm runs" in " ".join(p["warnings"])
+    import dataclasses  # a device without a price: the serving cost None, not absent (qa295: a KeyError)
+
+    unpriced = dataclasses.replace(roofline.load_hardware("h100-sxm"), name="free", price_usd_per_hour=None)
+    assert roofline.predict(unpriced, "llama-3.1-8b", prompt=100, output_len=100)["serving_cost_usd_per_million_tokens"] is None
 
 
 @pytest.mark.slow
