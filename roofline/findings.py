@@ -1367,7 +1367,7 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
         without = (f"costs {_x(plain)} the price without speculation{plain_at(m)}" if np.isfinite(plain)
                    else f"is {unreached(m, 'plain', 'without speculation')}")
 
-        with_it = (f"costs {_x(spec)} the price with it{where(m)}" if np.isfinite(spec) else
+        with_it = (f"costs {_x(spec)} the price {with_what if first else 'with it'}{where(m)}" if np.isfinite(spec) else
                    "is reached with it only where the drafter's device has no price (cost unknown)"
                    if t[f"unpriced_{m:g}x_speculation"] else f"is {unreached(m, 'speculation', 'with it')}")
         return f"{without} and {with_it}"

@@ -741,7 +741,7 @@ def test_a_fast_tier_at_a_large_batch_is_a_lower_estimate_and_its_price_says_how
         spec = reach.loc[reach["cost_usd_per_million_tokens"].idxmin()]
         assert tiers.loc["h100-sxm", f"premium_{m}x_speculation"] == pytest.approx(spec["cost_usd_per_million_tokens"] / tiers.loc["h100-sxm", "base_cost_usd_per_million_tokens"])
         premium = _x(tiers.loc["h100-sxm", f"premium_{m}x_speculation"])
-        said = f"{premium} with{' it' if first else ''} (batch {int(spec['batch'])}, k = {int(spec['k'])}"
+        said = f"{premium} with{' EAGLE at α = 0.8' if first else ''} (batch {int(spec['batch'])}, k = {int(spec['k'])}"  # its α (qa296)
         assert said in f.text, said
         assert int(spec["batch"]) >= OPTIMISTIC_BATCH  # the premise: the serving engine's optimistic range
     assert "a lower estimate: with a serving engine, speculative gains at batch 32 and above run optimistic" in f.text
@@ -750,9 +750,9 @@ def test_a_fast_tier_at_a_large_batch_is_a_lower_estimate_and_its_price_says_how
             "axes: {batch: [1, 16, 128], context: [2048], k: [0, 2, 4], alpha: [0.8]}\n")
     r, f = _run_text(tmp_path / "vllm", body.replace("ENGINE", "vllm"))
     assert "On H200 SXM (8 × $4.50 a device-hour)" in f.text
-    assert ("a lower estimate" in f.text) == bool(re.search(r"with it \(batch (32|64|128),", f.text))
+    assert ("a lower estimate" in f.text) == bool(re.search(r"with EAGLE at α = 0.8 \(batch (32|64|128),", f.text))
     r, f = _run_text(tmp_path / "ideal", body.replace("ENGINE", "ideal"))
-    assert re.search(r"with it \(batch \d+, k = \d\)", f.text) and "lower estimate" not in f.text  # the roofline bound: no caveat
+    assert re.search(r"with EAGLE at α = 0.8 \(batch \d+, k = \d\)", f.text) and "lower estimate" not in f.text  # the roofline bound: no caveat
 
 
 @pytest.mark.slow
