@@ -661,23 +661,23 @@ def batch_vs_speculation(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Fin
     at_context = f", context {_ctx(b_best['context'])}" if base["context"].nunique() > 1 else ""  # qa133: which one
     def peak(row, throughput: str, rows: pd.DataFrame) -> str:
         edge = int(row["batch"]) == int(rows["batch"].max()) < int(df["batch"].max())  # memory, not the curve, ends it
-        return f"{'reaches at least' if edge else 'peaks at'} {_n(row[throughput])}"
+        return f"{'reaches at least' if edge else 'peaks at'} {_n(row[throughput])} tokens/s"  # its unit (qa297)
 
     def capped(row) -> str:  # qa280: SGLang's batch 64 quoted with its cap of 48 said in the warnings alone
         text = _above_cap_text(row, meta)
         return f" (batch {int(row['batch'])}: its figures assume {text} raised)" if text else ""
 
     text = (
-        f"On {devices} {_hw(meta, b_best['hardware'])}, growing the batch alone {peak(b_best, 'baseline_tokens_per_s', base)} tokens/s "
+        f"On {devices} {_hw(meta, b_best['hardware'])}, growing the batch alone {peak(b_best, 'baseline_tokens_per_s', base)} "
         f"(batch {int(b_best['batch'])}{at_context}, {_n(b_best['baseline_tokens_per_s_per_user'])} tokens/s per user"
         f"{_largest_swept(b_best, base)}); "
         + (f"speculation matches that at batch {int(m['batch'])} while each user gets {_n(m['tokens_per_s_per_user'])} tokens/s "
            f"({_x(m['tokens_per_s_per_user'] / b_best['baseline_tokens_per_s_per_user'])} the per-user speed){capped(m)}, and {peak(s_best, 'tokens_per_s', spec)}{capped(s_best)}. "
            if m is not None else f"speculation stays lower and {peak(s_best, 'tokens_per_s', spec)}{capped(s_best)}. ")
         + ((f"Above {_n(fastest_base)} tokens/s per user only speculation delivers ("
-            + (f"at least {_n(fastest_spec)}, at k = {int(df['k'].max())}, the largest swept"
+            + (f"at least {_n(fastest_spec)} tokens/s per user, at k = {int(df['k'].max())}, the largest swept"
                if int(spec.loc[spec["tokens_per_s_per_user"].idxmax(), "k"]) >= int(df["k"].max()) and not meta.get("tree_nodes")
-               else f"up to {_n(fastest_spec)}") + "); ")
+               else f"up to {_n(fastest_spec)} tokens/s per user") + "); ")
            if fastest_spec > fastest_base and _n(fastest_spec) != _n(fastest_base) else  # qa135: 'Above 133 ... only speculation delivers (up to 122)'
            f"Speculation's fastest user gets {_n(fastest_spec)} tokens/s, batching's {_n(fastest_base)}: it never serves a "
            "user faster; ")  # a tree's tau is known at its own depth only: nothing beyond (qa130)
@@ -1446,8 +1446,8 @@ def prefill_not_sped_up(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     batch_text = f", batch {int(spec['batch'])}" if g["batch"].nunique() > 1 else ""  # which one, of several (qa135)
     text = (
         f"For {_article(ctx)} {ctx}-token prompt ({_model(meta, plain['model'])}, "
-        f"{_hw(meta, plain['hardware'])}{batch_text}), "
-        f"the first token takes {_n(plain['ttft_s'])} s with or without speculation{drafter_prefill}; "
+        f"{_target_devices(fit, plain['hardware'], meta)} × {_hw(meta, plain['hardware'])}{batch_text}), "  # qa297: 4 ×
+        f"the target's prefill takes {_n(plain['ttft_s'])} s with or without speculation{drafter_prefill}; "
         + (f"decoding runs {_x(spec['speedup'])} faster (k = {int(spec['k'])}, {alpha}), so a {ANSWER_TOKENS}-token answer "
            f"arrives {_x(answer_plain / answer_spec)} sooner ({_n(answer_spec)} s against {_n(answer_plain)} s)."
            if pays(spec["speedup"]) else

@@ -252,7 +252,7 @@ def _assumptions(results) -> list[str]:
              "its sources and their dates)" if hand else
              "The prices are market rates to an order of magnitude (each profile gives its sources and their dates)")
     return [f"Prices per device-hour, from the hardware profiles: {', '.join(priced) or 'none used'}; a cost pays every "
-            f"device of its deployment (a drafter's own device too, while it drafts). {rates}; price your own with "
+            f"device of its deployment (a drafter's own device too, all the time where it speculates). {rates}; price your own with "
             "`roofline hw new NAME --from DEVICE --set price='2.5 USD/h'`.",
             "Costs count decoding only, not prefill: each is the devices' rent over the tokens they decode, the devices "
             "busy all the time (full utilisation). Speeds are steady decoding's too: where requests come and go, each "

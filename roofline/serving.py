@@ -1251,26 +1251,26 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
         said_methods = _spoken(["plain" if m == "none" else m for m in methods])  # 'plain and eagle'
         if p in SPEC_PARAMETERS and method not in methods:
             rows.append(f"{said_methods} rows")
-            point.append(f"{method} speculation")
+            point.append(f"speculates with {method}")
         if p in HOST_PARAMETERS and ("none" not in methods or speculating and set(methods) <= {"none"}):
             # SGLang's host work, overlapped in plain steps, set by its MTP rows alone; a speculative point's figures
             # hold its plain baseline's too (qa293: said one way only)
             rows.append(f"{said_methods} rows")
-            point.append(f"{method} speculation beside plain decoding" if speculating else "plain decoding")
+            point.append(f"speculates with {method} (and decodes plainly for its baseline)" if speculating else "decodes plainly")
         if not role and (p not in KERNEL_PARAMETERS or not class_said) and p not in HOST_PARAMETERS \
                 and klass not in (entry.get("models") or [klass]):
             rows.append(f"of {_spoken(entry['models'])} models")
-            point.append(f"{'of' if point else ''} a {klass} model".strip())
+            point.append(f"{'on' if point else 'is'} a {klass} model{_class_kind(model)}")
         devices = entry.get("devices") or [device]
         if p in KERNEL_PARAMETERS and not family_said and architecture_of(device) not in {architecture_of(d) for d in devices}:
             rows.append(f"from {_spoken(_with_architecture(devices))}")
             arch = architecture_of(device)
-            point.append(f"{hw.name} ({arch})" if role and arch != device else hw.name if role else
-                         f"on {arch}" if arch != device and device_named else  # 'deepseek-v3 on mi355x ... on CDNA4, gfx950'
-                         f"on {hw.name} ({arch})" if arch != device else f"on {hw.name}")
+            where = arch if arch != device and device_named else f"{hw.name} ({arch})" if arch != device else hw.name
+            point.append((f"{hw.name} ({arch})" if arch != device else hw.name) if role else  # 'the drafter's device is X'
+                         ("on " if point else "runs on ") + where)  # 'deepseek-v3 on mi355x, tp 8 runs on CDNA4, gfx950'
         elif p in SPEC_PARAMETERS and family not in {family_label(d) for d in devices}:
             rows.append(f"from {_spoken(devices)}")
-            point.append(f"on {family}" if device_named else f"on {hw.name} ({family})")
+            point.append(("on " if point else "runs on ") + (family if device_named else f"{hw.name} ({family})"))
         if rows:
             value = getattr(on_hw, p + "_s", None)
             shown = format_seconds(value) if value is not None else f"{getattr(on_hw, p):.3g}"
@@ -1278,12 +1278,19 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
                                  []).append(f"{p} ({shown})")
     if not differing:
         return ""
-    is_ = f"for {subject} {role}is" if role else f"{subject} is"  # 'for this point the drafter's device is
-    parts = [f"{_spoken(names)} {'was' if len(names) == 1 else 'were'} fitted on {rows} only, and {is_} {point}"
+    is_ = f"for {subject} {role}is " if role else f"{subject} "  # 'for this point the drafter's device is mi355x (...)'
+    parts = [f"{_spoken(names)} {'was' if len(names) == 1 else 'were'} fitted on {rows} only, and {is_}{point}"
              for (rows, point), names in differing.items()]
     several = sum(len(names) for names in differing.values()) > 1
-    return (f"engine {engine.name}: {'; '.join(parts)} (its fitted.fitted_on: `roofline engines show {engine.name}`, rows "
-            f"of each): read the figures that lean on {'them' if several else 'it'} as less certain")
+    return (f"engine {engine.name}: {'; '.join(parts)} (its fitted.fitted_on, which `roofline engines show {engine.name}` "
+            f"lists): read the figures that lean on {'them' if several else 'it'} as less certain")
+
+
+def _class_kind(model) -> str:
+    """' (its shared_kv attention counted as GQA's)' where model_class calls attention GQA that is another kind than
+    grouped-query or multi-head (qa297: DeepSeek-V4-Flash 'a MoE GQA model' beside text contrasting it with GQA)."""
+    kind = getattr(model, "kv_layout", "gqa")
+    return "" if kind in ("gqa", "mha", "mla") else f" (its {kind} attention counted as GQA's)"
 
 
 def _with_architecture(devices: list[str]) -> list[str]:

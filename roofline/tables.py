@@ -143,8 +143,9 @@ def predict_table(point: dict) -> str:
             # at k 0 the drafter does not run, and its device is not charged (qa118: 'included' where it was not)
             f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], spec.get('draft_hardware') if spec['k'] else None, spec.get('draft_price_usd_per_hour'), p['hardware'] if p.get('price_usd_per_hour_per_device') is None else None)}"
             + (_unreachable_text(spec, p) if spec["cost_usd_per_million_tokens"] is not None else ""),
-            *([f"    serving cost       {_cost_text(spec['serving_cost_usd_per_million_tokens'])}  (as above, the drafter's "
-               f"device too, users at {_rate(1 / spec['serving_time_per_output_token_s'])} tokens/s"
+            *([f"    serving cost       {_cost_text(spec['serving_cost_usd_per_million_tokens'])}  (as above"
+               + (", the drafter's device too" if spec["k"] and spec.get("draft_hardware") else "")  # qa297: none co-located
+               + f", users at {_rate(1 / spec['serving_time_per_output_token_s'])} tokens/s"
                + (f"; the drafter's own prefill of each prompt, {format_seconds(p['draft_prefill_s'])}, not in it"
                   if p.get("draft_prefill_s") else "") + ")" + _unreachable_text(spec, p)]
               if spec.get("serving_cost_usd_per_million_tokens") is not None else []),
@@ -427,7 +428,8 @@ def _serving_text(part: dict, p: dict) -> str:
     b = p["batch"]
     fits = part.get("fits_in_memory", p["fits_in_memory"])
     return (f"a serving benchmark's time per output token at {b:,} in flight: + {b - 1:,} arriving prefills of "
-            f"{p['prompt']:,} tokens, {format_seconds(part['prefill_stall_s'])} each, over {p['output_len']:,} tokens"
+            f"{p['prompt']:,} tokens, each adding {format_seconds(part['prefill_stall_s'])} to the batch's decode, over "
+            f"{p['output_len']:,} tokens"  # (qa297: '108 ms each' beside a TTFT of 126 ms read as the prefill's time)
             + ("; not reachable: fits in memory NO" if not fits else ""))  # (qa204: 2,000 in flight where 398 fit)
 
 

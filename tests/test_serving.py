@@ -610,29 +610,33 @@ def test_a_parameter_fitted_on_no_row_like_the_point_is_said():
 
     kernel = format_seconds(mine.for_hardware("mi355x").kernel_latency_s)
     assert said("mi355x", "llama-3.1-8b") == [
-        f"engine mine: kernel_latency ({kernel}) was fitted on rows from mi300x (CDNA3, gfx942) only, and this point is on "
-        "mi355x (CDNA4, gfx950) (its fitted.fitted_on: `roofline engines show mine`, rows of each): read the figures that "
+        f"engine mine: kernel_latency ({kernel}) was fitted on rows from mi300x (CDNA3, gfx942) only, and this point runs on "
+        "mi355x (CDNA4, gfx950) (its fitted.fitted_on, which `roofline engines show mine` lists): read the figures that "
         "lean on it as less certain"]
     assert not said("mi300x", "llama-3.1-8b") and not said("mi325x", "llama-3.1-8b")  # one architecture
     assert not said("h200", "llama-3.1-8b", method="eagle", alpha=0.8) and not said("h20", "llama-3.1-8b")
     assert not said("h200", "llama-3.1-8b", method="eagle", alpha=0.8, k=0)  # no speculation: its costs unused
     v3 = said("h200", "deepseek-v3", tp=8, method="mtp", k=1)
     assert len(v3) == 1 and "spec_per_iteration (" in v3[0]
-    assert "was fitted on draft and eagle rows of dense GQA models only, and this point is mtp speculation of a MoE MLA model (" in v3[0]
+    assert "was fitted on draft and eagle rows of dense GQA models only, and this point speculates with mtp on a MoE MLA model (" in v3[0]
     both = said("mi355x", "deepseek-v3", tp=8)  # the model class and the architecture, in one sentence
     assert len(both) == 1 and ("was fitted on rows of dense GQA models from mi300x (CDNA3, gfx942) only, and this point is a "
                                "MoE MLA model on mi355x (CDNA4, gfx950)") in both[0]
+    from roofline.serving import _class_kind  # a class's attention not GQA's said so (qa297: V4-Flash 'a MoE GQA model')
+
+    assert _class_kind(roofline.load_model("deepseek-v4-flash")) == " (its shared_kv attention counted as GQA's)"
+    assert _class_kind(roofline.load_model("llama-3.1-8b")) == _class_kind(roofline.load_model("deepseek-v3")) == ""
     # the speculation costs on a family no row came from are said, though fitted_family_note speaks of the kernels (qa289)
     b200 = said("b200", "llama-3.1-8b", method="eagle", alpha=0.8)
-    assert len(b200) == 1 and "spec_per_iteration" in b200[0] and "kernel_latency" not in b200[0] and "on b200 (NVIDIA Blackwell)" in b200[0]
+    assert len(b200) == 1 and "spec_per_iteration" in b200[0] and "kernel_latency" not in b200[0] and "runs on b200 (NVIDIA Blackwell)" in b200[0]
     # host work fitted on speculative rows alone, at a point decoding plainly where the engine adds it (qa290)
     host = {"host_per_sequence": {"devices": ["h100-sxm"], "models": ["dense GQA"], "methods": ["mtp"]}}
     plain = fitted_elsewhere_note(dataclasses.replace(mine, fitted={**mine.fitted, "fitted_on": host}), roofline.load_hardware(
         "h100-sxm"), roofline.load_model("llama-3.1-8b"), "none", {"host_per_sequence": True})
-    assert "host_per_sequence (" in plain and "was fitted on mtp rows only, and this point is plain decoding" in plain
+    assert "host_per_sequence (" in plain and "was fitted on mtp rows only, and this point decodes plainly" in plain
     speculative = fitted_elsewhere_note(dataclasses.replace(mine, fitted={**mine.fitted, "fitted_on": host}), roofline.load_hardware(
         "h100-sxm"), roofline.load_model("llama-3.1-8b"), "eagle", {"host_per_sequence": True})  # its plain baseline too (qa293)
-    assert "was fitted on mtp rows only, and this point is eagle speculation beside plain decoding" in speculative
+    assert "was fitted on mtp rows only, and this point speculates with eagle (and decodes plainly for its baseline)" in speculative
     # n-gram lookup pays no draft step (qa293: said to lean on spec_per_draft_step, which it never pays)
     ngram = said("h200", "llama-3.1-8b", method="ngram", alpha=0.6, k=3)
     assert len(ngram) == 1 and "spec_per_draft_step" not in ngram[0] and "spec_per_iteration (" in ngram[0]
@@ -649,7 +653,7 @@ def test_a_parameter_fitted_on_no_row_like_the_point_is_said():
     assert not said("mi355x", "llama-3.1-8b", engine=family_by_hand)
     dropped = dataclasses.replace(mine, overrides=())
     (line,) = said("mi300x", "llama-3.1-8b", engine=dropped)
-    assert f"kernel_latency ({format_seconds(vllm.kernel_latency_s)}) was fitted on rows from h100-sxm (Hopper, sm90) and h200 (Hopper, sm90) only, and this point is on mi300x (CDNA3, gfx942)" in line
+    assert f"kernel_latency ({format_seconds(vllm.kernel_latency_s)}) was fitted on rows from h100-sxm (Hopper, sm90) and h200 (Hopper, sm90) only, and this point runs on mi300x (CDNA3, gfx942)" in line
     assert not said("b200", "llama-3.1-8b", engine=dataclasses.replace(mine, fitted={**mine.fitted, "fixed": ["spec_per_iteration"]}),
                     method="eagle", alpha=0.8)  # held with --fix: no fit's either
     assert not said("b200", "llama-3.1-8b")  # a family no row came from: fitted_family_note's (its kernel latency)
@@ -679,7 +683,7 @@ def test_a_sweep_says_each_fitted_elsewhere_note_once_naming_its_configs():
                         "axes": {"batch": [1, 8], "context": [1024]}})
     said = [str(w.message) for w in caught if "fitted.fitted_on" in str(w.message)]
     assert len(said) == 1, said
-    assert ("and each of 2 configs (llama-3.1-8b on mi355x, tp 1; llama-3.1-70b on mi355x, tp 1) is on CDNA4, gfx950 (its "
+    assert ("and each of 2 configs (llama-3.1-8b on mi355x, tp 1; llama-3.1-70b on mi355x, tp 1) runs on CDNA4, gfx950 (its "
             "fitted.fitted_on") in said[0] and "kernel_latency" in said[0]
 
 
