@@ -920,7 +920,8 @@ def bench(
     timed: dict[int, int] = {}  # points run -> the size asked that runs them
     for n in points:
         if points_run(n) in timed:  # qa288: 1000 and 2000 both run one grid, which was timed twice
-            typer.echo(f"note: --points {n:,} runs {points_run(n):,} points, as --points {timed[points_run(n)]:,} does: "
+            typer.echo(f"note: --points {n:,} given twice: timed once" if timed[points_run(n)] == n else
+                       f"note: --points {n:,} runs {points_run(n):,} points, as --points {timed[points_run(n)]:,} does: "
                        "timed once", err=True)
             continue
         timed[points_run(n)] = n

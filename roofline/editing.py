@@ -146,6 +146,10 @@ def parse_assignments(assignments: list[str], what: str = "--set", kind: str = "
             value = text  # prose YAML cannot read ("...", "a: b: c", backquotes): the text as written
         if isinstance(value, str) and not text.startswith(("'", '"')):
             value = text  # an unquoted string as written (YAML would drop " #2, p. 3" as a comment)
+        elif isinstance(value, str) and not isinstance(_plain_value(value), str):  # quoted text YAML would read as
+            from ruamel.yaml.scalarstring import DoubleQuotedScalarString  # another type ('off', '"no"'): written
+
+            value = DoubleQuotedScalarString(value)  # quoted, as given (qa298: refused with the hint to quote it)
         if (isinstance(value, (dict, list)) and not flow) or not isinstance(value, (str, int, float, bool, dict, list, type(None))):
             value = text  # prose with ': ' in it, or a date: the text as written
         if isinstance(value, (dict, list)) and len(str(value)) > 2000:

@@ -882,13 +882,14 @@ def check_fitted(where: str, fitted: object) -> dict:
     from roofline.speculation import METHODS
 
     for name, entry in fitted_on.items():
-        parameter, _, family = str(name).partition(" [")
-        if parameter not in _FITTED_ON_PARAMETERS or (family and family.rstrip("]") not in dict(FAMILIES)) or (
-                family and not family.endswith("]")):  # qa289: a misspelt key was passed over, and its warning lost
+        match = re.fullmatch(r"(\w+)(?: \[([^\[\]]+)\])?", str(name))  # 'kernel_latency' or 'kernel_latency [AMD Instinct]'
+        parameter, family = (match.group(1), match.group(2)) if match else ("", None)
+        if parameter not in _FITTED_ON_PARAMETERS or (family is not None and family not in dict(FAMILIES)):
+            # qa289, qa298: a misspelt key (or a family with a bracket too many) was passed over, and its warning lost
             raise field_error(where, f"fitted.fitted_on.{name}", "a fitted parameter (" + ", ".join(_FITTED_ON_PARAMETERS)
                               + "), or one with its family in brackets ('kernel_latency [AMD Instinct]')", name)
         if not isinstance(entry, dict) or set(entry) != set(FITTED_ON_KEYS) or not all(
-                isinstance(v, list) and v and all(isinstance(x, str) and x for x in v) for v in entry.values()):
+                isinstance(v, list) and v and all(isinstance(x, str) and x.strip() for x in v) for v in entry.values()):
             raise field_error(where, f"fitted.fitted_on.{name}", "a mapping of " + ", ".join(FITTED_ON_KEYS) + " to lists "
                               "of names, none empty (written by roofline fit)", entry)
         for key, allowed in (("models", MODEL_CLASSES), ("methods", METHODS)):
@@ -1261,7 +1262,7 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
                 and klass not in (entry.get("models") or [klass]):
             rows.append(f"of {_spoken(entry['models'])} models")
             point.append(f"{'on' if point else 'is'} a {klass} model{_class_kind(model)}")
-        devices = entry.get("devices") or [device]
+        devices = list(dict.fromkeys(str(d).strip().lower() for d in entry.get("devices") or [device]))  # as names go (qa298)
         if p in KERNEL_PARAMETERS and not family_said and architecture_of(device) not in {architecture_of(d) for d in devices}:
             rows.append(f"from {_spoken(_with_architecture(devices))}")
             arch = architecture_of(device)

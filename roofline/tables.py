@@ -91,8 +91,9 @@ def predict_table(point: dict) -> str:
         lines.append(f"  serving TPOT         {format_seconds(p['serving_time_per_output_token_s'])}   ({_serving_text(p, p)})")
         if p.get("serving_cost_usd_per_million_tokens") is not None:  # qa294: the decode-only cost alone, above
             lines.append(f"  serving cost         {_cost_text(p['serving_cost_usd_per_million_tokens'])}  (the rent over the "
-                         f"tokens with every request's prefill its own included, users at {_rate(1 / p['serving_time_per_output_token_s'])} "
-                         "tokens/s" + ("; not reachable: fits in memory NO" if not p["fits_in_memory"] else "") + ")")
+                         "device time a token takes with every request's prefill, its own included; each user sees "
+                         f"{_rate(1 / p['serving_time_per_output_token_s'])} tokens/s after its first token"
+                         + ("; not reachable: fits in memory NO" if not p["fits_in_memory"] else "") + ")")
     lines += [""]
     if lay.get("pp", 1) > 1:  # engine.step_metrics: a round trip over the pp stages, or m passes of the busiest stage
         lines.append(f"  operators of the busiest pipeline stage's pass over one micro-batch; a step runs the longer of one "
@@ -145,7 +146,7 @@ def predict_table(point: dict) -> str:
             + (_unreachable_text(spec, p) if spec["cost_usd_per_million_tokens"] is not None else ""),
             *([f"    serving cost       {_cost_text(spec['serving_cost_usd_per_million_tokens'])}  (as above"
                + (", the drafter's device too" if spec["k"] and spec.get("draft_hardware") else "")  # qa297: none co-located
-               + f", users at {_rate(1 / spec['serving_time_per_output_token_s'])} tokens/s"
+               + f", each user at {_rate(1 / spec['serving_time_per_output_token_s'])} tokens/s after its first token"
                + (f"; the drafter's own prefill of each prompt, {format_seconds(p['draft_prefill_s'])}, not in it"
                   if p.get("draft_prefill_s") else "") + ")" + _unreachable_text(spec, p)]
               if spec.get("serving_cost_usd_per_million_tokens") is not None else []),
@@ -782,7 +783,7 @@ def engine_table(e) -> str:
          "(dp_attention_whole)" if e.dp_attention_whole else "none"),
         ("sequence-parallel MoE", "at tp > 1 with attention DP and EP: router and shared experts whole on every device, "
          "each tp rank running 1/tp of its group's tokens, a MoE layer reduce-scattering and all-gathering "
-         "(sequence_parallel_moe)" if e.sequence_parallel_moe else "no"),
+         "(sequence_parallel_moe)" if e.sequence_parallel_moe and e.expert_parallel else "no"),  # (it needs EP: qa298)
         ("uneven pipeline split", "none: it has no pipeline parallelism (pp_remainder none: pp > 1 warned, left out by "
          "cheapest)" if e.pp_remainder == "none" else
          f"the layers left over on {PP_REMAINDERS[e.pp_remainder]} (pp_remainder {e.pp_remainder})"),

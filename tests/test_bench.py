@@ -63,3 +63,5 @@ def test_two_sizes_that_run_the_same_points_are_timed_once(roofline):
     assert code == 0, err
     assert [json.loads(line)["points"] for line in out.strip().splitlines()] == [40_960, 81_920]
     assert "note: --points 2,000 runs 40,960 points, as --points 1,000 does: timed once" in err
+    code, out, err = roofline("bench", "--points", "1000", "--points", "1000", "--repeats", "1", "--format", "csv")
+    assert code == 0 and len(out.strip().splitlines()) == 1 and "note: --points 1,000 given twice: timed once" in err

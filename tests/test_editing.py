@@ -481,6 +481,19 @@ def test_a_mistyped_list_or_mapping_is_still_refused_in_one_line():
             parse_assignments([f"peak_flops={value}"])
 
 
+def test_quoted_text_yaml_would_read_as_another_type_is_written_quoted():
+    """qa298: `--set "display_name='off'"`, quoted as the YAML 1.1 hint asks, was written bare and refused with that hint."""
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    from roofline.editing import parse_assignments
+
+    for given, text in (("display_name='off'", "off"), ('expert_parallel="no"', "no"), ("display_name='8'", "8")):
+        ((_, value),) = parse_assignments([given], kind="engine")
+        assert value == text and isinstance(value, DoubleQuotedScalarString), given
+    ((_, value),) = parse_assignments(["display_name='plain text'"], kind="engine")
+    assert value == "plain text" and not isinstance(value, DoubleQuotedScalarString)
+
+
 def test_a_number_or_boolean_the_two_yamls_read_apart_is_refused_with_why():
     """A file's `scale_up_domain: 010` is refused with the YAML 1.1 / 1.2 hint; `hw set scale_up_domain=010` was read
     as the text '010' and refused as no device count, without why (1_0, 1:12 and yes alike)."""

@@ -614,6 +614,9 @@ def test_a_parameter_fitted_on_no_row_like_the_point_is_said():
         "mi355x (CDNA4, gfx950) (its fitted.fitted_on, which `roofline engines show mine` lists): read the figures that "
         "lean on it as less certain"]
     assert not said("mi300x", "llama-3.1-8b") and not said("mi325x", "llama-3.1-8b")  # one architecture
+    upper = dataclasses.replace(mine, fitted={**mine.fitted, "fitted_on": {**on, "kernel_latency [AMD Instinct]": {
+        **on["kernel_latency [AMD Instinct]"], "devices": ["MI300X"]}}})
+    assert not said("mi300x", "llama-3.1-8b", engine=upper)  # a device named in capitals is that device (qa298)
     assert not said("h200", "llama-3.1-8b", method="eagle", alpha=0.8) and not said("h20", "llama-3.1-8b")
     assert not said("h200", "llama-3.1-8b", method="eagle", alpha=0.8, k=0)  # no speculation: its costs unused
     v3 = said("h200", "deepseek-v3", tp=8, method="mtp", k=1)
@@ -663,6 +666,8 @@ def test_a_parameter_fitted_on_no_row_like_the_point_is_said():
     for entry, said_ in (({"kernel_latency": {"devices": "h100-sxm"}}, "fitted.fitted_on.kernel_latency: expected a mapping of devices"),
                          ({"kernel_latencyy": on["kernel_latency"]}, "fitted.fitted_on.kernel_latencyy: expected a fitted parameter"),
                          ({"kernel_latency [AMD]": on["kernel_latency"]}, r"fitted.fitted_on.kernel_latency \[AMD\]: expected"),
+                         ({"kernel_latency [AMD Instinct]]": on["kernel_latency"]}, r"kernel_latency \[AMD Instinct\]\]: expected"),
+                         ({"kernel_latency": {**on["kernel_latency"], "devices": [" "]}}, "lists of names, none empty"),
                          ({"kernel_latency": {**on["kernel_latency"], "methods": []}}, "lists of names, none empty"),
                          ({"kernel_latency": {**on["kernel_latency"], "models": ["dense gqa"]}}, "fitted.fitted_on.kernel_latency.models: expected a list of dense GQA"),
                          ({"kernel_latency": {**on["kernel_latency"], "methods": ["eagle3"]}}, "fitted.fitted_on.kernel_latency.methods: expected a list of none")):
