@@ -1228,7 +1228,7 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
     Only values the fit set count (ServingEngine.fitted_source: not one set by hand or held with --fix); a value no
     row determined is undetermined_note's and unfitted_family_note's. `role` names a device that is not the target's
     ("the drafter's device "): its kernel latency's architecture alone is checked (a family no row came from:
-    fitted_family_note's, with the same role). `subject` names what is priced ("the pick" in cheapest; a sweep's
+    fitted_family_note's, with the same role). `subject` names what is priced ("the config" in cheapest; a sweep's
     configs, grid.CONFIGS until they are known), `device_named` where it names the device too (a sweep's configs: the
     device is not said again). '' where nothing differs, or the profile records no fitted_on."""
     fitted = engine.fitted or {}
