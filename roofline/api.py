@@ -681,7 +681,8 @@ def predict(
                  undetermined_note(eng, hw, used) if deployable else "",
                  fitted_class_note(eng, target) if deployable else "",
                  fitted_family_note(eng, hw) if deployable else "",
-                 fitted_elsewhere_note(eng, hw, target, method, used) if deployable else "", prefix_note,
+                 fitted_elsewhere_note(eng, hw, target, method if speculates(method, k) else "none", used)  # (k 0: plain)
+                 if deployable else "", prefix_note,
                  fitted_elsewhere_note(eng, draft_hw, target, method, {"kernel_latency": True}, "the drafter's device ")
                  if deployable and draft_hw and speculates(method, k) else "",
                  fitted_family_note(eng, draft_hw, "the drafter's device ") if deployable and draft_hw and speculates(method, k) else "",

@@ -668,6 +668,13 @@ def host_time_s(engine: ServingEngine, batch, dep: Deployment):
     return microbatches(batch, dep) * engine.host_per_step_s + engine.host_per_sequence_s * sequences_per_group(batch, dep)
 
 
+def microbatch_host_time_s(engine: ServingEngine, batch, dep: Deployment):
+    """t_host_mb = host_per_step + host_per_sequence * ceil((B / m) / dp_attention): the host work of the busiest of the
+    m = min(B, pp) micro-batches, whole sequences of its busiest attention group (qa292, qa293)."""
+    b = np.asarray(batch, dtype=np.float64)
+    return engine.host_per_step_s + engine.host_per_sequence_s * sequences_per_group(np.ceil(b / microbatches(b, dep)), dep)
+
+
 def host_overlapped(engine: ServingEngine, batch, dep: Deployment):
     """Whether a step's host work is not simply added to its device time: at pp = 1 where the engine overlaps it
     (host_overlap); at pp > 1 where m = min(B, pp) >= 2 micro-batches are in flight, whatever the engine: each
@@ -788,8 +795,7 @@ def step_metrics(
     if pp > 1:  # a micro-batch's chain: its own host work, then its round trip; the stages and the host busy besides
         # a micro-batch's own host work: host_per_step + host_per_sequence x its busiest group's sequences, ceil((B / m) /
         # dp_attention) (qa292: B_a / m, half a sequence at B = 2 over pp 2 and dp 4, made batch 2 faster than batch 1)
-        own_host_s = np.broadcast_to(engine.host_per_step_s + engine.host_per_sequence_s
-                                     * sequences_per_group(np.ceil(b / m_micro), dep), shape)  # the busiest micro-batch's
+        own_host_s = np.broadcast_to(microbatch_host_time_s(engine, b, dep), shape)  # the busiest micro-batch's
         chain_s = round_trip_s + own_host_s
         step_s = np.maximum(np.maximum(chain_s, paced_s) + p2p_s + hw.step_overhead_s, host_s)
     else:

@@ -77,6 +77,14 @@ def _tp(meta: dict) -> int:
     return tp if isinstance(tp, int) else 1
 
 
+def _row_devices(row: pd.Series, df: pd.DataFrame, meta: dict) -> int:
+    """The devices of `row`'s own target layout, tp x dp_attention x pp (qa300: the largest layout swept on its device
+    was said of a tp 4 row); _target_devices where the table has no layout columns."""
+    if all(c in row.index for c in ("tp", "dp_attention", "pp")):
+        return int(row["tp"]) * int(row["dp_attention"]) * int(row["pp"])
+    return _target_devices(df, row["hardware"], meta)
+
+
 def _target_devices(df: pd.DataFrame, hw: str, meta: dict) -> int:
     """The devices of the target's layout on `hw`, tp x dp_attention x pp (its drafter's own device apart; qa250: tp
     alone said '1 H100' of a pp 2 layout); meta's tp where the table has no layout columns."""
@@ -606,11 +614,11 @@ def _host_share(row: pd.Series, engine: str, meta: dict) -> str:
     its host work with the device spends more than HOST_SHARE_NOTED of plain decoding's step on it at `row`'s batch:
     t_host from engine.host_time_s with the engine values the sweep ran with (meta's engine_values; without them, the
     profile on the search path), the step B / baseline tokens/s; under pp the share on a micro-batch's round trip,
-    t_host / m, from m = 2 micro-batches whatever the engine (engine.step_metrics; qa244), or all of it where it sets the
-    step (the host busy with every micro-batch's: qa247)."""
+    t_host_mb (engine.microbatch_host_time_s), from m = 2 micro-batches whatever the engine (engine.step_metrics;
+    qa244), or all of it where it sets the step (the host busy with every micro-batch's: qa247)."""
     if engine == "ideal":
         return ""
-    from roofline.engine import host_time_s, microbatches
+    from roofline.engine import host_time_s, microbatch_host_time_s, microbatches
     from roofline.layout import Deployment
 
     hw = str(row["hardware"])
@@ -622,7 +630,8 @@ def _host_share(row: pd.Series, engine: str, meta: dict) -> str:
         return ""
     host_total_s = float(host_time_s(eng, batch, dep))
     step_s = batch / float(row["baseline_tokens_per_s"])
-    host_s = host_total_s if host_total_s >= step_s * (1 - 1e-6) else host_total_s / float(microbatches(batch, dep))
+    host_s = host_total_s if host_total_s >= step_s * (1 - 1e-6) or microbatches(batch, dep) == 1 else float(
+        microbatch_host_time_s(eng, batch, dep))
     if host_s / step_s <= HOST_SHARE_NOTED:
         return ""
     fitted = ", fitted" if "host_per_sequence" in (eng.fitted.get("parameters") or ()) else ""  # as its profile says
@@ -1351,8 +1360,8 @@ def fast_tier_premium(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Findin
     # swept; qa296: not before the plain price, which holds none, and with several methods too)
     a0 = float(alphas[0]) if len(alphas) == 1 else None
     how = (("" if a0 != a0 and meta.get("tree_nodes") else "at ") + _acceptance_text(a0, meta)) if a0 is not None else ""
-    with_what = (f"with {METHOD_NAMES.get(methods[0], methods[0])} {'drafting' if a0 != a0 and meta.get('tree_nodes') else ''}"
-                 f"{how}".replace("  ", " ") if how and len(methods) == 1 else f"with it ({how})" if how else "with it")
+    with_what = (f"with {METHOD_NAMES.get(methods[0], methods[0])} {'drafting ' if a0 != a0 and meta.get('tree_nodes') else ''}"
+                 f"{how}" if how and len(methods) == 1 else f"with it ({how})" if how else "with it")  # 'with EAGLE drafting a tree
 
     def tier(m: float, first: bool) -> str:
         """'costs A× the price without speculation and B× with it (batch, k)' (the second tier shorter), or where a
@@ -1446,7 +1455,7 @@ def prefill_not_sped_up(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Find
     batch_text = f", batch {int(spec['batch'])}" if g["batch"].nunique() > 1 else ""  # which one, of several (qa135)
     text = (
         f"For {_article(ctx)} {ctx}-token prompt ({_model(meta, plain['model'])}, "
-        f"{_target_devices(fit, plain['hardware'], meta)} × {_hw(meta, plain['hardware'])}{batch_text}), "  # qa297: 4 ×
+        f"{_row_devices(plain, fit, meta)} × {_hw(meta, plain['hardware'])}{batch_text}), "  # qa297: 4 ×, its own
         f"the target's prefill takes {_n(plain['ttft_s'])} s with or without speculation{drafter_prefill}; "
         + (f"decoding runs {_x(spec['speedup'])} faster (k = {int(spec['k'])}, {alpha}), so a {ANSWER_TOKENS}-token answer "
            f"arrives {_x(answer_plain / answer_spec)} sooner ({_n(answer_spec)} s against {_n(answer_plain)} s)."

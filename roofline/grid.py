@@ -305,7 +305,8 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                 warn(note)
         label = f"{model.name} on {hw.name}, {dep.describe()}"  # the config, in the notes said once after the loop
         # said once after the loop, naming the configs each holds for (qa292: 'this config' in a sweep of many, unnamed)
-        for note in (fitted_elsewhere_note(engine, hw, model, method, used, subject=CONFIGS, device_named=True) if deployable else "",
+        drafting = method if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() else "none"  # (k 0 alone: plain)
+        for note in (fitted_elsewhere_note(engine, hw, model, drafting, used, subject=CONFIGS, device_named=True) if deployable else "",
                      fitted_elsewhere_note(engine, hws[draft_hw], model, method, {"kernel_latency": True},
                                            "the drafter's device ", CONFIGS, True) if deployable and draft_hw else ""):
             if note and label not in elsewhere.setdefault(note, []):

@@ -1223,8 +1223,9 @@ def fitted_elsewhere_note(engine: ServingEngine, hw, model, method: str, used: d
       fitted_class_note: none of its model class) is left to them;
     - a speculation cost fitted on rows of other methods, model classes or device families (none of those notes
       names them);
-    - host work fitted on speculative rows alone where the point decodes plainly, or on plain rows alone where it
-      speculates (an engine that overlaps host work with plain steps: only its speculative rows set it).
+    - host work fitted on speculative rows alone (an engine that overlaps host work with plain steps: only its
+      speculative rows set it), said of any point, a plain one's step and a speculative one's plain baseline using it;
+      or on plain rows alone where the point speculates (`method` "none" or "" where it does not, k 0 among them).
     Only values the fit set count (ServingEngine.fitted_source: not one set by hand or held with --fix); a value no
     row determined is undetermined_note's and unfitted_family_note's. `role` names a device that is not the target's
     ("the drafter's device "): its kernel latency's architecture alone is checked (a family no row came from:

@@ -397,7 +397,7 @@ def _host_overlap_text(p: dict) -> str:
     it is added."""
     pp, batch = p["layout"].get("pp", 1), int(p["batch"])
     if pp > 1 and min(batch, pp) >= 2:
-        share_s = p.get("host_microbatch_s", p["host_time_s"] / min(batch, pp))  # its busiest group's sequences (qa292)
+        share_s = p["host_microbatch_s"]  # the busiest micro-batch's own (engine.microbatch_host_time_s)
         added_s = p.get("host_on_path_s", share_s)
         return (f"at pp {pp} a micro-batch's own share, {format_seconds(share_s)}, lies on its round trip and the others' "
                 f"beside it, the step at least the whole: {format_seconds(added_s) if added_s > 0 else 'nothing'} added to "

@@ -1719,3 +1719,24 @@ def test_the_fast_tier_finding_says_the_acceptance_its_prices_hold():
     text = fast_tier_premium(r.df, r.ops, r.meta).text
     assert f"and 0.480× with EAGLE at α = {r.df.loc[r.df['k'] > 0, 'alpha'].iloc[0]:g} (batch" in text  # said with its price (qa296)
     assert "2× that speed costs 1.27× the price without speculation" in text
+
+
+@pytest.mark.slow
+def test_findings_name_a_trees_acceptance_and_the_quoted_rows_own_devices(tmp_path):
+    """qa300: the fast tier of a tree read 'with EAGLE draftinga tree of 8 nodes'; the long-prompt finding named the
+    largest layout swept on the device (8 × H100) beside a tp 4 row's figures."""
+    from roofline.findings import fast_tier_premium, prefill_not_sped_up
+    from roofline.report import run_scenario
+
+    tree = tmp_path / "fast-tier-premium.yaml"
+    tree.write_text("name: fast-tier-premium\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
+                    "tree: {nodes: 8, tau: 3.1}\naxes: {batch: [1, 16, 64, 128, 256], context: [2048], k: [0, 3]}\n")
+    r = run_scenario(str(tree))
+    assert "with EAGLE drafting a tree of 8 nodes, τ = 3.1 (batch" in fast_tier_premium(r.df, r.ops, r.meta).text
+    layouts = tmp_path / "prefill-not-sped-up.yaml"
+    layouts.write_text("name: prefill-not-sped-up\nhardware: h100-sxm\nmodel: llama-3.1-70b\nmethod: draft\n"
+                       "draft: llama-3.2-1b\ntp: [4, 8]\naxes: {batch: [1], context: [32768], k: [4], alpha: [0.8]}\n")
+    r = run_scenario(str(layouts))
+    f = prefill_not_sped_up(r.df, r.ops, r.meta)
+    quoted = r.df[(r.df["ttft_s"].round(2) == round(float(f.text.split("prefill takes ")[1].split(" s")[0]), 2))]
+    assert len(quoted) and f", {int(quoted['tp'].iloc[0])} × H100 SXM5)" in f.text and r.df["tp"].nunique() == 2

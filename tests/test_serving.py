@@ -637,6 +637,10 @@ def test_a_parameter_fitted_on_no_row_like_the_point_is_said():
     plain = fitted_elsewhere_note(dataclasses.replace(mine, fitted={**mine.fitted, "fitted_on": host}), roofline.load_hardware(
         "h100-sxm"), roofline.load_model("llama-3.1-8b"), "none", {"host_per_sequence": True})
     assert "host_per_sequence (" in plain and "was fitted on mtp rows only, and this point decodes plainly" in plain
+    plain_rows = {"host_per_sequence": {"devices": ["h100-sxm"], "models": ["dense GQA"], "methods": ["none"]}}
+    k0 = [w for w in roofline.predict("h100-sxm", "llama-3.1-8b", 8, method="eagle", k=0, engine=dataclasses.replace(
+        mine, fitted={**mine.fitted, "fitted_on": plain_rows}))["warnings"] if "fitted.fitted_on" in w]
+    assert not k0  # at k 0 nothing is drafted: plain rows are its rows (qa300: 'this point speculates with eagle')
     speculative = fitted_elsewhere_note(dataclasses.replace(mine, fitted={**mine.fitted, "fitted_on": host}), roofline.load_hardware(
         "h100-sxm"), roofline.load_model("llama-3.1-8b"), "eagle", {"host_per_sequence": True})  # its plain baseline too (qa293)
     assert "was fitted on mtp rows only, and this point speculates with eagle (and decodes plainly for its baseline)" in speculative
