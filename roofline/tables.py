@@ -154,8 +154,13 @@ def predict_table(point: dict) -> str:
             f"    break-even batch   {'none' if be is None else f'at least {be:,}' if spec.get('break_even_at_memory_limit') else f'{be:,}'}"
             f" at k {spec['k']}"  # qa286: a number read as where it stops paying, where memory stops the search first
             + (f", {spec['break_even_speedup']:.3f}x there" if be is not None and spec.get("break_even_speedup") else "")
+            # within a percent of 1 the batch is not sharp (qa299: 72 paid by 0.12%, its neighbours lost)
+            + (" (within 1% of 1: a tie at the model's accuracy, the batch not sharp)"
+               if be is not None and spec.get("break_even_speedup") and spec["break_even_speedup"] < 1.01 else "")
             + ("  (the largest batch that fits: memory ends the search, speculation still paying)"
                if spec.get("break_even_at_memory_limit") else "")
+            + (": no batch fits with the drafter (max batch 0), whatever the speedup"  # qa299: read as never paying
+               if be is None and spec.get("max_batch") == 0 else "")
             + _capped_break_even_text(be, p),
             *([f"    below it           speedup < 1 at batch {gap[0]:,} alone: the curve {_dip_shape(gap)}" if gap[0] == gap[1] else
                f"    below it           speedup < 1 at batches from {gap[0]:,} to {gap[1]:,}"

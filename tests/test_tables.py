@@ -890,3 +890,19 @@ def test_predicts_odd_points_say_their_rates_warnings_and_acceptance_rightly():
     assert all("serves only the best-k search" in " ".join(p["warnings"]) for p in plain)
     one = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", tree_nodes=1, tree_tau=2)
     assert "tree of 1 node, tau 2 (given)" in predict_text(one) and "tree of 1 nodes" not in " ".join(one["warnings"])
+
+
+@pytest.mark.slow
+def test_a_break_even_by_a_hair_or_where_no_batch_fits_says_so():
+    """qa299: a break-even of 72 paid by 0.12% read as 'pays up to 72' (its neighbours lose); 'none' where no batch fits
+    with the drafter read as a drafter that never pays (Medusa at 3.63x)."""
+    hair = roofline.predict("h200", "llama-3.1-70b", 64, 2048, tp=4, method="draft", draft="llama-3.2-1b", draft_hardware="l4",
+                            alpha=0.8, k=1)
+    line = next(x for x in predict_table(hair).splitlines() if "break-even batch" in x)
+    assert hair["spec"]["break_even_speedup"] < 1.01 and "within 1% of 1" in line
+    nowhere = roofline.predict("l4", "llama-3.1-8b", 1, 256, method="medusa", k=6, alpha=0.9, engine="ideal")
+    assert nowhere["spec"]["break_even_batch"] is None and nowhere["spec"]["max_batch"] == 0
+    line = next(x for x in predict_table(nowhere).splitlines() if "break-even batch" in x)
+    assert line.strip() == "break-even batch   none at k 6: no batch fits with the drafter (max batch 0), whatever the speedup"
+    clear = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, method="eagle", k=2, alpha=0.8)
+    assert "within 1%" not in next(x for x in predict_table(clear).splitlines() if "break-even batch" in x)
