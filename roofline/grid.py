@@ -568,6 +568,7 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
              f"{BREAK_EVEN_BUDGET_SHARE:.0%} of a config's points); a denser batch axis, or predict, gives it exactly")
     last = float(np.max(ax["batch"]))
     at_last = 0  # (context, alpha, k) cells whose break-even is the sweep's last batch though larger ones fit: lower bounds
+    at_cap = 0  # cells whose break-even is the largest batch that fits, still paying: memory ends the search (qa299)
     dipped = 0  # (context, alpha, k) cells with a swept batch below the break-even that loses (qa275: unsaid by the table)
     dip_causes: dict[str, None] = {}  # why, of those that apply to a config that dips (qa280: a dense co-located
     #   draft model was told of offload and MoE experts)
@@ -589,6 +590,7 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
                 be = np.take(np.asarray(block["break_even_batch"]), [0], axis=AXIS["batch"])
                 cap = np.take(np.asarray(block["max_batch"]), [0], axis=AXIS["batch"])
                 at_last += int(np.count_nonzero((be == last) & (cap > last)))
+                at_cap += int(np.count_nonzero((be == cap) & (cap < last) & (be > 0)))
             if lower_bounds_said and len(ax["batch"]) > 1 and speculates(cfg.method, 1):
                 speedup = np.asarray(block["speedup"])
                 below = np.broadcast_to(np.asarray(block["break_even_batch"]), speedup.shape) > batch_col
@@ -641,6 +643,10 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
         warn(f"{sc.path or sc.name}: break_even_batch is the largest batch that pays, not the first that loses: in {dipped:,} "
              "(config, context, alpha, k) cell(s) a swept batch below it loses (speedup < 1) and a larger one pays again"
              + (f" ({'; '.join(dip_causes)})" if dip_causes else "") + "; predict names the batches that lose")
+    if at_cap:  # qa299: 148 = max_batch in every cell, read as where speculation stops paying; predict says 'at least'
+        warn(f"{sc.path or sc.name}: break_even_batch is the largest batch that fits (max_batch) in {at_cap:,} (config, "
+             "context, alpha, k) cell(s) where speculation still pays there: memory ends the search, a lower bound on where "
+             "it would stop paying")
     if at_last:  # qa119: break_even_batch 64 in every row of a sweep to batch 64, where predict said 167 and more
         warn(f"{sc.path or sc.name}: break_even_batch is the sweep's last batch, {last:g}, in {at_last:,} (config, context, "
              "alpha, k) cell(s) where speculation still pays there and larger batches fit: a lower bound (a batch axis "

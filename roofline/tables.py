@@ -139,7 +139,8 @@ def predict_table(point: dict) -> str:
             f"    speedup            {spec['speedup']:.3f}x" + _unreachable_text(spec, p),
             *([f"    serving TPOT       {format_seconds(spec['serving_time_per_output_token_s'])}   ({_serving_text(spec, p)}; "
                f"plain's {format_seconds(p['serving_time_per_output_token_s'])} is "
-               f"{p['serving_time_per_output_token_s'] / spec['serving_time_per_output_token_s']:.3f}x this)"]
+               f"{p['serving_time_per_output_token_s'] / spec['serving_time_per_output_token_s']:.3f}x this)"
+               + (_unreachable_text(spec, p) if spec.get("engine_refuses") else "")]  # (qa299: untagged beside tagged lines)
               if "serving_time_per_output_token_s" in spec else []),
             # at k 0 the drafter does not run, and its device is not charged (qa118: 'included' where it was not)
             f"    cost               {_cost_text(spec['cost_usd_per_million_tokens'], spec.get('draft_hardware') if spec['k'] else None, spec.get('draft_price_usd_per_hour'), p['hardware'] if p.get('price_usd_per_hour_per_device') is None else None)}"

@@ -906,3 +906,14 @@ def test_a_break_even_by_a_hair_or_where_no_batch_fits_says_so():
     assert line.strip() == "break-even batch   none at k 6: no batch fits with the drafter (max batch 0), whatever the speedup"
     clear = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024, method="eagle", k=2, alpha=0.8)
     assert "within 1%" not in next(x for x in predict_table(clear).splitlines() if "break-even batch" in x)
+
+
+
+@pytest.mark.slow
+def test_a_speculative_serving_time_no_engine_setup_runs_says_so():
+    """qa299: speedup, cost and serving cost carried '(no sglang setup runs it: ...)', the serving TPOT beside them not."""
+    p = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1100, engine="sglang", method="medusa", alpha=0.7, k=3,
+                         prompt=1000, output_len=200)
+    assert p["spec"].get("engine_refuses")
+    line = [x for x in predict_table(p).splitlines() if x.strip().startswith("serving TPOT")][-1]
+    assert line.endswith("(no sglang setup runs it: the warning that says so tells why)")
