@@ -1119,7 +1119,8 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         shown = ", ".join(f"{path.name} result {n}" for path, n in recorded_taus[:3]) + (", ..." if len(recorded_taus) > 3 else "")
         raise field_error(f"{plain_path}: result {plain_n}", "acceptance length", f"one, as {shown} record (a plain run among "
                           f"speculative ones? convert plain runs with --method none)", MISSING)
-    if method != "none" and taus_recorded and not recorded_taus:  # a plain run converted as speculative, most likely
+    if method != "none" and taus_recorded and not recorded_taus and not draft_tokens:  # a plain run converted as
+        # speculative, most likely (a tree's rows need their tau: refused below, unwarned first: qa298)
         fate = (f"{METHOD_WITHOUT_RATES[method]} no default acceptance rates, so fit and accuracy leave its rows out"
                 if method not in DEFAULT_RATES else "so its rows will be predicted with the method's default rates")
         warn(f"--method {method}: no result records an acceptance length (vLLM's spec_decode_acceptance_length, SGLang's "

@@ -1176,3 +1176,15 @@ def test_convert_and_rows_keep_a_profile_paths_case_refuse_a_key_given_twice_and
         with pytest.raises(RooflineError) as err:
             convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
         assert str(err.value).startswith(f"{path}: result 1: max_concurrency: expected ") and str(err.value).endswith(found)
+
+
+
+def test_a_tree_without_its_measured_tau_is_one_line_not_a_warning_and_an_error(tmp_path, roofline):
+    """qa298: `--draft-tokens 8` on a result without an acceptance length warned that its rows would be predicted with
+    the default rates, then refused them (two lines, the first untrue)."""
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(VLLM_RESULT))
+    code, out, err = roofline("measurements", "convert", path, "--hardware", "h100-sxm", "--model", "llama-3.1-8b",
+                              "--method", "eagle", "--k", "4", "--draft-tokens", "8", "--out", tmp_path / "o.csv")
+    assert code == 2 and err.count("\n") == 1 and err.startswith("error: ") and "acceptance_length" in err, err
+    assert not (tmp_path / "o.csv").exists()
