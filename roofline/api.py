@@ -734,7 +734,9 @@ def predict(
             acceptance=acceptance, tree_nodes=tree_nodes, tree_tau=tree_tau, overlap=overlap,
             draft_vocab=draft_vocab, dep=dep, engine=eng, shared_prefix=shared_prefix,
         )
-        out["warnings"] += drafter_warnings(method, target, draft_spec, draft_hw, dep.pp, dep, eng)
+        drafter_notes = drafter_warnings(method, target, draft_spec, draft_hw, dep.pp, dep, eng)
+        # at k 0 nothing is drafted: what a drafter does is the best-k search's (qa288: an overlap said not to apply)
+        out["warnings"] += [f"at k 0 (for the best-k search): {n}" for n in drafter_notes] if k == 0 else drafter_notes
         out["spec"]["acceptance_length_given"] = acceptance_length  # alpha is the one that gives it at this k
         # qa231: what no setup of the engine runs (its refusals, said first among the warnings), beside its speedup;
         # at k 0, what it refuses of the best k it names (qa236: k 0's best k 3 was a refused layout, unsaid)

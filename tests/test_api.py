@@ -1064,3 +1064,12 @@ def test_predict_prices_the_serving_speed_beside_the_decode_only_cost():
     assert f"serving cost         ${p['serving_cost_usd_per_million_tokens']:.3g} per million tokens" in text
     assert "e+0" not in text  # speeds as the rows above print them (qa296: 2.49e+03 tokens/s)
     assert "serving_cost_usd_per_million_tokens" not in roofline.predict("mi300x", "llama-3.1-70b", 128, 2250, tp=4)
+
+
+@pytest.mark.slow
+def test_at_k_0_a_drafters_notes_are_said_of_the_best_k_search():
+    """qa288: at k 0, where nothing is drafted, predict warned that the EAGLE head on an L4 cannot overlap, as of the point."""
+    said = roofline.predict("h100-sxm", "llama-3.1-8b", 8, method="eagle", k=0, draft_hardware="l4")["warnings"]
+    assert any(w.startswith("at k 0 (for the best-k search): the eagle head on l4 needs the verified hidden states") for w in said)
+    said = roofline.predict("h100-sxm", "llama-3.1-8b", 8, method="eagle", k=2, draft_hardware="l4")["warnings"]
+    assert any(w.startswith("the eagle head on l4 needs the verified hidden states") for w in said)
