@@ -311,6 +311,12 @@ BREAK_EVEN_COSTS = ("spec_per_iteration_per_sequence", "spec_per_draft_step_per_
                     "spec_per_draft_step", "host_per_sequence")
 
 
+def _break_even_named(be: int, at_limit: bool) -> str:
+    """'the break-even batch 72', or where memory ends the search 'speculation paying up to batch 148, the largest that
+    fits,': a note's subject."""
+    return f"speculation paying up to batch {be:,}, the largest that fits," if at_limit else f"the break-even batch {be:,}"
+
+
 def break_even_notes(spec: dict, eng: ServingEngine, batch: int) -> list[str]:
     """What a speculative point's break-even batch rests on (qa105): the range where gains run optimistic (a batch
     asked below it gets no caveat of its own), and an engine cost the fit left at a bound of its range (vllm's
@@ -322,7 +328,7 @@ def break_even_notes(spec: dict, eng: ServingEngine, batch: int) -> list[str]:
     notes = []
     at_limit = bool(spec.get("break_even_at_memory_limit"))  # qa156: these were said nothing of
     if optimistic(be, eng.name) and not optimistic(batch, eng.name):
-        what = (f"speculation paying up to batch {be:,}, the largest that fits," if at_limit else f"the break-even batch {be:,}")
+        what = _break_even_named(be, at_limit)
         notes.append(f"{what} lies where, under {eng.name}, speculative gains run optimistic (batch "
                      f"{OPTIMISTIC_BATCH} and above, docs/ACCURACY.md){optimistic_found_for(eng)}: read it as an upper "
                      "estimate")  # (qa290: said flatly of a profile fitted to the user's own speculative rows)
@@ -781,8 +787,7 @@ def predict(
         out["warnings"] += break_even_notes(out["spec"], eng, batch) if deployable else []
         cap, be = out.get("sequence_cap"), out["spec"].get("break_even_batch")
         if deployable and cap and be is not None and be > cap and batch <= cap:  # qa295: the table said it, the JSON not
-            what = (f"speculation paying up to batch {be:,}, the largest that fits," if out["spec"].get("break_even_at_memory_limit")
-                    else f"the break-even batch {be:,}")  # as break_even_notes says which it is
+            what = _break_even_named(be, bool(out["spec"].get("break_even_at_memory_limit")))
             out["warnings"].append(f"{what} is above the {cap:,} sequences {eng.name} runs at once by default (its "
                                    "max_num_seqs): it assumes the cap raised")
         if speculates(method, k) and deployable:  # qa156: a gain carried by host work paid once an iteration, here or at the break-even
@@ -890,17 +895,17 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
         cost_serving = cost * (t_token + B t_stall / O) / t_token"""
     from roofline.engine import arrival_stall_s
 
-    def serving(per_token_s: float, verify_tokens: int) -> tuple[float, float]:
+    def serving(part: dict, per_token_s: float, verify_tokens: int) -> None:
+        """The part's (the plain point's, or spec's) prefill stall, serving time per output token and serving cost."""
         stall = float(arrival_stall_s(hw, target, prompt, batch, dep, eng, verify_tokens))
-        return stall, per_token_s + (batch - 1) * stall / output_len
+        part["prefill_stall_s"], part["serving_time_per_output_token_s"] = stall, per_token_s + (batch - 1) * stall / output_len
+        # the cost at that pace: the same rent over fewer tokens, None beside a cost of None (qa294, qa295, qa296)
+        cost = part.get("cost_usd_per_million_tokens")
+        part["serving_cost_usd_per_million_tokens"] = (None if cost is None else
+                                                       cost * (per_token_s + batch * stall / output_len) / per_token_s)
 
     out["output_len"] = output_len
-    out["prefill_stall_s"], out["serving_time_per_output_token_s"] = serving(out["step_time_s"], 1)
-    # the cost at that speed: the same rent over fewer tokens (qa294: a decode-only cost printed beside a serving TPOT
-    # that contradicted it; a budget sized on it was 3-7x short)
-    out["serving_cost_usd_per_million_tokens"] = None if out.get("cost_usd_per_million_tokens") is None else (
-        out["cost_usd_per_million_tokens"] * (out["step_time_s"] + batch * out["prefill_stall_s"] / output_len)
-        / out["step_time_s"])  # None beside a cost of None (qa295: absent, a KeyError)
+    serving(out, out["step_time_s"], 1)
     mean = prompt + output_len / 2  # a request's mean context over its life (measurements' rows are priced at it)
     if abs(out["context"] - mean) > 0.25 * mean:  # qa204: a prompt of 8,000 priced at the default context of 1,024
         out["warnings"].append(f"serving time per output token at context {out['context']:,}: a request of {prompt:,} prompt "
@@ -909,10 +914,7 @@ def _serving_terms(out: dict, hw, target, dep, eng, batch: int, prompt: int, out
     if "spec" in out:
         spec = out["spec"]
         verify = tree_nodes + 1 if tree_nodes is not None and k > 0 else k + 1
-        spec["prefill_stall_s"], spec["serving_time_per_output_token_s"] = serving(spec["iteration_time_s"] / spec["tau"], verify)
-        per_token_s = spec["iteration_time_s"] / spec["tau"]
-        spec["serving_cost_usd_per_million_tokens"] = None if spec.get("cost_usd_per_million_tokens") is None else (
-            spec["cost_usd_per_million_tokens"] * (per_token_s + batch * spec["prefill_stall_s"] / output_len) / per_token_s)
+        serving(spec, spec["iteration_time_s"] / spec["tau"], verify)
 
 
 def sweep(scenario: str | dict | Path, profiles: tuple[str | Path, ...] = ()) -> pd.DataFrame:

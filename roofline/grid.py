@@ -339,8 +339,7 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
     for name, (on_hw, hw, shares) in host_shares.items():  # one line an engine (qa157: a paragraph a config flooded)
         warn(f"under {name}, speculation pays the engine's host work ({host_terms_text(on_hw, hw)}, not overlapped) once "
              f"an iteration of tau tokens, and it is over a quarter of the plain step at the largest swept batch that "
-             f"fits in {len(shares)} config{'s' if len(shares) > 1 else ''} ({'; '.join(shares[:6])}"
-             f"{'; ...' if len(shares) > 6 else ''}): much of any speculative gain there rests on it; host work and GPU work a "
+             f"fits in {_configs_text(shares)}: much of any speculative gain there rests on it; host work and GPU work a "
              "sequence (which speculation would not amortise) are not told apart by the fit: read those gains as upper "
              "estimates (docs/ACCURACY.md)")
     for note, labels in elsewhere.items():
