@@ -84,14 +84,14 @@ AXIS = {name: i for i, name in enumerate(GRID_AXES)}
 LABEL_COLUMNS = ("hardware", "model", "engine", "method", "draft_hardware", "weight_dtype", "expert_dtype", "kv_dtype")
 INT_COLUMNS = ("batch", "context", "k", "tp", "dp_attention", "ep", "pp", "devices", "shared_prefix", "max_batch",
                "baseline_max_batch", "best_k", "break_even_batch")
-BOOL_COLUMNS = ("fits_in_memory", "verify_compute_bound", "drafter_overlaps")
+BOOL_COLUMNS = ("fits_in_memory", "verify_compute_bound", "drafter_overlaps", "break_even_at_memory_limit")
 OUTPUT_COLUMNS = (
     "step_time_s", "comm_time_s", "tokens_per_s", "tokens_per_s_per_user", "speedup", "tau", "iteration_time_s",
     "draft_time_s", "verify_time_s", "transfer_time_s", "overhead_time_s", "baseline_tokens_per_s",
     "baseline_tokens_per_s_per_user", "mbu", "mfu", "verify_compute_bound", "flops_per_token",
     "bytes_per_token", "baseline_flops_per_token", "wasted_flops_fraction", "memory_needed_bytes",
-    "fits_in_memory", "max_batch", "baseline_max_batch", "best_k", "break_even_batch", "cost_usd_per_million_tokens",
-    "baseline_cost_usd_per_million_tokens", "tokens_per_s_per_device", "drafter_overlaps",
+    "fits_in_memory", "max_batch", "baseline_max_batch", "best_k", "break_even_batch", "break_even_at_memory_limit",
+    "cost_usd_per_million_tokens", "baseline_cost_usd_per_million_tokens", "tokens_per_s_per_device", "drafter_overlaps",
 )
 INPUT_COLUMNS = (*LABEL_COLUMNS, "tp", "dp_attention", "ep", "pp", "devices", "shared_prefix", "batch", "context", "k", "alpha")
 COLUMNS = (*INPUT_COLUMNS, *OUTPUT_COLUMNS)
@@ -441,10 +441,12 @@ def compute_block(sc: Scenario, cfg: Config, context, alpha, batch, k, refine: b
     be = break_even_batch(batch, np.where(fits, out["speedup"], 0.0), axis=AXIS["batch"])
     drafting = speculates(cfg.method, kk)  # none, or k = 0: nothing pays (a batch axis of length 1, as be's)
     be = np.where(drafting, np.expand_dims(be, AXIS["batch"]), 0)
+    cap = np.take(out["max_batch"], [0], axis=AXIS["batch"])  # the largest batch that fits: one per cell
     if refine:
-        cap = np.take(out["max_batch"], [0], axis=AXIS["batch"])  # the largest batch that fits: one per cell
         be = _refined_break_even(be, np.asarray(batch), fits, cap, metrics, c, kk, alpha_arg, np.broadcast_to(drafting, be.shape))
     out["break_even_batch"] = np.broadcast_to(be, shape)
+    # still paying where memory ends the search: a lower bound, as predict's spec.break_even_at_memory_limit (qa299)
+    out["break_even_at_memory_limit"] = np.broadcast_to((be > 0) & (be == cap), shape)
     # the drafter's device counts (and costs) only when there is a drafter and it drafts
     uses_draft_device = (cfg.draft_hw is not None) & speculates(cfg.method, kk)
     devices = cfg.dep.devices + uses_draft_device.astype(np.float64)
@@ -645,7 +647,7 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
     if at_cap:  # qa299: 148 = max_batch in every cell, read as where speculation stops paying; predict says 'at least'
         warn(f"{sc.path or sc.name}: break_even_batch is the largest batch that fits (max_batch) in {at_cap:,} (config, "
              "context, alpha, k) cell(s) where speculation still pays there: memory ends the search, a lower bound on where "
-             "it would stop paying")
+             "it would stop paying (those rows' break_even_at_memory_limit)")
     if at_last:  # qa119: break_even_batch 64 in every row of a sweep to batch 64, where predict said 167 and more
         warn(f"{sc.path or sc.name}: break_even_batch is the sweep's last batch, {last:g}, in {at_last:,} (config, context, "
              "alpha, k) cell(s) where speculation still pays there and larger batches fit: a lower bound (a batch axis "
