@@ -1049,7 +1049,10 @@ def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
     a kernel (kernels_per_layer empty, or all 0, there, with no quantisation kernels) prices nothing but a drafter's
     input projection: said, since `engines new x --from ideal --set kernel_latency=1us` changed no step and looked
     applied (qa98). kernels_per_layer_mla's counts replace entries for MLA models only, so they do not silence it
-    (qa102); an MLA model's layers price them, as the warning says."""
+    (qa102); an MLA model's layers price them, as the warning says. Counts given for some operators and not others
+    (but DEFAULT_KERNELS' and the indexer's, 0 where not given: a
+    model class the shipped profiles count none for) leave the others at 0 kernels: said, naming them (qa295: a
+    profile counting the MLP alone priced attention's kernels at nothing, silently)."""
     from roofline.errors import warn
     from roofline.units import format_seconds
 
@@ -1065,6 +1068,11 @@ def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
                  f"kernels_per_layer counts none (set kernels_per_layer.OPERATOR; `roofline engines show vllm` lists "
                  f"vllm's{also})")
             return
+        unlisted = [op for op in OPERATORS if op not in counts and op not in DEFAULT_KERNELS and op != "indexer"]
+        if latency > 0 and counts and unlisted:
+            warn(f"{where}: {label}kernels_per_layer gives no count for {spoken_list(unlisted)}: "
+                 f"{'they launch' if len(unlisted) > 1 else 'it launches'} no kernel, paying no kernel floor (write 0 "
+                 "to say that is meant; `roofline engines show vllm` lists vllm's)")
 
 
 # What an engine does rather than what it costs: a costs_from profile's own where it sets them (load_engine, roofline fit)

@@ -626,6 +626,16 @@ def test_a_kernel_latency_no_operator_counts_a_kernel_for_is_said(roofline):
                             "--set", "kernels_per_layer.mlp=3")
     assert code == 0 and "prices no kernel" not in err
     assert all("prices no kernel" not in roofline("engines", "show", name)[2] for name in ("ideal", "vllm", "sglang", "trtllm"))
+    # counts for some operators and not the rest leave the rest at 0 kernels: said, naming them (qa295: silent)
+    assert "kernels_per_layer gives no count for embedding, qkv_proj, attention, kv_write, o_proj, router, experts, " \
+           "shared_experts, norms and lm_head: they launch no kernel" in err
+    with pytest.warns(RooflineWarning, match=r"overrides \(mi\*\): kernels_per_layer gives no count for norms: it launches"):
+        engine_from_dict({"name": "e", "source": "t", "overrides": [{"hardware": "mi*", "kernel_latency": "2 us",
+                          "kernels_per_layer": {op: 1 for op in ("embedding", "qkv_proj", "attention", "kv_write", "o_proj",
+                                                                 "mlp", "router", "experts", "shared_experts", "lm_head")}}]})
+    shipped = [roofline("engines", "show", name)[2] for name in ("vllm", "vllm-v0", "sglang", "sglang-early", "trtllm")]
+    assert all("gives no count" not in err for err in shipped)  # each counts every operator (the indexer and a
+    #   drafter's input projection have their defaults)
 
 
 def test_no_built_in_profile_shadows_itself():

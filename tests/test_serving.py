@@ -482,7 +482,7 @@ def test_an_engine_value_far_beyond_the_fits_bounds_loads_with_a_warning():
         engine_from_dict(data, "e.yaml")
         engine_from_dict({"name": "x", "source": "s", "kernel_latency": "30 us", "kernels_per_layer": {"mlp": 2}}, "e.yaml")  # beyond
         # the bound, not tenfold
-    said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
+    said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "gives no count" not in str(w.message)]
     assert said == ["e.yaml: kernel_latency: 3 s is over ten times the largest value a fit takes (20 us): a unit slip?",
                     "e.yaml: overrides (mi*): host_per_step: 2 s is over ten times the largest value a fit takes (5 ms): a unit slip?"]
 
