@@ -1119,10 +1119,9 @@ def main() -> None:
             # exc.ctx.get_help() again, which rich prints itself, showed it twice)
         if hasattr(exc, "format_message") and isinstance(getattr(exc, "exit_code", None), int):
             found = _value_given(getattr(exc, "param", None), sys.argv[1:])
-            if found is not None and found.strip().lower().lstrip("+-") == "nan":  # click's range check calls NaN out of range
-                opts = [n for n in getattr(exc.param, "opts", None) or [] if n.startswith("--")]
-                typer.echo(f"error: Invalid value for '{opts[0] if opts else exc.param.name}': expected a number, found {found!r}",
-                           err=True)
+            number = _number_refused(exc, found) if type(exc).__name__ == "BadParameter" else None
+            if number is not None:  # said as the library's errors are, not in the wording of click's version
+                typer.echo(f"error: {number}", err=True)
                 sys.exit(exc.exit_code)
             message = exc.format_message()
             said = found is not None and repr(found) in message  # click named the value itself (qa114: 'is not
@@ -1141,6 +1140,59 @@ def main() -> None:
                        "links", err=True)
             sys.exit(2)
         raise
+
+
+def _number_refused(exc, found: str | None) -> str | None:
+    """'command line: --batch: expected a whole number from 1 to 100,000,000, found '0'' for a value a number option's
+    type or range refused, in the library's own form (qa297: click's 'Invalid value for ...: Input should be ...' beside
+    'command line: ...', its wording changing with typer's version); None for any other option or error. The type
+    and range are the command function's annotation (`Annotated[int, typer.Option(min=1, max=...)]`); of a repeated
+    option's values, the first refused is named. A whole number written with an exponent says its digits."""
+    import typing
+
+    from roofline.units import PLAIN_NUMBER
+
+    param, ctx = getattr(exc, "param", None), getattr(exc, "ctx", None)
+    callback = getattr(getattr(ctx, "command", None), "callback", None)
+    if param is None or callback is None or found is None:
+        return None
+    try:
+        hint = typing.get_type_hints(callback, include_extras=True).get(param.name)
+    except Exception:  # an annotation this module cannot resolve: click's own message stands
+        return None
+    info = next((m for m in getattr(hint, "__metadata__", ()) if hasattr(m, "min") and hasattr(m, "max")), None)
+    base = getattr(hint, "__origin__", hint)  # Annotated[X, ...]'s X
+    while typing.get_origin(base) in (typing.Union, list) or type(base).__name__ == "UnionType":
+        base = next(a for a in typing.get_args(base) if a is not type(None))
+    if base not in (int, float) or info is None:
+        return None
+    low, high = info.min, info.max
+    def shown(v) -> str:  # 100,000,000 of an int; 0.5 or 1e16 of a float
+        return f"{int(v):,}" if base is int else f"{v:g}".replace("e+", "e")
+
+    expected = "a whole number" if base is int else "a number"
+    if low is not None and high is not None:
+        expected += f" from {shown(low)} to {shown(high)}"
+    elif low is not None:
+        expected += f" of at least {shown(low)}"
+    elif high is not None:
+        expected += f" of at most {shown(high)}"
+
+    def takes(text: str) -> bool:
+        t = text.strip()
+        if not PLAIN_NUMBER.fullmatch(t) or (base is int and not t.lstrip("+-").isdigit()):
+            return False
+        value = int(t) if base is int else float(t)
+        return (low is None or value >= low) and (high is None or value <= high)
+
+    values = found.split(", ") if getattr(param, "multiple", False) else [found]
+    bad = next((v for v in values if not takes(v)), found)
+    digits = None  # 1e3: a whole number in range, written with an exponent
+    if base is int and PLAIN_NUMBER.fullmatch(bad.strip()) and float(bad).is_integer() and takes(str(int(float(bad)))):
+        digits = int(float(bad))
+    opts = [n for n in getattr(param, "opts", None) or [] if n.startswith("--")]
+    return (f"command line: {opts[0] if opts else param.name}: expected {expected}, found {bad!r}"
+            + (f" (write {digits})" if digits is not None else ""))
 
 
 def _value_given(param, args: list[str]) -> str | None:

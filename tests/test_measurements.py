@@ -384,7 +384,7 @@ def test_convert_writes_an_eagle_heads_draft_vocab_that_the_rows_are_predicted_w
                           draft_vocab=32000)
     code, _, err = roofline("measurements", "convert", path, "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--method",
                             "eagle3", "--k", "3", "--draft-vocab", "0", "--out", tmp_path / "x.csv")
-    assert code == 2 and "Invalid value for '--draft-vocab': Input should be greater than or equal to 1, found '0'" in err  # as
+    assert code == 2 and "command line: --draft-vocab: expected a whole number from 1 to 10,000,000, found '0'" in err  # as
     # predict's option says it (the range is the option's since ff26774); the library says its own
     with pytest.raises(RooflineError, match=r"--draft-vocab: expected a whole number of tokens in 1\.\.10,000,000, found 0"):
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3, draft_vocab=0)
@@ -570,7 +570,7 @@ def test_convert_without_a_weight_dtype_writes_the_checkpoint_as_published(tmp_p
 def test_measurements_convert_from_the_cli_names_the_bad_option_in_one_line(tmp_path, roofline):
     path = tmp_path / "c32.json"
     path.write_text(json.dumps(VLLM_RESULT))
-    for tp, message in (("0", "Invalid value for '--tp': Input should be greater than or equal to 1, found '0'"),  # as
+    for tp, message in (("0", "command line: --tp: expected a whole number from 1 to 4,096, found '0'"),  # as
                         # every ranged option says it (qa288: the degrees' ranges are the options')
                         ("3", "command line: --tp: expected a divisor of the model's 32")):
         code, _, err = roofline("measurements", "convert", path, "--hardware", "h100-sxm", "--model", "llama-3.1-8b",
