@@ -845,6 +845,30 @@ def step_metrics(
     return out
 
 
+COMPUTE_BOUND_SEARCH_MAX_BATCH = 65_536  # compute_bound_from_batch looks no further
+
+
+def compute_bound_from_batch(hw: HardwareSpec, model: ModelSpec, context, dep: Deployment | None = None,
+                             **kw) -> tuple[int | None, float]:
+    """(B*, intensity there): the smallest batch whose decode step (q = 1) at `context` is compute-bound
+    (step_metrics' compute_bound: compute-bound operators take most of the operator time), searched to
+    COMPUTE_BOUND_SEARCH_MAX_BATCH, with the step's arithmetic intensity at B* (at that last batch where none is:
+    attention reads each sequence's own KV cache, so at long contexts the intensity levels off below the ridge and no
+    batch turns compute-bound). Found on a grid of 16 batches an octave, then every batch between the last grid batch
+    below it and the first at or above it: the first crossing, where tile padding makes the flag zigzag, may be missed
+    by up to a grid step (6%)."""
+    grid = np.unique(np.round(2.0 ** np.arange(0, np.log2(COMPUTE_BOUND_SEARCH_MAX_BATCH) + 1e-9, 1 / 16)).astype(np.int64))
+    coarse = step_metrics(hw, model, grid, 1, context, dep, **kw)
+    bound = np.broadcast_to(np.asarray(coarse["compute_bound"]), grid.shape)
+    if not bound.any():
+        return None, float(np.broadcast_to(coarse["arithmetic_intensity_flops_per_byte"], grid.shape)[-1])
+    i = int(np.argmax(bound))
+    batches = np.arange(grid[i - 1] + 1 if i else 1, grid[i] + 1)
+    fine = step_metrics(hw, model, batches, 1, context, dep, **kw)
+    j = int(np.argmax(np.broadcast_to(np.asarray(fine["compute_bound"]), batches.shape)))
+    return int(batches[j]), float(np.broadcast_to(fine["arithmetic_intensity_flops_per_byte"], batches.shape)[j])
+
+
 def step_time_s(hw: HardwareSpec, model: ModelSpec, batch, q, context, dep: Deployment | None = None, **kw):
     """Shorthand: step_metrics(...)['step_time_s']."""
     return step_metrics(hw, model, batch, q, context, dep, **kw)["step_time_s"]

@@ -50,6 +50,7 @@ def predict_table(point: dict) -> str:
            f"compute dtype: {p['main_gemm_weight_dtype']} weights "
            + ("run weight-only)" if p.get("main_gemm_weight_only") else f"compute in {p['ridge_point_dtype']})"))
         + _other_ridges_text(p),
+        *([_compute_bound_text(p)] if "compute_bound_from_batch" in p else []),
         f"  weights per device   {format_si(p['weight_bytes'], 'B')}   "
         + ", ".join(f"{c} {v['dtype']} {format_si(v['bytes_per_device'], 'B')}"
                     + (f" ({format_si(v['bf16_copy_bytes_per_device'], 'B')} of it a bf16 copy of MLA's up-projections"
@@ -263,6 +264,21 @@ def _other_ridges_text(p: dict) -> str:
     they compute in the headline's alone or an older JSON lacks them."""
     ridges, ops = p.get("derated_ridge_points_flops_per_byte") or {}, p.get("operators_by_compute_dtype") or {}
     return "".join(f"; {d}'s {r:.1f} for {', '.join(ops.get(d, []))}" for d, r in ridges.items() if d != p["ridge_point_dtype"])
+
+
+def _compute_bound_text(p: dict) -> str:
+    """'  compute-bound from   batch 314 at context 256 (...)', or none to the search's end with the intensity there: the
+    batch where the decode step turns compute-bound, which the ridge is not (the step's intensity counts attention's KV
+    reads, which grow with the batch, and its operators turn compute-bound one by one)."""
+    b, at = p["compute_bound_from_batch"], f"at context {p['context']:,}"
+    if b is None:
+        return (f"  compute-bound from   no batch to {p['compute_bound_search_max_batch']:,} {at} (attention's KV reads grow "
+                f"with the batch, the weights' do not: the step's intensity at batch "
+                f"{p['compute_bound_search_max_batch']:,} is {p['intensity_at_compute_bound_flops_per_byte']:.1f} FLOP/byte)")
+    fits = p.get("max_batch")
+    return (f"  compute-bound from   batch {b:,} {at} (most of the operators' time in compute-bound operators; intensity "
+            f"{p['intensity_at_compute_bound_flops_per_byte']:.1f} FLOP/byte)"
+            + (f", past the {fits:,} that fit in memory" if fits is not None and b > fits else ""))
 
 
 BYTES_SHARE_SAID = 0.5  # a memory-bound step whose bytes take less of it says what else does

@@ -1073,3 +1073,33 @@ def test_at_k_0_a_drafters_notes_are_said_of_the_best_k_search():
     assert any(w.startswith("at k 0 (for the best-k search): the eagle head on l4 needs the verified hidden states") for w in said)
     said = roofline.predict("h100-sxm", "llama-3.1-8b", 8, method="eagle", k=2, draft_hardware="l4")["warnings"]
     assert any(w.startswith("the eagle head on l4 needs the verified hidden states") for w in said)
+
+
+@pytest.mark.slow
+def test_predict_names_the_batch_where_the_decode_step_turns_compute_bound():
+    """A student reads 'intensity / ridge 1.0 / 278.0' and asks at what batch decoding turns compute-bound: nothing said
+    it, and the ridge read as that batch (qa302). predict now gives the smallest batch whose step is compute-bound
+    (314 for an 8B on an H100 at context 256, where the step's intensity is 170, not 278), and none at 4k, where
+    attention's KV reads grow with the batch; checked here batch by batch against the step's own bound."""
+    import numpy as np
+
+    import roofline
+    from roofline.engine import step_metrics
+    from roofline.tables import predict_table as predict_text
+
+    hw, model = roofline.load_hardware("h100-sxm"), roofline.load_model("llama-3.1-8b")
+    every = np.arange(1, 1025)
+    flags = np.asarray(step_metrics(hw, model, every, 1, 256)["compute_bound"])
+    first = int(every[np.argmax(flags)])
+    p = roofline.predict("h100-sxm", "llama-3.1-8b", engine="ideal", batch=1, context=256)
+    assert flags.any() and p["compute_bound_from_batch"] == first
+    assert p["intensity_at_compute_bound_flops_per_byte"] < p["derated_ridge_point_flops_per_byte"]  # not the ridge
+    assert roofline.predict("h100-sxm", "llama-3.1-8b", engine="ideal", batch=first, context=256)["bound"] == "compute"
+    assert roofline.predict("h100-sxm", "llama-3.1-8b", engine="ideal", batch=first - 1, context=256)["bound"] == "memory"
+    assert f"compute-bound from   batch {first:,} at context 256" in predict_text(p)
+    long = roofline.predict("h100-sxm", "llama-3.1-8b", engine="ideal", batch=1, context=4096)
+    assert long["compute_bound_from_batch"] is None
+    assert not np.asarray(step_metrics(hw, model, np.arange(1, 65537), 1, 4096)["compute_bound"]).any()
+    assert "compute-bound from   no batch to 65,536 at context 4,096" in predict_text(long)
+    l4 = roofline.predict("l4", "llama-3.1-8b", engine="ideal", batch=1, context=256)  # past what memory holds: said
+    assert l4["compute_bound_from_batch"] > l4["max_batch"] and "that fit in memory" in predict_text(l4)
