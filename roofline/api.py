@@ -674,8 +674,9 @@ def predict(
     dtype_of = operator_compute_dtypes(hw, dep)
     by_dtype: dict[str, list[str]] = {}
     for name, op in out["operators"].items():
-        if op["flops"] > 0 and name in dtype_of:
-            by_dtype.setdefault(dtype_of[name], []).append(name)
+        op["compute_dtype"] = dtype_of.get(name) if op["flops"] > 0 else None  # the dtype its FLOPs run in, its bound's ridge
+        if op["compute_dtype"] is not None:
+            by_dtype.setdefault(op["compute_dtype"], []).append(name)
     out["derated_ridge_points_flops_per_byte"] = {d: hw.ridge_point_flops_per_byte(d, derated=True) for d in by_dtype}
     out["operators_by_compute_dtype"] = by_dtype
     if target.moe is not None:  # what a decode step's experts read and compute on the busiest expert-parallel rank

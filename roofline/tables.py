@@ -114,6 +114,9 @@ def predict_table(point: dict) -> str:
             f"  {name:<16}{op.get('weight_dtype') or '':>6}{format_seconds(op['time_s']):>10}{op['time_s'] / total:>8.1%}"
             + (f"{format_seconds(op.get('kernel_latency_s', 0.0)):>10}" if latencies else "")
             + f"{format_si(op['flops'], 'FLOP'):>14}{format_si(op['bytes'], 'B'):>12}{intensity:>9.1f}  {op['bound']}"
+            # against its own dtype's ridge where that is not the headline's (qa302: attention's 228 FLOP/B 'compute'
+            # under a headline ridge of fp8's 354, its dtype cell blank: bf16's 194 said only in the header)
+            + (f" ({op['compute_dtype']}'s ridge)" if op.get("compute_dtype") not in (None, p["ridge_point_dtype"]) else "")
         )
     if padded_rows:  # each row's bound is read off its FLOPs with its rows padded to the engine's GEMM tile
         lines.append(f"  bound with rows padded to the {p['engine_values'].get('gemm_tile_rows')}-row GEMM tile (FLOP/B): "

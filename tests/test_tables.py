@@ -840,6 +840,12 @@ def test_predict_gives_the_ridge_of_each_dtype_its_operators_compute_in():
     assert (attention["flops"] / attention["bytes"] > bf16) == (attention["bound"] == "compute")
     one = roofline.predict("h100-sxm", "llama-3.1-8b", 8, 1024)  # every operator in bf16: the headline's ridge alone
     assert next(x for x in predict_text(one).splitlines() if "intensity / ridge" in x).endswith("the MLP's dtype)")
+    # and each row bound against another dtype's ridge says so (qa302: attention's dtype cell blank, 228 'compute')
+    table = predict_text(p).split("  bound\n", 1)[1].split("\n\n", 1)[0].splitlines()  # the operator table's rows
+    rows = {x.split()[0]: x for x in table if x.split() and x.split()[0] in p["operators"]}
+    assert rows["attention"].endswith("compute (bf16's ridge)") and p["operators"]["attention"]["compute_dtype"] == "bf16"
+    assert rows["experts"].endswith("memory") and p["operators"]["experts"]["compute_dtype"] == "fp8"
+    assert "ridge)" not in predict_text(one).split("bound\n", 1)[1]  # every operator in the headline's dtype
 
 
 @pytest.mark.slow
