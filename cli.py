@@ -838,48 +838,24 @@ def cheapest(
         _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force)
 
 
-def _note_subject(note: str) -> tuple[set, str]:
-    """A pick note's kinds ({'plain', 'speculation'}) and its text after 'the plain and speculation picks: ' (or a
-    point computed now's); (empty set, the note) for any other."""
-    import re
-
-    match = re.match(r"the ((?:plain|speculation)(?: and (?:plain|speculation))?) (?:picks?|points? computed now): ", note)
-    return (set(match.group(1).split(" and ")), note[match.end():]) if match else (set(), note)
-
-
 def _cheapest_of(df, path, meta, where, min_tokens_per_user, out, force) -> None:
     """`cheapest` once its table is read and selected (`meta`: its scenario.json or None): the frontier, the picks, the
     points between swept batches."""
     from roofline.frontier import cheapest as cheapest_rows
-    from roofline.frontier import (
-        cost_frontier,
-        frontier_notes,
-        pick_notes,
-        price_notes,
-        prices_note,
-        refine,
-        refused_layouts,
-        unchecked_note,
-    )
+    from roofline.frontier import cheapest_notes, cost_frontier, refine, refused_layouts
     from roofline.tables import frontier_table, speculation_text, varied_dtypes
 
     refused, unchecked = refused_layouts(df, _dirs())
     frontier = cost_frontier(df, refused)
     picks = cheapest_rows(df, min_tokens_per_user, refused) if min_tokens_per_user is not None else None
-    notes = frontier_notes(df, refused, _dirs()) + ([unchecked_note(unchecked)] if unchecked else []) + price_notes(path, _dirs(), df, meta)
-    notes += pick_notes(picks, _dirs(), meta=meta) if picks else []
-    notes += [note] if (note := prices_note(frontier, meta, _dirs())) else []
     # the batches between the swept ones, unless --where chose the batches (qa94: batch=16 priced batch 80)
     batch_chosen = any(w.split("=", 1)[0].strip() == "batch" for w in where or ())
     refined = refine(df, min_tokens_per_user, refused, _dirs(), meta) if picks and not batch_chosen else {}
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
-    said = [_note_subject(n) for n in notes]  # qa146: a point computed now at the pick's engine and device said each
-    notes += [n for r in refined.values() for n in r["notes"]] + [  # note twice, the subject aside
-        n for n in (pick_notes(found, _dirs(), "point computed now", meta) if found else [])
-        if not any(body == _note_subject(n)[1] and _note_subject(n)[0] <= kinds for kinds, body in said)]
+    notes = cheapest_notes(df, frontier, picks, refined, refused, unchecked, path, meta, _dirs())
     meta = meta or {}
     speculative_rows = int(((df["method"].astype(str) != "none") & (df["k"] > 0)).sum()) if "method" in df else 0
-    typer.echo(frontier_table(frontier, list(dict.fromkeys(notes)), picks, min_tokens_per_user,
+    typer.echo(frontier_table(frontier, notes, picks, min_tokens_per_user,
                               {kind: (r["row"], r["place"]) for kind, r in refined.items()}, varied_dtypes(df),
                               unpriced=any(r["notes"] for r in refined.values()), draft=meta.get("draft"),
                               kind_rows={"speculation": speculative_rows}, selected=bool(where), how=speculation_text(meta),

@@ -729,13 +729,25 @@ def _config_scenario(row: pd.Series, speculative: bool, meta: dict | None, batch
 
 
 def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: dict | None = None) -> list[str]:
-    """What predict says of a picked row's engine on its devices and model that the table cannot carry (qa87: the
+    """pick_note_kinds' notes said as the table says them: 'the plain and speculation picks: NOTE' (a note that holds
+    for both picks said once, naming both: qa290, a pick of one config said twice over)."""
+    return said_of(pick_note_kinds(picks, extra_dirs, meta), what)
+
+
+def said_of(kinds_of: dict[str, list[str]], what: str = "pick") -> list[str]:
+    """{note: the picks it holds for} as lines naming them: 'the plain pick: ...', 'the plain and speculation picks: ...'."""
+    plural = what.replace("pick", "picks", 1) if what.startswith("pick") else what.replace("point", "points", 1)
+    return [f"the {' and '.join(kinds)} {plural if len(kinds) > 1 else what}: {note}" for note, kinds in kinds_of.items()]
+
+
+def pick_note_kinds(picks: dict, extra_dirs: tuple = (), meta: dict | None = None) -> dict[str, list[str]]:
+    """{note: the picks (kinds, 'plain' / 'speculation') it holds for}: what predict says of a picked row's engine on its devices and model that the table cannot carry (qa87: the
     headline a planner acts on was the one line without them): the engine parameters no fit row determined that the
     point leans on (speculation costs where it speculates, host work where the engine adds it or it sets the step),
     a parameter whose value on the device's family no fit row of that family determined, and a device family (the
     drafter's too) or model class the engine was fitted on no row of. Rows whose profiles are not on the search path,
-    or whose table lacks the columns, say what they can. `what` names the row: the table's "pick", or the "point computed
-    now" between the swept batches (qa145: its notes were said as the pick's, another config's). A speculative row at
+    or whose table lacks the columns, say what they can. pick_notes names the row: the table's "pick", or the "point
+    computed now" between the swept batches (qa145: its notes were said as the pick's, another config's). A speculative row at
     its method's published rates (the sweep's scenario.json `meta`: default_rates) says where they were measured on
     another model (speculation.default_rates_note; qa145: EAGLE's Llama-3.1-8B rates priced a Qwen3-235B pick), and one
     above its engine's cap while speculating says so (serving.speculation_engine_notes)."""
@@ -818,9 +830,26 @@ def pick_notes(picks: dict, extra_dirs: tuple = (), what: str = "pick", meta: di
         for note in notes:
             if note:
                 kinds_of.setdefault(note, []).append(kind)
-    # a note that holds for both picks is said once, naming both (qa290: a pick of one config said twice over)
-    plural = what.replace("pick", "picks", 1) if what.startswith("pick") else what.replace("point", "points", 1)
-    return [f"the {' and '.join(kinds)} {plural if len(kinds) > 1 else what}: {note}" for note, kinds in kinds_of.items()]
+    return kinds_of
+
+
+def cheapest_notes(df: pd.DataFrame, frontier: pd.DataFrame, picks: dict | None, refined: dict, refused: set,
+                   unchecked: set, path, meta: dict | None, extra_dirs: tuple = ()) -> list[str]:
+    """The notes under `roofline cheapest`'s table, each once: the frontier's (frontier_notes; layouts it could not
+    check; prices), the picks' (pick_note_kinds), the prices', then those of the points computed now between the swept
+    batches (`refined`: refine's), less a note already said of the picks it holds for (qa146: a point computed now at
+    the pick's engine and device said each note twice, the subject aside)."""
+    notes = frontier_notes(df, refused, extra_dirs) + ([unchecked_note(unchecked)] if unchecked else [])
+    notes += price_notes(path, extra_dirs, df, meta)
+    said = pick_note_kinds(picks, extra_dirs, meta) if picks else {}
+    notes += said_of(said)
+    notes += [note] if (note := prices_note(frontier, meta, extra_dirs)) else []
+    notes += [n for r in refined.values() for n in r["notes"]]
+    found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
+    now = pick_note_kinds(found, extra_dirs, meta) if found else {}
+    notes += said_of({note: kinds for note, kinds in now.items() if not set(kinds) <= set(said.get(note, ()))},
+                     "point computed now")
+    return list(dict.fromkeys(notes))
 
 
 # the openings of the two frontier notes that say the table mixes what a pick compares (frontier_table reads them back)
