@@ -313,10 +313,15 @@ BREAK_EVEN_COSTS = ("spec_per_iteration_per_sequence", "spec_per_draft_step_per_
                     "spec_per_draft_step", "host_per_sequence")
 
 
+def _paying_up_to(be: int, at_limit: bool) -> str:
+    """'speculation paying up to batch 148' (', the largest that fits' where memory ends the search)."""
+    return f"speculation paying up to batch {be:,}" + (", the largest that fits" if at_limit else "")
+
+
 def _break_even_named(be: int, at_limit: bool) -> str:
     """'the break-even batch 72', or where memory ends the search 'speculation paying up to batch 148, the largest that
     fits,': a note's subject."""
-    return f"speculation paying up to batch {be:,}, the largest that fits," if at_limit else f"the break-even batch {be:,}"
+    return f"{_paying_up_to(be, True)}," if at_limit else f"the break-even batch {be:,}"
 
 
 def break_even_notes(spec: dict, eng: ServingEngine, batch: int) -> list[str]:
@@ -810,7 +815,7 @@ def predict(
                 note = host_amortised_note(eng, b_at, float(host_time_s(eng, b_at, dep)), plain_s, "" if here else "there", hw,
                                            dep.pp)
                 if note:  # qa157: at the memory limit the batch is the largest that fits, no break-even
-                    out["warnings"].append(note if here else f"speculation paying up to batch {be:,}{', the largest that fits' if limit else ''}: {note}")
+                    out["warnings"].append(note if here else f"{_paying_up_to(be, limit)}: {note}")
                     break
         if acceptance_length is not None and not k_given:
             out["warnings"].append(f"acceptance length {acceptance_length:g} taken as measured at k = {k}, the default: give k, "
