@@ -19,7 +19,7 @@ from roofline.launch import signals_held
 from roofline.yamlio import umask
 
 MARKER = ".roofline-output"  # in every output folder: what `--force` may replace whole, and the files written there
-MARKER_HEAD = "Written by roofline: `--force` replaces this folder whole, if it holds only the files listed here.\nfiles:\n"
+MARKER_HEAD = "Written by roofline: `--force` replaces this folder whole, if it holds only the files listed here.\n"
 
 
 def _files_under(folder: Path) -> set[str]:
@@ -44,18 +44,29 @@ def listed_files(folder: Path) -> set[str] | None:
     return {line.strip() for line in lines[lines.index("files:") + 1:] if line.strip()}
 
 
-def write_marker(folder: Path, files: set[str]) -> None:
-    """(Re)write `folder`'s marker listing `files` (relative POSIX paths) as roofline's."""
-    (folder / MARKER).write_text(MARKER_HEAD + "".join(f"  {name}\n" for name in sorted(files)), encoding="utf-8")
+def marker_kind(folder: Path) -> str | None:
+    """The command whose output `folder` is, as its marker says ('kind: plot'); None without a marker or that line (a
+    version before it)."""
+    try:
+        lines = (folder / MARKER).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("kind:")), None)
+
+
+def write_marker(folder: Path, files: set[str], kind: str | None = None) -> None:
+    """(Re)write `folder`'s marker listing `files` (relative POSIX paths) as roofline's, and the kind of output it is."""
+    (folder / MARKER).write_text(MARKER_HEAD + (f"kind: {kind}\n" if kind else "") + "files:\n"
+                                 + "".join(f"  {name}\n" for name in sorted(files)), encoding="utf-8")
 
 
 def add_to_marker(folder: Path, files: set[str]) -> None:
     """Files roofline wrote into an existing output `folder` (plot into a sweep's own folder), added to its marker's
-    list; nothing where the folder has no marker, or one without a list."""
+    list, its kind kept; nothing where the folder has no marker, or one without a list."""
     if (folder / MARKER).is_file():
         listed = listed_files(folder)
         if listed is not None:
-            write_marker(folder, listed | set(files))
+            write_marker(folder, listed | set(files), marker_kind(folder))
 
 
 def check_writable(out: Path, force: bool) -> None:
@@ -98,7 +109,9 @@ OUTPUT_KINDS = {"sweep": ("results.csv", "results.parquet"), "report": ("report.
 
 def check_kind(out: Path, kind: str | None) -> None:
     """Refuse to replace a folder holding another command's output with one of `kind` (qa246: `report --out` a sweep's
-    folder --force removed its results, where `plot` refuses the same)."""
+    folder --force removed its results, where `plot` refuses the same): by the files that name a kind (OUTPUT_KINDS),
+    and by the kind its marker records (qa301: `plot --out` a report's folder --force replaced it with figures, and a
+    report replaced a folder of figures, which has no such file)."""
     if kind is None or not out.is_dir():
         return
     for other, names in OUTPUT_KINDS.items():
@@ -106,6 +119,10 @@ def check_kind(out: Path, kind: str | None) -> None:
         if found:
             raise RooflineError(f"--out: {out} holds a {other}'s output ({', '.join(found)}), which --force would remove "
                                 f"with the folder: choose another --out for the {kind}")
+    written = marker_kind(out)
+    if written is not None and written != kind:
+        raise RooflineError(f"--out: {out} holds a {written}'s output (its {MARKER} says so), which --force would remove "
+                            f"with the folder: choose another --out for the {kind}")
 
 
 @contextlib.contextmanager
@@ -130,7 +147,7 @@ def staged_dir(out: Path, force: bool, kind: str | None = None) -> Iterator[Path
             why = f"{blocker} is a file" if blocker is not None else exc.strerror or str(exc)
             raise RooflineError(f"--out: {out}: cannot write a folder there: {why}") from None
         yield tmp
-        write_marker(tmp, _files_under(tmp))
+        write_marker(tmp, _files_under(tmp), kind)
         _swap(tmp, out, force)
     except BaseException:
         if tmp is not None:

@@ -657,7 +657,7 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
     standard figures this run does not draw (they would look current). Into another folder `out`:
     an output folder like sweep's (outputs.staged_dir: created whole, marked, replaced with `force` only where
     roofline wrote it, never one holding a sweep's results table)."""
-    from roofline.outputs import add_to_marker, check_writable, staged_dir
+    from roofline.outputs import add_to_marker, check_kind, check_writable, staged_dir
 
     path = _locate(Path(table))
     folder = path.parent
@@ -676,6 +676,7 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
                                 f"remove with the folder: plot into a folder of its own, or into that sweep's with "
                                 f"`roofline plot {out_dir}`")
         check_writable(out_dir, force)
+        check_kind(out_dir, "plot")  # a report's or accuracy's folder (qa301: replaced by figures with --force)
     elif not force:
         for name in PLOT_NAMES:
             for ext in formats:
@@ -753,6 +754,6 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
             figure.unlink()
         add_to_marker(out_dir, drawn)
         return [out_dir / p.name for p in paths]
-    with staged_dir(out_dir, force) as staged:
+    with staged_dir(out_dir, force, "plot") as staged:
         paths = standard_plots(df, ops, meta, staged, formats, pool=pool)
     return [out_dir / p.name for p in paths]

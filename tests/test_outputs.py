@@ -441,6 +441,27 @@ def test_force_does_not_replace_another_commands_output_with_a_report_or_an_accu
 
 
 @pytest.mark.slow
+def test_plot_does_not_replace_a_report_nor_a_report_a_folder_of_plots(tmp_path, roofline):
+    """qa301: `plot SWEEP --out REPORT --force` replaced a report's folder with the sweep's figures (sweep and accuracy
+    refuse it), and `report --out PLOTS --force` a folder of figures, which holds no file that names its kind: each
+    output's marker now records its command, and a folder of another kind is refused whole, its files kept."""
+    assert roofline("sweep", "flops-vs-time", "--no-plots", "--out", tmp_path / "sw")[0] == 0
+    assert roofline("report", "flops-vs-time", "--out", tmp_path / "rep")[0] == 0
+    code, _, err = roofline("plot", tmp_path / "sw", "--out", tmp_path / "rep", "--force")
+    assert code == 2 and "holds a report's output (report.md)" in err and (tmp_path / "rep" / "report.md").is_file()
+    assert roofline("plot", tmp_path / "sw", "--out", tmp_path / "pl")[0] == 0
+    before = sorted(p.name for p in (tmp_path / "pl").iterdir())
+    for command in (("report", "flops-vs-time"), ("sweep", "flops-vs-time", "--no-plots"), ("accuracy",)):
+        code, _, err = roofline(*command, "--out", tmp_path / "pl", "--force")
+        assert code == 2 and "holds a plot's output (its .roofline-output says so)" in err, err
+        assert sorted(p.name for p in (tmp_path / "pl").iterdir()) == before
+    assert roofline("plot", tmp_path / "sw", "--out", tmp_path / "pl", "--force")[0] == 0  # its own kind
+    assert roofline("plot", tmp_path / "sw", "--force")[0] == 0  # into the sweep's own folder: still the sweep's
+    code, _, err = roofline("report", "flops-vs-time", "--out", tmp_path / "sw", "--force")
+    assert code == 2 and "holds a sweep's output" in err
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["sweep", "report"])
 def test_a_bad_scenario_is_said_before_an_output_folder_that_exists(roofline, tmp_path, command):
     """qa283, qa284: `sweep bad.yaml --out DIR` (and `report`) over an existing folder said '--out DIR exists ... pass
