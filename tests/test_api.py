@@ -762,8 +762,11 @@ def test_a_sweep_whose_break_even_is_its_last_batch_where_more_fit_says_it_is_a_
                     "speculation still pays there and larger batches fit: a lower bound (a batch axis reaching further, or "
                     "predict, gives it)")
     recwarn.clear()
-    roofline.sweep({**sweep, "axes": {**sweep["axes"], "batch": [8]}})  # one batch: no break-even is swept
-    assert not [w for w in recwarn if "lower bound" in str(w.message)]
+    one = roofline.sweep({**sweep, "axes": {**sweep["axes"], "batch": [8]}})  # one batch: its break-even column is that
+    # batch where it pays, a lower bound said as any other (qa301: 1 written, predict's 'at least 790' unsaid)
+    assert set(one.loc[one["k"] == 2, "break_even_batch"]) == {8}
+    (line,) = [str(w.message) for w in recwarn if "lower bound" in str(w.message)]
+    assert line.startswith("sweep: break_even_batch is the sweep's last batch, 8, in 1 (config, context, alpha, k) cell(s)")
     # memory ends the search below the last batch, speculation still paying: said too (qa299: 148 = max_batch unsaid)
     recwarn.clear()
     capped = roofline.sweep({**sweep, "hardware": "l4", "axes": {**sweep["axes"], "batch": [1, 64, 4096], "context": [256]}})
