@@ -159,8 +159,26 @@ def say_grouped(results: list[ScenarioResult], late: dict[str, list[str]] | None
     for r in results:
         for words in (*r.warnings, *(late or {}).get(r.name, ())):
             said.setdefault(words, []).append(r.name)
+    # two kinds said at length under each section and counted here (qa301: 35 lines on stderr, most of them these,
+    # buried the few that change a reading)
+    counted: dict[str, list[str]] = {kind: [] for kind in SAID_IN_SECTIONS}
     for words, names in said.items():
-        warn(f"{', '.join(dict.fromkeys(names))}: {words}")
+        kind = next((k for k, test in SAID_IN_SECTIONS.items() if test(words)), None)
+        if kind is None:
+            warn(f"{', '.join(dict.fromkeys(names))}: {words}")
+        else:
+            counted[kind] += names
+    for kind, names in counted.items():
+        if names:
+            warn(f"{', '.join(dict.fromkeys(names))}: {len(names)} note{'s' if len(names) > 1 else ''} on {kind}, each under "
+                 "its section in report.md")
+
+
+SAID_IN_SECTIONS = {  # the warnings say_grouped counts rather than repeats: what they are about -> which words are they
+    "cells whose break_even_batch is a lower bound or dips below 1": lambda w: w.startswith("break_even_batch is "),
+    "engine values fitted on no row like the config (devices, model classes or methods)":
+        lambda w: bool(re.search(r" (?:was|were) fitted on (?:rows|draft|eagle|mtp|ngram|none)", w)),
+}
 
 
 @dataclass

@@ -199,6 +199,31 @@ def test_words_several_scenarios_warn_alike_are_said_once_naming_them_all(tmp_pa
     assert md.count("- axes.batch: 3 values given, 2 distinct") == 2  # each section says it under its heading
 
 
+def test_the_reports_lower_bound_and_evidence_notes_are_counted_on_stderr_and_said_whole_in_their_sections():
+    """qa301: the main job printed 35 warnings, most of them break-even lower bounds and engine values fitted elsewhere,
+    burying the few that change a reading; those two kinds are counted on stderr (each section of report.md says them
+    whole), the rest said as before."""
+    import types
+
+    from roofline.errors import RooflineWarning
+    from roofline.report import say_grouped
+
+    bound = "break_even_batch is the sweep's last batch, 16, in 3 (config, context, alpha, k) cell(s) where ..."
+    fitted = "engine vllm: spec_per_iteration (986 us) were fitted on draft and eagle rows only, and ..."
+    family = "engine vllm was fitted on rows from AMD Instinct devices only (its fitted.hardware_families), and b200 ..."
+    other = "under vllm, speculation pays the engine's host work ..."
+    results = [types.SimpleNamespace(name="a", warnings=(bound, fitted, other)),
+               types.SimpleNamespace(name="b", warnings=(bound.replace("16", "32"), family))]
+    with pytest.warns(RooflineWarning) as caught:
+        say_grouped(results)
+    said = [str(w.message) for w in caught]
+    assert said == ["a: under vllm, speculation pays the engine's host work ...",
+                    "a, b: 2 notes on cells whose break_even_batch is a lower bound or dips below 1, each under its "
+                    "section in report.md",
+                    "a, b: 2 notes on engine values fitted on no row like the config (devices, model classes or methods), "
+                    "each under its section in report.md"]
+
+
 @pytest.mark.slow
 def test_what_earlier_scenarios_warned_is_said_when_a_later_one_fails(tmp_path):
     """Warnings are said once the sweeps have run (grouped); a scenario that fails after others must not swallow what
