@@ -1143,6 +1143,10 @@ def frontier_table(frontier, notes: list[str], picks: dict | None = None, min_sp
 
         what = mixes(notes)
         mixed = f"; read it with the notes below: the table mixes {' and '.join(what)}" if what else ""
+        row = exact.get("speculation")
+        assumed = row.get("alpha") if row is not None and "acceptance rates" in what else None
+        if assumed is not None and assumed == assumed:  # qa301: a 60x headline at the most favourable alpha, said below alone
+            mixed += f", and the speculative pick assumes alpha {assumed:g} (--where alpha=VALUE compares at one)"
         if picks.get("plain") is not None and picks.get("speculation") is not None:  # the table's picks, then with the
             cost = {kind: picks[kind]["cost_usd_per_million_tokens"] for kind in point}  # points computed now
             lines.append(f"  speculation costs {_ratio(cost['speculation'] / cost['plain'])}x plain decoding's to reach this speed (each kind's cheapest at it or faster)"

@@ -252,6 +252,15 @@ def test_the_mixed_alpha_note_says_which_alpha_the_speculative_frontier_holds():
                          "axes": {"batch": [1, 16], "k": [0, 3], "alpha": [0.5, 0.9], "context": [1024]}})
     (note,) = [n for n in frontier_notes(df) if "several acceptance rates" in n]
     assert "every speculative frontier row is at alpha 0.9, the highest swept: the most favourable assumption" in note, note
+    # the headline ratio names the alpha its speculative pick assumes (qa301: 0.0166x at alpha 0.9, said in a note alone)
+    from roofline.frontier import cheapest
+    from roofline.tables import frontier_table
+
+    picks = cheapest(df, 50.0, set())
+    head = next(line for line in frontier_table(cost_frontier(df), frontier_notes(df), picks, 50.0).splitlines()
+                if "speculation costs" in line)
+    assert head.endswith("the table mixes acceptance rates, and the speculative pick assumes alpha 0.9 (--where "
+                         "alpha=VALUE compares at one)"), head
 
 
 @pytest.mark.slow
