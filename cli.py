@@ -118,7 +118,7 @@ def predict(
     weight_dtype: Annotated[Optional[str], typer.Option(help="Override every weight class: bf16 | fp16 | fp32 | fp8 | int8 (W8A8) | w8a16 (int8 weight-only) | int4 | fp4 (MXFP4) | nvfp4; a quantised one leaves the embedding, LM head and router at their native dtype (default: the checkpoint's native precision).")] = None,
     expert_dtype: Annotated[Optional[str], typer.Option(help="Override the routed and shared experts' dtype only.")] = None,
     kv_dtype: Annotated[str, typer.Option(help="KV-cache dtype: bf16 | fp16 | fp32 | fp8 | int8.")] = "bf16",
-    prompt: Annotated[Optional[int], typer.Option(min=1, max=CONTEXT_MAX, help="Prompt length: adds time to first token (one prefill; with speculation, the drafter's too).")] = None,
+    prompt: Annotated[Optional[int], typer.Option(min=1, max=CONTEXT_MAX, help="Prompt length in tokens: adds time to first token (one prefill; with speculation, the drafter's too).")] = None,
     output_len: Annotated[Optional[int], typer.Option(min=1, max=CONTEXT_MAX, help="With --prompt: tokens each request generates; adds the time per output token a serving benchmark reads with --batch requests in flight, the arriving requests' prefills included (set --context to about prompt + output_len / 2, a run's mean).")] = None,
     shared_prefix: Annotated[int, typer.Option(min=0, max=CONTEXT_MAX, help="Tokens of the context shared by every sequence (stored once; read once where the engine's attention kernel can).")] = 0,
     method: Annotated[str, typer.Option(help="Speculation: none | draft | mtp | eagle | medusa | ngram")] = "none",
@@ -127,7 +127,7 @@ def predict(
     alpha: Annotated[Optional[float], typer.Option(help="Per-token acceptance probability in [0, 1], given the drafts before it were accepted (default: the method's published per-position rates; methods draft and medusa have none and need --alpha, --acceptance or --acceptance-length).")] = None,
     acceptance: Annotated[Optional[str], typer.Option(help="Per-position conditional acceptance rates a1,a2,... (instead of --alpha): each the chance a position is accepted given the one before was (vLLM's per-position rates are unconditional: divide each by the one before); positions past the list reuse its last rate; rates past --k are used only where the best k is searched.")] = None,
     acceptance_length: Annotated[Optional[float], typer.Option(help="Instead: a measured acceptance length at this --k (tokens an iteration, bonus included: vLLM's 'Mean acceptance length', SGLang's 'accept length'), taken as the alpha that gives it.")] = None,
-    draft_hardware: Annotated[Optional[str], typer.Option(help="Run the drafter on this device.")] = None,
+    draft_hardware: Annotated[Optional[str], typer.Option(help="Run the drafter on this device (a hardware profile; default: on the target's own devices).")] = None,
     no_overlap: Annotated[bool, typer.Option("--no-overlap", help="With --draft-hardware and a draft model: take turns drafting and verifying (default: draft one half of the batch while verifying the other, where that is faster).")] = False,
     draft_vocab: Annotated[Optional[int], typer.Option(min=1, max=DRAFT_VOCAB_MAX, help="An EAGLE or Medusa head's reduced vocabulary, in tokens (EAGLE-3's draft_vocab_size, Medusa's truncated_vocab_size; default: the target's full vocabulary).")] = None,
     tree_nodes: Annotated[Optional[int], typer.Option(min=1, max=TREE_NODES_MAX, help="Tree verification: draft nodes per sequence (root excluded), with --tree-tau; k is the tree depth.")] = None,
@@ -399,8 +399,8 @@ def hw_diff(
 ) -> None:
     """Two hardware profiles side by side: every field, the ridge points, a reference model's decode points.
 
-    The reference points are on the ideal engine (the silicon's bound; `roofline predict --hardware NAME --engine vllm`
-    gives a serving engine's, each)."""
+    The reference points (batch 1 at a 1,024-token context and batch 64 at 4,096) are on the ideal engine (the silicon's
+    bound; `roofline predict --hardware NAME --engine vllm` gives a serving engine's, each)."""
     from roofline.editing import diff_hardware
 
     typer.echo(diff_hardware(a, b, _dirs(), model, tp, dp_attention, ep, weight_dtype, pp, expert_dtype))
@@ -440,7 +440,8 @@ def models_diff(
 ) -> None:
     """Two model profiles side by side: shape, parameters, KV bytes a token, reference decode points.
 
-    The reference decode points are each model's on the ideal engine."""
+    The reference decode points (batch 1 at a 1,024-token context and batch 64 at 4,096) are each model's on the ideal
+    engine."""
     from roofline.editing import diff_models
 
     typer.echo(diff_models(a, b, _dirs(), hardware, tp))

@@ -1620,6 +1620,10 @@ def side_by_side(paths: tuple, names: tuple[str, str], rows: list[tuple]) -> lis
     return lines
 
 
+
+DIFF_POINTS = ((1, 1024), (64, 4096))  # (batch, context) of `hw diff` and `models diff`'s reference decode points (their --help says them)
+
+
 def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llama-3.1-8b", tp: int = 1,
                   dp_attention: int = 1, ep: int = 1, weight_dtype: str | None = None, pp: int = 1,
                   expert_dtype: str | None = None) -> str:
@@ -1688,7 +1692,7 @@ def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "lla
     dtypes = f"{dep.weight_dtype_label} weights" + (f", {dep.expert_dtype_label} experts" if dep.expert_dtype_label else "")
     rows.append((f"{model_name} decoding on {dep.devices} x each, ideal engine:", None, None, None))  # headings over its rows
     rows.append((f"  ({dep.describe()}; {dtypes})", None, None, None))
-    for batch, context in ((1, 1024), (64, 4096)):
+    for batch, context in DIFF_POINTS:
         ta, tb = (float(step_time_s(hw, ref, batch, 1, context, dep)) for hw in (hw_a, hw_b))
         fits = [bool(capacity(hw, ref, batch, context + 1, dep)["fits_in_memory"]) for hw in (hw_a, hw_b)]
         label = f"  B={batch} S={context}"
@@ -1715,7 +1719,7 @@ def _reference_points(sides: tuple, label: str) -> list[tuple]:
     from roofline.engine import step_time_s
 
     rows: list[tuple] = [(label, None, None, None)]
-    for batch, context in ((1, 1024), (64, 4096)):
+    for batch, context in DIFF_POINTS:
         times, fits = [], []
         for h, m, d, e in sides:
             times.append(float(step_time_s(h, m, batch, 1, context, d, engine=e)))

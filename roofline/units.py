@@ -17,6 +17,7 @@ Bits are refused with a hint ("Gb" is gigabits; write GB). The number must be fi
 
 from __future__ import annotations
 
+import decimal
 import math
 import re
 
@@ -153,8 +154,12 @@ def parse_quantity(text: object, kind: str) -> float:
             raise ValueError(f"bytes, not bits, like '{example}' ('{unit}' is in bits: divide by 8 and write B)")
         shown = sorted(u for u in table if "/" in u or kind in ("bytes", "seconds", "usd_per_hour"))[:14]
         raise ValueError(f"a unit among {', '.join(shown)} ... (like '{example}')")
-    factor = table[unit]  # a fraction divides by its whole inverse: 20 us is 2e-05 s, where 20 * 1e-6 gave 1.9999999999999998e-05
-    value = float(number_text) * factor if factor >= 1 else float(number_text) / round(1.0 / factor)
+    # in decimal, rounded once: 66.9 TFLOP/s is 66900000000000.0, where 66.9 * 1e12 gave 66900000000000.01 (qa301: in
+    # `hw show --json`), and a fraction divides by its whole inverse: 20 us is 2e-05 s, where 20 * 1e-6 gave
+    # 1.9999999999999998e-05
+    factor = table[unit]
+    number = decimal.Decimal(number_text.strip())
+    value = float(number * decimal.Decimal(repr(factor)) if factor >= 1 else number / round(1.0 / factor))
     if not is_finite(value) or value <= 0:
         raise ValueError(f"a finite positive quantity like '{example}'")
     low, high = PHYSICAL_RANGE[kind]

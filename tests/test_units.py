@@ -123,3 +123,14 @@ def test_a_context_length_is_said_in_k_and_a_million_token_one_in_m():
     from roofline import findings
 
     assert findings._ctx is format_context
+
+
+def test_a_quantity_is_the_float_nearest_its_decimal_value():
+    """qa301: `hw show --json` printed 66900000000000.01 for 66.9 TFLOP/s and 2039000000000.0002 for 2.039 TB/s (the
+    number times its unit's factor, rounded twice): read in decimal and rounded once, each is the float nearest it."""
+    from roofline.units import parse_quantity
+
+    for text, kind, value in (("66.9 TFLOP/s", "flops_per_s", 66.9e12), ("2.039 TB/s", "bytes_per_s", 2.039e12),
+                              ("20 us", "seconds", 2e-05), ("0.5 ms", "seconds", 5e-04), ("80 GiB", "bytes", 80 * 2**30),
+                              ("1e3 GB", "bytes", 1e12), ("989.4 TFLOP/s", "flops_per_s", 989.4e12)):
+        assert parse_quantity(text, kind) == value, text
