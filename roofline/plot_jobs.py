@@ -48,7 +48,7 @@ PLOT_NEEDS = {  # what a table must hold for each standard plot (its plotter ret
     "roofline": ("the operator table beside the results, operators.csv as `sweep --out` writes it (a report's tables "
                  "have none), with rows of the selection: it holds the first context swept"),  # (qa202)
     "step_time_vs_tokens": "two batch sizes",
-    "speedup_heatmap": "a speculative method with k > 0 and a point that fits in memory",
+    "speedup_heatmap": "a speculative method with k > 0, two batch sizes or two acceptance rates, and a point that fits in memory",
     "throughput_vs_batch": "two batch sizes and a point that fits in memory",
     "pareto": "two batch sizes and a point that fits in memory",
     "best_k_vs_batch": "a speculative method (not a tree), two k values, two batch sizes and a point that fits in memory",

@@ -22,7 +22,7 @@ varying config column, then one model only, then the first six
 hardware; a value kept is the first under which every panel has a point that fits, else per panel the
 first that fits, see `_panels`), and the title says which subset is shown; line plots draw at most six
 alpha values. A plot the table cannot support is skipped, which is not an error: no speculation (no
-heatmap, no best k), a single batch (no knee), no operators table (no roofline), nothing fitting in
+heatmap, no best k), a single batch (no knee; no heatmap with a single alpha too), no operators table (no roofline), nothing fitting in
 memory (no throughput, pareto, heatmap or best k).
 
 Best k: the table's best_k. Where the k axis holds 0 and no k > 0 beats plain decoding, best_k = 0:
@@ -1428,6 +1428,8 @@ def _plot_speedup_heatmap(df: pd.DataFrame, ops, meta: dict) -> Figure | None:
     line runs along the edges between a cell where it pays and one where it does not."""
     if meta.get("method", "none") == "none" or not (df["k"] > 0).any() or not _any_fit(df):
         return None
+    if df["batch"].nunique() < 2 and df["alpha"].fillna(-1.0).nunique() < 2:  # a map of one cell a panel (qa301: four
+        return None  # panels of one cell each, its value in 7-point type)
     swept_k = np.sort(df["k"].unique())
     df = df.assign(alpha_key=df["alpha"].fillna(-1.0), spec_fits=_speculation_fits(df))
     batches = np.sort(df["batch"].unique())

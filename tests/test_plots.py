@@ -127,9 +127,12 @@ def test_method_none_skips_the_heatmap_and_best_k_without_error():
 
 @pytest.mark.slow
 def test_a_single_batch_value_skips_the_plots_along_the_batch():
-    """One batch size: no step-time knee, and (qa190) no throughput, Pareto or best-k figure of a lone dot a panel."""
+    """One batch size: no step-time knee, and (qa190) no throughput, Pareto or best-k figure of a lone dot a panel; with
+    one alpha too, no heatmap of a lone cell a panel (qa301)."""
     _, _, df, ops = _tables({**SMALL, "axes": {"batch": [4], "k": [1, 3], "alpha": [0.8]}})
-    assert _drawn(df, ops, META) == {"roofline", "speedup_heatmap"}
+    assert _drawn(df, ops, META) == {"roofline"}
+    _, _, df, ops = _tables({**SMALL, "axes": {"batch": [4], "k": [1, 3], "alpha": [0.6, 0.8]}})
+    assert _drawn(df, ops, META) == {"roofline", "speedup_heatmap"}  # a column of two cells
 
 
 @pytest.mark.slow
