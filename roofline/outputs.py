@@ -111,7 +111,7 @@ def check_kind(out: Path, kind: str | None) -> None:
     """Refuse to replace a folder holding another command's output with one of `kind` (qa246: `report --out` a sweep's
     folder --force removed its results, where `plot` refuses the same): by the files that name a kind (OUTPUT_KINDS),
     and by the kind its marker records (qa301: `plot --out` a report's folder --force replaced it with figures, and a
-    report replaced a folder of figures, which has no such file)."""
+    report replaced a folder of figures, which has no such file). A sweep may replace plot's figures: it draws them too."""
     if kind is None or not out.is_dir():
         return
     for other, names in OUTPUT_KINDS.items():
@@ -120,7 +120,7 @@ def check_kind(out: Path, kind: str | None) -> None:
             raise RooflineError(f"--out: {out} holds a {other}'s output ({', '.join(found)}), which --force would remove "
                                 f"with the folder: choose another --out for the {kind}")
     written = marker_kind(out)
-    if written is not None and written != kind:
+    if written is not None and written != kind and (written, kind) != ("plot", "sweep"):  # a sweep draws the same figures
         raise RooflineError(f"--out: {out} holds a {written}'s output (its {MARKER} says so), which --force would remove "
                             f"with the folder: choose another --out for the {kind}")
 
