@@ -71,6 +71,7 @@ from roofline.serving import (
     for_engine,
     host_amortised_note,
     host_carries_gain,
+    known_miss_notes,
     optimistic,
     optimistic_found_for,
     running_cap_speculating,
@@ -706,6 +707,7 @@ def predict(
                  fitted_elsewhere_note(eng, draft_hw, target, method, {"kernel_latency": True}, "the drafter's device ")
                  if deployable and draft_hw and speculates(method, k) else "",
                  fitted_family_note(eng, draft_hw, "the drafter's device ") if deployable and draft_hw and speculates(method, k) else "",
+                 *(known_miss_notes(eng, hw, target, method if speculates(method, k) else "none", batch) if deployable else ()),
                  shard_note(target, dep), group_note(target, dep), hw.one_domain_note(dep.devices),
                  stage_split_dense_note(eng, target, dep), engine_layout_note(eng, target, dep),
                  *(speculation_engine_notes(eng, method, batch, dep) if speculates(method, k) else ()),

@@ -863,6 +863,7 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
         # a copy beside the profile it came from, or one fitted to other rows (a user's own server) under the same
         # name: `engines list` must tell it from the built-in, and the notes must not describe the built-in's fit
         # a refit of a profile fitted before replaces that fit's words rather than nesting them (qa81)
+        doc.pop("known_misses", None)  # measured of the profile it came from, not of a fit to other rows
         notes, origin = _after_fit_prefix(str(doc.get("notes", "")), _NOTES_PREFIX, base.name)
         source, _ = _after_fit_prefix(str(doc.get("source", "")), _SOURCE_PREFIX, base.name)
         doc["display_name"] = (f"{str(doc.get('display_name', base.name)).split(', fitted to ')[0]}, "

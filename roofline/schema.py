@@ -284,6 +284,15 @@ def engine_schema() -> dict:
                            **costs},
             "additionalProperties": False}},
         "fitted": {"type": ["object", "null"], "description": "what roofline fit wrote"},
+        "known_misses": {"type": ["array", "null"], "description": "measured misses, said where a point matches one",
+                         "items": {"type": "object", "required": ["note"], "additionalProperties": False, "properties": {
+                             "hardware": {"type": "string", "pattern": r"\S"},
+                             "models": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+                             "model_classes": {"type": "array", "minItems": 1, "items": {"enum": list(serving.MODEL_CLASSES)}},
+                             "methods": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+                             "batch": {"type": "array", "minItems": 2, "maxItems": 2,
+                                       "items": {"type": ["integer", "null"], "minimum": 1}},
+                             "note": {"type": "string", "pattern": r"\S"}}}},
     }
     known = serving._KNOWN | serving._OWN_FIELDS  # costs_from: a profile taking another's costs
     assert set(props) == known, set(props) ^ known  # the loader's fields exactly

@@ -93,7 +93,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from roofline.costs import OPERATORS
-from roofline.errors import RooflineError, UnknownName, check_choice, check_flag, field_error, prose, unknown_key_error, warn
+from roofline.errors import (
+    MISSING,
+    RooflineError,
+    UnknownName,
+    check_choice,
+    check_flag,
+    field_error,
+    prose,
+    unknown_key_error,
+    warn,
+)
 from roofline.hardware import check_file_name, spec_where
 from roofline.layout import PP_REMAINDERS
 from roofline.profiles import builtin_dir, find_profile, is_profile_path, list_names, read_yaml
@@ -290,6 +300,7 @@ class ServingEngine:
     mixed_prefill: bool = False  # a request's prefill runs inside a decode step (vLLM V1), not as a pass of its own
     overrides: tuple = ()
     fitted: dict = field(default_factory=dict, compare=False, hash=False)
+    known_misses: tuple = field(default=(), compare=False, hash=False)  # measured misses, said where a point matches one
     source: str = ""
     notes: str = ""
     path: str = ""
@@ -432,7 +443,7 @@ class ServingEngine:
 
 
 IDEAL = ServingEngine()
-_KNOWN = {"type", "name", "display_name", "version", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
+_KNOWN = {"type", "name", "display_name", "version", "known_misses", "kernels_per_layer", "kernels_per_layer_mla", "quant_kernels_per_gemm",
           "host_overlap", "host_overlap_speculating", "moe_dispatch", "dp_gather", "dp_attention_stage_split",
           "dp_attention_whole", "dp_attention_tp1", "ep_spans_stage", "sequence_parallel_moe", "pp_remainder", "attention_dp",
           "expert_parallel", "mla_absorbed_bf16", "overlap_exponent",
@@ -953,6 +964,10 @@ def check_engine_spec(spec: object) -> ServingEngine:
     for key in ("nvidia_only", "mixed_prefill"):
         if not isinstance(getattr(spec, key), bool):
             raise field_error(where, key, "true or false", getattr(spec, key))
+    if not isinstance(spec.known_misses, (tuple, list)):
+        raise field_error(where, "known_misses", "a tuple of {hardware, models, model_classes, methods, batch, note}",
+                          spec.known_misses)
+    check_known_misses(where, list(spec.known_misses))
     _pp_remainder(where, "pp_remainder", spec.pp_remainder)
     check_flag(where, "attention_dp", spec.attention_dp)
     check_flag(where, "expert_parallel", spec.expert_parallel)
@@ -1005,12 +1020,72 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
         **{key: rule(where, key, data[key]) for key, rule in _SPECULATION_RULES.items() if key in data},
         **_fields(data, where), overrides=tuple(overrides), fitted=fitted,
         source=data["source"].strip(), notes=prose(where, "notes", data.get("notes")).strip(), path=where,
+        known_misses=check_known_misses(where, data.get("known_misses")),
     )
     _check_dp_lists(where, engine)
     _check_cap_flag(where, engine)
     _warn_beyond_fit_bounds(engine, where)
     _warn_kernels_uncounted(engine, where)
     return engine
+
+
+KNOWN_MISS_KEYS = ("hardware", "models", "model_classes", "methods", "batch", "note")
+MODEL_CLASSES = ("dense GQA", "dense MLA", "MoE GQA", "MoE MLA")  # model_class's names
+
+
+def check_known_misses(where: str, value: object) -> tuple:
+    """A profile's `known_misses`: a list of {hardware: GLOB, models: [GLOB, ...], model_classes: [...], methods: [...],
+    batch: [LOW, HIGH or null], note: TEXT}, each key but `note` optional (absent: any); () where absent. A point
+    matching every key given is said the note (known_miss_notes)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise field_error(where, "known_misses", "a list of {hardware, models, model_classes, methods, batch, note}", value)
+    out = []
+    for i, item in enumerate(value):
+        at = f"known_misses[{i}]"
+        if not isinstance(item, dict):
+            raise field_error(where, at, "a mapping with a note", item)
+        for key in item:
+            if key not in KNOWN_MISS_KEYS:
+                raise field_error(where, f"{at}.{key}", "one of " + ", ".join(KNOWN_MISS_KEYS), key)
+        note = prose(where, f"{at}.note", item.get("note")).strip()
+        if not note:
+            raise field_error(where, f"{at}.note", "text saying the miss and its source", item.get("note", MISSING))
+        if "hardware" in item and not (isinstance(item["hardware"], str) and item["hardware"].strip()):
+            raise field_error(where, f"{at}.hardware", "a hardware name or glob like mi*", item["hardware"])
+        for key, choices in (("models", None), ("model_classes", MODEL_CLASSES), ("methods", None)):
+            if key in item and not (isinstance(item[key], list) and item[key]
+                                    and all(isinstance(v, str) and (choices is None or v in choices) for v in item[key])):
+                raise field_error(where, f"{at}.{key}", "a list of " + (" | ".join(choices) if choices else "names or globs"),
+                                  item[key])
+        batch = item.get("batch")
+        if batch is not None and not (isinstance(batch, list) and len(batch) == 2
+                                      and isinstance(batch[0], int) and not isinstance(batch[0], bool) and batch[0] >= 1
+                                      and (batch[1] is None or isinstance(batch[1], int) and not isinstance(batch[1], bool)
+                                           and batch[1] >= batch[0])):
+            raise field_error(where, f"{at}.batch", "[LOW, HIGH] whole numbers from 1 (HIGH null: no end)", batch)
+        out.append({**{k: item[k] for k in KNOWN_MISS_KEYS if k in item and k != "note"}, "note": note})
+    return tuple(out)
+
+
+def known_miss_notes(engine: ServingEngine, hw, model, method: str, batches) -> list[str]:
+    """The notes of `engine`'s known_misses that a point (or, with several `batches`, a sweep's config at any of them)
+    matches: its hardware name the glob, its model a glob of `models`, its class (model_class) one of `model_classes`,
+    its method (none for plain decoding) one of `methods`, a batch within `batch`. Said, never used to correct the
+    prediction: these are measured misses the model does not explain."""
+    out = []
+    sizes = [int(b) for b in (batches if hasattr(batches, "__iter__") else [batches])]
+    for miss in engine.known_misses:
+        low, high = miss.get("batch") or (1, None)
+        if ("hardware" in miss and not fnmatch.fnmatch(hw.name, miss["hardware"])
+                or "models" in miss and not any(fnmatch.fnmatch(model.name, g) for g in miss["models"])
+                or "model_classes" in miss and model_class(model) not in miss["model_classes"]
+                or "methods" in miss and method not in miss["methods"]
+                or not any(low <= b and (high is None or b <= high) for b in sizes)):
+            continue
+        out.append(f"a known miss of engine {engine.name}: {miss['note']} (docs/ACCURACY.md, \"Where the model still misses\")")
+    return out
 
 
 def _nvidia_only(data: dict, where: str) -> bool:
@@ -1078,7 +1153,7 @@ def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
 # What an engine does rather than what it costs: a costs_from profile's own where it sets them (load_engine, roofline fit)
 BEHAVIOUR_FIELDS = ("nvidia_only", "mixed_prefill", "pp_remainder", "attention_dp", "expert_parallel", "mla_absorbed_bf16",
                     *_SPECULATION_RULES)
-_OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from", *BEHAVIOUR_FIELDS}
+_OWN_FIELDS = {"type", "name", "display_name", "version", "source", "notes", "costs_from", "known_misses", *BEHAVIOUR_FIELDS}
 
 
 def load_engine(name: str | ServingEngine | None, extra_dirs: tuple[str | Path, ...] = ()) -> ServingEngine:
@@ -1392,6 +1467,7 @@ def _with_costs_from(data: dict, path: Path, extra_dirs: tuple[str | Path, ...])
     engine = replace(base, name=data["name"], display_name=prose(where, "display_name", data.get("display_name"), data["name"]),
                      version=prose(where, "version", data.get("version")), source=data["source"].strip(),
                      notes=prose(where, "notes", data.get("notes")).strip(), path=where, costs_from=str(base_path),
+                     known_misses=check_known_misses(where, data.get("known_misses")),  # its own: measured of it
                      nvidia_only=check_flag(where, "nvidia_only", data.get("nvidia_only", base.nvidia_only)),
                      mixed_prefill=check_flag(where, "mixed_prefill", data.get("mixed_prefill", base.mixed_prefill)),
                      pp_remainder=_pp_remainder(where, "pp_remainder", data.get("pp_remainder", base.pp_remainder)),

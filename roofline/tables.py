@@ -866,6 +866,13 @@ def engine_table(e) -> str:
     if by_hand := _set_by_hand(e.path):  # every field a copy was given (qa222: the fitted ones alone were said)
         lines.append(f"  set by hand               {', '.join(by_hand)} (engines new --set / set / edit): the source below "
                      "is of the values the copy was made from")
+    import textwrap
+
+    for miss in e.known_misses:  # said by predict and the sweep where a point matches (serving.known_miss_notes)
+        where = "; ".join(f"{k} {v if isinstance(v, str) else ', '.join('any' if x is None else str(x) for x in v)}"
+                          for k, v in miss.items() if k != "note")
+        lines += textwrap.wrap(f"known miss ({where or 'every point'}): {miss['note']}", 100, initial_indent="  ",
+                               subsequent_indent="    ")
     lines += [f"  file: {e.path}", _text_block("source", e.source)]
     return "\n".join(lines)
 
