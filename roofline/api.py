@@ -31,7 +31,7 @@ from roofline.costs import busiest_rank_experts, mla_absorbed_copy_bytes, weight
 from roofline.engine import (
     COMPUTE_BOUND_SEARCH_MAX_BATCH,
     CROSS_DOMAIN_SHARE_NOTED,
-    compute_bound_from_batch,
+    compute_bound_batches,
     cross_domain_collectives_s,
     cross_domain_tp_note,
     domains_spanned,
@@ -596,11 +596,9 @@ def predict(
         "bound": "compute" if bool(m["compute_bound"]) else "memory",
         "compute_bound_share": float(m["compute_bound_share"]),  # of the operators' time: over half makes the step compute-bound
         "arithmetic_intensity_flops_per_byte": float(m["arithmetic_intensity_flops_per_byte"]),
-        # the smallest batch whose decode step at this context is compute-bound (None: none to the search's end, where
-        # the intensity has levelled off below the ridge), and the step's intensity there (qa302: unsaid, the ridge
-        # read as that batch)
-        **dict(zip(("compute_bound_from_batch", "intensity_at_compute_bound_flops_per_byte"), compute_bound_from_batch(
-            hw, target, context, dep, engine=eng, shared_prefix=shared_prefix))),
+        # the batches whose decode step at this context is compute-bound (qa302: unsaid, the ridge read as that batch;
+        # engine.compute_bound_batches), searched to compute_bound_search_max_batch
+        "compute_bound": compute_bound_batches(hw, target, context, dep, engine=eng, shared_prefix=shared_prefix),
         "compute_bound_search_max_batch": COMPUTE_BOUND_SEARCH_MAX_BATCH,
         "derated_ridge_point_flops_per_byte": hw.ridge_point_flops_per_byte(main_gemm_dtype(target, dep), derated=True),
         "ridge_point_dtype": hw.compute_dtype(main_gemm_dtype(target, dep)),  # the main GEMM's compute dtype (fp4 weights

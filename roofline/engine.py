@@ -846,28 +846,57 @@ def step_metrics(
     return out
 
 
-COMPUTE_BOUND_SEARCH_MAX_BATCH = 65_536  # compute_bound_from_batch looks no further
+COMPUTE_BOUND_SEARCH_MAX_BATCH = 65_536  # compute_bound_batches looks no further
 
 
-def compute_bound_from_batch(hw: HardwareSpec, model: ModelSpec, context, dep: Deployment | None = None,
-                             **kw) -> tuple[int | None, float]:
-    """(B*, intensity there): the smallest batch whose decode step (q = 1) at `context` is compute-bound
-    (step_metrics' compute_bound: compute-bound operators take most of the operator time), searched to
-    COMPUTE_BOUND_SEARCH_MAX_BATCH, with the step's arithmetic intensity at B* (at that last batch where none is:
-    attention reads each sequence's own KV cache, so at long contexts the intensity levels off below the ridge and no
-    batch turns compute-bound). Found on a grid of 16 batches an octave, then every batch between the last grid batch
-    below it and the first at or above it: the first crossing, where tile padding makes the flag zigzag, may be missed
-    by up to a grid step (6%)."""
-    grid = np.unique(np.round(2.0 ** np.arange(0, np.log2(COMPUTE_BOUND_SEARCH_MAX_BATCH) + 1e-9, 1 / 16)).astype(np.int64))
-    coarse = step_metrics(hw, model, grid, 1, context, dep, **kw)
-    bound = np.broadcast_to(np.asarray(coarse["compute_bound"]), grid.shape)
+COMPUTE_BOUND_DENSE_TO = 4_096  # every batch to this one evaluated, then a grid of 64 an octave refined where it flips
+
+
+def compute_bound_batches(hw: HardwareSpec, model: ModelSpec, context, dep: Deployment | None = None, **kw) -> dict:
+    """Where the decode step (q = 1) at `context` is compute-bound (step_metrics' compute_bound: compute-bound
+    operators take most of the operator time), to COMPUTE_BOUND_SEARCH_MAX_BATCH: every batch to
+    COMPUTE_BOUND_DENSE_TO evaluated, and above it a grid of 64 batches an octave with every batch between two grid
+    batches whose flags differ (near the crossing the flag can zigzag: tile padding, kernel latencies; qa304: a
+    coarser search missed such islands; one wholly between two grid batches above 4,096, under 1.1% wide, is not seen):
+
+        first_batch          the smallest compute-bound batch (None: none)
+        memory_bound_again   the smallest memory-bound batch past it (None: none)
+        from_batch           where the last run of compute-bound batches starts, to the search's end (None: it ends
+                             memory-bound)
+        intensity_at_first_flops_per_byte   the step's arithmetic intensity at first_batch (None with it)
+        intensity_at_end_flops_per_byte     the step's intensity at the search's last batch (at long contexts
+                             attention's KV reads, which grow with the batch, keep it below the ridge at every batch)"""
+    def flags(batches):
+        m = step_metrics(hw, model, batches, 1, context, dep, **kw)
+        return (np.broadcast_to(np.asarray(m["compute_bound"], dtype=bool), batches.shape),
+                np.broadcast_to(np.asarray(m["arithmetic_intensity_flops_per_byte"], dtype=np.float64), batches.shape))
+
+    octaves = np.log2(COMPUTE_BOUND_SEARCH_MAX_BATCH / COMPUTE_BOUND_DENSE_TO)
+    grid = np.unique(np.round(COMPUTE_BOUND_DENSE_TO * 2.0 ** np.arange(1 / 64, octaves + 1e-9, 1 / 64)).astype(np.int64))
+    batches = np.concatenate([np.arange(1, COMPUTE_BOUND_DENSE_TO + 1), grid])
+    bound, intensity = flags(batches)
+    flips = np.flatnonzero(bound[COMPUTE_BOUND_DENSE_TO - 1:-1] != bound[COMPUTE_BOUND_DENSE_TO:]) + COMPUTE_BOUND_DENSE_TO - 1
+    gaps = [np.arange(batches[i] + 1, batches[i + 1]) for i in flips]
+    if gaps:
+        more = np.concatenate(gaps)
+        more_bound, more_intensity = flags(more)
+        order = np.argsort(np.concatenate([batches, more]), kind="stable")
+        batches = np.concatenate([batches, more])[order]
+        bound = np.concatenate([bound, more_bound])[order]
+        intensity = np.concatenate([intensity, more_intensity])[order]
+    out = {"first_batch": None, "memory_bound_again": None, "from_batch": None, "intensity_at_first_flops_per_byte": None,
+           "intensity_at_end_flops_per_byte": float(intensity[-1])}
     if not bound.any():
-        return None, float(np.broadcast_to(coarse["arithmetic_intensity_flops_per_byte"], grid.shape)[-1])
-    i = int(np.argmax(bound))
-    batches = np.arange(grid[i - 1] + 1 if i else 1, grid[i] + 1)
-    fine = step_metrics(hw, model, batches, 1, context, dep, **kw)
-    j = int(np.argmax(np.broadcast_to(np.asarray(fine["compute_bound"]), batches.shape)))
-    return int(batches[j]), float(np.broadcast_to(fine["arithmetic_intensity_flops_per_byte"], batches.shape)[j])
+        return out
+    first = int(np.argmax(bound))
+    out["first_batch"], out["intensity_at_first_flops_per_byte"] = int(batches[first]), float(intensity[first])
+    after = ~bound[first:]
+    if after.any():
+        out["memory_bound_again"] = int(batches[first + int(np.argmax(after))])
+    if bound[-1]:
+        memory = np.flatnonzero(~bound)
+        out["from_batch"] = int(batches[memory[-1] + 1]) if len(memory) else 1
+    return out
 
 
 def step_time_s(hw: HardwareSpec, model: ModelSpec, batch, q, context, dep: Deployment | None = None, **kw):

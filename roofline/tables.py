@@ -50,7 +50,7 @@ def predict_table(point: dict) -> str:
            f"compute dtype: {p['main_gemm_weight_dtype']} weights "
            + ("run weight-only)" if p.get("main_gemm_weight_only") else f"compute in {p['ridge_point_dtype']})"))
         + _other_ridges_text(p),
-        *([_compute_bound_text(p)] if "compute_bound_from_batch" in p else []),
+        *([_compute_bound_text(p)] if "compute_bound" in p else []),
         f"  weights per device   {format_si(p['weight_bytes'], 'B')}   "
         + ", ".join(f"{c} {v['dtype']} {format_si(v['bytes_per_device'], 'B')}"
                     + (f" ({format_si(v['bf16_copy_bytes_per_device'], 'B')} of it a bf16 copy of MLA's up-projections"
@@ -270,18 +270,23 @@ def _other_ridges_text(p: dict) -> str:
 
 
 def _compute_bound_text(p: dict) -> str:
-    """'  compute-bound from   batch 314 at context 256 (...)', or none to the search's end with the intensity there: the
-    batch where the decode step turns compute-bound, which the ridge is not (the step's intensity counts attention's KV
-    reads, which grow with the batch, and its operators turn compute-bound one by one)."""
-    b, at = p["compute_bound_from_batch"], f"at context {p['context']:,}"
-    if b is None:
-        return (f"  compute-bound from   no batch to {p['compute_bound_search_max_batch']:,} {at} (attention's KV reads grow "
-                f"with the batch, the weights' do not: the step's intensity at batch "
-                f"{p['compute_bound_search_max_batch']:,} is {p['intensity_at_compute_bound_flops_per_byte']:.1f} FLOP/byte)")
-    fits = p.get("max_batch")
-    return (f"  compute-bound from   batch {b:,} {at} (most of the operators' time in compute-bound operators; intensity "
-            f"{p['intensity_at_compute_bound_flops_per_byte']:.1f} FLOP/byte)"
-            + (f", past the {fits:,} that fit in memory" if fits is not None and b > fits else ""))
+    """'  compute-bound from   batch 314 at context 256 (...)', or none to the search's end with the intensity there,
+    or where the flag zigzags the first batch, the first memory-bound one past it and where it stays compute-bound:
+    the batch where the decode step turns compute-bound, which the ridge is not (the step's intensity counts
+    attention's KV reads, which grow with the batch, and its operators turn compute-bound one by one)."""
+    cb, at, end = p["compute_bound"], f"at context {p['context']:,}", p["compute_bound_search_max_batch"]
+    if cb["first_batch"] is None:
+        return (f"  compute-bound from   no batch to {end:,} {at} (attention's KV reads grow with the batch, the weights' "
+                f"do not: the step's intensity at batch {end:,} is {cb['intensity_at_end_flops_per_byte']:.1f} FLOP/byte)")
+    first, fits = cb["first_batch"], p.get("max_batch")
+    label = "compute-bound from" if cb["memory_bound_again"] is None else "compute-bound first"
+    text = (f"  {label:<21}batch {first:,} {at} (most of the operators' time in compute-bound operators; intensity "
+            f"{cb['intensity_at_first_flops_per_byte']:.1f} FLOP/byte)")
+    if cb["memory_bound_again"] is not None:  # qa304: islands past the first (tile padding, kernel latencies)
+        text += (f"; memory-bound again at batch {cb['memory_bound_again']:,}"
+                 + (f", compute-bound at every batch from {cb['from_batch']:,}" if cb["from_batch"] is not None else
+                    f", and memory-bound at batch {end:,}, the search's end"))
+    return text + (f"; {fits:,} fit in memory" if fits is not None and first > fits else "")
 
 
 BYTES_SHARE_SAID = 0.5  # a memory-bound step whose bytes take less of it says what else does

@@ -159,7 +159,10 @@ def parse_quantity(text: object, kind: str) -> float:
     # 1.9999999999999998e-05
     factor = table[unit]
     number = decimal.Decimal(number_text.strip())
-    value = float(number * decimal.Decimal(repr(factor)) if factor >= 1 else number / round(1.0 / factor))
+    try:
+        value = float(number * decimal.Decimal(repr(factor)) if factor >= 1 else number / round(1.0 / factor))
+    except ArithmeticError:  # decimal's Overflow past its exponent range (1e999999 TB/s; qa304: a traceback)
+        value = math.inf
     if not is_finite(value) or value <= 0:
         raise ValueError(f"a finite positive quantity like '{example}'")
     low, high = PHYSICAL_RANGE[kind]

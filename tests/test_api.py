@@ -1082,27 +1082,38 @@ def test_at_k_0_a_drafters_notes_are_said_of_the_best_k_search():
 def test_predict_names_the_batch_where_the_decode_step_turns_compute_bound():
     """A student reads 'intensity / ridge 1.0 / 278.0' and asks at what batch decoding turns compute-bound: nothing said
     it, and the ridge read as that batch (qa302). predict now gives the smallest batch whose step is compute-bound
-    (314 for an 8B on an H100 at context 256, where the step's intensity is 170, not 278), and none at 4k, where
-    attention's KV reads grow with the batch; checked here batch by batch against the step's own bound."""
+    (314 for an 8B on an H100 at context 256 under ideal, where the step's intensity is 170, not 278), none at 4k,
+    where attention's KV reads grow with the batch, and where the flag zigzags (vllm's kernel latencies, tile padding:
+    batches 305-309 compute-bound at context 512, then memory-bound again; qa304: a grid search said 'no batch') the
+    first, the first memory-bound past it and whether it stays: each checked batch by batch against the step's bound."""
     import numpy as np
 
     import roofline
     from roofline.engine import step_metrics
     from roofline.tables import predict_table as predict_text
 
-    hw, model = roofline.load_hardware("h100-sxm"), roofline.load_model("llama-3.1-8b")
-    every = np.arange(1, 1025)
-    flags = np.asarray(step_metrics(hw, model, every, 1, 256)["compute_bound"])
-    first = int(every[np.argmax(flags)])
+    every = np.arange(1, 65537)
+    for hardware, engine, context in (("h100-sxm", "ideal", 256), ("h100-sxm", "vllm", 512), ("h100-sxm", "vllm", 448),
+                                      ("h100-sxm", "ideal", 4096), ("mi300x", "vllm", 512)):
+        p = roofline.predict(hardware, "llama-3.1-8b", engine=engine, batch=1, context=context)
+        eng = roofline.load_engine(engine).for_hardware(roofline.load_hardware(hardware))
+        flags = np.broadcast_to(np.asarray(step_metrics(roofline.load_hardware(hardware), roofline.load_model("llama-3.1-8b"),
+                                                        every, 1, context, engine=eng)["compute_bound"]), every.shape)
+        cb = p["compute_bound"]
+        if not flags.any():
+            assert cb["first_batch"] is None and f"compute-bound from   no batch to 65,536 at context {context:,}" in predict_text(p)
+            continue
+        first = int(np.argmax(flags))
+        again = np.flatnonzero(~flags[first:])
+        assert cb["first_batch"] == first + 1, (hardware, engine, context)
+        assert cb["memory_bound_again"] == (first + 1 + int(again[0]) if len(again) else None)
+        assert cb["from_batch"] == (None if not flags[-1] else int(np.flatnonzero(~flags)[-1]) + 2 if (~flags).any() else 1)
+        assert roofline.predict(hardware, "llama-3.1-8b", engine=engine, batch=first + 1, context=context)["bound"] == "compute"
+        label = "compute-bound from   " if cb["memory_bound_again"] is None else "compute-bound first  "
+        assert f"{label}batch {first + 1:,} at context {context:,}" in predict_text(p)
     p = roofline.predict("h100-sxm", "llama-3.1-8b", engine="ideal", batch=1, context=256)
-    assert flags.any() and p["compute_bound_from_batch"] == first
-    assert p["intensity_at_compute_bound_flops_per_byte"] < p["derated_ridge_point_flops_per_byte"]  # not the ridge
-    assert roofline.predict("h100-sxm", "llama-3.1-8b", engine="ideal", batch=first, context=256)["bound"] == "compute"
-    assert roofline.predict("h100-sxm", "llama-3.1-8b", engine="ideal", batch=first - 1, context=256)["bound"] == "memory"
-    assert f"compute-bound from   batch {first:,} at context 256" in predict_text(p)
-    long = roofline.predict("h100-sxm", "llama-3.1-8b", engine="ideal", batch=1, context=4096)
-    assert long["compute_bound_from_batch"] is None
-    assert not np.asarray(step_metrics(hw, model, np.arange(1, 65537), 1, 4096)["compute_bound"]).any()
-    assert "compute-bound from   no batch to 65,536 at context 4,096" in predict_text(long)
+    assert p["compute_bound"]["intensity_at_first_flops_per_byte"] < p["derated_ridge_point_flops_per_byte"]  # not the ridge
+    zig = roofline.predict("h100-sxm", "llama-3.1-8b", batch=1, context=512)  # vllm: an island of compute-bound batches
+    assert zig["compute_bound"]["memory_bound_again"] is not None and "memory-bound again at batch" in predict_text(zig)
     l4 = roofline.predict("l4", "llama-3.1-8b", engine="ideal", batch=1, context=256)  # past what memory holds: said
-    assert l4["compute_bound_from_batch"] > l4["max_batch"] and "that fit in memory" in predict_text(l4)
+    assert l4["compute_bound"]["first_batch"] > l4["max_batch"] and "fit in memory" in predict_text(l4)

@@ -134,3 +134,6 @@ def test_a_quantity_is_the_float_nearest_its_decimal_value():
                               ("20 us", "seconds", 2e-05), ("0.5 ms", "seconds", 5e-04), ("80 GiB", "bytes", 80 * 2**30),
                               ("1e3 GB", "bytes", 1e12), ("989.4 TFLOP/s", "flops_per_s", 989.4e12)):
         assert parse_quantity(text, kind) == value, text
+    for text in ("1e999999 TB/s", "1e-999999 TB/s", "9e9999999999 TB/s"):  # past decimal's exponents: one line (qa304)
+        with pytest.raises(ValueError, match="a finite positive quantity|between"):
+            parse_quantity(text, "bytes_per_s")
