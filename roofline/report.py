@@ -150,20 +150,23 @@ def run_scenario(name_or_path: str, extra_dirs: tuple = (), echo: bool = True) -
     return ScenarioResult(name, where, str(data.get("description", "")), df, ops, meta, said, meta.get("question") or "")
 
 
-def say_grouped(results: list[ScenarioResult], late: dict[str, list[str]] | None = None) -> None:
+def say_grouped(results: list[ScenarioResult], late: dict[str, list[str]] | None = None, written: bool = True) -> None:
     """Say each scenario's warnings once the report's sweeps have run: words several scenarios said alike once, after
     all their names ('batch-vs-speculation, kv-caps-batch: under vllm, ...'), in the order first said. The main job
     said one engine's caveat five times, once a scenario. `late`: what the report itself found of a scenario (its
     question unanswerable), said after that scenario's own."""
     said: dict[str, list[str]] = {}
+    in_sections = set()  # what a section of report.md says (its sweep's warnings; not the report's own `late` ones)
     for r in results:
         for words in (*r.warnings, *(late or {}).get(r.name, ())):
             said.setdefault(words, []).append(r.name)
+        in_sections.update(r.warnings)
     # two kinds said at length under each section and counted here (qa301: 35 lines on stderr, most of them these,
-    # buried the few that change a reading)
+    # buried the few that change a reading); said whole where no report.md is written (`written` false: a later
+    # scenario failed; qa304)
     counted: dict[str, list[str]] = {kind: [] for kind in SAID_IN_SECTIONS}
     for words, names in said.items():
-        kind = next((k for k, test in SAID_IN_SECTIONS.items() if test(words)), None)
+        kind = next((k for k, test in SAID_IN_SECTIONS.items() if test(words)), None) if written and words in in_sections else None
         if kind is None:
             warn(f"{', '.join(dict.fromkeys(names))}: {words}")
         else:
@@ -474,8 +477,10 @@ def _write_report(tmp: Path, names, extra_dirs: tuple, formats: tuple[str, ...],
     late: dict[str, list[str]] = {}
     try:
         _run_sections(names, extra_dirs, formats, pool, tmp, results, found, late)
-    finally:  # what the scenarios that ran warned about, said even where a later one fails
-        say_grouped(results, late)
+    except BaseException:  # what the scenarios that ran warned about, said whole where a later one fails
+        say_grouped(results, late, written=False)
+        raise
+    say_grouped(results, late)
     for r in results:  # while the figures are drawn; beside each table what it was swept with, as a sweep's
         write_csv(r.df, tmp / "tables" / f"{r.name}.csv")  # scenario.json (cheapest reads it: qa256, per-position rates)
         scenario = {k: v for k, v in r.meta.items() if k not in ("engine_values", "profiles")}  # scenario.json's keys

@@ -222,6 +222,14 @@ def test_the_reports_lower_bound_and_evidence_notes_are_counted_on_stderr_and_sa
                     "section in report.md",
                     "a, b: 2 notes on engine values fitted on no row like the config (devices, model classes or methods), "
                     "each under its section in report.md"]
+    # no report.md where a later scenario failed, and the report's own (late) notes are in no section: said whole (qa304)
+    with pytest.warns(RooflineWarning) as caught:
+        say_grouped(results, {"b": [bound]}, written=False)
+    said = [str(w.message) for w in caught]
+    assert f"a, b: {bound}" in said and f"b: {family}" in said and not any("each under its section" in w for w in said)
+    with pytest.warns(RooflineWarning) as caught:
+        say_grouped(results[:1], {"a": [bound.replace("16", "64")]})
+    assert f"a: {bound.replace('16', '64')}" in [str(w.message) for w in caught]
 
 
 @pytest.mark.slow
