@@ -560,7 +560,7 @@ def measurements_convert(
     split: Annotated[str, typer.Option(help="fit | heldout: the half these rows belong to.")] = "fit",
     source_id: Annotated[Optional[str], typer.Option(help="Source of every row (default: each file's name). One server's runs "
                                                       "under one id are one source to `fit --cv`, which leaves a source out.")] = None,
-    batch: Annotated[Optional[int], typer.Option(min=1, help="Client concurrency the runs used, for results that do not "
+    batch: Annotated[Optional[int], typer.Option(min=1, max=BATCH_MAX, help="Client concurrency the runs used, for results that do not "
                                                  "record max_concurrency (refused beside one that records another).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --out file.")] = False,
     append: Annotated[bool, typer.Option("--append", help="Add the rows to an existing --out measurements file (speculative "
@@ -1125,6 +1125,8 @@ def _number_refused(exc, found: str | None) -> str | None:
     'command line: ...', its wording changing with typer's version); None for any other option or error. The type
     and range are the command function's annotation (`Annotated[int, typer.Option(min=1, max=...)]`); of a repeated
     option's values, the first refused is named. A whole number written with an exponent says its digits."""
+    import decimal
+    import re
     import typing
 
     from roofline.units import PLAIN_NUMBER
@@ -1155,18 +1157,20 @@ def _number_refused(exc, found: str | None) -> str | None:
     elif high is not None:
         expected += f" of at most {shown(high)}"
 
-    def takes(text: str) -> bool:
+    def takes(text: str) -> bool:  # as click reads the option: an int's digits (a '.0' after them too), a float's number
         t = text.strip()
-        if not PLAIN_NUMBER.fullmatch(t) or (base is int and not t.lstrip("+-").isdigit()):
+        if not PLAIN_NUMBER.fullmatch(t) or (base is int and not re.fullmatch(r"[-+]?[0-9]+(\.0*)?", t)):
             return False
-        value = int(t) if base is int else float(t)
+        value = int(float(t)) if base is int else float(t)
         return (low is None or value >= low) and (high is None or value <= high)
 
     values = found.split(", ") if getattr(param, "multiple", False) else [found]
     bad = next((v for v in values if not takes(v)), found)
-    digits = None  # 1e3: a whole number in range, written with an exponent
-    if base is int and PLAIN_NUMBER.fullmatch(bad.strip()) and float(bad).is_integer() and takes(str(int(float(bad)))):
-        digits = int(float(bad))
+    digits = None  # 1e3: a whole number in range, written with an exponent (in decimal: 1e23 is 10^23, not its float)
+    exact = decimal.Decimal(bad.strip()) if PLAIN_NUMBER.fullmatch(bad.strip()) else None
+    if (base is int and exact is not None and exact == exact.to_integral_value() and abs(exact) < 10**15
+            and takes(str(int(exact)))):
+        digits = int(exact)
     opts = [n for n in getattr(param, "opts", None) or [] if n.startswith("--")]
     return (f"command line: {opts[0] if opts else param.name}: expected {expected}, found {bad!r}"
             + (f" (write {digits})" if digits is not None else ""))

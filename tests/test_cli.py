@@ -341,6 +341,11 @@ def test_a_value_the_option_parser_refuses_is_named_in_the_error(roofline):
     assert code == 2 and err.strip() == "error: command line: --batch: expected a whole number from 1 to 100,000,000, found '1e3' (write 1000)"
     code, _, err = roofline("predict", "--batch", "1e9")
     assert code == 2 and err.strip().endswith("found '1e9'")
+    code, _, err = roofline("bench", "--points", "2000.0", "--points", "5")  # 2000.0 is click's 2000: the 5 is refused
+    assert code == 2 and err.strip().endswith("found '5'"), err
+    code, _, err = roofline("measurements", "convert", "x.json", "--batch", "1e23")  # a range, and no float's digits
+    assert code == 2 and err.strip() == ("error: command line: --batch: expected a whole number from 1 to 100,000,000, "
+                                         "found '1e23'"), err
     code, _, err = roofline("predict", "--tree-tau", "0.5")
     assert code == 2 and err.strip() == "error: command line: --tree-tau: expected a number of at least 1, found '0.5'"
     code, _, err = roofline("predict", "--nosuch", "3")
