@@ -1125,8 +1125,8 @@ def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
     input projection: said, since `engines new x --from ideal --set kernel_latency=1us` changed no step and looked
     applied (qa98). kernels_per_layer_mla's counts replace entries for MLA models only, so they do not silence it
     (qa102); an MLA model's layers price them, as the warning says. Counts given for some operators and not others
-    (but DEFAULT_KERNELS' and the indexer's, 0 where not given: a
-    model class the shipped profiles count none for) leave the others at 0 kernels: said, naming them (qa295: a
+    (but DEFAULT_KERNELS' and the indexer's, 0 where not given: a model class the shipped profiles count none for)
+    leave the others at 0 kernels: said, naming them, of the general counts and of an override's own (qa295: a
     profile counting the MLP alone priced attention's kernels at nothing, silently)."""
     from roofline.errors import warn
     from roofline.units import format_seconds
@@ -1144,7 +1144,8 @@ def _warn_kernels_uncounted(engine: ServingEngine, where: str) -> None:
                  f"vllm's{also})")
             return
         unlisted = [op for op in OPERATORS if op not in counts and op not in DEFAULT_KERNELS and op != "indexer"]
-        if latency > 0 and counts and unlisted:
+        own = not label or "kernels_per_layer" in changes  # an override taking the general counts: said of them once (qa304)
+        if latency > 0 and counts and unlisted and own:
             warn(f"{where}: {label}kernels_per_layer gives no count for {spoken_list(unlisted)}: "
                  f"{'they launch' if len(unlisted) > 1 else 'it launches'} no kernel, paying no kernel floor (write 0 "
                  "to say that is meant; `roofline engines show vllm` lists vllm's)")

@@ -633,6 +633,13 @@ def test_a_kernel_latency_no_operator_counts_a_kernel_for_is_said(roofline):
         engine_from_dict({"name": "e", "source": "t", "overrides": [{"hardware": "mi*", "kernel_latency": "2 us",
                           "kernels_per_layer": {op: 1 for op in ("embedding", "qkv_proj", "attention", "kv_write", "o_proj",
                                                                  "mlp", "router", "experts", "shared_experts", "lm_head")}}]})
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:  # overrides taking the general counts: said once (qa304)
+        warnings.simplefilter("always")
+        engine_from_dict({"name": "e", "source": "t", "kernel_latency": "2 us", "kernels_per_layer": {"mlp": 3},
+                          "overrides": [{"hardware": "h100*", "kernel_latency": "3 us"}, {"hardware": "mi*", "host_per_step": "1 ms"}]})
+    assert [str(w.message)[:40] for w in caught if "gives no count" in str(w.message)] == ["<engine>: kernels_per_layer gives no cou"]
     shipped = [roofline("engines", "show", name)[2] for name in ("vllm", "vllm-v0", "sglang", "sglang-early", "trtllm")]
     assert all("gives no count" not in err for err in shipped)  # each counts every operator (the indexer and a
     #   drafter's input projection have their defaults)
