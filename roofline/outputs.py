@@ -107,6 +107,18 @@ OUTPUT_KINDS = {"sweep": ("results.csv", "results.parquet"), "report": ("report.
                 "validation": ("validation.csv",)}  # the files that say which command wrote a folder
 
 
+def _plots_only(folder: Path) -> str | None:
+    """'plot' where `folder`'s marker, written before markers named their command, lists standard figures alone (a
+    `plot --out` of then; qa304: still replaced by a report); else None."""
+    from roofline.plot_jobs import FORMATS, PLOT_NAMES
+
+    if marker_kind(folder) is not None or not (folder / MARKER).is_file():
+        return None
+    listed = listed_files(folder)
+    figures = {f"{name}.{ext}" for name in PLOT_NAMES for ext in FORMATS}
+    return "plot" if listed and listed <= figures else None
+
+
 def check_kind(out: Path, kind: str | None) -> None:
     """Refuse to replace a folder holding another command's output with one of `kind` (qa246: `report --out` a sweep's
     folder --force removed its results, where `plot` refuses the same): by the files that name a kind (OUTPUT_KINDS),
@@ -119,7 +131,7 @@ def check_kind(out: Path, kind: str | None) -> None:
         if found:
             raise RooflineError(f"--out: {out} holds a {other}'s output ({', '.join(found)}), which --force would remove "
                                 f"with the folder: choose another --out for the {kind}")
-    written = marker_kind(out)
+    written = marker_kind(out) or _plots_only(out)
     if written is not None and written != kind and (written, kind) != ("plot", "sweep"):  # a sweep draws the same figures
         raise RooflineError(f"--out: {out} holds a {written}'s output (its {MARKER} says so), which --force would remove "
                             f"with the folder: choose another --out for the {kind}")
