@@ -1620,8 +1620,8 @@ def side_by_side(paths: tuple, names: tuple[str, str], rows: list[tuple]) -> lis
     return lines
 
 
-
-DIFF_POINTS = ((1, 1024), (64, 4096))  # (batch, context) of `hw diff` and `models diff`'s reference decode points (their --help says them)
+DIFF_POINTS = ((1, 1024), (64, 4096))  # (batch, context) of `hw diff` and `models diff`'s reference points (cli.py's
+#   docstrings of the two commands say them: change both)
 
 
 def diff_hardware(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llama-3.1-8b", tp: int = 1,

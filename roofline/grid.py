@@ -559,8 +559,8 @@ def _columns(sc: Scenario, cfg: Config, block: dict, context, alpha, batch, k) -
 def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_000,
                 lower_bounds_said: bool = True) -> Iterator[tuple[dict, dict]]:
     """Yield the sweep as (labels, columns) blocks of at most about `chunk_points` rows each. Said once the sweep ends
-    (with `lower_bounds_said`): cells whose refined break-even is the
-    last swept batch while larger batches fit, a lower bound (qa119)."""
+    (with `lower_bounds_said`): cells whose refined break-even is the last swept batch while larger batches fit, a
+    lower bound (qa119)."""
     ax = sc.axes
     per_slice = len(ax["batch"]) * len(ax["k"])
     drafting_k = np.asarray(ax["k"]) > 0
