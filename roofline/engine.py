@@ -847,8 +847,6 @@ def step_metrics(
 
 
 COMPUTE_BOUND_SEARCH_MAX_BATCH = 65_536  # compute_bound_batches looks no further
-
-
 COMPUTE_BOUND_DENSE_TO = 4_096  # every batch to this one evaluated, then a grid of 64 an octave refined where it flips
 
 

@@ -1030,7 +1030,6 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
 
 
 KNOWN_MISS_KEYS = ("hardware", "models", "model_classes", "methods", "batch", "note")
-MODEL_CLASSES = ("dense GQA", "dense MLA", "MoE GQA", "MoE MLA")  # model_class's names
 
 
 def check_known_misses(where: str, value: object) -> tuple:
