@@ -705,7 +705,6 @@ def predict(
                  fitted_elsewhere_note(eng, draft_hw, target, method, {"kernel_latency": True}, "the drafter's device ")
                  if deployable and draft_hw and speculates(method, k) else "",
                  fitted_family_note(eng, draft_hw, "the drafter's device ") if deployable and draft_hw and speculates(method, k) else "",
-                 *(known_miss_notes(eng, hw, target, method if speculates(method, k) else "none", batch) if deployable else ()),
                  shard_note(target, dep), group_note(target, dep), hw.one_domain_note(dep.devices),
                  stage_split_dense_note(eng, target, dep), engine_layout_note(eng, target, dep),
                  *(speculation_engine_notes(eng, method, batch, dep) if speculates(method, k) else ()),
@@ -881,6 +880,8 @@ def predict(
         out["ttft_with_speculation_s"] = None if out["draft_prefill_s"] is None else out["ttft_s"] + out["draft_prefill_s"]
     if output_len is not None:
         _serving_terms(out, hw, target, dep, eng, batch, prompt, output_len, method, k, tree_nodes)
+    if deployable:  # last: measured misses of the engine that match this point (the profile's known_misses)
+        out["warnings"] += known_miss_notes(eng, hw, target, method if speculates(method, k) else "none", batch)
     return out
 
 
