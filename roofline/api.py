@@ -186,6 +186,34 @@ def _changed_spec_note(field: str, value, profiles: tuple, hardware: HardwareSpe
             f"is labelled {value.name} in every output ({advice or 'dataclasses.replace(spec, name=...) names it apart'})")
 
 
+def _shadowed_note(value, hardware: HardwareSpec, profiles: tuple = ()) -> str | None:
+    """An engine object changed in code (dataclasses.replace(load_engine("vllm"), kernel_latency_s=...)) whose changed
+    field an `overrides` entry for `hardware`'s family sets again: the change does not apply on that device, said
+    (qa303: tripling vllm's kernel latency moved an H100's step by 49% and an MI300X's not at all, unsaid). Compared
+    with the engine's own file read again; None for an engine built in code, or where nothing changed is shadowed."""
+    if not isinstance(value, ServingEngine) or not value.path:
+        return None
+    import warnings
+
+    own = value.general or value  # its values before for_hardware applied a family's
+    try:
+        with warnings.catch_warnings():  # said when the profile was first read
+            warnings.simplefilter("ignore")
+            read = _load_engine(own.path, profiles)
+    except RooflineError:
+        return None
+    for glob, changes in own.overrides:
+        if not fnmatch.fnmatch(hardware.engine_family, glob):
+            continue
+        for key, there in changes.items():
+            if getattr(own, key) != getattr(read, key):
+                changed, kept = ((format_seconds(v) if key.endswith("_s") else str(v)) for v in (getattr(own, key), there))
+                return (f"engine: {own.name}'s {key.removesuffix('_s')} was changed to {changed}, and its overrides entry "
+                        f"for {glob} sets it again on {hardware.name} ({kept}): the change does not apply there (change "
+                        "that entry too: dataclasses.replace(engine, overrides=...))")
+    return None
+
+
 def _source_file(value, spec, profiles: tuple = ()) -> str | None:
     """The file `spec` (the profile argument `value` gave) was read from, as an absolute path; None for a spec object
     built in code or changed since it was read: dataclasses.replace keeps the `path` of the spec it copies, which then
@@ -533,6 +561,7 @@ def predict(
     shadows += [note for note in [costs_shadow_note(eng.name, eng.costs_from)] if note]
     shadows += [note for field, value in (("hardware", hardware), ("model", model), ("engine", engine), ("draft_hardware", draft_hardware),
                                           ("draft", draft)) for note in [_changed_spec_note(field, value, profiles, hw)] if note]
+    shadows += [note for note in [_shadowed_note(engine, hw, profiles)] if note]
     dep = for_engine(deployment(target, weight_dtype, kv_dtype, tp, dp_attention, ep, pp, expert_dtype, where=where), eng, target)
     check_draft_vocab(where, draft_vocab_of(method, draft_vocab), target)
     m = step_metrics(hw, target, batch, 1, context, dep, engine=eng, shared_prefix=shared_prefix, with_operators=True)
@@ -978,6 +1007,7 @@ def _sweep(scenario, profiles) -> pd.DataFrame:
     devices = list({id(cfg.hw): cfg.hw for cfg in configs}.values())
     notes = [note for spec in made_for_a_device for hw in devices  # an engine made by for_hardware for another device
              for note in [_changed_spec_note("engine", spec, folders, hw)] if note]
+    notes += [note for spec in specs.values() for hw in devices for note in [_shadowed_note(spec, hw, folders)] if note]
     for note in dict.fromkeys(notes):
         warn(note)
     return run_sweep(sc, configs)

@@ -1117,3 +1117,32 @@ def test_predict_names_the_batch_where_the_decode_step_turns_compute_bound():
     assert zig["compute_bound"]["memory_bound_again"] is not None and "memory-bound again at batch" in predict_text(zig)
     l4 = roofline.predict("l4", "llama-3.1-8b", engine="ideal", batch=1, context=256)  # past what memory holds: said
     assert l4["compute_bound"]["first_batch"] > l4["max_batch"] and "fit in memory" in predict_text(l4)
+
+
+@pytest.mark.slow
+def test_an_engine_change_an_override_sets_again_on_the_device_is_said():
+    """qa303: tripling vllm's kernel_latency_s with dataclasses.replace moved an H100's step by 49% and an MI300X's not
+    at all (vllm's overrides entry for mi* sets its own), with no warning: predict and sweep now say so."""
+    import dataclasses
+    import warnings
+
+    import roofline
+
+    vllm = roofline.load_engine("vllm")
+    slow = dataclasses.replace(vllm, name="vllm-slow", kernel_latency_s=vllm.kernel_latency_s * 3, fitted={})
+
+    def said(point):
+        return [w for w in point["warnings"] if "overrides entry for mi* sets it again" in w]
+
+    amd = roofline.predict("mi300x", "llama-3.1-8b", engine=slow)
+    assert amd["step_time_s"] == roofline.predict("mi300x", "llama-3.1-8b", engine=vllm)["step_time_s"]  # the premise
+    assert said(amd) == ["engine: vllm-slow's kernel_latency was changed to 16.2 us, and its overrides entry for mi* sets "
+                         "it again on mi300x (4.76 us): the change does not apply there (change that entry too: "
+                         "dataclasses.replace(engine, overrides=...))"]
+    assert not said(roofline.predict("h100-sxm", "llama-3.1-8b", engine=slow))  # it applies there
+    assert not said(roofline.predict("mi300x", "llama-3.1-8b", engine=vllm))  # nothing changed
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({"name": "s", "hardware": ["h100-sxm", "mi300x"], "model": "llama-3.1-8b", "engine": slow,
+                        "axes": {"batch": [1, 8], "context": [1024]}})
+    assert len([w for w in caught if "sets it again on mi300x" in str(w.message)]) == 1
