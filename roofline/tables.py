@@ -383,9 +383,9 @@ def _verify_overhead_bound(spec: dict, p: dict) -> str:
 
 
 def _rate(tokens_per_s: float) -> str:
-    """Tokens/s as read: whole tokens from 100 up (4,930, not 4,930.0), one decimal below (37.1), three significant
-    digits below 1 (0.0217: qa288, a billion-token context's rate printed 0.0)."""
-    if 0 < tokens_per_s < 1:
+    """Tokens/s as read: whole tokens from 100 up (4,930, not 4,930.0), one decimal from 10 (37.1), three significant
+    digits below 10 (3.86: qa303, 3.9 for 3.864; 0.0217: qa288, a billion-token context's rate printed 0.0)."""
+    if 0 < tokens_per_s < 9.995:  # (9.996 would read 10.00)
         return format_significant(tokens_per_s)
     return f"{tokens_per_s:,.0f}" if tokens_per_s >= 100 else f"{tokens_per_s:,.1f}"
 

@@ -923,3 +923,10 @@ def test_a_speculative_serving_time_no_engine_setup_runs_says_so():
     assert p["spec"].get("engine_refuses")
     line = [x for x in predict_table(p).splitlines() if x.strip().startswith("serving TPOT")][-1]
     assert line.endswith("(no sglang setup runs it: the warning that says so tells why)")
+
+
+def test_a_rate_below_ten_tokens_a_second_has_three_significant_digits():
+    """qa303: 3.864 and 1.932 tokens/s printed 3.9 and 1.9 (2 digits, 1-2% off), where 0.0715 and 19.5 have 3."""
+    from roofline.tables import _rate
+
+    assert [_rate(x) for x in (3.864, 1.932, 9.996, 19.54, 0.07154, 4930.2)] == ["3.86", "1.93", "10.0", "19.5", "0.0715", "4,930"]
