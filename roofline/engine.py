@@ -863,7 +863,8 @@ def compute_bound_batches(hw: HardwareSpec, model: ModelSpec, context, dep: Depl
                              memory-bound)
         intensity_at_first_flops_per_byte   the step's arithmetic intensity at first_batch (None with it)
         intensity_at_end_flops_per_byte     the step's intensity at the search's last batch (at long contexts
-                             attention's KV reads, which grow with the batch, keep it below the ridge at every batch)"""
+                             attention's KV reads, which grow with the batch, can keep the step memory-bound at every
+                             batch; so can memory-bound experts or norms of an MoE model)"""
     def flags(batches):
         m = step_metrics(hw, model, batches, 1, context, dep, **kw)
         return (np.broadcast_to(np.asarray(m["compute_bound"], dtype=bool), batches.shape),

@@ -790,6 +790,7 @@ def _costs_from_text(doc, own, base: ServingEngine, name: str, fit: dict) -> str
                     "nothing: true" if key == "attention_dp" else "nothing")
             doc[key] = own[key]
             doc.yaml_add_eol_comment(f"# {base.name}'s own ({other}'s file says {said})", key)
+    doc.pop("known_misses", None)  # measured of the other's costs (and its own of those costs): not of this fit (qa305)
     for key in ("version", "display_name", "source", "notes"):
         if key in own and not speaks_of_other.search(str(own[key])):
             doc[key] = own[key]
@@ -863,7 +864,7 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
         # a copy beside the profile it came from, or one fitted to other rows (a user's own server) under the same
         # name: `engines list` must tell it from the built-in, and the notes must not describe the built-in's fit
         # a refit of a profile fitted before replaces that fit's words rather than nesting them (qa81)
-        doc.pop("known_misses", None)  # measured of the profile it came from, not of a fit to other rows
+        doc.pop("known_misses", None)  # measured of the profile it came from, not of this fit (a refit in place keeps them)
         notes, origin = _after_fit_prefix(str(doc.get("notes", "")), _NOTES_PREFIX, base.name)
         source, _ = _after_fit_prefix(str(doc.get("source", "")), _SOURCE_PREFIX, base.name)
         doc["display_name"] = (f"{str(doc.get('display_name', base.name)).split(', fitted to ')[0]}, "

@@ -131,9 +131,11 @@ def check_kind(out: Path, kind: str | None) -> None:
         if found:
             raise RooflineError(f"--out: {out} holds a {other}'s output ({', '.join(found)}), which --force would remove "
                                 f"with the folder: choose another --out for the {kind}")
-    written = marker_kind(out) or _plots_only(out)
+    named = marker_kind(out)
+    written = named or _plots_only(out)
     if written is not None and written != kind and (written, kind) != ("plot", "sweep"):  # a sweep draws the same figures
-        raise RooflineError(f"--out: {out} holds a {written}'s output (its {MARKER} says so), which --force would remove "
+        how = "says so" if named else "lists standard figures alone"
+        raise RooflineError(f"--out: {out} holds a {written}'s output (its {MARKER} {how}), which --force would remove "
                             f"with the folder: choose another --out for the {kind}")
 
 

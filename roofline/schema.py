@@ -261,6 +261,7 @@ def engine_schema() -> dict:
     """The JSON Schema of a serving-engine profile (docs/PROFILES.md, "Serving-engine profiles"): the loader's fields
     and ranges; the loader stays the authority on meaning (a cost beside costs_from, a chain, lists that overlap)."""
     from roofline import serving
+    from roofline.speculation import METHODS
 
     costs = engine_cost_schemas()
     text = {"type": ["string", "number", "null"]}  # digits alone read as a number, null as absent (errors.prose)
@@ -289,9 +290,9 @@ def engine_schema() -> dict:
                              "hardware": {"type": "string", "pattern": r"\S"},
                              "models": {"type": "array", "minItems": 1, "items": {"type": "string"}},
                              "model_classes": {"type": "array", "minItems": 1, "items": {"enum": list(serving.MODEL_CLASSES)}},
-                             "methods": {"type": "array", "minItems": 1, "items": {"type": "string"}},
-                             "batch": {"type": "array", "minItems": 2, "maxItems": 2,
-                                       "items": {"type": ["integer", "null"], "minimum": 1}},
+                             "methods": {"type": "array", "minItems": 1, "items": {"enum": list(METHODS)}},
+                             "batch": {"type": "array", "minItems": 2, "maxItems": 2, "description": "[LOW, HIGH or null], LOW <= HIGH",
+                                       "prefixItems": [{"type": "integer", "minimum": 1}, {"type": ["integer", "null"], "minimum": 1}]},
                              "note": {"type": "string", "pattern": r"\S"}}}},
     }
     known = serving._KNOWN | serving._OWN_FIELDS  # costs_from: a profile taking another's costs

@@ -439,6 +439,7 @@ class ServingEngine:
         out["overrides"] = [{"hardware": glob, **{k: dict(v) if isinstance(v, dict) else v for k, v in changes.items()}}
                             for glob, changes in self.overrides]
         out["fitted"] = self.fitted or None  # the block roofline fit wrote (rows, classes, families, undetermined), or None
+        out["known_misses"] = [dict(miss) for miss in self.known_misses]  # measured misses predict says (qa305: unlisted)
         return out
 
 
@@ -1053,7 +1054,9 @@ def check_known_misses(where: str, value: object) -> tuple:
             raise field_error(where, f"{at}.note", "text saying the miss and its source", item.get("note", MISSING))
         if "hardware" in item and not (isinstance(item["hardware"], str) and item["hardware"].strip()):
             raise field_error(where, f"{at}.hardware", "a hardware name or glob like mi*", item["hardware"])
-        for key, choices in (("models", None), ("model_classes", MODEL_CLASSES), ("methods", None)):
+        from roofline.speculation import METHODS  # (speculation imports this module)
+
+        for key, choices in (("models", None), ("model_classes", MODEL_CLASSES), ("methods", METHODS)):
             if key in item and not (isinstance(item[key], list) and item[key]
                                     and all(isinstance(v, str) and (choices is None or v in choices) for v in item[key])):
                 raise field_error(where, f"{at}.{key}", "a list of " + (" | ".join(choices) if choices else "names or globs"),

@@ -276,8 +276,8 @@ def _compute_bound_text(p: dict) -> str:
     attention's KV reads, which grow with the batch, and its operators turn compute-bound one by one)."""
     cb, at, end = p["compute_bound"], f"at context {p['context']:,}", p["compute_bound_search_max_batch"]
     if cb["first_batch"] is None:
-        return (f"  compute-bound from   no batch to {end:,} {at} (attention's KV reads grow with the batch, the weights' "
-                f"do not: the step's intensity at batch {end:,} is {cb['intensity_at_end_flops_per_byte']:.1f} FLOP/byte)")
+        return (f"  compute-bound from   no batch to {end:,} {at} (at batch {end:,} its memory-bound operators still take "
+                f"most of the operator time; the step's intensity there is {cb['intensity_at_end_flops_per_byte']:.1f} FLOP/byte)")
     first, fits = cb["first_batch"], p.get("max_batch")
     label = "compute-bound from" if cb["memory_bound_again"] is None else "compute-bound first"
     text = (f"  {label:<21}batch {first:,} {at} (most of the operators' time in compute-bound operators; intensity "
@@ -874,7 +874,7 @@ def engine_table(e) -> str:
     import textwrap
 
     for miss in e.known_misses:  # said by predict and the sweep where a point matches (serving.known_miss_notes)
-        where = "; ".join(f"{k} {v if isinstance(v, str) else ', '.join('any' if x is None else str(x) for x in v)}"
+        where = "; ".join(f"{k} {v if isinstance(v, str) else v[0] if k == 'batch' and v[0] == v[1] else ', '.join('any' if x is None else str(x) for x in v)}"
                           for k, v in miss.items() if k != "note")
         lines += textwrap.wrap(f"known miss ({where or 'every point'}): {miss['note']}", 100, initial_indent="  ",
                                subsequent_indent="    ")

@@ -397,6 +397,20 @@ def test_a_costs_from_profiles_own_text_is_kept_where_it_does_not_speak_of_the_o
     assert data["source"].startswith("The start values, kernel counts and hardware overrides of vllm")
 
 
+def test_a_fit_writes_no_known_misses_of_the_profile_it_started_from(tmp_path):
+    """qa305: a fit of vllm-v0 (costs_from vllm) wrote vllm's known miss into its file, which then said it of the fit
+    under another name, and none of vllm-v0's own: misses measured of one profile's costs are not a fit's."""
+    own = tmp_path / "s0.yaml"
+    own.write_text("type: engine\nname: s0\ncosts_from: sglang\nsource: mine\n"
+                   "known_misses: [{hardware: h100*, note: my own miss}]\n")
+    assert len(load_engine(str(own)).known_misses) == 1  # its own, not sglang's two
+    fit = run_fit(synthetic_file(tmp_path), str(own), loss="linear", max_evaluations=1)
+    data = read_yaml_file(write_fitted_profile(fit, tmp_path / "out" / "s0.yaml"))
+    assert "known_misses" not in data
+    fit = run_fit(synthetic_file(tmp_path), "sglang", loss="linear", max_evaluations=1)  # a copy under another name
+    assert "known_misses" not in read_yaml_file(write_fitted_profile(fit, tmp_path / "out" / "sglang-mine.yaml"))
+
+
 def test_a_costs_from_profiles_own_speculation_fields_are_kept_by_its_fit(tmp_path):
     """qa177: a copy of sglang taking its costs with `max_running_requests_speculating: 256` came out of its fit with
     sglang's 48 (the fit started from sglang's file and kept only mixed_prefill and nvidia_only as the copy's own)."""

@@ -459,7 +459,7 @@ def test_plot_does_not_replace_a_report_nor_a_report_a_folder_of_plots(tmp_path,
     marker = tmp_path / "pl" / ".roofline-output"  # written before markers named their command: figures alone (qa304)
     marker.write_text("".join(line for line in marker.read_text().splitlines(keepends=True) if not line.startswith("kind:")))
     code, _, err = roofline("report", "flops-vs-time", "--out", tmp_path / "pl", "--force")
-    assert code == 2 and "holds a plot's output" in err, err
+    assert code == 2 and "holds a plot's output (its .roofline-output lists standard figures alone)" in err, err
     assert roofline("sweep", "flops-vs-time", "--no-plots", "--out", tmp_path / "pl", "--force")[0] == 0  # a sweep draws
     # the same figures (test_cli's plot test replaces a plot folder so)
     assert roofline("plot", tmp_path / "sw", "--force")[0] == 0  # into the sweep's own folder: still the sweep's
