@@ -1146,6 +1146,7 @@ def _number_refused(exc, found: str | None) -> str | None:
     if base not in (int, float) or info is None:
         return None
     low, high = info.min, info.max
+
     def shown(v) -> str:  # 100,000,000 of an int; 0.5 or 1e16 of a float
         return f"{int(v):,}" if base is int else f"{v:g}".replace("e+", "e")
 

@@ -741,14 +741,14 @@ def said_of(kinds_of: dict[str, list[str]], what: str = "pick") -> list[str]:
 
 
 def pick_note_kinds(picks: dict, extra_dirs: tuple = (), meta: dict | None = None) -> dict[str, list[str]]:
-    """{note: the picks (kinds, 'plain' / 'speculation') it holds for}: what predict says of a picked row's engine on its devices and model that the table cannot carry (qa87: the
-    headline a planner acts on was the one line without them): the engine parameters no fit row determined that the
-    point leans on (speculation costs where it speculates, host work where the engine adds it or it sets the step),
-    a parameter whose value on the device's family no fit row of that family determined, and a device family (the
-    drafter's too) or model class the engine was fitted on no row of. Rows whose profiles are not on the search path,
-    or whose table lacks the columns, say what they can. pick_notes names the row: the table's "pick", or the "point
-    computed now" between the swept batches (qa145: its notes were said as the pick's, another config's). A speculative row at
-    its method's published rates (the sweep's scenario.json `meta`: default_rates) says where they were measured on
+    """{note: the picks (kinds, 'plain' / 'speculation') it holds for}: what predict says of a picked row's engine on
+    its devices and model that the table cannot carry (qa87: the headline a planner acts on was the one line without
+    them): the engine parameters no fit row determined that the point leans on (speculation costs where it
+    speculates, host work where the engine adds it or it sets the step), a parameter whose value on the device's
+    family no fit row of that family determined, and a device family (the drafter's too) or model class the engine
+    was fitted on no row of. Rows whose profiles are not on the search path, or whose table lacks the columns, say
+    what they can. pick_notes names the row: the table's "pick", or the "point computed now" between the swept
+    batches (qa145: its notes were said as the pick's, another config's). A speculative row at its method's published rates (the sweep's scenario.json `meta`: default_rates) says where they were measured on
     another model (speculation.default_rates_note; qa145: EAGLE's Llama-3.1-8B rates priced a Qwen3-235B pick), and one
     above its engine's cap while speculating says so (serving.speculation_engine_notes)."""
     from roofline.capacity import running_cap_note
