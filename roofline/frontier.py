@@ -762,6 +762,7 @@ def pick_note_kinds(picks: dict, extra_dirs: tuple = (), meta: dict | None = Non
         fitted_elsewhere_note,
         fitted_family_note,
         host_amortised_note,
+        known_miss_notes,
         load_engine,
         speculation_engine_notes,
         undetermined_note,
@@ -802,6 +803,8 @@ def pick_note_kinds(picks: dict, extra_dirs: tuple = (), meta: dict | None = Non
             notes += speculation_engine_notes(on_hw, str(row["method"]), int(row["batch"]), dep)
         if "batch" in row:  # its engine's cap on sequences at once (vLLM's max_num_seqs), as predict says it
             notes.append(running_cap_note(on_hw, hw, int(row["batch"]), dep))
+            notes += known_miss_notes(engine, hw, model, str(row.get("method", "none")) if speculative else "none",
+                                      int(row["batch"]))  # a measured miss at such a point, as predict says it
         if "batch" in row and "context" in row and hw.cross_domain_latency_s(dep.tp):  # qa229: predict's, of this point
             from roofline.engine import cross_domain_tp_note, step_metrics
 

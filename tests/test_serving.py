@@ -1062,6 +1062,11 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
                         "axes": {"batch": [1, 8, 64], "context": [2048]}})
     said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "known miss" in str(w.message)]
     assert len(said) == 1 and "gpt-oss-120b on 8 B200" in said[0]
+    from roofline.frontier import pick_notes  # and cheapest's pick at such a point, as predict says it
+
+    row = roofline.sweep({"name": "p", "hardware": "mi300x", "model": "deepseek-v3", "tp": 8, "engine": "sglang",
+                          "axes": {"batch": [4], "context": [2048]}}).iloc[0]
+    assert any("a known miss of engine sglang: DeepSeek-V3 and V3.1 on 8 MI300X" in n for n in pick_notes({"plain": row}))
     from roofline.serving import engine_from_dict
 
     for item, message in (({"note": "x", "batch": [8, 1]}, "known_misses[0].batch: expected [LOW, HIGH] whole numbers"),
