@@ -189,11 +189,15 @@ def _changed_spec_note(field: str, value, profiles: tuple, hardware: HardwareSpe
 def _shadowed_note(value, hardware: HardwareSpec, profiles: tuple = ()) -> str | None:
     """An engine object changed in code (dataclasses.replace(load_engine("vllm"), kernel_latency_s=...)) whose changed
     field an `overrides` entry for `hardware`'s family sets again: the change does not apply on that device, said
-    (qa303: tripling vllm's kernel latency moved an H100's step by 49% and an MI300X's not at all, unsaid). Compared
-    with the engine's own file read again; None for an engine built in code, or where nothing changed is shadowed."""
+    (qa303: tripling vllm's kernel latency moved an H100's step by 49% and an MI300X's not at all, unsaid). A field is
+    said where its general value differs from the engine's file read again while its value on the device is the
+    file's there (an entry changed to follow it is not said; qa306), naming the last entry that sets it (the one
+    for_hardware applies). None for an engine built in code, or where nothing changed is shadowed."""
     if not isinstance(value, ServingEngine) or not value.path:
         return None
     import warnings
+
+    from roofline.units import format_si
 
     own = value.general or value  # its values before for_hardware applied a family's
     try:
@@ -202,16 +206,21 @@ def _shadowed_note(value, hardware: HardwareSpec, profiles: tuple = ()) -> str |
             read = _load_engine(own.path, profiles)
     except RooflineError:
         return None
-    for glob, changes in own.overrides:
-        if not fnmatch.fnmatch(hardware.engine_family, glob):
-            continue
-        for key, there in changes.items():
-            if getattr(own, key) != getattr(read, key):
-                changed, kept = ((format_seconds(v) if key.endswith("_s") else str(v)) for v in (getattr(own, key), there))
-                return (f"engine: {own.name}'s {key.removesuffix('_s')} was changed to {changed}, and its overrides entry "
-                        f"for {glob} sets it again on {hardware.name} ({kept}): the change does not apply there (change "
-                        "that entry too: dataclasses.replace(engine, overrides=...))")
-    return None
+    mine, theirs = own.for_hardware(hardware), read.for_hardware(hardware)
+    entries = [(glob, changes) for glob, changes in own.overrides if fnmatch.fnmatch(hardware.engine_family, glob)]
+    said = []
+    for key in dict.fromkeys(k for _, changes in entries for k in changes):
+        if getattr(own, key) != getattr(read, key) and getattr(mine, key) == getattr(theirs, key) != getattr(own, key):
+            glob = [g for g, changes in entries if key in changes][-1]
+
+            def shown(v, key=key) -> str:
+                return format_seconds(v) if key.endswith("_s") else format_si(v, "B") if key.endswith("_bytes") else str(v)
+            said.append(f"{key.removesuffix('_s').removesuffix('_bytes')} was changed to {shown(getattr(own, key))}, and "
+                        f"its overrides entry for {glob} sets it again on {hardware.name} ({shown(getattr(mine, key))})")
+    if not said:
+        return None
+    return (f"engine: {own.name}'s {'; its '.join(said)}: the change does not apply there (change that entry too: "
+            "dataclasses.replace(engine, overrides=...))")
 
 
 def _source_file(value, spec, profiles: tuple = ()) -> str | None:

@@ -861,6 +861,8 @@ def compute_bound_batches(hw: HardwareSpec, model: ModelSpec, context, dep: Depl
         memory_bound_again   the smallest memory-bound batch past it (None: none)
         from_batch           where the last run of compute-bound batches starts, to the search's end (None: it ends
                              memory-bound)
+        runs                 every run of compute-bound batches, [first, last] (qa306: a 110-batch band past the first
+                             run went unsaid)
         intensity_at_first_flops_per_byte   the step's arithmetic intensity at first_batch (None with it)
         intensity_at_end_flops_per_byte     the step's intensity at the search's last batch (at long contexts
                              attention's KV reads, which grow with the batch, can keep the step memory-bound at every
@@ -884,9 +886,11 @@ def compute_bound_batches(hw: HardwareSpec, model: ModelSpec, context, dep: Depl
         bound = np.concatenate([bound, more_bound])[order]
         intensity = np.concatenate([intensity, more_intensity])[order]
     out = {"first_batch": None, "memory_bound_again": None, "from_batch": None, "intensity_at_first_flops_per_byte": None,
-           "intensity_at_end_flops_per_byte": float(intensity[-1])}
+           "intensity_at_end_flops_per_byte": float(intensity[-1]), "runs": []}
     if not bound.any():
         return out
+    edges = np.diff(np.concatenate([[False], bound, [False]]).astype(np.int8))
+    out["runs"] = [[int(batches[i]), int(batches[j - 1])] for i, j in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1))]
     first = int(np.argmax(bound))
     out["first_batch"], out["intensity_at_first_flops_per_byte"] = int(batches[first]), float(intensity[first])
     after = ~bound[first:]

@@ -298,8 +298,7 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                      *(speculation_engine_notes(on_hw, method, 1, dep)  # its refusals; its cap, said once below
                        if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() else ()),
                      running_cap_note(on_hw, hw, top, dep),
-                     *(known_miss_notes(engine, hw, model, method if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any()
-                                        else "none", sc.axes["batch"]) if deployable else ()),
+                     *(known_miss_notes(engine, hw, model, _methods_swept(sc, method), sc.axes["batch"]) if deployable else ()),
                      idle, rates_note, reuse, reach, longest, drafter_longest, gains,
                      *drafter_warnings(method, model, draft if method == "draft" else None, hws[draft_hw] if draft_hw else None,
                                        dep.pp, dep, on_hw)]:
@@ -308,7 +307,7 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                 warn(note)
         label = f"{model.name} on {hw.name}, {dep.describe()}"  # the config, in the notes said once after the loop
         # said once after the loop, naming the configs each holds for (qa292: 'this config' in a sweep of many, unnamed)
-        drafting = method if speculates(method, 1) and (np.asarray(sc.axes["k"]) > 0).any() else "none"  # (k 0 alone: plain)
+        drafting = method if method in _methods_swept(sc, method) else "none"  # (k 0 alone: plain)
         for note in (fitted_elsewhere_note(engine, hw, model, drafting, used, subject=CONFIGS, device_named=True) if deployable else "",
                      fitted_elsewhere_note(engine, hws[draft_hw], model, method, {"kernel_latency": True},
                                            "the drafter's device ", CONFIGS, True) if deployable and draft_hw else ""):
@@ -655,6 +654,14 @@ def iter_blocks(sc: Scenario, configs: list[Config], chunk_points: int = 1_000_0
         warn(f"{sc.path or sc.name}: break_even_batch is the sweep's last batch, {last:g}, in {at_last:,} (config, context, "
              "alpha, k) cell(s) where speculation still pays there and larger batches fit: a lower bound (a batch axis "
              "reaching further, or predict, gives it)")
+
+
+def _methods_swept(sc: Scenario, method: str) -> set[str]:
+    """The methods a config's rows run: `method` where it drafts at a swept k > 0, and none (plain decoding) where it
+    does not or k 0 is swept (its rows, and every row's baseline columns, are plain decoding's)."""
+    k = np.asarray(sc.axes["k"])
+    drafts = speculates(method, 1) and bool((k > 0).any())
+    return ({method} if drafts else set()) | ({"none"} if not drafts or bool((k == 0).any()) else set())
 
 
 def _config_text(cfg: Config, memory_only: bool = False, drafter: bool = False) -> str:

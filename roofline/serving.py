@@ -968,7 +968,7 @@ def check_engine_spec(spec: object) -> ServingEngine:
     if not isinstance(spec.known_misses, (tuple, list)):
         raise field_error(where, "known_misses", "a tuple of {hardware, models, model_classes, methods, batch, note}",
                           spec.known_misses)
-    check_known_misses(where, list(spec.known_misses))
+    check_known_misses(where, list(spec.known_misses))  # checked, the object kept (callers compare it by identity)
     _pp_remainder(where, "pp_remainder", spec.pp_remainder)
     check_flag(where, "attention_dp", spec.attention_dp)
     check_flag(where, "expert_parallel", spec.expert_parallel)
@@ -1041,6 +1041,8 @@ def check_known_misses(where: str, value: object) -> tuple:
         return ()
     if not isinstance(value, list):
         raise field_error(where, "known_misses", "a list of {hardware, models, model_classes, methods, batch, note}", value)
+    from roofline.speculation import METHODS  # (speculation imports this module)
+
     out = []
     for i, item in enumerate(value):
         at = f"known_misses[{i}]"
@@ -1049,13 +1051,12 @@ def check_known_misses(where: str, value: object) -> tuple:
         for key in item:
             if key not in KNOWN_MISS_KEYS:
                 raise field_error(where, f"{at}.{key}", "one of " + ", ".join(KNOWN_MISS_KEYS), key)
+        item = {key: v for key, v in item.items() if v is not None or key == "note"}  # `batch: null`: absent, any (qa306)
         note = prose(where, f"{at}.note", item.get("note")).strip()
         if not note:
             raise field_error(where, f"{at}.note", "text saying the miss and its source", item.get("note", MISSING))
         if "hardware" in item and not (isinstance(item["hardware"], str) and item["hardware"].strip()):
             raise field_error(where, f"{at}.hardware", "a hardware name or glob like mi*", item["hardware"])
-        from roofline.speculation import METHODS  # (speculation imports this module)
-
         for key, choices in (("models", None), ("model_classes", MODEL_CLASSES), ("methods", METHODS)):
             if key in item and not (isinstance(item[key], list) and item[key]
                                     and all(isinstance(v, str) and (choices is None or v in choices) for v in item[key])):
@@ -1071,19 +1072,21 @@ def check_known_misses(where: str, value: object) -> tuple:
     return tuple(out)
 
 
-def known_miss_notes(engine: ServingEngine, hw, model, method: str, batches) -> list[str]:
-    """The notes of `engine`'s known_misses that a point (or, with several `batches`, a sweep's config at any of them)
-    matches: its hardware name the glob, its model a glob of `models`, its class (model_class) one of `model_classes`,
-    its method (none for plain decoding) one of `methods`, a batch within `batch`. Said, never used to correct the
-    prediction: these are measured misses the model does not explain."""
+def known_miss_notes(engine: ServingEngine, hw, model, methods, batches) -> list[str]:
+    """The notes of `engine`'s known_misses that a point (or, with several `batches` and `methods`, a sweep's config at
+    any of them) matches: its device's engine family (hw.engine_family, as `overrides` match it: a copy of an MI300X
+    profile is one; qa306) the `hardware` glob, its model a glob of `models`, its class (model_class) one of
+    `model_classes`, a method (none for plain decoding) one of `methods`, a batch within `batch`. Said, never used to
+    correct the prediction: these are measured misses the model does not explain."""
     out = []
     sizes = [int(b) for b in (batches if hasattr(batches, "__iter__") else [batches])]
+    methods = {methods} if isinstance(methods, str) else set(methods)
     for miss in engine.known_misses:
         low, high = miss.get("batch") or (1, None)
-        if ("hardware" in miss and not fnmatch.fnmatch(hw.name, miss["hardware"])
+        if ("hardware" in miss and not fnmatch.fnmatch(hw.engine_family, miss["hardware"])
                 or "models" in miss and not any(fnmatch.fnmatch(model.name, g) for g in miss["models"])
                 or "model_classes" in miss and model_class(model) not in miss["model_classes"]
-                or "methods" in miss and method not in miss["methods"]
+                or "methods" in miss and not methods & set(miss["methods"])
                 or not any(low <= b and (high is None or b <= high) for b in sizes)):
             continue
         out.append(f"a known miss of engine {engine.name}: {miss['note']} (docs/ACCURACY.md, \"Where the model still misses\")")

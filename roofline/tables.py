@@ -279,13 +279,17 @@ def _compute_bound_text(p: dict) -> str:
         return (f"  compute-bound from   no batch to {end:,} {at} (at batch {end:,} its memory-bound operators still take "
                 f"most of the operator time; the step's intensity there is {cb['intensity_at_end_flops_per_byte']:.1f} FLOP/byte)")
     first, fits = cb["first_batch"], p.get("max_batch")
-    label = "compute-bound from" if cb["memory_bound_again"] is None else "compute-bound first"
-    text = (f"  {label:<21}batch {first:,} {at} (most of the operators' time in compute-bound operators; intensity "
-            f"{cb['intensity_at_first_flops_per_byte']:.1f} FLOP/byte)")
-    if cb["memory_bound_again"] is not None:  # qa304: islands past the first (tile padding, kernel latencies)
-        text += (f"; memory-bound again at batch {cb['memory_bound_again']:,}"
-                 + (f", compute-bound at every batch from {cb['from_batch']:,}" if cb["from_batch"] is not None else
-                    f", and memory-bound at batch {end:,}, the search's end"))
+    intensity = (f"(most of the operators' time in compute-bound operators; intensity at batch {first:,} "
+                 f"{cb['intensity_at_first_flops_per_byte']:.1f} FLOP/byte)")
+    if cb["memory_bound_again"] is None:
+        text = f"  compute-bound from   batch {first:,} {at} {intensity}"
+    else:  # qa304, qa306: runs of compute-bound batches apart (tile padding, kernel latencies)
+        runs = [f"{a:,}" if a == b else f"{a:,}-{b:,}" for a, b in cb["runs"]]
+        shown = runs if len(runs) <= 6 else [*runs[:5], f"{len(runs) - 5} more runs"]
+        last = cb["runs"][-1]
+        text = (f"  compute-bound at     batches {', '.join(shown[:-1])} and {shown[-1]} {at} {intensity}, memory-bound "
+                + (f"at the batches between (from {last[0]:,} on, compute-bound)" if cb["from_batch"] is not None else
+                   f"between them and past {last[1]:,} to {end:,}, the search's end"))
     return text + (f"; {fits:,} fit in memory" if fits is not None and first > fits else "")
 
 
@@ -385,9 +389,11 @@ def _verify_overhead_bound(spec: dict, p: dict) -> str:
 def _rate(tokens_per_s: float) -> str:
     """Tokens/s as read: whole tokens from 100 up (4,930, not 4,930.0), one decimal from 10 (37.1), three significant
     digits below 10 (3.86: qa303, 3.9 for 3.864; 0.0217: qa288, a billion-token context's rate printed 0.0)."""
-    if 0 < tokens_per_s < 9.995:  # (9.996 would read 10.00)
+    if 0 < tokens_per_s < 0.9995:  # each bound where the next form's rounding starts (qa306: 0.99951 read 1.000)
         return format_significant(tokens_per_s)
-    return f"{tokens_per_s:,.0f}" if tokens_per_s >= 100 else f"{tokens_per_s:,.1f}"
+    if tokens_per_s < 9.995:
+        return f"{tokens_per_s:.2f}"
+    return f"{tokens_per_s:,.0f}" if tokens_per_s >= 99.95 else f"{tokens_per_s:,.1f}"
 
 
 def _max_batch_stage_text(p: dict) -> str:
@@ -873,11 +879,14 @@ def engine_table(e) -> str:
                      "is of the values the copy was made from")
     import textwrap
 
-    for miss in e.known_misses:  # said by predict and the sweep where a point matches (serving.known_miss_notes)
-        where = "; ".join(f"{k} {v if isinstance(v, str) else v[0] if k == 'batch' and v[0] == v[1] else ', '.join('any' if x is None else str(x) for x in v)}"
+    def batches(low: int, high: int | None) -> str:  # batch 1; batch 64 and up; batch 4 to 128
+        return f"{low:,}" if low == high else f"{low:,} and up" if high is None else f"{low:,} to {high:,}"
+
+    for miss in e.known_misses:  # said by predict, sweeps and cheapest where a point matches (serving.known_miss_notes)
+        where = "; ".join(f"{k} " + (v if isinstance(v, str) else batches(*v) if k == "batch" else ", ".join(v))
                           for k, v in miss.items() if k != "note")
         lines += textwrap.wrap(f"known miss ({where or 'every point'}): {miss['note']}", 100, initial_indent="  ",
-                               subsequent_indent="    ")
+                               subsequent_indent="    ", break_on_hyphens=False)
     lines += [f"  file: {e.path}", _text_block("source", e.source)]
     return "\n".join(lines)
 

@@ -1094,7 +1094,7 @@ def test_predict_names_the_batch_where_the_decode_step_turns_compute_bound():
 
     every = np.arange(1, 65537)
     for hardware, engine, context in (("h100-sxm", "ideal", 256), ("h100-sxm", "vllm", 512), ("h100-sxm", "vllm", 448),
-                                      ("h100-sxm", "ideal", 4096), ("mi300x", "vllm", 512)):
+                                      ("h100-sxm", "ideal", 4096), ("mi300x", "vllm", 512), ("h100-sxm", "trtllm", 700)):
         p = roofline.predict(hardware, "llama-3.1-8b", engine=engine, batch=1, context=context)
         eng = roofline.load_engine(engine).for_hardware(roofline.load_hardware(hardware))
         flags = np.broadcast_to(np.asarray(step_metrics(roofline.load_hardware(hardware), roofline.load_model("llama-3.1-8b"),
@@ -1109,12 +1109,15 @@ def test_predict_names_the_batch_where_the_decode_step_turns_compute_bound():
         assert cb["memory_bound_again"] == (first + 1 + int(again[0]) if len(again) else None)
         assert cb["from_batch"] == (None if not flags[-1] else int(np.flatnonzero(~flags)[-1]) + 2 if (~flags).any() else 1)
         assert roofline.predict(hardware, "llama-3.1-8b", engine=engine, batch=first + 1, context=context)["bound"] == "compute"
-        label = "compute-bound from   " if cb["memory_bound_again"] is None else "compute-bound first  "
-        assert f"{label}batch {first + 1:,} at context {context:,}" in predict_text(p)
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], flags.astype(int), [0]])))  # every run, batch by batch
+        assert cb["runs"] == [[int(a) + 1, int(b)] for a, b in zip(edges[::2], edges[1::2])], (hardware, engine, context)
+        said = (f"compute-bound from   batch {first + 1:,} at context {context:,}" if cb["memory_bound_again"] is None else
+                f"compute-bound at     batches {first + 1:,}-")  # (qa306: the runs past the first unsaid)
+        assert said in predict_text(p)
     p = roofline.predict("h100-sxm", "llama-3.1-8b", engine="ideal", batch=1, context=256)
     assert p["compute_bound"]["intensity_at_first_flops_per_byte"] < p["derated_ridge_point_flops_per_byte"]  # not the ridge
     zig = roofline.predict("h100-sxm", "llama-3.1-8b", batch=1, context=512)  # vllm: an island of compute-bound batches
-    assert zig["compute_bound"]["memory_bound_again"] is not None and "memory-bound again at batch" in predict_text(zig)
+    assert zig["compute_bound"]["memory_bound_again"] is not None and "memory-bound between them" in predict_text(zig)
     l4 = roofline.predict("l4", "llama-3.1-8b", engine="ideal", batch=1, context=256)  # past what memory holds: said
     assert l4["compute_bound"]["first_batch"] > l4["max_batch"] and "fit in memory" in predict_text(l4)
 
@@ -1141,6 +1144,13 @@ def test_an_engine_change_an_override_sets_again_on_the_device_is_said():
                          "dataclasses.replace(engine, overrides=...))"]
     assert not said(roofline.predict("h100-sxm", "llama-3.1-8b", engine=slow))  # it applies there
     assert not said(roofline.predict("mi300x", "llama-3.1-8b", engine=vllm))  # nothing changed
+    followed = dataclasses.replace(slow, overrides=tuple((g, {**c, "kernel_latency_s": slow.kernel_latency_s})
+                                                         for g, c in vllm.overrides))  # the note's advice taken (qa306)
+    assert not said(roofline.predict("mi300x", "llama-3.1-8b", engine=followed))
+    sglang = roofline.load_engine("sglang")  # two entries match an MI325X: the one applied last is named (qa306)
+    (note,) = [w for w in roofline.predict("mi325x", "llama-3.1-8b", engine=dataclasses.replace(sglang, memory_fraction=0.5))[
+        "warnings"] if "sets it again" in w]
+    assert "overrides entry for mi325x sets it again on mi325x (0.9)" in note
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         roofline.sweep({"name": "s", "hardware": ["h100-sxm", "mi300x"], "model": "llama-3.1-8b", "engine": slow,

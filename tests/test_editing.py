@@ -2179,3 +2179,12 @@ def test_a_copys_field_set_drops_its_remarks_continuation_lines_and_keeps_the_ne
     new_profile("scenario", "s2", str(tmp_path / "s.yaml"), ["hardware=h200"], tmp_path)
     text = (tmp_path / "s2.yaml").read_text()
     assert "\nhardware: h200\n# the model's heading\nmodel: llama-3.1-8b\n" in text, text
+
+
+def test_a_copy_that_changes_a_cost_drops_the_known_misses_measured_with_the_old_costs(roofline, tmp_path):
+    """qa306: `engines new my-sg --from sglang --set kernel_latency=20us` kept sglang's '39-41% short at batch 1' note
+    beside a step now 90% long: a cost set by hand drops them, said; a copy that changes only text keeps them."""
+    code, _, err = roofline("engines", "new", "my-sg", "--from", "sglang", "--set", "kernel_latency=20 us", "--dir", tmp_path)
+    assert code == 0 and "known_misses: dropped" in err and "known_misses" not in (tmp_path / "my-sg.yaml").read_text()
+    code, _, err = roofline("engines", "new", "my-sg2", "--from", "sglang", "--set", "display_name=Mine", "--dir", tmp_path)
+    assert code == 0 and "dropped" not in err and "known_misses" in (tmp_path / "my-sg2.yaml").read_text()

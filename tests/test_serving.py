@@ -1020,10 +1020,11 @@ def test_the_early_engines_refuse_the_expert_and_attention_layouts_they_had_not(
 
 
 @pytest.mark.slow
-def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_no_prediction():
+def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_no_prediction(tmp_path):
     """predict said nothing of the held-out miss on DeepSeek / 8 MI300X / SGLang (39-41% short at batch 1), known since
     session 12 (a leftover of every closing note since): the profiles' known_misses say such misses where a point
-    matches, by hardware glob, model glob, class, method and batch range, and leave the figures as they were."""
+    matches, by the device's engine family (as overrides match it), model glob, class, method and batch range, and leave
+    the figures as they were."""
     import dataclasses
     import warnings
 
@@ -1034,16 +1035,21 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
         return [w for w in point["warnings"] if w.startswith("a known miss of engine")]
 
     amd = roofline.predict("mi300x", "deepseek-v3", 1, 4096, tp=8, engine="sglang")
-    assert len(misses(amd)) == 1 and "DeepSeek-V3 and V3.1 on 8 MI300X" in misses(amd)[0]
+    assert len(misses(amd)) == 1 and "DeepSeek-V3.1 on 8 MI300X" in misses(amd)[0]
+    assert not misses(roofline.predict("mi300x", "deepseek-v3", 32, 4096, tp=8, engine="sglang"))  # past its batches:
+    #   aiter's fit rows at batch 32 measured faster than predicted (qa306)
     assert not misses(roofline.predict("h200", "deepseek-v3", 1, 4096, tp=8, engine="sglang"))  # another device
     assert not misses(roofline.predict("mi300x", "llama-3.1-70b", 1, 4096, tp=8, engine="sglang"))  # another class
-    assert misses(roofline.predict("b200", "gpt-oss-120b", 1, 4096, tp=8, engine="sglang"))
+    copy = dataclasses.replace(roofline.load_hardware("mi300x"), name="my-mi")  # its family mi300x: said (qa306)
+    assert misses(roofline.predict(copy, "deepseek-v3", 1, 4096, tp=8, engine="sglang"))
+    for device in ("b200", "b300", "gb200"):  # Blackwell's, whose predictions are B200's
+        assert misses(roofline.predict(device, "gpt-oss-120b", 1, 4096, tp=8, engine="sglang")), device
     assert not misses(roofline.predict("b200", "gpt-oss-120b", 8, 4096, tp=8, engine="sglang"))  # past its batch range
     assert misses(roofline.predict("h100-sxm", "llama-3.1-405b", 64, 2048, tp=8, weight_dtype="fp8", engine="vllm-v0"))
     assert not misses(roofline.predict("h100-sxm", "llama-3.1-405b", 32, 2048, tp=8, weight_dtype="fp8", engine="vllm-v0"))
-    import dataclasses as dc
-
-    mtp_only = dc.replace(roofline.load_engine("vllm"), known_misses=({"methods": ["mtp"], "note": "a miss"},))
+    assert not misses(roofline.predict("mi300x", "llama-3.1-70b", 8, 1100, tp=8, weight_dtype="fp8", engine="vllm-v0"))  # its
+    #   fit rows come out within 2-9% (qa306: vllm-v0's mi* entry said a miss there)
+    mtp_only = dataclasses.replace(roofline.load_engine("vllm"), known_misses=({"methods": ["mtp"], "note": "a miss"},))
     assert misses(roofline.predict("h200", "deepseek-v3", 1, 1024, tp=8, method="mtp", k=1, alpha=0.8, engine=mtp_only))
     assert not misses(roofline.predict("h200", "deepseek-v3", 1, 1024, tp=8, engine=mtp_only))  # a method's, not plain's
     assert not misses(roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", k=3, alpha=0.7))  # (qa305:
@@ -1053,25 +1059,37 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
     again = roofline.predict("mi300x", "deepseek-v3", 1, 4096, tp=8, engine=bare)
     assert again["step_time_s"] == amd["step_time_s"] and not misses(again)
     # a costs_from profile says its own, not the other's
-    assert [m["note"][:30] for m in roofline.load_engine("vllm-v0").known_misses] == [
-        "vLLM before 0.8 on MI300X meas", "Llama 3.1 405B FP8 on 8 H100 ("]
+    assert [m["note"][:20] for m in roofline.load_engine("vllm-v0").known_misses] == [
+        "Llama 3.1 8B on one ", "Llama 3.1 405B FP8 o", "DeepSeek-R1 on 8 MI3", "Llama 3.1 405B FP8 o"]
     # a sweep says one once for a config matching it at any swept batch
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         roofline.sweep({"name": "s", "hardware": "b200", "model": "gpt-oss-120b", "tp": 8, "engine": "sglang",
                         "axes": {"batch": [1, 8, 64], "context": [2048]}})
     said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "known miss" in str(w.message)]
-    assert len(said) == 1 and "gpt-oss-120b on 8 B200" in said[0]
+    assert len(said) == 1 and "gpt-oss-120b at batch 1 on B200" in said[0]
+    plain_only = dataclasses.replace(roofline.load_engine("vllm"), known_misses=({"methods": ["none"], "note": "plain"},))
+    with warnings.catch_warnings(record=True) as caught:  # a speculative sweep's k 0 rows are plain decoding (qa306)
+        warnings.simplefilter("always")
+        roofline.sweep({"name": "s", "hardware": "h100-sxm", "model": "llama-3.1-8b", "engine": plain_only, "method": "eagle",
+                        "axes": {"batch": [1], "context": [1024], "k": [0, 2], "alpha": [0.7]}})
+    assert any("a known miss of engine vllm: plain" in str(w.message) for w in caught)
     from roofline.frontier import pick_notes  # and cheapest's pick at such a point, as predict says it
 
     row = roofline.sweep({"name": "p", "hardware": "mi300x", "model": "deepseek-v3", "tp": 8, "engine": "sglang",
                           "axes": {"batch": [4], "context": [2048]}}).iloc[0]
-    assert any("a known miss of engine sglang: DeepSeek-V3 and V3.1 on 8 MI300X" in n for n in pick_notes({"plain": row}))
+    assert any("a known miss of engine sglang: DeepSeek-V3.1 on 8 MI300X" in n for n in pick_notes({"plain": row}))
     from roofline.serving import engine_from_dict
 
     for item, message in (({"note": "x", "batch": [8, 1]}, "known_misses[0].batch: expected [LOW, HIGH] whole numbers"),
                           ({"note": "x", "model_classes": ["MoE"]}, "known_misses[0].model_classes: expected a list of dense GQA"),
                           ({"hardware": "h100*"}, "known_misses[0].note: expected text saying the miss"),
-                          ({"note": "x", "batches": [1, 2]}, "known_misses[0].batches: expected one of hardware, models")):
+                          ({"note": "x", "batches": [1, 2]}, "known_misses[0].batches: expected one of hardware, models"),
+                          ({"note": "x", "methods": ["eagle3"]}, "known_misses[0].methods: expected a list of none | draft")):
         with pytest.raises(RooflineError, match=message.replace("[", r"\[").replace("]", r"\]")):
             engine_from_dict({"name": "e", "source": "s", "known_misses": [item]}, "e.yaml")
+    loose = engine_from_dict({"name": "e", "source": "s", "known_misses": [{"batch": None, "note": "n"}]}, "e.yaml")
+    assert loose.known_misses == ({"note": "n"},)  # `batch: null` is absent, as a YAML reader writes it (qa306: a traceback)
+    from roofline.tables import engine_table
+
+    assert "known miss (every point): n" in engine_table(loose)

@@ -930,3 +930,4 @@ def test_a_rate_below_ten_tokens_a_second_has_three_significant_digits():
     from roofline.tables import _rate
 
     assert [_rate(x) for x in (3.864, 1.932, 9.996, 19.54, 0.07154, 4930.2)] == ["3.86", "1.93", "10.0", "19.5", "0.0715", "4,930"]
+    assert [_rate(x) for x in (0.99951, 1.0, 99.96, 100.4, 0.0)] == ["1.00", "1.00", "100", "100", "0.00"]  # (qa306)
