@@ -96,7 +96,11 @@ def check_writable(out: Path, force: bool) -> None:
                                 f"or an output of a version before the marker) and --force would replace the folder whole: "
                                 f"choose a new or empty folder, or remove this one yourself")
         listed = listed_files(out)
-        foreign = sorted(_files_under(out) - listed) if listed is not None else []
+        if listed is None:  # no list to tell roofline's files from the user's (a hand-written or emptied marker; qa307:
+            # --force then deleted a thesis.tex beside one), so none is taken as roofline's
+            raise RooflineError(f"--out: {out} holds a {MARKER} without the list of the files roofline wrote, so --force "
+                                "cannot tell them from yours: choose a new or empty folder, or remove this one yourself")
+        foreign = sorted(_files_under(out) - listed)
         if foreign:
             shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
             raise RooflineError(f"--out: {out} holds files roofline did not write there ({shown}), which --force would "
@@ -105,6 +109,14 @@ def check_writable(out: Path, force: bool) -> None:
 
 OUTPUT_KINDS = {"sweep": ("results.csv", "results.parquet"), "report": ("report.md",), "accuracy": ("accuracy.csv",),
                 "validation": ("validation.csv",)}  # the files that say which command wrote a folder
+
+
+KINDS = (*OUTPUT_KINDS, "plot")  # what a marker's kind line may name: the commands that write output folders
+
+
+def _a(kind: str) -> str:
+    """"a sweep's", "an accuracy's": a kind's output as an error names it."""
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}'s"
 
 
 def _plots_only(folder: Path) -> str | None:
@@ -129,13 +141,16 @@ def check_kind(out: Path, kind: str | None) -> None:
     for other, names in OUTPUT_KINDS.items():
         found = [n for n in names if other != kind and (out / n).is_file()]
         if found:
-            raise RooflineError(f"--out: {out} holds a {other}'s output ({', '.join(found)}), which --force would remove "
+            raise RooflineError(f"--out: {out} holds {_a(other)} output ({', '.join(found)}), which --force would remove "
                                 f"with the folder: choose another --out for the {kind}")
     named = marker_kind(out)
+    if named is not None and named not in KINDS:  # a hand-edited kind (qa307: an empty one let a report replace plots)
+        raise RooflineError(f"--out: {out} holds a {MARKER} naming the output of no roofline command ({named!r}; one of "
+                            f"{', '.join(KINDS)}): choose another --out, or remove this folder yourself")
     written = named or _plots_only(out)
     if written is not None and written != kind and (written, kind) != ("plot", "sweep"):  # a sweep draws the same figures
         how = "says so" if named else "lists standard figures alone"
-        raise RooflineError(f"--out: {out} holds a {written}'s output (its {MARKER} {how}), which --force would remove "
+        raise RooflineError(f"--out: {out} holds {_a(written)} output (its {MARKER} {how}), which --force would remove "
                             f"with the folder: choose another --out for the {kind}")
 
 
@@ -144,8 +159,8 @@ def staged_dir(out: Path, force: bool, kind: str | None = None) -> Iterator[Path
     """Yield a temporary folder next to `out`; on success it replaces `out`, on error it is removed. A `kind` of
     OUTPUT_KINDS refuses a folder holding another kind's output (check_kind)."""
     out = Path(out)
-    check_writable(out, force)
-    check_kind(out, kind)
+    check_kind(out, kind)  # first: another command's folder is refused whatever --force says (qa307: 'pass --force',
+    check_writable(out, force)  # then refused with it)
     _warn_left_behind(out)
     tmp = None
     made = _folders_made(out)  # removed again if the run fails

@@ -675,8 +675,8 @@ def plot_from_table(table: Path, out: Path | None = None, force: bool = False, f
             raise RooflineError(f"--out: {out_dir} holds another sweep's results ({', '.join(tables)}), which --force would "
                                 f"remove with the folder: plot into a folder of its own, or into that sweep's with "
                                 f"`roofline plot {out_dir}`")
-        check_writable(out_dir, force)
         check_kind(out_dir, "plot")  # a report's or accuracy's folder (qa301: replaced by figures with --force)
+        check_writable(out_dir, force)
     elif not force:
         for name in PLOT_NAMES:
             for ext in formats:

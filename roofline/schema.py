@@ -287,8 +287,8 @@ def engine_schema() -> dict:
         "fitted": {"type": ["object", "null"], "description": "what roofline fit wrote"},
         "known_misses": {"type": ["array", "null"], "description": "measured misses, said where a point matches one",
                          "items": {"type": "object", "required": ["note"], "additionalProperties": False, "properties": {
-                             "hardware": {"type": "string", "pattern": r"\S"},
-                             "models": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+                             "hardware": {"type": "string", "pattern": r"^[^A-Z]*\S[^A-Z]*$"},
+                             "models": {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": "^[^A-Z]*$"}},
                              "model_classes": {"type": "array", "minItems": 1, "items": {"enum": list(serving.MODEL_CLASSES)}},
                              "methods": {"type": "array", "minItems": 1, "items": {"enum": list(METHODS)}},
                              "batch": {"type": "array", "minItems": 2, "maxItems": 2, "description": "[LOW, HIGH or null], LOW <= HIGH",

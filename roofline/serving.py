@@ -1052,11 +1052,15 @@ def check_known_misses(where: str, value: object) -> tuple:
             if key not in KNOWN_MISS_KEYS:
                 raise field_error(where, f"{at}.{key}", "one of " + ", ".join(KNOWN_MISS_KEYS), key)
         item = {key: v for key, v in item.items() if v is not None or key == "note"}  # `batch: null`: absent, any (qa306)
-        note = prose(where, f"{at}.note", item.get("note")).strip()
+        note = " ".join(prose(where, f"{at}.note", item.get("note")).split())  # one line, as warnings are (qa307)
         if not note:
             raise field_error(where, f"{at}.note", "text saying the miss and its source", item.get("note", MISSING))
-        if "hardware" in item and not (isinstance(item["hardware"], str) and item["hardware"].strip()):
-            raise field_error(where, f"{at}.hardware", "a hardware name or glob like mi*", item["hardware"])
+        if "hardware" in item and not (isinstance(item["hardware"], str) and item["hardware"].strip()
+                                       and item["hardware"] == item["hardware"].lower()):  # qa307: 'H100*' never matched
+            raise field_error(where, f"{at}.hardware", "an engine family or glob in lower case like mi*", item["hardware"])
+        if "models" in item and isinstance(item["models"], list) and any(
+                isinstance(v, str) and v != v.lower() for v in item["models"]):
+            raise field_error(where, f"{at}.models", "model names or globs in lower case like llama-3.1-8b*", item["models"])
         for key, choices in (("models", None), ("model_classes", MODEL_CLASSES), ("methods", METHODS)):
             if key in item and not (isinstance(item[key], list) and item[key]
                                     and all(isinstance(v, str) and (choices is None or v in choices) for v in item[key])):
@@ -1068,7 +1072,10 @@ def check_known_misses(where: str, value: object) -> tuple:
                                       and (batch[1] is None or isinstance(batch[1], int) and not isinstance(batch[1], bool)
                                            and batch[1] >= batch[0])):
             raise field_error(where, f"{at}.batch", "[LOW, HIGH] whole numbers from 1 (HIGH null: no end)", batch)
-        out.append({**{k: item[k] for k in KNOWN_MISS_KEYS if k in item and k != "note"}, "note": note})
+        entry = {**{k: item[k] for k in KNOWN_MISS_KEYS if k in item and k != "note"}, "note": note}
+        if entry in out:
+            raise field_error(where, at, "an entry not given before (it would be said twice)", item)
+        out.append(entry)
     return tuple(out)
 
 

@@ -276,8 +276,9 @@ def _compute_bound_text(p: dict) -> str:
     attention's KV reads, which grow with the batch, and its operators turn compute-bound one by one)."""
     cb, at, end = p["compute_bound"], f"at context {p['context']:,}", p["compute_bound_search_max_batch"]
     if cb["first_batch"] is None:
-        return (f"  compute-bound from   no batch to {end:,} {at} (at batch {end:,} its memory-bound operators still take "
-                f"most of the operator time; the step's intensity there is {cb['intensity_at_end_flops_per_byte']:.1f} FLOP/byte)")
+        return (f"  compute-bound at     no batch to {end:,} {at} (at batch {end:,} its memory-bound operators still take "
+                f"most of the operator time; the step's intensity there is {cb['intensity_at_end_flops_per_byte']:.1f} FLOP/byte)"
+                + ("; no batch fits in memory" if p.get("max_batch") == 0 else ""))
     first, fits = cb["first_batch"], p.get("max_batch")
     intensity = (f"(most of the operators' time in compute-bound operators; intensity at batch {first:,} "
                  f"{cb['intensity_at_first_flops_per_byte']:.1f} FLOP/byte)")

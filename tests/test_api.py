@@ -1101,7 +1101,7 @@ def test_predict_names_the_batch_where_the_decode_step_turns_compute_bound():
                                                         every, 1, context, engine=eng)["compute_bound"]), every.shape)
         cb = p["compute_bound"]
         if not flags.any():
-            assert cb["first_batch"] is None and f"compute-bound from   no batch to 65,536 at context {context:,}" in predict_text(p)
+            assert cb["first_batch"] is None and f"compute-bound at     no batch to 65,536 at context {context:,}" in predict_text(p)
             continue
         first = int(np.argmax(flags))
         again = np.flatnonzero(~flags[first:])

@@ -479,3 +479,29 @@ def test_a_bad_scenario_is_said_before_an_output_folder_that_exists(roofline, tm
     code, _, err = roofline(command, tmp_path / "bad.yaml", "--out", tmp_path / "out")
     assert code == 2 and "line 4: layouts[1].dp: expected one of tp, dp_attention, ep, pp" in err, err
     assert "--force" not in err and err.count("\n") == 1, err
+
+
+@pytest.mark.slow
+def test_a_marker_without_its_files_list_or_with_an_unknown_kind_is_never_replaced(tmp_path, roofline):
+    """qa307: a marker without a `files:` list (garbage, emptied) let --force delete a user's thesis.tex beside it; an
+    empty or unknown `kind:` let a report replace plot's figures; and a plot folder's first refusal said 'pass --force',
+    which was then refused too."""
+    for name, marker, command in (("garbage", "garbage\n", ("report", "prefill-not-sped-up")),
+                                  ("no-list", "Written by roofline: x\nkind: plot\n", ("sweep", "flops-vs-time"))):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "thesis.tex").write_text("precious")
+        (folder / ".roofline-output").write_text(marker)
+        code, _, err = roofline(*command, "--out", folder, "--force")
+        assert code == 2 and "without the list of the files roofline wrote" in err, err
+        assert (folder / "thesis.tex").read_text() == "precious"
+    assert roofline("sweep", "flops-vs-time", "--no-plots", "--out", tmp_path / "sw")[0] == 0
+    assert roofline("plot", tmp_path / "sw", "--out", tmp_path / "pl")[0] == 0
+    marker = tmp_path / "pl" / ".roofline-output"
+    for kind in ("", "banana"):
+        marker.write_text(marker.read_text().replace(marker.read_text().split("kind:")[1].split("\n")[0], f" {kind}"))
+        code, _, err = roofline("report", "prefill-not-sped-up", "--out", tmp_path / "pl", "--force")
+        assert code == 2 and f"naming the output of no roofline command ({kind!r}" in err, err
+    marker.write_text(marker.read_text().replace("kind: banana", "kind: plot"))
+    code, _, err = roofline("report", "prefill-not-sped-up", "--out", tmp_path / "pl")  # without --force: the same answer
+    assert code == 2 and "holds a plot's output" in err and "pass --force" not in err, err

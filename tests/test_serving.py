@@ -1085,11 +1085,15 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
                           ({"note": "x", "model_classes": ["MoE"]}, "known_misses[0].model_classes: expected a list of dense GQA"),
                           ({"hardware": "h100*"}, "known_misses[0].note: expected text saying the miss"),
                           ({"note": "x", "batches": [1, 2]}, "known_misses[0].batches: expected one of hardware, models"),
-                          ({"note": "x", "methods": ["eagle3"]}, "known_misses[0].methods: expected a list of none | draft")):
+                          ({"note": "x", "methods": ["eagle3"]}, "known_misses[0].methods: expected a list of none | draft"),
+                          ({"note": "x", "hardware": "H100*"}, "known_misses[0].hardware: expected an engine family or glob in lower"),
+                          ({"note": "x", "models": ["Llama-3.1-405B"]}, "known_misses[0].models: expected model names or globs in lower")):
         with pytest.raises(RooflineError, match=message.replace("[", r"\[").replace("]", r"\]")):
             engine_from_dict({"name": "e", "source": "s", "known_misses": [item]}, "e.yaml")
-    loose = engine_from_dict({"name": "e", "source": "s", "known_misses": [{"batch": None, "note": "n"}]}, "e.yaml")
-    assert loose.known_misses == ({"note": "n"},)  # `batch: null` is absent, as a YAML reader writes it (qa306: a traceback)
+    loose = engine_from_dict({"name": "e", "source": "s", "known_misses": [{"batch": None, "note": "n\n\tm"}]}, "e.yaml")
+    assert loose.known_misses == ({"note": "n m"},)  # `batch: null` is absent (qa306: a traceback); one line (qa307)
+    with pytest.raises(RooflineError, match=r"known_misses\[1\]: expected an entry not given before"):  # said twice (qa307)
+        engine_from_dict({"name": "e", "source": "s", "known_misses": [{"note": "d"}, {"note": "d"}]}, "e.yaml")
     from roofline.tables import engine_table
 
     assert "known miss (every point): n" in engine_table(loose)
