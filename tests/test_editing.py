@@ -2187,4 +2187,10 @@ def test_a_copy_that_changes_a_cost_drops_the_known_misses_measured_with_the_old
     code, _, err = roofline("engines", "new", "my-sg", "--from", "sglang", "--set", "kernel_latency=20 us", "--dir", tmp_path)
     assert code == 0 and "known_misses: dropped" in err and "known_misses" not in (tmp_path / "my-sg.yaml").read_text()
     code, _, err = roofline("engines", "new", "my-sg2", "--from", "sglang", "--set", "display_name=Mine", "--dir", tmp_path)
-    assert code == 0 and "dropped" not in err and "known_misses" in (tmp_path / "my-sg2.yaml").read_text()
+    assert code == 0 and "known_misses: dropped" not in err and "known_misses" in (tmp_path / "my-sg2.yaml").read_text()
+    code, _, err = roofline("engines", "new", "my-sg3", "--from", "sglang", "--set", "known_misses.0.note=mine",  # an
+                            "--dir", tmp_path)  # entry edited, as `engines set` edits it (qa307: the list was dropped)
+    assert code == 0 and "known_misses: dropped" not in err and "mine" in (tmp_path / "my-sg3.yaml").read_text(), err
+    from roofline.serving import load_engine
+
+    assert load_engine(str(tmp_path / "my-sg3.yaml")).known_misses[0]["note"] == "mine"
