@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from roofline.errors import RooflineError
+from roofline.errors import RooflineError, UnknownName
 from roofline.hardware import _is_number
 from roofline.layout import describe_layout
 from roofline.serving import (
@@ -163,7 +163,7 @@ def refused_methods(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list | 
         base = {k: row[k] for k in ("engine", "hardware", "method") if k in row}
         try:
             engine = load_engine(str(row["engine"]), extra_dirs)
-        except RooflineError:
+        except UnknownName:
             if unchecked is not None:
                 unchecked.append(f"engine {row['engine']}")
             continue
@@ -443,7 +443,7 @@ def unrunnable_engines(df: pd.DataFrame, extra_dirs: tuple = (), unchecked: list
             for kind, name, load in (("engine", str(engine_name), load_engine), ("device", device, load_hardware)):
                 try:
                     loaded.append(load(name, extra_dirs))
-                except RooflineError:
+                except UnknownName:
                     if unchecked is not None:
                         unchecked.append(f"{kind} {name}")
             if len(loaded) < 2:
@@ -775,7 +775,7 @@ def pick_note_kinds(picks: dict, extra_dirs: tuple = (), meta: dict | None = Non
         try:
             engine, hw, model = (load_engine(str(row["engine"]), extra_dirs), load_hardware(str(row["hardware"]), extra_dirs),
                                  load_model(str(row["model"]), extra_dirs))
-        except (RooflineError, KeyError):
+        except (UnknownName, KeyError):
             continue
         dep = row_deployment(row, model)
         if dep is None:
@@ -878,7 +878,7 @@ def running_caps(rows: pd.DataFrame, extra_dirs: tuple = ()) -> pd.Series:
     for name in rows.loc[drafts, "engine"].astype(str).unique():
         try:
             engine = load_engine(name, extra_dirs)
-        except RooflineError:
+        except UnknownName:
             continue
         if engine.max_running_requests_speculating is None:
             continue
@@ -1138,10 +1138,9 @@ def check_frontier_out(out: Path, force: bool, table: Path | None = None) -> Non
 
 def _optimistic_found_for(engine: str, extra_dirs: tuple) -> str:
     """serving.optimistic_found_for of the engine profile a table names ('' where it no longer loads)."""
-    from roofline.errors import RooflineError
     from roofline.serving import load_engine, optimistic_found_for
 
     try:
         return optimistic_found_for(load_engine(engine, extra_dirs))
-    except RooflineError:
+    except UnknownName:
         return ""

@@ -1408,3 +1408,20 @@ def test_a_pick_at_the_largest_batch_that_fits_says_memory_caps_it():
     plain = row.copy()
     plain["batch"] = 55
     assert _pick_text("plain", plain, pd.DataFrame([plain])).endswith("(the largest batch that fits: memory caps it)")
+
+
+@pytest.mark.slow
+def test_cheapest_refuses_a_table_whose_engine_profile_on_the_search_path_is_invalid(tmp_path, roofline):
+    """qa306: an invalid trtllm.yaml on --profiles was read as 'no profile of engine trtllm on the search path', exit 0
+    (the loaders' RooflineError swallowed), where predict and sweep give its one error line and exit 2; a profile that
+    is absent is still said in a note."""
+    scenario = tmp_path / "trt.yaml"
+    scenario.write_text("name: trt\nhardware: h100-sxm\nmodel: llama-3.1-8b\nengine: trtllm\nmethod: eagle\n"
+                        "axes: {batch: [1, 8], context: [512], k: [0, 2], alpha: [0.8]}\n")
+    assert roofline("sweep", scenario, "--out", tmp_path / "sw", "--no-plots")[0] == 0
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    text = (Path(__file__).parents[1] / "engine_profiles" / "trtllm.yaml").read_text()
+    (bad / "trtllm.yaml").write_text(text.replace("batch: [64, null]", "batch: [64, 1]", 1))
+    code, out, err = roofline("--profiles", bad, "cheapest", tmp_path / "sw", "--min-tokens-per-user", "50")
+    assert code == 2 and err.startswith("error: ") and "known_misses[0].batch: expected [LOW, HIGH]" in err and not out, err
