@@ -142,7 +142,7 @@ def test_a_hand_edited_table_is_one_line_not_a_traceback(tmp_path, roofline):
     assert code == 2 and "fits_in_memory: expected true or false, found nothing (line 2)" in err
     rows.to_csv(tmp_path / "ok.csv", index=False)
     code, _, err = roofline("cheapest", tmp_path / "ok.csv", "--min-tokens-per-user", "inf")
-    assert code == 2 and "--min-tokens-per-user: expected a finite speed, found inf" in err
+    assert code == 2 and "command line: --min-tokens-per-user: expected a finite number of at least 0 (tokens/s), found inf" in err
 
 
 @pytest.mark.slow
