@@ -1039,7 +1039,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     if unordered:
         warn(unordered)
     if misses_dropped:
-        warn(f"{target}: known_misses: dropped from the copy: they were measured with the costs it changes")
+        warn(f"{target}: known_misses: dropped from the copy: they were measured with the settings it changes")
     return target
 
 

@@ -88,9 +88,8 @@ def check_writable(out: Path, force: bool) -> None:
                             "which would replace the link, not write where it points)")
     if out.exists() and not out.is_dir():
         raise RooflineError(f"--out: expected a folder, found an existing file {out} (choose another path)")
-    if out.is_dir() and any(out.iterdir()):
-        if not force:
-            raise RooflineError(f"--out: {out} exists and is not empty; pass --force to replace it")
+    if out.is_dir() and any(out.iterdir()):  # what --force could not replace is said first, with or without it (qa308:
+        # 'pass --force', then refused with it)
         if not (out / MARKER).is_file():
             raise RooflineError(f"--out: {out} holds files roofline did not write (no {MARKER} in it: a folder of your own, "
                                 f"or an output of a version before the marker) and --force would replace the folder whole: "
@@ -105,6 +104,8 @@ def check_writable(out: Path, force: bool) -> None:
             shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
             raise RooflineError(f"--out: {out} holds files roofline did not write there ({shown}), which --force would "
                                 "delete with the folder: move them out, or choose another --out")
+        if not force:
+            raise RooflineError(f"--out: {out} exists and is not empty; pass --force to replace it")
 
 
 OUTPUT_KINDS = {"sweep": ("results.csv", "results.parquet"), "report": ("report.md",), "accuracy": ("accuracy.csv",),
@@ -136,8 +137,8 @@ def check_kind(out: Path, kind: str | None) -> None:
     folder --force removed its results, where `plot` refuses the same): by the files that name a kind (OUTPUT_KINDS),
     and by the kind its marker records (qa301: `plot --out` a report's folder --force replaced it with figures, and a
     report replaced a folder of figures, which has no such file). A sweep may replace plot's figures: it draws them too."""
-    if kind is None or not out.is_dir():
-        return
+    if kind is None or not out.is_dir() or not (out / MARKER).is_file():  # no marker: check_writable says it is the
+        return  # user's folder (qa308: a notes/report.md of one's own was called a report's output)
     for other, names in OUTPUT_KINDS.items():
         found = [n for n in names if other != kind and (out / n).is_file()]
         if found:

@@ -288,9 +288,10 @@ def _compute_bound_text(p: dict) -> str:
         runs = [f"{a:,}" if a == b else f"{a:,}-{b:,}" for a, b in cb["runs"]]
         shown = runs if len(runs) <= 6 else [*runs[:5], f"{len(runs) - 5} more runs"]
         last = cb["runs"][-1]
-        text = (f"  compute-bound at     batches {', '.join(shown[:-1])} and {shown[-1]} {at} {intensity}, memory-bound "
+        listed = f"{', '.join(shown[:-1])} and {shown[-1]}" if len(shown) > 1 else shown[0]  # (qa308: ' and 100-200')
+        text = (f"  compute-bound at     batches {listed} {at} {intensity}, memory-bound "
                 + (f"at the batches between (from {last[0]:,} on, compute-bound)" if cb["from_batch"] is not None else
-                   f"between them and past {last[1]:,} to {end:,}, the search's end"))
+                   ("between them and " if len(shown) > 1 else "") + f"past {last[1]:,} to {end:,}, the search's end"))
     return text + (f"; {fits:,} fit in memory" if fits is not None and first > fits else "")
 
 

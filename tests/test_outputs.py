@@ -505,3 +505,11 @@ def test_a_marker_without_its_files_list_or_with_an_unknown_kind_is_never_replac
     marker.write_text(marker.read_text().replace("kind: banana", "kind: plot"))
     code, _, err = roofline("report", "prefill-not-sped-up", "--out", tmp_path / "pl")  # without --force: the same answer
     assert code == 2 and "holds a plot's output" in err and "pass --force" not in err, err
+    (tmp_path / "sw" / "thesis.tex").write_text("mine")  # a user's file in a folder of the same kind (qa308): said first
+    code, _, err = roofline("sweep", "flops-vs-time", "--no-plots", "--out", tmp_path / "sw")
+    assert code == 2 and "holds files roofline did not write there (thesis.tex)" in err and "pass --force" not in err, err
+    notes = tmp_path / "notes"  # a folder of the user's, no marker: theirs, not 'a report's output' (qa308)
+    notes.mkdir()
+    (notes / "report.md").write_text("# my notes")
+    code, _, err = roofline("sweep", "flops-vs-time", "--no-plots", "--out", notes, "--force")
+    assert code == 2 and "holds files roofline did not write (no .roofline-output" in err, err

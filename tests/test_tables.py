@@ -931,3 +931,16 @@ def test_a_rate_below_ten_tokens_a_second_has_three_significant_digits():
 
     assert [_rate(x) for x in (3.864, 1.932, 9.996, 19.54, 0.07154, 4930.2)] == ["3.86", "1.93", "10.0", "19.5", "0.0715", "4,930"]
     assert [_rate(x) for x in (0.99951, 1.0, 99.96, 100.4, 0.0)] == ["1.00", "1.00", "100", "100", "0.00"]  # (qa306)
+
+
+def test_one_run_of_compute_bound_batches_ending_memory_bound_reads_as_one_sentence():
+    """qa308: 'compute-bound at     batches  and 100-200 ...' where one run of batches is compute-bound and the step is
+    memory-bound again past it."""
+    from roofline.tables import _compute_bound_text
+
+    p = {"context": 512, "max_batch": 1000, "compute_bound_search_max_batch": 65536,
+         "compute_bound": {"first_batch": 100, "memory_bound_again": 201, "from_batch": None, "runs": [[100, 200]],
+                           "intensity_at_first_flops_per_byte": 150.0, "intensity_at_end_flops_per_byte": 90.0}}
+    text = _compute_bound_text(p)
+    assert text.startswith("  compute-bound at     batches 100-200 at context 512 (") and " and 100" not in text, text
+    assert text.endswith("memory-bound past 200 to 65,536, the search's end"), text
