@@ -1079,12 +1079,13 @@ def check_known_misses(where: str, value: object) -> tuple:
     return tuple(out)
 
 
-def known_miss_notes(engine: ServingEngine, hw, model, methods, batches) -> list[str]:
+def known_miss_notes(engine: ServingEngine, hw, model, methods, batches, subject: str = "") -> list[str]:
     """The notes of `engine`'s known_misses that a point (or, with several `batches` and `methods`, a sweep's config at
     any of them) matches: its device's engine family (hw.engine_family, as `overrides` match it: a copy of an MI300X
     profile is one; qa306) the `hardware` glob, its model a glob of `models`, its class (model_class) one of
     `model_classes`, a method (none for plain decoding) one of `methods`, a batch within `batch`. Said, never used to
-    correct the prediction: these are measured misses the model does not explain."""
+    correct the prediction: these are measured misses the model does not explain. `subject` (' for deepseek-v3 on
+    mi300x') names a sweep's config (qa309: unnamed among configs); each says how to read its percentages."""
     out = []
     sizes = [int(b) for b in (batches if hasattr(batches, "__iter__") else [batches])]
     methods = {methods} if isinstance(methods, str) else set(methods)
@@ -1096,7 +1097,9 @@ def known_miss_notes(engine: ServingEngine, hw, model, methods, batches) -> list
                 or "methods" in miss and not methods & set(miss["methods"])
                 or not any(low <= b and (high is None or b <= high) for b in sizes)):
             continue
-        out.append(f"a known miss of engine {engine.name}: {miss['note']} (docs/ACCURACY.md, \"Where the model still misses\")")
+        out.append(f"a known miss of engine {engine.name}{subject}: {miss['note']} (x% short: the measured step is the "
+                   "predicted / (1 - x), 39% short 1.64x; x% high: the predicted throughput is the measured x (1 + x); "
+                   "docs/ACCURACY.md, \"Where the model still misses\")")
     return out
 
 

@@ -1060,7 +1060,9 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
     assert again["step_time_s"] == amd["step_time_s"] and not misses(again)
     # a costs_from profile says its own, not the other's
     assert [m["note"][:20] for m in roofline.load_engine("vllm-v0").known_misses] == [
-        "Llama 3.1 8B and Lla", "Llama 3.1 405B FP8 o", "DeepSeek-R1 (vLLM 0.", "Llama 3.1 405B FP8 o"]
+        "Llama 3.1 8B and Lla", "Llama 3.1 405B FP8 o", "DeepSeek-R1 on 8 MI3", "DeepSeek-R1 on 8 H20", "Llama 3.1 405B FP8 o"]
+    assert not misses(roofline.predict("b200", "deepseek-v3", 16, 4096, tp=8, engine="vllm-v0"))  # no row there (qa309)
+    assert not misses(roofline.predict("mi300x", "deepseek-v3", 256, 4096, tp=8, engine="sglang"))  # past its batches
     for model, hardware, engine in (("llama-2-7b", "mi300x", "vllm-v0"), ("deepseek-v3", "h200", "vllm-v0"),
                                     ("deepseek-v3", "h200", "trtllm")):  # each with rows 17-74% off (qa308: unsaid)
         assert misses(roofline.predict(hardware, model, 4, 2048, tp=1 if model == "llama-2-7b" else 8, engine=engine))
@@ -1071,12 +1073,14 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
                         "axes": {"batch": [1, 8, 64], "context": [2048]}})
     said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "known miss" in str(w.message)]
     assert len(said) == 1 and "gpt-oss-120b at batch 1 on B200" in said[0]
+    assert said[0].startswith("a known miss of engine sglang for gpt-oss-120b on b200: ")  # its config named (qa309)
+    assert "(x% short: the measured step is the predicted / (1 - x)" in said[0]  # how to read it (qa309)
     plain_only = dataclasses.replace(roofline.load_engine("vllm"), known_misses=({"methods": ["none"], "note": "plain"},))
     with warnings.catch_warnings(record=True) as caught:  # a speculative sweep's k 0 rows are plain decoding (qa306)
         warnings.simplefilter("always")
         roofline.sweep({"name": "s", "hardware": "h100-sxm", "model": "llama-3.1-8b", "engine": plain_only, "method": "eagle",
                         "axes": {"batch": [1], "context": [1024], "k": [0, 2], "alpha": [0.7]}})
-    assert any("a known miss of engine vllm: plain" in str(w.message) for w in caught)
+    assert any("a known miss of engine vllm for llama-3.1-8b on h100-sxm: plain" in str(w.message) for w in caught)
     from roofline.frontier import pick_notes  # and cheapest's pick at such a point, as predict says it
 
     row = roofline.sweep({"name": "p", "hardware": "mi300x", "model": "deepseek-v3", "tp": 8, "engine": "sglang",
