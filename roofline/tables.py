@@ -431,8 +431,8 @@ def _sequence_cap_text(batch, p: dict) -> str:
 def _host_overlap_text(p: dict) -> str:
     """How the host work line enters the step (engine.step_metrics): 'overlapped: the step is the larger of it and the
     device time; ', under pp 'at pp 2 a micro-batch's own share, 1.93 ms, lies on its round trip and the others' beside
-    it, the step at least the whole: 1.69 ms added to the device time; ' (qa244: said 'overlapped' alone), or '' where
-    it is added."""
+    it, the step at least the whole: 1.69 ms added to the device time; ' (qa244: said 'overlapped' alone), or 'added to
+    the device time, not overlapped; '."""
     pp, batch = p["layout"].get("pp", 1), int(p["batch"])
     if pp > 1 and min(batch, pp) >= 2:
         share_s = p["host_microbatch_s"]  # the busiest micro-batch's own (engine.microbatch_host_time_s)
@@ -442,7 +442,8 @@ def _host_overlap_text(p: dict) -> str:
                 "the device time; ")
     if pp > 1:  # one micro-batch: scheduled again once its tokens are back, nothing beside it (qa251: unsaid)
         return f"at pp {pp} one micro-batch, scheduled again once its tokens are back: all of it added; "
-    return "overlapped: the step is the larger of it and the device time; " if p.get("host_overlap") else ""
+    return ("overlapped: the step is the larger of it and the device time; " if p.get("host_overlap") else
+            "added to the device time, not overlapped; ")  # (qa309: only a sum of the lines said it)
 
 
 def _host_work_text(p: dict) -> str:

@@ -667,7 +667,7 @@ def test_the_host_work_line_says_what_it_is_made_of_and_a_best_k_of_0_says_why()
     from roofline.serving import load_engine
 
     per_sequence = format_seconds(load_engine("vllm").host_per_sequence_s)  # the shipped profile's (60.8 us, session 46)
-    assert line.endswith(f"(vllm: 0 a step + {per_sequence} a sequence x 128)"), line
+    assert line.endswith(f"(added to the device time, not overlapped; vllm: 0 a step + {per_sequence} a sequence x 128)"), line
     p = roofline.predict("l4", "llama-3.1-8b", 1, 32768, method="eagle", k=3, alpha=0.7)
     line = next(x for x in predict_table(p).splitlines() if "best k here" in x)
     assert line.endswith("; no k >= 1 fits in memory with the drafter)"), line
