@@ -158,16 +158,18 @@ def _engine_on_device(field: str, value: ServingEngine, named: ServingEngine, ha
     return None, (applied, expected, advice)
 
 
+SPEC_LOADERS = {HardwareSpec: _load_hardware, ModelSpec: _load_model, ServingEngine: _load_engine}  # a spec type's loader
+
+
 def _changed_spec_note(field: str, value, profiles: tuple, hardware: HardwareSpec | None = None) -> str | None:
     """A spec object under the name of a profile it no longer matches (dataclasses.replace(h100, mem_bw...)) is
     labelled with that profile's name in every output: said, naming the first field that differs. An engine made for a
     device (for_hardware) is compared as it runs on `hardware` with the profile's for that device (_engine_on_device;
     without a device, its `general`, the profile's own values, with the profile's)."""
-    loaders = {HardwareSpec: _load_hardware, ModelSpec: _load_model, ServingEngine: _load_engine}
-    if type(value) not in loaders:
+    if type(value) not in SPEC_LOADERS:
         return None
     try:
-        named = loaders[type(value)](value.name, profiles)
+        named = SPEC_LOADERS[type(value)](value.name, profiles)
     except RooflineError:  # no profile of that name: the label is the object's own
         return None
     advice = None
@@ -195,16 +197,11 @@ def _shadowed_note(value, hardware: HardwareSpec, profiles: tuple = ()) -> str |
     for_hardware applies). None for an engine built in code, or where nothing changed is shadowed."""
     if not isinstance(value, ServingEngine) or not value.path:
         return None
-    import warnings
-
-    from roofline.units import format_si
+    from roofline.tables import _override_value  # a field's value as `engines show` writes an override's
 
     own = value.general or value  # its values before for_hardware applied a family's
-    try:
-        with warnings.catch_warnings():  # said when the profile was first read
-            warnings.simplefilter("ignore")
-            read = _load_engine(own.path, profiles)
-    except RooflineError:
+    read = _read_again(ServingEngine, own.path, profiles)
+    if read is None:
         return None
     mine, theirs = own.for_hardware(hardware), read.for_hardware(hardware)
     entries = [(glob, changes) for glob, changes in own.overrides if fnmatch.fnmatch(hardware.engine_family, glob)]
@@ -212,11 +209,9 @@ def _shadowed_note(value, hardware: HardwareSpec, profiles: tuple = ()) -> str |
     for key in dict.fromkeys(k for _, changes in entries for k in changes):
         if getattr(own, key) != getattr(read, key) and getattr(mine, key) == getattr(theirs, key) != getattr(own, key):
             glob = [g for g, changes in entries if key in changes][-1]
-
-            def shown(v, key=key) -> str:
-                return format_seconds(v) if key.endswith("_s") else format_si(v, "B") if key.endswith("_bytes") else str(v)
-            said.append(f"{key.removesuffix('_s').removesuffix('_bytes')} was changed to {shown(getattr(own, key))}, and "
-                        f"its overrides entry for {glob} sets it again on {hardware.name} ({shown(getattr(mine, key))})")
+            said.append(f"{key.removesuffix('_s').removesuffix('_bytes')} was changed to {_override_value(key, getattr(own, key))}, "
+                        f"and its overrides entry for {glob} sets it again on {hardware.name} "
+                        f"({_override_value(key, getattr(mine, key))})")
     if not said:
         return None
     return (f"engine: {own.name}'s {'; its '.join(said)}: the change does not apply there (change that entry too: "
@@ -230,20 +225,27 @@ def _source_file(value, spec, profiles: tuple = ()) -> str | None:
     caller's profile folders (qa189: an engine whose costs_from is a profile of those folders)."""
     if not spec.path:
         return None
-    loaders = {HardwareSpec: _load_hardware, ModelSpec: _load_model, ServingEngine: _load_engine}
-    if type(value) in loaders:
-        import warnings
-
-        try:
-            with warnings.catch_warnings():  # said when the profile was first read, or not about this spec
-                warnings.simplefilter("ignore")
-                read = loaders[type(value)](spec.path, profiles)  # a costs_from found as the caller's folders find it
-        except RooflineError:  # gone or broken since: no longer the spec's source
+    if type(value) in SPEC_LOADERS:
+        read = _read_again(type(value), spec.path, profiles)  # a costs_from found as the caller's folders find it
+        if read is None:  # gone or broken since: no longer the spec's source
             return None
         given = value.general if isinstance(value, ServingEngine) and value.general is not None else value
         if differing_fields(given, read):
             return None
     return os.path.abspath(spec.path)
+
+
+def _read_again(kind: type, path: str, profiles: tuple = ()):
+    """The profile file `path` read again as a `kind` spec (SPEC_LOADERS), with the caller's profile folders and its
+    warnings unsaid (said when it was first read, or not about this spec); None where it no longer loads."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return SPEC_LOADERS[kind](path, profiles)
+    except RooflineError:
+        return None
 
 
 def _doubled_bandwidth(hw: HardwareSpec) -> HardwareSpec:
@@ -1071,7 +1073,7 @@ def _names_for_specs(data: dict) -> tuple[dict, dict, dict]:
 def _check_names_against_specs(specs: dict, named: dict, profiles: tuple) -> None:
     """A name given as a string where a spec object of that name is given too (`hardware="h100-sxm"` beside
     `draft_hardware=<a changed h100-sxm>`) must load the same profile: else one label would stand for two devices."""
-    loaders = {"HardwareSpec": _load_hardware, "ModelSpec": _load_model, "ServingEngine": _load_engine}
+    loaders = {kind.__name__: load for kind, load in SPEC_LOADERS.items()}
     for slot, key in named.items():
         if slot in specs:
             try:
