@@ -836,16 +836,94 @@ def pick_note_kinds(picks: dict, extra_dirs: tuple = (), meta: dict | None = Non
     return kinds_of
 
 
+def _misses_of(row, extra_dirs: tuple, cache: dict) -> list[dict]:
+    """The known misses (serving.known_misses_at) of a frontier row's engine that its device, model, method (none for a
+    plain row) and batch match; [] where a profile does not load. `cache` holds them by that key."""
+    from roofline.hardware import load_hardware
+    from roofline.model import load_model
+    from roofline.serving import known_misses_at, load_engine
+
+    key = (str(row["engine"]), str(row["hardware"]), str(row["model"]), str(row["method"]) if row["decoding"] ==
+           "speculation" else "none", int(row["batch"]))
+    if key not in cache:
+        try:
+            cache[key] = known_misses_at(load_engine(key[0], extra_dirs), load_hardware(key[1], extra_dirs),
+                                         load_model(key[2], extra_dirs), key[3], key[4])
+        except RooflineError:
+            cache[key] = []
+    return cache[key]
+
+
+def _row_named(row) -> str:
+    """'deepseek-v3 on h200 x 8 (tp 8), sglang, batch 13' (+ ', mtp k 2' where it speculates): a frontier row, short."""
+    layout = describe_layout(int(row["tp"]), int(row.get("dp_attention", 1)), int(row.get("ep", 1)), int(row.get("pp", 1)))
+    text = (f"{row['model']} on {row['hardware']} x {int(row.get('devices', row['tp']))} ({layout}), {row['engine']}, "
+            f"batch {int(row['batch'])}")
+    return text + (f", {row['method']} k {int(row['k'])}" if row["decoding"] == "speculation" else "")
+
+
+def _more(ratio: float, than: str) -> str:
+    """'17.5% more than the pick' of a cost ratio under 2, '11.7x the pick's' from 2."""
+    return f"{ratio - 1:.1%} more than {than}" if ratio < 2 else f"{ratio:.3g}x {than}'s"
+
+
+def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per_user: float | None,
+                      refused: list[dict] | None = None, extra_dirs: tuple = ()) -> list[str]:
+    """What size of a known miss (serving.known_misses_at, its `measured` direction given) would reverse a pick
+    (qa309: DeepSeek-V3 on 8 MI300X under sglang at batch 16 led 8 H200 by 5%, inside its 11-35% miss, said nowhere).
+    At a batch a row's cost per token is its step time x its devices' price / its batch, so a step s times the
+    predicted costs s times as much:
+
+        a pick matched by a miss measured slower, against the cheapest row of its kind as fast that no such miss
+        matches (cost c_other > c_pick):  reversed by a measured step of c_other / c_pick x the predicted or more
+        a dearer row as fast matched by a miss measured faster, the cheapest of them (c_faster > c_pick):
+                                          reversed by its measured step of c_pick / c_faster x the predicted or less
+
+    (a slower step is also slower per user: the pick may then miss the speed too). Rows are the table's reachable ones
+    (_reachable) at `min_tokens_per_s_per_user` or faster; a miss without `measured` says no direction and is passed."""
+    if not picks or min_tokens_per_s_per_user is None:
+        return []
+    cache: dict = {}
+    reachable = _reachable(df, refused)
+    notes = []
+    for kind, pick in picks.items():
+        if pick is None:
+            continue
+        rows = reachable[(reachable["decoding"] == kind) & (reachable[SPEED] >= min_tokens_per_s_per_user)
+                         & (reachable[COST] > pick[COST])].sort_values(COST, kind="stable")
+        speed = f"{min_tokens_per_s_per_user:,.7g} tokens/s per user"  # as the headline says it
+        if any(m.get("measured") == "slower" for m in _misses_of(pick, extra_dirs, cache)):
+            other = next((row for _, row in rows.iterrows()
+                          if not any(m.get("measured") == "slower" for m in _misses_of(row, extra_dirs, cache))), None)
+            if other is not None:
+                ratio = other[COST] / pick[COST]  # the measured step / the predicted that makes the pick the dearer
+                notes.append(f"the {kind} pick ({_row_named(pick)}) is at a point where its engine's known miss (above) "
+                             f"measured the step slower than predicted; the cheapest {kind} row at {speed} that no such "
+                             f"miss matches ({_row_named(other)}) costs {_more(ratio, 'the pick')}: a step measured {ratio:.3g}x the "
+                             f"predicted or more ({1 - 1 / ratio:.1%} short) reverses the pick, and slows it per user")
+        faster = next((row for _, row in rows.iterrows()
+                       if any(m.get("measured") == "faster" for m in _misses_of(row, extra_dirs, cache))), None)
+        if faster is not None:
+            ratio = pick[COST] / faster[COST]  # the measured step / the predicted that makes that row the cheaper
+            notes.append(f"{_row_named(faster)} costs {_more(1 / ratio, f'the {kind} pick')} at {speed}, at a point "
+                         f"where its engine's known miss (roofline engines show {faster['engine']}) measured the step "
+                         f"faster than predicted: a step measured {ratio:.3g}x the predicted or less (the predicted "
+                         f"{1 / ratio - 1:.0%} long) makes it the cheaper")
+    return notes
+
+
 def cheapest_notes(df: pd.DataFrame, frontier: pd.DataFrame, picks: dict | None, refined: dict, refused: set,
-                   unchecked: set, path, meta: dict | None, extra_dirs: tuple = ()) -> list[str]:
+                   unchecked: set, path, meta: dict | None, extra_dirs: tuple = (),
+                   min_tokens_per_s_per_user: float | None = None) -> list[str]:
     """The notes under `roofline cheapest`'s table, each once: the frontier's (frontier_notes; layouts it could not
-    check; prices), the picks' (pick_note_kinds), the prices', then those of the points computed now between the swept
+    check; prices), the picks' (pick_note_kinds; the size of a known miss that would reverse one, miss_margin_notes), the prices', then those of the points computed now between the swept
     batches (`refined`: refine's), less a note already said of the picks it holds for (qa146: a point computed now at
     the pick's engine and device said each note twice, the subject aside)."""
     notes = frontier_notes(df, refused, extra_dirs) + ([unchecked_note(unchecked)] if unchecked else [])
     notes += price_notes(path, extra_dirs, df, meta)
     said = pick_note_kinds(picks, extra_dirs, meta) if picks else {}
     notes += said_of(said)
+    notes += miss_margin_notes(df, picks, min_tokens_per_s_per_user, refused, extra_dirs)
     notes += [note] if (note := prices_note(frontier, meta, extra_dirs)) else []
     notes += [n for r in refined.values() for n in r["notes"]]
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}

@@ -293,6 +293,7 @@ def engine_schema() -> dict:
                              "methods": {"type": "array", "minItems": 1, "items": {"enum": list(METHODS)}},
                              "batch": {"type": "array", "minItems": 2, "maxItems": 2, "description": "[LOW, HIGH or null], LOW <= HIGH",
                                        "prefixItems": [{"type": "integer", "minimum": 1}, {"type": ["integer", "null"], "minimum": 1}]},
+                             "measured": {"enum": list(serving.MEASURED), "description": "the measured step against the predicted"},
                              "note": {"type": ["string", "number"], "pattern": r"\S"}}}},
     }
     known = serving._KNOWN | serving._OWN_FIELDS  # costs_from: a profile taking another's costs

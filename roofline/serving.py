@@ -1030,13 +1030,16 @@ def engine_from_dict(data: dict, where: str = "<engine>") -> ServingEngine:
     return engine
 
 
-KNOWN_MISS_KEYS = ("hardware", "models", "model_classes", "methods", "batch", "note")
+KNOWN_MISS_KEYS = ("hardware", "models", "model_classes", "methods", "batch", "measured", "note")
+MEASURED = ("slower", "faster")  # a known miss's `measured`: its step measured slower or faster than predicted
 
 
 def check_known_misses(where: str, value: object) -> tuple:
     """A profile's `known_misses`: a list of {hardware: GLOB, models: [GLOB, ...], model_classes: [...], methods: [...],
-    batch: [LOW, HIGH or null], note: TEXT}, each key but `note` optional (absent: any); () where absent. A point
-    matching every key given is said the note (known_miss_notes)."""
+    batch: [LOW, HIGH or null], measured: slower | faster, note: TEXT}, each key but `note` optional (absent: any;
+    `measured` absent: the direction not said); () where absent. A point matching every key given is said the note
+    (known_miss_notes); `measured` lets cheapest say what size of such a miss would reverse its pick
+    (frontier.miss_margin_notes)."""
     if value is None:
         return ()
     if not isinstance(value, list):
@@ -1066,6 +1069,9 @@ def check_known_misses(where: str, value: object) -> tuple:
                                     and all(isinstance(v, str) and (choices is None or v in choices) for v in item[key])):
                 raise field_error(where, f"{at}.{key}", "a list of " + (" | ".join(choices) if choices else "names or globs"),
                                   item[key])
+        if "measured" in item and item["measured"] not in MEASURED:
+            raise field_error(where, f"{at}.measured", "slower or faster (the measured step against the predicted)",
+                              item["measured"])
         batch = item.get("batch")
         if batch is not None and not (isinstance(batch, list) and len(batch) == 2
                                       and isinstance(batch[0], int) and not isinstance(batch[0], bool) and batch[0] >= 1
@@ -1079,16 +1085,14 @@ def check_known_misses(where: str, value: object) -> tuple:
     return tuple(out)
 
 
-def known_miss_notes(engine: ServingEngine, hw, model, methods, batches, subject: str = "") -> list[str]:
-    """The notes of `engine`'s known_misses that a point (or, with several `batches` and `methods`, a sweep's config at
-    any of them) matches: its device's engine family (hw.engine_family, as `overrides` match it: a copy of an MI300X
+def known_misses_at(engine: ServingEngine, hw, model, methods, batches) -> list[dict]:
+    """The entries of `engine`'s known_misses that a point (or, with several `batches` and `methods`, a sweep's config
+    at any of them) matches: its device's engine family (hw.engine_family, as `overrides` match it: a copy of an MI300X
     profile is one; qa306) the `hardware` glob, its model a glob of `models`, its class (model_class) one of
-    `model_classes`, a method (none for plain decoding) one of `methods`, a batch within `batch`. Said, never used to
-    correct the prediction: these are measured misses the model does not explain. `subject` (' for deepseek-v3 on
-    mi300x') names a sweep's config (qa309: unnamed among configs); each says how to read its percentages."""
-    out = []
+    `model_classes`, a method (none for plain decoding) one of `methods`, a batch within `batch`."""
     sizes = [int(b) for b in (batches if hasattr(batches, "__iter__") else [batches])]
     methods = {methods} if isinstance(methods, str) else set(methods)
+    out = []
     for miss in engine.known_misses:
         low, high = miss.get("batch") or (1, None)
         if ("hardware" in miss and not fnmatch.fnmatch(hw.engine_family, miss["hardware"])
@@ -1097,10 +1101,17 @@ def known_miss_notes(engine: ServingEngine, hw, model, methods, batches, subject
                 or "methods" in miss and not methods & set(miss["methods"])
                 or not any(low <= b and (high is None or b <= high) for b in sizes)):
             continue
-        out.append(f"a known miss of engine {engine.name}{subject}: {miss['note']} (x% short: the measured step is the "
-                   "predicted / (1 - x), 39% short 1.64x; x% high: the predicted throughput is the measured x (1 + x); "
-                   "docs/ACCURACY.md, \"Where the model still misses\")")
+        out.append(miss)
     return out
+
+
+def known_miss_notes(engine: ServingEngine, hw, model, methods, batches, subject: str = "") -> list[str]:
+    """The notes of the known misses a point matches (known_misses_at). Said, never used to correct the prediction:
+    these are measured misses the model does not explain. `subject` (' for deepseek-v3 on mi300x') names a sweep's
+    config (qa309: unnamed among configs); each says how to read its percentages."""
+    return [f"a known miss of engine {engine.name}{subject}: {miss['note']} (x% short: the measured step is the "
+            "predicted / (1 - x), 39% short 1.64x; x% high: the predicted throughput is the measured x (1 + x); "
+            "docs/ACCURACY.md, \"Where the model still misses\")" for miss in known_misses_at(engine, hw, model, methods, batches)]
 
 
 def _nvidia_only(data: dict, where: str) -> bool:

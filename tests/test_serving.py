@@ -1104,3 +1104,51 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
     from roofline.tables import engine_table
 
     assert "known miss (every point): n" in engine_table(loose)
+
+
+@pytest.mark.slow
+def test_cheapest_says_what_size_of_a_known_miss_would_reverse_its_pick(tmp_path, roofline):
+    """qa309: cheapest picked DeepSeek-V3 on 8 MI300X under sglang, 5% cheaper than 8 H200, at a point where the
+    engine's known miss measured the step 11-35% short, and nothing said the miss could reverse the pick. A miss's
+    `measured` (slower | faster) now lets cheapest say the step ratio at which the pick and the cheapest row outside
+    the miss trade places; a dearer row at a miss measured faster is said with the ratio that would make it the
+    cheaper."""
+    import roofline as api
+    from roofline.errors import RooflineError
+    from roofline.frontier import cheapest, miss_margin_notes, refused_layouts
+    from roofline.serving import MEASURED, engine_from_dict, load_engine
+
+    for name in ("sglang", "vllm-v0", "trtllm"):  # every shipped miss says its direction
+        assert all(m.get("measured") in MEASURED for m in load_engine(name).known_misses), name
+    df = api.sweep({"name": "c", "hardware": ["mi300x", "h200"], "model": "deepseek-v3", "tp": 8, "engine": "sglang",
+                         "axes": {"batch": [1, 2, 4, 8, 16, 32], "context": [4096]}})
+    refused, _ = refused_layouts(df)
+    picks = cheapest(df, 40.0, refused)
+    assert picks["plain"]["hardware"] == "mi300x"  # the case: MI300X cheaper at its prices, inside the miss's batches
+    notes = miss_margin_notes(df, picks, 40.0, refused)
+    assert len(notes) == 1, notes
+    fast = df[(df["tokens_per_s_per_user"] >= 40.0) & (df["hardware"] == "h200") & df["fits_in_memory"]]
+    other = fast.loc[fast["cost_usd_per_million_tokens"].idxmin()]  # no known miss of sglang on H200: the runner-up
+    ratio = other["cost_usd_per_million_tokens"] / picks["plain"]["cost_usd_per_million_tokens"]
+    assert 1 < ratio < 2
+    assert notes[0].startswith("the plain pick (deepseek-v3 on mi300x x 8 (tp 8), sglang, batch ")
+    assert f"(deepseek-v3 on h200 x 8 (tp 8), sglang, batch {int(other['batch'])}) costs {ratio - 1:.1%} more" in notes[0]
+    assert f"a step measured {ratio:.3g}x the predicted or more ({1 - 1 / ratio:.1%} short) reverses the pick" in notes[0]
+    assert miss_margin_notes(df[df["hardware"] == "mi300x"], cheapest(df[df["hardware"] == "mi300x"], 40.0, refused), 40.0,
+                             refused) == []  # nothing outside the miss: nothing to trade places with
+    df.to_csv(tmp_path / "results.csv", index=False)  # and `roofline cheapest` says it under its table
+    code, out, _ = roofline("cheapest", tmp_path / "results.csv", "--min-tokens-per-user", "40")
+    assert code == 0 and f"note: {notes[0]}" in out
+    # a dearer row at a miss measured faster (gpt-oss at batch 1 on B200): the ratio that makes it the cheaper
+    df = api.sweep({"name": "g", "hardware": ["b200", "h200"], "model": "gpt-oss-120b", "tp": 8, "engine": "sglang",
+                         "axes": {"batch": [1, 2, 4, 8], "context": [4096]}})
+    refused, _ = refused_layouts(df)
+    picks = cheapest(df, 100.0, refused)
+    notes = miss_margin_notes(df, picks, 100.0, refused)
+    b200 = df[(df["hardware"] == "b200") & (df["batch"] == 1)].iloc[0]
+    ratio = picks["plain"]["cost_usd_per_million_tokens"] / b200["cost_usd_per_million_tokens"]
+    assert picks["plain"]["hardware"] == "h200" and len(notes) == 1
+    assert notes[0].startswith("gpt-oss-120b on b200 x 8 (tp 8), sglang, batch 1 costs ")
+    assert f"a step measured {ratio:.3g}x the predicted or less" in notes[0]
+    with pytest.raises(RooflineError, match=r"known_misses\[0\]\.measured: expected slower or faster"):
+        engine_from_dict({"name": "e", "source": "s", "known_misses": [{"note": "x", "measured": "slow"}]}, "e.yaml")
