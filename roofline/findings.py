@@ -1588,6 +1588,7 @@ def _generic(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding:
             + (f" {_list([_model(meta, m) for m in never])} fit{'s' if len(never) == 1 else ''} in memory at no point of the sweep."
                if never else "")
             + _each_method_text(points, top, varying)
+            + _other_models_text(points, top, varying, meta, engine, bool(caveat))
             + _cheapest_text(df, top, meta)
             + _contexts_text(points, mine, top, varying, meta) + _largest_k_text(points, mine, top, varying, meta)
             + _engine_said(df, engine))
@@ -1649,6 +1650,32 @@ def _each_method_text(points: pd.DataFrame, top: pd.Series, varying: list[str]) 
                          f"{_x(best['speedup'])} (batch {int(best['batch'])}"
                          + ("" if best["k"] < 0 else f", k = {int(best['k'])}") + ")")  # a tree: no best k (-1)
     return f" On the same config and context, {_list(parts)}." if parts else ""
+
+
+def _other_models_text(points: pd.DataFrame, top: pd.Series, varying: list[str], meta: dict, engine: str,
+                       caveat_said: bool) -> str:
+    """' Llama 3.1 70B (EAGLE): up to 1.62× (H200 SXM, batch 1, k = 3); it loses at 12 of its 80 points that fit.' for
+    each other model the sweep speculates on, at its best point (qa309: a plan of DeepSeek-V3 with MTP and Llama 3.1
+    70B with EAGLE was answered of DeepSeek alone, the 70B named nowhere); '' where one model is. `points` are each
+    config's points at their best k, as the headline's count."""
+    parts = []
+    for model, rows in points.groupby(points["model"].astype(str), sort=False):
+        if model == str(top["model"]):
+            continue
+        best = rows.loc[rows["speedup"].idxmax()]
+        losing = int((~pays(rows["speedup"])).sum())
+        methods = _list([METHOD_NAMES.get(m, m) for m in dict.fromkeys(rows["method"].astype(str))])
+        where = (f"{_hw(meta, best['hardware'])}{_config_text(best, [c for c in varying if c != 'method'], meta)}, "
+                 f"batch {int(best['batch']):,}" + ("" if best["k"] < 0 else f", k = {int(best['k'])}"))  # a tree: no k
+        if optimistic(best["batch"], engine):
+            where += "; an upper estimate" + (", as above" if caveat_said else f": {OPTIMISTIC}")
+        if not pays(best["speedup"]):
+            parts.append(f"{_model(meta, model)} ({methods}) loses at every point that fits: at best {_x(best['speedup'])} ({where}).")
+            continue
+        parts.append(f"{_model(meta, model)} ({methods}): up to {_x(best['speedup'])} ({where}); "
+                     + (f"it loses at {losing:,} of its {len(rows):,} points that fit." if losing else
+                        "it pays at every point that fits."))
+    return "".join(" " + p for p in parts)
 
 
 def _contexts_text(points: pd.DataFrame, rows: pd.DataFrame, top: pd.Series, varying: list[str], meta: dict) -> str:

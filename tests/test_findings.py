@@ -1749,3 +1749,30 @@ def test_findings_name_a_trees_acceptance_and_the_quoted_rows_own_devices(tmp_pa
     f = prefill_not_sped_up(r.df, r.ops, r.meta)
     quoted = r.df[(r.df["ttft_s"].round(2) == round(float(f.text.split("prefill takes ")[1].split(" s")[0]), 2))]
     assert len(quoted) and f", {int(quoted['tp'].iloc[0])} × H100 SXM5)" in f.text and r.df["tp"].nunique() == 2
+
+
+@pytest.mark.slow
+def test_the_generic_finding_speaks_of_every_model_it_speculates_on(tmp_path):
+    """qa309: a plan of DeepSeek-V3 with MTP and Llama 3.1 70B with EAGLE was answered of DeepSeek alone (its headline,
+    its comparison and its cheapest), the 70B named nowhere. Each other model's best point, its method and how many of
+    its points lose are said, each figure that of its own rows."""
+    from roofline.findings import generic, pays
+
+    r, _ = _run_text(tmp_path, "name: two-models\nhardware: h200\nmodel: [deepseek-v3, llama-3.1-8b]\ntp: 8\n"
+                     "method: {deepseek-v3: mtp, llama-3.1-8b: eagle}\nengine: vllm\n"
+                     "axes:\n  batch: [1, 8, 512]\n  context: [4096]\n  k: [1, 3]\n  alpha: [0.7]\n", answer=False)
+    text = generic(r.df, r.ops, r.meta).text
+    drafting = r.df[(r.df["k"] > 0) & r.df["fits_in_memory"]]
+    assert drafting.loc[drafting["speedup"].idxmax(), "model"] == "deepseek-v3"  # the headline's: the 8B is the other
+    assert text.startswith("Speculation gains up to") and "DeepSeek-V3, " in text.split(")")[0], text
+    other, name, method = "llama-3.1-8b", "Llama 3.1 8B", "EAGLE"
+    rows = r.df[(r.df["model"] == other) & (r.df["k"] > 0) & r.df["fits_in_memory"]]
+    points = rows.sort_values("speedup", kind="stable").drop_duplicates(["hardware", "model", "batch", "context", "alpha"],
+                                                                        keep="last")
+    best = points.loc[points["speedup"].idxmax()]
+    losing = int((~pays(points["speedup"])).sum())
+    said = f"{name} ({method}): up to {best['speedup']:.3g}×"
+    assert said in text, (said, text)
+    assert f"batch {int(best['batch'])}, k = {int(best['k'])}" in text.split(said)[1].split(")")[0]
+    assert (f"it loses at {losing} of its {len(points)} points that fit." if losing else
+            "it pays at every point that fits.") in text.split(said)[1]
