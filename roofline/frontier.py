@@ -378,10 +378,18 @@ def prices_note(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple = ()) -> 
                                                                if isinstance(v, str) and v)]))
     priced = [n for n in names if _is_number(swept.get(n)) and not isinstance(swept.get(n), bool)]
     yours = {n for n in priced if price_is_users(n, swept[n], extra_dirs)}
-    shown = [f"{n} ${format_usd_per_hour(float(swept[n]))}" + (" (yours)" if n in yours and yours != set(priced) else "")
+    # a price the profile no longer gives (price_notes says so) is no quote its sources give (qa311: a price set by hand
+    # and set again since was called a rental quote)
+    changed = {n for n in set(priced) - yours if (now := _price_now(n, extra_dirs)) is not None
+               and not math.isclose(now, float(swept[n]), rel_tol=1e-6)}
+    quotes = set(priced) - yours - changed
+    shown = [f"{n} ${format_usd_per_hour(float(swept[n]))}" + (" (yours)" if n in yours and quotes | changed else
+                                                                  " (changed since)" if n in changed and quotes | yours else "")
              for n in priced]
-    sources = ("your own prices" if yours == set(priced) else
-               "rental quotes whose sources `roofline hw show NAME` gives" + (", but those marked yours" if yours else ""))
+    marked = " or ".join(m for m, some in (("yours", yours), ("changed since", changed)) if some)
+    sources = ("rental quotes whose sources `roofline hw show NAME` gives" + (f", but those marked {marked}" if marked else "")
+               if quotes else "your own prices" + (", but those changed since (above)" if changed else "") if yours else
+               "prices the profiles no longer give (above)")
     return (f"priced at {', '.join(shown)} a device-hour (as swept): {sources}; a pick between devices moves with them"
             if shown else "")
 

@@ -281,3 +281,19 @@ def test_checking_an_output_file_makes_no_folder(tmp_path):
     assert not (tmp_path / "new").exists() and list(tmp_path.iterdir()) == []
     write_text_atomic(target, "a: 1\n")  # the write makes them
     assert target.read_text() == "a: 1\n"
+
+
+def test_a_file_edited_within_one_clock_tick_is_read_again(tmp_path):
+    """qa311: parsed files were kept per (path, modification time, size), so `hw set price=2.0 USD/h` over `price: 1.0
+    USD/h` (the same size) within one tick of a coarse file clock was read as the old price in the same process."""
+    import os
+
+    from roofline.yamlio import read_yaml_file
+
+    path = tmp_path / "p.yaml"
+    path.write_text("price: 1.0 USD/h\n")
+    stamp = path.stat().st_mtime_ns
+    assert read_yaml_file(path) == {"price": "1.0 USD/h"}
+    path.write_text("price: 2.0 USD/h\n")
+    os.utime(path, ns=(stamp, stamp))  # the same time and size as before
+    assert read_yaml_file(path) == {"price": "2.0 USD/h"}
