@@ -313,6 +313,13 @@ def peak_dtypes_in_order(*specs) -> list[str]:
     order = NESTED_FIELD_ORDER["peak_flops"]
     return sorted(names, key=lambda d: (order.index(d) if d in order else len(order), d))
 SUSPICIOUS_MEM_BW_BYTES_PER_S = 20e12  # above this per device a profile gets a warning (B300 is 8 TB/s)
+# above these a device's figures load with a warning (a unit slip: `memory=192 TB`, `1.2 EFLOP/s`; qa311): the shipped
+# profiles reach 825 GB (a CPU socket's), 900 GB/s a link one way, 15 PFLOP/s, 6 USD/h, ridge points of 9.4-1,875 FLOP/B
+SUSPICIOUS_MEM_BYTES = 8e12  # (said as "8 TB" below, as the next)
+SUSPICIOUS_LINK_BW_BYTES_PER_S = 5e12
+SUSPICIOUS_PEAK_FLOPS_PER_S = 200e15
+SUSPICIOUS_PRICE_USD_PER_HOUR = 500.0
+SUSPICIOUS_RIDGE_FLOP_PER_BYTE = (0.5, 10_000.0)  # a dtype's peak over the memory bandwidth outside this: one is slipped
 _OPERATOR_CEILINGS = {"attention_compute": "flops_per_s", "attention_memory": "bytes_per_s", "attention_stream": "bytes_per_s",
                       "elementwise_memory": "bytes_per_s"}
 
@@ -610,7 +617,46 @@ def hardware_from_dict(data: dict, where: str = "<hardware>") -> HardwareSpec:
         fp4_formats=fp4_formats,
     )
     _warn_overhead_slip(spec, where)
+    _warn_unit_slips(spec, data, where)
     return spec
+
+
+def _warn_unit_slips(spec: HardwareSpec, data: dict, where: str) -> None:
+    """Figures beyond every device's (the SUSPICIOUS_* bounds) load, with a warning naming the field as written: a
+    1000x unit slip (`memory=192 TB`, `link_bandwidth=900 TB/s`, `peak_flops.bf16=1.2 EFLOP/s`, `price=3100 USD/h`)
+    was taken in silence, where only a memory bandwidth above 20 TB/s was said (qa311). A dtype's ridge point (its peak
+    over the memory bandwidth) outside SUSPICIOUS_RIDGE_FLOP_PER_BYTE says a slip in either."""
+    from roofline.units import format_si, format_significant
+
+    peaks = [d for d, v in spec.peak_flops_per_s.items() if v > SUSPICIOUS_PEAK_FLOPS_PER_S]
+    said = [(name, _as_written(data, name), limit) for name, value, bound, limit in (
+        ("memory", spec.mem_bytes, SUSPICIOUS_MEM_BYTES, "8 TB"),
+        ("link_bandwidth", spec.link_bw_bytes_per_s, SUSPICIOUS_LINK_BW_BYTES_PER_S, "5 TB/s one way"),
+        ("price", spec.price_usd_per_hour, SUSPICIOUS_PRICE_USD_PER_HOUR, f"{SUSPICIOUS_PRICE_USD_PER_HOUR:g} USD/h"))
+        if value is not None and value > bound]
+    if peaks:  # one line for the dtypes (qa311's 1.2 EFLOP/s bf16, fp16 and fp8: three)
+        said.append(("peak_flops." + ", ".join(peaks), ", ".join(_as_written(data, f"peak_flops.{d}") for d in peaks),
+                     format_si(SUSPICIOUS_PEAK_FLOPS_PER_S, "FLOP/s") + " dense"))
+    for name, written, limit in said:
+        warn(f"{where}: {name}: {written} {'are' if ', ' in written else 'is'} above {limit} for one device; check the "
+             "unit and that it is per device")
+    slipped = {f"peak_flops.{d}" for d in peaks}
+    low, high = SUSPICIOUS_RIDGE_FLOP_PER_BYTE
+    ridges = {d: f / spec.mem_bw_bytes_per_s for d, f in spec.peak_flops_per_s.items() if f"peak_flops.{d}" not in slipped}
+    out = {d: r for d, r in ridges.items() if not low <= r <= high}
+    if out:  # one line for every dtype (qa311's 6 GB/s for 6 TB/s: six)
+        span = "{} FLOP/byte".format("-".join(dict.fromkeys(format_significant(r) for r in (min(out.values()), max(out.values())))))
+        warn(f"{where}: peak_flops.{', '.join(out)} over memory_bandwidth ({_as_written(data, 'memory_bandwidth')}): "
+             f"ridge point{'s' if len(out) > 1 else ''} of {span}, outside the {low:g}-{high:,.0f} of every device: check "
+             "the units")
+
+
+def _as_written(data: dict, field: str) -> str:
+    """A profile field's value as its file gives it ('peak_flops.bf16' reads data['peak_flops']['bf16'])."""
+    value: object = data
+    for part in field.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return str(value)
 
 
 OVERHEAD_WARN_S = {"step_overhead": 10e-3, "layer_overhead": 5e-3}  # fixed device costs above these are said: a unit slip?

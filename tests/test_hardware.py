@@ -478,3 +478,42 @@ def test_predict_says_the_link_a_tp_group_drives(roofline):
     code, out, _ = roofline("predict", "--model", "llama-3.1-405b", "--hardware", "mi300x", "--tp", "16", "--json")
     p = json.loads(out)
     assert p["tp_link_bytes_per_s"] == pytest.approx(448e9 * 0.75) and p["tp_scale_out_bytes_per_s"] == pytest.approx(50e9 * 0.96)
+
+
+def test_a_thousandfold_unit_slip_in_any_figure_loads_with_one_warning_naming_it(tmp_path):
+    """qa311: `memory=192 TB`, `link_bandwidth=900 TB/s`, `peak_flops.bf16=1.2 EFLOP/s`, `price=3100 USD/h` and
+    `memory_bandwidth=6 GB/s` loaded in silence (only a bandwidth above 20 TB/s was said). Each figure beyond every
+    device's now warns, naming the field as written; a ridge point beyond every device's says a slip in either."""
+    import warnings
+
+    from roofline.hardware import load_hardware
+    from roofline.profiles import profile_paths
+
+    def said(text: str) -> list[str]:
+        path = tmp_path / "slip.yaml"
+        path.write_text(text.replace("name: h100-sxm", "name: slip"))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            load_hardware(str(path))
+        return [str(w.message) for w in caught]
+
+    with warnings.catch_warnings(record=True) as caught:  # no shipped profile is near a bound
+        warnings.simplefilter("always")
+        for name in profile_paths("hardware"):
+            load_hardware(name)
+    assert not caught, [str(w.message) for w in caught]
+    text = (Path(__file__).resolve().parents[1] / "hardware_profiles" / "h100-sxm.yaml").read_text()
+    assert said(text) == []
+    for old, new, message in (
+            ("memory: 81559 MiB", "memory: 192 TB", "memory: 192 TB is above 8 TB for one device; check the unit"),
+            ("link_bandwidth: 450 GB/s", "link_bandwidth: 900 TB/s", "link_bandwidth: 900 TB/s is above 5 TB/s one way"),
+            ("price: 3.00 USD/h", "price: 3100 USD/h", "price: 3100 USD/h is above 500 USD/h for one device"),
+            ("memory_bandwidth: 3.35 TB/s", "memory_bandwidth: 6 GB/s",
+             "peak_flops.fp32, tf32, bf16, fp16, fp8, int8 over memory_bandwidth (6 GB/s): ridge points of ")):
+        assert old in text
+        lines = said(text.replace(old, new))
+        assert len(lines) == 1 and message in lines[0], (new, lines)
+    lines = said(text.replace("bf16: 989.4 TFLOP/s", "bf16: 0.99 EFLOP/s").replace("fp16: 989.4 TFLOP/s", "fp16: 0.99 EFLOP/s")
+                 .replace("fp8: 1978.9 TFLOP/s", "fp8: 1.98 EFLOP/s").replace("int8: 1978.9 TOP/s", "int8: 1.98 EOP/s"))
+    assert lines == [f"{tmp_path / 'slip.yaml'}: peak_flops.bf16, fp16, fp8, int8: 0.99 EFLOP/s, 0.99 EFLOP/s, 1.98 EFLOP/s, "
+                     "1.98 EOP/s are above 200 PFLOP/s dense for one device; check the unit and that it is per device"], lines
