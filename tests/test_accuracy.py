@@ -280,3 +280,26 @@ def test_a_mean_in_flight_below_one_completes_that_share_of_requests(tmp_path):
     pd.DataFrame([row, {**row, "concurrency": "0.49"}]).to_csv(path, index=False)
     busy, idle = predict_measurements(load_measurements(path), "vllm")["predicted"].to_numpy()
     assert idle == pytest.approx(0.49 * busy, rel=1e-9)
+
+
+@pytest.mark.slow
+def test_the_accuracy_figures_title_stays_inside_the_figure(tmp_path, monkeypatch):
+    """qa310: a user's own file and engine named in the title of a one-panel figure ran off both edges ('it rows of
+    my-server.csv ... log-scale axe'); the title wraps to the figure's width as every other figure's does."""
+    from matplotlib.figure import Figure
+
+    import roofline.accuracy
+
+    figures = []
+    saved = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: (figures.append(fig), saved(fig, *a, **k))[1])
+    path = tmp_path / "a-rather-long-name-of-my-own-benchmark-server.csv"
+    pd.DataFrame([ROW, {**ROW, "batch": "8", "value": "110"}], columns=list(COLUMNS)).to_csv(path, index=False)
+    result = CliRunner().invoke(cli.app, ["accuracy", "--file", str(path), "--split", "all", "--out", str(tmp_path / "acc")])
+    assert result.exit_code == 0, result.output
+    (fig,) = figures
+    renderer = fig.canvas.get_renderer()
+    box, title = fig.bbox, fig._suptitle
+    extent = title.get_window_extent(renderer)
+    assert "a-rather-long-name-of-my-own-benchmark-server.csv" in title.get_text().replace("\n", "")  # (a long name broken)
+    assert box.x0 <= extent.x0 and extent.x1 <= box.x1, (extent, box)
