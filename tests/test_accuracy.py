@@ -288,7 +288,6 @@ def test_the_accuracy_figures_title_stays_inside_the_figure(tmp_path, monkeypatc
     my-server.csv ... log-scale axe'); the title wraps to the figure's width as every other figure's does."""
     from matplotlib.figure import Figure
 
-    import roofline.accuracy
 
     figures = []
     saved = Figure.savefig
