@@ -967,6 +967,11 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
         if draft_vocab > model_spec.vocab_size:  # named as typed (qa161: the rows' own check named a converted row)
             raise field_error("command line", "--draft-vocab", f"at most the vocabulary of {model_spec.name} "
                               f"({model_spec.vocab_size:,} tokens: a head drafter's LM head covers part of it)", draft_vocab)
+    elif str(given).strip().lower() in ("eagle3", "eagle-3"):  # qa310: README's command left it out, priced in silence
+        warn(f"command line: --method {given} without --draft-vocab: its rows are priced with the head drafting over "
+             f"{model_spec.name}'s whole vocabulary ({model_spec.vocab_size:,} tokens), where EAGLE-3 heads draft over "
+             "their own (draft_vocab_size in the head's config: 32,000 for Llama 3.1 8B's published head); give "
+             "--draft-vocab N")
     hw_spec = load_hardware(hardware, tuple(profiles))
     if weight_dtype is None:  # the checkpoint as published (qa177: bf16 made gpt-oss's MXFP4 experts bf16)
         weight_dtype = checkpoint_dtype(model_spec)

@@ -390,6 +390,22 @@ def test_convert_writes_an_eagle_heads_draft_vocab_that_the_rows_are_predicted_w
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3, draft_vocab=0)
     with pytest.raises(RooflineError, match="command line: --draft-vocab: expected at most the vocabulary of llama-3.1-8b"):
         convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method="eagle", k=3, draft_vocab=200000)
+    # qa310: README's EAGLE-3 command left --draft-vocab out, and the rows were priced with the target's vocabulary in
+    # silence; a method named eagle3 without it is said (plain `eagle` may be an EAGLE-1/2 head of the full vocabulary)
+    import warnings
+
+    from roofline.errors import RooflineWarning
+
+    for method, said in (("eagle3", 1), ("EAGLE-3", 1), ("eagle", 0)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method=method, k=3, quantities=("step_time_s",))
+        lines = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "--draft-vocab" in str(w.message)]
+        assert len(lines) == said, (method, lines)
+        assert not said or lines[0].startswith(f"command line: --method {method} without --draft-vocab: its rows are priced "
+                                               "with the head drafting over llama-3.1-8b's whole vocabulary (128,256 tokens)")
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert all("--draft-vocab" in line for line in readme.splitlines() if "convert" in line and "--method eagle3" in line)
 
 
 def test_a_benchmark_file_without_concurrency_is_refused_in_one_line(tmp_path):
