@@ -1155,7 +1155,31 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     # a unit slip fit and accuracy refuse is refused here too, before a file is written (qa104: mean_tpot_ms x 1000)
     ideal = predict_rowset(prepared, {slot: IDEAL for slot in set(prepared.table["engine_slot"])})["predicted"].to_numpy()
     check_plausible(prepared.table, ideal, "converted benchmark output", converted=True)
+    _above_speculating_cap_warning(prepared.table, method, dp_attention, profiles)
     return raw
+
+
+def _above_speculating_cap_warning(table: pd.DataFrame, method: str, dp_attention: int, profiles: tuple) -> None:
+    """Said where converted speculative rows run more sequences than their engine decodes at once while speculating with
+    its cap at its default (serving.running_cap_speculating: SGLang's 48), as predict says it of a point (qa310: a run
+    of 63 in flight was converted and fitted at 63 in silence). The rows stay at their concurrency: a server launched
+    with --max-running-requests raised ran them so (SpecForge's benchmark passes it), one with the default did not."""
+    if method == "none" or table.empty:
+        return
+    from roofline.serving import load_engine, running_cap_speculating
+
+    running = pd.to_numeric(table["concurrency"], errors="coerce").fillna(pd.to_numeric(table["batch"], errors="coerce"))
+    for slot in dict.fromkeys(table["engine_slot"].astype(str)):
+        try:
+            cap = running_cap_speculating(load_engine(slot, tuple(profiles)), dp_attention)
+        except RooflineError:
+            continue
+        over = running[(table["engine_slot"].astype(str) == slot).to_numpy() & (running > (cap or np.inf)).to_numpy()]
+        if len(over):
+            warn(f"{len(over)} converted row{'s run' if len(over) > 1 else ' runs'} more sequences at once ({over.max():,.4g} "
+                 f"at most) than {slot} decodes while speculating with its cap at its default ({cap}; "
+                 "--max-running-requests raises it): written at the run's concurrency, as a server with the cap raised runs "
+                 "them; if yours ran with the default, the rest waited in its queue and the rows overstate the batch")
 
 
 def _check_as_fit_reads(out: Path, text: str, what: str) -> None:

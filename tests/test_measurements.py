@@ -1204,3 +1204,29 @@ def test_a_tree_without_its_measured_tau_is_one_line_not_a_warning_and_an_error(
                               "--method", "eagle", "--k", "4", "--draft-tokens", "8", "--out", tmp_path / "o.csv")
     assert code == 2 and err.count("\n") == 1 and err.startswith("error: ") and "acceptance_length" in err, err
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_convert_says_speculative_rows_above_their_engines_cap_while_speculating(tmp_path):
+    """qa310: an SGLang EAGLE run of 64 in flight was converted (and fitted) at 64 in silence, where predict says SGLang
+    decodes at most 48 at once while speculating unless --max-running-requests raised it. Said, the rows kept at the
+    run's concurrency (a server with the cap raised ran them so)."""
+    from roofline.errors import RooflineWarning
+
+    def said(batch: int, engine: str, method: str = "eagle") -> list[str]:
+        path = tmp_path / f"run{batch}.jsonl"
+        path.write_text(json.dumps({"max_concurrency": batch, "completed": 200, "total_input_tokens": 204800,
+                                    "total_output_tokens": 102400, "output_throughput": 60.0 * batch, "mean_tpot_ms": 16.0,
+                                    **({"accept_length": 2.6} if method != "none" else {})}) + "\n")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            raw = convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b", method=method,
+                                    k=3 if method != "none" else 0, engine=engine, draft_vocab=32000 if method != "none" else None)
+        assert list(raw["batch"]) == [str(batch)] * 2  # kept as run
+        return [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "cap" in str(w.message)]
+
+    lines = said(64, "sglang")
+    assert lines == ["2 converted rows run more sequences at once (64 at most) than sglang decodes while speculating with "
+                     "its cap at its default (48; --max-running-requests raises it): written at the run's concurrency, as a "
+                     "server with the cap raised runs them; if yours ran with the default, the rest waited in its queue and "
+                     "the rows overstate the batch"], lines
+    assert said(48, "sglang") == [] and said(64, "vllm") == [] and said(64, "sglang", "none") == []
