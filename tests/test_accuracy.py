@@ -108,9 +108,16 @@ def test_rows_an_engine_was_fitted_on_are_said_to_be_in_sample(tmp_path, recwarn
     accuracy_table(path, "mine", (tmp_path / "p",), split="all")
     said = [str(w.message) for w in recwarn if "in-sample" in str(w.message)]
     assert len(said) == 1 and said[0].startswith(f"{path}: 2 of the 3 rows scored are rows their engine was fitted on (mine 2:")
+    # qa310: it suggested `fit --cv`, which needs two sources (one server's rows are one) and named the engine unfound
+    assert "`fit --cv` needs two sources" in said[0] and "--cv` predicts" not in said[0], said[0]
     recwarn.clear()
     accuracy_table(path, "mine", (tmp_path / "p",))  # the held-out row alone: no word
     assert not [w for w in recwarn if "in-sample" in str(w.message)]
+    pd.DataFrame([{**ROW, "split": "fit"}, {**ROW, "split": "fit", "batch": "8", "source_id": "b"}, {**ROW, "batch": "4"}],
+                 columns=list(COLUMNS)).to_csv(path, index=False)  # two sources: --cv, the profile by its path
+    accuracy_table(path, "mine", (tmp_path / "p",), split="all")
+    said = [str(w.message) for w in recwarn if "in-sample" in str(w.message)]
+    assert len(said) == 1 and f"(`roofline fit {path} --engine {tmp_path / 'p' / 'mine.yaml'} --cv` predicts" in said[0], said
 
 
 def test_one_engine_for_every_row_is_named_in_the_headline(tmp_path):
