@@ -222,7 +222,9 @@ def hw_show(name: Annotated[str, typer.Argument(help="Hardware profile name, ali
     hw = load_hardware(name, _dirs())
     shadows = [] if is_profile_path(name) else [str(p) for p in shadowed_paths("hardware", name, _dirs())]
     if json_out:
-        _echo_json({**hw.to_json(), "file": hw.path, "shadows": shadows})
+        from roofline.tables import _set_by_hand  # (qa311: the text's `set by hand` line, absent from the JSON)
+
+        _echo_json({**hw.to_json(), "file": hw.path, "set_by_hand": _set_by_hand(hw.path), "shadows": shadows})
         return
     from roofline.tables import hardware_table
 
@@ -253,7 +255,9 @@ def models_show(name: Annotated[str, typer.Argument(help="Model profile name or 
     path = str(find_profile("model", name, _dirs()))
     shadows = [] if is_profile_path(name) else [str(p) for p in shadowed_paths("model", name, _dirs())]
     if json_out:
-        _echo_json({**m.to_json(), "file": path, "shadows": shadows})
+        from roofline.tables import _set_by_hand
+
+        _echo_json({**m.to_json(), "file": path, "set_by_hand": _set_by_hand(path), "shadows": shadows})
         return
     from roofline.tables import model_table
 
@@ -493,7 +497,10 @@ def engines_show(name: Annotated[str, typer.Argument(help="Engine profile name o
     eng = load_engine(name, _dirs())
     shadows = [] if is_profile_path(name) else [str(p) for p in shadowed_paths("engine", name, _dirs())]
     if json_out:
-        _echo_json({**eng.to_json(), "file": eng.path, "source": eng.source, "notes": eng.notes, "shadows": shadows})
+        from roofline.tables import _set_by_hand
+
+        _echo_json({**eng.to_json(), "file": eng.path, "source": eng.source, "notes": eng.notes,
+                    "set_by_hand": _set_by_hand(eng.path), "shadows": shadows})
         return
     from roofline.tables import engine_table
 

@@ -1016,8 +1016,11 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     header.append(f"# {display}: made with `{command}`; every field not set there is {source.stem}'s ({words}) until "
                   "edited.")
     inherited = set(hand_set_fields(read_text(source)))  # a copy of a copy: its source's hand-set values too (qa98)
-    written = {".".join(keys) for keys, value in pairs if value is not None or ".".join(keys) in kept}  # as `set` says them
-    marked = written | (inherited - ({".".join(keys) for keys, _ in pairs} - written))  # qa222: a field removed is not set
+    unchanged = {".".join(keys) for keys, value in pairs  # the source's own value (qa311: 3.35 TB/s over H100's 3.35 TB/s
+                 if value is not None and _same_value(leaves_before.get(".".join(keys), object()), value)}  # marked)
+    written = {".".join(keys) for keys, value in pairs if value is not None or ".".join(keys) in kept} - unchanged  # as `set`
+    marked = written | (inherited - ({".".join(keys) for keys, _ in pairs} - written - unchanged))  # qa222: a field removed is
+    #   not set
     if marked:  # which values are not the source profile's, whatever its source and notes say
         header.append(HAND_SET + ", ".join(sorted(marked)) + ".")
     text = "\n".join(header) + "\n" + _dump(doc)

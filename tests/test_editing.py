@@ -1926,7 +1926,7 @@ def test_the_scale_out_efficiency_is_set_shown_and_diffed(roofline, tmp_path):
     assert row.split() == ["efficiency.scale_out", "0.96", "0.5", "0.521x", "*"]
 
 
-def test_a_value_respelled_in_another_unit_is_not_set_by_hand(tmp_path):
+def test_a_value_respelled_in_another_unit_is_not_set_by_hand(tmp_path, roofline):
     """qa224: `set link_latency=0.004 ms` over `4 us` (the same value) listed link_latency as set by hand."""
     from roofline.editing import new_profile, set_fields
 
@@ -1947,6 +1947,14 @@ def test_a_value_respelled_in_another_unit_is_not_set_by_hand(tmp_path):
     assert "memory_bandwidth: 5300 GB/s" in respelt and "below: link_latency, memory.\n" in respelt  # `edit` alike
     moved = _hand_set_by_edit(text, text.replace("memory_bandwidth: 5.3 TB/s", "memory_bandwidth: 5.2 TB/s"), "hardware")
     assert "below: link_latency, memory, memory_bandwidth.\n" in moved
+    # qa311: `hw new --set` of the source's own value (3.35 TB/s on a copy of H100) marked it set by hand, as `set` does not
+    again = new_profile("hardware", "same", "h100-sxm", ["memory_bandwidth=3350 GB/s", "price=2.49 USD/h"], out_dir=tmp_path)
+    assert "# set by hand, not from the source or notes below: price.\n" in again.read_text()
+    copy = new_profile("hardware", "copy2", str(again), ["price=2.49 USD/h"], out_dir=tmp_path)  # a copy of a copy keeps it
+    assert "# set by hand, not from the source or notes below: price.\n" in copy.read_text()
+    for group, name in (("hw", copy), ("hw", "h100-sxm"), ("models", "llama-3.1-8b"), ("engines", "vllm")):  # qa311: said
+        code, out, err = roofline(group, "show", name, "--json")  # by the text, absent from the JSON
+        assert code == 0 and json.loads(out)["set_by_hand"] == (["price"] if name == copy else []), (name, err)
 
 
 def test_a_value_set_to_another_shape_drops_the_comment_said_of_the_old_one(tmp_path):
