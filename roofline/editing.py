@@ -695,7 +695,18 @@ NO_DEFAULT = {"price": "the device has no price (costs are left out)", "tokenize
               "fitted": "no fit is recorded (predict and sweeps no longer name its rows, families or undetermined "
               "parameters)", "notes": "the profile has no notes",  # optional fields whose absence is no value at all
               "attention.layer_groups": "a pipeline stage holds each attention group in proportion to its layers, "
-              "whatever their order"}
+              "whatever their order",
+              "scale_out_bandwidth": "the device has no scale-out link (every collective is priced on the scale-up link)",
+              "scale_out_latency": "the device has no scale-out link (every collective is priced on the scale-up link)"}
+
+
+def _no_default(kind: str, dotted: str) -> str:
+    """What a profile holds once FIELD=null removed `dotted`: NO_DEFAULT's words, a removed dtype's peak (no default
+    peak: the dtype computes on another's, qa311), else the tool's default."""
+    if kind == "hardware" and dotted.startswith("peak_flops."):
+        return (f"the device has no {dotted.split('.', 1)[1]} peak (that dtype computes on another's: roofline predict "
+                "names which)")
+    return NO_DEFAULT.get(dotted, "the profile now takes the tool's default for it")
 
 
 def _known_fields(kind: str) -> set[str]:
@@ -763,8 +774,7 @@ def _removed_note(kind: str, doc_before: dict, pairs, where: str, source: str, k
             had = {path: v for path, v in leaves_before.items() if path == dotted or path.startswith(dotted + ".")}
             if had and any(v is not None for v in had.values()):
                 shown = _one_line(had[dotted]) if dotted in had else "the values it had"
-                now = NO_DEFAULT.get(dotted, "the profile now takes the tool's default for it")
-                warn(f"{where}: {dotted} removed: {now}, not {shown} from {source}")
+                warn(f"{where}: {dotted} removed: {_no_default(kind, dotted)}, not {shown} from {source}")
             continue
         if (value is None and len(keys) == 1 and keys[0] in doc_before and doc_before[keys[0]] is not None
                 and keys[0] not in keep_null):
@@ -794,7 +804,7 @@ def _removed_note(kind: str, doc_before: dict, pairs, where: str, source: str, k
                      f"every other the ideal engine's (0 s, efficiency 1), not {shown}'s; a copy with its costs: "
                      f"roofline engines new NAME --from {shown}")
                 continue
-            now = NO_DEFAULT.get(keys[0], "the profile now takes the tool's default for it")
+            now = _no_default(kind, keys[0])
             if kind == "engine" and costs_from:  # qa178: a costs_from profile takes the other's, not the tool's default
                 from roofline.serving import BEHAVIOUR_FIELDS
 

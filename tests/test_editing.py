@@ -2202,3 +2202,19 @@ def test_a_copy_that_changes_a_cost_drops_the_known_misses_measured_with_the_old
     from roofline.serving import load_engine
 
     assert load_engine(str(tmp_path / "my-sg3.yaml")).known_misses[0]["note"] == "mine"
+
+
+def test_removing_a_peak_or_the_scale_out_link_says_what_the_device_has_then(tmp_path):
+    """qa311: `hw set NAME peak_flops.bf16=null` said the profile 'now takes the tool's default' (there is no default
+    peak: bf16 then computes on fp16's), and `scale_out_latency=null` alike (there is then no scale-out link)."""
+    from roofline.editing import new_profile, set_fields
+    from roofline.errors import RooflineWarning
+
+    new_profile("hardware", "nullme", "h100-sxm", ["price=2 USD/h"], out_dir=tmp_path)
+    with pytest.warns(RooflineWarning, match=r"peak_flops\.bf16 removed: the device has no bf16 peak \(that dtype computes "
+                                             r"on another's: roofline predict names which\), not 989\.4 TFLOP/s"):
+        set_fields("hardware", "nullme", ["peak_flops.bf16=null"], (tmp_path,))
+    with pytest.warns(RooflineWarning, match=r"scale_out_latency removed: the device has no scale-out link \(every "
+                                             r"collective is priced on the scale-up link\), not 20 us"):
+        set_fields("hardware", "nullme", ["scale_out_latency=null", "scale_out_bandwidth=null", "efficiency.scale_out=null"],
+                   (tmp_path,))
