@@ -1629,12 +1629,29 @@ def _shown(value, unit: str) -> str:
     return format_si(value, unit)
 
 
+def _shown_to(value: float, unit: str, digits: int) -> str:
+    """_shown's cell of an SI quantity or plain number at `digits` significant digits (seconds, counts and prices as
+    _shown gives them: other units there)."""
+    from roofline.units import format_si
+
+    if unit in ("", "USD/h"):
+        return f"{value:.{digits}g}" + (f" {unit}" if unit else "")
+    if unit in ("s", "params", "KiB", "USD/Mtok"):
+        return f"{_shown(value, unit)} ({value:.{digits}g})"
+    return format_si(value, unit, digits)
+
+
 def side_by_side(paths: tuple, names: tuple[str, str], rows: list[tuple]) -> list[str]:
     """The lines of a two-profile diff (`hw diff`, `models diff`, `engines diff`): the two files, then one line a row
     (label, A's value, B's value, unit; unit None: a heading) with B / A where both are numbers and a `*` where the two
     differ."""
     width = max(len(r[0]) for r in rows if r[3] is not None)
     shown = [(_shown(va, unit), _shown(vb, unit)) if unit is not None else None for _, va, vb, unit in rows]
+    for i, (_, va, vb, unit) in enumerate(rows):  # two values that differ but print alike get the digits that tell them
+        if shown[i] and shown[i][0] == shown[i][1] and va != vb and unit not in (None, "text") and all(  # apart (qa311:
+                isinstance(v, float) for v in (va, vb)):  # 192 GB against 183,359 MiB, both '192 GB', starred)
+            shown[i] = next(((a, b) for d in range(4, 10) if (a := _shown_to(va, unit, d)) != (b := _shown_to(vb, unit, d))),
+                            shown[i])
     # a long user profile name, or a long value (an option, a list of classes), widens the value columns (qa183)
     col = max(14, *(len(n) for n in names), *(len(v) for row in shown if row for v in row))
     lines = [f"A  {paths[0]}", f"B  {paths[1]}", "", f"{'':{width}}  {names[0]:>{col}}  {names[1]:>{col}}  {'B / A':>7}"]
@@ -1644,6 +1661,8 @@ def side_by_side(paths: tuple, names: tuple[str, str], rows: list[tuple]) -> lis
             continue
         numbers = unit != "text" and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (va, vb))
         ratio = f"{vb / va:.3g}x" if numbers and va and vb else "-"
+        if ratio == "1x" and va != vb:  # as the cells: a difference the digits hide is shown (qa311)
+            ratio = next((r for d in range(4, 10) if (r := f"{vb / va:.{d}g}x") != "1x"), ratio)
         marker = "" if va == vb else "  *"
         lines.append(f"{label:{width}}  {row[0]:>{col}}  {row[1]:>{col}}  {ratio:>7}{marker}")
     return lines

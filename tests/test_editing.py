@@ -2218,3 +2218,16 @@ def test_removing_a_peak_or_the_scale_out_link_says_what_the_device_has_then(tmp
                                              r"collective is priced on the scale-up link\), not 20 us"):
         set_fields("hardware", "nullme", ["scale_out_latency=null", "scale_out_bandwidth=null", "efficiency.scale_out=null"],
                    (tmp_path,))
+
+
+def test_a_diff_shows_the_digits_that_tell_two_different_values_apart():
+    """qa311: `hw diff acme-x1 b200` printed `memory  192 GB  192 GB  1x  *` (192e9 B against 183,359 MiB): starred, the
+    difference invisible at three digits. Cells and ratio that print alike get the digits that tell them apart."""
+    from roofline.editing import side_by_side
+
+    lines = side_by_side(("a.yaml", "b.yaml"), ("a", "b"), [("memory", 192e9, 183359.0 * 2**20, "B"),
+                                                            ("memory_bandwidth", 8e12, 8e12, "B/s"),
+                                                            ("price", 2.0, 2.0004, "USD/h")])
+    assert lines[4].split() == ["memory", "192", "GB", "192.3", "GB", "1.001x", "*"], lines[4]
+    assert lines[5].split() == ["memory_bandwidth", "8", "TB/s", "8", "TB/s", "1x"], lines[5]  # equal: as they were
+    assert lines[6].split() == ["price", "2", "USD/h", "2.0004", "USD/h", "1.0002x", "*"], lines[6]
