@@ -723,7 +723,7 @@ def test_a_copys_header_lists_every_value_set_by_hand_since_and_a_copy_of_it_kee
     hand-set 9.6 TB/s read as backed by H200's source (qa98)."""
     from roofline.editing import new_profile, set_fields
 
-    new_profile("hardware", "nvl", "h200", ["memory_bandwidth=4.8 TB/s"])
+    new_profile("hardware", "nvl", "h200", ["memory_bandwidth=9.6 TB/s"])
     set_fields("hardware", "nvl", ["price=2 USD/h", "efficiency.memory=0.8"])
     assert _user("nvl").read_text().splitlines()[1] == "# set by hand, not from the source or notes below: efficiency.memory, memory_bandwidth, price."
     new_profile("hardware", "nvl2", "nvl", ["memory=100 GB"])
@@ -1893,7 +1893,7 @@ def test_models_and_engines_show_say_the_fields_a_copy_was_given(tmp_path):
 
     new_profile("model", "my-ds", "deepseek-v3", ["layers=40", "attention.groups.0.layers=40"], out_dir=tmp_path)
     assert "  set by hand      attention.groups.0.layers, layers (models new --set / set / edit)" in model_table(load_model("my-ds", (tmp_path,)))
-    new_profile("engine", "my-sg", "sglang", ["speculation_refused=[]", "kernels_per_layer.attention=3"], out_dir=tmp_path)
+    new_profile("engine", "my-sg", "sglang", ["speculation_refused=[]", "kernels_per_layer.attention=4"], out_dir=tmp_path)
     text = engine_table(load_engine("my-sg", (tmp_path,)))
     assert "set by hand               kernels_per_layer.attention, speculation_refused (engines new" in text, text
     assert "set by hand" not in model_table(load_model("deepseek-v3"))
