@@ -854,6 +854,29 @@ def _price_set_by_hand(kind: str, doc, set_here: set[str]) -> None:
             doc[key] = type(text)(changed) if type(text) is not str else changed  # a folded block stays folded
 
 
+MADE_FROM = re.compile(r"made with `roofline (?:hw|models|engines) new \S+ --from (\S+?)[` ]")
+
+
+def _unsourced_note(kind: str, written: set[str], set_here: set[str], text: str, where: str) -> None:
+    """Said after an edit: a hardware profile's numbers set with no source or notes given in the same edit (the header
+    marks them; nothing said where they come from: every number of a hardware profile carries its source), and a
+    copy's `source` replaced, which spoke for the values it keeps from the profile it came from (qa311: both silent)."""
+    if kind == "scenario":
+        return
+    numbers = sorted(written - set(TEXT_FIELDS) - {"type", "family", "kind", "precision"})
+    if kind == "hardware" and numbers and not {"source", "notes"} & set_here:  # (a model's shape is its config's)
+        group = GROUP[kind]
+        one = len(numbers) == 1
+        warn(f"{where}: {', '.join(numbers)} set with no source: the header marks {'it' if one else 'them'} set by hand "
+             f"({group} show lists {'it' if one else 'them'}); add where {'it comes' if one else 'they come'} from to the "
+             f"file's notes (roofline {group} edit {Path(where).stem}; the source and notes there are of the values it "
+             "was made from)")
+    made = MADE_FROM.search(text.split("\ntype:", 1)[0])
+    if "source" in written and made:  # (removed: said by _removed_note)
+        warn(f"{where}: source replaced: it spoke for the values the copy keeps from {made.group(1)} too (roofline "
+             f"{GROUP[kind]} show {made.group(1)} gives the text), which the new one now stands for")
+
+
 def _sparse_peak_note(kind: str, before, after, set_here: set[str], where: str) -> None:
     """A peak FLOP/s an edit set to twice the profile's before (or a bf16 peak set to the fp8 one beside it) is said: a
     datasheet's figure 'with sparsity' (2:4) is twice the dense one, and profiles take dense FLOP/s (qa108: H100's
@@ -1047,6 +1070,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
         text = "\n".join([*header, lineage]) + "\n" + _dump(doc)
     write_text_atomic(target, text, force, what=f"{GROUP[kind]} new")
     _sparse_peak_note(kind, _hardware_or_none(kind, read_text(source), source, extra_dirs, source.stem), spec, set_here, str(target))
+    _unsourced_note(kind, written, set_here, text, str(target))
     _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is written
     _removed_note(kind, had, pairs, str(target), source.stem, kept, doc.get("costs_from"), leaves_before)
     if unordered:
@@ -1292,8 +1316,8 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     pairs = _anchored_pairs(kind, parse_assignments(assignments, f"{GROUP[kind]} set", kind), path.parent)
     pairs = _dtype_keys_as_written(kind, pairs, doc)
     leaves = _leaves(load_yaml_text(unix, str(path)) or {})
-    unchanged = {".".join(keys) for keys, value in pairs  # a value written in another unit of its kind (qa224)
-                 if value is not None and _same_value(leaves.get(".".join(keys), object()), value)}
+    unchanged = {".".join(keys) for keys, value in pairs  # a value written in another unit of its kind (qa224), a
+                 if value is not None and _same_leaves(leaves, ".".join(keys), value)}  # mapping of the same leaves
     set_here = {".".join(keys) for keys, _ in pairs} - unchanged
     made = MADE_FROM_SCENARIO.search(unix.split("\ntype:", 1)[0]) if kind == "scenario" else None
     if kind == "scenario" and doc.get("description") and "description" not in {*set_here, *hand_set_fields(unix)} and (
@@ -1320,6 +1344,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     spec = validate_text(kind, text, path, extra_dirs)
     write_text_atomic(path, text, force=True, what=f"{GROUP[kind]} set")
     _sparse_peak_note(kind, _hardware_or_none(kind, original, path, extra_dirs), spec, set_here, str(path))
+    _unsourced_note(kind, written, set_here, text, str(path))
     _family_values_kept(kind, doc, set_here, str(path))
     _removed_note(kind, had, pairs, str(path), "the file", kept, doc.get("costs_from"), leaves)
     if unordered:
@@ -1423,6 +1448,16 @@ def _override_index(doc: Mapping) -> dict:
     seen: dict = {}
     return {_override_key(o.get("hardware"), seen): str(i) for i, o in enumerate(doc.get("overrides") or [])
             if isinstance(o, Mapping)}
+
+
+def _same_leaves(leaves: dict, dotted: str, value: object) -> bool:
+    """Whether setting `dotted` to `value` leaves a profile (its _leaves) as it was: _same_value of a leaf; of a
+    mapping set whole, the same fields at the same values (qa311: the same `efficiency={...}` set again was a change)."""
+    if not isinstance(value, Mapping):
+        return _same_value(leaves.get(dotted, object()), value)
+    given = _leaves(value, dotted)
+    had = {path: v for path, v in leaves.items() if path.startswith(dotted + ".")}
+    return set(given) == set(had) and all(_same_value(had[path], v) for path, v in given.items())
 
 
 def _same_value(before: object, after: object) -> bool:

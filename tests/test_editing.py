@@ -2231,3 +2231,32 @@ def test_a_diff_shows_the_digits_that_tell_two_different_values_apart():
     assert lines[4].split() == ["memory", "192", "GB", "192.3", "GB", "1.001x", "*"], lines[4]
     assert lines[5].split() == ["memory_bandwidth", "8", "TB/s", "8", "TB/s", "1x"], lines[5]  # equal: as they were
     assert lines[6].split() == ["price", "2", "USD/h", "2.0004", "USD/h", "1.0002x", "*"], lines[6]
+
+
+def test_a_hardware_number_set_without_a_source_and_a_copys_source_replaced_are_said(tmp_path):
+    """qa311: `hw set NAME on_chip_cache=128 MB` wrote a number no source speaks for, and `hw set NAME source=...`
+    replaced the text that cited the values the copy keeps from H100, both in silence (every number of a hardware
+    profile carries its source)."""
+    import warnings
+
+    from roofline.editing import new_profile, set_fields
+    from roofline.errors import RooflineWarning
+
+    def said(call) -> list[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        return [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)]
+
+    lines = said(lambda: new_profile("hardware", "src", "h100-sxm", ["price=2 USD/h", "memory=90 GB"], out_dir=tmp_path))
+    assert lines == [f"{tmp_path / 'src.yaml'}: memory, price set with no source: the header marks them set by hand (hw show "
+                     "lists them); add where they come from to the file's notes (roofline hw edit src; the source and notes "
+                     "there are of the values it was made from)"], lines
+    assert said(lambda: set_fields("hardware", "src", ["price=2.5 USD/h", "notes=Price: my cloud's list, 2026-12."],
+                                   (tmp_path,))) == []
+    assert said(lambda: set_fields("hardware", "src", ["price=2.5 USD/h"], (tmp_path,))) == []  # the same value: nothing set
+    lines = said(lambda: set_fields("hardware", "src", ["source=Acme's page"], (tmp_path,)))
+    assert lines == [f"{tmp_path / 'src.yaml'}: source replaced: it spoke for the values the copy keeps from h100-sxm too "
+                     "(roofline hw show h100-sxm gives the text), which the new one now stands for"], lines
+    assert not any("no source" in line for line in said(lambda: new_profile("engine", "eng", "vllm", ["kernel_latency=3 us"],
+                                                                            out_dir=tmp_path)))  # hardware's rule
