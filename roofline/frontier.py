@@ -863,7 +863,8 @@ def _misses_of(row, extra_dirs: tuple, cache: dict) -> list[dict]:
 
 
 def _row_named(row) -> str:
-    """'deepseek-v3 on h200 x 8 (tp 8), sglang, batch 13' (+ ', mtp k 2' where it speculates): a frontier row, short."""
+    """'deepseek-v3 on h200 x 8 (tp 8), sglang, batch 13' (+ ', mtp k 2' where it speculates): a frontier row, short
+    (the context is the compared row's: miss_margin_notes compares rows of one context)."""
     layout = describe_layout(int(row["tp"]), int(row.get("dp_attention", 1)), int(row.get("ep", 1)), int(row.get("pp", 1)))
     text = (f"{row['model']} on {row['hardware']} x {int(row.get('devices', row['tp']))} ({layout}), {row['engine']}, "
             f"batch {int(row['batch'])}")
@@ -875,49 +876,126 @@ def _more(ratio: float, than: str) -> str:
     return f"{ratio - 1:.1%} more than {than}" if ratio < 2 else f"{ratio:.3g}x {than}'s"
 
 
+# what makes a row another deployment than the answer's (its batch aside): miss_margin_notes compares only such rows
+DEPLOYMENT = ("hardware", "model", "engine", "weight_dtype", "expert_dtype", "kv_dtype", "tp", "dp_attention", "ep", "pp",
+              "shared_prefix", "method", "draft_hardware")
+FASTER_RATIO_MIN = 0.5  # a miss measured faster is said where the step it takes is at least this share of the predicted
+
+
 def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per_user: float | None,
-                      refused: list[dict] | None = None, extra_dirs: tuple = ()) -> list[str]:
-    """What size of a known miss (serving.known_misses_at, its `measured` direction given) would reverse a pick
-    (qa309: DeepSeek-V3 on 8 MI300X under sglang at batch 16 led 8 H200 by 5%, inside its 11-35% miss, said nowhere).
-    At a batch a row's cost per token is its step time x its devices' price / its batch, so a step s times the
-    predicted costs s times as much:
+                      refused: list[dict] | None = None, extra_dirs: tuple = (), refined: dict | None = None,
+                      meta: dict | None = None) -> list[str]:
+    """What size of a known miss (serving.known_misses_at, its `measured` direction given) would reverse cheapest's
+    answer of a kind (qa309: DeepSeek-V3 on 8 MI300X under sglang at batch 16 led 8 H200 by 5%, inside its 11-35%
+    miss, said nowhere). The answer is the point computed now between swept batches where `refined` has one (cheaper
+    than the pick by construction), else the table's pick. At a batch a row's cost per token is its step time x its
+    devices' price / its batch, and its speed per user tau / its step, so a step s times the predicted costs s times
+    as much and runs 1 / s as fast:
 
-        a pick matched by a miss measured slower, against the cheapest row of its kind as fast that no such miss
-        matches (cost c_other > c_pick):  reversed by a measured step of c_other / c_pick x the predicted or more
-        a dearer row as fast matched by a miss measured faster, the cheapest of them (c_faster > c_pick):
-                                          reversed by its measured step of c_pick / c_faster x the predicted or less
+        an answer at a miss measured slower, against the cheapest row of its kind as fast, of another deployment
+        (DEPLOYMENT: its batch aside) at its context, that no such miss matches (cost c_other > c_answer):
+            reversed by steps of the answer's deployment measured reversal_ratio x the predicted or more (its swept
+            points and the answer, each slower and dearer: the cheapest that still reaches the speed)
+        the cheapest dearer row as fast, of another deployment at its context, at a miss measured faster
+        (c_faster > c_answer):
+            reversed by its measured step of c_answer / c_faster x the predicted or less (said from FASTER_RATIO_MIN)
 
-    (a slower step is also slower per user: the pick may then miss the speed too). Rows are the table's reachable ones
-    (_reachable) at `min_tokens_per_s_per_user` or faster; a miss without `measured` says no direction and is passed."""
+    Rows are the table's reachable ones (_reachable); a miss without `measured` says no direction and is passed."""
     if not picks or min_tokens_per_s_per_user is None:
         return []
     cache: dict = {}
     reachable = _reachable(df, refused)
+    keys = [c for c in DEPLOYMENT if c in reachable]
+    speed = f"{min_tokens_per_s_per_user:,.7g} tokens/s per user"  # as the headline says it
     notes = []
     for kind, pick in picks.items():
-        if pick is None:
+        now = ((refined or {}).get(kind) or {}).get("row")
+        answer, named = (now, "point computed now") if now is not None else (pick, "pick")
+        if answer is None:
             continue
+        answer = answer.copy()
+        answer["decoding"] = kind  # (a point computed now carries no decoding column)
         rows = reachable[(reachable["decoding"] == kind) & (reachable[SPEED] >= min_tokens_per_s_per_user)
-                         & (reachable[COST] > pick[COST])].sort_values(COST, kind="stable")
-        speed = f"{min_tokens_per_s_per_user:,.7g} tokens/s per user"  # as the headline says it
-        if any(m.get("measured") == "slower" for m in _misses_of(pick, extra_dirs, cache)):
+                         & (reachable[COST] > answer[COST])]
+        if "context" in rows:
+            rows = rows[rows["context"] == answer["context"]]
+        same = np.logical_and.reduce([rows[c].astype(str).to_numpy() == str(answer.get(c)) for c in keys]) if keys else \
+            np.zeros(len(rows), bool)
+        rows = rows[~same].sort_values(COST, kind="stable")
+        if any(m.get("measured") == "slower" for m in _misses_of(answer, extra_dirs, cache)):
             other = next((row for _, row in rows.iterrows()
                           if not any(m.get("measured") == "slower" for m in _misses_of(row, extra_dirs, cache))), None)
+            alternative = _refined_alternative(df, answer, kind, min_tokens_per_s_per_user, refused, extra_dirs, meta, cache)
+            if alternative is not None and (other is None or alternative[COST] < other[COST]):
+                other = alternative  # between swept batches, computed now (qa312: the table's batches overstated it)
             if other is not None:
-                ratio = other[COST] / pick[COST]  # the measured step / the predicted that makes the pick the dearer
-                notes.append(f"the {kind} pick ({_row_named(pick)}) is at a point where its engine's known miss (above) "
-                             f"measured the step slower than predicted; the cheapest {kind} row at {speed} that no such "
-                             f"miss matches ({_row_named(other)}) costs {_more(ratio, 'the pick')}: a step measured {ratio:.3g}x the "
-                             f"predicted or more ({1 - 1 / ratio:.1%} short) reverses the pick, and slows it per user")
+                own = reachable[(reachable["decoding"] == kind) & (reachable[SPEED] >= min_tokens_per_s_per_user)]
+                if "context" in own:
+                    own = own[own["context"] == answer["context"]]
+                own = own[np.logical_and.reduce([own[c].astype(str).to_numpy() == str(answer.get(c)) for c in keys])] \
+                    if keys else own.iloc[0:0]
+                ratio = reversal_ratio(np.append(own[COST].to_numpy(), answer[COST]),
+                                       np.append(own[SPEED].to_numpy(), answer[SPEED]), min_tokens_per_s_per_user, other[COST])
+                notes.append(f"the {kind} {named} ({_row_named(answer)}) is at a point where its engine's known miss "
+                             f"(above) measured steps slower than predicted; the cheapest {kind} point at {speed} of another "
+                             f"deployment that no such miss matches ({_row_named(other)}) costs "
+                             f"{_more(other[COST] / answer[COST], 'it')}: steps of the answer's deployment measured about "
+                             f"{_times(ratio)} the predicted or more ({1 - 1 / ratio:.1%} short) make that one the cheaper "
+                             "at this speed (taken at its swept batches: between them a little more)")
         faster = next((row for _, row in rows.iterrows()
                        if any(m.get("measured") == "faster" for m in _misses_of(row, extra_dirs, cache))), None)
-        if faster is not None:
-            ratio = pick[COST] / faster[COST]  # the measured step / the predicted that makes that row the cheaper
-            notes.append(f"{_row_named(faster)} costs {_more(1 / ratio, f'the {kind} pick')} at {speed}, at a point "
-                         f"where its engine's known miss (roofline engines show {faster['engine']}) measured the step "
-                         f"faster than predicted: a step measured {ratio:.3g}x the predicted or less (the predicted "
+        if faster is not None and answer[COST] / faster[COST] >= FASTER_RATIO_MIN:
+            ratio = answer[COST] / faster[COST]  # the measured step / the predicted that makes that row the cheaper
+            notes.append(f"{_row_named(faster)} costs {_more(1 / ratio, f'the {kind} {named}')} at {speed}, at a point "
+                         f"where its engine's known miss (roofline engines show {faster['engine']}) measured steps faster "
+                         f"than predicted: a step measured {_times(ratio)} the predicted or less (the predicted "
                          f"{1 / ratio - 1:.0%} long) makes it the cheaper")
     return notes
+
+
+def _refined_alternative(df: pd.DataFrame, answer: pd.Series, kind: str, min_tokens_per_s_per_user: float, refused,
+                         extra_dirs: tuple, meta: dict | None, cache: dict) -> pd.Series | None:
+    """The cheapest point of `kind` at a batch not swept (refine) among the table's rows of other deployments than the
+    answer's (its hardware, model, engine, dtypes and layout), at its context, that no known miss measured slower
+    matches; None where refine finds none cheaper than their swept rows."""
+    keys = [c for c in DEPLOYMENT if c in df and c not in ("method", "draft_hardware")]
+    rows = df[~np.logical_and.reduce([df[c].astype(str).to_numpy() == str(answer.get(c)) for c in keys])] if keys else df
+    if "context" in rows:
+        rows = rows[rows["context"] == answer["context"]]
+    method = (rows["method"].astype(str) if kind == "speculation" else pd.Series("none", index=rows.index))
+    slower = [any(m.get("measured") == "slower" for m in _misses_of(
+        {"engine": e, "hardware": h, "model": mo, "method": me, "decoding": kind, "batch": b}, extra_dirs, cache))
+        for e, h, mo, me, b in zip(rows["engine"], rows["hardware"], rows["model"], method, rows["batch"])]
+    rows = rows[~np.asarray(slower, bool)] if len(rows) else rows
+    if rows.empty:
+        return None
+    found = refine(rows, min_tokens_per_s_per_user, refused, extra_dirs, meta).get(kind, {}).get("row")
+    return None if found is None else pd.concat([found, pd.Series({"decoding": kind})])
+
+
+def reversal_ratio(costs: np.ndarray, speeds: np.ndarray, min_speed: float, other_cost: float) -> float:
+    """The least step ratio s >= 1 (measured / predicted, every point of one deployment alike) at which that
+    deployment's cheapest point reaching `min_speed` costs `other_cost` or more: its points (costs c_i, speeds v_i,
+    each at least min_speed) become s c_i and v_i / s, so
+
+        f(s) = s x min{c_i : v_i >= s x min_speed},   s* = the least s >= 1 with f(s) >= other_cost
+
+    (f rises with s and jumps where a point stops reaching the speed); where every point stops reaching it before, the
+    s at which the last does. Walked in order of cost: the cheapest point holds until v_i / min_speed, and crosses
+    other_cost at other_cost / c_i."""
+    s = 1.0
+    for cost, limit in sorted(zip(costs, np.asarray(speeds) / min_speed)):
+        if limit < s:  # no longer reaches the speed at this ratio
+            continue
+        if other_cost / cost <= limit:
+            return max(other_cost / cost, s)
+        s = limit
+    return s
+
+
+def _times(ratio: float) -> str:
+    """A step ratio as the miss notes say it: '1.103x' (three decimals: 1.1x read as 9.1% short, 1.1034 is 9.4%)."""
+    return f"{ratio:.3f}x" if ratio < 10 else f"{ratio:,.0f}x"
 
 
 def cheapest_notes(df: pd.DataFrame, frontier: pd.DataFrame, picks: dict | None, refined: dict, refused: set,
@@ -931,7 +1009,7 @@ def cheapest_notes(df: pd.DataFrame, frontier: pd.DataFrame, picks: dict | None,
     notes += price_notes(path, extra_dirs, df, meta)
     said = pick_note_kinds(picks, extra_dirs, meta) if picks else {}
     notes += said_of(said)
-    notes += miss_margin_notes(df, picks, min_tokens_per_s_per_user, refused, extra_dirs)
+    notes += miss_margin_notes(df, picks, min_tokens_per_s_per_user, refused, extra_dirs, refined, meta)
     notes += [note] if (note := prices_note(frontier, meta, extra_dirs)) else []
     notes += [n for r in refined.values() for n in r["notes"]]
     found = {kind: r["row"] for kind, r in refined.items() if r["row"] is not None}
