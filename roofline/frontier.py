@@ -380,8 +380,8 @@ def prices_note(df: pd.DataFrame, meta: dict | None, extra_dirs: tuple = ()) -> 
     yours = {n for n in priced if price_is_users(n, swept[n], extra_dirs)}
     # a price the profile no longer gives (price_notes says so) is no quote its sources give (qa311: a price set by hand
     # and set again since was called a rental quote)
-    changed = {n for n in set(priced) - yours if (now := _price_now(n, extra_dirs)) is not None
-               and not math.isclose(now, float(swept[n]), rel_tol=1e-6)}
+    changed = {n for n in set(priced) - yours if (now := _price_now(n, extra_dirs)) is None  # removed since, or its
+               or not math.isclose(now, float(swept[n]), rel_tol=1e-6)}  # profile gone (qa312: still 'a quote')
     quotes = set(priced) - yours - changed
     shown = [f"{n} ${format_usd_per_hour(float(swept[n]))}" + (" (yours)" if n in yours and quotes | changed else
                                                                   " (changed since)" if n in changed and quotes | yours else "")

@@ -1352,6 +1352,10 @@ def test_a_price_set_by_hand_is_said_so_by_cheapest_and_the_reports_assumptions(
     code, out, _ = roofline("--profiles", tmp_path / "p", "cheapest", tmp_path / "sw", "--min-tokens-per-user", "50",
                             "--where", "hardware=h100-cheap")
     assert "priced at h100-cheap $1.00 a device-hour (as swept): prices the profiles no longer give (above);" in out, out
+    code, _, err = roofline("--profiles", tmp_path / "p", "hw", "set", "h100-cheap", "price=")  # removed: no quote either
+    assert code == 0, err
+    code, out, _ = roofline("--profiles", tmp_path / "p", "cheapest", tmp_path / "sw", "--min-tokens-per-user", "50")
+    assert "h100-cheap $1.00 (changed since) a device-hour (as swept): rental quotes whose sources" in out, out
     code, _, err = roofline("--profiles", tmp_path / "p", "hw", "set", "h100-cheap", "price=1.0 USD/h")
     assert code == 0, err
     code, _, err = roofline("--profiles", tmp_path / "p", "report", "cg", "--out", tmp_path / "r")
