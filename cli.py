@@ -588,12 +588,18 @@ def measurements_convert(
         raise RooflineError(f"--out: expected a file other than the results being converted, found {same} among them")
     load_hardware(hardware, _dirs())  # the names must be profiles fit and accuracy can load
     load_model(model, _dirs())
-    rows = convert_benchmark(files, hardware=hardware, model=model, tp=tp, ep=ep, dp_attention=dp_attention, gpus=gpus,
-                             weight_dtype=weight_dtype, kv_dtype=kv_dtype, method=method, k=k, engine=engine,
-                             engine_version=engine_version, split=split, draft_tokens=draft_tokens, draft=draft,
-                             draft_vocab=draft_vocab, profiles=_dirs(), source_id=source_id, batch=batch)
-    appended = append and out.is_file()
-    written = write_measurements(rows, out, force, append)
+    import warnings
+
+    with warnings.catch_warnings(record=True) as held:  # said once the rows are written: a fault of the files or of
+        warnings.simplefilter("always")  # --out is one line alone (qa312: two warnings, one saying 'written', then it)
+        rows = convert_benchmark(files, hardware=hardware, model=model, tp=tp, ep=ep, dp_attention=dp_attention, gpus=gpus,
+                                 weight_dtype=weight_dtype, kv_dtype=kv_dtype, method=method, k=k, engine=engine,
+                                 engine_version=engine_version, split=split, draft_tokens=draft_tokens, draft=draft,
+                                 draft_vocab=draft_vocab, profiles=_dirs(), source_id=source_id, batch=batch)
+        appended = append and out.is_file()
+        written = write_measurements(rows, out, force, append)
+    for w in held:
+        warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     typer.echo(f"{len(rows)} rows from {len(files)} file(s) {'appended to' if appended else '->'} {written}")
     if weight_dtype is None and len(rows):  # qa178: the dtype chosen for the user, said
         typer.echo(f"note: weight dtype {rows['weight_dtype'].iloc[0]}: {model}'s checkpoint as published (the dtype of most of "

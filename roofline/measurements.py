@@ -1174,9 +1174,10 @@ def _above_speculating_cap_warning(table: pd.DataFrame, method: str, dp_attentio
             cap = running_cap_speculating(load_engine(slot, tuple(profiles)), dp_attention)
         except RooflineError:
             continue
-        over = running[(table["engine_slot"].astype(str) == slot).to_numpy() & (running > (cap or np.inf)).to_numpy()]
+        mine = (table["engine_slot"].astype(str) == slot).to_numpy() & (running > (cap or np.inf)).to_numpy()
+        over, runs = running[mine], table.loc[mine, "source"].nunique()  # a run's rows: its step time, its throughput
         if len(over):
-            warn(f"{len(over)} converted row{'s run' if len(over) > 1 else ' runs'} more sequences at once ({over.max():,.4g} "
+            warn(f"{runs} converted run{'s run' if runs > 1 else ' runs'} more sequences at once ({over.max():,.4g} "
                  f"at most) than {slot} decodes while speculating with its cap at its default ({cap}; "
                  "--max-running-requests raises it): written at the run's concurrency, as a server with the cap raised runs "
                  "them; if yours ran with the default, the rest waited in its queue and the rows overstate the batch")

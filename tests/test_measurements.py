@@ -1225,8 +1225,35 @@ def test_convert_says_speculative_rows_above_their_engines_cap_while_speculating
         return [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "cap" in str(w.message)]
 
     lines = said(64, "sglang")
-    assert lines == ["2 converted rows run more sequences at once (64 at most) than sglang decodes while speculating with "
+    assert lines == ["1 converted run runs more sequences at once (64 at most) than sglang decodes while speculating with "
                      "its cap at its default (48; --max-running-requests raises it): written at the run's concurrency, as a "
                      "server with the cap raised runs them; if yours ran with the default, the rest waited in its queue and "
                      "the rows overstate the batch"], lines
     assert said(48, "sglang") == [] and said(64, "vllm") == [] and said(64, "sglang", "none") == []
+    # qa312: under attention DP the cap is each group's floor share (SGLang's resolve_max_num_reqs): 32 at dp 32
+    path = tmp_path / "dp.jsonl"
+    path.write_text(json.dumps({"max_concurrency": 40, "completed": 200, "total_input_tokens": 204800,
+                                "total_output_tokens": 102400, "output_throughput": 2000.0, "mean_tpot_ms": 16.0,
+                                "accept_length": 2.6}) + "\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        convert_benchmark(path, hardware="h200", model="deepseek-v3", tp=1, dp_attention=32, ep=32, method="mtp", k=3,
+                          engine="sglang", weight_dtype="fp8")
+    assert any("(40 at most) than sglang decodes while speculating with its cap at its default (32;" in str(w.message)
+               for w in caught), [str(w.message) for w in caught]
+
+
+def test_convert_says_its_warnings_only_once_the_rows_are_written(tmp_path, roofline):
+    """qa312: a convert refused by --out (an --append file that is no measurements file) printed its warnings first,
+    one saying the rows were 'written', then the error: bad input is one line."""
+    path = tmp_path / "run.jsonl"
+    path.write_text(json.dumps({"max_concurrency": 64, "completed": 200, "total_input_tokens": 204800,
+                                "total_output_tokens": 102400, "output_throughput": 4000.0, "mean_tpot_ms": 16.0,
+                                "accept_length": 2.6}) + "\n")
+    (tmp_path / "bad.csv").write_text("a,b\n")
+    args = ("measurements", "convert", path, "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--engine", "sglang",
+            "--method", "eagle3", "--k", "3")
+    code, _, err = roofline(*args, "--out", tmp_path / "bad.csv", "--append")
+    assert code == 2 and err.count("\n") == 1 and err.startswith("error: "), err
+    code, out, err = roofline(*args, "--out", tmp_path / "ok.csv")
+    assert code == 0 and "without --draft-vocab" in err and "1 converted run runs more sequences" in err, err
