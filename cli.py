@@ -1075,9 +1075,13 @@ def main() -> None:
 
     from roofline.errors import RooflineWarning
 
+    said: set[str] = set()
+
     def _show(message, category, *args, **kwargs):
         if issubclass(category, RooflineWarning):
-            typer.echo(f"warning: {message}", err=True)
+            if str(message) not in said:  # once a command (qa312: a profile loaded six times by cheapest warned six)
+                said.add(str(message))
+                typer.echo(f"warning: {message}", err=True)
         else:
             _default_show(message, category, *args, **kwargs)
 

@@ -630,25 +630,31 @@ def _warn_unit_slips(spec: HardwareSpec, data: dict, where: str) -> None:
 
     peaks = [d for d, v in spec.peak_flops_per_s.items() if v > SUSPICIOUS_PEAK_FLOPS_PER_S]
     said = [(name, _as_written(data, name), limit) for name, value, bound, limit in (
-        ("memory", spec.mem_bytes, SUSPICIOUS_MEM_BYTES, "8 TB"),
-        ("link_bandwidth", spec.link_bw_bytes_per_s, SUSPICIOUS_LINK_BW_BYTES_PER_S, "5 TB/s one way"),
+        ("memory", spec.mem_bytes, SUSPICIOUS_MEM_BYTES, format_si(SUSPICIOUS_MEM_BYTES, "B")),
+        ("link_bandwidth", spec.link_bw_bytes_per_s, SUSPICIOUS_LINK_BW_BYTES_PER_S,
+         format_si(SUSPICIOUS_LINK_BW_BYTES_PER_S, "B/s") + " one way"),
         ("price", spec.price_usd_per_hour, SUSPICIOUS_PRICE_USD_PER_HOUR, f"{SUSPICIOUS_PRICE_USD_PER_HOUR:g} USD/h"))
         if value is not None and value > bound]
-    if peaks:  # one line for the dtypes (qa311's 1.2 EFLOP/s bf16, fp16 and fp8: three)
+    if peaks:  # one line for the dtypes (qa311's 1.2 EFLOP/s bf16, fp16 and fp8: three); OP/s for integer dtypes
         said.append(("peak_flops." + ", ".join(peaks), ", ".join(_as_written(data, f"peak_flops.{d}") for d in peaks),
-                     format_si(SUSPICIOUS_PEAK_FLOPS_PER_S, "FLOP/s") + " dense"))
+                     format_si(SUSPICIOUS_PEAK_FLOPS_PER_S, "(FL)OP/s") + " dense"))
     for name, written, limit in said:
         warn(f"{where}: {name}: {written} {'are' if ', ' in written else 'is'} above {limit} for one device; check the "
              "unit and that it is per device")
     slipped = {f"peak_flops.{d}" for d in peaks}
     low, high = SUSPICIOUS_RIDGE_FLOP_PER_BYTE
+    if spec.mem_bw_bytes_per_s > SUSPICIOUS_MEM_BW_BYTES_PER_S:  # said already (qa312: twice for one slip)
+        return
     ridges = {d: f / spec.mem_bw_bytes_per_s for d, f in spec.peak_flops_per_s.items() if f"peak_flops.{d}" not in slipped}
     out = {d: r for d, r in ridges.items() if not low <= r <= high}
     if out:  # one line for every dtype (qa311's 6 GB/s for 6 TB/s: six)
-        span = "{} FLOP/byte".format("-".join(dict.fromkeys(format_significant(r) for r in (min(out.values()), max(out.values())))))
+        def shown(r: float) -> str:  # the digits that tell a ridge just past a bound from it (qa312: '10,000, outside')
+            return f"{r:.10g}" if format_significant(r) in (format_significant(low), format_significant(high)) else \
+                format_significant(r)
+        span = "{} FLOP/byte".format("-".join(dict.fromkeys(shown(r) for r in (min(out.values()), max(out.values())))))
         warn(f"{where}: peak_flops.{', '.join(out)} over memory_bandwidth ({_as_written(data, 'memory_bandwidth')}): "
-             f"ridge point{'s' if len(out) > 1 else ''} of {span}, outside the {low:g}-{high:,.0f} of every device: check "
-             "the units")
+             f"ridge point{'s' if len(out) > 1 else ''} of {span}, outside {low:g}-{high:,.0f} (the shipped devices "
+             "span 9.4-1,875): check the units")
 
 
 def _as_written(data: dict, field: str) -> str:

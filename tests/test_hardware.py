@@ -509,11 +509,28 @@ def test_a_thousandfold_unit_slip_in_any_figure_loads_with_one_warning_naming_it
             ("link_bandwidth: 450 GB/s", "link_bandwidth: 900 TB/s", "link_bandwidth: 900 TB/s is above 5 TB/s one way"),
             ("price: 3.00 USD/h", "price: 3100 USD/h", "price: 3100 USD/h is above 500 USD/h for one device"),
             ("memory_bandwidth: 3.35 TB/s", "memory_bandwidth: 6 GB/s",
-             "peak_flops.fp32, tf32, bf16, fp16, fp8, int8 over memory_bandwidth (6 GB/s): ridge points of ")):
+             "peak_flops.fp32, tf32, bf16, fp16, fp8, int8 over memory_bandwidth (6 GB/s): ridge points of "),
+            ("memory_bandwidth: 3.35 TB/s", "memory_bandwidth: 3350 TB/s",  # one slip, one line (qa312: two)
+             "memory_bandwidth: 3350 TB/s is above 20 TB/s for one device")):
         assert old in text
         lines = said(text.replace(old, new))
         assert len(lines) == 1 and message in lines[0], (new, lines)
     lines = said(text.replace("bf16: 989.4 TFLOP/s", "bf16: 0.99 EFLOP/s").replace("fp16: 989.4 TFLOP/s", "fp16: 0.99 EFLOP/s")
                  .replace("fp8: 1978.9 TFLOP/s", "fp8: 1.98 EFLOP/s").replace("int8: 1978.9 TOP/s", "int8: 1.98 EOP/s"))
     assert lines == [f"{tmp_path / 'slip.yaml'}: peak_flops.bf16, fp16, fp8, int8: 0.99 EFLOP/s, 0.99 EFLOP/s, 1.98 EFLOP/s, "
-                     "1.98 EOP/s are above 200 PFLOP/s dense for one device; check the unit and that it is per device"], lines
+                     "1.98 EOP/s are above 200 P(FL)OP/s dense for one device; check the unit and that it is per device"], lines
+
+
+@pytest.mark.slow
+def test_a_warning_is_said_once_a_command(tmp_path, roofline):
+    """qa312: `roofline cheapest` on a sweep of a profile with a slipped unit said its warning six times (the profile is
+    loaded once a note); a command says each warning once."""
+    text = (Path(__file__).resolve().parents[1] / "hardware_profiles" / "h100-sxm.yaml").read_text()
+    (tmp_path / "bwhi.yaml").write_text(text.replace("name: h100-sxm", "name: bwhi")
+                                        .replace("memory_bandwidth: 3.35 TB/s", "memory_bandwidth: 3350 TB/s"))
+    (tmp_path / "s.yaml").write_text(f"name: s\nhardware: [{tmp_path / 'bwhi.yaml'}, h200]\nmodel: llama-3.1-8b\n"
+                                     "axes: {batch: [1, 8], context: [1024]}\n")
+    code, _, err = roofline("sweep", tmp_path / "s.yaml", "--out", tmp_path / "sw", "--no-plots")
+    assert code == 0 and err.count("is above 20 TB/s") == 1, err
+    code, _, err = roofline("cheapest", tmp_path / "sw", "--min-tokens-per-user", "10")
+    assert err.count("is above 20 TB/s") == 1, err
