@@ -141,7 +141,11 @@ def in_sample_note(pred: pd.DataFrame, path: Path, engine, profiles: tuple = ())
         its, it = ("its", "it") if len(counts) == 1 else ("their", "them")
         # qa310: `--cv` named the engine as the search path finds it (a user's profile by --profiles: unknown as printed),
         # and needs two sources, where one server's rows are one (measurements/README: one --source-id a server)
-        named = (paths[one] or one) if len(counts) == 1 else "NAME"
+        from roofline.profiles import builtin_dir
+
+        shipped = paths.get(one) and Path(paths[one]).resolve().parent == builtin_dir("engine").resolve()
+        named = (one if shipped or not paths.get(one) else paths[one]) if len(counts) == 1 else "NAME"  # (qa312: a shipped
+        #   one by its path)
         test = (f"`roofline fit {path} --engine {named} --cv` predicts each source from a fit to the others"
                 if len(sources) > 1 else "fit on some runs and score others: convert those with --split heldout, or a "
                 "run on another day under another --source-id, and fit again; `fit --cv` needs two sources")

@@ -118,6 +118,11 @@ def test_rows_an_engine_was_fitted_on_are_said_to_be_in_sample(tmp_path, recwarn
     accuracy_table(path, "mine", (tmp_path / "p",), split="all")
     said = [str(w.message) for w in recwarn if "in-sample" in str(w.message)]
     assert len(said) == 1 and f"(`roofline fit {path} --engine {tmp_path / 'p' / 'mine.yaml'} --cv` predicts" in said[0], said
+    recwarn.clear()  # a shipped profile by its name (qa312: by its path)
+    published = Path(cli.__file__).parent / "measurements" / "published.csv"
+    accuracy_table(published, "sglang", split="all")
+    said = [str(w.message) for w in recwarn if "in-sample" in str(w.message)]
+    assert len(said) == 1 and "--engine sglang --cv` predicts" in said[0], said
 
 
 def test_one_engine_for_every_row_is_named_in_the_headline(tmp_path):
