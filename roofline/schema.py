@@ -287,13 +287,14 @@ def engine_schema() -> dict:
         "fitted": {"type": ["object", "null"], "description": "what roofline fit wrote"},
         "known_misses": {"type": ["array", "null"], "description": "measured misses, said where a point matches one",
                          "items": {"type": "object", "required": ["note"], "additionalProperties": False, "properties": {
-                             "hardware": {"type": "string", "pattern": r"^[^A-Z]*\S[^A-Z]*$"},
-                             "models": {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": "^[^A-Z]*$"}},
-                             "model_classes": {"type": "array", "minItems": 1, "items": {"enum": list(serving.MODEL_CLASSES)}},
-                             "methods": {"type": "array", "minItems": 1, "items": {"enum": list(METHODS)}},
-                             "batch": {"type": "array", "minItems": 2, "maxItems": 2, "description": "[LOW, HIGH or null], LOW <= HIGH",
+                             # each key but note may be null, read as absent (any), as the loader reads it (qa312)
+                             "hardware": {"type": ["string", "null"], "pattern": r"^[^A-Z]*\S[^A-Z]*$"},
+                             "models": {"type": ["array", "null"], "minItems": 1, "items": {"type": "string", "pattern": "^[^A-Z]*$"}},
+                             "model_classes": {"type": ["array", "null"], "minItems": 1, "items": {"enum": list(serving.MODEL_CLASSES)}},
+                             "methods": {"type": ["array", "null"], "minItems": 1, "items": {"enum": list(METHODS)}},
+                             "batch": {"type": ["array", "null"], "minItems": 2, "maxItems": 2, "description": "[LOW, HIGH or null], LOW <= HIGH",
                                        "prefixItems": [{"type": "integer", "minimum": 1}, {"type": ["integer", "null"], "minimum": 1}]},
-                             "measured": {"enum": list(serving.MEASURED), "description": "the measured step against the predicted"},
+                             "measured": {"enum": [*serving.MEASURED, None], "description": "the measured step against the predicted"},
                              "note": {"type": ["string", "number"], "pattern": r"\S"}}}},
     }
     known = serving._KNOWN | serving._OWN_FIELDS  # costs_from: a profile taking another's costs
