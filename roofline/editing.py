@@ -1880,8 +1880,11 @@ def diff_engines(a: str, b: str, extra_dirs: tuple = (), model_name: str = "llam
     for key in ja:
         if key in ("name", "display_name", "version", "overrides", "fitted", "kernels_per_layer", "kernels_per_layer_mla"):
             continue
-        if key == "known_misses":  # a count here (qa306: a repr a row wide); `engines show` says each
-            rows.append(("known misses", *(f"{len(j[key])} (engines show)" if j[key] else "0" for j in (ja, jb)), "text"))
+        if key == "known_misses":  # a count here (qa306: a repr a row wide); `engines show` says each; B's marked where
+            cells = [f"{len(j[key])} (engines show)" if j[key] else "0" for j in (ja, jb)]  # they differ, the count alike
+            if ja[key] != jb[key] and len(ja[key]) == len(jb[key]):  # (qa312: a `measured` changed, unstarred)
+                cells[1] = f"{len(jb[key])}, not A's (engines show)"
+            rows.append(("known misses", *cells, "text"))
             continue
         va, vb = ja[key], jb[key]
         unit = ("s" if key.endswith("_s") else "B" if key.endswith("_bytes") else "text"

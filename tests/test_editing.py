@@ -2260,3 +2260,16 @@ def test_a_hardware_number_set_without_a_source_and_a_copys_source_replaced_are_
                      "(roofline hw show h100-sxm gives the text), which the new one now stands for"], lines
     assert not any("no source" in line for line in said(lambda: new_profile("engine", "eng", "vllm", ["kernel_latency=3 us"],
                                                                             out_dir=tmp_path)))  # hardware's rule
+
+
+def test_engines_diff_stars_known_misses_that_differ_with_the_same_count(tmp_path):
+    """qa312: a copy whose known miss's `measured` changed (which changes cheapest's notes) showed `2 (engines show)` on
+    both sides, unstarred: the diff compared the counts."""
+    from roofline.editing import diff_engines, new_profile
+
+    new_profile("engine", "sg2", "sglang", ["known_misses.0.measured=faster"], out_dir=tmp_path)
+    new_profile("engine", "sg3", "sglang", ["display_name=SGLang again"], out_dir=tmp_path)
+    row = next(line for line in diff_engines("sglang", "sg2", (tmp_path,)).splitlines() if line.startswith("known misses"))
+    assert row.split("  ")[0] == "known misses" and "2, not A's (engines show)" in row and row.endswith("*"), row
+    row = next(line for line in diff_engines("sglang", "sg3", (tmp_path,)).splitlines() if line.startswith("known misses"))
+    assert "not A's" not in row and not row.endswith("*"), row
