@@ -1665,8 +1665,14 @@ def _other_models_text(points: pd.DataFrame, top: pd.Series, varying: list[str],
         best = rows.loc[rows["speedup"].idxmax()]
         losing = int((~pays(rows["speedup"])).sum())
         methods = _list([METHOD_NAMES.get(m, m) for m in dict.fromkeys(rows["method"].astype(str))])
-        where = (f"{_hw(meta, best['hardware'])}{_config_text(best, [c for c in varying if c != 'method'], meta)}, "
-                 f"batch {int(best['batch']):,}" + ("" if best["k"] < 0 else f", k = {int(best['k'])}"))  # a tree: no k
+        several = rows["method"].astype(str).nunique() > 1  # its best point's method, context and acceptance where the
+        # model's points have several (qa312: n-gram's 1.95x said under 'EAGLE and n-gram lookup', alpha unnamed)
+        where = (f"{_hw(meta, best['hardware'])}{_config_text(best, [c for c in varying if c != 'method'], meta)}"
+                 + (f", {METHOD_NAMES.get(str(best['method']), best['method'])}" if several else "")
+                 + f", batch {int(best['batch']):,}"
+                 + (f", context {_ctx(best['context'])}" if rows["context"].nunique() > 1 else "")
+                 + (f", {_acceptance_text(best['alpha'], meta)}" if rows["alpha"].nunique() > 1 else "")
+                 + ("" if best["k"] < 0 else f", k = {int(best['k'])}"))  # a tree: no k
         if optimistic(best["batch"], engine):
             where += "; an upper estimate" + (", as above" if caveat_said else f": {OPTIMISTIC}")
         if not pays(best["speedup"]):

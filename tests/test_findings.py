@@ -1760,7 +1760,7 @@ def test_the_generic_finding_speaks_of_every_model_it_speculates_on(tmp_path):
 
     r, _ = _run_text(tmp_path, "name: two-models\nhardware: h200\nmodel: [deepseek-v3, llama-3.1-8b]\ntp: 8\n"
                      "method: {deepseek-v3: mtp, llama-3.1-8b: eagle}\nengine: vllm\n"
-                     "axes:\n  batch: [1, 8, 512]\n  context: [4096]\n  k: [1, 3]\n  alpha: [0.7]\n", answer=False)
+                     "axes:\n  batch: [1, 8, 512]\n  context: [4096]\n  k: [1, 3]\n  alpha: [0.5, 0.8]\n", answer=False)
     text = generic(r.df, r.ops, r.meta).text
     drafting = r.df[(r.df["k"] > 0) & r.df["fits_in_memory"]]
     assert drafting.loc[drafting["speedup"].idxmax(), "model"] == "deepseek-v3"  # the headline's: the 8B is the other
@@ -1773,6 +1773,7 @@ def test_the_generic_finding_speaks_of_every_model_it_speculates_on(tmp_path):
     losing = int((~pays(points["speedup"])).sum())
     said = f"{name} ({method}): up to {best['speedup']:.3g}×"
     assert said in text, (said, text)
-    assert f"batch {int(best['batch'])}, k = {int(best['k'])}" in text.split(said)[1].split(")")[0]
+    assert f"batch {int(best['batch'])}, α = {best['alpha']:g}, k = {int(best['k'])}" in text.split(said)[1].split(")")[0], \
+        text  # its acceptance where the sweep has several (qa312)
     assert (f"it loses at {losing} of its {len(points)} points that fit." if losing else
             "it pays at every point that fits.") in text.split(said)[1]
