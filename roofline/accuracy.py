@@ -256,7 +256,7 @@ def plot_accuracy(df: pd.DataFrame, path: Path, title: str) -> Path:
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
 
-    from roofline.plots import STYLE, _balanced_fill, _log_axis
+    from roofline.plots import STYLE, _log_axis, wrapped_title
 
     panels = [(label, kinds) for label, kinds in QUANTITY_PANELS if df["quantity"].isin(kinds).any()]
     with rc_context(STYLE):
@@ -303,7 +303,7 @@ def plot_accuracy(df: pd.DataFrame, path: Path, title: str) -> Path:
         fig.legend(handles=handles, loc="outside lower center", ncol=4, frameon=False)
         # said once here: in the labels it would not fit (qa189); wrapped to the width as every figure's title (qa310: a
         # user's file and engine names ran off both edges of a one-panel figure)
-        fig.suptitle(_balanced_fill(title + " · log-scale axes", max(40, int(fig.get_figwidth() * 10.5))))
+        wrapped_title(fig, title + " · log-scale axes")
         fig.savefig(path, dpi=150, metadata={"Software": None})
     return path
 

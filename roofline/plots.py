@@ -654,9 +654,19 @@ def _title(fig: Figure, what: str, meta: dict, models: list[str], note: str) -> 
     ('engine vllm' beside 'engine vllm only') is said once, by the note."""
     parts = [part for part in _setup_line(meta, models).split(" · ") if f"{part.replace(NBSP, ' ')} only" not in note.split(", ")]
     line = " · ".join([*parts, *([note] if note else [])])
-    chars = max(40, int(fig.get_figwidth() * 10.5))
-    fig.suptitle("\n".join(_balanced_fill(part, chars) for part in (*what.split("\n"), line)))
+    fig.suptitle("\n".join(_balanced_fill(part, title_chars(fig)) for part in (*what.split("\n"), line)))
     footer(fig, meta)
+
+
+def title_chars(fig: Figure) -> int:
+    """Characters a title line of `fig` holds (about 10.5 an inch at the title's size; 40 at least)."""
+    return max(40, int(fig.get_figwidth() * 10.5))
+
+
+def wrapped_title(fig: Figure, text: str) -> None:
+    """`text` as `fig`'s title, in lines of about equal length that fit its width (qa310: one line ran off both
+    edges)."""
+    fig.suptitle(_balanced_fill(text, title_chars(fig)))
 
 
 def footer(fig: Figure, meta: dict) -> None:
