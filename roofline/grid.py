@@ -245,7 +245,8 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                 if dep.dp_attention > smallest else "")
         reuse = mtp_reuse_note(method, model, int(np.max(sc.axes["k"])), not _acceptance_given(sc))
         reach = acceptance_reach_note(method, sc.axes["k"], sc.acceptance, sc.acceptance_length,
-                                      float(sc.axes["alpha"][0]) if sc.acceptance_length is not None else None)
+                                      float(sc.axes["alpha"][0]) if sc.acceptance_length is not None else None,
+                                      flat_alpha=alpha_axis and sc.tree_nodes is None)
         longest = context_note(model, sc.axes["context"])
         drafter_longest = (drafter_context_note(draft, sc.axes["context"]) if method == "draft"
                            and (np.asarray(sc.axes["k"]) > 0).any() else "")

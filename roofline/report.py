@@ -181,6 +181,8 @@ SAID_IN_SECTIONS = {  # the warnings say_grouped counts rather than repeats: wha
     "cells whose break_even_batch is a lower bound or dips below 1": lambda w: w.startswith("break_even_batch is "),
     "engine values fitted on no row like the config (devices, model classes or methods)":
         lambda w: bool(re.search(r" (?:was|were) fitted on (?:rows|draft|eagle|mtp|ngram|none)", w)),
+    "alphas taken at every draft position (best k and the gains at larger k run optimistic)":
+        lambda w: "each alpha is taken at every draft position" in w,  # (qa313: nine lines of the main report's stderr)
 }
 
 

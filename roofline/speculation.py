@@ -373,11 +373,13 @@ def mtp_reuse_note(method: str, target: ModelSpec, k_max: int, rates_default: bo
                else "at the acceptance given (a reused module accepts less in practice)"))
 
 
-def acceptance_reach_note(method: str, k_values, acceptance=None, acceptance_length=None, alpha=None) -> str:
+def acceptance_reach_note(method: str, k_values, acceptance=None, acceptance_length=None, alpha=None,
+                          flat_alpha: bool = False) -> str:
     """What the draft lengths `k_values` ask of the acceptance given, '' where nothing: rates given for fewer positions
-    than the largest k (the last is taken at every further one), or an acceptance length measured at one k swept as one
+    than the largest k (the last is taken at every further one), an acceptance length measured at one k swept as one
     rate at other k (acceptance falls with the position in practice: past the k measured the gains run optimistic,
-    before it low)."""
+    before it low), or (`flat_alpha`: a sweep's alpha axis) one alpha taken at every position to a k of 2 or more
+    (qa313: predict said best k then runs optimistic, a sweep and its report recommending the largest k did not)."""
     ks = sorted({int(k) for k in np.atleast_1d(k_values) if k > 0})
     if method == "none" or not ks:
         return ""
@@ -398,6 +400,10 @@ def acceptance_reach_note(method: str, k_values, acceptance=None, acceptance_len
                     + (f", alpha {alpha:.3g}," if alpha is not None else "")
                     + f" at every draft position: {', '.join(sides)} (acceptance falls with the position in practice); "
                     "measure at the k swept to compare")
+    if flat_alpha and acceptance is None and acceptance_length is None and k_max >= 2:
+        return (f"{method}: each alpha is taken at every draft position, to k {k_max}; acceptance falls with the position "
+                "in practice, so the best k and the gains at the larger k run optimistic: per-position rates "
+                "(acceptance: in the scenario) place them better")
     return ""
 
 

@@ -515,7 +515,8 @@ def test_a_sweep_says_once_that_speculative_gains_at_large_batches_run_optimisti
             warnings.simplefilter("always")
             roofline.sweep({"hardware": "h100", "model": "llama-3.1-8b", "engine": engine, "method": "eagle",
                             "axes": {"batch": batches, "k": [4], "alpha": [0.7], "context": [512]}})
-        return [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "run optimistic" in str(w.message)]
+        return [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)
+                and "speculative gains at batch" in str(w.message)]
 
     assert said("vllm", [256, 512]) == ["under vllm, with a serving engine, speculative gains at batch 32 and above run "
                                         "optimistic (docs/ACCURACY.md): read the sweep's speedups there as upper estimates"]
@@ -832,3 +833,28 @@ def test_plain_decodings_rows_have_best_k_0_whatever_k_is_swept():
                          "axes": {"batch": [1, 8], "context": [1024], "k": [1, 2], "alpha": [0.6, 0.8]}})
     assert set(df.loc[df["method"] == "none", "best_k"]) == {0}
     assert set(df.loc[df["method"] == "eagle", "best_k"]) <= {1, 2}
+
+
+def test_a_sweep_of_one_alpha_at_every_position_says_its_best_k_runs_optimistic():
+    """qa313: predict says a best k found under one alpha at every draft position runs optimistic; a sweep (and the
+    report, recommending the largest k swept) of an alpha axis to k 8 said nothing. Said once a method; not of
+    per-position rates, nor to k 1."""
+    import warnings
+
+    import roofline
+    from roofline.errors import RooflineWarning
+
+    def said(**given):
+        axes = {"batch": [1, 8], "context": [512], **given.pop("axes")}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            roofline.sweep({"hardware": "h100", "model": "llama-3.1-8b", "method": "eagle", "axes": axes, **given})
+        return [str(w.message) for w in caught if issubclass(w.category, RooflineWarning)
+                and "at every draft position" in str(w.message)]
+
+    assert said(axes={"k": [1, 4, 8], "alpha": [0.6, 0.8]}) == [
+        "eagle: each alpha is taken at every draft position, to k 8; acceptance falls with the position in practice, so "
+        "the best k and the gains at the larger k run optimistic: per-position rates (acceptance: in the scenario) place "
+        "them better"]
+    assert said(axes={"k": [1], "alpha": [0.6]}) == []
+    assert said(axes={"k": [1, 3]}, acceptance=[0.8, 0.6, 0.5]) == []

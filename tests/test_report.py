@@ -212,7 +212,8 @@ def test_the_reports_lower_bound_and_evidence_notes_are_counted_on_stderr_and_sa
     fitted = "engine vllm: spec_per_iteration (986 us) were fitted on draft and eagle rows only, and ..."
     family = "engine vllm was fitted on rows from AMD Instinct devices only (its fitted.hardware_families), and b200 ..."
     other = "under vllm, speculation pays the engine's host work ..."
-    results = [types.SimpleNamespace(name="a", warnings=(bound, fitted, other)),
+    flat = "eagle: each alpha is taken at every draft position, to k 6; acceptance falls ..."  # qa313: nine lines more
+    results = [types.SimpleNamespace(name="a", warnings=(bound, fitted, other, flat)),
                types.SimpleNamespace(name="b", warnings=(bound.replace("16", "32"), family))]
     with pytest.warns(RooflineWarning) as caught:
         say_grouped(results)
@@ -221,6 +222,8 @@ def test_the_reports_lower_bound_and_evidence_notes_are_counted_on_stderr_and_sa
                     "a, b: 2 notes on cells whose break_even_batch is a lower bound or dips below 1, each under its "
                     "section in report.md",
                     "a, b: 2 notes on engine values fitted on no row like the config (devices, model classes or methods), "
+                    "each under its section in report.md",
+                    "a: 1 note on alphas taken at every draft position (best k and the gains at larger k run optimistic), "
                     "each under its section in report.md"]
     # no report.md where a later scenario failed, and the report's own (late) notes are in no section: said whole (qa304)
     with pytest.warns(RooflineWarning) as caught:
