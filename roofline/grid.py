@@ -288,8 +288,9 @@ def _load_configs(sc: Scenario, extra_dirs: tuple = (), specs: dict | None = Non
                         f" ({dep.weight_dtype_label} weights" + (f", {dep.expert_dtype_label} experts" if dep.has_experts else "")
                         + f", {dep.kv_dtype} KV)" if varied else "")
                     said = host_shares.setdefault(engine.name, (on_hw, hw, []))[2]
-                    if f"{label} {share:.0%} at batch {top:,}" not in said:  # configs differing only in the drafter's place
-                        said.append(f"{label} {share:.0%} at batch {top:,}")
+                    shown = f"{share:.0%}" if f"{share:.0%}" != "25%" else f"{share:.1%}"  # over a quarter, not "25%" (qa313)
+                    if f"{label} {shown} at batch {top:,}" not in said:  # configs differing only in the drafter's place
+                        said.append(f"{label} {shown} at batch {top:,}")
         for note in [engine_on_a_cpu(engines[c["engine"]], hw), engine_on_a_cpu(engines[c["engine"]], hws[draft_hw]) if draft_hw else "",
                      weight_only_note(hw, dep, model), unfitted_family_note(hw, model, dep, on_hw) if deployable else "",
                      fitted_class_note(engine, model) if deployable else "", fitted_family_note(engine, hw) if deployable else "",

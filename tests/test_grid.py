@@ -858,3 +858,19 @@ def test_a_sweep_of_one_alpha_at_every_position_says_its_best_k_runs_optimistic(
         "them better"]
     assert said(axes={"k": [1], "alpha": [0.6]}) == []
     assert said(axes={"k": [1, 3]}, acceptance=[0.8, 0.6, 0.5]) == []
+
+
+def test_the_host_work_share_over_a_quarter_is_never_printed_as_25_percent():
+    """qa313: 'over a quarter of the plain step ... 25% at batch 192' (25.47%): a share that rounds to 25% is printed
+    with a decimal."""
+    import warnings
+
+    import roofline
+    from roofline.errors import RooflineWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        roofline.sweep({"hardware": "h100-sxm", "model": "llama-3.1-70b", "tp": 4, "engine": "vllm", "method": "eagle",
+                        "axes": {"batch": [1, 192], "context": [2048], "k": [0, 2], "alpha": [0.7]}})
+    said = [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "over a quarter" in str(w.message)]
+    assert len(said) == 1 and "llama-3.1-70b on h100-sxm tp 4 25.5% at batch 192" in said[0], said
