@@ -944,3 +944,11 @@ def test_one_run_of_compute_bound_batches_ending_memory_bound_reads_as_one_sente
     text = _compute_bound_text(p)
     assert text.startswith("  compute-bound at     batches 100-200 at context 512 (") and " and 100" not in text, text
     assert text.endswith("memory-bound past 200 to 65,536, the search's end"), text
+
+
+def test_a_speedup_next_to_one_is_printed_on_its_side_of_it():
+    """qa313: a point that loses (0.99958) printed 'speedup 1.000x' above 'speedup < 1'."""
+    from roofline.tables import _speedup_text
+
+    assert [_speedup_text(x) for x in (0.99958, 1.00004, 1.0, 1.5843, 0.5)] == [
+        "0.9996x", "1.00004x", "1.000x", "1.584x", "0.500x"]
