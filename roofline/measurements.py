@@ -888,6 +888,19 @@ def _mean_in_flight(result: dict) -> tuple[float, str] | None:
     return (busy_s / duration, how) if is_finite(busy_s) and busy_s > 0 else None
 
 
+def _option_profile(option: str, loader, name: str, profiles: tuple):
+    """loader(name), an unknown name or a broken file said with the option that gave it (qa310: `--draft foo` was said
+    as 'unknown model', the option unnamed, where predict names it)."""
+    try:
+        return loader(name, tuple(profiles))
+    except RooflineError as exc:
+        if str(exc).startswith("ROOFLINE_PATH:"):  # the environment's search path: not the option's
+            raise
+        from roofline.api import _said_as
+
+        raise _said_as(exc, f"command line: {option}: {exc}") from None
+
+
 def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int = 1, dp_attention: int = 1,
                       gpus: int | None = None, weight_dtype: str | None = None, kv_dtype: str = "bf16", method: str = "none",
                       k: int = 0, engine: str | None = None, engine_version: str = "", split: str = "fit",
@@ -951,14 +964,14 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     if draft_tokens and draft_tokens < k + 1:
         raise field_error("command line", "--draft-tokens", f"at least k + 1 = {k + 1} tokens verified per sequence (or 0: a "
                           "chain)", draft_tokens)
-    model_spec = load_model(model, tuple(profiles))
+    model_spec = _option_profile("--model", load_model, model, profiles)
     if method == "mtp" and model_spec.mtp_modules < 1:  # rows fit and accuracy would refuse
         raise field_error("command line", "--method", "a model with MTP modules for mtp (use eagle or draft)",
                           f"{model} (mtp_modules: 0)")
     if (method == "draft") != bool(draft):
         raise field_error("command line", "--draft", "the draft model's profile name, with --method draft only", draft or MISSING)
     if draft:
-        load_model(draft, tuple(profiles))
+        _option_profile("--draft", load_model, draft, profiles)
     if draft_vocab is not None:
         if method != "eagle":
             raise field_error("command line", "--draft-vocab", "an EAGLE head's vocabulary, with --method eagle only", draft_vocab)
@@ -972,7 +985,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
              f"{model_spec.name}'s whole vocabulary ({model_spec.vocab_size:,} tokens), where EAGLE-3 heads draft over "
              "their own (draft_vocab_size in the head's config: 32,000 for Llama 3.1 8B's published head); give "
              "--draft-vocab N")
-    hw_spec = load_hardware(hardware, tuple(profiles))
+    hw_spec = _option_profile("--hardware", load_hardware, hardware, profiles)
     if weight_dtype is None:  # the checkpoint as published (qa177: bf16 made gpt-oss's MXFP4 experts bf16)
         weight_dtype = checkpoint_dtype(model_spec)
     if DTYPE_ALIASES.get(str(weight_dtype).lower(), weight_dtype) == "fp4":  # the format by name, as published.csv spells it

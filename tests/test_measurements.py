@@ -1257,3 +1257,18 @@ def test_convert_says_its_warnings_only_once_the_rows_are_written(tmp_path, roof
     assert code == 2 and err.count("\n") == 1 and err.startswith("error: "), err
     code, out, err = roofline(*args, "--out", tmp_path / "ok.csv")
     assert code == 0 and "without --draft-vocab" in err and "1 converted run runs more sequences" in err, err
+
+
+def test_convert_names_the_option_of_an_unknown_profile(tmp_path, roofline):
+    """qa310: `convert --draft foo` said 'unknown model', the option unnamed (predict names it)."""
+    path = tmp_path / "run.jsonl"
+    path.write_text(json.dumps({"max_concurrency": 4, "completed": 100, "total_input_tokens": 51200,
+                                "total_output_tokens": 25600, "output_throughput": 400.0, "mean_tpot_ms": 8.0}) + "\n")
+    base = {"--hardware": "h100-sxm", "--model": "llama-3.1-8b"}
+    for option, value, what in (("--draft", "foo", "model"), ("--hardware", "h100x", "hardware"), ("--model", "llamaz", "model")):
+        given = {**base, **({option: value} if option != "--draft" else {})}
+        extra = ["--method", "draft", "--k", "3", "--draft", value] if option == "--draft" else []
+        code, _, err = roofline("measurements", "convert", path, *[x for kv in given.items() for x in kv], *extra,
+                                "--out", tmp_path / "x.csv")
+        assert code == 2 and err.startswith(f"error: command line: {option}: unknown {what} '{value}'"), err
+        assert not (tmp_path / "x.csv").exists()
