@@ -1091,7 +1091,7 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
                      f"cap, batch {conc:g}")
             mean_conc = printed or (little[0] if little else None)
             if mean_conc and mean_conc > conc * 1.02 + 0.05:  # a client cap below the requests measured in flight
-                raise field_error(f"{path}: result {n}", "concurrency" if printed else "latencies / duration",
+                raise field_error(f"{path}: result {n}", "concurrency" if printed else little[1],  # as the notes say it (qa310)
                                   f"at most the batch {conc:g} ({'max_concurrency' if recorded is not None else '--batch'}): "
                                   "a run cannot keep more requests in flight than its client allows", f"{mean_conc:.4g}")
             backend = engine or _engine_of_backend(str(result.get("backend") or ""), lines, result)

@@ -1272,3 +1272,15 @@ def test_convert_names_the_option_of_an_unknown_profile(tmp_path, roofline):
                                 "--out", tmp_path / "x.csv")
         assert code == 2 and err.startswith(f"error: command line: {option}: unknown {what} '{value}'"), err
         assert not (tmp_path / "x.csv").exists()
+
+
+def test_more_requests_in_flight_than_the_cap_names_the_records_it_was_taken_from(tmp_path):
+    """qa310: a vLLM run whose per-request records (ttfts and itls) give more requests in flight than its max_concurrency
+    was refused naming 'latencies / duration', a field the file did not have."""
+    path = tmp_path / "conc.json"
+    path.write_text(json.dumps({"max_concurrency": 4, "completed": 8, "total_input_tokens": 4096, "total_output_tokens": 1024,
+                                "output_throughput": 400.0, "mean_tpot_ms": 8.0, "duration": 1.0,
+                                "ttfts": [0.1] * 8, "itls": [[0.08] * 9] * 8}))
+    with pytest.raises(RooflineError, match=r"conc\.json: result 1: \(sum of ttfts and itls\) / duration: expected at "
+                                            r"most the batch 4 \(max_concurrency\)"):
+        convert_benchmark(path, hardware="h100-sxm", model="llama-3.1-8b")
