@@ -875,9 +875,14 @@ def fitted_profile_text(fit: dict, name: str | None = None) -> str:
                                f"rows, with which parameters fixed, and how well). The rest of these notes and the source "
                                f"describe {origin}, {started}, and its own fit: its figures are not this file's. " + notes)
         fixed = {row["parameter"] for row in fit["parameters"] if row["fixed"]}
-        doc["source"] = _folded(f"{', '.join(p.key for p in PARAMETERS if p.key not in fixed)}: fitted by `roofline fit` to "
-                                f"{_shown_path(fit['file'])} ({fit['rows_used']}; the `fitted:` block says which of them the "
-                                f"rows determined). "
+        loose = {row["parameter"] for row in fit["parameters"] if not row["fixed"] and not row["determined"]}  # qa310:
+        # listed as fitted, where they held their start values
+        doc["source"] = _folded(f"{', '.join(p.key for p in PARAMETERS if p.key not in fixed | loose)}: fitted by `roofline "
+                                f"fit` to {_shown_path(fit['file'])} ({fit['rows_used']}; the `fitted:` block says how well). "
+                                + (f"{', '.join(p.key for p in PARAMETERS if p.key in loose)}: no row determined "
+                                   f"{'them' if len(loose) > 1 else 'it'}: held at {'their' if len(loose) > 1 else 'its'} "
+                                   f"sourced start value{'s' if len(loose) > 1 else ''} (the `fitted:` block's start). "
+                                   if loose else "")
                                 + (f"{', '.join(sorted(fixed))}: held at {'their' if len(fixed) > 1 else 'its'} sourced start "
                                    f"value{'s' if len(fixed) > 1 else ''} (--fix). " if fixed else "")
                                 + f"What follows is {origin}'s source, the start of this fit: " + source)

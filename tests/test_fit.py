@@ -162,6 +162,9 @@ def test_the_fitted_profile_is_a_valid_engine_file_with_its_comments_and_fit_rec
     # named the file relative to the working directory; qa79), and its classes are the rows' (dense GQA here)
     assert engine.source.startswith("kernel_latency, host_per_step,") and f"fitted by `roofline fit` to {Path(fit['file']).resolve()}" in engine.source
     assert engine.source.endswith(" ".join(load_engine("vllm").source.split()))
+    loose = engine.fitted["not_determined_by_rows"]  # qa310: listed as fitted, where they held their start values
+    assert loose and not any(name in engine.source.split(": fitted by")[0] for name in loose), engine.source[:300]
+    assert f"{', '.join(loose)}: no row determined them: held at their sourced start values" in engine.source
     assert engine.fitted["file"] == str(Path(fit["file"]).resolve()) and engine.fitted["model_classes"] == ["dense GQA"]
     # a refit of that profile replaces its fit's words, not nests them (qa81: 'fitted to X, fitted to X', two sources)
     again = run_fit(fit["file"], "vllm-fitted", profiles=(tmp_path,), loss="linear")
