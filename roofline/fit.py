@@ -1069,16 +1069,19 @@ def fit_report(fit: dict) -> str:
         lines.append(f"{row['parameter']:<{w}} {row['unit']:>4} {_shown(row['low']):>7}-{_shown(row['high']):<7} "
                      f"{_shown(row['start']):>9} {_shown(fitted):>9}  {'; '.join(note)}")
         lines.append(f"    {row['meaning']}")
-    lines += ["", "start, fitted: the row's quantity predicted at the start and the fitted values; ln(p/m): the fitted "
-                  "prediction's log residual (+0.262: 30% high, -0.223: 20% low)",
-              f"{'row':>4} {'source':<30} {'hardware':<14} {'model':<16} {'batch':>5} {'method':<6} {'quantity':<22} "
-              f"{'measured':>10} {'start':>10} {'fitted':>10} {'ln(p/m)':>7}", "-" * 140]
+    lines += ["", "start, fitted: the row's quantity predicted at the start and the fitted values, in its unit (step_time_s "
+                  "in seconds, tokens_per_s... in tokens/s, speedup a ratio); ln(p/m): the fitted prediction's log residual "
+                  "(+0.262: 30% high, -0.223: 20% low); run at: the sequences decoded at once the row is predicted at (its "
+                  "mean in flight where recorded, else its batch; capped by memory; predict --batch takes it rounded)",  # (qa310)
+              f"{'row':>4} {'source':<30} {'hardware':<14} {'model':<16} {'batch':>5} {'run at':>6} {'method':<6} {'quantity':<22} "
+              f"{'measured':>10} {'start':>10} {'fitted':>10} {'ln(p/m)':>7}", "-" * 147]
     for r in fit["rows"].itertuples():
         if r.skipped:
             lines.append(f"{r.row:>4} {r.source_id[:30]:<30} skipped: {r.skipped}")
             continue
-        lines.append(f"{r.row:>4} {r.source_id[:30]:<30} {r.hardware:<14} {r.model[:16]:<16} {r.batch:>5} {r.method:<6} "
-                     f"{r.quantity:<22} {r.value:>10.4g} {r.start_predicted:>10.4g} {r.fitted_predicted:>10.4g} {r.log_residual:>+7.3f}")
+        lines.append(f"{r.row:>4} {r.source_id[:30]:<30} {r.hardware:<14} {r.model[:16]:<16} {r.batch:>5} "
+                     f"{r.running_batch:>6.4g} {r.method:<6} {r.quantity:<22} {r.value:>10.4g} {r.start_predicted:>10.4g} "
+                     f"{r.fitted_predicted:>10.4g} {r.log_residual:>+7.3f}")
     capped = fit["rows"][fit["rows"]["memory_capped"]] if "memory_capped" in fit["rows"] else fit["rows"].iloc[:0]
     if len(capped):
         shown = "; ".join(f"row {r.row} at {r.running_batch:,.0f} of its {r.asked_sequences:,.0f}" for r in capped.head(8).itertuples())
