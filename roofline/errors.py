@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import difflib
+import math
 import os
 import re
 from pathlib import Path
@@ -64,6 +65,9 @@ def shown_value(found: object) -> str:
         found = found.isoformat()
     if isinstance(found, bool):  # YAML's and JSON's true / false, as written, not Python's True / False
         return str(found).lower()
+    if type(found) is float and math.isfinite(found) and abs(found) >= 1e15:  # its shortest form: 1.2e+15 as typed
+        return next(t for d in range(1, 18) if float(t := f"{found:.{d}g}") == found)  # 1.2e15, not 1200000000000000.0
+    #   (qa311); smaller floats by their repr, 16.0 told from 16
     text = repr(found)
     if "\n" in text.strip():
         return f"a {type(found).__name__}"

@@ -152,8 +152,16 @@ def parse_quantity(text: object, kind: str) -> float:
             raise ValueError(f"{KIND_WORDS[kind]} like '{example}' ('{unit}' is {KIND_WORDS[other]}, not {KIND_WORDS[kind]})")
         if _BITS.match(unit):
             raise ValueError(f"bytes, not bits, like '{example}' ('{unit}' is in bits: divide by 8 and write B)")
-        shown = sorted(u for u in table if "/" in u or kind in ("bytes", "seconds", "usd_per_hour"))[:14]
-        raise ValueError(f"a unit among {', '.join(shown)} ... (like '{example}')")
+        words = unit.split()
+        if len(words) > 1 and words[0] in table:  # '4.8 PFLOP/s sparse' (qa311): one unit, nothing after it
+            raise ValueError(f"a number and one unit with nothing after it, like '{example}'"
+                             + (" (peaks are dense: a sparsity figure is not taken)" if "sparse" in unit.lower() else ""))
+        by_size: dict[float, str] = {}  # one spelling a size, smallest first (qa311: an alphabetical cut hid TFLOP/s)
+        for u in sorted(table, key=lambda u: (table[u], not u[0].isalnum(), "/" in u and not u.endswith(("/s", "/h")),
+                                              u.upper() == u, u)):
+            by_size.setdefault(table[u], u)
+        shown = list(by_size.values())
+        raise ValueError(f"a unit among {', '.join(shown[:16])}{' ...' if len(shown) > 16 else ''} (like '{example}')")
     # in decimal, rounded once: 66.9 TFLOP/s is 66900000000000.0, where 66.9 * 1e12 gave 66900000000000.01 (qa301: in
     # `hw show --json`), and a fraction divides by its whole inverse: 20 us is 2e-05 s, where 20 * 1e-6 gave
     # 1.9999999999999998e-05

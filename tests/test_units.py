@@ -137,3 +137,18 @@ def test_a_quantity_is_the_float_nearest_its_decimal_value():
     for text in ("1e999999 TB/s", "1e-999999 TB/s", "9e9999999999 TB/s"):  # past decimal's exponents: one line (qa304)
         with pytest.raises(ValueError, match="a finite positive quantity|between"):
             parse_quantity(text, "bytes_per_s")
+
+
+def test_a_refused_unit_lists_one_spelling_a_size_and_a_qualifier_after_it_is_named():
+    """qa311: `peak_flops.fp8=4.8 PFLOP/s sparse` got 'a unit among EFLOP/S, EFLOP/s, ... PFLOP/S ...', an alphabetical
+    cut hiding TFLOP/s and saying nothing of the qualifier; `=1.2e15` was said as found 1200000000000000.0."""
+    from roofline.errors import shown_value
+
+    with pytest.raises(ValueError, match=r"^a number and one unit with nothing after it, like '989.4 TFLOP/s' \(peaks are "
+                                         r"dense: a sparsity figure is not taken\)$"):
+        parse_quantity("4.8 PFLOP/s sparse", "flops_per_s")
+    with pytest.raises(ValueError, match=r"^a unit among FLOP/s, kFLOP/s, MFLOP/s, GFLOP/s, TFLOP/s, PFLOP/s, EFLOP/s "):
+        parse_quantity("4.8 PFLOPZ", "flops_per_s")
+    with pytest.raises(ValueError, match=r"^a unit among USD/h "):
+        parse_quantity("3 EUR/h", "usd_per_hour")
+    assert [shown_value(v) for v in (1.2e15, 16.0, 3.1)] == ["1.2e+15", "16.0", "3.1"]
