@@ -899,6 +899,29 @@ def _sparse_peak_note(kind: str, before, after, set_here: set[str], where: str) 
                  f"datasheet's figure 'with sparsity', give the dense one (half of it); profiles take dense {peak_unit(dtype)}")
 
 
+PAIRED_PEAKS = (("bf16", "fp16"), ("fp8", "int8"))  # dtypes whose peaks a datasheet gives alike (the same tensor cores)
+
+
+def _paired_peak_note(kind: str, before, after, set_here: set[str], where: str) -> None:
+    """A peak an edit set whose pair (PAIRED_PEAKS: bf16 and fp16, fp8 and int8) the profile had equal to it, left as it
+    was, is said: a copy of H100 given a new device's bf16 and fp8 kept H100's fp16 and int8 (and int8 then took the
+    general efficiency, not fp8's), in silence (qa311). `before`, `after`: the specs (None: the file did not read)."""
+    from roofline.hardware import peak_unit
+    from roofline.units import format_si
+
+    if kind != "hardware" or before is None or after is None:
+        return
+    old, new = before.peak_flops_per_s, after.peak_flops_per_s
+    for a, b in PAIRED_PEAKS:
+        for given, kept in ((a, b), (b, a)):
+            if (f"peak_flops.{given}" in set_here and f"peak_flops.{kept}" not in set_here and "peak_flops" not in set_here
+                    and given in old and kept in old and given in new and kept in new
+                    and math.isclose(old[given], old[kept], rel_tol=1e-9) and not math.isclose(new[given], new[kept], rel_tol=1e-9)):
+                warn(f"{where}: peak_flops.{kept} is still {format_si(new[kept], peak_unit(kept))}, equal to {given}'s before "
+                     f"this edit set {given} to {format_si(new[given], peak_unit(given))}: set peak_flops.{kept} too "
+                     f"(or remove it: {kept} then computes on another dtype's peak)")
+
+
 def _validated_quietly(kind: str, text: str, path: Path, extra_dirs: tuple, name: str | None = None, lines: bool = False):
     """The spec profile `text` of `kind` reads as (its `name:` taken as `name` where given: a copy's source, whose file
     name is not the copy's), its warnings silenced (they were said when it was written), or its RooflineError;
@@ -1069,7 +1092,9 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     if lineage:  # the engine slot it descends from, said outright: found once the profiles between are gone
         text = "\n".join([*header, lineage]) + "\n" + _dump(doc)
     write_text_atomic(target, text, force, what=f"{GROUP[kind]} new")
-    _sparse_peak_note(kind, _hardware_or_none(kind, read_text(source), source, extra_dirs, source.stem), spec, set_here, str(target))
+    source_spec = _hardware_or_none(kind, read_text(source), source, extra_dirs, source.stem)
+    _sparse_peak_note(kind, source_spec, spec, set_here, str(target))
+    _paired_peak_note(kind, source_spec, spec, set_here, str(target))
     _unsourced_note(kind, written, set_here, text, str(target))
     _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is written
     _removed_note(kind, had, pairs, str(target), source.stem, kept, doc.get("costs_from"), leaves_before)
@@ -1343,7 +1368,9 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     spec = validate_text(kind, text, path, extra_dirs)
     write_text_atomic(path, text, force=True, what=f"{GROUP[kind]} set")
-    _sparse_peak_note(kind, _hardware_or_none(kind, original, path, extra_dirs), spec, set_here, str(path))
+    before_spec = _hardware_or_none(kind, original, path, extra_dirs)
+    _sparse_peak_note(kind, before_spec, spec, set_here, str(path))
+    _paired_peak_note(kind, before_spec, spec, set_here, str(path))
     _unsourced_note(kind, written, set_here, text, str(path))
     _family_values_kept(kind, doc, set_here, str(path))
     _removed_note(kind, had, pairs, str(path), "the file", kept, doc.get("costs_from"), leaves)

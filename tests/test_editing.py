@@ -2273,3 +2273,28 @@ def test_engines_diff_stars_known_misses_that_differ_with_the_same_count(tmp_pat
     assert row.split("  ")[0] == "known misses" and "2, not A's (engines show)" in row and row.endswith("*"), row
     row = next(line for line in diff_engines("sglang", "sg3", (tmp_path,)).splitlines() if line.startswith("known misses"))
     assert "not A's" not in row and not row.endswith("*"), row
+
+
+def test_a_peak_set_whose_pair_was_equal_to_it_says_the_pair_is_left_as_it_was(tmp_path):
+    """qa311: a copy of H100 given a new device's bf16 and fp8 peaks kept H100's fp16 (989 TFLOP/s beside 1.2 PFLOP/s)
+    and int8, in silence (and int8 then took the general efficiency, not fp8's)."""
+    import warnings
+
+    from roofline.editing import new_profile, set_fields
+    from roofline.errors import RooflineWarning
+
+    def said(call) -> list[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        return [str(w.message) for w in caught if issubclass(w.category, RooflineWarning) and "is still" in str(w.message)]
+
+    lines = said(lambda: new_profile("hardware", "acme", "h100-sxm", ["peak_flops.bf16=1.2 PFLOP/s"], out_dir=tmp_path))
+    assert lines == [f"{tmp_path / 'acme.yaml'}: peak_flops.fp16 is still 989 TFLOP/s, equal to bf16's before this edit set "
+                     "bf16 to 1.2 PFLOP/s: set peak_flops.fp16 too (or remove it: fp16 then computes on another dtype's "
+                     "peak)"], lines
+    assert said(lambda: set_fields("hardware", "acme", ["peak_flops.fp16=1.2 PFLOP/s"], (tmp_path,))) == []
+    lines = said(lambda: set_fields("hardware", "acme", ["peak_flops.fp8=2.4 PFLOP/s"], (tmp_path,)))
+    assert len(lines) == 1 and lines[0].startswith(f"{tmp_path / 'acme.yaml'}: peak_flops.int8 is still 1.98 POP/s"), lines
+    assert said(lambda: set_fields("hardware", "acme", ["peak_flops.fp8=2.4 PFLOP/s", "peak_flops.int8=2.4 POP/s"],
+                                   (tmp_path,))) == []
