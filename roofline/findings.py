@@ -1631,7 +1631,8 @@ def _cheapest_text(df: pd.DataFrame, top: pd.Series, meta: dict) -> str:
     return (f" The cheapest per million tokens for that model, context and acceptance, of every {_list([c.replace('_', ' ') for c in compared])} "
             f"swept: ${_n(s['cost_usd_per_million_tokens'])} with speculation ({config(s, True)}: "
             f"{_n(s['tokens_per_s_per_user'])} tokens/s per user{''.join('; ' + c for c in caveats)}) and ${_n(p['baseline_cost_usd_per_million_tokens'])} plain "
-            f"({config(p, False)}: {_n(p['baseline_tokens_per_s_per_user'])}); each at a large batch, so slow per user: at a "
+            f"({config(p, False)}: {_n(p['baseline_tokens_per_s_per_user'])} tokens/s per user); each at a large batch, so "
+            "slow per user: at a "
             "speed per user, `roofline cheapest` on the table gives the cheapest that reaches it.")
 
 

@@ -372,6 +372,8 @@ def test_the_generic_finding_names_the_cheapest_config_of_every_engine_and_layou
     assert (f"${_n(cheapest['cost_usd_per_million_tokens'])} with speculation (H100 SXM5, engine "
             f"{cheapest['engine']}, tp {int(cheapest['tp'])}, EAGLE k = {int(cheapest['k'])}, batch {int(cheapest['batch']):,}") in f.text
     assert f"${_n(plain['baseline_cost_usd_per_million_tokens'])} plain (" in f.text
+    assert f"batch {int(plain['batch']):,}: {_n(plain['baseline_tokens_per_s_per_user'])} tokens/s per user)" in f.text  # qa313:
+    #   the plain figure had no unit
     one = _run_text(tmp_path / "one", "name: one-test\nhardware: h100-sxm\nmodel: llama-3.1-8b\nmethod: eagle\n"
                     "axes:\n  batch: [1, 64]\n  context: [2048]\n  k: [0, 2]\n")[1]
     assert "The cheapest per million tokens" not in one.text  # one config: nothing to compare
