@@ -915,13 +915,12 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
             continue
         answer = answer.copy()
         answer["decoding"] = kind  # (a point computed now carries no decoding column)
-        rows = reachable[(reachable["decoding"] == kind) & (reachable[SPEED] >= min_tokens_per_s_per_user)
-                         & (reachable[COST] > answer[COST])]
-        if "context" in rows:
-            rows = rows[rows["context"] == answer["context"]]
-        same = np.logical_and.reduce([rows[c].astype(str).to_numpy() == str(answer.get(c)) for c in keys]) if keys else \
-            np.zeros(len(rows), bool)
-        rows = rows[~same].sort_values(COST, kind="stable")
+        fast = reachable[(reachable["decoding"] == kind) & (reachable[SPEED] >= min_tokens_per_s_per_user)]
+        if "context" in fast:
+            fast = fast[fast["context"] == answer["context"]]
+        same = _same_deployment(fast, answer, keys)
+        own = fast[same]  # the answer's deployment at its swept batches
+        rows = fast[~same & (fast[COST] > answer[COST])].sort_values(COST, kind="stable")
         if any(m.get("measured") == "slower" for m in _misses_of(answer, extra_dirs, cache)):
             other = next((row for _, row in rows.iterrows()
                           if not any(m.get("measured") == "slower" for m in _misses_of(row, extra_dirs, cache))), None)
@@ -929,15 +928,10 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
             if alternative is not None and (other is None or alternative[COST] < other[COST]):
                 other = alternative  # between swept batches, computed now (qa312: the table's batches overstated it)
             if other is not None:
-                own = reachable[(reachable["decoding"] == kind) & (reachable[SPEED] >= min_tokens_per_s_per_user)]
-                if "context" in own:
-                    own = own[own["context"] == answer["context"]]
-                own = own[np.logical_and.reduce([own[c].astype(str).to_numpy() == str(answer.get(c)) for c in keys])] \
-                    if keys else own.iloc[0:0]
                 ratio = reversal_ratio(np.append(own[COST].to_numpy(), answer[COST]),
                                        np.append(own[SPEED].to_numpy(), answer[SPEED]), min_tokens_per_s_per_user, other[COST])
-                notes.append(f"the {kind} {named} ({_row_named(answer)}) is at a point where its engine's known miss "
-                             f"(above) measured steps slower than predicted; the cheapest {kind} point at {speed} of another "
+                notes.append(f"the {kind} {named} ({_row_named(answer)}) is at a point where a known miss of its engine "
+                             f"(said in its note) measured steps slower than predicted; the cheapest {kind} point at {speed} of another "
                              f"deployment that no such miss matches ({_row_named(other)}) costs "
                              f"{_more(other[COST] / answer[COST], 'it')}: steps of the answer's deployment measured about "
                              f"{_times(ratio)} the predicted or more ({1 - 1 / ratio:.1%} short) make that one the cheaper "
@@ -958,8 +952,7 @@ def _refined_alternative(df: pd.DataFrame, answer: pd.Series, kind: str, min_tok
     """The cheapest point of `kind` at a batch not swept (refine) among the table's rows of other deployments than the
     answer's (its hardware, model, engine, dtypes and layout), at its context, that no known miss measured slower
     matches; None where refine finds none cheaper than their swept rows."""
-    keys = [c for c in DEPLOYMENT if c in df and c not in ("method", "draft_hardware")]
-    rows = df[~np.logical_and.reduce([df[c].astype(str).to_numpy() == str(answer.get(c)) for c in keys])] if keys else df
+    rows = df[~_same_deployment(df, answer, [c for c in DEPLOYMENT if c in df and c not in ("method", "draft_hardware")])]
     if "context" in rows:
         rows = rows[rows["context"] == answer["context"]]
     method = (rows["method"].astype(str) if kind == "speculation" else pd.Series("none", index=rows.index))
@@ -971,6 +964,13 @@ def _refined_alternative(df: pd.DataFrame, answer: pd.Series, kind: str, min_tok
         return None
     found = refine(rows, min_tokens_per_s_per_user, refused, extra_dirs, meta).get(kind, {}).get("row")
     return None if found is None else pd.concat([found, pd.Series({"decoding": kind})])
+
+
+def _same_deployment(rows: pd.DataFrame, row, keys: list[str]) -> np.ndarray:
+    """Per row of `rows`: it has `row`'s value of every column of `keys` (compared as text); all False without keys."""
+    if not keys:
+        return np.zeros(len(rows), bool)
+    return np.logical_and.reduce([rows[c].astype(str).to_numpy() == str(row.get(c)) for c in keys])
 
 
 def reversal_ratio(costs: np.ndarray, speeds: np.ndarray, min_speed: float, other_cost: float) -> float:
@@ -1002,9 +1002,10 @@ def cheapest_notes(df: pd.DataFrame, frontier: pd.DataFrame, picks: dict | None,
                    unchecked: set, path, meta: dict | None, extra_dirs: tuple = (),
                    min_tokens_per_s_per_user: float | None = None) -> list[str]:
     """The notes under `roofline cheapest`'s table, each once: the frontier's (frontier_notes; layouts it could not
-    check; prices), the picks' (pick_note_kinds; the size of a known miss that would reverse one, miss_margin_notes), the prices', then those of the points computed now between the swept
-    batches (`refined`: refine's), less a note already said of the picks it holds for (qa146: a point computed now at
-    the pick's engine and device said each note twice, the subject aside)."""
+    check; prices), the picks' (pick_note_kinds; the size of a known miss that would reverse an answer,
+    miss_margin_notes), the prices', then those of the points computed now between the swept batches (`refined`:
+    refine's), less a note already said of the picks it holds for (qa146: a point computed now at the pick's engine and
+    device said each note twice, the subject aside)."""
     notes = frontier_notes(df, refused, extra_dirs) + ([unchecked_note(unchecked)] if unchecked else [])
     notes += price_notes(path, extra_dirs, df, meta)
     said = pick_note_kinds(picks, extra_dirs, meta) if picks else {}

@@ -1150,7 +1150,7 @@ def test_cheapest_says_what_size_of_a_known_miss_would_reverse_its_answer(tmp_pa
                            h200["cost_usd_per_million_tokens"])
     more = h200["cost_usd_per_million_tokens"] / answer["cost_usd_per_million_tokens"] - 1
     assert notes[0].startswith(f"the plain point computed now (deepseek-v3 on mi300x x 8 (tp 8), sglang, batch "
-                               f"{int(answer['batch'])}) is at a point where its engine's known miss (above) measured")
+                               f"{int(answer['batch'])}) is at a point where a known miss of its engine (said in its note) measured")
     assert f"(deepseek-v3 on h200 x 8 (tp 8), sglang, batch {int(h200['batch'])}) costs {more:.1%} more than it" in notes[0]
     assert f"measured about {ratio:.3f}x the predicted or more ({1 - 1 / ratio:.1%} short)" in notes[0], notes[0]
     assert 1 < ratio < 1 + more + 1e-9  # the speed floor comes first here
