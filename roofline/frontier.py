@@ -862,18 +862,25 @@ def _misses_of(row, extra_dirs: tuple, cache: dict) -> list[dict]:
     return cache[key]
 
 
-def _row_named(row) -> str:
-    """'deepseek-v3 on h200 x 8 (tp 8), sglang, batch 13' (+ ', mtp k 2' where it speculates): a frontier row, short
+def _row_named(row, versus=None) -> str:
+    """'deepseek-v3 on h200 x 8 (tp 8), sglang, batch 13' (+ ', mtp k 2' where it speculates; the dtypes, shared prefix
+    and drafter's device where they differ from `versus`'s: qa314, two deployments read alike), a frontier row, short
     (the context is the compared row's: miss_margin_notes compares rows of one context)."""
+    from roofline.tables import DTYPE_LABELS
+
     layout = describe_layout(int(row["tp"]), int(row.get("dp_attention", 1)), int(row.get("ep", 1)), int(row.get("pp", 1)))
     text = (f"{row['model']} on {row['hardware']} x {int(row.get('devices', row['tp']))} ({layout}), {row['engine']}, "
             f"batch {int(row['batch'])}")
+    if versus is not None:
+        for column, label in (*DTYPE_LABELS, ("shared_prefix", "shared prefix"), ("draft_hardware", "drafter on")):
+            if str(row.get(column, "")) != str(versus.get(column, "")) and str(row.get(column, "")) not in ("", "nan"):
+                text += f", {label} {row[column]}"
     return text + (f", {row['method']} k {int(row['k'])}" if row["decoding"] == "speculation" else "")
 
 
 def _more(ratio: float, than: str) -> str:
-    """'17.5% more than the pick' of a cost ratio under 2, '11.7x the pick's' from 2."""
-    return f"{ratio - 1:.1%} more than {than}" if ratio < 2 else f"{ratio:.3g}x {than}'s"
+    """'17.5% more than the pick' of a cost ratio under 2, '11.7x as much as the pick' from 2."""
+    return f"{ratio - 1:.1%} more than {than}" if ratio < 2 else f"{ratio:.3g}x as much as {than}"
 
 
 # what makes a row another deployment than the answer's (its batch aside): miss_margin_notes compares only such rows
@@ -888,19 +895,20 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
     """What size of a known miss (serving.known_misses_at, its `measured` direction given) would reverse cheapest's
     answer of a kind (qa309: DeepSeek-V3 on 8 MI300X under sglang at batch 16 led 8 H200 by 5%, inside its 11-35%
     miss, said nowhere). The answer is the point computed now between swept batches where `refined` has one (cheaper
-    than the pick by construction), else the table's pick. At a batch a row's cost per token is its step time x its
-    devices' price / its batch, and its speed per user tau / its step, so a step s times the predicted costs s times
-    as much and runs 1 / s as fast:
+    than the pick by construction), else the table's pick. A row's cost per token is its step time x its devices' price
+    / its batch and its speed per user tau / its step, so a step r times the predicted costs r times as much and runs
+    1 / r as fast; each deployment (DEPLOYMENT: its batch aside) at the answer's context is taken at every batch
+    (_deployment_points; its swept ones where it cannot be computed again, said):
 
-        an answer at a miss measured slower, against the cheapest row of its kind as fast, of another deployment
-        (DEPLOYMENT: its batch aside) at its context, that no such miss matches (cost c_other > c_answer):
-            reversed by steps of the answer's deployment measured reversal_ratio x the predicted or more (its swept
-            points and the answer, each slower and dearer: the cheapest that still reaches the speed)
-        the cheapest dearer row as fast, of another deployment at its context, at a miss measured faster
-        (c_faster > c_answer):
-            reversed by its measured step of c_answer / c_faster x the predicted or less (said from FASTER_RATIO_MIN)
+        an answer at a miss measured slower, against the cheapest point of its kind as fast of another deployment that
+        no such miss matches (its swept rows, and between them where `refined` says batches were computed; cost
+        c_other): reversed by steps of the answer's deployment measured trade_ratio(its points, c_other) x the
+        predicted or more
+        the cheapest dearer row as fast of another deployment at a miss measured faster: it is the cheaper from steps of
+        its deployment measured trade_ratio(its points, c_answer) x the predicted or less (said from FASTER_RATIO_MIN)
 
-    Rows are the table's reachable ones (_reachable); a miss without `measured` says no direction and is passed."""
+    Rows are the table's reachable ones (_reachable) as selected; a miss without `measured` says no direction and is
+    passed."""
     if not picks or min_tokens_per_s_per_user is None:
         return []
     cache: dict = {}
@@ -919,32 +927,82 @@ def miss_margin_notes(df: pd.DataFrame, picks: dict | None, min_tokens_per_s_per
         if "context" in fast:
             fast = fast[fast["context"] == answer["context"]]
         same = _same_deployment(fast, answer, keys)
-        own = fast[same]  # the answer's deployment at its swept batches
         rows = fast[~same & (fast[COST] > answer[COST])].sort_values(COST, kind="stable")
         if any(m.get("measured") == "slower" for m in _misses_of(answer, extra_dirs, cache)):
             other = next((row for _, row in rows.iterrows()
                           if not any(m.get("measured") == "slower" for m in _misses_of(row, extra_dirs, cache))), None)
-            alternative = _refined_alternative(df, answer, kind, min_tokens_per_s_per_user, refused, extra_dirs, meta, cache)
+            alternative = (_refined_alternative(df, answer, kind, min_tokens_per_s_per_user, refused, extra_dirs, meta, cache)
+                           if refined else None)  # (no batch computed now where --where chose the batches: qa314)
             if alternative is not None and (other is None or alternative[COST] < other[COST]):
                 other = alternative  # between swept batches, computed now (qa312: the table's batches overstated it)
             if other is not None:
-                ratio = reversal_ratio(np.append(own[COST].to_numpy(), answer[COST]),
-                                       np.append(own[SPEED].to_numpy(), answer[SPEED]), min_tokens_per_s_per_user, other[COST])
+                batches, costs, speeds, every = _deployment_points(answer, kind, fast[same], meta, extra_dirs, refused,
+                                                                   int(answer["batch"]), bool(refined))
+                reach = speeds >= min_tokens_per_s_per_user
+                inside = _in_miss(answer, batches, "slower", extra_dirs, cache)  # a point outside the miss's batches
+                ratio = trade_ratio(costs[reach & inside], speeds[reach & inside], min_tokens_per_s_per_user, other[COST])
+                held = reach & ~inside & (costs < other[COST])  # holds its predicted cost: the miss cannot reverse it
+            if other is not None and not held.any() and ratio == ratio:
                 notes.append(f"the {kind} {named} ({_row_named(answer)}) is at a point where a known miss of its engine "
-                             f"(said in its note) measured steps slower than predicted; the cheapest {kind} point at {speed} of another "
-                             f"deployment that no such miss matches ({_row_named(other)}) costs "
-                             f"{_more(other[COST] / answer[COST], 'it')}: steps of the answer's deployment measured about "
+                             f"(said in its note) measured steps slower than predicted; the cheapest {kind} point at {speed} "
+                             f"of another deployment that no such miss matches ({_row_named(other, answer)}) costs "
+                             f"{_more(other[COST] / answer[COST], 'it')}: steps of the answer's deployment measured "
                              f"{_times(ratio)} the predicted or more ({1 - 1 / ratio:.1%} short) make that one the cheaper "
-                             "at this speed (taken at its swept batches: between them a little more)")
+                             "at this speed" + ("" if every else " (taken at its swept batches: between them more)"))
         faster = next((row for _, row in rows.iterrows()
                        if any(m.get("measured") == "faster" for m in _misses_of(row, extra_dirs, cache))), None)
-        if faster is not None and answer[COST] / faster[COST] >= FASTER_RATIO_MIN:
-            ratio = answer[COST] / faster[COST]  # the measured step / the predicted that makes that row the cheaper
-            notes.append(f"{_row_named(faster)} costs {_more(1 / ratio, f'the {kind} {named}')} at {speed}, at a point "
-                         f"where its engine's known miss (roofline engines show {faster['engine']}) measured steps faster "
-                         f"than predicted: a step measured {_times(ratio)} the predicted or less (the predicted "
-                         f"{1 / ratio - 1:.0%} long) makes it the cheaper")
+        if faster is not None:
+            whole = reachable[(reachable["decoding"] == kind) & _same_deployment(reachable, faster, keys)]
+            if "context" in whole:
+                whole = whole[whole["context"] == faster["context"]]
+            batches, costs, speeds, every = _deployment_points(faster, kind, whole, meta, extra_dirs, refused, None,
+                                                               bool(refined))
+            inside = _in_miss(faster, batches, "faster", extra_dirs, cache)  # the batches the miss was measured at
+            ratio = trade_ratio(costs[inside], speeds[inside], min_tokens_per_s_per_user, answer[COST])
+            if ratio >= FASTER_RATIO_MIN:
+                notes.append(f"{_row_named(faster, answer)} costs {_more(faster[COST] / answer[COST], f'the {kind} {named}')} "
+                             f"at {speed}, at a point where a known miss of its engine (roofline engines show "
+                             f"{faster['engine']}) measured steps faster than predicted: steps of its deployment measured "
+                             f"{_times(ratio)} the predicted or less (the predicted {1 / ratio - 1:.1%} long) make it the "
+                             "cheaper at this speed" + ("" if every else " (taken at its swept batches: between them less)"))
     return notes
+
+
+def _in_miss(row: pd.Series, batches: np.ndarray, measured: str, extra_dirs: tuple, cache: dict) -> np.ndarray:
+    """Per batch of `row`'s deployment: a known miss measured `measured` matches it there (a miss says nothing of the
+    batches outside its own: qa314, gpt-oss's batch-1 miss carried to batch 8)."""
+    return np.array([any(m.get("measured") == measured for m in _misses_of({**row.to_dict(), "batch": int(b)}, extra_dirs, cache))
+                     for b in batches], bool)
+
+
+def _deployment_points(row: pd.Series, kind: str, swept: pd.DataFrame, meta: dict | None, extra_dirs: tuple, refused,
+                       upto: int | None, between: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """(batches, costs, speeds, every) of `row`'s deployment at its context: at every batch from 1 to `upto` (None: the most
+    that fit; REFINE_POINTS_MAX at most) computed again as refine does (_reproduced; costs at the table's prices, scaled
+    by the row's), every True; where that cannot be done, or not `between` (--where chose the batches: none computed
+    between them, qa314), its `swept` rows (and the row), every False. Points that do not fit, have no cost or are at a
+    refused layout are left out."""
+    speculative = kind == "speculation"
+    if not between:
+        rows = pd.concat([swept[["batch", COST, SPEED]], row[["batch", COST, SPEED]].to_frame().T])
+        return rows["batch"].to_numpy(int), rows[COST].to_numpy(float), rows[SPEED].to_numpy(float), True
+    top = upto
+    if top is None:
+        cap = row.get("max_batch" if speculative else "baseline_max_batch", row.get("max_batch"))
+        top = int(cap) if _is_number(cap) and cap == cap and cap > 0 else int(row["batch"])
+    batches = sorted({*range(1, min(top, REFINE_POINTS_MAX) + 1), int(row["batch"])})
+    try:
+        now = _reproduced(row, kind, speculative, meta, batches, extra_dirs, {})
+    except RooflineError:
+        now = None
+    if now is not None:
+        at = now[now["batch"] == int(row["batch"])]
+        scale = float(row[COST]) / float(at[COST].iloc[0]) if len(at) and float(at[COST].iloc[0]) > 0 else float("nan")
+        now = now[now["fits_in_memory"].astype(bool) & now[COST].notna() & ~refused_rows(now, refused or [])]
+        if is_finite(scale) and len(now):
+            return now["batch"].to_numpy(int), now[COST].to_numpy() * scale, now[SPEED].to_numpy(), True
+    rows = pd.concat([swept[["batch", COST, SPEED]], row[["batch", COST, SPEED]].to_frame().T])
+    return rows["batch"].to_numpy(int), rows[COST].to_numpy(float), rows[SPEED].to_numpy(float), False
 
 
 def _refined_alternative(df: pd.DataFrame, answer: pd.Series, kind: str, min_tokens_per_s_per_user: float, refused,
@@ -963,7 +1021,12 @@ def _refined_alternative(df: pd.DataFrame, answer: pd.Series, kind: str, min_tok
     if rows.empty:
         return None
     found = refine(rows, min_tokens_per_s_per_user, refused, extra_dirs, meta).get(kind, {}).get("row")
-    return None if found is None else pd.concat([found, pd.Series({"decoding": kind})])
+    if found is None:
+        return None
+    found = pd.concat([found, pd.Series({"decoding": kind})])
+    # a batch computed between swept ones may lie inside a miss its swept rows were outside (qa314: batch 10 under a
+    # miss of batch 1-100, from a swept 128)
+    return None if any(m.get("measured") == "slower" for m in _misses_of(found, extra_dirs, cache)) else found
 
 
 def _same_deployment(rows: pd.DataFrame, row, keys: list[str]) -> np.ndarray:
@@ -973,24 +1036,21 @@ def _same_deployment(rows: pd.DataFrame, row, keys: list[str]) -> np.ndarray:
     return np.logical_and.reduce([rows[c].astype(str).to_numpy() == str(row.get(c)) for c in keys])
 
 
-def reversal_ratio(costs: np.ndarray, speeds: np.ndarray, min_speed: float, other_cost: float) -> float:
-    """The least step ratio s >= 1 (measured / predicted, every point of one deployment alike) at which that
-    deployment's cheapest point reaching `min_speed` costs `other_cost` or more: its points (costs c_i, speeds v_i,
-    each at least min_speed) become s c_i and v_i / s, so
+def trade_ratio(costs: np.ndarray, speeds: np.ndarray, min_speed: float, target_cost: float) -> float:
+    """The step ratio r (measured / predicted, every point of one deployment alike) up to which that deployment's
+    cheapest point reaching `min_speed` costs under `target_cost`: its points (costs c_i, speeds v_i) become r c_i and
+    v_i / r, so point i reaches the speed while r <= v_i / min_speed and costs under the target while r < target / c_i:
 
-        f(s) = s x min{c_i : v_i >= s x min_speed},   s* = the least s >= 1 with f(s) >= other_cost
+        r* = max_i min(v_i / min_speed, target_cost / c_i)
 
-    (f rises with s and jumps where a point stops reaching the speed); where every point stops reaching it before, the
-    s at which the last does. Walked in order of cost: the cheapest point holds until v_i / min_speed, and crosses
-    other_cost at other_cost / c_i."""
-    s = 1.0
-    for cost, limit in sorted(zip(costs, np.asarray(speeds) / min_speed)):
-        if limit < s:  # no longer reaches the speed at this ratio
-            continue
-        if other_cost / cost <= limit:
-            return max(other_cost / cost, s)
-        s = limit
-    return s
+    Of an answer's deployment against another's cost (each of its points at least as fast at r = 1): the ratio from
+    which it is the dearer (r* >= 1); of a dearer deployment against the answer's cost (every point, those too slow at
+    r = 1 included): the ratio up to which it is the cheaper (r* < 1). Exact at the points given (every batch, or the
+    swept ones: _deployment_points)."""
+    costs, speeds = np.asarray(costs, float), np.asarray(speeds, float)
+    if not len(costs):
+        return float("nan")
+    return float(np.max(np.minimum(speeds / min_speed, target_cost / costs)))
 
 
 def _times(ratio: float) -> str:

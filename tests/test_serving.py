@@ -1106,16 +1106,18 @@ def test_an_engines_known_misses_are_said_where_a_point_matches_one_and_change_n
     assert "known miss (every point): n" in engine_table(loose)
 
 
-def test_the_reversal_ratio_walks_a_deployments_points_in_order_of_cost():
-    """reversal_ratio's hand cases: the least step ratio at which a deployment's cheapest point still reaching the speed
-    costs the other's or more (each point s times dearer and 1 / s as fast)."""
-    from roofline.frontier import reversal_ratio
+def test_the_trade_ratio_is_the_longest_any_point_of_a_deployment_holds():
+    """trade_ratio's hand cases: the step ratio r up to which a deployment's cheapest point still reaching the speed
+    costs under a target (each point r times dearer and 1 / r as fast): max_i min(v_i / v_min, target / c_i)."""
+    from roofline.frontier import trade_ratio
 
     costs, speeds = np.array([10.0, 12.0, 20.0]), np.array([41.0, 44.0, 55.0])
-    assert reversal_ratio(costs, speeds, 40.0, 13.0) == pytest.approx(13 / 12)  # $10 stops reaching 40 at 1.025
-    assert reversal_ratio(costs, speeds, 40.0, 10.1) == pytest.approx(1.01)  # crossed before it stops reaching it
-    assert reversal_ratio(costs, speeds, 40.0, 30.0) == pytest.approx(55 / 40)  # every point stops reaching 40 first
-    assert reversal_ratio(np.array([10.0]), np.array([42.0]), 40.0, 20.0) == pytest.approx(1.05)  # none reaches it then
+    assert trade_ratio(costs, speeds, 40.0, 13.0) == pytest.approx(13 / 12)  # $10 stops reaching 40 at 1.025
+    assert trade_ratio(costs, speeds, 40.0, 10.1) == pytest.approx(1.01)  # crossed before it stops reaching it
+    assert trade_ratio(costs, speeds, 40.0, 30.0) == pytest.approx(55 / 40)  # every point stops reaching 40 first
+    assert trade_ratio(np.array([10.0]), np.array([42.0]), 40.0, 20.0) == pytest.approx(1.05)  # none reaches it then
+    # a dearer deployment, its points slower than 40 included: cheaper while r <= 0.875 (qa314: 0.789 said from one row)
+    assert trade_ratio(np.array([12.54, 8.927]), np.array([49.8, 35.0]), 40.0, 9.898) == pytest.approx(0.875)
 
 
 @pytest.mark.slow
@@ -1123,18 +1125,19 @@ def test_cheapest_says_what_size_of_a_known_miss_would_reverse_its_answer(tmp_pa
     """qa309: cheapest picked DeepSeek-V3 on 8 MI300X under sglang, 5% cheaper than 8 H200, at a point where the
     engine's known miss measured the step 11-35% short, and nothing said the miss could reverse the pick. A miss's
     `measured` (slower | faster) lets cheapest say the step ratio at which its answer and the cheapest point of another
-    deployment outside the miss trade places; qa312: of the answer (the point computed now where there is one), against
-    the other deployments' points between swept batches too, the speed floor counted (reversal_ratio), and never the
-    same deployment at another batch."""
+    deployment outside the miss trade places; qa312, qa314: of the answer (the point computed now where there is one),
+    against the other deployments' points between swept batches too, each deployment at every batch (trade_ratio), the
+    speed floor counted, and never the same deployment at another batch."""
     import roofline as api
     from roofline.errors import RooflineError
-    from roofline.frontier import cheapest, miss_margin_notes, refine, refused_layouts, reversal_ratio
+    from roofline.frontier import cheapest, miss_margin_notes, refine, refused_layouts, trade_ratio
     from roofline.serving import MEASURED, engine_from_dict, load_engine
 
     for name in ("sglang", "vllm-v0", "trtllm"):  # every shipped miss says its direction
         assert all(m.get("measured") in MEASURED for m in load_engine(name).known_misses), name
-    df = api.sweep({"name": "c", "hardware": ["mi300x", "h200"], "model": "deepseek-v3", "tp": 8, "engine": "sglang",
-                    "axes": {"batch": [1, 2, 4, 8, 16, 32, 64], "context": [4096]}})
+    scenario = {"name": "c", "hardware": ["mi300x", "h200"], "model": "deepseek-v3", "tp": 8, "engine": "sglang",
+                "axes": {"batch": [1, 2, 4, 8, 16, 32, 64], "context": [4096]}}
+    df = api.sweep(scenario)
     refused, _ = refused_layouts(df)
     speed = 40.0
     picks, refined = cheapest(df, speed, refused), refine(df, speed, refused)
@@ -1144,15 +1147,16 @@ def test_cheapest_says_what_size_of_a_known_miss_would_reverse_its_answer(tmp_pa
     assert len(notes) == 1, notes
     h200 = refine(df[df["hardware"] == "h200"], speed, refused)["plain"]["row"]  # between swept batches, no miss there
     assert h200 is not None and h200["cost_usd_per_million_tokens"] > answer["cost_usd_per_million_tokens"]
-    mine = df[(df["hardware"] == "mi300x") & (df["tokens_per_s_per_user"] >= speed) & df["fits_in_memory"]]
-    ratio = reversal_ratio(np.append(mine["cost_usd_per_million_tokens"], answer["cost_usd_per_million_tokens"]),
-                           np.append(mine["tokens_per_s_per_user"], answer["tokens_per_s_per_user"]), speed,
-                           h200["cost_usd_per_million_tokens"])
+    every = api.sweep({**scenario, "hardware": "mi300x", "axes": {"batch": list(range(1, int(answer["batch"]) + 1)),
+                                                                    "context": [4096]}})  # its deployment at every batch
+    every = every[every["tokens_per_s_per_user"] >= speed]
+    ratio = trade_ratio(every["cost_usd_per_million_tokens"], every["tokens_per_s_per_user"], speed,
+                        h200["cost_usd_per_million_tokens"])
     more = h200["cost_usd_per_million_tokens"] / answer["cost_usd_per_million_tokens"] - 1
     assert notes[0].startswith(f"the plain point computed now (deepseek-v3 on mi300x x 8 (tp 8), sglang, batch "
                                f"{int(answer['batch'])}) is at a point where a known miss of its engine (said in its note) measured")
     assert f"(deepseek-v3 on h200 x 8 (tp 8), sglang, batch {int(h200['batch'])}) costs {more:.1%} more than it" in notes[0]
-    assert f"measured about {ratio:.3f}x the predicted or more ({1 - 1 / ratio:.1%} short)" in notes[0], notes[0]
+    assert f"measured {ratio:.3f}x the predicted or more ({1 - 1 / ratio:.1%} short)" in notes[0], notes[0]
     assert 1 < ratio < 1 + more + 1e-9  # the speed floor comes first here
     # one deployment alone: nothing of another to trade places with (qa312: its own batch 2 was the 'other')
     alone = df[df["hardware"] == "mi300x"]
@@ -1171,7 +1175,7 @@ def test_cheapest_says_what_size_of_a_known_miss_would_reverse_its_answer(tmp_pa
     notes = miss_margin_notes(first, picks, 200.0, refused, (), {})
     assert picks["plain"]["hardware"] == "h200" and 0.5 <= ratio < 1 and len(notes) == 1, (ratio, notes)
     assert notes[0].startswith("gpt-oss-120b on b200 x 8 (tp 8), sglang, batch 1 costs ")
-    assert f"a step measured {ratio:.3f}x the predicted or less" in notes[0], notes
+    assert f"steps of its deployment measured {ratio:.3f}x the predicted or less" in notes[0], notes
     picks = cheapest(df, 200.0, refused)  # against H200's batch 8, B200's batch 1 is too far: not said
     assert picks["plain"]["cost_usd_per_million_tokens"] / b200["cost_usd_per_million_tokens"] < 0.5
     assert miss_margin_notes(df, picks, 200.0, refused, (), {}) == []
