@@ -697,7 +697,9 @@ NO_DEFAULT = {"price": "the device has no price (costs are left out)", "tokenize
               "attention.layer_groups": "a pipeline stage holds each attention group in proportion to its layers, "
               "whatever their order",
               "scale_out_bandwidth": "the device has no scale-out link (every collective is priced on the scale-up link)",
-              "scale_out_latency": "the device has no scale-out link (every collective is priced on the scale-up link)"}
+              "scale_out_latency": "the device has no scale-out link (every collective is priced on the scale-up link)",
+              "efficiency.scale_out": "a scale-out link, where the profile has one, is derated by efficiency.link's "
+              "fraction"}
 
 
 def _no_default(kind: str, dotted: str) -> str:

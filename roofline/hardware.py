@@ -637,7 +637,7 @@ def _warn_unit_slips(spec: HardwareSpec, data: dict, where: str) -> None:
         if value is not None and value > bound]
     if peaks:  # one line for the dtypes (qa311's 1.2 EFLOP/s bf16, fp16 and fp8: three); OP/s for integer dtypes
         said.append(("peak_flops." + ", ".join(peaks), ", ".join(_as_written(data, f"peak_flops.{d}") for d in peaks),
-                     format_si(SUSPICIOUS_PEAK_FLOPS_PER_S, "(FL)OP/s") + " dense"))
+                     format_si(SUSPICIOUS_PEAK_FLOPS_PER_S, "FLOP/s") + " (POP/s) dense"))
     for name, written, limit in said:
         warn(f"{where}: {name}: {written} {'are' if ', ' in written else 'is'} above {limit} for one device; check the "
              "unit and that it is per device")
@@ -649,7 +649,7 @@ def _warn_unit_slips(spec: HardwareSpec, data: dict, where: str) -> None:
     out = {d: r for d, r in ridges.items() if not low <= r <= high}
     if out:  # one line for every dtype (qa311's 6 GB/s for 6 TB/s: six)
         def shown(r: float) -> str:  # the digits that tell a ridge just past a bound from it (qa312: '10,000, outside')
-            return f"{r:.10g}" if format_significant(r) in (format_significant(low), format_significant(high)) else \
+            return f"{r:,.10g}" if format_significant(r) in (format_significant(low), format_significant(high)) else \
                 format_significant(r)
         span = "{} FLOP/byte".format("-".join(dict.fromkeys(shown(r) for r in (min(out.values()), max(out.values())))))
         warn(f"{where}: peak_flops.{', '.join(out)} over memory_bandwidth ({_as_written(data, 'memory_bandwidth')}): "

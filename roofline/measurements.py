@@ -1172,6 +1172,11 @@ def convert_benchmark(paths, *, hardware: str, model: str, tp: int = 1, ep: int 
     return raw
 
 
+def format_count(x: float) -> str:
+    """A count of sequences as a note says it: '64', '12,346', '7.68' (qa314: 1.235e+04)."""
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
 def _above_speculating_cap_warning(table: pd.DataFrame, method: str, dp_attention: int, profiles: tuple) -> None:
     """Said where converted speculative rows run more sequences than their engine decodes at once while speculating with
     its cap at its default (serving.running_cap_speculating: SGLang's 48), as predict says it of a point (qa310: a run
@@ -1190,7 +1195,7 @@ def _above_speculating_cap_warning(table: pd.DataFrame, method: str, dp_attentio
         mine = (table["engine_slot"].astype(str) == slot).to_numpy() & (running > (cap or np.inf)).to_numpy()
         over, runs = running[mine], table.loc[mine, "source"].nunique()  # a run's rows: its step time, its throughput
         if len(over):
-            warn(f"{runs} converted run{'s run' if runs > 1 else ' runs'} more sequences at once ({over.max():,.4g} "
+            warn(f"{runs} converted run{'s run' if runs > 1 else ' runs'} more sequences at once ({format_count(over.max())} "
                  f"at most) than {slot} decodes while speculating with its cap at its default ({cap}; "
                  "--max-running-requests raises it): written at the run's concurrency, as a server with the cap raised runs "
                  "them; if yours ran with the default, the rest waited in its queue and the rows overstate the batch")

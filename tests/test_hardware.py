@@ -518,7 +518,7 @@ def test_a_thousandfold_unit_slip_in_any_figure_loads_with_one_warning_naming_it
     lines = said(text.replace("bf16: 989.4 TFLOP/s", "bf16: 0.99 EFLOP/s").replace("fp16: 989.4 TFLOP/s", "fp16: 0.99 EFLOP/s")
                  .replace("fp8: 1978.9 TFLOP/s", "fp8: 1.98 EFLOP/s").replace("int8: 1978.9 TOP/s", "int8: 1.98 EOP/s"))
     assert lines == [f"{tmp_path / 'slip.yaml'}: peak_flops.bf16, fp16, fp8, int8: 0.99 EFLOP/s, 0.99 EFLOP/s, 1.98 EFLOP/s, "
-                     "1.98 EOP/s are above 200 P(FL)OP/s dense for one device; check the unit and that it is per device"], lines
+                     "1.98 EOP/s are above 200 PFLOP/s (POP/s) dense for one device; check the unit and that it is per device"], lines
 
 
 @pytest.mark.slow
