@@ -890,11 +890,13 @@ def predict(
             usable = drafter_usable if draft_hw is None else out["usable_memory_bytes"]
             with_drafter = (f"{spec['memory_needed_bytes'] / 1e9:.1f} GB per device of {usable / 1e9:.1f} GB "
                             f"usable (max batch {spec['max_batch']:,} at this context)")
+            what = ("with the KV of the k + 1 tokens a pass verifies" if draft_hw is not None or method == "ngram" else
+                    "with its drafter")  # (qa315: a drafter on its own device was blamed for the target's memory)
             if memory_warning is None:
-                out["warnings"].insert(0, f"with its drafter, this point does not fit in memory: needs {with_drafter}")  # first
+                out["warnings"].insert(0, f"{what}, this point does not fit in memory: needs {with_drafter}")  # first
                 # (qa101: after the batch and fit notes, where the README says a point that does not fit says so first)
             else:
-                out["warnings"][memory_warning] = (f"does not fit in memory: with its drafter it needs {with_drafter}; "
+                out["warnings"][memory_warning] = (f"does not fit in memory: {what} it needs {with_drafter}; "
                                                    f"plain decoding {out['memory_needed_bytes'] / 1e9:.1f} GB (max batch {out['max_batch']:,})")
     if prompt is not None:
         out["prompt"] = prompt

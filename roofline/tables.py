@@ -188,7 +188,7 @@ def predict_table(point: dict) -> str:
                   + (f", {spec['k']} heads of a block and an LM head each; no KV cache" if spec["method"] == "medusa"
                      else " and its KV cache") if spec.get("drafter_weight_dtype") else ""),
                f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,}"
-               + (" with the KV of the k + 1 tokens a pass verifies)" if spec["method"] == "ngram" else " with the drafter)")]
+               + f" {_fit_with(spec)})"]
               if spec["k"] > 0 else  # k 0 drafts nothing and holds no drafter (qa101: 'drafter memory 0 B', 'with the drafter')
               [f"    fits in memory     {'yes' if spec['fits_in_memory'] else 'NO'}  (max batch {spec['max_batch']:,}: k 0 holds no drafter)"]),
         ]
@@ -237,8 +237,15 @@ def _unreachable_text(spec: dict, p: dict) -> str:
     if spec.get("engine_refuses"):
         return f"  (no {p['engine']} setup runs it: the warning that says so tells why)"
     if spec["k"] > 0 and not spec["fits_in_memory"]:
-        return "  (not reachable: fits in memory NO with the drafter, below)"
+        return f"  (not reachable: fits in memory NO {_fit_with(spec)}, below)"
     return ""
+
+
+def _fit_with(spec: dict) -> str:
+    """What a speculative point's memory holds beyond plain decoding's: 'with the drafter', or 'with the KV of the k + 1
+    tokens a pass verifies' where no drafter is on the target's devices (n-gram; a drafter on its own: qa315)."""
+    return ("with the KV of the k + 1 tokens a pass verifies" if spec["method"] == "ngram" or spec.get("draft_hardware")
+            else "with the drafter")
 
 
 def _cost_text(usd: float | None, drafter: str | None = None, drafter_price: float | None = None,

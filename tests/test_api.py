@@ -561,6 +561,15 @@ def test_a_speculative_point_that_does_not_fit_says_so_first():
         target = roofline.predict("h100", "llama-3.1-8b", 415, 1024, method="eagle", k=4, alpha=0.8)  # plain: at most 425
     assert drafter["warnings"][0].startswith("the drafter does not fit on l4") and len(drafter["warnings"]) > 1
     assert target["warnings"][0].startswith("with its drafter, this point does not fit in memory") and len(target["warnings"]) > 1
+    # qa315: a drafter on its own device that fits there: the target's devices hold only the KV of the k + 1 tokens
+    elsewhere = roofline.predict("h100-sxm", "llama-3.1-70b", 445, tp=4, method="draft", draft="llama-3.2-1b",
+                                 draft_hardware="l4", acceptance=[0.9, 0.8, 0.7], k=3)
+    assert elsewhere["spec"]["drafting_fits"] and not elsewhere["spec"]["fits_in_memory"]
+    assert elsewhere["warnings"][0].startswith("with the KV of the k + 1 tokens a pass verifies, this point does not fit "
+                                               "in memory"), elsewhere["warnings"][0]
+    from roofline.tables import predict_table
+
+    assert "fits in memory     NO  (max batch 444 with the KV of the k + 1 tokens a pass verifies)" in predict_table(elsewhere)
 
 
 def test_a_whole_float_degree_is_taken_as_the_integer_it_is_as_batch_is():
