@@ -168,7 +168,7 @@ def _parse_rates(text: str) -> list[float]:
 
         return [plain_float(x) for x in parts]  # (qa289: 0.7_5 and full-width digits were read as 0.75)
     except ValueError:
-        raise RooflineError(f"--acceptance: expected comma-separated rates like 0.8,0.7,0.6, found {text!r}") from None
+        raise RooflineError(f"command line: --acceptance: expected comma-separated rates like 0.8,0.7,0.6, found {text!r}") from None
 
 
 @hw_app.command("list")
@@ -544,7 +544,7 @@ def engines_validate(paths: Annotated[Optional[list[Path]], typer.Argument(help=
 
 @measurements_app.command("convert")
 def measurements_convert(
-    files: Annotated[list[Path], typer.Argument(help="Result files of `vllm bench serve` / benchmark_serving.py (JSON) or SGLang bench_serving (JSONL).")],
+    files: Annotated[list[Path], typer.Argument(metavar="FILE", help="Result files of `vllm bench serve` / benchmark_serving.py (JSON) or SGLang bench_serving (JSONL).")],
     hardware: Annotated[str, typer.Option(help="Hardware profile the server ran on.")],
     model: Annotated[str, typer.Option(help="Model profile the server ran.")],
     out: Annotated[Path, typer.Option(help="Measurements CSV to write (its columns: the README in measurements/).")],
@@ -750,7 +750,7 @@ def sweep(
 
 @app.command()
 def report(
-    scenarios: Annotated[Optional[list[str]], typer.Argument(help="Scenario names or YAML files (default: the nine questions; `roofline scenarios list` shows every one on the search path).")] = None,
+    scenarios: Annotated[Optional[list[str]], typer.Argument(metavar="SCENARIO", help="Scenario names or YAML files (default: the nine questions; `roofline scenarios list` shows every one on the search path).")] = None,
     out: Annotated[Path, typer.Option(help="Output folder: report.md, report.html, img/, tables/.")] = Path("out/report"),
     force: Annotated[bool, typer.Option("--force", help="Replace an existing output folder (one roofline wrote).")] = False,
     svg: Annotated[bool, typer.Option("--svg", help="Write each figure as SVG beside the PNG.")] = False,

@@ -395,14 +395,15 @@ def run_fit(path: str | Path, engine: str = "vllm", profiles: tuple = (), max_ev
     keys = [p.key for p in PARAMETERS]
     unknown = [k for k in fixed if k not in keys]
     if unknown:
-        raise RooflineError(f"--fix: expected parameters among {', '.join(keys)}, found {', '.join(unknown)}")
+        raise RooflineError(f"--fix: expected parameters among {', '.join(keys)}, found "
+                            f"{', '.join(map(repr, unknown))}")  # quoted (qa315: 'found nothing' read as none given)
     free = np.array([k not in fixed for k in keys])
     if not free.any():
         raise RooflineError("--fix: expected at least one parameter left to fit, found every one fixed")
     bad = [k for k in per_family if k not in PER_FAMILY or k in fixed]
     if bad:
         raise RooflineError(f"--per-family: expected parameters among {', '.join(PER_FAMILY)} and not fixed, "
-                            f"found {', '.join(bad)}")
+                            f"found {', '.join(map(repr, bad))}")
     loaded = fittable_engine(engine, profiles)
     stale = stale_overrides(loaded, fixed)
     kept = tuple((glob, {f: v for f, v in changes.items() if (glob, f) not in stale}) for glob, changes in loaded.overrides)

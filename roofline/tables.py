@@ -534,6 +534,12 @@ def hardware_list(specs: list) -> str:
     return "\n".join(lines)
 
 
+def _share(fraction: float) -> str:
+    """An achievable fraction as a profile gives it: two decimals, a third where it has one (0.80, 0.776)."""
+    text = f"{fraction:.3f}"
+    return text[:-1] if text.endswith("0") else text
+
+
 def hardware_table(hw) -> str:
     """`roofline hw show NAME`: every field of one device, with units."""
     family = ("" if hw.engine_family == hw.name.lower() else
@@ -552,13 +558,13 @@ def hardware_table(hw) -> str:
         lines.append(f"  {dtype:<6} dense     {format_si(flops, unit)}  peak ridge {flops / hw.mem_bw_bytes_per_s:.0f} "
                      f"{unit[:-2]}/byte{formats}")
     lines += [
-        f"  compute achievable x {hw.compute_efficiency:.2f}"
-        + "".join(f", {d} x {e:.2f}" for d, e in hw.compute_efficiency_by_dtype.items())
-        + "".join(f", {d} x {hw.compute_efficiency_for(d):.2f} ({hw.efficiency_dtype(d)}'s: the same peak)"
+        f"  compute achievable x {_share(hw.compute_efficiency)}"  # as the profile gives it (qa315: 0.776 shown 0.78)
+        + "".join(f", {d} x {_share(e)}" for d, e in hw.compute_efficiency_by_dtype.items())
+        + "".join(f", {d} x {_share(hw.compute_efficiency_for(d))} ({hw.efficiency_dtype(d)}'s: the same peak)"
                   for d in hw.peak_flops_per_s  # qa281: '(as the same peak's)' named no dtype
                   if d not in hw.compute_efficiency_by_dtype and hw.efficiency_dtype(d) is not None)
         + (f", {spoken_list(fallback)} x "
-           f"{hw.compute_efficiency:.2f} (the general figure: none of "
+           f"{_share(hw.compute_efficiency)} (the general figure: none of "
            f"{'its' if len(fallback) == 1 else 'their'} own)"  # qa287: MI355X's fp8 and fp4 took bf16's 0.62 unsaid
            if (fallback := [d for d in hw.peak_flops_per_s if d in ("fp8", "fp4", "int8")
                             and d not in hw.compute_efficiency_by_dtype and hw.efficiency_dtype(d) is None]) else ""),

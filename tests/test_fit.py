@@ -211,7 +211,7 @@ def test_a_fixed_parameter_keeps_its_start_value_and_the_record_says_so(tmp_path
     assert row["fixed"] and row["bound"] == ""
     engine = engine_from_dict(read_yaml_file(write_fitted_profile(fit, tmp_path / "f.yaml")), "f.yaml")
     assert engine.fitted["fixed"] == ["allreduce_latency"]
-    with pytest.raises(RooflineError, match="--fix: expected parameters among .*, found all_reduce"):
+    with pytest.raises(RooflineError, match="--fix: expected parameters among .*, found 'all_reduce'"):
         run_fit(path, "vllm", fixed=("all_reduce",))
 
 

@@ -952,3 +952,14 @@ def test_a_speedup_next_to_one_is_printed_on_its_side_of_it():
 
     assert [_speedup_text(x) for x in (0.99958, 1.00004, 1.0, 1.5843, 0.5)] == [
         "0.9996x", "1.00004x", "1.000x", "1.584x", "0.500x"]
+
+
+def test_hw_show_gives_an_efficiency_to_the_digits_the_profile_does():
+    """qa315: `hw show b200` printed compute x 0.78 and fp8 x 0.76 where the profile holds 0.776 and 0.763, so a
+    derated ridge recomputed from the shown values came out 268 against predict's 266.8."""
+    from roofline.hardware import load_hardware
+    from roofline.tables import hardware_table
+
+    line = next(x for x in hardware_table(load_hardware("b200")).splitlines() if x.startswith("  compute achievable"))
+    assert line.startswith("  compute achievable x 0.776, fp8 x 0.763"), line
+    assert "compute achievable x 0.80, fp8 x 0.71" in hardware_table(load_hardware("h100-sxm"))
