@@ -558,7 +558,11 @@ def break_even_batch(df: pd.DataFrame, ops: pd.DataFrame, meta: dict) -> Finding
            "for 128 heads, as under attention data parallelism), compute-bound itself, and there a longer context narrows "
            "the margin instead." if mla else "")
     )
-    return Finding("Free until compute-bound", text.rstrip(), {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method})
+    cells = at_c0[(at_c0["method"] == method) & same_alpha(at_c0["alpha"], a0)]
+    # memory ended every cell's search (qa313: 'Free until compute-bound' over bars all '>= the largest that fits')
+    title = ("Free until memory runs out (compute-bound beyond it)" if len(cells) and not nowhere
+             and cells["memory_limited"].astype(bool).all() else "Free until compute-bound")
+    return Finding(title, text.rstrip(), {"table": table, "ridge": ridge, "rank_correlation": rho, "method": method})
 
 
 def _speculating_cap_text(df: pd.DataFrame, t: pd.DataFrame, meta: dict) -> str:

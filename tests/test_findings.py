@@ -1779,3 +1779,19 @@ def test_the_generic_finding_speaks_of_every_model_it_speculates_on(tmp_path):
         text  # its acceptance where the sweep has several (qa312)
     assert (f"it loses at {losing} of its {len(points)} points that fit." if losing else
             "it pays at every point that fits.") in text.split(said)[1]
+
+
+@pytest.mark.slow
+def test_the_break_even_heading_says_memory_where_memory_ends_every_cell(tmp_path):
+    """qa313: a break-even section headed 'Free until compute-bound' over bars that were all '>= the largest batch that
+    fits': memory, not compute, ended every search. The heading says so there, and stays where compute ends one."""
+    r, _ = _run_text(tmp_path, "name: be70\nquestion: break-even-batch\nhardware: h100-sxm\nmodel: llama-3.1-70b\ntp: 4\n"
+                     "engine: vllm\nmethod: eagle\naxes:\n  batch: [1, 8, 64, 128, 192, 256]\n  context: [8192]\n"
+                     "  k: [0, 2, 4]\n  alpha: [0.8]\n", answer=False)
+    df, ops, meta, _ = question_rows("break-even-batch", r.df, r.ops, r.meta)
+    f = finding("break-even-batch", df, ops, meta, strict=False)  # as the report answers its `question:`
+    cells = f.numbers["table"]
+    assert len(cells) and cells["memory_limited"].astype(bool).all(), cells
+    assert f.title == "Free until memory runs out (compute-bound beyond it)"
+    r, f = _run("break-even-batch")
+    assert f.title == "Free until compute-bound"
