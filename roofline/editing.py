@@ -856,9 +856,6 @@ def _price_set_by_hand(kind: str, doc, set_here: set[str]) -> None:
             doc[key] = type(text)(changed) if type(text) is not str else changed  # a folded block stays folded
 
 
-MADE_FROM = re.compile(r"made with `roofline (?:hw|models|engines) new \S+ --from (\S+?)[` ]")
-
-
 def _unsourced_note(kind: str, written: set[str], set_here: set[str], text: str, where: str) -> None:
     """Said after an edit: a hardware profile's numbers set with no source or notes given in the same edit (the header
     marks them; nothing said where they come from: every number of a hardware profile carries its source), and a
@@ -1075,7 +1072,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
                   "edited.")
     inherited = set(hand_set_fields(read_text(source)))  # a copy of a copy: its source's hand-set values too (qa98)
     unchanged = {".".join(keys) for keys, value in pairs  # the source's own value (qa311: 3.35 TB/s over H100's 3.35 TB/s
-                 if value is not None and _same_value(leaves_before.get(".".join(keys), object()), value)}  # marked)
+                 if value is not None and _same_leaves(leaves_before, ".".join(keys), value)}  # marked)
     written = {".".join(keys) for keys, value in pairs if value is not None or ".".join(keys) in kept} - unchanged  # as `set`
     marked = written | (inherited - ({".".join(keys) for keys, _ in pairs} - written - unchanged))  # qa222: a field removed is
     #   not set
@@ -1108,7 +1105,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
 
 
 COPY_DESCRIPTION = re.compile(r"^(\S+): a copy of (\S+) with (.+?) set, whose description was: (.*)$", re.S)
-MADE_FROM_SCENARIO = re.compile(r"made with `roofline scenarios new \S+ --from (\S+?)[` ]")
+MADE_FROM = re.compile(r"made with `roofline (?:hw|models|engines|scenarios) new \S+ --from (\S+?)[` ]")  # a copy's header
 MADE_WITH_NEW = ": made with `roofline hw new "  # a hardware copy's header: its values are its source's until set
 
 
@@ -1346,7 +1343,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     unchanged = {".".join(keys) for keys, value in pairs  # a value written in another unit of its kind (qa224), a
                  if value is not None and _same_leaves(leaves, ".".join(keys), value)}  # mapping of the same leaves
     set_here = {".".join(keys) for keys, _ in pairs} - unchanged
-    made = MADE_FROM_SCENARIO.search(unix.split("\ntype:", 1)[0]) if kind == "scenario" else None
+    made = MADE_FROM.search(unix.split("\ntype:", 1)[0]) if kind == "scenario" else None
     if kind == "scenario" and doc.get("description") and "description" not in {*set_here, *hand_set_fields(unix)} and (
             made or COPY_DESCRIPTION.match(str(doc["description"]).strip())):  # a copy's fields set since (qa209), not
         # over a description the user wrote (qa211)
