@@ -856,13 +856,18 @@ def _price_set_by_hand(kind: str, doc, set_here: set[str]) -> None:
             doc[key] = type(text)(changed) if type(text) is not str else changed  # a folded block stays folded
 
 
-def _unsourced_note(kind: str, written: set[str], set_here: set[str], text: str, where: str) -> None:
+def _unsourced_note(kind: str, written: set[str], set_here: set[str], text: str, where: str, pairs=(),
+                    leaves_before: dict | None = None) -> None:
     """Said after an edit: a hardware profile's numbers set with no source or notes given in the same edit (the header
     marks them; nothing said where they come from: every number of a hardware profile carries its source), and a
-    copy's `source` replaced, which spoke for the values it keeps from the profile it came from (qa311: both silent)."""
+    copy's `source` replaced, which spoke for the values it keeps from the profile it came from (qa311: both silent).
+    A mapping set whole (`pairs`' values) that gives no leaf a new value (`leaves_before`), only drops some, sets no
+    number (qa314)."""
     if kind == "scenario":
         return
-    numbers = sorted(written - set(TEXT_FIELDS) - {"type", "family", "kind", "precision"})
+    dropping = {".".join(keys) for keys, value in pairs if isinstance(value, Mapping) and leaves_before is not None
+                and all(_same_leaves(leaves_before, path, v) for path, v in _leaves(value, ".".join(keys)).items())}
+    numbers = sorted(written - dropping - set(TEXT_FIELDS) - {"type", "family", "kind", "precision"})
     if kind == "hardware" and numbers and not {"source", "notes"} & set_here:  # (a model's shape is its config's)
         group = GROUP[kind]
         one = len(numbers) == 1
@@ -1094,7 +1099,7 @@ def new_profile(kind: str, name: str, source_name: str, assignments: list[str], 
     source_spec = _hardware_or_none(kind, read_text(source), source, extra_dirs, source.stem)
     _sparse_peak_note(kind, source_spec, spec, set_here, str(target))
     _paired_peak_note(kind, source_spec, spec, set_here, str(target))
-    _unsourced_note(kind, written, set_here, text, str(target))
+    _unsourced_note(kind, written, set_here, text, str(target), pairs, leaves_before)
     _family_values_kept(kind, doc, set_here, str(target))  # said once the profile is written
     _removed_note(kind, had, pairs, str(target), source.stem, kept, doc.get("costs_from"), leaves_before)
     if unordered:
@@ -1370,7 +1375,7 @@ def set_fields(kind: str, name: str, assignments: list[str], extra_dirs: tuple =
     before_spec = _hardware_or_none(kind, original, path, extra_dirs)
     _sparse_peak_note(kind, before_spec, spec, set_here, str(path))
     _paired_peak_note(kind, before_spec, spec, set_here, str(path))
-    _unsourced_note(kind, written, set_here, text, str(path))
+    _unsourced_note(kind, written, set_here, text, str(path), pairs, leaves)
     _family_values_kept(kind, doc, set_here, str(path))
     _removed_note(kind, had, pairs, str(path), "the file", kept, doc.get("costs_from"), leaves)
     if unordered:

@@ -2255,6 +2255,8 @@ def test_a_hardware_number_set_without_a_source_and_a_copys_source_replaced_are_
     assert said(lambda: set_fields("hardware", "src", ["price=2.5 USD/h", "notes=Price: my cloud's list, 2026-12."],
                                    (tmp_path,))) == []
     assert said(lambda: set_fields("hardware", "src", ["price=2.5 USD/h"], (tmp_path,))) == []  # the same value: nothing set
+    assert not any("set with no source" in line for line in said(lambda: set_fields(  # a mapping that only drops
+        "hardware", "src", ["peak_flops={bf16: 989.4 TFLOP/s, fp16: 989.4 TFLOP/s}"], (tmp_path,))))  # entries (qa314)
     lines = said(lambda: set_fields("hardware", "src", ["source=Acme's page"], (tmp_path,)))
     assert lines == [f"{tmp_path / 'src.yaml'}: source replaced: it spoke for the values the copy keeps from h100-sxm too "
                      "(roofline hw show h100-sxm gives the text), which the new one now stands for"], lines
