@@ -547,6 +547,7 @@ def test_predict_gives_what_kernel_latency_adds_to_the_operator_time():
         line for line in predict_table(ideal).splitlines() if line.strip().startswith("operator "))
 
 
+@pytest.mark.slow
 def test_a_speculative_point_that_does_not_fit_says_so_first():
     """A drafter that does not fit on its L4 was said after the batch and fit notes, where the README says a point
     that does not fit says so first (qa101)."""

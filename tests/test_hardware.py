@@ -480,6 +480,7 @@ def test_predict_says_the_link_a_tp_group_drives(roofline):
     assert p["tp_link_bytes_per_s"] == pytest.approx(448e9 * 0.75) and p["tp_scale_out_bytes_per_s"] == pytest.approx(50e9 * 0.96)
 
 
+@pytest.mark.slow
 def test_a_thousandfold_unit_slip_in_any_figure_loads_with_one_warning_naming_it(tmp_path):
     """qa311: `memory=192 TB`, `link_bandwidth=900 TB/s`, `peak_flops.bf16=1.2 EFLOP/s`, `price=3100 USD/h` and
     `memory_bandwidth=6 GB/s` loaded in silence (only a bandwidth above 20 TB/s was said). Each figure beyond every
