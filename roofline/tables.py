@@ -156,8 +156,9 @@ def predict_table(point: dict) -> str:
                   if p.get("draft_prefill_s") else "") + ")" + _unreachable_text(spec, p)]
               if spec.get("serving_cost_usd_per_million_tokens") is not None else []),
             f"    best k here        {_best_k_text(spec)}",
-            f"    break-even batch   {'none' if be is None else f'at least {be:,}' if spec.get('break_even_at_memory_limit') else f'{be:,}'}"
-            f" at k {spec['k']}"  # qa286: a number read as where it stops paying, where memory stops the search first
+            f"    break-even batch   {_break_even_value(be, spec)}"
+            f" at k {spec['k']}" + (" (nothing drafted)" if spec["k"] == 0 else "")  # qa286: a number read as where it
+            # stops paying, where memory stops the search first; qa317: 'none at k 0' read as never paying
             + (f", {spec['break_even_speedup']:.3f}x there" if be is not None and spec.get("break_even_speedup") else "")
             # within a percent of 1 the batch is not sharp (qa299: 72 paid by 0.12%, its neighbours lost)
             + (" (within 1% of 1: a tie at the model's accuracy, the batch not sharp)"
@@ -199,6 +200,14 @@ def predict_table(point: dict) -> str:
                          + ("and the default rates accept later positions less often" if spec.get("acceptance_source") not in (None, "given")
                             else "at the acceptance given (a reused module accepts less in practice)"))
     return "\n".join(lines)
+
+
+def _break_even_value(be, spec: dict) -> str:
+    """The break-even batch as predict says it: 'n/a' at k 0, 'none' where no batch pays, 'at least N' where memory
+    ends the search, else N."""
+    if be is None:
+        return "n/a" if spec["k"] == 0 else "none"
+    return f"at least {be:,}" if spec.get("break_even_at_memory_limit") else f"{be:,}"
 
 
 def _speedup_text(speedup: float) -> str:

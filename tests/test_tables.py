@@ -963,3 +963,16 @@ def test_hw_show_gives_an_efficiency_to_the_digits_the_profile_does():
     line = next(x for x in hardware_table(load_hardware("b200")).splitlines() if x.startswith("  compute achievable"))
     assert line.startswith("  compute achievable x 0.776, fp8 x 0.763"), line
     assert "compute achievable x 0.80, fp8 x 0.71" in hardware_table(load_hardware("h100-sxm"))
+
+
+def test_the_break_even_line_at_k_0_says_nothing_is_drafted():
+    """qa317: 'break-even batch none at k 0' beside a speedup of 1.000x read as 'never pays'."""
+    import warnings
+
+    import roofline
+    from roofline.tables import predict_table
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        point = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", k=0, alpha=0.8, engine="ideal")
+    assert "    break-even batch   n/a at k 0 (nothing drafted)" in predict_table(point).splitlines()
