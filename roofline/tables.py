@@ -679,19 +679,20 @@ def _precision_text(m) -> str:
 
 
 def model_table(m) -> str:
-    """`roofline models show NAME`: architecture, computed parameter counts, KV size and the checkpoint's precision."""
-    published = f" (published {m.published_params / 1e9:.3f} B)" if m.published_params else " (no published figure)"
+    """`roofline models show NAME`: architecture, computed parameter counts (in billions: 'B' is bytes everywhere else,
+    qa317), KV size and the checkpoint's precision."""
+    published = f" (published {m.published_params / 1e9:.3f} billion)" if m.published_params else " (no published figure)"
     embedded = m.embedding_params + (0 if m.tied_embeddings else m.lm_head_params)
     lines = [
         f"{m.display_name} ({m.name})",
-        f"  parameters       {m.params / 1e9:.3f} B{published}",
-        f"  active           {m.active_params / 1e9:.3f} B"
+        f"  parameters       {m.params / 1e9:.3f} billion{published}",
+        f"  active           {m.active_params / 1e9:.3f} billion"
         # publishers count it without the input embedding too (OpenAI, DeepSeek; import's check_params): both said
         # (qa121: gpt-oss-20b's 4.186 B beside a published 3.610 B read as 16% apart, 3.606 B without it)
-        + (f", {(m.active_params - m.embedding_params) / 1e9:.3f} B without the input embedding" if not m.tied_embeddings else "")
-        + (f" (published {m.published_active_params / 1e9:.3f} B)" if m.published_active_params else "")
-        + (f"; counts the embedding and LM head ({embedded / 1e9:.2f} B)" if not m.tied_embeddings
-           else f"; counts the tied embedding once ({embedded / 1e9:.2f} B)"),
+        + (f", {(m.active_params - m.embedding_params) / 1e9:.3f} billion without the input embedding" if not m.tied_embeddings else "")
+        + (f" (published {m.published_active_params / 1e9:.3f} billion)" if m.published_active_params else "")
+        + (f"; counts the embedding and LM head ({embedded / 1e9:.2f} billion)" if not m.tied_embeddings
+           else f"; counts the tied embedding once ({embedded / 1e9:.2f} billion)"),
         f"  KV per token     {m.kv_bytes_per_token_at(4096):,.0f} B at 4k context, {m.kv_bytes_per_token_at(131072):,.0f} B at 128k"
         + (f" (past its trained {m.max_context_tokens:,})" if 0 < m.max_context_tokens < 131072 else "")
         + " (bf16; the context's KV over its tokens"

@@ -109,8 +109,8 @@ def test_hw_and_models_commands_list_and_show():
     shown = run("models", "show", "gpt-oss-120b").output.splitlines()
     # 5.71 B active against 5.1 B published: the tool counts the input embedding as well (2 x 201,088 x 2,880 = 1.16 B)
     # and without the input embedding, as OpenAI counts its 5.1 B (qa121: 5.710 beside 5.100 read as 12% apart)
-    assert ("  active           5.710 B, 5.131 B without the input embedding (published 5.100 B); counts the embedding and "
-            "LM head (1.16 B)") in shown
+    assert ("  active           5.710 billion, 5.131 billion without the input embedding (published 5.100 billion); counts the "
+            "embedding and LM head (1.16 billion)") in shown  # billions, not B (bytes everywhere else: qa317)
     # the dtype of most parameters first (the experts' fp4: about 93% of them), then the classes it leaves 16-bit
     assert "  precision        fp4; bf16: attention, router, embedding, lm_head  (65.2 GB of weights as released)" in shown
     v4 = json.loads(run("models", "show", "deepseek-v4-flash", "--json").output)  # the fields its numbers come from

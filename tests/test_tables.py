@@ -62,7 +62,7 @@ def test_a_model_without_a_published_count_says_so_not_nan():
     from roofline.tables import model_table
 
     assert "(no published figure)" in model_table(load_model("validation-small")) and "nan" not in model_table(load_model("validation-small"))
-    assert "(published 8.030 B)" in model_table(load_model("llama-3.1-8b"))
+    assert "(published 8.030 billion)" in model_table(load_model("llama-3.1-8b"))
 
 
 def test_the_breakdown_says_when_host_work_overlaps_the_device_so_it_does_not_add():
