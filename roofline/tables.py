@@ -305,8 +305,10 @@ def _compute_bound_text(p: dict) -> str:
                 f"most of the operator time; the step's intensity there is {cb['intensity_at_end_flops_per_byte']:.1f} FLOP/byte)"
                 + ("; no batch fits in memory" if p.get("max_batch") == 0 else ""))
     first, fits = cb["first_batch"], p.get("max_batch")
-    intensity = (f"(most of the operators' time in compute-bound operators; intensity at batch {first:,} "
-                 f"{cb['intensity_at_first_flops_per_byte']:.1f} FLOP/byte)")
+    below = cb["intensity_at_first_flops_per_byte"] < p.get("derated_ridge_point_flops_per_byte", 0.0)  # (qa317: read as a
+    intensity = (f"(most of the operators' time in compute-bound operators; intensity at batch {first:,} "  # contradiction)
+                 f"{cb['intensity_at_first_flops_per_byte']:.1f} FLOP/byte"
+                 + (", the step's mean, below the ridge where its GEMMs are above it" if below else "") + ")")
     if cb["memory_bound_again"] is None:
         text = f"  compute-bound from   batch {first:,} {at} {intensity}"
     else:  # qa304, qa306: runs of compute-bound batches apart (tile padding, kernel latencies)

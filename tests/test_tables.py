@@ -976,3 +976,15 @@ def test_the_break_even_line_at_k_0_says_nothing_is_drafted():
         warnings.simplefilter("ignore")
         point = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 1024, method="eagle", k=0, alpha=0.8, engine="ideal")
     assert "    break-even batch   n/a at k 0 (nothing drafted)" in predict_table(point).splitlines()
+
+
+def test_the_compute_bound_line_says_when_its_intensity_is_below_the_ridge():
+    """qa317: 'compute-bound from batch 303 (... intensity at batch 303 262.7 FLOP/byte)' under 'intensity / ridge
+    1.0 / 278.0' read as a contradiction: the step's mean intensity, its GEMMs already past the ridge."""
+    import roofline
+    from roofline.tables import predict_table
+
+    point = roofline.predict("h100-sxm", "llama-3.1-8b", 1, 0, engine="ideal")
+    line = next(x for x in predict_table(point).splitlines() if x.startswith("  compute-bound from"))
+    assert point["compute_bound"]["intensity_at_first_flops_per_byte"] < point["derated_ridge_point_flops_per_byte"]
+    assert line.endswith("FLOP/byte, the step's mean, below the ridge where its GEMMs are above it)"), line
